@@ -1,0 +1,40 @@
+# Long-Span QA Workbench: the two commands are `make run` and `make test`.
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+DB ?= data/workbench.db
+PORT ?= 8501
+
+.PHONY: run test demo embeddings bench clean-demo
+
+# Reinstall only when a requirements file changed (stamp files carry the timestamps).
+$(VENV)/.app-installed: requirements.txt
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --disable-pip-version-check -q -r requirements.txt
+	touch $@
+
+$(VENV)/.dev-installed: requirements.txt requirements-dev.txt $(VENV)/.app-installed
+	$(PY) -m pip install --disable-pip-version-check -q -r requirements-dev.txt
+	touch $@
+
+$(DB): | $(VENV)/.app-installed
+	$(PY) -m core --db $(DB) demo
+
+demo: $(VENV)/.app-installed
+	$(PY) -m core --db $(DB) demo
+
+run: $(VENV)/.app-installed $(DB)
+	WORKBENCH_DB=$(DB) $(PY) -m streamlit run app.py --server.headless true \
+	  --server.address 127.0.0.1 --server.port $(PORT) --browser.gatherUsageStats false
+
+test: $(VENV)/.dev-installed
+	$(PY) -m pytest
+
+embeddings: $(VENV)/.app-installed
+	$(PY) -m pip install --disable-pip-version-check -q -r requirements-embeddings.txt
+
+bench: $(VENV)/.dev-installed
+	for b in benchmarks/*.py; do echo "== $$b"; $(PY) $$b || exit 1; done
+
+clean-demo:
+	rm -f $(DB) $(DB)-wal $(DB)-shm

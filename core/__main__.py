@@ -1,0 +1,50 @@
+"""The command-line interface: ``python -m core [--db PATH] COMMAND ...``.
+
+Commands are discovered from the modules of :mod:`core.cli`; each defines
+``register(subparsers)`` and attaches ``func(args) -> int`` to its parsers.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import pkgutil
+import sys
+
+from core.errors import WorkbenchError
+from core.store import default_db_path
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The top-level parser with every registered command."""
+    parser = argparse.ArgumentParser(
+        prog="python -m core",
+        description="Long-Span QA Workbench: build, run and validate long-text QA benchmarks.",
+    )
+    parser.add_argument("--db", default=str(default_db_path()),
+                        help="SQLite database (default: $WORKBENCH_DB or data/workbench.db)")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    import core.cli as cli_pkg
+
+    for info in sorted(pkgutil.iter_modules(cli_pkg.__path__), key=lambda i: i.name):
+        module = importlib.import_module(f"core.cli.{info.name}")
+        module.register(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Parse ``argv``, run the command, turn a ``WorkbenchError`` into a one-line error."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.func(args) or 0)
+    except WorkbenchError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("interrupted: everything committed so far is kept; rerun to resume", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

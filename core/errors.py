@@ -1,0 +1,32 @@
+"""Exception types. Every user-facing failure is a ``WorkbenchError`` with a one-line message."""
+
+from __future__ import annotations
+
+
+class WorkbenchError(Exception):
+    """Base class: the CLI prints ``error: <message>`` and exits non-zero."""
+
+
+class InputError(WorkbenchError):
+    """A bad input file or value. The message names the file and the line or column."""
+
+    def __init__(self, message: str, *, path: str | None = None, line: int | None = None,
+                 column: str | None = None) -> None:
+        where = []
+        if path:
+            where.append(str(path))
+        if line is not None:
+            where.append(f"line {line}")
+        if column:
+            where.append(f"column {column!r}")
+        prefix = ", ".join(where)
+        super().__init__(f"{prefix}: {message}" if prefix else message)
+        self.path, self.line, self.column = path, line, column
+
+
+class ConfigError(WorkbenchError):
+    """An invalid experiment file, unknown system/judge/model, or missing key."""
+
+
+class ContextTooLongError(WorkbenchError):
+    """A context does not fit a model's window and no fallback was configured."""
