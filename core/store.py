@@ -25,9 +25,10 @@ import sqlite3
 import threading
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Iterable, Iterator
+from typing import TYPE_CHECKING, Any, Iterable, Iterator
 
-import sqlite_utils
+if TYPE_CHECKING:  # sqlite_utils imports pandas (~0.6 s): load it only when a database is opened
+    import sqlite_utils
 
 DEFAULT_DB = Path("data/workbench.db")
 BUSY_TIMEOUT_MS = 30_000
@@ -84,6 +85,8 @@ def open_db(path: str | Path | None = None, *, migrate: bool = True) -> sqlite_u
 
     The connection is in autocommit mode; use :func:`transaction` for multi-row writes.
     """
+    import sqlite_utils
+
     db = sqlite_utils.Database(connect(path if path is not None else default_db_path()))
     if migrate:
         migrate_db(db)

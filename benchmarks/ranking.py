@@ -1,0 +1,186 @@
+"""Benchmark of the statistics core; the last printed line is one JSON object of the figures.
+
+1. ``speedup``: Bradley-Terry + 1,000-replicate question-clustered bootstrap on 475,000 judgments
+   (20 systems x 2,500 questions x all 190 pairs), the whole CLI process
+   (``python -m core rank that.csv --bootstrap 1000 --json``) against an arena-style baseline run
+   in this process: read the CSV with pandas, count the unique (a, b, outcome) rows, draw
+   multinomial bootstrap counts over them, and refit each replicate with scipy L-BFGS-B (as
+   Chatbot Arena's ``compute_bootstrap_bt``, single process).
+2. ``refresh_ms`` / ``refresh_bootstrap_s``: the live leaderboard after one new verdict, with
+   100,000 verdicts stored (``StoreLeaderboard.refresh`` + refit, without / with 1,000 replicates).
+3. ``coverage``: share of 95% intervals covering the true centred strengths in a simulation.
+
+Run: ``.venv/bin/python benchmarks/ranking.py`` (about a minute).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from scipy.optimize import minimize
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from core.ranking import leaderboard  # noqa: E402
+from core.ranking_store import store_leaderboard  # noqa: E402
+from core.store import open_db, utcnow  # noqa: E402
+
+
+def simulate(n_sys: int, n_q: int, rng: np.random.Generator, tie_rate: float = 0.1,
+             beta: np.ndarray | None = None) -> tuple[pd.DataFrame, np.ndarray]:
+    """Every question compares every pair once, in a random order; BT outcomes, random ties."""
+    beta = rng.normal(0, 0.6, n_sys) if beta is None else beta
+    i, j = np.triu_indices(n_sys, 1)
+    i, j = np.tile(i, n_q), np.tile(j, n_q)
+    q = np.repeat(np.arange(n_q), n_sys * (n_sys - 1) // 2)
+    i_wins = rng.random(len(i)) < 1 / (1 + np.exp(beta[j] - beta[i]))
+    tie = rng.random(len(i)) < tie_rate
+    swap = rng.random(len(i)) < 0.5
+    a, b = np.where(swap, j, i), np.where(swap, i, j)
+    verdict = np.where(tie, "Equal", np.where(i_wins != swap, "A", "B"))
+    df = pd.DataFrame({"question_id": np.char.add("q", q.astype(str)),
+                       "system_a": np.char.add("sys", a.astype(str)),
+                       "system_b": np.char.add("sys", b.astype(str)), "verdict": verdict})
+    return df, beta - beta.mean()
+
+
+# -- arena-style baseline (after lmarena's compute_bootstrap_bt / fit_bt) -----------------------
+
+def bt_loss_and_grad(ratings, matchups, outcomes, weights):
+    logits = ratings[matchups[:, 0]] - ratings[matchups[:, 1]]
+    probs = 1 / (1 + np.exp(-logits))
+    eps = 1e-15
+    loss = -((np.log(probs + eps) * outcomes + np.log(1 - probs + eps) * (1 - outcomes))
+             * weights).sum()
+    g = -(outcomes - probs) * weights
+    grad = np.zeros_like(ratings)
+    np.add.at(grad, matchups[:, 0], g)
+    np.add.at(grad, matchups[:, 1], -g)
+    return loss, grad
+
+
+def arena_baseline(csv: str, n_boot: int, seed: int) -> np.ndarray:
+    df = pd.read_csv(csv, dtype=str, keep_default_na=False)
+    df = df[df["verdict"] != "None"]
+    models = pd.unique(df[["system_a", "system_b"]].to_numpy().ravel())
+    idx = {m: k for k, m in enumerate(models)}
+    outcome = df["verdict"].map({"A": 1.0, "B": 0.0, "Equal": 0.5}).to_numpy()
+    rows = np.column_stack([df["system_a"].map(idx), df["system_b"].map(idx), outcome * 2])
+    uniq, counts = np.unique(rows, axis=0, return_counts=True)
+    matchups, outcomes = uniq[:, :2].astype(int), uniq[:, 2] / 2
+    rng = np.random.default_rng(seed)
+    boot = rng.multinomial(len(df), counts / counts.sum(), size=n_boot) / len(df)
+    out = []
+    for w in boot:
+        res = minimize(bt_loss_and_grad, np.zeros(len(models)), args=(matchups, outcomes, w),
+                       jac=True, method="L-BFGS-B", options={"maxiter": 100, "gtol": 1e-6})
+        out.append(res.x - res.x.mean())
+    return np.array(out)
+
+
+def main() -> None:
+    rng = np.random.default_rng(0)
+    figures: dict = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        df, _ = simulate(20, 2500, rng)
+        csv = os.path.join(tmp, "judgments.csv")
+        df.to_csv(csv, index=False)
+        print(f"judgments: {len(df)} rows")
+        env = {**os.environ, "PYTHONPATH": str(ROOT)}
+        t = time.perf_counter()
+        proc = subprocess.run([sys.executable, "-m", "core", "rank", csv, "--bootstrap", "1000",
+                               "--json"], cwd=ROOT, env=env, capture_output=True, text=True)
+        project_s = time.perf_counter() - t
+        if proc.returncode:
+            raise SystemExit(proc.stderr)
+        ours = json.loads(proc.stdout)
+        t = time.perf_counter()
+        subprocess.run([sys.executable, "-m", "core", "--help"], cwd=ROOT, env=env,
+                       capture_output=True, check=True)
+        startup_s = time.perf_counter() - t
+        from core.cli.stats_commands import _read_rank_csv
+
+        t = time.perf_counter()
+        leaderboard(_read_rank_csv(csv), n_boot=1000, seed=0).to_json()
+        in_process_s = time.perf_counter() - t
+        t = time.perf_counter()
+        base = arena_baseline(csv, 1000, 0)
+        baseline_s = time.perf_counter() - t
+        print(f"project (CLI subprocess, clustered bootstrap x1000): {project_s:.2f} s")
+        print(f"arena-style baseline (in-process, L-BFGS x1000): {baseline_s:.2f} s")
+        print(f"speedup: {baseline_s / project_s:.1f}x (of which `python -m core --help` "
+              f"start-up: {startup_s:.2f} s; same work in-process: {in_process_s:.2f} s, "
+              f"{baseline_s / in_process_s:.1f}x)")
+        width = np.mean([s["ci_high"] - s["ci_low"] for s in ours["systems"]])
+        print(f"mean CI width: project {width:.4f}, baseline (row resampling) "
+              f"{np.mean(np.quantile(base, .975, 0) - np.quantile(base, .025, 0)):.4f}")
+        figures.update(speedup=round(baseline_s / project_s, 2), project_s=round(project_s, 3),
+                       baseline_s=round(baseline_s, 3), n_judgments=len(df),
+                       cli_startup_s=round(startup_s, 3), in_process_s=round(in_process_s, 3),
+                       speedup_in_process=round(baseline_s / in_process_s, 2))
+
+        # -- live leaderboard refresh at 100,000 stored verdicts ------------------------------
+        db = open_db(os.path.join(tmp, "live.db"))
+        small, _ = simulate(20, 527, np.random.default_rng(1))
+        small = small.iloc[:100_000]
+        now = utcnow()
+        db["questions"].insert_all([{"id": q, "question": "?", "origin": "imported",
+                                     "created_at": now, "updated_at": now}
+                                    for q in small["question_id"].unique()])
+        db["judgments"].insert_all(
+            {"kind": "pairwise", "question_id": r.question_id, "rater": "auto:x",
+             "rater_kind": "auto", "system_a": r.system_a, "system_b": r.system_b,
+             "verdict": r.verdict, "status": "ok", "created_at": now}
+            for r in small.itertuples())
+        t = time.perf_counter()
+        live = store_leaderboard(db)
+        load_s = time.perf_counter() - t
+        times, boot_times = [], []
+        for k in range(5):
+            db["judgments"].insert({"kind": "pairwise", "question_id": "q0", "rater": "auto:x",
+                                    "rater_kind": "auto", "system_a": "sys1",
+                                    "system_b": "sys2", "verdict": "AB"[k % 2], "status": "ok",
+                                    "created_at": now})
+            t = time.perf_counter()
+            live.refresh(db)
+            live.leaderboard(n_boot=0)
+            times.append(time.perf_counter() - t)
+            t = time.perf_counter()
+            live.leaderboard(n_boot=1000, seed=k)
+            boot_times.append(time.perf_counter() - t)
+        db.conn.close()
+        refresh_ms = 1000 * float(np.median(times))
+        refresh_boot = float(np.median(boot_times)) + refresh_ms / 1000
+        print(f"initial load of 100,000 verdicts: {load_s:.2f} s; refresh after one verdict: "
+              f"{refresh_ms:.1f} ms, with 1,000-replicate bootstrap: {refresh_boot:.2f} s")
+        figures.update(refresh_ms=round(refresh_ms, 2), refresh_bootstrap_s=round(refresh_boot, 3),
+                       initial_load_s=round(load_s, 3))
+
+    # -- coverage of the 95% intervals ---------------------------------------------------------
+    truth = np.array([0.8, 0.3, 0.0, -0.4, -0.7])
+    hits = []
+    crng = np.random.default_rng(7)
+    t = time.perf_counter()
+    for _ in range(300):
+        d, centred = simulate(5, 200, crng, beta=truth)
+        board = leaderboard(d, ties="drop", n_boot=1000, seed=int(crng.integers(1 << 31)))
+        true = np.array([centred[int(s[3:])] for s in board.systems])
+        hits.append((board.ci_low <= true) & (true <= board.ci_high))
+    coverage = float(np.mean(hits))
+    print(f"coverage of 95% intervals (300 simulations x 5 systems): {coverage:.3f} "
+          f"({time.perf_counter() - t:.1f} s)")
+    figures.update(coverage=round(coverage, 4), coverage_level=0.95, coverage_simulations=300)
+    print(json.dumps(figures))
+
+
+if __name__ == "__main__":
+    main()
