@@ -133,7 +133,7 @@ def split_passages(text: str, max_tokens: int = MAX_PASSAGE_TOKENS) -> list[Pass
     ``text[p.start:p.end] == p.text``; passages are in document order and do not overlap.
     """
     spans: list[tuple[int, int]] = []
-    for match in re.finditer(r"\S(?:.*?\S)?(?=\n[ \t]*\n|\s*\Z)", text, re.S):
+    for match in re.finditer(r"\S(?:.*?\S)?(?=[ \t]*\n[ \t]*\n|\s*\Z)", text, re.S):
         spans.append((match.start(), match.end()))
     pieces: list[tuple[int, int, int]] = []
     for start, end in spans:

@@ -74,6 +74,12 @@ def test_passages_cover_paragraphs_with_offsets():
     assert len(merged) == 1 and merged[0].text == text.strip()
 
 
+def test_trailing_spaces_before_blank_line_still_split():
+    text = "One line.  \n\nTwo line.\t\n \nThree."
+    assert [p.text for p in split_passages(text, max_tokens=3)] == ["One line.", "Two line.",
+                                                                   "Three."]
+
+
 def test_long_paragraph_split_at_sentences():
     para = " ".join(f"Sentence number {i} is here." for i in range(200))
     ps = split_passages(para, max_tokens=50)

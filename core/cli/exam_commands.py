@@ -1,0 +1,240 @@
+"""``python -m core exam ...``: import exam banks, add articles, grade, score, correlate."""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+from pathlib import Path
+from typing import Any
+
+from core.errors import InputError
+
+DEFAULT_RESULTS = Path(__file__).resolve().parent.parent.parent / "demo" / "exam" / "car-results"
+
+
+def _db(args: argparse.Namespace):
+    from core.store import open_db
+
+    return open_db(args.db)
+
+
+def _print_table(records: list[dict[str, Any]]) -> None:
+    """Plain aligned text table (floats to 3 decimals)."""
+    if not records:
+        print("(nothing)")
+        return
+    cols = list(records[0])
+    fmt = [[f"{v:.3f}" if isinstance(v, float) else ("" if v is None else str(v))
+            for v in (r.get(c) for c in cols)] for r in records]
+    width = [max(len(c), *(len(row[i]) for row in fmt)) for i, c in enumerate(cols)]
+    print("  ".join(c.ljust(w) for c, w in zip(cols, width)))
+    for row in fmt:
+        print("  ".join(v.ljust(w) for v, w in zip(row, width)))
+
+
+def read_leaderboard(path: str | Path) -> tuple[dict[str, float], dict[str, float] | None]:
+    """A reference leaderboard: ``rank --json`` output, or CSV/TSV ``system,score[,se]``."""
+    from core.exam import reference_from_rank_json
+
+    path = Path(path)
+    if path.suffix == ".json":
+        return reference_from_rank_json(path)
+    if not path.is_file():
+        raise InputError("no such file", path=str(path))
+    delim = "\t" if path.suffix == ".tsv" else ","
+    scores, ses = {}, {}
+    with path.open(encoding="utf-8", newline="") as fh:
+        reader = csv.DictReader(fh, delimiter=delim)
+        if not reader.fieldnames or not {"system", "score"} <= set(reader.fieldnames):
+            raise InputError("expected columns 'system' and 'score' (optional 'se')",
+                             path=str(path), line=1)
+        for n, row in enumerate(reader, start=2):
+            try:
+                scores[row["system"]] = float(row["score"])
+                if row.get("se") not in (None, ""):
+                    ses[row["system"]] = float(row["se"])
+            except (TypeError, ValueError):
+                raise InputError("score/se is not a number", path=str(path), line=n) from None
+    return scores, (ses if len(ses) == len(scores) else None)
+
+
+def cmd_import(args: argparse.Namespace) -> int:
+    from core.exam_bank import import_car_bank
+
+    res = import_car_bank(_db(args), args.path, bank_id=args.bank_id,
+                          queries=set(args.query) if args.query else None)
+    print(f"bank {res['bank_id']}: {res['n_questions']} questions, {res['n_queries']} queries")
+    return 0
+
+
+def cmd_derive(args: argparse.Namespace) -> int:
+    from core.exam_bank import derive_bank
+
+    res = derive_bank(_db(args), args.document_id, bank_id=args.bank_id, origin=args.origin)
+    print(f"bank {res['bank_id']}: {res['n_questions']} questions held out from the systems")
+    return 0
+
+
+def cmd_articles(args: argparse.Namespace) -> int:
+    from core import exam_articles as ea
+    from core.exam_bank import bank_queries
+
+    db = _db(args)
+    queries = bank_queries(db, args.bank_id)
+    if args.jsonl:
+        texts: dict[str, str] = {}
+        with open(args.jsonl, encoding="utf-8") as fh:
+            for n, line in enumerate(fh, start=1):
+                if not line.strip():
+                    continue
+                try:
+                    rec = json.loads(line)
+                    texts[str(rec["query_id"])] = str(rec["text"])
+                except (json.JSONDecodeError, KeyError, TypeError):
+                    raise InputError("expected {\"query_id\", \"text\"}", path=args.jsonl,
+                                     line=n) from None
+        n = ea.import_articles(db, args.bank_id, args.system, texts,
+                               kind="gold" if args.system == ea.GOLD else "imported")
+    elif args.generate:
+        n = ea.generate_articles(db, args.bank_id, args.system, args.generate,
+                                 document_id=args.document, budget_tokens=args.budget)
+    else:
+        n = 0
+        for q in queries:
+            doc = q["document_id"] or args.document
+            if not doc:
+                raise InputError(f"query {q['query_id']!r} has no document; pass --document")
+            text = (ea.lead_article(db, doc, args.budget) if args.lead else
+                    ea.retrieval_article(db, doc, q["query_text"], args.budget))
+            if text:
+                ea.store_article(db, args.bank_id, q["query_id"], args.system, text,
+                                 kind="retrieval", metadata={"budget_tokens": args.budget,
+                                                             "lead": bool(args.lead)})
+                n += 1
+    print(f"{n} articles stored for system {args.system} in bank {args.bank_id}")
+    return 0
+
+
+def cmd_grade(args: argparse.Namespace) -> int:
+    from core.exam_grading import grade_bank
+
+    run_id = grade_bank(_db(args), args.bank_id, qa_model=args.qa_model,
+                        verification=args.verification, threshold=args.threshold,
+                        systems=args.system or None, rater_model=args.rater_model)
+    print(f"run {run_id}")
+    return 0
+
+
+def cmd_scores(args: argparse.Namespace) -> int:
+    from core.exam_views import leaderboard_frame
+
+    frame = leaderboard_frame(_db(args), args.run_id)
+    if args.json:
+        print(frame.to_json(orient="records"))
+    else:
+        _print_table(frame.drop(columns=["EXAM 95% low", "EXAM 95% high"]).to_dict("records"))
+    return 0
+
+
+def cmd_correlate(args: argparse.Namespace) -> int:
+    from core.exam_views import correlation_frame
+
+    ref, ref_se = read_leaderboard(args.reference) if args.reference else (None, None)
+    frame = correlation_frame(_db(args), args.run_id, reference=ref, reference_se=ref_se,
+                              bt_document=args.bt_document, repeats=args.repeats,
+                              seed=args.seed)
+    if args.json:
+        print(frame.to_json(orient="records"))
+    else:
+        _print_table(frame.to_dict("records"))
+    return 0
+
+
+def cmd_reproduce(args: argparse.Namespace) -> int:
+    from core.exam_car import reproduce_car
+
+    result = reproduce_car(args.results_dir, repeats=args.repeats, seed=args.seed)
+    if args.json:
+        print(json.dumps(result))
+    else:
+        _print_table(result)
+    return 0
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    from core.exam import build_demo
+
+    res = build_demo(_db(args), args.demo_dir)
+    print(f"bank {res['bank_id']}, run {res['run_id']}")
+    _print_table([{"system": s, "EXAM": e} for s, e in res["leaderboard"]])
+    return 0
+
+
+def register(subparsers: Any) -> None:
+    """Add ``exam`` and its subcommands."""
+    p = subparsers.add_parser("exam", help="EXAM: score articles by the exam questions they answer",
+                              description="EXAM (Sander & Dietz 2021; Farzi & Dietz 2024).")
+    sub = p.add_subparsers(dest="exam_command", metavar="SUBCOMMAND", required=True)
+
+    s = sub.add_parser("import-bank", help="import a TREC CAR Y3 exam-question JSONL file")
+    s.add_argument("path")
+    s.add_argument("--bank-id", help="default: the file name without extensions")
+    s.add_argument("--query", action="append", help="keep only this query id (repeatable)")
+    s.set_defaults(func=cmd_import)
+
+    s = sub.add_parser("derive-bank", help="make an exam of a book's generated questions")
+    s.add_argument("document_id")
+    s.add_argument("--bank-id")
+    s.add_argument("--origin", default="generated", help="questions.origin to use")
+    s.set_defaults(func=cmd_derive)
+
+    s = sub.add_parser("articles", help="store one article per query for a system")
+    s.add_argument("bank_id")
+    s.add_argument("system", help="system name ('_gold_' for the gold article)")
+    how = s.add_mutually_exclusive_group(required=True)
+    how.add_argument("--jsonl", help='file of {"query_id", "text"} lines')
+    how.add_argument("--retrieve", action="store_true", help="BM25 passages of --document")
+    how.add_argument("--lead", action="store_true", help="the first passages of --document")
+    how.add_argument("--generate", metavar="MODEL", help="a model writes an overview")
+    s.add_argument("--document", help="source document (default: the query's own)")
+    s.add_argument("--budget", type=int, default=2000, help="token limit (default 2000)")
+    s.set_defaults(func=cmd_articles)
+
+    s = sub.add_parser("grade", help="answer every exam question from each article, verify")
+    s.add_argument("bank_id")
+    s.add_argument("--qa-model", default="offline",
+                   help="'offline' (named baselines) or provider:model (default offline)")
+    s.add_argument("--verification", default="self_rating", choices=["self_rating",
+                                                                      "ground_truth"],
+                   help="free-text rule; multiple choice is always checked by answer key")
+    s.add_argument("--threshold", type=float,
+                   help="min self-rating (default 4) or min token F1 (default 0.5)")
+    s.add_argument("--rater-model", help="ground-truth rater model (default: lexical token F1)")
+    s.add_argument("--system", action="append", help="grade only this system (repeatable)")
+    s.set_defaults(func=cmd_grade)
+
+    s = sub.add_parser("scores", help="EXAM / n-EXAM leaderboard of a run")
+    s.add_argument("run_id")
+    s.add_argument("--json", action="store_true")
+    s.set_defaults(func=cmd_scores)
+
+    s = sub.add_parser("correlate", help="rank correlation with reference leaderboards")
+    s.add_argument("run_id")
+    s.add_argument("--reference", help="rank --json output, or CSV/TSV system,score[,se]")
+    s.add_argument("--bt-document", help="also against Bradley-Terry from side-by-side judging")
+    s.add_argument("--repeats", type=int, default=10)
+    s.add_argument("--seed", type=int, default=0)
+    s.add_argument("--json", action="store_true")
+    s.set_defaults(func=cmd_correlate)
+
+    s = sub.add_parser("reproduce-car", help="recompute the CAR Y3 leaderboard correlations")
+    s.add_argument("results_dir", nargs="?", default=str(DEFAULT_RESULTS))
+    s.add_argument("--repeats", type=int, default=10)
+    s.add_argument("--seed", type=int, default=0)
+    s.add_argument("--json", action="store_true")
+    s.set_defaults(func=cmd_reproduce)
+
+    s = sub.add_parser("demo", help="the offline EXAM demo from demo/exam")
+    s.add_argument("--demo-dir", default=str(DEFAULT_RESULTS.parent))
+    s.set_defaults(func=cmd_demo)

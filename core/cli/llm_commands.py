@@ -1,0 +1,182 @@
+"""``python -m core models``, ``python -m core cost``, ``python -m core batch ...``.
+
+Heavy imports are deferred into the commands so that ``python -m core`` stays quick.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import Any
+
+from core.errors import InputError
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    """Add the ``models``, ``cost`` and ``batch`` commands."""
+    m = subparsers.add_parser(
+        "models", help="known models: availability (key present?), context window, prices",
+        description="List the models of the catalogue (core/llm/models.toml) with availability, "
+                    "context window and USD prices per 1M tokens. A model without its key is "
+                    "listed as unavailable, not an error.")
+    m.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    m.set_defaults(func=cmd_models)
+
+    c = subparsers.add_parser(
+        "cost", help="tokens and USD per run, system, judge and model (from the call ledger)",
+        description="Totals of calls, cache hits, errors, tokens and USD from llm_calls.")
+    c.add_argument("--run", help="only this run id")
+    c.add_argument("--json", action="store_true", help="print JSON instead of tables")
+    c.set_defaults(func=cmd_cost)
+
+    b = subparsers.add_parser(
+        "batch", help="provider batch jobs: submit, status, import (resumable by batch id)",
+        description="Run requests on the provider's batch service at batch prices; replies are "
+                    "imported into the cache, so the normal run then needs no requests.")
+    bs = b.add_subparsers(dest="batch_command", metavar="ACTION", required=True)
+    s = bs.add_parser("submit", help="submit a JSONL file of requests (one LLMRequest per line)",
+                      description="Each line: {\"model\", \"prompt\", \"system\", \"context\", "
+                                  "\"max_tokens\", \"task\", \"fields\", \"purpose\", \"tags\"}.")
+    s.add_argument("requests", help="JSONL file of requests")
+    s.add_argument("--run", help="run id the calls belong to")
+    s.add_argument("--dry-run", action="store_true", help="print the estimate, send nothing")
+    s.set_defaults(func=cmd_batch_submit)
+    st = bs.add_parser("status", help="poll one batch, or list every stored batch")
+    st.add_argument("batch_id", nargs="?", help="batch id (default: list all)")
+    st.add_argument("--wait", action="store_true", help="poll until the batch has finished")
+    st.add_argument("--poll", type=float, default=30.0, help="seconds between polls (default 30)")
+    st.set_defaults(func=cmd_batch_status)
+    i = bs.add_parser("import", help="import finished batches into the cache (idempotent)")
+    i.add_argument("batch_id", nargs="?", help="batch id (default: every finished batch)")
+    i.set_defaults(func=cmd_batch_import)
+
+
+def _table(rows: list[dict[str, Any]], columns: list[str]) -> None:
+    widths = {c: max(len(c), *(len(_fmt(r.get(c))) for r in rows)) if rows else len(c)
+              for c in columns}
+    print("  ".join(c.ljust(widths[c]) for c in columns))
+    for r in rows:
+        print("  ".join(_fmt(r.get(c)).ljust(widths[c]) for c in columns))
+
+
+def _fmt(v: Any) -> str:
+    if v is None:
+        return "-"
+    if isinstance(v, float):
+        return f"{v:.6g}"
+    return str(v)
+
+
+def cmd_models(args: argparse.Namespace) -> int:
+    """List the catalogue."""
+    from core.llm import known_models, model_available, model_info
+
+    out = []
+    for model in known_models():
+        ok, reason = model_available(model)
+        info = model_info(model)
+        out.append({"model": model, "available": ok, "status": reason,
+                    "context_window": info.context_window or "unlimited",
+                    "input": info.input, "cached_input": info.cached_input,
+                    "output": info.output, "baseline": info.baseline})
+    if args.json:
+        print(json.dumps(out, indent=1))
+    else:
+        _table(out, ["model", "status", "context_window", "input", "cached_input", "output"])
+        print("prices: USD per 1M tokens; ids also accepted: compat:<model>@<base_url>, "
+              "vllm:<model>, ollama:<model>, llamacpp:<model>, scripted:<name>")
+    return 0
+
+
+def cmd_cost(args: argparse.Namespace) -> int:
+    """Totals per run / system / judge / model."""
+    from core.llm import cost_totals
+    from core.store import opened
+
+    with opened(args.db) as db:
+        totals = cost_totals(db, args.run)
+    if args.json:
+        print(json.dumps(totals, indent=1))
+        return 0
+    for group, rows in totals.items():
+        print(f"\nper {group}")
+        _table(rows, ["group", "calls", "cache_hits", "errors", "input_tokens", "cached_tokens",
+                      "output_tokens", "cost_usd"])
+    return 0
+
+
+def read_requests(path: str) -> list:
+    """LLMRequests from a JSONL file (InputError names the line)."""
+    from core.errors import WorkbenchError
+    from core.llm import LLMRequest
+
+    file = Path(path)
+    if not file.is_file():
+        raise InputError("no such file", path=path)
+    out = []
+    for n, line in enumerate(file.read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            data = json.loads(line)
+            if "messages" in data:
+                data["messages"] = tuple(data["messages"])
+            out.append(LLMRequest(**data))
+        except (json.JSONDecodeError, TypeError) as exc:
+            raise InputError(f"not a request: {exc}", path=path, line=n) from None
+        except WorkbenchError as exc:
+            raise InputError(str(exc), path=path, line=n) from None
+    return out
+
+
+def cmd_batch_submit(args: argparse.Namespace) -> int:
+    """Submit (or estimate) a batch."""
+    from core.llm import estimate_cost
+    from core.llm.batch import submit_batch
+    from core.store import opened
+
+    requests = read_requests(args.requests)
+    with opened(args.db) as db:
+        est = estimate_cost(requests, db, batch=True)
+        print(f"estimate: {est['requests_to_send']} requests to send ({est['cache_hits']} cached), "
+              f"{est['input_tokens']:,} input / {est['output_tokens']:,} max output tokens, "
+              f"<= ${est['cost_usd']:.4f} at batch prices")
+        if args.dry_run:
+            return 0
+        for batch_id in submit_batch(db, requests, run_id=args.run):
+            print(f"submitted {batch_id}")
+    return 0
+
+
+def cmd_batch_status(args: argparse.Namespace) -> int:
+    """Poll or list batches."""
+    from core.llm.batch import batch_status, list_batches, wait_batch
+    from core.store import opened
+
+    with opened(args.db) as db:
+        if args.batch_id:
+            status = (wait_batch(db, args.batch_id, poll_s=args.poll) if args.wait
+                      else batch_status(db, args.batch_id))
+            print(f"{args.batch_id}: {status}")
+        else:
+            _table(list_batches(db), ["id", "model", "status", "n_requests", "n_imported",
+                                      "n_failed", "run_id", "updated_at"])
+    return 0
+
+
+def cmd_batch_import(args: argparse.Namespace) -> int:
+    """Import one or every finished batch."""
+    from core.llm.batch import TERMINAL, batch_status, import_batch, list_batches
+    from core.store import opened
+
+    with opened(args.db) as db:
+        ids = [args.batch_id] if args.batch_id else [
+            b["id"] for b in list_batches(db) if b["status"] != "imported"]
+        for batch_id in ids:
+            if not args.batch_id and batch_status(db, batch_id) not in TERMINAL:
+                print(f"{batch_id}: still running")
+                continue
+            r = import_batch(db, batch_id)
+            print(f"{batch_id}: {r['ok']} replies, {r['failed']} failed ({r['new']} new)")
+    return 0

@@ -1,0 +1,190 @@
+"""XRAG commands: ``python -m core xrag import-articles|import-qas|pair|build|translate|
+distractors|evaluate|report|demo``."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from core.store import opened
+
+
+def _langs(text: str) -> tuple[str, ...]:
+    from core.xrag_llm import language_name
+
+    out = tuple(x.strip() for x in text.split(",") if x.strip())
+    for code in out:
+        language_name(code)
+    return out
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    """Add ``xrag`` and its subcommands to the CLI."""
+    top = sub.add_parser("xrag", help="cross-lingual RAG (XRAG) benchmark: build and evaluate",
+                         description="Build an XRAG-style cross-lingual benchmark from news "
+                                     "articles and evaluate models in five retrieval settings.")
+    xs = top.add_subparsers(dest="xrag_command", metavar="STEP", required=True)
+
+    p = xs.add_parser("import-articles", help="import articles (JSONL or CSV)",
+                      description="Columns: id, title, text, published (YYYY-MM-DD), language, "
+                                  "url; optional translation_of (the English article's id).")
+    p.add_argument("path")
+    p.add_argument("--source", default="file")
+    p.set_defaults(func=lambda a: _run(a, lambda db: __import__(
+        "core.xrag_articles", fromlist=["x"]).import_articles(db, a.path, source=a.source)))
+
+    p = xs.add_parser("import-qas", help="import human single-step QAs of articles",
+                      description="Columns: id, article_id (English article), language, "
+                                  "question, answers (list); optional xquad_id linking versions.")
+    p.add_argument("path")
+    p.set_defaults(func=lambda a: _run(a, lambda db: {"added": __import__(
+        "core.xrag_articles", fromlist=["x"]).import_single_qas(db, a.path)}))
+
+    p = xs.add_parser("pair", help="pair related English articles",
+                      description="Pairs share >= --min-shared title named entities and were "
+                                  "published at most --max-days apart; --model asks a model to "
+                                  "confirm topical relatedness.")
+    p.add_argument("--min-shared", type=int, default=2)
+    p.add_argument("--max-days", type=int, default=14)
+    p.add_argument("--model", help="LLM that confirms relatedness (optional)")
+    p.set_defaults(func=_pair)
+
+    p = xs.add_parser("build", help="summaries, single-step QAs, cross-document questions",
+                      description="Model-built steps need a real model (offline baselines "
+                                  "refuse). --step baseline composes items from human QAs "
+                                  "(XQuAD) without a model.")
+    p.add_argument("--model", help="LLM for the model-built steps")
+    p.add_argument("--step", default="all",
+                   choices=["summaries", "single-qa", "cross", "baseline", "all"])
+    p.add_argument("--types", default="aggregation,comparison,multihop,set")
+    p.set_defaults(func=_build)
+
+    p = xs.add_parser("translate", help="translate questions and answers with a model",
+                      description="Stores one translated question per language (parent_id = "
+                                  "the English question), pending review.")
+    p.add_argument("--model", required=True)
+    p.add_argument("--languages", type=_langs, default=("de", "es", "zh", "ar"))
+    p.set_defaults(func=_translate)
+
+    p = xs.add_parser("distractors", help="choose six distractor articles per pair",
+                      description="BM25-related English articles published >= --gap-days "
+                                  "before both supporting articles, near-duplicates removed; "
+                                  "plus three per language for the multilingual setting.")
+    p.add_argument("--languages", type=_langs, default=("de", "es", "zh", "ar"))
+    p.add_argument("--gap-days", type=int, default=14)
+    p.add_argument("--replace", action="store_true", help="recompute stored distractors")
+    p.set_defaults(func=_distractors)
+
+    p = xs.add_parser("evaluate", help="answer and judge in the retrieval settings",
+                      description="Settings: english, monolingual, multilingual, none, oracle "
+                                  "(or 'all'); the controlled analysis runs unless "
+                                  "--no-controlled. Resumable.")
+    p.add_argument("--setting", action="append", default=None,
+                   help="a setting (repeatable) or 'all' (default)")
+    p.add_argument("--model", required=True)
+    p.add_argument("--languages", type=_langs, default=("de", "es", "zh", "ar"))
+    p.add_argument("--panel", default=None,
+                   help="comma-separated judges (default offline:similarity,rule:key-recall,"
+                        "rule:key-facts)")
+    p.add_argument("--no-controlled", action="store_true")
+    p.set_defaults(func=_evaluate)
+
+    p = xs.add_parser("report", help="accuracy, response language, controlled analysis, labels",
+                      description="Print the XRAG tables (or one JSON object with --json).")
+    p.add_argument("--model")
+    p.add_argument("--json", action="store_true")
+    p.add_argument("--seed", type=int, default=0)
+    p.set_defaults(func=_report)
+
+    p = xs.add_parser("demo", help="build the offline XRAG demo from the bundled XQuAD sample",
+                      description="XQuAD stands in for XRAG data (see docs/readme/xrag.md).")
+    p.add_argument("--demo-dir", default="demo")
+    p.set_defaults(func=lambda a: _run(a, lambda db: __import__(
+        "core.xrag", fromlist=["x"]).build_demo(db, a.demo_dir)))
+
+
+def _run(args: argparse.Namespace, fn) -> int:
+    with opened(args.db) as db:
+        print(json.dumps(fn(db), ensure_ascii=False, indent=1, default=str))
+    return 0
+
+
+def _pair(args: argparse.Namespace) -> int:
+    from core.xrag_articles import pair_articles
+
+    return _run(args, lambda db: pair_articles(db, min_shared=args.min_shared,
+                                               max_days=args.max_days, model=args.model))
+
+
+def _build(args: argparse.Namespace) -> int:
+    from core.errors import ConfigError
+    from core import xrag_build as b
+
+    def go(db):
+        out = {}
+        if args.step == "baseline":
+            return {"baseline": b.compose_baseline(db)}
+        if not args.model:
+            raise ConfigError(f"--step {args.step} needs --model (a real LLM)")
+        if args.step in ("summaries", "all"):
+            out["summaries"] = b.summarize_articles(db, args.model)
+        if args.step in ("single-qa", "all"):
+            out["single_qa"] = b.generate_single_qas(db, args.model)
+        if args.step in ("cross", "all"):
+            out["cross"] = b.build_cross_questions(
+                db, args.model, qtypes=[t.strip() for t in args.types.split(",") if t.strip()])
+        return out
+    return _run(args, go)
+
+
+def _translate(args: argparse.Namespace) -> int:
+    from core.xrag_translate import translate_questions
+
+    return _run(args, lambda db: translate_questions(db, args.model, args.languages))
+
+
+def _distractors(args: argparse.Namespace) -> int:
+    from core.xrag_retrieval import select_distractors
+
+    return _run(args, lambda db: select_distractors(db, languages=args.languages,
+                                                    gap_days=args.gap_days, replace=args.replace))
+
+
+def _evaluate(args: argparse.Namespace) -> int:
+    from core.xrag_eval import SETTINGS, evaluate
+    from core.xrag_judges import DEFAULT_PANEL
+
+    chosen = args.setting or ["all"]
+    settings = SETTINGS if "all" in chosen else tuple(chosen)
+    panel = tuple(x.strip() for x in args.panel.split(",")) if args.panel else DEFAULT_PANEL
+    return _run(args, lambda db: evaluate(db, args.model, settings=settings,
+                                          languages=args.languages,
+                                          controlled=not args.no_controlled, panel=panel,
+                                          progress=True))
+
+
+def _report(args: argparse.Namespace) -> int:
+    import pandas as pd
+
+    from core import xrag_views as v
+
+    with opened(args.db) as db:
+        tables = {
+            "accuracy": v.accuracy_table(db, args.model).query("qtype == 'all'"),
+            "response_language": v.response_language_table(db, args.model),
+            "controlled": v.controlled_table(db, args.model, seed=args.seed),
+            "labels": v.label_distribution_table(db),
+        }
+        agreement = v.panel_human_agreement(db)
+    if args.json:
+        out = {k: json.loads(t.to_json(orient="records")) for k, t in tables.items()}
+        out["panel_human_agreement"] = agreement
+        print(json.dumps(out, ensure_ascii=False))
+        return 0
+    with pd.option_context("display.width", 200, "display.max_columns", 30,
+                           "display.max_rows", 500, "display.float_format", "{:.3f}".format):
+        for name, table in tables.items():
+            print(f"\n== {name} ==")
+            print(table.to_string(index=False) if len(table) else "(no rows)")
+    print(f"\n== panel vs human ==\n{agreement}")
+    return 0

@@ -1,0 +1,98 @@
+"""Evidence quotes looked up in their source text (exact, then fuzzy with rapidfuzz).
+
+A quote is *verified* when it occurs in the source after normalising case, quotes and whitespace,
+or when rapidfuzz's ``partial_ratio`` (the best-matching window of the source, 0-100) reaches
+``threshold`` (default 90). ``start`` is the character offset of the match in the source, or -1.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from typing import Any
+
+from rapidfuzz import fuzz
+
+DEFAULT_THRESHOLD = 90.0
+MIN_QUOTE_CHARS = 8
+_QUOTES = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"',
+                         "\u2014": "-", "\u2013": "-"})
+_WINDOW = 4000
+
+
+def normalise(text: str) -> tuple[str, list[int]]:
+    """Lower-cased text with unified quotes and single spaces, plus each character's source offset."""
+    out: list[str] = []
+    offsets: list[int] = []
+    prev_space = True
+    for i, ch in enumerate(text.translate(_QUOTES)):
+        if ch.isspace():
+            if prev_space:
+                continue
+            out.append(" ")
+            offsets.append(i)
+            prev_space = True
+            continue
+        out.append(ch.lower())
+        offsets.append(i)
+        prev_space = False
+    return "".join(out), offsets
+
+
+@lru_cache(maxsize=16)
+def _normalised(source: str) -> tuple[str, list[int]]:
+    """Cached :func:`normalise` (a judged book is normalised once, not once per quote)."""
+    return normalise(source)
+
+
+def _clean_quote(quote: str) -> str:
+    quote = quote.strip().strip("\"'\u201c\u201d\u2018\u2019").strip()
+    return re.sub(r"^\.\.\.|\.\.\.$|^\u2026|\u2026$", "", quote).strip()
+
+
+def verify_quote(quote: str, source: str, *, threshold: float = DEFAULT_THRESHOLD,
+                 _norm: tuple[str, list[int]] | None = None) -> dict[str, Any]:
+    """``{quote, verified, score, start}`` for one quote against ``source``.
+
+    Exact normalised match scores 100. Otherwise the source is scanned in overlapping windows of
+    4,000 normalised characters and the best ``fuzz.partial_ratio_alignment`` is kept.
+    """
+    cleaned = _clean_quote(quote)
+    result = {"quote": quote, "verified": False, "score": 0.0, "start": -1}
+    if len(cleaned) < MIN_QUOTE_CHARS or not source:
+        return result
+    norm_src, offsets = _norm or normalise(source)
+    norm_q, _ = normalise(cleaned)
+    pos = norm_src.find(norm_q)
+    if pos >= 0:
+        return {**result, "verified": True, "score": 100.0, "start": offsets[pos]}
+    best_score, best_start = 0.0, -1
+    step = _WINDOW - max(len(norm_q), 1)
+    step = max(step, _WINDOW // 2)
+    for lo in range(0, max(len(norm_src) - len(norm_q), 0) + 1, step):
+        window = norm_src[lo: lo + _WINDOW]
+        align = fuzz.partial_ratio_alignment(norm_q, window, score_cutoff=best_score)
+        if align is not None and align.score > best_score:
+            best_score, best_start = align.score, lo + align.dest_start
+            if best_score >= 100:
+                break
+    verified = best_score >= threshold
+    return {**result, "verified": verified, "score": round(float(best_score), 1),
+            "start": offsets[best_start] if verified and 0 <= best_start < len(offsets) else -1}
+
+
+def verify_quotes(quotes: list[str], source: str, *,
+                  threshold: float = DEFAULT_THRESHOLD) -> list[dict[str, Any]]:
+    """Verify every quote against ``source`` (the text is normalised once)."""
+    if not quotes:
+        return []
+    norm = _normalised(source or "")
+    return [verify_quote(q, source, threshold=threshold, _norm=norm) for q in quotes]
+
+
+def verified_share(evidence_lists: list[list[dict[str, Any]]]) -> dict[str, float | int]:
+    """``{n_quotes, n_verified, share}`` over many items' evidence (share NaN-free: 0 quotes -> None)."""
+    flat = [e for items in evidence_lists for e in (items or []) if isinstance(e, dict)]
+    n_ver = sum(1 for e in flat if e.get("verified"))
+    return {"n_quotes": len(flat), "n_verified": n_ver,
+            "share": round(n_ver / len(flat), 4) if flat else None}

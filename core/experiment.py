@@ -1,0 +1,533 @@
+"""Experiment files (TOML) and the resumable runner: answers, judgments, tournament, disputes.
+
+``run_experiment(db, path_or_config)`` validates everything first - file syntax, systems, judges,
+models and keys, questions and their books, every context against its model's window - and only
+then writes: a rerun skips stored answers and judgments. ``dry_run=True`` plans and prices the
+calls without sending or writing anything. The report is :mod:`core.experiment_report`.
+"""
+
+from __future__ import annotations
+
+import time
+import tomllib
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import sqlite_utils
+
+from core.errors import ConfigError, InputError
+from core.judges import Judge, JudgeItem, make_judge, plan_absolute, plan_pairwise, run_items
+from core.store import dumps, rows, transaction, utcnow
+from core.systems import System, load_questions, make_system, plan_answers, run_answers
+from core.tournament import AdaptiveDesign, canonical_verdict, full_design, sample_questions, shown
+
+TOP_KEYS = {"name", "description", "seed", "c", "data", "systems", "judges", "tournament",
+            "grounding", "report", "rater_bias"}
+DATA_KEYS = {"origin", "split", "documents", "question_ids", "status", "context_kind", "language"}
+TOURNAMENT_KEYS = {"judges", "design", "budget", "batch"}
+PLACEHOLDER_ANSWER = "A typical answer of about one or two sentences. " * 2
+
+
+@dataclass
+class Experiment:
+    """A validated experiment file."""
+
+    name: str
+    path: str
+    raw: dict[str, Any]
+    seed: int
+    c: int
+    data: dict[str, Any]
+    systems: list[System]
+    judges: list[Judge]
+    pairwise_judges: list[Judge]
+    design: str = "full"
+    budget: float = 1.0
+    batch: int = 25
+    grounding: dict[str, str] = field(default_factory=dict)
+    report: dict[str, Any] = field(default_factory=dict)
+    rater_bias: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def absolute_judges(self) -> list[Judge]:
+        """Judges rating single answers."""
+        return [j for j in self.judges if not j.pairwise]
+
+
+def read_toml(path: str | Path) -> dict[str, Any]:
+    """Parse a TOML file; a syntax error is a ConfigError naming the file, line and column."""
+    path = Path(path)
+    root_relative = Path(__file__).resolve().parent.parent / path
+    if not path.is_file() and not path.is_absolute() and root_relative.is_file():
+        path = root_relative          # e.g. "experiments/demo_offline.toml" from any directory
+    if not path.is_file():
+        raise InputError("no such experiment file", path=str(path))
+    try:
+        with path.open("rb") as fh:
+            return tomllib.load(fh)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: TOML syntax error: {exc}") from None
+
+
+def _unknown(section: str, got: dict, known: set[str]) -> None:
+    bad = set(got) - known
+    if bad:
+        raise ConfigError(f"experiment: unknown key(s) {sorted(bad)} in {section}; "
+                          f"known: {sorted(known)}")
+
+
+def parse_config(raw: dict[str, Any], path: str = "") -> Experiment:
+    """Validate a parsed experiment file (no database access)."""
+    _unknown("the top level", raw, TOP_KEYS)
+    name = raw.get("name") or (Path(path).stem if path else "")
+    if not name:
+        raise ConfigError("experiment: missing 'name'")
+    seed, c = raw.get("seed", 0), raw.get("c", 200)
+    if not isinstance(seed, int) or not isinstance(c, int) or c < 1:
+        raise ConfigError("experiment: 'seed' must be an integer and 'c' a positive integer")
+    data = raw.get("data", {})
+    _unknown("[data]", data, DATA_KEYS)
+    systems = [make_system(s) for s in raw.get("systems", [])]
+    if not systems:
+        raise ConfigError(f"experiment {name!r}: no [[systems]]")
+    judges = [make_judge(j) for j in raw.get("judges", [])]
+    for label, items in (("system", [s.name for s in systems]), ("judge", [j.name for j in judges])):
+        dup = {x for x in items if items.count(x) > 1}
+        if dup:
+            raise ConfigError(f"experiment {name!r}: duplicate {label} name(s) {sorted(dup)}")
+    by_name = {j.name: j for j in judges}
+    tour = raw.get("tournament", {})
+    _unknown("[tournament]", tour, TOURNAMENT_KEYS)
+    pairwise_names = tour.get("judges", [j.name for j in judges if j.pairwise])
+    for jn in pairwise_names:
+        if jn not in by_name or not by_name[jn].pairwise:
+            raise ConfigError(f"experiment {name!r}: [tournament] judge {jn!r} is not a "
+                              "pairwise judge of this experiment")
+    design = tour.get("design", "full")
+    if design not in ("full", "adaptive"):
+        raise ConfigError(f"experiment {name!r}: [tournament] design must be full or adaptive")
+    if pairwise_names and len(systems) < 2:
+        raise ConfigError(f"experiment {name!r}: a tournament needs at least two systems")
+    grounding = raw.get("grounding", {})
+    _unknown("[grounding]", grounding, {"reference", "context"})
+    for role, kinds in (("reference", ("reference_absolute",)), ("context", ("autoais",))):
+        jn = grounding.get(role)
+        if jn is not None and (jn not in by_name or by_name[jn].kind not in kinds):
+            raise ConfigError(f"experiment {name!r}: [grounding] {role} = {jn!r} must name a "
+                              f"{' or '.join(kinds)} judge of this experiment")
+    if bool(grounding) and len(grounding) != 2:
+        raise ConfigError(f"experiment {name!r}: [grounding] needs both reference and context")
+    bias = raw.get("rater_bias", {})
+    _unknown("[rater_bias]", bias, {"reference", "pairwise_reference"})
+    for key in ("reference", "pairwise_reference"):
+        if key in bias and bias[key] not in by_name:
+            raise ConfigError(f"experiment {name!r}: [rater_bias] {key} = {bias[key]!r} is not a "
+                              "judge of this experiment")
+    if bias:
+        for what, items in (("system", systems), ("judge", judges)):
+            missing = [x.name for x in items if not x.family]
+            if missing:
+                raise ConfigError(f"experiment {name!r}: [rater_bias] needs a family for "
+                                  f"every {what}; missing for {missing}")
+    report = raw.get("report", {})
+    _unknown("[report]", report, {"bootstrap", "ties", "level", "prior_alpha"})
+    return Experiment(name=name, path=str(path), raw=raw, seed=seed, c=c, data=data,
+                      systems=systems, judges=judges,
+                      pairwise_judges=[by_name[j] for j in pairwise_names], design=design,
+                      budget=float(tour.get("budget", 1.0)), batch=int(tour.get("batch", 25)),
+                      grounding=grounding, report=report, rater_bias=bias)
+
+
+def load_experiment(path_or_config: str | Path | dict[str, Any]) -> Experiment:
+    """An :class:`Experiment` from a TOML path or an already parsed dict."""
+    if isinstance(path_or_config, dict):
+        return parse_config(path_or_config)
+    return parse_config(read_toml(path_or_config), str(path_or_config))
+
+
+# ---------------------------------------------------------------------------------------------
+# Validation against the store and the model layer
+# ---------------------------------------------------------------------------------------------
+
+def check_models(exp: Experiment, *, allow_missing_keys: bool = False) -> list[str]:
+    """Raise ConfigError for an unknown model (or a missing key unless allowed); return the
+    models whose key is missing."""
+    from core.llm import model_available, provider_names, provider_settings
+    from core.llm.catalog import split_model_id
+    from core.llm.keys import get_key
+
+    missing = []
+    for model in sorted({x.model for x in [*exp.systems, *exp.judges]}):
+        prefix, _ = split_model_id(model)
+        if prefix not in provider_names():
+            raise ConfigError(f"unknown model {model!r}: no provider {prefix!r}; "
+                              f"known: {', '.join(provider_names())}")
+        settings = provider_settings(prefix)
+        if settings.key_env and not settings.key_optional and not get_key(settings.key_env):
+            if allow_missing_keys:
+                missing.append(model)
+                continue
+            raise ConfigError(f"model {model!r} has no key: set {settings.key_env} "
+                              "(or use --dry-run to see the plan without keys)")
+        ok, reason = model_available(model)
+        if not ok:
+            raise ConfigError(f"unknown or unavailable model {model!r}: {reason}")
+    return missing
+
+
+def select_questions(db: sqlite_utils.Database, exp: Experiment) -> list[dict]:
+    """The experiment's sample: filtered by ``[data]``, ``c`` drawn with ``seed``."""
+    data = exp.data
+    if data.get("question_ids"):
+        ids = list(data["question_ids"])
+        load_questions(db, ids)
+    else:
+        where, params = ["1 = 1"], []
+        for key, col in (("origin", "origin"), ("split", "split"), ("context_kind", "context_kind"),
+                         ("language", "language")):
+            if data.get(key):
+                where.append(f"{col} = ?")
+                params.append(data[key])
+        for key, col in (("documents", "document_id"), ("status", "status")):
+            if data.get(key):
+                vals = list(data[key])
+                where.append(f"{col} in ({','.join('?' * len(vals))})")
+                params += vals
+        ids = [r["id"] for r in db.query(
+            f"select id from questions where {' and '.join(where)} order by id", params)]
+    if not ids:
+        raise InputError(f"experiment {exp.name!r}: no questions match [data] {exp.data}")
+    return load_questions(db, sample_questions(ids, exp.c, exp.seed))
+
+
+def _check_books(db: sqlite_utils.Database, questions: list[dict]) -> None:
+    from core.systems import book_of
+
+    for q in questions:
+        book_of(db, q)
+
+
+def _judge_preview(db: sqlite_utils.Database, exp: Experiment, questions: list[dict]
+                   ) -> list[Any]:
+    """One placeholder request per judge call (windows checked; used for the dry-run estimate)."""
+    from core.judges import build_request
+
+    reqs: list[Any] = []
+    n = len(exp.systems)
+    for judge in exp.judges:
+        if judge.pairwise and judge not in exp.pairwise_judges:
+            continue
+        calls = (n * (n - 1) // 2 * (2 if judge.both_orders else 1)) if judge.pairwise else n
+        if judge.pairwise and exp.design == "adaptive":
+            calls = max(1, round(calls * exp.budget))
+        answers = [PLACEHOLDER_ANSWER] * (2 if judge.pairwise else 1)
+        for q in questions:
+            req, _, _ = build_request(db, judge, q, answers, nonce="000000000000")
+            reqs += [req] * calls
+    return reqs
+
+
+# ---------------------------------------------------------------------------------------------
+# Running
+# ---------------------------------------------------------------------------------------------
+
+def _answers_of(db: sqlite_utils.Database, exp: Experiment, qids: list[str]) -> list[dict]:
+    names = [s.name for s in exp.systems]
+    found = rows(db, f"select * from answers where system in ({','.join('?' * len(names))})",
+                 names)
+    keep = set(qids)
+    return [a for a in found if a["question_id"] in keep]
+
+
+def _run_tournament(db: sqlite_utils.Database, exp: Experiment, judge: Judge,
+                    questions: dict[str, dict], answers: dict[tuple[str, str], dict],
+                    run_id: str, progress: bool) -> dict[str, int]:
+    names = [s.name for s in exp.systems]
+    qids = list(questions)
+    if exp.design == "full":
+        comps = full_design(qids, names, rater=judge.rater, seed=exp.seed,
+                            both_orders=judge.both_orders)
+        items = plan_pairwise(db, judge, comps, answers, questions,
+                              any_order=not judge.both_orders)
+        return run_items(db, items, run_id=run_id, progress=progress)
+    design = AdaptiveDesign(names, qids, seed=exp.seed)
+    for r in rows(db, "select * from judgments j where rater = ? and kind = 'pairwise' and "
+                      "status != 'error' and not exists (select 1 from judgments s where "
+                      "s.supersedes = j.id)", [judge.rater]):
+        if r["question_id"] in questions and r["system_a"] in names and r["system_b"] in names:
+            comp = shown(r["question_id"], (r["system_a"], r["system_b"]), r["order_shown"])
+            design.observe(r["question_id"], comp.pair,
+                           canonical_verdict(comp, r["verdict"]) if r["status"] == "ok" else None)
+    total = sum(1 for _ in full_design(qids, names))
+    budget = int(round(exp.budget * total))
+    counts = {"judged": 0, "unparsed": 0, "errors": 0}
+    while total - design.remaining < budget and design.remaining:
+        chosen = design.next(min(exp.batch, budget - (total - design.remaining)))
+        if not chosen:
+            break
+        comps = [shown(q, pair, _order(judge, q, pair, exp.seed)) for q, pair in chosen]
+        items = plan_pairwise(db, judge, comps, answers, questions)
+        result = run_items(db, items, run_id=run_id, progress=False)
+        for k in counts:
+            counts[k] += result[k]
+        planned = {(i.comparison.question_id, i.comparison.pair): i for i in items}
+        stored = {(r["question_id"], tuple(sorted((r["system_a"], r["system_b"])))): r
+                  for r in rows(db, "select * from judgments where rater = ? and run_id = ? "
+                                    "and kind = 'pairwise'", [judge.rater, run_id])}
+        for q, pair in chosen:
+            r = stored.get((q, pair)) if (q, pair) in planned else None
+            verdict = None
+            if r is not None and r["status"] == "ok":
+                verdict = canonical_verdict(shown(q, pair, r["order_shown"]), r["verdict"])
+            design.observe(q, pair, verdict)
+    return counts
+
+
+def _order(judge: Judge, q: str, pair: tuple[str, str], seed: int) -> str:
+    from core.tournament import order_for
+
+    return order_for(judge.rater, q, *pair, seed=seed)
+
+
+def run_experiment(db: sqlite_utils.Database, path_or_config: str | Path | dict[str, Any],
+                   dry_run: bool = False, progress: bool = True) -> dict[str, Any]:
+    """Run (or with ``dry_run`` only plan and price) an experiment; return a summary dict.
+
+    Everything is validated before the first request and the first write. A rerun skips what
+    is stored, so an interrupted run resumes.
+    """
+    started = time.perf_counter()
+    exp = load_experiment(path_or_config)
+    missing_keys = check_models(exp, allow_missing_keys=dry_run)
+    questions = select_questions(db, exp)
+    _check_books(db, questions)
+    planned = plan_answers(db, exp.systems, questions)
+    judge_preview = _judge_preview(db, exp, questions)
+    if dry_run:
+        return _dry_run_summary(db, exp, questions, planned, judge_preview, missing_keys)
+    run_id = f"exp-{exp.name}-{uuid.uuid4().hex[:8]}"
+    now = utcnow()
+    qids = [q["id"] for q in questions]
+    with transaction(db):
+        db["runs"].insert({"id": run_id, "kind": "experiment", "name": exp.name,
+                           "config": dumps(exp.raw), "status": "running", "started_at": now})
+        db["experiments"].upsert({"name": exp.name, "path": exp.path, "config": dumps(exp.raw),
+                                  "question_ids": dumps(qids), "status": "running",
+                                  "run_id": run_id, "created_at": now, "updated_at": now},
+                                 pk="name")
+    summary: dict[str, Any] = {"experiment": exp.name, "run_id": run_id, "questions": len(qids)}
+    try:
+        summary["answers"] = run_answers(db, planned, run_id=run_id, progress=progress)
+        qmap = {q["id"]: q for q in questions}
+        answers = _answers_of(db, exp, qids)
+        amap = {(a["question_id"], a["system"]): a for a in answers}
+        summary["judges"] = {}
+        for judge in exp.absolute_judges:
+            items = plan_absolute(db, judge, answers, qmap)
+            summary["judges"][judge.name] = run_items(db, items, run_id=run_id, progress=progress)
+        for judge in exp.pairwise_judges:
+            summary["judges"][judge.name] = _run_tournament(db, exp, judge, qmap, amap, run_id,
+                                                            progress)
+        if exp.grounding:
+            from core.grounding import find_disputes
+
+            summary["disputes"] = find_disputes(
+                db, f"auto:{exp.grounding['reference']}", f"auto:{exp.grounding['context']}",
+                question_ids=qids, systems=[s.name for s in exp.systems], run_id=run_id)
+    except BaseException as exc:
+        status = "interrupted" if isinstance(exc, KeyboardInterrupt) else "failed"
+        _finish(db, exp.name, run_id, status, {**summary, "error": str(exc)[:500]})
+        raise
+    summary["seconds"] = round(time.perf_counter() - started, 2)
+    _finish(db, exp.name, run_id, "done", summary)
+    return summary
+
+
+def _finish(db: sqlite_utils.Database, name: str, run_id: str, status: str,
+            summary: dict[str, Any]) -> None:
+    now = utcnow()
+    with transaction(db):
+        db.execute("update runs set status = ?, finished_at = ?, note = ? where id = ?",
+                   [status, now, dumps(summary)[:2000], run_id])
+        db.execute("update experiments set status = ?, summary = ?, updated_at = ? "
+                   "where name = ?", [status, dumps(summary), now, name])
+
+
+def _dry_run_summary(db: sqlite_utils.Database, exp: Experiment, questions: list[dict],
+                     planned: list, judge_preview: list, missing_keys: list[str]) -> dict[str, Any]:
+    from core.llm import estimate_cost
+
+    answer_est = estimate_cost([p.request for p in planned], db)
+    judge_est = estimate_cost(judge_preview, db, output_tokens=200)
+    return {
+        "experiment": exp.name, "dry_run": True, "questions": len(questions),
+        "systems": [s.name for s in exp.systems], "judges": [j.name for j in exp.judges],
+        "answer_calls": answer_est["calls"], "judge_calls": judge_est["calls"],
+        "calls": answer_est["calls"] + judge_est["calls"],
+        "input_tokens": answer_est["input_tokens"] + judge_est["input_tokens"],
+        "output_tokens": answer_est["output_tokens"] + judge_est["output_tokens"],
+        "cost_usd": round(answer_est["cost_usd"] + judge_est["cost_usd"], 4),
+        "answers": answer_est, "judgments": judge_est,
+        "note": "judge calls are estimated with placeholder answers and 200 output tokens; "
+                "answer output tokens are max_tokens (upper bound)",
+        "missing_keys": missing_keys,
+    }
+
+
+def list_experiments(db: sqlite_utils.Database) -> list[dict[str, Any]]:
+    """Stored experiments (name, status, updated_at, number of questions)."""
+    import json
+
+    return [{"name": r["name"], "status": r["status"], "updated_at": r["updated_at"],
+             "questions": len(json.loads(r["question_ids"]))}
+            for r in db.query("select * from experiments order by updated_at desc")]
+
+
+def _latest_judgments(db: sqlite_utils.Database, rater: str, kind: str, qids: set[str],
+                      systems: set[str]) -> list[dict]:
+    found = rows(db, "select * from judgments j where rater = ? and kind = ? and not exists "
+                     "(select 1 from judgments s where s.supersedes = j.id) order by id",
+                 [rater, kind])
+    if kind == "absolute":
+        return [r for r in found if r["question_id"] in qids and r["system"] in systems]
+    return [r for r in found if r["question_id"] in qids and r["system_a"] in systems
+            and r["system_b"] in systems]
+
+
+def _accuracy(judgments: list[dict], systems: list[str], level: float) -> list[dict[str, Any]]:
+    """Per system: share of ``yes`` among parsed verdicts with a Wilson interval."""
+    from core.stats import wilson_ci
+
+    out = []
+    for name in systems:
+        mine = [r for r in judgments if r["system"] == name]
+        ok = [r for r in mine if r["status"] == "ok"]
+        yes = sum(1 for r in ok if r["verdict"] == "yes")
+        row: dict[str, Any] = {"system": name, "n": len(ok), "yes": yes,
+                               "unparsed": sum(1 for r in mine if r["status"] == "unparsed"),
+                               "errors": sum(1 for r in mine if r["status"] == "error")}
+        if ok:
+            ci = wilson_ci(yes, len(ok), level)
+            row.update(accuracy=round(ci.estimate, 4), ci_low=round(ci.low, 4),
+                       ci_high=round(ci.high, 4), level=level, interval="Wilson")
+        else:
+            row.update(accuracy=None, ci_low=None, ci_high=None, level=level, interval="Wilson")
+        out.append(row)
+    return sorted(out, key=lambda r: -(r["accuracy"] or 0))
+
+
+def _ranking(judgments: list[dict], exp_report: dict[str, Any], seed: int) -> dict[str, Any]:
+    """Bradley-Terry leaderboard with question-clustered bootstrap intervals."""
+    from core.errors import WorkbenchError
+    from core.ranking import leaderboard
+
+    records = [(r["question_id"], r["system_a"], r["system_b"], r["verdict"])
+               for r in judgments if r["status"] == "ok"]
+    import warnings
+
+    from core.ranking import NotIdentifiableError
+
+    kw = dict(ties=exp_report.get("ties", "half"), n_boot=int(exp_report.get("bootstrap", 500)),
+              seed=seed, level=float(exp_report.get("level", 0.95)))
+    note = "maximum likelihood"
+    try:
+        try:
+            board = leaderboard(records, **kw)
+        except NotIdentifiableError as exc:
+            # e.g. a system that never wins: report the MAP estimate under a weak prior, said so.
+            alpha = float(exp_report.get("prior_alpha", 0.01))
+            note = f"MAP with N(0, 1/{alpha}) prior ({exc})"
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", RuntimeWarning)
+                board = leaderboard(records, alpha=alpha, **kw)
+    except WorkbenchError as exc:
+        return {"error": str(exc), "n_judgments": len(records)}
+    d = board.to_dict()
+    return {"estimate": note, **{k: d[k] for k in ("systems", "level", "interval", "n_boot", "seed", "ties",
+                              "n_judgments", "n_excluded_none", "n_questions",
+                              "n_degenerate_replicates", "win_rate", "alpha")}}
+
+
+def _agreement(by_rater: dict[str, dict[Any, str]]) -> list[dict[str, Any]]:
+    """Percent agreement and Cohen's kappa for every pair of raters over shared items."""
+    from core.agreement import cohen_kappa, percent_agreement
+
+    names = sorted(by_rater)
+    out = []
+    for i, a in enumerate(names):
+        for b in names[i + 1:]:
+            shared = sorted(set(by_rater[a]) & set(by_rater[b]), key=str)
+            if not shared:
+                continue
+            va, vb = [by_rater[a][k] for k in shared], [by_rater[b][k] for k in shared]
+            kappa = cohen_kappa(va, vb)
+            out.append({"rater_a": a, "rater_b": b, "n": len(shared),
+                        "agreement": round(percent_agreement(va, vb), 4),
+                        "cohen_kappa": None if kappa != kappa else round(kappa, 4)})
+    return out
+
+
+def report(db: sqlite_utils.Database, name: str) -> dict[str, Any]:
+    """Accuracy with intervals per absolute judge, Bradley-Terry ranking with intervals per
+    pairwise judge, agreement between raters, position consistency, parse and evidence counts,
+    disputes and (if configured) the rater-bias tables of a stored experiment."""
+    import json
+
+    from core.grounding import dispute_summary, rater_bias_absolute, rater_bias_pairwise
+    from core.judges import position_consistency, rater_diagnostics
+
+    found = rows(db, "select * from experiments where name = ?", [name])
+    if not found:
+        known = [r["name"] for r in db.query("select name from experiments order by name")]
+        raise InputError(f"unknown experiment {name!r}; stored: {', '.join(known) or 'none'}")
+    row = found[0]
+    exp = parse_config(row["config"], row["path"])
+    qids = json.loads(row["question_ids"])
+    qset, systems = set(qids), [s.name for s in exp.systems]
+    sset = set(systems)
+    level = float(exp.report.get("level", 0.95))
+    out: dict[str, Any] = {"experiment": name, "status": row["status"], "questions": len(qids),
+                           "systems": systems, "accuracy": {}, "ranking": {}, "raters": {},
+                           "position_consistency": {}}
+    absolute: dict[str, dict[Any, str]] = {}
+    pairwise: dict[str, dict[Any, str]] = {}
+    for judge in exp.judges:
+        kind = "pairwise" if judge.pairwise else "absolute"
+        js = _latest_judgments(db, judge.rater, kind, qset, sset)
+        out["raters"][judge.name] = rater_diagnostics(db, judge.rater, qids)
+        if judge.pairwise:
+            out["ranking"][judge.name] = _ranking(js, exp.report, exp.seed)
+            out["position_consistency"][judge.name] = position_consistency(db, judge.rater, qids)
+            items: dict[Any, str] = {}
+            for r in js:
+                if r["status"] == "ok":
+                    comp = shown(r["question_id"], (r["system_a"], r["system_b"]),
+                                 r["order_shown"])
+                    items.setdefault((r["question_id"], comp.pair),
+                                     canonical_verdict(comp, r["verdict"]))
+            pairwise[judge.name] = items
+        else:
+            out["accuracy"][judge.name] = _accuracy(js, systems, level)
+            absolute[judge.name] = {(r["question_id"], r["system"]): r["verdict"]
+                                    for r in js if r["status"] == "ok"}
+    out["agreement"] = {"absolute": _agreement(absolute), "pairwise": _agreement(pairwise)}
+    out["disputes"] = dispute_summary(db, qids, systems)
+    if exp.rater_bias:
+        rfam = {j.rater: j.family for j in exp.judges}
+        sfam = {s.name: s.family for s in exp.systems}
+        bias: dict[str, Any] = {}
+        for key, fn, kind in (("reference", rater_bias_absolute, False),
+                              ("pairwise_reference", rater_bias_pairwise, True)):
+            if key in exp.rater_bias:
+                ref = f"auto:{exp.rater_bias[key]}"
+                fams = {r: f for r, f in rfam.items() if r != ref and any(
+                    j.rater == r and j.pairwise == kind for j in exp.judges)}
+                try:
+                    bias["pairwise" if kind else "absolute"] = fn(db, ref, fams, sfam,
+                                                                  question_ids=qids)
+                except InputError as exc:
+                    bias["pairwise" if kind else "absolute"] = {"error": str(exc)}
+        out["rater_bias"] = bias
+    return out

@@ -1,0 +1,130 @@
+"""The model catalogue (``models.toml``): prices, context windows and per-provider settings."""
+
+from __future__ import annotations
+
+import os
+import threading
+import tomllib
+from dataclasses import dataclass, field, replace
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from core.errors import ConfigError
+
+CATALOG_PATH = Path(__file__).with_name("models.toml")
+_overrides: dict[str, dict[str, Any]] = {}
+_lock = threading.Lock()
+
+
+@dataclass(frozen=True)
+class ProviderSettings:
+    """Connection, limits and retry settings of one provider (``[providers.<name>]``)."""
+
+    name: str
+    key_env: str = ""
+    key_optional: bool = False
+    base_url: str | None = None
+    timeout_s: float = 120.0
+    max_in_flight: int = 8
+    rpm: int = 0
+    tpm: int = 0
+    max_attempts: int = 5
+    backoff_base_s: float = 1.0
+    backoff_max_s: float = 60.0
+    default_context_window: int = 128000
+    batch_discount: float = 1.0
+    explicit_cache_min_tokens: int = 4096
+    explicit_cache_ttl_s: int = 3600
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class ModelInfo:
+    """Prices (USD per 1M tokens) and context window of one ``provider:model``."""
+
+    model: str
+    context_window: int
+    input: float | None = None
+    cached_input: float | None = None
+    cache_write: float | None = None
+    output: float | None = None
+    baseline: str = ""
+
+    @property
+    def priced(self) -> bool:
+        """True when the catalogue has input and output prices for this model."""
+        return self.input is not None and self.output is not None
+
+
+@lru_cache(maxsize=4)
+def _load(path: str) -> dict[str, Any]:
+    try:
+        with open(path, "rb") as fh:
+            return tomllib.load(fh)
+    except FileNotFoundError:
+        raise ConfigError(f"model catalogue {path} not found") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"model catalogue {path}: {exc}") from None
+
+
+def catalog() -> dict[str, Any]:
+    """The parsed catalogue (``$WORKBENCH_MODELS_TOML`` or the bundled ``models.toml``)."""
+    return _load(os.environ.get("WORKBENCH_MODELS_TOML", str(CATALOG_PATH)))
+
+
+def split_model_id(model_id: str) -> tuple[str, str]:
+    """``'openai:gpt-4o'`` -> ``('openai', 'gpt-4o')``."""
+    provider, sep, name = model_id.partition(":")
+    if not sep or not provider or not name:
+        raise ConfigError(f"model id {model_id!r} must look like 'provider:model'")
+    return provider, name
+
+
+def configure(provider: str, **settings: Any) -> None:
+    """Override settings of ``provider`` for this process (tests, benchmarks, the CLI)."""
+    known = set(ProviderSettings.__dataclass_fields__) - {"name"}
+    unknown = set(settings) - known
+    if unknown:
+        raise ConfigError(f"unknown provider settings {sorted(unknown)}")
+    with _lock:
+        _overrides.setdefault(provider, {}).update(settings)
+
+
+def reset_configuration(provider: str | None = None) -> None:
+    """Drop overrides made with :func:`configure` (all, or one provider's)."""
+    with _lock:
+        if provider is None:
+            _overrides.clear()
+        else:
+            _overrides.pop(provider, None)
+
+
+def provider_settings(provider: str) -> ProviderSettings:
+    """Settings from the catalogue, then ``$<PROVIDER>_BASE_URL``, then :func:`configure`."""
+    section = dict(catalog().get("providers", {}).get(provider, {}))
+    known = set(ProviderSettings.__dataclass_fields__)
+    extra = {k: section.pop(k) for k in list(section) if k not in known}
+    settings = ProviderSettings(name=provider, extra=extra, **section)
+    env_url = os.environ.get(f"{provider.upper()}_BASE_URL")
+    if env_url:
+        settings = replace(settings, base_url=env_url)
+    with _lock:
+        over = dict(_overrides.get(provider, {}))
+    return replace(settings, **over) if over else settings
+
+
+def model_info(model_id: str) -> ModelInfo:
+    """Catalogue entry of ``model_id``; unknown models get the provider's default window."""
+    provider, _ = split_model_id(model_id)
+    entry = catalog().get("models", {}).get(model_id)
+    if entry is None:
+        return ModelInfo(model_id, provider_settings(provider).default_context_window)
+    entry = dict(entry)
+    window = entry.pop("context_window", provider_settings(provider).default_context_window)
+    return ModelInfo(model_id, int(window), **entry)
+
+
+def known_models() -> list[str]:
+    """Every model id listed in the catalogue."""
+    return sorted(catalog().get("models", {}))

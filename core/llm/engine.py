@@ -1,0 +1,180 @@
+"""``complete`` and ``complete_many``: pre-flight checks, cache, limits, retries, recording.
+
+Flow of a batch of requests: every model is resolved and every request checked against its
+context window before anything is sent; cache hits are answered from SQLite; identical misses
+are sent once; the rest run on a thread pool under each provider's limiter and the shared retry
+loop; the main thread commits each reply as it arrives (cache row + ledger row + run totals in
+one transaction). A failure that survives the retries becomes a response with ``error`` and
+``error_kind`` and the run carries on.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from typing import Any, Sequence
+
+from core.errors import ConfigError
+from core.llm.cache import cache_get_many, cache_put, record_call
+from core.llm.cost import call_cost
+from core.llm.keys import redact
+from core.llm.limits import limiter_for
+from core.llm.registry import resolve
+from core.llm.retry import call_with_retry
+from core.llm.tokens import request_input_tokens
+from core.llm.types import LLMRequest, LLMResponse, ProviderCallError
+from core.llm.windows import check_context
+
+MAX_WORKERS = 512
+
+
+def _call(request: LLMRequest, rng: random.Random) -> tuple[LLMResponse, int]:
+    """One request through limiter and retry loop; failures become error responses."""
+    provider, name, settings = resolve(request.model)
+    limiter = limiter_for(settings)
+    budget = request_input_tokens(request) + request.max_tokens
+
+    def attempt() -> LLMResponse:
+        with limiter.slot(budget):
+            started = time.perf_counter()
+            resp = provider.complete(request, name)
+            resp.latency_s = round(time.perf_counter() - started, 4)
+            return resp
+
+    try:
+        resp, attempts = call_with_retry(
+            attempt, max_attempts=settings.max_attempts, base_s=settings.backoff_base_s,
+            cap_s=settings.backoff_max_s, rng=rng)
+    except ProviderCallError as exc:
+        return LLMResponse(error=redact(exc), error_kind=exc.kind,
+                           model=request.model), getattr(exc, "attempts", 1)
+    except ConfigError:
+        raise
+    except Exception as exc:  # a provider bug or an unexpected SDK error: record, carry on
+        return LLMResponse(error=redact(f"{type(exc).__name__}: {exc}"[:500]),
+                           error_kind="unknown", model=request.model), 1
+    resp.model = request.model
+    resp.text = redact(resp.text)
+    resp.cost_usd = call_cost(request.model, resp.input_tokens, resp.output_tokens,
+                              resp.cached_tokens, resp.cache_write_tokens)
+    return resp, attempts
+
+
+def preflight(requests: Sequence[LLMRequest]) -> None:
+    """Resolve every model (keys present) and check every request fits; raise before sending."""
+    for model in {r.model for r in requests}:
+        resolve(model)
+    for req in requests:
+        check_context(req)
+        provider, name, _ = resolve(req.model)
+        validate = getattr(provider, "validate", None)
+        if callable(validate):
+            validate(req, name)
+
+
+def _check_run(db: Any, run_id: str | None) -> None:
+    if db is not None and run_id is not None:
+        if not db.execute("select 1 from runs where id = ?", [run_id]).fetchone():
+            raise ConfigError(f"unknown run {run_id!r}: create the runs row first")
+
+
+def complete_many(db: Any, requests: Sequence[LLMRequest], *, run_id: str | None = None,
+                  use_cache: bool = True, refresh: bool = False, progress: bool = False,
+                  seed: int | None = None) -> list[LLMResponse]:
+    """Answer ``requests`` (same order). Failures are responses with ``.error`` set.
+
+    ``use_cache=False`` neither reads nor writes the cache; ``refresh=True`` ignores stored
+    replies but stores the new ones. ``db=None`` runs without cache or ledger.
+    """
+    requests = list(requests)
+    preflight(requests)
+    _check_run(db, run_id)
+    out: list[LLMResponse | None] = [None] * len(requests)
+    keys = [r.cache_key() for r in requests]
+    cacheable = [resolve(r.model)[0].cacheable and use_cache and db is not None for r in requests]
+    hits = {}
+    if db is not None and use_cache and not refresh:
+        hits = cache_get_many(db, [k for k, c in zip(keys, cacheable) if c])
+    pending: dict[str, list[int]] = {}
+    hit_rows = []
+    for i, (req, key) in enumerate(zip(requests, keys)):
+        if cacheable[i] and key in hits:
+            resp = hits[key]
+            out[i] = LLMResponse(**{**resp.__dict__})
+            hit_rows.append(i)
+        else:
+            # identical cacheable requests are sent once; uncached ones each get their own call
+            pending.setdefault(key if cacheable[i] else f"{key}#{i}", []).append(i)
+    if db is not None and hit_rows:
+        from core.store import transaction
+
+        with transaction(db):
+            for i in hit_rows:
+                record_call(db, requests[i], out[i], run_id=run_id)  # type: ignore[arg-type]
+    bar = _progress(progress, len(requests), initial=len(hit_rows))
+    rng = random.Random(seed)
+    workers = min(MAX_WORKERS, max(1, sum(
+        resolve(m)[2].max_in_flight for m in {requests[v[0]].model for v in pending.values()})))
+    with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="llm") as pool:
+        futures: dict[Future, list[int]] = {
+            pool.submit(_call, requests[idx[0]], random.Random(rng.random())): idx
+            for idx in pending.values()}
+        try:
+            remaining = set(futures)
+            while remaining:
+                done, remaining = wait(remaining, return_when=FIRST_COMPLETED)
+                for fut in done:
+                    _store(db, requests, futures[fut], fut.result(), out, run_id, cacheable,
+                           keys)
+                    bar.update(len(futures[fut]))
+        except BaseException:
+            for fut in futures:
+                fut.cancel()
+            raise
+        finally:
+            bar.close()
+    return out  # type: ignore[return-value]
+
+
+def _store(db: Any, requests: Sequence[LLMRequest], indexes: list[int],
+           result: tuple[LLMResponse, int], out: list, run_id: str | None,
+           cacheable: list[bool], keys: list[str]) -> None:
+    """Commit one reply (cache + ledger + run totals) and fan it out to duplicate requests."""
+    resp, attempts = result
+    resp.cache_key = keys[indexes[0]]
+    for n, i in enumerate(indexes):
+        out[i] = resp if n == 0 else LLMResponse(**{**resp.__dict__, "cache_hit": True,
+                                                     "cost_usd": 0.0})
+    if db is None:
+        return
+    from core.store import transaction
+
+    with transaction(db):
+        if resp.ok and cacheable[indexes[0]]:
+            cache_put(db, requests[indexes[0]], resp)
+        for n, i in enumerate(indexes):
+            record_call(db, requests[i], out[i], run_id=run_id, attempts=attempts if n == 0 else 0)
+
+
+def _progress(enabled: bool, total: int, initial: int = 0):
+    if enabled:
+        from tqdm import tqdm
+
+        return tqdm(total=total, initial=initial, desc="llm calls", unit="call")
+
+    class _Null:
+        def update(self, n: int = 1) -> None: ...
+        def close(self) -> None: ...
+    return _Null()
+
+
+def complete(db: Any, request: LLMRequest, *, run_id: str | None = None,
+             use_cache: bool = True, refresh: bool = False,
+             raise_on_error: bool = True) -> LLMResponse:
+    """Answer one request. A failed call is recorded, then raised as ProviderCallError
+    (or returned with ``.error`` set when ``raise_on_error=False``)."""
+    resp = complete_many(db, [request], run_id=run_id, use_cache=use_cache, refresh=refresh)[0]
+    if resp.error is not None and raise_on_error:
+        raise ProviderCallError(resp.error_kind or "unknown", resp.error)
+    return resp

@@ -1,0 +1,66 @@
+"""Leaderboard: Bradley-Terry from human verdicts, auto verdicts or both; updates live."""
+
+import streamlit as st
+
+import pages as ui
+from core import figures
+from core.store import change_counter
+
+ui.setup("Leaderboard")
+ui.sign_in_sidebar()
+
+c = st.columns(3)
+source = c[0].selectbox("Verdicts", figures.SOURCES, index=2,
+                        format_func={"human": "Human verdicts", "auto": "Auto-rater verdicts",
+                                     "both": "Both"}.get, key="lb_source")
+n_boot = c[1].select_slider("Bootstrap resamples", [0, 100, 200, 500, 1000], value=200,
+                            key="lb_boot")
+seed = int(c[2].number_input("Seed", value=0, step=1, key="lb_seed"))
+POLL_S = 2
+
+
+@st.fragment(run_every=POLL_S)
+def live_board() -> None:
+    """Re-runs every POLL_S seconds; recomputes only when the judgments counter moved."""
+    with ui.database() as db:
+        counter = change_counter(db)
+    lb, why = ui.cached_leaderboard(ui.db_path(), counter, source, n_boot, seed)
+    st.caption(f"Live: checks for new verdicts every {POLL_S} s (judgments counter {counter}).")
+    if lb is None:
+        st.info(f"No leaderboard yet: {why}.")
+        return
+    table = lb.table
+    st.markdown(f"**{len(lb.systems)} systems, {int(lb.count_matrix().sum() / 2)} comparisons "
+                f"over {lb.n_questions} questions** ({lb.n_none} 'None' verdicts excluded; "
+                "Equal counts half a win each)")
+    st.dataframe(table, hide_index=True, width="stretch", key=f"lb_table_{source}",
+                 column_config={"rank_ub": st.column_config.NumberColumn(
+                     "Rank (UB)", help="1 + systems whose lower bound exceeds this upper bound")})
+    scale = st.radio("Forest plot scale", ["beta", "strength"], horizontal=True,
+                     format_func={"beta": "beta (log-strength)", "strength": "e^beta"}.get,
+                     key="lb_scale")
+    st.plotly_chart(figures.forest_figure(lb, scale), width="stretch")
+    left, right = st.columns(2)
+    with left:
+        st.plotly_chart(figures.matrix_figure(
+            lb.predicted_win, "Predicted win probability (Bradley-Terry)", "P(row beats column)"),
+            width="stretch")
+    with right:
+        st.plotly_chart(figures.matrix_figure(
+            lb.win_rate, "Empirical win rate (Equal = 1/2)", "share won by row"),
+            width="stretch")
+    st.plotly_chart(figures.matrix_figure(
+        lb.counts, "Comparison counts", "comparisons", fmt=".0f", zmin=None, zmax=None),
+        width="stretch")
+
+
+live_board()
+
+st.subheader("AutoAIS accuracy")
+with ui.database() as db:
+    acc = ui.cached_judgments(db, "autoais_accuracy")
+if len(acc):
+    st.plotly_chart(figures.accuracy_figure(acc), width="stretch")
+    st.dataframe(acc, hide_index=True, width="stretch")
+else:
+    st.caption("No absolute (AutoAIS) verdicts yet.")

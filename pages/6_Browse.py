@@ -1,0 +1,72 @@
+"""Browse: one question at a time - every answer, every rater's verdicts, the human labels."""
+
+import streamlit as st
+
+import pages as ui
+from core import views
+
+ui.setup("Browse")
+ui.sign_in_sidebar()
+
+with ui.database() as db:
+    opts = ui.cached_view(db, "question_filters")
+    if not opts["origins"]:
+        st.info(ui.EMPTY_HINT)
+        st.stop()
+    c = st.columns([1, 1, 2])
+    origin = c[0].selectbox("Origin", ["(all)", *opts["origins"]])
+    docs = dict(opts["documents"])
+    doc = c[1].selectbox("Document", ["(all)", *docs], format_func=lambda d: docs.get(d, d))
+    search = c[2].text_input("Search question text or id")
+    ids = views.question_ids(db, origin=None if origin == "(all)" else origin,
+                             document_id=None if doc == "(all)" else doc, search=search)
+    wanted = st.session_state.pop("browse_question", None)
+    if wanted and wanted not in ids:
+        ids = [wanted, *ids]
+    if not ids:
+        st.info("No question matches.")
+        st.stop()
+    qid = st.selectbox(f"Question ({len(ids)} match)", ids,
+                       index=ids.index(wanted) if wanted in ids else 0)
+    d = ui.cached_view(db, "browse_detail", qid)
+
+q = d["question"]
+ui.untrusted(q["question"], f"Question {q['id']} · {q['origin']} · status {q['status']}")
+if q.get("answers"):
+    st.markdown("**Reference answers**")
+    for ref in q["answers"]:
+        ui.untrusted(ref)
+
+st.subheader(f"Answers ({len(d['answers'])})")
+for a in d["answers"]:
+    with st.expander(f"{a['system']} ({a['status']}, {a['context_tokens']} context tokens)",
+                     expanded=len(d["answers"]) <= 4):
+        ui.untrusted(a["text"])
+        for j in [j for j in d["absolute"] if j["answer_id"] == a["id"]]:
+            flag = " (superseded)" if j["superseded"] else ""
+            st.markdown(f"`{views.escape_markdown(j['rater'])}` {j['criterion']}: "
+                        f"**{j['verdict'] or j['status']}**{flag}")
+            ev = views.evidence_table(j["evidence"])
+            if len(ev):
+                st.dataframe(ev, hide_index=True)
+            if j["rationale"]:
+                ui.untrusted(j["rationale"])
+            with st.expander("Raw reply"):
+                st.text(j["raw"])
+
+st.subheader(f"Side-by-side verdicts ({len(d['pairwise'])})")
+if d["pairwise"]:
+    st.dataframe([{k: j[k] for k in ("rater", "system_a", "system_b", "verdict", "status",
+                                     "order_shown", "rationale", "superseded", "created_at")}
+                  for j in d["pairwise"]], hide_index=True, width="stretch")
+    pick = st.selectbox("Raw reply of judgment", [j["id"] for j in d["pairwise"]])
+    st.text(next(j["raw"] for j in d["pairwise"] if j["id"] == pick))
+
+st.subheader("Human labels")
+if d["reviews"]:
+    st.dataframe([{k: r[k] for k in ("annotator", "decision", "edited_question", "edited_answer",
+                                     "note", "supersedes", "created_at")} for r in d["reviews"]],
+                 hide_index=True, width="stretch")
+humans = [j for j in d["pairwise"] + d["absolute"] if j["rater_kind"] == "human"]
+if not d["reviews"] and not humans:
+    st.caption("No human labels on this question yet.")

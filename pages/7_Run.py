@@ -1,0 +1,106 @@
+"""Run: pick data, systems, judges and c; see the dry-run estimate; run with a progress bar."""
+
+import threading
+import time
+
+import streamlit as st
+
+import pages as ui
+from core import views
+from core.errors import WorkbenchError
+from core.experiment import run_experiment
+from core.judges import judge_names
+from core.store import opened
+from core.systems import system_kinds
+
+ui.setup("Run an experiment")
+ui.sign_in_sidebar()
+
+models = views.model_choices()
+with st.expander("Models (offline baselines need no key)", expanded=False):
+    st.dataframe(models, hide_index=True, width="stretch")
+usable = models[models["available"]]["model"].tolist()
+label = {m: m if ok else f"{m} (unavailable)" for m, ok in zip(models["model"], models["available"])}
+all_models = models["model"].tolist()
+
+with ui.database() as db:
+    opts = ui.cached_view(db, "question_filters")
+if not opts["origins"]:
+    st.info(ui.EMPTY_HINT)
+    st.stop()
+
+c = st.columns(4)
+name = c[0].text_input("Experiment name", value="app_offline")
+origins = opts["origins"]
+origin = c[1].selectbox("Questions (origin)", origins,
+                        index=origins.index("narrativeqa") if "narrativeqa" in origins else 0)
+n = int(c[2].number_input("c (questions sampled)", min_value=1, value=20, step=10))
+seed = int(c[3].number_input("Seed", value=0, step=1))
+kinds = system_kinds()
+c = st.columns(2)
+answer_model = c[0].selectbox("Answering model", all_models, format_func=label.get,
+                              index=all_models.index(views.DEFAULT_ANSWER_MODEL)
+                              if views.DEFAULT_ANSWER_MODEL in all_models else 0)
+contexts = c[0].multiselect("Systems (context strategies)", list(kinds), default=["none", "rag"],
+                            help="; ".join(f"{k}: {v}" for k, v in kinds.items()))
+judge_model = c[1].selectbox("Judge model", all_models, format_func=label.get,
+                             index=all_models.index(views.DEFAULT_JUDGE_MODEL)
+                             if views.DEFAULT_JUDGE_MODEL in all_models else 0)
+judge_kinds = c[1].multiselect("Judges", judge_names(),
+                               default=[k for k in ("autoais", "reference_absolute",
+                                                    "side_by_side") if k in judge_names()])
+unavailable = [m for m in {answer_model, judge_model} if m not in usable]
+for m in unavailable:
+    st.warning(f"{m} is unavailable: {label[m]} - "
+               f"{models.set_index('model').loc[m, 'reason']}. The dry run still works.")
+
+config = views.experiment_config(name=name, origin=origin, c=n, seed=seed,
+                                 answer_model=answer_model, contexts=contexts,
+                                 judge_kinds=judge_kinds, judge_model=judge_model)
+with st.expander("Experiment config"):
+    st.json(config)
+
+if not contexts:
+    st.stop()
+with ui.database() as db:
+    try:
+        estimate = run_experiment(db, config, dry_run=True, progress=False)
+    except WorkbenchError as exc:
+        st.error(f"This experiment cannot run: {exc}")
+        st.stop()
+st.subheader("Dry-run estimate")
+m = st.columns(4)
+m[0].metric("Questions", estimate["questions"])
+m[1].metric("Calls", f"{estimate['calls']:,}")
+m[2].metric("Input tokens", f"{estimate['input_tokens']:,}")
+m[3].metric("Cost (USD)", f"{estimate['cost_usd']:.4f}")
+st.caption(estimate.get("note", ""))
+
+if st.button("Run", type="primary", disabled=bool(unavailable)):
+    result: dict = {}
+
+    def work() -> None:
+        try:
+            with opened(ui.db_path()) as wdb:
+                result["summary"] = run_experiment(wdb, config, dry_run=False, progress=False)
+        except Exception as exc:  # shown to the user below
+            result["error"] = str(exc)
+
+    with ui.database() as db:
+        baseline = views.run_counter(db)
+        bar = st.progress(0.0, text="starting")
+        worker = threading.Thread(target=work, daemon=True)
+        worker.start()
+        total = max(1, estimate["calls"])
+        while worker.is_alive():
+            done = views.run_progress(db, baseline)
+            bar.progress(min(1.0, done / total), text=f"{done:,} of about {total:,} results stored")
+            time.sleep(0.3)
+        worker.join()
+        bar.progress(1.0, text="finished")
+    if "error" in result:
+        st.error(f"The run stopped: {result['error']}. Everything stored so far is kept; "
+                 "run again to resume.")
+    else:
+        st.success("Done.")
+        st.json(result["summary"])

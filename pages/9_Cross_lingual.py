@@ -1,0 +1,32 @@
+"""Cross-lingual (XRAG): accuracy, response-language correctness, the controlled analysis and the
+review labels (DataFrames from core.xrag_views)."""
+
+import streamlit as st
+
+import pages as ui
+from core import xrag_views as xv
+
+ui.setup("Cross-lingual")
+ui.sign_in_sidebar()
+
+with ui.database() as db:
+    acc = xv.accuracy_table(db)
+    if acc.empty:
+        st.info("No cross-lingual results yet: build the XRAG demo (`python -m core demo`) or "
+                "run an XRAG evaluation.")
+    for title, frame in (
+            ("Accuracy by model, language, setting and question type", acc),
+            ("Response-language correctness", xv.response_language_table(db)),
+            ("Review label distribution", xv.label_distribution_table(db))):
+        st.subheader(title)
+        if frame.empty:
+            st.caption("Nothing yet.")
+        else:
+            st.dataframe(frame, hide_index=True, width="stretch")
+    st.subheader("Controlled analysis (paired, McNemar + paired bootstrap)")
+    if st.toggle("Compute the controlled analysis", key="xrag_controlled"):
+        ctl = xv.controlled_table(db, n_boot=1000, seed=0)
+        st.dataframe(ctl, hide_index=True, width="stretch") if len(ctl) else st.caption(
+            "Nothing yet.")
+    st.subheader("Panel vs human verdicts")
+    st.json(xv.panel_human_agreement(db))

@@ -1,0 +1,135 @@
+"""Shared Streamlit helpers of the pages (Streamlit does not list ``__init__.py`` as a page).
+
+Connection per script run (``database()``), the sidebar sign-in, cached reads keyed on what
+changed, and safe rendering of untrusted text. Logic lives in ``core``; this is presentation only.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from typing import Any, Iterator
+
+import streamlit as st
+
+from core import annotation as ann
+from core import figures, views
+from core.errors import WorkbenchError
+from core.store import change_counter, default_db_path, opened
+
+EMPTY_HINT = ("The database is empty. Build the key-free demo with `make run` (or "
+              "`python -m core demo`), or import data with `python -m core import ...`.")
+
+
+def db_path() -> str:
+    """The database path (``$WORKBENCH_DB`` or ``data/workbench.db``)."""
+    return str(default_db_path())
+
+
+@contextlib.contextmanager
+def database() -> Iterator[Any]:
+    """A migrated connection for this script run, closed afterwards."""
+    with opened(db_path()) as db:
+        yield db
+
+
+def setup(title: str) -> None:
+    """Page config and title."""
+    st.set_page_config(page_title=f"{title} - Long-Span QA Workbench", layout="wide")
+    st.title(title)
+
+
+# ------------------------------------------------------------------------------------------
+# Sign-in
+# ------------------------------------------------------------------------------------------
+
+def expected_access_code() -> str | None:
+    """The access code: env ``WORKBENCH_ACCESS_CODE`` or Streamlit secret ``access_code``."""
+    code = os.environ.get("WORKBENCH_ACCESS_CODE")
+    if code:
+        return code
+    try:
+        return st.secrets.get("access_code") or None
+    except Exception:  # no secrets file
+        return None
+
+
+def sign_in_sidebar() -> str | None:
+    """Render the sidebar sign-in; return the signed-in annotator or None."""
+    with st.sidebar:
+        who = st.session_state.get("annotator")
+        if who:
+            st.markdown(f"Signed in as **{views.escape_markdown(who)}**")
+            if st.button("Sign out", key="sign_out"):
+                del st.session_state["annotator"]
+                st.rerun()
+            return who
+        expected = expected_access_code()
+        with st.form("sign_in", clear_on_submit=False):
+            st.markdown("**Sign in**")
+            name = st.text_input("Annotator name", key="sign_in_name")
+            code = st.text_input("Access code", type="password", key="sign_in_code") \
+                if expected else ""
+            if st.form_submit_button("Sign in"):
+                try:
+                    st.session_state["annotator"] = ann.check_sign_in(name, code, expected)
+                    st.rerun()
+                except WorkbenchError as exc:
+                    st.error(str(exc))
+    return None
+
+
+def require_annotator() -> str:
+    """The signed-in annotator; otherwise a hint and stop the page."""
+    who = sign_in_sidebar()
+    if not who:
+        st.info("Sign in with your annotator name in the sidebar to label items.")
+        st.stop()
+    return who
+
+
+# ------------------------------------------------------------------------------------------
+# Cached reads (keyed on what changed)
+# ------------------------------------------------------------------------------------------
+
+_MODULES = {"views": views, "figures": figures, "annotation": ann}
+
+
+@st.cache_data(show_spinner=False, max_entries=128)
+def _cached(path: str, version: Any, module: str, name: str, args: tuple) -> Any:
+    with opened(path) as db:
+        return getattr(_MODULES[module], name)(db, *args)
+
+
+def cached_view(db, name: str, *args: Any, module: str = "views") -> Any:
+    """``module.name(db, *args)`` cached until the data change (``views.data_version``)."""
+    return _cached(db_path(), views.data_version(db), module, name, tuple(args))
+
+
+def cached_judgments(db, name: str, *args: Any, module: str = "figures") -> Any:
+    """Like :func:`cached_view` but keyed on the judgments change counter only (cheaper)."""
+    return _cached(db_path(), ("judgments", change_counter(db)), module, name, tuple(args))
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def cached_leaderboard(path: str, counter: int, source: str, n_boot: int, seed: int):
+    """Leaderboard for ``source`` at judgments-counter ``counter``: (Leaderboard|None, message)."""
+    with opened(path) as db:
+        records = figures.pairwise_records(db, source)
+    return figures.compute_leaderboard(records, n_boot=n_boot, seed=seed)
+
+
+# ------------------------------------------------------------------------------------------
+# Safe rendering of untrusted text
+# ------------------------------------------------------------------------------------------
+
+def untrusted(text: str, label: str | None = None) -> None:
+    """Render untrusted text (a book passage, a model answer) as escaped Markdown."""
+    if label:
+        st.caption(label)
+    st.markdown(views.escape_markdown(text) if text else "*(empty)*")
+
+
+def highlighted(markdown_safe: str) -> None:
+    """Render Markdown built by ``views.highlight_markdown`` (already escaped)."""
+    st.markdown(markdown_safe)

@@ -1,0 +1,128 @@
+"""Human labels: append-only with supersedes, queues with k annotations and seeded order."""
+
+from __future__ import annotations
+
+import pytest
+
+from browser_support import build_fixture_db
+from core import annotation as ann
+from core.errors import InputError
+from core.store import open_db
+
+
+@pytest.fixture
+def fdb(tmp_path):
+    path = tmp_path / "a.db"
+    ids = build_fixture_db(path)
+    db = open_db(path)
+    yield db, ids
+    db.conn.close()
+
+
+def test_sign_in_checks_name_and_code():
+    assert ann.check_sign_in("  alice ") == "alice"
+    assert ann.check_sign_in("bob", "c0de", "c0de") == "bob"
+    for bad in ("", "<script>", "x" * 41):
+        with pytest.raises(InputError):
+            ann.check_sign_in(bad)
+    with pytest.raises(InputError, match="access code"):
+        ann.check_sign_in("bob", "nope", "c0de")
+
+
+def test_review_supersedes_own_and_keeps_original(fdb):
+    db, ids = fdb
+    q = ids["generated"][0]
+    first = ann.submit_review(db, q, "alice", "accept", checklist={"answerable": True})
+    second = ann.submit_review(db, q, "alice", "edit", edited_question="Better question?")
+    other = ann.submit_review(db, q, "bob", "edit", edited_answer="A fix.")
+    rows = {r["id"]: r for r in db.query("select * from reviews")}
+    assert rows[second]["supersedes"] == first and rows[other]["supersedes"] is None
+    eff = ann.effective_reviews(db, q)
+    assert [r["id"] for r in eff] == [second, other]
+    original = db.execute("select question, status from questions where id = ?", [q]).fetchone()
+    assert "Fixture question" in original[0] and original[1] == "edited"
+    with pytest.raises(Exception, match="append-only"):
+        db.execute("update reviews set decision = 'reject' where id = ?", [first])
+    with pytest.raises(InputError):
+        ann.submit_review(db, q, "alice", "edit")          # an edit needs a text
+    with pytest.raises(InputError):
+        ann.submit_review(db, q, "alice", "maybe")
+
+
+def test_review_queue_k_annotations_and_progress(fdb):
+    db, ids = fdb
+    qs = ids["generated"]
+    ann.set_setting(db, "annotations_per_item", 2)
+    assert ann.required_annotations(db) == 2
+    queue = ann.review_queue(db, "alice", qs)
+    assert sorted(queue) == sorted(qs) and queue == ann.seeded_order(qs, 0)
+    ann.submit_review(db, queue[0], "alice", "accept")
+    assert queue[0] not in ann.review_queue(db, "alice", qs)
+    assert queue[0] in ann.review_queue(db, "bob", qs)            # still needs a 2nd label
+    ann.submit_review(db, queue[0], "bob", "reject")
+    assert queue[0] not in ann.review_queue(db, "carol", qs)      # k reached
+    assert str(ann.review_progress(db, "alice", qs)) == f"1 of {len(qs)} done"
+    ann.set_setting(db, "queue_seed", 5)
+    assert ann.review_queue(db, "dave", qs) == ann.seeded_order(
+        [q for q in qs if q != queue[0]], 5)
+
+
+def test_verdict_order_is_seeded_per_annotator_and_stored(fdb):
+    db, _ = fdb
+    items = ann.pairwise_items(db)
+    assert len(items) == 7 * 3
+    orders = {ann.blind_item(db, k, "alice")["order_shown"] for k in items}
+    assert orders == {"ab", "ba"}
+    item = ann.blind_item(db, items[0], "alice")
+    assert item == ann.blind_item(db, items[0], "alice")           # reproducible
+    assert (item["system_a"] < item["system_b"]) == (item["order_shown"] == "ab")
+    jid = ann.submit_verdict(db, item, "alice", "A", "clearer")
+    row = next(db.query("select * from judgments where id = ?", [jid]))
+    assert (row["rater"], row["rater_kind"], row["system_a"], row["order_shown"]) == (
+        "human:alice", "human", item["system_a"], item["order_shown"])
+    again = ann.submit_verdict(db, item, "alice", "B")
+    assert next(db.query("select supersedes from judgments where id = ?", [again]))[
+        "supersedes"] == jid
+    with pytest.raises(InputError):
+        ann.submit_verdict(db, item, "alice", "maybe")
+
+
+def test_verdict_queue_skip_and_undo(fdb):
+    db, _ = fdb
+    queue = ann.verdict_queue(db, "alice")
+    assert len(queue) == 21
+    first = ann.blind_item(db, queue[0], "alice")
+    ann.submit_verdict(db, first, "alice", "Equal")
+    second = ann.blind_item(db, queue[1], "alice")
+    ann.skip_item(db, second, "alice")
+    assert ann.verdict_queue(db, "alice")[0] == queue[2]
+    assert str(ann.verdict_progress(db, "alice")) == "2 of 21 done"
+    # A skip does not count towards k = 1; a verdict does.
+    assert queue[1] in ann.verdict_queue(db, "bob") and queue[0] not in ann.verdict_queue(db, "bob")
+    n = db["judgments"].count
+    undo = ann.undo_last(db, "alice")                     # withdraws the skip
+    assert db["judgments"].count == n + 1
+    assert next(db.query("select status, verdict from judgments where id = ?", [undo])) == {
+        "status": "withdrawn", "verdict": None}
+    assert queue[1] in ann.verdict_queue(db, "alice")
+    ann.undo_last(db, "alice")                            # withdraws the verdict
+    assert ann.verdict_queue(db, "alice")[0] == queue[0]
+    assert ann.undo_last(db, "alice") is None
+    assert ann.undo_last(db, "nobody") is None
+
+
+def test_resolve_dispute_and_queue(fdb):
+    db, ids = fdb
+    d = ids["disputes"]
+    assert ann.dispute_queue(db, "alice", d) == [int(x) for x in ann.seeded_order(
+        [str(x) for x in d], 0)]
+    first = ann.resolve_dispute(db, d[0], "alice", "model_wrong")
+    second = ann.resolve_dispute(db, d[0], "alice", "reference_wrong", corrected_answer="X")
+    assert next(db.query("select supersedes from dispute_resolutions where id = ?",
+                         [second]))["supersedes"] == first
+    assert d[0] not in ann.dispute_queue(db, "alice", d)
+    assert str(ann.dispute_progress(db, "alice", d)) == f"1 of {len(d)} done"
+    with pytest.raises(InputError):
+        ann.resolve_dispute(db, d[0], "alice", "dunno")
+    with pytest.raises(InputError):
+        ann.resolve_dispute(db, 999, "alice", "ambiguous")

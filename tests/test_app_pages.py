@@ -1,0 +1,166 @@
+"""AppTest smoke and flow tests of every page (app.py + pages/), on an empty and a fixture DB."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from browser_support import build_fixture_db
+from core.store import open_db
+
+ROOT = Path(__file__).resolve().parent.parent
+PAGES = ["app.py", *sorted(f"pages/{p.name}" for p in (ROOT / "pages").glob("[0-9]*.py"))]
+
+
+@pytest.fixture
+def fixture_db(tmp_path, monkeypatch) -> tuple[Path, dict]:
+    path = tmp_path / "app.db"
+    ids = build_fixture_db(path)
+    monkeypatch.setenv("WORKBENCH_DB", str(path))
+    monkeypatch.delenv("WORKBENCH_ACCESS_CODE", raising=False)
+    return path, ids
+
+
+@pytest.fixture
+def empty_db(tmp_path, monkeypatch) -> Path:
+    path = tmp_path / "empty.db"
+    monkeypatch.setenv("WORKBENCH_DB", str(path))
+    monkeypatch.delenv("WORKBENCH_ACCESS_CODE", raising=False)
+    return path
+
+
+def page(path: str, annotator: str | None = "alice") -> AppTest:
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60).run()
+    if annotator:
+        at.session_state["annotator"] = annotator
+    if path != "app.py":
+        at.switch_page(path)
+    return at.run()
+
+
+def ok(at: AppTest) -> AppTest:
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def count(path: Path, sql: str) -> int:
+    db = open_db(path)
+    try:
+        return db.execute(sql).fetchone()[0]
+    finally:
+        db.conn.close()
+
+
+def button(at: AppTest, label: str):
+    found = [b for b in at.button if b.label == label]
+    assert found, f"no button {label!r}: {[b.label for b in at.button]}"
+    return found[0]
+
+
+@pytest.mark.parametrize("path", PAGES)
+def test_every_page_renders_on_empty_db(empty_db, path):
+    at = ok(page(path))
+    if path == "app.py":
+        assert any("make run" in i.value for i in at.info)
+
+
+@pytest.mark.parametrize("path", PAGES)
+def test_every_page_renders_on_fixture_db(fixture_db, path):
+    ok(page(path))
+
+
+def test_sign_in_and_access_code(fixture_db, monkeypatch):
+    monkeypatch.setenv("WORKBENCH_ACCESS_CODE", "s3cret")
+    at = ok(page("pages/1_Review_questions.py", annotator=None))
+    assert any("Sign in" in i.value for i in at.info)
+    at.sidebar.text_input(key="sign_in_name").set_value("bob")
+    at.sidebar.text_input(key="sign_in_code").set_value("wrong")
+    ok(button(at, "Sign in").click().run())
+    assert at.session_state.get("annotator") is None
+    assert any("wrong access code" in e.value for e in at.error)
+    at.sidebar.text_input(key="sign_in_code").set_value("s3cret")
+    ok(button(at, "Sign in").click().run())
+    assert at.session_state["annotator"] == "bob"
+
+
+def test_submit_review_writes_one_row(fixture_db):
+    path, _ = fixture_db
+    at = ok(page("pages/1_Review_questions.py"))
+    [cb for cb in at.checkbox if cb.label.startswith("It is answerable")][0].check()
+    [r for r in at.radio if r.label == "Decision"][0].set_value("accept")
+    ok(button(at, "Submit review").click().run())
+    assert count(path, "select count(*) from reviews") == 1
+    assert count(path, "select count(*) from reviews where annotator = 'alice' and "
+                       "decision = 'accept'") == 1
+    # The queue moved on: the next question is another one, progress counts it.
+    assert any("1 of" in str(p.proto.text) for p in at.get("progress"))
+
+
+def test_resolve_dispute_writes_one_row_and_exports(fixture_db):
+    path, _ = fixture_db
+    at = ok(page("pages/2_NarrativeQA_disputes.py"))
+    [r for r in at.radio if r.label == "Resolution"][0].set_value("reference_wrong")
+    [t for t in at.text_input if t.label.startswith("Corrected reference")][0].set_value(
+        "The Reading Room of the British Museum.")
+    ok(button(at, "Save resolution").click().run())
+    assert count(path, "select count(*) from dispute_resolutions") == 1
+    labels = [b.label for b in at.get("download_button")]
+    assert labels == ["Download CSV", "Download JSONL"] or len(at.get("download_button")) == 2
+
+
+def test_side_by_side_verdict_writes_one_row_and_reveals_names_after(fixture_db):
+    path, _ = fixture_db
+    at = ok(page("pages/3_Side_by_side.py"))
+    shown = " ".join(m.value for m in at.markdown)
+    assert not re.search(r"fixture-[abc]", shown)  # system names hidden before the verdict
+    before = count(path, "select count(*) from judgments")
+    [r for r in at.radio if r.label == "Which answer is better?"][0].set_value("A")
+    ok(button(at, "Submit verdict").click().run())
+    assert count(path, "select count(*) from judgments") == before + 1
+    assert count(path, "select count(*) from judgments where rater = 'human:alice' "
+                       "and verdict = 'A' and order_shown in ('ab', 'ba')") == 1
+    assert any("A was" in s.value for s in at.success)
+    ok(button(at, "Undo my last verdict").click().run())
+    assert count(path, "select count(*) from judgments") == before + 2
+    assert count(path, "select count(*) from judgments where status = 'withdrawn'") == 1
+
+
+def _comparisons(at: AppTest) -> int:
+    for m in at.markdown:
+        found = re.search(r"(\d+) comparisons", m.value)
+        if found:
+            return int(found.group(1))
+    raise AssertionError("no leaderboard summary on the page")
+
+
+def test_leaderboard_reflects_new_verdict(fixture_db):
+    lb = ok(page("pages/5_Leaderboard.py"))
+    n0 = _comparisons(lb)
+    sbs = ok(page("pages/3_Side_by_side.py"))
+    [r for r in sbs.radio if r.label == "Which answer is better?"][0].set_value("B")
+    ok(button(sbs, "Submit verdict").click().run())
+    lb.run()
+    assert _comparisons(ok(lb)) == n0 + 1
+
+
+def test_agreement_opens_a_disagreement_in_browse(fixture_db):
+    path, _ = fixture_db
+    sbs = ok(page("pages/3_Side_by_side.py"))
+    [r for r in sbs.radio if r.label == "Which answer is better?"][0].set_value("None")
+    ok(button(sbs, "Submit verdict").click().run())
+    at = ok(page("pages/4_Agreement.py"))
+    table = at.dataframe[0].value
+    assert {"human:alice", "auto:fixture-sxs"} <= set(table["rater_a"]) | set(table["rater_b"])
+    assert len(at.get("plotly_chart")) >= 1
+    at.session_state["browse_question"] = "gen-0"
+    at.switch_page("pages/6_Browse.py").run()
+    ok(at)
+    assert any("gen-0" in c.value for c in at.caption)
+
+
+def test_browse_shows_answers_and_verdicts(fixture_db):
+    at = ok(page("pages/6_Browse.py"))
+    assert any(s.value.startswith("Answers (3)") for s in at.subheader)

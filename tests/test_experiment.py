@@ -1,0 +1,173 @@
+"""Experiments: the offline demo end to end, dry run, reruns, and bad input before any request."""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from core.errors import ConfigError, ContextTooLongError, InputError
+from core.experiment import report, run_experiment
+from core.llm import catalog
+from core.llm.scripted import call_count, set_script
+from core.store import table_counts
+from test_systems import seed
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def config(**over):
+    """A small scripted experiment over the seeded story."""
+    cfg = {
+        "name": "t", "seed": 1, "c": 10, "data": {"origin": "narrativeqa"},
+        "systems": [{"name": "s-none", "kind": "none", "model": "scripted:ans"},
+                    {"name": "s-full", "kind": "full", "model": "scripted:ans"}],
+        "judges": [{"name": "ais", "kind": "autoais", "model": "scripted:judge", "context": "rag",
+                    "tokens": 900},
+                   {"name": "sbs", "kind": "side_by_side", "model": "scripted:judge",
+                    "context": "none", "both_orders": True}],
+    }
+    cfg.update(over)
+    return cfg
+
+
+def scripts():
+    set_script("ans", lambda r: "Orion." if r.context else "I don't know.")
+
+    def judge(r):
+        if r.task == "support":
+            return json.dumps({"verdict": "yes" if "Orion" in r.fields["answer"] else "no",
+                               "evidence": ["a telescope named Orion"]})
+        a, b = r.fields["answer_a"], r.fields["answer_b"]
+        return json.dumps({"verdict": "A" if "Orion" in a else "B" if "Orion" in b else "None"})
+    set_script("judge", judge)
+
+
+def test_scripted_experiment_runs_reports_and_resumes(db):
+    seed(db)
+    scripts()
+    summary = run_experiment(db, config(), progress=False)
+    assert summary["answers"] == {"answered": 4, "errors": 0}
+    assert summary["judges"]["sbs"]["judged"] == 4           # 2 questions x 1 pair x 2 orders
+    rep = report(db, "t")
+    acc = {r["system"]: r for r in rep["accuracy"]["ais"]}
+    assert acc["s-full"]["accuracy"] == 1.0 and acc["s-none"]["accuracy"] == 0.0
+    assert acc["s-full"]["ci_low"] < 1.0 and acc["s-full"]["interval"] == "Wilson"
+    board = rep["ranking"]["sbs"]
+    assert board["systems"][0]["name"] == "s-full"
+    assert rep["position_consistency"]["sbs"]["n_pairs"] == 2
+    n_calls = call_count("judge")
+    again = run_experiment(db, config(), progress=False)
+    assert again["answers"]["answered"] == 0 and call_count("judge") == n_calls
+
+
+def test_dry_run_sends_and_writes_nothing(db):
+    seed(db)
+    scripts()
+    before = table_counts(db)
+    plan = run_experiment(db, config(), dry_run=True, progress=False)
+    assert plan["answer_calls"] == 4
+    assert plan["judge_calls"] == 2 * 2 + 2 * 2             # absolute: 2 systems; sbs: 1 pair x 2
+    assert plan["input_tokens"] > 0
+    assert table_counts(db) == before and call_count("ans") == 0
+
+
+@pytest.mark.parametrize("change, error, match", [
+    ({"systems": [{"name": "x", "kind": "psychic", "model": "scripted:ans"}]}, ConfigError,
+     "unknown system kind"),
+    ({"judges": [{"name": "j", "kind": "vibes", "model": "scripted:judge"}]}, ConfigError,
+     "unknown judge kind"),
+    ({"systems": [{"name": "x", "kind": "none", "model": "nosuch:model"},
+                  {"name": "y", "kind": "none", "model": "scripted:ans"}]}, ConfigError,
+     "unknown model"),
+    ({"systems": [{"name": "x", "kind": "none", "model": "openai:gpt-4o"},
+                  {"name": "y", "kind": "none", "model": "scripted:ans"}]}, ConfigError,
+     "no key"),
+    ({"data": {"documents": ["no-such-book"]}}, InputError, "no questions"),
+    ({"tournament": {"judges": ["ais"]}}, ConfigError, "not a pairwise judge"),
+])
+def test_bad_input_fails_before_any_request_and_writes_nothing(db, monkeypatch, change, error,
+                                                               match):
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.setenv("WORKBENCH_ENV_FILE", "/nonexistent/.env")
+    seed(db)
+    scripts()
+    before = table_counts(db)
+    with pytest.raises(error, match=match):
+        run_experiment(db, config(**change), progress=False)
+    assert table_counts(db) == before
+    assert call_count("ans") == 0 and call_count("judge") == 0
+
+
+def test_missing_book_and_window_fail_first(db):
+    seed(db)
+    scripts()
+    from core.store import utcnow
+
+    now = utcnow()
+    db["documents"].insert({"id": "gone", "kind": "story-missing", "source": "narrativeqa",
+                            "text": "", "n_chars": 0, "n_tokens": 0, "sha256": "",
+                            "created_at": now, "updated_at": now})
+    db.execute("update questions set document_id = 'gone', context_document_id = 'gone' "
+               "where id = 'q2'")
+    before = table_counts(db)
+    with pytest.raises(InputError, match="not in the store"):
+        run_experiment(db, config(), progress=False)
+    db.execute("update questions set document_id = 's1', context_document_id = 's1' "
+               "where id = 'q2'")
+    catalog.configure("scripted", default_context_window=1500)
+    try:
+        with pytest.raises(ContextTooLongError):
+            run_experiment(db, config(), progress=False)
+    finally:
+        catalog.reset_configuration("scripted")
+    assert table_counts(db) == before and call_count("ans") == 0
+
+
+def test_toml_syntax_error(tmp_path, db):
+    bad = tmp_path / "bad.toml"
+    bad.write_text('name = "x"\n[[systems]\nkind = "none"\n', encoding="utf-8")
+    with pytest.raises(ConfigError, match="TOML syntax error.*line 2"):
+        run_experiment(db, bad)
+    with pytest.raises(InputError, match="no such experiment file"):
+        run_experiment(db, tmp_path / "missing.toml")
+
+
+def test_shipped_experiments_parse():
+    from core.experiment import load_experiment
+
+    for path in sorted((ROOT / "experiments").glob("*.toml")):
+        exp = load_experiment(path)
+        assert exp.systems and exp.judges, path
+
+
+def test_offline_demo_end_to_end(tmp_path):
+    """The shipped offline experiment on the bundled NarrativeQA demo, through the CLI."""
+    from core.importers.narrativeqa import import_narrativeqa
+    from core.store import open_db
+
+    db_path = tmp_path / "demo.db"
+    db = open_db(db_path)
+    import_narrativeqa(db, ROOT / "demo" / "narrativeqa")
+    db.conn.close()
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    run = subprocess.run([sys.executable, "-m", "core", "--db", str(db_path), "run",
+                          "experiments/demo_offline.toml", "--no-progress"], cwd=ROOT, env=env,
+                         capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr
+    out = subprocess.run([sys.executable, "-m", "core", "--db", str(db_path), "report",
+                          "demo_offline", "--json"], cwd=ROOT, env=env, capture_output=True,
+                         text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    rep = json.loads(out.stdout)
+    board = rep["ranking"]["sbs-lexical"]["systems"]
+    assert len(board) == 4 and all(r["ci_low"] <= r["beta"] <= r["ci_high"] for r in board)
+    assert board[-1]["name"] == "extractive/none"            # the closed-book baseline abstains
+    assert rep["disputes"]["n"] > 0
+    assert rep["accuracy"]["autoais-lexical"][0]["ci_high"] is not None
+    text = subprocess.run([sys.executable, "-m", "core", "--db", str(db_path), "report",
+                           "demo_offline"], cwd=ROOT, env=env, capture_output=True, text=True,
+                          timeout=120)
+    assert "Bradley-Terry ranking by sbs-lexical" in text.stdout

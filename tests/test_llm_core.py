@@ -1,0 +1,214 @@
+"""Model layer without network: offline baselines, scripted provider, cache, cost, keys, CLI."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from core.errors import ConfigError, ContextTooLongError
+from core.llm import (LLMRequest, complete, complete_many, context_window, estimate_cost,
+                      fits_context, model_available)
+from core.llm.cost import call_cost, cost_totals
+from core.llm.scripted import call_count, set_script
+from core.llm.types import NeedsRealModelError, ProviderCallError
+
+BOOK = ("Mr. Smith went to Paris in 1920. He saw the Eiffel Tower there. "
+        "Later he married Anna, a painter from Lyon. They had two children, Paul and Marie. "
+        "Paul became a sailor and drowned off Brest. Marie ran the family bakery.")
+
+
+def offline(model: str, task: str, **fields) -> dict:
+    resp = complete(None, LLMRequest(model=f"offline:{model}", task=task, fields=fields))
+    return json.loads(resp.text) if task != "answer" else resp
+
+
+def test_extractive_answers_from_the_best_sentences():
+    resp = offline("extractive", "answer", question="Whom did Smith marry?", context=BOOK)
+    assert "married Anna" in resp.text and resp.finish_reason == "stop"
+    assert all(BOOK[s:e] in resp.text for s, e, _ in resp.raw["sentences"])
+
+
+def test_extractive_abstains_without_context_or_match():
+    resp = offline("extractive", "answer", question="Whom did Smith marry?", context="")
+    assert resp.finish_reason == "abstained" and "abstain" in resp.text
+    resp = offline("extractive", "answer", question="quantum chromodynamics?", context=BOOK)
+    assert resp.finish_reason == "abstained"
+
+
+def test_lexical_support_with_verbatim_evidence():
+    yes = offline("lexical", "support", question="What happened to Paul?",
+                  answer="Paul drowned off Brest", context=BOOK)
+    # A = {paul, drown, brest} all in one window, Q = {happen} absent: (3 + 0) / (3 + 0.5)
+    assert yes["verdict"] == "yes" and yes["score"] == pytest.approx(3 / 3.5, abs=1e-4)
+    assert yes["evidence"] and all(q in BOOK for q in yes["evidence"])
+    no = offline("lexical", "support", question="What happened to Paul?",
+                 answer="Paul became a famous astronaut on Mars", context=BOOK)
+    assert no["verdict"] == "no" and no["evidence"] == [] and no["score"] < 0.75
+
+
+def test_lexical_compare_and_none_when_neither_supported():
+    r = offline("lexical", "compare", question="Who ran the bakery?", answer_a="Anna",
+                answer_b="Marie ran the bakery", context=BOOK)
+    assert r["verdict"] == "B" and any("bakery" in q for q in r["evidence"])
+    r = offline("lexical", "compare", question="Who?", answer_a="a dragon", answer_b="the moon",
+                context=BOOK)
+    assert r["verdict"] == "None"
+
+
+def test_lexical_reference_tasks_use_token_f1():
+    assert offline("lexical", "match_reference", question="q", answer="Anna the painter",
+                   references=["Anna, a painter"])["verdict"] == "yes"
+    r = offline("lexical", "compare_reference", question="q", answer_a="Paris",
+                answer_b="Lyon", references=["In Paris"])
+    assert r["verdict"] == "A"
+    r = offline("lexical", "compare_reference", question="q", answer_a="Paris",
+                answer_b="Paris", references=["Paris"])
+    assert r["verdict"] == "Equal"
+
+
+def test_similarity_rater_tfidf_fallback(monkeypatch):
+    from core.llm import similarity
+
+    assert similarity.embedder_name() in ("tfidf-char-2-4", "all-MiniLM-L6-v2")
+    r = offline("similarity", "match_reference", question="q", answer="Anna, the painter",
+                references=["Anna, a painter from Lyon"])
+    assert r["verdict"] == "yes" and r["score"] >= similarity.match_threshold()
+    r = offline("similarity", "compare_reference", question="q", answer_a="a sailor",
+                answer_b="a baker", references=["he was a sailor"])
+    assert r["verdict"] == "A"
+    r = offline("similarity", "support", question="Who ran the bakery?",
+                answer="Marie ran the family bakery", context=BOOK)
+    assert r["verdict"] == "yes" and all(q in BOOK for q in r["evidence"])
+
+
+def test_tfidf_cosine_matches_sklearn_reference():
+    from sklearn.feature_extraction.text import TfidfVectorizer
+    from sklearn.metrics.pairwise import cosine_similarity
+
+    from core.llm.similarity import _embedder, cosine_to
+
+    if _embedder() is not None:
+        pytest.skip("embeddings installed")
+    docs = ["the red fox", "a red fox jumps", "blue whale"]
+    m = TfidfVectorizer(analyzer="char_wb", ngram_range=(2, 4), sublinear_tf=True).fit_transform(docs)
+    assert cosine_to(docs[0], docs[1:]) == pytest.approx(cosine_similarity(m[0], m[1:])[0])
+
+
+def test_offline_refuses_llm_only_tasks_and_missing_fields():
+    with pytest.raises(NeedsRealModelError, match="needs a real model"):
+        complete(None, LLMRequest(model="offline:lexical", task="generate_questions"))
+    with pytest.raises(NeedsRealModelError):
+        complete(None, LLMRequest(model="offline:extractive", task="translate"))
+    with pytest.raises(ConfigError, match="missing fields"):
+        complete(None, LLMRequest(model="offline:lexical", task="support", fields={}))
+    with pytest.raises(ConfigError):
+        complete(None, LLMRequest(model="offline:nope", task="answer", fields={"question": "q"}))
+
+
+def test_scripted_provider_function_table_and_failures(db):
+    set_script("judge", lambda r: '{"verdict": "yes"}' if "good" in r.prompt else '{"verdict": "no"}')
+    out = complete_many(db, [LLMRequest(model="scripted:judge", prompt=p) for p in ("good", "bad")])
+    assert [json.loads(r.text)["verdict"] for r in out] == ["yes", "no"]
+    assert call_count("judge") == 2
+    set_script("table", {"hi": "hello"})
+    assert complete(db, LLMRequest(model="scripted:table", prompt="hi")).text == "hello"
+
+    def flaky(r):
+        raise ProviderCallError("bad_request", "scripted failure")
+    set_script("flaky", flaky)
+    resp = complete(db, LLMRequest(model="scripted:flaky", prompt="x"), raise_on_error=False)
+    assert resp.error_kind == "bad_request"
+    with pytest.raises(ConfigError, match="no script"):
+        complete(db, LLMRequest(model="scripted:missing", prompt="x"))
+
+
+def test_request_validation_and_cache_key():
+    with pytest.raises(ConfigError):
+        LLMRequest(model="gpt-4o")
+    a = LLMRequest(model="openai:gpt-4o", prompt="p", purpose="x", tags={"judge": "j"})
+    b = LLMRequest(model="openai:gpt-4o", prompt="p")
+    assert a.cache_key() == b.cache_key()  # labels are not part of the key
+    assert a.cache_key() != LLMRequest(model="openai:gpt-4o", prompt="p", temperature=0.5).cache_key()
+    assert a.cache_key() != LLMRequest(model="openai:gpt-4o-mini", prompt="p").cache_key()
+
+
+def test_context_windows():
+    assert context_window("openai:gpt-4o-mini") == 128000
+    assert context_window("offline:extractive") == 0
+    big = LLMRequest(model="openai:gpt-4o-mini", prompt="q", context="word " * 200_000)
+    assert not fits_context("openai:gpt-4o-mini", big)
+    assert fits_context("google:gemini-2.5-flash", big)
+    from core.llm.windows import check_context
+
+    with pytest.raises(ContextTooLongError, match="exceeds the context window"):
+        check_context(big)
+
+
+def test_cost_formula_by_hand():
+    # gpt-4o-mini: input 0.15, cached 0.075, output 0.60 per 1M
+    # 1000 in (400 cached) + 100 out: (600*0.15 + 400*0.075 + 100*0.6)/1e6 = 1.8e-4
+    assert call_cost("openai:gpt-4o-mini", 1000, 100, 400) == pytest.approx(1.8e-4)
+    assert call_cost("openai:gpt-4o-mini", 1000, 100, 400, batch=True) == pytest.approx(0.9e-4)
+    # claude-haiku-4-5: 1000 in = 500 read + 300 written + 200 plain, 10 out
+    # (200*1 + 500*0.1 + 300*1.25 + 10*5)/1e6 = 6.75e-4
+    assert call_cost("anthropic:claude-haiku-4-5", 1000, 10, 500, 300) == pytest.approx(6.75e-4)
+    assert call_cost("offline:lexical", 10**6, 10**6) == 0.0
+
+
+def test_estimate_counts_cached_context_and_cache_hits(db):
+    from core.llm.tokens import count_tokens
+
+    ctx = "The long book text. " * 500
+    reqs = [LLMRequest(model="openai:gpt-4o-mini", prompt=f"q{i}", context=ctx, max_tokens=100)
+            for i in range(3)]
+    est = estimate_cost(reqs)
+    assert est["calls"] == 3 and est["output_tokens"] == 300
+    assert est["cached_tokens"] == 2 * count_tokens(ctx)
+    assert est["cost_usd"] > 0 and est["requests_to_send"] == 3
+    set_script("cheap", lambda r: "ok")
+    assert estimate_cost([LLMRequest(model="scripted:cheap", prompt="x")], db)["cost_usd"] == 0
+
+
+def test_cost_totals_per_system_and_judge(db):
+    from core.store import utcnow
+
+    db["runs"].insert({"id": "r", "kind": "judge", "started_at": utcnow()})
+    set_script("s", lambda r: "reply")
+    complete_many(db, [LLMRequest(model="scripted:s", prompt="a", tags={"system": "sysA"}),
+                       LLMRequest(model="scripted:s", prompt="b", tags={"judge": "j1"}),
+                       LLMRequest(model="scripted:s", prompt="c", tags={"judge": "j1"})],
+                  run_id="r")
+    totals = cost_totals(db, "r")
+    judges = {row["group"]: row["calls"] for row in totals["judge"]}
+    assert judges["j1"] == 2 and {r["group"]: r["calls"] for r in totals["system"]}["sysA"] == 1
+    assert db.execute("select n_calls from runs").fetchone()[0] == 3
+
+
+def test_unknown_run_and_provider():
+    with pytest.raises(ConfigError, match="unknown provider"):
+        complete(None, LLMRequest(model="nosuch:model", prompt="x"))
+    assert model_available("nosuch:model")[0] is False
+
+
+def test_keys_env_dotenv_and_redaction(monkeypatch, tmp_path):
+    from core.llm.keys import get_key, redact
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("ZZ_TEST_KEY", raising=False)
+    assert get_key("ZZ_TEST_KEY") is None
+    (tmp_path / ".env").write_text("ZZ_TEST_KEY=secret-value-123456\n")
+    assert get_key("ZZ_TEST_KEY") == "secret-value-123456"
+    assert redact("error: secret-value-123456 rejected") == "error: [redacted] rejected"
+    assert "sk-" not in redact("key sk-abcdefghijklmnopqrstuvwx failed")
+    assert redact("risk-assessment of the ring-bearer") == "risk-assessment of the ring-bearer"
+
+
+def test_models_and_cost_cli(db_path, capsys):
+    from core.__main__ import main
+
+    assert main(["--db", str(db_path), "models", "--json"]) == 0
+    models = {m["model"]: m for m in json.loads(capsys.readouterr().out)}
+    assert models["offline:extractive"]["available"] is True
+    assert main(["--db", str(db_path), "cost", "--json"]) == 0
+    assert set(json.loads(capsys.readouterr().out)) == {"run", "system", "judge", "model"}

@@ -1,0 +1,137 @@
+"""Views and figures: safe text, overview, details, tallies, agreement and leaderboard tables."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from browser_support import build_fixture_db
+from core import annotation as ann
+from core import figures, views
+from core.store import open_db
+
+
+@pytest.fixture
+def fdb(tmp_path):
+    path = tmp_path / "v.db"
+    ids = build_fixture_db(path)
+    db = open_db(path)
+    yield db, ids
+    db.conn.close()
+
+
+def test_escape_markdown_neutralises_markup():
+    evil = "<script>alert(1)</script> ![x](http://127.0.0.1:9/p.png) [l](javascript:x) $x$ :red[a]"
+    out = views.escape_markdown(evil)
+    for char in "<>[]()!$:":
+        assert re.search(r"(?<!\\)" + re.escape(char), out) is None, char
+    assert out.replace("\\", "") == evil          # nothing lost, only escaped
+    hl = views.highlight_markdown("Soames met *Soames*.", ["soames"])
+    assert hl.count("**") == 4 and "\\*" in hl
+
+
+def test_overview_and_empty(fdb, db):
+    assert views.overview(db)["empty"] is True
+    fixture, _ = fdb
+    ov = views.overview(fixture)
+    assert not ov["empty"] and ov["counts"]["questions"] == 7
+    assert ov["attention"]["disputes without a resolution"] == 3
+    assert ov["attention"]["questions pending review"] == 4
+
+
+def test_question_detail_has_entity_passages_and_documents(fdb):
+    db, ids = fdb
+    d = views.question_detail(db, ids["generated"][0])
+    assert d["entity"]["name"] == "Soames" and d["passages"]
+    assert any("**Soames**" in p["markdown"] for p in d["passages"])
+    assert [x["id"] for x in d["documents"]] == [ids["document_id"]]
+    ann.submit_review(db, ids["generated"][0], "a", "accept", checklist={"answerable": True})
+    ann.submit_review(db, ids["generated"][0], "b", "reject", checklist={"answerable": True})
+    agree = views.question_detail(db, ids["generated"][0])["review_agreement"]
+    assert agree["pairwise_agreement"]["decision"] == 0 and \
+        agree["pairwise_agreement"]["answerable"] == 1
+
+
+def test_dispute_detail_tally_and_export(fdb):
+    db, ids = fdb
+    d = views.dispute_detail(db, ids["disputes"][0])
+    assert d["gt"]["verdict"] == "no" and d["ctx"]["verdict"] == "yes"
+    assert [e["verified"] for e in d["ctx"]["evidence"]] == [True, False]
+    assert len(d["references"]) >= 1
+    ann.resolve_dispute(db, ids["disputes"][0], "a", "reference_wrong", corrected_answer="Fixed.")
+    ann.resolve_dispute(db, ids["disputes"][1], "a", "model_wrong")
+    t = views.dispute_tally(db)
+    assert t["counts"]["reference_wrong"] == 1 and t["reference_wrong_share"] == 0.5
+    assert 0 < t["ci"][0] < 0.5 < t["ci"][1] < 1
+    frame = views.corrected_references(db)
+    assert frame["corrected_answer"].tolist() == ["Fixed."]
+    line = json.loads(views.export_bytes(frame, "jsonl").decode().splitlines()[0])
+    assert line["corrected_answer"] == "Fixed." and isinstance(line["original_answers"], list)
+    assert b"Fixed." in views.export_bytes(frame, "csv")
+
+
+def test_search_context_and_auto_verdicts_in_shown_order(fdb):
+    db, ids = fdb
+    docs = dict(views.searchable_documents(db, ids["narrativeqa"][0]))
+    assert ids["document_id"] in docs and f"{ids['document_id']}#summary" in docs
+    hits = views.search_context(db, ids["document_id"], "Soames poet", k=3)
+    assert hits and "**" in hits[0]["markdown"]
+    key = ann.pair_key(ids["generated"][1], "fixture-a", "fixture-b")
+    item = ann.blind_item(db, key, "alice")
+    shown = views.auto_verdicts_shown(db, item)
+    # gen-1 (question index 4): fixture-a beats fixture-b in both orders -> named A when a first.
+    expected = "A" if item["system_a"] == "fixture-a" else "B"
+    assert set(shown["verdict (as shown)"]) == {expected}
+
+
+def test_leaderboard_and_accuracy(fdb):
+    db, _ = fdb
+    recs = figures.pairwise_records(db, "auto")
+    assert len(recs) == 42 and figures.pairwise_records(db, "human").empty
+    lb, why = figures.compute_leaderboard(recs, n_boot=50)
+    assert why == "" and lb.table["name"].tolist()[0] == "fixture-a"
+    assert figures.forest_figure(lb).layout.title.text
+    assert figures.matrix_figure(lb.win_rate, "t", "v").layout.xaxis.title.text
+    none, why = figures.compute_leaderboard(figures.pairwise_records(db, "human"))
+    assert none is None and why
+    acc = figures.autoais_accuracy(db)
+    assert set(acc["rater"]) == {"auto:fixture-ais", "auto:fixture-gt", "auto:fixture-ctx"}
+    assert (acc["ci_low"] <= acc["accuracy"]).all() and (acc["accuracy"] <= acc["ci_high"]).all()
+
+
+def test_agreement_views(fdb):
+    db, _ = fdb
+    for key in ann.verdict_queue(db, "alice")[:6]:
+        item = ann.blind_item(db, key, "alice")
+        ann.submit_verdict(db, item, "alice", "A")
+        ann.submit_verdict(db, ann.blind_item(db, key, "bob"), "bob", "A")
+    ov = figures.agreement_overview(db, "pairwise")
+    pairs = set(zip(ov["table"]["rater_a"], ov["table"]["rater_b"]))
+    assert ("auto:fixture-sxs", "human:alice") in pairs
+    assert ov["humans"]["items"] == 6 and ov["humans"]["raters"] == 2
+    cons = ov["consistency"].set_index("rater")
+    # Question nqa-1 has an Equal in one order only: 3 of 21 pairs are inconsistent.
+    assert cons.loc["auto:fixture-sxs", "items in both orders"] == 21
+    assert cons.loc["auto:fixture-sxs", "position inconsistency"] == pytest.approx(3 / 21)
+    pv = figures.rater_pair_view(db, "pairwise", "human:alice", "auto:fixture-sxs")
+    assert pv["overall"]["n"] == 6
+    assert len(pv["disagreements"]) == 6 - (pv["both"]["a"] == pv["both"]["b"]).sum()
+    assert figures.confusion_figure(pv["both"], "human:alice", "auto:fixture-sxs").data
+    absolute = figures.agreement_overview(db, "absolute")
+    assert absolute["n_verdicts"] == 21 + 6
+
+
+def test_experiment_config_is_valid(fdb):
+    from core.experiment import load_experiment
+
+    cfg = views.experiment_config(name="t", origin="narrativeqa", c=5, seed=1,
+                                  answer_model="offline:extractive", contexts=["none", "rag"],
+                                  judge_kinds=["autoais", "reference_absolute", "side_by_side"],
+                                  judge_model="offline:lexical")
+    exp = load_experiment(cfg)
+    assert [s.name for s in exp.systems] == ["extractive/none", "extractive/rag"]
+    assert exp.grounding and exp.pairwise_judges
+    models = views.model_choices()
+    assert models.iloc[0]["available"] and "offline:lexical" in set(models["model"])

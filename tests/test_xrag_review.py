@@ -1,0 +1,101 @@
+"""XRAG quality control: the checklist, the Sufficient filter, edits and label distribution."""
+
+from __future__ import annotations
+
+import pytest
+
+from core.errors import InputError
+from core.store import rows
+from core.xrag_articles import import_articles, import_single_qas, pair_articles
+from core.xrag_build import compose_baseline
+from core.xrag_review import CHECKLIST_FIELDS, apply_review, label_distribution
+
+OK = {"intelligible": True, "answerable": True, "answer_correct": True,
+      "support_a": "Some", "support_b": "Some"}
+
+
+@pytest.fixture
+def items(db, demo_dir):
+    import_articles(db, demo_dir / "xrag" / "articles.jsonl", source="xquad")
+    import_single_qas(db, demo_dir / "xrag" / "qas.jsonl")
+    pair_articles(db, min_shared=1)
+    compose_baseline(db, per_pair=1)
+    return db, [r["id"] for r in rows(db, "select id from questions where parent_id is null "
+                                          "and origin = 'xrag' order by id")]
+
+
+def test_checklist_spec_has_guideline_fields():
+    names = [f["name"] for f in CHECKLIST_FIELDS]
+    assert names == ["intelligible", "answerable", "answer_correct", "correction", "support_a",
+                     "support_b"]
+    assert CHECKLIST_FIELDS[4]["choices"] == ["Sufficient", "Some", "None"]
+
+
+def test_sufficient_discards_question_and_translations(items):
+    db, ids = items
+    out = apply_review(db, ids[0], "ann", {**OK, "support_b": "Sufficient"})
+    assert out["status"] == "discarded" and "article B alone" in out["reason"]
+    q = rows(db, "select status, metadata from questions where id = ?", [ids[0]])[0]
+    assert q["status"] == "discarded" and "Sufficient" in q["metadata"]["status_reason"]
+    kids = rows(db, "select status from questions where parent_id = ?", [ids[0]])
+    assert len(kids) == 4 and {k["status"] for k in kids} == {"discarded"}
+    review = rows(db, "select * from reviews where question_id = ?", [ids[0]])[0]
+    assert review["decision"] == "reject" and review["checklist"]["support_b"] == "Sufficient"
+
+
+def test_any_annotators_sufficient_keeps_it_discarded(items):
+    db, ids = items
+    apply_review(db, ids[1], "ann", {**OK, "support_a": "Sufficient"})
+    assert apply_review(db, ids[1], "bob", OK)["status"] == "discarded"
+    # ann changes her mind: a superseding row, the old one is kept (append-only)
+    assert apply_review(db, ids[1], "ann", OK)["status"] == "accepted"
+    revs = rows(db, "select annotator, supersedes from reviews where question_id = ? order by id",
+                [ids[1]])
+    assert [r["annotator"] for r in revs] == ["ann", "bob", "ann"]
+    assert revs[2]["supersedes"] is not None
+
+
+def test_correction_and_rejection(items):
+    db, ids = items
+    out = apply_review(db, ids[2], "ann", {**OK, "answer_correct": False, "correction": "42"})
+    assert out["status"] == "edited"
+    q = rows(db, "select answers, metadata from questions where id = ?", [ids[2]])[0]
+    assert q["answers"] == ["42"] and q["metadata"]["original_answers"]
+    with pytest.raises(InputError, match="corrected answer"):
+        apply_review(db, ids[3], "ann", {**OK, "answer_correct": False})
+    assert apply_review(db, ids[3], "ann", {**OK, "intelligible": False})["status"] == "rejected"
+
+
+def test_translation_review_edits(items):
+    db, ids = items
+    tid = f"{ids[0]}.de"
+    out = apply_review(db, tid, "ann", {"translation_ok": False, "edited_question": "Neu?"})
+    assert out["status"] == "edited"
+    assert rows(db, "select question from questions where id = ?", [tid])[0]["question"] == "Neu?"
+
+
+@pytest.mark.parametrize("bad,msg", [
+    ({**OK, "support_a": "Maybe"}, "must be one of"),
+    ({**OK, "intelligible": "yes"}, "true or false"),
+    ({**OK, "colour": "red"}, "unknown checklist fields"),
+    ({k: v for k, v in OK.items() if k != "support_b"}, "required"),
+])
+def test_bad_checklists_are_refused_without_writing(items, bad, msg):
+    db, ids = items
+    with pytest.raises(InputError, match=msg):
+        apply_review(db, ids[0], "ann", bad)
+    assert db["reviews"].count == 0
+
+
+def test_label_distribution(items):
+    db, ids = items
+    apply_review(db, ids[0], "ann", {**OK, "support_a": "Sufficient"})
+    apply_review(db, ids[1], "ann", OK)
+    apply_review(db, ids[2], "ann", {**OK, "support_b": "None", "answerable": False})
+    dist = label_distribution(db)
+    assert dist["n_reviews"] == 3 and dist["discarded_sufficient"] == 1
+    assert dist["fields"]["support_a"] == {"Sufficient": 1, "Some": 2}
+    assert dist["fields"]["support_b"] == {"Some": 2, "None": 1}
+    assert dist["fields"]["answerable"] == {"yes": 2, "no": 1}
+    assert dist["fields"]["either_sufficient"] == {"yes": 1, "no": 2}
+    assert dist["status"]["discarded"] == 1 and dist["status"]["rejected"] == 1
