@@ -3,6 +3,13 @@
 Steps (each idempotent, each reported with its time):
 1. NarrativeQA sample (official layout) from ``demo/narrativeqa``.
 2. The bundled book(s) from ``demo/books``.
+3. Entities of every full text (built-in proper-noun extractor) and long-span questions from the
+   offline ``baseline:entity-cooccurrence`` generator (named as a baseline; no LLM).
+4. The offline NarrativeQA experiment ``experiments/demo_offline.toml``: extractive answerers with
+   no / retrieval / full / summary context, lexical and similarity raters, a side-by-side
+   tournament in both orders, and the disputes between ground-truth and context raters.
+5. The XRAG demo on the bundled XQuAD sample (offline answerer, rule-based judge panel).
+6. The EXAM demo on the bundled TREC CAR Y3 sample.
 """
 
 from __future__ import annotations
@@ -37,4 +44,40 @@ def build_demo(db: sqlite_utils.Database, demo_dir: Path | None = None, *, quick
     step("books", lambda: [r["id"] for r in import_books(db, demo_dir / "books")])
     if quick:
         return summary
+
+    from core.experiment import run_experiment
+    from core.exam import build_demo as build_exam_demo
+    from core.generate import generate_questions
+    from core.xrag import build_demo as build_xrag_demo
+
+    def generate_all() -> dict[str, Any]:
+        full_texts = [r[0] for r in db.execute(
+            "select id from documents where kind in ('book', 'story') order by id")]
+        out = {}
+        for doc_id in full_texts:
+            out[doc_id] = generate_questions(db, doc_id, "baseline", n_entities=8,
+                                             per_entity=2, progress=False)["kept"]
+        return out
+
+    step("generated_questions", generate_all)
+    step("experiment", lambda: _experiment_summary(
+        run_experiment(db, DEMO_EXPERIMENT, progress=progress)))
+    step("xrag", lambda: _short(build_xrag_demo(db, demo_dir)))
+    step("exam", lambda: _short(build_exam_demo(db, demo_dir)))
     return summary
+
+
+DEMO_EXPERIMENT = Path(__file__).resolve().parent.parent / "experiments" / "demo_offline.toml"
+
+
+def _experiment_summary(result: dict[str, Any]) -> dict[str, Any]:
+    keep = ("name", "n_questions", "answers", "judgments", "disputes", "calls")
+    return {k: v for k, v in result.items() if k in keep} or _short(result)
+
+
+def _short(result: Any) -> Any:
+    """A printable digest of a step's result (scalars and short lists only)."""
+    if isinstance(result, dict):
+        return {k: _short(v) for k, v in result.items()
+                if isinstance(v, (int, float, str, dict)) or (isinstance(v, list) and len(v) <= 5)}
+    return result
