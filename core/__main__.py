@@ -41,6 +41,9 @@ def main(argv: list[str] | None = None) -> int:
     except WorkbenchError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    except BrokenPipeError:  # output piped into `head` and closed early: not an error
+        sys.stderr.close()
+        return 0
     except KeyboardInterrupt:
         print("interrupted: everything committed so far is kept; rerun to resume", file=sys.stderr)
         return 130

@@ -21,20 +21,14 @@ from typing import Any, Iterable
 
 import sqlite_utils
 
+from core import xrag_review as guideline
 from core.errors import InputError
 from core.store import dumps, rows, transaction, utcnow
 
 REVIEW_DECISIONS = ("accept", "reject", "edit")
 PAIRWISE_VERDICTS = ("A", "B", "Equal", "None")
 RESOLUTIONS = ("reference_wrong", "model_wrong", "both_acceptable", "ambiguous")
-SUPPORT_LEVELS = ("Sufficient", "Some", "None")
-#: The XRAG review guideline, one key per checklist item (values are booleans).
-CHECKLIST = {
-    "intelligible": "The question is intelligible and natural",
-    "answerable": "It is answerable from the source",
-    "answer_correct": "The generated answer is correct",
-    "long_span": "It needs several distant passages (long span)",
-}
+SUPPORT_LEVELS = guideline.SUPPORT
 HUMAN_CRITERION = "better"
 _NAME = re.compile(r"^[\w][\w .@-]{0,39}$", re.UNICODE)
 
@@ -133,36 +127,92 @@ def own_latest(db: sqlite_utils.Database, table: str, where: str, params: list,
     return found[0] if found else None
 
 
-def submit_review(db: sqlite_utils.Database, question_id: str, annotator: str, decision: str, *,
-                  checklist: dict[str, Any] | None = None, edited_question: str | None = None,
-                  edited_answer: str | None = None, note: str = "") -> int:
-    """Append a review (superseding this annotator's previous one); return its id.
+@dataclass(frozen=True)
+class ReviewResult:
+    """A stored review: its id, its decision, and the question's new status with the reason."""
 
-    ``edit`` keeps the original question untouched: the edited texts live in the review. The
-    question's ``status`` becomes the majority decision of the effective reviews (ties: latest).
+    review_id: int
+    decision: str
+    status: str
+    reason: str
+
+
+def record_review(db: sqlite_utils.Database, question_id: str, annotator: str,
+                  checklist: dict[str, Any] | None = None, *, decision: str | None = None,
+                  edited_question: str | None = None, edited_answer: str | None = None,
+                  note: str = "") -> ReviewResult:
+    """The one write path of question reviews (the Review page, the XRAG review, scripts).
+
+    The checklist is validated against :func:`core.xrag_review.checklist_fields` of the question
+    (complete when ``decision`` is None and the decision is derived from it; it may be partial
+    next to an explicit ``decision``) and stored as given, keyed by field name. The outcome follows
+    :func:`core.xrag_review.review_outcome` (the Sufficient filter discards a cross-document
+    question and its translations). The question's ``status`` becomes ``discarded`` or the majority
+    decision of the effective reviews (ties: latest). Edits of an XRAG question replace its text
+    (the original kept in ``metadata``); other questions keep the edited texts in the review only.
+    Appends one row, superseding this annotator's previous review, all in one transaction.
     """
-    if decision not in REVIEW_DECISIONS:
+    if decision is not None and decision not in REVIEW_DECISIONS:
         raise InputError(f"decision must be one of {', '.join(REVIEW_DECISIONS)}")
-    if decision == "edit" and not ((edited_question or "").strip() or (edited_answer or "").strip()):
+    if not (annotator or "").strip():
+        raise InputError("annotator name is empty")
+    edited_question = (edited_question or "").strip() or None
+    edited_answer = (edited_answer or "").strip() or None
+    if decision == "edit" and not (edited_question or edited_answer):
         raise InputError("an edit needs an edited question or answer")
     with transaction(db):
-        if not db.execute("select 1 from questions where id = ?", [question_id]).fetchone():
+        found = rows(db, "select * from questions where id = ?", [question_id])
+        if not found:
             raise InputError(f"unknown question {question_id!r}")
-        old = own_latest(db, "reviews", "t.question_id = ?", [question_id], "annotator", annotator)
-        new_id = db["reviews"].insert({
-            "question_id": question_id, "annotator": annotator, "decision": decision,
-            "checklist": dumps(checklist or {}), "edited_question": edited_question or None,
-            "edited_answer": edited_answer or None, "note": note or "",
-            "supersedes": old["id"] if old else None, "created_at": utcnow(),
-        }).last_pk
-        decisions = [r["decision"] for r in rows(
-            db, f"select decision from reviews t where question_id = ? and {_effective('reviews')} "
-                "order by id desc", [question_id])]
-        top = max(decisions, key=lambda d: (decisions.count(d), -decisions.index(d)))
-        status = {"accept": "accepted", "reject": "rejected", "edit": "edited"}[top]
-        db.execute("update questions set status = ?, updated_at = ? where id = ?",
-                   [status, utcnow(), question_id])
-    return int(new_id)
+        q = found[0]
+        c = guideline.validate_checklist(guideline.checklist_fields(q), checklist or {},
+                                         partial=decision is not None)
+        current = effective_reviews(db, question_id)
+        mine = next((r for r in current if r["annotator"] == annotator), None)
+        others = [r for r in current if r["annotator"] != annotator]
+        out = guideline.review_outcome(q, c, [r["checklist"] or {} for r in others], decision,
+                                       edited_question, edited_answer)
+        now = utcnow()
+        new_id = int(db["reviews"].insert({
+            "question_id": question_id, "annotator": annotator, "decision": out.decision,
+            "checklist": dumps(c), "edited_question": out.edited_question,
+            "edited_answer": out.edited_answer, "note": note or "",
+            "supersedes": mine["id"] if mine else None, "created_at": now,
+        }).last_pk)
+        if out.discarded:
+            status = "discarded"
+        else:
+            decisions = [out.decision, *[r["decision"] for r in reversed(others)]]
+            top = max(decisions, key=lambda d: (decisions.count(d), -decisions.index(d)))
+            status = {"accept": "accepted", "reject": "rejected", "edit": "edited"}[top]
+        meta = dict(q.get("metadata") or {}, status_reason=out.reason)
+        updates: dict[str, Any] = {"status": status, "updated_at": now}
+        if q["origin"] == "xrag" and out.edited_question:
+            meta.setdefault("original_question", q["question"])
+            updates["question"] = out.edited_question
+        if q["origin"] == "xrag" and out.edited_answer:
+            meta.setdefault("original_answers", q["answers"])
+            updates["answers"] = dumps([out.edited_answer])
+        updates["metadata"] = dumps(meta)
+        db["questions"].update(question_id, updates)
+        if status == "discarded":
+            for child in rows(db, "select id, metadata from questions where parent_id = ?",
+                              [question_id]):
+                cm = dict(child["metadata"] or {},
+                          status_reason=f"English question discarded: {out.reason}")
+                db["questions"].update(child["id"], {"status": "discarded",
+                                                     "metadata": dumps(cm), "updated_at": now})
+    return ReviewResult(new_id, out.decision, status, out.reason)
+
+
+def submit_review(db: sqlite_utils.Database, question_id: str, annotator: str,
+                  decision: str | None = None, *, checklist: dict[str, Any] | None = None,
+                  edited_question: str | None = None, edited_answer: str | None = None,
+                  note: str = "") -> int:
+    """:func:`record_review`; return the new review's id."""
+    return record_review(db, question_id, annotator, checklist, decision=decision,
+                         edited_question=edited_question, edited_answer=edited_answer,
+                         note=note).review_id
 
 
 def effective_reviews(db: sqlite_utils.Database, question_id: str) -> list[dict]:

@@ -10,6 +10,9 @@ Steps (each idempotent, each reported with its time):
    tournament in both orders, and the disputes between ground-truth and context raters.
 5. The XRAG demo on the bundled XQuAD sample (offline answerer, rule-based judge panel).
 6. The EXAM demo on the bundled TREC CAR Y3 sample.
+7. EXAM meets side-by-side on one book: four offline overview writers of Les Misérables, scored by
+   EXAM on the book's generated questions and ranked by Bradley-Terry from side-by-side judging of
+   their answers; the two leaderboards' rank correlation.
 """
 
 from __future__ import annotations
@@ -46,6 +49,7 @@ def build_demo(db: sqlite_utils.Database, demo_dir: Path | None = None, *, quick
         return summary
 
     from core.experiment import run_experiment
+    from core.exam import build_book_demo as build_exam_book_demo
     from core.exam import build_demo as build_exam_demo
     from core.generate import generate_questions
     from core.xrag import build_demo as build_xrag_demo
@@ -64,6 +68,7 @@ def build_demo(db: sqlite_utils.Database, demo_dir: Path | None = None, *, quick
         run_experiment(db, DEMO_EXPERIMENT, progress=progress)))
     step("xrag", lambda: _short(build_xrag_demo(db, demo_dir)))
     step("exam", lambda: _short(build_exam_demo(db, demo_dir)))
+    step("exam_book", lambda: _short(build_exam_book_demo(db, progress=progress)))
     return summary
 
 

@@ -12,14 +12,15 @@ Relevance Judgments" (EXAM++). The pieces, one module each:
 * :mod:`core.exam_car` - reproduce the CAR Y3 leaderboard correlations from the published tables.
 
 This module adds the tie to side-by-side judging (EXAM vs. Bradley-Terry on one book) and the
-offline demo (:func:`build_demo`).
+offline demo (:func:`build_demo`); :mod:`core.exam_book` seeds that tie on one book
+(:func:`build_book_demo`).
 """
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterable
 
 import numpy as np
 import sqlite_utils
@@ -27,14 +28,16 @@ import sqlite_utils
 from core.errors import InputError
 from core.exam_articles import GOLD, articles, import_articles, pool_article, store_article
 from core.exam_bank import bank_queries, derive_bank, import_car_bank
+from core.exam_book import build_book_demo
 from core.exam_car import reproduce_car
 from core.exam_grading import grade_bank
 from core.exam_scores import leaderboard_correlation, rouge1_scores, run_scores
 from core.store import rows, transaction
 
 __all__ = [
-    "GOLD", "articles", "bank_queries", "bradley_terry_reference", "build_demo",
-    "correlate_with_bradley_terry", "derive_bank", "grade_bank", "import_articles",
+    "GOLD", "articles", "bank_queries", "bradley_terry_fit", "bradley_terry_reference",
+    "build_book_demo", "build_demo", "correlate_with_bradley_terry", "derive_bank", "grade_bank",
+    "import_articles",
     "import_car_bank", "leaderboard_correlation", "reference_from_rank_json", "reproduce_car",
     "rouge1_scores", "run_scores", "store_article",
 ]
@@ -66,17 +69,38 @@ def reference_from_rank_json(path: str | Path) -> tuple[dict[str, float], dict[s
 
 
 def bradley_terry_reference(db: sqlite_utils.Database, document_id: str, *,
-                            rater: str | None = None, n_boot: int = 200, seed: int = 0
+                            rater: str | None = None, systems: Iterable[str] | None = None,
+                            n_boot: int = 200, seed: int = 0
                             ) -> tuple[dict[str, float], dict[str, float]]:
     """Bradley-Terry ``(beta, se)`` of the systems judged side by side on one book's questions.
 
+    See :func:`bradley_terry_fit` (this is its ``beta`` and ``se``).
+    """
+    fit = bradley_terry_fit(db, document_id, rater=rater, systems=systems, n_boot=n_boot,
+                            seed=seed)
+    return fit["beta"], fit["se"]
+
+
+def bradley_terry_fit(db: sqlite_utils.Database, document_id: str, *, rater: str | None = None,
+                      systems: Iterable[str] | None = None, n_boot: int = 200, seed: int = 0,
+                      prior_alpha: float = 0.01) -> dict[str, Any]:
+    """Bradley-Terry fit of the systems judged side by side on one book's questions.
+
     Uses the current pairwise judgments (superseded rows left out; ``rater`` exact or a prefix
-    such as ``human:``); the SE comes from ``n_boot`` question-resampled bootstrap fits
+    such as ``human:``; ``systems``: only comparisons between two of them; ``None`` verdicts
+    carry no preference and are left out, ``Equal`` counts half a win each). When the maximum-
+    likelihood estimate does not exist (a system never wins or never loses, common with few
+    decisive verdicts) the MAP estimate under a weak ``N(0, 1/prior_alpha)`` prior is used and
+    ``estimate`` says so. The SE comes from ``n_boot`` question-resampled bootstrap fits
     (:func:`core.ranking.bootstrap_bradley_terry`, seeded), read off their 95%
     percentile interval as ``(high - low) / (2 * 1.96)`` so that runaway strengths of degenerate
-    replicates do not inflate it.
+    replicates do not inflate it. Returns ``{"beta", "se", "estimate", "n_judgments",
+    "n_decisive", "n_questions_decisive"}`` (decisive: ``A``, ``B`` or ``Equal``).
     """
-    from core.ranking import PairwiseCounts, bootstrap_bradley_terry, fit_bradley_terry
+    import warnings
+
+    from core.ranking import (NotIdentifiableError, PairwiseCounts, bootstrap_bradley_terry,
+                              fit_bradley_terry)
 
     judged = rows(db, "select j.question_id, j.system_a, j.system_b, j.verdict, j.rater "
                       "from judgments j join questions q on q.id = j.question_id "
@@ -85,27 +109,52 @@ def bradley_terry_reference(db: sqlite_utils.Database, document_id: str, *,
                       "where supersedes is not null) order by j.id", [document_id])
     if rater:
         judged = [j for j in judged if j["rater"] == rater or j["rater"].startswith(rater)]
+    if systems is not None:
+        keep = set(systems)
+        judged = [j for j in judged if j["system_a"] in keep and j["system_b"] in keep]
     if not judged:
         raise InputError(f"no side-by-side judgments for document {document_id!r}")
     counts = PairwiseCounts.from_records(
         [(j["question_id"], j["system_a"], j["system_b"], j["verdict"]) for j in judged])
-    beta = fit_bradley_terry(counts.win_matrix("half"), systems=counts.systems)
-    boot = bootstrap_bradley_terry(counts, n_boot=n_boot, seed=seed)
+    alpha, estimate = 0.0, "maximum likelihood"
+    try:
+        beta = fit_bradley_terry(counts.win_matrix("half"), systems=counts.systems)
+    except NotIdentifiableError as exc:
+        alpha, estimate = prior_alpha, f"MAP with N(0, 1/{prior_alpha}) prior ({exc})"
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            beta = fit_bradley_terry(counts.win_matrix("half"), alpha=alpha,
+                                     systems=counts.systems)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        boot = bootstrap_bradley_terry(counts, n_boot=n_boot, seed=seed, alpha=alpha)
     se = (np.asarray(boot.ci_high) - np.asarray(boot.ci_low)) / (2 * 1.959963984540054)
-    return ({s: float(b) for s, b in zip(counts.systems, beta)},
-            {s: float(e) for s, e in zip(counts.systems, se)})
+    return {"beta": {s: float(b) for s, b in zip(counts.systems, beta)},
+            "se": {s: float(e) for s, e in zip(counts.systems, se)},
+            "estimate": estimate, "n_judgments": len(judged),
+            "n_decisive": sum(1 for j in judged if j["verdict"] != "None"),
+            "n_questions_decisive": len({j["question_id"] for j in judged
+                                         if j["verdict"] != "None"})}
 
 
 def correlate_with_bradley_terry(db: sqlite_utils.Database, run_id: str, document_id: str, *,
-                                 rater: str | None = None, n_boot: int = 200,
-                                 repeats: int = 10, seed: int = 0) -> dict[str, Any]:
+                                 rater: str | None = None, systems: Iterable[str] | None = None,
+                                 n_boot: int = 200, repeats: int = 10, seed: int = 0
+                                 ) -> dict[str, Any]:
     """EXAM leaderboard of a run (exam = the book's long-span questions) vs. its BT ranking.
 
     Both leaderboards carry standard errors, so ties within one SE are broken at random on both
-    sides (``repeats`` draws). The gold article is not a system and is left out.
+    sides (``repeats`` draws). The gold article is not a system and is left out; ``systems``
+    restricts both leaderboards. Adds ``exam``, ``exam_se``, ``bradley_terry``,
+    ``bradley_terry_se`` (per system), the judgment counts of :func:`bradley_terry_fit` and
+    ``bt_estimate`` (maximum likelihood, or MAP under a weak prior when the MLE does not exist).
     """
-    board = [r for r in run_scores(db, run_id, queries=[document_id]) if r.system != GOLD]
-    beta, bse = bradley_terry_reference(db, document_id, rater=rater, n_boot=n_boot, seed=seed)
+    keep = None if systems is None else set(systems)
+    board = [r for r in run_scores(db, run_id, queries=[document_id])
+             if r.system != GOLD and (keep is None or r.system in keep)]
+    fit = bradley_terry_fit(db, document_id, rater=rater, systems=systems, n_boot=n_boot,
+                            seed=seed)
+    beta, bse = fit["beta"], fit["se"]
     exam = {r.system: r.exam for r in board}
     # One query (the book): the per-question binomial SE sqrt(p(1-p)/n) stands in for the
     # across-query SE, which a single query cannot give.
@@ -115,6 +164,10 @@ def correlate_with_bradley_terry(db: sqlite_utils.Database, run_id: str, documen
     se = {r.system: float(np.sqrt(r.exam * (1 - r.exam) / n)) if n else 0.0 for r in board}
     out = leaderboard_correlation(exam, beta, se=se, reference_se=bse, repeats=repeats, seed=seed)
     out["exam"], out["bradley_terry"] = exam, beta
+    out["exam_se"], out["bradley_terry_se"] = se, bse
+    out["bt_estimate"] = fit["estimate"]
+    for key in ("n_judgments", "n_decisive", "n_questions_decisive"):
+        out[key] = fit[key]
     return out
 
 

@@ -136,3 +136,56 @@ def car_reproduction_frame(results_dir: str | Path | None = None, *, repeats: in
     from core.exam_car import reproduce_car
 
     return pd.DataFrame(reproduce_car(results_dir or DEMO_RESULTS, repeats=repeats, seed=seed))
+
+
+def book_correlation_frame(db: sqlite_utils.Database,
+                           document_id: str | None = None) -> pd.DataFrame:
+    """Stored EXAM-vs-Bradley-Terry correlations on single books (``core.exam_book``).
+
+    One row per (book, EXAM run, side-by-side rater): Spearman and Kendall tau-b plain and with
+    systems within one SE tied (ties broken at random, averaged over ``repeats`` draws), with the
+    counts behind them; newest first.
+    """
+    where, params = ("where c.document_id = ?", [document_id]) if document_id else ("", [])
+    data = rows(db, "select c.document_id, d.title, c.exam_run_id, c.experiment, c.rater, "
+                    "c.n_systems, c.n_questions, c.n_judgments, c.n_decisive, c.spearman, "
+                    "c.kendall, c.spearman_ties, c.kendall_ties, c.repeats, c.bt_estimate, "
+                    "c.created_at from exam_book_correlations c left join documents d on "
+                    f"d.id = c.document_id {where} order by c.created_at desc, c.id desc", params)
+    cols = {"document_id": "book", "title": "title", "exam_run_id": "EXAM run",
+            "experiment": "experiment", "rater": "side-by-side rater", "n_systems": "systems",
+            "n_questions": "questions", "n_judgments": "judgments",
+            "n_decisive": "decisive judgments", "spearman": "Spearman",
+            "kendall": "Kendall tau", "spearman_ties": "Spearman (SE ties)",
+            "kendall_ties": "Kendall tau (SE ties)", "repeats": "tie repeats",
+            "bt_estimate": "Bradley-Terry estimate", "created_at": "created_at"}
+    return pd.DataFrame(data, columns=list(cols)).rename(columns=cols)
+
+
+def book_systems_frame(db: sqlite_utils.Database, document_id: str | None = None) -> pd.DataFrame:
+    """Per system of the latest stored book correlation: EXAM and Bradley-Terry side by side.
+
+    Columns: system, overview strategy, overview tokens, EXAM (share of the book's generated
+    questions its overview answers) with SE and rank, Bradley-Terry strength with SE and rank
+    (ranks: 1 = best, ties share the better rank). Empty when nothing is stored.
+    """
+    import json
+
+    from core.exam_book import ranks
+
+    where, params = ("where document_id = ?", [document_id]) if document_id else ("", [])
+    found = rows(db, f"select systems from exam_book_correlations {where} "
+                     "order by created_at desc, id desc limit 1", params)
+    cols = ["system", "strategy", "overview tokens", "EXAM", "EXAM SE", "EXAM rank",
+            "Bradley-Terry", "Bradley-Terry SE", "Bradley-Terry rank"]
+    if not found:
+        return pd.DataFrame(columns=cols)
+    data = found[0]["systems"]
+    data = json.loads(data) if isinstance(data, str) else data
+    exam_rank, bt_rank = ranks(d["exam"] for d in data), ranks(d["bt"] for d in data)
+    out = [{"system": d["system"], "strategy": d["strategy"], "overview tokens": d["tokens"],
+            "EXAM": d["exam"], "EXAM SE": d["exam_se"], "EXAM rank": er,
+            "Bradley-Terry": d["bt"], "Bradley-Terry SE": d["bt_se"], "Bradley-Terry rank": br}
+           for d, er, br in zip(data, exam_rank, bt_rank)]
+    return pd.DataFrame(out, columns=cols).sort_values(["EXAM rank", "system"],
+                                                       ignore_index=True)

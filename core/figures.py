@@ -7,6 +7,8 @@ title, axis labels and hover text with the numbers.
 
 from __future__ import annotations
 
+import threading
+import warnings
 from typing import Any
 
 import numpy as np
@@ -65,6 +67,75 @@ def compute_leaderboard(records: pd.DataFrame, n_boot: int = 200, seed: int = 0)
         return None, f"{type(exc).__name__}: {exc}"
 
 
+FALLBACK_ALPHA = 0.01
+
+
+def fit_counts(board, n_boot: int = 200, seed: int = 0) -> tuple[Any, str, str]:
+    """Fit a :class:`core.ranking_store.StoreLeaderboard`: ``(Leaderboard | None, why none, note)``.
+
+    When the maximum-likelihood estimate does not exist (a system never wins or never loses) the
+    fit falls back to the MAP estimate under a weak N(0, 1/alpha) prior, ``alpha =
+    FALLBACK_ALPHA``, and ``note`` says so.
+    """
+    from core.ranking import NotIdentifiableError
+
+    if not len(board.counts):
+        return None, "no pairwise verdicts yet", ""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            try:
+                return board.leaderboard(n_boot=n_boot, seed=seed), "", ""
+            except NotIdentifiableError as exc:
+                why = str(exc).split(": ", 1)[-1].split(";")[0]
+                note = (f"The maximum-likelihood fit does not exist ({why}). Shown instead: the "
+                        f"fit with a weak prior on beta (alpha = {FALLBACK_ALPHA}), so such a "
+                        "system gets a large but finite score.")
+                return (board.leaderboard(n_boot=n_boot, seed=seed, alpha=FALLBACK_ALPHA), "",
+                        note)
+    except (InputError, ArithmeticError) as exc:
+        return None, str(exc), ""
+    except Exception as exc:  # ConvergenceError and friends from the fit
+        return None, f"{type(exc).__name__}: {exc}", ""
+
+
+class LiveLeaderboard:
+    """The live leaderboard of one database and verdict source, shared by every session.
+
+    Holds a :class:`core.ranking_store.StoreLeaderboard`: :meth:`result` reads only the judgments
+    stored since the last call (one small query), refits only when a pairwise judgment arrived
+    (fits memoised by ``(last judgment id, n_boot, seed)``). Thread-safe: one lock guards the
+    aggregate and the memo.
+    """
+
+    def __init__(self, source: str = "both") -> None:
+        if source not in SOURCES:
+            raise InputError(f"source must be one of {', '.join(SOURCES)}")
+        self.source = source
+        self._lock = threading.Lock()
+        self._reset()
+
+    def _reset(self) -> None:
+        from core.ranking_store import StoreLeaderboard
+
+        self.board = StoreLeaderboard(rater_kind=None if self.source == "both" else self.source)
+        self._memo: dict[tuple, tuple] = {}
+
+    def result(self, db: sqlite_utils.Database, n_boot: int = 200, seed: int = 0
+               ) -> tuple[Any, str, str, int]:
+        """``(Leaderboard | None, why none, note, last judgment id read)``, up to date."""
+        with self._lock:
+            top = db.execute("select coalesce(max(id), 0) from judgments").fetchone()[0]
+            if top < self.board.last_id:          # the database was rebuilt under the same path
+                self._reset()
+            self.board.refresh(db)
+            key = (self.board.last_id, int(n_boot), int(seed))
+            if key not in self._memo:
+                self._memo = {k: v for k, v in self._memo.items() if k[0] == key[0]}
+                self._memo[key] = fit_counts(self.board, n_boot, seed)
+            return (*self._memo[key], self.board.last_id)
+
+
 def forest_figure(lb, scale: str = "beta") -> go.Figure:
     """Forest plot of each system's Bradley-Terry score with its bootstrap interval.
 
@@ -93,12 +164,18 @@ def forest_figure(lb, scale: str = "beta") -> go.Figure:
 
 def matrix_figure(frame: pd.DataFrame, title: str, value_label: str, fmt: str = ".2f",
                   zmin: float | None = 0.0, zmax: float | None = 1.0) -> go.Figure:
-    """Heatmap of a square system-by-system matrix (row system vs column system)."""
-    z = frame.to_numpy(float)
+    """Heatmap of a square system-by-system matrix (row system vs column system).
+
+    The diagonal (a system against itself) is left blank. Shares (``zmin=0, zmax=1``) use a
+    diverging scale centred on 1/2; counts (no bounds) a sequential one.
+    """
+    z = frame.to_numpy(float).copy()
+    if z.shape[0] == z.shape[1]:
+        np.fill_diagonal(z, np.nan)
     text = [[("" if not np.isfinite(v) else format(v, fmt)) for v in row] for row in z]
     fig = go.Figure(go.Heatmap(
         z=z, x=list(frame.columns), y=list(frame.index), zmin=zmin, zmax=zmax,
-        colorscale="RdBu", text=text, texttemplate="%{text}", colorbar={"title": value_label},
+        colorscale="RdBu" if zmax is not None else "Blues", text=text, texttemplate="%{text}", colorbar={"title": value_label},
         hovertemplate="row %{y} vs column %{x}<br>" + value_label + " = %{z:" + fmt
                       + "}<extra></extra>"))
     fig.update_layout(title=title, xaxis_title="opponent (column)", yaxis_title="system (row)",
@@ -321,7 +398,7 @@ def agreement_overview(db: sqlite_utils.Database, kind: str = "pairwise",
                        with_consistency: bool = True) -> dict[str, Any]:
     """Everything the Agreement page shows before a rater pair is chosen.
 
-    ``with_consistency=False`` leaves out :func:`consistency` (slow on 100k judgments).
+    ``with_consistency=False`` leaves out :func:`consistency`.
     """
     frame = verdict_frame(db, kind)
     return {"raters": sorted(frame["rater"].unique()), "n_verdicts": len(frame),

@@ -133,14 +133,18 @@ def retrieve(db: sqlite_utils.Database, doc_id: str, query: str, budget_tokens: 
     returned in book order.
 
     Passages are taken greedily by descending score; one that would overflow the budget is
-    skipped and smaller lower-ranked ones may still fill the remainder.
+    skipped and smaller lower-ranked ones may still fill the remainder. If the budget is smaller
+    than every matching passage, the result is one excerpt of the best passage cut at sentence
+    boundaries (:func:`best_excerpt`) rather than an empty context; if not even one sentence of
+    it fits, :class:`InputError`. An empty list means no passage shares a term with the query.
     """
     if budget_tokens < 1:
         raise InputError(f"budget_tokens must be positive, got {budget_tokens}")
     index = get_index(db, doc_id)
+    ranked = _ranked(index, query)
     chosen: list[Passage] = []
     used = 0
-    for i, _score in _ranked(index, query):
+    for i, _score in ranked:
         passage = index.passages[i]
         if used + passage.n_tokens > budget_tokens:
             continue
@@ -148,7 +152,47 @@ def retrieve(db: sqlite_utils.Database, doc_id: str, query: str, budget_tokens: 
         used += passage.n_tokens
         if budget_tokens - used < 16:
             break
+    if not chosen and ranked:
+        return [best_excerpt(index.passages[ranked[0][0]], query, budget_tokens)]
     return sorted(chosen, key=lambda p: p.idx)
+
+
+def best_excerpt(passage: Passage, query: str, budget_tokens: int) -> Passage:
+    """The run of whole consecutive sentences of ``passage`` that fits ``budget_tokens`` and
+    holds the most distinct query terms (stemmed, as the index sees them); ties go to the
+    earliest run, then the longer one. Returned as a :class:`Passage` with the same ``idx`` and
+    offsets narrowed to the excerpt (``text == document[start:end]`` still holds).
+
+    Raises InputError when no single sentence fits the budget.
+    """
+    from core.corpus import count_tokens
+    from core.llm.textutil import split_sentences
+
+    sentences = split_sentences(passage.text)
+    if not sentences:
+        raise InputError(f"passage {passage.idx} has no sentences to excerpt")
+    terms = [set(t) for t in tokenize([passage.text[s.start:s.end] for s in sentences])]
+    wanted = set(tokenize([query])[0])
+    best: tuple[int, int, int] | None = None          # (-query terms held, first, -length)
+    for i in range(len(sentences)):
+        held: set[str] = set()
+        for j in range(i, len(sentences)):
+            if count_tokens(passage.text[sentences[i].start:sentences[j].end]) > budget_tokens:
+                break
+            held |= terms[j] & wanted
+            key = (-len(held), i, -(j - i))
+            if best is None or key < best:
+                best = key
+    if best is None:
+        shortest = min(count_tokens(passage.text[s.start:s.end]) for s in sentences)
+        raise InputError(f"budget_tokens={budget_tokens} is smaller than every sentence of the "
+                         f"best passage ({passage.idx}; shortest sentence {shortest} tokens): "
+                         "raise the retrieval budget")
+    first, last = best[1], best[1] - best[2]
+    lo, hi = sentences[first].start, sentences[last].end
+    text = passage.text[lo:hi]
+    return Passage(idx=passage.idx, start=passage.start + lo, end=passage.start + hi,
+                   text=text, n_tokens=count_tokens(text))
 
 
 def format_context(passages: list[Passage]) -> str:

@@ -246,7 +246,8 @@ def _answer_request(system: System, question: dict, doc: dict, context: str) -> 
 
     prompt = render_prompt(system.prompt, title=doc.get("title") or doc["id"],
                            author=doc.get("author") or "an unknown author",
-                           question=question["question"])
+                           # the prompt delimits the question with [[QUESTION]] markers
+                           question=question["question"].replace("[[", "[ [").replace("]]", "] ]"))
     return LLMRequest(model=system.model, prompt=prompt, context=context, temperature=0.0,
                       max_tokens=system.max_tokens, task="answer",
                       fields={"question": question["question"], "context": context,

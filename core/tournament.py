@@ -6,18 +6,28 @@ item from a seed derived from the rater, question, pair and experiment seed, so 
 respect to the systems yet reproducible, and stored as ``order_shown``.
 
 Adaptive design (:class:`AdaptiveDesign`): judge next the (question, pair) that most reduces the
-expected number of mis-ordered system pairs in the Bradley-Terry ranking. With MAP strengths
+variance of the *ranking-relevant* differences of the Bradley-Terry fit. With MAP strengths
 ``beta`` (prior N(0, 1/alpha)), Fisher information ``H = diag(C 1) - C + alpha I`` where
-``C_ij = N_ij p_ij p_ji`` and covariance ``S = H^-1``, the ranking's uncertainty is
+``C_ij = N_ij p_ij p_ji``, and covariance ``S = H^-1``, the difference ``d_kl = beta_k - beta_l``
+has variance ``v_kl = S_kk + S_ll - 2 S_kl`` and is weighted by how uncertain its order is,
 
-.. math:: U(S) = \\sum_{i<j} \\Phi\\left(-\\frac{|\\beta_i-\\beta_j|}{\\sqrt{S_{ii}+S_{jj}-2S_{ij}}}\\right)
+.. math:: r_{kl} = 2\Phi\left(-|d_{kl}| / \sqrt{v_{kl}}\right)
 
-(the expected count of pairs whose estimated order is wrong). One more comparison of ``k, l``
-adds ``w e e^T`` to ``H`` (``e = e_k - e_l``, ``w = p_kl p_lk`` times the share of informative,
-non-``None`` verdicts seen for that pair), so ``S`` changes by the Sherman-Morrison update
-``S' = S - w S e e^T S / (1 + w e^T S e)``. The pair with the largest ``U(S) - U(S')`` is chosen;
-a batch is chosen greedily, applying each update before choosing the next pair. Within a pair,
-questions are taken in a seeded random order.
+(1 when the two intervals coincide, about 0.05 when they are 1.96 standard errors apart), so the
+objective ``sum_{k<l} r_kl v_kl`` is dominated by neighbouring systems whose intervals overlap.
+One more comparison of ``i, j`` adds ``w e e^T`` to ``H`` (``e = e_i - e_j``, ``w = p_ij p_ji``
+times the smoothed share of informative, non-``None`` verdicts seen for that pair); by
+Sherman-Morrison ``S' = S - w S e e^T S / (1 + w e^T S e)``, so the expected reduction is
+
+.. math:: G_{ij} = \frac{w \sum_{k<l} r_{kl} (e_{kl}^T S e)^2}{1 + w\, e^T S e}.
+
+A batch is chosen greedily (``S`` updated after each pick, weights fixed for the batch); a share
+``explore`` of each batch (default 10%, at least one item when the batch has 5 or more) goes to
+pairs drawn uniformly at random, so an early wrong estimate cannot starve a pair forever. Within a
+pair, questions are taken in a seeded random order. (An earlier rule minimised the plug-in
+expected number of mis-ordered pairs ``U(S)`` of :func:`misorder_risk`; that objective is flat
+where two estimates coincide, so it neglected exactly the closest pairs; ``docs/readme/pipeline.md``
+compares both on ``benchmarks/adaptive.py``.)
 """
 
 from __future__ import annotations
@@ -117,7 +127,9 @@ def fit_strengths(W: np.ndarray, alpha: float) -> np.ndarray:
 
 
 def misorder_risk(beta: np.ndarray, S: np.ndarray) -> float:
-    """``U(S)`` of the module docstring: expected number of wrongly ordered system pairs."""
+    """Expected number of wrongly ordered system pairs under the plug-in estimate:
+    ``U(S) = sum_{i<j} Phi(-|beta_i - beta_j| / sqrt(S_ii + S_jj - 2 S_ij))`` (a diagnostic; the
+    adaptive design no longer minimises it)."""
     d = np.abs(beta[:, None] - beta[None, :])
     v = np.diag(S)[:, None] + np.diag(S)[None, :] - 2 * S
     iu = np.triu_indices(len(beta), 1)
@@ -125,15 +137,20 @@ def misorder_risk(beta: np.ndarray, S: np.ndarray) -> float:
 
 
 class AdaptiveDesign:
-    """Chooses the next (question, pair) where it most reduces the ranking's uncertainty."""
+    """Chooses the next (question, pair) where it most reduces the variance of the ranking-relevant
+    differences (module docstring); ``explore`` is the share of each batch drawn at random."""
 
     def __init__(self, systems: Sequence[str], question_ids: Sequence[str], *, seed: int = 0,
-                 alpha: float = 0.05) -> None:
+                 alpha: float = 0.05, explore: float = 0.1) -> None:
         self.systems = sorted(dict.fromkeys(systems))
         if len(self.systems) < 2:
             raise ConfigError("a tournament needs at least two systems")
         self.index = {s: i for i, s in enumerate(self.systems)}
         self.alpha = alpha
+        if not 0.0 <= explore <= 1.0:
+            raise ConfigError(f"explore must be a share in [0, 1], got {explore}")
+        self.explore = explore
+        self._rng = np.random.default_rng(item_seed("adaptive-explore", seed))
         n = len(self.systems)
         self.W = np.zeros((n, n))
         self.seen = np.zeros((n, n))          # all verdicts, None included
@@ -191,29 +208,41 @@ class AdaptiveDesign:
         """Up to ``k`` items ``(question_id, canonical pair)`` to judge next (greedy batch)."""
         beta = self.strengths()
         S = self._covariance(beta)
+        n = len(beta)
         p = 1.0 / (1.0 + np.exp(-(beta[:, None] - beta[None, :])))
         rate = (self.informative + 1.0) / (self.seen + 1.25)   # smoothed share of non-None
-        taken: dict[tuple[str, str], int] = {}
-        out: list[tuple[str, tuple[str, str]]] = []
-        base = misorder_risk(beta, S)
-        for _ in range(k):
-            best, best_gain, best_S = None, -np.inf, None
-            for pair, qs in self._queue.items():
-                if len(qs) <= taken.get(pair, 0):
-                    continue
-                i, j = self.index[pair[0]], self.index[pair[1]]
-                e = np.zeros(len(beta))
-                e[i], e[j] = 1.0, -1.0
-                w = p[i, j] * p[j, i] * rate[i, j]
-                Se = S @ e
-                S2 = S - w * np.outer(Se, Se) / (1.0 + w * e @ Se)
-                gain = base - misorder_risk(beta, S2)
-                if gain > best_gain + 1e-15:
-                    best, best_gain, best_S = pair, gain, S2
-            if best is None:
+        pairs = list(self._queue)
+        ij = np.array([(self.index[a], self.index[b]) for a, b in pairs])
+        E = np.zeros((len(pairs), n))
+        E[np.arange(len(pairs)), ij[:, 0]] = 1.0
+        E[np.arange(len(pairs)), ij[:, 1]] = -1.0
+        w = p[ij[:, 0], ij[:, 1]] * p[ij[:, 1], ij[:, 0]] * rate[ij[:, 0], ij[:, 1]]
+        var = np.maximum(np.einsum("pi,ij,pj->p", E, S, E), 1e-12)
+        d = np.abs(E @ beta)
+        relevance = 2.0 * ndtr(-d / np.sqrt(var))
+        left = {pair: len(qs) for pair, qs in self._queue.items()}
+        n_explore = max(1, int(round(k * self.explore))) if k >= 5 and self.explore > 0 else 0
+        picks: list[int] = []
+        for step in range(k):
+            open_ = np.array([left[pr] > 0 for pr in pairs])
+            if not open_.any():
                 break
-            out.append((self._queue[best][taken.get(best, 0)], best))
-            taken[best] = taken.get(best, 0) + 1
-            S = best_S
-            base = misorder_risk(beta, S)
+            if step < n_explore:
+                choice = int(self._rng.choice(np.flatnonzero(open_)))
+            else:
+                V = E @ S                                   # row p: S e_p
+                proj = V @ E.T                              # [p, q] = e_q^T S e_p
+                gain = w * (relevance[None, :] * proj ** 2).sum(axis=1) / (1.0 + w * np.diag(proj))
+                gain[~open_] = -np.inf
+                choice = int(np.argmax(gain))
+            Se = S @ E[choice]
+            S = S - w[choice] * np.outer(Se, Se) / (1.0 + w[choice] * E[choice] @ Se)
+            left[pairs[choice]] -= 1
+            picks.append(choice)
+        out: list[tuple[str, tuple[str, str]]] = []
+        taken: dict[tuple[str, str], int] = {}
+        for choice in picks:
+            pair = pairs[choice]
+            out.append((self._queue[pair][taken.get(pair, 0)], pair))
+            taken[pair] = taken.get(pair, 0) + 1
         return out

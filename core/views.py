@@ -17,6 +17,7 @@ import pandas as pd
 import sqlite_utils
 
 from core import annotation as ann
+from core import xrag_review as guideline
 from core.store import rows, table_counts
 
 _PUNCT = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:&\"'=%^@,;?/])")
@@ -66,6 +67,10 @@ def data_version(db: sqlite_utils.Database) -> tuple:
         "(select count(*) || group_concat(status) from runs)").fetchone())
 
 
+#: Model-id prefixes of the key-free baselines (algorithms, not language models).
+OFFLINE_PREFIXES = ("offline", "baseline", "rule")
+
+
 def overview(db: sqlite_utils.Database) -> dict[str, Any]:
     """Counts, datasets, runs and what needs human attention."""
     counts = table_counts(db)
@@ -98,8 +103,16 @@ def overview(db: sqlite_utils.Database) -> dict[str, Any]:
             "select count(*) from runs where status in ('running', 'failed', 'interrupted')"
         ).fetchone()[0]),
     }
+    models = sorted({r[0] for r in db.execute(
+        "select model from systems union select model from judges union "
+        "select distinct model from llm_calls union "
+        "select distinct json_extract(provenance, '$.model') from questions union "
+        "select distinct substr(rater, 6) from judgments where rater like 'auto:%:%'") if r[0]})
     return {"empty": empty, "counts": counts, "datasets": datasets, "by_origin": by_origin,
             "judgments": judgments, "runs": runs, "attention": attention, "k": k,
+            "models": models, "offline_only": bool(models) and all(
+                m.split(":", 1)[0] in OFFLINE_PREFIXES for m in models),
+            "side_by_side_items": len(ann.pairwise_items(db)),
             "total_cost_usd": float(runs["cost_usd"].sum()) if len(runs) else 0.0}
 
 
@@ -142,9 +155,11 @@ def question_ids(db: sqlite_utils.Database, *, document_id: str | None = None,
 
 
 def supporting_documents(db: sqlite_utils.Database, question: dict) -> list[dict]:
-    """The documents a question draws on: provenance ``documents`` or its context document."""
+    """The documents a question draws on: an XRAG question's two articles (``metadata``), the
+    provenance ``documents``, or its context document."""
     prov = question.get("provenance") or {}
-    ids = prov.get("documents") or prov.get("document_ids") or [
+    meta = question.get("metadata") or {}
+    ids = meta.get("articles") or prov.get("documents") or prov.get("document_ids") or [
         question.get("context_document_id") or question.get("document_id")]
     ids = [d if isinstance(d, str) else d.get("id") for d in ids if d]
     found = {r["id"]: r for r in rows(
@@ -182,9 +197,20 @@ def question_detail(db: sqlite_utils.Database, question_id: str, max_passages: i
                              "markdown": highlight_markdown(r["text"], terms)})
     answers = q.get("answers") or []
     reviews = ann.effective_reviews(db, question_id)
+    documents = supporting_documents(db, q)
+    articles = []                     # a cross-document question is judged against each article
+    if guideline.is_cross_document(q) or q.get("parent_id"):
+        for d in documents:
+            text = "\n\n".join(r[0] for r in db.execute(
+                "select text from passages where document_id = ? order by idx limit 40", [d["id"]]))
+            articles.append({**d, "text": text})
+    parent = rows(db, "select id, question, answers from questions where id = ?",
+                  [q["parent_id"]]) if q.get("parent_id") else []
     return {"question": q, "answer": answers[0] if answers else "", "answers": answers,
-            "entity": entity, "passages": passages, "provenance": prov,
-            "documents": supporting_documents(db, q), "reviews": reviews,
+            "parent": parent[0] if parent else None,
+            "entity": entity, "passages": passages, "provenance": prov, "articles": articles,
+            "documents": documents, "reviews": reviews,
+            "checklist_fields": guideline.checklist_fields(q),
             "review_agreement": review_agreement(reviews)}
 
 
@@ -193,8 +219,12 @@ def review_agreement(reviews: list[dict]) -> dict[str, Any] | None:
     if len(reviews) < 2:
         return None
     fields = {"decision": [r["decision"] for r in reviews]}
-    for key in ann.CHECKLIST:
-        fields[key] = [(r.get("checklist") or {}).get(key) for r in reviews]
+    spec = [f for fs in (guideline.CHECKLIST_FIELDS, guideline.SINGLE_DOCUMENT_FIELDS,
+                         guideline.TRANSLATION_FIELDS) for f in fs if f["type"] != "text"]
+    for key in dict.fromkeys(f["name"] for f in spec):
+        values = [(r.get("checklist") or {}).get(key) for r in reviews]
+        if any(v is not None for v in values):
+            fields[key] = values
     out = {}
     for key, values in fields.items():
         values = [v for v in values if v is not None]

@@ -1,29 +1,40 @@
-"""Human quality control of XRAG questions (the XRAG annotation guideline) and its statistics.
+"""The question-review guideline (one checklist spec for every question) and XRAG's label statistics.
 
-The review page shows ``CHECKLIST_FIELDS`` for an English cross-document question and
-``TRANSLATION_FIELDS`` for a translation, then calls :func:`apply_review`, which appends a
-``reviews`` row (append-only; a re-review by the same annotator supersedes their earlier row)
-and sets the question's status:
+The guideline is the XRAG annotation guideline; the Review page and :func:`core.annotation.submit_review`
+(the one write path of reviews) use it for every question:
+
+* ``CHECKLIST_FIELDS`` for an English cross-document question (two articles: per article
+  ``Sufficient`` / ``Some`` / ``None``);
+* ``SINGLE_DOCUMENT_FIELDS`` for any other English question (the same items, with "long span"
+  instead of the per-article support);
+* ``TRANSLATION_FIELDS`` for a translation (a question with a ``parent_id``).
+
+:func:`review_outcome` turns a checklist into a decision (``accept`` / ``reject`` / ``edit``); the
+question's status is then set by :func:`core.annotation.submit_review`:
 
 * ``discarded`` when any annotator's current review says either article alone is
   ``Sufficient`` (the question does not need both articles); its translations are discarded too;
-* ``rejected`` when the question is not intelligible or not answerable from the two articles;
-* ``edited`` when the answer is wrong (the correction becomes the reference answer);
-* ``accepted`` otherwise.
+* otherwise the majority of the current reviews' decisions (ties: the latest): ``rejected`` when
+  the question is not intelligible or not answerable, ``edited`` when the answer is wrong (the
+  correction becomes the reference answer of an XRAG question) or the text was edited,
+  ``accepted`` otherwise.
+
+:func:`apply_review` is the XRAG entry point of that same write path.
 """
 
 from __future__ import annotations
 
 from collections import Counter, defaultdict
+from dataclasses import dataclass
 from typing import Any
 
 import sqlite_utils
 
 from core.errors import InputError
-from core.store import dumps, rows, transaction, utcnow
+from core.store import rows
 
 SUPPORT = ("Sufficient", "Some", "None")
-CHECKLIST_FIELDS: list[dict[str, Any]] = [
+_QUESTION_FIELDS: list[dict[str, Any]] = [
     {"name": "intelligible", "type": "bool", "required": True,
      "label": "The question is intelligible and reads naturally"},
     {"name": "answerable", "type": "bool", "required": True,
@@ -32,10 +43,20 @@ CHECKLIST_FIELDS: list[dict[str, Any]] = [
      "label": "The reference answer is correct"},
     {"name": "correction", "type": "text", "required": False,
      "label": "Corrected answer (required when the answer is not correct)"},
+]
+CHECKLIST_FIELDS: list[dict[str, Any]] = [
+    *_QUESTION_FIELDS,
     {"name": "support_a", "type": "choice", "choices": list(SUPPORT), "required": True,
      "label": "How much of the answer does article A alone give?"},
     {"name": "support_b", "type": "choice", "choices": list(SUPPORT), "required": True,
      "label": "How much of the answer does article B alone give?"},
+]
+SINGLE_DOCUMENT_FIELDS: list[dict[str, Any]] = [
+    *_QUESTION_FIELDS[:1],
+    {**_QUESTION_FIELDS[1], "label": "The question can be answered from the source"},
+    *_QUESTION_FIELDS[2:],
+    {"name": "long_span", "type": "bool", "required": False,
+     "label": "Answering needs several distant passages (long span)"},
 ]
 TRANSLATION_FIELDS: list[dict[str, Any]] = [
     {"name": "translation_ok", "type": "bool", "required": True,
@@ -47,13 +68,25 @@ TRANSLATION_FIELDS: list[dict[str, Any]] = [
 ]
 
 
+def is_cross_document(question: dict[str, Any]) -> bool:
+    """An English XRAG question (origin ``xrag``, no parent): it needs two articles."""
+    return question.get("origin") == "xrag" and not question.get("parent_id")
+
+
 def checklist_fields(question: dict[str, Any]) -> list[dict[str, Any]]:
-    """The field spec for a question row: translation fields when it has a ``parent_id``."""
-    return TRANSLATION_FIELDS if question.get("parent_id") else CHECKLIST_FIELDS
+    """The field spec for a question row: translation fields when it has a ``parent_id``,
+    the cross-document checklist for an English XRAG question, else the single-document one."""
+    if question.get("parent_id"):
+        return TRANSLATION_FIELDS
+    return CHECKLIST_FIELDS if is_cross_document(question) else SINGLE_DOCUMENT_FIELDS
 
 
-def validate_checklist(fields: list[dict[str, Any]], checklist: dict[str, Any]) -> dict[str, Any]:
-    """Check names, types and required fields; return the cleaned checklist (InputError)."""
+def validate_checklist(fields: list[dict[str, Any]], checklist: dict[str, Any],
+                       partial: bool = False) -> dict[str, Any]:
+    """Check names, types and required fields; return the cleaned checklist (InputError).
+
+    ``partial=True`` (a checklist that accompanies an explicit decision) skips the required check.
+    """
     if not isinstance(checklist, dict):
         raise InputError("checklist must be a mapping of field name to value")
     spec = {f["name"]: f for f in fields}
@@ -64,7 +97,7 @@ def validate_checklist(fields: list[dict[str, Any]], checklist: dict[str, Any]) 
     for name, f in spec.items():
         value = checklist.get(name)
         if value is None or (f["type"] == "text" and not str(value).strip()):
-            if f["required"]:
+            if f["required"] and not partial:
                 raise InputError(f"checklist field {name!r} is required", column=name)
             continue
         if f["type"] == "bool" and not isinstance(value, bool):
@@ -74,6 +107,69 @@ def validate_checklist(fields: list[dict[str, Any]], checklist: dict[str, Any]) 
                              column=name)
         out[name] = str(value).strip() if f["type"] == "text" else value
     return out
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What a review decides: its own ``decision``, whether the question is ``discarded`` (with
+    the ``reason``), and the edited texts it carries."""
+
+    decision: str
+    reason: str
+    discarded: bool = False
+    edited_question: str | None = None
+    edited_answer: str | None = None
+
+
+def sufficient_reason(checklists: list[dict[str, Any]]) -> str:
+    """Why the question is discarded ("article A alone answers it ...") or ``""``."""
+    for c in checklists:
+        for side in ("a", "b"):
+            if c.get(f"support_{side}") == "Sufficient":
+                return (f"article {side.upper()} alone answers it (Sufficient): both articles "
+                        "are not needed")
+    return ""
+
+
+def review_outcome(question: dict[str, Any], checklist: dict[str, Any],
+                   others: list[dict[str, Any]] = (), decision: str | None = None,
+                   edited_question: str | None = None, edited_answer: str | None = None
+                   ) -> Outcome:
+    """Apply the guideline to a validated ``checklist`` (``others``: the other annotators' current
+    checklists). ``decision`` given explicitly wins over the derived one, except that the
+    Sufficient filter always discards a cross-document question."""
+    c = checklist
+    if question.get("parent_id"):
+        eq = edited_question or c.get("edited_question")
+        ea = edited_answer or c.get("edited_answer")
+        if decision is None:
+            decision = ("edit" if eq or ea else "accept" if c["translation_ok"] else "reject")
+        reason = {"edit": "translation corrected by the reviewer", "accept": "",
+                  "reject": "translation rejected"}[decision]
+        return Outcome(decision, reason, False, eq, ea)
+    ea = edited_answer or c.get("correction")
+    cross = is_cross_document(question)
+    own = sufficient_reason([c]) if cross else ""
+    if own:
+        return Outcome("reject", own, True, edited_question, None)
+    if decision is None:
+        if not c["intelligible"] or not c["answerable"]:
+            decision = "reject"
+        elif not c["answer_correct"]:
+            if not ea:
+                raise InputError("answer_correct is false: give the corrected answer",
+                                 column="correction")
+            decision = "edit"
+        else:
+            decision = "edit" if edited_question else "accept"
+    reason = {"reject": "not intelligible or not answerable from the source",
+              "edit": "answer or question corrected by the reviewer", "accept": ""}[decision]
+    if decision != "edit":
+        ea = None
+    why = sufficient_reason(list(others)) if cross else ""
+    if why:
+        return Outcome(decision, f"another reviewer: {why}", True, edited_question, ea)
+    return Outcome(decision, reason, False, edited_question, ea)
 
 
 def _question(db: sqlite_utils.Database, question_id: str) -> dict[str, Any]:
@@ -93,74 +189,15 @@ def current_reviews(db: sqlite_utils.Database, question_id: str | None = None
                 [question_id] if question_id else [])
 
 
-def _outcome(q: dict[str, Any], c: dict[str, Any], others: list[dict[str, Any]]
-             ) -> tuple[str, str, str]:
-    """(decision, new status, reason) for an English question's checklist."""
-    for r in [c] + [o["checklist"] for o in others]:
-        for side in ("a", "b"):
-            if r.get(f"support_{side}") == "Sufficient":
-                return ("reject", "discarded", f"article {side.upper()} alone answers it "
-                                               "(Sufficient): both articles are not needed")
-    if not c["intelligible"] or not c["answerable"]:
-        return "reject", "rejected", "not intelligible or not answerable from the two articles"
-    if not c["answer_correct"]:
-        if "correction" not in c:
-            raise InputError("answer_correct is false: give the corrected answer",
-                             column="correction")
-        return "edit", "edited", "answer corrected by the reviewer"
-    return "accept", "accepted", ""
-
-
 def apply_review(db: sqlite_utils.Database, question_id: str, annotator: str,
                  checklist: dict[str, Any], note: str = "") -> dict[str, Any]:
-    """Append a review of an XRAG question and apply it (see module docstring).
+    """Review an XRAG question through :func:`core.annotation.submit_review` (decision derived
+    from the checklist). Returns ``{"review_id", "status", "reason"}``."""
+    from core.annotation import record_review   # annotation imports this module
 
-    Returns ``{"review_id", "status", "reason"}``. Everything is written in one transaction.
-    """
-    if not annotator.strip():
-        raise InputError("annotator name is empty")
-    q = _question(db, question_id)
-    c = validate_checklist(checklist_fields(q), checklist)
-    previous = [r for r in current_reviews(db, question_id)]
-    mine = next((r for r in previous if r["annotator"] == annotator), None)
-    others = [r for r in previous if r["annotator"] != annotator]
-    edited_q = edited_a = None
-    if q["parent_id"]:
-        edited_q, edited_a = c.get("edited_question"), c.get("edited_answer")
-        if edited_q or edited_a:
-            decision, status, reason = "edit", "edited", "translation corrected by the reviewer"
-        elif c["translation_ok"]:
-            decision, status, reason = "accept", "accepted", ""
-        else:
-            decision, status, reason = "reject", "rejected", "translation rejected"
-    else:
-        decision, status, reason = _outcome(q, c, others)
-        edited_a = c.get("correction") if decision == "edit" else None
-    now = utcnow()
-    meta = dict(q["metadata"])
-    meta["status_reason"] = reason
-    updates: dict[str, Any] = {"status": status, "updated_at": now}
-    if edited_q:
-        meta.setdefault("original_question", q["question"])
-        updates["question"] = edited_q
-    if edited_a:
-        meta.setdefault("original_answers", q["answers"])
-        updates["answers"] = dumps([edited_a])
-    updates["metadata"] = dumps(meta)
-    with transaction(db):
-        review_id = db["reviews"].insert({
-            "question_id": question_id, "annotator": annotator, "decision": decision,
-            "checklist": dumps(c), "edited_question": edited_q, "edited_answer": edited_a,
-            "note": note, "supersedes": mine["id"] if mine else None,
-            "created_at": now}).last_pk
-        db["questions"].update(question_id, updates)
-        if status == "discarded":
-            for child in rows(db, "select id, metadata from questions where parent_id = ?",
-                              [question_id]):
-                cm = dict(child["metadata"], status_reason=f"English question discarded: {reason}")
-                db["questions"].update(child["id"], {"status": "discarded",
-                                                     "metadata": dumps(cm), "updated_at": now})
-    return {"review_id": review_id, "status": status, "reason": reason}
+    _question(db, question_id)
+    out = record_review(db, question_id, annotator, checklist, note=note)
+    return {"review_id": out.review_id, "status": out.status, "reason": out.reason}
 
 
 def label_distribution(db: sqlite_utils.Database) -> dict[str, Any]:

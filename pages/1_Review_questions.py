@@ -36,53 +36,91 @@ with ui.database() as db:
         qid = st.selectbox("Question", ids) if ids else None
     else:
         qid = queue[0] if queue else None
+    last = st.session_state.pop("last_review", None)
+    if last:
+        msg = f"Review of `{last['question_id']}` saved: the question is now **{last['status']}**"
+        st.success(msg + (f" ({views.escape_markdown(last['reason'])})." if last["reason"] else "."))
     if qid is None:
-        st.success("Nothing left to review with these filters.")
+        st.success("Nothing left for you to review with these filters: you have reviewed every "
+                   "matching question, or each already has its reviews. Change the filters above "
+                   "(for example Origin = xrag for the cross-lingual questions), or choose "
+                   "**Pick a question** to look at one again.")
         st.stop()
     detail = ui.cached_view(db, "question_detail", qid)
     q = detail["question"]
     st.subheader("Question")
     ui.untrusted(q["question"])
     st.caption(f"id `{q['id']}` · origin {q['origin']} · type {q['qtype'] or '-'} · "
-               f"status {q['status']}")
-    st.markdown("**Generated answer**")
+               f"language {q.get('language') or '-'} · status {q['status']}")
+    st.markdown("**Reference answer**" if q["origin"] == "xrag" else "**Generated answer**")
     ui.untrusted(detail["answer"])
+    if detail["parent"]:
+        par = detail["parent"]
+        st.markdown(f"**The English original** (`{par['id']}`)")
+        ui.untrusted(par["question"])
+        ui.untrusted((par["answers"] or [""])[0], "its answer")
     if detail["entity"]:
         e = detail["entity"]
         st.markdown(f"**Entity:** {views.escape_markdown(e['name'])} "
                     f"({e['n_mentions']} mentions, rank {e['rank']})")
-    with st.expander(f"Passages ({len(detail['passages'])}, entity mentions in bold)",
-                     expanded=True):
-        for p in detail["passages"]:
-            st.caption(f"Passage {p['idx']}")
-            ui.highlighted(p["markdown"])
+    if detail["passages"]:
+        with st.expander(f"Passages ({len(detail['passages'])}, entity mentions in bold)",
+                         expanded=True), st.container(height=480):
+            for p in detail["passages"]:
+                st.caption(f"Passage {p['idx']}")
+                ui.highlighted(p["markdown"])
+    if detail["articles"]:
+        cols = st.columns(len(detail["articles"]))
+        for i, (col, a) in enumerate(zip(cols, detail["articles"])):
+            with col, st.expander(f"Article {'AB'[i] if i < 2 else i + 1}: "
+                                  f"{a.get('title') or a['id']}", expanded=True), \
+                    st.container(height=360):
+                ui.untrusted(a["text"])
     with st.expander("Provenance"):
         st.json(detail["provenance"])
 
     st.subheader("Checklist")
+    fields = detail["checklist_fields"]
+    translation = bool(q.get("parent_id"))
+    if any(f["name"] == "support_a" for f in fields):
+        st.caption("The decision follows from the checklist: if either article alone is "
+                   "**Sufficient** the question is discarded (it does not need both articles); "
+                   "not intelligible or not answerable: rejected; a wrong answer (give the "
+                   "correction) or an edited question: edited; otherwise accepted.")
+    elif translation:
+        st.caption("A corrected translation makes the translation edited; otherwise it is "
+                   "accepted when the meaning is kept and rejected when not.")
+    else:
+        st.caption("The decision follows from the checklist: not intelligible or not answerable: "
+                   "rejected; a wrong answer (give the correction) or an edited question: edited; "
+                   "otherwise accepted.")
     mine = next((r for r in detail["reviews"] if r["annotator"] == who), None)
     old = (mine or {}).get("checklist") or {}
+    titles = [d.get("title") or d["id"] for d in detail["documents"]]
     with st.form(f"review_{qid}"):
-        checks = {k: st.checkbox(label, value=bool(old.get(k)), key=f"chk_{k}_{qid}")
-                  for k, label in ann.CHECKLIST.items()}
-        corrected = st.text_input("Corrected answer (if the answer is not correct)",
-                                  key=f"corrected_{qid}")
-        support = {}
-        for d in detail["documents"]:
-            support[d["id"]] = st.radio(
-                f"Support from {d.get('title') or d['id']}", ann.SUPPORT_LEVELS, horizontal=True,
-                key=f"support_{d['id']}_{qid}")
-        decision = st.radio("Decision", ann.REVIEW_DECISIONS, horizontal=True, key=f"decision_{qid}")
-        edited_q = st.text_area("Edited question (for an edit; the original is kept)",
-                                key=f"edited_{qid}")
+        values = {}
+        for f in fields:
+            name, label, key = f["name"], f["label"], f"chk_{f['name']}_{qid}"
+            if name in ("support_a", "support_b") and len(titles) > "ab".index(name[-1]):
+                label += f" ({views.escape_markdown(titles['ab'.index(name[-1])])})"
+            if f["type"] == "bool":
+                values[name] = st.checkbox(label, value=bool(old.get(name)), key=key)
+            elif f["type"] == "choice":
+                values[name] = st.radio(
+                    label, f["choices"], horizontal=True, key=key,
+                    index=f["choices"].index(old[name]) if old.get(name) in f["choices"] else None)
+            else:
+                values[name] = st.text_input(label, value=old.get(name) or "", key=key)
+        edited_q = "" if translation else st.text_area(
+            "Edited question (optional; the original is kept)", key=f"edited_{qid}")
         note = st.text_input("Note", key=f"note_{qid}")
         if st.form_submit_button("Submit review"):
             try:
-                rid = ann.submit_review(
-                    db, qid, who, decision, checklist={**checks, "support": support},
-                    edited_question=edited_q, edited_answer=corrected, note=note)
-                st.toast(f"Review {rid} saved")
-                st.session_state["last_review"] = rid
+                res = ann.record_review(
+                    db, qid, who, {k: v for k, v in values.items() if v not in (None, "")},
+                    edited_question=edited_q, note=note)
+                st.session_state["last_review"] = {"question_id": qid, "status": res.status,
+                                                   "reason": res.reason, "id": res.review_id}
                 st.rerun()
             except WorkbenchError as exc:
                 st.error(str(exc))
@@ -91,6 +129,9 @@ with ui.database() as db:
         st.dataframe([{k: r[k] for k in ("annotator", "decision", "edited_question",
                                          "edited_answer", "note", "created_at")}
                       for r in detail["reviews"]], hide_index=True)
-        if detail["review_agreement"]:
-            st.markdown("**Agreement between reviewers** (share of agreeing reviewer pairs)")
-            st.json(detail["review_agreement"])
+        agree = detail["review_agreement"]
+        if agree:
+            st.markdown(f"**Agreement between the {agree['n_reviewers']} reviewers** (share of "
+                        "agreeing reviewer pairs per item)")
+            st.dataframe([{"item": k, "agreement": v}
+                          for k, v in agree["pairwise_agreement"].items()], hide_index=True)

@@ -12,11 +12,7 @@ with ui.database() as db:
     kind = st.radio("Judgments", ["pairwise", "absolute"], horizontal=True,
                     format_func={"pairwise": "Side by side (pairwise)",
                                  "absolute": "Absolute (AutoAIS and others)"}.get)
-    big = ui.cached_judgments(db, "judgment_count")
-    with_consistency = big <= 20_000 or st.toggle(
-        "Compute self-consistency and position-swap inconsistency "
-        f"({big:,} judgments: takes a while)", key="agree_consistency")
-    data = ui.cached_judgments(db, "agreement_overview", kind, with_consistency)
+    data = ui.cached_judgments(db, "agreement_overview", kind)
 if data["n_verdicts"] == 0:
     st.info("No verdicts of this kind yet. " + ui.EMPTY_HINT)
     st.stop()
@@ -24,7 +20,13 @@ if data["n_verdicts"] == 0:
 st.subheader("Every pair of raters")
 st.caption("Items both raters labelled; pairwise verdicts are mapped to one canonical system "
            "order first. Kappa interval: 95% bootstrap over items.")
-st.dataframe(data["table"], hide_index=True, width="stretch")
+if len(data["table"]):
+    st.dataframe(data["table"], hide_index=True, width="stretch")
+else:
+    only = ", ".join(f"`{r}`" for r in data["raters"])
+    st.info(f"Only one rater ({only}) has verdicts of this kind, so there is no pair to compare "
+            "yet. Give your own verdicts on the **Side by side** page: they are compared with the "
+            "auto-rater's here, live. Or switch to the absolute judgments above.")
 
 c = st.columns(2)
 for col, (label, res) in zip(c, (("Between annotators", data["humans"]),
@@ -37,10 +39,10 @@ for col, (label, res) in zip(c, (("Between annotators", data["humans"]),
         m[1].metric("Krippendorff's alpha", "-" if ka is None else f"{ka:.3f}")
 
 st.subheader("Self-consistency and position-swap inconsistency")
-if data["consistency"] is None:
-    st.caption("Switch on the toggle above to compute these.")
-else:
-    st.dataframe(data["consistency"], hide_index=True, width="stretch")
+st.caption("Self-consistency: an item the same rater judged again in the same order (first vs "
+           "latest verdict). Position-swap inconsistency: share of items judged in both A/B "
+           "orders whose verdicts name different winners.")
+st.dataframe(data["consistency"], hide_index=True, width="stretch")
 
 raters = data["raters"]
 if len(raters) < 2:

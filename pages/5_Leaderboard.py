@@ -4,7 +4,6 @@ import streamlit as st
 
 import pages as ui
 from core import figures
-from core.store import change_counter
 
 ui.setup("Leaderboard")
 ui.sign_in_sidebar()
@@ -21,21 +20,25 @@ POLL_S = 2
 
 @st.fragment(run_every=POLL_S)
 def live_board() -> None:
-    """Re-runs every POLL_S seconds; recomputes only when the judgments counter moved."""
+    """Re-runs every POLL_S seconds; reads only the judgments stored since the last poll."""
     with ui.database() as db:
-        counter = change_counter(db)
-    lb, why = ui.cached_leaderboard(ui.db_path(), counter, source, n_boot, seed)
-    st.caption(f"Live: checks for new verdicts every {POLL_S} s (judgments counter {counter}).")
+        lb, why, note, seen = ui.live_leaderboard(db, source, n_boot, seed)
+    st.caption(f"Live: checks for new verdicts every {POLL_S} s (read up to judgment {seen}).")
     if lb is None:
-        st.info(f"No leaderboard yet: {why}.")
+        st.info(f"No leaderboard yet: {why}. Give verdicts on the Side by side page, or run an "
+                "experiment with a side-by-side judge (Run page).")
         return
+    if note:
+        st.warning(note)
     table = lb.table
     st.markdown(f"**{len(lb.systems)} systems, {int(lb.count_matrix().sum() / 2)} comparisons "
                 f"over {lb.n_questions} questions** ({lb.n_none} 'None' verdicts excluded; "
                 "Equal counts half a win each)")
     st.dataframe(table, hide_index=True, width="stretch", key=f"lb_table_{source}",
                  column_config={"rank_ub": st.column_config.NumberColumn(
-                     "Rank (UB)", help="1 + systems whose lower bound exceeds this upper bound")})
+                     "Rank (UB)", help="1 + systems whose lower bound exceeds this upper bound"),
+                     **{c: st.column_config.NumberColumn(c, format="%.3f")
+                        for c in ("beta", "ci_low", "ci_high", "strength")}})
     scale = st.radio("Forest plot scale", ["beta", "strength"], horizontal=True,
                      format_func={"beta": "beta (log-strength)", "strength": "e^beta"}.get,
                      key="lb_scale")
@@ -50,7 +53,7 @@ def live_board() -> None:
             lb.win_rate, "Empirical win rate (Equal = 1/2)", "share won by row"),
             width="stretch")
     st.plotly_chart(figures.matrix_figure(
-        lb.counts, "Comparison counts", "comparisons", fmt=".0f", zmin=None, zmax=None),
+        lb.counts, "Comparison counts", "comparisons", fmt=".0f", zmin=0, zmax=None),
         width="stretch")
 
 
@@ -60,7 +63,15 @@ st.subheader("AutoAIS accuracy")
 with ui.database() as db:
     acc = ui.cached_judgments(db, "autoais_accuracy")
 if len(acc):
-    st.plotly_chart(figures.accuracy_figure(acc), width="stretch")
-    st.dataframe(acc, hide_index=True, width="stretch")
+    raters = list(dict.fromkeys(acc["rater"]))
+    picked = st.multiselect("Auto-raters", raters, default=raters[:1], key="lb_acc_raters",
+                            help="Share of answers each auto-rater judged supported by the "
+                                 "context, with a 95% Bernoulli interval.")
+    shown = acc[acc["rater"].isin(picked)]
+    if len(shown):
+        st.plotly_chart(figures.accuracy_figure(shown), width="stretch")
+        st.dataframe(shown, hide_index=True, width="stretch")
+    else:
+        st.caption("Pick at least one auto-rater.")
 else:
     st.caption("No absolute (AutoAIS) verdicts yet.")

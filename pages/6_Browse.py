@@ -38,6 +38,9 @@ if q.get("answers"):
         ui.untrusted(ref)
 
 st.subheader(f"Answers ({len(d['answers'])})")
+if not d["answers"]:
+    st.caption("No system has answered this question yet (answers come from a run: see the Run "
+               "page). Pick another question above, e.g. Origin = narrativeqa.")
 for a in d["answers"]:
     with st.expander(f"{a['system']} ({a['status']}, {a['context_tokens']} context tokens)",
                      expanded=len(d["answers"]) <= 4):

@@ -14,13 +14,16 @@ with ui.database() as db:
     if acc.empty:
         st.info("No cross-lingual results yet: build the XRAG demo (`python -m core demo`) or "
                 "run an XRAG evaluation.")
-    for title, frame in (
-            ("Accuracy by model, language, setting and question type", acc),
-            ("Response-language correctness", xv.response_language_table(db)),
-            ("Review label distribution", xv.label_distribution_table(db))):
+    for title, frame, empty in (
+            ("Accuracy by model, language, setting and question type", acc, "Nothing yet."),
+            ("Response-language correctness", xv.response_language_table(db), "Nothing yet."),
+            ("Review label distribution", xv.label_distribution_table(db),
+             "No XRAG question reviewed yet: review them on the **Review questions** page "
+             "(Origin = xrag). A question that either article answers alone (Sufficient) is "
+             "discarded.")):
         st.subheader(title)
         if frame.empty:
-            st.caption("Nothing yet.")
+            st.caption(empty)
         else:
             st.dataframe(frame, hide_index=True, width="stretch")
     st.subheader("Controlled analysis (paired, McNemar + paired bootstrap)")
@@ -29,4 +32,14 @@ with ui.database() as db:
         st.dataframe(ctl, hide_index=True, width="stretch") if len(ctl) else st.caption(
             "Nothing yet.")
     st.subheader("Panel vs human verdicts")
-    st.json(xv.panel_human_agreement(db))
+    agree = xv.panel_human_agreement(db)
+    if not agree.get("n"):
+        st.caption("No human verdicts on XRAG answers yet, so nothing to compare the judge "
+                   "panel with.")
+    else:
+        m = st.columns(3)
+        m[0].metric("Answers both judged", agree["n"])
+        m[1].metric("Percent agreement", "-" if agree.get("agreement") is None
+                    else f"{agree['agreement']:.1%}")
+        m[2].metric("Cohen's kappa", "-" if agree.get("cohen_kappa") is None
+                    else f"{agree['cohen_kappa']:.3f}")

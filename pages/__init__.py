@@ -111,12 +111,21 @@ def cached_judgments(db, name: str, *args: Any, module: str = "figures") -> Any:
     return _cached(db_path(), ("judgments", change_counter(db)), module, name, tuple(args))
 
 
-@st.cache_data(show_spinner=False, max_entries=16)
-def cached_leaderboard(path: str, counter: int, source: str, n_boot: int, seed: int):
-    """Leaderboard for ``source`` at judgments-counter ``counter``: (Leaderboard|None, message)."""
-    with opened(path) as db:
-        records = figures.pairwise_records(db, source)
-    return figures.compute_leaderboard(records, n_boot=n_boot, seed=seed)
+@st.cache_resource(show_spinner=False, max_entries=16)
+def _live_board(path: str, file_id: tuple, source: str) -> figures.LiveLeaderboard:
+    """One thread-safe incremental leaderboard per database file and verdict source."""
+    return figures.LiveLeaderboard(source)
+
+
+def live_leaderboard(db, source: str, n_boot: int, seed: int):
+    """``(Leaderboard | None, why none, note, last judgment id)``: reads only new judgments."""
+    path = db_path()
+    try:
+        st_ = os.stat(path)
+        file_id = (st_.st_dev, st_.st_ino)
+    except OSError:
+        file_id = ()
+    return _live_board(path, file_id, source).result(db, n_boot, seed)
 
 
 # ------------------------------------------------------------------------------------------

@@ -2,7 +2,9 @@
 
 One threaded HTTP/1.1 server speaks enough of the OpenAI, Anthropic and Gemini REST APIs for
 their official SDKs: chat completions, messages, generateContent, Gemini cachedContents, and the
-OpenAI / Anthropic batch endpoints (file upload, create, poll, results). ``server.plan`` is a
+OpenAI / Anthropic / Gemini batch endpoints (file upload, create, poll, results; Gemini's
+resumable upload and file download). A Gemini batch request whose text contains ``FAILME`` gets
+an error result instead of a reply. ``server.plan`` is a
 list of behaviours consumed one per model call (``"ok"``, ``("status", code, headers, body)``,
 ``"timeout"``, ``"truncated"``, ``"nonjson"``); with the list empty every call succeeds after
 ``server.delay`` seconds. ``server.calls`` records model calls; ``peak`` the most in flight.
@@ -228,8 +230,10 @@ def _batch_done(srv: FakeServer, batch: dict[str, Any]) -> bool:
 
 
 def route_other(h: Handler, method: str, path: str, raw: bytes) -> bool:
-    """Files, batches (OpenAI, Anthropic) and Gemini cachedContents. False when unknown."""
+    """Files, batches (OpenAI, Anthropic, Gemini) and Gemini cachedContents. False when unknown."""
     srv, now = h.server, int(time.time())
+    if route_gemini_batch(h, method, path, raw):
+        return True
     if method == "POST" and path == "/v1/files":
         fid = f"file-{uuid.uuid4().hex[:8]}"
         srv.files[fid] = _multipart_file(raw, h.headers["Content-Type"])
@@ -289,6 +293,76 @@ def route_other(h: Handler, method: str, path: str, raw: bytes) -> bool:
         h._send(200, {})
         return True
     return False
+
+
+def route_gemini_batch(h: Handler, method: str, path: str, raw: bytes) -> bool:
+    """Gemini batchGenerateContent, batches/<id>, resumable file upload and file download."""
+    srv = h.server
+    m = re.match(r"^/v1(?:beta)?/models/([^/:]+):batchGenerateContent$", path)
+    if method == "POST" and m:
+        batch = json.loads(raw)["batch"]
+        bid = f"batches/{uuid.uuid4().hex[:8]}"
+        source = batch["inputConfig"]
+        requests = ([{"key": None, **r} for r in source["requests"]["requests"]]
+                    if "requests" in source else
+                    [json.loads(x) for x in srv.files[source["fileName"]].decode().splitlines()
+                     if x.strip()])
+        srv.batches[bid] = {"kind": "google", "polls": 0, "model": m.group(1),
+                            "requests": requests, "file": "fileName" in source,
+                            "display_name": batch.get("displayName")}
+        h._send(200, _gemini_batch(srv, bid, done=False))
+        return True
+    m = re.match(r"^/v1(?:beta)?/(batches/[^/:]+)$", path)
+    if method == "GET" and m and m.group(1) in srv.batches:
+        bid = m.group(1)
+        h._send(200, _gemini_batch(srv, bid, done=_batch_done(srv, srv.batches[bid])))
+        return True
+    if method == "POST" and re.match(r"^/upload/v1(?:beta)?/files$", path):
+        command = h.headers.get("X-Goog-Upload-Command", "")
+        if command == "start":
+            uid = uuid.uuid4().hex[:8]
+            h._send(200, {}, {"x-goog-upload-url": f"{srv.url}/upload/v1beta/files?upload_id={uid}"})
+            return True
+        name = f"files/{uuid.uuid4().hex[:8]}"
+        srv.files[name] = raw
+        h._send(200, {"file": {"name": name, "mimeType": "application/jsonl",
+                               "sizeBytes": str(len(raw)), "state": "ACTIVE"}},
+                {"x-goog-upload-status": "final"})
+        return True
+    m = re.match(r"^/v1(?:beta)?/(files/[^/:]+):download$", path)
+    if method == "GET" and m:
+        h._send(200, srv.files[m.group(1)], ctype="application/octet-stream")
+        return True
+    return False
+
+
+def _gemini_result(srv: FakeServer, model: str, request: dict[str, Any]) -> dict[str, Any]:
+    if "FAILME" in json.dumps(request):
+        return {"error": {"code": 3, "message": "invalid request"}}
+    return {"response": gemini_reply(model, request, srv)}
+
+
+def _gemini_batch(srv: FakeServer, bid: str, done: bool) -> dict[str, Any]:
+    """The batch as an Operation: ``metadata`` holds the GenerateContentBatch."""
+    b = srv.batches[bid]
+    meta: dict[str, Any] = {
+        "@type": "type.googleapis.com/google.ai.generativelanguage.v1beta.GenerateContentBatch",
+        "model": f"models/{b['model']}", "displayName": b["display_name"],
+        "state": "BATCH_STATE_SUCCEEDED" if done else "BATCH_STATE_PENDING",
+        "createTime": "2025-01-01T00:00:00Z", "updateTime": "2025-01-01T00:00:00Z"}
+    if done:
+        results = [{**_gemini_result(srv, b["model"], r["request"]),
+                    **({"metadata": r["metadata"]} if r.get("metadata") else {}),
+                    **({"key": r["key"]} if r.get("key") else {})} for r in b["requests"]]
+        if b["file"]:
+            if "output" not in b:
+                b["output"] = f"files/{uuid.uuid4().hex[:8]}"
+                srv.files[b["output"]] = "\n".join(json.dumps(x) for x in results).encode()
+            meta["output"] = {"responsesFile": b["output"]}
+        else:
+            meta["output"] = {"inlinedResponses": {"inlinedResponses": results}}
+        meta["endTime"] = "2025-01-01T01:00:00Z"
+    return {"name": bid, "metadata": meta, "done": done}
 
 
 def _openai_batch(srv: FakeServer, bid: str, done: bool) -> dict[str, Any]:

@@ -89,14 +89,74 @@ def test_sign_in_and_access_code(fixture_db, monkeypatch):
 def test_submit_review_writes_one_row(fixture_db):
     path, _ = fixture_db
     at = ok(page("pages/1_Review_questions.py"))
-    [cb for cb in at.checkbox if cb.label.startswith("It is answerable")][0].check()
-    [r for r in at.radio if r.label == "Decision"][0].set_value("accept")
+    labels = [cb.label for cb in at.checkbox]
+    assert labels[:3] == ["The question is intelligible and reads naturally",
+                          "The question can be answered from the source",
+                          "The reference answer is correct"]
+    for cb in at.checkbox:
+        cb.check()
     ok(button(at, "Submit review").click().run())
     assert count(path, "select count(*) from reviews") == 1
     assert count(path, "select count(*) from reviews where annotator = 'alice' and "
-                       "decision = 'accept'") == 1
+                       "decision = 'accept' and json_extract(checklist, '$.long_span') = 1") == 1
     # The queue moved on: the next question is another one, progress counts it.
     assert any("1 of" in str(p.proto.text) for p in at.get("progress"))
+    assert any("now **accepted**" in s.value for s in at.success)
+
+
+def _add_xrag(path: Path) -> list[str]:
+    from core.xrag_articles import import_articles, import_single_qas, pair_articles
+    from core.xrag_build import compose_baseline
+
+    db = open_db(path)
+    try:
+        import_articles(db, ROOT / "demo" / "xrag" / "articles.jsonl", source="xquad")
+        import_single_qas(db, ROOT / "demo" / "xrag" / "qas.jsonl")
+        pair_articles(db, min_shared=1)
+        compose_baseline(db, per_pair=1)
+        return [r[0] for r in db.execute("select id from questions where origin = 'xrag' and "
+                                         "parent_id is null order by id")]
+    finally:
+        db.conn.close()
+
+
+def test_xrag_review_on_the_page_applies_the_sufficient_filter(fixture_db):
+    path, _ = fixture_db
+    qid = _add_xrag(path)[0]
+    at = ok(page("pages/1_Review_questions.py"))
+    [s for s in at.selectbox if s.label == "Origin"][0].set_value("xrag").run()
+    [r for r in at.radio if r.label == "Show"][0].set_value("Pick a question").run()
+    [s for s in at.selectbox if s.label == "Question"][0].set_value(qid).run()
+    ok(at)
+    assert [cb.label for cb in at.checkbox] == [
+        "The question is intelligible and reads naturally",
+        "The question can be answered from the two articles", "The reference answer is correct"]
+    for cb in at.checkbox:
+        cb.check()
+    support = [r for r in at.radio if r.label.startswith("How much of the answer")]
+    assert len(support) == 2 and all(r.value is None for r in support)   # no default
+    support[0].set_value("Sufficient")
+    support[1].set_value("Some")
+    ok(button(at, "Submit review").click().run())
+    assert count(path, f"select count(*) from questions where id = '{qid}' and "
+                       "status = 'discarded'") == 1
+    assert count(path, f"select count(*) from questions where parent_id = '{qid}' and "
+                       "status != 'discarded'") == 0
+    assert count(path, "select count(*) from reviews where decision = 'reject' and "
+                       "json_extract(checklist, '$.support_a') = 'Sufficient'") == 1
+    assert any("discarded" in s.value and "article A alone" in s.value for s in at.success)
+
+
+def test_xrag_review_without_support_choice_is_refused(fixture_db):
+    path, _ = fixture_db
+    qid = _add_xrag(path)[0]
+    at = ok(page("pages/1_Review_questions.py"))
+    [s for s in at.selectbox if s.label == "Origin"][0].set_value("xrag").run()
+    [r for r in at.radio if r.label == "Show"][0].set_value("Pick a question").run()
+    [s for s in at.selectbox if s.label == "Question"][0].set_value(qid).run()
+    ok(button(at, "Submit review").click().run())
+    assert any("support_a" in e.value and "required" in e.value for e in at.error)
+    assert count(path, "select count(*) from reviews") == 0
 
 
 def test_resolve_dispute_writes_one_row_and_exports(fixture_db):

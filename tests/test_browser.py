@@ -28,10 +28,15 @@ pytestmark = pytest.mark.browser
 ROOT = Path(__file__).resolve().parent.parent
 SHOTS = ROOT / "test-output" / "screenshots"
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-PAGES = {"Overview": None, "Review questions": "1_Review_questions",
-         "NarrativeQA disputes": "2_NarrativeQA_disputes", "Side by side": "3_Side_by_side",
-         "Agreement": "4_Agreement", "Leaderboard": "5_Leaderboard", "Browse": "6_Browse",
-         "Run": "7_Run", "EXAM": "8_EXAM", "Cross lingual": "9_Cross_lingual"}
+PAGES = {"Overview": "", "Review questions": "Review_questions",
+         "NarrativeQA disputes": "NarrativeQA_disputes", "Side by side": "Side_by_side",
+         "Agreement": "Agreement", "Leaderboard": "Leaderboard", "Browse": "Browse",
+         "Run": "Run", "EXAM": "EXAM", "Cross lingual": "Cross_lingual"}
+TITLES = {"Overview": "Long-Span QA Workbench", "Run": "Run an experiment",
+          "Cross lingual": "Cross-lingual"}
+# Generous limits: CI runs the whole suite on 2 shared cores. Waits return as soon as they can.
+STARTUP_S = 180
+WAIT_S = 90
 
 
 def _free_port() -> int:
@@ -62,13 +67,21 @@ def trap():
     server.shutdown()
 
 
+def _missing(what: str) -> None:
+    """Fail when CI=true (the browser test must run there), otherwise skip."""
+    if os.environ.get("CI") == "true":
+        pytest.fail(f"{what} is required when CI=true")
+    pytest.skip(f"{what} not installed")
+
+
 @pytest.fixture(scope="module")
 def chromium_path():
     if not Path(CHROMIUM).exists():
-        if os.environ.get("CI") == "true":
-            pytest.fail("chromium is required when CI=true (apt-get install chromium)")
-        pytest.skip("chromium not installed (apt-get install chromium)")
-    pytest.importorskip("playwright.sync_api")
+        _missing("chromium (apt-get install chromium)")
+    try:
+        import playwright.sync_api  # noqa: F401
+    except ImportError:
+        _missing("the playwright PyPI package (never `playwright install`)")
     return CHROMIUM
 
 
@@ -76,7 +89,8 @@ def chromium_path():
 def app(tmp_path_factory, trap, chromium_path):
     """``streamlit run app.py`` on a free loopback port over a fixture database."""
     port_trap, _ = trap
-    db_path = tmp_path_factory.mktemp("browser") / "browser.db"
+    tmp = tmp_path_factory.mktemp("browser")
+    db_path = tmp / "browser.db"
     unsafe = (f"<script>window.__pwned = 1; fetch('http://127.0.0.1:{port_trap}/script')</script>"
               f" ![pixel](http://127.0.0.1:{port_trap}/markdown-image.png)"
               f" <img src=\"http://127.0.0.1:{port_trap}/img-tag.png\" onerror=\"window.__pwned=2\">")
@@ -85,27 +99,37 @@ def app(tmp_path_factory, trap, chromium_path):
     env = {**os.environ, "WORKBENCH_DB": str(db_path), "STREAMLIT_BROWSER_GATHER_USAGE_STATS":
            "false"}
     env.pop("WORKBENCH_ACCESS_CODE", None)
+    log_path = tmp / "streamlit.log"
+    log = open(log_path, "wb")          # a file, not a pipe: a full pipe would block the server
     proc = subprocess.Popen(
         [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
          "--server.address", "127.0.0.1", "--server.headless", "true"],
-        cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
     base = f"http://127.0.0.1:{port}"
-    deadline = time.time() + 60
-    while time.time() < deadline:
-        try:
-            if urllib.request.urlopen(f"{base}/_stcore/health", timeout=1).status == 200:
-                break
-        except OSError:
-            time.sleep(0.3)
-    else:
+    try:
+        _wait_for(lambda: _healthy(base) or proc.poll() is not None, timeout=STARTUP_S,
+                  what="streamlit to start")
+        if proc.poll() is not None:
+            raise AssertionError(f"streamlit exited with {proc.returncode}")
+    except AssertionError as exc:
         proc.kill()
-        pytest.fail("streamlit did not start: " + proc.stdout.read().decode()[-2000:])
+        log.close()
+        pytest.fail(f"{exc}: {log_path.read_text(errors='replace')[-2000:]}")
     yield base, db_path
     proc.terminate()
     try:
-        proc.wait(10)
+        proc.wait(20)
     except subprocess.TimeoutExpired:
         proc.kill()
+        proc.wait(20)
+    log.close()
+
+
+def _healthy(base: str) -> bool:
+    try:
+        return urllib.request.urlopen(f"{base}/_stcore/health", timeout=5).status == 200
+    except OSError:
+        return False
 
 
 def _count(db_path: Path, sql: str) -> int:
@@ -116,25 +140,39 @@ def _count(db_path: Path, sql: str) -> int:
         db.conn.close()
 
 
-def _wait_for(predicate, timeout: float = 20.0, what: str = "condition") -> None:
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        if predicate():
-            return
+def _wait_for(predicate, timeout: float = WAIT_S, what: str = "condition") -> None:
+    """Poll ``predicate`` (exceptions count as not yet) until true or ``timeout`` seconds."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            if predicate():
+                return
+        except Exception:  # e.g. an element re-rendered while being read
+            pass
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out after {timeout:.0f} s waiting for {what}")
         time.sleep(0.2)
-    raise AssertionError(f"timed out waiting for {what}")
+
+
+_IDLE_JS = ("() => { const app = document.querySelector('[data-testid=\"stApp\"]');"
+            " return !!app && app.getAttribute('data-test-connection-state') === 'CONNECTED'"
+            " && app.getAttribute('data-test-script-state') === 'notRunning'; }")
 
 
 def _idle(page) -> None:
-    """Wait until the script run finished (the 'Running' status widget is gone)."""
-    page.wait_for_timeout(300)
-    page.wait_for_function(
-        "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=30_000)
+    """Wait until the connected app's script run has finished (Streamlit's own state flag).
+
+    Call it after waiting for something the new run renders (or writes), so that a run which
+    has not started yet is not mistaken for one that has finished.
+    """
+    page.wait_for_function(_IDLE_JS, timeout=WAIT_S * 1000)
 
 
 def _goto(page, name: str) -> None:
     page.locator('[data-testid="stSidebarNav"]').get_by_role("link", name=name, exact=True).click()
-    page.get_by_role("heading", name=re.compile(name.split()[0])).first.wait_for(timeout=30_000)
+    slug = PAGES[name]
+    page.wait_for_url(re.compile(rf"/{slug}$" if slug else r":\d+/?$"))
+    page.get_by_role("heading", level=1, name=re.compile(TITLES.get(name, name))).wait_for()
     _idle(page)
 
 
@@ -154,8 +192,8 @@ def test_annotation_flows_in_a_real_browser(app, trap, chromium_path):
             "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
             "--disable-dev-shm-usage", "--no-first-run"])
         try:
-            page = browser.new_page(viewport={"width": 1400, "height": 1000})
-            page.set_default_timeout(30_000)
+            page = browser.new_page(viewport={"width": 1400, "height": 1800})
+            page.set_default_timeout(WAIT_S * 1000)
             page.goto(base)
             page.get_by_text("Needs human attention").wait_for()
             _idle(page)
@@ -165,12 +203,17 @@ def test_annotation_flows_in_a_real_browser(app, trap, chromium_path):
             page.get_by_label("Annotator name").fill("alice")
             page.get_by_role("button", name="Sign in").click()
             page.get_by_text("Signed in as").wait_for()
+            _idle(page)
 
             # Review a question
             _goto(page, "Review questions")
-            page.get_by_text("It is answerable from the source").click()
+            for label in ("The question is intelligible and reads naturally",
+                          "The question can be answered from the source",
+                          "The reference answer is correct"):
+                page.get_by_text(label).click()
             page.get_by_role("button", name="Submit review").click()
             _wait_for(lambda: _count(db_path, "select count(*) from reviews") == 1, what="review")
+            page.get_by_text(re.compile("saved: the question is now")).wait_for()
             _idle(page)
             page.screenshot(path=str(SHOTS / "01_review_questions.png"), full_page=True)
 
@@ -186,9 +229,11 @@ def test_annotation_flows_in_a_real_browser(app, trap, chromium_path):
             page.screenshot(path=str(SHOTS / "02_disputes.png"), full_page=True)
 
             # A second tab (its own session) watches the leaderboard.
-            watcher = browser.new_page(viewport={"width": 1400, "height": 1000})
+            watcher = browser.new_page(viewport={"width": 1400, "height": 1800})
+            watcher.set_default_timeout(WAIT_S * 1000)
             watcher.goto(base)
             watcher.get_by_text("Needs human attention").wait_for()
+            _idle(watcher)
             _goto(watcher, "Leaderboard")
             watcher.get_by_text(re.compile(r"\d+ comparisons over")).first.wait_for()
             before = _comparisons(watcher)
@@ -196,7 +241,7 @@ def test_annotation_flows_in_a_real_browser(app, trap, chromium_path):
             # Side by side: the planted answer is shown as inert text.
             _goto(page, "Side by side")
             page.get_by_role("heading", name="Answer A").wait_for()
-            page.wait_for_timeout(1000)
+            page.get_by_text("window.__pwned = 1", exact=False).first.wait_for()
             assert page.evaluate("() => window.__pwned === undefined")
             body = page.inner_text("body")
             assert not re.search(r"fixture-[abc]", body), "system names visible before the verdict"
@@ -207,22 +252,21 @@ def test_annotation_flows_in_a_real_browser(app, trap, chromium_path):
             _wait_for(lambda: _count(db_path, "select count(*) from judgments") == n_judgments + 1,
                       what="verdict")
             page.get_by_text("Stored your verdict").wait_for()
-            t0 = time.time()
-            _wait_for(lambda: _comparisons(watcher) == before + 1, timeout=15,
-                      what="live leaderboard update")
-            live_s = time.time() - t0
+            t0 = time.monotonic()
+            _wait_for(lambda: _comparisons(watcher) == before + 1, what="live leaderboard update")
+            live_s = time.monotonic() - t0
             watcher.screenshot(path=str(SHOTS / "05_leaderboard_live.png"), full_page=True)
             print(f"leaderboard updated {live_s:.1f} s after the verdict was stored")
 
-            for i, (name, _) in enumerate(PAGES.items()):
+            for i, name in enumerate(PAGES):
                 if name == "Overview":
                     continue
                 _goto(page, name)
-                page.wait_for_timeout(500)
                 page.screenshot(path=str(SHOTS / f"page_{i:02d}_{name.replace(' ', '_')}.png"),
                                 full_page=True)
                 assert not page.locator('[data-testid="stException"]').count(), name
             _goto(page, "Browse")
+            page.get_by_text("window.__pwned = 1", exact=False).first.wait_for()
             assert page.evaluate("() => window.__pwned === undefined")
         finally:
             browser.close()

@@ -171,3 +171,33 @@ def test_offline_demo_end_to_end(tmp_path):
                            "demo_offline"], cwd=ROOT, env=env, capture_output=True, text=True,
                           timeout=120)
     assert "Bradley-Terry ranking by sbs-lexical" in text.stdout
+
+
+def test_offline_rater_bias_2x2_runs_without_keys(db, monkeypatch):
+    """experiments/rater_bias_offline.toml: the 2x2 report (agreement and kappa per rater family x
+    answer family) on the demo data with offline answerers and raters; labelled an illustration."""
+    from core.experiment import read_toml
+    from core.importers.narrativeqa import import_narrativeqa
+
+    for key in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GOOGLE_API_KEY", "GEMINI_API_KEY"):
+        monkeypatch.delenv(key, raising=False)
+    path = ROOT / "experiments" / "rater_bias_offline.toml"
+    assert "NOT evidence about LLM self-preference" in path.read_text()
+    import_narrativeqa(db, ROOT / "demo" / "narrativeqa")
+    cfg = {**read_toml(path), "c": 10}
+    run_experiment(db, cfg, progress=False)
+    rep = report(db, "rater_bias_offline")
+    cells = rep["rater_bias"]["absolute"]
+    fams = {"lex-1s", "sim-3s"}
+    assert {(c["rater_family"], c["answer_family"]) for c in cells} == {
+        (r, a) for r in fams for a in fams}
+    for c in cells:
+        assert c["n"] > 0 and 0 <= c["agreement"] <= 1 and "cohen_kappa" in c
+    pair_cells = rep["rater_bias"]["pairwise"]
+    assert {c["answer_family"] for c in pair_cells} == fams | {"mixed"}
+    assert all("own_family_share" in c for c in pair_cells)
+    # the two answerer families really differ: three sentences vs one
+    lengths = {fam: [len(r["text"].split()) for r in db.query(
+        "select text from answers where system like ?", [f"extractive-{fam}/%"])]
+        for fam in ("1s", "3s")}
+    assert sum(lengths["3s"]) / len(lengths["3s"]) > 1.5 * sum(lengths["1s"]) / len(lengths["1s"])

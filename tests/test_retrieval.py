@@ -63,8 +63,29 @@ def test_retrieve_budget_and_book_order(book):
     assert [p.idx for p in everything] == [0, 2, 5]
 
 
-def test_retrieve_small_budget_returns_nothing_that_overflows(book):
-    assert retrieval.retrieve(book, "book", "lighthouse storm", budget_tokens=10) == []
+def test_budget_below_one_passage_gives_a_sentence_excerpt_of_the_best_passage(book):
+    from core.corpus import count_tokens, get_document
+
+    whole = get_passages(book, "book")[1]
+    assert whole.n_tokens > 60
+    got = retrieval.retrieve(book, "book", "lighthouse storm", budget_tokens=60)
+    assert len(got) == 1
+    (part,) = got
+    assert part.idx == 1 and part.n_tokens <= 60 and part.n_tokens == count_tokens(part.text)
+    # the excerpt is whole sentences of the stored passage, and holds the relevant one
+    assert "lighthouse keeper counted ships through the storm" in part.text
+    assert part.text == get_document(book, "book")["text"][part.start:part.end]
+    assert whole.start <= part.start < part.end <= whole.end
+    assert part.text.rstrip().endswith(".") and part.text[0].isupper()
+
+
+def test_budget_below_every_sentence_is_an_error(book):
+    with pytest.raises(InputError, match="smaller than every sentence"):
+        retrieval.retrieve(book, "book", "lighthouse storm", budget_tokens=3)
+
+
+def test_no_matching_passage_is_empty_not_an_error(book):
+    assert retrieval.retrieve(book, "book", "zzzunknownzzz", budget_tokens=10) == []
 
 
 def test_format_context_has_separators(book):

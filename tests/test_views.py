@@ -135,3 +135,24 @@ def test_experiment_config_is_valid(fdb):
     assert exp.grounding and exp.pairwise_judges
     models = views.model_choices()
     assert models.iloc[0]["available"] and "offline:lexical" in set(models["model"])
+
+
+def test_live_leaderboard_reads_only_new_judgments(fdb):
+    db, _ = fdb
+    live = figures.LiveLeaderboard("both")
+    lb, why, note, seen = live.result(db, n_boot=0)
+    n0 = int(lb.count_matrix().sum() / 2)
+    assert seen == db.execute("select max(id) from judgments where kind = 'pairwise'").fetchone()[0]
+    assert live.result(db, n_boot=0)[0] is lb                      # memoised: no refit
+    item = ann.blind_item(db, ann.verdict_queue(db, "alice")[0], "alice")
+    ann.submit_verdict(db, item, "alice", "A")
+    calls = []
+    refresh = live.board.refresh
+    live.board.refresh = lambda d: calls.append(refresh(d)) or calls[-1]
+    lb2, _, _, seen2 = live.result(db, n_boot=0)
+    assert calls == [1] and seen2 > seen                           # one new row read
+    assert int(lb2.count_matrix().sum() / 2) == n0 + 1
+    ann.undo_last(db, "alice")                                     # retracted incrementally
+    assert int(live.result(db, n_boot=0)[0].count_matrix().sum() / 2) == n0
+    human = figures.LiveLeaderboard("human").result(db, n_boot=0)
+    assert human[0] is None and "no pairwise verdicts" in human[1]

@@ -99,3 +99,25 @@ def test_label_distribution(items):
     assert dist["fields"]["answerable"] == {"yes": 2, "no": 1}
     assert dist["fields"]["either_sufficient"] == {"yes": 1, "no": 2}
     assert dist["status"]["discarded"] == 1 and dist["status"]["rejected"] == 1
+
+
+def test_one_write_path_for_every_review(items):
+    """core.annotation.record_review (the Review page's path) applies the same guideline."""
+    from core import annotation as ann
+    from core.xrag_review import SINGLE_DOCUMENT_FIELDS, TRANSLATION_FIELDS, checklist_fields
+
+    db, ids = items
+    q = rows(db, "select * from questions where id = ?", [ids[4]])[0]
+    assert checklist_fields(q) is CHECKLIST_FIELDS
+    assert checklist_fields({**q, "parent_id": ids[4]}) is TRANSLATION_FIELDS
+    assert checklist_fields({"origin": "generated"}) is SINGLE_DOCUMENT_FIELDS
+    # an explicit "accept" does not override the Sufficient filter
+    out = ann.record_review(db, ids[4], "ann", {"support_a": "Sufficient"}, decision="accept")
+    assert (out.status, out.decision) == ("discarded", "reject") and "Sufficient" in out.reason
+    # the translations get the translation fields; the English ones are refused there
+    with pytest.raises(InputError, match="unknown checklist fields"):
+        ann.record_review(db, f"{ids[5]}.de", "ann", OK)
+    out = ann.record_review(db, f"{ids[5]}.de", "ann", {"translation_ok": True})
+    assert out.status == "accepted"
+    stored = rows(db, "select checklist from reviews where id = ?", [out.review_id])[0]
+    assert stored["checklist"] == {"translation_ok": True}

@@ -171,6 +171,25 @@ def cmd_demo(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_book_demo(args: argparse.Namespace) -> int:
+    from core.exam_book import build_book_demo
+
+    res = build_book_demo(_db(args), args.document, progress=not args.json)
+    if args.json:
+        print(json.dumps(res, default=str))
+        return 0
+    print(f"book {res['document_id']}: {res['n_questions']} generated questions (the exam), "
+          f"EXAM run {res['exam_run_id']}, experiment {res['experiment']} "
+          f"({res['n_decisive']} of {res['n_judgments']} side-by-side verdicts decisive)")
+    _print_table([{"system": s["system"], "tokens": s["tokens"], "EXAM": s["exam"],
+                   "EXAM SE": s["exam_se"], "Bradley-Terry": s["bt"], "BT SE": s["bt_se"]}
+                  for s in res["systems"]])
+    print(f"Spearman {res['spearman']:.3f}, Kendall {res['kendall']:.3f}; within-SE ties "
+          f"broken at random ({res['repeats']} repeats): Spearman {res['spearman_ties']:.3f}, "
+          f"Kendall {res['kendall_ties']:.3f}. Bradley-Terry: {res['bt_estimate']}")
+    return 0
+
+
 def register(subparsers: Any) -> None:
     """Add ``exam`` and its subcommands."""
     p = subparsers.add_parser("exam", help="EXAM: score articles by the exam questions they answer",
@@ -234,6 +253,16 @@ def register(subparsers: Any) -> None:
     s.add_argument("--seed", type=int, default=0)
     s.add_argument("--json", action="store_true")
     s.set_defaults(func=cmd_reproduce)
+
+    s = sub.add_parser("book-demo", help="EXAM vs. side-by-side Bradley-Terry on one book",
+                       description="Overview-writing offline systems (experiments/"
+                                   "exam_book_demo.toml) scored by EXAM on the book's generated "
+                                   "questions and ranked by side-by-side judging; stores and "
+                                   "prints the rank correlation.")
+    s.add_argument("--document", help="book or story id (default: the demo book, else the "
+                                      "story with the most generated questions)")
+    s.add_argument("--json", action="store_true")
+    s.set_defaults(func=cmd_book_demo)
 
     s = sub.add_parser("demo", help="the offline EXAM demo from demo/exam")
     s.add_argument("--demo-dir", default=str(DEFAULT_RESULTS.parent))

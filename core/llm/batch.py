@@ -28,7 +28,8 @@ MAX_BATCH = 50_000
 TERMINAL = {"completed", "failed", "expired", "cancelled", "imported"}
 #: provider prefix -> "module:Class" of its batch adapter (imported on first use)
 ADAPTERS = {"openai": "core.llm.batch_openai:OpenAIBatch",
-            "anthropic": "core.llm.batch_anthropic:AnthropicBatch"}
+            "anthropic": "core.llm.batch_anthropic:AnthropicBatch",
+            "google": "core.llm.batch_google:GoogleBatch"}
 
 
 class BatchAdapter(Protocol):
@@ -158,7 +159,8 @@ def import_batch(db: Any, batch_id: str) -> dict[str, int]:
         "where batch_id = ? and status = 'pending'", [batch_id])}
     meta = row["metadata"] if isinstance(row["metadata"], dict) else {}
     new = 0
-    for custom_id, resp in adapter_for(row["model"]).results(batch_id, meta):
+    for custom_id, resp in _sdk_errors(adapter_for(row["model"]).results(batch_id, meta),
+                                       row["model"]):
         if custom_id not in items:
             continue
         key, stored = items.pop(custom_id)
@@ -186,6 +188,19 @@ def import_batch(db: Any, batch_id: str) -> dict[str, int]:
                    "updated_at = ? where id = ?",
                    [counts.get("ok", 0), counts.get("error", 0), utcnow(), batch_id])
     return {"ok": counts.get("ok", 0), "failed": counts.get("error", 0), "new": new}
+
+
+def _sdk_errors(results: Iterator[tuple[str, LLMResponse]], model: str
+                ) -> Iterator[tuple[str, LLMResponse]]:
+    """The adapter's results, SDK exceptions raised as ProviderCallError (rerun to resume)."""
+    try:
+        yield from results
+    except ProviderCallError:
+        raise
+    except Exception as exc:
+        from core.llm.sdk_errors import from_sdk_error
+
+        raise from_sdk_error(exc, model) from None
 
 
 def list_batches(db: Any, run_id: str | None = None) -> list[dict[str, Any]]:

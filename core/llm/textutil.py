@@ -53,7 +53,8 @@ def _add(out: list[Sentence], text: str, start: int, end: int) -> None:
 
 
 @lru_cache(maxsize=1)
-def _stopwords() -> frozenset[str]:
+def stopwords() -> frozenset[str]:
+    """English stop words (scikit-learn's ``ENGLISH_STOP_WORDS``, 318 words)."""
     from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 
     return frozenset(ENGLISH_STOP_WORDS)
@@ -73,7 +74,7 @@ def words(text: str) -> list[str]:
 
 def content_words(text: str) -> list[str]:
     """Stemmed words of ``text`` without English stop words."""
-    stop = _stopwords()
+    stop = stopwords()
     kept = [w for w in words(text) if w not in stop]
     return list(_stemmer().stemWords(kept)) if kept else []
 

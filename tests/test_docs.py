@@ -1,0 +1,61 @@
+"""The public surface is documented: the README names every command, kind, prompt and benchmark."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from core.__main__ import build_parser
+from core.judges import judge_names
+from core.prompts import available_prompts
+from core.systems import system_kinds
+
+ROOT = Path(__file__).resolve().parent.parent
+README = (ROOT / "README.md").read_text(encoding="utf-8")
+
+
+def _commands() -> list[str]:
+    action = next(a for a in build_parser()._actions if a.dest == "command")
+    return sorted(action.choices)
+
+
+def test_readme_shows_the_two_commands():
+    quickstart = README.split("## Quickstart", 1)[1].split("\n## ", 1)[0]
+    assert "make run" in quickstart and "make test" in quickstart
+    assert "make test" in (ROOT / ".ci" / "run").read_text()
+
+
+@pytest.mark.parametrize("command", _commands())
+def test_every_cli_command_is_documented(command):
+    assert re.search(rf"`{re.escape(command)}[ `]", README) or \
+        f"python -m core {command}" in README, f"README does not document `{command}`"
+
+
+@pytest.mark.parametrize("kind", judge_names())
+def test_every_judge_kind_is_documented(kind):
+    assert f"`{kind}`" in README
+
+
+@pytest.mark.parametrize("kind", system_kinds())
+def test_every_system_kind_is_documented(kind):
+    assert f"`{kind}`" in README
+
+
+@pytest.mark.parametrize("name", available_prompts())
+def test_every_prompt_is_documented_and_has_a_doc_comment(name):
+    assert f"{name}.md" in README, f"README does not list prompts/{name}.md"
+    text = (ROOT / "prompts" / f"{name}.md").read_text(encoding="utf-8")
+    assert text.lstrip().startswith("<!--") and "-->" in text
+
+
+@pytest.mark.parametrize("script", sorted(p.name for p in (ROOT / "benchmarks").glob("*.py")))
+def test_every_benchmark_is_documented(script):
+    assert f"benchmarks/{script}" in README
+
+
+def test_every_demo_folder_has_a_source_note():
+    for folder in (ROOT / "demo").iterdir():
+        if folder.is_dir():
+            assert (folder / "SOURCE.md").is_file(), folder
