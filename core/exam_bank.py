@@ -29,25 +29,26 @@ REQUIRED = ("query_id", "qid", "question")
 
 def _records(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
     """``(line_number, record)`` for every exam question in a CAR-style JSONL file."""
-    with path.open(encoding="utf-8") as fh:
-        for n, line in enumerate(fh, start=1):
-            if not line.strip():
-                continue
-            try:
-                rec = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise InputError(f"not valid JSON ({exc.msg} at column {exc.colno})",
-                                 path=str(path), line=n) from None
-            if not isinstance(rec, dict):
-                raise InputError("expected a JSON object", path=str(path), line=n)
-            if "items" in rec:  # rubric-evaluation layout: one line per (query, facet)
-                for item in rec.get("items") or []:
-                    yield n, {"query_id": rec.get("query_id"), "query_text": rec.get("query_text"),
-                              "qid": item.get("question_id"), "question": item.get("question_text"),
-                              "facet_id": rec.get("facet_id"), "choices": None,
-                              "correctKey": None, "correct": None}
-            else:
-                yield n, rec
+    from core.corpus import decode_bytes  # empty, binary and non-UTF-8 files: clear errors
+
+    for n, line in enumerate(decode_bytes(path.read_bytes(), path).split("\n"), start=1):
+        if not line.strip():
+            continue
+        try:
+            rec = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise InputError(f"not valid JSON ({exc.msg} at column {exc.colno})",
+                             path=str(path), line=n) from None
+        if not isinstance(rec, dict):
+            raise InputError("expected a JSON object", path=str(path), line=n)
+        if "items" in rec:  # rubric-evaluation layout: one line per (query, facet)
+            for item in rec.get("items") or []:
+                yield n, {"query_id": rec.get("query_id"), "query_text": rec.get("query_text"),
+                          "qid": item.get("question_id"), "question": item.get("question_text"),
+                          "facet_id": rec.get("facet_id"), "choices": None,
+                          "correctKey": None, "correct": None}
+        else:
+            yield n, rec
 
 
 def _check(rec: dict[str, Any], path: Path, n: int) -> dict[str, Any]:
