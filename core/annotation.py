@@ -311,7 +311,8 @@ def verdict_progress(db: sqlite_utils.Database, annotator: str, items: list[str]
 def blind_item(db: sqlite_utils.Database, key: str, annotator: str) -> dict[str, Any]:
     """The item as this annotator sees it: answers in the seeded order, names kept out of the
     text fields meant for display (``answer_a``/``answer_b``); ``system_a``/``system_b`` are for
-    storing the verdict only."""
+    storing the verdict only. ``identical``: the two answers are the same text
+    (:func:`same_text`); such items stay in the queue (they are informative about ties)."""
     question_id, s1, s2 = split_pair_key(key)
     order = shown_order(queue_seed(db), annotator, key)
     first, second = (s1, s2) if order == "ab" else (s2, s1)
@@ -320,10 +321,16 @@ def blind_item(db: sqlite_utils.Database, key: str, annotator: str) -> dict[str,
         [question_id, s1, s2])}
     if first not in answers or second not in answers:
         raise InputError(f"item {key!r} has no answers for both systems")
+    a, b = answers[first]["text"], answers[second]["text"]
     return {"key": key, "question_id": question_id, "order_shown": order,
             "system_a": first, "system_b": second,
             "answer_a_id": answers[first]["id"], "answer_b_id": answers[second]["id"],
-            "answer_a": answers[first]["text"], "answer_b": answers[second]["text"]}
+            "answer_a": a, "answer_b": b, "identical": same_text(a, b)}
+
+
+def same_text(a: str | None, b: str | None) -> bool:
+    """Whether two answers are the same text up to whitespace (runs of it, and at the ends)."""
+    return " ".join((a or "").split()) == " ".join((b or "").split())
 
 
 def submit_verdict(db: sqlite_utils.Database, item: dict[str, Any], annotator: str, verdict: str,
@@ -333,6 +340,8 @@ def submit_verdict(db: sqlite_utils.Database, item: dict[str, Any], annotator: s
     ``verdict`` is relative to the order shown. A second verdict by the same annotator on the
     same item supersedes the first. ``status='skipped'`` records a skip (verdict NULL).
     """
+    if status == "ok" and not verdict:
+        raise InputError("choose a verdict first (A, B, Equal or None); nothing was stored")
     if status == "ok" and verdict not in PAIRWISE_VERDICTS:
         raise InputError(f"verdict must be one of {', '.join(PAIRWISE_VERDICTS)}")
     rater = rater_name(annotator)
@@ -390,6 +399,8 @@ def resolve_dispute(db: sqlite_utils.Database, dispute_id: int, annotator: str, 
 
     ``reference_wrong`` should come with the corrected reference answer.
     """
+    if not resolution:
+        raise InputError("choose a resolution first; nothing was stored")
     if resolution not in RESOLUTIONS:
         raise InputError(f"resolution must be one of {', '.join(RESOLUTIONS)}")
     with transaction(db):

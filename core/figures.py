@@ -7,8 +7,6 @@ title, axis labels and hover text with the numbers.
 
 from __future__ import annotations
 
-import threading
-import warnings
 from typing import Any
 
 import numpy as np
@@ -16,125 +14,16 @@ import pandas as pd
 import plotly.graph_objects as go
 import sqlite_utils
 
-from core.errors import InputError
+from core.views_leaderboard import (FALLBACK_ALPHA, SOURCES, LiveLeaderboard,  # noqa: F401
+                                    LiveResult, SystemGroup, compute_leaderboard, fit_counts,
+                                    fit_pairwise, pairwise_raters, pairwise_records)
 
-SOURCES = ("human", "auto", "both")
 _EFFECTIVE = "not exists (select 1 from judgments s where s.supersedes = t.id)"
 
 
 # ------------------------------------------------------------------------------------------
-# Leaderboard
+# Leaderboard figures (the data and the live fit: core.views_leaderboard, re-exported here)
 # ------------------------------------------------------------------------------------------
-
-def pairwise_records(db: sqlite_utils.Database, source: str = "both",
-                     rater: str | None = None) -> pd.DataFrame:
-    """Effective pairwise verdicts ``question_id, system_a, system_b, verdict`` (as shown).
-
-    ``source``: ``human``, ``auto`` or ``both``; ``rater`` narrows to one rater.
-    """
-    if source not in SOURCES:
-        raise InputError(f"source must be one of {', '.join(SOURCES)}")
-    where = ["kind = 'pairwise'", "status = 'ok'", "verdict is not null", _EFFECTIVE]
-    params: list[Any] = []
-    if source != "both":
-        where.append("rater_kind = ?")
-        params.append(source)
-    if rater:
-        where.append("rater = ?")
-        params.append(rater)
-    cur = db.execute("select question_id, system_a, system_b, verdict from judgments t where "
-                     + " and ".join(where), params)
-    return pd.DataFrame(cur.fetchall(), columns=["question_id", "system_a", "system_b", "verdict"])
-
-
-def pairwise_raters(db: sqlite_utils.Database) -> list[str]:
-    """Raters with at least one pairwise verdict."""
-    return [r[0] for r in db.execute(
-        "select distinct rater from judgments where kind = 'pairwise' and status = 'ok' order by 1")]
-
-
-def compute_leaderboard(records: pd.DataFrame, n_boot: int = 200, seed: int = 0):
-    """A :class:`core.ranking.Leaderboard` of ``records`` or an explanation why there is none."""
-    from core.ranking import leaderboard
-
-    if records.empty:
-        return None, "no pairwise verdicts yet"
-    try:
-        return leaderboard(records, ties="half", n_boot=n_boot, seed=seed), ""
-    except (InputError, ArithmeticError) as exc:
-        return None, str(exc)
-    except Exception as exc:  # ConvergenceError and friends from the fit
-        return None, f"{type(exc).__name__}: {exc}"
-
-
-FALLBACK_ALPHA = 0.01
-
-
-def fit_counts(board, n_boot: int = 200, seed: int = 0) -> tuple[Any, str, str]:
-    """Fit a :class:`core.ranking_store.StoreLeaderboard`: ``(Leaderboard | None, why none, note)``.
-
-    When the maximum-likelihood estimate does not exist (a system never wins or never loses) the
-    fit falls back to the MAP estimate under a weak N(0, 1/alpha) prior, ``alpha =
-    FALLBACK_ALPHA``, and ``note`` says so.
-    """
-    from core.ranking import NotIdentifiableError
-
-    if not len(board.counts):
-        return None, "no pairwise verdicts yet", ""
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", RuntimeWarning)
-            try:
-                return board.leaderboard(n_boot=n_boot, seed=seed), "", ""
-            except NotIdentifiableError as exc:
-                why = str(exc).split(": ", 1)[-1].split(";")[0]
-                note = (f"The maximum-likelihood fit does not exist ({why}). Shown instead: the "
-                        f"fit with a weak prior on beta (alpha = {FALLBACK_ALPHA}), so such a "
-                        "system gets a large but finite score.")
-                return (board.leaderboard(n_boot=n_boot, seed=seed, alpha=FALLBACK_ALPHA), "",
-                        note)
-    except (InputError, ArithmeticError) as exc:
-        return None, str(exc), ""
-    except Exception as exc:  # ConvergenceError and friends from the fit
-        return None, f"{type(exc).__name__}: {exc}", ""
-
-
-class LiveLeaderboard:
-    """The live leaderboard of one database and verdict source, shared by every session.
-
-    Holds a :class:`core.ranking_store.StoreLeaderboard`: :meth:`result` reads only the judgments
-    stored since the last call (one small query), refits only when a pairwise judgment arrived
-    (fits memoised by ``(last judgment id, n_boot, seed)``). Thread-safe: one lock guards the
-    aggregate and the memo.
-    """
-
-    def __init__(self, source: str = "both") -> None:
-        if source not in SOURCES:
-            raise InputError(f"source must be one of {', '.join(SOURCES)}")
-        self.source = source
-        self._lock = threading.Lock()
-        self._reset()
-
-    def _reset(self) -> None:
-        from core.ranking_store import StoreLeaderboard
-
-        self.board = StoreLeaderboard(rater_kind=None if self.source == "both" else self.source)
-        self._memo: dict[tuple, tuple] = {}
-
-    def result(self, db: sqlite_utils.Database, n_boot: int = 200, seed: int = 0
-               ) -> tuple[Any, str, str, int]:
-        """``(Leaderboard | None, why none, note, last judgment id read)``, up to date."""
-        with self._lock:
-            top = db.execute("select coalesce(max(id), 0) from judgments").fetchone()[0]
-            if top < self.board.last_id:          # the database was rebuilt under the same path
-                self._reset()
-            self.board.refresh(db)
-            key = (self.board.last_id, int(n_boot), int(seed))
-            if key not in self._memo:
-                self._memo = {k: v for k, v in self._memo.items() if k[0] == key[0]}
-                self._memo[key] = fit_counts(self.board, n_boot, seed)
-            return (*self._memo[key], self.board.last_id)
-
 
 def forest_figure(lb, scale: str = "beta") -> go.Figure:
     """Forest plot of each system's Bradley-Terry score with its bootstrap interval.

@@ -103,7 +103,12 @@ with ui.database() as db:
             name, label, key = f["name"], f["label"], f"chk_{f['name']}_{qid}"
             if name in ("support_a", "support_b") and len(titles) > "ab".index(name[-1]):
                 label += f" ({views.escape_markdown(titles['ab'.index(name[-1])])})"
-            if f["type"] == "bool":
+            if f["type"] == "bool" and f["required"]:       # no default: Yes or No, chosen
+                before = old.get(name)
+                choice = st.radio(label, ["Yes", "No"], horizontal=True, key=key,
+                                  index=None if before is None else (0 if before else 1))
+                values[name] = None if choice is None else choice == "Yes"
+            elif f["type"] == "bool":
                 values[name] = st.checkbox(label, value=bool(old.get(name)), key=key)
             elif f["type"] == "choice":
                 values[name] = st.radio(
@@ -114,16 +119,22 @@ with ui.database() as db:
         edited_q = "" if translation else st.text_area(
             "Edited question (optional; the original is kept)", key=f"edited_{qid}")
         note = st.text_input("Note", key=f"note_{qid}")
+        missing = [f["label"] for f in fields
+                   if f["required"] and f["type"] != "text" and values.get(f["name"]) is None]
         if st.form_submit_button("Submit review"):
-            try:
-                res = ann.record_review(
-                    db, qid, who, {k: v for k, v in values.items() if v not in (None, "")},
-                    edited_question=edited_q, note=note)
-                st.session_state["last_review"] = {"question_id": qid, "status": res.status,
-                                                   "reason": res.reason, "id": res.review_id}
-                st.rerun()
-            except WorkbenchError as exc:
-                st.error(str(exc))
+            if missing:
+                st.error("Answer every required checklist item first (nothing was stored): "
+                         + "; ".join(missing) + ".")
+            else:
+                try:
+                    res = ann.record_review(
+                        db, qid, who, {k: v for k, v in values.items() if v not in (None, "")},
+                        edited_question=edited_q, note=note)
+                    st.session_state["last_review"] = {"question_id": qid, "status": res.status,
+                                                       "reason": res.reason, "id": res.review_id}
+                    st.rerun()
+                except WorkbenchError as exc:
+                    st.error(str(exc))
     if detail["reviews"]:
         st.subheader("Reviews of this question")
         st.dataframe([{k: r[k] for k in ("annotator", "decision", "edited_question",

@@ -16,7 +16,7 @@ def show_judgment(title: str, j: dict | None) -> None:
     if not j:
         st.caption("(judgment missing)")
         return
-    st.markdown(f"`{views.escape_markdown(j['rater'])}` verdict: "
+    st.markdown(f"{views.escape_markdown(j['rater'])} verdict: "
                 f"**{views.escape_markdown(j['verdict'] or j['status'])}**")
     ev = views.evidence_table(j["evidence"])
     if len(ev):
@@ -71,18 +71,21 @@ with ui.database() as db:
         with st.form(f"resolve_{did}"):
             labels = views.RESOLUTION_LABELS
             resolution = st.radio("Resolution", list(labels), format_func=labels.get,
-                                  horizontal=True, key=f"resolution_{did}")
+                                  horizontal=True, index=None, key=f"resolution_{did}")
             corrected = st.text_input("Corrected reference answer (if the reference is wrong)",
                                       key=f"corrected_ref_{did}")
             note = st.text_input("Note", key=f"dnote_{did}")
             if st.form_submit_button("Save resolution"):
-                try:
-                    rid = ann.resolve_dispute(db, did, who, resolution,
-                                              corrected_answer=corrected, note=note)
-                    st.toast(f"Resolution {rid} saved")
-                    st.rerun()
-                except WorkbenchError as exc:
-                    st.error(str(exc))
+                if resolution is None:
+                    st.error("Choose a resolution first. Nothing was stored.")
+                else:
+                    try:
+                        rid = ann.resolve_dispute(db, did, who, resolution,
+                                                  corrected_answer=corrected, note=note)
+                        st.toast(f"Resolution {rid} saved")
+                        st.rerun()
+                    except WorkbenchError as exc:
+                        st.error(str(exc))
         if d["resolutions"]:
             st.dataframe([{k: r[k] for k in ("annotator", "resolution", "corrected_answer",
                                              "note", "created_at")} for r in d["resolutions"]],

@@ -24,8 +24,8 @@ with ui.database() as db:
     last = st.session_state.get("sbs_last")
     if last:
         st.success(f"Stored your verdict **{last['verdict']}**: A was "
-                   f"`{views.escape_markdown(last['item']['system_a'])}`, B was "
-                   f"`{views.escape_markdown(last['item']['system_b'])}`.")
+                   f"**{views.escape_markdown(last['item']['system_a'])}**, B was "
+                   f"**{views.escape_markdown(last['item']['system_b'])}**.")
         if reveal:
             st.dataframe(views.auto_verdicts_shown(db, last["item"]), hide_index=True)
 
@@ -56,6 +56,9 @@ with ui.database() as db:
             for hit in views.search_context(db, doc, query, k=5):
                 st.caption(f"Passage {hit['idx']} · BM25 {hit['score']}")
                 ui.highlighted(hit["markdown"])
+    if item["identical"]:
+        st.info("The two answers are identical (up to spacing). If neither is better, choose "
+                "**Equal**, or **None** if both are wrong.")
     left, right = st.columns(2)
     with left:
         st.markdown("### Answer A")
@@ -65,14 +68,19 @@ with ui.database() as db:
         ui.untrusted(item["answer_b"])
     with st.form(f"verdict_{item['key']}"):
         verdict = st.radio("Which answer is better?", ann.PAIRWISE_VERDICTS, horizontal=True,
+                           index=None,
                            format_func={"A": "A is better", "B": "B is better",
                                         "None": "None (both wrong)", "Equal": "Equal"}.get,
                            key=f"sbs_verdict_{item['key']}")
         rationale = st.text_input("Short rationale", key=f"sbs_rationale_{item['key']}")
         if st.form_submit_button("Submit verdict"):
-            try:
-                jid = ann.submit_verdict(db, item, who, verdict, rationale)
-                st.session_state["sbs_last"] = {"id": jid, "verdict": verdict, "item": item}
-                st.rerun()
-            except WorkbenchError as exc:
-                st.error(str(exc))
+            if verdict is None:
+                st.error("Choose a verdict first (A is better, B is better, Equal or None). "
+                         "Nothing was stored.")
+            else:
+                try:
+                    jid = ann.submit_verdict(db, item, who, verdict, rationale)
+                    st.session_state["sbs_last"] = {"id": jid, "verdict": verdict, "item": item}
+                    st.rerun()
+                except WorkbenchError as exc:
+                    st.error(str(exc))

@@ -1,4 +1,4 @@
-"""Leaderboard: Bradley-Terry from human verdicts, auto verdicts or both; updates live."""
+"""Leaderboard: Bradley-Terry per group of compared systems, from human/auto verdicts; live."""
 
 import streamlit as st
 
@@ -8,13 +8,19 @@ from core import figures
 ui.setup("Leaderboard")
 ui.sign_in_sidebar()
 
-c = st.columns(3)
+c = st.columns([2, 3, 2, 1])
 source = c[0].selectbox("Verdicts", figures.SOURCES, index=2,
                         format_func={"human": "Human verdicts", "auto": "Auto-rater verdicts",
                                      "both": "Both"}.get, key="lb_source")
-n_boot = c[1].select_slider("Bootstrap resamples", [0, 100, 200, 500, 1000], value=200,
+with ui.database() as db:
+    raters = ui.cached_judgments(db, "pairwise_raters", source)
+ALL = {"human": "All annotators", "auto": "All auto-raters", "both": "All raters"}[source]
+rater = c[1].selectbox("Rater", [ALL, *raters], key=f"lb_rater_{source}",
+                       help="One rater's verdicts only, or every rater of the chosen kind.")
+rater = None if rater == ALL else rater
+n_boot = c[2].select_slider("Bootstrap resamples", [0, 100, 200, 500, 1000], value=200,
                             key="lb_boot")
-seed = int(c[2].number_input("Seed", value=0, step=1, key="lb_seed"))
+seed = int(c[3].number_input("Seed", value=0, step=1, key="lb_seed"))
 POLL_S = 2
 
 
@@ -22,23 +28,43 @@ POLL_S = 2
 def live_board() -> None:
     """Re-runs every POLL_S seconds; reads only the judgments stored since the last poll."""
     with ui.database() as db:
-        lb, why, note, seen = ui.live_leaderboard(db, source, n_boot, seed)
-    st.caption(f"Live: checks for new verdicts every {POLL_S} s (read up to judgment {seen}).")
+        r = ui.live_leaderboard(db, source, rater, n_boot, seed, st.session_state.get("lb_group"))
+    st.caption(f"Live: checks for new verdicts every {POLL_S} s (read up to judgment "
+               f"{r.last_id}).")
+    if len(r.groups) > 1:
+        keys = [g.key for g in r.groups]
+        if st.session_state.get("lb_group") not in keys:
+            st.session_state.pop("lb_group", None)
+        st.info(f"These verdicts form **{len(r.groups)} separate groups of systems**: no verdict "
+                "compares a system of one group with a system of another (different experiments "
+                "or raters), so a common ranking would be meaningless. Each group has its own "
+                "leaderboard; pick one.")
+        labels = {g.key: g.label for g in r.groups}
+        st.selectbox("System group", keys, index=keys.index(r.group.key), key="lb_group",
+                     format_func=labels.get)
+    elif r.groups:
+        st.caption("All these verdicts link their systems into one group (a connected "
+                   "comparison graph).")
+    if r.n_unlinked:
+        st.caption(f"{r.n_unlinked} system(s) have no counted comparison left (only 'None' or "
+                   "withdrawn verdicts) and are not ranked.")
+    lb = r.leaderboard
     if lb is None:
-        st.info(f"No leaderboard yet: {why}. Give verdicts on the Side by side page, or run an "
+        st.info(f"No leaderboard yet: {r.why}. Give verdicts on the Side by side page, or run an "
                 "experiment with a side-by-side judge (Run page).")
         return
-    if note:
-        st.warning(note)
-    table = lb.table
+    if r.note:
+        st.warning(r.note)
     st.markdown(f"**{len(lb.systems)} systems, {int(lb.count_matrix().sum() / 2)} comparisons "
-                f"over {lb.n_questions} questions** ({lb.n_none} 'None' verdicts excluded; "
-                "Equal counts half a win each)")
-    st.dataframe(table, hide_index=True, width="stretch", key=f"lb_table_{source}",
-                 column_config={"rank_ub": st.column_config.NumberColumn(
-                     "Rank (UB)", help="1 + systems whose lower bound exceeds this upper bound"),
-                     **{c: st.column_config.NumberColumn(c, format="%.3f")
-                        for c in ("beta", "ci_low", "ci_high", "strength")}})
+                f"over {lb.n_questions} questions** ({r.n_none} 'None' verdicts excluded, counted "
+                "over all groups; Equal counts half a win each)")
+    columns = {"name": st.column_config.TextColumn("name", width="medium"),
+               "rank_ub": st.column_config.NumberColumn(
+                   "Rank (UB)", help="1 + systems whose lower bound exceeds this upper bound"),
+               **{c: st.column_config.NumberColumn(c, format="%.3f")
+                  for c in ("beta", "ci_low", "ci_high", "strength")}}
+    st.dataframe(lb.table, hide_index=True, width="stretch", key=f"lb_table_{source}",
+                 column_config=columns)
     scale = st.radio("Forest plot scale", ["beta", "strength"], horizontal=True,
                      format_func={"beta": "beta (log-strength)", "strength": "e^beta"}.get,
                      key="lb_scale")

@@ -47,8 +47,9 @@ for a in d["answers"]:
         ui.untrusted(a["text"])
         for j in [j for j in d["absolute"] if j["answer_id"] == a["id"]]:
             flag = " (superseded)" if j["superseded"] else ""
-            st.markdown(f"`{views.escape_markdown(j['rater'])}` {j['criterion']}: "
-                        f"**{j['verdict'] or j['status']}**{flag}")
+            st.markdown(f"{views.escape_markdown(j['rater'])} "
+                        f"{views.escape_markdown(j['criterion'] or '')}: "
+                        f"**{views.escape_markdown(j['verdict'] or j['status'])}**{flag}")
             ev = views.evidence_table(j["evidence"])
             if len(ev):
                 st.dataframe(ev, hide_index=True)

@@ -3,7 +3,7 @@
 import streamlit as st
 
 import pages as ui
-from core import exam_views, views
+from core import exam_views, views, views_exam
 
 ui.setup("EXAM")
 ui.sign_in_sidebar()
@@ -18,19 +18,35 @@ with ui.database() as db:
         st.dataframe(runs, hide_index=True, width="stretch")
         run_id = st.selectbox("Run", runs["run_id"].tolist())
         st.subheader("Leaderboard")
-        st.dataframe(exam_views.leaderboard_frame(db, run_id), hide_index=True, width="stretch")
+        board, caption = views_exam.exam_leaderboard(db, run_id)
+        st.dataframe(board, hide_index=True, width="stretch")
+        st.caption(caption)
         queries = views.exam_query_ids(db, run_id)
         if queries:
             qid = st.selectbox("Query", queries)
             st.subheader("Which article answered which question")
             st.dataframe(exam_views.answered_frame(db, run_id, qid), hide_index=True,
                          width="stretch")
-        st.subheader("Rank correlation with the references")
+        st.subheader("Rank correlation")
+        st.markdown("**With the references of this run**")
         try:
-            st.dataframe(exam_views.correlation_frame(db, run_id), hide_index=True,
-                         width="stretch")
+            corr = exam_views.correlation_frame(db, run_id)
+            if len(corr):
+                st.dataframe(corr, hide_index=True, width="stretch")
+            else:
+                st.caption("This run has no reference leaderboard (no gold articles).")
         except Exception as exc:  # a run without references
             st.caption(f"No correlation: {exc}")
+    book = views_exam.book_correlation(db, st.session_state.get("exam_book"))
+    if len(book["correlations"]):
+        st.markdown("**EXAM vs side by side on one book** (`python -m core exam book-demo`; "
+                    "the demo builds one)")
+        if len(book["books"]) > 1:
+            st.selectbox("Book", list(book["books"]), format_func=book["books"].get,
+                         key="exam_book")
+        st.dataframe(book["correlations"], hide_index=True, width="stretch")
+        st.dataframe(book["systems"], hide_index=True, width="stretch")
+        st.caption(book["caption"])
 
 st.subheader("TREC CAR Y3 reproduction (bundled published results)")
 if st.toggle("Compute the reproduction", key="exam_car"):

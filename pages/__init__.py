@@ -111,21 +111,23 @@ def cached_judgments(db, name: str, *args: Any, module: str = "figures") -> Any:
     return _cached(db_path(), ("judgments", change_counter(db)), module, name, tuple(args))
 
 
-@st.cache_resource(show_spinner=False, max_entries=16)
-def _live_board(path: str, file_id: tuple, source: str) -> figures.LiveLeaderboard:
-    """One thread-safe incremental leaderboard per database file and verdict source."""
-    return figures.LiveLeaderboard(source)
+@st.cache_resource(show_spinner=False, max_entries=32)
+def _live_board(path: str, file_id: tuple, source: str, rater: str | None
+                ) -> figures.LiveLeaderboard:
+    """One thread-safe incremental leaderboard per database file, verdict source and rater."""
+    return figures.LiveLeaderboard(source, rater)
 
 
-def live_leaderboard(db, source: str, n_boot: int, seed: int):
-    """``(Leaderboard | None, why none, note, last judgment id)``: reads only new judgments."""
+def live_leaderboard(db, source: str, rater: str | None, n_boot: int, seed: int,
+                     group: str | None = None) -> figures.LiveResult:
+    """The live leaderboard of one system group (default: the largest); reads only new judgments."""
     path = db_path()
     try:
         st_ = os.stat(path)
         file_id = (st_.st_dev, st_.st_ino)
     except OSError:
         file_id = ()
-    return _live_board(path, file_id, source).result(db, n_boot, seed)
+    return _live_board(path, file_id, source, rater).view(db, n_boot, seed, group)
 
 
 # ------------------------------------------------------------------------------------------

@@ -42,10 +42,12 @@ def _qaps() -> list[dict[str, str]]:
 
 
 def build_fixture_db(path: str | Path, *, unsafe_answer: str | None = None,
-                     n_generated: int = 4, n_narrativeqa: int = 3) -> dict[str, Any]:
+                     n_generated: int = 4, n_narrativeqa: int = 3,
+                     same_answers: bool = False) -> dict[str, Any]:
     """Build the fixture database at ``path``; return the ids a test needs.
 
-    ``unsafe_answer`` (optional) becomes fixture-a's answer to every question (XSS tests).
+    ``unsafe_answer`` (optional) becomes fixture-a's answer to every question (XSS tests);
+    ``same_answers=True`` gives every system the same answer text to a question.
     """
     db = open_db(path)
     try:
@@ -99,6 +101,7 @@ def build_fixture_db(path: str | Path, *, unsafe_answer: str | None = None,
             for qid in qids:
                 for name in SYSTEMS:
                     text = (unsafe_answer if unsafe_answer and name == "fixture-a"
+                            else f"Fixture answer to {qid}." if same_answers
                             else f"Fixture answer number {SYSTEMS.index(name) + 1} to {qid}.")
                     answer_ids[qid, name] = db["answers"].insert({
                         "question_id": qid, "system": name, "text": text,
@@ -148,6 +151,39 @@ def build_fixture_db(path: str | Path, *, unsafe_answer: str | None = None,
                                "n_calls": 10, "cost_usd": 0.0})
         return {"questions": qids, "generated": gen_ids, "narrativeqa": nqa_ids,
                 "disputes": dispute_ids, "entity_id": ent_id, "document_id": DOC}
+    finally:
+        db.conn.close()
+
+
+def add_tournament(path: str | Path, systems: tuple[str, ...], rater: str,
+                   question_ids: list[str]) -> int:
+    """Add a second side-by-side tournament: new ``systems`` answer ``question_ids`` and ``rater``
+    judges every pair in both orders (earlier systems win, with one upset per pair so the
+    maximum-likelihood fit exists). Returns the number of pairwise judgments added."""
+    db = open_db(path)
+    now, n = utcnow(), 0
+    try:
+        with transaction(db):
+            for name in systems:
+                db["systems"].insert({"name": name, "model": "scripted:fixture",
+                                      "context": "none", "description": "test fixture",
+                                      "created_at": now})
+            aid = {(q, s): db["answers"].insert({
+                "question_id": q, "system": s, "text": f"Fixture answer of {s} to {q}.",
+                "created_at": now}).last_pk for q in question_ids for s in systems}
+            for qi, q in enumerate(question_ids):
+                for i, s1 in enumerate(systems):
+                    for s2 in systems[i + 1:]:
+                        better = s2 if qi == 0 else s1
+                        for first, second in ((s1, s2), (s2, s1)):
+                            win = first == better
+                            _judge(db, kind="pairwise", question_id=q, rater=rater,
+                                   criterion="better", system_a=first, system_b=second,
+                                   answer_a_id=aid[q, first], answer_b_id=aid[q, second],
+                                   order_shown="ab" if first < second else "ba",
+                                   verdict="A" if win else "B", created_at=now)
+                            n += 1
+        return n
     finally:
         db.conn.close()
 

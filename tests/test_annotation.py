@@ -126,3 +126,31 @@ def test_resolve_dispute_and_queue(fdb):
         ann.resolve_dispute(db, d[0], "alice", "dunno")
     with pytest.raises(InputError):
         ann.resolve_dispute(db, 999, "alice", "ambiguous")
+
+
+def test_no_verdict_or_resolution_is_refused_and_nothing_stored(fdb):
+    db, ids = fdb
+    n = db.execute("select count(*) from judgments").fetchone()[0]
+    item = ann.blind_item(db, ann.verdict_queue(db, "alice")[0], "alice")
+    for missing in (None, ""):
+        with pytest.raises(InputError, match="choose a verdict"):
+            ann.submit_verdict(db, item, "alice", missing)
+        with pytest.raises(InputError, match="choose a resolution"):
+            ann.resolve_dispute(db, ids["disputes"][0], "alice", missing)
+    assert db.execute("select count(*) from judgments").fetchone()[0] == n
+    assert db.execute("select count(*) from dispute_resolutions").fetchone()[0] == 0
+
+
+def test_identical_answers_are_flagged_and_stay_in_the_queue(tmp_path):
+    path = tmp_path / "same.db"
+    build_fixture_db(path, same_answers=True)
+    db = open_db(path)
+    try:
+        queue = ann.verdict_queue(db, "alice")
+        assert len(queue) == len(ann.pairwise_items(db)) == 7 * 3   # nothing dropped
+        item = ann.blind_item(db, queue[0], "alice")
+        assert item["identical"] and item["answer_a"] == item["answer_b"]
+    finally:
+        db.conn.close()
+    assert ann.same_text(" The  same\nsentence. ", "The same sentence.")
+    assert not ann.same_text("The same sentence.", "the same sentence.")

@@ -89,10 +89,18 @@ def test_sign_in_and_access_code(fixture_db, monkeypatch):
 def test_submit_review_writes_one_row(fixture_db):
     path, _ = fixture_db
     at = ok(page("pages/1_Review_questions.py"))
-    labels = [cb.label for cb in at.checkbox]
-    assert labels[:3] == ["The question is intelligible and reads naturally",
-                          "The question can be answered from the source",
-                          "The reference answer is correct"]
+    checks = [r for r in at.radio if r.options == ["Yes", "No"]]
+    assert [r.label for r in checks] == ["The question is intelligible and reads naturally",
+                                         "The question can be answered from the source",
+                                         "The reference answer is correct"]
+    assert all(r.value is None for r in checks)                      # no default answer
+    ok(button(at, "Submit review").click().run())                   # refused, nothing stored
+    assert count(path, "select count(*) from reviews") == 0
+    assert any("Answer every required checklist item" in e.value and "reference answer is "
+               "correct" in e.value for e in at.error)
+    for r in at.radio:
+        if r.options == ["Yes", "No"]:
+            r.set_value("Yes")
     for cb in at.checkbox:
         cb.check()
     ok(button(at, "Submit review").click().run())
@@ -128,11 +136,12 @@ def test_xrag_review_on_the_page_applies_the_sufficient_filter(fixture_db):
     [r for r in at.radio if r.label == "Show"][0].set_value("Pick a question").run()
     [s for s in at.selectbox if s.label == "Question"][0].set_value(qid).run()
     ok(at)
-    assert [cb.label for cb in at.checkbox] == [
+    assert [r.label for r in at.radio if r.options == ["Yes", "No"]] == [
         "The question is intelligible and reads naturally",
         "The question can be answered from the two articles", "The reference answer is correct"]
-    for cb in at.checkbox:
-        cb.check()
+    for r in at.radio:
+        if r.options == ["Yes", "No"]:
+            r.set_value("Yes")
     support = [r for r in at.radio if r.label.startswith("How much of the answer")]
     assert len(support) == 2 and all(r.value is None for r in support)   # no default
     support[0].set_value("Sufficient")
@@ -154,14 +163,23 @@ def test_xrag_review_without_support_choice_is_refused(fixture_db):
     [s for s in at.selectbox if s.label == "Origin"][0].set_value("xrag").run()
     [r for r in at.radio if r.label == "Show"][0].set_value("Pick a question").run()
     [s for s in at.selectbox if s.label == "Question"][0].set_value(qid).run()
+    for r in at.radio:
+        if r.options == ["Yes", "No"]:
+            r.set_value("Yes")
     ok(button(at, "Submit review").click().run())
-    assert any("support_a" in e.value and "required" in e.value for e in at.error)
+    assert any("required checklist item" in e.value and "article A alone" in e.value
+               for e in at.error)
     assert count(path, "select count(*) from reviews") == 0
 
 
 def test_resolve_dispute_writes_one_row_and_exports(fixture_db):
     path, _ = fixture_db
     at = ok(page("pages/2_NarrativeQA_disputes.py"))
+    resolution = [r for r in at.radio if r.label == "Resolution"][0]
+    assert resolution.value is None                                  # no default
+    ok(button(at, "Save resolution").click().run())
+    assert count(path, "select count(*) from dispute_resolutions") == 0
+    assert any("Choose a resolution first" in e.value for e in at.error)
     [r for r in at.radio if r.label == "Resolution"][0].set_value("reference_wrong")
     [t for t in at.text_input if t.label.startswith("Corrected reference")][0].set_value(
         "The Reading Room of the British Museum.")
@@ -177,6 +195,12 @@ def test_side_by_side_verdict_writes_one_row_and_reveals_names_after(fixture_db)
     shown = " ".join(m.value for m in at.markdown)
     assert not re.search(r"fixture-[abc]", shown)  # system names hidden before the verdict
     before = count(path, "select count(*) from judgments")
+    verdict = [r for r in at.radio if r.label == "Which answer is better?"][0]
+    assert verdict.value is None                                     # no default
+    ok(button(at, "Submit verdict").click().run())
+    assert count(path, "select count(*) from judgments") == before
+    assert any("Choose a verdict first" in e.value for e in at.error)
+    assert not any("identical" in i.value for i in at.info)
     [r for r in at.radio if r.label == "Which answer is better?"][0].set_value("A")
     ok(button(at, "Submit verdict").click().run())
     assert count(path, "select count(*) from judgments") == before + 1
@@ -224,3 +248,36 @@ def test_agreement_opens_a_disagreement_in_browse(fixture_db):
 def test_browse_shows_answers_and_verdicts(fixture_db):
     at = ok(page("pages/6_Browse.py"))
     assert any(s.value.startswith("Answers (3)") for s in at.subheader)
+
+
+def test_side_by_side_says_when_the_answers_are_identical(tmp_path, monkeypatch):
+    path = tmp_path / "same.db"
+    build_fixture_db(path, same_answers=True)
+    monkeypatch.setenv("WORKBENCH_DB", str(path))
+    monkeypatch.delenv("WORKBENCH_ACCESS_CODE", raising=False)
+    at = ok(page("pages/3_Side_by_side.py"))
+    assert any("The two answers are identical" in i.value for i in at.info)
+    assert not re.search(r"fixture-[abc]", " ".join(m.value for m in at.markdown))
+
+
+def test_leaderboard_ranks_disjoint_tournaments_separately(fixture_db):
+    from browser_support import add_tournament
+
+    path, ids = fixture_db
+    add_tournament(path, ("other-x", "other-y", "other-z", "other-w"), "auto:other-sxs",
+                   ids["generated"][:3])
+    at = ok(page("pages/5_Leaderboard.py"))
+    assert any("2 separate groups of systems" in i.value for i in at.info)
+    group = [s for s in at.selectbox if s.label == "System group"][0]
+    assert group.value == "other-w"                                  # the largest first
+    names = set(at.dataframe[0].value["name"])
+    assert names == {"other-x", "other-y", "other-z", "other-w"}
+    assert not at.warning                                            # no prior needed
+    group.set_value("fixture-a").run()
+    assert set(ok(at).dataframe[0].value["name"]) == {"fixture-a", "fixture-b", "fixture-c"}
+    rater = [s for s in at.selectbox if s.label == "Rater"][0]
+    assert rater.options == ["All raters", "auto:fixture-sxs", "auto:other-sxs"]
+    rater.set_value("auto:fixture-sxs").run()
+    ok(at)
+    assert not [s for s in at.selectbox if s.label == "System group"]
+    assert set(at.dataframe[0].value["name"]) == {"fixture-a", "fixture-b", "fixture-c"}

@@ -209,8 +209,9 @@ def test_annotation_flows_in_a_real_browser(app, trap, chromium_path):
             _goto(page, "Review questions")
             for label in ("The question is intelligible and reads naturally",
                           "The question can be answered from the source",
-                          "The reference answer is correct"):
-                page.get_by_text(label).click()
+                          "The reference answer is correct"):   # Yes / No, no default
+                page.locator('[data-testid="stRadio"]').filter(has_text=label).get_by_text(
+                    "Yes", exact=True).click()
             page.get_by_role("button", name="Submit review").click()
             _wait_for(lambda: _count(db_path, "select count(*) from reviews") == 1, what="review")
             page.get_by_text(re.compile("saved: the question is now")).wait_for()

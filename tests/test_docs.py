@@ -59,3 +59,16 @@ def test_every_demo_folder_has_a_source_note():
     for folder in (ROOT / "demo").iterdir():
         if folder.is_dir():
             assert (folder / "SOURCE.md").is_file(), folder
+
+
+def test_readme_is_assembled_from_the_sections():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("assemble", ROOT / "docs" / "assemble_readme.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    assert module.assemble() == README, "run: .venv/bin/python docs/assemble_readme.py"
+    for part in module.PARTS:
+        assert (ROOT / "docs" / "readme" / f"{part}.md").is_file()
+    listed = {p.stem for p in (ROOT / "docs" / "readme").glob("*.md")}
+    assert listed == set(module.PARTS), "a section file is not in PARTS"

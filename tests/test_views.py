@@ -156,3 +156,83 @@ def test_live_leaderboard_reads_only_new_judgments(fdb):
     assert int(live.result(db, n_boot=0)[0].count_matrix().sum() / 2) == n0
     human = figures.LiveLeaderboard("human").result(db, n_boot=0)
     assert human[0] is None and "no pairwise verdicts" in human[1]
+
+
+def test_disjoint_tournaments_are_never_ranked_in_one_table(tmp_path):
+    """Two tournaments over disjoint systems (different raters): one leaderboard per group."""
+    from browser_support import add_tournament
+
+    path = tmp_path / "two.db"
+    ids = build_fixture_db(path)
+    other = ("other-x", "other-y", "other-z", "other-w")
+    add_tournament(path, other, "auto:other-sxs", ids["generated"][:3])
+    db = open_db(path)
+    try:
+        fixture = {"fixture-a", "fixture-b", "fixture-c"}
+        for source, rater in (("both", None), ("auto", None), ("auto", "auto:other-sxs"),
+                              ("auto", "auto:fixture-sxs")):
+            live = figures.LiveLeaderboard(source, rater)
+            groups = live.view(db, n_boot=0).groups
+            sets = [set(g.systems) for g in groups]
+            assert sets == ([set(other), fixture] if rater is None else
+                            [set(other)] if rater == "auto:other-sxs" else [fixture])
+            for g in groups:
+                r = live.view(db, n_boot=20, group=g.key)
+                assert set(r.leaderboard.table["name"]) == set(g.systems)  # never mixed
+                assert r.group == g and r.note == ""        # each group is identifiable
+                assert int(r.leaderboard.count_matrix().sum() / 2) == g.n_comparisons
+        # The largest group is the default; an unknown key falls back to it.
+        live = figures.LiveLeaderboard("both")
+        assert live.view(db, n_boot=0).group.systems == tuple(sorted(other))
+        assert live.view(db, n_boot=0, group="nope").group.key == "other-w"
+        assert figures.pairwise_raters(db, "auto") == ["auto:fixture-sxs", "auto:other-sxs"]
+        assert figures.pairwise_raters(db, "human") == []
+    finally:
+        db.conn.close()
+
+
+def test_group_fallback_prior_only_inside_the_group(tmp_path):
+    from core.ranking import PairwiseCounts
+    from core.views_leaderboard import fit_pairwise, group_counts, system_groups
+
+    counts = PairwiseCounts()
+    for q in range(3):                      # group 1: p beats r always (never loses), q between
+        counts.add(f"q{q}", "p", "r", "A")
+        counts.add(f"q{q}", "r", "s", "A" if q else "B")
+        counts.add(f"q{q}", "s", "p", "B")
+    for q in range(3):                      # group 2: identifiable on its own
+        counts.add(f"x{q}", "u", "v", "A" if q else "B")
+    counts.add("x0", "u", "v", "None")
+    groups, comp = system_groups(counts)
+    assert [g.systems for g in groups] == [("p", "r", "s"), ("u", "v")]
+    assert [g.n_comparisons for g in groups] == [9, 3] and (comp >= 0).all()
+    lb, why, note = fit_pairwise(group_counts(counts, groups[1]), n_boot=0)
+    assert note == "" and lb.alpha == 0 and lb.systems == ["u", "v"]
+    lb, why, note = fit_pairwise(group_counts(counts, groups[0]), n_boot=0)
+    assert "never loses" in note and lb.alpha == figures.FALLBACK_ALPHA
+    counts.remove("x1", "u", "v", "A")      # retractions are netted out
+    counts.remove("x2", "u", "v", "A")
+    counts.remove("x0", "u", "v", "B")
+    groups, comp = system_groups(counts)
+    assert [g.systems for g in groups] == [("p", "r", "s")] and (comp < 0).sum() == 2
+
+
+def test_exam_single_query_se_is_undefined(db, monkeypatch):
+    import pandas as pd
+
+    from core import exam_views, views_exam
+
+    def frame(queries):
+        return pd.DataFrame([{"rank": 1, "system": "s", "EXAM": 0.5, "EXAM SE": 0.0,
+                              "EXAM 95% low": 0.5, "EXAM 95% high": 0.5,
+                              "n-EXAM (pool) SE": 0.0, "queries": queries}])
+
+    monkeypatch.setattr(exam_views, "leaderboard_frame", lambda db, run_id: frame(1))
+    board, caption = views_exam.exam_leaderboard(db, "r")
+    assert (board[["EXAM SE", "EXAM 95% low", "EXAM 95% high"]] == views_exam.UNDEFINED).all(
+        axis=None) and "single query" in caption and board["EXAM"][0] == 0.5
+    monkeypatch.setattr(exam_views, "leaderboard_frame", lambda db, run_id: frame(4))
+    board, caption = views_exam.exam_leaderboard(db, "r")
+    assert board["EXAM SE"][0] == 0.0 and "over queries" in caption
+    empty = views_exam.book_correlation(db)
+    assert empty["correlations"].empty and empty["systems"].empty and empty["caption"] == ""
