@@ -10,6 +10,9 @@
    100,000 verdicts stored (``StoreLeaderboard.refresh`` + refit, without / with 1,000 replicates).
 3. ``coverage``: share of 95% intervals covering the true centred strengths in a simulation.
 
+``project_cpu_s`` / ``baseline_cpu_s`` / ``speedup_cpu`` are CPU seconds (user + system, all
+threads) of the same two runs: less sensitive than wall time to other processes on a shared machine.
+
 Run: ``.venv/bin/python benchmarks/ranking.py`` (about a minute).
 """
 
@@ -17,6 +20,7 @@ from __future__ import annotations
 
 import json
 import os
+import resource
 import subprocess
 import sys
 import tempfile
@@ -96,10 +100,13 @@ def main() -> None:
         df.to_csv(csv, index=False)
         print(f"judgments: {len(df)} rows")
         env = {**os.environ, "PYTHONPATH": str(ROOT)}
+        cpu0 = resource.getrusage(resource.RUSAGE_CHILDREN)
         t = time.perf_counter()
         proc = subprocess.run([sys.executable, "-m", "core", "rank", csv, "--bootstrap", "1000",
                                "--json"], cwd=ROOT, env=env, capture_output=True, text=True)
         project_s = time.perf_counter() - t
+        cpu1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+        project_cpu_s = (cpu1.ru_utime + cpu1.ru_stime) - (cpu0.ru_utime + cpu0.ru_stime)
         if proc.returncode:
             raise SystemExit(proc.stderr)
         ours = json.loads(proc.stdout)
@@ -112,21 +119,27 @@ def main() -> None:
         t = time.perf_counter()
         leaderboard(_read_rank_csv(csv), n_boot=1000, seed=0).to_json()
         in_process_s = time.perf_counter() - t
-        t = time.perf_counter()
+        t, c = time.perf_counter(), time.process_time()
         base = arena_baseline(csv, 1000, 0)
-        baseline_s = time.perf_counter() - t
+        baseline_s, baseline_cpu_s = time.perf_counter() - t, time.process_time() - c
         print(f"project (CLI subprocess, clustered bootstrap x1000): {project_s:.2f} s")
         print(f"arena-style baseline (in-process, L-BFGS x1000): {baseline_s:.2f} s")
         print(f"speedup: {baseline_s / project_s:.1f}x (of which `python -m core --help` "
               f"start-up: {startup_s:.2f} s; same work in-process: {in_process_s:.2f} s, "
               f"{baseline_s / in_process_s:.1f}x)")
         width = np.mean([s["ci_high"] - s["ci_low"] for s in ours["systems"]])
+        print(f"CPU time (user+sys, all threads): project {project_cpu_s:.2f} s, baseline "
+              f"{baseline_cpu_s:.2f} s ({baseline_cpu_s / project_cpu_s:.1f}x); the wall-clock "
+              f"figures depend on the machine's load (1-min load average {os.getloadavg()[0]:.2f})")
         print(f"mean CI width: project {width:.4f}, baseline (row resampling) "
               f"{np.mean(np.quantile(base, .975, 0) - np.quantile(base, .025, 0)):.4f}")
         figures.update(speedup=round(baseline_s / project_s, 2), project_s=round(project_s, 3),
                        baseline_s=round(baseline_s, 3), n_judgments=len(df),
                        cli_startup_s=round(startup_s, 3), in_process_s=round(in_process_s, 3),
-                       speedup_in_process=round(baseline_s / in_process_s, 2))
+                       speedup_in_process=round(baseline_s / in_process_s, 2),
+                       project_cpu_s=round(project_cpu_s, 3), baseline_cpu_s=round(baseline_cpu_s, 3),
+                       speedup_cpu=round(baseline_cpu_s / project_cpu_s, 2),
+                       load_average=round(os.getloadavg()[0], 2))
 
         # -- live leaderboard refresh at 100,000 stored verdicts ------------------------------
         db = open_db(os.path.join(tmp, "live.db"))

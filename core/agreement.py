@@ -1,8 +1,9 @@
 """Rater agreement and rater biases: percent agreement, Cohen's / Fleiss' kappa, Krippendorff's alpha,
 self-consistency, position inconsistency, self-preference and length bias.
 
-Labels are any hashable values; ``None``/NaN means "not rated". Pure numpy/pandas; randomness is
-passed in; every interval carries its ``level``.
+Labels are any hashable values; ``None``/NaN means "not rated". Pure numpy/pandas, vectorised
+(labels are dictionary-encoded once, then counted with ``numpy.bincount``); randomness is passed in;
+every interval carries its ``level``.
 """
 
 from __future__ import annotations
@@ -16,36 +17,57 @@ from core.errors import InputError
 from core.stats import Interval, wilson_ci
 
 
-def _is_missing(v: Any) -> bool:
-    return v is None or (isinstance(v, float) and v != v)
+def _objects(values: Any) -> np.ndarray:
+    """A 1-D object array of ``values`` (a list, Series or array)."""
+    if isinstance(values, (pd.Series, pd.Index)):
+        return values.to_numpy(dtype=object)
+    arr = np.empty(len(values), dtype=object)
+    arr[:] = list(values)
+    return arr
 
 
-def _pairs(a: Sequence, b: Sequence) -> tuple[list, list]:
-    a, b = list(a), list(b)
+def _missing_mask(arr: np.ndarray) -> np.ndarray:
+    """Element-wise "not rated": None or a float NaN."""
+    return np.fromiter((v is None or (isinstance(v, float) and v != v) for v in arr), bool,
+                       len(arr))
+
+
+def _pairs(a: Sequence, b: Sequence) -> tuple[np.ndarray, np.ndarray]:
+    a, b = _objects(a), _objects(b)
     if len(a) != len(b):
         raise InputError(f"rating lists differ in length ({len(a)} vs {len(b)})")
-    keep = [(x, y) for x, y in zip(a, b) if not _is_missing(x) and not _is_missing(y)]
-    if not keep:
+    keep = ~(_missing_mask(a) | _missing_mask(b))
+    if not keep.any():
         raise InputError("no item rated by both raters")
-    return [x for x, _ in keep], [y for _, y in keep]
+    return a[keep], b[keep]
+
+
+def _encode(a: np.ndarray, b: np.ndarray,
+            labels: Sequence | None = None) -> tuple[np.ndarray, np.ndarray, list]:
+    """Codes of ``a`` and ``b`` into ``labels`` (default: their labels sorted by ``str``)."""
+    codes, uniq = pd.factorize(np.concatenate([a, b]))
+    uniq = list(uniq)
+    labels = list(labels) if labels is not None else sorted(set(uniq), key=str)
+    index = {lab: i for i, lab in enumerate(labels)}
+    unknown = [u for u in uniq if u not in index]
+    if unknown:
+        raise InputError(f"label {unknown[0]!r} not in labels {labels}")
+    lut = np.array([index[u] for u in uniq], dtype=np.int64)
+    codes = lut[codes]
+    return codes[:len(a)], codes[len(a):], labels
 
 
 def percent_agreement(a: Sequence, b: Sequence) -> float:
     """Share of items (rated by both) with the same label: ``p_o = (1/n) sum_i [a_i = b_i]``."""
     a, b = _pairs(a, b)
-    return float(np.mean([x == y for x, y in zip(a, b)]))
+    return float(np.mean(a == b))
 
 
 def confusion(a: Sequence, b: Sequence, labels: Sequence | None = None) -> pd.DataFrame:
     """Confusion matrix: rows = labels of ``a``, columns = labels of ``b`` (items rated by both)."""
-    a, b = _pairs(a, b)
-    labels = list(labels) if labels is not None else sorted(set(a) | set(b), key=str)
-    index = {lab: i for i, lab in enumerate(labels)}
-    unknown = [v for v in a + b if v not in index]
-    if unknown:
-        raise InputError(f"label {unknown[0]!r} not in labels {labels}")
-    m = np.zeros((len(labels), len(labels)), dtype=int)
-    np.add.at(m, ([index[x] for x in a], [index[y] for y in b]), 1)
+    ia, ib, labels = _encode(*_pairs(a, b), labels)
+    k = len(labels)
+    m = np.bincount(ia * k + ib, minlength=k * k).reshape(k, k).astype(int)
     return pd.DataFrame(m, index=pd.Index(labels, name="a"), columns=pd.Index(labels, name="b"))
 
 
@@ -68,25 +90,29 @@ def cohen_kappa_ci(a: Sequence, b: Sequence, n_boot: int = 1000,
                    seed: int | np.random.Generator = 0, level: float = 0.95) -> Interval:
     """Cohen's kappa with a bootstrap percentile interval at ``level`` (items resampled).
 
-    Replicates with undefined kappa (``p_e = 1``) are left out of the quantiles.
+    A replicate resamples the ``n`` items with replacement, i.e. draws its confusion counts from
+    ``Multinomial(n, m / n)`` (``m`` = observed confusion counts). Replicates with undefined
+    kappa (``p_e = 1``) are left out of the quantiles.
     """
     if not 0 < level < 1 or n_boot < 1:
         raise InputError("need 0 < level < 1 and n_boot >= 1")
     a, b = _pairs(a, b)
-    labels = sorted(set(a) | set(b), key=str)
-    idx = {lab: i for i, lab in enumerate(labels)}
+    ia, ib, labels = _encode(a, b)
     k = len(labels)
-    cell = np.array([idx[x] * k + idx[y] for x, y in zip(a, b)])
-    rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
-    draws = cell[rng.integers(0, len(cell), size=(n_boot, len(cell)))]
-    mats = np.stack([np.bincount(r, minlength=k * k) for r in draws]).reshape(n_boot, k, k)
+    cell = ia * k + ib
     n = len(cell)
+    rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+    # Resampling n items with replacement makes the confusion counts Multinomial(n, observed
+    # cell shares): drawn directly, O(n_boot k^2) instead of O(n_boot n).
+    counts = np.bincount(cell, minlength=k * k)
+    mats = rng.multinomial(n, counts / n, size=n_boot)
+    mats = mats.reshape(n_boot, k, k)
     po = np.trace(mats, axis1=1, axis2=2) / n
     pe = (mats.sum(axis=2) * mats.sum(axis=1)).sum(axis=1) / (n * n)
     with np.errstate(invalid="ignore", divide="ignore"):
         reps = np.where(pe < 1, (po - pe) / (1 - pe), np.nan)
     lo, hi = np.nanquantile(reps, [(1 - level) / 2, (1 + level) / 2])
-    return Interval(cohen_kappa(a, b), float(lo), float(hi), level)
+    return Interval(_kappa_from_matrix(counts.reshape(k, k)), float(lo), float(hi), level)
 
 
 def _long(df: pd.DataFrame) -> pd.DataFrame:
@@ -145,18 +171,22 @@ def krippendorff_alpha_nominal(reliability: Any) -> float:
     r = np.asarray(reliability, dtype=object)
     if r.ndim != 2:
         raise InputError("reliability data must be a raters x items matrix")
-    labels = sorted({v for v in r.ravel() if not _is_missing(v)}, key=str)
+    flat = r.T.ravel()                                    # unit-major
+    present = ~_missing_mask(flat)
+    codes, uniq = pd.factorize(flat[present])
+    uniq = list(uniq)
+    labels = sorted(set(uniq), key=str)
     if len(labels) == 0:
         raise InputError("no ratings")
-    idx = {lab: i for i, lab in enumerate(labels)}
-    k = len(labels)
-    o = np.zeros((k, k))
-    for col in r.T:
-        counts = np.bincount([idx[v] for v in col if not _is_missing(v)], minlength=k)
-        m = counts.sum()
-        if m < 2:
-            continue
-        o += (np.outer(counts, counts) - np.diag(counts)) / (m - 1)
+    index = {lab: i for i, lab in enumerate(labels)}
+    k, n_units = len(labels), r.shape[1]
+    unit = np.flatnonzero(present) // max(r.shape[0], 1)
+    lut = np.array([index[u] for u in uniq], dtype=np.int64)
+    counts = np.bincount(unit * k + lut[codes], minlength=n_units * k).reshape(n_units, k)
+    m = counts.sum(axis=1)
+    counts, m = counts[m >= 2].astype(float), m[m >= 2]
+    scaled = counts / (m - 1)[:, None]
+    o = counts.T @ scaled - np.diag(scaled.sum(axis=0))   # sum_u (c c^T - diag c) / (m_u - 1)
     nc = o.sum(axis=1)
     n = nc.sum()
     if n == 0:
@@ -171,15 +201,16 @@ def pairwise_agreement(df: pd.DataFrame) -> pd.DataFrame:
     """Every pair of raters: ``n`` items both rated, percent agreement, Cohen's kappa."""
     m = ratings_matrix(df)
     raters = list(m.index)
+    labels, rated = m.to_numpy(dtype=object), m.notna().to_numpy()
     rows = []
     for i, ra in enumerate(raters):
-        for rb in raters[i + 1:]:
-            both = m.loc[ra].notna() & m.loc[rb].notna()
+        for j, rb in enumerate(raters[i + 1:], start=i + 1):
+            both = rated[i] & rated[j]
             if not both.any():
                 rows.append({"rater_a": ra, "rater_b": rb, "n": 0, "agreement": np.nan,
                              "cohen_kappa": np.nan})
                 continue
-            a, b = list(m.loc[ra][both]), list(m.loc[rb][both])
+            a, b = labels[i][both], labels[j][both]
             rows.append({"rater_a": ra, "rater_b": rb, "n": int(both.sum()),
                          "agreement": percent_agreement(a, b), "cohen_kappa": cohen_kappa(a, b)})
     return pd.DataFrame(rows, columns=["rater_a", "rater_b", "n", "agreement", "cohen_kappa"])
@@ -192,32 +223,59 @@ def self_consistency(first: Mapping | pd.Series, second: Mapping | pd.Series) ->
     :func:`position_inconsistency`, which first maps verdicts to the systems they name.
     """
     first, second = dict(first), dict(second)
-    shared = [i for i in first if i in second and not _is_missing(first[i])
-              and not _is_missing(second[i])]
-    if not shared:
+    shared = [i for i in first if i in second]
+    a = _objects([first[i] for i in shared])
+    b = _objects([second[i] for i in shared])
+    keep = ~(_missing_mask(a) | _missing_mask(b))
+    if not keep.any():
         raise InputError("the two runs share no rated item")
-    a, b = [first[i] for i in shared], [second[i] for i in shared]
-    return {"n": len(shared), "agreement": percent_agreement(a, b),
+    a, b = a[keep], b[keep]
+    return {"n": int(keep.sum()), "agreement": percent_agreement(a, b),
             "cohen_kappa": cohen_kappa(a, b)}
 
 
-def _canonical(df: pd.DataFrame) -> pd.DataFrame:
-    """Add ``pair`` (sorted system names), ``first`` (system shown first) and ``winner``
-    (the system named by the verdict, or ``Equal`` / ``None``)."""
+def _parse_verdicts(values: pd.Series) -> np.ndarray:
+    """:func:`core.ranking.parse_verdict` of each value, parsed once per distinct value."""
     from core.ranking import parse_verdict
 
+    codes, uniq = pd.factorize(values.to_numpy(dtype=object), use_na_sentinel=False)
+    parsed = np.array([parse_verdict(u) for u in uniq] or [""], dtype=object)
+    return parsed[codes]
+
+
+def _coded(df: pd.DataFrame) -> dict[str, np.ndarray]:
+    """Pairwise judgments (non-null verdict) as integer codes.
+
+    ``a``, ``b``, ``winner`` share one code space (``labels``): ``winner`` is the system named by
+    the verdict, or ``Equal`` / ``None``. ``lo``/``hi`` are the pair's systems in sorted order of
+    their names, ``q`` the question code and ``rater`` the rater code in sorted order
+    (``raters``); -1 marks a missing question id or rater. ``frame`` is the kept rows.
+    """
     need = ["question_id", "system_a", "system_b", "verdict"]
     missing = [c for c in need if c not in df.columns]
     if missing:
         raise InputError(f"missing column(s): {', '.join(missing)}")
-    d = df.dropna(subset=["verdict"]).copy()
-    v = d["verdict"].map(parse_verdict)
-    d["winner"] = np.select([v == "A", v == "B"], [d["system_a"], d["system_b"]], v)
-    d["pair"] = [tuple(sorted(p)) for p in zip(d["system_a"], d["system_b"])]
-    d["first"] = d["system_a"]
-    if "rater" not in d.columns:
-        d["rater"] = ""
-    return d
+    d = df.dropna(subset=["verdict"])
+    v = _parse_verdicts(d["verdict"])
+    sa, sb = d["system_a"].to_numpy(dtype=object), d["system_b"].to_numpy(dtype=object)
+    if _missing_mask(sa).any() or _missing_mask(sb).any():
+        raise InputError("missing system name in system_a/system_b")
+    winner = np.select([v == "A", v == "B"], [sa, sb], v)
+    n = len(d)
+    codes, uniq = pd.factorize(np.concatenate([sa, sb, winner]))
+    ca, cb, cw = codes[:n], codes[n:2 * n], codes[2 * n:]
+    used = np.unique(np.concatenate([ca, cb]))
+    rank = np.zeros(len(uniq), dtype=np.int64)
+    rank[used[sorted(range(len(used)), key=lambda k: uniq[used[k]])]] = np.arange(len(used))
+    lo = np.where(rank[ca] <= rank[cb], ca, cb)
+    q = pd.factorize(d["question_id"].to_numpy(dtype=object))[0]
+    if "rater" in d.columns:
+        rater, raters = pd.factorize(d["rater"].to_numpy(dtype=object), sort=True)
+        raters = list(raters)
+    else:
+        rater, raters = np.zeros(n, dtype=np.int64), ([""] if n else [])
+    return {"a": ca, "b": cb, "winner": cw, "lo": lo, "hi": ca + cb - lo, "q": q,
+            "rater": rater, "raters": raters, "labels": list(uniq), "frame": d}
 
 
 def position_inconsistency(df: pd.DataFrame) -> pd.DataFrame:
@@ -227,76 +285,103 @@ def position_inconsistency(df: pd.DataFrame) -> pd.DataFrame:
     orders name the same winner (or both say Equal / both None). ``first_shown_share`` is, among
     inconsistent pairs where both verdicts were A/B, the share where the first-shown answer won
     both times (1 = pure position bias towards the first slot, 0 = towards the second).
+    The latest verdict per (rater, question, pair, first-shown system) counts.
     """
-    d = _canonical(df)
-    rows = []
-    for rater, g in d.groupby("rater", sort=True):
-        n = incons = first_both = decided_both = 0
-        for _, h in g.groupby(["question_id", "pair"], sort=False):
-            orders = h.drop_duplicates("first", keep="last")
-            if len(orders) != 2:
-                continue
-            n += 1
-            (w1, f1), (w2, f2) = zip(orders["winner"], orders["first"])
-            if w1 != w2:
-                incons += 1
-                if w1 in orders["pair"].iloc[0] and w2 in orders["pair"].iloc[0]:
-                    decided_both += 1
-                    first_both += int(w1 == f1 and w2 == f2)
-        rows.append({"rater": rater, "n_pairs": n, "inconsistent": incons,
-                     "inconsistency_rate": incons / n if n else np.nan,
-                     "first_shown_share": first_both / decided_both if decided_both else np.nan})
-    return pd.DataFrame(rows)
+    c = _coded(df)
+    nr = len(c["raters"])
+    if nr == 0:
+        return pd.DataFrame([])
+    ok = (c["rater"] >= 0) & (c["q"] >= 0)
+    keys = pd.DataFrame({k: c[k][ok] for k in ("rater", "q", "lo", "hi", "a")})
+    last = ~keys.duplicated(keep="last").to_numpy()
+    rows = np.flatnonzero(ok)[last]
+    group = keys[last].groupby(["rater", "q", "lo", "hi"], sort=False).ngroup().to_numpy()
+    both_orders = np.bincount(group)[group] == 2
+    rows, group = rows[both_orders], group[both_orders]
+    rows = rows[np.argsort(group, kind="stable")]            # the two orders side by side
+    r1, r2 = rows[0::2], rows[1::2]
+    w1, w2, f1, f2 = c["winner"][r1], c["winner"][r2], c["a"][r1], c["a"][r2]
+    decided1 = (w1 == c["a"][r1]) | (w1 == c["b"][r1])
+    decided2 = (w2 == c["a"][r2]) | (w2 == c["b"][r2])
+    incons = w1 != w2
+    decided_both = incons & decided1 & decided2
+    first_both = decided_both & (w1 == f1) & (w2 == f2)
+    rater = c["rater"][r1]
+    n, bad, dec, fst = (np.bincount(rater, x.astype(np.int64), nr).astype(np.int64) for x in
+                        (np.ones(len(rater), bool), incons, decided_both, first_both))
+    out = [{"rater": c["raters"][k], "n_pairs": int(n[k]), "inconsistent": int(bad[k]),
+            "inconsistency_rate": bad[k] / n[k] if n[k] else np.nan,
+            "first_shown_share": fst[k] / dec[k] if dec[k] else np.nan} for k in range(nr)]
+    return pd.DataFrame(out)
 
 
-def _family(f: Mapping | Callable, key: str) -> str:
+def _family(f: Mapping | Callable, key: str, strict: bool = True) -> str | None:
+    """The family of ``key``; without one an :class:`InputError` (or ``None`` if not strict)."""
     try:
         return str(f(key) if callable(f) else f[key])
     except (KeyError, TypeError):
-        raise InputError(f"no family given for {key!r}") from None
+        if strict:
+            raise InputError(f"no family given for {key!r}") from None
+        return None
 
 
 def self_preference(df: pd.DataFrame, rater_family: Mapping | Callable,
                     system_family: Mapping | Callable, reference: str | Sequence[str]) -> pd.DataFrame:
     """Rater family x answer family table (the Long-Span QA paper's 2x2 design).
 
-    Each non-reference judgment is matched with the reference rater's verdict on the same
+    Each non-reference judgment is matched with the reference rater's (latest) verdict on the same
     question and system pair (verdicts mapped to the system they name, so order does not matter).
     Answer family = the family of both systems, or ``mixed``. Per cell: ``n``, agreement and
     Cohen's kappa with the reference, and for mixed pairs ``own_family_share`` (decided verdicts
     naming the rater's own family) beside ``reference_own_family_share`` on the same items.
     """
-    d = _canonical(df)
+    c = _coded(df)
+    d = c["frame"]
     refs = {reference} if isinstance(reference, str) else set(reference)
-    ref = d[d["rater"].isin(refs)].drop_duplicates(["question_id", "pair"], keep="last")
-    if ref.empty:
+    rater = (d["rater"].to_numpy(dtype=object) if "rater" in d.columns
+             else np.full(len(d), "", dtype=object))
+    is_ref = pd.Series(rater).isin(refs).to_numpy()
+    if not is_ref.any():
         raise InputError(f"no judgments by the reference rater(s) {sorted(refs)}")
-    ref_winner = {(q, p): w for q, p, w in zip(ref["question_id"], ref["pair"], ref["winner"])}
-    rows = []
-    for _, r in d[~d["rater"].isin(refs)].iterrows():
-        key = (r["question_id"], r["pair"])
-        if key not in ref_winner:
-            continue
-        fams = {_family(system_family, s) for s in r["pair"]}
-        rfam = _family(rater_family, r["rater"])
-        own = [s for s in r["pair"] if _family(system_family, s) == rfam]
-        rows.append({"rater_family": rfam, "answer_family": fams.pop() if len(fams) == 1
-                     else "mixed", "winner": r["winner"], "reference": ref_winner[key],
-                     "own": own[0] if len(own) == 1 else None, "pair": r["pair"]})
-    if not rows:
+    n_lab = len(c["labels"])
+    key = ((c["q"].astype(np.int64) + 1) * n_lab + c["lo"]) * n_lab + c["hi"]
+    ref = pd.Series(c["winner"][is_ref], index=key[is_ref])
+    ref = ref[~ref.index.duplicated(keep="last")]
+    other = np.flatnonzero(~is_ref)
+    pos = ref.index.get_indexer(key[other])
+    rows, ref_code = other[pos >= 0], ref.to_numpy()[pos[pos >= 0]]
+    if not rows.size:
         raise InputError("no judgment shares a question and pair with the reference")
-    m = pd.DataFrame(rows)
+    labels = np.array(c["labels"] + [None], dtype=object)
+    lo, hi, win = c["lo"][rows], c["hi"][rows], c["winner"][rows]
+    sys_codes = np.unique(np.concatenate([lo, hi]))
+    sys_fam = np.full(n_lab, None, dtype=object)
+    sys_fam[sys_codes] = [_family(system_family, k, False) for k in labels[sys_codes]]
+    r_codes, r_uniq = pd.factorize(rater[rows], use_na_sentinel=False)
+    r_fam = np.array([_family(rater_family, k, False) for k in r_uniq], dtype=object)[r_codes]
+    fam_lo, fam_hi = sys_fam[lo], sys_fam[hi]
+    failed = np.stack([fam_lo == None, fam_hi == None, r_fam == None], axis=1)  # noqa: E711
+    if failed.any():                                     # the first lookup that fails, in order
+        k = int(np.flatnonzero(failed.any(axis=1))[0])
+        _family(system_family, labels[lo[k]])
+        _family(system_family, labels[hi[k]])
+        _family(rater_family, rater[rows][k])
+    own_lo, own_hi = fam_lo == r_fam, fam_hi == r_fam
+    own = np.where(own_lo ^ own_hi, np.where(own_lo, lo, hi), -1)
+    m = pd.DataFrame({"rater_family": r_fam, "answer_family": np.where(fam_lo == fam_hi, fam_lo,
+                                                                         "mixed"),
+                      "winner": labels[win], "reference": labels[ref_code]})
+    decided = ((win == lo) | (win == hi)) & (own >= 0)
+    ref_decided = ((ref_code == lo) | (ref_code == hi)) & (own >= 0)
     out = []
-    for (rf, af), g in m.groupby(["rater_family", "answer_family"], sort=True):
-        row = {"rater_family": rf, "answer_family": af, "n": len(g),
-               "agreement": percent_agreement(g["winner"], g["reference"]),
-               "cohen_kappa": cohen_kappa(g["winner"], g["reference"])}
-        has_own = g["own"].notna().to_numpy()
-        dec = g[np.array([w in p for w, p in zip(g["winner"], g["pair"])]) & has_own]
-        refdec = g[np.array([w in p for w, p in zip(g["reference"], g["pair"])]) & has_own]
-        row["own_family_share"] = float((dec["winner"] == dec["own"]).mean()) if len(dec) else np.nan
-        row["reference_own_family_share"] = (float((refdec["reference"] == refdec["own"]).mean())
-                                             if len(refdec) else np.nan)
+    for (rf, af), idx in sorted(m.groupby(["rater_family", "answer_family"]).indices.items()):
+        row = {"rater_family": rf, "answer_family": af, "n": len(idx),
+               "agreement": percent_agreement(m["winner"].iloc[idx], m["reference"].iloc[idx]),
+               "cohen_kappa": cohen_kappa(m["winner"].iloc[idx], m["reference"].iloc[idx])}
+        dec, rdec = idx[decided[idx]], idx[ref_decided[idx]]
+        row["own_family_share"] = float((win[dec] == own[dec]).mean()) if len(dec) else np.nan
+        row["reference_own_family_share"] = (float((ref_code[rdec] == own[rdec]).mean())
+                                             if len(rdec) else np.nan)
         out.append(row)
     return pd.DataFrame(out)
 
@@ -308,8 +393,6 @@ def length_bias(df: pd.DataFrame, level: float = 0.95) -> pd.DataFrame:
     """
     from scipy.stats import binomtest
 
-    from core.ranking import parse_verdict
-
     need = ["verdict", "length_a", "length_b"]
     missing = [c for c in need if c not in df.columns]
     if missing:
@@ -317,7 +400,7 @@ def length_bias(df: pd.DataFrame, level: float = 0.95) -> pd.DataFrame:
     d = df.dropna(subset=need).copy()
     if "rater" not in d.columns:
         d["rater"] = ""
-    v = d["verdict"].map(parse_verdict)
+    v = pd.Series(_parse_verdicts(d["verdict"]), index=d.index)
     la, lb = d["length_a"].astype(float), d["length_b"].astype(float)
     d = d[v.isin(["A", "B"]) & (la != lb)]
     longer_won = (v[d.index] == "A") == (la[d.index] > lb[d.index])

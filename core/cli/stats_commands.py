@@ -51,19 +51,24 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _read_rank_csv(path: str):
-    """Read the judgments CSV into :class:`core.ranking.PairwiseCounts` (pyarrow, vectorised)."""
+    """Read the judgments CSV into :class:`core.ranking.PairwiseCounts`.
+
+    pyarrow parses the four columns straight into dictionary-encoded arrays (labels in order of
+    first appearance); the integer codes go to :meth:`PairwiseCounts.from_codes` without a Python
+    loop over rows. Neither pandas nor ``pyarrow.compute`` is imported (they cost start-up time).
+    """
     import numpy as np
     import pyarrow as pa
-    import pyarrow.compute as pc
     import pyarrow.csv as pacsv
 
     from core.ranking import PairwiseCounts
 
     if not Path(path).is_file():
         raise InputError("no such file", path=path)
+    dict_type = pa.dictionary(pa.int32(), pa.string())
     try:
         table = pacsv.read_csv(path, convert_options=pacsv.ConvertOptions(
-            column_types={c: pa.string() for c in RANK_COLUMNS}, strings_can_be_null=True))
+            column_types={c: dict_type for c in RANK_COLUMNS}, strings_can_be_null=True))
     except pa.ArrowInvalid as exc:
         msg = str(exc).splitlines()[0]
         raise InputError("empty file" if "Empty CSV" in msg else f"cannot parse CSV: {msg}",
@@ -75,13 +80,15 @@ def _read_rank_csv(path: str):
         raise InputError("no judgments (header only)", path=path)
     encoded = []
     for c in RANK_COLUMNS:
-        col = table.column(c).combine_chunks()
+        col = table.column(c).unify_dictionaries().combine_chunks()
         if col.null_count:
-            line = int(np.flatnonzero(col.is_null().to_numpy(zero_copy_only=False))[0]) + 2
+            valid = np.frombuffer(col.is_valid().buffers()[1], np.uint8)
+            line = int(np.flatnonzero(~np.unpackbits(valid, bitorder="little")[:len(col)]
+                                      .astype(bool))[0]) + 2
             raise InputError("missing value", path=path, line=line, column=c)
-        enc = pc.dictionary_encode(col)
-        labels = enc.dictionary.to_pylist()
-        codes = enc.indices.to_numpy()
+        idx = col.indices
+        codes = np.frombuffer(idx.buffers()[1], np.int32, len(idx), idx.offset * 4)
+        labels = col.dictionary.to_pylist()
         blank = [k for k, label in enumerate(labels) if not label.strip()]
         if blank:
             line = int(np.flatnonzero(codes == blank[0])[0]) + 2
