@@ -42,7 +42,14 @@ def _records(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
         if not isinstance(rec, dict):
             raise InputError("expected a JSON object", path=str(path), line=n)
         if "items" in rec:  # rubric-evaluation layout: one line per (query, facet)
-            for item in rec.get("items") or []:
+            items = rec.get("items")
+            if items is not None and not isinstance(items, list):
+                raise InputError("'items' must be a list of question objects",
+                                 path=str(path), line=n)
+            for item in items or []:
+                if not isinstance(item, dict):
+                    raise InputError("every 'items' entry must be an object with "
+                                     "'question_id' and 'question_text'", path=str(path), line=n)
                 yield n, {"query_id": rec.get("query_id"), "query_text": rec.get("query_text"),
                           "qid": item.get("question_id"), "question": item.get("question_text"),
                           "facet_id": rec.get("facet_id"), "choices": None,
@@ -56,6 +63,10 @@ def _check(rec: dict[str, Any], path: Path, n: int) -> dict[str, Any]:
     for key in REQUIRED:
         if not isinstance(rec.get(key), str) or not rec[key].strip():
             raise InputError(f"missing or empty field {key!r}", path=str(path), line=n)
+    for key in ("query_text", "facet_id", "correct"):
+        if rec.get(key) is not None and not isinstance(rec[key], str):
+            raise InputError(f"field {key!r} must be a string or null, got "
+                             f"{type(rec[key]).__name__}", path=str(path), line=n)
     choices = rec.get("choices")
     key = rec.get("correctKey")
     if choices is not None:
@@ -86,7 +97,7 @@ def import_car_bank(db: sqlite_utils.Database, path: str | Path, *, bank_id: str
     """
     path = Path(path)
     if not path.is_file():
-        raise InputError("no such file", path=str(path))
+        raise InputError("not a file" if path.exists() else "no such file", path=str(path))
     bank_id = bank_id or path.name.split(".")[0]
     parsed, seen, blank = [], set(), 0
     query_text: dict[str, str] = {}

@@ -128,9 +128,15 @@ def reproduce_block(block: CarBlock, *, repeats: int = 10, seed: int = 0) -> lis
 
 def reproduce_car(results_dir: str | Path, *, repeats: int = 10, seed: int = 0
                   ) -> list[dict[str, Any]]:
-    """Reproduce every table in a car-results folder (rows of :func:`reproduce_block`)."""
+    """Reproduce every table in a car-results folder, or one table (rows of
+    :func:`reproduce_block`)."""
     folder = Path(results_dir)
-    files = sorted(folder.glob("*.tsv"))
+    if folder.is_file():
+        files = [folder]
+    elif not folder.exists():
+        raise InputError("no such folder", path=str(folder))
+    else:
+        files = sorted(folder.glob("*.tsv"))
     if not files:
         raise InputError("no .tsv tables in the folder", path=str(folder))
     out, seen_orig = [], False

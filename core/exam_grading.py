@@ -116,8 +116,13 @@ def _offline_grades(db: sqlite_utils.Database, pairs: list[tuple[dict, dict]],
     return grades
 
 
+def _references(q: dict) -> list[str]:
+    """Reference answers of a free-text exam question (derived answers, CAR ``correct``)."""
+    return [r for r in (q["answers"] or []) + ([q["correct"]] if q["correct"] else []) if r]
+
+
 def _ground_truth_lexical(g: Grade, q: dict, threshold: float) -> None:
-    refs = [r for r in (q["answers"] or []) + ([q["correct"]] if q["correct"] else []) if r]
+    refs = _references(q)
     if not refs:
         g.status, g.correct = "error", None
         g.raw = "no reference answer for the ground-truth rater"
@@ -206,7 +211,7 @@ def _rate_with_model(db: sqlite_utils.Database, pairs: list[tuple[dict, dict]],
     reqs = [LLMRequest(model=rater_model, task="match_reference", max_tokens=300,
                        purpose="exam-rate", fields={"question": q["question"],
                                                     "answer": grades[i].answer,
-                                                    "references": q["answers"] or []})
+                                                    "references": _references(q)})
             for i, q in todo]
     for (i, _q), resp in zip(todo, complete_many(db, reqs, run_id=run_id)):
         verdict = None
@@ -235,10 +240,28 @@ def grade_bank(db: sqlite_utils.Database, bank_id: str, *, qa_model: str = OFFLI
     """
     if verification not in VERIFICATIONS:
         raise ConfigError(f"unknown verification {verification!r}; use one of {VERIFICATIONS}")
+    if qa_model.startswith(OFFLINE + ":"):
+        raise ConfigError(f"--qa-model {qa_model}: the offline Q/A system is '{OFFLINE}', which "
+                          "runs offline:mc-bm25 (multiple choice), offline:extractive (answers) "
+                          "and offline:lexical-answerability (0-5 grade) together")
     threshold = DEFAULT_THRESHOLD[verification] if threshold is None else float(threshold)
+    top = 5.0 if verification == "self_rating" else 1.0
+    if not 0.0 <= threshold <= top:
+        what = "a 0-5 self-rating" if top == 5.0 else "a token F1 in [0, 1]"
+        raise ConfigError(f"threshold {threshold:g} is out of range for {verification} "
+                          f"({what})")
+    if rater_model and verification != "ground_truth":
+        raise ConfigError("--rater-model is the ground-truth rater: use it with "
+                          "verification ground_truth")
     questions = bank_questions(db, bank_id)
     if not questions:
         raise InputError(f"exam bank {bank_id!r} has no questions (import it first)")
+    if verification == "ground_truth":
+        free = [q for q in questions if not q["choices"]]
+        if free and not any(_references(q) for q in free):
+            raise ConfigError(f"exam bank {bank_id!r}: none of its {len(free)} free-text "
+                              "questions has a reference answer, so the ground-truth rater has "
+                              "nothing to compare with; use verification self_rating")
     by_query: dict[str, list[dict]] = {}
     for q in questions:
         by_query.setdefault(q["query_id"], []).append(q)

@@ -30,6 +30,7 @@ from core.exam_articles import GOLD
 from core.store import rows
 
 Z95 = 1.959963984540054
+TIE_DECIMALS = 9
 
 
 def mean_se(values: Iterable[float]) -> tuple[float, float]:
@@ -148,8 +149,9 @@ def leaderboard_correlation(scores: Mapping[str, float], reference: Mapping[str,
     """Spearman and Kendall tau between two leaderboards over their common systems.
 
     Higher is better in both. ``plain`` uses the scores as they are (tied scores share the average
-    rank; Kendall's tau-b). With ``se``, systems within one standard error of each other count
-    as tied and ties are broken at random, averaged over ``repeats`` seeded draws
+    rank; Kendall's tau-b); scores equal to ``TIE_DECIMALS`` (9) decimals count as tied. With
+    ``se``, systems within one standard error of each other count as tied and ties are broken at
+    random, averaged over ``repeats`` seeded draws
     (:func:`core.stats.rank_correlation_with_ties`).
     """
     from core import stats
@@ -157,8 +159,11 @@ def leaderboard_correlation(scores: Mapping[str, float], reference: Mapping[str,
     common = sorted(set(scores) & set(reference))
     if len(common) < 3:
         raise InputError(f"need at least 3 systems on both leaderboards, have {len(common)}")
-    a = [float(scores[s]) for s in common]
-    b = [float(reference[s]) for s in common]
+    # Scores equal up to floating-point noise (e.g. two Bradley-Terry strengths of systems with
+    # identical records, -3.1719039732623955 vs -3.1719039732623933) are the same score: compare
+    # at 9 decimals, or the noise would decide their order.
+    a = [round(float(scores[s]), TIE_DECIMALS) for s in common]
+    b = [round(float(reference[s]), TIE_DECIMALS) for s in common]
     out: dict[str, Any] = {"n_systems": len(common), "systems": common,
                            "spearman": float(stats.spearman(a, b)),
                            "kendall": float(stats.kendall_tau(a, b))}

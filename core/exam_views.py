@@ -7,6 +7,7 @@ questions the gold article does not).
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import Mapping
 
@@ -30,24 +31,46 @@ def runs_frame(db: sqlite_utils.Database) -> pd.DataFrame:
                                        "threshold", "graded", "created_at"])
 
 
+BINOMIAL_SE = "EXAM SE (per question, binomial)"
+
+
 def leaderboard_frame(db: sqlite_utils.Database, run_id: str) -> pd.DataFrame:
-    """The leaderboard of one run: EXAM, n-EXAM (gold, pool), SEs, 95% intervals, ROUGE-1 F1."""
+    """The leaderboard of one run: EXAM, n-EXAM (gold, pool), SEs, 95% intervals, ROUGE-1 F1.
+
+    ``EXAM SE`` is over queries. For a run over a single query (a book) that SE is undefined
+    (0 here), so ``EXAM SE (per question, binomial)`` gives ``sqrt(p(1-p)/n)`` over the query's
+    ``n`` exam questions (``p`` = EXAM); with more queries that column is empty. ``n-EXAM (gold)``
+    can exceed 1; ``n-EXAM (gold) queries`` counts the queries it averages over (those where the
+    gold article answers something). ``unparsed/errors`` counts grades with no verdict (scored
+    as not answered).
+    """
     board = run_scores(db, run_id)
     bank_id = rows(db, "select bank_id from exam_runs where id = ?", [run_id])[0]["bank_id"]
     try:
         rouge = rouge1_scores(db, bank_id)
     except InputError:
         rouge = {}
+    n_questions = rows(db, "select count(*) as n from exam_questions where bank_id = ?",
+                       [bank_id])[0]["n"]
+    failed = {r["system"]: r["n"] for r in rows(
+        db, "select a.system, count(*) as n from exam_grades g join exam_articles a on "
+            "a.id = g.article_id where g.run_id = ? and g.correct is null group by a.system",
+        [run_id])}
     out = []
     for rank, r in enumerate(board, start=1):
+        binomial = (math.sqrt(r.exam * (1 - r.exam) / n_questions)
+                    if r.n_queries == 1 and n_questions else None)
         out.append({
             "rank": rank, "system": r.system, "gold": r.system == GOLD,
             "EXAM": r.exam, "EXAM SE": r.exam_se,
             "EXAM 95% low": r.exam - Z95 * r.exam_se, "EXAM 95% high": r.exam + Z95 * r.exam_se,
+            BINOMIAL_SE: binomial,
             "n-EXAM (gold)": r.n_exam_gold, "n-EXAM (gold) SE": r.n_exam_gold_se,
+            "n-EXAM (gold) queries": r.n_queries_gold,
             "n-EXAM (pool)": r.n_exam_pool, "n-EXAM (pool) SE": r.n_exam_pool_se,
             "ROUGE-1 F1": rouge.get(r.system, (None, None))[0],
             "articles": r.n_articles, "queries": r.n_queries,
+            "unparsed/errors": failed.get(r.system, 0),
         })
     return pd.DataFrame(out)
 
@@ -91,14 +114,24 @@ def correlation_frame(db: sqlite_utils.Database, run_id: str, *,
 
     References: the ROUGE-1 F1 baseline (when gold articles exist), a given leaderboard, and the
     Bradley-Terry ranking from side-by-side judging on ``bt_document``. Columns: reference,
-    measure, systems, Spearman, Kendall tau, and both with within-SE ties broken at random.
+    measure, systems, Spearman, Kendall tau, and both with within-SE ties broken at random. The
+    SE is over queries; a single-query run (a book) uses the per-question binomial SE instead.
     """
     board = [r for r in run_scores(db, run_id) if r.system != GOLD]
-    measures = {"EXAM": ({r.system: r.exam for r in board}, {r.system: r.exam_se for r in board}),
-                "n-EXAM (pool)": ({r.system: r.n_exam_pool for r in board},
-                                  {r.system: r.n_exam_pool_se for r in board})}
-    refs: list[tuple[str, dict, dict | None]] = []
     bank_id = rows(db, "select bank_id from exam_runs where id = ?", [run_id])[0]["bank_id"]
+    exam_se = {r.system: r.exam_se for r in board}
+    pool_se = {r.system: r.n_exam_pool_se for r in board}
+    if board and all(r.n_queries == 1 for r in board):
+        # One query: no SE over queries; use the per-question binomial SE sqrt(p(1-p)/n) (the
+        # pool normaliser is a constant there, so n-EXAM (pool)'s SE scales with EXAM's).
+        n = rows(db, "select count(*) as n from exam_questions where bank_id = ?",
+                 [bank_id])[0]["n"]
+        exam_se = {r.system: math.sqrt(r.exam * (1 - r.exam) / n) if n else 0.0 for r in board}
+        pool_se = {r.system: exam_se[r.system] * r.n_exam_pool / r.exam if r.exam else 0.0
+                   for r in board}
+    measures = {"EXAM": ({r.system: r.exam for r in board}, exam_se),
+                "n-EXAM (pool)": ({r.system: r.n_exam_pool for r in board}, pool_se)}
+    refs: list[tuple[str, dict, dict | None]] = []
     try:
         rouge = rouge1_scores(db, bank_id)
         refs.append(("ROUGE-1 F1 vs gold", {s: v[0] for s, v in rouge.items()},

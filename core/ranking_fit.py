@@ -149,7 +149,7 @@ def fit_bradley_terry(W: np.ndarray, alpha: float = 0.0, tol: float = 1e-9,
         why = _why_not_connected(W, names)
         if alpha <= 0:
             raise NotIdentifiableError(f"Bradley-Terry MLE does not exist: {why}; "
-                                       "collect more comparisons or pass a prior (alpha > 0)")
+                                       "collect more comparisons or pass a prior (alpha > 0, CLI --alpha)")
         warnings.warn(f"comparison graph not strongly connected ({why}); returning the MAP "
                       f"estimate with prior alpha={alpha}", RuntimeWarning, stacklevel=2)
     return fit_bradley_terry_batch(W[None], alpha, tol)[0]
@@ -160,12 +160,12 @@ def _why_not_connected(W: np.ndarray, names: list[str]) -> str:
     wins, losses = (W > 0).sum(axis=1), (W > 0).sum(axis=0)
     for i in range(n):
         if wins[i] == 0:
-            return f"{names[i]!r} never wins"
+            return f"{str(names[i])!r} never wins"
         if losses[i] == 0:
-            return f"{names[i]!r} never loses"
+            return f"{str(names[i])!r} never loses"
     reach = np.linalg.matrix_power(((W + W.T) > 0) | np.eye(n, dtype=bool), n).astype(bool)
     if not reach[0].all():
-        group = [names[i] for i in np.flatnonzero(reach[0])]
+        group = [str(names[i]) for i in np.flatnonzero(reach[0])]
         return f"systems {group} are never compared with the others"
     return "some group of systems never loses to the rest"
 
@@ -229,7 +229,8 @@ def bootstrap_bradley_terry(counts: PairwiseCounts, ties: str = "half", n_boot: 
         out[start:start + k] = fit_bradley_terry_batch(W, al, init=init)
     if n_degenerate:
         warnings.warn(f"{n_degenerate} of {n_boot} bootstrap replicates were not strongly "
-                      f"connected and were fitted with alpha={DEGENERATE_ALPHA}", RuntimeWarning,
+                      f"connected and were fitted with alpha={max(alpha, DEGENERATE_ALPHA):g}",
+                      RuntimeWarning,
                       stacklevel=2)
     lo, hi = percentile_interval(out, level)
     return BootstrapResult(out, lo, hi, level, n_degenerate)

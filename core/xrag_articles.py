@@ -82,6 +82,10 @@ def import_articles(db: sqlite_utils.Database, path: str | Path, *,
         def bad(msg: str, column: str | None = None) -> InputError:
             return InputError(msg, path=str(path), line=line, column=column)
 
+        for column in ("id", "title", "text", "language", "url", "translation_of"):
+            value = rec.get(column)
+            if value is not None and not isinstance(value, (str, int)) or isinstance(value, bool):
+                raise bad(f"{column} must be text, not {type(value).__name__}", column)
         doc_id = str(rec.get("id") or "").strip()
         if not doc_id:
             raise bad("empty article id", "id")
@@ -103,6 +107,8 @@ def import_articles(db: sqlite_utils.Database, path: str | Path, *,
         if parent and lang == "en":
             raise bad("an English row cannot be a translation (translation_of is set)",
                       "translation_of")
+        if not str(rec.get("title") or "").strip():
+            raise bad(f"article {doc_id!r} has no title (pairing reads the titles)", "title")
         parsed.append({"line": line, "id": doc_id, "title": str(rec.get("title") or "").strip(),
                        "text": text, "language": lang, "parent": parent,
                        "published": published.isoformat(), "url": str(rec.get("url") or "")})
@@ -173,10 +179,20 @@ def candidate_pairs(articles: list[dict[str, Any]], *, min_shared: int = MIN_SHA
 
 
 def store_pairs(db: sqlite_utils.Database, pairs: list[dict[str, Any]]) -> int:
-    """Insert new pairs (existing ``(article_a, article_b)`` kept); returns how many were new."""
+    """Insert new pairs; returns how many were new.
+
+    An existing ``(article_a, article_b)`` is kept as it is, except that a model verdict
+    (``related`` set) updates its method, verdict, status and provenance: pairing first without
+    and then with ``--model`` records the confirmation.
+    """
     now, added = utcnow(), 0
     with transaction(db):
         for p in pairs:
+            if p.get("related") is not None or p.get("method") == "title-entities+model":
+                db.execute("update article_pairs set method = ?, related = ?, status = ?, "
+                           "provenance = ? where article_a = ? and article_b = ?",
+                           [p["method"], p.get("related"), p["status"],
+                            dumps(p.get("provenance", {})), p["article_a"], p["article_b"]])
             cur = db.execute(
                 "insert or ignore into article_pairs (article_a, article_b, shared_entities, "
                 "days_apart, method, related, status, provenance, created_at) "
@@ -248,6 +264,11 @@ def import_single_qas(db: sqlite_utils.Database, path: str | Path, *,
     known = {r[0] for r in db.execute("select id from documents where kind = 'article'")}
     todo = []
     for line, rec in records:
+        lang = str(rec.get("language") or "").strip().lower()
+        if not _LANG.match(lang):
+            raise InputError(f"language {rec.get('language')!r} is not an ISO 639-1 code such "
+                             "as 'en'", path=str(path), line=line, column="language")
+        rec["language"] = lang
         if rec["article_id"] not in known:
             raise InputError(f"unknown article {rec['article_id']!r}", path=str(path), line=line,
                              column="article_id")

@@ -71,17 +71,25 @@ def _article_ids(db: sqlite_utils.Database, article_ids: list[str] | None) -> li
 
 def summarize_articles(db: sqlite_utils.Database, model: str, article_ids: list[str] | None = None,
                        *, run_id: str | None = None) -> dict[str, int]:
-    """Ask ``model`` for a short summary of each paired article; store it as a note."""
+    """Ask ``model`` for a short summary of each paired article lacking one; store it as a note.
+
+    Re-running asks only for the articles still without a summary (counted as ``already done``).
+    """
     from core.llm import LLMRequest
 
     require_real_model(model, "summarising articles")
-    arts = [_article(db, a) for a in _article_ids(db, article_ids)]
+    stats: Counter = Counter()
+    arts = []
+    for a in _article_ids(db, article_ids):
+        if article_notes(db, a, "summary"):
+            stats["already done"] += 1
+        else:
+            arts.append(_article(db, a))
     reqs = [LLMRequest(model=model, task="summarize", max_tokens=400,
                        prompt=render_prompt("xrag_summarize", title=a["title"], text=a["text"]),
                        fields={"title": a["title"], "text": a["text"]}, purpose="xrag-summary")
             for a in arts]
-    stats: Counter = Counter()
-    replies = ask_json(db, reqs, run_id=run_id)
+    replies = ask_json(db, reqs, run_id=run_id) if reqs else []
     with transaction(db):
         for art, (obj, resp) in zip(arts, replies):
             summary = str((obj or {}).get("summary") or "").strip()
@@ -100,21 +108,30 @@ def summarize_articles(db: sqlite_utils.Database, model: str, article_ids: list[
 def generate_single_qas(db: sqlite_utils.Database, model: str,
                         article_ids: list[str] | None = None, *, max_pairs: int = MAX_QAS,
                         run_id: str | None = None) -> dict[str, int]:
-    """Ask ``model`` for 1..``max_pairs`` single-step QAs per article; store valid ones."""
+    """Ask ``model`` for 1..``max_pairs`` single-step QAs per article; store valid ones.
+
+    An article that already has English single-step QAs (model-written or imported) is skipped
+    (``already done``), so re-running never takes an article past ``MAX_QAS``.
+    """
     from core.llm import LLMRequest
 
     require_real_model(model, "writing single-step questions")
     if not 1 <= max_pairs <= MAX_QAS:
         raise ConfigError(f"max_pairs must be between 1 and {MAX_QAS}")
-    arts = [_article(db, a) for a in _article_ids(db, article_ids)]
+    stats: Counter = Counter()
+    arts = []
+    for a in _article_ids(db, article_ids):
+        if article_notes(db, a, "qa"):
+            stats["already done"] += 1
+        else:
+            arts.append(_article(db, a))
     reqs = [LLMRequest(model=model, task="generate_questions", max_tokens=800,
                        prompt=render_prompt("xrag_single_qa", title=a["title"], text=a["text"],
                                             max_pairs=max_pairs),
                        fields={"title": a["title"], "text": a["text"], "max_pairs": max_pairs},
                        purpose="xrag-single-qa") for a in arts]
-    stats: Counter = Counter()
     with transaction(db):
-        for art, (obj, _) in zip(arts, ask_json(db, reqs, run_id=run_id)):
+        for art, (obj, _) in zip(arts, ask_json(db, reqs, run_id=run_id) if reqs else []):
             qas = (obj or {}).get("qas")
             valid = [q for q in qas if isinstance(q, dict) and str(q.get("question", "")).strip()
                      and str(q.get("answer", "")).strip()] if isinstance(qas, list) else []
@@ -131,6 +148,12 @@ def generate_single_qas(db: sqlite_utils.Database, model: str,
                     "created_at": utcnow()})
                 stats["stored"] += 1
     return dict(stats)
+
+
+def _summary(db: sqlite_utils.Database, article_id: str) -> str:
+    """The latest stored summary of an article, or ``(no summary)``."""
+    notes = article_notes(db, article_id, "summary")
+    return notes[-1]["answer"] if notes else "(no summary)"
 
 
 def _labelled(qas: list[dict[str, Any]], side: str) -> str:
@@ -197,7 +220,12 @@ def store_item(db: sqlite_utils.Database, pair: dict[str, Any], item: dict[str, 
 def build_cross_questions(db: sqlite_utils.Database, model: str, *,
                           qtypes: list[str] | None = None, pair_ids: list[int] | None = None,
                           max_words: int = MAX_WORDS, run_id: str | None = None) -> dict[str, int]:
-    """One model-written question per pair and type; invalid replies are counted, not stored."""
+    """One model-written question per pair and type; invalid replies are counted, not stored.
+
+    A (pair, type) that already has a model-written item is skipped (``already done``); a
+    rejected one is asked again on the next run. The prompt shows each article's summary when
+    one is stored (``summarize_articles``).
+    """
     from core.llm import LLMRequest
 
     require_real_model(model, "writing cross-document questions")
@@ -206,6 +234,9 @@ def build_cross_questions(db: sqlite_utils.Database, model: str, *,
     if unknown:
         raise ConfigError(f"unknown question types {sorted(unknown)}; use {sorted(QTYPES)}")
     pairs = [p for p in get_pairs(db) if not pair_ids or p["id"] in pair_ids]
+    stats: Counter = Counter()
+    if not pairs:
+        stats["no active pairs"] += 1
     jobs, reqs = [], []
     for pair in pairs:
         a, b = _article(db, pair["article_a"]), _article(db, pair["article_b"])
@@ -214,18 +245,24 @@ def build_cross_questions(db: sqlite_utils.Database, model: str, *,
             raise ConfigError(f"pair {pair['id']}: single-step questions missing for one article; "
                               "run `xrag build --step single-qa` first")
         for qtype in qtypes:
+            if db.execute("select 1 from xrag_items where pair_id = ? and qtype = ? and "
+                          "builder = 'llm'", [pair["id"], qtype]).fetchone():
+                stats["already done"] += 1
+                continue
             jobs.append((pair, qtype, qas_a, qas_b))
             reqs.append(LLMRequest(
                 model=model, task="generate_questions", max_tokens=600, purpose="xrag-cross",
                 prompt=render_prompt("xrag_cross_question", qtype=qtype,
                                      type_definition=QTYPES[qtype], max_words=max_words,
                                      title_a=a["title"], text_a=a["text"],
+                                     summary_a=_summary(db, a["id"]),
                                      qas_a=_labelled(qas_a, "A"), title_b=b["title"],
-                                     text_b=b["text"], qas_b=_labelled(qas_b, "B")),
+                                     text_b=b["text"], summary_b=_summary(db, b["id"]),
+                                     qas_b=_labelled(qas_b, "B")),
                 fields={"qtype": qtype, "title_a": a["title"], "title_b": b["title"]}))
-    stats: Counter = Counter()
     with transaction(db):
-        for (pair, qtype, qas_a, qas_b), (obj, _) in zip(jobs, ask_json(db, reqs, run_id=run_id)):
+        for (pair, qtype, qas_a, qas_b), (obj, _) in zip(
+                jobs, ask_json(db, reqs, run_id=run_id) if reqs else []):
             item, reason = validate_cross_reply(obj, qtype, qas_a, qas_b, max_words)
             if item is None:
                 stats[f"rejected: {reason}"] += 1

@@ -11,7 +11,7 @@ in language:
 * ``none``         question in X (or en), no documents (the no-retrieval check);
 * ``oracle``       question in X (or en), only A and B, in English;
 * ``controlled:<q>-<s>-<d>``  question in language q, supporting articles in s, distractors in
-  d (each X or en), for the controlled analysis (see :mod:`core.xrag_analysis`).
+  d (each X or en), for the controlled analysis (the tables are in :mod:`core.xrag_views`).
 """
 
 from __future__ import annotations
@@ -134,8 +134,9 @@ def evaluate(db: sqlite_utils.Database, model: str, *, settings: tuple[str, ...]
              panel: tuple[str, ...] = DEFAULT_PANEL, progress: bool = False) -> dict[str, Any]:
     """Answer every case with ``model``, judge it with the panel, store results and judgments.
 
-    Resumable: a (question, setting, model, panel) already in ``xrag_results`` is skipped.
-    Returns counts and the run id.
+    Resumable: a (question, setting, model, panel) already answered in ``xrag_results`` is
+    skipped; one whose answer failed (provider error) is asked again and its error row replaced
+    (the error judgments stay in the append-only ``judgments``). Returns counts and the run id.
     """
     from core.llm import LLMRequest, complete_many
 
@@ -147,7 +148,8 @@ def evaluate(db: sqlite_utils.Database, model: str, *, settings: tuple[str, ...]
         language_name(lang)
     panel_key = ",".join(panel)
     done = {(r[0], r[1]) for r in db.execute(
-        "select question_id, setting from xrag_results where model = ? and judge_panel = ?",
+        "select question_id, setting from xrag_results where model = ? and judge_panel = ? "
+        "and answer_status = 'ok'",
         [model, panel_key])}
     cases = [c for c in plan(db, settings, languages, controlled)
              if (c["question"]["id"], c["setting"]) not in done]
@@ -204,6 +206,9 @@ def _store(db: sqlite_utils.Database, case: dict[str, Any], answer: Any, votes: 
     if answer.error is not None:
         status = "error"
     system = f"{model}@{case['setting']}"
+    db.execute("delete from xrag_results where question_id = ? and setting = ? and model = ? "
+               "and judge_panel = ? and answer_status = 'error'",
+               [q["id"], case["setting"], model, panel_key])
     db["xrag_results"].insert({
         "question_id": q["id"], "item_id": case["item"]["id"], "language": case["language"],
         "setting": case["setting"], "model": model, "qtype": case["item"]["qtype"],

@@ -189,3 +189,64 @@ def record_human_verdict(db: sqlite_utils.Database, result_id: int, annotator: s
         "rater_kind": "human", "criterion": CRITERION, "system": f"{r['model']}@{r['setting']}",
         "verdict": verdict, "status": "ok", "context_kind": r["setting"],
         "created_at": utcnow()}).last_pk
+
+
+def answers_to_verify(db: sqlite_utils.Database, model: str | None = None, *,
+                      limit: int | None = None, seed: int = 0) -> pd.DataFrame:
+    """Stored answers for a human to judge (the panel-vs-human check), in a seeded random order.
+
+    Columns ``result_id, language, setting, question, reference, answer, verdict`` (``verdict``
+    left empty for the annotator: ``yes`` / ``no``). The panel's verdict is not shown.
+    """
+    import random
+
+    res = [r for r in _results(db, model) if r["answer_status"] == "ok"]
+    random.Random(seed).shuffle(res)
+    if limit is not None:
+        res = res[:limit]
+    qs = {r["id"]: r for r in rows(db, "select id, question, answers from questions "
+                                       "where origin = 'xrag'")}
+    out = [{"result_id": r["id"], "language": r["language"], "setting": r["setting"],
+            "question": qs[r["question_id"]]["question"],
+            "reference": " | ".join(qs[r["question_id"]]["answers"]), "answer": r["answer"],
+            "verdict": ""} for r in res]
+    return pd.DataFrame(out, columns=["result_id", "language", "setting", "question",
+                                      "reference", "answer", "verdict"])
+
+
+def import_human_verdicts(db: sqlite_utils.Database, path: str, annotator: str | None = None
+                          ) -> dict[str, int]:
+    """Record human verdicts from a CSV/JSONL file (``result_id, verdict[, annotator]``).
+
+    Rows with an empty verdict are skipped (not yet judged). Every row is validated before any
+    is written; a bad row raises an InputError naming the file, line and column.
+    """
+    from core.errors import InputError
+    from core.importers.tabular import read_records
+    from core.store import transaction
+
+    todo = []
+    for line, rec in read_records(path, ["result_id", "verdict"]):
+        verdict = str(rec.get("verdict") or "").strip().lower()
+        if not verdict:
+            continue
+        if verdict not in ("yes", "no"):
+            raise InputError(f"verdict must be 'yes' or 'no', not {rec['verdict']!r}",
+                             path=str(path), line=line, column="verdict")
+        who = str(rec.get("annotator") or annotator or "").strip()
+        if not who:
+            raise InputError("no annotator: add an annotator column or pass --annotator",
+                             path=str(path), line=line, column="annotator")
+        try:
+            rid = int(str(rec["result_id"]).strip())
+        except ValueError:
+            raise InputError(f"result_id {rec['result_id']!r} is not an integer",
+                             path=str(path), line=line, column="result_id") from None
+        if not db.execute("select 1 from xrag_results where id = ?", [rid]).fetchone():
+            raise InputError(f"unknown XRAG result {rid}", path=str(path), line=line,
+                             column="result_id")
+        todo.append((rid, who, verdict))
+    with transaction(db):
+        for rid, who, verdict in todo:
+            record_human_verdict(db, rid, who, verdict)
+    return {"recorded": len(todo)}

@@ -7,7 +7,8 @@ resumable upload and file download). A Gemini batch request whose text contains 
 an error result instead of a reply. ``server.plan`` is a
 list of behaviours consumed one per model call (``"ok"``, ``("status", code, headers, body)``,
 ``"timeout"``, ``"truncated"``, ``"nonjson"``); with the list empty every call succeeds after
-``server.delay`` seconds. ``server.calls`` records model calls; ``peak`` the most in flight.
+``server.delay`` seconds. A generateContent naming a cachedContent the server does not hold
+(expired, deleted) gets Gemini's 404 NOT_FOUND. ``server.calls`` records model calls; ``peak`` the most in flight.
 """
 
 from __future__ import annotations
@@ -201,6 +202,11 @@ class Handler(BaseHTTPRequestHandler):
         elif MESSAGES.match(path):
             payload = anthropic_reply(body)
         else:
+            name = body.get("cachedContent")
+            if name and name not in self.server.caches:  # expired or deleted: what Gemini says
+                return self._send(404, {"error": {
+                    "code": 404, "status": "NOT_FOUND",
+                    "message": "CachedContent not found (or permission denied)"}})
             payload = gemini_reply(GEMINI.match(path).group(1), body, self.server)
         if behaviour == "truncated":
             data = json.dumps(payload).encode()

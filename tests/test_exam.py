@@ -91,6 +91,18 @@ def test_plain_correlation_matches_scipy():
                                                     [b[s] for s in names])[0])
 
 
+def test_float_noise_is_a_tie_not_an_order():
+    # Two Bradley-Terry strengths from identical records differ only in the last bits.
+    a = {"s1": 0.625, "s2": 0.1875, "s3": 0.0625, "s4": 0.0}
+    bt = {"s1": 4.44, "s2": 1.91, "s3": -3.1719039732623933, "s4": -3.1719039732623955}
+    c = leaderboard_correlation(a, bt)
+    exact = [4.44, 1.91, -3.17, -3.17]
+    names = ["s1", "s2", "s3", "s4"]
+    assert c["spearman"] == pytest.approx(spearmanr([a[s] for s in names], exact)[0])
+    assert c["kendall"] == pytest.approx(kendalltau([a[s] for s in names], exact)[0])
+    assert c["spearman"] < 1.0
+
+
 def test_tie_breaking_correlation_against_scipy_fixed_seeds():
     # s2 and s3 are within one SE of each other (0.50 vs 0.48, SE 0.05); the others are apart.
     a = {"s1": 0.9, "s2": 0.50, "s3": 0.48, "s4": 0.1, "s5": 0.7}
@@ -155,6 +167,12 @@ def test_car_importer_free_text_and_multiple_choice(db, tmp_path):
     (_line(qid=""), "missing or empty field 'qid'"),
     (_line(qid="q9", choices={"a": "x", "b": "y"}, correctKey="c"), "'correctKey'"),
     (_line(), "duplicate qid"),
+    ("[1, 2]", "expected a JSON object"),
+    (_line(query_text=5), "field 'query_text' must be a string or null"),
+    (_line(facet_id=["T_1"]), "field 'facet_id' must be a string or null"),
+    (_line(correct={"a": 1}), "field 'correct' must be a string or null"),
+    (json.dumps({"query_id": "q", "facet_id": "T", "items": 5}), "'items' must be a list"),
+    (json.dumps({"query_id": "q", "facet_id": "T", "items": [5]}), "every 'items' entry"),
 ])
 def test_car_importer_malformed_line_writes_nothing(db, tmp_path, bad, message):
     path = tmp_path / "bad.jsonl"
@@ -176,6 +194,19 @@ def test_full_shared_bank_counts(db):
     # SOURCE.md: 8893 lines, 132 query ids; 16 of the lines have a blank question (one qid).
     assert res["n_questions"] == 8893 - 16 and res["n_queries"] == 132
     assert res["n_blank_skipped"] == 16
+
+
+@pytest.mark.skipif(not SHARED.is_file(), reason="shared CAR Y3 data not present")
+def test_full_shared_bank_with_one_malformed_line_writes_nothing(db, tmp_path):
+    lines = SHARED.read_text(encoding="utf-8").split("\n")
+    lines[6999] = lines[6999][: len(lines[6999]) // 2]          # line 7000 cut in half
+    path = tmp_path / "car-y3-genq.jsonl"
+    path.write_text("\n".join(lines), encoding="utf-8")
+    with pytest.raises(InputError) as err:
+        import_car_bank(db, path)
+    assert err.value.line == 7000 and "line 7000" in str(err.value)
+    assert "\n" not in str(err.value)                           # one line
+    assert db["exam_questions"].count == 0 and db["exam_banks"].count == 0
 
 
 # --- CAR reproduction -------------------------------------------------------------------------

@@ -195,6 +195,16 @@ def test_exam_vs_bradley_terry(db):
     assert out["spearman"] > 0.7 and -1 <= out["kendall_ties"] <= 1
     frame = correlation_frame(db, run, bt_document="book")
     assert "Bradley-Terry (side by side)" in set(frame["reference"])
+    row = frame[(frame["reference"] == "Bradley-Terry (side by side)")
+                & (frame["measure"] == "EXAM")].iloc[0]
+    assert row["Spearman"] == pytest.approx(out["spearman"])
+    # one query: the EXAM side is tied by its binomial SE, as in correlate_with_bradley_terry
+    from core.exam_scores import leaderboard_correlation
+    from core.exam import bradley_terry_reference
+
+    beta, bse = bradley_terry_reference(db, "book", seed=0)
+    same = leaderboard_correlation(out["exam"], beta, se=out["exam_se"], reference_se=bse)
+    assert row["Spearman (SE ties)"] == pytest.approx(same["spearman_ties"])
 
 
 # --- demo, views, CLI -------------------------------------------------------------------------
@@ -264,3 +274,129 @@ def test_article_builders_never_see_the_exam(db):
         store_article(db, bank, "book", "x", "   ", kind="imported")
     with pytest.raises(InputError):
         store_article(db, bank, "no-such-query", "x", "text", kind="imported")
+
+
+# --- audit additions: configuration errors, model rater, ROUGE-1, leaderboard columns ----------
+
+def _derived(db):
+    now = utcnow()
+    db["documents"].insert({"id": "book", "title": "Rocks", "kind": "book", "source": "file",
+                            "text": ARTICLE, "n_chars": len(ARTICLE), "n_tokens": 40,
+                            "sha256": "x", "created_at": now, "updated_at": now})
+    for i, (q, a) in enumerate([("What kind of rock is granite?", "an igneous rock"),
+                                ("What is limestone made of?", "calcium carbonate"),
+                                ("Who wrote the book?", "nobody")]):
+        db["questions"].insert({"id": f"g{i}", "document_id": "book", "question": q,
+                                "answers": json.dumps([a]), "origin": "generated",
+                                "created_at": now, "updated_at": now})
+    bank = derive_bank(db, "book")["bank_id"]
+    store_article(db, bank, "book", "s", ARTICLE, kind="imported")
+    return bank
+
+
+def test_default_threshold_is_four_and_bad_settings_fail(db, tmp_path):
+    _bank(db, tmp_path)
+    run = grade_bank(db, "toy")
+    assert db["exam_runs"].get(run)["threshold"] == 4.0 and run.endswith(":4")
+    with pytest.raises(ConfigError, match="out of range"):
+        grade_bank(db, "toy", threshold=7)
+    with pytest.raises(ConfigError, match="out of range"):
+        grade_bank(db, "toy", verification="ground_truth", threshold=1.5)
+    with pytest.raises(ConfigError, match="ground_truth"):
+        grade_bank(db, "toy", rater_model="scripted:x")
+    with pytest.raises(ConfigError, match="the offline Q/A system is 'offline'"):
+        grade_bank(db, "toy", qa_model="offline:mc-bm25")
+    # the CAR-style bank has no reference answers: a ground-truth run is refused, not all-zero
+    with pytest.raises(ConfigError, match="reference answer"):
+        grade_bank(db, "toy", verification="ground_truth")
+
+
+def test_ground_truth_rater_model_decides_and_unparsed_is_counted(db):
+    from core.llm.scripted import set_script
+
+    bank = _derived(db)
+    seen = []
+
+    def rater(req):
+        seen.append(req)
+        if req.task == "answer":
+            return {"What kind of rock is granite?": "igneous rock",
+                    "What is limestone made of?": "shells"}.get(req.fields["question"], "dunno")
+        assert req.task == "match_reference"
+        if "granite" in req.fields["question"]:
+            return '{"verdict": "yes"}'
+        if "limestone" in req.fields["question"]:
+            return '{"verdict": "no"}'
+        return "cannot say"
+
+    set_script("exam-gt", rater)
+    run = grade_bank(db, bank, qa_model="scripted:exam-gt", verification="ground_truth",
+                     rater_model="scripted:exam-gt")
+    got = {r["question_id"].split("::")[1]: (r["correct"], r["status"])
+           for r in db.query("select question_id, correct, status from exam_grades "
+                             "where run_id = ?", [run])}
+    assert got == {"g0": (1, "ok"), "g1": (0, "ok"), "g2": (None, "unparsed")}
+    refs = [r.fields["references"] for r in seen if r.task == "match_reference"]
+    assert ["an igneous rock"] in refs                       # the derived reference answers
+    board = leaderboard_frame(db, run)
+    row = board[board["system"] == "s"].iloc[0]
+    assert row["EXAM"] == pytest.approx(1 / 3) and row["unparsed/errors"] == 1
+    # one query: the binomial per-question SE sqrt(p(1-p)/n) is given, labelled
+    assert row["EXAM SE (per question, binomial)"] == pytest.approx(
+        ((1 / 3) * (2 / 3) / 3) ** 0.5)
+
+
+def test_rouge1_against_gold_and_missing_article_scores_zero(db, tmp_path):
+    from rouge_score import rouge_scorer
+
+    from core.exam_scores import rouge1_scores
+
+    _bank(db, tmp_path)
+    gold = "Granite is an igneous rock. Tides follow the Moon."
+    store_article(db, "toy", "q1", GOLD, gold, kind="gold")
+    store_article(db, "toy", "q2", GOLD, "Tides are caused by the Moon.", kind="gold")
+    scores = rouge1_scores(db, "toy")
+    ref = rouge_scorer.RougeScorer(["rouge1"], use_stemmer=True)
+    f1 = ref.score(gold, ARTICLE)["rouge1"].fmeasure
+    # 'good' has an article for q1 only: (f1 + 0) / 2
+    assert scores["good"][0] == pytest.approx(f1 / 2) and 0 < f1 < 1
+    assert scores["good"][1] == pytest.approx(f1 / 2)        # sd(f1, 0)/sqrt(2) = f1/2
+    run = grade_bank(db, "toy")
+    board = leaderboard_frame(db, run)
+    assert board["EXAM SE (per question, binomial)"].isna().all()   # two queries: not given
+    assert set(board["n-EXAM (gold) queries"]) <= {0, 1, 2}
+
+
+def test_cli_bad_inputs_are_one_line_errors(db_path, tmp_path, capsys):
+    from core.__main__ import main
+
+    assert main(["--db", str(db_path), "exam", "demo"]) == 0
+    capsys.readouterr()
+    base = ["--db", str(db_path), "exam"]
+    assert main([*base, "articles", "car-y3-sample", "x", "--jsonl",
+                 str(tmp_path / "none.jsonl")]) == 2
+    assert "no such file" in capsys.readouterr().err
+    bad = tmp_path / "arts.jsonl"
+    bad.write_text('{"query_id": "tqa2:L_0016", "text": "Rocks."}\n{"query_id": 3}\n')
+    assert main([*base, "articles", "car-y3-sample", "x", "--jsonl", str(bad)]) == 2
+    err = capsys.readouterr().err
+    assert "line 2" in err and len(err.strip().splitlines()) == 1
+    assert db_rows(db_path, "select count(*) from exam_articles where system = 'x'") == 0
+    assert main([*base, "grade", "car-y3-sample", "--threshold", "9"]) == 2
+    assert "out of range" in capsys.readouterr().err
+    run = "exam:car-y3-sample:offline:self_rating:2"
+    assert main([*base, "scores", run]) == 0
+    assert "can exceed 1" in capsys.readouterr().out
+    one = ROOT / "demo" / "exam" / "car-results" / "leaderboard-car-genq-self-rating-4.tsv"
+    assert main([*base, "reproduce-car", str(one)]) == 0
+    out = capsys.readouterr().out
+    assert "0.869" in out and "official TREC" in out
+    assert main([*base, "reproduce-car", str(tmp_path / "nowhere")]) == 2
+    assert "no such folder" in capsys.readouterr().err
+
+
+def db_rows(db_path, sql):
+    import sqlite3
+
+    with sqlite3.connect(db_path) as con:
+        return con.execute(sql).fetchone()[0]

@@ -287,3 +287,36 @@ def test_public_stopwords_used_by_content_words():
     stop = stopwords()
     assert {"the", "and", "of"} <= stop and "painter" not in stop
     assert content_words("The painter of the town") == ["painter", "town"]
+
+
+def test_baselines_are_deterministic_and_labelled_as_baselines(tfidf_only):
+    from core.llm import known_models, model_info, provider_names
+
+    cases = [("extractive", "answer", {"question": "What happened to Paul?", "context": BOOK}),
+             ("lexical", "compare", {"question": "Who ran the bakery?", "answer_a": "Anna",
+                                     "answer_b": "Marie", "context": BOOK}),
+             ("similarity", "support", {"question": "Who ran the bakery?",
+                                        "answer": "Marie ran it", "context": BOOK})]
+    for name, task, fields in cases:
+        runs = [complete(None, LLMRequest(model=f"offline:{name}", task=task, fields=fields))
+                for _ in range(3)]
+        assert len({(r.text, json.dumps(r.raw, sort_keys=True)) for r in runs}) == 1
+        assert runs[0].raw["baseline"] == name  # the reply says which baseline made it
+    offline_models = [m for m in known_models() if m.startswith("offline:")]
+    assert offline_models and all(model_info(m).baseline for m in offline_models)
+    # the scripted provider is registered exactly like the SDK providers and baselines
+    assert {"openai", "anthropic", "google", "compat", "offline", "scripted"} <= set(provider_names())
+
+
+def test_key_from_streamlit_secrets(monkeypatch, tmp_path):
+    import sys
+    import types
+
+    from core.llm.keys import get_key, redact
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("ZZ_SECRET_KEY", raising=False)
+    fake = types.SimpleNamespace(secrets={"ZZ_SECRET_KEY": "from-streamlit-secrets-42"})
+    monkeypatch.setitem(sys.modules, "streamlit", fake)
+    assert get_key("ZZ_SECRET_KEY") == "from-streamlit-secrets-42"
+    assert "from-streamlit" not in redact("bad key from-streamlit-secrets-42")

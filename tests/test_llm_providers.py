@@ -74,9 +74,36 @@ def test_gemini_explicit_context_cache_created_reused_deleted(server, db):
     assert release_context_caches() == 1 and server.deleted_caches == [name]
 
 
-def test_retry_after_is_honoured(server, db):
+def test_gemini_context_cache_renewed_before_ttl_and_recreated_when_gone(server, db,
+                                                                        monkeypatch):
+    import core.llm.providers_google as g
+
+    clock = [0.0]
+    monkeypatch.setattr(g, "_now", lambda: clock[0])
+    configure("google", explicit_cache_ttl_s=100)
+    book = "word " * 200
+    ask = lambda p: complete(db, req("google:gemini-2.5-flash", p, context=book))  # noqa: E731
+    ask("q0")
+    first = next(iter(server.caches))
+    clock[0] = 50.0  # half the TTL: reused
+    ask("q1")
+    assert list(server.caches) == [first] and server.calls[-1]["body"]["cachedContent"] == first
+    clock[0] = 85.0  # past RENEW_AT (0.8) of the TTL: replaced, the old one deleted
+    ask("q2")
+    (second,) = server.caches
+    assert second != first and server.deleted_caches == [first]
+    assert server.calls[-1]["body"]["cachedContent"] == second
+    server.caches.clear()  # expired on the server side anyway
+    resp = ask("q3")
+    assert resp.ok and resp.cached_tokens == 200 and len(server.caches) == 1
+    assert db.execute("select attempts from llm_calls order by id desc").fetchone()[0] == 2
+    g.release_context_caches()
+
+
+@pytest.mark.parametrize("model", MODELS)
+def test_retry_after_is_honoured(server, db, model):
     server.plan = [("status", 429, {"Retry-After": "1"}, {"error": {"message": "slow"}})]
-    resp = complete(db, req("openai:gpt-4o-mini"))
+    resp = complete(db, req(model))
     assert resp.text == reply_text("hello")
     assert len(server.calls) == 2
     assert server.calls[1]["t"] - server.calls[0]["t"] >= 1.0
@@ -273,3 +300,62 @@ def test_anthropic_temperature_not_sent_unless_in_extra_body(server, db):
     first, second = server.calls[0]["body"], server.calls[1]["body"]
     assert "temperature" not in first
     assert second["temperature"] == 0.0
+
+
+def test_cache_mode_off_and_refresh_for_every_caller(server, db, monkeypatch):
+    from core.errors import ConfigError
+    from core.llm import cache_mode, set_cache_mode
+
+    model = "openai:gpt-4o-mini"
+    monkeypatch.setenv("WORKBENCH_LLM_CACHE", "off")
+    complete_many(db, [req(model, "a")])
+    complete_many(db, [req(model, "a")])
+    assert len(server.calls) == 2 and db.execute("select count(*) from llm_cache").fetchone()[0] == 0
+    monkeypatch.setenv("WORKBENCH_LLM_CACHE", "refresh")
+    complete_many(db, [req(model, "a")])
+    assert len(server.calls) == 3 and db.execute("select count(*) from llm_cache").fetchone()[0] == 1
+    monkeypatch.delenv("WORKBENCH_LLM_CACHE")
+    assert complete(db, req(model, "a")).cache_hit and len(server.calls) == 3
+    try:
+        set_cache_mode("off")
+        assert cache_mode() == "off" and not complete(db, req(model, "a")).cache_hit
+        assert complete(db, req(model, "a"), use_cache=True).cache_hit  # explicit wins
+    finally:
+        set_cache_mode(None)
+    assert len(server.calls) == 4
+    with pytest.raises(ConfigError):
+        set_cache_mode("sometimes")
+    monkeypatch.setenv("WORKBENCH_LLM_CACHE", "maybe")
+    with pytest.raises(ConfigError, match="WORKBENCH_LLM_CACHE"):
+        complete(db, req(model, "b"))
+    assert len(server.calls) == 4
+
+
+def test_ask_cli_estimate_cache_flags_and_errors(server, db_path, tmp_path, capsys):
+    from core.__main__ import main
+
+    base = ["--db", str(db_path), "ask", "openai:gpt-4o-mini", "Who is Anna?"]
+    book = tmp_path / "book.txt"
+    book.write_text("Anna is a painter from Lyon. " * 20)
+    assert main(base + ["--context-file", str(book), "--dry-run"]) == 0
+    out = capsys.readouterr()
+    assert "estimate: 1 requests to send" in out.err and server.calls == []
+    assert main(base + ["--context-file", str(book)]) == 0
+    out = capsys.readouterr()
+    assert out.out.strip() == reply_text("Who is Anna?") and "cached" in out.err
+    assert server.calls[0]["body"]["messages"][0]["content"].startswith("Anna is a painter")
+    assert main(base + ["--context-file", str(book), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["cache_hit"] is True and len(server.calls) == 1
+    assert main(base + ["--context-file", str(book), "--refresh"]) == 0
+    assert main(base + ["--context-file", str(book), "--no-cache"]) == 0
+    assert len(server.calls) == 3
+    capsys.readouterr()
+    big = tmp_path / "big.txt"
+    big.write_text("word " * 130_000)
+    assert main(base + ["--context-file", str(big), "--dry-run"]) == 2
+    assert "exceeds the context window" in capsys.readouterr().err
+    assert main(base + ["--context-file", str(tmp_path / "missing.txt")]) == 2
+    assert "no such file" in capsys.readouterr().err
+    assert main(["--db", str(db_path), "ask", "nosuch:model", "q", "--dry-run"]) == 2
+    assert "unknown provider" in capsys.readouterr().err
+    assert len(server.calls) == 3

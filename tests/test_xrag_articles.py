@@ -103,3 +103,41 @@ def test_pair_articles_with_model_confirmation(db, tmp_path):
     assert active[0]["method"] == "title-entities+model"
     with pytest.raises(ConfigError, match="real model"):
         pair_articles(db, model="offline:extractive")
+
+
+@pytest.mark.parametrize("bad,needle", [
+    ({"text": ["a list"]}, "text must be text, not list"),
+    ({"title": "  "}, "has no title"),
+    ({"id": {"x": 1}}, "id must be text"),
+])
+def test_import_rejects_wrong_types_and_empty_titles(db, tmp_path, bad, needle):
+    path = _write(tmp_path / "a.jsonl", [_art("a1", "X", "2024-01-01"),
+                                         {**_art("a2", "Y", "2024-01-02"), **bad}])
+    with pytest.raises(InputError) as err:
+        import_articles(db, path)
+    assert needle in str(err.value) and "line 2" in str(err.value)
+    assert db["documents"].count == 0
+
+
+def test_import_csv_bad_row_names_line(db, tmp_path):
+    path = tmp_path / "a.csv"
+    path.write_text("id,title,text,published,language,url\n"
+                    "c1,Paris talks,Some text.,2024-02-01,en,http://x\n"
+                    "c2,Berlin talks,More text.,1 Feb 2024,en,\n", encoding="utf-8")
+    with pytest.raises(InputError, match=r"line 3, column 'published'"):
+        import_articles(db, path)
+    assert db["documents"].count == 0
+
+
+def test_model_confirmation_updates_pairs_found_earlier(db, tmp_path):
+    import_articles(db, _write(tmp_path / "a.jsonl", [
+        _art("a", "Tesla and Edison in New York", "2024-01-01"),
+        _art("b", "Edison meets Tesla in New York", "2024-01-05")]))
+    assert pair_articles(db)["new"] == 1
+    set_script("xrag-rel-no", lambda req: '{"related": "no", "explanation": "unrelated"}')
+    stats = pair_articles(db, model="scripted:xrag-rel-no")
+    assert stats["new"] == 0 and stats["rejected"] == 1
+    assert get_pairs(db) == []
+    (row,) = get_pairs(db, status=None)
+    assert (row["method"], row["related"], row["status"]) == ("title-entities+model", "no",
+                                                              "rejected")

@@ -113,3 +113,28 @@ def test_summaries_and_translations(paired):
     assert all(t["parent_id"] == "xrag-1-aggregation-1" for t in tr)
     # re-running adds nothing for the stored languages, retries the rejected one
     assert translate_questions(db, "scripted:xrag-tr") == {"rejected: question detected as en": 1}
+
+
+def test_rerunning_build_adds_nothing_and_prompt_shows_summaries(paired):
+    db = paired
+    set_script("xrag-sum", lambda req: json.dumps({"summary": f"Summary of {req.fields['title']}."}))
+    set_script("xrag-single", _single)
+    seen = []
+
+    def cross(req):
+        seen.append(req.prompt)
+        return _cross(req)
+
+    set_script("xrag-cross", cross)
+    summarize_articles(db, "scripted:xrag-sum")
+    generate_single_qas(db, "scripted:xrag-single")
+    build_cross_questions(db, "scripted:xrag-cross", qtypes=["aggregation"])
+    assert "Summary of article A: Summary of Tesla and Edison in New York." in seen[0]
+    assert summarize_articles(db, "scripted:xrag-sum") == {"already done": 2}
+    assert generate_single_qas(db, "scripted:xrag-single") == {"already done": 2}
+    assert build_cross_questions(db, "scripted:xrag-cross",
+                                 qtypes=["aggregation"]) == {"already done": 1}
+    counts = {(r["article_id"], r["kind"]): r["n"] for r in rows(
+        db, "select article_id, kind, count(*) n from xrag_article_notes group by 1, 2")}
+    assert counts == {("a", "qa"): 2, ("a", "summary"): 1, ("b", "qa"): 1, ("b", "summary"): 1}
+    assert db["xrag_items"].count == 1 and len(seen) == 1

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import time
 from pathlib import Path
 
@@ -111,3 +112,73 @@ def test_cli_report_json(demo, capsys):
     assert main(["--db", str(path), "xrag", "build", "--model", "offline:extractive",
                  "--step", "cross"]) == 2
     assert "needs a real model" in capsys.readouterr().err
+
+
+def test_cli_human_verdicts_round_trip(demo, tmp_path, capsys):
+    import csv
+
+    db, _, path = demo
+    out = tmp_path / "verify.csv"
+    assert main(["--db", str(path), "xrag", "verify-export", str(out), "--limit", "6"]) == 0
+    capsys.readouterr()
+    sheet = list(csv.DictReader(out.open(encoding="utf-8")))
+    assert len(sheet) == 6 and all(r["verdict"] == "" for r in sheet)
+    panel = {r["id"]: r["verdict"] for r in rows(db, "select id, verdict from xrag_results")}
+    for r in sheet[:4]:     # the human agrees with the panel; two rows left unjudged
+        r["verdict"] = panel[int(r["result_id"])]
+    bad = [dict(r) for r in sheet]
+    bad[1]["verdict"] = "maybe"
+    for name, data in (("ok.csv", sheet), ("bad.csv", bad)):
+        with (tmp_path / name).open("w", newline="", encoding="utf-8") as fh:
+            w = csv.DictWriter(fh, list(sheet[0]))
+            w.writeheader()
+            w.writerows(data)
+    before = panel_human_agreement(db)["n"]
+    assert main(["--db", str(path), "xrag", "verify-import", str(tmp_path / "bad.csv"),
+                 "--annotator", "eve"]) == 2
+    # answers may span several physical lines, so the row starts at line 3 or later
+    assert re.search(r"line (\d+), column 'verdict'", capsys.readouterr().err)
+    assert main(["--db", str(path), "xrag", "verify-import", str(tmp_path / "ok.csv"),
+                 "--annotator", "eve"]) == 0
+    assert json.loads(capsys.readouterr().out) == {"recorded": 4}
+    assert panel_human_agreement(db)["n"] >= max(before, 1)
+
+
+def test_cli_unknown_language_is_a_usage_error(demo, capsys):
+    _, _, path = demo
+    with pytest.raises(SystemExit) as exc:
+        main(["--db", str(path), "xrag", "evaluate", "--model", "offline:extractive",
+              "--languages", "de,fr"])
+    assert exc.value.code == 2 and "unsupported language 'fr'" in capsys.readouterr().err
+
+
+def test_failed_answers_are_retried_on_resume(tmp_path):
+    from core.llm.scripted import set_script
+    from core.llm.types import ProviderCallError
+    from core.xrag import import_articles, import_single_qas, pair_articles
+    from core.xrag_build import compose_baseline
+    from core.xrag_eval import evaluate
+
+    db = open_db(tmp_path / "r.db")
+    import_articles(db, DEMO / "xrag" / "articles.jsonl", source="xquad")
+    import_single_qas(db, DEMO / "xrag" / "qas.jsonl")
+    pair_articles(db, min_shared=1)
+    compose_baseline(db)
+    broken = {"on": True}
+
+    def answer(req):
+        if broken["on"] and "(1)" in req.fields["question"] and "¿" in req.fields["question"]:
+            raise ProviderCallError("bad_request", "simulated failure")
+        return "(1) x (2) y"
+
+    set_script("xrag-flaky", answer)
+    first = evaluate(db, "scripted:xrag-flaky", settings=("oracle",), languages=("es",),
+                     controlled=False)
+    assert first["cases"] == 36 and first["no verdict (error)"] == 18
+    broken["on"] = False
+    second = evaluate(db, "scripted:xrag-flaky", settings=("oracle",), languages=("es",),
+                      controlled=False)
+    assert second["cases"] == 18 and second["skipped"] == 18
+    got = rows(db, "select answer_status, count(*) n from xrag_results group by 1")
+    assert got == [{"answer_status": "ok", "n": 36}]
+    db.conn.close()

@@ -25,7 +25,8 @@ def _print_table(records: list[dict[str, Any]]) -> None:
         print("(nothing)")
         return
     cols = list(records[0])
-    fmt = [[f"{v:.3f}" if isinstance(v, float) else ("" if v is None else str(v))
+    fmt = [[("" if v != v else f"{v:.3f}") if isinstance(v, float) else
+            ("" if v is None else str(v))
             for v in (r.get(c) for c in cols)] for r in records]
     width = [max(len(c), *(len(row[i]) for row in fmt)) for i, c in enumerate(cols)]
     print("  ".join(c.ljust(w) for c, w in zip(cols, width)))
@@ -59,6 +60,36 @@ def read_leaderboard(path: str | Path) -> tuple[dict[str, float], dict[str, floa
     return scores, (ses if len(ses) == len(scores) else None)
 
 
+def read_articles_jsonl(path: str | Path) -> dict[str, str]:
+    """``{query_id: text}`` from a JSONL file of ``{"query_id", "text"}`` lines.
+
+    ``InputError`` (path, line) for a line that is not such an object, a non-string or blank
+    text, or a query id given twice.
+    """
+    from core.corpus import read_text_file
+
+    texts: dict[str, str] = {}
+    for n, line in enumerate(read_text_file(path).split("\n"), start=1):
+        if not line.strip():
+            continue
+        try:
+            rec = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise InputError(f"not valid JSON ({exc.msg} at column {exc.colno})",
+                             path=str(path), line=n) from None
+        if not isinstance(rec, dict) or not isinstance(rec.get("text"), str) or \
+                not isinstance(rec.get("query_id"), (str, int)):
+            raise InputError('expected {"query_id": ..., "text": "..."}', path=str(path),
+                             line=n)
+        if not rec["text"].strip():
+            raise InputError("empty article text", path=str(path), line=n)
+        qid = str(rec["query_id"])
+        if qid in texts:
+            raise InputError(f"query {qid!r} given twice", path=str(path), line=n)
+        texts[qid] = rec["text"]
+    return texts
+
+
 def cmd_import(args: argparse.Namespace) -> int:
     from core.exam_bank import import_car_bank
 
@@ -83,17 +114,7 @@ def cmd_articles(args: argparse.Namespace) -> int:
     db = _db(args)
     queries = bank_queries(db, args.bank_id)
     if args.jsonl:
-        texts: dict[str, str] = {}
-        with open(args.jsonl, encoding="utf-8") as fh:
-            for n, line in enumerate(fh, start=1):
-                if not line.strip():
-                    continue
-                try:
-                    rec = json.loads(line)
-                    texts[str(rec["query_id"])] = str(rec["text"])
-                except (json.JSONDecodeError, KeyError, TypeError):
-                    raise InputError("expected {\"query_id\", \"text\"}", path=args.jsonl,
-                                     line=n) from None
+        texts = read_articles_jsonl(args.jsonl)
         n = ea.import_articles(db, args.bank_id, args.system, texts,
                                kind="gold" if args.system == ea.GOLD else "imported")
     elif args.generate:
@@ -134,7 +155,27 @@ def cmd_scores(args: argparse.Namespace) -> int:
         print(frame.to_json(orient="records"))
     else:
         _print_table(frame.drop(columns=["EXAM 95% low", "EXAM 95% high"]).to_dict("records"))
+        for line in leaderboard_notes(frame):
+            print(line)
     return 0
+
+
+def leaderboard_notes(frame: Any) -> list[str]:
+    """The footnotes printed under ``exam scores``: what the SEs are, n-EXAM above 1."""
+    notes = ["EXAM SE: standard error over queries (sd/sqrt(#queries)); intervals "
+             "+/- 1.96 SE (95%, normal)."]
+    if len(frame) and int(frame["queries"].max()) == 1:
+        notes.append("One query: the SE over queries is undefined (shown 0); "
+                     "'EXAM SE (per question, binomial)' = sqrt(p(1-p)/n) over its n questions.")
+    notes.append("n-EXAM (gold) = EXAM / the gold article's EXAM, per query; it can exceed 1 "
+                 "(a system may answer questions the gold article does not).")
+    above = [r["system"] for r in frame.to_dict("records")
+             if isinstance(r["n-EXAM (gold)"], float) and r["n-EXAM (gold)"] > 1]
+    if above:
+        notes.append(f"Above 1 here: {', '.join(above)}.")
+    notes.append("n-EXAM (pool) = share of the questions answered by any graded article of the "
+                 "run (in [0, 1]).")
+    return notes
 
 
 def cmd_correlate(args: argparse.Namespace) -> int:
@@ -155,6 +196,11 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     from core.exam_car import reproduce_car
 
     result = reproduce_car(args.results_dir, repeats=args.repeats, seed=args.seed)
+    if not args.json:
+        print("Spearman / Kendall of each EXAM leaderboard with the official TREC CAR Y3 ranks: "
+              "recomputed from the table's scores next to the value the table prints (_table); "
+              f"_ties: systems within one SE tied, broken at random ({args.repeats} repeats, "
+              f"seed {args.seed}).")
     if args.json:
         print(json.dumps(result))
     else:

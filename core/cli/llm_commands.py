@@ -1,4 +1,4 @@
-"""``python -m core models``, ``python -m core cost``, ``python -m core batch ...``.
+"""``python -m core models``, ``ask``, ``cost``, ``batch ...``.
 
 Heavy imports are deferred into the commands so that ``python -m core`` stays quick.
 """
@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +15,7 @@ from core.errors import InputError
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    """Add the ``models``, ``cost`` and ``batch`` commands."""
+    """Add the ``models``, ``ask``, ``cost`` and ``batch`` commands."""
     m = subparsers.add_parser(
         "models", help="known models: availability (key present?), context window, prices",
         description="List the models of the catalogue (core/llm/models.toml) with availability, "
@@ -22,6 +23,29 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                     "listed as unavailable, not an error.")
     m.add_argument("--json", action="store_true", help="print JSON instead of a table")
     m.set_defaults(func=cmd_models)
+
+    a = subparsers.add_parser(
+        "ask", help="one call to any model (cached; --dry-run, --no-cache, --refresh)",
+        description="Send one request through the model layer: the context window is checked "
+                    "and the estimate printed before anything is sent; the reply is cached and "
+                    "recorded in the call ledger. Offline baselines get the prompt as "
+                    "fields['question'] and the context file as fields['context'].")
+    a.add_argument("model", help="provider:model, e.g. openai:gpt-4o-mini or offline:extractive")
+    a.add_argument("prompt", help="the user prompt (the question)")
+    a.add_argument("--system", default="", help="system instructions")
+    a.add_argument("--context-file", help="a text file sent first as the (cached) context block")
+    a.add_argument("--task", default="answer", help="task kind (default: answer)")
+    a.add_argument("--max-tokens", type=int, default=512, help="output limit (default 512)")
+    a.add_argument("--temperature", type=float, default=0.0, help="default 0")
+    a.add_argument("--run", help="run id the call belongs to (for cost totals)")
+    cache = a.add_mutually_exclusive_group()
+    cache.add_argument("--no-cache", action="store_true",
+                       help="neither read nor write the reply cache")
+    cache.add_argument("--refresh", action="store_true",
+                       help="ignore a cached reply, send, and store the new one")
+    a.add_argument("--dry-run", action="store_true", help="print the estimate, send nothing")
+    a.add_argument("--json", action="store_true", help="print the response as JSON")
+    a.set_defaults(func=cmd_ask)
 
     c = subparsers.add_parser(
         "cost", help="tokens and USD per run, system, judge and model (from the call ledger)",
@@ -89,6 +113,46 @@ def cmd_models(args: argparse.Namespace) -> int:
     return 0
 
 
+def _estimate_line(est: dict[str, Any], prices: str) -> str:
+    return (f"estimate: {est['requests_to_send']} requests to send ({est['cache_hits']} cached), "
+            f"{est['input_tokens']:,} input ({est['cached_tokens']:,} prompt-cached) / "
+            f"{est['output_tokens']:,} max output tokens, <= ${est['cost_usd']:.4f} at {prices}"
+            + (f"; unpriced: {', '.join(est['unpriced_models'])}" if est["unpriced_models"] else ""))
+
+
+def cmd_ask(args: argparse.Namespace) -> int:
+    """One request: checks and estimate first, then the call (unless --dry-run)."""
+    from core.corpus import read_text_file
+    from core.errors import ConfigError
+    from core.llm import LLMRequest, complete, estimate_cost, preflight
+    from core.store import opened
+
+    if args.max_tokens <= 0:
+        raise ConfigError(f"--max-tokens must be positive, got {args.max_tokens}")
+    context = read_text_file(args.context_file) if args.context_file else ""
+    req = LLMRequest(model=args.model, prompt=args.prompt, system=args.system, context=context,
+                     temperature=args.temperature, max_tokens=args.max_tokens, task=args.task,
+                     fields={"question": args.prompt, "context": context}, purpose="ask")
+    preflight([req], keys=not args.dry_run)  # window, provider, key: before anything is sent
+    with opened(args.db) as db:
+        est = estimate_cost([req], None if args.no_cache or args.refresh else db)
+        print(_estimate_line(est, "list prices"), file=sys.stderr)
+        if args.dry_run:
+            return 0
+        resp = complete(db, req, run_id=args.run, use_cache=not args.no_cache,
+                        refresh=args.refresh)
+    if args.json:
+        print(json.dumps(resp.to_json(), indent=1, default=str))
+        return 0
+    print(resp.text)
+    label = f"{args.model} (baseline, not an LLM)" if args.model.startswith("offline:") else args.model
+    print(f"[{label}: {resp.input_tokens} in ({resp.cached_tokens} cached) / "
+          f"{resp.output_tokens} out, ${resp.cost_usd:.6f}, {resp.latency_s:.2f} s, "
+          f"finish {resp.finish_reason or '-'}{', from the reply cache' if resp.cache_hit else ''}]",
+          file=sys.stderr)
+    return 0
+
+
 def cmd_cost(args: argparse.Namespace) -> int:
     """Totals per run / system / judge / model."""
     from core.llm import cost_totals
@@ -132,16 +196,17 @@ def read_requests(path: str) -> list:
 
 def cmd_batch_submit(args: argparse.Namespace) -> int:
     """Submit (or estimate) a batch."""
-    from core.llm import estimate_cost
+    from core.llm import estimate_cost, preflight
     from core.llm.batch import submit_batch
     from core.store import opened
 
     requests = read_requests(args.requests)
+    if not requests:
+        raise InputError("no requests in the file", path=args.requests)
+    preflight(requests, keys=False)  # unknown provider, context over the window: fail first
     with opened(args.db) as db:
         est = estimate_cost(requests, db, batch=True)
-        print(f"estimate: {est['requests_to_send']} requests to send ({est['cache_hits']} cached), "
-              f"{est['input_tokens']:,} input / {est['output_tokens']:,} max output tokens, "
-              f"<= ${est['cost_usd']:.4f} at batch prices")
+        print(_estimate_line(est, "batch prices"))
         if args.dry_run:
             return 0
         for batch_id in submit_batch(db, requests, run_id=args.run):

@@ -1,5 +1,5 @@
 """XRAG commands: ``python -m core xrag import-articles|import-qas|pair|build|translate|
-distractors|evaluate|report|demo``."""
+distractors|evaluate|report|verify-export|verify-import|demo``."""
 
 from __future__ import annotations
 
@@ -10,11 +10,18 @@ from core.store import opened
 
 
 def _langs(text: str) -> tuple[str, ...]:
+    """``de,es`` -> ``("de", "es")``; an unknown code is a usage error (exit 2), not a traceback."""
+    from core.errors import ConfigError
     from core.xrag_llm import language_name
 
     out = tuple(x.strip() for x in text.split(",") if x.strip())
+    if not out:
+        raise argparse.ArgumentTypeError("give at least one language code, e.g. de,es,zh,ar")
     for code in out:
-        language_name(code)
+        try:
+            language_name(code)
+        except ConfigError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
     return out
 
 
@@ -96,6 +103,24 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--seed", type=int, default=0)
     p.set_defaults(func=_report)
 
+    p = xs.add_parser("verify-export", help="write answers for humans to judge (CSV)",
+                      description="A seeded sample of stored answers with an empty 'verdict' "
+                                  "column; fill in yes/no and load it with verify-import. The "
+                                  "panel's verdict is not shown.")
+    p.add_argument("path", help="output .csv")
+    p.add_argument("--model")
+    p.add_argument("--limit", type=int, default=100)
+    p.add_argument("--seed", type=int, default=0)
+    p.set_defaults(func=_verify_export)
+
+    p = xs.add_parser("verify-import", help="record human verdicts for panel-vs-human kappa",
+                      description="Columns result_id, verdict (yes/no; empty = skipped), "
+                                  "optional annotator. `xrag report` then shows Cohen's kappa.")
+    p.add_argument("path")
+    p.add_argument("--annotator", help="annotator name when the file has no annotator column")
+    p.set_defaults(func=lambda a: _run(a, lambda db: __import__(
+        "core.xrag_views", fromlist=["x"]).import_human_verdicts(db, a.path, a.annotator)))
+
     p = xs.add_parser("demo", help="build the offline XRAG demo from the bundled XQuAD sample",
                       description="XQuAD stands in for XRAG data (see docs/readme/xrag.md).")
     p.add_argument("--demo-dir", default="demo")
@@ -161,6 +186,16 @@ def _evaluate(args: argparse.Namespace) -> int:
                                           languages=args.languages,
                                           controlled=not args.no_controlled, panel=panel,
                                           progress=True))
+
+
+def _verify_export(args: argparse.Namespace) -> int:
+    from core.xrag_views import answers_to_verify
+
+    with opened(args.db) as db:
+        frame = answers_to_verify(db, args.model, limit=args.limit, seed=args.seed)
+    frame.to_csv(args.path, index=False)
+    print(json.dumps({"written": len(frame), "path": args.path}))
+    return 0
 
 
 def _report(args: argparse.Namespace) -> int:

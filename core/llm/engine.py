@@ -5,12 +5,20 @@ context window before anything is sent; cache hits are answered from SQLite; ide
 are sent once; the rest run on a thread pool under each provider's limiter and the shared retry
 loop; the main thread commits each reply as it arrives (cache row + ledger row + run totals in
 one transaction). A failure that survives the retries becomes a response with ``error`` and
-``error_kind`` and the run carries on.
+``error_kind`` and the run carries on. On Ctrl-C the queued calls are cancelled and calls
+waiting to retry stop at once; nothing after the last committed reply is written.
+
+Cache mode: ``complete_many``'s ``use_cache`` / ``refresh`` default to the process-wide mode,
+``on`` unless :func:`set_cache_mode` or ``$WORKBENCH_LLM_CACHE`` (``on`` | ``off`` | ``refresh``)
+says otherwise, so every stage (systems, judges, EXAM, XRAG) honours ``--no-cache`` /
+``--refresh`` without plumbing.
 """
 
 from __future__ import annotations
 
+import os
 import random
+import threading
 import time
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from typing import Any, Sequence
@@ -27,15 +35,40 @@ from core.llm.types import LLMRequest, LLMResponse, ProviderCallError
 from core.llm.windows import check_context
 
 MAX_WORKERS = 512
+CACHE_MODES = ("on", "off", "refresh")
+_cache_mode: str | None = None
 
 
-def _call(request: LLMRequest, rng: random.Random) -> tuple[LLMResponse, int]:
-    """One request through limiter and retry loop; failures become error responses."""
+def set_cache_mode(mode: str | None) -> None:
+    """Process-wide default of the reply cache: ``on``, ``off`` (no reads, no writes) or
+    ``refresh`` (ignore stored replies, store the new ones); None = ``$WORKBENCH_LLM_CACHE``."""
+    global _cache_mode
+    if mode is not None and mode not in CACHE_MODES:
+        raise ConfigError(f"cache mode {mode!r}: use one of {', '.join(CACHE_MODES)}")
+    _cache_mode = mode
+
+
+def cache_mode() -> str:
+    """The current default cache mode (see :func:`set_cache_mode`)."""
+    mode = _cache_mode or os.environ.get("WORKBENCH_LLM_CACHE", "").strip().lower() or "on"
+    if mode not in CACHE_MODES:
+        raise ConfigError(f"WORKBENCH_LLM_CACHE={mode!r}: use one of {', '.join(CACHE_MODES)}")
+    return mode
+
+
+def _call(request: LLMRequest, rng: random.Random,
+          abort: threading.Event | None = None) -> tuple[LLMResponse, int]:
+    """One request through limiter and retry loop; failures become error responses.
+
+    ``abort`` (set on Ctrl-C) cuts a retry wait short and stops further attempts."""
     provider, name, settings = resolve(request.model)
     limiter = limiter_for(settings)
     budget = request_input_tokens(request) + request.max_tokens
+    abort = abort or threading.Event()
 
     def attempt() -> LLMResponse:
+        if abort.is_set():
+            raise ProviderCallError("unknown", "run interrupted before this call was sent")
         with limiter.slot(budget):
             started = time.perf_counter()
             resp = provider.complete(request, name)
@@ -45,7 +78,7 @@ def _call(request: LLMRequest, rng: random.Random) -> tuple[LLMResponse, int]:
     try:
         resp, attempts = call_with_retry(
             attempt, max_attempts=settings.max_attempts, base_s=settings.backoff_base_s,
-            cap_s=settings.backoff_max_s, rng=rng)
+            cap_s=settings.backoff_max_s, rng=rng, sleep=abort.wait)
     except ProviderCallError as exc:
         return LLMResponse(error=redact(exc), error_kind=exc.kind,
                            model=request.model), getattr(exc, "attempts", 1)
@@ -61,12 +94,22 @@ def _call(request: LLMRequest, rng: random.Random) -> tuple[LLMResponse, int]:
     return resp, attempts
 
 
-def preflight(requests: Sequence[LLMRequest]) -> None:
-    """Resolve every model (keys present) and check every request fits; raise before sending."""
+def preflight(requests: Sequence[LLMRequest], *, keys: bool = True) -> None:
+    """Check every request before anything is sent: known provider, key present (``keys``),
+    context within the model's window, request shape accepted by the provider; raise else.
+
+    With ``keys=False`` (dry runs) a missing key is not an error and provider checks that need
+    a client are skipped."""
+    from core.llm.registry import known_provider
+
     for model in {r.model for r in requests}:
-        resolve(model)
+        known_provider(model)
+        if keys:
+            resolve(model)
     for req in requests:
         check_context(req)
+        if not keys:
+            continue
         provider, name, _ = resolve(req.model)
         validate = getattr(provider, "validate", None)
         if callable(validate):
@@ -80,13 +123,17 @@ def _check_run(db: Any, run_id: str | None) -> None:
 
 
 def complete_many(db: Any, requests: Sequence[LLMRequest], *, run_id: str | None = None,
-                  use_cache: bool = True, refresh: bool = False, progress: bool = False,
-                  seed: int | None = None) -> list[LLMResponse]:
+                  use_cache: bool | None = None, refresh: bool | None = None,
+                  progress: bool = False, seed: int | None = None) -> list[LLMResponse]:
     """Answer ``requests`` (same order). Failures are responses with ``.error`` set.
 
     ``use_cache=False`` neither reads nor writes the cache; ``refresh=True`` ignores stored
-    replies but stores the new ones. ``db=None`` runs without cache or ledger.
+    replies but stores the new ones; left at None both follow :func:`cache_mode`.
+    ``db=None`` runs without cache or ledger.
     """
+    mode = cache_mode() if use_cache is None or refresh is None else "on"
+    use_cache = mode != "off" if use_cache is None else use_cache
+    refresh = mode == "refresh" if refresh is None else refresh
     requests = list(requests)
     preflight(requests)
     _check_run(db, run_id)
@@ -114,11 +161,12 @@ def complete_many(db: Any, requests: Sequence[LLMRequest], *, run_id: str | None
                 record_call(db, requests[i], out[i], run_id=run_id)  # type: ignore[arg-type]
     bar = _progress(progress, len(requests), initial=len(hit_rows))
     rng = random.Random(seed)
+    abort = threading.Event()
     workers = min(MAX_WORKERS, max(1, sum(
         resolve(m)[2].max_in_flight for m in {requests[v[0]].model for v in pending.values()})))
     with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="llm") as pool:
         futures: dict[Future, list[int]] = {
-            pool.submit(_call, requests[idx[0]], random.Random(rng.random())): idx
+            pool.submit(_call, requests[idx[0]], random.Random(rng.random()), abort): idx
             for idx in pending.values()}
         try:
             remaining = set(futures)
@@ -129,6 +177,7 @@ def complete_many(db: Any, requests: Sequence[LLMRequest], *, run_id: str | None
                            keys)
                     bar.update(len(futures[fut]))
         except BaseException:
+            abort.set()  # retry waits end now; queued calls are cancelled, not sent
             for fut in futures:
                 fut.cancel()
             raise
@@ -170,7 +219,7 @@ def _progress(enabled: bool, total: int, initial: int = 0):
 
 
 def complete(db: Any, request: LLMRequest, *, run_id: str | None = None,
-             use_cache: bool = True, refresh: bool = False,
+             use_cache: bool | None = None, refresh: bool | None = None,
              raise_on_error: bool = True) -> LLMResponse:
     """Answer one request. A failed call is recorded, then raised as ProviderCallError
     (or returned with ``.error`` set when ``raise_on_error=False``)."""

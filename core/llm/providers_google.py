@@ -3,9 +3,11 @@
 Contexts of at least ``explicit_cache_min_tokens`` tokens go into an explicit context cache
 (``caches.create`` with the context and the system instruction, TTL ``explicit_cache_ttl_s``),
 created once per (model, context, system), reused by every later call, and deleted by
-:func:`release_context_caches` (also at exit). Shorter contexts are sent first in the system
-instruction, where Gemini's implicit caching applies. ``cached_tokens`` =
-``cached_content_token_count``.
+:func:`release_context_caches` (also at exit). A run longer than the TTL does not lose its cache:
+a cache older than ``RENEW_AT`` of its TTL is replaced by a fresh one (the old one deleted), and
+a call that finds its cache gone (404 / "cached content" errors) forgets it and is retried, which
+creates a new one. Shorter contexts are sent first in the system instruction, where Gemini's
+implicit caching applies. ``cached_tokens`` = ``cached_content_token_count``.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from __future__ import annotations
 import atexit
 import hashlib
 import threading
+import time
 from typing import Any
 
 from core.llm.catalog import ProviderSettings
@@ -22,6 +25,12 @@ from core.llm.tokens import count_tokens
 from core.llm.types import LLMRequest, LLMResponse, ProviderCallError
 
 _providers: list["GoogleProvider"] = []
+#: share of the TTL after which a context cache is replaced before the next call
+RENEW_AT = 0.8
+
+
+def _now() -> float:
+    return time.monotonic()
 
 
 def gemini_contents(request: LLMRequest) -> list[dict[str, Any]]:
@@ -72,6 +81,7 @@ class GoogleProvider:
         self._client: Any = None
         self._lock = threading.Lock()
         self.context_caches: dict[str, str] = {}
+        self._created: dict[str, float] = {}
         self._cache_locks: dict[str, threading.Lock] = {}
         _providers.append(self)
 
@@ -96,39 +106,67 @@ class GoogleProvider:
         with self._lock:
             lock = self._cache_locks.setdefault(key, threading.Lock())
         with lock:  # one creation per context even under concurrency
+            old = self.context_caches.get(key)
+            ttl = self.settings.explicit_cache_ttl_s
+            if old is not None and _now() - self._created.get(key, 0.0) >= RENEW_AT * ttl:
+                self.forget(key)  # about to expire: replace it before it fails a call
+                self._delete(old)
             if key not in self.context_caches:
                 from google.genai import types
 
                 cache = self.client.caches.create(model=model, config=types.CreateCachedContentConfig(
                     contents=[{"role": "user", "parts": [{"text": request.context}]}],
-                    system_instruction=request.system or None,
-                    ttl=f"{self.settings.explicit_cache_ttl_s}s"))
-                self.context_caches[key] = cache.name
+                    system_instruction=request.system or None, ttl=f"{ttl}s"))
+                self.context_caches[key], self._created[key] = cache.name, _now()
             return self.context_caches[key]
+
+    def forget(self, key: str) -> None:
+        """Drop a context cache from the table (it expired or was deleted)."""
+        with self._lock:
+            self.context_caches.pop(key, None)
+            self._created.pop(key, None)
+
+    def _delete(self, name: str) -> None:
+        try:
+            self.client.caches.delete(name=name)
+        except Exception:  # already expired: the TTL bounds the cost anyway
+            pass
 
     def complete(self, request: LLMRequest, model: str) -> LLMResponse:
         """One generate_content call."""
+        cached = None
         try:
             cached = self.context_cache(request, model) if request.context else None
             resp = self.client.models.generate_content(
                 model=model, contents=gemini_contents(request),
                 config=gemini_config(request, cached))
         except Exception as exc:
-            raise from_sdk_error(exc, self.name) from None
+            err = from_sdk_error(exc, self.name)
+            if cached and _cache_gone(err):
+                for key, name in list(self.context_caches.items()):
+                    if name == cached:
+                        self.forget(key)
+                raise ProviderCallError(
+                    "server", f"{self.name}: context cache {cached} expired; a retry recreates "
+                              "it") from None
+            raise err from None
         return parse_generate(plain(resp))
 
     def release(self) -> int:
         """Delete the context caches this provider created; returns how many."""
         with self._lock:
-            names, self.context_caches = list(self.context_caches.values()), {}
+            names, self.context_caches, self._created = list(self.context_caches.values()), {}, {}
         for name in names:
-            try:
-                self.client.caches.delete(name=name)
-            except Exception:  # already expired: the TTL bounds the cost anyway
-                pass
+            self._delete(name)
         return len(names)
 
     close = release
+
+
+def _cache_gone(err: ProviderCallError) -> bool:
+    """A call that named a context cache failed because the cache no longer exists."""
+    text = str(err).lower()
+    return err.status == 404 or (err.status in (400, 403) and "cache" in text)
 
 
 def release_context_caches() -> int:

@@ -53,15 +53,22 @@ def provider_names() -> list[str]:
     return sorted(_factories)
 
 
-def resolve(model_id: str) -> tuple[Provider, str, ProviderSettings]:
-    """``model_id`` -> (provider instance, model name without prefix, settings)."""
+def known_provider(model_id: str) -> Factory:
+    """The factory of ``model_id``'s provider; ConfigError for a bad id or unknown provider."""
     _load_modules()
-    prefix, name = split_model_id(model_id)
+    prefix, _ = split_model_id(model_id)
     factory = _factories.get(prefix)
     if factory is None:
         raise ConfigError(
             f"unknown provider {prefix!r} in {model_id!r}; known: {', '.join(provider_names())}"
         )
+    return factory
+
+
+def resolve(model_id: str) -> tuple[Provider, str, ProviderSettings]:
+    """``model_id`` -> (provider instance, model name without prefix, settings)."""
+    factory = known_provider(model_id)
+    prefix, name = split_model_id(model_id)
     settings = provider_settings(prefix)
     api_key = get_key(settings.key_env)
     if settings.key_env and not api_key and not settings.key_optional:
