@@ -23,6 +23,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--db", default=str(default_db_path()),
                         help="SQLite database (default: $WORKBENCH_DB or data/workbench.db)")
+    cache = parser.add_mutually_exclusive_group()
+    cache.add_argument("--no-cache", dest="cache_mode", action="store_const", const="off",
+                       help="LLM calls neither read nor write the reply cache")
+    cache.add_argument("--refresh", dest="cache_mode", action="store_const", const="refresh",
+                       help="LLM calls ignore stored replies and store the new ones")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     import core.cli as cli_pkg
 
@@ -37,6 +42,10 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
+        if args.cache_mode:  # process-wide default for every command that calls a model
+            from core.llm import set_cache_mode
+
+            set_cache_mode(args.cache_mode)
         return int(args.func(args) or 0)
     except WorkbenchError as exc:
         print(f"error: {exc}", file=sys.stderr)

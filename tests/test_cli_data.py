@@ -72,3 +72,17 @@ def test_demo_quick(tmp_path):
     status = json.loads(run(tmp_path / "demo.db", "status", "--json").stdout)
     assert status["tables"]["questions"] >= 92
     assert status["tables"]["documents"] >= 96
+
+
+def test_global_cache_flags_set_the_llm_cache_mode(tmp_path, capsys):
+    from core.llm import cache_mode, set_cache_mode
+
+    try:
+        assert main(["--db", str(tmp_path / "c.db"), "--refresh", "status"]) == 0
+        assert cache_mode() == "refresh"
+        assert main(["--db", str(tmp_path / "c.db"), "--no-cache", "status"]) == 0
+        assert cache_mode() == "off"
+    finally:
+        set_cache_mode(None)
+    with pytest.raises(SystemExit):
+        main(["--no-cache", "--refresh", "status"])
