@@ -278,11 +278,26 @@ def _human_pairwise_done(db: sqlite_utils.Database) -> dict[str, set[str]]:
     return done
 
 
+def identical_items(db: sqlite_utils.Database) -> list[str]:
+    """Side-by-side items whose two answers are the same text (:func:`same_text`), sorted."""
+    out = []
+    for q, s1, t1, s2, t2 in db.execute(
+            "select a.question_id, a.system, a.text, b.system, b.text from answers a join answers "
+            "b on a.question_id = b.question_id and a.system < b.system "
+            "where a.status = 'ok' and b.status = 'ok'"):
+        if t1 == t2 or same_text(t1, t2):
+            out.append(pair_key(q, s1, s2))
+    return sorted(out)
+
+
 def verdict_queue(db: sqlite_utils.Database, annotator: str, items: list[str] | None = None,
-                  k: int | None = None) -> list[str]:
+                  k: int | None = None, identical: Iterable[str] | None = None) -> list[str]:
     """Side-by-side items that need a verdict and that ``annotator`` has not done, seeded order.
 
-    A skip counts as done for the annotator but not towards ``k``.
+    A skip counts as done for the annotator but not towards ``k``. Items whose two answers are
+    the same text (``identical``, default :func:`identical_items`) come after the others, each
+    part in the seeded order: they stay in the queue (informative about ties) but a person's
+    time goes first to pairs that differ.
     """
     k = k or required_annotations(db)
     items = pairwise_items(db) if items is None else items
@@ -296,7 +311,9 @@ def verdict_queue(db: sqlite_utils.Database, annotator: str, items: list[str] | 
         key = pair_key(r["question_id"], r["system_a"], r["system_b"])
         verdicts[key] = verdicts.get(key, 0) + r["n"]
     todo = [i for i in items if rater not in done.get(i, ()) and verdicts.get(i, 0) < k]
-    return seeded_order(todo, queue_seed(db))
+    same = set(identical_items(db) if identical is None else identical)
+    order = seeded_order(todo, queue_seed(db))
+    return [i for i in order if i not in same] + [i for i in order if i in same]
 
 
 def verdict_progress(db: sqlite_utils.Database, annotator: str, items: list[str] | None = None

@@ -168,9 +168,29 @@ def supporting_documents(db: sqlite_utils.Database, question: dict) -> list[dict
     return [found.get(d, {"id": d, "title": d, "kind": "", "language": ""}) for d in ids]
 
 
+def _int_list(values: Any) -> list[int]:
+    return [int(i) for i in (values or []) if str(i).lstrip("-").isdigit()]
+
+
+def _spread(values: list[int], n: int) -> list[int]:
+    """``n`` of the sorted ``values`` evenly spaced from first to last (all when fewer)."""
+    if len(values) <= n:
+        return list(values)
+    if n <= 1:
+        return values[:n]
+    return [values[round(i * (len(values) - 1) / (n - 1))] for i in range(n)]
+
+
 def question_detail(db: sqlite_utils.Database, question_id: str, max_passages: int = 6
                     ) -> dict[str, Any] | None:
-    """A question with its entity, highlighted mention passages, provenance and reviews."""
+    """A question with its entity, highlighted mention passages, provenance and reviews.
+
+    Passages: first the ones the question was built from (``metadata.evidence[].passage_idx``,
+    provenance ``passages``, ``metadata.context_passages``), each marked ``evidence``, then
+    mention passages of its entities spread evenly over the book (first to last mention) up to
+    ``max_passages`` in all, so a reviewer can judge whether it needs distant passages. Every
+    entity of the question (``metadata.entity_ids``, e.g. a pair) is highlighted.
+    """
     found = rows(db, "select * from questions where id = ?", [question_id])
     if not found:
         return None
@@ -180,21 +200,37 @@ def question_detail(db: sqlite_utils.Database, question_id: str, max_passages: i
         ent = rows(db, "select * from entities where id = ?", [q["entity_id"]])
         entity = ent[0] if ent else None
     prov = q.get("provenance") or {}
-    idxs = [int(i) for i in (prov.get("passages") or prov.get("passage_idx") or [])
-            if str(i).lstrip("-").isdigit()]
+    meta = q.get("metadata") or {}
+    evidence = meta.get("evidence") if isinstance(meta.get("evidence"), list) else []
+    built_from = list(dict.fromkeys(
+        _int_list(e.get("passage_idx") for e in evidence if isinstance(e, dict))
+        + _int_list(prov.get("passages") or prov.get("passage_idx"))
+        + _int_list(meta.get("context_passages"))))[:max_passages]
     doc = q.get("document_id")
+    entity_ids = list(dict.fromkeys(
+        ([entity["id"]] if entity else []) + _int_list(meta.get("entity_ids"))))
+    entities = rows(db, f"select id, name, aliases, document_id from entities where id in "
+                        f"({','.join('?' * len(entity_ids))})", entity_ids) if entity_ids else []
     if entity:
-        idxs += [r[0] for r in db.execute(
-            "select distinct passage_idx from mentions where entity_id = ? and passage_idx is not "
-            "null order by passage_idx", [entity["id"]])]
         doc = entity["document_id"]
-    idxs = sorted(dict.fromkeys(idxs))[:max_passages]
-    terms = ([entity["name"], *(entity.get("aliases") or [])] if entity else [])
+    mention_idxs: list[int] = []
+    if entities:
+        mention_idxs = [r[0] for r in db.execute(
+            f"select distinct passage_idx from mentions where entity_id in "
+            f"({','.join('?' * len(entities))}) and passage_idx is not null order by passage_idx",
+            [e["id"] for e in entities])]
+    room = max(0, max_passages - len(built_from))
+    extra = _spread([i for i in mention_idxs if i not in built_from], room)
+    idxs = sorted(set(built_from) | set(extra))
+    terms = [t for e in entities for t in [e["name"], *(e.get("aliases") or [])]]
     if idxs and doc:
         for r in rows(db, f"select idx, text from passages where document_id = ? and idx in "
                           f"({','.join('?' * len(idxs))}) order by idx", [doc, *idxs]):
             passages.append({"idx": r["idx"], "text": r["text"],
+                             "role": "evidence" if r["idx"] in built_from else "mention",
                              "markdown": highlight_markdown(r["text"], terms)})
+    n_passages = db.execute("select count(*) from passages where document_id = ?",
+                            [doc]).fetchone()[0] if doc else 0
     answers = q.get("answers") or []
     reviews = ann.effective_reviews(db, question_id)
     documents = supporting_documents(db, q)
@@ -207,7 +243,8 @@ def question_detail(db: sqlite_utils.Database, question_id: str, max_passages: i
     parent = rows(db, "select id, question, answers from questions where id = ?",
                   [q["parent_id"]]) if q.get("parent_id") else []
     return {"question": q, "answer": answers[0] if answers else "", "answers": answers,
-            "parent": parent[0] if parent else None,
+            "parent": parent[0] if parent else None, "entities": entities,
+            "n_mention_passages": len(mention_idxs), "n_passages": int(n_passages),
             "entity": entity, "passages": passages, "provenance": prov, "articles": articles,
             "documents": documents, "reviews": reviews,
             "checklist_fields": guideline.checklist_fields(q),

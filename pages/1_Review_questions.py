@@ -61,13 +61,22 @@ with ui.database() as db:
         ui.untrusted((par["answers"] or [""])[0], "its answer")
     if detail["entity"]:
         e = detail["entity"]
+        others = [x["name"] for x in detail["entities"] if x["id"] != e["id"]]
         st.markdown(f"**Entity:** {views.escape_markdown(e['name'])} "
-                    f"({e['n_mentions']} mentions, rank {e['rank']})")
+                    f"({e['n_mentions']} mentions, rank {e['rank']})"
+                    + (" · also about: " + ", ".join(views.escape_markdown(o) for o in others)
+                       if others else ""))
     if detail["passages"]:
-        with st.expander(f"Passages ({len(detail['passages'])}, entity mentions in bold)",
-                         expanded=True), st.container(height=480):
+        n_built = sum(p["role"] == "evidence" for p in detail["passages"])
+        with st.expander(f"Passages ({len(detail['passages'])} of the document's "
+                         f"{detail['n_passages']}; entity names in bold)", expanded=True), \
+                st.container(height=480):
+            st.caption(f"{n_built} passage(s) the question was built from, then mentions of its "
+                       f"entities spread from first to last ({detail['n_mention_passages']} "
+                       "passages mention them). Far-apart passage numbers mean a long span.")
             for p in detail["passages"]:
-                st.caption(f"Passage {p['idx']}")
+                st.caption(f"Passage {p['idx']} · " + ("the question was built from it"
+                           if p["role"] == "evidence" else "mentions the entity"))
                 ui.highlighted(p["markdown"])
     if detail["articles"]:
         cols = st.columns(len(detail["articles"]))

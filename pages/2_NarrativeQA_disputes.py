@@ -18,10 +18,7 @@ def show_judgment(title: str, j: dict | None) -> None:
         return
     st.markdown(f"{views.escape_markdown(j['rater'])} verdict: "
                 f"**{views.escape_markdown(j['verdict'] or j['status'])}**")
-    ev = views.evidence_table(j["evidence"])
-    if len(ev):
-        ev["verified"] = ev["verified"].map({True: "verified", False: "NOT verified"})
-        st.dataframe(ev, hide_index=True)
+    ui.evidence(j["evidence"])
     if j["rationale"]:
         ui.untrusted(j["rationale"], "Explanation")
     with st.expander("Raw reply"):

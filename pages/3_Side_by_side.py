@@ -11,12 +11,13 @@ ui.setup("Side by side")
 who = ui.require_annotator()
 
 with ui.database() as db:
-    items = ui.cached_view(db, "pairwise_items", module="annotation")
+    items = ui.cached_answers(db, "pairwise_items")
     if not items:
         st.info("No pairs to compare yet: at least two systems must have answered a question. "
                 + ui.EMPTY_HINT)
         st.stop()
-    queue = ann.verdict_queue(db, who, items)
+    same = ui.cached_answers(db, "identical_items")
+    queue = ann.verdict_queue(db, who, items, identical=same)
     progress = ann.verdict_progress(db, who, items)
     st.progress(progress.done / progress.total if progress.total else 0.0, text=str(progress))
     reveal = st.toggle("Reveal the auto-raters' verdicts after I submit", key="sbs_reveal")

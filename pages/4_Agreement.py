@@ -3,7 +3,7 @@
 import streamlit as st
 
 import pages as ui
-from core import figures
+from core import figures, views
 
 ui.setup("Agreement")
 ui.sign_in_sidebar()
@@ -23,10 +23,15 @@ st.caption("Items both raters labelled; pairwise verdicts are mapped to one cano
 if len(data["table"]):
     st.dataframe(data["table"], hide_index=True, width="stretch")
 else:
-    only = ", ".join(f"`{r}`" for r in data["raters"])
-    st.info(f"Only one rater ({only}) has verdicts of this kind, so there is no pair to compare "
-            "yet. Give your own verdicts on the **Side by side** page: they are compared with the "
-            "auto-rater's here, live. Or switch to the absolute judgments above.")
+    names = ", ".join(views.escape_markdown(r) for r in data["raters"])
+    if len(data["raters"]) == 1:
+        why = f"Only one rater ({names}) has verdicts of this kind"
+    else:
+        why = (f"No two of the {len(data['raters'])} raters ({names}) have judged the same item "
+               "(they judged different questions or systems)")
+    st.info(f"{why}, so there is no pair to compare yet. Give your own verdicts on the "
+            "**Side by side** page: they are compared with the auto-raters' here, live. Or "
+            "switch to the absolute judgments above.")
 
 c = st.columns(2)
 for col, (label, res) in zip(c, (("Between annotators", data["humans"]),

@@ -42,7 +42,7 @@ if not d["answers"]:
     st.caption("No system has answered this question yet (answers come from a run: see the Run "
                "page). Pick another question above, e.g. Origin = narrativeqa.")
 for a in d["answers"]:
-    with st.expander(f"{a['system']} ({a['status']}, {a['context_tokens']} context tokens)",
+    with st.expander(f"{views.escape_markdown(a['system'])} ({a['status']}, {a['context_tokens']} context tokens)",
                      expanded=len(d["answers"]) <= 4):
         ui.untrusted(a["text"])
         for j in [j for j in d["absolute"] if j["answer_id"] == a["id"]]:
@@ -50,9 +50,7 @@ for a in d["answers"]:
             st.markdown(f"{views.escape_markdown(j['rater'])} "
                         f"{views.escape_markdown(j['criterion'] or '')}: "
                         f"**{views.escape_markdown(j['verdict'] or j['status'])}**{flag}")
-            ev = views.evidence_table(j["evidence"])
-            if len(ev):
-                st.dataframe(ev, hide_index=True)
+            ui.evidence(j["evidence"])
             if j["rationale"]:
                 ui.untrusted(j["rationale"])
             with st.expander("Raw reply"):

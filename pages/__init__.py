@@ -111,6 +111,14 @@ def cached_judgments(db, name: str, *args: Any, module: str = "figures") -> Any:
     return _cached(db_path(), ("judgments", change_counter(db)), module, name, tuple(args))
 
 
+def cached_answers(db, name: str, *args: Any, module: str = "annotation") -> Any:
+    """Like :func:`cached_view` but keyed on the answers only (a verdict does not invalidate)."""
+    version = ("answers", *db.execute(
+        "select coalesce(max(id), 0), count(*), total(length(text)), total(status = 'ok') "
+        "from answers").fetchone())
+    return _cached(db_path(), version, module, name, tuple(args))
+
+
 @st.cache_resource(show_spinner=False, max_entries=32)
 def _live_board(path: str, file_id: tuple, source: str, rater: str | None
                 ) -> figures.LiveLeaderboard:
@@ -137,8 +145,26 @@ def live_leaderboard(db, source: str, rater: str | None, n_boot: int, seed: int,
 def untrusted(text: str, label: str | None = None) -> None:
     """Render untrusted text (a book passage, a model answer) as escaped Markdown."""
     if label:
-        st.caption(label)
+        st.caption(views.escape_markdown(label))
     st.markdown(views.escape_markdown(text) if text else "*(empty)*")
+
+
+def evidence(items) -> None:
+    """A judgment's evidence quotes, each marked verified (found in the source text) or not."""
+    table = views.evidence_table(items)
+    if not len(table):
+        st.caption("No evidence quotes.")
+        return
+    n_ok = int(table["verified"].sum())
+    st.caption(f"Evidence: {len(table)} quote(s), {n_ok} verified against the source text")
+    for q in table.to_dict("records"):
+        try:
+            score = f" (match {float(q['score']):.0f}/100)" if q["score"] == q["score"] else ""
+        except (TypeError, ValueError):
+            score = ""
+        mark = (":green[**✓ verified**]" if q["verified"]
+                else ":red[**✗ NOT verified**]") + score
+        st.markdown(f"{mark}: {views.escape_markdown(q['quote'])}")
 
 
 def highlighted(markdown_safe: str) -> None:

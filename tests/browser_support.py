@@ -139,9 +139,9 @@ def build_fixture_db(path: str | Path, *, unsafe_answer: str | None = None,
                              criterion="supported", system="fixture-b", answer_id=aid,
                              verdict="yes", created_at=now, context_kind="story",
                              evidence=dumps([{"quote": passages[1].text[:80], "verified": True,
-                                              "score": 1.0, "start": passages[1].start},
+                                              "score": 100.0, "start": passages[1].start},
                                              {"quote": "a quote not in the story",
-                                              "verified": False, "score": 0.2, "start": None}]))
+                                              "verified": False, "score": 41.5, "start": None}]))
                 dispute_ids.append(db["disputes"].insert({
                     "question_id": qid, "answer_id": aid, "system": "fixture-b",
                     "gt_judgment_id": gt, "ctx_judgment_id": ctx, "gt_verdict": "no",

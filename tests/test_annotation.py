@@ -154,3 +154,64 @@ def test_identical_answers_are_flagged_and_stay_in_the_queue(tmp_path):
         db.conn.close()
     assert ann.same_text(" The  same\nsentence. ", "The same sentence.")
     assert not ann.same_text("The same sentence.", "the same sentence.")
+
+
+def test_nobody_can_change_another_annotators_labels(fdb):
+    """Through the API a label only ever supersedes its own annotator's; the database refuses a
+    row that supersedes someone else's (review, resolution or verdict), even a raw INSERT."""
+    db, ids = fdb
+    q, d = ids["generated"][0], ids["disputes"][0]
+    alice_review = ann.submit_review(db, q, "alice", "accept")
+    ann.submit_review(db, q, "bob", "reject")                 # bob's own row, alice's stays
+    assert alice_review in {r["id"] for r in ann.effective_reviews(db, q)}
+    alice_res = ann.resolve_dispute(db, d, "alice", "model_wrong")
+    ann.resolve_dispute(db, d, "bob", "ambiguous")
+    item = ann.blind_item(db, ann.verdict_queue(db, "alice")[0], "alice")
+    alice_verdict = ann.submit_verdict(db, item, "alice", "A")
+    assert ann.undo_last(db, "bob") is None                   # bob has nothing to undo
+    effective = {r[0] for r in db.execute(
+        "select id from judgments t where not exists "
+        "(select 1 from judgments s where s.supersedes = t.id)")}
+    assert alice_verdict in effective
+    now = "2024-01-01T00:00:00Z"
+    attacks = [
+        ("reviews", {"question_id": q, "annotator": "mallory", "decision": "reject",
+                     "checklist": "{}", "note": "", "supersedes": alice_review,
+                     "created_at": now}),
+        ("dispute_resolutions", {"dispute_id": d, "annotator": "mallory",
+                                 "resolution": "reference_wrong", "note": "",
+                                 "supersedes": alice_res, "created_at": now}),
+        ("judgments", {"kind": "pairwise", "question_id": item["question_id"],
+                       "rater": "human:mallory", "rater_kind": "human", "criterion": "better",
+                       "system_a": item["system_a"], "system_b": item["system_b"],
+                       "verdict": None, "status": "withdrawn", "supersedes": alice_verdict,
+                       "created_at": now}),
+    ]
+    for table, row in attacks:
+        n = db[table].count
+        with pytest.raises(Exception, match="nobody can change another"):
+            db[table].insert(row)
+        assert db[table].count == n
+        ok = dict(row, supersedes=None)                       # the same row of one's own is fine
+        db[table].insert(ok)
+        assert db[table].count == n + 1
+
+
+def test_identical_pairs_come_after_the_others(fdb):
+    db, _ = fdb
+    items = ann.pairwise_items(db)
+    assert ann.identical_items(db) == []
+    plain = ann.verdict_queue(db, "alice")
+    assert plain == ann.seeded_order(items, 0)
+    same = plain[:3]
+    queue = ann.verdict_queue(db, "alice", identical=same)
+    assert sorted(queue) == sorted(items)                     # nothing dropped
+    assert queue[-3:] == same and queue[:-3] == plain[3:]     # seeded order within each part
+    # Make one pair's answers the same text (up to spacing): found and moved back by default.
+    qid, s1, s2 = ann.split_pair_key(plain[0])
+    text = db.execute("select text from answers where question_id = ? and system = ?",
+                      [qid, s1]).fetchone()[0]
+    db.execute("update answers set text = ? where question_id = ? and system = ?",
+               ["  " + text.replace(" ", "\n", 1) + " ", qid, s2])
+    assert plain[0] in ann.identical_items(db)
+    assert ann.verdict_queue(db, "alice")[-1] == plain[0]

@@ -22,6 +22,41 @@ def fdb(tmp_path):
     db.conn.close()
 
 
+def test_question_detail_shows_the_passages_the_question_was_built_from(fdb):
+    """The evidence passages of a generated question come first (however late in the book),
+    mention passages are spread from the first mention to the last, every entity is in bold."""
+    db, ids = fdb
+    doc, soames = ids["document_id"], ids["entity_id"]
+    mentioned = [r[0] for r in db.execute(
+        "select distinct passage_idx from mentions where entity_id = ? order by 1", [soames])]
+    assert len(mentioned) > 6
+    n = db.execute("select count(*) from passages where document_id = ?", [doc]).fetchone()[0]
+    late = [i for i in range(n) if i not in mentioned][-1]          # no mention in it
+    other = db["entities"].insert({"document_id": doc, "name": "Beerbohm", "aliases": "[]",
+                                   "label": "PERSON", "n_mentions": 1, "rank": 2,
+                                   "method": "test"}).last_pk
+    db["questions"].insert({
+        "id": "gen-late", "document_id": doc, "question": "How does Soames change?",
+        "answers": json.dumps(["He does not."]), "origin": "generated", "entity_id": soames,
+        "metadata": json.dumps({"entity_ids": [soames, other],
+                                "evidence": [{"passage_idx": late, "text": "..."},
+                                             {"passage_idx": mentioned[1], "text": "..."}]}),
+        "created_at": "2024-01-01", "updated_at": "2024-01-01"})
+    d = views.question_detail(db, "gen-late", max_passages=6)
+    got = [p["idx"] for p in d["passages"]]
+    assert len(got) == 6 and got == sorted(got)
+    roles = {p["idx"]: p["role"] for p in d["passages"]}
+    assert roles[late] == roles[mentioned[1]] == "evidence"
+    assert sum(r == "evidence" for r in roles.values()) == 2
+    assert mentioned[0] in roles and mentioned[-1] in roles      # spread: first and last mention
+    assert d["n_mention_passages"] == len(mentioned) and d["n_passages"] == n
+    assert {e["name"] for e in d["entities"]} == {"Soames", "Beerbohm"}
+    text = " ".join(p["markdown"] for p in d["passages"])
+    assert "**Soames**" in text
+    if "Beerbohm" in " ".join(p["text"] for p in d["passages"]):
+        assert "**Beerbohm**" in text
+
+
 def test_escape_markdown_neutralises_markup():
     evil = "<script>alert(1)</script> ![x](http://127.0.0.1:9/p.png) [l](javascript:x) $x$ :red[a]"
     out = views.escape_markdown(evil)
