@@ -102,3 +102,11 @@ def llm_merge_groups(db, text: str, entities: list[Entity], model: str,
     except ValueError as exc:
         raise ValueError(f"{exc}; raw reply: {reply.text[:500]!r}") from None
 
+
+def check_merge_model(model: str) -> None:
+    """Raise (ConfigError and kin) before anything is written when ``model`` cannot merge
+    aliases: unknown provider or baseline, missing key, or a baseline without this task."""
+    from core.llm import LLMRequest, preflight
+
+    preflight([LLMRequest(model=model, prompt="", max_tokens=1024, task="merge_aliases",
+                          fields={"entities": []}, purpose="entity alias merging")])

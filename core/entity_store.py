@@ -36,6 +36,10 @@ def build_entities(db, doc_id: str, *, method: str = "auto", model: str | None =
     doc = get_document(db, doc_id)
     if doc is None:
         raise InputError(f"unknown document {doc_id!r}: import it first")
+    if model:
+        from core.entity_merge import check_merge_model
+
+        check_merge_model(model)          # a bad merge model fails before anything is written
     passages = get_passages(db, doc_id)
     spans = [(p.start, p.end) for p in passages] or None
     run_id = start_run(db, "entities", doc_id, {"method": method, "model": model,

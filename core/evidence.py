@@ -45,8 +45,13 @@ def _normalised(source: str) -> tuple[str, list[int]]:
     return normalise(source)
 
 
+_HEADER = re.compile(r"\[Passage \d+\]\s*|\n-----\n")
+
+
 def _clean_quote(quote: str) -> str:
-    quote = quote.strip().strip("\"'\u201c\u201d\u2018\u2019").strip()
+    """The quote without surrounding quote marks and ellipses, and without the retrieval
+    context's own markup (``[Passage N]`` headers, separators), which is not book text."""
+    quote = _HEADER.sub(" ", quote).strip().strip("\"'\u201c\u201d\u2018\u2019").strip()
     return re.sub(r"^\.\.\.|\.\.\.$|^\u2026|\u2026$", "", quote).strip()
 
 

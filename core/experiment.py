@@ -25,12 +25,12 @@ from core.tournament import AdaptiveDesign, canonical_verdict, full_design, samp
 
 # The report has its own module; re-exported here (``from core.experiment import report``).
 from core.experiment_report import report  # noqa: F401
+from core.experiment_report import dry_run_summary, judge_preview
 
 TOP_KEYS = {"name", "description", "seed", "c", "data", "systems", "judges", "tournament",
             "grounding", "report", "rater_bias"}
 DATA_KEYS = {"origin", "split", "documents", "question_ids", "status", "context_kind", "language"}
 TOURNAMENT_KEYS = {"judges", "design", "budget", "batch"}
-PLACEHOLDER_ANSWER = "A typical answer of about one or two sentences. " * 2
 
 
 @dataclass
@@ -212,24 +212,35 @@ def _check_books(db: sqlite_utils.Database, questions: list[dict]) -> None:
         book_of(db, q)
 
 
-def _judge_preview(db: sqlite_utils.Database, exp: Experiment, questions: list[dict]
-                   ) -> list[Any]:
-    """One placeholder request per judge call (windows checked; used for the dry-run estimate)."""
-    from core.judges import build_request
+def _preflight(requests: list[Any], missing_keys: list[str]) -> None:
+    """Every planned request checked by the model layer before the first write: provider, key,
+    window and whether the model can do the task (e.g. an unknown ``offline:`` baseline, or a
+    baseline asked for a task it does not implement). Models without a key (dry run) get the
+    checks that need no client."""
+    from core.llm import preflight
 
-    reqs: list[Any] = []
-    n = len(exp.systems)
+    unique = list({id(r): r for r in requests}.values())
+    preflight([r for r in unique if r.model not in missing_keys])
+    preflight([r for r in unique if r.model in missing_keys], keys=False)
+
+
+def _check_stored_setups(db: sqlite_utils.Database, exp: Experiment) -> None:
+    """A system or judge name already stored with another setup is an error before any write
+    (otherwise a rerun would silently mix the old setup's answers or judgments into the new)."""
+    for system in exp.systems:
+        old = rows(db, "select * from systems where name = ?", [system.name])
+        if old and (old[0]["model"], old[0]["context"], old[0]["params"], old[0]["prompt"]) != (
+                system.model, system.context, system.params(), system.prompt):
+            raise ConfigError(f"system {system.name!r} is already stored with another "
+                              f"configuration (model {old[0]['model']}, context "
+                              f"{old[0]['context']}); give the new one another name")
     for judge in exp.judges:
-        if judge.pairwise and judge not in exp.pairwise_judges:
-            continue
-        calls = (n * (n - 1) // 2 * (2 if judge.both_orders else 1)) if judge.pairwise else n
-        if judge.pairwise and exp.design == "adaptive":
-            calls = max(1, round(calls * exp.budget))
-        answers = [PLACEHOLDER_ANSWER] * (2 if judge.pairwise else 1)
-        for q in questions:
-            req, _, _ = build_request(db, judge, q, answers, nonce="000000000000")
-            reqs += [req] * calls
-    return reqs
+        old = rows(db, "select * from judges where name = ?", [judge.name])
+        if old and (old[0]["kind"], old[0]["model"], old[0]["context"], old[0]["params"]) != (
+                judge.kind, judge.model, judge.context, judge.params()):
+            raise ConfigError(f"judge {judge.name!r} is already stored with another "
+                              f"configuration (kind {old[0]['kind']}, model {old[0]['model']}, "
+                              f"context {old[0]['context']}); give the new one another name")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -266,6 +277,24 @@ def _run_tournament(db: sqlite_utils.Database, exp: Experiment, judge: Judge,
     total = sum(1 for _ in full_design(qids, names))
     budget = int(round(exp.budget * total))
     counts = {"judged": 0, "unparsed": 0, "errors": 0}
+    from tqdm import tqdm
+
+    bar = tqdm(total=budget, initial=min(budget, total - design.remaining), disable=not progress,
+               desc=f"adaptive {judge.name}", unit="call")
+    try:
+        _adaptive_loop(db, exp, judge, design, questions, answers, run_id, total, budget,
+                       counts, bar)
+    finally:
+        bar.close()
+    return counts
+
+
+def _adaptive_loop(db: sqlite_utils.Database, exp: Experiment, judge: Judge,
+                   design: AdaptiveDesign, questions: dict[str, dict],
+                   answers: dict[tuple[str, str], dict], run_id: str, total: int, budget: int,
+                   counts: dict[str, int], bar: Any) -> None:
+    """Choose a batch where it most reduces the ranking's uncertainty, judge it, refit; repeat
+    until ``budget`` of the full design's ``total`` calls are spent."""
     while total - design.remaining < budget and design.remaining:
         chosen = design.next(min(exp.batch, budget - (total - design.remaining)))
         if not chosen:
@@ -285,7 +314,7 @@ def _run_tournament(db: sqlite_utils.Database, exp: Experiment, judge: Judge,
             if r is not None and r["status"] == "ok":
                 verdict = canonical_verdict(shown(q, pair, r["order_shown"]), r["verdict"])
             design.observe(q, pair, verdict)
-    return counts
+        bar.update(len(chosen))
 
 
 def _order(judge: Judge, q: str, pair: tuple[str, str], seed: int) -> str:
@@ -307,9 +336,11 @@ def run_experiment(db: sqlite_utils.Database, path_or_config: str | Path | dict[
     questions = select_questions(db, exp)
     _check_books(db, questions)
     planned = plan_answers(db, exp.systems, questions)
-    judge_preview = _judge_preview(db, exp, questions)
+    preview = judge_preview(db, exp, questions, planned)
+    _preflight([p.request for p in planned] + [r for r, _ in preview], missing_keys)
+    _check_stored_setups(db, exp)
     if dry_run:
-        return _dry_run_summary(db, exp, questions, planned, judge_preview, missing_keys)
+        return dry_run_summary(db, exp, questions, planned, preview, missing_keys)
     run_id = f"exp-{exp.name}-{uuid.uuid4().hex[:8]}"
     now = utcnow()
     qids = [q["id"] for q in questions]
@@ -356,27 +387,6 @@ def _finish(db: sqlite_utils.Database, name: str, run_id: str, status: str,
                    [status, now, dumps(summary)[:2000], run_id])
         db.execute("update experiments set status = ?, summary = ?, updated_at = ? "
                    "where name = ?", [status, dumps(summary), now, name])
-
-
-def _dry_run_summary(db: sqlite_utils.Database, exp: Experiment, questions: list[dict],
-                     planned: list, judge_preview: list, missing_keys: list[str]) -> dict[str, Any]:
-    from core.llm import estimate_cost
-
-    answer_est = estimate_cost([p.request for p in planned], db)
-    judge_est = estimate_cost(judge_preview, db, output_tokens=200)
-    return {
-        "experiment": exp.name, "dry_run": True, "questions": len(questions),
-        "systems": [s.name for s in exp.systems], "judges": [j.name for j in exp.judges],
-        "answer_calls": answer_est["calls"], "judge_calls": judge_est["calls"],
-        "calls": answer_est["calls"] + judge_est["calls"],
-        "input_tokens": answer_est["input_tokens"] + judge_est["input_tokens"],
-        "output_tokens": answer_est["output_tokens"] + judge_est["output_tokens"],
-        "cost_usd": round(answer_est["cost_usd"] + judge_est["cost_usd"], 4),
-        "answers": answer_est, "judgments": judge_est,
-        "note": "judge calls are estimated with placeholder answers and 200 output tokens; "
-                "answer output tokens are max_tokens (upper bound)",
-        "missing_keys": missing_keys,
-    }
 
 
 def list_experiments(db: sqlite_utils.Database) -> list[dict[str, Any]]:

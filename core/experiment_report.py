@@ -5,19 +5,28 @@ the Bradley-Terry leaderboard with question-clustered bootstrap intervals (the M
 under a weak prior, labelled as such, when the maximum-likelihood estimate does not exist).
 Also percent agreement and Cohen's kappa between raters, position consistency, parse and
 evidence counts, disputes and, when configured, the rater-bias 2x2 tables.
+
+The dry-run plan (:func:`dry_run_summary`) is a report too: the calls a run would still send
+(stored answers and judgments skipped), their tokens and estimated cost.
 """
 
 from __future__ import annotations
 
 import json
 import warnings
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import sqlite_utils
 
 from core.errors import InputError
 from core.store import rows
 from core.tournament import canonical_verdict, shown
+
+if TYPE_CHECKING:
+    from core.experiment import Experiment
+    from core.judges import Judge
+
+PLACEHOLDER_ANSWER = "A typical answer of about one or two sentences. " * 2
 
 
 def _latest_judgments(db: sqlite_utils.Database, rater: str, kind: str, qids: set[str],
@@ -126,10 +135,11 @@ def report(db: sqlite_utils.Database, name: str) -> dict[str, Any]:
     for judge in exp.judges:
         kind = "pairwise" if judge.pairwise else "absolute"
         js = _latest_judgments(db, judge.rater, kind, qset, sset)
-        out["raters"][judge.name] = rater_diagnostics(db, judge.rater, qids)
+        out["raters"][judge.name] = rater_diagnostics(db, judge.rater, qids, systems)
         if judge.pairwise:
             out["ranking"][judge.name] = _ranking(js, exp.report, exp.seed)
-            out["position_consistency"][judge.name] = position_consistency(db, judge.rater, qids)
+            out["position_consistency"][judge.name] = position_consistency(db, judge.rater, qids,
+                                                                         systems)
             items: dict[Any, str] = {}
             for r in js:
                 if r["status"] == "ok":
@@ -161,3 +171,110 @@ def report(db: sqlite_utils.Database, name: str) -> dict[str, Any]:
                     bias["pairwise" if kind else "absolute"] = {"error": str(exc)}
         out["rater_bias"] = bias
     return out
+
+
+# ---------------------------------------------------------------------------------------------
+# The dry-run plan: calls, tokens and cost of what a run would still send
+# ---------------------------------------------------------------------------------------------
+
+def _stored_judge_calls(db: sqlite_utils.Database, judge: "Judge", names: list[str]
+                       ) -> dict[str, int]:
+    """Per question: the judge calls of ``judge`` already stored without error on the
+    experiment's systems (a rerun skips them)."""
+    marks = ",".join("?" * len(names))
+    if judge.pairwise:
+        sql = (f"select question_id, count(*) from judgments where rater = ? and kind = "
+               f"'pairwise' and status != 'error' and system_a in ({marks}) and system_b in "
+               f"({marks}) group by question_id")
+        params = [judge.rater, *names, *names]
+    else:
+        sql = (f"select question_id, count(*) from judgments where rater = ? and kind = "
+               f"'absolute' and status != 'error' and system in ({marks}) group by question_id")
+        params = [judge.rater, *names]
+    return {r[0]: int(r[1]) for r in db.execute(sql, params)}
+
+
+def judge_preview(db: sqlite_utils.Database, exp: "Experiment", questions: list[dict],
+                   planned: list | None = None) -> list[tuple[Any, int]]:
+    """One placeholder request per (judge, question) with the number of judge calls it stands
+    for: over the answers stored or planned for that question (a system that skips a question
+    has none), judgments already stored left out (windows checked; for the dry-run estimate)."""
+    from core.judges import build_request
+    from core.systems import stored_answer_keys
+
+    out: list[tuple[Any, int]] = []
+    names = [s.name for s in exp.systems]
+    answered = stored_answer_keys(db, names) | {(p.question_id, p.system.name)
+                                                for p in planned or []}
+    per_q = {q["id"]: sum((q["id"], s) in answered for s in names) for q in questions}
+    for judge in exp.judges:
+        if judge.pairwise and judge not in exp.pairwise_judges:
+            continue
+        done = _stored_judge_calls(db, judge, names)
+        answers = [PLACEHOLDER_ANSWER] * (2 if judge.pairwise else 1)
+        for q in questions:
+            n = per_q[q["id"]]
+            calls = (n * (n - 1) // 2 * (2 if judge.both_orders else 1)) if judge.pairwise else n
+            if judge.pairwise and exp.design == "adaptive":
+                calls = round(calls * exp.budget)
+            req, _, _ = build_request(db, judge, q, answers, nonce="000000000000")
+            out.append((req, max(0, calls - done.get(q["id"], 0))))
+    return out
+
+
+def _estimate_repeated(preview: list[tuple[Any, int]], db: sqlite_utils.Database,
+                       output_tokens: int) -> dict[str, Any]:
+    """:func:`core.llm.estimate_cost` of ``preview`` where each request stands for ``k`` calls.
+
+    The distinct requests are priced by ``estimate_cost``; each of the ``k - 1`` repeats costs
+    ``call_cost(model, n_in, n_out, cached=context tokens)`` (its context was sent before, so
+    it counts as cached, as ``estimate_cost`` counts a repeated context). Hashing each repeat
+    would cost minutes on full-book contexts.
+    """
+    from core.llm import call_cost, count_tokens, estimate_cost, request_input_tokens
+
+    unique = [r for r, k in preview if k > 0]
+    est = estimate_cost(unique, db, output_tokens=output_tokens)
+    for req, k in preview:
+        if k <= 1:
+            continue
+        row = est["per_model"][req.model]
+        n_in = request_input_tokens(req)
+        n_out = min(output_tokens, req.max_tokens)
+        cached = count_tokens(req.context) if req.context else 0
+        extra = k - 1
+        row["calls"] += extra
+        row["input_tokens"] += n_in * extra
+        row["cached_tokens"] += cached * extra
+        row["output_tokens"] += n_out * extra
+        row["cost_usd"] = round(row["cost_usd"] + call_cost(req.model, n_in, n_out, cached)
+                                * extra, 6)
+        for key, val in (("calls", extra), ("input_tokens", n_in * extra),
+                         ("cached_tokens", cached * extra), ("output_tokens", n_out * extra)):
+            est[key] += val
+        est["requests_to_send"] += extra
+    est["cost_usd"] = round(sum(r["cost_usd"] for r in est["per_model"].values()), 6)
+    return est
+
+
+def dry_run_summary(db: sqlite_utils.Database, exp: "Experiment", questions: list[dict],
+                     planned: list, judge_preview: list[tuple[Any, int]],
+                     missing_keys: list[str]) -> dict[str, Any]:
+    from core.llm import estimate_cost
+
+    answer_est = estimate_cost([p.request for p in planned], db)
+    judge_est = _estimate_repeated(judge_preview, db, output_tokens=200)
+    return {
+        "experiment": exp.name, "dry_run": True, "questions": len(questions),
+        "systems": [s.name for s in exp.systems], "judges": [j.name for j in exp.judges],
+        "answer_calls": answer_est["calls"], "judge_calls": judge_est["calls"],
+        "calls": answer_est["calls"] + judge_est["calls"],
+        "input_tokens": answer_est["input_tokens"] + judge_est["input_tokens"],
+        "output_tokens": answer_est["output_tokens"] + judge_est["output_tokens"],
+        "cost_usd": round(answer_est["cost_usd"] + judge_est["cost_usd"], 4),
+        "answers": answer_est, "judgments": judge_est,
+        "note": "stored answers and judgments are skipped (a rerun resumes); judge calls are "
+                "estimated with placeholder answers and 200 output tokens; answer output "
+                "tokens are max_tokens (upper bound)",
+        "missing_keys": missing_keys,
+    }

@@ -246,14 +246,14 @@ def _already_generated(db, doc_id: str, entity_id: int, model: str, phash: str) 
         [doc_id, entity_id, model, phash]).fetchone() is not None
 
 
-def llm_candidates(db, doc: dict, entities: list[dict], model: str, per_entity: int,
-                   run_id: str, window_tokens: int | None = None, progress: bool = False
-                   ) -> tuple[list[Candidate], int]:
-    """Prompt ``model`` once per entity; return parsed candidates and the failure count."""
-    from core.llm import LLMRequest, complete_many, context_window
-    from core.prompts import prompt_hash, render_prompt
+def plan_generation(db, doc: dict, entities: list[dict], model: str, per_entity: int,
+                    window_tokens: int | None = None) -> tuple[list[Any], list[tuple]]:
+    """One request per entity (nothing sent) and its ``(entity, context kind, passage
+    indexes, context tokens)``; every request is checked by the model layer (provider, key,
+    window, task) before the caller writes anything."""
+    from core.llm import LLMRequest, context_window, preflight
+    from core.prompts import render_prompt
 
-    phash = prompt_hash(PROMPT)
     window = context_window(model) if window_tokens is None else window_tokens
     budget = None if window <= 0 else window - MAX_REPLY_TOKENS - PROMPT_RESERVE_TOKENS
     if budget is not None and budget < 500:
@@ -273,7 +273,35 @@ def llm_candidates(db, doc: dict, entities: list[dict], model: str, per_entity: 
             task="generate_questions", purpose="question generation",
             fields={"entity": e["name"], "title": doc["title"], "n_questions": per_entity,
                     "context_kind": kind}))
-        meta.append((e, kind, idxs, count_tokens(context)))
+        n_ctx = doc["n_tokens"] if kind == "full" and doc.get("n_tokens") else \
+            count_tokens(context)
+        meta.append((e, kind, idxs, n_ctx))
+    preflight(requests)
+    return requests, meta
+
+
+def check_generator_model(model: str) -> None:
+    """Raise before anything is written when ``model`` cannot generate questions (unknown
+    provider or baseline, missing key, an offline baseline: LLM-only task)."""
+    from core.llm import LLMRequest, preflight
+
+    preflight([LLMRequest(model=model, prompt="", max_tokens=MAX_REPLY_TOKENS,
+                          task="generate_questions", purpose="question generation",
+                          fields={"entity": "", "title": "", "n_questions": 1,
+                                  "context_kind": "full"})])
+
+
+def llm_candidates(db, doc: dict, entities: list[dict], model: str, per_entity: int,
+                   run_id: str, window_tokens: int | None = None, progress: bool = False,
+                   planned: tuple[list[Any], list[tuple]] | None = None
+                   ) -> tuple[list[Candidate], int]:
+    """Prompt ``model`` once per entity; return parsed candidates and the failure count."""
+    from core.llm import complete_many
+    from core.prompts import prompt_hash
+
+    phash = prompt_hash(PROMPT)
+    requests, meta = planned or plan_generation(db, doc, entities, model, per_entity,
+                                                window_tokens)
     replies = complete_many(db, requests, run_id=run_id, progress=progress)
     out, failures = [], 0
     for (e, kind, idxs, ctx_tokens), resp in zip(meta, replies):
@@ -322,28 +350,33 @@ def generate_questions(db: sqlite_utils.Database, doc_id: str, model: str, *,
     doc = get_document(db, doc_id)
     if doc is None:
         raise InputError(f"unknown document {doc_id!r}: import it first")
-    if not get_entities(db, doc_id, top=1):
-        build_entities(db, doc_id, method=entity_method, progress=progress)
     is_baseline = model in ("baseline", BASELINE)
     model = BASELINE if is_baseline else model
+    if not is_baseline:
+        check_generator_model(model)      # unknown model / no key: before anything is written
+    if not get_entities(db, doc_id, top=1):
+        build_entities(db, doc_id, method=entity_method, progress=progress)
+    entities = get_entities(db, doc_id, top=n_entities)
+    skipped, planned = 0, None
+    if not is_baseline:
+        from core.prompts import prompt_hash
+
+        phash = prompt_hash(PROMPT)
+        todo = [e for e in entities if not _already_generated(db, doc_id, e["id"], model, phash)]
+        skipped = len(entities) - len(todo)
+        # every request built and checked (window, task) before the run row is written
+        planned = plan_generation(db, doc, todo, model, per_entity, window_tokens)
     run_id = start_run(db, "generate", f"{doc_id} {model}",
                        {"model": model, "entities": n_entities, "per_entity": per_entity})
     try:
-        entities = get_entities(db, doc_id, top=n_entities)
-        skipped = 0
         if is_baseline:
             from core.generate_baseline import baseline_candidates
 
             candidates, failures = baseline_candidates(db, doc, n_entities, per_entity), 0
         else:
-            from core.prompts import prompt_hash
-
-            phash = prompt_hash(PROMPT)
-            todo = [e for e in entities if not _already_generated(db, doc_id, e["id"], model,
-                                                                   phash)]
-            skipped = len(entities) - len(todo)
             candidates, failures = (llm_candidates(db, doc, todo, model, per_entity, run_id,
-                                                   window_tokens, progress) if todo else ([], 0))
+                                                   window_tokens, progress, planned=planned)
+                                    if todo else ([], 0))
         counts = store_candidates(db, doc_id, candidates, run_id)
     except BaseException as exc:
         finish_run(db, run_id, "failed", str(exc)[:500])

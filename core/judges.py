@@ -383,14 +383,15 @@ def _judgment_row(db: sqlite_utils.Database, item: JudgeItem, resp: Any, run_id:
 # ---------------------------------------------------------------------------------------------
 
 def position_consistency(db: sqlite_utils.Database, rater: str,
-                         question_ids: Sequence[str] | None = None) -> dict[str, Any]:
+                         question_ids: Sequence[str] | None = None,
+                         systems: Sequence[str] | None = None) -> dict[str, Any]:
     """Items judged in both orders: how many gave inconsistent verdicts.
 
     A pair is inconsistent when the canonical verdicts (winner name, ``Equal``, ``None``) of the
     two orders differ; pairs with an unparsed side are left out.
     """
     items: dict[tuple[str, tuple[str, str]], dict[str, str]] = {}
-    for r in _latest(db, rater, "pairwise", question_ids):
+    for r in _latest(db, rater, "pairwise", question_ids, systems):
         if r["status"] != "ok":
             continue
         comp = Comparison(r["question_id"], r["system_a"], r["system_b"], r["order_shown"])
@@ -404,23 +405,31 @@ def position_consistency(db: sqlite_utils.Database, rater: str,
 
 
 def _latest(db: sqlite_utils.Database, rater: str, kind: str,
-            question_ids: Sequence[str] | None = None) -> list[dict]:
-    """A rater's judgments of ``kind`` that no later row supersedes."""
+            question_ids: Sequence[str] | None = None,
+            systems: Sequence[str] | None = None) -> list[dict]:
+    """A rater's judgments of ``kind`` that no later row supersedes (optionally only on
+    ``question_ids`` and on answers of ``systems``: a rater shared by two experiments)."""
     sql = ("select * from judgments j where rater = ? and kind = ? and not exists "
            "(select 1 from judgments s where s.supersedes = j.id)")
     found = rows(db, sql, [rater, kind])
     if question_ids is not None:
         keep = set(question_ids)
         found = [r for r in found if r["question_id"] in keep]
+    if systems is not None:
+        names = set(systems)
+        found = [r for r in found if (r["system"] in names if kind == "absolute" else
+                                      r["system_a"] in names and r["system_b"] in names)]
     return found
 
 
 def rater_diagnostics(db: sqlite_utils.Database, rater: str,
-                      question_ids: Sequence[str] | None = None) -> dict[str, Any]:
+                      question_ids: Sequence[str] | None = None,
+                      systems: Sequence[str] | None = None) -> dict[str, Any]:
     """Counts (ok / unparsed / error), share of verified evidence quotes, items flagged."""
     from core.evidence import verified_share
 
-    found = [r for k in ("absolute", "pairwise") for r in _latest(db, rater, k, question_ids)]
+    found = [r for k in ("absolute", "pairwise")
+             for r in _latest(db, rater, k, question_ids, systems)]
     status = {s: sum(1 for r in found if r["status"] == s) for s in ("ok", "unparsed", "error")}
     ev = [r["evidence"] if isinstance(r["evidence"], list) else [] for r in found]
     flagged = sum(1 for e in ev if any(not q.get("verified") for q in e))

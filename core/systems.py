@@ -283,7 +283,9 @@ def plan_answer(db: sqlite_utils.Database, system: System, question: dict) -> Pl
         if not fits(request):
             raise ContextTooLongError(f"system {system.name!r}: even the retrieval fallback "
                                       f"does not fit {system.model}'s window")
-    return PlannedAnswer(question["id"], system, request, count_tokens(context), used)
+    n_context = (doc.get("n_tokens") or count_tokens(context)) if context is doc["text"] \
+        else count_tokens(context)          # a whole book's count is stored: not recounted
+    return PlannedAnswer(question["id"], system, request, n_context, used)
 
 
 def stored_answer_keys(db: sqlite_utils.Database, system_names: list[str]) -> set[tuple[str, str]]:

@@ -63,6 +63,37 @@ def test_scripted_experiment_runs_reports_and_resumes(db):
     assert again["answers"]["answered"] == 0 and call_count("judge") == n_calls
 
 
+def test_adaptive_tournament_spends_its_budget_and_resumes(db):
+    seed(db)
+    scripts()
+    cfg = config(systems=[{"name": "s-none", "kind": "none", "model": "scripted:ans"},
+                          {"name": "s-full", "kind": "full", "model": "scripted:ans"},
+                          {"name": "s-rag", "kind": "rag", "model": "scripted:ans"}],
+                 judges=[{"name": "sbs", "kind": "side_by_side", "model": "scripted:judge",
+                          "context": "none"}],
+                 tournament={"design": "adaptive", "budget": 0.5, "batch": 2})
+    summary = run_experiment(db, cfg, progress=False)
+    # full design: 2 questions x 3 pairs = 6 calls; budget 0.5 -> 3
+    assert summary["judges"]["sbs"]["judged"] == 3
+    n = call_count("judge")
+    again = run_experiment(db, cfg, progress=False)
+    assert again["judges"]["sbs"]["judged"] == 0 and call_count("judge") == n
+    assert len(list(db.query("select id from judgments where rater = 'auto:sbs'"))) == 3
+
+
+def test_report_of_a_shared_rater_counts_only_its_own_systems(db):
+    seed(db)
+    scripts()
+    run_experiment(db, config(), progress=False)
+    other = config(name="t2", systems=[{"name": "s-none", "kind": "none", "model": "scripted:ans"},
+                                       {"name": "s-rag", "kind": "rag", "model": "scripted:ans"}])
+    run_experiment(db, other, progress=False)
+    rep = report(db, "t2")
+    assert rep["raters"]["ais"]["n"] == 4           # 2 questions x 2 systems, not 3 systems
+    assert rep["raters"]["sbs"]["n"] == 4           # 2 questions x 1 pair x 2 orders
+    assert rep["position_consistency"]["sbs"]["n_pairs"] == 2
+
+
 def test_dry_run_sends_and_writes_nothing(db):
     seed(db)
     scripts()
@@ -88,20 +119,79 @@ def test_dry_run_sends_and_writes_nothing(db):
     ({"data": {"documents": ["no-such-book"]}}, InputError, "no questions"),
     ({"tournament": {"judges": ["ais"]}}, ConfigError, "not a pairwise judge"),
 ])
-def test_bad_input_fails_before_any_request_and_writes_nothing(db, monkeypatch, change, error,
-                                                               match):
+def test_bad_input_fails_before_any_request_and_writes_nothing(db, db_path, monkeypatch, change,
+                                                               error, match):
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     monkeypatch.setenv("WORKBENCH_ENV_FILE", "/nonexistent/.env")
     seed(db)
     scripts()
     before = table_counts(db)
+    raw = _file_bytes(db, db_path)
     with pytest.raises(error, match=match):
         run_experiment(db, config(**change), progress=False)
-    assert table_counts(db) == before
+    assert table_counts(db) == before and _file_bytes(db, db_path) == raw
     assert call_count("ans") == 0 and call_count("judge") == 0
 
 
-def test_missing_book_and_window_fail_first(db):
+def _file_bytes(db, db_path) -> bytes:
+    """The database file's bytes after folding the WAL in (a checkpoint changes no content)."""
+    db.execute("pragma wal_checkpoint(TRUNCATE)")
+    return Path(db_path).read_bytes()
+
+
+@pytest.mark.parametrize("change, error, match", [
+    # an offline baseline name that does not exist
+    ({"systems": [{"name": "x", "kind": "none", "model": "offline:nonexistent"},
+                  {"name": "y", "kind": "none", "model": "scripted:ans"}]}, ConfigError,
+     "unknown offline baseline"),
+    # a baseline asked for a task it does not implement (the extractive answerer as a judge)
+    ({"judges": [{"name": "ais", "kind": "autoais", "model": "offline:extractive"}]},
+     ConfigError, "needs a real model"),
+    # a scripted model with no script
+    ({"judges": [{"name": "ais", "kind": "autoais", "model": "scripted:never-set"}]},
+     ConfigError, "no script"),
+])
+def test_bad_model_fails_before_any_write_byte_identical(db, db_path, change, error, match):
+    seed(db)
+    scripts()
+    before = _file_bytes(db, db_path)
+    with pytest.raises(error, match=match):
+        run_experiment(db, config(**change), progress=False)
+    with pytest.raises(error, match=match):
+        run_experiment(db, config(**change), dry_run=True, progress=False)
+    assert _file_bytes(db, db_path) == before
+    assert call_count("ans") == 0 and call_count("judge") == 0
+
+
+def test_changed_setup_under_a_stored_name_fails_before_any_write(db, db_path):
+    seed(db)
+    scripts()
+    run_experiment(db, config(), progress=False)
+    n_ans, n_judge = call_count("ans"), call_count("judge")
+    before = _file_bytes(db, db_path)
+    changed = config(systems=[{"name": "s-none", "kind": "rag", "model": "scripted:ans"},
+                              {"name": "s-full", "kind": "full", "model": "scripted:ans"}])
+    with pytest.raises(ConfigError, match="'s-none' is already stored with another"):
+        run_experiment(db, changed, progress=False)
+    judge_changed = config(judges=[{"name": "ais", "kind": "autoais", "model": "scripted:judge",
+                                    "context": "full"}])
+    with pytest.raises(ConfigError, match="judge 'ais' is already stored with another"):
+        run_experiment(db, judge_changed, progress=False)
+    assert _file_bytes(db, db_path) == before
+    assert (call_count("ans"), call_count("judge")) == (n_ans, n_judge)
+
+
+def test_dry_run_of_a_finished_run_plans_nothing(db, db_path):
+    seed(db)
+    scripts()
+    run_experiment(db, config(), progress=False)
+    before = _file_bytes(db, db_path)
+    plan = run_experiment(db, config(), dry_run=True, progress=False)
+    assert plan["answer_calls"] == 0 and plan["judge_calls"] == 0 and plan["cost_usd"] == 0
+    assert _file_bytes(db, db_path) == before
+
+
+def test_missing_book_and_window_fail_first(db, db_path):
     seed(db)
     scripts()
     from core.store import utcnow
@@ -113,8 +203,10 @@ def test_missing_book_and_window_fail_first(db):
     db.execute("update questions set document_id = 'gone', context_document_id = 'gone' "
                "where id = 'q2'")
     before = table_counts(db)
+    raw = _file_bytes(db, db_path)
     with pytest.raises(InputError, match="not in the store"):
         run_experiment(db, config(), progress=False)
+    assert _file_bytes(db, db_path) == raw
     db.execute("update questions set document_id = 's1', context_document_id = 's1' "
                "where id = 'q2'")
     catalog.configure("scripted", default_context_window=1500)
@@ -126,11 +218,13 @@ def test_missing_book_and_window_fail_first(db):
     assert table_counts(db) == before and call_count("ans") == 0
 
 
-def test_toml_syntax_error(tmp_path, db):
+def test_toml_syntax_error(tmp_path, db, db_path):
     bad = tmp_path / "bad.toml"
     bad.write_text('name = "x"\n[[systems]\nkind = "none"\n', encoding="utf-8")
+    before = _file_bytes(db, db_path)
     with pytest.raises(ConfigError, match="TOML syntax error.*line 2"):
         run_experiment(db, bad)
+    assert _file_bytes(db, db_path) == before
     with pytest.raises(InputError, match="no such experiment file"):
         run_experiment(db, tmp_path / "missing.toml")
 
@@ -141,6 +235,23 @@ def test_shipped_experiments_parse():
     for path in sorted((ROOT / "experiments").glob("*.toml")):
         exp = load_experiment(path)
         assert exp.systems and exp.judges, path
+
+
+def test_shipped_experiments_can_share_one_database():
+    """A system or judge name used by several shipped experiments means one setup in all of
+    them; else the second experiment run on the same database stops with 'already stored with
+    another configuration' (the rater-bias illustration after the demo, for instance)."""
+    from core.experiment import load_experiment
+
+    systems, judges = {}, {}
+    for path in sorted((ROOT / "experiments").glob("*.toml")):
+        exp = load_experiment(path)
+        for s in exp.systems:
+            setup = (s.model, s.context, s.params(), s.prompt)
+            assert systems.setdefault(s.name, (setup, path.name))[0] == setup, (s.name, path.name)
+        for j in exp.judges:
+            setup = (j.kind, j.model, j.context, j.params())
+            assert judges.setdefault(j.name, (setup, path.name))[0] == setup, (j.name, path.name)
 
 
 def test_offline_demo_end_to_end(tmp_path):

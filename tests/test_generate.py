@@ -206,6 +206,30 @@ def test_offline_model_refuses_generation(book):
         gen.generate_questions(book, "book", "offline:extractive", n_entities=1)
 
 
+@pytest.mark.parametrize("model, match", [
+    ("nosuch:model", "unknown provider"),
+    ("openai:gpt-4o", "OPENAI_API_KEY"),
+    ("offline:extractive", "needs a real model"),
+    ("offline:nonexistent", "unknown offline baseline"),
+    ("scripted:never-set", "no script"),
+])
+def test_bad_model_fails_before_anything_is_written(db, db_path, monkeypatch, model, match):
+    """No runs row, no entities, no failure rows: the database file is byte-identical."""
+    from pathlib import Path
+
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.setenv("WORKBENCH_ENV_FILE", "/nonexistent/.env")
+    upsert_document(db, "raw", _book(8), kind="book", source="file", title="Raw")
+    db.execute("pragma wal_checkpoint(TRUNCATE)")
+    before = Path(db_path).read_bytes()
+    with pytest.raises(ConfigError, match=match):
+        gen.generate_questions(db, "raw", model, n_entities=2, per_entity=1)
+    with pytest.raises(ConfigError, match=match):
+        build_entities(db, "raw", method="regex", model=model)      # the LLM alias merger
+    db.execute("pragma wal_checkpoint(TRUNCATE)")
+    assert Path(db_path).read_bytes() == before
+
+
 def test_errors(db):
     with pytest.raises(InputError, match="unknown document"):
         gen.generate_questions(db, "nope", "baseline")

@@ -178,3 +178,7 @@ def test_evidence_fuzzy_match():
     assert fuzzy["verified"] and 90 <= fuzzy["score"] < 100
     assert not verify_quote("a bright and sunny morning in May", src)["verified"]
     assert verify_quotes([], src) == []
+    # the retrieval context's "[Passage N]" header is our markup, not book text
+    header = verify_quote("[Passage 3]\nthe rain fell in torrents", src)
+    assert header["verified"] and header["start"] == src.index("the rain")
+    assert not verify_quote("[Passage 3]\nthe snow fell in buckets", src)["verified"]

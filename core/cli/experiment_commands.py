@@ -50,8 +50,10 @@ def format_report(rep: dict[str, Any]) -> str:
     lines.append("")
     for name, d in rep["raters"].items():
         ev = d["evidence"]
+        share = f" ({ev['share']:.1%})" if ev.get("share") is not None else ""
         lines.append(f"rater {name}: ok={d['ok']} unparsed={d['unparsed']} errors={d['error']} "
-                     f"quotes verified {ev['n_verified']}/{ev['n_quotes']}")
+                     f"quotes verified {ev['n_verified']}/{ev['n_quotes']}{share}, "
+                     f"items with an unverified quote {d['items_with_unverified_quote']}")
     ds = rep["disputes"]
     lines.append(f"disputes: {ds['n']} ({ds['per_kind']}), resolved {ds['resolved']}")
     for kind, cells in (rep.get("rater_bias") or {}).items():
