@@ -29,18 +29,9 @@ REQUIRED = ("query_id", "qid", "question")
 
 def _records(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
     """``(line_number, record)`` for every exam question in a CAR-style JSONL file."""
-    from core.corpus import decode_bytes  # empty, binary and non-UTF-8 files: clear errors
+    from core.importers.tabular import jsonl_records  # decoding and JSON errors name the line
 
-    for n, line in enumerate(decode_bytes(path.read_bytes(), path).split("\n"), start=1):
-        if not line.strip():
-            continue
-        try:
-            rec = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise InputError(f"not valid JSON ({exc.msg} at column {exc.colno})",
-                             path=str(path), line=n) from None
-        if not isinstance(rec, dict):
-            raise InputError("expected a JSON object", path=str(path), line=n)
+    for n, rec in jsonl_records(path):
         if "items" in rec:  # rubric-evaluation layout: one line per (query, facet)
             items = rec.get("items")
             if items is not None and not isinstance(items, list):

@@ -66,18 +66,11 @@ def read_articles_jsonl(path: str | Path) -> dict[str, str]:
     ``InputError`` (path, line) for a line that is not such an object, a non-string or blank
     text, or a query id given twice.
     """
-    from core.corpus import read_text_file
+    from core.importers.tabular import jsonl_records
 
     texts: dict[str, str] = {}
-    for n, line in enumerate(read_text_file(path).split("\n"), start=1):
-        if not line.strip():
-            continue
-        try:
-            rec = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise InputError(f"not valid JSON ({exc.msg} at column {exc.colno})",
-                             path=str(path), line=n) from None
-        if not isinstance(rec, dict) or not isinstance(rec.get("text"), str) or \
+    for n, rec in jsonl_records(path):
+        if not isinstance(rec.get("text"), str) or \
                 not isinstance(rec.get("query_id"), (str, int)):
             raise InputError('expected {"query_id": ..., "text": "..."}', path=str(path),
                              line=n)

@@ -50,6 +50,18 @@ def read_records(path: str | Path, required: list[str], *,
     return records
 
 
+def jsonl_records(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    """``(line_number, object)`` for every non-blank line of a UTF-8 JSONL file.
+
+    ``InputError`` (path, line) for an empty, binary or non-UTF-8 file, invalid JSON, or a line
+    that is not a JSON object.
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise InputError("no such file", path=str(path))
+    yield from _jsonl(decode_bytes(path.read_bytes(), path), path)
+
+
 def _jsonl(text: str, path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
     for number, raw in enumerate(text.split("\n"), start=1):
         if not raw.strip():
@@ -57,10 +69,10 @@ def _jsonl(text: str, path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
         try:
             value = json.loads(raw)
         except json.JSONDecodeError as exc:
-            raise InputError(f"invalid JSON ({exc.msg} at character {exc.pos})",
+            raise InputError(f"not valid JSON ({exc.msg} at column {exc.colno})",
                              path=str(path), line=number) from None
         if not isinstance(value, dict):
-            raise InputError("each line must be a JSON object", path=str(path), line=number)
+            raise InputError("expected a JSON object", path=str(path), line=number)
         yield number, value
 
 
