@@ -145,11 +145,14 @@ def record_review(db: sqlite_utils.Database, question_id: str, annotator: str,
 
     The checklist is validated against :func:`core.xrag_review.checklist_fields` of the question
     (complete when ``decision`` is None and the decision is derived from it; it may be partial
-    next to an explicit ``decision``) and stored as given, keyed by field name. The outcome follows
-    :func:`core.xrag_review.review_outcome` (the Sufficient filter discards a cross-document
-    question and its translations). The question's ``status`` becomes ``discarded`` or the majority
-    decision of the effective reviews (ties: latest). Edits of an XRAG question replace its text
-    (the original kept in ``metadata``); other questions keep the edited texts in the review only.
+    next to an explicit ``decision``) and stored as given, keyed by field name. An explicit
+    ``decision`` (Accept / Reject / Save edit) is stored as chosen after
+    :func:`core.xrag_review.decision_problem` (a refused decision raises InputError and writes
+    nothing). The outcome follows :func:`core.xrag_review.review_outcome` (the Sufficient filter
+    discards a cross-document question and its translations, whatever the decision). The
+    question's ``status`` becomes ``discarded`` or the majority decision of the effective reviews
+    (ties: latest). Edits (decision ``edit`` only) of an XRAG question replace its text (the
+    original kept in ``metadata``); other questions keep the edited texts in the review only.
     Appends one row, superseding this annotator's previous review, all in one transaction.
     """
     if decision is not None and decision not in REVIEW_DECISIONS:
@@ -158,8 +161,6 @@ def record_review(db: sqlite_utils.Database, question_id: str, annotator: str,
         raise InputError("annotator name is empty")
     edited_question = (edited_question or "").strip() or None
     edited_answer = (edited_answer or "").strip() or None
-    if decision == "edit" and not (edited_question or edited_answer):
-        raise InputError("an edit needs an edited question or answer")
     with transaction(db):
         found = rows(db, "select * from questions where id = ?", [question_id])
         if not found:

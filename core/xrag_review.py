@@ -1,7 +1,7 @@
 """The question-review guideline (one checklist spec for every question) and XRAG's label statistics.
 
-The guideline is the XRAG annotation guideline; the Review page and :func:`core.annotation.submit_review`
-(the one write path of reviews) use it for every question:
+The guideline is the XRAG annotation guideline; the Review page and
+:func:`core.annotation.record_review` (the one write path of reviews) use it for every question:
 
 * ``CHECKLIST_FIELDS`` for an English cross-document question (two articles: per article
   ``Sufficient`` / ``Some`` / ``None``);
@@ -9,15 +9,19 @@ The guideline is the XRAG annotation guideline; the Review page and :func:`core.
   instead of the per-article support);
 * ``TRANSLATION_FIELDS`` for a translation (a question with a ``parent_id``).
 
-:func:`review_outcome` turns a checklist into a decision (``accept`` / ``reject`` / ``edit``); the
-question's status is then set by :func:`core.annotation.submit_review`:
+:func:`review_outcome` checks a reviewer's explicit decision (``accept`` / ``reject`` /
+``edit``, the Review page's Accept / Reject / Save edit buttons) against the checklist
+(:func:`decision_problem`: Accept is refused when the checklist says not intelligible, not
+answerable or answer not correct; an edit needs an edited question or a corrected answer; Reject
+needs nothing more), or derives one from the checklist when none is given (``apply_review``,
+scripts). The question's status is then set by :func:`core.annotation.record_review`:
 
 * ``discarded`` when any annotator's current review says either article alone is
-  ``Sufficient`` (the question does not need both articles); its translations are discarded too;
-* otherwise the majority of the current reviews' decisions (ties: the latest): ``rejected`` when
-  the question is not intelligible or not answerable, ``edited`` when the answer is wrong (the
-  correction becomes the reference answer of an XRAG question) or the text was edited,
-  ``accepted`` otherwise.
+  ``Sufficient`` (the question does not need both articles), whatever the decisions; its
+  translations are discarded too;
+* otherwise the majority of the current reviews' decisions (ties: the latest): ``accepted``,
+  ``rejected`` or ``edited`` (an XRAG question's edit replaces its text or reference answer, the
+  original kept in its metadata).
 
 :func:`apply_review` is the XRAG entry point of that same write path.
 """
@@ -131,14 +135,70 @@ def sufficient_reason(checklists: list[dict[str, Any]]) -> str:
     return ""
 
 
+_NOT = {"intelligible": "not intelligible", "answerable": "not answerable from the source",
+        "answer_correct": "the answer is not correct"}
+
+
+def decision_problem(question: dict[str, Any], checklist: dict[str, Any], decision: str,
+                     edited_question: str | None = None, edited_answer: str | None = None) -> str:
+    """Why an explicit ``decision`` is refused for this checklist (a sentence), or ``""``.
+
+    ``accept``: refused when the checklist says not intelligible / not answerable / answer not
+    correct (a translation: meaning not kept), or when an edit was entered. ``edit``: needs an
+    edited question or a corrected answer (a translation: a corrected text), and a corrected
+    answer when the answer is marked not correct. ``reject``: never refused.
+    """
+    c = checklist
+    if question.get("parent_id"):
+        edited = edited_question or c.get("edited_question") or edited_answer \
+            or c.get("edited_answer")
+        if decision == "accept" and c.get("translation_ok") is False:
+            return ("Accept is refused: the checklist says the translation does not keep the "
+                    "meaning. Choose Reject, or Save edit with a corrected translation.")
+        if decision == "accept" and edited:
+            return ("Accept is refused: you entered a corrected translation. Choose Save edit "
+                    "to keep it, or clear it to accept.")
+        if decision == "edit" and not edited:
+            return ("Save edit needs a corrected translation of the question or of the answer; "
+                    "to turn the translation down choose Reject.")
+        return ""
+    ea = edited_answer or c.get("correction")
+    if decision == "accept":
+        said = [text for name, text in _NOT.items() if c.get(name) is False]
+        if said:
+            return (f"Accept is refused: the checklist says {' / '.join(said)}. Choose Reject, "
+                    "or Save edit with an edited question or a corrected answer.")
+        if edited_question or ea:
+            return ("Accept is refused: you entered an edited question or a corrected answer. "
+                    "Choose Save edit to keep it, or clear it to accept.")
+    if decision == "edit":
+        if not (edited_question or ea):
+            return ("Save edit needs an edited question or a corrected answer; to turn the "
+                    "question down choose Reject.")
+        if c.get("answer_correct") is False and not ea:
+            return ("Save edit: the checklist says the answer is not correct, so give the "
+                    "corrected answer (or choose Reject).")
+    return ""
+
+
 def review_outcome(question: dict[str, Any], checklist: dict[str, Any],
                    others: list[dict[str, Any]] = (), decision: str | None = None,
                    edited_question: str | None = None, edited_answer: str | None = None
                    ) -> Outcome:
     """Apply the guideline to a validated ``checklist`` (``others``: the other annotators' current
-    checklists). ``decision`` given explicitly wins over the derived one, except that the
-    Sufficient filter always discards a cross-document question."""
+    checklists).
+
+    An explicit ``decision`` (the reviewer's Accept / Reject / Save edit) is checked by
+    :func:`decision_problem` (InputError) and kept as given; ``None`` derives it from the
+    checklist (a cross-document question whose own checklist says Sufficient: ``reject``). The
+    Sufficient filter discards a cross-document question whatever the decision. Edited texts
+    are kept only by an ``edit``.
+    """
     c = checklist
+    if decision is not None:
+        problem = decision_problem(question, c, decision, edited_question, edited_answer)
+        if problem:
+            raise InputError(problem)
     if question.get("parent_id"):
         eq = edited_question or c.get("edited_question")
         ea = edited_answer or c.get("edited_answer")
@@ -146,14 +206,16 @@ def review_outcome(question: dict[str, Any], checklist: dict[str, Any],
             decision = ("edit" if eq or ea else "accept" if c["translation_ok"] else "reject")
         reason = {"edit": "translation corrected by the reviewer", "accept": "",
                   "reject": "translation rejected"}[decision]
+        if decision != "edit":
+            eq = ea = None
         return Outcome(decision, reason, False, eq, ea)
-    ea = edited_answer or c.get("correction")
+    eq, ea = edited_question, edited_answer or c.get("correction")
     cross = is_cross_document(question)
     own = sufficient_reason([c]) if cross else ""
-    if own:
-        return Outcome("reject", own, True, edited_question, None)
     if decision is None:
-        if not c["intelligible"] or not c["answerable"]:
+        if own:
+            decision = "reject"
+        elif not c["intelligible"] or not c["answerable"]:
             decision = "reject"
         elif not c["answer_correct"]:
             if not ea:
@@ -161,15 +223,20 @@ def review_outcome(question: dict[str, Any], checklist: dict[str, Any],
                                  column="correction")
             decision = "edit"
         else:
-            decision = "edit" if edited_question else "accept"
-    reason = {"reject": "not intelligible or not answerable from the source",
-              "edit": "answer or question corrected by the reviewer", "accept": ""}[decision]
+            decision = "edit" if eq else "accept"
+        reason = {"reject": "not intelligible or not answerable from the source",
+                  "edit": "answer or question corrected by the reviewer", "accept": ""}[decision]
+    else:
+        reason = {"reject": "rejected by the reviewer",
+                  "edit": "answer or question corrected by the reviewer", "accept": ""}[decision]
     if decision != "edit":
-        ea = None
+        eq = ea = None
+    if own:
+        return Outcome(decision, own, True, eq, ea)
     why = sufficient_reason(list(others)) if cross else ""
     if why:
-        return Outcome(decision, f"another reviewer: {why}", True, edited_question, ea)
-    return Outcome(decision, reason, False, edited_question, ea)
+        return Outcome(decision, f"another reviewer: {why}", True, eq, ea)
+    return Outcome(decision, reason, False, eq, ea)
 
 
 def _question(db: sqlite_utils.Database, question_id: str) -> dict[str, Any]:
@@ -190,13 +257,15 @@ def current_reviews(db: sqlite_utils.Database, question_id: str | None = None
 
 
 def apply_review(db: sqlite_utils.Database, question_id: str, annotator: str,
-                 checklist: dict[str, Any], note: str = "") -> dict[str, Any]:
-    """Review an XRAG question through :func:`core.annotation.submit_review` (decision derived
-    from the checklist). Returns ``{"review_id", "status", "reason"}``."""
+                 checklist: dict[str, Any], note: str = "", decision: str | None = None
+                 ) -> dict[str, Any]:
+    """Review an XRAG question through :func:`core.annotation.record_review` (the decision
+    given, or derived from the checklist when None). Returns ``{"review_id", "status",
+    "reason"}``."""
     from core.annotation import record_review   # annotation imports this module
 
     _question(db, question_id)
-    out = record_review(db, question_id, annotator, checklist, note=note)
+    out = record_review(db, question_id, annotator, checklist, decision=decision, note=note)
     return {"review_id": out.review_id, "status": out.status, "reason": out.reason}
 
 

@@ -1,4 +1,5 @@
-"""Review questions: the XRAG checklist, accept / reject / edit, agreement between reviewers."""
+"""Review questions: the XRAG checklist, then Accept / Reject / Save edit; agreement between
+reviewers."""
 
 import streamlit as st
 
@@ -38,8 +39,16 @@ with ui.database() as db:
         qid = queue[0] if queue else None
     last = st.session_state.pop("last_review", None)
     if last:
-        msg = f"Review of `{last['question_id']}` saved: the question is now **{last['status']}**"
-        st.success(msg + (f" ({views.escape_markdown(last['reason'])})." if last["reason"] else "."))
+        said = f"Review of `{last['question_id']}` saved with your decision **{last['button']}**"
+        why = views.escape_markdown(last["reason"]) if last["reason"] else ""
+        if last["status"] == "discarded":
+            st.warning(f"{said}, but the question is **discarded** whatever the decision: {why}. "
+                       "Its translations are discarded too.")
+        else:
+            own = {"accept": "accepted", "reject": "rejected", "edit": "edited"}[last["decision"]]
+            st.success(f"{said}: the question is now **{last['status']}**"
+                       + (" (the majority of the current reviews decides)"
+                          if last["status"] != own else "") + (f" ({why})." if why else "."))
     if qid is None:
         st.success("Nothing left for you to review with these filters: you have reviewed every "
                    "matching question, or each already has its reviews. Change the filters above "
@@ -88,21 +97,30 @@ with ui.database() as db:
     with st.expander("Provenance"):
         st.json(detail["provenance"])
 
-    st.subheader("Checklist")
+    st.subheader("Checklist and decision")
     fields = detail["checklist_fields"]
     translation = bool(q.get("parent_id"))
-    if any(f["name"] == "support_a" for f in fields):
-        st.caption("The decision follows from the checklist: if either article alone is "
-                   "**Sufficient** the question is discarded (it does not need both articles); "
-                   "not intelligible or not answerable: rejected; a wrong answer (give the "
-                   "correction) or an edited question: edited; otherwise accepted.")
-    elif translation:
-        st.caption("A corrected translation makes the translation edited; otherwise it is "
-                   "accepted when the meaning is kept and rejected when not.")
+    if translation:
+        st.caption("Answer the checklist, then decide. **Accept** is refused when the translation "
+                   "does not keep the meaning; **Reject** needs nothing more (a note is optional); "
+                   "**Save edit** needs a corrected translation (the original is kept).")
     else:
-        st.caption("The decision follows from the checklist: not intelligible or not answerable: "
-                   "rejected; a wrong answer (give the correction) or an edited question: edited; "
-                   "otherwise accepted.")
+        st.caption("Answer the checklist, then decide. **Accept** is refused when the checklist "
+                   "says not intelligible, not answerable or answer not correct; **Reject** needs "
+                   "nothing more (a note is optional); **Save edit** needs an edited question or "
+                   "a corrected answer (the original is kept).")
+    if any(f["name"] == "support_a" for f in fields):
+        st.caption("If either article alone is **Sufficient**, the question is discarded whatever "
+                   "the decision: it does not need both articles.")
+    st.caption("The question's status is the majority of the current reviews' decisions; "
+               "submitting again replaces your own earlier review (kept in the history).")
+    meta = q.get("metadata") or {}
+    if meta.get("original_question") or meta.get("original_answers"):
+        with st.expander("The original, before the edit"):
+            if meta.get("original_question"):
+                ui.untrusted(meta["original_question"], "question")
+            if meta.get("original_answers"):
+                ui.untrusted((meta["original_answers"] or [""])[0], "answer")
     mine = next((r for r in detail["reviews"] if r["annotator"] == who), None)
     old = (mine or {}).get("checklist") or {}
     titles = [d.get("title") or d["id"] for d in detail["documents"]]
@@ -126,24 +144,30 @@ with ui.database() as db:
             else:
                 values[name] = st.text_input(label, value=old.get(name) or "", key=key)
         edited_q = "" if translation else st.text_area(
-            "Edited question (optional; the original is kept)", key=f"edited_{qid}")
-        note = st.text_input("Note", key=f"note_{qid}")
+            "Edited question (for Save edit; the original is kept)", key=f"edited_{qid}")
+        note = st.text_input("Note (optional)", key=f"note_{qid}")
         missing = [f["label"] for f in fields
                    if f["required"] and f["type"] != "text" and values.get(f["name"]) is None]
-        if st.form_submit_button("Submit review"):
-            if missing:
-                st.error("Answer every required checklist item first (nothing was stored): "
-                         + "; ".join(missing) + ".")
-            else:
-                try:
-                    res = ann.record_review(
-                        db, qid, who, {k: v for k, v in values.items() if v not in (None, "")},
-                        edited_question=edited_q, note=note)
-                    st.session_state["last_review"] = {"question_id": qid, "status": res.status,
-                                                       "reason": res.reason, "id": res.review_id}
-                    st.rerun()
-                except WorkbenchError as exc:
-                    st.error(str(exc))
+        cols = st.columns(3)
+        pressed = {"accept": cols[0].form_submit_button("Accept", type="primary"),
+                   "reject": cols[1].form_submit_button("Reject"),
+                   "edit": cols[2].form_submit_button("Save edit")}
+        chosen = next((d for d, hit in pressed.items() if hit), None)
+        button = {"accept": "Accept", "reject": "Reject", "edit": "Save edit"}.get(chosen)
+        if chosen and missing:
+            st.error("Answer every required checklist item first (nothing was stored): "
+                     + "; ".join(missing) + ".")
+        elif chosen:
+            try:
+                res = ann.record_review(
+                    db, qid, who, {k: v for k, v in values.items() if v not in (None, "")},
+                    decision=chosen, edited_question=edited_q, note=note)
+                st.session_state["last_review"] = {
+                    "question_id": qid, "status": res.status, "reason": res.reason,
+                    "id": res.review_id, "decision": res.decision, "button": button}
+                st.rerun()
+            except WorkbenchError as exc:
+                st.error(f"{button}: nothing was stored. {exc}")
     if detail["reviews"]:
         st.subheader("Reviews of this question")
         st.dataframe([{k: r[k] for k in ("annotator", "decision", "edited_question",

@@ -43,8 +43,11 @@ def test_review_supersedes_own_and_keeps_original(fdb):
     assert "Fixture question" in original[0] and original[1] == "edited"
     with pytest.raises(Exception, match="append-only"):
         db.execute("update reviews set decision = 'reject' where id = ?", [first])
-    with pytest.raises(InputError):
+    with pytest.raises(InputError, match="needs an edited question or a corrected answer"):
         ann.submit_review(db, q, "alice", "edit")          # an edit needs a text
+    with pytest.raises(InputError, match="Accept is refused.*not answerable"):
+        ann.submit_review(db, q, "alice", "accept", checklist={"answerable": False})
+    assert len(ann.effective_reviews(db, q)) == 2         # refused: nothing was written
     with pytest.raises(InputError):
         ann.submit_review(db, q, "alice", "maybe")
 

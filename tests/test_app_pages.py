@@ -86,30 +86,137 @@ def test_sign_in_and_access_code(fixture_db, monkeypatch):
     assert at.session_state["annotator"] == "bob"
 
 
+REVIEW = "pages/1_Review_questions.py"
+
+
+def _answer(at: AppTest, **answers: str) -> None:
+    """Set the Yes / No checklist items (default Yes; ``answerable="No"`` etc. by field)."""
+    names = {"The question is intelligible and reads naturally": "intelligible",
+             "The question can be answered from the source": "answerable",
+             "The question can be answered from the two articles": "answerable",
+             "The reference answer is correct": "answer_correct"}
+    for r in at.radio:
+        if r.options == ["Yes", "No"]:
+            r.set_value(answers.get(names[r.label], "Yes"))
+
+
+def _text(at: AppTest, label_start: str):
+    return [t for t in [*at.text_input, *at.text_area] if t.label.startswith(label_start)][0]
+
+
+def _shown_question(at: AppTest) -> str:
+    cap = [c.value for c in at.caption if c.value.startswith("id `")][0]
+    return cap.split("`")[1]
+
+
 def test_submit_review_writes_one_row(fixture_db):
     path, _ = fixture_db
-    at = ok(page("pages/1_Review_questions.py"))
+    at = ok(page(REVIEW))
     checks = [r for r in at.radio if r.options == ["Yes", "No"]]
     assert [r.label for r in checks] == ["The question is intelligible and reads naturally",
                                          "The question can be answered from the source",
                                          "The reference answer is correct"]
     assert all(r.value is None for r in checks)                      # no default answer
-    ok(button(at, "Submit review").click().run())                   # refused, nothing stored
-    assert count(path, "select count(*) from reviews") == 0
-    assert any("Answer every required checklist item" in e.value and "reference answer is "
-               "correct" in e.value for e in at.error)
-    for r in at.radio:
-        if r.options == ["Yes", "No"]:
-            r.set_value("Yes")
+    assert [b.label for b in at.button if b.label in ("Accept", "Reject", "Save edit")] == [
+        "Accept", "Reject", "Save edit"]
+    assert not [b for b in at.button if b.label == "Submit review"]
+    for label in ("Accept", "Reject", "Save edit"):                  # refused, nothing stored
+        ok(button(at, label).click().run())
+        assert count(path, "select count(*) from reviews") == 0
+        assert any("Answer every required checklist item" in e.value and "reference answer is "
+                   "correct" in e.value for e in at.error)
+    _answer(at)
     for cb in at.checkbox:
         cb.check()
-    ok(button(at, "Submit review").click().run())
+    ok(button(at, "Accept").click().run())
     assert count(path, "select count(*) from reviews") == 1
     assert count(path, "select count(*) from reviews where annotator = 'alice' and "
                        "decision = 'accept' and json_extract(checklist, '$.long_span') = 1") == 1
     # The queue moved on: the next question is another one, progress counts it.
     assert any("1 of" in str(p.proto.text) for p in at.get("progress"))
-    assert any("now **accepted**" in s.value for s in at.success)
+    assert any("decision **Accept**" in s.value and "now **accepted**" in s.value
+               for s in at.success)
+
+
+def test_reject_and_save_edit_each_write_one_row(fixture_db):
+    path, _ = fixture_db
+    at = ok(page(REVIEW))
+    first = _shown_question(at)
+    _answer(at, answerable="No")                        # Reject: no further fields, no note
+    ok(button(at, "Reject").click().run())
+    assert count(path, "select count(*) from reviews") == 1
+    assert count(path, f"select count(*) from reviews where question_id = '{first}' and "
+                       "decision = 'reject' and note = ''") == 1
+    assert count(path, f"select count(*) from questions where id = '{first}' and "
+                       "status = 'rejected'") == 1
+    assert any("decision **Reject**" in s.value and "now **rejected**" in s.value
+               for s in at.success)
+    second = _shown_question(at)
+    assert second != first
+    original = count(path, f"select question from questions where id = '{second}'")
+    _answer(at, answer_correct="No")
+    _text(at, "Edited question").set_value("Who is Enoch Soames, really?")
+    _text(at, "Corrected answer").set_value("A minor poet of the 1890s.")
+    _text(at, "Note").set_value("sharper wording")
+    ok(button(at, "Save edit").click().run())
+    assert count(path, "select count(*) from reviews") == 2
+    assert count(path, f"select count(*) from reviews where question_id = '{second}' and "
+                       "decision = 'edit' and edited_question = 'Who is Enoch Soames, really?' "
+                       "and edited_answer = 'A minor poet of the 1890s.' "
+                       "and note = 'sharper wording'") == 1
+    # an edit keeps the original: the question row still has its own text
+    assert count(path, f"select question from questions where id = '{second}'") == original
+    assert count(path, f"select count(*) from questions where id = '{second}' and "
+                       "status = 'edited'") == 1
+
+
+def test_accept_is_refused_by_a_negative_checklist(fixture_db):
+    path, _ = fixture_db
+    at = ok(page(REVIEW))
+    for field, says in (("intelligible", "not intelligible"),
+                        ("answerable", "not answerable from the source"),
+                        ("answer_correct", "the answer is not correct")):
+        _answer(at, **{field: "No"})
+        ok(button(at, "Accept").click().run())
+        assert count(path, "select count(*) from reviews") == 0
+        assert any("Accept: nothing was stored" in e.value and says in e.value and
+                   "Choose Reject, or Save edit" in e.value for e in at.error), field
+    _answer(at)                                         # Yes everywhere, but an edit typed
+    _text(at, "Edited question").set_value("A better question?")
+    ok(button(at, "Accept").click().run())
+    assert count(path, "select count(*) from reviews") == 0
+    assert any("Choose Save edit to keep it" in e.value for e in at.error)
+
+
+def test_save_edit_is_refused_without_an_edit(fixture_db):
+    path, _ = fixture_db
+    at = ok(page(REVIEW))
+    _answer(at)
+    ok(button(at, "Save edit").click().run())
+    assert count(path, "select count(*) from reviews") == 0
+    assert any("Save edit: nothing was stored" in e.value and "needs an edited question or a "
+               "corrected answer" in e.value for e in at.error)
+    _answer(at, answer_correct="No")                    # a new question text is not enough
+    _text(at, "Edited question").set_value("A better question?")
+    ok(button(at, "Save edit").click().run())
+    assert count(path, "select count(*) from reviews") == 0
+    assert any("give the corrected answer" in e.value for e in at.error)
+
+
+def test_a_second_decision_supersedes_my_first(fixture_db):
+    path, _ = fixture_db
+    at = ok(page(REVIEW))
+    [r for r in at.radio if r.label == "Show"][0].set_value("Pick a question").run()
+    qid = [s for s in at.selectbox if s.label == "Question"][0].value
+    _answer(ok(at))
+    ok(button(at, "Accept").click().run())
+    _answer(at, intelligible="No")
+    ok(button(at, "Reject").click().run())
+    assert count(path, "select count(*) from reviews") == 2
+    assert count(path, "select count(*) from reviews r where not exists (select 1 from reviews "
+                       "s where s.supersedes = r.id) and decision = 'reject'") == 1
+    assert count(path, f"select count(*) from questions where id = '{qid}' and "
+                       "status = 'rejected'") == 1
 
 
 def _add_xrag(path: Path) -> list[str]:
@@ -146,14 +253,15 @@ def test_xrag_review_on_the_page_applies_the_sufficient_filter(fixture_db):
     assert len(support) == 2 and all(r.value is None for r in support)   # no default
     support[0].set_value("Sufficient")
     support[1].set_value("Some")
-    ok(button(at, "Submit review").click().run())
+    ok(button(at, "Accept").click().run())                         # discarded whatever the button
     assert count(path, f"select count(*) from questions where id = '{qid}' and "
                        "status = 'discarded'") == 1
     assert count(path, f"select count(*) from questions where parent_id = '{qid}' and "
                        "status != 'discarded'") == 0
-    assert count(path, "select count(*) from reviews where decision = 'reject' and "
+    assert count(path, "select count(*) from reviews where decision = 'accept' and "
                        "json_extract(checklist, '$.support_a') = 'Sufficient'") == 1
-    assert any("discarded" in s.value and "article A alone" in s.value for s in at.success)
+    assert any("decision **Accept**" in w.value and "**discarded** whatever the decision" in
+               w.value and "article A alone" in w.value for w in at.warning)
 
 
 def test_xrag_review_without_support_choice_is_refused(fixture_db):
@@ -163,10 +271,8 @@ def test_xrag_review_without_support_choice_is_refused(fixture_db):
     [s for s in at.selectbox if s.label == "Origin"][0].set_value("xrag").run()
     [r for r in at.radio if r.label == "Show"][0].set_value("Pick a question").run()
     [s for s in at.selectbox if s.label == "Question"][0].set_value(qid).run()
-    for r in at.radio:
-        if r.options == ["Yes", "No"]:
-            r.set_value("Yes")
-    ok(button(at, "Submit review").click().run())
+    _answer(at)
+    ok(button(at, "Reject").click().run())
     assert any("required checklist item" in e.value and "article A alone" in e.value
                for e in at.error)
     assert count(path, "select count(*) from reviews") == 0

@@ -1,5 +1,6 @@
-"""The app in a real headless Chromium: sign in, review, settle a dispute, give a side-by-side
-verdict, watch a second tab's leaderboard update live; planted markup must stay inert.
+"""The app in a real headless Chromium: sign in, review (a refused Save edit, then Accept),
+settle a dispute, give a side-by-side verdict, watch a second tab's leaderboard update live;
+planted markup must stay inert.
 
 Needs Debian chromium (``apt-get install chromium``) and the ``playwright`` PyPI package; never
 runs ``playwright install``. Without chromium the test is skipped, unless ``CI=true``.
@@ -212,9 +213,15 @@ def test_annotation_flows_in_a_real_browser(app, trap, chromium_path):
                           "The reference answer is correct"):   # Yes / No, no default
                 page.locator('[data-testid="stRadio"]').filter(has_text=label).get_by_text(
                     "Yes", exact=True).click()
-            page.get_by_role("button", name="Submit review").click()
+            page.get_by_role("button", name="Save edit", exact=True).click()   # no edit typed
+            page.get_by_text(re.compile("Save edit: nothing was stored")).wait_for()
+            _idle(page)
+            assert _count(db_path, "select count(*) from reviews") == 0
+            page.get_by_role("button", name="Accept", exact=True).click()
             _wait_for(lambda: _count(db_path, "select count(*) from reviews") == 1, what="review")
-            page.get_by_text(re.compile("saved: the question is now")).wait_for()
+            page.get_by_text(re.compile(r"saved with your decision Accept: the question is "
+                                        r"now accepted")).wait_for()
+            assert _count(db_path, "select count(*) from reviews where decision = 'accept'") == 1
             _idle(page)
             page.screenshot(path=str(SHOTS / "01_review_questions.png"), full_page=True)
 

@@ -111,9 +111,9 @@ def test_one_write_path_for_every_review(items):
     assert checklist_fields(q) is CHECKLIST_FIELDS
     assert checklist_fields({**q, "parent_id": ids[4]}) is TRANSLATION_FIELDS
     assert checklist_fields({"origin": "generated"}) is SINGLE_DOCUMENT_FIELDS
-    # an explicit "accept" does not override the Sufficient filter
+    # an explicit "accept" is recorded as chosen but does not override the Sufficient filter
     out = ann.record_review(db, ids[4], "ann", {"support_a": "Sufficient"}, decision="accept")
-    assert (out.status, out.decision) == ("discarded", "reject") and "Sufficient" in out.reason
+    assert (out.status, out.decision) == ("discarded", "accept") and "Sufficient" in out.reason
     # the translations get the translation fields; the English ones are refused there
     with pytest.raises(InputError, match="unknown checklist fields"):
         ann.record_review(db, f"{ids[5]}.de", "ann", OK)
@@ -121,3 +121,80 @@ def test_one_write_path_for_every_review(items):
     assert out.status == "accepted"
     stored = rows(db, "select checklist from reviews where id = ?", [out.review_id])[0]
     assert stored["checklist"] == {"translation_ok": True}
+
+
+@pytest.mark.parametrize("decision", ["accept", "reject", "edit"])
+def test_sufficient_discards_whatever_the_decision(items, decision):
+    db, ids = items
+    out = apply_review(db, ids[0], "ann", {**OK, "support_a": "Sufficient", "correction": "x"}
+                       if decision == "edit" else {**OK, "support_a": "Sufficient"},
+                       decision=decision)
+    assert out["status"] == "discarded" and "article A alone" in out["reason"]
+    review = rows(db, "select decision from reviews where question_id = ?", [ids[0]])[0]
+    assert review["decision"] == decision
+    assert {r["status"] for r in rows(db, "select status from questions where parent_id = ?",
+                                      [ids[0]])} == {"discarded"}
+
+
+@pytest.mark.parametrize("checklist,decision,kw,msg", [
+    ({**OK, "intelligible": False}, "accept", {}, "not intelligible"),
+    ({**OK, "answerable": False}, "accept", {}, "not answerable"),
+    ({**OK, "answer_correct": False, "correction": "42"}, "accept", {}, "answer is not correct"),
+    ({**OK, "correction": "42"}, "accept", {}, "Choose Save edit to keep it"),
+    (OK, "accept", {"edited_question": "Better?"}, "Choose Save edit to keep it"),
+    (OK, "edit", {}, "needs an edited question or a corrected answer"),
+    ({**OK, "answer_correct": False}, "edit", {"edited_question": "Better?"},
+     "give the corrected answer"),
+])
+def test_refused_decisions_write_nothing(items, checklist, decision, kw, msg):
+    from core import annotation as ann
+
+    db, ids = items
+    with pytest.raises(InputError, match=msg):
+        ann.record_review(db, ids[0], "ann", checklist, decision=decision, **kw)
+    assert db["reviews"].count == 0
+    assert rows(db, "select status from questions where id = ?", [ids[0]])[0]["status"] \
+        not in ("accepted", "rejected", "edited", "discarded")
+
+
+def test_explicit_decisions_on_an_xrag_question(items):
+    from core import annotation as ann
+
+    db, ids = items
+    before = rows(db, "select question, answers from questions where id = ?", [ids[1]])[0]
+    # Reject needs nothing more, even with a positive checklist; a typed edit is not applied
+    out = ann.record_review(db, ids[1], "ann", OK, decision="reject", edited_question="Other?")
+    assert (out.decision, out.status) == ("reject", "rejected")
+    stored = rows(db, "select * from reviews where id = ?", [out.review_id])[0]
+    assert stored["edited_question"] is None and stored["note"] == ""
+    assert rows(db, "select question from questions where id = ?", [ids[1]])[0]["question"] \
+        == before["question"]
+    # Save edit with a corrected answer: the reference changes, the original is kept
+    out = ann.record_review(db, ids[1], "ann", {**OK, "answer_correct": False,
+                                                "correction": "42"}, decision="edit")
+    assert (out.decision, out.status) == ("edit", "edited")
+    q = rows(db, "select answers, metadata from questions where id = ?", [ids[1]])[0]
+    assert q["answers"] == ["42"] and q["metadata"]["original_answers"] == before["answers"]
+    # majority of current decisions: bob and carol accept, ann's edit is outvoted
+    ann.record_review(db, ids[1], "bob", OK, decision="accept")
+    assert ann.record_review(db, ids[1], "carol", OK, decision="accept").status == "accepted"
+    assert len(ann.effective_reviews(db, ids[1])) == 3
+
+
+def test_explicit_decisions_on_a_translation(items):
+    from core import annotation as ann
+
+    db, ids = items
+    tid = f"{ids[2]}.de"
+    with pytest.raises(InputError, match="does not keep the meaning"):
+        ann.record_review(db, tid, "ann", {"translation_ok": False}, decision="accept")
+    with pytest.raises(InputError, match="corrected translation"):
+        ann.record_review(db, tid, "ann", {"translation_ok": False}, decision="edit")
+    assert db["reviews"].count == 0
+    out = ann.record_review(db, tid, "ann", {"translation_ok": False, "edited_answer": "Zwei"},
+                            decision="edit")
+    assert out.status == "edited"
+    q = rows(db, "select answers, metadata from questions where id = ?", [tid])[0]
+    assert q["answers"] == ["Zwei"] and q["metadata"]["original_answers"]
+    assert ann.record_review(db, tid, "ann", {"translation_ok": False},
+                             decision="reject").status == "rejected"
