@@ -261,3 +261,10 @@ def change_counter(db: sqlite_utils.Database) -> int:
     """A cheap counter that grows whenever a judgment is appended (max rowid)."""
     row = db.execute("select coalesce(max(id), 0) from judgments").fetchone()
     return int(row[0])
+
+
+def answers_version(db: sqlite_utils.Database) -> tuple:
+    """A cheap fingerprint of the answers table (changes when an answer is added or rewritten)."""
+    return tuple(db.execute(
+        "select coalesce(max(id), 0), count(*), total(length(text)), total(status = 'ok') "
+        "from answers").fetchone())

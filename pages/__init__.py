@@ -15,7 +15,7 @@ import streamlit as st
 from core import annotation as ann
 from core import figures, views
 from core.errors import WorkbenchError
-from core.store import change_counter, default_db_path, opened
+from core.store import answers_version, change_counter, default_db_path, opened
 
 EMPTY_HINT = ("The database is empty. Build the key-free demo with `make run` (or "
               "`python -m core demo`), or import data with `python -m core import ...`.")
@@ -113,9 +113,7 @@ def cached_judgments(db, name: str, *args: Any, module: str = "figures") -> Any:
 
 def cached_answers(db, name: str, *args: Any, module: str = "annotation") -> Any:
     """Like :func:`cached_view` but keyed on the answers only (a verdict does not invalidate)."""
-    version = ("answers", *db.execute(
-        "select coalesce(max(id), 0), count(*), total(length(text)), total(status = 'ok') "
-        "from answers").fetchone())
+    version = ("answers", *answers_version(db))
     return _cached(db_path(), version, module, name, tuple(args))
 
 
