@@ -76,8 +76,9 @@ DEMO_EXPERIMENT = Path(__file__).resolve().parent.parent / "experiments" / "demo
 
 
 def _experiment_summary(result: dict[str, Any]) -> dict[str, Any]:
-    keep = ("name", "n_questions", "answers", "judgments", "disputes", "calls")
-    return {k: v for k, v in result.items() if k in keep} or _short(result)
+    """The experiment run's digest: name, question count, answers, judges and disputes."""
+    keep = ("experiment", "questions", "answers", "judges", "disputes")
+    return _short({k: v for k, v in result.items() if k in keep})
 
 
 def _short(result: Any) -> Any:
