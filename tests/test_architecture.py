@@ -28,11 +28,14 @@ def test_core_never_imports_streamlit(module):
 
 
 @pytest.mark.parametrize("name", ["ranking_counts", "ranking_fit", "ranking_board",
-                                  "ranking_length", "agreement", "stats"])
+                                  "ranking_length", "agreement", "agreement_measures",
+                                  "agreement_bias", "stats"])
 def test_statistics_modules_import_nothing_of_the_project_but_errors(name):
     """Statistics modules may use each other and core.errors, nothing else of the project."""
     text = (ROOT / "core" / f"{name}.py").read_text(encoding="utf-8")
     imported = set(re.findall(r"^\s*(?:from|import)\s+(core\.[\w.]+)", text, re.M))
+    assert not re.search(r"^\s*from\s+\.", text, re.M), "use absolute imports"
     statistics = {"core.ranking", "core.ranking_counts", "core.ranking_fit", "core.ranking_board",
-                  "core.ranking_length", "core.agreement", "core.stats"}
+                  "core.ranking_length", "core.agreement", "core.agreement_measures",
+                  "core.agreement_bias", "core.stats"}
     assert imported <= statistics | {"core.errors"}, imported

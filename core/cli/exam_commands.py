@@ -8,15 +8,10 @@ import json
 from pathlib import Path
 from typing import Any
 
+from core.cli_support import open_args_db, print_aligned
 from core.errors import InputError
 
 DEFAULT_RESULTS = Path(__file__).resolve().parent.parent.parent / "demo" / "exam" / "car-results"
-
-
-def _db(args: argparse.Namespace):
-    from core.store import open_db
-
-    return open_db(args.db)
 
 
 def _print_table(records: list[dict[str, Any]]) -> None:
@@ -25,13 +20,9 @@ def _print_table(records: list[dict[str, Any]]) -> None:
         print("(nothing)")
         return
     cols = list(records[0])
-    fmt = [[("" if v != v else f"{v:.3f}") if isinstance(v, float) else
-            ("" if v is None else str(v))
-            for v in (r.get(c) for c in cols)] for r in records]
-    width = [max(len(c), *(len(row[i]) for row in fmt)) for i, c in enumerate(cols)]
-    print("  ".join(c.ljust(w) for c, w in zip(cols, width)))
-    for row in fmt:
-        print("  ".join(v.ljust(w) for v, w in zip(row, width)))
+    print_aligned(cols, [[("" if v != v else f"{v:.3f}") if isinstance(v, float) else
+                          ("" if v is None else str(v))
+                          for v in (r.get(c) for c in cols)] for r in records])
 
 
 def read_leaderboard(path: str | Path) -> tuple[dict[str, float], dict[str, float] | None]:
@@ -86,7 +77,7 @@ def read_articles_jsonl(path: str | Path) -> dict[str, str]:
 def cmd_import(args: argparse.Namespace) -> int:
     from core.exam_bank import import_car_bank
 
-    res = import_car_bank(_db(args), args.path, bank_id=args.bank_id,
+    res = import_car_bank(open_args_db(args), args.path, bank_id=args.bank_id,
                           queries=set(args.query) if args.query else None)
     print(f"bank {res['bank_id']}: {res['n_questions']} questions, {res['n_queries']} queries")
     return 0
@@ -95,7 +86,8 @@ def cmd_import(args: argparse.Namespace) -> int:
 def cmd_derive(args: argparse.Namespace) -> int:
     from core.exam_bank import derive_bank
 
-    res = derive_bank(_db(args), args.document_id, bank_id=args.bank_id, origin=args.origin)
+    res = derive_bank(open_args_db(args), args.document_id, bank_id=args.bank_id,
+                      origin=args.origin)
     print(f"bank {res['bank_id']}: {res['n_questions']} questions held out from the systems")
     return 0
 
@@ -104,7 +96,7 @@ def cmd_articles(args: argparse.Namespace) -> int:
     from core import exam_articles as ea
     from core.exam_bank import bank_queries
 
-    db = _db(args)
+    db = open_args_db(args)
     queries = bank_queries(db, args.bank_id)
     if args.jsonl:
         texts = read_articles_jsonl(args.jsonl)
@@ -133,7 +125,7 @@ def cmd_articles(args: argparse.Namespace) -> int:
 def cmd_grade(args: argparse.Namespace) -> int:
     from core.exam_grading import grade_bank
 
-    run_id = grade_bank(_db(args), args.bank_id, qa_model=args.qa_model,
+    run_id = grade_bank(open_args_db(args), args.bank_id, qa_model=args.qa_model,
                         verification=args.verification, threshold=args.threshold,
                         systems=args.system or None, rater_model=args.rater_model)
     print(f"run {run_id}")
@@ -143,7 +135,7 @@ def cmd_grade(args: argparse.Namespace) -> int:
 def cmd_scores(args: argparse.Namespace) -> int:
     from core.exam_views import leaderboard_frame
 
-    frame = leaderboard_frame(_db(args), args.run_id)
+    frame = leaderboard_frame(open_args_db(args), args.run_id)
     if args.json:
         print(frame.to_json(orient="records"))
     else:
@@ -175,7 +167,7 @@ def cmd_correlate(args: argparse.Namespace) -> int:
     from core.exam_views import correlation_frame
 
     ref, ref_se = read_leaderboard(args.reference) if args.reference else (None, None)
-    frame = correlation_frame(_db(args), args.run_id, reference=ref, reference_se=ref_se,
+    frame = correlation_frame(open_args_db(args), args.run_id, reference=ref, reference_se=ref_se,
                               bt_document=args.bt_document, repeats=args.repeats,
                               seed=args.seed)
     if args.json:
@@ -204,7 +196,7 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
 def cmd_demo(args: argparse.Namespace) -> int:
     from core.exam import build_demo
 
-    res = build_demo(_db(args), args.demo_dir)
+    res = build_demo(open_args_db(args), args.demo_dir)
     print(f"bank {res['bank_id']}, run {res['run_id']}")
     _print_table([{"system": s, "EXAM": e} for s, e in res["leaderboard"]])
     return 0
@@ -213,7 +205,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
 def cmd_book_demo(args: argparse.Namespace) -> int:
     from core.exam_book import build_book_demo
 
-    res = build_book_demo(_db(args), args.document, progress=not args.json)
+    res = build_book_demo(open_args_db(args), args.document, progress=not args.json)
     if args.json:
         print(json.dumps(res, default=str))
         return 0

@@ -6,11 +6,7 @@ import argparse
 import json
 from typing import Any
 
-
-def _open(args: argparse.Namespace):
-    from core.store import open_db
-
-    return open_db(args.db)
+from core.cli_support import open_args_db
 
 
 def _fmt(x: Any, nd: int = 3) -> str:
@@ -71,7 +67,7 @@ def format_report(rep: dict[str, Any]) -> str:
 def _run(args: argparse.Namespace) -> int:
     from core.experiment import run_experiment
 
-    db = _open(args)
+    db = open_args_db(args)
     try:
         summary = run_experiment(db, args.file, dry_run=args.dry_run,
                                  progress=not args.no_progress)
@@ -100,7 +96,7 @@ def _run(args: argparse.Namespace) -> int:
 def _report(args: argparse.Namespace) -> int:
     from core.experiment import report
 
-    db = _open(args)
+    db = open_args_db(args)
     try:
         rep = report(db, args.name)
     finally:
@@ -112,7 +108,7 @@ def _report(args: argparse.Namespace) -> int:
 def _experiments(args: argparse.Namespace) -> int:
     from core.experiment import list_experiments
 
-    db = _open(args)
+    db = open_args_db(args)
     try:
         for e in list_experiments(db):
             print(f"{e['name']:<30} {e['status']:<12} {e['questions']:>5} questions  "
@@ -125,7 +121,7 @@ def _experiments(args: argparse.Namespace) -> int:
 def _disputes(args: argparse.Namespace) -> int:
     from core.grounding import list_disputes
 
-    db = _open(args)
+    db = open_args_db(args)
     try:
         items = list_disputes(db, unresolved_only=args.open)
     finally:

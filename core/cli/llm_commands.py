@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from core.cli_support import print_aligned
 from core.errors import InputError
 
 
@@ -77,11 +78,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _table(rows: list[dict[str, Any]], columns: list[str]) -> None:
-    widths = {c: max(len(c), *(len(_fmt(r.get(c))) for r in rows)) if rows else len(c)
-              for c in columns}
-    print("  ".join(c.ljust(widths[c]) for c in columns))
-    for r in rows:
-        print("  ".join(_fmt(r.get(c)).ljust(widths[c]) for c in columns))
+    print_aligned(columns, [[_fmt(r.get(c)) for c in columns] for r in rows])
 
 
 def _fmt(v: Any) -> str:

@@ -11,6 +11,7 @@ import math
 from pathlib import Path
 from typing import Any
 
+from core.cli_support import print_aligned
 from core.errors import InputError
 
 RANK_COLUMNS = ["question_id", "system_a", "system_b", "verdict"]
@@ -137,10 +138,7 @@ def cmd_rank(args: argparse.Namespace) -> int:
             "losses", "ties"] + (["beta_lc", "rank_lc"] if args.length_control else [])
     rows = [[_fmt(r.get(c)) if c not in ("n_comparisons", "wins", "losses", "ties")
              else _fmt(int(r[c])) for c in cols] for r in out["systems"]]
-    widths = [max(len(c), *(len(r[k]) for r in rows)) for k, c in enumerate(cols)]
-    print("  ".join(c.ljust(w) for c, w in zip(cols, widths)))
-    for r in rows:
-        print("  ".join(v.ljust(w) for v, w in zip(r, widths)))
+    print_aligned(cols, rows)
     print(f"\nbeta = log-strength (mean 0); interval: {out['interval']}; "
           f"{out['n_judgments']} judgments over {out['n_questions']} questions, "
           f"{out['n_excluded_none']} None excluded, ties={args.ties}")
