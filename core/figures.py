@@ -14,11 +14,12 @@ import pandas as pd
 import plotly.graph_objects as go
 import sqlite_utils
 
+from core.annotation_base import effective_sql
 from core.views_leaderboard import (FALLBACK_ALPHA, SOURCES, LiveLeaderboard,  # noqa: F401
                                     LiveResult, SystemGroup, compute_leaderboard, fit_counts,
                                     fit_pairwise, pairwise_raters, pairwise_records)
 
-_EFFECTIVE = "not exists (select 1 from judgments s where s.supersedes = t.id)"
+_EFFECTIVE = effective_sql("judgments")
 
 
 # ------------------------------------------------------------------------------------------

@@ -74,3 +74,10 @@ def book_correlation(db: sqlite_utils.Database, document_id: str | None = None
                    "judging.")
     return {"books": books, "document_id": document_id, "correlations": corr,
             "systems": systems, "caption": caption}
+
+
+def exam_query_ids(db: sqlite_utils.Database, run_id: str) -> list[str]:
+    """The query ids of an EXAM run's bank."""
+    return [r[0] for r in db.execute(
+        "select q.query_id from exam_queries q join exam_runs r on r.bank_id = q.bank_id "
+        "where r.id = ? order by q.query_id", [run_id])]

@@ -24,11 +24,12 @@ import numpy as np
 import pandas as pd
 import sqlite_utils
 
+from core.annotation_base import effective_sql
 from core.errors import InputError
 
 SOURCES = ("human", "auto", "both")
 FALLBACK_ALPHA = 0.01
-_EFFECTIVE = "not exists (select 1 from judgments s where s.supersedes = t.id)"
+_EFFECTIVE = effective_sql("judgments")
 
 
 def _check_source(source: str) -> str:
