@@ -178,17 +178,17 @@ def _nugget_texts(path: Path) -> tuple[dict[str, str], list[str]]:
     """
     gold: dict[str, list[str]] = {}
     pool: list[str] = []
-    with path.open(encoding="utf-8") as fh:
-        for n, line in enumerate(fh, start=1):
-            try:
-                rec = json.loads(line)
-                heading = rec["query_text"].split(" / ")[-1]
-                nuggets = [i["nugget_text"].strip().rstrip(".") + "." for i in rec["items"]]
-            except (json.JSONDecodeError, KeyError, TypeError, AttributeError):
-                raise InputError("not a car-nuggets record", path=str(path), line=n) from None
-            block = f"{heading[:1].upper()}{heading[1:]}. " + " ".join(nuggets)
-            gold.setdefault(rec["query_id"], []).append(block)
-            pool.append(block)
+    from core.importers.tabular import jsonl_records
+
+    for n, rec in jsonl_records(path):
+        try:
+            heading = rec["query_text"].split(" / ")[-1]
+            nuggets = [i["nugget_text"].strip().rstrip(".") + "." for i in rec["items"]]
+        except (KeyError, TypeError, AttributeError):
+            raise InputError("not a car-nuggets record", path=str(path), line=n) from None
+        block = f"{heading[:1].upper()}{heading[1:]}. " + " ".join(nuggets)
+        gold.setdefault(rec["query_id"], []).append(block)
+        pool.append(block)
     return {q: "\n\n".join(blocks) for q, blocks in gold.items()}, pool
 
 

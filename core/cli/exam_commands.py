@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import csv
 import json
 from pathlib import Path
 from typing import Any
@@ -32,22 +31,16 @@ def read_leaderboard(path: str | Path) -> tuple[dict[str, float], dict[str, floa
     path = Path(path)
     if path.suffix == ".json":
         return reference_from_rank_json(path)
-    if not path.is_file():
-        raise InputError("no such file", path=str(path))
-    delim = "\t" if path.suffix == ".tsv" else ","
+    from core.importers.tabular import read_records
+
     scores, ses = {}, {}
-    with path.open(encoding="utf-8", newline="") as fh:
-        reader = csv.DictReader(fh, delimiter=delim)
-        if not reader.fieldnames or not {"system", "score"} <= set(reader.fieldnames):
-            raise InputError("expected columns 'system' and 'score' (optional 'se')",
-                             path=str(path), line=1)
-        for n, row in enumerate(reader, start=2):
-            try:
-                scores[row["system"]] = float(row["score"])
-                if row.get("se") not in (None, ""):
-                    ses[row["system"]] = float(row["se"])
-            except (TypeError, ValueError):
-                raise InputError("score/se is not a number", path=str(path), line=n) from None
+    for n, row in read_records(path, ["system", "score"]):
+        try:
+            scores[str(row["system"])] = float(row["score"])
+            if row.get("se") not in (None, ""):
+                ses[str(row["system"])] = float(row["se"])
+        except (TypeError, ValueError):
+            raise InputError("score/se is not a number", path=str(path), line=n) from None
     return scores, (ses if len(ses) == len(scores) else None)
 
 
