@@ -8,7 +8,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from pathlib import Path
 from typing import Any
 
 from core.cli_support import print_aligned
@@ -172,19 +171,15 @@ def read_requests(path: str) -> list:
     from core.errors import WorkbenchError
     from core.llm import LLMRequest
 
-    file = Path(path)
-    if not file.is_file():
-        raise InputError("no such file", path=path)
+    from core.importers.tabular import jsonl_records
+
     out = []
-    for n, line in enumerate(file.read_text(encoding="utf-8").splitlines(), 1):
-        if not line.strip():
-            continue
+    for n, data in jsonl_records(path):
         try:
-            data = json.loads(line)
             if "messages" in data:
                 data["messages"] = tuple(data["messages"])
             out.append(LLMRequest(**data))
-        except (json.JSONDecodeError, TypeError) as exc:
+        except TypeError as exc:
             raise InputError(f"not a request: {exc}", path=path, line=n) from None
         except WorkbenchError as exc:
             raise InputError(str(exc), path=path, line=n) from None
