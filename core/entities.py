@@ -32,6 +32,7 @@ from functools import lru_cache
 from typing import Iterable
 
 from core.errors import ConfigError
+from core.text_index import stop_words
 
 MALE_TITLES = {"m", "monsieur", "mr", "messieurs", "monseigneur", "father", "brother", "uncle",
                "sir", "lord", "baron", "count", "marquis", "duke", "king", "prince", "emperor",
@@ -111,11 +112,14 @@ def lower_counts(text: str) -> Counter:
     return Counter(_LOWER.findall(text))
 
 
+# Common adjectives that open a name-like run ("Poor Anna", "Old Jolyon"): dropped like stop words.
+LEADING_ADJECTIVES = frozenset({"poor", "little", "old", "dear", "good", "young"})
+
+
 @lru_cache(maxsize=1)
 def _stop_words() -> frozenset[str]:
-    from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
-
-    return frozenset(ENGLISH_STOP_WORDS) | {"poor", "little", "old", "dear", "good", "young"}
+    """The shared English stop words (:mod:`core.text_index`) plus :data:`LEADING_ADJECTIVES`."""
+    return stop_words() | LEADING_ADJECTIVES
 
 
 def _is_initial(text: str, pos: int) -> bool:

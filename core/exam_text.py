@@ -24,7 +24,8 @@ import math
 import re
 from collections import Counter
 from dataclasses import dataclass
-from functools import lru_cache
+
+from core.text_index import stem_content
 
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 _SENTENCE_END = re.compile(r"(?<=[.!?])[\"'\u201d\u2019)]*\s+|\n\s*\n")
@@ -32,25 +33,10 @@ BM25_K1 = 1.5
 BM25_B = 0.75
 
 
-@lru_cache(maxsize=1)
-def _stemmer():
-    import Stemmer  # PyStemmer, a dependency of bm25s
-
-    return Stemmer.Stemmer("english")
-
-
-@lru_cache(maxsize=1)
-def _stop_words() -> frozenset[str]:
-    from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
-
-    return frozenset(ENGLISH_STOP_WORDS)
-
-
 def content_terms(text: str) -> list[str]:
-    """Stemmed, lower-cased content words of ``text`` in order (stop words removed)."""
-    stop = _stop_words()
-    words = [w for w in _WORD.findall(text.lower()) if w not in stop]
-    return _stemmer().stemWords(words) if words else []
+    """Stemmed, lower-cased content words of ``text`` in order (the shared stop words of
+    :mod:`core.text_index` removed)."""
+    return stem_content(_WORD.findall(text.lower()))
 
 
 def windows_text(text: str, sentences: int = 3) -> list[str]:

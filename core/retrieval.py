@@ -5,7 +5,8 @@ A passage's score for query ``q`` is the Lucene BM25 sum over query terms ``t``:
     score(p, q) = sum_t idf(t) * tf(t, p) * (k1 + 1) / (tf(t, p) + k1 * (1 - b + b * |p| / avgdl))
 
 with ``k1 = 1.5``, ``b = 0.75``, ``idf(t) = ln(1 + (N - df(t) + 0.5) / (df(t) + 0.5))``; terms are
-lower-cased, English stop-words removed and Snowball-stemmed (PyStemmer).
+lower-cased, English stop-words removed and Snowball-stemmed (PyStemmer); the index itself is
+:class:`core.text_index.BM25Index` with the bm25s analyser.
 
 Indexes are cached in memory per ``(doc_id, sha256 of the text, number of passages)``, so repeated
 queries on one book do not re-index, and a re-imported (changed) book is re-indexed automatically.
@@ -16,14 +17,13 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass
-from functools import lru_cache
-from typing import Any
 
 import numpy as np
 import sqlite_utils
 
 from core.corpus import Passage, get_passages
 from core.errors import InputError
+from core.text_index import BM25Index, bm25s_tokenize
 
 CACHE_SIZE = 8
 PASSAGE_SEPARATOR = "\n\n-----\n\n"
@@ -36,23 +36,13 @@ _lock = threading.Lock()
 class _Index:
     """A built BM25 index and the passages it was built from (index i = passages[i])."""
 
-    retriever: Any
+    bm25: BM25Index
     passages: tuple[Passage, ...]
-
-
-@lru_cache(maxsize=1)
-def _stemmer() -> Any:
-    import Stemmer
-
-    return Stemmer.Stemmer("english")
 
 
 def tokenize(texts: list[str]) -> list[list[str]]:
     """Lower-cased, stop-word-filtered, stemmed tokens of each text (the index's analyser)."""
-    import bm25s
-
-    return bm25s.tokenize(texts, stopwords="en", stemmer=_stemmer(), return_ids=False,
-                          show_progress=False)
+    return bm25s_tokenize(texts)
 
 
 def _document_key(db: sqlite_utils.Database, doc_id: str) -> tuple[str, str, int]:
@@ -73,12 +63,9 @@ def get_index(db: sqlite_utils.Database, doc_id: str) -> _Index:
         if key in _cache:
             _cache.move_to_end(key)
             return _cache[key]
-    import bm25s
-
     passages = tuple(get_passages(db, doc_id))
-    retriever = bm25s.BM25()
-    retriever.index(tokenize([p.text for p in passages]), show_progress=False)
-    index = _Index(retriever=retriever, passages=passages)
+    index = _Index(bm25=BM25Index([p.text for p in passages], tokenizer=tokenize),
+                   passages=passages)
     with _lock:
         _cache[key] = index
         _cache.move_to_end(key)
@@ -101,18 +88,12 @@ def cache_info() -> dict[str, int]:
 
 def _scores(index: _Index, query: str) -> np.ndarray:
     """BM25 score of every passage for ``query`` (zeros when no query term is in the index)."""
-    terms = tokenize([query])[0]
-    known = [t for t in terms if t in index.retriever.vocab_dict]
-    if not known:
-        return np.zeros(len(index.passages), dtype=np.float32)
-    return np.asarray(index.retriever.get_scores(known), dtype=np.float32)
+    return index.bm25.scores(query)
 
 
 def _ranked(index: _Index, query: str) -> list[tuple[int, float]]:
     """Positions of the passages with a positive score, best first (ties: book order)."""
-    scores = _scores(index, query)
-    order = np.lexsort((np.arange(len(scores)), -scores))
-    return [(int(i), float(scores[i])) for i in order if scores[i] > 0]
+    return index.bm25.top(query)
 
 
 def search(db: sqlite_utils.Database, doc_id: str, query: str, k: int = 10

@@ -91,11 +91,11 @@ def key_facts_reply(question: str, answer: str, references: list[str]) -> str:
 
 def recall_tokens(text: str) -> set[str]:
     """Tokens for ``rule:key-recall``: words (English stop words removed) and CJK bigrams."""
-    from core.llm.textutil import stopwords
+    from core.text_index import stop_words
 
     text = re.sub(r"\(\d+\)", " ", text.lower())
     out = {w for w in re.findall(r"[^\W_]{2,}|\d+", text, re.U)
-           if not _CJK.search(w) and w not in stopwords()}
+           if not _CJK.search(w) and w not in stop_words()}
     for run in re.findall(r"[\u4e00-\u9fff\u3400-\u4dbf]+", text):
         out |= {run[i:i + 2] for i in range(len(run) - 1)} if len(run) > 1 else {run}
     return out

@@ -21,6 +21,7 @@ import sqlite_utils
 from core.errors import InputError
 from core.retrieval import tokenize
 from core.store import rows, transaction
+from core.text_index import BM25Index
 from core.xrag_articles import english_articles, get_pairs, version_of
 
 GAP_DAYS = 14
@@ -48,23 +49,13 @@ class ArticlePool:
     """A BM25 index over English articles (one index; date filters applied per query)."""
 
     def __init__(self, articles: list[dict[str, Any]]) -> None:
-        import bm25s
-
         self.articles = articles
-        self.retriever = bm25s.BM25(k1=1.5, b=0.75)
-        if articles:
-            self.retriever.index(tokenize([f"{a['title']}\n{a['text']}" for a in articles]),
-                                 show_progress=False)
+        self.index = BM25Index([f"{a['title']}\n{a['text']}" for a in articles],
+                               tokenizer=tokenize, unique_terms=True)
 
     def scores(self, query: str) -> np.ndarray:
         """BM25 score of every article for ``query`` (zeros when no query term is known)."""
-        if not self.articles:
-            return np.zeros(0)
-        vocab = self.retriever.vocab_dict
-        terms = sorted({t for t in tokenize([query])[0] if t in vocab})
-        if not terms:
-            return np.zeros(len(self.articles))
-        return np.asarray(self.retriever.get_scores(terms), dtype=float)
+        return np.asarray(self.index.scores(query), dtype=float)
 
 
 def rank_distractors(pool: ArticlePool, a: dict[str, Any], b: dict[str, Any], *,

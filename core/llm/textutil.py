@@ -9,6 +9,9 @@ from collections import Counter, OrderedDict
 from dataclasses import dataclass
 from functools import lru_cache
 
+from core.text_index import BM25Index, stem_content
+from core.text_index import stop_words as _shared_stop_words
+
 _SENT_END = re.compile(r"(?<=[.!?])[\"'”’)\]]*\s+|\n\s*\n")
 _WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*", re.UNICODE)
 
@@ -54,17 +57,9 @@ def _add(out: list[Sentence], text: str, start: int, end: int) -> None:
 
 @lru_cache(maxsize=1)
 def stopwords() -> frozenset[str]:
-    """English stop words (scikit-learn's ``ENGLISH_STOP_WORDS``, 318 words)."""
-    from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
-
-    return frozenset(ENGLISH_STOP_WORDS)
-
-
-@lru_cache(maxsize=1)
-def _stemmer():
-    import Stemmer
-
-    return Stemmer.Stemmer("english")
+    """English stop words (scikit-learn's ``ENGLISH_STOP_WORDS``, 318 words; the shared set of
+    :mod:`core.text_index`)."""
+    return _shared_stop_words()
 
 
 def words(text: str) -> list[str]:
@@ -74,9 +69,7 @@ def words(text: str) -> list[str]:
 
 def content_words(text: str) -> list[str]:
     """Stemmed words of ``text`` without English stop words."""
-    stop = stopwords()
-    kept = [w for w in words(text) if w not in stop]
-    return list(_stemmer().stemWords(kept)) if kept else []
+    return stem_content(words(text))
 
 
 def token_f1(prediction: str, reference: str) -> float:
@@ -95,23 +88,19 @@ class SentenceIndex:
     """BM25 (bm25s, Lucene variant, k1=1.5, b=0.75) over the sentences of one text."""
 
     def __init__(self, text: str) -> None:
-        import bm25s
-
         self.sentences = split_sentences(text)
-        self.tokens = [content_words(s.text) for s in self.sentences]
-        self.retriever = bm25s.BM25(k1=1.5, b=0.75)
-        vocab: dict[str, int] = {}
-        ids = [[vocab.setdefault(t, len(vocab)) for t in toks] for toks in self.tokens]
-        self.vocab = vocab
-        self.retriever.index(bm25s.tokenization.Tokenized(ids=ids, vocab=vocab),
-                             show_progress=False)
+        texts = [s.text for s in self.sentences]
+        self.tokens = _content_tokens(texts)
+        self.index = BM25Index(texts, tokenizer=_content_tokens, tokens=self.tokens)
 
     def scores(self, query: str) -> list[float]:
         """BM25 score of every sentence for ``query``."""
-        q = [t for t in content_words(query) if t in self.vocab]
-        if not q or not self.sentences:
-            return [0.0] * len(self.sentences)
-        return [float(x) for x in self.retriever.get_scores(q)]
+        return [float(x) for x in self.index.scores(query)]
+
+
+def _content_tokens(texts: list[str]) -> list[list[str]]:
+    """:func:`content_words` of each text (the sentence index's analyser)."""
+    return [content_words(t) for t in texts]
 
 
 _indexes: OrderedDict[str, SentenceIndex] = OrderedDict()
