@@ -9,9 +9,10 @@ be parsed raises ValueError (the caller keeps the string merges and notes the fa
 
 from __future__ import annotations
 
-import re
 from collections import defaultdict
 from typing import TYPE_CHECKING
+
+from core.reply_json import json_values
 
 if TYPE_CHECKING:
     from core.entities import Entity
@@ -42,20 +43,14 @@ def apply_merge_groups(entities: list[Entity], groups: list[list[str]]) -> list[
     return out
 
 
-
 def _reply_json(text: str) -> object:
-    """The first JSON value in a reply (bare or in a ``` fence); raises ValueError if none."""
-    import json
-
-    fenced = re.search(r"```(?:json)?\s*(.*?)```", text, re.S)
-    body = fenced.group(1) if fenced else text
-    for opener in ("{", "["):
-        at = body.find(opener)
-        if at >= 0:
-            try:
-                return json.JSONDecoder().raw_decode(body[at:])[0]
-            except json.JSONDecodeError:
-                continue
+    """The first JSON object in a reply (else the first list; fenced or bare); raises ValueError
+    if none."""
+    values = json_values(text)
+    for kind in (dict, list):
+        found = next((v for v in values if isinstance(v, kind)), None)
+        if found is not None:
+            return found
     raise ValueError("no JSON object or list in the reply")
 
 

@@ -28,6 +28,8 @@ import sqlite_utils
 from core.errors import ConfigError, InputError
 from core.exam_bank import bank_questions
 from core.exam_text import choose_answer, index_article, lexical_answerability, token_f1
+from core.reply_json import outer_object
+from core.runs import finish_run, start_run
 from core.store import dumps, rows, transaction, utcnow
 
 VERIFICATIONS = ("self_rating", "ground_truth")
@@ -57,18 +59,12 @@ def parse_rating(text: str) -> tuple[int | None, str]:
 
     Accepted: JSON ``{"rating": n, "answer": ...}`` or lines ``RATING: n`` / ``ANSWER: ...``.
     """
-    import json
-
     t = (text or "").strip()
-    m = re.search(r"\{.*\}", t, re.S)
-    if m:
-        try:
-            obj = json.loads(m.group(0))
-            r = obj.get("rating")
-            if isinstance(r, (int, float)) and 0 <= r <= 5 and float(r).is_integer():
-                return int(r), str(obj.get("answer") or "")
-        except (json.JSONDecodeError, AttributeError):
-            pass
+    obj = outer_object(t)
+    if obj is not None:
+        r = obj.get("rating")
+        if isinstance(r, (int, float)) and 0 <= r <= 5 and float(r).is_integer():
+            return int(r), str(obj.get("answer") or "")
     r = re.search(r"rating\s*[:=]\s*([0-5])\b", t, re.I)
     a = re.search(r"answer\s*[:=]\s*(.+)", t, re.I)
     return (int(r.group(1)) if r else None), (a.group(1).strip() if a else "")
@@ -202,8 +198,6 @@ def _model_grades(db: sqlite_utils.Database, pairs: list[tuple[dict, dict]], mod
 def _rate_with_model(db: sqlite_utils.Database, pairs: list[tuple[dict, dict]],
                      grades: list[Grade], rater_model: str, run_id: str) -> None:
     """Replace the lexical verdict by a ``match_reference`` rater's yes/no."""
-    import json
-
     from core.llm import LLMRequest, complete_many
 
     todo = [(i, q) for i, ((_a, q), g) in enumerate(zip(pairs, grades))
@@ -214,13 +208,8 @@ def _rate_with_model(db: sqlite_utils.Database, pairs: list[tuple[dict, dict]],
                                                     "references": _references(q)})
             for i, q in todo]
     for (i, _q), resp in zip(todo, complete_many(db, reqs, run_id=run_id)):
-        verdict = None
-        m = re.search(r"\{.*\}", resp.text or "", re.S)
-        if m and not resp.error:
-            try:
-                verdict = json.loads(m.group(0)).get("verdict")
-            except json.JSONDecodeError:
-                verdict = None
+        obj = None if resp.error else outer_object(resp.text or "")
+        verdict = obj.get("verdict") if obj is not None else None
         g = grades[i]
         g.extra["rater"] = rater_model
         if verdict in ("yes", "no"):
@@ -277,8 +266,7 @@ def grade_bank(db: sqlite_utils.Database, bank_id: str, *, qa_model: str = OFFLI
               "threshold": threshold, "rater_model": rater_model, "systems": systems}
     now = utcnow()
     if not db.execute("select 1 from runs where id = ?", [run_id]).fetchone():
-        db["runs"].insert({"id": run_id, "kind": "exam", "name": f"EXAM {bank_id}",
-                           "config": dumps(config), "status": "running", "started_at": now})
+        start_run(db, "exam", f"EXAM {bank_id}", config, run_id=run_id, started_at=now)
     try:
         if qa_model == OFFLINE:
             grades = _offline_grades(db, pairs, verification, threshold, run_id)
@@ -286,8 +274,7 @@ def grade_bank(db: sqlite_utils.Database, bank_id: str, *, qa_model: str = OFFLI
             grades = _model_grades(db, pairs, qa_model, verification, threshold, run_id,
                                    rater_model)
     except BaseException:
-        db.execute("update runs set status = 'failed', finished_at = ? where id = ?",
-                   [utcnow(), run_id])
+        finish_run(db, run_id, "failed", None)
         raise
     with transaction(db):
         db.execute("delete from exam_grades where run_id = ?", [run_id])
@@ -299,6 +286,5 @@ def grade_bank(db: sqlite_utils.Database, bank_id: str, *, qa_model: str = OFFLI
             "answer": g.answer, "self_rating": g.self_rating, "score": g.score,
             "correct": g.correct, "status": g.status, "raw": g.raw[:4000],
             "prompt_hash": g.prompt_hash, "created_at": now} for g in grades), batch_size=500)
-        db.execute("update runs set status = 'done', finished_at = ?, config = ? where id = ?",
-                   [utcnow(), dumps(config), run_id])
+        finish_run(db, run_id, "done", None, config=config)
     return run_id

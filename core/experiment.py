@@ -18,7 +18,8 @@ from typing import Any
 import sqlite_utils
 
 from core.errors import ConfigError, InputError
-from core.judges import Judge, JudgeItem, make_judge, plan_absolute, plan_pairwise, run_items
+from core.judges import Judge, make_judge, plan_absolute, plan_pairwise, run_items
+from core.runs import finish_run, start_run
 from core.store import dumps, rows, transaction, utcnow
 from core.systems import System, load_questions, make_system, plan_answers, run_answers
 from core.tournament import AdaptiveDesign, canonical_verdict, full_design, sample_questions, shown
@@ -134,13 +135,13 @@ def parse_config(raw: dict[str, Any], path: str = "") -> Experiment:
             if missing:
                 raise ConfigError(f"experiment {name!r}: [rater_bias] needs a family for "
                                   f"every {what}; missing for {missing}")
-    report = raw.get("report", {})
-    _unknown("[report]", report, {"bootstrap", "ties", "level", "prior_alpha"})
+    report_cfg = raw.get("report", {})
+    _unknown("[report]", report_cfg, {"bootstrap", "ties", "level", "prior_alpha"})
     return Experiment(name=name, path=str(path), raw=raw, seed=seed, c=c, data=data,
                       systems=systems, judges=judges,
                       pairwise_judges=[by_name[j] for j in pairwise_names], design=design,
                       budget=float(tour.get("budget", 1.0)), batch=int(tour.get("batch", 25)),
-                      grounding=grounding, report=report, rater_bias=bias)
+                      grounding=grounding, report=report_cfg, rater_bias=bias)
 
 
 def load_experiment(path_or_config: str | Path | dict[str, Any]) -> Experiment:
@@ -345,8 +346,7 @@ def run_experiment(db: sqlite_utils.Database, path_or_config: str | Path | dict[
     now = utcnow()
     qids = [q["id"] for q in questions]
     with transaction(db):
-        db["runs"].insert({"id": run_id, "kind": "experiment", "name": exp.name,
-                           "config": dumps(exp.raw), "status": "running", "started_at": now})
+        start_run(db, "experiment", exp.name, exp.raw, run_id=run_id, started_at=now)
         db["experiments"].upsert({"name": exp.name, "path": exp.path, "config": dumps(exp.raw),
                                   "question_ids": dumps(qids), "status": "running",
                                   "run_id": run_id, "created_at": now, "updated_at": now},
@@ -383,8 +383,7 @@ def _finish(db: sqlite_utils.Database, name: str, run_id: str, status: str,
             summary: dict[str, Any]) -> None:
     now = utcnow()
     with transaction(db):
-        db.execute("update runs set status = ?, finished_at = ?, note = ? where id = ?",
-                   [status, now, dumps(summary)[:2000], run_id])
+        finish_run(db, run_id, status, dumps(summary)[:2000], finished_at=now)
         db.execute("update experiments set status = ?, summary = ?, updated_at = ? "
                    "where name = ?", [status, dumps(summary), now, name])
 

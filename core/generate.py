@@ -24,7 +24,6 @@ entity that already has questions from the same model and prompt hash is skipped
 from __future__ import annotations
 
 import hashlib
-import json
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -36,6 +35,7 @@ from core.corpus import count_tokens, get_document, get_passages
 from core.entity_store import build_entities, get_entities
 from core.runs import finish_run, start_run
 from core.errors import ContextTooLongError, InputError
+from core.reply_json import first_value
 from core.store import dumps, rows, transaction, utcnow
 
 BASELINE = "baseline:entity-cooccurrence"
@@ -97,25 +97,11 @@ def _pairs_from_json(data: Any) -> list[QAPair]:
     return out
 
 
-def _json_values(text: str) -> list[Any]:
-    """Every JSON value that starts at a ``[`` or ``{`` of ``text`` (fences searched first)."""
-    bodies = re.findall(r"```(?:json)?\s*(.*?)```", text, re.S) + [text]
-    decoder, found = json.JSONDecoder(), []
-    for body in bodies:
-        for match in re.finditer(r"[\[{]", body):
-            try:
-                found.append(decoder.raw_decode(body[match.start():])[0])
-                if found:
-                    return found
-            except json.JSONDecodeError:
-                continue
-    return found
-
-
 def parse_qa_pairs(text: str) -> list[QAPair]:
     """Question/answer pairs from a reply: JSON list (bare or fenced), ``{"questions": [...]}``,
     or ``Question: ... Answer: ...`` blocks. Raises ValueError when none can be read."""
-    for value in _json_values(text):
+    value = first_value(text)
+    if value is not None:
         pairs = _pairs_from_json(value)
         if pairs:
             return pairs

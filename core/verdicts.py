@@ -13,11 +13,11 @@ stores the raw text and counts it.
 
 from __future__ import annotations
 
-import ast
-import json
 import re
 from dataclasses import dataclass, field
 from typing import Any
+
+from core.reply_json import balanced_object, fenced_blocks, load_object
 
 ABSOLUTE = ("yes", "no")
 PAIRWISE = ("A", "B", "None")
@@ -54,7 +54,6 @@ _PHRASES_ABSOLUTE = [
     (re.compile(r"\bdoes\s+not\s+match\b", re.I), "no"),
 ]
 _NEITHER = re.compile(r"\bneither\b[^.\n]{0,60}?\bis\s+better\b", re.I)
-_FENCE = re.compile(r"```(?:json|JSON|python)?\s*\n?(.*?)```", re.S)
 
 
 @dataclass
@@ -83,49 +82,6 @@ def normalise_verdict(value: Any, allowed: tuple[str, ...]) -> str | None:
     key = re.sub(r"\s+", " ", key)
     mapped = _SYNONYMS.get(key)
     return mapped if mapped in allowed else None
-
-
-def _first_object(text: str) -> str | None:
-    """The first balanced ``{...}`` substring (string-aware), or None."""
-    start = text.find("{")
-    while start != -1:
-        depth, quote, escape = 0, "", False
-        for i in range(start, len(text)):
-            ch = text[i]
-            if quote:
-                if escape:
-                    escape = False
-                elif ch == "\\":
-                    escape = True
-                elif ch == quote:
-                    quote = ""
-            elif ch in "\"'":
-                quote = ch
-            elif ch == "{":
-                depth += 1
-            elif ch == "}":
-                depth -= 1
-                if depth == 0:
-                    return text[start:i + 1]
-        start = text.find("{", start + 1)
-    return None
-
-
-def _load_object(text: str) -> tuple[dict | None, str]:
-    """Decode ``text`` as JSON, else as a Python literal dict; return (dict, method)."""
-    try:
-        value = json.loads(text)
-        if isinstance(value, dict):
-            return value, "json"
-    except (json.JSONDecodeError, ValueError):
-        pass
-    try:
-        value = ast.literal_eval(text)
-        if isinstance(value, dict):
-            return value, "literal"
-    except (ValueError, SyntaxError, MemoryError, RecursionError):
-        pass
-    return None, ""
 
 
 def _from_dict(obj: dict, allowed: tuple[str, ...], method: str) -> ParsedReply | None:
@@ -175,12 +131,12 @@ def parse_reply(raw: str, kind: str) -> ParsedReply:
     if not text:
         return ParsedReply(None, "unparsed")
     candidates: list[tuple[str, str]] = [(text, "")]
-    candidates += [(m.group(1).strip(), "fenced") for m in _FENCE.finditer(text)]
-    obj_text = _first_object(text)
+    candidates += [(body, "fenced") for body in fenced_blocks(text)]
+    obj_text = balanced_object(text)
     if obj_text:
         candidates.append((obj_text, ""))
     for candidate, label in candidates:
-        obj, method = _load_object(candidate)
+        obj, method = load_object(candidate)
         if obj is not None:
             parsed = _from_dict(obj, allowed, label or method)
             if parsed is not None:

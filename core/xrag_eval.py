@@ -25,6 +25,7 @@ import sqlite_utils
 
 from core.errors import ConfigError, InputError
 from core.prompts import render_prompt
+from core.runs import finish_run, start_run
 from core.store import dumps, rows, transaction, utcnow
 from core.xrag_articles import version_of
 from core.xrag_judges import DEFAULT_PANEL, check_panel, final_verdict, judge_all, panel_vote
@@ -156,10 +157,9 @@ def evaluate(db: sqlite_utils.Database, model: str, *, settings: tuple[str, ...]
     if not cases:
         return {"run_id": None, "cases": 0, "skipped": len(done)}
     run_id = f"xrag-eval-{uuid.uuid4().hex[:12]}"
-    db["runs"].insert({"id": run_id, "kind": "xrag-eval", "name": model, "status": "running",
-                       "config": dumps({"model": model, "settings": list(settings),
-                                        "languages": list(languages), "controlled": controlled,
-                                        "panel": list(panel)}), "started_at": utcnow()})
+    start_run(db, "xrag-eval", model, {"model": model, "settings": list(settings),
+                                       "languages": list(languages), "controlled": controlled,
+                                       "panel": list(panel)}, run_id=run_id)
     docs = {r["id"]: r for r in rows(db, "select id, title, text from documents "
                                          "where kind = 'article'")}
     reqs = []
@@ -181,8 +181,7 @@ def evaluate(db: sqlite_utils.Database, model: str, *, settings: tuple[str, ...]
     with transaction(db):
         for c, a, v in zip(cases, answers, votes):
             stats[_store(db, c, a, v, model, panel_key, run_id)] += 1
-        db.execute("update runs set status = 'done', finished_at = ? where id = ?",
-                   [utcnow(), run_id])
+        finish_run(db, run_id, "done", None)
     return {"run_id": run_id, "cases": len(cases), "skipped": len(done), **stats}
 
 

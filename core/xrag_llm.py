@@ -2,18 +2,16 @@
 
 from __future__ import annotations
 
-import json
-import re
 from typing import Any, Sequence
 
 import sqlite_utils
 
 from core.errors import ConfigError
+from core.reply_json import first_object
 
 LANGUAGE_NAMES = {"en": "English", "de": "German", "es": "Spanish", "zh": "Chinese",
                   "ar": "Arabic"}
 TARGET_LANGUAGES = ("de", "es", "zh", "ar")
-_FENCE = re.compile(r"```(?:json|JSON)?\s*\n?(.*?)```", re.S)
 
 
 def language_name(code: str) -> str:
@@ -34,24 +32,7 @@ def require_real_model(model: str, step: str) -> None:
 
 def parse_json_object(text: str) -> dict[str, Any] | None:
     """The JSON object in a reply: the whole text, a fenced block, or the first ``{...}``."""
-    text = (text or "").strip()
-    candidates = [text] + [m.group(1).strip() for m in _FENCE.finditer(text)]
-    for candidate in candidates:
-        try:
-            obj = json.loads(candidate)
-        except json.JSONDecodeError:
-            continue
-        if isinstance(obj, dict):
-            return obj
-    decoder = json.JSONDecoder()
-    for start in [i for i, ch in enumerate(text) if ch == "{"]:
-        try:
-            obj, _ = decoder.raw_decode(text[start:])
-        except json.JSONDecodeError:
-            continue
-        if isinstance(obj, dict):
-            return obj
-    return None
+    return first_object(text)
 
 
 def ask_json(db: sqlite_utils.Database, requests: Sequence[Any], *, run_id: str | None = None,
