@@ -1,6 +1,7 @@
 """Overview: what the database holds, what needs human attention, runs with their cost."""
 
 import streamlit as st
+from core.views.overview import overview
 
 import pages as ui
 
@@ -8,7 +9,7 @@ ui.setup("Long-Span QA Workbench")
 ui.sign_in_sidebar()
 
 with ui.database() as db:
-    data = ui.cached_view(db, "overview")
+    data = ui.cached_view(db, overview)
 
 if data["empty"]:
     st.info(ui.EMPTY_HINT)

@@ -4,7 +4,7 @@ Simulation (no model calls): ``N_SYSTEMS`` systems with Bradley-Terry strengths 
 apart, ``C`` questions each with its own per-system difficulty shift (N(0, 0.3)), a full design
 of ``C * n(n-1)/2`` verdicts drawn once per seed (``None`` with probability ``P_NONE``, ``Equal``
 with ``P_EQUAL``). The reference is the Bradley-Terry ranking fitted on the whole full design. The
-adaptive design (:class:`core.tournament.AdaptiveDesign`, batches of ``BATCH``) and a uniformly
+adaptive design (:class:`core.judging.tournament.AdaptiveDesign`, batches of ``BATCH``) and a uniformly
 random order of the same items then reveal verdicts from that full design one batch at a time; we
 record the share of calls after which Kendall's tau with the reference ranking is >= 0.9 *and
 stays so* at every later checkpoint.
@@ -28,9 +28,9 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from core.ranking import fit_bradley_terry_batch  # noqa: E402
-from core.stats import kendall_tau  # noqa: E402
-from core.tournament import AdaptiveDesign  # noqa: E402
+from core.stats.bradley_terry import fit_bradley_terry_batch
+from core.stats.significance import kendall_tau
+from core.judging.tournament import AdaptiveDesign
 
 N_SYSTEMS, C, P_NONE, P_EQUAL, BATCH, SEEDS, TARGET = 8, 200, 0.1, 0.05, 20, 5, 0.9
 SETTINGS = {"narrow": 0.12, "wide": 0.4}

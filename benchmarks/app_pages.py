@@ -25,9 +25,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from core import annotation as ann  # noqa: E402
-from core.corpus import upsert_document  # noqa: E402
-from core.store import dumps, open_db, transaction, utcnow  # noqa: E402
+from core.annotation.pairwise import blind_item, submit_verdict, verdict_queue
+from core.corpus.documents import upsert_document
+from core.store.connection import dumps, transaction, utcnow
+from core.store.database import open_db
 
 SYSTEMS = [f"bench-{c}" for c in "abcde"]
 POLL_S = 2.0
@@ -134,8 +135,8 @@ def main() -> None:
     lb.switch_page("pages/5_Leaderboard.py").run()
     before = comparisons(lb)
     db = open_db(path)
-    key = ann.verdict_queue(db, "bench")[0]
-    ann.submit_verdict(db, ann.blind_item(db, key, "bench"), "bench", "A")
+    key = verdict_queue(db, "bench")[0]
+    submit_verdict(db, blind_item(db, key, "bench"), "bench", "A")
     db.conn.close()
     t = time.perf_counter()
     lb.run()

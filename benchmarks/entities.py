@@ -2,8 +2,8 @@
 
 Figures:
 
-1. ``ingest_extract_s``: wall time of ``core.corpus.upsert_document`` (cleaned Gutenberg text,
-   passages, token counts) plus ``core.entities.build_entities(method="regex")`` (built-in
+1. ``ingest_extract_s``: wall time of ``core.corpus.documents.upsert_document`` (cleaned Gutenberg text,
+   passages, token counts) plus ``core.generation.entity_store.build_entities(method="regex")`` (built-in
    proper-noun extractor, alias merging, storing every mention), on a fresh database.
 2. ``top10`` / ``top10_ok``: the ten most mentioned entities, and whether Valjean, Marius,
    Cosette, Javert and Thénardier are each exactly one of them (one merged entity each).
@@ -26,9 +26,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from core.corpus import clean_gutenberg, read_text_file, upsert_document  # noqa: E402
-from core.entities import build_entities, get_entities, spacy_available  # noqa: E402
-from core.store import open_db  # noqa: E402
+from core.corpus.documents import clean_gutenberg, read_text_file, upsert_document
+from core.generation.entity_store import build_entities, get_entities
+from core.generation.entities import spacy_available
+from core.store.database import open_db
 
 CANDIDATES = [ROOT / "demo" / "books", Path("/work/shared/data/gutenberg")]
 MUST = ("Valjean", "Marius", "Cosette", "Javert", "Thénardier")

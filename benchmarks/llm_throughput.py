@@ -26,9 +26,10 @@ N, BASELINE_N, DELAY, IN_FLIGHT = 2000, 100, 0.2, 128
 
 
 def main() -> dict:
-    from core.llm import LLMRequest, complete, complete_many
+    from core.llm.types import LLMRequest
+    from core.llm.engine import complete, complete_many
     from core.llm.catalog import configure
-    from core.store import open_db
+    from core.store.database import open_db
     from llm_servers import serve_in_process
 
     os.environ.setdefault("OPENAI_API_KEY", "sk-benchmark-not-a-real-key-0000")

@@ -34,9 +34,10 @@ from scipy.optimize import minimize
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from core.ranking import leaderboard  # noqa: E402
-from core.ranking_store import store_leaderboard  # noqa: E402
-from core.store import open_db, utcnow  # noqa: E402
+from core.stats.leaderboard import leaderboard
+from core.views.live_leaderboard import store_leaderboard
+from core.store.connection import utcnow
+from core.store.database import open_db
 
 
 def simulate(n_sys: int, n_q: int, rng: np.random.Generator, tie_rate: float = 0.1,

@@ -12,7 +12,7 @@ import pkgutil
 import sys
 
 from core.errors import WorkbenchError
-from core.store import default_db_path
+from core.store.connection import default_db_path
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -32,6 +32,8 @@ def build_parser() -> argparse.ArgumentParser:
     import core.cli as cli_pkg
 
     for info in sorted(pkgutil.iter_modules(cli_pkg.__path__), key=lambda i: i.name):
+        if not info.name.endswith("_commands"):
+            continue
         module = importlib.import_module(f"core.cli.{info.name}")
         module.register(sub)
     return parser
@@ -43,7 +45,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         if args.cache_mode:  # process-wide default for every command that calls a model
-            from core.llm import set_cache_mode
+            from core.llm.engine import set_cache_mode
 
             set_cache_mode(args.cache_mode)
         return int(args.func(args) or 0)

@@ -4,15 +4,16 @@ reviewers."""
 import streamlit as st
 
 import pages as ui
-from core import annotation as ann
-from core import views
+from core.annotation.reviews import record_review, review_progress, review_queue
 from core.errors import WorkbenchError
+from core.views.review import question_detail, question_filters, question_ids
+from core.views.text import escape_markdown
 
 ui.setup("Review questions")
 who = ui.require_annotator()
 
 with ui.database() as db:
-    opts = ui.cached_view(db, "question_filters")
+    opts = ui.cached_view(db, question_filters)
     if not opts["origins"]:
         st.info(ui.EMPTY_HINT)
         st.stop()
@@ -27,10 +28,10 @@ with ui.database() as db:
     qtype = c[3].selectbox("Question type", ["(all)", *opts["qtypes"]])
     status = c[4].selectbox("Status", ["(all)", *opts["statuses"]])
     pick = lambda v: None if v == "(all)" else v  # noqa: E731
-    ids = views.question_ids(db, document_id=pick(doc), entity_id=pick(ent), qtype=pick(qtype),
+    ids = question_ids(db, document_id=pick(doc), entity_id=pick(ent), qtype=pick(qtype),
                              status=pick(status), origin=pick(origin))
-    queue = ann.review_queue(db, who, ids)
-    progress = ann.review_progress(db, who, ids)
+    queue = review_queue(db, who, ids)
+    progress = review_progress(db, who, ids)
     st.progress(progress.done / progress.total if progress.total else 0.0, text=str(progress))
     mode = st.radio("Show", ["Next in my queue", "Pick a question"], horizontal=True)
     if mode == "Pick a question":
@@ -40,7 +41,7 @@ with ui.database() as db:
     last = st.session_state.pop("last_review", None)
     if last:
         said = f"Review of `{last['question_id']}` saved with your decision **{last['button']}**"
-        why = views.escape_markdown(last["reason"]) if last["reason"] else ""
+        why = escape_markdown(last["reason"]) if last["reason"] else ""
         if last["status"] == "discarded":
             st.warning(f"{said}, but the question is **discarded** whatever the decision: {why}. "
                        "Its translations are discarded too.")
@@ -55,7 +56,7 @@ with ui.database() as db:
                    "(for example Origin = xrag for the cross-lingual questions), or choose "
                    "**Pick a question** to look at one again.")
         st.stop()
-    detail = ui.cached_view(db, "question_detail", qid)
+    detail = ui.cached_view(db, question_detail, qid)
     q = detail["question"]
     st.subheader("Question")
     ui.untrusted(q["question"])
@@ -71,9 +72,9 @@ with ui.database() as db:
     if detail["entity"]:
         e = detail["entity"]
         others = [x["name"] for x in detail["entities"] if x["id"] != e["id"]]
-        st.markdown(f"**Entity:** {views.escape_markdown(e['name'])} "
+        st.markdown(f"**Entity:** {escape_markdown(e['name'])} "
                     f"({e['n_mentions']} mentions, rank {e['rank']})"
-                    + (" · also about: " + ", ".join(views.escape_markdown(o) for o in others)
+                    + (" · also about: " + ", ".join(escape_markdown(o) for o in others)
                        if others else ""))
     if detail["passages"]:
         n_built = sum(p["role"] == "evidence" for p in detail["passages"])
@@ -129,7 +130,7 @@ with ui.database() as db:
         for f in fields:
             name, label, key = f["name"], f["label"], f"chk_{f['name']}_{qid}"
             if name in ("support_a", "support_b") and len(titles) > "ab".index(name[-1]):
-                label += f" ({views.escape_markdown(titles['ab'.index(name[-1])])})"
+                label += f" ({escape_markdown(titles['ab'.index(name[-1])])})"
             if f["type"] == "bool" and f["required"]:       # no default: Yes or No, chosen
                 before = old.get(name)
                 choice = st.radio(label, ["Yes", "No"], horizontal=True, key=key,
@@ -159,7 +160,7 @@ with ui.database() as db:
                      + "; ".join(missing) + ".")
         elif chosen:
             try:
-                res = ann.record_review(
+                res = record_review(
                     db, qid, who, {k: v for k, v in values.items() if v not in (None, "")},
                     decision=chosen, edited_question=edited_q, note=note)
                 st.session_state["last_review"] = {

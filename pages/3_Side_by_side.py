@@ -3,36 +3,45 @@
 import streamlit as st
 
 import pages as ui
-from core import annotation as ann
-from core import views
+from core.annotation.pairwise import (PAIRWISE_VERDICTS,
+                                      blind_item,
+                                      skip_item,
+                                      submit_verdict,
+                                      undo_last,
+                                      verdict_progress,
+                                      verdict_queue)
 from core.errors import WorkbenchError
+from core.annotation.pairwise import identical_items, pairwise_items
+from core.views.judgments import auto_verdicts_shown, question_text
+from core.views.review import search_context, searchable_documents
+from core.views.text import escape_markdown
 
 ui.setup("Side by side")
 who = ui.require_annotator()
 
 with ui.database() as db:
-    items = ui.cached_answers(db, "pairwise_items")
+    items = ui.cached_answers(db, pairwise_items)
     if not items:
         st.info("No pairs to compare yet: at least two systems must have answered a question. "
                 + ui.EMPTY_HINT)
         st.stop()
-    same = ui.cached_answers(db, "identical_items")
-    queue = ann.verdict_queue(db, who, items, identical=same)
-    progress = ann.verdict_progress(db, who, items)
+    same = ui.cached_answers(db, identical_items)
+    queue = verdict_queue(db, who, items, identical=same)
+    progress = verdict_progress(db, who, items)
     st.progress(progress.done / progress.total if progress.total else 0.0, text=str(progress))
     reveal = st.toggle("Reveal the auto-raters' verdicts after I submit", key="sbs_reveal")
 
     last = st.session_state.get("sbs_last")
     if last:
         st.success(f"Stored your verdict **{last['verdict']}**: A was "
-                   f"**{views.escape_markdown(last['item']['system_a'])}**, B was "
-                   f"**{views.escape_markdown(last['item']['system_b'])}**.")
+                   f"**{escape_markdown(last['item']['system_a'])}**, B was "
+                   f"**{escape_markdown(last['item']['system_b'])}**.")
         if reveal:
-            st.dataframe(views.auto_verdicts_shown(db, last["item"]), hide_index=True)
+            st.dataframe(auto_verdicts_shown(db, last["item"]), hide_index=True)
 
     c = st.columns([1, 1, 4])
     if c[0].button("Undo my last verdict", key="sbs_undo"):
-        undone = ann.undo_last(db, who)
+        undone = undo_last(db, who)
         st.session_state.pop("sbs_last", None)
         st.toast("Withdrawn (a superseding row was added)" if undone else "Nothing to undo")
         st.rerun()
@@ -40,21 +49,21 @@ with ui.database() as db:
     if not queue:
         st.success("Your side-by-side queue is empty.")
         st.stop()
-    item = ann.blind_item(db, queue[0], who)
+    item = blind_item(db, queue[0], who)
     if c[1].button("Skip", key="sbs_skip"):
-        ann.skip_item(db, item, who)
+        skip_item(db, item, who)
         st.session_state.pop("sbs_last", None)
         st.rerun()
 
-    q = views.question_text(db, item["question_id"])
+    q = question_text(db, item["question_id"])
     st.subheader("Question")
     ui.untrusted(q.get("question", ""))
     with st.expander("Search the context (BM25)"):
-        docs = dict(views.searchable_documents(db, item["question_id"]))
+        docs = dict(searchable_documents(db, item["question_id"]))
         if docs:
             doc = st.selectbox("Search in", list(docs), format_func=docs.get, key="sbs_doc")
             query = st.text_input("Search words", key="sbs_query")
-            for hit in views.search_context(db, doc, query, k=5):
+            for hit in search_context(db, doc, query, k=5):
                 st.caption(f"Passage {hit['idx']} · BM25 {hit['score']}")
                 ui.highlighted(hit["markdown"])
     if item["identical"]:
@@ -68,7 +77,7 @@ with ui.database() as db:
         st.markdown("### Answer B")
         ui.untrusted(item["answer_b"])
     with st.form(f"verdict_{item['key']}"):
-        verdict = st.radio("Which answer is better?", ann.PAIRWISE_VERDICTS, horizontal=True,
+        verdict = st.radio("Which answer is better?", PAIRWISE_VERDICTS, horizontal=True,
                            index=None,
                            format_func={"A": "A is better", "B": "B is better",
                                         "None": "None (both wrong)", "Equal": "Equal"}.get,
@@ -80,7 +89,7 @@ with ui.database() as db:
                          "Nothing was stored.")
             else:
                 try:
-                    jid = ann.submit_verdict(db, item, who, verdict, rationale)
+                    jid = submit_verdict(db, item, who, verdict, rationale)
                     st.session_state["sbs_last"] = {"id": jid, "verdict": verdict, "item": item}
                     st.rerun()
                 except WorkbenchError as exc:

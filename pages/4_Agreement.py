@@ -1,9 +1,10 @@
 """Agreement: human vs auto-raters and auto vs auto; kappa with intervals; consistency."""
 
 import streamlit as st
+from core.views.figures import agreement_overview, confusion_figure, rater_pair_view
+from core.views.text import escape_markdown
 
 import pages as ui
-from core import figures, views
 
 ui.setup("Agreement")
 ui.sign_in_sidebar()
@@ -12,7 +13,7 @@ with ui.database() as db:
     kind = st.radio("Judgments", ["pairwise", "absolute"], horizontal=True,
                     format_func={"pairwise": "Side by side (pairwise)",
                                  "absolute": "Absolute (AutoAIS and others)"}.get)
-    data = ui.cached_judgments(db, "agreement_overview", kind)
+    data = ui.cached_judgments(db, agreement_overview, kind)
 if data["n_verdicts"] == 0:
     st.info("No verdicts of this kind yet. " + ui.EMPTY_HINT)
     st.stop()
@@ -23,7 +24,7 @@ st.caption("Items both raters labelled; pairwise verdicts are mapped to one cano
 if len(data["table"]):
     st.dataframe(data["table"], hide_index=True, width="stretch")
 else:
-    names = ", ".join(views.escape_markdown(r) for r in data["raters"])
+    names = ", ".join(escape_markdown(r) for r in data["raters"])
     if len(data["raters"]) == 1:
         why = f"Only one rater ({names}) has verdicts of this kind"
     else:
@@ -59,7 +60,7 @@ ra = c[0].selectbox("Rater A", raters, index=raters.index(humans[0]) if humans e
 others = [r for r in raters if r != ra]
 rb = c[1].selectbox("Rater B", others)
 with ui.database() as db:
-    pv = ui.cached_judgments(db, "rater_pair_view", kind, ra, rb)
+    pv = ui.cached_judgments(db, rater_pair_view, kind, ra, rb)
 ov = pv["overall"]
 if ov["n"] == 0:
     st.info("These two raters share no item.")
@@ -70,7 +71,7 @@ m[1].metric("Percent agreement", f"{ov['agreement']:.1%}")
 m[2].metric("Cohen's kappa", "-" if ov["kappa"] is None else f"{ov['kappa']:.3f}",
             help=None if ov["kappa_low"] is None else
             f"95% bootstrap interval [{ov['kappa_low']:.3f}, {ov['kappa_high']:.3f}]")
-st.plotly_chart(figures.confusion_figure(pv["both"], ra, rb), width="stretch")
+st.plotly_chart(confusion_figure(pv["both"], ra, rb), width="stretch")
 st.markdown("**By system pair**")
 st.dataframe(pv["by_pair"], hide_index=True, width="stretch")
 st.markdown(f"**Disagreements ({len(pv['disagreements'])})** - select a row to open it")

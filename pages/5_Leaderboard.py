@@ -1,19 +1,20 @@
 """Leaderboard: Bradley-Terry per group of compared systems, from human/auto verdicts; live."""
 
 import streamlit as st
+from core.views.figures import accuracy_figure, autoais_accuracy, forest_figure, matrix_figure
+from core.views.leaderboard import SOURCES, pairwise_raters
 
 import pages as ui
-from core import figures
 
 ui.setup("Leaderboard")
 ui.sign_in_sidebar()
 
 c = st.columns([2, 3, 2, 1])
-source = c[0].selectbox("Verdicts", figures.SOURCES, index=2,
+source = c[0].selectbox("Verdicts", SOURCES, index=2,
                         format_func={"human": "Human verdicts", "auto": "Auto-rater verdicts",
                                      "both": "Both"}.get, key="lb_source")
 with ui.database() as db:
-    raters = ui.cached_judgments(db, "pairwise_raters", source)
+    raters = ui.cached_judgments(db, pairwise_raters, source)
 ALL = {"human": "All annotators", "auto": "All auto-raters", "both": "All raters"}[source]
 rater = c[1].selectbox("Rater", [ALL, *raters], key=f"lb_rater_{source}",
                        help="One rater's verdicts only, or every rater of the chosen kind.")
@@ -68,17 +69,17 @@ def live_board() -> None:
     scale = st.radio("Forest plot scale", ["beta", "strength"], horizontal=True,
                      format_func={"beta": "beta (log-strength)", "strength": "e^beta"}.get,
                      key="lb_scale")
-    st.plotly_chart(figures.forest_figure(lb, scale), width="stretch")
+    st.plotly_chart(forest_figure(lb, scale), width="stretch")
     left, right = st.columns(2)
     with left:
-        st.plotly_chart(figures.matrix_figure(
+        st.plotly_chart(matrix_figure(
             lb.predicted_win, "Predicted win probability (Bradley-Terry)", "P(row beats column)"),
             width="stretch")
     with right:
-        st.plotly_chart(figures.matrix_figure(
+        st.plotly_chart(matrix_figure(
             lb.win_rate, "Empirical win rate (Equal = 1/2)", "share won by row"),
             width="stretch")
-    st.plotly_chart(figures.matrix_figure(
+    st.plotly_chart(matrix_figure(
         lb.counts, "Comparison counts", "comparisons", fmt=".0f", zmin=0, zmax=None),
         width="stretch")
 
@@ -87,7 +88,7 @@ live_board()
 
 st.subheader("AutoAIS accuracy")
 with ui.database() as db:
-    acc = ui.cached_judgments(db, "autoais_accuracy")
+    acc = ui.cached_judgments(db, autoais_accuracy)
 if len(acc):
     raters = list(dict.fromkeys(acc["rater"]))
     picked = st.multiselect("Auto-raters", raters, default=raters[:1], key="lb_acc_raters",
@@ -95,7 +96,7 @@ if len(acc):
                                  "context, with a 95% Bernoulli interval.")
     shown = acc[acc["rater"].isin(picked)]
     if len(shown):
-        st.plotly_chart(figures.accuracy_figure(shown), width="stretch")
+        st.plotly_chart(accuracy_figure(shown), width="stretch")
         st.dataframe(shown, hide_index=True, width="stretch")
     else:
         st.caption("Pick at least one auto-rater.")

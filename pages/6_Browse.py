@@ -1,15 +1,17 @@
 """Browse: one question at a time - every answer, every rater's verdicts, the human labels."""
 
 import streamlit as st
+from core.views.judgments import browse_detail
+from core.views.review import question_filters, question_ids
+from core.views.text import escape_markdown
 
 import pages as ui
-from core import views
 
 ui.setup("Browse")
 ui.sign_in_sidebar()
 
 with ui.database() as db:
-    opts = ui.cached_view(db, "question_filters")
+    opts = ui.cached_view(db, question_filters)
     if not opts["origins"]:
         st.info(ui.EMPTY_HINT)
         st.stop()
@@ -18,7 +20,7 @@ with ui.database() as db:
     docs = dict(opts["documents"])
     doc = c[1].selectbox("Document", ["(all)", *docs], format_func=lambda d: docs.get(d, d))
     search = c[2].text_input("Search question text or id")
-    ids = views.question_ids(db, origin=None if origin == "(all)" else origin,
+    ids = question_ids(db, origin=None if origin == "(all)" else origin,
                              document_id=None if doc == "(all)" else doc, search=search)
     wanted = st.session_state.pop("browse_question", None)
     if wanted and wanted not in ids:
@@ -28,7 +30,7 @@ with ui.database() as db:
         st.stop()
     qid = st.selectbox(f"Question ({len(ids)} match)", ids,
                        index=ids.index(wanted) if wanted in ids else 0)
-    d = ui.cached_view(db, "browse_detail", qid)
+    d = ui.cached_view(db, browse_detail, qid)
 
 q = d["question"]
 ui.untrusted(q["question"], f"Question {q['id']} · {q['origin']} · status {q['status']}")
@@ -42,14 +44,14 @@ if not d["answers"]:
     st.caption("No system has answered this question yet (answers come from a run: see the Run "
                "page). Pick another question above, e.g. Origin = narrativeqa.")
 for a in d["answers"]:
-    with st.expander(f"{views.escape_markdown(a['system'])} ({a['status']}, {a['context_tokens']} context tokens)",
+    with st.expander(f"{escape_markdown(a['system'])} ({a['status']}, {a['context_tokens']} context tokens)",
                      expanded=len(d["answers"]) <= 4):
         ui.untrusted(a["text"])
         for j in [j for j in d["absolute"] if j["answer_id"] == a["id"]]:
             flag = " (superseded)" if j["superseded"] else ""
-            st.markdown(f"{views.escape_markdown(j['rater'])} "
-                        f"{views.escape_markdown(j['criterion'] or '')}: "
-                        f"**{views.escape_markdown(j['verdict'] or j['status'])}**{flag}")
+            st.markdown(f"{escape_markdown(j['rater'])} "
+                        f"{escape_markdown(j['criterion'] or '')}: "
+                        f"**{escape_markdown(j['verdict'] or j['status'])}**{flag}")
             ui.evidence(j["evidence"])
             if j["rationale"]:
                 ui.untrusted(j["rationale"])

@@ -6,17 +6,19 @@ import time
 import streamlit as st
 
 import pages as ui
-from core import views
 from core.errors import WorkbenchError
-from core.experiment import run_experiment
-from core.judges import judge_names
-from core.store import opened
-from core.systems import system_kinds
+from core.pipeline.experiment import run_experiment
+from core.judging.specs import judge_names
+from core.store.database import opened
+from core.answering.systems import system_kinds
+from core.views.review import question_filters
+from core.views.run import (DEFAULT_ANSWER_MODEL, DEFAULT_JUDGE_MODEL, experiment_config,
+                            model_choices, run_counter, run_progress)
 
 ui.setup("Run an experiment")
 ui.sign_in_sidebar()
 
-models = views.model_choices()
+models = model_choices()
 with st.expander("Models (offline baselines need no key)", expanded=False):
     st.dataframe(models, hide_index=True, width="stretch")
 usable = models[models["available"]]["model"].tolist()
@@ -24,7 +26,7 @@ label = {m: m if ok else f"{m} (unavailable)" for m, ok in zip(models["model"], 
 all_models = models["model"].tolist()
 
 with ui.database() as db:
-    opts = ui.cached_view(db, "question_filters")
+    opts = ui.cached_view(db, question_filters)
 if not opts["origins"]:
     st.info(ui.EMPTY_HINT)
     st.stop()
@@ -39,13 +41,13 @@ seed = int(c[3].number_input("Seed", value=0, step=1))
 kinds = system_kinds()
 c = st.columns(2)
 answer_model = c[0].selectbox("Answering model", all_models, format_func=label.get,
-                              index=all_models.index(views.DEFAULT_ANSWER_MODEL)
-                              if views.DEFAULT_ANSWER_MODEL in all_models else 0)
+                              index=all_models.index(DEFAULT_ANSWER_MODEL)
+                              if DEFAULT_ANSWER_MODEL in all_models else 0)
 contexts = c[0].multiselect("Systems (context strategies)", list(kinds), default=["none", "rag"],
                             help="; ".join(f"{k}: {v}" for k, v in kinds.items()))
 judge_model = c[1].selectbox("Judge model", all_models, format_func=label.get,
-                             index=all_models.index(views.DEFAULT_JUDGE_MODEL)
-                             if views.DEFAULT_JUDGE_MODEL in all_models else 0)
+                             index=all_models.index(DEFAULT_JUDGE_MODEL)
+                             if DEFAULT_JUDGE_MODEL in all_models else 0)
 judge_kinds = c[1].multiselect("Judges", judge_names(),
                                default=[k for k in ("autoais", "reference_absolute",
                                                     "side_by_side") if k in judge_names()])
@@ -54,7 +56,7 @@ for m in unavailable:
     st.warning(f"{m} is unavailable: {label[m]} - "
                f"{models.set_index('model').loc[m, 'reason']}. The dry run still works.")
 
-config = views.experiment_config(name=name, origin=origin, c=n, seed=seed,
+config = experiment_config(name=name, origin=origin, c=n, seed=seed,
                                  answer_model=answer_model, contexts=contexts,
                                  judge_kinds=judge_kinds, judge_model=judge_model)
 with st.expander("Experiment config"):
@@ -87,13 +89,13 @@ if st.button("Run", type="primary", disabled=bool(unavailable)):
             result["error"] = str(exc)
 
     with ui.database() as db:
-        baseline = views.run_counter(db)
+        baseline = run_counter(db)
         bar = st.progress(0.0, text="starting")
         worker = threading.Thread(target=work, daemon=True)
         worker.start()
         total = max(1, estimate["calls"])
         while worker.is_alive():
-            done = views.run_progress(db, baseline)
+            done = run_progress(db, baseline)
             bar.progress(min(1.0, done / total), text=f"{done:,} of about {total:,} results stored")
             time.sleep(0.3)
         worker.join()

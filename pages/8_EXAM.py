@@ -1,15 +1,16 @@
-"""EXAM: how many exam questions each system's article answers (from core.exam_views)."""
+"""EXAM: how many exam questions each system's article answers (from core.views.exam)."""
 
 import streamlit as st
+from core.views.exam import answered_frame, car_reproduction_frame, correlation_frame, runs_frame
+from core.views.exam_book import book_correlation, exam_leaderboard, exam_query_ids
 
 import pages as ui
-from core import exam_views, views, views_exam
 
 ui.setup("EXAM")
 ui.sign_in_sidebar()
 
 with ui.database() as db:
-    runs = exam_views.runs_frame(db)
+    runs = runs_frame(db)
     st.subheader("EXAM runs")
     if runs.empty:
         st.info("No EXAM run yet: `python -m core exam ...` grades stored articles. "
@@ -18,26 +19,26 @@ with ui.database() as db:
         st.dataframe(runs, hide_index=True, width="stretch")
         run_id = st.selectbox("Run", runs["run_id"].tolist())
         st.subheader("Leaderboard")
-        board, caption = views_exam.exam_leaderboard(db, run_id)
+        board, caption = exam_leaderboard(db, run_id)
         st.dataframe(board, hide_index=True, width="stretch")
         st.caption(caption)
-        queries = views.exam_query_ids(db, run_id)
+        queries = exam_query_ids(db, run_id)
         if queries:
             qid = st.selectbox("Query", queries)
             st.subheader("Which article answered which question")
-            st.dataframe(exam_views.answered_frame(db, run_id, qid), hide_index=True,
+            st.dataframe(answered_frame(db, run_id, qid), hide_index=True,
                          width="stretch")
         st.subheader("Rank correlation")
         st.markdown("**With the references of this run**")
         try:
-            corr = exam_views.correlation_frame(db, run_id)
+            corr = correlation_frame(db, run_id)
             if len(corr):
                 st.dataframe(corr, hide_index=True, width="stretch")
             else:
                 st.caption("This run has no reference leaderboard (no gold articles).")
         except Exception as exc:  # a run without references
             st.caption(f"No correlation: {exc}")
-    book = views_exam.book_correlation(db, st.session_state.get("exam_book"))
+    book = book_correlation(db, st.session_state.get("exam_book"))
     if len(book["correlations"]):
         st.markdown("**EXAM vs side by side on one book** (`python -m core exam book-demo`; "
                     "the demo builds one)")
@@ -51,4 +52,4 @@ with ui.database() as db:
 st.subheader("TREC CAR Y3 reproduction (bundled published results)")
 if st.toggle("Compute the reproduction", key="exam_car"):
     with st.spinner("Recomputing ..."):
-        st.dataframe(exam_views.car_reproduction_frame(), hide_index=True, width="stretch")
+        st.dataframe(car_reproduction_frame(), hide_index=True, width="stretch")

@@ -1,23 +1,24 @@
 """Cross-lingual (XRAG): accuracy, response-language correctness, the controlled analysis and the
-review labels (DataFrames from core.xrag_views)."""
+review labels (DataFrames from core.views.xrag)."""
 
 import streamlit as st
+from core.views.xrag import (accuracy_table, controlled_table, label_distribution_table,
+                             panel_human_agreement, response_language_table)
 
 import pages as ui
-from core import xrag_views as xv
 
 ui.setup("Cross-lingual")
 ui.sign_in_sidebar()
 
 with ui.database() as db:
-    acc = xv.accuracy_table(db)
+    acc = accuracy_table(db)
     if acc.empty:
         st.info("No cross-lingual results yet: build the XRAG demo (`python -m core demo`) or "
                 "run an XRAG evaluation.")
     for title, frame, empty in (
             ("Accuracy by model, language, setting and question type", acc, "Nothing yet."),
-            ("Response-language correctness", xv.response_language_table(db), "Nothing yet."),
-            ("Review label distribution", xv.label_distribution_table(db),
+            ("Response-language correctness", response_language_table(db), "Nothing yet."),
+            ("Review label distribution", label_distribution_table(db),
              "No XRAG question reviewed yet: review them on the **Review questions** page "
              "(Origin = xrag). A question that either article answers alone (Sufficient) is "
              "discarded.")):
@@ -28,11 +29,11 @@ with ui.database() as db:
             st.dataframe(frame, hide_index=True, width="stretch")
     st.subheader("Controlled analysis (paired, McNemar + paired bootstrap)")
     if st.toggle("Compute the controlled analysis", key="xrag_controlled"):
-        ctl = xv.controlled_table(db, n_boot=1000, seed=0)
+        ctl = controlled_table(db, n_boot=1000, seed=0)
         st.dataframe(ctl, hide_index=True, width="stretch") if len(ctl) else st.caption(
             "Nothing yet.")
     st.subheader("Panel vs human verdicts")
-    agree = xv.panel_human_agreement(db)
+    agree = panel_human_agreement(db)
     if not agree.get("n"):
         st.caption("No human verdicts on XRAG answers yet, so nothing to compare the judge "
                    "panel with.")

@@ -7,15 +7,20 @@ changed, and safe rendering of untrusted text. Logic lives in ``core``; this is 
 from __future__ import annotations
 
 import contextlib
+import importlib
 import os
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 import streamlit as st
 
-from core import annotation as ann
-from core import figures, views
+from core.annotation.base import check_sign_in
 from core.errors import WorkbenchError
-from core.store import answers_version, change_counter, default_db_path, opened
+from core.store.connection import answers_version, change_counter, default_db_path
+from core.store.database import opened
+from core.views.judgments import evidence_table
+from core.views.leaderboard import LiveLeaderboard, LiveResult
+from core.views.overview import data_version
+from core.views.text import escape_markdown
 
 EMPTY_HINT = ("The database is empty. Build the key-free demo with `make run` (or "
               "`python -m core demo`), or import data with `python -m core import ...`.")
@@ -59,7 +64,7 @@ def sign_in_sidebar() -> str | None:
     with st.sidebar:
         who = st.session_state.get("annotator")
         if who:
-            st.markdown(f"Signed in as **{views.escape_markdown(who)}**")
+            st.markdown(f"Signed in as **{escape_markdown(who)}**")
             if st.button("Sign out", key="sign_out"):
                 del st.session_state["annotator"]
                 st.rerun()
@@ -72,7 +77,7 @@ def sign_in_sidebar() -> str | None:
                 if expected else ""
             if st.form_submit_button("Sign in"):
                 try:
-                    st.session_state["annotator"] = ann.check_sign_in(name, code, expected)
+                    st.session_state["annotator"] = check_sign_in(name, code, expected)
                     st.rerun()
                 except WorkbenchError as exc:
                     st.error(str(exc))
@@ -92,40 +97,42 @@ def require_annotator() -> str:
 # Cached reads (keyed on what changed)
 # ------------------------------------------------------------------------------------------
 
-_MODULES = {"views": views, "figures": figures, "annotation": ann}
-
-
 @st.cache_data(show_spinner=False, max_entries=128)
-def _cached(path: str, version: Any, module: str, name: str, args: tuple) -> Any:
+def _cached(path: str, version: Any, ref: str, args: tuple) -> Any:
+    module, _, name = ref.partition(":")
     with opened(path) as db:
-        return getattr(_MODULES[module], name)(db, *args)
+        return getattr(importlib.import_module(module), name)(db, *args)
 
 
-def cached_view(db, name: str, *args: Any, module: str = "views") -> Any:
-    """``module.name(db, *args)`` cached until the data change (``views.data_version``)."""
-    return _cached(db_path(), views.data_version(db), module, name, tuple(args))
+def _ref(fn: Callable[..., Any]) -> str:
+    return f"{fn.__module__}:{fn.__qualname__}"
 
 
-def cached_judgments(db, name: str, *args: Any, module: str = "figures") -> Any:
+def cached_view(db, fn: Callable[..., Any], *args: Any) -> Any:
+    """``fn(db, *args)`` cached until the data change (``data_version``)."""
+    return _cached(db_path(), data_version(db), _ref(fn), tuple(args))
+
+
+def cached_judgments(db, fn: Callable[..., Any], *args: Any) -> Any:
     """Like :func:`cached_view` but keyed on the judgments change counter only (cheaper)."""
-    return _cached(db_path(), ("judgments", change_counter(db)), module, name, tuple(args))
+    return _cached(db_path(), ("judgments", change_counter(db)), _ref(fn), tuple(args))
 
 
-def cached_answers(db, name: str, *args: Any, module: str = "annotation") -> Any:
+def cached_answers(db, fn: Callable[..., Any], *args: Any) -> Any:
     """Like :func:`cached_view` but keyed on the answers only (a verdict does not invalidate)."""
     version = ("answers", *answers_version(db))
-    return _cached(db_path(), version, module, name, tuple(args))
+    return _cached(db_path(), version, _ref(fn), tuple(args))
 
 
 @st.cache_resource(show_spinner=False, max_entries=32)
 def _live_board(path: str, file_id: tuple, source: str, rater: str | None
-                ) -> figures.LiveLeaderboard:
+                ) -> LiveLeaderboard:
     """One thread-safe incremental leaderboard per database file, verdict source and rater."""
-    return figures.LiveLeaderboard(source, rater)
+    return LiveLeaderboard(source, rater)
 
 
 def live_leaderboard(db, source: str, rater: str | None, n_boot: int, seed: int,
-                     group: str | None = None) -> figures.LiveResult:
+                     group: str | None = None) -> LiveResult:
     """The live leaderboard of one system group (default: the largest); reads only new judgments."""
     path = db_path()
     try:
@@ -143,13 +150,13 @@ def live_leaderboard(db, source: str, rater: str | None, n_boot: int, seed: int,
 def untrusted(text: str, label: str | None = None) -> None:
     """Render untrusted text (a book passage, a model answer) as escaped Markdown."""
     if label:
-        st.caption(views.escape_markdown(label))
-    st.markdown(views.escape_markdown(text) if text else "*(empty)*")
+        st.caption(escape_markdown(label))
+    st.markdown(escape_markdown(text) if text else "*(empty)*")
 
 
 def evidence(items) -> None:
     """A judgment's evidence quotes, each marked verified (found in the source text) or not."""
-    table = views.evidence_table(items)
+    table = evidence_table(items)
     if not len(table):
         st.caption("No evidence quotes.")
         return
@@ -162,9 +169,9 @@ def evidence(items) -> None:
             score = ""
         mark = (":green[**✓ verified**]" if q["verified"]
                 else ":red[**✗ NOT verified**]") + score
-        st.markdown(f"{mark}: {views.escape_markdown(q['quote'])}")
+        st.markdown(f"{mark}: {escape_markdown(q['quote'])}")
 
 
 def highlighted(markdown_safe: str) -> None:
-    """Render Markdown built by ``views.highlight_markdown`` (already escaped)."""
+    """Render Markdown built by ``highlight_markdown`` (already escaped)."""
     st.markdown(markdown_safe)

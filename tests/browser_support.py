@@ -12,8 +12,9 @@ import re
 from pathlib import Path
 from typing import Any
 
-from core.corpus import get_passages, upsert_document
-from core.store import dumps, open_db, transaction, utcnow
+from core.corpus.documents import get_passages, upsert_document
+from core.store.connection import dumps, transaction, utcnow
+from core.store.database import open_db
 
 ROOT = Path(__file__).resolve().parent.parent
 NQA = ROOT / "demo" / "narrativeqa"

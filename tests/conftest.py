@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from core.store import open_db
+from core.store.database import open_db
 
 ROOT = Path(__file__).resolve().parent.parent
 DEMO = ROOT / "demo"

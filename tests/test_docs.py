@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from core.__main__ import build_parser
-from core.judges import judge_names
-from core.prompts import available_prompts
-from core.systems import system_kinds
+from core.judging.specs import judge_names
+from core.llm.prompts import available_prompts
+from core.answering.systems import system_kinds
 
 ROOT = Path(__file__).resolve().parent.parent
 README = (ROOT / "README.md").read_text(encoding="utf-8")

@@ -9,7 +9,8 @@ import sys
 from pathlib import Path
 
 from core.errors import InputError
-from core.store import opened, table_counts
+from core.store.connection import table_counts
+from core.store.database import opened
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -63,7 +64,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _import_narrativeqa(args: argparse.Namespace) -> int:
-    from core.importers.narrativeqa import import_narrativeqa
+    from core.corpus.narrativeqa import import_narrativeqa
 
     with opened(args.db) as db:
         report = import_narrativeqa(db, args.root, split=args.split, stories_dir=args.stories,
@@ -73,7 +74,7 @@ def _import_narrativeqa(args: argparse.Namespace) -> int:
 
 
 def _import_book(args: argparse.Namespace) -> int:
-    from core.importers.books import import_book, import_books
+    from core.corpus.books import import_book, import_books
 
     with opened(args.db) as db:
         if args.doc_id or args.title or args.author:
@@ -90,7 +91,7 @@ def _import_book(args: argparse.Namespace) -> int:
 
 
 def _import_questions(args: argparse.Namespace) -> int:
-    from core.importers.questions import import_questions
+    from core.corpus.question_sets import import_questions
 
     with opened(args.db) as db:
         counts = import_questions(db, args.path, origin=args.origin)
@@ -99,7 +100,8 @@ def _import_questions(args: argparse.Namespace) -> int:
 
 
 def _status(args: argparse.Namespace) -> int:
-    from core.store import rows, schema_version
+    from core.store.connection import rows
+    from core.store.database import schema_version
 
     with opened(args.db) as db:
         counts = table_counts(db)
@@ -143,7 +145,7 @@ def _export(args: argparse.Namespace) -> int:
 
 
 def _demo(args: argparse.Namespace) -> int:
-    from core.demo import build_demo
+    from core.cli.demo import build_demo
 
     with opened(args.db) as db:
         summary = build_demo(db, Path(args.demo_dir) if args.demo_dir else None,

@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from core.cli_support import open_args_db, print_aligned
+from core.cli.support import open_args_db, print_aligned
 from core.errors import InputError
 
 DEFAULT_RESULTS = Path(__file__).resolve().parent.parent.parent / "demo" / "exam" / "car-results"
@@ -26,12 +26,12 @@ def _print_table(records: list[dict[str, Any]]) -> None:
 
 def read_leaderboard(path: str | Path) -> tuple[dict[str, float], dict[str, float] | None]:
     """A reference leaderboard: ``rank --json`` output, or CSV/TSV ``system,score[,se]``."""
-    from core.exam import reference_from_rank_json
+    from core.exam.bt_correlation import reference_from_rank_json
 
     path = Path(path)
     if path.suffix == ".json":
         return reference_from_rank_json(path)
-    from core.importers.tabular import read_records
+    from core.corpus.tabular import read_records
 
     scores, ses = {}, {}
     for n, row in read_records(path, ["system", "score"]):
@@ -50,7 +50,7 @@ def read_articles_jsonl(path: str | Path) -> dict[str, str]:
     ``InputError`` (path, line) for a line that is not such an object, a non-string or blank
     text, or a query id given twice.
     """
-    from core.importers.tabular import jsonl_records
+    from core.corpus.tabular import jsonl_records
 
     texts: dict[str, str] = {}
     for n, rec in jsonl_records(path):
@@ -68,7 +68,7 @@ def read_articles_jsonl(path: str | Path) -> dict[str, str]:
 
 
 def cmd_import(args: argparse.Namespace) -> int:
-    from core.exam_bank import import_car_bank
+    from core.exam.bank import import_car_bank
 
     res = import_car_bank(open_args_db(args), args.path, bank_id=args.bank_id,
                           queries=set(args.query) if args.query else None)
@@ -77,7 +77,7 @@ def cmd_import(args: argparse.Namespace) -> int:
 
 
 def cmd_derive(args: argparse.Namespace) -> int:
-    from core.exam_bank import derive_bank
+    from core.exam.bank import derive_bank
 
     res = derive_bank(open_args_db(args), args.document_id, bank_id=args.bank_id,
                       origin=args.origin)
@@ -86,8 +86,8 @@ def cmd_derive(args: argparse.Namespace) -> int:
 
 
 def cmd_articles(args: argparse.Namespace) -> int:
-    from core import exam_articles as ea
-    from core.exam_bank import bank_queries
+    from core.exam import articles as ea
+    from core.exam.bank import bank_queries
 
     db = open_args_db(args)
     queries = bank_queries(db, args.bank_id)
@@ -116,7 +116,7 @@ def cmd_articles(args: argparse.Namespace) -> int:
 
 
 def cmd_grade(args: argparse.Namespace) -> int:
-    from core.exam_grading import grade_bank
+    from core.exam.grading import grade_bank
 
     run_id = grade_bank(open_args_db(args), args.bank_id, qa_model=args.qa_model,
                         verification=args.verification, threshold=args.threshold,
@@ -126,7 +126,7 @@ def cmd_grade(args: argparse.Namespace) -> int:
 
 
 def cmd_scores(args: argparse.Namespace) -> int:
-    from core.exam_views import leaderboard_frame
+    from core.views.exam import leaderboard_frame
 
     frame = leaderboard_frame(open_args_db(args), args.run_id)
     if args.json:
@@ -157,7 +157,7 @@ def leaderboard_notes(frame: Any) -> list[str]:
 
 
 def cmd_correlate(args: argparse.Namespace) -> int:
-    from core.exam_views import correlation_frame
+    from core.views.exam import correlation_frame
 
     ref, ref_se = read_leaderboard(args.reference) if args.reference else (None, None)
     frame = correlation_frame(open_args_db(args), args.run_id, reference=ref, reference_se=ref_se,
@@ -171,7 +171,7 @@ def cmd_correlate(args: argparse.Namespace) -> int:
 
 
 def cmd_reproduce(args: argparse.Namespace) -> int:
-    from core.exam_car import reproduce_car
+    from core.exam.car_repro import reproduce_car
 
     result = reproduce_car(args.results_dir, repeats=args.repeats, seed=args.seed)
     if not args.json:
@@ -187,7 +187,7 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
-    from core.exam import build_demo
+    from core.exam.workflow import build_demo
 
     res = build_demo(open_args_db(args), args.demo_dir)
     print(f"bank {res['bank_id']}, run {res['run_id']}")
@@ -196,7 +196,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 
 def cmd_book_demo(args: argparse.Namespace) -> int:
-    from core.exam_book import build_book_demo
+    from core.exam.book_case import build_book_demo
 
     res = build_book_demo(open_args_db(args), args.document, progress=not args.json)
     if args.json:

@@ -6,7 +6,7 @@ import argparse
 import json
 from typing import Any
 
-from core.cli_support import open_args_db
+from core.cli.support import open_args_db
 
 
 def _fmt(x: Any, nd: int = 3) -> str:
@@ -14,7 +14,7 @@ def _fmt(x: Any, nd: int = 3) -> str:
 
 
 def format_report(rep: dict[str, Any]) -> str:
-    """The report dict of :func:`core.experiment.report` as plain text tables."""
+    """The report dict of :func:`core.pipeline.report.report` as plain text tables."""
     lines = [f"experiment {rep['experiment']} ({rep['status']}): {rep['questions']} questions, "
              f"{len(rep['systems'])} systems"]
     for judge, table in rep["accuracy"].items():
@@ -65,7 +65,7 @@ def format_report(rep: dict[str, Any]) -> str:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from core.experiment import run_experiment
+    from core.pipeline.experiment import run_experiment
 
     db = open_args_db(args)
     try:
@@ -94,7 +94,7 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def _report(args: argparse.Namespace) -> int:
-    from core.experiment import report
+    from core.pipeline.report import report
 
     db = open_args_db(args)
     try:
@@ -106,7 +106,7 @@ def _report(args: argparse.Namespace) -> int:
 
 
 def _experiments(args: argparse.Namespace) -> int:
-    from core.experiment import list_experiments
+    from core.pipeline.experiment import list_experiments
 
     db = open_args_db(args)
     try:
@@ -119,7 +119,7 @@ def _experiments(args: argparse.Namespace) -> int:
 
 
 def _disputes(args: argparse.Namespace) -> int:
-    from core.grounding import list_disputes
+    from core.pipeline.grounding import list_disputes
 
     db = open_args_db(args)
     try:

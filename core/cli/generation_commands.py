@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from core.store import opened
+from core.store.database import opened
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -46,7 +46,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _entities(args: argparse.Namespace) -> int:
-    from core.entities import build_entities, get_entities
+    from core.generation.entity_store import build_entities, get_entities
 
     with opened(args.db) as db:
         summary = build_entities(db, args.doc_id, method=args.method, model=args.merge_model,
@@ -70,7 +70,7 @@ def _entities(args: argparse.Namespace) -> int:
 
 
 def _generate(args: argparse.Namespace) -> int:
-    from core.generate import generate_questions
+    from core.generation.questions import generate_questions
 
     with opened(args.db) as db:
         summary = generate_questions(db, args.doc_id, args.model, n_entities=args.entities,

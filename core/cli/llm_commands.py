@@ -10,7 +10,7 @@ import json
 import sys
 from typing import Any
 
-from core.cli_support import print_aligned
+from core.cli.support import print_aligned
 from core.errors import InputError
 
 
@@ -90,7 +90,8 @@ def _fmt(v: Any) -> str:
 
 def cmd_models(args: argparse.Namespace) -> int:
     """List the catalogue."""
-    from core.llm import known_models, model_available, model_info
+    from core.llm.catalog import known_models, model_info
+    from core.llm.registry import model_available
 
     out = []
     for model in known_models():
@@ -118,10 +119,12 @@ def _estimate_line(est: dict[str, Any], prices: str) -> str:
 
 def cmd_ask(args: argparse.Namespace) -> int:
     """One request: checks and estimate first, then the call (unless --dry-run)."""
-    from core.corpus import read_text_file
+    from core.corpus.documents import read_text_file
     from core.errors import ConfigError
-    from core.llm import LLMRequest, complete, estimate_cost, preflight
-    from core.store import opened
+    from core.llm.types import LLMRequest
+    from core.llm.engine import complete, preflight
+    from core.llm.cost import estimate_cost
+    from core.store.database import opened
 
     if args.max_tokens <= 0:
         raise ConfigError(f"--max-tokens must be positive, got {args.max_tokens}")
@@ -151,8 +154,8 @@ def cmd_ask(args: argparse.Namespace) -> int:
 
 def cmd_cost(args: argparse.Namespace) -> int:
     """Totals per run / system / judge / model."""
-    from core.llm import cost_totals
-    from core.store import opened
+    from core.llm.cost import cost_totals
+    from core.store.database import opened
 
     with opened(args.db) as db:
         totals = cost_totals(db, args.run)
@@ -169,9 +172,9 @@ def cmd_cost(args: argparse.Namespace) -> int:
 def read_requests(path: str) -> list:
     """LLMRequests from a JSONL file (InputError names the line)."""
     from core.errors import WorkbenchError
-    from core.llm import LLMRequest
+    from core.llm.types import LLMRequest
 
-    from core.importers.tabular import jsonl_records
+    from core.corpus.tabular import jsonl_records
 
     out = []
     for n, data in jsonl_records(path):
@@ -188,9 +191,10 @@ def read_requests(path: str) -> list:
 
 def cmd_batch_submit(args: argparse.Namespace) -> int:
     """Submit (or estimate) a batch."""
-    from core.llm import estimate_cost, preflight
+    from core.llm.cost import estimate_cost
+    from core.llm.engine import preflight
     from core.llm.batch import submit_batch
-    from core.store import opened
+    from core.store.database import opened
 
     requests = read_requests(args.requests)
     if not requests:
@@ -209,7 +213,7 @@ def cmd_batch_submit(args: argparse.Namespace) -> int:
 def cmd_batch_status(args: argparse.Namespace) -> int:
     """Poll or list batches."""
     from core.llm.batch import batch_status, list_batches, wait_batch
-    from core.store import opened
+    from core.store.database import opened
 
     with opened(args.db) as db:
         if args.batch_id:
@@ -225,7 +229,7 @@ def cmd_batch_status(args: argparse.Namespace) -> int:
 def cmd_batch_import(args: argparse.Namespace) -> int:
     """Import one or every finished batch."""
     from core.llm.batch import TERMINAL, batch_status, import_batch, list_batches
-    from core.store import opened
+    from core.store.database import opened
 
     with opened(args.db) as db:
         ids = [args.batch_id] if args.batch_id else [

@@ -11,7 +11,7 @@ import math
 from pathlib import Path
 from typing import Any
 
-from core.cli_support import print_aligned
+from core.cli.support import print_aligned
 from core.errors import InputError
 
 RANK_COLUMNS = ["question_id", "system_a", "system_b", "verdict"]
@@ -52,7 +52,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _read_rank_csv(path: str):
-    """Read the judgments CSV into :class:`core.ranking.PairwiseCounts`.
+    """Read the judgments CSV into :class:`core.stats.pairwise_counts.PairwiseCounts`.
 
     pyarrow parses the four columns straight into dictionary-encoded arrays (labels in order of
     first appearance); the integer codes go to :meth:`PairwiseCounts.from_codes` without a Python
@@ -62,7 +62,7 @@ def _read_rank_csv(path: str):
     import pyarrow as pa
     import pyarrow.csv as pacsv
 
-    from core.ranking import PairwiseCounts
+    from core.stats.pairwise_counts import PairwiseCounts
 
     if not Path(path).is_file():
         raise InputError("no such file", path=path)
@@ -111,7 +111,8 @@ def cmd_rank(args: argparse.Namespace) -> int:
     """Fit and print the leaderboard."""
     import warnings
 
-    from core.ranking import leaderboard, leaderboard_length_controlled
+    from core.stats.leaderboard import leaderboard
+    from core.stats.length_control import leaderboard_length_controlled
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", RuntimeWarning)
@@ -153,7 +154,7 @@ def cmd_rank(args: argparse.Namespace) -> int:
 def _read_verdicts(path: str):
     import pandas as pd
 
-    from core.ranking import parse_verdict
+    from core.stats.pairwise_counts import parse_verdict
 
     try:
         df = pd.read_csv(path, dtype=str, keep_default_na=False)
@@ -189,9 +190,9 @@ def _read_verdicts(path: str):
 
 def cmd_agreement(args: argparse.Namespace) -> int:
     """Agreement for one pair of raters, or every pair plus Fleiss' kappa and Krippendorff's alpha."""
-    from core.agreement import (cohen_kappa, cohen_kappa_ci, confusion, fleiss_kappa,
-                                krippendorff_alpha_nominal, pairwise_agreement,
-                                percent_agreement, ratings_matrix)
+    from core.stats.agreement import (cohen_kappa, cohen_kappa_ci, confusion, fleiss_kappa,
+                                      krippendorff_alpha_nominal, pairwise_agreement,
+                                      percent_agreement, ratings_matrix)
 
     df = _read_verdicts(args.verdicts)
     m = ratings_matrix(df)

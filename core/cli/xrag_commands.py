@@ -6,13 +6,13 @@ from __future__ import annotations
 import argparse
 import json
 
-from core.store import opened
+from core.store.database import opened
 
 
 def _langs(text: str) -> tuple[str, ...]:
     """``de,es`` -> ``("de", "es")``; an unknown code is a usage error (exit 2), not a traceback."""
     from core.errors import ConfigError
-    from core.xrag_llm import language_name
+    from core.xrag.model_calls import language_name
 
     out = tuple(x.strip() for x in text.split(",") if x.strip())
     if not out:
@@ -38,14 +38,14 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("path")
     p.add_argument("--source", default="file")
     p.set_defaults(func=lambda a: _run(a, lambda db: __import__(
-        "core.xrag_articles", fromlist=["x"]).import_articles(db, a.path, source=a.source)))
+        "core.xrag.articles", fromlist=["x"]).import_articles(db, a.path, source=a.source)))
 
     p = xs.add_parser("import-qas", help="import human single-step QAs of articles",
                       description="Columns: id, article_id (English article), language, "
                                   "question, answers (list); optional xquad_id linking versions.")
     p.add_argument("path")
     p.set_defaults(func=lambda a: _run(a, lambda db: {"added": __import__(
-        "core.xrag_articles", fromlist=["x"]).import_single_qas(db, a.path)}))
+        "core.xrag.articles", fromlist=["x"]).import_single_qas(db, a.path)}))
 
     p = xs.add_parser("pair", help="pair related English articles",
                       description="Pairs share >= --min-shared title named entities and were "
@@ -119,13 +119,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("path")
     p.add_argument("--annotator", help="annotator name when the file has no annotator column")
     p.set_defaults(func=lambda a: _run(a, lambda db: __import__(
-        "core.xrag_views", fromlist=["x"]).import_human_verdicts(db, a.path, a.annotator)))
+        "core.views.xrag", fromlist=["x"]).import_human_verdicts(db, a.path, a.annotator)))
 
     p = xs.add_parser("demo", help="build the offline XRAG demo from the bundled XQuAD sample",
                       description="XQuAD stands in for XRAG data (see docs/readme/xrag.md).")
     p.add_argument("--demo-dir", default="demo")
     p.set_defaults(func=lambda a: _run(a, lambda db: __import__(
-        "core.xrag", fromlist=["x"]).build_demo(db, a.demo_dir)))
+        "core.xrag.workflow", fromlist=["x"]).build_demo(db, a.demo_dir)))
 
 
 def _run(args: argparse.Namespace, fn) -> int:
@@ -135,7 +135,7 @@ def _run(args: argparse.Namespace, fn) -> int:
 
 
 def _pair(args: argparse.Namespace) -> int:
-    from core.xrag_articles import pair_articles
+    from core.xrag.articles import pair_articles
 
     return _run(args, lambda db: pair_articles(db, min_shared=args.min_shared,
                                                max_days=args.max_days, model=args.model))
@@ -143,7 +143,7 @@ def _pair(args: argparse.Namespace) -> int:
 
 def _build(args: argparse.Namespace) -> int:
     from core.errors import ConfigError
-    from core import xrag_build as b
+    from core.xrag import build as b
 
     def go(db):
         out = {}
@@ -163,21 +163,21 @@ def _build(args: argparse.Namespace) -> int:
 
 
 def _translate(args: argparse.Namespace) -> int:
-    from core.xrag_translate import translate_questions
+    from core.xrag.translate import translate_questions
 
     return _run(args, lambda db: translate_questions(db, args.model, args.languages))
 
 
 def _distractors(args: argparse.Namespace) -> int:
-    from core.xrag_retrieval import select_distractors
+    from core.xrag.distractors import select_distractors
 
     return _run(args, lambda db: select_distractors(db, languages=args.languages,
                                                     gap_days=args.gap_days, replace=args.replace))
 
 
 def _evaluate(args: argparse.Namespace) -> int:
-    from core.xrag_eval import SETTINGS, evaluate
-    from core.xrag_judges import DEFAULT_PANEL
+    from core.xrag.evaluate import SETTINGS, evaluate
+    from core.xrag.judges import DEFAULT_PANEL
 
     chosen = args.setting or ["all"]
     settings = SETTINGS if "all" in chosen else tuple(chosen)
@@ -189,7 +189,7 @@ def _evaluate(args: argparse.Namespace) -> int:
 
 
 def _verify_export(args: argparse.Namespace) -> int:
-    from core.xrag_views import answers_to_verify
+    from core.views.xrag import answers_to_verify
 
     with opened(args.db) as db:
         frame = answers_to_verify(db, args.model, limit=args.limit, seed=args.seed)
@@ -201,7 +201,7 @@ def _verify_export(args: argparse.Namespace) -> int:
 def _report(args: argparse.Namespace) -> int:
     import pandas as pd
 
-    from core import xrag_views as v
+    from core.views import xrag as v
 
     with opened(args.db) as db:
         tables = {

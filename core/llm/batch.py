@@ -64,7 +64,7 @@ def adapter_for(model_id: str) -> BatchAdapter:
 
 def submit_batch(db: Any, requests: Sequence[LLMRequest], *, run_id: str | None = None) -> list[str]:
     """Submit the requests that are not cached yet; return the new batch ids."""
-    from core.store import dumps, transaction, utcnow
+    from core.store.connection import dumps, transaction, utcnow
 
     requests = list(requests)
     preflight(requests)
@@ -105,7 +105,7 @@ def submit_batch(db: Any, requests: Sequence[LLMRequest], *, run_id: str | None 
 
 
 def _batch_row(db: Any, batch_id: str) -> dict[str, Any]:
-    from core.store import rows
+    from core.store.connection import rows
 
     found = rows(db, "select * from llm_batches where id = ?", [batch_id])
     if not found:
@@ -115,7 +115,7 @@ def _batch_row(db: Any, batch_id: str) -> dict[str, Any]:
 
 def batch_status(db: Any, batch_id: str) -> str:
     """Poll the provider (unless finished) and store the status."""
-    from core.store import dumps, utcnow
+    from core.store.connection import dumps, utcnow
 
     row = _batch_row(db, batch_id)
     if row["status"] in TERMINAL:
@@ -146,7 +146,7 @@ def wait_batch(db: Any, batch_id: str, *, poll_s: float = 30.0, timeout_s: float
 
 def import_batch(db: Any, batch_id: str) -> dict[str, int]:
     """Import a finished batch's replies into the cache and ledger (idempotent)."""
-    from core.store import dumps, transaction, utcnow
+    from core.store.connection import dumps, transaction, utcnow
 
     status = batch_status(db, batch_id)
     row = _batch_row(db, batch_id)
@@ -205,7 +205,7 @@ def _sdk_errors(results: Iterator[tuple[str, LLMResponse]], model: str
 
 def list_batches(db: Any, run_id: str | None = None) -> list[dict[str, Any]]:
     """Stored batch jobs, newest first."""
-    from core.store import rows
+    from core.store.connection import rows
 
     where, params = ("where run_id = ?", [run_id]) if run_id else ("", [])
     return rows(db, f"select id, model, status, n_requests, n_imported, n_failed, run_id, "

@@ -58,7 +58,7 @@ def _response(blob: str) -> LLMResponse:
 
 def cache_put(db: Any, request: LLMRequest, response: LLMResponse) -> None:
     """Store a successful reply under the request's key (replacing a refreshed one)."""
-    from core.store import dumps, utcnow
+    from core.store.connection import dumps, utcnow
 
     stored = response.to_json()
     stored["cache_hit"] = False
@@ -72,7 +72,7 @@ def cache_put(db: Any, request: LLMRequest, response: LLMResponse) -> None:
 def record_call(db: Any, request: LLMRequest, response: LLMResponse, *, run_id: str | None,
                 attempts: int = 1, batch_id: str | None = None) -> None:
     """Append the ledger row of one call and add it to the run's totals (cache hits excluded)."""
-    from core.store import dumps, utcnow
+    from core.store.connection import dumps, utcnow
 
     provider = request.model.partition(":")[0]
     db.execute(

@@ -89,7 +89,7 @@ GROUPS = {"run": "run_id", "system": "system_name", "judge": "judge_name", "mode
 def cost_totals(db: Any, run_id: str | None = None,
                 by: tuple[str, ...] = ("run", "system", "judge", "model")) -> dict[str, list[dict]]:
     """Totals of calls, tokens and USD from ``llm_calls``, grouped by each key in ``by``."""
-    from core.store import rows
+    from core.store.connection import rows
 
     where, params = ("where run_id = ?", [run_id]) if run_id else ("", [])
     out: dict[str, list[dict]] = {}

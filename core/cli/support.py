@@ -1,0 +1,26 @@
+"""Helpers shared by the command modules in ``core/cli/`` (kept outside that package, whose
+modules are auto-discovered and must each define ``register``)."""
+
+from __future__ import annotations
+
+import argparse
+from typing import TYPE_CHECKING, Sequence
+
+if TYPE_CHECKING:                       # the CLI imports its modules lazily, to start fast
+    import sqlite_utils
+
+
+def open_args_db(args: argparse.Namespace) -> "sqlite_utils.Database":
+    """The database at ``args.db`` (``--db``), opened and migrated."""
+    from core.store.database import open_db
+
+    return open_db(args.db)
+
+
+def print_aligned(columns: Sequence[str], cells: Sequence[Sequence[str]]) -> None:
+    """Print a plain text table: a header of ``columns``, then one line per row of already
+    formatted ``cells``, each column left-justified to its widest entry, two spaces apart."""
+    widths = [max([len(c), *(len(row[i]) for row in cells)]) for i, c in enumerate(columns)]
+    print("  ".join(c.ljust(w) for c, w in zip(columns, widths)))
+    for row in cells:
+        print("  ".join(v.ljust(w) for v, w in zip(row, widths)))

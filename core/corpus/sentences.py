@@ -1,0 +1,122 @@
+"""Text helpers of the offline baselines: sentences with offsets, content words, BM25, F1."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import threading
+from collections import Counter, OrderedDict
+from dataclasses import dataclass
+from functools import lru_cache
+
+from core.corpus.bm25 import BM25Index, stem_content
+from core.corpus.bm25 import stop_words as _shared_stop_words
+
+_SENT_END = re.compile(r"(?<=[.!?])[\"'”’)\]]*\s+|\n\s*\n")
+_WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*", re.UNICODE)
+
+
+@dataclass(frozen=True)
+class Sentence:
+    """A sentence of a text and its character offsets ``[start, end)``."""
+
+    start: int
+    end: int
+    text: str
+
+
+_ABBREV = frozenset("mr mrs ms dr st jr sr prof rev gen col capt lt sgt mt vs etc no".split())
+_LAST_WORD = re.compile(r"([^\W\d_]+)\.$")
+
+
+def split_sentences(text: str) -> list[Sentence]:
+    """Sentences split at ``.!?`` + whitespace or blank lines (not after ``Mr.``, initials),
+    with verbatim offsets."""
+    out, pos = [], 0
+    for m in _SENT_END.finditer(text):
+        if m.group(0).strip():
+            end = m.start() + len(m.group(0).rstrip())
+        else:
+            end = m.start()
+            last = _LAST_WORD.search(text, max(pos, m.start() - 12), m.start())
+            if last and (last.group(1).lower() in _ABBREV or len(last.group(1)) == 1):
+                continue
+        _add(out, text, pos, end)
+        pos = m.end()
+    _add(out, text, pos, len(text))
+    return out
+
+
+def _add(out: list[Sentence], text: str, start: int, end: int) -> None:
+    chunk = text[start:end]
+    lead = len(chunk) - len(chunk.lstrip())
+    body = chunk.strip()
+    if body:
+        out.append(Sentence(start + lead, start + lead + len(body), body))
+
+
+@lru_cache(maxsize=1)
+def stopwords() -> frozenset[str]:
+    """English stop words (scikit-learn's ``ENGLISH_STOP_WORDS``, 318 words; the shared set of
+    :mod:`core.corpus.bm25`)."""
+    return _shared_stop_words()
+
+
+def words(text: str) -> list[str]:
+    """Lower-cased word tokens."""
+    return [w.lower() for w in _WORD.findall(text)]
+
+
+def content_words(text: str) -> list[str]:
+    """Stemmed words of ``text`` without English stop words."""
+    return stem_content(words(text))
+
+
+def token_f1(prediction: str, reference: str) -> float:
+    """SQuAD token F1 over content words: ``2 P R / (P + R)`` of the multiset overlap."""
+    p, r = content_words(prediction), content_words(reference)
+    if not p or not r:
+        return float(p == r)
+    common = sum((Counter(p) & Counter(r)).values())
+    if common == 0:
+        return 0.0
+    precision, recall = common / len(p), common / len(r)
+    return 2 * precision * recall / (precision + recall)
+
+
+class SentenceIndex:
+    """BM25 (bm25s, Lucene variant, k1=1.5, b=0.75) over the sentences of one text."""
+
+    def __init__(self, text: str) -> None:
+        self.sentences = split_sentences(text)
+        texts = [s.text for s in self.sentences]
+        self.tokens = _content_tokens(texts)
+        self.index = BM25Index(texts, tokenizer=_content_tokens, tokens=self.tokens)
+
+    def scores(self, query: str) -> list[float]:
+        """BM25 score of every sentence for ``query``."""
+        return [float(x) for x in self.index.scores(query)]
+
+
+def _content_tokens(texts: list[str]) -> list[list[str]]:
+    """:func:`content_words` of each text (the sentence index's analyser)."""
+    return [content_words(t) for t in texts]
+
+
+_indexes: OrderedDict[str, SentenceIndex] = OrderedDict()
+_lock = threading.Lock()
+
+
+def sentence_index(text: str) -> SentenceIndex:
+    """The (memoised, 8 most recent) sentence index of ``text``."""
+    key = hashlib.sha256(text.encode("utf-8")).hexdigest()
+    with _lock:
+        if key in _indexes:
+            _indexes.move_to_end(key)
+            return _indexes[key]
+    index = SentenceIndex(text)
+    with _lock:
+        _indexes[key] = index
+        while len(_indexes) > 8:
+            _indexes.popitem(last=False)
+    return index

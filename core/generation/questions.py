@@ -1,0 +1,363 @@
+"""Long-span question generation per entity, near-duplicate removal and provenance.
+
+Two generators write ``questions`` rows (``origin='generated'``):
+
+* an LLM (any ``core.llm`` model) prompted with ``prompts/generate_long_span.md`` for each of
+  the top-N entities. The context is the whole book when it fits the model's window
+  (``core.llm.context_window``), else the passages mentioning the entity, spread evenly over the
+  book, within the remaining token budget. Replies are parsed robustly
+  (:func:`parse_qa_pairs`); a failed call or an unparseable reply is stored in
+  ``generation_failures`` with the raw text, never dropped;
+* ``baseline:entity-cooccurrence`` (offline, no model; :mod:`core.generation.baseline`): pairs of
+  frequent entities whose co-mentions (same passage) lie far apart in the book become
+  relationship questions anchored on the earliest and the latest co-mention; the "answer" is
+  honestly an extractive evidence summary (the two evidence sentences), not an invented answer.
+
+Near-duplicates: a new question whose TF-IDF cosine similarity (word 1-2-grams, fitted on all
+generated questions of the document) to an earlier kept question is >= ``DUPLICATE_THRESHOLD``
+(0.8) is stored with ``status='discarded'`` and ``metadata.duplicate_of`` / ``similarity``.
+
+Idempotence: question ids hash (document, generator, prompt hash, entity, question text); an
+entity that already has questions from the same model and prompt hash is skipped on re-run.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import sqlite_utils
+
+from core.corpus.documents import count_tokens, get_document, get_passages
+from core.generation.entity_store import build_entities, get_entities
+from core.store.runs import finish_run, start_run
+from core.generation.baseline import baseline_candidates
+from core.generation.candidates import BASELINE, Candidate
+from core.errors import ContextTooLongError, InputError
+from core.llm.reply_json import first_value
+from core.store.connection import dumps, rows, transaction, utcnow
+
+PROMPT = "generate_long_span"
+DUPLICATE_THRESHOLD = 0.8
+MAX_REPLY_TOKENS = 2048
+PROMPT_RESERVE_TOKENS = 1500
+
+
+@dataclass(frozen=True)
+class QAPair:
+    """One parsed question with its reference answer."""
+
+    question: str
+    answer: str
+
+
+# ---------------------------------------------------------------------------------------------
+# Parsing model replies
+# ---------------------------------------------------------------------------------------------
+
+_Q_LABEL = r"[ \t*_#>\-]*(?:\d+[.)]\s*)?(?:Question|Q)\s*\d*\s*[:.)][ \t*_]*"
+_A_LABEL = r"\s*[*_]*(?:Answer|A)\s*\d*\s*:[ \t*_]*"
+_QA_BLOCK = re.compile(rf"(?:^|\n){_Q_LABEL}(?P<q>.+?){_A_LABEL}(?P<a>.+?)"
+                       rf"(?=\n{_Q_LABEL}|\Z)", re.S | re.I)
+
+
+def _pairs_from_json(data: Any) -> list[QAPair]:
+    if isinstance(data, dict):
+        for key in ("questions", "items", "pairs", "qa"):
+            if isinstance(data.get(key), list):
+                data = data[key]
+                break
+        else:
+            data = [data]
+    if not isinstance(data, list):
+        return []
+    out = []
+    for item in data:
+        if not isinstance(item, dict):
+            continue
+        low = {str(k).lower(): v for k, v in item.items()}
+        q, a = low.get("question", low.get("q")), low.get("answer", low.get("a"))
+        if isinstance(q, str) and q.strip() and isinstance(a, (str, list)):
+            answer = " ".join(a) if isinstance(a, list) else a
+            out.append(QAPair(" ".join(q.split()), " ".join(str(answer).split())))
+    return out
+
+
+def parse_qa_pairs(text: str) -> list[QAPair]:
+    """Question/answer pairs from a reply: JSON list (bare or fenced), ``{"questions": [...]}``,
+    or ``Question: ... Answer: ...`` blocks. Raises ValueError when none can be read."""
+    value = first_value(text)
+    if value is not None:
+        pairs = _pairs_from_json(value)
+        if pairs:
+            return pairs
+    pairs = []
+    for m in _QA_BLOCK.finditer(text):
+        q = " ".join(m.group("q").replace("**", "").split())
+        a = " ".join(m.group("a").replace("**", "").split())
+        if q and a:
+            pairs.append(QAPair(q, a))
+    if not pairs:
+        raise ValueError("no JSON question list and no 'Question: ... Answer: ...' blocks")
+    return pairs
+
+
+# ---------------------------------------------------------------------------------------------
+# De-duplication and storage
+# ---------------------------------------------------------------------------------------------
+
+def similarity_matrix(texts: list[str]) -> np.ndarray:
+    """Pairwise TF-IDF cosine similarity (word 1-2-grams, sublinear tf, l2-normalised rows)."""
+    from sklearn.feature_extraction.text import TfidfVectorizer
+
+    if not texts:
+        return np.zeros((0, 0))
+    matrix = TfidfVectorizer(ngram_range=(1, 2), sublinear_tf=True,
+                             token_pattern=r"(?u)\b\w+\b").fit_transform(texts)
+    return (matrix @ matrix.T).toarray()
+
+
+def _norm(text: str) -> str:
+    return " ".join(re.findall(r"\w+", text.lower()))
+
+
+def question_id(doc_id: str, generator: str, key: str, question: str) -> str:
+    """Stable id: ``gen-`` + 16 hex of sha256(document, generator, key, normalised question)."""
+    blob = "\x1f".join([doc_id, generator, key, _norm(question)])
+    return "gen-" + hashlib.sha256(blob.encode("utf-8")).hexdigest()[:16]
+
+
+def store_candidates(db: sqlite_utils.Database, doc_id: str, candidates: list[Candidate],
+                     run_id: str, threshold: float = DUPLICATE_THRESHOLD) -> dict[str, int]:
+    """De-duplicate ``candidates`` against each other and the document's kept generated
+    questions, then insert them (one transaction). Returns counts kept/discarded/existing."""
+    existing = rows(db, "select id, question from questions where document_id = ? and "
+                        "origin = 'generated' and status != 'discarded' order by created_at, id",
+                    [doc_id])
+    known_ids = {r[0] for r in db.execute(
+        "select id from questions where document_id = ? and origin = 'generated'", [doc_id])}
+    texts = [r["question"] for r in existing] + [c.question for c in candidates]
+    sims = similarity_matrix(texts)
+    kept_pos = list(range(len(existing)))
+    ids = [r["id"] for r in existing]
+    counts = {"kept": 0, "discarded": 0, "existing": 0}
+    batch: set[str] = set()
+    now = utcnow()
+    with transaction(db):
+        for n, cand in enumerate(candidates):
+            pos = len(existing) + n
+            key = f"{cand.provenance.get('prompt_hash', '')}|{cand.entity_id}"
+            qid = question_id(doc_id, cand.provenance["model"], key, cand.question)
+            while qid in batch:  # an exact repeat inside this batch: keep it, as a duplicate
+                qid = question_id(doc_id, cand.provenance["model"], key + "#", qid)
+            batch.add(qid)
+            ids.append(qid)
+            if qid in known_ids:
+                counts["existing"] += 1
+                continue
+            status, metadata = "pending", dict(cand.metadata)
+            if kept_pos:
+                best = max(kept_pos, key=lambda j: sims[pos, j])
+                if sims[pos, best] >= threshold:
+                    status = "discarded"
+                    metadata.update({"duplicate_of": ids[best], "reason": "near-duplicate",
+                                     "similarity": round(float(sims[pos, best]), 4),
+                                     "similarity_measure": f"tfidf-cosine>={threshold}"})
+            if status == "pending":
+                kept_pos.append(pos)
+            db["questions"].insert({
+                "id": qid, "document_id": doc_id, "context_document_id": doc_id,
+                "context_kind": "story", "question": cand.question,
+                "answers": dumps([cand.answer]), "origin": "generated", "qtype": cand.qtype,
+                "entity_id": cand.entity_id, "status": status,
+                "provenance": dumps({**cand.provenance, "run_id": run_id}),
+                "metadata": dumps(metadata), "run_id": run_id, "created_at": now,
+                "updated_at": now})
+            known_ids.add(qid)
+            counts["kept" if status == "pending" else "discarded"] += 1
+    return counts
+
+
+# ---------------------------------------------------------------------------------------------
+# LLM generation
+# ---------------------------------------------------------------------------------------------
+
+def entity_context(db: sqlite_utils.Database, doc: dict, entity: dict,
+                   budget_tokens: int | None) -> tuple[str, str, list[int]]:
+    """``(context, kind, passage_indexes)``: the full book if it fits ``budget_tokens``, else the
+    entity's mention passages, evenly spread over the book, within the budget (book order).
+    ``budget_tokens=None`` means no limit."""
+    from core.generation.entity_store import entity_passage_indexes
+    from core.corpus.retrieval import format_context
+
+    if budget_tokens is None or doc["n_tokens"] <= budget_tokens:
+        return doc["text"], "full", []
+    by_idx = {p.idx: p for p in get_passages(db, doc["id"])}
+    idxs = [i for i in entity_passage_indexes(db, entity["id"]) if i in by_idx]
+    k = len(idxs)
+    while k > 0:
+        chosen = sorted({idxs[int(round(x))] for x in np.linspace(0, len(idxs) - 1, k)})
+        if sum(by_idx[i].n_tokens for i in chosen) <= budget_tokens:
+            return format_context([by_idx[i] for i in chosen]), "entity-mentions", chosen
+        k = min(k - 1, int(k * budget_tokens / sum(by_idx[i].n_tokens for i in chosen)))
+    raise InputError(f"no mention passage of {entity['name']!r} fits {budget_tokens} tokens")
+
+
+def _record_failure(db, run_id, doc_id, entity_id, model, phash, kind, error, raw) -> None:
+    db["generation_failures"].insert({
+        "run_id": run_id, "document_id": doc_id, "entity_id": entity_id, "model": model,
+        "prompt_hash": phash, "kind": kind, "error": error[:1000], "raw": raw or "",
+        "created_at": utcnow()})
+
+
+def _already_generated(db, doc_id: str, entity_id: int, model: str, phash: str) -> bool:
+    return db.execute(
+        "select 1 from questions where document_id = ? and entity_id = ? and origin = "
+        "'generated' and json_extract(provenance, '$.model') = ? and "
+        "json_extract(provenance, '$.prompt_hash') = ? limit 1",
+        [doc_id, entity_id, model, phash]).fetchone() is not None
+
+
+def plan_generation(db, doc: dict, entities: list[dict], model: str, per_entity: int,
+                    window_tokens: int | None = None) -> tuple[list[Any], list[tuple]]:
+    """One request per entity (nothing sent) and its ``(entity, context kind, passage
+    indexes, context tokens)``; every request is checked by the model layer (provider, key,
+    window, task) before the caller writes anything."""
+    from core.llm.types import LLMRequest
+    from core.llm.windows import context_window
+    from core.llm.engine import preflight
+    from core.llm.prompts import render_prompt
+
+    window = context_window(model) if window_tokens is None else window_tokens
+    budget = None if window <= 0 else window - MAX_REPLY_TOKENS - PROMPT_RESERVE_TOKENS
+    if budget is not None and budget < 500:
+        raise ContextTooLongError(f"{model}: a {window}-token window leaves no room for "
+                                  "book passages; use a longer-context model")
+    requests, meta = [], []
+    for e in entities:
+        context, kind, idxs = entity_context(db, doc, e, budget)
+        note = ("The full text of the book is given above." if kind == "full" else
+                "Only passages of the book that mention this entity are given above, in book "
+                "order; use your reading of them as a whole.")
+        prompt = render_prompt(PROMPT, title=doc["title"] or doc["id"], entity=e["name"],
+                               aliases=", ".join(e["aliases"][:8]) or "none",
+                               n_questions=per_entity, context_note=note)
+        requests.append(LLMRequest(
+            model=model, prompt=prompt, context=context, max_tokens=MAX_REPLY_TOKENS,
+            task="generate_questions", purpose="question generation",
+            fields={"entity": e["name"], "title": doc["title"], "n_questions": per_entity,
+                    "context_kind": kind}))
+        n_ctx = doc["n_tokens"] if kind == "full" and doc.get("n_tokens") else \
+            count_tokens(context)
+        meta.append((e, kind, idxs, n_ctx))
+    preflight(requests)
+    return requests, meta
+
+
+def check_generator_model(model: str) -> None:
+    """Raise before anything is written when ``model`` cannot generate questions (unknown
+    provider or baseline, missing key, an offline baseline: LLM-only task)."""
+    from core.llm.types import LLMRequest
+    from core.llm.engine import preflight
+
+    preflight([LLMRequest(model=model, prompt="", max_tokens=MAX_REPLY_TOKENS,
+                          task="generate_questions", purpose="question generation",
+                          fields={"entity": "", "title": "", "n_questions": 1,
+                                  "context_kind": "full"})])
+
+
+def llm_candidates(db, doc: dict, entities: list[dict], model: str, per_entity: int,
+                   run_id: str, window_tokens: int | None = None, progress: bool = False,
+                   planned: tuple[list[Any], list[tuple]] | None = None
+                   ) -> tuple[list[Candidate], int]:
+    """Prompt ``model`` once per entity; return parsed candidates and the failure count."""
+    from core.llm.engine import complete_many
+    from core.llm.prompts import prompt_hash
+
+    phash = prompt_hash(PROMPT)
+    requests, meta = planned or plan_generation(db, doc, entities, model, per_entity,
+                                                window_tokens)
+    replies = complete_many(db, requests, run_id=run_id, progress=progress)
+    out, failures = [], 0
+    for (e, kind, idxs, ctx_tokens), resp in zip(meta, replies):
+        if resp.error is not None:
+            _record_failure(db, run_id, doc["id"], e["id"], model, phash, "provider_error",
+                            f"{resp.error_kind}: {resp.error}", resp.text)
+            failures += 1
+            continue
+        try:
+            pairs = parse_qa_pairs(resp.text)
+        except ValueError as exc:
+            _record_failure(db, run_id, doc["id"], e["id"], model, phash, "unparsed",
+                            str(exc), resp.text)
+            failures += 1
+            continue
+        for pair in pairs[:per_entity]:
+            out.append(Candidate(
+                question=pair.question, answer=pair.answer, qtype="long-span",
+                entity_id=e["id"],
+                provenance={"generator": "llm", "model": model, "prompt": PROMPT,
+                            "prompt_hash": phash, "entity": e["name"], "context_kind": kind,
+                            "request_id": resp.request_id, "cache_hit": resp.cache_hit},
+                metadata={"entity": e["name"], "context_tokens": ctx_tokens,
+                          "context_passages": idxs}))
+    return out, failures
+
+
+# ---------------------------------------------------------------------------------------------
+# Entry point
+# ---------------------------------------------------------------------------------------------
+
+def generate_questions(db: sqlite_utils.Database, doc_id: str, model: str, *,
+                       n_entities: int = 5, per_entity: int = 3,
+                       window_tokens: int | None = None, progress: bool = False,
+                       entity_method: str = "regex") -> dict[str, Any]:
+    """Generate questions about the top ``n_entities`` entities of ``doc_id`` with ``model``
+    (an LLM id, or ``baseline`` / ``baseline:entity-cooccurrence``) and store them.
+
+    Entities are extracted first if none are stored (``entity_method``, default the fast
+    built-in extractor; run ``python -m core entities`` first for spaCy). Returns counts:
+    ``kept``, ``discarded``, ``existing`` (already stored: re-run), ``failures``,
+    ``skipped_entities`` and ``run_id``.
+    """
+    if n_entities < 1 or per_entity < 1:
+        raise InputError("--entities and --per-entity must be at least 1")
+    doc = get_document(db, doc_id)
+    if doc is None:
+        raise InputError(f"unknown document {doc_id!r}: import it first")
+    is_baseline = model in ("baseline", BASELINE)
+    model = BASELINE if is_baseline else model
+    if not is_baseline:
+        check_generator_model(model)      # unknown model / no key: before anything is written
+    if not get_entities(db, doc_id, top=1):
+        build_entities(db, doc_id, method=entity_method, progress=progress)
+    entities = get_entities(db, doc_id, top=n_entities)
+    skipped, planned = 0, None
+    if not is_baseline:
+        from core.llm.prompts import prompt_hash
+
+        phash = prompt_hash(PROMPT)
+        todo = [e for e in entities if not _already_generated(db, doc_id, e["id"], model, phash)]
+        skipped = len(entities) - len(todo)
+        # every request built and checked (window, task) before the run row is written
+        planned = plan_generation(db, doc, todo, model, per_entity, window_tokens)
+    run_id = start_run(db, "generate", f"{doc_id} {model}",
+                       {"model": model, "entities": n_entities, "per_entity": per_entity})
+    try:
+        if is_baseline:
+            candidates, failures = baseline_candidates(db, doc, n_entities, per_entity), 0
+        else:
+            candidates, failures = (llm_candidates(db, doc, todo, model, per_entity, run_id,
+                                                   window_tokens, progress, planned=planned)
+                                    if todo else ([], 0))
+        counts = store_candidates(db, doc_id, candidates, run_id)
+    except BaseException as exc:
+        finish_run(db, run_id, "failed", str(exc)[:500])
+        raise
+    summary = {"run_id": run_id, "model": model, **counts, "failures": failures,
+               "skipped_entities": skipped}
+    finish_run(db, run_id, "done", dumps(summary))
+    return summary

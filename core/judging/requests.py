@@ -1,0 +1,118 @@
+"""Judge requests: the prompt of one judge call, with answers that cannot break out of it.
+
+Answers are wrapped in markers carrying a random nonce per call, and marker-like text inside an
+answer (``[[``, ``]]``) is neutralised, so an answer cannot close its section or pose as
+instructions. A context that does not fit the model's window falls back to ``rag`` only when the
+judge says so (``fallback = "rag"``); otherwise it is a :class:`ContextTooLongError`.
+"""
+
+from __future__ import annotations
+
+import re
+import secrets
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+import sqlite_utils
+
+from core.errors import ConfigError, ContextTooLongError
+from core.judging.specs import Judge
+from core.llm.prompts import render_prompt
+from core.judging.tournament import Comparison
+
+_NOTES = {
+    "none": "You are not given the text: rely on what you know about the book.",
+    "rag": "Passages selected from the book, in book order, are given above: base your "
+           "judgement on them.",
+    "full": "The full text of the book is given above: base your judgement on it.",
+}
+
+_MARKER = re.compile(r"\[\s*\[|\]\s*\]")
+
+
+def new_nonce() -> str:
+    """A fresh random marker code (12 hex digits) for one call."""
+    return secrets.token_hex(6)
+
+
+def neutralise(text: str, nonce: str = "") -> str:
+    """``text`` with marker-like strings disarmed: ``[[``/``]]`` become ``[ (``/``) ]`` and the
+    call's nonce, if it appears, is masked."""
+    out = _MARKER.sub(lambda m: "[ (" if m.group(0)[0] == "[" else ") ]", text or "")
+    if nonce:
+        out = out.replace(nonce, "#" * len(nonce))
+    return out
+
+
+@dataclass
+class JudgeItem:
+    """One planned judge call and what is needed to store its judgment."""
+
+    judge: Judge
+    question: dict
+    request: Any
+    source: str
+    context_used: str
+    answer: dict | None = None
+    comparison: Comparison | None = None
+    answer_a: dict | None = None
+    answer_b: dict | None = None
+
+
+def _rater_context(db: sqlite_utils.Database, judge: Judge, doc: dict, query: str,
+                   mode: str) -> str:
+    from core.answering.systems import retrieved_context
+
+    if mode == "none":
+        return ""
+    if mode == "full":
+        return doc["text"]
+    return retrieved_context(db, doc["id"], query, judge.tokens)
+
+
+def build_request(db: sqlite_utils.Database, judge: Judge, question: dict, answers: Sequence[str],
+                  *, nonce: str | None = None) -> tuple[Any, str, str]:
+    """The request of ``judge`` for ``question`` and one (absolute) or two (pairwise) answers
+    in the order shown. Returns ``(request, source text for evidence, context used)``."""
+    from core.llm.types import LLMRequest
+    from core.answering.systems import book_of, fits
+
+    nonce = nonce or new_nonce()
+    doc = book_of(db, question)
+    refs = [str(r) for r in (question.get("answers") or [])]
+    if judge.spec["references"] and not refs:
+        raise ConfigError(f"judge {judge.name!r} needs reference answers; question "
+                          f"{question['id']!r} has none")
+    query = " ".join([question["question"], *answers])
+    mode = judge.context
+    context = _rater_context(db, judge, doc, query, mode)
+    values: dict[str, Any] = {"title": doc.get("title") or doc["id"], "nonce": nonce,
+                              "question": neutralise(question["question"], nonce)}
+    fields: dict[str, Any] = {"question": question["question"], "context": context}
+    if judge.pairwise:
+        values["answer_a"], values["answer_b"] = (neutralise(a, nonce) for a in answers)
+        fields["answer_a"], fields["answer_b"] = answers
+    else:
+        values["answer"] = neutralise(answers[0], nonce)
+        fields["answer"] = answers[0]
+    if judge.spec["references"]:
+        values["references"] = "\n".join(f"- {neutralise(r, nonce)}" for r in refs)
+        fields["references"] = refs
+
+    def make(ctx: str, used: str) -> Any:
+        prompt = render_prompt(judge.spec["prompt"], context_note=_NOTES[used], **values)
+        return LLMRequest(model=judge.model, prompt=prompt, context=ctx, temperature=0.0,
+                          max_tokens=judge.max_tokens, task=judge.spec["task"],
+                          fields={**fields, "context": ctx}, purpose="judge",
+                          tags={"judge": judge.name})
+
+    request = make(context, mode)
+    if not fits(request):
+        if judge.fallback != "rag":
+            raise ContextTooLongError(
+                f"judge {judge.name!r}, question {question['id']!r}: the {mode} context does not "
+                f"fit {judge.model}'s window; set fallback = \"rag\" or use context = \"rag\"")
+        context = _rater_context(db, judge, doc, query, "rag")
+        request, mode = make(context, "rag"), "rag-fallback"
+    source = "\n".join(refs) if judge.spec["references"] else doc["text"]
+    return request, source, mode

@@ -1,0 +1,234 @@
+"""Agreement between raters: percent agreement, confusion, Cohen's kappa (with a bootstrap
+interval), Fleiss' kappa, Krippendorff's alpha, pairwise agreement and self-consistency.
+
+Labels are any hashable values; ``None``/NaN means "not rated". Pure numpy/pandas, vectorised
+(labels are dictionary-encoded once, then counted with ``numpy.bincount``); randomness is passed in;
+every interval carries its ``level``.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+from core.errors import InputError
+from core.stats.significance import Interval
+
+
+def _objects(values: Any) -> np.ndarray:
+    """A 1-D object array of ``values`` (a list, Series or array)."""
+    if isinstance(values, (pd.Series, pd.Index)):
+        return values.to_numpy(dtype=object)
+    arr = np.empty(len(values), dtype=object)
+    arr[:] = list(values)
+    return arr
+
+
+def _missing_mask(arr: np.ndarray) -> np.ndarray:
+    """Element-wise "not rated": None or a float NaN."""
+    return np.fromiter((v is None or (isinstance(v, float) and v != v) for v in arr), bool,
+                       len(arr))
+
+
+def _pairs(a: Sequence, b: Sequence) -> tuple[np.ndarray, np.ndarray]:
+    a, b = _objects(a), _objects(b)
+    if len(a) != len(b):
+        raise InputError(f"rating lists differ in length ({len(a)} vs {len(b)})")
+    keep = ~(_missing_mask(a) | _missing_mask(b))
+    if not keep.any():
+        raise InputError("no item rated by both raters")
+    return a[keep], b[keep]
+
+
+def _encode(a: np.ndarray, b: np.ndarray,
+            labels: Sequence | None = None) -> tuple[np.ndarray, np.ndarray, list]:
+    """Codes of ``a`` and ``b`` into ``labels`` (default: their labels sorted by ``str``)."""
+    codes, uniq = pd.factorize(np.concatenate([a, b]))
+    uniq = list(uniq)
+    labels = list(labels) if labels is not None else sorted(set(uniq), key=str)
+    index = {lab: i for i, lab in enumerate(labels)}
+    unknown = [u for u in uniq if u not in index]
+    if unknown:
+        raise InputError(f"label {unknown[0]!r} not in labels {labels}")
+    lut = np.array([index[u] for u in uniq], dtype=np.int64)
+    codes = lut[codes]
+    return codes[:len(a)], codes[len(a):], labels
+
+
+def percent_agreement(a: Sequence, b: Sequence) -> float:
+    """Share of items (rated by both) with the same label: ``p_o = (1/n) sum_i [a_i = b_i]``."""
+    a, b = _pairs(a, b)
+    return float(np.mean(a == b))
+
+
+def confusion(a: Sequence, b: Sequence, labels: Sequence | None = None) -> pd.DataFrame:
+    """Confusion matrix: rows = labels of ``a``, columns = labels of ``b`` (items rated by both)."""
+    ia, ib, labels = _encode(*_pairs(a, b), labels)
+    k = len(labels)
+    m = np.bincount(ia * k + ib, minlength=k * k).reshape(k, k).astype(int)
+    return pd.DataFrame(m, index=pd.Index(labels, name="a"), columns=pd.Index(labels, name="b"))
+
+
+def _kappa_from_matrix(m: np.ndarray) -> float:
+    n = m.sum()
+    po = np.trace(m) / n
+    pe = (m.sum(axis=1) * m.sum(axis=0)).sum() / (n * n)
+    return float((po - pe) / (1 - pe)) if pe < 1 else float("nan")
+
+
+def cohen_kappa(a: Sequence, b: Sequence, labels: Sequence | None = None) -> float:
+    """Cohen's kappa ``(p_o - p_e) / (1 - p_e)``, ``p_e = sum_k p_a(k) p_b(k)``.
+
+    NaN when ``p_e = 1`` (both raters always gave the same single label).
+    """
+    return _kappa_from_matrix(confusion(a, b, labels).to_numpy())
+
+
+def cohen_kappa_ci(a: Sequence, b: Sequence, n_boot: int = 1000,
+                   seed: int | np.random.Generator = 0, level: float = 0.95) -> Interval:
+    """Cohen's kappa with a bootstrap percentile interval at ``level`` (items resampled).
+
+    A replicate resamples the ``n`` items with replacement, i.e. draws its confusion counts from
+    ``Multinomial(n, m / n)`` (``m`` = observed confusion counts). Replicates with undefined
+    kappa (``p_e = 1``) are left out of the quantiles.
+    """
+    if not 0 < level < 1 or n_boot < 1:
+        raise InputError("need 0 < level < 1 and n_boot >= 1")
+    a, b = _pairs(a, b)
+    ia, ib, labels = _encode(a, b)
+    k = len(labels)
+    cell = ia * k + ib
+    n = len(cell)
+    rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+    # Resampling n items with replacement makes the confusion counts Multinomial(n, observed
+    # cell shares): drawn directly, O(n_boot k^2) instead of O(n_boot n).
+    counts = np.bincount(cell, minlength=k * k)
+    mats = rng.multinomial(n, counts / n, size=n_boot)
+    mats = mats.reshape(n_boot, k, k)
+    po = np.trace(mats, axis1=1, axis2=2) / n
+    pe = (mats.sum(axis=2) * mats.sum(axis=1)).sum(axis=1) / (n * n)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        reps = np.where(pe < 1, (po - pe) / (1 - pe), np.nan)
+    lo, hi = np.nanquantile(reps, [(1 - level) / 2, (1 + level) / 2])
+    return Interval(_kappa_from_matrix(counts.reshape(k, k)), float(lo), float(hi), level)
+
+
+def _long(df: pd.DataFrame) -> pd.DataFrame:
+    missing = [c for c in ("item_id", "rater", "verdict") if c not in df.columns]
+    if missing:
+        raise InputError(f"missing column(s): {', '.join(missing)}")
+    out = df[["item_id", "rater", "verdict"]].dropna()
+    if out.empty:
+        raise InputError("no ratings")
+    return out
+
+
+def ratings_matrix(df: pd.DataFrame) -> pd.DataFrame:
+    """Long ``item_id, rater, verdict`` rows -> raters x items matrix (NaN = not rated).
+
+    A rater who rated an item twice keeps the last label.
+    """
+    d = _long(df).drop_duplicates(["item_id", "rater"], keep="last")
+    return d.pivot(index="rater", columns="item_id", values="verdict")
+
+
+def fleiss_kappa(table_or_items: Any) -> float:
+    """Fleiss' kappa from an items x categories count table or long ``item_id, rater, verdict`` rows.
+
+    ``P_i = (sum_j n_ij^2 - n_i) / (n_i (n_i - 1))``, ``P_bar = mean_i P_i``,
+    ``p_j = sum_i n_ij / sum_i n_i``, ``P_e = sum_j p_j^2``, ``kappa = (P_bar - P_e) / (1 - P_e)``.
+    Items may have different numbers of ratings (missing labels); items with fewer than two are
+    left out. With equal ``n_i`` this is Fleiss (1971).
+    """
+    if isinstance(table_or_items, pd.DataFrame) and "rater" in table_or_items.columns:
+        d = _long(table_or_items)
+        table = pd.crosstab(d["item_id"], d["verdict"]).to_numpy(dtype=float)
+    else:
+        table = np.asarray(table_or_items, dtype=float)
+    if table.ndim != 2 or (table < 0).any():
+        raise InputError("Fleiss' kappa needs an items x categories table of counts")
+    ni = table.sum(axis=1)
+    table, ni = table[ni >= 2], ni[ni >= 2]
+    if len(table) == 0:
+        raise InputError("Fleiss' kappa needs items with at least two ratings")
+    p_i = ((table * table).sum(axis=1) - ni) / (ni * (ni - 1))
+    pj = table.sum(axis=0) / ni.sum()
+    pe = float((pj * pj).sum())
+    return float((p_i.mean() - pe) / (1 - pe)) if pe < 1 else float("nan")
+
+
+def krippendorff_alpha_nominal(reliability: Any) -> float:
+    """Krippendorff's alpha for nominal labels; ``reliability`` is raters x items, NaN = missing.
+
+    Coincidences ``o_ck = sum_u (number of c-k pairs in unit u) / (m_u - 1)`` over units with
+    ``m_u >= 2`` values; ``n_c = sum_k o_ck``, ``n = sum_c n_c``;
+    ``alpha = 1 - (n - 1) sum_{c != k} o_ck / sum_{c != k} n_c n_k``.
+    """
+    if isinstance(reliability, pd.DataFrame):
+        reliability = reliability.to_numpy(dtype=object)
+    r = np.asarray(reliability, dtype=object)
+    if r.ndim != 2:
+        raise InputError("reliability data must be a raters x items matrix")
+    flat = r.T.ravel()                                    # unit-major
+    present = ~_missing_mask(flat)
+    codes, uniq = pd.factorize(flat[present])
+    uniq = list(uniq)
+    labels = sorted(set(uniq), key=str)
+    if len(labels) == 0:
+        raise InputError("no ratings")
+    index = {lab: i for i, lab in enumerate(labels)}
+    k, n_units = len(labels), r.shape[1]
+    unit = np.flatnonzero(present) // max(r.shape[0], 1)
+    lut = np.array([index[u] for u in uniq], dtype=np.int64)
+    counts = np.bincount(unit * k + lut[codes], minlength=n_units * k).reshape(n_units, k)
+    m = counts.sum(axis=1)
+    counts, m = counts[m >= 2].astype(float), m[m >= 2]
+    scaled = counts / (m - 1)[:, None]
+    o = counts.T @ scaled - np.diag(scaled.sum(axis=0))   # sum_u (c c^T - diag c) / (m_u - 1)
+    nc = o.sum(axis=1)
+    n = nc.sum()
+    if n == 0:
+        raise InputError("Krippendorff's alpha needs items with at least two ratings")
+    expected = n * n - (nc * nc).sum()
+    if expected == 0:
+        return float("nan")
+    return float(1 - (n - 1) * (o.sum() - np.trace(o)) / expected)
+
+
+def pairwise_agreement(df: pd.DataFrame) -> pd.DataFrame:
+    """Every pair of raters: ``n`` items both rated, percent agreement, Cohen's kappa."""
+    m = ratings_matrix(df)
+    raters = list(m.index)
+    labels, rated = m.to_numpy(dtype=object), m.notna().to_numpy()
+    rows = []
+    for i, ra in enumerate(raters):
+        for j, rb in enumerate(raters[i + 1:], start=i + 1):
+            both = rated[i] & rated[j]
+            if not both.any():
+                rows.append({"rater_a": ra, "rater_b": rb, "n": 0, "agreement": np.nan,
+                             "cohen_kappa": np.nan})
+                continue
+            a, b = labels[i][both], labels[j][both]
+            rows.append({"rater_a": ra, "rater_b": rb, "n": int(both.sum()),
+                         "agreement": percent_agreement(a, b), "cohen_kappa": cohen_kappa(a, b)})
+    return pd.DataFrame(rows, columns=["rater_a", "rater_b", "n", "agreement", "cohen_kappa"])
+
+
+def self_consistency(first: Mapping | pd.Series, second: Mapping | pd.Series) -> dict[str, Any]:
+    """One rater judged the same items twice (two runs): agreement and kappa over shared items.
+
+    ``first``/``second`` map item id -> label. For both presentation orders of pairwise verdicts use
+    :func:`position_inconsistency`, which first maps verdicts to the systems they name.
+    """
+    first, second = dict(first), dict(second)
+    shared = [i for i in first if i in second]
+    a = _objects([first[i] for i in shared])
+    b = _objects([second[i] for i in shared])
+    keep = ~(_missing_mask(a) | _missing_mask(b))
+    if not keep.any():
+        raise InputError("the two runs share no rated item")
+    a, b = a[keep], b[keep]
+    return {"n": int(keep.sum()), "agreement": percent_agreement(a, b),
+            "cohen_kappa": cohen_kappa(a, b)}

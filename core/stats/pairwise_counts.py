@@ -1,0 +1,244 @@
+"""Pairwise verdicts and their aggregate: verdict parsing and :class:`PairwiseCounts`.
+
+The base of the ranking modules (:mod:`core.stats` re-exports everything here). Outcome codes:
+``A_WINS, B_WINS, EQUAL, NONE = 0, 1, 2, 3``, relative to the order shown (``system_a`` first).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from core.errors import InputError, WorkbenchError
+
+A_WINS, B_WINS, EQUAL, NONE = 0, 1, 2, 3
+_VERDICTS = {"a": "A", "a is better": "A", "b": "B", "b is better": "B", "equal": "Equal",
+             "none": "None"}
+_CODE = {"A": A_WINS, "B": B_WINS, "Equal": EQUAL, "None": NONE}
+DEGENERATE_ALPHA = 1e-6
+
+
+class NotIdentifiableError(InputError):
+    """The comparison graph is not strongly connected: the Bradley-Terry MLE does not exist."""
+
+
+class ConvergenceError(WorkbenchError):
+    """An iterative fit did not reach its tolerance."""
+
+
+def parse_verdict(s: Any) -> str:
+    """Normalise a pairwise verdict to ``'A'``, ``'B'``, ``'Equal'`` or ``'None'``.
+
+    Case-insensitive; ``'A is better'`` / ``'B is better'`` are accepted. Anything else (including
+    an empty or missing value) raises :class:`InputError`.
+    """
+    if isinstance(s, str):
+        key = " ".join(s.strip().lower().split())
+        if key in _VERDICTS:
+            return _VERDICTS[key]
+    raise InputError(f"unknown verdict {s!r} (expected A, B, Equal or None)")
+
+
+def _expit(x: np.ndarray) -> np.ndarray:
+    """Logistic sigma(x) = 1 / (1 + exp(-x)), overflow-free."""
+    return 0.5 * (1.0 + np.tanh(0.5 * x))
+
+
+def _log_expit(x: np.ndarray) -> np.ndarray:
+    """log sigma(x) = -log(1 + exp(-x)), overflow-free."""
+    return -np.logaddexp(0.0, -x)
+
+
+class PairwiseCounts:
+    """Incremental aggregate of pairwise judgments (the live leaderboard's state).
+
+    Stores one integer row per judgment (question, system a, system b, outcome, weight);
+    :meth:`add` is O(1) and every fit aggregates with ``numpy.bincount``, so adding a verdict never
+    re-reads the others. ``weight=-1`` retracts a judgment (e.g. one that was superseded).
+    """
+
+    def __init__(self) -> None:
+        self.systems: list[str] = []
+        self.questions: list[Any] = []
+        self._sidx: dict[str, int] = {}
+        self._qidx: dict[Any, int] = {}
+        self._base = [np.zeros(0, np.int64) for _ in range(4)] + [np.zeros(0, np.int64)]
+        self._tail: list[tuple[int, int, int, int, int]] = []
+        self.n_none = 0
+
+    # -- building ------------------------------------------------------------------------------
+    def _system(self, name: Any) -> int:
+        if not isinstance(name, str) or not name.strip():
+            raise InputError(f"missing or empty system name {name!r}")
+        idx = self._sidx.get(name)
+        if idx is None:
+            idx = self._sidx[name] = len(self.systems)
+            self.systems.append(name)
+        return idx
+
+    def add(self, question_id: Any, system_a: str, system_b: str, verdict: str,
+            weight: int = 1) -> None:
+        """Add one judgment (``weight=-1`` removes one added before)."""
+        code = _CODE[parse_verdict(verdict)]
+        if system_a == system_b:
+            raise InputError(f"system compared with itself: {system_a!r}")
+        if code == NONE:
+            self.n_none += weight
+            return
+        a, b = self._system(system_a), self._system(system_b)
+        q = self._qidx.get(question_id)
+        if q is None:
+            q = self._qidx[question_id] = len(self.questions)
+            self.questions.append(question_id)
+        self._tail.append((q, a, b, code, weight))
+
+    def remove(self, question_id: Any, system_a: str, system_b: str, verdict: str) -> None:
+        """Retract a judgment added before."""
+        self.add(question_id, system_a, system_b, verdict, weight=-1)
+
+    @classmethod
+    def from_records(cls, records: Any) -> "PairwiseCounts":
+        """Build from (question_id, system_a, system_b, verdict) tuples or a DataFrame."""
+        if isinstance(records, PairwiseCounts):
+            return records
+        if hasattr(records, "columns"):
+            missing = [c for c in ("question_id", "system_a", "system_b", "verdict")
+                       if c not in records.columns]
+            if missing:
+                raise InputError(f"missing column(s): {', '.join(missing)}")
+            return cls.from_columns(*(records[c].to_numpy(dtype=object) for c in
+                                      ("question_id", "system_a", "system_b", "verdict")))
+        counts = cls()
+        for row in records:
+            counts.add(*row[:4])
+        return counts
+
+    @classmethod
+    def from_columns(cls, question_id: np.ndarray, system_a: np.ndarray, system_b: np.ndarray,
+                     verdict: np.ndarray) -> "PairwiseCounts":
+        """Vectorised build from four equally long arrays (line numbers in errors count a header)."""
+        def codes(values: np.ndarray) -> tuple[np.ndarray, list]:
+            labels, inverse = np.unique(np.asarray(values, dtype=object).astype(str),
+                                        return_inverse=True)
+            return inverse.astype(np.int64), list(labels)
+
+        for name, col in (("question_id", question_id), ("system_a", system_a),
+                          ("system_b", system_b), ("verdict", verdict)):
+            bad = _missing(col)
+            if bad.size:
+                raise InputError("missing value", line=int(bad[0]) + 2, column=name)
+        q, qlab = codes(question_id)
+        a, alab = codes(system_a)
+        b, blab = codes(system_b)
+        v, vlab = codes(verdict)
+        return cls.from_codes(q, qlab, a, alab, b, blab, v, vlab)
+
+    @classmethod
+    def from_codes(cls, q: np.ndarray, q_labels: list, a: np.ndarray, a_labels: list,
+                   b: np.ndarray, b_labels: list, v: np.ndarray, v_labels: list) -> "PairwiseCounts":
+        """Build from dictionary-encoded columns (codes index into the label lists)."""
+        counts = cls()
+        vmap = np.empty(len(v_labels), np.int64)
+        for k, label in enumerate(v_labels):
+            try:
+                vmap[k] = _CODE[parse_verdict(label)]
+            except InputError:
+                line = int(np.flatnonzero(np.asarray(v) == k)[0]) + 2
+                raise InputError(f"unknown verdict {label!r} (expected A, B, Equal or None)",
+                                 line=line, column="verdict") from None
+        outcome = vmap[np.asarray(v, np.int64)]
+        amap = np.array([counts._system(s) for s in a_labels], np.int64)
+        bmap = np.array([counts._system(s) for s in b_labels], np.int64)
+        a, b = amap[np.asarray(a, np.int64)], bmap[np.asarray(b, np.int64)]
+        same = np.flatnonzero(a == b)
+        if same.size:
+            raise InputError(f"system compared with itself: {counts.systems[a[same[0]]]!r}",
+                             line=int(same[0]) + 2)
+        keep = outcome != NONE
+        counts.n_none = int((~keep).sum())
+        qk = np.asarray(q, np.int64)[keep]
+        present = np.bincount(qk, minlength=len(q_labels)) > 0    # np.unique in O(rows)
+        used, qk = np.flatnonzero(present), (np.cumsum(present) - 1)[qk]
+        counts.questions = [q_labels[i] for i in used]
+        counts._qidx = {label: i for i, label in enumerate(counts.questions)}
+        counts._base = [qk.astype(np.int64), a[keep], b[keep], outcome[keep],
+                        np.ones(int(keep.sum()), np.int64)]
+        return counts
+
+    # -- aggregates ----------------------------------------------------------------------------
+    def arrays(self) -> tuple[np.ndarray, ...]:
+        """(question, a, b, outcome, weight) integer arrays of every stored judgment."""
+        if self._tail:
+            tail = np.array(self._tail, np.int64).T
+            self._base = [np.concatenate([base, t]) for base, t in zip(self._base, tail)]
+            self._tail = []
+        return tuple(self._base)
+
+    @property
+    def n_systems(self) -> int:
+        return len(self.systems)
+
+    def __len__(self) -> int:
+        return int(self.arrays()[4].sum()) + self.n_none
+
+    def outcome_matrices(self) -> tuple[np.ndarray, np.ndarray]:
+        """``(decided, ties)``: ``decided[i, j]`` = wins of i over j, ``ties[i, j]`` = Equal (symmetric)."""
+        _, a, b, o, w = self.arrays()
+        n = self.n_systems
+        cell = np.bincount((a * n + b) * 4 + o, w, n * n * 4).reshape(n, n, 4)
+        t = cell[:, :, EQUAL]
+        return cell[:, :, A_WINS] + cell[:, :, B_WINS].T, t + t.T
+
+    def win_matrix(self, ties: str = "half") -> np.ndarray:
+        """``W[i, j]`` = wins of i over j, plus 1/2 per Equal under ``ties='half'``."""
+        decided, t = self.outcome_matrices()
+        return decided + 0.5 * t if _check_ties(ties) == "half" else decided.astype(float)
+
+    def question_matrix(self, ties: str = "half") -> tuple[Any, np.ndarray]:
+        """Per-question win counts: matrix ``M`` (questions x used pairs) and the pair codes ``i*n+j``.
+
+        Questions left without any counted comparison (all retracted, or only dropped ties) are
+        left out, so they are not resampled as empty clusters.
+        """
+        q, a, b, o, w = self.arrays()
+        n, nq = self.n_systems, len(self.questions)
+        win_i = np.where(o == B_WINS, b, a)
+        los_i = np.where(o == B_WINS, a, b)
+        val = w.astype(float)
+        if _check_ties(ties) == "half":
+            tie = o == EQUAL
+            val = np.where(tie, 0.5 * val, val)
+            q = np.concatenate([q, q[tie]])
+            win_i, los_i = np.concatenate([win_i, b[tie]]), np.concatenate([los_i, a[tie]])
+            val = np.concatenate([val, val[tie]])
+        else:
+            keep = o != EQUAL
+            q, win_i, los_i, val = q[keep], win_i[keep], los_i[keep], val[keep]
+        pair = win_i * n + los_i
+        present = np.bincount(pair, minlength=n * n) > 0       # np.unique in O(rows)
+        pairs, col = np.flatnonzero(present), (np.cumsum(present) - 1)[pair]
+        if nq * len(pairs) <= 20_000_000:
+            m = np.bincount(q * len(pairs) + col, val, nq * len(pairs)).reshape(nq, len(pairs))
+            return m[np.abs(m).sum(axis=1) > 0], pairs
+        from scipy import sparse
+
+        m = sparse.csr_matrix((val, (q, col)), shape=(nq, len(pairs)))
+        m.eliminate_zeros()
+        return m[m.getnnz(axis=1) > 0], pairs
+
+
+def _missing(col: Any) -> np.ndarray:
+    """Indices of missing (None, NaN) or blank values."""
+    import pandas as pd
+
+    arr = np.asarray(col, dtype=object)
+    blank = pd.isna(arr) | (pd.Series(arr).astype(str).str.strip() == "").to_numpy()
+    return np.flatnonzero(blank)
+
+
+def _check_ties(ties: str) -> str:
+    if ties not in ("half", "drop"):
+        raise InputError(f"ties must be 'half' or 'drop', not {ties!r}")
+    return ties
+

@@ -1,0 +1,167 @@
+"""SQLite connections through sqlite-utils: connection settings, transactions, decoded rows.
+
+Connection strategy (safe under Streamlit's script threads): every caller opens its own
+connection with :func:`open_db` (cheap: a file open plus a few PRAGMAs) and closes it when done;
+connections are made with ``check_same_thread=False`` so a connection handed to a worker thread
+does not fail, WAL lets readers run beside one writer, and a busy timeout makes concurrent writers
+wait instead of failing. Nothing in this module caches a connection across threads.
+
+Schema: registered migrations live in :mod:`core.store.migrations` as modules ``mNNNN_<name>.py`` that
+define ``apply(db)``. They run in name order, each inside one transaction, and are recorded in
+``schema_migrations``; the schema version is the number of applied migrations.
+
+Append-only tables (judgments, reviews, dispute resolutions) are protected by triggers that abort
+any UPDATE or DELETE: a changed verdict is a new row whose ``supersedes`` names the old one.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import sqlite3
+import threading
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Iterable, Iterator
+
+if TYPE_CHECKING:  # sqlite_utils imports pandas (~0.6 s): load it only when a database is opened
+    import sqlite_utils
+
+DEFAULT_DB = Path("data/workbench.db")
+BUSY_TIMEOUT_MS = 30_000
+
+
+def default_db_path() -> Path:
+    """The database path: ``$WORKBENCH_DB`` if set, else ``data/workbench.db``."""
+    return Path(os.environ.get("WORKBENCH_DB", str(DEFAULT_DB)))
+
+
+def utcnow() -> str:
+    """Current UTC time as an ISO-8601 string with seconds precision."""
+    return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
+
+
+def dumps(value: Any) -> str:
+    """JSON-encode for storage (UTF-8 kept readable, keys in stable order)."""
+    return json.dumps(value, ensure_ascii=False, sort_keys=True)
+
+
+class LockedConnection(sqlite3.Connection):
+    """A connection that carries a re-entrant lock, so threads sharing it take turns writing."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.write_lock = threading.RLock()
+        self.tx_depth = 0
+
+
+def connect(path: str | Path) -> sqlite3.Connection:
+    """Open a raw sqlite3 connection with WAL, foreign keys and a busy timeout."""
+    path = str(path)
+    if path != ":memory:":
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+    conn = sqlite3.connect(
+        path, check_same_thread=False, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None,
+        factory=LockedConnection,
+    )
+    conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+    conn.execute("PRAGMA foreign_keys = ON")
+    if path != ":memory:":
+        conn.execute("PRAGMA journal_mode = WAL")
+        conn.execute("PRAGMA synchronous = NORMAL")
+    return conn
+
+
+@contextlib.contextmanager
+def transaction(db: sqlite_utils.Database) -> Iterator[sqlite_utils.Database]:
+    """Run a block as one write transaction (``BEGIN IMMEDIATE`` ... ``COMMIT``).
+
+    Any exception rolls back everything written inside the block. Nested use (same thread) joins
+    the outer transaction as a savepoint, so helpers that write can be composed. Threads sharing
+    one connection take turns (the connection's re-entrant lock); separate connections are
+    serialised by SQLite itself (busy timeout).
+    """
+    conn = db.conn
+    lock = getattr(conn, "write_lock", None) or contextlib.nullcontext()
+    with lock:
+        depth = getattr(conn, "tx_depth", 1 if conn.in_transaction else 0)
+        if depth:
+            name = f"sp_{depth}"
+            conn.execute(f"SAVEPOINT {name}")
+            _set_depth(conn, depth + 1)
+            try:
+                yield db
+            except BaseException:
+                conn.execute(f"ROLLBACK TO {name}")
+                conn.execute(f"RELEASE {name}")
+                raise
+            finally:
+                _set_depth(conn, depth)
+            conn.execute(f"RELEASE {name}")
+            return
+        conn.execute("BEGIN IMMEDIATE")
+        _set_depth(conn, 1)
+        try:
+            yield db
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        finally:
+            _set_depth(conn, 0)
+        conn.execute("COMMIT")
+
+
+def _set_depth(conn: sqlite3.Connection, depth: int) -> None:
+    if hasattr(conn, "tx_depth"):
+        conn.tx_depth = depth
+
+
+# ---------------------------------------------------------------------------------------------
+# Typed read helpers
+# ---------------------------------------------------------------------------------------------
+
+JSON_COLUMNS = {
+    "answers", "provenance", "metadata", "aliases", "evidence", "checklist", "config", "params",
+    "request", "response", "usage", "fields",
+}
+
+
+def decode_row(row: dict[str, Any]) -> dict[str, Any]:
+    """Decode the JSON-typed columns of a row (see ``JSON_COLUMNS``)."""
+    out = dict(row)
+    for key in JSON_COLUMNS & out.keys():
+        value = out[key]
+        if isinstance(value, str) and value[:1] in "[{\"":
+            try:
+                out[key] = json.loads(value)
+            except json.JSONDecodeError:
+                pass
+    return out
+
+
+def rows(db: sqlite_utils.Database, sql: str, params: Iterable[Any] | dict | None = None) -> list[dict]:
+    """Run a query and return decoded rows as dicts."""
+    return [decode_row(r) for r in db.query(sql, params or [])]
+
+
+def table_counts(db: sqlite_utils.Database) -> dict[str, int]:
+    """Row count of every user table (migrations bookkeeping excluded)."""
+    return {
+        name: db[name].count
+        for name in sorted(db.table_names())
+        if name != "schema_migrations" and not name.startswith("sqlite_")
+    }
+
+
+def change_counter(db: sqlite_utils.Database) -> int:
+    """A cheap counter that grows whenever a judgment is appended (max rowid)."""
+    row = db.execute("select coalesce(max(id), 0) from judgments").fetchone()
+    return int(row[0])
+
+
+def answers_version(db: sqlite_utils.Database) -> tuple:
+    """A cheap fingerprint of the answers table (changes when an answer is added or rewritten)."""
+    return tuple(db.execute(
+        "select coalesce(max(id), 0), count(*), total(length(text)), total(status = 'ok') "
+        "from answers").fetchone())

@@ -1,0 +1,92 @@
+"""Opening the workbench database: connect, then apply every pending registered migration.
+
+Registered migrations live in :mod:`core.store.migrations` as modules ``mNNNN_<name>.py`` that
+define ``apply(db)``. They run in name order, each inside one transaction, and are recorded in
+``schema_migrations``; the schema version is the number of applied migrations.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+import pkgutil
+import threading
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Iterator
+
+import core.store.migrations as migrations_pkg
+from core.store.connection import connect, default_db_path, transaction, utcnow
+
+if TYPE_CHECKING:  # sqlite_utils imports pandas (~0.6 s): load it only when a database is opened
+    import sqlite_utils
+
+_migrate_lock = threading.Lock()
+
+
+def open_db(path: str | Path | None = None, *, migrate: bool = True) -> sqlite_utils.Database:
+    """Open (and by default migrate) the workbench database at ``path``.
+
+    The connection is in autocommit mode; use :func:`transaction` for multi-row writes.
+    """
+    import sqlite_utils
+
+    db = sqlite_utils.Database(connect(path if path is not None else default_db_path()))
+    if migrate:
+        migrate_db(db)
+    return db
+
+
+@contextlib.contextmanager
+def opened(path: str | Path | None = None) -> Iterator[sqlite_utils.Database]:
+    """Context manager: open a migrated database and close it afterwards."""
+    db = open_db(path)
+    try:
+        yield db
+    finally:
+        db.conn.close()
+
+
+def registered_migrations() -> list[tuple[str, Any]]:
+    """All migration modules in :mod:`core.store.migrations`, sorted by name."""
+    found = []
+    for info in pkgutil.iter_modules(migrations_pkg.__path__):
+        if info.name.startswith("m") and info.name[1:5].isdigit():
+            found.append((info.name, importlib.import_module(f"core.store.migrations.{info.name}")))
+    return sorted(found, key=lambda item: item[0])
+
+
+def applied_migrations(db: sqlite_utils.Database) -> list[str]:
+    """Names of the migrations already applied to ``db``."""
+    if "schema_migrations" not in db.table_names():
+        return []
+    return [r["name"] for r in db.query("select name from schema_migrations order by name")]
+
+
+def schema_version(db: sqlite_utils.Database) -> int:
+    """The schema version: how many registered migrations have been applied."""
+    return len(applied_migrations(db))
+
+
+def migrate_db(db: sqlite_utils.Database) -> list[str]:
+    """Apply every pending migration, each in its own transaction; return the names applied."""
+    with _migrate_lock:
+        db.execute(
+            "create table if not exists schema_migrations (name text primary key, applied_at text)"
+        )
+        done = set(applied_migrations(db))
+        applied = []
+        for name, module in registered_migrations():
+            if name in done:
+                continue
+            with transaction(db):
+                # Another process may have migrated meanwhile: re-check inside the write lock.
+                if db.execute(
+                    "select 1 from schema_migrations where name = ?", [name]
+                ).fetchone():
+                    continue
+                module.apply(db)
+                db["schema_migrations"].insert({"name": name, "applied_at": utcnow()})
+            applied.append(name)
+        return applied
+
+

@@ -1,0 +1,32 @@
+"""SQL helpers of the migrations: DDL scripts inside a transaction, append-only triggers."""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import sqlite_utils
+
+
+def execute_script(db: sqlite_utils.Database, script: str) -> None:
+    """Run a multi-statement DDL script inside the current transaction.
+
+    (``sqlite3.executescript`` would COMMIT first, breaking the migration's transaction.)
+    ``--`` comments are removed before the script is split on semicolons.
+    """
+    body = re.sub(r"--[^\n]*", "", script)
+    for statement in body.split(";"):
+        if statement.strip():
+            db.execute(statement)
+
+
+def append_only(db: sqlite_utils.Database, table: str) -> None:
+    """Install triggers that make ``table`` append-only (UPDATE and DELETE abort)."""
+    for op in ("update", "delete"):
+        db.execute(
+            f"create trigger if not exists {table}_no_{op} before {op} on {table} "
+            f"begin select raise(abort, '{table} is append-only: add a superseding row'); end"
+        )
+
+

@@ -1,0 +1,287 @@
+"""The Leaderboard page's data: pairwise verdicts, system groups and the live Bradley-Terry fit.
+
+A Bradley-Terry model only compares systems that are linked by comparisons. The verdicts of one
+(verdict source, rater) selection are therefore split into *system groups*: the connected
+components of the comparison graph (systems ``i`` and ``j`` linked when at least one counted
+verdict compares them; ``None`` verdicts carry no ranking information and do not link). Each group
+is fitted and shown on its own, so two side-by-side tournaments over disjoint systems (different
+experiments, different raters) are never ranked in one table. Inside a group, where a system never
+wins or never loses the maximum-likelihood estimate does not exist and the fit falls back to a weak
+N(0, 1/alpha) prior (``FALLBACK_ALPHA``), with a note saying so.
+
+:class:`LiveLeaderboard` keeps one :class:`core.views.live_leaderboard.StoreLeaderboard` per database,
+verdict source and rater and reads only the judgments stored since its last call.
+"""
+
+from __future__ import annotations
+
+import threading
+import warnings
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import sqlite_utils
+
+from core.annotation.base import effective_sql
+from core.errors import InputError
+
+SOURCES = ("human", "auto", "both")
+FALLBACK_ALPHA = 0.01
+_EFFECTIVE = effective_sql("judgments")
+
+
+def _check_source(source: str) -> str:
+    if source not in SOURCES:
+        raise InputError(f"source must be one of {', '.join(SOURCES)}")
+    return source
+
+
+# ------------------------------------------------------------------------------------------
+# Records and raters
+# ------------------------------------------------------------------------------------------
+
+def pairwise_records(db: sqlite_utils.Database, source: str = "both",
+                     rater: str | None = None) -> pd.DataFrame:
+    """Effective pairwise verdicts ``question_id, system_a, system_b, verdict`` (as shown).
+
+    ``source``: ``human``, ``auto`` or ``both``; ``rater`` narrows to one rater.
+    """
+    where = ["kind = 'pairwise'", "status = 'ok'", "verdict is not null", _EFFECTIVE]
+    params: list[Any] = []
+    if _check_source(source) != "both":
+        where.append("rater_kind = ?")
+        params.append(source)
+    if rater:
+        where.append("rater = ?")
+        params.append(rater)
+    cur = db.execute("select question_id, system_a, system_b, verdict from judgments t where "
+                     + " and ".join(where), params)
+    return pd.DataFrame(cur.fetchall(), columns=["question_id", "system_a", "system_b", "verdict"])
+
+
+def pairwise_raters(db: sqlite_utils.Database, source: str = "both") -> list[str]:
+    """Raters with a parsed pairwise verdict, of ``source`` (``human``, ``auto`` or ``both``)."""
+    kind = "" if _check_source(source) == "both" else " and rater_kind = ?"
+    return [r[0] for r in db.execute(
+        "select distinct rater from judgments where kind = 'pairwise' and status = 'ok'"
+        f"{kind} order by 1", [] if not kind else [source])]
+
+
+# ------------------------------------------------------------------------------------------
+# System groups (connected components of the comparison graph)
+# ------------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class SystemGroup:
+    """One connected component of the comparison graph.
+
+    ``key`` is the alphabetically first system (stable while verdicts arrive: when two groups
+    merge, the merged key is one of the old ones).
+    """
+
+    key: str
+    systems: tuple[str, ...]
+    n_comparisons: int
+    n_questions: int
+
+    @property
+    def label(self) -> str:
+        """``extractive/* (4 systems, 840 comparisons)``, or the first systems' names."""
+        prefixes = {s.split("/", 1)[0] for s in self.systems if "/" in s}
+        if len(prefixes) == 1 and all("/" in s for s in self.systems):
+            name = f"{prefixes.pop()}/*"
+        else:
+            name = ", ".join(self.systems[:3]) + (", ..." if len(self.systems) > 3 else "")
+        return (f"{name} ({len(self.systems)} systems, {self.n_comparisons:,} comparisons, "
+                f"{self.n_questions:,} questions)")
+
+
+def _net_rows(counts) -> tuple[np.ndarray, ...]:
+    """``(q, a, b, outcome, n)`` with retractions netted out (rows with ``n > 0`` only)."""
+    q, a, b, o, w = counts.arrays()
+    if not len(w):
+        return tuple(np.zeros(0, np.int64) for _ in range(5))
+    n = max(counts.n_systems, 1)
+    key = ((q * n + a) * n + b) * 4 + o
+    uniq, inv = np.unique(key, return_inverse=True)
+    net = np.bincount(inv, w).astype(np.int64)
+    keep = net > 0
+    uniq, net = uniq[keep], net[keep]
+    o, rest = uniq % 4, uniq // 4
+    b, rest = rest % n, rest // n
+    a, q = rest % n, rest // n
+    return q, a, b, o, net
+
+
+def system_groups(counts) -> tuple[list[SystemGroup], np.ndarray]:
+    """The connected components of a :class:`core.stats.pairwise_counts.PairwiseCounts`' comparison graph.
+
+    Returns the groups with at least two systems, largest first (systems, then comparisons), and
+    the component label of every system index (``-1`` for a system without any counted
+    comparison, e.g. one whose verdicts were all withdrawn).
+    """
+    from scipy.sparse import coo_matrix
+    from scipy.sparse.csgraph import connected_components
+
+    n = counts.n_systems
+    q, a, b, _, k = _net_rows(counts)
+    if n == 0 or not len(k):
+        return [], np.full(n, -1)
+    adj = coo_matrix((np.ones(len(a)), (a, b)), shape=(n, n))
+    _, comp = connected_components(adj, directed=False)
+    degree = np.bincount(np.concatenate([a, b]), minlength=n)
+    comp = np.where(degree > 0, comp, -1)
+    groups = []
+    for c in np.unique(comp[comp >= 0]):
+        members = np.flatnonzero(comp == c)
+        if len(members) < 2:
+            continue
+        rows = comp[a] == c
+        names = tuple(sorted(counts.systems[i] for i in members))
+        groups.append(SystemGroup(names[0], names, int(k[rows].sum()),
+                                  int(len(np.unique(q[rows])))))
+    groups.sort(key=lambda g: (-len(g.systems), -g.n_comparisons, g.key))
+    return groups, comp
+
+
+def group_counts(counts, group: SystemGroup):
+    """A new :class:`core.stats.pairwise_counts.PairwiseCounts` with only the verdicts within ``group``."""
+    from core.stats.pairwise_counts import PairwiseCounts
+
+    q, a, b, o, k = _net_rows(counts)
+    local = np.full(max(counts.n_systems, 1), -1, np.int64)
+    for i, s in enumerate(group.systems):
+        local[counts.systems.index(s)] = i
+    rows = (local[a] >= 0) & (local[b] >= 0)
+    q, a, b, o = (np.repeat(x[rows], k[rows]) for x in (q, local[a], local[b], o))
+    names = list(group.systems)
+    return PairwiseCounts.from_codes(q, list(counts.questions), a, names, b, names, o,
+                                     ["A", "B", "Equal", "None"])
+
+
+# ------------------------------------------------------------------------------------------
+# Fits
+# ------------------------------------------------------------------------------------------
+
+def compute_leaderboard(records: pd.DataFrame, n_boot: int = 200, seed: int = 0):
+    """A :class:`core.stats.leaderboard.Leaderboard` of ``records`` or an explanation why there is none."""
+    from core.stats.leaderboard import leaderboard
+
+    if records.empty:
+        return None, "no pairwise verdicts yet"
+    try:
+        return leaderboard(records, ties="half", n_boot=n_boot, seed=seed), ""
+    except (InputError, ArithmeticError) as exc:
+        return None, str(exc)
+    except Exception as exc:  # ConvergenceError and friends from the fit
+        return None, f"{type(exc).__name__}: {exc}"
+
+
+def fit_pairwise(counts, n_boot: int = 200, seed: int = 0) -> tuple[Any, str, str]:
+    """Fit a :class:`core.stats.pairwise_counts.PairwiseCounts`: ``(Leaderboard | None, why none, note)``.
+
+    When the maximum-likelihood estimate does not exist (a system never wins or never loses) the
+    fit falls back to the MAP estimate under a weak N(0, 1/alpha) prior, ``alpha =
+    FALLBACK_ALPHA``, and ``note`` says so. Fit one :class:`SystemGroup` at a time
+    (:func:`group_counts`): across disconnected groups the prior alone would set the scale.
+    """
+    from core.stats.pairwise_counts import NotIdentifiableError
+    from core.stats.leaderboard import leaderboard
+
+    if not len(counts):
+        return None, "no pairwise verdicts yet", ""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            try:
+                return leaderboard(counts, "half", n_boot, seed), "", ""
+            except NotIdentifiableError as exc:
+                why = str(exc).split(": ", 1)[-1].split(";")[0]
+                note = (f"The maximum-likelihood fit does not exist ({why}). Shown instead: the "
+                        f"fit with a weak prior on beta (alpha = {FALLBACK_ALPHA}), so such a "
+                        "system gets a large but finite score.")
+                return leaderboard(counts, "half", n_boot, seed, alpha=FALLBACK_ALPHA), "", note
+    except (InputError, ArithmeticError) as exc:
+        return None, str(exc), ""
+    except Exception as exc:  # ConvergenceError and friends from the fit
+        return None, f"{type(exc).__name__}: {exc}", ""
+
+
+def fit_counts(board, n_boot: int = 200, seed: int = 0) -> tuple[Any, str, str]:
+    """:func:`fit_pairwise` of a :class:`core.views.live_leaderboard.StoreLeaderboard`'s aggregate."""
+    return fit_pairwise(board.counts, n_boot, seed)
+
+
+@dataclass(frozen=True)
+class LiveResult:
+    """What the live leaderboard shows for one (source, rater) selection and one group."""
+
+    leaderboard: Any            # core.stats.leaderboard.Leaderboard | None
+    why: str                    # why there is no leaderboard
+    note: str                   # the weak-prior fallback, if used
+    last_id: int                # the last judgment id read
+    groups: tuple[SystemGroup, ...]
+    group: SystemGroup | None   # the group shown
+    n_none: int                 # 'None' verdicts of the selection (all groups)
+    n_unlinked: int             # systems without a counted comparison to another system
+
+
+class LiveLeaderboard:
+    """The live leaderboard of one database, verdict source and rater, shared by every session.
+
+    Holds a :class:`core.views.live_leaderboard.StoreLeaderboard`: :meth:`view` reads only the judgments
+    stored since the last call (one small query), splits the aggregate into system groups when a
+    pairwise judgment arrived and refits a group only when asked for it (fits memoised by
+    ``(last judgment id, n_boot, seed, group)``). Thread-safe: one lock guards the aggregate and
+    the memo.
+    """
+
+    def __init__(self, source: str = "both", rater: str | None = None) -> None:
+        self.source = _check_source(source)
+        self.rater = rater or None
+        self._lock = threading.Lock()
+        self._reset()
+
+    def _reset(self) -> None:
+        from core.views.live_leaderboard import StoreLeaderboard
+
+        self.board = StoreLeaderboard(
+            rater=self.rater, rater_kind=None if self.source == "both" else self.source)
+        self._memo: dict[tuple, tuple] = {}
+        self._groups: tuple[int, list[SystemGroup], int] | None = None
+
+    def view(self, db: sqlite_utils.Database, n_boot: int = 200, seed: int = 0,
+             group: str | None = None) -> LiveResult:
+        """The up-to-date result for the group keyed ``group`` (default or unknown: the largest)."""
+        with self._lock:
+            top = db.execute("select coalesce(max(id), 0) from judgments").fetchone()[0]
+            if top < self.board.last_id:          # the database was rebuilt under the same path
+                self._reset()
+            self.board.refresh(db)
+            last = self.board.last_id
+            if self._groups is None or self._groups[0] != last:
+                groups, comp = system_groups(self.board.counts)
+                self._groups = (last, groups, int((comp < 0).sum()))
+            _, groups, unlinked = self._groups
+            chosen = next((g for g in groups if g.key == group), groups[0] if groups else None)
+            key = (last, int(n_boot), int(seed), chosen.key if chosen else None)
+            if key not in self._memo:
+                self._memo = {k: v for k, v in self._memo.items() if k[0] == last}
+                if chosen is None:
+                    why = ("no pairwise verdicts yet" if not len(self.board.counts) else
+                           "no two systems are compared by a decided or Equal verdict")
+                    self._memo[key] = (None, why, "")
+                else:
+                    self._memo[key] = fit_pairwise(group_counts(self.board.counts, chosen),
+                                                   n_boot, seed)
+            lb, why, note = self._memo[key]
+            return LiveResult(lb, why, note, last, tuple(groups), chosen,
+                              int(self.board.counts.n_none), unlinked)
+
+    def result(self, db: sqlite_utils.Database, n_boot: int = 200, seed: int = 0,
+               group: str | None = None) -> tuple[Any, str, str, int]:
+        """``(Leaderboard | None, why none, note, last judgment id read)`` of one group."""
+        r = self.view(db, n_boot, seed, group)
+        return r.leaderboard, r.why, r.note, r.last_id

@@ -1,0 +1,202 @@
+"""The XRAG judge panel: three judges, majority vote, and the response-language rule.
+
+Each judge decides whether the generated answer contains the key information of the reference
+answer (given in the question's language and in English) with nothing conflicting. A judge is
+either a model id (an LLM with prompt ``xrag_judge``, or an offline baseline such as
+``offline:similarity`` / ``offline:lexical`` reading the request fields, task
+``match_reference``) or a rule judge run here:
+
+* ``rule:key-recall`` - token overlap oriented at the reference: the share of the reference's
+  tokens found in the answer (words of 2+ letters or digits, lower-cased, English stop words
+  removed; CJK text as character bigrams); a match when the recall is at least ``KEY_RECALL``
+  for some reference. Recall, not F1: extra correct detail in an answer is not penalised.
+* ``rule:key-facts`` - the reference's key facts are its numbers and its name-like tokens
+  (capitalised Latin words, runs of CJK characters, Arabic-script words of 3+ letters). The answer
+  matches a reference when it contains every key fact. A reference without key facts falls back
+  to content-word recall >= ``RECALL``. (This rule cannot see a conflicting statement beside the
+  key facts; the other judges and the majority cover for it.)
+
+Vote (panel of ``k`` judges, majority ``m = k // 2 + 1``): ``yes`` if at least ``m`` judges say
+yes, ``no`` if at least ``m`` say no; otherwise no verdict - ``tie`` when at least ``m`` judges
+gave a parsed verdict, ``unparsed`` when fewer did. Unparsed replies are never turned into votes.
+Final verdict: ``no`` when the answer is detected in another language than the question's, else
+the panel verdict (None when there is none).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import uuid
+from typing import Any, Callable
+
+from core.errors import ConfigError
+from core.judging.verdicts import parse_reply
+
+DEFAULT_PANEL = ("offline:similarity", "rule:key-recall", "rule:key-facts")
+RECALL = 0.8
+KEY_RECALL = 0.6
+_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
+_CAPITAL = re.compile(r"\b[A-ZÀ-ÖØ-Þ][\w'’-]+", re.U)
+_CJK = re.compile(r"[\u4e00-\u9fff\u3400-\u4dbf]{2,}")
+_ARABIC = re.compile(r"[\u0600-\u06ff]{3,}")
+_MARKER = re.compile(r"\[\[|\]\]")
+
+
+def _norm_number(text: str) -> str:
+    return re.sub(r"[.,](?=\d{3}\b)", "", text)
+
+
+def key_facts(reference: str) -> set[str]:
+    """Numbers and name-like tokens of a reference (lower-cased; see module docstring)."""
+    text = re.sub(r"^\(\d+\)\s*|\s\(\d+\)\s", " ", reference)   # composed "(1) x (2) y" labels
+    facts = {_norm_number(n) for n in _NUMBER.findall(text)}
+    facts |= {w.lower() for w in _CAPITAL.findall(text)}
+    facts |= set(_CJK.findall(text)) | set(_ARABIC.findall(text))
+    return facts
+
+
+def _covers(answer: str, fact: str) -> bool:
+    if fact.isdigit() or _NUMBER.fullmatch(fact):
+        return fact in {_norm_number(n) for n in _NUMBER.findall(answer)}
+    if _CJK.fullmatch(fact) or _ARABIC.fullmatch(fact):
+        return fact in answer
+    return re.search(rf"(?<!\w){re.escape(fact)}(?!\w)", answer.lower()) is not None
+
+
+def key_facts_reply(question: str, answer: str, references: list[str]) -> str:
+    """The ``rule:key-facts`` judge's reply (JSON of the match_reference contract)."""
+    from core.corpus.sentences import content_words
+
+    best: tuple[bool, list[str], str] = (False, [], "no reference given")
+    for ref in references:
+        facts = key_facts(ref)
+        if facts:
+            found = sorted(f for f in facts if _covers(answer, f))
+            ok = len(found) == len(facts)
+            why = f"{len(found)}/{len(facts)} key facts of the reference found"
+        else:
+            ref_words = set(content_words(ref))
+            got = ref_words & set(content_words(answer))
+            recall = len(got) / len(ref_words) if ref_words else 0.0
+            ok, found = recall >= RECALL, sorted(got)
+            why = f"no key facts in the reference; content-word recall {recall:.2f} (>= {RECALL})"
+        if ok or not best[0] and len(found) >= len(best[1]):
+            best = (ok, found, why)
+        if ok:
+            break
+    return json.dumps({"verdict": "yes" if best[0] else "no", "evidence": best[1],
+                       "explanation": best[2]}, ensure_ascii=False)
+
+
+def recall_tokens(text: str) -> set[str]:
+    """Tokens for ``rule:key-recall``: words (English stop words removed) and CJK bigrams."""
+    from core.corpus.bm25 import stop_words
+
+    text = re.sub(r"\(\d+\)", " ", text.lower())
+    out = {w for w in re.findall(r"[^\W_]{2,}|\d+", text, re.U)
+           if not _CJK.search(w) and w not in stop_words()}
+    for run in re.findall(r"[\u4e00-\u9fff\u3400-\u4dbf]+", text):
+        out |= {run[i:i + 2] for i in range(len(run) - 1)} if len(run) > 1 else {run}
+    return out
+
+
+def key_recall_reply(question: str, answer: str, references: list[str]) -> str:
+    """The ``rule:key-recall`` judge's reply (JSON of the match_reference contract)."""
+    got = recall_tokens(answer)
+    best, best_found = 0.0, []
+    for ref in references:
+        toks = recall_tokens(ref)
+        if toks and len(toks & got) / len(toks) >= best:
+            best, best_found = len(toks & got) / len(toks), sorted(toks & got)
+    return json.dumps({"verdict": "yes" if best >= KEY_RECALL else "no", "evidence": best_found,
+                       "explanation": f"best recall of reference tokens {best:.2f} "
+                                      f"(match >= {KEY_RECALL})"}, ensure_ascii=False)
+
+
+RULE_JUDGES: dict[str, Callable[[str, str, list[str]], str]] = {
+    "rule:key-facts": key_facts_reply,
+    "rule:key-recall": key_recall_reply,
+}
+
+
+def check_panel(panel: tuple[str, ...] | list[str]) -> tuple[str, ...]:
+    """Validate a panel: an odd number (>= 1) of distinct judges with known rule names."""
+    panel = tuple(panel)
+    if not panel or len(panel) % 2 == 0 or len(set(panel)) != len(panel):
+        raise ConfigError(f"a judge panel needs an odd number of distinct judges, got {panel}")
+    for judge in panel:
+        if judge.startswith("rule:") and judge not in RULE_JUDGES:
+            raise ConfigError(f"unknown rule judge {judge!r}; known: {sorted(RULE_JUDGES)}")
+        if ":" not in judge:
+            raise ConfigError(f"judge {judge!r} must look like 'provider:model' or 'rule:name'")
+    return panel
+
+
+def neutralise(text: str) -> str:
+    """Break the ``[[``/``]]`` marker syntax so an answer cannot close its own data block."""
+    return _MARKER.sub(lambda m: m.group(0)[0] + "\u200b" + m.group(0)[1], text)
+
+
+def judge_request(judge: str, question: str, answer: str, references: list[str]):
+    """The LLMRequest for a model judge (offline baselines read ``fields``)."""
+    from core.llm.types import LLMRequest
+    from core.llm.prompts import render_prompt
+
+    nonce = uuid.uuid5(uuid.NAMESPACE_URL, f"{question}\n{answer}").hex[:8]
+    prompt = render_prompt("xrag_judge", question=neutralise(question), answer=neutralise(answer),
+                           references="\n".join(neutralise(r) for r in references), nonce=nonce)
+    return LLMRequest(model=judge, task="match_reference", prompt=prompt, max_tokens=300,
+                      fields={"question": question, "answer": answer,
+                              "references": list(references)},
+                      purpose="xrag-judge", tags={"judge": judge})
+
+
+def judge_all(db: Any, cases: list[dict[str, Any]], panel: tuple[str, ...], *,
+              run_id: str | None = None, progress: bool = False) -> list[list[dict[str, Any]]]:
+    """Votes of every panel judge on every case (``question, answer, references``).
+
+    Each vote is ``{"judge", "verdict" (yes|no|None), "status" (ok|unparsed|error), "raw"}``.
+    """
+    from core.llm.engine import complete_many
+
+    votes: list[list[dict[str, Any]]] = [[] for _ in cases]
+    for judge in check_panel(panel):
+        if judge in RULE_JUDGES:
+            raws: list[tuple[str, str | None]] = [
+                (RULE_JUDGES[judge](c["question"], c["answer"], c["references"]), None)
+                for c in cases]
+        else:
+            resps = complete_many(db, [judge_request(judge, c["question"], c["answer"],
+                                                     c["references"]) for c in cases],
+                                  run_id=run_id, progress=progress)
+            raws = [(r.text, r.error) for r in resps]
+        for i, (raw, error) in enumerate(raws):
+            if error:
+                votes[i].append({"judge": judge, "verdict": None, "status": "error",
+                                 "raw": error})
+                continue
+            parsed = parse_reply(raw, "absolute")
+            votes[i].append({"judge": judge, "verdict": parsed.verdict, "status": parsed.status,
+                             "raw": raw, "evidence": parsed.evidence,
+                             "explanation": parsed.explanation})
+    return votes
+
+
+def panel_vote(verdicts: list[str | None]) -> tuple[str | None, str]:
+    """Majority of a panel's verdicts: ``(verdict or None, 'ok' | 'tie' | 'unparsed')``."""
+    k = len(verdicts)
+    if k == 0:
+        raise ConfigError("empty panel")
+    m = k // 2 + 1
+    yes, no = verdicts.count("yes"), verdicts.count("no")
+    if yes >= m:
+        return "yes", "ok"
+    if no >= m:
+        return "no", "ok"
+    return None, ("tie" if yes + no >= m else "unparsed")
+
+
+def final_verdict(content: str | None, language_ok: bool | None) -> str | None:
+    """An answer in the wrong language is wrong; otherwise the panel's content verdict."""
+    return "no" if language_ok is False else content

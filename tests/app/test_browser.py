@@ -1,0 +1,281 @@
+"""The app in a real headless Chromium: sign in, review (a refused Save edit, then Accept),
+settle a dispute, give a side-by-side verdict, watch a second tab's leaderboard update live;
+planted markup must stay inert.
+
+Needs Debian chromium (``apt-get install chromium``) and the ``playwright`` PyPI package; never
+runs ``playwright install``. Without chromium the test is skipped, unless ``CI=true``.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import threading
+import time
+import urllib.request
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import pytest
+
+from browser_support import build_fixture_db
+from core.store.database import open_db
+
+pytestmark = pytest.mark.browser
+ROOT = Path(__file__).resolve().parents[2]
+SHOTS = ROOT / "test-output" / "screenshots"
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+PAGES = {"Overview": "", "Review questions": "Review_questions",
+         "NarrativeQA disputes": "NarrativeQA_disputes", "Side by side": "Side_by_side",
+         "Agreement": "Agreement", "Leaderboard": "Leaderboard", "Browse": "Browse",
+         "Run": "Run", "EXAM": "EXAM", "Cross lingual": "Cross_lingual"}
+TITLES = {"Overview": "Long-Span QA Workbench", "Run": "Run an experiment",
+          "Cross lingual": "Cross-lingual"}
+# Generous limits: CI runs the whole suite on 2 shared cores. Waits return as soon as they can.
+STARTUP_S = 180
+WAIT_S = 90
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class _Recorder(BaseHTTPRequestHandler):
+    hits: list[str] = []
+
+    def do_GET(self):  # noqa: N802
+        _Recorder.hits.append(self.path)
+        self.send_response(200)
+        self.send_header("Content-Type", "image/png")
+        self.end_headers()
+
+    def log_message(self, *args):
+        pass
+
+
+@pytest.fixture(scope="module")
+def trap():
+    """A loopback HTTP server that records every request (none must arrive)."""
+    server = ThreadingHTTPServer(("127.0.0.1", _free_port()), _Recorder)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield server.server_address[1], _Recorder.hits
+    server.shutdown()
+
+
+def _missing(what: str) -> None:
+    """Fail when CI=true (the browser test must run there), otherwise skip."""
+    if os.environ.get("CI") == "true":
+        pytest.fail(f"{what} is required when CI=true")
+    pytest.skip(f"{what} not installed")
+
+
+@pytest.fixture(scope="module")
+def chromium_path():
+    if not Path(CHROMIUM).exists():
+        _missing("chromium (apt-get install chromium)")
+    try:
+        import playwright.sync_api  # noqa: F401
+    except ImportError:
+        _missing("the playwright PyPI package (never `playwright install`)")
+    return CHROMIUM
+
+
+@pytest.fixture(scope="module")
+def app(tmp_path_factory, trap, chromium_path):
+    """``streamlit run app.py`` on a free loopback port over a fixture database."""
+    port_trap, _ = trap
+    tmp = tmp_path_factory.mktemp("browser")
+    db_path = tmp / "browser.db"
+    unsafe = (f"<script>window.__pwned = 1; fetch('http://127.0.0.1:{port_trap}/script')</script>"
+              f" ![pixel](http://127.0.0.1:{port_trap}/markdown-image.png)"
+              f" <img src=\"http://127.0.0.1:{port_trap}/img-tag.png\" onerror=\"window.__pwned=2\">")
+    build_fixture_db(db_path, unsafe_answer=unsafe)
+    port = _free_port()
+    env = {**os.environ, "WORKBENCH_DB": str(db_path), "STREAMLIT_BROWSER_GATHER_USAGE_STATS":
+           "false"}
+    env.pop("WORKBENCH_ACCESS_CODE", None)
+    log_path = tmp / "streamlit.log"
+    log = open(log_path, "wb")          # a file, not a pipe: a full pipe would block the server
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
+         "--server.address", "127.0.0.1", "--server.headless", "true"],
+        cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        _wait_for(lambda: _healthy(base) or proc.poll() is not None, timeout=STARTUP_S,
+                  what="streamlit to start")
+        if proc.poll() is not None:
+            raise AssertionError(f"streamlit exited with {proc.returncode}")
+    except AssertionError as exc:
+        proc.kill()
+        log.close()
+        pytest.fail(f"{exc}: {log_path.read_text(errors='replace')[-2000:]}")
+    yield base, db_path
+    proc.terminate()
+    try:
+        proc.wait(20)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait(20)
+    log.close()
+
+
+def _healthy(base: str) -> bool:
+    try:
+        return urllib.request.urlopen(f"{base}/_stcore/health", timeout=5).status == 200
+    except OSError:
+        return False
+
+
+def _count(db_path: Path, sql: str) -> int:
+    db = open_db(db_path)
+    try:
+        return db.execute(sql).fetchone()[0]
+    finally:
+        db.conn.close()
+
+
+def _wait_for(predicate, timeout: float = WAIT_S, what: str = "condition") -> None:
+    """Poll ``predicate`` (exceptions count as not yet) until true or ``timeout`` seconds."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            if predicate():
+                return
+        except Exception:  # e.g. an element re-rendered while being read
+            pass
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out after {timeout:.0f} s waiting for {what}")
+        time.sleep(0.2)
+
+
+_IDLE_JS = ("() => { const app = document.querySelector('[data-testid=\"stApp\"]');"
+            " return !!app && app.getAttribute('data-test-connection-state') === 'CONNECTED'"
+            " && app.getAttribute('data-test-script-state') === 'notRunning'; }")
+
+
+def _idle(page) -> None:
+    """Wait until the connected app's script run has finished (Streamlit's own state flag).
+
+    Call it after waiting for something the new run renders (or writes), so that a run which
+    has not started yet is not mistaken for one that has finished.
+    """
+    page.wait_for_function(_IDLE_JS, timeout=WAIT_S * 1000)
+
+
+def _goto(page, name: str) -> None:
+    page.locator('[data-testid="stSidebarNav"]').get_by_role("link", name=name, exact=True).click()
+    slug = PAGES[name]
+    page.wait_for_url(re.compile(rf"/{slug}$" if slug else r":\d+/?$"))
+    page.get_by_role("heading", level=1, name=re.compile(TITLES.get(name, name))).wait_for()
+    _idle(page)
+
+
+def _comparisons(page) -> int:
+    text = page.get_by_text(re.compile(r"\d+ comparisons over")).first.inner_text()
+    return int(re.search(r"(\d+) comparisons", text).group(1))
+
+
+def test_annotation_flows_in_a_real_browser(app, trap, chromium_path):
+    from playwright.sync_api import sync_playwright
+
+    base, db_path = app
+    _, hits = trap
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=chromium_path, args=[
+            "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+            "--disable-dev-shm-usage", "--no-first-run"])
+        try:
+            page = browser.new_page(viewport={"width": 1400, "height": 1800})
+            page.set_default_timeout(WAIT_S * 1000)
+            page.goto(base)
+            page.get_by_text("Needs human attention").wait_for()
+            _idle(page)
+            page.screenshot(path=str(SHOTS / "00_overview.png"), full_page=True)
+
+            # Sign in
+            page.get_by_label("Annotator name").fill("alice")
+            page.get_by_role("button", name="Sign in").click()
+            page.get_by_text("Signed in as").wait_for()
+            _idle(page)
+
+            # Review a question
+            _goto(page, "Review questions")
+            for label in ("The question is intelligible and reads naturally",
+                          "The question can be answered from the source",
+                          "The reference answer is correct"):   # Yes / No, no default
+                page.locator('[data-testid="stRadio"]').filter(has_text=label).get_by_text(
+                    "Yes", exact=True).click()
+            page.get_by_role("button", name="Save edit", exact=True).click()   # no edit typed
+            page.get_by_text(re.compile("Save edit: nothing was stored")).wait_for()
+            _idle(page)
+            assert _count(db_path, "select count(*) from reviews") == 0
+            page.get_by_role("button", name="Accept", exact=True).click()
+            _wait_for(lambda: _count(db_path, "select count(*) from reviews") == 1, what="review")
+            page.get_by_text(re.compile(r"saved with your decision Accept: the question is "
+                                        r"now accepted")).wait_for()
+            assert _count(db_path, "select count(*) from reviews where decision = 'accept'") == 1
+            _idle(page)
+            page.screenshot(path=str(SHOTS / "01_review_questions.png"), full_page=True)
+
+            # Settle a dispute
+            _goto(page, "NarrativeQA disputes")
+            page.get_by_text("Reference answer wrong").click()
+            page.get_by_label("Corrected reference answer (if the reference is wrong)").fill(
+                "The Reading Room of the British Museum.")
+            page.get_by_role("button", name="Save resolution").click()
+            _wait_for(lambda: _count(db_path, "select count(*) from dispute_resolutions") == 1,
+                      what="dispute resolution")
+            _idle(page)
+            page.screenshot(path=str(SHOTS / "02_disputes.png"), full_page=True)
+
+            # A second tab (its own session) watches the leaderboard.
+            watcher = browser.new_page(viewport={"width": 1400, "height": 1800})
+            watcher.set_default_timeout(WAIT_S * 1000)
+            watcher.goto(base)
+            watcher.get_by_text("Needs human attention").wait_for()
+            _idle(watcher)
+            _goto(watcher, "Leaderboard")
+            watcher.get_by_text(re.compile(r"\d+ comparisons over")).first.wait_for()
+            before = _comparisons(watcher)
+
+            # Side by side: the planted answer is shown as inert text.
+            _goto(page, "Side by side")
+            page.get_by_role("heading", name="Answer A").wait_for()
+            page.get_by_text("window.__pwned = 1", exact=False).first.wait_for()
+            assert page.evaluate("() => window.__pwned === undefined")
+            body = page.inner_text("body")
+            assert not re.search(r"fixture-[abc]", body), "system names visible before the verdict"
+            page.screenshot(path=str(SHOTS / "03_side_by_side.png"), full_page=True)
+            n_judgments = _count(db_path, "select count(*) from judgments")
+            page.get_by_text("A is better").click()
+            page.get_by_role("button", name="Submit verdict").click()
+            _wait_for(lambda: _count(db_path, "select count(*) from judgments") == n_judgments + 1,
+                      what="verdict")
+            t0 = time.monotonic()                       # the verdict is stored from here on
+            _wait_for(lambda: _comparisons(watcher) == before + 1, what="live leaderboard update")
+            live_s = time.monotonic() - t0
+            page.get_by_text("Stored your verdict").wait_for()
+            watcher.screenshot(path=str(SHOTS / "05_leaderboard_live.png"), full_page=True)
+            print(f"leaderboard updated {live_s:.1f} s after the verdict was stored")
+
+            for i, name in enumerate(PAGES):
+                if name == "Overview":
+                    continue
+                _goto(page, name)
+                page.screenshot(path=str(SHOTS / f"page_{i:02d}_{name.replace(' ', '_')}.png"),
+                                full_page=True)
+                assert not page.locator('[data-testid="stException"]').count(), name
+            _goto(page, "Browse")
+            page.get_by_text("window.__pwned = 1", exact=False).first.wait_for()
+            assert page.evaluate("() => window.__pwned === undefined")
+        finally:
+            browser.close()
+    assert hits == [], f"the page made requests to the planted URL: {hits}"

@@ -1,0 +1,288 @@
+"""Question generation: reply parsing, scripted-model runs, failures, dedupe, baseline, re-runs."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from core.generation import questions as gen
+from core.generation.candidates import BASELINE
+from core.__main__ import main
+from core.corpus.documents import get_passages, upsert_document
+from core.generation.entity_store import build_entities, get_entities
+from core.errors import ConfigError, ContextTooLongError, InputError
+from core.llm.scripted import call_count, set_script
+from core.llm.prompts import prompt_hash
+from core.store.connection import rows
+
+FILLER = ("the rain kept falling on the roofs of the town and the carts went by slowly while "
+          "the bells rang for the evening and nobody in the street looked up at the windows. ")
+
+
+def _book(n: int = 24) -> str:
+    """A book of ``n`` one-passage chapters; Marius and Cosette meet early and late, Javert and
+    Valjean too; other chapters mention one name each."""
+    events = {
+        1: "Marius saw Cosette in the garden and could not speak.",
+        3: "Javert watched Valjean from the corner of the street.",
+        8: "Marius wrote a letter to Cosette that he never sent.",
+        12: "Valjean lifted the cart while Javert looked on in silence.",
+        20: "Marius married Cosette at last, and the old house was full of flowers.",
+        22: "Javert let Valjean go on the bridge and walked away into the night.",
+    }
+    names = ["Marius", "Cosette", "Javert", "Valjean"]
+    chapters = []
+    for i in range(n):
+        event = events.get(i, f"then {names[i % 4]} walked alone and thought of nothing.")
+        event = event[0].upper() + event[1:]
+        chapters.append((FILLER * 3 + "In the morning " + event + " " + FILLER * 3).strip())
+    return "\n\n".join(chapters)
+
+
+@pytest.fixture
+def book(db):
+    upsert_document(db, "book", _book(), kind="book", source="file", title="Test Book")
+    assert len(get_passages(db, "book")) == 24
+    build_entities(db, "book", method="regex")
+    return db
+
+
+TOPICS = {
+    "Marius": ["Why does the young lawyer's political loyalty shift after he learns of his father?",
+               "What does the unsent letter reveal about the student's courtship?"],
+    "Cosette": ["How does the child from the inn come to see her rescuer by the end?",
+                "Which object bought at the fair follows the girl into her new life?"],
+    "Javert": ["What belief does the policeman lose at the river, and why?",
+               "How does the inspector's pursuit mirror the convict's own flight?"],
+    "Valjean": ["Which early gift from a churchman shapes the convict's later mercy?",
+                "Why does the mayor reveal his identity in the courtroom?"],
+}
+
+
+def _qa_json(entity: str, n: int = 2) -> str:
+    return json.dumps([{"question": q, "answer": f"{entity} answer {i}."}
+                       for i, q in enumerate(TOPICS[entity][:n])])
+
+
+# --- parsing -----------------------------------------------------------------------------------
+
+def test_parse_json_variants():
+    bare = gen.parse_qa_pairs('[{"question": "Q1?", "answer": "A1."}]')
+    assert bare == [gen.QAPair("Q1?", "A1.")]
+    fenced = gen.parse_qa_pairs('Here you go:\n```json\n[{"Question": "Q1?", "Answer": '
+                                '"A1."}, {"question": "Q2?", "answer": ["A", "2."]}]\n```\nDone.')
+    assert [p.question for p in fenced] == ["Q1?", "Q2?"] and fenced[1].answer == "A 2."
+    wrapped = gen.parse_qa_pairs('{"questions": [{"q": "Q?", "a": "A."}]}')
+    assert wrapped == [gen.QAPair("Q?", "A.")]
+
+
+def test_parse_question_answer_text():
+    text = ("Sure! Here are two.\n\n**Question 1:** Why does the\nman keep the candlesticks?\n"
+            "**Answer 1:** Because they remind him of a promise.\n\n"
+            "Question 2: What links the two bridges?\nAnswer 2: Both mark a decision.\n")
+    pairs = gen.parse_qa_pairs(text)
+    assert pairs == [gen.QAPair("Why does the man keep the candlesticks?",
+                                "Because they remind him of a promise."),
+                     gen.QAPair("What links the two bridges?", "Both mark a decision.")]
+
+
+def test_parse_malformed_raises():
+    for bad in ["I cannot help with that.", '[{"title": "x"}]', "```json\n[{broken\n```"]:
+        with pytest.raises(ValueError):
+            gen.parse_qa_pairs(bad)
+
+
+# --- LLM generation with the scripted provider -------------------------------------------------
+
+def test_generate_with_scripted_model(book):
+    seen = []
+
+    def reply(request):
+        seen.append(request)
+        entity = request.fields["entity"]
+        if entity == "Marius":
+            return "```json\n" + _qa_json(entity) + "\n```"
+        if entity == "Cosette":
+            return ("Question: What does the one who hides in the garden learn about waiting?\n"
+                    "Answer: That patience is rewarded.\n"
+                    "Question: Which unsent object foreshadows the wedding?\n"
+                    "Answer: The letter.")
+        if entity == "Javert":
+            return "Sorry, I would rather not."
+        return _qa_json(entity)
+
+    set_script("gen", reply)
+    summary = gen.generate_questions(book, "book", "scripted:gen", n_entities=4, per_entity=2)
+    assert summary["failures"] == 1 and summary["kept"] == 6 and summary["discarded"] == 0
+    qs = rows(book, "select * from questions where origin = 'generated' order by id")
+    assert len(qs) == 6
+    ents = {e["name"]: e["id"] for e in get_entities(book, "book")}
+    for q in qs:
+        prov = q["provenance"]
+        assert prov["model"] == "scripted:gen" and prov["prompt_hash"] == prompt_hash(gen.PROMPT)
+        assert prov["context_kind"] == "full" and prov["run_id"] == summary["run_id"]
+        assert q["entity_id"] == ents[prov["entity"]] and q["qtype"] == "long-span"
+        assert q["status"] == "pending" and len(q["answers"]) == 1
+    # the whole book is the context block; the prompt names the entity and asks for JSON
+    assert seen[0].context == book["documents"].get("book")["text"]
+    assert seen[0].task == "generate_questions" and "JSON" in seen[0].prompt
+    failure = rows(book, "select * from generation_failures")
+    assert len(failure) == 1 and failure[0]["kind"] == "unparsed"
+    assert failure[0]["raw"] == "Sorry, I would rather not."
+    assert failure[0]["entity_id"] == ents["Javert"]
+
+
+def test_rerun_is_idempotent_and_retries_failures(book):
+    state = {"javert_ok": False}
+
+    def reply(request):
+        if request.fields["entity"] == "Javert" and not state["javert_ok"]:
+            return "no"
+        return _qa_json(request.fields["entity"])
+
+    set_script("rerun", reply)
+    first = gen.generate_questions(book, "book", "scripted:rerun", n_entities=4, per_entity=2)
+    assert first["kept"] == 6 and first["failures"] == 1
+    calls = call_count("rerun")
+    state["javert_ok"] = True
+    second = gen.generate_questions(book, "book", "scripted:rerun", n_entities=4, per_entity=2)
+    assert second["skipped_entities"] == 3 and second["kept"] == 2
+    assert call_count("rerun") == calls + 1          # only the failed entity was asked again
+    third = gen.generate_questions(book, "book", "scripted:rerun", n_entities=4, per_entity=2)
+    assert third["kept"] == 0 and third["skipped_entities"] == 4
+    n = book.execute("select count(*) from questions").fetchone()[0]
+    assert n == 8
+
+
+def test_near_duplicates_discarded_with_reason(book):
+    def reply(request):
+        e = request.fields["entity"]
+        return json.dumps([
+            {"question": f"How does {e}'s view of the garden change over the whole book?",
+             "answer": "a"},
+            {"question": f"How does {e}'s view of the garden change over the whole novel?",
+             "answer": "b"},
+            {"question": f"How does {e}'s view of the garden change over the whole book?",
+             "answer": "c"},
+            {"question": f"Which promise made early by {e} shapes the final scene?",
+             "answer": "d"},
+        ])
+
+    set_script("dup", reply)
+    summary = gen.generate_questions(book, "book", "scripted:dup", n_entities=1, per_entity=4)
+    assert summary["kept"] == 2 and summary["discarded"] == 2
+    qs = rows(book, "select * from questions order by created_at, rowid")
+    kept = [q for q in qs if q["status"] == "pending"]
+    dropped = [q for q in qs if q["status"] == "discarded"]
+    for q in dropped:
+        assert q["metadata"]["duplicate_of"] == kept[0]["id"]
+        assert q["metadata"]["similarity"] >= gen.DUPLICATE_THRESHOLD
+        assert q["metadata"]["reason"] == "near-duplicate"
+    assert gen.similarity_matrix(["a b c", "x y z"])[0, 1] == pytest.approx(0.0)
+
+
+def test_small_window_uses_mention_passages(book):
+    seen = []
+    set_script("small", lambda r: seen.append(r) or _qa_json(r.fields["entity"], 1))
+    budget_window = 1200 + gen.MAX_REPLY_TOKENS + gen.PROMPT_RESERVE_TOKENS
+    gen.generate_questions(book, "book", "scripted:small", n_entities=1, per_entity=1,
+                           window_tokens=budget_window)
+    req = seen[0]
+    assert req.fields["context_kind"] == "entity-mentions"
+    assert "[Passage " in req.context
+    from core.corpus.documents import count_tokens
+
+    assert count_tokens(req.context) <= 1200 + 50  # separators add a few tokens
+    q = rows(book, "select * from questions")[0]
+    assert q["provenance"]["context_kind"] == "entity-mentions"
+    idxs = q["metadata"]["context_passages"]
+    assert idxs == sorted(idxs) and idxs[0] < 6 and idxs[-1] > 15   # spread over the book
+    with pytest.raises(ContextTooLongError):
+        gen.generate_questions(book, "book", "scripted:small", n_entities=2, window_tokens=3000)
+
+
+def test_offline_model_refuses_generation(book):
+    with pytest.raises(ConfigError):
+        gen.generate_questions(book, "book", "offline:extractive", n_entities=1)
+
+
+@pytest.mark.parametrize("model, match", [
+    ("nosuch:model", "unknown provider"),
+    ("openai:gpt-4o", "OPENAI_API_KEY"),
+    ("offline:extractive", "needs a real model"),
+    ("offline:nonexistent", "unknown offline baseline"),
+    ("scripted:never-set", "no script"),
+])
+def test_bad_model_fails_before_anything_is_written(db, db_path, monkeypatch, model, match):
+    """No runs row, no entities, no failure rows: the database file is byte-identical."""
+    from pathlib import Path
+
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.setenv("WORKBENCH_ENV_FILE", "/nonexistent/.env")
+    upsert_document(db, "raw", _book(8), kind="book", source="file", title="Raw")
+    db.execute("pragma wal_checkpoint(TRUNCATE)")
+    before = Path(db_path).read_bytes()
+    with pytest.raises(ConfigError, match=match):
+        gen.generate_questions(db, "raw", model, n_entities=2, per_entity=1)
+    with pytest.raises(ConfigError, match=match):
+        build_entities(db, "raw", method="regex", model=model)      # the LLM alias merger
+    db.execute("pragma wal_checkpoint(TRUNCATE)")
+    assert Path(db_path).read_bytes() == before
+
+
+def test_errors(db):
+    with pytest.raises(InputError, match="unknown document"):
+        gen.generate_questions(db, "nope", "baseline")
+    with pytest.raises(InputError):
+        gen.generate_questions(db, "nope", "baseline", n_entities=0)
+
+
+# --- offline baseline ---------------------------------------------------------------------------
+
+def test_baseline_entity_cooccurrence(book):
+    summary = gen.generate_questions(book, "book", "baseline", n_entities=4, per_entity=1)
+    assert summary["model"] == BASELINE and summary["kept"] == 2
+    qs = rows(book, "select * from questions order by id")
+    pairs = {frozenset(q["metadata"]["pair"]) for q in qs}
+    assert pairs == {frozenset({"Marius", "Cosette"}), frozenset({"Javert", "Valjean"})}
+    for q in qs:
+        meta = q["metadata"]
+        early, late = meta["evidence"]
+        assert early["passage_idx"] < late["passage_idx"] and meta["span_fraction"] >= 0.2
+        for ev in (early, late):
+            for name in meta["pair"]:
+                assert name in ev["text"]
+            assert ev["text"] in q["answers"][0]
+        assert q["qtype"] == "relationship" and q["origin"] == "generated"
+        assert q["provenance"]["generator"] == BASELINE
+        assert "not a written answer" in q["answers"][0]
+        assert q["question"].startswith("How does the relationship between")
+    marius = next(q for q in qs if "Marius" in q["metadata"]["pair"])
+    assert [e["passage_idx"] for e in marius["metadata"]["evidence"]] == [1, 20]
+    again = gen.generate_questions(book, "book", "baseline", n_entities=4, per_entity=1)
+    assert again["kept"] == 0 and again["existing"] == 2
+    assert book.execute("select count(*) from questions").fetchone()[0] == 2
+
+
+def test_generate_builds_entities_when_missing(db):
+    upsert_document(db, "raw", _book(), kind="book", source="file")
+    summary = gen.generate_questions(db, "raw", "baseline", n_entities=2, per_entity=1)
+    assert summary["kept"] >= 1 and get_entities(db, "raw")
+
+
+# --- CLI ----------------------------------------------------------------------------------------
+
+def test_cli(book, db_path, capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(["generate", "--help"])
+    assert exc.value.code == 0 and "--per-entity" in capsys.readouterr().out
+    assert main(["--db", str(db_path), "entities", "book", "--top", "3", "--method", "regex",
+                 "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert [e["name"] for e in out["top"]][:2] == ["Marius", "Cosette"] or len(out["top"]) == 3
+    assert main(["--db", str(db_path), "generate", "book", "--model", "baseline",
+                 "--entities", "4", "--per-entity", "1", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["kept"] == 2
+    assert main(["--db", str(db_path), "entities", "missing"]) == 2
+    assert "unknown document" in capsys.readouterr().err

@@ -1,0 +1,107 @@
+"""Store: migrations, transactions, append-only tables, thread safety."""
+
+import sqlite3
+import threading
+
+import pytest
+
+from core.store.connection import transaction, utcnow
+from core.store.schema import append_only
+from core.store.database import (applied_migrations, migrate_db, open_db, registered_migrations,
+                                 schema_version)
+
+
+def _question(db, qid="q1"):
+    now = utcnow()
+    db["documents"].insert({"id": "d1", "kind": "book", "source": "test", "text": "x",
+                            "n_chars": 1, "n_tokens": 1, "sha256": "", "created_at": now,
+                            "updated_at": now}, ignore=True)
+    db["questions"].insert({"id": qid, "document_id": "d1", "question": "?", "origin": "imported",
+                            "created_at": now, "updated_at": now})
+
+
+def test_migrations_apply_once_and_are_recorded(db_path):
+    db = open_db(db_path)
+    names = [n for n, _ in registered_migrations()]
+    assert applied_migrations(db) == names
+    assert schema_version(db) == len(names) >= 1
+    assert migrate_db(db) == []  # nothing pending the second time
+    for table in ("documents", "passages", "questions", "answers", "judgments", "reviews",
+                  "disputes", "runs", "systems", "entities", "mentions"):
+        assert table in db.table_names()
+
+
+def test_pragmas(db):
+    assert db.execute("pragma journal_mode").fetchone()[0] == "wal"
+    assert db.execute("pragma foreign_keys").fetchone()[0] == 1
+    assert db.execute("pragma busy_timeout").fetchone()[0] >= 1000
+
+
+def test_transaction_rolls_back_everything(db):
+    _question(db)
+    with pytest.raises(RuntimeError):
+        with transaction(db):
+            db["systems"].insert({"name": "s1", "model": "m", "context": "none",
+                                  "created_at": utcnow()})
+            db["systems"].insert({"name": "s2", "model": "m", "context": "none",
+                                  "created_at": utcnow()})
+            raise RuntimeError("boom")
+    assert db["systems"].count == 0
+
+
+def test_nested_transaction_is_a_savepoint(db):
+    with transaction(db):
+        db["settings"].insert({"key": "a", "value": "1"})
+        with pytest.raises(ValueError):
+            with transaction(db):
+                db["settings"].insert({"key": "b", "value": "2"})
+                raise ValueError
+    assert [r["key"] for r in db["settings"].rows] == ["a"]
+
+
+def test_judgments_are_append_only(db):
+    _question(db)
+    db["judgments"].insert({"kind": "absolute", "question_id": "q1", "rater": "human:ann",
+                            "rater_kind": "human", "verdict": "yes", "created_at": utcnow()})
+    with pytest.raises(sqlite3.IntegrityError, match="append-only"):
+        db.execute("update judgments set verdict = 'no'")
+    with pytest.raises(sqlite3.IntegrityError, match="append-only"):
+        db.execute("delete from judgments")
+    assert db.execute("select verdict from judgments").fetchone()[0] == "yes"
+
+
+def test_foreign_keys_enforced(db):
+    with pytest.raises(sqlite3.IntegrityError):
+        db["questions"].insert({"id": "q", "document_id": "missing", "question": "?",
+                                "origin": "imported", "created_at": "", "updated_at": ""})
+
+
+def test_connections_work_across_threads(db_path):
+    db = open_db(db_path)
+    errors = []
+
+    def worker(i):
+        try:
+            with transaction(db):
+                db["settings"].insert({"key": f"k{i}", "value": str(i)})
+            other = open_db(db_path)
+            other["settings"].insert({"key": f"o{i}", "value": str(i)})
+            other.conn.close()
+        except Exception as exc:  # pragma: no cover - reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=worker, args=(i,)) for i in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors
+    assert db["settings"].count == 8
+
+
+def test_append_only_helper_on_new_table(db):
+    db.execute("create table notes (id integer primary key, body text)")
+    append_only(db, "notes")
+    db["notes"].insert({"body": "a"})
+    with pytest.raises(sqlite3.IntegrityError):
+        db.execute("delete from notes")

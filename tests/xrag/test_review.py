@@ -1,0 +1,202 @@
+"""XRAG quality control: the checklist, the Sufficient filter, edits and label distribution."""
+
+from __future__ import annotations
+
+import pytest
+
+from core.errors import InputError
+from core.store.connection import rows
+from core.xrag.articles import import_articles, import_single_qas, pair_articles
+from core.xrag.build import compose_baseline
+from core.annotation.guideline import CHECKLIST_FIELDS
+from core.annotation.xrag_reviews import apply_review, label_distribution
+
+OK = {"intelligible": True, "answerable": True, "answer_correct": True,
+      "support_a": "Some", "support_b": "Some"}
+
+
+@pytest.fixture
+def items(db, demo_dir):
+    import_articles(db, demo_dir / "xrag" / "articles.jsonl", source="xquad")
+    import_single_qas(db, demo_dir / "xrag" / "qas.jsonl")
+    pair_articles(db, min_shared=1)
+    compose_baseline(db, per_pair=1)
+    return db, [r["id"] for r in rows(db, "select id from questions where parent_id is null "
+                                          "and origin = 'xrag' order by id")]
+
+
+def test_checklist_spec_has_guideline_fields():
+    names = [f["name"] for f in CHECKLIST_FIELDS]
+    assert names == ["intelligible", "answerable", "answer_correct", "correction", "support_a",
+                     "support_b"]
+    assert CHECKLIST_FIELDS[4]["choices"] == ["Sufficient", "Some", "None"]
+
+
+def test_sufficient_discards_question_and_translations(items):
+    db, ids = items
+    out = apply_review(db, ids[0], "ann", {**OK, "support_b": "Sufficient"})
+    assert out["status"] == "discarded" and "article B alone" in out["reason"]
+    q = rows(db, "select status, metadata from questions where id = ?", [ids[0]])[0]
+    assert q["status"] == "discarded" and "Sufficient" in q["metadata"]["status_reason"]
+    kids = rows(db, "select status from questions where parent_id = ?", [ids[0]])
+    assert len(kids) == 4 and {k["status"] for k in kids} == {"discarded"}
+    review = rows(db, "select * from reviews where question_id = ?", [ids[0]])[0]
+    assert review["decision"] == "reject" and review["checklist"]["support_b"] == "Sufficient"
+
+
+def test_any_annotators_sufficient_keeps_it_discarded(items):
+    db, ids = items
+    apply_review(db, ids[1], "ann", {**OK, "support_a": "Sufficient"})
+    assert apply_review(db, ids[1], "bob", OK)["status"] == "discarded"
+    # ann changes her mind: a superseding row, the old one is kept (append-only)
+    assert apply_review(db, ids[1], "ann", OK)["status"] == "accepted"
+    revs = rows(db, "select annotator, supersedes from reviews where question_id = ? order by id",
+                [ids[1]])
+    assert [r["annotator"] for r in revs] == ["ann", "bob", "ann"]
+    assert revs[2]["supersedes"] is not None
+
+
+def test_correction_and_rejection(items):
+    db, ids = items
+    out = apply_review(db, ids[2], "ann", {**OK, "answer_correct": False, "correction": "42"})
+    assert out["status"] == "edited"
+    q = rows(db, "select answers, metadata from questions where id = ?", [ids[2]])[0]
+    assert q["answers"] == ["42"] and q["metadata"]["original_answers"]
+    with pytest.raises(InputError, match="corrected answer"):
+        apply_review(db, ids[3], "ann", {**OK, "answer_correct": False})
+    assert apply_review(db, ids[3], "ann", {**OK, "intelligible": False})["status"] == "rejected"
+
+
+def test_translation_review_edits(items):
+    db, ids = items
+    tid = f"{ids[0]}.de"
+    out = apply_review(db, tid, "ann", {"translation_ok": False, "edited_question": "Neu?"})
+    assert out["status"] == "edited"
+    assert rows(db, "select question from questions where id = ?", [tid])[0]["question"] == "Neu?"
+
+
+@pytest.mark.parametrize("bad,msg", [
+    ({**OK, "support_a": "Maybe"}, "must be one of"),
+    ({**OK, "intelligible": "yes"}, "true or false"),
+    ({**OK, "colour": "red"}, "unknown checklist fields"),
+    ({k: v for k, v in OK.items() if k != "support_b"}, "required"),
+])
+def test_bad_checklists_are_refused_without_writing(items, bad, msg):
+    db, ids = items
+    with pytest.raises(InputError, match=msg):
+        apply_review(db, ids[0], "ann", bad)
+    assert db["reviews"].count == 0
+
+
+def test_label_distribution(items):
+    db, ids = items
+    apply_review(db, ids[0], "ann", {**OK, "support_a": "Sufficient"})
+    apply_review(db, ids[1], "ann", OK)
+    apply_review(db, ids[2], "ann", {**OK, "support_b": "None", "answerable": False})
+    dist = label_distribution(db)
+    assert dist["n_reviews"] == 3 and dist["discarded_sufficient"] == 1
+    assert dist["fields"]["support_a"] == {"Sufficient": 1, "Some": 2}
+    assert dist["fields"]["support_b"] == {"Some": 2, "None": 1}
+    assert dist["fields"]["answerable"] == {"yes": 2, "no": 1}
+    assert dist["fields"]["either_sufficient"] == {"yes": 1, "no": 2}
+    assert dist["status"]["discarded"] == 1 and dist["status"]["rejected"] == 1
+
+
+def test_one_write_path_for_every_review(items):
+    """core.annotation.reviews.record_review (the Review page's path) applies the same guideline."""
+    from core.annotation.reviews import record_review
+    from core.annotation.guideline import (SINGLE_DOCUMENT_FIELDS, TRANSLATION_FIELDS,
+                                           checklist_fields)
+
+    db, ids = items
+    q = rows(db, "select * from questions where id = ?", [ids[4]])[0]
+    assert checklist_fields(q) is CHECKLIST_FIELDS
+    assert checklist_fields({**q, "parent_id": ids[4]}) is TRANSLATION_FIELDS
+    assert checklist_fields({"origin": "generated"}) is SINGLE_DOCUMENT_FIELDS
+    # an explicit "accept" is recorded as chosen but does not override the Sufficient filter
+    out = record_review(db, ids[4], "ann", {"support_a": "Sufficient"}, decision="accept")
+    assert (out.status, out.decision) == ("discarded", "accept") and "Sufficient" in out.reason
+    # the translations get the translation fields; the English ones are refused there
+    with pytest.raises(InputError, match="unknown checklist fields"):
+        record_review(db, f"{ids[5]}.de", "ann", OK)
+    out = record_review(db, f"{ids[5]}.de", "ann", {"translation_ok": True})
+    assert out.status == "accepted"
+    stored = rows(db, "select checklist from reviews where id = ?", [out.review_id])[0]
+    assert stored["checklist"] == {"translation_ok": True}
+
+
+@pytest.mark.parametrize("decision", ["accept", "reject", "edit"])
+def test_sufficient_discards_whatever_the_decision(items, decision):
+    db, ids = items
+    out = apply_review(db, ids[0], "ann", {**OK, "support_a": "Sufficient", "correction": "x"}
+                       if decision == "edit" else {**OK, "support_a": "Sufficient"},
+                       decision=decision)
+    assert out["status"] == "discarded" and "article A alone" in out["reason"]
+    review = rows(db, "select decision from reviews where question_id = ?", [ids[0]])[0]
+    assert review["decision"] == decision
+    assert {r["status"] for r in rows(db, "select status from questions where parent_id = ?",
+                                      [ids[0]])} == {"discarded"}
+
+
+@pytest.mark.parametrize("checklist,decision,kw,msg", [
+    ({**OK, "intelligible": False}, "accept", {}, "not intelligible"),
+    ({**OK, "answerable": False}, "accept", {}, "not answerable"),
+    ({**OK, "answer_correct": False, "correction": "42"}, "accept", {}, "answer is not correct"),
+    ({**OK, "correction": "42"}, "accept", {}, "Choose Save edit to keep it"),
+    (OK, "accept", {"edited_question": "Better?"}, "Choose Save edit to keep it"),
+    (OK, "edit", {}, "needs an edited question or a corrected answer"),
+    ({**OK, "answer_correct": False}, "edit", {"edited_question": "Better?"},
+     "give the corrected answer"),
+])
+def test_refused_decisions_write_nothing(items, checklist, decision, kw, msg):
+    from core.annotation.reviews import record_review
+
+    db, ids = items
+    with pytest.raises(InputError, match=msg):
+        record_review(db, ids[0], "ann", checklist, decision=decision, **kw)
+    assert db["reviews"].count == 0
+    assert rows(db, "select status from questions where id = ?", [ids[0]])[0]["status"] \
+        not in ("accepted", "rejected", "edited", "discarded")
+
+
+def test_explicit_decisions_on_an_xrag_question(items):
+    from core.annotation.reviews import effective_reviews, record_review
+
+    db, ids = items
+    before = rows(db, "select question, answers from questions where id = ?", [ids[1]])[0]
+    # Reject needs nothing more, even with a positive checklist; a typed edit is not applied
+    out = record_review(db, ids[1], "ann", OK, decision="reject", edited_question="Other?")
+    assert (out.decision, out.status) == ("reject", "rejected")
+    stored = rows(db, "select * from reviews where id = ?", [out.review_id])[0]
+    assert stored["edited_question"] is None and stored["note"] == ""
+    assert rows(db, "select question from questions where id = ?", [ids[1]])[0]["question"] \
+        == before["question"]
+    # Save edit with a corrected answer: the reference changes, the original is kept
+    out = record_review(db, ids[1], "ann", {**OK, "answer_correct": False,
+                                                "correction": "42"}, decision="edit")
+    assert (out.decision, out.status) == ("edit", "edited")
+    q = rows(db, "select answers, metadata from questions where id = ?", [ids[1]])[0]
+    assert q["answers"] == ["42"] and q["metadata"]["original_answers"] == before["answers"]
+    # majority of current decisions: bob and carol accept, ann's edit is outvoted
+    record_review(db, ids[1], "bob", OK, decision="accept")
+    assert record_review(db, ids[1], "carol", OK, decision="accept").status == "accepted"
+    assert len(effective_reviews(db, ids[1])) == 3
+
+
+def test_explicit_decisions_on_a_translation(items):
+    from core.annotation.reviews import record_review
+
+    db, ids = items
+    tid = f"{ids[2]}.de"
+    with pytest.raises(InputError, match="does not keep the meaning"):
+        record_review(db, tid, "ann", {"translation_ok": False}, decision="accept")
+    with pytest.raises(InputError, match="corrected translation"):
+        record_review(db, tid, "ann", {"translation_ok": False}, decision="edit")
+    assert db["reviews"].count == 0
+    out = record_review(db, tid, "ann", {"translation_ok": False, "edited_answer": "Zwei"},
+                            decision="edit")
+    assert out.status == "edited"
+    q = rows(db, "select answers, metadata from questions where id = ?", [tid])[0]
+    assert q["answers"] == ["Zwei"] and q["metadata"]["original_answers"]
+    assert record_review(db, tid, "ann", {"translation_ok": False},
+                             decision="reject").status == "rejected"
