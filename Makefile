@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 DB ?= data/workbench.db
 PORT ?= 8501
 
-.PHONY: run test demo embeddings bench clean-demo
+.PHONY: run test lint demo embeddings bench clean-demo
 
 # Reinstall only when a requirements file changed (stamp files carry the timestamps).
 $(VENV)/.app-installed: requirements.txt
@@ -27,8 +27,15 @@ run: $(VENV)/.app-installed $(DB)
 	WORKBENCH_DB=$(DB) $(PY) -m streamlit run app.py --server.headless true \
 	  --server.address 127.0.0.1 --server.port $(PORT) --browser.gatherUsageStats false
 
-test: $(VENV)/.dev-installed
-	$(PY) -m pytest
+test: $(VENV)/.dev-installed lint
+	$(PY) -m pytest --durations=15
+
+# Layers and cycles (import-linter), lint and format (ruff), strict types on core/stats and core/store.
+lint: $(VENV)/.dev-installed
+	PYTHONPATH=. $(VENV)/bin/lint-imports
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/mypy
 
 embeddings: $(VENV)/.app-installed
 	$(PY) -m pip install --disable-pip-version-check -q -r requirements-embeddings.txt

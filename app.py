@@ -1,9 +1,9 @@
 """Overview: what the database holds, what needs human attention, runs with their cost."""
 
 import streamlit as st
-from core.views.overview import overview
 
 import pages as ui
+from core.views.overview import overview
 
 ui.setup("Long-Span QA Workbench")
 ui.sign_in_sidebar()
@@ -16,17 +16,24 @@ if data["empty"]:
     st.stop()
 
 counts = data["counts"]
-docs = ", ".join(f"{r['documents']:,} {r['source']} {r['kind']}"
-                 for r in data["datasets"].to_dict("records"))
-origins = ", ".join(f"{r['questions']:,} {r['origin']}" for r in data["by_origin"].to_dict("records"))
-about = (f"**What is in this database.** Documents: {docs}. Questions: {origins}. "
-         f"{counts.get('answers', 0):,} answers and {counts.get('judgments', 0):,} judgments.")
+docs = ", ".join(
+    f"{r['documents']:,} {r['source']} {r['kind']}" for r in data["datasets"].to_dict("records")
+)
+origins = ", ".join(
+    f"{r['questions']:,} {r['origin']}" for r in data["by_origin"].to_dict("records")
+)
+about = (
+    f"**What is in this database.** Documents: {docs}. Questions: {origins}. "
+    f"{counts.get('answers', 0):,} answers and {counts.get('judgments', 0):,} judgments."
+)
 if data["offline_only"]:
-    about += ("\n\nEvery answer, generated question and auto-verdict here comes from **offline "
-              "baselines** (" + ", ".join(f"`{m}`" for m in data["models"]) + "): simple "
-              "extractive and word-overlap algorithms that need no API key. They are not language "
-              "models, so expect weak answers and rough verdicts; they show how the workbench "
-              "works. Configure a model key and use the **Run** page for real models.")
+    about += (
+        "\n\nEvery answer, generated question and auto-verdict here comes from **offline "
+        "baselines** (" + ", ".join(f"`{m}`" for m in data["models"]) + "): simple "
+        "extractive and word-overlap algorithms that need no API key. They are not language "
+        "models, so expect weak answers and rough verdicts; they show how the workbench "
+        "works. Configure a model key and use the **Run** page for real models."
+    )
 elif data["models"]:
     about += "\n\nModels used: " + ", ".join(f"`{m}`" for m in data["models"]) + "."
 st.info(about)
@@ -47,7 +54,8 @@ st.markdown(
     f"- **NarrativeQA disputes**: settle where the reference-based rater and the context-based "
     f"rater disagree ({att['disputes without a resolution']:,} open).\n"
     f"- **Side by side**: compare two answers blind ({data['side_by_side_items']:,} pairs); your "
-    "verdicts feed the **Leaderboard** and the **Agreement** page live.")
+    "verdicts feed the **Leaderboard** and the **Agreement** page live."
+)
 st.caption(f"Each item needs {data['k']} annotation(s) (setting `annotations_per_item`).")
 
 left, right = st.columns(2)

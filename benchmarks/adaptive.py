@@ -28,9 +28,9 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from core.judging.tournament import AdaptiveDesign
 from core.stats.bradley_terry import fit_bradley_terry_batch
 from core.stats.significance import kendall_tau
-from core.judging.tournament import AdaptiveDesign
 
 N_SYSTEMS, C, P_NONE, P_EQUAL, BATCH, SEEDS, TARGET = 8, 200, 0.1, 0.05, 20, 5, 0.9
 SETTINGS = {"narrow": 0.12, "wide": 0.4}
@@ -56,8 +56,9 @@ def simulate(seed: int, gap: float) -> tuple[list[str], dict[tuple[str, tuple[st
     return names, out
 
 
-def win_matrix(names: list[str], seen: list[tuple[tuple[str, str], str]],
-               W: np.ndarray | None = None) -> np.ndarray:
+def win_matrix(
+    names: list[str], seen: list[tuple[tuple[str, str], str]], W: np.ndarray | None = None
+) -> np.ndarray:
     """Add revealed verdicts to the win matrix ``W`` (a new one if None); Equal = half each."""
     idx = {s: i for i, s in enumerate(names)}
     W = np.zeros((len(names), len(names))) if W is None else W
@@ -92,18 +93,20 @@ def share_to_target(names, reference, batches, total) -> float:
     return ok_from / total
 
 
-def run_setting(gap: float, design_cls=AdaptiveDesign, verbose: bool = True
-                ) -> dict[str, list[float]]:
+def run_setting(
+    gap: float, design_cls=AdaptiveDesign, verbose: bool = True
+) -> dict[str, list[float]]:
     """Adaptive and uniform-random shares per seed for one gap."""
     adaptive, uniform = [], []
     for seed in range(SEEDS):
         names, full = simulate(seed, gap)
         total = len(full)
         reference = fit_bradley_terry_batch(
-            win_matrix(names, [(pair, w) for (q, pair), w in full.items()])[None], 1e-3)[0]
+            win_matrix(names, [(pair, w) for (q, pair), w in full.items()])[None], 1e-3
+        )[0]
         questions = sorted({q for q, _ in full})
 
-        def adaptive_order():
+        def adaptive_order(names=names, questions=questions, seed=seed, full=full):
             design = design_cls(names, questions, seed=seed)
             while design.remaining:
                 chosen = design.next(BATCH)
@@ -111,11 +114,11 @@ def run_setting(gap: float, design_cls=AdaptiveDesign, verbose: bool = True
                     design.observe(q, pair, full[(q, pair)])
                 yield [(pair, full[(q, pair)]) for q, pair in chosen]
 
-        def uniform_order():
+        def uniform_order(seed=seed, full=full):
             items = list(full.items())
             random.Random(seed).shuffle(items)
             for k in range(0, len(items), BATCH):
-                yield [(pair, w) for (q, pair), w in items[k:k + BATCH]]
+                yield [(pair, w) for (q, pair), w in items[k : k + BATCH]]
 
         a = share_to_target(names, reference, adaptive_order, total)
         u = share_to_target(names, reference, uniform_order, total)
@@ -139,10 +142,21 @@ def main() -> None:
         figures[f"{prefix}call_share_max"] = round(float(np.max(res["adaptive"])), 4)
         figures[f"{prefix}random_call_share"] = round(float(np.mean(res["uniform"])), 4)
         figures[f"{prefix}random_call_share_max"] = round(float(np.max(res["uniform"])), 4)
-    print(json.dumps({**figures, "target_tau": TARGET, "systems": N_SYSTEMS, "questions": C,
-                      "gaps": SETTINGS, "batch": BATCH,
-                      "full_design_calls": C * N_SYSTEMS * (N_SYSTEMS - 1) // 2,
-                      "seeds": SEEDS, "seconds": round(time.perf_counter() - started, 1)}))
+    print(
+        json.dumps(
+            {
+                **figures,
+                "target_tau": TARGET,
+                "systems": N_SYSTEMS,
+                "questions": C,
+                "gaps": SETTINGS,
+                "batch": BATCH,
+                "full_design_calls": C * N_SYSTEMS * (N_SYSTEMS - 1) // 2,
+                "seeds": SEEDS,
+                "seconds": round(time.perf_counter() - started, 1),
+            }
+        )
+    )
 
 
 if __name__ == "__main__":

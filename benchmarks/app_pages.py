@@ -40,49 +40,99 @@ def build(path: Path, n_questions: int, n_judgments: int) -> None:
     nqa = ROOT / "demo" / "narrativeqa" / "stories"
     story_file = sorted(nqa.glob("*.txt"))[1]
     doc = story_file.stem
-    upsert_document(db, doc, story_file.read_text(encoding="utf-8", errors="replace")[:60_000],
-                    kind="story", source="narrativeqa", title="bench story")
+    upsert_document(
+        db,
+        doc,
+        story_file.read_text(encoding="utf-8", errors="replace")[:60_000],
+        kind="story",
+        source="narrativeqa",
+        title="bench story",
+    )
     now = utcnow()
     with transaction(db):
-        db["systems"].insert_all({"name": s, "model": "scripted:bench", "context": "none",
-                                  "created_at": now} for s in SYSTEMS)
+        db["systems"].insert_all(
+            {"name": s, "model": "scripted:bench", "context": "none", "created_at": now}
+            for s in SYSTEMS
+        )
         qids = [f"bench-q{i:05d}" for i in range(n_questions)]
         db["questions"].insert_all(
-            ({"id": q, "document_id": doc, "context_document_id": doc, "question":
-              f"Bench question {i}?", "answers": dumps([f"bench answer {i}"]),
-              "origin": "generated" if i % 2 else "narrativeqa", "qtype": "bench",
-              "status": "pending", "created_at": now, "updated_at": now}
-             for i, q in enumerate(qids)), batch_size=1000)
+            (
+                {
+                    "id": q,
+                    "document_id": doc,
+                    "context_document_id": doc,
+                    "question": f"Bench question {i}?",
+                    "answers": dumps([f"bench answer {i}"]),
+                    "origin": "generated" if i % 2 else "narrativeqa",
+                    "qtype": "bench",
+                    "status": "pending",
+                    "created_at": now,
+                    "updated_at": now,
+                }
+                for i, q in enumerate(qids)
+            ),
+            batch_size=1000,
+        )
         db["answers"].insert_all(
-            ({"question_id": q, "system": s, "text": f"bench answer {k} to {q}",
-              "created_at": now} for q in qids for k, s in enumerate(SYSTEMS)), batch_size=2000)
-        aid = {(r[0], r[1]): r[2] for r in db.execute(
-            "select question_id, system, id from answers")}
+            (
+                {
+                    "question_id": q,
+                    "system": s,
+                    "text": f"bench answer {k} to {q}",
+                    "created_at": now,
+                }
+                for q in qids
+                for k, s in enumerate(SYSTEMS)
+            ),
+            batch_size=2000,
+        )
+        aid = {
+            (r[0], r[1]): r[2] for r in db.execute("select question_id, system, id from answers")
+        }
 
         def judgments():
             made = 0
-            for qi, q in enumerate(qids):                 # absolute: 5 per question
+            for qi, q in enumerate(qids):  # absolute: 5 per question
                 for si, s in enumerate(SYSTEMS):
-                    yield {"kind": "absolute", "question_id": q, "rater": "auto:bench-ais",
-                           "rater_kind": "auto", "criterion": "supported", "system": s,
-                           "answer_id": aid[q, s], "verdict": "yes" if (qi + si) % 3 else "no",
-                           "order_shown": "", "status": "ok", "created_at": now}
+                    yield {
+                        "kind": "absolute",
+                        "question_id": q,
+                        "rater": "auto:bench-ais",
+                        "rater_kind": "auto",
+                        "criterion": "supported",
+                        "system": s,
+                        "answer_id": aid[q, s],
+                        "verdict": "yes" if (qi + si) % 3 else "no",
+                        "order_shown": "",
+                        "status": "ok",
+                        "created_at": now,
+                    }
                     made += 1
             pairs = list(combinations(SYSTEMS, 2))
-            while made < n_judgments:                     # pairwise, both orders
+            while made < n_judgments:  # pairwise, both orders
                 for qi, q in enumerate(qids):
                     for pi, (s1, s2) in enumerate(pairs):
                         for first, second in ((s1, s2), (s2, s1)):
                             if made >= n_judgments:
                                 return
                             v = "A" if (SYSTEMS.index(first) + qi + pi) % 3 else "B"
-                            yield {"kind": "pairwise", "question_id": q, "rater": "auto:bench-sxs",
-                                   "rater_kind": "auto", "criterion": "better",
-                                   "system_a": first, "system_b": second,
-                                   "answer_a_id": aid[q, first], "answer_b_id": aid[q, second],
-                                   "order_shown": "ab" if first < second else "ba",
-                                   "verdict": v, "status": "ok", "created_at": now}
+                            yield {
+                                "kind": "pairwise",
+                                "question_id": q,
+                                "rater": "auto:bench-sxs",
+                                "rater_kind": "auto",
+                                "criterion": "better",
+                                "system_a": first,
+                                "system_b": second,
+                                "answer_a_id": aid[q, first],
+                                "answer_b_id": aid[q, second],
+                                "order_shown": "ab" if first < second else "ba",
+                                "verdict": v,
+                                "status": "ok",
+                                "created_at": now,
+                            }
                             made += 1
+
         db["judgments"].insert_all(judgments(), batch_size=5000)
     db.conn.close()
 
@@ -107,8 +157,11 @@ def main() -> None:
     path = tmp / "bench.db"
     t = time.perf_counter()
     build(path, args.questions, args.judgments)
-    print(f"built {args.questions} questions, {args.judgments} judgments in "
-          f"{time.perf_counter() - t:.1f} s", flush=True)
+    print(
+        f"built {args.questions} questions, {args.judgments} judgments in "
+        f"{time.perf_counter() - t:.1f} s",
+        flush=True,
+    )
     os.environ["WORKBENCH_DB"] = str(path)
     os.chdir(ROOT)
     pages = ["app.py", *sorted(f"pages/{p.name}" for p in (ROOT / "pages").glob("[0-9]*.py"))]
@@ -143,11 +196,14 @@ def main() -> None:
     recompute = time.perf_counter() - t
     assert comparisons(lb) == before + 1, "leaderboard did not take up the verdict"
     print(f"leaderboard recompute after a verdict: {recompute:.2f} s (+ {POLL_S} s polling)")
-    result = {"max_page_s": max(f["warm_s"] for f in figures.values()),
-              "verdict_to_leaderboard_s": round(recompute + POLL_S, 2),
-              "leaderboard_recompute_s": round(recompute, 2),
-              "max_cold_page_s": max(f["cold_s"] for f in figures.values()),
-              "questions": args.questions, "judgments": args.judgments}
+    result = {
+        "max_page_s": max(f["warm_s"] for f in figures.values()),
+        "verdict_to_leaderboard_s": round(recompute + POLL_S, 2),
+        "leaderboard_recompute_s": round(recompute, 2),
+        "max_cold_page_s": max(f["cold_s"] for f in figures.values()),
+        "questions": args.questions,
+        "judgments": args.judgments,
+    }
     print(json.dumps(result))
 
 

@@ -27,8 +27,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from core.corpus.documents import clean_gutenberg, read_text_file, upsert_document
-from core.generation.entity_store import build_entities, get_entities
 from core.generation.entities import spacy_available
+from core.generation.entity_store import build_entities, get_entities
 from core.store.database import open_db
 
 CANDIDATES = [ROOT / "demo" / "books", Path("/work/shared/data/gutenberg")]
@@ -55,18 +55,24 @@ def main() -> None:
         db = open_db(Path(tmp) / "bench.db")
         t0 = time.perf_counter()
         book = clean_gutenberg(read_text_file(path))
-        ingest = upsert_document(db, "lesmis", book.body, kind="book", source="gutenberg",
-                                 title=book.title)
+        ingest = upsert_document(
+            db, "lesmis", book.body, kind="book", source="gutenberg", title=book.title
+        )
         t1 = time.perf_counter()
         summary = build_entities(db, "lesmis", method="regex")
         t2 = time.perf_counter()
         top10 = [e["name"] for e in get_entities(db, "lesmis", method="proper-noun", top=10)]
         figures = {
-            "book": path.name, "n_tokens": ingest["n_tokens"],
-            "n_passages": ingest["n_passages"], "ingest_s": round(t1 - t0, 3),
-            "extract_s": round(t2 - t1, 3), "ingest_extract_s": round(t2 - t0, 3),
-            "n_entities": summary["n_entities"], "n_mentions": summary["n_mentions"],
-            "top10": top10, "top10_ok": top_ok(top10),
+            "book": path.name,
+            "n_tokens": ingest["n_tokens"],
+            "n_passages": ingest["n_passages"],
+            "ingest_s": round(t1 - t0, 3),
+            "extract_s": round(t2 - t1, 3),
+            "ingest_extract_s": round(t2 - t0, 3),
+            "n_entities": summary["n_entities"],
+            "n_mentions": summary["n_mentions"],
+            "top10": top10,
+            "top10_ok": top_ok(top10),
         }
         print(f"regex: ingest {t1 - t0:.2f} s + extract {t2 - t1:.2f} s; top10 {top10}")
         if "--no-spacy" in sys.argv:
@@ -78,9 +84,15 @@ def main() -> None:
             build_entities(db, "lesmis", method="spacy", progress=True)
             t4 = time.perf_counter()
             spacy_top = [e["name"] for e in get_entities(db, "lesmis", method="spacy", top=10)]
-            figures.update({"spacy": spacy_available(), "spacy_extract_s": round(t4 - t3, 3),
-                            "spacy_top10": spacy_top, "spacy_top10_ok": top_ok(spacy_top),
-                            "spacy_vs_regex": round((t4 - t3) / max(t2 - t1, 1e-9), 1)})
+            figures.update(
+                {
+                    "spacy": spacy_available(),
+                    "spacy_extract_s": round(t4 - t3, 3),
+                    "spacy_top10": spacy_top,
+                    "spacy_top10_ok": top_ok(spacy_top),
+                    "spacy_vs_regex": round((t4 - t3) / max(t2 - t1, 1e-9), 1),
+                }
+            )
             print(f"spacy: extract {t4 - t3:.2f} s; top10 {spacy_top}")
         db.conn.close()
     print(json.dumps(figures, ensure_ascii=False))

@@ -26,11 +26,12 @@ N, BASELINE_N, DELAY, IN_FLIGHT = 2000, 100, 0.2, 128
 
 
 def main() -> dict:
-    from core.llm.types import LLMRequest
-    from core.llm.engine import complete, complete_many
-    from core.llm.catalog import configure
-    from core.store.database import open_db
     from llm_servers import serve_in_process
+
+    from core.llm.catalog import configure
+    from core.llm.engine import complete, complete_many
+    from core.llm.types import LLMRequest
+    from core.store.database import open_db
 
     os.environ.setdefault("OPENAI_API_KEY", "sk-benchmark-not-a-real-key-0000")
     ctx = mp.get_context("spawn")
@@ -38,11 +39,18 @@ def main() -> dict:
     proc = ctx.Process(target=serve_in_process, args=(DELAY, urls, stop), daemon=True)
     proc.start()
     url = urls.get(timeout=30)
-    configure("openai", base_url=url + "/v1", max_in_flight=IN_FLIGHT, rpm=0, tpm=0,
-              timeout_s=30)
+    configure("openai", base_url=url + "/v1", max_in_flight=IN_FLIGHT, rpm=0, tpm=0, timeout_s=30)
     context = "A long shared context block. " * 50
-    reqs = [LLMRequest(model="openai:gpt-4o-mini", system="Answer briefly.", context=context,
-                       prompt=f"question {i}", max_tokens=16) for i in range(N)]
+    reqs = [
+        LLMRequest(
+            model="openai:gpt-4o-mini",
+            system="Answer briefly.",
+            context=context,
+            prompt=f"question {i}",
+            max_tokens=16,
+        )
+        for i in range(N)
+    ]
     with tempfile.TemporaryDirectory() as tmp:
         db = open_db(Path(tmp) / "bench.db")
         complete(None, reqs[0].with_model("openai:gpt-4o-mini"), use_cache=False)  # warm-up
@@ -75,17 +83,27 @@ def main() -> dict:
         db.conn.close()
     assert all(r.cache_hit for r in again) and [r.text for r in again] == [r.text for r in out]
     figures = {
-        "speedup": round(baseline_s / project_s, 1), "project_s": round(project_s, 2),
-        "baseline_s": round(baseline_s, 1), "baseline_measured_calls": BASELINE_N,
+        "speedup": round(baseline_s / project_s, 1),
+        "project_s": round(project_s, 2),
+        "baseline_s": round(baseline_s, 1),
+        "baseline_measured_calls": BASELINE_N,
         "baseline_note": f"sequential time measured on {BASELINE_N} calls, extrapolated x{N // BASELINE_N}",
-        "calls": N, "server_delay_s": DELAY, "max_in_flight": IN_FLIGHT, "errors": errors,
-        "requests_served_first_run": served_first, "cached_requests": cached_requests,
+        "calls": N,
+        "server_delay_s": DELAY,
+        "max_in_flight": IN_FLIGHT,
+        "errors": errors,
+        "requests_served_first_run": served_first,
+        "cached_requests": cached_requests,
         "cached_s": round(cached_s, 3),
     }
-    print(f"sequential: {seq_per_call * 1000:.0f} ms/call -> {baseline_s:.1f} s for {N} calls "
-          f"(measured on {BASELINE_N})")
-    print(f"complete_many: {project_s:.2f} s for {N} calls, {errors} errors, "
-          f"speedup {figures['speedup']}x")
+    print(
+        f"sequential: {seq_per_call * 1000:.0f} ms/call -> {baseline_s:.1f} s for {N} calls "
+        f"(measured on {BASELINE_N})"
+    )
+    print(
+        f"complete_many: {project_s:.2f} s for {N} calls, {errors} errors, "
+        f"speedup {figures['speedup']}x"
+    )
     print(f"from cache: {cached_s:.3f} s, {cached_requests} requests")
     return figures
 

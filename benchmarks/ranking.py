@@ -35,13 +35,18 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from core.stats.leaderboard import leaderboard
-from core.views.live_leaderboard import store_leaderboard
 from core.store.connection import utcnow
 from core.store.database import open_db
+from core.views.live_leaderboard import store_leaderboard
 
 
-def simulate(n_sys: int, n_q: int, rng: np.random.Generator, tie_rate: float = 0.1,
-             beta: np.ndarray | None = None) -> tuple[pd.DataFrame, np.ndarray]:
+def simulate(
+    n_sys: int,
+    n_q: int,
+    rng: np.random.Generator,
+    tie_rate: float = 0.1,
+    beta: np.ndarray | None = None,
+) -> tuple[pd.DataFrame, np.ndarray]:
     """Every question compares every pair once, in a random order; BT outcomes, random ties."""
     beta = rng.normal(0, 0.6, n_sys) if beta is None else beta
     i, j = np.triu_indices(n_sys, 1)
@@ -52,20 +57,27 @@ def simulate(n_sys: int, n_q: int, rng: np.random.Generator, tie_rate: float = 0
     swap = rng.random(len(i)) < 0.5
     a, b = np.where(swap, j, i), np.where(swap, i, j)
     verdict = np.where(tie, "Equal", np.where(i_wins != swap, "A", "B"))
-    df = pd.DataFrame({"question_id": np.char.add("q", q.astype(str)),
-                       "system_a": np.char.add("sys", a.astype(str)),
-                       "system_b": np.char.add("sys", b.astype(str)), "verdict": verdict})
+    df = pd.DataFrame(
+        {
+            "question_id": np.char.add("q", q.astype(str)),
+            "system_a": np.char.add("sys", a.astype(str)),
+            "system_b": np.char.add("sys", b.astype(str)),
+            "verdict": verdict,
+        }
+    )
     return df, beta - beta.mean()
 
 
 # -- arena-style baseline (after lmarena's compute_bootstrap_bt / fit_bt) -----------------------
 
+
 def bt_loss_and_grad(ratings, matchups, outcomes, weights):
     logits = ratings[matchups[:, 0]] - ratings[matchups[:, 1]]
     probs = 1 / (1 + np.exp(-logits))
     eps = 1e-15
-    loss = -((np.log(probs + eps) * outcomes + np.log(1 - probs + eps) * (1 - outcomes))
-             * weights).sum()
+    loss = -(
+        (np.log(probs + eps) * outcomes + np.log(1 - probs + eps) * (1 - outcomes)) * weights
+    ).sum()
     g = -(outcomes - probs) * weights
     grad = np.zeros_like(ratings)
     np.add.at(grad, matchups[:, 0], g)
@@ -86,8 +98,14 @@ def arena_baseline(csv: str, n_boot: int, seed: int) -> np.ndarray:
     boot = rng.multinomial(len(df), counts / counts.sum(), size=n_boot) / len(df)
     out = []
     for w in boot:
-        res = minimize(bt_loss_and_grad, np.zeros(len(models)), args=(matchups, outcomes, w),
-                       jac=True, method="L-BFGS-B", options={"maxiter": 100, "gtol": 1e-6})
+        res = minimize(
+            bt_loss_and_grad,
+            np.zeros(len(models)),
+            args=(matchups, outcomes, w),
+            jac=True,
+            method="L-BFGS-B",
+            options={"maxiter": 100, "gtol": 1e-6},
+        )
         out.append(res.x - res.x.mean())
     return np.array(out)
 
@@ -103,8 +121,13 @@ def main() -> None:
         env = {**os.environ, "PYTHONPATH": str(ROOT)}
         cpu0 = resource.getrusage(resource.RUSAGE_CHILDREN)
         t = time.perf_counter()
-        proc = subprocess.run([sys.executable, "-m", "core", "rank", csv, "--bootstrap", "1000",
-                               "--json"], cwd=ROOT, env=env, capture_output=True, text=True)
+        proc = subprocess.run(
+            [sys.executable, "-m", "core", "rank", csv, "--bootstrap", "1000", "--json"],
+            cwd=ROOT,
+            env=env,
+            capture_output=True,
+            text=True,
+        )
         project_s = time.perf_counter() - t
         cpu1 = resource.getrusage(resource.RUSAGE_CHILDREN)
         project_cpu_s = (cpu1.ru_utime + cpu1.ru_stime) - (cpu0.ru_utime + cpu0.ru_stime)
@@ -112,8 +135,13 @@ def main() -> None:
             raise SystemExit(proc.stderr)
         ours = json.loads(proc.stdout)
         t = time.perf_counter()
-        subprocess.run([sys.executable, "-m", "core", "--help"], cwd=ROOT, env=env,
-                       capture_output=True, check=True)
+        subprocess.run(
+            [sys.executable, "-m", "core", "--help"],
+            cwd=ROOT,
+            env=env,
+            capture_output=True,
+            check=True,
+        )
         startup_s = time.perf_counter() - t
         from core.cli.stats_commands import _read_rank_csv
 
@@ -125,45 +153,84 @@ def main() -> None:
         baseline_s, baseline_cpu_s = time.perf_counter() - t, time.process_time() - c
         print(f"project (CLI subprocess, clustered bootstrap x1000): {project_s:.2f} s")
         print(f"arena-style baseline (in-process, L-BFGS x1000): {baseline_s:.2f} s")
-        print(f"speedup: {baseline_s / project_s:.1f}x (of which `python -m core --help` "
-              f"start-up: {startup_s:.2f} s; same work in-process: {in_process_s:.2f} s, "
-              f"{baseline_s / in_process_s:.1f}x)")
+        print(
+            f"speedup: {baseline_s / project_s:.1f}x (of which `python -m core --help` "
+            f"start-up: {startup_s:.2f} s; same work in-process: {in_process_s:.2f} s, "
+            f"{baseline_s / in_process_s:.1f}x)"
+        )
         width = np.mean([s["ci_high"] - s["ci_low"] for s in ours["systems"]])
-        print(f"CPU time (user+sys, all threads): project {project_cpu_s:.2f} s, baseline "
-              f"{baseline_cpu_s:.2f} s ({baseline_cpu_s / project_cpu_s:.1f}x); the wall-clock "
-              f"figures depend on the machine's load (1-min load average {os.getloadavg()[0]:.2f})")
-        print(f"mean CI width: project {width:.4f}, baseline (row resampling) "
-              f"{np.mean(np.quantile(base, .975, 0) - np.quantile(base, .025, 0)):.4f}")
-        figures.update(speedup=round(baseline_s / project_s, 2), project_s=round(project_s, 3),
-                       baseline_s=round(baseline_s, 3), n_judgments=len(df),
-                       cli_startup_s=round(startup_s, 3), in_process_s=round(in_process_s, 3),
-                       speedup_in_process=round(baseline_s / in_process_s, 2),
-                       project_cpu_s=round(project_cpu_s, 3), baseline_cpu_s=round(baseline_cpu_s, 3),
-                       speedup_cpu=round(baseline_cpu_s / project_cpu_s, 2),
-                       load_average=round(os.getloadavg()[0], 2))
+        print(
+            f"CPU time (user+sys, all threads): project {project_cpu_s:.2f} s, baseline "
+            f"{baseline_cpu_s:.2f} s ({baseline_cpu_s / project_cpu_s:.1f}x); the wall-clock "
+            f"figures depend on the machine's load (1-min load average {os.getloadavg()[0]:.2f})"
+        )
+        print(
+            f"mean CI width: project {width:.4f}, baseline (row resampling) "
+            f"{np.mean(np.quantile(base, 0.975, 0) - np.quantile(base, 0.025, 0)):.4f}"
+        )
+        figures.update(
+            speedup=round(baseline_s / project_s, 2),
+            project_s=round(project_s, 3),
+            baseline_s=round(baseline_s, 3),
+            n_judgments=len(df),
+            cli_startup_s=round(startup_s, 3),
+            in_process_s=round(in_process_s, 3),
+            speedup_in_process=round(baseline_s / in_process_s, 2),
+            project_cpu_s=round(project_cpu_s, 3),
+            baseline_cpu_s=round(baseline_cpu_s, 3),
+            speedup_cpu=round(baseline_cpu_s / project_cpu_s, 2),
+            load_average=round(os.getloadavg()[0], 2),
+        )
 
         # -- live leaderboard refresh at 100,000 stored verdicts ------------------------------
         db = open_db(os.path.join(tmp, "live.db"))
         small, _ = simulate(20, 527, np.random.default_rng(1))
         small = small.iloc[:100_000]
         now = utcnow()
-        db["questions"].insert_all([{"id": q, "question": "?", "origin": "imported",
-                                     "created_at": now, "updated_at": now}
-                                    for q in small["question_id"].unique()])
+        db["questions"].insert_all(
+            [
+                {
+                    "id": q,
+                    "question": "?",
+                    "origin": "imported",
+                    "created_at": now,
+                    "updated_at": now,
+                }
+                for q in small["question_id"].unique()
+            ]
+        )
         db["judgments"].insert_all(
-            {"kind": "pairwise", "question_id": r.question_id, "rater": "auto:x",
-             "rater_kind": "auto", "system_a": r.system_a, "system_b": r.system_b,
-             "verdict": r.verdict, "status": "ok", "created_at": now}
-            for r in small.itertuples())
+            {
+                "kind": "pairwise",
+                "question_id": r.question_id,
+                "rater": "auto:x",
+                "rater_kind": "auto",
+                "system_a": r.system_a,
+                "system_b": r.system_b,
+                "verdict": r.verdict,
+                "status": "ok",
+                "created_at": now,
+            }
+            for r in small.itertuples()
+        )
         t = time.perf_counter()
         live = store_leaderboard(db)
         load_s = time.perf_counter() - t
         times, boot_times = [], []
         for k in range(5):
-            db["judgments"].insert({"kind": "pairwise", "question_id": "q0", "rater": "auto:x",
-                                    "rater_kind": "auto", "system_a": "sys1",
-                                    "system_b": "sys2", "verdict": "AB"[k % 2], "status": "ok",
-                                    "created_at": now})
+            db["judgments"].insert(
+                {
+                    "kind": "pairwise",
+                    "question_id": "q0",
+                    "rater": "auto:x",
+                    "rater_kind": "auto",
+                    "system_a": "sys1",
+                    "system_b": "sys2",
+                    "verdict": "AB"[k % 2],
+                    "status": "ok",
+                    "created_at": now,
+                }
+            )
             t = time.perf_counter()
             live.refresh(db)
             live.leaderboard(n_boot=0)
@@ -174,10 +241,15 @@ def main() -> None:
         db.conn.close()
         refresh_ms = 1000 * float(np.median(times))
         refresh_boot = float(np.median(boot_times)) + refresh_ms / 1000
-        print(f"initial load of 100,000 verdicts: {load_s:.2f} s; refresh after one verdict: "
-              f"{refresh_ms:.1f} ms, with 1,000-replicate bootstrap: {refresh_boot:.2f} s")
-        figures.update(refresh_ms=round(refresh_ms, 2), refresh_bootstrap_s=round(refresh_boot, 3),
-                       initial_load_s=round(load_s, 3))
+        print(
+            f"initial load of 100,000 verdicts: {load_s:.2f} s; refresh after one verdict: "
+            f"{refresh_ms:.1f} ms, with 1,000-replicate bootstrap: {refresh_boot:.2f} s"
+        )
+        figures.update(
+            refresh_ms=round(refresh_ms, 2),
+            refresh_bootstrap_s=round(refresh_boot, 3),
+            initial_load_s=round(load_s, 3),
+        )
 
     # -- coverage of the 95% intervals ---------------------------------------------------------
     truth = np.array([0.8, 0.3, 0.0, -0.4, -0.7])
@@ -190,8 +262,10 @@ def main() -> None:
         true = np.array([centred[int(s[3:])] for s in board.systems])
         hits.append((board.ci_low <= true) & (true <= board.ci_high))
     coverage = float(np.mean(hits))
-    print(f"coverage of 95% intervals (300 simulations x 5 systems): {coverage:.3f} "
-          f"({time.perf_counter() - t:.1f} s)")
+    print(
+        f"coverage of 95% intervals (300 simulations x 5 systems): {coverage:.3f} "
+        f"({time.perf_counter() - t:.1f} s)"
+    )
     figures.update(coverage=round(coverage, 4), coverage_level=0.95, coverage_simulations=300)
     print(json.dumps(figures))
 

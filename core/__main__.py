@@ -21,15 +21,28 @@ def build_parser() -> argparse.ArgumentParser:
         prog="python -m core",
         description="Long-Span QA Workbench: build, run and validate long-text QA benchmarks.",
     )
-    parser.add_argument("--db", default=str(default_db_path()),
-                        help="SQLite database (default: $WORKBENCH_DB or data/workbench.db)")
+    parser.add_argument(
+        "--db",
+        default=str(default_db_path()),
+        help="SQLite database (default: $WORKBENCH_DB or data/workbench.db)",
+    )
     cache = parser.add_mutually_exclusive_group()
-    cache.add_argument("--no-cache", dest="cache_mode", action="store_const", const="off",
-                       help="LLM calls neither read nor write the reply cache")
-    cache.add_argument("--refresh", dest="cache_mode", action="store_const", const="refresh",
-                       help="LLM calls ignore stored replies and store the new ones")
+    cache.add_argument(
+        "--no-cache",
+        dest="cache_mode",
+        action="store_const",
+        const="off",
+        help="LLM calls neither read nor write the reply cache",
+    )
+    cache.add_argument(
+        "--refresh",
+        dest="cache_mode",
+        action="store_const",
+        const="refresh",
+        help="LLM calls ignore stored replies and store the new ones",
+    )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-    import core.cli as cli_pkg
+    import core.cli as cli_pkg  # deferred: a command imports only what it runs (fast `python -m core`)
 
     for info in sorted(pkgutil.iter_modules(cli_pkg.__path__), key=lambda i: i.name):
         if not info.name.endswith("_commands"):
@@ -45,7 +58,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         if args.cache_mode:  # process-wide default for every command that calls a model
-            from core.llm.engine import set_cache_mode
+            from core.llm.engine import (
+                set_cache_mode,  # deferred: a command imports only what it runs (fast `python -m core`)
+            )
 
             set_cache_mode(args.cache_mode)
         return int(args.func(args) or 0)

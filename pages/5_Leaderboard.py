@@ -1,26 +1,35 @@
 """Leaderboard: Bradley-Terry per group of compared systems, from human/auto verdicts; live."""
 
 import streamlit as st
-from core.views.figures import accuracy_figure, autoais_accuracy, forest_figure, matrix_figure
-from core.views.leaderboard import SOURCES, pairwise_raters
 
 import pages as ui
+from core.views.figures import accuracy_figure, autoais_accuracy, forest_figure, matrix_figure
+from core.views.leaderboard import SOURCES, pairwise_raters
 
 ui.setup("Leaderboard")
 ui.sign_in_sidebar()
 
 c = st.columns([2, 3, 2, 1])
-source = c[0].selectbox("Verdicts", SOURCES, index=2,
-                        format_func={"human": "Human verdicts", "auto": "Auto-rater verdicts",
-                                     "both": "Both"}.get, key="lb_source")
+source = c[0].selectbox(
+    "Verdicts",
+    SOURCES,
+    index=2,
+    format_func={"human": "Human verdicts", "auto": "Auto-rater verdicts", "both": "Both"}.get,
+    key="lb_source",
+)
 with ui.database() as db:
     raters = ui.cached_judgments(db, pairwise_raters, source)
 ALL = {"human": "All annotators", "auto": "All auto-raters", "both": "All raters"}[source]
-rater = c[1].selectbox("Rater", [ALL, *raters], key=f"lb_rater_{source}",
-                       help="One rater's verdicts only, or every rater of the chosen kind.")
+rater = c[1].selectbox(
+    "Rater",
+    [ALL, *raters],
+    key=f"lb_rater_{source}",
+    help="One rater's verdicts only, or every rater of the chosen kind.",
+)
 rater = None if rater == ALL else rater
-n_boot = c[2].select_slider("Bootstrap resamples", [0, 100, 200, 500, 1000], value=200,
-                            key="lb_boot")
+n_boot = c[2].select_slider(
+    "Bootstrap resamples", [0, 100, 200, 500, 1000], value=200, key="lb_boot"
+)
 seed = int(c[3].number_input("Seed", value=0, step=1, key="lb_seed"))
 POLL_S = 2
 
@@ -30,58 +39,86 @@ def live_board() -> None:
     """Re-runs every POLL_S seconds; reads only the judgments stored since the last poll."""
     with ui.database() as db:
         r = ui.live_leaderboard(db, source, rater, n_boot, seed, st.session_state.get("lb_group"))
-    st.caption(f"Live: checks for new verdicts every {POLL_S} s (read up to judgment "
-               f"{r.last_id}).")
+    st.caption(f"Live: checks for new verdicts every {POLL_S} s (read up to judgment {r.last_id}).")
     if len(r.groups) > 1:
         keys = [g.key for g in r.groups]
         if st.session_state.get("lb_group") not in keys:
             st.session_state.pop("lb_group", None)
-        st.info(f"These verdicts form **{len(r.groups)} separate groups of systems**: no verdict "
-                "compares a system of one group with a system of another (different experiments "
-                "or raters), so a common ranking would be meaningless. Each group has its own "
-                "leaderboard; pick one.")
+        st.info(
+            f"These verdicts form **{len(r.groups)} separate groups of systems**: no verdict "
+            "compares a system of one group with a system of another (different experiments "
+            "or raters), so a common ranking would be meaningless. Each group has its own "
+            "leaderboard; pick one."
+        )
         labels = {g.key: g.label for g in r.groups}
-        st.selectbox("System group", keys, index=keys.index(r.group.key), key="lb_group",
-                     format_func=labels.get)
+        st.selectbox(
+            "System group",
+            keys,
+            index=keys.index(r.group.key),
+            key="lb_group",
+            format_func=labels.get,
+        )
     elif r.groups:
-        st.caption("All these verdicts link their systems into one group (a connected "
-                   "comparison graph).")
+        st.caption(
+            "All these verdicts link their systems into one group (a connected comparison graph)."
+        )
     if r.n_unlinked:
-        st.caption(f"{r.n_unlinked} system(s) have no counted comparison left (only 'None' or "
-                   "withdrawn verdicts) and are not ranked.")
+        st.caption(
+            f"{r.n_unlinked} system(s) have no counted comparison left (only 'None' or "
+            "withdrawn verdicts) and are not ranked."
+        )
     lb = r.leaderboard
     if lb is None:
-        st.info(f"No leaderboard yet: {r.why}. Give verdicts on the Side by side page, or run an "
-                "experiment with a side-by-side judge (Run page).")
+        st.info(
+            f"No leaderboard yet: {r.why}. Give verdicts on the Side by side page, or run an "
+            "experiment with a side-by-side judge (Run page)."
+        )
         return
     if r.note:
         st.warning(r.note)
-    st.markdown(f"**{len(lb.systems)} systems, {int(lb.count_matrix().sum() / 2)} comparisons "
-                f"over {lb.n_questions} questions** ({r.n_none} 'None' verdicts excluded, counted "
-                "over all groups; Equal counts half a win each)")
-    columns = {"name": st.column_config.TextColumn("name", width="medium"),
-               "rank_ub": st.column_config.NumberColumn(
-                   "Rank (UB)", help="1 + systems whose lower bound exceeds this upper bound"),
-               **{c: st.column_config.NumberColumn(c, format="%.3f")
-                  for c in ("beta", "ci_low", "ci_high", "strength")}}
-    st.dataframe(lb.table, hide_index=True, width="stretch", key=f"lb_table_{source}",
-                 column_config=columns)
-    scale = st.radio("Forest plot scale", ["beta", "strength"], horizontal=True,
-                     format_func={"beta": "beta (log-strength)", "strength": "e^beta"}.get,
-                     key="lb_scale")
+    st.markdown(
+        f"**{len(lb.systems)} systems, {int(lb.count_matrix().sum() / 2)} comparisons "
+        f"over {lb.n_questions} questions** ({r.n_none} 'None' verdicts excluded, counted "
+        "over all groups; Equal counts half a win each)"
+    )
+    columns = {
+        "name": st.column_config.TextColumn("name", width="medium"),
+        "rank_ub": st.column_config.NumberColumn(
+            "Rank (UB)", help="1 + systems whose lower bound exceeds this upper bound"
+        ),
+        **{
+            c: st.column_config.NumberColumn(c, format="%.3f")
+            for c in ("beta", "ci_low", "ci_high", "strength")
+        },
+    }
+    st.dataframe(
+        lb.table, hide_index=True, width="stretch", key=f"lb_table_{source}", column_config=columns
+    )
+    scale = st.radio(
+        "Forest plot scale",
+        ["beta", "strength"],
+        horizontal=True,
+        format_func={"beta": "beta (log-strength)", "strength": "e^beta"}.get,
+        key="lb_scale",
+    )
     st.plotly_chart(forest_figure(lb, scale), width="stretch")
     left, right = st.columns(2)
     with left:
-        st.plotly_chart(matrix_figure(
-            lb.predicted_win, "Predicted win probability (Bradley-Terry)", "P(row beats column)"),
-            width="stretch")
+        st.plotly_chart(
+            matrix_figure(
+                lb.predicted_win, "Predicted win probability (Bradley-Terry)", "P(row beats column)"
+            ),
+            width="stretch",
+        )
     with right:
-        st.plotly_chart(matrix_figure(
-            lb.win_rate, "Empirical win rate (Equal = 1/2)", "share won by row"),
-            width="stretch")
-    st.plotly_chart(matrix_figure(
-        lb.counts, "Comparison counts", "comparisons", fmt=".0f", zmin=0, zmax=None),
-        width="stretch")
+        st.plotly_chart(
+            matrix_figure(lb.win_rate, "Empirical win rate (Equal = 1/2)", "share won by row"),
+            width="stretch",
+        )
+    st.plotly_chart(
+        matrix_figure(lb.counts, "Comparison counts", "comparisons", fmt=".0f", zmin=0, zmax=None),
+        width="stretch",
+    )
 
 
 live_board()
@@ -91,9 +128,14 @@ with ui.database() as db:
     acc = ui.cached_judgments(db, autoais_accuracy)
 if len(acc):
     raters = list(dict.fromkeys(acc["rater"]))
-    picked = st.multiselect("Auto-raters", raters, default=raters[:1], key="lb_acc_raters",
-                            help="Share of answers each auto-rater judged supported by the "
-                                 "context, with a 95% Bernoulli interval.")
+    picked = st.multiselect(
+        "Auto-raters",
+        raters,
+        default=raters[:1],
+        key="lb_acc_raters",
+        help="Share of answers each auto-rater judged supported by the "
+        "context, with a 95% Bernoulli interval.",
+    )
     shown = acc[acc["rater"].isin(picked)]
     if len(shown):
         st.plotly_chart(accuracy_figure(shown), width="stretch")

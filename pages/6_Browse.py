@@ -1,11 +1,11 @@
 """Browse: one question at a time - every answer, every rater's verdicts, the human labels."""
 
 import streamlit as st
+
+import pages as ui
 from core.views.judgments import browse_detail
 from core.views.review import question_filters, question_ids
 from core.views.text import escape_markdown
-
-import pages as ui
 
 ui.setup("Browse")
 ui.sign_in_sidebar()
@@ -20,16 +20,21 @@ with ui.database() as db:
     docs = dict(opts["documents"])
     doc = c[1].selectbox("Document", ["(all)", *docs], format_func=lambda d: docs.get(d, d))
     search = c[2].text_input("Search question text or id")
-    ids = question_ids(db, origin=None if origin == "(all)" else origin,
-                             document_id=None if doc == "(all)" else doc, search=search)
+    ids = question_ids(
+        db,
+        origin=None if origin == "(all)" else origin,
+        document_id=None if doc == "(all)" else doc,
+        search=search,
+    )
     wanted = st.session_state.pop("browse_question", None)
     if wanted and wanted not in ids:
         ids = [wanted, *ids]
     if not ids:
         st.info("No question matches.")
         st.stop()
-    qid = st.selectbox(f"Question ({len(ids)} match)", ids,
-                       index=ids.index(wanted) if wanted in ids else 0)
+    qid = st.selectbox(
+        f"Question ({len(ids)} match)", ids, index=ids.index(wanted) if wanted in ids else 0
+    )
     d = ui.cached_view(db, browse_detail, qid)
 
 q = d["question"]
@@ -41,17 +46,23 @@ if q.get("answers"):
 
 st.subheader(f"Answers ({len(d['answers'])})")
 if not d["answers"]:
-    st.caption("No system has answered this question yet (answers come from a run: see the Run "
-               "page). Pick another question above, e.g. Origin = narrativeqa.")
+    st.caption(
+        "No system has answered this question yet (answers come from a run: see the Run "
+        "page). Pick another question above, e.g. Origin = narrativeqa."
+    )
 for a in d["answers"]:
-    with st.expander(f"{escape_markdown(a['system'])} ({a['status']}, {a['context_tokens']} context tokens)",
-                     expanded=len(d["answers"]) <= 4):
+    with st.expander(
+        f"{escape_markdown(a['system'])} ({a['status']}, {a['context_tokens']} context tokens)",
+        expanded=len(d["answers"]) <= 4,
+    ):
         ui.untrusted(a["text"])
         for j in [j for j in d["absolute"] if j["answer_id"] == a["id"]]:
             flag = " (superseded)" if j["superseded"] else ""
-            st.markdown(f"{escape_markdown(j['rater'])} "
-                        f"{escape_markdown(j['criterion'] or '')}: "
-                        f"**{escape_markdown(j['verdict'] or j['status'])}**{flag}")
+            st.markdown(
+                f"{escape_markdown(j['rater'])} "
+                f"{escape_markdown(j['criterion'] or '')}: "
+                f"**{escape_markdown(j['verdict'] or j['status'])}**{flag}"
+            )
             ui.evidence(j["evidence"])
             if j["rationale"]:
                 ui.untrusted(j["rationale"])
@@ -60,17 +71,51 @@ for a in d["answers"]:
 
 st.subheader(f"Side-by-side verdicts ({len(d['pairwise'])})")
 if d["pairwise"]:
-    st.dataframe([{k: j[k] for k in ("rater", "system_a", "system_b", "verdict", "status",
-                                     "order_shown", "rationale", "superseded", "created_at")}
-                  for j in d["pairwise"]], hide_index=True, width="stretch")
+    st.dataframe(
+        [
+            {
+                k: j[k]
+                for k in (
+                    "rater",
+                    "system_a",
+                    "system_b",
+                    "verdict",
+                    "status",
+                    "order_shown",
+                    "rationale",
+                    "superseded",
+                    "created_at",
+                )
+            }
+            for j in d["pairwise"]
+        ],
+        hide_index=True,
+        width="stretch",
+    )
     pick = st.selectbox("Raw reply of judgment", [j["id"] for j in d["pairwise"]])
     st.text(next(j["raw"] for j in d["pairwise"] if j["id"] == pick))
 
 st.subheader("Human labels")
 if d["reviews"]:
-    st.dataframe([{k: r[k] for k in ("annotator", "decision", "edited_question", "edited_answer",
-                                     "note", "supersedes", "created_at")} for r in d["reviews"]],
-                 hide_index=True, width="stretch")
+    st.dataframe(
+        [
+            {
+                k: r[k]
+                for k in (
+                    "annotator",
+                    "decision",
+                    "edited_question",
+                    "edited_answer",
+                    "note",
+                    "supersedes",
+                    "created_at",
+                )
+            }
+            for r in d["reviews"]
+        ],
+        hide_index=True,
+        width="stretch",
+    )
 humans = [j for j in d["pairwise"] + d["absolute"] if j["rater_kind"] == "human"]
 if not d["reviews"] and not humans:
     st.caption("No human labels on this question yet.")

@@ -6,14 +6,20 @@ import time
 import streamlit as st
 
 import pages as ui
-from core.errors import WorkbenchError
-from core.pipeline.experiment import run_experiment
-from core.judging.specs import judge_names
-from core.store.database import opened
 from core.answering.systems import system_kinds
+from core.errors import WorkbenchError
+from core.judging.specs import judge_names
+from core.pipeline.experiment import run_experiment
+from core.store.database import opened
 from core.views.review import question_filters
-from core.views.run import (DEFAULT_ANSWER_MODEL, DEFAULT_JUDGE_MODEL, experiment_config,
-                            model_choices, run_counter, run_progress)
+from core.views.run import (
+    DEFAULT_ANSWER_MODEL,
+    DEFAULT_JUDGE_MODEL,
+    experiment_config,
+    model_choices,
+    run_counter,
+    run_progress,
+)
 
 ui.setup("Run an experiment")
 ui.sign_in_sidebar()
@@ -22,7 +28,9 @@ models = model_choices()
 with st.expander("Models (offline baselines need no key)", expanded=False):
     st.dataframe(models, hide_index=True, width="stretch")
 usable = models[models["available"]]["model"].tolist()
-label = {m: m if ok else f"{m} (unavailable)" for m, ok in zip(models["model"], models["available"])}
+label = {
+    m: m if ok else f"{m} (unavailable)" for m, ok in zip(models["model"], models["available"])
+}
 all_models = models["model"].tolist()
 
 with ui.database() as db:
@@ -34,31 +42,55 @@ if not opts["origins"]:
 c = st.columns(4)
 name = c[0].text_input("Experiment name", value="app_offline")
 origins = opts["origins"]
-origin = c[1].selectbox("Questions (origin)", origins,
-                        index=origins.index("narrativeqa") if "narrativeqa" in origins else 0)
+origin = c[1].selectbox(
+    "Questions (origin)",
+    origins,
+    index=origins.index("narrativeqa") if "narrativeqa" in origins else 0,
+)
 n = int(c[2].number_input("c (questions sampled)", min_value=1, value=20, step=10))
 seed = int(c[3].number_input("Seed", value=0, step=1))
 kinds = system_kinds()
 c = st.columns(2)
-answer_model = c[0].selectbox("Answering model", all_models, format_func=label.get,
-                              index=all_models.index(DEFAULT_ANSWER_MODEL)
-                              if DEFAULT_ANSWER_MODEL in all_models else 0)
-contexts = c[0].multiselect("Systems (context strategies)", list(kinds), default=["none", "rag"],
-                            help="; ".join(f"{k}: {v}" for k, v in kinds.items()))
-judge_model = c[1].selectbox("Judge model", all_models, format_func=label.get,
-                             index=all_models.index(DEFAULT_JUDGE_MODEL)
-                             if DEFAULT_JUDGE_MODEL in all_models else 0)
-judge_kinds = c[1].multiselect("Judges", judge_names(),
-                               default=[k for k in ("autoais", "reference_absolute",
-                                                    "side_by_side") if k in judge_names()])
+answer_model = c[0].selectbox(
+    "Answering model",
+    all_models,
+    format_func=label.get,
+    index=all_models.index(DEFAULT_ANSWER_MODEL) if DEFAULT_ANSWER_MODEL in all_models else 0,
+)
+contexts = c[0].multiselect(
+    "Systems (context strategies)",
+    list(kinds),
+    default=["none", "rag"],
+    help="; ".join(f"{k}: {v}" for k, v in kinds.items()),
+)
+judge_model = c[1].selectbox(
+    "Judge model",
+    all_models,
+    format_func=label.get,
+    index=all_models.index(DEFAULT_JUDGE_MODEL) if DEFAULT_JUDGE_MODEL in all_models else 0,
+)
+judge_kinds = c[1].multiselect(
+    "Judges",
+    judge_names(),
+    default=[k for k in ("autoais", "reference_absolute", "side_by_side") if k in judge_names()],
+)
 unavailable = [m for m in {answer_model, judge_model} if m not in usable]
 for m in unavailable:
-    st.warning(f"{m} is unavailable: {label[m]} - "
-               f"{models.set_index('model').loc[m, 'reason']}. The dry run still works.")
+    st.warning(
+        f"{m} is unavailable: {label[m]} - "
+        f"{models.set_index('model').loc[m, 'reason']}. The dry run still works."
+    )
 
-config = experiment_config(name=name, origin=origin, c=n, seed=seed,
-                                 answer_model=answer_model, contexts=contexts,
-                                 judge_kinds=judge_kinds, judge_model=judge_model)
+config = experiment_config(
+    name=name,
+    origin=origin,
+    c=n,
+    seed=seed,
+    answer_model=answer_model,
+    contexts=contexts,
+    judge_kinds=judge_kinds,
+    judge_model=judge_model,
+)
 with st.expander("Experiment config"):
     st.json(config)
 
@@ -101,8 +133,10 @@ if st.button("Run", type="primary", disabled=bool(unavailable)):
         worker.join()
         bar.progress(1.0, text="finished")
     if "error" in result:
-        st.error(f"The run stopped: {result['error']}. Everything stored so far is kept; "
-                 "run again to resume.")
+        st.error(
+            f"The run stopped: {result['error']}. Everything stored so far is kept; "
+            "run again to resume."
+        )
     else:
         st.success("Done.")
         st.json(result["summary"])

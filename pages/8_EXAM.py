@@ -1,10 +1,10 @@
 """EXAM: how many exam questions each system's article answers (from core.views.exam)."""
 
 import streamlit as st
-from core.views.exam import answered_frame, car_reproduction_frame, correlation_frame, runs_frame
-from core.views.exam_book import book_correlation, exam_leaderboard, exam_query_ids
 
 import pages as ui
+from core.views.exam import answered_frame, car_reproduction_frame, correlation_frame, runs_frame
+from core.views.exam_book import book_correlation, exam_leaderboard, exam_query_ids
 
 ui.setup("EXAM")
 ui.sign_in_sidebar()
@@ -13,8 +13,10 @@ with ui.database() as db:
     runs = runs_frame(db)
     st.subheader("EXAM runs")
     if runs.empty:
-        st.info("No EXAM run yet: `python -m core exam ...` grades stored articles. "
-                "The TREC CAR Y3 reproduction below needs no run.")
+        st.info(
+            "No EXAM run yet: `python -m core exam ...` grades stored articles. "
+            "The TREC CAR Y3 reproduction below needs no run."
+        )
     else:
         st.dataframe(runs, hide_index=True, width="stretch")
         run_id = st.selectbox("Run", runs["run_id"].tolist())
@@ -26,8 +28,7 @@ with ui.database() as db:
         if queries:
             qid = st.selectbox("Query", queries)
             st.subheader("Which article answered which question")
-            st.dataframe(answered_frame(db, run_id, qid), hide_index=True,
-                         width="stretch")
+            st.dataframe(answered_frame(db, run_id, qid), hide_index=True, width="stretch")
         st.subheader("Rank correlation")
         st.markdown("**With the references of this run**")
         try:
@@ -40,11 +41,14 @@ with ui.database() as db:
             st.caption(f"No correlation: {exc}")
     book = book_correlation(db, st.session_state.get("exam_book"))
     if len(book["correlations"]):
-        st.markdown("**EXAM vs side by side on one book** (`python -m core exam book-demo`; "
-                    "the demo builds one)")
+        st.markdown(
+            "**EXAM vs side by side on one book** (`python -m core exam book-demo`; "
+            "the demo builds one)"
+        )
         if len(book["books"]) > 1:
-            st.selectbox("Book", list(book["books"]), format_func=book["books"].get,
-                         key="exam_book")
+            st.selectbox(
+                "Book", list(book["books"]), format_func=book["books"].get, key="exam_book"
+            )
         st.dataframe(book["correlations"], hide_index=True, width="stretch")
         st.dataframe(book["systems"], hide_index=True, width="stretch")
         st.caption(book["caption"])

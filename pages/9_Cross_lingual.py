@@ -2,10 +2,15 @@
 review labels (DataFrames from core.views.xrag)."""
 
 import streamlit as st
-from core.views.xrag import (accuracy_table, controlled_table, label_distribution_table,
-                             panel_human_agreement, response_language_table)
 
 import pages as ui
+from core.views.xrag import (
+    accuracy_table,
+    controlled_table,
+    label_distribution_table,
+    panel_human_agreement,
+    response_language_table,
+)
 
 ui.setup("Cross-lingual")
 ui.sign_in_sidebar()
@@ -13,15 +18,21 @@ ui.sign_in_sidebar()
 with ui.database() as db:
     acc = accuracy_table(db)
     if acc.empty:
-        st.info("No cross-lingual results yet: build the XRAG demo (`python -m core demo`) or "
-                "run an XRAG evaluation.")
+        st.info(
+            "No cross-lingual results yet: build the XRAG demo (`python -m core demo`) or "
+            "run an XRAG evaluation."
+        )
     for title, frame, empty in (
-            ("Accuracy by model, language, setting and question type", acc, "Nothing yet."),
-            ("Response-language correctness", response_language_table(db), "Nothing yet."),
-            ("Review label distribution", label_distribution_table(db),
-             "No XRAG question reviewed yet: review them on the **Review questions** page "
-             "(Origin = xrag). A question that either article answers alone (Sufficient) is "
-             "discarded.")):
+        ("Accuracy by model, language, setting and question type", acc, "Nothing yet."),
+        ("Response-language correctness", response_language_table(db), "Nothing yet."),
+        (
+            "Review label distribution",
+            label_distribution_table(db),
+            "No XRAG question reviewed yet: review them on the **Review questions** page "
+            "(Origin = xrag). A question that either article answers alone (Sufficient) is "
+            "discarded.",
+        ),
+    ):
         st.subheader(title)
         if frame.empty:
             st.caption(empty)
@@ -31,16 +42,22 @@ with ui.database() as db:
     if st.toggle("Compute the controlled analysis", key="xrag_controlled"):
         ctl = controlled_table(db, n_boot=1000, seed=0)
         st.dataframe(ctl, hide_index=True, width="stretch") if len(ctl) else st.caption(
-            "Nothing yet.")
+            "Nothing yet."
+        )
     st.subheader("Panel vs human verdicts")
     agree = panel_human_agreement(db)
     if not agree.get("n"):
-        st.caption("No human verdicts on XRAG answers yet, so nothing to compare the judge "
-                   "panel with.")
+        st.caption(
+            "No human verdicts on XRAG answers yet, so nothing to compare the judge panel with."
+        )
     else:
         m = st.columns(3)
         m[0].metric("Answers both judged", agree["n"])
-        m[1].metric("Percent agreement", "-" if agree.get("agreement") is None
-                    else f"{agree['agreement']:.1%}")
-        m[2].metric("Cohen's kappa", "-" if agree.get("cohen_kappa") is None
-                    else f"{agree['cohen_kappa']:.3f}")
+        m[1].metric(
+            "Percent agreement",
+            "-" if agree.get("agreement") is None else f"{agree['agreement']:.1%}",
+        )
+        m[2].metric(
+            "Cohen's kappa",
+            "-" if agree.get("cohen_kappa") is None else f"{agree['cohen_kappa']:.3f}",
+        )

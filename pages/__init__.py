@@ -9,7 +9,8 @@ from __future__ import annotations
 import contextlib
 import importlib
 import os
-from typing import Any, Callable, Iterator
+from collections.abc import Callable, Iterator
+from typing import Any
 
 import streamlit as st
 
@@ -22,8 +23,10 @@ from core.views.leaderboard import LiveLeaderboard, LiveResult
 from core.views.overview import data_version
 from core.views.text import escape_markdown
 
-EMPTY_HINT = ("The database is empty. Build the key-free demo with `make run` (or "
-              "`python -m core demo`), or import data with `python -m core import ...`.")
+EMPTY_HINT = (
+    "The database is empty. Build the key-free demo with `make run` (or "
+    "`python -m core demo`), or import data with `python -m core import ...`."
+)
 
 
 def db_path() -> str:
@@ -47,6 +50,7 @@ def setup(title: str) -> None:
 # ------------------------------------------------------------------------------------------
 # Sign-in
 # ------------------------------------------------------------------------------------------
+
 
 def expected_access_code() -> str | None:
     """The access code: env ``WORKBENCH_ACCESS_CODE`` or Streamlit secret ``access_code``."""
@@ -73,8 +77,11 @@ def sign_in_sidebar() -> str | None:
         with st.form("sign_in", clear_on_submit=False):
             st.markdown("**Sign in**")
             name = st.text_input("Annotator name", key="sign_in_name")
-            code = st.text_input("Access code", type="password", key="sign_in_code") \
-                if expected else ""
+            code = (
+                st.text_input("Access code", type="password", key="sign_in_code")
+                if expected
+                else ""
+            )
             if st.form_submit_button("Sign in"):
                 try:
                     st.session_state["annotator"] = check_sign_in(name, code, expected)
@@ -96,6 +103,7 @@ def require_annotator() -> str:
 # ------------------------------------------------------------------------------------------
 # Cached reads (keyed on what changed)
 # ------------------------------------------------------------------------------------------
+
 
 @st.cache_data(show_spinner=False, max_entries=128)
 def _cached(path: str, version: Any, ref: str, args: tuple) -> Any:
@@ -125,14 +133,14 @@ def cached_answers(db, fn: Callable[..., Any], *args: Any) -> Any:
 
 
 @st.cache_resource(show_spinner=False, max_entries=32)
-def _live_board(path: str, file_id: tuple, source: str, rater: str | None
-                ) -> LiveLeaderboard:
+def _live_board(path: str, file_id: tuple, source: str, rater: str | None) -> LiveLeaderboard:
     """One thread-safe incremental leaderboard per database file, verdict source and rater."""
     return LiveLeaderboard(source, rater)
 
 
-def live_leaderboard(db, source: str, rater: str | None, n_boot: int, seed: int,
-                     group: str | None = None) -> LiveResult:
+def live_leaderboard(
+    db, source: str, rater: str | None, n_boot: int, seed: int, group: str | None = None
+) -> LiveResult:
     """The live leaderboard of one system group (default: the largest); reads only new judgments."""
     path = db_path()
     try:
@@ -146,6 +154,7 @@ def live_leaderboard(db, source: str, rater: str | None, n_boot: int, seed: int,
 # ------------------------------------------------------------------------------------------
 # Safe rendering of untrusted text
 # ------------------------------------------------------------------------------------------
+
 
 def untrusted(text: str, label: str | None = None) -> None:
     """Render untrusted text (a book passage, a model answer) as escaped Markdown."""
@@ -167,8 +176,7 @@ def evidence(items) -> None:
             score = f" (match {float(q['score']):.0f}/100)" if q["score"] == q["score"] else ""
         except (TypeError, ValueError):
             score = ""
-        mark = (":green[**✓ verified**]" if q["verified"]
-                else ":red[**✗ NOT verified**]") + score
+        mark = (":green[**✓ verified**]" if q["verified"] else ":red[**✗ NOT verified**]") + score
         st.markdown(f"{mark}: {escape_markdown(q['quote'])}")
 
 

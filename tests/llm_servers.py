@@ -79,12 +79,26 @@ def openai_reply(body: dict[str, Any]) -> dict[str, Any]:
     last = next((m["content"] for m in reversed(msgs) if m["role"] == "user"), "")
     n_in = sum(len(str(m["content"]).split()) for m in msgs)
     first = len(str(msgs[0]["content"]).split()) if msgs and msgs[0]["role"] == "system" else 0
-    return {"id": f"chatcmpl-{uuid.uuid4().hex[:8]}", "object": "chat.completion",
-            "created": int(time.time()), "model": body.get("model", ""),
-            "choices": [{"index": 0, "finish_reason": "stop", "logprobs": None,
-                         "message": {"role": "assistant", "content": reply_text(last)}}],
-            "usage": {"prompt_tokens": n_in, "completion_tokens": 3, "total_tokens": n_in + 3,
-                      "prompt_tokens_details": {"cached_tokens": first}}}
+    return {
+        "id": f"chatcmpl-{uuid.uuid4().hex[:8]}",
+        "object": "chat.completion",
+        "created": int(time.time()),
+        "model": body.get("model", ""),
+        "choices": [
+            {
+                "index": 0,
+                "finish_reason": "stop",
+                "logprobs": None,
+                "message": {"role": "assistant", "content": reply_text(last)},
+            }
+        ],
+        "usage": {
+            "prompt_tokens": n_in,
+            "completion_tokens": 3,
+            "total_tokens": n_in + 3,
+            "prompt_tokens_details": {"cached_tokens": first},
+        },
+    }
 
 
 def anthropic_reply(body: dict[str, Any]) -> dict[str, Any]:
@@ -94,13 +108,24 @@ def anthropic_reply(body: dict[str, Any]) -> dict[str, Any]:
     if isinstance(last, list):
         last = " ".join(b.get("text", "") for b in last)
     system = body.get("system") or []
-    cached = sum(len(b["text"].split()) for b in system
-                 if isinstance(b, dict) and b.get("cache_control"))
-    return {"id": f"msg_{uuid.uuid4().hex[:8]}", "type": "message", "role": "assistant",
-            "model": body.get("model", ""), "stop_reason": "end_turn", "stop_sequence": None,
-            "content": [{"type": "text", "text": reply_text(last)}],
-            "usage": {"input_tokens": len(str(last).split()) + 1, "output_tokens": 3,
-                      "cache_read_input_tokens": cached, "cache_creation_input_tokens": 0}}
+    cached = sum(
+        len(b["text"].split()) for b in system if isinstance(b, dict) and b.get("cache_control")
+    )
+    return {
+        "id": f"msg_{uuid.uuid4().hex[:8]}",
+        "type": "message",
+        "role": "assistant",
+        "model": body.get("model", ""),
+        "stop_reason": "end_turn",
+        "stop_sequence": None,
+        "content": [{"type": "text", "text": reply_text(last)}],
+        "usage": {
+            "input_tokens": len(str(last).split()) + 1,
+            "output_tokens": 3,
+            "cache_read_input_tokens": cached,
+            "cache_creation_input_tokens": 0,
+        },
+    }
 
 
 def gemini_reply(model: str, body: dict[str, Any], server: FakeServer) -> dict[str, Any]:
@@ -110,12 +135,23 @@ def gemini_reply(model: str, body: dict[str, Any], server: FakeServer) -> dict[s
     cached = 0
     if body.get("cachedContent"):
         cached = server.caches[body["cachedContent"]]["tokens"]
-    return {"candidates": [{"content": {"role": "model", "parts": [{"text": reply_text(last)}]},
-                            "finishReason": "STOP", "index": 0}],
-            "usageMetadata": {"promptTokenCount": len(last.split()) + cached,
-                              "candidatesTokenCount": 3, "cachedContentTokenCount": cached,
-                              "totalTokenCount": len(last.split()) + cached + 3},
-            "modelVersion": model, "responseId": uuid.uuid4().hex[:8]}
+    return {
+        "candidates": [
+            {
+                "content": {"role": "model", "parts": [{"text": reply_text(last)}]},
+                "finishReason": "STOP",
+                "index": 0,
+            }
+        ],
+        "usageMetadata": {
+            "promptTokenCount": len(last.split()) + cached,
+            "candidatesTokenCount": 3,
+            "cachedContentTokenCount": cached,
+            "totalTokenCount": len(last.split()) + cached + 3,
+        },
+        "modelVersion": model,
+        "responseId": uuid.uuid4().hex[:8],
+    }
 
 
 class Handler(BaseHTTPRequestHandler):
@@ -128,8 +164,13 @@ class Handler(BaseHTTPRequestHandler):
     def log_message(self, *args: object) -> None:  # quiet
         pass
 
-    def _send(self, code: int, payload: Any, headers: dict[str, str] | None = None,
-              ctype: str = "application/json") -> None:
+    def _send(
+        self,
+        code: int,
+        payload: Any,
+        headers: dict[str, str] | None = None,
+        ctype: str = "application/json",
+    ) -> None:
         data = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
         self.send_response(code)
         self.send_header("Content-Type", ctype)
@@ -160,8 +201,9 @@ class Handler(BaseHTTPRequestHandler):
         with srv.lock:
             srv.all_requests.append((method, path))
             srv.all_requests.append(("headers", str(dict(self.headers))))
-        model_call = method == "POST" and (CHAT.match(path) or MESSAGES.match(path)
-                                           or GEMINI.match(path))
+        model_call = method == "POST" and (
+            CHAT.match(path) or MESSAGES.match(path) or GEMINI.match(path)
+        )
         if model_call:
             return self._model_call(path, json.loads(raw or b"{}"))
         if not route_other(self, method, path, raw):
@@ -172,10 +214,16 @@ class Handler(BaseHTTPRequestHandler):
         with srv.lock:
             srv.in_flight += 1
             srv.peak = max(srv.peak, srv.in_flight)
-            srv.calls.append({"path": path, "body": body, "t": time.monotonic(),
-                              "auth": self.headers.get("Authorization")
-                              or self.headers.get("x-api-key")
-                              or self.headers.get("x-goog-api-key")})
+            srv.calls.append(
+                {
+                    "path": path,
+                    "body": body,
+                    "t": time.monotonic(),
+                    "auth": self.headers.get("Authorization")
+                    or self.headers.get("x-api-key")
+                    or self.headers.get("x-goog-api-key"),
+                }
+            )
         try:
             blob = json.dumps(body)
             behaviour = next((b for k, b in srv.sticky.items() if k in blob), None)
@@ -195,8 +243,9 @@ class Handler(BaseHTTPRequestHandler):
             _, code, headers, payload = behaviour
             return self._send(code, payload, headers)
         if behaviour == "nonjson":
-            return self._send(200, b"<html><body>502 Bad Gateway</body></html>",
-                              ctype="application/json")
+            return self._send(
+                200, b"<html><body>502 Bad Gateway</body></html>", ctype="application/json"
+            )
         if CHAT.match(path):
             payload = openai_reply(body)
         elif MESSAGES.match(path):
@@ -204,9 +253,16 @@ class Handler(BaseHTTPRequestHandler):
         else:
             name = body.get("cachedContent")
             if name and name not in self.server.caches:  # expired or deleted: what Gemini says
-                return self._send(404, {"error": {
-                    "code": 404, "status": "NOT_FOUND",
-                    "message": "CachedContent not found (or permission denied)"}})
+                return self._send(
+                    404,
+                    {
+                        "error": {
+                            "code": 404,
+                            "status": "NOT_FOUND",
+                            "message": "CachedContent not found (or permission denied)",
+                        }
+                    },
+                )
             payload = gemini_reply(GEMINI.match(path).group(1), body, self.server)
         if behaviour == "truncated":
             data = json.dumps(payload).encode()
@@ -243,9 +299,18 @@ def route_other(h: Handler, method: str, path: str, raw: bytes) -> bool:
     if method == "POST" and path == "/v1/files":
         fid = f"file-{uuid.uuid4().hex[:8]}"
         srv.files[fid] = _multipart_file(raw, h.headers["Content-Type"])
-        h._send(200, {"id": fid, "object": "file", "bytes": len(srv.files[fid]),
-                      "created_at": now, "filename": "batch.jsonl", "purpose": "batch",
-                      "status": "processed"})
+        h._send(
+            200,
+            {
+                "id": fid,
+                "object": "file",
+                "bytes": len(srv.files[fid]),
+                "created_at": now,
+                "filename": "batch.jsonl",
+                "purpose": "batch",
+                "status": "processed",
+            },
+        )
         return True
     m = re.match(r"^/v1/files/([^/]+)/content$", path)
     if method == "GET" and m:
@@ -254,8 +319,13 @@ def route_other(h: Handler, method: str, path: str, raw: bytes) -> bool:
     if method == "POST" and path == "/v1/batches":
         body = json.loads(raw)
         bid = f"batch_{uuid.uuid4().hex[:8]}"
-        srv.batches[bid] = {"kind": "openai", "polls": 0, "input": body["input_file_id"],
-                            "endpoint": body["endpoint"], "created_at": now}
+        srv.batches[bid] = {
+            "kind": "openai",
+            "polls": 0,
+            "input": body["input_file_id"],
+            "endpoint": body["endpoint"],
+            "created_at": now,
+        }
         h._send(200, _openai_batch(srv, bid, done=False))
         return True
     m = re.match(r"^/v1/batches/([^/]+)$", path)
@@ -266,19 +336,28 @@ def route_other(h: Handler, method: str, path: str, raw: bytes) -> bool:
     if method == "POST" and path == "/v1/messages/batches":
         body = json.loads(raw)
         bid = f"msgbatch_{uuid.uuid4().hex[:8]}"
-        srv.batches[bid] = {"kind": "anthropic", "polls": 0, "requests": body["requests"],
-                            "created_at": now}
+        srv.batches[bid] = {
+            "kind": "anthropic",
+            "polls": 0,
+            "requests": body["requests"],
+            "created_at": now,
+        }
         h._send(200, _anthropic_batch(srv, h, bid, done=False))
         return True
     m = re.match(r"^/v1/messages/batches/([^/]+)(/results)?$", path)
     if method == "GET" and m:
         bid = m.group(1)
         if m.group(2):
-            lines = [{"custom_id": r["custom_id"],
-                      "result": {"type": "succeeded", "message": anthropic_reply(r["params"])}}
-                     for r in srv.batches[bid]["requests"]]
-            h._send(200, "\n".join(json.dumps(x) for x in lines).encode(),
-                    ctype="application/binary")
+            lines = [
+                {
+                    "custom_id": r["custom_id"],
+                    "result": {"type": "succeeded", "message": anthropic_reply(r["params"])},
+                }
+                for r in srv.batches[bid]["requests"]
+            ]
+            h._send(
+                200, "\n".join(json.dumps(x) for x in lines).encode(), ctype="application/binary"
+            )
         else:
             h._send(200, _anthropic_batch(srv, h, bid, done=_batch_done(srv, srv.batches[bid])))
         return True
@@ -288,9 +367,15 @@ def route_other(h: Handler, method: str, path: str, raw: bytes) -> bool:
         texts = [p.get("text", "") for c in body.get("contents", []) for p in c.get("parts", [])]
         texts += [p.get("text", "") for p in (body.get("systemInstruction") or {}).get("parts", [])]
         srv.caches[name] = {"tokens": sum(len(t.split()) for t in texts), "body": body}
-        h._send(200, {"name": name, "model": body.get("model"),
-                      "expireTime": "2099-01-01T00:00:00Z",
-                      "usageMetadata": {"totalTokenCount": srv.caches[name]["tokens"]}})
+        h._send(
+            200,
+            {
+                "name": name,
+                "model": body.get("model"),
+                "expireTime": "2099-01-01T00:00:00Z",
+                "usageMetadata": {"totalTokenCount": srv.caches[name]["tokens"]},
+            },
+        )
         return True
     m = re.match(r"^/v1(?:beta)?/(cachedContents/[^/]+)$", path)
     if method == "DELETE" and m:
@@ -309,13 +394,23 @@ def route_gemini_batch(h: Handler, method: str, path: str, raw: bytes) -> bool:
         batch = json.loads(raw)["batch"]
         bid = f"batches/{uuid.uuid4().hex[:8]}"
         source = batch["inputConfig"]
-        requests = ([{"key": None, **r} for r in source["requests"]["requests"]]
-                    if "requests" in source else
-                    [json.loads(x) for x in srv.files[source["fileName"]].decode().splitlines()
-                     if x.strip()])
-        srv.batches[bid] = {"kind": "google", "polls": 0, "model": m.group(1),
-                            "requests": requests, "file": "fileName" in source,
-                            "display_name": batch.get("displayName")}
+        requests = (
+            [{"key": None, **r} for r in source["requests"]["requests"]]
+            if "requests" in source
+            else [
+                json.loads(x)
+                for x in srv.files[source["fileName"]].decode().splitlines()
+                if x.strip()
+            ]
+        )
+        srv.batches[bid] = {
+            "kind": "google",
+            "polls": 0,
+            "model": m.group(1),
+            "requests": requests,
+            "file": "fileName" in source,
+            "display_name": batch.get("displayName"),
+        }
         h._send(200, _gemini_batch(srv, bid, done=False))
         return True
     m = re.match(r"^/v1(?:beta)?/(batches/[^/:]+)$", path)
@@ -327,13 +422,24 @@ def route_gemini_batch(h: Handler, method: str, path: str, raw: bytes) -> bool:
         command = h.headers.get("X-Goog-Upload-Command", "")
         if command == "start":
             uid = uuid.uuid4().hex[:8]
-            h._send(200, {}, {"x-goog-upload-url": f"{srv.url}/upload/v1beta/files?upload_id={uid}"})
+            h._send(
+                200, {}, {"x-goog-upload-url": f"{srv.url}/upload/v1beta/files?upload_id={uid}"}
+            )
             return True
         name = f"files/{uuid.uuid4().hex[:8]}"
         srv.files[name] = raw
-        h._send(200, {"file": {"name": name, "mimeType": "application/jsonl",
-                               "sizeBytes": str(len(raw)), "state": "ACTIVE"}},
-                {"x-goog-upload-status": "final"})
+        h._send(
+            200,
+            {
+                "file": {
+                    "name": name,
+                    "mimeType": "application/jsonl",
+                    "sizeBytes": str(len(raw)),
+                    "state": "ACTIVE",
+                }
+            },
+            {"x-goog-upload-status": "final"},
+        )
         return True
     m = re.match(r"^/v1(?:beta)?/(files/[^/:]+):download$", path)
     if method == "GET" and m:
@@ -353,13 +459,21 @@ def _gemini_batch(srv: FakeServer, bid: str, done: bool) -> dict[str, Any]:
     b = srv.batches[bid]
     meta: dict[str, Any] = {
         "@type": "type.googleapis.com/google.ai.generativelanguage.v1beta.GenerateContentBatch",
-        "model": f"models/{b['model']}", "displayName": b["display_name"],
+        "model": f"models/{b['model']}",
+        "displayName": b["display_name"],
         "state": "BATCH_STATE_SUCCEEDED" if done else "BATCH_STATE_PENDING",
-        "createTime": "2025-01-01T00:00:00Z", "updateTime": "2025-01-01T00:00:00Z"}
+        "createTime": "2025-01-01T00:00:00Z",
+        "updateTime": "2025-01-01T00:00:00Z",
+    }
     if done:
-        results = [{**_gemini_result(srv, b["model"], r["request"]),
-                    **({"metadata": r["metadata"]} if r.get("metadata") else {}),
-                    **({"key": r["key"]} if r.get("key") else {})} for r in b["requests"]]
+        results = [
+            {
+                **_gemini_result(srv, b["model"], r["request"]),
+                **({"metadata": r["metadata"]} if r.get("metadata") else {}),
+                **({"key": r["key"]} if r.get("key") else {}),
+            }
+            for r in b["requests"]
+        ]
         if b["file"]:
             if "output" not in b:
                 b["output"] = f"files/{uuid.uuid4().hex[:8]}"
@@ -379,32 +493,58 @@ def _openai_batch(srv: FakeServer, bid: str, done: bool) -> dict[str, Any]:
         for line in srv.files[b["input"]].decode().splitlines():
             if line.strip():
                 req = json.loads(line)
-                lines.append({"id": f"resp_{req['custom_id']}", "custom_id": req["custom_id"],
-                              "response": {"status_code": 200, "request_id": "r1",
-                                           "body": openai_reply(req["body"])}, "error": None})
+                lines.append(
+                    {
+                        "id": f"resp_{req['custom_id']}",
+                        "custom_id": req["custom_id"],
+                        "response": {
+                            "status_code": 200,
+                            "request_id": "r1",
+                            "body": openai_reply(req["body"]),
+                        },
+                        "error": None,
+                    }
+                )
         out = f"file-{uuid.uuid4().hex[:8]}"
         srv.files[out] = "\n".join(json.dumps(x) for x in lines).encode()
         b["output"] = out
     n = len(srv.files[b["input"]].decode().splitlines())
-    return {"id": bid, "object": "batch", "endpoint": b["endpoint"], "errors": None,
-            "input_file_id": b["input"], "completion_window": "24h",
-            "status": "completed" if done else "in_progress",
-            "output_file_id": b.get("output"), "error_file_id": None,
-            "created_at": b["created_at"],
-            "request_counts": {"total": n, "completed": n if done else 0, "failed": 0}}
+    return {
+        "id": bid,
+        "object": "batch",
+        "endpoint": b["endpoint"],
+        "errors": None,
+        "input_file_id": b["input"],
+        "completion_window": "24h",
+        "status": "completed" if done else "in_progress",
+        "output_file_id": b.get("output"),
+        "error_file_id": None,
+        "created_at": b["created_at"],
+        "request_counts": {"total": n, "completed": n if done else 0, "failed": 0},
+    }
 
 
 def _anthropic_batch(srv: FakeServer, h: Handler, bid: str, done: bool) -> dict[str, Any]:
     b = srv.batches[bid]
     n = len(b["requests"])
-    return {"id": bid, "type": "message_batch",
-            "processing_status": "ended" if done else "in_progress",
-            "request_counts": {"processing": 0 if done else n, "succeeded": n if done else 0,
-                               "errored": 0, "canceled": 0, "expired": 0},
-            "created_at": "2025-01-01T00:00:00Z", "expires_at": "2025-01-02T00:00:00Z",
-            "ended_at": "2025-01-01T01:00:00Z" if done else None, "archived_at": None,
-            "cancel_initiated_at": None,
-            "results_url": f"{srv.url}/v1/messages/batches/{bid}/results" if done else None}
+    return {
+        "id": bid,
+        "type": "message_batch",
+        "processing_status": "ended" if done else "in_progress",
+        "request_counts": {
+            "processing": 0 if done else n,
+            "succeeded": n if done else 0,
+            "errored": 0,
+            "canceled": 0,
+            "expired": 0,
+        },
+        "created_at": "2025-01-01T00:00:00Z",
+        "expires_at": "2025-01-02T00:00:00Z",
+        "ended_at": "2025-01-01T01:00:00Z" if done else None,
+        "archived_at": None,
+        "cancel_initiated_at": None,
+        "results_url": f"{srv.url}/v1/messages/batches/{bid}/results" if done else None,
+    }
 
 
 def serve_in_process(delay: float, port_queue: Any, stop: Any) -> None:

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from core.__main__ import build_parser
+from core.answering.systems import system_kinds
 from core.judging.specs import judge_names
 from core.llm.prompts import available_prompts
-from core.answering.systems import system_kinds
 
 ROOT = Path(__file__).resolve().parent.parent
 README = (ROOT / "README.md").read_text(encoding="utf-8")
@@ -29,8 +29,9 @@ def test_readme_shows_the_two_commands():
 
 @pytest.mark.parametrize("command", _commands())
 def test_every_cli_command_is_documented(command):
-    assert re.search(rf"`{re.escape(command)}[ `]", README) or \
-        f"python -m core {command}" in README, f"README does not document `{command}`"
+    assert (
+        re.search(rf"`{re.escape(command)}[ `]", README) or f"python -m core {command}" in README
+    ), f"README does not document `{command}`"
 
 
 @pytest.mark.parametrize("kind", judge_names())

@@ -10,8 +10,9 @@ from __future__ import annotations
 import hashlib
 import hmac
 import re
+from collections.abc import Hashable, Iterable
 from dataclasses import dataclass
-from typing import Any, Hashable, Iterable
+from typing import Any
 
 import sqlite_utils
 
@@ -100,11 +101,21 @@ def effective_sql(table: str, alias: str = "t") -> str:
     return f"not exists (select 1 from {table} s where s.supersedes = {alias}.id)"
 
 
-def own_latest(db: sqlite_utils.Database, table: str, where: str, params: list,
-               annotator_col: str, annotator: str) -> dict | None:
+def own_latest(
+    db: sqlite_utils.Database,
+    table: str,
+    where: str,
+    params: list,
+    annotator_col: str,
+    annotator: str,
+) -> dict | None:
     """This annotator's effective row in ``table`` matching ``where`` (or None)."""
-    found = rows(db, f"select * from {table} t where {where} and t.{annotator_col} = ? and "
-                     f"{effective_sql(table)} order by t.id desc limit 1", [*params, annotator])
+    found = rows(
+        db,
+        f"select * from {table} t where {where} and t.{annotator_col} = ? and "
+        f"{effective_sql(table)} order by t.id desc limit 1",
+        [*params, annotator],
+    )
     return found[0] if found else None
 
 
@@ -112,13 +123,13 @@ def labellers(db: sqlite_utils.Database, table: str, item_col: str) -> dict[Any,
     """Item (column ``item_col`` of ``table``) -> annotators with an effective label on it."""
     who: dict[Any, set[str]] = {}
     for item, annotator in db.execute(
-            f"select {item_col}, annotator from {table} t where {effective_sql(table)}"):
+        f"select {item_col}, annotator from {table} t where {effective_sql(table)}"
+    ):
         who.setdefault(item, set()).add(annotator)
     return who
 
 
-def open_items(items: Iterable[Hashable], who: dict[Any, set[str]], annotator: str, k: int
-               ) -> list:
+def open_items(items: Iterable[Hashable], who: dict[Any, set[str]], annotator: str, k: int) -> list:
     """Of ``items``, those with fewer than ``k`` annotators in ``who`` that exclude ``annotator``."""
     return [i for i in items if annotator not in who.get(i, ()) and len(who.get(i, ())) < k]
 

@@ -4,16 +4,31 @@ from __future__ import annotations
 
 import sqlite_utils
 
-from core.annotation.base import (Progress, labellers, open_items, own_latest, progress_of,
-                                  queue_seed, required_annotations, seeded_order)
+from core.annotation.base import (
+    Progress,
+    labellers,
+    open_items,
+    own_latest,
+    progress_of,
+    queue_seed,
+    required_annotations,
+    seeded_order,
+)
 from core.errors import InputError
 from core.store.connection import transaction, utcnow
 
 RESOLUTIONS = ("reference_wrong", "model_wrong", "both_acceptable", "ambiguous")
 
 
-def resolve_dispute(db: sqlite_utils.Database, dispute_id: int, annotator: str, resolution: str,
-                    *, corrected_answer: str | None = None, note: str = "") -> int:
+def resolve_dispute(
+    db: sqlite_utils.Database,
+    dispute_id: int,
+    annotator: str,
+    resolution: str,
+    *,
+    corrected_answer: str | None = None,
+    note: str = "",
+) -> int:
     """Append a resolution of a ground-truth dispute (superseding this annotator's previous one).
 
     ``reference_wrong`` should come with the corrected reference answer.
@@ -25,18 +40,30 @@ def resolve_dispute(db: sqlite_utils.Database, dispute_id: int, annotator: str, 
     with transaction(db):
         if not db.execute("select 1 from disputes where id = ?", [dispute_id]).fetchone():
             raise InputError(f"unknown dispute {dispute_id}")
-        old = own_latest(db, "dispute_resolutions", "t.dispute_id = ?", [dispute_id],
-                         "annotator", annotator)
-        new_id = db["dispute_resolutions"].insert({
-            "dispute_id": dispute_id, "annotator": annotator, "resolution": resolution,
-            "corrected_answer": (corrected_answer or "").strip() or None, "note": note or "",
-            "supersedes": old["id"] if old else None, "created_at": utcnow(),
-        }).last_pk
+        old = own_latest(
+            db, "dispute_resolutions", "t.dispute_id = ?", [dispute_id], "annotator", annotator
+        )
+        new_id = (
+            db["dispute_resolutions"]
+            .insert(
+                {
+                    "dispute_id": dispute_id,
+                    "annotator": annotator,
+                    "resolution": resolution,
+                    "corrected_answer": (corrected_answer or "").strip() or None,
+                    "note": note or "",
+                    "supersedes": old["id"] if old else None,
+                    "created_at": utcnow(),
+                }
+            )
+            .last_pk
+        )
     return int(new_id)
 
 
-def dispute_queue(db: sqlite_utils.Database, annotator: str, dispute_ids: list[int],
-                  k: int | None = None) -> list[int]:
+def dispute_queue(
+    db: sqlite_utils.Database, annotator: str, dispute_ids: list[int], k: int | None = None
+) -> list[int]:
     """Of ``dispute_ids``, those with fewer than ``k`` resolvers that ``annotator`` has not
     resolved, in the seeded order."""
     k = k or required_annotations(db)

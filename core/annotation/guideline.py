@@ -31,41 +31,82 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-
 from core.errors import InputError
 
 SUPPORT = ("Sufficient", "Some", "None")
 _QUESTION_FIELDS: list[dict[str, Any]] = [
-    {"name": "intelligible", "type": "bool", "required": True,
-     "label": "The question is intelligible and reads naturally"},
-    {"name": "answerable", "type": "bool", "required": True,
-     "label": "The question can be answered from the two articles"},
-    {"name": "answer_correct", "type": "bool", "required": True,
-     "label": "The reference answer is correct"},
-    {"name": "correction", "type": "text", "required": False,
-     "label": "Corrected answer (required when the answer is not correct)"},
+    {
+        "name": "intelligible",
+        "type": "bool",
+        "required": True,
+        "label": "The question is intelligible and reads naturally",
+    },
+    {
+        "name": "answerable",
+        "type": "bool",
+        "required": True,
+        "label": "The question can be answered from the two articles",
+    },
+    {
+        "name": "answer_correct",
+        "type": "bool",
+        "required": True,
+        "label": "The reference answer is correct",
+    },
+    {
+        "name": "correction",
+        "type": "text",
+        "required": False,
+        "label": "Corrected answer (required when the answer is not correct)",
+    },
 ]
 CHECKLIST_FIELDS: list[dict[str, Any]] = [
     *_QUESTION_FIELDS,
-    {"name": "support_a", "type": "choice", "choices": list(SUPPORT), "required": True,
-     "label": "How much of the answer does article A alone give?"},
-    {"name": "support_b", "type": "choice", "choices": list(SUPPORT), "required": True,
-     "label": "How much of the answer does article B alone give?"},
+    {
+        "name": "support_a",
+        "type": "choice",
+        "choices": list(SUPPORT),
+        "required": True,
+        "label": "How much of the answer does article A alone give?",
+    },
+    {
+        "name": "support_b",
+        "type": "choice",
+        "choices": list(SUPPORT),
+        "required": True,
+        "label": "How much of the answer does article B alone give?",
+    },
 ]
 SINGLE_DOCUMENT_FIELDS: list[dict[str, Any]] = [
     *_QUESTION_FIELDS[:1],
     {**_QUESTION_FIELDS[1], "label": "The question can be answered from the source"},
     *_QUESTION_FIELDS[2:],
-    {"name": "long_span", "type": "bool", "required": False,
-     "label": "Answering needs several distant passages (long span)"},
+    {
+        "name": "long_span",
+        "type": "bool",
+        "required": False,
+        "label": "Answering needs several distant passages (long span)",
+    },
 ]
 TRANSLATION_FIELDS: list[dict[str, Any]] = [
-    {"name": "translation_ok", "type": "bool", "required": True,
-     "label": "The translation keeps the meaning of the English question and answer"},
-    {"name": "edited_question", "type": "text", "required": False,
-     "label": "Corrected translation of the question (optional)"},
-    {"name": "edited_answer", "type": "text", "required": False,
-     "label": "Corrected translation of the answer (optional)"},
+    {
+        "name": "translation_ok",
+        "type": "bool",
+        "required": True,
+        "label": "The translation keeps the meaning of the English question and answer",
+    },
+    {
+        "name": "edited_question",
+        "type": "text",
+        "required": False,
+        "label": "Corrected translation of the question (optional)",
+    },
+    {
+        "name": "edited_answer",
+        "type": "text",
+        "required": False,
+        "label": "Corrected translation of the answer (optional)",
+    },
 ]
 
 
@@ -82,8 +123,9 @@ def checklist_fields(question: dict[str, Any]) -> list[dict[str, Any]]:
     return CHECKLIST_FIELDS if is_cross_document(question) else SINGLE_DOCUMENT_FIELDS
 
 
-def validate_checklist(fields: list[dict[str, Any]], checklist: dict[str, Any],
-                       partial: bool = False) -> dict[str, Any]:
+def validate_checklist(
+    fields: list[dict[str, Any]], checklist: dict[str, Any], partial: bool = False
+) -> dict[str, Any]:
     """Check names, types and required fields; return the cleaned checklist (InputError).
 
     ``partial=True`` (a checklist that accompanies an explicit decision) skips the required check.
@@ -104,8 +146,7 @@ def validate_checklist(fields: list[dict[str, Any]], checklist: dict[str, Any],
         if f["type"] == "bool" and not isinstance(value, bool):
             raise InputError(f"checklist field {name!r} must be true or false", column=name)
         if f["type"] == "choice" and value not in f["choices"]:
-            raise InputError(f"checklist field {name!r} must be one of {f['choices']}",
-                             column=name)
+            raise InputError(f"checklist field {name!r} must be one of {f['choices']}", column=name)
         out[name] = str(value).strip() if f["type"] == "text" else value
     return out
 
@@ -127,17 +168,27 @@ def sufficient_reason(checklists: list[dict[str, Any]]) -> str:
     for c in checklists:
         for side in ("a", "b"):
             if c.get(f"support_{side}") == "Sufficient":
-                return (f"article {side.upper()} alone answers it (Sufficient): both articles "
-                        "are not needed")
+                return (
+                    f"article {side.upper()} alone answers it (Sufficient): both articles "
+                    "are not needed"
+                )
     return ""
 
 
-_NOT = {"intelligible": "not intelligible", "answerable": "not answerable from the source",
-        "answer_correct": "the answer is not correct"}
+_NOT = {
+    "intelligible": "not intelligible",
+    "answerable": "not answerable from the source",
+    "answer_correct": "the answer is not correct",
+}
 
 
-def decision_problem(question: dict[str, Any], checklist: dict[str, Any], decision: str,
-                     edited_question: str | None = None, edited_answer: str | None = None) -> str:
+def decision_problem(
+    question: dict[str, Any],
+    checklist: dict[str, Any],
+    decision: str,
+    edited_question: str | None = None,
+    edited_answer: str | None = None,
+) -> str:
     """Why an explicit ``decision`` is refused for this checklist (a sentence), or ``""``.
 
     ``accept``: refused when the checklist says not intelligible / not answerable / answer not
@@ -147,41 +198,60 @@ def decision_problem(question: dict[str, Any], checklist: dict[str, Any], decisi
     """
     c = checklist
     if question.get("parent_id"):
-        edited = edited_question or c.get("edited_question") or edited_answer \
-            or c.get("edited_answer")
+        edited = (
+            edited_question or c.get("edited_question") or edited_answer or c.get("edited_answer")
+        )
         if decision == "accept" and c.get("translation_ok") is False:
-            return ("Accept is refused: the checklist says the translation does not keep the "
-                    "meaning. Choose Reject, or Save edit with a corrected translation.")
+            return (
+                "Accept is refused: the checklist says the translation does not keep the "
+                "meaning. Choose Reject, or Save edit with a corrected translation."
+            )
         if decision == "accept" and edited:
-            return ("Accept is refused: you entered a corrected translation. Choose Save edit "
-                    "to keep it, or clear it to accept.")
+            return (
+                "Accept is refused: you entered a corrected translation. Choose Save edit "
+                "to keep it, or clear it to accept."
+            )
         if decision == "edit" and not edited:
-            return ("Save edit needs a corrected translation of the question or of the answer; "
-                    "to turn the translation down choose Reject.")
+            return (
+                "Save edit needs a corrected translation of the question or of the answer; "
+                "to turn the translation down choose Reject."
+            )
         return ""
     ea = edited_answer or c.get("correction")
     if decision == "accept":
         said = [text for name, text in _NOT.items() if c.get(name) is False]
         if said:
-            return (f"Accept is refused: the checklist says {' / '.join(said)}. Choose Reject, "
-                    "or Save edit with an edited question or a corrected answer.")
+            return (
+                f"Accept is refused: the checklist says {' / '.join(said)}. Choose Reject, "
+                "or Save edit with an edited question or a corrected answer."
+            )
         if edited_question or ea:
-            return ("Accept is refused: you entered an edited question or a corrected answer. "
-                    "Choose Save edit to keep it, or clear it to accept.")
+            return (
+                "Accept is refused: you entered an edited question or a corrected answer. "
+                "Choose Save edit to keep it, or clear it to accept."
+            )
     if decision == "edit":
         if not (edited_question or ea):
-            return ("Save edit needs an edited question or a corrected answer; to turn the "
-                    "question down choose Reject.")
+            return (
+                "Save edit needs an edited question or a corrected answer; to turn the "
+                "question down choose Reject."
+            )
         if c.get("answer_correct") is False and not ea:
-            return ("Save edit: the checklist says the answer is not correct, so give the "
-                    "corrected answer (or choose Reject).")
+            return (
+                "Save edit: the checklist says the answer is not correct, so give the "
+                "corrected answer (or choose Reject)."
+            )
     return ""
 
 
-def review_outcome(question: dict[str, Any], checklist: dict[str, Any],
-                   others: list[dict[str, Any]] = (), decision: str | None = None,
-                   edited_question: str | None = None, edited_answer: str | None = None
-                   ) -> Outcome:
+def review_outcome(
+    question: dict[str, Any],
+    checklist: dict[str, Any],
+    others: list[dict[str, Any]] = (),
+    decision: str | None = None,
+    edited_question: str | None = None,
+    edited_answer: str | None = None,
+) -> Outcome:
     """Apply the guideline to a validated ``checklist`` (``others``: the other annotators' current
     checklists).
 
@@ -200,9 +270,12 @@ def review_outcome(question: dict[str, Any], checklist: dict[str, Any],
         eq = edited_question or c.get("edited_question")
         ea = edited_answer or c.get("edited_answer")
         if decision is None:
-            decision = ("edit" if eq or ea else "accept" if c["translation_ok"] else "reject")
-        reason = {"edit": "translation corrected by the reviewer", "accept": "",
-                  "reject": "translation rejected"}[decision]
+            decision = "edit" if eq or ea else "accept" if c["translation_ok"] else "reject"
+        reason = {
+            "edit": "translation corrected by the reviewer",
+            "accept": "",
+            "reject": "translation rejected",
+        }[decision]
         if decision != "edit":
             eq = ea = None
         return Outcome(decision, reason, False, eq, ea)
@@ -216,16 +289,23 @@ def review_outcome(question: dict[str, Any], checklist: dict[str, Any],
             decision = "reject"
         elif not c["answer_correct"]:
             if not ea:
-                raise InputError("answer_correct is false: give the corrected answer",
-                                 column="correction")
+                raise InputError(
+                    "answer_correct is false: give the corrected answer", column="correction"
+                )
             decision = "edit"
         else:
             decision = "edit" if eq else "accept"
-        reason = {"reject": "not intelligible or not answerable from the source",
-                  "edit": "answer or question corrected by the reviewer", "accept": ""}[decision]
+        reason = {
+            "reject": "not intelligible or not answerable from the source",
+            "edit": "answer or question corrected by the reviewer",
+            "accept": "",
+        }[decision]
     else:
-        reason = {"reject": "rejected by the reviewer",
-                  "edit": "answer or question corrected by the reviewer", "accept": ""}[decision]
+        reason = {
+            "reject": "rejected by the reviewer",
+            "edit": "answer or question corrected by the reviewer",
+            "accept": "",
+        }[decision]
     if decision != "edit":
         eq = ea = None
     if own:

@@ -7,20 +7,32 @@ stored as ``order_shown``; the verdict is relative to that order.
 
 from __future__ import annotations
 
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 import sqlite_utils
 
-from core.annotation.base import (Progress, effective_sql, own_latest, progress_of, queue_seed,
-                                  rater_name, required_annotations, seeded_order, shown_order)
+from core.annotation.base import (
+    Progress,
+    effective_sql,
+    own_latest,
+    progress_of,
+    queue_seed,
+    rater_name,
+    required_annotations,
+    seeded_order,
+    shown_order,
+)
 from core.errors import InputError
 from core.store.connection import rows, transaction, utcnow
 
 PAIRWISE_VERDICTS = ("A", "B", "Equal", "None")
 HUMAN_CRITERION = "better"
 #: Every pair of systems with an ok answer to the same question (``a.system < b.system``).
-_ANSWER_PAIRS = ("from answers a join answers b on a.question_id = b.question_id and "
-                 "a.system < b.system where a.status = 'ok' and b.status = 'ok'")
+_ANSWER_PAIRS = (
+    "from answers a join answers b on a.question_id = b.question_id and "
+    "a.system < b.system where a.status = 'ok' and b.status = 'ok'"
+)
 
 
 def pair_key(question_id: str, system_1: str, system_2: str) -> str:
@@ -37,16 +49,19 @@ def split_pair_key(key: str) -> tuple[str, str, str]:
 
 def pairwise_items(db: sqlite_utils.Database) -> list[str]:
     """Every side-by-side item: each question with each pair of systems that answered it (ok)."""
-    return [pair_key(q, s1, s2) for q, s1, s2 in db.execute(
-        f"select a.question_id, a.system, b.system {_ANSWER_PAIRS}")]
+    return [
+        pair_key(q, s1, s2)
+        for q, s1, s2 in db.execute(f"select a.question_id, a.system, b.system {_ANSWER_PAIRS}")
+    ]
 
 
 def _human_pairwise_done(db: sqlite_utils.Database) -> dict[str, set[str]]:
     """Item key -> annotators whose effective human label on it is a verdict or a skip."""
     done: dict[str, set[str]] = {}
     for r in db.query(
-            "select question_id, system_a, system_b, rater, status from judgments t "
-            f"where rater_kind = 'human' and kind = 'pairwise' and {effective_sql('judgments')}"):
+        "select question_id, system_a, system_b, rater, status from judgments t "
+        f"where rater_kind = 'human' and kind = 'pairwise' and {effective_sql('judgments')}"
+    ):
         if r["status"] in ("ok", "skipped"):
             key = pair_key(r["question_id"], r["system_a"], r["system_b"])
             done.setdefault(key, set()).add(r["rater"])
@@ -57,14 +72,20 @@ def identical_items(db: sqlite_utils.Database) -> list[str]:
     """Side-by-side items whose two answers are the same text (:func:`same_text`), sorted."""
     out = []
     for q, s1, t1, s2, t2 in db.execute(
-            f"select a.question_id, a.system, a.text, b.system, b.text {_ANSWER_PAIRS}"):
+        f"select a.question_id, a.system, a.text, b.system, b.text {_ANSWER_PAIRS}"
+    ):
         if same_text(t1, t2):
             out.append(pair_key(q, s1, s2))
     return sorted(out)
 
 
-def verdict_queue(db: sqlite_utils.Database, annotator: str, items: list[str] | None = None,
-                  k: int | None = None, identical: Iterable[str] | None = None) -> list[str]:
+def verdict_queue(
+    db: sqlite_utils.Database,
+    annotator: str,
+    items: list[str] | None = None,
+    k: int | None = None,
+    identical: Iterable[str] | None = None,
+) -> list[str]:
     """Side-by-side items that need a verdict and that ``annotator`` has not done, seeded order.
 
     A skip counts as done for the annotator but not towards ``k``. Items whose two answers are
@@ -78,9 +99,10 @@ def verdict_queue(db: sqlite_utils.Database, annotator: str, items: list[str] | 
     done = _human_pairwise_done(db)
     verdicts: dict[str, int] = {}
     for r in db.query(
-            "select question_id, system_a, system_b, count(distinct rater) n from judgments t "
-            "where rater_kind = 'human' and kind = 'pairwise' and status = 'ok' and "
-            f"{effective_sql('judgments')} group by 1, 2, 3"):
+        "select question_id, system_a, system_b, count(distinct rater) n from judgments t "
+        "where rater_kind = 'human' and kind = 'pairwise' and status = 'ok' and "
+        f"{effective_sql('judgments')} group by 1, 2, 3"
+    ):
         key = pair_key(r["question_id"], r["system_a"], r["system_b"])
         verdicts[key] = verdicts.get(key, 0) + r["n"]
     todo = [i for i in items if rater not in done.get(i, ()) and verdicts.get(i, 0) < k]
@@ -89,8 +111,9 @@ def verdict_queue(db: sqlite_utils.Database, annotator: str, items: list[str] | 
     return [i for i in order if i not in same] + [i for i in order if i in same]
 
 
-def verdict_progress(db: sqlite_utils.Database, annotator: str, items: list[str] | None = None
-                     ) -> Progress:
+def verdict_progress(
+    db: sqlite_utils.Database, annotator: str, items: list[str] | None = None
+) -> Progress:
     """How many side-by-side items this annotator has given a verdict on or skipped."""
     items = pairwise_items(db) if items is None else items
     return progress_of(items, _human_pairwise_done(db), rater_name(annotator))
@@ -104,16 +127,29 @@ def blind_item(db: sqlite_utils.Database, key: str, annotator: str) -> dict[str,
     question_id, s1, s2 = split_pair_key(key)
     order = shown_order(queue_seed(db), annotator, key)
     first, second = (s1, s2) if order == "ab" else (s2, s1)
-    answers = {r["system"]: r for r in rows(
-        db, "select id, system, text from answers where question_id = ? and system in (?, ?)",
-        [question_id, s1, s2])}
+    answers = {
+        r["system"]: r
+        for r in rows(
+            db,
+            "select id, system, text from answers where question_id = ? and system in (?, ?)",
+            [question_id, s1, s2],
+        )
+    }
     if first not in answers or second not in answers:
         raise InputError(f"item {key!r} has no answers for both systems")
     a, b = answers[first]["text"], answers[second]["text"]
-    return {"key": key, "question_id": question_id, "order_shown": order,
-            "system_a": first, "system_b": second,
-            "answer_a_id": answers[first]["id"], "answer_b_id": answers[second]["id"],
-            "answer_a": a, "answer_b": b, "identical": same_text(a, b)}
+    return {
+        "key": key,
+        "question_id": question_id,
+        "order_shown": order,
+        "system_a": first,
+        "system_b": second,
+        "answer_a_id": answers[first]["id"],
+        "answer_b_id": answers[second]["id"],
+        "answer_a": a,
+        "answer_b": b,
+        "identical": same_text(a, b),
+    }
 
 
 def same_text(a: str | None, b: str | None) -> bool:
@@ -121,8 +157,15 @@ def same_text(a: str | None, b: str | None) -> bool:
     return " ".join((a or "").split()) == " ".join((b or "").split())
 
 
-def submit_verdict(db: sqlite_utils.Database, item: dict[str, Any], annotator: str, verdict: str,
-                   rationale: str = "", *, status: str = "ok") -> int:
+def submit_verdict(
+    db: sqlite_utils.Database,
+    item: dict[str, Any],
+    annotator: str,
+    verdict: str,
+    rationale: str = "",
+    *,
+    status: str = "ok",
+) -> int:
     """Append a human side-by-side verdict for ``item`` (from :func:`blind_item`); return its id.
 
     ``verdict`` is relative to the order shown. A second verdict by the same annotator on the
@@ -135,18 +178,39 @@ def submit_verdict(db: sqlite_utils.Database, item: dict[str, Any], annotator: s
     rater = rater_name(annotator)
     s1, s2 = item["system_a"], item["system_b"]
     with transaction(db):
-        old = own_latest(db, "judgments",
-                         "t.kind = 'pairwise' and t.question_id = ? and "
-                         "((t.system_a = ? and t.system_b = ?) or (t.system_a = ? and t.system_b = ?))",
-                         [item["question_id"], s1, s2, s2, s1], "rater", rater)
-        new_id = db["judgments"].insert({
-            "kind": "pairwise", "question_id": item["question_id"], "rater": rater,
-            "rater_kind": "human", "criterion": HUMAN_CRITERION, "system_a": s1, "system_b": s2,
-            "answer_a_id": item["answer_a_id"], "answer_b_id": item["answer_b_id"],
-            "order_shown": item["order_shown"], "verdict": verdict if status == "ok" else None,
-            "status": status, "rationale": rationale or "", "context_kind": "human",
-            "supersedes": old["id"] if old else None, "created_at": utcnow(),
-        }).last_pk
+        old = own_latest(
+            db,
+            "judgments",
+            "t.kind = 'pairwise' and t.question_id = ? and "
+            "((t.system_a = ? and t.system_b = ?) or (t.system_a = ? and t.system_b = ?))",
+            [item["question_id"], s1, s2, s2, s1],
+            "rater",
+            rater,
+        )
+        new_id = (
+            db["judgments"]
+            .insert(
+                {
+                    "kind": "pairwise",
+                    "question_id": item["question_id"],
+                    "rater": rater,
+                    "rater_kind": "human",
+                    "criterion": HUMAN_CRITERION,
+                    "system_a": s1,
+                    "system_b": s2,
+                    "answer_a_id": item["answer_a_id"],
+                    "answer_b_id": item["answer_b_id"],
+                    "order_shown": item["order_shown"],
+                    "verdict": verdict if status == "ok" else None,
+                    "status": status,
+                    "rationale": rationale or "",
+                    "context_kind": "human",
+                    "supersedes": old["id"] if old else None,
+                    "created_at": utcnow(),
+                }
+            )
+            .last_pk
+        )
     return int(new_id)
 
 
@@ -163,15 +227,35 @@ def undo_last(db: sqlite_utils.Database, annotator: str) -> int | None:
     """
     rater = rater_name(annotator)
     with transaction(db):
-        last = rows(db, "select * from judgments t where rater = ? and kind = 'pairwise' and "
-                        f"status in ('ok', 'skipped') and {effective_sql('judgments')} "
-                        "order by id desc limit 1", [rater])
+        last = rows(
+            db,
+            "select * from judgments t where rater = ? and kind = 'pairwise' and "
+            f"status in ('ok', 'skipped') and {effective_sql('judgments')} "
+            "order by id desc limit 1",
+            [rater],
+        )
         if not last:
             return None
         old = last[0]
-        keep = ("kind", "question_id", "rater", "rater_kind", "criterion", "system_a", "system_b",
-                "answer_a_id", "answer_b_id", "order_shown", "context_kind")
+        keep = (
+            "kind",
+            "question_id",
+            "rater",
+            "rater_kind",
+            "criterion",
+            "system_a",
+            "system_b",
+            "answer_a_id",
+            "answer_b_id",
+            "order_shown",
+            "context_kind",
+        )
         row = {k: old[k] for k in keep}
-        row.update(verdict=None, status="withdrawn", rationale="undo", supersedes=old["id"],
-                   created_at=utcnow())
+        row.update(
+            verdict=None,
+            status="withdrawn",
+            rationale="undo",
+            supersedes=old["id"],
+            created_at=utcnow(),
+        )
         return int(db["judgments"].insert(row).last_pk)

@@ -8,8 +8,16 @@ from typing import Any
 import sqlite_utils
 
 from core.annotation import guideline as guideline
-from core.annotation.base import (Progress, effective_sql, labellers, open_items, progress_of,
-                                  queue_seed, required_annotations, seeded_order)
+from core.annotation.base import (
+    Progress,
+    effective_sql,
+    labellers,
+    open_items,
+    progress_of,
+    queue_seed,
+    required_annotations,
+    seeded_order,
+)
 from core.errors import InputError
 from core.store.connection import dumps, rows, transaction, utcnow
 
@@ -27,10 +35,17 @@ class ReviewResult:
     reason: str
 
 
-def record_review(db: sqlite_utils.Database, question_id: str, annotator: str,
-                  checklist: dict[str, Any] | None = None, *, decision: str | None = None,
-                  edited_question: str | None = None, edited_answer: str | None = None,
-                  note: str = "") -> ReviewResult:
+def record_review(
+    db: sqlite_utils.Database,
+    question_id: str,
+    annotator: str,
+    checklist: dict[str, Any] | None = None,
+    *,
+    decision: str | None = None,
+    edited_question: str | None = None,
+    edited_answer: str | None = None,
+    note: str = "",
+) -> ReviewResult:
     """The one write path of question reviews (the Review page, the XRAG review, scripts).
 
     The checklist is validated against :func:`core.annotation.guideline.checklist_fields` of the question
@@ -56,20 +71,33 @@ def record_review(db: sqlite_utils.Database, question_id: str, annotator: str,
         if not found:
             raise InputError(f"unknown question {question_id!r}")
         q = found[0]
-        c = guideline.validate_checklist(guideline.checklist_fields(q), checklist or {},
-                                         partial=decision is not None)
+        c = guideline.validate_checklist(
+            guideline.checklist_fields(q), checklist or {}, partial=decision is not None
+        )
         current = effective_reviews(db, question_id)
         mine = next((r for r in current if r["annotator"] == annotator), None)
         others = [r for r in current if r["annotator"] != annotator]
-        out = guideline.review_outcome(q, c, [r["checklist"] or {} for r in others], decision,
-                                       edited_question, edited_answer)
+        out = guideline.review_outcome(
+            q, c, [r["checklist"] or {} for r in others], decision, edited_question, edited_answer
+        )
         now = utcnow()
-        new_id = int(db["reviews"].insert({
-            "question_id": question_id, "annotator": annotator, "decision": out.decision,
-            "checklist": dumps(c), "edited_question": out.edited_question,
-            "edited_answer": out.edited_answer, "note": note or "",
-            "supersedes": mine["id"] if mine else None, "created_at": now,
-        }).last_pk)
+        new_id = int(
+            db["reviews"]
+            .insert(
+                {
+                    "question_id": question_id,
+                    "annotator": annotator,
+                    "decision": out.decision,
+                    "checklist": dumps(c),
+                    "edited_question": out.edited_question,
+                    "edited_answer": out.edited_answer,
+                    "note": note or "",
+                    "supersedes": mine["id"] if mine else None,
+                    "created_at": now,
+                }
+            )
+            .last_pk
+        )
         if out.discarded:
             status = "discarded"
         else:
@@ -87,33 +115,55 @@ def record_review(db: sqlite_utils.Database, question_id: str, annotator: str,
         updates["metadata"] = dumps(meta)
         db["questions"].update(question_id, updates)
         if status == "discarded":
-            for child in rows(db, "select id, metadata from questions where parent_id = ?",
-                              [question_id]):
-                cm = dict(child["metadata"] or {},
-                          status_reason=f"English question discarded: {out.reason}")
-                db["questions"].update(child["id"], {"status": "discarded",
-                                                     "metadata": dumps(cm), "updated_at": now})
+            for child in rows(
+                db, "select id, metadata from questions where parent_id = ?", [question_id]
+            ):
+                cm = dict(
+                    child["metadata"] or {},
+                    status_reason=f"English question discarded: {out.reason}",
+                )
+                db["questions"].update(
+                    child["id"], {"status": "discarded", "metadata": dumps(cm), "updated_at": now}
+                )
     return ReviewResult(new_id, out.decision, status, out.reason)
 
 
-def submit_review(db: sqlite_utils.Database, question_id: str, annotator: str,
-                  decision: str | None = None, *, checklist: dict[str, Any] | None = None,
-                  edited_question: str | None = None, edited_answer: str | None = None,
-                  note: str = "") -> int:
+def submit_review(
+    db: sqlite_utils.Database,
+    question_id: str,
+    annotator: str,
+    decision: str | None = None,
+    *,
+    checklist: dict[str, Any] | None = None,
+    edited_question: str | None = None,
+    edited_answer: str | None = None,
+    note: str = "",
+) -> int:
     """:func:`record_review`; return the new review's id."""
-    return record_review(db, question_id, annotator, checklist, decision=decision,
-                         edited_question=edited_question, edited_answer=edited_answer,
-                         note=note).review_id
+    return record_review(
+        db,
+        question_id,
+        annotator,
+        checklist,
+        decision=decision,
+        edited_question=edited_question,
+        edited_answer=edited_answer,
+        note=note,
+    ).review_id
 
 
 def effective_reviews(db: sqlite_utils.Database, question_id: str) -> list[dict]:
     """The effective reviews of a question, oldest first."""
-    return rows(db, f"select * from reviews t where question_id = ? and {effective_sql('reviews')} "
-                    "order by id", [question_id])
+    return rows(
+        db,
+        f"select * from reviews t where question_id = ? and {effective_sql('reviews')} order by id",
+        [question_id],
+    )
 
 
-def review_queue(db: sqlite_utils.Database, annotator: str, question_ids: list[str],
-                 k: int | None = None) -> list[str]:
+def review_queue(
+    db: sqlite_utils.Database, annotator: str, question_ids: list[str], k: int | None = None
+) -> list[str]:
     """Of ``question_ids``, those with fewer than ``k`` reviewers that ``annotator`` has not
     reviewed, in the seeded order."""
     k = k or required_annotations(db)

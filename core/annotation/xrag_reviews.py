@@ -20,19 +20,28 @@ def _question(db: sqlite_utils.Database, question_id: str) -> dict[str, Any]:
     return found[0]
 
 
-def current_reviews(db: sqlite_utils.Database, question_id: str | None = None
-                    ) -> list[dict[str, Any]]:
+def current_reviews(
+    db: sqlite_utils.Database, question_id: str | None = None
+) -> list[dict[str, Any]]:
     """The latest review of each (question, annotator) on XRAG questions."""
     where = "and r.question_id = ?" if question_id else ""
-    return rows(db, "select r.* from reviews r join questions q on q.id = r.question_id "
-                    "where q.origin = 'xrag' and not exists (select 1 from reviews s where "
-                    f"s.supersedes = r.id) {where} order by r.id",
-                [question_id] if question_id else [])
+    return rows(
+        db,
+        "select r.* from reviews r join questions q on q.id = r.question_id "
+        "where q.origin = 'xrag' and not exists (select 1 from reviews s where "
+        f"s.supersedes = r.id) {where} order by r.id",
+        [question_id] if question_id else [],
+    )
 
 
-def apply_review(db: sqlite_utils.Database, question_id: str, annotator: str,
-                 checklist: dict[str, Any], note: str = "", decision: str | None = None
-                 ) -> dict[str, Any]:
+def apply_review(
+    db: sqlite_utils.Database,
+    question_id: str,
+    annotator: str,
+    checklist: dict[str, Any],
+    note: str = "",
+    decision: str | None = None,
+) -> dict[str, Any]:
     """Review an XRAG question through :func:`core.annotation.reviews.record_review` (the decision
     given, or derived from the checklist when None). Returns ``{"review_id", "status",
     "reason"}``."""
@@ -56,13 +65,25 @@ def label_distribution(db: sqlite_utils.Database) -> dict[str, Any]:
             v = r["checklist"].get(f["name"])
             if v is not None:
                 fields[f["name"]]["yes" if v is True else "no" if v is False else v] += 1
-        fields["either_sufficient"]["yes" if "Sufficient" in (
-            r["checklist"].get("support_a"), r["checklist"].get("support_b")) else "no"] += 1
-    status = Counter(r["status"] for r in rows(
-        db, "select status from questions where origin = 'xrag' and parent_id is null"))
+        fields["either_sufficient"][
+            "yes"
+            if "Sufficient" in (r["checklist"].get("support_a"), r["checklist"].get("support_b"))
+            else "no"
+        ] += 1
+    status = Counter(
+        r["status"]
+        for r in rows(
+            db, "select status from questions where origin = 'xrag' and parent_id is null"
+        )
+    )
     discarded = db.execute(
         "select count(*) from questions where origin = 'xrag' and parent_id is null and "
-        "status = 'discarded' and metadata like '%Sufficient%'").fetchone()[0]
-    return {"n_reviews": len(current), "n_questions": len({r["question_id"] for r in current}),
-            "fields": {k: dict(v) for k, v in fields.items()}, "status": dict(status),
-            "discarded_sufficient": discarded}
+        "status = 'discarded' and metadata like '%Sufficient%'"
+    ).fetchone()[0]
+    return {
+        "n_reviews": len(current),
+        "n_questions": len({r["question_id"] for r in current}),
+        "fields": {k: dict(v) for k, v in fields.items()},
+        "status": dict(status),
+        "discarded_sufficient": discarded,
+    }

@@ -18,13 +18,19 @@ retries only failed ones.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field, replace
-from typing import Any, Iterable
+from typing import Any
 
 import sqlite_utils
 
+from core.corpus.documents import count_tokens, get_document
+from core.corpus.retrieval import format_context, retrieve
 from core.errors import ConfigError, ContextTooLongError, InputError
+from core.llm.engine import complete_many
 from core.llm.prompts import prompt_hash, render_prompt
+from core.llm.types import LLMRequest
+from core.llm.windows import fits_context
 from core.store.connection import dumps, rows, transaction, utcnow
 
 _KINDS = {
@@ -33,8 +39,13 @@ _KINDS = {
     "full": "the full text of the book",
     "oracle": "an oracle text, e.g. the NarrativeQA summary (<document_id>#summary)",
 }
-_ABSTAIN = ("i don't know", "i do not know", "i abstain", "the text does not",
-            "not contain the answer")
+_ABSTAIN = (
+    "i don't know",
+    "i do not know",
+    "i abstain",
+    "the text does not",
+    "not contain the answer",
+)
 
 
 def system_kinds() -> dict[str, str]:
@@ -62,11 +73,14 @@ class System:
 
     def __post_init__(self) -> None:
         if self.context not in _KINDS:
-            raise ConfigError(f"system {self.name!r}: unknown context strategy {self.context!r}; "
-                              f"known: {', '.join(_KINDS)}")
+            raise ConfigError(
+                f"system {self.name!r}: unknown context strategy {self.context!r}; "
+                f"known: {', '.join(_KINDS)}"
+            )
         if ":" not in self.model:
-            raise ConfigError(f"system {self.name!r}: model {self.model!r} must look like "
-                              "'provider:model'")
+            raise ConfigError(
+                f"system {self.name!r}: model {self.model!r} must look like 'provider:model'"
+            )
         if self.fallback not in ("", "rag"):
             raise ConfigError(f"system {self.name!r}: fallback must be 'rag' or empty")
         if self.if_missing not in ("error", "skip"):
@@ -92,37 +106,84 @@ def _default_name(model: str, suffix: str, one_sentence: bool) -> str:
     return f"{model.split(':', 1)[1]}/{suffix}{'-1s' if one_sentence else ''}"
 
 
-def no_context(model: str, *, name: str | None = None, one_sentence: bool = False,
-               **kw: Any) -> System:
+def no_context(
+    model: str, *, name: str | None = None, one_sentence: bool = False, **kw: Any
+) -> System:
     """Closed-book system: the model sees title, author and question only."""
-    return System(name or _default_name(model, "none", one_sentence), model, "none",
-                  one_sentence=one_sentence, **kw)
+    return System(
+        name or _default_name(model, "none", one_sentence),
+        model,
+        "none",
+        one_sentence=one_sentence,
+        **kw,
+    )
 
 
-def bm25_rag(model: str, tokens: int = 4000, *, name: str | None = None,
-             one_sentence: bool = False, **kw: Any) -> System:
+def bm25_rag(
+    model: str,
+    tokens: int = 4000,
+    *,
+    name: str | None = None,
+    one_sentence: bool = False,
+    **kw: Any,
+) -> System:
     """Retrieval system: BM25 passages up to ``tokens`` tokens, in book order."""
-    return System(name or _default_name(model, f"rag{tokens}", one_sentence), model, "rag",
-                  tokens=tokens, one_sentence=one_sentence, **kw)
+    return System(
+        name or _default_name(model, f"rag{tokens}", one_sentence),
+        model,
+        "rag",
+        tokens=tokens,
+        one_sentence=one_sentence,
+        **kw,
+    )
 
 
-def full_context(model: str, *, name: str | None = None, fallback: str = "",
-                 one_sentence: bool = False, **kw: Any) -> System:
+def full_context(
+    model: str,
+    *,
+    name: str | None = None,
+    fallback: str = "",
+    one_sentence: bool = False,
+    **kw: Any,
+) -> System:
     """Full-text system; ``fallback='rag'`` answers from retrieval when the book is too long."""
-    return System(name or _default_name(model, "full", one_sentence), model, "full",
-                  fallback=fallback, one_sentence=one_sentence, **kw)
+    return System(
+        name or _default_name(model, "full", one_sentence),
+        model,
+        "full",
+        fallback=fallback,
+        one_sentence=one_sentence,
+        **kw,
+    )
 
 
-def oracle(model: str, *, name: str | None = None, suffix: str = "#summary",
-           one_sentence: bool = False, **kw: Any) -> System:
+def oracle(
+    model: str,
+    *,
+    name: str | None = None,
+    suffix: str = "#summary",
+    one_sentence: bool = False,
+    **kw: Any,
+) -> System:
     """Oracle system: answers from ``<document_id><suffix>`` (the NarrativeQA summary)."""
-    return System(name or _default_name(model, "oracle", one_sentence), model, "oracle",
-                  oracle_suffix=suffix, one_sentence=one_sentence, **kw)
+    return System(
+        name or _default_name(model, "oracle", one_sentence),
+        model,
+        "oracle",
+        oracle_suffix=suffix,
+        one_sentence=one_sentence,
+        **kw,
+    )
 
 
 _FACTORIES = {"none": no_context, "rag": bm25_rag, "full": full_context, "oracle": oracle}
-_ALIASES = {"no_context": "none", "retrieval": "rag", "bm25_rag": "rag", "full_context": "full",
-            "summary": "oracle"}
+_ALIASES = {
+    "no_context": "none",
+    "retrieval": "rag",
+    "bm25_rag": "rag",
+    "full_context": "full",
+    "summary": "oracle",
+}
 
 
 def make_system(spec: dict[str, Any]) -> System:
@@ -131,8 +192,10 @@ def make_system(spec: dict[str, Any]) -> System:
     kind = spec.pop("kind", None) or spec.pop("context", None)
     kind = _ALIASES.get(kind, kind)
     if kind not in _KINDS:
-        raise ConfigError(f"system {spec.get('name', '?')!r}: unknown system kind {kind!r}; "
-                          f"known: {', '.join(_KINDS)}")
+        raise ConfigError(
+            f"system {spec.get('name', '?')!r}: unknown system kind {kind!r}; "
+            f"known: {', '.join(_KINDS)}"
+        )
     model = spec.pop("model", None)
     if not model:
         raise ConfigError(f"system {spec.get('name', '?')!r}: no model given")
@@ -149,16 +212,28 @@ def make_system(spec: dict[str, Any]) -> System:
 
 def register_system(db: sqlite_utils.Database, system: System) -> None:
     """Store ``system`` in table ``systems``; a stored system of that name must be identical."""
-    row = {"name": system.name, "model": system.model, "context": system.context,
-           "params": dumps(system.params()), "prompt": system.prompt, "family": system.family,
-           "description": system.description or _KINDS[system.context]}
+    row = {
+        "name": system.name,
+        "model": system.model,
+        "context": system.context,
+        "params": dumps(system.params()),
+        "prompt": system.prompt,
+        "family": system.family,
+        "description": system.description or _KINDS[system.context],
+    }
     found = rows(db, "select * from systems where name = ?", [system.name])
     if found:
         old = found[0]
         if (old["model"], old["context"], old["params"], old["prompt"]) != (
-                system.model, system.context, system.params(), system.prompt):
-            raise ConfigError(f"system {system.name!r} is already stored with another "
-                              "configuration; give the new one another name")
+            system.model,
+            system.context,
+            system.params(),
+            system.prompt,
+        ):
+            raise ConfigError(
+                f"system {system.name!r} is already stored with another "
+                "configuration; give the new one another name"
+            )
         return
     db["systems"].insert({**row, "created_at": utcnow()})
 
@@ -166,6 +241,7 @@ def register_system(db: sqlite_utils.Database, system: System) -> None:
 # ---------------------------------------------------------------------------------------------
 # Planning: contexts and requests, all checked before anything is sent
 # ---------------------------------------------------------------------------------------------
+
 
 class OracleMissingError(InputError):
     """A question has no oracle text (e.g. no NarrativeQA summary)."""
@@ -185,12 +261,22 @@ class PlannedAnswer:
 def load_questions(db: sqlite_utils.Database, question_ids: Iterable[str]) -> list[dict]:
     """Question rows in the given order; an unknown id raises InputError."""
     ids = list(question_ids)
-    found = {r["id"]: r for r in rows(
-        db, f"select * from questions where id in ({','.join('?' * len(ids))})", ids)} if ids else {}
+    found = (
+        {
+            r["id"]: r
+            for r in rows(
+                db, f"select * from questions where id in ({','.join('?' * len(ids))})", ids
+            )
+        }
+        if ids
+        else {}
+    )
     missing = [q for q in ids if q not in found]
     if missing:
-        raise InputError(f"unknown question id {missing[0]!r}"
-                         + (f" (and {len(missing) - 1} more)" if len(missing) > 1 else ""))
+        raise InputError(
+            f"unknown question id {missing[0]!r}"
+            + (f" (and {len(missing) - 1} more)" if len(missing) > 1 else "")
+        )
     return [found[q] for q in ids]
 
 
@@ -200,7 +286,6 @@ def book_of(db: sqlite_utils.Database, question: dict) -> dict:
 
     Raises InputError when neither is in the store with text (a missing book).
     """
-    from core.corpus.documents import get_document
 
     tried = []
     for doc_id in (question.get("document_id"), question.get("context_document_id")):
@@ -209,56 +294,68 @@ def book_of(db: sqlite_utils.Database, question: dict) -> dict:
             doc = get_document(db, doc_id)
             if doc is not None and doc.get("text"):
                 return doc
-    raise InputError(f"question {question['id']!r}: its book {tried[0] if tried else None!r} "
-                     "is not in the store (import it first)")
+    raise InputError(
+        f"question {question['id']!r}: its book {tried[0] if tried else None!r} "
+        "is not in the store (import it first)"
+    )
 
 
 def oracle_document(db: sqlite_utils.Database, question: dict, suffix: str) -> dict:
     """The oracle text of a question: ``<document_id><suffix>``, else a distinct context doc."""
-    from core.corpus.documents import get_document
 
     for doc_id in (f"{question.get('document_id')}{suffix}", question.get("context_document_id")):
         if doc_id and doc_id != question.get("document_id"):
             doc = get_document(db, doc_id)
             if doc is not None:
                 return doc
-    raise OracleMissingError(f"question {question['id']!r}: no oracle text "
-                             f"{question.get('document_id')}{suffix!s} in the store "
-                             "(set if_missing = \"skip\" to leave such questions out)")
+    raise OracleMissingError(
+        f"question {question['id']!r}: no oracle text "
+        f"{question.get('document_id')}{suffix!s} in the store "
+        '(set if_missing = "skip" to leave such questions out)'
+    )
 
 
 def retrieved_context(db: sqlite_utils.Database, doc_id: str, query: str, tokens: int) -> str:
     """BM25 passages of ``doc_id`` for ``query`` up to ``tokens``, in book order, as one block."""
-    from core.corpus.retrieval import format_context, retrieve
 
     return format_context(retrieve(db, doc_id, query, budget_tokens=tokens))
 
 
 def fits(request: Any) -> bool:
     """Whether ``request`` fits its model's context window (input + max_tokens)."""
-    from core.llm.windows import fits_context
 
     return fits_context(request.model, request)
 
 
 def _answer_request(system: System, question: dict, doc: dict, context: str) -> Any:
-    from core.llm.types import LLMRequest
 
-    prompt = render_prompt(system.prompt, title=doc.get("title") or doc["id"],
-                           author=doc.get("author") or "an unknown author",
-                           # the prompt delimits the question with [[QUESTION]] markers
-                           question=question["question"].replace("[[", "[ [").replace("]]", "] ]"))
-    return LLMRequest(model=system.model, prompt=prompt, context=context, temperature=0.0,
-                      max_tokens=system.max_tokens, task="answer",
-                      fields={"question": question["question"], "context": context,
-                              "title": doc.get("title") or ""},
-                      params=dict(system.request_params),
-                      purpose="answer", tags={"system": system.name})
+    prompt = render_prompt(
+        system.prompt,
+        title=doc.get("title") or doc["id"],
+        author=doc.get("author") or "an unknown author",
+        # the prompt delimits the question with [[QUESTION]] markers
+        question=question["question"].replace("[[", "[ [").replace("]]", "] ]"),
+    )
+    return LLMRequest(
+        model=system.model,
+        prompt=prompt,
+        context=context,
+        temperature=0.0,
+        max_tokens=system.max_tokens,
+        task="answer",
+        fields={
+            "question": question["question"],
+            "context": context,
+            "title": doc.get("title") or "",
+        },
+        params=dict(system.request_params),
+        purpose="answer",
+        tags={"system": system.name},
+    )
 
 
 def plan_answer(db: sqlite_utils.Database, system: System, question: dict) -> PlannedAnswer:
     """Build the request of ``system`` for ``question``; raise before sending if it cannot fit."""
-    from core.corpus.documents import count_tokens
 
     doc = book_of(db, question)
     used = system.context
@@ -276,15 +373,21 @@ def plan_answer(db: sqlite_utils.Database, system: System, question: dict) -> Pl
             raise ContextTooLongError(
                 f"system {system.name!r}, question {question['id']!r}: the {used} context "
                 f"({doc['n_tokens']:,} tokens) does not fit {system.model}'s window; "
-                "set fallback = \"rag\" or use a longer-context model")
+                'set fallback = "rag" or use a longer-context model'
+            )
         context = retrieved_context(db, doc["id"], question["question"], system.fallback_tokens)
         used = "rag-fallback"
         request = _answer_request(system, question, doc, context)
         if not fits(request):
-            raise ContextTooLongError(f"system {system.name!r}: even the retrieval fallback "
-                                      f"does not fit {system.model}'s window")
-    n_context = (doc.get("n_tokens") or count_tokens(context)) if context is doc["text"] \
-        else count_tokens(context)          # a whole book's count is stored: not recounted
+            raise ContextTooLongError(
+                f"system {system.name!r}: even the retrieval fallback "
+                f"does not fit {system.model}'s window"
+            )
+    n_context = (
+        (doc.get("n_tokens") or count_tokens(context))
+        if context is doc["text"]
+        else count_tokens(context)
+    )  # a whole book's count is stored: not recounted
     return PlannedAnswer(question["id"], system, request, n_context, used)
 
 
@@ -293,13 +396,18 @@ def stored_answer_keys(db: sqlite_utils.Database, system_names: list[str]) -> se
     if not system_names:
         return set()
     marks = ",".join("?" * len(system_names))
-    return {(r["question_id"], r["system"]) for r in db.query(
-        f"select question_id, system from answers where status != 'error' and system in ({marks})",
-        system_names)}
+    return {
+        (r["question_id"], r["system"])
+        for r in db.query(
+            f"select question_id, system from answers where status != 'error' and system in ({marks})",
+            system_names,
+        )
+    }
 
 
-def plan_answers(db: sqlite_utils.Database, systems: list[System], questions: list[dict]
-                 ) -> list[PlannedAnswer]:
+def plan_answers(
+    db: sqlite_utils.Database, systems: list[System], questions: list[dict]
+) -> list[PlannedAnswer]:
     """Every (question, system) answer not stored yet, with its request (nothing is sent)."""
     done = stored_answer_keys(db, [s.name for s in systems])
     out = []
@@ -323,10 +431,14 @@ def _status(text: str, finish_reason: str = "") -> str:
     return "ok"
 
 
-def run_answers(db: sqlite_utils.Database, planned: list[PlannedAnswer], *,
-                run_id: str | None = None, progress: bool = True) -> dict[str, int]:
+def run_answers(
+    db: sqlite_utils.Database,
+    planned: list[PlannedAnswer],
+    *,
+    run_id: str | None = None,
+    progress: bool = True,
+) -> dict[str, int]:
     """Send the planned requests and store the answers (one transaction); return counts."""
-    from core.llm.engine import complete_many
 
     if not planned:
         return {"answered": 0, "errors": 0}
@@ -340,20 +452,31 @@ def run_answers(db: sqlite_utils.Database, planned: list[PlannedAnswer], *,
             failed = resp.error is not None
             errors += failed
             row = {
-                "question_id": p.question_id, "system": p.system.name,
+                "question_id": p.question_id,
+                "system": p.system.name,
                 "text": "" if failed else resp.text.strip(),
                 "status": "error" if failed else _status(resp.text, resp.finish_reason),
-                "error": resp.error or "", "context_tokens": p.context_tokens,
-                "input_tokens": resp.input_tokens, "output_tokens": resp.output_tokens,
-                "cost_usd": resp.cost_usd, "cache_key": resp.cache_key or None,
-                "run_id": run_id, "created_at": now,
-                "metadata": dumps({"context_used": p.context_used,
-                                   "prompt": p.system.prompt,
-                                   "prompt_hash": prompt_hash(p.system.prompt),
-                                   "cache_hit": bool(resp.cache_hit)}),
+                "error": resp.error or "",
+                "context_tokens": p.context_tokens,
+                "input_tokens": resp.input_tokens,
+                "output_tokens": resp.output_tokens,
+                "cost_usd": resp.cost_usd,
+                "cache_key": resp.cache_key or None,
+                "run_id": run_id,
+                "created_at": now,
+                "metadata": dumps(
+                    {
+                        "context_used": p.context_used,
+                        "prompt": p.system.prompt,
+                        "prompt_hash": prompt_hash(p.system.prompt),
+                        "cache_hit": bool(resp.cache_hit),
+                    }
+                ),
             }
-            old = db.execute("select id from answers where question_id = ? and system = ?",
-                             [p.question_id, p.system.name]).fetchone()
+            old = db.execute(
+                "select id from answers where question_id = ? and system = ?",
+                [p.question_id, p.system.name],
+            ).fetchone()
             if old is None:
                 db["answers"].insert(row)
             else:  # only failed answers are re-planned, so this replaces an error row
@@ -361,8 +484,14 @@ def run_answers(db: sqlite_utils.Database, planned: list[PlannedAnswer], *,
     return {"answered": len(planned) - errors, "errors": errors}
 
 
-def answer_questions(db: sqlite_utils.Database, systems: list[System], question_ids: list[str],
-                     *, run_id: str | None = None, progress: bool = True) -> dict[str, int]:
+def answer_questions(
+    db: sqlite_utils.Database,
+    systems: list[System],
+    question_ids: list[str],
+    *,
+    run_id: str | None = None,
+    progress: bool = True,
+) -> dict[str, int]:
     """Plan (checking every context first), then answer what is not stored yet."""
     planned = plan_answers(db, systems, load_questions(db, question_ids))
     return run_answers(db, planned, run_id=run_id, progress=progress)

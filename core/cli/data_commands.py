@@ -15,83 +15,115 @@ from core.store.database import opened
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add the data commands to the CLI."""
-    p = sub.add_parser("import-narrativeqa", help="import NarrativeQA (official layout)",
-                       description="Import NarrativeQA from a folder laid out like the official "
-                                   "repository: documents.csv, qaps.csv, optional "
-                                   "third_party/wikipedia/summaries.csv and story files "
-                                   "<document_id>.content|.txt.")
+    p = sub.add_parser(
+        "import-narrativeqa",
+        help="import NarrativeQA (official layout)",
+        description="Import NarrativeQA from a folder laid out like the official "
+        "repository: documents.csv, qaps.csv, optional "
+        "third_party/wikipedia/summaries.csv and story files "
+        "<document_id>.content|.txt.",
+    )
     p.add_argument("root", help="folder with documents.csv and qaps.csv")
     p.add_argument("--split", choices=["train", "valid", "test"], help="only this set")
     p.add_argument("--stories", help="folder of story files (default: ROOT/stories or ROOT/tmp)")
     p.set_defaults(func=_import_narrativeqa)
 
-    p = sub.add_parser("import-book", help="import a plain-text book or a folder of books",
-                       description="Import UTF-8 books (.txt). Project Gutenberg headers and "
-                                   "footers are stripped; title and author come from the header.")
+    p = sub.add_parser(
+        "import-book",
+        help="import a plain-text book or a folder of books",
+        description="Import UTF-8 books (.txt). Project Gutenberg headers and "
+        "footers are stripped; title and author come from the header.",
+    )
     p.add_argument("path", help="a .txt file or a folder of .txt files")
     p.add_argument("--id", dest="doc_id", help="document id (single file only)")
     p.add_argument("--title")
     p.add_argument("--author")
     p.set_defaults(func=_import_book)
 
-    p = sub.add_parser("import-questions", help="import a question set (CSV or JSONL)",
-                       description="Columns: question, document_id, answers (JSON list or "
-                                   "'|'-separated) or answer / answer1..N; optional id, qtype, "
-                                   "split, language, context_document_id.")
+    p = sub.add_parser(
+        "import-questions",
+        help="import a question set (CSV or JSONL)",
+        description="Columns: question, document_id, answers (JSON list or "
+        "'|'-separated) or answer / answer1..N; optional id, qtype, "
+        "split, language, context_document_id.",
+    )
     p.add_argument("path")
-    p.add_argument("--origin", default="imported",
-                   choices=["imported", "generated", "narrativeqa", "exam", "xrag"])
+    p.add_argument(
+        "--origin",
+        default="imported",
+        choices=["imported", "generated", "narrativeqa", "exam", "xrag"],
+    )
     p.set_defaults(func=_import_questions)
 
-    p = sub.add_parser("status", help="row counts per table and questions by origin",
-                       description="Show the schema version and how many rows each table has.")
+    p = sub.add_parser(
+        "status",
+        help="row counts per table and questions by origin",
+        description="Show the schema version and how many rows each table has.",
+    )
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=_status)
 
-    p = sub.add_parser("export", help="export a table to CSV or JSONL",
-                       description="Write every row of a table (or view) to CSV or JSONL.")
+    p = sub.add_parser(
+        "export",
+        help="export a table to CSV or JSONL",
+        description="Write every row of a table (or view) to CSV or JSONL.",
+    )
     p.add_argument("table")
     p.add_argument("--format", choices=["csv", "jsonl"], default="csv")
     p.add_argument("--output", "-o", help="file to write (default: standard output)")
     p.set_defaults(func=_export)
 
-    p = sub.add_parser("demo", help="build the key-free demo database from bundled data",
-                       description="Import the bundled NarrativeQA sample and book, then run the "
-                                   "offline demo experiments. Safe to rerun (idempotent).")
+    p = sub.add_parser(
+        "demo",
+        help="build the key-free demo database from bundled data",
+        description="Import the bundled NarrativeQA sample and book, then run the "
+        "offline demo experiments. Safe to rerun (idempotent).",
+    )
     p.add_argument("--demo-dir", default=None, help="bundled demo folder (default: ./demo)")
     p.add_argument("--quick", action="store_true", help="imports only, no offline runs")
     p.set_defaults(func=_demo)
 
 
 def _import_narrativeqa(args: argparse.Namespace) -> int:
-    from core.corpus.narrativeqa import import_narrativeqa
+    from core.corpus.narrativeqa import (
+        import_narrativeqa,  # deferred: a command imports only what it runs (fast `python -m core`)
+    )
 
     with opened(args.db) as db:
-        report = import_narrativeqa(db, args.root, split=args.split, stories_dir=args.stories,
-                                    progress=True)
+        report = import_narrativeqa(
+            db, args.root, split=args.split, stories_dir=args.stories, progress=True
+        )
     print(json.dumps(report.as_dict()))
     return 0
 
 
 def _import_book(args: argparse.Namespace) -> int:
-    from core.corpus.books import import_book, import_books
+    from core.corpus.books import (  # deferred: a command imports only what it runs (fast `python -m core`)
+        import_book,
+        import_books,
+    )
 
     with opened(args.db) as db:
         if args.doc_id or args.title or args.author:
             if Path(args.path).is_dir():
                 raise InputError("--id/--title/--author need a single file", path=args.path)
-            results = [import_book(db, args.path, doc_id=args.doc_id, title=args.title,
-                                   author=args.author)]
+            results = [
+                import_book(db, args.path, doc_id=args.doc_id, title=args.title, author=args.author)
+            ]
         else:
             results = import_books(db, args.path)
     for r in results:
-        print(f"{r['status']:9} {r['id']}  {r['title']!r} by {r['author'] or '?'}: "
-              f"{r['n_tokens']} tokens, {r['n_passages']} passages")
+        print(
+            f"{r['status']:9} {r['id']}  {r['title']!r} by {r['author'] or '?'}: "
+            f"{r['n_tokens']} tokens, {r['n_passages']} passages"
+        )
     return 0
 
 
 def _import_questions(args: argparse.Namespace) -> int:
-    from core.corpus.question_sets import import_questions
+    from core.corpus.question_sets import (
+        import_questions,  # deferred: a command imports only what it runs (fast `python -m core`)
+    )
 
     with opened(args.db) as db:
         counts = import_questions(db, args.path, origin=args.origin)
@@ -100,17 +132,33 @@ def _import_questions(args: argparse.Namespace) -> int:
 
 
 def _status(args: argparse.Namespace) -> int:
-    from core.store.connection import rows
-    from core.store.database import schema_version
+    from core.store.connection import (
+        rows,  # deferred: a command imports only what it runs (fast `python -m core`)
+    )
+    from core.store.database import (
+        schema_version,  # deferred: a command imports only what it runs (fast `python -m core`)
+    )
 
     with opened(args.db) as db:
         counts = table_counts(db)
-        origins = {r["origin"]: r["n"] for r in rows(
-            db, "select origin, count(*) as n from questions group by origin order by origin")}
+        origins = {
+            r["origin"]: r["n"]
+            for r in rows(
+                db, "select origin, count(*) as n from questions group by origin order by origin"
+            )
+        }
         version = schema_version(db)
     if args.json:
-        print(json.dumps({"db": args.db, "schema_version": version, "tables": counts,
-                          "questions_by_origin": origins}))
+        print(
+            json.dumps(
+                {
+                    "db": args.db,
+                    "schema_version": version,
+                    "tables": counts,
+                    "questions_by_origin": origins,
+                }
+            )
+        )
         return 0
     print(f"{args.db} (schema version {version})")
     for name, n in counts.items():
@@ -124,8 +172,10 @@ def _export(args: argparse.Namespace) -> int:
     with opened(args.db) as db:
         names = set(db.table_names()) | set(db.view_names())
         if args.table not in names:
-            raise InputError(f"no table or view {args.table!r}; choose from "
-                             f"{', '.join(sorted(n for n in names if not n.startswith('sqlite')))}")
+            raise InputError(
+                f"no table or view {args.table!r}; choose from "
+                f"{', '.join(sorted(n for n in names if not n.startswith('sqlite')))}"
+            )
         cursor = db.execute(f"select * from [{args.table}]")
         columns = [d[0] for d in cursor.description]
         out = open(args.output, "w", newline="", encoding="utf-8") if args.output else sys.stdout
@@ -145,10 +195,13 @@ def _export(args: argparse.Namespace) -> int:
 
 
 def _demo(args: argparse.Namespace) -> int:
-    from core.cli.demo import build_demo
+    from core.cli.demo import (
+        build_demo,  # deferred: a command imports only what it runs (fast `python -m core`)
+    )
 
     with opened(args.db) as db:
-        summary = build_demo(db, Path(args.demo_dir) if args.demo_dir else None,
-                             quick=args.quick, progress=True)
+        summary = build_demo(
+            db, Path(args.demo_dir) if args.demo_dir else None, quick=args.quick, progress=True
+        )
     print(json.dumps(summary, indent=1, default=str))
     return 0

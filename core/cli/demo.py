@@ -18,16 +18,22 @@ Steps (each idempotent, each reported with its time):
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import sqlite_utils
 
 DEMO_DIR = Path(__file__).resolve().parents[2] / "demo"
 
 
-def build_demo(db: sqlite_utils.Database, demo_dir: Path | None = None, *, quick: bool = False,
-               progress: bool = False) -> dict[str, Any]:
+def build_demo(
+    db: sqlite_utils.Database,
+    demo_dir: Path | None = None,
+    *,
+    quick: bool = False,
+    progress: bool = False,
+) -> dict[str, Any]:
     """Build (or refresh) the demo database; return what each step did and how long it took."""
     demo_dir = demo_dir or DEMO_DIR
     summary: dict[str, Any] = {}
@@ -39,33 +45,56 @@ def build_demo(db: sqlite_utils.Database, demo_dir: Path | None = None, *, quick
         if progress:
             print(f"demo: {name} done in {summary[name]['seconds']} s", flush=True)
 
-    from core.corpus.books import import_books
-    from core.corpus.narrativeqa import import_narrativeqa
+    from core.corpus.books import (
+        import_books,  # deferred: a command imports only what it runs (fast `python -m core`)
+    )
+    from core.corpus.narrativeqa import (
+        import_narrativeqa,  # deferred: a command imports only what it runs (fast `python -m core`)
+    )
 
-    step("narrativeqa", lambda: import_narrativeqa(db, demo_dir / "narrativeqa",
-                                                   progress=progress).as_dict())
+    step(
+        "narrativeqa",
+        lambda: import_narrativeqa(db, demo_dir / "narrativeqa", progress=progress).as_dict(),
+    )
     step("books", lambda: [r["id"] for r in import_books(db, demo_dir / "books")])
     if quick:
         return summary
 
-    from core.pipeline.experiment import run_experiment
-    from core.exam.book_case import build_book_demo as build_exam_book_demo
-    from core.exam.workflow import build_demo as build_exam_demo
-    from core.generation.questions import generate_questions
-    from core.xrag.workflow import build_demo as build_xrag_demo
+    from core.exam.book_case import (
+        build_book_demo as build_exam_book_demo,  # deferred: a command imports only what it runs (fast `python -m core`)
+    )
+    from core.exam.workflow import (
+        build_demo as build_exam_demo,  # deferred: a command imports only what it runs (fast `python -m core`)
+    )
+    from core.generation.questions import (
+        generate_questions,  # deferred: a command imports only what it runs (fast `python -m core`)
+    )
+    from core.pipeline.experiment import (
+        run_experiment,  # deferred: a command imports only what it runs (fast `python -m core`)
+    )
+    from core.xrag.workflow import (
+        build_demo as build_xrag_demo,  # deferred: a command imports only what it runs (fast `python -m core`)
+    )
 
     def generate_all() -> dict[str, Any]:
-        full_texts = [r[0] for r in db.execute(
-            "select id from documents where kind in ('book', 'story') order by id")]
+        full_texts = [
+            r[0]
+            for r in db.execute(
+                "select id from documents where kind in ('book', 'story') order by id"
+            )
+        ]
         out = {}
         for doc_id in full_texts:
-            out[doc_id] = generate_questions(db, doc_id, "baseline", n_entities=8,
-                                             per_entity=2, progress=False)["kept"]
+            out[doc_id] = generate_questions(
+                db, doc_id, "baseline", n_entities=8, per_entity=2, progress=False
+            )["kept"]
         return out
 
     step("generated_questions", generate_all)
-    step("experiment", lambda: _experiment_summary(
-        run_experiment(db, DEMO_EXPERIMENT, progress=progress)))
+    step(
+        "experiment",
+        lambda: _experiment_summary(run_experiment(db, DEMO_EXPERIMENT, progress=progress)),
+    )
     step("xrag", lambda: _short(build_xrag_demo(db, demo_dir)))
     step("exam", lambda: _short(build_exam_demo(db, demo_dir)))
     step("exam_book", lambda: _short(build_exam_book_demo(db, progress=progress)))
@@ -84,6 +113,9 @@ def _experiment_summary(result: dict[str, Any]) -> dict[str, Any]:
 def _short(result: Any) -> Any:
     """A printable digest of a step's result (scalars and short lists only)."""
     if isinstance(result, dict):
-        return {k: _short(v) for k, v in result.items()
-                if isinstance(v, (int, float, str, dict)) or (isinstance(v, list) and len(v) <= 5)}
+        return {
+            k: _short(v)
+            for k, v in result.items()
+            if isinstance(v, (int, float, str, dict)) or (isinstance(v, list) and len(v) <= 5)
+        }
     return result

@@ -19,19 +19,32 @@ def _print_table(records: list[dict[str, Any]]) -> None:
         print("(nothing)")
         return
     cols = list(records[0])
-    print_aligned(cols, [[("" if v != v else f"{v:.3f}") if isinstance(v, float) else
-                          ("" if v is None else str(v))
-                          for v in (r.get(c) for c in cols)] for r in records])
+    print_aligned(
+        cols,
+        [
+            [
+                ("" if v != v else f"{v:.3f}")
+                if isinstance(v, float)
+                else ("" if v is None else str(v))
+                for v in (r.get(c) for c in cols)
+            ]
+            for r in records
+        ],
+    )
 
 
 def read_leaderboard(path: str | Path) -> tuple[dict[str, float], dict[str, float] | None]:
     """A reference leaderboard: ``rank --json`` output, or CSV/TSV ``system,score[,se]``."""
-    from core.exam.bt_correlation import reference_from_rank_json
+    from core.exam.bt_correlation import (
+        reference_from_rank_json,  # deferred: a command imports only what it runs (fast `python -m core`)
+    )
 
     path = Path(path)
     if path.suffix == ".json":
         return reference_from_rank_json(path)
-    from core.corpus.tabular import read_records
+    from core.corpus.tabular import (
+        read_records,  # deferred: a command imports only what it runs (fast `python -m core`)
+    )
 
     scores, ses = {}, {}
     for n, row in read_records(path, ["system", "score"]):
@@ -50,14 +63,14 @@ def read_articles_jsonl(path: str | Path) -> dict[str, str]:
     ``InputError`` (path, line) for a line that is not such an object, a non-string or blank
     text, or a query id given twice.
     """
-    from core.corpus.tabular import jsonl_records
+    from core.corpus.tabular import (
+        jsonl_records,  # deferred: a command imports only what it runs (fast `python -m core`)
+    )
 
     texts: dict[str, str] = {}
     for n, rec in jsonl_records(path):
-        if not isinstance(rec.get("text"), str) or \
-                not isinstance(rec.get("query_id"), (str, int)):
-            raise InputError('expected {"query_id": ..., "text": "..."}', path=str(path),
-                             line=n)
+        if not isinstance(rec.get("text"), str) or not isinstance(rec.get("query_id"), (str, int)):
+            raise InputError('expected {"query_id": ..., "text": "..."}', path=str(path), line=n)
         if not rec["text"].strip():
             raise InputError("empty article text", path=str(path), line=n)
         qid = str(rec["query_id"])
@@ -68,65 +81,108 @@ def read_articles_jsonl(path: str | Path) -> dict[str, str]:
 
 
 def cmd_import(args: argparse.Namespace) -> int:
-    from core.exam.bank import import_car_bank
+    from core.exam.bank import (
+        import_car_bank,  # deferred: a command imports only what it runs (fast `python -m core`)
+    )
 
-    res = import_car_bank(open_args_db(args), args.path, bank_id=args.bank_id,
-                          queries=set(args.query) if args.query else None)
+    res = import_car_bank(
+        open_args_db(args),
+        args.path,
+        bank_id=args.bank_id,
+        queries=set(args.query) if args.query else None,
+    )
     print(f"bank {res['bank_id']}: {res['n_questions']} questions, {res['n_queries']} queries")
     return 0
 
 
 def cmd_derive(args: argparse.Namespace) -> int:
-    from core.exam.bank import derive_bank
+    from core.exam.bank import (
+        derive_bank,  # deferred: a command imports only what it runs (fast `python -m core`)
+    )
 
-    res = derive_bank(open_args_db(args), args.document_id, bank_id=args.bank_id,
-                      origin=args.origin)
+    res = derive_bank(
+        open_args_db(args), args.document_id, bank_id=args.bank_id, origin=args.origin
+    )
     print(f"bank {res['bank_id']}: {res['n_questions']} questions held out from the systems")
     return 0
 
 
 def cmd_articles(args: argparse.Namespace) -> int:
-    from core.exam import articles as ea
-    from core.exam.bank import bank_queries
+    from core.exam import (
+        articles as ea,  # deferred: a command imports only what it runs (fast `python -m core`)
+    )
+    from core.exam.bank import (
+        bank_queries,  # deferred: a command imports only what it runs (fast `python -m core`)
+    )
 
     db = open_args_db(args)
     queries = bank_queries(db, args.bank_id)
     if args.jsonl:
         texts = read_articles_jsonl(args.jsonl)
-        n = ea.import_articles(db, args.bank_id, args.system, texts,
-                               kind="gold" if args.system == ea.GOLD else "imported")
+        n = ea.import_articles(
+            db,
+            args.bank_id,
+            args.system,
+            texts,
+            kind="gold" if args.system == ea.GOLD else "imported",
+        )
     elif args.generate:
-        n = ea.generate_articles(db, args.bank_id, args.system, args.generate,
-                                 document_id=args.document, budget_tokens=args.budget)
+        n = ea.generate_articles(
+            db,
+            args.bank_id,
+            args.system,
+            args.generate,
+            document_id=args.document,
+            budget_tokens=args.budget,
+        )
     else:
         n = 0
         for q in queries:
             doc = q["document_id"] or args.document
             if not doc:
                 raise InputError(f"query {q['query_id']!r} has no document; pass --document")
-            text = (ea.lead_article(db, doc, args.budget) if args.lead else
-                    ea.retrieval_article(db, doc, q["query_text"], args.budget))
+            text = (
+                ea.lead_article(db, doc, args.budget)
+                if args.lead
+                else ea.retrieval_article(db, doc, q["query_text"], args.budget)
+            )
             if text:
-                ea.store_article(db, args.bank_id, q["query_id"], args.system, text,
-                                 kind="retrieval", metadata={"budget_tokens": args.budget,
-                                                             "lead": bool(args.lead)})
+                ea.store_article(
+                    db,
+                    args.bank_id,
+                    q["query_id"],
+                    args.system,
+                    text,
+                    kind="retrieval",
+                    metadata={"budget_tokens": args.budget, "lead": bool(args.lead)},
+                )
                 n += 1
     print(f"{n} articles stored for system {args.system} in bank {args.bank_id}")
     return 0
 
 
 def cmd_grade(args: argparse.Namespace) -> int:
-    from core.exam.grading import grade_bank
+    from core.exam.grading import (
+        grade_bank,  # deferred: a command imports only what it runs (fast `python -m core`)
+    )
 
-    run_id = grade_bank(open_args_db(args), args.bank_id, qa_model=args.qa_model,
-                        verification=args.verification, threshold=args.threshold,
-                        systems=args.system or None, rater_model=args.rater_model)
+    run_id = grade_bank(
+        open_args_db(args),
+        args.bank_id,
+        qa_model=args.qa_model,
+        verification=args.verification,
+        threshold=args.threshold,
+        systems=args.system or None,
+        rater_model=args.rater_model,
+    )
     print(f"run {run_id}")
     return 0
 
 
 def cmd_scores(args: argparse.Namespace) -> int:
-    from core.views.exam import leaderboard_frame
+    from core.views.exam import (
+        leaderboard_frame,  # deferred: a command imports only what it runs (fast `python -m core`)
+    )
 
     frame = leaderboard_frame(open_args_db(args), args.run_id)
     if args.json:
@@ -140,29 +196,48 @@ def cmd_scores(args: argparse.Namespace) -> int:
 
 def leaderboard_notes(frame: Any) -> list[str]:
     """The footnotes printed under ``exam scores``: what the SEs are, n-EXAM above 1."""
-    notes = ["EXAM SE: standard error over queries (sd/sqrt(#queries)); intervals "
-             "+/- 1.96 SE (95%, normal)."]
+    notes = [
+        "EXAM SE: standard error over queries (sd/sqrt(#queries)); intervals "
+        "+/- 1.96 SE (95%, normal)."
+    ]
     if len(frame) and int(frame["queries"].max()) == 1:
-        notes.append("One query: the SE over queries is undefined (shown 0); "
-                     "'EXAM SE (per question, binomial)' = sqrt(p(1-p)/n) over its n questions.")
-    notes.append("n-EXAM (gold) = EXAM / the gold article's EXAM, per query; it can exceed 1 "
-                 "(a system may answer questions the gold article does not).")
-    above = [r["system"] for r in frame.to_dict("records")
-             if isinstance(r["n-EXAM (gold)"], float) and r["n-EXAM (gold)"] > 1]
+        notes.append(
+            "One query: the SE over queries is undefined (shown 0); "
+            "'EXAM SE (per question, binomial)' = sqrt(p(1-p)/n) over its n questions."
+        )
+    notes.append(
+        "n-EXAM (gold) = EXAM / the gold article's EXAM, per query; it can exceed 1 "
+        "(a system may answer questions the gold article does not)."
+    )
+    above = [
+        r["system"]
+        for r in frame.to_dict("records")
+        if isinstance(r["n-EXAM (gold)"], float) and r["n-EXAM (gold)"] > 1
+    ]
     if above:
         notes.append(f"Above 1 here: {', '.join(above)}.")
-    notes.append("n-EXAM (pool) = share of the questions answered by any graded article of the "
-                 "run (in [0, 1]).")
+    notes.append(
+        "n-EXAM (pool) = share of the questions answered by any graded article of the "
+        "run (in [0, 1])."
+    )
     return notes
 
 
 def cmd_correlate(args: argparse.Namespace) -> int:
-    from core.views.exam import correlation_frame
+    from core.views.exam import (
+        correlation_frame,  # deferred: a command imports only what it runs (fast `python -m core`)
+    )
 
     ref, ref_se = read_leaderboard(args.reference) if args.reference else (None, None)
-    frame = correlation_frame(open_args_db(args), args.run_id, reference=ref, reference_se=ref_se,
-                              bt_document=args.bt_document, repeats=args.repeats,
-                              seed=args.seed)
+    frame = correlation_frame(
+        open_args_db(args),
+        args.run_id,
+        reference=ref,
+        reference_se=ref_se,
+        bt_document=args.bt_document,
+        repeats=args.repeats,
+        seed=args.seed,
+    )
     if args.json:
         print(frame.to_json(orient="records"))
     else:
@@ -171,14 +246,18 @@ def cmd_correlate(args: argparse.Namespace) -> int:
 
 
 def cmd_reproduce(args: argparse.Namespace) -> int:
-    from core.exam.car_repro import reproduce_car
+    from core.exam.car_repro import (
+        reproduce_car,  # deferred: a command imports only what it runs (fast `python -m core`)
+    )
 
     result = reproduce_car(args.results_dir, repeats=args.repeats, seed=args.seed)
     if not args.json:
-        print("Spearman / Kendall of each EXAM leaderboard with the official TREC CAR Y3 ranks: "
-              "recomputed from the table's scores next to the value the table prints (_table); "
-              f"_ties: systems within one SE tied, broken at random ({args.repeats} repeats, "
-              f"seed {args.seed}).")
+        print(
+            "Spearman / Kendall of each EXAM leaderboard with the official TREC CAR Y3 ranks: "
+            "recomputed from the table's scores next to the value the table prints (_table); "
+            f"_ties: systems within one SE tied, broken at random ({args.repeats} repeats, "
+            f"seed {args.seed})."
+        )
     if args.json:
         print(json.dumps(result))
     else:
@@ -187,7 +266,9 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
-    from core.exam.workflow import build_demo
+    from core.exam.workflow import (
+        build_demo,  # deferred: a command imports only what it runs (fast `python -m core`)
+    )
 
     res = build_demo(open_args_db(args), args.demo_dir)
     print(f"bank {res['bank_id']}, run {res['run_id']}")
@@ -196,28 +277,47 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 
 def cmd_book_demo(args: argparse.Namespace) -> int:
-    from core.exam.book_case import build_book_demo
+    from core.exam.book_case import (
+        build_book_demo,  # deferred: a command imports only what it runs (fast `python -m core`)
+    )
 
     res = build_book_demo(open_args_db(args), args.document, progress=not args.json)
     if args.json:
         print(json.dumps(res, default=str))
         return 0
-    print(f"book {res['document_id']}: {res['n_questions']} generated questions (the exam), "
-          f"EXAM run {res['exam_run_id']}, experiment {res['experiment']} "
-          f"({res['n_decisive']} of {res['n_judgments']} side-by-side verdicts decisive)")
-    _print_table([{"system": s["system"], "tokens": s["tokens"], "EXAM": s["exam"],
-                   "EXAM SE": s["exam_se"], "Bradley-Terry": s["bt"], "BT SE": s["bt_se"]}
-                  for s in res["systems"]])
-    print(f"Spearman {res['spearman']:.3f}, Kendall {res['kendall']:.3f}; within-SE ties "
-          f"broken at random ({res['repeats']} repeats): Spearman {res['spearman_ties']:.3f}, "
-          f"Kendall {res['kendall_ties']:.3f}. Bradley-Terry: {res['bt_estimate']}")
+    print(
+        f"book {res['document_id']}: {res['n_questions']} generated questions (the exam), "
+        f"EXAM run {res['exam_run_id']}, experiment {res['experiment']} "
+        f"({res['n_decisive']} of {res['n_judgments']} side-by-side verdicts decisive)"
+    )
+    _print_table(
+        [
+            {
+                "system": s["system"],
+                "tokens": s["tokens"],
+                "EXAM": s["exam"],
+                "EXAM SE": s["exam_se"],
+                "Bradley-Terry": s["bt"],
+                "BT SE": s["bt_se"],
+            }
+            for s in res["systems"]
+        ]
+    )
+    print(
+        f"Spearman {res['spearman']:.3f}, Kendall {res['kendall']:.3f}; within-SE ties "
+        f"broken at random ({res['repeats']} repeats): Spearman {res['spearman_ties']:.3f}, "
+        f"Kendall {res['kendall_ties']:.3f}. Bradley-Terry: {res['bt_estimate']}"
+    )
     return 0
 
 
 def register(subparsers: Any) -> None:
     """Add ``exam`` and its subcommands."""
-    p = subparsers.add_parser("exam", help="EXAM: score articles by the exam questions they answer",
-                              description="EXAM (Sander & Dietz 2021; Farzi & Dietz 2024).")
+    p = subparsers.add_parser(
+        "exam",
+        help="EXAM: score articles by the exam questions they answer",
+        description="EXAM (Sander & Dietz 2021; Farzi & Dietz 2024).",
+    )
     sub = p.add_subparsers(dest="exam_command", metavar="SUBCOMMAND", required=True)
 
     s = sub.add_parser("import-bank", help="import a TREC CAR Y3 exam-question JSONL file")
@@ -246,13 +346,20 @@ def register(subparsers: Any) -> None:
 
     s = sub.add_parser("grade", help="answer every exam question from each article, verify")
     s.add_argument("bank_id")
-    s.add_argument("--qa-model", default="offline",
-                   help="'offline' (named baselines) or provider:model (default offline)")
-    s.add_argument("--verification", default="self_rating", choices=["self_rating",
-                                                                      "ground_truth"],
-                   help="free-text rule; multiple choice is always checked by answer key")
-    s.add_argument("--threshold", type=float,
-                   help="min self-rating (default 4) or min token F1 (default 0.5)")
+    s.add_argument(
+        "--qa-model",
+        default="offline",
+        help="'offline' (named baselines) or provider:model (default offline)",
+    )
+    s.add_argument(
+        "--verification",
+        default="self_rating",
+        choices=["self_rating", "ground_truth"],
+        help="free-text rule; multiple choice is always checked by answer key",
+    )
+    s.add_argument(
+        "--threshold", type=float, help="min self-rating (default 4) or min token F1 (default 0.5)"
+    )
     s.add_argument("--rater-model", help="ground-truth rater model (default: lexical token F1)")
     s.add_argument("--system", action="append", help="grade only this system (repeatable)")
     s.set_defaults(func=cmd_grade)
@@ -278,13 +385,19 @@ def register(subparsers: Any) -> None:
     s.add_argument("--json", action="store_true")
     s.set_defaults(func=cmd_reproduce)
 
-    s = sub.add_parser("book-demo", help="EXAM vs. side-by-side Bradley-Terry on one book",
-                       description="Overview-writing offline systems (experiments/"
-                                   "exam_book_demo.toml) scored by EXAM on the book's generated "
-                                   "questions and ranked by side-by-side judging; stores and "
-                                   "prints the rank correlation.")
-    s.add_argument("--document", help="book or story id (default: the demo book, else the "
-                                      "story with the most generated questions)")
+    s = sub.add_parser(
+        "book-demo",
+        help="EXAM vs. side-by-side Bradley-Terry on one book",
+        description="Overview-writing offline systems (experiments/"
+        "exam_book_demo.toml) scored by EXAM on the book's generated "
+        "questions and ranked by side-by-side judging; stores and "
+        "prints the rank correlation.",
+    )
+    s.add_argument(
+        "--document",
+        help="book or story id (default: the demo book, else the "
+        "story with the most generated questions)",
+    )
     s.add_argument("--json", action="store_true")
     s.set_defaults(func=cmd_book_demo)
 

@@ -15,41 +15,59 @@ def _fmt(x: Any, nd: int = 3) -> str:
 
 def format_report(rep: dict[str, Any]) -> str:
     """The report dict of :func:`core.pipeline.report.report` as plain text tables."""
-    lines = [f"experiment {rep['experiment']} ({rep['status']}): {rep['questions']} questions, "
-             f"{len(rep['systems'])} systems"]
+    lines = [
+        f"experiment {rep['experiment']} ({rep['status']}): {rep['questions']} questions, "
+        f"{len(rep['systems'])} systems"
+    ]
     for judge, table in rep["accuracy"].items():
-        lines += ["", f"accuracy by {judge} (share 'yes', Wilson {table[0]['level']:.0%} CI)"
-                  if table else f"accuracy by {judge}: no judgments"]
+        lines += [
+            "",
+            f"accuracy by {judge} (share 'yes', Wilson {table[0]['level']:.0%} CI)"
+            if table
+            else f"accuracy by {judge}: no judgments",
+        ]
         for r in table:
-            lines.append(f"  {r['system']:<36} {_fmt(r['accuracy'])} "
-                         f"[{_fmt(r['ci_low'])}, {_fmt(r['ci_high'])}]  n={r['n']} "
-                         f"unparsed={r['unparsed']}")
+            lines.append(
+                f"  {r['system']:<36} {_fmt(r['accuracy'])} "
+                f"[{_fmt(r['ci_low'])}, {_fmt(r['ci_high'])}]  n={r['n']} "
+                f"unparsed={r['unparsed']}"
+            )
     for judge, board in rep["ranking"].items():
         lines.append("")
         if "error" in board:
             lines.append(f"ranking by {judge}: {board['error']}")
             continue
-        lines.append(f"Bradley-Terry ranking by {judge} (beta, {board['interval']}; "
-                     f"{board['n_judgments']} judgments, {board['n_excluded_none']} None excluded; "
-                     f"{board['estimate']})")
+        lines.append(
+            f"Bradley-Terry ranking by {judge} (beta, {board['interval']}; "
+            f"{board['n_judgments']} judgments, {board['n_excluded_none']} None excluded; "
+            f"{board['estimate']})"
+        )
         for r in board["systems"]:
-            lines.append(f"  {r['rank']:>2}. {r['name']:<34} {_fmt(r['beta']):>7} "
-                         f"[{_fmt(r['ci_low'])}, {_fmt(r['ci_high'])}]  wins={_fmt(r['wins'], 1)}")
+            lines.append(
+                f"  {r['rank']:>2}. {r['name']:<34} {_fmt(r['beta']):>7} "
+                f"[{_fmt(r['ci_low'])}, {_fmt(r['ci_high'])}]  wins={_fmt(r['wins'], 1)}"
+            )
     for judge, pc in rep["position_consistency"].items():
         if pc["n_pairs"]:
-            lines.append(f"position bias {judge}: {pc['n_inconsistent']}/{pc['n_pairs']} pairs "
-                         f"inconsistent across orders ({_fmt(pc['share_inconsistent'])})")
+            lines.append(
+                f"position bias {judge}: {pc['n_inconsistent']}/{pc['n_pairs']} pairs "
+                f"inconsistent across orders ({_fmt(pc['share_inconsistent'])})"
+            )
     for kind, table in rep["agreement"].items():
         for r in table:
-            lines.append(f"agreement ({kind}) {r['rater_a']} vs {r['rater_b']}: "
-                         f"{_fmt(r['agreement'])}, kappa {_fmt(r['cohen_kappa'])}, n={r['n']}")
+            lines.append(
+                f"agreement ({kind}) {r['rater_a']} vs {r['rater_b']}: "
+                f"{_fmt(r['agreement'])}, kappa {_fmt(r['cohen_kappa'])}, n={r['n']}"
+            )
     lines.append("")
     for name, d in rep["raters"].items():
         ev = d["evidence"]
         share = f" ({ev['share']:.1%})" if ev.get("share") is not None else ""
-        lines.append(f"rater {name}: ok={d['ok']} unparsed={d['unparsed']} errors={d['error']} "
-                     f"quotes verified {ev['n_verified']}/{ev['n_quotes']}{share}, "
-                     f"items with an unverified quote {d['items_with_unverified_quote']}")
+        lines.append(
+            f"rater {name}: ok={d['ok']} unparsed={d['unparsed']} errors={d['error']} "
+            f"quotes verified {ev['n_verified']}/{ev['n_quotes']}{share}, "
+            f"items with an unverified quote {d['items_with_unverified_quote']}"
+        )
     ds = rep["disputes"]
     lines.append(f"disputes: {ds['n']} ({ds['per_kind']}), resolved {ds['resolved']}")
     for kind, cells in (rep.get("rater_bias") or {}).items():
@@ -58,33 +76,42 @@ def format_report(rep: dict[str, Any]) -> str:
             lines.append(f"  {cells.get('error')}")
             continue
         for c in cells:
-            lines.append(f"  raters {c['rater_family']:<12} answers {c['answer_family']:<12} "
-                         f"n={c['n']} agreement={_fmt(c['agreement'])} "
-                         f"kappa={_fmt(c['cohen_kappa'])}")
+            lines.append(
+                f"  raters {c['rater_family']:<12} answers {c['answer_family']:<12} "
+                f"n={c['n']} agreement={_fmt(c['agreement'])} "
+                f"kappa={_fmt(c['cohen_kappa'])}"
+            )
     return "\n".join(lines)
 
 
 def _run(args: argparse.Namespace) -> int:
-    from core.pipeline.experiment import run_experiment
+    from core.pipeline.experiment import (
+        run_experiment,  # deferred: a command imports only what it runs (fast `python -m core`)
+    )
 
     db = open_args_db(args)
     try:
-        summary = run_experiment(db, args.file, dry_run=args.dry_run,
-                                 progress=not args.no_progress)
+        summary = run_experiment(db, args.file, dry_run=args.dry_run, progress=not args.no_progress)
     finally:
         db.conn.close()
     if args.json:
         print(json.dumps(summary, indent=2, default=str))
     elif args.dry_run:
-        print(f"dry run of {summary['experiment']}: {summary['questions']} questions, "
-              f"{summary['answer_calls']} answer calls + {summary['judge_calls']} judge calls = "
-              f"{summary['calls']} calls")
-        print(f"tokens: {summary['input_tokens']:,} in, {summary['output_tokens']:,} out; "
-              f"estimated cost ${summary['cost_usd']:.4f}")
+        print(
+            f"dry run of {summary['experiment']}: {summary['questions']} questions, "
+            f"{summary['answer_calls']} answer calls + {summary['judge_calls']} judge calls = "
+            f"{summary['calls']} calls"
+        )
+        print(
+            f"tokens: {summary['input_tokens']:,} in, {summary['output_tokens']:,} out; "
+            f"estimated cost ${summary['cost_usd']:.4f}"
+        )
         for section in ("answers", "judgments"):
             for model, r in summary[section]["per_model"].items():
-                print(f"  {section:<9} {model:<40} {r['calls']:>6} calls  "
-                      f"{r['input_tokens']:>12,} in  ${r['cost_usd']:.4f}")
+                print(
+                    f"  {section:<9} {model:<40} {r['calls']:>6} calls  "
+                    f"{r['input_tokens']:>12,} in  ${r['cost_usd']:.4f}"
+                )
         if summary["missing_keys"]:
             print(f"no key yet for: {', '.join(summary['missing_keys'])}")
         print(summary["note"])
@@ -94,7 +121,9 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def _report(args: argparse.Namespace) -> int:
-    from core.pipeline.report import report
+    from core.pipeline.report import (
+        report,  # deferred: a command imports only what it runs (fast `python -m core`)
+    )
 
     db = open_args_db(args)
     try:
@@ -106,20 +135,26 @@ def _report(args: argparse.Namespace) -> int:
 
 
 def _experiments(args: argparse.Namespace) -> int:
-    from core.pipeline.experiment import list_experiments
+    from core.pipeline.experiment import (
+        list_experiments,  # deferred: a command imports only what it runs (fast `python -m core`)
+    )
 
     db = open_args_db(args)
     try:
         for e in list_experiments(db):
-            print(f"{e['name']:<30} {e['status']:<12} {e['questions']:>5} questions  "
-                  f"{e['updated_at']}")
+            print(
+                f"{e['name']:<30} {e['status']:<12} {e['questions']:>5} questions  "
+                f"{e['updated_at']}"
+            )
     finally:
         db.conn.close()
     return 0
 
 
 def _disputes(args: argparse.Namespace) -> int:
-    from core.pipeline.grounding import list_disputes
+    from core.pipeline.grounding import (
+        list_disputes,  # deferred: a command imports only what it runs (fast `python -m core`)
+    )
 
     db = open_args_db(args)
     try:
@@ -130,38 +165,54 @@ def _disputes(args: argparse.Namespace) -> int:
         print(json.dumps(items, indent=2, default=str))
         return 0
     for d in items:
-        print(f"#{d['id']} {d['question_id']} {d['system']}: reference rater {d['gt_verdict']}, "
-              f"context rater {d['ctx_verdict']} ({d['kind']})")
+        print(
+            f"#{d['id']} {d['question_id']} {d['system']}: reference rater {d['gt_verdict']}, "
+            f"context rater {d['ctx_verdict']} ({d['kind']})"
+        )
         print(f"    Q: {d['question']}\n    A: {d['answer'][:200]}\n    refs: {d['references']}")
     return 0
 
 
 def register(subparsers: Any) -> None:
     """Add the experiment commands."""
-    p = subparsers.add_parser("run", help="run an experiment file (TOML); a rerun resumes",
-                              description="Run an experiment: answers, judgments, tournament, "
-                                          "disputes. Everything is validated first.")
+    p = subparsers.add_parser(
+        "run",
+        help="run an experiment file (TOML); a rerun resumes",
+        description="Run an experiment: answers, judgments, tournament, "
+        "disputes. Everything is validated first.",
+    )
     p.add_argument("file", help="experiment TOML file, e.g. experiments/demo_offline.toml")
-    p.add_argument("--dry-run", action="store_true",
-                   help="print calls, tokens and estimated cost; send and write nothing")
+    p.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="print calls, tokens and estimated cost; send and write nothing",
+    )
     p.add_argument("--no-progress", action="store_true", help="no progress bars")
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
     p.set_defaults(func=_run)
 
-    p = subparsers.add_parser("report", help="report of a stored experiment",
-                              description="Accuracy with intervals, Bradley-Terry ranking with "
-                                          "intervals, rater agreement, disputes.")
+    p = subparsers.add_parser(
+        "report",
+        help="report of a stored experiment",
+        description="Accuracy with intervals, Bradley-Terry ranking with "
+        "intervals, rater agreement, disputes.",
+    )
     p.add_argument("name", help="experiment name (the TOML's name)")
     p.add_argument("--json", action="store_true", help="print JSON instead of text")
     p.set_defaults(func=_report)
 
-    p = subparsers.add_parser("experiments", help="list stored experiments",
-                              description="List the experiments stored in the database.")
+    p = subparsers.add_parser(
+        "experiments",
+        help="list stored experiments",
+        description="List the experiments stored in the database.",
+    )
     p.set_defaults(func=_experiments)
 
-    p = subparsers.add_parser("disputes", help="list ground-truth disputes for audit",
-                              description="Answers where the reference rater and the context "
-                                          "rater disagree.")
+    p = subparsers.add_parser(
+        "disputes",
+        help="list ground-truth disputes for audit",
+        description="Answers where the reference rater and the context rater disagree.",
+    )
     p.add_argument("--open", action="store_true", help="only unresolved disputes")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(func=_disputes)

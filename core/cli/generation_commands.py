@@ -11,75 +11,127 @@ from core.store.database import opened
 def register(sub: argparse._SubParsersAction) -> None:
     """Add the entities and generate commands to the CLI."""
     p = sub.add_parser(
-        "entities", help="extract named entities and mention chains of a document",
+        "entities",
+        help="extract named entities and mention chains of a document",
         description="Find the named entities of a stored document with their mention chains, "
-                    "merge aliases (M. Myriel / Myriel / Monseigneur Myriel), rank them by "
-                    "mention frequency and store them (tables entities, mentions). Re-running "
-                    "replaces the previous result of the same method.")
+        "merge aliases (M. Myriel / Myriel / Monseigneur Myriel), rank them by "
+        "mention frequency and store them (tables entities, mentions). Re-running "
+        "replaces the previous result of the same method.",
+    )
     p.add_argument("doc_id", metavar="DOC_ID", help="a stored document id (see `status`)")
     p.add_argument("--top", type=int, default=20, help="how many entities to print (default 20)")
-    p.add_argument("--method", choices=["auto", "regex", "spacy"], default="auto",
-                   help="auto: spaCy if an English pipeline is installed, else the built-in "
-                        "proper-noun extractor (regex)")
-    p.add_argument("--merge-model", default=None, metavar="MODEL",
-                   help="optional LLM (provider:model) that merges aliases strings cannot show")
-    p.add_argument("--min-mentions", type=int, default=2,
-                   help="drop names mentioned fewer times (default 2)")
+    p.add_argument(
+        "--method",
+        choices=["auto", "regex", "spacy"],
+        default="auto",
+        help="auto: spaCy if an English pipeline is installed, else the built-in "
+        "proper-noun extractor (regex)",
+    )
+    p.add_argument(
+        "--merge-model",
+        default=None,
+        metavar="MODEL",
+        help="optional LLM (provider:model) that merges aliases strings cannot show",
+    )
+    p.add_argument(
+        "--min-mentions", type=int, default=2, help="drop names mentioned fewer times (default 2)"
+    )
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     p.set_defaults(func=_entities)
 
     p = sub.add_parser(
-        "generate", help="generate long-span questions about a document's top entities",
+        "generate",
+        help="generate long-span questions about a document's top entities",
         description="For each of the top-N entities, prompt a model for question/answer pairs "
-                    "that need the whole book (prompts/generate_long_span.md), or with "
-                    "--model baseline run the offline baseline:entity-cooccurrence generator. "
-                    "Near-duplicates are kept as discarded; unparseable replies are recorded "
-                    "in generation_failures. Safe to re-run.")
+        "that need the whole book (prompts/generate_long_span.md), or with "
+        "--model baseline run the offline baseline:entity-cooccurrence generator. "
+        "Near-duplicates are kept as discarded; unparseable replies are recorded "
+        "in generation_failures. Safe to re-run.",
+    )
     p.add_argument("doc_id", metavar="DOC_ID", help="a stored document id")
-    p.add_argument("--model", required=True,
-                   help="provider:model, or 'baseline' for baseline:entity-cooccurrence")
+    p.add_argument(
+        "--model",
+        required=True,
+        help="provider:model, or 'baseline' for baseline:entity-cooccurrence",
+    )
     p.add_argument("--entities", type=int, default=5, help="top-N entities (default 5)")
-    p.add_argument("--per-entity", type=int, default=3,
-                   help="questions per entity (default 3)")
+    p.add_argument("--per-entity", type=int, default=3, help="questions per entity (default 3)")
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
     p.set_defaults(func=_generate)
 
 
 def _entities(args: argparse.Namespace) -> int:
-    from core.generation.entity_store import build_entities, get_entities
+    from core.generation.entity_store import (  # deferred: a command imports only what it runs (fast `python -m core`)
+        build_entities,
+        get_entities,
+    )
 
     with opened(args.db) as db:
-        summary = build_entities(db, args.doc_id, method=args.method, model=args.merge_model,
-                                 min_mentions=args.min_mentions, progress=not args.json)
+        summary = build_entities(
+            db,
+            args.doc_id,
+            method=args.method,
+            model=args.merge_model,
+            min_mentions=args.min_mentions,
+            progress=not args.json,
+        )
         top = get_entities(db, args.doc_id, method=summary["method"], top=args.top)
     if args.json:
-        print(json.dumps({**summary, "top": [
-            {"rank": e["rank"], "name": e["name"], "label": e["label"],
-             "n_mentions": e["n_mentions"], "aliases": e["aliases"]} for e in top]},
-            ensure_ascii=False))
+        print(
+            json.dumps(
+                {
+                    **summary,
+                    "top": [
+                        {
+                            "rank": e["rank"],
+                            "name": e["name"],
+                            "label": e["label"],
+                            "n_mentions": e["n_mentions"],
+                            "aliases": e["aliases"],
+                        }
+                        for e in top
+                    ],
+                },
+                ensure_ascii=False,
+            )
+        )
         return 0
-    print(f"{summary['n_entities']} entities, {summary['n_mentions']} mentions "
-          f"(method {summary['method']}, run {summary['run_id']})")
+    print(
+        f"{summary['n_entities']} entities, {summary['n_mentions']} mentions "
+        f"(method {summary['method']}, run {summary['run_id']})"
+    )
     if summary["note"]:
         print(f"note: {summary['note']}")
     for e in top:
         aliases = ", ".join(e["aliases"][:4])
-        print(f"{e['rank']:>4}  {e['n_mentions']:>6}  {e['label'] or '-':<7} {e['name']}"
-              + (f"  ({aliases})" if aliases else ""))
+        print(
+            f"{e['rank']:>4}  {e['n_mentions']:>6}  {e['label'] or '-':<7} {e['name']}"
+            + (f"  ({aliases})" if aliases else "")
+        )
     return 0
 
 
 def _generate(args: argparse.Namespace) -> int:
-    from core.generation.questions import generate_questions
+    from core.generation.questions import (
+        generate_questions,  # deferred: a command imports only what it runs (fast `python -m core`)
+    )
 
     with opened(args.db) as db:
-        summary = generate_questions(db, args.doc_id, args.model, n_entities=args.entities,
-                                     per_entity=args.per_entity, progress=not args.json)
+        summary = generate_questions(
+            db,
+            args.doc_id,
+            args.model,
+            n_entities=args.entities,
+            per_entity=args.per_entity,
+            progress=not args.json,
+        )
     if args.json:
         print(json.dumps(summary))
     else:
-        print(f"{summary['model']}: {summary['kept']} new questions, {summary['discarded']} "
-              f"near-duplicates discarded, {summary['existing']} already stored, "
-              f"{summary['failures']} failed replies (see generation_failures), "
-              f"{summary['skipped_entities']} entities already done (run {summary['run_id']})")
+        print(
+            f"{summary['model']}: {summary['kept']} new questions, {summary['discarded']} "
+            f"near-duplicates discarded, {summary['existing']} already stored, "
+            f"{summary['failures']} failed replies (see generation_failures), "
+            f"{summary['skipped_entities']} entities already done (run {summary['run_id']})"
+        )
     return 0

@@ -17,19 +17,23 @@ from core.errors import InputError
 def register(subparsers: argparse._SubParsersAction) -> None:
     """Add the ``models``, ``ask``, ``cost`` and ``batch`` commands."""
     m = subparsers.add_parser(
-        "models", help="known models: availability (key present?), context window, prices",
+        "models",
+        help="known models: availability (key present?), context window, prices",
         description="List the models of the catalogue (core/llm/models.toml) with availability, "
-                    "context window and USD prices per 1M tokens. A model without its key is "
-                    "listed as unavailable, not an error.")
+        "context window and USD prices per 1M tokens. A model without its key is "
+        "listed as unavailable, not an error.",
+    )
     m.add_argument("--json", action="store_true", help="print JSON instead of a table")
     m.set_defaults(func=cmd_models)
 
     a = subparsers.add_parser(
-        "ask", help="one call to any model (cached; --dry-run, --no-cache, --refresh)",
+        "ask",
+        help="one call to any model (cached; --dry-run, --no-cache, --refresh)",
         description="Send one request through the model layer: the context window is checked "
-                    "and the estimate printed before anything is sent; the reply is cached and "
-                    "recorded in the call ledger. Offline baselines get the prompt as "
-                    "fields['question'] and the context file as fields['context'].")
+        "and the estimate printed before anything is sent; the reply is cached and "
+        "recorded in the call ledger. Offline baselines get the prompt as "
+        "fields['question'] and the context file as fields['context'].",
+    )
     a.add_argument("model", help="provider:model, e.g. openai:gpt-4o-mini or offline:extractive")
     a.add_argument("prompt", help="the user prompt (the question)")
     a.add_argument("--system", default="", help="system instructions")
@@ -39,29 +43,38 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     a.add_argument("--temperature", type=float, default=0.0, help="default 0")
     a.add_argument("--run", help="run id the call belongs to (for cost totals)")
     cache = a.add_mutually_exclusive_group()
-    cache.add_argument("--no-cache", action="store_true",
-                       help="neither read nor write the reply cache")
-    cache.add_argument("--refresh", action="store_true",
-                       help="ignore a cached reply, send, and store the new one")
+    cache.add_argument(
+        "--no-cache", action="store_true", help="neither read nor write the reply cache"
+    )
+    cache.add_argument(
+        "--refresh", action="store_true", help="ignore a cached reply, send, and store the new one"
+    )
     a.add_argument("--dry-run", action="store_true", help="print the estimate, send nothing")
     a.add_argument("--json", action="store_true", help="print the response as JSON")
     a.set_defaults(func=cmd_ask)
 
     c = subparsers.add_parser(
-        "cost", help="tokens and USD per run, system, judge and model (from the call ledger)",
-        description="Totals of calls, cache hits, errors, tokens and USD from llm_calls.")
+        "cost",
+        help="tokens and USD per run, system, judge and model (from the call ledger)",
+        description="Totals of calls, cache hits, errors, tokens and USD from llm_calls.",
+    )
     c.add_argument("--run", help="only this run id")
     c.add_argument("--json", action="store_true", help="print JSON instead of tables")
     c.set_defaults(func=cmd_cost)
 
     b = subparsers.add_parser(
-        "batch", help="provider batch jobs: submit, status, import (resumable by batch id)",
+        "batch",
+        help="provider batch jobs: submit, status, import (resumable by batch id)",
         description="Run requests on the provider's batch service at batch prices; replies are "
-                    "imported into the cache, so the normal run then needs no requests.")
+        "imported into the cache, so the normal run then needs no requests.",
+    )
     bs = b.add_subparsers(dest="batch_command", metavar="ACTION", required=True)
-    s = bs.add_parser("submit", help="submit a JSONL file of requests (one LLMRequest per line)",
-                      description="Each line: {\"model\", \"prompt\", \"system\", \"context\", "
-                                  "\"max_tokens\", \"task\", \"fields\", \"purpose\", \"tags\"}.")
+    s = bs.add_parser(
+        "submit",
+        help="submit a JSONL file of requests (one LLMRequest per line)",
+        description='Each line: {"model", "prompt", "system", "context", '
+        '"max_tokens", "task", "fields", "purpose", "tags"}.',
+    )
     s.add_argument("requests", help="JSONL file of requests")
     s.add_argument("--run", help="run id the calls belong to")
     s.add_argument("--dry-run", action="store_true", help="print the estimate, send nothing")
@@ -90,72 +103,117 @@ def _fmt(v: Any) -> str:
 
 def cmd_models(args: argparse.Namespace) -> int:
     """List the catalogue."""
-    from core.llm.catalog import known_models, model_info
-    from core.llm.registry import model_available
+    from core.llm.catalog import (  # deferred: a command imports only what it runs (fast `python -m core`)
+        known_models,
+        model_info,
+    )
+    from core.llm.registry import (
+        model_available,  # deferred: a command imports only what it runs (fast `python -m core`)
+    )
 
     out = []
     for model in known_models():
         ok, reason = model_available(model)
         info = model_info(model)
-        out.append({"model": model, "available": ok, "status": reason,
-                    "context_window": info.context_window or "unlimited",
-                    "input": info.input, "cached_input": info.cached_input,
-                    "output": info.output, "baseline": info.baseline})
+        out.append(
+            {
+                "model": model,
+                "available": ok,
+                "status": reason,
+                "context_window": info.context_window or "unlimited",
+                "input": info.input,
+                "cached_input": info.cached_input,
+                "output": info.output,
+                "baseline": info.baseline,
+            }
+        )
     if args.json:
         print(json.dumps(out, indent=1))
     else:
         _table(out, ["model", "status", "context_window", "input", "cached_input", "output"])
-        print("prices: USD per 1M tokens; ids also accepted: compat:<model>@<base_url>, "
-              "vllm:<model>, ollama:<model>, llamacpp:<model>, scripted:<name>")
+        print(
+            "prices: USD per 1M tokens; ids also accepted: compat:<model>@<base_url>, "
+            "vllm:<model>, ollama:<model>, llamacpp:<model>, scripted:<name>"
+        )
     return 0
 
 
 def _estimate_line(est: dict[str, Any], prices: str) -> str:
-    return (f"estimate: {est['requests_to_send']} requests to send ({est['cache_hits']} cached), "
-            f"{est['input_tokens']:,} input ({est['cached_tokens']:,} prompt-cached) / "
-            f"{est['output_tokens']:,} max output tokens, <= ${est['cost_usd']:.4f} at {prices}"
-            + (f"; unpriced: {', '.join(est['unpriced_models'])}" if est["unpriced_models"] else ""))
+    return (
+        f"estimate: {est['requests_to_send']} requests to send ({est['cache_hits']} cached), "
+        f"{est['input_tokens']:,} input ({est['cached_tokens']:,} prompt-cached) / "
+        f"{est['output_tokens']:,} max output tokens, <= ${est['cost_usd']:.4f} at {prices}"
+        + (f"; unpriced: {', '.join(est['unpriced_models'])}" if est["unpriced_models"] else "")
+    )
 
 
 def cmd_ask(args: argparse.Namespace) -> int:
     """One request: checks and estimate first, then the call (unless --dry-run)."""
-    from core.corpus.documents import read_text_file
-    from core.errors import ConfigError
-    from core.llm.types import LLMRequest
-    from core.llm.engine import complete, preflight
-    from core.llm.cost import estimate_cost
-    from core.store.database import opened
+    from core.corpus.documents import (
+        read_text_file,  # deferred: a command imports only what it runs (fast `python -m core`)
+    )
+    from core.errors import (
+        ConfigError,  # deferred: a command imports only what it runs (fast `python -m core`)
+    )
+    from core.llm.cost import (
+        estimate_cost,  # deferred: a command imports only what it runs (fast `python -m core`)
+    )
+    from core.llm.engine import (  # deferred: a command imports only what it runs (fast `python -m core`)
+        complete,
+        preflight,
+    )
+    from core.llm.types import (
+        LLMRequest,  # deferred: a command imports only what it runs (fast `python -m core`)
+    )
+    from core.store.database import (
+        opened,  # deferred: a command imports only what it runs (fast `python -m core`)
+    )
 
     if args.max_tokens <= 0:
         raise ConfigError(f"--max-tokens must be positive, got {args.max_tokens}")
     context = read_text_file(args.context_file) if args.context_file else ""
-    req = LLMRequest(model=args.model, prompt=args.prompt, system=args.system, context=context,
-                     temperature=args.temperature, max_tokens=args.max_tokens, task=args.task,
-                     fields={"question": args.prompt, "context": context}, purpose="ask")
+    req = LLMRequest(
+        model=args.model,
+        prompt=args.prompt,
+        system=args.system,
+        context=context,
+        temperature=args.temperature,
+        max_tokens=args.max_tokens,
+        task=args.task,
+        fields={"question": args.prompt, "context": context},
+        purpose="ask",
+    )
     preflight([req], keys=not args.dry_run)  # window, provider, key: before anything is sent
     with opened(args.db) as db:
         est = estimate_cost([req], None if args.no_cache or args.refresh else db)
         print(_estimate_line(est, "list prices"), file=sys.stderr)
         if args.dry_run:
             return 0
-        resp = complete(db, req, run_id=args.run, use_cache=not args.no_cache,
-                        refresh=args.refresh)
+        resp = complete(db, req, run_id=args.run, use_cache=not args.no_cache, refresh=args.refresh)
     if args.json:
         print(json.dumps(resp.to_json(), indent=1, default=str))
         return 0
     print(resp.text)
-    label = f"{args.model} (baseline, not an LLM)" if args.model.startswith("offline:") else args.model
-    print(f"[{label}: {resp.input_tokens} in ({resp.cached_tokens} cached) / "
-          f"{resp.output_tokens} out, ${resp.cost_usd:.6f}, {resp.latency_s:.2f} s, "
-          f"finish {resp.finish_reason or '-'}{', from the reply cache' if resp.cache_hit else ''}]",
-          file=sys.stderr)
+    label = (
+        f"{args.model} (baseline, not an LLM)" if args.model.startswith("offline:") else args.model
+    )
+    print(
+        f"[{label}: {resp.input_tokens} in ({resp.cached_tokens} cached) / "
+        f"{resp.output_tokens} out, ${resp.cost_usd:.6f}, {resp.latency_s:.2f} s, "
+        f"finish {resp.finish_reason or '-'}{', from the reply cache' if resp.cache_hit else ''}]",
+        file=sys.stderr,
+    )
     return 0
 
 
 def cmd_cost(args: argparse.Namespace) -> int:
     """Totals per run / system / judge / model."""
-    from core.llm.cost import cost_totals
-    from core.store.database import opened
+    from core.llm.cost import (
+        cost_totals,  # deferred: a command imports only what it runs (fast `python -m core`)
+    )
+    from core.store.database import (
+        opened,  # deferred: a command imports only what it runs (fast `python -m core`)
+    )
 
     with opened(args.db) as db:
         totals = cost_totals(db, args.run)
@@ -164,17 +222,33 @@ def cmd_cost(args: argparse.Namespace) -> int:
         return 0
     for group, rows in totals.items():
         print(f"\nper {group}")
-        _table(rows, ["group", "calls", "cache_hits", "errors", "input_tokens", "cached_tokens",
-                      "output_tokens", "cost_usd"])
+        _table(
+            rows,
+            [
+                "group",
+                "calls",
+                "cache_hits",
+                "errors",
+                "input_tokens",
+                "cached_tokens",
+                "output_tokens",
+                "cost_usd",
+            ],
+        )
     return 0
 
 
 def read_requests(path: str) -> list:
     """LLMRequests from a JSONL file (InputError names the line)."""
-    from core.errors import WorkbenchError
-    from core.llm.types import LLMRequest
-
-    from core.corpus.tabular import jsonl_records
+    from core.corpus.tabular import (
+        jsonl_records,  # deferred: a command imports only what it runs (fast `python -m core`)
+    )
+    from core.errors import (
+        WorkbenchError,  # deferred: a command imports only what it runs (fast `python -m core`)
+    )
+    from core.llm.types import (
+        LLMRequest,  # deferred: a command imports only what it runs (fast `python -m core`)
+    )
 
     out = []
     for n, data in jsonl_records(path):
@@ -191,10 +265,18 @@ def read_requests(path: str) -> list:
 
 def cmd_batch_submit(args: argparse.Namespace) -> int:
     """Submit (or estimate) a batch."""
-    from core.llm.cost import estimate_cost
-    from core.llm.engine import preflight
-    from core.llm.batch import submit_batch
-    from core.store.database import opened
+    from core.llm.batch import (
+        submit_batch,  # deferred: a command imports only what it runs (fast `python -m core`)
+    )
+    from core.llm.cost import (
+        estimate_cost,  # deferred: a command imports only what it runs (fast `python -m core`)
+    )
+    from core.llm.engine import (
+        preflight,  # deferred: a command imports only what it runs (fast `python -m core`)
+    )
+    from core.store.database import (
+        opened,  # deferred: a command imports only what it runs (fast `python -m core`)
+    )
 
     requests = read_requests(args.requests)
     if not requests:
@@ -212,28 +294,58 @@ def cmd_batch_submit(args: argparse.Namespace) -> int:
 
 def cmd_batch_status(args: argparse.Namespace) -> int:
     """Poll or list batches."""
-    from core.llm.batch import batch_status, list_batches, wait_batch
-    from core.store.database import opened
+    from core.llm.batch import (  # deferred: a command imports only what it runs (fast `python -m core`)
+        batch_status,
+        list_batches,
+        wait_batch,
+    )
+    from core.store.database import (
+        opened,  # deferred: a command imports only what it runs (fast `python -m core`)
+    )
 
     with opened(args.db) as db:
         if args.batch_id:
-            status = (wait_batch(db, args.batch_id, poll_s=args.poll) if args.wait
-                      else batch_status(db, args.batch_id))
+            status = (
+                wait_batch(db, args.batch_id, poll_s=args.poll)
+                if args.wait
+                else batch_status(db, args.batch_id)
+            )
             print(f"{args.batch_id}: {status}")
         else:
-            _table(list_batches(db), ["id", "model", "status", "n_requests", "n_imported",
-                                      "n_failed", "run_id", "updated_at"])
+            _table(
+                list_batches(db),
+                [
+                    "id",
+                    "model",
+                    "status",
+                    "n_requests",
+                    "n_imported",
+                    "n_failed",
+                    "run_id",
+                    "updated_at",
+                ],
+            )
     return 0
 
 
 def cmd_batch_import(args: argparse.Namespace) -> int:
     """Import one or every finished batch."""
-    from core.llm.batch import TERMINAL, batch_status, import_batch, list_batches
-    from core.store.database import opened
+    from core.llm.batch import (  # deferred: a command imports only what it runs (fast `python -m core`)
+        TERMINAL,
+        batch_status,
+        import_batch,
+        list_batches,
+    )
+    from core.store.database import (
+        opened,  # deferred: a command imports only what it runs (fast `python -m core`)
+    )
 
     with opened(args.db) as db:
-        ids = [args.batch_id] if args.batch_id else [
-            b["id"] for b in list_batches(db) if b["status"] != "imported"]
+        ids = (
+            [args.batch_id]
+            if args.batch_id
+            else [b["id"] for b in list_batches(db) if b["status"] != "imported"]
+        )
         for batch_id in ids:
             if not args.batch_id and batch_status(db, batch_id) not in TERMINAL:
                 print(f"{batch_id}: still running")

@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -20,31 +21,56 @@ RANK_COLUMNS = ["question_id", "system_a", "system_b", "verdict"]
 def register(subparsers: argparse._SubParsersAction) -> None:
     """Add the ``rank`` and ``agreement`` commands."""
     p = subparsers.add_parser(
-        "rank", help="Bradley-Terry leaderboard with question-clustered bootstrap CIs",
+        "rank",
+        help="Bradley-Terry leaderboard with question-clustered bootstrap CIs",
         description="Rank systems from pairwise verdicts (CSV columns question_id, system_a, "
-                    "system_b, verdict; verdict A, B, Equal or None). None is excluded.")
+        "system_b, verdict; verdict A, B, Equal or None). None is excluded.",
+    )
     p.add_argument("judgments", help="CSV file of pairwise judgments")
-    p.add_argument("--ties", choices=["half", "drop"], default="half",
-                   help="Equal counts half a win each (default) or is dropped")
-    p.add_argument("--bootstrap", type=int, default=1000, metavar="N",
-                   help="bootstrap replicates over questions (default 1000; 0 = none)")
+    p.add_argument(
+        "--ties",
+        choices=["half", "drop"],
+        default="half",
+        help="Equal counts half a win each (default) or is dropped",
+    )
+    p.add_argument(
+        "--bootstrap",
+        type=int,
+        default=1000,
+        metavar="N",
+        help="bootstrap replicates over questions (default 1000; 0 = none)",
+    )
     p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
     p.add_argument("--level", type=float, default=0.95, help="interval level (default 0.95)")
-    p.add_argument("--alpha", type=float, default=0.0,
-                   help="Gaussian prior strength; > 0 allows data that never lose/win (MAP)")
-    p.add_argument("--length-control", action="store_true",
-                   help="also fit length-adjusted strengths (needs length_a, length_b columns)")
+    p.add_argument(
+        "--alpha",
+        type=float,
+        default=0.0,
+        help="Gaussian prior strength; > 0 allows data that never lose/win (MAP)",
+    )
+    p.add_argument(
+        "--length-control",
+        action="store_true",
+        help="also fit length-adjusted strengths (needs length_a, length_b columns)",
+    )
     p.add_argument("--json", action="store_true", help="print JSON instead of a table")
     p.set_defaults(func=cmd_rank)
 
     a = subparsers.add_parser(
-        "agreement", help="inter-rater agreement: percent, Cohen's/Fleiss' kappa, Krippendorff",
-        description="Agreement between raters (CSV columns item_id, rater, verdict).")
+        "agreement",
+        help="inter-rater agreement: percent, Cohen's/Fleiss' kappa, Krippendorff",
+        description="Agreement between raters (CSV columns item_id, rater, verdict).",
+    )
     a.add_argument("verdicts", help="CSV file of verdicts")
     a.add_argument("--rater-a", help="first rater (with --rater-b: one pair only)")
     a.add_argument("--rater-b", help="second rater")
-    a.add_argument("--bootstrap", type=int, default=1000, metavar="N",
-                   help="bootstrap replicates for Cohen's kappa interval (default 1000)")
+    a.add_argument(
+        "--bootstrap",
+        type=int,
+        default=1000,
+        metavar="N",
+        help="bootstrap replicates for Cohen's kappa interval (default 1000)",
+    )
     a.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
     a.add_argument("--level", type=float, default=0.95, help="interval level (default 0.95)")
     a.add_argument("--json", action="store_true", help="print JSON instead of text")
@@ -58,22 +84,29 @@ def _read_rank_csv(path: str):
     first appearance); the integer codes go to :meth:`PairwiseCounts.from_codes` without a Python
     loop over rows. Neither pandas nor ``pyarrow.compute`` is imported (they cost start-up time).
     """
-    import numpy as np
-    import pyarrow as pa
-    import pyarrow.csv as pacsv
+    import numpy as np  # deferred: keeps `python -m core` start-up fast
+    import pyarrow as pa  # deferred: pyarrow is heavy, only this path needs it
+    import pyarrow.csv as pacsv  # deferred: pyarrow is heavy, only this path needs it
 
-    from core.stats.pairwise_counts import PairwiseCounts
+    from core.stats.pairwise_counts import (
+        PairwiseCounts,  # deferred: a command imports only what it runs (fast `python -m core`)
+    )
 
     if not Path(path).is_file():
         raise InputError("no such file", path=path)
     dict_type = pa.dictionary(pa.int32(), pa.string())
     try:
-        table = pacsv.read_csv(path, convert_options=pacsv.ConvertOptions(
-            column_types={c: dict_type for c in RANK_COLUMNS}, strings_can_be_null=True))
+        table = pacsv.read_csv(
+            path,
+            convert_options=pacsv.ConvertOptions(
+                column_types={c: dict_type for c in RANK_COLUMNS}, strings_can_be_null=True
+            ),
+        )
     except pa.ArrowInvalid as exc:
         msg = str(exc).splitlines()[0]
-        raise InputError("empty file" if "Empty CSV" in msg else f"cannot parse CSV: {msg}",
-                         path=path) from None
+        raise InputError(
+            "empty file" if "Empty CSV" in msg else f"cannot parse CSV: {msg}", path=path
+        ) from None
     missing = [c for c in RANK_COLUMNS if c not in table.column_names]
     if missing:
         raise InputError(f"missing column(s): {', '.join(missing)}", path=path)
@@ -84,8 +117,14 @@ def _read_rank_csv(path: str):
         col = table.column(c).unify_dictionaries().combine_chunks()
         if col.null_count:
             valid = np.frombuffer(col.is_valid().buffers()[1], np.uint8)
-            line = int(np.flatnonzero(~np.unpackbits(valid, bitorder="little")[:len(col)]
-                                      .astype(bool))[0]) + 2
+            line = (
+                int(
+                    np.flatnonzero(
+                        ~np.unpackbits(valid, bitorder="little")[: len(col)].astype(bool)
+                    )[0]
+                )
+                + 2
+            )
             raise InputError("missing value", path=path, line=line, column=c)
         idx = col.indices
         codes = np.frombuffer(idx.buffers()[1], np.int32, len(idx), idx.offset * 4)
@@ -109,52 +148,81 @@ def _fmt(v: Any, nd: int = 3) -> str:
 
 def cmd_rank(args: argparse.Namespace) -> int:
     """Fit and print the leaderboard."""
-    import warnings
 
-    from core.stats.leaderboard import leaderboard
-    from core.stats.length_control import leaderboard_length_controlled
+    from core.stats.leaderboard import (
+        leaderboard,  # deferred: a command imports only what it runs (fast `python -m core`)
+    )
+    from core.stats.length_control import (
+        leaderboard_length_controlled,  # deferred: a command imports only what it runs (fast `python -m core`)
+    )
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", RuntimeWarning)
         if args.length_control:
-            import pandas as pd
+            import pandas as pd  # deferred: pandas costs ~0.5 s to import, only this path needs it
 
             try:
-                df = pd.read_csv(args.judgments, dtype={c: str for c in RANK_COLUMNS},
-                                 keep_default_na=False)
+                df = pd.read_csv(
+                    args.judgments, dtype={c: str for c in RANK_COLUMNS}, keep_default_na=False
+                )
             except (FileNotFoundError, pd.errors.EmptyDataError) as exc:
                 raise InputError(f"cannot read: {exc}", path=args.judgments) from None
-            board = leaderboard_length_controlled(df, args.ties, args.bootstrap, args.seed,
-                                                  args.level, args.alpha)
+            board = leaderboard_length_controlled(
+                df, args.ties, args.bootstrap, args.seed, args.level, args.alpha
+            )
         else:
             counts = _read_rank_csv(args.judgments)
-            board = leaderboard(counts, args.ties, args.bootstrap, args.seed, args.level,
-                                args.alpha)
+            board = leaderboard(
+                counts, args.ties, args.bootstrap, args.seed, args.level, args.alpha
+            )
     out = board.to_dict()
     out["warnings"] = [str(w.message) for w in caught]
     if args.json:
         print(json.dumps(out))
         return 0
-    cols = ["rank", "rank_ub", "name", "beta", "ci_low", "ci_high", "n_comparisons", "wins",
-            "losses", "ties"] + (["beta_lc", "rank_lc"] if args.length_control else [])
-    rows = [[_fmt(r.get(c)) if c not in ("n_comparisons", "wins", "losses", "ties")
-             else _fmt(int(r[c])) for c in cols] for r in out["systems"]]
+    cols = [
+        "rank",
+        "rank_ub",
+        "name",
+        "beta",
+        "ci_low",
+        "ci_high",
+        "n_comparisons",
+        "wins",
+        "losses",
+        "ties",
+    ] + (["beta_lc", "rank_lc"] if args.length_control else [])
+    rows = [
+        [
+            _fmt(r.get(c))
+            if c not in ("n_comparisons", "wins", "losses", "ties")
+            else _fmt(int(r[c]))
+            for c in cols
+        ]
+        for r in out["systems"]
+    ]
     print_aligned(cols, rows)
-    print(f"\nbeta = log-strength (mean 0); interval: {out['interval']}; "
-          f"{out['n_judgments']} judgments over {out['n_questions']} questions, "
-          f"{out['n_excluded_none']} None excluded, ties={args.ties}")
+    print(
+        f"\nbeta = log-strength (mean 0); interval: {out['interval']}; "
+        f"{out['n_judgments']} judgments over {out['n_questions']} questions, "
+        f"{out['n_excluded_none']} None excluded, ties={args.ties}"
+    )
     if args.length_control:
-        print(f"length coefficient {out['length_coefficient']:.3f} "
-              f"[{_fmt(out['length_coefficient_ci'][0])}, {_fmt(out['length_coefficient_ci'][1])}]")
+        print(
+            f"length coefficient {out['length_coefficient']:.3f} "
+            f"[{_fmt(out['length_coefficient_ci'][0])}, {_fmt(out['length_coefficient_ci'][1])}]"
+        )
     for w in out["warnings"]:
         print(f"warning: {w}")
     return 0
 
 
 def _read_verdicts(path: str):
-    import pandas as pd
+    import pandas as pd  # deferred: pandas costs ~0.5 s to import, only this path needs it
 
-    from core.stats.pairwise_counts import parse_verdict
+    from core.stats.pairwise_counts import (
+        parse_verdict,  # deferred: a command imports only what it runs (fast `python -m core`)
+    )
 
     try:
         df = pd.read_csv(path, dtype=str, keep_default_na=False)
@@ -177,22 +245,34 @@ def _read_verdicts(path: str):
             labels[v] = parse_verdict(v)
         except InputError:
             line = int((df["verdict"] == v).to_numpy().argmax()) + 2
-            raise InputError(f"unknown verdict {v!r} (expected A, B, Equal, None, yes or no)",
-                             path=path, line=line, column="verdict") from None
+            raise InputError(
+                f"unknown verdict {v!r} (expected A, B, Equal, None, yes or no)",
+                path=path,
+                line=line,
+                column="verdict",
+            ) from None
     df["verdict"] = df["verdict"].map(labels)
     for c in ("item_id", "rater"):
         blank = df[c].str.strip() == ""
         if blank.any():
-            raise InputError("missing value", path=path, line=int(blank.to_numpy().argmax()) + 2,
-                             column=c)
+            raise InputError(
+                "missing value", path=path, line=int(blank.to_numpy().argmax()) + 2, column=c
+            )
     return df
 
 
 def cmd_agreement(args: argparse.Namespace) -> int:
     """Agreement for one pair of raters, or every pair plus Fleiss' kappa and Krippendorff's alpha."""
-    from core.stats.agreement import (cohen_kappa, cohen_kappa_ci, confusion, fleiss_kappa,
-                                      krippendorff_alpha_nominal, pairwise_agreement,
-                                      percent_agreement, ratings_matrix)
+    from core.stats.agreement import (
+        cohen_kappa,
+        cohen_kappa_ci,
+        confusion,
+        fleiss_kappa,
+        krippendorff_alpha_nominal,
+        pairwise_agreement,
+        percent_agreement,
+        ratings_matrix,
+    )  # deferred: a command imports only what it runs (fast `python -m core`)
 
     df = _read_verdicts(args.verdicts)
     m = ratings_matrix(df)
@@ -209,33 +289,52 @@ def cmd_agreement(args: argparse.Namespace) -> int:
         a, b = list(m.loc[args.rater_a][both]), list(m.loc[args.rater_b][both])
         ci = cohen_kappa_ci(a, b, args.bootstrap, args.seed, args.level)
         conf = confusion(a, b)
-        out = {"rater_a": args.rater_a, "rater_b": args.rater_b, "n": int(both.sum()),
-               "agreement": percent_agreement(a, b), "cohen_kappa": cohen_kappa(a, b),
-               "cohen_kappa_ci": [ci.low, ci.high], "level": args.level,
-               "interval": f"item bootstrap percentile, {args.level:.0%}, {args.bootstrap} replicates",
-               "confusion": {str(r): {str(c): int(conf.loc[r, c]) for c in conf.columns}
-                             for r in conf.index}}
+        out = {
+            "rater_a": args.rater_a,
+            "rater_b": args.rater_b,
+            "n": int(both.sum()),
+            "agreement": percent_agreement(a, b),
+            "cohen_kappa": cohen_kappa(a, b),
+            "cohen_kappa_ci": [ci.low, ci.high],
+            "level": args.level,
+            "interval": f"item bootstrap percentile, {args.level:.0%}, {args.bootstrap} replicates",
+            "confusion": {
+                str(r): {str(c): int(conf.loc[r, c]) for c in conf.columns} for r in conf.index
+            },
+        }
     else:
         if len(raters) < 2:
             raise InputError(f"need at least two raters (found {raters})")
         pairs = pairwise_agreement(df)
-        out = {"raters": raters, "n_items": int(m.shape[1]),
-               "pairs": [{k: (None if isinstance(v, float) and math.isnan(v) else v)
-                          for k, v in row.items()} for row in pairs.to_dict("records")],
-               "fleiss_kappa": fleiss_kappa(df), "krippendorff_alpha": krippendorff_alpha_nominal(m)}
+        out = {
+            "raters": raters,
+            "n_items": int(m.shape[1]),
+            "pairs": [
+                {k: (None if isinstance(v, float) and math.isnan(v) else v) for k, v in row.items()}
+                for row in pairs.to_dict("records")
+            ],
+            "fleiss_kappa": fleiss_kappa(df),
+            "krippendorff_alpha": krippendorff_alpha_nominal(m),
+        }
     out = {k: (None if isinstance(v, float) and math.isnan(v) else v) for k, v in out.items()}
     if args.json:
         print(json.dumps(out, default=str))
         return 0
     if "pairs" in out:
         for p in out["pairs"]:
-            print(f"{p['rater_a']} vs {p['rater_b']}: n={p['n']} agreement={_fmt(p['agreement'])} "
-                  f"kappa={_fmt(p['cohen_kappa'])}")
-        print(f"Fleiss' kappa {_fmt(out['fleiss_kappa'])}; "
-              f"Krippendorff's alpha (nominal) {_fmt(out['krippendorff_alpha'])}")
+            print(
+                f"{p['rater_a']} vs {p['rater_b']}: n={p['n']} agreement={_fmt(p['agreement'])} "
+                f"kappa={_fmt(p['cohen_kappa'])}"
+            )
+        print(
+            f"Fleiss' kappa {_fmt(out['fleiss_kappa'])}; "
+            f"Krippendorff's alpha (nominal) {_fmt(out['krippendorff_alpha'])}"
+        )
     else:
-        print(f"{out['rater_a']} vs {out['rater_b']}: n={out['n']} "
-              f"agreement={_fmt(out['agreement'])} Cohen's kappa={_fmt(out['cohen_kappa'])} "
-              f"[{_fmt(out['cohen_kappa_ci'][0])}, {_fmt(out['cohen_kappa_ci'][1])}] "
-              f"({args.level:.0%} bootstrap)")
+        print(
+            f"{out['rater_a']} vs {out['rater_b']}: n={out['n']} "
+            f"agreement={_fmt(out['agreement'])} Cohen's kappa={_fmt(out['cohen_kappa'])} "
+            f"[{_fmt(out['cohen_kappa_ci'][0])}, {_fmt(out['cohen_kappa_ci'][1])}] "
+            f"({args.level:.0%} bootstrap)"
+        )
     return 0

@@ -4,15 +4,18 @@ modules are auto-discovered and must each define ``register``)."""
 from __future__ import annotations
 
 import argparse
-from typing import TYPE_CHECKING, Sequence
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:                       # the CLI imports its modules lazily, to start fast
+if TYPE_CHECKING:  # the CLI imports its modules lazily, to start fast
     import sqlite_utils
 
 
 def open_args_db(args: argparse.Namespace) -> "sqlite_utils.Database":
     """The database at ``args.db`` (``--db``), opened and migrated."""
-    from core.store.database import open_db
+    from core.store.database import (
+        open_db,  # deferred: a command imports only what it runs (fast `python -m core`)
+    )
 
     return open_db(args.db)
 

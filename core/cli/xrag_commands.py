@@ -11,8 +11,12 @@ from core.store.database import opened
 
 def _langs(text: str) -> tuple[str, ...]:
     """``de,es`` -> ``("de", "es")``; an unknown code is a usage error (exit 2), not a traceback."""
-    from core.errors import ConfigError
-    from core.xrag.model_calls import language_name
+    from core.errors import (
+        ConfigError,  # deferred: a command imports only what it runs (fast `python -m core`)
+    )
+    from core.xrag.model_calls import (
+        language_name,  # deferred: a command imports only what it runs (fast `python -m core`)
+    )
 
     out = tuple(x.strip() for x in text.split(",") if x.strip())
     if not out:
@@ -27,105 +31,169 @@ def _langs(text: str) -> tuple[str, ...]:
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add ``xrag`` and its subcommands to the CLI."""
-    top = sub.add_parser("xrag", help="cross-lingual RAG (XRAG) benchmark: build and evaluate",
-                         description="Build an XRAG-style cross-lingual benchmark from news "
-                                     "articles and evaluate models in five retrieval settings.")
+    top = sub.add_parser(
+        "xrag",
+        help="cross-lingual RAG (XRAG) benchmark: build and evaluate",
+        description="Build an XRAG-style cross-lingual benchmark from news "
+        "articles and evaluate models in five retrieval settings.",
+    )
     xs = top.add_subparsers(dest="xrag_command", metavar="STEP", required=True)
 
-    p = xs.add_parser("import-articles", help="import articles (JSONL or CSV)",
-                      description="Columns: id, title, text, published (YYYY-MM-DD), language, "
-                                  "url; optional translation_of (the English article's id).")
+    p = xs.add_parser(
+        "import-articles",
+        help="import articles (JSONL or CSV)",
+        description="Columns: id, title, text, published (YYYY-MM-DD), language, "
+        "url; optional translation_of (the English article's id).",
+    )
     p.add_argument("path")
     p.add_argument("--source", default="file")
-    p.set_defaults(func=lambda a: _run(a, lambda db: __import__(
-        "core.xrag.articles", fromlist=["x"]).import_articles(db, a.path, source=a.source)))
+    p.set_defaults(
+        func=lambda a: _run(
+            a,
+            lambda db: __import__("core.xrag.articles", fromlist=["x"]).import_articles(
+                db, a.path, source=a.source
+            ),
+        )
+    )
 
-    p = xs.add_parser("import-qas", help="import human single-step QAs of articles",
-                      description="Columns: id, article_id (English article), language, "
-                                  "question, answers (list); optional xquad_id linking versions.")
+    p = xs.add_parser(
+        "import-qas",
+        help="import human single-step QAs of articles",
+        description="Columns: id, article_id (English article), language, "
+        "question, answers (list); optional xquad_id linking versions.",
+    )
     p.add_argument("path")
-    p.set_defaults(func=lambda a: _run(a, lambda db: {"added": __import__(
-        "core.xrag.articles", fromlist=["x"]).import_single_qas(db, a.path)}))
+    p.set_defaults(
+        func=lambda a: _run(
+            a,
+            lambda db: {
+                "added": __import__("core.xrag.articles", fromlist=["x"]).import_single_qas(
+                    db, a.path
+                )
+            },
+        )
+    )
 
-    p = xs.add_parser("pair", help="pair related English articles",
-                      description="Pairs share >= --min-shared title named entities and were "
-                                  "published at most --max-days apart; --model asks a model to "
-                                  "confirm topical relatedness.")
+    p = xs.add_parser(
+        "pair",
+        help="pair related English articles",
+        description="Pairs share >= --min-shared title named entities and were "
+        "published at most --max-days apart; --model asks a model to "
+        "confirm topical relatedness.",
+    )
     p.add_argument("--min-shared", type=int, default=2)
     p.add_argument("--max-days", type=int, default=14)
     p.add_argument("--model", help="LLM that confirms relatedness (optional)")
     p.set_defaults(func=_pair)
 
-    p = xs.add_parser("build", help="summaries, single-step QAs, cross-document questions",
-                      description="Model-built steps need a real model (offline baselines "
-                                  "refuse). --step baseline composes items from human QAs "
-                                  "(XQuAD) without a model.")
+    p = xs.add_parser(
+        "build",
+        help="summaries, single-step QAs, cross-document questions",
+        description="Model-built steps need a real model (offline baselines "
+        "refuse). --step baseline composes items from human QAs "
+        "(XQuAD) without a model.",
+    )
     p.add_argument("--model", help="LLM for the model-built steps")
-    p.add_argument("--step", default="all",
-                   choices=["summaries", "single-qa", "cross", "baseline", "all"])
+    p.add_argument(
+        "--step", default="all", choices=["summaries", "single-qa", "cross", "baseline", "all"]
+    )
     p.add_argument("--types", default="aggregation,comparison,multihop,set")
     p.set_defaults(func=_build)
 
-    p = xs.add_parser("translate", help="translate questions and answers with a model",
-                      description="Stores one translated question per language (parent_id = "
-                                  "the English question), pending review.")
+    p = xs.add_parser(
+        "translate",
+        help="translate questions and answers with a model",
+        description="Stores one translated question per language (parent_id = "
+        "the English question), pending review.",
+    )
     p.add_argument("--model", required=True)
     p.add_argument("--languages", type=_langs, default=("de", "es", "zh", "ar"))
     p.set_defaults(func=_translate)
 
-    p = xs.add_parser("distractors", help="choose six distractor articles per pair",
-                      description="BM25-related English articles published >= --gap-days "
-                                  "before both supporting articles, near-duplicates removed; "
-                                  "plus three per language for the multilingual setting.")
+    p = xs.add_parser(
+        "distractors",
+        help="choose six distractor articles per pair",
+        description="BM25-related English articles published >= --gap-days "
+        "before both supporting articles, near-duplicates removed; "
+        "plus three per language for the multilingual setting.",
+    )
     p.add_argument("--languages", type=_langs, default=("de", "es", "zh", "ar"))
     p.add_argument("--gap-days", type=int, default=14)
     p.add_argument("--replace", action="store_true", help="recompute stored distractors")
     p.set_defaults(func=_distractors)
 
-    p = xs.add_parser("evaluate", help="answer and judge in the retrieval settings",
-                      description="Settings: english, monolingual, multilingual, none, oracle "
-                                  "(or 'all'); the controlled analysis runs unless "
-                                  "--no-controlled. Resumable.")
-    p.add_argument("--setting", action="append", default=None,
-                   help="a setting (repeatable) or 'all' (default)")
+    p = xs.add_parser(
+        "evaluate",
+        help="answer and judge in the retrieval settings",
+        description="Settings: english, monolingual, multilingual, none, oracle "
+        "(or 'all'); the controlled analysis runs unless "
+        "--no-controlled. Resumable.",
+    )
+    p.add_argument(
+        "--setting", action="append", default=None, help="a setting (repeatable) or 'all' (default)"
+    )
     p.add_argument("--model", required=True)
     p.add_argument("--languages", type=_langs, default=("de", "es", "zh", "ar"))
-    p.add_argument("--panel", default=None,
-                   help="comma-separated judges (default offline:similarity,rule:key-recall,"
-                        "rule:key-facts)")
+    p.add_argument(
+        "--panel",
+        default=None,
+        help="comma-separated judges (default offline:similarity,rule:key-recall,rule:key-facts)",
+    )
     p.add_argument("--no-controlled", action="store_true")
     p.set_defaults(func=_evaluate)
 
-    p = xs.add_parser("report", help="accuracy, response language, controlled analysis, labels",
-                      description="Print the XRAG tables (or one JSON object with --json).")
+    p = xs.add_parser(
+        "report",
+        help="accuracy, response language, controlled analysis, labels",
+        description="Print the XRAG tables (or one JSON object with --json).",
+    )
     p.add_argument("--model")
     p.add_argument("--json", action="store_true")
     p.add_argument("--seed", type=int, default=0)
     p.set_defaults(func=_report)
 
-    p = xs.add_parser("verify-export", help="write answers for humans to judge (CSV)",
-                      description="A seeded sample of stored answers with an empty 'verdict' "
-                                  "column; fill in yes/no and load it with verify-import. The "
-                                  "panel's verdict is not shown.")
+    p = xs.add_parser(
+        "verify-export",
+        help="write answers for humans to judge (CSV)",
+        description="A seeded sample of stored answers with an empty 'verdict' "
+        "column; fill in yes/no and load it with verify-import. The "
+        "panel's verdict is not shown.",
+    )
     p.add_argument("path", help="output .csv")
     p.add_argument("--model")
     p.add_argument("--limit", type=int, default=100)
     p.add_argument("--seed", type=int, default=0)
     p.set_defaults(func=_verify_export)
 
-    p = xs.add_parser("verify-import", help="record human verdicts for panel-vs-human kappa",
-                      description="Columns result_id, verdict (yes/no; empty = skipped), "
-                                  "optional annotator. `xrag report` then shows Cohen's kappa.")
+    p = xs.add_parser(
+        "verify-import",
+        help="record human verdicts for panel-vs-human kappa",
+        description="Columns result_id, verdict (yes/no; empty = skipped), "
+        "optional annotator. `xrag report` then shows Cohen's kappa.",
+    )
     p.add_argument("path")
     p.add_argument("--annotator", help="annotator name when the file has no annotator column")
-    p.set_defaults(func=lambda a: _run(a, lambda db: __import__(
-        "core.views.xrag", fromlist=["x"]).import_human_verdicts(db, a.path, a.annotator)))
+    p.set_defaults(
+        func=lambda a: _run(
+            a,
+            lambda db: __import__("core.views.xrag", fromlist=["x"]).import_human_verdicts(
+                db, a.path, a.annotator
+            ),
+        )
+    )
 
-    p = xs.add_parser("demo", help="build the offline XRAG demo from the bundled XQuAD sample",
-                      description="XQuAD stands in for XRAG data (see docs/readme/xrag.md).")
+    p = xs.add_parser(
+        "demo",
+        help="build the offline XRAG demo from the bundled XQuAD sample",
+        description="XQuAD stands in for XRAG data (see docs/readme/xrag.md).",
+    )
     p.add_argument("--demo-dir", default="demo")
-    p.set_defaults(func=lambda a: _run(a, lambda db: __import__(
-        "core.xrag.workflow", fromlist=["x"]).build_demo(db, a.demo_dir)))
+    p.set_defaults(
+        func=lambda a: _run(
+            a,
+            lambda db: __import__("core.xrag.workflow", fromlist=["x"]).build_demo(db, a.demo_dir),
+        )
+    )
 
 
 def _run(args: argparse.Namespace, fn) -> int:
@@ -135,15 +203,25 @@ def _run(args: argparse.Namespace, fn) -> int:
 
 
 def _pair(args: argparse.Namespace) -> int:
-    from core.xrag.articles import pair_articles
+    from core.xrag.articles import (
+        pair_articles,  # deferred: a command imports only what it runs (fast `python -m core`)
+    )
 
-    return _run(args, lambda db: pair_articles(db, min_shared=args.min_shared,
-                                               max_days=args.max_days, model=args.model))
+    return _run(
+        args,
+        lambda db: pair_articles(
+            db, min_shared=args.min_shared, max_days=args.max_days, model=args.model
+        ),
+    )
 
 
 def _build(args: argparse.Namespace) -> int:
-    from core.errors import ConfigError
-    from core.xrag import build as b
+    from core.errors import (
+        ConfigError,  # deferred: a command imports only what it runs (fast `python -m core`)
+    )
+    from core.xrag import (
+        build as b,  # deferred: a command imports only what it runs (fast `python -m core`)
+    )
 
     def go(db):
         out = {}
@@ -157,39 +235,64 @@ def _build(args: argparse.Namespace) -> int:
             out["single_qa"] = b.generate_single_qas(db, args.model)
         if args.step in ("cross", "all"):
             out["cross"] = b.build_cross_questions(
-                db, args.model, qtypes=[t.strip() for t in args.types.split(",") if t.strip()])
+                db, args.model, qtypes=[t.strip() for t in args.types.split(",") if t.strip()]
+            )
         return out
+
     return _run(args, go)
 
 
 def _translate(args: argparse.Namespace) -> int:
-    from core.xrag.translate import translate_questions
+    from core.xrag.translate import (
+        translate_questions,  # deferred: a command imports only what it runs (fast `python -m core`)
+    )
 
     return _run(args, lambda db: translate_questions(db, args.model, args.languages))
 
 
 def _distractors(args: argparse.Namespace) -> int:
-    from core.xrag.distractors import select_distractors
+    from core.xrag.distractors import (
+        select_distractors,  # deferred: a command imports only what it runs (fast `python -m core`)
+    )
 
-    return _run(args, lambda db: select_distractors(db, languages=args.languages,
-                                                    gap_days=args.gap_days, replace=args.replace))
+    return _run(
+        args,
+        lambda db: select_distractors(
+            db, languages=args.languages, gap_days=args.gap_days, replace=args.replace
+        ),
+    )
 
 
 def _evaluate(args: argparse.Namespace) -> int:
-    from core.xrag.evaluate import SETTINGS, evaluate
-    from core.xrag.judges import DEFAULT_PANEL
+    from core.xrag.evaluate import (  # deferred: a command imports only what it runs (fast `python -m core`)
+        SETTINGS,
+        evaluate,
+    )
+    from core.xrag.judges import (
+        DEFAULT_PANEL,  # deferred: a command imports only what it runs (fast `python -m core`)
+    )
 
     chosen = args.setting or ["all"]
     settings = SETTINGS if "all" in chosen else tuple(chosen)
     panel = tuple(x.strip() for x in args.panel.split(",")) if args.panel else DEFAULT_PANEL
-    return _run(args, lambda db: evaluate(db, args.model, settings=settings,
-                                          languages=args.languages,
-                                          controlled=not args.no_controlled, panel=panel,
-                                          progress=True))
+    return _run(
+        args,
+        lambda db: evaluate(
+            db,
+            args.model,
+            settings=settings,
+            languages=args.languages,
+            controlled=not args.no_controlled,
+            panel=panel,
+            progress=True,
+        ),
+    )
 
 
 def _verify_export(args: argparse.Namespace) -> int:
-    from core.views.xrag import answers_to_verify
+    from core.views.xrag import (
+        answers_to_verify,  # deferred: a command imports only what it runs (fast `python -m core`)
+    )
 
     with opened(args.db) as db:
         frame = answers_to_verify(db, args.model, limit=args.limit, seed=args.seed)
@@ -199,9 +302,11 @@ def _verify_export(args: argparse.Namespace) -> int:
 
 
 def _report(args: argparse.Namespace) -> int:
-    import pandas as pd
+    import pandas as pd  # deferred: pandas costs ~0.5 s to import, only this path needs it
 
-    from core.views import xrag as v
+    from core.views import (
+        xrag as v,  # deferred: a command imports only what it runs (fast `python -m core`)
+    )
 
     with opened(args.db) as db:
         tables = {
@@ -216,8 +321,16 @@ def _report(args: argparse.Namespace) -> int:
         out["panel_human_agreement"] = agreement
         print(json.dumps(out, ensure_ascii=False))
         return 0
-    with pd.option_context("display.width", 200, "display.max_columns", 30,
-                           "display.max_rows", 500, "display.float_format", "{:.3f}".format):
+    with pd.option_context(
+        "display.width",
+        200,
+        "display.max_columns",
+        30,
+        "display.max_rows",
+        500,
+        "display.float_format",
+        "{:.3f}".format,
+    ):
         for name, table in tables.items():
             print(f"\n== {name} ==")
             print(table.to_string(index=False) if len(table) else "(no rows)")

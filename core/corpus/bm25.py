@@ -13,8 +13,9 @@ Pure: imports only bm25s, PyStemmer, scikit-learn and numpy (nothing of the proj
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from functools import lru_cache
-from typing import Any, Callable, Iterable
+from typing import Any
 
 import numpy as np
 
@@ -27,7 +28,9 @@ Tokenizer = Callable[[list[str]], list[list[str]]]
 @lru_cache(maxsize=1)
 def stop_words() -> frozenset[str]:
     """English stop words (scikit-learn's ``ENGLISH_STOP_WORDS``, 318 words)."""
-    from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
+    from sklearn.feature_extraction.text import (
+        ENGLISH_STOP_WORDS,  # deferred: scikit-learn is heavy, only this path needs it
+    )
 
     return frozenset(ENGLISH_STOP_WORDS)
 
@@ -35,7 +38,7 @@ def stop_words() -> frozenset[str]:
 @lru_cache(maxsize=1)
 def stemmer() -> Any:
     """The Snowball English stemmer (PyStemmer, a dependency of bm25s)."""
-    import Stemmer
+    import Stemmer  # deferred: loads only when an index is built
 
     return Stemmer.Stemmer("english")
 
@@ -49,10 +52,11 @@ def stem_content(words: Iterable[str]) -> list[str]:
 
 def bm25s_tokenize(texts: list[str]) -> list[list[str]]:
     """bm25s's analyser: lower-cased, bm25s English stop-words removed, stemmed tokens per text."""
-    import bm25s
+    import bm25s  # deferred: bm25s loads only when an index is built
 
-    return bm25s.tokenize(texts, stopwords="en", stemmer=stemmer(), return_ids=False,
-                          show_progress=False)
+    return bm25s.tokenize(
+        texts, stopwords="en", stemmer=stemmer(), return_ids=False, show_progress=False
+    )
 
 
 class BM25Index:
@@ -64,17 +68,24 @@ class BM25Index:
     are the texts already run through ``tokenizer`` (saves analysing them twice).
     """
 
-    def __init__(self, texts: list[str], *, tokenizer: Tokenizer = bm25s_tokenize,
-                 unique_terms: bool = False, tokens: list[list[str]] | None = None) -> None:
-        import bm25s
+    def __init__(
+        self,
+        texts: list[str],
+        *,
+        tokenizer: Tokenizer = bm25s_tokenize,
+        unique_terms: bool = False,
+        tokens: list[list[str]] | None = None,
+    ) -> None:
+        import bm25s  # deferred: bm25s loads only when an index is built
 
         self.size = len(texts)
         self.tokenizer = tokenizer
         self.unique_terms = unique_terms
         self.retriever = bm25s.BM25(k1=BM25_K1, b=BM25_B)
         if texts:
-            self.retriever.index(tokenizer(list(texts)) if tokens is None else tokens,
-                                 show_progress=False)
+            self.retriever.index(
+                tokenizer(list(texts)) if tokens is None else tokens, show_progress=False
+            )
 
     def terms(self, query: str) -> list[str]:
         """The query's tokens that occur in the index (as scored)."""

@@ -10,9 +10,17 @@ import sqlite_utils
 
 from core.corpus.documents import clean_gutenberg, read_text_file, upsert_document
 from core.errors import InputError
+from core.store.connection import transaction
 
-LANGUAGE_CODES = {"english": "en", "french": "fr", "german": "de", "spanish": "es",
-                  "chinese": "zh", "arabic": "ar", "italian": "it"}
+LANGUAGE_CODES = {
+    "english": "en",
+    "french": "fr",
+    "german": "de",
+    "spanish": "es",
+    "chinese": "zh",
+    "arabic": "ar",
+    "italian": "it",
+}
 
 
 def book_id_for(path: Path) -> str:
@@ -21,8 +29,14 @@ def book_id_for(path: Path) -> str:
     return f"book:{slug or 'untitled'}"
 
 
-def import_book(db: sqlite_utils.Database, path: str | Path, *, doc_id: str | None = None,
-                title: str | None = None, author: str | None = None) -> dict[str, Any]:
+def import_book(
+    db: sqlite_utils.Database,
+    path: str | Path,
+    *,
+    doc_id: str | None = None,
+    title: str | None = None,
+    author: str | None = None,
+) -> dict[str, Any]:
     """Import one UTF-8 book (Gutenberg header/footer stripped; title/author read from it).
 
     Returns the :func:`core.corpus.documents.upsert_document` report plus ``title`` and ``author``.
@@ -34,11 +48,18 @@ def import_book(db: sqlite_utils.Database, path: str | Path, *, doc_id: str | No
         raise InputError("book has no text after removing the Gutenberg header", path=str(path))
     final_title = title or cleaned.title or path.stem
     final_author = author or cleaned.author
-    language = LANGUAGE_CODES.get(cleaned.language.split()[0].lower(), "en") \
-        if cleaned.language else "en"
+    language = (
+        LANGUAGE_CODES.get(cleaned.language.split()[0].lower(), "en") if cleaned.language else "en"
+    )
     result = upsert_document(
-        db, doc_id or book_id_for(path), cleaned.body, kind="book", source="file",
-        title=final_title, author=final_author, language=language,
+        db,
+        doc_id or book_id_for(path),
+        cleaned.body,
+        kind="book",
+        source="file",
+        title=final_title,
+        author=final_author,
+        language=language,
         metadata={"file": path.name, "gutenberg_header": cleaned.had_header},
     )
     return {**result, "title": final_title, "author": final_author}
@@ -56,7 +77,6 @@ def import_books(db: sqlite_utils.Database, path: str | Path) -> list[dict[str, 
             raise InputError("no .txt files in folder", path=str(path))
         for file in files:  # validate all first: decode errors name the file
             read_text_file(file)
-        from core.store.connection import transaction
 
         with transaction(db):
             return [import_book(db, f) for f in files]

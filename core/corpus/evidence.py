@@ -15,8 +15,9 @@ from rapidfuzz import fuzz
 
 DEFAULT_THRESHOLD = 90.0
 MIN_QUOTE_CHARS = 8
-_QUOTES = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"',
-                         "\u2014": "-", "\u2013": "-"})
+_QUOTES = str.maketrans(
+    {"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"', "\u2014": "-", "\u2013": "-"}
+)
 _WINDOW = 4000
 
 
@@ -55,8 +56,13 @@ def _clean_quote(quote: str) -> str:
     return re.sub(r"^\.\.\.|\.\.\.$|^\u2026|\u2026$", "", quote).strip()
 
 
-def verify_quote(quote: str, source: str, *, threshold: float = DEFAULT_THRESHOLD,
-                 _norm: tuple[str, list[int]] | None = None) -> dict[str, Any]:
+def verify_quote(
+    quote: str,
+    source: str,
+    *,
+    threshold: float = DEFAULT_THRESHOLD,
+    _norm: tuple[str, list[int]] | None = None,
+) -> dict[str, Any]:
     """``{quote, verified, score, start}`` for one quote against ``source``.
 
     Exact normalised match scores 100. Otherwise the source is scanned in overlapping windows of
@@ -75,19 +81,24 @@ def verify_quote(quote: str, source: str, *, threshold: float = DEFAULT_THRESHOL
     step = _WINDOW - max(len(norm_q), 1)
     step = max(step, _WINDOW // 2)
     for lo in range(0, max(len(norm_src) - len(norm_q), 0) + 1, step):
-        window = norm_src[lo: lo + _WINDOW]
+        window = norm_src[lo : lo + _WINDOW]
         align = fuzz.partial_ratio_alignment(norm_q, window, score_cutoff=best_score)
         if align is not None and align.score > best_score:
             best_score, best_start = align.score, lo + align.dest_start
             if best_score >= 100:
                 break
     verified = best_score >= threshold
-    return {**result, "verified": verified, "score": round(float(best_score), 1),
-            "start": offsets[best_start] if verified and 0 <= best_start < len(offsets) else -1}
+    return {
+        **result,
+        "verified": verified,
+        "score": round(float(best_score), 1),
+        "start": offsets[best_start] if verified and 0 <= best_start < len(offsets) else -1,
+    }
 
 
-def verify_quotes(quotes: list[str], source: str, *,
-                  threshold: float = DEFAULT_THRESHOLD) -> list[dict[str, Any]]:
+def verify_quotes(
+    quotes: list[str], source: str, *, threshold: float = DEFAULT_THRESHOLD
+) -> list[dict[str, Any]]:
     """Verify every quote against ``source`` (the text is normalised once)."""
     if not quotes:
         return []
@@ -99,5 +110,8 @@ def verified_share(evidence_lists: list[list[dict[str, Any]]]) -> dict[str, floa
     """``{n_quotes, n_verified, share}`` over many items' evidence (share NaN-free: 0 quotes -> None)."""
     flat = [e for items in evidence_lists for e in (items or []) if isinstance(e, dict)]
     n_ver = sum(1 for e in flat if e.get("verified"))
-    return {"n_quotes": len(flat), "n_verified": n_ver,
-            "share": round(n_ver / len(flat), 4) if flat else None}
+    return {
+        "n_quotes": len(flat),
+        "n_verified": n_ver,
+        "share": round(n_ver / len(flat), 4) if flat else None,
+    }

@@ -27,8 +27,8 @@ import sqlite_utils
 from tqdm import tqdm
 
 from core.corpus.documents import clean_gutenberg, decode_bytes, upsert_document
-from core.errors import InputError
 from core.corpus.tabular import read_records, require_text
+from core.errors import InputError
 from core.store.connection import dumps, transaction, utcnow
 
 DOC_COLUMNS = ["document_id", "set", "kind", "wiki_title"]
@@ -97,7 +97,7 @@ def story_text(raw: str, kind: str, start_marker: str, end_marker: str) -> tuple
     s = raw.find(start_marker) if start_marker else -1
     e = raw.rfind(end_marker) if end_marker else -1
     if s >= 0 and e > s:
-        return raw[s: e + len(end_marker)].strip(), "markers"
+        return raw[s : e + len(end_marker)].strip(), "markers"
     if kind == "gutenberg":
         cleaned = clean_gutenberg(raw)
         if cleaned.had_header:
@@ -127,9 +127,15 @@ def _story_file(stories: Path | None, doc_id: str) -> Path | None:
     return None
 
 
-def import_narrativeqa(db: sqlite_utils.Database, root: str | Path, *, split: str | None = None,
-                       stories_dir: str | Path | None = None, progress: bool = False,
-                       run_id: str | None = None) -> ImportReport:
+def import_narrativeqa(
+    db: sqlite_utils.Database,
+    root: str | Path,
+    *,
+    split: str | None = None,
+    stories_dir: str | Path | None = None,
+    progress: bool = False,
+    run_id: str | None = None,
+) -> ImportReport:
     """Import NarrativeQA from ``root`` (see the module docstring); all-or-nothing.
 
     Only documents that have questions (after the optional ``split`` filter) are imported.
@@ -141,8 +147,9 @@ def import_narrativeqa(db: sqlite_utils.Database, root: str | Path, *, split: st
     docs_path, qaps_path = root / "documents.csv", root / "qaps.csv"
     for required in (docs_path, qaps_path):
         if not required.is_file():
-            raise InputError("required file missing from the NarrativeQA folder",
-                             path=str(required))
+            raise InputError(
+                "required file missing from the NarrativeQA folder", path=str(required)
+            )
     documents: dict[str, dict[str, Any]] = {}
     for line, rec in read_records(docs_path, DOC_COLUMNS):
         doc_id = require_text(rec, "document_id", docs_path, line)
@@ -155,23 +162,39 @@ def import_narrativeqa(db: sqlite_utils.Database, root: str | Path, *, split: st
     for line, rec in read_records(qaps_path, QAP_COLUMNS):
         doc_id = require_text(rec, "document_id", qaps_path, line)
         if doc_id not in documents:
-            raise InputError(f"unknown document_id {doc_id!r} (not in documents.csv)",
-                             path=str(qaps_path), line=line, column="document_id")
+            raise InputError(
+                f"unknown document_id {doc_id!r} (not in documents.csv)",
+                path=str(qaps_path),
+                line=line,
+                column="document_id",
+            )
         if split and rec.get("set") != split:
             continue
         text = require_text(rec, "question", qaps_path, line)
         answers = [str(rec.get(c) or "").strip() for c in ("answer1", "answer2")]
         answers = [a for a in answers if a]
         if not answers:
-            raise InputError("no reference answer", path=str(qaps_path), line=line,
-                             column="answer1")
+            raise InputError(
+                "no reference answer", path=str(qaps_path), line=line, column="answer1"
+            )
         qid = question_id(doc_id, text, answers)
         if qid in seen:
-            raise InputError(f"duplicate question (same document, question and answers as "
-                             f"line {seen[qid]})", path=str(qaps_path), line=line)
+            raise InputError(
+                f"duplicate question (same document, question and answers as line {seen[qid]})",
+                path=str(qaps_path),
+                line=line,
+            )
         seen[qid] = line
-        questions.append({"id": qid, "document_id": doc_id, "split": rec.get("set", ""),
-                          "question": text, "answers": answers, "line": line})
+        questions.append(
+            {
+                "id": qid,
+                "document_id": doc_id,
+                "split": rec.get("set", ""),
+                "question": text,
+                "answers": answers,
+                "line": line,
+            }
+        )
 
     wanted = {q["document_id"] for q in questions}
     summaries: dict[str, str] = {}
@@ -180,8 +203,12 @@ def import_narrativeqa(db: sqlite_utils.Database, root: str | Path, *, split: st
         for line, rec in read_records(summaries_path, SUMMARY_COLUMNS):
             doc_id = require_text(rec, "document_id", summaries_path, line)
             if doc_id not in documents:
-                raise InputError(f"unknown document_id {doc_id!r} (not in documents.csv)",
-                                 path=str(summaries_path), line=line, column="document_id")
+                raise InputError(
+                    f"unknown document_id {doc_id!r} (not in documents.csv)",
+                    path=str(summaries_path),
+                    line=line,
+                    column="document_id",
+                )
             if doc_id in wanted and str(rec.get("summary") or "").strip():
                 summaries[doc_id] = str(rec["summary"]).strip()
 
@@ -193,8 +220,9 @@ def import_narrativeqa(db: sqlite_utils.Database, root: str | Path, *, split: st
             continue
         meta = documents[doc_id]
         raw = decode_bytes(path.read_bytes(), path)
-        text, how = story_text(raw, meta.get("kind", ""), meta.get("story_start", ""),
-                               meta.get("story_end", ""))
+        text, how = story_text(
+            raw, meta.get("kind", ""), meta.get("story_start", ""), meta.get("story_end", "")
+        )
         if text.strip():
             story_texts[doc_id] = (text, how, path.name)
 
@@ -203,22 +231,37 @@ def import_narrativeqa(db: sqlite_utils.Database, root: str | Path, *, split: st
     with transaction(db):
         for doc_id in tqdm(sorted(wanted), desc="documents", disable=not progress, unit="doc"):
             meta = documents[doc_id]
-            base_meta = {k: meta.get(k, "") for k in
-                         ("set", "kind", "story_url", "wiki_url", "story_word_count")}
+            base_meta = {
+                k: meta.get(k, "")
+                for k in ("set", "kind", "story_url", "wiki_url", "story_word_count")
+            }
             title = meta.get("wiki_title", "")
             if doc_id in story_texts:
                 text, how, filename = story_texts[doc_id]
-                upsert_document(db, doc_id, text, kind="story", source="narrativeqa",
-                                title=title, metadata={**base_meta, "extracted_by": how,
-                                                       "file": filename})
+                upsert_document(
+                    db,
+                    doc_id,
+                    text,
+                    kind="story",
+                    source="narrativeqa",
+                    title=title,
+                    metadata={**base_meta, "extracted_by": how, "file": filename},
+                )
                 report.stories += 1
             if doc_id in summaries:
                 if doc_id not in story_texts:
                     # The summary needs a parent row; without a story it carries no text itself.
                     _ensure_placeholder_parent(db, doc_id, title, base_meta, now)
-                upsert_document(db, f"{doc_id}#summary", summaries[doc_id], kind="summary",
-                                source="narrativeqa", title=f"{title} (Wikipedia summary)",
-                                parent_id=doc_id, metadata={"set": meta.get("set", "")})
+                upsert_document(
+                    db,
+                    f"{doc_id}#summary",
+                    summaries[doc_id],
+                    kind="summary",
+                    source="narrativeqa",
+                    title=f"{title} (Wikipedia summary)",
+                    parent_id=doc_id,
+                    metadata={"set": meta.get("set", "")},
+                )
                 report.summaries += 1
             report.documents += 1
         for q in questions:
@@ -230,18 +273,31 @@ def import_narrativeqa(db: sqlite_utils.Database, root: str | Path, *, split: st
             else:
                 context_id, context_kind = None, "none"
             if context_kind == "none":
-                _ensure_placeholder_parent(db, doc_id, documents[doc_id].get("wiki_title", ""),
-                                           {"set": documents[doc_id].get("set", "")}, now)
+                _ensure_placeholder_parent(
+                    db,
+                    doc_id,
+                    documents[doc_id].get("wiki_title", ""),
+                    {"set": documents[doc_id].get("set", "")},
+                    now,
+                )
             report.by_context[context_kind] = report.by_context.get(context_kind, 0) + 1
             exists = db.execute("select 1 from questions where id = ?", [q["id"]]).fetchone()
             row = {
-                "id": q["id"], "document_id": doc_id, "context_document_id": context_id,
-                "context_kind": context_kind, "question": q["question"],
-                "answers": dumps(q["answers"]), "origin": "narrativeqa", "split": q["split"],
-                "qtype": "narrativeqa", "language": "en",
-                "provenance": dumps({"source": "narrativeqa", "file": qaps_path.name,
-                                     "line": q["line"]}),
-                "updated_at": now, "run_id": run_id,
+                "id": q["id"],
+                "document_id": doc_id,
+                "context_document_id": context_id,
+                "context_kind": context_kind,
+                "question": q["question"],
+                "answers": dumps(q["answers"]),
+                "origin": "narrativeqa",
+                "split": q["split"],
+                "qtype": "narrativeqa",
+                "language": "en",
+                "provenance": dumps(
+                    {"source": "narrativeqa", "file": qaps_path.name, "line": q["line"]}
+                ),
+                "updated_at": now,
+                "run_id": run_id,
             }
             if exists:
                 db["questions"].update(q["id"], row)
@@ -252,14 +308,27 @@ def import_narrativeqa(db: sqlite_utils.Database, root: str | Path, *, split: st
     return report
 
 
-def _ensure_placeholder_parent(db: sqlite_utils.Database, doc_id: str, title: str,
-                               meta: dict[str, Any], now: str) -> None:
+def _ensure_placeholder_parent(
+    db: sqlite_utils.Database, doc_id: str, title: str, meta: dict[str, Any], now: str
+) -> None:
     """A document row for a story whose text is not available (kind 'story-missing')."""
     if db.execute("select 1 from documents where id = ?", [doc_id]).fetchone():
         return
-    db["documents"].insert({
-        "id": doc_id, "title": title, "author": "", "kind": "story-missing",
-        "source": "narrativeqa", "language": "en", "parent_id": None, "text": "",
-        "n_chars": 0, "n_tokens": 0, "sha256": "", "metadata": dumps(meta),
-        "created_at": now, "updated_at": now,
-    })
+    db["documents"].insert(
+        {
+            "id": doc_id,
+            "title": title,
+            "author": "",
+            "kind": "story-missing",
+            "source": "narrativeqa",
+            "language": "en",
+            "parent_id": None,
+            "text": "",
+            "n_chars": 0,
+            "n_tokens": 0,
+            "sha256": "",
+            "metadata": dumps(meta),
+            "created_at": now,
+            "updated_at": now,
+        }
+    )

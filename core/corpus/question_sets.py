@@ -15,8 +15,8 @@ from typing import Any
 
 import sqlite_utils
 
-from core.errors import InputError
 from core.corpus.tabular import read_records, require_text
+from core.errors import InputError
 from core.store.connection import dumps, transaction, utcnow
 
 
@@ -30,21 +30,28 @@ def _answers(record: dict[str, Any], path: Path, line: int) -> list[str]:
             try:
                 parsed = json.loads(text)
             except json.JSONDecodeError:
-                raise InputError("answers is not a valid JSON list", path=str(path), line=line,
-                                 column="answers") from None
+                raise InputError(
+                    "answers is not a valid JSON list", path=str(path), line=line, column="answers"
+                ) from None
             return [str(a).strip() for a in parsed if str(a).strip()]
         return [a.strip() for a in text.split("|") if a.strip()]
     found = []
     if str(record.get("answer") or "").strip():
         found.append(str(record["answer"]).strip())
-    numbered = sorted((k for k in record if k.startswith("answer") and k[6:].isdigit()),
-                      key=lambda k: int(k[6:]))
+    numbered = sorted(
+        (k for k in record if k.startswith("answer") and k[6:].isdigit()), key=lambda k: int(k[6:])
+    )
     found += [str(record[k]).strip() for k in numbered if str(record[k] or "").strip()]
     return found
 
 
-def import_questions(db: sqlite_utils.Database, path: str | Path, *, origin: str = "imported",
-                     run_id: str | None = None) -> dict[str, int]:
+def import_questions(
+    db: sqlite_utils.Database,
+    path: str | Path,
+    *,
+    origin: str = "imported",
+    run_id: str | None = None,
+) -> dict[str, int]:
     """Import a question set; all-or-nothing. Returns counts of inserted and updated rows."""
     path = Path(path)
     records = read_records(path, ["question", "document_id"])
@@ -54,27 +61,48 @@ def import_questions(db: sqlite_utils.Database, path: str | Path, *, origin: str
         question = require_text(rec, "question", path, line)
         doc_id = require_text(rec, "document_id", path, line)
         if doc_id not in known:
-            raise InputError(f"unknown document_id {doc_id!r}: import the document first",
-                             path=str(path), line=line, column="document_id")
+            raise InputError(
+                f"unknown document_id {doc_id!r}: import the document first",
+                path=str(path),
+                line=line,
+                column="document_id",
+            )
         context_id = str(rec.get("context_document_id") or doc_id)
         if context_id not in known:
-            raise InputError(f"unknown context_document_id {context_id!r}", path=str(path),
-                             line=line, column="context_document_id")
-        qid = str(rec.get("id") or "").strip() or "q-" + hashlib.sha1(
-            f"{doc_id}\x1f{question}".encode("utf-8")).hexdigest()[:16]
+            raise InputError(
+                f"unknown context_document_id {context_id!r}",
+                path=str(path),
+                line=line,
+                column="context_document_id",
+            )
+        qid = (
+            str(rec.get("id") or "").strip()
+            or "q-" + hashlib.sha1(f"{doc_id}\x1f{question}".encode()).hexdigest()[:16]
+        )
         if qid in seen:
-            raise InputError(f"duplicate id {qid!r} (first on line {seen[qid]})",
-                             path=str(path), line=line, column="id")
+            raise InputError(
+                f"duplicate id {qid!r} (first on line {seen[qid]})",
+                path=str(path),
+                line=line,
+                column="id",
+            )
         seen[qid] = line
-        rows.append({
-            "id": qid, "document_id": doc_id, "context_document_id": context_id,
-            "context_kind": "story" if context_id == doc_id else "other",
-            "question": question, "answers": dumps(_answers(rec, path, line)), "origin": origin,
-            "split": str(rec.get("split") or ""), "qtype": str(rec.get("qtype") or ""),
-            "language": str(rec.get("language") or "en"),
-            "provenance": dumps({"source": "file", "file": path.name, "line": line}),
-            "run_id": run_id,
-        })
+        rows.append(
+            {
+                "id": qid,
+                "document_id": doc_id,
+                "context_document_id": context_id,
+                "context_kind": "story" if context_id == doc_id else "other",
+                "question": question,
+                "answers": dumps(_answers(rec, path, line)),
+                "origin": origin,
+                "split": str(rec.get("split") or ""),
+                "qtype": str(rec.get("qtype") or ""),
+                "language": str(rec.get("language") or "en"),
+                "provenance": dumps({"source": "file", "file": path.name, "line": line}),
+                "run_id": run_id,
+            }
+        )
     counts = {"inserted": 0, "updated": 0}
     now = utcnow()
     with transaction(db):

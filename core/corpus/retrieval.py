@@ -21,9 +21,10 @@ from dataclasses import dataclass
 import numpy as np
 import sqlite_utils
 
-from core.corpus.documents import Passage, get_passages
-from core.errors import InputError
 from core.corpus.bm25 import BM25Index, bm25s_tokenize
+from core.corpus.documents import Passage, count_tokens, get_passages
+from core.corpus.sentences import split_sentences
+from core.errors import InputError
 
 CACHE_SIZE = 8
 PASSAGE_SEPARATOR = "\n\n-----\n\n"
@@ -48,7 +49,9 @@ def tokenize(texts: list[str]) -> list[list[str]]:
 def _document_key(db: sqlite_utils.Database, doc_id: str) -> tuple[str, str, int]:
     row = db.execute(
         "select d.sha256, (select count(*) from passages p where p.document_id = d.id) "
-        "from documents d where d.id = ?", [doc_id]).fetchone()
+        "from documents d where d.id = ?",
+        [doc_id],
+    ).fetchone()
     if row is None:
         raise InputError(f"unknown document {doc_id!r}")
     if row[1] == 0:
@@ -64,8 +67,9 @@ def get_index(db: sqlite_utils.Database, doc_id: str) -> _Index:
             _cache.move_to_end(key)
             return _cache[key]
     passages = tuple(get_passages(db, doc_id))
-    index = _Index(bm25=BM25Index([p.text for p in passages], tokenizer=tokenize),
-                   passages=passages)
+    index = _Index(
+        bm25=BM25Index([p.text for p in passages], tokenizer=tokenize), passages=passages
+    )
     with _lock:
         _cache[key] = index
         _cache.move_to_end(key)
@@ -96,8 +100,9 @@ def _ranked(index: _Index, query: str) -> list[tuple[int, float]]:
     return index.bm25.top(query)
 
 
-def search(db: sqlite_utils.Database, doc_id: str, query: str, k: int = 10
-           ) -> list[tuple[Passage, float]]:
+def search(
+    db: sqlite_utils.Database, doc_id: str, query: str, k: int = 10
+) -> list[tuple[Passage, float]]:
     """The ``k`` best passages of ``doc_id`` for ``query`` with their BM25 scores, best first.
 
     Passages that share no term with the query are never returned.
@@ -108,8 +113,9 @@ def search(db: sqlite_utils.Database, doc_id: str, query: str, k: int = 10
     return [(index.passages[i], s) for i, s in _ranked(index, query)[:k]]
 
 
-def retrieve(db: sqlite_utils.Database, doc_id: str, query: str, budget_tokens: int = 4000
-             ) -> list[Passage]:
+def retrieve(
+    db: sqlite_utils.Database, doc_id: str, query: str, budget_tokens: int = 4000
+) -> list[Passage]:
     """The best passages for ``query`` whose token counts sum to at most ``budget_tokens``,
     returned in book order.
 
@@ -146,34 +152,39 @@ def best_excerpt(passage: Passage, query: str, budget_tokens: int) -> Passage:
 
     Raises InputError when no single sentence fits the budget.
     """
-    from core.corpus.documents import count_tokens
-    from core.corpus.sentences import split_sentences
 
     sentences = split_sentences(passage.text)
     if not sentences:
         raise InputError(f"passage {passage.idx} has no sentences to excerpt")
-    terms = [set(t) for t in tokenize([passage.text[s.start:s.end] for s in sentences])]
+    terms = [set(t) for t in tokenize([passage.text[s.start : s.end] for s in sentences])]
     wanted = set(tokenize([query])[0])
-    best: tuple[int, int, int] | None = None          # (-query terms held, first, -length)
+    best: tuple[int, int, int] | None = None  # (-query terms held, first, -length)
     for i in range(len(sentences)):
         held: set[str] = set()
         for j in range(i, len(sentences)):
-            if count_tokens(passage.text[sentences[i].start:sentences[j].end]) > budget_tokens:
+            if count_tokens(passage.text[sentences[i].start : sentences[j].end]) > budget_tokens:
                 break
             held |= terms[j] & wanted
             key = (-len(held), i, -(j - i))
             if best is None or key < best:
                 best = key
     if best is None:
-        shortest = min(count_tokens(passage.text[s.start:s.end]) for s in sentences)
-        raise InputError(f"budget_tokens={budget_tokens} is smaller than every sentence of the "
-                         f"best passage ({passage.idx}; shortest sentence {shortest} tokens): "
-                         "raise the retrieval budget")
+        shortest = min(count_tokens(passage.text[s.start : s.end]) for s in sentences)
+        raise InputError(
+            f"budget_tokens={budget_tokens} is smaller than every sentence of the "
+            f"best passage ({passage.idx}; shortest sentence {shortest} tokens): "
+            "raise the retrieval budget"
+        )
     first, last = best[1], best[1] - best[2]
     lo, hi = sentences[first].start, sentences[last].end
     text = passage.text[lo:hi]
-    return Passage(idx=passage.idx, start=passage.start + lo, end=passage.start + hi,
-                   text=text, n_tokens=count_tokens(text))
+    return Passage(
+        idx=passage.idx,
+        start=passage.start + lo,
+        end=passage.start + hi,
+        text=text,
+        n_tokens=count_tokens(text),
+    )
 
 
 def format_context(passages: list[Passage]) -> str:

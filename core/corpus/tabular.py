@@ -5,8 +5,9 @@ from __future__ import annotations
 import csv
 import io
 import json
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 from core.corpus.documents import decode_bytes
 from core.errors import InputError
@@ -14,8 +15,9 @@ from core.errors import InputError
 csv.field_size_limit(1 << 30)
 
 
-def read_records(path: str | Path, required: list[str], *,
-                 alternatives: dict[str, list[str]] | None = None) -> list[tuple[int, dict[str, Any]]]:
+def read_records(
+    path: str | Path, required: list[str], *, alternatives: dict[str, list[str]] | None = None
+) -> list[tuple[int, dict[str, Any]]]:
     """Read a ``.csv`` or ``.jsonl`` file into ``(line_number, record)`` pairs.
 
     ``required`` columns must all be present (for CSV in the header, for JSONL in every object);
@@ -45,8 +47,12 @@ def read_records(path: str | Path, required: list[str], *,
                 record[name] = record[alt]
                 continue
             present = ", ".join(sorted(record)) or "none"
-            raise InputError(f"missing required column (columns present: {present})",
-                             path=str(path), line=line, column=name)
+            raise InputError(
+                f"missing required column (columns present: {present})",
+                path=str(path),
+                line=line,
+                column=name,
+            )
     return records
 
 
@@ -69,8 +75,9 @@ def _jsonl(text: str, path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
         try:
             value = json.loads(raw)
         except json.JSONDecodeError as exc:
-            raise InputError(f"not valid JSON ({exc.msg} at column {exc.colno})",
-                             path=str(path), line=number) from None
+            raise InputError(
+                f"not valid JSON ({exc.msg} at column {exc.colno})", path=str(path), line=number
+            ) from None
         if not isinstance(value, dict):
             raise InputError("expected a JSON object", path=str(path), line=number)
         yield number, value
@@ -94,13 +101,17 @@ def _csv(text: str, path: Path, delimiter: str) -> Iterator[tuple[int, dict[str,
         except StopIteration:
             return
         except csv.Error as exc:
-            raise InputError(f"malformed CSV ({exc})", path=str(path),
-                             line=reader.line_num) from None
+            raise InputError(
+                f"malformed CSV ({exc})", path=str(path), line=reader.line_num
+            ) from None
         if not row or all(not cell.strip() for cell in row):
             continue
         if len(row) != len(header):
-            raise InputError(f"expected {len(header)} fields, found {len(row)}",
-                             path=str(path), line=reader.line_num)
+            raise InputError(
+                f"expected {len(header)} fields, found {len(row)}",
+                path=str(path),
+                line=reader.line_num,
+            )
         yield reader.line_num, dict(zip(header, row))
 
 
@@ -110,6 +121,7 @@ def require_text(record: dict[str, Any], column: str, path: str | Path, line: in
     if value is None or (isinstance(value, str) and not value.strip()):
         raise InputError("empty value", path=str(path), line=line, column=column)
     if not isinstance(value, (str, int, float)):
-        raise InputError(f"expected text, found {type(value).__name__}", path=str(path),
-                         line=line, column=column)
+        raise InputError(
+            f"expected text, found {type(value).__name__}", path=str(path), line=line, column=column
+        )
     return str(value).strip()

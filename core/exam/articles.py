@@ -18,43 +18,79 @@ article; that query scores 0 for it.
 
 from __future__ import annotations
 
-from typing import Any, Iterable
+from collections import Counter
+from collections.abc import Iterable
+from typing import Any
 
 import sqlite_utils
 
+from core.corpus.documents import count_tokens
+from core.corpus.retrieval import retrieve
 from core.errors import InputError
 from core.exam.lexical import ArticleIndex, bm25_window_scores, content_terms
+from core.llm.engine import complete_many
+from core.llm.prompts import prompt_hash, render_prompt
+from core.llm.types import LLMRequest
 from core.store.connection import dumps, rows, transaction, utcnow
 
 GOLD = "_gold_"
 
 
-def store_article(db: sqlite_utils.Database, bank_id: str, query_id: str, system: str, text: str,
-                  *, kind: str, metadata: dict[str, Any] | None = None,
-                  run_id: str | None = None) -> int:
+def store_article(
+    db: sqlite_utils.Database,
+    bank_id: str,
+    query_id: str,
+    system: str,
+    text: str,
+    *,
+    kind: str,
+    metadata: dict[str, Any] | None = None,
+    run_id: str | None = None,
+) -> int:
     """Insert or replace the article of ``system`` for ``query_id``; returns its id.
 
     Replacing an article drops its old grades (cascade). Empty text raises ``InputError``.
     """
-    from core.corpus.documents import count_tokens
 
     if not text.strip():
         raise InputError(f"empty article for system {system!r}, query {query_id!r}")
-    if not db.execute("select 1 from exam_queries where bank_id = ? and query_id = ?",
-                      [bank_id, query_id]).fetchone():
+    if not db.execute(
+        "select 1 from exam_queries where bank_id = ? and query_id = ?", [bank_id, query_id]
+    ).fetchone():
         raise InputError(f"query {query_id!r} is not in exam bank {bank_id!r}")
     with transaction(db):
-        db.execute("delete from exam_articles where bank_id = ? and query_id = ? and system = ?",
-                   [bank_id, query_id, system])
-        return db["exam_articles"].insert({
-            "bank_id": bank_id, "query_id": query_id, "system": system, "kind": kind,
-            "text": text, "n_tokens": count_tokens(text), "metadata": dumps(metadata or {}),
-            "run_id": run_id, "created_at": utcnow()}).last_pk
+        db.execute(
+            "delete from exam_articles where bank_id = ? and query_id = ? and system = ?",
+            [bank_id, query_id, system],
+        )
+        return (
+            db["exam_articles"]
+            .insert(
+                {
+                    "bank_id": bank_id,
+                    "query_id": query_id,
+                    "system": system,
+                    "kind": kind,
+                    "text": text,
+                    "n_tokens": count_tokens(text),
+                    "metadata": dumps(metadata or {}),
+                    "run_id": run_id,
+                    "created_at": utcnow(),
+                }
+            )
+            .last_pk
+        )
 
 
-def import_articles(db: sqlite_utils.Database, bank_id: str, system: str,
-                    texts: dict[str, str], *, kind: str = "imported",
-                    metadata: dict[str, Any] | None = None) -> int:
+def import_articles(
+    db: sqlite_utils.Database,
+    bank_id: str,
+    system: str,
+    texts: dict[str, str],
+    *,
+    kind: str = "imported",
+    metadata: dict[str, Any] | None = None,
+) -> int:
     """Store one article per query for ``system`` in one transaction; returns how many."""
     with transaction(db):
         for query_id, text in texts.items():
@@ -68,10 +104,6 @@ def pool_article(pool: list[str], query: str, budget_tokens: int) -> str | None:
     Passages are taken by descending score (ties: pool order); one that would overflow the budget
     is skipped. Passages sharing no term with the query are never taken; ``None`` if none match.
     """
-    from collections import Counter
-
-    from core.corpus.documents import count_tokens
-
     if budget_tokens < 1:
         raise InputError(f"budget_tokens must be positive, got {budget_tokens}")
     windows = [content_terms(p) for p in pool]
@@ -92,10 +124,10 @@ def pool_article(pool: list[str], query: str, budget_tokens: int) -> str | None:
     return "\n\n".join(pool[i] for i in sorted(chosen)) if chosen else None
 
 
-def retrieval_article(db: sqlite_utils.Database, document_id: str, query: str,
-                      budget_tokens: int) -> str | None:
+def retrieval_article(
+    db: sqlite_utils.Database, document_id: str, query: str, budget_tokens: int
+) -> str | None:
     """BM25 passages of a stored document for ``query`` up to the budget, in book order."""
-    from core.corpus.retrieval import retrieve
 
     passages = retrieve(db, document_id, query, budget_tokens=budget_tokens)
     return "\n\n".join(p.text for p in passages) if passages else None
@@ -104,8 +136,9 @@ def retrieval_article(db: sqlite_utils.Database, document_id: str, query: str,
 def lead_article(db: sqlite_utils.Database, document_id: str, budget_tokens: int) -> str | None:
     """The first passages of a stored document whose tokens sum to at most the budget."""
     out, used = [], 0
-    for p in rows(db, "select text, n_tokens from passages where document_id = ? order by idx",
-                  [document_id]):
+    for p in rows(
+        db, "select text, n_tokens from passages where document_id = ? order by idx", [document_id]
+    ):
         if used + p["n_tokens"] > budget_tokens:
             break
         out.append(p["text"])
@@ -113,30 +146,47 @@ def lead_article(db: sqlite_utils.Database, document_id: str, budget_tokens: int
     return "\n\n".join(out) if out else None
 
 
-def generate_articles(db: sqlite_utils.Database, bank_id: str, system: str, model: str, *,
-                      document_id: str | None = None, budget_tokens: int = 6000,
-                      max_words: int = 600, run_id: str | None = None) -> int:
+def generate_articles(
+    db: sqlite_utils.Database,
+    bank_id: str,
+    system: str,
+    model: str,
+    *,
+    document_id: str | None = None,
+    budget_tokens: int = 6000,
+    max_words: int = 600,
+    run_id: str | None = None,
+) -> int:
     """Have ``model`` write an overview article per query (retrieve-and-generate).
 
     The context is the query's book (``exam_queries.document_id``, or ``document_id``) retrieved
     for the query text up to ``budget_tokens``; without a book the model writes from the query
     alone. The model never sees the exam questions. Returns the number of articles stored.
     """
-    from core.llm.types import LLMRequest
-    from core.llm.engine import complete_many
-    from core.llm.prompts import prompt_hash, render_prompt
 
-    queries = rows(db, "select query_id, query_text, document_id from exam_queries "
-                       "where bank_id = ? order by query_id", [bank_id])
+    queries = rows(
+        db,
+        "select query_id, query_text, document_id from exam_queries "
+        "where bank_id = ? order by query_id",
+        [bank_id],
+    )
     requests, keys = [], []
     for q in queries:
         doc = q["document_id"] or document_id
         context = (retrieval_article(db, doc, q["query_text"], budget_tokens) or "") if doc else ""
         prompt = render_prompt("exam_article", query=q["query_text"], max_words=max_words)
-        requests.append(LLMRequest(
-            model=model, prompt=prompt, context=context, task="summarize", max_tokens=1500,
-            fields={"query": q["query_text"], "context": context}, purpose="exam-article",
-            tags={"system": system}))
+        requests.append(
+            LLMRequest(
+                model=model,
+                prompt=prompt,
+                context=context,
+                task="summarize",
+                max_tokens=1500,
+                fields={"query": q["query_text"], "context": context},
+                purpose="exam-article",
+                tags={"system": system},
+            )
+        )
         keys.append(q["query_id"])
     responses = complete_many(db, requests, run_id=run_id, progress=True)
     stored = 0
@@ -144,17 +194,26 @@ def generate_articles(db: sqlite_utils.Database, bank_id: str, system: str, mode
         for query_id, resp in zip(keys, responses):
             if resp.error or not (resp.text or "").strip():
                 continue
-            store_article(db, bank_id, query_id, system, resp.text, kind="generated",
-                          metadata={"model": model, "prompt_hash": prompt_hash("exam_article")},
-                          run_id=run_id)
+            store_article(
+                db,
+                bank_id,
+                query_id,
+                system,
+                resp.text,
+                kind="generated",
+                metadata={"model": model, "prompt_hash": prompt_hash("exam_article")},
+                run_id=run_id,
+            )
             stored += 1
     return stored
 
 
-def articles(db: sqlite_utils.Database, bank_id: str,
-             systems: Iterable[str] | None = None) -> list[dict[str, Any]]:
+def articles(
+    db: sqlite_utils.Database, bank_id: str, systems: Iterable[str] | None = None
+) -> list[dict[str, Any]]:
     """Stored articles of a bank (optionally of some systems), by system and query."""
-    out = rows(db, "select * from exam_articles where bank_id = ? order by system, query_id",
-               [bank_id])
+    out = rows(
+        db, "select * from exam_articles where bank_id = ? order by system, query_id", [bank_id]
+    )
     wanted = set(systems) if systems is not None else None
     return [a for a in out if wanted is None or a["system"] in wanted]

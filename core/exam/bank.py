@@ -16,11 +16,13 @@ ground-truth rater. Exam questions go to ``exam_questions`` only, so they never 
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import sqlite_utils
 
+from core.corpus.tabular import jsonl_records
 from core.errors import InputError
 from core.store.connection import dumps, rows, transaction, utcnow
 
@@ -29,22 +31,35 @@ REQUIRED = ("query_id", "qid", "question")
 
 def _records(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
     """``(line_number, record)`` for every exam question in a CAR-style JSONL file."""
-    from core.corpus.tabular import jsonl_records
 
     for n, rec in jsonl_records(path):
         if "items" in rec:  # rubric-evaluation layout: one line per (query, facet)
             items = rec.get("items")
             if items is not None and not isinstance(items, list):
-                raise InputError("'items' must be a list of question objects",
-                                 path=str(path), line=n)
+                raise InputError(
+                    "'items' must be a list of question objects", path=str(path), line=n
+                )
             for item in items or []:
                 if not isinstance(item, dict):
-                    raise InputError("every 'items' entry must be an object with "
-                                     "'question_id' and 'question_text'", path=str(path), line=n)
-                yield n, {"query_id": rec.get("query_id"), "query_text": rec.get("query_text"),
-                          "qid": item.get("question_id"), "question": item.get("question_text"),
-                          "facet_id": rec.get("facet_id"), "choices": None,
-                          "correctKey": None, "correct": None}
+                    raise InputError(
+                        "every 'items' entry must be an object with "
+                        "'question_id' and 'question_text'",
+                        path=str(path),
+                        line=n,
+                    )
+                yield (
+                    n,
+                    {
+                        "query_id": rec.get("query_id"),
+                        "query_text": rec.get("query_text"),
+                        "qid": item.get("question_id"),
+                        "question": item.get("question_text"),
+                        "facet_id": rec.get("facet_id"),
+                        "choices": None,
+                        "correctKey": None,
+                        "correct": None,
+                    },
+                )
         else:
             yield n, rec
 
@@ -56,28 +71,49 @@ def _check(rec: dict[str, Any], path: Path, n: int) -> dict[str, Any]:
             raise InputError(f"missing or empty field {key!r}", path=str(path), line=n)
     for key in ("query_text", "facet_id", "correct"):
         if rec.get(key) is not None and not isinstance(rec[key], str):
-            raise InputError(f"field {key!r} must be a string or null, got "
-                             f"{type(rec[key]).__name__}", path=str(path), line=n)
+            raise InputError(
+                f"field {key!r} must be a string or null, got {type(rec[key]).__name__}",
+                path=str(path),
+                line=n,
+            )
     choices = rec.get("choices")
     key = rec.get("correctKey")
     if choices is not None:
-        if not isinstance(choices, dict) or len(choices) < 2 or not all(
-                isinstance(v, str) for v in choices.values()):
-            raise InputError("'choices' must be an object of at least two texts or null",
-                             path=str(path), line=n)
+        if (
+            not isinstance(choices, dict)
+            or len(choices) < 2
+            or not all(isinstance(v, str) for v in choices.values())
+        ):
+            raise InputError(
+                "'choices' must be an object of at least two texts or null", path=str(path), line=n
+            )
         if key not in choices:
-            raise InputError(f"'correctKey' {key!r} is not one of the choices {sorted(choices)}",
-                             path=str(path), line=n)
-    return {"qid": rec["qid"], "query_id": rec["query_id"], "question": rec["question"].strip(),
-            "choices": dumps(choices) if choices is not None else None,
-            "correct_key": key if choices is not None else None,
-            "correct": rec.get("correct"),
-            "facet_id": rec.get("facet_id") or "", "line": n,
-            "metadata": dumps({"query_text": rec.get("query_text") or ""})}
+            raise InputError(
+                f"'correctKey' {key!r} is not one of the choices {sorted(choices)}",
+                path=str(path),
+                line=n,
+            )
+    return {
+        "qid": rec["qid"],
+        "query_id": rec["query_id"],
+        "question": rec["question"].strip(),
+        "choices": dumps(choices) if choices is not None else None,
+        "correct_key": key if choices is not None else None,
+        "correct": rec.get("correct"),
+        "facet_id": rec.get("facet_id") or "",
+        "line": n,
+        "metadata": dumps({"query_text": rec.get("query_text") or ""}),
+    }
 
 
-def import_car_bank(db: sqlite_utils.Database, path: str | Path, *, bank_id: str | None = None,
-                    queries: set[str] | None = None, name: str = "") -> dict[str, Any]:
+def import_car_bank(
+    db: sqlite_utils.Database,
+    path: str | Path,
+    *,
+    bank_id: str | None = None,
+    queries: set[str] | None = None,
+    name: str = "",
+) -> dict[str, Any]:
     """Import a CAR Y3 exam-question JSONL file as bank ``bank_id`` (default: the file stem).
 
     The whole file is validated first; a malformed line raises ``InputError`` (path, line) and
@@ -93,8 +129,12 @@ def import_car_bank(db: sqlite_utils.Database, path: str | Path, *, bank_id: str
     parsed, seen, blank = [], set(), 0
     query_text: dict[str, str] = {}
     for n, rec in _records(path):
-        if isinstance(rec.get("question"), str) and not rec["question"].strip() and \
-                isinstance(rec.get("qid"), str) and rec["qid"].strip():
+        if (
+            isinstance(rec.get("question"), str)
+            and not rec["question"].strip()
+            and isinstance(rec.get("qid"), str)
+            and rec["qid"].strip()
+        ):
             blank += 1  # an empty generated question (the CAR Y3 file has 16): not a question
             continue
         row = _check(rec, path, n)
@@ -109,37 +149,83 @@ def import_car_bank(db: sqlite_utils.Database, path: str | Path, *, bank_id: str
     if not parsed:
         raise InputError("no exam questions found", path=str(path))
     with transaction(db):
-        _replace_bank(db, bank_id, name=name or path.name, source="car-y3", path=str(path),
-                      document_id=None, queries=query_text, n_questions=len(parsed))
+        _replace_bank(
+            db,
+            bank_id,
+            name=name or path.name,
+            source="car-y3",
+            path=str(path),
+            document_id=None,
+            queries=query_text,
+            n_questions=len(parsed),
+        )
         db["exam_questions"].insert_all(
             ({**row, "id": f"{bank_id}::{row['qid']}", "bank_id": bank_id} for row in parsed),
-            batch_size=500)
-    return {"bank_id": bank_id, "n_queries": len(query_text), "n_questions": len(parsed),
-            "n_blank_skipped": blank}
+            batch_size=500,
+        )
+    return {
+        "bank_id": bank_id,
+        "n_queries": len(query_text),
+        "n_questions": len(parsed),
+        "n_blank_skipped": blank,
+    }
 
 
-def _replace_bank(db: sqlite_utils.Database, bank_id: str, *, name: str, source: str, path: str,
-                  document_id: str | None, queries: dict[str, str], n_questions: int,
-                  query_documents: dict[str, str] | None = None) -> None:
+def _replace_bank(
+    db: sqlite_utils.Database,
+    bank_id: str,
+    *,
+    name: str,
+    source: str,
+    path: str,
+    document_id: str | None,
+    queries: dict[str, str],
+    n_questions: int,
+    query_documents: dict[str, str] | None = None,
+) -> None:
     """(Re)create the bank row and its queries; old questions and grades of the bank go."""
     old = db.execute("select 1 from exam_banks where id = ?", [bank_id]).fetchone()
     if old:
-        db.execute("delete from exam_grades where question_id in "
-                   "(select id from exam_questions where bank_id = ?)", [bank_id])
+        db.execute(
+            "delete from exam_grades where question_id in "
+            "(select id from exam_questions where bank_id = ?)",
+            [bank_id],
+        )
         db.execute("delete from exam_questions where bank_id = ?", [bank_id])
-    db["exam_banks"].upsert({
-        "id": bank_id, "name": name, "source": source, "path": path, "document_id": document_id,
-        "n_queries": len(queries), "n_questions": n_questions, "metadata": "{}",
-        "created_at": utcnow()}, pk="id")
+    db["exam_banks"].upsert(
+        {
+            "id": bank_id,
+            "name": name,
+            "source": source,
+            "path": path,
+            "document_id": document_id,
+            "n_queries": len(queries),
+            "n_questions": n_questions,
+            "metadata": "{}",
+            "created_at": utcnow(),
+        },
+        pk="id",
+    )
     for qid, text in queries.items():
-        db["exam_queries"].upsert({"bank_id": bank_id, "query_id": qid, "query_text": text,
-                                   "document_id": (query_documents or {}).get(qid)},
-                                  pk=("bank_id", "query_id"))
+        db["exam_queries"].upsert(
+            {
+                "bank_id": bank_id,
+                "query_id": qid,
+                "query_text": text,
+                "document_id": (query_documents or {}).get(qid),
+            },
+            pk=("bank_id", "query_id"),
+        )
 
 
-def derive_bank(db: sqlite_utils.Database, document_id: str, *, bank_id: str | None = None,
-                origin: str = "generated", statuses: tuple[str, ...] = ("accepted", "edited",
-                                                                        "pending")) -> dict:
+def derive_bank(
+    db: sqlite_utils.Database,
+    document_id: str,
+    *,
+    bank_id: str | None = None,
+    origin: str = "generated",
+    statuses: tuple[str, ...] = ("accepted", "edited", "pending"),
+) -> dict:
     """Derive an exam bank from the long-span questions of one book (one query = the book).
 
     Questions with status ``rejected``/``discarded`` are left out; reference answers are kept for
@@ -149,29 +235,53 @@ def derive_bank(db: sqlite_utils.Database, document_id: str, *, bank_id: str | N
     if not doc:
         raise InputError(f"unknown document {document_id!r}")
     marks = ",".join("?" for _ in statuses)
-    qs = rows(db, f"select id, question, answers from questions where document_id = ? and "
-                  f"origin = ? and status in ({marks}) order by id",
-              [document_id, origin, *statuses])
+    qs = rows(
+        db,
+        f"select id, question, answers from questions where document_id = ? and "
+        f"origin = ? and status in ({marks}) order by id",
+        [document_id, origin, *statuses],
+    )
     if not qs:
         raise InputError(f"document {document_id!r} has no {origin!r} questions to make an exam")
     bank_id = bank_id or f"{origin}:{document_id}"
     with transaction(db):
-        _replace_bank(db, bank_id, name=f"{origin} questions of {doc[0]['title'] or document_id}",
-                      source=origin, path="", document_id=document_id,
-                      queries={document_id: doc[0]["title"] or document_id}, n_questions=len(qs),
-                      query_documents={document_id: document_id})
-        db["exam_questions"].insert_all({
-            "id": f"{bank_id}::{q['id']}", "bank_id": bank_id, "query_id": document_id,
-            "qid": q["id"], "question": q["question"], "choices": None, "correct_key": None,
-            "correct": None, "answers": dumps(q["answers"] or []), "facet_id": "",
-            "source_question_id": q["id"], "line": None, "metadata": "{}"} for q in qs)
+        _replace_bank(
+            db,
+            bank_id,
+            name=f"{origin} questions of {doc[0]['title'] or document_id}",
+            source=origin,
+            path="",
+            document_id=document_id,
+            queries={document_id: doc[0]["title"] or document_id},
+            n_questions=len(qs),
+            query_documents={document_id: document_id},
+        )
+        db["exam_questions"].insert_all(
+            {
+                "id": f"{bank_id}::{q['id']}",
+                "bank_id": bank_id,
+                "query_id": document_id,
+                "qid": q["id"],
+                "question": q["question"],
+                "choices": None,
+                "correct_key": None,
+                "correct": None,
+                "answers": dumps(q["answers"] or []),
+                "facet_id": "",
+                "source_question_id": q["id"],
+                "line": None,
+                "metadata": "{}",
+            }
+            for q in qs
+        )
     return {"bank_id": bank_id, "n_queries": 1, "n_questions": len(qs)}
 
 
 def bank_questions(db: sqlite_utils.Database, bank_id: str) -> list[dict[str, Any]]:
     """Every question of a bank (choices decoded), ordered by query and qid."""
-    out = rows(db, "select * from exam_questions where bank_id = ? order by query_id, qid",
-               [bank_id])
+    out = rows(
+        db, "select * from exam_questions where bank_id = ? order by query_id, qid", [bank_id]
+    )
     for q in out:
         q["choices"] = json.loads(q["choices"]) if q["choices"] else None
     return out
@@ -181,7 +291,11 @@ def bank_queries(db: sqlite_utils.Database, bank_id: str) -> list[dict[str, Any]
     """The queries of a bank with their question counts."""
     if not db.execute("select 1 from exam_banks where id = ?", [bank_id]).fetchone():
         raise InputError(f"unknown exam bank {bank_id!r}")
-    return rows(db, "select q.query_id, q.query_text, q.document_id, count(x.id) as n_questions "
-                    "from exam_queries q left join exam_questions x on x.bank_id = q.bank_id "
-                    "and x.query_id = q.query_id where q.bank_id = ? group by q.query_id "
-                    "order by q.query_id", [bank_id])
+    return rows(
+        db,
+        "select q.query_id, q.query_text, q.document_id, count(x.id) as n_questions "
+        "from exam_queries q left join exam_questions x on x.bank_id = q.bank_id "
+        "and x.query_id = q.query_id where q.bank_id = ? group by q.query_id "
+        "order by q.query_id",
+        [bank_id],
+    )

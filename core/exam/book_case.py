@@ -23,13 +23,21 @@ from __future__ import annotations
 
 import re
 import time
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 import numpy as np
 import sqlite_utils
 
+from core.corpus.documents import upsert_document
 from core.errors import ConfigError, InputError
+from core.exam.articles import lead_article, retrieval_article, store_article
+from core.exam.bank import derive_bank
+from core.exam.bt_correlation import correlate_with_bradley_terry
+from core.exam.grading import grade_bank
+from core.pipeline.config import load_experiment, read_toml
+from core.pipeline.experiment import run_experiment
 from core.store.connection import dumps, rows, transaction, utcnow
 
 DEMO_BOOK = "book:pg135-les-miserables-hugo-hapgood"
@@ -46,14 +54,21 @@ _STRATEGY = re.compile(r"^(bm25-entities|opening|spread)-([1-9][0-9]*)$")
 def generated_counts(db: sqlite_utils.Database) -> dict[str, int]:
     """Generated questions (not rejected/discarded) per full-text document (book or story)."""
     marks = ",".join("?" * len(STATUSES))
-    return {r["document_id"]: r["n"] for r in rows(
-        db, f"select q.document_id, count(*) as n from questions q join documents d on "
+    return {
+        r["document_id"]: r["n"]
+        for r in rows(
+            db,
+            f"select q.document_id, count(*) as n from questions q join documents d on "
             f"d.id = q.document_id where q.origin = 'generated' and q.status in ({marks}) and "
-            f"d.kind in ('book', 'story') group by q.document_id", list(STATUSES))}
+            f"d.kind in ('book', 'story') group by q.document_id",
+            list(STATUSES),
+        )
+    }
 
 
-def pick_book(db: sqlite_utils.Database, preferred: str = DEMO_BOOK,
-              min_questions: int = MIN_QUESTIONS) -> str:
+def pick_book(
+    db: sqlite_utils.Database, preferred: str = DEMO_BOOK, min_questions: int = MIN_QUESTIONS
+) -> str:
     """``preferred`` if it has at least ``min_questions`` generated questions, else the document
     with the most (ties: smallest id); ``InputError`` when no document has enough."""
     counts = generated_counts(db)
@@ -61,26 +76,39 @@ def pick_book(db: sqlite_utils.Database, preferred: str = DEMO_BOOK,
         return preferred
     best = sorted(((-n, d) for d, n in counts.items() if n >= min_questions))
     if not best:
-        raise InputError(f"no book or story has {min_questions} generated questions "
-                         "(run `python -m core generate DOC --model baseline` first)")
+        raise InputError(
+            f"no book or story has {min_questions} generated questions "
+            "(run `python -m core generate DOC --model baseline` first)"
+        )
     return best[0][1]
 
 
-def top_entity_names(db: sqlite_utils.Database, document_id: str, n: int = TOP_ENTITIES
-                     ) -> list[str]:
+def top_entity_names(
+    db: sqlite_utils.Database, document_id: str, n: int = TOP_ENTITIES
+) -> list[str]:
     """Names of the ``n`` top-ranked entities of the document's latest entity method."""
-    latest = rows(db, "select method from entities where document_id = ? order by id desc "
-                      "limit 1", [document_id])
+    latest = rows(
+        db,
+        "select method from entities where document_id = ? order by id desc limit 1",
+        [document_id],
+    )
     if not latest:
         return []
-    return [r["name"] for r in rows(
-        db, "select name from entities where document_id = ? and method = ? order by rank, id "
-            "limit ?", [document_id, latest[0]["method"], n])]
+    return [
+        r["name"]
+        for r in rows(
+            db,
+            "select name from entities where document_id = ? and method = ? order by rank, id "
+            "limit ?",
+            [document_id, latest[0]["method"], n],
+        )
+    ]
 
 
 def _spread(db: sqlite_utils.Database, document_id: str, budget: int) -> str | None:
-    ps = rows(db, "select text, n_tokens from passages where document_id = ? order by idx",
-              [document_id])
+    ps = rows(
+        db, "select text, n_tokens from passages where document_id = ? order by idx", [document_id]
+    )
     best: list[int] = []
     for k in range(1, len(ps) + 1):
         idx = sorted({int((i + 0.5) * len(ps) / k) for i in range(k)})
@@ -92,12 +120,12 @@ def _spread(db: sqlite_utils.Database, document_id: str, budget: int) -> str | N
 
 def overview(db: sqlite_utils.Database, document_id: str, strategy: str) -> tuple[str | None, dict]:
     """The overview text of ``strategy`` (see module docstring) and its provenance."""
-    from core.exam.articles import lead_article, retrieval_article
 
     m = _STRATEGY.match(strategy)
     if not m:
-        raise ConfigError(f"unknown overview strategy {strategy!r}; use bm25-entities-N, "
-                          "opening-N or spread-N")
+        raise ConfigError(
+            f"unknown overview strategy {strategy!r}; use bm25-entities-N, opening-N or spread-N"
+        )
     kind, budget = m.group(1), int(m.group(2))
     meta: dict[str, Any] = {"strategy": strategy, "budget_tokens": budget}
     if kind == "opening":
@@ -118,23 +146,24 @@ def book_systems(config: dict[str, Any]) -> dict[str, str]:
     for s in config.get("systems", []):
         suffix = str(s.get("suffix", ""))
         if s.get("kind") != "oracle" or not suffix.startswith(SUFFIX):
-            raise ConfigError(f"system {s.get('name')!r}: a book system is kind = \"oracle\" with "
-                              f"suffix = \"{SUFFIX}<strategy>\"")
-        out[s["name"]] = suffix[len(SUFFIX):]
+            raise ConfigError(
+                f'system {s.get("name")!r}: a book system is kind = "oracle" with '
+                f'suffix = "{SUFFIX}<strategy>"'
+            )
+        out[s["name"]] = suffix[len(SUFFIX) :]
     if len(out) < 3:
         raise ConfigError("a correlation needs at least 3 book systems")
     return out
 
 
-def write_overviews(db: sqlite_utils.Database, document_id: str, bank_id: str,
-                    systems: dict[str, str]) -> dict[str, dict[str, Any]]:
+def write_overviews(
+    db: sqlite_utils.Database, document_id: str, bank_id: str, systems: dict[str, str]
+) -> dict[str, dict[str, Any]]:
     """Store each system's overview as its EXAM article and as ``<book>#exam-overview:<s>``.
 
     Returns per system the tokens and whether the overview document changed (answers already
     stored for a changed overview are kept by the experiment runner: the result says so).
     """
-    from core.corpus.documents import upsert_document
-    from core.exam.articles import store_article
 
     title = rows(db, "select title, author from documents where id = ?", [document_id])[0]
     out: dict[str, dict[str, Any]] = {}
@@ -142,21 +171,31 @@ def write_overviews(db: sqlite_utils.Database, document_id: str, bank_id: str,
         for name, strategy in systems.items():
             text, meta = overview(db, document_id, strategy)
             if not text:
-                raise InputError(f"system {name!r}: strategy {strategy!r} finds nothing in "
-                                 f"{document_id!r}")
-            doc = upsert_document(db, f"{document_id}{SUFFIX}{strategy}", text, kind="overview",
-                                  source="exam", title=f"{title['title']} ({strategy} overview)",
-                                  author=title["author"], parent_id=document_id,
-                                  metadata=meta, passages=False)
-            store_article(db, bank_id, document_id, name, text, kind="retrieval",
-                          metadata=meta)
-            out[name] = {"strategy": strategy, "tokens": doc["n_tokens"],
-                         "changed": doc["status"] == "updated"}
+                raise InputError(
+                    f"system {name!r}: strategy {strategy!r} finds nothing in {document_id!r}"
+                )
+            doc = upsert_document(
+                db,
+                f"{document_id}{SUFFIX}{strategy}",
+                text,
+                kind="overview",
+                source="exam",
+                title=f"{title['title']} ({strategy} overview)",
+                author=title["author"],
+                parent_id=document_id,
+                metadata=meta,
+                passages=False,
+            )
+            store_article(db, bank_id, document_id, name, text, kind="retrieval", metadata=meta)
+            out[name] = {
+                "strategy": strategy,
+                "tokens": doc["n_tokens"],
+                "changed": doc["status"] == "updated",
+            }
     return out
 
 
 def _config(path_or_config: str | Path | dict[str, Any], document_id: str) -> dict[str, Any]:
-    from core.pipeline.config import read_toml
 
     raw = dict(path_or_config) if isinstance(path_or_config, dict) else read_toml(path_or_config)
     data = dict(raw.get("data", {}))
@@ -167,27 +206,56 @@ def _config(path_or_config: str | Path | dict[str, Any], document_id: str) -> di
     return raw
 
 
-def store_correlation(db: sqlite_utils.Database, document_id: str, exam_run_id: str,
-                      experiment: str, rater: str, result: dict[str, Any],
-                      per_system: list[dict[str, Any]], n_questions: int) -> None:
+def store_correlation(
+    db: sqlite_utils.Database,
+    document_id: str,
+    exam_run_id: str,
+    experiment: str,
+    rater: str,
+    result: dict[str, Any],
+    per_system: list[dict[str, Any]],
+    n_questions: int,
+) -> None:
     """Insert or replace the stored correlation of (book, EXAM run, rater)."""
     with transaction(db):
-        db.execute("delete from exam_book_correlations where document_id = ? and exam_run_id = ? "
-                   "and rater = ?", [document_id, exam_run_id, rater])
-        db["exam_book_correlations"].insert({
-            "document_id": document_id, "exam_run_id": exam_run_id, "experiment": experiment,
-            "rater": rater, "n_systems": result["n_systems"], "n_questions": n_questions,
-            "spearman": result["spearman"], "kendall": result["kendall"],
-            "spearman_ties": result.get("spearman_ties"),
-            "kendall_ties": result.get("kendall_ties"), "repeats": result.get("repeats"),
-            "seed": result.get("seed"), "n_judgments": result.get("n_judgments"),
-            "n_decisive": result.get("n_decisive"), "bt_estimate": result.get("bt_estimate", ""),
-            "systems": dumps(per_system), "created_at": utcnow()})
+        db.execute(
+            "delete from exam_book_correlations where document_id = ? and exam_run_id = ? "
+            "and rater = ?",
+            [document_id, exam_run_id, rater],
+        )
+        db["exam_book_correlations"].insert(
+            {
+                "document_id": document_id,
+                "exam_run_id": exam_run_id,
+                "experiment": experiment,
+                "rater": rater,
+                "n_systems": result["n_systems"],
+                "n_questions": n_questions,
+                "spearman": result["spearman"],
+                "kendall": result["kendall"],
+                "spearman_ties": result.get("spearman_ties"),
+                "kendall_ties": result.get("kendall_ties"),
+                "repeats": result.get("repeats"),
+                "seed": result.get("seed"),
+                "n_judgments": result.get("n_judgments"),
+                "n_decisive": result.get("n_decisive"),
+                "bt_estimate": result.get("bt_estimate", ""),
+                "systems": dumps(per_system),
+                "created_at": utcnow(),
+            }
+        )
 
 
-def build_book_demo(db: sqlite_utils.Database, document_id: str | None = None, *,
-                    config: str | Path | dict[str, Any] = BOOK_EXPERIMENT, n_boot: int = 200,
-                    repeats: int = 10, seed: int = 0, progress: bool = False) -> dict[str, Any]:
+def build_book_demo(
+    db: sqlite_utils.Database,
+    document_id: str | None = None,
+    *,
+    config: str | Path | dict[str, Any] = BOOK_EXPERIMENT,
+    n_boot: int = 200,
+    repeats: int = 10,
+    seed: int = 0,
+    progress: bool = False,
+) -> dict[str, Any]:
     """EXAM of overview-writing systems vs. their side-by-side Bradley-Terry ranking, one book.
 
     1. book: ``document_id``, else :func:`pick_book` (the demo book, else the story with the
@@ -200,11 +268,6 @@ def build_book_demo(db: sqlite_utils.Database, document_id: str | None = None, *
        ``exam_book_correlations``. Idempotent: reruns replace articles, grades and the stored
        correlation, and the experiment runner skips stored answers and judgments.
     """
-    from core.exam.bt_correlation import correlate_with_bradley_terry
-    from core.exam.bank import derive_bank
-    from core.exam.grading import grade_bank
-    from core.pipeline.experiment import run_experiment
-    from core.pipeline.config import load_experiment
 
     started = time.perf_counter()
     document_id = document_id or pick_book(db)
@@ -217,28 +280,69 @@ def build_book_demo(db: sqlite_utils.Database, document_id: str | None = None, *
     bank = derive_bank(db, document_id)
     bank_id = bank["bank_id"]
     overviews = write_overviews(db, document_id, bank_id, systems)
-    run_id = grade_bank(db, bank_id, verification="self_rating", threshold=BOOK_THRESHOLD,
-                        systems=list(systems), run_id=f"exam:{bank_id}:book-demo")
+    run_id = grade_bank(
+        db,
+        bank_id,
+        verification="self_rating",
+        threshold=BOOK_THRESHOLD,
+        systems=list(systems),
+        run_id=f"exam:{bank_id}:book-demo",
+    )
     experiment = run_experiment(db, raw, progress=progress)
-    corr = correlate_with_bradley_terry(db, run_id, document_id, rater=judge.rater,
-                                        systems=list(systems), n_boot=n_boot, repeats=repeats,
-                                        seed=seed)
-    per_system = [{"system": s, "strategy": systems[s], "tokens": overviews[s]["tokens"],
-                   "exam": corr["exam"][s], "exam_se": corr["exam_se"][s],
-                   "bt": corr["bradley_terry"][s], "bt_se": corr["bradley_terry_se"][s]}
-                  for s in systems]
-    store_correlation(db, document_id, run_id, exp.name, judge.rater, corr, per_system,
-                      bank["n_questions"])
-    return {"document_id": document_id, "bank_id": bank_id, "exam_run_id": run_id,
-            "experiment": exp.name, "rater": judge.rater, "n_questions": bank["n_questions"],
-            "n_judgments": corr["n_judgments"], "n_decisive": corr["n_decisive"],
-            "n_questions_decisive": corr["n_questions_decisive"],
-            "bt_estimate": corr["bt_estimate"], "systems": per_system,
-            "stale_answers": [s for s, o in overviews.items() if o["changed"]],
-            **{k: corr[k] for k in ("n_systems", "spearman", "kendall", "spearman_ties",
-                                    "kendall_ties", "repeats", "seed")},
-            "answers": experiment.get("answers"), "judges": experiment.get("judges"),
-            "seconds": round(time.perf_counter() - started, 2)}
+    corr = correlate_with_bradley_terry(
+        db,
+        run_id,
+        document_id,
+        rater=judge.rater,
+        systems=list(systems),
+        n_boot=n_boot,
+        repeats=repeats,
+        seed=seed,
+    )
+    per_system = [
+        {
+            "system": s,
+            "strategy": systems[s],
+            "tokens": overviews[s]["tokens"],
+            "exam": corr["exam"][s],
+            "exam_se": corr["exam_se"][s],
+            "bt": corr["bradley_terry"][s],
+            "bt_se": corr["bradley_terry_se"][s],
+        }
+        for s in systems
+    ]
+    store_correlation(
+        db, document_id, run_id, exp.name, judge.rater, corr, per_system, bank["n_questions"]
+    )
+    return {
+        "document_id": document_id,
+        "bank_id": bank_id,
+        "exam_run_id": run_id,
+        "experiment": exp.name,
+        "rater": judge.rater,
+        "n_questions": bank["n_questions"],
+        "n_judgments": corr["n_judgments"],
+        "n_decisive": corr["n_decisive"],
+        "n_questions_decisive": corr["n_questions_decisive"],
+        "bt_estimate": corr["bt_estimate"],
+        "systems": per_system,
+        "stale_answers": [s for s, o in overviews.items() if o["changed"]],
+        **{
+            k: corr[k]
+            for k in (
+                "n_systems",
+                "spearman",
+                "kendall",
+                "spearman_ties",
+                "kendall_ties",
+                "repeats",
+                "seed",
+            )
+        },
+        "answers": experiment.get("answers"),
+        "judges": experiment.get("judges"),
+        "seconds": round(time.perf_counter() - started, 2),
+    }
 
 
 def ranks(values: Iterable[float]) -> list[int]:

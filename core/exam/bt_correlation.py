@@ -4,8 +4,10 @@ verdicts and their rank correlation with the EXAM scores of the same systems."""
 from __future__ import annotations
 
 import json
+import warnings
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 import numpy as np
 import sqlite_utils
@@ -13,7 +15,10 @@ import sqlite_utils
 from core.errors import InputError
 from core.exam.articles import GOLD
 from core.exam.scores import leaderboard_correlation, run_scores
+from core.stats.bradley_terry import bootstrap_bradley_terry, fit_bradley_terry
+from core.stats.pairwise_counts import NotIdentifiableError, PairwiseCounts
 from core.store.connection import rows
+
 
 def reference_from_rank_json(path: str | Path) -> tuple[dict[str, float], dict[str, float]]:
     """``(beta, se)`` per system from ``python -m core rank --json`` output.
@@ -26,8 +31,11 @@ def reference_from_rank_json(path: str | Path) -> tuple[dict[str, float], dict[s
         data = json.loads(path.read_text(encoding="utf-8"))
         systems = data["systems"]
         beta = {s["name"]: float(s["beta"]) for s in systems}
-        se = {s["name"]: (float(s["ci_high"]) - float(s["ci_low"])) / (2 * 1.959963984540054)
-              for s in systems if s.get("ci_low") is not None and s.get("ci_high") is not None}
+        se = {
+            s["name"]: (float(s["ci_high"]) - float(s["ci_low"])) / (2 * 1.959963984540054)
+            for s in systems
+            if s.get("ci_low") is not None and s.get("ci_high") is not None
+        }
     except FileNotFoundError:
         raise InputError("no such file", path=str(path)) from None
     except (json.JSONDecodeError, KeyError, TypeError, ValueError) as exc:
@@ -35,22 +43,33 @@ def reference_from_rank_json(path: str | Path) -> tuple[dict[str, float], dict[s
     return beta, se
 
 
-def bradley_terry_reference(db: sqlite_utils.Database, document_id: str, *,
-                            rater: str | None = None, systems: Iterable[str] | None = None,
-                            n_boot: int = 200, seed: int = 0
-                            ) -> tuple[dict[str, float], dict[str, float]]:
+def bradley_terry_reference(
+    db: sqlite_utils.Database,
+    document_id: str,
+    *,
+    rater: str | None = None,
+    systems: Iterable[str] | None = None,
+    n_boot: int = 200,
+    seed: int = 0,
+) -> tuple[dict[str, float], dict[str, float]]:
     """Bradley-Terry ``(beta, se)`` of the systems judged side by side on one book's questions.
 
     See :func:`bradley_terry_fit` (this is its ``beta`` and ``se``).
     """
-    fit = bradley_terry_fit(db, document_id, rater=rater, systems=systems, n_boot=n_boot,
-                            seed=seed)
+    fit = bradley_terry_fit(db, document_id, rater=rater, systems=systems, n_boot=n_boot, seed=seed)
     return fit["beta"], fit["se"]
 
 
-def bradley_terry_fit(db: sqlite_utils.Database, document_id: str, *, rater: str | None = None,
-                      systems: Iterable[str] | None = None, n_boot: int = 200, seed: int = 0,
-                      prior_alpha: float = 0.01) -> dict[str, Any]:
+def bradley_terry_fit(
+    db: sqlite_utils.Database,
+    document_id: str,
+    *,
+    rater: str | None = None,
+    systems: Iterable[str] | None = None,
+    n_boot: int = 200,
+    seed: int = 0,
+    prior_alpha: float = 0.01,
+) -> dict[str, Any]:
     """Bradley-Terry fit of the systems judged side by side on one book's questions.
 
     Uses the current pairwise judgments (superseded rows left out; ``rater`` exact or a prefix
@@ -64,16 +83,16 @@ def bradley_terry_fit(db: sqlite_utils.Database, document_id: str, *, rater: str
     replicates do not inflate it. Returns ``{"beta", "se", "estimate", "n_judgments",
     "n_decisive", "n_questions_decisive"}`` (decisive: ``A``, ``B`` or ``Equal``).
     """
-    import warnings
 
-    from core.stats.pairwise_counts import NotIdentifiableError, PairwiseCounts
-    from core.stats.bradley_terry import bootstrap_bradley_terry, fit_bradley_terry
-
-    judged = rows(db, "select j.question_id, j.system_a, j.system_b, j.verdict, j.rater "
-                      "from judgments j join questions q on q.id = j.question_id "
-                      "where j.kind = 'pairwise' and j.status = 'ok' and j.verdict is not null "
-                      "and q.document_id = ? and j.id not in (select supersedes from judgments "
-                      "where supersedes is not null) order by j.id", [document_id])
+    judged = rows(
+        db,
+        "select j.question_id, j.system_a, j.system_b, j.verdict, j.rater "
+        "from judgments j join questions q on q.id = j.question_id "
+        "where j.kind = 'pairwise' and j.status = 'ok' and j.verdict is not null "
+        "and q.document_id = ? and j.id not in (select supersedes from judgments "
+        "where supersedes is not null) order by j.id",
+        [document_id],
+    )
     if rater:
         judged = [j for j in judged if j["rater"] == rater or j["rater"].startswith(rater)]
     if systems is not None:
@@ -82,7 +101,8 @@ def bradley_terry_fit(db: sqlite_utils.Database, document_id: str, *, rater: str
     if not judged:
         raise InputError(f"no side-by-side judgments for document {document_id!r}")
     counts = PairwiseCounts.from_records(
-        [(j["question_id"], j["system_a"], j["system_b"], j["verdict"]) for j in judged])
+        [(j["question_id"], j["system_a"], j["system_b"], j["verdict"]) for j in judged]
+    )
     alpha, estimate = 0.0, "maximum likelihood"
     try:
         beta = fit_bradley_terry(counts.win_matrix("half"), systems=counts.systems)
@@ -90,24 +110,32 @@ def bradley_terry_fit(db: sqlite_utils.Database, document_id: str, *, rater: str
         alpha, estimate = prior_alpha, f"MAP with N(0, 1/{prior_alpha}) prior ({exc})"
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)
-            beta = fit_bradley_terry(counts.win_matrix("half"), alpha=alpha,
-                                     systems=counts.systems)
+            beta = fit_bradley_terry(counts.win_matrix("half"), alpha=alpha, systems=counts.systems)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
         boot = bootstrap_bradley_terry(counts, n_boot=n_boot, seed=seed, alpha=alpha)
     se = (np.asarray(boot.ci_high) - np.asarray(boot.ci_low)) / (2 * 1.959963984540054)
-    return {"beta": {s: float(b) for s, b in zip(counts.systems, beta)},
-            "se": {s: float(e) for s, e in zip(counts.systems, se)},
-            "estimate": estimate, "n_judgments": len(judged),
-            "n_decisive": sum(1 for j in judged if j["verdict"] != "None"),
-            "n_questions_decisive": len({j["question_id"] for j in judged
-                                         if j["verdict"] != "None"})}
+    return {
+        "beta": {s: float(b) for s, b in zip(counts.systems, beta)},
+        "se": {s: float(e) for s, e in zip(counts.systems, se)},
+        "estimate": estimate,
+        "n_judgments": len(judged),
+        "n_decisive": sum(1 for j in judged if j["verdict"] != "None"),
+        "n_questions_decisive": len({j["question_id"] for j in judged if j["verdict"] != "None"}),
+    }
 
 
-def correlate_with_bradley_terry(db: sqlite_utils.Database, run_id: str, document_id: str, *,
-                                 rater: str | None = None, systems: Iterable[str] | None = None,
-                                 n_boot: int = 200, repeats: int = 10, seed: int = 0
-                                 ) -> dict[str, Any]:
+def correlate_with_bradley_terry(
+    db: sqlite_utils.Database,
+    run_id: str,
+    document_id: str,
+    *,
+    rater: str | None = None,
+    systems: Iterable[str] | None = None,
+    n_boot: int = 200,
+    repeats: int = 10,
+    seed: int = 0,
+) -> dict[str, Any]:
     """EXAM leaderboard of a run (exam = the book's long-span questions) vs. its BT ranking.
 
     Both leaderboards carry standard errors, so ties within one SE are broken at random on both
@@ -117,17 +145,22 @@ def correlate_with_bradley_terry(db: sqlite_utils.Database, run_id: str, documen
     ``bt_estimate`` (maximum likelihood, or MAP under a weak prior when the MLE does not exist).
     """
     keep = None if systems is None else set(systems)
-    board = [r for r in run_scores(db, run_id, queries=[document_id])
-             if r.system != GOLD and (keep is None or r.system in keep)]
-    fit = bradley_terry_fit(db, document_id, rater=rater, systems=systems, n_boot=n_boot,
-                            seed=seed)
+    board = [
+        r
+        for r in run_scores(db, run_id, queries=[document_id])
+        if r.system != GOLD and (keep is None or r.system in keep)
+    ]
+    fit = bradley_terry_fit(db, document_id, rater=rater, systems=systems, n_boot=n_boot, seed=seed)
     beta, bse = fit["beta"], fit["se"]
     exam = {r.system: r.exam for r in board}
     # One query (the book): the per-question binomial SE sqrt(p(1-p)/n) stands in for the
     # across-query SE, which a single query cannot give.
-    n = rows(db, "select count(*) as n from exam_questions x join exam_runs r on "
-                 "r.bank_id = x.bank_id where r.id = ? and x.query_id = ?",
-             [run_id, document_id])[0]["n"]
+    n = rows(
+        db,
+        "select count(*) as n from exam_questions x join exam_runs r on "
+        "r.bank_id = x.bank_id where r.id = ? and x.query_id = ?",
+        [run_id, document_id],
+    )[0]["n"]
     se = {r.system: float(np.sqrt(r.exam * (1 - r.exam) / n)) if n else 0.0 for r in board}
     out = leaderboard_correlation(exam, beta, se=se, reference_se=bse, repeats=repeats, seed=seed)
     out["exam"], out["bradley_terry"] = exam, beta

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from core.errors import InputError
+from core.exam.scores import leaderboard_correlation
 
 
 @dataclass
@@ -29,7 +30,7 @@ class CarBlock:
     label: str
     columns: list[str]
     runs: dict[str, dict[str, float | None]] = field(default_factory=dict)
-    implied: dict[str, dict[str, float]] = field(default_factory=dict)   # measure -> {spearman,..}
+    implied: dict[str, dict[str, float]] = field(default_factory=dict)  # measure -> {spearman,..}
 
 
 def _num(text: str, path: Path, line: int) -> float | None:
@@ -68,13 +69,16 @@ def parse_car_results(path: str | Path) -> list[CarBlock]:
                     cur.implied.setdefault(measure, {})[head] = _num(value, path, n)
                 continue
             if head in ("min_rating", "qrel_file"):
-                cur.label = f"{path.stem} [{head} {cells[1]}]" if head == "min_rating" else cur.label
+                cur.label = (
+                    f"{path.stem} [{head} {cells[1]}]" if head == "min_rating" else cur.label
+                )
                 continue
             if head.startswith("EXAM scores produced") or head.startswith('"'):
                 continue
             if len(cells) < len(cur.columns) - 2:
-                raise InputError(f"expected {len(cur.columns)} columns, got {len(cells)}",
-                                 path=str(path), line=n)
+                raise InputError(
+                    f"expected {len(cur.columns)} columns, got {len(cells)}", path=str(path), line=n
+                )
             cells += [""] * (len(cur.columns) - len(cells))
             record = {}
             for col, value in zip(cur.columns[1:], cells[1:]):
@@ -94,40 +98,68 @@ def reproduce_block(block: CarBlock, *, repeats: int = 10, seed: int = 0) -> lis
     breaking, ``repeats`` draws) where the table has standard errors, and the correlation of the
     original EXAM leaderboard (Sander & Dietz 2021) with the TREC ranks.
     """
-    from core.exam.scores import leaderboard_correlation
 
     out = []
-    ranked = {m: r for m, r in block.runs.items()
-              if r.get("orig_TREC_leaderboard_rank") is not None and not m.startswith("_")}
+    ranked = {
+        m: r
+        for m, r in block.runs.items()
+        if r.get("orig_TREC_leaderboard_rank") is not None and not m.startswith("_")
+    }
     if len(ranked) < 3:
         return out
     official = {m: -r["orig_TREC_leaderboard_rank"] for m, r in ranked.items()}
-    orig_exam = {m: -r["orig_EXAM_leaderboard_rank"] for m, r in ranked.items()
-                 if r.get("orig_EXAM_leaderboard_rank") is not None}
+    orig_exam = {
+        m: -r["orig_EXAM_leaderboard_rank"]
+        for m, r in ranked.items()
+        if r.get("orig_EXAM_leaderboard_rank") is not None
+    }
     for measure, se_col in (("exam", "exam-std"), ("n-exam", "n-exam-std")):
         if measure not in block.columns:
             continue
         scores = {m: r[measure] for m, r in ranked.items() if r.get(measure) is not None}
         ses = {m: r[se_col] for m, r in ranked.items() if r.get(se_col) is not None}
-        corr = leaderboard_correlation(scores, official, se=ses if len(ses) == len(scores) else
-                                       None, repeats=repeats, seed=seed)
+        corr = leaderboard_correlation(
+            scores,
+            official,
+            se=ses if len(ses) == len(scores) else None,
+            repeats=repeats,
+            seed=seed,
+        )
         implied = block.implied.get(measure, {})
-        out.append({"table": block.label, "measure": measure, "n_systems": corr["n_systems"],
-                    "spearman": corr["spearman"], "spearman_table": implied.get("spearman"),
-                    "kendall": corr["kendall"], "kendall_table": implied.get("kendall"),
-                    "spearman_ties": corr.get("spearman_ties"),
-                    "kendall_ties": corr.get("kendall_ties")})
+        out.append(
+            {
+                "table": block.label,
+                "measure": measure,
+                "n_systems": corr["n_systems"],
+                "spearman": corr["spearman"],
+                "spearman_table": implied.get("spearman"),
+                "kendall": corr["kendall"],
+                "kendall_table": implied.get("kendall"),
+                "spearman_ties": corr.get("spearman_ties"),
+                "kendall_ties": corr.get("kendall_ties"),
+            }
+        )
     if len(orig_exam) >= 3:
         corr = leaderboard_correlation(orig_exam, official)
-        out.append({"table": block.label, "measure": "orig-EXAM (Sander & Dietz 2021)",
-                    "n_systems": corr["n_systems"], "spearman": corr["spearman"],
-                    "spearman_table": None, "kendall": corr["kendall"], "kendall_table": None,
-                    "spearman_ties": None, "kendall_ties": None})
+        out.append(
+            {
+                "table": block.label,
+                "measure": "orig-EXAM (Sander & Dietz 2021)",
+                "n_systems": corr["n_systems"],
+                "spearman": corr["spearman"],
+                "spearman_table": None,
+                "kendall": corr["kendall"],
+                "kendall_table": None,
+                "spearman_ties": None,
+                "kendall_ties": None,
+            }
+        )
     return out
 
 
-def reproduce_car(results_dir: str | Path, *, repeats: int = 10, seed: int = 0
-                  ) -> list[dict[str, Any]]:
+def reproduce_car(
+    results_dir: str | Path, *, repeats: int = 10, seed: int = 0
+) -> list[dict[str, Any]]:
     """Reproduce every table in a car-results folder, or one table (rows of
     :func:`reproduce_block`)."""
     folder = Path(results_dir)
@@ -144,7 +176,7 @@ def reproduce_car(results_dir: str | Path, *, repeats: int = 10, seed: int = 0
         for block in parse_car_results(path):
             for row in reproduce_block(block, repeats=repeats, seed=seed):
                 if row["measure"].startswith("orig-EXAM"):
-                    if seen_orig:      # the same 16 ranks in every table: report once
+                    if seen_orig:  # the same 16 ranks in every table: report once
                         continue
                     seen_orig, row["table"] = True, "every table"
                 out.append(row)

@@ -27,10 +27,18 @@ import sqlite_utils
 
 from core.errors import ConfigError, InputError
 from core.exam.bank import bank_questions
-from core.exam.lexical import choose_answer, index_article, lexical_answerability, token_f1
+from core.exam.lexical import (
+    choose_answer,
+    index_article,
+    lexical_answerability,
+    token_f1,
+)
+from core.llm.engine import complete_many
+from core.llm.prompts import prompt_hash, render_prompt
 from core.llm.reply_json import outer_object
-from core.store.runs import finish_run, start_run
+from core.llm.types import LLMRequest
 from core.store.connection import dumps, rows, transaction, utcnow
+from core.store.runs import finish_run, start_run
 
 VERIFICATIONS = ("self_rating", "ground_truth")
 DEFAULT_THRESHOLD = {"self_rating": 4.0, "ground_truth": 0.5}
@@ -80,8 +88,13 @@ def parse_choice(text: str, keys: list[str]) -> str | None:
     return None
 
 
-def _offline_grades(db: sqlite_utils.Database, pairs: list[tuple[dict, dict]],
-                    verification: str, threshold: float, run_id: str) -> list[Grade]:
+def _offline_grades(
+    db: sqlite_utils.Database,
+    pairs: list[tuple[dict, dict]],
+    verification: str,
+    threshold: float,
+    run_id: str,
+) -> list[Grade]:
     """Grade with the offline baselines (free-text answers from ``offline:extractive``)."""
     grades: list[Grade] = []
     free = [(a, q) for a, q in pairs if not q["choices"]]
@@ -127,18 +140,24 @@ def _ground_truth_lexical(g: Grade, q: dict, threshold: float) -> None:
     g.correct = int(g.score >= threshold)
 
 
-def _answers(db: sqlite_utils.Database, pairs: list[tuple[dict, dict]], model: str,
-             run_id: str) -> dict[tuple[int, str], tuple[str, str]]:
+def _answers(
+    db: sqlite_utils.Database, pairs: list[tuple[dict, dict]], model: str, run_id: str
+) -> dict[tuple[int, str], tuple[str, str]]:
     """Free-text answers ``{(article_id, question_id): (text, status)}`` via the model layer."""
-    from core.llm.types import LLMRequest
-    from core.llm.engine import complete_many
-    from core.llm.prompts import render_prompt
 
-    reqs = [LLMRequest(model=model, context=a["text"], task="answer", max_tokens=200,
-                       prompt=render_prompt("exam_answer", question=q["question"]),
-                       fields={"question": q["question"], "context": a["text"], "title": ""},
-                       purpose="exam-answer", tags={"system": a["system"]})
-            for a, q in pairs]
+    reqs = [
+        LLMRequest(
+            model=model,
+            context=a["text"],
+            task="answer",
+            max_tokens=200,
+            prompt=render_prompt("exam_answer", question=q["question"]),
+            fields={"question": q["question"], "context": a["text"], "title": ""},
+            purpose="exam-answer",
+            tags={"system": a["system"]},
+        )
+        for a, q in pairs
+    ]
     out = {}
     for (a, q), resp in zip(pairs, complete_many(db, reqs, run_id=run_id, progress=len(reqs) > 50)):
         text = (resp.text or "").strip()
@@ -146,44 +165,71 @@ def _answers(db: sqlite_utils.Database, pairs: list[tuple[dict, dict]], model: s
     return out
 
 
-def _model_grades(db: sqlite_utils.Database, pairs: list[tuple[dict, dict]], model: str,
-                  verification: str, threshold: float, run_id: str,
-                  rater_model: str | None) -> list[Grade]:
+def _model_grades(
+    db: sqlite_utils.Database,
+    pairs: list[tuple[dict, dict]],
+    model: str,
+    verification: str,
+    threshold: float,
+    run_id: str,
+    rater_model: str | None,
+) -> list[Grade]:
     """Grade with a configured model through :mod:`core.llm`."""
-    from core.llm.types import LLMRequest
-    from core.llm.engine import complete_many
-    from core.llm.prompts import prompt_hash, render_prompt
 
     reqs, kinds = [], []
     for a, q in pairs:
         if q["choices"]:
             listing = "\n".join(f"{k}) {v}" for k, v in q["choices"].items())
-            prompt, name = render_prompt("exam_answer_mc", question=q["question"],
-                                         choices=listing), "exam_answer_mc"
+            prompt, name = (
+                render_prompt("exam_answer_mc", question=q["question"], choices=listing),
+                "exam_answer_mc",
+            )
             task = "exam_answer_mc"
         elif verification == "self_rating":
             prompt = render_prompt("exam_answerability", question=q["question"])
             name, task = "exam_answerability", "exam_answerability"
         else:
-            prompt, name, task = render_prompt("exam_answer", question=q["question"]), \
-                "exam_answer", "answer"
-        reqs.append(LLMRequest(model=model, context=a["text"], prompt=prompt, task=task,
-                               max_tokens=300, purpose="exam-grade", tags={"system": a["system"]},
-                               fields={"question": q["question"], "context": a["text"],
-                                       "title": "", "choices": q["choices"]}))
+            prompt, name, task = (
+                render_prompt("exam_answer", question=q["question"]),
+                "exam_answer",
+                "answer",
+            )
+        reqs.append(
+            LLMRequest(
+                model=model,
+                context=a["text"],
+                prompt=prompt,
+                task=task,
+                max_tokens=300,
+                purpose="exam-grade",
+                tags={"system": a["system"]},
+                fields={
+                    "question": q["question"],
+                    "context": a["text"],
+                    "title": "",
+                    "choices": q["choices"],
+                },
+            )
+        )
         kinds.append(name)
     grades = []
-    for (a, q), name, resp in zip(pairs, kinds, complete_many(db, reqs, run_id=run_id,
-                                                                progress=len(reqs) > 50)):
-        g = Grade(article_id=a["id"], question_id=q["id"], raw=resp.text or "",
-                  prompt_hash=prompt_hash(name))
+    for (a, q), name, resp in zip(
+        pairs, kinds, complete_many(db, reqs, run_id=run_id, progress=len(reqs) > 50)
+    ):
+        g = Grade(
+            article_id=a["id"],
+            question_id=q["id"],
+            raw=resp.text or "",
+            prompt_hash=prompt_hash(name),
+        )
         if resp.error:
             g.status, g.raw = "error", resp.error
         elif q["choices"]:
             key = parse_choice(resp.text, list(q["choices"]))
             g.answer = key or ""
-            g.status, g.correct = ("ok", int(key == q["correct_key"])) if key else \
-                ("unparsed", None)
+            g.status, g.correct = (
+                ("ok", int(key == q["correct_key"])) if key else ("unparsed", None)
+            )
         elif verification == "self_rating":
             g.self_rating, g.answer = parse_rating(resp.text)
             g.status = "ok" if g.self_rating is not None else "unparsed"
@@ -197,19 +243,34 @@ def _model_grades(db: sqlite_utils.Database, pairs: list[tuple[dict, dict]], mod
     return grades
 
 
-def _rate_with_model(db: sqlite_utils.Database, pairs: list[tuple[dict, dict]],
-                     grades: list[Grade], rater_model: str, run_id: str) -> None:
+def _rate_with_model(
+    db: sqlite_utils.Database,
+    pairs: list[tuple[dict, dict]],
+    grades: list[Grade],
+    rater_model: str,
+    run_id: str,
+) -> None:
     """Replace the lexical verdict by a ``match_reference`` rater's yes/no."""
-    from core.llm.types import LLMRequest
-    from core.llm.engine import complete_many
 
-    todo = [(i, q) for i, ((_a, q), g) in enumerate(zip(pairs, grades))
-            if not q["choices"] and g.status == "ok"]
-    reqs = [LLMRequest(model=rater_model, task="match_reference", max_tokens=300,
-                       purpose="exam-rate", fields={"question": q["question"],
-                                                    "answer": grades[i].answer,
-                                                    "references": _references(q)})
-            for i, q in todo]
+    todo = [
+        (i, q)
+        for i, ((_a, q), g) in enumerate(zip(pairs, grades))
+        if not q["choices"] and g.status == "ok"
+    ]
+    reqs = [
+        LLMRequest(
+            model=rater_model,
+            task="match_reference",
+            max_tokens=300,
+            purpose="exam-rate",
+            fields={
+                "question": q["question"],
+                "answer": grades[i].answer,
+                "references": _references(q),
+            },
+        )
+        for i, q in todo
+    ]
     for (i, _q), resp in zip(todo, complete_many(db, reqs, run_id=run_id)):
         obj = None if resp.error else outer_object(resp.text or "")
         verdict = obj.get("verdict") if obj is not None else None
@@ -221,10 +282,17 @@ def _rate_with_model(db: sqlite_utils.Database, pairs: list[tuple[dict, dict]],
             g.status, g.correct, g.raw = "unparsed", None, resp.error or resp.text or ""
 
 
-def grade_bank(db: sqlite_utils.Database, bank_id: str, *, qa_model: str = OFFLINE,
-               verification: str = "self_rating", threshold: float | None = None,
-               systems: list[str] | None = None, rater_model: str | None = None,
-               run_id: str | None = None) -> str:
+def grade_bank(
+    db: sqlite_utils.Database,
+    bank_id: str,
+    *,
+    qa_model: str = OFFLINE,
+    verification: str = "self_rating",
+    threshold: float | None = None,
+    systems: list[str] | None = None,
+    rater_model: str | None = None,
+    run_id: str | None = None,
+) -> str:
     """Grade every stored article of ``bank_id`` on its query's exam questions; returns the run id.
 
     The run (``runs`` + ``exam_runs``) and all its grades are written in one transaction after
@@ -233,40 +301,54 @@ def grade_bank(db: sqlite_utils.Database, bank_id: str, *, qa_model: str = OFFLI
     if verification not in VERIFICATIONS:
         raise ConfigError(f"unknown verification {verification!r}; use one of {VERIFICATIONS}")
     if qa_model.startswith(OFFLINE + ":"):
-        raise ConfigError(f"--qa-model {qa_model}: the offline Q/A system is '{OFFLINE}', which "
-                          "runs offline:mc-bm25 (multiple choice), offline:extractive (answers) "
-                          "and offline:lexical-answerability (0-5 grade) together")
+        raise ConfigError(
+            f"--qa-model {qa_model}: the offline Q/A system is '{OFFLINE}', which "
+            "runs offline:mc-bm25 (multiple choice), offline:extractive (answers) "
+            "and offline:lexical-answerability (0-5 grade) together"
+        )
     threshold = DEFAULT_THRESHOLD[verification] if threshold is None else float(threshold)
     top = 5.0 if verification == "self_rating" else 1.0
     if not 0.0 <= threshold <= top:
         what = "a 0-5 self-rating" if top == 5.0 else "a token F1 in [0, 1]"
-        raise ConfigError(f"threshold {threshold:g} is out of range for {verification} "
-                          f"({what})")
+        raise ConfigError(f"threshold {threshold:g} is out of range for {verification} ({what})")
     if rater_model and verification != "ground_truth":
-        raise ConfigError("--rater-model is the ground-truth rater: use it with "
-                          "verification ground_truth")
+        raise ConfigError(
+            "--rater-model is the ground-truth rater: use it with verification ground_truth"
+        )
     questions = bank_questions(db, bank_id)
     if not questions:
         raise InputError(f"exam bank {bank_id!r} has no questions (import it first)")
     if verification == "ground_truth":
         free = [q for q in questions if not q["choices"]]
         if free and not any(_references(q) for q in free):
-            raise ConfigError(f"exam bank {bank_id!r}: none of its {len(free)} free-text "
-                              "questions has a reference answer, so the ground-truth rater has "
-                              "nothing to compare with; use verification self_rating")
+            raise ConfigError(
+                f"exam bank {bank_id!r}: none of its {len(free)} free-text "
+                "questions has a reference answer, so the ground-truth rater has "
+                "nothing to compare with; use verification self_rating"
+            )
     by_query: dict[str, list[dict]] = {}
     for q in questions:
         by_query.setdefault(q["query_id"], []).append(q)
-    arts = rows(db, "select id, query_id, system, text from exam_articles where bank_id = ? "
-                    "order by system, query_id", [bank_id])
+    arts = rows(
+        db,
+        "select id, query_id, system, text from exam_articles where bank_id = ? "
+        "order by system, query_id",
+        [bank_id],
+    )
     if systems is not None:
         arts = [a for a in arts if a["system"] in set(systems)]
     if not arts:
         raise InputError(f"exam bank {bank_id!r} has no articles to grade")
     pairs = [(a, q) for a in arts for q in by_query.get(a["query_id"], [])]
     run_id = run_id or f"exam:{bank_id}:{qa_model}:{verification}:{threshold:g}"
-    config = {"bank_id": bank_id, "qa_model": qa_model, "verification": verification,
-              "threshold": threshold, "rater_model": rater_model, "systems": systems}
+    config = {
+        "bank_id": bank_id,
+        "qa_model": qa_model,
+        "verification": verification,
+        "threshold": threshold,
+        "rater_model": rater_model,
+        "systems": systems,
+    }
     now = utcnow()
     if not db.execute("select 1 from runs where id = ?", [run_id]).fetchone():
         start_run(db, "exam", f"EXAM {bank_id}", config, run_id=run_id, started_at=now)
@@ -274,20 +356,44 @@ def grade_bank(db: sqlite_utils.Database, bank_id: str, *, qa_model: str = OFFLI
         if qa_model == OFFLINE:
             grades = _offline_grades(db, pairs, verification, threshold, run_id)
         else:
-            grades = _model_grades(db, pairs, qa_model, verification, threshold, run_id,
-                                   rater_model)
+            grades = _model_grades(
+                db, pairs, qa_model, verification, threshold, run_id, rater_model
+            )
     except BaseException:
         finish_run(db, run_id, "failed", None)
         raise
     with transaction(db):
         db.execute("delete from exam_grades where run_id = ?", [run_id])
-        db["exam_runs"].upsert({"id": run_id, "bank_id": bank_id, "qa_model": qa_model,
-                                "verification": verification, "threshold": threshold,
-                                "config": dumps(config), "created_at": now}, pk="id")
-        db["exam_grades"].insert_all(({
-            "run_id": run_id, "article_id": g.article_id, "question_id": g.question_id,
-            "answer": g.answer, "self_rating": g.self_rating, "score": g.score,
-            "correct": g.correct, "status": g.status, "raw": g.raw[:4000],
-            "prompt_hash": g.prompt_hash, "created_at": now} for g in grades), batch_size=500)
+        db["exam_runs"].upsert(
+            {
+                "id": run_id,
+                "bank_id": bank_id,
+                "qa_model": qa_model,
+                "verification": verification,
+                "threshold": threshold,
+                "config": dumps(config),
+                "created_at": now,
+            },
+            pk="id",
+        )
+        db["exam_grades"].insert_all(
+            (
+                {
+                    "run_id": run_id,
+                    "article_id": g.article_id,
+                    "question_id": g.question_id,
+                    "answer": g.answer,
+                    "self_rating": g.self_rating,
+                    "score": g.score,
+                    "correct": g.correct,
+                    "status": g.status,
+                    "raw": g.raw[:4000],
+                    "prompt_hash": g.prompt_hash,
+                    "created_at": now,
+                }
+                for g in grades
+            ),
+            batch_size=500,
+        )
         finish_run(db, run_id, "done", None, config=config)
     return run_id

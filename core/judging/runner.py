@@ -29,39 +29,80 @@ from typing import Any
 
 import sqlite_utils
 
-from core.errors import ConfigError
 from core.corpus.evidence import verify_quotes
+from core.errors import ConfigError
 from core.judging.diagnostics import position_consistency, rater_diagnostics
 from core.judging.requests import JudgeItem, build_request, neutralise, new_nonce
-from core.judging.specs import (CONTEXTS, KINDS, Judge, autoais, judge_names, make_judge,
-                                reference_absolute, reference_side_by_side, register_judge,
-                                side_by_side, similarity, with_context)
-from core.llm.prompts import prompt_hash
-from core.store.connection import dumps, transaction, utcnow
+from core.judging.specs import (
+    CONTEXTS,
+    KINDS,
+    Judge,
+    autoais,
+    judge_names,
+    make_judge,
+    reference_absolute,
+    reference_side_by_side,
+    register_judge,
+    side_by_side,
+    similarity,
+    with_context,
+)
 from core.judging.tournament import Comparison
 from core.judging.verdicts import parse_reply
+from core.llm.engine import complete_many
+from core.llm.prompts import prompt_hash
+from core.store.connection import dumps, transaction, utcnow
 
-__all__ = ["CONTEXTS", "KINDS", "Judge", "JudgeItem", "autoais", "build_request", "judge_names",
-           "make_judge", "neutralise", "new_nonce", "plan_absolute", "plan_pairwise",
-           "position_consistency", "rater_diagnostics", "reference_absolute",
-           "reference_side_by_side", "register_judge", "run_items", "side_by_side", "similarity",
-           "with_context"]
+__all__ = [
+    "CONTEXTS",
+    "KINDS",
+    "Judge",
+    "JudgeItem",
+    "autoais",
+    "build_request",
+    "judge_names",
+    "make_judge",
+    "neutralise",
+    "new_nonce",
+    "plan_absolute",
+    "plan_pairwise",
+    "position_consistency",
+    "rater_diagnostics",
+    "reference_absolute",
+    "reference_side_by_side",
+    "register_judge",
+    "run_items",
+    "side_by_side",
+    "similarity",
+    "with_context",
+]
 
 
 def _done_absolute(db: sqlite_utils.Database, judge: Judge) -> set[int]:
-    return {r[0] for r in db.execute(
-        "select answer_id from judgments where rater = ? and kind = 'absolute' "
-        "and status != 'error'", [judge.rater])}
+    return {
+        r[0]
+        for r in db.execute(
+            "select answer_id from judgments where rater = ? and kind = 'absolute' "
+            "and status != 'error'",
+            [judge.rater],
+        )
+    }
 
 
 def _done_pairwise(db: sqlite_utils.Database, judge: Judge) -> set[tuple[str, str, str]]:
-    return {tuple(r) for r in db.execute(
-        "select question_id, system_a, system_b from judgments where rater = ? "
-        "and kind = 'pairwise' and status != 'error'", [judge.rater])}
+    return {
+        tuple(r)
+        for r in db.execute(
+            "select question_id, system_a, system_b from judgments where rater = ? "
+            "and kind = 'pairwise' and status != 'error'",
+            [judge.rater],
+        )
+    }
 
 
-def plan_absolute(db: sqlite_utils.Database, judge: Judge, answers: list[dict],
-                  questions: dict[str, dict]) -> list[JudgeItem]:
+def plan_absolute(
+    db: sqlite_utils.Database, judge: Judge, answers: list[dict], questions: dict[str, dict]
+) -> list[JudgeItem]:
     """Judge calls for the answers (rows of ``answers``) not yet judged by ``judge``."""
     if judge.pairwise:
         raise ConfigError(f"judge {judge.name!r} is pairwise, not absolute")
@@ -76,9 +117,15 @@ def plan_absolute(db: sqlite_utils.Database, judge: Judge, answers: list[dict],
     return items
 
 
-def plan_pairwise(db: sqlite_utils.Database, judge: Judge, comparisons: list[Comparison],
-                  answers: dict[tuple[str, str], dict], questions: dict[str, dict],
-                  *, any_order: bool = True) -> list[JudgeItem]:
+def plan_pairwise(
+    db: sqlite_utils.Database,
+    judge: Judge,
+    comparisons: list[Comparison],
+    answers: dict[tuple[str, str], dict],
+    questions: dict[str, dict],
+    *,
+    any_order: bool = True,
+) -> list[JudgeItem]:
     """Judge calls for ``comparisons`` not yet judged (``any_order``: either order counts)."""
     if not judge.pairwise:
         raise ConfigError(f"judge {judge.name!r} is absolute, not pairwise")
@@ -96,15 +143,20 @@ def plan_pairwise(db: sqlite_utils.Database, judge: Judge, comparisons: list[Com
             continue
         q = questions[comp.question_id]
         req, source, used = build_request(db, judge, q, [a["text"], b["text"]])
-        items.append(JudgeItem(judge, q, req, source, used, comparison=comp, answer_a=a,
-                               answer_b=b))
+        items.append(
+            JudgeItem(judge, q, req, source, used, comparison=comp, answer_a=a, answer_b=b)
+        )
     return items
 
 
-def run_items(db: sqlite_utils.Database, items: list[JudgeItem], *, run_id: str | None = None,
-              progress: bool = True) -> dict[str, int]:
+def run_items(
+    db: sqlite_utils.Database,
+    items: list[JudgeItem],
+    *,
+    run_id: str | None = None,
+    progress: bool = True,
+) -> dict[str, int]:
     """Send the planned calls, parse, verify evidence, store judgments in one transaction."""
-    from core.llm.engine import complete_many
 
     if not items:
         return {"judged": 0, "unparsed": 0, "errors": 0}
@@ -116,36 +168,64 @@ def run_items(db: sqlite_utils.Database, items: list[JudgeItem], *, run_id: str 
     with transaction(db):
         for item, resp in zip(items, responses):
             row = _judgment_row(db, item, resp, run_id, now)
-            counts["errors" if row["status"] == "error" else
-                   "unparsed" if row["status"] == "unparsed" else "judged"] += 1
+            counts[
+                "errors"
+                if row["status"] == "error"
+                else "unparsed"
+                if row["status"] == "unparsed"
+                else "judged"
+            ] += 1
             db["judgments"].insert(row)
     return counts
 
 
-def _judgment_row(db: sqlite_utils.Database, item: JudgeItem, resp: Any, run_id: str | None,
-                  now: str) -> dict[str, Any]:
+def _judgment_row(
+    db: sqlite_utils.Database, item: JudgeItem, resp: Any, run_id: str | None, now: str
+) -> dict[str, Any]:
     judge = item.judge
-    base = {"question_id": item.question["id"], "rater": judge.rater, "rater_kind": "auto",
-            "criterion": judge.spec["criterion"], "prompt_hash": prompt_hash(judge.spec["prompt"]),
-            "context_kind": item.context_used, "run_id": run_id, "created_at": now}
+    base = {
+        "question_id": item.question["id"],
+        "rater": judge.rater,
+        "rater_kind": "auto",
+        "criterion": judge.spec["criterion"],
+        "prompt_hash": prompt_hash(judge.spec["prompt"]),
+        "context_kind": item.context_used,
+        "run_id": run_id,
+        "created_at": now,
+    }
     if judge.pairwise:
         comp = item.comparison
         assert comp is not None and item.answer_a and item.answer_b
-        base.update(kind="pairwise", system_a=comp.system_a, system_b=comp.system_b,
-                    answer_a_id=item.answer_a["id"], answer_b_id=item.answer_b["id"],
-                    order_shown=comp.order_shown)
-        where = ("question_id = ? and system_a = ? and system_b = ?",
-                 [comp.question_id, comp.system_a, comp.system_b])
+        base.update(
+            kind="pairwise",
+            system_a=comp.system_a,
+            system_b=comp.system_b,
+            answer_a_id=item.answer_a["id"],
+            answer_b_id=item.answer_b["id"],
+            order_shown=comp.order_shown,
+        )
+        where = (
+            "question_id = ? and system_a = ? and system_b = ?",
+            [comp.question_id, comp.system_a, comp.system_b],
+        )
     else:
         assert item.answer is not None
         base.update(kind="absolute", system=item.answer["system"], answer_id=item.answer["id"])
         where = ("answer_id = ?", [item.answer["id"]])
-    prev = db.execute(f"select max(id) from judgments where rater = ? and status = 'error' and "
-                      f"{where[0]}", [judge.rater, *where[1]]).fetchone()[0]
+    prev = db.execute(
+        f"select max(id) from judgments where rater = ? and status = 'error' and {where[0]}",
+        [judge.rater, *where[1]],
+    ).fetchone()[0]
     base["supersedes"] = prev
     if resp.error is not None:
         return {**base, "verdict": None, "status": "error", "raw": resp.error}
     parsed = parse_reply(resp.text, judge.spec["verdicts"])
     evidence = verify_quotes(parsed.evidence, item.source) if parsed.status == "ok" else []
-    return {**base, "verdict": parsed.verdict, "status": parsed.status, "raw": resp.text,
-            "rationale": parsed.explanation[:4000], "evidence": dumps(evidence)}
+    return {
+        **base,
+        "verdict": parsed.verdict,
+        "status": parsed.status,
+        "raw": resp.text,
+        "rationale": parsed.explanation[:4000],
+        "evidence": dumps(evidence),
+    }

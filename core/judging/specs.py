@@ -16,17 +16,38 @@ from core.errors import ConfigError
 from core.store.connection import dumps, rows, utcnow
 
 KINDS: dict[str, dict[str, Any]] = {
-    "autoais": {"task": "support", "prompt": "judge_autoais", "pairwise": False,
-                "verdicts": "absolute", "criterion": "supported", "references": False},
-    "side_by_side": {"task": "compare", "prompt": "judge_side_by_side", "pairwise": True,
-                     "verdicts": "pairwise_equal", "criterion": "better", "references": False},
-    "reference_absolute": {"task": "match_reference", "prompt": "judge_reference_absolute",
-                           "pairwise": False, "verdicts": "absolute",
-                           "criterion": "matches-reference", "references": True},
-    "reference_side_by_side": {"task": "compare_reference",
-                               "prompt": "judge_reference_side_by_side", "pairwise": True,
-                               "verdicts": "pairwise_equal", "criterion": "better-vs-reference",
-                               "references": True},
+    "autoais": {
+        "task": "support",
+        "prompt": "judge_autoais",
+        "pairwise": False,
+        "verdicts": "absolute",
+        "criterion": "supported",
+        "references": False,
+    },
+    "side_by_side": {
+        "task": "compare",
+        "prompt": "judge_side_by_side",
+        "pairwise": True,
+        "verdicts": "pairwise_equal",
+        "criterion": "better",
+        "references": False,
+    },
+    "reference_absolute": {
+        "task": "match_reference",
+        "prompt": "judge_reference_absolute",
+        "pairwise": False,
+        "verdicts": "absolute",
+        "criterion": "matches-reference",
+        "references": True,
+    },
+    "reference_side_by_side": {
+        "task": "compare_reference",
+        "prompt": "judge_reference_side_by_side",
+        "pairwise": True,
+        "verdicts": "pairwise_equal",
+        "criterion": "better-vs-reference",
+        "references": True,
+    },
 }
 CONTEXTS = ("none", "rag", "full")
 
@@ -53,14 +74,19 @@ class Judge:
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
-            raise ConfigError(f"judge {self.name!r}: unknown judge kind {self.kind!r}; "
-                              f"known: {', '.join(judge_names())}")
+            raise ConfigError(
+                f"judge {self.name!r}: unknown judge kind {self.kind!r}; "
+                f"known: {', '.join(judge_names())}"
+            )
         if self.context not in CONTEXTS:
-            raise ConfigError(f"judge {self.name!r}: unknown context {self.context!r}; "
-                              f"known: {', '.join(CONTEXTS)}")
+            raise ConfigError(
+                f"judge {self.name!r}: unknown context {self.context!r}; "
+                f"known: {', '.join(CONTEXTS)}"
+            )
         if ":" not in self.model:
-            raise ConfigError(f"judge {self.name!r}: model {self.model!r} must look like "
-                              "'provider:model'")
+            raise ConfigError(
+                f"judge {self.name!r}: model {self.model!r} must look like 'provider:model'"
+            )
         if self.fallback not in ("", "rag"):
             raise ConfigError(f"judge {self.name!r}: fallback must be 'rag' or empty")
 
@@ -97,14 +123,16 @@ def side_by_side(model: str, *, context: str = "rag", name: str | None = None, *
     return Judge(name or f"sbs/{context}/{model}", "side_by_side", model, context, **kw)
 
 
-def reference_absolute(model: str, *, context: str = "none", name: str | None = None,
-                       **kw: Any) -> Judge:
+def reference_absolute(
+    model: str, *, context: str = "none", name: str | None = None, **kw: Any
+) -> Judge:
     """Ground-truth rater: does the answer match either reference answer?"""
     return Judge(name or f"reference/{model}", "reference_absolute", model, context, **kw)
 
 
-def reference_side_by_side(model: str, *, context: str = "none", name: str | None = None,
-                           **kw: Any) -> Judge:
+def reference_side_by_side(
+    model: str, *, context: str = "none", name: str | None = None, **kw: Any
+) -> Judge:
     """Ground-truth side-by-side rater with ``Equal``."""
     return Judge(name or f"reference-sbs/{model}", "reference_side_by_side", model, context, **kw)
 
@@ -124,8 +152,10 @@ def make_judge(spec: dict[str, Any]) -> Judge:
     if unknown:
         raise ConfigError(f"judge {spec['name']!r}: unknown settings {sorted(unknown)}")
     if spec["kind"] not in KINDS:
-        raise ConfigError(f"judge {spec['name']!r}: unknown judge kind {spec['kind']!r}; "
-                          f"known: {', '.join(judge_names())}")
+        raise ConfigError(
+            f"judge {spec['name']!r}: unknown judge kind {spec['kind']!r}; "
+            f"known: {', '.join(judge_names())}"
+        )
     spec.setdefault("context", "none" if KINDS[spec["kind"]]["references"] else "rag")
     return Judge(**spec)
 
@@ -136,14 +166,29 @@ def register_judge(db: sqlite_utils.Database, judge: Judge) -> None:
     if found:
         old = found[0]
         if (old["kind"], old["model"], old["context"], old["params"]) != (
-                judge.kind, judge.model, judge.context, judge.params()):
-            raise ConfigError(f"judge {judge.name!r} is already stored with another "
-                              "configuration; give the new one another name")
+            judge.kind,
+            judge.model,
+            judge.context,
+            judge.params(),
+        ):
+            raise ConfigError(
+                f"judge {judge.name!r} is already stored with another "
+                "configuration; give the new one another name"
+            )
         return
-    db["judges"].insert({"name": judge.name, "kind": judge.kind, "model": judge.model,
-                         "context": judge.context, "params": dumps(judge.params()),
-                         "prompt": judge.spec["prompt"], "family": judge.family,
-                         "description": judge.description, "created_at": utcnow()})
+    db["judges"].insert(
+        {
+            "name": judge.name,
+            "kind": judge.kind,
+            "model": judge.model,
+            "context": judge.context,
+            "params": dumps(judge.params()),
+            "prompt": judge.spec["prompt"],
+            "family": judge.family,
+            "description": judge.description,
+            "created_at": utcnow(),
+        }
+    )
 
 
 def with_context(judge: Judge, context: str) -> Judge:

@@ -11,7 +11,7 @@ variance of the *ranking-relevant* differences of the Bradley-Terry fit. With MA
 ``C_ij = N_ij p_ij p_ji``, and covariance ``S = H^-1``, the difference ``d_kl = beta_k - beta_l``
 has variance ``v_kl = S_kk + S_ll - 2 S_kl`` and is weighted by how uncertain its order is,
 
-.. math:: r_{kl} = 2\Phi\left(-|d_{kl}| / \sqrt{v_{kl}}\right)
+.. math:: r_{kl} = 2\\Phi\\left(-|d_{kl}| / \\sqrt{v_{kl}}\right)
 
 (1 when the two intervals coincide, about 0.05 when they are 1.96 standard errors apart), so the
 objective ``sum_{k<l} r_kl v_kl`` is dominated by neighbouring systems whose intervals overlap.
@@ -19,7 +19,7 @@ One more comparison of ``i, j`` adds ``w e e^T`` to ``H`` (``e = e_i - e_j``, ``
 times the smoothed share of informative, non-``None`` verdicts seen for that pair); by
 Sherman-Morrison ``S' = S - w S e e^T S / (1 + w e^T S e)``, so the expected reduction is
 
-.. math:: G_{ij} = \frac{w \sum_{k<l} r_{kl} (e_{kl}^T S e)^2}{1 + w\, e^T S e}.
+.. math:: G_{ij} = \frac{w \\sum_{k<l} r_{kl} (e_{kl}^T S e)^2}{1 + w\\, e^T S e}.
 
 A batch is chosen greedily (``S`` updated after each pick, weights fixed for the batch); a share
 ``explore`` of each batch (default 10%, at least one item when the batch has 5 or more) goes to
@@ -35,13 +35,14 @@ from __future__ import annotations
 import hashlib
 import itertools
 import random
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Iterable, Sequence
 
 import numpy as np
 from scipy.special import ndtr
 
 from core.errors import ConfigError
+from core.stats.bradley_terry import fit_bradley_terry_batch
 
 
 @dataclass(frozen=True)
@@ -96,8 +97,14 @@ def shown(question_id: str, pair: tuple[str, str], order: str) -> Comparison:
     return Comparison(question_id, a, b, order)
 
 
-def full_design(question_ids: Iterable[str], systems: Sequence[str], *, rater: str = "",
-                seed: int = 0, both_orders: bool = False) -> list[Comparison]:
+def full_design(
+    question_ids: Iterable[str],
+    systems: Sequence[str],
+    *,
+    rater: str = "",
+    seed: int = 0,
+    both_orders: bool = False,
+) -> list[Comparison]:
     """Every pair of ``systems`` on every question; one seeded order, or both orders."""
     names = sorted(dict.fromkeys(systems))
     if len(names) < 2:
@@ -121,7 +128,6 @@ def canonical_verdict(comp: Comparison, verdict: str | None) -> str | None:
 
 def fit_strengths(W: np.ndarray, alpha: float) -> np.ndarray:
     """MAP Bradley-Terry log-strengths from win matrix ``W`` under an N(0, 1/alpha) prior."""
-    from core.stats.bradley_terry import fit_bradley_terry_batch
 
     return fit_bradley_terry_batch(np.asarray(W, float)[None], alpha)[0]
 
@@ -140,8 +146,15 @@ class AdaptiveDesign:
     """Chooses the next (question, pair) where it most reduces the variance of the ranking-relevant
     differences (module docstring); ``explore`` is the share of each batch drawn at random."""
 
-    def __init__(self, systems: Sequence[str], question_ids: Sequence[str], *, seed: int = 0,
-                 alpha: float = 0.05, explore: float = 0.1) -> None:
+    def __init__(
+        self,
+        systems: Sequence[str],
+        question_ids: Sequence[str],
+        *,
+        seed: int = 0,
+        alpha: float = 0.05,
+        explore: float = 0.1,
+    ) -> None:
         self.systems = sorted(dict.fromkeys(systems))
         if len(self.systems) < 2:
             raise ConfigError("a tournament needs at least two systems")
@@ -153,8 +166,8 @@ class AdaptiveDesign:
         self._rng = np.random.default_rng(item_seed("adaptive-explore", seed))
         n = len(self.systems)
         self.W = np.zeros((n, n))
-        self.seen = np.zeros((n, n))          # all verdicts, None included
-        self.informative = np.zeros((n, n))   # verdicts other than None
+        self.seen = np.zeros((n, n))  # all verdicts, None included
+        self.informative = np.zeros((n, n))  # verdicts other than None
         rng = random.Random(seed)
         self._queue: dict[tuple[str, str], list[str]] = {}
         for pair in itertools.combinations(self.systems, 2):
@@ -210,7 +223,7 @@ class AdaptiveDesign:
         S = self._covariance(beta)
         n = len(beta)
         p = 1.0 / (1.0 + np.exp(-(beta[:, None] - beta[None, :])))
-        rate = (self.informative + 1.0) / (self.seen + 1.25)   # smoothed share of non-None
+        rate = (self.informative + 1.0) / (self.seen + 1.25)  # smoothed share of non-None
         pairs = list(self._queue)
         ij = np.array([(self.index[a], self.index[b]) for a, b in pairs])
         E = np.zeros((len(pairs), n))
@@ -230,9 +243,9 @@ class AdaptiveDesign:
             if step < n_explore:
                 choice = int(self._rng.choice(np.flatnonzero(open_)))
             else:
-                V = E @ S                                   # row p: S e_p
-                proj = V @ E.T                              # [p, q] = e_q^T S e_p
-                gain = w * (relevance[None, :] * proj ** 2).sum(axis=1) / (1.0 + w * np.diag(proj))
+                V = E @ S  # row p: S e_p
+                proj = V @ E.T  # [p, q] = e_q^T S e_p
+                gain = w * (relevance[None, :] * proj**2).sum(axis=1) / (1.0 + w * np.diag(proj))
                 gain[~open_] = -np.inf
                 choice = int(np.argmax(gain))
             Se = S @ E[choice]

@@ -24,14 +24,37 @@ PAIRWISE = ("A", "B", "None")
 PAIRWISE_EQUAL = ("A", "B", "Equal", "None")
 
 _SYNONYMS = {
-    "yes": "yes", "y": "yes", "true": "yes", "supported": "yes", "correct": "yes",
-    "matches": "yes", "match": "yes",
-    "no": "no", "n": "no", "false": "no", "not supported": "no", "unsupported": "no",
-    "incorrect": "no", "does not match": "no",
-    "a": "A", "answer a": "A", "a is better": "A", "response a": "A",
-    "b": "B", "answer b": "B", "b is better": "B", "response b": "B",
-    "none": "None", "neither": "None", "both wrong": "None", "both contain errors": "None",
-    "equal": "Equal", "tie": "Equal", "same": "Equal", "both": "Equal", "equally good": "Equal",
+    "yes": "yes",
+    "y": "yes",
+    "true": "yes",
+    "supported": "yes",
+    "correct": "yes",
+    "matches": "yes",
+    "match": "yes",
+    "no": "no",
+    "n": "no",
+    "false": "no",
+    "not supported": "no",
+    "unsupported": "no",
+    "incorrect": "no",
+    "does not match": "no",
+    "a": "A",
+    "answer a": "A",
+    "a is better": "A",
+    "response a": "A",
+    "b": "B",
+    "answer b": "B",
+    "b is better": "B",
+    "response b": "B",
+    "none": "None",
+    "neither": "None",
+    "both wrong": "None",
+    "both contain errors": "None",
+    "equal": "Equal",
+    "tie": "Equal",
+    "same": "Equal",
+    "both": "Equal",
+    "equally good": "Equal",
 }
 
 _PHRASES_PAIRWISE = [
@@ -40,11 +63,23 @@ _PHRASES_PAIRWISE = [
     (re.compile(r"\b(?i:verdict)\W{0,3}\s*[\"']?A[\"']?(?![\w])"), "A"),
     (re.compile(r"\b(?i:verdict)\W{0,3}\s*[\"']?B[\"']?(?![\w])"), "B"),
     (re.compile(r"\bverdict\W{0,3}\s*[\"']?(?:None|neither)\b", re.I), "None"),
-    (re.compile(r"\b(?:neither (?:answer|response) is better|both (?:answers |responses )?"
-                r"contain errors)\b", re.I), "None"),
+    (
+        re.compile(
+            r"\b(?:neither (?:answer|response) is better|both (?:answers |responses )?"
+            r"contain errors)\b",
+            re.I,
+        ),
+        "None",
+    ),
     (re.compile(r"\bverdict\W{0,3}\s*[\"']?(?:Equal|tie)\b", re.I), "Equal"),
-    (re.compile(r"\b(?:both (?:answers |responses )?are equally (?:good|correct)|"
-                r"equally good)\b", re.I), "Equal"),
+    (
+        re.compile(
+            r"\b(?:both (?:answers |responses )?are equally (?:good|correct)|"
+            r"equally good)\b",
+            re.I,
+        ),
+        "Equal",
+    ),
 ]
 _PHRASES_ABSOLUTE = [
     (re.compile(r"\bverdict\W{0,3}\s*[\"']?yes\b", re.I), "yes"),
@@ -64,7 +99,7 @@ class ParsedReply:
     status: str
     evidence: list[str] = field(default_factory=list)
     explanation: str = ""
-    method: str = ""          # json | fenced | literal | phrase | ''
+    method: str = ""  # json | fenced | literal | phrase | ''
 
 
 def allowed_verdicts(kind: str) -> tuple[str, ...]:

@@ -14,7 +14,8 @@ from __future__ import annotations
 import importlib
 import json
 import time
-from typing import Any, Iterator, Protocol, Sequence
+from collections.abc import Iterator, Sequence
+from typing import Any, Protocol
 
 from core.errors import ConfigError
 from core.llm.cache import cache_get_many, record_call, request_summary
@@ -22,14 +23,18 @@ from core.llm.cost import call_cost
 from core.llm.engine import preflight
 from core.llm.keys import redact, redact_obj
 from core.llm.registry import resolve
+from core.llm.sdk_errors import from_sdk_error
 from core.llm.types import LLMRequest, LLMResponse, ProviderCallError
+from core.store.connection import dumps, rows, transaction, utcnow
 
 MAX_BATCH = 50_000
 TERMINAL = {"completed", "failed", "expired", "cancelled", "imported"}
 #: provider prefix -> "module:Class" of its batch adapter (imported on first use)
-ADAPTERS = {"openai": "core.llm.batch_openai:OpenAIBatch",
-            "anthropic": "core.llm.batch_anthropic:AnthropicBatch",
-            "google": "core.llm.batch_google:GoogleBatch"}
+ADAPTERS = {
+    "openai": "core.llm.batch_openai:OpenAIBatch",
+    "anthropic": "core.llm.batch_anthropic:AnthropicBatch",
+    "google": "core.llm.batch_google:GoogleBatch",
+}
 
 
 class BatchAdapter(Protocol):
@@ -62,9 +67,10 @@ def adapter_for(model_id: str) -> BatchAdapter:
     return getattr(importlib.import_module(module), cls)(provider)
 
 
-def submit_batch(db: Any, requests: Sequence[LLMRequest], *, run_id: str | None = None) -> list[str]:
+def submit_batch(
+    db: Any, requests: Sequence[LLMRequest], *, run_id: str | None = None
+) -> list[str]:
     """Submit the requests that are not cached yet; return the new batch ids."""
-    from core.store.connection import dumps, transaction, utcnow
 
     requests = list(requests)
     preflight(requests)
@@ -78,34 +84,55 @@ def submit_batch(db: Any, requests: Sequence[LLMRequest], *, run_id: str | None 
     for model, pairs in sorted(by_model.items()):
         adapter, name = adapter_for(model), model.partition(":")[2]
         for i in range(0, len(pairs), MAX_BATCH):
-            chunk = pairs[i:i + MAX_BATCH]
+            chunk = pairs[i : i + MAX_BATCH]
             try:
                 batch_id, meta = adapter.submit([(k, r, name) for k, r in chunk])
             except ProviderCallError:
                 raise
             except Exception as exc:
-                from core.llm.sdk_errors import from_sdk_error
-
                 raise from_sdk_error(exc, model) from None
             now = utcnow()
             with transaction(db):
                 db.execute(
                     "insert into llm_batches (id, provider, model, status, n_requests, run_id, "
                     "metadata, created_at, updated_at) values (?,?,?,?,?,?,?,?,?)",
-                    [batch_id, model.partition(":")[0], model, "submitted", len(chunk), run_id,
-                     dumps(meta), now, now])
+                    [
+                        batch_id,
+                        model.partition(":")[0],
+                        model,
+                        "submitted",
+                        len(chunk),
+                        run_id,
+                        dumps(meta),
+                        now,
+                        now,
+                    ],
+                )
                 db.conn.executemany(
                     "insert into llm_batch_items (batch_id, custom_id, cache_key, request) "
                     "values (?,?,?,?)",
-                    [(batch_id, k, k, dumps({"summary": request_summary(r), "task": r.task,
-                                             "purpose": r.purpose, "tags": redact_obj(r.tags)}))
-                     for k, r in chunk])
+                    [
+                        (
+                            batch_id,
+                            k,
+                            k,
+                            dumps(
+                                {
+                                    "summary": request_summary(r),
+                                    "task": r.task,
+                                    "purpose": r.purpose,
+                                    "tags": redact_obj(r.tags),
+                                }
+                            ),
+                        )
+                        for k, r in chunk
+                    ],
+                )
             ids.append(batch_id)
     return ids
 
 
 def _batch_row(db: Any, batch_id: str) -> dict[str, Any]:
-    from core.store.connection import rows
 
     found = rows(db, "select * from llm_batches where id = ?", [batch_id])
     if not found:
@@ -115,7 +142,6 @@ def _batch_row(db: Any, batch_id: str) -> dict[str, Any]:
 
 def batch_status(db: Any, batch_id: str) -> str:
     """Poll the provider (unless finished) and store the status."""
-    from core.store.connection import dumps, utcnow
 
     row = _batch_row(db, batch_id)
     if row["status"] in TERMINAL:
@@ -126,15 +152,17 @@ def batch_status(db: Any, batch_id: str) -> str:
     except ProviderCallError:
         raise
     except Exception as exc:
-        from core.llm.sdk_errors import from_sdk_error
-
         raise from_sdk_error(exc, row["model"]) from None
-    db.execute("update llm_batches set status = ?, metadata = ?, updated_at = ? where id = ?",
-               [status, dumps(meta), utcnow(), batch_id])
+    db.execute(
+        "update llm_batches set status = ?, metadata = ?, updated_at = ? where id = ?",
+        [status, dumps(meta), utcnow(), batch_id],
+    )
     return status
 
 
-def wait_batch(db: Any, batch_id: str, *, poll_s: float = 30.0, timeout_s: float | None = None) -> str:
+def wait_batch(
+    db: Any, batch_id: str, *, poll_s: float = 30.0, timeout_s: float | None = None
+) -> str:
     """Poll until the batch reaches a terminal status (or ``timeout_s`` passes)."""
     start = time.monotonic()
     while True:
@@ -146,7 +174,6 @@ def wait_batch(db: Any, batch_id: str, *, poll_s: float = 30.0, timeout_s: float
 
 def import_batch(db: Any, batch_id: str) -> dict[str, int]:
     """Import a finished batch's replies into the cache and ledger (idempotent)."""
-    from core.store.connection import dumps, transaction, utcnow
 
     status = batch_status(db, batch_id)
     row = _batch_row(db, batch_id)
@@ -154,63 +181,92 @@ def import_batch(db: Any, batch_id: str) -> dict[str, int]:
         raise BatchError(f"batch {batch_id} is {status}; import it when it has finished")
     if status == "imported":
         return {"ok": row["n_imported"], "failed": row["n_failed"], "new": 0}
-    items = {r[0]: (r[1], json.loads(r[2])) for r in db.execute(
-        "select custom_id, cache_key, request from llm_batch_items "
-        "where batch_id = ? and status = 'pending'", [batch_id])}
+    items = {
+        r[0]: (r[1], json.loads(r[2]))
+        for r in db.execute(
+            "select custom_id, cache_key, request from llm_batch_items "
+            "where batch_id = ? and status = 'pending'",
+            [batch_id],
+        )
+    }
     meta = row["metadata"] if isinstance(row["metadata"], dict) else {}
     new = 0
-    for custom_id, resp in _sdk_errors(adapter_for(row["model"]).results(batch_id, meta),
-                                       row["model"]):
+    for custom_id, resp in _sdk_errors(
+        adapter_for(row["model"]).results(batch_id, meta), row["model"]
+    ):
         if custom_id not in items:
             continue
         key, stored = items.pop(custom_id)
         resp.model, resp.cache_key = row["model"], key
         if resp.ok:
-            resp.cost_usd = call_cost(row["model"], resp.input_tokens, resp.output_tokens,
-                                      resp.cached_tokens, resp.cache_write_tokens, batch=True)
-        label = LLMRequest(model=row["model"], task=stored["task"], purpose=stored["purpose"],
-                           tags=stored["tags"])
+            resp.cost_usd = call_cost(
+                row["model"],
+                resp.input_tokens,
+                resp.output_tokens,
+                resp.cached_tokens,
+                resp.cache_write_tokens,
+                batch=True,
+            )
+        label = LLMRequest(
+            model=row["model"], task=stored["task"], purpose=stored["purpose"], tags=stored["tags"]
+        )
         with transaction(db):  # each reply committed as it is imported
             if resp.ok:
                 data = resp.to_json()
-                db.execute("insert or replace into llm_cache (key, model, request, response, "
-                           "created_at) values (?,?,?,?,?)",
-                           [key, row["model"], dumps(stored["summary"]),
-                            dumps(redact_obj(data)), utcnow()])
+                db.execute(
+                    "insert or replace into llm_cache (key, model, request, response, "
+                    "created_at) values (?,?,?,?,?)",
+                    [
+                        key,
+                        row["model"],
+                        dumps(stored["summary"]),
+                        dumps(redact_obj(data)),
+                        utcnow(),
+                    ],
+                )
             record_call(db, label, resp, run_id=row["run_id"], batch_id=batch_id)
-            db.execute("update llm_batch_items set status = ? where batch_id = ? and custom_id = ?",
-                       ["ok" if resp.ok else "error", batch_id, custom_id])
+            db.execute(
+                "update llm_batch_items set status = ? where batch_id = ? and custom_id = ?",
+                ["ok" if resp.ok else "error", batch_id, custom_id],
+            )
         new += 1
     with transaction(db):
-        counts = dict(db.execute("select status, count(*) from llm_batch_items where batch_id = ? "
-                                 "group by status", [batch_id]).fetchall())
-        db.execute("update llm_batches set status = 'imported', n_imported = ?, n_failed = ?, "
-                   "updated_at = ? where id = ?",
-                   [counts.get("ok", 0), counts.get("error", 0), utcnow(), batch_id])
+        counts = dict(
+            db.execute(
+                "select status, count(*) from llm_batch_items where batch_id = ? group by status",
+                [batch_id],
+            ).fetchall()
+        )
+        db.execute(
+            "update llm_batches set status = 'imported', n_imported = ?, n_failed = ?, "
+            "updated_at = ? where id = ?",
+            [counts.get("ok", 0), counts.get("error", 0), utcnow(), batch_id],
+        )
     return {"ok": counts.get("ok", 0), "failed": counts.get("error", 0), "new": new}
 
 
-def _sdk_errors(results: Iterator[tuple[str, LLMResponse]], model: str
-                ) -> Iterator[tuple[str, LLMResponse]]:
+def _sdk_errors(
+    results: Iterator[tuple[str, LLMResponse]], model: str
+) -> Iterator[tuple[str, LLMResponse]]:
     """The adapter's results, SDK exceptions raised as ProviderCallError (rerun to resume)."""
     try:
         yield from results
     except ProviderCallError:
         raise
     except Exception as exc:
-        from core.llm.sdk_errors import from_sdk_error
-
         raise from_sdk_error(exc, model) from None
 
 
 def list_batches(db: Any, run_id: str | None = None) -> list[dict[str, Any]]:
     """Stored batch jobs, newest first."""
-    from core.store.connection import rows
 
     where, params = ("where run_id = ?", [run_id]) if run_id else ("", [])
-    return rows(db, f"select id, model, status, n_requests, n_imported, n_failed, run_id, "
-                    f"created_at, updated_at from llm_batches {where} order by created_at desc",
-                params)
+    return rows(
+        db,
+        f"select id, model, status, n_requests, n_imported, n_failed, run_id, "
+        f"created_at, updated_at from llm_batches {where} order by created_at desc",
+        params,
+    )
 
 
 def error_response(kind: str, message: str) -> LLMResponse:

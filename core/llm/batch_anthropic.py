@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 from core.llm.batch import error_response
-from core.llm.providers_anthropic import AnthropicProvider, anthropic_params, parse_message
+from core.llm.providers_anthropic import (
+    AnthropicProvider,
+    anthropic_params,
+    parse_message,
+)
 from core.llm.sdk_errors import plain
 from core.llm.types import LLMRequest, LLMResponse
 
@@ -20,14 +25,19 @@ class AnthropicBatch:
 
     def submit(self, items: list[tuple[str, LLMRequest, str]]) -> tuple[str, dict[str, Any]]:
         """Create the batch: one ``{"custom_id", "params"}`` entry per request."""
-        batch = self.client.messages.batches.create(requests=[
-            {"custom_id": cid, "params": anthropic_params(req, name)} for cid, req, name in items])
+        batch = self.client.messages.batches.create(
+            requests=[
+                {"custom_id": cid, "params": anthropic_params(req, name)}
+                for cid, req, name in items
+            ]
+        )
         return batch.id, {}
 
     def status(self, batch_id: str, meta: dict[str, Any]) -> str:
         """Poll the processing status."""
-        return STATUS.get(self.client.messages.batches.retrieve(batch_id).processing_status,
-                          "in_progress")
+        return STATUS.get(
+            self.client.messages.batches.retrieve(batch_id).processing_status, "in_progress"
+        )
 
     def results(self, batch_id: str, meta: dict[str, Any]) -> Iterator[tuple[str, LLMResponse]]:
         """Stream the results JSONL."""
@@ -38,5 +48,10 @@ class AnthropicBatch:
                 yield data["custom_id"], parse_message(result["message"])
             else:
                 kind = "server" if result.get("type") == "errored" else "timeout"
-                yield data["custom_id"], error_response(
-                    kind, f"anthropic batch item {result.get('type')}: {result.get('error', '')}")
+                yield (
+                    data["custom_id"],
+                    error_response(
+                        kind,
+                        f"anthropic batch item {result.get('type')}: {result.get('error', '')}",
+                    ),
+                )

@@ -13,18 +13,28 @@ from __future__ import annotations
 
 import io
 import json
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 from core.llm.batch import error_response
-from core.llm.providers_google import GoogleProvider, gemini_config, gemini_contents, parse_generate
+from core.llm.providers_google import (
+    GoogleProvider,
+    gemini_config,
+    gemini_contents,
+    parse_generate,
+)
 from core.llm.sdk_errors import kind_for_status, plain
 from core.llm.types import LLMRequest, LLMResponse
 
 INLINE_MAX_BYTES = 10_000_000
 #: google-genai JobState -> normalised status
-STATUS = {"JOB_STATE_SUCCEEDED": "completed", "JOB_STATE_PARTIALLY_SUCCEEDED": "completed",
-          "JOB_STATE_FAILED": "failed", "JOB_STATE_CANCELLED": "cancelled",
-          "JOB_STATE_EXPIRED": "expired"}
+STATUS = {
+    "JOB_STATE_SUCCEEDED": "completed",
+    "JOB_STATE_PARTIALLY_SUCCEEDED": "completed",
+    "JOB_STATE_FAILED": "failed",
+    "JOB_STATE_CANCELLED": "cancelled",
+    "JOB_STATE_EXPIRED": "expired",
+}
 
 
 def _state(job: Any) -> str:
@@ -40,21 +50,31 @@ class GoogleBatch:
 
     def inlined(self, items: list[tuple[str, LLMRequest, str]]) -> list[Any]:
         """``InlinedRequest`` objects: contents, config (context in the system instruction), key."""
-        from google.genai import types
+        from google.genai import types  # deferred: the SDK loads only when its provider is used
 
-        return [types.InlinedRequest(contents=gemini_contents(req), config=gemini_config(req),
-                                     metadata={"key": cid}) for cid, req, _ in items]
+        return [
+            types.InlinedRequest(
+                contents=gemini_contents(req), config=gemini_config(req), metadata={"key": cid}
+            )
+            for cid, req, _ in items
+        ]
 
     def jsonl(self, inlined: list[Any]) -> bytes:
         """The input file: one ``{"key", "request"}`` line per request (the SDK's own REST form)."""
-        from google.genai import _common, batches
+        from google.genai import (  # deferred: the SDK loads only when its provider is used
+            _common,
+            batches,
+        )
 
         lines = []
         for item in inlined:
             body = batches._InlinedRequest_to_mldev(self.client._api_client, item)
             body = _common.encode_unserializable_types(_common.convert_to_dict(body))
-            lines.append(json.dumps({"key": item.metadata["key"], "request": body["request"]},
-                                    ensure_ascii=False))
+            lines.append(
+                json.dumps(
+                    {"key": item.metadata["key"], "request": body["request"]}, ensure_ascii=False
+                )
+            )
         return "\n".join(lines).encode("utf-8")
 
     def submit(self, items: list[tuple[str, LLMRequest, str]]) -> tuple[str, dict[str, Any]]:
@@ -63,13 +83,17 @@ class GoogleBatch:
         inlined = self.inlined(items)
         data = self.jsonl(inlined)
         if len(data) <= INLINE_MAX_BYTES:
-            job = self.client.batches.create(model=name, src=inlined,
-                                             config={"display_name": "workbench"})
+            job = self.client.batches.create(
+                model=name, src=inlined, config={"display_name": "workbench"}
+            )
             return job.name, {"mode": "inline", "keys": [cid for cid, _, _ in items]}
-        upload = self.client.files.upload(file=io.BytesIO(data), config={
-            "mime_type": "application/jsonl", "display_name": "workbench-batch"})
-        job = self.client.batches.create(model=name, src=upload.name,
-                                         config={"display_name": "workbench"})
+        upload = self.client.files.upload(
+            file=io.BytesIO(data),
+            config={"mime_type": "application/jsonl", "display_name": "workbench-batch"},
+        )
+        job = self.client.batches.create(
+            model=name, src=upload.name, config={"display_name": "workbench"}
+        )
         return job.name, {"mode": "file", "input_file": upload.name}
 
     def status(self, batch_id: str, meta: dict[str, Any]) -> str:
@@ -110,7 +134,7 @@ class GoogleBatch:
     @staticmethod
     def _parse_line(entry: dict[str, Any]) -> LLMResponse:
         """A result-file line: ``response`` is a REST (camelCase) GenerateContentResponse."""
-        from google.genai import types
+        from google.genai import types  # deferred: the SDK loads only when its provider is used
 
         if entry.get("response") is not None:
             resp = types.GenerateContentResponse.model_validate(entry["response"])
@@ -121,8 +145,15 @@ class GoogleBatch:
 
 def _kind(code: int) -> str:
     """google.rpc codes (small numbers) or HTTP statuses -> error kind."""
-    rpc = {3: "bad_request", 4: "timeout", 7: "auth", 8: "rate_limit", 13: "server", 14: "server",
-           16: "auth"}
+    rpc = {
+        3: "bad_request",
+        4: "timeout",
+        7: "auth",
+        8: "rate_limit",
+        13: "server",
+        14: "server",
+        16: "auth",
+    }
     if code in rpc:
         return rpc[code]
     return kind_for_status(code) if code >= 400 else "unknown"

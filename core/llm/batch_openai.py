@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import json
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 from core.llm.batch import error_response
 from core.llm.providers_openai import OpenAIProvider, openai_body, parse_chat_completion
@@ -11,16 +12,27 @@ from core.llm.sdk_errors import kind_for_status
 from core.llm.types import LLMRequest, LLMResponse
 
 ENDPOINT = "/v1/chat/completions"
-STATUS = {"validating": "in_progress", "in_progress": "in_progress", "finalizing": "in_progress",
-          "completed": "completed", "failed": "failed", "expired": "expired",
-          "cancelling": "in_progress", "cancelled": "cancelled"}
+STATUS = {
+    "validating": "in_progress",
+    "in_progress": "in_progress",
+    "finalizing": "in_progress",
+    "completed": "completed",
+    "failed": "failed",
+    "expired": "expired",
+    "cancelling": "in_progress",
+    "cancelled": "cancelled",
+}
 
 
 def batch_jsonl(items: list[tuple[str, LLMRequest, str]]) -> bytes:
     """The batch input file: one ``{"custom_id", "method", "url", "body"}`` line per request."""
-    return "\n".join(json.dumps({"custom_id": cid, "method": "POST", "url": ENDPOINT,
-                                 "body": openai_body(req, name)}, ensure_ascii=False)
-                     for cid, req, name in items).encode("utf-8")
+    return "\n".join(
+        json.dumps(
+            {"custom_id": cid, "method": "POST", "url": ENDPOINT, "body": openai_body(req, name)},
+            ensure_ascii=False,
+        )
+        for cid, req, name in items
+    ).encode("utf-8")
 
 
 class OpenAIBatch:
@@ -32,8 +44,9 @@ class OpenAIBatch:
     def submit(self, items: list[tuple[str, LLMRequest, str]]) -> tuple[str, dict[str, Any]]:
         """Upload the JSONL file and create the batch."""
         upload = self.client.files.create(file=("batch.jsonl", batch_jsonl(items)), purpose="batch")
-        batch = self.client.batches.create(input_file_id=upload.id, endpoint=ENDPOINT,
-                                           completion_window="24h")
+        batch = self.client.batches.create(
+            input_file_id=upload.id, endpoint=ENDPOINT, completion_window="24h"
+        )
         return batch.id, {"input_file_id": upload.id}
 
     def status(self, batch_id: str, meta: dict[str, Any]) -> str:
@@ -58,5 +71,7 @@ class OpenAIBatch:
         if code == 200:
             return cid, parse_chat_completion(resp["body"], str(resp.get("request_id") or ""))
         err = entry.get("error") or (resp.get("body") or {}).get("error") or {}
-        return cid, error_response(kind_for_status(code) if code else "unknown",
-                                   f"openai batch item: {err.get('message', err)}")
+        return cid, error_response(
+            kind_for_status(code) if code else "unknown",
+            f"openai batch item: {err.get('message', err)}",
+        )

@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import hashlib
 import json
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 from core.llm.keys import redact, redact_obj
 from core.llm.types import LLMRequest, LLMResponse
+from core.store.connection import dumps, utcnow
 
 _CHUNK = 500
 
@@ -20,13 +22,14 @@ def request_summary(request: LLMRequest) -> dict[str, Any]:
     """The stored form of a request: the cache payload with the context as sha256 + length."""
     data = request.cache_payload()
     ctx = data.pop("context")
-    data["context"] = {"sha256": hashlib.sha256(ctx.encode("utf-8")).hexdigest(),
-                       "chars": len(ctx)}
+    data["context"] = {"sha256": hashlib.sha256(ctx.encode("utf-8")).hexdigest(), "chars": len(ctx)}
     fields = dict(data.get("fields") or {})
     if isinstance(fields.get("context"), str):
         text = fields["context"]
-        fields["context"] = {"sha256": hashlib.sha256(text.encode("utf-8")).hexdigest(),
-                             "chars": len(text)}
+        fields["context"] = {
+            "sha256": hashlib.sha256(text.encode("utf-8")).hexdigest(),
+            "chars": len(text),
+        }
     data["fields"] = fields
     return redact_obj(data)  # type: ignore[return-value]
 
@@ -41,7 +44,7 @@ def cache_get_many(db: Any, keys: Iterable[str], columns: str = "key, response")
     keys = list(dict.fromkeys(keys))
     found: dict[str, Any] = {}
     for i in range(0, len(keys), _CHUNK):
-        chunk = keys[i:i + _CHUNK]
+        chunk = keys[i : i + _CHUNK]
         marks = ",".join("?" * len(chunk))
         for row in db.execute(f"select {columns} from llm_cache where key in ({marks})", chunk):
             found[row[0]] = _response(row[1]) if len(row) > 1 else None
@@ -58,21 +61,32 @@ def _response(blob: str) -> LLMResponse:
 
 def cache_put(db: Any, request: LLMRequest, response: LLMResponse) -> None:
     """Store a successful reply under the request's key (replacing a refreshed one)."""
-    from core.store.connection import dumps, utcnow
 
     stored = response.to_json()
     stored["cache_hit"] = False
     db.execute(
         "insert or replace into llm_cache (key, model, request, response, created_at) "
         "values (?, ?, ?, ?, ?)",
-        [response.cache_key or request.cache_key(), request.model,
-         dumps(request_summary(request)), dumps(redact_obj(stored)), utcnow()])
+        [
+            response.cache_key or request.cache_key(),
+            request.model,
+            dumps(request_summary(request)),
+            dumps(redact_obj(stored)),
+            utcnow(),
+        ],
+    )
 
 
-def record_call(db: Any, request: LLMRequest, response: LLMResponse, *, run_id: str | None,
-                attempts: int = 1, batch_id: str | None = None) -> None:
+def record_call(
+    db: Any,
+    request: LLMRequest,
+    response: LLMResponse,
+    *,
+    run_id: str | None,
+    attempts: int = 1,
+    batch_id: str | None = None,
+) -> None:
     """Append the ledger row of one call and add it to the run's totals (cache hits excluded)."""
-    from core.store.connection import dumps, utcnow
 
     provider = request.model.partition(":")[0]
     db.execute(
@@ -80,15 +94,34 @@ def record_call(db: Any, request: LLMRequest, response: LLMResponse, *, run_id: 
            cache_hit, batch_id, status, error_kind, error, attempts, input_tokens, output_tokens,
            cached_tokens, cache_write_tokens, cost_usd, latency_s, finish_reason, request_id,
            created_at) values (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)""",
-        [run_id, request.model, provider, request.task, request.purpose,
-         dumps(redact_obj(request.tags)), response.cache_key or request.cache_key(),
-         int(response.cache_hit), batch_id, "ok" if response.ok else "error",
-         response.error_kind, redact(response.error or ""), attempts, response.input_tokens,
-         response.output_tokens, response.cached_tokens, response.cache_write_tokens,
-         response.cost_usd, response.latency_s, response.finish_reason,
-         redact(response.request_id or ""), utcnow()])
+        [
+            run_id,
+            request.model,
+            provider,
+            request.task,
+            request.purpose,
+            dumps(redact_obj(request.tags)),
+            response.cache_key or request.cache_key(),
+            int(response.cache_hit),
+            batch_id,
+            "ok" if response.ok else "error",
+            response.error_kind,
+            redact(response.error or ""),
+            attempts,
+            response.input_tokens,
+            response.output_tokens,
+            response.cached_tokens,
+            response.cache_write_tokens,
+            response.cost_usd,
+            response.latency_s,
+            response.finish_reason,
+            redact(response.request_id or ""),
+            utcnow(),
+        ],
+    )
     if run_id is not None and not response.cache_hit:
         db.execute(
             "update runs set n_calls = n_calls + 1, input_tokens = input_tokens + ?, "
             "output_tokens = output_tokens + ?, cost_usd = cost_usd + ? where id = ?",
-            [response.input_tokens, response.output_tokens, response.cost_usd, run_id])
+            [response.input_tokens, response.output_tokens, response.cost_usd, run_id],
+        )

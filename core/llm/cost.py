@@ -12,15 +12,25 @@ with ``uncached_in = input_tokens - cached - cache_write``; a missing ``cached_i
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
+from core.llm.cache import cached_keys
 from core.llm.catalog import model_info, provider_settings, split_model_id
 from core.llm.tokens import count_tokens, request_input_tokens
 from core.llm.types import LLMRequest
+from core.store.connection import rows
 
 
-def call_cost(model_id: str, input_tokens: int, output_tokens: int, cached_tokens: int = 0,
-              cache_write_tokens: int = 0, *, batch: bool = False) -> float:
+def call_cost(
+    model_id: str,
+    input_tokens: int,
+    output_tokens: int,
+    cached_tokens: int = 0,
+    cache_write_tokens: int = 0,
+    *,
+    batch: bool = False,
+) -> float:
     """USD cost of one call (see the module formula)."""
     info = model_info(model_id)
     if not info.priced:
@@ -28,15 +38,24 @@ def call_cost(model_id: str, input_tokens: int, output_tokens: int, cached_token
     cached_price = info.cached_input if info.cached_input is not None else info.input
     write_price = info.cache_write if info.cache_write is not None else info.input
     uncached = max(0, input_tokens - cached_tokens - cache_write_tokens)
-    usd = (uncached * info.input + cached_tokens * cached_price
-           + cache_write_tokens * write_price + output_tokens * info.output) / 1e6
+    usd = (
+        uncached * info.input
+        + cached_tokens * cached_price
+        + cache_write_tokens * write_price
+        + output_tokens * info.output
+    ) / 1e6
     if batch:
         usd *= provider_settings(split_model_id(model_id)[0]).batch_discount
     return round(usd, 8)
 
 
-def estimate_cost(requests: Iterable[LLMRequest], db: Any = None, *,
-                  output_tokens: int | None = None, batch: bool = False) -> dict[str, Any]:
+def estimate_cost(
+    requests: Iterable[LLMRequest],
+    db: Any = None,
+    *,
+    output_tokens: int | None = None,
+    batch: bool = False,
+) -> dict[str, Any]:
     """Dry-run estimate before any request: calls, tokens and money, per model and in total.
 
     Output tokens are ``max_tokens`` (an upper bound) unless ``output_tokens`` is given. A
@@ -44,13 +63,19 @@ def estimate_cost(requests: Iterable[LLMRequest], db: Any = None, *,
     caching). With ``db``, requests already in the reply cache cost nothing and are counted
     under ``cache_hits``.
     """
-    from core.llm.cache import cached_keys
 
     reqs = list(requests)
     hits = cached_keys(db, [r.cache_key() for r in reqs]) if db is not None else set()
-    per_model: dict[str, dict[str, Any]] = defaultdict(lambda: {
-        "calls": 0, "cache_hits": 0, "input_tokens": 0, "cached_tokens": 0,
-        "output_tokens": 0, "cost_usd": 0.0})
+    per_model: dict[str, dict[str, Any]] = defaultdict(
+        lambda: {
+            "calls": 0,
+            "cache_hits": 0,
+            "input_tokens": 0,
+            "cached_tokens": 0,
+            "output_tokens": 0,
+            "cost_usd": 0.0,
+        }
+    )
     seen_context: set[tuple[str, str]] = set()
     unpriced: set[str] = set()
     for req in reqs:
@@ -72,33 +97,55 @@ def estimate_cost(requests: Iterable[LLMRequest], db: Any = None, *,
         row["cached_tokens"] += cached
         row["output_tokens"] += n_out
         row["cost_usd"] += call_cost(req.model, n_in, n_out, cached, batch=batch)
-    total = {k: sum(r[k] for r in per_model.values())
-             for k in ("calls", "cache_hits", "input_tokens", "cached_tokens", "output_tokens",
-                       "cost_usd")}
+    total = {
+        k: sum(r[k] for r in per_model.values())
+        for k in (
+            "calls",
+            "cache_hits",
+            "input_tokens",
+            "cached_tokens",
+            "output_tokens",
+            "cost_usd",
+        )
+    }
     total["cost_usd"] = round(total["cost_usd"], 6)
     for r in per_model.values():
         r["cost_usd"] = round(r["cost_usd"], 6)
-    return {**total, "requests_to_send": total["calls"] - total["cache_hits"],
-            "per_model": dict(per_model), "unpriced_models": sorted(unpriced), "batch": batch}
+    return {
+        **total,
+        "requests_to_send": total["calls"] - total["cache_hits"],
+        "per_model": dict(per_model),
+        "unpriced_models": sorted(unpriced),
+        "batch": batch,
+    }
 
 
-GROUPS = {"run": "run_id", "system": "system_name", "judge": "judge_name", "model": "model",
-          "purpose": "purpose"}
+GROUPS = {
+    "run": "run_id",
+    "system": "system_name",
+    "judge": "judge_name",
+    "model": "model",
+    "purpose": "purpose",
+}
 
 
-def cost_totals(db: Any, run_id: str | None = None,
-                by: tuple[str, ...] = ("run", "system", "judge", "model")) -> dict[str, list[dict]]:
+def cost_totals(
+    db: Any, run_id: str | None = None, by: tuple[str, ...] = ("run", "system", "judge", "model")
+) -> dict[str, list[dict]]:
     """Totals of calls, tokens and USD from ``llm_calls``, grouped by each key in ``by``."""
-    from core.store.connection import rows
 
     where, params = ("where run_id = ?", [run_id]) if run_id else ("", [])
     out: dict[str, list[dict]] = {}
     for name in by:
         col = GROUPS[name]
-        out[name] = rows(db, f"""
+        out[name] = rows(
+            db,
+            f"""
             select {col} as "group", count(*) as calls, sum(cache_hit) as cache_hits,
                    sum(status = 'error') as errors, sum(input_tokens) as input_tokens,
                    sum(output_tokens) as output_tokens, sum(cached_tokens) as cached_tokens,
                    round(sum(cost_usd), 6) as cost_usd
-            from llm_calls {where} group by {col} order by cost_usd desc, "group" """, params)
+            from llm_calls {where} group by {col} order by cost_usd desc, "group" """,
+            params,
+        )
     return out

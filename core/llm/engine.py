@@ -20,19 +20,21 @@ import os
 import random
 import threading
 import time
+from collections.abc import Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
-from typing import Any, Sequence
+from typing import Any
 
 from core.errors import ConfigError
 from core.llm.cache import cache_get_many, cache_put, record_call
 from core.llm.cost import call_cost
 from core.llm.keys import redact
 from core.llm.limits import limiter_for
-from core.llm.registry import resolve
+from core.llm.registry import known_provider, resolve
 from core.llm.retry import call_with_retry
 from core.llm.tokens import request_input_tokens
 from core.llm.types import LLMRequest, LLMResponse, ProviderCallError
 from core.llm.windows import check_context
+from core.store.connection import transaction
 
 MAX_WORKERS = 512
 CACHE_MODES = ("on", "off", "refresh")
@@ -56,8 +58,9 @@ def cache_mode() -> str:
     return mode
 
 
-def _call(request: LLMRequest, rng: random.Random,
-          abort: threading.Event | None = None) -> tuple[LLMResponse, int]:
+def _call(
+    request: LLMRequest, rng: random.Random, abort: threading.Event | None = None
+) -> tuple[LLMResponse, int]:
     """One request through limiter and retry loop; failures become error responses.
 
     ``abort`` (set on Ctrl-C) cuts a retry wait short and stops further attempts."""
@@ -77,20 +80,34 @@ def _call(request: LLMRequest, rng: random.Random,
 
     try:
         resp, attempts = call_with_retry(
-            attempt, max_attempts=settings.max_attempts, base_s=settings.backoff_base_s,
-            cap_s=settings.backoff_max_s, rng=rng, sleep=abort.wait)
+            attempt,
+            max_attempts=settings.max_attempts,
+            base_s=settings.backoff_base_s,
+            cap_s=settings.backoff_max_s,
+            rng=rng,
+            sleep=abort.wait,
+        )
     except ProviderCallError as exc:
-        return LLMResponse(error=redact(exc), error_kind=exc.kind,
-                           model=request.model), getattr(exc, "attempts", 1)
+        return LLMResponse(error=redact(exc), error_kind=exc.kind, model=request.model), getattr(
+            exc, "attempts", 1
+        )
     except ConfigError:
         raise
     except Exception as exc:  # a provider bug or an unexpected SDK error: record, carry on
-        return LLMResponse(error=redact(f"{type(exc).__name__}: {exc}"[:500]),
-                           error_kind="unknown", model=request.model), 1
+        return LLMResponse(
+            error=redact(f"{type(exc).__name__}: {exc}"[:500]),
+            error_kind="unknown",
+            model=request.model,
+        ), 1
     resp.model = request.model
     resp.text = redact(resp.text)
-    resp.cost_usd = call_cost(request.model, resp.input_tokens, resp.output_tokens,
-                              resp.cached_tokens, resp.cache_write_tokens)
+    resp.cost_usd = call_cost(
+        request.model,
+        resp.input_tokens,
+        resp.output_tokens,
+        resp.cached_tokens,
+        resp.cache_write_tokens,
+    )
     return resp, attempts
 
 
@@ -100,7 +117,6 @@ def preflight(requests: Sequence[LLMRequest], *, keys: bool = True) -> None:
 
     With ``keys=False`` (dry runs) a missing key is not an error and provider checks that need
     a client are skipped."""
-    from core.llm.registry import known_provider
 
     for model in {r.model for r in requests}:
         known_provider(model)
@@ -122,9 +138,16 @@ def _check_run(db: Any, run_id: str | None) -> None:
             raise ConfigError(f"unknown run {run_id!r}: create the runs row first")
 
 
-def complete_many(db: Any, requests: Sequence[LLMRequest], *, run_id: str | None = None,
-                  use_cache: bool | None = None, refresh: bool | None = None,
-                  progress: bool = False, seed: int | None = None) -> list[LLMResponse]:
+def complete_many(
+    db: Any,
+    requests: Sequence[LLMRequest],
+    *,
+    run_id: str | None = None,
+    use_cache: bool | None = None,
+    refresh: bool | None = None,
+    progress: bool = False,
+    seed: int | None = None,
+) -> list[LLMResponse]:
     """Answer ``requests`` (same order). Failures are responses with ``.error`` set.
 
     ``use_cache=False`` neither reads nor writes the cache; ``refresh=True`` ignores stored
@@ -145,7 +168,7 @@ def complete_many(db: Any, requests: Sequence[LLMRequest], *, run_id: str | None
         hits = cache_get_many(db, [k for k, c in zip(keys, cacheable) if c])
     pending: dict[str, list[int]] = {}
     hit_rows = []
-    for i, (req, key) in enumerate(zip(requests, keys)):
+    for i, (_req, key) in enumerate(zip(requests, keys)):
         if cacheable[i] and key in hits:
             resp = hits[key]
             out[i] = LLMResponse(**{**resp.__dict__})
@@ -154,27 +177,33 @@ def complete_many(db: Any, requests: Sequence[LLMRequest], *, run_id: str | None
             # identical cacheable requests are sent once; uncached ones each get their own call
             pending.setdefault(key if cacheable[i] else f"{key}#{i}", []).append(i)
     if db is not None and hit_rows:
-        from core.store.connection import transaction
-
         with transaction(db):
             for i in hit_rows:
                 record_call(db, requests[i], out[i], run_id=run_id)  # type: ignore[arg-type]
     bar = _progress(progress, len(requests), initial=len(hit_rows))
     rng = random.Random(seed)
     abort = threading.Event()
-    workers = min(MAX_WORKERS, max(1, sum(
-        resolve(m)[2].max_in_flight for m in {requests[v[0]].model for v in pending.values()})))
+    workers = min(
+        MAX_WORKERS,
+        max(
+            1,
+            sum(
+                resolve(m)[2].max_in_flight
+                for m in {requests[v[0]].model for v in pending.values()}
+            ),
+        ),
+    )
     with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="llm") as pool:
         futures: dict[Future, list[int]] = {
             pool.submit(_call, requests[idx[0]], random.Random(rng.random()), abort): idx
-            for idx in pending.values()}
+            for idx in pending.values()
+        }
         try:
             remaining = set(futures)
             while remaining:
                 done, remaining = wait(remaining, return_when=FIRST_COMPLETED)
                 for fut in done:
-                    _store(db, requests, futures[fut], fut.result(), out, run_id, cacheable,
-                           keys)
+                    _store(db, requests, futures[fut], fut.result(), out, run_id, cacheable, keys)
                     bar.update(len(futures[fut]))
         except BaseException:
             abort.set()  # retry waits end now; queued calls are cancelled, not sent
@@ -186,18 +215,25 @@ def complete_many(db: Any, requests: Sequence[LLMRequest], *, run_id: str | None
     return out  # type: ignore[return-value]
 
 
-def _store(db: Any, requests: Sequence[LLMRequest], indexes: list[int],
-           result: tuple[LLMResponse, int], out: list, run_id: str | None,
-           cacheable: list[bool], keys: list[str]) -> None:
+def _store(
+    db: Any,
+    requests: Sequence[LLMRequest],
+    indexes: list[int],
+    result: tuple[LLMResponse, int],
+    out: list,
+    run_id: str | None,
+    cacheable: list[bool],
+    keys: list[str],
+) -> None:
     """Commit one reply (cache + ledger + run totals) and fan it out to duplicate requests."""
     resp, attempts = result
     resp.cache_key = keys[indexes[0]]
     for n, i in enumerate(indexes):
-        out[i] = resp if n == 0 else LLMResponse(**{**resp.__dict__, "cache_hit": True,
-                                                     "cost_usd": 0.0})
+        out[i] = (
+            resp if n == 0 else LLMResponse(**{**resp.__dict__, "cache_hit": True, "cost_usd": 0.0})
+        )
     if db is None:
         return
-    from core.store.connection import transaction
 
     with transaction(db):
         if resp.ok and cacheable[indexes[0]]:
@@ -208,19 +244,26 @@ def _store(db: Any, requests: Sequence[LLMRequest], indexes: list[int],
 
 def _progress(enabled: bool, total: int, initial: int = 0):
     if enabled:
-        from tqdm import tqdm
+        from tqdm import tqdm  # deferred: progress bars only on interactive runs
 
         return tqdm(total=total, initial=initial, desc="llm calls", unit="call")
 
     class _Null:
         def update(self, n: int = 1) -> None: ...
         def close(self) -> None: ...
+
     return _Null()
 
 
-def complete(db: Any, request: LLMRequest, *, run_id: str | None = None,
-             use_cache: bool | None = None, refresh: bool | None = None,
-             raise_on_error: bool = True) -> LLMResponse:
+def complete(
+    db: Any,
+    request: LLMRequest,
+    *,
+    run_id: str | None = None,
+    use_cache: bool | None = None,
+    refresh: bool | None = None,
+    raise_on_error: bool = True,
+) -> LLMResponse:
     """Answer one request. A failed call is recorded, then raised as ProviderCallError
     (or returned with ``.error`` set when ``raise_on_error=False``)."""
     resp = complete_many(db, [request], run_id=run_id, use_cache=use_cache, refresh=refresh)[0]

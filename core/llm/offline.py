@@ -21,12 +21,14 @@ with ``params={"threshold": x}``. Replies follow the JSON contract of docs/CONVE
 from __future__ import annotations
 
 import json
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
+from core.corpus.sentences import Sentence, content_words, sentence_index, token_f1
 from core.errors import ConfigError
 from core.llm.catalog import ProviderSettings
 from core.llm.registry import register
-from core.corpus.sentences import Sentence, content_words, sentence_index, token_f1
+from core.llm.similarity import cosine_to, embedder_name, match_threshold
 from core.llm.types import LLMRequest, LLMResponse, NeedsRealModelError
 
 WINDOW = 3
@@ -34,9 +36,13 @@ QUESTION_WEIGHT = 0.5
 LEXICAL_SUPPORT = 0.75
 LEXICAL_MATCH_F1 = 0.5
 TIE = 0.02
-NEEDS = {"answer": ("question",), "support": ("answer",), "compare": ("answer_a", "answer_b"),
-         "match_reference": ("answer", "references"),
-         "compare_reference": ("answer_a", "answer_b", "references")}
+NEEDS = {
+    "answer": ("question",),
+    "support": ("answer",),
+    "compare": ("answer_a", "answer_b"),
+    "match_reference": ("answer", "references"),
+    "compare_reference": ("answer_a", "answer_b", "references"),
+}
 
 
 def _context(request: LLMRequest) -> str:
@@ -44,12 +50,12 @@ def _context(request: LLMRequest) -> str:
 
 
 def _reply(payload: dict[str, Any], raw: dict[str, Any]) -> LLMResponse:
-    return LLMResponse(text=json.dumps(payload, ensure_ascii=False), finish_reason="stop",
-                       raw=raw)
+    return LLMResponse(text=json.dumps(payload, ensure_ascii=False), finish_reason="stop", raw=raw)
 
 
-def best_window(context: str, answer_words: list[str],
-                question_words: list[str] = ()) -> tuple[float, list[Sentence]]:
+def best_window(
+    context: str, answer_words: list[str], question_words: list[str] = ()
+) -> tuple[float, list[Sentence]]:
     """The ``WINDOW``-sentence window that best covers the claim "question + answer".
 
     Coverage = ``(|A ∩ W| + QUESTION_WEIGHT |Q ∩ W|) / (|A| + QUESTION_WEIGHT |Q|)`` with A the
@@ -65,11 +71,11 @@ def best_window(context: str, answer_words: list[str],
     total = len(need) + QUESTION_WEIGHT * len(extra)
     best, best_start = -1.0, 0
     for start in range(max(1, len(sents) - WINDOW + 1)):
-        have = set().union(*index.tokens[start:start + WINDOW])
+        have = set().union(*index.tokens[start : start + WINDOW])
         score = (len(need & have) + QUESTION_WEIGHT * len(extra & have)) / total
         if score > best:
             best, best_start = score, start
-    return best, sents[best_start:best_start + WINDOW]
+    return best, sents[best_start : best_start + WINDOW]
 
 
 def lexical_support(context: str, question: str, answer: str) -> tuple[float, list[str]]:
@@ -82,7 +88,7 @@ def lexical_support(context: str, question: str, answer: str) -> tuple[float, li
     for s in window:
         pos = index.sentences.index(s)  # type: ignore[union-attr]
         if set(words) & set(index.tokens[pos]):  # type: ignore[union-attr]
-            evidence.append(context[s.start:s.end])
+            evidence.append(context[s.start : s.end])
     return share, evidence if want else []
 
 
@@ -109,10 +115,13 @@ class Baseline:
         if request.task not in self.tasks:
             raise NeedsRealModelError(
                 f"offline:{self.model} is a baseline for tasks {sorted(self.tasks)}; "
-                f"task {request.task or '(none)'!r} needs a real model")
+                f"task {request.task or '(none)'!r} needs a real model"
+            )
         missing = [f for f in NEEDS.get(request.task, ()) if f not in request.fields]
         if missing:
-            raise ConfigError(f"offline:{self.model} task {request.task!r}: missing fields {missing}")
+            raise ConfigError(
+                f"offline:{self.model} task {request.task!r}: missing fields {missing}"
+            )
 
     def complete(self, request: LLMRequest, model: str) -> LLMResponse:
         """Score ``request.fields`` with the task's function."""
@@ -122,27 +131,43 @@ class Baseline:
 
 # --- offline:extractive -------------------------------------------------------------------------
 
+
 def extractive_answer(request: LLMRequest) -> LLMResponse:
     """Top BM25 sentences of the context for the question, in text order; abstains otherwise."""
     context, question = _context(request), str(request.fields.get("question", ""))
     if not context.strip():
-        return LLMResponse(text="I abstain: no context was given to extract an answer from.",
-                           finish_reason="abstained", raw={"baseline": "extractive"})
+        return LLMResponse(
+            text="I abstain: no context was given to extract an answer from.",
+            finish_reason="abstained",
+            raw={"baseline": "extractive"},
+        )
     index = sentence_index(context)
     scores = index.scores(question)
     k = int(request.params.get("sentences", 2))
     ranked = sorted((i for i, s in enumerate(scores) if s > 0), key=lambda i: (-scores[i], i))[:k]
     if not ranked:
-        return LLMResponse(text="I abstain: no sentence of the context matches the question.",
-                           finish_reason="abstained", raw={"baseline": "extractive"})
+        return LLMResponse(
+            text="I abstain: no sentence of the context matches the question.",
+            finish_reason="abstained",
+            raw={"baseline": "extractive"},
+        )
     chosen = sorted(ranked)
-    text = " ".join(context[index.sentences[i].start:index.sentences[i].end] for i in chosen)
-    return LLMResponse(text=text, finish_reason="stop", raw={
-        "baseline": "extractive", "sentences": [[index.sentences[i].start, index.sentences[i].end,
-                                                round(scores[i], 4)] for i in chosen]})
+    text = " ".join(context[index.sentences[i].start : index.sentences[i].end] for i in chosen)
+    return LLMResponse(
+        text=text,
+        finish_reason="stop",
+        raw={
+            "baseline": "extractive",
+            "sentences": [
+                [index.sentences[i].start, index.sentences[i].end, round(scores[i], 4)]
+                for i in chosen
+            ],
+        },
+    )
 
 
 # --- offline:lexical ----------------------------------------------------------------------------
+
 
 def lexical_task(request: LLMRequest) -> LLMResponse:
     """Support / compare by lexical coverage; reference tasks by token F1."""
@@ -154,36 +179,62 @@ def lexical_task(request: LLMRequest) -> LLMResponse:
         best = lambda ans: max((token_f1(ans, r) for r in refs), default=0.0)  # noqa: E731
         if task == "match_reference":
             s = best(str(f["answer"]))
-            return _reply({"verdict": "yes" if s >= thr else "no", "evidence": [],
-                           "explanation": f"best token F1 to a reference {s:.2f} (match >= {thr})",
-                           "score": round(s, 4)}, {"baseline": "lexical"})
+            return _reply(
+                {
+                    "verdict": "yes" if s >= thr else "no",
+                    "evidence": [],
+                    "explanation": f"best token F1 to a reference {s:.2f} (match >= {thr})",
+                    "score": round(s, 4),
+                },
+                {"baseline": "lexical"},
+            )
         sa, sb = best(str(f["answer_a"])), best(str(f["answer_b"]))
-        return _reply({"verdict": pairwise(sa, sb, thr), "evidence": [],
-                       "explanation": f"token F1 to the references: A {sa:.2f}, B {sb:.2f}",
-                       "scores": [round(sa, 4), round(sb, 4)]}, {"baseline": "lexical"})
+        return _reply(
+            {
+                "verdict": pairwise(sa, sb, thr),
+                "evidence": [],
+                "explanation": f"token F1 to the references: A {sa:.2f}, B {sb:.2f}",
+                "scores": [round(sa, 4), round(sb, 4)],
+            },
+            {"baseline": "lexical"},
+        )
     context, thr = _context(request), float(request.params.get("threshold", LEXICAL_SUPPORT))
     if task == "support":
         s, ev = lexical_support(context, question, str(f["answer"]))
-        return _reply({"verdict": "yes" if s >= thr else "no", "evidence": ev if s >= thr else [],
-                       "explanation": f"{s:.0%} of the answer's content words (question words "
-                                      f"at half weight) are in one {WINDOW}-sentence context "
-                                      f"window (supported >= {thr:.0%})",
-                       "score": round(s, 4)}, {"baseline": "lexical"})
-    (sa, ea), (sb, eb) = (lexical_support(context, question, str(f[k]))
-                          for k in ("answer_a", "answer_b"))
+        return _reply(
+            {
+                "verdict": "yes" if s >= thr else "no",
+                "evidence": ev if s >= thr else [],
+                "explanation": f"{s:.0%} of the answer's content words (question words "
+                f"at half weight) are in one {WINDOW}-sentence context "
+                f"window (supported >= {thr:.0%})",
+                "score": round(s, 4),
+            },
+            {"baseline": "lexical"},
+        )
+    (sa, ea), (sb, eb) = (
+        lexical_support(context, question, str(f[k])) for k in ("answer_a", "answer_b")
+    )
     verdict = pairwise(sa, sb, thr)
-    evidence = ea if verdict == "A" else eb if verdict == "B" else (ea + eb if verdict == "Equal" else [])
-    return _reply({"verdict": verdict, "evidence": evidence,
-                   "explanation": f"content-word support: A {sa:.0%}, B {sb:.0%} "
-                                  f"(supported >= {thr:.0%})",
-                   "scores": [round(sa, 4), round(sb, 4)]}, {"baseline": "lexical"})
+    evidence = (
+        ea if verdict == "A" else eb if verdict == "B" else (ea + eb if verdict == "Equal" else [])
+    )
+    return _reply(
+        {
+            "verdict": verdict,
+            "evidence": evidence,
+            "explanation": f"content-word support: A {sa:.0%}, B {sb:.0%} (supported >= {thr:.0%})",
+            "scores": [round(sa, 4), round(sb, 4)],
+        },
+        {"baseline": "lexical"},
+    )
 
 
 # --- offline:similarity -------------------------------------------------------------------------
 
+
 def similarity_task(request: LLMRequest) -> LLMResponse:
     """Cosine similarity to the references, or to the best-matching context window."""
-    from core.llm.similarity import cosine_to, embedder_name, match_threshold
 
     f, task = request.fields, request.task
     thr = float(request.params.get("threshold", match_threshold()))
@@ -192,42 +243,69 @@ def similarity_task(request: LLMRequest) -> LLMResponse:
         refs = [str(r) for r in f.get("references") or []]
         if task == "match_reference":
             s = max(cosine_to(str(f["answer"]), refs), default=0.0)
-            return _reply({"verdict": "yes" if s >= thr else "no", "evidence": [],
-                           "explanation": f"best cosine to a reference {s:.2f} (match >= {thr})",
-                           "score": round(s, 4)}, raw)
+            return _reply(
+                {
+                    "verdict": "yes" if s >= thr else "no",
+                    "evidence": [],
+                    "explanation": f"best cosine to a reference {s:.2f} (match >= {thr})",
+                    "score": round(s, 4),
+                },
+                raw,
+            )
         sa = max(cosine_to(str(f["answer_a"]), refs), default=0.0)
         sb = max(cosine_to(str(f["answer_b"]), refs), default=0.0)
-        return _reply({"verdict": pairwise(sa, sb, thr), "evidence": [],
-                       "explanation": f"cosine to the references: A {sa:.2f}, B {sb:.2f}",
-                       "scores": [round(sa, 4), round(sb, 4)]}, raw)
+        return _reply(
+            {
+                "verdict": pairwise(sa, sb, thr),
+                "evidence": [],
+                "explanation": f"cosine to the references: A {sa:.2f}, B {sb:.2f}",
+                "scores": [round(sa, 4), round(sb, 4)],
+            },
+            raw,
+        )
     context, question = _context(request), str(f.get("question", ""))
 
     def support(answer: str) -> tuple[float, list[str]]:
         _, window = best_window(context, content_words(answer), content_words(question))
         if not window:
             return 0.0, []
-        quotes = [context[s.start:s.end] for s in window]
+        quotes = [context[s.start : s.end] for s in window]
         sims = cosine_to(answer, quotes + [" ".join(quotes)])
         best = max(range(len(sims)), key=lambda i: sims[i])
         return sims[best], (quotes if best == len(quotes) else [quotes[best]])
 
     if task == "support":
         s, ev = support(str(f["answer"]))
-        return _reply({"verdict": "yes" if s >= thr else "no", "evidence": ev if s >= thr else [],
-                       "explanation": f"cosine to the best context passage {s:.2f} (>= {thr})",
-                       "score": round(s, 4)}, raw)
+        return _reply(
+            {
+                "verdict": "yes" if s >= thr else "no",
+                "evidence": ev if s >= thr else [],
+                "explanation": f"cosine to the best context passage {s:.2f} (>= {thr})",
+                "score": round(s, 4),
+            },
+            raw,
+        )
     (sa, ea), (sb, eb) = support(str(f["answer_a"])), support(str(f["answer_b"]))
     verdict = pairwise(sa, sb, thr)
-    return _reply({"verdict": verdict, "evidence": ea if verdict == "A" else eb if verdict == "B" else [],
-                   "explanation": f"cosine to the best context passage: A {sa:.2f}, B {sb:.2f}",
-                   "scores": [round(sa, 4), round(sb, 4)]}, raw)
+    return _reply(
+        {
+            "verdict": verdict,
+            "evidence": ea if verdict == "A" else eb if verdict == "B" else [],
+            "explanation": f"cosine to the best context passage: A {sa:.2f}, B {sb:.2f}",
+            "scores": [round(sa, 4), round(sb, 4)],
+        },
+        raw,
+    )
 
 
 BASELINES: dict[str, dict[str, Callable[[LLMRequest], LLMResponse]]] = {
     "extractive": {"answer": extractive_answer},
-    "lexical": {t: lexical_task for t in ("support", "compare", "match_reference", "compare_reference")},
-    "similarity": {t: similarity_task for t in ("support", "compare", "match_reference",
-                                                "compare_reference")},
+    "lexical": {
+        t: lexical_task for t in ("support", "compare", "match_reference", "compare_reference")
+    },
+    "similarity": {
+        t: similarity_task for t in ("support", "compare", "match_reference", "compare_reference")
+    },
 }
 
 

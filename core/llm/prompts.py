@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 from core.errors import ConfigError
@@ -19,7 +19,7 @@ _PLACEHOLDER = re.compile(r"\{\{\s*([a-zA-Z_][a-zA-Z0-9_]*)\s*\}\}")
 _DOC = re.compile(r"\A\s*<!--.*?-->\s*", re.S)
 
 
-@lru_cache(maxsize=None)
+@cache
 def load_prompt(name: str) -> str:
     """The body of ``prompts/<name>.md`` without its documentation comment."""
     path = PROMPTS_DIR / f"{name}.md"

@@ -21,8 +21,9 @@ def anthropic_params(request: LLMRequest, model: str) -> dict[str, Any]:
     """Keyword arguments of ``messages.create`` (also a Message Batches ``params``)."""
     system: list[dict[str, Any]] = []
     if request.context:
-        system.append({"type": "text", "text": request.context,
-                       "cache_control": {"type": "ephemeral"}})
+        system.append(
+            {"type": "text", "text": request.context, "cache_control": {"type": "ephemeral"}}
+        )
     if request.system:
         system.append({"type": "text", "text": request.system})
     messages = []
@@ -33,8 +34,11 @@ def anthropic_params(request: LLMRequest, model: str) -> dict[str, Any]:
             messages.append({"role": turn["role"], "content": turn["content"]})
     # anthropic SDK 2.x has no sampling parameters (temperature is not sent); pass
     # params={"anthropic": {"extra_body": {...}}} for anything the API still accepts.
-    params: dict[str, Any] = {"model": model, "max_tokens": request.max_tokens,
-                              "messages": messages}
+    params: dict[str, Any] = {
+        "model": model,
+        "max_tokens": request.max_tokens,
+        "messages": messages,
+    }
     if system:
         params["system"] = system
     params.update(request.params.get("anthropic", {}))
@@ -48,10 +52,16 @@ def parse_message(data: dict[str, Any], request_id: str = "") -> LLMResponse:
         read = int(usage.get("cache_read_input_tokens") or 0)
         write = int(usage.get("cache_creation_input_tokens") or 0)
         text = "".join(b.get("text", "") for b in data["content"] if b.get("type") == "text")
-        return LLMResponse(text=text, input_tokens=int(usage.get("input_tokens") or 0) + read + write,
-                           output_tokens=int(usage.get("output_tokens") or 0), cached_tokens=read,
-                           cache_write_tokens=write, finish_reason=str(data.get("stop_reason") or ""),
-                           request_id=request_id or str(data.get("id") or ""), raw=data)
+        return LLMResponse(
+            text=text,
+            input_tokens=int(usage.get("input_tokens") or 0) + read + write,
+            output_tokens=int(usage.get("output_tokens") or 0),
+            cached_tokens=read,
+            cache_write_tokens=write,
+            finish_reason=str(data.get("stop_reason") or ""),
+            request_id=request_id or str(data.get("id") or ""),
+            raw=data,
+        )
     except (KeyError, TypeError, AttributeError) as exc:
         raise ProviderCallError("bad_response", f"unexpected reply shape ({exc!r})") from None
 
@@ -72,11 +82,14 @@ class AnthropicProvider:
         """The SDK client (created on first use; SDK retries off)."""
         with self._lock:
             if self._client is None:
-                import anthropic
+                import anthropic  # deferred: the SDK loads only when its provider is used
 
                 self._client = anthropic.Anthropic(
-                    api_key=self.api_key, base_url=self.settings.base_url,
-                    timeout=self.settings.timeout_s, max_retries=0)
+                    api_key=self.api_key,
+                    base_url=self.settings.base_url,
+                    timeout=self.settings.timeout_s,
+                    max_retries=0,
+                )
             return self._client
 
     def complete(self, request: LLMRequest, model: str) -> LLMResponse:

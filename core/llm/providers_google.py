@@ -35,14 +35,19 @@ def _now() -> float:
 
 def gemini_contents(request: LLMRequest) -> list[dict[str, Any]]:
     """The turns as Gemini contents (role ``model`` for assistant turns)."""
-    return [{"role": "model" if t["role"] == "assistant" else "user",
-             "parts": [{"text": t["content"]}]} for t in request.turns() if t["role"] != "system"]
+    return [
+        {"role": "model" if t["role"] == "assistant" else "user", "parts": [{"text": t["content"]}]}
+        for t in request.turns()
+        if t["role"] != "system"
+    ]
 
 
 def gemini_config(request: LLMRequest, cached_content: str | None = None) -> dict[str, Any]:
     """GenerateContentConfig fields; the system instruction is omitted with a cached content."""
-    config: dict[str, Any] = {"temperature": request.temperature,
-                              "max_output_tokens": request.max_tokens}
+    config: dict[str, Any] = {
+        "temperature": request.temperature,
+        "max_output_tokens": request.max_tokens,
+    }
     if cached_content:
         config["cached_content"] = cached_content
     else:
@@ -61,11 +66,15 @@ def parse_generate(data: dict[str, Any]) -> LLMResponse:
         parts = ((cand.get("content") or {}).get("parts")) or []
         text = "".join(p.get("text") or "" for p in parts if not p.get("thought"))
         finish = cand.get("finish_reason") or ""
-        return LLMResponse(text=text, input_tokens=int(usage.get("prompt_token_count") or 0),
-                           output_tokens=int(usage.get("candidates_token_count") or 0),
-                           cached_tokens=int(usage.get("cached_content_token_count") or 0),
-                           finish_reason=str(finish).lower(),
-                           request_id=str(data.get("response_id") or ""), raw=data)
+        return LLMResponse(
+            text=text,
+            input_tokens=int(usage.get("prompt_token_count") or 0),
+            output_tokens=int(usage.get("candidates_token_count") or 0),
+            cached_tokens=int(usage.get("cached_content_token_count") or 0),
+            finish_reason=str(finish).lower(),
+            request_id=str(data.get("response_id") or ""),
+            raw=data,
+        )
     except (KeyError, TypeError, AttributeError, IndexError) as exc:
         raise ProviderCallError("bad_response", f"unexpected reply shape ({exc!r})") from None
 
@@ -90,19 +99,28 @@ class GoogleProvider:
         """The SDK client (created on first use; SDK retries off, timeout in ms)."""
         with self._lock:
             if self._client is None:
-                from google import genai
-                from google.genai import types
+                from google import genai  # deferred: the SDK loads only when its provider is used
+                from google.genai import (
+                    types,  # deferred: the SDK loads only when its provider is used
+                )
 
-                self._client = genai.Client(api_key=self.api_key, http_options=types.HttpOptions(
-                    base_url=self.settings.base_url, timeout=int(self.settings.timeout_s * 1000),
-                    retry_options=types.HttpRetryOptions(attempts=1)))
+                self._client = genai.Client(
+                    api_key=self.api_key,
+                    http_options=types.HttpOptions(
+                        base_url=self.settings.base_url,
+                        timeout=int(self.settings.timeout_s * 1000),
+                        retry_options=types.HttpRetryOptions(attempts=1),
+                    ),
+                )
             return self._client
 
     def context_cache(self, request: LLMRequest, model: str) -> str | None:
         """The explicit cache name for this request's context (created on first use), or None."""
         if count_tokens(request.context) < self.settings.explicit_cache_min_tokens:
             return None
-        key = hashlib.sha256("\x00".join((model, request.context, request.system)).encode()).hexdigest()
+        key = hashlib.sha256(
+            "\x00".join((model, request.context, request.system)).encode()
+        ).hexdigest()
         with self._lock:
             lock = self._cache_locks.setdefault(key, threading.Lock())
         with lock:  # one creation per context even under concurrency
@@ -112,11 +130,18 @@ class GoogleProvider:
                 self.forget(key)  # about to expire: replace it before it fails a call
                 self._delete(old)
             if key not in self.context_caches:
-                from google.genai import types
+                from google.genai import (
+                    types,  # deferred: the SDK loads only when its provider is used
+                )
 
-                cache = self.client.caches.create(model=model, config=types.CreateCachedContentConfig(
-                    contents=[{"role": "user", "parts": [{"text": request.context}]}],
-                    system_instruction=request.system or None, ttl=f"{ttl}s"))
+                cache = self.client.caches.create(
+                    model=model,
+                    config=types.CreateCachedContentConfig(
+                        contents=[{"role": "user", "parts": [{"text": request.context}]}],
+                        system_instruction=request.system or None,
+                        ttl=f"{ttl}s",
+                    ),
+                )
                 self.context_caches[key], self._created[key] = cache.name, _now()
             return self.context_caches[key]
 
@@ -138,8 +163,10 @@ class GoogleProvider:
         try:
             cached = self.context_cache(request, model) if request.context else None
             resp = self.client.models.generate_content(
-                model=model, contents=gemini_contents(request),
-                config=gemini_config(request, cached))
+                model=model,
+                contents=gemini_contents(request),
+                config=gemini_config(request, cached),
+            )
         except Exception as exc:
             err = from_sdk_error(exc, self.name)
             if cached and _cache_gone(err):
@@ -147,8 +174,8 @@ class GoogleProvider:
                     if name == cached:
                         self.forget(key)
                 raise ProviderCallError(
-                    "server", f"{self.name}: context cache {cached} expired; a retry recreates "
-                              "it") from None
+                    "server", f"{self.name}: context cache {cached} expired; a retry recreates it"
+                ) from None
             raise err from None
         return parse_generate(plain(resp))
 

@@ -54,7 +54,9 @@ def parse_chat_completion(data: dict[str, Any], request_id: str = "") -> LLMResp
             output_tokens=int(usage.get("completion_tokens") or 0),
             cached_tokens=int(details.get("cached_tokens") or 0),
             finish_reason=str(choice.get("finish_reason") or ""),
-            request_id=request_id or str(data.get("id") or ""), raw=data)
+            request_id=request_id or str(data.get("id") or ""),
+            raw=data,
+        )
     except (KeyError, IndexError, TypeError, AttributeError) as exc:
         raise ProviderCallError("bad_response", f"unexpected reply shape ({exc!r})") from None
 
@@ -65,7 +67,12 @@ class OpenAIProvider:
     cacheable = True
 
     def __init__(self, settings: ProviderSettings, api_key: str | None, *, compat: bool) -> None:
-        self.name, self.settings, self.api_key, self.compat = settings.name, settings, api_key, compat
+        self.name, self.settings, self.api_key, self.compat = (
+            settings.name,
+            settings,
+            api_key,
+            compat,
+        )
         self._clients: dict[str | None, Any] = {}
         self._lock = threading.Lock()
 
@@ -73,11 +80,14 @@ class OpenAIProvider:
         """The SDK client for ``base_url`` (created on first use)."""
         with self._lock:
             if base_url not in self._clients:
-                import openai
+                import openai  # deferred: the SDK loads only when its provider is used
 
                 self._clients[base_url] = openai.OpenAI(
-                    api_key=self.api_key or "not-needed", base_url=base_url,
-                    timeout=self.settings.timeout_s, max_retries=0)
+                    api_key=self.api_key or "not-needed",
+                    base_url=base_url,
+                    timeout=self.settings.timeout_s,
+                    max_retries=0,
+                )
             return self._clients[base_url]
 
     def target(self, model: str) -> tuple[str, str | None]:
@@ -85,7 +95,9 @@ class OpenAIProvider:
         if self.name == "compat":
             name, sep, url = model.partition("@")
             if not sep or not url.startswith(("http://", "https://")):
-                raise ConfigError(f"compat model {model!r} must look like 'name@http://host:port/v1'")
+                raise ConfigError(
+                    f"compat model {model!r} must look like 'name@http://host:port/v1'"
+                )
             return name, url
         return model, self.settings.base_url
 
@@ -98,7 +110,8 @@ class OpenAIProvider:
         name, url = self.target(model)
         try:
             raw = self.client(url).chat.completions.with_raw_response.create(
-                **openai_body(request, name, compat=self.compat))
+                **openai_body(request, name, compat=self.compat)
+            )
             completion = raw.parse()
         except Exception as exc:
             raise from_sdk_error(exc, self.name) from None

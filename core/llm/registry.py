@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 import importlib
 import threading
-from typing import Callable
+from collections.abc import Callable
 
 from core.errors import ConfigError
 from core.llm.catalog import ProviderSettings, provider_settings, split_model_id
@@ -24,18 +24,23 @@ _instances: dict[tuple[str, str, str], Provider] = {}
 _lock = threading.Lock()
 #: Modules that register providers when imported (loaded lazily, on first lookup).
 PROVIDER_MODULES = (
-    "core.llm.providers_openai", "core.llm.providers_anthropic", "core.llm.providers_google",
-    "core.llm.offline", "core.llm.scripted",
+    "core.llm.providers_openai",
+    "core.llm.providers_anthropic",
+    "core.llm.providers_google",
+    "core.llm.offline",
+    "core.llm.scripted",
 )
 _loaded = False
 
 
 def register(*names: str) -> Callable[[Factory], Factory]:
     """Decorator: register ``factory`` under each provider prefix in ``names``."""
+
     def deco(factory: Factory) -> Factory:
         for name in names:
             _factories[name] = factory
         return factory
+
     return deco
 
 

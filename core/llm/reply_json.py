@@ -36,7 +36,7 @@ def fenced_blocks(text: str) -> list[str]:
 def _values_in(body: str, openers: re.Pattern = _OPENER) -> Iterator[Any]:
     for match in openers.finditer(body):
         try:
-            yield _DECODER.raw_decode(body[match.start():])[0]
+            yield _DECODER.raw_decode(body[match.start() :])[0]
         except json.JSONDecodeError:
             continue
 
@@ -93,7 +93,7 @@ def balanced_object(text: str) -> str | None:
             elif ch == "}":
                 depth -= 1
                 if depth == 0:
-                    return text[start:i + 1]
+                    return text[start : i + 1]
         start = text.find("{", start + 1)
     return None
 

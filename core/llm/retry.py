@@ -5,7 +5,8 @@ from __future__ import annotations
 import email.utils
 import random
 import time
-from typing import Callable, Mapping, TypeVar
+from collections.abc import Callable, Mapping
+from typing import TypeVar
 
 from core.llm.types import ProviderCallError
 
@@ -40,9 +41,15 @@ def parse_retry_after(headers: Mapping[str, str] | None) -> float | None:
         return None
 
 
-def call_with_retry(fn: Callable[[], T], *, max_attempts: int, base_s: float, cap_s: float,
-                    rng: random.Random | None = None,
-                    sleep: Callable[[float], None] = time.sleep) -> tuple[T, int]:
+def call_with_retry(
+    fn: Callable[[], T],
+    *,
+    max_attempts: int,
+    base_s: float,
+    cap_s: float,
+    rng: random.Random | None = None,
+    sleep: Callable[[float], None] = time.sleep,
+) -> tuple[T, int]:
     """Run ``fn`` up to ``max_attempts`` times while it raises a retryable ProviderCallError.
 
     Returns ``(result, attempts)``. The last error is re-raised with ``.attempts`` set.

@@ -8,7 +8,7 @@ Replies are not cached (a test may change the script between calls); calls are r
 from __future__ import annotations
 
 import threading
-from typing import Callable, Mapping, Union
+from collections.abc import Callable, Mapping
 
 from core.errors import ConfigError
 from core.llm.catalog import ProviderSettings
@@ -16,7 +16,7 @@ from core.llm.registry import register
 from core.llm.tokens import count_tokens, request_input_tokens
 from core.llm.types import LLMRequest, LLMResponse, ProviderCallError
 
-Script = Union[Callable[[LLMRequest], Union[str, LLMResponse]], Mapping[str, str]]
+Script = Callable[[LLMRequest], str | LLMResponse] | Mapping[str, str]
 _scripts: dict[str, Script] = {}
 _calls: dict[str, int] = {}
 _lock = threading.Lock()
@@ -66,10 +66,14 @@ class ScriptedProvider:
             reply = script[request.prompt]
         if isinstance(reply, LLMResponse):
             return reply
-        return LLMResponse(text=str(reply), input_tokens=request_input_tokens(request),
-                           output_tokens=count_tokens(str(reply)), finish_reason="stop",
-                           request_id=f"scripted-{model}-{_calls[model]}",
-                           raw={"script": model})
+        return LLMResponse(
+            text=str(reply),
+            input_tokens=request_input_tokens(request),
+            output_tokens=count_tokens(str(reply)),
+            finish_reason="stop",
+            request_id=f"scripted-{model}-{_calls[model]}",
+            raw={"script": model},
+        )
 
 
 @register("scripted")

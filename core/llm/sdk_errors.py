@@ -41,19 +41,41 @@ def from_sdk_error(exc: BaseException, provider: str) -> ProviderCallError:
     retry_after = parse_retry_after(dict(headers) if headers is not None else None)
     if isinstance(exc, ProviderCallError):
         return exc
-    if names & {"APITimeoutError", "TimeoutException", "ReadTimeout", "ConnectTimeout",
-                "TimeoutError"}:
+    if names & {
+        "APITimeoutError",
+        "TimeoutException",
+        "ReadTimeout",
+        "ConnectTimeout",
+        "TimeoutError",
+    }:
         return ProviderCallError("timeout", f"{provider}: request timed out")
-    if names & {"APIResponseValidationError", "JSONDecodeError", "ValidationError",
-                "UnicodeDecodeError", "UnknownApiResponseError"}:
+    if names & {
+        "APIResponseValidationError",
+        "JSONDecodeError",
+        "ValidationError",
+        "UnicodeDecodeError",
+        "UnknownApiResponseError",
+    }:
         return ProviderCallError("bad_response", f"{provider}: unreadable reply: {_message(exc)}")
     if isinstance(status, int) and 400 <= status < 600:
         body = _message(exc)
-        return ProviderCallError(kind_for_status(status, body), f"{provider}: HTTP {status}: {body}",
-                                 retry_after=retry_after, status=status)
-    if names & {"APIConnectionError", "ConnectError", "RemoteProtocolError", "ReadError",
-                "NetworkError", "TransportError", "ConnectionError", "ProtocolError",
-                "IncompleteRead"}:
+        return ProviderCallError(
+            kind_for_status(status, body),
+            f"{provider}: HTTP {status}: {body}",
+            retry_after=retry_after,
+            status=status,
+        )
+    if names & {
+        "APIConnectionError",
+        "ConnectError",
+        "RemoteProtocolError",
+        "ReadError",
+        "NetworkError",
+        "TransportError",
+        "ConnectionError",
+        "ProtocolError",
+        "IncompleteRead",
+    }:
         cause = exc.__cause__ or exc.__context__
         detail = f" ({type(cause).__name__})" if cause else ""
         return ProviderCallError("connection", f"{provider}: connection error{detail}")
@@ -66,8 +88,9 @@ def plain(obj: Any) -> Any:
         fn = getattr(obj, attr, None)
         if callable(fn):
             try:
-                return json.loads(json.dumps(fn(mode="json") if attr == "model_dump" else fn(),
-                                             default=str))
+                return json.loads(
+                    json.dumps(fn(mode="json") if attr == "model_dump" else fn(), default=str)
+                )
             except TypeError:
                 return json.loads(json.dumps(fn(), default=str))
     return obj

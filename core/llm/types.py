@@ -58,9 +58,14 @@ class LLMRequest:
     def cache_payload(self) -> dict[str, Any]:
         """Everything that determines the reply: provider, model, full input and parameters."""
         return {
-            "model": self.model, "system": self.system, "context": self.context,
-            "turns": self.turns(), "temperature": self.temperature,
-            "max_tokens": self.max_tokens, "task": self.task, "fields": self.fields,
+            "model": self.model,
+            "system": self.system,
+            "context": self.context,
+            "turns": self.turns(),
+            "temperature": self.temperature,
+            "max_tokens": self.max_tokens,
+            "task": self.task,
+            "fields": self.fields,
             "params": self.params,
         }
 
@@ -125,8 +130,14 @@ class LLMError(WorkbenchError):
 class ProviderCallError(LLMError):
     """A provider call failed. ``kind`` is one of ERROR_KINDS; ``retry_after`` in seconds."""
 
-    def __init__(self, kind: str, message: str, *, retry_after: float | None = None,
-                 status: int | None = None) -> None:
+    def __init__(
+        self,
+        kind: str,
+        message: str,
+        *,
+        retry_after: float | None = None,
+        status: int | None = None,
+    ) -> None:
         super().__init__(message)
         self.kind = kind if kind in ERROR_KINDS else "unknown"
         self.retry_after = retry_after

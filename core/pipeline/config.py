@@ -10,9 +10,23 @@ from typing import Any
 from core.answering.systems import System, make_system
 from core.errors import ConfigError, InputError
 from core.judging.specs import Judge, make_judge
+from core.llm.catalog import provider_settings, split_model_id
+from core.llm.keys import get_key
+from core.llm.registry import model_available, provider_names
 
-TOP_KEYS = {"name", "description", "seed", "c", "data", "systems", "judges", "tournament",
-            "grounding", "report", "rater_bias"}
+TOP_KEYS = {
+    "name",
+    "description",
+    "seed",
+    "c",
+    "data",
+    "systems",
+    "judges",
+    "tournament",
+    "grounding",
+    "report",
+    "rater_bias",
+}
 DATA_KEYS = {"origin", "split", "documents", "question_ids", "status", "context_kind", "language"}
 TOURNAMENT_KEYS = {"judges", "design", "budget", "batch"}
 
@@ -48,7 +62,7 @@ def read_toml(path: str | Path) -> dict[str, Any]:
     path = Path(path)
     root_relative = Path(__file__).resolve().parents[2] / path
     if not path.is_file() and not path.is_absolute() and root_relative.is_file():
-        path = root_relative          # e.g. "experiments/demo_offline.toml" from any directory
+        path = root_relative  # e.g. "experiments/demo_offline.toml" from any directory
     if not path.is_file():
         raise InputError("no such experiment file", path=str(path))
     try:
@@ -61,8 +75,9 @@ def read_toml(path: str | Path) -> dict[str, Any]:
 def _unknown(section: str, got: dict, known: set[str]) -> None:
     bad = set(got) - known
     if bad:
-        raise ConfigError(f"experiment: unknown key(s) {sorted(bad)} in {section}; "
-                          f"known: {sorted(known)}")
+        raise ConfigError(
+            f"experiment: unknown key(s) {sorted(bad)} in {section}; known: {sorted(known)}"
+        )
 
 
 def parse_config(raw: dict[str, Any], path: str = "") -> Experiment:
@@ -80,7 +95,10 @@ def parse_config(raw: dict[str, Any], path: str = "") -> Experiment:
     if not systems:
         raise ConfigError(f"experiment {name!r}: no [[systems]]")
     judges = [make_judge(j) for j in raw.get("judges", [])]
-    for label, items in (("system", [s.name for s in systems]), ("judge", [j.name for j in judges])):
+    for label, items in (
+        ("system", [s.name for s in systems]),
+        ("judge", [j.name for j in judges]),
+    ):
         dup = {x for x in items if items.count(x) > 1}
         if dup:
             raise ConfigError(f"experiment {name!r}: duplicate {label} name(s) {sorted(dup)}")
@@ -90,8 +108,10 @@ def parse_config(raw: dict[str, Any], path: str = "") -> Experiment:
     pairwise_names = tour.get("judges", [j.name for j in judges if j.pairwise])
     for jn in pairwise_names:
         if jn not in by_name or not by_name[jn].pairwise:
-            raise ConfigError(f"experiment {name!r}: [tournament] judge {jn!r} is not a "
-                              "pairwise judge of this experiment")
+            raise ConfigError(
+                f"experiment {name!r}: [tournament] judge {jn!r} is not a "
+                "pairwise judge of this experiment"
+            )
     design = tour.get("design", "full")
     if design not in ("full", "adaptive"):
         raise ConfigError(f"experiment {name!r}: [tournament] design must be full or adaptive")
@@ -102,29 +122,47 @@ def parse_config(raw: dict[str, Any], path: str = "") -> Experiment:
     for role, kinds in (("reference", ("reference_absolute",)), ("context", ("autoais",))):
         jn = grounding.get(role)
         if jn is not None and (jn not in by_name or by_name[jn].kind not in kinds):
-            raise ConfigError(f"experiment {name!r}: [grounding] {role} = {jn!r} must name a "
-                              f"{' or '.join(kinds)} judge of this experiment")
+            raise ConfigError(
+                f"experiment {name!r}: [grounding] {role} = {jn!r} must name a "
+                f"{' or '.join(kinds)} judge of this experiment"
+            )
     if bool(grounding) and len(grounding) != 2:
         raise ConfigError(f"experiment {name!r}: [grounding] needs both reference and context")
     bias = raw.get("rater_bias", {})
     _unknown("[rater_bias]", bias, {"reference", "pairwise_reference"})
     for key in ("reference", "pairwise_reference"):
         if key in bias and bias[key] not in by_name:
-            raise ConfigError(f"experiment {name!r}: [rater_bias] {key} = {bias[key]!r} is not a "
-                              "judge of this experiment")
+            raise ConfigError(
+                f"experiment {name!r}: [rater_bias] {key} = {bias[key]!r} is not a "
+                "judge of this experiment"
+            )
     if bias:
         for what, items in (("system", systems), ("judge", judges)):
             missing = [x.name for x in items if not x.family]
             if missing:
-                raise ConfigError(f"experiment {name!r}: [rater_bias] needs a family for "
-                                  f"every {what}; missing for {missing}")
+                raise ConfigError(
+                    f"experiment {name!r}: [rater_bias] needs a family for "
+                    f"every {what}; missing for {missing}"
+                )
     report_cfg = raw.get("report", {})
     _unknown("[report]", report_cfg, {"bootstrap", "ties", "level", "prior_alpha"})
-    return Experiment(name=name, path=str(path), raw=raw, seed=seed, c=c, data=data,
-                      systems=systems, judges=judges,
-                      pairwise_judges=[by_name[j] for j in pairwise_names], design=design,
-                      budget=float(tour.get("budget", 1.0)), batch=int(tour.get("batch", 25)),
-                      grounding=grounding, report=report_cfg, rater_bias=bias)
+    return Experiment(
+        name=name,
+        path=str(path),
+        raw=raw,
+        seed=seed,
+        c=c,
+        data=data,
+        systems=systems,
+        judges=judges,
+        pairwise_judges=[by_name[j] for j in pairwise_names],
+        design=design,
+        budget=float(tour.get("budget", 1.0)),
+        batch=int(tour.get("batch", 25)),
+        grounding=grounding,
+        report=report_cfg,
+        rater_bias=bias,
+    )
 
 
 def load_experiment(path_or_config: str | Path | dict[str, Any]) -> Experiment:
@@ -138,30 +176,29 @@ def load_experiment(path_or_config: str | Path | dict[str, Any]) -> Experiment:
 # Validation against the store and the model layer
 # ---------------------------------------------------------------------------------------------
 
+
 def check_models(exp: Experiment, *, allow_missing_keys: bool = False) -> list[str]:
     """Raise ConfigError for an unknown model (or a missing key unless allowed); return the
     models whose key is missing."""
-    from core.llm.registry import model_available, provider_names
-    from core.llm.catalog import provider_settings
-    from core.llm.catalog import split_model_id
-    from core.llm.keys import get_key
 
     missing = []
     for model in sorted({x.model for x in [*exp.systems, *exp.judges]}):
         prefix, _ = split_model_id(model)
         if prefix not in provider_names():
-            raise ConfigError(f"unknown model {model!r}: no provider {prefix!r}; "
-                              f"known: {', '.join(provider_names())}")
+            raise ConfigError(
+                f"unknown model {model!r}: no provider {prefix!r}; "
+                f"known: {', '.join(provider_names())}"
+            )
         settings = provider_settings(prefix)
         if settings.key_env and not settings.key_optional and not get_key(settings.key_env):
             if allow_missing_keys:
                 missing.append(model)
                 continue
-            raise ConfigError(f"model {model!r} has no key: set {settings.key_env} "
-                              "(or use --dry-run to see the plan without keys)")
+            raise ConfigError(
+                f"model {model!r} has no key: set {settings.key_env} "
+                "(or use --dry-run to see the plan without keys)"
+            )
         ok, reason = model_available(model)
         if not ok:
             raise ConfigError(f"unknown or unavailable model {model!r}: {reason}")
     return missing
-
-

@@ -8,6 +8,7 @@ calls without sending or writing anything. The report is :mod:`core.pipeline.rep
 
 from __future__ import annotations
 
+import json
 import time
 import uuid
 from pathlib import Path
@@ -15,18 +16,27 @@ from typing import Any
 
 import sqlite_utils
 
+from core.answering.systems import book_of, load_questions, plan_answers, run_answers
 from core.errors import ConfigError, InputError
-from core.judging.specs import Judge
 from core.judging.runner import plan_absolute, plan_pairwise, run_items
-from core.store.runs import finish_run, start_run
-from core.store.connection import dumps, rows, transaction, utcnow
-from core.answering.systems import load_questions, plan_answers, run_answers
-from core.judging.tournament import (AdaptiveDesign, canonical_verdict, full_design,
-                                     sample_questions, shown)
+from core.judging.specs import Judge
+from core.judging.tournament import (
+    AdaptiveDesign,
+    canonical_verdict,
+    full_design,
+    order_for,
+    sample_questions,
+    shown,
+)
+from core.llm.engine import preflight
 
 # The report has its own module; re-exported here (``from core.pipeline.experiment import report``).
 from core.pipeline.config import Experiment, check_models, load_experiment
+from core.pipeline.grounding import find_disputes
 from core.pipeline.report import dry_run_summary, judge_preview
+from core.store.connection import dumps, rows, transaction, utcnow
+from core.store.runs import finish_run, start_run
+
 
 def select_questions(db: sqlite_utils.Database, exp: Experiment) -> list[dict]:
     """The experiment's sample: filtered by ``[data]``, ``c`` drawn with ``seed``."""
@@ -36,8 +46,12 @@ def select_questions(db: sqlite_utils.Database, exp: Experiment) -> list[dict]:
         load_questions(db, ids)
     else:
         where, params = ["1 = 1"], []
-        for key, col in (("origin", "origin"), ("split", "split"), ("context_kind", "context_kind"),
-                         ("language", "language")):
+        for key, col in (
+            ("origin", "origin"),
+            ("split", "split"),
+            ("context_kind", "context_kind"),
+            ("language", "language"),
+        ):
             if data.get(key):
                 where.append(f"{col} = ?")
                 params.append(data[key])
@@ -46,15 +60,18 @@ def select_questions(db: sqlite_utils.Database, exp: Experiment) -> list[dict]:
                 vals = list(data[key])
                 where.append(f"{col} in ({','.join('?' * len(vals))})")
                 params += vals
-        ids = [r["id"] for r in db.query(
-            f"select id from questions where {' and '.join(where)} order by id", params)]
+        ids = [
+            r["id"]
+            for r in db.query(
+                f"select id from questions where {' and '.join(where)} order by id", params
+            )
+        ]
     if not ids:
         raise InputError(f"experiment {exp.name!r}: no questions match [data] {exp.data}")
     return load_questions(db, sample_questions(ids, exp.c, exp.seed))
 
 
 def _check_books(db: sqlite_utils.Database, questions: list[dict]) -> None:
-    from core.answering.systems import book_of
 
     for q in questions:
         book_of(db, q)
@@ -65,7 +82,6 @@ def _preflight(requests: list[Any], missing_keys: list[str]) -> None:
     window and whether the model can do the task (e.g. an unknown ``offline:`` baseline, or a
     baseline asked for a task it does not implement). Models without a key (dry run) get the
     checks that need no client."""
-    from core.llm.engine import preflight
 
     unique = list({id(r): r for r in requests}.values())
     preflight([r for r in unique if r.model not in missing_keys])
@@ -78,69 +94,109 @@ def _check_stored_setups(db: sqlite_utils.Database, exp: Experiment) -> None:
     for system in exp.systems:
         old = rows(db, "select * from systems where name = ?", [system.name])
         if old and (old[0]["model"], old[0]["context"], old[0]["params"], old[0]["prompt"]) != (
-                system.model, system.context, system.params(), system.prompt):
-            raise ConfigError(f"system {system.name!r} is already stored with another "
-                              f"configuration (model {old[0]['model']}, context "
-                              f"{old[0]['context']}); give the new one another name")
+            system.model,
+            system.context,
+            system.params(),
+            system.prompt,
+        ):
+            raise ConfigError(
+                f"system {system.name!r} is already stored with another "
+                f"configuration (model {old[0]['model']}, context "
+                f"{old[0]['context']}); give the new one another name"
+            )
     for judge in exp.judges:
         old = rows(db, "select * from judges where name = ?", [judge.name])
         if old and (old[0]["kind"], old[0]["model"], old[0]["context"], old[0]["params"]) != (
-                judge.kind, judge.model, judge.context, judge.params()):
-            raise ConfigError(f"judge {judge.name!r} is already stored with another "
-                              f"configuration (kind {old[0]['kind']}, model {old[0]['model']}, "
-                              f"context {old[0]['context']}); give the new one another name")
+            judge.kind,
+            judge.model,
+            judge.context,
+            judge.params(),
+        ):
+            raise ConfigError(
+                f"judge {judge.name!r} is already stored with another "
+                f"configuration (kind {old[0]['kind']}, model {old[0]['model']}, "
+                f"context {old[0]['context']}); give the new one another name"
+            )
 
 
 # ---------------------------------------------------------------------------------------------
 # Running
 # ---------------------------------------------------------------------------------------------
 
+
 def _answers_of(db: sqlite_utils.Database, exp: Experiment, qids: list[str]) -> list[dict]:
     names = [s.name for s in exp.systems]
-    found = rows(db, f"select * from answers where system in ({','.join('?' * len(names))})",
-                 names)
+    found = rows(db, f"select * from answers where system in ({','.join('?' * len(names))})", names)
     keep = set(qids)
     return [a for a in found if a["question_id"] in keep]
 
 
-def _run_tournament(db: sqlite_utils.Database, exp: Experiment, judge: Judge,
-                    questions: dict[str, dict], answers: dict[tuple[str, str], dict],
-                    run_id: str, progress: bool) -> dict[str, int]:
+def _run_tournament(
+    db: sqlite_utils.Database,
+    exp: Experiment,
+    judge: Judge,
+    questions: dict[str, dict],
+    answers: dict[tuple[str, str], dict],
+    run_id: str,
+    progress: bool,
+) -> dict[str, int]:
     names = [s.name for s in exp.systems]
     qids = list(questions)
     if exp.design == "full":
-        comps = full_design(qids, names, rater=judge.rater, seed=exp.seed,
-                            both_orders=judge.both_orders)
-        items = plan_pairwise(db, judge, comps, answers, questions,
-                              any_order=not judge.both_orders)
+        comps = full_design(
+            qids, names, rater=judge.rater, seed=exp.seed, both_orders=judge.both_orders
+        )
+        items = plan_pairwise(db, judge, comps, answers, questions, any_order=not judge.both_orders)
         return run_items(db, items, run_id=run_id, progress=progress)
     design = AdaptiveDesign(names, qids, seed=exp.seed)
-    for r in rows(db, "select * from judgments j where rater = ? and kind = 'pairwise' and "
-                      "status != 'error' and not exists (select 1 from judgments s where "
-                      "s.supersedes = j.id)", [judge.rater]):
+    for r in rows(
+        db,
+        "select * from judgments j where rater = ? and kind = 'pairwise' and "
+        "status != 'error' and not exists (select 1 from judgments s where "
+        "s.supersedes = j.id)",
+        [judge.rater],
+    ):
         if r["question_id"] in questions and r["system_a"] in names and r["system_b"] in names:
             comp = shown(r["question_id"], (r["system_a"], r["system_b"]), r["order_shown"])
-            design.observe(r["question_id"], comp.pair,
-                           canonical_verdict(comp, r["verdict"]) if r["status"] == "ok" else None)
+            design.observe(
+                r["question_id"],
+                comp.pair,
+                canonical_verdict(comp, r["verdict"]) if r["status"] == "ok" else None,
+            )
     total = sum(1 for _ in full_design(qids, names))
     budget = int(round(exp.budget * total))
     counts = {"judged": 0, "unparsed": 0, "errors": 0}
-    from tqdm import tqdm
+    from tqdm import tqdm  # deferred: progress bars only on interactive runs
 
-    bar = tqdm(total=budget, initial=min(budget, total - design.remaining), disable=not progress,
-               desc=f"adaptive {judge.name}", unit="call")
+    bar = tqdm(
+        total=budget,
+        initial=min(budget, total - design.remaining),
+        disable=not progress,
+        desc=f"adaptive {judge.name}",
+        unit="call",
+    )
     try:
-        _adaptive_loop(db, exp, judge, design, questions, answers, run_id, total, budget,
-                       counts, bar)
+        _adaptive_loop(
+            db, exp, judge, design, questions, answers, run_id, total, budget, counts, bar
+        )
     finally:
         bar.close()
     return counts
 
 
-def _adaptive_loop(db: sqlite_utils.Database, exp: Experiment, judge: Judge,
-                   design: AdaptiveDesign, questions: dict[str, dict],
-                   answers: dict[tuple[str, str], dict], run_id: str, total: int, budget: int,
-                   counts: dict[str, int], bar: Any) -> None:
+def _adaptive_loop(
+    db: sqlite_utils.Database,
+    exp: Experiment,
+    judge: Judge,
+    design: AdaptiveDesign,
+    questions: dict[str, dict],
+    answers: dict[tuple[str, str], dict],
+    run_id: str,
+    total: int,
+    budget: int,
+    counts: dict[str, int],
+    bar: Any,
+) -> None:
     """Choose a batch where it most reduces the ranking's uncertainty, judge it, refit; repeat
     until ``budget`` of the full design's ``total`` calls are spent."""
     while total - design.remaining < budget and design.remaining:
@@ -153,9 +209,14 @@ def _adaptive_loop(db: sqlite_utils.Database, exp: Experiment, judge: Judge,
         for k in counts:
             counts[k] += result[k]
         planned = {(i.comparison.question_id, i.comparison.pair): i for i in items}
-        stored = {(r["question_id"], tuple(sorted((r["system_a"], r["system_b"])))): r
-                  for r in rows(db, "select * from judgments where rater = ? and run_id = ? "
-                                    "and kind = 'pairwise'", [judge.rater, run_id])}
+        stored = {
+            (r["question_id"], tuple(sorted((r["system_a"], r["system_b"])))): r
+            for r in rows(
+                db,
+                "select * from judgments where rater = ? and run_id = ? and kind = 'pairwise'",
+                [judge.rater, run_id],
+            )
+        }
         for q, pair in chosen:
             r = stored.get((q, pair)) if (q, pair) in planned else None
             verdict = None
@@ -166,13 +227,16 @@ def _adaptive_loop(db: sqlite_utils.Database, exp: Experiment, judge: Judge,
 
 
 def _order(judge: Judge, q: str, pair: tuple[str, str], seed: int) -> str:
-    from core.judging.tournament import order_for
 
     return order_for(judge.rater, q, *pair, seed=seed)
 
 
-def run_experiment(db: sqlite_utils.Database, path_or_config: str | Path | dict[str, Any],
-                   dry_run: bool = False, progress: bool = True) -> dict[str, Any]:
+def run_experiment(
+    db: sqlite_utils.Database,
+    path_or_config: str | Path | dict[str, Any],
+    dry_run: bool = False,
+    progress: bool = True,
+) -> dict[str, Any]:
     """Run (or with ``dry_run`` only plan and price) an experiment; return a summary dict.
 
     Everything is validated before the first request and the first write. A rerun skips what
@@ -194,10 +258,19 @@ def run_experiment(db: sqlite_utils.Database, path_or_config: str | Path | dict[
     qids = [q["id"] for q in questions]
     with transaction(db):
         start_run(db, "experiment", exp.name, exp.raw, run_id=run_id, started_at=now)
-        db["experiments"].upsert({"name": exp.name, "path": exp.path, "config": dumps(exp.raw),
-                                  "question_ids": dumps(qids), "status": "running",
-                                  "run_id": run_id, "created_at": now, "updated_at": now},
-                                 pk="name")
+        db["experiments"].upsert(
+            {
+                "name": exp.name,
+                "path": exp.path,
+                "config": dumps(exp.raw),
+                "question_ids": dumps(qids),
+                "status": "running",
+                "run_id": run_id,
+                "created_at": now,
+                "updated_at": now,
+            },
+            pk="name",
+        )
     summary: dict[str, Any] = {"experiment": exp.name, "run_id": run_id, "questions": len(qids)}
     try:
         summary["answers"] = run_answers(db, planned, run_id=run_id, progress=progress)
@@ -209,14 +282,18 @@ def run_experiment(db: sqlite_utils.Database, path_or_config: str | Path | dict[
             items = plan_absolute(db, judge, answers, qmap)
             summary["judges"][judge.name] = run_items(db, items, run_id=run_id, progress=progress)
         for judge in exp.pairwise_judges:
-            summary["judges"][judge.name] = _run_tournament(db, exp, judge, qmap, amap, run_id,
-                                                            progress)
+            summary["judges"][judge.name] = _run_tournament(
+                db, exp, judge, qmap, amap, run_id, progress
+            )
         if exp.grounding:
-            from core.pipeline.grounding import find_disputes
-
             summary["disputes"] = find_disputes(
-                db, f"auto:{exp.grounding['reference']}", f"auto:{exp.grounding['context']}",
-                question_ids=qids, systems=[s.name for s in exp.systems], run_id=run_id)
+                db,
+                f"auto:{exp.grounding['reference']}",
+                f"auto:{exp.grounding['context']}",
+                question_ids=qids,
+                systems=[s.name for s in exp.systems],
+                run_id=run_id,
+            )
     except BaseException as exc:
         status = "interrupted" if isinstance(exc, KeyboardInterrupt) else "failed"
         _finish(db, exp.name, run_id, status, {**summary, "error": str(exc)[:500]})
@@ -226,19 +303,27 @@ def run_experiment(db: sqlite_utils.Database, path_or_config: str | Path | dict[
     return summary
 
 
-def _finish(db: sqlite_utils.Database, name: str, run_id: str, status: str,
-            summary: dict[str, Any]) -> None:
+def _finish(
+    db: sqlite_utils.Database, name: str, run_id: str, status: str, summary: dict[str, Any]
+) -> None:
     now = utcnow()
     with transaction(db):
         finish_run(db, run_id, status, dumps(summary)[:2000], finished_at=now)
-        db.execute("update experiments set status = ?, summary = ?, updated_at = ? "
-                   "where name = ?", [status, dumps(summary), now, name])
+        db.execute(
+            "update experiments set status = ?, summary = ?, updated_at = ? where name = ?",
+            [status, dumps(summary), now, name],
+        )
 
 
 def list_experiments(db: sqlite_utils.Database) -> list[dict[str, Any]]:
     """Stored experiments (name, status, updated_at, number of questions)."""
-    import json
 
-    return [{"name": r["name"], "status": r["status"], "updated_at": r["updated_at"],
-             "questions": len(json.loads(r["question_ids"]))}
-            for r in db.query("select * from experiments order by updated_at desc")]
+    return [
+        {
+            "name": r["name"],
+            "status": r["status"],
+            "updated_at": r["updated_at"],
+            "questions": len(json.loads(r["question_ids"])),
+        }
+        for r in db.query("select * from experiments order by updated_at desc")
+    ]

@@ -15,30 +15,50 @@ reference rater are reported (:func:`core.stats.agreement.cohen_kappa`).
 
 from __future__ import annotations
 
-from typing import Any, Mapping, Sequence
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 import sqlite_utils
 
 from core.errors import InputError
+from core.stats.agreement import cohen_kappa, percent_agreement
+from core.stats.rater_bias import self_preference
 from core.store.connection import rows, transaction, utcnow
 
 
-def _latest_ok(db: sqlite_utils.Database, rater: str, question_ids: Sequence[str] | None,
-               systems: Sequence[str] | None) -> dict[int, dict]:
+def _latest_ok(
+    db: sqlite_utils.Database,
+    rater: str,
+    question_ids: Sequence[str] | None,
+    systems: Sequence[str] | None,
+) -> dict[int, dict]:
     """Latest parsed absolute judgment of ``rater`` per answer id."""
-    found = rows(db, "select * from judgments j where rater = ? and kind = 'absolute' and "
-                     "status = 'ok' and not exists (select 1 from judgments s "
-                     "where s.supersedes = j.id) order by id", [rater])
+    found = rows(
+        db,
+        "select * from judgments j where rater = ? and kind = 'absolute' and "
+        "status = 'ok' and not exists (select 1 from judgments s "
+        "where s.supersedes = j.id) order by id",
+        [rater],
+    )
     qs = set(question_ids) if question_ids is not None else None
     ss = set(systems) if systems is not None else None
-    return {r["answer_id"]: r for r in found
-            if (qs is None or r["question_id"] in qs) and (ss is None or r["system"] in ss)}
+    return {
+        r["answer_id"]: r
+        for r in found
+        if (qs is None or r["question_id"] in qs) and (ss is None or r["system"] in ss)
+    }
 
 
-def find_disputes(db: sqlite_utils.Database, gt_rater: str, ctx_rater: str, *,
-                  question_ids: Sequence[str] | None = None,
-                  systems: Sequence[str] | None = None,
-                  run_id: str | None = None) -> dict[str, int]:
+def find_disputes(
+    db: sqlite_utils.Database,
+    gt_rater: str,
+    ctx_rater: str,
+    *,
+    question_ids: Sequence[str] | None = None,
+    systems: Sequence[str] | None = None,
+    run_id: str | None = None,
+) -> dict[str, int]:
     """Store a dispute for every answer where the two raters' verdicts differ.
 
     Raters are ``judgments.rater`` strings (``auto:<judge>`` or ``human:<name>``). Idempotent:
@@ -60,8 +80,18 @@ def find_disputes(db: sqlite_utils.Database, gt_rater: str, ctx_rater: str, *,
                 "insert or ignore into disputes (question_id, answer_id, system, gt_judgment_id, "
                 "ctx_judgment_id, gt_verdict, ctx_verdict, run_id, created_at) "
                 "values (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                [g["question_id"], answer_id, g["system"], g["id"], c["id"], g["verdict"],
-                 c["verdict"], run_id, now])
+                [
+                    g["question_id"],
+                    answer_id,
+                    g["system"],
+                    g["id"],
+                    c["id"],
+                    g["verdict"],
+                    c["verdict"],
+                    run_id,
+                    now,
+                ],
+            )
             added += cur.rowcount
     return {"compared": len(both), "disputes": len(disputed), "added": added}
 
@@ -71,12 +101,18 @@ def dispute_kind(gt_verdict: str, ctx_verdict: str) -> str:
     return "supported_not_matching" if ctx_verdict == "yes" else "matching_not_supported"
 
 
-def list_disputes(db: sqlite_utils.Database, *, question_ids: Sequence[str] | None = None,
-                  systems: Sequence[str] | None = None,
-                  unresolved_only: bool = False) -> list[dict[str, Any]]:
+def list_disputes(
+    db: sqlite_utils.Database,
+    *,
+    question_ids: Sequence[str] | None = None,
+    systems: Sequence[str] | None = None,
+    unresolved_only: bool = False,
+) -> list[dict[str, Any]]:
     """Disputes with everything an auditor needs: question, references, answer, both verdicts,
     raters, rationales and evidence, and the latest resolution (or None)."""
-    found = rows(db, """
+    found = rows(
+        db,
+        """
         select d.id, d.question_id, d.answer_id, d.system, d.gt_verdict, d.ctx_verdict,
                d.run_id, d.created_at, q.question, q.answers as references_json,
                q.document_id, a.text as answer, g.rater as gt_rater, g.evidence as gt_evidence,
@@ -85,18 +121,25 @@ def list_disputes(db: sqlite_utils.Database, *, question_ids: Sequence[str] | No
         from disputes d join questions q on q.id = d.question_id
         join answers a on a.id = d.answer_id
         join judgments g on g.id = d.gt_judgment_id join judgments c on c.id = d.ctx_judgment_id
-        order by d.id""")
-    resolutions = {r["dispute_id"]: r for r in rows(db, """
+        order by d.id""",
+    )
+    resolutions = {
+        r["dispute_id"]: r
+        for r in rows(
+            db,
+            """
         select * from dispute_resolutions r where not exists
-        (select 1 from dispute_resolutions s where s.supersedes = r.id) order by id""")}
-    import json
+        (select 1 from dispute_resolutions s where s.supersedes = r.id) order by id""",
+        )
+    }
 
     out = []
     qs = set(question_ids) if question_ids is not None else None
     ss = set(systems) if systems is not None else None
     for r in found:
-        if (qs is not None and r["question_id"] not in qs) or (ss is not None and
-                                                              r["system"] not in ss):
+        if (qs is not None and r["question_id"] not in qs) or (
+            ss is not None and r["system"] not in ss
+        ):
             continue
         res = resolutions.get(r["id"])
         if unresolved_only and res is not None:
@@ -111,8 +154,11 @@ def list_disputes(db: sqlite_utils.Database, *, question_ids: Sequence[str] | No
     return out
 
 
-def dispute_summary(db: sqlite_utils.Database, question_ids: Sequence[str] | None = None,
-                    systems: Sequence[str] | None = None) -> dict[str, Any]:
+def dispute_summary(
+    db: sqlite_utils.Database,
+    question_ids: Sequence[str] | None = None,
+    systems: Sequence[str] | None = None,
+) -> dict[str, Any]:
     """Counts of disputes per system and per kind."""
     items = list_disputes(db, question_ids=question_ids, systems=systems)
     per_system: dict[str, int] = {}
@@ -120,23 +166,32 @@ def dispute_summary(db: sqlite_utils.Database, question_ids: Sequence[str] | Non
     for d in items:
         per_system[d["system"]] = per_system.get(d["system"], 0) + 1
         per_kind[d["kind"]] = per_kind.get(d["kind"], 0) + 1
-    return {"n": len(items), "per_system": per_system, "per_kind": per_kind,
-            "resolved": sum(1 for d in items if d["resolution"] is not None)}
+    return {
+        "n": len(items),
+        "per_system": per_system,
+        "per_kind": per_kind,
+        "resolved": sum(1 for d in items if d["resolution"] is not None),
+    }
 
 
 # ---------------------------------------------------------------------------------------------
 # Rater bias (2x2: rater family x answer family)
 # ---------------------------------------------------------------------------------------------
 
-def rater_bias_absolute(db: sqlite_utils.Database, reference: str, rater_family: Mapping[str, str],
-                        system_family: Mapping[str, str], *,
-                        question_ids: Sequence[str] | None = None) -> list[dict[str, Any]]:
+
+def rater_bias_absolute(
+    db: sqlite_utils.Database,
+    reference: str,
+    rater_family: Mapping[str, str],
+    system_family: Mapping[str, str],
+    *,
+    question_ids: Sequence[str] | None = None,
+) -> list[dict[str, Any]]:
     """Per (rater family, answer family): items, agreement and Cohen's kappa of the family's
     absolute raters with the ``reference`` rater, and both yes-rates (leniency).
 
     ``rater_family`` maps rater strings to families, ``system_family`` system names to families.
     """
-    from core.stats.agreement import cohen_kappa, percent_agreement
 
     ref = _latest_ok(db, reference, question_ids, list(system_family))
     if not ref:
@@ -151,35 +206,57 @@ def rater_bias_absolute(db: sqlite_utils.Database, reference: str, rater_family:
     for (rfam, afam), pairs in sorted(cells.items()):
         a, b = [p[0] for p in pairs], [p[1] for p in pairs]
         kappa = cohen_kappa(a, b, labels=["yes", "no"])
-        out.append({"rater_family": rfam, "answer_family": afam, "n": len(pairs),
-                    "agreement": round(percent_agreement(a, b), 4),
-                    "cohen_kappa": None if kappa != kappa else round(kappa, 4),
-                    "rater_yes_rate": round(a.count("yes") / len(a), 4),
-                    "reference_yes_rate": round(b.count("yes") / len(b), 4)})
+        out.append(
+            {
+                "rater_family": rfam,
+                "answer_family": afam,
+                "n": len(pairs),
+                "agreement": round(percent_agreement(a, b), 4),
+                "cohen_kappa": None if kappa != kappa else round(kappa, 4),
+                "rater_yes_rate": round(a.count("yes") / len(a), 4),
+                "reference_yes_rate": round(b.count("yes") / len(b), 4),
+            }
+        )
     return out
 
 
-def rater_bias_pairwise(db: sqlite_utils.Database, reference: str, rater_family: Mapping[str, str],
-                        system_family: Mapping[str, str], *,
-                        question_ids: Sequence[str] | None = None) -> list[dict[str, Any]]:
+def rater_bias_pairwise(
+    db: sqlite_utils.Database,
+    reference: str,
+    rater_family: Mapping[str, str],
+    system_family: Mapping[str, str],
+    *,
+    question_ids: Sequence[str] | None = None,
+) -> list[dict[str, Any]]:
     """The pairwise 2x2 table of :func:`core.stats.rater_bias.self_preference` over stored judgments."""
-    import pandas as pd
-
-    from core.stats.rater_bias import self_preference
+    import pandas as pd  # deferred: pandas costs ~0.5 s to import, only this path needs it
 
     raters = [reference, *rater_family]
     marks = ",".join("?" * len(raters))
-    found = rows(db, f"select rater, question_id, system_a, system_b, verdict from judgments j "
-                     f"where kind = 'pairwise' and status = 'ok' and rater in ({marks}) and not "
-                     f"exists (select 1 from judgments s where s.supersedes = j.id)", raters)
+    found = rows(
+        db,
+        f"select rater, question_id, system_a, system_b, verdict from judgments j "
+        f"where kind = 'pairwise' and status = 'ok' and rater in ({marks}) and not "
+        f"exists (select 1 from judgments s where s.supersedes = j.id)",
+        raters,
+    )
     if question_ids is not None:
         keep = set(question_ids)
         found = [r for r in found if r["question_id"] in keep]
     found = [r for r in found if r["system_a"] in system_family and r["system_b"] in system_family]
     if not found:
         raise InputError("no pairwise judgments for the rater-bias study")
-    table = self_preference(pd.DataFrame(found), dict(rater_family), dict(system_family),
-                            reference)
-    return [{k: (None if isinstance(v, float) and v != v else
-                 round(v, 4) if isinstance(v, float) else v) for k, v in rec.items()}
-            for rec in table.to_dict(orient="records")]
+    table = self_preference(pd.DataFrame(found), dict(rater_family), dict(system_family), reference)
+    return [
+        {
+            k: (
+                None
+                if isinstance(v, float) and v != v
+                else round(v, 4)
+                if isinstance(v, float)
+                else v
+            )
+            for k, v in rec.items()
+        }
+        for rec in table.to_dict(orient="records")
+    ]

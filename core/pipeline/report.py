@@ -18,44 +18,74 @@ from typing import TYPE_CHECKING, Any
 
 import sqlite_utils
 
-from core.errors import InputError
-from core.store.connection import rows
+from core.answering.systems import stored_answer_keys
+from core.errors import InputError, WorkbenchError
+from core.judging.diagnostics import position_consistency, rater_diagnostics
+from core.judging.requests import build_request
 from core.judging.tournament import canonical_verdict, shown
+from core.llm.cost import call_cost, estimate_cost
+from core.llm.tokens import count_tokens, request_input_tokens
+from core.pipeline.config import parse_config
+from core.pipeline.grounding import (
+    dispute_summary,
+    rater_bias_absolute,
+    rater_bias_pairwise,
+)
+from core.stats.agreement import cohen_kappa, percent_agreement
+from core.stats.leaderboard import leaderboard
+from core.stats.pairwise_counts import NotIdentifiableError
+from core.stats.significance import wilson_ci
+from core.store.connection import rows
 
 if TYPE_CHECKING:
-    from core.pipeline.config import Experiment
     from core.judging.specs import Judge
+    from core.pipeline.config import Experiment
 
 PLACEHOLDER_ANSWER = "A typical answer of about one or two sentences. " * 2
 
 
-def _latest_judgments(db: sqlite_utils.Database, rater: str, kind: str, qids: set[str],
-                      systems: set[str]) -> list[dict]:
-    found = rows(db, "select * from judgments j where rater = ? and kind = ? and not exists "
-                     "(select 1 from judgments s where s.supersedes = j.id) order by id",
-                 [rater, kind])
+def _latest_judgments(
+    db: sqlite_utils.Database, rater: str, kind: str, qids: set[str], systems: set[str]
+) -> list[dict]:
+    found = rows(
+        db,
+        "select * from judgments j where rater = ? and kind = ? and not exists "
+        "(select 1 from judgments s where s.supersedes = j.id) order by id",
+        [rater, kind],
+    )
     if kind == "absolute":
         return [r for r in found if r["question_id"] in qids and r["system"] in systems]
-    return [r for r in found if r["question_id"] in qids and r["system_a"] in systems
-            and r["system_b"] in systems]
+    return [
+        r
+        for r in found
+        if r["question_id"] in qids and r["system_a"] in systems and r["system_b"] in systems
+    ]
 
 
 def _accuracy(judgments: list[dict], systems: list[str], level: float) -> list[dict[str, Any]]:
     """Per system: share of ``yes`` among parsed verdicts with a Wilson interval."""
-    from core.stats.significance import wilson_ci
 
     out = []
     for name in systems:
         mine = [r for r in judgments if r["system"] == name]
         ok = [r for r in mine if r["status"] == "ok"]
         yes = sum(1 for r in ok if r["verdict"] == "yes")
-        row: dict[str, Any] = {"system": name, "n": len(ok), "yes": yes,
-                               "unparsed": sum(1 for r in mine if r["status"] == "unparsed"),
-                               "errors": sum(1 for r in mine if r["status"] == "error")}
+        row: dict[str, Any] = {
+            "system": name,
+            "n": len(ok),
+            "yes": yes,
+            "unparsed": sum(1 for r in mine if r["status"] == "unparsed"),
+            "errors": sum(1 for r in mine if r["status"] == "error"),
+        }
         if ok:
             ci = wilson_ci(yes, len(ok), level)
-            row.update(accuracy=round(ci.estimate, 4), ci_low=round(ci.low, 4),
-                       ci_high=round(ci.high, 4), level=level, interval="Wilson")
+            row.update(
+                accuracy=round(ci.estimate, 4),
+                ci_low=round(ci.low, 4),
+                ci_high=round(ci.high, 4),
+                level=level,
+                interval="Wilson",
+            )
         else:
             row.update(accuracy=None, ci_low=None, ci_high=None, level=level, interval="Wilson")
         out.append(row)
@@ -64,14 +94,18 @@ def _accuracy(judgments: list[dict], systems: list[str], level: float) -> list[d
 
 def _ranking(judgments: list[dict], exp_report: dict[str, Any], seed: int) -> dict[str, Any]:
     """Bradley-Terry leaderboard with question-clustered bootstrap intervals."""
-    from core.errors import WorkbenchError
-    from core.stats.pairwise_counts import NotIdentifiableError
-    from core.stats.leaderboard import leaderboard
 
-    records = [(r["question_id"], r["system_a"], r["system_b"], r["verdict"])
-               for r in judgments if r["status"] == "ok"]
-    kw = dict(ties=exp_report.get("ties", "half"), n_boot=int(exp_report.get("bootstrap", 500)),
-              seed=seed, level=float(exp_report.get("level", 0.95)))
+    records = [
+        (r["question_id"], r["system_a"], r["system_b"], r["verdict"])
+        for r in judgments
+        if r["status"] == "ok"
+    ]
+    kw = dict(
+        ties=exp_report.get("ties", "half"),
+        n_boot=int(exp_report.get("bootstrap", 500)),
+        seed=seed,
+        level=float(exp_report.get("level", 0.95)),
+    )
     note = "maximum likelihood"
     try:
         try:
@@ -86,27 +120,49 @@ def _ranking(judgments: list[dict], exp_report: dict[str, Any], seed: int) -> di
     except WorkbenchError as exc:
         return {"error": str(exc), "n_judgments": len(records)}
     d = board.to_dict()
-    return {"estimate": note, **{k: d[k] for k in ("systems", "level", "interval", "n_boot", "seed", "ties",
-                              "n_judgments", "n_excluded_none", "n_questions",
-                              "n_degenerate_replicates", "win_rate", "alpha")}}
+    return {
+        "estimate": note,
+        **{
+            k: d[k]
+            for k in (
+                "systems",
+                "level",
+                "interval",
+                "n_boot",
+                "seed",
+                "ties",
+                "n_judgments",
+                "n_excluded_none",
+                "n_questions",
+                "n_degenerate_replicates",
+                "win_rate",
+                "alpha",
+            )
+        },
+    }
 
 
 def _agreement(by_rater: dict[str, dict[Any, str]]) -> list[dict[str, Any]]:
     """Percent agreement and Cohen's kappa for every pair of raters over shared items."""
-    from core.stats.agreement import cohen_kappa, percent_agreement
 
     names = sorted(by_rater)
     out = []
     for i, a in enumerate(names):
-        for b in names[i + 1:]:
+        for b in names[i + 1 :]:
             shared = sorted(set(by_rater[a]) & set(by_rater[b]), key=str)
             if not shared:
                 continue
             va, vb = [by_rater[a][k] for k in shared], [by_rater[b][k] for k in shared]
             kappa = cohen_kappa(va, vb)
-            out.append({"rater_a": a, "rater_b": b, "n": len(shared),
-                        "agreement": round(percent_agreement(va, vb), 4),
-                        "cohen_kappa": None if kappa != kappa else round(kappa, 4)})
+            out.append(
+                {
+                    "rater_a": a,
+                    "rater_b": b,
+                    "n": len(shared),
+                    "agreement": round(percent_agreement(va, vb), 4),
+                    "cohen_kappa": None if kappa != kappa else round(kappa, 4),
+                }
+            )
     return out
 
 
@@ -114,9 +170,6 @@ def report(db: sqlite_utils.Database, name: str) -> dict[str, Any]:
     """Accuracy with intervals per absolute judge, Bradley-Terry ranking with intervals per
     pairwise judge, agreement between raters, position consistency, parse and evidence counts,
     disputes and (if configured) the rater-bias tables of a stored experiment."""
-    from core.pipeline.config import parse_config
-    from core.pipeline.grounding import dispute_summary, rater_bias_absolute, rater_bias_pairwise
-    from core.judging.diagnostics import position_consistency, rater_diagnostics
 
     found = rows(db, "select * from experiments where name = ?", [name])
     if not found:
@@ -128,9 +181,16 @@ def report(db: sqlite_utils.Database, name: str) -> dict[str, Any]:
     qset, systems = set(qids), [s.name for s in exp.systems]
     sset = set(systems)
     level = float(exp.report.get("level", 0.95))
-    out: dict[str, Any] = {"experiment": name, "status": row["status"], "questions": len(qids),
-                           "systems": systems, "accuracy": {}, "ranking": {}, "raters": {},
-                           "position_consistency": {}}
+    out: dict[str, Any] = {
+        "experiment": name,
+        "status": row["status"],
+        "questions": len(qids),
+        "systems": systems,
+        "accuracy": {},
+        "ranking": {},
+        "raters": {},
+        "position_consistency": {},
+    }
     absolute: dict[str, dict[Any, str]] = {}
     pairwise: dict[str, dict[Any, str]] = {}
     for judge in exp.judges:
@@ -139,35 +199,43 @@ def report(db: sqlite_utils.Database, name: str) -> dict[str, Any]:
         out["raters"][judge.name] = rater_diagnostics(db, judge.rater, qids, systems)
         if judge.pairwise:
             out["ranking"][judge.name] = _ranking(js, exp.report, exp.seed)
-            out["position_consistency"][judge.name] = position_consistency(db, judge.rater, qids,
-                                                                         systems)
+            out["position_consistency"][judge.name] = position_consistency(
+                db, judge.rater, qids, systems
+            )
             items: dict[Any, str] = {}
             for r in js:
                 if r["status"] == "ok":
-                    comp = shown(r["question_id"], (r["system_a"], r["system_b"]),
-                                 r["order_shown"])
-                    items.setdefault((r["question_id"], comp.pair),
-                                     canonical_verdict(comp, r["verdict"]))
+                    comp = shown(r["question_id"], (r["system_a"], r["system_b"]), r["order_shown"])
+                    items.setdefault(
+                        (r["question_id"], comp.pair), canonical_verdict(comp, r["verdict"])
+                    )
             pairwise[judge.name] = items
         else:
             out["accuracy"][judge.name] = _accuracy(js, systems, level)
-            absolute[judge.name] = {(r["question_id"], r["system"]): r["verdict"]
-                                    for r in js if r["status"] == "ok"}
+            absolute[judge.name] = {
+                (r["question_id"], r["system"]): r["verdict"] for r in js if r["status"] == "ok"
+            }
     out["agreement"] = {"absolute": _agreement(absolute), "pairwise": _agreement(pairwise)}
     out["disputes"] = dispute_summary(db, qids, systems)
     if exp.rater_bias:
         rfam = {j.rater: j.family for j in exp.judges}
         sfam = {s.name: s.family for s in exp.systems}
         bias: dict[str, Any] = {}
-        for key, fn, kind in (("reference", rater_bias_absolute, False),
-                              ("pairwise_reference", rater_bias_pairwise, True)):
+        for key, fn, kind in (
+            ("reference", rater_bias_absolute, False),
+            ("pairwise_reference", rater_bias_pairwise, True),
+        ):
             if key in exp.rater_bias:
                 ref = f"auto:{exp.rater_bias[key]}"
-                fams = {r: f for r, f in rfam.items() if r != ref and any(
-                    j.rater == r and j.pairwise == kind for j in exp.judges)}
+                fams = {
+                    r: f
+                    for r, f in rfam.items()
+                    if r != ref and any(j.rater == r and j.pairwise == kind for j in exp.judges)
+                }
                 try:
-                    bias["pairwise" if kind else "absolute"] = fn(db, ref, fams, sfam,
-                                                                  question_ids=qids)
+                    bias["pairwise" if kind else "absolute"] = fn(
+                        db, ref, fams, sfam, question_ids=qids
+                    )
                 except InputError as exc:
                     bias["pairwise" if kind else "absolute"] = {"error": str(exc)}
         out["rater_bias"] = bias
@@ -178,35 +246,41 @@ def report(db: sqlite_utils.Database, name: str) -> dict[str, Any]:
 # The dry-run plan: calls, tokens and cost of what a run would still send
 # ---------------------------------------------------------------------------------------------
 
-def _stored_judge_calls(db: sqlite_utils.Database, judge: "Judge", names: list[str]
-                       ) -> dict[str, int]:
+
+def _stored_judge_calls(
+    db: sqlite_utils.Database, judge: "Judge", names: list[str]
+) -> dict[str, int]:
     """Per question: the judge calls of ``judge`` already stored without error on the
     experiment's systems (a rerun skips them)."""
     marks = ",".join("?" * len(names))
     if judge.pairwise:
-        sql = (f"select question_id, count(*) from judgments where rater = ? and kind = "
-               f"'pairwise' and status != 'error' and system_a in ({marks}) and system_b in "
-               f"({marks}) group by question_id")
+        sql = (
+            f"select question_id, count(*) from judgments where rater = ? and kind = "
+            f"'pairwise' and status != 'error' and system_a in ({marks}) and system_b in "
+            f"({marks}) group by question_id"
+        )
         params = [judge.rater, *names, *names]
     else:
-        sql = (f"select question_id, count(*) from judgments where rater = ? and kind = "
-               f"'absolute' and status != 'error' and system in ({marks}) group by question_id")
+        sql = (
+            f"select question_id, count(*) from judgments where rater = ? and kind = "
+            f"'absolute' and status != 'error' and system in ({marks}) group by question_id"
+        )
         params = [judge.rater, *names]
     return {r[0]: int(r[1]) for r in db.execute(sql, params)}
 
 
-def judge_preview(db: sqlite_utils.Database, exp: "Experiment", questions: list[dict],
-                   planned: list | None = None) -> list[tuple[Any, int]]:
+def judge_preview(
+    db: sqlite_utils.Database, exp: "Experiment", questions: list[dict], planned: list | None = None
+) -> list[tuple[Any, int]]:
     """One placeholder request per (judge, question) with the number of judge calls it stands
     for: over the answers stored or planned for that question (a system that skips a question
     has none), judgments already stored left out (windows checked; for the dry-run estimate)."""
-    from core.judging.requests import build_request
-    from core.answering.systems import stored_answer_keys
 
     out: list[tuple[Any, int]] = []
     names = [s.name for s in exp.systems]
-    answered = stored_answer_keys(db, names) | {(p.question_id, p.system.name)
-                                                for p in planned or []}
+    answered = stored_answer_keys(db, names) | {
+        (p.question_id, p.system.name) for p in planned or []
+    }
     per_q = {q["id"]: sum((q["id"], s) in answered for s in names) for q in questions}
     for judge in exp.judges:
         if judge.pairwise and judge not in exp.pairwise_judges:
@@ -223,8 +297,9 @@ def judge_preview(db: sqlite_utils.Database, exp: "Experiment", questions: list[
     return out
 
 
-def _estimate_repeated(preview: list[tuple[Any, int]], db: sqlite_utils.Database,
-                       output_tokens: int) -> dict[str, Any]:
+def _estimate_repeated(
+    preview: list[tuple[Any, int]], db: sqlite_utils.Database, output_tokens: int
+) -> dict[str, Any]:
     """:func:`core.llm.estimate_cost` of ``preview`` where each request stands for ``k`` calls.
 
     The distinct requests are priced by ``estimate_cost``; each of the ``k - 1`` repeats costs
@@ -232,8 +307,6 @@ def _estimate_repeated(preview: list[tuple[Any, int]], db: sqlite_utils.Database
     it counts as cached, as ``estimate_cost`` counts a repeated context). Hashing each repeat
     would cost minutes on full-book contexts.
     """
-    from core.llm.cost import call_cost, estimate_cost
-    from core.llm.tokens import count_tokens, request_input_tokens
 
     unique = [r for r, k in preview if k > 0]
     est = estimate_cost(unique, db, output_tokens=output_tokens)
@@ -249,34 +322,48 @@ def _estimate_repeated(preview: list[tuple[Any, int]], db: sqlite_utils.Database
         row["input_tokens"] += n_in * extra
         row["cached_tokens"] += cached * extra
         row["output_tokens"] += n_out * extra
-        row["cost_usd"] = round(row["cost_usd"] + call_cost(req.model, n_in, n_out, cached)
-                                * extra, 6)
-        for key, val in (("calls", extra), ("input_tokens", n_in * extra),
-                         ("cached_tokens", cached * extra), ("output_tokens", n_out * extra)):
+        row["cost_usd"] = round(
+            row["cost_usd"] + call_cost(req.model, n_in, n_out, cached) * extra, 6
+        )
+        for key, val in (
+            ("calls", extra),
+            ("input_tokens", n_in * extra),
+            ("cached_tokens", cached * extra),
+            ("output_tokens", n_out * extra),
+        ):
             est[key] += val
         est["requests_to_send"] += extra
     est["cost_usd"] = round(sum(r["cost_usd"] for r in est["per_model"].values()), 6)
     return est
 
 
-def dry_run_summary(db: sqlite_utils.Database, exp: "Experiment", questions: list[dict],
-                     planned: list, judge_preview: list[tuple[Any, int]],
-                     missing_keys: list[str]) -> dict[str, Any]:
-    from core.llm.cost import estimate_cost
+def dry_run_summary(
+    db: sqlite_utils.Database,
+    exp: "Experiment",
+    questions: list[dict],
+    planned: list,
+    judge_preview: list[tuple[Any, int]],
+    missing_keys: list[str],
+) -> dict[str, Any]:
 
     answer_est = estimate_cost([p.request for p in planned], db)
     judge_est = _estimate_repeated(judge_preview, db, output_tokens=200)
     return {
-        "experiment": exp.name, "dry_run": True, "questions": len(questions),
-        "systems": [s.name for s in exp.systems], "judges": [j.name for j in exp.judges],
-        "answer_calls": answer_est["calls"], "judge_calls": judge_est["calls"],
+        "experiment": exp.name,
+        "dry_run": True,
+        "questions": len(questions),
+        "systems": [s.name for s in exp.systems],
+        "judges": [j.name for j in exp.judges],
+        "answer_calls": answer_est["calls"],
+        "judge_calls": judge_est["calls"],
         "calls": answer_est["calls"] + judge_est["calls"],
         "input_tokens": answer_est["input_tokens"] + judge_est["input_tokens"],
         "output_tokens": answer_est["output_tokens"] + judge_est["output_tokens"],
         "cost_usd": round(answer_est["cost_usd"] + judge_est["cost_usd"], 4),
-        "answers": answer_est, "judgments": judge_est,
+        "answers": answer_est,
+        "judgments": judge_est,
         "note": "stored answers and judgments are skipped (a rerun resumes); judge calls are "
-                "estimated with placeholder answers and 200 output tokens; answer output "
-                "tokens are max_tokens (upper bound)",
+        "estimated with placeholder answers and 200 output tokens; answer output "
+        "tokens are max_tokens (upper bound)",
         "missing_keys": missing_keys,
     }

@@ -8,7 +8,8 @@ every interval carries its ``level``.
 
 from __future__ import annotations
 
-from typing import Any, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -28,8 +29,9 @@ def _objects(values: Any) -> np.ndarray:
 
 def _missing_mask(arr: np.ndarray) -> np.ndarray:
     """Element-wise "not rated": None or a float NaN."""
-    return np.fromiter((v is None or (isinstance(v, float) and v != v) for v in arr), bool,
-                       len(arr))
+    return np.fromiter(
+        (v is None or (isinstance(v, float) and v != v) for v in arr), bool, len(arr)
+    )
 
 
 def _pairs(a: Sequence, b: Sequence) -> tuple[np.ndarray, np.ndarray]:
@@ -42,8 +44,9 @@ def _pairs(a: Sequence, b: Sequence) -> tuple[np.ndarray, np.ndarray]:
     return a[keep], b[keep]
 
 
-def _encode(a: np.ndarray, b: np.ndarray,
-            labels: Sequence | None = None) -> tuple[np.ndarray, np.ndarray, list]:
+def _encode(
+    a: np.ndarray, b: np.ndarray, labels: Sequence | None = None
+) -> tuple[np.ndarray, np.ndarray, list]:
     """Codes of ``a`` and ``b`` into ``labels`` (default: their labels sorted by ``str``)."""
     codes, uniq = pd.factorize(np.concatenate([a, b]))
     uniq = list(uniq)
@@ -54,7 +57,7 @@ def _encode(a: np.ndarray, b: np.ndarray,
         raise InputError(f"label {unknown[0]!r} not in labels {labels}")
     lut = np.array([index[u] for u in uniq], dtype=np.int64)
     codes = lut[codes]
-    return codes[:len(a)], codes[len(a):], labels
+    return codes[: len(a)], codes[len(a) :], labels
 
 
 def percent_agreement(a: Sequence, b: Sequence) -> float:
@@ -86,8 +89,13 @@ def cohen_kappa(a: Sequence, b: Sequence, labels: Sequence | None = None) -> flo
     return _kappa_from_matrix(confusion(a, b, labels).to_numpy())
 
 
-def cohen_kappa_ci(a: Sequence, b: Sequence, n_boot: int = 1000,
-                   seed: int | np.random.Generator = 0, level: float = 0.95) -> Interval:
+def cohen_kappa_ci(
+    a: Sequence,
+    b: Sequence,
+    n_boot: int = 1000,
+    seed: int | np.random.Generator = 0,
+    level: float = 0.95,
+) -> Interval:
     """Cohen's kappa with a bootstrap percentile interval at ``level`` (items resampled).
 
     A replicate resamples the ``n`` items with replacement, i.e. draws its confusion counts from
@@ -171,7 +179,7 @@ def krippendorff_alpha_nominal(reliability: Any) -> float:
     r = np.asarray(reliability, dtype=object)
     if r.ndim != 2:
         raise InputError("reliability data must be a raters x items matrix")
-    flat = r.T.ravel()                                    # unit-major
+    flat = r.T.ravel()  # unit-major
     present = ~_missing_mask(flat)
     codes, uniq = pd.factorize(flat[present])
     uniq = list(uniq)
@@ -186,7 +194,7 @@ def krippendorff_alpha_nominal(reliability: Any) -> float:
     m = counts.sum(axis=1)
     counts, m = counts[m >= 2].astype(float), m[m >= 2]
     scaled = counts / (m - 1)[:, None]
-    o = counts.T @ scaled - np.diag(scaled.sum(axis=0))   # sum_u (c c^T - diag c) / (m_u - 1)
+    o = counts.T @ scaled - np.diag(scaled.sum(axis=0))  # sum_u (c c^T - diag c) / (m_u - 1)
     nc = o.sum(axis=1)
     n = nc.sum()
     if n == 0:
@@ -204,15 +212,29 @@ def pairwise_agreement(df: pd.DataFrame) -> pd.DataFrame:
     labels, rated = m.to_numpy(dtype=object), m.notna().to_numpy()
     rows = []
     for i, ra in enumerate(raters):
-        for j, rb in enumerate(raters[i + 1:], start=i + 1):
+        for j, rb in enumerate(raters[i + 1 :], start=i + 1):
             both = rated[i] & rated[j]
             if not both.any():
-                rows.append({"rater_a": ra, "rater_b": rb, "n": 0, "agreement": np.nan,
-                             "cohen_kappa": np.nan})
+                rows.append(
+                    {
+                        "rater_a": ra,
+                        "rater_b": rb,
+                        "n": 0,
+                        "agreement": np.nan,
+                        "cohen_kappa": np.nan,
+                    }
+                )
                 continue
             a, b = labels[i][both], labels[j][both]
-            rows.append({"rater_a": ra, "rater_b": rb, "n": int(both.sum()),
-                         "agreement": percent_agreement(a, b), "cohen_kappa": cohen_kappa(a, b)})
+            rows.append(
+                {
+                    "rater_a": ra,
+                    "rater_b": rb,
+                    "n": int(both.sum()),
+                    "agreement": percent_agreement(a, b),
+                    "cohen_kappa": cohen_kappa(a, b),
+                }
+            )
     return pd.DataFrame(rows, columns=["rater_a", "rater_b", "n", "agreement", "cohen_kappa"])
 
 
@@ -230,5 +252,8 @@ def self_consistency(first: Mapping | pd.Series, second: Mapping | pd.Series) ->
     if not keep.any():
         raise InputError("the two runs share no rated item")
     a, b = a[keep], b[keep]
-    return {"n": int(keep.sum()), "agreement": percent_agreement(a, b),
-            "cohen_kappa": cohen_kappa(a, b)}
+    return {
+        "n": int(keep.sum()),
+        "agreement": percent_agreement(a, b),
+        "cohen_kappa": cohen_kappa(a, b),
+    }

@@ -12,8 +12,14 @@ from dataclasses import dataclass
 import numpy as np
 
 from core.errors import InputError
-from core.stats.pairwise_counts import (DEGENERATE_ALPHA, ConvergenceError, NotIdentifiableError,
-                                        PairwiseCounts, _log_expit)
+from core.stats.pairwise_counts import (
+    DEGENERATE_ALPHA,
+    ConvergenceError,
+    NotIdentifiableError,
+    PairwiseCounts,
+    _log_expit,
+)
+
 
 def strongly_connected(W: np.ndarray) -> np.ndarray:
     """Whether each win matrix in ``W`` (shape (..., n, n)) has a strongly connected graph.
@@ -40,8 +46,9 @@ def _objective(W: np.ndarray, beta: np.ndarray, alpha: np.ndarray) -> np.ndarray
     return (W * _log_expit(d)).sum(axis=(1, 2)) - 0.5 * alpha * (beta * beta).sum(axis=1)
 
 
-def _gradient(N: np.ndarray, n_sum: np.ndarray, wins: np.ndarray, beta: np.ndarray,
-              alpha: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _gradient(
+    N: np.ndarray, n_sum: np.ndarray, wins: np.ndarray, beta: np.ndarray, alpha: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
     """``(T, g)``: ``T_ij = tanh((beta_i - beta_j) / 2)`` (so ``p_ij = (1 + T_ij) / 2``) and the
     gradient ``g_i = sum_j W_ij - sum_j N_ij p_ij - alpha beta_i``."""
     t = beta[:, :, None] - beta[:, None, :]
@@ -51,27 +58,33 @@ def _gradient(N: np.ndarray, n_sum: np.ndarray, wins: np.ndarray, beta: np.ndarr
     return t, g
 
 
-def _newton_step(N: np.ndarray, t: np.ndarray, g: np.ndarray, alpha: np.ndarray,
-                 beta: np.ndarray) -> np.ndarray:
+def _newton_step(
+    N: np.ndarray, t: np.ndarray, g: np.ndarray, alpha: np.ndarray, beta: np.ndarray
+) -> np.ndarray:
     """Solve ``(diag(C 1) - C + alpha I + 11^T/n) d = g`` with ``C_ij = N_ij (1 - T_ij^2) / 4``
     (``= N_ij p_ij p_ji``); overwrites ``t``."""
     n = t.shape[-1]
-    sat = np.flatnonzero(np.abs(t).max(axis=(1, 2)) >= 1.0)   # 1 - T^2 underflowed somewhere
+    sat = np.flatnonzero(np.abs(t).max(axis=(1, 2)) >= 1.0)  # 1 - T^2 underflowed somewhere
     np.multiply(t, t, out=t)
     np.subtract(1.0, t, out=t)
-    if sat.size:                                 # 1 - T_ij^2 = 1 / cosh^2((beta_i - beta_j) / 2)
+    if sat.size:  # 1 - T_ij^2 = 1 / cosh^2((beta_i - beta_j) / 2)
         b = beta[sat]
         t[sat] = np.cosh(0.5 * (b[:, :, None] - b[:, None, :])) ** -2.0
     t *= N
-    t *= -0.25                                   # t = -C
+    t *= -0.25  # t = -C
     diag = np.arange(n)
     t[:, diag, diag] -= t.sum(axis=2) - alpha[:, None]
     t += 1.0 / n
     return np.linalg.solve(t, g[..., None])[..., 0]
 
 
-def fit_bradley_terry_batch(W: np.ndarray, alpha: float | np.ndarray = 0.0, tol: float = 1e-9,
-                            max_iter: int = 200, init: np.ndarray | None = None) -> np.ndarray:
+def fit_bradley_terry_batch(
+    W: np.ndarray,
+    alpha: float | np.ndarray = 0.0,
+    tol: float = 1e-9,
+    max_iter: int = 200,
+    init: np.ndarray | None = None,
+) -> np.ndarray:
     """Fit Bradley-Terry to a batch of win matrices ``W`` (shape (B, n, n)) at once.
 
     Damped Newton on the centred, concave log-likelihood: with ``C_ij = N_ij p_ij p_ji``
@@ -93,7 +106,7 @@ def fit_bradley_terry_batch(W: np.ndarray, alpha: float | np.ndarray = 0.0, tol:
     if init is not None:
         beta += np.asarray(init, dtype=float) - np.mean(init, axis=-1, keepdims=True)
     out = beta.copy()
-    idx = np.arange(B)                           # the unfinished fits; state arrays follow it
+    idx = np.arange(B)  # the unfinished fits; state arrays follow it
     t, g = _gradient(N, n_sum, wins, beta, alpha)
     gnorm = np.linalg.norm(g, axis=1)
     for _ in range(max_iter):
@@ -101,8 +114,14 @@ def fit_bradley_terry_batch(W: np.ndarray, alpha: float | np.ndarray = 0.0, tol:
         if done.any():
             out[idx[done]] = beta[done]
             keep = ~done
-            idx, W, N, n_sum, wins, alpha = idx[keep], W[keep], N[keep], n_sum[keep], wins[keep], \
-                alpha[keep]
+            idx, W, N, n_sum, wins, alpha = (
+                idx[keep],
+                W[keep],
+                N[keep],
+                n_sum[keep],
+                wins[keep],
+                alpha[keep],
+            )
             beta, t, g, gnorm = beta[keep], t[keep], g[keep], gnorm[keep]
             if idx.size == 0:
                 return out - out.mean(axis=1, keepdims=True)
@@ -113,7 +132,7 @@ def fit_bradley_terry_batch(W: np.ndarray, alpha: float | np.ndarray = 0.0, tol:
         g1norm = np.linalg.norm(g1, axis=1)
         near = (g1norm < gnorm) & (np.abs(d).max(axis=1) <= 1.0)
         back = np.flatnonzero(~(near | tiny))
-        if back.size:                            # backtrack on the objective
+        if back.size:  # backtrack on the objective
             b0, d0, Wb, al = beta[back], d[back], W[back], alpha[back]
             f0 = _objective(Wb, b0, al)
             s = np.ones(back.size)
@@ -126,14 +145,17 @@ def fit_bradley_terry_batch(W: np.ndarray, alpha: float | np.ndarray = 0.0, tol:
             t[back], g1[back] = _gradient(N[back], n_sum[back], wins[back], trial[back], al)
             g1norm[back] = np.linalg.norm(g1[back], axis=1)
         beta, g, gnorm = trial, g1, g1norm
-        if tiny.any():                           # at machine precision: finished
+        if tiny.any():  # at machine precision: finished
             gnorm = np.where(tiny, 0.0, gnorm)
-    raise ConvergenceError(f"Bradley-Terry fit did not converge in {max_iter} Newton iterations "
-                           f"({idx.size} of {B} fits)")
+    raise ConvergenceError(
+        f"Bradley-Terry fit did not converge in {max_iter} Newton iterations "
+        f"({idx.size} of {B} fits)"
+    )
 
 
-def fit_bradley_terry(W: np.ndarray, alpha: float = 0.0, tol: float = 1e-9,
-                      systems: list[str] | None = None) -> np.ndarray:
+def fit_bradley_terry(
+    W: np.ndarray, alpha: float = 0.0, tol: float = 1e-9, systems: list[str] | None = None
+) -> np.ndarray:
     """Bradley-Terry log-strengths ``beta`` (centred) from one win matrix ``W`` (n x n).
 
     Maximises ``l(beta) = sum_ij W_ij log sigma(beta_i - beta_j) - alpha/2 ||beta||^2``
@@ -148,10 +170,16 @@ def fit_bradley_terry(W: np.ndarray, alpha: float = 0.0, tol: float = 1e-9,
         names = systems or [str(i) for i in range(len(W))]
         why = _why_not_connected(W, names)
         if alpha <= 0:
-            raise NotIdentifiableError(f"Bradley-Terry MLE does not exist: {why}; "
-                                       "collect more comparisons or pass a prior (alpha > 0, CLI --alpha)")
-        warnings.warn(f"comparison graph not strongly connected ({why}); returning the MAP "
-                      f"estimate with prior alpha={alpha}", RuntimeWarning, stacklevel=2)
+            raise NotIdentifiableError(
+                f"Bradley-Terry MLE does not exist: {why}; "
+                "collect more comparisons or pass a prior (alpha > 0, CLI --alpha)"
+            )
+        warnings.warn(
+            f"comparison graph not strongly connected ({why}); returning the MAP "
+            f"estimate with prior alpha={alpha}",
+            RuntimeWarning,
+            stacklevel=2,
+        )
     return fit_bradley_terry_batch(W[None], alpha, tol)[0]
 
 
@@ -174,11 +202,11 @@ def _why_not_connected(W: np.ndarray, names: list[str]) -> str:
 class BootstrapResult:
     """Bootstrap replicates of ``beta`` and percentile intervals at ``level``."""
 
-    beta: np.ndarray          # (n_boot, n_systems), centred
+    beta: np.ndarray  # (n_boot, n_systems), centred
     ci_low: np.ndarray
     ci_high: np.ndarray
     level: float
-    n_degenerate: int         # replicates not strongly connected (fitted with alpha=1e-6)
+    n_degenerate: int  # replicates not strongly connected (fitted with alpha=1e-6)
 
 
 def question_weights(rng: np.random.Generator, n_questions: int, n_boot: int) -> np.ndarray:
@@ -186,15 +214,21 @@ def question_weights(rng: np.random.Generator, n_questions: int, n_boot: int) ->
 
     Each replicate draws ``Q`` question indices uniformly; the weights are their counts.
     """
-    dtype = np.int32 if n_boot * n_questions < 2**31 else np.int64   # same draws, less memory
+    dtype = np.int32 if n_boot * n_questions < 2**31 else np.int64  # same draws, less memory
     draws = rng.integers(0, n_questions, size=(n_boot, n_questions), dtype=dtype)
     draws += (np.arange(n_boot, dtype=dtype) * dtype(n_questions))[:, None]
     return np.bincount(draws.ravel(), minlength=n_boot * n_questions).reshape(n_boot, n_questions)
 
 
-def bootstrap_bradley_terry(counts: PairwiseCounts, ties: str = "half", n_boot: int = 1000,
-                            seed: int | np.random.Generator = 0, level: float = 0.95,
-                            alpha: float = 0.0, init: np.ndarray | None = None) -> BootstrapResult:
+def bootstrap_bradley_terry(
+    counts: PairwiseCounts,
+    ties: str = "half",
+    n_boot: int = 1000,
+    seed: int | np.random.Generator = 0,
+    level: float = 0.95,
+    alpha: float = 0.0,
+    init: np.ndarray | None = None,
+) -> BootstrapResult:
     """Question-clustered bootstrap of Bradley-Terry ``beta``: percentile intervals at ``level``.
 
     Replicate ``b`` draws question weights ``w_b ~ Multinomial(Q, 1/Q)`` and fits
@@ -226,12 +260,14 @@ def bootstrap_bradley_terry(counts: PairwiseCounts, ties: str = "half", n_boot: 
         ok = strongly_connected(W)
         n_degenerate += int((~ok).sum())
         al = np.where(ok, alpha, max(alpha, DEGENERATE_ALPHA))
-        out[start:start + k] = fit_bradley_terry_batch(W, al, init=init)
+        out[start : start + k] = fit_bradley_terry_batch(W, al, init=init)
     if n_degenerate:
-        warnings.warn(f"{n_degenerate} of {n_boot} bootstrap replicates were not strongly "
-                      f"connected and were fitted with alpha={max(alpha, DEGENERATE_ALPHA):g}",
-                      RuntimeWarning,
-                      stacklevel=2)
+        warnings.warn(
+            f"{n_degenerate} of {n_boot} bootstrap replicates were not strongly "
+            f"connected and were fitted with alpha={max(alpha, DEGENERATE_ALPHA):g}",
+            RuntimeWarning,
+            stacklevel=2,
+        )
     lo, hi = percentile_interval(out, level)
     return BootstrapResult(out, lo, hi, level, n_degenerate)
 
@@ -256,4 +292,3 @@ def percentile_interval(x: np.ndarray, level: float) -> tuple[np.ndarray, np.nda
 def rank_ub(ci_low: np.ndarray, ci_high: np.ndarray) -> np.ndarray:
     """Chatbot Arena's "Rank (UB)": 1 + number of systems whose lower bound exceeds my upper bound."""
     return 1 + (ci_low[None, :] > ci_high[:, None]).sum(axis=1)
-

@@ -12,8 +12,9 @@ from typing import Any
 import numpy as np
 
 from core.errors import InputError
-from core.stats.pairwise_counts import PairwiseCounts, _check_ties, _expit
 from core.stats.bradley_terry import bootstrap_bradley_terry, fit_bradley_terry, rank_ub
+from core.stats.pairwise_counts import PairwiseCounts, _check_ties, _expit
+
 
 def _nan_none(x: float) -> float | None:
     return None if x is None or not np.isfinite(x) else float(x)
@@ -63,25 +64,37 @@ class Leaderboard:
     def _columns(self) -> dict[str, np.ndarray]:
         wins, losses = self.decided.sum(axis=1), self.decided.sum(axis=0)
         ties = self.tie_counts.sum(axis=1)
-        cols = {"name": np.array(self.systems, dtype=object), "beta": self.beta,
-                "ci_low": self.ci_low, "ci_high": self.ci_high, "strength": np.exp(self.beta),
-                "rank": self.rank, "rank_ub": self.rank_ub, "n_comparisons": wins + losses + ties,
-                "wins": wins, "losses": losses, "ties": ties}
+        cols = {
+            "name": np.array(self.systems, dtype=object),
+            "beta": self.beta,
+            "ci_low": self.ci_low,
+            "ci_high": self.ci_high,
+            "strength": np.exp(self.beta),
+            "rank": self.rank,
+            "rank_ub": self.rank_ub,
+            "n_comparisons": wins + losses + ties,
+            "wins": wins,
+            "losses": losses,
+            "ties": ties,
+        }
         cols.update(self.extra_columns or {})
         return {k: np.asarray(v)[self.order] for k, v in cols.items()}
 
     @property
     def table(self):
         """DataFrame sorted by ``beta``: name, beta, ci_low, ci_high, strength, rank, rank_ub, ..."""
-        import pandas as pd
+        import pandas as pd  # deferred: pandas costs ~0.5 s to import, only this path needs it
 
         df = pd.DataFrame(self._columns())
-        df["rank_ub"] = df["rank_ub"].astype("Int64") if self.n_boot else pd.array(
-            [pd.NA] * len(df), dtype="Int64")
+        df["rank_ub"] = (
+            df["rank_ub"].astype("Int64")
+            if self.n_boot
+            else pd.array([pd.NA] * len(df), dtype="Int64")
+        )
         return df.reset_index(drop=True)
 
     def _frame(self, m: np.ndarray):
-        import pandas as pd
+        import pandas as pd  # deferred: pandas costs ~0.5 s to import, only this path needs it
 
         return pd.DataFrame(m, index=pd.Index(self.systems, name="system"), columns=self.systems)
 
@@ -124,24 +137,44 @@ class Leaderboard:
                 v = col[k]
                 if name == "name":
                     row[name] = str(v)
-                elif name in ("rank", "rank_ub", "rank_lc", "n_comparisons", "wins", "losses",
-                              "ties"):
+                elif name in (
+                    "rank",
+                    "rank_ub",
+                    "rank_lc",
+                    "n_comparisons",
+                    "wins",
+                    "losses",
+                    "ties",
+                ):
                     row[name] = None if not np.isfinite(v) else int(v)
                 else:
                     row[name] = _nan_none(v)
             rows.append(row)
 
         def nested(m: np.ndarray) -> dict:
-            return {a: {b: _nan_none(m[i, j]) for j, b in enumerate(self.systems) if i != j}
-                    for i, a in enumerate(self.systems)}
+            return {
+                a: {b: _nan_none(m[i, j]) for j, b in enumerate(self.systems) if i != j}
+                for i, a in enumerate(self.systems)
+            }
 
-        out = {"systems": rows, "level": self.level, "interval": "question-clustered bootstrap "
-               f"percentile, {self.level:.0%}" if self.n_boot else "none (no bootstrap)",
-               "n_boot": self.n_boot, "seed": self.seed, "ties": self.ties,
-               "n_judgments": int(self.count_matrix().sum() / 2), "n_excluded_none": self.n_none,
-               "n_questions": self.n_questions, "n_degenerate_replicates": self.n_degenerate,
-               "alpha": self.alpha, "predicted_win": nested(self.predicted_matrix()),
-               "win_rate": nested(self.win_rate_matrix()), "counts": nested(self.count_matrix())}
+        out = {
+            "systems": rows,
+            "level": self.level,
+            "interval": f"question-clustered bootstrap percentile, {self.level:.0%}"
+            if self.n_boot
+            else "none (no bootstrap)",
+            "n_boot": self.n_boot,
+            "seed": self.seed,
+            "ties": self.ties,
+            "n_judgments": int(self.count_matrix().sum() / 2),
+            "n_excluded_none": self.n_none,
+            "n_questions": self.n_questions,
+            "n_degenerate_replicates": self.n_degenerate,
+            "alpha": self.alpha,
+            "predicted_win": nested(self.predicted_matrix()),
+            "win_rate": nested(self.win_rate_matrix()),
+            "counts": nested(self.count_matrix()),
+        }
         out.update(self.extra or {})
         return out
 
@@ -158,8 +191,14 @@ def _prepare(records: Any) -> PairwiseCounts:
     return counts
 
 
-def leaderboard(records: Any, ties: str = "half", n_boot: int = 1000, seed: int = 0,
-                level: float = 0.95, alpha: float = 0.0) -> Leaderboard:
+def leaderboard(
+    records: Any,
+    ties: str = "half",
+    n_boot: int = 1000,
+    seed: int = 0,
+    level: float = 0.95,
+    alpha: float = 0.0,
+) -> Leaderboard:
     """Bradley-Terry leaderboard with question-clustered bootstrap intervals at ``level``.
 
     ``records``: (question_id, system_a, system_b, verdict) tuples, a DataFrame with those columns,
@@ -179,7 +218,20 @@ def leaderboard(records: Any, ties: str = "half", n_boot: int = 1000, seed: int 
     if n_boot:
         res = bootstrap_bradley_terry(counts, ties, n_boot, seed, level, alpha, init=beta)
         lo, hi, boot, n_deg = res.ci_low, res.ci_high, res.beta, res.n_degenerate
-    return Leaderboard(list(counts.systems), beta, lo, hi, decided.astype(float), t.astype(float),
-                       ties, level, n_boot, seed, len(counts.questions), counts.n_none, n_deg,
-                       alpha, boot)
-
+    return Leaderboard(
+        list(counts.systems),
+        beta,
+        lo,
+        hi,
+        decided.astype(float),
+        t.astype(float),
+        ties,
+        level,
+        n_boot,
+        seed,
+        len(counts.questions),
+        counts.n_none,
+        n_deg,
+        alpha,
+        boot,
+    )

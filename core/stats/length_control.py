@@ -11,10 +11,20 @@ from typing import Any
 import numpy as np
 
 from core.errors import InputError
-from core.stats.leaderboard import Leaderboard, leaderboard
-from core.stats.pairwise_counts import (_CODE, A_WINS, B_WINS, EQUAL, NONE, ConvergenceError,
-                                        _expit, _log_expit, parse_verdict)
 from core.stats.bradley_terry import question_weights
+from core.stats.leaderboard import Leaderboard, leaderboard
+from core.stats.pairwise_counts import (
+    _CODE,
+    A_WINS,
+    B_WINS,
+    EQUAL,
+    NONE,
+    ConvergenceError,
+    _expit,
+    _log_expit,
+    parse_verdict,
+)
+
 
 def length_feature(length_a: np.ndarray, length_b: np.ndarray) -> np.ndarray:
     """Chatbot-Arena-style normalised length difference ``x = (len_a - len_b) / (len_a + len_b)``."""
@@ -23,9 +33,17 @@ def length_feature(length_a: np.ndarray, length_b: np.ndarray) -> np.ndarray:
     return np.where(tot > 0, (la - lb) / np.where(tot > 0, tot, 1.0), 0.0)
 
 
-def fit_bt_covariate_batch(a: np.ndarray, b: np.ndarray, x: np.ndarray, y: np.ndarray,
-                           weights: np.ndarray, n: int, alpha: float = 0.0, tol: float = 1e-9,
-                           max_iter: int = 200) -> tuple[np.ndarray, np.ndarray]:
+def fit_bt_covariate_batch(
+    a: np.ndarray,
+    b: np.ndarray,
+    x: np.ndarray,
+    y: np.ndarray,
+    weights: np.ndarray,
+    n: int,
+    alpha: float = 0.0,
+    tol: float = 1e-9,
+    max_iter: int = 200,
+) -> tuple[np.ndarray, np.ndarray]:
     """Bradley-Terry with one covariate, for a batch of row-weight vectors (shape (B, R)).
 
     ``P(a_r beats b_r) = sigma(beta_a - beta_b + gamma x_r)``; maximises
@@ -33,11 +51,13 @@ def fit_bt_covariate_batch(a: np.ndarray, b: np.ndarray, x: np.ndarray, y: np.nd
     (``y = 1/2`` for a tie counted half) by damped Newton with the sum-to-zero gauge on ``beta``.
     Returns ``(beta (B, n) centred, gamma (B,))``.
     """
-    from scipy import sparse
+    from scipy import sparse  # deferred: scipy is heavy, only this path needs it
 
     R = len(a)
-    G = sparse.csr_matrix((np.r_[np.ones(R), -np.ones(R)], (np.r_[np.arange(R), np.arange(R)],
-                                                           np.r_[a, b])), shape=(R, n))
+    G = sparse.csr_matrix(
+        (np.r_[np.ones(R), -np.ones(R)], (np.r_[np.arange(R), np.arange(R)], np.r_[a, b])),
+        shape=(R, n),
+    )
     Pm = sparse.csr_matrix((np.ones(R), (np.arange(R), a * n + b)), shape=(R, n * n))
     wt = np.atleast_2d(np.asarray(weights, float))
     B = wt.shape[0]
@@ -84,9 +104,14 @@ def fit_bt_covariate_batch(a: np.ndarray, b: np.ndarray, x: np.ndarray, y: np.nd
     raise ConvergenceError(f"length-controlled fit did not converge in {max_iter} iterations")
 
 
-def leaderboard_length_controlled(records: Any, ties: str = "half", n_boot: int = 1000,
-                                  seed: int = 0, level: float = 0.95,
-                                  alpha: float = 0.0) -> Leaderboard:
+def leaderboard_length_controlled(
+    records: Any,
+    ties: str = "half",
+    n_boot: int = 1000,
+    seed: int = 0,
+    level: float = 0.95,
+    alpha: float = 0.0,
+) -> Leaderboard:
     """Leaderboard with length-adjusted strengths beside the plain ones (Arena's style control).
 
     ``records``: a DataFrame (or tuples) with ``question_id, system_a, system_b, verdict,
@@ -94,7 +119,7 @@ def leaderboard_length_controlled(records: Any, ties: str = "half", n_boot: int 
     :func:`length_feature`; adds columns ``beta_lc, ci_low_lc, ci_high_lc, rank_lc`` and the
     length coefficient ``gamma`` with its interval (same bootstrap, level ``level``).
     """
-    import pandas as pd
+    import pandas as pd  # deferred: pandas costs ~0.5 s to import, only this path needs it
 
     cols = ["question_id", "system_a", "system_b", "verdict", "length_a", "length_b"]
     df = records if hasattr(records, "columns") else pd.DataFrame(list(records), columns=cols)
@@ -134,8 +159,15 @@ def leaderboard_length_controlled(records: Any, ties: str = "half", n_boot: int 
         q = [(1 - level) / 2, (1 + level) / 2]
         lo_b, hi_b = np.quantile(bb, q, axis=0)
         g_ci = [float(v) for v in np.quantile(gg, q)]
-    board.extra_columns = {"beta_lc": beta[0], "ci_low_lc": lo_b, "ci_high_lc": hi_b,
-                           "rank_lc": 1 + (beta[0][None, :] > beta[0][:, None] + 1e-12).sum(1)}
-    board.extra = {"length_coefficient": float(gamma[0]), "length_coefficient_ci": g_ci,
-                   "length_feature": "(length_a - length_b) / (length_a + length_b)"}
+    board.extra_columns = {
+        "beta_lc": beta[0],
+        "ci_low_lc": lo_b,
+        "ci_high_lc": hi_b,
+        "rank_lc": 1 + (beta[0][None, :] > beta[0][:, None] + 1e-12).sum(1),
+    }
+    board.extra = {
+        "length_coefficient": float(gamma[0]),
+        "length_coefficient_ci": g_ci,
+        "length_feature": "(length_a - length_b) / (length_a + length_b)",
+    }
     return board

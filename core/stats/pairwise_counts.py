@@ -13,8 +13,14 @@ import numpy as np
 from core.errors import InputError, WorkbenchError
 
 A_WINS, B_WINS, EQUAL, NONE = 0, 1, 2, 3
-_VERDICTS = {"a": "A", "a is better": "A", "b": "B", "b is better": "B", "equal": "Equal",
-             "none": "None"}
+_VERDICTS = {
+    "a": "A",
+    "a is better": "A",
+    "b": "B",
+    "b is better": "B",
+    "equal": "Equal",
+    "none": "None",
+}
 _CODE = {"A": A_WINS, "B": B_WINS, "Equal": EQUAL, "None": NONE}
 DEGENERATE_ALPHA = 1e-6
 
@@ -77,8 +83,9 @@ class PairwiseCounts:
             self.systems.append(name)
         return idx
 
-    def add(self, question_id: Any, system_a: str, system_b: str, verdict: str,
-            weight: int = 1) -> None:
+    def add(
+        self, question_id: Any, system_a: str, system_b: str, verdict: str, weight: int = 1
+    ) -> None:
         """Add one judgment (``weight=-1`` removes one added before)."""
         code = _CODE[parse_verdict(verdict)]
         if system_a == system_b:
@@ -103,28 +110,46 @@ class PairwiseCounts:
         if isinstance(records, PairwiseCounts):
             return records
         if hasattr(records, "columns"):
-            missing = [c for c in ("question_id", "system_a", "system_b", "verdict")
-                       if c not in records.columns]
+            missing = [
+                c
+                for c in ("question_id", "system_a", "system_b", "verdict")
+                if c not in records.columns
+            ]
             if missing:
                 raise InputError(f"missing column(s): {', '.join(missing)}")
-            return cls.from_columns(*(records[c].to_numpy(dtype=object) for c in
-                                      ("question_id", "system_a", "system_b", "verdict")))
+            return cls.from_columns(
+                *(
+                    records[c].to_numpy(dtype=object)
+                    for c in ("question_id", "system_a", "system_b", "verdict")
+                )
+            )
         counts = cls()
         for row in records:
             counts.add(*row[:4])
         return counts
 
     @classmethod
-    def from_columns(cls, question_id: np.ndarray, system_a: np.ndarray, system_b: np.ndarray,
-                     verdict: np.ndarray) -> "PairwiseCounts":
+    def from_columns(
+        cls,
+        question_id: np.ndarray,
+        system_a: np.ndarray,
+        system_b: np.ndarray,
+        verdict: np.ndarray,
+    ) -> "PairwiseCounts":
         """Vectorised build from four equally long arrays (line numbers in errors count a header)."""
+
         def codes(values: np.ndarray) -> tuple[np.ndarray, list]:
-            labels, inverse = np.unique(np.asarray(values, dtype=object).astype(str),
-                                        return_inverse=True)
+            labels, inverse = np.unique(
+                np.asarray(values, dtype=object).astype(str), return_inverse=True
+            )
             return inverse.astype(np.int64), list(labels)
 
-        for name, col in (("question_id", question_id), ("system_a", system_a),
-                          ("system_b", system_b), ("verdict", verdict)):
+        for name, col in (
+            ("question_id", question_id),
+            ("system_a", system_a),
+            ("system_b", system_b),
+            ("verdict", verdict),
+        ):
             bad = _missing(col)
             if bad.size:
                 raise InputError("missing value", line=int(bad[0]) + 2, column=name)
@@ -135,8 +160,17 @@ class PairwiseCounts:
         return cls.from_codes(q, qlab, a, alab, b, blab, v, vlab)
 
     @classmethod
-    def from_codes(cls, q: np.ndarray, q_labels: list, a: np.ndarray, a_labels: list,
-                   b: np.ndarray, b_labels: list, v: np.ndarray, v_labels: list) -> "PairwiseCounts":
+    def from_codes(
+        cls,
+        q: np.ndarray,
+        q_labels: list,
+        a: np.ndarray,
+        a_labels: list,
+        b: np.ndarray,
+        b_labels: list,
+        v: np.ndarray,
+        v_labels: list,
+    ) -> "PairwiseCounts":
         """Build from dictionary-encoded columns (codes index into the label lists)."""
         counts = cls()
         vmap = np.empty(len(v_labels), np.int64)
@@ -145,25 +179,35 @@ class PairwiseCounts:
                 vmap[k] = _CODE[parse_verdict(label)]
             except InputError:
                 line = int(np.flatnonzero(np.asarray(v) == k)[0]) + 2
-                raise InputError(f"unknown verdict {label!r} (expected A, B, Equal or None)",
-                                 line=line, column="verdict") from None
+                raise InputError(
+                    f"unknown verdict {label!r} (expected A, B, Equal or None)",
+                    line=line,
+                    column="verdict",
+                ) from None
         outcome = vmap[np.asarray(v, np.int64)]
         amap = np.array([counts._system(s) for s in a_labels], np.int64)
         bmap = np.array([counts._system(s) for s in b_labels], np.int64)
         a, b = amap[np.asarray(a, np.int64)], bmap[np.asarray(b, np.int64)]
         same = np.flatnonzero(a == b)
         if same.size:
-            raise InputError(f"system compared with itself: {counts.systems[a[same[0]]]!r}",
-                             line=int(same[0]) + 2)
+            raise InputError(
+                f"system compared with itself: {counts.systems[a[same[0]]]!r}",
+                line=int(same[0]) + 2,
+            )
         keep = outcome != NONE
         counts.n_none = int((~keep).sum())
         qk = np.asarray(q, np.int64)[keep]
-        present = np.bincount(qk, minlength=len(q_labels)) > 0    # np.unique in O(rows)
+        present = np.bincount(qk, minlength=len(q_labels)) > 0  # np.unique in O(rows)
         used, qk = np.flatnonzero(present), (np.cumsum(present) - 1)[qk]
         counts.questions = [q_labels[i] for i in used]
         counts._qidx = {label: i for i, label in enumerate(counts.questions)}
-        counts._base = [qk.astype(np.int64), a[keep], b[keep], outcome[keep],
-                        np.ones(int(keep.sum()), np.int64)]
+        counts._base = [
+            qk.astype(np.int64),
+            a[keep],
+            b[keep],
+            outcome[keep],
+            np.ones(int(keep.sum()), np.int64),
+        ]
         return counts
 
     # -- aggregates ----------------------------------------------------------------------------
@@ -216,12 +260,12 @@ class PairwiseCounts:
             keep = o != EQUAL
             q, win_i, los_i, val = q[keep], win_i[keep], los_i[keep], val[keep]
         pair = win_i * n + los_i
-        present = np.bincount(pair, minlength=n * n) > 0       # np.unique in O(rows)
+        present = np.bincount(pair, minlength=n * n) > 0  # np.unique in O(rows)
         pairs, col = np.flatnonzero(present), (np.cumsum(present) - 1)[pair]
         if nq * len(pairs) <= 20_000_000:
             m = np.bincount(q * len(pairs) + col, val, nq * len(pairs)).reshape(nq, len(pairs))
             return m[np.abs(m).sum(axis=1) > 0], pairs
-        from scipy import sparse
+        from scipy import sparse  # deferred: scipy is heavy, only this path needs it
 
         m = sparse.csr_matrix((val, (q, col)), shape=(nq, len(pairs)))
         m.eliminate_zeros()
@@ -230,7 +274,7 @@ class PairwiseCounts:
 
 def _missing(col: Any) -> np.ndarray:
     """Indices of missing (None, NaN) or blank values."""
-    import pandas as pd
+    import pandas as pd  # deferred: pandas costs ~0.5 s to import, only this path needs it
 
     arr = np.asarray(col, dtype=object)
     blank = pd.isna(arr) | (pd.Series(arr).astype(str).str.strip() == "").to_numpy()
@@ -241,4 +285,3 @@ def _check_ties(ties: str) -> str:
     if ties not in ("half", "drop"):
         raise InputError(f"ties must be 'half' or 'drop', not {ties!r}")
     return ties
-

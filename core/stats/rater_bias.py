@@ -6,19 +6,19 @@ shown does not matter. Pure numpy/pandas/scipy; every interval carries its ``lev
 
 from __future__ import annotations
 
-from typing import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
 
-from core.stats.agreement import _missing_mask, cohen_kappa, percent_agreement
 from core.errors import InputError
+from core.stats.agreement import _missing_mask, cohen_kappa, percent_agreement
+from core.stats.pairwise_counts import parse_verdict
 from core.stats.significance import wilson_ci
 
 
 def _parse_verdicts(values: pd.Series) -> np.ndarray:
     """:func:`core.stats.pairwise_counts.parse_verdict` of each value, parsed once per distinct value."""
-    from core.stats.pairwise_counts import parse_verdict
 
     codes, uniq = pd.factorize(values.to_numpy(dtype=object), use_na_sentinel=False)
     parsed = np.array([parse_verdict(u) for u in uniq] or [""], dtype=object)
@@ -45,7 +45,7 @@ def _coded(df: pd.DataFrame) -> dict[str, np.ndarray]:
     winner = np.select([v == "A", v == "B"], [sa, sb], v)
     n = len(d)
     codes, uniq = pd.factorize(np.concatenate([sa, sb, winner]))
-    ca, cb, cw = codes[:n], codes[n:2 * n], codes[2 * n:]
+    ca, cb, cw = codes[:n], codes[n : 2 * n], codes[2 * n :]
     used = np.unique(np.concatenate([ca, cb]))
     rank = np.zeros(len(uniq), dtype=np.int64)
     rank[used[sorted(range(len(used)), key=lambda k: uniq[used[k]])]] = np.arange(len(used))
@@ -56,8 +56,18 @@ def _coded(df: pd.DataFrame) -> dict[str, np.ndarray]:
         raters = list(raters)
     else:
         rater, raters = np.zeros(n, dtype=np.int64), ([""] if n else [])
-    return {"a": ca, "b": cb, "winner": cw, "lo": lo, "hi": ca + cb - lo, "q": q,
-            "rater": rater, "raters": raters, "labels": list(uniq), "frame": d}
+    return {
+        "a": ca,
+        "b": cb,
+        "winner": cw,
+        "lo": lo,
+        "hi": ca + cb - lo,
+        "q": q,
+        "rater": rater,
+        "raters": raters,
+        "labels": list(uniq),
+        "frame": d,
+    }
 
 
 def position_inconsistency(df: pd.DataFrame) -> pd.DataFrame:
@@ -80,7 +90,7 @@ def position_inconsistency(df: pd.DataFrame) -> pd.DataFrame:
     group = keys[last].groupby(["rater", "q", "lo", "hi"], sort=False).ngroup().to_numpy()
     both_orders = np.bincount(group)[group] == 2
     rows, group = rows[both_orders], group[both_orders]
-    rows = rows[np.argsort(group, kind="stable")]            # the two orders side by side
+    rows = rows[np.argsort(group, kind="stable")]  # the two orders side by side
     r1, r2 = rows[0::2], rows[1::2]
     w1, w2, f1, f2 = c["winner"][r1], c["winner"][r2], c["a"][r1], c["a"][r2]
     decided1 = (w1 == c["a"][r1]) | (w1 == c["b"][r1])
@@ -89,11 +99,20 @@ def position_inconsistency(df: pd.DataFrame) -> pd.DataFrame:
     decided_both = incons & decided1 & decided2
     first_both = decided_both & (w1 == f1) & (w2 == f2)
     rater = c["rater"][r1]
-    n, bad, dec, fst = (np.bincount(rater, x.astype(np.int64), nr).astype(np.int64) for x in
-                        (np.ones(len(rater), bool), incons, decided_both, first_both))
-    out = [{"rater": c["raters"][k], "n_pairs": int(n[k]), "inconsistent": int(bad[k]),
+    n, bad, dec, fst = (
+        np.bincount(rater, x.astype(np.int64), nr).astype(np.int64)
+        for x in (np.ones(len(rater), bool), incons, decided_both, first_both)
+    )
+    out = [
+        {
+            "rater": c["raters"][k],
+            "n_pairs": int(n[k]),
+            "inconsistent": int(bad[k]),
             "inconsistency_rate": bad[k] / n[k] if n[k] else np.nan,
-            "first_shown_share": fst[k] / dec[k] if dec[k] else np.nan} for k in range(nr)]
+            "first_shown_share": fst[k] / dec[k] if dec[k] else np.nan,
+        }
+        for k in range(nr)
+    ]
     return pd.DataFrame(out)
 
 
@@ -107,8 +126,12 @@ def _family(f: Mapping | Callable, key: str, strict: bool = True) -> str | None:
         return None
 
 
-def self_preference(df: pd.DataFrame, rater_family: Mapping | Callable,
-                    system_family: Mapping | Callable, reference: str | Sequence[str]) -> pd.DataFrame:
+def self_preference(
+    df: pd.DataFrame,
+    rater_family: Mapping | Callable,
+    system_family: Mapping | Callable,
+    reference: str | Sequence[str],
+) -> pd.DataFrame:
     """Rater family x answer family table (the Long-Span QA paper's 2x2 design).
 
     Each non-reference judgment is matched with the reference rater's (latest) verdict on the same
@@ -120,8 +143,11 @@ def self_preference(df: pd.DataFrame, rater_family: Mapping | Callable,
     c = _coded(df)
     d = c["frame"]
     refs = {reference} if isinstance(reference, str) else set(reference)
-    rater = (d["rater"].to_numpy(dtype=object) if "rater" in d.columns
-             else np.full(len(d), "", dtype=object))
+    rater = (
+        d["rater"].to_numpy(dtype=object)
+        if "rater" in d.columns
+        else np.full(len(d), "", dtype=object)
+    )
     is_ref = pd.Series(rater).isin(refs).to_numpy()
     if not is_ref.any():
         raise InputError(f"no judgments by the reference rater(s) {sorted(refs)}")
@@ -143,27 +169,37 @@ def self_preference(df: pd.DataFrame, rater_family: Mapping | Callable,
     r_fam = np.array([_family(rater_family, k, False) for k in r_uniq], dtype=object)[r_codes]
     fam_lo, fam_hi = sys_fam[lo], sys_fam[hi]
     failed = np.stack([fam_lo == None, fam_hi == None, r_fam == None], axis=1)  # noqa: E711
-    if failed.any():                                     # the first lookup that fails, in order
+    if failed.any():  # the first lookup that fails, in order
         k = int(np.flatnonzero(failed.any(axis=1))[0])
         _family(system_family, labels[lo[k]])
         _family(system_family, labels[hi[k]])
         _family(rater_family, rater[rows][k])
     own_lo, own_hi = fam_lo == r_fam, fam_hi == r_fam
     own = np.where(own_lo ^ own_hi, np.where(own_lo, lo, hi), -1)
-    m = pd.DataFrame({"rater_family": r_fam, "answer_family": np.where(fam_lo == fam_hi, fam_lo,
-                                                                         "mixed"),
-                      "winner": labels[win], "reference": labels[ref_code]})
+    m = pd.DataFrame(
+        {
+            "rater_family": r_fam,
+            "answer_family": np.where(fam_lo == fam_hi, fam_lo, "mixed"),
+            "winner": labels[win],
+            "reference": labels[ref_code],
+        }
+    )
     decided = ((win == lo) | (win == hi)) & (own >= 0)
     ref_decided = ((ref_code == lo) | (ref_code == hi)) & (own >= 0)
     out = []
     for (rf, af), idx in sorted(m.groupby(["rater_family", "answer_family"]).indices.items()):
-        row = {"rater_family": rf, "answer_family": af, "n": len(idx),
-               "agreement": percent_agreement(m["winner"].iloc[idx], m["reference"].iloc[idx]),
-               "cohen_kappa": cohen_kappa(m["winner"].iloc[idx], m["reference"].iloc[idx])}
+        row = {
+            "rater_family": rf,
+            "answer_family": af,
+            "n": len(idx),
+            "agreement": percent_agreement(m["winner"].iloc[idx], m["reference"].iloc[idx]),
+            "cohen_kappa": cohen_kappa(m["winner"].iloc[idx], m["reference"].iloc[idx]),
+        }
         dec, rdec = idx[decided[idx]], idx[ref_decided[idx]]
         row["own_family_share"] = float((win[dec] == own[dec]).mean()) if len(dec) else np.nan
-        row["reference_own_family_share"] = (float((ref_code[rdec] == own[rdec]).mean())
-                                             if len(rdec) else np.nan)
+        row["reference_own_family_share"] = (
+            float((ref_code[rdec] == own[rdec]).mean()) if len(rdec) else np.nan
+        )
         out.append(row)
     return pd.DataFrame(out)
 
@@ -173,7 +209,7 @@ def length_bias(df: pd.DataFrame, level: float = 0.95) -> pd.DataFrame:
 
     With a Wilson interval at ``level`` and a two-sided exact binomial test of share = 1/2.
     """
-    from scipy.stats import binomtest
+    from scipy.stats import binomtest  # deferred: scipy is heavy, only this path needs it
 
     need = ["verdict", "length_a", "length_b"]
     missing = [c for c in need if c not in df.columns]
@@ -190,8 +226,28 @@ def length_bias(df: pd.DataFrame, level: float = 0.95) -> pd.DataFrame:
     for rater, idx in d.groupby("rater", sort=True).groups.items():
         k, n = int(longer_won[idx].sum()), len(idx)
         ci = wilson_ci(k, n, level)
-        rows.append({"rater": rater, "n_decided": n, "longer_wins": k, "share": k / n,
-                     "ci_low": ci.low, "ci_high": ci.high, "level": level,
-                     "pvalue": float(binomtest(k, n, 0.5).pvalue)})
-    return pd.DataFrame(rows, columns=["rater", "n_decided", "longer_wins", "share", "ci_low",
-                                       "ci_high", "level", "pvalue"])
+        rows.append(
+            {
+                "rater": rater,
+                "n_decided": n,
+                "longer_wins": k,
+                "share": k / n,
+                "ci_low": ci.low,
+                "ci_high": ci.high,
+                "level": level,
+                "pvalue": float(binomtest(k, n, 0.5).pvalue),
+            }
+        )
+    return pd.DataFrame(
+        rows,
+        columns=[
+            "rater",
+            "n_decided",
+            "longer_wins",
+            "share",
+            "ci_low",
+            "ci_high",
+            "level",
+            "pvalue",
+        ],
+    )

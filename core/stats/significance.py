@@ -6,7 +6,8 @@ carries its confidence ``level``.
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple, Sequence
+from collections.abc import Sequence
+from typing import Any, NamedTuple
 
 import numpy as np
 from scipy import stats as sps
@@ -90,13 +91,20 @@ def mcnemar(x: Any, y: Any, exact: bool | None = None) -> dict[str, Any]:
     else:
         stat = (abs(b - c) - 1) ** 2 / (b + c)
         p = float(sps.chi2.sf(stat, 1))
-    return {"statistic": stat, "pvalue": p, "b": b, "c": c, "n": len(x),
-            "method": "exact binomial" if exact else "chi-square with continuity correction",
-            "difference": (b - c) / len(x)}
+    return {
+        "statistic": stat,
+        "pvalue": p,
+        "b": b,
+        "c": c,
+        "n": len(x),
+        "method": "exact binomial" if exact else "chi-square with continuity correction",
+        "difference": (b - c) / len(x),
+    }
 
 
-def paired_bootstrap(x: Any, y: Any, n_boot: int = 10_000, seed: int | np.random.Generator = 0,
-                     level: float = 0.95) -> dict[str, Any]:
+def paired_bootstrap(
+    x: Any, y: Any, n_boot: int = 10_000, seed: int | np.random.Generator = 0, level: float = 0.95
+) -> dict[str, Any]:
     """Paired bootstrap of the mean difference ``mean(x - y)`` over items.
 
     Resamples items with replacement ``n_boot`` times; percentile interval at ``level``; two-sided
@@ -112,11 +120,18 @@ def paired_bootstrap(x: Any, y: Any, n_boot: int = 10_000, seed: int | np.random
     chunk = max(1, 5_000_000 // len(d))
     for s in range(0, n_boot, chunk):
         k = min(chunk, n_boot - s)
-        reps[s:s + k] = d[rng.integers(0, len(d), size=(k, len(d)))].mean(axis=1)
+        reps[s : s + k] = d[rng.integers(0, len(d), size=(k, len(d)))].mean(axis=1)
     lo, hi = np.quantile(reps, [(1 - level) / 2, (1 + level) / 2])
     p = min(1.0, 2 * min((reps <= 0).mean(), (reps >= 0).mean()))
-    return {"difference": float(d.mean()), "ci_low": float(lo), "ci_high": float(hi),
-            "level": level, "pvalue": float(p), "n": len(d), "n_boot": n_boot}
+    return {
+        "difference": float(d.mean()),
+        "ci_low": float(lo),
+        "ci_high": float(hi),
+        "level": level,
+        "pvalue": float(p),
+        "n": len(d),
+        "n_boot": n_boot,
+    }
 
 
 def _ranks(v: np.ndarray) -> np.ndarray:
@@ -172,8 +187,9 @@ def tie_groups(scores: Any, se: Any) -> np.ndarray:
     return groups
 
 
-def _random_ranking(scores: np.ndarray, se: np.ndarray | None,
-                    rng: np.random.Generator) -> np.ndarray:
+def _random_ranking(
+    scores: np.ndarray, se: np.ndarray | None, rng: np.random.Generator
+) -> np.ndarray:
     """A score vector whose order breaks within-SE ties at random (tied groups keep their place)."""
     if se is None:
         return scores
@@ -181,9 +197,14 @@ def _random_ranking(scores: np.ndarray, se: np.ndarray | None,
     return -(groups + rng.random(len(scores)))
 
 
-def rank_correlation_with_ties(scores_a: Sequence[float], se_a: Any, scores_b: Sequence[float],
-                               se_b: Any = None, repeats: int = 10,
-                               seed: int | np.random.Generator = 0) -> dict[str, float]:
+def rank_correlation_with_ties(
+    scores_a: Sequence[float],
+    se_a: Any,
+    scores_b: Sequence[float],
+    se_b: Any = None,
+    repeats: int = 10,
+    seed: int | np.random.Generator = 0,
+) -> dict[str, float]:
     """Spearman and Kendall correlation of two leaderboards, treating near-equal scores as tied.
 
     As in the EXAM paper (Sander & Dietz 2021): systems whose scores lie within one standard error

@@ -21,9 +21,10 @@ import json
 import os
 import sqlite3
 import threading
-from datetime import datetime, timezone
+from collections.abc import Iterable, Iterator
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterable, Iterator
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # sqlite_utils imports pandas (~0.6 s): load it only when a database is opened
     import sqlite_utils
@@ -39,7 +40,7 @@ def default_db_path() -> Path:
 
 def utcnow() -> str:
     """Current UTC time as an ISO-8601 string with seconds precision."""
-    return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
+    return datetime.now(UTC).isoformat(timespec="milliseconds")
 
 
 def dumps(value: Any) -> str:
@@ -62,7 +63,10 @@ def connect(path: str | Path) -> sqlite3.Connection:
     if path != ":memory:":
         Path(path).parent.mkdir(parents=True, exist_ok=True)
     conn = sqlite3.connect(
-        path, check_same_thread=False, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None,
+        path,
+        check_same_thread=False,
+        timeout=BUSY_TIMEOUT_MS / 1000,
+        isolation_level=None,
         factory=LockedConnection,
     )
     conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
@@ -122,8 +126,18 @@ def _set_depth(conn: sqlite3.Connection, depth: int) -> None:
 # ---------------------------------------------------------------------------------------------
 
 JSON_COLUMNS = {
-    "answers", "provenance", "metadata", "aliases", "evidence", "checklist", "config", "params",
-    "request", "response", "usage", "fields",
+    "answers",
+    "provenance",
+    "metadata",
+    "aliases",
+    "evidence",
+    "checklist",
+    "config",
+    "params",
+    "request",
+    "response",
+    "usage",
+    "fields",
 }
 
 
@@ -132,7 +146,7 @@ def decode_row(row: dict[str, Any]) -> dict[str, Any]:
     out = dict(row)
     for key in JSON_COLUMNS & out.keys():
         value = out[key]
-        if isinstance(value, str) and value[:1] in "[{\"":
+        if isinstance(value, str) and value[:1] in '[{"':
             try:
                 out[key] = json.loads(value)
             except json.JSONDecodeError:
@@ -140,7 +154,9 @@ def decode_row(row: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def rows(db: sqlite_utils.Database, sql: str, params: Iterable[Any] | dict | None = None) -> list[dict]:
+def rows(
+    db: sqlite_utils.Database, sql: str, params: Iterable[Any] | dict | None = None
+) -> list[dict]:
     """Run a query and return decoded rows as dicts."""
     return [decode_row(r) for r in db.query(sql, params or [])]
 
@@ -162,6 +178,9 @@ def change_counter(db: sqlite_utils.Database) -> int:
 
 def answers_version(db: sqlite_utils.Database) -> tuple:
     """A cheap fingerprint of the answers table (changes when an answer is added or rewritten)."""
-    return tuple(db.execute(
-        "select coalesce(max(id), 0), count(*), total(length(text)), total(status = 'ok') "
-        "from answers").fetchone())
+    return tuple(
+        db.execute(
+            "select coalesce(max(id), 0), count(*), total(length(text)), total(status = 'ok') "
+            "from answers"
+        ).fetchone()
+    )

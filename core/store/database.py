@@ -11,8 +11,9 @@ import contextlib
 import importlib
 import pkgutil
 import threading
+from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterator
+from typing import TYPE_CHECKING, Any
 
 import core.store.migrations as migrations_pkg
 from core.store.connection import connect, default_db_path, transaction, utcnow
@@ -28,7 +29,7 @@ def open_db(path: str | Path | None = None, *, migrate: bool = True) -> sqlite_u
 
     The connection is in autocommit mode; use :func:`transaction` for multi-row writes.
     """
-    import sqlite_utils
+    import sqlite_utils  # deferred: sqlite_utils imports pandas (~0.6 s)
 
     db = sqlite_utils.Database(connect(path if path is not None else default_db_path()))
     if migrate:
@@ -80,13 +81,9 @@ def migrate_db(db: sqlite_utils.Database) -> list[str]:
                 continue
             with transaction(db):
                 # Another process may have migrated meanwhile: re-check inside the write lock.
-                if db.execute(
-                    "select 1 from schema_migrations where name = ?", [name]
-                ).fetchone():
+                if db.execute("select 1 from schema_migrations where name = ?", [name]).fetchone():
                     continue
                 module.apply(db)
                 db["schema_migrations"].insert({"name": name, "applied_at": utcnow()})
             applied.append(name)
         return applied
-
-

@@ -28,5 +28,3 @@ def append_only(db: sqlite_utils.Database, table: str) -> None:
             f"create trigger if not exists {table}_no_{op} before {op} on {table} "
             f"begin select raise(abort, '{table} is append-only: add a superseding row'); end"
         )
-
-

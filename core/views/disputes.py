@@ -10,25 +10,32 @@ import sqlite_utils
 
 from core.annotation.base import effective_sql
 from core.annotation.disputes import RESOLUTIONS
+from core.pipeline.grounding import list_disputes
+from core.stats.significance import wilson_ci
 from core.store.connection import rows
 
 RESOLUTION_LABELS = {
-    "reference_wrong": "Reference answer wrong", "model_wrong": "Model answer wrong",
-    "both_acceptable": "Both acceptable", "ambiguous": "Question ambiguous",
+    "reference_wrong": "Reference answer wrong",
+    "model_wrong": "Model answer wrong",
+    "both_acceptable": "Both acceptable",
+    "ambiguous": "Question ambiguous",
 }
 
 
 def dispute_ids(db: sqlite_utils.Database) -> list[int]:
     """Every dispute id (ground-truth rater and context rater disagree), from
     :func:`core.pipeline.grounding.list_disputes`."""
-    from core.pipeline.grounding import list_disputes
 
     return [int(d["id"]) for d in list_disputes(db)]
 
 
 def _judgment(db: sqlite_utils.Database, jid: int) -> dict | None:
-    found = rows(db, "select id, rater, verdict, status, evidence, rationale, raw, context_kind "
-                     "from judgments where id = ?", [jid])
+    found = rows(
+        db,
+        "select id, rater, verdict, status, evidence, rationale, raw, context_kind "
+        "from judgments where id = ?",
+        [jid],
+    )
     return found[0] if found else None
 
 
@@ -41,19 +48,30 @@ def dispute_detail(db: sqlite_utils.Database, dispute_id: int) -> dict[str, Any]
     d = found[0]
     q = rows(db, "select * from questions where id = ?", [d["question_id"]])[0]
     answer = rows(db, "select id, system, text from answers where id = ?", [d["answer_id"]])
-    resolutions = rows(db, "select * from dispute_resolutions t where dispute_id = ? and "
-                           f"{effective_sql('dispute_resolutions')} order by id", [dispute_id])
-    return {"dispute": d, "question": q, "references": q.get("answers") or [],
-            "answer": answer[0] if answer else {"text": "", "system": d["system"]},
-            "gt": _judgment(db, d["gt_judgment_id"]), "ctx": _judgment(db, d["ctx_judgment_id"]),
-            "resolutions": resolutions}
+    resolutions = rows(
+        db,
+        "select * from dispute_resolutions t where dispute_id = ? and "
+        f"{effective_sql('dispute_resolutions')} order by id",
+        [dispute_id],
+    )
+    return {
+        "dispute": d,
+        "question": q,
+        "references": q.get("answers") or [],
+        "answer": answer[0] if answer else {"text": "", "system": d["system"]},
+        "gt": _judgment(db, d["gt_judgment_id"]),
+        "ctx": _judgment(db, d["ctx_judgment_id"]),
+        "resolutions": resolutions,
+    }
 
 
 def _effective_resolutions(db: sqlite_utils.Database) -> list[dict]:
-    return rows(db,
+    return rows(
+        db,
         "select r.*, d.question_id, d.system, q.question, q.answers from dispute_resolutions r "
         "join disputes d on d.id = r.dispute_id join questions q on q.id = d.question_id "
-        f"where {effective_sql('dispute_resolutions', 'r')} order by r.id")
+        f"where {effective_sql('dispute_resolutions', 'r')} order by r.id",
+    )
 
 
 def dispute_tally(db: sqlite_utils.Database) -> dict[str, Any]:
@@ -64,11 +82,14 @@ def dispute_tally(db: sqlite_utils.Database) -> dict[str, Any]:
     for r in res:
         counts[r["resolution"]] += 1
     n = len(res)
-    out: dict[str, Any] = {"n_disputes": len(dispute_ids(db)), "n_resolutions": n,
-                           "counts": counts, "reference_wrong_share": None, "ci": None}
+    out: dict[str, Any] = {
+        "n_disputes": len(dispute_ids(db)),
+        "n_resolutions": n,
+        "counts": counts,
+        "reference_wrong_share": None,
+        "ci": None,
+    }
     if n:
-        from core.stats.significance import wilson_ci
-
         ci = wilson_ci(counts["reference_wrong"], n)
         out["reference_wrong_share"] = counts["reference_wrong"] / n
         out["ci"] = (float(ci.low), float(ci.high), float(ci.level))
@@ -77,10 +98,28 @@ def dispute_tally(db: sqlite_utils.Database) -> dict[str, Any]:
 
 def corrected_references(db: sqlite_utils.Database) -> pd.DataFrame:
     """The corrected reference answers (resolutions ``reference_wrong`` with a correction)."""
-    out = [{"question_id": r["question_id"], "question": r["question"],
-            "original_answers": r["answers"], "corrected_answer": r["corrected_answer"],
-            "annotator": r["annotator"], "note": r["note"], "created_at": r["created_at"]}
-           for r in _effective_resolutions(db)
-           if r["resolution"] == "reference_wrong" and r["corrected_answer"]]
-    return pd.DataFrame(out, columns=["question_id", "question", "original_answers",
-                                      "corrected_answer", "annotator", "note", "created_at"])
+    out = [
+        {
+            "question_id": r["question_id"],
+            "question": r["question"],
+            "original_answers": r["answers"],
+            "corrected_answer": r["corrected_answer"],
+            "annotator": r["annotator"],
+            "note": r["note"],
+            "created_at": r["created_at"],
+        }
+        for r in _effective_resolutions(db)
+        if r["resolution"] == "reference_wrong" and r["corrected_answer"]
+    ]
+    return pd.DataFrame(
+        out,
+        columns=[
+            "question_id",
+            "question",
+            "original_answers",
+            "corrected_answer",
+            "annotator",
+            "note",
+            "created_at",
+        ],
+    )

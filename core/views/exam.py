@@ -7,15 +7,19 @@ questions the gold article does not).
 
 from __future__ import annotations
 
+import json
 import math
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Mapping
 
 import pandas as pd
 import sqlite_utils
 
 from core.errors import InputError
 from core.exam.articles import GOLD
+from core.exam.book_case import ranks
+from core.exam.bt_correlation import bradley_terry_reference
+from core.exam.car_repro import reproduce_car
 from core.exam.scores import Z95, leaderboard_correlation, rouge1_scores, run_scores
 from core.store.connection import rows
 
@@ -24,11 +28,24 @@ DEMO_RESULTS = Path(__file__).resolve().parents[2] / "demo" / "exam" / "car-resu
 
 def runs_frame(db: sqlite_utils.Database) -> pd.DataFrame:
     """Every EXAM run: id, bank, Q/A model, verification, threshold, graded pairs, created."""
-    data = rows(db, "select r.id as run_id, r.bank_id, r.qa_model, r.verification, r.threshold, "
-                    "(select count(*) from exam_grades g where g.run_id = r.id) as graded, "
-                    "r.created_at from exam_runs r order by r.created_at desc")
-    return pd.DataFrame(data, columns=["run_id", "bank_id", "qa_model", "verification",
-                                       "threshold", "graded", "created_at"])
+    data = rows(
+        db,
+        "select r.id as run_id, r.bank_id, r.qa_model, r.verification, r.threshold, "
+        "(select count(*) from exam_grades g where g.run_id = r.id) as graded, "
+        "r.created_at from exam_runs r order by r.created_at desc",
+    )
+    return pd.DataFrame(
+        data,
+        columns=[
+            "run_id",
+            "bank_id",
+            "qa_model",
+            "verification",
+            "threshold",
+            "graded",
+            "created_at",
+        ],
+    )
 
 
 BINOMIAL_SE = "EXAM SE (per question, binomial)"
@@ -50,28 +67,46 @@ def leaderboard_frame(db: sqlite_utils.Database, run_id: str) -> pd.DataFrame:
         rouge = rouge1_scores(db, bank_id)
     except InputError:
         rouge = {}
-    n_questions = rows(db, "select count(*) as n from exam_questions where bank_id = ?",
-                       [bank_id])[0]["n"]
-    failed = {r["system"]: r["n"] for r in rows(
-        db, "select a.system, count(*) as n from exam_grades g join exam_articles a on "
+    n_questions = rows(db, "select count(*) as n from exam_questions where bank_id = ?", [bank_id])[
+        0
+    ]["n"]
+    failed = {
+        r["system"]: r["n"]
+        for r in rows(
+            db,
+            "select a.system, count(*) as n from exam_grades g join exam_articles a on "
             "a.id = g.article_id where g.run_id = ? and g.correct is null group by a.system",
-        [run_id])}
+            [run_id],
+        )
+    }
     out = []
     for rank, r in enumerate(board, start=1):
-        binomial = (math.sqrt(r.exam * (1 - r.exam) / n_questions)
-                    if r.n_queries == 1 and n_questions else None)
-        out.append({
-            "rank": rank, "system": r.system, "gold": r.system == GOLD,
-            "EXAM": r.exam, "EXAM SE": r.exam_se,
-            "EXAM 95% low": r.exam - Z95 * r.exam_se, "EXAM 95% high": r.exam + Z95 * r.exam_se,
-            BINOMIAL_SE: binomial,
-            "n-EXAM (gold)": r.n_exam_gold, "n-EXAM (gold) SE": r.n_exam_gold_se,
-            "n-EXAM (gold) queries": r.n_queries_gold,
-            "n-EXAM (pool)": r.n_exam_pool, "n-EXAM (pool) SE": r.n_exam_pool_se,
-            "ROUGE-1 F1": rouge.get(r.system, (None, None))[0],
-            "articles": r.n_articles, "queries": r.n_queries,
-            "unparsed/errors": failed.get(r.system, 0),
-        })
+        binomial = (
+            math.sqrt(r.exam * (1 - r.exam) / n_questions)
+            if r.n_queries == 1 and n_questions
+            else None
+        )
+        out.append(
+            {
+                "rank": rank,
+                "system": r.system,
+                "gold": r.system == GOLD,
+                "EXAM": r.exam,
+                "EXAM SE": r.exam_se,
+                "EXAM 95% low": r.exam - Z95 * r.exam_se,
+                "EXAM 95% high": r.exam + Z95 * r.exam_se,
+                BINOMIAL_SE: binomial,
+                "n-EXAM (gold)": r.n_exam_gold,
+                "n-EXAM (gold) SE": r.n_exam_gold_se,
+                "n-EXAM (gold) queries": r.n_queries_gold,
+                "n-EXAM (pool)": r.n_exam_pool,
+                "n-EXAM (pool) SE": r.n_exam_pool_se,
+                "ROUGE-1 F1": rouge.get(r.system, (None, None))[0],
+                "articles": r.n_articles,
+                "queries": r.n_queries,
+                "unparsed/errors": failed.get(r.system, 0),
+            }
+        )
     return pd.DataFrame(out)
 
 
@@ -85,31 +120,59 @@ def answered_frame(db: sqlite_utils.Database, run_id: str, query_id: str) -> pd.
     if not run:
         raise InputError(f"unknown EXAM run {run_id!r}")
     bank_id = run[0]["bank_id"]
-    qs = rows(db, "select id, qid, question, facet_id from exam_questions where bank_id = ? and "
-                  "query_id = ? order by qid", [bank_id, query_id])
-    graded = rows(db, "select a.system, g.question_id, g.correct, g.status, g.self_rating "
-                      "from exam_grades g join exam_articles a on a.id = g.article_id "
-                      "where g.run_id = ? and a.query_id = ?", [run_id, query_id])
-    systems = sorted({r["system"] for r in rows(
-        db, "select distinct a.system from exam_grades g join exam_articles a "
-            "on a.id = g.article_id where g.run_id = ?", [run_id])})
+    qs = rows(
+        db,
+        "select id, qid, question, facet_id from exam_questions where bank_id = ? and "
+        "query_id = ? order by qid",
+        [bank_id, query_id],
+    )
+    graded = rows(
+        db,
+        "select a.system, g.question_id, g.correct, g.status, g.self_rating "
+        "from exam_grades g join exam_articles a on a.id = g.article_id "
+        "where g.run_id = ? and a.query_id = ?",
+        [run_id, query_id],
+    )
+    systems = sorted(
+        {
+            r["system"]
+            for r in rows(
+                db,
+                "select distinct a.system from exam_grades g join exam_articles a "
+                "on a.id = g.article_id where g.run_id = ?",
+                [run_id],
+            )
+        }
+    )
     cell = {}
     for g in graded:
         label = {1: "yes", 0: "no"}.get(g["correct"], g["status"])
         if g["self_rating"] is not None:
             label += f" ({g['self_rating']})"
         cell[(g["system"], g["question_id"])] = label
-    data = [{"qid": q["qid"], "facet": q["facet_id"], "question": q["question"],
-             **{s: cell.get((s, q["id"]), "no article") for s in systems}} for q in qs]
+    data = [
+        {
+            "qid": q["qid"],
+            "facet": q["facet_id"],
+            "question": q["question"],
+            **{s: cell.get((s, q["id"]), "no article") for s in systems},
+        }
+        for q in qs
+    ]
     return pd.DataFrame(data, columns=["qid", "facet", "question", *systems])
 
 
-def correlation_frame(db: sqlite_utils.Database, run_id: str, *,
-                      reference: Mapping[str, float] | None = None,
-                      reference_se: Mapping[str, float] | None = None,
-                      reference_name: str = "reference leaderboard",
-                      bt_document: str | None = None, repeats: int = 10,
-                      seed: int = 0) -> pd.DataFrame:
+def correlation_frame(
+    db: sqlite_utils.Database,
+    run_id: str,
+    *,
+    reference: Mapping[str, float] | None = None,
+    reference_se: Mapping[str, float] | None = None,
+    reference_name: str = "reference leaderboard",
+    bt_document: str | None = None,
+    repeats: int = 10,
+    seed: int = 0,
+) -> pd.DataFrame:
     """Rank correlation of the run's EXAM and n-EXAM leaderboards with the references.
 
     References: the ROUGE-1 F1 baseline (when gold articles exist), a given leaderboard, and the
@@ -124,55 +187,82 @@ def correlation_frame(db: sqlite_utils.Database, run_id: str, *,
     if board and all(r.n_queries == 1 for r in board):
         # One query: no SE over queries; use the per-question binomial SE sqrt(p(1-p)/n) (the
         # pool normaliser is a constant there, so n-EXAM (pool)'s SE scales with EXAM's).
-        n = rows(db, "select count(*) as n from exam_questions where bank_id = ?",
-                 [bank_id])[0]["n"]
+        n = rows(db, "select count(*) as n from exam_questions where bank_id = ?", [bank_id])[0][
+            "n"
+        ]
         exam_se = {r.system: math.sqrt(r.exam * (1 - r.exam) / n) if n else 0.0 for r in board}
-        pool_se = {r.system: exam_se[r.system] * r.n_exam_pool / r.exam if r.exam else 0.0
-                   for r in board}
-    measures = {"EXAM": ({r.system: r.exam for r in board}, exam_se),
-                "n-EXAM (pool)": ({r.system: r.n_exam_pool for r in board}, pool_se)}
+        pool_se = {
+            r.system: exam_se[r.system] * r.n_exam_pool / r.exam if r.exam else 0.0 for r in board
+        }
+    measures = {
+        "EXAM": ({r.system: r.exam for r in board}, exam_se),
+        "n-EXAM (pool)": ({r.system: r.n_exam_pool for r in board}, pool_se),
+    }
     refs: list[tuple[str, dict, dict | None]] = []
     try:
         rouge = rouge1_scores(db, bank_id)
-        refs.append(("ROUGE-1 F1 vs gold", {s: v[0] for s, v in rouge.items()},
-                     {s: v[1] for s, v in rouge.items()}))
+        refs.append(
+            (
+                "ROUGE-1 F1 vs gold",
+                {s: v[0] for s, v in rouge.items()},
+                {s: v[1] for s, v in rouge.items()},
+            )
+        )
     except InputError:
         pass
     if reference:
         refs.append((reference_name, dict(reference), dict(reference_se) if reference_se else None))
     if bt_document:
-        from core.exam.bt_correlation import bradley_terry_reference
-
         beta, bse = bradley_terry_reference(db, bt_document, seed=seed)
         refs.append(("Bradley-Terry (side by side)", beta, bse))
     out = []
     for ref_name, ref, ref_se in refs:
         for measure, (scores, se) in measures.items():
             try:
-                c = leaderboard_correlation(scores, ref, se=se, reference_se=ref_se,
-                                            repeats=repeats, seed=seed)
+                c = leaderboard_correlation(
+                    scores, ref, se=se, reference_se=ref_se, repeats=repeats, seed=seed
+                )
             except InputError as exc:
                 out.append({"reference": ref_name, "measure": measure, "note": str(exc)})
                 continue
-            out.append({"reference": ref_name, "measure": measure, "systems": c["n_systems"],
-                        "Spearman": c["spearman"], "Kendall tau": c["kendall"],
-                        "Spearman (SE ties)": c.get("spearman_ties"),
-                        "Kendall tau (SE ties)": c.get("kendall_ties"), "note": ""})
-    return pd.DataFrame(out, columns=["reference", "measure", "systems", "Spearman",
-                                      "Kendall tau", "Spearman (SE ties)",
-                                      "Kendall tau (SE ties)", "note"])
+            out.append(
+                {
+                    "reference": ref_name,
+                    "measure": measure,
+                    "systems": c["n_systems"],
+                    "Spearman": c["spearman"],
+                    "Kendall tau": c["kendall"],
+                    "Spearman (SE ties)": c.get("spearman_ties"),
+                    "Kendall tau (SE ties)": c.get("kendall_ties"),
+                    "note": "",
+                }
+            )
+    return pd.DataFrame(
+        out,
+        columns=[
+            "reference",
+            "measure",
+            "systems",
+            "Spearman",
+            "Kendall tau",
+            "Spearman (SE ties)",
+            "Kendall tau (SE ties)",
+            "note",
+        ],
+    )
 
 
-def car_reproduction_frame(results_dir: str | Path | None = None, *, repeats: int = 10,
-                           seed: int = 0) -> pd.DataFrame:
+def car_reproduction_frame(
+    results_dir: str | Path | None = None, *, repeats: int = 10, seed: int = 0
+) -> pd.DataFrame:
     """Recomputed vs. published rank correlations of the TREC CAR Y3 EXAM leaderboards."""
-    from core.exam.car_repro import reproduce_car
 
     return pd.DataFrame(reproduce_car(results_dir or DEMO_RESULTS, repeats=repeats, seed=seed))
 
 
-def book_correlation_frame(db: sqlite_utils.Database,
-                           document_id: str | None = None) -> pd.DataFrame:
+def book_correlation_frame(
+    db: sqlite_utils.Database, document_id: str | None = None
+) -> pd.DataFrame:
     """Stored EXAM-vs-Bradley-Terry correlations on single books (``core.exam.book_case``).
 
     One row per (book, EXAM run, side-by-side rater): Spearman and Kendall tau-b plain and with
@@ -180,18 +270,33 @@ def book_correlation_frame(db: sqlite_utils.Database,
     counts behind them; newest first.
     """
     where, params = ("where c.document_id = ?", [document_id]) if document_id else ("", [])
-    data = rows(db, "select c.document_id, d.title, c.exam_run_id, c.experiment, c.rater, "
-                    "c.n_systems, c.n_questions, c.n_judgments, c.n_decisive, c.spearman, "
-                    "c.kendall, c.spearman_ties, c.kendall_ties, c.repeats, c.bt_estimate, "
-                    "c.created_at from exam_book_correlations c left join documents d on "
-                    f"d.id = c.document_id {where} order by c.created_at desc, c.id desc", params)
-    cols = {"document_id": "book", "title": "title", "exam_run_id": "EXAM run",
-            "experiment": "experiment", "rater": "side-by-side rater", "n_systems": "systems",
-            "n_questions": "questions", "n_judgments": "judgments",
-            "n_decisive": "decisive judgments", "spearman": "Spearman",
-            "kendall": "Kendall tau", "spearman_ties": "Spearman (SE ties)",
-            "kendall_ties": "Kendall tau (SE ties)", "repeats": "tie repeats",
-            "bt_estimate": "Bradley-Terry estimate", "created_at": "created_at"}
+    data = rows(
+        db,
+        "select c.document_id, d.title, c.exam_run_id, c.experiment, c.rater, "
+        "c.n_systems, c.n_questions, c.n_judgments, c.n_decisive, c.spearman, "
+        "c.kendall, c.spearman_ties, c.kendall_ties, c.repeats, c.bt_estimate, "
+        "c.created_at from exam_book_correlations c left join documents d on "
+        f"d.id = c.document_id {where} order by c.created_at desc, c.id desc",
+        params,
+    )
+    cols = {
+        "document_id": "book",
+        "title": "title",
+        "exam_run_id": "EXAM run",
+        "experiment": "experiment",
+        "rater": "side-by-side rater",
+        "n_systems": "systems",
+        "n_questions": "questions",
+        "n_judgments": "judgments",
+        "n_decisive": "decisive judgments",
+        "spearman": "Spearman",
+        "kendall": "Kendall tau",
+        "spearman_ties": "Spearman (SE ties)",
+        "kendall_ties": "Kendall tau (SE ties)",
+        "repeats": "tie repeats",
+        "bt_estimate": "Bradley-Terry estimate",
+        "created_at": "created_at",
+    }
     return pd.DataFrame(data, columns=list(cols)).rename(columns=cols)
 
 
@@ -202,23 +307,42 @@ def book_systems_frame(db: sqlite_utils.Database, document_id: str | None = None
     questions its overview answers) with SE and rank, Bradley-Terry strength with SE and rank
     (ranks: 1 = best, ties share the better rank). Empty when nothing is stored.
     """
-    import json
-
-    from core.exam.book_case import ranks
 
     where, params = ("where document_id = ?", [document_id]) if document_id else ("", [])
-    found = rows(db, f"select systems from exam_book_correlations {where} "
-                     "order by created_at desc, id desc limit 1", params)
-    cols = ["system", "strategy", "overview tokens", "EXAM", "EXAM SE", "EXAM rank",
-            "Bradley-Terry", "Bradley-Terry SE", "Bradley-Terry rank"]
+    found = rows(
+        db,
+        f"select systems from exam_book_correlations {where} "
+        "order by created_at desc, id desc limit 1",
+        params,
+    )
+    cols = [
+        "system",
+        "strategy",
+        "overview tokens",
+        "EXAM",
+        "EXAM SE",
+        "EXAM rank",
+        "Bradley-Terry",
+        "Bradley-Terry SE",
+        "Bradley-Terry rank",
+    ]
     if not found:
         return pd.DataFrame(columns=cols)
     data = found[0]["systems"]
     data = json.loads(data) if isinstance(data, str) else data
     exam_rank, bt_rank = ranks(d["exam"] for d in data), ranks(d["bt"] for d in data)
-    out = [{"system": d["system"], "strategy": d["strategy"], "overview tokens": d["tokens"],
-            "EXAM": d["exam"], "EXAM SE": d["exam_se"], "EXAM rank": er,
-            "Bradley-Terry": d["bt"], "Bradley-Terry SE": d["bt_se"], "Bradley-Terry rank": br}
-           for d, er, br in zip(data, exam_rank, bt_rank)]
-    return pd.DataFrame(out, columns=cols).sort_values(["EXAM rank", "system"],
-                                                       ignore_index=True)
+    out = [
+        {
+            "system": d["system"],
+            "strategy": d["strategy"],
+            "overview tokens": d["tokens"],
+            "EXAM": d["exam"],
+            "EXAM SE": d["exam_se"],
+            "EXAM rank": er,
+            "Bradley-Terry": d["bt"],
+            "Bradley-Terry SE": d["bt_se"],
+            "Bradley-Terry rank": br,
+        }
+        for d, er, br in zip(data, exam_rank, bt_rank)
+    ]
+    return pd.DataFrame(out, columns=cols).sort_values(["EXAM rank", "system"], ignore_index=True)

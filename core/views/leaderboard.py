@@ -26,6 +26,9 @@ import sqlite_utils
 
 from core.annotation.base import effective_sql
 from core.errors import InputError
+from core.stats.leaderboard import leaderboard
+from core.stats.pairwise_counts import NotIdentifiableError, PairwiseCounts
+from core.views.live_leaderboard import StoreLeaderboard
 
 SOURCES = ("human", "auto", "both")
 FALLBACK_ALPHA = 0.01
@@ -42,8 +45,10 @@ def _check_source(source: str) -> str:
 # Records and raters
 # ------------------------------------------------------------------------------------------
 
-def pairwise_records(db: sqlite_utils.Database, source: str = "both",
-                     rater: str | None = None) -> pd.DataFrame:
+
+def pairwise_records(
+    db: sqlite_utils.Database, source: str = "both", rater: str | None = None
+) -> pd.DataFrame:
     """Effective pairwise verdicts ``question_id, system_a, system_b, verdict`` (as shown).
 
     ``source``: ``human``, ``auto`` or ``both``; ``rater`` narrows to one rater.
@@ -56,22 +61,31 @@ def pairwise_records(db: sqlite_utils.Database, source: str = "both",
     if rater:
         where.append("rater = ?")
         params.append(rater)
-    cur = db.execute("select question_id, system_a, system_b, verdict from judgments t where "
-                     + " and ".join(where), params)
+    cur = db.execute(
+        "select question_id, system_a, system_b, verdict from judgments t where "
+        + " and ".join(where),
+        params,
+    )
     return pd.DataFrame(cur.fetchall(), columns=["question_id", "system_a", "system_b", "verdict"])
 
 
 def pairwise_raters(db: sqlite_utils.Database, source: str = "both") -> list[str]:
     """Raters with a parsed pairwise verdict, of ``source`` (``human``, ``auto`` or ``both``)."""
     kind = "" if _check_source(source) == "both" else " and rater_kind = ?"
-    return [r[0] for r in db.execute(
-        "select distinct rater from judgments where kind = 'pairwise' and status = 'ok'"
-        f"{kind} order by 1", [] if not kind else [source])]
+    return [
+        r[0]
+        for r in db.execute(
+            "select distinct rater from judgments where kind = 'pairwise' and status = 'ok'"
+            f"{kind} order by 1",
+            [] if not kind else [source],
+        )
+    ]
 
 
 # ------------------------------------------------------------------------------------------
 # System groups (connected components of the comparison graph)
 # ------------------------------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class SystemGroup:
@@ -94,8 +108,10 @@ class SystemGroup:
             name = f"{prefixes.pop()}/*"
         else:
             name = ", ".join(self.systems[:3]) + (", ..." if len(self.systems) > 3 else "")
-        return (f"{name} ({len(self.systems)} systems, {self.n_comparisons:,} comparisons, "
-                f"{self.n_questions:,} questions)")
+        return (
+            f"{name} ({len(self.systems)} systems, {self.n_comparisons:,} comparisons, "
+            f"{self.n_questions:,} questions)"
+        )
 
 
 def _net_rows(counts) -> tuple[np.ndarray, ...]:
@@ -122,8 +138,10 @@ def system_groups(counts) -> tuple[list[SystemGroup], np.ndarray]:
     the component label of every system index (``-1`` for a system without any counted
     comparison, e.g. one whose verdicts were all withdrawn).
     """
-    from scipy.sparse import coo_matrix
-    from scipy.sparse.csgraph import connected_components
+    from scipy.sparse import coo_matrix  # deferred: scipy is heavy, only this path needs it
+    from scipy.sparse.csgraph import (
+        connected_components,  # deferred: scipy is heavy, only this path needs it
+    )
 
     n = counts.n_systems
     q, a, b, _, k = _net_rows(counts)
@@ -140,15 +158,15 @@ def system_groups(counts) -> tuple[list[SystemGroup], np.ndarray]:
             continue
         rows = comp[a] == c
         names = tuple(sorted(counts.systems[i] for i in members))
-        groups.append(SystemGroup(names[0], names, int(k[rows].sum()),
-                                  int(len(np.unique(q[rows])))))
+        groups.append(
+            SystemGroup(names[0], names, int(k[rows].sum()), int(len(np.unique(q[rows]))))
+        )
     groups.sort(key=lambda g: (-len(g.systems), -g.n_comparisons, g.key))
     return groups, comp
 
 
 def group_counts(counts, group: SystemGroup):
     """A new :class:`core.stats.pairwise_counts.PairwiseCounts` with only the verdicts within ``group``."""
-    from core.stats.pairwise_counts import PairwiseCounts
 
     q, a, b, o, k = _net_rows(counts)
     local = np.full(max(counts.n_systems, 1), -1, np.int64)
@@ -157,17 +175,18 @@ def group_counts(counts, group: SystemGroup):
     rows = (local[a] >= 0) & (local[b] >= 0)
     q, a, b, o = (np.repeat(x[rows], k[rows]) for x in (q, local[a], local[b], o))
     names = list(group.systems)
-    return PairwiseCounts.from_codes(q, list(counts.questions), a, names, b, names, o,
-                                     ["A", "B", "Equal", "None"])
+    return PairwiseCounts.from_codes(
+        q, list(counts.questions), a, names, b, names, o, ["A", "B", "Equal", "None"]
+    )
 
 
 # ------------------------------------------------------------------------------------------
 # Fits
 # ------------------------------------------------------------------------------------------
 
+
 def compute_leaderboard(records: pd.DataFrame, n_boot: int = 200, seed: int = 0):
     """A :class:`core.stats.leaderboard.Leaderboard` of ``records`` or an explanation why there is none."""
-    from core.stats.leaderboard import leaderboard
 
     if records.empty:
         return None, "no pairwise verdicts yet"
@@ -187,8 +206,6 @@ def fit_pairwise(counts, n_boot: int = 200, seed: int = 0) -> tuple[Any, str, st
     FALLBACK_ALPHA``, and ``note`` says so. Fit one :class:`SystemGroup` at a time
     (:func:`group_counts`): across disconnected groups the prior alone would set the scale.
     """
-    from core.stats.pairwise_counts import NotIdentifiableError
-    from core.stats.leaderboard import leaderboard
 
     if not len(counts):
         return None, "no pairwise verdicts yet", ""
@@ -199,9 +216,11 @@ def fit_pairwise(counts, n_boot: int = 200, seed: int = 0) -> tuple[Any, str, st
                 return leaderboard(counts, "half", n_boot, seed), "", ""
             except NotIdentifiableError as exc:
                 why = str(exc).split(": ", 1)[-1].split(";")[0]
-                note = (f"The maximum-likelihood fit does not exist ({why}). Shown instead: the "
-                        f"fit with a weak prior on beta (alpha = {FALLBACK_ALPHA}), so such a "
-                        "system gets a large but finite score.")
+                note = (
+                    f"The maximum-likelihood fit does not exist ({why}). Shown instead: the "
+                    f"fit with a weak prior on beta (alpha = {FALLBACK_ALPHA}), so such a "
+                    "system gets a large but finite score."
+                )
                 return leaderboard(counts, "half", n_boot, seed, alpha=FALLBACK_ALPHA), "", note
     except (InputError, ArithmeticError) as exc:
         return None, str(exc), ""
@@ -218,14 +237,14 @@ def fit_counts(board, n_boot: int = 200, seed: int = 0) -> tuple[Any, str, str]:
 class LiveResult:
     """What the live leaderboard shows for one (source, rater) selection and one group."""
 
-    leaderboard: Any            # core.stats.leaderboard.Leaderboard | None
-    why: str                    # why there is no leaderboard
-    note: str                   # the weak-prior fallback, if used
-    last_id: int                # the last judgment id read
+    leaderboard: Any  # core.stats.leaderboard.Leaderboard | None
+    why: str  # why there is no leaderboard
+    note: str  # the weak-prior fallback, if used
+    last_id: int  # the last judgment id read
     groups: tuple[SystemGroup, ...]
-    group: SystemGroup | None   # the group shown
-    n_none: int                 # 'None' verdicts of the selection (all groups)
-    n_unlinked: int             # systems without a counted comparison to another system
+    group: SystemGroup | None  # the group shown
+    n_none: int  # 'None' verdicts of the selection (all groups)
+    n_unlinked: int  # systems without a counted comparison to another system
 
 
 class LiveLeaderboard:
@@ -245,19 +264,20 @@ class LiveLeaderboard:
         self._reset()
 
     def _reset(self) -> None:
-        from core.views.live_leaderboard import StoreLeaderboard
 
         self.board = StoreLeaderboard(
-            rater=self.rater, rater_kind=None if self.source == "both" else self.source)
+            rater=self.rater, rater_kind=None if self.source == "both" else self.source
+        )
         self._memo: dict[tuple, tuple] = {}
         self._groups: tuple[int, list[SystemGroup], int] | None = None
 
-    def view(self, db: sqlite_utils.Database, n_boot: int = 200, seed: int = 0,
-             group: str | None = None) -> LiveResult:
+    def view(
+        self, db: sqlite_utils.Database, n_boot: int = 200, seed: int = 0, group: str | None = None
+    ) -> LiveResult:
         """The up-to-date result for the group keyed ``group`` (default or unknown: the largest)."""
         with self._lock:
             top = db.execute("select coalesce(max(id), 0) from judgments").fetchone()[0]
-            if top < self.board.last_id:          # the database was rebuilt under the same path
+            if top < self.board.last_id:  # the database was rebuilt under the same path
                 self._reset()
             self.board.refresh(db)
             last = self.board.last_id
@@ -270,18 +290,24 @@ class LiveLeaderboard:
             if key not in self._memo:
                 self._memo = {k: v for k, v in self._memo.items() if k[0] == last}
                 if chosen is None:
-                    why = ("no pairwise verdicts yet" if not len(self.board.counts) else
-                           "no two systems are compared by a decided or Equal verdict")
+                    why = (
+                        "no pairwise verdicts yet"
+                        if not len(self.board.counts)
+                        else "no two systems are compared by a decided or Equal verdict"
+                    )
                     self._memo[key] = (None, why, "")
                 else:
-                    self._memo[key] = fit_pairwise(group_counts(self.board.counts, chosen),
-                                                   n_boot, seed)
+                    self._memo[key] = fit_pairwise(
+                        group_counts(self.board.counts, chosen), n_boot, seed
+                    )
             lb, why, note = self._memo[key]
-            return LiveResult(lb, why, note, last, tuple(groups), chosen,
-                              int(self.board.counts.n_none), unlinked)
+            return LiveResult(
+                lb, why, note, last, tuple(groups), chosen, int(self.board.counts.n_none), unlinked
+            )
 
-    def result(self, db: sqlite_utils.Database, n_boot: int = 200, seed: int = 0,
-               group: str | None = None) -> tuple[Any, str, str, int]:
+    def result(
+        self, db: sqlite_utils.Database, n_boot: int = 200, seed: int = 0, group: str | None = None
+    ) -> tuple[Any, str, str, int]:
         """``(Leaderboard | None, why none, note, last judgment id read)`` of one group."""
         r = self.view(db, n_boot, seed, group)
         return r.leaderboard, r.why, r.note, r.last_id

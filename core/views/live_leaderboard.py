@@ -9,15 +9,18 @@ one small query plus a refit from the aggregate, never a re-read of every judgme
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import sqlite_utils
 
 from core.stats.leaderboard import Leaderboard, leaderboard
 from core.stats.pairwise_counts import PairwiseCounts
 
-_SQL = ("select id, question_id, system_a, system_b, verdict, status, supersedes, rater, "
-        "rater_kind, criterion from judgments where kind = 'pairwise' and id > ? order by id")
+_SQL = (
+    "select id, question_id, system_a, system_b, verdict, status, supersedes, rater, "
+    "rater_kind, criterion from judgments where kind = 'pairwise' and id > ? order by id"
+)
 
 
 class StoreLeaderboard:
@@ -31,11 +34,18 @@ class StoreLeaderboard:
         Extra row filter ``where(row_dict) -> bool``.
     """
 
-    def __init__(self, rater: str | None = None, rater_kind: str | None = None,
-                 criterion: str | None = None,
-                 where: Callable[[dict[str, Any]], bool] | None = None) -> None:
-        self.filters = {k: v for k, v in (("rater", rater), ("rater_kind", rater_kind),
-                                          ("criterion", criterion)) if v is not None}
+    def __init__(
+        self,
+        rater: str | None = None,
+        rater_kind: str | None = None,
+        criterion: str | None = None,
+        where: Callable[[dict[str, Any]], bool] | None = None,
+    ) -> None:
+        self.filters = {
+            k: v
+            for k, v in (("rater", rater), ("rater_kind", rater_kind), ("criterion", criterion))
+            if v is not None
+        }
         self.where = where
         self.counts = PairwiseCounts()
         self.last_id = 0
@@ -66,8 +76,14 @@ class StoreLeaderboard:
             self.last_id = row["id"]
         return n
 
-    def leaderboard(self, ties: str = "half", n_boot: int = 1000, seed: int = 0,
-                    level: float = 0.95, alpha: float = 0.0) -> Leaderboard:
+    def leaderboard(
+        self,
+        ties: str = "half",
+        n_boot: int = 1000,
+        seed: int = 0,
+        level: float = 0.95,
+        alpha: float = 0.0,
+    ) -> Leaderboard:
         """:func:`core.stats.leaderboard.leaderboard` over the counted judgments."""
         return leaderboard(self.counts, ties, n_boot, seed, level, alpha)
 

@@ -10,6 +10,7 @@ import sqlite_utils
 
 from core.annotation import guideline as guideline
 from core.annotation.reviews import effective_reviews
+from core.corpus.retrieval import search
 from core.store.connection import rows
 from core.views.text import highlight_markdown
 
@@ -22,35 +23,62 @@ def _marks(values: list) -> str:
 def question_filters(db: sqlite_utils.Database) -> dict[str, list]:
     """Options of the question filters: documents, entities, types, statuses, origins."""
     return {
-        "documents": [(r["id"], r["title"] or r["id"]) for r in rows(db,
-            "select distinct d.id, d.title from documents d join questions q "
-            "on q.document_id = d.id order by d.title, d.id")],
-        "entities": [(r["id"], r["name"]) for r in rows(db,
-            "select distinct e.id, e.name from entities e join questions q on q.entity_id = e.id "
-            "order by e.name")],
-        "qtypes": [r[0] for r in db.execute(
-            "select distinct qtype from questions where qtype != '' order by 1")],
+        "documents": [
+            (r["id"], r["title"] or r["id"])
+            for r in rows(
+                db,
+                "select distinct d.id, d.title from documents d join questions q "
+                "on q.document_id = d.id order by d.title, d.id",
+            )
+        ],
+        "entities": [
+            (r["id"], r["name"])
+            for r in rows(
+                db,
+                "select distinct e.id, e.name from entities e join questions q on q.entity_id = e.id "
+                "order by e.name",
+            )
+        ],
+        "qtypes": [
+            r[0]
+            for r in db.execute("select distinct qtype from questions where qtype != '' order by 1")
+        ],
         "statuses": [r[0] for r in db.execute("select distinct status from questions order by 1")],
         "origins": [r[0] for r in db.execute("select distinct origin from questions order by 1")],
     }
 
 
-def question_ids(db: sqlite_utils.Database, *, document_id: str | None = None,
-                 entity_id: int | None = None, qtype: str | None = None,
-                 status: str | None = None, origin: str | None = None,
-                 search: str = "") -> list[str]:
+def question_ids(
+    db: sqlite_utils.Database,
+    *,
+    document_id: str | None = None,
+    entity_id: int | None = None,
+    qtype: str | None = None,
+    status: str | None = None,
+    origin: str | None = None,
+    search: str = "",
+) -> list[str]:
     """Ids of the questions matching every given filter (``search``: substring of the text)."""
     where, params = ["1 = 1"], []
-    for col, value in (("document_id", document_id), ("entity_id", entity_id),
-                       ("qtype", qtype), ("status", status), ("origin", origin)):
+    for col, value in (
+        ("document_id", document_id),
+        ("entity_id", entity_id),
+        ("qtype", qtype),
+        ("status", status),
+        ("origin", origin),
+    ):
         if value not in (None, ""):
             where.append(f"{col} = ?")
             params.append(value)
     if search.strip():
         where.append("(question like ? or id = ?)")
         params += [f"%{search.strip()}%", search.strip()]
-    return [r[0] for r in db.execute(
-        f"select id from questions where {' and '.join(where)} order by id", params)]
+    return [
+        r[0]
+        for r in db.execute(
+            f"select id from questions where {' and '.join(where)} order by id", params
+        )
+    ]
 
 
 def supporting_documents(db: sqlite_utils.Database, question: dict) -> list[dict]:
@@ -58,12 +86,25 @@ def supporting_documents(db: sqlite_utils.Database, question: dict) -> list[dict
     provenance ``documents``, or its context document."""
     prov = question.get("provenance") or {}
     meta = question.get("metadata") or {}
-    ids = meta.get("articles") or prov.get("documents") or prov.get("document_ids") or [
-        question.get("context_document_id") or question.get("document_id")]
+    ids = (
+        meta.get("articles")
+        or prov.get("documents")
+        or prov.get("document_ids")
+        or [question.get("context_document_id") or question.get("document_id")]
+    )
     ids = [d if isinstance(d, str) else d.get("id") for d in ids if d]
-    found = {r["id"]: r for r in rows(
-        db, f"select id, title, kind, language from documents where id in "
-            f"({_marks(ids)})", ids)} if ids else {}
+    found = (
+        {
+            r["id"]: r
+            for r in rows(
+                db,
+                f"select id, title, kind, language from documents where id in ({_marks(ids)})",
+                ids,
+            )
+        }
+        if ids
+        else {}
+    )
     return [found.get(d, {"id": d, "title": d, "kind": "", "language": ""}) for d in ids]
 
 
@@ -80,8 +121,9 @@ def _spread(values: list[int], n: int) -> list[int]:
     return [values[round(i * (len(values) - 1) / (n - 1))] for i in range(n)]
 
 
-def question_detail(db: sqlite_utils.Database, question_id: str, max_passages: int = 6
-                    ) -> dict[str, Any] | None:
+def question_detail(
+    db: sqlite_utils.Database, question_id: str, max_passages: int = 6
+) -> dict[str, Any] | None:
     """A question with its entity, highlighted mention passages, provenance and reviews.
 
     Passages: first the ones the question was built from (``metadata.evidence[].passage_idx``,
@@ -101,53 +143,99 @@ def question_detail(db: sqlite_utils.Database, question_id: str, max_passages: i
     prov = q.get("provenance") or {}
     meta = q.get("metadata") or {}
     evidence = meta.get("evidence") if isinstance(meta.get("evidence"), list) else []
-    built_from = list(dict.fromkeys(
-        _int_list(e.get("passage_idx") for e in evidence if isinstance(e, dict))
-        + _int_list(prov.get("passages") or prov.get("passage_idx"))
-        + _int_list(meta.get("context_passages"))))[:max_passages]
+    built_from = list(
+        dict.fromkeys(
+            _int_list(e.get("passage_idx") for e in evidence if isinstance(e, dict))
+            + _int_list(prov.get("passages") or prov.get("passage_idx"))
+            + _int_list(meta.get("context_passages"))
+        )
+    )[:max_passages]
     doc = q.get("document_id")
-    entity_ids = list(dict.fromkeys(
-        ([entity["id"]] if entity else []) + _int_list(meta.get("entity_ids"))))
-    entities = rows(db, f"select id, name, aliases, document_id from entities where id in "
-                        f"({_marks(entity_ids)})", entity_ids) if entity_ids else []
+    entity_ids = list(
+        dict.fromkeys(([entity["id"]] if entity else []) + _int_list(meta.get("entity_ids")))
+    )
+    entities = (
+        rows(
+            db,
+            f"select id, name, aliases, document_id from entities where id in "
+            f"({_marks(entity_ids)})",
+            entity_ids,
+        )
+        if entity_ids
+        else []
+    )
     if entity:
         doc = entity["document_id"]
     mention_idxs: list[int] = []
     if entities:
-        mention_idxs = [r[0] for r in db.execute(
-            f"select distinct passage_idx from mentions where entity_id in "
-            f"({_marks(entities)}) and passage_idx is not null order by passage_idx",
-            [e["id"] for e in entities])]
+        mention_idxs = [
+            r[0]
+            for r in db.execute(
+                f"select distinct passage_idx from mentions where entity_id in "
+                f"({_marks(entities)}) and passage_idx is not null order by passage_idx",
+                [e["id"] for e in entities],
+            )
+        ]
     room = max(0, max_passages - len(built_from))
     extra = _spread([i for i in mention_idxs if i not in built_from], room)
     idxs = sorted(set(built_from) | set(extra))
     terms = [t for e in entities for t in [e["name"], *(e.get("aliases") or [])]]
     if idxs and doc:
-        for r in rows(db, f"select idx, text from passages where document_id = ? and idx in "
-                          f"({_marks(idxs)}) order by idx", [doc, *idxs]):
-            passages.append({"idx": r["idx"], "text": r["text"],
-                             "role": "evidence" if r["idx"] in built_from else "mention",
-                             "markdown": highlight_markdown(r["text"], terms)})
-    n_passages = db.execute("select count(*) from passages where document_id = ?",
-                            [doc]).fetchone()[0] if doc else 0
+        for r in rows(
+            db,
+            f"select idx, text from passages where document_id = ? and idx in "
+            f"({_marks(idxs)}) order by idx",
+            [doc, *idxs],
+        ):
+            passages.append(
+                {
+                    "idx": r["idx"],
+                    "text": r["text"],
+                    "role": "evidence" if r["idx"] in built_from else "mention",
+                    "markdown": highlight_markdown(r["text"], terms),
+                }
+            )
+    n_passages = (
+        db.execute("select count(*) from passages where document_id = ?", [doc]).fetchone()[0]
+        if doc
+        else 0
+    )
     answers = q.get("answers") or []
     reviews = effective_reviews(db, question_id)
     documents = supporting_documents(db, q)
-    articles = []                     # a cross-document question is judged against each article
+    articles = []  # a cross-document question is judged against each article
     if guideline.is_cross_document(q) or q.get("parent_id"):
         for d in documents:
-            text = "\n\n".join(r[0] for r in db.execute(
-                "select text from passages where document_id = ? order by idx limit 40", [d["id"]]))
+            text = "\n\n".join(
+                r[0]
+                for r in db.execute(
+                    "select text from passages where document_id = ? order by idx limit 40",
+                    [d["id"]],
+                )
+            )
             articles.append({**d, "text": text})
-    parent = rows(db, "select id, question, answers from questions where id = ?",
-                  [q["parent_id"]]) if q.get("parent_id") else []
-    return {"question": q, "answer": answers[0] if answers else "", "answers": answers,
-            "parent": parent[0] if parent else None, "entities": entities,
-            "n_mention_passages": len(mention_idxs), "n_passages": int(n_passages),
-            "entity": entity, "passages": passages, "provenance": prov, "articles": articles,
-            "documents": documents, "reviews": reviews,
-            "checklist_fields": guideline.checklist_fields(q),
-            "review_agreement": review_agreement(reviews)}
+    parent = (
+        rows(db, "select id, question, answers from questions where id = ?", [q["parent_id"]])
+        if q.get("parent_id")
+        else []
+    )
+    return {
+        "question": q,
+        "answer": answers[0] if answers else "",
+        "answers": answers,
+        "parent": parent[0] if parent else None,
+        "entities": entities,
+        "n_mention_passages": len(mention_idxs),
+        "n_passages": int(n_passages),
+        "entity": entity,
+        "passages": passages,
+        "provenance": prov,
+        "articles": articles,
+        "documents": documents,
+        "reviews": reviews,
+        "checklist_fields": guideline.checklist_fields(q),
+        "review_agreement": review_agreement(reviews),
+    }
 
 
 def review_agreement(reviews: list[dict]) -> dict[str, Any] | None:
@@ -155,8 +243,16 @@ def review_agreement(reviews: list[dict]) -> dict[str, Any] | None:
     if len(reviews) < 2:
         return None
     fields = {"decision": [r["decision"] for r in reviews]}
-    spec = [f for fs in (guideline.CHECKLIST_FIELDS, guideline.SINGLE_DOCUMENT_FIELDS,
-                         guideline.TRANSLATION_FIELDS) for f in fs if f["type"] != "text"]
+    spec = [
+        f
+        for fs in (
+            guideline.CHECKLIST_FIELDS,
+            guideline.SINGLE_DOCUMENT_FIELDS,
+            guideline.TRANSLATION_FIELDS,
+        )
+        for f in fs
+        if f["type"] != "text"
+    ]
     for key in dict.fromkeys(f["name"] for f in spec):
         values = [(r.get("checklist") or {}).get(key) for r in reviews]
         if any(v is not None for v in values):
@@ -164,7 +260,7 @@ def review_agreement(reviews: list[dict]) -> dict[str, Any] | None:
     out = {}
     for key, values in fields.items():
         values = [v for v in values if v is not None]
-        pairs = [(a, b) for i, a in enumerate(values) for b in values[i + 1:]]
+        pairs = [(a, b) for i, a in enumerate(values) for b in values[i + 1 :]]
         out[key] = round(sum(a == b for a, b in pairs) / len(pairs), 3) if pairs else None
     return {"n_reviewers": len(reviews), "pairwise_agreement": out}
 
@@ -172,25 +268,39 @@ def review_agreement(reviews: list[dict]) -> dict[str, Any] | None:
 def searchable_documents(db: sqlite_utils.Database, question_id: str) -> list[tuple[str, str]]:
     """(doc id, label) of the documents a human can search for this question: the story / book,
     its summary and any other context document."""
-    q = db.execute("select document_id, context_document_id from questions where id = ?",
-                   [question_id]).fetchone()
+    q = db.execute(
+        "select document_id, context_document_id from questions where id = ?", [question_id]
+    ).fetchone()
     if not q:
         return []
     ids = [d for d in q if d]
-    out = rows(db, f"select id, kind, title from documents where (id in "
-                   f"({_marks(ids)}) or parent_id in ({_marks(ids)})) "
-                   "and exists (select 1 from passages p where p.document_id = documents.id) "
-                   "order by kind, id", [*ids, *ids]) if ids else []
+    out = (
+        rows(
+            db,
+            f"select id, kind, title from documents where (id in "
+            f"({_marks(ids)}) or parent_id in ({_marks(ids)})) "
+            "and exists (select 1 from passages p where p.document_id = documents.id) "
+            "order by kind, id",
+            [*ids, *ids],
+        )
+        if ids
+        else []
+    )
     return [(r["id"], f"{r['kind']}: {r['title'] or r['id']}") for r in out]
 
 
 def search_context(db: sqlite_utils.Database, doc_id: str, query: str, k: int = 5) -> list[dict]:
     """BM25 hits ``{idx, score, text, markdown}`` with the query terms highlighted."""
-    from core.corpus.retrieval import search
 
     if not query.strip():
         return []
     terms = [w for w in re.findall(r"\w+", query) if len(w) > 2]
-    return [{"idx": p.idx, "score": round(s, 2), "text": p.text,
-             "markdown": highlight_markdown(p.text, terms)}
-            for p, s in search(db, doc_id, query, k)]
+    return [
+        {
+            "idx": p.idx,
+            "score": round(s, 2),
+            "text": p.text,
+            "markdown": highlight_markdown(p.text, terms),
+        }
+        for p, s in search(db, doc_id, query, k)
+    ]

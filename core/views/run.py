@@ -7,6 +7,9 @@ from typing import Any
 import pandas as pd
 import sqlite_utils
 
+from core.llm.catalog import known_models
+from core.llm.registry import model_available
+
 DEFAULT_ANSWER_MODEL = "offline:extractive"
 DEFAULT_JUDGE_MODEL = "offline:lexical"
 _JUDGE_DEFAULT_CONTEXT = {"autoais": "rag", "side_by_side": "rag"}
@@ -14,8 +17,6 @@ _JUDGE_DEFAULT_CONTEXT = {"autoais": "rag", "side_by_side": "rag"}
 
 def model_choices() -> pd.DataFrame:
     """Every known model with its availability (``offline:*`` first); keys are never shown."""
-    from core.llm.catalog import known_models
-    from core.llm.registry import model_available
 
     out = []
     for m in known_models():
@@ -25,23 +26,44 @@ def model_choices() -> pd.DataFrame:
     return frame.sort_values(["available", "model"], ascending=[False, True]).reset_index(drop=True)
 
 
-def experiment_config(*, name: str, origin: str | None, c: int, seed: int, answer_model: str,
-                      contexts: list[str], judge_kinds: list[str], judge_model: str) -> dict:
+def experiment_config(
+    *,
+    name: str,
+    origin: str | None,
+    c: int,
+    seed: int,
+    answer_model: str,
+    contexts: list[str],
+    judge_kinds: list[str],
+    judge_model: str,
+) -> dict:
     """An experiment config (the TOML structure of :mod:`core.pipeline.experiment`) from the Run form."""
-    systems = [{"name": f"{answer_model.split(':')[-1]}/{ctx}", "kind": ctx,
-                "model": answer_model, **({"fallback": "rag"} if ctx == "full" else {})}
-               for ctx in contexts]
+    systems = [
+        {
+            "name": f"{answer_model.split(':')[-1]}/{ctx}",
+            "kind": ctx,
+            "model": answer_model,
+            **({"fallback": "rag"} if ctx == "full" else {}),
+        }
+        for ctx in contexts
+    ]
     judges = []
     for kind in judge_kinds:
         spec = {"name": f"{kind}-{judge_model.split(':')[-1]}", "kind": kind, "model": judge_model}
         if kind in _JUDGE_DEFAULT_CONTEXT:
             spec["context"] = _JUDGE_DEFAULT_CONTEXT[kind]
         judges.append(spec)
-    config: dict[str, Any] = {"name": name, "seed": int(seed), "c": int(c),
-                              "data": {"origin": origin} if origin else {},
-                              "systems": systems, "judges": judges}
-    pairwise = [j["name"] for j in judges if j["kind"] in ("side_by_side",
-                                                           "reference_side_by_side")]
+    config: dict[str, Any] = {
+        "name": name,
+        "seed": int(seed),
+        "c": int(c),
+        "data": {"origin": origin} if origin else {},
+        "systems": systems,
+        "judges": judges,
+    }
+    pairwise = [
+        j["name"] for j in judges if j["kind"] in ("side_by_side", "reference_side_by_side")
+    ]
     if pairwise and len(systems) >= 2:
         config["tournament"] = {"judges": pairwise, "design": "full"}
     ref = next((j["name"] for j in judges if j["kind"] == "reference_absolute"), None)
@@ -53,9 +75,13 @@ def experiment_config(*, name: str, origin: str | None, c: int, seed: int, answe
 
 def run_counter(db: sqlite_utils.Database) -> tuple[int, int]:
     """(max answer id, max judgment id): the baseline a run's progress is measured from."""
-    return tuple(int(x) for x in db.execute(
-        "select (select coalesce(max(id), 0) from answers), "
-        "(select coalesce(max(id), 0) from judgments)").fetchone())
+    return tuple(
+        int(x)
+        for x in db.execute(
+            "select (select coalesce(max(id), 0) from answers), "
+            "(select coalesce(max(id), 0) from judgments)"
+        ).fetchone()
+    )
 
 
 def run_progress(db: sqlite_utils.Database, baseline: tuple[int, int]) -> int:

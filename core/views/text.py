@@ -25,7 +25,7 @@ def highlight_markdown(text: str, terms: list[str]) -> str:
     pattern = re.compile("|".join(re.escape(t) for t in terms), re.I)
     out, pos = [], 0
     for m in pattern.finditer(text):
-        out.append(escape_markdown(text[pos:m.start()]))
+        out.append(escape_markdown(text[pos : m.start()]))
         out.append("**" + escape_markdown(m.group(0)) + "**")
         pos = m.end()
     out.append(escape_markdown(text[pos:]))

@@ -9,16 +9,20 @@ interval of the accuracy difference.
 
 from __future__ import annotations
 
+import random
 from collections import Counter, defaultdict
 from typing import Any
 
 import pandas as pd
 import sqlite_utils
 
-from core.stats.significance import mcnemar, paired_bootstrap, wilson_ci
-from core.store.connection import rows
-from core.xrag.evaluate import CRITERION, PANEL_RATER, controlled_configs
 from core.annotation.xrag_reviews import label_distribution
+from core.corpus.tabular import read_records
+from core.errors import InputError
+from core.stats.agreement import cohen_kappa
+from core.stats.significance import mcnemar, paired_bootstrap, wilson_ci
+from core.store.connection import rows, transaction, utcnow
+from core.xrag.evaluate import CRITERION, PANEL_RATER, controlled_configs
 
 LEVEL = 0.95
 
@@ -35,8 +39,9 @@ def _interval(k: int, n: int, level: float) -> tuple[float | None, float | None,
     return ci.estimate, ci.low, ci.high
 
 
-def accuracy_table(db: sqlite_utils.Database, model: str | None = None,
-                   level: float = LEVEL) -> pd.DataFrame:
+def accuracy_table(
+    db: sqlite_utils.Database, model: str | None = None, level: float = LEVEL
+) -> pd.DataFrame:
     """Accuracy by model x language x setting x question type (plus qtype 'all')."""
     groups: dict[tuple, list[dict]] = defaultdict(list)
     for r in _results(db, model):
@@ -47,17 +52,44 @@ def accuracy_table(db: sqlite_utils.Database, model: str | None = None,
         decided = [r for r in rs if r["verdict"] in ("yes", "no")]
         k = sum(r["verdict"] == "yes" for r in decided)
         acc, lo, hi = _interval(k, len(decided), level)
-        out.append({"model": m, "language": lang, "setting": setting, "qtype": qtype,
-                    "n": len(decided), "n_correct": k, "accuracy": acc, "ci_low": lo,
-                    "ci_high": hi, "level": level, "n_no_verdict": len(rs) - len(decided),
-                    "content_correct": sum(r["content_verdict"] == "yes" for r in rs)})
-    return pd.DataFrame(out, columns=["model", "language", "setting", "qtype", "n", "n_correct",
-                                      "accuracy", "ci_low", "ci_high", "level", "n_no_verdict",
-                                      "content_correct"])
+        out.append(
+            {
+                "model": m,
+                "language": lang,
+                "setting": setting,
+                "qtype": qtype,
+                "n": len(decided),
+                "n_correct": k,
+                "accuracy": acc,
+                "ci_low": lo,
+                "ci_high": hi,
+                "level": level,
+                "n_no_verdict": len(rs) - len(decided),
+                "content_correct": sum(r["content_verdict"] == "yes" for r in rs),
+            }
+        )
+    return pd.DataFrame(
+        out,
+        columns=[
+            "model",
+            "language",
+            "setting",
+            "qtype",
+            "n",
+            "n_correct",
+            "accuracy",
+            "ci_low",
+            "ci_high",
+            "level",
+            "n_no_verdict",
+            "content_correct",
+        ],
+    )
 
 
-def response_language_table(db: sqlite_utils.Database, model: str | None = None,
-                            level: float = LEVEL) -> pd.DataFrame:
+def response_language_table(
+    db: sqlite_utils.Database, model: str | None = None, level: float = LEVEL
+) -> pd.DataFrame:
     """Response-language correctness per model x question language x setting (and 'all').
 
     ``rate`` = answers detected in the question's language / answers whose language lingua could
@@ -73,13 +105,39 @@ def response_language_table(db: sqlite_utils.Database, model: str | None = None,
         k = sum(r["language_ok"] == 1 for r in det)
         rate, lo, hi = _interval(k, len(det), level)
         wrong = Counter(r["response_language"] for r in det if r["language_ok"] == 0)
-        out.append({"model": m, "language": lang, "setting": setting, "n_answers": len(rs),
-                    "n_detected": len(det), "n_in_language": k, "rate": rate, "ci_low": lo,
-                    "ci_high": hi, "level": level, "n_undetermined": len(rs) - len(det),
-                    "wrong_languages": ", ".join(f"{x}:{n}" for x, n in wrong.most_common())})
-    return pd.DataFrame(out, columns=["model", "language", "setting", "n_answers", "n_detected",
-                                      "n_in_language", "rate", "ci_low", "ci_high", "level",
-                                      "n_undetermined", "wrong_languages"])
+        out.append(
+            {
+                "model": m,
+                "language": lang,
+                "setting": setting,
+                "n_answers": len(rs),
+                "n_detected": len(det),
+                "n_in_language": k,
+                "rate": rate,
+                "ci_low": lo,
+                "ci_high": hi,
+                "level": level,
+                "n_undetermined": len(rs) - len(det),
+                "wrong_languages": ", ".join(f"{x}:{n}" for x, n in wrong.most_common()),
+            }
+        )
+    return pd.DataFrame(
+        out,
+        columns=[
+            "model",
+            "language",
+            "setting",
+            "n_answers",
+            "n_detected",
+            "n_in_language",
+            "rate",
+            "ci_low",
+            "ci_high",
+            "level",
+            "n_undetermined",
+            "wrong_languages",
+        ],
+    )
 
 
 def config_setting(q: str, s: str, d: str) -> str:
@@ -87,8 +145,14 @@ def config_setting(q: str, s: str, d: str) -> str:
     return "english" if (q, s, d) == ("en", "en", "en") else f"controlled:{q}-{s}-{d}"
 
 
-def controlled_table(db: sqlite_utils.Database, model: str | None = None, *,
-                     n_boot: int = 2000, seed: int = 0, level: float = LEVEL) -> pd.DataFrame:
+def controlled_table(
+    db: sqlite_utils.Database,
+    model: str | None = None,
+    *,
+    n_boot: int = 2000,
+    seed: int = 0,
+    level: float = LEVEL,
+) -> pd.DataFrame:
     """Every step of the controlled analysis, both orders, every language, with tests.
 
     Forward: question, then supporting articles, then distractors replaced by English versions;
@@ -109,30 +173,63 @@ def controlled_table(db: sqlite_utils.Database, model: str | None = None, *,
             orders = {"forward": [c[0], c[1], c[2], c[3]], "reverse": [c[0], c[4], c[5], c[3]]}
             for order, seq in orders.items():
                 for step, (before, after) in enumerate(zip(seq[:-1], seq[1:]), 1):
-                    out.append(_step(by, m, lang, order, step, before, after, n_boot, seed,
-                                     level))
+                    out.append(_step(by, m, lang, order, step, before, after, n_boot, seed, level))
     return pd.DataFrame(out)
 
 
-def _step(by: dict, model: str, lang: str, order: str, step: int, before: tuple,
-          after: tuple, n_boot: int, seed: int, level: float) -> dict[str, Any]:
+def _step(
+    by: dict,
+    model: str,
+    lang: str,
+    order: str,
+    step: int,
+    before: tuple,
+    after: tuple,
+    n_boot: int,
+    seed: int,
+    level: float,
+) -> dict[str, Any]:
     a, b = by[(model, config_setting(*before))], by[(model, config_setting(*after))]
     items = sorted(set(a) & set(b))
     row: dict[str, Any] = {
-        "model": model, "language": lang, "order": order, "step": step,
-        "changed": next(n for n, x, y in zip(("question", "supporting", "distractors"), before,
-                                             after) if x != y),
-        "from": "-".join(before), "to": "-".join(after), "n_paired": len(items),
-        "acc_from": None, "acc_to": None, "difference": None, "ci_low": None, "ci_high": None,
-        "level": level, "mcnemar_p": None, "b": None, "c": None, "mcnemar_method": ""}
+        "model": model,
+        "language": lang,
+        "order": order,
+        "step": step,
+        "changed": next(
+            n for n, x, y in zip(("question", "supporting", "distractors"), before, after) if x != y
+        ),
+        "from": "-".join(before),
+        "to": "-".join(after),
+        "n_paired": len(items),
+        "acc_from": None,
+        "acc_to": None,
+        "difference": None,
+        "ci_low": None,
+        "ci_high": None,
+        "level": level,
+        "mcnemar_p": None,
+        "b": None,
+        "c": None,
+        "mcnemar_method": "",
+    }
     if not items:
         return row
     x, y = [b[i] for i in items], [a[i] for i in items]
     test, boot = mcnemar(x, y), paired_bootstrap(x, y, n_boot=n_boot, seed=seed, level=level)
-    row.update({"acc_from": sum(y) / len(y), "acc_to": sum(x) / len(x),
-                "difference": boot["difference"], "ci_low": boot["ci_low"],
-                "ci_high": boot["ci_high"], "mcnemar_p": test["pvalue"], "b": test["b"],
-                "c": test["c"], "mcnemar_method": test["method"]})
+    row.update(
+        {
+            "acc_from": sum(y) / len(y),
+            "acc_to": sum(x) / len(x),
+            "difference": boot["difference"],
+            "ci_low": boot["ci_low"],
+            "ci_high": boot["ci_high"],
+            "mcnemar_p": test["pvalue"],
+            "b": test["b"],
+            "c": test["c"],
+            "mcnemar_method": test["method"],
+        }
+    )
     return row
 
 
@@ -153,12 +250,14 @@ def panel_human_agreement(db: sqlite_utils.Database) -> dict[str, Any]:
     Human verdicts are judgments with ``rater='human:<name>'`` and criterion ``xrag-key-info``
     on the same question and system (``<model>@<setting>``); the latest per answer is used.
     """
-    from core.stats.agreement import cohen_kappa
 
     def latest(where: str, params: list) -> dict[tuple[str, str], str]:
         got: dict[tuple[str, str], str] = {}
-        for r in db.query("select question_id, system, verdict from judgments where criterion = ? "
-                          f"and verdict is not null and {where} order by id", [CRITERION, *params]):
+        for r in db.query(
+            "select question_id, system, verdict from judgments where criterion = ? "
+            f"and verdict is not null and {where} order by id",
+            [CRITERION, *params],
+        ):
             got[(r["question_id"], r["system"])] = r["verdict"]
         return got
 
@@ -168,15 +267,17 @@ def panel_human_agreement(db: sqlite_utils.Database) -> dict[str, Any]:
     if not keys:
         return {"n": 0, "agreement": None, "cohen_kappa": None}
     a, b = [panel[k] for k in keys], [human[k] for k in keys]
-    return {"n": len(keys), "agreement": sum(x == y for x, y in zip(a, b)) / len(keys),
-            "cohen_kappa": cohen_kappa(a, b, labels=["yes", "no"])}
+    return {
+        "n": len(keys),
+        "agreement": sum(x == y for x, y in zip(a, b)) / len(keys),
+        "cohen_kappa": cohen_kappa(a, b, labels=["yes", "no"]),
+    }
 
 
-def record_human_verdict(db: sqlite_utils.Database, result_id: int, annotator: str,
-                         verdict: str) -> int:
+def record_human_verdict(
+    db: sqlite_utils.Database, result_id: int, annotator: str, verdict: str
+) -> int:
     """Append a human yes/no verdict on a stored XRAG answer (for the agreement check)."""
-    from core.errors import InputError
-    from core.store.connection import utcnow
 
     if verdict not in ("yes", "no"):
         raise InputError(f"verdict must be 'yes' or 'no', not {verdict!r}")
@@ -184,46 +285,69 @@ def record_human_verdict(db: sqlite_utils.Database, result_id: int, annotator: s
     if not found:
         raise InputError(f"unknown XRAG result {result_id}")
     r = found[0]
-    return db["judgments"].insert({
-        "kind": "absolute", "question_id": r["question_id"], "rater": f"human:{annotator}",
-        "rater_kind": "human", "criterion": CRITERION, "system": f"{r['model']}@{r['setting']}",
-        "verdict": verdict, "status": "ok", "context_kind": r["setting"],
-        "created_at": utcnow()}).last_pk
+    return (
+        db["judgments"]
+        .insert(
+            {
+                "kind": "absolute",
+                "question_id": r["question_id"],
+                "rater": f"human:{annotator}",
+                "rater_kind": "human",
+                "criterion": CRITERION,
+                "system": f"{r['model']}@{r['setting']}",
+                "verdict": verdict,
+                "status": "ok",
+                "context_kind": r["setting"],
+                "created_at": utcnow(),
+            }
+        )
+        .last_pk
+    )
 
 
-def answers_to_verify(db: sqlite_utils.Database, model: str | None = None, *,
-                      limit: int | None = None, seed: int = 0) -> pd.DataFrame:
+def answers_to_verify(
+    db: sqlite_utils.Database, model: str | None = None, *, limit: int | None = None, seed: int = 0
+) -> pd.DataFrame:
     """Stored answers for a human to judge (the panel-vs-human check), in a seeded random order.
 
     Columns ``result_id, language, setting, question, reference, answer, verdict`` (``verdict``
     left empty for the annotator: ``yes`` / ``no``). The panel's verdict is not shown.
     """
-    import random
 
     res = [r for r in _results(db, model) if r["answer_status"] == "ok"]
     random.Random(seed).shuffle(res)
     if limit is not None:
         res = res[:limit]
-    qs = {r["id"]: r for r in rows(db, "select id, question, answers from questions "
-                                       "where origin = 'xrag'")}
-    out = [{"result_id": r["id"], "language": r["language"], "setting": r["setting"],
+    qs = {
+        r["id"]: r
+        for r in rows(db, "select id, question, answers from questions where origin = 'xrag'")
+    }
+    out = [
+        {
+            "result_id": r["id"],
+            "language": r["language"],
+            "setting": r["setting"],
             "question": qs[r["question_id"]]["question"],
-            "reference": " | ".join(qs[r["question_id"]]["answers"]), "answer": r["answer"],
-            "verdict": ""} for r in res]
-    return pd.DataFrame(out, columns=["result_id", "language", "setting", "question",
-                                      "reference", "answer", "verdict"])
+            "reference": " | ".join(qs[r["question_id"]]["answers"]),
+            "answer": r["answer"],
+            "verdict": "",
+        }
+        for r in res
+    ]
+    return pd.DataFrame(
+        out,
+        columns=["result_id", "language", "setting", "question", "reference", "answer", "verdict"],
+    )
 
 
-def import_human_verdicts(db: sqlite_utils.Database, path: str, annotator: str | None = None
-                          ) -> dict[str, int]:
+def import_human_verdicts(
+    db: sqlite_utils.Database, path: str, annotator: str | None = None
+) -> dict[str, int]:
     """Record human verdicts from a CSV/JSONL file (``result_id, verdict[, annotator]``).
 
     Rows with an empty verdict are skipped (not yet judged). Every row is validated before any
     is written; a bad row raises an InputError naming the file, line and column.
     """
-    from core.errors import InputError
-    from core.corpus.tabular import read_records
-    from core.store.connection import transaction
 
     todo = []
     for line, rec in read_records(path, ["result_id", "verdict"]):
@@ -231,20 +355,33 @@ def import_human_verdicts(db: sqlite_utils.Database, path: str, annotator: str |
         if not verdict:
             continue
         if verdict not in ("yes", "no"):
-            raise InputError(f"verdict must be 'yes' or 'no', not {rec['verdict']!r}",
-                             path=str(path), line=line, column="verdict")
+            raise InputError(
+                f"verdict must be 'yes' or 'no', not {rec['verdict']!r}",
+                path=str(path),
+                line=line,
+                column="verdict",
+            )
         who = str(rec.get("annotator") or annotator or "").strip()
         if not who:
-            raise InputError("no annotator: add an annotator column or pass --annotator",
-                             path=str(path), line=line, column="annotator")
+            raise InputError(
+                "no annotator: add an annotator column or pass --annotator",
+                path=str(path),
+                line=line,
+                column="annotator",
+            )
         try:
             rid = int(str(rec["result_id"]).strip())
         except ValueError:
-            raise InputError(f"result_id {rec['result_id']!r} is not an integer",
-                             path=str(path), line=line, column="result_id") from None
+            raise InputError(
+                f"result_id {rec['result_id']!r} is not an integer",
+                path=str(path),
+                line=line,
+                column="result_id",
+            ) from None
         if not db.execute("select 1 from xrag_results where id = ?", [rid]).fetchone():
-            raise InputError(f"unknown XRAG result {rid}", path=str(path), line=line,
-                             column="result_id")
+            raise InputError(
+                f"unknown XRAG result {rid}", path=str(path), line=line, column="result_id"
+            )
         todo.append((rid, who, verdict))
     with transaction(db):
         for rid, who, verdict in todo:

@@ -1,1 +1,1 @@
-"""TODO"""
+"""XRAG (cross-lingual RAG): articles, pairing, question building, translation, distractors, evaluation."""

@@ -23,20 +23,25 @@ from typing import Any
 import sqlite_utils
 
 from core.corpus.documents import upsert_document
-from core.errors import ConfigError, InputError
 from core.corpus.tabular import read_records
+from core.errors import ConfigError, InputError
+from core.llm.prompts import prompt_hash, render_prompt
+from core.llm.types import LLMRequest
 from core.store.connection import dumps, rows, transaction, utcnow
+from core.xrag.model_calls import ask_json, require_real_model
 
 MIN_SHARED = 2
 MAX_DAYS = 14
 _LANG = re.compile(r"^[a-z]{2,3}$")
 _TOKEN = re.compile(r"[^\W_][\w'’.-]*", re.U)
-FUNCTION_WORDS = frozenset("""
+FUNCTION_WORDS = frozenset(
+    """
 a an the and or but of in on at to for from by with as after before over under into about
 against between during says say said is are was were be will would can could may might
 how why what when where who which this that these those its it his her their our your my
 vs v not no up down out off than then more most less first last
-""".split())
+""".split()
+)
 
 
 def parse_date(value: Any) -> date:
@@ -67,20 +72,25 @@ def title_entities(title: str) -> set[str]:
     return found
 
 
-def import_articles(db: sqlite_utils.Database, path: str | Path, *,
-                    source: str = "file") -> dict[str, int]:
+def import_articles(
+    db: sqlite_utils.Database, path: str | Path, *, source: str = "file"
+) -> dict[str, int]:
     """Validate every row of ``path`` first, then store all articles in one transaction.
 
     Columns: ``id, title, text, published, language, url`` (``date``/``published_date`` accepted
     for ``published``), optional ``translation_of``. Returns counts by upsert status.
     """
-    records = read_records(path, ["id", "title", "text", "published", "language"],
-                           alternatives={"published": ["published_date", "date"]})
+    records = read_records(
+        path,
+        ["id", "title", "text", "published", "language"],
+        alternatives={"published": ["published_date", "date"]},
+    )
     seen: dict[str, int] = {}
     parsed: list[dict[str, Any]] = []
     for line, rec in records:
+
         def bad(msg: str, column: str | None = None) -> InputError:
-            return InputError(msg, path=str(path), line=line, column=column)
+            return InputError(msg, path=str(path), line=line, column=column)  # noqa: B023 (called only within this iteration)
 
         for column in ("id", "title", "text", "language", "url", "translation_of"):
             value = rec.get(column)
@@ -105,25 +115,49 @@ def import_articles(db: sqlite_utils.Database, path: str | Path, *,
             raise bad(str(exc), "published") from None
         parent = str(rec.get("translation_of") or "").strip() or None
         if parent and lang == "en":
-            raise bad("an English row cannot be a translation (translation_of is set)",
-                      "translation_of")
+            raise bad(
+                "an English row cannot be a translation (translation_of is set)", "translation_of"
+            )
         if not str(rec.get("title") or "").strip():
             raise bad(f"article {doc_id!r} has no title (pairing reads the titles)", "title")
-        parsed.append({"line": line, "id": doc_id, "title": str(rec.get("title") or "").strip(),
-                       "text": text, "language": lang, "parent": parent,
-                       "published": published.isoformat(), "url": str(rec.get("url") or "")})
+        parsed.append(
+            {
+                "line": line,
+                "id": doc_id,
+                "title": str(rec.get("title") or "").strip(),
+                "text": text,
+                "language": lang,
+                "parent": parent,
+                "published": published.isoformat(),
+                "url": str(rec.get("url") or ""),
+            }
+        )
     for rec in parsed:
-        if rec["parent"] and rec["parent"] not in seen and not db.execute(
-                "select 1 from documents where id = ?", [rec["parent"]]).fetchone():
-            raise InputError(f"translation_of {rec['parent']!r} is not a known article",
-                             path=str(path), line=rec["line"], column="translation_of")
+        if (
+            rec["parent"]
+            and rec["parent"] not in seen
+            and not db.execute("select 1 from documents where id = ?", [rec["parent"]]).fetchone()
+        ):
+            raise InputError(
+                f"translation_of {rec['parent']!r} is not a known article",
+                path=str(path),
+                line=rec["line"],
+                column="translation_of",
+            )
     counts: dict[str, int] = defaultdict(int)
     with transaction(db):
         for rec in sorted(parsed, key=lambda r: r["parent"] is not None):
             out = upsert_document(
-                db, rec["id"], rec["text"], kind="article", source=source, title=rec["title"],
-                language=rec["language"], parent_id=rec["parent"],
-                metadata={"published": rec["published"], "url": rec["url"]})
+                db,
+                rec["id"],
+                rec["text"],
+                kind="article",
+                source=source,
+                title=rec["title"],
+                language=rec["language"],
+                parent_id=rec["parent"],
+                metadata={"published": rec["published"], "url": rec["url"]},
+            )
             counts[out["status"]] += 1
     return dict(counts)
 
@@ -131,8 +165,11 @@ def import_articles(db: sqlite_utils.Database, path: str | Path, *,
 def english_articles(db: sqlite_utils.Database) -> list[dict[str, Any]]:
     """English articles (not translations) with ``published`` as a ``date``."""
     out = []
-    for r in rows(db, "select id, title, text, metadata from documents where kind = 'article' "
-                      "and language = 'en' and parent_id is null order by id"):
+    for r in rows(
+        db,
+        "select id, title, text, metadata from documents where kind = 'article' "
+        "and language = 'en' and parent_id is null order by id",
+    ):
         r["published"] = parse_date(r["metadata"].get("published"))
         out.append(r)
     return out
@@ -142,13 +179,17 @@ def version_of(db: sqlite_utils.Database, english_id: str, language: str) -> str
     """The id of ``english_id``'s version in ``language`` (itself for 'en'), or None."""
     if language == "en":
         return english_id
-    row = db.execute("select id from documents where parent_id = ? and language = ? "
-                     "and kind = 'article' order by id limit 1", [english_id, language]).fetchone()
+    row = db.execute(
+        "select id from documents where parent_id = ? and language = ? "
+        "and kind = 'article' order by id limit 1",
+        [english_id, language],
+    ).fetchone()
     return row[0] if row else None
 
 
-def candidate_pairs(articles: list[dict[str, Any]], *, min_shared: int = MIN_SHARED,
-                    max_days: int = MAX_DAYS) -> list[dict[str, Any]]:
+def candidate_pairs(
+    articles: list[dict[str, Any]], *, min_shared: int = MIN_SHARED, max_days: int = MAX_DAYS
+) -> list[dict[str, Any]]:
     """Pairs of articles sharing >= ``min_shared`` title entities within ``max_days`` days.
 
     ``article_a`` is the earlier article (ties: smaller id). Candidates come from an inverted
@@ -173,8 +214,14 @@ def candidate_pairs(articles: list[dict[str, Any]], *, min_shared: int = MIN_SHA
             days = abs((by_id[x]["published"] - by_id[y]["published"]).days)
             if len(shared) >= min_shared and days <= max_days:
                 a, b = sorted((by_id[x], by_id[y]), key=lambda r: (r["published"], r["id"]))
-                pairs.append({"article_a": a["id"], "article_b": b["id"],
-                              "shared_entities": sorted(shared), "days_apart": days})
+                pairs.append(
+                    {
+                        "article_a": a["id"],
+                        "article_b": b["id"],
+                        "shared_entities": sorted(shared),
+                        "days_apart": days,
+                    }
+                )
     return sorted(pairs, key=lambda p: (p["article_a"], p["article_b"]))
 
 
@@ -189,17 +236,34 @@ def store_pairs(db: sqlite_utils.Database, pairs: list[dict[str, Any]]) -> int:
     with transaction(db):
         for p in pairs:
             if p.get("related") is not None or p.get("method") == "title-entities+model":
-                db.execute("update article_pairs set method = ?, related = ?, status = ?, "
-                           "provenance = ? where article_a = ? and article_b = ?",
-                           [p["method"], p.get("related"), p["status"],
-                            dumps(p.get("provenance", {})), p["article_a"], p["article_b"]])
+                db.execute(
+                    "update article_pairs set method = ?, related = ?, status = ?, "
+                    "provenance = ? where article_a = ? and article_b = ?",
+                    [
+                        p["method"],
+                        p.get("related"),
+                        p["status"],
+                        dumps(p.get("provenance", {})),
+                        p["article_a"],
+                        p["article_b"],
+                    ],
+                )
             cur = db.execute(
                 "insert or ignore into article_pairs (article_a, article_b, shared_entities, "
                 "days_apart, method, related, status, provenance, created_at) "
                 "values (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                [p["article_a"], p["article_b"], dumps(p["shared_entities"]), p["days_apart"],
-                 p.get("method", "title-entities"), p.get("related"),
-                 p.get("status", "active"), dumps(p.get("provenance", {})), now])
+                [
+                    p["article_a"],
+                    p["article_b"],
+                    dumps(p["shared_entities"]),
+                    p["days_apart"],
+                    p.get("method", "title-entities"),
+                    p.get("related"),
+                    p.get("status", "active"),
+                    dumps(p.get("provenance", {})),
+                    now,
+                ],
+            )
             added += cur.rowcount
     return added
 
@@ -213,9 +277,14 @@ def get_pairs(db: sqlite_utils.Database, status: str | None = "active") -> list[
     return out
 
 
-def pair_articles(db: sqlite_utils.Database, *, min_shared: int = MIN_SHARED,
-                  max_days: int = MAX_DAYS, model: str | None = None,
-                  run_id: str | None = None) -> dict[str, int]:
+def pair_articles(
+    db: sqlite_utils.Database,
+    *,
+    min_shared: int = MIN_SHARED,
+    max_days: int = MAX_DAYS,
+    model: str | None = None,
+    run_id: str | None = None,
+) -> dict[str, int]:
     """Find candidate pairs among the English articles and store them.
 
     With ``model`` set, the model is asked whether each candidate pair is topically related
@@ -225,23 +294,35 @@ def pair_articles(db: sqlite_utils.Database, *, min_shared: int = MIN_SHARED,
     found = candidate_pairs(english_articles(db), min_shared=min_shared, max_days=max_days)
     stats = {"candidates": len(found)}
     if model:
-        from core.llm.types import LLMRequest
-        from core.llm.prompts import prompt_hash, render_prompt
-        from core.xrag.model_calls import ask_json, require_real_model
-
         require_real_model(model, "checking pair relatedness")
         ids = sorted({x for p in found for x in (p["article_a"], p["article_b"])})
-        texts = {r["id"]: r for r in rows(db, "select id, title, text from documents where id in "
-                                              f"({','.join('?' * len(ids))})", ids)}
+        texts = {
+            r["id"]: r
+            for r in rows(
+                db,
+                f"select id, title, text from documents where id in ({','.join('?' * len(ids))})",
+                ids,
+            )
+        }
         reqs = []
         for p in found:
             a, b = texts[p["article_a"]], texts[p["article_b"]]
-            reqs.append(LLMRequest(
-                model=model, task="relatedness", max_tokens=200, purpose="xrag-relatedness",
-                prompt=render_prompt("xrag_relatedness", title_a=a["title"],
-                                     text_a=a["text"][:3000], title_b=b["title"],
-                                     text_b=b["text"][:3000]),
-                fields={"title_a": a["title"], "title_b": b["title"]}))
+            reqs.append(
+                LLMRequest(
+                    model=model,
+                    task="relatedness",
+                    max_tokens=200,
+                    purpose="xrag-relatedness",
+                    prompt=render_prompt(
+                        "xrag_relatedness",
+                        title_a=a["title"],
+                        text_a=a["text"][:3000],
+                        title_b=b["title"],
+                        text_b=b["text"][:3000],
+                    ),
+                    fields={"title_a": a["title"], "title_b": b["title"]},
+                )
+            )
         for p, (obj, _) in zip(found, ask_json(db, reqs, run_id=run_id)):
             verdict = str((obj or {}).get("related", "")).strip().lower()
             p["method"] = "title-entities+model"
@@ -253,8 +334,9 @@ def pair_articles(db: sqlite_utils.Database, *, min_shared: int = MIN_SHARED,
     return stats
 
 
-def import_single_qas(db: sqlite_utils.Database, path: str | Path, *,
-                      builder: str = "xquad-human") -> int:
+def import_single_qas(
+    db: sqlite_utils.Database, path: str | Path, *, builder: str = "xquad-human"
+) -> int:
     """Import human single-step QAs (``id, article_id, language, question, answers``) as notes.
 
     ``article_id`` is the ENGLISH article; ``xquad_id`` (optional) links the language versions of
@@ -266,22 +348,34 @@ def import_single_qas(db: sqlite_utils.Database, path: str | Path, *,
     for line, rec in records:
         lang = str(rec.get("language") or "").strip().lower()
         if not _LANG.match(lang):
-            raise InputError(f"language {rec.get('language')!r} is not an ISO 639-1 code such "
-                             "as 'en'", path=str(path), line=line, column="language")
+            raise InputError(
+                f"language {rec.get('language')!r} is not an ISO 639-1 code such as 'en'",
+                path=str(path),
+                line=line,
+                column="language",
+            )
         rec["language"] = lang
         if rec["article_id"] not in known:
-            raise InputError(f"unknown article {rec['article_id']!r}", path=str(path), line=line,
-                             column="article_id")
+            raise InputError(
+                f"unknown article {rec['article_id']!r}",
+                path=str(path),
+                line=line,
+                column="article_id",
+            )
         answers = rec["answers"]
         if isinstance(answers, str):
             answers = [answers]
         if not isinstance(answers, list) or not answers or not str(rec["question"]).strip():
-            raise InputError("question and a non-empty answers list are required",
-                             path=str(path), line=line)
+            raise InputError(
+                "question and a non-empty answers list are required", path=str(path), line=line
+            )
         todo.append(rec)
-    done = {(r["article_id"], r["language"], r["provenance"].get("source_id"))
-            for r in rows(db, "select article_id, language, provenance from xrag_article_notes "
-                              "where kind = 'qa'")}
+    done = {
+        (r["article_id"], r["language"], r["provenance"].get("source_id"))
+        for r in rows(
+            db, "select article_id, language, provenance from xrag_article_notes where kind = 'qa'"
+        )
+    }
     per: dict[tuple[str, str], int] = defaultdict(int)
     for art, lang, _ in done:
         per[(art, lang)] += 1
@@ -292,13 +386,25 @@ def import_single_qas(db: sqlite_utils.Database, path: str | Path, *,
             if (*key, rec["id"]) in done or per[key] >= 6:
                 continue
             per[key] += 1
-            db["xrag_article_notes"].insert({
-                "article_id": rec["article_id"], "kind": "qa", "language": rec["language"],
-                "question": str(rec["question"]).strip(), "answer": str(rec["answers"][0]).strip()
-                if isinstance(rec["answers"], list) else str(rec["answers"]).strip(),
-                "provenance": dumps({"builder": builder, "source_id": rec["id"],
-                                     "xquad_id": rec.get("xquad_id") or rec["id"],
-                                     "answers": rec["answers"]}),
-                "created_at": utcnow()})
+            db["xrag_article_notes"].insert(
+                {
+                    "article_id": rec["article_id"],
+                    "kind": "qa",
+                    "language": rec["language"],
+                    "question": str(rec["question"]).strip(),
+                    "answer": str(rec["answers"][0]).strip()
+                    if isinstance(rec["answers"], list)
+                    else str(rec["answers"]).strip(),
+                    "provenance": dumps(
+                        {
+                            "builder": builder,
+                            "source_id": rec["id"],
+                            "xquad_id": rec.get("xquad_id") or rec["id"],
+                            "answers": rec["answers"],
+                        }
+                    ),
+                    "created_at": utcnow(),
+                }
+            )
             added += 1
     return added

@@ -18,10 +18,10 @@ from typing import Any
 import numpy as np
 import sqlite_utils
 
-from core.errors import InputError
-from core.corpus.retrieval import tokenize
-from core.store.connection import rows, transaction
 from core.corpus.bm25 import BM25Index
+from core.corpus.retrieval import tokenize
+from core.errors import InputError
+from core.store.connection import rows, transaction
 from core.xrag.articles import english_articles, get_pairs, version_of
 
 GAP_DAYS = 14
@@ -37,7 +37,7 @@ def shingles(text: str, k: int = SHINGLE) -> set[tuple[str, ...]]:
     words = [w.lower() for w in _WORD.findall(text)]
     if len(words) < k:
         return {tuple(words)} if words else set()
-    return {tuple(words[i:i + k]) for i in range(len(words) - k + 1)}
+    return {tuple(words[i : i + k]) for i in range(len(words) - k + 1)}
 
 
 def jaccard(a: set, b: set) -> float:
@@ -50,17 +50,23 @@ class ArticlePool:
 
     def __init__(self, articles: list[dict[str, Any]]) -> None:
         self.articles = articles
-        self.index = BM25Index([f"{a['title']}\n{a['text']}" for a in articles],
-                               tokenizer=tokenize, unique_terms=True)
+        self.index = BM25Index(
+            [f"{a['title']}\n{a['text']}" for a in articles], tokenizer=tokenize, unique_terms=True
+        )
 
     def scores(self, query: str) -> np.ndarray:
         """BM25 score of every article for ``query`` (zeros when no query term is known)."""
         return np.asarray(self.index.scores(query), dtype=float)
 
 
-def rank_distractors(pool: ArticlePool, a: dict[str, Any], b: dict[str, Any], *,
-                     gap_days: int = GAP_DAYS, near_dup: float = NEAR_DUP
-                     ) -> list[tuple[dict[str, Any], float]]:
+def rank_distractors(
+    pool: ArticlePool,
+    a: dict[str, Any],
+    b: dict[str, Any],
+    *,
+    gap_days: int = GAP_DAYS,
+    near_dup: float = NEAR_DUP,
+) -> list[tuple[dict[str, Any], float]]:
     """Eligible candidates for the pair (a, b), best first, near-duplicates removed."""
     cutoff: date = min(a["published"], b["published"]) - timedelta(days=gap_days)
     scores = pool.scores(f"{a['title']} {a['text']} {b['title']} {b['text']}")
@@ -79,9 +85,15 @@ def rank_distractors(pool: ArticlePool, a: dict[str, Any], b: dict[str, Any], *,
     return kept
 
 
-def select_distractors(db: sqlite_utils.Database, *, languages: tuple[str, ...] = (),
-                       n: int = N_DISTRACTORS, per_language: int = PER_LANGUAGE,
-                       gap_days: int = GAP_DAYS, replace: bool = False) -> dict[str, int]:
+def select_distractors(
+    db: sqlite_utils.Database,
+    *,
+    languages: tuple[str, ...] = (),
+    n: int = N_DISTRACTORS,
+    per_language: int = PER_LANGUAGE,
+    gap_days: int = GAP_DAYS,
+    replace: bool = False,
+) -> dict[str, int]:
     """Choose and store distractors for every active pair (pairs already done are kept).
 
     Raises InputError when a pair has fewer than ``n`` eligible English candidates or, for a
@@ -93,17 +105,21 @@ def select_distractors(db: sqlite_utils.Database, *, languages: tuple[str, ...] 
     stats = {"pairs": 0, "skipped": 0, "rows": 0}
     with transaction(db):
         for pair in get_pairs(db):
-            if db.execute("select 1 from xrag_distractors where pair_id = ?", [pair["id"]]
-                          ).fetchone():
+            if db.execute(
+                "select 1 from xrag_distractors where pair_id = ?", [pair["id"]]
+            ).fetchone():
                 if not replace:
                     stats["skipped"] += 1
                     continue
                 db.execute("delete from xrag_distractors where pair_id = ?", [pair["id"]])
-            ranked = rank_distractors(pool, by_id[pair["article_a"]], by_id[pair["article_b"]],
-                                      gap_days=gap_days)
+            ranked = rank_distractors(
+                pool, by_id[pair["article_a"]], by_id[pair["article_b"]], gap_days=gap_days
+            )
             if len(ranked) < n:
-                raise InputError(f"pair {pair['id']}: only {len(ranked)} articles published "
-                                 f"{gap_days}+ days earlier are related; need {n}")
+                raise InputError(
+                    f"pair {pair['id']}: only {len(ranked)} articles published "
+                    f"{gap_days}+ days earlier are related; need {n}"
+                )
             out = [("en", r, c["id"], c["id"], s) for r, (c, s) in enumerate(ranked[:n], 1)]
             for lang in languages:
                 chosen = []
@@ -114,19 +130,33 @@ def select_distractors(db: sqlite_utils.Database, *, languages: tuple[str, ...] 
                     if len(chosen) == per_language:
                         break
                 if len(chosen) < per_language:
-                    raise InputError(f"pair {pair['id']}: fewer than {per_language} distractor "
-                                     f"candidates have a {lang!r} version")
+                    raise InputError(
+                        f"pair {pair['id']}: fewer than {per_language} distractor "
+                        f"candidates have a {lang!r} version"
+                    )
                 out += [(lang, r, vid, eid, s) for r, (vid, eid, s) in enumerate(chosen, 1)]
             db["xrag_distractors"].insert_all(
-                {"pair_id": pair["id"], "language": lang, "rank": r, "document_id": d,
-                 "english_id": e, "score": s} for lang, r, d, e, s in out)
+                {
+                    "pair_id": pair["id"],
+                    "language": lang,
+                    "rank": r,
+                    "document_id": d,
+                    "english_id": e,
+                    "score": s,
+                }
+                for lang, r, d, e, s in out
+            )
             stats["pairs"] += 1
             stats["rows"] += len(out)
     return stats
 
 
-def distractors(db: sqlite_utils.Database, pair_id: int, language: str = "en"
-                ) -> list[dict[str, Any]]:
+def distractors(
+    db: sqlite_utils.Database, pair_id: int, language: str = "en"
+) -> list[dict[str, Any]]:
     """Stored distractors of a pair for ``language`` (rank order)."""
-    return rows(db, "select * from xrag_distractors where pair_id = ? and language = ? "
-                    "order by rank", [pair_id, language])
+    return rows(
+        db,
+        "select * from xrag_distractors where pair_id = ? and language = ? order by rank",
+        [pair_id, language],
+    )

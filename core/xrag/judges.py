@@ -28,10 +28,16 @@ from __future__ import annotations
 import json
 import re
 import uuid
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
+from core.corpus.bm25 import stop_words
+from core.corpus.sentences import content_words
 from core.errors import ConfigError
 from core.judging.verdicts import parse_reply
+from core.llm.engine import complete_many
+from core.llm.prompts import render_prompt
+from core.llm.types import LLMRequest
 
 DEFAULT_PANEL = ("offline:similarity", "rule:key-recall", "rule:key-facts")
 RECALL = 0.8
@@ -49,7 +55,7 @@ def _norm_number(text: str) -> str:
 
 def key_facts(reference: str) -> set[str]:
     """Numbers and name-like tokens of a reference (lower-cased; see module docstring)."""
-    text = re.sub(r"^\(\d+\)\s*|\s\(\d+\)\s", " ", reference)   # composed "(1) x (2) y" labels
+    text = re.sub(r"^\(\d+\)\s*|\s\(\d+\)\s", " ", reference)  # composed "(1) x (2) y" labels
     facts = {_norm_number(n) for n in _NUMBER.findall(text)}
     facts |= {w.lower() for w in _CAPITAL.findall(text)}
     facts |= set(_CJK.findall(text)) | set(_ARABIC.findall(text))
@@ -66,7 +72,6 @@ def _covers(answer: str, fact: str) -> bool:
 
 def key_facts_reply(question: str, answer: str, references: list[str]) -> str:
     """The ``rule:key-facts`` judge's reply (JSON of the match_reference contract)."""
-    from core.corpus.sentences import content_words
 
     best: tuple[bool, list[str], str] = (False, [], "no reference given")
     for ref in references:
@@ -85,19 +90,23 @@ def key_facts_reply(question: str, answer: str, references: list[str]) -> str:
             best = (ok, found, why)
         if ok:
             break
-    return json.dumps({"verdict": "yes" if best[0] else "no", "evidence": best[1],
-                       "explanation": best[2]}, ensure_ascii=False)
+    return json.dumps(
+        {"verdict": "yes" if best[0] else "no", "evidence": best[1], "explanation": best[2]},
+        ensure_ascii=False,
+    )
 
 
 def recall_tokens(text: str) -> set[str]:
     """Tokens for ``rule:key-recall``: words (English stop words removed) and CJK bigrams."""
-    from core.corpus.bm25 import stop_words
 
     text = re.sub(r"\(\d+\)", " ", text.lower())
-    out = {w for w in re.findall(r"[^\W_]{2,}|\d+", text, re.U)
-           if not _CJK.search(w) and w not in stop_words()}
+    out = {
+        w
+        for w in re.findall(r"[^\W_]{2,}|\d+", text, re.U)
+        if not _CJK.search(w) and w not in stop_words()
+    }
     for run in re.findall(r"[\u4e00-\u9fff\u3400-\u4dbf]+", text):
-        out |= {run[i:i + 2] for i in range(len(run) - 1)} if len(run) > 1 else {run}
+        out |= {run[i : i + 2] for i in range(len(run) - 1)} if len(run) > 1 else {run}
     return out
 
 
@@ -109,9 +118,14 @@ def key_recall_reply(question: str, answer: str, references: list[str]) -> str:
         toks = recall_tokens(ref)
         if toks and len(toks & got) / len(toks) >= best:
             best, best_found = len(toks & got) / len(toks), sorted(toks & got)
-    return json.dumps({"verdict": "yes" if best >= KEY_RECALL else "no", "evidence": best_found,
-                       "explanation": f"best recall of reference tokens {best:.2f} "
-                                      f"(match >= {KEY_RECALL})"}, ensure_ascii=False)
+    return json.dumps(
+        {
+            "verdict": "yes" if best >= KEY_RECALL else "no",
+            "evidence": best_found,
+            "explanation": f"best recall of reference tokens {best:.2f} (match >= {KEY_RECALL})",
+        },
+        ensure_ascii=False,
+    )
 
 
 RULE_JUDGES: dict[str, Callable[[str, str, list[str]], str]] = {
@@ -140,46 +154,69 @@ def neutralise(text: str) -> str:
 
 def judge_request(judge: str, question: str, answer: str, references: list[str]):
     """The LLMRequest for a model judge (offline baselines read ``fields``)."""
-    from core.llm.types import LLMRequest
-    from core.llm.prompts import render_prompt
 
     nonce = uuid.uuid5(uuid.NAMESPACE_URL, f"{question}\n{answer}").hex[:8]
-    prompt = render_prompt("xrag_judge", question=neutralise(question), answer=neutralise(answer),
-                           references="\n".join(neutralise(r) for r in references), nonce=nonce)
-    return LLMRequest(model=judge, task="match_reference", prompt=prompt, max_tokens=300,
-                      fields={"question": question, "answer": answer,
-                              "references": list(references)},
-                      purpose="xrag-judge", tags={"judge": judge})
+    prompt = render_prompt(
+        "xrag_judge",
+        question=neutralise(question),
+        answer=neutralise(answer),
+        references="\n".join(neutralise(r) for r in references),
+        nonce=nonce,
+    )
+    return LLMRequest(
+        model=judge,
+        task="match_reference",
+        prompt=prompt,
+        max_tokens=300,
+        fields={"question": question, "answer": answer, "references": list(references)},
+        purpose="xrag-judge",
+        tags={"judge": judge},
+    )
 
 
-def judge_all(db: Any, cases: list[dict[str, Any]], panel: tuple[str, ...], *,
-              run_id: str | None = None, progress: bool = False) -> list[list[dict[str, Any]]]:
+def judge_all(
+    db: Any,
+    cases: list[dict[str, Any]],
+    panel: tuple[str, ...],
+    *,
+    run_id: str | None = None,
+    progress: bool = False,
+) -> list[list[dict[str, Any]]]:
     """Votes of every panel judge on every case (``question, answer, references``).
 
     Each vote is ``{"judge", "verdict" (yes|no|None), "status" (ok|unparsed|error), "raw"}``.
     """
-    from core.llm.engine import complete_many
 
     votes: list[list[dict[str, Any]]] = [[] for _ in cases]
     for judge in check_panel(panel):
         if judge in RULE_JUDGES:
             raws: list[tuple[str, str | None]] = [
                 (RULE_JUDGES[judge](c["question"], c["answer"], c["references"]), None)
-                for c in cases]
+                for c in cases
+            ]
         else:
-            resps = complete_many(db, [judge_request(judge, c["question"], c["answer"],
-                                                     c["references"]) for c in cases],
-                                  run_id=run_id, progress=progress)
+            resps = complete_many(
+                db,
+                [judge_request(judge, c["question"], c["answer"], c["references"]) for c in cases],
+                run_id=run_id,
+                progress=progress,
+            )
             raws = [(r.text, r.error) for r in resps]
         for i, (raw, error) in enumerate(raws):
             if error:
-                votes[i].append({"judge": judge, "verdict": None, "status": "error",
-                                 "raw": error})
+                votes[i].append({"judge": judge, "verdict": None, "status": "error", "raw": error})
                 continue
             parsed = parse_reply(raw, "absolute")
-            votes[i].append({"judge": judge, "verdict": parsed.verdict, "status": parsed.status,
-                             "raw": raw, "evidence": parsed.evidence,
-                             "explanation": parsed.explanation})
+            votes[i].append(
+                {
+                    "judge": judge,
+                    "verdict": parsed.verdict,
+                    "status": parsed.status,
+                    "raw": raw,
+                    "evidence": parsed.evidence,
+                    "explanation": parsed.explanation,
+                }
+            )
     return votes
 
 

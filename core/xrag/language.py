@@ -26,14 +26,20 @@ _CJK_OR_ARABIC = re.compile(r"[\u4e00-\u9fff\u3400-\u4dbf\u0600-\u06ff\u0750-\u0
 
 @lru_cache(maxsize=8)
 def _detector(languages: tuple[str, ...]):
-    from lingua import IsoCode639_1, LanguageDetectorBuilder
+    from lingua import (  # deferred: detector models take seconds to load
+        IsoCode639_1,
+        LanguageDetectorBuilder,
+    )
 
     try:
         codes = [getattr(IsoCode639_1, code.upper()) for code in languages]
     except AttributeError as exc:
         raise ConfigError(f"unknown ISO 639-1 language code in {languages}: {exc}") from None
-    return (LanguageDetectorBuilder.from_iso_codes_639_1(*codes)
-            .with_minimum_relative_distance(MIN_RELATIVE_DISTANCE).build())
+    return (
+        LanguageDetectorBuilder.from_iso_codes_639_1(*codes)
+        .with_minimum_relative_distance(MIN_RELATIVE_DISTANCE)
+        .build()
+    )
 
 
 def has_enough_text(text: str) -> bool:
@@ -51,8 +57,9 @@ def detect_language(text: str, languages: tuple[str, ...] = STUDY_LANGUAGES) -> 
     return found.iso_code_639_1.name.lower() if found is not None else None
 
 
-def language_matches(text: str, expected: str,
-                     languages: tuple[str, ...] = STUDY_LANGUAGES) -> tuple[str | None, bool | None]:
+def language_matches(
+    text: str, expected: str, languages: tuple[str, ...] = STUDY_LANGUAGES
+) -> tuple[str | None, bool | None]:
     """``(detected, ok)``: ok is True/False when a language was detected, None otherwise."""
     detected = detect_language(text, languages)
     return detected, (None if detected is None else detected == expected)

@@ -14,14 +14,27 @@ import sqlite_utils
 
 from core.errors import InputError
 from core.llm.prompts import prompt_hash, render_prompt
+from core.llm.types import LLMRequest
 from core.store.connection import dumps, rows, transaction, utcnow
 from core.xrag.language import detect_language
-from core.xrag.model_calls import TARGET_LANGUAGES, ask_json, language_name, require_real_model
+from core.xrag.model_calls import (
+    TARGET_LANGUAGES,
+    ask_json,
+    language_name,
+    require_real_model,
+)
 
 
-def store_translation(db: sqlite_utils.Database, parent_id: str, language: str, question: str,
-                      answer: str, *, provenance: dict[str, Any],
-                      run_id: str | None = None) -> str | None:
+def store_translation(
+    db: sqlite_utils.Database,
+    parent_id: str,
+    language: str,
+    question: str,
+    answer: str,
+    *,
+    provenance: dict[str, Any],
+    run_id: str | None = None,
+) -> str | None:
     """Insert the ``language`` version of question ``parent_id``; None if it already exists."""
     language_name(language)
     parent = rows(db, "select * from questions where id = ?", [parent_id])
@@ -33,47 +46,77 @@ def store_translation(db: sqlite_utils.Database, parent_id: str, language: str, 
         return None
     now = utcnow()
     with transaction(db):
-        db["questions"].insert({
-            "id": qid, "document_id": p["document_id"],
-            "context_document_id": p["context_document_id"], "context_kind": p["context_kind"],
-            "question": question.strip(), "answers": dumps([answer.strip()]), "origin": "xrag",
-            "qtype": p["qtype"], "language": language, "parent_id": parent_id,
-            "status": "pending", "provenance": dumps(provenance), "metadata": dumps(p["metadata"]),
-            "run_id": run_id, "created_at": now, "updated_at": now})
+        db["questions"].insert(
+            {
+                "id": qid,
+                "document_id": p["document_id"],
+                "context_document_id": p["context_document_id"],
+                "context_kind": p["context_kind"],
+                "question": question.strip(),
+                "answers": dumps([answer.strip()]),
+                "origin": "xrag",
+                "qtype": p["qtype"],
+                "language": language,
+                "parent_id": parent_id,
+                "status": "pending",
+                "provenance": dumps(provenance),
+                "metadata": dumps(p["metadata"]),
+                "run_id": run_id,
+                "created_at": now,
+                "updated_at": now,
+            }
+        )
     return qid
 
 
-def english_items(db: sqlite_utils.Database, statuses: tuple[str, ...] = ("pending", "accepted",
-                                                                         "edited")
-                  ) -> list[dict[str, Any]]:
+def english_items(
+    db: sqlite_utils.Database, statuses: tuple[str, ...] = ("pending", "accepted", "edited")
+) -> list[dict[str, Any]]:
     """English XRAG questions with one of ``statuses`` (discarded/rejected ones left out)."""
     marks = ",".join("?" * len(statuses))
-    return rows(db, "select q.*, i.pair_id, i.builder from questions q join xrag_items i "
-                    f"on i.question_id = q.id where q.status in ({marks}) order by q.id",
-                list(statuses))
+    return rows(
+        db,
+        "select q.*, i.pair_id, i.builder from questions q join xrag_items i "
+        f"on i.question_id = q.id where q.status in ({marks}) order by q.id",
+        list(statuses),
+    )
 
 
-def translate_questions(db: sqlite_utils.Database, model: str,
-                        languages: tuple[str, ...] = TARGET_LANGUAGES, *,
-                        run_id: str | None = None) -> dict[str, int]:
+def translate_questions(
+    db: sqlite_utils.Database,
+    model: str,
+    languages: tuple[str, ...] = TARGET_LANGUAGES,
+    *,
+    run_id: str | None = None,
+) -> dict[str, int]:
     """Ask ``model`` to translate every English item lacking a version in each language."""
-    from core.llm.types import LLMRequest
 
     require_real_model(model, "translating questions")
     jobs, reqs = [], []
     for item in english_items(db):
         for lang in languages:
             name = language_name(lang)
-            if db.execute("select 1 from questions where id = ?", [f"{item['id']}.{lang}"]
-                          ).fetchone():
+            if db.execute(
+                "select 1 from questions where id = ?", [f"{item['id']}.{lang}"]
+            ).fetchone():
                 continue
             answer = item["answers"][0] if item["answers"] else ""
             jobs.append((item, lang))
-            reqs.append(LLMRequest(
-                model=model, task="translate", max_tokens=400, purpose="xrag-translate",
-                prompt=render_prompt("xrag_translate", language_name=name,
-                                     question=item["question"], answer=answer),
-                fields={"language": lang, "question": item["question"], "answer": answer}))
+            reqs.append(
+                LLMRequest(
+                    model=model,
+                    task="translate",
+                    max_tokens=400,
+                    purpose="xrag-translate",
+                    prompt=render_prompt(
+                        "xrag_translate",
+                        language_name=name,
+                        question=item["question"],
+                        answer=answer,
+                    ),
+                    fields={"language": lang, "question": item["question"], "answer": answer},
+                )
+            )
     stats: Counter = Counter()
     with transaction(db):
         for (item, lang), (obj, _) in zip(jobs, ask_json(db, reqs, run_id=run_id)):
@@ -85,13 +128,28 @@ def translate_questions(db: sqlite_utils.Database, model: str,
             if detected is not None and detected != lang:
                 stats[f"rejected: question detected as {detected}"] += 1
                 continue
-            store_translation(db, item["id"], lang, q, a, run_id=run_id, provenance={
-                "builder": "llm", "model": model, "prompt_hash": prompt_hash("xrag_translate")})
+            store_translation(
+                db,
+                item["id"],
+                lang,
+                q,
+                a,
+                run_id=run_id,
+                provenance={
+                    "builder": "llm",
+                    "model": model,
+                    "prompt_hash": prompt_hash("xrag_translate"),
+                },
+            )
             stats[f"stored {lang}"] += 1
     return dict(stats)
 
 
 def translations_of(db: sqlite_utils.Database, question_id: str) -> dict[str, dict[str, Any]]:
     """The stored translations of an English question, by language."""
-    return {r["language"]: r for r in rows(
-        db, "select * from questions where parent_id = ? and origin = 'xrag'", [question_id])}
+    return {
+        r["language"]: r
+        for r in rows(
+            db, "select * from questions where parent_id = ? and origin = 'xrag'", [question_id]
+        )
+    }

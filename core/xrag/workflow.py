@@ -18,9 +18,9 @@ import sqlite_utils
 from core.errors import InputError
 from core.xrag.articles import import_articles, import_single_qas, pair_articles
 from core.xrag.build import compose_baseline
+from core.xrag.distractors import select_distractors
 from core.xrag.evaluate import SETTINGS, evaluate
 from core.xrag.model_calls import TARGET_LANGUAGES
-from core.xrag.distractors import select_distractors
 
 DEMO_MODEL = "offline:extractive"
 
@@ -34,8 +34,9 @@ def demo_folder(demo_dir: str | Path) -> Path:
     raise InputError("no XRAG demo sample (articles.jsonl, qas.jsonl)", path=str(path))
 
 
-def build_demo(db: sqlite_utils.Database, demo_dir: str | Path, *,
-               model: str = DEMO_MODEL) -> dict[str, Any]:
+def build_demo(
+    db: sqlite_utils.Database, demo_dir: str | Path, *, model: str = DEMO_MODEL
+) -> dict[str, Any]:
     """Import the bundled XQuAD sample, build baseline items and run the offline evaluation.
 
     XQuAD stands in for XRAG data: two paragraphs of one XQuAD article play two related articles
@@ -50,8 +51,9 @@ def build_demo(db: sqlite_utils.Database, demo_dir: str | Path, *,
         "pairs": pair_articles(db, min_shared=1),
         "items": compose_baseline(db),
         "distractors": select_distractors(db, languages=TARGET_LANGUAGES),
-        "evaluation": evaluate(db, model, settings=SETTINGS, languages=TARGET_LANGUAGES,
-                               controlled=True),
+        "evaluation": evaluate(
+            db, model, settings=SETTINGS, languages=TARGET_LANGUAGES, controlled=True
+        ),
     }
     summary["seconds"] = round(time.perf_counter() - started, 2)
     return summary

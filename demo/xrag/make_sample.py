@@ -19,10 +19,16 @@ import sys
 from datetime import date, timedelta
 from pathlib import Path
 
-ARTICLES = ["Super_Bowl_50", "Warsaw", "Nikola_Tesla", "Apollo_program", "Amazon_rainforest",
-            "Rhine"]
+ARTICLES = [
+    "Super_Bowl_50",
+    "Warsaw",
+    "Nikola_Tesla",
+    "Apollo_program",
+    "Amazon_rainforest",
+    "Rhine",
+]
 LANGS = ["en", "de", "es", "zh", "ar"]
-OFFSETS = [0, 3, -20, -35, -50]          # days relative to the article's start date
+OFFSETS = [0, 3, -20, -35, -50]  # days relative to the article's start date
 START = date(2024, 6, 1)
 MAX_QAS = 6
 URL = "https://github.com/google-deepmind/xquad/blob/7d30520c717524000f0d9d2f9c10a069acd9d285/xquad.{lang}.json"
@@ -30,8 +36,9 @@ URL = "https://github.com/google-deepmind/xquad/blob/7d30520c717524000f0d9d2f9c1
 
 def main(src: Path, out: Path) -> None:
     """Write ``articles.jsonl`` and ``qas.jsonl`` into ``out``."""
-    data = {lang: json.loads((src / f"xquad.{lang}.json").read_text("utf-8"))["data"]
-            for lang in LANGS}
+    data = {
+        lang: json.loads((src / f"xquad.{lang}.json").read_text("utf-8"))["data"] for lang in LANGS
+    }
     articles, qas = [], []
     for k, name in enumerate(ARTICLES):
         idx = next(i for i, a in enumerate(data["en"]) if a["title"] == name)
@@ -41,15 +48,28 @@ def main(src: Path, out: Path) -> None:
             for lang in LANGS:
                 para = data[lang][idx]["paragraphs"][p]
                 doc_id = en_id if lang == "en" else f"{en_id}.{lang}"
-                articles.append({
-                    "id": doc_id, "title": name.replace("_", " "), "text": para["context"],
-                    "published": published, "language": lang, "url": URL.format(lang=lang),
-                    "translation_of": "" if lang == "en" else en_id})
+                articles.append(
+                    {
+                        "id": doc_id,
+                        "title": name.replace("_", " "),
+                        "text": para["context"],
+                        "published": published,
+                        "language": lang,
+                        "url": URL.format(lang=lang),
+                        "translation_of": "" if lang == "en" else en_id,
+                    }
+                )
                 for q in para["qas"][:MAX_QAS]:
-                    qas.append({"id": f"{q['id']}.{lang}", "xquad_id": q["id"],
-                                "article_id": en_id, "language": lang,
-                                "question": q["question"],
-                                "answers": sorted({a["text"] for a in q["answers"]})})
+                    qas.append(
+                        {
+                            "id": f"{q['id']}.{lang}",
+                            "xquad_id": q["id"],
+                            "article_id": en_id,
+                            "language": lang,
+                            "question": q["question"],
+                            "answers": sorted({a["text"] for a in q["answers"]}),
+                        }
+                    )
     for name, records in (("articles.jsonl", articles), ("qas.jsonl", qas)):
         with open(out / name, "w", encoding="utf-8") as fh:
             for r in records:

@@ -3,16 +3,23 @@
 import json
 
 import pytest
+from qa_fixtures import STORY, SUMMARY, seed
 
+from core.answering.systems import (
+    answer_questions,
+    bm25_rag,
+    full_context,
+    load_questions,
+    make_system,
+    no_context,
+    oracle,
+    plan_answers,
+    system_kinds,
+)
 from core.errors import ConfigError, ContextTooLongError, InputError
 from core.llm import catalog
 from core.llm.scripted import call_count, set_script
 from core.store.connection import utcnow
-from core.answering.systems import (answer_questions, bm25_rag, full_context, make_system,
-                                    no_context, oracle, plan_answers, load_questions, system_kinds)
-
-from qa_fixtures import STORY, SUMMARY, seed
-
 
 
 def echo_context(request):
@@ -36,17 +43,21 @@ def test_kinds_and_factories():
 def test_contexts_reach_the_model(db):
     seed(db)
     set_script("ctx", echo_context)
-    systems = [no_context("scripted:ctx", name="none"), bm25_rag("scripted:ctx", 900, name="rag"),
-               full_context("scripted:ctx", name="full"), oracle("scripted:ctx", name="orc")]
+    systems = [
+        no_context("scripted:ctx", name="none"),
+        bm25_rag("scripted:ctx", 900, name="rag"),
+        full_context("scripted:ctx", name="full"),
+        oracle("scripted:ctx", name="orc"),
+    ]
     assert answer_questions(db, systems, ["q1"], progress=False) == {"answered": 4, "errors": 0}
     got = {r["system"]: r for r in db.query("select * from answers")}
     assert got["none"]["text"] == "ctx=0 orion=False"
-    assert "orion=True" in got["rag"]["text"]                     # BM25 found the passage
+    assert "orion=True" in got["rag"]["text"]  # BM25 found the passage
     rag_len = int(got["rag"]["text"].split()[0][4:])
     full_len = int(got["full"]["text"].split()[0][4:])
     assert 0 < rag_len < full_len == len(STORY)
     assert 0 < got["rag"]["context_tokens"] <= 900
-    assert got["orc"]["text"] == f"ctx={len(SUMMARY)} orion=True"      # the summary
+    assert got["orc"]["text"] == f"ctx={len(SUMMARY)} orion=True"  # the summary
     # a rerun skips what is stored: no new call
     before = call_count("ctx")
     assert answer_questions(db, systems, ["q1"], progress=False)["answered"] == 0
@@ -79,8 +90,9 @@ def test_context_over_window_fails_before_any_request(db):
     catalog.configure("scripted", default_context_window=1200)
     try:
         with pytest.raises(ContextTooLongError, match="does not fit"):
-            answer_questions(db, [full_context("scripted:small", name="big")], ["q1", "q2"],
-                             progress=False)
+            answer_questions(
+                db, [full_context("scripted:small", name="big")], ["q1", "q2"], progress=False
+            )
         assert call_count("small") == 0
         assert db["answers"].count == 0
         # with a configured fallback the question is answered from retrieval instead
@@ -95,20 +107,48 @@ def test_context_over_window_fails_before_any_request(db):
 def test_missing_book_and_oracle(db):
     seed(db)
     now = utcnow()
-    db["documents"].insert({"id": "ghost", "title": "", "author": "", "kind": "story-missing",
-                            "source": "narrativeqa", "text": "", "n_chars": 0, "n_tokens": 0,
-                            "sha256": "", "created_at": now, "updated_at": now})
-    db["questions"].insert({"id": "q3", "document_id": "ghost", "context_document_id": "ghost",
-                            "question": "Who?", "origin": "narrativeqa", "created_at": now,
-                            "updated_at": now})
+    db["documents"].insert(
+        {
+            "id": "ghost",
+            "title": "",
+            "author": "",
+            "kind": "story-missing",
+            "source": "narrativeqa",
+            "text": "",
+            "n_chars": 0,
+            "n_tokens": 0,
+            "sha256": "",
+            "created_at": now,
+            "updated_at": now,
+        }
+    )
+    db["questions"].insert(
+        {
+            "id": "q3",
+            "document_id": "ghost",
+            "context_document_id": "ghost",
+            "question": "Who?",
+            "origin": "narrativeqa",
+            "created_at": now,
+            "updated_at": now,
+        }
+    )
     set_script("ctx", echo_context)
     with pytest.raises(InputError, match="not in the store"):
         plan_answers(db, [no_context("scripted:ctx")], load_questions(db, ["q1", "q3"]))
     with pytest.raises(InputError, match="unknown question"):
         load_questions(db, ["nope"])
     # oracle without a summary: error, or skipped when asked
-    db["questions"].insert({"id": "q4", "document_id": "s1#summary", "question": "Who?",
-                            "origin": "narrativeqa", "created_at": now, "updated_at": now})
+    db["questions"].insert(
+        {
+            "id": "q4",
+            "document_id": "s1#summary",
+            "question": "Who?",
+            "origin": "narrativeqa",
+            "created_at": now,
+            "updated_at": now,
+        }
+    )
     with pytest.raises(InputError, match="no oracle text"):
         plan_answers(db, [oracle("scripted:ctx")], load_questions(db, ["q4"]))
     skip = oracle("scripted:ctx", if_missing="skip")

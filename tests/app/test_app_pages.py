@@ -6,9 +6,9 @@ import re
 from pathlib import Path
 
 import pytest
+from browser_support import build_fixture_db
 from streamlit.testing.v1 import AppTest
 
-from browser_support import build_fixture_db
 from core.store.database import open_db
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -91,10 +91,12 @@ REVIEW = "pages/1_Review_questions.py"
 
 def _answer(at: AppTest, **answers: str) -> None:
     """Set the Yes / No checklist items (default Yes; ``answerable="No"`` etc. by field)."""
-    names = {"The question is intelligible and reads naturally": "intelligible",
-             "The question can be answered from the source": "answerable",
-             "The question can be answered from the two articles": "answerable",
-             "The reference answer is correct": "answer_correct"}
+    names = {
+        "The question is intelligible and reads naturally": "intelligible",
+        "The question can be answered from the source": "answerable",
+        "The question can be answered from the two articles": "answerable",
+        "The reference answer is correct": "answer_correct",
+    }
     for r in at.radio:
         if r.options == ["Yes", "No"]:
             r.set_value(answers.get(names[r.label], "Yes"))
@@ -113,44 +115,68 @@ def test_submit_review_writes_one_row(fixture_db):
     path, _ = fixture_db
     at = ok(page(REVIEW))
     checks = [r for r in at.radio if r.options == ["Yes", "No"]]
-    assert [r.label for r in checks] == ["The question is intelligible and reads naturally",
-                                         "The question can be answered from the source",
-                                         "The reference answer is correct"]
-    assert all(r.value is None for r in checks)                      # no default answer
+    assert [r.label for r in checks] == [
+        "The question is intelligible and reads naturally",
+        "The question can be answered from the source",
+        "The reference answer is correct",
+    ]
+    assert all(r.value is None for r in checks)  # no default answer
     assert [b.label for b in at.button if b.label in ("Accept", "Reject", "Save edit")] == [
-        "Accept", "Reject", "Save edit"]
+        "Accept",
+        "Reject",
+        "Save edit",
+    ]
     assert not [b for b in at.button if b.label == "Submit review"]
-    for label in ("Accept", "Reject", "Save edit"):                  # refused, nothing stored
+    for label in ("Accept", "Reject", "Save edit"):  # refused, nothing stored
         ok(button(at, label).click().run())
         assert count(path, "select count(*) from reviews") == 0
-        assert any("Answer every required checklist item" in e.value and "reference answer is "
-                   "correct" in e.value for e in at.error)
+        assert any(
+            "Answer every required checklist item" in e.value
+            and "reference answer is correct" in e.value
+            for e in at.error
+        )
     _answer(at)
     for cb in at.checkbox:
         cb.check()
     ok(button(at, "Accept").click().run())
     assert count(path, "select count(*) from reviews") == 1
-    assert count(path, "select count(*) from reviews where annotator = 'alice' and "
-                       "decision = 'accept' and json_extract(checklist, '$.long_span') = 1") == 1
+    assert (
+        count(
+            path,
+            "select count(*) from reviews where annotator = 'alice' and "
+            "decision = 'accept' and json_extract(checklist, '$.long_span') = 1",
+        )
+        == 1
+    )
     # The queue moved on: the next question is another one, progress counts it.
     assert any("1 of" in str(p.proto.text) for p in at.get("progress"))
-    assert any("decision **Accept**" in s.value and "now **accepted**" in s.value
-               for s in at.success)
+    assert any(
+        "decision **Accept**" in s.value and "now **accepted**" in s.value for s in at.success
+    )
 
 
 def test_reject_and_save_edit_each_write_one_row(fixture_db):
     path, _ = fixture_db
     at = ok(page(REVIEW))
     first = _shown_question(at)
-    _answer(at, answerable="No")                        # Reject: no further fields, no note
+    _answer(at, answerable="No")  # Reject: no further fields, no note
     ok(button(at, "Reject").click().run())
     assert count(path, "select count(*) from reviews") == 1
-    assert count(path, f"select count(*) from reviews where question_id = '{first}' and "
-                       "decision = 'reject' and note = ''") == 1
-    assert count(path, f"select count(*) from questions where id = '{first}' and "
-                       "status = 'rejected'") == 1
-    assert any("decision **Reject**" in s.value and "now **rejected**" in s.value
-               for s in at.success)
+    assert (
+        count(
+            path,
+            f"select count(*) from reviews where question_id = '{first}' and "
+            "decision = 'reject' and note = ''",
+        )
+        == 1
+    )
+    assert (
+        count(path, f"select count(*) from questions where id = '{first}' and status = 'rejected'")
+        == 1
+    )
+    assert any(
+        "decision **Reject**" in s.value and "now **rejected**" in s.value for s in at.success
+    )
     second = _shown_question(at)
     assert second != first
     original = count(path, f"select question from questions where id = '{second}'")
@@ -160,28 +186,42 @@ def test_reject_and_save_edit_each_write_one_row(fixture_db):
     _text(at, "Note").set_value("sharper wording")
     ok(button(at, "Save edit").click().run())
     assert count(path, "select count(*) from reviews") == 2
-    assert count(path, f"select count(*) from reviews where question_id = '{second}' and "
-                       "decision = 'edit' and edited_question = 'Who is Enoch Soames, really?' "
-                       "and edited_answer = 'A minor poet of the 1890s.' "
-                       "and note = 'sharper wording'") == 1
+    assert (
+        count(
+            path,
+            f"select count(*) from reviews where question_id = '{second}' and "
+            "decision = 'edit' and edited_question = 'Who is Enoch Soames, really?' "
+            "and edited_answer = 'A minor poet of the 1890s.' "
+            "and note = 'sharper wording'",
+        )
+        == 1
+    )
     # an edit keeps the original: the question row still has its own text
     assert count(path, f"select question from questions where id = '{second}'") == original
-    assert count(path, f"select count(*) from questions where id = '{second}' and "
-                       "status = 'edited'") == 1
+    assert (
+        count(path, f"select count(*) from questions where id = '{second}' and status = 'edited'")
+        == 1
+    )
 
 
 def test_accept_is_refused_by_a_negative_checklist(fixture_db):
     path, _ = fixture_db
     at = ok(page(REVIEW))
-    for field, says in (("intelligible", "not intelligible"),
-                        ("answerable", "not answerable from the source"),
-                        ("answer_correct", "the answer is not correct")):
+    for field, says in (
+        ("intelligible", "not intelligible"),
+        ("answerable", "not answerable from the source"),
+        ("answer_correct", "the answer is not correct"),
+    ):
         _answer(at, **{field: "No"})
         ok(button(at, "Accept").click().run())
         assert count(path, "select count(*) from reviews") == 0
-        assert any("Accept: nothing was stored" in e.value and says in e.value and
-                   "Choose Reject, or Save edit" in e.value for e in at.error), field
-    _answer(at)                                         # Yes everywhere, but an edit typed
+        assert any(
+            "Accept: nothing was stored" in e.value
+            and says in e.value
+            and "Choose Reject, or Save edit" in e.value
+            for e in at.error
+        ), field
+    _answer(at)  # Yes everywhere, but an edit typed
     _text(at, "Edited question").set_value("A better question?")
     ok(button(at, "Accept").click().run())
     assert count(path, "select count(*) from reviews") == 0
@@ -194,9 +234,12 @@ def test_save_edit_is_refused_without_an_edit(fixture_db):
     _answer(at)
     ok(button(at, "Save edit").click().run())
     assert count(path, "select count(*) from reviews") == 0
-    assert any("Save edit: nothing was stored" in e.value and "needs an edited question or a "
-               "corrected answer" in e.value for e in at.error)
-    _answer(at, answer_correct="No")                    # a new question text is not enough
+    assert any(
+        "Save edit: nothing was stored" in e.value
+        and "needs an edited question or a corrected answer" in e.value
+        for e in at.error
+    )
+    _answer(at, answer_correct="No")  # a new question text is not enough
     _text(at, "Edited question").set_value("A better question?")
     ok(button(at, "Save edit").click().run())
     assert count(path, "select count(*) from reviews") == 0
@@ -213,10 +256,18 @@ def test_a_second_decision_supersedes_my_first(fixture_db):
     _answer(at, intelligible="No")
     ok(button(at, "Reject").click().run())
     assert count(path, "select count(*) from reviews") == 2
-    assert count(path, "select count(*) from reviews r where not exists (select 1 from reviews "
-                       "s where s.supersedes = r.id) and decision = 'reject'") == 1
-    assert count(path, f"select count(*) from questions where id = '{qid}' and "
-                       "status = 'rejected'") == 1
+    assert (
+        count(
+            path,
+            "select count(*) from reviews r where not exists (select 1 from reviews "
+            "s where s.supersedes = r.id) and decision = 'reject'",
+        )
+        == 1
+    )
+    assert (
+        count(path, f"select count(*) from questions where id = '{qid}' and status = 'rejected'")
+        == 1
+    )
 
 
 def _add_xrag(path: Path) -> list[str]:
@@ -229,8 +280,12 @@ def _add_xrag(path: Path) -> list[str]:
         import_single_qas(db, ROOT / "demo" / "xrag" / "qas.jsonl")
         pair_articles(db, min_shared=1)
         compose_baseline(db, per_pair=1)
-        return [r[0] for r in db.execute("select id from questions where origin = 'xrag' and "
-                                         "parent_id is null order by id")]
+        return [
+            r[0]
+            for r in db.execute(
+                "select id from questions where origin = 'xrag' and parent_id is null order by id"
+            )
+        ]
     finally:
         db.conn.close()
 
@@ -245,23 +300,42 @@ def test_xrag_review_on_the_page_applies_the_sufficient_filter(fixture_db):
     ok(at)
     assert [r.label for r in at.radio if r.options == ["Yes", "No"]] == [
         "The question is intelligible and reads naturally",
-        "The question can be answered from the two articles", "The reference answer is correct"]
+        "The question can be answered from the two articles",
+        "The reference answer is correct",
+    ]
     for r in at.radio:
         if r.options == ["Yes", "No"]:
             r.set_value("Yes")
     support = [r for r in at.radio if r.label.startswith("How much of the answer")]
-    assert len(support) == 2 and all(r.value is None for r in support)   # no default
+    assert len(support) == 2 and all(r.value is None for r in support)  # no default
     support[0].set_value("Sufficient")
     support[1].set_value("Some")
-    ok(button(at, "Accept").click().run())                         # discarded whatever the button
-    assert count(path, f"select count(*) from questions where id = '{qid}' and "
-                       "status = 'discarded'") == 1
-    assert count(path, f"select count(*) from questions where parent_id = '{qid}' and "
-                       "status != 'discarded'") == 0
-    assert count(path, "select count(*) from reviews where decision = 'accept' and "
-                       "json_extract(checklist, '$.support_a') = 'Sufficient'") == 1
-    assert any("decision **Accept**" in w.value and "**discarded** whatever the decision" in
-               w.value and "article A alone" in w.value for w in at.warning)
+    ok(button(at, "Accept").click().run())  # discarded whatever the button
+    assert (
+        count(path, f"select count(*) from questions where id = '{qid}' and status = 'discarded'")
+        == 1
+    )
+    assert (
+        count(
+            path,
+            f"select count(*) from questions where parent_id = '{qid}' and status != 'discarded'",
+        )
+        == 0
+    )
+    assert (
+        count(
+            path,
+            "select count(*) from reviews where decision = 'accept' and "
+            "json_extract(checklist, '$.support_a') = 'Sufficient'",
+        )
+        == 1
+    )
+    assert any(
+        "decision **Accept**" in w.value
+        and "**discarded** whatever the decision" in w.value
+        and "article A alone" in w.value
+        for w in at.warning
+    )
 
 
 def test_xrag_review_without_support_choice_is_refused(fixture_db):
@@ -273,8 +347,9 @@ def test_xrag_review_without_support_choice_is_refused(fixture_db):
     [s for s in at.selectbox if s.label == "Question"][0].set_value(qid).run()
     _answer(at)
     ok(button(at, "Reject").click().run())
-    assert any("required checklist item" in e.value and "article A alone" in e.value
-               for e in at.error)
+    assert any(
+        "required checklist item" in e.value and "article A alone" in e.value for e in at.error
+    )
     assert count(path, "select count(*) from reviews") == 0
 
 
@@ -282,13 +357,14 @@ def test_resolve_dispute_writes_one_row_and_exports(fixture_db):
     path, _ = fixture_db
     at = ok(page("pages/2_NarrativeQA_disputes.py"))
     resolution = [r for r in at.radio if r.label == "Resolution"][0]
-    assert resolution.value is None                                  # no default
+    assert resolution.value is None  # no default
     ok(button(at, "Save resolution").click().run())
     assert count(path, "select count(*) from dispute_resolutions") == 0
     assert any("Choose a resolution first" in e.value for e in at.error)
     [r for r in at.radio if r.label == "Resolution"][0].set_value("reference_wrong")
     [t for t in at.text_input if t.label.startswith("Corrected reference")][0].set_value(
-        "The Reading Room of the British Museum.")
+        "The Reading Room of the British Museum."
+    )
     ok(button(at, "Save resolution").click().run())
     assert count(path, "select count(*) from dispute_resolutions") == 1
     labels = [b.label for b in at.get("download_button")]
@@ -302,7 +378,7 @@ def test_side_by_side_verdict_writes_one_row_and_reveals_names_after(fixture_db)
     assert not re.search(r"fixture-[abc]", shown)  # system names hidden before the verdict
     before = count(path, "select count(*) from judgments")
     verdict = [r for r in at.radio if r.label == "Which answer is better?"][0]
-    assert verdict.value is None                                     # no default
+    assert verdict.value is None  # no default
     ok(button(at, "Submit verdict").click().run())
     assert count(path, "select count(*) from judgments") == before
     assert any("Choose a verdict first" in e.value for e in at.error)
@@ -310,8 +386,14 @@ def test_side_by_side_verdict_writes_one_row_and_reveals_names_after(fixture_db)
     [r for r in at.radio if r.label == "Which answer is better?"][0].set_value("A")
     ok(button(at, "Submit verdict").click().run())
     assert count(path, "select count(*) from judgments") == before + 1
-    assert count(path, "select count(*) from judgments where rater = 'human:alice' "
-                       "and verdict = 'A' and order_shown in ('ab', 'ba')") == 1
+    assert (
+        count(
+            path,
+            "select count(*) from judgments where rater = 'human:alice' "
+            "and verdict = 'A' and order_shown in ('ab', 'ba')",
+        )
+        == 1
+    )
     assert any("A was" in s.value for s in at.success)
     ok(button(at, "Undo my last verdict").click().run())
     assert count(path, "select count(*) from judgments") == before + 2
@@ -370,15 +452,16 @@ def test_leaderboard_ranks_disjoint_tournaments_separately(fixture_db):
     from browser_support import add_tournament
 
     path, ids = fixture_db
-    add_tournament(path, ("other-x", "other-y", "other-z", "other-w"), "auto:other-sxs",
-                   ids["generated"][:3])
+    add_tournament(
+        path, ("other-x", "other-y", "other-z", "other-w"), "auto:other-sxs", ids["generated"][:3]
+    )
     at = ok(page("pages/5_Leaderboard.py"))
     assert any("2 separate groups of systems" in i.value for i in at.info)
     group = [s for s in at.selectbox if s.label == "System group"][0]
-    assert group.value == "other-w"                                  # the largest first
+    assert group.value == "other-w"  # the largest first
     names = set(at.dataframe[0].value["name"])
     assert names == {"other-x", "other-y", "other-z", "other-w"}
-    assert not at.warning                                            # no prior needed
+    assert not at.warning  # no prior needed
     group.set_value("fixture-a").run()
     assert set(ok(at).dataframe[0].value["name"]) == {"fixture-a", "fixture-b", "fixture-c"}
     rater = [s for s in at.selectbox if s.label == "Rater"][0]
@@ -393,14 +476,17 @@ def test_dispute_page_marks_verified_quotes_and_searches_the_story(fixture_db):
     at = ok(page("pages/2_NarrativeQA_disputes.py"))
     shown = [m.value for m in at.markdown]
     assert any(v.startswith(":green[**✓ verified**]") for v in shown)
-    assert any(v.startswith(":red[**✗ NOT verified**]") and "a quote not in the story" in
-               v.replace("\\", "") for v in shown)
+    assert any(
+        v.startswith(":red[**✗ NOT verified**]")
+        and "a quote not in the story" in v.replace("\\", "")
+        for v in shown
+    )
     assert any("1 verified against the source text" in c.value for c in at.caption)
     search = [t for t in at.text_input if t.label == "Search words"][0]
     search.set_value("Soames poet").run()
     hits = [c.value for c in ok(at).caption if c.value.startswith("Passage ")]
     assert hits and all("BM25" in h for h in hits)
-    assert any("**Soames**" in m.value for m in at.markdown)       # the query terms in bold
+    assert any("**Soames**" in m.value for m in at.markdown)  # the query terms in bold
 
 
 def test_run_page_runs_offline_with_a_progress_bar(fixture_db):
@@ -409,14 +495,15 @@ def test_run_page_runs_offline_with_a_progress_bar(fixture_db):
     models = at.dataframe[0].value
     assert models.set_index("model").loc["offline:extractive", "available"]
     unavailable = models[~models["available"]]
-    assert (unavailable["reason"] != "").all()          # a model without a key: listed, with why
+    assert (unavailable["reason"] != "").all()  # a model without a key: listed, with why
     assert not any("KEY=" in str(r) or "sk-" in str(r) for r in models["reason"])
-    assert [s for s in at.selectbox if s.label == "Answering model"][0].value == \
-        "offline:extractive"
+    assert [s for s in at.selectbox if s.label == "Answering model"][
+        0
+    ].value == "offline:extractive"
     [n for n in at.number_input if n.label.startswith("c (")][0].set_value(2).run()
     assert any(m.label == "Calls" for m in ok(at).metric)
     answers = count(path, "select count(*) from answers")
     ok(button(at, "Run").click().run())
     assert any(s.value == "Done." for s in at.success), [e.value for e in at.error]
     assert count(path, "select count(*) from answers") > answers
-    assert at.get("progress")                                        # the progress bar
+    assert at.get("progress")  # the progress bar

@@ -21,20 +21,31 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
-
 from browser_support import build_fixture_db
+
 from core.store.database import open_db
 
 pytestmark = pytest.mark.browser
 ROOT = Path(__file__).resolve().parents[2]
 SHOTS = ROOT / "test-output" / "screenshots"
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-PAGES = {"Overview": "", "Review questions": "Review_questions",
-         "NarrativeQA disputes": "NarrativeQA_disputes", "Side by side": "Side_by_side",
-         "Agreement": "Agreement", "Leaderboard": "Leaderboard", "Browse": "Browse",
-         "Run": "Run", "EXAM": "EXAM", "Cross lingual": "Cross_lingual"}
-TITLES = {"Overview": "Long-Span QA Workbench", "Run": "Run an experiment",
-          "Cross lingual": "Cross-lingual"}
+PAGES = {
+    "Overview": "",
+    "Review questions": "Review_questions",
+    "NarrativeQA disputes": "NarrativeQA_disputes",
+    "Side by side": "Side_by_side",
+    "Agreement": "Agreement",
+    "Leaderboard": "Leaderboard",
+    "Browse": "Browse",
+    "Run": "Run",
+    "EXAM": "EXAM",
+    "Cross lingual": "Cross_lingual",
+}
+TITLES = {
+    "Overview": "Long-Span QA Workbench",
+    "Run": "Run an experiment",
+    "Cross lingual": "Cross-lingual",
+}
 # Generous limits: CI runs the whole suite on 2 shared cores. Waits return as soon as they can.
 STARTUP_S = 180
 WAIT_S = 90
@@ -92,24 +103,47 @@ def app(tmp_path_factory, trap, chromium_path):
     port_trap, _ = trap
     tmp = tmp_path_factory.mktemp("browser")
     db_path = tmp / "browser.db"
-    unsafe = (f"<script>window.__pwned = 1; fetch('http://127.0.0.1:{port_trap}/script')</script>"
-              f" ![pixel](http://127.0.0.1:{port_trap}/markdown-image.png)"
-              f" <img src=\"http://127.0.0.1:{port_trap}/img-tag.png\" onerror=\"window.__pwned=2\">")
+    unsafe = (
+        f"<script>window.__pwned = 1; fetch('http://127.0.0.1:{port_trap}/script')</script>"
+        f" ![pixel](http://127.0.0.1:{port_trap}/markdown-image.png)"
+        f' <img src="http://127.0.0.1:{port_trap}/img-tag.png" onerror="window.__pwned=2">'
+    )
     build_fixture_db(db_path, unsafe_answer=unsafe)
     port = _free_port()
-    env = {**os.environ, "WORKBENCH_DB": str(db_path), "STREAMLIT_BROWSER_GATHER_USAGE_STATS":
-           "false"}
+    env = {
+        **os.environ,
+        "WORKBENCH_DB": str(db_path),
+        "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false",
+    }
     env.pop("WORKBENCH_ACCESS_CODE", None)
     log_path = tmp / "streamlit.log"
-    log = open(log_path, "wb")          # a file, not a pipe: a full pipe would block the server
+    log = open(log_path, "wb")  # a file, not a pipe: a full pipe would block the server
     proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
-         "--server.address", "127.0.0.1", "--server.headless", "true"],
-        cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+        [
+            sys.executable,
+            "-m",
+            "streamlit",
+            "run",
+            "app.py",
+            "--server.port",
+            str(port),
+            "--server.address",
+            "127.0.0.1",
+            "--server.headless",
+            "true",
+        ],
+        cwd=ROOT,
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
     base = f"http://127.0.0.1:{port}"
     try:
-        _wait_for(lambda: _healthy(base) or proc.poll() is not None, timeout=STARTUP_S,
-                  what="streamlit to start")
+        _wait_for(
+            lambda: _healthy(base) or proc.poll() is not None,
+            timeout=STARTUP_S,
+            what="streamlit to start",
+        )
         if proc.poll() is not None:
             raise AssertionError(f"streamlit exited with {proc.returncode}")
     except AssertionError as exc:
@@ -155,9 +189,11 @@ def _wait_for(predicate, timeout: float = WAIT_S, what: str = "condition") -> No
         time.sleep(0.2)
 
 
-_IDLE_JS = ("() => { const app = document.querySelector('[data-testid=\"stApp\"]');"
-            " return !!app && app.getAttribute('data-test-connection-state') === 'CONNECTED'"
-            " && app.getAttribute('data-test-script-state') === 'notRunning'; }")
+_IDLE_JS = (
+    "() => { const app = document.querySelector('[data-testid=\"stApp\"]');"
+    " return !!app && app.getAttribute('data-test-connection-state') === 'CONNECTED'"
+    " && app.getAttribute('data-test-script-state') === 'notRunning'; }"
+)
 
 
 def _idle(page) -> None:
@@ -189,9 +225,17 @@ def test_annotation_flows_in_a_real_browser(app, trap, chromium_path):
     _, hits = trap
     SHOTS.mkdir(parents=True, exist_ok=True)
     with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=chromium_path, args=[
-            "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-            "--disable-dev-shm-usage", "--no-first-run"])
+        browser = pw.chromium.launch(
+            executable_path=chromium_path,
+            args=[
+                "--headless",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-background-networking",
+                "--disable-dev-shm-usage",
+                "--no-first-run",
+            ],
+        )
         try:
             page = browser.new_page(viewport={"width": 1400, "height": 1800})
             page.set_default_timeout(WAIT_S * 1000)
@@ -208,19 +252,26 @@ def test_annotation_flows_in_a_real_browser(app, trap, chromium_path):
 
             # Review a question
             _goto(page, "Review questions")
-            for label in ("The question is intelligible and reads naturally",
-                          "The question can be answered from the source",
-                          "The reference answer is correct"):   # Yes / No, no default
+            for label in (
+                "The question is intelligible and reads naturally",
+                "The question can be answered from the source",
+                "The reference answer is correct",
+            ):  # Yes / No, no default
                 page.locator('[data-testid="stRadio"]').filter(has_text=label).get_by_text(
-                    "Yes", exact=True).click()
-            page.get_by_role("button", name="Save edit", exact=True).click()   # no edit typed
+                    "Yes", exact=True
+                ).click()
+            page.get_by_role("button", name="Save edit", exact=True).click()  # no edit typed
             page.get_by_text(re.compile("Save edit: nothing was stored")).wait_for()
             _idle(page)
             assert _count(db_path, "select count(*) from reviews") == 0
             page.get_by_role("button", name="Accept", exact=True).click()
             _wait_for(lambda: _count(db_path, "select count(*) from reviews") == 1, what="review")
-            page.get_by_text(re.compile(r"saved with your decision Accept: the question is "
-                                        r"now accepted")).wait_for()
+            page.get_by_text(
+                re.compile(
+                    r"saved with your decision Accept: the question is "
+                    r"now accepted"
+                )
+            ).wait_for()
             assert _count(db_path, "select count(*) from reviews where decision = 'accept'") == 1
             _idle(page)
             page.screenshot(path=str(SHOTS / "01_review_questions.png"), full_page=True)
@@ -229,10 +280,13 @@ def test_annotation_flows_in_a_real_browser(app, trap, chromium_path):
             _goto(page, "NarrativeQA disputes")
             page.get_by_text("Reference answer wrong").click()
             page.get_by_label("Corrected reference answer (if the reference is wrong)").fill(
-                "The Reading Room of the British Museum.")
+                "The Reading Room of the British Museum."
+            )
             page.get_by_role("button", name="Save resolution").click()
-            _wait_for(lambda: _count(db_path, "select count(*) from dispute_resolutions") == 1,
-                      what="dispute resolution")
+            _wait_for(
+                lambda: _count(db_path, "select count(*) from dispute_resolutions") == 1,
+                what="dispute resolution",
+            )
             _idle(page)
             page.screenshot(path=str(SHOTS / "02_disputes.png"), full_page=True)
 
@@ -257,9 +311,11 @@ def test_annotation_flows_in_a_real_browser(app, trap, chromium_path):
             n_judgments = _count(db_path, "select count(*) from judgments")
             page.get_by_text("A is better").click()
             page.get_by_role("button", name="Submit verdict").click()
-            _wait_for(lambda: _count(db_path, "select count(*) from judgments") == n_judgments + 1,
-                      what="verdict")
-            t0 = time.monotonic()                       # the verdict is stored from here on
+            _wait_for(
+                lambda: _count(db_path, "select count(*) from judgments") == n_judgments + 1,
+                what="verdict",
+            )
+            t0 = time.monotonic()  # the verdict is stored from here on
             _wait_for(lambda: _comparisons(watcher) == before + 1, what="live leaderboard update")
             live_s = time.monotonic() - t0
             page.get_by_text("Stored your verdict").wait_for()
@@ -270,8 +326,9 @@ def test_annotation_flows_in_a_real_browser(app, trap, chromium_path):
                 if name == "Overview":
                     continue
                 _goto(page, name)
-                page.screenshot(path=str(SHOTS / f"page_{i:02d}_{name.replace(' ', '_')}.png"),
-                                full_page=True)
+                page.screenshot(
+                    path=str(SHOTS / f"page_{i:02d}_{name.replace(' ', '_')}.png"), full_page=True
+                )
                 assert not page.locator('[data-testid="stException"]').count(), name
             _goto(page, "Browse")
             page.get_by_text("window.__pwned = 1", exact=False).first.wait_for()

@@ -21,8 +21,14 @@ def _commands():
 
 
 def test_foundation_commands_registered():
-    assert {"import-narrativeqa", "import-book", "import-questions", "status", "export",
-            "demo"} <= set(_commands())
+    assert {
+        "import-narrativeqa",
+        "import-book",
+        "import-questions",
+        "status",
+        "export",
+        "demo",
+    } <= set(_commands())
 
 
 @pytest.mark.parametrize("command", _commands())
@@ -34,8 +40,12 @@ def test_every_command_has_help(command, capsys):
 
 
 def run(db_path, *args):
-    return subprocess.run([sys.executable, "-m", "core", "--db", str(db_path), *args],
-                          capture_output=True, text=True, cwd=ROOT)
+    return subprocess.run(
+        [sys.executable, "-m", "core", "--db", str(db_path), *args],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+    )
 
 
 def test_import_status_export(tmp_path, demo_dir):
@@ -50,8 +60,9 @@ def test_import_status_export(tmp_path, demo_dir):
     records = list(csv.DictReader(io.StringIO(out.stdout)))
     assert len(records) == 48 and json.loads(records[0]["answers"])
     target = tmp_path / "q.jsonl"
-    assert run(db_path, "export", "questions", "--format", "jsonl", "-o", str(target)
-               ).returncode == 0
+    assert (
+        run(db_path, "export", "questions", "--format", "jsonl", "-o", str(target)).returncode == 0
+    )
     assert len(target.read_text(encoding="utf-8").splitlines()) == 48
     bad = run(db_path, "export", "nope")
     assert bad.returncode == 2 and "no table or view 'nope'" in bad.stderr

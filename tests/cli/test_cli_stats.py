@@ -13,9 +13,17 @@ from sklearn.metrics import cohen_kappa_score
 from core.__main__ import main
 from core.stats.leaderboard import leaderboard
 
-RANK_ROWS = [("q1", "x", "y", "A"), ("q1", "y", "z", "B is better"), ("q2", "x", "z", "Equal"),
-             ("q2", "z", "y", "a"), ("q3", "y", "x", "A"), ("q3", "z", "x", "None"),
-             ("q4", "z", "x", "A"), ("q4", "x", "y", "B"), ("q5", "y", "z", "A")]
+RANK_ROWS = [
+    ("q1", "x", "y", "A"),
+    ("q1", "y", "z", "B is better"),
+    ("q2", "x", "z", "Equal"),
+    ("q2", "z", "y", "a"),
+    ("q3", "y", "x", "A"),
+    ("q3", "z", "x", "None"),
+    ("q4", "z", "x", "A"),
+    ("q4", "x", "y", "B"),
+    ("q5", "y", "z", "A"),
+]
 
 
 def write(tmp_path: Path, name: str, text: str) -> str:
@@ -53,29 +61,34 @@ def test_rank_table_and_ties_drop(tmp_path: Path, capsys) -> None:
 
 def test_rank_length_control(tmp_path: Path, capsys) -> None:
     rng = np.random.default_rng(0)
-    rows = [(q, a, b, v, str(rng.integers(10, 90)), str(rng.integers(10, 90)))
-            for q, a, b, v in RANK_ROWS * 3]
+    rows = [
+        (q, a, b, v, str(rng.integers(10, 90)), str(rng.integers(10, 90)))
+        for q, a, b, v in RANK_ROWS * 3
+    ]
     path = rank_csv(tmp_path, rows, ",length_a,length_b")
     assert main(["rank", path, "--bootstrap", "50", "--length-control", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert "length_coefficient" in out and "beta_lc" in out["systems"][0]
 
 
-@pytest.mark.parametrize("text,message", [
-    ("", "empty file"),
-    ("question_id,system_a\nq1,x\n", "missing column(s): system_b, verdict"),
-    ("question_id,system_a,system_b,verdict\nq1,x,y,maybe\n", "line 2, column 'verdict'"),
-    ("question_id,system_a,system_b,verdict\nq1,x,y,A\nq2,y,x,A\n", None),
-    ("question_id,system_a,system_b,verdict\nq1,x,y,A\nq2,y,x,B\n", "'x' never loses"),
-    ("question_id,system_a,system_b,verdict\nq1,x,y,None\n", "no decided comparisons"),
-    ("question_id,system_a,system_b,verdict\nq1,x,x,A\n", "compared with itself"),
-    ("question_id,system_a,system_b,verdict\nq1,x,,A\n", "column 'system_b'"),
-])
+@pytest.mark.parametrize(
+    "text,message",
+    [
+        ("", "empty file"),
+        ("question_id,system_a\nq1,x\n", "missing column(s): system_b, verdict"),
+        ("question_id,system_a,system_b,verdict\nq1,x,y,maybe\n", "line 2, column 'verdict'"),
+        ("question_id,system_a,system_b,verdict\nq1,x,y,A\nq2,y,x,A\n", None),
+        ("question_id,system_a,system_b,verdict\nq1,x,y,A\nq2,y,x,B\n", "'x' never loses"),
+        ("question_id,system_a,system_b,verdict\nq1,x,y,None\n", "no decided comparisons"),
+        ("question_id,system_a,system_b,verdict\nq1,x,x,A\n", "compared with itself"),
+        ("question_id,system_a,system_b,verdict\nq1,x,,A\n", "column 'system_b'"),
+    ],
+)
 def test_rank_bad_input(tmp_path: Path, capsys, text: str, message: str | None) -> None:
     path = write(tmp_path, "bad.csv", text)
     code = main(["rank", path, "--bootstrap", "0"])
     err = capsys.readouterr().err
-    if message is None:   # x and y each win once: fine
+    if message is None:  # x and y each win once: fine
         assert code == 0
         return
     assert code == 2 and err.startswith("error: ") and message in err
@@ -89,7 +102,7 @@ def agreement_csv(tmp_path: Path) -> tuple[str, pd.DataFrame]:
     for rater, noise in (("h1", 0.2), ("h2", 0.3), ("h3", 0.5)):
         for i, t in enumerate(truth):
             if rater == "h3" and i % 7 == 0:
-                continue          # missing labels
+                continue  # missing labels
             v = t if rng.random() > noise else rng.choice(["A", "B", "Equal"])
             rows.append((f"i{i}", rater, v))
     df = pd.DataFrame(rows, columns=["item_id", "rater", "verdict"])
@@ -119,12 +132,15 @@ def test_agreement_all_pairs(tmp_path: Path, capsys) -> None:
     assert "Krippendorff" in capsys.readouterr().out
 
 
-@pytest.mark.parametrize("text,args,message", [
-    ("item_id,rater\n1,a\n", [], "missing column(s): verdict"),
-    ("item_id,rater,verdict\n1,a,A\n2,a,perhaps\n", [], "line 3"),
-    ("item_id,rater,verdict\n1,a,A\n", [], "at least two raters"),
-    ("item_id,rater,verdict\n1,a,A\n1,b,B\n", ["--rater-a", "a", "--rater-b", "c"], "'c'"),
-])
+@pytest.mark.parametrize(
+    "text,args,message",
+    [
+        ("item_id,rater\n1,a\n", [], "missing column(s): verdict"),
+        ("item_id,rater,verdict\n1,a,A\n2,a,perhaps\n", [], "line 3"),
+        ("item_id,rater,verdict\n1,a,A\n", [], "at least two raters"),
+        ("item_id,rater,verdict\n1,a,A\n1,b,B\n", ["--rater-a", "a", "--rater-b", "c"], "'c'"),
+    ],
+)
 def test_agreement_bad_input(tmp_path: Path, capsys, text: str, args: list, message: str) -> None:
     path = write(tmp_path, "v.csv", text)
     assert main(["agreement", path, *args]) == 2

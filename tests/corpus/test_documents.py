@@ -2,8 +2,14 @@
 
 import pytest
 
-from core.corpus.documents import (clean_gutenberg, count_tokens, decode_bytes, get_passages,
-                                   split_passages, upsert_document)
+from core.corpus.documents import (
+    clean_gutenberg,
+    count_tokens,
+    decode_bytes,
+    get_passages,
+    split_passages,
+    upsert_document,
+)
 from core.errors import InputError
 
 GUTENBERG = """\ufeffThe Project Gutenberg eBook of A Test Book\r
@@ -31,10 +37,15 @@ def test_decode_bom_and_crlf():
     assert not text.startswith("\ufeff") and "\r" not in text
 
 
-@pytest.mark.parametrize("data,match", [
-    (b"", "empty"), (b"   \n", "empty"), (b"abc\x00def", "binary"),
-    ("caf\u00e9\nna\u00efve".encode("latin-1"), "not valid UTF-8"),
-])
+@pytest.mark.parametrize(
+    "data,match",
+    [
+        (b"", "empty"),
+        (b"   \n", "empty"),
+        (b"abc\x00def", "binary"),
+        ("caf\u00e9\nna\u00efve".encode("latin-1"), "not valid UTF-8"),
+    ],
+)
 def test_decode_rejects_bad_bytes(data, match):
     with pytest.raises(InputError, match=match):
         decode_bytes(data, "book.txt")
@@ -69,15 +80,18 @@ def test_passages_cover_paragraphs_with_offsets():
     ps = split_passages(text, max_tokens=5)
     assert [p.text for p in ps] == ["First paragraph here.", "Second one.", "Third, indented."]
     for p in ps:
-        assert text[p.start:p.end] == p.text
+        assert text[p.start : p.end] == p.text
     merged = split_passages(text, max_tokens=400)
     assert len(merged) == 1 and merged[0].text == text.strip()
 
 
 def test_trailing_spaces_before_blank_line_still_split():
     text = "One line.  \n\nTwo line.\t\n \nThree."
-    assert [p.text for p in split_passages(text, max_tokens=3)] == ["One line.", "Two line.",
-                                                                   "Three."]
+    assert [p.text for p in split_passages(text, max_tokens=3)] == [
+        "One line.",
+        "Two line.",
+        "Three.",
+    ]
 
 
 def test_long_paragraph_split_at_sentences():
@@ -85,7 +99,7 @@ def test_long_paragraph_split_at_sentences():
     ps = split_passages(para, max_tokens=50)
     assert len(ps) > 5
     assert all(p.n_tokens <= 100 for p in ps)
-    assert all(para[p.start:p.end] == p.text for p in ps)
+    assert all(para[p.start : p.end] == p.text for p in ps)
     assert ps[0].text.startswith("Sentence number 0")
 
 

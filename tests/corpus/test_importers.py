@@ -8,37 +8,59 @@ from pathlib import Path
 
 import pytest
 
-from core.errors import InputError
 from core.corpus.books import import_book, import_books
 from core.corpus.narrativeqa import import_narrativeqa, question_id, story_text
 from core.corpus.question_sets import import_questions
+from core.errors import InputError
 from core.store.connection import rows
 from core.store.database import open_db
 
 ROOT = Path(__file__).resolve().parents[2]
-DOCS_HEADER = ("document_id,set,kind,story_url,story_file_size,wiki_url,wiki_title,"
-               "story_word_count,story_start,story_end\n")
+DOCS_HEADER = (
+    "document_id,set,kind,story_url,story_file_size,wiki_url,wiki_title,"
+    "story_word_count,story_start,story_end\n"
+)
 
 
-def write_nqa(root: Path, *, stories: dict[str, str] | None = None, qaps: str | None = None,
-              summaries: str | None = None, docs: str | None = None) -> Path:
+def write_nqa(
+    root: Path,
+    *,
+    stories: dict[str, str] | None = None,
+    qaps: str | None = None,
+    summaries: str | None = None,
+    docs: str | None = None,
+) -> Path:
     root.mkdir(parents=True, exist_ok=True)
-    (root / "documents.csv").write_text(docs if docs is not None else DOCS_HEADER +
-        "d1,test,gutenberg,u,1,w,Book One,10,It began,the end.\n"
-        "d2,test,movie,u,1,w,Film Two,10,FADE IN,THE END\n", encoding="utf-8")
-    (root / "qaps.csv").write_text(qaps if qaps is not None else
-        "document_id,set,question,answer1,answer2,question_tokenized,answer1_tokenized,"
+    (root / "documents.csv").write_text(
+        docs
+        if docs is not None
+        else DOCS_HEADER + "d1,test,gutenberg,u,1,w,Book One,10,It began,the end.\n"
+        "d2,test,movie,u,1,w,Film Two,10,FADE IN,THE END\n",
+        encoding="utf-8",
+    )
+    (root / "qaps.csv").write_text(
+        qaps
+        if qaps is not None
+        else "document_id,set,question,answer1,answer2,question_tokenized,answer1_tokenized,"
         "answer2_tokenized\n"
         "d1,test,Who began it?,Anna,Anna did,,,\n"
-        "d2,test,\"Who says \"\"hi\"\"?\",Bob,,,,\n", encoding="utf-8")
+        'd2,test,"Who says ""hi""?",Bob,,,,\n',
+        encoding="utf-8",
+    )
     (root / "third_party/wikipedia").mkdir(parents=True, exist_ok=True)
-    (root / "third_party/wikipedia/summaries.csv").write_text(summaries if summaries is not None
+    (root / "third_party/wikipedia/summaries.csv").write_text(
+        summaries
+        if summaries is not None
         else "document_id,set,summary,summary_tokenized\nd1,test,Anna starts a story.,\n"
-             "d2,test,Bob says hi.,\n", encoding="utf-8")
+        "d2,test,Bob says hi.,\n",
+        encoding="utf-8",
+    )
     (root / "stories").mkdir(exist_ok=True)
-    for doc_id, text in (stories if stories is not None else
-                         {"d1": "Header junk\nIt began with Anna.\n\nAnd that was the end.\nFooter"}
-                         ).items():
+    for doc_id, text in (
+        stories
+        if stories is not None
+        else {"d1": "Header junk\nIt began with Anna.\n\nAnd that was the end.\nFooter"}
+    ).items():
         (root / "stories" / f"{doc_id}.content").write_text(text, encoding="utf-8")
     return root
 
@@ -61,7 +83,9 @@ def test_narrativeqa_reimport_updates_not_duplicates(db, tmp_path):
     import_narrativeqa(db, root)
     again = import_narrativeqa(db, root)
     assert again.questions_inserted == 0 and again.questions_updated == 2
-    assert db["questions"].count == 2 and db["documents"].count == 4  # d1, d1#summary, d2, d2#summary
+    assert (
+        db["questions"].count == 2 and db["documents"].count == 4
+    )  # d1, d1#summary, d2, d2#summary
 
 
 def test_narrativeqa_txt_stories_and_split(db, tmp_path):
@@ -73,11 +97,14 @@ def test_narrativeqa_txt_stories_and_split(db, tmp_path):
 
 
 def test_story_text_gutenberg_fallback():
-    raw = ("Title: X\n*** START OF THE PROJECT GUTENBERG EBOOK X ***\nBody text.\n"
-           "*** END OF THE PROJECT GUTENBERG EBOOK X ***\nlicence")
+    raw = (
+        "Title: X\n*** START OF THE PROJECT GUTENBERG EBOOK X ***\nBody text.\n"
+        "*** END OF THE PROJECT GUTENBERG EBOOK X ***\nlicence"
+    )
     assert story_text(raw, "gutenberg", "nomatch", "nomatch") == ("Body text.", "gutenberg")
-    text, how = story_text("<html><body><pre>INT. ROOM<br>Hi &amp; bye</pre></body></html>",
-                           "movie", "", "")
+    text, how = story_text(
+        "<html><body><pre>INT. ROOM<br>Hi &amp; bye</pre></body></html>", "movie", "", ""
+    )
     assert "Hi & bye" in text and "<" not in text and how == "whole-file"
 
 
@@ -92,9 +119,12 @@ def test_demo_sample_imports(db, demo_dir):
 BAD_NQA = [
     ("qaps", "document_id,set,question,answer1\nd1,test,Q?,A\n", "answer2"),
     ("qaps", "document_id,set,question,answer1,answer2\nzz,test,Q?,A,B\n", "unknown document_id"),
-    ("qaps", "document_id,set,question,answer1,answer2\nd1,test,Q?,A,B\nd1,test,Q?,A,B\n",
-     "duplicate question"),
-    ("qaps", "document_id,set,question,answer1,answer2\nd1,test,\"Q?,A,B\n", "line"),
+    (
+        "qaps",
+        "document_id,set,question,answer1,answer2\nd1,test,Q?,A,B\nd1,test,Q?,A,B\n",
+        "duplicate question",
+    ),
+    ("qaps", 'document_id,set,question,answer1,answer2\nd1,test,"Q?,A,B\n', "line"),
     ("qaps", "document_id,set,question,answer1,answer2\nd1,test,Q?,A\n", "expected 5 fields"),
     ("qaps", "document_id,set,question,answer1,answer2\nd1,test,Q?,,\n", "no reference answer"),
     ("qaps", "", "empty"),
@@ -110,9 +140,12 @@ def test_narrativeqa_bad_input_leaves_db_unchanged(db_path, tmp_path, which, con
     db.conn.close()
     before = hashlib.sha256(db_path.read_bytes()).hexdigest()
     bad = write_nqa(tmp_path / "bad", **{which: content})
-    result = subprocess.run([sys.executable, "-m", "core", "--db", str(db_path),
-                             "import-narrativeqa", str(bad)], capture_output=True, text=True,
-                            cwd=ROOT)
+    result = subprocess.run(
+        [sys.executable, "-m", "core", "--db", str(db_path), "import-narrativeqa", str(bad)],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+    )
     assert result.returncode != 0
     err = result.stderr.strip()
     assert len(err.splitlines()) == 1 and message in err and err.startswith("error: ")
@@ -137,8 +170,10 @@ def test_import_book_gutenberg(db, demo_dir):
     doc = db["documents"].get(result["id"])
     assert "START OF THE PROJECT" not in doc["text"] and "\r" not in doc["text"]
     assert doc["n_tokens"] > 700_000 and result["n_passages"] > 1000
-    assert import_book(db, demo_dir / "books" / "pg135_les_miserables_hugo_hapgood.txt")[
-        "status"] == "unchanged"
+    assert (
+        import_book(db, demo_dir / "books" / "pg135_les_miserables_hugo_hapgood.txt")["status"]
+        == "unchanged"
+    )
 
 
 def test_import_books_folder_all_or_nothing(db, tmp_path):
@@ -156,14 +191,22 @@ def test_import_books_folder_all_or_nothing(db, tmp_path):
 def test_import_questions_csv_and_jsonl(db, tmp_path):
     import_book(db, _book(tmp_path))
     csv_path = tmp_path / "q.csv"
-    csv_path.write_text("id,question,document_id,answers,qtype\n"
-                        "x1,Who?,book:b,\"[\"\"Ann\"\", \"\"Anna\"\"]\",who\n"
-                        "x2,Why?,book:b,because|since,why\n", encoding="utf-8")
+    csv_path.write_text(
+        "id,question,document_id,answers,qtype\n"
+        'x1,Who?,book:b,"[""Ann"", ""Anna""]",who\n'
+        "x2,Why?,book:b,because|since,why\n",
+        encoding="utf-8",
+    )
     assert import_questions(db, csv_path) == {"inserted": 2, "updated": 0}
     assert import_questions(db, csv_path) == {"inserted": 0, "updated": 2}
     jsonl = tmp_path / "q.jsonl"
-    jsonl.write_text(json.dumps({"question": "When?", "document_id": "book:b",
-                                 "answer1": "Now", "answer2": "Today"}) + "\n", encoding="utf-8")
+    jsonl.write_text(
+        json.dumps(
+            {"question": "When?", "document_id": "book:b", "answer1": "Now", "answer2": "Today"}
+        )
+        + "\n",
+        encoding="utf-8",
+    )
     assert import_questions(db, jsonl)["inserted"] == 1
     got = {r["question"]: r["answers"] for r in rows(db, "select * from questions")}
     assert got == {"Who?": ["Ann", "Anna"], "Why?": ["because", "since"], "When?": ["Now", "Today"]}
@@ -175,16 +218,19 @@ def _book(tmp_path):
     return path
 
 
-@pytest.mark.parametrize("name,content,message", [
-    ("q.csv", "question,doc\nWho?,book:b\n", "column 'document_id'"),
-    ("q.csv", "id,question,document_id\nx,Who?,book:b\nx,Why?,book:b\n", "duplicate id 'x'"),
-    ("q.csv", "question,document_id\nWho?,nope\n", "unknown document_id"),
-    ("q.jsonl", '{"question": "Who?", "document_id": "book:b"}\n{"question": \n', "line 2"),
-    ("q.jsonl", "[1, 2]\n", "JSON object"),
-    ("q.csv", "question,document_id\n,book:b\n", "empty value"),
-    ("q.txt", "question\n", "unsupported file type"),
-    ("q.csv", b"\x00\x01\x02", "binary"),
-])
+@pytest.mark.parametrize(
+    "name,content,message",
+    [
+        ("q.csv", "question,doc\nWho?,book:b\n", "column 'document_id'"),
+        ("q.csv", "id,question,document_id\nx,Who?,book:b\nx,Why?,book:b\n", "duplicate id 'x'"),
+        ("q.csv", "question,document_id\nWho?,nope\n", "unknown document_id"),
+        ("q.jsonl", '{"question": "Who?", "document_id": "book:b"}\n{"question": \n', "line 2"),
+        ("q.jsonl", "[1, 2]\n", "JSON object"),
+        ("q.csv", "question,document_id\n,book:b\n", "empty value"),
+        ("q.txt", "question\n", "unsupported file type"),
+        ("q.csv", b"\x00\x01\x02", "binary"),
+    ],
+)
 def test_import_questions_bad_input(db_path, tmp_path, name, content, message):
     db = open_db(db_path)
     import_book(db, _book(tmp_path))
@@ -195,9 +241,12 @@ def test_import_questions_bad_input(db_path, tmp_path, name, content, message):
         path.write_bytes(content)
     else:
         path.write_text(content, encoding="utf-8")
-    result = subprocess.run([sys.executable, "-m", "core", "--db", str(db_path),
-                             "import-questions", str(path)], capture_output=True, text=True,
-                            cwd=ROOT)
+    result = subprocess.run(
+        [sys.executable, "-m", "core", "--db", str(db_path), "import-questions", str(path)],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+    )
     assert result.returncode == 2
     assert message in result.stderr and name in result.stderr
     assert len(result.stderr.strip().splitlines()) == 1

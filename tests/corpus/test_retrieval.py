@@ -8,7 +8,7 @@ from core.corpus import retrieval
 from core.corpus.documents import get_passages, upsert_document
 from core.errors import InputError
 
-FILLER = ("The weather was grey and the road was long, and nothing much happened on it that day. ")
+FILLER = "The weather was grey and the road was long, and nothing much happened on it that day. "
 
 TOPICS = [
     "The bishop gave the silver candlesticks to the convict and told him to become an honest man.",
@@ -74,7 +74,7 @@ def test_budget_below_one_passage_gives_a_sentence_excerpt_of_the_best_passage(b
     assert part.idx == 1 and part.n_tokens <= 60 and part.n_tokens == count_tokens(part.text)
     # the excerpt is whole sentences of the stored passage, and holds the relevant one
     assert "lighthouse keeper counted ships through the storm" in part.text
-    assert part.text == get_document(book, "book")["text"][part.start:part.end]
+    assert part.text == get_document(book, "book")["text"][part.start : part.end]
     assert whole.start <= part.start < part.end <= whole.end
     assert part.text.rstrip().endswith(".") and part.text[0].isupper()
 
@@ -103,14 +103,20 @@ def test_index_cached_and_rebuilt_on_change(book, monkeypatch):
     import bm25s
 
     original = bm25s.BM25.index
-    monkeypatch.setattr(bm25s.BM25, "index",
-                        lambda self, *a, **k: built.append(1) or original(self, *a, **k))
+    monkeypatch.setattr(
+        bm25s.BM25, "index", lambda self, *a, **k: built.append(1) or original(self, *a, **k)
+    )
     retrieval.search(book, "book", "inspector")
     retrieval.retrieve(book, "book", "convent")
     assert built == []
     assert retrieval.cache_info()["size"] == 1
-    upsert_document(book, "book", _book() + "\n\nA new paragraph about a lighthouse.",
-                    kind="book", source="file")
+    upsert_document(
+        book,
+        "book",
+        _book() + "\n\nA new paragraph about a lighthouse.",
+        kind="book",
+        source="file",
+    )
     hits = retrieval.search(book, "book", "new paragraph lighthouse", k=1)
     assert built == [1]
     assert "new paragraph" in hits[0][0].text

@@ -10,59 +10,100 @@ import pytest
 
 from core.corpus.documents import upsert_document
 from core.errors import ConfigError, InputError
-from core.exam.book_case import (BOOK_EXPERIMENT, SUFFIX, book_systems, build_book_demo, overview,
-                                 pick_book, ranks)
-from core.views.exam import book_correlation_frame, book_systems_frame
+from core.exam.book_case import (
+    BOOK_EXPERIMENT,
+    SUFFIX,
+    book_systems,
+    build_book_demo,
+    overview,
+    pick_book,
+    ranks,
+)
 from core.pipeline.config import read_toml
 from core.store.connection import utcnow
+from core.views.exam import book_correlation_frame, book_systems_frame
 
 ROOT = Path(__file__).resolve().parents[2]
-STORY = "ed524405685e79384ca61daa883a2c0da21cfc9c"      # An Ideal Husband, about 51k tokens
+STORY = "ed524405685e79384ca61daa883a2c0da21cfc9c"  # An Ideal Husband, about 51k tokens
 
-FACTS = ["Alice lent Bob the silver compass in the harbour.",
-         "Bob mocked Alice for her maps at the autumn fair.",
-         "Alice hid Bob in the mill when the soldiers came.",
-         "Bob carried Alice across the flooded bridge at night.",
-         "Alice forgave Bob at the lighthouse when the compass came back.",
-         "Bob named his boat after Alice in the last summer."]
-KEY_AT = [4, 9, 14, 19, 24, 29]                  # paragraph positions of the facts (of 32)
+FACTS = [
+    "Alice lent Bob the silver compass in the harbour.",
+    "Bob mocked Alice for her maps at the autumn fair.",
+    "Alice hid Bob in the mill when the soldiers came.",
+    "Bob carried Alice across the flooded bridge at night.",
+    "Alice forgave Bob at the lighthouse when the compass came back.",
+    "Bob named his boat after Alice in the last summer.",
+]
+KEY_AT = [4, 9, 14, 19, 24, 29]  # paragraph positions of the facts (of 32)
 
 
 def _filler(i: int) -> str:
-    return " ".join(f"The rain fell on the quiet town in season {i} and the market stalls stood "
-                    f"empty while carts number {i * 7 + k} rolled past the chapel."
-                    for k in range(12))
+    return " ".join(
+        f"The rain fell on the quiet town in season {i} and the market stalls stood "
+        f"empty while carts number {i * 7 + k} rolled past the chapel."
+        for k in range(12)
+    )
 
 
 def _book(db) -> str:
     paras = [_filler(i) for i in range(32)]
     for fact, pos in zip(FACTS, KEY_AT):
         paras[pos] = f"{fact} " + " ".join(
-            f"Alice and Bob spoke of it again on day {pos * 3 + k}." for k in range(4))
-    upsert_document(db, "synthetic", "\n\n".join(paras), kind="book", source="file",
-                    title="The Compass", author="A. Tester")
+            f"Alice and Bob spoke of it again on day {pos * 3 + k}." for k in range(4)
+        )
+    upsert_document(
+        db,
+        "synthetic",
+        "\n\n".join(paras),
+        kind="book",
+        source="file",
+        title="The Compass",
+        author="A. Tester",
+    )
     for rank, (name, n) in enumerate([("Alice", 30), ("Bob", 28)], start=1):
-        db["entities"].insert({"document_id": "synthetic", "name": name, "aliases": "[]",
-                               "label": "PERSON", "n_mentions": n, "rank": rank,
-                               "method": "proper-noun"})
+        db["entities"].insert(
+            {
+                "document_id": "synthetic",
+                "name": name,
+                "aliases": "[]",
+                "label": "PERSON",
+                "n_mentions": n,
+                "rank": rank,
+                "method": "proper-noun",
+            }
+        )
     now = utcnow()
     for i in range(len(FACTS) - 1):
         early, late = FACTS[i], FACTS[i + 1]
-        db["questions"].insert({
-            "id": f"syn-q{i}", "document_id": "synthetic", "origin": "generated",
-            "question": f"How does the relationship between Alice and Bob change between the "
-                        f"early passage where “{early}” and the later passage where “{late}”?",
-            "answers": json.dumps([f"early — “{early}” Later — “{late}”"]),
-            "status": "pending", "created_at": now, "updated_at": now})
+        db["questions"].insert(
+            {
+                "id": f"syn-q{i}",
+                "document_id": "synthetic",
+                "origin": "generated",
+                "question": f"How does the relationship between Alice and Bob change between the "
+                f"early passage where “{early}” and the later passage where “{late}”?",
+                "answers": json.dumps([f"early — “{early}” Later — “{late}”"]),
+                "status": "pending",
+                "created_at": now,
+                "updated_at": now,
+            }
+        )
     return "synthetic"
 
 
 def _config(strategies: list[str]) -> dict:
     raw = read_toml(BOOK_EXPERIMENT)
     raw["name"] = "exam_book_test"
-    raw["systems"] = [{"name": f"ov/{s}", "kind": "oracle", "suffix": f"{SUFFIX}{s}",
-                       "model": "offline:extractive", "request_params": {"sentences": 2}}
-                      for s in strategies]
+    raw["systems"] = [
+        {
+            "name": f"ov/{s}",
+            "kind": "oracle",
+            "suffix": f"{SUFFIX}{s}",
+            "model": "offline:extractive",
+            "request_params": {"sentences": 2},
+        }
+        for s in strategies
+    ]
     return raw
 
 
@@ -72,12 +113,12 @@ SYNTHETIC = ["bm25-entities-3000", "bm25-entities-400", "opening-700", "spread-7
 def test_overview_strategies_never_read_the_exam(db):
     doc = _book(db)
     before = {s: overview(db, doc, s)[0] for s in SYNTHETIC}
-    db.execute("delete from questions")                       # the exam cannot change them
+    db.execute("delete from questions")  # the exam cannot change them
     assert {s: overview(db, doc, s)[0] for s in SYNTHETIC} == before
-    assert all(f in before["bm25-entities-3000"] for f in FACTS)   # names -> every key passage
-    assert sum(f in before["bm25-entities-400"] for f in FACTS) == 1   # one passage fits
+    assert all(f in before["bm25-entities-3000"] for f in FACTS)  # names -> every key passage
+    assert sum(f in before["bm25-entities-400"] for f in FACTS) == 1  # one passage fits
     assert "season 0 " in before["opening-700"] and FACTS[0] not in before["opening-700"]
-    assert "season 0 " not in before["spread-700"]             # spread skips the opening
+    assert "season 0 " not in before["spread-700"]  # spread skips the opening
     with pytest.raises(ConfigError):
         overview(db, doc, "summary-100")
     with pytest.raises(ConfigError):
@@ -105,7 +146,7 @@ def test_synthetic_book_correlation_stored_and_idempotent(db):
     assert list(systems["system"])[0] == "ov/bm25-entities-3000"
     assert systems["EXAM rank"].min() == 1 and set(systems["Bradley-Terry rank"]) >= {1}
     judged = db["judgments"].count
-    again = build_book_demo(db, doc, config=_config(SYNTHETIC), n_boot=50)    # idempotent
+    again = build_book_demo(db, doc, config=_config(SYNTHETIC), n_boot=50)  # idempotent
     assert db["judgments"].count == judged and again["answers"]["answered"] == 0
     assert db["exam_book_correlations"].count == 1
     assert again["spearman"] == pytest.approx(res["spearman"])
@@ -114,9 +155,9 @@ def test_synthetic_book_correlation_stored_and_idempotent(db):
 
 def test_pick_book_and_errors(db):
     with pytest.raises(InputError):
-        pick_book(db)                                         # no generated questions anywhere
+        pick_book(db)  # no generated questions anywhere
     _book(db)
-    assert pick_book(db) == "synthetic"                       # demo book absent: the fallback
+    assert pick_book(db) == "synthetic"  # demo book absent: the fallback
     with pytest.raises(InputError):
         pick_book(db, min_questions=50)
     assert ranks([0.5, 0.9, 0.5, 0.1]) == [2, 1, 2, 4]
@@ -132,10 +173,10 @@ def test_runs_on_a_small_real_story(db):
     kept = generate_questions(db, STORY, "baseline", n_entities=8, per_entity=2)["kept"]
     assert kept >= 5
     start = time.perf_counter()
-    res = build_book_demo(db, n_boot=50)                       # picks the story (no demo book)
+    res = build_book_demo(db, n_boot=50)  # picks the story (no demo book)
     assert time.perf_counter() - start < 20
     assert res["document_id"] == STORY and res["n_systems"] == 4
     assert res["n_questions"] == kept and res["n_judgments"] == kept * 6 * 2
     assert all(0 <= s["exam"] <= 1 for s in res["systems"])
-    assert res["experiment"].startswith("exam_book_demo:")    # TOML names Les Miserables
+    assert res["experiment"].startswith("exam_book_demo:")  # TOML names Les Miserables
     assert not book_systems_frame(db, STORY).empty

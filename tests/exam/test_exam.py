@@ -20,14 +20,19 @@ SHARED = Path("/work/shared/data/exam_trec_car_y3/flan-t5-exam-appendix/car-y3-g
 
 # --- scores -----------------------------------------------------------------------------------
 
+
 def toy():
     """Two queries: q1 has 4 questions (a-d), q2 has 2 (e, f).
 
     gold answers a, b (q1) and e (q2); s1 answers a, b, c (q1) and nothing in q2 (article, 0);
     s2 has no article for q2 and answers a (q1).
     """
-    correct = {("_gold_", "q1"): {"a", "b"}, ("_gold_", "q2"): {"e"},
-               ("s1", "q1"): {"a", "b", "c"}, ("s2", "q1"): {"a"}}
+    correct = {
+        ("_gold_", "q1"): {"a", "b"},
+        ("_gold_", "q2"): {"e"},
+        ("s1", "q1"): {"a", "b", "c"},
+        ("s2", "q1"): {"a"},
+    }
     has = {("_gold_", "q1"), ("_gold_", "q2"), ("s1", "q1"), ("s1", "q2"), ("s2", "q1")}
     return exam_scores(correct, {"q1": 4, "q2": 2}, ["_gold_", "s1", "s2"], has)
 
@@ -52,21 +57,31 @@ def test_n_exam_above_one_against_gold():
     by = {r.system: r for r in toy()}
     # s1: q1 (3/4)/(2/4) = 1.5, q2 0/(1/2) = 0 -> mean 0.75; on q1 alone it exceeds 1.
     assert by["s1"].n_exam_gold == pytest.approx(0.75)
-    only_q1 = {r.system: r for r in exam_scores({("_gold_", "q1"): {"a", "b"},
-                                                  ("s1", "q1"): {"a", "b", "c"}},
-                                                 {"q1": 4}, ["_gold_", "s1"])}
+    only_q1 = {
+        r.system: r
+        for r in exam_scores(
+            {("_gold_", "q1"): {"a", "b"}, ("s1", "q1"): {"a", "b", "c"}},
+            {"q1": 4},
+            ["_gold_", "s1"],
+        )
+    }
     assert only_q1["s1"].n_exam_gold == pytest.approx(1.5) and only_q1["s1"].n_exam_gold > 1
     assert only_q1["_gold_"].n_exam_gold == pytest.approx(1.0)
 
 
 def test_skipped_query_scores_zero_and_gold_zero_queries_left_out():
     by = {r.system: r for r in toy()}
-    assert by["s2"].per_query == {"q1": 0.25, "q2": 0.0}   # no article for q2 -> 0
+    assert by["s2"].per_query == {"q1": 0.25, "q2": 0.0}  # no article for q2 -> 0
     assert by["s2"].n_articles == 1 and by["s2"].n_queries == 2
     # gold answers nothing in q3: n-EXAM(gold) averages over q1 only.
-    rows = {r.system: r for r in exam_scores(
-        {("_gold_", "q1"): {"a"}, ("s", "q1"): {"a"}, ("s", "q3"): {"x"}},
-        {"q1": 2, "q3": 1}, ["_gold_", "s"])}
+    rows = {
+        r.system: r
+        for r in exam_scores(
+            {("_gold_", "q1"): {"a"}, ("s", "q1"): {"a"}, ("s", "q3"): {"x"}},
+            {"q1": 2, "q3": 1},
+            ["_gold_", "s"],
+        )
+    }
     assert rows["s"].n_queries_gold == 1 and rows["s"].n_exam_gold == pytest.approx(1.0)
     assert rows["s"].exam == pytest.approx((0.5 + 1.0) / 2)
     with pytest.raises(InputError):
@@ -80,15 +95,18 @@ def test_mean_se_edge_cases():
 
 # --- correlation ------------------------------------------------------------------------------
 
+
 def test_plain_correlation_matches_scipy():
     a = {"s1": 0.9, "s2": 0.5, "s3": 0.5, "s4": 0.1, "s5": 0.7}
     b = {"s1": 3.0, "s2": 1.0, "s3": 2.0, "s4": 0.0, "s5": 4.0}
     names = sorted(a)
     c = leaderboard_correlation(a, b)
-    assert c["spearman"] == pytest.approx(spearmanr([a[s] for s in names],
-                                                    [b[s] for s in names])[0])
-    assert c["kendall"] == pytest.approx(kendalltau([a[s] for s in names],
-                                                    [b[s] for s in names])[0])
+    assert c["spearman"] == pytest.approx(
+        spearmanr([a[s] for s in names], [b[s] for s in names])[0]
+    )
+    assert c["kendall"] == pytest.approx(
+        kendalltau([a[s] for s in names], [b[s] for s in names])[0]
+    )
 
 
 def test_float_noise_is_a_tie_not_an_order():
@@ -118,12 +136,13 @@ def test_tie_breaking_correlation_against_scipy_fixed_seeds():
     for seed in (0, 1, 7):
         c = leaderboard_correlation(a, ref, se=se, repeats=10, seed=seed)
         again = leaderboard_correlation(a, ref, se=se, repeats=10, seed=seed)
-        assert c["spearman_ties"] == again["spearman_ties"]        # seeded: reproducible
+        assert c["spearman_ties"] == again["spearman_ties"]  # seeded: reproducible
         mixes = [(k * outcomes[0][0] + (10 - k) * outcomes[1][0]) / 10 for k in range(11)]
         k = min(range(11), key=lambda i: abs(mixes[i] - c["spearman_ties"]))
         assert c["spearman_ties"] == pytest.approx(mixes[k])
         assert c["kendall_ties"] == pytest.approx(
-            (k * outcomes[0][1] + (10 - k) * outcomes[1][1]) / 10)
+            (k * outcomes[0][1] + (10 - k) * outcomes[1][1]) / 10
+        )
     # With SEs too small to tie anything, the result is scipy's on the raw scores.
     c = leaderboard_correlation(a, ref, se={s: 1e-6 for s in a}, repeats=10, seed=0)
     assert c["spearman_ties"] == pytest.approx(spearmanr([a[s] for s in names], truth)[0])
@@ -134,21 +153,41 @@ def test_tie_breaking_correlation_against_scipy_fixed_seeds():
 
 # --- CAR Y3 importer --------------------------------------------------------------------------
 
+
 def _line(**kw):
-    rec = {"query_id": "tqa2:L_1", "query_text": "rocks / minerals", "qid": "q1",
-           "question": "What is a mineral?", "choices": None, "correctKey": None,
-           "correct": None, "facet_id": "T_1"}
+    rec = {
+        "query_id": "tqa2:L_1",
+        "query_text": "rocks / minerals",
+        "qid": "q1",
+        "question": "What is a mineral?",
+        "choices": None,
+        "correctKey": None,
+        "correct": None,
+        "facet_id": "T_1",
+    }
     rec.update(kw)
     return json.dumps(rec)
 
 
 def test_car_importer_free_text_and_multiple_choice(db, tmp_path):
     path = tmp_path / "bank.jsonl"
-    path.write_text("\n".join([
-        _line(),
-        _line(qid="q2", query_id="tqa2:L_2", question="Which rock is igneous?",
-              choices={"a": "granite", "b": "limestone"}, correctKey="a", correct="granite"),
-    ]) + "\n", encoding="utf-8")
+    path.write_text(
+        "\n".join(
+            [
+                _line(),
+                _line(
+                    qid="q2",
+                    query_id="tqa2:L_2",
+                    question="Which rock is igneous?",
+                    choices={"a": "granite", "b": "limestone"},
+                    correctKey="a",
+                    correct="granite",
+                ),
+            ]
+        )
+        + "\n",
+        encoding="utf-8",
+    )
     res = import_car_bank(db, path, bank_id="b")
     assert res == {"bank_id": "b", "n_queries": 2, "n_questions": 2, "n_blank_skipped": 0}
     qs = {q["qid"]: q for q in bank_questions(db, "b")}
@@ -161,19 +200,22 @@ def test_car_importer_free_text_and_multiple_choice(db, tmp_path):
     assert db["questions"].count == 0
 
 
-@pytest.mark.parametrize("bad, message", [
-    ("{not json", "not valid JSON"),
-    (_line(question=None), "missing or empty field 'question'"),
-    (_line(qid=""), "missing or empty field 'qid'"),
-    (_line(qid="q9", choices={"a": "x", "b": "y"}, correctKey="c"), "'correctKey'"),
-    (_line(), "duplicate qid"),
-    ("[1, 2]", "expected a JSON object"),
-    (_line(query_text=5), "field 'query_text' must be a string or null"),
-    (_line(facet_id=["T_1"]), "field 'facet_id' must be a string or null"),
-    (_line(correct={"a": 1}), "field 'correct' must be a string or null"),
-    (json.dumps({"query_id": "q", "facet_id": "T", "items": 5}), "'items' must be a list"),
-    (json.dumps({"query_id": "q", "facet_id": "T", "items": [5]}), "every 'items' entry"),
-])
+@pytest.mark.parametrize(
+    "bad, message",
+    [
+        ("{not json", "not valid JSON"),
+        (_line(question=None), "missing or empty field 'question'"),
+        (_line(qid=""), "missing or empty field 'qid'"),
+        (_line(qid="q9", choices={"a": "x", "b": "y"}, correctKey="c"), "'correctKey'"),
+        (_line(), "duplicate qid"),
+        ("[1, 2]", "expected a JSON object"),
+        (_line(query_text=5), "field 'query_text' must be a string or null"),
+        (_line(facet_id=["T_1"]), "field 'facet_id' must be a string or null"),
+        (_line(correct={"a": 1}), "field 'correct' must be a string or null"),
+        (json.dumps({"query_id": "q", "facet_id": "T", "items": 5}), "'items' must be a list"),
+        (json.dumps({"query_id": "q", "facet_id": "T", "items": [5]}), "every 'items' entry"),
+    ],
+)
 def test_car_importer_malformed_line_writes_nothing(db, tmp_path, bad, message):
     path = tmp_path / "bad.jsonl"
     path.write_text(_line() + "\n" + bad + "\n", encoding="utf-8")
@@ -199,17 +241,18 @@ def test_full_shared_bank_counts(db):
 @pytest.mark.skipif(not SHARED.is_file(), reason="shared CAR Y3 data not present")
 def test_full_shared_bank_with_one_malformed_line_writes_nothing(db, tmp_path):
     lines = SHARED.read_text(encoding="utf-8").split("\n")
-    lines[6999] = lines[6999][: len(lines[6999]) // 2]          # line 7000 cut in half
+    lines[6999] = lines[6999][: len(lines[6999]) // 2]  # line 7000 cut in half
     path = tmp_path / "car-y3-genq.jsonl"
     path.write_text("\n".join(lines), encoding="utf-8")
     with pytest.raises(InputError) as err:
         import_car_bank(db, path)
     assert err.value.line == 7000 and "line 7000" in str(err.value)
-    assert "\n" not in str(err.value)                           # one line
+    assert "\n" not in str(err.value)  # one line
     assert db["exam_questions"].count == 0 and db["exam_banks"].count == 0
 
 
 # --- CAR reproduction -------------------------------------------------------------------------
+
 
 def test_reproduce_car_matches_published_tables():
     result = reproduce_car(RESULTS)
@@ -229,8 +272,11 @@ def test_reproduce_car_matches_published_tables():
 
 def test_car_results_parser_rejects_bad_number(tmp_path):
     path = tmp_path / "x.tsv"
-    path.write_text("method\texam\t+/-\texam-std\torig_TREC_leaderboard_rank\n"
-                    "A\t0.5\t+/-\t0.01\t1\nB\tzero\t+/-\t0.01\t2\n", encoding="utf-8")
+    path.write_text(
+        "method\texam\t+/-\texam-std\torig_TREC_leaderboard_rank\n"
+        "A\t0.5\t+/-\t0.01\t1\nB\tzero\t+/-\t0.01\t2\n",
+        encoding="utf-8",
+    )
     with pytest.raises(InputError) as err:
         parse_car_results(path)
     assert err.value.line == 3

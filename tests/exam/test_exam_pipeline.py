@@ -9,33 +9,43 @@ from pathlib import Path
 import pytest
 
 from core.errors import ConfigError, InputError
-from core.exam.workflow import build_demo
-from core.exam.bt_correlation import correlate_with_bradley_terry
-from core.exam.bank import derive_bank
 from core.exam.articles import GOLD, pool_article, store_article
-from core.exam.bank import import_car_bank
+from core.exam.bank import derive_bank, import_car_bank
+from core.exam.bt_correlation import correlate_with_bradley_terry
 from core.exam.grading import grade_bank, parse_choice, parse_rating
-from core.exam.scores import run_scores
 from core.exam.lexical import choose_answer, index_article, lexical_answerability, token_f1
-from core.views.exam import (answered_frame, car_reproduction_frame, correlation_frame,
-                             leaderboard_frame, runs_frame)
+from core.exam.scores import run_scores
+from core.exam.workflow import build_demo
 from core.store.connection import utcnow
+from core.views.exam import (
+    answered_frame,
+    car_reproduction_frame,
+    correlation_frame,
+    leaderboard_frame,
+    runs_frame,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
-ARTICLE = ("Granite is an igneous rock that forms when magma cools slowly underground. "
-           "Limestone is a sedimentary rock made of calcium carbonate from shells. "
-           "Marble forms when limestone is changed by heat and pressure.")
+ARTICLE = (
+    "Granite is an igneous rock that forms when magma cools slowly underground. "
+    "Limestone is a sedimentary rock made of calcium carbonate from shells. "
+    "Marble forms when limestone is changed by heat and pressure."
+)
 
 
 # --- offline baselines ------------------------------------------------------------------------
 
+
 def test_mc_baseline_picks_supported_choice_and_abstains():
     idx = index_article(ARTICLE, sentences=1)
-    d = choose_answer(idx, "Which rock forms when magma cools?",
-                      {"a": "limestone made of shells", "b": "granite", "c": "basalt"})
+    d = choose_answer(
+        idx,
+        "Which rock forms when magma cools?",
+        {"a": "limestone made of shells", "b": "granite", "c": "basalt"},
+    )
     assert d.key == "b" and d.margin > 0 and d.scores["c"] == 0
     none = choose_answer(idx, "What is the capital of France?", {"a": "Paris", "b": "Lyon"})
-    assert none.key is None                         # no choice term in the article
+    assert none.key is None  # no choice term in the article
 
 
 def test_lexical_answerability_grade():
@@ -62,10 +72,10 @@ def test_token_f1_and_parsers():
 def test_pool_article_budget_and_order():
     pool = ["Granite is igneous.", "Shells make limestone.", "Granite granite magma cools."]
     text = pool_article(pool, "granite magma", budget_tokens=100)
-    assert text == "Granite is igneous.\n\nGranite granite magma cools."   # pool order kept
+    assert text == "Granite is igneous.\n\nGranite granite magma cools."  # pool order kept
     from core.corpus.documents import count_tokens
 
-    best = count_tokens(pool[2])             # the best passage alone fills this budget
+    best = count_tokens(pool[2])  # the best passage alone fills this budget
     assert pool_article(pool, "granite magma", budget_tokens=best) == pool[2]
     # too small for the best one: it is skipped and a smaller, lower-ranked one fills in
     assert count_tokens(pool[0]) < best
@@ -75,16 +85,39 @@ def test_pool_article_budget_and_order():
 
 # --- grading runs -----------------------------------------------------------------------------
 
+
 def _bank(db, tmp_path):
     lines = [
-        {"query_id": "q1", "query_text": "rocks", "qid": "mc1", "question": "Which rock forms when "
-         "magma cools?", "choices": {"a": "limestone", "b": "granite"}, "correctKey": "b",
-         "correct": "granite", "facet_id": ""},
-        {"query_id": "q1", "query_text": "rocks", "qid": "ft1",
-         "question": "Is granite an igneous rock?", "choices": None, "correctKey": None,
-         "correct": None, "facet_id": ""},
-        {"query_id": "q2", "query_text": "oceans", "qid": "ft2", "question": "What are tides?",
-         "choices": None, "correctKey": None, "correct": None, "facet_id": ""},
+        {
+            "query_id": "q1",
+            "query_text": "rocks",
+            "qid": "mc1",
+            "question": "Which rock forms when magma cools?",
+            "choices": {"a": "limestone", "b": "granite"},
+            "correctKey": "b",
+            "correct": "granite",
+            "facet_id": "",
+        },
+        {
+            "query_id": "q1",
+            "query_text": "rocks",
+            "qid": "ft1",
+            "question": "Is granite an igneous rock?",
+            "choices": None,
+            "correctKey": None,
+            "correct": None,
+            "facet_id": "",
+        },
+        {
+            "query_id": "q2",
+            "query_text": "oceans",
+            "qid": "ft2",
+            "question": "What are tides?",
+            "choices": None,
+            "correctKey": None,
+            "correct": None,
+            "facet_id": "",
+        },
     ]
     path = tmp_path / "bank.jsonl"
     path.write_text("\n".join(json.dumps(x) for x in lines) + "\n", encoding="utf-8")
@@ -95,16 +128,20 @@ def _bank(db, tmp_path):
 
 def test_offline_grading_run(db, tmp_path):
     _bank(db, tmp_path)
-    run = grade_bank(db, "toy")                          # self-rating, threshold 4
+    run = grade_bank(db, "toy")  # self-rating, threshold 4
     by = {r.system: r for r in run_scores(db, run)}
     # good: q1 2/2 (mc by key, free text grade 5), q2 no article -> 0 => EXAM 0.5
     assert by["good"].exam == pytest.approx(0.5) and by["good"].per_query["q2"] == 0.0
     assert by["bad"].exam == pytest.approx(0.0)
-    grades = list(db.query("select status, answer from exam_grades where question_id = "
-                           "'toy::mc1' order by article_id"))
+    grades = list(
+        db.query(
+            "select status, answer from exam_grades where question_id = "
+            "'toy::mc1' order by article_id"
+        )
+    )
     assert grades[0]["answer"] == "b" and grades[1]["status"] == "abstained"
     frame = answered_frame(db, run, "q1")
-    assert sorted(frame["good"]) == ["yes", "yes (5)"]      # mc by key; free text rated 5
+    assert sorted(frame["good"]) == ["yes", "yes (5)"]  # mc by key; free text rated 5
     assert set(frame["bad"]) == {"no", "no (0)"}
     assert len(runs_frame(db)) == 1
     # re-running replaces the run's grades instead of doubling them
@@ -122,7 +159,7 @@ def test_scripted_model_grading_counts_unparsed(db, tmp_path):
             return "b" if "Granite" in req.context else "none"
         if "Granite" in req.context:
             return '{"rating": 5, "answer": "yes"}'
-        return "no idea"                                # unparsable self-rating
+        return "no idea"  # unparsable self-rating
 
     set_script("exam-qa", reply)
     run = grade_bank(db, "toy", qa_model="scripted:exam-qa")
@@ -139,15 +176,38 @@ def test_scripted_model_grading_counts_unparsed(db, tmp_path):
 
 def test_ground_truth_lexical_on_derived_bank(db):
     now = utcnow()
-    db["documents"].insert({"id": "book", "title": "Rocks", "kind": "book", "source": "file",
-                            "text": ARTICLE, "n_chars": len(ARTICLE), "n_tokens": 40,
-                            "sha256": "x", "created_at": now, "updated_at": now})
-    for i, (q, a) in enumerate([("What kind of rock is granite?", "an igneous rock"),
-                                ("What is limestone made of?", "calcium carbonate from shells"),
-                                ("Who wrote the book?", "nobody")]):
-        db["questions"].insert({"id": f"g{i}", "document_id": "book", "question": q,
-                                "answers": json.dumps([a]), "origin": "generated",
-                                "created_at": now, "updated_at": now})
+    db["documents"].insert(
+        {
+            "id": "book",
+            "title": "Rocks",
+            "kind": "book",
+            "source": "file",
+            "text": ARTICLE,
+            "n_chars": len(ARTICLE),
+            "n_tokens": 40,
+            "sha256": "x",
+            "created_at": now,
+            "updated_at": now,
+        }
+    )
+    for i, (q, a) in enumerate(
+        [
+            ("What kind of rock is granite?", "an igneous rock"),
+            ("What is limestone made of?", "calcium carbonate from shells"),
+            ("Who wrote the book?", "nobody"),
+        ]
+    ):
+        db["questions"].insert(
+            {
+                "id": f"g{i}",
+                "document_id": "book",
+                "question": q,
+                "answers": json.dumps([a]),
+                "origin": "generated",
+                "created_at": now,
+                "updated_at": now,
+            }
+        )
     res = derive_bank(db, "book")
     assert res["n_questions"] == 3
     with pytest.raises(InputError):
@@ -161,13 +221,32 @@ def test_ground_truth_lexical_on_derived_bank(db):
 
 def test_exam_vs_bradley_terry(db):
     now = utcnow()
-    db["documents"].insert({"id": "book", "title": "Rocks", "kind": "book", "source": "file",
-                            "text": ARTICLE, "n_chars": 1, "n_tokens": 1, "sha256": "x",
-                            "created_at": now, "updated_at": now})
+    db["documents"].insert(
+        {
+            "id": "book",
+            "title": "Rocks",
+            "kind": "book",
+            "source": "file",
+            "text": ARTICLE,
+            "n_chars": 1,
+            "n_tokens": 1,
+            "sha256": "x",
+            "created_at": now,
+            "updated_at": now,
+        }
+    )
     for i in range(6):
-        db["questions"].insert({"id": f"g{i}", "document_id": "book", "question": f"q{i}",
-                                "answers": "[]", "origin": "generated", "created_at": now,
-                                "updated_at": now})
+        db["questions"].insert(
+            {
+                "id": f"g{i}",
+                "document_id": "book",
+                "question": f"q{i}",
+                "answers": "[]",
+                "origin": "generated",
+                "created_at": now,
+                "updated_at": now,
+            }
+        )
     bank = derive_bank(db, "book")["bank_id"]
     quality = {"s1": "granite " * 5, "s2": "granite " * 3, "s3": "granite", "s4": "shells"}
     for s, text in quality.items():
@@ -175,9 +254,15 @@ def test_exam_vs_bradley_terry(db):
     from core.llm.scripted import set_script
 
     # the scripted Q/A rates question i answerable when the article repeats 'granite' > i times
-    set_script("exam-bt", lambda r: json.dumps(
-        {"rating": 5 if r.context.count("granite") > int(r.fields["question"][1:]) else 1,
-         "answer": ""}))
+    set_script(
+        "exam-bt",
+        lambda r: json.dumps(
+            {
+                "rating": 5 if r.context.count("granite") > int(r.fields["question"][1:]) else 1,
+                "answer": "",
+            }
+        ),
+    )
     run = grade_bank(db, bank, qa_model="scripted:exam-bt")
     # side-by-side verdicts agreeing with the order s1 > s2 > s3 > s4, with a few upsets
     verdicts = []
@@ -188,21 +273,31 @@ def test_exam_vs_bradley_terry(db):
                 upset = (qi + i + j) % 5 == 0
                 verdicts.append((f"g{qi}", order[i], order[j], "B" if upset else "A"))
     for q, a, b, v in verdicts:
-        db["judgments"].insert({"kind": "pairwise", "question_id": q, "rater": "auto:test",
-                                "rater_kind": "auto", "system_a": a, "system_b": b,
-                                "verdict": v, "created_at": now})
+        db["judgments"].insert(
+            {
+                "kind": "pairwise",
+                "question_id": q,
+                "rater": "auto:test",
+                "rater_kind": "auto",
+                "system_a": a,
+                "system_b": b,
+                "verdict": v,
+                "created_at": now,
+            }
+        )
     out = correlate_with_bradley_terry(db, run, "book", n_boot=50)
     assert out["n_systems"] == 4
     assert out["exam"]["s1"] > out["exam"]["s2"] > out["exam"]["s3"] >= out["exam"]["s4"]
     assert out["spearman"] > 0.7 and -1 <= out["kendall_ties"] <= 1
     frame = correlation_frame(db, run, bt_document="book")
     assert "Bradley-Terry (side by side)" in set(frame["reference"])
-    row = frame[(frame["reference"] == "Bradley-Terry (side by side)")
-                & (frame["measure"] == "EXAM")].iloc[0]
+    row = frame[
+        (frame["reference"] == "Bradley-Terry (side by side)") & (frame["measure"] == "EXAM")
+    ].iloc[0]
     assert row["Spearman"] == pytest.approx(out["spearman"])
     # one query: the EXAM side is tied by its binomial SE, as in correlate_with_bradley_terry
-    from core.exam.scores import leaderboard_correlation
     from core.exam.bt_correlation import bradley_terry_reference
+    from core.exam.scores import leaderboard_correlation
 
     beta, bse = bradley_terry_reference(db, "book", seed=0)
     same = leaderboard_correlation(out["exam"], beta, se=out["exam_se"], reference_se=bse)
@@ -210,6 +305,7 @@ def test_exam_vs_bradley_terry(db):
 
 
 # --- demo, views, CLI -------------------------------------------------------------------------
+
 
 def test_demo_is_fast_and_orders_systems(db):
     start = time.perf_counter()
@@ -222,7 +318,7 @@ def test_demo_is_fast_and_orders_systems(db):
     assert board.loc[board["system"] == GOLD, "n-EXAM (gold)"].item() == pytest.approx(1.0)
     corr = correlation_frame(db, res["run_id"])
     assert set(corr["reference"]) == {"ROUGE-1 F1 vs gold"}
-    build_demo(db, ROOT / "demo")                              # idempotent
+    build_demo(db, ROOT / "demo")  # idempotent
     assert db["exam_banks"].count == 1
 
 
@@ -252,13 +348,23 @@ def test_article_builders_never_see_the_exam(db):
     from core.exam.articles import generate_articles, lead_article, retrieval_article
     from core.llm.scripted import set_script
 
-    book = "\n\n".join([ARTICLE, "Tides are caused by the Moon's gravity.",
-                        "Waves carry energy across the ocean."] * 3)
+    book = "\n\n".join(
+        [ARTICLE, "Tides are caused by the Moon's gravity.", "Waves carry energy across the ocean."]
+        * 3
+    )
     upsert_document(db, "book", book, kind="book", source="file", title="Rocks and seas")
     now = utcnow()
-    db["questions"].insert({"id": "g1", "document_id": "book", "question": "SECRET what is granite?",
-                            "answers": '["igneous rock"]', "origin": "generated",
-                            "created_at": now, "updated_at": now})
+    db["questions"].insert(
+        {
+            "id": "g1",
+            "document_id": "book",
+            "question": "SECRET what is granite?",
+            "answers": '["igneous rock"]',
+            "origin": "generated",
+            "created_at": now,
+            "updated_at": now,
+        }
+    )
     bank = derive_bank(db, "book")["bank_id"]
     seen = []
 
@@ -268,7 +374,7 @@ def test_article_builders_never_see_the_exam(db):
 
     set_script("exam-writer", writer)
     assert generate_articles(db, bank, "writer", "scripted:exam-writer", budget_tokens=200) == 1
-    assert seen and not any("SECRET" in s for s in seen)       # the exam stays held out
+    assert seen and not any("SECRET" in s for s in seen)  # the exam stays held out
     assert "Rocks and seas" in seen[0]
     assert "granite" in retrieval_article(db, "book", "granite magma", 200).lower()
     assert lead_article(db, "book", 10_000).startswith("Granite")
@@ -280,17 +386,41 @@ def test_article_builders_never_see_the_exam(db):
 
 # --- audit additions: configuration errors, model rater, ROUGE-1, leaderboard columns ----------
 
+
 def _derived(db):
     now = utcnow()
-    db["documents"].insert({"id": "book", "title": "Rocks", "kind": "book", "source": "file",
-                            "text": ARTICLE, "n_chars": len(ARTICLE), "n_tokens": 40,
-                            "sha256": "x", "created_at": now, "updated_at": now})
-    for i, (q, a) in enumerate([("What kind of rock is granite?", "an igneous rock"),
-                                ("What is limestone made of?", "calcium carbonate"),
-                                ("Who wrote the book?", "nobody")]):
-        db["questions"].insert({"id": f"g{i}", "document_id": "book", "question": q,
-                                "answers": json.dumps([a]), "origin": "generated",
-                                "created_at": now, "updated_at": now})
+    db["documents"].insert(
+        {
+            "id": "book",
+            "title": "Rocks",
+            "kind": "book",
+            "source": "file",
+            "text": ARTICLE,
+            "n_chars": len(ARTICLE),
+            "n_tokens": 40,
+            "sha256": "x",
+            "created_at": now,
+            "updated_at": now,
+        }
+    )
+    for i, (q, a) in enumerate(
+        [
+            ("What kind of rock is granite?", "an igneous rock"),
+            ("What is limestone made of?", "calcium carbonate"),
+            ("Who wrote the book?", "nobody"),
+        ]
+    ):
+        db["questions"].insert(
+            {
+                "id": f"g{i}",
+                "document_id": "book",
+                "question": q,
+                "answers": json.dumps([a]),
+                "origin": "generated",
+                "created_at": now,
+                "updated_at": now,
+            }
+        )
     bank = derive_bank(db, "book")["bank_id"]
     store_article(db, bank, "book", "s", ARTICLE, kind="imported")
     return bank
@@ -322,8 +452,10 @@ def test_ground_truth_rater_model_decides_and_unparsed_is_counted(db):
     def rater(req):
         seen.append(req)
         if req.task == "answer":
-            return {"What kind of rock is granite?": "igneous rock",
-                    "What is limestone made of?": "shells"}.get(req.fields["question"], "dunno")
+            return {
+                "What kind of rock is granite?": "igneous rock",
+                "What is limestone made of?": "shells",
+            }.get(req.fields["question"], "dunno")
         assert req.task == "match_reference"
         if "granite" in req.fields["question"]:
             return '{"verdict": "yes"}'
@@ -332,20 +464,27 @@ def test_ground_truth_rater_model_decides_and_unparsed_is_counted(db):
         return "cannot say"
 
     set_script("exam-gt", rater)
-    run = grade_bank(db, bank, qa_model="scripted:exam-gt", verification="ground_truth",
-                     rater_model="scripted:exam-gt")
-    got = {r["question_id"].split("::")[1]: (r["correct"], r["status"])
-           for r in db.query("select question_id, correct, status from exam_grades "
-                             "where run_id = ?", [run])}
+    run = grade_bank(
+        db,
+        bank,
+        qa_model="scripted:exam-gt",
+        verification="ground_truth",
+        rater_model="scripted:exam-gt",
+    )
+    got = {
+        r["question_id"].split("::")[1]: (r["correct"], r["status"])
+        for r in db.query(
+            "select question_id, correct, status from exam_grades where run_id = ?", [run]
+        )
+    }
     assert got == {"g0": (1, "ok"), "g1": (0, "ok"), "g2": (None, "unparsed")}
     refs = [r.fields["references"] for r in seen if r.task == "match_reference"]
-    assert ["an igneous rock"] in refs                       # the derived reference answers
+    assert ["an igneous rock"] in refs  # the derived reference answers
     board = leaderboard_frame(db, run)
     row = board[board["system"] == "s"].iloc[0]
     assert row["EXAM"] == pytest.approx(1 / 3) and row["unparsed/errors"] == 1
     # one query: the binomial per-question SE sqrt(p(1-p)/n) is given, labelled
-    assert row["EXAM SE (per question, binomial)"] == pytest.approx(
-        ((1 / 3) * (2 / 3) / 3) ** 0.5)
+    assert row["EXAM SE (per question, binomial)"] == pytest.approx(((1 / 3) * (2 / 3) / 3) ** 0.5)
 
 
 def test_rouge1_against_gold_and_missing_article_scores_zero(db, tmp_path):
@@ -362,10 +501,10 @@ def test_rouge1_against_gold_and_missing_article_scores_zero(db, tmp_path):
     f1 = ref.score(gold, ARTICLE)["rouge1"].fmeasure
     # 'good' has an article for q1 only: (f1 + 0) / 2
     assert scores["good"][0] == pytest.approx(f1 / 2) and 0 < f1 < 1
-    assert scores["good"][1] == pytest.approx(f1 / 2)        # sd(f1, 0)/sqrt(2) = f1/2
+    assert scores["good"][1] == pytest.approx(f1 / 2)  # sd(f1, 0)/sqrt(2) = f1/2
     run = grade_bank(db, "toy")
     board = leaderboard_frame(db, run)
-    assert board["EXAM SE (per question, binomial)"].isna().all()   # two queries: not given
+    assert board["EXAM SE (per question, binomial)"].isna().all()  # two queries: not given
     assert set(board["n-EXAM (gold) queries"]) <= {0, 1, 2}
 
 
@@ -375,8 +514,10 @@ def test_cli_bad_inputs_are_one_line_errors(db_path, tmp_path, capsys):
     assert main(["--db", str(db_path), "exam", "demo"]) == 0
     capsys.readouterr()
     base = ["--db", str(db_path), "exam"]
-    assert main([*base, "articles", "car-y3-sample", "x", "--jsonl",
-                 str(tmp_path / "none.jsonl")]) == 2
+    assert (
+        main([*base, "articles", "car-y3-sample", "x", "--jsonl", str(tmp_path / "none.jsonl")])
+        == 2
+    )
     assert "no such file" in capsys.readouterr().err
     bad = tmp_path / "arts.jsonl"
     bad.write_text('{"query_id": "tqa2:L_0016", "text": "Rocks."}\n{"query_id": 3}\n')

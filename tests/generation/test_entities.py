@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from core.generation import alias_merge, entity_store
-from core.generation import entities as ent
 from core.corpus.documents import clean_gutenberg, read_text_file, upsert_document
 from core.errors import ConfigError, InputError
+from core.generation import alias_merge, entity_store
+from core.generation import entities as ent
 
 STORY = """\
 THE BISHOP
@@ -39,8 +39,15 @@ at the child; Madame Thénardier was cruel. Everyone feared Thénardier.
 #   Thénardier (him): M. Thénardier x2, Thénardier                      -> 3
 #   Madame Thénardier (her, split by the gendered titles)               -> 2
 #   Digne occurs once (< min_mentions); The/Everyone/One/Come/Tomorrow/In are not names.
-EXPECTED = {"Myriel": 5, "Jean Valjean": 5, "Magloire": 3, "Javert": 2, "Paris": 3,
-            "Thénardier": 3, "Madame Thénardier": 2}
+EXPECTED = {
+    "Myriel": 5,
+    "Jean Valjean": 5,
+    "Magloire": 3,
+    "Javert": 2,
+    "Paris": 3,
+    "Thénardier": 3,
+    "Madame Thénardier": 2,
+}
 
 
 def _by_name(found: list[ent.Entity]) -> dict[str, ent.Entity]:
@@ -65,7 +72,7 @@ def test_mention_offsets_and_surfaces():
     found, _ = ent.extract_entities(STORY, "regex")
     for e in found:
         for m in e.mentions:
-            assert " ".join(STORY[m.start:m.end].split()) == m.surface
+            assert " ".join(STORY[m.start : m.end].split()) == m.surface
     valjean = _by_name(found)["Jean Valjean"]
     assert [m.surface for m in valjean.mentions].count("Valjean") == 3  # possessive stripped
     assert [m.start for m in valjean.mentions] == sorted(m.start for m in valjean.mentions)
@@ -75,8 +82,10 @@ def test_alias_rules_units():
     assert ent.fold("Thénardier") == "thenardier"
     assert ent.fold("M.  Myriel") == "m. myriel"
     # subsumption needs dominance: "Pontmercy" between two equally frequent full names stays apart
-    text = ("Then Marius Pontmercy met Georges Pontmercy. Marius Pontmercy and Georges Pontmercy "
-            "spoke. Then Pontmercy left and Pontmercy returned.")
+    text = (
+        "Then Marius Pontmercy met Georges Pontmercy. Marius Pontmercy and Georges Pontmercy "
+        "spoke. Then Pontmercy left and Pontmercy returned."
+    )
     names = {e.name for e in ent.extract_entities(text, "regex")[0]}
     assert {"Marius Pontmercy", "Georges Pontmercy", "Pontmercy"} <= names
 
@@ -86,8 +95,9 @@ def test_merge_groups_and_parsing():
     merged = alias_merge.apply_merge_groups(found, [["Myriel", "Jean Valjean", "Nobody"]])
     top = merged[0]
     assert top.n_mentions == 10 and top.name in {"Myriel", "Jean Valjean"}
-    assert alias_merge.parse_merge_groups('```json\n{"groups": [["A", "B"], ["C"]]}\n```',
-                                  {"A", "B", "C"}) == [["A", "B"]]
+    assert alias_merge.parse_merge_groups(
+        '```json\n{"groups": [["A", "B"], ["C"]]}\n```', {"A", "B", "C"}
+    ) == [["A", "B"]]
     assert alias_merge.parse_merge_groups('[["A", "X", "B"]]', {"A", "B"}) == [["A", "B"]]
     with pytest.raises(ValueError):
         alias_merge.parse_merge_groups("A and B are the same", {"A", "B"})
@@ -104,7 +114,7 @@ def test_build_store_and_rerun_idempotent(db):
     ids = {r["name"]: r["id"] for r in rows}
     mentions = entity_store.get_mentions(db, ids["Myriel"])
     assert len(mentions) == 5
-    assert all(STORY[m["start"]:m["end"]].split() == m["surface"].split() for m in mentions)
+    assert all(STORY[m["start"] : m["end"]].split() == m["surface"].split() for m in mentions)
     assert all(m["passage_idx"] == 0 for m in mentions)  # the story is one passage
     assert entity_store.entity_passage_indexes(db, ids["Myriel"]) == [0]
     n_mentions = db["mentions"].count
@@ -142,8 +152,7 @@ def test_llm_merge_with_scripted_model(db):
     set_script("merge-bad", lambda request: "They are all the same person, I think.")
     summary = entity_store.build_entities(db, "story2", method="regex", model="scripted:merge-bad")
     assert "unparsed" in summary["note"]
-    run = db.execute("select status, note from runs where id = ?",
-                     [summary["run_id"]]).fetchone()
+    run = db.execute("select status, note from runs where id = ?", [summary["run_id"]]).fetchone()
     assert run[0] == "done" and "They are all the same" in run[1]
 
 
@@ -156,8 +165,10 @@ def test_spacy_path_small_text():
 
 
 def _les_mis_path() -> Path | None:
-    for path in (Path(__file__).resolve().parents[2] / "demo" / "books",
-                 Path("/work/shared/data/gutenberg")):
+    for path in (
+        Path(__file__).resolve().parents[2] / "demo" / "books",
+        Path("/work/shared/data/gutenberg"),
+    ):
         hits = sorted(path.glob("*135*les_mis*.txt")) + sorted(path.glob("*les_mis*.txt"))
         if hits:
             return hits[0]

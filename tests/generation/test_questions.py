@@ -6,18 +6,20 @@ import json
 
 import pytest
 
-from core.generation import questions as gen
-from core.generation.candidates import BASELINE
 from core.__main__ import main
 from core.corpus.documents import get_passages, upsert_document
-from core.generation.entity_store import build_entities, get_entities
 from core.errors import ConfigError, ContextTooLongError, InputError
-from core.llm.scripted import call_count, set_script
+from core.generation import questions as gen
+from core.generation.candidates import BASELINE
+from core.generation.entity_store import build_entities, get_entities
 from core.llm.prompts import prompt_hash
+from core.llm.scripted import call_count, set_script
 from core.store.connection import rows
 
-FILLER = ("the rain kept falling on the roofs of the town and the carts went by slowly while "
-          "the bells rang for the evening and nobody in the street looked up at the windows. ")
+FILLER = (
+    "the rain kept falling on the roofs of the town and the carts went by slowly while "
+    "the bells rang for the evening and nobody in the street looked up at the windows. "
+)
 
 
 def _book(n: int = 24) -> str:
@@ -49,42 +51,62 @@ def book(db):
 
 
 TOPICS = {
-    "Marius": ["Why does the young lawyer's political loyalty shift after he learns of his father?",
-               "What does the unsent letter reveal about the student's courtship?"],
-    "Cosette": ["How does the child from the inn come to see her rescuer by the end?",
-                "Which object bought at the fair follows the girl into her new life?"],
-    "Javert": ["What belief does the policeman lose at the river, and why?",
-               "How does the inspector's pursuit mirror the convict's own flight?"],
-    "Valjean": ["Which early gift from a churchman shapes the convict's later mercy?",
-                "Why does the mayor reveal his identity in the courtroom?"],
+    "Marius": [
+        "Why does the young lawyer's political loyalty shift after he learns of his father?",
+        "What does the unsent letter reveal about the student's courtship?",
+    ],
+    "Cosette": [
+        "How does the child from the inn come to see her rescuer by the end?",
+        "Which object bought at the fair follows the girl into her new life?",
+    ],
+    "Javert": [
+        "What belief does the policeman lose at the river, and why?",
+        "How does the inspector's pursuit mirror the convict's own flight?",
+    ],
+    "Valjean": [
+        "Which early gift from a churchman shapes the convict's later mercy?",
+        "Why does the mayor reveal his identity in the courtroom?",
+    ],
 }
 
 
 def _qa_json(entity: str, n: int = 2) -> str:
-    return json.dumps([{"question": q, "answer": f"{entity} answer {i}."}
-                       for i, q in enumerate(TOPICS[entity][:n])])
+    return json.dumps(
+        [
+            {"question": q, "answer": f"{entity} answer {i}."}
+            for i, q in enumerate(TOPICS[entity][:n])
+        ]
+    )
 
 
 # --- parsing -----------------------------------------------------------------------------------
 
+
 def test_parse_json_variants():
     bare = gen.parse_qa_pairs('[{"question": "Q1?", "answer": "A1."}]')
     assert bare == [gen.QAPair("Q1?", "A1.")]
-    fenced = gen.parse_qa_pairs('Here you go:\n```json\n[{"Question": "Q1?", "Answer": '
-                                '"A1."}, {"question": "Q2?", "answer": ["A", "2."]}]\n```\nDone.')
+    fenced = gen.parse_qa_pairs(
+        'Here you go:\n```json\n[{"Question": "Q1?", "Answer": '
+        '"A1."}, {"question": "Q2?", "answer": ["A", "2."]}]\n```\nDone.'
+    )
     assert [p.question for p in fenced] == ["Q1?", "Q2?"] and fenced[1].answer == "A 2."
     wrapped = gen.parse_qa_pairs('{"questions": [{"q": "Q?", "a": "A."}]}')
     assert wrapped == [gen.QAPair("Q?", "A.")]
 
 
 def test_parse_question_answer_text():
-    text = ("Sure! Here are two.\n\n**Question 1:** Why does the\nman keep the candlesticks?\n"
-            "**Answer 1:** Because they remind him of a promise.\n\n"
-            "Question 2: What links the two bridges?\nAnswer 2: Both mark a decision.\n")
+    text = (
+        "Sure! Here are two.\n\n**Question 1:** Why does the\nman keep the candlesticks?\n"
+        "**Answer 1:** Because they remind him of a promise.\n\n"
+        "Question 2: What links the two bridges?\nAnswer 2: Both mark a decision.\n"
+    )
     pairs = gen.parse_qa_pairs(text)
-    assert pairs == [gen.QAPair("Why does the man keep the candlesticks?",
-                                "Because they remind him of a promise."),
-                     gen.QAPair("What links the two bridges?", "Both mark a decision.")]
+    assert pairs == [
+        gen.QAPair(
+            "Why does the man keep the candlesticks?", "Because they remind him of a promise."
+        ),
+        gen.QAPair("What links the two bridges?", "Both mark a decision."),
+    ]
 
 
 def test_parse_malformed_raises():
@@ -95,6 +117,7 @@ def test_parse_malformed_raises():
 
 # --- LLM generation with the scripted provider -------------------------------------------------
 
+
 def test_generate_with_scripted_model(book):
     seen = []
 
@@ -104,10 +127,12 @@ def test_generate_with_scripted_model(book):
         if entity == "Marius":
             return "```json\n" + _qa_json(entity) + "\n```"
         if entity == "Cosette":
-            return ("Question: What does the one who hides in the garden learn about waiting?\n"
-                    "Answer: That patience is rewarded.\n"
-                    "Question: Which unsent object foreshadows the wedding?\n"
-                    "Answer: The letter.")
+            return (
+                "Question: What does the one who hides in the garden learn about waiting?\n"
+                "Answer: That patience is rewarded.\n"
+                "Question: Which unsent object foreshadows the wedding?\n"
+                "Answer: The letter."
+            )
         if entity == "Javert":
             return "Sorry, I would rather not."
         return _qa_json(entity)
@@ -148,7 +173,7 @@ def test_rerun_is_idempotent_and_retries_failures(book):
     state["javert_ok"] = True
     second = gen.generate_questions(book, "book", "scripted:rerun", n_entities=4, per_entity=2)
     assert second["skipped_entities"] == 3 and second["kept"] == 2
-    assert call_count("rerun") == calls + 1          # only the failed entity was asked again
+    assert call_count("rerun") == calls + 1  # only the failed entity was asked again
     third = gen.generate_questions(book, "book", "scripted:rerun", n_entities=4, per_entity=2)
     assert third["kept"] == 0 and third["skipped_entities"] == 4
     n = book.execute("select count(*) from questions").fetchone()[0]
@@ -158,16 +183,26 @@ def test_rerun_is_idempotent_and_retries_failures(book):
 def test_near_duplicates_discarded_with_reason(book):
     def reply(request):
         e = request.fields["entity"]
-        return json.dumps([
-            {"question": f"How does {e}'s view of the garden change over the whole book?",
-             "answer": "a"},
-            {"question": f"How does {e}'s view of the garden change over the whole novel?",
-             "answer": "b"},
-            {"question": f"How does {e}'s view of the garden change over the whole book?",
-             "answer": "c"},
-            {"question": f"Which promise made early by {e} shapes the final scene?",
-             "answer": "d"},
-        ])
+        return json.dumps(
+            [
+                {
+                    "question": f"How does {e}'s view of the garden change over the whole book?",
+                    "answer": "a",
+                },
+                {
+                    "question": f"How does {e}'s view of the garden change over the whole novel?",
+                    "answer": "b",
+                },
+                {
+                    "question": f"How does {e}'s view of the garden change over the whole book?",
+                    "answer": "c",
+                },
+                {
+                    "question": f"Which promise made early by {e} shapes the final scene?",
+                    "answer": "d",
+                },
+            ]
+        )
 
     set_script("dup", reply)
     summary = gen.generate_questions(book, "book", "scripted:dup", n_entities=1, per_entity=4)
@@ -186,8 +221,9 @@ def test_small_window_uses_mention_passages(book):
     seen = []
     set_script("small", lambda r: seen.append(r) or _qa_json(r.fields["entity"], 1))
     budget_window = 1200 + gen.MAX_REPLY_TOKENS + gen.PROMPT_RESERVE_TOKENS
-    gen.generate_questions(book, "book", "scripted:small", n_entities=1, per_entity=1,
-                           window_tokens=budget_window)
+    gen.generate_questions(
+        book, "book", "scripted:small", n_entities=1, per_entity=1, window_tokens=budget_window
+    )
     req = seen[0]
     assert req.fields["context_kind"] == "entity-mentions"
     assert "[Passage " in req.context
@@ -197,7 +233,7 @@ def test_small_window_uses_mention_passages(book):
     q = rows(book, "select * from questions")[0]
     assert q["provenance"]["context_kind"] == "entity-mentions"
     idxs = q["metadata"]["context_passages"]
-    assert idxs == sorted(idxs) and idxs[0] < 6 and idxs[-1] > 15   # spread over the book
+    assert idxs == sorted(idxs) and idxs[0] < 6 and idxs[-1] > 15  # spread over the book
     with pytest.raises(ContextTooLongError):
         gen.generate_questions(book, "book", "scripted:small", n_entities=2, window_tokens=3000)
 
@@ -207,13 +243,16 @@ def test_offline_model_refuses_generation(book):
         gen.generate_questions(book, "book", "offline:extractive", n_entities=1)
 
 
-@pytest.mark.parametrize("model, match", [
-    ("nosuch:model", "unknown provider"),
-    ("openai:gpt-4o", "OPENAI_API_KEY"),
-    ("offline:extractive", "needs a real model"),
-    ("offline:nonexistent", "unknown offline baseline"),
-    ("scripted:never-set", "no script"),
-])
+@pytest.mark.parametrize(
+    "model, match",
+    [
+        ("nosuch:model", "unknown provider"),
+        ("openai:gpt-4o", "OPENAI_API_KEY"),
+        ("offline:extractive", "needs a real model"),
+        ("offline:nonexistent", "unknown offline baseline"),
+        ("scripted:never-set", "no script"),
+    ],
+)
 def test_bad_model_fails_before_anything_is_written(db, db_path, monkeypatch, model, match):
     """No runs row, no entities, no failure rows: the database file is byte-identical."""
     from pathlib import Path
@@ -226,7 +265,7 @@ def test_bad_model_fails_before_anything_is_written(db, db_path, monkeypatch, mo
     with pytest.raises(ConfigError, match=match):
         gen.generate_questions(db, "raw", model, n_entities=2, per_entity=1)
     with pytest.raises(ConfigError, match=match):
-        build_entities(db, "raw", method="regex", model=model)      # the LLM alias merger
+        build_entities(db, "raw", method="regex", model=model)  # the LLM alias merger
     db.execute("pragma wal_checkpoint(TRUNCATE)")
     assert Path(db_path).read_bytes() == before
 
@@ -239,6 +278,7 @@ def test_errors(db):
 
 
 # --- offline baseline ---------------------------------------------------------------------------
+
 
 def test_baseline_entity_cooccurrence(book):
     summary = gen.generate_questions(book, "book", "baseline", n_entities=4, per_entity=1)
@@ -273,16 +313,37 @@ def test_generate_builds_entities_when_missing(db):
 
 # --- CLI ----------------------------------------------------------------------------------------
 
+
 def test_cli(book, db_path, capsys):
     with pytest.raises(SystemExit) as exc:
         main(["generate", "--help"])
     assert exc.value.code == 0 and "--per-entity" in capsys.readouterr().out
-    assert main(["--db", str(db_path), "entities", "book", "--top", "3", "--method", "regex",
-                 "--json"]) == 0
+    assert (
+        main(
+            ["--db", str(db_path), "entities", "book", "--top", "3", "--method", "regex", "--json"]
+        )
+        == 0
+    )
     out = json.loads(capsys.readouterr().out)
     assert [e["name"] for e in out["top"]][:2] == ["Marius", "Cosette"] or len(out["top"]) == 3
-    assert main(["--db", str(db_path), "generate", "book", "--model", "baseline",
-                 "--entities", "4", "--per-entity", "1", "--json"]) == 0
+    assert (
+        main(
+            [
+                "--db",
+                str(db_path),
+                "generate",
+                "book",
+                "--model",
+                "baseline",
+                "--entities",
+                "4",
+                "--per-entity",
+                "1",
+                "--json",
+            ]
+        )
+        == 0
+    )
     assert json.loads(capsys.readouterr().out)["kept"] == 2
     assert main(["--db", str(db_path), "entities", "missing"]) == 2
     assert "unknown document" in capsys.readouterr().err

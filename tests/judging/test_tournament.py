@@ -6,8 +6,16 @@ import numpy as np
 import pytest
 
 from core.errors import ConfigError
-from core.judging.tournament import (AdaptiveDesign, Comparison, canonical_verdict, full_design,
-                                     misorder_risk, n_calls, order_for, sample_questions)
+from core.judging.tournament import (
+    AdaptiveDesign,
+    Comparison,
+    canonical_verdict,
+    full_design,
+    misorder_risk,
+    n_calls,
+    order_for,
+    sample_questions,
+)
 
 
 def test_sample_is_seeded_and_bounded():
@@ -28,14 +36,15 @@ def test_full_design_counts():
     assert len(one) == n_calls(7, 4) == 7 * 6
     assert len(both) == n_calls(7, 4, both_orders=True) == 84
     assert {(c.question_id, c.pair) for c in one} == {
-        (q, p) for q in qs for p in itertools.combinations(systems, 2)}
+        (q, p) for q in qs for p in itertools.combinations(systems, 2)
+    }
     with pytest.raises(ConfigError):
         full_design(qs, ["a"])
 
 
 def test_order_is_balanced_and_canonical_verdicts():
     orders = [order_for("auto:j", f"q{i}", "x", "y", seed=0) for i in range(400)]
-    assert 150 < orders.count("ab") < 250                  # a fair coin per item
+    assert 150 < orders.count("ab") < 250  # a fair coin per item
     assert order_for("auto:j", "q1", "x", "y") == order_for("auto:j", "q1", "y", "x")
     comp = Comparison("q", "y", "x", "ba")
     assert canonical_verdict(comp, "A") == "y" and canonical_verdict(comp, "Equal") == "Equal"
@@ -71,8 +80,7 @@ def test_adaptive_focuses_on_close_pairs():
 def test_adaptive_first_batch_covers_every_pair_when_nothing_is_known():
     """With no data every difference is equally uncertain: the greedy batch spreads over pairs
     (the Sherman-Morrison update lowers the gain of a pair once it is picked)."""
-    design = AdaptiveDesign(["a", "b", "c", "d"], [f"q{i}" for i in range(50)], seed=0,
-                            explore=0.0)
+    design = AdaptiveDesign(["a", "b", "c", "d"], [f"q{i}" for i in range(50)], seed=0, explore=0.0)
     picks = [pair for _, pair in design.next(6)]
     assert len(set(picks)) == 6
 
@@ -99,8 +107,8 @@ def test_adaptive_ignores_resolved_pairs_and_explores_a_share():
     assert sum(p in close for p in greedy) / len(greedy) > 0.8
     explored = AdaptiveDesign(list(beta), qs, seed=3, explore=0.25)
     again = AdaptiveDesign(list(beta), qs, seed=3, explore=0.25)
-    assert explored.next(20) == again.next(20)                 # seeded
+    assert explored.next(20) == again.next(20)  # seeded
     far = sum(p not in close for p in play(explored))
-    assert far >= 0.15 * 200                                    # random share reaches them
+    assert far >= 0.15 * 200  # random share reaches them
     with pytest.raises(ConfigError):
         AdaptiveDesign(list(beta), qs, explore=1.5)

@@ -6,14 +6,14 @@ from __future__ import annotations
 import json
 
 import pytest
+from llm_servers import FakeServer, reply_text
 
-from core.llm.types import LLMRequest
-from core.llm.engine import complete_many
 from core.llm.batch import BatchError, batch_status, import_batch, list_batches, submit_batch
 from core.llm.catalog import configure, reset_configuration
 from core.llm.cost import call_cost
+from core.llm.engine import complete_many
 from core.llm.registry import clear_instances
-from llm_servers import FakeServer, reply_text
+from core.llm.types import LLMRequest
 
 
 @pytest.fixture
@@ -31,17 +31,27 @@ def server(monkeypatch, tmp_path):
     clear_instances()
 
 
-@pytest.mark.parametrize("model, gemini_file", [
-    ("openai:gpt-4o-mini", False), ("anthropic:claude-haiku-4-5", False),
-    ("google:gemini-2.5-flash", False), ("google:gemini-2.5-flash", True)])
+@pytest.mark.parametrize(
+    "model, gemini_file",
+    [
+        ("openai:gpt-4o-mini", False),
+        ("anthropic:claude-haiku-4-5", False),
+        ("google:gemini-2.5-flash", False),
+        ("google:gemini-2.5-flash", True),
+    ],
+)
 def test_batch_submit_poll_import_then_cache(server, db, model, gemini_file, monkeypatch):
     from core.store.connection import utcnow
 
     if gemini_file:  # force the JSONL upload instead of inline requests
         monkeypatch.setattr("core.llm.batch_google.INLINE_MAX_BYTES", 0)
     db["runs"].insert({"id": "run1", "kind": "judge", "started_at": utcnow()})
-    reqs = [LLMRequest(model=model, prompt=f"q{i}", context="the book", purpose="judge",
-                       tags={"judge": "j1"}) for i in range(5)]
+    reqs = [
+        LLMRequest(
+            model=model, prompt=f"q{i}", context="the book", purpose="judge", tags={"judge": "j1"}
+        )
+        for i in range(5)
+    ]
     complete_many(db, reqs[:1])  # one already cached: not sent again
     ids = submit_batch(db, reqs + reqs[1:2], run_id="run1")
     assert len(ids) == 1
@@ -58,8 +68,10 @@ def test_batch_submit_poll_import_then_cache(server, db, model, gemini_file, mon
     out = complete_many(db, reqs, run_id="run1")
     assert len(server.calls) == n_before  # everything from the cache
     assert [r.text for r in out] == [reply_text(f"q{i}") for i in range(5)]
-    rows = db.execute("select cost_usd, input_tokens, output_tokens, cached_tokens from llm_calls "
-                      "where batch_id is not null").fetchall()
+    rows = db.execute(
+        "select cost_usd, input_tokens, output_tokens, cached_tokens from llm_calls "
+        "where batch_id is not null"
+    ).fetchall()
     assert len(rows) == 4
     for cost, n_in, n_out, cached in rows:
         full = call_cost(model, n_in, n_out, cached)
@@ -82,13 +94,29 @@ def test_unknown_batch_and_provider_without_batch(server, db):
     with pytest.raises(BatchError):
         batch_status(db, "nope")
     with pytest.raises(BatchError):
-        submit_batch(db, [LLMRequest(model="offline:lexical", task="support",
-                                     fields={"answer": "a", "context": "a"})])
+        submit_batch(
+            db,
+            [
+                LLMRequest(
+                    model="offline:lexical", task="support", fields={"answer": "a", "context": "a"}
+                )
+            ],
+        )
 
 
 def _gemini_reqs(n, **kw):
-    return [LLMRequest(model="google:gemini-2.5-flash", prompt=f"q{i}", system="S",
-                       context="the book", temperature=0.0, max_tokens=64, **kw) for i in range(n)]
+    return [
+        LLMRequest(
+            model="google:gemini-2.5-flash",
+            prompt=f"q{i}",
+            system="S",
+            context="the book",
+            temperature=0.0,
+            max_tokens=64,
+            **kw,
+        )
+        for i in range(n)
+    ]
 
 
 def test_gemini_inline_request_shape(server, db):
@@ -114,15 +142,17 @@ def test_gemini_file_mode_errors_and_resume_by_id(server, db, monkeypatch):
     (upload,) = [v for k, v in server.files.items() if k.startswith("files/")]
     lines = [json.loads(x) for x in upload.decode().splitlines()]
     assert [x["key"] for x in lines] == [
-        r[0] for r in db.execute("select custom_id from llm_batch_items order by rowid")]
+        r[0] for r in db.execute("select custom_id from llm_batch_items order by rowid")
+    ]
     assert lines[0]["request"]["contents"][0]["parts"][0]["text"] == "q0"
     assert lines[0]["request"]["generationConfig"]["maxOutputTokens"] == 64
     assert batch_status(db, bid) == batch_status(db, bid) == "in_progress"
     clear_instances()  # as after a restart: only the batch id is known
     assert import_batch(db, bid) == {"ok": 3, "failed": 1, "new": 4}
     assert import_batch(db, bid)["new"] == 0
-    err = db.execute("select status, error_kind from llm_calls where batch_id = ? and "
-                     "status = 'error'", [bid]).fetchall()
+    err = db.execute(
+        "select status, error_kind from llm_calls where batch_id = ? and status = 'error'", [bid]
+    ).fetchall()
     assert err == [("error", "bad_request")]
     n_before = len(server.calls)
     out = complete_many(db, reqs[:3])

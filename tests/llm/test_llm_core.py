@@ -7,18 +7,18 @@ import json
 import pytest
 
 from core.errors import ConfigError, ContextTooLongError
-from core.llm.types import LLMRequest
+from core.llm.cost import call_cost, cost_totals, estimate_cost
 from core.llm.engine import complete, complete_many
-from core.llm.windows import context_window, fits_context
-from core.llm.cost import estimate_cost
 from core.llm.registry import model_available
-from core.llm.cost import call_cost, cost_totals
 from core.llm.scripted import call_count, set_script
-from core.llm.types import NeedsRealModelError, ProviderCallError
+from core.llm.types import LLMRequest, NeedsRealModelError, ProviderCallError
+from core.llm.windows import context_window, fits_context
 
-BOOK = ("Mr. Smith went to Paris in 1920. He saw the Eiffel Tower there. "
-        "Later he married Anna, a painter from Lyon. They had two children, Paul and Marie. "
-        "Paul became a sailor and drowned off Brest. Marie ran the family bakery.")
+BOOK = (
+    "Mr. Smith went to Paris in 1920. He saw the Eiffel Tower there. "
+    "Later he married Anna, a painter from Lyon. They had two children, Paul and Marie. "
+    "Paul became a sailor and drowned off Brest. Marie ran the family bakery."
+)
 
 
 def offline(model: str, task: str, **fields) -> dict:
@@ -40,33 +40,75 @@ def test_extractive_abstains_without_context_or_match():
 
 
 def test_lexical_support_with_verbatim_evidence():
-    yes = offline("lexical", "support", question="What happened to Paul?",
-                  answer="Paul drowned off Brest", context=BOOK)
+    yes = offline(
+        "lexical",
+        "support",
+        question="What happened to Paul?",
+        answer="Paul drowned off Brest",
+        context=BOOK,
+    )
     # A = {paul, drown, brest} all in one window, Q = {happen} absent: (3 + 0) / (3 + 0.5)
     assert yes["verdict"] == "yes" and yes["score"] == pytest.approx(3 / 3.5, abs=1e-4)
     assert yes["evidence"] and all(q in BOOK for q in yes["evidence"])
-    no = offline("lexical", "support", question="What happened to Paul?",
-                 answer="Paul became a famous astronaut on Mars", context=BOOK)
+    no = offline(
+        "lexical",
+        "support",
+        question="What happened to Paul?",
+        answer="Paul became a famous astronaut on Mars",
+        context=BOOK,
+    )
     assert no["verdict"] == "no" and no["evidence"] == [] and no["score"] < 0.75
 
 
 def test_lexical_compare_and_none_when_neither_supported():
-    r = offline("lexical", "compare", question="Who ran the bakery?", answer_a="Anna",
-                answer_b="Marie ran the bakery", context=BOOK)
+    r = offline(
+        "lexical",
+        "compare",
+        question="Who ran the bakery?",
+        answer_a="Anna",
+        answer_b="Marie ran the bakery",
+        context=BOOK,
+    )
     assert r["verdict"] == "B" and any("bakery" in q for q in r["evidence"])
-    r = offline("lexical", "compare", question="Who?", answer_a="a dragon", answer_b="the moon",
-                context=BOOK)
+    r = offline(
+        "lexical",
+        "compare",
+        question="Who?",
+        answer_a="a dragon",
+        answer_b="the moon",
+        context=BOOK,
+    )
     assert r["verdict"] == "None"
 
 
 def test_lexical_reference_tasks_use_token_f1():
-    assert offline("lexical", "match_reference", question="q", answer="Anna the painter",
-                   references=["Anna, a painter"])["verdict"] == "yes"
-    r = offline("lexical", "compare_reference", question="q", answer_a="Paris",
-                answer_b="Lyon", references=["In Paris"])
+    assert (
+        offline(
+            "lexical",
+            "match_reference",
+            question="q",
+            answer="Anna the painter",
+            references=["Anna, a painter"],
+        )["verdict"]
+        == "yes"
+    )
+    r = offline(
+        "lexical",
+        "compare_reference",
+        question="q",
+        answer_a="Paris",
+        answer_b="Lyon",
+        references=["In Paris"],
+    )
     assert r["verdict"] == "A"
-    r = offline("lexical", "compare_reference", question="q", answer_a="Paris",
-                answer_b="Paris", references=["Paris"])
+    r = offline(
+        "lexical",
+        "compare_reference",
+        question="q",
+        answer_a="Paris",
+        answer_b="Paris",
+        references=["Paris"],
+    )
     assert r["verdict"] == "Equal"
 
 
@@ -85,14 +127,30 @@ def test_similarity_rater_tfidf_fallback(tfidf_only):
     from core.llm import similarity
 
     assert similarity.embedder_name() == "tfidf-char-2-4" and similarity.match_threshold() == 0.5
-    r = offline("similarity", "match_reference", question="q", answer="Anna, the painter",
-                references=["Anna, a painter from Lyon"])
+    r = offline(
+        "similarity",
+        "match_reference",
+        question="q",
+        answer="Anna, the painter",
+        references=["Anna, a painter from Lyon"],
+    )
     assert r["verdict"] == "yes" and r["score"] >= similarity.match_threshold()
-    r = offline("similarity", "compare_reference", question="q", answer_a="a sailor",
-                answer_b="a baker", references=["he was a sailor"])
+    r = offline(
+        "similarity",
+        "compare_reference",
+        question="q",
+        answer_a="a sailor",
+        answer_b="a baker",
+        references=["he was a sailor"],
+    )
     assert r["verdict"] == "A"
-    r = offline("similarity", "support", question="Who ran the bakery?",
-                answer="Marie ran the family bakery", context=BOOK)
+    r = offline(
+        "similarity",
+        "support",
+        question="Who ran the bakery?",
+        answer="Marie ran the family bakery",
+        context=BOOK,
+    )
     assert r["verdict"] == "yes" and all(q in BOOK for q in r["evidence"])
 
 
@@ -103,7 +161,9 @@ def test_tfidf_cosine_matches_sklearn_reference(tfidf_only):
     from core.llm.similarity import cosine_to
 
     docs = ["the red fox", "a red fox jumps", "blue whale"]
-    m = TfidfVectorizer(analyzer="char_wb", ngram_range=(2, 4), sublinear_tf=True).fit_transform(docs)
+    m = TfidfVectorizer(analyzer="char_wb", ngram_range=(2, 4), sublinear_tf=True).fit_transform(
+        docs
+    )
     assert cosine_to(docs[0], docs[1:]) == pytest.approx(cosine_similarity(m[0], m[1:])[0])
 
 
@@ -119,7 +179,9 @@ def test_offline_refuses_llm_only_tasks_and_missing_fields():
 
 
 def test_scripted_provider_function_table_and_failures(db):
-    set_script("judge", lambda r: '{"verdict": "yes"}' if "good" in r.prompt else '{"verdict": "no"}')
+    set_script(
+        "judge", lambda r: '{"verdict": "yes"}' if "good" in r.prompt else '{"verdict": "no"}'
+    )
     out = complete_many(db, [LLMRequest(model="scripted:judge", prompt=p) for p in ("good", "bad")])
     assert [json.loads(r.text)["verdict"] for r in out] == ["yes", "no"]
     assert call_count("judge") == 2
@@ -128,14 +190,20 @@ def test_scripted_provider_function_table_and_failures(db):
 
     def flaky(r):
         raise ProviderCallError("bad_request", "scripted failure")
+
     set_script("flaky", flaky)
     resp = complete(db, LLMRequest(model="scripted:flaky", prompt="x"), raise_on_error=False)
     assert resp.error_kind == "bad_request"
     with pytest.raises(ProviderCallError) as err:  # the documented default
         complete(db, LLMRequest(model="scripted:flaky", prompt="y"))
     assert err.value.kind == "bad_request"
-    mixed = complete_many(db, [LLMRequest(model="scripted:flaky", prompt="z"),
-                               LLMRequest(model="scripted:judge", prompt="good")])  # no raise
+    mixed = complete_many(
+        db,
+        [
+            LLMRequest(model="scripted:flaky", prompt="z"),
+            LLMRequest(model="scripted:judge", prompt="good"),
+        ],
+    )  # no raise
     assert mixed[0].error_kind == "bad_request" and mixed[0].text == ""
     assert mixed[1].error is None and json.loads(mixed[1].text)["verdict"] == "yes"
     with pytest.raises(ConfigError, match="no script"):
@@ -148,7 +216,9 @@ def test_request_validation_and_cache_key():
     a = LLMRequest(model="openai:gpt-4o", prompt="p", purpose="x", tags={"judge": "j"})
     b = LLMRequest(model="openai:gpt-4o", prompt="p")
     assert a.cache_key() == b.cache_key()  # labels are not part of the key
-    assert a.cache_key() != LLMRequest(model="openai:gpt-4o", prompt="p", temperature=0.5).cache_key()
+    assert (
+        a.cache_key() != LLMRequest(model="openai:gpt-4o", prompt="p", temperature=0.5).cache_key()
+    )
     assert a.cache_key() != LLMRequest(model="openai:gpt-4o-mini", prompt="p").cache_key()
 
 
@@ -179,8 +249,10 @@ def test_estimate_counts_cached_context_and_cache_hits(db):
     from core.llm.tokens import count_tokens
 
     ctx = "The long book text. " * 500
-    reqs = [LLMRequest(model="openai:gpt-4o-mini", prompt=f"q{i}", context=ctx, max_tokens=100)
-            for i in range(3)]
+    reqs = [
+        LLMRequest(model="openai:gpt-4o-mini", prompt=f"q{i}", context=ctx, max_tokens=100)
+        for i in range(3)
+    ]
     est = estimate_cost(reqs)
     assert est["calls"] == 3 and est["output_tokens"] == 300
     assert est["cached_tokens"] == 2 * count_tokens(ctx)
@@ -194,10 +266,15 @@ def test_cost_totals_per_system_and_judge(db):
 
     db["runs"].insert({"id": "r", "kind": "judge", "started_at": utcnow()})
     set_script("s", lambda r: "reply")
-    complete_many(db, [LLMRequest(model="scripted:s", prompt="a", tags={"system": "sysA"}),
-                       LLMRequest(model="scripted:s", prompt="b", tags={"judge": "j1"}),
-                       LLMRequest(model="scripted:s", prompt="c", tags={"judge": "j1"})],
-                  run_id="r")
+    complete_many(
+        db,
+        [
+            LLMRequest(model="scripted:s", prompt="a", tags={"system": "sysA"}),
+            LLMRequest(model="scripted:s", prompt="b", tags={"judge": "j1"}),
+            LLMRequest(model="scripted:s", prompt="c", tags={"judge": "j1"}),
+        ],
+        run_id="r",
+    )
     totals = cost_totals(db, "r")
     judges = {row["group"]: row["calls"] for row in totals["judge"]}
     assert judges["j1"] == 2 and {r["group"]: r["calls"] for r in totals["system"]}["sysA"] == 1
@@ -259,8 +336,11 @@ def test_embedding_path_when_installed(monkeypatch, request):
     assert similarity.match_threshold() == similarity.EMBEDDING_MATCH == 0.7
 
     text = "A man is playing a guitar."
-    others = ["Someone is playing the guitar.", "A person plays an acoustic guitar on stage.",
-              "The central bank raised interest rates again."]
+    others = [
+        "Someone is playing the guitar.",
+        "A person plays an acoustic guitar on stage.",
+        "The central bank raised interest rates again.",
+    ]
     sims = similarity.cosine_to(text, others)
     assert min(sims[:2]) > sims[2] + 0.3
     assert sims[0] >= similarity.match_threshold() > sims[2]
@@ -270,17 +350,38 @@ def test_embedding_path_when_installed(monkeypatch, request):
     assert similarity.cosine_to("", others) == [0.0] * 3
     assert similarity.cosine_to(text, ["", others[0]])[0] == 0.0
 
-    r = offline("similarity", "match_reference", question="q", answer="Anna, the painter",
-                references=["Anna, a painter from Lyon"])
+    r = offline(
+        "similarity",
+        "match_reference",
+        question="q",
+        answer="Anna, the painter",
+        references=["Anna, a painter from Lyon"],
+    )
     assert r["verdict"] == "yes" and r["score"] >= 0.7
-    r = offline("similarity", "compare_reference", question="q", answer_a="a sailor",
-                answer_b="a baker", references=["he was a sailor"])
+    r = offline(
+        "similarity",
+        "compare_reference",
+        question="q",
+        answer_a="a sailor",
+        answer_b="a baker",
+        references=["he was a sailor"],
+    )
     assert r["verdict"] == "A"
-    r = offline("similarity", "support", question="What happened to Paul?",
-                answer="Paul drowned off Brest", context=BOOK)
+    r = offline(
+        "similarity",
+        "support",
+        question="What happened to Paul?",
+        answer="Paul drowned off Brest",
+        context=BOOK,
+    )
     assert r["verdict"] == "yes" and all(q in BOOK for q in r["evidence"])
-    r = offline("similarity", "support", question="What happened to Paul?",
-                answer="Paul became a famous astronaut on Mars", context=BOOK)
+    r = offline(
+        "similarity",
+        "support",
+        question="What happened to Paul?",
+        answer="Paul became a famous astronaut on Mars",
+        context=BOOK,
+    )
     assert r["verdict"] == "no"
 
 
@@ -296,20 +397,37 @@ def test_baselines_are_deterministic_and_labelled_as_baselines(tfidf_only):
     from core.llm.catalog import known_models, model_info
     from core.llm.registry import provider_names
 
-    cases = [("extractive", "answer", {"question": "What happened to Paul?", "context": BOOK}),
-             ("lexical", "compare", {"question": "Who ran the bakery?", "answer_a": "Anna",
-                                     "answer_b": "Marie", "context": BOOK}),
-             ("similarity", "support", {"question": "Who ran the bakery?",
-                                        "answer": "Marie ran it", "context": BOOK})]
+    cases = [
+        ("extractive", "answer", {"question": "What happened to Paul?", "context": BOOK}),
+        (
+            "lexical",
+            "compare",
+            {
+                "question": "Who ran the bakery?",
+                "answer_a": "Anna",
+                "answer_b": "Marie",
+                "context": BOOK,
+            },
+        ),
+        (
+            "similarity",
+            "support",
+            {"question": "Who ran the bakery?", "answer": "Marie ran it", "context": BOOK},
+        ),
+    ]
     for name, task, fields in cases:
-        runs = [complete(None, LLMRequest(model=f"offline:{name}", task=task, fields=fields))
-                for _ in range(3)]
+        runs = [
+            complete(None, LLMRequest(model=f"offline:{name}", task=task, fields=fields))
+            for _ in range(3)
+        ]
         assert len({(r.text, json.dumps(r.raw, sort_keys=True)) for r in runs}) == 1
         assert runs[0].raw["baseline"] == name  # the reply says which baseline made it
     offline_models = [m for m in known_models() if m.startswith("offline:")]
     assert offline_models and all(model_info(m).baseline for m in offline_models)
     # the scripted provider is registered exactly like the SDK providers and baselines
-    assert {"openai", "anthropic", "google", "compat", "offline", "scripted"} <= set(provider_names())
+    assert {"openai", "anthropic", "google", "compat", "offline", "scripted"} <= set(
+        provider_names()
+    )
 
 
 def test_key_from_streamlit_secrets(monkeypatch, tmp_path):

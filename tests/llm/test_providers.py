@@ -6,18 +6,19 @@ import json
 import logging
 
 import pytest
-
-from core.errors import ContextTooLongError
-from core.llm.types import LLMRequest
-from core.llm.engine import complete, complete_many
-from core.llm.catalog import configure, reset_configuration
-from core.llm.registry import clear_instances
-from core.llm.types import ProviderCallError
 from llm_servers import FakeServer, reply_text
 
-KEYS = {"OPENAI_API_KEY": "sk-PLANTED-openai-0123456789abcdefXYZ",
-        "ANTHROPIC_API_KEY": "sk-ant-PLANTED-anthropic-0123456789abcdef",
-        "GEMINI_API_KEY": "AIzaPLANTED-gemini-0123456789abcdef0123456789"}
+from core.errors import ContextTooLongError
+from core.llm.catalog import configure, reset_configuration
+from core.llm.engine import complete, complete_many
+from core.llm.registry import clear_instances
+from core.llm.types import LLMRequest, ProviderCallError
+
+KEYS = {
+    "OPENAI_API_KEY": "sk-PLANTED-openai-0123456789abcdefXYZ",
+    "ANTHROPIC_API_KEY": "sk-ant-PLANTED-anthropic-0123456789abcdef",
+    "GEMINI_API_KEY": "AIzaPLANTED-gemini-0123456789abcdef0123456789",
+}
 MODELS = ["openai:gpt-4o-mini", "anthropic:claude-haiku-4-5", "google:gemini-2.5-flash"]
 
 
@@ -58,7 +59,11 @@ def test_context_first_and_cache_control(server, db):
     complete(db, req("anthropic:claude-haiku-4-5", "q1", system="S", context=book))
     complete(db, req("openai:gpt-4o-mini", "q2", system="S", context=book))
     anth, oai = server.calls[0]["body"], server.calls[1]["body"]
-    assert anth["system"][0] == {"type": "text", "text": book, "cache_control": {"type": "ephemeral"}}
+    assert anth["system"][0] == {
+        "type": "text",
+        "text": book,
+        "cache_control": {"type": "ephemeral"},
+    }
     assert oai["messages"][0]["content"].startswith(book)
 
 
@@ -74,8 +79,7 @@ def test_gemini_explicit_context_cache_created_reused_deleted(server, db):
     assert release_context_caches() == 1 and server.deleted_caches == [name]
 
 
-def test_gemini_context_cache_renewed_before_ttl_and_recreated_when_gone(server, db,
-                                                                        monkeypatch):
+def test_gemini_context_cache_renewed_before_ttl_and_recreated_when_gone(server, db, monkeypatch):
     import core.llm.providers_google as g
 
     clock = [0.0]
@@ -117,10 +121,16 @@ def test_500_is_retried_then_succeeds(server, db, model):
     assert len(server.calls) == 3
 
 
-@pytest.mark.parametrize("behaviour,kind", [
-    ("timeout", "timeout"), ("truncated", "connection"), ("nonjson", "bad_response"),
-    (("status", 500, {}, {"error": {"message": "boom"}}), "server"),
-    (("status", 429, {}, {"error": {"message": "slow"}}), "rate_limit")])
+@pytest.mark.parametrize(
+    "behaviour,kind",
+    [
+        ("timeout", "timeout"),
+        ("truncated", "connection"),
+        ("nonjson", "bad_response"),
+        (("status", 500, {}, {"error": {"message": "boom"}}), "server"),
+        (("status", 429, {}, {"error": {"message": "slow"}}), "rate_limit"),
+    ],
+)
 @pytest.mark.parametrize("model", MODELS)
 def test_failure_recorded_with_kind_and_run_carries_on(server, db, model, behaviour, kind):
     server.sticky = {"FAIL-ME": behaviour}  # every attempt of this call fails
@@ -179,6 +189,7 @@ def test_rpm_limit_spaces_requests(server, db):
     def sleep(s):
         slept.append(s)
         clock[0] += s
+
     for _ in range(121):
         bucket.take(1, sleep=sleep)
     assert slept and abs(sum(slept) - 0.5) < 1e-9  # the 121st waits 1/2 s
@@ -255,6 +266,7 @@ def test_interrupted_run_leaves_no_half_rows_and_resumes(server, db, monkeypatch
         if len(seen) == 3:  # Ctrl-C after the third reply's cache row was written
             raise KeyboardInterrupt
         return real(*args, **kw)
+
     configure("openai", max_in_flight=1)
     monkeypatch.setattr(engine, "record_call", interrupt_on_third)
     reqs = [req("openai:gpt-4o-mini", f"p{i}") for i in range(6)]
@@ -276,8 +288,7 @@ def test_batch_cli_submit_status_import(server, db_path, tmp_path, capsys, model
 
     server.batch_polls = 0  # finished at the first poll
     path = tmp_path / "reqs.jsonl"
-    path.write_text("\n".join(json.dumps({"model": model, "prompt": f"q{i}"})
-                              for i in range(3)))
+    path.write_text("\n".join(json.dumps({"model": model, "prompt": f"q{i}"}) for i in range(3)))
     assert main(["--db", str(db_path), "batch", "submit", str(path), "--dry-run"]) == 0
     assert "3 requests to send" in capsys.readouterr().out
     assert main(["--db", str(db_path), "batch", "submit", str(path)]) == 0
@@ -295,8 +306,14 @@ def test_batch_cli_submit_status_import(server, db_path, tmp_path, capsys, model
 def test_anthropic_temperature_not_sent_unless_in_extra_body(server, db):
     """anthropic SDK 2.x has no sampling parameters: temperature goes only via extra_body."""
     complete(db, req("anthropic:claude-haiku-4-5", "t1", temperature=0.7))
-    complete(db, req("anthropic:claude-haiku-4-5", "t2",
-                     params={"anthropic": {"extra_body": {"temperature": 0.0}}}))
+    complete(
+        db,
+        req(
+            "anthropic:claude-haiku-4-5",
+            "t2",
+            params={"anthropic": {"extra_body": {"temperature": 0.0}}},
+        ),
+    )
     first, second = server.calls[0]["body"], server.calls[1]["body"]
     assert "temperature" not in first
     assert second["temperature"] == 0.0
@@ -310,10 +327,14 @@ def test_cache_mode_off_and_refresh_for_every_caller(server, db, monkeypatch):
     monkeypatch.setenv("WORKBENCH_LLM_CACHE", "off")
     complete_many(db, [req(model, "a")])
     complete_many(db, [req(model, "a")])
-    assert len(server.calls) == 2 and db.execute("select count(*) from llm_cache").fetchone()[0] == 0
+    assert (
+        len(server.calls) == 2 and db.execute("select count(*) from llm_cache").fetchone()[0] == 0
+    )
     monkeypatch.setenv("WORKBENCH_LLM_CACHE", "refresh")
     complete_many(db, [req(model, "a")])
-    assert len(server.calls) == 3 and db.execute("select count(*) from llm_cache").fetchone()[0] == 1
+    assert (
+        len(server.calls) == 3 and db.execute("select count(*) from llm_cache").fetchone()[0] == 1
+    )
     monkeypatch.delenv("WORKBENCH_LLM_CACHE")
     assert complete(db, req(model, "a")).cache_hit and len(server.calls) == 3
     try:

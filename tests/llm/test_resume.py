@@ -12,12 +12,12 @@ import time
 from pathlib import Path
 
 import pytest
-
-from core.llm.types import LLMRequest
-from core.llm.engine import complete_many
-from core.llm.catalog import configure, reset_configuration
-from core.llm.registry import clear_instances
 from llm_servers import FakeServer, reply_text
+
+from core.llm.catalog import configure, reset_configuration
+from core.llm.engine import complete_many
+from core.llm.registry import clear_instances
+from core.llm.types import LLMRequest
 
 ROOT = Path(__file__).resolve().parents[2]
 N = 40
@@ -27,7 +27,7 @@ import sys
 from core.llm.engine import complete_many
 from core.llm.types import LLMRequest
 from core.llm.catalog import configure
-from core.store.connection import open_db
+from core.store.database import open_db
 configure("openai", base_url=sys.argv[2], max_in_flight=2, max_attempts=5,
           backoff_base_s=0.01)
 db = open_db(sys.argv[1])
@@ -45,9 +45,13 @@ def prompts() -> list[str]:
 def start_child(db_path: Path, url: str, tmp_path: Path, names: list[str]) -> subprocess.Popen:
     env = {**os.environ, "OPENAI_API_KEY": KEY, "PYTHONPATH": str(ROOT)}
     env.pop("WORKBENCH_LLM_CACHE", None)
-    return subprocess.Popen([sys.executable, "-c", CHILD, str(db_path), url + "/v1",
-                             ",".join(names)], cwd=tmp_path, env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    return subprocess.Popen(
+        [sys.executable, "-c", CHILD, str(db_path), url + "/v1", ",".join(names)],
+        cwd=tmp_path,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
 
 
 def wait_for_rows(db_path: Path, n: int, child: subprocess.Popen, timeout: float = 60) -> None:
@@ -66,8 +70,12 @@ def check_whole_rows(db_path: Path) -> int:
     with sqlite3.connect(db_path) as con:
         assert con.execute("pragma integrity_check").fetchone()[0] == "ok"
         cache = {r[0] for r in con.execute("select key from llm_cache")}
-        ledger = [r[0] for r in con.execute("select cache_key from llm_calls "
-                                              "where status='ok' and cache_hit=0")]
+        ledger = [
+            r[0]
+            for r in con.execute(
+                "select cache_key from llm_calls where status='ok' and cache_hit=0"
+            )
+        ]
         assert sorted(ledger) == sorted(cache)  # no reply without its ledger row, no duplicate
     return len(cache)
 

@@ -30,8 +30,10 @@ def demo_db(tmp_path_factory) -> Path:
 def test_demo_fills_every_stage(demo_db):
     db = open_db(demo_db)
     try:
-        origins = {r["origin"]: r["n"] for r in rows(
-            db, "select origin, count(*) n from questions group by origin")}
+        origins = {
+            r["origin"]: r["n"]
+            for r in rows(db, "select origin, count(*) n from questions group by origin")
+        }
         assert origins["narrativeqa"] == 92 and origins["generated"] > 0 and origins["xrag"] > 0
         gen = rows(db, "select provenance from questions where origin = 'generated' limit 1")[0]
         assert gen["provenance"]["model"] == "baseline:entity-cooccurrence"
@@ -50,8 +52,18 @@ def test_demo_rebuild_is_idempotent(demo_db, tmp_path):
     shutil.copyfile(demo_db, copy)
     db = open_db(copy)
     try:
-        before = {t: db[t].count for t in ("questions", "answers", "judgments", "disputes",
-                                          "entities", "exam_grades", "xrag_results")}
+        before = {
+            t: db[t].count
+            for t in (
+                "questions",
+                "answers",
+                "judgments",
+                "disputes",
+                "entities",
+                "exam_grades",
+                "xrag_results",
+            )
+        }
         build_demo(db)
         after = {t: db[t].count for t in before}
     finally:

@@ -7,14 +7,14 @@ import sys
 from pathlib import Path
 
 import pytest
+from qa_fixtures import seed
 
 from core.errors import ConfigError, ContextTooLongError, InputError
-from core.pipeline.report import report
-from core.pipeline.experiment import run_experiment
 from core.llm import catalog
 from core.llm.scripted import call_count, set_script
+from core.pipeline.experiment import run_experiment
+from core.pipeline.report import report
 from core.store.connection import table_counts
-from qa_fixtures import seed
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -22,13 +22,30 @@ ROOT = Path(__file__).resolve().parents[2]
 def config(**over):
     """A small scripted experiment over the seeded story."""
     cfg = {
-        "name": "t", "seed": 1, "c": 10, "data": {"origin": "narrativeqa"},
-        "systems": [{"name": "s-none", "kind": "none", "model": "scripted:ans"},
-                    {"name": "s-full", "kind": "full", "model": "scripted:ans"}],
-        "judges": [{"name": "ais", "kind": "autoais", "model": "scripted:judge", "context": "rag",
-                    "tokens": 900},
-                   {"name": "sbs", "kind": "side_by_side", "model": "scripted:judge",
-                    "context": "none", "both_orders": True}],
+        "name": "t",
+        "seed": 1,
+        "c": 10,
+        "data": {"origin": "narrativeqa"},
+        "systems": [
+            {"name": "s-none", "kind": "none", "model": "scripted:ans"},
+            {"name": "s-full", "kind": "full", "model": "scripted:ans"},
+        ],
+        "judges": [
+            {
+                "name": "ais",
+                "kind": "autoais",
+                "model": "scripted:judge",
+                "context": "rag",
+                "tokens": 900,
+            },
+            {
+                "name": "sbs",
+                "kind": "side_by_side",
+                "model": "scripted:judge",
+                "context": "none",
+                "both_orders": True,
+            },
+        ],
     }
     cfg.update(over)
     return cfg
@@ -39,10 +56,15 @@ def scripts():
 
     def judge(r):
         if r.task == "support":
-            return json.dumps({"verdict": "yes" if "Orion" in r.fields["answer"] else "no",
-                               "evidence": ["a telescope named Orion"]})
+            return json.dumps(
+                {
+                    "verdict": "yes" if "Orion" in r.fields["answer"] else "no",
+                    "evidence": ["a telescope named Orion"],
+                }
+            )
         a, b = r.fields["answer_a"], r.fields["answer_b"]
         return json.dumps({"verdict": "A" if "Orion" in a else "B" if "Orion" in b else "None"})
+
     set_script("judge", judge)
 
 
@@ -51,7 +73,7 @@ def test_scripted_experiment_runs_reports_and_resumes(db):
     scripts()
     summary = run_experiment(db, config(), progress=False)
     assert summary["answers"] == {"answered": 4, "errors": 0}
-    assert summary["judges"]["sbs"]["judged"] == 4           # 2 questions x 1 pair x 2 orders
+    assert summary["judges"]["sbs"]["judged"] == 4  # 2 questions x 1 pair x 2 orders
     rep = report(db, "t")
     acc = {r["system"]: r for r in rep["accuracy"]["ais"]}
     assert acc["s-full"]["accuracy"] == 1.0 and acc["s-none"]["accuracy"] == 0.0
@@ -67,12 +89,17 @@ def test_scripted_experiment_runs_reports_and_resumes(db):
 def test_adaptive_tournament_spends_its_budget_and_resumes(db):
     seed(db)
     scripts()
-    cfg = config(systems=[{"name": "s-none", "kind": "none", "model": "scripted:ans"},
-                          {"name": "s-full", "kind": "full", "model": "scripted:ans"},
-                          {"name": "s-rag", "kind": "rag", "model": "scripted:ans"}],
-                 judges=[{"name": "sbs", "kind": "side_by_side", "model": "scripted:judge",
-                          "context": "none"}],
-                 tournament={"design": "adaptive", "budget": 0.5, "batch": 2})
+    cfg = config(
+        systems=[
+            {"name": "s-none", "kind": "none", "model": "scripted:ans"},
+            {"name": "s-full", "kind": "full", "model": "scripted:ans"},
+            {"name": "s-rag", "kind": "rag", "model": "scripted:ans"},
+        ],
+        judges=[
+            {"name": "sbs", "kind": "side_by_side", "model": "scripted:judge", "context": "none"}
+        ],
+        tournament={"design": "adaptive", "budget": 0.5, "batch": 2},
+    )
     summary = run_experiment(db, cfg, progress=False)
     # full design: 2 questions x 3 pairs = 6 calls; budget 0.5 -> 3
     assert summary["judges"]["sbs"]["judged"] == 3
@@ -86,12 +113,17 @@ def test_report_of_a_shared_rater_counts_only_its_own_systems(db):
     seed(db)
     scripts()
     run_experiment(db, config(), progress=False)
-    other = config(name="t2", systems=[{"name": "s-none", "kind": "none", "model": "scripted:ans"},
-                                       {"name": "s-rag", "kind": "rag", "model": "scripted:ans"}])
+    other = config(
+        name="t2",
+        systems=[
+            {"name": "s-none", "kind": "none", "model": "scripted:ans"},
+            {"name": "s-rag", "kind": "rag", "model": "scripted:ans"},
+        ],
+    )
     run_experiment(db, other, progress=False)
     rep = report(db, "t2")
-    assert rep["raters"]["ais"]["n"] == 4           # 2 questions x 2 systems, not 3 systems
-    assert rep["raters"]["sbs"]["n"] == 4           # 2 questions x 1 pair x 2 orders
+    assert rep["raters"]["ais"]["n"] == 4  # 2 questions x 2 systems, not 3 systems
+    assert rep["raters"]["sbs"]["n"] == 4  # 2 questions x 1 pair x 2 orders
     assert rep["position_consistency"]["sbs"]["n_pairs"] == 2
 
 
@@ -101,27 +133,51 @@ def test_dry_run_sends_and_writes_nothing(db):
     before = table_counts(db)
     plan = run_experiment(db, config(), dry_run=True, progress=False)
     assert plan["answer_calls"] == 4
-    assert plan["judge_calls"] == 2 * 2 + 2 * 2             # absolute: 2 systems; sbs: 1 pair x 2
+    assert plan["judge_calls"] == 2 * 2 + 2 * 2  # absolute: 2 systems; sbs: 1 pair x 2
     assert plan["input_tokens"] > 0
     assert table_counts(db) == before and call_count("ans") == 0
 
 
-@pytest.mark.parametrize("change, error, match", [
-    ({"systems": [{"name": "x", "kind": "psychic", "model": "scripted:ans"}]}, ConfigError,
-     "unknown system kind"),
-    ({"judges": [{"name": "j", "kind": "vibes", "model": "scripted:judge"}]}, ConfigError,
-     "unknown judge kind"),
-    ({"systems": [{"name": "x", "kind": "none", "model": "nosuch:model"},
-                  {"name": "y", "kind": "none", "model": "scripted:ans"}]}, ConfigError,
-     "unknown model"),
-    ({"systems": [{"name": "x", "kind": "none", "model": "openai:gpt-4o"},
-                  {"name": "y", "kind": "none", "model": "scripted:ans"}]}, ConfigError,
-     "no key"),
-    ({"data": {"documents": ["no-such-book"]}}, InputError, "no questions"),
-    ({"tournament": {"judges": ["ais"]}}, ConfigError, "not a pairwise judge"),
-])
-def test_bad_input_fails_before_any_request_and_writes_nothing(db, db_path, monkeypatch, change,
-                                                               error, match):
+@pytest.mark.parametrize(
+    "change, error, match",
+    [
+        (
+            {"systems": [{"name": "x", "kind": "psychic", "model": "scripted:ans"}]},
+            ConfigError,
+            "unknown system kind",
+        ),
+        (
+            {"judges": [{"name": "j", "kind": "vibes", "model": "scripted:judge"}]},
+            ConfigError,
+            "unknown judge kind",
+        ),
+        (
+            {
+                "systems": [
+                    {"name": "x", "kind": "none", "model": "nosuch:model"},
+                    {"name": "y", "kind": "none", "model": "scripted:ans"},
+                ]
+            },
+            ConfigError,
+            "unknown model",
+        ),
+        (
+            {
+                "systems": [
+                    {"name": "x", "kind": "none", "model": "openai:gpt-4o"},
+                    {"name": "y", "kind": "none", "model": "scripted:ans"},
+                ]
+            },
+            ConfigError,
+            "no key",
+        ),
+        ({"data": {"documents": ["no-such-book"]}}, InputError, "no questions"),
+        ({"tournament": {"judges": ["ais"]}}, ConfigError, "not a pairwise judge"),
+    ],
+)
+def test_bad_input_fails_before_any_request_and_writes_nothing(
+    db, db_path, monkeypatch, change, error, match
+):
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     monkeypatch.setenv("WORKBENCH_ENV_FILE", "/nonexistent/.env")
     seed(db)
@@ -140,18 +196,34 @@ def _file_bytes(db, db_path) -> bytes:
     return Path(db_path).read_bytes()
 
 
-@pytest.mark.parametrize("change, error, match", [
-    # an offline baseline name that does not exist
-    ({"systems": [{"name": "x", "kind": "none", "model": "offline:nonexistent"},
-                  {"name": "y", "kind": "none", "model": "scripted:ans"}]}, ConfigError,
-     "unknown offline baseline"),
-    # a baseline asked for a task it does not implement (the extractive answerer as a judge)
-    ({"judges": [{"name": "ais", "kind": "autoais", "model": "offline:extractive"}]},
-     ConfigError, "needs a real model"),
-    # a scripted model with no script
-    ({"judges": [{"name": "ais", "kind": "autoais", "model": "scripted:never-set"}]},
-     ConfigError, "no script"),
-])
+@pytest.mark.parametrize(
+    "change, error, match",
+    [
+        # an offline baseline name that does not exist
+        (
+            {
+                "systems": [
+                    {"name": "x", "kind": "none", "model": "offline:nonexistent"},
+                    {"name": "y", "kind": "none", "model": "scripted:ans"},
+                ]
+            },
+            ConfigError,
+            "unknown offline baseline",
+        ),
+        # a baseline asked for a task it does not implement (the extractive answerer as a judge)
+        (
+            {"judges": [{"name": "ais", "kind": "autoais", "model": "offline:extractive"}]},
+            ConfigError,
+            "needs a real model",
+        ),
+        # a scripted model with no script
+        (
+            {"judges": [{"name": "ais", "kind": "autoais", "model": "scripted:never-set"}]},
+            ConfigError,
+            "no script",
+        ),
+    ],
+)
 def test_bad_model_fails_before_any_write_byte_identical(db, db_path, change, error, match):
     seed(db)
     scripts()
@@ -170,12 +242,17 @@ def test_changed_setup_under_a_stored_name_fails_before_any_write(db, db_path):
     run_experiment(db, config(), progress=False)
     n_ans, n_judge = call_count("ans"), call_count("judge")
     before = _file_bytes(db, db_path)
-    changed = config(systems=[{"name": "s-none", "kind": "rag", "model": "scripted:ans"},
-                              {"name": "s-full", "kind": "full", "model": "scripted:ans"}])
+    changed = config(
+        systems=[
+            {"name": "s-none", "kind": "rag", "model": "scripted:ans"},
+            {"name": "s-full", "kind": "full", "model": "scripted:ans"},
+        ]
+    )
     with pytest.raises(ConfigError, match="'s-none' is already stored with another"):
         run_experiment(db, changed, progress=False)
-    judge_changed = config(judges=[{"name": "ais", "kind": "autoais", "model": "scripted:judge",
-                                    "context": "full"}])
+    judge_changed = config(
+        judges=[{"name": "ais", "kind": "autoais", "model": "scripted:judge", "context": "full"}]
+    )
     with pytest.raises(ConfigError, match="judge 'ais' is already stored with another"):
         run_experiment(db, judge_changed, progress=False)
     assert _file_bytes(db, db_path) == before
@@ -198,18 +275,30 @@ def test_missing_book_and_window_fail_first(db, db_path):
     from core.store.connection import utcnow
 
     now = utcnow()
-    db["documents"].insert({"id": "gone", "kind": "story-missing", "source": "narrativeqa",
-                            "text": "", "n_chars": 0, "n_tokens": 0, "sha256": "",
-                            "created_at": now, "updated_at": now})
-    db.execute("update questions set document_id = 'gone', context_document_id = 'gone' "
-               "where id = 'q2'")
+    db["documents"].insert(
+        {
+            "id": "gone",
+            "kind": "story-missing",
+            "source": "narrativeqa",
+            "text": "",
+            "n_chars": 0,
+            "n_tokens": 0,
+            "sha256": "",
+            "created_at": now,
+            "updated_at": now,
+        }
+    )
+    db.execute(
+        "update questions set document_id = 'gone', context_document_id = 'gone' where id = 'q2'"
+    )
     before = table_counts(db)
     raw = _file_bytes(db, db_path)
     with pytest.raises(InputError, match="not in the store"):
         run_experiment(db, config(), progress=False)
     assert _file_bytes(db, db_path) == raw
-    db.execute("update questions set document_id = 's1', context_document_id = 's1' "
-               "where id = 'q2'")
+    db.execute(
+        "update questions set document_id = 's1', context_document_id = 's1' where id = 'q2'"
+    )
     catalog.configure("scripted", default_context_window=1500)
     try:
         with pytest.raises(ContextTooLongError):
@@ -265,31 +354,55 @@ def test_offline_demo_end_to_end(tmp_path):
     import_narrativeqa(db, ROOT / "demo" / "narrativeqa")
     db.conn.close()
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    run = subprocess.run([sys.executable, "-m", "core", "--db", str(db_path), "run",
-                          "experiments/demo_offline.toml", "--no-progress"], cwd=ROOT, env=env,
-                         capture_output=True, text=True, timeout=300)
+    run = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "core",
+            "--db",
+            str(db_path),
+            "run",
+            "experiments/demo_offline.toml",
+            "--no-progress",
+        ],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert run.returncode == 0, run.stderr
-    out = subprocess.run([sys.executable, "-m", "core", "--db", str(db_path), "report",
-                          "demo_offline", "--json"], cwd=ROOT, env=env, capture_output=True,
-                         text=True, timeout=120)
+    out = subprocess.run(
+        [sys.executable, "-m", "core", "--db", str(db_path), "report", "demo_offline", "--json"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert out.returncode == 0, out.stderr
     rep = json.loads(out.stdout)
     board = rep["ranking"]["sbs-lexical"]["systems"]
     assert len(board) == 4 and all(r["ci_low"] <= r["beta"] <= r["ci_high"] for r in board)
-    assert board[-1]["name"] == "extractive/none"            # the closed-book baseline abstains
+    assert board[-1]["name"] == "extractive/none"  # the closed-book baseline abstains
     assert rep["disputes"]["n"] > 0
     assert rep["accuracy"]["autoais-lexical"][0]["ci_high"] is not None
-    text = subprocess.run([sys.executable, "-m", "core", "--db", str(db_path), "report",
-                           "demo_offline"], cwd=ROOT, env=env, capture_output=True, text=True,
-                          timeout=120)
+    text = subprocess.run(
+        [sys.executable, "-m", "core", "--db", str(db_path), "report", "demo_offline"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert "Bradley-Terry ranking by sbs-lexical" in text.stdout
 
 
 def test_offline_rater_bias_2x2_runs_without_keys(db, monkeypatch):
     """experiments/rater_bias_offline.toml: the 2x2 report (agreement and kappa per rater family x
     answer family) on the demo data with offline answerers and raters; labelled an illustration."""
-    from core.pipeline.config import read_toml
     from core.corpus.narrativeqa import import_narrativeqa
+    from core.pipeline.config import read_toml
 
     for key in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GOOGLE_API_KEY", "GEMINI_API_KEY"):
         monkeypatch.delenv(key, raising=False)
@@ -302,14 +415,21 @@ def test_offline_rater_bias_2x2_runs_without_keys(db, monkeypatch):
     cells = rep["rater_bias"]["absolute"]
     fams = {"lex-1s", "sim-3s"}
     assert {(c["rater_family"], c["answer_family"]) for c in cells} == {
-        (r, a) for r in fams for a in fams}
+        (r, a) for r in fams for a in fams
+    }
     for c in cells:
         assert c["n"] > 0 and 0 <= c["agreement"] <= 1 and "cohen_kappa" in c
     pair_cells = rep["rater_bias"]["pairwise"]
     assert {c["answer_family"] for c in pair_cells} == fams | {"mixed"}
     assert all("own_family_share" in c for c in pair_cells)
     # the two answerer families really differ: three sentences vs one
-    lengths = {fam: [len(r["text"].split()) for r in db.query(
-        "select text from answers where system like ?", [f"extractive-{fam}/%"])]
-        for fam in ("1s", "3s")}
+    lengths = {
+        fam: [
+            len(r["text"].split())
+            for r in db.query(
+                "select text from answers where system like ?", [f"extractive-{fam}/%"]
+            )
+        ]
+        for fam in ("1s", "3s")
+    }
     assert sum(lengths["3s"]) / len(lengths["3s"]) > 1.5 * sum(lengths["1s"]) / len(lengths["1s"])

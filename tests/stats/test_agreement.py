@@ -13,11 +13,19 @@ from sklearn.metrics import cohen_kappa_score, confusion_matrix
 from statsmodels.stats.inter_rater import aggregate_raters
 from statsmodels.stats.inter_rater import fleiss_kappa as sm_fleiss
 
-from core.stats.agreement import (cohen_kappa, cohen_kappa_ci, confusion, fleiss_kappa,
-                                  krippendorff_alpha_nominal, pairwise_agreement, percent_agreement,
-                                  ratings_matrix, self_consistency)
-from core.stats.rater_bias import length_bias, position_inconsistency, self_preference
 from core.errors import InputError
+from core.stats.agreement import (
+    cohen_kappa,
+    cohen_kappa_ci,
+    confusion,
+    fleiss_kappa,
+    krippendorff_alpha_nominal,
+    pairwise_agreement,
+    percent_agreement,
+    ratings_matrix,
+    self_consistency,
+)
+from core.stats.rater_bias import length_bias, position_inconsistency, self_preference
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "pairwise_human_agreement"
 LABEL = {1: "A", 2: "B", 3: "Equal"}
@@ -31,9 +39,14 @@ def human_items() -> pd.DataFrame:
         for line in path.read_text().splitlines():
             r = json.loads(line)
             slot[r["question_id"]] = slot.get(r["question_id"], 0) + 1
-            rows.append({"item_id": f"{path.name.replace('-human-reviewer_threeclass.jsonl', '')}/"
-                                    f"{r['question_id']}",
-                         "rater": f"slot{slot[r['question_id']]}", "verdict": LABEL[r["score"]]})
+            rows.append(
+                {
+                    "item_id": f"{path.name.replace('-human-reviewer_threeclass.jsonl', '')}/"
+                    f"{r['question_id']}",
+                    "rater": f"slot{slot[r['question_id']]}",
+                    "verdict": LABEL[r["score"]],
+                }
+            )
     return pd.DataFrame(rows)
 
 
@@ -43,14 +56,19 @@ def gpt4_items() -> pd.DataFrame:
         key = path.name.replace("-gpt4-reviewer-threeclass.jsonl", "")
         for line in path.read_text().splitlines():
             r = json.loads(line)
-            rows.append({"item_id": f"{key}/{r['question_id']}", "rater": "gpt4",
-                         "verdict": LABEL[int(r["score"])]})
+            rows.append(
+                {
+                    "item_id": f"{key}/{r['question_id']}",
+                    "rater": "gpt4",
+                    "verdict": LABEL[int(r["score"])],
+                }
+            )
     return pd.DataFrame(rows)
 
 
 def test_real_data_fleiss_and_krippendorff() -> None:
     df = human_items()
-    m = ratings_matrix(df)                      # 3 x items, complete
+    m = ratings_matrix(df)  # 3 x items, complete
     assert m.shape[0] == 3 and m.notna().all().all()
     table, _ = aggregate_raters(m.T.to_numpy())
     assert fleiss_kappa(df) == pytest.approx(sm_fleiss(table, method="fleiss"), abs=1e-9)
@@ -94,9 +112,13 @@ def test_cohen_and_confusion_match_sklearn() -> None:
 
 
 def test_pairwise_agreement_and_missing_values() -> None:
-    df = pd.DataFrame({"item_id": [1, 2, 3, 1, 2, 4, 1, 3],
-                       "rater": ["x", "x", "x", "y", "y", "y", "z", "z"],
-                       "verdict": ["A", "B", "A", "A", "A", "B", "A", "A"]})
+    df = pd.DataFrame(
+        {
+            "item_id": [1, 2, 3, 1, 2, 4, 1, 3],
+            "rater": ["x", "x", "x", "y", "y", "y", "z", "z"],
+            "verdict": ["A", "B", "A", "A", "A", "B", "A", "A"],
+        }
+    )
     pw = pairwise_agreement(df).set_index(["rater_a", "rater_b"])
     assert pw.loc[("x", "y"), "n"] == 2 and pw.loc[("x", "y"), "agreement"] == 0.5
     assert pw.loc[("x", "z"), "n"] == 2 and pw.loc[("x", "z"), "agreement"] == 1.0
@@ -113,12 +135,18 @@ def test_self_consistency() -> None:
 
 
 def test_position_inconsistency_by_hand() -> None:
-    df = pd.DataFrame([
-        ("q1", "x", "y", "A", "r"), ("q1", "y", "x", "B", "r"),      # consistent: x both times
-        ("q2", "x", "y", "A", "r"), ("q2", "y", "x", "A", "r"),      # inconsistent, first shown
-        ("q3", "x", "y", "B", "r"), ("q3", "y", "x", "Equal", "r"),  # inconsistent, not decided
-        ("q4", "x", "y", "A", "r"),                                   # one order only
-    ], columns=["question_id", "system_a", "system_b", "verdict", "rater"])
+    df = pd.DataFrame(
+        [
+            ("q1", "x", "y", "A", "r"),
+            ("q1", "y", "x", "B", "r"),  # consistent: x both times
+            ("q2", "x", "y", "A", "r"),
+            ("q2", "y", "x", "A", "r"),  # inconsistent, first shown
+            ("q3", "x", "y", "B", "r"),
+            ("q3", "y", "x", "Equal", "r"),  # inconsistent, not decided
+            ("q4", "x", "y", "A", "r"),  # one order only
+        ],
+        columns=["question_id", "system_a", "system_b", "verdict", "rater"],
+    )
     row = position_inconsistency(df).iloc[0]
     assert row["n_pairs"] == 3 and row["inconsistent"] == 2
     assert row["inconsistency_rate"] == pytest.approx(2 / 3) and row["first_shown_share"] == 1.0
@@ -130,18 +158,22 @@ def test_self_preference_cells_by_hand() -> None:
     rows = []
     # mixed pair g1 vs o1 on q1..q4; human says g1, g1, o1, o1
     human = ["g1", "g1", "o1", "o1"]
-    gem = ["g1", "g1", "g1", "o1"]       # prefers own family once against the human
+    gem = ["g1", "g1", "g1", "o1"]  # prefers own family once against the human
     gpt = ["g1", "o1", "o1", "o1"]
     for k in range(4):
-        for rater, w in (("human:h", human[k]), ("auto:gem-judge", gem[k]),
-                         ("auto:gpt-judge", gpt[k])):
+        for rater, w in (
+            ("human:h", human[k]),
+            ("auto:gem-judge", gem[k]),
+            ("auto:gpt-judge", gpt[k]),
+        ):
             rows.append((f"q{k}", "g1", "o1", "A" if w == "g1" else "B", rater))
     # same-family pair g1 vs g2 on q9: all agree
     for rater in ("human:h", "auto:gem-judge", "auto:gpt-judge"):
         rows.append(("q9", "g2", "g1", "A", rater))
     df = pd.DataFrame(rows, columns=["question_id", "system_a", "system_b", "verdict", "rater"])
     t = self_preference(df, raters, fam, reference="human:h").set_index(
-        ["rater_family", "answer_family"])
+        ["rater_family", "answer_family"]
+    )
     assert t.loc[("gem", "mixed"), "n"] == 4
     assert t.loc[("gem", "mixed"), "agreement"] == 0.75
     assert t.loc[("gem", "mixed"), "own_family_share"] == 0.75
@@ -151,8 +183,14 @@ def test_self_preference_cells_by_hand() -> None:
 
 
 def test_length_bias_by_hand() -> None:
-    df = pd.DataFrame({"rater": ["r"] * 6, "verdict": ["A", "A", "B", "B", "Equal", "A"],
-                       "length_a": [10, 5, 3, 9, 10, 4], "length_b": [5, 10, 9, 3, 2, 4]})
+    df = pd.DataFrame(
+        {
+            "rater": ["r"] * 6,
+            "verdict": ["A", "A", "B", "B", "Equal", "A"],
+            "length_a": [10, 5, 3, 9, 10, 4],
+            "length_b": [5, 10, 9, 3, 2, 4],
+        }
+    )
     # decided with unequal lengths: rows 0-3; longer wins in rows 0 (A,10>5) and 2 (B, 9>3)
     row = length_bias(df).iloc[0]
     assert row["n_decided"] == 4 and row["longer_wins"] == 2 and row["share"] == 0.5
@@ -161,9 +199,16 @@ def test_length_bias_by_hand() -> None:
 
 # -- plain-Python references (the loops the vectorised code replaced) ---------------------------
 
+
 def _winner(a, b, v):
-    v = {"a": "A", "b": "B", "equal": "Equal", "none": "None", "a is better": "A",
-         "b is better": "B"}[v.strip().lower()]
+    v = {
+        "a": "A",
+        "b": "B",
+        "equal": "Equal",
+        "none": "None",
+        "a is better": "A",
+        "b is better": "B",
+    }[v.strip().lower()]
     return a if v == "A" else b if v == "B" else v
 
 
@@ -173,7 +218,7 @@ def position_reference(rows) -> dict:
     for q, a, b, v, r in rows:
         last[(r, q, frozenset((a, b)), a)] = (_winner(a, b, v), a, {a, b})
     groups: dict = {}
-    for (r, q, pair, first), val in last.items():
+    for (r, q, pair, _first), val in last.items():
         groups.setdefault((r, q, pair), []).append(val)
     out = {r: [0, 0, 0, 0] for *_, r in rows}
     for (r, _, _), vals in groups.items():
@@ -194,10 +239,15 @@ def random_pairwise(seed: int, n: int = 3000) -> pd.DataFrame:
     names = np.array([f"s{k}" for k in range(5)], dtype=object)
     i = rng.integers(0, 5, n)
     j = (i + rng.integers(1, 5, n)) % 5
-    return pd.DataFrame({"question_id": rng.integers(0, 60, n), "system_a": names[i],
-                         "system_b": names[j],
-                         "verdict": rng.choice(["A", "B", "Equal", "None", "b is better"], n),
-                         "rater": rng.choice(["r1", "r2", "human:h"], n)})
+    return pd.DataFrame(
+        {
+            "question_id": rng.integers(0, 60, n),
+            "system_a": names[i],
+            "system_b": names[j],
+            "verdict": rng.choice(["A", "B", "Equal", "None", "b is better"], n),
+            "rater": rng.choice(["r1", "r2", "human:h"], n),
+        }
+    )
 
 
 @pytest.mark.parametrize("seed", range(4))
@@ -226,15 +276,17 @@ def test_self_preference_matches_plain_python() -> None:
             continue
         af = fam[a] if fam[a] == fam[b] else "mixed"
         own = [s for s in (a, b) if fam[s] == rfam[r]]
-        cells.setdefault((rfam[r], af), []).append((_winner(a, b, v), ref_last[key],
-                                                     own[0] if len(own) == 1 else None, {a, b}))
+        cells.setdefault((rfam[r], af), []).append(
+            (_winner(a, b, v), ref_last[key], own[0] if len(own) == 1 else None, {a, b})
+        )
     got = self_preference(df, rfam, fam, "human:h").set_index(["rater_family", "answer_family"])
     assert sorted(got.index) == sorted(cells)
     for key, items in cells.items():
         assert got.loc[key, "n"] == len(items)
         assert got.loc[key, "agreement"] == pytest.approx(np.mean([w == r for w, r, *_ in items]))
         assert got.loc[key, "cohen_kappa"] == pytest.approx(
-            cohen_kappa_score([w for w, *_ in items], [r for _, r, *_ in items]))
+            cohen_kappa_score([w for w, *_ in items], [r for _, r, *_ in items])
+        )
         mine = [w == o for w, _, o, p in items if o is not None and w in p]
         if mine:
             assert got.loc[key, "own_family_share"] == pytest.approx(np.mean(mine))

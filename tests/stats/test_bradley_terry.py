@@ -16,17 +16,23 @@ from scipy.sparse.csgraph import connected_components
 
 from core.cli.stats_commands import _read_rank_csv
 from core.errors import InputError
+from core.stats.bradley_terry import (
+    fit_bradley_terry_batch,
+    percentile_interval,
+    question_weights,
+    strongly_connected,
+)
 from core.stats.pairwise_counts import PairwiseCounts
-from core.stats.bradley_terry import fit_bradley_terry_batch, question_weights, strongly_connected
-from core.stats.bradley_terry import percentile_interval
 
 
 def random_records(rng: np.random.Generator, n_sys: int, n_rows: int, n_q: int) -> list:
     i = rng.integers(0, n_sys, n_rows)
     j = (i + rng.integers(1, n_sys, n_rows)) % n_sys
     v = rng.choice(["A", "B", "Equal", "None"], n_rows, p=[0.4, 0.35, 0.15, 0.1])
-    return [(f"q{q}", f"s{a}", f"s{b}", str(x))
-            for q, a, b, x in zip(rng.integers(0, n_q, n_rows), i, j, v)]
+    return [
+        (f"q{q}", f"s{a}", f"s{b}", str(x))
+        for q, a, b, x in zip(rng.integers(0, n_q, n_rows), i, j, v)
+    ]
 
 
 def test_percentile_interval_equals_numpy_quantile() -> None:
@@ -40,21 +46,27 @@ def test_percentile_interval_equals_numpy_quantile() -> None:
 
 def test_strongly_connected_matches_scipy() -> None:
     rng = np.random.default_rng(1)
-    mats = [(rng.random((6, 6)) < p).astype(float) for p in (0.15, 0.3, 0.5, 0.9) for _ in range(40)]
-    mats.append(np.ones((6, 6)))                          # complete: the shortcut path
-    ref = [connected_components(m * (1 - np.eye(6)), directed=True, connection="strong")[0] == 1
-           for m in mats]
+    mats = [
+        (rng.random((6, 6)) < p).astype(float) for p in (0.15, 0.3, 0.5, 0.9) for _ in range(40)
+    ]
+    mats.append(np.ones((6, 6)))  # complete: the shortcut path
+    ref = [
+        connected_components(m * (1 - np.eye(6)), directed=True, connection="strong")[0] == 1
+        for m in mats
+    ]
     assert strongly_connected(np.stack(mats)).tolist() == ref
     assert sum(ref) > 20 and not all(ref)
 
 
 def scipy_fit(W: np.ndarray, alpha: float) -> np.ndarray:
     """Independent MLE/MAP: scipy BFGS on -l(beta) = -sum W_ij log sigma(b_i - b_j) + alpha/2 |b|^2."""
+
     def f(b):
         d = b[:, None] - b[None, :]
         p = 1 / (1 + np.exp(-d))
         g = W.sum(1) - ((W + W.T) * p).sum(1) - alpha * b
         return -(W * -np.logaddexp(0, -d)).sum() + 0.5 * alpha * b @ b, -g
+
     res = minimize(f, np.zeros(len(W)), jac=True, method="BFGS", options={"gtol": 1e-10})
     return res.x - res.x.mean()
 
@@ -66,7 +78,7 @@ def test_batch_fit_from_far_starts_matches_scipy_and_choix() -> None:
     n = 5
     W = rng.integers(0, 30, size=(6, n, n)).astype(float) + 1.0
     W[:, np.arange(n), np.arange(n)] = 0
-    W[5] *= 0.01                                          # little data: flat likelihood
+    W[5] *= 0.01  # little data: flat likelihood
     alpha = np.array([0, 0, 0, 0.3, 1e-6, 0])
     init = rng.normal(scale=8.0, size=(6, n))
     beta = fit_bradley_terry_batch(W, alpha, init=init)
@@ -85,7 +97,7 @@ def test_question_matrix_and_outcomes_match_plain_python(ties: str) -> None:
     rng = np.random.default_rng(3)
     recs = random_records(rng, 5, 600, 40)
     counts = PairwiseCounts.from_records(recs)
-    for rec in recs[:25]:                                 # retractions, then one re-added
+    for rec in recs[:25]:  # retractions, then one re-added
         counts.remove(*rec)
     counts.add(*recs[0])
     live = recs[:1] + recs[25:]
@@ -111,8 +123,9 @@ def test_question_matrix_and_outcomes_match_plain_python(ties: str) -> None:
     for (q, i, j), val in cell.items():
         per_q[q][i * 5 + j] = val
     expected = sorted(tuple(sorted(d.items())) for d in per_q.values())
-    got = sorted(tuple((int(p), float(x)) for p, x in zip(pairs, row) if x)
-                 for row in np.asarray(m))
+    got = sorted(
+        tuple((int(p), float(x)) for p, x in zip(pairs, row) if x) for row in np.asarray(m)
+    )
     assert got == expected
     dec, t = counts.outcome_matrices()
     assert np.array_equal(dec, decided) and np.array_equal(t, tie)
@@ -128,16 +141,23 @@ def test_cli_reader_matches_pandas_on_a_multi_block_file(tmp_path: Path) -> None
     """~6 MB, so pyarrow reads several blocks with their own dictionaries."""
     rng = np.random.default_rng(5)
     n = 200_000
-    df = pd.DataFrame(random_records(rng, 12, n, 3000),
-                      columns=["question_id", "system_a", "system_b", "verdict"])
+    df = pd.DataFrame(
+        random_records(rng, 12, n, 3000), columns=["question_id", "system_a", "system_b", "verdict"]
+    )
     path = tmp_path / "j.csv"
     df.to_csv(path, index=False)
     counts = _read_rank_csv(str(path))
     kept = df[df["verdict"] != "None"]
     first_seen = list(pd.unique(df["question_id"]))
-    assert counts.questions == [q for q in first_seen if q in set(kept["question_id"])]
-    assert counts.systems == list(pd.unique(pd.concat([df["system_a"], df["system_b"].loc[
-        ~df["system_b"].isin(set(df["system_a"]))]])))
+    kept_ids = set(kept["question_id"])  # built once: inside the comprehension it was quadratic
+    assert counts.questions == [q for q in first_seen if q in kept_ids]
+    assert counts.systems == list(
+        pd.unique(
+            pd.concat(
+                [df["system_a"], df["system_b"].loc[~df["system_b"].isin(set(df["system_a"]))]]
+            )
+        )
+    )
     q, a, b, o, w = counts.arrays()
     names = np.array(counts.systems)
     assert (names[a] == kept["system_a"].to_numpy()).all()

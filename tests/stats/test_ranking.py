@@ -12,17 +12,27 @@ import pytest
 import statsmodels.api as sm
 
 from core.errors import InputError
-from core.stats.pairwise_counts import NotIdentifiableError, PairwiseCounts, parse_verdict
-from core.stats.bradley_terry import (bootstrap_bradley_terry, fit_bradley_terry, question_weights,
-                                      strongly_connected)
+from core.stats.bradley_terry import (
+    bootstrap_bradley_terry,
+    fit_bradley_terry,
+    question_weights,
+    strongly_connected,
+)
 from core.stats.leaderboard import leaderboard
 from core.stats.length_control import leaderboard_length_controlled
+from core.stats.pairwise_counts import NotIdentifiableError, PairwiseCounts, parse_verdict
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "bradley_terry"
 
 
-def simulate(n_sys: int, n_q: int, rng: np.random.Generator, tie_rate: float = 0.2,
-             none_rate: float = 0.0, beta: np.ndarray | None = None) -> tuple[list, np.ndarray]:
+def simulate(
+    n_sys: int,
+    n_q: int,
+    rng: np.random.Generator,
+    tie_rate: float = 0.2,
+    none_rate: float = 0.0,
+    beta: np.ndarray | None = None,
+) -> tuple[list, np.ndarray]:
     """Every question compares every pair once; P(i beats j | decided) = sigma(beta_i - beta_j)."""
     beta = rng.normal(size=n_sys) if beta is None else beta
     recs = []
@@ -62,8 +72,9 @@ def by_index(board, n: int) -> np.ndarray:
 
 
 def test_parse_verdict() -> None:
-    assert [parse_verdict(s) for s in ["a", " B ", "EQUAL", "none", "A is better",
-                                       "b  IS better"]] == ["A", "B", "Equal", "None", "A", "B"]
+    assert [
+        parse_verdict(s) for s in ["a", " B ", "EQUAL", "none", "A is better", "b  IS better"]
+    ] == ["A", "B", "Equal", "None", "A", "B"]
     for bad in ["tie", "", None, "C", 1]:
         with pytest.raises(InputError):
             parse_verdict(bad)
@@ -116,12 +127,20 @@ def test_gradient_is_zero_at_the_estimate() -> None:
 
 
 def test_not_strongly_connected_is_an_error_or_a_warned_map_estimate() -> None:
-    never_loses = [("q1", "x", "y", "A"), ("q2", "y", "z", "A"), ("q3", "z", "y", "A"),
-                   ("q4", "x", "z", "A")]
+    never_loses = [
+        ("q1", "x", "y", "A"),
+        ("q2", "y", "z", "A"),
+        ("q3", "z", "y", "A"),
+        ("q4", "x", "z", "A"),
+    ]
     with pytest.raises(NotIdentifiableError, match="'x' never loses"):
         leaderboard(never_loses, n_boot=0)
-    groups = [("q1", "a", "b", "A"), ("q2", "b", "a", "A"), ("q3", "c", "d", "A"),
-              ("q4", "d", "c", "A")]
+    groups = [
+        ("q1", "a", "b", "A"),
+        ("q2", "b", "a", "A"),
+        ("q3", "c", "d", "A"),
+        ("q4", "d", "c", "A"),
+    ]
     with pytest.raises(NotIdentifiableError, match="never compared"):
         leaderboard(groups, n_boot=0)
     # With a prior the MAP estimate is returned with a warning; choix's penalty is
@@ -143,9 +162,17 @@ def test_strongly_connected_batch() -> None:
 def test_leaderboard_table_and_matrices_by_hand() -> None:
     # x beats y twice, y beats x once, one tie, one None (excluded), y-z: 1-1, z-x: z wins once,
     # x beats z once.
-    recs = [("q1", "x", "y", "A"), ("q1", "y", "x", "B"), ("q2", "y", "x", "A"),
-            ("q2", "x", "y", "Equal"), ("q3", "x", "y", "None"), ("q3", "y", "z", "A"),
-            ("q4", "z", "y", "A"), ("q4", "z", "x", "A"), ("q5", "x", "z", "A")]
+    recs = [
+        ("q1", "x", "y", "A"),
+        ("q1", "y", "x", "B"),
+        ("q2", "y", "x", "A"),
+        ("q2", "x", "y", "Equal"),
+        ("q3", "x", "y", "None"),
+        ("q3", "y", "z", "A"),
+        ("q4", "z", "y", "A"),
+        ("q4", "z", "x", "A"),
+        ("q5", "x", "z", "A"),
+    ]
     board = leaderboard(recs, n_boot=200, seed=1)
     t = board.table.set_index("name")
     assert t.loc["x", "wins"] == 3 and t.loc["x", "losses"] == 2 and t.loc["x", "ties"] == 1
@@ -235,14 +262,15 @@ def test_length_control_matches_statsmodels() -> None:
     rows = []
     for q, a, b, v in recs:
         la, lb = rng.integers(20, 200, size=2)
-        if v in ("A", "B") and rng.random() < 0.3:   # longer answers win a bit more often
+        if v in ("A", "B") and rng.random() < 0.3:  # longer answers win a bit more often
             v = "A" if la > lb else "B"
         rows.append((q, a, b, v, la, lb))
-    df = pd.DataFrame(rows, columns=["question_id", "system_a", "system_b", "verdict",
-                                     "length_a", "length_b"])
+    df = pd.DataFrame(
+        rows, columns=["question_id", "system_a", "system_b", "verdict", "length_a", "length_b"]
+    )
     board = leaderboard_length_controlled(df, n_boot=100, seed=0)
     X, y = [], []
-    for q, a, b, v, la, lb in rows:
+    for _q, a, b, v, la, lb in rows:
         if v == "None":
             continue
         x = np.zeros(5)
@@ -260,8 +288,9 @@ def test_length_control_matches_statsmodels() -> None:
     assert lo < board.extra["length_coefficient"] < hi and lo > 0
 
 
-def simulate_frame(truth: np.ndarray, n_q: int, rng: np.random.Generator,
-                   tie_rate: float = 0.1) -> pd.DataFrame:
+def simulate_frame(
+    truth: np.ndarray, n_q: int, rng: np.random.Generator, tie_rate: float = 0.1
+) -> pd.DataFrame:
     """Vectorised :func:`simulate` (every pair once per question, random presentation order)."""
     i, j = np.triu_indices(len(truth), 1)
     i, j = np.tile(i, n_q), np.tile(j, n_q)
@@ -272,8 +301,14 @@ def simulate_frame(truth: np.ndarray, n_q: int, rng: np.random.Generator,
     a, b = np.where(swap, j, i), np.where(swap, i, j)
     a_wins = i_wins != swap
     verdict = np.where(tie, "Equal", np.where(a_wins, "A", "B"))
-    return pd.DataFrame({"question_id": q.astype(str), "system_a": np.char.add("s", a.astype(str)),
-                         "system_b": np.char.add("s", b.astype(str)), "verdict": verdict})
+    return pd.DataFrame(
+        {
+            "question_id": q.astype(str),
+            "system_a": np.char.add("s", a.astype(str)),
+            "system_b": np.char.add("s", b.astype(str)),
+            "verdict": verdict,
+        }
+    )
 
 
 @pytest.mark.slow
@@ -297,27 +332,41 @@ def test_bootstrap_interval_coverage() -> None:
 
 
 def test_store_leaderboard_is_incremental_and_honours_supersedes(db) -> None:
-    from core.views.live_leaderboard import store_leaderboard
     from core.store.connection import utcnow
+    from core.views.live_leaderboard import store_leaderboard
 
     now = utcnow()
     rng = np.random.default_rng(1)
     recs, _ = simulate(3, 20, rng, tie_rate=0.2, none_rate=0.1)
     for q in sorted({r[0] for r in recs}):
-        db["questions"].insert({"id": q, "question": "?", "origin": "imported",
-                                "created_at": now, "updated_at": now})
-    rows = [{"kind": "pairwise", "question_id": q, "rater": "human:a", "rater_kind": "human",
-             "system_a": a, "system_b": b, "verdict": v, "status": "ok", "created_at": now}
-            for q, a, b, v in recs]
-    rows.append({**rows[0], "verdict": None, "status": "unparsed"})     # not counted
-    rows.append({**rows[0], "kind": "absolute", "verdict": "yes"})      # not pairwise
+        db["questions"].insert(
+            {"id": q, "question": "?", "origin": "imported", "created_at": now, "updated_at": now}
+        )
+    rows = [
+        {
+            "kind": "pairwise",
+            "question_id": q,
+            "rater": "human:a",
+            "rater_kind": "human",
+            "system_a": a,
+            "system_b": b,
+            "verdict": v,
+            "status": "ok",
+            "created_at": now,
+        }
+        for q, a, b, v in recs
+    ]
+    rows.append({**rows[0], "verdict": None, "status": "unparsed"})  # not counted
+    rows.append({**rows[0], "kind": "absolute", "verdict": "yes"})  # not pairwise
     db["judgments"].insert_all(rows)
     live = store_leaderboard(db)
     ref = leaderboard(recs, n_boot=0)
     assert np.allclose(by_index(live.leaderboard(n_boot=0), 3), by_index(ref, 3), atol=1e-10)
     # A correction: the first judgment is superseded by the opposite verdict.
-    first = db.execute("select id, question_id, system_a, system_b, verdict from judgments "
-                       "where kind='pairwise' and status='ok' order by id limit 1").fetchone()
+    first = db.execute(
+        "select id, question_id, system_a, system_b, verdict from judgments "
+        "where kind='pairwise' and status='ok' order by id limit 1"
+    ).fetchone()
     flipped = {"A": "B", "B": "A", "Equal": "A", "None": "A"}[first[4]]
     db["judgments"].insert({**rows[0], "verdict": flipped, "supersedes": first[0]})
     assert live.refresh(db) == 1
@@ -325,5 +374,6 @@ def test_store_leaderboard_is_incremental_and_honours_supersedes(db) -> None:
     ref = leaderboard(fixed, n_boot=0)
     assert np.allclose(by_index(live.leaderboard(n_boot=0), 3), by_index(ref, 3), atol=1e-10)
     assert live.refresh(db) == 0
-    assert np.allclose(by_index(store_leaderboard(db).leaderboard(n_boot=0), 3),
-                       by_index(ref, 3), atol=1e-10)
+    assert np.allclose(
+        by_index(store_leaderboard(db).leaderboard(n_boot=0), 3), by_index(ref, 3), atol=1e-10
+    )

@@ -9,17 +9,29 @@ from statsmodels.stats.contingency_tables import mcnemar as sm_mcnemar
 from statsmodels.stats.proportion import proportion_confint
 
 from core.errors import InputError
-from core.stats.significance import (bernoulli_ci, kendall_tau, mcnemar, paired_bootstrap,
-                                     rank_correlation_with_ties, spearman, tie_groups, wilson_ci)
+from core.stats.significance import (
+    bernoulli_ci,
+    kendall_tau,
+    mcnemar,
+    paired_bootstrap,
+    rank_correlation_with_ties,
+    spearman,
+    tie_groups,
+    wilson_ci,
+)
 
 
 @pytest.mark.parametrize("k,n", [(0, 10), (3, 10), (50, 80), (99, 100), (10, 10)])
 @pytest.mark.parametrize("level", [0.9, 0.95])
 def test_intervals_match_statsmodels(k: int, n: int, level: float) -> None:
     b = bernoulli_ci(k, n, level)
-    assert (b.low, b.high) == pytest.approx(proportion_confint(k, n, 1 - level, "normal"), abs=1e-12)
+    assert (b.low, b.high) == pytest.approx(
+        proportion_confint(k, n, 1 - level, "normal"), abs=1e-12
+    )
     w = wilson_ci(k, n, level)
-    assert (w.low, w.high) == pytest.approx(proportion_confint(k, n, 1 - level, "wilson"), abs=1e-12)
+    assert (w.low, w.high) == pytest.approx(
+        proportion_confint(k, n, 1 - level, "wilson"), abs=1e-12
+    )
     assert b.level == w.level == level and b.estimate == k / n
 
 
@@ -62,7 +74,7 @@ def test_paired_bootstrap_against_normal_theory() -> None:
 @pytest.mark.parametrize("seed", range(5))
 def test_rank_correlations_match_scipy(seed: int) -> None:
     rng = np.random.default_rng(seed)
-    a = rng.integers(0, 6, 15).astype(float)   # with ties
+    a = rng.integers(0, 6, 15).astype(float)  # with ties
     b = a + rng.normal(0, 2, 15)
     assert spearman(a, b) == pytest.approx(sps.spearmanr(a, b).statistic, abs=1e-12)
     assert kendall_tau(a, b) == pytest.approx(sps.kendalltau(a, b).statistic, abs=1e-12)

@@ -6,18 +6,42 @@ import threading
 import pytest
 
 from core.store.connection import transaction, utcnow
+from core.store.database import (
+    applied_migrations,
+    migrate_db,
+    open_db,
+    registered_migrations,
+    schema_version,
+)
 from core.store.schema import append_only
-from core.store.database import (applied_migrations, migrate_db, open_db, registered_migrations,
-                                 schema_version)
 
 
 def _question(db, qid="q1"):
     now = utcnow()
-    db["documents"].insert({"id": "d1", "kind": "book", "source": "test", "text": "x",
-                            "n_chars": 1, "n_tokens": 1, "sha256": "", "created_at": now,
-                            "updated_at": now}, ignore=True)
-    db["questions"].insert({"id": qid, "document_id": "d1", "question": "?", "origin": "imported",
-                            "created_at": now, "updated_at": now})
+    db["documents"].insert(
+        {
+            "id": "d1",
+            "kind": "book",
+            "source": "test",
+            "text": "x",
+            "n_chars": 1,
+            "n_tokens": 1,
+            "sha256": "",
+            "created_at": now,
+            "updated_at": now,
+        },
+        ignore=True,
+    )
+    db["questions"].insert(
+        {
+            "id": qid,
+            "document_id": "d1",
+            "question": "?",
+            "origin": "imported",
+            "created_at": now,
+            "updated_at": now,
+        }
+    )
 
 
 def test_migrations_apply_once_and_are_recorded(db_path):
@@ -26,8 +50,19 @@ def test_migrations_apply_once_and_are_recorded(db_path):
     assert applied_migrations(db) == names
     assert schema_version(db) == len(names) >= 1
     assert migrate_db(db) == []  # nothing pending the second time
-    for table in ("documents", "passages", "questions", "answers", "judgments", "reviews",
-                  "disputes", "runs", "systems", "entities", "mentions"):
+    for table in (
+        "documents",
+        "passages",
+        "questions",
+        "answers",
+        "judgments",
+        "reviews",
+        "disputes",
+        "runs",
+        "systems",
+        "entities",
+        "mentions",
+    ):
         assert table in db.table_names()
 
 
@@ -41,10 +76,12 @@ def test_transaction_rolls_back_everything(db):
     _question(db)
     with pytest.raises(RuntimeError):
         with transaction(db):
-            db["systems"].insert({"name": "s1", "model": "m", "context": "none",
-                                  "created_at": utcnow()})
-            db["systems"].insert({"name": "s2", "model": "m", "context": "none",
-                                  "created_at": utcnow()})
+            db["systems"].insert(
+                {"name": "s1", "model": "m", "context": "none", "created_at": utcnow()}
+            )
+            db["systems"].insert(
+                {"name": "s2", "model": "m", "context": "none", "created_at": utcnow()}
+            )
             raise RuntimeError("boom")
     assert db["systems"].count == 0
 
@@ -61,8 +98,16 @@ def test_nested_transaction_is_a_savepoint(db):
 
 def test_judgments_are_append_only(db):
     _question(db)
-    db["judgments"].insert({"kind": "absolute", "question_id": "q1", "rater": "human:ann",
-                            "rater_kind": "human", "verdict": "yes", "created_at": utcnow()})
+    db["judgments"].insert(
+        {
+            "kind": "absolute",
+            "question_id": "q1",
+            "rater": "human:ann",
+            "rater_kind": "human",
+            "verdict": "yes",
+            "created_at": utcnow(),
+        }
+    )
     with pytest.raises(sqlite3.IntegrityError, match="append-only"):
         db.execute("update judgments set verdict = 'no'")
     with pytest.raises(sqlite3.IntegrityError, match="append-only"):
@@ -72,8 +117,16 @@ def test_judgments_are_append_only(db):
 
 def test_foreign_keys_enforced(db):
     with pytest.raises(sqlite3.IntegrityError):
-        db["questions"].insert({"id": "q", "document_id": "missing", "question": "?",
-                                "origin": "imported", "created_at": "", "updated_at": ""})
+        db["questions"].insert(
+            {
+                "id": "q",
+                "document_id": "missing",
+                "question": "?",
+                "origin": "imported",
+                "created_at": "",
+                "updated_at": "",
+            }
+        )
 
 
 def test_connections_work_across_threads(db_path):

@@ -6,13 +6,33 @@ import json
 import re
 
 import pytest
-
 from browser_support import build_fixture_db
+
 from core.annotation.disputes import resolve_dispute
 from core.annotation.pairwise import blind_item, pair_key, submit_verdict, undo_last, verdict_queue
 from core.annotation.reviews import submit_review
-from core.views import figures, overview as views
 from core.store.database import open_db
+from core.views.disputes import corrected_references, dispute_detail, dispute_tally
+from core.views.figures import (
+    agreement_overview,
+    autoais_accuracy,
+    confusion_figure,
+    forest_figure,
+    matrix_figure,
+    rater_pair_view,
+)
+from core.views.judgments import auto_verdicts_shown
+from core.views.leaderboard import (
+    FALLBACK_ALPHA,
+    LiveLeaderboard,
+    compute_leaderboard,
+    pairwise_raters,
+    pairwise_records,
+)
+from core.views.overview import export_bytes, overview
+from core.views.review import question_detail, search_context, searchable_documents
+from core.views.run import experiment_config, model_choices
+from core.views.text import escape_markdown, highlight_markdown
 
 
 @pytest.fixture
@@ -29,28 +49,58 @@ def test_question_detail_shows_the_passages_the_question_was_built_from(fdb):
     mention passages are spread from the first mention to the last, every entity is in bold."""
     db, ids = fdb
     doc, soames = ids["document_id"], ids["entity_id"]
-    mentioned = [r[0] for r in db.execute(
-        "select distinct passage_idx from mentions where entity_id = ? order by 1", [soames])]
+    mentioned = [
+        r[0]
+        for r in db.execute(
+            "select distinct passage_idx from mentions where entity_id = ? order by 1", [soames]
+        )
+    ]
     assert len(mentioned) > 6
     n = db.execute("select count(*) from passages where document_id = ?", [doc]).fetchone()[0]
-    late = [i for i in range(n) if i not in mentioned][-1]          # no mention in it
-    other = db["entities"].insert({"document_id": doc, "name": "Beerbohm", "aliases": "[]",
-                                   "label": "PERSON", "n_mentions": 1, "rank": 2,
-                                   "method": "test"}).last_pk
-    db["questions"].insert({
-        "id": "gen-late", "document_id": doc, "question": "How does Soames change?",
-        "answers": json.dumps(["He does not."]), "origin": "generated", "entity_id": soames,
-        "metadata": json.dumps({"entity_ids": [soames, other],
-                                "evidence": [{"passage_idx": late, "text": "..."},
-                                             {"passage_idx": mentioned[1], "text": "..."}]}),
-        "created_at": "2024-01-01", "updated_at": "2024-01-01"})
-    d = views.question_detail(db, "gen-late", max_passages=6)
+    late = [i for i in range(n) if i not in mentioned][-1]  # no mention in it
+    other = (
+        db["entities"]
+        .insert(
+            {
+                "document_id": doc,
+                "name": "Beerbohm",
+                "aliases": "[]",
+                "label": "PERSON",
+                "n_mentions": 1,
+                "rank": 2,
+                "method": "test",
+            }
+        )
+        .last_pk
+    )
+    db["questions"].insert(
+        {
+            "id": "gen-late",
+            "document_id": doc,
+            "question": "How does Soames change?",
+            "answers": json.dumps(["He does not."]),
+            "origin": "generated",
+            "entity_id": soames,
+            "metadata": json.dumps(
+                {
+                    "entity_ids": [soames, other],
+                    "evidence": [
+                        {"passage_idx": late, "text": "..."},
+                        {"passage_idx": mentioned[1], "text": "..."},
+                    ],
+                }
+            ),
+            "created_at": "2024-01-01",
+            "updated_at": "2024-01-01",
+        }
+    )
+    d = question_detail(db, "gen-late", max_passages=6)
     got = [p["idx"] for p in d["passages"]]
     assert len(got) == 6 and got == sorted(got)
     roles = {p["idx"]: p["role"] for p in d["passages"]}
     assert roles[late] == roles[mentioned[1]] == "evidence"
     assert sum(r == "evidence" for r in roles.values()) == 2
-    assert mentioned[0] in roles and mentioned[-1] in roles      # spread: first and last mention
+    assert mentioned[0] in roles and mentioned[-1] in roles  # spread: first and last mention
     assert d["n_mention_passages"] == len(mentioned) and d["n_passages"] == n
     assert {e["name"] for e in d["entities"]} == {"Soames", "Beerbohm"}
     text = " ".join(p["markdown"] for p in d["passages"])
@@ -61,18 +111,18 @@ def test_question_detail_shows_the_passages_the_question_was_built_from(fdb):
 
 def test_escape_markdown_neutralises_markup():
     evil = "<script>alert(1)</script> ![x](http://127.0.0.1:9/p.png) [l](javascript:x) $x$ :red[a]"
-    out = views.escape_markdown(evil)
+    out = escape_markdown(evil)
     for char in "<>[]()!$:":
         assert re.search(r"(?<!\\)" + re.escape(char), out) is None, char
-    assert out.replace("\\", "") == evil          # nothing lost, only escaped
-    hl = views.highlight_markdown("Soames met *Soames*.", ["soames"])
+    assert out.replace("\\", "") == evil  # nothing lost, only escaped
+    hl = highlight_markdown("Soames met *Soames*.", ["soames"])
     assert hl.count("**") == 4 and "\\*" in hl
 
 
 def test_overview_and_empty(fdb, db):
-    assert views.overview(db)["empty"] is True
+    assert overview(db)["empty"] is True
     fixture, _ = fdb
-    ov = views.overview(fixture)
+    ov = overview(fixture)
     assert not ov["empty"] and ov["counts"]["questions"] == 7
     assert ov["attention"]["disputes without a resolution"] == 3
     assert ov["attention"]["questions pending review"] == 4
@@ -80,44 +130,46 @@ def test_overview_and_empty(fdb, db):
 
 def test_question_detail_has_entity_passages_and_documents(fdb):
     db, ids = fdb
-    d = views.question_detail(db, ids["generated"][0])
+    d = question_detail(db, ids["generated"][0])
     assert d["entity"]["name"] == "Soames" and d["passages"]
     assert any("**Soames**" in p["markdown"] for p in d["passages"])
     assert [x["id"] for x in d["documents"]] == [ids["document_id"]]
     submit_review(db, ids["generated"][0], "a", "accept", checklist={"answerable": True})
     submit_review(db, ids["generated"][0], "b", "reject", checklist={"answerable": True})
-    agree = views.question_detail(db, ids["generated"][0])["review_agreement"]
-    assert agree["pairwise_agreement"]["decision"] == 0 and \
-        agree["pairwise_agreement"]["answerable"] == 1
+    agree = question_detail(db, ids["generated"][0])["review_agreement"]
+    assert (
+        agree["pairwise_agreement"]["decision"] == 0
+        and agree["pairwise_agreement"]["answerable"] == 1
+    )
 
 
 def test_dispute_detail_tally_and_export(fdb):
     db, ids = fdb
-    d = views.dispute_detail(db, ids["disputes"][0])
+    d = dispute_detail(db, ids["disputes"][0])
     assert d["gt"]["verdict"] == "no" and d["ctx"]["verdict"] == "yes"
     assert [e["verified"] for e in d["ctx"]["evidence"]] == [True, False]
     assert len(d["references"]) >= 1
     resolve_dispute(db, ids["disputes"][0], "a", "reference_wrong", corrected_answer="Fixed.")
     resolve_dispute(db, ids["disputes"][1], "a", "model_wrong")
-    t = views.dispute_tally(db)
+    t = dispute_tally(db)
     assert t["counts"]["reference_wrong"] == 1 and t["reference_wrong_share"] == 0.5
     assert 0 < t["ci"][0] < 0.5 < t["ci"][1] < 1
-    frame = views.corrected_references(db)
+    frame = corrected_references(db)
     assert frame["corrected_answer"].tolist() == ["Fixed."]
-    line = json.loads(views.export_bytes(frame, "jsonl").decode().splitlines()[0])
+    line = json.loads(export_bytes(frame, "jsonl").decode().splitlines()[0])
     assert line["corrected_answer"] == "Fixed." and isinstance(line["original_answers"], list)
-    assert b"Fixed." in views.export_bytes(frame, "csv")
+    assert b"Fixed." in export_bytes(frame, "csv")
 
 
 def test_search_context_and_auto_verdicts_in_shown_order(fdb):
     db, ids = fdb
-    docs = dict(views.searchable_documents(db, ids["narrativeqa"][0]))
+    docs = dict(searchable_documents(db, ids["narrativeqa"][0]))
     assert ids["document_id"] in docs and f"{ids['document_id']}#summary" in docs
-    hits = views.search_context(db, ids["document_id"], "Soames poet", k=3)
+    hits = search_context(db, ids["document_id"], "Soames poet", k=3)
     assert hits and "**" in hits[0]["markdown"]
     key = pair_key(ids["generated"][1], "fixture-a", "fixture-b")
     item = blind_item(db, key, "alice")
-    shown = views.auto_verdicts_shown(db, item)
+    shown = auto_verdicts_shown(db, item)
     # gen-1 (question index 4): fixture-a beats fixture-b in both orders -> named A when a first.
     expected = "A" if item["system_a"] == "fixture-a" else "B"
     assert set(shown["verdict (as shown)"]) == {expected}
@@ -125,15 +177,15 @@ def test_search_context_and_auto_verdicts_in_shown_order(fdb):
 
 def test_leaderboard_and_accuracy(fdb):
     db, _ = fdb
-    recs = figures.pairwise_records(db, "auto")
-    assert len(recs) == 42 and figures.pairwise_records(db, "human").empty
-    lb, why = figures.compute_leaderboard(recs, n_boot=50)
+    recs = pairwise_records(db, "auto")
+    assert len(recs) == 42 and pairwise_records(db, "human").empty
+    lb, why = compute_leaderboard(recs, n_boot=50)
     assert why == "" and lb.table["name"].tolist()[0] == "fixture-a"
-    assert figures.forest_figure(lb).layout.title.text
-    assert figures.matrix_figure(lb.win_rate, "t", "v").layout.xaxis.title.text
-    none, why = figures.compute_leaderboard(figures.pairwise_records(db, "human"))
+    assert forest_figure(lb).layout.title.text
+    assert matrix_figure(lb.win_rate, "t", "v").layout.xaxis.title.text
+    none, why = compute_leaderboard(pairwise_records(db, "human"))
     assert none is None and why
-    acc = figures.autoais_accuracy(db)
+    acc = autoais_accuracy(db)
     assert set(acc["rater"]) == {"auto:fixture-ais", "auto:fixture-gt", "auto:fixture-ctx"}
     assert (acc["ci_low"] <= acc["accuracy"]).all() and (acc["accuracy"] <= acc["ci_high"]).all()
 
@@ -144,7 +196,7 @@ def test_agreement_views(fdb):
         item = blind_item(db, key, "alice")
         submit_verdict(db, item, "alice", "A")
         submit_verdict(db, blind_item(db, key, "bob"), "bob", "A")
-    ov = figures.agreement_overview(db, "pairwise")
+    ov = agreement_overview(db, "pairwise")
     pairs = set(zip(ov["table"]["rater_a"], ov["table"]["rater_b"]))
     assert ("auto:fixture-sxs", "human:alice") in pairs
     assert ov["humans"]["items"] == 6 and ov["humans"]["raters"] == 2
@@ -152,46 +204,52 @@ def test_agreement_views(fdb):
     # Question nqa-1 has an Equal in one order only: 3 of 21 pairs are inconsistent.
     assert cons.loc["auto:fixture-sxs", "items in both orders"] == 21
     assert cons.loc["auto:fixture-sxs", "position inconsistency"] == pytest.approx(3 / 21)
-    pv = figures.rater_pair_view(db, "pairwise", "human:alice", "auto:fixture-sxs")
+    pv = rater_pair_view(db, "pairwise", "human:alice", "auto:fixture-sxs")
     assert pv["overall"]["n"] == 6
     assert len(pv["disagreements"]) == 6 - (pv["both"]["a"] == pv["both"]["b"]).sum()
-    assert figures.confusion_figure(pv["both"], "human:alice", "auto:fixture-sxs").data
-    absolute = figures.agreement_overview(db, "absolute")
+    assert confusion_figure(pv["both"], "human:alice", "auto:fixture-sxs").data
+    absolute = agreement_overview(db, "absolute")
     assert absolute["n_verdicts"] == 21 + 6
 
 
 def test_experiment_config_is_valid(fdb):
     from core.pipeline.config import load_experiment
 
-    cfg = views.experiment_config(name="t", origin="narrativeqa", c=5, seed=1,
-                                  answer_model="offline:extractive", contexts=["none", "rag"],
-                                  judge_kinds=["autoais", "reference_absolute", "side_by_side"],
-                                  judge_model="offline:lexical")
+    cfg = experiment_config(
+        name="t",
+        origin="narrativeqa",
+        c=5,
+        seed=1,
+        answer_model="offline:extractive",
+        contexts=["none", "rag"],
+        judge_kinds=["autoais", "reference_absolute", "side_by_side"],
+        judge_model="offline:lexical",
+    )
     exp = load_experiment(cfg)
     assert [s.name for s in exp.systems] == ["extractive/none", "extractive/rag"]
     assert exp.grounding and exp.pairwise_judges
-    models = views.model_choices()
+    models = model_choices()
     assert models.iloc[0]["available"] and "offline:lexical" in set(models["model"])
 
 
 def test_live_leaderboard_reads_only_new_judgments(fdb):
     db, _ = fdb
-    live = figures.LiveLeaderboard("both")
+    live = LiveLeaderboard("both")
     lb, why, note, seen = live.result(db, n_boot=0)
     n0 = int(lb.count_matrix().sum() / 2)
     assert seen == db.execute("select max(id) from judgments where kind = 'pairwise'").fetchone()[0]
-    assert live.result(db, n_boot=0)[0] is lb                      # memoised: no refit
+    assert live.result(db, n_boot=0)[0] is lb  # memoised: no refit
     item = blind_item(db, verdict_queue(db, "alice")[0], "alice")
     submit_verdict(db, item, "alice", "A")
     calls = []
     refresh = live.board.refresh
     live.board.refresh = lambda d: calls.append(refresh(d)) or calls[-1]
     lb2, _, _, seen2 = live.result(db, n_boot=0)
-    assert calls == [1] and seen2 > seen                           # one new row read
+    assert calls == [1] and seen2 > seen  # one new row read
     assert int(lb2.count_matrix().sum() / 2) == n0 + 1
-    undo_last(db, "alice")                                     # retracted incrementally
+    undo_last(db, "alice")  # retracted incrementally
     assert int(live.result(db, n_boot=0)[0].count_matrix().sum() / 2) == n0
-    human = figures.LiveLeaderboard("human").result(db, n_boot=0)
+    human = LiveLeaderboard("human").result(db, n_boot=0)
     assert human[0] is None and "no pairwise verdicts" in human[1]
 
 
@@ -206,24 +264,33 @@ def test_disjoint_tournaments_are_never_ranked_in_one_table(tmp_path):
     db = open_db(path)
     try:
         fixture = {"fixture-a", "fixture-b", "fixture-c"}
-        for source, rater in (("both", None), ("auto", None), ("auto", "auto:other-sxs"),
-                              ("auto", "auto:fixture-sxs")):
-            live = figures.LiveLeaderboard(source, rater)
+        for source, rater in (
+            ("both", None),
+            ("auto", None),
+            ("auto", "auto:other-sxs"),
+            ("auto", "auto:fixture-sxs"),
+        ):
+            live = LiveLeaderboard(source, rater)
             groups = live.view(db, n_boot=0).groups
             sets = [set(g.systems) for g in groups]
-            assert sets == ([set(other), fixture] if rater is None else
-                            [set(other)] if rater == "auto:other-sxs" else [fixture])
+            assert sets == (
+                [set(other), fixture]
+                if rater is None
+                else [set(other)]
+                if rater == "auto:other-sxs"
+                else [fixture]
+            )
             for g in groups:
                 r = live.view(db, n_boot=20, group=g.key)
                 assert set(r.leaderboard.table["name"]) == set(g.systems)  # never mixed
-                assert r.group == g and r.note == ""        # each group is identifiable
+                assert r.group == g and r.note == ""  # each group is identifiable
                 assert int(r.leaderboard.count_matrix().sum() / 2) == g.n_comparisons
         # The largest group is the default; an unknown key falls back to it.
-        live = figures.LiveLeaderboard("both")
+        live = LiveLeaderboard("both")
         assert live.view(db, n_boot=0).group.systems == tuple(sorted(other))
         assert live.view(db, n_boot=0, group="nope").group.key == "other-w"
-        assert figures.pairwise_raters(db, "auto") == ["auto:fixture-sxs", "auto:other-sxs"]
-        assert figures.pairwise_raters(db, "human") == []
+        assert pairwise_raters(db, "auto") == ["auto:fixture-sxs", "auto:other-sxs"]
+        assert pairwise_raters(db, "human") == []
     finally:
         db.conn.close()
 
@@ -233,11 +300,11 @@ def test_group_fallback_prior_only_inside_the_group(tmp_path):
     from core.views.leaderboard import fit_pairwise, group_counts, system_groups
 
     counts = PairwiseCounts()
-    for q in range(3):                      # group 1: p beats r always (never loses), q between
+    for q in range(3):  # group 1: p beats r always (never loses), q between
         counts.add(f"q{q}", "p", "r", "A")
         counts.add(f"q{q}", "r", "s", "A" if q else "B")
         counts.add(f"q{q}", "s", "p", "B")
-    for q in range(3):                      # group 2: identifiable on its own
+    for q in range(3):  # group 2: identifiable on its own
         counts.add(f"x{q}", "u", "v", "A" if q else "B")
     counts.add("x0", "u", "v", "None")
     groups, comp = system_groups(counts)
@@ -246,8 +313,8 @@ def test_group_fallback_prior_only_inside_the_group(tmp_path):
     lb, why, note = fit_pairwise(group_counts(counts, groups[1]), n_boot=0)
     assert note == "" and lb.alpha == 0 and lb.systems == ["u", "v"]
     lb, why, note = fit_pairwise(group_counts(counts, groups[0]), n_boot=0)
-    assert "never loses" in note and lb.alpha == figures.FALLBACK_ALPHA
-    counts.remove("x1", "u", "v", "A")      # retractions are netted out
+    assert "never loses" in note and lb.alpha == FALLBACK_ALPHA
+    counts.remove("x1", "u", "v", "A")  # retractions are netted out
     counts.remove("x2", "u", "v", "A")
     counts.remove("x0", "u", "v", "B")
     groups, comp = system_groups(counts)
@@ -257,18 +324,32 @@ def test_group_fallback_prior_only_inside_the_group(tmp_path):
 def test_exam_single_query_se_is_undefined(db, monkeypatch):
     import pandas as pd
 
-    from core.views import exam as exam_views, exam_book as views_exam
+    from core.views import exam_book as views_exam
 
     def frame(queries):
-        return pd.DataFrame([{"rank": 1, "system": "s", "EXAM": 0.5, "EXAM SE": 0.0,
-                              "EXAM 95% low": 0.5, "EXAM 95% high": 0.5,
-                              "n-EXAM (pool) SE": 0.0, "queries": queries}])
+        return pd.DataFrame(
+            [
+                {
+                    "rank": 1,
+                    "system": "s",
+                    "EXAM": 0.5,
+                    "EXAM SE": 0.0,
+                    "EXAM 95% low": 0.5,
+                    "EXAM 95% high": 0.5,
+                    "n-EXAM (pool) SE": 0.0,
+                    "queries": queries,
+                }
+            ]
+        )
 
-    monkeypatch.setattr(exam_views, "leaderboard_frame", lambda db, run_id: frame(1))
+    monkeypatch.setattr(views_exam, "leaderboard_frame", lambda db, run_id: frame(1))
     board, caption = views_exam.exam_leaderboard(db, "r")
-    assert (board[["EXAM SE", "EXAM 95% low", "EXAM 95% high"]] == views_exam.UNDEFINED).all(
-        axis=None) and "single query" in caption and board["EXAM"][0] == 0.5
-    monkeypatch.setattr(exam_views, "leaderboard_frame", lambda db, run_id: frame(4))
+    assert (
+        (board[["EXAM SE", "EXAM 95% low", "EXAM 95% high"]] == views_exam.UNDEFINED).all(axis=None)
+        and "single query" in caption
+        and board["EXAM"][0] == 0.5
+    )
+    monkeypatch.setattr(views_exam, "leaderboard_frame", lambda db, run_id: frame(4))
     board, caption = views_exam.exam_leaderboard(db, "r")
     assert board["EXAM SE"][0] == 0.0 and "over queries" in caption
     empty = views_exam.book_correlation(db)

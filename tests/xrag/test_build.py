@@ -15,12 +15,23 @@ from core.xrag.build import QTYPES, build_cross_questions, generate_single_qas, 
 from core.xrag.translate import translate_questions
 
 ARTICLES = [
-    {"id": "a", "title": "Tesla and Edison in New York", "published": "2024-03-01", "language": "en",
-     "url": "", "text": "Nikola Tesla showed an alternating current motor in New York in 1888. "
-                        "The demonstration drew 300 engineers."},
-    {"id": "b", "title": "Edison answers Tesla in New York", "published": "2024-03-04",
-     "language": "en", "url": "", "text": "Thomas Edison staged a rival show in New York in 1889. "
-                                          "About 500 visitors came."},
+    {
+        "id": "a",
+        "title": "Tesla and Edison in New York",
+        "published": "2024-03-01",
+        "language": "en",
+        "url": "",
+        "text": "Nikola Tesla showed an alternating current motor in New York in 1888. "
+        "The demonstration drew 300 engineers.",
+    },
+    {
+        "id": "b",
+        "title": "Edison answers Tesla in New York",
+        "published": "2024-03-04",
+        "language": "en",
+        "url": "",
+        "text": "Thomas Edison staged a rival show in New York in 1889. About 500 visitors came.",
+    },
 ]
 
 
@@ -35,21 +46,42 @@ def paired(db, tmp_path):
 
 def _single(req):
     if "Tesla" in req.fields["title"] and "answers" not in req.fields["title"]:
-        return json.dumps({"qas": [{"question": "When did Tesla show his AC motor?", "answer": "1888"},
-                                   {"question": "How many engineers came?", "answer": "300"}]})
-    return json.dumps({"qas": [{"question": "How many visitors saw Edison's show?", "answer": "About 500"}]})
+        return json.dumps(
+            {
+                "qas": [
+                    {"question": "When did Tesla show his AC motor?", "answer": "1888"},
+                    {"question": "How many engineers came?", "answer": "300"},
+                ]
+            }
+        )
+    return json.dumps(
+        {"qas": [{"question": "How many visitors saw Edison's show?", "answer": "About 500"}]}
+    )
 
 
 def _cross(req):
     qtype = req.fields["qtype"]
     replies = {
-        "aggregation": {"question": "How many people attended the Tesla and Edison shows in New York combined?",
-                        "answer": "About 800 people.", "sub_questions": ["A2", "B1"]},
-        "comparison": {"question": "Which New York show drew more people, Tesla's or Edison's?",
-                       "answer": "Edison's show, with about 500 visitors.", "sub_questions": ["A2"]},
-        "multihop": {"question": " ".join(["word"] * 26), "answer": "x", "sub_questions": ["A1", "B1"]},
-        "set": {"question": "Which years saw the New York demonstrations?",
-                "answer": "1888 and 1889.", "sub_questions": ["A1", "B7"]},
+        "aggregation": {
+            "question": "How many people attended the Tesla and Edison shows in New York combined?",
+            "answer": "About 800 people.",
+            "sub_questions": ["A2", "B1"],
+        },
+        "comparison": {
+            "question": "Which New York show drew more people, Tesla's or Edison's?",
+            "answer": "Edison's show, with about 500 visitors.",
+            "sub_questions": ["A2"],
+        },
+        "multihop": {
+            "question": " ".join(["word"] * 26),
+            "answer": "x",
+            "sub_questions": ["A1", "B1"],
+        },
+        "set": {
+            "question": "Which years saw the New York demonstrations?",
+            "answer": "1888 and 1889.",
+            "sub_questions": ["A1", "B7"],
+        },
     }
     return "```json\n" + json.dumps(replies[qtype]) + "\n```"
 
@@ -61,9 +93,12 @@ def test_cross_question_types_are_validated(paired):
     set_script("xrag-cross", _cross)
     stats = build_cross_questions(db, "scripted:xrag-cross")
     # aggregation valid; comparison uses only article A; multihop too long; set cites B7.
-    assert stats == {"stored": 1, "rejected: sub-questions do not cover both articles": 1,
-                     "rejected: question longer than 25 words": 1,
-                     "rejected: unknown sub-question label 'B7'": 1}
+    assert stats == {
+        "stored": 1,
+        "rejected: sub-questions do not cover both articles": 1,
+        "rejected: question longer than 25 words": 1,
+        "rejected: unknown sub-question label 'B7'": 1,
+    }
     item = rows(db, "select * from questions q join xrag_items i on i.question_id = q.id")[0]
     assert item["qtype"] == "aggregation" and item["origin"] == "xrag"
     assert item["answers"] == ["About 800 people."]
@@ -87,28 +122,48 @@ def test_llm_steps_refuse_offline_models(paired, fn):
 
 def test_summaries_and_translations(paired):
     db = paired
-    set_script("xrag-sum", lambda req: json.dumps({"summary": f"Summary of {req.fields['title']}."}))
+    set_script(
+        "xrag-sum", lambda req: json.dumps({"summary": f"Summary of {req.fields['title']}."})
+    )
     assert summarize_articles(db, "scripted:xrag-sum") == {"stored": 2}
     set_script("xrag-single", _single)
     generate_single_qas(db, "scripted:xrag-single")
     set_script("xrag-cross", _cross)
     build_cross_questions(db, "scripted:xrag-cross", qtypes=["aggregation"])
-    good = {"de": ("Wie viele Menschen besuchten die Vorführungen von Tesla und Edison zusammen?",
-                   "Etwa 800 Menschen."),
-            "es": ("¿Cuántas personas asistieron en total a las demostraciones de Tesla y Edison?",
-                   "Unas 800 personas."),
-            "zh": ("特斯拉和爱迪生在纽约的展示一共有多少人参加？", "大约八百人。"),
-            # a "translation" left in English is caught by the language check
-            "ar": ("How many people attended the Tesla and Edison shows in total?", "About 800.")}
-    set_script("xrag-tr", lambda req: json.dumps(dict(zip(("question", "answer"),
-                                                          good[req.fields["language"]]))))
+    good = {
+        "de": (
+            "Wie viele Menschen besuchten die Vorführungen von Tesla und Edison zusammen?",
+            "Etwa 800 Menschen.",
+        ),
+        "es": (
+            "¿Cuántas personas asistieron en total a las demostraciones de Tesla y Edison?",
+            "Unas 800 personas.",
+        ),
+        "zh": ("特斯拉和爱迪生在纽约的展示一共有多少人参加？", "大约八百人。"),
+        # a "translation" left in English is caught by the language check
+        "ar": ("How many people attended the Tesla and Edison shows in total?", "About 800."),
+    }
+    set_script(
+        "xrag-tr",
+        lambda req: json.dumps(dict(zip(("question", "answer"), good[req.fields["language"]]))),
+    )
     stats = translate_questions(db, "scripted:xrag-tr")
-    assert stats == {"stored de": 1, "stored es": 1, "stored zh": 1,
-                     "rejected: question detected as en": 1}
-    tr = rows(db, "select id, parent_id, language, status from questions where parent_id is not null "
-                  "order by id")
-    assert [(t["language"], t["status"]) for t in tr] == [("de", "pending"), ("es", "pending"),
-                                                          ("zh", "pending")]
+    assert stats == {
+        "stored de": 1,
+        "stored es": 1,
+        "stored zh": 1,
+        "rejected: question detected as en": 1,
+    }
+    tr = rows(
+        db,
+        "select id, parent_id, language, status from questions where parent_id is not null "
+        "order by id",
+    )
+    assert [(t["language"], t["status"]) for t in tr] == [
+        ("de", "pending"),
+        ("es", "pending"),
+        ("zh", "pending"),
+    ]
     assert all(t["parent_id"] == "xrag-1-aggregation-1" for t in tr)
     # re-running adds nothing for the stored languages, retries the rejected one
     assert translate_questions(db, "scripted:xrag-tr") == {"rejected: question detected as en": 1}
@@ -116,7 +171,9 @@ def test_summaries_and_translations(paired):
 
 def test_rerunning_build_adds_nothing_and_prompt_shows_summaries(paired):
     db = paired
-    set_script("xrag-sum", lambda req: json.dumps({"summary": f"Summary of {req.fields['title']}."}))
+    set_script(
+        "xrag-sum", lambda req: json.dumps({"summary": f"Summary of {req.fields['title']}."})
+    )
     set_script("xrag-single", _single)
     seen = []
 
@@ -131,9 +188,14 @@ def test_rerunning_build_adds_nothing_and_prompt_shows_summaries(paired):
     assert "Summary of article A: Summary of Tesla and Edison in New York." in seen[0]
     assert summarize_articles(db, "scripted:xrag-sum") == {"already done": 2}
     assert generate_single_qas(db, "scripted:xrag-single") == {"already done": 2}
-    assert build_cross_questions(db, "scripted:xrag-cross",
-                                 qtypes=["aggregation"]) == {"already done": 1}
-    counts = {(r["article_id"], r["kind"]): r["n"] for r in rows(
-        db, "select article_id, kind, count(*) n from xrag_article_notes group by 1, 2")}
+    assert build_cross_questions(db, "scripted:xrag-cross", qtypes=["aggregation"]) == {
+        "already done": 1
+    }
+    counts = {
+        (r["article_id"], r["kind"]): r["n"]
+        for r in rows(
+            db, "select article_id, kind, count(*) n from xrag_article_notes group by 1, 2"
+        )
+    }
     assert counts == {("a", "qa"): 2, ("a", "summary"): 1, ("b", "qa"): 1, ("b", "summary"): 1}
     assert db["xrag_items"].count == 1 and len(seen) == 1

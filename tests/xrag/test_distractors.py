@@ -18,26 +18,65 @@ TOPIC = "The Rhine river flood reached Cologne and Bonn, and barges stopped at D
 def _arts(tmp_path):
     start = date(2024, 5, 1)
     arts = [
-        {"id": "s1", "title": "Rhine flood hits Cologne and Bonn", "published": str(start),
-         "text": TOPIC + " Officials in Cologne opened shelters."},
-        {"id": "s2", "title": "Cologne and Bonn clean up after Rhine flood",
-         "published": str(start + timedelta(days=2)),
-         "text": "Cleaning began in Cologne and Bonn after the Rhine flood; barges resumed."},
+        {
+            "id": "s1",
+            "title": "Rhine flood hits Cologne and Bonn",
+            "published": str(start),
+            "text": TOPIC + " Officials in Cologne opened shelters.",
+        },
+        {
+            "id": "s2",
+            "title": "Cologne and Bonn clean up after Rhine flood",
+            "published": str(start + timedelta(days=2)),
+            "text": "Cleaning began in Cologne and Bonn after the Rhine flood; barges resumed.",
+        },
     ]
-    for k in range(8):   # related, old enough: 14..35 days before s1
-        arts.append({"id": f"old{k}", "title": f"Rhine report {k}",
-                     "published": str(start - timedelta(days=14 + 3 * k)),
-                     "text": f"Report {k}: the Rhine level near Cologne rose by {k + 1} metres; "
-                             f"barges waited at Duisburg on day {k}."})
-    arts.append({"id": "recent", "title": "Rhine flood Cologne Bonn barges Duisburg",
-                 "published": str(start - timedelta(days=13)), "text": TOPIC})
-    arts.append({"id": "dup", "title": "Copy", "published": str(start - timedelta(days=30)),
-                 "text": TOPIC + " Officials in Cologne opened shelters."})
-    arts.append({"id": "offtopic", "title": "Tokyo markets", "published": "2023-01-01",
-                 "text": "Shares in Tokyo closed higher on Friday."})
+    for k in range(8):  # related, old enough: 14..35 days before s1
+        arts.append(
+            {
+                "id": f"old{k}",
+                "title": f"Rhine report {k}",
+                "published": str(start - timedelta(days=14 + 3 * k)),
+                "text": f"Report {k}: the Rhine level near Cologne rose by {k + 1} metres; "
+                f"barges waited at Duisburg on day {k}.",
+            }
+        )
+    arts.append(
+        {
+            "id": "recent",
+            "title": "Rhine flood Cologne Bonn barges Duisburg",
+            "published": str(start - timedelta(days=13)),
+            "text": TOPIC,
+        }
+    )
+    arts.append(
+        {
+            "id": "dup",
+            "title": "Copy",
+            "published": str(start - timedelta(days=30)),
+            "text": TOPIC + " Officials in Cologne opened shelters.",
+        }
+    )
+    arts.append(
+        {
+            "id": "offtopic",
+            "title": "Tokyo markets",
+            "published": "2023-01-01",
+            "text": "Shares in Tokyo closed higher on Friday.",
+        }
+    )
     out = [{**a, "language": "en", "url": ""} for a in arts]
-    out += [{**a, "id": a["id"] + ".de", "language": "de", "translation_of": a["id"],
-             "text": "Deutsche Fassung: " + a["text"]} for a in arts if a["id"].startswith("old")]
+    out += [
+        {
+            **a,
+            "id": a["id"] + ".de",
+            "language": "de",
+            "translation_of": a["id"],
+            "text": "Deutsche Fassung: " + a["text"],
+        }
+        for a in arts
+        if a["id"].startswith("old")
+    ]
     path = tmp_path / "a.jsonl"
     path.write_text("\n".join(json.dumps(a) for a in out), encoding="utf-8")
     return path
@@ -56,8 +95,10 @@ def test_distractors_are_old_enough_related_and_not_duplicates(db, tmp_path):
     got = distractors(db, 1, "en")
     ids = [d["document_id"] for d in got]
     assert len(ids) == 6 and "recent" not in ids and "dup" not in ids and "offtopic" not in ids
-    pub = {r["id"]: date.fromisoformat(r["metadata"]["published"])
-           for r in rows(db, "select id, metadata from documents")}
+    pub = {
+        r["id"]: date.fromisoformat(r["metadata"]["published"])
+        for r in rows(db, "select id, metadata from documents")
+    }
     assert all(pub[i] <= pub["s1"] - timedelta(days=14) for i in ids)
     scores = [d["score"] for d in got]
     assert scores == sorted(scores, reverse=True)

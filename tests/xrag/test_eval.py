@@ -12,11 +12,17 @@ import pytest
 from core.__main__ import main
 from core.store.connection import rows
 from core.store.database import open_db
-from core.xrag.workflow import build_demo
+from core.views.xrag import (
+    accuracy_table,
+    controlled_table,
+    label_distribution_table,
+    panel_human_agreement,
+    record_human_verdict,
+    response_language_table,
+)
 from core.xrag.evaluate import context_documents, question_in
 from core.xrag.translate import english_items
-from core.views.xrag import (accuracy_table, controlled_table, label_distribution_table,
-                             panel_human_agreement, record_human_verdict, response_language_table)
+from core.xrag.workflow import build_demo
 
 DEMO = Path(__file__).resolve().parents[2] / "demo"
 
@@ -79,7 +85,7 @@ def test_accuracy_and_controlled_tables(demo):
     acc = accuracy_table(db)
     none = acc[(acc.setting == "none") & (acc.qtype == "all")]
     assert set(none.language) == {"en", "de", "es", "zh", "ar"}
-    assert (none.accuracy == 0).all()      # the extractive baseline abstains without documents
+    assert (none.accuracy == 0).all()  # the extractive baseline abstains without documents
     eng = acc[(acc.setting == "english") & (acc.qtype == "all")].iloc[0]
     assert eng.n == 18 and eng.ci_low < eng.accuracy < eng.ci_high
     ctl = controlled_table(db, n_boot=500, seed=1)
@@ -109,8 +115,12 @@ def test_cli_report_json(demo, capsys):
     assert main(["--db", str(path), "xrag", "report", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert {"accuracy", "response_language", "controlled", "labels"} <= set(out)
-    assert main(["--db", str(path), "xrag", "build", "--model", "offline:extractive",
-                 "--step", "cross"]) == 2
+    assert (
+        main(
+            ["--db", str(path), "xrag", "build", "--model", "offline:extractive", "--step", "cross"]
+        )
+        == 2
+    )
     assert "needs a real model" in capsys.readouterr().err
 
 
@@ -124,7 +134,7 @@ def test_cli_human_verdicts_round_trip(demo, tmp_path, capsys):
     sheet = list(csv.DictReader(out.open(encoding="utf-8")))
     assert len(sheet) == 6 and all(r["verdict"] == "" for r in sheet)
     panel = {r["id"]: r["verdict"] for r in rows(db, "select id, verdict from xrag_results")}
-    for r in sheet[:4]:     # the human agrees with the panel; two rows left unjudged
+    for r in sheet[:4]:  # the human agrees with the panel; two rows left unjudged
         r["verdict"] = panel[int(r["result_id"])]
     bad = [dict(r) for r in sheet]
     bad[1]["verdict"] = "maybe"
@@ -134,12 +144,36 @@ def test_cli_human_verdicts_round_trip(demo, tmp_path, capsys):
             w.writeheader()
             w.writerows(data)
     before = panel_human_agreement(db)["n"]
-    assert main(["--db", str(path), "xrag", "verify-import", str(tmp_path / "bad.csv"),
-                 "--annotator", "eve"]) == 2
+    assert (
+        main(
+            [
+                "--db",
+                str(path),
+                "xrag",
+                "verify-import",
+                str(tmp_path / "bad.csv"),
+                "--annotator",
+                "eve",
+            ]
+        )
+        == 2
+    )
     # answers may span several physical lines, so the row starts at line 3 or later
     assert re.search(r"line (\d+), column 'verdict'", capsys.readouterr().err)
-    assert main(["--db", str(path), "xrag", "verify-import", str(tmp_path / "ok.csv"),
-                 "--annotator", "eve"]) == 0
+    assert (
+        main(
+            [
+                "--db",
+                str(path),
+                "xrag",
+                "verify-import",
+                str(tmp_path / "ok.csv"),
+                "--annotator",
+                "eve",
+            ]
+        )
+        == 0
+    )
     assert json.loads(capsys.readouterr().out) == {"recorded": 4}
     assert panel_human_agreement(db)["n"] >= max(before, 1)
 
@@ -147,8 +181,18 @@ def test_cli_human_verdicts_round_trip(demo, tmp_path, capsys):
 def test_cli_unknown_language_is_a_usage_error(demo, capsys):
     _, _, path = demo
     with pytest.raises(SystemExit) as exc:
-        main(["--db", str(path), "xrag", "evaluate", "--model", "offline:extractive",
-              "--languages", "de,fr"])
+        main(
+            [
+                "--db",
+                str(path),
+                "xrag",
+                "evaluate",
+                "--model",
+                "offline:extractive",
+                "--languages",
+                "de,fr",
+            ]
+        )
     assert exc.value.code == 2 and "unsupported language 'fr'" in capsys.readouterr().err
 
 
@@ -172,12 +216,14 @@ def test_failed_answers_are_retried_on_resume(tmp_path):
         return "(1) x (2) y"
 
     set_script("xrag-flaky", answer)
-    first = evaluate(db, "scripted:xrag-flaky", settings=("oracle",), languages=("es",),
-                     controlled=False)
+    first = evaluate(
+        db, "scripted:xrag-flaky", settings=("oracle",), languages=("es",), controlled=False
+    )
     assert first["cases"] == 36 and first["no verdict (error)"] == 18
     broken["on"] = False
-    second = evaluate(db, "scripted:xrag-flaky", settings=("oracle",), languages=("es",),
-                      controlled=False)
+    second = evaluate(
+        db, "scripted:xrag-flaky", settings=("oracle",), languages=("es",), controlled=False
+    )
     assert second["cases"] == 18 and second["skipped"] == 18
     got = rows(db, "select answer_status, count(*) n from xrag_results group by 1")
     assert got == [{"answer_status": "ok", "n": 36}]

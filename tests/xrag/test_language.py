@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 import json
-
 from pathlib import Path
 
 import pytest
 
 from core.xrag.language import STUDY_LANGUAGES, detect_language, language_matches
-
 
 QAS = Path(__file__).resolve().parents[2] / "demo" / "xrag" / "qas.jsonl"
 
@@ -42,5 +40,8 @@ def test_short_answers_are_undetermined():
 
 
 def test_wrong_language_is_flagged():
-    assert language_matches("The Broncos defeated the Panthers in the final.", "de") == ("en", False)
+    assert language_matches("The Broncos defeated the Panthers in the final.", "de") == (
+        "en",
+        False,
+    )
     assert language_matches("Die Broncos besiegten im Finale die Panthers.", "de") == ("de", True)

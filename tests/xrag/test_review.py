@@ -4,15 +4,20 @@ from __future__ import annotations
 
 import pytest
 
+from core.annotation.guideline import CHECKLIST_FIELDS
+from core.annotation.xrag_reviews import apply_review, label_distribution
 from core.errors import InputError
 from core.store.connection import rows
 from core.xrag.articles import import_articles, import_single_qas, pair_articles
 from core.xrag.build import compose_baseline
-from core.annotation.guideline import CHECKLIST_FIELDS
-from core.annotation.xrag_reviews import apply_review, label_distribution
 
-OK = {"intelligible": True, "answerable": True, "answer_correct": True,
-      "support_a": "Some", "support_b": "Some"}
+OK = {
+    "intelligible": True,
+    "answerable": True,
+    "answer_correct": True,
+    "support_a": "Some",
+    "support_b": "Some",
+}
 
 
 @pytest.fixture
@@ -21,14 +26,24 @@ def items(db, demo_dir):
     import_single_qas(db, demo_dir / "xrag" / "qas.jsonl")
     pair_articles(db, min_shared=1)
     compose_baseline(db, per_pair=1)
-    return db, [r["id"] for r in rows(db, "select id from questions where parent_id is null "
-                                          "and origin = 'xrag' order by id")]
+    return db, [
+        r["id"]
+        for r in rows(
+            db, "select id from questions where parent_id is null and origin = 'xrag' order by id"
+        )
+    ]
 
 
 def test_checklist_spec_has_guideline_fields():
     names = [f["name"] for f in CHECKLIST_FIELDS]
-    assert names == ["intelligible", "answerable", "answer_correct", "correction", "support_a",
-                     "support_b"]
+    assert names == [
+        "intelligible",
+        "answerable",
+        "answer_correct",
+        "correction",
+        "support_a",
+        "support_b",
+    ]
     assert CHECKLIST_FIELDS[4]["choices"] == ["Sufficient", "Some", "None"]
 
 
@@ -50,8 +65,9 @@ def test_any_annotators_sufficient_keeps_it_discarded(items):
     assert apply_review(db, ids[1], "bob", OK)["status"] == "discarded"
     # ann changes her mind: a superseding row, the old one is kept (append-only)
     assert apply_review(db, ids[1], "ann", OK)["status"] == "accepted"
-    revs = rows(db, "select annotator, supersedes from reviews where question_id = ? order by id",
-                [ids[1]])
+    revs = rows(
+        db, "select annotator, supersedes from reviews where question_id = ? order by id", [ids[1]]
+    )
     assert [r["annotator"] for r in revs] == ["ann", "bob", "ann"]
     assert revs[2]["supersedes"] is not None
 
@@ -75,12 +91,15 @@ def test_translation_review_edits(items):
     assert rows(db, "select question from questions where id = ?", [tid])[0]["question"] == "Neu?"
 
 
-@pytest.mark.parametrize("bad,msg", [
-    ({**OK, "support_a": "Maybe"}, "must be one of"),
-    ({**OK, "intelligible": "yes"}, "true or false"),
-    ({**OK, "colour": "red"}, "unknown checklist fields"),
-    ({k: v for k, v in OK.items() if k != "support_b"}, "required"),
-])
+@pytest.mark.parametrize(
+    "bad,msg",
+    [
+        ({**OK, "support_a": "Maybe"}, "must be one of"),
+        ({**OK, "intelligible": "yes"}, "true or false"),
+        ({**OK, "colour": "red"}, "unknown checklist fields"),
+        ({k: v for k, v in OK.items() if k != "support_b"}, "required"),
+    ],
+)
 def test_bad_checklists_are_refused_without_writing(items, bad, msg):
     db, ids = items
     with pytest.raises(InputError, match=msg):
@@ -104,9 +123,12 @@ def test_label_distribution(items):
 
 def test_one_write_path_for_every_review(items):
     """core.annotation.reviews.record_review (the Review page's path) applies the same guideline."""
+    from core.annotation.guideline import (
+        SINGLE_DOCUMENT_FIELDS,
+        TRANSLATION_FIELDS,
+        checklist_fields,
+    )
     from core.annotation.reviews import record_review
-    from core.annotation.guideline import (SINGLE_DOCUMENT_FIELDS, TRANSLATION_FIELDS,
-                                           checklist_fields)
 
     db, ids = items
     q = rows(db, "select * from questions where id = ?", [ids[4]])[0]
@@ -128,26 +150,45 @@ def test_one_write_path_for_every_review(items):
 @pytest.mark.parametrize("decision", ["accept", "reject", "edit"])
 def test_sufficient_discards_whatever_the_decision(items, decision):
     db, ids = items
-    out = apply_review(db, ids[0], "ann", {**OK, "support_a": "Sufficient", "correction": "x"}
-                       if decision == "edit" else {**OK, "support_a": "Sufficient"},
-                       decision=decision)
+    out = apply_review(
+        db,
+        ids[0],
+        "ann",
+        {**OK, "support_a": "Sufficient", "correction": "x"}
+        if decision == "edit"
+        else {**OK, "support_a": "Sufficient"},
+        decision=decision,
+    )
     assert out["status"] == "discarded" and "article A alone" in out["reason"]
     review = rows(db, "select decision from reviews where question_id = ?", [ids[0]])[0]
     assert review["decision"] == decision
-    assert {r["status"] for r in rows(db, "select status from questions where parent_id = ?",
-                                      [ids[0]])} == {"discarded"}
+    assert {
+        r["status"] for r in rows(db, "select status from questions where parent_id = ?", [ids[0]])
+    } == {"discarded"}
 
 
-@pytest.mark.parametrize("checklist,decision,kw,msg", [
-    ({**OK, "intelligible": False}, "accept", {}, "not intelligible"),
-    ({**OK, "answerable": False}, "accept", {}, "not answerable"),
-    ({**OK, "answer_correct": False, "correction": "42"}, "accept", {}, "answer is not correct"),
-    ({**OK, "correction": "42"}, "accept", {}, "Choose Save edit to keep it"),
-    (OK, "accept", {"edited_question": "Better?"}, "Choose Save edit to keep it"),
-    (OK, "edit", {}, "needs an edited question or a corrected answer"),
-    ({**OK, "answer_correct": False}, "edit", {"edited_question": "Better?"},
-     "give the corrected answer"),
-])
+@pytest.mark.parametrize(
+    "checklist,decision,kw,msg",
+    [
+        ({**OK, "intelligible": False}, "accept", {}, "not intelligible"),
+        ({**OK, "answerable": False}, "accept", {}, "not answerable"),
+        (
+            {**OK, "answer_correct": False, "correction": "42"},
+            "accept",
+            {},
+            "answer is not correct",
+        ),
+        ({**OK, "correction": "42"}, "accept", {}, "Choose Save edit to keep it"),
+        (OK, "accept", {"edited_question": "Better?"}, "Choose Save edit to keep it"),
+        (OK, "edit", {}, "needs an edited question or a corrected answer"),
+        (
+            {**OK, "answer_correct": False},
+            "edit",
+            {"edited_question": "Better?"},
+            "give the corrected answer",
+        ),
+    ],
+)
 def test_refused_decisions_write_nothing(items, checklist, decision, kw, msg):
     from core.annotation.reviews import record_review
 
@@ -155,8 +196,12 @@ def test_refused_decisions_write_nothing(items, checklist, decision, kw, msg):
     with pytest.raises(InputError, match=msg):
         record_review(db, ids[0], "ann", checklist, decision=decision, **kw)
     assert db["reviews"].count == 0
-    assert rows(db, "select status from questions where id = ?", [ids[0]])[0]["status"] \
-        not in ("accepted", "rejected", "edited", "discarded")
+    assert rows(db, "select status from questions where id = ?", [ids[0]])[0]["status"] not in (
+        "accepted",
+        "rejected",
+        "edited",
+        "discarded",
+    )
 
 
 def test_explicit_decisions_on_an_xrag_question(items):
@@ -169,11 +214,14 @@ def test_explicit_decisions_on_an_xrag_question(items):
     assert (out.decision, out.status) == ("reject", "rejected")
     stored = rows(db, "select * from reviews where id = ?", [out.review_id])[0]
     assert stored["edited_question"] is None and stored["note"] == ""
-    assert rows(db, "select question from questions where id = ?", [ids[1]])[0]["question"] \
+    assert (
+        rows(db, "select question from questions where id = ?", [ids[1]])[0]["question"]
         == before["question"]
+    )
     # Save edit with a corrected answer: the reference changes, the original is kept
-    out = record_review(db, ids[1], "ann", {**OK, "answer_correct": False,
-                                                "correction": "42"}, decision="edit")
+    out = record_review(
+        db, ids[1], "ann", {**OK, "answer_correct": False, "correction": "42"}, decision="edit"
+    )
     assert (out.decision, out.status) == ("edit", "edited")
     q = rows(db, "select answers, metadata from questions where id = ?", [ids[1]])[0]
     assert q["answers"] == ["42"] and q["metadata"]["original_answers"] == before["answers"]
@@ -193,10 +241,13 @@ def test_explicit_decisions_on_a_translation(items):
     with pytest.raises(InputError, match="corrected translation"):
         record_review(db, tid, "ann", {"translation_ok": False}, decision="edit")
     assert db["reviews"].count == 0
-    out = record_review(db, tid, "ann", {"translation_ok": False, "edited_answer": "Zwei"},
-                            decision="edit")
+    out = record_review(
+        db, tid, "ann", {"translation_ok": False, "edited_answer": "Zwei"}, decision="edit"
+    )
     assert out.status == "edited"
     q = rows(db, "select answers, metadata from questions where id = ?", [tid])[0]
     assert q["answers"] == ["Zwei"] and q["metadata"]["original_answers"]
-    assert record_review(db, tid, "ann", {"translation_ok": False},
-                             decision="reject").status == "rejected"
+    assert (
+        record_review(db, tid, "ann", {"translation_ok": False}, decision="reject").status
+        == "rejected"
+    )

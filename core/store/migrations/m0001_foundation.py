@@ -5,7 +5,6 @@ JSON columns hold lists/objects encoded as text. Timestamps are UTC ISO-8601 str
 
 from core.store.schema import append_only, execute_script
 
-
 SCHEMA = """
 create table documents (
     id text primary key,            -- e.g. a NarrativeQA document_id, or '<id>#summary'

@@ -9,7 +9,6 @@ zero cost; failures with ``status = 'error'`` and ``error_kind``). ``llm_batches
 
 from core.store.schema import execute_script
 
-
 SCHEMA = """
 create table llm_cache (
     key text primary key,

@@ -6,7 +6,6 @@ reply) with the raw reply, so a re-run can retry and a reviewer can see what the
 
 from core.store.schema import execute_script
 
-
 SCHEMA = """
 create table generation_failures (
     id integer primary key,

@@ -8,7 +8,6 @@ store alone.
 
 from core.store.schema import execute_script
 
-
 SCHEMA = """
 create table judges (
     name text primary key,

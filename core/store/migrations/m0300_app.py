@@ -6,7 +6,6 @@ that test scans the whole table once per row.
 
 from core.store.schema import execute_script
 
-
 INDEXES = """
 create index if not exists judgments_supersedes on judgments(supersedes);
 create index if not exists judgments_rater_kind on judgments(rater_kind, kind);

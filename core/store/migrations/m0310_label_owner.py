@@ -17,4 +17,5 @@ def apply(db) -> None:
             f"when new.supersedes is not null and new.{owner} is not "
             f"(select {owner} from {table} where id = new.supersedes) "
             f"begin select raise(abort, '{table}: a label can only be superseded by its own "
-            f"{owner} (nobody can change another {owner}''s labels)'); end")
+            f"{owner} (nobody can change another {owner}''s labels)'); end"
+        )

@@ -8,7 +8,6 @@ whose ``parent_id`` is the English article. Cross-document questions and their t
 
 from core.store.schema import execute_script
 
-
 SCHEMA = """
 create table article_pairs (
     id integer primary key,

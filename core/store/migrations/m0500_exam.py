@@ -10,7 +10,6 @@ one Q/A model and one verification rule over every stored article of the bank.
 
 from core.store.schema import execute_script
 
-
 SCHEMA = """
 create table exam_banks (
     id text primary key,

@@ -9,7 +9,6 @@ bt_se}).
 
 from core.store.schema import execute_script
 
-
 SCHEMA = """
 create table exam_book_correlations (
     id integer primary key,
