@@ -29,6 +29,11 @@ _SLOT = re.compile(r"^(human:.+#)\d+$")
 _EFFECTIVE = effective_sql("judgments")
 
 
+def is_slot(rater: str) -> bool:
+    """Whether ``rater`` is an anonymous slot (``human:NAME#<k>``)."""
+    return bool(_SLOT.match(rater))
+
+
 def shown_verdicts(db: sqlite_utils.Database, raters: list[str] | None = None) -> pd.DataFrame:
     """Effective pairwise verdicts ``item_id, question_id, system_a, system_b, rater, verdict``."""
     where, params = "", []
