@@ -72,8 +72,8 @@ def crowd_section() -> None:
             m = st.columns(3)
             m[0].metric("Items with 2+ ratings", f"{sl['items']:,}")
             fk, ka = sl["fleiss_kappa"], sl["krippendorff_alpha"]
-            m[1].metric("Fleiss' kappa", "-" if fk is None else f"{fk:.3f}")
-            m[2].metric("Krippendorff's alpha", "-" if ka is None else f"{ka:.3f}")
+            m[1].metric("Fleiss' kappa (slots)", "-" if fk is None else f"{fk:.3f}")
+            m[2].metric("Krippendorff's alpha (slots)", "-" if ka is None else f"{ka:.3f}")
             st.caption(
                 f"{sl['slots']} slots ({prefix}1, {prefix}2, ...) hold anonymous ratings: a slot "
                 "is not a person, so only identity-free statistics are shown for them (no "
