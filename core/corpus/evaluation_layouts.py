@@ -246,7 +246,7 @@ def _pair(path: Path) -> tuple[str, str]:
 
 def _score(rec: dict[str, Any], path: Path, line: int) -> str:
     try:
-        return PRD_SCORES[int(rec.get("score"))]  # type: ignore[arg-type]
+        return PRD_SCORES[int(str(rec.get("score")))]
     except (TypeError, ValueError, KeyError):
         raise InputError(
             f"score {rec.get('score')!r} is not 1, 2 or 3",

@@ -126,11 +126,8 @@ def slot_agreement(db: sqlite_utils.Database, prefix: str) -> dict[str, Any]:
     over the shown items with at least two of their ratings."""
     slots = [
         r[0]
-        for r in db.execute(
-            "select distinct rater from judgments where rater like ? escape '\\'",
-            [prefix.replace("%", "\\%").replace("_", "\\_") + "%"],
-        )
-        if _SLOT.match(r[0]) and _SLOT.match(r[0]).group(1) == prefix  # type: ignore[union-attr]
+        for r in db.execute("select distinct rater from judgments where rater_kind = 'human'")
+        if (m := _SLOT.match(r[0])) is not None and m.group(1) == prefix
     ]
     df = shown_verdicts(db, slots)
     multi = df[df.groupby("item_id")["rater"].transform("size") >= 2]
