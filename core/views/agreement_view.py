@@ -149,10 +149,13 @@ def slot_agreement(db: sqlite_utils.Database, prefix: str) -> dict[str, Any]:
 
 
 def crowd_overview(db: sqlite_utils.Database) -> dict[str, Any] | None:
-    """The default auto-vs-crowd comparison and slot agreement, or None without a crowd."""
+    """The default auto-vs-crowd comparison and slot agreement, or None without a crowd (no
+    anonymous slots and no ``majority`` rater) or without an auto-rater."""
     options = crowd_raters(db)
+    if not options["slots"] and not any("majority" in r for r in options["crowd"]):
+        return None  # no crowd: people who signed in are compared in the every-pair table
     auto, crowd, prefix = default_pair(options)
-    if auto is None or (crowd is None and prefix is None):
+    if auto is None:
         return None
     return {
         "options": options,
