@@ -1,5 +1,6 @@
 """The PRD Vicuna80 figures the pages show, recomputed from the raw files with independent code:
-scikit-learn (Cohen's kappa), statsmodels (Fleiss' kappa) and choix (Bradley-Terry)."""
+scikit-learn (Cohen's kappa), statsmodels (Fleiss' kappa), krippendorff (alpha) and choix
+(Bradley-Terry)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from collections import Counter
 from pathlib import Path
 
 import choix
+import krippendorff
 import numpy as np
 import pytest
 from sklearn.metrics import cohen_kappa_score
@@ -67,13 +69,17 @@ def test_gpt4_vs_crowd_majority_equals_sklearn(db):
     assert int(res["confusion"].to_numpy().sum()) == len(g)
 
 
-def test_fleiss_kappa_of_human_slots_equals_statsmodels(db):
+def test_fleiss_and_krippendorff_of_human_slots_equal_statsmodels_and_krippendorff(db):
     items = [v for v in raw("human").values() if len(v) >= 2]
     assert {len(v) for v in items} == {3}
     table, _ = aggregate_raters(np.array(items))
     res = slot_agreement(db, "human:prd-crowd#")
     assert res["items"] == len(items) and res["slots"] == 3
     assert res["fleiss_kappa"] == pytest.approx(fleiss_kappa(table, method="fleiss"), abs=1e-12)
+    alpha = krippendorff.alpha(
+        reliability_data=np.array(items, dtype=float).T, level_of_measurement="nominal"
+    )
+    assert res["krippendorff_alpha"] == pytest.approx(alpha, abs=1e-12)
     assert crowd_overview(db)["slots"]["fleiss_kappa"] == res["fleiss_kappa"]
 
 
