@@ -4,6 +4,7 @@ import streamlit as st
 
 import pages as ui
 from core.views.overview import overview
+from core.views.text import escape_markdown
 
 ui.setup("Long-Span QA Workbench")
 ui.sign_in_sidebar()
@@ -28,7 +29,8 @@ about = (
 )
 if data["offline_only"]:
     about += (
-        "\n\nEvery answer, generated question and auto-verdict here comes from **offline "
+        "\n\nEvery answer, generated question and auto-verdict made in this workbench comes "
+        "from **offline "
         "baselines** (" + ", ".join(f"`{m}`" for m in data["models"]) + "): simple "
         "extractive and word-overlap algorithms that need no API key. They are not language "
         "models, so expect weak answers and rough verdicts; they show how the workbench "
@@ -37,6 +39,17 @@ if data["offline_only"]:
 elif data["models"]:
     about += "\n\nModels used: " + ", ".join(f"`{m}`" for m in data["models"]) + "."
 st.info(about)
+for src in data["imported"]:
+    # Imported evaluations: real answers and raters made elsewhere (see docs/imports.md).
+    st.info(
+        src["about"]
+        or f"**Imported from `{escape_markdown(src['source'])}`** (import-answers / "
+        "import-judgments)."
+    )
+    st.caption(
+        f"{escape_markdown(src['source'])}: {src['answers']:,} answers and "
+        f"{src['verdicts']:,} verdicts imported."
+    )
 
 cols = st.columns(5)
 for col, table in zip(cols, ("documents", "questions", "answers", "judgments", "disputes")):

@@ -3,11 +3,83 @@
 import streamlit as st
 
 import pages as ui
+from core.views.agreement_view import auto_vs_crowd, crowd_overview, slot_agreement
 from core.views.figures import agreement_overview, confusion_figure, rater_pair_view
 from core.views.text import escape_markdown
 
 ui.setup("Agreement")
 ui.sign_in_sidebar()
+
+
+# ------------------------------------------------------------------------------------------
+# Imported evaluations: an auto-rater against a crowd (e.g. GPT-4 vs the PRD human majority)
+# ------------------------------------------------------------------------------------------
+
+
+def _kappa(res: dict) -> str:
+    if res["kappa"] is None:
+        return "-"
+    if res["kappa_low"] is None:
+        return f"{res['kappa']:.2f}"
+    return f"{res['kappa']:.2f} [{res['kappa_low']:.2f}, {res['kappa_high']:.2f}]"
+
+
+def crowd_section() -> None:
+    """Auto-rater vs a crowd rater (with and without ties) and the crowd slots' Fleiss' kappa."""
+    with ui.database() as db:
+        overview = ui.cached_judgments(db, crowd_overview)
+    if overview is None:
+        return
+    opts = overview["options"]
+    with st.expander("Auto-rater vs the crowd (imported evaluations)", expanded=True):
+        st.caption(
+            "Items are (question, pair in the order shown); an auto-rater that judged both "
+            "orders is compared with the crowd in each. Kappa: Cohen's, with a 95% bootstrap "
+            "interval over items. Without ties: items where either side said Equal left out."
+        )
+        vs = overview["vs"]
+        if vs is not None and opts["crowd"]:
+            c = st.columns(2)
+            auto = c[0].selectbox(
+                "Auto-rater", opts["auto"], index=opts["auto"].index(vs["auto"]), key="crowd_auto"
+            )
+            crowd = c[1].selectbox(
+                "Crowd verdict",
+                opts["crowd"],
+                index=opts["crowd"].index(vs["crowd"]),
+                key="crowd_h",
+            )
+            if (auto, crowd) != (vs["auto"], vs["crowd"]):
+                with ui.database() as db:
+                    vs = ui.cached_judgments(db, auto_vs_crowd, auto, crowd)
+            for label, res in (
+                ("With ties", vs["with_ties"]),
+                ("Without ties", vs["without_ties"]),
+            ):
+                m = st.columns(3)
+                m[0].metric(f"{label}: items", res["n"])
+                m[1].metric(
+                    "Percent agreement",
+                    "-" if res["agreement"] is None else f"{res['agreement']:.1%}",
+                )
+                m[2].metric("Cohen's kappa [95% CI]", _kappa(res))
+            st.markdown(f"**Confusion** (rows {auto}, columns {crowd})")
+            st.dataframe(vs["confusion"], width="stretch")
+        if opts["slots"]:
+            prefix = st.selectbox("Anonymous human slots", opts["slots"], key="crowd_slots")
+            with ui.database() as db:
+                sl = ui.cached_judgments(db, slot_agreement, prefix)
+            m = st.columns(3)
+            m[0].metric("Items with 2+ ratings", f"{sl['items']:,}")
+            fk, ka = sl["fleiss_kappa"], sl["krippendorff_alpha"]
+            m[1].metric("Fleiss' kappa (slots)", "-" if fk is None else f"{fk:.3f}")
+            m[2].metric("Krippendorff's alpha (slots)", "-" if ka is None else f"{ka:.3f}")
+            st.caption(
+                f"{sl['slots']} slots ({prefix}1, {prefix}2, ...) hold anonymous ratings: a slot "
+                "is not a person, so only identity-free statistics are shown for them (no "
+                "per-slot Cohen's kappa; ignore slot-vs-slot rows in the table below)."
+            )
+
 
 with ui.database() as db:
     kind = st.radio(
@@ -20,6 +92,8 @@ with ui.database() as db:
         }.get,
     )
     data = ui.cached_judgments(db, agreement_overview, kind)
+if kind == "pairwise":
+    crowd_section()
 if data["n_verdicts"] == 0:
     st.info("No verdicts of this kind yet. " + ui.EMPTY_HINT)
     st.stop()

@@ -3,8 +3,16 @@
 import streamlit as st
 
 import pages as ui
-from core.views.figures import accuracy_figure, autoais_accuracy, forest_figure, matrix_figure
 from core.views.leaderboard import SOURCES, pairwise_raters
+from core.views.leaderboard_figures import (
+    accuracy_figure,
+    autoais_accuracy,
+    compare_rankings,
+    forest_figure,
+    matrix_figure,
+    ranking_sources,
+    slope_figure,
+)
 
 ui.setup("Leaderboard")
 ui.sign_in_sidebar()
@@ -122,6 +130,54 @@ def live_board() -> None:
 
 
 live_board()
+
+
+# ------------------------------------------------------------------------------------------
+# Human verdicts vs an auto-rater: two rankings of the same systems
+# ------------------------------------------------------------------------------------------
+
+
+def ranking_comparison() -> None:
+    """The Bradley-Terry ranking from human verdicts next to the one from an auto-rater."""
+    with ui.database() as db:
+        sources = ui.cached_judgments(db, ranking_sources)
+    if not sources["human"] or not sources["auto"]:
+        return
+    st.subheader("Human verdicts vs auto-rater: two rankings")
+    c = st.columns(2)
+    human = c[0].selectbox(
+        "Human verdicts",
+        sources["human"],
+        key="cmp_human",
+        help="One human rater, or NAME#*: every anonymous rating (slots NAME#1, #2, ...).",
+    )
+    auto = c[1].selectbox("Auto-rater", sources["auto"], key="cmp_auto")
+    with ui.database() as db:
+        cmp = ui.cached_judgments(db, compare_rankings, human, auto, n_boot, seed)
+    if cmp["why"] or len(cmp["systems"]) < 2:
+        st.info(f"No comparison: {cmp['why'] or 'the two sources share fewer than two systems'}.")
+        return
+    rho = "-" if cmp["spearman"] is None else f"{cmp['spearman']:.3f}"
+    tau = "-" if cmp["kendall"] is None else f"{cmp['kendall']:.3f}"
+    m = st.columns(4)
+    m[0].metric("Systems in both", len(cmp["systems"]))
+    m[1].metric("Verdicts (human / auto)", f"{cmp['n_human']:,} / {cmp['n_auto']:,}")
+    m[2].metric("Spearman's rho", rho)
+    m[3].metric("Kendall's tau", tau)
+    st.caption(
+        "Both fits use only the systems both sources compared; Equal counts half a win. "
+        "Rank correlations are over the systems' beta estimates."
+    )
+    st.plotly_chart(slope_figure(cmp), width="stretch")
+    left, right = st.columns(2)
+    with left:
+        st.plotly_chart(forest_figure(cmp["leaderboards"]["human"]), width="stretch")
+    with right:
+        st.plotly_chart(forest_figure(cmp["leaderboards"]["auto"]), width="stretch")
+    st.dataframe(cmp["table"], hide_index=True, width="stretch")
+
+
+ranking_comparison()
 
 st.subheader("AutoAIS accuracy")
 with ui.database() as db:

@@ -3,6 +3,7 @@
 import streamlit as st
 
 import pages as ui
+from core.views.browse_grid import verdict_grid
 from core.views.judgments import browse_detail
 from core.views.review import question_filters, question_ids
 from core.views.text import escape_markdown
@@ -119,3 +120,21 @@ if d["reviews"]:
 humans = [j for j in d["pairwise"] + d["absolute"] if j["rater_kind"] == "human"]
 if not d["reviews"] and not humans:
     st.caption("No human labels on this question yet.")
+
+
+# ------------------------------------------------------------------------------------------
+# Every pairwise verdict of this question at a glance (imported evaluations have many raters)
+# ------------------------------------------------------------------------------------------
+
+
+def verdict_grid_section() -> None:
+    """Pairs as shown (rows) x raters (columns), each cell the winner that rater chose."""
+    with ui.database() as db:
+        grid = ui.cached_judgments(db, verdict_grid, qid)
+    if len(grid):
+        st.subheader("Who won, by pair and rater")
+        st.caption("Every effective pairwise verdict on this question; 'tie' = Equal.")
+        st.dataframe(grid, hide_index=True, width="stretch")
+
+
+verdict_grid_section()

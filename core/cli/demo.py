@@ -13,6 +13,11 @@ Steps (each idempotent, each reported with its time):
 7. EXAM meets side-by-side on one book: four offline overview writers of Les Misérables, scored by
    EXAM on the book's generated questions and ranked by Bradley-Terry from side-by-side judging of
    their answers; the two leaderboards' rank correlation.
+
+Between steps 2 and 3 (and with ``quick`` too, as it is an import): the PRD Vicuna80 set
+(``demo/prd_vicuna80``: real answers of five LLMs, GPT-4's pairwise reviews in both orders and
+anonymous human ratings; see its SOURCE.md), imported with the ``prd-vicuna80`` layout of
+:mod:`core.corpus.evaluation_layouts`.
 """
 
 from __future__ import annotations
@@ -57,6 +62,7 @@ def build_demo(
         lambda: import_narrativeqa(db, demo_dir / "narrativeqa", progress=progress).as_dict(),
     )
     step("books", lambda: [r["id"] for r in import_books(db, demo_dir / "books")])
+    step("prd_vicuna80", lambda: import_prd_demo(db, demo_dir))
     if quick:
         return summary
 
@@ -99,6 +105,22 @@ def build_demo(
     step("exam", lambda: _short(build_exam_demo(db, demo_dir)))
     step("exam_book", lambda: _short(build_exam_book_demo(db, progress=progress)))
     return summary
+
+
+def import_prd_demo(db: sqlite_utils.Database, demo_dir: Path) -> dict[str, Any]:
+    """Import the bundled PRD Vicuna80 folder (idempotent); rows inserted per table."""
+    from core.corpus.evaluation_layouts import (
+        read_prd_vicuna80,  # deferred: a command imports only what it runs (fast `python -m core`)
+    )
+    from core.corpus.evaluations import (
+        store_evaluation,  # deferred: a command imports only what it runs (fast `python -m core`)
+    )
+
+    folder = demo_dir / "prd_vicuna80"
+    if not folder.is_dir():
+        return {"skipped": f"no {folder}"}
+    counts = store_evaluation(db, read_prd_vicuna80(folder))
+    return {table: c["inserted"] for table, c in counts.items()}
 
 
 DEMO_EXPERIMENT = Path(__file__).resolve().parents[2] / "experiments" / "demo_offline.toml"

@@ -1,4 +1,5 @@
-"""Analysis views: the Leaderboard and Agreement pages' tables and plotly figures.
+"""Analysis views: the Agreement page's tables and plotly figures (the Leaderboard page's are
+in :mod:`core.views.leaderboard_figures`, imported evaluations' in :mod:`core.views.agreement_view`).
 
 Data come from the store (effective labels only: a row superseded by another is ignored), the
 statistics from :mod:`core.stats`, :mod:`core.stats` and :mod:`core.stats.significance`. Every figure has a
@@ -25,164 +26,9 @@ from core.stats.agreement import (
     self_consistency,
 )
 from core.stats.rater_bias import position_inconsistency
-from core.stats.significance import bernoulli_ci
+from core.views.agreement_view import is_slot
 
 _EFFECTIVE = effective_sql("judgments")
-
-
-# ------------------------------------------------------------------------------------------
-# Leaderboard figures (the data and the live fit: core.views.leaderboard, re-exported here)
-# ------------------------------------------------------------------------------------------
-
-
-def forest_figure(lb, scale: str = "beta") -> go.Figure:
-    """Forest plot of each system's Bradley-Terry score with its bootstrap interval.
-
-    ``scale='beta'``: log-strength (centred); ``'strength'``: ``e^beta``.
-    """
-    t = lb.table.iloc[::-1]
-    f = np.exp if scale == "strength" else (lambda x: x)
-    x, lo, hi = (
-        f(t["beta"].to_numpy(float)),
-        f(t["ci_low"].to_numpy(float)),
-        f(t["ci_high"].to_numpy(float)),
-    )
-    has_ci = np.isfinite(lo).all()
-    fig = go.Figure(
-        go.Scatter(
-            x=x,
-            y=t["name"],
-            mode="markers",
-            marker={"size": 10},
-            error_x={
-                "type": "data",
-                "symmetric": False,
-                "array": hi - x,
-                "arrayminus": x - lo,
-                "visible": bool(has_ci),
-            },
-            customdata=np.stack([lo, hi, t["n_comparisons"], t["rank_ub"].astype(float)], axis=1),
-            hovertemplate="%{y}<br>"
-            + ("e^beta" if scale == "strength" else "beta")
-            + " = %{x:.3f}<br>"
-            + f"{lb.level:.0%} CI "
-            + "[%{customdata[0]:.3f}, %{customdata[1]:.3f}]"
-            "<br>comparisons = %{customdata[2]}<br>Rank (UB) = %{customdata[3]}<extra></extra>",
-        )
-    )
-    label = "strength e^beta" if scale == "strength" else "beta (log-strength, centred)"
-    fig.update_layout(
-        title=f"Bradley-Terry {label} with {lb.level:.0%} bootstrap intervals "
-        f"({lb.n_boot} question resamples)",
-        xaxis_title=label,
-        yaxis_title="system",
-        height=140 + 40 * len(t),
-        margin={"l": 10, "r": 10, "t": 60, "b": 40},
-    )
-    return fig
-
-
-def matrix_figure(
-    frame: pd.DataFrame,
-    title: str,
-    value_label: str,
-    fmt: str = ".2f",
-    zmin: float | None = 0.0,
-    zmax: float | None = 1.0,
-) -> go.Figure:
-    """Heatmap of a square system-by-system matrix (row system vs column system).
-
-    The diagonal (a system against itself) is left blank. Shares (``zmin=0, zmax=1``) use a
-    diverging scale centred on 1/2; counts (no bounds) a sequential one.
-    """
-    z = frame.to_numpy(float).copy()
-    if z.shape[0] == z.shape[1]:
-        np.fill_diagonal(z, np.nan)
-    text = [[("" if not np.isfinite(v) else format(v, fmt)) for v in row] for row in z]
-    fig = go.Figure(
-        go.Heatmap(
-            z=z,
-            x=list(frame.columns),
-            y=list(frame.index),
-            zmin=zmin,
-            zmax=zmax,
-            colorscale="RdBu" if zmax is not None else "Blues",
-            text=text,
-            texttemplate="%{text}",
-            colorbar={"title": value_label},
-            hovertemplate="row %{y} vs column %{x}<br>"
-            + value_label
-            + " = %{z:"
-            + fmt
-            + "}<extra></extra>",
-        )
-    )
-    fig.update_layout(
-        title=title,
-        xaxis_title="opponent (column)",
-        yaxis_title="system (row)",
-        yaxis={"autorange": "reversed"},
-        margin={"l": 10, "r": 10, "t": 60, "b": 40},
-    )
-    return fig
-
-
-def autoais_accuracy(db: sqlite_utils.Database, level: float = 0.95) -> pd.DataFrame:
-    """Per auto-rater and system: share of answers judged supported (``yes``) among the parsed
-    absolute verdicts, with the paper's Bernoulli (Wald) interval at ``level``."""
-
-    out = []
-    for r in db.execute(
-        "select rater, system, count(*), sum(verdict = 'yes') from judgments t "
-        "where kind = 'absolute' and status = 'ok' and verdict in ('yes', 'no') and "
-        f"{_EFFECTIVE} group by rater, system order by rater, system"
-    ):
-        rater, system, n, k = r[0], r[1], int(r[2]), int(r[3] or 0)
-        ci = bernoulli_ci(k, n, level)
-        out.append(
-            {
-                "rater": rater,
-                "system": system,
-                "n": n,
-                "supported": k,
-                "accuracy": ci.estimate,
-                "ci_low": ci.low,
-                "ci_high": ci.high,
-            }
-        )
-    return pd.DataFrame(
-        out, columns=["rater", "system", "n", "supported", "accuracy", "ci_low", "ci_high"]
-    )
-
-
-def accuracy_figure(acc: pd.DataFrame) -> go.Figure:
-    """AutoAIS accuracy per system (one trace per rater) with interval error bars."""
-    fig = go.Figure()
-    for rater, part in acc.groupby("rater"):
-        fig.add_trace(
-            go.Bar(
-                name=rater,
-                x=part["system"],
-                y=part["accuracy"],
-                error_y={
-                    "type": "data",
-                    "symmetric": False,
-                    "array": part["ci_high"] - part["accuracy"],
-                    "arrayminus": part["accuracy"] - part["ci_low"],
-                },
-                customdata=part[["n", "ci_low", "ci_high"]].to_numpy(),
-                hovertemplate="%{x}<br>accuracy = %{y:.3f}<br>95% CI [%{customdata[1]:.3f}, "
-                "%{customdata[2]:.3f}]<br>n = %{customdata[0]}<extra>" + rater + "</extra>",
-            )
-        )
-    fig.update_layout(
-        title="AutoAIS accuracy (share of answers judged supported, 95% Bernoulli CI)",
-        xaxis_title="system",
-        yaxis_title="accuracy",
-        yaxis_range=[0, 1],
-        barmode="group",
-    )
-    return fig
 
 
 # ------------------------------------------------------------------------------------------
@@ -316,6 +162,8 @@ def agreement_table(frame: pd.DataFrame) -> pd.DataFrame:
     out = []
     for i, ra in enumerate(raters):
         for rb in raters[i + 1 :]:
+            if is_slot(ra) or is_slot(rb):  # anonymous slots are not people: no Cohen's kappa
+                continue
             both = paired(frame, ra, rb)
             if len(both):
                 out.append(

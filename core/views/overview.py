@@ -23,6 +23,8 @@ from core.store.connection import rows, table_counts
 
 #: Model-id prefixes of the key-free baselines (algorithms, not language models).
 OFFLINE_PREFIXES = ("offline", "baseline", "rule")
+#: Model-id prefixes of answers imported from elsewhere (not produced in this workbench).
+IMPORTED_PREFIXES = ("prd:", "imported:")
 
 
 def data_version(db: sqlite_utils.Database) -> tuple:
@@ -105,6 +107,7 @@ def overview(db: sqlite_utils.Database) -> dict[str, Any]:
             if r[0]
         }
     )
+    made_here = [m for m in models if not m.startswith(IMPORTED_PREFIXES)]
     return {
         "empty": empty,
         "counts": counts,
@@ -115,11 +118,45 @@ def overview(db: sqlite_utils.Database) -> dict[str, Any]:
         "attention": attention,
         "k": k,
         "models": models,
-        "offline_only": bool(models)
-        and all(m.split(":", 1)[0] in OFFLINE_PREFIXES for m in models),
+        "offline_only": bool(made_here)
+        and all(m.split(":", 1)[0] in OFFLINE_PREFIXES for m in made_here),
+        "imported": imported_sources(db),
         "side_by_side_items": len(pairwise_items(db)),
         "total_cost_usd": float(runs["cost_usd"].sum()) if len(runs) else 0.0,
     }
+
+
+PRD_ABOUT = (
+    "**PRD Vicuna80** (questions `vicuna80-*`): the answers of five LLMs (GPT-4, GPT-3.5, "
+    "Claude, Bard, Vicuna-13B) to the 80 Vicuna questions, GPT-4's pairwise reviews of them in "
+    "both presentation orders (rater `auto:gpt-4 (PRD)`), three anonymous human ratings per "
+    "question and ordered pair (slots `human:prd-crowd#1..3`) and their strict majority "
+    "(`human:crowd-majority`). Real answers and real raters, made elsewhere and imported: "
+    "from the PRD repository (github.com/bcdnlp/PRD, Li, Patel and Du 2023, arXiv:2307.02762; "
+    "MIT license). Side by side shows these answers blind; Agreement compares GPT-4 with the "
+    "crowd."
+)
+
+
+def imported_sources(db: sqlite_utils.Database) -> list[dict[str, Any]]:
+    """Evaluations imported from elsewhere (``import-answers`` / ``import-judgments``): per
+    source file the answers and verdicts it brought, and a description of known sets (PRD)."""
+    found: dict[str, dict[str, Any]] = {}
+    for source, n in db.execute(
+        "select json_extract(metadata, '$.imported_from'), count(*) from answers "
+        "where json_valid(metadata) and json_extract(metadata, '$.imported_from') is not null "
+        "group by 1"
+    ):
+        found.setdefault(source, {"source": source, "answers": 0, "verdicts": 0})["answers"] = n
+    for source, n in db.execute(
+        "select json_extract(raw, '$.file'), count(*) from judgments where raw like '{\"file\"%' "
+        "and json_valid(raw) group by 1"
+    ):
+        found.setdefault(source, {"source": source, "answers": 0, "verdicts": 0})["verdicts"] = n
+    out = sorted(found.values(), key=lambda r: r["source"])
+    for r in out:
+        r["about"] = PRD_ABOUT if r["source"] == "prd_vicuna80" else ""
+    return out
 
 
 def export_bytes(frame: pd.DataFrame, fmt: str) -> bytes:

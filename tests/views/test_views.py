@@ -13,14 +13,7 @@ from core.annotation.pairwise import blind_item, pair_key, submit_verdict, undo_
 from core.annotation.reviews import submit_review
 from core.store.database import open_db
 from core.views.disputes import corrected_references, dispute_detail, dispute_tally
-from core.views.figures import (
-    agreement_overview,
-    autoais_accuracy,
-    confusion_figure,
-    forest_figure,
-    matrix_figure,
-    rater_pair_view,
-)
+from core.views.figures import agreement_overview, confusion_figure, rater_pair_view
 from core.views.judgments import auto_verdicts_shown
 from core.views.leaderboard import (
     FALLBACK_ALPHA,
@@ -29,6 +22,7 @@ from core.views.leaderboard import (
     pairwise_raters,
     pairwise_records,
 )
+from core.views.leaderboard_figures import autoais_accuracy, forest_figure, matrix_figure
 from core.views.overview import export_bytes, overview
 from core.views.review import question_detail, search_context, searchable_documents
 from core.views.run import experiment_config, model_choices

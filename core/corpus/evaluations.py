@@ -1,0 +1,373 @@
+"""Answers and verdicts made elsewhere: read them (plain CSV/JSONL) and store them, all or nothing.
+
+An :class:`Evaluation` is what one input holds: questions (id, optional text), answers
+(``question_id, system, answer``) and ratings (pairwise ``question_id, system_a, system_b, verdict``
+or absolute ``question_id, system, verdict``), each remembering its file and line. The layout
+adapters of :mod:`core.corpus.evaluation_layouts` build the same structure from PRD, MT-Bench and
+Chatbot Arena files. :func:`store_evaluation` writes it in one transaction and counts, per table,
+the rows inserted, left unchanged and updated, so importing the same file twice changes nothing.
+
+Raters are ``auto:NAME`` or ``human:NAME``. A human rater whose name ends in ``#`` (or a bare
+``human``, meaning ``human:anonymous#``) is anonymous: its ratings of the same item (question and
+shown pair, or question and system) are stored in distinct slots ``human:NAME#1``, ``#2``, ... in
+file order. Slots are not people: identity-free statistics (Fleiss' kappa, Krippendorff's alpha)
+are valid over them, per-person statistics (Cohen's kappa of slot 1 vs slot 2) are not.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import sqlite_utils
+
+from core.corpus.tabular import read_records, require_text
+from core.errors import InputError
+from core.stats.pairwise_counts import parse_verdict
+from core.store.connection import dumps, transaction, utcnow
+
+ANONYMOUS = "human:anonymous#"
+ABSOLUTE_VERDICTS = {"yes": "yes", "no": "no", "true": "yes", "false": "no", "1": "yes", "0": "no"}
+
+
+@dataclass
+class Evaluation:
+    """Questions, answers and ratings read from one input, ready for :func:`store_evaluation`."""
+
+    source: str
+    questions: dict[str, dict[str, Any]] = field(default_factory=dict)
+    answers: list[dict[str, Any]] = field(default_factory=list)
+    ratings: list[dict[str, Any]] = field(default_factory=list)
+
+    def question(self, qid: str, text: str | None = None, **metadata: Any) -> None:
+        """Note a question id (and its text, the first one given wins)."""
+        entry = self.questions.setdefault(qid, {"text": "", "metadata": {}})
+        if text and not entry["text"]:
+            entry["text"] = text
+        entry["metadata"].update(metadata)
+
+
+def parse_rater(name: str, path: str | Path, line: int | None) -> tuple[str, str]:
+    """``(rater, rater_kind)`` of ``auto:NAME`` / ``human:NAME`` (bare ``human`` = anonymous)."""
+    name = str(name).strip()
+    if name == "human":
+        return ANONYMOUS, "human"
+    kind, sep, rest = name.partition(":")
+    if not sep or kind not in ("auto", "human") or not rest.strip("# "):
+        raise InputError(
+            f"rater {name!r} must be auto:NAME or human:NAME",
+            path=str(path),
+            line=line,
+            column="rater",
+        )
+    if kind == "auto" and rest.endswith("#"):
+        raise InputError(
+            "only human raters can be anonymous (NAME#)", path=str(path), line=line, column="rater"
+        )
+    return name, kind
+
+
+def pairwise_verdict(value: Any, path: str | Path, line: int | None) -> str:
+    """A pairwise verdict label as ``rank`` accepts it (A, B, Equal, None, 'A is better', ...)."""
+    try:
+        return parse_verdict(str(value) if isinstance(value, (int, float)) else value)
+    except InputError as exc:
+        raise InputError(str(exc), path=str(path), line=line, column="verdict") from None
+
+
+def absolute_verdict(value: Any, path: str | Path, line: int | None) -> str:
+    """An absolute verdict: yes / no (also true/false, 1/0)."""
+    key = str(value).strip().lower()
+    if key not in ABSOLUTE_VERDICTS:
+        raise InputError(
+            f"unknown verdict {value!r} (expected yes or no)",
+            path=str(path),
+            line=line,
+            column="verdict",
+        )
+    return ABSOLUTE_VERDICTS[key]
+
+
+def read_answers(path: str | Path) -> Evaluation:
+    """``question_id, system, answer`` [, ``model``, ``context``, ``question``] rows of a file."""
+    path = Path(path)
+    ev = Evaluation(source=path.name)
+    seen: dict[tuple[str, str], int] = {}
+    for line, rec in read_records(path, ["question_id", "system", "answer"]):
+        qid = require_text(rec, "question_id", path, line)
+        system = require_text(rec, "system", path, line)
+        text = rec.get("answer")
+        if not isinstance(text, (str, int, float)):
+            raise InputError("expected text", path=str(path), line=line, column="answer")
+        if (qid, system) in seen:
+            raise InputError(
+                f"second answer of {system!r} to question {qid!r} (first on line "
+                f"{seen[qid, system]})",
+                path=str(path),
+                line=line,
+            )
+        seen[qid, system] = line
+        question = str(rec.get("question") or "").strip()
+        ev.question(qid, question or None)
+        ev.answers.append(
+            {
+                "question_id": qid,
+                "system": system,
+                "text": str(text),
+                "model": str(rec.get("model") or "").strip() or f"imported:{system}",
+                "context": str(rec.get("context") or "").strip() or "none",
+                "line": line,
+            }
+        )
+    return ev
+
+
+def read_plain_judgments(path: str | Path, rater: str | None = None) -> Evaluation:
+    """Pairwise (``system_a, system_b``) or absolute (``system``) verdicts of a CSV/JSONL file."""
+    path = Path(path)
+    ev = Evaluation(source=path.name)
+    for line, rec in read_records(path, ["question_id", "verdict"]):
+        qid = require_text(rec, "question_id", path, line)
+        who = rec.get("rater") if str(rec.get("rater") or "").strip() else rater
+        if who is None:
+            raise InputError(
+                "no rater: add a rater column or pass --rater", path=str(path), line=line
+            )
+        name, kind = parse_rater(who, path, line)
+        ev.question(qid, str(rec.get("question") or "").strip() or None)
+        common = {
+            "question_id": qid,
+            "rater": name,
+            "rater_kind": kind,
+            "rationale": str(rec.get("rationale") or ""),
+            "label": str(rec.get("verdict")),
+            "line": line,
+        }
+        if str(rec.get("system_a") or "").strip() or str(rec.get("system_b") or "").strip():
+            a = require_text(rec, "system_a", path, line)
+            b = require_text(rec, "system_b", path, line)
+            if a == b:
+                raise InputError("system_a and system_b are the same", path=str(path), line=line)
+            verdict = pairwise_verdict(rec.get("verdict"), path, line)
+            ev.ratings.append(pairwise(common, a, b, verdict))
+        elif str(rec.get("system") or "").strip():
+            system = require_text(rec, "system", path, line)
+            verdict = absolute_verdict(rec.get("verdict"), path, line)
+            ev.ratings.append(
+                {
+                    **common,
+                    "kind": "absolute",
+                    "system": system,
+                    "system_a": None,
+                    "system_b": None,
+                    "criterion": str(rec.get("criterion") or "").strip(),
+                    "verdict": verdict,
+                }
+            )
+        else:
+            raise InputError(
+                "a verdict needs system_a and system_b (pairwise) or system (absolute)",
+                path=str(path),
+                line=line,
+            )
+    return ev
+
+
+def pairwise(common: dict[str, Any], a: str, b: str, verdict: str) -> dict[str, Any]:
+    """A pairwise rating record (``a`` shown first)."""
+    return {
+        **common,
+        "kind": "pairwise",
+        "system": None,
+        "system_a": a,
+        "system_b": b,
+        "criterion": "better",
+        "verdict": verdict,
+    }
+
+
+def assign_slots(ratings: list[dict[str, Any]]) -> None:
+    """Give each anonymous rating (rater ending in ``#``) its slot number within its item."""
+    used: dict[tuple, int] = {}
+    for r in ratings:
+        if not r["rater"].endswith("#"):
+            continue
+        key = (r["rater"], r["kind"], r["question_id"], r["system_a"], r["system_b"], r["system"])
+        used[key] = used.get(key, 0) + 1
+        r["rater"] = f"{r['rater']}{used[key]}"
+
+
+def _key(r: dict[str, Any]) -> tuple:
+    return (
+        r["kind"],
+        r["question_id"],
+        r["rater"],
+        r["system_a"] or "",
+        r["system_b"] or "",
+        r["system"] or "",
+        r["criterion"] or "",
+    )
+
+
+def _check_duplicates(ev: Evaluation) -> None:
+    seen: dict[tuple, int] = {}
+    for r in ev.ratings:
+        k = _key(r)
+        if k in seen:
+            raise InputError(
+                f"second verdict of {r['rater']} on the same item (first on line {seen[k]})",
+                path=ev.source,
+                line=r["line"],
+            )
+        seen[k] = r["line"]
+
+
+def _counts() -> dict[str, int]:
+    return {"inserted": 0, "unchanged": 0, "updated": 0}
+
+
+def store_evaluation(db: sqlite_utils.Database, ev: Evaluation) -> dict[str, dict[str, int]]:
+    """Write ``ev`` in one transaction; rows inserted / unchanged / updated per table.
+
+    Questions the store does not know are created (origin ``imported``; text '' when the input
+    has none). Answers are keyed by (question, system); a changed text is updated. Verdicts are
+    append-only: a verdict equal to the rater's effective one on the item is unchanged, a different
+    one is a new row that supersedes it.
+    """
+    assign_slots(ev.ratings)
+    _check_duplicates(ev)
+    out = {t: _counts() for t in ("questions", "systems", "answers", "judgments")}
+    now = utcnow()
+    with transaction(db):
+        _store_questions(db, ev, out["questions"], now)
+        _store_answers(db, ev, out["systems"], out["answers"], now)
+        _store_ratings(db, ev, out["judgments"], now)
+    return out
+
+
+def _store_questions(db: sqlite_utils.Database, ev: Evaluation, n: dict, now: str) -> None:
+    known = dict(db.execute("select id, question from questions").fetchall())
+    new = []
+    for qid, q in ev.questions.items():
+        if qid not in known:
+            new.append(
+                {
+                    "id": qid,
+                    "question": q["text"],
+                    "context_kind": "none",
+                    "origin": "imported",
+                    "status": "accepted",
+                    "provenance": dumps({"source": "file", "file": ev.source}),
+                    "metadata": dumps(q["metadata"]),
+                    "created_at": now,
+                    "updated_at": now,
+                }
+            )
+        elif q["text"] and not known[qid]:
+            db.execute(
+                "update questions set question = ?, updated_at = ? where id = ?",
+                [q["text"], now, qid],
+            )
+            n["updated"] += 1
+        else:
+            n["unchanged"] += 1
+    if new:
+        db["questions"].insert_all(new)
+    n["inserted"] += len(new)
+
+
+def _store_answers(db: sqlite_utils.Database, ev: Evaluation, ns: dict, na: dict, now: str) -> None:
+    systems = {r[0] for r in db.execute("select name from systems")}
+    for a in ev.answers:
+        if a["system"] in systems:
+            continue
+        systems.add(a["system"])
+        db["systems"].insert(
+            {
+                "name": a["system"],
+                "model": a["model"],
+                "context": a["context"],
+                "description": f"imported from {ev.source}",
+                "created_at": now,
+            }
+        )
+        ns["inserted"] += 1
+    ns["unchanged"] = len({a["system"] for a in ev.answers}) - ns["inserted"]
+    existing = {
+        (q, s): (i, t)
+        for i, q, s, t in db.execute("select id, question_id, system, text from answers")
+    }
+    new = []
+    for a in ev.answers:
+        old = existing.get((a["question_id"], a["system"]))
+        if old is None:
+            new.append(
+                {
+                    "question_id": a["question_id"],
+                    "system": a["system"],
+                    "text": a["text"],
+                    "status": "ok",
+                    "metadata": dumps({"imported_from": ev.source, "line": a["line"]}),
+                    "created_at": now,
+                }
+            )
+        elif old[1] == a["text"]:
+            na["unchanged"] += 1
+        else:
+            db.execute(
+                "update answers set text = ?, status = 'ok' where id = ?", [a["text"], old[0]]
+            )
+            na["updated"] += 1
+    if new:
+        db["answers"].insert_all(new)
+    na["inserted"] += len(new)
+
+
+def _store_ratings(db: sqlite_utils.Database, ev: Evaluation, n: dict, now: str) -> None:
+    if not ev.ratings:
+        return
+    answer_ids = {
+        (q, s): i for i, q, s in db.execute("select id, question_id, system from answers")
+    }
+    existing = {}
+    for row in db.execute(
+        "select id, kind, question_id, rater, coalesce(system_a, ''), coalesce(system_b, ''), "
+        "coalesce(system, ''), criterion, verdict, rationale from judgments t where not exists "
+        "(select 1 from judgments s where s.supersedes = t.id) order by id"
+    ):
+        existing[tuple(row[1:8])] = (row[0], row[8], row[9])
+    new = []
+    for r in ev.ratings:
+        old = existing.get(_key(r))
+        if old is not None and old[1] == r["verdict"] and old[2] == r["rationale"]:
+            n["unchanged"] += 1
+            continue
+        q = r["question_id"]
+        pair = r["kind"] == "pairwise"
+        new.append(
+            {
+                "kind": r["kind"],
+                "question_id": q,
+                "rater": r["rater"],
+                "rater_kind": r["rater_kind"],
+                "criterion": r["criterion"],
+                "system": r["system"],
+                "answer_id": None if pair else answer_ids.get((q, r["system"])),
+                "system_a": r["system_a"],
+                "system_b": r["system_b"],
+                "answer_a_id": answer_ids.get((q, r["system_a"])) if pair else None,
+                "answer_b_id": answer_ids.get((q, r["system_b"])) if pair else None,
+                "order_shown": ("ab" if r["system_a"] < r["system_b"] else "ba") if pair else "",
+                "verdict": r["verdict"],
+                "status": "ok",
+                "rationale": r["rationale"],
+                "raw": json.dumps({"file": ev.source, "line": r["line"], "label": r["label"]}),
+                "supersedes": None if old is None else old[0],
+                "created_at": now,
+            }
+        )
+        n["updated" if old is not None else "inserted"] += 1
+    if new:
+        db["judgments"].insert_all(new, batch_size=500)

@@ -1,0 +1,164 @@
+"""Agreement page, imported evaluations: an auto-rater against a crowd (its majority and its slots).
+
+Items here are *shown* items: (question, system shown as A, system shown as B). An auto-rater that
+judged both orders is compared in each order with the crowd's verdict in that order, as PRD does.
+Anonymous human slots (raters named ``human:NAME#1``, ``#2``, ...; see
+:mod:`core.corpus.evaluations`) are not people, so only identity-free statistics are computed over
+them: Fleiss' kappa and Krippendorff's alpha (nominal), never a per-slot Cohen's kappa.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import sqlite_utils
+
+from core.annotation.base import effective_sql
+from core.stats.agreement import (
+    cohen_kappa_ci,
+    fleiss_kappa,
+    krippendorff_alpha_nominal,
+    percent_agreement,
+    ratings_matrix,
+)
+
+_SLOT = re.compile(r"^(human:.+#)\d+$")
+_EFFECTIVE = effective_sql("judgments")
+
+
+def is_slot(rater: str) -> bool:
+    """Whether ``rater`` is an anonymous slot (``human:NAME#<k>``)."""
+    return bool(_SLOT.match(rater))
+
+
+def shown_verdicts(db: sqlite_utils.Database, raters: list[str] | None = None) -> pd.DataFrame:
+    """Effective pairwise verdicts ``item_id, question_id, system_a, system_b, rater, verdict``."""
+    where, params = "", []
+    if raters is not None:
+        where = f" and rater in ({', '.join('?' * len(raters))})"
+        params = list(raters)
+    cur = db.execute(
+        "select question_id, system_a, system_b, rater, verdict from judgments t "
+        "where kind = 'pairwise' and status = 'ok' and verdict is not null and "
+        f"{_EFFECTIVE}{where} order by id",
+        params,
+    )
+    df = pd.DataFrame(
+        cur.fetchall(), columns=["question_id", "system_a", "system_b", "rater", "verdict"]
+    )
+    df["item_id"] = df["question_id"] + "|" + df["system_a"] + "|" + df["system_b"]
+    return df.drop_duplicates(["item_id", "rater"], keep="last")
+
+
+def crowd_raters(db: sqlite_utils.Database) -> dict[str, list[str]]:
+    """Candidates: ``auto`` raters, ``crowd`` (human raters that are not slots), ``slots``
+    (the NAME# prefixes of anonymous slot groups)."""
+    names = [
+        (r, k)
+        for r, k in db.execute(
+            "select distinct rater, rater_kind from judgments where kind = 'pairwise' "
+            "and status = 'ok' order by 1"
+        )
+    ]
+    slots = sorted({m.group(1) for r, _ in names if (m := _SLOT.match(r))})
+    return {
+        "auto": [r for r, k in names if k == "auto"],
+        "crowd": [r for r, k in names if k == "human" and not _SLOT.match(r)],
+        "slots": slots,
+    }
+
+
+def default_pair(options: dict[str, list[str]]) -> tuple[str | None, str | None, str | None]:
+    """The PRD defaults when present: an auto-rater named ``(PRD)``, a ``majority`` crowd rater."""
+    auto = next((r for r in options["auto"] if "(PRD)" in r), None) or next(
+        iter(options["auto"]), None
+    )
+    crowd = next((r for r in options["crowd"] if "majority" in r), None) or next(
+        iter(options["crowd"]), None
+    )
+    return auto, crowd, next(iter(options["slots"]), None)
+
+
+def _agreement(a: list, b: list, seed: int, n_boot: int) -> dict[str, Any]:
+    out: dict[str, Any] = {"n": len(a), "agreement": None, "kappa": None}
+    out.update(kappa_low=None, kappa_high=None)
+    if not a:
+        return out
+    out["agreement"] = percent_agreement(a, b)
+    ci = cohen_kappa_ci(a, b, n_boot=n_boot, seed=seed)
+    out["kappa"] = None if np.isnan(ci.estimate) else float(ci.estimate)
+    if np.isfinite(ci.low):
+        out["kappa_low"], out["kappa_high"] = float(ci.low), float(ci.high)
+    return out
+
+
+def auto_vs_crowd(
+    db: sqlite_utils.Database, auto: str, crowd: str, seed: int = 0, n_boot: int = 500
+) -> dict[str, Any]:
+    """An auto-rater vs a crowd rater on the shown items both judged: percent agreement and
+    Cohen's kappa (95% bootstrap interval over items), with ties and without (items where either
+    said Equal are left out), and the confusion counts."""
+    df = shown_verdicts(db, [auto, crowd])
+    a = df[df["rater"] == auto][["item_id", "verdict"]]
+    b = df[df["rater"] == crowd][["item_id", "verdict"]]
+    both = a.merge(b, on="item_id", suffixes=("_auto", "_crowd"))
+    no_ties = both[(both["verdict_auto"] != "Equal") & (both["verdict_crowd"] != "Equal")]
+    return {
+        "auto": auto,
+        "crowd": crowd,
+        "with_ties": _agreement(
+            both["verdict_auto"].tolist(), both["verdict_crowd"].tolist(), seed, n_boot
+        ),
+        "without_ties": _agreement(
+            no_ties["verdict_auto"].tolist(), no_ties["verdict_crowd"].tolist(), seed, n_boot
+        ),
+        "confusion": pd.crosstab(
+            both["verdict_auto"].rename(auto), both["verdict_crowd"].rename(crowd)
+        ),
+    }
+
+
+def slot_agreement(db: sqlite_utils.Database, prefix: str) -> dict[str, Any]:
+    """Fleiss' kappa and Krippendorff's alpha of the anonymous slots ``prefix1, prefix2, ...``
+    over the shown items with at least two of their ratings."""
+    slots = [
+        r[0]
+        for r in db.execute("select distinct rater from judgments where rater_kind = 'human'")
+        if (m := _SLOT.match(r[0])) is not None and m.group(1) == prefix
+    ]
+    df = shown_verdicts(db, slots)
+    multi = df[df.groupby("item_id")["rater"].transform("size") >= 2]
+    out: dict[str, Any] = {
+        "prefix": prefix,
+        "slots": len(slots),
+        "ratings": len(df),
+        "items": int(multi["item_id"].nunique()),
+        "fleiss_kappa": None,
+        "krippendorff_alpha": None,
+    }
+    if out["items"]:
+        long = multi[["item_id", "rater", "verdict"]]
+        fk = fleiss_kappa(long)
+        ka = krippendorff_alpha_nominal(ratings_matrix(long))
+        out["fleiss_kappa"] = None if np.isnan(fk) else float(fk)
+        out["krippendorff_alpha"] = None if np.isnan(ka) else float(ka)
+    return out
+
+
+def crowd_overview(db: sqlite_utils.Database) -> dict[str, Any] | None:
+    """The default auto-vs-crowd comparison and slot agreement, or None without a crowd (no
+    anonymous slots and no ``majority`` rater) or without an auto-rater."""
+    options = crowd_raters(db)
+    if not options["slots"] and not any("majority" in r for r in options["crowd"]):
+        return None  # no crowd: people who signed in are compared in the every-pair table
+    auto, crowd, prefix = default_pair(options)
+    if auto is None:
+        return None
+    return {
+        "options": options,
+        "vs": auto_vs_crowd(db, auto, crowd) if crowd else None,
+        "slots": slot_agreement(db, prefix) if prefix else None,
+    }

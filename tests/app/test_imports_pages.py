@@ -1,0 +1,83 @@
+"""AppTest of the pages with an imported evaluation (the PRD Vicuna80 demo folder)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from browser_support import build_fixture_db
+from streamlit.testing.v1 import AppTest
+
+from core.corpus.evaluation_layouts import read_prd_vicuna80
+from core.corpus.evaluations import store_evaluation
+from core.store.database import open_db
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture
+def prd_db(tmp_path, monkeypatch) -> Path:
+    path = tmp_path / "prd.db"
+    build_fixture_db(path)
+    db = open_db(path)
+    try:
+        store_evaluation(db, read_prd_vicuna80(ROOT / "demo" / "prd_vicuna80"))
+    finally:
+        db.conn.close()
+    monkeypatch.setenv("WORKBENCH_DB", str(path))
+    monkeypatch.delenv("WORKBENCH_ACCESS_CODE", raising=False)
+    return path
+
+
+def page(path: str) -> AppTest:
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=90).run()
+    at.session_state["annotator"] = "alice"
+    if path != "app.py":
+        at.switch_page(path)
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def metrics(at: AppTest) -> dict[str, str]:
+    return {m.label: m.value for m in at.metric}
+
+
+def test_overview_says_where_the_prd_data_come_from(prd_db):
+    at = page("app.py")
+    assert any("PRD Vicuna80" in i.value and "bcdnlp/PRD" in i.value for i in at.info)
+    assert any("400 answers" in c.value for c in at.caption)
+
+
+def test_agreement_shows_gpt4_vs_crowd_and_slot_fleiss(prd_db):
+    at = page("pages/4_Agreement.py")
+    m = metrics(at)
+    assert m["With ties: items"] == "424" and m["Without ties: items"]
+    kappa = m["Cohen's kappa [95% CI]"]
+    assert kappa.count("[") == 1 and float(kappa.split()[0]) > 0.2
+    assert float(m["Fleiss' kappa (slots)"]) > 0
+    assert m["Items with 2+ ratings"] == "480"
+    table = at.dataframe[1].value  # the every-pair table: no slot-vs-slot Cohen's kappa
+    assert not any("#" in a and "#" in b for a, b in zip(table["rater_a"], table["rater_b"]))
+
+
+def test_leaderboard_compares_human_and_auto_rankings(prd_db):
+    at = page("pages/5_Leaderboard.py")
+    m = metrics(at)
+    assert m["Systems in both"] == "5"
+    assert -1 <= float(m["Spearman's rho"]) <= 1 and -1 <= float(m["Kendall's tau"]) <= 1
+    assert at.selectbox(key="cmp_human").value == "human:prd-crowd#*"
+    at.selectbox(key="cmp_human").set_value("human:crowd-majority").run()
+    assert not at.exception
+    assert metrics(at)["Systems in both"] == "4"  # no majority on Claude's single ratings
+
+
+def test_browse_shows_every_answer_and_verdict_of_a_prd_question(prd_db):
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=90).run()
+    at.session_state["annotator"] = "alice"
+    at.session_state["browse_question"] = "vicuna80-5"
+    at.switch_page("pages/6_Browse.py").run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert any("Answers (5)" in s.value for s in at.subheader)
+    grid = at.dataframe[-1].value
+    assert "auto:gpt-4 (PRD)" in grid.columns and len(grid) == 20
