@@ -107,8 +107,9 @@ class LLMResponse:
         return self.error is None
 
     def to_json(self) -> dict[str, Any]:
-        """The stored form (cache rows)."""
-        return asdict(self)
+        """The stored form (cache rows): a shallow dict (``raw`` is already JSON-like; a deep
+        copy of it cost a third of a millisecond per reply)."""
+        return {name: getattr(self, name) for name in self.__dataclass_fields__}
 
 
 @runtime_checkable
