@@ -155,4 +155,13 @@ class ModelUnavailableError(ConfigError):
 
 
 class NeedsRealModelError(ConfigError):
-    """An offline baseline was asked for an LLM-only task."""
+    """An offline baseline was asked for an LLM-only task (the one "needs a real model" error)."""
+
+
+def require_real_model(model: str, step: str) -> None:
+    """Raise NeedsRealModelError when ``model`` is an offline baseline: ``step`` needs an LLM."""
+    if model.startswith("offline:"):
+        raise NeedsRealModelError(
+            f"{step} needs a real model (an LLM), not the offline baseline "
+            f"{model!r}: pass e.g. --model openai:gpt-4o-mini"
+        )

@@ -26,9 +26,9 @@ from core.corpus.documents import upsert_document
 from core.corpus.tabular import read_records
 from core.errors import ConfigError, InputError
 from core.llm.prompts import prompt_hash, render_prompt
-from core.llm.types import LLMRequest
+from core.llm.types import LLMRequest, require_real_model
 from core.store.connection import dumps, rows, transaction, utcnow
-from core.xrag.model_calls import ask_json, require_real_model
+from core.xrag.model_calls import ask_json
 
 MIN_SHARED = 2
 MAX_DAYS = 14

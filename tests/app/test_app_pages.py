@@ -272,7 +272,7 @@ def test_a_second_decision_supersedes_my_first(fixture_db):
 
 def _add_xrag(path: Path) -> list[str]:
     from core.xrag.articles import import_articles, import_single_qas, pair_articles
-    from core.xrag.build import compose_baseline
+    from core.xrag.baseline import compose_baseline
 
     db = open_db(path)
     try:

@@ -200,7 +200,7 @@ def test_failed_answers_are_retried_on_resume(tmp_path):
     from core.llm.scripted import set_script
     from core.llm.types import ProviderCallError
     from core.xrag.articles import import_articles, import_single_qas, pair_articles
-    from core.xrag.build import compose_baseline
+    from core.xrag.baseline import compose_baseline
     from core.xrag.evaluate import evaluate
 
     db = open_db(tmp_path / "r.db")
