@@ -78,14 +78,35 @@ def parse_rating(text: str) -> tuple[int | None, str]:
     return (int(r.group(1)) if r else None), (a.group(1).strip() if a else "")
 
 
+_KEY = r"[A-Za-z0-9]+"
+_ALONE = re.compile(rf"[(\[]?\s*({_KEY})\s*[)\]]?[.:!]?")
+_LEADING = re.compile(rf"(?:\(({_KEY})\)|\[({_KEY})\]|({_KEY})(?:\)|[.:](?=\s|$)))")
+_NAMED = re.compile(
+    rf"\b(?:answer|option|choice)(?:\s+is)?\s*[:=-]?\s*[(\[]?({_KEY})[)\]]?(?=[\s.,;:!?]*$|[.,;:!?)])",
+    re.IGNORECASE,
+)
+
+
 def parse_choice(text: str, keys: list[str]) -> str | None:
-    """The choice key a reply names (first standalone key token), or None."""
+    """The choice key a reply names, or None; never a guess.
+
+    Read as a key: the whole reply (``b``, ``(B)``, ``b.``), a marked key opening the reply
+    (``(A) granite``, ``b) granite``, ``B: granite``) or an explicitly named one (``the answer
+    is B``, ``Answer: (b).``). A key word anywhere else (the article "a" in "It is a hard one")
+    is not a choice; two different named keys are ambiguous (None).
+    """
     t = (text or "").strip()
-    for token in re.findall(r"[A-Za-z0-9]+", t)[:8]:
-        for k in keys:
-            if token.lower() == str(k).lower():
-                return k
-    return None
+    lookup = {str(k).lower(): k for k in keys}
+    alone = _ALONE.fullmatch(t)
+    if alone:
+        return lookup.get(alone.group(1).lower())
+    leading = _LEADING.match(t)
+    if leading:
+        key = next(g for g in leading.groups() if g)
+        if key.lower() in lookup:
+            return lookup[key.lower()]
+    named = {lookup[m.lower()] for m in _NAMED.findall(t) if m.lower() in lookup}
+    return named.pop() if len(named) == 1 else None
 
 
 def _offline_grades(
@@ -389,6 +410,7 @@ def grade_bank(
                     "status": g.status,
                     "raw": g.raw[:4000],
                     "prompt_hash": g.prompt_hash,
+                    "rater": str(g.extra.get("rater") or ""),
                     "created_at": now,
                 }
                 for g in grades

@@ -69,6 +69,24 @@ def test_token_f1_and_parsers():
     assert parse_choice("none", ["a", "b"]) is None
 
 
+@pytest.mark.parametrize(
+    ("reply", "expected"),
+    [
+        ("It is a hard one, but the answer is B", "b"),  # the article "a" is not key a
+        ("A hard one.", None),
+        ("The answer is a city", None),
+        ("the answer is B because the article says so", None),
+        ("answer is a, or maybe the answer is b", None),  # two keys named: never guess
+        ("I think b", None),
+        ("B.", "b"),
+        ("b) granite", "b"),
+        ("Answer: (c).", "c"),
+    ],
+)
+def test_parse_choice_reads_only_an_explicit_key(reply, expected):
+    assert parse_choice(reply, ["a", "b", "c"]) == expected
+
+
 def test_pool_article_budget_and_order():
     pool = ["Granite is igneous.", "Shells make limestone.", "Granite granite magma cools."]
     text = pool_article(pool, "granite magma", budget_tokens=100)
@@ -478,6 +496,11 @@ def test_ground_truth_rater_model_decides_and_unparsed_is_counted(db):
         )
     }
     assert got == {"g0": (1, "ok"), "g1": (0, "ok"), "g2": (None, "unparsed")}
+    raters = {
+        r["question_id"].split("::")[1]: r["rater"]
+        for r in db.query("select question_id, rater from exam_grades where run_id = ?", [run])
+    }
+    assert raters == {"g0": "scripted:exam-gt", "g1": "scripted:exam-gt", "g2": "scripted:exam-gt"}
     refs = [r.fields["references"] for r in seen if r.task == "match_reference"]
     assert ["an igneous rock"] in refs  # the derived reference answers
     board = leaderboard_frame(db, run)
