@@ -25,14 +25,11 @@ from typing import Any
 
 import sqlite_utils
 
+from core.corpus.sentences import best_token_f1
 from core.errors import ConfigError, InputError
 from core.exam.bank import bank_questions
-from core.exam.lexical import (
-    choose_answer,
-    index_article,
-    lexical_answerability,
-    token_f1,
-)
+from core.exam.lexical import choose_answer, index_article, lexical_answerability
+from core.judging.verdicts import parse_reply
 from core.llm.engine import complete_many
 from core.llm.prompts import prompt_hash, render_prompt
 from core.llm.reply_json import outer_object
@@ -157,7 +154,7 @@ def _ground_truth_lexical(g: Grade, q: dict, threshold: float) -> None:
         g.status, g.correct = "error", None
         g.raw = "no reference answer for the ground-truth rater"
         return
-    g.score = token_f1(g.answer, refs)
+    g.score = best_token_f1(g.answer, refs)
     g.correct = int(g.score >= threshold)
 
 
@@ -293,8 +290,7 @@ def _rate_with_model(
         for i, q in todo
     ]
     for (i, _q), resp in zip(todo, complete_many(db, reqs, run_id=run_id)):
-        obj = None if resp.error else outer_object(resp.text or "")
-        verdict = obj.get("verdict") if obj is not None else None
+        verdict = None if resp.error else parse_reply(resp.text or "", "absolute").verdict
         g = grades[i]
         g.extra["rater"] = rater_model
         if verdict in ("yes", "no"):

@@ -32,7 +32,7 @@ import sqlite_utils
 from core.corpus.evidence import verify_quotes
 from core.errors import ConfigError
 from core.judging.diagnostics import position_consistency, rater_diagnostics
-from core.judging.requests import JudgeItem, build_request, neutralise, new_nonce
+from core.judging.requests import JudgeItem, build_request
 from core.judging.specs import (
     CONTEXTS,
     KINDS,
@@ -62,8 +62,6 @@ __all__ = [
     "build_request",
     "judge_names",
     "make_judge",
-    "neutralise",
-    "new_nonce",
     "plan_absolute",
     "plan_pairwise",
     "position_consistency",

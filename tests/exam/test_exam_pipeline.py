@@ -8,12 +8,13 @@ from pathlib import Path
 
 import pytest
 
+from core.corpus.sentences import best_token_f1
 from core.errors import ConfigError, InputError
 from core.exam.articles import GOLD, pool_article, store_article
 from core.exam.bank import derive_bank, import_car_bank
 from core.exam.bt_correlation import correlate_with_bradley_terry
 from core.exam.grading import grade_bank, parse_choice, parse_rating
-from core.exam.lexical import choose_answer, index_article, lexical_answerability, token_f1
+from core.exam.lexical import choose_answer, index_article, lexical_answerability
 from core.exam.scores import run_scores
 from core.exam.workflow import build_demo
 from core.store.connection import utcnow
@@ -59,8 +60,10 @@ def test_lexical_answerability_grade():
 
 def test_token_f1_and_parsers():
     # pred {granite, igneous} vs gold {granite, is, igneous, rock}: P=1, R=0.5 -> F1 = 2/3
-    assert token_f1("granite igneous", ["Granite is an igneous rock", "x"]) == pytest.approx(2 / 3)
-    assert token_f1("", ["a"]) == 0.0
+    assert best_token_f1("granite igneous", ["Granite is an igneous rock", "x"]) == pytest.approx(
+        2 / 3
+    )
+    assert best_token_f1("", ["a"]) == 0.0
     assert parse_rating('{"rating": 4, "answer": "granite"}') == (4, "granite")
     assert parse_rating("RATING: 2\nANSWER: shells") == (2, "shells")
     assert parse_rating("I think it is fine")[0] is None
