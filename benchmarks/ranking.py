@@ -279,7 +279,7 @@ def main(quick: bool = False) -> None:
         refresh_ms = 1000 * float(np.median(times))
         refresh_boot = float(np.median(boot_times)) + refresh_ms / 1000
         print(
-            f"initial load of 100,000 verdicts: {load_s:.2f} s; refresh after one verdict: "
+            f"initial load of {len(small):,} verdicts: {load_s:.2f} s; refresh after one verdict: "
             f"{refresh_ms:.1f} ms, with 1,000-replicate bootstrap: {refresh_boot:.2f} s"
         )
         figures.update(
