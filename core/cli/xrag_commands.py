@@ -67,9 +67,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         func=lambda a: _run(
             a,
             lambda db: {
-                "added": __import__("core.xrag.articles", fromlist=["x"]).import_single_qas(
-                    db, a.path
-                )
+                "added": __import__("core.xrag.notes", fromlist=["x"]).import_single_qas(db, a.path)
             },
         )
     )

@@ -1,4 +1,5 @@
-"""XRAG per-article notes: model-written summaries and single-step QAs of the paired articles.
+"""XRAG per-article notes: imported human single-step QAs, and model-written summaries and
+single-step QAs of the paired articles.
 
 Both steps are LLM stages (:func:`core.llm.stage.run_stage`): the requests are planned first,
 sent with no transaction open, and each reply's notes are stored in their own transaction as it
@@ -7,17 +8,19 @@ arrives, so an interrupted run keeps what was paid for and a rerun asks only for
 
 from __future__ import annotations
 
-from collections import Counter
+from collections import Counter, defaultdict
+from pathlib import Path
 from typing import Any
 
 import sqlite_utils
 
+from core.corpus.tabular import read_records
 from core.errors import ConfigError, InputError
 from core.llm.prompts import prompt_hash, render_prompt
 from core.llm.stage import run_stage
 from core.llm.types import LLMRequest, LLMResponse, require_real_model
-from core.store.connection import dumps, rows, utcnow
-from core.xrag.articles import get_pairs
+from core.store.connection import dumps, rows, transaction, utcnow
+from core.xrag.articles import LANGUAGE_CODE, get_pairs
 from core.xrag.model_calls import json_reply
 
 MAX_QAS = 6
@@ -193,3 +196,79 @@ def generate_single_qas(
         return ""
 
     return run_stage(db, planned, store, run_id=run_id, counts=stats)
+
+
+def import_single_qas(
+    db: sqlite_utils.Database, path: str | Path, *, builder: str = "xquad-human"
+) -> int:
+    """Import human single-step QAs (``id, article_id, language, question, answers``) as notes.
+
+    ``article_id`` is the ENGLISH article; ``xquad_id`` (optional) links the language versions of
+    one QA. At most six QAs per article and language are kept. Re-importing adds nothing.
+    """
+    records = read_records(path, ["id", "article_id", "language", "question", "answers"])
+    known = {r[0] for r in db.execute("select id from documents where kind = 'article'")}
+    todo = []
+    for line, rec in records:
+        lang = str(rec.get("language") or "").strip().lower()
+        if not LANGUAGE_CODE.match(lang):
+            raise InputError(
+                f"language {rec.get('language')!r} is not an ISO 639-1 code such as 'en'",
+                path=str(path),
+                line=line,
+                column="language",
+            )
+        rec["language"] = lang
+        if rec["article_id"] not in known:
+            raise InputError(
+                f"unknown article {rec['article_id']!r}",
+                path=str(path),
+                line=line,
+                column="article_id",
+            )
+        answers = rec["answers"]
+        if isinstance(answers, str):
+            answers = [answers]
+        if not isinstance(answers, list) or not answers or not str(rec["question"]).strip():
+            raise InputError(
+                "question and a non-empty answers list are required", path=str(path), line=line
+            )
+        todo.append(rec)
+    done = {
+        (r["article_id"], r["language"], r["provenance"].get("source_id"))
+        for r in rows(
+            db, "select article_id, language, provenance from xrag_article_notes where kind = 'qa'"
+        )
+    }
+    per: dict[tuple[str, str], int] = defaultdict(int)
+    for art, lang, _ in done:
+        per[(art, lang)] += 1
+    added = 0
+    with transaction(db):
+        for rec in todo:
+            key = (rec["article_id"], rec["language"])
+            if (*key, rec["id"]) in done or per[key] >= 6:
+                continue
+            per[key] += 1
+            db["xrag_article_notes"].insert(
+                {
+                    "article_id": rec["article_id"],
+                    "kind": "qa",
+                    "language": rec["language"],
+                    "question": str(rec["question"]).strip(),
+                    "answer": str(rec["answers"][0]).strip()
+                    if isinstance(rec["answers"], list)
+                    else str(rec["answers"]).strip(),
+                    "provenance": dumps(
+                        {
+                            "builder": builder,
+                            "source_id": rec["id"],
+                            "xquad_id": rec.get("xquad_id") or rec["id"],
+                            "answers": rec["answers"],
+                        }
+                    ),
+                    "created_at": utcnow(),
+                }
+            )
+            added += 1
+    return added

@@ -17,11 +17,12 @@ from typing import Any
 import sqlite_utils
 
 from core.errors import InputError
-from core.xrag.articles import import_articles, import_single_qas, pair_articles
+from core.xrag.articles import import_articles, pair_articles
 from core.xrag.baseline import compose_baseline
 from core.xrag.distractors import select_distractors
 from core.xrag.evaluate import SETTINGS, evaluate
 from core.xrag.model_calls import TARGET_LANGUAGES
+from core.xrag.notes import import_single_qas
 
 DEMO_MODEL = "offline:extractive"
 

@@ -13,8 +13,9 @@ from core.errors import ConfigError, InputError
 from core.exam.articles import GOLD, pool_article, store_article
 from core.exam.bank import derive_bank, import_car_bank
 from core.exam.bt_correlation import correlate_with_bradley_terry
-from core.exam.grading import grade_bank, parse_choice, parse_rating
+from core.exam.grading import grade_bank
 from core.exam.lexical import choose_answer, index_article, lexical_answerability
+from core.exam.replies import parse_choice, parse_rating
 from core.exam.scores import run_scores
 from core.exam.workflow import build_demo
 from core.store.connection import utcnow

@@ -21,9 +21,10 @@ from core.llm.stage import run_stage
 from core.llm.types import LLMRequest
 from core.store.connection import rows, transaction
 from core.store.database import open_db
-from core.xrag.articles import import_articles, import_single_qas, pair_articles
+from core.xrag.articles import import_articles, pair_articles
 from core.xrag.baseline import compose_baseline
 from core.xrag.build import build_cross_questions
+from core.xrag.notes import import_single_qas
 
 MODEL = "openai:gpt-4o-mini"
 OK = {
