@@ -25,7 +25,15 @@ from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from typing import Any
 
 from core.errors import ConfigError
-from core.llm.cache import cache_get_many, cache_put, record_call
+from core.llm.cache import (
+    CACHE_INSERT,
+    LEDGER_INSERT,
+    add_to_run,
+    cache_get_many,
+    cache_row,
+    ledger_row,
+    record_call,
+)
 from core.llm.cost import call_cost
 from core.llm.keys import redact
 from core.llm.limits import limiter_for
@@ -304,19 +312,27 @@ class _Store:
                 )
         if self.db is None or not batch:
             return
-        with transaction(self.db):
-            for indexes, (resp, attempts) in batch:
-                first = indexes[0]
-                if resp.ok and self.cacheable[first]:
-                    cache_put(self.db, self.requests[first], resp)
-                for n, i in enumerate(indexes):
-                    record_call(
-                        self.db,
+        cached, ledger, calls = [], [], []
+        for indexes, (resp, attempts) in batch:
+            first = indexes[0]
+            if resp.ok and self.cacheable[first]:
+                cached.append(cache_row(self.requests[first], resp))
+            for n, i in enumerate(indexes):
+                calls.append(self.out[i])
+                ledger.append(
+                    ledger_row(
                         self.requests[i],
                         self.out[i],
                         run_id=self.run_id,
                         attempts=attempts if n == 0 else 0,
                     )
+                )
+        conn = self.db.conn  # a few statements per round, not per reply (GIL hand-overs)
+        with transaction(self.db):
+            if cached:
+                conn.executemany(CACHE_INSERT, cached)
+            conn.executemany(LEDGER_INSERT, ledger)
+            add_to_run(self.db, self.run_id, calls)
 
 
 def _progress(enabled: bool, total: int, initial: int = 0):

@@ -259,7 +259,7 @@ def test_model_available_without_key(monkeypatch, tmp_path):
 def test_interrupted_run_keeps_every_paid_reply_in_whole_rows_and_resumes(server, db, monkeypatch):
     import core.llm.engine as engine
 
-    real, seen = engine.record_call, []
+    real, seen = engine.ledger_row, []
 
     def interrupt_on_third(*args, **kw):
         seen.append(1)
@@ -269,11 +269,11 @@ def test_interrupted_run_keeps_every_paid_reply_in_whole_rows_and_resumes(server
 
     configure("openai", max_in_flight=1)
     server.delay = 0.05
-    monkeypatch.setattr(engine, "record_call", interrupt_on_third)
+    monkeypatch.setattr(engine, "ledger_row", interrupt_on_third)
     reqs = [req("openai:gpt-4o-mini", f"p{i}") for i in range(6)]
     with pytest.raises(KeyboardInterrupt):
         complete_many(db, reqs)
-    monkeypatch.setattr(engine, "record_call", real)
+    monkeypatch.setattr(engine, "ledger_row", real)
     paid = len(server.calls)
     assert 3 <= paid < 6  # the queued calls were cancelled, not sent
     cached = {r[0] for r in db.execute("select key from llm_cache")}
