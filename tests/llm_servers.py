@@ -8,7 +8,8 @@ an error result instead of a reply. ``server.plan`` is a
 list of behaviours consumed one per model call (``"ok"``, ``("status", code, headers, body)``,
 ``"timeout"``, ``"truncated"``, ``"nonjson"``); with the list empty every call succeeds after
 ``server.delay`` seconds. A generateContent naming a cachedContent the server does not hold
-(expired, deleted) gets Gemini's 404 NOT_FOUND. ``server.calls`` records model calls; ``peak`` the most in flight.
+(expired, deleted) gets Gemini's 404 NOT_FOUND. ``server.calls`` records model calls; ``peak`` the most in flight; ``server.reply`` (text ->
+text) writes the OpenAI chat replies (default: ``echo: <text>``).
 """
 
 from __future__ import annotations
@@ -42,6 +43,7 @@ class FakeServer(ThreadingHTTPServer):
         super().__init__(("127.0.0.1", 0), Handler)
         self.delay, self.batch_polls = delay, batch_polls
         self.plan: list[Any] = []
+        self.reply = reply_text  # the text of a successful chat completion, from the user turn
         self.sticky: dict[str, Any] = {}  # a call whose body contains the key always gets this
         self.calls: list[dict[str, Any]] = []
         self.all_requests: list[tuple[str, str]] = []
@@ -73,7 +75,7 @@ class FakeServer(ThreadingHTTPServer):
             return self.plan.pop(0) if self.plan else "ok"
 
 
-def openai_reply(body: dict[str, Any]) -> dict[str, Any]:
+def openai_reply(body: dict[str, Any], reply: Any = reply_text) -> dict[str, Any]:
     """A chat.completion for ``body``; cached tokens = the first message's tokens on reuse."""
     msgs = body.get("messages", [])
     last = next((m["content"] for m in reversed(msgs) if m["role"] == "user"), "")
@@ -89,7 +91,7 @@ def openai_reply(body: dict[str, Any]) -> dict[str, Any]:
                 "index": 0,
                 "finish_reason": "stop",
                 "logprobs": None,
-                "message": {"role": "assistant", "content": reply_text(last)},
+                "message": {"role": "assistant", "content": reply(last)},
             }
         ],
         "usage": {
@@ -247,7 +249,7 @@ class Handler(BaseHTTPRequestHandler):
                 200, b"<html><body>502 Bad Gateway</body></html>", ctype="application/json"
             )
         if CHAT.match(path):
-            payload = openai_reply(body)
+            payload = openai_reply(body, self.server.reply)
         elif MESSAGES.match(path):
             payload = anthropic_reply(body)
         else:

@@ -27,11 +27,11 @@ import sqlite_utils
 from core.corpus.documents import count_tokens, get_document
 from core.corpus.retrieval import format_context, retrieve
 from core.errors import ConfigError, ContextTooLongError, InputError
-from core.llm.engine import complete_many
 from core.llm.prompts import prompt_hash, render_prompt
+from core.llm.stage import run_stage
 from core.llm.types import LLMRequest
 from core.llm.windows import fits_context
-from core.store.connection import dumps, rows, transaction, utcnow
+from core.store.connection import dumps, rows, utcnow
 
 _KINDS = {
     "none": "no context: title and author only (the model's parametric knowledge)",
@@ -438,50 +438,53 @@ def run_answers(
     run_id: str | None = None,
     progress: bool = True,
 ) -> dict[str, int]:
-    """Send the planned requests and store the answers (one transaction); return counts."""
+    """Send the planned requests (no transaction open) and store each answer in its own short
+    transaction as its reply arrives (:func:`core.llm.stage.run_stage`); return counts."""
 
     if not planned:
         return {"answered": 0, "errors": 0}
     for p in {p.system.name: p.system for p in planned}.values():
         register_system(db, p)
-    responses = complete_many(db, [p.request for p in planned], run_id=run_id, progress=progress)
-    errors = 0
     now = utcnow()
-    with transaction(db):
-        for p, resp in zip(planned, responses):
-            failed = resp.error is not None
-            errors += failed
-            row = {
-                "question_id": p.question_id,
-                "system": p.system.name,
-                "text": "" if failed else resp.text.strip(),
-                "status": "error" if failed else _status(resp.text, resp.finish_reason),
-                "error": resp.error or "",
-                "context_tokens": p.context_tokens,
-                "input_tokens": resp.input_tokens,
-                "output_tokens": resp.output_tokens,
-                "cost_usd": resp.cost_usd,
-                "cache_key": resp.cache_key or None,
-                "run_id": run_id,
-                "created_at": now,
-                "metadata": dumps(
-                    {
-                        "context_used": p.context_used,
-                        "prompt": p.system.prompt,
-                        "prompt_hash": prompt_hash(p.system.prompt),
-                        "cache_hit": bool(resp.cache_hit),
-                    }
-                ),
-            }
-            old = db.execute(
-                "select id from answers where question_id = ? and system = ?",
-                [p.question_id, p.system.name],
-            ).fetchone()
-            if old is None:
-                db["answers"].insert(row)
-            else:  # only failed answers are re-planned, so this replaces an error row
-                db["answers"].update(old[0], row)
-    return {"answered": len(planned) - errors, "errors": errors}
+
+    def store(db: sqlite_utils.Database, p: PlannedAnswer, resp: Any) -> str:
+        failed = resp.error is not None
+        row = {
+            "question_id": p.question_id,
+            "system": p.system.name,
+            "text": "" if failed else resp.text.strip(),
+            "status": "error" if failed else _status(resp.text, resp.finish_reason),
+            "error": resp.error or "",
+            "context_tokens": p.context_tokens,
+            "input_tokens": resp.input_tokens,
+            "output_tokens": resp.output_tokens,
+            "cost_usd": resp.cost_usd,
+            "cache_key": resp.cache_key or None,
+            "run_id": run_id,
+            "created_at": now,
+            "metadata": dumps(
+                {
+                    "context_used": p.context_used,
+                    "prompt": p.system.prompt,
+                    "prompt_hash": prompt_hash(p.system.prompt),
+                    "cache_hit": bool(resp.cache_hit),
+                }
+            ),
+        }
+        old = db.execute(
+            "select id from answers where question_id = ? and system = ?",
+            [p.question_id, p.system.name],
+        ).fetchone()
+        if old is None:
+            db["answers"].insert(row)
+        else:  # only failed answers are re-planned, so this replaces an error row
+            db["answers"].update(old[0], row)
+        return "errors" if failed else "answered"
+
+    tally = run_stage(
+        db, [(p, p.request) for p in planned], store, run_id=run_id, progress=progress
+    )
+    return {"answered": tally.get("answered", 0), "errors": tally.get("errors", 0)}
 
 
 def answer_questions(

@@ -67,9 +67,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         func=lambda a: _run(
             a,
             lambda db: {
-                "added": __import__("core.xrag.articles", fromlist=["x"]).import_single_qas(
-                    db, a.path
-                )
+                "added": __import__("core.xrag.notes", fromlist=["x"]).import_single_qas(db, a.path)
             },
         )
     )
@@ -219,22 +217,24 @@ def _build(args: argparse.Namespace) -> int:
     from core.errors import (
         ConfigError,  # deferred: a command imports only what it runs (fast `python -m core`)
     )
-    from core.xrag import (
-        build as b,  # deferred: a command imports only what it runs (fast `python -m core`)
+    from core.xrag import (  # deferred: a command imports only what it runs (fast `python -m core`)
+        baseline,
+        build,
+        notes,
     )
 
     def go(db):
         out = {}
         if args.step == "baseline":
-            return {"baseline": b.compose_baseline(db)}
+            return {"baseline": baseline.compose_baseline(db)}
         if not args.model:
             raise ConfigError(f"--step {args.step} needs --model (a real LLM)")
         if args.step in ("summaries", "all"):
-            out["summaries"] = b.summarize_articles(db, args.model)
+            out["summaries"] = notes.summarize_articles(db, args.model)
         if args.step in ("single-qa", "all"):
-            out["single_qa"] = b.generate_single_qas(db, args.model)
+            out["single_qa"] = notes.generate_single_qas(db, args.model)
         if args.step in ("cross", "all"):
-            out["cross"] = b.build_cross_questions(
+            out["cross"] = build.build_cross_questions(
                 db, args.model, qtypes=[t.strip() for t in args.types.split(",") if t.strip()]
             )
         return out

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+import string
 import threading
 from collections import Counter, OrderedDict
 from dataclasses import dataclass
@@ -72,16 +73,32 @@ def content_words(text: str) -> list[str]:
     return stem_content(words(text))
 
 
+_PUNCTUATION = frozenset(string.punctuation)
+_ARTICLES = re.compile(r"\b(a|an|the)\b")
+
+
+def squad_tokens(text: str) -> list[str]:
+    """SQuAD v1.1 answer normalisation, then whitespace tokens: lower case, drop ASCII
+    punctuation, drop the articles a/an/the (in that order, as the official script does)."""
+    text = "".join(ch for ch in (text or "").lower() if ch not in _PUNCTUATION)
+    return _ARTICLES.sub(" ", text).split()
+
+
 def token_f1(prediction: str, reference: str) -> float:
-    """SQuAD token F1 over content words: ``2 P R / (P + R)`` of the multiset overlap."""
-    p, r = content_words(prediction), content_words(reference)
-    if not p or not r:
-        return float(p == r)
-    common = sum((Counter(p) & Counter(r)).values())
+    """The SQuAD v1.1 token F1 ``2PR/(P+R)`` of the multiset overlap of :func:`squad_tokens`
+    (0 when nothing overlaps, an empty side included): the one token F1 of the project."""
+    pred, gold = squad_tokens(prediction), squad_tokens(reference)
+    common = sum((Counter(pred) & Counter(gold)).values())
     if common == 0:
         return 0.0
-    precision, recall = common / len(p), common / len(r)
+    precision, recall = common / len(pred), common / len(gold)
     return 2 * precision * recall / (precision + recall)
+
+
+def best_token_f1(prediction: str, references: list[str]) -> float:
+    """Max of :func:`token_f1` over ``references`` (SQuAD's ``metric_max_over_ground_truths``);
+    0 without references."""
+    return max((token_f1(prediction, r) for r in references), default=0.0)
 
 
 class SentenceIndex:

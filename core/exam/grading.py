@@ -19,23 +19,19 @@ model id answers through :mod:`core.llm` with the ``exam_answer``, ``exam_answer
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from typing import Any
 
 import sqlite_utils
 
+from core.corpus.sentences import best_token_f1
 from core.errors import ConfigError, InputError
 from core.exam.bank import bank_questions
-from core.exam.lexical import (
-    choose_answer,
-    index_article,
-    lexical_answerability,
-    token_f1,
-)
+from core.exam.lexical import choose_answer, index_article, lexical_answerability
+from core.exam.replies import parse_choice, parse_rating
+from core.judging.verdicts import parse_reply
 from core.llm.engine import complete_many
 from core.llm.prompts import prompt_hash, render_prompt
-from core.llm.reply_json import outer_object
 from core.llm.types import LLMRequest
 from core.store.connection import dumps, rows, transaction, utcnow
 from core.store.runs import finish_run, start_run
@@ -60,32 +56,6 @@ class Grade:
     raw: str = ""
     prompt_hash: str = ""
     extra: dict[str, Any] = field(default_factory=dict)
-
-
-def parse_rating(text: str) -> tuple[int | None, str]:
-    """``(rating, answer)`` from a self-rating reply; rating None when no 0-5 grade is found.
-
-    Accepted: JSON ``{"rating": n, "answer": ...}`` or lines ``RATING: n`` / ``ANSWER: ...``.
-    """
-    t = (text or "").strip()
-    obj = outer_object(t)
-    if obj is not None:
-        r = obj.get("rating")
-        if isinstance(r, (int, float)) and 0 <= r <= 5 and float(r).is_integer():
-            return int(r), str(obj.get("answer") or "")
-    r = re.search(r"rating\s*[:=]\s*([0-5])\b", t, re.I)
-    a = re.search(r"answer\s*[:=]\s*(.+)", t, re.I)
-    return (int(r.group(1)) if r else None), (a.group(1).strip() if a else "")
-
-
-def parse_choice(text: str, keys: list[str]) -> str | None:
-    """The choice key a reply names (first standalone key token), or None."""
-    t = (text or "").strip()
-    for token in re.findall(r"[A-Za-z0-9]+", t)[:8]:
-        for k in keys:
-            if token.lower() == str(k).lower():
-                return k
-    return None
 
 
 def _offline_grades(
@@ -136,7 +106,7 @@ def _ground_truth_lexical(g: Grade, q: dict, threshold: float) -> None:
         g.status, g.correct = "error", None
         g.raw = "no reference answer for the ground-truth rater"
         return
-    g.score = token_f1(g.answer, refs)
+    g.score = best_token_f1(g.answer, refs)
     g.correct = int(g.score >= threshold)
 
 
@@ -272,8 +242,7 @@ def _rate_with_model(
         for i, q in todo
     ]
     for (i, _q), resp in zip(todo, complete_many(db, reqs, run_id=run_id)):
-        obj = None if resp.error else outer_object(resp.text or "")
-        verdict = obj.get("verdict") if obj is not None else None
+        verdict = None if resp.error else parse_reply(resp.text or "", "absolute").verdict
         g = grades[i]
         g.extra["rater"] = rater_model
         if verdict in ("yes", "no"):
@@ -389,6 +358,7 @@ def grade_bank(
                     "status": g.status,
                     "raw": g.raw[:4000],
                     "prompt_hash": g.prompt_hash,
+                    "rater": str(g.extra.get("rater") or ""),
                     "created_at": now,
                 }
                 for g in grades

@@ -1,4 +1,4 @@
-"""Lexical primitives of the offline EXAM graders: terms, article windows, BM25, token F1.
+"""Lexical primitives of the offline EXAM graders: terms, article windows, BM25.
 
 These are the named offline baselines of the EXAM Q/A system (no model involved):
 
@@ -12,8 +12,8 @@ These are the named offline baselines of the EXAM Q/A system (no model involved)
 * ``offline:lexical-answerability`` - free text, a self-rating stand-in: the grade 0-5 is
   ``round(5 * max_w |T(q) & T(w)| / |T(q)|)`` (half up), the largest share of the question's
   content terms that one window contains.
-* token F1 (SQuAD): ``F1 = 2PR/(P+R)`` over the bags of normalised answer and reference tokens,
-  maximised over the references; the lexical ground-truth rater.
+* the lexical ground-truth rater is the project's one SQuAD token F1, maximised over the
+  references (:func:`core.corpus.sentences.best_token_f1`).
 
 ``T(x)`` is the set of lower-cased, Snowball-stemmed word tokens of ``x`` minus English stop words.
 """
@@ -145,23 +145,3 @@ def lexical_answerability(index: ArticleIndex, question: str) -> tuple[int, floa
         return 0, 0.0
     best = max(len(q & set(words)) / len(q) for words in index.windows)
     return int(math.floor(5 * best + 0.5 + 1e-9)), best
-
-
-def _answer_tokens(text: str) -> list[str]:
-    """SQuAD normalisation: lower case, drop punctuation and articles, split on whitespace."""
-    text = re.sub(r"\b(a|an|the)\b", " ", text.lower())
-    return _WORD.findall(text)
-
-
-def token_f1(answer: str, references: list[str]) -> float:
-    """Max over references of the SQuAD token F1 ``2PR/(P+R)``; 0 for an empty answer."""
-    pred = Counter(_answer_tokens(answer))
-    best = 0.0
-    for ref in references:
-        gold = Counter(_answer_tokens(ref))
-        common = sum((pred & gold).values())
-        if not common:
-            continue
-        p, r = common / sum(pred.values()), common / sum(gold.values())
-        best = max(best, 2 * p * r / (p + r))
-    return best

@@ -1,15 +1,13 @@
 """Judge requests: the prompt of one judge call, with answers that cannot break out of it.
 
 Answers are wrapped in markers carrying a random nonce per call, and marker-like text inside an
-answer (``[[``, ``]]``) is neutralised, so an answer cannot close its section or pose as
+answer (``[[``, ``]]``) is neutralised (:func:`core.llm.prompts.neutralise`), so an answer cannot close its section or pose as
 instructions. A context that does not fit the model's window falls back to ``rag`` only when the
 judge says so (``fallback = "rag"``); otherwise it is a :class:`ContextTooLongError`.
 """
 
 from __future__ import annotations
 
-import re
-import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -20,7 +18,7 @@ from core.answering.systems import book_of, fits, retrieved_context
 from core.errors import ConfigError, ContextTooLongError
 from core.judging.specs import Judge
 from core.judging.tournament import Comparison
-from core.llm.prompts import render_prompt
+from core.llm.prompts import neutralise, new_nonce, render_prompt
 from core.llm.types import LLMRequest
 
 _NOTES = {
@@ -29,22 +27,6 @@ _NOTES = {
     "judgement on them.",
     "full": "The full text of the book is given above: base your judgement on it.",
 }
-
-_MARKER = re.compile(r"\[\s*\[|\]\s*\]")
-
-
-def new_nonce() -> str:
-    """A fresh random marker code (12 hex digits) for one call."""
-    return secrets.token_hex(6)
-
-
-def neutralise(text: str, nonce: str = "") -> str:
-    """``text`` with marker-like strings disarmed: ``[[``/``]]`` become ``[ (``/``) ]`` and the
-    call's nonce, if it appears, is masked."""
-    out = _MARKER.sub(lambda m: "[ (" if m.group(0)[0] == "[" else ") ]", text or "")
-    if nonce:
-        out = out.replace(nonce, "#" * len(nonce))
-    return out
 
 
 @dataclass

@@ -32,7 +32,7 @@ import sqlite_utils
 from core.corpus.evidence import verify_quotes
 from core.errors import ConfigError
 from core.judging.diagnostics import position_consistency, rater_diagnostics
-from core.judging.requests import JudgeItem, build_request, neutralise, new_nonce
+from core.judging.requests import JudgeItem, build_request
 from core.judging.specs import (
     CONTEXTS,
     KINDS,
@@ -49,9 +49,9 @@ from core.judging.specs import (
 )
 from core.judging.tournament import Comparison
 from core.judging.verdicts import parse_reply
-from core.llm.engine import complete_many
 from core.llm.prompts import prompt_hash
-from core.store.connection import dumps, transaction, utcnow
+from core.llm.stage import run_stage
+from core.store.connection import dumps, utcnow
 
 __all__ = [
     "CONTEXTS",
@@ -62,8 +62,6 @@ __all__ = [
     "build_request",
     "judge_names",
     "make_judge",
-    "neutralise",
-    "new_nonce",
     "plan_absolute",
     "plan_pairwise",
     "position_consistency",
@@ -156,27 +154,24 @@ def run_items(
     run_id: str | None = None,
     progress: bool = True,
 ) -> dict[str, int]:
-    """Send the planned calls, parse, verify evidence, store judgments in one transaction."""
+    """Send the planned calls (no transaction open) and store each judgment in its own short
+    transaction as its reply arrives (:func:`core.llm.stage.run_stage`): parse, verify evidence.
+    """
 
+    counts = {"judged": 0, "unparsed": 0, "errors": 0}
     if not items:
-        return {"judged": 0, "unparsed": 0, "errors": 0}
+        return counts
     for judge in {i.judge.name: i.judge for i in items}.values():
         register_judge(db, judge)
-    responses = complete_many(db, [i.request for i in items], run_id=run_id, progress=progress)
-    counts = {"judged": 0, "unparsed": 0, "errors": 0}
     now = utcnow()
-    with transaction(db):
-        for item, resp in zip(items, responses):
-            row = _judgment_row(db, item, resp, run_id, now)
-            counts[
-                "errors"
-                if row["status"] == "error"
-                else "unparsed"
-                if row["status"] == "unparsed"
-                else "judged"
-            ] += 1
-            db["judgments"].insert(row)
-    return counts
+
+    def store(db: sqlite_utils.Database, item: JudgeItem, resp: Any) -> str:
+        row = _judgment_row(db, item, resp, run_id, now)
+        db["judgments"].insert(row)
+        return {"error": "errors", "unparsed": "unparsed"}.get(row["status"], "judged")
+
+    tally = run_stage(db, [(i, i.request) for i in items], store, run_id=run_id, progress=progress)
+    return {**counts, **tally}
 
 
 def _judgment_row(

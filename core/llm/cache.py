@@ -59,22 +59,89 @@ def _response(blob: str) -> LLMResponse:
     return resp
 
 
-def cache_put(db: Any, request: LLMRequest, response: LLMResponse) -> None:
-    """Store a successful reply under the request's key (replacing a refreshed one)."""
+CACHE_INSERT = (
+    "insert or replace into llm_cache (key, model, request, response, created_at) "
+    "values (?, ?, ?, ?, ?)"
+)
 
+
+def cache_row(request: LLMRequest, response: LLMResponse) -> list[Any]:
+    """The ``llm_cache`` parameters of a successful reply (see :data:`CACHE_INSERT`)."""
     stored = response.to_json()
     stored["cache_hit"] = False
-    db.execute(
-        "insert or replace into llm_cache (key, model, request, response, created_at) "
-        "values (?, ?, ?, ?, ?)",
-        [
-            response.cache_key or request.cache_key(),
-            request.model,
-            dumps(request_summary(request)),
-            dumps(redact_obj(stored)),
-            utcnow(),
-        ],
-    )
+    return [
+        response.cache_key or request.cache_key(),
+        request.model,
+        dumps(request_summary(request)),
+        dumps(redact_obj(stored)),
+        utcnow(),
+    ]
+
+
+def cache_put(db: Any, request: LLMRequest, response: LLMResponse) -> None:
+    """Store a successful reply under the request's key (replacing a refreshed one)."""
+    db.execute(CACHE_INSERT, cache_row(request, response))
+
+
+LEDGER_INSERT = """insert into llm_calls (run_id, model, provider, task, purpose, tags,
+    cache_key, cache_hit, batch_id, status, error_kind, error, attempts, input_tokens,
+    output_tokens, cached_tokens, cache_write_tokens, cost_usd, latency_s, finish_reason,
+    request_id, created_at) values (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"""
+RUN_TOTALS = (
+    "update runs set n_calls = n_calls + ?, input_tokens = input_tokens + ?, "
+    "output_tokens = output_tokens + ?, cost_usd = cost_usd + ? where id = ?"
+)
+
+
+def ledger_row(
+    request: LLMRequest,
+    response: LLMResponse,
+    *,
+    run_id: str | None,
+    attempts: int = 1,
+    batch_id: str | None = None,
+) -> list[Any]:
+    """The ``llm_calls`` parameters of one call (see :data:`LEDGER_INSERT`)."""
+    return [
+        run_id,
+        request.model,
+        request.model.partition(":")[0],
+        request.task,
+        request.purpose,
+        dumps(redact_obj(request.tags)),
+        response.cache_key or request.cache_key(),
+        int(response.cache_hit),
+        batch_id,
+        "ok" if response.ok else "error",
+        response.error_kind,
+        redact(response.error or ""),
+        attempts,
+        response.input_tokens,
+        response.output_tokens,
+        response.cached_tokens,
+        response.cache_write_tokens,
+        response.cost_usd,
+        response.latency_s,
+        response.finish_reason,
+        redact(response.request_id or ""),
+        utcnow(),
+    ]
+
+
+def add_to_run(db: Any, run_id: str | None, responses: Iterable[LLMResponse]) -> None:
+    """Add the calls (cache hits excluded) to the run's totals in one statement."""
+    paid = [r for r in responses if not r.cache_hit]
+    if run_id is not None and paid:
+        db.execute(
+            RUN_TOTALS,
+            [
+                len(paid),
+                sum(r.input_tokens for r in paid),
+                sum(r.output_tokens for r in paid),
+                sum(r.cost_usd for r in paid),
+                run_id,
+            ],
+        )
 
 
 def record_call(
@@ -87,41 +154,8 @@ def record_call(
     batch_id: str | None = None,
 ) -> None:
     """Append the ledger row of one call and add it to the run's totals (cache hits excluded)."""
-
-    provider = request.model.partition(":")[0]
     db.execute(
-        """insert into llm_calls (run_id, model, provider, task, purpose, tags, cache_key,
-           cache_hit, batch_id, status, error_kind, error, attempts, input_tokens, output_tokens,
-           cached_tokens, cache_write_tokens, cost_usd, latency_s, finish_reason, request_id,
-           created_at) values (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)""",
-        [
-            run_id,
-            request.model,
-            provider,
-            request.task,
-            request.purpose,
-            dumps(redact_obj(request.tags)),
-            response.cache_key or request.cache_key(),
-            int(response.cache_hit),
-            batch_id,
-            "ok" if response.ok else "error",
-            response.error_kind,
-            redact(response.error or ""),
-            attempts,
-            response.input_tokens,
-            response.output_tokens,
-            response.cached_tokens,
-            response.cache_write_tokens,
-            response.cost_usd,
-            response.latency_s,
-            response.finish_reason,
-            redact(response.request_id or ""),
-            utcnow(),
-        ],
+        LEDGER_INSERT,
+        ledger_row(request, response, run_id=run_id, attempts=attempts, batch_id=batch_id),
     )
-    if run_id is not None and not response.cache_hit:
-        db.execute(
-            "update runs set n_calls = n_calls + 1, input_tokens = input_tokens + ?, "
-            "output_tokens = output_tokens + ?, cost_usd = cost_usd + ? where id = ?",
-            [response.input_tokens, response.output_tokens, response.cost_usd, run_id],
-        )
+    add_to_run(db, run_id, [response])

@@ -20,12 +20,20 @@ import os
 import random
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from typing import Any
 
 from core.errors import ConfigError
-from core.llm.cache import cache_get_many, cache_put, record_call
+from core.llm.cache import (
+    CACHE_INSERT,
+    LEDGER_INSERT,
+    add_to_run,
+    cache_get_many,
+    cache_row,
+    ledger_row,
+    record_call,
+)
 from core.llm.cost import call_cost
 from core.llm.keys import redact
 from core.llm.limits import limiter_for
@@ -59,12 +67,17 @@ def cache_mode() -> str:
 
 
 def _call(
-    request: LLMRequest, rng: random.Random, abort: threading.Event | None = None
+    request: LLMRequest,
+    target: tuple[Any, str, Any],
+    rng: random.Random,
+    abort: threading.Event | None = None,
 ) -> tuple[LLMResponse, int]:
     """One request through limiter and retry loop; failures become error responses.
 
-    ``abort`` (set on Ctrl-C) cuts a retry wait short and stops further attempts."""
-    provider, name, settings = resolve(request.model)
+    ``target`` is the resolved ``(provider, model name, settings)`` (resolved once per model by
+    :func:`complete_many`, not per call). ``abort`` (set on Ctrl-C) cuts a retry wait short and
+    stops further attempts."""
+    provider, name, settings = target
     limiter = limiter_for(settings)
     budget = request_input_tokens(request) + request.max_tokens
     abort = abort or threading.Event()
@@ -138,6 +151,21 @@ def _check_run(db: Any, run_id: str | None) -> None:
             raise ConfigError(f"unknown run {run_id!r}: create the runs row first")
 
 
+def refuse_open_transaction(db: Any) -> None:
+    """Raise ConfigError when ``db`` is inside a write transaction: model calls are sent outside
+    any transaction (a held ``BEGIN IMMEDIATE`` blocks every other writer for the whole network
+    run, and an exception would roll back replies already paid for)."""
+    if db is not None and (getattr(db.conn, "tx_depth", 0) or db.conn.in_transaction):
+        raise ConfigError(
+            "model calls inside a write transaction: send them first (core.llm.stage.run_stage) "
+            "and store each result in its own short transaction"
+        )
+
+
+#: ``on_reply(index, response)``: called on the calling thread once a reply is committed.
+OnReply = Callable[[int, LLMResponse], None]
+
+
 def complete_many(
     db: Any,
     requests: Sequence[LLMRequest],
@@ -147,28 +175,33 @@ def complete_many(
     refresh: bool | None = None,
     progress: bool = False,
     seed: int | None = None,
+    on_reply: OnReply | None = None,
 ) -> list[LLMResponse]:
     """Answer ``requests`` (same order). Failures are responses with ``.error`` set.
 
     ``use_cache=False`` neither reads nor writes the cache; ``refresh=True`` ignores stored
     replies but stores the new ones; left at None both follow :func:`cache_mode`.
-    ``db=None`` runs without cache or ledger.
+    ``db=None`` runs without cache or ledger. ``on_reply(i, response)`` is called on this thread
+    for every request once its reply is committed (cache hits first, then in arrival order).
+    Refused (ConfigError) inside an open write transaction: see :func:`refuse_open_transaction`.
     """
     mode = cache_mode() if use_cache is None or refresh is None else "on"
     use_cache = mode != "off" if use_cache is None else use_cache
     refresh = mode == "refresh" if refresh is None else refresh
     requests = list(requests)
+    refuse_open_transaction(db)
     preflight(requests)
     _check_run(db, run_id)
+    targets = {m: resolve(m) for m in {r.model for r in requests}}
     out: list[LLMResponse | None] = [None] * len(requests)
     keys = [r.cache_key() for r in requests]
-    cacheable = [resolve(r.model)[0].cacheable and use_cache and db is not None for r in requests]
+    cacheable = [targets[r.model][0].cacheable and use_cache and db is not None for r in requests]
     hits = {}
     if db is not None and use_cache and not refresh:
         hits = cache_get_many(db, [k for k, c in zip(keys, cacheable) if c])
     pending: dict[str, list[int]] = {}
     hit_rows = []
-    for i, (_req, key) in enumerate(zip(requests, keys)):
+    for i, key in enumerate(keys):
         if cacheable[i] and key in hits:
             resp = hits[key]
             out[i] = LLMResponse(**{**resp.__dict__})
@@ -180,66 +213,126 @@ def complete_many(
         with transaction(db):
             for i in hit_rows:
                 record_call(db, requests[i], out[i], run_id=run_id)  # type: ignore[arg-type]
+    if on_reply is not None:
+        for i in hit_rows:
+            on_reply(i, out[i])  # type: ignore[arg-type]
+    if not pending:
+        return out  # type: ignore[return-value]
     bar = _progress(progress, len(requests), initial=len(hit_rows))
     rng = random.Random(seed)
     abort = threading.Event()
+    models = {requests[v[0]].model for v in pending.values()}
     workers = min(
         MAX_WORKERS,
-        max(
-            1,
-            sum(
-                resolve(m)[2].max_in_flight
-                for m in {requests[v[0]].model for v in pending.values()}
-            ),
-        ),
+        len(pending),
+        max(1, sum(targets[m][2].max_in_flight for m in models)),
     )
+    store = _Store(db, requests, out, run_id, cacheable, keys)
     with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="llm") as pool:
         futures: dict[Future, list[int]] = {
-            pool.submit(_call, requests[idx[0]], random.Random(rng.random()), abort): idx
+            pool.submit(
+                _call,
+                requests[idx[0]],
+                targets[requests[idx[0]].model],
+                random.Random(rng.random()),
+                abort,
+            ): idx
             for idx in pending.values()
         }
+        remaining = set(futures)
+        batch: list[tuple[list[int], tuple[LLMResponse, int]]] = []
         try:
-            remaining = set(futures)
             while remaining:
                 done, remaining = wait(remaining, return_when=FIRST_COMPLETED)
-                for fut in done:
-                    _store(db, requests, futures[fut], fut.result(), out, run_id, cacheable, keys)
-                    bar.update(len(futures[fut]))
+                batch = [(futures[f], f.result()) for f in done]
+                store.commit(batch)  # every reply of this round in one short transaction
+                committed, batch = batch, []
+                for indexes, _ in committed:
+                    bar.update(len(indexes))
+                    if on_reply is not None:
+                        for i in indexes:
+                            on_reply(i, out[i])  # type: ignore[arg-type]
         except BaseException:
             abort.set()  # retry waits end now; queued calls are cancelled, not sent
-            for fut in futures:
+            for fut in remaining:
                 fut.cancel()
+            _keep_paid_replies(store, futures, remaining, batch)
             raise
         finally:
             bar.close()
     return out  # type: ignore[return-value]
 
 
-def _store(
-    db: Any,
-    requests: Sequence[LLMRequest],
-    indexes: list[int],
-    result: tuple[LLMResponse, int],
-    out: list,
-    run_id: str | None,
-    cacheable: list[bool],
-    keys: list[str],
+def _keep_paid_replies(
+    store: "_Store",
+    futures: dict[Future, list[int]],
+    running: set,
+    received: list[tuple[list[int], tuple[LLMResponse, int]]],
 ) -> None:
-    """Commit one reply (cache + ledger + run totals) and fan it out to duplicate requests."""
-    resp, attempts = result
-    resp.cache_key = keys[indexes[0]]
-    for n, i in enumerate(indexes):
-        out[i] = (
-            resp if n == 0 else LLMResponse(**{**resp.__dict__, "cache_hit": True, "cost_usd": 0.0})
-        )
-    if db is None:
-        return
+    """After an interrupt: commit the replies ``received`` but not committed yet, wait for the
+    calls already in flight (their retries are off) and commit the replies they bring, so
+    nothing paid for is lost. A second Ctrl-C stops waiting."""
+    try:
+        batch = [item for item in received if item[1][0].ok]
+        for fut in running:
+            if fut.cancelled():
+                continue
+            resp, attempts = fut.result()
+            if resp.ok:
+                batch.append((futures[fut], (resp, attempts)))
+        store.commit(batch)
+    except BaseException:  # a second interrupt, or the store failed: give up keeping them
+        pass
 
-    with transaction(db):
-        if resp.ok and cacheable[indexes[0]]:
-            cache_put(db, requests[indexes[0]], resp)
-        for n, i in enumerate(indexes):
-            record_call(db, requests[i], out[i], run_id=run_id, attempts=attempts if n == 0 else 0)
+
+class _Store:
+    """Commits replies (cache row + ledger rows + run totals) and fans them out to duplicates."""
+
+    def __init__(
+        self,
+        db: Any,
+        requests: Sequence[LLMRequest],
+        out: list,
+        run_id: str | None,
+        cacheable: list[bool],
+        keys: list[str],
+    ) -> None:
+        self.db, self.requests, self.out, self.run_id = db, requests, out, run_id
+        self.cacheable, self.keys = cacheable, keys
+
+    def commit(self, batch: list[tuple[list[int], tuple[LLMResponse, int]]]) -> None:
+        """Store ``batch`` (indexes, (reply, attempts)) in one transaction; fill ``out``."""
+        for indexes, (resp, _attempts) in batch:
+            resp.cache_key = self.keys[indexes[0]]
+            for n, i in enumerate(indexes):
+                self.out[i] = (
+                    resp
+                    if n == 0
+                    else LLMResponse(**{**resp.__dict__, "cache_hit": True, "cost_usd": 0.0})
+                )
+        if self.db is None or not batch:
+            return
+        cached, ledger, calls = [], [], []
+        for indexes, (resp, attempts) in batch:
+            first = indexes[0]
+            if resp.ok and self.cacheable[first]:
+                cached.append(cache_row(self.requests[first], resp))
+            for n, i in enumerate(indexes):
+                calls.append(self.out[i])
+                ledger.append(
+                    ledger_row(
+                        self.requests[i],
+                        self.out[i],
+                        run_id=self.run_id,
+                        attempts=attempts if n == 0 else 0,
+                    )
+                )
+        conn = self.db.conn  # a few statements per round, not per reply (GIL hand-overs)
+        with transaction(self.db):
+            if cached:
+                conn.executemany(CACHE_INSERT, cached)
+            conn.executemany(LEDGER_INSERT, ledger)
+            add_to_run(self.db, self.run_id, calls)
 
 
 def _progress(enabled: bool, total: int, initial: int = 0):

@@ -24,7 +24,7 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from core.corpus.sentences import Sentence, content_words, sentence_index, token_f1
+from core.corpus.sentences import Sentence, best_token_f1, content_words, sentence_index
 from core.errors import ConfigError
 from core.llm.catalog import ProviderSettings
 from core.llm.registry import register
@@ -176,7 +176,7 @@ def lexical_task(request: LLMRequest) -> LLMResponse:
     if task in ("match_reference", "compare_reference"):
         thr = float(request.params.get("threshold", LEXICAL_MATCH_F1))
         refs = [str(r) for r in f.get("references") or []]
-        best = lambda ans: max((token_f1(ans, r) for r in refs), default=0.0)  # noqa: E731
+        best = lambda ans: best_token_f1(ans, refs)  # noqa: E731
         if task == "match_reference":
             s = best(str(f["answer"]))
             return _reply(

@@ -3,12 +3,17 @@
 A template is Markdown text with ``{{name}}`` placeholders and a leading comment block
 (``<!-- ... -->``) that documents it; the comment is not sent to the model. Rendering fails on a
 missing or an unused variable, so a template and its caller cannot drift apart silently.
+
+Untrusted text (answers, questions, references) sits between ``[[NAME <nonce>]]`` markers in
+judge prompts; :func:`neutralise` is the one function that disarms it (pipeline judges, XRAG
+panel judges), so an answer cannot close its own section or pose as instructions.
 """
 
 from __future__ import annotations
 
 import hashlib
 import re
+import secrets
 from functools import cache
 from pathlib import Path
 
@@ -17,6 +22,21 @@ from core.errors import ConfigError
 PROMPTS_DIR = Path(__file__).resolve().parents[2] / "prompts"
 _PLACEHOLDER = re.compile(r"\{\{\s*([a-zA-Z_][a-zA-Z0-9_]*)\s*\}\}")
 _DOC = re.compile(r"\A\s*<!--.*?-->\s*", re.S)
+_MARKER = re.compile(r"\[\s*\[|\]\s*\]")
+
+
+def new_nonce() -> str:
+    """A fresh random marker code (12 hex digits) for one call."""
+    return secrets.token_hex(6)
+
+
+def neutralise(text: str, nonce: str = "") -> str:
+    """``text`` with marker-like strings disarmed: ``[[``/``]]`` become ``[ (``/``) ]`` and the
+    call's nonce, if it appears, is masked."""
+    out = _MARKER.sub(lambda m: "[ (" if m.group(0)[0] == "[" else ") ]", text or "")
+    if nonce:
+        out = out.replace(nonce, "#" * len(nonce))
+    return out
 
 
 @cache

@@ -16,7 +16,7 @@ from typing import Any
 from core.errors import ConfigError
 from core.llm.catalog import ProviderSettings
 from core.llm.registry import register
-from core.llm.sdk_errors import from_sdk_error, plain
+from core.llm.sdk_errors import from_sdk_error
 from core.llm.types import LLMRequest, LLMResponse, ProviderCallError
 
 _REASONING = re.compile(r"^(o\d|gpt-5)")
@@ -108,14 +108,27 @@ class OpenAIProvider:
     def complete(self, request: LLMRequest, model: str) -> LLMResponse:
         """One chat completion."""
         name, url = self.target(model)
+        client = self.client(url)
         try:
-            raw = self.client(url).chat.completions.with_raw_response.create(
-                **openai_body(request, name, compat=self.compat)
+            # the client's plain POST: same auth, errors and pooling as chat.completions.create,
+            # without its per-call parameter transform and pydantic parse (~0.7 ms of CPU a call)
+            raw = client.post(
+                "/chat/completions",
+                body=openai_body(request, name, compat=self.compat),
+                cast_to=self._raw_type(),
             )
-            completion = raw.parse()
+            data = raw.parse()
         except Exception as exc:
             raise from_sdk_error(exc, self.name) from None
-        return parse_chat_completion(plain(completion), raw.headers.get("x-request-id") or "")
+        if not isinstance(data, dict):
+            raise ProviderCallError("bad_response", "the reply is not a JSON object")
+        return parse_chat_completion(data, raw.headers.get("x-request-id") or "")
+
+    @staticmethod
+    def _raw_type() -> Any:
+        import openai  # deferred: the SDK loads only when its provider is used
+
+        return openai.APIResponse[dict]
 
     def close(self) -> None:
         """Close the HTTP pools."""

@@ -49,12 +49,76 @@ def dumps(value: Any) -> str:
 
 
 class LockedConnection(sqlite3.Connection):
-    """A connection that carries a re-entrant lock, so threads sharing it take turns writing."""
+    """A connection that threads can share safely: one thread at a time per transaction.
+
+    Every statement takes the connection's re-entrant lock, and a statement that leaves a
+    transaction open (``BEGIN``, sqlite-utils' ``SAVEPOINT`` around reads, an implicit
+    transaction before its ``COMMIT``) keeps the lock until the statement that closes it, so
+    another thread's statements wait instead of landing inside it ("cannot start a transaction
+    within a transaction", rows committed by a call that failed). A thread that waits longer
+    than the busy timeout gets ``sqlite3.OperationalError``.
+    """
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.write_lock = threading.RLock()
         self.tx_depth = 0
+        self._kept = False  # the owner thread keeps one lock acquisition while in a transaction
+
+    def _take(self) -> None:
+        if not self.write_lock.acquire(timeout=BUSY_TIMEOUT_MS / 1000):
+            raise sqlite3.OperationalError(
+                "connection busy: another thread held its transaction past the busy timeout"
+            )
+
+    def _give(self) -> None:
+        if self.in_transaction and not self._kept:
+            self._kept = True  # this acquisition stays until the transaction ends
+            return
+        if not self.in_transaction and self._kept:
+            self._kept = False
+            self.write_lock.release()
+        self.write_lock.release()
+
+    def execute(self, *args: Any, **kwargs: Any) -> sqlite3.Cursor:
+        """``sqlite3.Connection.execute`` under the connection's lock (see the class)."""
+        self._take()
+        try:
+            return super().execute(*args, **kwargs)
+        finally:
+            self._give()
+
+    def executemany(self, *args: Any, **kwargs: Any) -> sqlite3.Cursor:
+        """``sqlite3.Connection.executemany`` under the connection's lock."""
+        self._take()
+        try:
+            return super().executemany(*args, **kwargs)
+        finally:
+            self._give()
+
+    def executescript(self, *args: Any, **kwargs: Any) -> sqlite3.Cursor:
+        """``sqlite3.Connection.executescript`` under the connection's lock."""
+        self._take()
+        try:
+            return super().executescript(*args, **kwargs)
+        finally:
+            self._give()
+
+    def commit(self) -> None:
+        """``sqlite3.Connection.commit`` under the connection's lock."""
+        self._take()
+        try:
+            super().commit()
+        finally:
+            self._give()
+
+    def rollback(self) -> None:
+        """``sqlite3.Connection.rollback`` under the connection's lock."""
+        self._take()
+        try:
+            super().rollback()
+        finally:
+            self._give()
 
 
 def connect(path: str | Path) -> sqlite3.Connection:

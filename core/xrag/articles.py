@@ -26,13 +26,13 @@ from core.corpus.documents import upsert_document
 from core.corpus.tabular import read_records
 from core.errors import ConfigError, InputError
 from core.llm.prompts import prompt_hash, render_prompt
-from core.llm.types import LLMRequest
+from core.llm.types import LLMRequest, require_real_model
 from core.store.connection import dumps, rows, transaction, utcnow
-from core.xrag.model_calls import ask_json, require_real_model
+from core.xrag.model_calls import ask_json
 
 MIN_SHARED = 2
 MAX_DAYS = 14
-_LANG = re.compile(r"^[a-z]{2,3}$")
+LANGUAGE_CODE = re.compile(r"^[a-z]{2,3}$")
 _TOKEN = re.compile(r"[^\W_][\w'’.-]*", re.U)
 FUNCTION_WORDS = frozenset(
     """
@@ -106,7 +106,7 @@ def import_articles(
         if not text:
             raise bad(f"article {doc_id!r} has no text", "text")
         lang = str(rec.get("language") or "").strip().lower()
-        if not _LANG.match(lang):
+        if not LANGUAGE_CODE.match(lang):
             raise bad(f"language {lang!r} is not an ISO 639-1 code such as 'en'", "language")
         raw_date = next((rec[k] for k in ("published", "published_date", "date") if rec.get(k)), "")
         try:
@@ -332,79 +332,3 @@ def pair_articles(
             stats[p["status"]] = stats.get(p["status"], 0) + 1
     stats["new"] = store_pairs(db, found)
     return stats
-
-
-def import_single_qas(
-    db: sqlite_utils.Database, path: str | Path, *, builder: str = "xquad-human"
-) -> int:
-    """Import human single-step QAs (``id, article_id, language, question, answers``) as notes.
-
-    ``article_id`` is the ENGLISH article; ``xquad_id`` (optional) links the language versions of
-    one QA. At most six QAs per article and language are kept. Re-importing adds nothing.
-    """
-    records = read_records(path, ["id", "article_id", "language", "question", "answers"])
-    known = {r[0] for r in db.execute("select id from documents where kind = 'article'")}
-    todo = []
-    for line, rec in records:
-        lang = str(rec.get("language") or "").strip().lower()
-        if not _LANG.match(lang):
-            raise InputError(
-                f"language {rec.get('language')!r} is not an ISO 639-1 code such as 'en'",
-                path=str(path),
-                line=line,
-                column="language",
-            )
-        rec["language"] = lang
-        if rec["article_id"] not in known:
-            raise InputError(
-                f"unknown article {rec['article_id']!r}",
-                path=str(path),
-                line=line,
-                column="article_id",
-            )
-        answers = rec["answers"]
-        if isinstance(answers, str):
-            answers = [answers]
-        if not isinstance(answers, list) or not answers or not str(rec["question"]).strip():
-            raise InputError(
-                "question and a non-empty answers list are required", path=str(path), line=line
-            )
-        todo.append(rec)
-    done = {
-        (r["article_id"], r["language"], r["provenance"].get("source_id"))
-        for r in rows(
-            db, "select article_id, language, provenance from xrag_article_notes where kind = 'qa'"
-        )
-    }
-    per: dict[tuple[str, str], int] = defaultdict(int)
-    for art, lang, _ in done:
-        per[(art, lang)] += 1
-    added = 0
-    with transaction(db):
-        for rec in todo:
-            key = (rec["article_id"], rec["language"])
-            if (*key, rec["id"]) in done or per[key] >= 6:
-                continue
-            per[key] += 1
-            db["xrag_article_notes"].insert(
-                {
-                    "article_id": rec["article_id"],
-                    "kind": "qa",
-                    "language": rec["language"],
-                    "question": str(rec["question"]).strip(),
-                    "answer": str(rec["answers"][0]).strip()
-                    if isinstance(rec["answers"], list)
-                    else str(rec["answers"]).strip(),
-                    "provenance": dumps(
-                        {
-                            "builder": builder,
-                            "source_id": rec["id"],
-                            "xquad_id": rec.get("xquad_id") or rec["id"],
-                            "answers": rec["answers"],
-                        }
-                    ),
-                    "created_at": utcnow(),
-                }
-            )
-            added += 1
-    return added

@@ -36,7 +36,7 @@ from core.corpus.sentences import content_words
 from core.errors import ConfigError
 from core.judging.verdicts import parse_reply
 from core.llm.engine import complete_many
-from core.llm.prompts import render_prompt
+from core.llm.prompts import neutralise, render_prompt
 from core.llm.types import LLMRequest
 
 DEFAULT_PANEL = ("offline:similarity", "rule:key-recall", "rule:key-facts")
@@ -46,7 +46,6 @@ _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 _CAPITAL = re.compile(r"\b[A-ZÀ-ÖØ-Þ][\w'’-]+", re.U)
 _CJK = re.compile(r"[\u4e00-\u9fff\u3400-\u4dbf]{2,}")
 _ARABIC = re.compile(r"[\u0600-\u06ff]{3,}")
-_MARKER = re.compile(r"\[\[|\]\]")
 
 
 def _norm_number(text: str) -> str:
@@ -147,20 +146,15 @@ def check_panel(panel: tuple[str, ...] | list[str]) -> tuple[str, ...]:
     return panel
 
 
-def neutralise(text: str) -> str:
-    """Break the ``[[``/``]]`` marker syntax so an answer cannot close its own data block."""
-    return _MARKER.sub(lambda m: m.group(0)[0] + "\u200b" + m.group(0)[1], text)
-
-
 def judge_request(judge: str, question: str, answer: str, references: list[str]):
     """The LLMRequest for a model judge (offline baselines read ``fields``)."""
 
     nonce = uuid.uuid5(uuid.NAMESPACE_URL, f"{question}\n{answer}").hex[:8]
     prompt = render_prompt(
         "xrag_judge",
-        question=neutralise(question),
-        answer=neutralise(answer),
-        references="\n".join(neutralise(r) for r in references),
+        question=neutralise(question, nonce),
+        answer=neutralise(answer, nonce),
+        references="\n".join(neutralise(r, nonce) for r in references),
         nonce=nonce,
     )
     return LLMRequest(

@@ -1,4 +1,4 @@
-"""Model calls of the XRAG builder: the real-model guard, JSON replies, language names."""
+"""Model calls of the XRAG builder: JSON replies, language names."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ import sqlite_utils
 from core.errors import ConfigError
 from core.llm.engine import complete_many
 from core.llm.reply_json import first_object
+from core.llm.types import LLMResponse
 
 LANGUAGE_NAMES = {"en": "English", "de": "German", "es": "Spanish", "zh": "Chinese", "ar": "Arabic"}
 TARGET_LANGUAGES = ("de", "es", "zh", "ar")
@@ -25,18 +26,10 @@ def language_name(code: str) -> str:
         ) from None
 
 
-def require_real_model(model: str, step: str) -> None:
-    """Raise ConfigError when ``model`` is an offline baseline: ``step`` needs an LLM."""
-    if model.startswith("offline:"):
-        raise ConfigError(
-            f"{step} needs a real model (an LLM), not the offline baseline "
-            f"{model!r}: pass e.g. --model openai:gpt-4o-mini"
-        )
-
-
-def parse_json_object(text: str) -> dict[str, Any] | None:
-    """The JSON object in a reply: the whole text, a fenced block, or the first ``{...}``."""
-    return first_object(text)
+def json_reply(response: LLMResponse) -> dict[str, Any] | None:
+    """The JSON object of a reply (the whole text, a fenced block, or the first ``{...}``);
+    None for a failed call or an unreadable reply."""
+    return None if response.error else first_object(response.text)
 
 
 def ask_json(
@@ -53,4 +46,4 @@ def ask_json(
     """
 
     responses = complete_many(db, list(requests), run_id=run_id, progress=progress)
-    return [(None if r.error else parse_json_object(r.text), r) for r in responses]
+    return [(json_reply(r), r) for r in responses]

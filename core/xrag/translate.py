@@ -3,26 +3,23 @@
 A translation is a ``questions`` row with ``parent_id`` = the English question, ``language`` set,
 id ``<english id>.<lang>``, the same articles and type, and status ``pending`` until reviewed.
 A model translation whose question lingua detects as another language is rejected (counted).
+Translating is an LLM stage (:func:`core.llm.stage.run_stage`): each reply's translation is
+stored in its own transaction as it arrives.
 """
 
 from __future__ import annotations
 
-from collections import Counter
 from typing import Any
 
 import sqlite_utils
 
 from core.errors import InputError
 from core.llm.prompts import prompt_hash, render_prompt
-from core.llm.types import LLMRequest
+from core.llm.stage import run_stage
+from core.llm.types import LLMRequest, LLMResponse, require_real_model
 from core.store.connection import dumps, rows, transaction, utcnow
 from core.xrag.language import detect_language
-from core.xrag.model_calls import (
-    TARGET_LANGUAGES,
-    ask_json,
-    language_name,
-    require_real_model,
-)
+from core.xrag.model_calls import TARGET_LANGUAGES, json_reply, language_name
 
 
 def store_translation(
@@ -117,32 +114,25 @@ def translate_questions(
                     fields={"language": lang, "question": item["question"], "answer": answer},
                 )
             )
-    stats: Counter = Counter()
-    with transaction(db):
-        for (item, lang), (obj, _) in zip(jobs, ask_json(db, reqs, run_id=run_id)):
-            q, a = str((obj or {}).get("question") or ""), str((obj or {}).get("answer") or "")
-            if not q.strip() or not a.strip():
-                stats["unparsed"] += 1
-                continue
-            detected = detect_language(q)
-            if detected is not None and detected != lang:
-                stats[f"rejected: question detected as {detected}"] += 1
-                continue
-            store_translation(
-                db,
-                item["id"],
-                lang,
-                q,
-                a,
-                run_id=run_id,
-                provenance={
-                    "builder": "llm",
-                    "model": model,
-                    "prompt_hash": prompt_hash("xrag_translate"),
-                },
-            )
-            stats[f"stored {lang}"] += 1
-    return dict(stats)
+    provenance = {
+        "builder": "llm",
+        "model": model,
+        "prompt_hash": prompt_hash("xrag_translate"),
+    }
+
+    def store(db: sqlite_utils.Database, job: tuple, resp: LLMResponse) -> str:
+        item, lang = job
+        obj = json_reply(resp) or {}
+        q, a = str(obj.get("question") or ""), str(obj.get("answer") or "")
+        if not q.strip() or not a.strip():
+            return "unparsed"
+        detected = detect_language(q)
+        if detected is not None and detected != lang:
+            return f"rejected: question detected as {detected}"
+        store_translation(db, item["id"], lang, q, a, run_id=run_id, provenance=provenance)
+        return f"stored {lang}"
+
+    return run_stage(db, list(zip(jobs, reqs)), store, run_id=run_id)
 
 
 def translations_of(db: sqlite_utils.Database, question_id: str) -> dict[str, dict[str, Any]]:

@@ -1,7 +1,8 @@
 """Cross-lingual RAG (XRAG): the public entry points of the XRAG builder and evaluation.
 
-The work is split by job: :mod:`core.xrag.articles` (import, pairing), :mod:`core.xrag.build`
-(notes, cross-document questions, baseline items), :mod:`core.xrag.translate`,
+The work is split by job: :mod:`core.xrag.articles` (import, pairing), :mod:`core.xrag.notes`
+(summaries, single-step QAs), :mod:`core.xrag.build` (cross-document questions),
+:mod:`core.xrag.baseline` (XQuAD baseline items), :mod:`core.xrag.translate`,
 :mod:`core.xrag.distractors` (distractors), :mod:`core.annotation.guideline` (quality control),
 :mod:`core.xrag.judges` (panel), :mod:`core.xrag.language` (lingua), :mod:`core.xrag.evaluate`
 (settings, runs) and :mod:`core.views.xrag` (tables for the app and the report).
@@ -16,11 +17,12 @@ from typing import Any
 import sqlite_utils
 
 from core.errors import InputError
-from core.xrag.articles import import_articles, import_single_qas, pair_articles
-from core.xrag.build import compose_baseline
+from core.xrag.articles import import_articles, pair_articles
+from core.xrag.baseline import compose_baseline
 from core.xrag.distractors import select_distractors
 from core.xrag.evaluate import SETTINGS, evaluate
 from core.xrag.model_calls import TARGET_LANGUAGES
+from core.xrag.notes import import_single_qas
 
 DEMO_MODEL = "offline:extractive"
 

@@ -271,8 +271,9 @@ def test_a_second_decision_supersedes_my_first(fixture_db):
 
 
 def _add_xrag(path: Path) -> list[str]:
-    from core.xrag.articles import import_articles, import_single_qas, pair_articles
-    from core.xrag.build import compose_baseline
+    from core.xrag.articles import import_articles, pair_articles
+    from core.xrag.baseline import compose_baseline
+    from core.xrag.notes import import_single_qas
 
     db = open_db(path)
     try:

@@ -8,12 +8,14 @@ from pathlib import Path
 
 import pytest
 
+from core.corpus.sentences import best_token_f1
 from core.errors import ConfigError, InputError
 from core.exam.articles import GOLD, pool_article, store_article
 from core.exam.bank import derive_bank, import_car_bank
 from core.exam.bt_correlation import correlate_with_bradley_terry
-from core.exam.grading import grade_bank, parse_choice, parse_rating
-from core.exam.lexical import choose_answer, index_article, lexical_answerability, token_f1
+from core.exam.grading import grade_bank
+from core.exam.lexical import choose_answer, index_article, lexical_answerability
+from core.exam.replies import parse_choice, parse_rating
 from core.exam.scores import run_scores
 from core.exam.workflow import build_demo
 from core.store.connection import utcnow
@@ -59,14 +61,34 @@ def test_lexical_answerability_grade():
 
 def test_token_f1_and_parsers():
     # pred {granite, igneous} vs gold {granite, is, igneous, rock}: P=1, R=0.5 -> F1 = 2/3
-    assert token_f1("granite igneous", ["Granite is an igneous rock", "x"]) == pytest.approx(2 / 3)
-    assert token_f1("", ["a"]) == 0.0
+    assert best_token_f1("granite igneous", ["Granite is an igneous rock", "x"]) == pytest.approx(
+        2 / 3
+    )
+    assert best_token_f1("", ["a"]) == 0.0
     assert parse_rating('{"rating": 4, "answer": "granite"}') == (4, "granite")
     assert parse_rating("RATING: 2\nANSWER: shells") == (2, "shells")
     assert parse_rating("I think it is fine")[0] is None
     assert parse_rating('{"rating": 7}')[0] is None
     assert parse_choice("b", ["a", "b"]) == "b" and parse_choice("(A) granite", ["a", "b"]) == "a"
     assert parse_choice("none", ["a", "b"]) is None
+
+
+@pytest.mark.parametrize(
+    ("reply", "expected"),
+    [
+        ("It is a hard one, but the answer is B", "b"),  # the article "a" is not key a
+        ("A hard one.", None),
+        ("The answer is a city", None),
+        ("the answer is B because the article says so", None),
+        ("answer is a, or maybe the answer is b", None),  # two keys named: never guess
+        ("I think b", None),
+        ("B.", "b"),
+        ("b) granite", "b"),
+        ("Answer: (c).", "c"),
+    ],
+)
+def test_parse_choice_reads_only_an_explicit_key(reply, expected):
+    assert parse_choice(reply, ["a", "b", "c"]) == expected
 
 
 def test_pool_article_budget_and_order():
@@ -478,6 +500,11 @@ def test_ground_truth_rater_model_decides_and_unparsed_is_counted(db):
         )
     }
     assert got == {"g0": (1, "ok"), "g1": (0, "ok"), "g2": (None, "unparsed")}
+    raters = {
+        r["question_id"].split("::")[1]: r["rater"]
+        for r in db.query("select question_id, rater from exam_grades where run_id = ?", [run])
+    }
+    assert raters == {"g0": "scripted:exam-gt", "g1": "scripted:exam-gt", "g2": "scripted:exam-gt"}
     refs = [r.fields["references"] for r in seen if r.task == "match_reference"]
     assert ["an igneous rock"] in refs  # the derived reference answers
     board = leaderboard_frame(db, run)

@@ -10,11 +10,11 @@ from core.answering.systems import answer_questions, load_questions, no_context
 from core.corpus.evidence import verify_quote, verify_quotes
 from core.errors import ConfigError
 from core.judging.diagnostics import position_consistency, rater_diagnostics
-from core.judging.requests import build_request, neutralise
+from core.judging.requests import build_request
 from core.judging.runner import plan_absolute, plan_pairwise, run_items
 from core.judging.specs import judge_names, make_judge
 from core.judging.tournament import full_design
-from core.llm.prompts import available_prompts, load_prompt
+from core.llm.prompts import available_prompts, load_prompt, neutralise
 from core.llm.scripted import set_script
 from core.store.connection import rows
 

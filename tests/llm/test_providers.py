@@ -256,30 +256,34 @@ def test_model_available_without_key(monkeypatch, tmp_path):
     assert model_available("anthropic:claude-haiku-4-5") == (True, "ok")
 
 
-def test_interrupted_run_leaves_no_half_rows_and_resumes(server, db, monkeypatch):
+def test_interrupted_run_keeps_every_paid_reply_in_whole_rows_and_resumes(server, db, monkeypatch):
     import core.llm.engine as engine
 
-    real, seen = engine.record_call, []
+    real, seen = engine.ledger_row, []
 
     def interrupt_on_third(*args, **kw):
         seen.append(1)
-        if len(seen) == 3:  # Ctrl-C after the third reply's cache row was written
+        if len(seen) == 3:  # Ctrl-C while the third reply is being committed
             raise KeyboardInterrupt
         return real(*args, **kw)
 
     configure("openai", max_in_flight=1)
-    monkeypatch.setattr(engine, "record_call", interrupt_on_third)
+    server.delay = 0.05
+    monkeypatch.setattr(engine, "ledger_row", interrupt_on_third)
     reqs = [req("openai:gpt-4o-mini", f"p{i}") for i in range(6)]
     with pytest.raises(KeyboardInterrupt):
         complete_many(db, reqs)
-    monkeypatch.setattr(engine, "record_call", real)
-    cached = db.execute("select count(*) from llm_cache").fetchone()[0]
-    ledger = db.execute("select count(*) from llm_calls").fetchone()[0]
-    assert cached == ledger == 2  # the interrupted reply's cache row was rolled back
+    monkeypatch.setattr(engine, "ledger_row", real)
+    paid = len(server.calls)
+    assert 3 <= paid < 6  # the queued calls were cancelled, not sent
+    cached = {r[0] for r in db.execute("select key from llm_cache")}
+    ledger = [r[0] for r in db.execute("select cache_key from llm_calls")]
+    # every reply the server was paid for is kept, each with exactly one ledger row
+    assert len(cached) == paid and sorted(ledger) == sorted(cached)
     sent = len(server.calls)
     out = complete_many(db, reqs)
-    assert all(r.ok for r in out) and len(server.calls) - sent == 4
-    assert sum(r.cache_hit for r in out) == 2
+    assert all(r.ok for r in out) and len(server.calls) - sent == 6 - paid
+    assert sum(r.cache_hit for r in out) == paid
 
 
 @pytest.mark.parametrize("model", ["openai:gpt-4o-mini", "google:gemini-2.5-flash"])

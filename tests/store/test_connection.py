@@ -158,3 +158,44 @@ def test_append_only_helper_on_new_table(db):
     db["notes"].insert({"body": "a"})
     with pytest.raises(sqlite3.IntegrityError):
         db.execute("delete from notes")
+
+
+def test_one_connection_shared_by_eight_threads_is_safe(db):
+    """sqlite-utils reads run inside a SAVEPOINT and its writes commit an implicit transaction:
+    on a shared connection another thread's BEGIN used to land inside them ("cannot start a
+    transaction within a transaction") and a failing call could commit another's rows."""
+    db.execute("create table t (id integer primary key, thread integer, n integer, kind text)")
+    errors: list[BaseException] = []
+    start = threading.Barrier(8)
+
+    class Planned(Exception):
+        pass
+
+    def worker(k: int) -> None:
+        start.wait()
+        for n in range(40):
+            try:
+                if n % 4 == 0:
+                    list(db.query("select count(*) from t where thread = ?", [k]))
+                elif n % 4 == 1:
+                    db["t"].insert({"thread": k, "n": n, "kind": "plain"})
+                elif n % 4 == 2:
+                    with transaction(db):
+                        db["t"].insert({"thread": k, "n": n, "kind": "tx"})
+                        db.execute("insert into t (thread, n, kind) values (?, ?, 'tx')", [k, n])
+                else:
+                    with pytest.raises(Planned), transaction(db):
+                        db["t"].insert({"thread": k, "n": n, "kind": "rolled back"})
+                        raise Planned
+            except BaseException as exc:  # reported below
+                errors.append(exc)
+
+    threads = [threading.Thread(target=worker, args=(k,)) for k in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors, f"{len(errors)} calls failed, first: {errors[0]!r}"
+    counts = dict(db.execute("select kind, count(*) from t group by kind").fetchall())
+    assert counts == {"plain": 8 * 10, "tx": 8 * 10 * 2}  # nothing of a failed call committed
+    assert not db.conn.in_transaction

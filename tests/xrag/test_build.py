@@ -11,7 +11,8 @@ from core.errors import ConfigError
 from core.llm.scripted import set_script
 from core.store.connection import rows
 from core.xrag.articles import import_articles, pair_articles
-from core.xrag.build import QTYPES, build_cross_questions, generate_single_qas, summarize_articles
+from core.xrag.build import QTYPES, build_cross_questions
+from core.xrag.notes import generate_single_qas, summarize_articles
 from core.xrag.translate import translate_questions
 
 ARTICLES = [

@@ -199,9 +199,10 @@ def test_cli_unknown_language_is_a_usage_error(demo, capsys):
 def test_failed_answers_are_retried_on_resume(tmp_path):
     from core.llm.scripted import set_script
     from core.llm.types import ProviderCallError
-    from core.xrag.articles import import_articles, import_single_qas, pair_articles
-    from core.xrag.build import compose_baseline
+    from core.xrag.articles import import_articles, pair_articles
+    from core.xrag.baseline import compose_baseline
     from core.xrag.evaluate import evaluate
+    from core.xrag.notes import import_single_qas
 
     db = open_db(tmp_path / "r.db")
     import_articles(db, DEMO / "xrag" / "articles.jsonl", source="xquad")

@@ -8,8 +8,9 @@ from core.annotation.guideline import CHECKLIST_FIELDS
 from core.annotation.xrag_reviews import apply_review, label_distribution
 from core.errors import InputError
 from core.store.connection import rows
-from core.xrag.articles import import_articles, import_single_qas, pair_articles
-from core.xrag.build import compose_baseline
+from core.xrag.articles import import_articles, pair_articles
+from core.xrag.baseline import compose_baseline
+from core.xrag.notes import import_single_qas
 
 OK = {
     "intelligible": True,

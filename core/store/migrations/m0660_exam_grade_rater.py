@@ -1,0 +1,14 @@
+"""EXAM grades name their rater: ``exam_grades.rater`` is the model of the ground-truth rater
+(``match_reference``) when one replaced the lexical verdict, else empty (the verdict came from
+the answer key, the self-rating or the lexical SQuAD token F1)."""
+
+from core.store.schema import execute_script
+
+SCHEMA = """
+alter table exam_grades add column rater text not null default '';
+"""
+
+
+def apply(db) -> None:
+    """Add the rater column of EXAM grades."""
+    execute_script(db, SCHEMA)
