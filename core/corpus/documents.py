@@ -6,6 +6,7 @@ Token counts use tiktoken's ``cl100k_base`` vocabulary from the offline copy shi
 
 from __future__ import annotations
 
+import difflib
 import hashlib
 import re
 from dataclasses import dataclass
@@ -259,6 +260,36 @@ def get_document(db: sqlite_utils.Database, doc_id: str) -> dict[str, Any] | Non
 
     found = rows(db, "select * from documents where id = ?", [doc_id])
     return found[0] if found else None
+
+
+def require_document(db: sqlite_utils.Database, doc_id: str) -> dict[str, Any]:
+    """The document row, or InputError naming the closest known ids (``book:wild_huntress`` ->
+    ``book:wild-huntress``) and how to list them."""
+    found = get_document(db, doc_id)
+    if found is not None:
+        return found
+    ids = [r[0] for r in db.execute("select id from documents order by id")]
+    if not ids:
+        raise InputError(f"unknown document {doc_id!r}: no documents imported yet (import-book)")
+    norm = {re.sub(r"[^a-z0-9:]+", "-", i.lower()): i for i in ids}
+    key = re.sub(r"[^a-z0-9:]+", "-", doc_id.lower())
+    close = [norm[k] for k in difflib.get_close_matches(key, list(norm), n=3, cutoff=0.5)]
+    hint = f"; closest: {', '.join(close)}" if close else ""
+    raise InputError(
+        f"unknown document {doc_id!r}{hint} (list all with `python -m core documents`)"
+    )
+
+
+def list_documents(db: sqlite_utils.Database) -> list[dict[str, Any]]:
+    """Every stored document: id, title, author, kind, tokens, passages (by id)."""
+    return [
+        dict(r)
+        for r in db.query(
+            "select d.id, d.title, d.author, d.kind, d.n_tokens as tokens, "
+            "(select count(*) from passages p where p.document_id = d.id) as passages "
+            "from documents d order by d.id"
+        )
+    ]
 
 
 def get_passages(db: sqlite_utils.Database, doc_id: str) -> list[Passage]:

@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 import sqlite_utils
 
-from core.corpus.documents import count_tokens, get_document, get_passages
+from core.corpus.documents import count_tokens, get_passages, require_document
 from core.corpus.retrieval import format_context
 from core.errors import ContextTooLongError, InputError
 from core.generation.baseline import baseline_candidates
@@ -447,9 +447,7 @@ def generate_questions(
     """
     if n_entities < 1 or per_entity < 1:
         raise InputError("--entities and --per-entity must be at least 1")
-    doc = get_document(db, doc_id)
-    if doc is None:
-        raise InputError(f"unknown document {doc_id!r}: import it first")
+    doc = require_document(db, doc_id)
     is_baseline = model in ("baseline", BASELINE)
     model = BASELINE if is_baseline else model
     if not is_baseline:
