@@ -84,6 +84,13 @@ def build_entities(
         "n_mentions": sum(e.n_mentions for e in entities),
         "note": note,
         "top": [e.name for e in entities[:10]],
+        "merges": {e.name: e.merges for e in entities[:20] if e.merges},
+        "extractor": (
+            "spaCy NER"
+            if used.startswith("spacy")
+            else "built-in proper-noun extractor"
+            + (" (spaCy not installed)" if method == "auto" else "")
+        ),
     }
 
 

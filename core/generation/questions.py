@@ -435,7 +435,7 @@ def generate_questions(
     per_entity: int = 3,
     window_tokens: int | None = None,
     progress: bool = False,
-    entity_method: str = "regex",
+    entity_method: str = "auto",
 ) -> dict[str, Any]:
     """Generate questions about the top ``n_entities`` entities of ``doc_id`` with ``model``
     (an LLM id, or ``baseline`` / ``baseline:entity-cooccurrence``) and store them.
