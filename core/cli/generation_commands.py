@@ -136,4 +136,6 @@ def _generate(args: argparse.Namespace) -> int:
             f"{summary['failures']} failed replies (see generation_failures), "
             f"{summary['skipped_entities']} entities already done (run {summary['run_id']})"
         )
+        if summary.get("note"):
+            print(f"note: {summary['note']}")
     return 0
