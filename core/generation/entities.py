@@ -232,7 +232,7 @@ def _entity(ms: list[Mention], female: bool = False) -> Entity:
 #: Books with more passages than this get NER on an evenly spaced sample of ``SPACY_SAMPLE``
 #: passages; the labels it votes propagate to every mention of the same name.
 SPACY_FULL_MAX = 600
-SPACY_SAMPLE = 300
+SPACY_SAMPLE = 200
 
 
 def extract_entities(
