@@ -1,18 +1,13 @@
-"""Benchmark of entity extraction on Les Misérables; the last printed line is one JSON object.
+"""Entity benchmark (issue 13): main-character share of the top 15 PERSON entities, and time.
 
-Figures:
+For the 8 bundled NarrativeQA stories (demo/narrativeqa/stories) and Les Misérables, the main
+characters written down in tests/data/main_characters.json are matched against the top 15 PERSON
+entities of the default extractor (spaCy NER when installed, else the built-in one; the figure
+``method`` says which ran). Printed: per book the share and missing names, then as the LAST line one
+JSON object with ``share`` (pooled over all characters), ``norp_in_top15`` (count), ``method`` and
+``lesmis_s`` (seconds to extract and store the entities of Les Misérables, target < 60 s).
 
-1. ``ingest_extract_s``: wall time of ``core.corpus.documents.upsert_document`` (cleaned Gutenberg text,
-   passages, token counts) plus ``core.generation.entity_store.build_entities(method="regex")`` (built-in
-   proper-noun extractor, alias merging, storing every mention), on a fresh database.
-2. ``top10`` / ``top10_ok``: the ten most mentioned entities, and whether Valjean, Marius,
-   Cosette, Javert and Thénardier are each exactly one of them (one merged entity each).
-3. With a spaCy English pipeline installed (``requirements-nlp.txt``): ``spacy_extract_s``,
-   ``spacy_top10``, ``spacy_top10_ok`` and ``spacy_vs_regex`` (time ratio) for the spaCy path
-   on the same stored document; otherwise ``spacy: "not installed"`` (regex baseline only).
-
-Run: ``.venv/bin/python benchmarks/entities.py [--no-spacy]`` (a few seconds; the spaCy path
-takes one to two minutes on two cores).
+Run: ``.venv/bin/python benchmarks/entities.py [--no-lesmis]``.
 """
 
 from __future__ import annotations
@@ -26,75 +21,61 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from core.corpus.documents import clean_gutenberg, read_text_file, upsert_document
-from core.generation.entities import spacy_available
+from core.corpus.documents import read_text_file, upsert_document
+from core.corpus.gutenberg import clean_gutenberg
+from core.generation.entity_measure import character_recall
 from core.generation.entity_store import build_entities, get_entities
 from core.store.database import open_db
 
-CANDIDATES = [ROOT / "demo" / "books", Path("/work/shared/data/gutenberg")]
-MUST = ("Valjean", "Marius", "Cosette", "Javert", "Thénardier")
+STORIES = ROOT / "demo" / "narrativeqa" / "stories"
+LESMIS = [ROOT / "demo" / "books", Path("/work/shared/data/gutenberg")]
 
 
-def find_book() -> Path:
-    """The Les Misérables text: the bundled demo copy, else the shared data folder."""
-    for folder in CANDIDATES:
-        hits = sorted(folder.glob("*les_mis*.txt")) if folder.is_dir() else []
-        if hits:
-            return hits[0]
-    raise SystemExit("Les Misérables text not found in demo/books/ (pg135_*.txt)")
-
-
-def top_ok(names: list[str]) -> bool:
-    """Each required character is exactly one of ``names``."""
-    return all(sum(who in n for n in names) == 1 for who in MUST)
+def book_files(with_lesmis: bool) -> dict[str, Path]:
+    """Book key (as in main_characters.json) -> file."""
+    files = {p.stem: p for p in sorted(STORIES.glob("*.txt"))}
+    if with_lesmis:
+        for folder in LESMIS:
+            hits = sorted(folder.glob("*les_mis*.txt")) if folder.is_dir() else []
+            if hits:
+                files["pg135_les_miserables_hugo_hapgood"] = hits[0]
+                break
+    return files
 
 
 def main() -> None:
-    path = find_book()
+    wanted = json.loads((ROOT / "tests" / "data" / "main_characters.json").read_text())
+    found = total = norp = 0
+    method, lesmis_s = "", None
     with tempfile.TemporaryDirectory() as tmp:
         db = open_db(Path(tmp) / "bench.db")
-        t0 = time.perf_counter()
-        book = clean_gutenberg(read_text_file(path))
-        ingest = upsert_document(
-            db, "lesmis", book.body, kind="book", source="gutenberg", title=book.title
-        )
-        t1 = time.perf_counter()
-        summary = build_entities(db, "lesmis", method="regex")
-        t2 = time.perf_counter()
-        top10 = [e["name"] for e in get_entities(db, "lesmis", method="proper-noun", top=10)]
-        figures = {
-            "book": path.name,
-            "n_tokens": ingest["n_tokens"],
-            "n_passages": ingest["n_passages"],
-            "ingest_s": round(t1 - t0, 3),
-            "extract_s": round(t2 - t1, 3),
-            "ingest_extract_s": round(t2 - t0, 3),
-            "n_entities": summary["n_entities"],
-            "n_mentions": summary["n_mentions"],
-            "top10": top10,
-            "top10_ok": top_ok(top10),
-        }
-        print(f"regex: ingest {t1 - t0:.2f} s + extract {t2 - t1:.2f} s; top10 {top10}")
-        if "--no-spacy" in sys.argv:
-            figures["spacy"] = "skipped"
-        elif spacy_available() is None:
-            figures["spacy"] = "not installed"
-        else:
-            t3 = time.perf_counter()
-            build_entities(db, "lesmis", method="spacy", progress=True)
-            t4 = time.perf_counter()
-            spacy_top = [e["name"] for e in get_entities(db, "lesmis", method="spacy", top=10)]
-            figures.update(
-                {
-                    "spacy": spacy_available(),
-                    "spacy_extract_s": round(t4 - t3, 3),
-                    "spacy_top10": spacy_top,
-                    "spacy_top10_ok": top_ok(spacy_top),
-                    "spacy_vs_regex": round((t4 - t3) / max(t2 - t1, 1e-9), 1),
-                }
+        for key, path in book_files("--no-lesmis" not in sys.argv).items():
+            book = clean_gutenberg(read_text_file(path))
+            upsert_document(db, key, book.body, kind="book", source="bench", title=book.title)
+            t0 = time.perf_counter()
+            summary = build_entities(db, key, progress=key.startswith("pg135"))
+            seconds = time.perf_counter() - t0
+            method = summary["method"]
+            top = get_entities(db, key, method=method, top=200)
+            r = character_recall(top, wanted[key]["characters"])
+            found += len(r["found"])
+            total += len(r["found"]) + len(r["missing"])
+            norp += len(r["norp"])
+            if key.startswith("pg135"):
+                lesmis_s = round(seconds, 1)
+            print(
+                f"{wanted[key]['title'][:28]:28} {r['share']:.2f}  {seconds:6.1f} s  "
+                f"missing {r['missing']}  norp {r['norp']}"
             )
-            print(f"spacy: extract {t4 - t3:.2f} s; top10 {spacy_top}")
         db.conn.close()
+    figures = {
+        "share": round(found / total, 3),
+        "found": found,
+        "characters": total,
+        "norp_in_top15": norp,
+        "method": method,
+        "lesmis_s": lesmis_s,
+    }
     print(json.dumps(figures, ensure_ascii=False))
 
 

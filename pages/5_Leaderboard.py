@@ -84,6 +84,8 @@ def live_board() -> None:
         return
     if r.note:
         st.warning(r.note)
+    if r.thin:
+        st.warning(r.thin)
     st.markdown(
         f"**{len(lb.systems)} systems, {int(lb.count_matrix().sum() / 2)} comparisons "
         f"over {lb.n_questions} questions** ({r.n_none} 'None' verdicts excluded, counted "

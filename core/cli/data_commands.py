@@ -113,9 +113,13 @@ def _import_book(args: argparse.Namespace) -> int:
         else:
             results = import_books(db, args.path)
     for r in results:
+        changed = ", ".join(
+            [*(["text"] if r.get("text_changed") else []), *r.get("metadata_changed", [])]
+        )
         print(
             f"{r['status']:9} {r['id']}  {r['title']!r} by {r['author'] or '?'}: "
             f"{r['n_tokens']} tokens, {r['n_passages']} passages"
+            + (f" ({changed} changed)" if changed else "")
         )
     return 0
 

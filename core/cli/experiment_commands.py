@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from typing import Any
 
 from core.cli.support import open_args_db
@@ -15,10 +16,11 @@ def _fmt(x: Any, nd: int = 3) -> str:
 
 def format_report(rep: dict[str, Any]) -> str:
     """The report dict of :func:`core.pipeline.report.report` as plain text tables."""
-    lines = [
+    lines = [f"warning: {w}" for w in rep.get("warnings", [])]
+    lines.append(
         f"experiment {rep['experiment']} ({rep['status']}): {rep['questions']} questions, "
         f"{len(rep['systems'])} systems"
-    ]
+    )
     for judge, table in rep["accuracy"].items():
         lines += [
             "",
@@ -27,9 +29,13 @@ def format_report(rep: dict[str, Any]) -> str:
             else f"accuracy by {judge}: no judgments",
         ]
         for r in table:
+            ci = (
+                "[too few questions for an interval]"
+                if r.get("too_few")
+                else f"[{_fmt(r['ci_low'])}, {_fmt(r['ci_high'])}]"
+            )
             lines.append(
-                f"  {r['system']:<36} {_fmt(r['accuracy'])} "
-                f"[{_fmt(r['ci_low'])}, {_fmt(r['ci_high'])}]  n={r['n']} "
+                f"  {r['system']:<36} {_fmt(r['accuracy'])} {ci}  n={r['n']} "
                 f"unparsed={r['unparsed']}"
             )
     for judge, board in rep["ranking"].items():
@@ -43,9 +49,14 @@ def format_report(rep: dict[str, Any]) -> str:
             f"{board['estimate']})"
         )
         for r in board["systems"]:
+            ci = (
+                "[too few questions for an interval]"
+                if board.get("too_few")
+                else f"[{_fmt(r['ci_low'])}, {_fmt(r['ci_high'])}]"
+            )
             lines.append(
                 f"  {r['rank']:>2}. {r['name']:<34} {_fmt(r['beta']):>7} "
-                f"[{_fmt(r['ci_low'])}, {_fmt(r['ci_high'])}]  wins={_fmt(r['wins'], 1)}"
+                f"{ci}  wins={_fmt(r['wins'], 1)}"
             )
     for judge, pc in rep["position_consistency"].items():
         if pc["n_pairs"]:
@@ -117,6 +128,9 @@ def _run(args: argparse.Namespace) -> int:
         print(summary["note"])
     else:
         print(json.dumps(summary, default=str))
+    if summary.get("failure_summary"):
+        print(f"error: {summary['failure_summary']}", file=sys.stderr)
+        return 3
     return 0
 
 
@@ -141,13 +155,18 @@ def _experiments(args: argparse.Namespace) -> int:
 
     db = open_args_db(args)
     try:
-        for e in list_experiments(db):
-            print(
-                f"{e['name']:<30} {e['status']:<12} {e['questions']:>5} questions  "
-                f"{e['updated_at']}"
-            )
+        found = list_experiments(db)
     finally:
         db.conn.close()
+    if args.json:
+        print(json.dumps(found, default=str))
+        return 0
+    if not found:
+        print("no experiments yet: run one with `python -m core run FILE.toml`")
+    for e in found:
+        print(f"{e['name']:<30} {e['status']:<12} {e['questions']:>5} questions  {e['updated_at']}")
+        for r in e["runs"]:
+            print(f"    run {r['id']:<40} {r['status']:<12} started {r['started_at']}")
     return 0
 
 
@@ -203,9 +222,11 @@ def register(subparsers: Any) -> None:
 
     p = subparsers.add_parser(
         "experiments",
-        help="list stored experiments",
-        description="List the experiments stored in the database.",
+        help="list stored experiments and their runs",
+        description="List the experiments stored in the database with each run's status "
+        "(running, done, failed, interrupted: a run whose process died).",
     )
+    p.add_argument("--json", action="store_true", help="print a JSON list")
     p.set_defaults(func=_experiments)
 
     p = subparsers.add_parser(

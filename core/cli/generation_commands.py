@@ -98,7 +98,7 @@ def _entities(args: argparse.Namespace) -> int:
         return 0
     print(
         f"{summary['n_entities']} entities, {summary['n_mentions']} mentions "
-        f"(method {summary['method']}, run {summary['run_id']})"
+        f"(method {summary['method']}: {summary['extractor']}, run {summary['run_id']})"
     )
     if summary["note"]:
         print(f"note: {summary['note']}")
@@ -108,6 +108,8 @@ def _entities(args: argparse.Namespace) -> int:
             f"{e['rank']:>4}  {e['n_mentions']:>6}  {e['label'] or '-':<7} {e['name']}"
             + (f"  ({aliases})" if aliases else "")
         )
+        for note in summary["merges"].get(e["name"], [])[:4]:
+            print(f"{'':>20}merged: {note}")
     return 0
 
 
@@ -134,4 +136,6 @@ def _generate(args: argparse.Namespace) -> int:
             f"{summary['failures']} failed replies (see generation_failures), "
             f"{summary['skipped_entities']} entities already done (run {summary['run_id']})"
         )
+        if summary.get("note"):
+            print(f"note: {summary['note']}")
     return 0

@@ -8,7 +8,8 @@ from typing import Any
 
 import sqlite_utils
 
-from core.corpus.documents import clean_gutenberg, read_text_file, upsert_document
+from core.corpus.documents import read_text_file, upsert_document
+from core.corpus.gutenberg import clean_gutenberg
 from core.errors import InputError
 from core.store.connection import transaction
 
@@ -46,21 +47,28 @@ def import_book(
     cleaned = clean_gutenberg(raw)
     if not cleaned.body.strip():
         raise InputError("book has no text after removing the Gutenberg header", path=str(path))
-    final_title = title or cleaned.title or path.stem
-    final_author = author or cleaned.author
+    doc_id = doc_id or book_id_for(path)
+    stored = db.execute("select title, author from documents where id = ?", [doc_id]).fetchone()
+    # Explicit values win, then the file's header, then what an earlier import stored.
+    final_title = title or cleaned.title or (stored[0] if stored else "") or path.stem
+    final_author = author or cleaned.author or (stored[1] if stored else "")
     language = (
         LANGUAGE_CODES.get(cleaned.language.split()[0].lower(), "en") if cleaned.language else "en"
     )
     result = upsert_document(
         db,
-        doc_id or book_id_for(path),
+        doc_id,
         cleaned.body,
         kind="book",
         source="file",
         title=final_title,
         author=final_author,
         language=language,
-        metadata={"file": path.name, "gutenberg_header": cleaned.had_header},
+        metadata={
+            "file": path.name,
+            "gutenberg_header": cleaned.had_header,
+            "gutenberg_removed": cleaned.removed,
+        },
     )
     return {**result, "title": final_title, "author": final_author}
 

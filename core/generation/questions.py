@@ -31,10 +31,10 @@ from typing import Any
 import numpy as np
 import sqlite_utils
 
-from core.corpus.documents import count_tokens, get_document, get_passages
+from core.corpus.documents import count_tokens, get_passages, require_document
 from core.corpus.retrieval import format_context
 from core.errors import ContextTooLongError, InputError
-from core.generation.baseline import baseline_candidates
+from core.generation.baseline import baseline_candidates, shortfall_reason
 from core.generation.candidates import BASELINE, Candidate
 from core.generation.entity_store import (
     build_entities,
@@ -435,21 +435,20 @@ def generate_questions(
     per_entity: int = 3,
     window_tokens: int | None = None,
     progress: bool = False,
-    entity_method: str = "regex",
+    entity_method: str = "auto",
 ) -> dict[str, Any]:
     """Generate questions about the top ``n_entities`` entities of ``doc_id`` with ``model``
     (an LLM id, or ``baseline`` / ``baseline:entity-cooccurrence``) and store them.
 
-    Entities are extracted first if none are stored (``entity_method``, default the fast
-    built-in extractor; run ``python -m core entities`` first for spaCy). Returns counts:
+    Entities are extracted first if none are stored (``entity_method``, default ``auto``: spaCy
+    NER when installed, else the built-in extractor). Returns counts:
     ``kept``, ``discarded``, ``existing`` (already stored: re-run), ``failures``,
-    ``skipped_entities`` and ``run_id``.
+    ``skipped_entities`` and ``run_id`` (and for the baseline a ``note`` saying why it made
+    fewer questions than asked, if it did).
     """
     if n_entities < 1 or per_entity < 1:
         raise InputError("--entities and --per-entity must be at least 1")
-    doc = get_document(db, doc_id)
-    if doc is None:
-        raise InputError(f"unknown document {doc_id!r}: import it first")
+    doc = require_document(db, doc_id)
     is_baseline = model in ("baseline", BASELINE)
     model = BASELINE if is_baseline else model
     if not is_baseline:
@@ -500,5 +499,7 @@ def generate_questions(
         "failures": failures,
         "skipped_entities": skipped,
     }
+    if is_baseline:
+        summary["note"] = shortfall_reason(len(candidates), len(entities), n_entities, per_entity)
     finish_run(db, run_id, "done", dumps(summary))
     return summary

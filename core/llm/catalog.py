@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import os
 import threading
 import tomllib
@@ -128,3 +129,23 @@ def model_info(model_id: str) -> ModelInfo:
 def known_models() -> list[str]:
     """Every model id listed in the catalogue."""
     return sorted(catalog().get("models", {}))
+
+
+def unknown_model_message(model_id: str) -> str | None:
+    """``"unknown model ..."`` with close catalogue matches when ``model_id`` is not listed and
+    its provider takes only catalogued models (``catalogued_only = true``); None otherwise."""
+    provider, _ = split_model_id(model_id)
+    if model_id in catalog().get("models", {}):
+        return None
+    if not provider_settings(provider).extra.get("catalogued_only"):
+        return None
+    known = known_models()
+    close = (
+        difflib.get_close_matches(model_id, known, n=3, cutoff=0.6)
+        or [m for m in known if m.startswith(f"{provider}:")][:3]
+    )
+    hint = f"; did you mean {', '.join(close)}?" if close else ""
+    return (
+        f"unknown model {model_id!r} (not in the model catalogue {CATALOG_PATH.name}){hint} "
+        "Add it under [models] to use a new model."
+    )

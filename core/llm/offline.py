@@ -21,10 +21,17 @@ with ``params={"threshold": x}``. Replies follow the JSON contract of docs/CONVE
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from typing import Any
 
-from core.corpus.sentences import Sentence, best_token_f1, content_words, sentence_index
+from core.corpus.sentences import (
+    Sentence,
+    best_token_f1,
+    content_words,
+    sentence_index,
+    split_sentences,
+)
 from core.errors import ConfigError
 from core.llm.catalog import ProviderSettings
 from core.llm.registry import register
@@ -47,6 +54,42 @@ NEEDS = {
 
 def _context(request: LLMRequest) -> str:
     return str(request.fields.get("context") or request.context or "")
+
+
+# The retrieval context's own markup: "[Passage N]" headers and "-----" separators.
+_MARKUP = re.compile(r"\[Passage \d+\][ \t]*\n?|\n-----\n")
+_PASSAGE_HEADER = re.compile(r"\[Passage (\d+)\]")
+
+
+def mask_markup(context: str) -> str:
+    """``context`` with passage headers and separators blanked out (same length, so offsets
+    into the masked text are offsets into the context): answers never quote the markup."""
+    return _MARKUP.sub(
+        lambda m: "\n" * m.group(0).count("\n") + " " * (len(m.group(0)) - m.group(0).count("\n")),
+        context,
+    )
+
+
+def _squash(text: str) -> str:
+    return " ".join(text.split()).lower()
+
+
+def cited_passages(context: str, answer: str) -> list[str]:
+    """The passages of a ``[Passage N]`` context that ``answer`` cites: named by number in the
+    answer, or holding one of its sentences verbatim (whitespace- and case-insensitive)."""
+    parts = _PASSAGE_HEADER.split(context)
+    passages = {int(n): text for n, text in zip(parts[1::2], parts[2::2])}
+    named = {int(n) for n in re.findall(r"\bPassage (\d+)", answer)}
+    sentences = [
+        _squash(answer[s.start : s.end]) for s in split_sentences(_MARKUP.sub(" ", answer))
+    ]
+    sentences = [s for s in sentences if len(s) >= 20]
+    out = []
+    for n, text in passages.items():
+        flat = _squash(text)
+        if n in named or any(s in flat for s in sentences):
+            out.append(text)
+    return out
 
 
 def _reply(payload: dict[str, Any], raw: dict[str, Any]) -> LLMResponse:
@@ -79,9 +122,28 @@ def best_window(
 
 
 def lexical_support(context: str, question: str, answer: str) -> tuple[float, list[str]]:
-    """(coverage of the claim in the best window, verbatim evidence sentences)."""
+    """(coverage of the claim, verbatim evidence sentences).
+
+    Coverage is the better of the best ``WINDOW``-sentence window and the union of the passages
+    the answer cites (:func:`cited_passages`), so an answer quoting two passages is checked
+    against both of them together."""
     words, qwords = content_words(answer), content_words(question)
     share, window = best_window(context, words, qwords)
+    cited = cited_passages(context, answer)
+    if len(cited) > 1 and words:
+        need, extra = set(words), set(qwords) - set(words)
+        have = set(content_words(" ".join(cited)))
+        union = (len(need & have) + QUESTION_WEIGHT * len(extra & have)) / (
+            len(need) + QUESTION_WEIGHT * len(extra)
+        )
+        if union > share:
+            evidence = [
+                text[s.start : s.end].strip()
+                for text in cited
+                for s in split_sentences(text)
+                if need & set(content_words(text[s.start : s.end]))
+            ]
+            return union, evidence
     want = set(words) | set(qwords)
     index = sentence_index(context) if window else None
     evidence = []
@@ -141,6 +203,7 @@ def extractive_answer(request: LLMRequest) -> LLMResponse:
             finish_reason="abstained",
             raw={"baseline": "extractive"},
         )
+    context = mask_markup(context)  # never answer with a "[Passage 512]" header
     index = sentence_index(context)
     scores = index.scores(question)
     k = int(request.params.get("sentences", 2))

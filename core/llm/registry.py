@@ -14,7 +14,12 @@ import threading
 from collections.abc import Callable
 
 from core.errors import ConfigError
-from core.llm.catalog import ProviderSettings, provider_settings, split_model_id
+from core.llm.catalog import (
+    ProviderSettings,
+    provider_settings,
+    split_model_id,
+    unknown_model_message,
+)
 from core.llm.keys import get_key
 from core.llm.types import ModelUnavailableError, Provider
 
@@ -59,7 +64,8 @@ def provider_names() -> list[str]:
 
 
 def known_provider(model_id: str) -> Factory:
-    """The factory of ``model_id``'s provider; ConfigError for a bad id or unknown provider."""
+    """The factory of ``model_id``'s provider; ConfigError for a bad id, an unknown provider or
+    a model the catalogue does not list for a catalogued-only provider (with close matches)."""
     _load_modules()
     prefix, _ = split_model_id(model_id)
     factory = _factories.get(prefix)
@@ -67,6 +73,9 @@ def known_provider(model_id: str) -> Factory:
         raise ConfigError(
             f"unknown provider {prefix!r} in {model_id!r}; known: {', '.join(provider_names())}"
         )
+    unknown = unknown_model_message(model_id)
+    if unknown:  # a misspelled id is named as such before any remark about keys
+        raise ConfigError(unknown)
     return factory
 
 
@@ -95,6 +104,9 @@ def model_available(model_id: str) -> tuple[bool, str]:
     _load_modules()
     if prefix not in _factories:
         return False, f"unavailable: unknown provider {prefix!r}"
+    unknown = unknown_model_message(model_id)
+    if unknown:
+        return False, unknown
     settings = provider_settings(prefix)
     if settings.key_env and not settings.key_optional and not get_key(settings.key_env):
         return False, f"unavailable: set {settings.key_env}"

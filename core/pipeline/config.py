@@ -26,6 +26,7 @@ TOP_KEYS = {
     "grounding",
     "report",
     "rater_bias",
+    "max_failure_share",
 }
 DATA_KEYS = {"origin", "split", "documents", "question_ids", "status", "context_kind", "language"}
 TOURNAMENT_KEYS = {"judges", "design", "budget", "batch"}
@@ -50,6 +51,7 @@ class Experiment:
     grounding: dict[str, str] = field(default_factory=dict)
     report: dict[str, Any] = field(default_factory=dict)
     rater_bias: dict[str, Any] = field(default_factory=dict)
+    max_failure_share: float = 0.2  # `run` exits 3 when a judge's unparsed/failed share passes it
 
     @property
     def absolute_judges(self) -> list[Judge]:
@@ -144,6 +146,13 @@ def parse_config(raw: dict[str, Any], path: str = "") -> Experiment:
                     f"experiment {name!r}: [rater_bias] needs a family for "
                     f"every {what}; missing for {missing}"
                 )
+    max_fail = raw.get("max_failure_share", 0.2)
+    if (
+        isinstance(max_fail, bool)
+        or not isinstance(max_fail, (int, float))
+        or not 0 <= max_fail <= 1
+    ):
+        raise ConfigError(f"experiment {name!r}: 'max_failure_share' must be a number in [0, 1]")
     report_cfg = raw.get("report", {})
     _unknown("[report]", report_cfg, {"bootstrap", "ties", "level", "prior_alpha"})
     return Experiment(
@@ -162,6 +171,7 @@ def parse_config(raw: dict[str, Any], path: str = "") -> Experiment:
         grounding=grounding,
         report=report_cfg,
         rater_bias=bias,
+        max_failure_share=float(max_fail),
     )
 
 

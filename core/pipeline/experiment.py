@@ -34,6 +34,7 @@ from core.llm.engine import preflight
 from core.pipeline.config import Experiment, check_models, load_experiment
 from core.pipeline.grounding import find_disputes
 from core.pipeline.report import dry_run_summary, judge_preview
+from core.pipeline.trust import failure_shares
 from core.store.connection import dumps, rows, transaction, utcnow
 from core.store.runs import finish_run, start_run
 
@@ -254,6 +255,9 @@ def run_experiment(
     if dry_run:
         return dry_run_summary(db, exp, questions, planned, preview, missing_keys)
     run_id = f"exp-{exp.name}-{uuid.uuid4().hex[:8]}"
+    before = db.execute(
+        "select status, run_id from experiments where name = ?", [exp.name]
+    ).fetchone()
     now = utcnow()
     qids = [q["id"] for q in questions]
     with transaction(db):
@@ -272,6 +276,8 @@ def run_experiment(
             pk="name",
         )
     summary: dict[str, Any] = {"experiment": exp.name, "run_id": run_id, "questions": len(qids)}
+    if before and before[0] in ("interrupted", "failed"):
+        summary["resumed_from"] = before[1]  # stored answers and judgments are skipped
     try:
         summary["answers"] = run_answers(db, planned, run_id=run_id, progress=progress)
         qmap = {q["id"]: q for q in questions}
@@ -299,7 +305,18 @@ def run_experiment(
         _finish(db, exp.name, run_id, status, {**summary, "error": str(exc)[:500]})
         raise
     summary["seconds"] = round(time.perf_counter() - started, 2)
-    _finish(db, exp.name, run_id, "done", summary)
+    shares = failure_shares(db, exp, qids)
+    over = {j: f for j, f in shares.items() if f["share"] > exp.max_failure_share}
+    if over:
+        summary["failure_summary"] = (
+            f"experiment {exp.name}: "
+            + "; ".join(
+                f"judge {j} {f['failed']}/{f['n']} verdicts unparsed or failed ({f['share']:.0%})"
+                for j, f in over.items()
+            )
+            + f" > max_failure_share {exp.max_failure_share:.0%}; see `report {exp.name}`"
+        )
+    _finish(db, exp.name, run_id, "failed" if over else "done", summary)
     return summary
 
 
@@ -316,14 +333,23 @@ def _finish(
 
 
 def list_experiments(db: sqlite_utils.Database) -> list[dict[str, Any]]:
-    """Stored experiments (name, status, updated_at, number of questions)."""
+    """Stored experiments (name, status, updated_at, number of questions) with their runs
+    (id, status, started_at, finished_at, pid, host), newest first. Runs whose process died
+    were marked ``interrupted`` when the database was opened."""
 
+    runs: dict[str, list[dict[str, Any]]] = {}
+    for r in db.query(
+        "select id, name, status, started_at, finished_at, pid, host from runs "
+        "where kind = 'experiment' order by started_at desc"
+    ):
+        runs.setdefault(r.pop("name"), []).append(r)
     return [
         {
             "name": r["name"],
             "status": r["status"],
             "updated_at": r["updated_at"],
             "questions": len(json.loads(r["question_ids"])),
+            "runs": runs.get(r["name"], []),
         }
         for r in db.query("select * from experiments order by updated_at desc")
     ]

@@ -31,6 +31,12 @@ from core.pipeline.grounding import (
     rater_bias_absolute,
     rater_bias_pairwise,
 )
+from core.pipeline.trust import (
+    MIN_INTERVAL_QUESTIONS,
+    failure_shares,
+    latest_judgments,
+    report_warnings,
+)
 from core.stats.agreement import cohen_kappa, percent_agreement
 from core.stats.leaderboard import leaderboard
 from core.stats.pairwise_counts import NotIdentifiableError
@@ -42,24 +48,6 @@ if TYPE_CHECKING:
     from core.pipeline.config import Experiment
 
 PLACEHOLDER_ANSWER = "A typical answer of about one or two sentences. " * 2
-
-
-def _latest_judgments(
-    db: sqlite_utils.Database, rater: str, kind: str, qids: set[str], systems: set[str]
-) -> list[dict]:
-    found = rows(
-        db,
-        "select * from judgments j where rater = ? and kind = ? and not exists "
-        "(select 1 from judgments s where s.supersedes = j.id) order by id",
-        [rater, kind],
-    )
-    if kind == "absolute":
-        return [r for r in found if r["question_id"] in qids and r["system"] in systems]
-    return [
-        r
-        for r in found
-        if r["question_id"] in qids and r["system_a"] in systems and r["system_b"] in systems
-    ]
 
 
 def _accuracy(judgments: list[dict], systems: list[str], level: float) -> list[dict[str, Any]]:
@@ -77,6 +65,9 @@ def _accuracy(judgments: list[dict], systems: list[str], level: float) -> list[d
             "unparsed": sum(1 for r in mine if r["status"] == "unparsed"),
             "errors": sum(1 for r in mine if r["status"] == "error"),
         }
+        n_q = len({r["question_id"] for r in ok})
+        row["n_questions"] = n_q
+        row["too_few"] = bool(ok) and n_q < MIN_INTERVAL_QUESTIONS
         if ok:
             ci = wilson_ci(yes, len(ok), level)
             row.update(
@@ -120,7 +111,10 @@ def _ranking(judgments: list[dict], exp_report: dict[str, Any], seed: int) -> di
     except WorkbenchError as exc:
         return {"error": str(exc), "n_judgments": len(records)}
     d = board.to_dict()
+    decisive = {q for q, _, _, v in records if v in ("A", "B", "Equal")}
     return {
+        "too_few": len(decisive) < MIN_INTERVAL_QUESTIONS,
+        "n_decisive_questions": len(decisive),
         "estimate": note,
         **{
             k: d[k]
@@ -195,7 +189,7 @@ def report(db: sqlite_utils.Database, name: str) -> dict[str, Any]:
     pairwise: dict[str, dict[Any, str]] = {}
     for judge in exp.judges:
         kind = "pairwise" if judge.pairwise else "absolute"
-        js = _latest_judgments(db, judge.rater, kind, qset, sset)
+        js = latest_judgments(db, judge.rater, kind, qset, sset)
         out["raters"][judge.name] = rater_diagnostics(db, judge.rater, qids, systems)
         if judge.pairwise:
             out["ranking"][judge.name] = _ranking(js, exp.report, exp.seed)
@@ -216,6 +210,8 @@ def report(db: sqlite_utils.Database, name: str) -> dict[str, Any]:
                 (r["question_id"], r["system"]): r["verdict"] for r in js if r["status"] == "ok"
             }
     out["agreement"] = {"absolute": _agreement(absolute), "pairwise": _agreement(pairwise)}
+    out["failure_shares"] = failure_shares(db, exp, qids)
+    out["warnings"] = report_warnings(out, exp.max_failure_share)
     out["disputes"] = dispute_summary(db, qids, systems)
     if exp.rater_bias:
         rfam = {j.rater: j.family for j in exp.judges}

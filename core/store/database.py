@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import core.store.migrations as migrations_pkg
 from core.store.connection import connect, default_db_path, transaction, utcnow
+from core.store.runs import mark_dead_runs
 
 if TYPE_CHECKING:  # sqlite_utils imports pandas (~0.6 s): load it only when a database is opened
     import sqlite_utils
@@ -27,13 +28,15 @@ _migrate_lock = threading.Lock()
 def open_db(path: str | Path | None = None, *, migrate: bool = True) -> sqlite_utils.Database:
     """Open (and by default migrate) the workbench database at ``path``.
 
-    The connection is in autocommit mode; use :func:`transaction` for multi-row writes.
+    The connection is in autocommit mode; use :func:`transaction` for multi-row writes. Opening
+    with ``migrate`` also marks runs whose process died as ``interrupted``.
     """
     import sqlite_utils  # deferred: sqlite_utils imports pandas (~0.6 s)
 
     db = sqlite_utils.Database(connect(path if path is not None else default_db_path()))
     if migrate:
         migrate_db(db)
+        mark_dead_runs(db)  # a run whose process died shows as interrupted, not running
     return db
 
 

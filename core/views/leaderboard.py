@@ -26,6 +26,7 @@ import sqlite_utils
 
 from core.annotation.base import effective_sql
 from core.errors import InputError
+from core.pipeline.trust import MIN_INTERVAL_QUESTIONS, TOO_FEW
 from core.stats.leaderboard import leaderboard
 from core.stats.pairwise_counts import NotIdentifiableError, PairwiseCounts
 from core.views.live_leaderboard import StoreLeaderboard
@@ -198,6 +199,18 @@ def compute_leaderboard(records: pd.DataFrame, n_boot: int = 200, seed: int = 0)
         return None, f"{type(exc).__name__}: {exc}"
 
 
+def thin_interval_note(board: Any) -> str:
+    """The "too few questions for an interval" flag of a leaderboard resting on fewer than
+    ``MIN_INTERVAL_QUESTIONS`` questions ('' otherwise); pages show it as a warning."""
+    n = int(getattr(board, "n_questions", MIN_INTERVAL_QUESTIONS))
+    if n >= MIN_INTERVAL_QUESTIONS:
+        return ""
+    return (
+        f"{TOO_FEW[0].upper()}{TOO_FEW[1:]}: these verdicts come from {n} question(s) "
+        f"(need {MIN_INTERVAL_QUESTIONS}); read the intervals as rough, not precise."
+    )
+
+
 def fit_pairwise(counts, n_boot: int = 200, seed: int = 0) -> tuple[Any, str, str]:
     """Fit a :class:`core.stats.pairwise_counts.PairwiseCounts`: ``(Leaderboard | None, why none, note)``.
 
@@ -245,6 +258,7 @@ class LiveResult:
     group: SystemGroup | None  # the group shown
     n_none: int  # 'None' verdicts of the selection (all groups)
     n_unlinked: int  # systems without a counted comparison to another system
+    thin: str = ""  # "too few questions for an interval" flag (thin_interval_note), if any
 
 
 class LiveLeaderboard:
@@ -302,7 +316,15 @@ class LiveLeaderboard:
                     )
             lb, why, note = self._memo[key]
             return LiveResult(
-                lb, why, note, last, tuple(groups), chosen, int(self.board.counts.n_none), unlinked
+                lb,
+                why,
+                note,
+                last,
+                tuple(groups),
+                chosen,
+                int(self.board.counts.n_none),
+                unlinked,
+                thin_interval_note(lb) if lb is not None else "",
             )
 
     def result(

@@ -3,13 +3,13 @@
 import pytest
 
 from core.corpus.documents import (
-    clean_gutenberg,
     count_tokens,
     decode_bytes,
     get_passages,
     split_passages,
     upsert_document,
 )
+from core.corpus.gutenberg import clean_gutenberg
 from core.errors import InputError
 
 GUTENBERG = """\ufeffThe Project Gutenberg eBook of A Test Book\r

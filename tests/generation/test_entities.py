@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from core.corpus.documents import clean_gutenberg, read_text_file, upsert_document
+from core.corpus.documents import read_text_file, upsert_document
+from core.corpus.gutenberg import clean_gutenberg
 from core.errors import ConfigError, InputError
 from core.generation import alias_merge, entity_store
 from core.generation import entities as ent

@@ -442,3 +442,41 @@ def test_key_from_streamlit_secrets(monkeypatch, tmp_path):
     monkeypatch.setitem(sys.modules, "streamlit", fake)
     assert get_key("ZZ_SECRET_KEY") == "from-streamlit-secrets-42"
     assert "from-streamlit" not in redact("bad key from-streamlit-secrets-42")
+
+
+def _ctx(*passages: tuple[int, str]) -> str:
+    return "\n\n-----\n\n".join(f"[Passage {n}]\n{text}" for n, text in passages)
+
+
+def test_extractive_answer_never_contains_passage_headers():
+    ctx = _ctx((511, "The fort was quiet."), (512, "Holt rode to the fort at dawn"))
+    resp = offline("extractive", "answer", question="When did Holt ride to the fort?", context=ctx)
+    assert "Holt rode to the fort at dawn" in resp.text
+    assert "[Passage" not in resp.text and "-----" not in resp.text
+    assert all(ctx[s:e].strip() in resp.text for s, e, _ in resp.raw["sentences"])
+
+
+def test_lexical_support_uses_the_union_of_cited_passages():
+    ctx = _ctx(
+        (3, "Marian Holt hid the letter under the stone bridge near the old mill."),
+        (9, "Years later the sheriff found the letter and burned it in the courthouse stove."),
+        (12, "Nothing else happened that winter in the valley."),
+    )
+    answer = (
+        "Marian Holt hid the letter under the stone bridge near the old mill. "
+        "Years later the sheriff found the letter and burned it in the courthouse stove."
+    )
+    res = offline(
+        "lexical", "support", question="What became of the letter?", answer=answer, context=ctx
+    )
+    assert res["verdict"] == "yes", res
+    assert any("stone bridge" in e for e in res["evidence"])
+    assert any("courthouse stove" in e for e in res["evidence"])
+    made_up = offline(
+        "lexical",
+        "support",
+        question="What became of the letter?",
+        answer="The sheriff mailed the letter to Boston by train.",
+        context=ctx,
+    )
+    assert made_up["verdict"] == "no"

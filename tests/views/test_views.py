@@ -348,3 +348,15 @@ def test_exam_single_query_se_is_undefined(db, monkeypatch):
     assert board["EXAM SE"][0] == 0.0 and "over queries" in caption
     empty = views_exam.book_correlation(db)
     assert empty["correlations"].empty and empty["systems"].empty and empty["caption"] == ""
+
+
+def test_thin_leaderboard_is_flagged_for_the_pages():
+    from types import SimpleNamespace
+
+    from core.views.leaderboard import thin_interval_note
+
+    assert (
+        "too few questions for an interval"
+        in thin_interval_note(SimpleNamespace(n_questions=1)).lower()
+    )
+    assert thin_interval_note(SimpleNamespace(n_questions=10)) == ""

@@ -1,0 +1,30 @@
+"""How many of a book's known main characters the top PERSON entities hold (the issue-13 measure)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from core.generation.names import NORP_WORDS, fold
+
+
+def character_recall(
+    entities: Sequence[dict[str, Any]], characters: Sequence[Sequence[str]], top: int = 15
+) -> dict[str, Any]:
+    """Match ``characters`` (each a list of name variants) against the ``top`` PERSON entities
+    (dicts with ``name``, ``label``, ``aliases``, in rank order).
+
+    A character is found when a variant (folded) is part of one top entity's name or alias.
+    Returns ``{"found", "missing", "share", "norp"}`` where ``norp`` lists top PERSON names that
+    are nationalities or religious/political groups.
+    """
+    people = [e for e in entities if e.get("label") == "PERSON"][:top]
+    names = [[fold(n) for n in [e["name"], *e.get("aliases", [])]] for e in people]
+    found, missing = [], []
+    for variants in characters:
+        keys = [fold(v) for v in variants]
+        hit = any(k in n for k in keys for group in names for n in group)
+        (found if hit else missing).append(variants[0])
+    norp = [e["name"] for e in people if fold(e["name"]) in NORP_WORDS]
+    share = len(found) / len(characters) if characters else 1.0
+    return {"found": found, "missing": missing, "share": share, "norp": norp}

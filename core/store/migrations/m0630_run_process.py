@@ -1,0 +1,8 @@
+"""Runs record the process that runs them (``pid``, ``host``), so a run whose process died is
+shown ``interrupted`` instead of ``running`` forever (core.store.runs.mark_dead_runs)."""
+
+
+def apply(db) -> None:
+    """Add ``runs.pid`` and ``runs.host``."""
+    db.execute("alter table runs add column pid integer")
+    db.execute("alter table runs add column host text")
