@@ -25,6 +25,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from core.annotation.identity import sign_in_open
 from core.annotation.pairwise import blind_item, submit_verdict, verdict_queue
 from core.corpus.documents import upsert_document
 from core.store.connection import dumps, transaction, utcnow
@@ -189,7 +190,7 @@ def main() -> None:
     before = comparisons(lb)
     db = open_db(path)
     key = verdict_queue(db, "bench")[0]
-    submit_verdict(db, blind_item(db, key, "bench"), "bench", "A")
+    submit_verdict(db, blind_item(db, key, "bench"), sign_in_open(db, "bench"), "A")
     db.conn.close()
     t = time.perf_counter()
     lb.run()
