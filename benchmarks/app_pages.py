@@ -168,8 +168,9 @@ def main() -> None:
     pages = ["app.py", *sorted(f"pages/{p.name}" for p in (ROOT / "pages").glob("[0-9]*.py"))]
     figures: dict[str, dict[str, float]] = {}
     for page in pages:
-        at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=300).run()
-        at.session_state["annotator"] = "bench"
+        at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=300)
+        at.query_params["name"] = "bench"  # open mode: the benchmark database has no accounts
+        at.run()
         if page != "app.py":
             at.switch_page(page)
         t = time.perf_counter()
