@@ -20,6 +20,8 @@ from core.errors import WorkbenchError
 from core.store.accounts import accounts_exist
 from core.store.connection import answers_version, change_counter, default_db_path
 from core.store.database import opened
+from core.views.gold import MIN_ITEMS as GOLD_MIN_ITEMS
+from core.views.gold import gold_agreement, gold_size
 from core.views.judgments import evidence_table
 from core.views.leaderboard import LiveLeaderboard, LiveResult
 from core.views.overview import data_version
@@ -246,3 +248,25 @@ def evidence(items) -> None:
 def highlighted(markdown_safe: str) -> None:
     """Render Markdown built by ``highlight_markdown`` (already escaped)."""
     st.markdown(markdown_safe)
+
+
+# ------------------------------------------------------------------------------------------
+# Agreement with gold (the Team and the Agreement page)
+# ------------------------------------------------------------------------------------------
+
+
+def gold_block(db, task: str = "side-by-side") -> None:
+    """Each annotator and each auto-rater against gold: Cohen's kappa with its interval."""
+    st.subheader("Agreement with gold")
+    n_gold = cached_view(db, gold_size, task)
+    st.caption(
+        f"{n_gold} {task} item(s) have a gold label: the adjudicated label, or the unanimous "
+        f"label of two or more people. Cohen's kappa over the items a rater shares with gold, "
+        f"95% bootstrap interval over items; fewer than {GOLD_MIN_ITEMS} shared items: "
+        "too few items."
+    )
+    table = cached_view(db, gold_agreement, task)
+    if len(table):
+        st.dataframe(table, hide_index=True, width="stretch")
+    else:
+        st.caption("No labels yet.")

@@ -14,12 +14,15 @@ from __future__ import annotations
 import hashlib
 import hmac
 import secrets
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 import sqlite_utils
 
 from core.errors import AccessError
 from core.store.accounts import accounts_exist, active_account, check_name, verify_token
+from core.store.connection import transaction
+from core.store.settings import update_setting
 
 OPEN_ROLE = "open"
 #: Role order: a higher role may do what a lower one may.
@@ -101,3 +104,12 @@ def authorise(db: sqlite_utils.Database, who: object, role: str = "annotator") -
     if not who.may(role):
         raise AccessError(f"this needs the {role} role; {who.name} is {who.role}")
     return who
+
+
+def change_settings(
+    db: sqlite_utils.Database, who: object, values: Mapping[str, object]
+) -> dict[str, int]:
+    """Set known settings as ``who`` (admin once accounts exist), all or none; return them."""
+    with transaction(db):
+        authorise(db, who, "admin")
+        return {key: update_setting(db, key, value) for key, value in values.items()}
