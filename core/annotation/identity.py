@@ -100,7 +100,10 @@ def authorise(db: sqlite_utils.Database, who: object, role: str = "annotator") -
         return who
     account = active_account(db, who.name)
     if account is None or account["token_id"] != who.token_id or account["role"] != who.role:
-        raise AccessError(f"the sign-in of {who.name!r} is no longer valid; sign in again")
+        raise AccessError(
+            f"the sign-in of {who.name!r} is no longer valid (account revoked or given a new "
+            "token); sign in again"
+        )
     if not who.may(role):
         raise AccessError(f"this needs the {role} role; {who.name} is {who.role}")
     return who
