@@ -31,12 +31,6 @@ with ui.database() as db:
         st.dataframe(data["table"], hide_index=True, width="stretch")
     else:
         st.caption("Nobody has labelled yet.")
-    st.subheader("Agreement between people")
-    st.caption("Cohen's kappa over the items both labelled, 95% bootstrap interval over items.")
-    if len(data["pairs"]):
-        st.dataframe(data["pairs"], hide_index=True, width="stretch")
-    else:
-        st.caption("No two people have labelled yet.")
     ui.gold_block(db, task)
 
     st.subheader("Settings")

@@ -21,7 +21,7 @@ from core.store.accounts import accounts_exist
 from core.store.connection import answers_version, change_counter, default_db_path
 from core.store.database import opened
 from core.views.gold import MIN_ITEMS as GOLD_MIN_ITEMS
-from core.views.gold import gold_agreement, gold_size
+from core.views.gold import gold_agreement, gold_size, people_agreement
 from core.views.judgments import evidence_table
 from core.views.leaderboard import LiveLeaderboard, LiveResult
 from core.views.overview import data_version
@@ -255,18 +255,30 @@ def highlighted(markdown_safe: str) -> None:
 # ------------------------------------------------------------------------------------------
 
 
+def _plain(table):
+    """A small table for ``st.table`` with empty cells instead of NaN/None."""
+    return table.astype(object).where(table.notna(), "")
+
+
 def gold_block(db, task: str = "side-by-side") -> None:
-    """Each annotator and each auto-rater against gold: Cohen's kappa with its interval."""
-    st.subheader("Agreement with gold")
+    """Agreement between people (pairwise kappa) and of every rater with gold, with intervals."""
+    st.subheader("Agreement between people and with gold")
+    pairs = cached_view(db, people_agreement, task)
+    st.markdown("**Between people**: Cohen's kappa over the items both labelled.")
+    if len(pairs):
+        st.table(_plain(pairs))
+    else:
+        st.caption("No two people have labelled the same items yet.")
     n_gold = cached_view(db, gold_size, task)
-    st.caption(
-        f"{n_gold} {task} item(s) have a gold label: the adjudicated label, or the unanimous "
-        f"label of two or more people. Cohen's kappa over the items a rater shares with gold, "
-        f"95% bootstrap interval over items; fewer than {GOLD_MIN_ITEMS} shared items: "
-        "too few items."
+    st.markdown(
+        f"**With gold**: {n_gold} {task} item(s) have a gold label (the adjudicated label, or "
+        "the unanimous label of two or more people); each annotator and each auto-rater "
+        "against it."
     )
     table = cached_view(db, gold_agreement, task)
     if len(table):
-        st.dataframe(table, hide_index=True, width="stretch")
-    else:
-        st.caption("No labels yet.")
+        st.table(_plain(table))
+    st.caption(
+        f"Cohen's kappa with a 95% bootstrap interval over items; fewer than {GOLD_MIN_ITEMS} "
+        "shared items: too few items."
+    )

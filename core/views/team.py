@@ -13,7 +13,7 @@ from core.annotation.base import required_annotations
 from core.annotation.tasks import human_labels, next_items, task_items
 from core.store.accounts import list_accounts
 from core.store.settings import SETTINGS, all_settings
-from core.views.gold import gold_agreement, people_agreement
+from core.views.gold import gold_agreement
 
 #: Gaps longer than this between two labels are breaks, not time spent on an item.
 MAX_GAP_S = 600.0
@@ -97,8 +97,6 @@ def team_view(db: sqlite_utils.Database, task: str = "side-by-side") -> dict[str
     return {
         "table": team_table(db, task),
         "overlap": overlap_summary(db, task),
-        "pairs": people_agreement(db, task, n_boot=500),
-        "gold": gold_agreement(db, task, n_boot=500),
         "settings": all_settings(db),
         "descriptions": {key: d for key, (_, d) in SETTINGS.items()},
     }
