@@ -46,7 +46,7 @@ with ui.database() as db:
             st.markdown(f"### {escape_markdown(title)}")
             ui.untrusted(text)
     st.subheader("Every label, side by side")
-    st.dataframe(detail["labels"], hide_index=True, width="stretch")
+    st.table(detail["labels"])
     if detail["settled"]:
         s = detail["settled"]
         st.info(

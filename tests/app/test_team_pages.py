@@ -167,7 +167,7 @@ def test_adjudication_page_settles_a_disagreement(team):
     at = opened("pages/10_Adjudication.py", token=tokens["alice"])
     assert any("needs the adjudicator role" in e.value for e in at.error)
     at = opened("pages/10_Adjudication.py", token=tokens["carol"])
-    table = at.dataframe[0].value
+    table = at.table[0].value
     assert set(table["annotator"]) == {"alice", "bob"}
     radio = [r for r in at.radio if r.label == "Settled label"][0]
     ok(button(at, "Settle").click().run())
