@@ -183,7 +183,9 @@ def test_team_page_settings_for_admins_only(team):
     path, tokens = team
     at = opened("pages/11_Team.py", token=tokens["alice"])
     assert not [b for b in at.button if b.label == "Save settings"]
-    assert {"Annotators", "Agreement between people and with gold", "Settings"} <= {s.value for s in at.subheader}
+    assert {"Annotators", "Agreement between people and with gold", "Settings"} <= {
+        s.value for s in at.subheader
+    }
     at = opened("pages/11_Team.py", token=tokens["root"])
     [n for n in at.number_input if n.label == "annotations_per_item"][0].set_value(3)
     ok(button(at, "Save settings").click().run())
