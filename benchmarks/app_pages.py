@@ -25,6 +25,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from core.annotation.identity import sign_in_open
 from core.annotation.pairwise import blind_item, submit_verdict, verdict_queue
 from core.corpus.documents import upsert_document
 from core.store.connection import dumps, transaction, utcnow
@@ -167,8 +168,9 @@ def main() -> None:
     pages = ["app.py", *sorted(f"pages/{p.name}" for p in (ROOT / "pages").glob("[0-9]*.py"))]
     figures: dict[str, dict[str, float]] = {}
     for page in pages:
-        at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=300).run()
-        at.session_state["annotator"] = "bench"
+        at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=300)
+        at.query_params["name"] = "bench"  # open mode: the benchmark database has no accounts
+        at.run()
         if page != "app.py":
             at.switch_page(page)
         t = time.perf_counter()
@@ -189,7 +191,7 @@ def main() -> None:
     before = comparisons(lb)
     db = open_db(path)
     key = verdict_queue(db, "bench")[0]
-    submit_verdict(db, blind_item(db, key, "bench"), "bench", "A")
+    submit_verdict(db, blind_item(db, key, "bench"), sign_in_open(db, "bench"), "A")
     db.conn.close()
     t = time.perf_counter()
     lb.run()

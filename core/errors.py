@@ -36,3 +36,7 @@ class ConfigError(WorkbenchError):
 
 class ContextTooLongError(WorkbenchError):
     """A context does not fit a model's window and no fallback was configured."""
+
+
+class AccessError(WorkbenchError):
+    """Not signed in, a wrong or revoked token, or a role that may not do this."""

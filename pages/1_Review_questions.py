@@ -10,7 +10,8 @@ from core.views.review import question_detail, question_filters, question_ids
 from core.views.text import escape_markdown
 
 ui.setup("Review questions")
-who = ui.require_annotator()
+user = ui.require_annotator()  # the signed-in Annotator: every write takes it
+who = user.name
 
 with ui.database() as db:
     opts = ui.cached_view(db, question_filters)
@@ -233,7 +234,7 @@ with ui.database() as db:
                 res = record_review(
                     db,
                     qid,
-                    who,
+                    user,
                     {k: v for k, v in values.items() if v not in (None, "")},
                     decision=chosen,
                     edited_question=edited_q,

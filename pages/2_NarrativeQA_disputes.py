@@ -17,7 +17,8 @@ from core.views.review import search_context, searchable_documents
 from core.views.text import escape_markdown
 
 ui.setup("NarrativeQA disputes")
-who = ui.require_annotator()
+user = ui.require_annotator()  # the signed-in Annotator: every write takes it
+who = user.name
 
 
 def show_judgment(title: str, j: dict | None) -> None:
@@ -102,7 +103,7 @@ with ui.database() as db:
                 else:
                     try:
                         rid = resolve_dispute(
-                            db, did, who, resolution, corrected_answer=corrected, note=note
+                            db, did, user, resolution, corrected_answer=corrected, note=note
                         )
                         st.toast(f"Resolution {rid} saved")
                         st.rerun()

@@ -20,7 +20,8 @@ from core.views.review import search_context, searchable_documents
 from core.views.text import escape_markdown
 
 ui.setup("Side by side")
-who = ui.require_annotator()
+user = ui.require_annotator()  # the signed-in Annotator: every write takes it
+who = user.name
 
 with ui.database() as db:
     items = ui.cached_answers(db, pairwise_items)
@@ -48,7 +49,7 @@ with ui.database() as db:
 
     c = st.columns([1, 1, 4])
     if c[0].button("Undo my last verdict", key="sbs_undo"):
-        undone = undo_last(db, who)
+        undone = undo_last(db, user)
         st.session_state.pop("sbs_last", None)
         st.toast("Withdrawn (a superseding row was added)" if undone else "Nothing to undo")
         st.rerun()
@@ -58,7 +59,7 @@ with ui.database() as db:
         st.stop()
     item = blind_item(db, queue[0], who)
     if c[1].button("Skip", key="sbs_skip"):
-        skip_item(db, item, who)
+        skip_item(db, item, user)
         st.session_state.pop("sbs_last", None)
         st.rerun()
 
@@ -108,7 +109,7 @@ with ui.database() as db:
                 )
             else:
                 try:
-                    jid = submit_verdict(db, item, who, verdict, rationale)
+                    jid = submit_verdict(db, item, user, verdict, rationale)
                     st.session_state["sbs_last"] = {"id": jid, "verdict": verdict, "item": item}
                     st.rerun()
                 except WorkbenchError as exc:

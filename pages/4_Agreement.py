@@ -182,3 +182,10 @@ if picked:
     if st.button(f"Open question {qid} in Browse"):
         st.session_state["browse_question"] = qid
         st.switch_page("pages/6_Browse.py")
+
+# ------------------------------------------------------------------------------------------
+# Agreement with gold (adjudicated labels): kept as one block at the end of the page.
+# ------------------------------------------------------------------------------------------
+st.divider()
+with ui.database() as db:
+    ui.gold_block(db, "side-by-side")

@@ -22,7 +22,7 @@ from core.views.run import (
 )
 
 ui.setup("Run an experiment")
-ui.sign_in_sidebar()
+ui.require_annotator("admin")  # runs spend money: signed in, and admin once accounts exist
 
 models = model_choices()
 with st.expander("Models (offline baselines need no key)", expanded=False):

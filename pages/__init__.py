@@ -7,6 +7,7 @@ changed, and safe rendering of untrusted text. Logic lives in ``core``; this is 
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import importlib
 import os
 from collections.abc import Callable, Iterator
@@ -14,10 +15,13 @@ from typing import Any
 
 import streamlit as st
 
-from core.annotation.base import check_sign_in
+from core.annotation.identity import Annotator, authorise, sign_in_open, sign_in_token
 from core.errors import WorkbenchError
+from core.store.accounts import accounts_exist
 from core.store.connection import answers_version, change_counter, default_db_path
 from core.store.database import opened
+from core.views.gold import MIN_ITEMS as GOLD_MIN_ITEMS
+from core.views.gold import gold_agreement, gold_size, people_agreement
 from core.views.judgments import evidence_table
 from core.views.leaderboard import LiveLeaderboard, LiveResult
 from core.views.overview import data_version
@@ -52,50 +56,111 @@ def setup(title: str) -> None:
 # ------------------------------------------------------------------------------------------
 
 
-def expected_access_code() -> str | None:
-    """The access code: env ``WORKBENCH_ACCESS_CODE`` or Streamlit secret ``access_code``."""
-    code = os.environ.get("WORKBENCH_ACCESS_CODE")
-    if code:
-        return code
+def _drop_sign_in() -> None:
+    for key in ("signed_in", "sign_in_token"):
+        st.session_state.pop(key, None)
+    for key in ("token", "name"):
+        if key in st.query_params:
+            del st.query_params[key]
+
+
+def _token_fingerprint(token: str) -> str:
+    return hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
+def _sign_in_from_token(db, token: str) -> Annotator:
+    """Sign in with ``token``; the scrypt check runs once per session and token."""
+    fingerprint = _token_fingerprint(token)
+    cached = st.session_state.get("signed_in")
+    if cached and cached[0] == fingerprint:
+        return authorise(db, cached[1])  # revoked since? refused here
+    who = sign_in_token(db, token)
+    st.session_state["signed_in"] = (fingerprint, who)
+    return who
+
+
+def current_annotator(db) -> Annotator | None:
+    """The signed-in annotator of this session (or of the ``?token=`` link), else None.
+
+    The token is kept in ``st.query_params`` (so a reload and moving between pages keep the
+    sign-in) and in the session; it is never shown or logged. A wrong, revoked or outdated
+    sign-in is dropped with one error line.
+    """
+    token = st.query_params.get("token") or st.session_state.get("sign_in_token")
     try:
-        return st.secrets.get("access_code") or None
-    except Exception:  # no secrets file
-        return None
+        if token:
+            who = _sign_in_from_token(db, token)
+            st.session_state["sign_in_token"] = token
+            if st.query_params.get("token") != token:
+                st.query_params["token"] = token
+            return who
+        cached = st.session_state.get("signed_in")
+        name = st.query_params.get("name")
+        if cached is None and name and not accounts_exist(db):
+            cached = ("", sign_in_open(db, name))
+            st.session_state["signed_in"] = cached
+        if cached:
+            who = authorise(db, cached[1])
+            if st.query_params.get("name") != who.name:
+                st.query_params["name"] = who.name
+            return who
+    except WorkbenchError as exc:
+        _drop_sign_in()
+        st.sidebar.error(str(exc))
+    return None
 
 
-def sign_in_sidebar() -> str | None:
-    """Render the sidebar sign-in; return the signed-in annotator or None."""
+def sign_in_sidebar() -> Annotator | None:
+    """Render the sidebar sign-in (and the open-mode notice); return the signed-in annotator."""
+    with database() as db:
+        who = current_annotator(db)
+        open_mode = not accounts_exist(db)
     with st.sidebar:
-        who = st.session_state.get("annotator")
+        if open_mode:
+            st.warning(
+                "**Open mode**: no accounts exist, so anyone can sign in with a name alone. "
+                "Create accounts with `python -m core annotators add NAME` to require tokens."
+            )
         if who:
-            st.markdown(f"Signed in as **{escape_markdown(who)}**")
+            role = "open mode" if who.open_mode else who.role
+            st.markdown(f"Signed in as **{escape_markdown(who.name)}** ({role})")
             if st.button("Sign out", key="sign_out"):
-                del st.session_state["annotator"]
+                _drop_sign_in()
                 st.rerun()
             return who
-        expected = expected_access_code()
-        with st.form("sign_in", clear_on_submit=False):
+        with st.form("sign_in", clear_on_submit=True):
             st.markdown("**Sign in**")
-            name = st.text_input("Annotator name", key="sign_in_name")
-            code = (
-                st.text_input("Access code", type="password", key="sign_in_code")
-                if expected
-                else ""
-            )
+            if open_mode:
+                name = st.text_input("Annotator name", key="sign_in_name")
+            else:
+                name = ""
+                st.caption("Paste your personal token (from `python -m core annotators add`).")
+            token = st.text_input("Token", type="password", key="sign_in_code")
             if st.form_submit_button("Sign in"):
                 try:
-                    st.session_state["annotator"] = check_sign_in(name, code, expected)
+                    with database() as db:
+                        if token.strip():
+                            who = _sign_in_from_token(db, token.strip())
+                            st.session_state["sign_in_token"] = token.strip()
+                            st.query_params["token"] = token.strip()
+                        else:
+                            who = sign_in_open(db, name)
+                            st.session_state["signed_in"] = ("", who)
+                            st.query_params["name"] = who.name
                     st.rerun()
                 except WorkbenchError as exc:
                     st.error(str(exc))
     return None
 
 
-def require_annotator() -> str:
-    """The signed-in annotator; otherwise a hint and stop the page."""
+def require_annotator(role: str = "annotator") -> Annotator:
+    """The signed-in annotator allowed to act as ``role``; otherwise a hint and stop the page."""
     who = sign_in_sidebar()
     if not who:
-        st.info("Sign in with your annotator name in the sidebar to label items.")
+        st.info("Sign in in the sidebar (your personal token, or a name in open mode) first.")
+        st.stop()
+    if not who.may(role):
+        st.error(f"This page needs the {role} role; you are signed in as {who.role}.")
         st.stop()
     return who
 
@@ -183,3 +248,37 @@ def evidence(items) -> None:
 def highlighted(markdown_safe: str) -> None:
     """Render Markdown built by ``highlight_markdown`` (already escaped)."""
     st.markdown(markdown_safe)
+
+
+# ------------------------------------------------------------------------------------------
+# Agreement with gold (the Team and the Agreement page)
+# ------------------------------------------------------------------------------------------
+
+
+def _plain(table):
+    """A small table for ``st.table`` with empty cells instead of NaN/None."""
+    return table.astype(object).where(table.notna(), "")
+
+
+def gold_block(db, task: str = "side-by-side") -> None:
+    """Agreement between people (pairwise kappa) and of every rater with gold, with intervals."""
+    st.subheader("Agreement between people and with gold")
+    pairs = cached_view(db, people_agreement, task)
+    st.markdown("**Between people**: Cohen's kappa over the items both labelled.")
+    if len(pairs):
+        st.table(_plain(pairs))
+    else:
+        st.caption("No two people have labelled the same items yet.")
+    n_gold = cached_view(db, gold_size, task)
+    st.markdown(
+        f"**With gold**: {n_gold} {task} item(s) have a gold label (the adjudicated label, or "
+        "the unanimous label of two or more people); each annotator and each auto-rater "
+        "against it."
+    )
+    table = cached_view(db, gold_agreement, task)
+    if len(table):
+        st.table(_plain(table))
+    st.caption(
+        f"Cohen's kappa with a 95% bootstrap interval over items; fewer than {GOLD_MIN_ITEMS} "
+        "shared items: too few items."
+    )

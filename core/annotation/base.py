@@ -1,42 +1,22 @@
-"""What every kind of human label shares: sign-in, settings, seeded orders, effective rows, queues.
+"""What every kind of human label shares: settings, seeded orders, effective rows, queues.
 
 A label is *effective* when no row of its table supersedes it (:func:`effective_sql`). A queue
-holds the items with fewer than ``k`` annotators that this annotator has not labelled
-(:func:`open_items`), in the seeded order of :func:`seeded_order`.
+(:func:`team_queue`) holds the items this annotator has not labelled that are calibration items
+(the first N of the seeded order, shown to everyone) or have fewer than ``k`` annotators; items
+already started by others come before new ones, so overlap completes before new items open.
 """
 
 from __future__ import annotations
 
 import hashlib
-import hmac
-import re
 from collections.abc import Hashable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
 import sqlite_utils
 
-from core.errors import InputError
 from core.store.connection import rows
-
-_NAME = re.compile(r"^[\w][\w .@-]{0,39}$", re.UNICODE)
-
-
-def check_sign_in(name: str, code: str = "", expected_code: str | None = None) -> str:
-    """Validate an annotator name (and the access code when one is configured); return the name.
-
-    Names are 1-40 characters: letters, digits, space, ``. _ @ -``. The code is compared in
-    constant time. Raises :class:`InputError` with the reason.
-    """
-    name = (name or "").strip()
-    if not name:
-        raise InputError("enter an annotator name to sign in")
-    if not _NAME.match(name):
-        raise InputError("a name has 1-40 letters, digits, spaces or . _ @ -")
-    if expected_code:
-        if not hmac.compare_digest((code or "").encode(), expected_code.encode()):
-            raise InputError("wrong access code")
-    return name
+from core.store.settings import int_setting
 
 
 def rater_name(annotator: str) -> str:
@@ -44,31 +24,19 @@ def rater_name(annotator: str) -> str:
     return f"human:{annotator}"
 
 
-def get_setting(db: sqlite_utils.Database, key: str, default: str = "") -> str:
-    """A value from table ``settings`` (text), or ``default``."""
-    row = db.execute("select value from settings where key = ?", [key]).fetchone()
-    return row[0] if row else default
-
-
-def set_setting(db: sqlite_utils.Database, key: str, value: Any) -> None:
-    """Set a value in table ``settings``."""
-    db["settings"].upsert({"key": key, "value": str(value)}, pk="key")
-
-
 def required_annotations(db: sqlite_utils.Database) -> int:
     """``k``: how many annotators each item needs (setting ``annotations_per_item``, default 1)."""
-    try:
-        return max(1, int(get_setting(db, "annotations_per_item", "1")))
-    except ValueError:
-        return 1
+    return int_setting(db, "annotations_per_item")
+
+
+def calibration_size(db: sqlite_utils.Database) -> int:
+    """``N``: the first N items of each queue go to every annotator (``calibration_items``)."""
+    return int_setting(db, "calibration_items")
 
 
 def queue_seed(db: sqlite_utils.Database) -> int:
     """The seed of queue orders and A/B orders (setting ``queue_seed``, default 0)."""
-    try:
-        return int(get_setting(db, "queue_seed", "0"))
-    except ValueError:
-        return 0
+    return int_setting(db, "queue_seed")
 
 
 def _hash(text: str) -> str:
@@ -129,9 +97,48 @@ def labellers(db: sqlite_utils.Database, table: str, item_col: str) -> dict[Any,
     return who
 
 
-def open_items(items: Iterable[Hashable], who: dict[Any, set[str]], annotator: str, k: int) -> list:
-    """Of ``items``, those with fewer than ``k`` annotators in ``who`` that exclude ``annotator``."""
-    return [i for i in items if annotator not in who.get(i, ()) and len(who.get(i, ())) < k]
+def team_queue(
+    items: Iterable[Hashable],
+    who: dict[Any, set[str]],
+    annotator: str,
+    *,
+    k: int,
+    seed: int,
+    calibration: int = 0,
+    done: dict[Any, set[str]] | None = None,
+    last: Iterable[Hashable] = (),
+) -> list:
+    """The queue of ``annotator`` over ``items`` (any hashable keys; ordered by their ``str``).
+
+    ``who``: item -> annotators whose label counts towards ``k``; ``done``: item -> annotators
+    who are finished with it (default ``who``; e.g. a skip is done but does not count). An item
+    is open when ``annotator`` is not done with it and it is a calibration item (the first
+    ``calibration`` of the seeded order) or has fewer than ``k`` counted annotators. Order:
+    calibration items, then items started by others (most labels first: closest to complete),
+    then new items; ``last`` items (e.g. identical answers) after the others of their group;
+    ties in the seeded order.
+    """
+    done = who if done is None else done
+    by_str = {str(i): i for i in items}
+    order = [by_str[s] for s in seeded_order(by_str, seed)]
+    calib = set(order[:calibration])
+    late = set(last)
+    rank = {i: n for n, i in enumerate(order)}
+    todo = [
+        i
+        for i in order
+        if annotator not in done.get(i, ()) and (i in calib or len(who.get(i, ())) < k)
+    ]
+    return sorted(
+        todo,
+        key=lambda i: (
+            i not in calib,
+            not who.get(i),
+            i in late,
+            -len(who.get(i, ())),
+            rank[i],
+        ),
+    )
 
 
 def progress_of(items: list, who: dict[Any, set[str]], annotator: str) -> Progress:

@@ -6,14 +6,15 @@ import sqlite_utils
 
 from core.annotation.base import (
     Progress,
+    calibration_size,
     labellers,
-    open_items,
     own_latest,
     progress_of,
     queue_seed,
     required_annotations,
-    seeded_order,
+    team_queue,
 )
+from core.annotation.identity import Annotator, authorise
 from core.errors import InputError
 from core.store.connection import transaction, utcnow
 
@@ -23,7 +24,7 @@ RESOLUTIONS = ("reference_wrong", "model_wrong", "both_acceptable", "ambiguous")
 def resolve_dispute(
     db: sqlite_utils.Database,
     dispute_id: int,
-    annotator: str,
+    who: Annotator,
     resolution: str,
     *,
     corrected_answer: str | None = None,
@@ -31,13 +32,15 @@ def resolve_dispute(
 ) -> int:
     """Append a resolution of a ground-truth dispute (superseding this annotator's previous one).
 
-    ``reference_wrong`` should come with the corrected reference answer.
+    ``reference_wrong`` should come with the corrected reference answer. Stored under the
+    signed-in ``who`` (:func:`core.annotation.identity.authorise`).
     """
     if not resolution:
         raise InputError("choose a resolution first; nothing was stored")
     if resolution not in RESOLUTIONS:
         raise InputError(f"resolution must be one of {', '.join(RESOLUTIONS)}")
     with transaction(db):
+        annotator = authorise(db, who).name
         if not db.execute("select 1 from disputes where id = ?", [dispute_id]).fetchone():
             raise InputError(f"unknown dispute {dispute_id}")
         old = own_latest(
@@ -64,11 +67,13 @@ def resolve_dispute(
 def dispute_queue(
     db: sqlite_utils.Database, annotator: str, dispute_ids: list[int], k: int | None = None
 ) -> list[int]:
-    """Of ``dispute_ids``, those with fewer than ``k`` resolvers that ``annotator`` has not
-    resolved, in the seeded order."""
+    """Of ``dispute_ids``, those ``annotator`` (a name) has not resolved that still need a
+    resolution, in the order of :func:`core.annotation.base.team_queue`."""
     k = k or required_annotations(db)
-    todo = open_items(dispute_ids, labellers(db, "dispute_resolutions", "dispute_id"), annotator, k)
-    return [int(d) for d in seeded_order([str(d) for d in todo], queue_seed(db))]
+    who = labellers(db, "dispute_resolutions", "dispute_id")
+    return team_queue(
+        dispute_ids, who, annotator, k=k, seed=queue_seed(db), calibration=calibration_size(db)
+    )
 
 
 def dispute_progress(db: sqlite_utils.Database, annotator: str, dispute_ids: list[int]) -> Progress:

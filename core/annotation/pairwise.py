@@ -14,15 +14,17 @@ import sqlite_utils
 
 from core.annotation.base import (
     Progress,
+    calibration_size,
     effective_sql,
     own_latest,
     progress_of,
     queue_seed,
     rater_name,
     required_annotations,
-    seeded_order,
     shown_order,
+    team_queue,
 )
+from core.annotation.identity import Annotator, authorise
 from core.errors import InputError
 from core.store.connection import rows, transaction, utcnow
 
@@ -86,29 +88,36 @@ def verdict_queue(
     k: int | None = None,
     identical: Iterable[str] | None = None,
 ) -> list[str]:
-    """Side-by-side items that need a verdict and that ``annotator`` has not done, seeded order.
+    """Side-by-side items that need a verdict and that ``annotator`` (a name) has not done.
 
-    A skip counts as done for the annotator but not towards ``k``. Items whose two answers are
-    the same text (``identical``, default :func:`identical_items`) come after the others, each
-    part in the seeded order: they stay in the queue (informative about ties) but a person's
-    time goes first to pairs that differ.
+    Ordered by :func:`core.annotation.base.team_queue`: calibration items, then items started
+    by others, then new ones. A skip counts as done for the annotator but not towards ``k``.
+    Items whose two answers are the same text (``identical``, default :func:`identical_items`)
+    come after the others of their group: they stay in the queue (informative about ties) but a
+    person's time goes first to pairs that differ.
     """
     k = k or required_annotations(db)
     items = pairwise_items(db) if items is None else items
-    rater = rater_name(annotator)
     done = _human_pairwise_done(db)
-    verdicts: dict[str, int] = {}
+    counted: dict[str, set[str]] = {}
     for r in db.query(
-        "select question_id, system_a, system_b, count(distinct rater) n from judgments t "
+        "select distinct question_id, system_a, system_b, rater from judgments t "
         "where rater_kind = 'human' and kind = 'pairwise' and status = 'ok' and "
-        f"{effective_sql('judgments')} group by 1, 2, 3"
+        f"{effective_sql('judgments')}"
     ):
         key = pair_key(r["question_id"], r["system_a"], r["system_b"])
-        verdicts[key] = verdicts.get(key, 0) + r["n"]
-    todo = [i for i in items if rater not in done.get(i, ()) and verdicts.get(i, 0) < k]
-    same = set(identical_items(db) if identical is None else identical)
-    order = seeded_order(todo, queue_seed(db))
-    return [i for i in order if i not in same] + [i for i in order if i in same]
+        counted.setdefault(key, set()).add(r["rater"])
+    same = identical_items(db) if identical is None else identical
+    return team_queue(
+        items,
+        counted,
+        rater_name(annotator),
+        k=k,
+        seed=queue_seed(db),
+        calibration=calibration_size(db),
+        done=done,
+        last=same,
+    )
 
 
 def verdict_progress(
@@ -160,7 +169,7 @@ def same_text(a: str | None, b: str | None) -> bool:
 def submit_verdict(
     db: sqlite_utils.Database,
     item: dict[str, Any],
-    annotator: str,
+    annotator: Annotator,
     verdict: str,
     rationale: str = "",
     *,
@@ -169,15 +178,16 @@ def submit_verdict(
     """Append a human side-by-side verdict for ``item`` (from :func:`blind_item`); return its id.
 
     ``verdict`` is relative to the order shown. A second verdict by the same annotator on the
-    same item supersedes the first. ``status='skipped'`` records a skip (verdict NULL).
+    same item supersedes the first. ``status='skipped'`` records a skip (verdict NULL). The
+    label is stored under the signed-in ``annotator`` (:func:`authorise`), never another name.
     """
     if status == "ok" and not verdict:
         raise InputError("choose a verdict first (A, B, Equal or None); nothing was stored")
     if status == "ok" and verdict not in PAIRWISE_VERDICTS:
         raise InputError(f"verdict must be one of {', '.join(PAIRWISE_VERDICTS)}")
-    rater = rater_name(annotator)
     s1, s2 = item["system_a"], item["system_b"]
     with transaction(db):
+        rater = authorise(db, annotator).rater
         old = own_latest(
             db,
             "judgments",
@@ -214,19 +224,19 @@ def submit_verdict(
     return int(new_id)
 
 
-def skip_item(db: sqlite_utils.Database, item: dict[str, Any], annotator: str) -> int:
+def skip_item(db: sqlite_utils.Database, item: dict[str, Any], annotator: Annotator) -> int:
     """Record that ``annotator`` skipped ``item`` (a judgment row with status ``skipped``)."""
     return submit_verdict(db, item, annotator, "", status="skipped")
 
 
-def undo_last(db: sqlite_utils.Database, annotator: str) -> int | None:
+def undo_last(db: sqlite_utils.Database, annotator: Annotator) -> int | None:
     """Withdraw this annotator's latest effective side-by-side label (verdict or skip).
 
     Never deletes: appends a row with ``status='withdrawn'`` and verdict NULL superseding it, so
     the item returns to the queue. Returns the new row's id, or None if there was nothing to undo.
     """
-    rater = rater_name(annotator)
     with transaction(db):
+        rater = authorise(db, annotator).rater
         last = rows(
             db,
             "select * from judgments t where rater = ? and kind = 'pairwise' and "

@@ -10,14 +10,15 @@ import sqlite_utils
 from core.annotation import guideline as guideline
 from core.annotation.base import (
     Progress,
+    calibration_size,
     effective_sql,
     labellers,
-    open_items,
     progress_of,
     queue_seed,
     required_annotations,
-    seeded_order,
+    team_queue,
 )
+from core.annotation.identity import Annotator, authorise
 from core.errors import InputError
 from core.store.connection import dumps, rows, transaction, utcnow
 
@@ -38,7 +39,7 @@ class ReviewResult:
 def record_review(
     db: sqlite_utils.Database,
     question_id: str,
-    annotator: str,
+    who: Annotator,
     checklist: dict[str, Any] | None = None,
     *,
     decision: str | None = None,
@@ -58,15 +59,15 @@ def record_review(
     question's ``status`` becomes ``discarded`` or the majority decision of the effective reviews
     (ties: latest). Edits (decision ``edit`` only) of an XRAG question replace its text (the
     original kept in ``metadata``); other questions keep the edited texts in the review only.
-    Appends one row, superseding this annotator's previous review, all in one transaction.
+    Appends one row under the signed-in ``who`` (:func:`core.annotation.identity.authorise`),
+    superseding their previous review, all in one transaction.
     """
     if decision is not None and decision not in REVIEW_DECISIONS:
         raise InputError(f"decision must be one of {', '.join(REVIEW_DECISIONS)}")
-    if not (annotator or "").strip():
-        raise InputError("annotator name is empty")
     edited_question = (edited_question or "").strip() or None
     edited_answer = (edited_answer or "").strip() or None
     with transaction(db):
+        annotator = authorise(db, who).name
         found = rows(db, "select * from questions where id = ?", [question_id])
         if not found:
             raise InputError(f"unknown question {question_id!r}")
@@ -131,7 +132,7 @@ def record_review(
 def submit_review(
     db: sqlite_utils.Database,
     question_id: str,
-    annotator: str,
+    who: Annotator,
     decision: str | None = None,
     *,
     checklist: dict[str, Any] | None = None,
@@ -143,7 +144,7 @@ def submit_review(
     return record_review(
         db,
         question_id,
-        annotator,
+        who,
         checklist,
         decision=decision,
         edited_question=edited_question,
@@ -164,11 +165,13 @@ def effective_reviews(db: sqlite_utils.Database, question_id: str) -> list[dict]
 def review_queue(
     db: sqlite_utils.Database, annotator: str, question_ids: list[str], k: int | None = None
 ) -> list[str]:
-    """Of ``question_ids``, those with fewer than ``k`` reviewers that ``annotator`` has not
-    reviewed, in the seeded order."""
+    """Of ``question_ids``, those ``annotator`` (a name) has not reviewed that still need a
+    review, in the order of :func:`core.annotation.base.team_queue`."""
     k = k or required_annotations(db)
-    todo = open_items(question_ids, labellers(db, "reviews", "question_id"), annotator, k)
-    return seeded_order(todo, queue_seed(db))
+    who = labellers(db, "reviews", "question_id")
+    return team_queue(
+        question_ids, who, annotator, k=k, seed=queue_seed(db), calibration=calibration_size(db)
+    )
 
 
 def review_progress(db: sqlite_utils.Database, annotator: str, question_ids: list[str]) -> Progress:

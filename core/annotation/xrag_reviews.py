@@ -8,6 +8,7 @@ from typing import Any
 import sqlite_utils
 
 from core.annotation.guideline import CHECKLIST_FIELDS
+from core.annotation.identity import Annotator
 from core.annotation.reviews import record_review
 from core.errors import InputError
 from core.store.connection import rows
@@ -37,7 +38,7 @@ def current_reviews(
 def apply_review(
     db: sqlite_utils.Database,
     question_id: str,
-    annotator: str,
+    who: Annotator,
     checklist: dict[str, Any],
     note: str = "",
     decision: str | None = None,
@@ -46,7 +47,7 @@ def apply_review(
     given, or derived from the checklist when None). Returns ``{"review_id", "status",
     "reason"}``."""
     _question(db, question_id)
-    out = record_review(db, question_id, annotator, checklist, decision=decision, note=note)
+    out = record_review(db, question_id, who, checklist, decision=decision, note=note)
     return {"review_id": out.review_id, "status": out.status, "reason": out.reason}
 
 

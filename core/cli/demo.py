@@ -29,7 +29,10 @@ from typing import Any
 
 import sqlite_utils
 
+from core.store.settings import get_setting, update_setting
+
 DEMO_DIR = Path(__file__).resolve().parents[2] / "demo"
+DEMO_ANNOTATIONS_PER_ITEM = 2
 
 
 def build_demo(
@@ -42,6 +45,10 @@ def build_demo(
     """Build (or refresh) the demo database; return what each step did and how long it took."""
     demo_dir = demo_dir or DEMO_DIR
     summary: dict[str, Any] = {}
+    if get_setting(db, "annotations_per_item") == "":
+        # Two annotations per item, so two people meet on the same items and their agreement
+        # (and adjudication of their disagreements) appears. A value set earlier is kept.
+        update_setting(db, "annotations_per_item", DEMO_ANNOTATIONS_PER_ITEM)
 
     def step(name: str, fn: Callable[[], Any]) -> None:
         start = time.perf_counter()

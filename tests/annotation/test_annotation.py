@@ -5,8 +5,9 @@ from __future__ import annotations
 import pytest
 from browser_support import build_fixture_db
 
-from core.annotation.base import check_sign_in, required_annotations, seeded_order, set_setting
+from core.annotation.base import required_annotations, seeded_order
 from core.annotation.disputes import dispute_progress, dispute_queue, resolve_dispute
+from core.annotation.identity import sign_in_open
 from core.annotation.pairwise import (
     blind_item,
     identical_items,
@@ -22,6 +23,7 @@ from core.annotation.pairwise import (
 from core.annotation.reviews import effective_reviews, review_progress, review_queue, submit_review
 from core.errors import InputError
 from core.store.database import open_db
+from core.store.settings import set_setting
 
 
 @pytest.fixture
@@ -33,22 +35,16 @@ def fdb(tmp_path):
     db.conn.close()
 
 
-def test_sign_in_checks_name_and_code():
-    assert check_sign_in("  alice ") == "alice"
-    assert check_sign_in("bob", "c0de", "c0de") == "bob"
-    for bad in ("", "<script>", "x" * 41):
-        with pytest.raises(InputError):
-            check_sign_in(bad)
-    with pytest.raises(InputError, match="access code"):
-        check_sign_in("bob", "nope", "c0de")
-
-
 def test_review_supersedes_own_and_keeps_original(fdb):
     db, ids = fdb
     q = ids["generated"][0]
-    first = submit_review(db, q, "alice", "accept", checklist={"answerable": True})
-    second = submit_review(db, q, "alice", "edit", edited_question="Better question?")
-    other = submit_review(db, q, "bob", "edit", edited_answer="A fix.")
+    first = submit_review(
+        db, q, sign_in_open(db, "alice"), "accept", checklist={"answerable": True}
+    )
+    second = submit_review(
+        db, q, sign_in_open(db, "alice"), "edit", edited_question="Better question?"
+    )
+    other = submit_review(db, q, sign_in_open(db, "bob"), "edit", edited_answer="A fix.")
     rows = {r["id"]: r for r in db.query("select * from reviews")}
     assert rows[second]["supersedes"] == first and rows[other]["supersedes"] is None
     eff = effective_reviews(db, q)
@@ -58,12 +54,12 @@ def test_review_supersedes_own_and_keeps_original(fdb):
     with pytest.raises(Exception, match="append-only"):
         db.execute("update reviews set decision = 'reject' where id = ?", [first])
     with pytest.raises(InputError, match="needs an edited question or a corrected answer"):
-        submit_review(db, q, "alice", "edit")  # an edit needs a text
+        submit_review(db, q, sign_in_open(db, "alice"), "edit")  # an edit needs a text
     with pytest.raises(InputError, match="Accept is refused.*not answerable"):
-        submit_review(db, q, "alice", "accept", checklist={"answerable": False})
+        submit_review(db, q, sign_in_open(db, "alice"), "accept", checklist={"answerable": False})
     assert len(effective_reviews(db, q)) == 2  # refused: nothing was written
     with pytest.raises(InputError):
-        submit_review(db, q, "alice", "maybe")
+        submit_review(db, q, sign_in_open(db, "alice"), "maybe")
 
 
 def test_review_queue_k_annotations_and_progress(fdb):
@@ -73,10 +69,10 @@ def test_review_queue_k_annotations_and_progress(fdb):
     assert required_annotations(db) == 2
     queue = review_queue(db, "alice", qs)
     assert sorted(queue) == sorted(qs) and queue == seeded_order(qs, 0)
-    submit_review(db, queue[0], "alice", "accept")
+    submit_review(db, queue[0], sign_in_open(db, "alice"), "accept")
     assert queue[0] not in review_queue(db, "alice", qs)
     assert queue[0] in review_queue(db, "bob", qs)  # still needs a 2nd label
-    submit_review(db, queue[0], "bob", "reject")
+    submit_review(db, queue[0], sign_in_open(db, "bob"), "reject")
     assert queue[0] not in review_queue(db, "carol", qs)  # k reached
     assert str(review_progress(db, "alice", qs)) == f"1 of {len(qs)} done"
     set_setting(db, "queue_seed", 5)
@@ -92,7 +88,7 @@ def test_verdict_order_is_seeded_per_annotator_and_stored(fdb):
     item = blind_item(db, items[0], "alice")
     assert item == blind_item(db, items[0], "alice")  # reproducible
     assert (item["system_a"] < item["system_b"]) == (item["order_shown"] == "ab")
-    jid = submit_verdict(db, item, "alice", "A", "clearer")
+    jid = submit_verdict(db, item, sign_in_open(db, "alice"), "A", "clearer")
     row = next(db.query("select * from judgments where id = ?", [jid]))
     assert (row["rater"], row["rater_kind"], row["system_a"], row["order_shown"]) == (
         "human:alice",
@@ -100,13 +96,13 @@ def test_verdict_order_is_seeded_per_annotator_and_stored(fdb):
         item["system_a"],
         item["order_shown"],
     )
-    again = submit_verdict(db, item, "alice", "B")
+    again = submit_verdict(db, item, sign_in_open(db, "alice"), "B")
     assert (
         next(db.query("select supersedes from judgments where id = ?", [again]))["supersedes"]
         == jid
     )
     with pytest.raises(InputError):
-        submit_verdict(db, item, "alice", "maybe")
+        submit_verdict(db, item, sign_in_open(db, "alice"), "maybe")
 
 
 def test_verdict_queue_skip_and_undo(fdb):
@@ -114,33 +110,35 @@ def test_verdict_queue_skip_and_undo(fdb):
     queue = verdict_queue(db, "alice")
     assert len(queue) == 21
     first = blind_item(db, queue[0], "alice")
-    submit_verdict(db, first, "alice", "Equal")
+    submit_verdict(db, first, sign_in_open(db, "alice"), "Equal")
     second = blind_item(db, queue[1], "alice")
-    skip_item(db, second, "alice")
+    skip_item(db, second, sign_in_open(db, "alice"))
     assert verdict_queue(db, "alice")[0] == queue[2]
     assert str(verdict_progress(db, "alice")) == "2 of 21 done"
     # A skip does not count towards k = 1; a verdict does.
     assert queue[1] in verdict_queue(db, "bob") and queue[0] not in verdict_queue(db, "bob")
     n = db["judgments"].count
-    undo = undo_last(db, "alice")  # withdraws the skip
+    undo = undo_last(db, sign_in_open(db, "alice"))  # withdraws the skip
     assert db["judgments"].count == n + 1
     assert next(db.query("select status, verdict from judgments where id = ?", [undo])) == {
         "status": "withdrawn",
         "verdict": None,
     }
     assert queue[1] in verdict_queue(db, "alice")
-    undo_last(db, "alice")  # withdraws the verdict
+    undo_last(db, sign_in_open(db, "alice"))  # withdraws the verdict
     assert verdict_queue(db, "alice")[0] == queue[0]
-    assert undo_last(db, "alice") is None
-    assert undo_last(db, "nobody") is None
+    assert undo_last(db, sign_in_open(db, "alice")) is None
+    assert undo_last(db, sign_in_open(db, "nobody")) is None
 
 
 def test_resolve_dispute_and_queue(fdb):
     db, ids = fdb
     d = ids["disputes"]
     assert dispute_queue(db, "alice", d) == [int(x) for x in seeded_order([str(x) for x in d], 0)]
-    first = resolve_dispute(db, d[0], "alice", "model_wrong")
-    second = resolve_dispute(db, d[0], "alice", "reference_wrong", corrected_answer="X")
+    first = resolve_dispute(db, d[0], sign_in_open(db, "alice"), "model_wrong")
+    second = resolve_dispute(
+        db, d[0], sign_in_open(db, "alice"), "reference_wrong", corrected_answer="X"
+    )
     assert (
         next(db.query("select supersedes from dispute_resolutions where id = ?", [second]))[
             "supersedes"
@@ -150,9 +148,9 @@ def test_resolve_dispute_and_queue(fdb):
     assert d[0] not in dispute_queue(db, "alice", d)
     assert str(dispute_progress(db, "alice", d)) == f"1 of {len(d)} done"
     with pytest.raises(InputError):
-        resolve_dispute(db, d[0], "alice", "dunno")
+        resolve_dispute(db, d[0], sign_in_open(db, "alice"), "dunno")
     with pytest.raises(InputError):
-        resolve_dispute(db, 999, "alice", "ambiguous")
+        resolve_dispute(db, 999, sign_in_open(db, "alice"), "ambiguous")
 
 
 def test_no_verdict_or_resolution_is_refused_and_nothing_stored(fdb):
@@ -161,9 +159,9 @@ def test_no_verdict_or_resolution_is_refused_and_nothing_stored(fdb):
     item = blind_item(db, verdict_queue(db, "alice")[0], "alice")
     for missing in (None, ""):
         with pytest.raises(InputError, match="choose a verdict"):
-            submit_verdict(db, item, "alice", missing)
+            submit_verdict(db, item, sign_in_open(db, "alice"), missing)
         with pytest.raises(InputError, match="choose a resolution"):
-            resolve_dispute(db, ids["disputes"][0], "alice", missing)
+            resolve_dispute(db, ids["disputes"][0], sign_in_open(db, "alice"), missing)
     assert db.execute("select count(*) from judgments").fetchone()[0] == n
     assert db.execute("select count(*) from dispute_resolutions").fetchone()[0] == 0
 
@@ -188,14 +186,14 @@ def test_nobody_can_change_another_annotators_labels(fdb):
     row that supersedes someone else's (review, resolution or verdict), even a raw INSERT."""
     db, ids = fdb
     q, d = ids["generated"][0], ids["disputes"][0]
-    alice_review = submit_review(db, q, "alice", "accept")
-    submit_review(db, q, "bob", "reject")  # bob's own row, alice's stays
+    alice_review = submit_review(db, q, sign_in_open(db, "alice"), "accept")
+    submit_review(db, q, sign_in_open(db, "bob"), "reject")  # bob's own row, alice's stays
     assert alice_review in {r["id"] for r in effective_reviews(db, q)}
-    alice_res = resolve_dispute(db, d, "alice", "model_wrong")
-    resolve_dispute(db, d, "bob", "ambiguous")
+    alice_res = resolve_dispute(db, d, sign_in_open(db, "alice"), "model_wrong")
+    resolve_dispute(db, d, sign_in_open(db, "bob"), "ambiguous")
     item = blind_item(db, verdict_queue(db, "alice")[0], "alice")
-    alice_verdict = submit_verdict(db, item, "alice", "A")
-    assert undo_last(db, "bob") is None  # bob has nothing to undo
+    alice_verdict = submit_verdict(db, item, sign_in_open(db, "alice"), "A")
+    assert undo_last(db, sign_in_open(db, "bob")) is None  # bob has nothing to undo
     effective = {
         r[0]
         for r in db.execute(

@@ -33,9 +33,10 @@ def empty_db(tmp_path, monkeypatch) -> Path:
 
 
 def page(path: str, annotator: str | None = "alice") -> AppTest:
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60).run()
-    if annotator:
-        at.session_state["annotator"] = annotator
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
+    if annotator:  # open mode (no accounts): the name in the link signs in
+        at.query_params["name"] = annotator
+    at.run()
     if path != "app.py":
         at.switch_page(path)
     return at.run()
@@ -72,18 +73,17 @@ def test_every_page_renders_on_fixture_db(fixture_db, path):
     ok(page(path))
 
 
-def test_sign_in_and_access_code(fixture_db, monkeypatch):
-    monkeypatch.setenv("WORKBENCH_ACCESS_CODE", "s3cret")
+def test_open_mode_sign_in_by_name(fixture_db):
     at = ok(page("pages/1_Review_questions.py", annotator=None))
     assert any("Sign in" in i.value for i in at.info)
+    assert any("Open mode" in w.value for w in at.sidebar.warning)
+    at.sidebar.text_input(key="sign_in_name").set_value("<script>")
+    ok(button(at, "Sign in").click().run())
+    assert any("a name has" in e.value for e in at.error)
     at.sidebar.text_input(key="sign_in_name").set_value("bob")
-    at.sidebar.text_input(key="sign_in_code").set_value("wrong")
     ok(button(at, "Sign in").click().run())
-    assert at.session_state.get("annotator") is None
-    assert any("wrong access code" in e.value for e in at.error)
-    at.sidebar.text_input(key="sign_in_code").set_value("s3cret")
-    ok(button(at, "Sign in").click().run())
-    assert at.session_state["annotator"] == "bob"
+    assert at.session_state["signed_in"][1].name == "bob"
+    assert at.query_params["name"] == "bob"
 
 
 REVIEW = "pages/1_Review_questions.py"
@@ -462,7 +462,7 @@ def test_leaderboard_ranks_disjoint_tournaments_separately(fixture_db):
     assert group.value == "other-w"  # the largest first
     names = set(at.dataframe[0].value["name"])
     assert names == {"other-x", "other-y", "other-z", "other-w"}
-    assert not at.warning  # no prior needed
+    assert not at.main.warning  # no prior needed (the sidebar says open mode)
     group.set_value("fixture-a").run()
     assert set(ok(at).dataframe[0].value["name"]) == {"fixture-a", "fixture-b", "fixture-c"}
     rater = [s for s in at.selectbox if s.label == "Rater"][0]

@@ -11,6 +11,7 @@ from streamlit.testing.v1 import AppTest
 from core.cli.demo import build_demo
 from core.store.connection import rows
 from core.store.database import open_db
+from core.store.settings import all_settings
 
 ROOT = Path(__file__).resolve().parents[2]
 PAGES = ["app.py", *sorted(f"pages/{p.name}" for p in (ROOT / "pages").glob("[0-9]*.py"))]
@@ -43,6 +44,8 @@ def test_demo_fills_every_stage(demo_db):
         assert db["exam_grades"].count > 0 and db["xrag_results"].count > 0
         # The demo's systems are offline baselines, named as such.
         assert all(r["model"].startswith("offline:") for r in rows(db, "select model from systems"))
+        # Two annotations per item: two people meet on the same items (agreement, adjudication).
+        assert all_settings(db)["annotations_per_item"] == 2
     finally:
         db.conn.close()
 
@@ -75,8 +78,9 @@ def test_demo_rebuild_is_idempotent(demo_db, tmp_path):
 def test_every_page_renders_on_demo_db(demo_db, path, monkeypatch):
     monkeypatch.setenv("WORKBENCH_DB", str(demo_db))
     monkeypatch.delenv("WORKBENCH_ACCESS_CODE", raising=False)
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=90).run()
-    at.session_state["annotator"] = "demo-viewer"
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=90)
+    at.query_params["name"] = "demo-viewer"  # open mode: the demo has no accounts
+    at.run()
     if path != "app.py":
         at.switch_page(path)
     at.run()

@@ -9,6 +9,7 @@ import pytest
 from browser_support import build_fixture_db
 
 from core.annotation.disputes import resolve_dispute
+from core.annotation.identity import sign_in_open
 from core.annotation.pairwise import blind_item, pair_key, submit_verdict, undo_last, verdict_queue
 from core.annotation.reviews import submit_review
 from core.store.database import open_db
@@ -128,8 +129,12 @@ def test_question_detail_has_entity_passages_and_documents(fdb):
     assert d["entity"]["name"] == "Soames" and d["passages"]
     assert any("**Soames**" in p["markdown"] for p in d["passages"])
     assert [x["id"] for x in d["documents"]] == [ids["document_id"]]
-    submit_review(db, ids["generated"][0], "a", "accept", checklist={"answerable": True})
-    submit_review(db, ids["generated"][0], "b", "reject", checklist={"answerable": True})
+    submit_review(
+        db, ids["generated"][0], sign_in_open(db, "a"), "accept", checklist={"answerable": True}
+    )
+    submit_review(
+        db, ids["generated"][0], sign_in_open(db, "b"), "reject", checklist={"answerable": True}
+    )
     agree = question_detail(db, ids["generated"][0])["review_agreement"]
     assert (
         agree["pairwise_agreement"]["decision"] == 0
@@ -143,8 +148,10 @@ def test_dispute_detail_tally_and_export(fdb):
     assert d["gt"]["verdict"] == "no" and d["ctx"]["verdict"] == "yes"
     assert [e["verified"] for e in d["ctx"]["evidence"]] == [True, False]
     assert len(d["references"]) >= 1
-    resolve_dispute(db, ids["disputes"][0], "a", "reference_wrong", corrected_answer="Fixed.")
-    resolve_dispute(db, ids["disputes"][1], "a", "model_wrong")
+    resolve_dispute(
+        db, ids["disputes"][0], sign_in_open(db, "a"), "reference_wrong", corrected_answer="Fixed."
+    )
+    resolve_dispute(db, ids["disputes"][1], sign_in_open(db, "a"), "model_wrong")
     t = dispute_tally(db)
     assert t["counts"]["reference_wrong"] == 1 and t["reference_wrong_share"] == 0.5
     assert 0 < t["ci"][0] < 0.5 < t["ci"][1] < 1
@@ -188,8 +195,8 @@ def test_agreement_views(fdb):
     db, _ = fdb
     for key in verdict_queue(db, "alice")[:6]:
         item = blind_item(db, key, "alice")
-        submit_verdict(db, item, "alice", "A")
-        submit_verdict(db, blind_item(db, key, "bob"), "bob", "A")
+        submit_verdict(db, item, sign_in_open(db, "alice"), "A")
+        submit_verdict(db, blind_item(db, key, "bob"), sign_in_open(db, "bob"), "A")
     ov = agreement_overview(db, "pairwise")
     pairs = set(zip(ov["table"]["rater_a"], ov["table"]["rater_b"]))
     assert ("auto:fixture-sxs", "human:alice") in pairs
@@ -234,14 +241,14 @@ def test_live_leaderboard_reads_only_new_judgments(fdb):
     assert seen == db.execute("select max(id) from judgments where kind = 'pairwise'").fetchone()[0]
     assert live.result(db, n_boot=0)[0] is lb  # memoised: no refit
     item = blind_item(db, verdict_queue(db, "alice")[0], "alice")
-    submit_verdict(db, item, "alice", "A")
+    submit_verdict(db, item, sign_in_open(db, "alice"), "A")
     calls = []
     refresh = live.board.refresh
     live.board.refresh = lambda d: calls.append(refresh(d)) or calls[-1]
     lb2, _, _, seen2 = live.result(db, n_boot=0)
     assert calls == [1] and seen2 > seen  # one new row read
     assert int(lb2.count_matrix().sum() / 2) == n0 + 1
-    undo_last(db, "alice")  # retracted incrementally
+    undo_last(db, sign_in_open(db, "alice"))  # retracted incrementally
     assert int(live.result(db, n_boot=0)[0].count_matrix().sum() / 2) == n0
     human = LiveLeaderboard("human").result(db, n_boot=0)
     assert human[0] is None and "no pairwise verdicts" in human[1]

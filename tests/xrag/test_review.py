@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from core.annotation.guideline import CHECKLIST_FIELDS
+from core.annotation.identity import sign_in_open
 from core.annotation.xrag_reviews import apply_review, label_distribution
 from core.errors import InputError
 from core.store.connection import rows
@@ -50,7 +51,7 @@ def test_checklist_spec_has_guideline_fields():
 
 def test_sufficient_discards_question_and_translations(items):
     db, ids = items
-    out = apply_review(db, ids[0], "ann", {**OK, "support_b": "Sufficient"})
+    out = apply_review(db, ids[0], sign_in_open(db, "ann"), {**OK, "support_b": "Sufficient"})
     assert out["status"] == "discarded" and "article B alone" in out["reason"]
     q = rows(db, "select status, metadata from questions where id = ?", [ids[0]])[0]
     assert q["status"] == "discarded" and "Sufficient" in q["metadata"]["status_reason"]
@@ -62,10 +63,10 @@ def test_sufficient_discards_question_and_translations(items):
 
 def test_any_annotators_sufficient_keeps_it_discarded(items):
     db, ids = items
-    apply_review(db, ids[1], "ann", {**OK, "support_a": "Sufficient"})
-    assert apply_review(db, ids[1], "bob", OK)["status"] == "discarded"
+    apply_review(db, ids[1], sign_in_open(db, "ann"), {**OK, "support_a": "Sufficient"})
+    assert apply_review(db, ids[1], sign_in_open(db, "bob"), OK)["status"] == "discarded"
     # ann changes her mind: a superseding row, the old one is kept (append-only)
-    assert apply_review(db, ids[1], "ann", OK)["status"] == "accepted"
+    assert apply_review(db, ids[1], sign_in_open(db, "ann"), OK)["status"] == "accepted"
     revs = rows(
         db, "select annotator, supersedes from reviews where question_id = ? order by id", [ids[1]]
     )
@@ -75,19 +76,26 @@ def test_any_annotators_sufficient_keeps_it_discarded(items):
 
 def test_correction_and_rejection(items):
     db, ids = items
-    out = apply_review(db, ids[2], "ann", {**OK, "answer_correct": False, "correction": "42"})
+    out = apply_review(
+        db, ids[2], sign_in_open(db, "ann"), {**OK, "answer_correct": False, "correction": "42"}
+    )
     assert out["status"] == "edited"
     q = rows(db, "select answers, metadata from questions where id = ?", [ids[2]])[0]
     assert q["answers"] == ["42"] and q["metadata"]["original_answers"]
     with pytest.raises(InputError, match="corrected answer"):
-        apply_review(db, ids[3], "ann", {**OK, "answer_correct": False})
-    assert apply_review(db, ids[3], "ann", {**OK, "intelligible": False})["status"] == "rejected"
+        apply_review(db, ids[3], sign_in_open(db, "ann"), {**OK, "answer_correct": False})
+    assert (
+        apply_review(db, ids[3], sign_in_open(db, "ann"), {**OK, "intelligible": False})["status"]
+        == "rejected"
+    )
 
 
 def test_translation_review_edits(items):
     db, ids = items
     tid = f"{ids[0]}.de"
-    out = apply_review(db, tid, "ann", {"translation_ok": False, "edited_question": "Neu?"})
+    out = apply_review(
+        db, tid, sign_in_open(db, "ann"), {"translation_ok": False, "edited_question": "Neu?"}
+    )
     assert out["status"] == "edited"
     assert rows(db, "select question from questions where id = ?", [tid])[0]["question"] == "Neu?"
 
@@ -104,15 +112,17 @@ def test_translation_review_edits(items):
 def test_bad_checklists_are_refused_without_writing(items, bad, msg):
     db, ids = items
     with pytest.raises(InputError, match=msg):
-        apply_review(db, ids[0], "ann", bad)
+        apply_review(db, ids[0], sign_in_open(db, "ann"), bad)
     assert db["reviews"].count == 0
 
 
 def test_label_distribution(items):
     db, ids = items
-    apply_review(db, ids[0], "ann", {**OK, "support_a": "Sufficient"})
-    apply_review(db, ids[1], "ann", OK)
-    apply_review(db, ids[2], "ann", {**OK, "support_b": "None", "answerable": False})
+    apply_review(db, ids[0], sign_in_open(db, "ann"), {**OK, "support_a": "Sufficient"})
+    apply_review(db, ids[1], sign_in_open(db, "ann"), OK)
+    apply_review(
+        db, ids[2], sign_in_open(db, "ann"), {**OK, "support_b": "None", "answerable": False}
+    )
     dist = label_distribution(db)
     assert dist["n_reviews"] == 3 and dist["discarded_sufficient"] == 1
     assert dist["fields"]["support_a"] == {"Sufficient": 1, "Some": 2}
@@ -137,12 +147,14 @@ def test_one_write_path_for_every_review(items):
     assert checklist_fields({**q, "parent_id": ids[4]}) is TRANSLATION_FIELDS
     assert checklist_fields({"origin": "generated"}) is SINGLE_DOCUMENT_FIELDS
     # an explicit "accept" is recorded as chosen but does not override the Sufficient filter
-    out = record_review(db, ids[4], "ann", {"support_a": "Sufficient"}, decision="accept")
+    out = record_review(
+        db, ids[4], sign_in_open(db, "ann"), {"support_a": "Sufficient"}, decision="accept"
+    )
     assert (out.status, out.decision) == ("discarded", "accept") and "Sufficient" in out.reason
     # the translations get the translation fields; the English ones are refused there
     with pytest.raises(InputError, match="unknown checklist fields"):
-        record_review(db, f"{ids[5]}.de", "ann", OK)
-    out = record_review(db, f"{ids[5]}.de", "ann", {"translation_ok": True})
+        record_review(db, f"{ids[5]}.de", sign_in_open(db, "ann"), OK)
+    out = record_review(db, f"{ids[5]}.de", sign_in_open(db, "ann"), {"translation_ok": True})
     assert out.status == "accepted"
     stored = rows(db, "select checklist from reviews where id = ?", [out.review_id])[0]
     assert stored["checklist"] == {"translation_ok": True}
@@ -154,7 +166,7 @@ def test_sufficient_discards_whatever_the_decision(items, decision):
     out = apply_review(
         db,
         ids[0],
-        "ann",
+        sign_in_open(db, "ann"),
         {**OK, "support_a": "Sufficient", "correction": "x"}
         if decision == "edit"
         else {**OK, "support_a": "Sufficient"},
@@ -195,7 +207,7 @@ def test_refused_decisions_write_nothing(items, checklist, decision, kw, msg):
 
     db, ids = items
     with pytest.raises(InputError, match=msg):
-        record_review(db, ids[0], "ann", checklist, decision=decision, **kw)
+        record_review(db, ids[0], sign_in_open(db, "ann"), checklist, decision=decision, **kw)
     assert db["reviews"].count == 0
     assert rows(db, "select status from questions where id = ?", [ids[0]])[0]["status"] not in (
         "accepted",
@@ -211,7 +223,9 @@ def test_explicit_decisions_on_an_xrag_question(items):
     db, ids = items
     before = rows(db, "select question, answers from questions where id = ?", [ids[1]])[0]
     # Reject needs nothing more, even with a positive checklist; a typed edit is not applied
-    out = record_review(db, ids[1], "ann", OK, decision="reject", edited_question="Other?")
+    out = record_review(
+        db, ids[1], sign_in_open(db, "ann"), OK, decision="reject", edited_question="Other?"
+    )
     assert (out.decision, out.status) == ("reject", "rejected")
     stored = rows(db, "select * from reviews where id = ?", [out.review_id])[0]
     assert stored["edited_question"] is None and stored["note"] == ""
@@ -221,14 +235,21 @@ def test_explicit_decisions_on_an_xrag_question(items):
     )
     # Save edit with a corrected answer: the reference changes, the original is kept
     out = record_review(
-        db, ids[1], "ann", {**OK, "answer_correct": False, "correction": "42"}, decision="edit"
+        db,
+        ids[1],
+        sign_in_open(db, "ann"),
+        {**OK, "answer_correct": False, "correction": "42"},
+        decision="edit",
     )
     assert (out.decision, out.status) == ("edit", "edited")
     q = rows(db, "select answers, metadata from questions where id = ?", [ids[1]])[0]
     assert q["answers"] == ["42"] and q["metadata"]["original_answers"] == before["answers"]
     # majority of current decisions: bob and carol accept, ann's edit is outvoted
-    record_review(db, ids[1], "bob", OK, decision="accept")
-    assert record_review(db, ids[1], "carol", OK, decision="accept").status == "accepted"
+    record_review(db, ids[1], sign_in_open(db, "bob"), OK, decision="accept")
+    assert (
+        record_review(db, ids[1], sign_in_open(db, "carol"), OK, decision="accept").status
+        == "accepted"
+    )
     assert len(effective_reviews(db, ids[1])) == 3
 
 
@@ -238,17 +259,25 @@ def test_explicit_decisions_on_a_translation(items):
     db, ids = items
     tid = f"{ids[2]}.de"
     with pytest.raises(InputError, match="does not keep the meaning"):
-        record_review(db, tid, "ann", {"translation_ok": False}, decision="accept")
+        record_review(
+            db, tid, sign_in_open(db, "ann"), {"translation_ok": False}, decision="accept"
+        )
     with pytest.raises(InputError, match="corrected translation"):
-        record_review(db, tid, "ann", {"translation_ok": False}, decision="edit")
+        record_review(db, tid, sign_in_open(db, "ann"), {"translation_ok": False}, decision="edit")
     assert db["reviews"].count == 0
     out = record_review(
-        db, tid, "ann", {"translation_ok": False, "edited_answer": "Zwei"}, decision="edit"
+        db,
+        tid,
+        sign_in_open(db, "ann"),
+        {"translation_ok": False, "edited_answer": "Zwei"},
+        decision="edit",
     )
     assert out.status == "edited"
     q = rows(db, "select answers, metadata from questions where id = ?", [tid])[0]
     assert q["answers"] == ["Zwei"] and q["metadata"]["original_answers"]
     assert (
-        record_review(db, tid, "ann", {"translation_ok": False}, decision="reject").status
+        record_review(
+            db, tid, sign_in_open(db, "ann"), {"translation_ok": False}, decision="reject"
+        ).status
         == "rejected"
     )

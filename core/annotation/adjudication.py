@@ -1,0 +1,127 @@
+"""Adjudication: items people disagree on go to an adjudicator, whose settled label is the gold.
+
+An item is *in disagreement* when its effective labels (skips aside) from two or more people
+differ. An adjudicator (role ``adjudicator`` or ``admin``; anyone signed in, in open mode) who
+did not label the item sees every label with its rationale and name, and settles it
+(:func:`adjudicate`, table ``adjudications``, append-only). The item's *gold* label
+(:func:`gold_labels`) is the latest settled label, or else the unanimous label of two or more
+people.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import sqlite_utils
+
+from core.annotation.base import effective_sql, own_latest
+from core.annotation.identity import Annotator, authorise
+from core.annotation.tasks import LABELS, check_task, human_labels
+from core.errors import InputError
+from core.store.connection import rows, transaction, utcnow
+
+
+def _by_item(db: sqlite_utils.Database, task: str) -> dict[str, list[dict[str, Any]]]:
+    items: dict[str, list[dict[str, Any]]] = {}
+    for r in human_labels(db, task):
+        if r["status"] == "ok":
+            items.setdefault(r["item"], []).append(r)
+    return items
+
+
+def settled(db: sqlite_utils.Database, task: str) -> dict[str, dict[str, Any]]:
+    """Item -> its effective adjudication (latest row of any adjudicator), for ``task``."""
+    out: dict[str, dict[str, Any]] = {}
+    for r in rows(
+        db,
+        f"select * from adjudications t where task = ? and {effective_sql('adjudications')} "
+        "order by id",
+        [check_task(task)],
+    ):
+        out[r["item_key"]] = r
+    return out
+
+
+def disagreements(
+    db: sqlite_utils.Database, task: str, *, open_only: bool = False
+) -> list[dict[str, Any]]:
+    """Items of ``task`` whose people gave different labels, oldest disagreement first.
+
+    Each: ``item``, ``question_id``, ``labels`` (every effective label: ``annotator``,
+    ``label``, ``rationale``, ``created_at``) and ``settled`` (the adjudication, or None).
+    ``open_only``: only those not settled yet.
+    """
+    done = settled(db, task)
+    out = []
+    for item, labels in _by_item(db, task).items():
+        if len({r["label"] for r in labels}) < 2:
+            continue
+        if open_only and item in done:
+            continue
+        out.append(
+            {
+                "item": item,
+                "question_id": labels[0]["question_id"],
+                "labels": labels,
+                "settled": done.get(item),
+            }
+        )
+    return out
+
+
+def adjudicate(
+    db: sqlite_utils.Database,
+    who: Annotator,
+    task: str,
+    item: str,
+    label: str,
+    rationale: str = "",
+) -> int:
+    """Settle a disagreement of ``task`` on ``item`` with ``label``; return the new row's id.
+
+    Needs the adjudicator role (:func:`authorise`); refused when ``who`` labelled the item
+    (someone else settles it) or the item is not in disagreement. A second decision by the same
+    adjudicator supersedes the first. Writes nothing on refusal.
+    """
+    check_task(task)
+    if label not in LABELS[task]:
+        raise InputError(f"label must be one of {', '.join(LABELS[task])}; nothing was stored")
+    item = str(item)
+    with transaction(db):
+        name = authorise(db, who, "adjudicator").name
+        labels = _by_item(db, task).get(item, [])
+        if len({r["label"] for r in labels}) < 2:
+            raise InputError(f"{task} item {item!r} is not in disagreement; nothing was stored")
+        if any(r["annotator"] == name for r in labels):
+            raise InputError("you labelled this item yourself; another adjudicator settles it")
+        old = own_latest(
+            db, "adjudications", "t.task = ? and t.item_key = ?", [task, item], "adjudicator", name
+        )
+        new_id = (
+            db["adjudications"]
+            .insert(
+                {
+                    "task": task,
+                    "item_key": item,
+                    "label": label,
+                    "rationale": rationale or "",
+                    "adjudicator": name,
+                    "supersedes": old["id"] if old else None,
+                    "created_at": utcnow(),
+                }
+            )
+            .last_pk
+        )
+    return int(new_id)
+
+
+def gold_labels(db: sqlite_utils.Database, task: str) -> dict[str, str]:
+    """Item -> gold label: the settled label, else the unanimous label of 2+ people."""
+    gold = {}
+    for item, labels in _by_item(db, task).items():
+        people = {r["annotator"] for r in labels}
+        values = {r["label"] for r in labels}
+        if len(people) >= 2 and len(values) == 1:
+            gold[item] = next(iter(values))
+    gold.update({item: r["label"] for item, r in settled(db, task).items()})
+    return gold

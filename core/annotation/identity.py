@@ -1,0 +1,118 @@
+"""Who is labelling: the :class:`Annotator` value that only sign-in produces, and authorisation.
+
+Sign-in is by personal token (:func:`sign_in_token`, accounts made with ``python -m core
+annotators add``) or, while no account exists at all (the key-free demo), by a bare name in
+*open mode* (:func:`sign_in_open`). Every write path of the annotation API takes an
+``Annotator`` and calls :func:`authorise`, which re-checks it against the database inside the
+write: an open-mode annotator is refused once accounts exist, a revoked account is refused, and a
+role below the one needed is refused. A label is always stored under the annotator's own name, so
+no code path can record or withdraw a label for someone else.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import secrets
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+import sqlite_utils
+
+from core.errors import AccessError
+from core.store.accounts import accounts_exist, active_account, check_name, verify_token
+from core.store.connection import transaction
+from core.store.settings import update_setting
+
+OPEN_ROLE = "open"
+#: Role order: a higher role may do what a lower one may.
+_RANK = {"annotator": 1, "adjudicator": 2, "admin": 3}
+#: Per-process key sealing every Annotator made by sign-in (never stored or shown).
+_SEAL_KEY = secrets.token_bytes(32)
+
+
+def _seal(name: str, role: str, token_id: str) -> str:
+    msg = f"{name}\n{role}\n{token_id}".encode()
+    return hmac.new(_SEAL_KEY, msg, hashlib.sha256).hexdigest()
+
+
+@dataclass(frozen=True)
+class Annotator:
+    """A signed-in person: ``name`` and ``role`` (``annotator``, ``adjudicator``, ``admin``, or
+    ``open`` in open mode). Only :func:`sign_in_token` and :func:`sign_in_open` make one; any
+    other construction fails (the seal is a keyed hash known to this module only)."""
+
+    name: str
+    role: str
+    token_id: str = field(default="", repr=False)
+    seal: str = field(default="", repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        if not hmac.compare_digest(self.seal, _seal(self.name, self.role, self.token_id)):
+            raise AccessError(
+                "an annotator comes only from sign-in (a token, or a name in open mode)"
+            )
+
+    @property
+    def open_mode(self) -> bool:
+        """Signed in by name only (no account exists)."""
+        return self.role == OPEN_ROLE
+
+    @property
+    def rater(self) -> str:
+        """The rater string of this person's judgments: ``human:<name>``."""
+        return f"human:{self.name}"
+
+    def may(self, role: str) -> bool:
+        """Whether this role may act as ``role`` (open mode may do everything)."""
+        return self.open_mode or _RANK.get(self.role, 0) >= _RANK[role]
+
+
+def _issue(name: str, role: str, token_id: str = "") -> Annotator:
+    return Annotator(name, role, token_id, _seal(name, role, token_id))
+
+
+def sign_in_token(db: sqlite_utils.Database, token: str) -> Annotator:
+    """Sign in with a personal token; AccessError when wrong or revoked."""
+    account = verify_token(db, token)
+    return _issue(account["name"], account["role"], account["token_id"])
+
+
+def sign_in_open(db: sqlite_utils.Database, name: str) -> Annotator:
+    """Sign in by name alone: only in open mode (while no account exists)."""
+    name = check_name(name)
+    if accounts_exist(db):
+        raise AccessError("accounts exist: sign in with your personal token, not a name")
+    return _issue(name, OPEN_ROLE)
+
+
+def authorise(db: sqlite_utils.Database, who: object, role: str = "annotator") -> Annotator:
+    """``who`` if it is a signed-in Annotator still allowed to act as ``role``; else AccessError.
+
+    Checked against the database at the time of the write: open mode ends when the first account
+    is made, a revoked account or a changed token is refused, and so is a role below ``role``.
+    """
+    if not isinstance(who, Annotator):
+        raise AccessError("sign in first: labels are stored only for a signed-in annotator")
+    if who.open_mode:
+        if accounts_exist(db):
+            raise AccessError("accounts exist: sign in with your personal token, not a name")
+        return who
+    account = active_account(db, who.name)
+    if account is None or account["token_id"] != who.token_id or account["role"] != who.role:
+        raise AccessError(
+            f"the sign-in of {who.name!r} is no longer valid (account revoked or given a new "
+            "token); sign in again"
+        )
+    if not who.may(role):
+        raise AccessError(f"this needs the {role} role; {who.name} is {who.role}")
+    return who
+
+
+def change_settings(
+    db: sqlite_utils.Database, who: object, values: Mapping[str, object]
+) -> dict[str, int]:
+    """Set known settings as ``who`` (admin once accounts exist), all or none; return them."""
+    with transaction(db):
+        authorise(db, who, "admin")
+        return {key: update_setting(db, key, value) for key, value in values.items()}

@@ -1,0 +1,114 @@
+"""Accounts of the annotation team: create, list, revoke, and verify a personal sign-in token.
+
+A token is ``<token_id>.<secret>``: ``token_id`` (public) finds the account, and only
+``scrypt(secret, salt)`` is stored; the check uses :func:`hmac.compare_digest`. The plain token
+is returned once, by :func:`create_account`, and never stored or logged.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import re
+import secrets
+from typing import TYPE_CHECKING
+
+from core.errors import AccessError, InputError
+from core.store.connection import rows, transaction, utcnow
+
+if TYPE_CHECKING:
+    import sqlite_utils
+
+ROLES = ("annotator", "adjudicator", "admin")
+NAME = re.compile(r"^[\w][\w .@-]{0,39}$", re.UNICODE)
+#: scrypt cost: 16 MiB and ~30-60 ms per check; tokens are 192-bit random, so this is ample.
+_SCRYPT = {"n": 2**14, "r": 8, "p": 1, "dklen": 32}
+
+
+def check_name(name: str) -> str:
+    """A valid annotator name (1-40 letters, digits, space, ``. _ @ -``), stripped."""
+    name = (name or "").strip()
+    if not name:
+        raise InputError("enter an annotator name")
+    if not NAME.match(name):
+        raise InputError("a name has 1-40 letters, digits, spaces or . _ @ -")
+    return name
+
+
+def _digest(secret: str, salt: bytes) -> bytes:
+    return hashlib.scrypt(secret.encode("utf-8"), salt=salt, maxmem=64 * 2**20, **_SCRYPT)
+
+
+def accounts_exist(db: sqlite_utils.Database) -> bool:
+    """Whether any account (active or revoked) exists: then names alone no longer sign in."""
+    return db.execute("select 1 from accounts limit 1").fetchone() is not None
+
+
+def create_account(db: sqlite_utils.Database, name: str, role: str = "annotator") -> str:
+    """Create an account (or give a revoked one a new token); return its plain token (once).
+
+    Refuses an active account of that name (revoke it first to issue a new token).
+    """
+    name = check_name(name)
+    if role not in ROLES:
+        raise InputError(f"role must be one of {', '.join(ROLES)}")
+    token_id, secret = secrets.token_hex(6), secrets.token_urlsafe(24)
+    salt = secrets.token_bytes(16)
+    row = {
+        "name": name,
+        "role": role,
+        "token_id": token_id,
+        "salt": salt.hex(),
+        "token_hash": _digest(secret, salt).hex(),
+        "created_at": utcnow(),
+        "revoked_at": None,
+    }
+    with transaction(db):
+        old = rows(db, "select id, revoked_at from accounts where name = ?", [name])
+        if old and old[0]["revoked_at"] is None:
+            raise InputError(f"account {name!r} exists; revoke it first to issue a new token")
+        if old:
+            db["accounts"].update(old[0]["id"], row)
+        else:
+            db["accounts"].insert(row)
+    return f"{token_id}.{secret}"
+
+
+def list_accounts(db: sqlite_utils.Database) -> list[dict]:
+    """Every account: name, role, created_at, revoked_at (no token material)."""
+    return rows(db, "select name, role, created_at, revoked_at from accounts order by name")
+
+
+def revoke_account(db: sqlite_utils.Database, name: str) -> None:
+    """Revoke an account: its token signs in no more (its labels stay)."""
+    with transaction(db):
+        found = rows(db, "select id, revoked_at from accounts where name = ?", [name])
+        if not found:
+            raise InputError(f"no account named {name!r}")
+        if found[0]["revoked_at"] is None:
+            db["accounts"].update(found[0]["id"], {"revoked_at": utcnow()})
+
+
+def verify_token(db: sqlite_utils.Database, token: str) -> dict:
+    """The active account of ``token`` (``name``, ``role``, ``token_id``); AccessError otherwise."""
+    token_id, _, secret = (token or "").strip().partition(".")
+    found = rows(db, "select * from accounts where token_id = ?", [token_id]) if secret else []
+    # Hash even when nothing matched, so a wrong token id costs the same time as a wrong secret.
+    salt = bytes.fromhex(found[0]["salt"]) if found else b"\0" * 16
+    expected = bytes.fromhex(found[0]["token_hash"]) if found else b"\0" * 32
+    ok = hmac.compare_digest(_digest(secret, salt), expected)
+    if not found or not ok:
+        raise AccessError("wrong sign-in token")
+    if found[0]["revoked_at"] is not None:
+        raise AccessError("this account was revoked")
+    return {k: found[0][k] for k in ("name", "role", "token_id")}
+
+
+def active_account(db: sqlite_utils.Database, name: str) -> dict | None:
+    """The active account of ``name`` (``name``, ``role``, ``token_id``), or None."""
+    found = rows(
+        db,
+        "select name, role, token_id from accounts where name = ? and revoked_at is null",
+        [name],
+    )
+    return found[0] if found else None

@@ -1,0 +1,113 @@
+"""What the Adjudication page shows: open disagreements and one item with every label beside it.
+
+Names are shown here (the page is for adjudicators only); the side-by-side answers stay blind as
+"Answer 1" and "Answer 2" (the canonical order, the scale of the labels).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+import sqlite_utils
+
+from core.annotation.adjudication import disagreements
+from core.annotation.pairwise import split_pair_key
+from core.annotation.tasks import LABELS, check_task
+from core.store.connection import rows
+
+PAIR_LABEL_NAMES = {
+    "first": "Answer 1 is better",
+    "second": "Answer 2 is better",
+    "Equal": "Equal",
+    "None": "None (both wrong)",
+}
+
+
+def label_name(task: str, label: str | None) -> str:
+    """How a label reads on the page."""
+    if label is None:
+        return ""
+    if task == "side-by-side":
+        return PAIR_LABEL_NAMES.get(label, label)
+    return label.replace("_", " ")
+
+
+def _questions(db: sqlite_utils.Database, ids: list[str]) -> dict[str, str]:
+    if not ids:
+        return {}
+    marks = ", ".join("?" * len(ids))
+    return dict(db.execute(f"select id, question from questions where id in ({marks})", ids))
+
+
+def adjudication_queue(
+    db: sqlite_utils.Database, task: str, include_settled: bool = False
+) -> list[dict[str, Any]]:
+    """Disagreements of ``task`` (open ones only unless ``include_settled``): ``item``,
+    ``question`` (its text), ``n_labels``, ``settled`` (the settled label's name or "")."""
+    found = disagreements(db, task, open_only=not include_settled)
+    text = _questions(db, sorted({d["question_id"] for d in found}))
+    return [
+        {
+            "item": d["item"],
+            "question": text.get(d["question_id"], d["question_id"]),
+            "n_labels": len(d["labels"]),
+            "settled": label_name(task, d["settled"]["label"]) if d["settled"] else "",
+        }
+        for d in found
+    ]
+
+
+def _texts(db: sqlite_utils.Database, task: str, item: str, qid: str) -> list[tuple[str, str]]:
+    """The texts the labels are about: both answers, the model answer, or the references."""
+    if task == "side-by-side":
+        _, s1, s2 = split_pair_key(item)
+        answers = dict(
+            db.execute(
+                "select system, text from answers where question_id = ? and system in (?, ?)",
+                [qid, s1, s2],
+            )
+        )
+        return [("Answer 1", answers.get(s1, "")), ("Answer 2", answers.get(s2, ""))]
+    q = rows(db, "select answers from questions where id = ?", [qid])
+    refs = q[0]["answers"] if q else []
+    texts = [("Reference answer", r) for r in (refs or [])]
+    if task == "disputes":
+        found = rows(
+            db,
+            "select a.text from disputes d join answers a on a.id = d.answer_id where d.id = ?",
+            [int(item)],
+        )
+        texts.append(("Model answer", found[0]["text"] if found else ""))
+    return texts
+
+
+def adjudication_detail(db: sqlite_utils.Database, task: str, item: str) -> dict[str, Any] | None:
+    """One disagreement: ``question``, ``texts`` [(title, text)], ``labels`` (a table of
+    annotator, label, rationale), ``options`` (label values) and ``names`` (how they read),
+    ``settled`` (the adjudication row or None). None when ``item`` is not in disagreement."""
+    check_task(task)
+    found = [d for d in disagreements(db, task) if d["item"] == str(item)]
+    if not found:
+        return None
+    d = found[0]
+    labels = pd.DataFrame(
+        [
+            {
+                "annotator": r["annotator"],
+                "label": label_name(task, r["label"]),
+                "rationale": r["rationale"],
+            }
+            for r in d["labels"]
+        ],
+        columns=["annotator", "label", "rationale"],
+    )
+    return {
+        "item": d["item"],
+        "question": _questions(db, [d["question_id"]]).get(d["question_id"], ""),
+        "texts": _texts(db, task, d["item"], d["question_id"]),
+        "labels": labels,
+        "options": list(LABELS[task]),
+        "names": {v: label_name(task, v) for v in LABELS[task]},
+        "settled": d["settled"],
+    }

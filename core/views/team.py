@@ -1,0 +1,102 @@
+"""The Team page: per annotator done / skipped / remaining, speed, overlap, agreement; settings."""
+
+from __future__ import annotations
+
+import statistics
+from datetime import datetime
+from typing import Any
+
+import pandas as pd
+import sqlite_utils
+
+from core.annotation.base import required_annotations
+from core.annotation.tasks import human_labels, next_items, task_items
+from core.store.accounts import list_accounts
+from core.store.settings import SETTINGS, all_settings
+from core.views.gold import gold_agreement
+
+#: Gaps longer than this between two labels are breaks, not time spent on an item.
+MAX_GAP_S = 600.0
+
+
+def _seconds_per_item(times: list[str]) -> float | None:
+    stamps = sorted(datetime.fromisoformat(t) for t in times)
+    gaps = [(b - a).total_seconds() for a, b in zip(stamps, stamps[1:])]
+    gaps = [g for g in gaps if 0 <= g <= MAX_GAP_S]
+    return round(statistics.median(gaps), 1) if gaps else None
+
+
+def team_table(db: sqlite_utils.Database, task: str = "side-by-side") -> pd.DataFrame:
+    """One row per annotator (with labels, or with an active account) for ``task``.
+
+    ``done`` labels, ``skipped``, ``remaining`` (their queue), ``median_s`` (median seconds
+    between consecutive labels, breaks over 10 minutes left out), ``overlap`` (share of the items
+    they labelled that reached ``k`` labels), ``agree_others`` (share of their labels that match
+    the other people's labels on the same items), ``kappa_gold`` (against gold, or the reason
+    there is none).
+    """
+    labels = human_labels(db, task)
+    k = required_annotations(db)
+    per_item: dict[str, dict[str, str]] = {}
+    for r in labels:
+        if r["status"] == "ok":
+            per_item.setdefault(r["item"], {})[r["annotator"]] = r["label"]
+    names = {r["annotator"] for r in labels} | {
+        a["name"] for a in list_accounts(db) if a["revoked_at"] is None
+    }
+    gold = gold_agreement(db, task, n_boot=200).set_index("rater")
+    n_items = len(task_items(db, task))
+    out = []
+    for name in sorted(names):
+        mine = [r for r in labels if r["annotator"] == name]
+        done_items = [r["item"] for r in mine if r["status"] == "ok"]
+        same = total = 0
+        for item in done_items:
+            for other, label in per_item.get(item, {}).items():
+                if other != name:
+                    total += 1
+                    same += label == per_item[item][name]
+        g = gold.loc[name] if name in gold.index and gold.loc[name]["kind"] == "human" else None
+        out.append(
+            {
+                "annotator": name,
+                "done": len(done_items),
+                "skipped": sum(r["status"] == "skipped" for r in mine),
+                "remaining": len(next_items(db, name, task, limit=n_items or 1)),
+                "median_s": _seconds_per_item([r["created_at"] for r in mine]),
+                "overlap": (
+                    round(sum(len(per_item[i]) >= k for i in done_items) / len(done_items), 2)
+                    if done_items
+                    else None
+                ),
+                "agree_others": round(same / total, 2) if total else None,
+                "kappa_gold": (
+                    (g["note"] if pd.isna(g["kappa"]) else g["kappa"]) if g is not None else ""
+                ),
+            }
+        )
+    return pd.DataFrame(out)
+
+
+def overlap_summary(db: sqlite_utils.Database, task: str = "side-by-side") -> dict[str, Any]:
+    """Items started, items with ``k`` labels (complete), and ``k``."""
+    k = required_annotations(db)
+    counts: dict[str, set[str]] = {}
+    for r in human_labels(db, task):
+        if r["status"] == "ok":
+            counts.setdefault(r["item"], set()).add(r["annotator"])
+    return {
+        "k": k,
+        "started": len(counts),
+        "complete": sum(len(v) >= k for v in counts.values()),
+    }
+
+
+def team_view(db: sqlite_utils.Database, task: str = "side-by-side") -> dict[str, Any]:
+    """Everything the Team page shows for ``task``."""
+    return {
+        "table": team_table(db, task),
+        "overlap": overlap_summary(db, task),
+        "settings": all_settings(db),
+        "descriptions": {key: d for key, (_, d) in SETTINGS.items()},
+    }

@@ -1,0 +1,75 @@
+"""Adjudication: settle the items people disagree on; the settled label is the item's gold."""
+
+import streamlit as st
+
+import pages as ui
+from core.annotation.adjudication import adjudicate
+from core.annotation.tasks import TASKS
+from core.errors import WorkbenchError
+from core.views.adjudication import adjudication_detail, adjudication_queue
+from core.views.text import escape_markdown
+
+ui.setup("Adjudication")
+user = ui.require_annotator("adjudicator")
+
+with ui.database() as db:
+    c = st.columns([2, 1])
+    task = c[0].radio("Task", TASKS, index=TASKS.index("side-by-side"), horizontal=True)
+    include = c[1].toggle("Show settled items too", key="adj_settled")
+    done = st.session_state.pop("adj_last", None)
+    if done:
+        st.success(f"Settled: **{escape_markdown(done)}** is now the item's gold label.")
+    queue = adjudication_queue(db, task, include)
+    if not queue:
+        st.success(f"No {task} disagreements to settle.")
+        st.stop()
+    st.caption(f"{len(queue)} item(s) where people gave different labels.")
+    by_item = {q["item"]: q for q in queue}
+    item = st.selectbox(
+        "Item",
+        list(by_item),
+        format_func=lambda i: (
+            f"{by_item[i]['question'][:90]} ({by_item[i]['n_labels']} labels"
+            + (f"; settled: {by_item[i]['settled']})" if by_item[i]["settled"] else ")")
+        ),
+        key=f"adj_item_{task}",
+    )
+    detail = adjudication_detail(db, task, item)
+    if detail is None:
+        st.info("This item is no longer in disagreement.")
+        st.stop()
+    st.subheader("Question")
+    ui.untrusted(detail["question"])
+    cols = st.columns(max(1, len(detail["texts"])))
+    for col, (title, text) in zip(cols, detail["texts"]):
+        with col:
+            st.markdown(f"### {escape_markdown(title)}")
+            ui.untrusted(text)
+    st.subheader("Every label, side by side")
+    st.table(detail["labels"])
+    if detail["settled"]:
+        s = detail["settled"]
+        st.info(
+            f"Settled by **{escape_markdown(s['adjudicator'])}** as "
+            f"**{escape_markdown(detail['names'][s['label']])}**."
+        )
+    with st.form(f"adjudicate_{task}_{item}"):
+        label = st.radio(
+            "Settled label",
+            detail["options"],
+            index=None,
+            format_func=detail["names"].get,
+            horizontal=True,
+            key=f"adj_label_{task}_{item}",
+        )
+        why = st.text_input("Why (optional)", key=f"adj_why_{task}_{item}")
+        if st.form_submit_button("Settle"):
+            if label is None:
+                st.error("Choose the settled label first. Nothing was stored.")
+            else:
+                try:
+                    adjudicate(db, user, task, item, label, why)
+                    st.session_state["adj_last"] = detail["names"][label]
+                    st.rerun()
+                except WorkbenchError as exc:
+                    st.error(str(exc))

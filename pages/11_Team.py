@@ -1,0 +1,56 @@
+"""Team: per annotator progress, speed, overlap and agreement; the annotation settings."""
+
+import streamlit as st
+
+import pages as ui
+from core.annotation.identity import change_settings
+from core.annotation.tasks import TASKS
+from core.errors import WorkbenchError
+from core.views.team import team_view
+
+ui.setup("Team")
+user = ui.sign_in_sidebar()
+
+with ui.database() as db:
+    task = st.radio("Task", TASKS, index=TASKS.index("side-by-side"), horizontal=True)
+    data = ui.cached_view(db, team_view, task)
+    ov = data["overlap"]
+    c = st.columns(3)
+    c[0].metric("Annotations per item (k)", ov["k"])
+    c[1].metric("Items started", ov["started"])
+    c[2].metric("Items with k labels", ov["complete"])
+    st.subheader("Annotators")
+    st.caption(
+        "done: labels given; skipped: items passed over (not counted as done); remaining: "
+        "their queue; median_s: median seconds between consecutive labels (breaks over 10 "
+        "minutes left out); overlap: share of their items that reached k labels; "
+        "agree_others: share of their labels matching another person's on the same item; "
+        "kappa_gold: Cohen's kappa against gold."
+    )
+    if len(data["table"]):
+        st.dataframe(data["table"], hide_index=True, width="stretch")
+    else:
+        st.caption("Nobody has labelled yet.")
+    ui.gold_block(db, task)
+
+    st.subheader("Settings")
+    if user is None or not user.may("admin"):
+        st.caption("Only an admin (or anyone in open mode, signed in) changes the settings.")
+        st.dataframe(
+            [{"setting": k, "value": v} for k, v in data["settings"].items()], hide_index=True
+        )
+    else:
+        with st.form("team_settings"):
+            values = {
+                key: st.number_input(
+                    key, value=value, min_value=0, step=1, help=data["descriptions"][key]
+                )
+                for key, value in data["settings"].items()
+            }
+            if st.form_submit_button("Save settings"):
+                try:
+                    changed = {k: v for k, v in values.items() if v != data["settings"][k]}
+                    change_settings(db, user, changed)
+                    st.rerun()
+                except WorkbenchError as exc:
+                    st.error(str(exc))

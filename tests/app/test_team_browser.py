@@ -1,0 +1,333 @@
+"""The team loop in a real headless Chromium.
+
+An admin creates alice and bob (annotators) and carol (adjudicator) with the CLI; alice and bob
+label the same five side-by-side items (k = 2, overlap first); their disagreements reach carol,
+who settles them on the Adjudication page; the Agreement page then shows the alice-bob kappa
+with an interval and each against gold. A reload keeps each signed in; a wrong or revoked token
+and a bare name can write nothing.
+
+Labelling mode: when the Side by side page offers keyboard shortcuts (buttons "A is better"
+... with ``shortcut=``, part B of issue 12), the verdicts are given with the keyboard only
+(``1`` A, ``2`` B, ``3`` Equal, ``4`` None); until then by clicking the radio choice and
+"Submit verdict". The mode used is printed.
+
+Needs Debian chromium and the playwright PyPI package; skipped without them unless CI=true.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+from browser_support import build_fixture_db
+
+from core.store.database import open_db
+from core.store.settings import update_setting
+
+pytestmark = pytest.mark.browser
+ROOT = Path(__file__).resolve().parents[2]
+SHOTS = ROOT / "test-output" / "screenshots"
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+STARTUP_S = 180
+WAIT_S = 90
+KEYS = {"A": "1", "B": "2", "Equal": "3", "None": "4"}
+RADIO = {"A": "A is better", "B": "B is better", "Equal": "Equal", "None": "None (both wrong)"}
+ALICE = ["Equal", "Equal", "Equal", "None", "None"]
+BOB = ["Equal", "Equal", "None", "None", "None"]  # other counts: at least one disagreement
+HUMAN = "select count(*) from judgments where rater_kind = 'human'"
+_IDLE_JS = (
+    "() => { const app = document.querySelector('[data-testid=\"stApp\"]');"
+    " return !!app && app.getAttribute('data-test-connection-state') === 'CONNECTED'"
+    " && app.getAttribute('data-test-script-state') === 'notRunning'; }"
+)
+
+
+def _missing(what: str) -> None:
+    if os.environ.get("CI") == "true":
+        pytest.fail(f"{what} is required when CI=true")
+    pytest.skip(f"{what} not installed")
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _count(db_path: Path, sql: str) -> int:
+    db = open_db(db_path)
+    try:
+        return db.execute(sql).fetchone()[0]
+    finally:
+        db.conn.close()
+
+
+def _wait_for(predicate, timeout: float = WAIT_S, what: str = "condition") -> None:
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            if predicate():
+                return
+        except Exception:  # an element re-rendered while being read
+            pass
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out after {timeout:.0f} s waiting for {what}")
+        time.sleep(0.2)
+
+
+def _cli(db_path: Path, *argv: str) -> str:
+    out = subprocess.run(
+        [sys.executable, "-m", "core", "--db", str(db_path), *argv],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return out.stdout
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    if not Path(CHROMIUM).exists():
+        _missing("chromium (apt-get install chromium)")
+    try:
+        import playwright.sync_api  # noqa: F401
+    except ImportError:
+        _missing("the playwright PyPI package (never `playwright install`)")
+    tmp = tmp_path_factory.mktemp("team")
+    db_path = tmp / "team.db"
+    build_fixture_db(db_path)
+    db = open_db(db_path)
+    update_setting(db, "annotations_per_item", 2)
+    db.conn.close()
+    port = _free_port()
+    env = {**os.environ, "WORKBENCH_DB": str(db_path)}
+    env["STREAMLIT_BROWSER_GATHER_USAGE_STATS"] = "false"
+    log_path = tmp / "streamlit.log"
+    log = open(log_path, "wb")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port)]
+        + ["--server.address", "127.0.0.1", "--server.headless", "true"],
+        cwd=ROOT,
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
+    base = f"http://127.0.0.1:{port}"
+
+    def healthy() -> bool:
+        try:
+            return urllib.request.urlopen(f"{base}/_stcore/health", timeout=5).status == 200
+        except OSError:
+            return proc.poll() is not None
+
+    try:
+        _wait_for(healthy, STARTUP_S, "streamlit to start")
+        assert proc.poll() is None, f"streamlit exited with {proc.returncode}"
+    except AssertionError as exc:
+        proc.kill()
+        log.close()
+        pytest.fail(f"{exc}: {log_path.read_text(errors='replace')[-2000:]}")
+    yield base, db_path, log_path
+    proc.terminate()
+    try:
+        proc.wait(20)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait(20)
+    log.close()
+
+
+def _idle(page) -> None:
+    page.wait_for_function(_IDLE_JS, timeout=WAIT_S * 1000)
+
+
+def _open(page, base: str, slug: str, query: str = "") -> None:
+    page.goto(f"{base}/{slug}{query}")
+    page.locator('[data-testid="stSidebar"]').wait_for()
+    _idle(page)
+
+
+def _nav(page, name: str, slug: str) -> None:
+    """Move to another page through the sidebar (the session, and its sign-in, stay)."""
+    nav = page.locator('[data-testid="stSidebarNav"]')
+    nav.get_by_role("link", name=name, exact=True).click()
+    page.wait_for_url(re.compile(rf"/{slug}(\?.*)?$"))
+    page.get_by_role("heading", level=1, name=name).wait_for()
+    _idle(page)
+
+
+def _signed_in_as(page, name: str) -> None:
+    page.locator('[data-testid="stSidebar"]').get_by_text(f"Signed in as {name}").wait_for()
+
+
+def _has_shortcut_buttons(page) -> bool:
+    return page.get_by_role("button", name=re.compile(r"^A is better")).count() > 0
+
+
+def _done(page) -> int:
+    text = page.get_by_text(re.compile(r"^\d+ of \d+ done$")).first.inner_text()
+    return int(text.split()[0])
+
+
+def _label(page, db_path: Path, verdict: str) -> str:
+    """Give one side-by-side verdict; return the mode used (keyboard or click)."""
+    before = _count(db_path, HUMAN)
+    page.get_by_role("heading", name="Answer A").wait_for()
+    _idle(page)
+    done = _done(page)
+    if _has_shortcut_buttons(page):
+        page.locator("body").click(position={"x": 5, "y": 5})  # focus the page, not a field
+        page.keyboard.press(KEYS[verdict])
+        mode = "keyboard"
+    else:
+        form = page.locator('[data-testid="stForm"]')
+        form.get_by_role("radio", name=RADIO[verdict], exact=True).check(force=True)
+        form.get_by_role("button", name="Submit verdict").click()
+        mode = "click"
+    try:
+        _wait_for(lambda: _count(db_path, HUMAN) == before + 1, what=f"verdict {verdict}")
+        _wait_for(lambda: _done(page) == done + 1, what="the next item")
+    except AssertionError:
+        page.screenshot(path=str(SHOTS / "team_failed_verdict.png"), full_page=True)
+        raise
+    _idle(page)
+    return mode
+
+
+def test_team_loop_in_a_real_browser(server):
+    from playwright.sync_api import sync_playwright
+
+    base, db_path, log_path = server
+    tokens = {}
+    for name, role in (("root", "admin"), ("alice", "annotator"), ("bob", "annotator")):
+        tokens[name] = json.loads(
+            _cli(db_path, "annotators", "add", name, "--role", role, "--json")
+        )["token"]
+    tokens["carol"] = json.loads(
+        _cli(db_path, "annotators", "add", "carol", "--role", "adjudicator", "--json")
+    )["token"]
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    modes = set()
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(
+            executable_path=CHROMIUM,
+            args=["--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"],
+        )
+        try:
+            pages = {}
+            for name, verdicts in (("alice", ALICE), ("bob", BOB)):
+                page = browser.new_page(viewport={"width": 1400, "height": 1600})
+                page.set_default_timeout(WAIT_S * 1000)
+                pages[name] = page
+                _open(page, base, "Side_by_side", f"?token={tokens[name]}")
+                _signed_in_as(page, name)
+                for i, verdict in enumerate(verdicts):
+                    modes.add(_label(page, db_path, verdict))
+                    if i == 1:  # a reload keeps the sign-in
+                        page.reload()
+                        _idle(page)
+                        _signed_in_as(page, name)
+                page.screenshot(path=str(SHOTS / f"team_{name}.png"), full_page=True)
+            print(f"side-by-side labelling mode: {', '.join(sorted(modes))}")
+            assert _count(db_path, HUMAN) == 10
+            # the same five items (overlap first): every labelled item has both people
+            db = open_db(db_path)
+            per_item = db.execute(
+                "select count(distinct rater) from judgments where rater_kind = 'human' "
+                "group by question_id, min(system_a, system_b), max(system_a, system_b)"
+            ).fetchall()
+            db.conn.close()
+            assert [n for (n,) in per_item] == [2] * 5
+
+            # carol settles every disagreement; alice may not even open the page
+            alice = pages["alice"]
+            _nav(alice, "Adjudication", "Adjudication")
+            _signed_in_as(alice, "alice")  # moving between pages keeps the sign-in
+            assert f"token={tokens['alice']}" in alice.url
+            alice.get_by_text("This page needs the adjudicator role").wait_for()
+            carol = browser.new_page(viewport={"width": 1400, "height": 1600})
+            carol.set_default_timeout(WAIT_S * 1000)
+            _open(carol, base, "Adjudication", f"?token={tokens['carol']}")
+            _signed_in_as(carol, "carol")
+            settled = 0
+            while carol.get_by_role("button", name="Settle").count():
+                _idle(carol)
+                labels = carol.locator('[data-testid="stTable"]').first
+                _wait_for(
+                    lambda labels=labels: "alice" in labels.inner_text(),
+                    what="the labels table",
+                )
+                shown = labels.inner_text()
+                assert "alice" in shown and "bob" in shown  # names, for the adjudicator
+                assert "Equal" in shown and "None (both wrong)" in shown
+                carol.locator('[data-testid="stRadio"]').filter(
+                    has_text="Settled label"
+                ).get_by_text("Equal", exact=True).click()
+                carol.get_by_label("Why (optional)").fill("both answers are equally weak")
+                carol.get_by_role("button", name="Settle").click()
+                settled += 1
+                want = settled
+                _wait_for(
+                    lambda want=want: _count(db_path, "select count(*) from adjudications") == want,
+                    what="adjudication",
+                )
+                carol.get_by_text("is now the item's gold label").wait_for()
+                _idle(carol)
+            assert settled >= 1
+            carol.get_by_text("No side-by-side disagreements to settle").wait_for()
+            carol.screenshot(path=str(SHOTS / "team_carol.png"), full_page=True)
+
+            # Agreement: alice-bob kappa with an interval, and each against gold
+            _nav(carol, "Agreement", "Agreement")
+            block = carol.get_by_text("Agreement between people and with gold")
+            block.wait_for()
+            block.scroll_into_view_if_needed()
+            tables = carol.locator('[data-testid="stTable"]')
+            _wait_for(lambda: tables.count() >= 2, what="the agreement tables")
+            people = tables.nth(tables.count() - 2).locator("tr").all_inner_texts()
+            gold_rows = tables.nth(tables.count() - 1).locator("tr").all_inner_texts()
+            gold = "\n".join(gold_rows)
+            interval = re.compile(r"\[-?\d\.\d\d, -?\d\.\d\d\]")
+            row = next(r for r in people if "alice" in r and "bob" in r)
+            assert re.search(r"-?\d\.\d+", row) and interval.search(row), people
+            for name in ("alice", "bob"):
+                line = next(r for r in gold_rows if name in r and "human" in r)
+                assert interval.search(line), gold_rows
+            assert "auto:" in gold
+            carol.screenshot(path=str(SHOTS / "team_agreement.png"), full_page=True)
+
+            # nobody writes without a valid sign-in
+            n = _count(db_path, HUMAN)
+            _cli(db_path, "annotators", "revoke", "bob")
+            bob = pages["bob"]
+            bob.reload()
+            _idle(bob)
+            bob.get_by_text("no longer valid").or_(bob.get_by_text("revoked")).first.wait_for()
+            assert bob.get_by_role("button", name="Submit verdict").count() == 0
+            assert bob.get_by_text("Signed in as").count() == 0
+            stranger = browser.new_page()
+            stranger.set_default_timeout(WAIT_S * 1000)
+            _open(stranger, base, "Side_by_side", "?token=0123456789ab.wrong")
+            stranger.get_by_text("wrong sign-in token").wait_for()
+            assert stranger.get_by_role("button", name="Submit verdict").count() == 0
+            _open(stranger, base, "Side_by_side", "?name=alice")  # a bare name
+            assert stranger.get_by_text("Signed in as").count() == 0
+            assert stranger.get_by_label("Annotator name").count() == 0  # no name field
+            assert stranger.get_by_role("button", name="Submit verdict").count() == 0
+            assert _count(db_path, HUMAN) == n
+            assert _count(db_path, "select count(*) from adjudications") == settled
+        finally:
+            browser.close()
+    logged = log_path.read_text(errors="replace")
+    for token in tokens.values():
+        assert token.split(".")[1] not in logged  # the token never reaches the log

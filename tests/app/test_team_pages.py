@@ -1,0 +1,194 @@
+"""AppTest: token sign-in, reloads and page moves, roles, the Adjudication and Team pages, and
+every impersonation route through the UI (bare name, wrong or revoked token) refused."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from browser_support import build_fixture_db
+from streamlit.testing.v1 import AppTest
+
+from core.annotation.identity import sign_in_token
+from core.annotation.pairwise import blind_item, submit_verdict
+from core.annotation.tasks import task_items
+from core.store.accounts import create_account, revoke_account
+from core.store.database import open_db
+from core.store.settings import update_setting
+
+ROOT = Path(__file__).resolve().parents[2]
+SBS = "pages/3_Side_by_side.py"
+
+
+@pytest.fixture
+def team(tmp_path, monkeypatch):
+    path = tmp_path / "team.db"
+    build_fixture_db(path)
+    monkeypatch.setenv("WORKBENCH_DB", str(path))
+    db = open_db(path)
+    update_setting(db, "annotations_per_item", 2)
+    tokens = {
+        "root": create_account(db, "root", "admin"),
+        "alice": create_account(db, "alice"),
+        "bob": create_account(db, "bob"),
+        "carol": create_account(db, "carol", "adjudicator"),
+    }
+    db.conn.close()
+    return path, tokens
+
+
+def count(path: Path, sql: str) -> int:
+    db = open_db(path)
+    try:
+        return db.execute(sql).fetchone()[0]
+    finally:
+        db.conn.close()
+
+
+def ok(at: AppTest) -> AppTest:
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def opened(path: str, **params: str) -> AppTest:
+    """A fresh browser session (a first load or a reload) of ``path`` with query ``params``."""
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
+    for k, v in params.items():
+        at.query_params[k] = v
+    ok(at.run())
+    if path != "app.py":
+        at.switch_page(path)
+        ok(at.run())
+    return at
+
+
+def signed_in(at: AppTest) -> str:
+    return " ".join(m.value for m in at.sidebar.markdown if "Signed in as" in m.value)
+
+
+def button(at: AppTest, label: str):
+    found = [b for b in at.button if b.label == label]
+    assert found, f"no button {label!r}: {[b.label for b in at.button]}"
+    return found[0]
+
+
+def _verdict(at: AppTest, choice: str = "A") -> None:
+    [r for r in at.radio if r.label == "Which answer is better?"][0].set_value(choice)
+    ok(button(at, "Submit verdict").click().run())
+
+
+HUMAN = "select count(*) from judgments where rater_kind = 'human'"
+
+
+def test_token_link_signs_in_and_survives_reload_and_page_moves(team):
+    path, tokens = team
+    at = opened(SBS, token=tokens["alice"])
+    assert "alice" in signed_in(at) and "annotator" in signed_in(at)
+    assert not any("Open mode" in w.value for w in at.sidebar.warning)
+    _verdict(at)
+    assert count(path, HUMAN + " and rater = 'human:alice'") == 1
+    at.switch_page("pages/5_Leaderboard.py")
+    ok(at.run())
+    assert "alice" in signed_in(at) and at.query_params["token"] == tokens["alice"]
+    # the token is never echoed into the page
+    shown = " ".join(str(e.value) for e in [*at.markdown, *at.caption, *at.info, *at.error])
+    assert tokens["alice"] not in shown and tokens["alice"].split(".")[1] not in shown
+    # a reload is a new session with the same URL
+    again = opened(SBS, token=tokens["alice"])
+    assert "alice" in signed_in(again)
+
+
+def test_sign_in_form_with_token(team):
+    path, tokens = team
+    at = opened(SBS)
+    assert any("Sign in" in i.value for i in at.info)
+    assert not [t for t in at.sidebar.text_input if t.label == "Annotator name"]
+    at.sidebar.text_input(key="sign_in_code").set_value(tokens["bob"])
+    ok(button(at, "Sign in").click().run())
+    assert "bob" in signed_in(at) and at.query_params["token"] == tokens["bob"]
+    ok(button(at, "Sign out").click().run())
+    assert not signed_in(at) and "token" not in at.query_params
+
+
+def test_impersonation_routes_in_the_ui_are_refused(team):
+    path, tokens = team
+    before = count(path, HUMAN)
+    # a bare name (the old open-mode route) once accounts exist
+    at = opened(SBS, name="alice")
+    assert not signed_in(at) and not [r for r in at.radio if r.label.startswith("Which")]
+    at = opened("app.py", token="0123456789ab.not-the-secret")
+    assert any("wrong sign-in token" in e.value for e in at.sidebar.error)
+    assert "token" not in at.query_params
+    at = opened(SBS, token="0123456789ab.not-the-secret")
+    assert not signed_in(at) and not [b for b in at.button if b.label == "Submit verdict"]
+    # alice's real token id with a guessed secret
+    at = opened(SBS, token=tokens["alice"].split(".")[0] + ".guess")
+    assert not signed_in(at)
+    # a sign-in that is revoked mid-session writes nothing more
+    at = opened(SBS, token=tokens["bob"])
+    assert "bob" in signed_in(at)
+    db = open_db(path)
+    revoke_account(db, "bob")
+    db.conn.close()
+    ok(at.run())
+    assert not signed_in(at) and any("revoked" in e.value for e in at.sidebar.error)
+    assert not [b for b in at.button if b.label == "Submit verdict"]
+    assert count(path, HUMAN) == before
+
+
+def test_undo_withdraws_only_my_own_verdict(team):
+    path, tokens = team
+    db = open_db(path)
+    yvonne = sign_in_token(db, create_account(db, "yvonne"))
+    key = task_items(db, "side-by-side")[0]
+    submit_verdict(db, blind_item(db, key, "yvonne"), yvonne, "A")
+    db.conn.close()
+    at = opened(SBS, token=tokens["alice"])
+    ok(button(at, "Undo my last verdict").click().run())
+    assert count(path, "select count(*) from judgments where status = 'withdrawn'") == 0
+
+
+def test_run_page_needs_admin_once_accounts_exist(team):
+    _, tokens = team
+    for who in ("alice", "carol"):
+        at = opened("pages/7_Run.py", token=tokens[who])
+        assert any("needs the admin role" in e.value for e in at.error)
+        assert not [b for b in at.button if b.label == "Run"]
+    at = opened("pages/7_Run.py")
+    assert not [b for b in at.button if b.label == "Run"]
+    at = opened("pages/7_Run.py", token=tokens["root"])
+    assert [b for b in at.button if b.label == "Run"]
+
+
+def test_adjudication_page_settles_a_disagreement(team):
+    path, tokens = team
+    for who, choice in (("alice", "A"), ("bob", "None")):  # k = 2: bob gets alice's item
+        _verdict(opened(SBS, token=tokens[who]), choice)
+    at = opened("pages/10_Adjudication.py", token=tokens["alice"])
+    assert any("needs the adjudicator role" in e.value for e in at.error)
+    at = opened("pages/10_Adjudication.py", token=tokens["carol"])
+    table = at.table[0].value
+    assert set(table["annotator"]) == {"alice", "bob"}
+    radio = [r for r in at.radio if r.label == "Settled label"][0]
+    ok(button(at, "Settle").click().run())
+    assert count(path, "select count(*) from adjudications") == 0
+    radio = [r for r in at.radio if r.label == "Settled label"][0]
+    radio.set_value("Equal")
+    ok(button(at, "Settle").click().run())
+    assert count(path, "select count(*) from adjudications where adjudicator = 'carol'") == 1
+    assert any("gold label" in s.value for s in at.success)
+
+
+def test_team_page_settings_for_admins_only(team):
+    path, tokens = team
+    at = opened("pages/11_Team.py", token=tokens["alice"])
+    assert not [b for b in at.button if b.label == "Save settings"]
+    assert {"Annotators", "Agreement between people and with gold", "Settings"} <= {
+        s.value for s in at.subheader
+    }
+    at = opened("pages/11_Team.py", token=tokens["root"])
+    [n for n in at.number_input if n.label == "annotations_per_item"][0].set_value(3)
+    ok(button(at, "Save settings").click().run())
+    assert count(path, "select value from settings where key = 'annotations_per_item'") == "3"
+    table = at.dataframe[0].value
+    assert {"alice", "bob", "carol", "root"} <= set(table["annotator"])
