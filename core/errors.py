@@ -36,3 +36,7 @@ class ConfigError(WorkbenchError):
 
 class ContextTooLongError(WorkbenchError):
     """A context does not fit a model's window and no fallback was configured."""
+
+
+class StoreError(WorkbenchError):
+    """The database holds a value the code cannot read (e.g. bad JSON in a JSON column)."""

@@ -31,7 +31,9 @@ from core.llm.engine import complete_many
 from core.llm.prompts import prompt_hash, render_prompt
 from core.llm.types import LLMRequest
 from core.llm.windows import fits_context
+from core.store.answers import answered, save_answer
 from core.store.connection import dumps, rows, transaction, utcnow
+from core.store.questions import questions_by_id
 
 _KINDS = {
     "none": "no context: title and author only (the model's parametric knowledge)",
@@ -261,16 +263,7 @@ class PlannedAnswer:
 def load_questions(db: sqlite_utils.Database, question_ids: Iterable[str]) -> list[dict]:
     """Question rows in the given order; an unknown id raises InputError."""
     ids = list(question_ids)
-    found = (
-        {
-            r["id"]: r
-            for r in rows(
-                db, f"select * from questions where id in ({','.join('?' * len(ids))})", ids
-            )
-        }
-        if ids
-        else {}
-    )
+    found = questions_by_id(db, ids)
     missing = [q for q in ids if q not in found]
     if missing:
         raise InputError(
@@ -393,16 +386,7 @@ def plan_answer(db: sqlite_utils.Database, system: System, question: dict) -> Pl
 
 def stored_answer_keys(db: sqlite_utils.Database, system_names: list[str]) -> set[tuple[str, str]]:
     """``(question_id, system)`` of answers already stored without error."""
-    if not system_names:
-        return set()
-    marks = ",".join("?" * len(system_names))
-    return {
-        (r["question_id"], r["system"])
-        for r in db.query(
-            f"select question_id, system from answers where status != 'error' and system in ({marks})",
-            system_names,
-        )
-    }
+    return answered(db, system_names)
 
 
 def plan_answers(
@@ -473,14 +457,8 @@ def run_answers(
                     }
                 ),
             }
-            old = db.execute(
-                "select id from answers where question_id = ? and system = ?",
-                [p.question_id, p.system.name],
-            ).fetchone()
-            if old is None:
-                db["answers"].insert(row)
-            else:  # only failed answers are re-planned, so this replaces an error row
-                db["answers"].update(old[0], row)
+            # only failed answers are re-planned, so a stored row replaced here was an error
+            save_answer(db, row)
     return {"answered": len(planned) - errors, "errors": errors}
 
 

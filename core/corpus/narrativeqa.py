@@ -30,6 +30,7 @@ from core.corpus.documents import clean_gutenberg, decode_bytes, upsert_document
 from core.corpus.tabular import read_records, require_text
 from core.errors import InputError
 from core.store.connection import dumps, transaction, utcnow
+from core.store.questions import upsert_question
 
 DOC_COLUMNS = ["document_id", "set", "kind", "wiki_title"]
 QAP_COLUMNS = ["document_id", "set", "question", "answer1", "answer2"]
@@ -281,7 +282,6 @@ def import_narrativeqa(
                     now,
                 )
             report.by_context[context_kind] = report.by_context.get(context_kind, 0) + 1
-            exists = db.execute("select 1 from questions where id = ?", [q["id"]]).fetchone()
             row = {
                 "id": q["id"],
                 "document_id": doc_id,
@@ -299,12 +299,10 @@ def import_narrativeqa(
                 "updated_at": now,
                 "run_id": run_id,
             }
-            if exists:
-                db["questions"].update(q["id"], row)
-                report.questions_updated += 1
-            else:
-                db["questions"].insert({**row, "created_at": now, "status": "accepted"})
+            if upsert_question(db, row, {"created_at": now, "status": "accepted"}):
                 report.questions_inserted += 1
+            else:
+                report.questions_updated += 1
     return report
 
 

@@ -25,6 +25,7 @@ import sqlite_utils
 from core.corpus.tabular import jsonl_records
 from core.errors import InputError
 from core.store.connection import dumps, rows, transaction, utcnow
+from core.store.questions import document_questions
 
 REQUIRED = ("query_id", "qid", "question")
 
@@ -234,12 +235,12 @@ def derive_bank(
     doc = rows(db, "select id, title from documents where id = ?", [document_id])
     if not doc:
         raise InputError(f"unknown document {document_id!r}")
-    marks = ",".join("?" for _ in statuses)
-    qs = rows(
+    qs = document_questions(
         db,
-        f"select id, question, answers from questions where document_id = ? and "
-        f"origin = ? and status in ({marks}) order by id",
-        [document_id, origin, *statuses],
+        document_id,
+        origin=origin,
+        statuses=list(statuses),
+        columns=["id", "question", "answers"],
     )
     if not qs:
         raise InputError(f"document {document_id!r} has no {origin!r} questions to make an exam")

@@ -25,6 +25,7 @@ from core.errors import InputError
 from core.stats.agreement import cohen_kappa, percent_agreement
 from core.stats.rater_bias import self_preference
 from core.store.connection import rows, transaction, utcnow
+from core.store.judgments import effective_judgments
 
 
 def _latest_ok(
@@ -34,13 +35,7 @@ def _latest_ok(
     systems: Sequence[str] | None,
 ) -> dict[int, dict]:
     """Latest parsed absolute judgment of ``rater`` per answer id."""
-    found = rows(
-        db,
-        "select * from judgments j where rater = ? and kind = 'absolute' and "
-        "status = 'ok' and not exists (select 1 from judgments s "
-        "where s.supersedes = j.id) order by id",
-        [rater],
-    )
+    found = effective_judgments(db, rater=rater, kind="absolute", status="ok")
     qs = set(question_ids) if question_ids is not None else None
     ss = set(systems) if systems is not None else None
     return {
@@ -232,13 +227,12 @@ def rater_bias_pairwise(
     import pandas as pd  # deferred: pandas costs ~0.5 s to import, only this path needs it
 
     raters = [reference, *rater_family]
-    marks = ",".join("?" * len(raters))
-    found = rows(
+    found = effective_judgments(
         db,
-        f"select rater, question_id, system_a, system_b, verdict from judgments j "
-        f"where kind = 'pairwise' and status = 'ok' and rater in ({marks}) and not "
-        f"exists (select 1 from judgments s where s.supersedes = j.id)",
-        raters,
+        kind="pairwise",
+        status="ok",
+        raters=raters,
+        columns=["rater", "question_id", "system_a", "system_b", "verdict"],
     )
     if question_ids is not None:
         keep = set(question_ids)

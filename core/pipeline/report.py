@@ -36,6 +36,7 @@ from core.stats.leaderboard import leaderboard
 from core.stats.pairwise_counts import NotIdentifiableError
 from core.stats.significance import wilson_ci
 from core.store.connection import rows
+from core.store.judgments import effective_judgments, stored_call_counts
 
 if TYPE_CHECKING:
     from core.judging.specs import Judge
@@ -47,12 +48,7 @@ PLACEHOLDER_ANSWER = "A typical answer of about one or two sentences. " * 2
 def _latest_judgments(
     db: sqlite_utils.Database, rater: str, kind: str, qids: set[str], systems: set[str]
 ) -> list[dict]:
-    found = rows(
-        db,
-        "select * from judgments j where rater = ? and kind = ? and not exists "
-        "(select 1 from judgments s where s.supersedes = j.id) order by id",
-        [rater, kind],
-    )
+    found = effective_judgments(db, rater=rater, kind=kind)
     if kind == "absolute":
         return [r for r in found if r["question_id"] in qids and r["system"] in systems]
     return [
@@ -252,21 +248,8 @@ def _stored_judge_calls(
 ) -> dict[str, int]:
     """Per question: the judge calls of ``judge`` already stored without error on the
     experiment's systems (a rerun skips them)."""
-    marks = ",".join("?" * len(names))
-    if judge.pairwise:
-        sql = (
-            f"select question_id, count(*) from judgments where rater = ? and kind = "
-            f"'pairwise' and status != 'error' and system_a in ({marks}) and system_b in "
-            f"({marks}) group by question_id"
-        )
-        params = [judge.rater, *names, *names]
-    else:
-        sql = (
-            f"select question_id, count(*) from judgments where rater = ? and kind = "
-            f"'absolute' and status != 'error' and system in ({marks}) group by question_id"
-        )
-        params = [judge.rater, *names]
-    return {r[0]: int(r[1]) for r in db.execute(sql, params)}
+    kind = "pairwise" if judge.pairwise else "absolute"
+    return stored_call_counts(db, judge.rater, kind, names)
 
 
 def judge_preview(

@@ -12,7 +12,10 @@ from core.annotation.base import effective_sql
 from core.annotation.disputes import RESOLUTIONS
 from core.pipeline.grounding import list_disputes
 from core.stats.significance import wilson_ci
+from core.store.answers import get_answer
 from core.store.connection import rows
+from core.store.judgments import get_judgment
+from core.store.questions import get_question
 
 RESOLUTION_LABELS = {
     "reference_wrong": "Reference answer wrong",
@@ -30,13 +33,8 @@ def dispute_ids(db: sqlite_utils.Database) -> list[int]:
 
 
 def _judgment(db: sqlite_utils.Database, jid: int) -> dict | None:
-    found = rows(
-        db,
-        "select id, rater, verdict, status, evidence, rationale, raw, context_kind "
-        "from judgments where id = ?",
-        [jid],
-    )
-    return found[0] if found else None
+    cols = ["id", "rater", "verdict", "status", "evidence", "rationale", "raw", "context_kind"]
+    return get_judgment(db, jid, cols)
 
 
 def dispute_detail(db: sqlite_utils.Database, dispute_id: int) -> dict[str, Any] | None:
@@ -46,8 +44,8 @@ def dispute_detail(db: sqlite_utils.Database, dispute_id: int) -> dict[str, Any]
     if not found:
         return None
     d = found[0]
-    q = rows(db, "select * from questions where id = ?", [d["question_id"]])[0]
-    answer = rows(db, "select id, system, text from answers where id = ?", [d["answer_id"]])
+    q = get_question(db, d["question_id"]) or {}
+    answer = get_answer(db, d["answer_id"], ["id", "system", "text"])
     resolutions = rows(
         db,
         "select * from dispute_resolutions t where dispute_id = ? and "
@@ -58,7 +56,7 @@ def dispute_detail(db: sqlite_utils.Database, dispute_id: int) -> dict[str, Any]
         "dispute": d,
         "question": q,
         "references": q.get("answers") or [],
-        "answer": answer[0] if answer else {"text": "", "system": d["system"]},
+        "answer": answer or {"text": "", "system": d["system"]},
         "gt": _judgment(db, d["gt_judgment_id"]),
         "ctx": _judgment(db, d["ctx_judgment_id"]),
         "resolutions": resolutions,

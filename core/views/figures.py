@@ -14,7 +14,6 @@ import pandas as pd
 import plotly.graph_objects as go
 import sqlite_utils
 
-from core.annotation.base import effective_sql
 from core.stats.agreement import (
     cohen_kappa_ci,
     confusion,
@@ -26,9 +25,7 @@ from core.stats.agreement import (
 )
 from core.stats.rater_bias import position_inconsistency
 from core.stats.significance import bernoulli_ci
-
-_EFFECTIVE = effective_sql("judgments")
-
+from core.store.judgments import effective_judgments
 
 # ------------------------------------------------------------------------------------------
 # Leaderboard figures (the data and the live fit: core.views.leaderboard, re-exported here)
@@ -131,13 +128,16 @@ def autoais_accuracy(db: sqlite_utils.Database, level: float = 0.95) -> pd.DataF
     """Per auto-rater and system: share of answers judged supported (``yes``) among the parsed
     absolute verdicts, with the paper's Bernoulli (Wald) interval at ``level``."""
 
-    out = []
-    for r in db.execute(
-        "select rater, system, count(*), sum(verdict = 'yes') from judgments t "
-        "where kind = 'absolute' and status = 'ok' and verdict in ('yes', 'no') and "
-        f"{_EFFECTIVE} group by rater, system order by rater, system"
+    tally: dict[tuple[str, str], list[int]] = {}
+    for j in effective_judgments(
+        db, kind="absolute", status="ok", columns=["rater", "system", "verdict"]
     ):
-        rater, system, n, k = r[0], r[1], int(r[2]), int(r[3] or 0)
+        if j["verdict"] in ("yes", "no"):
+            nk = tally.setdefault((j["rater"], j["system"]), [0, 0])
+            nk[0] += 1
+            nk[1] += j["verdict"] == "yes"
+    out = []
+    for (rater, system), (n, k) in sorted(tally.items(), key=lambda kv: str(kv[0])):
         ci = bernoulli_ci(k, n, level)
         out.append(
             {
@@ -200,13 +200,12 @@ def verdict_frame(db: sqlite_utils.Database, kind: str = "pairwise") -> pd.DataF
     (question, system, criterion).
     """
     if kind == "pairwise":
-        cur = db.execute(
-            "select id, question_id, rater, rater_kind, system_a, system_b, verdict, order_shown "
-            f"from judgments t where kind = 'pairwise' and status = 'ok' and verdict is not null "
-            f"and {_EFFECTIVE} order by id"
+        cols = ["id", "question_id", "rater", "rater_kind", "system_a", "system_b", "verdict"]
+        found = effective_judgments(
+            db, kind="pairwise", status="ok", with_verdict=True, columns=[*cols, "order_shown"]
         )
         df = pd.DataFrame(
-            cur.fetchall(),
+            [list(r.values()) for r in found],
             columns=[
                 "judgment_id",
                 "question_id",
@@ -229,13 +228,12 @@ def verdict_frame(db: sqlite_utils.Database, kind: str = "pairwise") -> pd.DataF
         df["item_id"] = df["question_id"] + "|" + first + "|" + second
         df["position"] = df["system_a"]
     else:
-        cur = db.execute(
-            "select id, question_id, rater, rater_kind, system, criterion, verdict, order_shown "
-            f"from judgments t where kind = 'absolute' and status = 'ok' and verdict is not null "
-            f"and {_EFFECTIVE} order by id"
+        cols = ["id", "question_id", "rater", "rater_kind", "system", "criterion", "verdict"]
+        found = effective_judgments(
+            db, kind="absolute", status="ok", with_verdict=True, columns=[*cols, "order_shown"]
         )
         df = pd.DataFrame(
-            cur.fetchall(),
+            [list(r.values()) for r in found],
             columns=[
                 "judgment_id",
                 "question_id",
@@ -480,8 +478,3 @@ def rater_pair_view(
         "by_pair": by_system_pair(frame, rater_a, rater_b),
         "disagreements": disagreements(frame, rater_a, rater_b),
     }
-
-
-def judgment_count(db: sqlite_utils.Database) -> int:
-    """Number of stored judgments."""
-    return int(db.execute("select count(*) from judgments").fetchone()[0])

@@ -16,11 +16,7 @@ import sqlite_utils
 
 from core.stats.leaderboard import Leaderboard, leaderboard
 from core.stats.pairwise_counts import PairwiseCounts
-
-_SQL = (
-    "select id, question_id, system_a, system_b, verdict, status, supersedes, rater, "
-    "rater_kind, criterion from judgments where kind = 'pairwise' and id > ? order by id"
-)
+from core.store.judgments import pairwise_since
 
 
 class StoreLeaderboard:
@@ -60,11 +56,8 @@ class StoreLeaderboard:
 
     def refresh(self, db: sqlite_utils.Database) -> int:
         """Read judgments with id > :attr:`last_id`; return how many rows were read."""
-        cur = db.conn.execute(_SQL, [self.last_id])
-        names = [d[0] for d in cur.description]
         n = 0
-        for values in cur:
-            row = dict(zip(names, values))
+        for row in pairwise_since(db, self.last_id):
             n += 1
             old = row["supersedes"]
             if old is not None and old in self._active:
