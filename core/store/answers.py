@@ -66,8 +66,8 @@ def save_answer(db: sqlite_utils.Database, row: dict[str, Any]) -> int:
         [row["question_id"], row["system"]],
     ).fetchone()
     if old is None:
-        return int(db["answers"].insert(row).last_pk)
-    db["answers"].update(old[0], row)
+        return int(db.table("answers").insert(row).last_pk or 0)
+    db.table("answers").update(old[0], row)
     return int(old[0])
 
 

@@ -21,7 +21,7 @@ import json
 import os
 import sqlite3
 import threading
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -166,10 +166,13 @@ def decode_row(row: dict[str, Any]) -> dict[str, Any]:
 
 
 def rows(
-    db: sqlite_utils.Database, sql: str, params: Iterable[Any] | dict | None = None
-) -> list[dict]:
-    """Run a query and return decoded rows as dicts."""
-    return [decode_row(r) for r in db.query(sql, params or [])]
+    db: sqlite_utils.Database, sql: str, params: Iterable[Any] | dict[str, Any] | None = None
+) -> list[dict[str, Any]]:
+    """Run a query and return decoded rows as dicts (the one place rows are decoded)."""
+    args: Sequence[Any] | dict[str, Any] = (
+        params if isinstance(params, dict) else list(params or [])
+    )
+    return [decode_row(r) for r in db.query(sql, args)]
 
 
 def table_counts(db: sqlite_utils.Database) -> dict[str, int]:

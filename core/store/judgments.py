@@ -100,7 +100,7 @@ def get_judgment(
 
 def insert_judgment(db: sqlite_utils.Database, row: dict[str, Any]) -> int:
     """Append one judgment row; returns its id."""
-    return int(db["judgments"].insert(row).last_pk)
+    return int(db.table("judgments").insert(row).last_pk or 0)
 
 
 def judged_answer_ids(db: sqlite_utils.Database, rater: str) -> set[int]:
@@ -136,6 +136,7 @@ def last_error_id(
 ) -> int | None:
     """Id of ``rater``'s latest failed judgment of an answer (or of a (question, A, B) pair):
     the row a retry supersedes."""
+    params: list[Any]
     if pair is not None:
         where, params = "question_id = ? and system_a = ? and system_b = ?", list(pair)
     else:
@@ -184,6 +185,7 @@ def latest_verdicts(
 ) -> dict[tuple[str, str], str]:
     """(question id, system) -> the latest non-null verdict on ``criterion`` by ``rater`` (or by
     any rater whose name starts with ``rater_prefix``)."""
+    params: list[Any]
     if rater is not None:
         cond, params = "rater = ?", [rater]
     else:

@@ -151,7 +151,7 @@ def question_exists(db: sqlite_utils.Database, question_id: str) -> bool:
 
 def insert_question(db: sqlite_utils.Database, row: dict[str, Any]) -> None:
     """Insert one question row."""
-    db["questions"].insert(row)
+    db.table("questions").insert(row)
 
 
 def upsert_question(
@@ -160,9 +160,9 @@ def upsert_question(
     """Update the question ``row["id"]`` with ``row`` or, when new, insert ``row`` plus
     ``on_insert`` (e.g. ``created_at``). Returns True when inserted."""
     if question_exists(db, row["id"]):
-        db["questions"].update(row["id"], row)
+        db.table("questions").update(row["id"], row)
         return False
-    db["questions"].insert({**row, **on_insert})
+    db.table("questions").insert({**row, **on_insert})
     return True
 
 

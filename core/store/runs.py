@@ -4,13 +4,16 @@ EXAM grading, XRAG evaluation, ...)."""
 from __future__ import annotations
 
 import uuid
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from core.store.connection import dumps, utcnow
 
+if TYPE_CHECKING:  # sqlite_utils imports pandas: load it only when a database is opened
+    import sqlite_utils
+
 
 def start_run(
-    db,
+    db: sqlite_utils.Database,
     kind: str,
     name: str,
     config: Any,
@@ -23,7 +26,7 @@ def start_run(
     ``run_id`` defaults to ``<kind>-<12 hex>``; ``started_at`` to now.
     """
     run_id = run_id or f"{kind}-{uuid.uuid4().hex[:12]}"
-    db["runs"].insert(
+    db.table("runs").insert(
         {
             "id": run_id,
             "kind": kind,
@@ -37,7 +40,7 @@ def start_run(
 
 
 def finish_run(
-    db,
+    db: sqlite_utils.Database,
     run_id: str,
     status: str,
     note: str | None = "",
