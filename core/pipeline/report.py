@@ -18,7 +18,6 @@ from typing import TYPE_CHECKING, Any
 
 import sqlite_utils
 
-from core.answering.systems import stored_answer_keys
 from core.errors import InputError, WorkbenchError
 from core.judging.diagnostics import position_consistency, rater_diagnostics
 from core.judging.requests import build_request
@@ -35,6 +34,7 @@ from core.stats.agreement import cohen_kappa, percent_agreement
 from core.stats.leaderboard import leaderboard
 from core.stats.pairwise_counts import NotIdentifiableError
 from core.stats.significance import wilson_ci
+from core.store.answers import answered
 from core.store.connection import rows
 from core.store.judgments import effective_judgments, stored_call_counts
 
@@ -261,10 +261,8 @@ def judge_preview(
 
     out: list[tuple[Any, int]] = []
     names = [s.name for s in exp.systems]
-    answered = stored_answer_keys(db, names) | {
-        (p.question_id, p.system.name) for p in planned or []
-    }
-    per_q = {q["id"]: sum((q["id"], s) in answered for s in names) for q in questions}
+    have = answered(db, names) | {(p.question_id, p.system.name) for p in planned or []}
+    per_q = {q["id"]: sum((q["id"], s) in have for s in names) for q in questions}
     for judge in exp.judges:
         if judge.pairwise and judge not in exp.pairwise_judges:
             continue
