@@ -19,9 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field, replace
-from typing import Any
-
-import sqlite_utils
+from typing import TYPE_CHECKING, Any
 
 from core.corpus.documents import get_document
 from core.corpus.retrieval import format_context, retrieve
@@ -29,6 +27,9 @@ from core.errors import ConfigError, InputError
 from core.llm.windows import fits_context
 from core.store.connection import dumps, rows, utcnow
 from core.store.questions import questions_by_id
+
+if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
+    import sqlite_utils
 
 _KINDS = {
     "none": "no context: title and author only (the model's parametric knowledge)",

@@ -21,9 +21,8 @@ import re
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import sqlite_utils
 from tqdm import tqdm
 
 from core.corpus.documents import clean_gutenberg, decode_bytes, upsert_document
@@ -31,6 +30,9 @@ from core.corpus.tabular import read_records, require_text
 from core.errors import InputError
 from core.store.connection import dumps, transaction, utcnow
 from core.store.questions import upsert_question
+
+if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
+    import sqlite_utils
 
 DOC_COLUMNS = ["document_id", "set", "kind", "wiki_title"]
 QAP_COLUMNS = ["document_id", "set", "question", "answer1", "answer2"]

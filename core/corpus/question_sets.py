@@ -11,14 +11,15 @@ from __future__ import annotations
 import hashlib
 import json
 from pathlib import Path
-from typing import Any
-
-import sqlite_utils
+from typing import TYPE_CHECKING, Any
 
 from core.corpus.tabular import read_records, require_text
 from core.errors import InputError
 from core.store.connection import dumps, transaction, utcnow
 from core.store.questions import upsert_question
+
+if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
+    import sqlite_utils
 
 
 def _answers(record: dict[str, Any], path: Path, line: int) -> list[str]:

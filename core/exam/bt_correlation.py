@@ -7,10 +7,9 @@ import json
 import warnings
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import sqlite_utils
 
 from core.errors import InputError
 from core.exam.articles import GOLD
@@ -19,6 +18,9 @@ from core.stats.bradley_terry import bootstrap_bradley_terry, fit_bradley_terry
 from core.stats.pairwise_counts import NotIdentifiableError, PairwiseCounts
 from core.store.connection import rows
 from core.store.judgments import effective_judgments
+
+if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
+    import sqlite_utils
 
 
 def reference_from_rank_json(path: str | Path) -> tuple[dict[str, float], dict[str, float]]:

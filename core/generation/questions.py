@@ -26,10 +26,9 @@ from __future__ import annotations
 import hashlib
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import sqlite_utils
 
 from core.corpus.documents import count_tokens, get_document, get_passages
 from core.corpus.retrieval import format_context
@@ -53,6 +52,9 @@ from core.store.questions import (
     insert_question,
 )
 from core.store.runs import finish_run, start_run
+
+if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
+    import sqlite_utils
 
 PROMPT = "generate_long_span"
 DUPLICATE_THRESHOLD = 0.8

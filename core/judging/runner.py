@@ -25,9 +25,10 @@ This module plans and runs judge calls and stores their judgments. The judge set
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import sqlite_utils
+if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
+    import sqlite_utils
 
 from core.corpus.evidence import verify_quotes
 from core.errors import ConfigError

@@ -16,8 +16,6 @@ import json
 import warnings
 from typing import TYPE_CHECKING, Any
 
-import sqlite_utils
-
 from core.errors import InputError, WorkbenchError
 from core.judging.diagnostics import position_consistency, rater_diagnostics
 from core.judging.requests import build_request
@@ -39,6 +37,8 @@ from core.store.connection import rows
 from core.store.judgments import effective_judgments, stored_call_counts
 
 if TYPE_CHECKING:
+    import sqlite_utils
+
     from core.judging.specs import Judge
     from core.pipeline.config import Experiment
 

@@ -3,10 +3,9 @@ resolutions, and the corrected reference answers."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
-import sqlite_utils
 
 from core.annotation.base import effective_sql
 from core.annotation.disputes import RESOLUTIONS
@@ -16,6 +15,9 @@ from core.store.answers import get_answer
 from core.store.connection import rows
 from core.store.judgments import get_judgment
 from core.store.questions import get_question
+
+if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
+    import sqlite_utils
 
 RESOLUTION_LABELS = {
     "reference_wrong": "Reference answer wrong",

@@ -7,12 +7,11 @@ title, axis labels and hover text with the numbers.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
-import sqlite_utils
 
 from core.stats.agreement import (
     cohen_kappa_ci,
@@ -26,6 +25,9 @@ from core.stats.agreement import (
 from core.stats.rater_bias import position_inconsistency
 from core.stats.significance import bernoulli_ci
 from core.store.judgments import effective_judgments
+
+if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
+    import sqlite_utils
 
 # ------------------------------------------------------------------------------------------
 # Leaderboard figures (the data and the live fit: core.views.leaderboard, re-exported here)

@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
-import sqlite_utils
 
 from core.store.answers import question_answers
 from core.store.connection import rows
 from core.store.judgments import effective_judgments, question_judgments
 from core.store.questions import get_question
+
+if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
+    import sqlite_utils
 
 
 def question_text(db: sqlite_utils.Database, question_id: str) -> dict[str, Any]:

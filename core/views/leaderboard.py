@@ -18,10 +18,9 @@ from __future__ import annotations
 import threading
 import warnings
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import sqlite_utils
 
 from core.errors import InputError
 from core.stats.leaderboard import leaderboard
@@ -29,6 +28,9 @@ from core.stats.pairwise_counts import NotIdentifiableError, PairwiseCounts
 from core.store.judgments import max_judgment_id
 from core.store.judgments import pairwise_raters as store_pairwise_raters
 from core.views.live_leaderboard import StoreLeaderboard
+
+if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
+    import sqlite_utils
 
 SOURCES = ("human", "auto", "both")
 FALLBACK_ALPHA = 0.01

@@ -10,13 +10,14 @@ one small query plus a refit from the aggregate, never a re-read of every judgme
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
-
-import sqlite_utils
+from typing import TYPE_CHECKING, Any
 
 from core.stats.leaderboard import Leaderboard, leaderboard
 from core.stats.pairwise_counts import PairwiseCounts
 from core.store.judgments import pairwise_since
+
+if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
+    import sqlite_utils
 
 
 class StoreLeaderboard:

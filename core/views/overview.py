@@ -12,16 +12,18 @@ from __future__ import annotations
 
 import io
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
-import sqlite_utils
 
 from core.annotation.base import required_annotations
 from core.annotation.pairwise import pairwise_items
 from core.store.connection import rows, table_counts
 from core.store.judgments import count_judgments, judge_models, summary_by_rater
 from core.store.questions import generator_models, pending_review_count, review_summary_by_origin
+
+if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
+    import sqlite_utils
 
 #: Model-id prefixes of the key-free baselines (algorithms, not language models).
 OFFLINE_PREFIXES = ("offline", "baseline", "rule")

@@ -4,9 +4,7 @@ agreement, and BM25 search of the question's documents."""
 from __future__ import annotations
 
 import re
-from typing import Any
-
-import sqlite_utils
+from typing import TYPE_CHECKING, Any
 
 from core.annotation import guideline as guideline
 from core.annotation.reviews import effective_reviews
@@ -20,6 +18,9 @@ from core.store.questions import (
     question_entities,
 )
 from core.views.text import highlight_markdown
+
+if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
+    import sqlite_utils
 
 
 def _marks(values: list) -> str:

@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
-import sqlite_utils
 
 from core.llm.catalog import known_models
 from core.llm.registry import model_available
 from core.store.answers import max_answer_id
 from core.store.judgments import max_judgment_id
+
+if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
+    import sqlite_utils
 
 DEFAULT_ANSWER_MODEL = "offline:extractive"
 DEFAULT_JUDGE_MODEL = "offline:lexical"

@@ -11,10 +11,9 @@ from __future__ import annotations
 
 import random
 from collections import Counter, defaultdict
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
-import sqlite_utils
 
 from core.annotation.xrag_reviews import label_distribution
 from core.corpus.tabular import read_records
@@ -25,6 +24,9 @@ from core.store.connection import rows, transaction, utcnow
 from core.store.judgments import insert_judgment, latest_verdicts
 from core.store.questions import origin_questions
 from core.xrag.evaluate import CRITERION, PANEL_RATER, controlled_configs
+
+if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
+    import sqlite_utils
 
 LEVEL = 0.95
 

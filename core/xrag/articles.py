@@ -14,9 +14,7 @@ import json
 import re
 from collections import defaultdict
 from pathlib import Path
-from typing import Any
-
-import sqlite_utils
+from typing import TYPE_CHECKING, Any
 
 from core.corpus.documents import upsert_document
 from core.corpus.tabular import read_records
@@ -26,6 +24,9 @@ from core.llm.types import LLMRequest
 from core.store.connection import dumps, rows, transaction, utcnow
 from core.xrag.model_calls import ask_json, require_real_model
 from core.xrag.title_pairs import MAX_DAYS, MIN_SHARED, candidate_pairs, parse_date
+
+if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
+    import sqlite_utils
 
 _LANG = re.compile(r"^[a-z]{2,3}$")
 
