@@ -20,19 +20,26 @@ _GROWING = ("judgments", "reviews", "dispute_resolutions", "disputes", "answers"
 
 def data_version(db: sqlite_utils.Database) -> tuple[Any, ...]:
     """A fingerprint of everything the pages show: changes on any new judgment, label, dispute,
-    answer, question or document, and on any run started, finished or updated.
+    answer, question or document, and on any run started, finished or updated while running.
 
-    Runs are summarised by count, largest rowid, calls made, runs still running and the latest
-    finish time (constant size; :func:`core.store.runs.finish_run` always sets ``finished_at``).
+    Constant size and index lookups only (migration ``m0640`` indexes ``runs.status`` and
+    ``runs.finished_at``): runs are summarised by their count and largest rowid, the calls and
+    cost of the runs still running, and the latest finish time (:func:`core.store.runs.finish_run`
+    always sets ``finished_at``).
     """
     parts = [f"(select coalesce(max(id), 0) from {t})" for t in _GROWING]
-    parts += ["(select count(*) from questions)", "(select count(*) from documents)"]
-    runs = (
-        "select count(*), coalesce(max(rowid), 0), total(n_calls), total(status = 'running'), "
-        "coalesce(max(finished_at), '') from runs"
-    )
+    parts += [
+        "(select count(*) from questions)",
+        "(select count(*) from documents)",
+        "(select count(*) from runs)",
+        "(select coalesce(max(rowid), 0) from runs)",
+        "(select coalesce(max(finished_at), '') from runs)",
+    ]
     head = tuple(db.execute(f"select {', '.join(parts)}").fetchone())
-    return head + tuple(db.execute(runs).fetchone())
+    running = db.execute(
+        "select count(*), total(n_calls), total(cost_usd) from runs where status = 'running'"
+    ).fetchone()
+    return head + tuple(running)
 
 
 def judgments_version(db: sqlite_utils.Database) -> tuple[str, int]:
