@@ -144,15 +144,15 @@ JSON_COLUMNS = {
 }
 
 
-def decode_row(row: dict[str, Any]) -> dict[str, Any]:
-    """Decode the JSON-typed columns of a row (see ``JSON_COLUMNS``): the one place stored JSON
-    is read back.
+def decode_row(row: dict[str, Any], also: Iterable[str] = ()) -> dict[str, Any]:
+    """Decode the JSON-typed columns of a row (see ``JSON_COLUMNS``, plus the aliases in
+    ``also``, e.g. ``g.evidence as gt_evidence``): the one place stored JSON is read back.
 
     A text value that starts like JSON (``[``, ``{`` or ``"``) must parse: bad JSON raises
     :class:`core.errors.StoreError` naming the column and row, never passes silently.
     """
     out = dict(row)
-    for key in JSON_COLUMNS & out.keys():
+    for key in (JSON_COLUMNS | set(also)) & out.keys():
         value = out[key]
         if isinstance(value, str) and value[:1] in '[{"':
             try:

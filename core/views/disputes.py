@@ -13,6 +13,7 @@ from core.pipeline.grounding import list_disputes
 from core.stats.significance import wilson_ci
 from core.store.answers import get_answer
 from core.store.connection import rows
+from core.store.disputes import get_dispute
 from core.store.judgments import get_judgment
 from core.store.questions import get_question
 
@@ -42,10 +43,9 @@ def _judgment(db: sqlite_utils.Database, jid: int) -> dict | None:
 def dispute_detail(db: sqlite_utils.Database, dispute_id: int) -> dict[str, Any] | None:
     """Question, reference answers, model answer, both raters' verdicts with evidence, and the
     effective resolutions."""
-    found = rows(db, "select * from disputes where id = ?", [dispute_id])
-    if not found:
+    d = get_dispute(db, dispute_id)
+    if d is None:
         return None
-    d = found[0]
     q = get_question(db, d["question_id"]) or {}
     answer = get_answer(db, d["answer_id"], ["id", "system", "text"])
     resolutions = rows(

@@ -8,6 +8,7 @@ import pandas as pd
 
 from core.store.answers import question_answers
 from core.store.connection import rows
+from core.store.disputes import question_disputes
 from core.store.judgments import effective_judgments, question_judgments
 from core.store.questions import get_question
 
@@ -61,7 +62,7 @@ def browse_detail(db: sqlite_utils.Database, question_id: str) -> dict[str, Any]
         "reviews": rows(
             db, "select * from reviews where question_id = ? order by id", [question_id]
         ),
-        "disputes": rows(db, "select * from disputes where question_id = ?", [question_id]),
+        "disputes": question_disputes(db, question_id),
     }
 
 
