@@ -15,7 +15,6 @@ ground-truth rater. Exam questions go to ``exam_questions`` only, so they never 
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -280,12 +279,13 @@ def derive_bank(
 
 
 def bank_questions(db: sqlite_utils.Database, bank_id: str) -> list[dict[str, Any]]:
-    """Every question of a bank (choices decoded), ordered by query and qid."""
+    """Every question of a bank (choices decoded by :func:`core.store.connection.rows`; free-text
+    questions have ``None``), ordered by query and qid."""
     out = rows(
         db, "select * from exam_questions where bank_id = ? order by query_id, qid", [bank_id]
     )
     for q in out:
-        q["choices"] = json.loads(q["choices"]) if q["choices"] else None
+        q["choices"] = q["choices"] or None
     return out
 
 

@@ -141,6 +141,9 @@ JSON_COLUMNS = {
     "response",
     "usage",
     "fields",
+    "choices",
+    "shared_entities",
+    "systems",
 }
 
 

@@ -7,7 +7,6 @@ questions the gold article does not).
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Mapping
 from pathlib import Path
@@ -332,7 +331,6 @@ def book_systems_frame(db: sqlite_utils.Database, document_id: str | None = None
     if not found:
         return pd.DataFrame(columns=cols)
     data = found[0]["systems"]
-    data = json.loads(data) if isinstance(data, str) else data
     exam_rank, bt_rank = ranks(d["exam"] for d in data), ranks(d["bt"] for d in data)
     out = [
         {

@@ -10,7 +10,6 @@ this module stores the pairs and optionally asks a model to confirm each one.
 
 from __future__ import annotations
 
-import json
 import re
 from collections import defaultdict
 from pathlib import Path
@@ -190,12 +189,10 @@ def store_pairs(db: sqlite_utils.Database, pairs: list[dict[str, Any]]) -> int:
 
 
 def get_pairs(db: sqlite_utils.Database, status: str | None = "active") -> list[dict[str, Any]]:
-    """Stored pairs (``shared_entities`` decoded), optionally only those with ``status``."""
+    """Stored pairs (``shared_entities`` decoded by :func:`core.store.connection.rows`),
+    optionally only those with ``status``."""
     sql = "select * from article_pairs" + (" where status = ?" if status else "") + " order by id"
-    out = rows(db, sql, [status] if status else [])
-    for r in out:
-        r["shared_entities"] = json.loads(r["shared_entities"])
-    return out
+    return rows(db, sql, [status] if status else [])
 
 
 def pair_articles(
