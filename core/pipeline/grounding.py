@@ -24,6 +24,7 @@ from core.stats.rater_bias import self_preference
 from core.store.connection import rows, transaction, utcnow
 from core.store.disputes import add_dispute, dispute_records
 from core.store.judgments import effective_judgments
+from core.store.schema import not_superseded
 
 if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
     import sqlite_utils
@@ -108,9 +109,8 @@ def list_disputes(
         r["dispute_id"]: r
         for r in rows(
             db,
-            """
-        select * from dispute_resolutions r where not exists
-        (select 1 from dispute_resolutions s where s.supersedes = r.id) order by id""",
+            "select * from dispute_resolutions r where "
+            f"{not_superseded('dispute_resolutions', 'r')} order by id",
         )
     }
 

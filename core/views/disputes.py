@@ -7,7 +7,6 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from core.annotation.base import effective_sql
 from core.annotation.disputes import RESOLUTIONS
 from core.pipeline.grounding import list_disputes
 from core.stats.significance import wilson_ci
@@ -16,6 +15,7 @@ from core.store.connection import rows
 from core.store.disputes import get_dispute
 from core.store.judgments import get_judgment
 from core.store.questions import get_question
+from core.store.schema import not_superseded
 
 if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
     import sqlite_utils
@@ -51,7 +51,7 @@ def dispute_detail(db: sqlite_utils.Database, dispute_id: int) -> dict[str, Any]
     resolutions = rows(
         db,
         "select * from dispute_resolutions t where dispute_id = ? and "
-        f"{effective_sql('dispute_resolutions')} order by id",
+        f"{not_superseded('dispute_resolutions')} order by id",
         [dispute_id],
     )
     return {
@@ -70,7 +70,7 @@ def _effective_resolutions(db: sqlite_utils.Database) -> list[dict]:
         db,
         "select r.*, d.question_id, d.system, q.question, q.answers from dispute_resolutions r "
         "join disputes d on d.id = r.dispute_id join questions q on q.id = d.question_id "
-        f"where {effective_sql('dispute_resolutions', 'r')} order by r.id",
+        f"where {not_superseded('dispute_resolutions', 'r')} order by r.id",
     )
 
 
