@@ -40,3 +40,7 @@ class ContextTooLongError(WorkbenchError):
 
 class AccessError(WorkbenchError):
     """Not signed in, a wrong or revoked token, or a role that may not do this."""
+
+
+class StoreError(WorkbenchError):
+    """The database holds a value the code cannot read (e.g. bad JSON in a JSON column)."""

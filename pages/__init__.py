@@ -18,13 +18,13 @@ import streamlit as st
 from core.annotation.identity import Annotator, authorise, sign_in_open, sign_in_token
 from core.errors import WorkbenchError
 from core.store.accounts import accounts_exist
-from core.store.connection import answers_version, change_counter, default_db_path
+from core.store.connection import default_db_path
 from core.store.database import opened
+from core.store.fingerprints import answers_fingerprint, data_version, judgments_version
 from core.views.gold import MIN_ITEMS as GOLD_MIN_ITEMS
 from core.views.gold import gold_agreement, gold_size, people_agreement
 from core.views.judgments import evidence_table
 from core.views.leaderboard import LiveLeaderboard, LiveResult
-from core.views.overview import data_version
 from core.views.text import escape_markdown
 
 EMPTY_HINT = (
@@ -188,13 +188,12 @@ def cached_view(db, fn: Callable[..., Any], *args: Any) -> Any:
 
 def cached_judgments(db, fn: Callable[..., Any], *args: Any) -> Any:
     """Like :func:`cached_view` but keyed on the judgments change counter only (cheaper)."""
-    return _cached(db_path(), ("judgments", change_counter(db)), _ref(fn), tuple(args))
+    return _cached(db_path(), judgments_version(db), _ref(fn), tuple(args))
 
 
 def cached_answers(db, fn: Callable[..., Any], *args: Any) -> Any:
     """Like :func:`cached_view` but keyed on the answers only (a verdict does not invalidate)."""
-    version = ("answers", *answers_version(db))
-    return _cached(db_path(), version, _ref(fn), tuple(args))
+    return _cached(db_path(), answers_fingerprint(db), _ref(fn), tuple(args))
 
 
 @st.cache_resource(show_spinner=False, max_entries=32)

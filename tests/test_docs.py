@@ -15,7 +15,9 @@ from core.llm.prompts import available_prompts
 
 ROOT = Path(__file__).resolve().parents[1]
 README = (ROOT / "README.md").read_text(encoding="utf-8")
-DOCS = README + "\n".join(p.read_text(encoding="utf-8") for p in sorted((ROOT / "docs").glob("*.md")))
+DOCS = README + "\n".join(
+    p.read_text(encoding="utf-8") for p in sorted((ROOT / "docs").glob("*.md"))
+)
 
 
 def _commands() -> list[str]:

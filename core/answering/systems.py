@@ -12,26 +12,24 @@ Context strategies (``system_kinds()``):
 A context that does not fit the model's window raises :class:`ContextTooLongError` while the
 requests are *planned* (before any is sent), unless ``fallback="rag"`` is configured, in which
 case that question is answered from retrieved passages instead (recorded in the answer metadata).
-Answers go to table ``answers`` (unique ``question_id, system``): a rerun skips stored answers and
-retries only failed ones.
+Planning the requests and storing the answers: :mod:`core.answering.answer_runs`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import sqlite_utils
-
-from core.corpus.documents import count_tokens, get_document
+from core.corpus.documents import get_document
 from core.corpus.retrieval import format_context, retrieve
-from core.errors import ConfigError, ContextTooLongError, InputError
-from core.llm.prompts import prompt_hash, render_prompt
-from core.llm.stage import run_stage
-from core.llm.types import LLMRequest
+from core.errors import ConfigError, InputError
 from core.llm.windows import fits_context
 from core.store.connection import dumps, rows, utcnow
+from core.store.questions import questions_by_id
+
+if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
+    import sqlite_utils
 
 _KINDS = {
     "none": "no context: title and author only (the model's parametric knowledge)",
@@ -39,13 +37,6 @@ _KINDS = {
     "full": "the full text of the book",
     "oracle": "an oracle text, e.g. the NarrativeQA summary (<document_id>#summary)",
 }
-_ABSTAIN = (
-    "i don't know",
-    "i do not know",
-    "i abstain",
-    "the text does not",
-    "not contain the answer",
-)
 
 
 def system_kinds() -> dict[str, str]:
@@ -239,7 +230,7 @@ def register_system(db: sqlite_utils.Database, system: System) -> None:
 
 
 # ---------------------------------------------------------------------------------------------
-# Planning: contexts and requests, all checked before anything is sent
+# Contexts: the book, the oracle text, retrieved passages; the window check
 # ---------------------------------------------------------------------------------------------
 
 
@@ -247,30 +238,10 @@ class OracleMissingError(InputError):
     """A question has no oracle text (e.g. no NarrativeQA summary)."""
 
 
-@dataclass
-class PlannedAnswer:
-    """One answer to produce: the request and how its context was obtained."""
-
-    question_id: str
-    system: System
-    request: Any
-    context_tokens: int
-    context_used: str
-
-
 def load_questions(db: sqlite_utils.Database, question_ids: Iterable[str]) -> list[dict]:
     """Question rows in the given order; an unknown id raises InputError."""
     ids = list(question_ids)
-    found = (
-        {
-            r["id"]: r
-            for r in rows(
-                db, f"select * from questions where id in ({','.join('?' * len(ids))})", ids
-            )
-        }
-        if ids
-        else {}
-    )
+    found = questions_by_id(db, ids)
     missing = [q for q in ids if q not in found]
     if missing:
         raise InputError(
@@ -325,176 +296,3 @@ def fits(request: Any) -> bool:
     """Whether ``request`` fits its model's context window (input + max_tokens)."""
 
     return fits_context(request.model, request)
-
-
-def _answer_request(system: System, question: dict, doc: dict, context: str) -> Any:
-
-    prompt = render_prompt(
-        system.prompt,
-        title=doc.get("title") or doc["id"],
-        author=doc.get("author") or "an unknown author",
-        # the prompt delimits the question with [[QUESTION]] markers
-        question=question["question"].replace("[[", "[ [").replace("]]", "] ]"),
-    )
-    return LLMRequest(
-        model=system.model,
-        prompt=prompt,
-        context=context,
-        temperature=0.0,
-        max_tokens=system.max_tokens,
-        task="answer",
-        fields={
-            "question": question["question"],
-            "context": context,
-            "title": doc.get("title") or "",
-        },
-        params=dict(system.request_params),
-        purpose="answer",
-        tags={"system": system.name},
-    )
-
-
-def plan_answer(db: sqlite_utils.Database, system: System, question: dict) -> PlannedAnswer:
-    """Build the request of ``system`` for ``question``; raise before sending if it cannot fit."""
-
-    doc = book_of(db, question)
-    used = system.context
-    if system.context == "none":
-        context = ""
-    elif system.context == "rag":
-        context = retrieved_context(db, doc["id"], question["question"], system.tokens)
-    elif system.context == "full":
-        context = doc["text"]
-    else:
-        context = oracle_document(db, question, system.oracle_suffix)["text"]
-    request = _answer_request(system, question, doc, context)
-    if not fits(request):
-        if system.fallback != "rag":
-            raise ContextTooLongError(
-                f"system {system.name!r}, question {question['id']!r}: the {used} context "
-                f"({doc['n_tokens']:,} tokens) does not fit {system.model}'s window; "
-                'set fallback = "rag" or use a longer-context model'
-            )
-        context = retrieved_context(db, doc["id"], question["question"], system.fallback_tokens)
-        used = "rag-fallback"
-        request = _answer_request(system, question, doc, context)
-        if not fits(request):
-            raise ContextTooLongError(
-                f"system {system.name!r}: even the retrieval fallback "
-                f"does not fit {system.model}'s window"
-            )
-    n_context = (
-        (doc.get("n_tokens") or count_tokens(context))
-        if context is doc["text"]
-        else count_tokens(context)
-    )  # a whole book's count is stored: not recounted
-    return PlannedAnswer(question["id"], system, request, n_context, used)
-
-
-def stored_answer_keys(db: sqlite_utils.Database, system_names: list[str]) -> set[tuple[str, str]]:
-    """``(question_id, system)`` of answers already stored without error."""
-    if not system_names:
-        return set()
-    marks = ",".join("?" * len(system_names))
-    return {
-        (r["question_id"], r["system"])
-        for r in db.query(
-            f"select question_id, system from answers where status != 'error' and system in ({marks})",
-            system_names,
-        )
-    }
-
-
-def plan_answers(
-    db: sqlite_utils.Database, systems: list[System], questions: list[dict]
-) -> list[PlannedAnswer]:
-    """Every (question, system) answer not stored yet, with its request (nothing is sent)."""
-    done = stored_answer_keys(db, [s.name for s in systems])
-    out = []
-    for s in systems:
-        for q in questions:
-            if (q["id"], s.name) in done:
-                continue
-            try:
-                out.append(plan_answer(db, s, q))
-            except OracleMissingError:
-                if s.if_missing != "skip":
-                    raise
-    return out
-
-
-def _status(text: str, finish_reason: str = "") -> str:
-    """``abstained`` for an empty reply, a declared abstention or an "I don't know"; else ``ok``."""
-    low = text.strip().lower()
-    if not low or finish_reason == "abstained" or any(a in low[:80] for a in _ABSTAIN):
-        return "abstained"
-    return "ok"
-
-
-def run_answers(
-    db: sqlite_utils.Database,
-    planned: list[PlannedAnswer],
-    *,
-    run_id: str | None = None,
-    progress: bool = True,
-) -> dict[str, int]:
-    """Send the planned requests (no transaction open) and store each answer in its own short
-    transaction as its reply arrives (:func:`core.llm.stage.run_stage`); return counts."""
-
-    if not planned:
-        return {"answered": 0, "errors": 0}
-    for p in {p.system.name: p.system for p in planned}.values():
-        register_system(db, p)
-    now = utcnow()
-
-    def store(db: sqlite_utils.Database, p: PlannedAnswer, resp: Any) -> str:
-        failed = resp.error is not None
-        row = {
-            "question_id": p.question_id,
-            "system": p.system.name,
-            "text": "" if failed else resp.text.strip(),
-            "status": "error" if failed else _status(resp.text, resp.finish_reason),
-            "error": resp.error or "",
-            "context_tokens": p.context_tokens,
-            "input_tokens": resp.input_tokens,
-            "output_tokens": resp.output_tokens,
-            "cost_usd": resp.cost_usd,
-            "cache_key": resp.cache_key or None,
-            "run_id": run_id,
-            "created_at": now,
-            "metadata": dumps(
-                {
-                    "context_used": p.context_used,
-                    "prompt": p.system.prompt,
-                    "prompt_hash": prompt_hash(p.system.prompt),
-                    "cache_hit": bool(resp.cache_hit),
-                }
-            ),
-        }
-        old = db.execute(
-            "select id from answers where question_id = ? and system = ?",
-            [p.question_id, p.system.name],
-        ).fetchone()
-        if old is None:
-            db["answers"].insert(row)
-        else:  # only failed answers are re-planned, so this replaces an error row
-            db["answers"].update(old[0], row)
-        return "errors" if failed else "answered"
-
-    tally = run_stage(
-        db, [(p, p.request) for p in planned], store, run_id=run_id, progress=progress
-    )
-    return {"answered": tally.get("answered", 0), "errors": tally.get("errors", 0)}
-
-
-def answer_questions(
-    db: sqlite_utils.Database,
-    systems: list[System],
-    question_ids: list[str],
-    *,
-    run_id: str | None = None,
-    progress: bool = True,
-) -> dict[str, int]:
-    """Plan (checking every context first), then answer what is not stored yet."""
-    planned = plan_answers(db, systems, load_questions(db, question_ids))
-    return run_answers(db, planned, run_id=run_id, progress=progress)

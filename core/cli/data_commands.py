@@ -136,21 +136,16 @@ def _import_questions(args: argparse.Namespace) -> int:
 
 
 def _status(args: argparse.Namespace) -> int:
-    from core.store.connection import (
-        rows,  # deferred: a command imports only what it runs (fast `python -m core`)
-    )
     from core.store.database import (
         schema_version,  # deferred: a command imports only what it runs (fast `python -m core`)
+    )
+    from core.store.questions import (
+        counts_by_origin,  # deferred: a command imports only what it runs (fast `python -m core`)
     )
 
     with opened(args.db) as db:
         counts = table_counts(db)
-        origins = {
-            r["origin"]: r["n"]
-            for r in rows(
-                db, "select origin, count(*) as n from questions group by origin order by origin"
-            )
-        }
+        origins = counts_by_origin(db)
         version = schema_version(db)
     if args.json:
         print(

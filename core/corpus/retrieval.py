@@ -17,9 +17,12 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
-import sqlite_utils
+
+if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
+    import sqlite_utils
 
 from core.corpus.bm25 import BM25Index, bm25s_tokenize
 from core.corpus.documents import Passage, count_tokens, get_passages, require_document

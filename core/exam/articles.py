@@ -20,9 +20,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable
-from typing import Any
-
-import sqlite_utils
+from typing import TYPE_CHECKING, Any
 
 from core.corpus.documents import count_tokens
 from core.corpus.retrieval import retrieve
@@ -32,6 +30,9 @@ from core.llm.engine import complete_many
 from core.llm.prompts import prompt_hash, render_prompt
 from core.llm.types import LLMRequest
 from core.store.connection import dumps, rows, transaction, utcnow
+
+if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
+    import sqlite_utils
 
 GOLD = "_gold_"
 

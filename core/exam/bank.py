@@ -15,16 +15,17 @@ ground-truth rater. Exam questions go to ``exam_questions`` only, so they never 
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import sqlite_utils
+if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
+    import sqlite_utils
 
 from core.corpus.tabular import jsonl_records
 from core.errors import InputError
 from core.store.connection import dumps, rows, transaction, utcnow
+from core.store.questions import document_questions
 
 REQUIRED = ("query_id", "qid", "question")
 
@@ -234,12 +235,12 @@ def derive_bank(
     doc = rows(db, "select id, title from documents where id = ?", [document_id])
     if not doc:
         raise InputError(f"unknown document {document_id!r}")
-    marks = ",".join("?" for _ in statuses)
-    qs = rows(
+    qs = document_questions(
         db,
-        f"select id, question, answers from questions where document_id = ? and "
-        f"origin = ? and status in ({marks}) order by id",
-        [document_id, origin, *statuses],
+        document_id,
+        origin=origin,
+        statuses=list(statuses),
+        columns=["id", "question", "answers"],
     )
     if not qs:
         raise InputError(f"document {document_id!r} has no {origin!r} questions to make an exam")
@@ -278,12 +279,13 @@ def derive_bank(
 
 
 def bank_questions(db: sqlite_utils.Database, bank_id: str) -> list[dict[str, Any]]:
-    """Every question of a bank (choices decoded), ordered by query and qid."""
+    """Every question of a bank (choices decoded by :func:`core.store.connection.rows`; free-text
+    questions have ``None``), ordered by query and qid."""
     out = rows(
         db, "select * from exam_questions where bank_id = ? order by query_id, qid", [bank_id]
     )
     for q in out:
-        q["choices"] = json.loads(q["choices"]) if q["choices"] else None
+        q["choices"] = q["choices"] or None
     return out
 
 

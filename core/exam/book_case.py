@@ -25,10 +25,12 @@ import re
 import time
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import sqlite_utils
+
+if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
+    import sqlite_utils
 
 from core.corpus.documents import upsert_document
 from core.errors import ConfigError, InputError
@@ -39,6 +41,7 @@ from core.exam.grading import grade_bank
 from core.pipeline.config import load_experiment, read_toml
 from core.pipeline.experiment import run_experiment
 from core.store.connection import dumps, rows, transaction, utcnow
+from core.store.questions import question_counts_by_document
 
 DEMO_BOOK = "book:pg135-les-miserables-hugo-hapgood"
 BOOK_EXPERIMENT = Path(__file__).resolve().parents[2] / "experiments" / "exam_book_demo.toml"
@@ -53,17 +56,7 @@ _STRATEGY = re.compile(r"^(bm25-entities|opening|spread)-([1-9][0-9]*)$")
 
 def generated_counts(db: sqlite_utils.Database) -> dict[str, int]:
     """Generated questions (not rejected/discarded) per full-text document (book or story)."""
-    marks = ",".join("?" * len(STATUSES))
-    return {
-        r["document_id"]: r["n"]
-        for r in rows(
-            db,
-            f"select q.document_id, count(*) as n from questions q join documents d on "
-            f"d.id = q.document_id where q.origin = 'generated' and q.status in ({marks}) and "
-            f"d.kind in ('book', 'story') group by q.document_id",
-            list(STATUSES),
-        )
-    }
+    return question_counts_by_document(db, "generated", list(STATUSES), ["book", "story"])
 
 
 def pick_book(

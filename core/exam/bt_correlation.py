@@ -7,10 +7,9 @@ import json
 import warnings
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import sqlite_utils
 
 from core.errors import InputError
 from core.exam.articles import GOLD
@@ -18,6 +17,10 @@ from core.exam.scores import leaderboard_correlation, run_scores
 from core.stats.bradley_terry import bootstrap_bradley_terry, fit_bradley_terry
 from core.stats.pairwise_counts import NotIdentifiableError, PairwiseCounts
 from core.store.connection import rows
+from core.store.judgments import effective_judgments
+
+if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
+    import sqlite_utils
 
 
 def reference_from_rank_json(path: str | Path) -> tuple[dict[str, float], dict[str, float]]:
@@ -84,14 +87,13 @@ def bradley_terry_fit(
     "n_decisive", "n_questions_decisive"}`` (decisive: ``A``, ``B`` or ``Equal``).
     """
 
-    judged = rows(
+    judged = effective_judgments(
         db,
-        "select j.question_id, j.system_a, j.system_b, j.verdict, j.rater "
-        "from judgments j join questions q on q.id = j.question_id "
-        "where j.kind = 'pairwise' and j.status = 'ok' and j.verdict is not null "
-        "and q.document_id = ? and j.id not in (select supersedes from judgments "
-        "where supersedes is not null) order by j.id",
-        [document_id],
+        kind="pairwise",
+        status="ok",
+        with_verdict=True,
+        document_id=document_id,
+        columns=["question_id", "system_a", "system_b", "verdict", "rater"],
     )
     if rater:
         judged = [j for j in judged if j["rater"] == rater or j["rater"].startswith(rater)]

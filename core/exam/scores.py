@@ -21,15 +21,17 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import sqlite_utils
 
 from core.errors import InputError
 from core.exam.articles import GOLD
 from core.stats import significance as stats
 from core.store.connection import rows
+
+if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
+    import sqlite_utils
 
 Z95 = 1.959963984540054
 TIE_DECIMALS = 9

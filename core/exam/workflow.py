@@ -20,9 +20,7 @@ This module builds the offline demo (:func:`build_demo`).
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
-
-import sqlite_utils
+from typing import TYPE_CHECKING, Any
 
 from core.corpus.documents import count_tokens
 from core.corpus.tabular import jsonl_records
@@ -32,6 +30,9 @@ from core.exam.bank import bank_queries, import_car_bank
 from core.exam.grading import grade_bank
 from core.exam.scores import run_scores
 from core.store.connection import transaction
+
+if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
+    import sqlite_utils
 
 #: The offline lexical answerability grade runs lower than an LLM's self-rating (it needs the
 #: question's own words in one window); the demo grades with this threshold instead of 4.

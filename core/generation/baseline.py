@@ -11,15 +11,16 @@ from __future__ import annotations
 
 import math
 import re
-from typing import Any
-
-import sqlite_utils
+from typing import TYPE_CHECKING, Any
 
 from core.corpus.documents import get_passages
 from core.corpus.sentences import split_sentences
 from core.generation.candidates import BASELINE, Candidate
 from core.generation.entity_store import get_entities
 from core.generation.names import fold
+
+if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
+    import sqlite_utils
 
 MIN_SPREAD = 0.2  # co-mentions should span at least 20% of the book's passages
 #: Spreads tried in turn until the quota is filled (far-apart co-mentions first).

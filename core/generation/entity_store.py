@@ -18,6 +18,7 @@ from core.generation.alias_merge import (
 )
 from core.generation.entities import extract_entities
 from core.store.connection import dumps, rows, transaction
+from core.store.questions import referenced_entity_ids
 from core.store.runs import finish_run, start_run
 
 if TYPE_CHECKING:
@@ -105,12 +106,7 @@ def _store_entities(
                 [doc_id, method],
             )
         }
-        referenced = {
-            r[0]
-            for r in db.execute(
-                "select distinct entity_id from questions where entity_id is not null"
-            )
-        }
+        referenced = referenced_entity_ids(db)
         for rank, e in enumerate(entities, start=1):
             row = {
                 "document_id": doc_id,

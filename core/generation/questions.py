@@ -26,10 +26,9 @@ from __future__ import annotations
 import hashlib
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import sqlite_utils
 
 from core.corpus.documents import count_tokens, get_passages, require_document
 from core.corpus.retrieval import format_context
@@ -46,8 +45,16 @@ from core.llm.prompts import prompt_hash, render_prompt
 from core.llm.reply_json import first_value
 from core.llm.types import LLMRequest
 from core.llm.windows import context_window
-from core.store.connection import dumps, rows, transaction, utcnow
+from core.store.connection import dumps, transaction, utcnow
+from core.store.questions import (
+    document_questions,
+    generated_exists,
+    insert_question,
+)
 from core.store.runs import finish_run, start_run
+
+if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
+    import sqlite_utils
 
 PROMPT = "generate_long_span"
 DUPLICATE_THRESHOLD = 0.8
@@ -155,17 +162,16 @@ def store_candidates(
 ) -> dict[str, int]:
     """De-duplicate ``candidates`` against each other and the document's kept generated
     questions, then insert them (one transaction). Returns counts kept/discarded/existing."""
-    existing = rows(
+    existing = document_questions(
         db,
-        "select id, question from questions where document_id = ? and "
-        "origin = 'generated' and status != 'discarded' order by created_at, id",
-        [doc_id],
+        doc_id,
+        origin="generated",
+        exclude_status="discarded",
+        columns=["id", "question"],
+        order="created",
     )
     known_ids = {
-        r[0]
-        for r in db.execute(
-            "select id from questions where document_id = ? and origin = 'generated'", [doc_id]
-        )
+        r["id"] for r in document_questions(db, doc_id, origin="generated", columns=["id"])
     }
     texts = [r["question"] for r in existing] + [c.question for c in candidates]
     sims = similarity_matrix(texts)
@@ -201,7 +207,8 @@ def store_candidates(
                     )
             if status == "pending":
                 kept_pos.append(pos)
-            db["questions"].insert(
+            insert_question(
+                db,
                 {
                     "id": qid,
                     "document_id": doc_id,
@@ -218,7 +225,7 @@ def store_candidates(
                     "run_id": run_id,
                     "created_at": now,
                     "updated_at": now,
-                }
+                },
             )
             known_ids.add(qid)
             counts["kept" if status == "pending" else "discarded"] += 1
@@ -263,18 +270,6 @@ def _record_failure(db, run_id, doc_id, entity_id, model, phash, kind, error, ra
             "raw": raw or "",
             "created_at": utcnow(),
         }
-    )
-
-
-def _already_generated(db, doc_id: str, entity_id: int, model: str, phash: str) -> bool:
-    return (
-        db.execute(
-            "select 1 from questions where document_id = ? and entity_id = ? and origin = "
-            "'generated' and json_extract(provenance, '$.model') = ? and "
-            "json_extract(provenance, '$.prompt_hash') = ? limit 1",
-            [doc_id, entity_id, model, phash],
-        ).fetchone()
-        is not None
     )
 
 
@@ -459,7 +454,7 @@ def generate_questions(
     skipped, planned = 0, None
     if not is_baseline:
         phash = prompt_hash(PROMPT)
-        todo = [e for e in entities if not _already_generated(db, doc_id, e["id"], model, phash)]
+        todo = [e for e in entities if not generated_exists(db, doc_id, e["id"], model, phash)]
         skipped = len(entities) - len(todo)
         # every request built and checked (window, task) before the run row is written
         planned = plan_generation(db, doc, todo, model, per_entity, window_tokens)

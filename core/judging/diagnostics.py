@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
-
-import sqlite_utils
+from typing import TYPE_CHECKING, Any
 
 from core.corpus.evidence import verified_share
 from core.judging.tournament import Comparison
-from core.store.connection import rows
+from core.store.judgments import effective_judgments
+
+if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
+    import sqlite_utils
 
 
 def position_consistency(
@@ -52,11 +53,7 @@ def _latest(
 ) -> list[dict]:
     """A rater's judgments of ``kind`` that no later row supersedes (optionally only on
     ``question_ids`` and on answers of ``systems``: a rater shared by two experiments)."""
-    sql = (
-        "select * from judgments j where rater = ? and kind = ? and not exists "
-        "(select 1 from judgments s where s.supersedes = j.id)"
-    )
-    found = rows(db, sql, [rater, kind])
+    found = effective_judgments(db, rater=rater, kind=kind)
     if question_ids is not None:
         keep = set(question_ids)
         found = [r for r in found if r["question_id"] in keep]

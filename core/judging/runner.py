@@ -25,9 +25,10 @@ This module plans and runs judge calls and stores their judgments. The judge set
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import sqlite_utils
+if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
+    import sqlite_utils
 
 from core.corpus.evidence import verify_quotes
 from core.errors import ConfigError
@@ -52,6 +53,7 @@ from core.judging.verdicts import parse_reply
 from core.llm.prompts import prompt_hash
 from core.llm.stage import run_stage
 from core.store.connection import dumps, utcnow
+from core.store.judgments import insert_judgment, judged_answer_ids, judged_pairs, last_error_id
 
 __all__ = [
     "CONTEXTS",
@@ -76,35 +78,13 @@ __all__ = [
 ]
 
 
-def _done_absolute(db: sqlite_utils.Database, judge: Judge) -> set[int]:
-    return {
-        r[0]
-        for r in db.execute(
-            "select answer_id from judgments where rater = ? and kind = 'absolute' "
-            "and status != 'error'",
-            [judge.rater],
-        )
-    }
-
-
-def _done_pairwise(db: sqlite_utils.Database, judge: Judge) -> set[tuple[str, str, str]]:
-    return {
-        tuple(r)
-        for r in db.execute(
-            "select question_id, system_a, system_b from judgments where rater = ? "
-            "and kind = 'pairwise' and status != 'error'",
-            [judge.rater],
-        )
-    }
-
-
 def plan_absolute(
     db: sqlite_utils.Database, judge: Judge, answers: list[dict], questions: dict[str, dict]
 ) -> list[JudgeItem]:
     """Judge calls for the answers (rows of ``answers``) not yet judged by ``judge``."""
     if judge.pairwise:
         raise ConfigError(f"judge {judge.name!r} is pairwise, not absolute")
-    done = _done_absolute(db, judge)
+    done = judged_answer_ids(db, judge.rater)
     items = []
     for ans in answers:
         if ans["id"] in done or ans["status"] == "error":
@@ -127,7 +107,7 @@ def plan_pairwise(
     """Judge calls for ``comparisons`` not yet judged (``any_order``: either order counts)."""
     if not judge.pairwise:
         raise ConfigError(f"judge {judge.name!r} is absolute, not pairwise")
-    done = _done_pairwise(db, judge)
+    done = judged_pairs(db, judge.rater)
     items = []
     for comp in comparisons:
         keys = {(comp.question_id, comp.system_a, comp.system_b)}
@@ -167,7 +147,7 @@ def run_items(
 
     def store(db: sqlite_utils.Database, item: JudgeItem, resp: Any) -> str:
         row = _judgment_row(db, item, resp, run_id, now)
-        db["judgments"].insert(row)
+        insert_judgment(db, row)
         return {"error": "errors", "unparsed": "unparsed"}.get(row["status"], "judged")
 
     tally = run_stage(db, [(i, i.request) for i in items], store, run_id=run_id, progress=progress)
@@ -199,18 +179,11 @@ def _judgment_row(
             answer_b_id=item.answer_b["id"],
             order_shown=comp.order_shown,
         )
-        where = (
-            "question_id = ? and system_a = ? and system_b = ?",
-            [comp.question_id, comp.system_a, comp.system_b],
-        )
+        prev = last_error_id(db, judge.rater, pair=(comp.question_id, comp.system_a, comp.system_b))
     else:
         assert item.answer is not None
         base.update(kind="absolute", system=item.answer["system"], answer_id=item.answer["id"])
-        where = ("answer_id = ?", [item.answer["id"]])
-    prev = db.execute(
-        f"select max(id) from judgments where rater = ? and status = 'error' and {where[0]}",
-        [judge.rater, *where[1]],
-    ).fetchone()[0]
+        prev = last_error_id(db, judge.rater, answer_id=item.answer["id"])
     base["supersedes"] = prev
     if resp.error is not None:
         return {**base, "verdict": None, "status": "error", "raw": resp.error}

@@ -8,9 +8,10 @@ A judge = kind (prompt + task + verdict set) + model + context strategy (``none`
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import sqlite_utils
+if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
+    import sqlite_utils
 
 from core.errors import ConfigError
 from core.store.connection import dumps, rows, utcnow

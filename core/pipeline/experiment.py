@@ -16,7 +16,8 @@ from typing import Any
 
 import sqlite_utils
 
-from core.answering.systems import book_of, load_questions, plan_answers, run_answers
+from core.answering.answer_runs import plan_answers, run_answers
+from core.answering.systems import book_of, load_questions
 from core.errors import ConfigError, InputError
 from core.judging.runner import plan_absolute, plan_pairwise, run_items
 from core.judging.specs import Judge

@@ -15,16 +15,19 @@ reference rater are reported (:func:`core.stats.agreement.cohen_kappa`).
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
-from typing import Any
-
-import sqlite_utils
+from typing import TYPE_CHECKING, Any
 
 from core.errors import InputError
 from core.stats.agreement import cohen_kappa, percent_agreement
 from core.stats.rater_bias import self_preference
 from core.store.connection import rows, transaction, utcnow
+from core.store.disputes import add_dispute, dispute_records
+from core.store.judgments import effective_judgments
+from core.store.schema import not_superseded
+
+if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
+    import sqlite_utils
 
 
 def _latest_ok(
@@ -34,13 +37,7 @@ def _latest_ok(
     systems: Sequence[str] | None,
 ) -> dict[int, dict]:
     """Latest parsed absolute judgment of ``rater`` per answer id."""
-    found = rows(
-        db,
-        "select * from judgments j where rater = ? and kind = 'absolute' and "
-        "status = 'ok' and not exists (select 1 from judgments s "
-        "where s.supersedes = j.id) order by id",
-        [rater],
-    )
+    found = effective_judgments(db, rater=rater, kind="absolute", status="ok")
     qs = set(question_ids) if question_ids is not None else None
     ss = set(systems) if systems is not None else None
     return {
@@ -76,23 +73,20 @@ def find_disputes(
     with transaction(db):
         for answer_id in disputed:
             g, c = gt[answer_id], ctx[answer_id]
-            cur = db.execute(
-                "insert or ignore into disputes (question_id, answer_id, system, gt_judgment_id, "
-                "ctx_judgment_id, gt_verdict, ctx_verdict, run_id, created_at) "
-                "values (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                [
-                    g["question_id"],
-                    answer_id,
-                    g["system"],
-                    g["id"],
-                    c["id"],
-                    g["verdict"],
-                    c["verdict"],
-                    run_id,
-                    now,
-                ],
+            added += add_dispute(
+                db,
+                {
+                    "question_id": g["question_id"],
+                    "answer_id": answer_id,
+                    "system": g["system"],
+                    "gt_judgment_id": g["id"],
+                    "ctx_judgment_id": c["id"],
+                    "gt_verdict": g["verdict"],
+                    "ctx_verdict": c["verdict"],
+                    "run_id": run_id,
+                    "created_at": now,
+                },
             )
-            added += cur.rowcount
     return {"compared": len(both), "disputes": len(disputed), "added": added}
 
 
@@ -110,26 +104,13 @@ def list_disputes(
 ) -> list[dict[str, Any]]:
     """Disputes with everything an auditor needs: question, references, answer, both verdicts,
     raters, rationales and evidence, and the latest resolution (or None)."""
-    found = rows(
-        db,
-        """
-        select d.id, d.question_id, d.answer_id, d.system, d.gt_verdict, d.ctx_verdict,
-               d.run_id, d.created_at, q.question, q.answers as references_json,
-               q.document_id, a.text as answer, g.rater as gt_rater, g.evidence as gt_evidence,
-               g.rationale as gt_rationale, c.rater as ctx_rater, c.evidence as ctx_evidence,
-               c.rationale as ctx_rationale, c.context_kind as ctx_context
-        from disputes d join questions q on q.id = d.question_id
-        join answers a on a.id = d.answer_id
-        join judgments g on g.id = d.gt_judgment_id join judgments c on c.id = d.ctx_judgment_id
-        order by d.id""",
-    )
+    found = dispute_records(db)
     resolutions = {
         r["dispute_id"]: r
         for r in rows(
             db,
-            """
-        select * from dispute_resolutions r where not exists
-        (select 1 from dispute_resolutions s where s.supersedes = r.id) order by id""",
+            "select * from dispute_resolutions r where "
+            f"{not_superseded('dispute_resolutions', 'r')} order by id",
         )
     }
 
@@ -144,10 +125,6 @@ def list_disputes(
         res = resolutions.get(r["id"])
         if unresolved_only and res is not None:
             continue
-        refs = r.pop("references_json")
-        r["references"] = json.loads(refs) if isinstance(refs, str) else refs
-        for key in ("gt_evidence", "ctx_evidence"):
-            r[key] = json.loads(r[key]) if isinstance(r[key], str) else r[key]
         r["kind"] = dispute_kind(r["gt_verdict"], r["ctx_verdict"])
         r["resolution"] = res
         out.append(r)
@@ -232,13 +209,12 @@ def rater_bias_pairwise(
     import pandas as pd  # deferred: pandas costs ~0.5 s to import, only this path needs it
 
     raters = [reference, *rater_family]
-    marks = ",".join("?" * len(raters))
-    found = rows(
+    found = effective_judgments(
         db,
-        f"select rater, question_id, system_a, system_b, verdict from judgments j "
-        f"where kind = 'pairwise' and status = 'ok' and rater in ({marks}) and not "
-        f"exists (select 1 from judgments s where s.supersedes = j.id)",
-        raters,
+        kind="pairwise",
+        status="ok",
+        raters=raters,
+        columns=["rater", "question_id", "system_a", "system_b", "verdict"],
     )
     if question_ids is not None:
         keep = set(question_ids)

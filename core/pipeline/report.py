@@ -16,9 +16,6 @@ import json
 import warnings
 from typing import TYPE_CHECKING, Any
 
-import sqlite_utils
-
-from core.answering.systems import stored_answer_keys
 from core.errors import InputError, WorkbenchError
 from core.judging.diagnostics import position_consistency, rater_diagnostics
 from core.judging.requests import build_request
@@ -41,9 +38,13 @@ from core.stats.agreement import cohen_kappa, percent_agreement
 from core.stats.leaderboard import leaderboard
 from core.stats.pairwise_counts import NotIdentifiableError
 from core.stats.significance import wilson_ci
+from core.store.answers import answered
 from core.store.connection import rows
+from core.store.judgments import stored_call_counts
 
 if TYPE_CHECKING:
+    import sqlite_utils
+
     from core.judging.specs import Judge
     from core.pipeline.config import Experiment
 
@@ -248,21 +249,8 @@ def _stored_judge_calls(
 ) -> dict[str, int]:
     """Per question: the judge calls of ``judge`` already stored without error on the
     experiment's systems (a rerun skips them)."""
-    marks = ",".join("?" * len(names))
-    if judge.pairwise:
-        sql = (
-            f"select question_id, count(*) from judgments where rater = ? and kind = "
-            f"'pairwise' and status != 'error' and system_a in ({marks}) and system_b in "
-            f"({marks}) group by question_id"
-        )
-        params = [judge.rater, *names, *names]
-    else:
-        sql = (
-            f"select question_id, count(*) from judgments where rater = ? and kind = "
-            f"'absolute' and status != 'error' and system in ({marks}) group by question_id"
-        )
-        params = [judge.rater, *names]
-    return {r[0]: int(r[1]) for r in db.execute(sql, params)}
+    kind = "pairwise" if judge.pairwise else "absolute"
+    return stored_call_counts(db, judge.rater, kind, names)
 
 
 def judge_preview(
@@ -274,10 +262,8 @@ def judge_preview(
 
     out: list[tuple[Any, int]] = []
     names = [s.name for s in exp.systems]
-    answered = stored_answer_keys(db, names) | {
-        (p.question_id, p.system.name) for p in planned or []
-    }
-    per_q = {q["id"]: sum((q["id"], s) in answered for s in names) for q in questions}
+    have = answered(db, names) | {(p.question_id, p.system.name) for p in planned or []}
+    per_q = {q["id"]: sum((q["id"], s) in have for s in names) for q in questions}
     for judge in exp.judges:
         if judge.pairwise and judge not in exp.pairwise_judges:
             continue

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 import sqlite_utils
 
-from core.store.connection import rows
+from core.store.judgments import effective_judgments
 
 if TYPE_CHECKING:
     from core.pipeline.config import Experiment
@@ -24,12 +24,7 @@ def latest_judgments(
     db: sqlite_utils.Database, rater: str, kind: str, qids: set[str], systems: set[str]
 ) -> list[dict]:
     """Latest (not superseded) judgments of ``rater`` over these questions and systems."""
-    found = rows(
-        db,
-        "select * from judgments j where rater = ? and kind = ? and not exists "
-        "(select 1 from judgments s where s.supersedes = j.id) order by id",
-        [rater, kind],
-    )
+    found = effective_judgments(db, rater=rater, kind=kind)
     if kind == "absolute":
         return [r for r in found if r["question_id"] in qids and r["system"] in systems]
     return [

@@ -9,7 +9,7 @@ every interval carries its ``level``.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, TypeAlias
 
 import numpy as np
 import pandas as pd
@@ -17,11 +17,15 @@ import pandas as pd
 from core.errors import InputError
 from core.stats.significance import Interval
 
+#: One rater's labels over items: a list, tuple, array or Series (None / NaN = not rated).
+Ratings: TypeAlias = "Sequence[Any] | np.ndarray | pd.Series"
+
 
 def _objects(values: Any) -> np.ndarray:
     """A 1-D object array of ``values`` (a list, Series or array)."""
     if isinstance(values, (pd.Series, pd.Index)):
-        return values.to_numpy(dtype=object)
+        out: np.ndarray = values.to_numpy(dtype=object)
+        return out
     arr = np.empty(len(values), dtype=object)
     arr[:] = list(values)
     return arr
@@ -34,39 +38,39 @@ def _missing_mask(arr: np.ndarray) -> np.ndarray:
     )
 
 
-def _pairs(a: Sequence, b: Sequence) -> tuple[np.ndarray, np.ndarray]:
-    a, b = _objects(a), _objects(b)
-    if len(a) != len(b):
-        raise InputError(f"rating lists differ in length ({len(a)} vs {len(b)})")
-    keep = ~(_missing_mask(a) | _missing_mask(b))
+def _pairs(a: Ratings, b: Ratings) -> tuple[np.ndarray, np.ndarray]:
+    xa, xb = _objects(a), _objects(b)
+    if len(xa) != len(xb):
+        raise InputError(f"rating lists differ in length ({len(xa)} vs {len(xb)})")
+    keep = ~(_missing_mask(xa) | _missing_mask(xb))
     if not keep.any():
         raise InputError("no item rated by both raters")
-    return a[keep], b[keep]
+    return xa[keep], xb[keep]
 
 
 def _encode(
-    a: np.ndarray, b: np.ndarray, labels: Sequence | None = None
-) -> tuple[np.ndarray, np.ndarray, list]:
+    a: np.ndarray, b: np.ndarray, labels: Sequence[Any] | None = None
+) -> tuple[np.ndarray, np.ndarray, list[Any]]:
     """Codes of ``a`` and ``b`` into ``labels`` (default: their labels sorted by ``str``)."""
-    codes, uniq = pd.factorize(np.concatenate([a, b]))
-    uniq = list(uniq)
-    labels = list(labels) if labels is not None else sorted(set(uniq), key=str)
-    index = {lab: i for i, lab in enumerate(labels)}
+    raw, found = pd.factorize(np.concatenate([a, b]))
+    uniq = list(found)
+    names = list(labels) if labels is not None else sorted(set(uniq), key=str)
+    index = {lab: i for i, lab in enumerate(names)}
     unknown = [u for u in uniq if u not in index]
     if unknown:
-        raise InputError(f"label {unknown[0]!r} not in labels {labels}")
+        raise InputError(f"label {unknown[0]!r} not in labels {names}")
     lut = np.array([index[u] for u in uniq], dtype=np.int64)
-    codes = lut[codes]
-    return codes[: len(a)], codes[len(a) :], labels
+    codes = lut[raw]
+    return codes[: len(a)], codes[len(a) :], names
 
 
-def percent_agreement(a: Sequence, b: Sequence) -> float:
+def percent_agreement(a: Ratings, b: Ratings) -> float:
     """Share of items (rated by both) with the same label: ``p_o = (1/n) sum_i [a_i = b_i]``."""
-    a, b = _pairs(a, b)
-    return float(np.mean(a == b))
+    xa, xb = _pairs(a, b)
+    return float(np.mean(xa == xb))
 
 
-def confusion(a: Sequence, b: Sequence, labels: Sequence | None = None) -> pd.DataFrame:
+def confusion(a: Ratings, b: Ratings, labels: Sequence[Any] | None = None) -> pd.DataFrame:
     """Confusion matrix: rows = labels of ``a``, columns = labels of ``b`` (items rated by both)."""
     ia, ib, labels = _encode(*_pairs(a, b), labels)
     k = len(labels)
@@ -81,7 +85,7 @@ def _kappa_from_matrix(m: np.ndarray) -> float:
     return float((po - pe) / (1 - pe)) if pe < 1 else float("nan")
 
 
-def cohen_kappa(a: Sequence, b: Sequence, labels: Sequence | None = None) -> float:
+def cohen_kappa(a: Ratings, b: Ratings, labels: Sequence[Any] | None = None) -> float:
     """Cohen's kappa ``(p_o - p_e) / (1 - p_e)``, ``p_e = sum_k p_a(k) p_b(k)``.
 
     NaN when ``p_e = 1`` (both raters always gave the same single label).
@@ -90,8 +94,8 @@ def cohen_kappa(a: Sequence, b: Sequence, labels: Sequence | None = None) -> flo
 
 
 def cohen_kappa_ci(
-    a: Sequence,
-    b: Sequence,
+    a: Ratings,
+    b: Ratings,
     n_boot: int = 1000,
     seed: int | np.random.Generator = 0,
     level: float = 0.95,
@@ -104,8 +108,7 @@ def cohen_kappa_ci(
     """
     if not 0 < level < 1 or n_boot < 1:
         raise InputError("need 0 < level < 1 and n_boot >= 1")
-    a, b = _pairs(a, b)
-    ia, ib, labels = _encode(a, b)
+    ia, ib, labels = _encode(*_pairs(a, b))
     k = len(labels)
     cell = ia * k + ib
     n = len(cell)
@@ -238,7 +241,9 @@ def pairwise_agreement(df: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["rater_a", "rater_b", "n", "agreement", "cohen_kappa"])
 
 
-def self_consistency(first: Mapping | pd.Series, second: Mapping | pd.Series) -> dict[str, Any]:
+def self_consistency(
+    first: Mapping[Any, Any] | pd.Series, second: Mapping[Any, Any] | pd.Series
+) -> dict[str, Any]:
     """One rater judged the same items twice (two runs): agreement and kappa over shared items.
 
     ``first``/``second`` map item id -> label. For both presentation orders of pairwise verdicts use

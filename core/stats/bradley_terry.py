@@ -38,12 +38,14 @@ def strongly_connected(W: np.ndarray) -> np.ndarray:
         for _ in range(max(1, math.ceil(math.log2(max(n, 2))))):
             r = (np.matmul(r, r) > 0).astype(np.float32)
         out[rest] = r.reshape(len(rest), n * n).min(axis=-1) > 0
-    return out.reshape(W.shape[:-2])
+    result: np.ndarray = out.reshape(W.shape[:-2])
+    return result
 
 
 def _objective(W: np.ndarray, beta: np.ndarray, alpha: np.ndarray) -> np.ndarray:
     d = beta[:, :, None] - beta[:, None, :]
-    return (W * _log_expit(d)).sum(axis=(1, 2)) - 0.5 * alpha * (beta * beta).sum(axis=1)
+    out: np.ndarray = (W * _log_expit(d)).sum(axis=(1, 2)) - 0.5 * alpha * (beta * beta).sum(axis=1)
+    return out
 
 
 def _gradient(
@@ -99,7 +101,7 @@ def fit_bradley_terry_batch(
     """
     W = np.asarray(W, dtype=float)
     B, n, _ = W.shape
-    alpha = np.broadcast_to(np.asarray(alpha, dtype=float), (B,)).copy()
+    alphas = np.broadcast_to(np.asarray(alpha, dtype=float), (B,)).copy()
     N = W + W.transpose(0, 2, 1)
     n_sum, wins = N.sum(axis=2), W.sum(axis=2)
     beta = np.zeros((B, n))
@@ -107,33 +109,34 @@ def fit_bradley_terry_batch(
         beta += np.asarray(init, dtype=float) - np.mean(init, axis=-1, keepdims=True)
     out = beta.copy()
     idx = np.arange(B)  # the unfinished fits; state arrays follow it
-    t, g = _gradient(N, n_sum, wins, beta, alpha)
+    t, g = _gradient(N, n_sum, wins, beta, alphas)
     gnorm = np.linalg.norm(g, axis=1)
     for _ in range(max_iter):
         done = gnorm <= tol
         if done.any():
             out[idx[done]] = beta[done]
             keep = ~done
-            idx, W, N, n_sum, wins, alpha = (
+            idx, W, N, n_sum, wins, alphas = (
                 idx[keep],
                 W[keep],
                 N[keep],
                 n_sum[keep],
                 wins[keep],
-                alpha[keep],
+                alphas[keep],
             )
             beta, t, g, gnorm = beta[keep], t[keep], g[keep], gnorm[keep]
             if idx.size == 0:
-                return out - out.mean(axis=1, keepdims=True)
-        d = _newton_step(N, t, g, alpha, beta)
+                result: np.ndarray = out - out.mean(axis=1, keepdims=True)
+                return result
+        d = _newton_step(N, t, g, alphas, beta)
         tiny = np.abs(d).max(axis=1) <= 1e-12
         trial = beta + d
-        t, g1 = _gradient(N, n_sum, wins, trial, alpha)
+        t, g1 = _gradient(N, n_sum, wins, trial, alphas)
         g1norm = np.linalg.norm(g1, axis=1)
         near = (g1norm < gnorm) & (np.abs(d).max(axis=1) <= 1.0)
         back = np.flatnonzero(~(near | tiny))
         if back.size:  # backtrack on the objective
-            b0, d0, Wb, al = beta[back], d[back], W[back], alpha[back]
+            b0, d0, Wb, al = beta[back], d[back], W[back], alphas[back]
             f0 = _objective(Wb, b0, al)
             s = np.ones(back.size)
             for _ in range(60):
@@ -180,7 +183,8 @@ def fit_bradley_terry(
             RuntimeWarning,
             stacklevel=2,
         )
-    return fit_bradley_terry_batch(W[None], alpha, tol)[0]
+    out: np.ndarray = fit_bradley_terry_batch(W[None], alpha, tol)[0]
+    return out
 
 
 def _why_not_connected(W: np.ndarray, names: list[str]) -> str:
@@ -216,8 +220,9 @@ def question_weights(rng: np.random.Generator, n_questions: int, n_boot: int) ->
     """
     dtype = np.int32 if n_boot * n_questions < 2**31 else np.int64  # same draws, less memory
     draws = rng.integers(0, n_questions, size=(n_boot, n_questions), dtype=dtype)
-    draws += (np.arange(n_boot, dtype=dtype) * dtype(n_questions))[:, None]
-    return np.bincount(draws.ravel(), minlength=n_boot * n_questions).reshape(n_boot, n_questions)
+    draws += (np.arange(n_boot, dtype=np.int64) * n_questions).astype(draws.dtype)[:, None]
+    out: np.ndarray = np.bincount(draws.ravel(), minlength=n_boot * n_questions)
+    return out.reshape(n_boot, n_questions)
 
 
 def bootstrap_bradley_terry(
@@ -291,4 +296,5 @@ def percentile_interval(x: np.ndarray, level: float) -> tuple[np.ndarray, np.nda
 
 def rank_ub(ci_low: np.ndarray, ci_high: np.ndarray) -> np.ndarray:
     """Chatbot Arena's "Rank (UB)": 1 + number of systems whose lower bound exceeds my upper bound."""
-    return 1 + (ci_low[None, :] > ci_high[:, None]).sum(axis=1)
+    out: np.ndarray = 1 + (ci_low[None, :] > ci_high[:, None]).sum(axis=1)
+    return out

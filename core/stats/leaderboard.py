@@ -1,19 +1,19 @@
-"""Leaderboards: :class:`Leaderboard` (table, matrices, JSON) and :func:`leaderboard`.
-
-Re-exported by :mod:`core.stats`.
-"""
+"""Leaderboards: :class:`Leaderboard` (table, matrices, JSON) and :func:`leaderboard`."""
 
 from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from core.errors import InputError
 from core.stats.bradley_terry import bootstrap_bradley_terry, fit_bradley_terry, rank_ub
 from core.stats.pairwise_counts import PairwiseCounts, _check_ties, _expit
+
+if TYPE_CHECKING:  # pandas costs ~0.5 s to import: loaded only where a table is built
+    import pandas as pd
 
 
 def _nan_none(x: float) -> float | None:
@@ -49,7 +49,8 @@ class Leaderboard:
 
     @property
     def rank(self) -> np.ndarray:
-        return 1 + (self.beta[None, :] > self.beta[:, None] + 1e-12).sum(axis=1)
+        out: np.ndarray = 1 + (self.beta[None, :] > self.beta[:, None] + 1e-12).sum(axis=1)
+        return out
 
     @property
     def rank_ub(self) -> np.ndarray:
@@ -81,7 +82,7 @@ class Leaderboard:
         return {k: np.asarray(v)[self.order] for k, v in cols.items()}
 
     @property
-    def table(self):
+    def table(self) -> pd.DataFrame:
         """DataFrame sorted by ``beta``: name, beta, ci_low, ci_high, strength, rank, rank_ub, ..."""
         import pandas as pd  # deferred: pandas costs ~0.5 s to import, only this path needs it
 
@@ -93,7 +94,7 @@ class Leaderboard:
         )
         return df.reset_index(drop=True)
 
-    def _frame(self, m: np.ndarray):
+    def _frame(self, m: np.ndarray) -> pd.DataFrame:
         import pandas as pd  # deferred: pandas costs ~0.5 s to import, only this path needs it
 
         return pd.DataFrame(m, index=pd.Index(self.systems, name="system"), columns=self.systems)
@@ -109,22 +110,26 @@ class Leaderboard:
         t = self.tie_counts if self.ties == "half" else 0 * self.tie_counts
         den = self.decided + self.decided.T + t
         with np.errstate(invalid="ignore", divide="ignore"):
-            return np.where(den > 0, (self.decided + 0.5 * t) / np.where(den > 0, den, 1), np.nan)
+            out: np.ndarray = np.where(
+                den > 0, (self.decided + 0.5 * t) / np.where(den > 0, den, 1), np.nan
+            )
+        return out
 
     def count_matrix(self) -> np.ndarray:
         """Number of non-None judgments between i and j (ties included)."""
-        return self.decided + self.decided.T + self.tie_counts
+        out: np.ndarray = self.decided + self.decided.T + self.tie_counts
+        return out
 
     @property
-    def predicted_win(self):
+    def predicted_win(self) -> pd.DataFrame:
         return self._frame(self.predicted_matrix())
 
     @property
-    def win_rate(self):
+    def win_rate(self) -> pd.DataFrame:
         return self._frame(self.win_rate_matrix())
 
     @property
-    def counts(self):
+    def counts(self) -> pd.DataFrame:
         return self._frame(self.count_matrix())
 
     def to_dict(self) -> dict[str, Any]:
@@ -132,7 +137,7 @@ class Leaderboard:
         cols = self._columns()
         rows = []
         for k in range(len(self.systems)):
-            row = {}
+            row: dict[str, Any] = {}
             for name, col in cols.items():
                 v = col[k]
                 if name == "name":
@@ -151,7 +156,7 @@ class Leaderboard:
                     row[name] = _nan_none(v)
             rows.append(row)
 
-        def nested(m: np.ndarray) -> dict:
+        def nested(m: np.ndarray) -> dict[str, dict[str, float | None]]:
             return {
                 a: {b: _nan_none(m[i, j]) for j, b in enumerate(self.systems) if i != j}
                 for i, a in enumerate(self.systems)

@@ -69,7 +69,8 @@ def fit_bt_covariate_batch(
     def objective(th: np.ndarray, w: np.ndarray) -> np.ndarray:
         eta = th[:, a] - th[:, b] + th[:, n:] * x
         ll = (w * (y * _log_expit(eta) + (1 - y) * _log_expit(-eta))).sum(axis=1)
-        return ll - 0.5 * (ridge * th * th).sum(axis=1)
+        out: np.ndarray = ll - 0.5 * (ridge * th * th).sum(axis=1)
+        return out
 
     active = np.arange(B)
     for _ in range(max_iter):

@@ -53,7 +53,8 @@ def _expit(x: np.ndarray) -> np.ndarray:
 
 def _log_expit(x: np.ndarray) -> np.ndarray:
     """log sigma(x) = -log(1 + exp(-x)), overflow-free."""
-    return -np.logaddexp(0.0, -x)
+    out: np.ndarray = -np.logaddexp(0.0, -x)
+    return out
 
 
 class PairwiseCounts:
@@ -138,7 +139,7 @@ class PairwiseCounts:
     ) -> "PairwiseCounts":
         """Vectorised build from four equally long arrays (line numbers in errors count a header)."""
 
-        def codes(values: np.ndarray) -> tuple[np.ndarray, list]:
+        def codes(values: np.ndarray) -> tuple[np.ndarray, list[str]]:
             labels, inverse = np.unique(
                 np.asarray(values, dtype=object).astype(str), return_inverse=True
             )
@@ -163,13 +164,13 @@ class PairwiseCounts:
     def from_codes(
         cls,
         q: np.ndarray,
-        q_labels: list,
+        q_labels: list[str],
         a: np.ndarray,
-        a_labels: list,
+        a_labels: list[str],
         b: np.ndarray,
-        b_labels: list,
+        b_labels: list[str],
         v: np.ndarray,
-        v_labels: list,
+        v_labels: list[str],
     ) -> "PairwiseCounts":
         """Build from dictionary-encoded columns (codes index into the label lists)."""
         counts = cls()

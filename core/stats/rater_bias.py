@@ -7,6 +7,7 @@ shown does not matter. Pure numpy/pandas/scipy; every interval carries its ``lev
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -22,10 +23,11 @@ def _parse_verdicts(values: pd.Series) -> np.ndarray:
 
     codes, uniq = pd.factorize(values.to_numpy(dtype=object), use_na_sentinel=False)
     parsed = np.array([parse_verdict(u) for u in uniq] or [""], dtype=object)
-    return parsed[codes]
+    out: np.ndarray = parsed[codes]
+    return out
 
 
-def _coded(df: pd.DataFrame) -> dict[str, np.ndarray]:
+def _coded(df: pd.DataFrame) -> dict[str, Any]:
     """Pairwise judgments (non-null verdict) as integer codes.
 
     ``a``, ``b``, ``winner`` share one code space (``labels``): ``winner`` is the system named by
@@ -116,7 +118,9 @@ def position_inconsistency(df: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(out)
 
 
-def _family(f: Mapping | Callable, key: str, strict: bool = True) -> str | None:
+def _family(
+    f: Mapping[str, str] | Callable[[str], str], key: str, strict: bool = True
+) -> str | None:
     """The family of ``key``; without one an :class:`InputError` (or ``None`` if not strict)."""
     try:
         return str(f(key) if callable(f) else f[key])
@@ -128,8 +132,8 @@ def _family(f: Mapping | Callable, key: str, strict: bool = True) -> str | None:
 
 def self_preference(
     df: pd.DataFrame,
-    rater_family: Mapping | Callable,
-    system_family: Mapping | Callable,
+    rater_family: Mapping[str, str] | Callable[[str], str],
+    system_family: Mapping[str, str] | Callable[[str], str],
     reference: str | Sequence[str],
 ) -> pd.DataFrame:
     """Rater family x answer family table (the Long-Span QA paper's 2x2 design).

@@ -21,10 +21,12 @@ import json
 import os
 import sqlite3
 import threading
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from core.errors import StoreError
 
 if TYPE_CHECKING:  # sqlite_utils imports pandas (~0.6 s): load it only when a database is opened
     import sqlite_utils
@@ -39,7 +41,8 @@ def default_db_path() -> Path:
 
 
 def utcnow() -> str:
-    """Current UTC time as an ISO-8601 string with seconds precision."""
+    """Current UTC time as an ISO-8601 string with millisecond precision
+    (``2026-01-02T03:04:05.678+00:00``)."""
     return datetime.now(UTC).isoformat(timespec="milliseconds")
 
 
@@ -202,27 +205,41 @@ JSON_COLUMNS = {
     "response",
     "usage",
     "fields",
+    "choices",
+    "shared_entities",
+    "systems",
 }
 
 
-def decode_row(row: dict[str, Any]) -> dict[str, Any]:
-    """Decode the JSON-typed columns of a row (see ``JSON_COLUMNS``)."""
+def decode_row(row: dict[str, Any], also: Iterable[str] = ()) -> dict[str, Any]:
+    """Decode the JSON-typed columns of a row (see ``JSON_COLUMNS``, plus the aliases in
+    ``also``, e.g. ``g.evidence as gt_evidence``): the one place stored JSON is read back.
+
+    A text value that starts like JSON (``[``, ``{`` or ``"``) must parse: bad JSON raises
+    :class:`core.errors.StoreError` naming the column and row, never passes silently.
+    """
     out = dict(row)
-    for key in JSON_COLUMNS & out.keys():
+    for key in (JSON_COLUMNS | set(also)) & out.keys():
         value = out[key]
         if isinstance(value, str) and value[:1] in '[{"':
             try:
                 out[key] = json.loads(value)
-            except json.JSONDecodeError:
-                pass
+            except json.JSONDecodeError as exc:
+                where = f" of row {out['id']!r}" if "id" in out else ""
+                raise StoreError(
+                    f"column {key!r}{where} holds invalid JSON ({exc.msg} at char {exc.pos})"
+                ) from exc
     return out
 
 
 def rows(
-    db: sqlite_utils.Database, sql: str, params: Iterable[Any] | dict | None = None
-) -> list[dict]:
-    """Run a query and return decoded rows as dicts."""
-    return [decode_row(r) for r in db.query(sql, params or [])]
+    db: sqlite_utils.Database, sql: str, params: Iterable[Any] | dict[str, Any] | None = None
+) -> list[dict[str, Any]]:
+    """Run a query and return decoded rows as dicts (the one place rows are decoded)."""
+    args: Sequence[Any] | dict[str, Any] = (
+        params if isinstance(params, dict) else list(params or [])
+    )
+    return [decode_row(r) for r in db.query(sql, args)]
 
 
 def table_counts(db: sqlite_utils.Database) -> dict[str, int]:
@@ -232,19 +249,3 @@ def table_counts(db: sqlite_utils.Database) -> dict[str, int]:
         for name in sorted(db.table_names())
         if name != "schema_migrations" and not name.startswith("sqlite_")
     }
-
-
-def change_counter(db: sqlite_utils.Database) -> int:
-    """A cheap counter that grows whenever a judgment is appended (max rowid)."""
-    row = db.execute("select coalesce(max(id), 0) from judgments").fetchone()
-    return int(row[0])
-
-
-def answers_version(db: sqlite_utils.Database) -> tuple:
-    """A cheap fingerprint of the answers table (changes when an answer is added or rewritten)."""
-    return tuple(
-        db.execute(
-            "select coalesce(max(id), 0), count(*), total(length(text)), total(status = 'ok') "
-            "from answers"
-        ).fetchone()
-    )

@@ -87,6 +87,6 @@ def migrate_db(db: sqlite_utils.Database) -> list[str]:
                 if db.execute("select 1 from schema_migrations where name = ?", [name]).fetchone():
                     continue
                 module.apply(db)
-                db["schema_migrations"].insert({"name": name, "applied_at": utcnow()})
+                db.table("schema_migrations").insert({"name": name, "applied_at": utcnow()})
             applied.append(name)
         return applied

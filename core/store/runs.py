@@ -6,13 +6,16 @@ from __future__ import annotations
 import os
 import socket
 import uuid
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from core.store.connection import dumps, transaction, utcnow
 
+if TYPE_CHECKING:  # sqlite_utils imports pandas: load it only when a database is opened
+    import sqlite_utils
+
 
 def start_run(
-    db,
+    db: sqlite_utils.Database,
     kind: str,
     name: str,
     config: Any,
@@ -26,7 +29,7 @@ def start_run(
     process's ``pid`` and ``host`` (see :func:`mark_dead_runs`).
     """
     run_id = run_id or f"{kind}-{uuid.uuid4().hex[:12]}"
-    db["runs"].insert(
+    db.table("runs").insert(
         {
             "id": run_id,
             "kind": kind,
@@ -42,7 +45,7 @@ def start_run(
 
 
 def finish_run(
-    db,
+    db: sqlite_utils.Database,
     run_id: str,
     status: str,
     note: str | None = "",

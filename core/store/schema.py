@@ -28,3 +28,9 @@ def append_only(db: sqlite_utils.Database, table: str) -> None:
             f"create trigger if not exists {table}_no_{op} before {op} on {table} "
             f"begin select raise(abort, '{table} is append-only: add a superseding row'); end"
         )
+
+
+def not_superseded(table: str, alias: str = "t") -> str:
+    """SQL condition: row ``alias`` of the append-only ``table`` is effective (no later row's
+    ``supersedes`` names it). The one place this condition is written."""
+    return f"not exists (select 1 from {table} s where s.supersedes = {alias}.id)"

@@ -3,16 +3,22 @@ resolutions, and the corrected reference answers."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
-import sqlite_utils
 
-from core.annotation.base import effective_sql
 from core.annotation.disputes import RESOLUTIONS
 from core.pipeline.grounding import list_disputes
 from core.stats.significance import wilson_ci
+from core.store.answers import get_answer
 from core.store.connection import rows
+from core.store.disputes import get_dispute
+from core.store.judgments import get_judgment
+from core.store.questions import get_question
+from core.store.schema import not_superseded
+
+if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
+    import sqlite_utils
 
 RESOLUTION_LABELS = {
     "reference_wrong": "Reference answer wrong",
@@ -30,35 +36,29 @@ def dispute_ids(db: sqlite_utils.Database) -> list[int]:
 
 
 def _judgment(db: sqlite_utils.Database, jid: int) -> dict | None:
-    found = rows(
-        db,
-        "select id, rater, verdict, status, evidence, rationale, raw, context_kind "
-        "from judgments where id = ?",
-        [jid],
-    )
-    return found[0] if found else None
+    cols = ["id", "rater", "verdict", "status", "evidence", "rationale", "raw", "context_kind"]
+    return get_judgment(db, jid, cols)
 
 
 def dispute_detail(db: sqlite_utils.Database, dispute_id: int) -> dict[str, Any] | None:
     """Question, reference answers, model answer, both raters' verdicts with evidence, and the
     effective resolutions."""
-    found = rows(db, "select * from disputes where id = ?", [dispute_id])
-    if not found:
+    d = get_dispute(db, dispute_id)
+    if d is None:
         return None
-    d = found[0]
-    q = rows(db, "select * from questions where id = ?", [d["question_id"]])[0]
-    answer = rows(db, "select id, system, text from answers where id = ?", [d["answer_id"]])
+    q = get_question(db, d["question_id"]) or {}
+    answer = get_answer(db, d["answer_id"], ["id", "system", "text"])
     resolutions = rows(
         db,
         "select * from dispute_resolutions t where dispute_id = ? and "
-        f"{effective_sql('dispute_resolutions')} order by id",
+        f"{not_superseded('dispute_resolutions')} order by id",
         [dispute_id],
     )
     return {
         "dispute": d,
         "question": q,
         "references": q.get("answers") or [],
-        "answer": answer[0] if answer else {"text": "", "system": d["system"]},
+        "answer": answer or {"text": "", "system": d["system"]},
         "gt": _judgment(db, d["gt_judgment_id"]),
         "ctx": _judgment(db, d["ctx_judgment_id"]),
         "resolutions": resolutions,
@@ -70,7 +70,7 @@ def _effective_resolutions(db: sqlite_utils.Database) -> list[dict]:
         db,
         "select r.*, d.question_id, d.system, q.question, q.answers from dispute_resolutions r "
         "join disputes d on d.id = r.dispute_id join questions q on q.id = d.question_id "
-        f"where {effective_sql('dispute_resolutions', 'r')} order by r.id",
+        f"where {not_superseded('dispute_resolutions', 'r')} order by r.id",
     )
 
 

@@ -7,13 +7,12 @@ questions the gold article does not).
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pandas as pd
-import sqlite_utils
 
 from core.errors import InputError
 from core.exam.articles import GOLD
@@ -22,6 +21,9 @@ from core.exam.bt_correlation import bradley_terry_reference
 from core.exam.car_repro import reproduce_car
 from core.exam.scores import Z95, leaderboard_correlation, rouge1_scores, run_scores
 from core.store.connection import rows
+
+if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
+    import sqlite_utils
 
 DEMO_RESULTS = Path(__file__).resolve().parents[2] / "demo" / "exam" / "car-results"
 
@@ -329,7 +331,6 @@ def book_systems_frame(db: sqlite_utils.Database, document_id: str | None = None
     if not found:
         return pd.DataFrame(columns=cols)
     data = found[0]["systems"]
-    data = json.loads(data) if isinstance(data, str) else data
     exam_rank, bt_rank = ranks(d["exam"] for d in data), ranks(d["bt"] for d in data)
     out = [
         {

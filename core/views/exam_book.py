@@ -8,16 +8,18 @@ point. :func:`exam_leaderboard` shows those cells as undefined instead.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
-import sqlite_utils
 
 from core.views.exam import (
     book_correlation_frame,
     book_systems_frame,
     leaderboard_frame,
 )
+
+if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
+    import sqlite_utils
 
 UNDEFINED = "–"
 SE_COLUMNS = ("EXAM SE", "EXAM 95% low", "EXAM 95% high", "n-EXAM (gold) SE", "n-EXAM (pool) SE")

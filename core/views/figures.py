@@ -8,14 +8,12 @@ title, axis labels and hover text with the numbers.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
-import sqlite_utils
 
-from core.annotation.base import effective_sql
 from core.stats.agreement import (
     cohen_kappa_ci,
     confusion,
@@ -26,10 +24,11 @@ from core.stats.agreement import (
     self_consistency,
 )
 from core.stats.rater_bias import position_inconsistency
+from core.store.judgments import effective_judgments
 from core.views.agreement_view import is_slot
 
-_EFFECTIVE = effective_sql("judgments")
-
+if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
+    import sqlite_utils
 
 # ------------------------------------------------------------------------------------------
 # Agreement
@@ -46,13 +45,12 @@ def verdict_frame(db: sqlite_utils.Database, kind: str = "pairwise") -> pd.DataF
     (question, system, criterion).
     """
     if kind == "pairwise":
-        cur = db.execute(
-            "select id, question_id, rater, rater_kind, system_a, system_b, verdict, order_shown "
-            f"from judgments t where kind = 'pairwise' and status = 'ok' and verdict is not null "
-            f"and {_EFFECTIVE} order by id"
+        cols = ["id", "question_id", "rater", "rater_kind", "system_a", "system_b", "verdict"]
+        found = effective_judgments(
+            db, kind="pairwise", status="ok", with_verdict=True, columns=[*cols, "order_shown"]
         )
         df = pd.DataFrame(
-            cur.fetchall(),
+            [list(r.values()) for r in found],
             columns=[
                 "judgment_id",
                 "question_id",
@@ -75,13 +73,12 @@ def verdict_frame(db: sqlite_utils.Database, kind: str = "pairwise") -> pd.DataF
         df["item_id"] = df["question_id"] + "|" + first + "|" + second
         df["position"] = df["system_a"]
     else:
-        cur = db.execute(
-            "select id, question_id, rater, rater_kind, system, criterion, verdict, order_shown "
-            f"from judgments t where kind = 'absolute' and status = 'ok' and verdict is not null "
-            f"and {_EFFECTIVE} order by id"
+        cols = ["id", "question_id", "rater", "rater_kind", "system", "criterion", "verdict"]
+        found = effective_judgments(
+            db, kind="absolute", status="ok", with_verdict=True, columns=[*cols, "order_shown"]
         )
         df = pd.DataFrame(
-            cur.fetchall(),
+            [list(r.values()) for r in found],
             columns=[
                 "judgment_id",
                 "question_id",
@@ -328,8 +325,3 @@ def rater_pair_view(
         "by_pair": by_system_pair(frame, rater_a, rater_b),
         "disagreements": disagreements(frame, rater_a, rater_b),
     }
-
-
-def judgment_count(db: sqlite_utils.Database) -> int:
-    """Number of stored judgments."""
-    return int(db.execute("select count(*) from judgments").fetchone()[0])

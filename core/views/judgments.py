@@ -2,42 +2,35 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
-import sqlite_utils
 
-from core.annotation.base import effective_sql
+from core.store.answers import question_answers
 from core.store.connection import rows
+from core.store.disputes import question_disputes
+from core.store.judgments import effective_judgments, question_judgments
+from core.store.questions import get_question
+
+if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
+    import sqlite_utils
 
 
 def question_text(db: sqlite_utils.Database, question_id: str) -> dict[str, Any]:
     """The question's text and ids (no system names, no answers)."""
-    found = rows(
-        db,
-        "select id, question, document_id, context_document_id, origin from questions where id = ?",
-        [question_id],
-    )
-    return found[0] if found else {}
+    cols = ["id", "question", "document_id", "context_document_id", "origin"]
+    return get_question(db, question_id, cols) or {}
 
 
 def auto_verdicts_shown(db: sqlite_utils.Database, item: dict[str, Any]) -> pd.DataFrame:
     """The auto-raters' effective pairwise verdicts on ``item``, translated to the shown order."""
     out = []
-    for r in rows(
-        db,
-        "select rater, system_a, verdict, status, rationale from judgments t where "
-        "kind = 'pairwise' and rater_kind = 'auto' and question_id = ? and "
-        "((system_a = ? and system_b = ?) or (system_a = ? and system_b = ?)) and "
-        f"{effective_sql('judgments')} order by id",
-        [
-            item["question_id"],
-            item["system_a"],
-            item["system_b"],
-            item["system_b"],
-            item["system_a"],
-        ],
+    pair = {item["system_a"], item["system_b"]}
+    for r in effective_judgments(
+        db, kind="pairwise", rater_kind="auto", question_id=item["question_id"]
     ):
+        if {r["system_a"], r["system_b"]} != pair:
+            continue
         verdict = r["verdict"]
         if verdict in ("A", "B") and r["system_a"] != item["system_a"]:
             verdict = "B" if verdict == "A" else "A"
@@ -54,30 +47,22 @@ def auto_verdicts_shown(db: sqlite_utils.Database, item: dict[str, Any]) -> pd.D
 def browse_detail(db: sqlite_utils.Database, question_id: str) -> dict[str, Any] | None:
     """One question: every system's answer, every rater's verdicts (evidence, raw reply) and the
     human labels."""
-    q = rows(db, "select * from questions where id = ?", [question_id])
-    if not q:
+    q = get_question(db, question_id)
+    if q is None:
         return None
-    answers = rows(
-        db,
-        "select id, system, text, status, error, context_tokens, cost_usd "
-        "from answers where question_id = ? order by system",
-        [question_id],
+    answers = question_answers(
+        db, question_id, ["id", "system", "text", "status", "error", "context_tokens", "cost_usd"]
     )
-    judgments = rows(
-        db,
-        "select t.*, exists (select 1 from judgments s where s.supersedes = t.id) superseded "
-        "from judgments t where question_id = ? order by kind, rater, id",
-        [question_id],
-    )
+    judgments = question_judgments(db, question_id)
     return {
-        "question": q[0],
+        "question": q,
         "answers": answers,
         "absolute": [j for j in judgments if j["kind"] == "absolute"],
         "pairwise": [j for j in judgments if j["kind"] == "pairwise"],
         "reviews": rows(
             db, "select * from reviews where question_id = ? order by id", [question_id]
         ),
-        "disputes": rows(db, "select * from disputes where question_id = ?", [question_id]),
+        "disputes": question_disputes(db, question_id),
     }
 
 

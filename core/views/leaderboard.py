@@ -18,22 +18,24 @@ from __future__ import annotations
 import threading
 import warnings
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
-import sqlite_utils
 
-from core.annotation.base import effective_sql
 from core.errors import InputError
 from core.pipeline.trust import MIN_INTERVAL_QUESTIONS, TOO_FEW
 from core.stats.leaderboard import leaderboard
 from core.stats.pairwise_counts import NotIdentifiableError, PairwiseCounts
+from core.store.judgments import max_judgment_id
+from core.store.judgments import pairwise_raters as store_pairwise_raters
 from core.views.live_leaderboard import StoreLeaderboard
+
+if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
+    import pandas as pd
+    import sqlite_utils
 
 SOURCES = ("human", "auto", "both")
 FALLBACK_ALPHA = 0.01
-_EFFECTIVE = effective_sql("judgments")
 
 
 def _check_source(source: str) -> str:
@@ -47,40 +49,9 @@ def _check_source(source: str) -> str:
 # ------------------------------------------------------------------------------------------
 
 
-def pairwise_records(
-    db: sqlite_utils.Database, source: str = "both", rater: str | None = None
-) -> pd.DataFrame:
-    """Effective pairwise verdicts ``question_id, system_a, system_b, verdict`` (as shown).
-
-    ``source``: ``human``, ``auto`` or ``both``; ``rater`` narrows to one rater.
-    """
-    where = ["kind = 'pairwise'", "status = 'ok'", "verdict is not null", _EFFECTIVE]
-    params: list[Any] = []
-    if _check_source(source) != "both":
-        where.append("rater_kind = ?")
-        params.append(source)
-    if rater:
-        where.append("rater = ?")
-        params.append(rater)
-    cur = db.execute(
-        "select question_id, system_a, system_b, verdict from judgments t where "
-        + " and ".join(where),
-        params,
-    )
-    return pd.DataFrame(cur.fetchall(), columns=["question_id", "system_a", "system_b", "verdict"])
-
-
 def pairwise_raters(db: sqlite_utils.Database, source: str = "both") -> list[str]:
     """Raters with a parsed pairwise verdict, of ``source`` (``human``, ``auto`` or ``both``)."""
-    kind = "" if _check_source(source) == "both" else " and rater_kind = ?"
-    return [
-        r[0]
-        for r in db.execute(
-            "select distinct rater from judgments where kind = 'pairwise' and status = 'ok'"
-            f"{kind} order by 1",
-            [] if not kind else [source],
-        )
-    ]
+    return store_pairwise_raters(db, None if _check_source(source) == "both" else source)
 
 
 # ------------------------------------------------------------------------------------------
@@ -187,7 +158,8 @@ def group_counts(counts, group: SystemGroup):
 
 
 def compute_leaderboard(records: pd.DataFrame, n_boot: int = 200, seed: int = 0):
-    """A :class:`core.stats.leaderboard.Leaderboard` of ``records`` or an explanation why there is none."""
+    """A :class:`core.stats.leaderboard.Leaderboard` of ``records`` (one row per verdict), or an
+    explanation why there is none (used to rank one rater's verdicts beside another's)."""
 
     if records.empty:
         return None, "no pairwise verdicts yet"
@@ -241,11 +213,6 @@ def fit_pairwise(counts, n_boot: int = 200, seed: int = 0) -> tuple[Any, str, st
         return None, f"{type(exc).__name__}: {exc}", ""
 
 
-def fit_counts(board, n_boot: int = 200, seed: int = 0) -> tuple[Any, str, str]:
-    """:func:`fit_pairwise` of a :class:`core.views.live_leaderboard.StoreLeaderboard`'s aggregate."""
-    return fit_pairwise(board.counts, n_boot, seed)
-
-
 @dataclass(frozen=True)
 class LiveResult:
     """What the live leaderboard shows for one (source, rater) selection and one group."""
@@ -290,7 +257,7 @@ class LiveLeaderboard:
     ) -> LiveResult:
         """The up-to-date result for the group keyed ``group`` (default or unknown: the largest)."""
         with self._lock:
-            top = db.execute("select coalesce(max(id), 0) from judgments").fetchone()[0]
+            top = max_judgment_id(db)
             if top < self.board.last_id:  # the database was rebuilt under the same path
                 self._reset()
             self.board.refresh(db)
@@ -326,10 +293,3 @@ class LiveLeaderboard:
                 unlinked,
                 thin_interval_note(lb) if lb is not None else "",
             )
-
-    def result(
-        self, db: sqlite_utils.Database, n_boot: int = 200, seed: int = 0, group: str | None = None
-    ) -> tuple[Any, str, str, int]:
-        """``(Leaderboard | None, why none, note, last judgment id read)`` of one group."""
-        r = self.view(db, n_boot, seed, group)
-        return r.leaderboard, r.why, r.note, r.last_id

@@ -21,6 +21,7 @@ from scipy import stats
 
 from core.annotation.base import effective_sql
 from core.stats.significance import bernoulli_ci
+from core.store.judgments import effective_judgments
 from core.views.agreement_view import crowd_raters, shown_verdicts
 from core.views.leaderboard import compute_leaderboard
 
@@ -124,13 +125,16 @@ def autoais_accuracy(db: sqlite_utils.Database, level: float = 0.95) -> pd.DataF
     """Per auto-rater and system: share of answers judged supported (``yes``) among the parsed
     absolute verdicts, with the paper's Bernoulli (Wald) interval at ``level``."""
 
-    out = []
-    for r in db.execute(
-        "select rater, system, count(*), sum(verdict = 'yes') from judgments t "
-        "where kind = 'absolute' and status = 'ok' and verdict in ('yes', 'no') and "
-        f"{_EFFECTIVE} group by rater, system order by rater, system"
+    tally: dict[tuple[str, str], list[int]] = {}
+    for j in effective_judgments(
+        db, kind="absolute", status="ok", columns=["rater", "system", "verdict"]
     ):
-        rater, system, n, k = r[0], r[1], int(r[2]), int(r[3] or 0)
+        if j["verdict"] in ("yes", "no"):
+            nk = tally.setdefault((j["rater"], j["system"]), [0, 0])
+            nk[0] += 1
+            nk[1] += j["verdict"] == "yes"
+    out = []
+    for (rater, system), (n, k) in sorted(tally.items(), key=lambda kv: str(kv[0])):
         ci = bernoulli_ci(k, n, level)
         out.append(
             {

@@ -10,17 +10,14 @@ one small query plus a refit from the aggregate, never a re-read of every judgme
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
-
-import sqlite_utils
+from typing import TYPE_CHECKING, Any
 
 from core.stats.leaderboard import Leaderboard, leaderboard
 from core.stats.pairwise_counts import PairwiseCounts
+from core.store.judgments import pairwise_since
 
-_SQL = (
-    "select id, question_id, system_a, system_b, verdict, status, supersedes, rater, "
-    "rater_kind, criterion from judgments where kind = 'pairwise' and id > ? order by id"
-)
+if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
+    import sqlite_utils
 
 
 class StoreLeaderboard:
@@ -60,11 +57,8 @@ class StoreLeaderboard:
 
     def refresh(self, db: sqlite_utils.Database) -> int:
         """Read judgments with id > :attr:`last_id`; return how many rows were read."""
-        cur = db.conn.execute(_SQL, [self.last_id])
-        names = [d[0] for d in cur.description]
         n = 0
-        for values in cur:
-            row = dict(zip(names, values))
+        for row in pairwise_since(db, self.last_id):
             n += 1
             old = row["supersedes"]
             if old is not None and old in self._active:

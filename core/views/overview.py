@@ -12,33 +12,23 @@ from __future__ import annotations
 
 import io
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
-import sqlite_utils
 
 from core.annotation.base import required_annotations
 from core.annotation.pairwise import pairwise_items
 from core.store.connection import rows, table_counts
+from core.store.judgments import count_judgments, judge_models, summary_by_rater
+from core.store.questions import generator_models, pending_review_count, review_summary_by_origin
+
+if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
+    import sqlite_utils
 
 #: Model-id prefixes of the key-free baselines (algorithms, not language models).
 OFFLINE_PREFIXES = ("offline", "baseline", "rule")
 #: Model-id prefixes of answers imported from elsewhere (not produced in this workbench).
 IMPORTED_PREFIXES = ("prd:", "imported:")
-
-
-def data_version(db: sqlite_utils.Database) -> tuple:
-    """A cheap fingerprint of everything the pages show (cache key): grows on any new row."""
-    return tuple(
-        db.execute(
-            "select (select coalesce(max(id), 0) from judgments), "
-            "(select coalesce(max(id), 0) from reviews), "
-            "(select coalesce(max(id), 0) from dispute_resolutions), "
-            "(select coalesce(max(id), 0) from disputes), (select coalesce(max(id), 0) from answers), "
-            "(select count(*) from questions), (select count(*) from documents), "
-            "(select count(*) || group_concat(status) from runs)"
-        ).fetchone()
-    )
 
 
 def overview(db: sqlite_utils.Database) -> dict[str, Any]:
@@ -52,21 +42,8 @@ def overview(db: sqlite_utils.Database) -> dict[str, Any]:
             "group by source, kind order by source, kind",
         )
     )
-    by_origin = pd.DataFrame(
-        rows(
-            db,
-            "select origin, count(*) questions, sum(status = 'pending') pending, "
-            "sum(status in ('accepted', 'edited')) accepted, sum(status = 'rejected') rejected "
-            "from questions group by origin order by origin",
-        )
-    )
-    judgments = pd.DataFrame(
-        rows(
-            db,
-            "select rater_kind, kind, rater, count(*) judgments, sum(status = 'unparsed') unparsed "
-            "from judgments where status != 'withdrawn' group by 1, 2, 3 order by 1, 2, 3",
-        )
-    )
+    by_origin = pd.DataFrame(review_summary_by_origin(db))
+    judgments = pd.DataFrame(summary_by_rater(db))
     runs = pd.DataFrame(
         rows(
             db,
@@ -80,15 +57,9 @@ def overview(db: sqlite_utils.Database) -> dict[str, Any]:
         0
     ]
     attention = {
-        "questions pending review": int(
-            db.execute(
-                "select count(*) from questions where status = 'pending' and origin != 'narrativeqa'"
-            ).fetchone()[0]
-        ),
+        "questions pending review": pending_review_count(db),
         "disputes without a resolution": int(n_disputes - resolved),
-        "unparsed judge replies": int(
-            db.execute("select count(*) from judgments where status = 'unparsed'").fetchone()[0]
-        ),
+        "unparsed judge replies": count_judgments(db, "unparsed"),
         "runs still running or failed": int(
             db.execute(
                 "select count(*) from runs where status in ('running', 'failed', 'interrupted')"
@@ -100,12 +71,12 @@ def overview(db: sqlite_utils.Database) -> dict[str, Any]:
             r[0]
             for r in db.execute(
                 "select model from systems union select model from judges union "
-                "select distinct model from llm_calls union "
-                "select distinct json_extract(provenance, '$.model') from questions union "
-                "select distinct substr(rater, 6) from judgments where rater like 'auto:%:%'"
+                "select distinct model from llm_calls"
             )
             if r[0]
         }
+        | generator_models(db)
+        | judge_models(db)
     )
     made_here = [m for m in models if not m.startswith(IMPORTED_PREFIXES)]
     return {

@@ -4,15 +4,23 @@ agreement, and BM25 search of the question's documents."""
 from __future__ import annotations
 
 import re
-from typing import Any
-
-import sqlite_utils
+from typing import TYPE_CHECKING, Any
 
 from core.annotation import guideline as guideline
 from core.annotation.reviews import effective_reviews
 from core.corpus.retrieval import search
 from core.store.connection import rows
+from core.store.questions import (
+    distinct_values,
+    find_question_ids,
+    get_question,
+    question_documents,
+    question_entities,
+)
 from core.views.text import highlight_markdown
+
+if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
+    import sqlite_utils
 
 
 def _marks(values: list) -> str:
@@ -23,28 +31,11 @@ def _marks(values: list) -> str:
 def question_filters(db: sqlite_utils.Database) -> dict[str, list]:
     """Options of the question filters: documents, entities, types, statuses, origins."""
     return {
-        "documents": [
-            (r["id"], r["title"] or r["id"])
-            for r in rows(
-                db,
-                "select distinct d.id, d.title from documents d join questions q "
-                "on q.document_id = d.id order by d.title, d.id",
-            )
-        ],
-        "entities": [
-            (r["id"], r["name"])
-            for r in rows(
-                db,
-                "select distinct e.id, e.name from entities e join questions q on q.entity_id = e.id "
-                "order by e.name",
-            )
-        ],
-        "qtypes": [
-            r[0]
-            for r in db.execute("select distinct qtype from questions where qtype != '' order by 1")
-        ],
-        "statuses": [r[0] for r in db.execute("select distinct status from questions order by 1")],
-        "origins": [r[0] for r in db.execute("select distinct origin from questions order by 1")],
+        "documents": [(r["id"], r["title"] or r["id"]) for r in question_documents(db)],
+        "entities": [(r["id"], r["name"]) for r in question_entities(db)],
+        "qtypes": distinct_values(db, "qtype"),
+        "statuses": distinct_values(db, "status"),
+        "origins": distinct_values(db, "origin"),
     }
 
 
@@ -59,26 +50,14 @@ def question_ids(
     search: str = "",
 ) -> list[str]:
     """Ids of the questions matching every given filter (``search``: substring of the text)."""
-    where, params = ["1 = 1"], []
-    for col, value in (
-        ("document_id", document_id),
-        ("entity_id", entity_id),
-        ("qtype", qtype),
-        ("status", status),
-        ("origin", origin),
-    ):
-        if value not in (None, ""):
-            where.append(f"{col} = ?")
-            params.append(value)
-    if search.strip():
-        where.append("(question like ? or id = ?)")
-        params += [f"%{search.strip()}%", search.strip()]
-    return [
-        r[0]
-        for r in db.execute(
-            f"select id from questions where {' and '.join(where)} order by id", params
-        )
-    ]
+    filters = {
+        "document_id": document_id,
+        "entity_id": entity_id,
+        "qtype": qtype,
+        "status": status,
+        "origin": origin,
+    }
+    return find_question_ids(db, filters, search)
 
 
 def supporting_documents(db: sqlite_utils.Database, question: dict) -> list[dict]:
@@ -132,10 +111,9 @@ def question_detail(
     ``max_passages`` in all, so a reviewer can judge whether it needs distant passages. Every
     entity of the question (``metadata.entity_ids``, e.g. a pair) is highlighted.
     """
-    found = rows(db, "select * from questions where id = ?", [question_id])
-    if not found:
+    q = get_question(db, question_id)
+    if q is None:
         return None
-    q = found[0]
     entity, passages = None, []
     if q.get("entity_id") is not None:
         ent = rows(db, "select * from entities where id = ?", [q["entity_id"]])
@@ -215,15 +193,15 @@ def question_detail(
             )
             articles.append({**d, "text": text})
     parent = (
-        rows(db, "select id, question, answers from questions where id = ?", [q["parent_id"]])
+        get_question(db, q["parent_id"], ["id", "question", "answers"])
         if q.get("parent_id")
-        else []
+        else None
     )
     return {
         "question": q,
         "answer": answers[0] if answers else "",
         "answers": answers,
-        "parent": parent[0] if parent else None,
+        "parent": parent,
         "entities": entities,
         "n_mention_passages": len(mention_idxs),
         "n_passages": int(n_passages),
@@ -268,12 +246,10 @@ def review_agreement(reviews: list[dict]) -> dict[str, Any] | None:
 def searchable_documents(db: sqlite_utils.Database, question_id: str) -> list[tuple[str, str]]:
     """(doc id, label) of the documents a human can search for this question: the story / book,
     its summary and any other context document."""
-    q = db.execute(
-        "select document_id, context_document_id from questions where id = ?", [question_id]
-    ).fetchone()
-    if not q:
+    q = get_question(db, question_id, ["document_id", "context_document_id"])
+    if q is None:
         return []
-    ids = [d for d in q if d]
+    ids = [d for d in q.values() if d]
     out = (
         rows(
             db,

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
-import sqlite_utils
 
 from core.llm.catalog import known_models
 from core.llm.registry import model_available
+from core.store.answers import max_answer_id
+from core.store.judgments import max_judgment_id
+
+if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
+    import sqlite_utils
 
 DEFAULT_ANSWER_MODEL = "offline:extractive"
 DEFAULT_JUDGE_MODEL = "offline:lexical"
@@ -75,13 +79,7 @@ def experiment_config(
 
 def run_counter(db: sqlite_utils.Database) -> tuple[int, int]:
     """(max answer id, max judgment id): the baseline a run's progress is measured from."""
-    return tuple(
-        int(x)
-        for x in db.execute(
-            "select (select coalesce(max(id), 0) from answers), "
-            "(select coalesce(max(id), 0) from judgments)"
-        ).fetchone()
-    )
+    return (max_answer_id(db), max_judgment_id(db))
 
 
 def run_progress(db: sqlite_utils.Database, baseline: tuple[int, int]) -> int:

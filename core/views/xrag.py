@@ -11,10 +11,9 @@ from __future__ import annotations
 
 import random
 from collections import Counter, defaultdict
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
-import sqlite_utils
 
 from core.annotation.xrag_reviews import label_distribution
 from core.corpus.tabular import read_records
@@ -22,7 +21,12 @@ from core.errors import InputError
 from core.stats.agreement import cohen_kappa
 from core.stats.significance import mcnemar, paired_bootstrap, wilson_ci
 from core.store.connection import rows, transaction, utcnow
+from core.store.judgments import insert_judgment, latest_verdicts
+from core.store.questions import origin_questions
 from core.xrag.evaluate import CRITERION, PANEL_RATER, controlled_configs
+
+if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
+    import sqlite_utils
 
 LEVEL = 0.95
 
@@ -251,18 +255,8 @@ def panel_human_agreement(db: sqlite_utils.Database) -> dict[str, Any]:
     on the same question and system (``<model>@<setting>``); the latest per answer is used.
     """
 
-    def latest(where: str, params: list) -> dict[tuple[str, str], str]:
-        got: dict[tuple[str, str], str] = {}
-        for r in db.query(
-            "select question_id, system, verdict from judgments where criterion = ? "
-            f"and verdict is not null and {where} order by id",
-            [CRITERION, *params],
-        ):
-            got[(r["question_id"], r["system"])] = r["verdict"]
-        return got
-
-    panel = latest("rater = ?", [PANEL_RATER])
-    human = latest("rater like 'human:%'", [])
+    panel = latest_verdicts(db, CRITERION, rater=PANEL_RATER)
+    human = latest_verdicts(db, CRITERION, rater_prefix="human:")
     keys = sorted(set(panel) & set(human))
     if not keys:
         return {"n": 0, "agreement": None, "cohen_kappa": None}
@@ -285,23 +279,20 @@ def record_human_verdict(
     if not found:
         raise InputError(f"unknown XRAG result {result_id}")
     r = found[0]
-    return (
-        db["judgments"]
-        .insert(
-            {
-                "kind": "absolute",
-                "question_id": r["question_id"],
-                "rater": f"human:{annotator}",
-                "rater_kind": "human",
-                "criterion": CRITERION,
-                "system": f"{r['model']}@{r['setting']}",
-                "verdict": verdict,
-                "status": "ok",
-                "context_kind": r["setting"],
-                "created_at": utcnow(),
-            }
-        )
-        .last_pk
+    return insert_judgment(
+        db,
+        {
+            "kind": "absolute",
+            "question_id": r["question_id"],
+            "rater": f"human:{annotator}",
+            "rater_kind": "human",
+            "criterion": CRITERION,
+            "system": f"{r['model']}@{r['setting']}",
+            "verdict": verdict,
+            "status": "ok",
+            "context_kind": r["setting"],
+            "created_at": utcnow(),
+        },
     )
 
 
@@ -318,10 +309,7 @@ def answers_to_verify(
     random.Random(seed).shuffle(res)
     if limit is not None:
         res = res[:limit]
-    qs = {
-        r["id"]: r
-        for r in rows(db, "select id, question, answers from questions where origin = 'xrag'")
-    }
+    qs = {r["id"]: r for r in origin_questions(db, "xrag", ["id", "question", "answers"])}
     out = [
         {
             "result_id": r["id"],

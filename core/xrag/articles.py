@@ -4,72 +4,30 @@ An article is a ``documents`` row with ``kind='article'``; its metadata holds ``
 (ISO date) and ``url``. A row with ``translation_of`` set is a version of that English article in
 another language (``documents.parent_id``).
 
-Pairing rule (XRAG): two English articles are related when their titles share at least
-``min_shared`` named entities and they were published at most ``max_days`` days apart.
-Title entities are maximal runs of capitalised, non-function-word tokens (a number directly
-after such a run belongs to it: "Super Bowl 50"), compared case-insensitively.
+Pairing rule (XRAG): :mod:`core.xrag.title_pairs` (title entities, dates, candidate pairs);
+this module stores the pairs and optionally asks a model to confirm each one.
 """
 
 from __future__ import annotations
 
-import json
 import re
 from collections import defaultdict
-from datetime import date
-from itertools import combinations
 from pathlib import Path
-from typing import Any
-
-import sqlite_utils
+from typing import TYPE_CHECKING, Any
 
 from core.corpus.documents import upsert_document
 from core.corpus.tabular import read_records
-from core.errors import ConfigError, InputError
+from core.errors import InputError
 from core.llm.prompts import prompt_hash, render_prompt
 from core.llm.types import LLMRequest, require_real_model
 from core.store.connection import dumps, rows, transaction, utcnow
 from core.xrag.model_calls import ask_json
+from core.xrag.title_pairs import MAX_DAYS, MIN_SHARED, candidate_pairs, parse_date
 
-MIN_SHARED = 2
-MAX_DAYS = 14
+if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
+    import sqlite_utils
+
 LANGUAGE_CODE = re.compile(r"^[a-z]{2,3}$")
-_TOKEN = re.compile(r"[^\W_][\w'’.-]*", re.U)
-FUNCTION_WORDS = frozenset(
-    """
-a an the and or but of in on at to for from by with as after before over under into about
-against between during says say said is are was were be will would can could may might
-how why what when where who which this that these those its it his her their our your my
-vs v not no up down out off than then more most less first last
-""".split()
-)
-
-
-def parse_date(value: Any) -> date:
-    """An ISO date (``YYYY-MM-DD``, optionally followed by a time) as a ``date``."""
-    text = str(value or "").strip()
-    try:
-        return date.fromisoformat(text[:10])
-    except ValueError:
-        raise ValueError(f"published date {text!r} is not an ISO date (YYYY-MM-DD)") from None
-
-
-def title_entities(title: str) -> set[str]:
-    """Named entities of a title: capitalised runs, function words and lower-case words split."""
-    found: set[str] = set()
-    run: list[str] = []
-    for tok in _TOKEN.findall(title.replace("_", " ")):
-        word = tok.strip(".'’-")
-        if not word:
-            continue
-        if word.lower() not in FUNCTION_WORDS and (word[0].isupper() or (word.isdigit() and run)):
-            run.append(word)
-            continue
-        if run:
-            found.add(" ".join(run).lower())
-        run = []
-    if run:
-        found.add(" ".join(run).lower())
-    return found
 
 
 def import_articles(
@@ -187,44 +145,6 @@ def version_of(db: sqlite_utils.Database, english_id: str, language: str) -> str
     return row[0] if row else None
 
 
-def candidate_pairs(
-    articles: list[dict[str, Any]], *, min_shared: int = MIN_SHARED, max_days: int = MAX_DAYS
-) -> list[dict[str, Any]]:
-    """Pairs of articles sharing >= ``min_shared`` title entities within ``max_days`` days.
-
-    ``article_a`` is the earlier article (ties: smaller id). Candidates come from an inverted
-    index entity -> articles, so only articles sharing an entity are compared.
-    """
-    if min_shared < 1 or max_days < 0:
-        raise ConfigError("min_shared must be >= 1 and max_days >= 0")
-    ents = {a["id"]: title_entities(a["title"]) for a in articles}
-    by_id = {a["id"]: a for a in articles}
-    index: dict[str, list[str]] = defaultdict(list)
-    for doc_id, found in ents.items():
-        for e in found:
-            index[e].append(doc_id)
-    seen: set[tuple[str, str]] = set()
-    pairs = []
-    for ids in index.values():
-        for x, y in combinations(sorted(ids), 2):
-            if (x, y) in seen:
-                continue
-            seen.add((x, y))
-            shared = ents[x] & ents[y]
-            days = abs((by_id[x]["published"] - by_id[y]["published"]).days)
-            if len(shared) >= min_shared and days <= max_days:
-                a, b = sorted((by_id[x], by_id[y]), key=lambda r: (r["published"], r["id"]))
-                pairs.append(
-                    {
-                        "article_a": a["id"],
-                        "article_b": b["id"],
-                        "shared_entities": sorted(shared),
-                        "days_apart": days,
-                    }
-                )
-    return sorted(pairs, key=lambda p: (p["article_a"], p["article_b"]))
-
-
 def store_pairs(db: sqlite_utils.Database, pairs: list[dict[str, Any]]) -> int:
     """Insert new pairs; returns how many were new.
 
@@ -269,12 +189,10 @@ def store_pairs(db: sqlite_utils.Database, pairs: list[dict[str, Any]]) -> int:
 
 
 def get_pairs(db: sqlite_utils.Database, status: str | None = "active") -> list[dict[str, Any]]:
-    """Stored pairs (``shared_entities`` decoded), optionally only those with ``status``."""
+    """Stored pairs (``shared_entities`` decoded by :func:`core.store.connection.rows`),
+    optionally only those with ``status``."""
     sql = "select * from article_pairs" + (" where status = ?" if status else "") + " order by id"
-    out = rows(db, sql, [status] if status else [])
-    for r in out:
-        r["shared_entities"] = json.loads(r["shared_entities"])
-    return out
+    return rows(db, sql, [status] if status else [])
 
 
 def pair_articles(

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sqlite3
+
 import pytest
 from browser_support import build_fixture_db
 
@@ -51,7 +53,7 @@ def test_review_supersedes_own_and_keeps_original(fdb):
     assert [r["id"] for r in eff] == [second, other]
     original = db.execute("select question, status from questions where id = ?", [q]).fetchone()
     assert "Fixture question" in original[0] and original[1] == "edited"
-    with pytest.raises(Exception, match="append-only"):
+    with pytest.raises(sqlite3.IntegrityError, match="append-only"):
         db.execute("update reviews set decision = 'reject' where id = ?", [first])
     with pytest.raises(InputError, match="needs an edited question or a corrected answer"):
         submit_review(db, q, sign_in_open(db, "alice"), "edit")  # an edit needs a text
@@ -246,7 +248,7 @@ def test_nobody_can_change_another_annotators_labels(fdb):
     ]
     for table, row in attacks:
         n = db[table].count
-        with pytest.raises(Exception, match="nobody can change another"):
+        with pytest.raises(sqlite3.IntegrityError, match="nobody can change another"):
             db[table].insert(row)
         assert db[table].count == n
         ok = dict(row, supersedes=None)  # the same row of one's own is fine

@@ -5,15 +5,14 @@ import json
 import pytest
 from qa_fixtures import STORY, SUMMARY, seed
 
+from core.answering.answer_runs import answer_questions, plan_answers
 from core.answering.systems import (
-    answer_questions,
     bm25_rag,
     full_context,
     load_questions,
     make_system,
     no_context,
     oracle,
-    plan_answers,
     system_kinds,
 )
 from core.errors import ConfigError, ContextTooLongError, InputError

@@ -6,7 +6,8 @@ import re
 import pytest
 from qa_fixtures import STORY, seed
 
-from core.answering.systems import answer_questions, load_questions, no_context
+from core.answering.answer_runs import answer_questions
+from core.answering.systems import load_questions, no_context
 from core.corpus.evidence import verify_quote, verify_quotes
 from core.errors import ConfigError
 from core.judging.diagnostics import position_consistency, rater_diagnostics

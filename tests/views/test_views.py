@@ -13,16 +13,11 @@ from core.annotation.identity import sign_in_open
 from core.annotation.pairwise import blind_item, pair_key, submit_verdict, undo_last, verdict_queue
 from core.annotation.reviews import submit_review
 from core.store.database import open_db
+from core.store.judgments import effective_judgments
 from core.views.disputes import corrected_references, dispute_detail, dispute_tally
 from core.views.figures import agreement_overview, confusion_figure, rater_pair_view
 from core.views.judgments import auto_verdicts_shown
-from core.views.leaderboard import (
-    FALLBACK_ALPHA,
-    LiveLeaderboard,
-    compute_leaderboard,
-    pairwise_raters,
-    pairwise_records,
-)
+from core.views.leaderboard import FALLBACK_ALPHA, LiveLeaderboard, pairwise_raters
 from core.views.leaderboard_figures import autoais_accuracy, forest_figure, matrix_figure
 from core.views.overview import export_bytes, overview
 from core.views.review import question_detail, search_context, searchable_documents
@@ -178,14 +173,17 @@ def test_search_context_and_auto_verdicts_in_shown_order(fdb):
 
 def test_leaderboard_and_accuracy(fdb):
     db, _ = fdb
-    recs = pairwise_records(db, "auto")
-    assert len(recs) == 42 and pairwise_records(db, "human").empty
-    lb, why = compute_leaderboard(recs, n_boot=50)
-    assert why == "" and lb.table["name"].tolist()[0] == "fixture-a"
+    recs = effective_judgments(
+        db, kind="pairwise", status="ok", rater_kind="auto", with_verdict=True
+    )
+    assert len(recs) == 42
+    shown = LiveLeaderboard("auto").view(db, n_boot=50)
+    lb = shown.leaderboard
+    assert shown.why == "" and lb.table["name"].tolist()[0] == "fixture-a"
     assert forest_figure(lb).layout.title.text
     assert matrix_figure(lb.win_rate, "t", "v").layout.xaxis.title.text
-    none, why = compute_leaderboard(pairwise_records(db, "human"))
-    assert none is None and why
+    none = LiveLeaderboard("human").view(db)
+    assert none.leaderboard is None and none.why == "no pairwise verdicts yet"
     acc = autoais_accuracy(db)
     assert set(acc["rater"]) == {"auto:fixture-ais", "auto:fixture-gt", "auto:fixture-ctx"}
     assert (acc["ci_low"] <= acc["accuracy"]).all() and (acc["accuracy"] <= acc["ci_high"]).all()
@@ -236,22 +234,24 @@ def test_experiment_config_is_valid(fdb):
 def test_live_leaderboard_reads_only_new_judgments(fdb):
     db, _ = fdb
     live = LiveLeaderboard("both")
-    lb, why, note, seen = live.result(db, n_boot=0)
+    first = live.view(db, n_boot=0)
+    lb, seen = first.leaderboard, first.last_id
     n0 = int(lb.count_matrix().sum() / 2)
     assert seen == db.execute("select max(id) from judgments where kind = 'pairwise'").fetchone()[0]
-    assert live.result(db, n_boot=0)[0] is lb  # memoised: no refit
+    assert live.view(db, n_boot=0).leaderboard is lb  # memoised: no refit
     item = blind_item(db, verdict_queue(db, "alice")[0], "alice")
     submit_verdict(db, item, sign_in_open(db, "alice"), "A")
     calls = []
     refresh = live.board.refresh
     live.board.refresh = lambda d: calls.append(refresh(d)) or calls[-1]
-    lb2, _, _, seen2 = live.result(db, n_boot=0)
+    second = live.view(db, n_boot=0)
+    lb2, seen2 = second.leaderboard, second.last_id
     assert calls == [1] and seen2 > seen  # one new row read
     assert int(lb2.count_matrix().sum() / 2) == n0 + 1
     undo_last(db, sign_in_open(db, "alice"))  # retracted incrementally
-    assert int(live.result(db, n_boot=0)[0].count_matrix().sum() / 2) == n0
-    human = LiveLeaderboard("human").result(db, n_boot=0)
-    assert human[0] is None and "no pairwise verdicts" in human[1]
+    assert int(live.view(db, n_boot=0).leaderboard.count_matrix().sum() / 2) == n0
+    human = LiveLeaderboard("human").view(db, n_boot=0)
+    assert human.leaderboard is None and "no pairwise verdicts" in human.why
 
 
 def test_disjoint_tournaments_are_never_ranked_in_one_table(tmp_path):

@@ -8,14 +8,8 @@ import pytest
 
 from core.errors import ConfigError, InputError
 from core.llm.scripted import set_script
-from core.xrag.articles import (
-    candidate_pairs,
-    get_pairs,
-    import_articles,
-    pair_articles,
-    parse_date,
-    title_entities,
-)
+from core.xrag.articles import get_pairs, import_articles, pair_articles
+from core.xrag.title_pairs import candidate_pairs, parse_date, title_entities
 
 
 def _write(path, records):

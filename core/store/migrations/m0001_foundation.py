@@ -3,7 +3,14 @@
 JSON columns hold lists/objects encoded as text. Timestamps are UTC ISO-8601 strings.
 """
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from core.store.schema import append_only, execute_script
+
+if TYPE_CHECKING:
+    import sqlite_utils
 
 SCHEMA = """
 create table documents (
@@ -202,7 +209,7 @@ create table settings (
 """
 
 
-def apply(db) -> None:
+def apply(db: sqlite_utils.Database) -> None:
     """Create the foundation tables and the append-only triggers."""
     execute_script(db, SCHEMA)
     for table in ("judgments", "reviews", "dispute_resolutions"):

@@ -7,7 +7,14 @@ zero cost; failures with ``status = 'error'`` and ``error_kind``). ``llm_batches
 ``llm_batch_items`` make provider batch jobs resumable by batch id.
 """
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from core.store.schema import execute_script
+
+if TYPE_CHECKING:
+    import sqlite_utils
 
 SCHEMA = """
 create table llm_cache (
@@ -74,6 +81,6 @@ create table llm_batch_items (
 """
 
 
-def apply(db) -> None:
+def apply(db: sqlite_utils.Database) -> None:
     """Create the model-layer tables."""
     execute_script(db, SCHEMA)

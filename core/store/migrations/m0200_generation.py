@@ -4,7 +4,14 @@
 reply) with the raw reply, so a re-run can retry and a reviewer can see what the model said.
 """
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from core.store.schema import execute_script
+
+if TYPE_CHECKING:
+    import sqlite_utils
 
 SCHEMA = """
 create table generation_failures (
@@ -23,6 +30,6 @@ create index generation_failures_document on generation_failures(document_id);
 """
 
 
-def apply(db) -> None:
+def apply(db: sqlite_utils.Database) -> None:
     """Create the generation_failures table."""
     execute_script(db, SCHEMA)

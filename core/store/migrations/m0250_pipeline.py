@@ -6,7 +6,14 @@ experiment file asked for (config, sampled question ids) so a report can be rebu
 store alone.
 """
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from core.store.schema import execute_script
+
+if TYPE_CHECKING:
+    import sqlite_utils
 
 SCHEMA = """
 create table judges (
@@ -39,6 +46,6 @@ create index judgments_answer on judgments(answer_id, rater);
 """
 
 
-def apply(db) -> None:
+def apply(db: sqlite_utils.Database) -> None:
     """Create the judges and experiments tables and lookup indexes."""
     execute_script(db, SCHEMA)

@@ -4,7 +4,14 @@ A label is effective when no row names it in ``supersedes``; without an index on
 that test scans the whole table once per row.
 """
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from core.store.schema import execute_script
+
+if TYPE_CHECKING:
+    import sqlite_utils
 
 INDEXES = """
 create index if not exists judgments_supersedes on judgments(supersedes);
@@ -15,6 +22,6 @@ create index if not exists dispute_resolutions_dispute on dispute_resolutions(di
 """
 
 
-def apply(db) -> None:
+def apply(db: sqlite_utils.Database) -> None:
     """Create the indexes."""
     execute_script(db, INDEXES)

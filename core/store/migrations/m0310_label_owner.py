@@ -6,10 +6,17 @@ These triggers refuse a row that supersedes a row of another annotator (``review
 even a hand-written INSERT, can withdraw or replace someone else's label.
 """
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import sqlite_utils
+
 OWNERS = (("reviews", "annotator"), ("dispute_resolutions", "annotator"), ("judgments", "rater"))
 
 
-def apply(db) -> None:
+def apply(db: sqlite_utils.Database) -> None:
     """Create one BEFORE INSERT trigger per label table."""
     for table, owner in OWNERS:
         db.execute(

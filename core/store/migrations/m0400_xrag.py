@@ -6,7 +6,14 @@ whose ``parent_id`` is the English article. Cross-document questions and their t
 ``questions`` rows (``origin='xrag'``; a translation has ``parent_id`` = the English question).
 """
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from core.store.schema import execute_script
+
+if TYPE_CHECKING:
+    import sqlite_utils
 
 SCHEMA = """
 create table article_pairs (
@@ -81,6 +88,6 @@ create index xrag_results_setting on xrag_results(setting, language, model);
 """
 
 
-def apply(db) -> None:
+def apply(db: sqlite_utils.Database) -> None:
     """Create the XRAG tables."""
     execute_script(db, SCHEMA)

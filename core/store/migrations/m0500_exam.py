@@ -8,7 +8,14 @@ long-span questions points back at them with ``source_question_id``.
 one Q/A model and one verification rule over every stored article of the bank.
 """
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from core.store.schema import execute_script
+
+if TYPE_CHECKING:
+    import sqlite_utils
 
 SCHEMA = """
 create table exam_banks (
@@ -93,6 +100,6 @@ create index exam_grades_run on exam_grades(run_id, article_id);
 """
 
 
-def apply(db) -> None:
+def apply(db: sqlite_utils.Database) -> None:
     """Create the EXAM tables."""
     execute_script(db, SCHEMA)

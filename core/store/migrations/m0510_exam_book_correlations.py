@@ -7,7 +7,14 @@ the scores behind them (``systems``: JSON list of {system, strategy, tokens, exa
 bt_se}).
 """
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from core.store.schema import execute_script
+
+if TYPE_CHECKING:
+    import sqlite_utils
 
 SCHEMA = """
 create table exam_book_correlations (
@@ -34,6 +41,6 @@ create table exam_book_correlations (
 """
 
 
-def apply(db) -> None:
+def apply(db: sqlite_utils.Database) -> None:
     """Create the table of stored EXAM-vs-Bradley-Terry correlations."""
     execute_script(db, SCHEMA)

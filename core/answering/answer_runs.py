@@ -1,0 +1,207 @@
+"""Answer runs: plan every (question, system) request, checked before anything is sent, then
+send them and store the answers.
+
+Answers go to table ``answers`` (unique ``question_id, system``, :mod:`core.store.answers`): a
+rerun skips stored answers and retries only failed ones. A context that does not fit the
+model's window raises :class:`core.errors.ContextTooLongError` while planning, unless the
+system's ``fallback = "rag"`` answers that question from retrieved passages instead (recorded
+in the answer metadata).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from core.answering.systems import (
+    OracleMissingError,
+    System,
+    book_of,
+    fits,
+    load_questions,
+    oracle_document,
+    register_system,
+    retrieved_context,
+)
+from core.corpus.documents import count_tokens
+from core.errors import ContextTooLongError
+from core.llm.prompts import prompt_hash, render_prompt
+from core.llm.stage import run_stage
+from core.llm.types import LLMRequest
+from core.store.answers import answered, save_answer
+from core.store.connection import dumps, utcnow
+
+if TYPE_CHECKING:  # sqlite_utils imports pandas: load it only when a database is opened
+    import sqlite_utils
+
+_ABSTAIN = (
+    "i don't know",
+    "i do not know",
+    "i abstain",
+    "the text does not",
+    "not contain the answer",
+)
+
+
+@dataclass
+class PlannedAnswer:
+    """One answer to produce: the request and how its context was obtained."""
+
+    question_id: str
+    system: System
+    request: Any
+    context_tokens: int
+    context_used: str
+
+
+def _answer_request(system: System, question: dict, doc: dict, context: str) -> Any:
+
+    prompt = render_prompt(
+        system.prompt,
+        title=doc.get("title") or doc["id"],
+        author=doc.get("author") or "an unknown author",
+        # the prompt delimits the question with [[QUESTION]] markers
+        question=question["question"].replace("[[", "[ [").replace("]]", "] ]"),
+    )
+    return LLMRequest(
+        model=system.model,
+        prompt=prompt,
+        context=context,
+        temperature=0.0,
+        max_tokens=system.max_tokens,
+        task="answer",
+        fields={
+            "question": question["question"],
+            "context": context,
+            "title": doc.get("title") or "",
+        },
+        params=dict(system.request_params),
+        purpose="answer",
+        tags={"system": system.name},
+    )
+
+
+def plan_answer(db: sqlite_utils.Database, system: System, question: dict) -> PlannedAnswer:
+    """Build the request of ``system`` for ``question``; raise before sending if it cannot fit."""
+
+    doc = book_of(db, question)
+    used = system.context
+    if system.context == "none":
+        context = ""
+    elif system.context == "rag":
+        context = retrieved_context(db, doc["id"], question["question"], system.tokens)
+    elif system.context == "full":
+        context = doc["text"]
+    else:
+        context = oracle_document(db, question, system.oracle_suffix)["text"]
+    request = _answer_request(system, question, doc, context)
+    if not fits(request):
+        if system.fallback != "rag":
+            raise ContextTooLongError(
+                f"system {system.name!r}, question {question['id']!r}: the {used} context "
+                f"({doc['n_tokens']:,} tokens) does not fit {system.model}'s window; "
+                'set fallback = "rag" or use a longer-context model'
+            )
+        context = retrieved_context(db, doc["id"], question["question"], system.fallback_tokens)
+        used = "rag-fallback"
+        request = _answer_request(system, question, doc, context)
+        if not fits(request):
+            raise ContextTooLongError(
+                f"system {system.name!r}: even the retrieval fallback "
+                f"does not fit {system.model}'s window"
+            )
+    n_context = (
+        (doc.get("n_tokens") or count_tokens(context))
+        if context is doc["text"]
+        else count_tokens(context)
+    )  # a whole book's count is stored: not recounted
+    return PlannedAnswer(question["id"], system, request, n_context, used)
+
+
+def plan_answers(
+    db: sqlite_utils.Database, systems: list[System], questions: list[dict]
+) -> list[PlannedAnswer]:
+    """Every (question, system) answer not stored yet, with its request (nothing is sent)."""
+    done = answered(db, [s.name for s in systems])
+    out = []
+    for s in systems:
+        for q in questions:
+            if (q["id"], s.name) in done:
+                continue
+            try:
+                out.append(plan_answer(db, s, q))
+            except OracleMissingError:
+                if s.if_missing != "skip":
+                    raise
+    return out
+
+
+def _status(text: str, finish_reason: str = "") -> str:
+    """``abstained`` for an empty reply, a declared abstention or an "I don't know"; else ``ok``."""
+    low = text.strip().lower()
+    if not low or finish_reason == "abstained" or any(a in low[:80] for a in _ABSTAIN):
+        return "abstained"
+    return "ok"
+
+
+def run_answers(
+    db: sqlite_utils.Database,
+    planned: list[PlannedAnswer],
+    *,
+    run_id: str | None = None,
+    progress: bool = True,
+) -> dict[str, int]:
+    """Send the planned requests (no transaction open) and store each answer in its own short
+    transaction as its reply arrives (:func:`core.llm.stage.run_stage`); return counts."""
+
+    if not planned:
+        return {"answered": 0, "errors": 0}
+    for p in {p.system.name: p.system for p in planned}.values():
+        register_system(db, p)
+    now = utcnow()
+
+    def store(db: sqlite_utils.Database, p: PlannedAnswer, resp: Any) -> str:
+        failed = resp.error is not None
+        row = {
+            "question_id": p.question_id,
+            "system": p.system.name,
+            "text": "" if failed else resp.text.strip(),
+            "status": "error" if failed else _status(resp.text, resp.finish_reason),
+            "error": resp.error or "",
+            "context_tokens": p.context_tokens,
+            "input_tokens": resp.input_tokens,
+            "output_tokens": resp.output_tokens,
+            "cost_usd": resp.cost_usd,
+            "cache_key": resp.cache_key or None,
+            "run_id": run_id,
+            "created_at": now,
+            "metadata": dumps(
+                {
+                    "context_used": p.context_used,
+                    "prompt": p.system.prompt,
+                    "prompt_hash": prompt_hash(p.system.prompt),
+                    "cache_hit": bool(resp.cache_hit),
+                }
+            ),
+        }
+        # only failed answers are re-planned, so a stored row replaced here was an error
+        save_answer(db, row)
+        return "errors" if failed else "answered"
+
+    tally = run_stage(
+        db, [(p, p.request) for p in planned], store, run_id=run_id, progress=progress
+    )
+    return {"answered": tally.get("answered", 0), "errors": tally.get("errors", 0)}
+
+
+def answer_questions(
+    db: sqlite_utils.Database,
+    systems: list[System],
+    question_ids: list[str],
+    *,
+    run_id: str | None = None,
+    progress: bool = True,
+) -> dict[str, int]:
+    """Plan (checking every context first), then answer what is not stored yet."""
+    planned = plan_answers(db, systems, load_questions(db, question_ids))
+    return run_answers(db, planned, run_id=run_id, progress=progress)

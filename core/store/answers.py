@@ -1,0 +1,86 @@
+"""Table ``answers``: the only module with SQL on it (one row per question and system;
+rows come back decoded by :func:`core.store.connection.rows`)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from core.store.connection import rows
+
+if TYPE_CHECKING:  # sqlite_utils imports pandas: load it only when a database is opened
+    import sqlite_utils
+
+_COLUMN = re.compile(r"^[a-z_]+$")
+
+
+def _columns(columns: Sequence[str] | None) -> str:
+    if columns is None:
+        return "*"
+    for c in columns:
+        if not _COLUMN.match(c):
+            raise ValueError(f"not an answers column: {c!r}")
+    return ", ".join(columns)
+
+
+def get_answer(
+    db: sqlite_utils.Database, answer_id: int, columns: Sequence[str] | None = None
+) -> dict[str, Any] | None:
+    """One answer by id (or None)."""
+    found = rows(db, f"select {_columns(columns)} from answers where id = ?", [answer_id])
+    return found[0] if found else None
+
+
+def question_answers(
+    db: sqlite_utils.Database, question_id: str, columns: Sequence[str] | None = None
+) -> list[dict[str, Any]]:
+    """Every system's answer to a question, by system."""
+    return rows(
+        db,
+        f"select {_columns(columns)} from answers where question_id = ? order by system",
+        [question_id],
+    )
+
+
+def answered(db: sqlite_utils.Database, systems: Sequence[str]) -> set[tuple[str, str]]:
+    """(question id, system) of the answers of ``systems`` stored without error."""
+    if not systems:
+        return set()
+    marks = ",".join("?" * len(systems))
+    return {
+        (r[0], r[1])
+        for r in db.execute(
+            "select question_id, system from answers where status != 'error' and "
+            f"system in ({marks})",
+            list(systems),
+        )
+    }
+
+
+def save_answer(db: sqlite_utils.Database, row: dict[str, Any]) -> int:
+    """Store a system's answer to a question: insert it, or replace the stored row of the same
+    (question, system). Returns the answer id."""
+    old = db.execute(
+        "select id from answers where question_id = ? and system = ?",
+        [row["question_id"], row["system"]],
+    ).fetchone()
+    if old is None:
+        return int(db.table("answers").insert(row).last_pk or 0)
+    db.table("answers").update(old[0], row)
+    return int(old[0])
+
+
+def max_answer_id(db: sqlite_utils.Database) -> int:
+    """The largest answer id (0 when empty)."""
+    return int(db.execute("select coalesce(max(id), 0) from answers").fetchone()[0])
+
+
+def answers_version(db: sqlite_utils.Database) -> tuple[Any, ...]:
+    """A cheap fingerprint of the answers table (changes when an answer is added or rewritten)."""
+    return tuple(
+        db.execute(
+            "select coalesce(max(id), 0), count(*), total(length(text)), total(status = 'ok') "
+            "from answers"
+        ).fetchone()
+    )

@@ -1,0 +1,52 @@
+"""Cheap fingerprints of the stored data: the app's cache keys.
+
+Each is a few aggregate numbers of constant size (never a list that grows with the data), read
+with one query, so computing a key on every page render stays cheap.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from core.store.answers import answers_version
+from core.store.judgments import max_judgment_id
+
+if TYPE_CHECKING:  # sqlite_utils imports pandas: load it only when a database is opened
+    import sqlite_utils
+
+#: Append-mostly tables whose largest id moves on every new row.
+_GROWING = ("judgments", "reviews", "dispute_resolutions", "disputes", "answers")
+
+
+def data_version(db: sqlite_utils.Database) -> tuple[Any, ...]:
+    """A fingerprint of everything the pages show: changes on any new judgment, label, dispute,
+    answer, question or document, and on any run started, finished or updated while running.
+
+    Constant size and index lookups only (migration ``m0640`` indexes ``runs.status`` and
+    ``runs.finished_at``): runs are summarised by their count and largest rowid, the calls and
+    cost of the runs still running, and the latest finish time (:func:`core.store.runs.finish_run`
+    always sets ``finished_at``).
+    """
+    parts = [f"(select coalesce(max(id), 0) from {t})" for t in _GROWING]
+    parts += [
+        "(select count(*) from questions)",
+        "(select count(*) from documents)",
+        "(select count(*) from runs)",
+        "(select coalesce(max(rowid), 0) from runs)",
+        "(select coalesce(max(finished_at), '') from runs)",
+    ]
+    head = tuple(db.execute(f"select {', '.join(parts)}").fetchone())
+    running = db.execute(
+        "select count(*), total(n_calls), total(cost_usd) from runs where status = 'running'"
+    ).fetchone()
+    return head + tuple(running)
+
+
+def judgments_version(db: sqlite_utils.Database) -> tuple[str, int]:
+    """Fingerprint of the judgments (largest id: judgments are append-only)."""
+    return ("judgments", max_judgment_id(db))
+
+
+def answers_fingerprint(db: sqlite_utils.Database) -> tuple[Any, ...]:
+    """Fingerprint of the answers table (answers are rewritten in place when retried)."""
+    return ("answers", *answers_version(db))

@@ -1,0 +1,247 @@
+"""Table ``judgments``: the only module with SQL on it.
+
+Judgments are append-only (triggers abort UPDATE and DELETE): a changed verdict is a new row whose
+``supersedes`` names the old one, and :func:`effective_judgments` is the one reader of the rows no
+later row supersedes. Rows come back decoded (``evidence`` as a list) by
+:func:`core.store.connection.rows`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, Any
+
+from core.store.connection import rows
+from core.store.schema import not_superseded
+
+if TYPE_CHECKING:  # sqlite_utils imports pandas: load it only when a database is opened
+    import sqlite_utils
+
+_COLUMN = re.compile(r"^[a-z_]+$")
+
+
+def _marks(values: Sequence[Any]) -> str:
+    return ",".join("?" * len(values))
+
+
+def _columns(columns: Sequence[str] | None) -> str:
+    if columns is None:
+        return "j.*"
+    for c in columns:
+        if not _COLUMN.match(c):
+            raise ValueError(f"not a judgments column: {c!r}")
+    return ", ".join(f"j.{c}" for c in columns)
+
+
+def effective_judgments(
+    db: sqlite_utils.Database,
+    *,
+    kind: str | None = None,
+    rater: str | None = None,
+    raters: Sequence[str] | None = None,
+    rater_kind: str | None = None,
+    criterion: str | None = None,
+    status: str | None = None,
+    with_verdict: bool = False,
+    question_id: str | None = None,
+    document_id: str | None = None,
+    columns: Sequence[str] | None = None,
+) -> list[dict[str, Any]]:
+    """The effective (not superseded) judgments matching every given filter, in id order.
+
+    ``raters``: any of these raters; ``with_verdict``: only rows with a non-null verdict;
+    ``document_id``: only judgments of that document's questions; ``columns``: the columns to
+    return (default all).
+    """
+    where = [not_superseded("judgments", "j")]
+    params: list[Any] = []
+    for col, value in (
+        ("kind", kind),
+        ("rater", rater),
+        ("rater_kind", rater_kind),
+        ("criterion", criterion),
+        ("status", status),
+        ("question_id", question_id),
+    ):
+        if value is not None:
+            where.append(f"j.{col} = ?")
+            params.append(value)
+    if raters is not None:
+        where.append(f"j.rater in ({_marks(raters)})")
+        params.extend(raters)
+    if with_verdict:
+        where.append("j.verdict is not null")
+    if document_id is not None:
+        where.append("j.question_id in (select id from questions where document_id = ?)")
+        params.append(document_id)
+    sql = f"select {_columns(columns)} from judgments j where {' and '.join(where)} order by j.id"
+    return rows(db, sql, params)
+
+
+def question_judgments(db: sqlite_utils.Database, question_id: str) -> list[dict[str, Any]]:
+    """Every judgment of a question (superseded ones too, flagged ``superseded``), by kind,
+    rater and id."""
+    return rows(
+        db,
+        f"select j.*, not {not_superseded('judgments', 'j')} as superseded from judgments j "
+        "where question_id = ? order by kind, rater, id",
+        [question_id],
+    )
+
+
+def get_judgment(
+    db: sqlite_utils.Database, judgment_id: int, columns: Sequence[str] | None = None
+) -> dict[str, Any] | None:
+    """One judgment by id (or None)."""
+    found = rows(db, f"select {_columns(columns)} from judgments j where id = ?", [judgment_id])
+    return found[0] if found else None
+
+
+def insert_judgment(db: sqlite_utils.Database, row: dict[str, Any]) -> int:
+    """Append one judgment row; returns its id."""
+    return int(db.table("judgments").insert(row).last_pk or 0)
+
+
+def judged_answer_ids(db: sqlite_utils.Database, rater: str) -> set[int]:
+    """Answer ids ``rater`` judged (absolute) without an error."""
+    return {
+        int(r[0])
+        for r in db.execute(
+            "select answer_id from judgments where rater = ? and kind = 'absolute' "
+            "and status != 'error'",
+            [rater],
+        )
+    }
+
+
+def judged_pairs(db: sqlite_utils.Database, rater: str) -> set[tuple[str, str, str]]:
+    """(question id, system A, system B) ``rater`` judged side by side without an error."""
+    return {
+        (r[0], r[1], r[2])
+        for r in db.execute(
+            "select question_id, system_a, system_b from judgments where rater = ? "
+            "and kind = 'pairwise' and status != 'error'",
+            [rater],
+        )
+    }
+
+
+def last_error_id(
+    db: sqlite_utils.Database,
+    rater: str,
+    *,
+    answer_id: int | None = None,
+    pair: tuple[str, str, str] | None = None,
+) -> int | None:
+    """Id of ``rater``'s latest failed judgment of an answer (or of a (question, A, B) pair):
+    the row a retry supersedes."""
+    params: list[Any]
+    if pair is not None:
+        where, params = "question_id = ? and system_a = ? and system_b = ?", list(pair)
+    else:
+        where, params = "answer_id = ?", [answer_id]
+    found = db.execute(
+        f"select max(id) from judgments where rater = ? and status = 'error' and {where}",
+        [rater, *params],
+    ).fetchone()[0]
+    return None if found is None else int(found)
+
+
+def stored_call_counts(
+    db: sqlite_utils.Database, rater: str, kind: str, systems: Sequence[str]
+) -> dict[str, int]:
+    """Per question: ``rater``'s judgments of ``kind`` stored without error on ``systems``
+    (pairwise: both systems among them)."""
+    marks = _marks(systems)
+    if kind == "pairwise":
+        cond = f"system_a in ({marks}) and system_b in ({marks})"
+        params = [rater, kind, *systems, *systems]
+    else:
+        cond = f"system in ({marks})"
+        params = [rater, kind, *systems]
+    sql = (
+        "select question_id, count(*) from judgments where rater = ? and kind = ? and "
+        f"status != 'error' and {cond} group by question_id"
+    )
+    return {r[0]: int(r[1]) for r in db.execute(sql, params)}
+
+
+def pairwise_raters(db: sqlite_utils.Database, rater_kind: str | None = None) -> list[str]:
+    """Raters with a parsed pairwise verdict (optionally only of ``rater_kind``), sorted."""
+    cond = "" if rater_kind is None else " and rater_kind = ?"
+    return [
+        r[0]
+        for r in db.execute(
+            f"select distinct rater from judgments where kind = 'pairwise' and status = 'ok'{cond} "
+            "order by 1",
+            [] if rater_kind is None else [rater_kind],
+        )
+    ]
+
+
+def latest_verdicts(
+    db: sqlite_utils.Database, criterion: str, *, rater: str | None = None, rater_prefix: str = ""
+) -> dict[tuple[str, str], str]:
+    """(question id, system) -> the latest non-null verdict on ``criterion`` by ``rater`` (or by
+    any rater whose name starts with ``rater_prefix``)."""
+    params: list[Any]
+    if rater is not None:
+        cond, params = "rater = ?", [rater]
+    else:
+        cond, params = "substr(rater, 1, ?) = ?", [len(rater_prefix), rater_prefix]
+    got: dict[tuple[str, str], str] = {}
+    for r in db.execute(
+        "select question_id, system, verdict from judgments where criterion = ? and verdict is "
+        f"not null and {cond} order by id",
+        [criterion, *params],
+    ):
+        got[(r[0], r[1])] = r[2]
+    return got
+
+
+def pairwise_since(db: sqlite_utils.Database, last_id: int) -> Iterable[dict[str, Any]]:
+    """Pairwise judgments (superseded ones too) with id > ``last_id``, in id order, with the
+    columns an incremental aggregate needs (``supersedes`` included)."""
+    cur = db.conn.execute(
+        "select id, question_id, system_a, system_b, verdict, status, supersedes, rater, "
+        "rater_kind, criterion from judgments where kind = 'pairwise' and id > ? order by id",
+        [last_id],
+    )
+    names = [d[0] for d in cur.description]
+    return (dict(zip(names, values)) for values in cur)
+
+
+def summary_by_rater(db: sqlite_utils.Database) -> list[dict[str, Any]]:
+    """Per (rater kind, kind, rater): judgments and unparsed replies (withdrawn rows left out)."""
+    return rows(
+        db,
+        "select rater_kind, kind, rater, count(*) judgments, sum(status = 'unparsed') unparsed "
+        "from judgments where status != 'withdrawn' group by 1, 2, 3 order by 1, 2, 3",
+    )
+
+
+def count_judgments(db: sqlite_utils.Database, status: str | None = None) -> int:
+    """Number of stored judgments (optionally only of ``status``)."""
+    if status is None:
+        return int(db.execute("select count(*) from judgments").fetchone()[0])
+    return int(
+        db.execute("select count(*) from judgments where status = ?", [status]).fetchone()[0]
+    )
+
+
+def judge_models(db: sqlite_utils.Database) -> set[str]:
+    """Model ids named by auto-raters (``auto:<provider>:<model>`` -> ``<provider>:<model>``)."""
+    return {
+        r[0]
+        for r in db.execute(
+            "select distinct substr(rater, 6) from judgments where rater like 'auto:%:%'"
+        )
+        if r[0]
+    }
+
+
+def max_judgment_id(db: sqlite_utils.Database) -> int:
+    """The largest judgment id (0 when empty): grows whenever a judgment is appended, so it is
+    the judgments' cache fingerprint."""
+    return int(db.execute("select coalesce(max(id), 0) from judgments").fetchone()[0])

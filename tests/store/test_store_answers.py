@@ -1,0 +1,59 @@
+"""The answers table layer and the app's cache fingerprints."""
+
+from __future__ import annotations
+
+from core.store.answers import (
+    answered,
+    answers_version,
+    get_answer,
+    max_answer_id,
+    question_answers,
+    save_answer,
+)
+from core.store.connection import utcnow
+from core.store.fingerprints import answers_fingerprint, data_version, judgments_version
+from core.store.runs import finish_run, start_run
+
+
+def test_answers_lookup_and_save(seeded):
+    db = seeded
+    assert [a["system"] for a in question_answers(db, "q1")] == ["s1", "s2"]
+    assert get_answer(db, 1, ["id", "text"]) == {"id": 1, "text": "answer s1"}
+    assert get_answer(db, 99) is None
+    assert answered(db, ["s1"]) == {("q1", "s1")} and answered(db, []) == set()
+    before = answers_version(db)
+    row = {"question_id": "q1", "system": "s1", "text": "", "status": "error"}
+    assert save_answer(db, {**row, "created_at": utcnow()}) == 1  # replaced in place
+    assert answered(db, ["s1"]) == set()
+    assert answers_version(db) != before and max_answer_id(db) == 2
+    new = save_answer(db, {"question_id": "q2", "system": "s2", "created_at": utcnow()})
+    assert new == 3 == max_answer_id(db)
+
+
+def test_fingerprints_move_with_the_data_and_stay_small(seeded):
+    db = seeded
+    v0 = data_version(db)
+    run = start_run(db, "judge", "r", {})
+    started = data_version(db)
+    assert started != v0
+    db.execute("update runs set n_calls = 5 where id = ?", [run])  # a running run's progress
+    v1 = data_version(db)
+    assert v1 != started
+    for i in range(50):  # many runs: the key keeps its size
+        finish_run(db, start_run(db, "judge", f"r{i}", {}), "done")
+    v2 = data_version(db)
+    assert len(v2) == len(v0) and v2 != v1
+    finish_run(db, run, "failed")
+    assert data_version(db) != v2
+    j0, a0 = judgments_version(db), answers_fingerprint(db)
+    db["judgments"].insert(
+        {
+            "kind": "absolute",
+            "question_id": "q1",
+            "rater": "auto:x",
+            "rater_kind": "auto",
+            "created_at": utcnow(),
+        }
+    )
+    assert judgments_version(db) != j0 and answers_fingerprint(db) == a0
+    assert data_version(db)[0] == 1

@@ -1,0 +1,159 @@
+"""The judgments table layer: effective rows, decoding, retry bookkeeping, fingerprints."""
+
+from __future__ import annotations
+
+import pytest
+
+from core.errors import StoreError
+from core.store.connection import utcnow
+from core.store.judgments import (
+    count_judgments,
+    effective_judgments,
+    get_judgment,
+    insert_judgment,
+    judge_models,
+    judged_answer_ids,
+    judged_pairs,
+    last_error_id,
+    latest_verdicts,
+    max_judgment_id,
+    pairwise_raters,
+    pairwise_since,
+    question_judgments,
+    stored_call_counts,
+)
+
+
+def _abs(db, rater="auto:j", verdict="yes", status="ok", answer_id=1, system="s1", **extra):
+    row = {
+        "kind": "absolute",
+        "question_id": "q1",
+        "rater": rater,
+        "rater_kind": "human" if rater.startswith("human:") else "auto",
+        "criterion": "supported",
+        "system": system,
+        "answer_id": answer_id,
+        "verdict": verdict,
+        "status": status,
+        "created_at": utcnow(),
+        **extra,
+    }
+    return insert_judgment(db, row)
+
+
+def _pair(db, rater="auto:p", verdict="A", a="s1", b="s2", status="ok", **extra):
+    row = {
+        "kind": "pairwise",
+        "question_id": "q1",
+        "rater": rater,
+        "rater_kind": "human" if rater.startswith("human:") else "auto",
+        "criterion": "better",
+        "system_a": a,
+        "system_b": b,
+        "answer_a_id": 1 if a == "s1" else 2,
+        "answer_b_id": 2 if b == "s2" else 1,
+        "verdict": verdict,
+        "status": status,
+        "created_at": utcnow(),
+        **extra,
+    }
+    return insert_judgment(db, row)
+
+
+def _naive_effective(db):
+    """Independent reading: every id minus every id some row supersedes."""
+    ids = [r[0] for r in db.execute("select id from judgments order by id")]
+    gone = {r[0] for r in db.execute("select supersedes from judgments") if r[0] is not None}
+    return [i for i in ids if i not in gone]
+
+
+def test_effective_rows_leave_out_superseded_ones(seeded):
+    db = seeded
+    first = _abs(db, verdict="no")
+    second = _abs(db, verdict="yes", supersedes=first)
+    other = _abs(db, rater="auto:k", answer_id=2, system="s2")
+    third = _pair(db)
+    got = [r["id"] for r in effective_judgments(db)]
+    assert got == [second, other, third] == _naive_effective(db)
+    assert [r["verdict"] for r in effective_judgments(db, rater="auto:j")] == ["yes"]
+    # a chain: superseding the superseding row leaves only the last one
+    fourth = _abs(db, verdict="no", supersedes=second)
+    assert [r["id"] for r in effective_judgments(db, rater="auto:j")] == [fourth]
+    flagged = {r["id"]: r["superseded"] for r in question_judgments(db, "q1")}
+    assert flagged == {first: 1, second: 1, other: 0, third: 0, fourth: 0}
+
+
+def test_effective_filters(seeded):
+    db = seeded
+    _abs(db)
+    _abs(db, rater="human:ann", verdict=None, status="unparsed")
+    pid = _pair(db)
+    _pair(db, rater="auto:q", verdict="B", a="s2", b="s1")
+    assert [r["id"] for r in effective_judgments(db, kind="pairwise", rater="auto:p")] == [pid]
+    assert len(effective_judgments(db, kind="pairwise", raters=["auto:p", "auto:q"])) == 2
+    assert len(effective_judgments(db, raters=[])) == 0
+    assert [r["rater"] for r in effective_judgments(db, rater_kind="human")] == ["human:ann"]
+    assert len(effective_judgments(db, with_verdict=True)) == 3
+    assert len(effective_judgments(db, status="ok", criterion="supported")) == 1
+    assert len(effective_judgments(db, document_id="d1")) == 4
+    assert effective_judgments(db, document_id="nope") == []
+    assert effective_judgments(db, question_id="q2") == []
+    only = effective_judgments(db, kind="pairwise", columns=["rater", "verdict"])
+    assert only == [{"rater": "auto:p", "verdict": "A"}, {"rater": "auto:q", "verdict": "B"}]
+    with pytest.raises(ValueError, match="not a judgments column"):
+        effective_judgments(db, columns=["verdict; drop table judgments"])
+
+
+def test_rows_come_back_decoded_and_bad_json_raises(seeded):
+    db = seeded
+    jid = _abs(db, evidence='[{"quote": "x", "verified": true}]')
+    assert get_judgment(db, jid)["evidence"] == [{"quote": "x", "verified": True}]
+    assert get_judgment(db, 999) is None
+    bad = _abs(db, rater="auto:bad", evidence='[{"quote": ')
+    with pytest.raises(StoreError, match=rf"column 'evidence' of row {bad} holds invalid JSON"):
+        effective_judgments(db, rater="auto:bad")
+    with pytest.raises(StoreError):
+        get_judgment(db, bad)
+
+
+def test_retry_bookkeeping(seeded):
+    db = seeded
+    failed = _abs(db, verdict=None, status="error")
+    assert judged_answer_ids(db, "auto:j") == set()
+    assert last_error_id(db, "auto:j", answer_id=1) == failed
+    assert last_error_id(db, "auto:j", answer_id=2) is None
+    _abs(db, supersedes=failed)
+    assert judged_answer_ids(db, "auto:j") == {1}
+    perr = _pair(db, verdict=None, status="error")
+    assert judged_pairs(db, "auto:p") == set()
+    assert last_error_id(db, "auto:p", pair=("q1", "s1", "s2")) == perr
+    _pair(db, supersedes=perr)
+    assert judged_pairs(db, "auto:p") == {("q1", "s1", "s2")}
+    assert stored_call_counts(db, "auto:j", "absolute", ["s1"]) == {"q1": 1}
+    assert stored_call_counts(db, "auto:j", "absolute", ["s2"]) == {}
+    assert stored_call_counts(db, "auto:p", "pairwise", ["s1", "s2"]) == {"q1": 1}
+    assert stored_call_counts(db, "auto:p", "pairwise", ["s1"]) == {}
+
+
+def test_raters_verdicts_counts_and_fingerprint(seeded):
+    db = seeded
+    assert max_judgment_id(db) == 0 and count_judgments(db) == 0
+    _pair(db, rater="human:bo")
+    _pair(db, rater="auto:openai:gpt-x")
+    _pair(db, rater="auto:z", verdict=None, status="unparsed")
+    assert pairwise_raters(db) == ["auto:openai:gpt-x", "human:bo"]
+    assert pairwise_raters(db, "human") == ["human:bo"]
+    assert judge_models(db) == {"openai:gpt-x"}
+    assert count_judgments(db) == 3 and count_judgments(db, "unparsed") == 1
+    top = max_judgment_id(db)
+    _abs(db, rater="human:bo", verdict="no", criterion="key")
+    _abs(db, rater="human:bo", verdict="yes", criterion="key")
+    _abs(db, rater="human:al", verdict="no", criterion="key", system="s2", answer_id=2)
+    assert max_judgment_id(db) == top + 3
+    assert latest_verdicts(db, "key", rater="human:bo") == {("q1", "s1"): "yes"}
+    assert latest_verdicts(db, "key", rater_prefix="human:") == {
+        ("q1", "s1"): "yes",
+        ("q1", "s2"): "no",
+    }
+    new = list(pairwise_since(db, 1))
+    assert [r["id"] for r in new] == [2, 3] and "supersedes" in new[0]

@@ -1,0 +1,73 @@
+"""The questions table layer: lookups, filters, upserts and counts."""
+
+from __future__ import annotations
+
+import pytest
+
+from core.errors import StoreError
+from core.store.connection import utcnow
+from core.store.questions import (
+    counts_by_origin,
+    distinct_values,
+    document_questions,
+    find_question_ids,
+    generated_exists,
+    get_question,
+    pending_review_count,
+    question_count,
+    question_counts_by_document,
+    question_exists,
+    questions_by_id,
+    upsert_question,
+)
+
+
+def test_get_and_decode(seeded):
+    q = get_question(seeded, "q1")
+    assert q["answers"] == ["ref"] and q["provenance"] == {"model": "m:1"}
+    assert get_question(seeded, "nope") is None
+    assert get_question(seeded, "q2", ["id", "origin"]) == {"id": "q2", "origin": "imported"}
+    assert sorted(questions_by_id(seeded, ["q2", "q1", "zz"])) == ["q1", "q2"]
+    assert questions_by_id(seeded, []) == {}
+    seeded.execute("update questions set metadata = '{oops' where id = 'q2'")
+    with pytest.raises(StoreError, match="column 'metadata' of row 'q2'"):
+        get_question(seeded, "q2")
+
+
+def test_filters_and_counts(seeded):
+    db = seeded
+    assert find_question_ids(db, {"origin": "generated"}) == ["q1"]
+    assert find_question_ids(db, {"origin": "", "status": None}) == ["q1", "q2"]
+    assert find_question_ids(db, {}, search="tion q2") == ["q2"]
+    assert find_question_ids(db, {}, search="q1") == ["q1"]
+    with pytest.raises(ValueError, match="not a question filter"):
+        find_question_ids(db, {"question": "x"})
+    assert distinct_values(db, "origin") == ["generated", "imported"]
+    assert distinct_values(db, "qtype") == []
+    assert [r["id"] for r in document_questions(db, "d1", statuses=["accepted"])] == ["q2"]
+    assert [r["id"] for r in document_questions(db, "d1", exclude_status="accepted")] == ["q1"]
+    assert document_questions(db, "d1", origin="xrag") == []
+    assert counts_by_origin(db) == {"generated": 1, "imported": 1}
+    assert pending_review_count(db) == 1 and question_count(db) == 2
+    assert question_counts_by_document(db, "imported", ["accepted"], ["book"]) == {"d1": 1}
+    assert question_counts_by_document(db, "imported", ["accepted"], ["story"]) == {}
+
+
+def test_upsert_and_generated(seeded):
+    db = seeded
+    now = utcnow()
+    row = {"id": "q3", "document_id": "d1", "question": "new?", "origin": "imported"}
+    row["updated_at"] = now
+    assert upsert_question(db, row, {"created_at": now}) is True
+    assert question_exists(db, "q3")
+    assert upsert_question(db, {**row, "question": "changed?"}, {"created_at": "x"}) is False
+    assert get_question(db, "q3")["question"] == "changed?"
+    assert get_question(db, "q3")["created_at"] == now
+    entity = {"id": 7, "document_id": "d1", "name": "E", "n_mentions": 1, "rank": 1}
+    db["entities"].insert({**entity, "method": "proper-noun"})
+    db.execute(
+        "update questions set entity_id = 7, provenance = ? where id = 'q1'",
+        ['{"model": "m:1", "prompt_hash": "h"}'],
+    )
+    assert generated_exists(db, "d1", 7, "m:1", "h")
+    assert not generated_exists(db, "d1", 7, "m:1", "other")
