@@ -1,0 +1,106 @@
+"""The decision screens' core: guidelines per task and the evidence beside the answers."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from browser_support import build_fixture_db
+
+from core.annotation.pairwise import blind_item, verdict_queue
+from core.corpus.retrieval import get_index
+from core.errors import InputError
+from core.store.database import open_db
+from core.views.evidence_panel import (
+    evidence_passages,
+    evidence_query,
+    matched_words,
+    passage_window,
+)
+from core.views.guidelines import TASKS, task_guideline
+from core.views.judgments import question_text
+from core.views.text import escape_markdown
+
+
+@pytest.fixture
+def fdb(tmp_path):
+    path = tmp_path / "v.db"
+    ids = build_fixture_db(path)
+    db = open_db(path)
+    yield db, ids
+    db.conn.close()
+
+
+def test_every_task_has_a_guideline_saying_what_the_choices_mean():
+    sbs = task_guideline("side_by_side")
+    assert "better" in sbs and "`1`" in sbs and "Equal" in sbs
+    assert "Reference wrong" in task_guideline("disputes")
+    assert "needs nothing more" in task_guideline("review")
+    assert set(TASKS) == {"review", "disputes", "side_by_side"}
+
+
+def test_guideline_is_read_from_the_editable_file(tmp_path):
+    (tmp_path / "review.md").write_text("Be *kind*.", encoding="utf-8")
+    assert task_guideline("review", tmp_path) == "Be *kind*."
+    with pytest.raises(InputError, match="missing"):
+        task_guideline("disputes", tmp_path)
+    with pytest.raises(InputError, match="unknown guideline"):
+        task_guideline("nope")
+
+
+def _brute_force_best(db, doc_id, query):
+    """Independent ranking: score every passage with the index's own per-passage BM25 scores
+    obtained one passage at a time (no top-k code path)."""
+    index = get_index(db, doc_id)
+    scores = index.bm25.scores(query)
+    return sorted(range(len(scores)), key=lambda i: (-float(scores[i]), i))[0], index
+
+
+def test_evidence_passages_rank_by_question_and_both_answers(fdb):
+    db, _ids = fdb
+    key = verdict_queue(db, "alice")[0]
+    item = blind_item(db, key, "alice")
+    q = question_text(db, item["question_id"])
+    hits = evidence_passages(db, item["question_id"], q["question"], [item["answer_a"], item["answer_b"]])
+    assert hits, "the fixture question shares words with its book"
+    assert [h["score"] for h in hits] == sorted((h["score"] for h in hits), reverse=True)
+    top = hits[0]
+    query = evidence_query(q["question"], [item["answer_a"], item["answer_b"]])
+    best, index = _brute_force_best(db, top["document_id"], query)
+    assert top["position"] == best
+    # every highlighted word is in bold and is a word of the passage that the query shares
+    text = index.passages[best].text
+    for w in top["matched"]:
+        assert re.search(rf"\b{re.escape(w)}\b", text)
+        assert re.search(rf"\*\*{re.escape(escape_markdown(w))}\*\*", top["markdown"], re.I)
+    assert top["matched"], "the best passage matched at least one word"
+
+
+def test_matched_words_follow_the_stemmer_and_skip_stop_words():
+    terms = {"run", "castl"}
+    words = matched_words("The runner was running to the castles, and ran.", terms)
+    assert "running" in words and "castles" in words
+    assert "The" not in words and "ran" not in words
+    assert matched_words("anything", set()) == []
+
+
+def test_passage_window_reads_further_and_clamps_at_the_ends(fdb):
+    db, ids = fdb
+    doc = ids["document_id"]
+    n = len(get_index(db, doc).passages)
+    first = passage_window(db, doc, 0, "Soames", radius=1)
+    assert first["first"] and [p["position"] for p in first["passages"]] == [0, 1]
+    assert first["passages"][0]["centre"]
+    last = passage_window(db, doc, n - 1, radius=2)
+    assert last["last"] and len(last["passages"]) == 3
+    with pytest.raises(InputError):
+        passage_window(db, doc, n)
+
+
+def test_evidence_markdown_is_escaped(fdb):
+    """Untrusted passage text goes through the one escaping path: no raw link can form."""
+    db, ids = fdb
+    doc = ids["document_id"]
+    window = passage_window(db, doc, 0, "the")
+    for p in window["passages"]:
+        assert "](" not in p["markdown"]
