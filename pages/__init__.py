@@ -7,6 +7,7 @@ changed, and safe rendering of untrusted text. Logic lives in ``core``; this is 
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import importlib
 import os
 from collections.abc import Callable, Iterator
@@ -18,6 +19,8 @@ from core.annotation.base import check_sign_in
 from core.errors import WorkbenchError
 from core.store.connection import answers_version, change_counter, default_db_path
 from core.store.database import opened
+from core.views.evidence_panel import evidence_passages, evidence_query, passage_window
+from core.views.guidelines import task_guideline
 from core.views.judgments import evidence_table
 from core.views.leaderboard import LiveLeaderboard, LiveResult
 from core.views.overview import data_version
@@ -183,3 +186,79 @@ def evidence(items) -> None:
 def highlighted(markdown_safe: str) -> None:
     """Render Markdown built by ``highlight_markdown`` (already escaped)."""
     st.markdown(markdown_safe)
+
+
+# ------------------------------------------------------------------------------------------
+# Decision screens: guideline, evidence beside the answers, keys, deep links, scroll to top
+# ------------------------------------------------------------------------------------------
+
+
+def guideline(task: str, expanded: bool = False) -> None:
+    """The task's guideline (``guidelines/<task>.md``, the project's own Markdown)."""
+    with st.expander("Guidelines", expanded=expanded):
+        st.markdown(task_guideline(task))
+
+
+def short(text: str, n: int = 80) -> str:
+    """``text`` cut to ``n`` characters (with an ellipsis), for confirmations and pickers."""
+    text = " ".join((text or "").split())
+    return text if len(text) <= n else text[: n - 1] + "…"
+
+
+def evidence_beside(db, question_id: str, question: str, answers: list[str], key: str) -> None:
+    """The passages most relevant to the question and the answers (BM25), matched words in
+    bold, each with a *Read further* expander that pages through the neighbouring passages."""
+    hits = cached_answers(db, evidence_passages, question_id, question, tuple(answers))
+    st.markdown("**Evidence** (best BM25 passages for the question and the answers)")
+    if not hits:
+        st.caption("No passage of the source shares a word with the question or the answers.")
+        return
+    query = evidence_query(question, answers)
+    for n, hit in enumerate(hits):
+        st.caption(
+            f"{escape_markdown(hit['document'])} · passage {hit['idx']} of "
+            f"{hit['n_passages']} · BM25 {hit['score']}"
+        )
+        highlighted(hit["markdown"])
+        with st.expander(f"Read further around passage {hit['idx']}"):
+            pos = st.number_input(
+                "Passage (previous / next with - / +)",
+                min_value=0,
+                max_value=hit["n_passages"] - 1,
+                value=hit["position"],
+                step=1,
+                key=f"{key}_further_{n}_{hit['document_id']}_{hit['position']}",
+            )
+            window = passage_window(db, hit["document_id"], int(pos), query, radius=1)
+            for p in window["passages"]:
+                st.caption(f"Passage {p['idx']}" + (" (this one)" if p["centre"] else ""))
+                highlighted(p["markdown"])
+
+
+def deep_link_id() -> str | None:
+    """The question id of a deep link ``?q=QUESTION_ID`` (None when absent)."""
+    value = st.query_params.get("q")
+    return str(value) if value else None
+
+
+def share_link(page: str, question_id: str) -> None:
+    """A copyable deep link to ``question_id`` on ``page`` (the code block has a copy button)."""
+    st.caption("Link to this item")
+    st.code(f"{page}?q={question_id}", language=None)
+
+
+# Runs in the page (not an iframe) so it can scroll Streamlit's main container; the marker is
+# a hex digest, so nothing from the data reaches the script.
+_SCROLL_TOP = (
+    '<script data-item="{marker}">'
+    "for (const el of [window.parent.document.querySelector('[data-testid=\"stMain\"]'),"
+    " window.parent.document.querySelector('section.main'), document.scrollingElement]) "
+    "{{ if (el) {{ el.scrollTop = 0; }} }} window.scrollTo(0, 0);"
+    "</script>"
+)
+
+
+def scroll_to_top(item_key: str) -> None:
+    """After a submit: bring the page back to the top so the next item's question is in view."""
+    marker = hashlib.sha256(item_key.encode("utf-8")).hexdigest()[:16]
+    st.html(_SCROLL_TOP.format(marker=marker), unsafe_allow_javascript=True)

@@ -87,13 +87,16 @@ def shown_order(seed: int, annotator: str, item_key: str) -> str:
 
 @dataclass(frozen=True)
 class Progress:
-    """How many of the queue's items this annotator has done."""
+    """How many of the queue's items this annotator has done (labelled) and skipped; a skip is
+    not counted as done."""
 
     done: int
     total: int
+    skipped: int = 0
 
     def __str__(self) -> str:
-        return f"{self.done} of {self.total} done"
+        text = f"{self.done} of {self.total} done"
+        return f"{text}, {self.skipped} skipped" if self.skipped else text
 
 
 def effective_sql(table: str, alias: str = "t") -> str:

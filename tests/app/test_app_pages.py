@@ -376,15 +376,18 @@ def test_side_by_side_verdict_writes_one_row_and_reveals_names_after(fixture_db)
     at = ok(page("pages/3_Side_by_side.py"))
     shown = " ".join(m.value for m in at.markdown)
     assert not re.search(r"fixture-[abc]", shown)  # system names hidden before the verdict
-    before = count(path, "select count(*) from judgments")
-    verdict = [r for r in at.radio if r.label == "Which answer is better?"][0]
-    assert verdict.value is None  # no default
-    ok(button(at, "Submit verdict").click().run())
-    assert count(path, "select count(*) from judgments") == before
-    assert any("Choose a verdict first" in e.value for e in at.error)
     assert not any("identical" in i.value for i in at.info)
-    [r for r in at.radio if r.label == "Which answer is better?"][0].set_value("A")
-    ok(button(at, "Submit verdict").click().run())
+    keys = {b.label: b.proto.shortcut for b in at.button}
+    assert {k: keys.get(k) for k in ("A better", "B better", "Equal", "None (both wrong)")} == {
+        "A better": "1",
+        "B better": "2",
+        "Equal": "3",
+        "None (both wrong)": "4",
+    }
+    assert keys.get("Skip") == "s" and keys.get("Undo") == "u"
+    question = [m.value for m in at.markdown if m.value and "Answer" not in m.value][0]
+    before = count(path, "select count(*) from judgments")
+    ok(button(at, "A better").click().run())  # a verdict key stores at once (no rationale)
     assert count(path, "select count(*) from judgments") == before + 1
     assert (
         count(
@@ -394,10 +397,28 @@ def test_side_by_side_verdict_writes_one_row_and_reveals_names_after(fixture_db)
         )
         == 1
     )
-    assert any("A was" in s.value for s in at.success)
-    ok(button(at, "Undo my last verdict").click().run())
+    stored = [s.value for s in at.success if s.value.startswith("Stored:")]
+    assert stored and "A better" in stored[0] and "A was" in stored[0]
+    assert question[:20] in stored[0]
+    ok(button(at, "Undo").click().run())
     assert count(path, "select count(*) from judgments") == before + 2
     assert count(path, "select count(*) from judgments where status = 'withdrawn'") == 1
+
+
+def test_side_by_side_skip_is_not_done_and_deep_link_opens_the_question(fixture_db):
+    path, _ = fixture_db
+    at = ok(page("pages/3_Side_by_side.py"))
+    ok(button(at, "Skip").click().run())
+    assert count(path, "select count(*) from judgments where status = 'skipped'") == 1
+    assert (
+        "0 of" in at.get("progress")[0].proto.text
+        and "1 skipped" in at.get("progress")[0].proto.text
+    )
+    at.query_params["q"] = "gen-1"
+    ok(at.run())
+    assert any("Side_by_side?q=gen-1" in c.value for c in at.code)
+    assert any("Guidelines" in e.label for e in at.expander)
+    assert any(c.value.startswith("Evidence") or "passage" in c.value for c in at.caption)
 
 
 def _comparisons(at: AppTest) -> int:
@@ -412,8 +433,7 @@ def test_leaderboard_reflects_new_verdict(fixture_db):
     lb = ok(page("pages/5_Leaderboard.py"))
     n0 = _comparisons(lb)
     sbs = ok(page("pages/3_Side_by_side.py"))
-    [r for r in sbs.radio if r.label == "Which answer is better?"][0].set_value("B")
-    ok(button(sbs, "Submit verdict").click().run())
+    ok(button(sbs, "B better").click().run())
     lb.run()
     assert _comparisons(ok(lb)) == n0 + 1
 
@@ -421,8 +441,7 @@ def test_leaderboard_reflects_new_verdict(fixture_db):
 def test_agreement_opens_a_disagreement_in_browse(fixture_db):
     path, _ = fixture_db
     sbs = ok(page("pages/3_Side_by_side.py"))
-    [r for r in sbs.radio if r.label == "Which answer is better?"][0].set_value("None")
-    ok(button(sbs, "Submit verdict").click().run())
+    ok(button(sbs, "None (both wrong)").click().run())
     at = ok(page("pages/4_Agreement.py"))
     table = at.dataframe[0].value
     assert {"human:alice", "auto:fixture-sxs"} <= set(table["rater_a"]) | set(table["rater_b"])

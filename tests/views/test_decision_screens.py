@@ -61,7 +61,9 @@ def test_evidence_passages_rank_by_question_and_both_answers(fdb):
     key = verdict_queue(db, "alice")[0]
     item = blind_item(db, key, "alice")
     q = question_text(db, item["question_id"])
-    hits = evidence_passages(db, item["question_id"], q["question"], [item["answer_a"], item["answer_b"]])
+    hits = evidence_passages(
+        db, item["question_id"], q["question"], [item["answer_a"], item["answer_b"]]
+    )
     assert hits, "the fixture question shares words with its book"
     assert [h["score"] for h in hits] == sorted((h["score"] for h in hits), reverse=True)
     top = hits[0]
