@@ -231,7 +231,9 @@ def evidence_beside(db, question_id: str, question: str, answers: list[str], key
             )
             window = passage_window(db, hit["document_id"], int(pos), query, radius=1)
             for p in window["passages"]:
-                st.caption(f"Passage {p['idx']}" + (" (this one)" if p["centre"] else ""))
+                st.caption(
+                    f"Full text, passage {p['idx']}" + (" (this one)" if p["centre"] else "")
+                )
                 highlighted(p["markdown"])
 
 

@@ -122,11 +122,14 @@ def own_latest(
     return found[0] if found else None
 
 
-def labellers(db: sqlite_utils.Database, table: str, item_col: str) -> dict[Any, set[str]]:
-    """Item (column ``item_col`` of ``table``) -> annotators with an effective label on it."""
+def labellers(
+    db: sqlite_utils.Database, table: str, item_col: str, where: str = "1 = 1"
+) -> dict[Any, set[str]]:
+    """Item (column ``item_col`` of ``table``) -> annotators with an effective label on it
+    (rows of alias ``t`` that also satisfy the SQL condition ``where``)."""
     who: dict[Any, set[str]] = {}
     for item, annotator in db.execute(
-        f"select {item_col}, annotator from {table} t where {effective_sql(table)}"
+        f"select {item_col}, annotator from {table} t where {effective_sql(table)} and ({where})"
     ):
         who.setdefault(item, set()).add(annotator)
     return who

@@ -18,6 +18,10 @@ from core.errors import InputError
 from core.store.connection import transaction, utcnow
 
 RESOLUTIONS = ("reference_wrong", "model_wrong", "both_acceptable", "ambiguous")
+#: The ``resolution`` of a row that withdraws the annotator's previous resolution (undo).
+WITHDRAWN = "withdrawn"
+#: SQL condition on alias ``t``: the row is a resolution, not a withdrawal.
+NOT_WITHDRAWN = f"t.resolution != '{WITHDRAWN}'"
 
 
 def resolve_dispute(
@@ -67,10 +71,42 @@ def dispute_queue(
     """Of ``dispute_ids``, those with fewer than ``k`` resolvers that ``annotator`` has not
     resolved, in the seeded order."""
     k = k or required_annotations(db)
-    todo = open_items(dispute_ids, labellers(db, "dispute_resolutions", "dispute_id"), annotator, k)
+    who = labellers(db, "dispute_resolutions", "dispute_id", NOT_WITHDRAWN)
+    todo = open_items(dispute_ids, who, annotator, k)
     return [int(d) for d in seeded_order([str(d) for d in todo], queue_seed(db))]
 
 
 def dispute_progress(db: sqlite_utils.Database, annotator: str, dispute_ids: list[int]) -> Progress:
     """How many of ``dispute_ids`` this annotator has resolved."""
-    return progress_of(dispute_ids, labellers(db, "dispute_resolutions", "dispute_id"), annotator)
+    who = labellers(db, "dispute_resolutions", "dispute_id", NOT_WITHDRAWN)
+    return progress_of(dispute_ids, who, annotator)
+
+
+def withdraw_last_resolution(db: sqlite_utils.Database, annotator: str) -> int | None:
+    """Undo: withdraw this annotator's latest effective resolution. Never deletes: appends a row
+    with ``resolution='withdrawn'`` superseding it, so the dispute returns to the queue. Returns
+    the new row's id, or None when there is nothing to undo."""
+    with transaction(db):
+        last = db.execute(
+            "select id, dispute_id from dispute_resolutions t where annotator = ? and "
+            f"{NOT_WITHDRAWN} and not exists (select 1 from dispute_resolutions s "
+            "where s.supersedes = t.id) order by id desc limit 1",
+            [annotator],
+        ).fetchone()
+        if last is None:
+            return None
+        return int(
+            db["dispute_resolutions"]
+            .insert(
+                {
+                    "dispute_id": last[1],
+                    "annotator": annotator,
+                    "resolution": WITHDRAWN,
+                    "corrected_answer": None,
+                    "note": "undo",
+                    "supersedes": last[0],
+                    "created_at": utcnow(),
+                }
+            )
+            .last_pk
+        )

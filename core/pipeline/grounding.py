@@ -129,7 +129,8 @@ def list_disputes(
             db,
             """
         select * from dispute_resolutions r where not exists
-        (select 1 from dispute_resolutions s where s.supersedes = r.id) order by id""",
+        (select 1 from dispute_resolutions s where s.supersedes = r.id)
+        and r.resolution != 'withdrawn' order by id""",
         )
     }
 

@@ -74,9 +74,10 @@ def overview(db: sqlite_utils.Database) -> dict[str, Any]:
     )
     k = required_annotations(db)
     n_disputes = counts.get("disputes", 0)
-    resolved = db.execute("select count(distinct dispute_id) from dispute_resolutions").fetchone()[
-        0
-    ]
+    resolved = db.execute(
+        "select count(distinct dispute_id) from dispute_resolutions r where r.resolution != "
+        "'withdrawn' and not exists (select 1 from dispute_resolutions s where s.supersedes = r.id)"
+    ).fetchone()[0]
     attention = {
         "questions pending review": int(
             db.execute(

@@ -356,19 +356,36 @@ def test_xrag_review_without_support_choice_is_refused(fixture_db):
 def test_resolve_dispute_writes_one_row_and_exports(fixture_db):
     path, _ = fixture_db
     at = ok(page("pages/2_NarrativeQA_disputes.py"))
-    resolution = [r for r in at.radio if r.label == "Resolution"][0]
-    assert resolution.value is None  # no default
-    ok(button(at, "Save resolution").click().run())
-    assert count(path, "select count(*) from dispute_resolutions") == 0
-    assert any("Choose a resolution first" in e.value for e in at.error)
-    [r for r in at.radio if r.label == "Resolution"][0].set_value("reference_wrong")
+    keys = {b.label: b.proto.shortcut for b in at.button}
+    assert [keys.get(k) for k in ("Reference answer wrong", "Model answer wrong")] == ["1", "2"]
+    assert [keys.get(k) for k in ("Both acceptable", "Question ambiguous")] == ["3", "4"]
+    assert keys.get("Skip") == "s" and keys.get("Undo") == "u"
     [t for t in at.text_input if t.label.startswith("Corrected reference")][0].set_value(
         "The Reading Room of the British Museum."
     )
-    ok(button(at, "Save resolution").click().run())
+    ok(button(at, "Reference answer wrong").click().run())
     assert count(path, "select count(*) from dispute_resolutions") == 1
+    assert any(s.value.startswith("Stored: **Reference answer wrong** on") for s in at.success)
     labels = [b.label for b in at.get("download_button")]
     assert labels == ["Download CSV", "Download JSONL"] or len(at.get("download_button")) == 2
+    ok(button(at, "Undo").click().run())
+    assert count(path, "select count(*) from dispute_resolutions") == 2
+    assert (
+        count(path, "select count(*) from dispute_resolutions where resolution = 'withdrawn'") == 1
+    )
+    assert "0 of" in at.get("progress")[0].proto.text
+
+
+def test_dispute_skip_is_not_done_and_moves_on(fixture_db):
+    path, _ = fixture_db
+    at = ok(page("pages/2_NarrativeQA_disputes.py"))
+    first = at.subheader[0].value
+    question = [m.value for m in at.markdown][0]
+    ok(button(at, "Skip").click().run())
+    assert count(path, "select count(*) from dispute_resolutions") == 0
+    assert "1 skipped" in at.get("progress")[0].proto.text
+    assert [m.value for m in at.markdown][0] != question or first != at.subheader[0].value
+    assert any(e.label == "Guidelines" for e in at.expander)
 
 
 def test_side_by_side_verdict_writes_one_row_and_reveals_names_after(fixture_db):

@@ -7,10 +7,17 @@ import re
 import pytest
 from browser_support import build_fixture_db
 
+from core.annotation.disputes import (
+    dispute_progress,
+    dispute_queue,
+    resolve_dispute,
+    withdraw_last_resolution,
+)
 from core.annotation.pairwise import blind_item, verdict_queue
 from core.corpus.retrieval import get_index
 from core.errors import InputError
 from core.store.database import open_db
+from core.views.disputes import dispute_detail, dispute_groups, dispute_ids, dispute_tally
 from core.views.evidence_panel import (
     evidence_passages,
     evidence_query,
@@ -106,3 +113,40 @@ def test_evidence_markdown_is_escaped(fdb):
     window = passage_window(db, doc, 0, "the")
     for p in window["passages"]:
         assert "](" not in p["markdown"]
+
+
+def test_one_dispute_per_question_and_answer_text_lists_every_system(fdb):
+    db, ids = fdb
+    first = dict(next(db.query("select * from disputes order by id limit 1")))
+    answer = dict(next(db.query("select * from answers where id = ?", [first["answer_id"]])))
+    before = dispute_ids(db)
+    system = dict(next(db.query("select * from systems where name = ?", [first["system"]])))
+    db["systems"].insert(dict(system, name="fixture-z"))
+    new_answer = dict(answer, id=None, system="fixture-z", text="  " + answer["text"].upper())
+    new_answer.pop("id")
+    aid = db["answers"].insert(new_answer).last_pk
+    dup = dict(first, answer_id=aid, system="fixture-z", ctx_judgment_id=first["gt_judgment_id"])
+    dup.pop("id")
+    db["disputes"].insert(dup)
+    assert db["disputes"].count == len(before) + 1
+    assert dispute_ids(db) == before  # the same answer text is the same dispute
+    detail = dispute_detail(db, first["id"])
+    assert set(detail["systems"]) == {first["system"], "fixture-z"}
+    assert dispute_groups(db)[first["id"]][1]["system"] == "fixture-z"
+
+
+def test_undo_withdraws_my_last_resolution_only(fdb):
+    db, ids = fdb
+    d1, d2 = dispute_ids(db)[:2]
+    resolve_dispute(db, d1, "alice", "model_wrong")
+    resolve_dispute(db, d2, "bob", "ambiguous")
+    assert dispute_progress(db, "alice", [d1, d2]).done == 1
+    assert d1 not in dispute_queue(db, "alice", [d1, d2])
+    wid = withdraw_last_resolution(db, "alice")
+    row = next(db.query("select * from dispute_resolutions where id = ?", [wid]))
+    assert row["resolution"] == "withdrawn" and row["annotator"] == "alice"
+    assert dispute_progress(db, "alice", [d1, d2]).done == 0
+    assert d1 in dispute_queue(db, "alice", [d1, d2])
+    assert dispute_tally(db)["n_resolutions"] == 1  # bob's only
+    assert withdraw_last_resolution(db, "alice") is None  # nothing left to undo
+    assert dispute_detail(db, d1)["resolutions"] == []
