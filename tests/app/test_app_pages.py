@@ -127,7 +127,9 @@ def test_submit_review_writes_one_row(fixture_db):
         "Save edit",
     ]
     assert not [b for b in at.button if b.label == "Submit review"]
-    for label in ("Accept", "Reject", "Save edit"):  # refused, nothing stored
+    keys = {b.label: b.proto.shortcut for b in at.button}
+    assert [keys[k] for k in ("Accept", "Reject", "Save edit", "Skip", "Undo")] == list("axesu")
+    for label in ("Accept", "Save edit"):  # refused, nothing stored (Reject needs nothing)
         ok(button(at, label).click().run())
         assert count(path, "select count(*) from reviews") == 0
         assert any(
@@ -151,7 +153,8 @@ def test_submit_review_writes_one_row(fixture_db):
     # The queue moved on: the next question is another one, progress counts it.
     assert any("1 of" in str(p.proto.text) for p in at.get("progress"))
     assert any(
-        "decision **Accept**" in s.value and "now **accepted**" in s.value for s in at.success
+        s.value.startswith("Stored: **Accept** on") and "now **accepted**" in s.value
+        for s in at.success
     )
 
 
@@ -175,7 +178,7 @@ def test_reject_and_save_edit_each_write_one_row(fixture_db):
         == 1
     )
     assert any(
-        "decision **Reject**" in s.value and "now **rejected**" in s.value for s in at.success
+        "Stored: **Reject**" in s.value and "now **rejected**" in s.value for s in at.success
     )
     second = _shown_question(at)
     assert second != first
@@ -331,7 +334,7 @@ def test_xrag_review_on_the_page_applies_the_sufficient_filter(fixture_db):
         == 1
     )
     assert any(
-        "decision **Accept**" in w.value
+        "Stored: **Accept**" in w.value
         and "**discarded** whatever the decision" in w.value
         and "article A alone" in w.value
         for w in at.warning
@@ -346,7 +349,7 @@ def test_xrag_review_without_support_choice_is_refused(fixture_db):
     [r for r in at.radio if r.label == "Show"][0].set_value("Pick a question").run()
     [s for s in at.selectbox if s.label == "Question"][0].set_value(qid).run()
     _answer(at)
-    ok(button(at, "Reject").click().run())
+    ok(button(at, "Accept").click().run())
     assert any(
         "required checklist item" in e.value and "article A alone" in e.value for e in at.error
     )
