@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pandas as pd
@@ -21,6 +22,26 @@ def question_text(db: sqlite_utils.Database, question_id: str) -> dict[str, Any]
     return found[0] if found else {}
 
 
+_AB = re.compile(r"(?<![\w'])([AB])(?![\w'])")
+_AB_BEFORE = re.compile(r"(?i)(?:answer|response|system|output)\s*$|\(\s*$")
+_AB_AFTER = re.compile(r"(?i)^\s*(?:[:=),.;]|-?\d|$|(?:is|was|wins|better|scores?)\b)")
+
+
+def swap_ab(text: str) -> str:
+    """``text`` with the answer labels A and B exchanged (for a rationale shown in the other
+    order): "A 0.29, B 0.57" -> "B 0.29, A 0.57", "answer A" -> "answer B". An article
+    ("A man ...") is left alone."""
+    text = text or ""
+
+    def swap(m: re.Match) -> str:
+        before, after = text[: m.start()], text[m.end() :]
+        if _AB_BEFORE.search(before) or _AB_AFTER.match(after):
+            return "B" if m.group(1) == "A" else "A"
+        return m.group(1)
+
+    return _AB.sub(swap, text)
+
+
 def auto_verdicts_shown(db: sqlite_utils.Database, item: dict[str, Any]) -> pd.DataFrame:
     """The auto-raters' effective pairwise verdicts on ``item``, translated to the shown order."""
     out = []
@@ -38,14 +59,16 @@ def auto_verdicts_shown(db: sqlite_utils.Database, item: dict[str, Any]) -> pd.D
             item["system_a"],
         ],
     ):
-        verdict = r["verdict"]
-        if verdict in ("A", "B") and r["system_a"] != item["system_a"]:
-            verdict = "B" if verdict == "A" else "A"
+        verdict, rationale = r["verdict"], r["rationale"]
+        if r["system_a"] != item["system_a"]:  # stored in the other order: flip both
+            if verdict in ("A", "B"):
+                verdict = "B" if verdict == "A" else "A"
+            rationale = swap_ab(rationale)
         out.append(
             {
                 "rater": r["rater"],
                 "verdict (as shown)": verdict or f"({r['status']})",
-                "rationale": r["rationale"],
+                "rationale": rationale,
             }
         )
     return pd.DataFrame(out, columns=["rater", "verdict (as shown)", "rationale"])

@@ -546,3 +546,26 @@ def test_run_page_runs_offline_with_a_progress_bar(fixture_db):
     assert any(s.value == "Done." for s in at.success), [e.value for e in at.error]
     assert count(path, "select count(*) from answers") > answers
     assert at.get("progress")  # the progress bar
+
+
+def test_leaderboard_group_box_follows_the_verdict_source(fixture_db):
+    from browser_support import add_tournament
+
+    path, ids = fixture_db
+    add_tournament(
+        path, ("other-x", "other-y", "other-z", "other-w"), "auto:other-sxs", ids["generated"][:3]
+    )
+    at = ok(page("pages/5_Leaderboard.py"))
+    [s for s in at.selectbox if s.label == "System group"][0].set_value("fixture-a").run()
+    assert set(ok(at).dataframe[0].value["name"]) == {"fixture-a", "fixture-b", "fixture-c"}
+    [s for s in at.selectbox if s.label == "Verdicts"][0].set_value("auto").run()
+    group = [s for s in ok(at).selectbox if s.label == "System group"][0]
+    names = set(at.dataframe[0].value["name"])
+    assert group.value == "other-w" and "other-w" in names  # the new source's own default
+
+
+def test_cross_lingual_controlled_analysis_shows_no_traceback(fixture_db):
+    at = ok(page("pages/9_Cross_lingual.py"))
+    at.toggle(key="xrag_controlled").set_value(True).run()
+    ok(at)
+    assert not at.get("exception")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+import pandas as pd
 import pytest
 from browser_support import build_fixture_db
 
@@ -17,6 +18,7 @@ from core.annotation.pairwise import blind_item, verdict_queue
 from core.corpus.retrieval import get_index
 from core.errors import InputError
 from core.store.database import open_db
+from core.views.agreement_text import default_pair, kappa_text, readable_agreement
 from core.views.disputes import dispute_detail, dispute_groups, dispute_ids, dispute_tally
 from core.views.evidence_panel import (
     evidence_passages,
@@ -25,7 +27,7 @@ from core.views.evidence_panel import (
     passage_window,
 )
 from core.views.guidelines import TASKS, task_guideline
-from core.views.judgments import question_text
+from core.views.judgments import auto_verdicts_shown, question_text, swap_ab
 from core.views.text import escape_markdown
 
 
@@ -150,3 +152,55 @@ def test_undo_withdraws_my_last_resolution_only(fdb):
     assert dispute_tally(db)["n_resolutions"] == 1  # bob's only
     assert withdraw_last_resolution(db, "alice") is None  # nothing left to undo
     assert dispute_detail(db, d1)["resolutions"] == []
+
+
+def test_swap_ab_flips_answer_labels_not_articles():
+    assert swap_ab("A 0.29, B 0.57") == "B 0.29, A 0.57"
+    assert swap_ab("Answer A is better than answer B.") == "Answer B is better than answer A."
+    assert swap_ab("A man saw it; verdict (B)") == "A man saw it; verdict (A)"
+    assert swap_ab("") == ""
+
+
+def test_auto_verdicts_shown_flip_the_rationale_with_the_verdict(fdb):
+    db, _ids = fdb
+    row = next(db.query("select * from judgments where kind = 'pairwise' and rater_kind = 'auto'"))
+    item = {
+        "question_id": row["question_id"],
+        "system_a": row["system_b"],  # shown in the other order
+        "system_b": row["system_a"],
+    }
+    new = dict(row, rationale="A 0.29, B 0.57", supersedes=row["id"])
+    new.pop("id")
+    db["judgments"].insert(new)
+    table = auto_verdicts_shown(db, item)
+    mine = table[table["rationale"].str.contains("0.29")].iloc[0]
+    assert mine["rationale"] == "B 0.29, A 0.57"
+    if row["verdict"] in ("A", "B"):
+        assert mine["verdict (as shown)"] == ("B" if row["verdict"] == "A" else "A")
+
+
+def test_kappa_text_and_readable_table():
+    assert kappa_text(0.4123, 0.2, 0.6234, 40) == "0.41 [0.20, 0.62]"
+    assert kappa_text(0.0, 0.0, 0.0, 3) == "too few items (n = 3)"
+    assert kappa_text(None, None, None, 10) == "-"
+    table = pd.DataFrame(
+        [
+            {
+                "rater_a": "x",
+                "rater_b": "y",
+                "n": 12,
+                "kappa": 0.5,
+                "kappa_low": 0.1,
+                "kappa_high": 0.8,
+            }
+        ]
+    )
+    out = readable_agreement(table)
+    assert list(out.columns) == ["rater_a", "rater_b", "n", "kappa [95% CI]"]
+    assert out.iloc[0]["kappa [95% CI]"] == "0.50 [0.10, 0.80]"
+
+
+def test_default_pair_prefers_two_people():
+    assert default_pair(["auto:j", "human:alice", "human:bob"]) == ("human:alice", "human:bob")
+    assert default_pair(["auto:j", "auto:k", "human:alice"]) == ("human:alice", "auto:j")
+    assert default_pair(["auto:j", "auto:k"]) == ("auto:j", "auto:k")
