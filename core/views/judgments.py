@@ -101,6 +101,23 @@ def browse_detail(db: sqlite_utils.Database, question_id: str) -> dict[str, Any]
             db, "select * from reviews where question_id = ? order by id", [question_id]
         ),
         "disputes": rows(db, "select * from disputes where question_id = ?", [question_id]),
+        "resolutions": rows(
+            db,
+            "select r.id, r.dispute_id, d.system, r.annotator, r.resolution, r.corrected_answer, "
+            "r.note, r.created_at from dispute_resolutions r join disputes d on d.id = r.dispute_id "
+            "where d.question_id = ? and r.resolution != 'withdrawn' and not exists "
+            "(select 1 from dispute_resolutions s where s.supersedes = r.id) order by r.id",
+            [question_id],
+        ),
+        "human_verdicts": [
+            {
+                k: j[k]
+                for k in ("rater", "kind", "system_a", "system_b", "verdict", "status", "rationale")
+            }
+            | {"created_at": j["created_at"]}
+            for j in judgments
+            if j["rater_kind"] == "human" and not j["superseded"] and j["status"] != "withdrawn"
+        ],
     }
 
 

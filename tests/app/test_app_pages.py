@@ -569,3 +569,26 @@ def test_cross_lingual_controlled_analysis_shows_no_traceback(fixture_db):
     at.toggle(key="xrag_controlled").set_value(True).run()
     ok(at)
     assert not at.get("exception")
+
+
+def test_browse_deep_link_shows_human_labels_and_resolutions(fixture_db):
+    path, ids = fixture_db
+    sbs = ok(page("pages/3_Side_by_side.py"))
+    ok(button(sbs, "A better").click().run())
+    qid = count(path, "select question_id from judgments where rater = 'human:alice'")
+    dis = ok(page("pages/2_NarrativeQA_disputes.py"))
+    ok(button(dis, "Model answer wrong").click().run())
+    dqid = count(
+        path,
+        "select d.question_id from dispute_resolutions r join disputes d on d.id = r.dispute_id",
+    )
+    at = page("pages/6_Browse.py", annotator=None)
+    at.query_params["q"] = qid
+    ok(at.run())
+    assert any(f"Browse?q={qid}" in c.value for c in at.code)
+    assert any(m.value.startswith("**Verdicts of people (1") for m in at.markdown)
+    at.query_params["q"] = dqid
+    ok(at.run())
+    assert any(m.value.startswith("**Dispute resolutions (1)") for m in at.markdown)
+    picker = [s for s in at.selectbox if s.label.startswith("Question (")][0]
+    assert "?" in picker.format_func(picker.value) or len(picker.format_func(picker.value)) > 10
