@@ -26,6 +26,27 @@ def model_choices() -> pd.DataFrame:
     return frame.sort_values(["available", "model"], ascending=[False, True]).reset_index(drop=True)
 
 
+def model_short(model: str) -> str:
+    """``offline:extractive`` -> ``extractive`` (the default system name prefix)."""
+    return model.split(":")[-1]
+
+
+def unused_system_prefix(
+    db: sqlite_utils.Database, answer_model: str, contexts: list[str], base: str = "app"
+) -> str:
+    """A system-name prefix whose ``PREFIX/context`` names are not stored yet for any of
+    ``contexts``: ``app-extractive``, then ``app-extractive-2``, ... So the Run page's default
+    never collides with a system stored with another configuration (e.g. by the demo)."""
+    stem = f"{base}-{model_short(answer_model)}"
+    taken = {r[0] for r in db.execute("select name from systems")}
+    n = 1
+    while True:
+        prefix = stem if n == 1 else f"{stem}-{n}"
+        if not any(f"{prefix}/{ctx}" in taken for ctx in contexts):
+            return prefix
+        n += 1
+
+
 def experiment_config(
     *,
     name: str,
@@ -36,11 +57,15 @@ def experiment_config(
     contexts: list[str],
     judge_kinds: list[str],
     judge_model: str,
+    system_prefix: str | None = None,
 ) -> dict:
-    """An experiment config (the TOML structure of :mod:`core.pipeline.experiment`) from the Run form."""
+    """An experiment config (the TOML structure of :mod:`core.pipeline.experiment`) from the Run
+    form. Systems are named ``PREFIX/context`` (``system_prefix``, default the model's short
+    name)."""
+    prefix = (system_prefix or "").strip() or model_short(answer_model)
     systems = [
         {
-            "name": f"{answer_model.split(':')[-1]}/{ctx}",
+            "name": f"{prefix}/{ctx}",
             "kind": ctx,
             "model": answer_model,
             **({"fallback": "rag"} if ctx == "full" else {}),

@@ -28,6 +28,7 @@ from core.views.evidence_panel import (
 )
 from core.views.guidelines import TASKS, task_guideline
 from core.views.judgments import auto_verdicts_shown, question_text, swap_ab
+from core.views.run import experiment_config, unused_system_prefix
 from core.views.text import escape_markdown
 
 
@@ -204,3 +205,24 @@ def test_default_pair_prefers_two_people():
     assert default_pair(["auto:j", "human:alice", "human:bob"]) == ("human:alice", "human:bob")
     assert default_pair(["auto:j", "auto:k", "human:alice"]) == ("human:alice", "auto:j")
     assert default_pair(["auto:j", "auto:k"]) == ("auto:j", "auto:k")
+
+
+def test_run_default_system_prefix_is_free_and_renamable(fdb):
+    db, _ids = fdb
+    system = dict(next(db.query("select * from systems limit 1")))
+    for name in ("app-extractive/rag", "app-extractive-2/none"):
+        db["systems"].insert(dict(system, name=name))
+    assert unused_system_prefix(db, "offline:extractive", ["none"]) == "app-extractive"
+    assert unused_system_prefix(db, "offline:extractive", ["none", "rag"]) == "app-extractive-3"
+    cfg = experiment_config(
+        name="t",
+        origin=None,
+        c=2,
+        seed=0,
+        answer_model="offline:extractive",
+        contexts=["none"],
+        judge_kinds=[],
+        judge_model="offline:lexical",
+        system_prefix="mine",
+    )
+    assert [s["name"] for s in cfg["systems"]] == ["mine/none"]
