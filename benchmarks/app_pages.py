@@ -108,7 +108,7 @@ def add_verdicts(path: Path, total: int) -> int:
             yield {
                 "kind": "pairwise",
                 "question_id": q,
-                "rater": f"auto:bench-{n // len(pairs) % 50}",
+                "rater": f"auto:bench-{n // len(pairs) % 4}",
                 "rater_kind": "auto",
                 "criterion": "better",
                 "system_a": s2 if flip else s1,
