@@ -15,6 +15,7 @@ from core.views.review import question_filters
 from core.views.run import (
     DEFAULT_ANSWER_MODEL,
     DEFAULT_JUDGE_MODEL,
+    dry_run_estimate,
     experiment_config,
     model_choices,
     run_counter,
@@ -109,7 +110,7 @@ if not contexts:
     st.stop()
 with ui.database() as db:
     try:
-        estimate = run_experiment(db, config, dry_run=True, progress=False)
+        estimate = ui.cached_view(db, dry_run_estimate, config)
     except WorkbenchError as exc:
         st.error(f"This experiment cannot run: {exc}")
         st.stop()

@@ -9,6 +9,7 @@ import sqlite_utils
 
 from core.llm.catalog import known_models
 from core.llm.registry import model_available
+from core.pipeline.experiment import run_experiment
 
 DEFAULT_ANSWER_MODEL = "offline:extractive"
 DEFAULT_JUDGE_MODEL = "offline:lexical"
@@ -113,3 +114,8 @@ def run_progress(db: sqlite_utils.Database, baseline: tuple[int, int]) -> int:
     """Answers plus judgments stored since ``baseline`` (see :func:`run_counter`)."""
     now = run_counter(db)
     return (now[0] - baseline[0]) + (now[1] - baseline[1])
+
+
+def dry_run_estimate(db: sqlite_utils.Database, config: dict) -> dict:
+    """The dry run of ``config`` (questions, calls, tokens, cost); nothing is stored."""
+    return run_experiment(db, config, dry_run=True, progress=False)
