@@ -109,7 +109,7 @@ with ui.database() as db:
     choices = ui.cached_view(db, dispute_choices)
     mode = st.radio("Show", ["Next in my queue", "Pick a dispute"], horizontal=True)
     wanted = ui.deep_link_id()
-    linked = [d for d in all_ids if wanted and str(d) in choices and f"({wanted})" in choices[d]]
+    linked = [d for d in all_ids if wanted and choices.get(d, "").endswith(f"({wanted})")]
     if mode == "Pick a dispute":
         did = st.selectbox(
             "Dispute", all_ids, format_func=lambda d: ui.short(choices.get(d, str(d)), 100)

@@ -220,21 +220,24 @@ def evidence_beside(db, question_id: str, question: str, answers: list[str], key
             f"{hit['n_passages']} · BM25 {hit['score']}"
         )
         highlighted(hit["markdown"])
-        with st.expander(f"Read further around passage {hit['idx']}"):
+        key_base = f"{key}_further_{n}_{hit['document_id']}_{hit['position']}"
+        # a toggle, not an expander: the neighbours are read and rendered only when asked for
+        if st.toggle(f"Read further around passage {hit['idx']}", key=f"{key_base}_on"):
             pos = st.number_input(
                 "Passage (previous / next with - / +)",
                 min_value=0,
                 max_value=hit["n_passages"] - 1,
                 value=hit["position"],
                 step=1,
-                key=f"{key}_further_{n}_{hit['document_id']}_{hit['position']}",
+                key=key_base,
             )
             window = passage_window(db, hit["document_id"], int(pos), query, radius=1)
-            for p in window["passages"]:
-                st.caption(
-                    f"Full text, passage {p['idx']}" + (" (this one)" if p["centre"] else "")
-                )
-                highlighted(p["markdown"])
+            with st.container(border=True):
+                for p in window["passages"]:
+                    st.caption(
+                        f"Full text, passage {p['idx']}" + (" (this one)" if p["centre"] else "")
+                    )
+                    highlighted(p["markdown"])
 
 
 def deep_link_id() -> str | None:

@@ -592,3 +592,29 @@ def test_browse_deep_link_shows_human_labels_and_resolutions(fixture_db):
     assert any(m.value.startswith("**Dispute resolutions (1)") for m in at.markdown)
     picker = [s for s in at.selectbox if s.label.startswith("Question (")][0]
     assert "?" in picker.format_func(picker.value) or len(picker.format_func(picker.value)) > 10
+
+
+def test_dispute_and_review_deep_links_open_that_question(fixture_db):
+    path, _ = fixture_db
+    qid = count(path, "select question_id from disputes order by id desc limit 1")
+    at = page("pages/2_NarrativeQA_disputes.py")
+    at.query_params["q"] = qid
+    ok(at.run())
+    assert any(f"NarrativeQA_disputes?q={qid}" in c.value for c in at.code)
+    rev = page("pages/1_Review_questions.py")
+    rev.query_params["q"] = "gen-2"
+    ok(rev.run())
+    assert any("Review_questions?q=gen-2" in c.value for c in rev.code)
+
+
+def test_side_by_side_reads_further_in_the_full_text(fixture_db):
+    at = ok(page("pages/3_Side_by_side.py"))
+    further = [t for t in at.toggle if t.label.startswith("Read further around passage")]
+    assert further
+    further[0].set_value(True).run()
+    shown = [c.value for c in ok(at).caption if c.value.startswith("Full text, passage")]
+    assert any("(this one)" in c for c in shown) and len(shown) >= 2
+    box = [n for n in at.number_input if n.label.startswith("Passage (previous")][0]
+    box.increment().run()
+    after = [c.value for c in ok(at).caption if c.value.startswith("Full text, passage")]
+    assert after != shown
