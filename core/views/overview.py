@@ -20,6 +20,7 @@ import sqlite_utils
 from core.annotation.base import required_annotations
 from core.annotation.pairwise import pairwise_items
 from core.store.connection import rows, table_counts
+from core.views.disputes import dispute_ids
 
 #: Model-id prefixes of the key-free baselines (algorithms, not language models).
 OFFLINE_PREFIXES = ("offline", "baseline", "rule")
@@ -73,10 +74,12 @@ def overview(db: sqlite_utils.Database) -> dict[str, Any]:
         )
     )
     k = required_annotations(db)
-    n_disputes = counts.get("disputes", 0)
+    shown = dispute_ids(db) if counts.get("disputes", 0) else []  # one per answer text
+    n_disputes = len(shown)
     resolved = db.execute(
         "select count(distinct dispute_id) from dispute_resolutions r where r.resolution != "
-        "'withdrawn' and not exists (select 1 from dispute_resolutions s where s.supersedes = r.id)"
+        "'withdrawn' and not exists (select 1 from dispute_resolutions s where s.supersedes = r.id) "
+        f"and dispute_id in ({','.join(str(int(d)) for d in shown) or 'null'})"
     ).fetchone()[0]
     attention = {
         "questions pending review": int(
