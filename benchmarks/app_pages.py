@@ -1,13 +1,19 @@
-"""Page script-run times at scale and verdict-to-leaderboard latency.
+"""Page speed in a real browser on the demo database plus 100,000 stored verdicts.
 
-Builds a database with 5,000 questions and 100,000 judgments (one real story from the bundled
-NarrativeQA sample; bench systems/answers/judgments are synthetic and named ``bench-*``), then
-times every page with ``streamlit.testing.v1.AppTest``: one cold run, then warm runs (cache hot);
-``max_page_s`` is the slowest warm run. ``verdict_to_leaderboard_s`` = time for the leaderboard
-to recompute after a human verdict is stored (cache miss) + the fragment's polling interval (the
-worst-case wait before the next poll). Last line: one JSON object.
+1. The database: the key-free demo (``python -m core demo``; built once into the work folder, or
+   ``--demo-db PATH``) plus synthetic auto-rater verdicts on the demo's own answer pairs until
+   ``--verdicts`` (100,000) judgments are stored.
+2. AppTest (no browser): every page's warm script run (``max_page_s``) and the leaderboard's
+   recompute after a human verdict + its polling interval (``verdict_to_leaderboard_s``).
+3. Headless Chromium (Playwright, ``/usr/bin/chromium``; never ``playwright install``) against
+   ``streamlit run app.py``: the first load of each page in a fresh browser context (page
+   rendered and the script idle; ``first_load_max_s``); on Side by side, keyboard verdict (key
+   ``1``..``4``) -> next item rendered and the script idle, for one annotator
+   (``action_p50_s``, ``action_p95_s``) and for four annotators at once (``action_p95_4_s``).
 
-    .venv/bin/python benchmarks/app_pages.py [--questions 5000] [--judgments 100000]
+Last line: one JSON object.
+
+    .venv/bin/python benchmarks/app_pages.py [--verdicts 100000] [--actions 30]
 """
 
 from __future__ import annotations
@@ -15,11 +21,16 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import random
 import re
+import shutil
+import socket
+import statistics
+import subprocess
 import sys
 import tempfile
+import threading
 import time
-from itertools import combinations
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -27,115 +38,95 @@ sys.path.insert(0, str(ROOT))
 
 from core.annotation.identity import sign_in_open
 from core.annotation.pairwise import blind_item, submit_verdict, verdict_queue
-from core.corpus.documents import upsert_document
-from core.store.connection import dumps, transaction, utcnow
+from core.store.connection import transaction, utcnow
 from core.store.database import open_db
 
-SYSTEMS = [f"bench-{c}" for c in "abcde"]
 POLL_S = 2.0
+CHROMIUM = "/usr/bin/chromium"
+PAGE_SLUGS = {
+    "Overview": "",
+    "Review questions": "Review_questions",
+    "NarrativeQA disputes": "NarrativeQA_disputes",
+    "Side by side": "Side_by_side",
+    "Agreement": "Agreement",
+    "Leaderboard": "Leaderboard",
+    "Browse": "Browse",
+    "Run": "Run",
+    "EXAM": "EXAM",
+    "Cross lingual": "Cross_lingual",
+}
+_IDLE_JS = (
+    "() => { const app = document.querySelector('[data-testid=\"stApp\"]');"
+    " return !!app && app.getAttribute('data-test-connection-state') === 'CONNECTED'"
+    " && app.getAttribute('data-test-script-state') === 'notRunning'; }"
+)
+_PROGRESS_JS = (
+    "() => { const p = document.querySelector('[data-testid=\"stProgress\"]');"
+    " return p ? p.innerText : ''; }"
+)
 
 
-def build(path: Path, n_questions: int, n_judgments: int) -> None:
-    """Bulk-insert the benchmark database."""
-    db = open_db(path)
-    nqa = ROOT / "demo" / "narrativeqa" / "stories"
-    story_file = sorted(nqa.glob("*.txt"))[1]
-    doc = story_file.stem
-    upsert_document(
-        db,
-        doc,
-        story_file.read_text(encoding="utf-8", errors="replace")[:60_000],
-        kind="story",
-        source="narrativeqa",
-        title="bench story",
+def demo_db(work: Path, given: str | None) -> Path:
+    """A copy of the demo database (built with ``python -m core demo`` when not given)."""
+    target = work / "bench.db"
+    if given:
+        src = open_db(given)  # checkpoints the WAL into the file
+        src.conn.execute("pragma wal_checkpoint(truncate)")
+        src.conn.close()
+        shutil.copy(given, target)
+        return target
+    env = {**os.environ, "WORKBENCH_DB": str(target)}
+    subprocess.run(
+        [sys.executable, "-m", "core", "demo"],
+        cwd=ROOT,
+        env=env,
+        check=True,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
     )
+    return target
+
+
+def add_verdicts(path: Path, total: int) -> int:
+    """Store auto-rater pairwise verdicts on the demo's answer pairs until ``total`` judgments
+    exist; return how many were added."""
+    db = open_db(path)
+    have = db["judgments"].count
+    pairs = list(
+        db.execute(
+            "select a.question_id, a.system, a.id, b.system, b.id from answers a join answers b "
+            "on a.question_id = b.question_id and a.system < b.system "
+            "where a.status = 'ok' and b.status = 'ok'"
+        )
+    )
+    rng = random.Random(0)
     now = utcnow()
+
+    def rows():
+        for n in range(max(0, total - have)):
+            q, s1, a1, s2, a2 = pairs[n % len(pairs)]
+            flip = rng.random() < 0.5
+            yield {
+                "kind": "pairwise",
+                "question_id": q,
+                "rater": f"auto:bench-{n // len(pairs) % 4}",
+                "rater_kind": "auto",
+                "criterion": "better",
+                "system_a": s2 if flip else s1,
+                "system_b": s1 if flip else s2,
+                "answer_a_id": a2 if flip else a1,
+                "answer_b_id": a1 if flip else a2,
+                "order_shown": "ba" if flip else "ab",
+                "verdict": rng.choice(["A", "B", "B", "Equal"]),
+                "status": "ok",
+                "created_at": now,
+            }
+
     with transaction(db):
-        db["systems"].insert_all(
-            {"name": s, "model": "scripted:bench", "context": "none", "created_at": now}
-            for s in SYSTEMS
-        )
-        qids = [f"bench-q{i:05d}" for i in range(n_questions)]
-        db["questions"].insert_all(
-            (
-                {
-                    "id": q,
-                    "document_id": doc,
-                    "context_document_id": doc,
-                    "question": f"Bench question {i}?",
-                    "answers": dumps([f"bench answer {i}"]),
-                    "origin": "generated" if i % 2 else "narrativeqa",
-                    "qtype": "bench",
-                    "status": "pending",
-                    "created_at": now,
-                    "updated_at": now,
-                }
-                for i, q in enumerate(qids)
-            ),
-            batch_size=1000,
-        )
-        db["answers"].insert_all(
-            (
-                {
-                    "question_id": q,
-                    "system": s,
-                    "text": f"bench answer {k} to {q}",
-                    "created_at": now,
-                }
-                for q in qids
-                for k, s in enumerate(SYSTEMS)
-            ),
-            batch_size=2000,
-        )
-        aid = {
-            (r[0], r[1]): r[2] for r in db.execute("select question_id, system, id from answers")
-        }
-
-        def judgments():
-            made = 0
-            for qi, q in enumerate(qids):  # absolute: 5 per question
-                for si, s in enumerate(SYSTEMS):
-                    yield {
-                        "kind": "absolute",
-                        "question_id": q,
-                        "rater": "auto:bench-ais",
-                        "rater_kind": "auto",
-                        "criterion": "supported",
-                        "system": s,
-                        "answer_id": aid[q, s],
-                        "verdict": "yes" if (qi + si) % 3 else "no",
-                        "order_shown": "",
-                        "status": "ok",
-                        "created_at": now,
-                    }
-                    made += 1
-            pairs = list(combinations(SYSTEMS, 2))
-            while made < n_judgments:  # pairwise, both orders
-                for qi, q in enumerate(qids):
-                    for pi, (s1, s2) in enumerate(pairs):
-                        for first, second in ((s1, s2), (s2, s1)):
-                            if made >= n_judgments:
-                                return
-                            v = "A" if (SYSTEMS.index(first) + qi + pi) % 3 else "B"
-                            yield {
-                                "kind": "pairwise",
-                                "question_id": q,
-                                "rater": "auto:bench-sxs",
-                                "rater_kind": "auto",
-                                "criterion": "better",
-                                "system_a": first,
-                                "system_b": second,
-                                "answer_a_id": aid[q, first],
-                                "answer_b_id": aid[q, second],
-                                "order_shown": "ab" if first < second else "ba",
-                                "verdict": v,
-                                "status": "ok",
-                                "created_at": now,
-                            }
-                            made += 1
-
-        db["judgments"].insert_all(judgments(), batch_size=5000)
+        db["judgments"].insert_all(rows(), batch_size=5000)
+    added = db["judgments"].count - have
     db.conn.close()
+    return added
 
 
 def comparisons(at) -> int:
@@ -146,46 +137,27 @@ def comparisons(at) -> int:
     raise RuntimeError("no leaderboard on the page: " + str([e.value for e in at.exception]))
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--questions", type=int, default=5000)
-    parser.add_argument("--judgments", type=int, default=100_000)
-    parser.add_argument("--warm-runs", type=int, default=3)
-    args = parser.parse_args()
-    from streamlit.testing.v1 import AppTest
+def apptest_figures(path: Path, warm_runs: int) -> dict:
+    """Warm script-run time of every page and the leaderboard's recompute after a verdict."""
+    from streamlit.testing.v1 import AppTest  # reason: heavy, only for this part
 
-    tmp = Path(tempfile.mkdtemp(prefix="bench_app_"))
-    path = tmp / "bench.db"
-    t = time.perf_counter()
-    build(path, args.questions, args.judgments)
-    print(
-        f"built {args.questions} questions, {args.judgments} judgments in "
-        f"{time.perf_counter() - t:.1f} s",
-        flush=True,
-    )
     os.environ["WORKBENCH_DB"] = str(path)
-    os.chdir(ROOT)
-    pages = ["app.py", *sorted(f"pages/{p.name}" for p in (ROOT / "pages").glob("[0-9]*.py"))]
-    figures: dict[str, dict[str, float]] = {}
+    pages = sorted(f"pages/{p.name}" for p in (ROOT / "pages").glob("[0-9]*.py"))
+    warm_max = 0.0
     for page in pages:
-        at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=300)
-        at.query_params["name"] = "bench"  # open mode: the benchmark database has no accounts
+        at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=300).run()
+        at.session_state["annotator"] = "bench"
+        at.switch_page(page)
         at.run()
-        if page != "app.py":
-            at.switch_page(page)
-        t = time.perf_counter()
-        at.run()
-        cold = time.perf_counter() - t
         if at.exception:
             raise SystemExit(f"{page}: {[e.value for e in at.exception]}")
         warm = []
-        for _ in range(args.warm_runs):
+        for _ in range(warm_runs):
             t = time.perf_counter()
             at.run()
             warm.append(time.perf_counter() - t)
-        figures[page] = {"cold_s": round(cold, 3), "warm_s": round(min(warm), 3)}
-        print(f"{page:36s} cold {cold:6.2f} s   warm {min(warm):6.3f} s", flush=True)
-
+        warm_max = max(warm_max, min(warm))
+        print(f"apptest {page:34s} warm {min(warm):6.3f} s", flush=True)
     lb = AppTest.from_file(str(ROOT / "app.py"), default_timeout=300).run()
     lb.switch_page("pages/5_Leaderboard.py").run()
     before = comparisons(lb)
@@ -196,16 +168,202 @@ def main() -> None:
     t = time.perf_counter()
     lb.run()
     recompute = time.perf_counter() - t
-    assert comparisons(lb) == before + 1, "leaderboard did not take up the verdict"
-    print(f"leaderboard recompute after a verdict: {recompute:.2f} s (+ {POLL_S} s polling)")
-    result = {
-        "max_page_s": max(f["warm_s"] for f in figures.values()),
+    if comparisons(lb) != before + 1:  # the verdict's pair may sit in another system group
+        print("note: the verdict is not in the leaderboard's default group", flush=True)
+    return {
+        "max_page_s": round(warm_max, 3),
         "verdict_to_leaderboard_s": round(recompute + POLL_S, 2),
-        "leaderboard_recompute_s": round(recompute, 2),
-        "max_cold_page_s": max(f["cold_s"] for f in figures.values()),
-        "questions": args.questions,
-        "judgments": args.judgments,
     }
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def start_server(path: Path, log: Path) -> tuple[subprocess.Popen, str]:
+    """``streamlit run app.py`` on a free loopback port; waits for its health check."""
+    import urllib.request  # reason: only the server start-up needs it
+
+    port = _free_port()
+    env = {
+        **os.environ,
+        "WORKBENCH_DB": str(path),
+        "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false",
+    }
+    env.pop("WORKBENCH_ACCESS_CODE", None)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "streamlit",
+            "run",
+            "app.py",
+            "--server.port",
+            str(port),
+            "--server.address",
+            "127.0.0.1",
+            "--server.headless",
+            "true",
+        ],
+        cwd=ROOT,
+        env=env,
+        stdout=log.open("wb"),
+        stderr=subprocess.STDOUT,
+    )
+    base = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        try:
+            if urllib.request.urlopen(f"{base}/_stcore/health", timeout=5).status == 200:
+                return proc, base
+        except OSError:
+            time.sleep(0.3)
+    proc.kill()
+    raise SystemExit("streamlit did not start: " + log.read_text(errors="replace")[-2000:])
+
+
+def _idle(page, timeout_s: float = 120) -> None:
+    page.wait_for_function(_IDLE_JS, timeout=timeout_s * 1000)
+
+
+def first_loads(browser, base: str) -> dict[str, float]:
+    """Each page opened in a fresh context: navigation start -> title shown and script idle."""
+    out = {}
+    for name, slug in PAGE_SLUGS.items():
+        context = browser.new_context(viewport={"width": 1400, "height": 900})
+        page = context.new_page()
+        t = time.perf_counter()
+        page.goto(f"{base}/{slug}")
+        page.locator("h1").first.wait_for(timeout=120_000)
+        _idle(page)
+        out[name] = round(time.perf_counter() - t, 3)
+        context.close()
+        print(f"first load {name:22s} {out[name]:6.3f} s", flush=True)
+    return out
+
+
+def sign_in(page, base: str, name: str) -> None:
+    page.goto(f"{base}/Side_by_side")
+    page.get_by_label("Annotator name").fill(name)
+    page.get_by_role("button", name="Sign in").click()
+    page.get_by_role("heading", name="Answer A").wait_for(timeout=120_000)
+    _idle(page)
+
+
+def _done(page) -> int:
+    found = re.search(r"(\d+) of", page.evaluate(_PROGRESS_JS) or "")
+    return int(found.group(1)) if found else -1
+
+
+def keyboard_actions(
+    base: str, name: str, n: int, out: list[float], start: threading.Barrier | None
+) -> None:
+    """``n`` keyboard verdicts on Side by side: key press -> progress shows one more done, the
+    next item is rendered and the script is idle."""
+    from playwright.sync_api import sync_playwright  # reason: optional browser dependency
+
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True)
+        page = browser.new_page(viewport={"width": 1400, "height": 900})
+        sign_in(page, base, name)
+        if start is not None:
+            start.wait()
+        rng = random.Random(name)
+        for _ in range(n):
+            page.locator("h1").first.click()  # focus on the page, not an input
+            before = _done(page)
+            t = time.perf_counter()
+            page.keyboard.press(rng.choice("1234"))
+            page.wait_for_function(
+                f"() => {{ const m = ({_PROGRESS_JS})().match(/(\\d+) of/);"
+                f" return m && Number(m[1]) > {before}; }}",
+                timeout=120_000,
+            )
+            page.get_by_role("heading", name="Answer A").wait_for(timeout=120_000)
+            _idle(page)
+            out.append(time.perf_counter() - t)
+        browser.close()
+
+
+def p95(values: list[float]) -> float:
+    ordered = sorted(values)
+    return ordered[max(0, round(0.95 * (len(ordered) - 1)))]
+
+
+def browser_figures(path: Path, work: Path, actions: int) -> dict:
+    from playwright.sync_api import sync_playwright  # reason: optional browser dependency
+
+    proc, base = start_server(path, work / "streamlit.log")
+    try:
+        with sync_playwright() as pw:
+            browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True)
+            warm = browser.new_page()  # the server's first script run imports everything
+            warm.goto(base)
+            warm.locator("h1").first.wait_for(timeout=180_000)
+            _idle(warm)
+            browser.close()
+        with sync_playwright() as pw:
+            browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True)
+            loads = first_loads(browser, base)
+            browser.close()
+        one: list[float] = []
+        keyboard_actions(base, "bench-solo", actions, one, None)
+        print(
+            f"one annotator: p50 {statistics.median(one):.3f} s, p95 {p95(one):.3f} s", flush=True
+        )
+        four: list[float] = []
+        barrier = threading.Barrier(4)
+        threads = [
+            threading.Thread(
+                target=keyboard_actions, args=(base, f"bench-{i}", actions, four, barrier)
+            )
+            for i in range(4)
+        ]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        print(
+            f"four annotators: p50 {statistics.median(four):.3f} s, p95 {p95(four):.3f} s",
+            flush=True,
+        )
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+    return {
+        "action_p50_s": round(statistics.median(one), 3),
+        "action_p95_s": round(p95(one), 3),
+        "action_p95_4_s": round(p95(four), 3) if len(four) == 4 * actions else None,
+        "first_load_max_s": max(loads.values()),
+        "first_loads_s": loads,
+        "n_actions": len(one),
+        "n_actions_4": len(four),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--demo-db", help="an existing demo database (copied, not changed)")
+    parser.add_argument("--verdicts", type=int, default=100_000)
+    parser.add_argument("--actions", type=int, default=30)
+    parser.add_argument("--warm-runs", type=int, default=2)
+    parser.add_argument("--skip-apptest", action="store_true")
+    args = parser.parse_args()
+    work = Path(tempfile.mkdtemp(prefix="bench_app_"))
+    t = time.perf_counter()
+    path = demo_db(work, args.demo_db)
+    added = add_verdicts(path, args.verdicts)
+    print(f"demo database + {added:,} verdicts in {time.perf_counter() - t:.1f} s", flush=True)
+    result: dict = {}
+    if not args.skip_apptest:
+        result.update(apptest_figures(path, args.warm_runs))
+    result.update(browser_figures(path, work, args.actions))
+    result["judgments"] = args.verdicts
     print(json.dumps(result))
 
 

@@ -1,17 +1,44 @@
 """Review questions: the XRAG checklist, then Accept / Reject / Save edit; agreement between
-reviewers."""
+reviewers. Keys: ``a`` accept, ``x`` reject, ``e`` save edit, ``s`` skip, ``u`` undo (reopen my
+last review so the next decision replaces it)."""
 
 import streamlit as st
 
 import pages as ui
 from core.annotation.reviews import record_review, review_progress, review_queue
 from core.errors import WorkbenchError
-from core.views.review import question_detail, question_filters, question_ids
+from core.views.review import question_detail, question_filters, question_ids, question_labels
 from core.views.text import escape_markdown
 
 ui.setup("Review questions")
 user = ui.require_annotator()  # the signed-in Annotator: every write takes it
 who = user.name
+
+
+def _skip(qid: str) -> None:
+    """Skip for this session: the question goes to the end of the queue (not counted as done)."""
+    skipped = st.session_state.setdefault("review_skipped", [])
+    if qid not in skipped:
+        skipped.append(qid)
+    st.session_state["review_notice"] = f"Skipped `{qid}` (not counted as done)."
+    st.session_state["review_scroll"] = True
+    st.session_state.pop("review_reopen", None)
+    st.query_params.pop("q", None)
+
+
+def _undo() -> None:
+    """Reopen the question of my last review: the next decision replaces that review."""
+    last = st.session_state.get("review_history", [])
+    if last:
+        st.session_state["review_reopen"] = last.pop()
+        st.session_state["review_notice"] = (
+            f"Reopened `{st.session_state['review_reopen']}`: your next decision replaces "
+            "your review of it (the old one stays in the history)."
+        )
+    else:
+        st.session_state["review_notice"] = "Nothing to undo in this session."
+    st.session_state["review_scroll"] = True
+
 
 with ui.database() as db:
     opts = ui.cached_view(db, question_filters)
@@ -40,17 +67,30 @@ with ui.database() as db:
         status=pick(status),
         origin=pick(origin),
     )
+    skipped = st.session_state.get("review_skipped", [])
     queue = review_queue(db, who, ids)
+    queue = [q for q in queue if q not in skipped] + [q for q in queue if q in skipped]
     progress = review_progress(db, who, ids)
-    st.progress(progress.done / progress.total if progress.total else 0.0, text=str(progress))
+    text = str(progress) + (f", {len(skipped)} skipped this session" if skipped else "")
+    st.progress(progress.done / progress.total if progress.total else 0.0, text=text)
     mode = st.radio("Show", ["Next in my queue", "Pick a question"], horizontal=True)
+    wanted = ui.deep_link_id() or st.session_state.get("review_reopen")
     if mode == "Pick a question":
-        qid = st.selectbox("Question", ids) if ids else None
+        labels = ui.cached_view(db, question_labels, tuple(ids))
+        qid = (
+            st.selectbox("Question", ids, format_func=lambda i: ui.short(labels.get(i, i), 100))
+            if ids
+            else None
+        )
+    elif wanted and ui.cached_view(db, question_labels, (wanted,)):
+        qid = wanted
     else:
         qid = queue[0] if queue else None
+    if notice := st.session_state.pop("review_notice", None):
+        st.info(notice)
     last = st.session_state.pop("last_review", None)
     if last:
-        said = f"Review of `{last['question_id']}` saved with your decision **{last['button']}**"
+        said = f"Stored: **{last['button']}** on '{escape_markdown(ui.short(last['question']))}'"
         why = escape_markdown(last["reason"]) if last["reason"] else ""
         if last["status"] == "discarded":
             st.warning(
@@ -75,11 +115,19 @@ with ui.database() as db:
             "(for example Origin = xrag for the cross-lingual questions), or choose "
             "**Pick a question** to look at one again."
         )
+        st.button("Undo", key="review_undo", shortcut="U", on_click=_undo)
         st.stop()
     detail = ui.cached_view(db, question_detail, qid)
     q = detail["question"]
-    st.subheader("Question")
-    ui.untrusted(q["question"])
+    if st.session_state.pop("review_scroll", False):
+        ui.scroll_to_top(qid)
+    main, side = st.columns([3, 1], gap="large")
+    with side:
+        ui.guideline("review", expanded=True)
+        ui.share_link("Review_questions", qid)
+    main.subheader("Question")
+    with main:
+        ui.untrusted(q["question"])
     st.caption(
         f"id `{q['id']}` · origin {q['origin']} · type {q['qtype'] or '-'} · "
         f"language {q.get('language') or '-'} · status {q['status']}"
@@ -217,13 +265,13 @@ with ui.database() as db:
         ]
         cols = st.columns(3)
         pressed = {
-            "accept": cols[0].form_submit_button("Accept", type="primary"),
-            "reject": cols[1].form_submit_button("Reject"),
-            "edit": cols[2].form_submit_button("Save edit"),
+            "accept": cols[0].form_submit_button("Accept", type="primary", shortcut="A"),
+            "reject": cols[1].form_submit_button("Reject", shortcut="X"),
+            "edit": cols[2].form_submit_button("Save edit", shortcut="E"),
         }
         chosen = next((d for d, hit in pressed.items() if hit), None)
         button = {"accept": "Accept", "reject": "Reject", "edit": "Save edit"}.get(chosen)
-        if chosen and missing:
+        if chosen and missing and chosen != "reject":  # Reject needs nothing more
             st.error(
                 "Answer every required checklist item first (nothing was stored): "
                 + "; ".join(missing)
@@ -240,7 +288,12 @@ with ui.database() as db:
                     edited_question=edited_q,
                     note=note,
                 )
+                st.session_state.setdefault("review_history", []).append(qid)
+                st.session_state.pop("review_reopen", None)
+                st.session_state["review_scroll"] = True
+                st.query_params.pop("q", None)
                 st.session_state["last_review"] = {
+                    "question": q["question"],
                     "question_id": qid,
                     "status": res.status,
                     "reason": res.reason,
@@ -251,6 +304,9 @@ with ui.database() as db:
                 st.rerun()
             except WorkbenchError as exc:
                 st.error(f"{button}: nothing was stored. {exc}")
+    c = st.columns(6)
+    c[0].button("Skip", key="review_skip", shortcut="S", on_click=_skip, args=(qid,))
+    c[1].button("Undo", key="review_undo", shortcut="U", on_click=_undo)
     if detail["reviews"]:
         st.subheader("Reviews of this question")
         st.dataframe(

@@ -3,11 +3,17 @@
 import streamlit as st
 
 import pages as ui
-from core.annotation.disputes import dispute_progress, dispute_queue, resolve_dispute
+from core.annotation.disputes import (
+    dispute_progress,
+    dispute_queue,
+    resolve_dispute,
+    withdraw_last_resolution,
+)
 from core.errors import WorkbenchError
 from core.views.disputes import (
     RESOLUTION_LABELS,
     corrected_references,
+    dispute_choices,
     dispute_detail,
     dispute_ids,
     dispute_tally,
@@ -15,6 +21,9 @@ from core.views.disputes import (
 from core.views.overview import export_bytes
 from core.views.review import search_context, searchable_documents
 from core.views.text import escape_markdown
+
+#: keyboard shortcut of each resolution (in the order of RESOLUTION_LABELS)
+KEYS = dict(zip(RESOLUTION_LABELS, "1234"))
 
 ui.setup("NarrativeQA disputes")
 user = ui.require_annotator()  # the signed-in Annotator: every write takes it
@@ -36,6 +45,47 @@ def show_judgment(title: str, j: dict | None) -> None:
         st.text(j["raw"] or "")
 
 
+def _resolve(did: int, resolution: str, question: str) -> None:
+    """Button callback: store the resolution (the next dispute then renders at the top)."""
+    corrected = st.session_state.get(f"corrected_ref_{did}", "")
+    note = st.session_state.get(f"dnote_{did}", "")
+    with ui.database() as db:
+        try:
+            resolve_dispute(db, did, user, resolution, corrected_answer=corrected, note=note)
+        except WorkbenchError as exc:
+            st.session_state["dispute_error"] = str(exc)
+            return
+    st.session_state["dispute_last"] = (
+        f"Stored: **{RESOLUTION_LABELS[resolution]}** on '{escape_markdown(ui.short(question))}'."
+    )
+    st.session_state["dispute_scroll"] = True
+    st.query_params.pop("q", None)
+
+
+def _skip(did: int, question: str) -> None:
+    """Skip for this session: the dispute goes to the end of the queue (not counted as done)."""
+    skipped = st.session_state.setdefault("dispute_skipped", [])
+    if did not in skipped:
+        skipped.append(did)
+    st.session_state["dispute_last"] = (
+        f"Skipped '{escape_markdown(ui.short(question))}' (not counted as done)."
+    )
+    st.session_state["dispute_scroll"] = True
+    st.query_params.pop("q", None)
+
+
+def _undo() -> None:
+    with ui.database() as db:
+        undone = withdraw_last_resolution(db, user)
+    st.session_state["dispute_last"] = (
+        "Withdrawn your last resolution (a superseding row was added); the dispute is back in "
+        "your queue."
+        if undone
+        else "Nothing to undo."
+    )
+    st.session_state["dispute_scroll"] = True
+
+
 with ui.database() as db:
     all_ids = dispute_ids(db)
     tally = ui.cached_view(db, dispute_tally)
@@ -48,84 +98,106 @@ with ui.database() as db:
         )
         st.stop()
     progress = dispute_progress(db, who, all_ids)
-    st.progress(progress.done / progress.total if progress.total else 0.0, text=str(progress))
+    skipped = st.session_state.get("dispute_skipped", [])
+    text = str(progress) + (f", {len(skipped)} skipped this session" if skipped else "")
+    st.progress(progress.done / progress.total if progress.total else 0.0, text=text)
+    if last := st.session_state.pop("dispute_last", None):
+        st.success(last)
+    if error := st.session_state.pop("dispute_error", None):
+        st.error(error)
     queue = dispute_queue(db, who, all_ids)
+    queue = [d for d in queue if d not in skipped] + [d for d in queue if d in skipped]
+    choices = ui.cached_view(db, dispute_choices)
     mode = st.radio("Show", ["Next in my queue", "Pick a dispute"], horizontal=True)
-    did = (
-        st.selectbox("Dispute", all_ids)
-        if mode == "Pick a dispute"
-        else (queue[0] if queue else None)
-    )
+    wanted = ui.deep_link_id()
+    linked = [d for d in all_ids if wanted and choices.get(d, "").endswith(f"({wanted})")]
+    if mode == "Pick a dispute":
+        did = st.selectbox(
+            "Dispute", all_ids, format_func=lambda d: ui.short(choices.get(d, str(d)), 100)
+        )
+    elif linked:
+        did = next((d for d in queue if d in linked), linked[0])
+    else:
+        did = queue[0] if queue else None
     if did is None:
         st.success("No disputes left in your queue.")
+        st.button("Undo", key="dispute_undo", shortcut="U", on_click=_undo)
     else:
         d = ui.cached_view(db, dispute_detail, did)
-        st.subheader(f"Dispute {did}")
-        ui.untrusted(d["question"]["question"], "Question")
-        left, right = st.columns(2)
-        with left:
-            st.markdown("**Reference answers**")
-            for i, ref in enumerate(d["references"], 1):
-                ui.untrusted(ref, f"Reference {i}")
-            st.markdown("**Model answer**")
-            ui.untrusted(d["answer"]["text"], f"system {d['answer']['system']}")
-        with right:
-            show_judgment("Ground-truth rater (against the references)", d["gt"])
-            show_judgment("Context rater (against the story)", d["ctx"])
-        st.markdown("**Check the text** (BM25 search over the story or its summary)")
-        docs = dict(searchable_documents(db, d["question"]["id"]))
-        if docs:
-            sc = st.columns([1, 3])
-            doc = sc[0].selectbox(
-                "Search in", list(docs), format_func=docs.get, key=f"dsearch_doc_{did}"
+        question = d["question"]["question"]
+        if st.session_state.pop("dispute_scroll", False):
+            ui.scroll_to_top(str(did))
+        main, side = st.columns([3, 2], gap="large")
+        with main:
+            st.subheader("Question")
+            ui.untrusted(question)
+            left, right = st.columns(2)
+            with left:
+                st.markdown("**Reference answers**")
+                for i, ref in enumerate(d["references"], 1):
+                    ui.untrusted(ref, f"Reference {i}")
+                st.markdown("**Model answer**")
+                ui.untrusted(d["answer"]["text"], "given by " + ", ".join(d["systems"]))
+            with right:
+                show_judgment("Ground-truth rater (against the references)", d["gt"])
+                show_judgment("Context rater (against the story)", d["ctx"])
+            st.text_input(
+                "Corrected reference answer (if the reference is wrong)",
+                key=f"corrected_ref_{did}",
             )
-            query = sc[1].text_input("Search words", key=f"dsearch_q_{did}")
-            for hit in search_context(db, doc, query, k=5):
-                st.caption(f"Passage {hit['idx']} · BM25 {hit['score']}")
-                ui.highlighted(hit["markdown"])
-        with st.form(f"resolve_{did}"):
-            labels = RESOLUTION_LABELS
-            resolution = st.radio(
-                "Resolution",
-                list(labels),
-                format_func=labels.get,
-                horizontal=True,
-                index=None,
-                key=f"resolution_{did}",
+            st.text_input("Note (optional)", key=f"dnote_{did}")
+            cols = st.columns(6)
+            for col, (resolution, label) in zip(cols, RESOLUTION_LABELS.items()):
+                col.button(
+                    label,
+                    key=f"dispute_{resolution}",
+                    shortcut=KEYS[resolution],
+                    on_click=_resolve,
+                    args=(did, resolution, question),
+                    width="stretch",
+                )
+            cols[4].button(
+                "Skip", key="dispute_skip", shortcut="S", on_click=_skip, args=(did, question)
             )
-            corrected = st.text_input(
-                "Corrected reference answer (if the reference is wrong)", key=f"corrected_ref_{did}"
+            cols[5].button("Undo", key="dispute_undo", shortcut="U", on_click=_undo)
+            ui.share_link("NarrativeQA_disputes", d["question"]["id"])
+            if d["resolutions"]:
+                st.markdown("**Resolutions so far**")
+                st.dataframe(
+                    [
+                        {
+                            k: r[k]
+                            for k in (
+                                "annotator",
+                                "resolution",
+                                "corrected_answer",
+                                "note",
+                                "created_at",
+                            )
+                        }
+                        for r in d["resolutions"]
+                    ],
+                    hide_index=True,
+                )
+        with side:
+            ui.guideline("disputes")
+            ui.evidence_beside(
+                db,
+                d["question"]["id"],
+                question,
+                [*d["references"], d["answer"]["text"]],
+                f"dispute_{did}",
             )
-            note = st.text_input("Note", key=f"dnote_{did}")
-            if st.form_submit_button("Save resolution"):
-                if resolution is None:
-                    st.error("Choose a resolution first. Nothing was stored.")
-                else:
-                    try:
-                        rid = resolve_dispute(
-                            db, did, user, resolution, corrected_answer=corrected, note=note
-                        )
-                        st.toast(f"Resolution {rid} saved")
-                        st.rerun()
-                    except WorkbenchError as exc:
-                        st.error(str(exc))
-        if d["resolutions"]:
-            st.dataframe(
-                [
-                    {
-                        k: r[k]
-                        for k in (
-                            "annotator",
-                            "resolution",
-                            "corrected_answer",
-                            "note",
-                            "created_at",
-                        )
-                    }
-                    for r in d["resolutions"]
-                ],
-                hide_index=True,
-            )
+            with st.expander("Search the story or its summary (BM25)"):
+                docs = dict(searchable_documents(db, d["question"]["id"]))
+                if docs:
+                    doc = st.selectbox(
+                        "Search in", list(docs), format_func=docs.get, key=f"dsearch_doc_{did}"
+                    )
+                    query = st.text_input("Search words", key=f"dsearch_q_{did}")
+                    for hit in search_context(db, doc, query, k=5):
+                        st.caption(f"Passage {hit['idx']} · BM25 {hit['score']}")
+                        ui.highlighted(hit["markdown"])
 
     st.subheader("Tally")
     c = st.columns(3)

@@ -1,10 +1,13 @@
-"""Side by side: blind pairwise verdicts (system names hidden until the verdict is stored)."""
+"""Side by side: blind pairwise verdicts (system names hidden until the verdict is stored).
+
+Keys: ``1`` A better, ``2`` B better, ``3`` Equal, ``4`` None, ``s`` skip, ``u`` undo. A key stores
+at once (the rationale is optional); the next item then opens at the top of the page.
+"""
 
 import streamlit as st
 
 import pages as ui
 from core.annotation.pairwise import (
-    PAIRWISE_VERDICTS,
     blind_item,
     identical_items,
     pairwise_items,
@@ -19,9 +22,54 @@ from core.views.judgments import auto_verdicts_shown, question_text
 from core.views.review import search_context, searchable_documents
 from core.views.text import escape_markdown
 
+#: (verdict, button label, keyboard shortcut)
+VERDICT_BUTTONS = (
+    ("A", "A better", "1"),
+    ("B", "B better", "2"),
+    ("Equal", "Equal", "3"),
+    ("None", "None (both wrong)", "4"),
+)
+LABELS = {v: label for v, label, _ in VERDICT_BUTTONS}
+
 ui.setup("Side by side")
 user = ui.require_annotator()  # the signed-in Annotator: every write takes it
 who = user.name
+
+
+def _store(item: dict, verdict: str, question: str) -> None:
+    """Button callback: store the verdict (runs before the page, so the next item renders)."""
+    rationale = st.session_state.get(f"sbs_rationale_{item['key']}", "")
+    with ui.database() as db:
+        try:
+            jid = submit_verdict(db, item, user, verdict, rationale)
+        except WorkbenchError as exc:
+            st.session_state["sbs_error"] = str(exc)
+            return
+    st.session_state["sbs_last"] = {"id": jid, "verdict": verdict, "item": item, "q": question}
+    st.session_state["sbs_scroll"] = True
+    st.query_params.pop("q", None)
+
+
+def _skip(item: dict, question: str) -> None:
+    with ui.database() as db:
+        skip_item(db, item, user)
+    st.session_state["sbs_last"] = {"verdict": "skip", "item": item, "q": question}
+    st.session_state["sbs_scroll"] = True
+    st.query_params.pop("q", None)
+
+
+def _undo() -> None:
+    with ui.database() as db:
+        undone = undo_last(db, user)
+    st.session_state.pop("sbs_last", None)
+    st.session_state["sbs_notice"] = (
+        "Withdrawn your last verdict or skip (a superseding row was added); the item is back "
+        "in your queue."
+        if undone
+        else "Nothing to undo."
+    )
+    st.session_state["sbs_scroll"] = True
+
 
 with ui.database() as db:
     items = ui.cached_answers(db, pairwise_items)
@@ -35,82 +83,88 @@ with ui.database() as db:
     queue = verdict_queue(db, who, items, identical=same)
     progress = verdict_progress(db, who, items)
     st.progress(progress.done / progress.total if progress.total else 0.0, text=str(progress))
-    reveal = st.toggle("Reveal the auto-raters' verdicts after I submit", key="sbs_reveal")
 
     last = st.session_state.get("sbs_last")
     if last:
-        st.success(
-            f"Stored your verdict **{last['verdict']}**: A was "
-            f"**{escape_markdown(last['item']['system_a'])}**, B was "
+        q_short = escape_markdown(ui.short(last["q"]))
+        names = (
+            f"A was **{escape_markdown(last['item']['system_a'])}**, B was "
             f"**{escape_markdown(last['item']['system_b'])}**."
         )
-        if reveal:
-            st.dataframe(auto_verdicts_shown(db, last["item"]), hide_index=True)
+        if last["verdict"] == "skip":
+            st.info(f"Skipped '{q_short}' (not counted as done).")
+        else:
+            st.success(f"Stored: **{LABELS[last['verdict']]}** on '{q_short}'. {names}")
+            if st.session_state.get("sbs_reveal"):
+                st.dataframe(auto_verdicts_shown(db, last["item"]), hide_index=True)
+    if notice := st.session_state.pop("sbs_notice", None):
+        st.toast(notice)
+    if error := st.session_state.pop("sbs_error", None):
+        st.error(error)
 
-    c = st.columns([1, 1, 4])
-    if c[0].button("Undo my last verdict", key="sbs_undo"):
-        undone = undo_last(db, user)
-        st.session_state.pop("sbs_last", None)
-        st.toast("Withdrawn (a superseding row was added)" if undone else "Nothing to undo")
-        st.rerun()
+    wanted = ui.deep_link_id()
+    if wanted:
+        mine = [k for k in queue if k.startswith(f"{wanted}|")]
+        anyone = [k for k in items if k.startswith(f"{wanted}|")]
+        current = (mine or anyone or [None])[0]
+        if current is None:
+            st.warning("The linked question has no side-by-side pair; showing your queue.")
+            current = queue[0] if queue else None
+    else:
+        current = queue[0] if queue else None
 
-    if not queue:
+    if current is None:
         st.success("Your side-by-side queue is empty.")
+        st.button("Undo", key="sbs_undo", shortcut="U", on_click=_undo)
         st.stop()
-    item = blind_item(db, queue[0], who)
-    if c[1].button("Skip", key="sbs_skip"):
-        skip_item(db, item, user)
-        st.session_state.pop("sbs_last", None)
-        st.rerun()
 
+    item = blind_item(db, current, who)
     q = question_text(db, item["question_id"])
-    st.subheader("Question")
-    ui.untrusted(q.get("question", ""))
-    with st.expander("Search the context (BM25)"):
-        docs = dict(searchable_documents(db, item["question_id"]))
-        if docs:
-            doc = st.selectbox("Search in", list(docs), format_func=docs.get, key="sbs_doc")
-            query = st.text_input("Search words", key="sbs_query")
-            for hit in search_context(db, doc, query, k=5):
-                st.caption(f"Passage {hit['idx']} · BM25 {hit['score']}")
-                ui.highlighted(hit["markdown"])
-    if item["identical"]:
-        st.info(
-            "The two answers are identical (up to spacing). If neither is better, choose "
-            "**Equal**, or **None** if both are wrong."
+    question = q.get("question", "")
+    if st.session_state.pop("sbs_scroll", False):
+        ui.scroll_to_top(item["key"])
+
+    main, side = st.columns([3, 2], gap="large")
+    with main:
+        st.subheader("Question")
+        ui.untrusted(question)
+        if item["identical"]:
+            st.info(
+                "The two answers are identical (up to spacing). If neither is better, choose "
+                "**Equal**, or **None** if both are wrong."
+            )
+        left, right = st.columns(2)
+        with left:
+            st.markdown("### Answer A")
+            ui.untrusted(item["answer_a"])
+        with right:
+            st.markdown("### Answer B")
+            ui.untrusted(item["answer_b"])
+        st.text_input("Short rationale (optional)", key=f"sbs_rationale_{item['key']}")
+        cols = st.columns(6)
+        for col, (verdict, label, key) in zip(cols, VERDICT_BUTTONS):
+            col.button(
+                label,
+                key=f"sbs_{verdict}",
+                shortcut=key,
+                on_click=_store,
+                args=(item, verdict, question),
+                width="stretch",
+            )
+        cols[4].button("Skip", key="sbs_skip", shortcut="S", on_click=_skip, args=(item, question))
+        cols[5].button("Undo", key="sbs_undo", shortcut="U", on_click=_undo)
+        st.toggle("Reveal the auto-raters' verdicts after I submit", key="sbs_reveal")
+        ui.share_link("Side_by_side", item["question_id"])
+    with side:
+        ui.guideline("side_by_side")
+        ui.evidence_beside(
+            db, item["question_id"], question, [item["answer_a"], item["answer_b"]], "sbs"
         )
-    left, right = st.columns(2)
-    with left:
-        st.markdown("### Answer A")
-        ui.untrusted(item["answer_a"])
-    with right:
-        st.markdown("### Answer B")
-        ui.untrusted(item["answer_b"])
-    with st.form(f"verdict_{item['key']}"):
-        verdict = st.radio(
-            "Which answer is better?",
-            PAIRWISE_VERDICTS,
-            horizontal=True,
-            index=None,
-            format_func={
-                "A": "A is better",
-                "B": "B is better",
-                "None": "None (both wrong)",
-                "Equal": "Equal",
-            }.get,
-            key=f"sbs_verdict_{item['key']}",
-        )
-        rationale = st.text_input("Short rationale", key=f"sbs_rationale_{item['key']}")
-        if st.form_submit_button("Submit verdict"):
-            if verdict is None:
-                st.error(
-                    "Choose a verdict first (A is better, B is better, Equal or None). "
-                    "Nothing was stored."
-                )
-            else:
-                try:
-                    jid = submit_verdict(db, item, user, verdict, rationale)
-                    st.session_state["sbs_last"] = {"id": jid, "verdict": verdict, "item": item}
-                    st.rerun()
-                except WorkbenchError as exc:
-                    st.error(str(exc))
+        with st.expander("Search the context (BM25)"):
+            docs = dict(searchable_documents(db, item["question_id"]))
+            if docs:
+                doc = st.selectbox("Search in", list(docs), format_func=docs.get, key="sbs_doc")
+                query = st.text_input("Search words", key="sbs_query")
+                for hit in search_context(db, doc, query, k=5):
+                    st.caption(f"Passage {hit['idx']} · BM25 {hit['score']}")
+                    ui.highlighted(hit["markdown"])

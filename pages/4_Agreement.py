@@ -3,6 +3,12 @@
 import streamlit as st
 
 import pages as ui
+from core.views.agreement_text import (
+    COHEN_VS_FLEISS,
+    default_pair,
+    kappa_text,
+    readable_agreement,
+)
 from core.views.agreement_view import auto_vs_crowd, crowd_overview, slot_agreement
 from core.views.figures import agreement_overview, confusion_figure, rater_pair_view
 from core.views.text import escape_markdown
@@ -101,10 +107,10 @@ if data["n_verdicts"] == 0:
 st.subheader("Every pair of raters")
 st.caption(
     "Items both raters labelled; pairwise verdicts are mapped to one canonical system "
-    "order first. Kappa interval: 95% bootstrap over items."
+    "order first. Cohen's kappa with its 95% bootstrap interval over items in brackets."
 )
 if len(data["table"]):
-    st.dataframe(data["table"], hide_index=True, width="stretch")
+    st.dataframe(readable_agreement(data["table"]), hide_index=True, width="stretch")
 else:
     names = ", ".join(escape_markdown(r) for r in data["raters"])
     if len(data["raters"]) == 1:
@@ -131,6 +137,9 @@ for col, (label, res) in zip(
         m[0].metric("Fleiss' kappa", "-" if fk is None else f"{fk:.3f}")
         m[1].metric("Krippendorff's alpha", "-" if ka is None else f"{ka:.3f}")
 
+with st.expander("Why Cohen's and Fleiss' kappa differ for the same people"):
+    st.markdown(COHEN_VS_FLEISS)
+
 st.subheader("Self-consistency and position-swap inconsistency")
 st.caption(
     "Self-consistency: an item the same rater judged again in the same order (first vs "
@@ -143,11 +152,11 @@ raters = data["raters"]
 if len(raters) < 2:
     st.stop()
 st.subheader("Two raters in detail")
-humans = [r for r in raters if r.startswith("human:")]
+pick_a, pick_b = default_pair(raters)
 c = st.columns(2)
-ra = c[0].selectbox("Rater A", raters, index=raters.index(humans[0]) if humans else 0)
+ra = c[0].selectbox("Rater A", raters, index=raters.index(pick_a))
 others = [r for r in raters if r != ra]
-rb = c[1].selectbox("Rater B", others)
+rb = c[1].selectbox("Rater B", others, index=others.index(pick_b) if pick_b in others else 0)
 with ui.database() as db:
     pv = ui.cached_judgments(db, rater_pair_view, kind, ra, rb)
 ov = pv["overall"]
@@ -158,11 +167,9 @@ m = st.columns(3)
 m[0].metric("Items in common", ov["n"])
 m[1].metric("Percent agreement", f"{ov['agreement']:.1%}")
 m[2].metric(
-    "Cohen's kappa",
-    "-" if ov["kappa"] is None else f"{ov['kappa']:.3f}",
-    help=None
-    if ov["kappa_low"] is None
-    else f"95% bootstrap interval [{ov['kappa_low']:.3f}, {ov['kappa_high']:.3f}]",
+    "Cohen's kappa [95% CI]",
+    kappa_text(ov["kappa"], ov["kappa_low"], ov["kappa_high"], ov["n"]),
+    help="95% bootstrap interval over the common items in brackets.",
 )
 st.plotly_chart(confusion_figure(pv["both"], ra, rb), width="stretch")
 st.markdown("**By system pair**")

@@ -45,13 +45,14 @@ POLL_S = 2
 @st.fragment(run_every=POLL_S)
 def live_board() -> None:
     """Re-runs every POLL_S seconds; reads only the judgments stored since the last poll."""
+    group_key = f"lb_group_{source}_{rater}"  # one box per verdict source and rater: never stale
     with ui.database() as db:
-        r = ui.live_leaderboard(db, source, rater, n_boot, seed, st.session_state.get("lb_group"))
+        r = ui.live_leaderboard(db, source, rater, n_boot, seed, st.session_state.get(group_key))
     st.caption(f"Live: checks for new verdicts every {POLL_S} s (read up to judgment {r.last_id}).")
     if len(r.groups) > 1:
         keys = [g.key for g in r.groups]
-        if st.session_state.get("lb_group") not in keys:
-            st.session_state.pop("lb_group", None)
+        if st.session_state.get(group_key) not in keys:
+            st.session_state.pop(group_key, None)
         st.info(
             f"These verdicts form **{len(r.groups)} separate groups of systems**: no verdict "
             "compares a system of one group with a system of another (different experiments "
@@ -63,7 +64,7 @@ def live_board() -> None:
             "System group",
             keys,
             index=keys.index(r.group.key),
-            key="lb_group",
+            key=group_key,
             format_func=labels.get,
         )
     elif r.groups:

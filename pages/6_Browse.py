@@ -5,7 +5,7 @@ import streamlit as st
 import pages as ui
 from core.views.browse_grid import verdict_grid
 from core.views.judgments import browse_detail
-from core.views.review import question_filters, question_ids
+from core.views.review import question_filters, question_ids, question_labels
 from core.views.text import escape_markdown
 
 ui.setup("Browse")
@@ -27,19 +27,27 @@ with ui.database() as db:
         document_id=None if doc == "(all)" else doc,
         search=search,
     )
-    wanted = st.session_state.pop("browse_question", None)
+    wanted = st.session_state.pop("browse_question", None) or ui.deep_link_id()
     if wanted and wanted not in ids:
         ids = [wanted, *ids]
     if not ids:
         st.info("No question matches.")
         st.stop()
+    labels = ui.cached_view(db, question_labels, tuple(ids))
     qid = st.selectbox(
-        f"Question ({len(ids)} match)", ids, index=ids.index(wanted) if wanted in ids else 0
+        f"Question ({len(ids)} match)",
+        ids,
+        index=ids.index(wanted) if wanted in ids else 0,
+        format_func=lambda i: ui.short(labels.get(i, i), 100),
     )
     d = ui.cached_view(db, browse_detail, qid)
+    if d is None:
+        st.warning("No such question.")
+        st.stop()
 
 q = d["question"]
 ui.untrusted(q["question"], f"Question {q['id']} · {q['origin']} · status {q['status']}")
+ui.share_link("Browse", q["id"])
 if q.get("answers"):
     st.markdown("**Reference answers**")
     for ref in q["answers"]:
@@ -98,6 +106,7 @@ if d["pairwise"]:
 
 st.subheader("Human labels")
 if d["reviews"]:
+    st.markdown(f"**Reviews ({len(d['reviews'])})**")
     st.dataframe(
         [
             {
@@ -117,8 +126,13 @@ if d["reviews"]:
         hide_index=True,
         width="stretch",
     )
-humans = [j for j in d["pairwise"] + d["absolute"] if j["rater_kind"] == "human"]
-if not d["reviews"] and not humans:
+if d["human_verdicts"]:
+    st.markdown(f"**Verdicts of people ({len(d['human_verdicts'])}, current only)**")
+    st.dataframe(d["human_verdicts"], hide_index=True, width="stretch")
+if d["resolutions"]:
+    st.markdown(f"**Dispute resolutions ({len(d['resolutions'])})**")
+    st.dataframe(d["resolutions"], hide_index=True, width="stretch")
+if not d["reviews"] and not d["human_verdicts"] and not d["resolutions"]:
     st.caption("No human labels on this question yet.")
 
 

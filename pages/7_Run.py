@@ -15,10 +15,12 @@ from core.views.review import question_filters
 from core.views.run import (
     DEFAULT_ANSWER_MODEL,
     DEFAULT_JUDGE_MODEL,
+    dry_run_estimate,
     experiment_config,
     model_choices,
     run_counter,
     run_progress,
+    unused_system_prefix,
 )
 
 ui.setup("Run an experiment")
@@ -74,6 +76,15 @@ judge_kinds = c[1].multiselect(
     judge_names(),
     default=[k for k in ("autoais", "reference_absolute", "side_by_side") if k in judge_names()],
 )
+with ui.database() as db:
+    free_prefix = unused_system_prefix(db, answer_model, contexts)
+system_prefix = st.text_input(
+    "System name (prefix)",
+    value=free_prefix,
+    key=f"run_system_prefix_{answer_model}",
+    help="The systems are stored as PREFIX/context (e.g. app-extractive/rag). The default is a "
+    "name not stored yet; reuse a stored name only to add to that system with the same settings.",
+)
 unavailable = [m for m in {answer_model, judge_model} if m not in usable]
 for m in unavailable:
     st.warning(
@@ -90,6 +101,7 @@ config = experiment_config(
     contexts=contexts,
     judge_kinds=judge_kinds,
     judge_model=judge_model,
+    system_prefix=system_prefix,
 )
 with st.expander("Experiment config"):
     st.json(config)
@@ -98,7 +110,7 @@ if not contexts:
     st.stop()
 with ui.database() as db:
     try:
-        estimate = run_experiment(db, config, dry_run=True, progress=False)
+        estimate = ui.cached_view(db, dry_run_estimate, config)
     except WorkbenchError as exc:
         st.error(f"This experiment cannot run: {exc}")
         st.stop()

@@ -41,9 +41,10 @@ with ui.database() as db:
     st.subheader("Controlled analysis (paired, McNemar + paired bootstrap)")
     if st.toggle("Compute the controlled analysis", key="xrag_controlled"):
         ctl = controlled_table(db, n_boot=1000, seed=0)
-        st.dataframe(ctl, hide_index=True, width="stretch") if len(ctl) else st.caption(
-            "Nothing yet."
-        )
+        if len(ctl):
+            st.dataframe(ctl, hide_index=True, width="stretch")
+        else:
+            st.caption("Nothing yet.")
     st.subheader("Panel vs human verdicts")
     agree = panel_human_agreement(db)
     if not agree.get("n"):

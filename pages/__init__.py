@@ -21,8 +21,10 @@ from core.store.accounts import accounts_exist
 from core.store.connection import default_db_path
 from core.store.database import opened
 from core.store.fingerprints import answers_fingerprint, data_version, judgments_version
+from core.views.evidence_panel import evidence_passages, evidence_query, passage_window
 from core.views.gold import MIN_ITEMS as GOLD_MIN_ITEMS
 from core.views.gold import gold_agreement, gold_size, people_agreement
+from core.views.guidelines import task_guideline
 from core.views.judgments import evidence_table
 from core.views.leaderboard import LiveLeaderboard, LiveResult
 from core.views.text import escape_markdown
@@ -281,3 +283,84 @@ def gold_block(db, task: str = "side-by-side") -> None:
         f"Cohen's kappa with a 95% bootstrap interval over items; fewer than {GOLD_MIN_ITEMS} "
         "shared items: too few items."
     )
+
+
+# ------------------------------------------------------------------------------------------
+# Decision screens: guideline, evidence beside the answers, keys, deep links, scroll to top
+# ------------------------------------------------------------------------------------------
+
+
+def guideline(task: str, expanded: bool = False) -> None:
+    """The task's guideline (``guidelines/<task>.md``, the project's own Markdown)."""
+    with st.expander("Guidelines", expanded=expanded):
+        st.markdown(task_guideline(task))
+
+
+def short(text: str, n: int = 80) -> str:
+    """``text`` cut to ``n`` characters (with an ellipsis), for confirmations and pickers."""
+    text = " ".join((text or "").split())
+    return text if len(text) <= n else text[: n - 1] + "…"
+
+
+def evidence_beside(db, question_id: str, question: str, answers: list[str], key: str) -> None:
+    """The passages most relevant to the question and the answers (BM25), matched words in
+    bold, each with a *Read further* expander that pages through the neighbouring passages."""
+    hits = cached_answers(db, evidence_passages, question_id, question, tuple(answers))
+    st.markdown("**Evidence** (best BM25 passages for the question and the answers)")
+    if not hits:
+        st.caption("No passage of the source shares a word with the question or the answers.")
+        return
+    query = evidence_query(question, answers)
+    for n, hit in enumerate(hits):
+        st.caption(
+            f"{escape_markdown(hit['document'])} · passage {hit['idx']} of "
+            f"{hit['n_passages']} · BM25 {hit['score']}"
+        )
+        highlighted(hit["markdown"])
+        key_base = f"{key}_further_{n}_{hit['document_id']}_{hit['position']}"
+        # a toggle, not an expander: the neighbours are read and rendered only when asked for
+        if st.toggle(f"Read further around passage {hit['idx']}", key=f"{key_base}_on"):
+            pos = st.number_input(
+                "Passage (previous / next with - / +)",
+                min_value=0,
+                max_value=hit["n_passages"] - 1,
+                value=hit["position"],
+                step=1,
+                key=key_base,
+            )
+            window = passage_window(db, hit["document_id"], int(pos), query, radius=1)
+            with st.container(border=True):
+                for p in window["passages"]:
+                    st.caption(
+                        f"Full text, passage {p['idx']}" + (" (this one)" if p["centre"] else "")
+                    )
+                    highlighted(p["markdown"])
+
+
+def deep_link_id() -> str | None:
+    """The question id of a deep link ``?q=QUESTION_ID`` (None when absent)."""
+    value = st.query_params.get("q")
+    return str(value) if value else None
+
+
+def share_link(page: str, question_id: str) -> None:
+    """A copyable deep link to ``question_id`` on ``page`` (the code block has a copy button)."""
+    st.caption("Link to this item")
+    st.code(f"{page}?q={question_id}", language=None)
+
+
+# Runs in the page (not an iframe) so it can scroll Streamlit's main container; the marker is
+# a hex digest, so nothing from the data reaches the script.
+_SCROLL_TOP = (
+    '<script data-item="{marker}">'
+    "for (const el of [window.parent.document.querySelector('[data-testid=\"stMain\"]'),"
+    " window.parent.document.querySelector('section.main'), document.scrollingElement]) "
+    "{{ if (el) {{ el.scrollTop = 0; }} }} window.scrollTo(0, 0);"
+    "</script>"
+)
+
+
+def scroll_to_top(item_key: str) -> None:
+    """After a submit: bring the page back to the top so the next item's question is in view."""
+    marker = hashlib.sha256(item_key.encode("utf-8")).hexdigest()[:16]
+    st.html(_SCROLL_TOP.format(marker=marker), unsafe_allow_javascript=True)

@@ -55,13 +55,16 @@ def shown_order(seed: int, annotator: str, item_key: str) -> str:
 
 @dataclass(frozen=True)
 class Progress:
-    """How many of the queue's items this annotator has done."""
+    """How many of the queue's items this annotator has done (labelled) and skipped; a skip is
+    not counted as done."""
 
     done: int
     total: int
+    skipped: int = 0
 
     def __str__(self) -> str:
-        return f"{self.done} of {self.total} done"
+        text = f"{self.done} of {self.total} done"
+        return f"{text}, {self.skipped} skipped" if self.skipped else text
 
 
 def effective_sql(table: str, alias: str = "t") -> str:
@@ -87,11 +90,14 @@ def own_latest(
     return found[0] if found else None
 
 
-def labellers(db: sqlite_utils.Database, table: str, item_col: str) -> dict[Any, set[str]]:
-    """Item (column ``item_col`` of ``table``) -> annotators with an effective label on it."""
+def labellers(
+    db: sqlite_utils.Database, table: str, item_col: str, where: str = "1 = 1"
+) -> dict[Any, set[str]]:
+    """Item (column ``item_col`` of ``table``) -> annotators with an effective label on it
+    (rows of alias ``t`` that also satisfy the SQL condition ``where``)."""
     who: dict[Any, set[str]] = {}
     for item, annotator in db.execute(
-        f"select {item_col}, annotator from {table} t where {effective_sql(table)}"
+        f"select {item_col}, annotator from {table} t where {effective_sql(table)} and ({where})"
     ):
         who.setdefault(item, set()).add(annotator)
     return who

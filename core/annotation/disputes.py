@@ -19,6 +19,10 @@ from core.errors import InputError
 from core.store.connection import transaction, utcnow
 
 RESOLUTIONS = ("reference_wrong", "model_wrong", "both_acceptable", "ambiguous")
+#: The ``resolution`` of a row that withdraws the annotator's previous resolution (undo).
+WITHDRAWN = "withdrawn"
+#: SQL condition on alias ``t``: the row is a resolution, not a withdrawal.
+NOT_WITHDRAWN = f"t.resolution != '{WITHDRAWN}'"
 
 
 def resolve_dispute(
@@ -70,7 +74,7 @@ def dispute_queue(
     """Of ``dispute_ids``, those ``annotator`` (a name) has not resolved that still need a
     resolution, in the order of :func:`core.annotation.base.team_queue`."""
     k = k or required_annotations(db)
-    who = labellers(db, "dispute_resolutions", "dispute_id")
+    who = labellers(db, "dispute_resolutions", "dispute_id", NOT_WITHDRAWN)
     return team_queue(
         dispute_ids, who, annotator, k=k, seed=queue_seed(db), calibration=calibration_size(db)
     )
@@ -78,4 +82,36 @@ def dispute_queue(
 
 def dispute_progress(db: sqlite_utils.Database, annotator: str, dispute_ids: list[int]) -> Progress:
     """How many of ``dispute_ids`` this annotator has resolved."""
-    return progress_of(dispute_ids, labellers(db, "dispute_resolutions", "dispute_id"), annotator)
+    who = labellers(db, "dispute_resolutions", "dispute_id", NOT_WITHDRAWN)
+    return progress_of(dispute_ids, who, annotator)
+
+
+def withdraw_last_resolution(db: sqlite_utils.Database, who: Annotator) -> int | None:
+    """Undo: withdraw the signed-in ``who``'s latest effective resolution. Never deletes: appends
+    a row with ``resolution='withdrawn'`` superseding it, so the dispute returns to the queue.
+    Returns the new row's id, or None when there is nothing to undo."""
+    with transaction(db):
+        annotator = authorise(db, who).name
+        last = db.execute(
+            "select id, dispute_id from dispute_resolutions t where annotator = ? and "
+            f"{NOT_WITHDRAWN} and not exists (select 1 from dispute_resolutions s "
+            "where s.supersedes = t.id) order by id desc limit 1",
+            [annotator],
+        ).fetchone()
+        if last is None:
+            return None
+        return int(
+            db["dispute_resolutions"]
+            .insert(
+                {
+                    "dispute_id": last[1],
+                    "annotator": annotator,
+                    "resolution": WITHDRAWN,
+                    "corrected_answer": None,
+                    "note": "undo",
+                    "supersedes": last[0],
+                    "created_at": utcnow(),
+                }
+            )
+            .last_pk
+        )

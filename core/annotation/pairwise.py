@@ -57,14 +57,17 @@ def pairwise_items(db: sqlite_utils.Database) -> list[str]:
     ]
 
 
-def _human_pairwise_done(db: sqlite_utils.Database) -> dict[str, set[str]]:
-    """Item key -> annotators whose effective human label on it is a verdict or a skip."""
+def _human_pairwise_done(
+    db: sqlite_utils.Database, statuses: tuple[str, ...] = ("ok", "skipped")
+) -> dict[str, set[str]]:
+    """Item key -> annotators whose effective human label on it has one of ``statuses`` (by
+    default a verdict or a skip)."""
     done: dict[str, set[str]] = {}
     for r in db.query(
         "select question_id, system_a, system_b, rater, status from judgments t "
         f"where rater_kind = 'human' and kind = 'pairwise' and {effective_sql('judgments')}"
     ):
-        if r["status"] in ("ok", "skipped"):
+        if r["status"] in statuses:
             key = pair_key(r["question_id"], r["system_a"], r["system_b"])
             done.setdefault(key, set()).add(r["rater"])
     return done
@@ -123,9 +126,13 @@ def verdict_queue(
 def verdict_progress(
     db: sqlite_utils.Database, annotator: str, items: list[str] | None = None
 ) -> Progress:
-    """How many side-by-side items this annotator has given a verdict on or skipped."""
+    """How many side-by-side items this annotator has given a verdict on (``done``) and how many
+    they skipped (``skipped``; a skip is not counted as done)."""
     items = pairwise_items(db) if items is None else items
-    return progress_of(items, _human_pairwise_done(db), rater_name(annotator))
+    rater = rater_name(annotator)
+    done = progress_of(items, _human_pairwise_done(db, ("ok",)), rater)
+    skipped = progress_of(items, _human_pairwise_done(db, ("skipped",)), rater)
+    return Progress(done.done, done.total, skipped.done)
 
 
 def blind_item(db: sqlite_utils.Database, key: str, annotator: str) -> dict[str, Any]:

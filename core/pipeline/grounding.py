@@ -110,7 +110,8 @@ def list_disputes(
         for r in rows(
             db,
             "select * from dispute_resolutions r where "
-            f"{not_superseded('dispute_resolutions', 'r')} order by id",
+            f"{not_superseded('dispute_resolutions', 'r')} and r.resolution != 'withdrawn' "
+            "order by id",
         )
     }
 

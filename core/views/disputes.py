@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from core.annotation.disputes import RESOLUTIONS
+from core.annotation.disputes import NOT_WITHDRAWN, RESOLUTIONS
 from core.pipeline.grounding import list_disputes
 from core.stats.significance import wilson_ci
 from core.store.answers import get_answer
@@ -28,11 +28,33 @@ RESOLUTION_LABELS = {
 }
 
 
-def dispute_ids(db: sqlite_utils.Database) -> list[int]:
-    """Every dispute id (ground-truth rater and context rater disagree), from
-    :func:`core.pipeline.grounding.list_disputes`."""
+def _same_answer(text: str | None) -> str:
+    """An answer text compared up to case and runs of whitespace."""
+    return " ".join((text or "").split()).casefold()
 
-    return [int(d["id"]) for d in list_disputes(db)]
+
+def dispute_groups(db: sqlite_utils.Database) -> dict[int, list[dict]]:
+    """One dispute per (question, answer text): the lowest dispute id of each group -> every
+    dispute of the group ``{id, system}`` (the systems that gave that same answer)."""
+    groups: dict[tuple[str, str], list[dict]] = {}
+    for d in list_disputes(db):
+        key = (d["question_id"], _same_answer(d["answer"]))
+        groups.setdefault(key, []).append({"id": int(d["id"]), "system": d["system"]})
+    return {members[0]["id"]: members for members in groups.values()}
+
+
+def dispute_ids(db: sqlite_utils.Database) -> list[int]:
+    """One dispute id per (question, answer text) where the ground-truth rater and the context
+    rater disagree (:func:`dispute_groups`; from :func:`core.pipeline.grounding.list_disputes`)."""
+    return list(dispute_groups(db))
+
+
+def dispute_choices(db: sqlite_utils.Database) -> dict[int, str]:
+    """Dispute id -> a picker label with the question text (not a bare id)."""
+    out = {}
+    for d in list_disputes(db):
+        out.setdefault(int(d["id"]), f"{d['question']} ({d['question_id']})")
+    return {i: out[i] for i in dispute_ids(db)}
 
 
 def _judgment(db: sqlite_utils.Database, jid: int) -> dict | None:
@@ -48,10 +70,24 @@ def dispute_detail(db: sqlite_utils.Database, dispute_id: int) -> dict[str, Any]
         return None
     q = get_question(db, d["question_id"]) or {}
     answer = get_answer(db, d["answer_id"], ["id", "system", "text"])
+    text = _same_answer(answer["text"]) if answer else None
+    systems = sorted(
+        {
+            r["system"]
+            for r in rows(
+                db,
+                "select d.system, a.text from disputes d join answers a on a.id = d.answer_id "
+                "where d.question_id = ?",
+                [d["question_id"]],
+            )
+            if _same_answer(r["text"]) == text
+        }
+        or {d["system"]}
+    )
     resolutions = rows(
         db,
         "select * from dispute_resolutions t where dispute_id = ? and "
-        f"{not_superseded('dispute_resolutions')} order by id",
+        f"{not_superseded('dispute_resolutions')} and {NOT_WITHDRAWN} order by id",
         [dispute_id],
     )
     return {
@@ -62,6 +98,7 @@ def dispute_detail(db: sqlite_utils.Database, dispute_id: int) -> dict[str, Any]
         "gt": _judgment(db, d["gt_judgment_id"]),
         "ctx": _judgment(db, d["ctx_judgment_id"]),
         "resolutions": resolutions,
+        "systems": systems,
     }
 
 
@@ -70,7 +107,8 @@ def _effective_resolutions(db: sqlite_utils.Database) -> list[dict]:
         db,
         "select r.*, d.question_id, d.system, q.question, q.answers from dispute_resolutions r "
         "join disputes d on d.id = r.dispute_id join questions q on q.id = d.question_id "
-        f"where {not_superseded('dispute_resolutions', 'r')} order by r.id",
+        f"where {not_superseded('dispute_resolutions', 'r')} and "
+        f"{NOT_WITHDRAWN.replace('t.', 'r.')} order by r.id",
     )
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, Any
 
 import pandas as pd
@@ -11,6 +12,7 @@ from core.store.connection import rows
 from core.store.disputes import question_disputes
 from core.store.judgments import effective_judgments, question_judgments
 from core.store.questions import get_question
+from core.store.schema import not_superseded
 
 if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
     import sqlite_utils
@@ -22,6 +24,26 @@ def question_text(db: sqlite_utils.Database, question_id: str) -> dict[str, Any]
     return get_question(db, question_id, cols) or {}
 
 
+_AB = re.compile(r"(?<![\w'])([AB])(?![\w'])")
+_AB_BEFORE = re.compile(r"(?i)(?:answer|response|system|output)\s*$|\(\s*$")
+_AB_AFTER = re.compile(r"(?i)^\s*(?:[:=),.;]|-?\d|$|(?:is|was|wins|better|scores?)\b)")
+
+
+def swap_ab(text: str) -> str:
+    """``text`` with the answer labels A and B exchanged (for a rationale shown in the other
+    order): "A 0.29, B 0.57" -> "B 0.29, A 0.57", "answer A" -> "answer B". An article
+    ("A man ...") is left alone."""
+    text = text or ""
+
+    def swap(m: re.Match) -> str:
+        before, after = text[: m.start()], text[m.end() :]
+        if _AB_BEFORE.search(before) or _AB_AFTER.match(after):
+            return "B" if m.group(1) == "A" else "A"
+        return m.group(1)
+
+    return _AB.sub(swap, text)
+
+
 def auto_verdicts_shown(db: sqlite_utils.Database, item: dict[str, Any]) -> pd.DataFrame:
     """The auto-raters' effective pairwise verdicts on ``item``, translated to the shown order."""
     out = []
@@ -31,14 +53,16 @@ def auto_verdicts_shown(db: sqlite_utils.Database, item: dict[str, Any]) -> pd.D
     ):
         if {r["system_a"], r["system_b"]} != pair:
             continue
-        verdict = r["verdict"]
-        if verdict in ("A", "B") and r["system_a"] != item["system_a"]:
-            verdict = "B" if verdict == "A" else "A"
+        verdict, rationale = r["verdict"], r["rationale"]
+        if r["system_a"] != item["system_a"]:  # stored in the other order: flip both
+            if verdict in ("A", "B"):
+                verdict = "B" if verdict == "A" else "A"
+            rationale = swap_ab(rationale)
         out.append(
             {
                 "rater": r["rater"],
                 "verdict (as shown)": verdict or f"({r['status']})",
-                "rationale": r["rationale"],
+                "rationale": rationale,
             }
         )
     return pd.DataFrame(out, columns=["rater", "verdict (as shown)", "rationale"])
@@ -63,6 +87,23 @@ def browse_detail(db: sqlite_utils.Database, question_id: str) -> dict[str, Any]
             db, "select * from reviews where question_id = ? order by id", [question_id]
         ),
         "disputes": question_disputes(db, question_id),
+        "resolutions": rows(
+            db,
+            "select r.id, r.dispute_id, d.system, r.annotator, r.resolution, r.corrected_answer, "
+            "r.note, r.created_at from dispute_resolutions r join disputes d on d.id = r.dispute_id "
+            "where d.question_id = ? and r.resolution != 'withdrawn' and "
+            f"{not_superseded('dispute_resolutions', 'r')} order by r.id",
+            [question_id],
+        ),
+        "human_verdicts": [
+            {
+                k: j[k]
+                for k in ("rater", "kind", "system_a", "system_b", "verdict", "status", "rationale")
+            }
+            | {"created_at": j["created_at"]}
+            for j in judgments
+            if j["rater_kind"] == "human" and not j["superseded"] and j["status"] != "withdrawn"
+        ],
     }
 
 

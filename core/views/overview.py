@@ -25,6 +25,9 @@ from core.store.questions import generator_models, pending_review_count, review_
 if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
     import sqlite_utils
 
+
+from core.views.disputes import dispute_ids
+
 #: Model-id prefixes of the key-free baselines (algorithms, not language models).
 OFFLINE_PREFIXES = ("offline", "baseline", "rule")
 #: Model-id prefixes of answers imported from elsewhere (not produced in this workbench).
@@ -52,10 +55,13 @@ def overview(db: sqlite_utils.Database) -> dict[str, Any]:
         )
     )
     k = required_annotations(db)
-    n_disputes = counts.get("disputes", 0)
-    resolved = db.execute("select count(distinct dispute_id) from dispute_resolutions").fetchone()[
-        0
-    ]
+    shown = dispute_ids(db) if counts.get("disputes", 0) else []  # one per answer text
+    n_disputes = len(shown)
+    resolved = db.execute(
+        "select count(distinct dispute_id) from dispute_resolutions r where r.resolution != "
+        "'withdrawn' and not exists (select 1 from dispute_resolutions s where s.supersedes = r.id) "
+        f"and dispute_id in ({','.join(str(int(d)) for d in shown) or 'null'})"
+    ).fetchone()[0]
     attention = {
         "questions pending review": pending_review_count(db),
         "disputes without a resolution": int(n_disputes - resolved),

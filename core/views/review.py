@@ -60,6 +60,27 @@ def question_ids(
     return find_question_ids(db, filters, search)
 
 
+def question_labels(db: sqlite_utils.Database, ids: tuple[str, ...]) -> dict[str, str]:
+    """Question id -> ``"question text (id)"`` for item pickers (unknown ids left out)."""
+    ids = tuple(ids)
+    out: dict[str, str] = {}
+    for start in range(0, len(ids), 500):
+        chunk = list(ids[start : start + 500])
+        for qid, text in db.execute(
+            f"select id, question from questions where id in ({_marks(chunk)})", chunk
+        ):
+            out[qid] = f"{text} ({qid})"
+    return out
+
+
+def is_boilerplate(text: str) -> bool:
+    """Whether a passage is Project Gutenberg front or back matter (licence, header)."""
+    head = (text or "")[:2000].lower()
+    return "project gutenberg" in head and (
+        "ebook" in head or "license" in head or "www.gutenberg" in head
+    )
+
+
 def supporting_documents(db: sqlite_utils.Database, question: dict) -> list[dict]:
     """The documents a question draws on: an XRAG question's two articles (``metadata``), the
     provenance ``documents``, or its context document."""
@@ -106,8 +127,9 @@ def question_detail(
     """A question with its entity, highlighted mention passages, provenance and reviews.
 
     Passages: first the ones the question was built from (``metadata.evidence[].passage_idx``,
-    provenance ``passages``, ``metadata.context_passages``), each marked ``evidence``, then
-    mention passages of its entities spread evenly over the book (first to last mention) up to
+    provenance ``passages``, ``metadata.context_passages``), each marked ``evidence``, in book
+    order, then mention passages (never Project Gutenberg front / back matter,
+    :func:`is_boilerplate`) of its entities spread evenly over the book (first to last mention) up to
     ``max_passages`` in all, so a reviewer can judge whether it needs distant passages. Every
     entity of the question (``metadata.entity_ids``, e.g. a pair) is highlighted.
     """
@@ -154,8 +176,21 @@ def question_detail(
                 [e["id"] for e in entities],
             )
         ]
+    boiler = set()
+    candidates = list(dict.fromkeys(built_from + mention_idxs))
+    if candidates and doc:
+        boiler = {
+            r[0]
+            for r in db.execute(
+                f"select idx, text from passages where document_id = ? and idx in "
+                f"({_marks(candidates)})",
+                [doc, *candidates],
+            )
+            if is_boilerplate(r[1])
+        }
+    built_from = [i for i in built_from if i not in boiler]
     room = max(0, max_passages - len(built_from))
-    extra = _spread([i for i in mention_idxs if i not in built_from], room)
+    extra = _spread([i for i in mention_idxs if i not in built_from and i not in boiler], room)
     idxs = sorted(set(built_from) | set(extra))
     terms = [t for e in entities for t in [e["name"], *(e.get("aliases") or [])]]
     if idxs and doc:
@@ -173,6 +208,8 @@ def question_detail(
                     "markdown": highlight_markdown(r["text"], terms),
                 }
             )
+        # the passages the question was built from first, then the mentions (each in book order)
+        passages.sort(key=lambda p: (p["role"] != "evidence", p["idx"]))
     n_passages = (
         db.execute("select count(*) from passages where document_id = ?", [doc]).fetchone()[0]
         if doc

@@ -14,6 +14,9 @@ from core.store.judgments import max_judgment_id
 if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
     import sqlite_utils
 
+
+from core.pipeline.experiment import run_experiment
+
 DEFAULT_ANSWER_MODEL = "offline:extractive"
 DEFAULT_JUDGE_MODEL = "offline:lexical"
 _JUDGE_DEFAULT_CONTEXT = {"autoais": "rag", "side_by_side": "rag"}
@@ -30,6 +33,27 @@ def model_choices() -> pd.DataFrame:
     return frame.sort_values(["available", "model"], ascending=[False, True]).reset_index(drop=True)
 
 
+def model_short(model: str) -> str:
+    """``offline:extractive`` -> ``extractive`` (the default system name prefix)."""
+    return model.split(":")[-1]
+
+
+def unused_system_prefix(
+    db: sqlite_utils.Database, answer_model: str, contexts: list[str], base: str = "app"
+) -> str:
+    """A system-name prefix whose ``PREFIX/context`` names are not stored yet for any of
+    ``contexts``: ``app-extractive``, then ``app-extractive-2``, ... So the Run page's default
+    never collides with a system stored with another configuration (e.g. by the demo)."""
+    stem = f"{base}-{model_short(answer_model)}"
+    taken = {r[0] for r in db.execute("select name from systems")}
+    n = 1
+    while True:
+        prefix = stem if n == 1 else f"{stem}-{n}"
+        if not any(f"{prefix}/{ctx}" in taken for ctx in contexts):
+            return prefix
+        n += 1
+
+
 def experiment_config(
     *,
     name: str,
@@ -40,11 +64,15 @@ def experiment_config(
     contexts: list[str],
     judge_kinds: list[str],
     judge_model: str,
+    system_prefix: str | None = None,
 ) -> dict:
-    """An experiment config (the TOML structure of :mod:`core.pipeline.experiment`) from the Run form."""
+    """An experiment config (the TOML structure of :mod:`core.pipeline.experiment`) from the Run
+    form. Systems are named ``PREFIX/context`` (``system_prefix``, default the model's short
+    name)."""
+    prefix = (system_prefix or "").strip() or model_short(answer_model)
     systems = [
         {
-            "name": f"{answer_model.split(':')[-1]}/{ctx}",
+            "name": f"{prefix}/{ctx}",
             "kind": ctx,
             "model": answer_model,
             **({"fallback": "rag"} if ctx == "full" else {}),
@@ -86,3 +114,8 @@ def run_progress(db: sqlite_utils.Database, baseline: tuple[int, int]) -> int:
     """Answers plus judgments stored since ``baseline`` (see :func:`run_counter`)."""
     now = run_counter(db)
     return (now[0] - baseline[0]) + (now[1] - baseline[1])
+
+
+def dry_run_estimate(db: sqlite_utils.Database, config: dict) -> dict:
+    """The dry run of ``config`` (questions, calls, tokens, cost); nothing is stored."""
+    return run_experiment(db, config, dry_run=True, progress=False)

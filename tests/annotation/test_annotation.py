@@ -116,7 +116,10 @@ def test_verdict_queue_skip_and_undo(fdb):
     second = blind_item(db, queue[1], "alice")
     skip_item(db, second, sign_in_open(db, "alice"))
     assert verdict_queue(db, "alice")[0] == queue[2]
-    assert str(verdict_progress(db, "alice")) == "2 of 21 done"
+    # A skip is not counted as done: it is reported on its own.
+    progress = verdict_progress(db, "alice")
+    assert (progress.done, progress.skipped, progress.total) == (1, 1, 21)
+    assert str(progress) == "1 of 21 done, 1 skipped"
     # A skip does not count towards k = 1; a verdict does.
     assert queue[1] in verdict_queue(db, "bob") and queue[0] not in verdict_queue(db, "bob")
     n = db["judgments"].count

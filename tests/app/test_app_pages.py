@@ -127,7 +127,9 @@ def test_submit_review_writes_one_row(fixture_db):
         "Save edit",
     ]
     assert not [b for b in at.button if b.label == "Submit review"]
-    for label in ("Accept", "Reject", "Save edit"):  # refused, nothing stored
+    keys = {b.label: b.proto.shortcut for b in at.button}
+    assert [keys[k] for k in ("Accept", "Reject", "Save edit", "Skip", "Undo")] == list("axesu")
+    for label in ("Accept", "Save edit"):  # refused, nothing stored (Reject needs nothing)
         ok(button(at, label).click().run())
         assert count(path, "select count(*) from reviews") == 0
         assert any(
@@ -151,7 +153,8 @@ def test_submit_review_writes_one_row(fixture_db):
     # The queue moved on: the next question is another one, progress counts it.
     assert any("1 of" in str(p.proto.text) for p in at.get("progress"))
     assert any(
-        "decision **Accept**" in s.value and "now **accepted**" in s.value for s in at.success
+        s.value.startswith("Stored: **Accept** on") and "now **accepted**" in s.value
+        for s in at.success
     )
 
 
@@ -175,7 +178,7 @@ def test_reject_and_save_edit_each_write_one_row(fixture_db):
         == 1
     )
     assert any(
-        "decision **Reject**" in s.value and "now **rejected**" in s.value for s in at.success
+        "Stored: **Reject**" in s.value and "now **rejected**" in s.value for s in at.success
     )
     second = _shown_question(at)
     assert second != first
@@ -332,7 +335,7 @@ def test_xrag_review_on_the_page_applies_the_sufficient_filter(fixture_db):
         == 1
     )
     assert any(
-        "decision **Accept**" in w.value
+        "Stored: **Accept**" in w.value
         and "**discarded** whatever the decision" in w.value
         and "article A alone" in w.value
         for w in at.warning
@@ -347,7 +350,7 @@ def test_xrag_review_without_support_choice_is_refused(fixture_db):
     [r for r in at.radio if r.label == "Show"][0].set_value("Pick a question").run()
     [s for s in at.selectbox if s.label == "Question"][0].set_value(qid).run()
     _answer(at)
-    ok(button(at, "Reject").click().run())
+    ok(button(at, "Accept").click().run())
     assert any(
         "required checklist item" in e.value and "article A alone" in e.value for e in at.error
     )
@@ -357,19 +360,36 @@ def test_xrag_review_without_support_choice_is_refused(fixture_db):
 def test_resolve_dispute_writes_one_row_and_exports(fixture_db):
     path, _ = fixture_db
     at = ok(page("pages/2_NarrativeQA_disputes.py"))
-    resolution = [r for r in at.radio if r.label == "Resolution"][0]
-    assert resolution.value is None  # no default
-    ok(button(at, "Save resolution").click().run())
-    assert count(path, "select count(*) from dispute_resolutions") == 0
-    assert any("Choose a resolution first" in e.value for e in at.error)
-    [r for r in at.radio if r.label == "Resolution"][0].set_value("reference_wrong")
+    keys = {b.label: b.proto.shortcut for b in at.button}
+    assert [keys.get(k) for k in ("Reference answer wrong", "Model answer wrong")] == ["1", "2"]
+    assert [keys.get(k) for k in ("Both acceptable", "Question ambiguous")] == ["3", "4"]
+    assert keys.get("Skip") == "s" and keys.get("Undo") == "u"
     [t for t in at.text_input if t.label.startswith("Corrected reference")][0].set_value(
         "The Reading Room of the British Museum."
     )
-    ok(button(at, "Save resolution").click().run())
+    ok(button(at, "Reference answer wrong").click().run())
     assert count(path, "select count(*) from dispute_resolutions") == 1
+    assert any(s.value.startswith("Stored: **Reference answer wrong** on") for s in at.success)
     labels = [b.label for b in at.get("download_button")]
     assert labels == ["Download CSV", "Download JSONL"] or len(at.get("download_button")) == 2
+    ok(button(at, "Undo").click().run())
+    assert count(path, "select count(*) from dispute_resolutions") == 2
+    assert (
+        count(path, "select count(*) from dispute_resolutions where resolution = 'withdrawn'") == 1
+    )
+    assert "0 of" in at.get("progress")[0].proto.text
+
+
+def test_dispute_skip_is_not_done_and_moves_on(fixture_db):
+    path, _ = fixture_db
+    at = ok(page("pages/2_NarrativeQA_disputes.py"))
+    first = at.subheader[0].value
+    question = [m.value for m in at.markdown][0]
+    ok(button(at, "Skip").click().run())
+    assert count(path, "select count(*) from dispute_resolutions") == 0
+    assert "1 skipped" in at.get("progress")[0].proto.text
+    assert [m.value for m in at.markdown][0] != question or first != at.subheader[0].value
+    assert any(e.label == "Guidelines" for e in at.expander)
 
 
 def test_side_by_side_verdict_writes_one_row_and_reveals_names_after(fixture_db):
@@ -377,15 +397,18 @@ def test_side_by_side_verdict_writes_one_row_and_reveals_names_after(fixture_db)
     at = ok(page("pages/3_Side_by_side.py"))
     shown = " ".join(m.value for m in at.markdown)
     assert not re.search(r"fixture-[abc]", shown)  # system names hidden before the verdict
-    before = count(path, "select count(*) from judgments")
-    verdict = [r for r in at.radio if r.label == "Which answer is better?"][0]
-    assert verdict.value is None  # no default
-    ok(button(at, "Submit verdict").click().run())
-    assert count(path, "select count(*) from judgments") == before
-    assert any("Choose a verdict first" in e.value for e in at.error)
     assert not any("identical" in i.value for i in at.info)
-    [r for r in at.radio if r.label == "Which answer is better?"][0].set_value("A")
-    ok(button(at, "Submit verdict").click().run())
+    keys = {b.label: b.proto.shortcut for b in at.button}
+    assert {k: keys.get(k) for k in ("A better", "B better", "Equal", "None (both wrong)")} == {
+        "A better": "1",
+        "B better": "2",
+        "Equal": "3",
+        "None (both wrong)": "4",
+    }
+    assert keys.get("Skip") == "s" and keys.get("Undo") == "u"
+    question = [m.value for m in at.markdown if m.value and "Answer" not in m.value][0]
+    before = count(path, "select count(*) from judgments")
+    ok(button(at, "A better").click().run())  # a verdict key stores at once (no rationale)
     assert count(path, "select count(*) from judgments") == before + 1
     assert (
         count(
@@ -395,10 +418,28 @@ def test_side_by_side_verdict_writes_one_row_and_reveals_names_after(fixture_db)
         )
         == 1
     )
-    assert any("A was" in s.value for s in at.success)
-    ok(button(at, "Undo my last verdict").click().run())
+    stored = [s.value for s in at.success if s.value.startswith("Stored:")]
+    assert stored and "A better" in stored[0] and "A was" in stored[0]
+    assert question[:20] in stored[0]
+    ok(button(at, "Undo").click().run())
     assert count(path, "select count(*) from judgments") == before + 2
     assert count(path, "select count(*) from judgments where status = 'withdrawn'") == 1
+
+
+def test_side_by_side_skip_is_not_done_and_deep_link_opens_the_question(fixture_db):
+    path, _ = fixture_db
+    at = ok(page("pages/3_Side_by_side.py"))
+    ok(button(at, "Skip").click().run())
+    assert count(path, "select count(*) from judgments where status = 'skipped'") == 1
+    assert (
+        "0 of" in at.get("progress")[0].proto.text
+        and "1 skipped" in at.get("progress")[0].proto.text
+    )
+    at.query_params["q"] = "gen-1"
+    ok(at.run())
+    assert any("Side_by_side?q=gen-1" in c.value for c in at.code)
+    assert any("Guidelines" in e.label for e in at.expander)
+    assert any(c.value.startswith("Evidence") or "passage" in c.value for c in at.caption)
 
 
 def _comparisons(at: AppTest) -> int:
@@ -413,8 +454,7 @@ def test_leaderboard_reflects_new_verdict(fixture_db):
     lb = ok(page("pages/5_Leaderboard.py"))
     n0 = _comparisons(lb)
     sbs = ok(page("pages/3_Side_by_side.py"))
-    [r for r in sbs.radio if r.label == "Which answer is better?"][0].set_value("B")
-    ok(button(sbs, "Submit verdict").click().run())
+    ok(button(sbs, "B better").click().run())
     lb.run()
     assert _comparisons(ok(lb)) == n0 + 1
 
@@ -422,8 +462,7 @@ def test_leaderboard_reflects_new_verdict(fixture_db):
 def test_agreement_opens_a_disagreement_in_browse(fixture_db):
     path, _ = fixture_db
     sbs = ok(page("pages/3_Side_by_side.py"))
-    [r for r in sbs.radio if r.label == "Which answer is better?"][0].set_value("None")
-    ok(button(sbs, "Submit verdict").click().run())
+    ok(button(sbs, "None (both wrong)").click().run())
     at = ok(page("pages/4_Agreement.py"))
     table = at.dataframe[0].value
     assert {"human:alice", "auto:fixture-sxs"} <= set(table["rater_a"]) | set(table["rater_b"])
@@ -508,3 +547,75 @@ def test_run_page_runs_offline_with_a_progress_bar(fixture_db):
     assert any(s.value == "Done." for s in at.success), [e.value for e in at.error]
     assert count(path, "select count(*) from answers") > answers
     assert at.get("progress")  # the progress bar
+
+
+def test_leaderboard_group_box_follows_the_verdict_source(fixture_db):
+    from browser_support import add_tournament
+
+    path, ids = fixture_db
+    add_tournament(
+        path, ("other-x", "other-y", "other-z", "other-w"), "auto:other-sxs", ids["generated"][:3]
+    )
+    at = ok(page("pages/5_Leaderboard.py"))
+    [s for s in at.selectbox if s.label == "System group"][0].set_value("fixture-a").run()
+    assert set(ok(at).dataframe[0].value["name"]) == {"fixture-a", "fixture-b", "fixture-c"}
+    [s for s in at.selectbox if s.label == "Verdicts"][0].set_value("auto").run()
+    group = [s for s in ok(at).selectbox if s.label == "System group"][0]
+    names = set(at.dataframe[0].value["name"])
+    assert group.value == "other-w" and "other-w" in names  # the new source's own default
+
+
+def test_cross_lingual_controlled_analysis_shows_no_traceback(fixture_db):
+    at = ok(page("pages/9_Cross_lingual.py"))
+    at.toggle(key="xrag_controlled").set_value(True).run()
+    ok(at)
+    assert not at.get("exception")
+
+
+def test_browse_deep_link_shows_human_labels_and_resolutions(fixture_db):
+    path, ids = fixture_db
+    sbs = ok(page("pages/3_Side_by_side.py"))
+    ok(button(sbs, "A better").click().run())
+    qid = count(path, "select question_id from judgments where rater = 'human:alice'")
+    dis = ok(page("pages/2_NarrativeQA_disputes.py"))
+    ok(button(dis, "Model answer wrong").click().run())
+    dqid = count(
+        path,
+        "select d.question_id from dispute_resolutions r join disputes d on d.id = r.dispute_id",
+    )
+    at = page("pages/6_Browse.py", annotator=None)
+    at.query_params["q"] = qid
+    ok(at.run())
+    assert any(f"Browse?q={qid}" in c.value for c in at.code)
+    assert any(m.value.startswith("**Verdicts of people (1") for m in at.markdown)
+    at.query_params["q"] = dqid
+    ok(at.run())
+    assert any(m.value.startswith("**Dispute resolutions (1)") for m in at.markdown)
+    picker = [s for s in at.selectbox if s.label.startswith("Question (")][0]
+    assert "?" in picker.format_func(picker.value) or len(picker.format_func(picker.value)) > 10
+
+
+def test_dispute_and_review_deep_links_open_that_question(fixture_db):
+    path, _ = fixture_db
+    qid = count(path, "select question_id from disputes order by id desc limit 1")
+    at = page("pages/2_NarrativeQA_disputes.py")
+    at.query_params["q"] = qid
+    ok(at.run())
+    assert any(f"NarrativeQA_disputes?q={qid}" in c.value for c in at.code)
+    rev = page("pages/1_Review_questions.py")
+    rev.query_params["q"] = "gen-2"
+    ok(rev.run())
+    assert any("Review_questions?q=gen-2" in c.value for c in rev.code)
+
+
+def test_side_by_side_reads_further_in_the_full_text(fixture_db):
+    at = ok(page("pages/3_Side_by_side.py"))
+    further = [t for t in at.toggle if t.label.startswith("Read further around passage")]
+    assert further
+    further[0].set_value(True).run()
+    shown = [c.value for c in ok(at).caption if c.value.startswith("Full text, passage")]
+    assert any("(this one)" in c for c in shown) and len(shown) >= 2
+    box = [n for n in at.number_input if n.label.startswith("Passage (previous")][0]
+    box.increment().run()
+    after = [c.value for c in ok(at).caption if c.value.startswith("Full text, passage")]
+    assert after != shown

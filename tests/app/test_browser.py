@@ -261,29 +261,28 @@ def test_annotation_flows_in_a_real_browser(app, trap, chromium_path):
                 page.locator('[data-testid="stRadio"]').filter(has_text=label).get_by_text(
                     "Yes", exact=True
                 ).click()
-            page.get_by_role("button", name="Save edit", exact=True).click()  # no edit typed
+            page.get_by_role("button", name=re.compile(r"^Save edit")).click()  # no edit typed
             page.get_by_text(re.compile("Save edit: nothing was stored")).wait_for()
             _idle(page)
             assert _count(db_path, "select count(*) from reviews") == 0
-            page.get_by_role("button", name="Accept", exact=True).click()
+            page.get_by_role("button", name=re.compile(r"^Accept")).click()
             _wait_for(lambda: _count(db_path, "select count(*) from reviews") == 1, what="review")
-            page.get_by_text(
-                re.compile(
-                    r"saved with your decision Accept: the question is "
-                    r"now accepted"
-                )
-            ).wait_for()
+            page.get_by_text(re.compile(r"Stored: Accept on .* now accepted")).wait_for()
             assert _count(db_path, "select count(*) from reviews where decision = 'accept'") == 1
             _idle(page)
             page.screenshot(path=str(SHOTS / "01_review_questions.png"), full_page=True)
 
             # Settle a dispute
             _goto(page, "NarrativeQA disputes")
-            page.get_by_text("Reference answer wrong").click()
             page.get_by_label("Corrected reference answer (if the reference is wrong)").fill(
                 "The Reading Room of the British Museum."
             )
-            page.get_by_role("button", name="Save resolution").click()
+            page.get_by_label("Corrected reference answer (if the reference is wrong)").press(
+                "Enter"
+            )
+            _idle(page)
+            page.locator("h1").first.click()  # focus the page, not the text box
+            page.keyboard.press("1")  # Reference answer wrong
             _wait_for(
                 lambda: _count(db_path, "select count(*) from dispute_resolutions") == 1,
                 what="dispute resolution",
@@ -310,8 +309,10 @@ def test_annotation_flows_in_a_real_browser(app, trap, chromium_path):
             assert not re.search(r"fixture-[abc]", body), "system names visible before the verdict"
             page.screenshot(path=str(SHOTS / "03_side_by_side.png"), full_page=True)
             n_judgments = _count(db_path, "select count(*) from judgments")
-            page.get_by_text("A is better").click()
-            page.get_by_role("button", name="Submit verdict").click()
+            page.get_by_text("Guidelines").first.wait_for()
+            page.get_by_text(re.compile(r"^Evidence")).first.wait_for()
+            page.locator("h1").first.click()  # keyboard only from here: focus the page
+            page.keyboard.press("1")  # A better, stored at once
             _wait_for(
                 lambda: _count(db_path, "select count(*) from judgments") == n_judgments + 1,
                 what="verdict",
@@ -319,7 +320,43 @@ def test_annotation_flows_in_a_real_browser(app, trap, chromium_path):
             t0 = time.monotonic()  # the verdict is stored from here on
             _wait_for(lambda: _comparisons(watcher) == before + 1, what="live leaderboard update")
             live_s = time.monotonic() - t0
-            page.get_by_text("Stored your verdict").wait_for()
+            page.get_by_text(re.compile(r"Stored: A better on")).wait_for()
+            _idle(page)
+            assert page.evaluate(
+                "() => { const m = document.querySelector('[data-testid=\"stMain\"]');"
+                " return !m || m.scrollTop === 0; }"
+            ), "the next item opens at the top"
+            for key in ("2", "s"):  # B better, then skip
+                page.locator("h1").first.click()
+                n = _count(db_path, "select count(*) from judgments where rater = 'human:alice'")
+                page.keyboard.press(key)
+                _wait_for(
+                    lambda n=n: (
+                        _count(
+                            db_path, "select count(*) from judgments where rater = 'human:alice'"
+                        )
+                        == n + 1
+                    ),
+                    what=f"key {key}",
+                )
+                _idle(page)
+            page.locator("h1").first.click()
+            page.keyboard.press("u")  # undo the skip
+            _wait_for(
+                lambda: (
+                    _count(db_path, "select count(*) from judgments where status = 'withdrawn'")
+                    == 1
+                ),
+                what="undo",
+            )
+            _idle(page)
+            assert (
+                _count(
+                    db_path,
+                    "select count(*) from judgments where rater = 'human:alice' and status = 'ok'",
+                )
+                == 2
+            )
             watcher.screenshot(path=str(SHOTS / "05_leaderboard_live.png"), full_page=True)
             print(f"leaderboard updated {live_s:.1f} s after the verdict was stored")
 

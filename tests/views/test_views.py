@@ -86,8 +86,10 @@ def test_question_detail_shows_the_passages_the_question_was_built_from(fdb):
     )
     d = question_detail(db, "gen-late", max_passages=6)
     got = [p["idx"] for p in d["passages"]]
-    assert len(got) == 6 and got == sorted(got)
     roles = {p["idx"]: p["role"] for p in d["passages"]}
+    # the passages the question was built from come first, then the mentions, each in book order
+    built = [i for i in got if roles[i] == "evidence"]
+    assert len(got) == 6 and got == built + sorted(set(got) - set(built)) and built == sorted(built)
     assert roles[late] == roles[mentioned[1]] == "evidence"
     assert sum(r == "evidence" for r in roles.values()) == 2
     assert mentioned[0] in roles and mentioned[-1] in roles  # spread: first and last mention
@@ -97,6 +99,25 @@ def test_question_detail_shows_the_passages_the_question_was_built_from(fdb):
     assert "**Soames**" in text
     if "Beerbohm" in " ".join(p["text"] for p in d["passages"]):
         assert "**Beerbohm**" in text
+
+
+def test_question_detail_never_shows_the_gutenberg_header(fdb):
+    db, ids = fdb
+    doc, soames = ids["document_id"], ids["entity_id"]
+    header = "The Project Gutenberg eBook of Soames, by Max Beerbohm. This ebook is for the use"
+    db.execute("update passages set text = ? where document_id = ? and idx = 0", [header, doc])
+    db.execute(
+        "insert into mentions (entity_id, document_id, passage_idx, start, end, surface) "
+        "select ?, ?, 0, 0, 6, 'Soames' where not exists "
+        "(select 1 from mentions where entity_id = ? and passage_idx = 0)",
+        [soames, doc, soames],
+    )
+    db.conn.commit()
+    d = question_detail(db, ids["generated"][0], max_passages=6)
+    assert 0 not in [p["idx"] for p in d["passages"]]
+    assert d["passages"][0]["role"] == "evidence" or not any(
+        p["role"] == "evidence" for p in d["passages"]
+    )
 
 
 def test_escape_markdown_neutralises_markup():

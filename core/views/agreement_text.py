@@ -1,0 +1,62 @@
+"""Agreement figures as people read them: "0.41 [0.20, 0.62]", "too few items" at tiny n."""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+
+#: Below this many common items a kappa (and its bootstrap interval) is not shown.
+MIN_ITEMS = 5
+COHEN_VS_FLEISS = (
+    "**Cohen's kappa** compares two raters on the items *both* labelled, with each rater's own "
+    "label frequencies as chance. **Fleiss' kappa** pools every rater of the group on every "
+    "item with 2+ labels and uses one shared label distribution as chance. So for the same "
+    "two people they differ whenever the two use the labels at different rates (Cohen "
+    "credits each rater's habits, Fleiss does not) or when Fleiss also counts items the pair "
+    "did not share; on few items both swing widely."
+)
+
+
+def _missing(x) -> bool:
+    return x is None or (isinstance(x, float) and math.isnan(x))
+
+
+def kappa_text(kappa, low=None, high=None, n: int | None = None) -> str:
+    """``"0.41 [0.20, 0.62]"`` (the 95% interval in brackets), ``"too few items (n = 3)"``
+    below :data:`MIN_ITEMS`, ``"-"`` when undefined."""
+    if n is not None and n < MIN_ITEMS:
+        return f"too few items (n = {n})"
+    if _missing(kappa):
+        return "-"
+    if _missing(low) or _missing(high):
+        return f"{kappa:.2f}"
+    return f"{kappa:.2f} [{low:.2f}, {high:.2f}]"
+
+
+def readable_agreement(table: pd.DataFrame) -> pd.DataFrame:
+    """The pairwise agreement table with one ``kappa [95% CI]`` text column instead of the raw
+    ``kappa`` / ``kappa_low`` / ``kappa_high`` columns."""
+    if not len(table):
+        return table
+    out = table.drop(columns=[c for c in ("kappa", "kappa_low", "kappa_high") if c in table])
+    out.insert(
+        len(out.columns),
+        "kappa [95% CI]",
+        [
+            kappa_text(r.get("kappa"), r.get("kappa_low"), r.get("kappa_high"), int(r["n"]))
+            for r in table.to_dict("records")
+        ],
+    )
+    return out
+
+
+def default_pair(raters: list[str]) -> tuple[str, str | None]:
+    """The default Rater A and Rater B: two people when there are two, else a person and the
+    first other rater (an auto-rater only when no second person exists)."""
+    humans = [r for r in raters if r.startswith("human:")]
+    a = humans[0] if humans else raters[0]
+    others = [r for r in raters if r != a]
+    other_humans = [r for r in others if r.startswith("human:")]
+    b = (other_humans or others or [None])[0]
+    return a, b

@@ -1,0 +1,102 @@
+"""The evidence beside a decision: the passages most relevant to a question and its answers.
+
+On Side by side and Disputes the annotator sees, next to the answers, the BM25 best passages of the
+question's documents for the query *question + every answer shown* (:func:`evidence_passages`),
+with the words that matched highlighted through the one escaping path
+(:func:`core.views.text.highlight_markdown`). :func:`passage_window` reads further: a passage with
+its neighbours, for next / previous browsing of the full text.
+"""
+
+from __future__ import annotations
+
+import re
+
+import sqlite_utils
+
+from core.corpus.retrieval import get_index, tokenize
+from core.errors import InputError
+from core.views.review import searchable_documents
+from core.views.text import highlight_markdown
+
+_WORD = re.compile(r"\w+", re.UNICODE)
+
+
+def evidence_query(question: str, answers: list[str]) -> str:
+    """The BM25 query: the question followed by every answer (empty parts dropped)."""
+    return "\n".join(t.strip() for t in [question, *answers] if t and t.strip())
+
+
+def matched_words(text: str, terms: set[str]) -> list[str]:
+    """The distinct words of ``text`` whose analysed form (stemmed, as the index sees it) is one
+    of the index terms ``terms``; stop-words never match."""
+    if not terms:
+        return []
+    words = list(dict.fromkeys(w for w in _WORD.findall(text) if len(w) > 1))
+    if not words:
+        return []
+    analysed = tokenize(words)
+    return [w for w, toks in zip(words, analysed) if toks and toks[0] in terms]
+
+
+def evidence_passages(
+    db: sqlite_utils.Database, question_id: str, question: str, answers: list[str], k: int = 3
+) -> list[dict]:
+    """The ``k`` passages (over all the question's searchable documents) that score best for
+    :func:`evidence_query`, best first: ``{document_id, document, idx, score, n_passages,
+    markdown, matched}`` (``markdown`` escaped, matched words in bold)."""
+    query = evidence_query(question, answers)
+    if not query:
+        return []
+    hits = []
+    for doc_id, label in searchable_documents(db, question_id):
+        try:
+            index = get_index(db, doc_id)
+        except InputError:
+            continue
+        terms = set(index.bm25.terms(query))
+        for i, score in index.bm25.top(query, k):
+            hits.append((score, doc_id, label, index, i, terms))
+    hits.sort(key=lambda h: (-h[0], h[1], h[4]))
+    out = []
+    for score, doc_id, label, index, i, terms in hits[:k]:
+        p = index.passages[i]
+        words = matched_words(p.text, terms)
+        out.append(
+            {
+                "document_id": doc_id,
+                "document": label,
+                "idx": p.idx,
+                "position": i,
+                "score": round(score, 2),
+                "n_passages": len(index.passages),
+                "matched": words,
+                "markdown": highlight_markdown(p.text, words),
+            }
+        )
+    return out
+
+
+def passage_window(
+    db: sqlite_utils.Database, doc_id: str, position: int, query: str = "", radius: int = 1
+) -> dict:
+    """Passages ``position - radius .. position + radius`` of ``doc_id`` (clamped to the book),
+    each ``{idx, position, markdown, centre}`` with the words matching ``query`` in bold, and
+    ``first`` / ``last`` telling whether the window touches either end of the text."""
+    index = get_index(db, doc_id)
+    n = len(index.passages)
+    if not 0 <= position < n:
+        raise InputError(f"passage position {position} is outside 0..{n - 1}")
+    terms = set(index.bm25.terms(query)) if query else set()
+    lo, hi = max(0, position - radius), min(n - 1, position + radius)
+    out = []
+    for i in range(lo, hi + 1):
+        p = index.passages[i]
+        out.append(
+            {
+                "idx": p.idx,
+                "position": i,
+                "centre": i == position,
+                "markdown": highlight_markdown(p.text, matched_words(p.text, terms)),
+            }
+        )
+    return {"passages": out, "first": lo == 0, "last": hi == n - 1, "n_passages": n}

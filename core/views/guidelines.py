@@ -1,0 +1,23 @@
+"""The annotation guidelines: editable Markdown files shipped in ``guidelines/``, one per task."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from core.errors import InputError
+
+GUIDELINES_DIR = Path(__file__).resolve().parents[2] / "guidelines"
+TASKS = {"review": "review.md", "disputes": "disputes.md", "side_by_side": "side_by_side.md"}
+
+
+def task_guideline(task: str, directory: Path | None = None) -> str:
+    """The Markdown guideline of ``task`` (``review``, ``disputes`` or ``side_by_side``), read
+    from ``directory`` (default ``guidelines/`` at the project root) on every call, so an edit
+    shows on the next page run. The files are the project's own text (trusted Markdown)."""
+    if task not in TASKS:
+        raise InputError(f"unknown guideline task {task!r}; one of {', '.join(TASKS)}")
+    path = (directory or GUIDELINES_DIR) / TASKS[task]
+    try:
+        return path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise InputError(f"guideline file {path} is missing") from None

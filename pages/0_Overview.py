@@ -1,0 +1,88 @@
+"""Overview (the default page): what the database holds, what needs human attention, runs with their cost."""
+
+import streamlit as st
+
+import pages as ui
+from core.views.overview import overview
+from core.views.text import escape_markdown
+
+ui.setup("Long-Span QA Workbench")
+ui.sign_in_sidebar()
+
+with ui.database() as db:
+    data = ui.cached_view(db, overview)
+
+if data["empty"]:
+    st.info(ui.EMPTY_HINT)
+    st.stop()
+
+counts = data["counts"]
+docs = ", ".join(
+    f"{r['documents']:,} {r['source']} {r['kind']}" for r in data["datasets"].to_dict("records")
+)
+origins = ", ".join(
+    f"{r['questions']:,} {r['origin']}" for r in data["by_origin"].to_dict("records")
+)
+about = (
+    f"**What is in this database.** Documents: {docs}. Questions: {origins}. "
+    f"{counts.get('answers', 0):,} answers and {counts.get('judgments', 0):,} judgments."
+)
+if data["offline_only"]:
+    about += (
+        "\n\nEvery answer, generated question and auto-verdict made in this workbench comes "
+        "from **offline "
+        "baselines** (" + ", ".join(f"`{m}`" for m in data["models"]) + "): simple "
+        "extractive and word-overlap algorithms that need no API key. They are not language "
+        "models, so expect weak answers and rough verdicts; they show how the workbench "
+        "works. Configure a model key and use the **Run** page for real models."
+    )
+elif data["models"]:
+    about += "\n\nModels used: " + ", ".join(f"`{m}`" for m in data["models"]) + "."
+st.info(about)
+for src in data["imported"]:
+    # Imported evaluations: real answers and raters made elsewhere (see docs/imports.md).
+    st.info(
+        src["about"]
+        or f"**Imported from `{escape_markdown(src['source'])}`** (import-answers / "
+        "import-judgments)."
+    )
+    st.caption(
+        f"{escape_markdown(src['source'])}: {src['answers']:,} answers and "
+        f"{src['verdicts']:,} verdicts imported."
+    )
+
+cols = st.columns(5)
+for col, table in zip(cols, ("documents", "questions", "answers", "judgments", "disputes")):
+    col.metric(table.capitalize(), f"{counts.get(table, 0):,}")
+
+st.subheader("Needs human attention")
+att = data["attention"]
+cols = st.columns(len(att))
+for col, (label, value) in zip(cols, att.items()):
+    col.metric(label, f"{value:,}")
+st.markdown(
+    "**Where to start** (sign in from the sidebar first):\n"
+    f"- **Review questions**: check generated and cross-lingual questions against the checklist "
+    f"({att['questions pending review']:,} pending).\n"
+    f"- **NarrativeQA disputes**: settle where the reference-based rater and the context-based "
+    f"rater disagree ({att['disputes without a resolution']:,} open).\n"
+    f"- **Side by side**: compare two answers blind ({data['side_by_side_items']:,} pairs); your "
+    "verdicts feed the **Leaderboard** and the **Agreement** page live."
+)
+st.caption(f"Each item needs {data['k']} annotation(s) (setting `annotations_per_item`).")
+
+left, right = st.columns(2)
+with left:
+    st.subheader("Datasets")
+    st.dataframe(data["datasets"], hide_index=True, width="stretch")
+    st.subheader("Questions by origin")
+    st.dataframe(data["by_origin"], hide_index=True, width="stretch")
+with right:
+    st.subheader("Judgments by rater")
+    st.dataframe(data["judgments"], hide_index=True, width="stretch")
+
+st.subheader(f"Runs (total cost ${data['total_cost_usd']:.4f})")
+if len(data["runs"]):
+    st.dataframe(data["runs"], hide_index=True, width="stretch")
+else:
+    st.caption("No runs yet.")
