@@ -23,7 +23,6 @@ entity that already has questions from the same model and prompt hash is skipped
 
 from __future__ import annotations
 
-import hashlib
 import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -40,16 +39,15 @@ from core.generation.entity_store import (
     entity_passage_indexes,
     get_entities,
 )
+from core.generation.question_store import store_candidates
 from core.llm.engine import complete_many, preflight
 from core.llm.prompts import prompt_hash, render_prompt
 from core.llm.reply_json import first_value
 from core.llm.types import LLMRequest
 from core.llm.windows import context_window
-from core.store.connection import dumps, transaction, utcnow
+from core.store.connection import dumps, utcnow
 from core.store.questions import (
-    document_questions,
     generated_exists,
-    insert_question,
 )
 from core.store.runs import finish_run, start_run
 
@@ -57,7 +55,6 @@ if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is
     import sqlite_utils
 
 PROMPT = "generate_long_span"
-DUPLICATE_THRESHOLD = 0.8
 MAX_REPLY_TOKENS = 2048
 PROMPT_RESERVE_TOKENS = 1500
 
@@ -122,114 +119,6 @@ def parse_qa_pairs(text: str) -> list[QAPair]:
     if not pairs:
         raise ValueError("no JSON question list and no 'Question: ... Answer: ...' blocks")
     return pairs
-
-
-# ---------------------------------------------------------------------------------------------
-# De-duplication and storage
-# ---------------------------------------------------------------------------------------------
-
-
-def similarity_matrix(texts: list[str]) -> np.ndarray:
-    """Pairwise TF-IDF cosine similarity (word 1-2-grams, sublinear tf, l2-normalised rows)."""
-    from sklearn.feature_extraction.text import (
-        TfidfVectorizer,  # deferred: scikit-learn is heavy, only this path needs it
-    )
-
-    if not texts:
-        return np.zeros((0, 0))
-    matrix = TfidfVectorizer(
-        ngram_range=(1, 2), sublinear_tf=True, token_pattern=r"(?u)\b\w+\b"
-    ).fit_transform(texts)
-    return (matrix @ matrix.T).toarray()
-
-
-def _norm(text: str) -> str:
-    return " ".join(re.findall(r"\w+", text.lower()))
-
-
-def question_id(doc_id: str, generator: str, key: str, question: str) -> str:
-    """Stable id: ``gen-`` + 16 hex of sha256(document, generator, key, normalised question)."""
-    blob = "\x1f".join([doc_id, generator, key, _norm(question)])
-    return "gen-" + hashlib.sha256(blob.encode("utf-8")).hexdigest()[:16]
-
-
-def store_candidates(
-    db: sqlite_utils.Database,
-    doc_id: str,
-    candidates: list[Candidate],
-    run_id: str,
-    threshold: float = DUPLICATE_THRESHOLD,
-) -> dict[str, int]:
-    """De-duplicate ``candidates`` against each other and the document's kept generated
-    questions, then insert them (one transaction). Returns counts kept/discarded/existing."""
-    existing = document_questions(
-        db,
-        doc_id,
-        origin="generated",
-        exclude_status="discarded",
-        columns=["id", "question"],
-        order="created",
-    )
-    known_ids = {
-        r["id"] for r in document_questions(db, doc_id, origin="generated", columns=["id"])
-    }
-    texts = [r["question"] for r in existing] + [c.question for c in candidates]
-    sims = similarity_matrix(texts)
-    kept_pos = list(range(len(existing)))
-    ids = [r["id"] for r in existing]
-    counts = {"kept": 0, "discarded": 0, "existing": 0}
-    batch: set[str] = set()
-    now = utcnow()
-    with transaction(db):
-        for n, cand in enumerate(candidates):
-            pos = len(existing) + n
-            key = f"{cand.provenance.get('prompt_hash', '')}|{cand.entity_id}"
-            qid = question_id(doc_id, cand.provenance["model"], key, cand.question)
-            while qid in batch:  # an exact repeat inside this batch: keep it, as a duplicate
-                qid = question_id(doc_id, cand.provenance["model"], key + "#", qid)
-            batch.add(qid)
-            ids.append(qid)
-            if qid in known_ids:
-                counts["existing"] += 1
-                continue
-            status, metadata = "pending", dict(cand.metadata)
-            if kept_pos:
-                best = max(kept_pos, key=lambda j: sims[pos, j])
-                if sims[pos, best] >= threshold:
-                    status = "discarded"
-                    metadata.update(
-                        {
-                            "duplicate_of": ids[best],
-                            "reason": "near-duplicate",
-                            "similarity": round(float(sims[pos, best]), 4),
-                            "similarity_measure": f"tfidf-cosine>={threshold}",
-                        }
-                    )
-            if status == "pending":
-                kept_pos.append(pos)
-            insert_question(
-                db,
-                {
-                    "id": qid,
-                    "document_id": doc_id,
-                    "context_document_id": doc_id,
-                    "context_kind": "story",
-                    "question": cand.question,
-                    "answers": dumps([cand.answer]),
-                    "origin": "generated",
-                    "qtype": cand.qtype,
-                    "entity_id": cand.entity_id,
-                    "status": status,
-                    "provenance": dumps({**cand.provenance, "run_id": run_id}),
-                    "metadata": dumps(metadata),
-                    "run_id": run_id,
-                    "created_at": now,
-                    "updated_at": now,
-                },
-            )
-            known_ids.add(qid)
-            counts["kept" if status == "pending" else "discarded"] += 1
-    return counts
 
 
 # ---------------------------------------------------------------------------------------------

@@ -9,6 +9,7 @@ import pytest
 from core.__main__ import main
 from core.corpus.documents import get_passages, upsert_document
 from core.errors import ConfigError, ContextTooLongError, InputError
+from core.generation import question_store
 from core.generation import questions as gen
 from core.generation.candidates import BASELINE
 from core.generation.entity_store import build_entities, get_entities
@@ -212,9 +213,9 @@ def test_near_duplicates_discarded_with_reason(book):
     dropped = [q for q in qs if q["status"] == "discarded"]
     for q in dropped:
         assert q["metadata"]["duplicate_of"] == kept[0]["id"]
-        assert q["metadata"]["similarity"] >= gen.DUPLICATE_THRESHOLD
+        assert q["metadata"]["similarity"] >= question_store.DUPLICATE_THRESHOLD
         assert q["metadata"]["reason"] == "near-duplicate"
-    assert gen.similarity_matrix(["a b c", "x y z"])[0, 1] == pytest.approx(0.0)
+    assert question_store.similarity_matrix(["a b c", "x y z"])[0, 1] == pytest.approx(0.0)
 
 
 def test_small_window_uses_mention_passages(book):
