@@ -8,7 +8,8 @@ from typing import Any
 
 import sqlite_utils
 
-from core.corpus.documents import clean_gutenberg, read_text_file, upsert_document
+from core.corpus.documents import clean_gutenberg, upsert_document
+from core.corpus.tabular import read_document_text
 from core.errors import InputError
 from core.store.connection import transaction
 
@@ -42,7 +43,7 @@ def import_book(
     Returns the :func:`core.corpus.documents.upsert_document` report plus ``title`` and ``author``.
     """
     path = Path(path)
-    raw = read_text_file(path)
+    raw = read_document_text(path)
     cleaned = clean_gutenberg(raw)
     if not cleaned.body.strip():
         raise InputError("book has no text after removing the Gutenberg header", path=str(path))
@@ -76,7 +77,7 @@ def import_books(db: sqlite_utils.Database, path: str | Path) -> list[dict[str, 
         if not files:
             raise InputError("no .txt files in folder", path=str(path))
         for file in files:  # validate all first: decode errors name the file
-            read_text_file(file)
+            read_document_text(file)
 
         with transaction(db):
             return [import_book(db, f) for f in files]
