@@ -176,9 +176,23 @@ def _export(args: argparse.Namespace) -> int:
                 f"no table or view {args.table!r}; choose from "
                 f"{', '.join(sorted(n for n in names if not n.startswith('sqlite')))}"
             )
+        if args.output:
+            target = Path(args.output)
+            if target.is_dir():
+                raise InputError("is a directory; give a file name for --output", path=str(target))
+            if not target.parent.is_dir():
+                raise InputError(
+                    f"folder {str(target.parent)!r} does not exist; create it first",
+                    path=str(target),
+                )
         cursor = db.execute(f"select * from [{args.table}]")
         columns = [d[0] for d in cursor.description]
-        out = open(args.output, "w", newline="", encoding="utf-8") if args.output else sys.stdout
+        try:
+            out = (
+                open(args.output, "w", newline="", encoding="utf-8") if args.output else sys.stdout
+            )
+        except OSError as exc:
+            raise InputError(f"cannot write ({exc.strerror})", path=args.output) from None
         try:
             if args.format == "csv":
                 writer = csv.writer(out)
