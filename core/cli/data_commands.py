@@ -53,6 +53,12 @@ def register(sub: argparse._SubParsersAction) -> None:
         default="imported",
         choices=["imported", "generated", "narrativeqa", "exam", "xrag"],
     )
+    p.add_argument(
+        "--replace",
+        action="store_true",
+        help="replace stored questions of the same id whose answers, judgments or disputes "
+        "would be orphaned (refused when people labelled them)",
+    )
     p.set_defaults(func=_import_questions)
 
     p = sub.add_parser(
@@ -126,7 +132,14 @@ def _import_questions(args: argparse.Namespace) -> int:
     )
 
     with opened(args.db) as db:
-        counts = import_questions(db, args.path, origin=args.origin)
+        counts = import_questions(db, args.path, origin=args.origin, replace=args.replace)
+    if counts.get("orphaned"):
+        print(
+            "warning: replaced questions keep their old "
+            + ", ".join(f"{n} {what}" for what, n in counts["orphaned"].items() if n)
+            + " (they were made for the old text)",
+            file=sys.stderr,
+        )
     print(json.dumps(counts))
     return 0
 

@@ -9,7 +9,8 @@ from typing import Any
 import sqlite_utils
 
 from core.corpus.documents import clean_gutenberg, upsert_document
-from core.corpus.tabular import read_document_text
+from core.corpus.names import check_name
+from core.corpus.tabular import check_text_value, read_document_text
 from core.errors import InputError
 from core.store.connection import transaction
 
@@ -43,6 +44,11 @@ def import_book(
     Returns the :func:`core.corpus.documents.upsert_document` report plus ``title`` and ``author``.
     """
     path = Path(path)
+    if doc_id is not None:
+        check_name(doc_id, "document id", column="--id")
+    for option, value in (("--title", title), ("--author", author)):
+        if value is not None:
+            check_text_value(value, path, None, option)
     raw = read_document_text(path)
     cleaned = clean_gutenberg(raw)
     if not cleaned.body.strip():
