@@ -7,7 +7,7 @@ import pages as ui
 from core.annotation.reviews import record_review, review_progress, review_queue
 from core.errors import WorkbenchError
 from core.views.review import question_detail, question_filters, question_ids
-from core.views.text import escape_markdown
+from core.views.text import escape_markdown, md
 
 ui.setup("Review questions")
 who = ui.require_annotator()
@@ -49,7 +49,9 @@ with ui.database() as db:
         qid = queue[0] if queue else None
     last = st.session_state.pop("last_review", None)
     if last:
-        said = f"Review of `{last['question_id']}` saved with your decision **{last['button']}**"
+        said = (
+            f"Review of {md(last['question_id'])} saved with your decision **{md(last['button'])}**"
+        )
         why = escape_markdown(last["reason"]) if last["reason"] else ""
         if last["status"] == "discarded":
             st.warning(
@@ -59,7 +61,7 @@ with ui.database() as db:
         else:
             own = {"accept": "accepted", "reject": "rejected", "edit": "edited"}[last["decision"]]
             st.success(
-                f"{said}: the question is now **{last['status']}**"
+                f"{said}: the question is now **{md(last['status'])}**"
                 + (
                     " (the majority of the current reviews decides)"
                     if last["status"] != own
@@ -80,14 +82,14 @@ with ui.database() as db:
     st.subheader("Question")
     ui.untrusted(q["question"])
     st.caption(
-        f"id `{q['id']}` · origin {q['origin']} · type {q['qtype'] or '-'} · "
-        f"language {q.get('language') or '-'} · status {q['status']}"
+        f"id {md(q['id'])} · origin {md(q['origin'])} · type {md(q['qtype'] or '-')} · "
+        f"language {md(q.get('language') or '-')} · status {md(q['status'])}"
     )
     st.markdown("**Reference answer**" if q["origin"] == "xrag" else "**Generated answer**")
     ui.untrusted(detail["answer"])
     if detail["parent"]:
         par = detail["parent"]
-        st.markdown(f"**The English original** (`{par['id']}`)")
+        st.markdown(f"**The English original** ({md(par['id'])})")
         ui.untrusted(par["question"])
         ui.untrusted((par["answers"] or [""])[0], "its answer")
     if detail["entity"]:
@@ -95,7 +97,7 @@ with ui.database() as db:
         others = [x["name"] for x in detail["entities"] if x["id"] != e["id"]]
         st.markdown(
             f"**Entity:** {escape_markdown(e['name'])} "
-            f"({e['n_mentions']} mentions, rank {e['rank']})"
+            f"({md(e['n_mentions'])} mentions, rank {md(e['rank'])})"
             + (" · also about: " + ", ".join(escape_markdown(o) for o in others) if others else "")
         )
     if detail["passages"]:
@@ -103,19 +105,19 @@ with ui.database() as db:
         with (
             st.expander(
                 f"Passages ({len(detail['passages'])} of the document's "
-                f"{detail['n_passages']}; entity names in bold)",
+                f"{md(detail['n_passages'])}; entity names in bold)",
                 expanded=True,
             ),
             st.container(height=480),
         ):
             st.caption(
-                f"{n_built} passage(s) the question was built from, then mentions of its "
-                f"entities spread from first to last ({detail['n_mention_passages']} "
+                f"{n_built:d} passage(s) the question was built from, then mentions of its "
+                f"entities spread from first to last ({md(detail['n_mention_passages'])} "
                 "passages mention them). Far-apart passage numbers mean a long span."
             )
             for p in detail["passages"]:
                 st.caption(
-                    f"Passage {p['idx']} · "
+                    f"Passage {md(p['idx'])} · "
                     + (
                         "the question was built from it"
                         if p["role"] == "evidence"
@@ -129,7 +131,7 @@ with ui.database() as db:
             with (
                 col,
                 st.expander(
-                    f"Article {'AB'[i] if i < 2 else i + 1}: {a.get('title') or a['id']}",
+                    f"Article {md('AB'[i] if i < 2 else i + 1)}: {md(a.get('title') or a['id'])}",
                     expanded=True,
                 ),
                 st.container(height=360),
@@ -176,7 +178,7 @@ with ui.database() as db:
     with st.form(f"review_{qid}"):
         values = {}
         for f in fields:
-            name, label, key = f["name"], f["label"], f"chk_{f['name']}_{qid}"
+            name, label, key = f["name"], md(f["label"]), f"chk_{f['name']}_{qid}"
             if name in ("support_a", "support_b") and len(titles) > "ab".index(name[-1]):
                 label += f" ({escape_markdown(titles['ab'.index(name[-1])])})"
             if f["type"] == "bool" and f["required"]:  # no default: Yes or No, chosen
@@ -195,6 +197,7 @@ with ui.database() as db:
                 values[name] = st.radio(
                     label,
                     f["choices"],
+                    format_func=md,
                     horizontal=True,
                     key=key,
                     index=f["choices"].index(old[name]) if old.get(name) in f["choices"] else None,
@@ -210,7 +213,7 @@ with ui.database() as db:
         )
         note = st.text_input("Note (optional)", key=f"note_{qid}")
         missing = [
-            f["label"]
+            md(f["label"])
             for f in fields
             if f["required"] and f["type"] != "text" and values.get(f["name"]) is None
         ]
@@ -221,7 +224,7 @@ with ui.database() as db:
             "edit": cols[2].form_submit_button("Save edit"),
         }
         chosen = next((d for d, hit in pressed.items() if hit), None)
-        button = {"accept": "Accept", "reject": "Reject", "edit": "Save edit"}.get(chosen)
+        button = md({"accept": "Accept", "reject": "Reject", "edit": "Save edit"}.get(chosen))
         if chosen and missing:
             st.error(
                 "Answer every required checklist item first (nothing was stored): "
@@ -249,7 +252,7 @@ with ui.database() as db:
                 }
                 st.rerun()
             except WorkbenchError as exc:
-                st.error(f"{button}: nothing was stored. {exc}")
+                st.error(f"{button}: nothing was stored. {md(exc)}")
     if detail["reviews"]:
         st.subheader("Reviews of this question")
         st.dataframe(
@@ -272,7 +275,7 @@ with ui.database() as db:
         agree = detail["review_agreement"]
         if agree:
             st.markdown(
-                f"**Agreement between the {agree['n_reviewers']} reviewers** (share of "
+                f"**Agreement between the {md(agree['n_reviewers'])} reviewers** (share of "
                 "agreeing reviewer pairs per item)"
             )
             st.dataframe(

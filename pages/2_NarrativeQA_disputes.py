@@ -14,14 +14,14 @@ from core.views.disputes import (
 )
 from core.views.overview import export_bytes
 from core.views.review import search_context, searchable_documents
-from core.views.text import escape_markdown
+from core.views.text import escape_markdown, md
 
 ui.setup("NarrativeQA disputes")
 who = ui.require_annotator()
 
 
 def show_judgment(title: str, j: dict | None) -> None:
-    st.markdown(f"**{title}**")
+    st.markdown(f"**{md(title)}**")
     if not j:
         st.caption("(judgment missing)")
         return
@@ -42,7 +42,7 @@ with ui.database() as db:
         st.info(
             "No disputes yet. They appear when the ground-truth rater and the context rater "
             "disagree on a NarrativeQA answer (run an experiment with both raters). "
-            + ui.EMPTY_HINT.split(".")[0]
+            + md(ui.EMPTY_HINT.split(".")[0])
             + " if the database is empty."
         )
         st.stop()
@@ -59,7 +59,7 @@ with ui.database() as db:
         st.success("No disputes left in your queue.")
     else:
         d = ui.cached_view(db, dispute_detail, did)
-        st.subheader(f"Dispute {did}")
+        st.subheader(f"Dispute {md(did)}")
         ui.untrusted(d["question"]["question"], "Question")
         left, right = st.columns(2)
         with left:
@@ -80,7 +80,7 @@ with ui.database() as db:
             )
             query = sc[1].text_input("Search words", key=f"dsearch_q_{did}")
             for hit in search_context(db, doc, query, k=5):
-                st.caption(f"Passage {hit['idx']} · BM25 {hit['score']}")
+                st.caption(f"Passage {md(hit['idx'])} · BM25 {md(hit['score'])}")
                 ui.highlighted(hit["markdown"])
         with st.form(f"resolve_{did}"):
             labels = RESOLUTION_LABELS
@@ -104,10 +104,10 @@ with ui.database() as db:
                         rid = resolve_dispute(
                             db, did, who, resolution, corrected_answer=corrected, note=note
                         )
-                        st.toast(f"Resolution {rid} saved")
+                        st.toast(f"Resolution {md(rid)} saved")
                         st.rerun()
                     except WorkbenchError as exc:
-                        st.error(str(exc))
+                        st.error(md(exc))
         if d["resolutions"]:
             st.dataframe(
                 [

@@ -17,7 +17,7 @@ from core.annotation.pairwise import (
 from core.errors import WorkbenchError
 from core.views.judgments import auto_verdicts_shown, question_text
 from core.views.review import search_context, searchable_documents
-from core.views.text import escape_markdown
+from core.views.text import escape_markdown, md
 
 ui.setup("Side by side")
 who = ui.require_annotator()
@@ -39,7 +39,7 @@ with ui.database() as db:
     last = st.session_state.get("sbs_last")
     if last:
         st.success(
-            f"Stored your verdict **{last['verdict']}**: A was "
+            f"Stored your verdict **{md(last['verdict'])}**: A was "
             f"**{escape_markdown(last['item']['system_a'])}**, B was "
             f"**{escape_markdown(last['item']['system_b'])}**."
         )
@@ -71,7 +71,7 @@ with ui.database() as db:
             doc = st.selectbox("Search in", list(docs), format_func=docs.get, key="sbs_doc")
             query = st.text_input("Search words", key="sbs_query")
             for hit in search_context(db, doc, query, k=5):
-                st.caption(f"Passage {hit['idx']} · BM25 {hit['score']}")
+                st.caption(f"Passage {md(hit['idx'])} · BM25 {md(hit['score'])}")
                 ui.highlighted(hit["markdown"])
     if item["identical"]:
         st.info(
@@ -112,4 +112,4 @@ with ui.database() as db:
                     st.session_state["sbs_last"] = {"id": jid, "verdict": verdict, "item": item}
                     st.rerun()
                 except WorkbenchError as exc:
-                    st.error(str(exc))
+                    st.error(md(exc))

@@ -4,7 +4,7 @@ import streamlit as st
 
 import pages as ui
 from core.views.figures import agreement_overview, confusion_figure, rater_pair_view
-from core.views.text import escape_markdown
+from core.views.text import escape_markdown, md
 
 ui.setup("Agreement")
 ui.sign_in_sidebar()
@@ -51,7 +51,9 @@ for col, (label, res) in zip(
     c, (("Between annotators", data["humans"]), ("Between auto-raters", data["autos"]))
 ):
     with col:
-        st.markdown(f"**{label}**: {res['raters']} raters, {res['items']} items with 2+ labels")
+        st.markdown(
+            f"**{md(label)}**: {md(res['raters'])} raters, {md(res['items'])} items with 2+ labels"
+        )
         fk, ka = res["fleiss_kappa"], res["krippendorff_alpha"]
         m = st.columns(2)
         m[0].metric("Fleiss' kappa", "-" if fk is None else f"{fk:.3f}")
@@ -105,6 +107,6 @@ event = st.dataframe(
 picked = event.selection.rows if event is not None and hasattr(event, "selection") else []
 if picked:
     qid = pv["disagreements"].iloc[picked[0]]["question_id"]
-    if st.button(f"Open question {qid} in Browse"):
+    if st.button(f"Open question {md(qid)} in Browse"):
         st.session_state["browse_question"] = qid
         st.switch_page("pages/6_Browse.py")

@@ -20,6 +20,7 @@ from core.views.run import (
     run_counter,
     run_progress,
 )
+from core.views.text import md
 
 ui.setup("Run an experiment")
 ui.sign_in_sidebar()
@@ -61,7 +62,7 @@ contexts = c[0].multiselect(
     "Systems (context strategies)",
     list(kinds),
     default=["none", "rag"],
-    help="; ".join(f"{k}: {v}" for k, v in kinds.items()),
+    help="; ".join(f"{md(k)}: {md(v)}" for k, v in kinds.items()),
 )
 judge_model = c[1].selectbox(
     "Judge model",
@@ -77,8 +78,8 @@ judge_kinds = c[1].multiselect(
 unavailable = [m for m in {answer_model, judge_model} if m not in usable]
 for m in unavailable:
     st.warning(
-        f"{m} is unavailable: {label[m]} - "
-        f"{models.set_index('model').loc[m, 'reason']}. The dry run still works."
+        f"{md(m)} is unavailable: {md(label[m])} - "
+        f"{md(models.set_index('model').loc[m, 'reason'])}. The dry run still works."
     )
 
 config = experiment_config(
@@ -100,7 +101,7 @@ with ui.database() as db:
     try:
         estimate = run_experiment(db, config, dry_run=True, progress=False)
     except WorkbenchError as exc:
-        st.error(f"This experiment cannot run: {exc}")
+        st.error(f"This experiment cannot run: {md(exc)}")
         st.stop()
 st.subheader("Dry-run estimate")
 m = st.columns(4)
@@ -108,7 +109,7 @@ m[0].metric("Questions", estimate["questions"])
 m[1].metric("Calls", f"{estimate['calls']:,}")
 m[2].metric("Input tokens", f"{estimate['input_tokens']:,}")
 m[3].metric("Cost (USD)", f"{estimate['cost_usd']:.4f}")
-st.caption(estimate.get("note", ""))
+st.caption(md(estimate.get("note", "")))
 
 if st.button("Run", type="primary", disabled=bool(unavailable)):
     result: dict = {}
@@ -134,7 +135,7 @@ if st.button("Run", type="primary", disabled=bool(unavailable)):
         bar.progress(1.0, text="finished")
     if "error" in result:
         st.error(
-            f"The run stopped: {result['error']}. Everything stored so far is kept; "
+            f"The run stopped: {md(result['error'])}. Everything stored so far is kept; "
             "run again to resume."
         )
     else:

@@ -21,7 +21,7 @@ from core.store.database import opened
 from core.views.judgments import evidence_table
 from core.views.leaderboard import LiveLeaderboard, LiveResult
 from core.views.overview import data_version
-from core.views.text import escape_markdown
+from core.views.text import escape_markdown, md
 
 EMPTY_HINT = (
     "The database is empty. Build the key-free demo with `make run` (or "
@@ -44,7 +44,7 @@ def database() -> Iterator[Any]:
 def setup(title: str) -> None:
     """Page config and title."""
     st.set_page_config(page_title=f"{title} - Long-Span QA Workbench", layout="wide")
-    st.title(title)
+    st.title(md(title))
 
 
 # ------------------------------------------------------------------------------------------
@@ -87,7 +87,7 @@ def sign_in_sidebar() -> str | None:
                     st.session_state["annotator"] = check_sign_in(name, code, expected)
                     st.rerun()
                 except WorkbenchError as exc:
-                    st.error(str(exc))
+                    st.error(md(exc))
     return None
 
 
@@ -182,4 +182,4 @@ def evidence(items) -> None:
 
 def highlighted(markdown_safe: str) -> None:
     """Render Markdown built by ``highlight_markdown`` (already escaped)."""
-    st.markdown(markdown_safe)
+    st.markdown(md(markdown_safe))

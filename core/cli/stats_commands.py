@@ -12,45 +12,12 @@ import warnings
 from pathlib import Path
 from typing import Any
 
-from core.cli.support import print_aligned
+from core.cli.support import alpha_arg, count_arg, level_arg, print_aligned
 from core.corpus.names import name_problem
 from core.corpus.tabular import check_path, decode_input, optional_number, read_records
 from core.errors import InputError
 
 RANK_COLUMNS = ["question_id", "system_a", "system_b", "verdict"]
-
-
-def _level(text: str) -> float:
-    """argparse type of ``--level``: a finite number strictly between 0 and 1."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-    if not 0 < value < 1:
-        raise argparse.ArgumentTypeError(f"{text!r} must be between 0 and 1 (exclusive)")
-    return value
-
-
-def _alpha(text: str) -> float:
-    """argparse type of ``--alpha``: a finite number >= 0."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-    if not math.isfinite(value) or value < 0:
-        raise argparse.ArgumentTypeError(f"{text!r} must be a finite number >= 0")
-    return value
-
-
-def _count(text: str) -> int:
-    """argparse type of ``--bootstrap``: a whole number >= 0."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"{text!r} must be >= 0")
-    return value
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -70,16 +37,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     p.add_argument(
         "--bootstrap",
-        type=_count,
+        type=count_arg,
         default=1000,
         metavar="N",
         help="bootstrap replicates over questions (default 1000; 0 = none)",
     )
     p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
-    p.add_argument("--level", type=_level, default=0.95, help="interval level (default 0.95)")
+    p.add_argument("--level", type=level_arg, default=0.95, help="interval level (default 0.95)")
     p.add_argument(
         "--alpha",
-        type=_alpha,
+        type=alpha_arg,
         default=0.0,
         help="Gaussian prior strength; > 0 allows data that never lose/win (MAP)",
     )
@@ -101,13 +68,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     a.add_argument("--rater-b", help="second rater")
     a.add_argument(
         "--bootstrap",
-        type=_count,
+        type=count_arg,
         default=1000,
         metavar="N",
         help="bootstrap replicates for Cohen's kappa interval (default 1000)",
     )
     a.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
-    a.add_argument("--level", type=_level, default=0.95, help="interval level (default 0.95)")
+    a.add_argument("--level", type=level_arg, default=0.95, help="interval level (default 0.95)")
     a.add_argument("--json", action="store_true", help="print JSON instead of text")
     a.set_defaults(func=cmd_agreement)
 
