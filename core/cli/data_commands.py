@@ -136,7 +136,11 @@ def _import_questions(args: argparse.Namespace) -> int:
     if counts.get("orphaned"):
         print(
             "warning: replaced questions keep their old "
-            + ", ".join(f"{n} {what}" for what, n in counts["orphaned"].items() if n)
+            + ", ".join(
+                f"{n} {what if n != 1 else what[:-1]}"
+                for what, n in counts["orphaned"].items()
+                if n
+            )
             + " (they were made for the old text)",
             file=sys.stderr,
         )
