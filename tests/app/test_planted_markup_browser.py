@@ -330,7 +330,6 @@ def test_planted_markup_stays_inert_on_every_page(served):
             "judge-name",
             "question",
             "reference",
-            "answer",
         )
         if f"/{field}/md-image.png" not in shown
     ]
