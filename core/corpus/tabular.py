@@ -112,8 +112,11 @@ def read_input_text(path: str | Path) -> str:
 
 
 def read_document_text(path: str | Path) -> str:
-    """The decoded text of a book or story file; control characters are refused like in fields."""
-    text = read_input_text(path)
+    """The decoded text of a book or story file; control characters are refused like in fields,
+    except two layout characters of old plain-text books: a form feed (page break) becomes a line
+    break and a DOS end-of-file mark (U+001A) at the very end is dropped."""
+    text = read_input_text(path).replace("\x0c", "\n")
+    text = text.rstrip("\n").removesuffix("\x1a") + ("\n" if text.endswith("\n") else "")
     m = CONTROL_CHARS.search(text)
     if m:
         line = text.count("\n", 0, m.start()) + 1

@@ -98,3 +98,14 @@ def test_md_escapes_every_kind_of_markup():
         escaped = md(markup)
         assert all(f"\\{ch}" in escaped for ch in "[]()<>:$!" if ch in markup)
     assert md(None) == "" and md(0) == "0" and md(md("a.b")) == "a\\.b"
+
+
+def test_book_layout_characters_are_normalised_others_refused(tmp_path):
+    from core.corpus.tabular import read_document_text
+
+    path = tmp_path / "b.txt"
+    path.write_bytes(b"Page one.\x0cPage two.\n\x1a")
+    assert read_document_text(path) == "Page one.\nPage two.\n"
+    path.write_bytes(b"Page one.\x1aPage two.\n")
+    with pytest.raises(InputError, match=r"line 1, column 10: control character U\+001A"):
+        read_document_text(path)
