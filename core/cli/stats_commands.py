@@ -96,8 +96,8 @@ def _read_rank_csv(path: str):
 
     data = check_path(path).read_bytes()
     text = decode_input(data, path)  # encoding, BOM, binary and empty-file checks
-    if not data.startswith(b"\xef\xbb\xbf") and text.encode() != data.replace(b"\r\n", b"\n"):
-        data = text.encode()  # UTF-16 (or CR line ends): hand pyarrow the UTF-8 text
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        data = text.encode()  # UTF-16 with its BOM: hand pyarrow the text as UTF-8
     dict_type = pa.dictionary(pa.int32(), pa.string())
     try:
         table = pacsv.read_csv(
