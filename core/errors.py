@@ -16,14 +16,16 @@ class InputError(WorkbenchError):
         *,
         path: str | None = None,
         line: int | None = None,
-        column: str | None = None,
+        column: str | int | None = None,
     ) -> None:
         where = []
         if path:
             where.append(str(path))
         if line is not None:
             where.append(f"line {line}")
-        if column:
+        if isinstance(column, int):
+            where.append(f"column {column}")
+        elif column:
             where.append(f"column {column!r}")
         prefix = ", ".join(where)
         super().__init__(f"{prefix}: {message}" if prefix else message)

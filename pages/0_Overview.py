@@ -4,7 +4,7 @@ import streamlit as st
 
 import pages as ui
 from core.views.overview import overview
-from core.views.text import escape_markdown
+from core.views.text import escape_markdown, md
 
 ui.setup("Long-Span QA Workbench")
 ui.sign_in_sidebar()
@@ -18,10 +18,11 @@ if data["empty"]:
 
 counts = data["counts"]
 docs = ", ".join(
-    f"{r['documents']:,} {r['source']} {r['kind']}" for r in data["datasets"].to_dict("records")
+    f"{r['documents']:,} {md(r['source'])} {md(r['kind'])}"
+    for r in data["datasets"].to_dict("records")
 )
 origins = ", ".join(
-    f"{r['questions']:,} {r['origin']}" for r in data["by_origin"].to_dict("records")
+    f"{r['questions']:,} {md(r['origin'])}" for r in data["by_origin"].to_dict("records")
 )
 about = (
     f"**What is in this database.** Documents: {docs}. Questions: {origins}. "
@@ -31,13 +32,13 @@ if data["offline_only"]:
     about += (
         "\n\nEvery answer, generated question and auto-verdict made in this workbench comes "
         "from **offline "
-        "baselines** (" + ", ".join(f"`{m}`" for m in data["models"]) + "): simple "
+        "baselines** (" + ", ".join(md(m) for m in data["models"]) + "): simple "
         "extractive and word-overlap algorithms that need no API key. They are not language "
         "models, so expect weak answers and rough verdicts; they show how the workbench "
         "works. Configure a model key and use the **Run** page for real models."
     )
 elif data["models"]:
-    about += "\n\nModels used: " + ", ".join(f"`{m}`" for m in data["models"]) + "."
+    about += "\n\nModels used: " + ", ".join(md(m) for m in data["models"]) + "."
 st.info(about)
 for src in data["imported"]:
     # Imported evaluations: real answers and raters made elsewhere (see docs/imports.md).
@@ -53,13 +54,13 @@ for src in data["imported"]:
 
 cols = st.columns(5)
 for col, table in zip(cols, ("documents", "questions", "answers", "judgments", "disputes")):
-    col.metric(table.capitalize(), f"{counts.get(table, 0):,}")
+    col.metric(md(table.capitalize()), f"{counts.get(table, 0):,}")
 
 st.subheader("Needs human attention")
 att = data["attention"]
 cols = st.columns(len(att))
 for col, (label, value) in zip(cols, att.items()):
-    col.metric(label, f"{value:,}")
+    col.metric(md(label), f"{value:,}")
 st.markdown(
     "**Where to start** (sign in from the sidebar first):\n"
     f"- **Review questions**: check generated and cross-lingual questions against the checklist "
@@ -69,7 +70,7 @@ st.markdown(
     f"- **Side by side**: compare two answers blind ({data['side_by_side_items']:,} pairs); your "
     "verdicts feed the **Leaderboard** and the **Agreement** page live."
 )
-st.caption(f"Each item needs {data['k']} annotation(s) (setting `annotations_per_item`).")
+st.caption(f"Each item needs {md(data['k'])} annotation(s) (setting `annotations_per_item`).")
 
 left, right = st.columns(2)
 with left:

@@ -8,7 +8,7 @@ import pages as ui
 from core.annotation.reviews import record_review, review_progress, review_queue
 from core.errors import WorkbenchError
 from core.views.review import question_detail, question_filters, question_ids, question_labels
-from core.views.text import escape_markdown
+from core.views.text import escape_markdown, md
 
 ui.setup("Review questions")
 user = ui.require_annotator()  # the signed-in Annotator: every write takes it
@@ -100,7 +100,7 @@ with ui.database() as db:
         else:
             own = {"accept": "accepted", "reject": "rejected", "edit": "edited"}[last["decision"]]
             st.success(
-                f"{said}: the question is now **{last['status']}**"
+                f"{said}: the question is now **{md(last['status'])}**"
                 + (
                     " (the majority of the current reviews decides)"
                     if last["status"] != own
@@ -129,14 +129,14 @@ with ui.database() as db:
     with main:
         ui.untrusted(q["question"])
     st.caption(
-        f"id `{q['id']}` · origin {q['origin']} · type {q['qtype'] or '-'} · "
-        f"language {q.get('language') or '-'} · status {q['status']}"
+        f"id {md(q['id'])} · origin {md(q['origin'])} · type {md(q['qtype'] or '-')} · "
+        f"language {md(q.get('language') or '-')} · status {md(q['status'])}"
     )
     st.markdown("**Reference answer**" if q["origin"] == "xrag" else "**Generated answer**")
     ui.untrusted(detail["answer"])
     if detail["parent"]:
         par = detail["parent"]
-        st.markdown(f"**The English original** (`{par['id']}`)")
+        st.markdown(f"**The English original** ({md(par['id'])})")
         ui.untrusted(par["question"])
         ui.untrusted((par["answers"] or [""])[0], "its answer")
     if detail["entity"]:
@@ -144,7 +144,7 @@ with ui.database() as db:
         others = [x["name"] for x in detail["entities"] if x["id"] != e["id"]]
         st.markdown(
             f"**Entity:** {escape_markdown(e['name'])} "
-            f"({e['n_mentions']} mentions, rank {e['rank']})"
+            f"({md(e['n_mentions'])} mentions, rank {md(e['rank'])})"
             + (" · also about: " + ", ".join(escape_markdown(o) for o in others) if others else "")
         )
     if detail["passages"]:
@@ -152,19 +152,19 @@ with ui.database() as db:
         with (
             st.expander(
                 f"Passages ({len(detail['passages'])} of the document's "
-                f"{detail['n_passages']}; entity names in bold)",
+                f"{md(detail['n_passages'])}; entity names in bold)",
                 expanded=True,
             ),
             st.container(height=480),
         ):
             st.caption(
-                f"{n_built} passage(s) the question was built from, then mentions of its "
-                f"entities spread from first to last ({detail['n_mention_passages']} "
+                f"{n_built:d} passage(s) the question was built from, then mentions of its "
+                f"entities spread from first to last ({md(detail['n_mention_passages'])} "
                 "passages mention them). Far-apart passage numbers mean a long span."
             )
             for p in detail["passages"]:
                 st.caption(
-                    f"Passage {p['idx']} · "
+                    f"Passage {md(p['idx'])} · "
                     + (
                         "the question was built from it"
                         if p["role"] == "evidence"
@@ -178,7 +178,7 @@ with ui.database() as db:
             with (
                 col,
                 st.expander(
-                    f"Article {'AB'[i] if i < 2 else i + 1}: {a.get('title') or a['id']}",
+                    f"Article {md('AB'[i] if i < 2 else i + 1)}: {md(a.get('title') or a['id'])}",
                     expanded=True,
                 ),
                 st.container(height=360),
@@ -225,7 +225,7 @@ with ui.database() as db:
     with st.form(f"review_{qid}"):
         values = {}
         for f in fields:
-            name, label, key = f["name"], f["label"], f"chk_{f['name']}_{qid}"
+            name, label, key = f["name"], md(f["label"]), f"chk_{f['name']}_{qid}"
             if name in ("support_a", "support_b") and len(titles) > "ab".index(name[-1]):
                 label += f" ({escape_markdown(titles['ab'.index(name[-1])])})"
             if f["type"] == "bool" and f["required"]:  # no default: Yes or No, chosen
@@ -244,6 +244,7 @@ with ui.database() as db:
                 values[name] = st.radio(
                     label,
                     f["choices"],
+                    format_func=md,
                     horizontal=True,
                     key=key,
                     index=f["choices"].index(old[name]) if old.get(name) in f["choices"] else None,
@@ -259,7 +260,7 @@ with ui.database() as db:
         )
         note = st.text_input("Note (optional)", key=f"note_{qid}")
         missing = [
-            f["label"]
+            md(f["label"])
             for f in fields
             if f["required"] and f["type"] != "text" and values.get(f["name"]) is None
         ]
@@ -270,7 +271,7 @@ with ui.database() as db:
             "edit": cols[2].form_submit_button("Save edit", shortcut="E"),
         }
         chosen = next((d for d, hit in pressed.items() if hit), None)
-        button = {"accept": "Accept", "reject": "Reject", "edit": "Save edit"}.get(chosen)
+        button = md({"accept": "Accept", "reject": "Reject", "edit": "Save edit"}.get(chosen))
         if chosen and missing and chosen != "reject":  # Reject needs nothing more
             st.error(
                 "Answer every required checklist item first (nothing was stored): "
@@ -303,7 +304,7 @@ with ui.database() as db:
                 }
                 st.rerun()
             except WorkbenchError as exc:
-                st.error(f"{button}: nothing was stored. {exc}")
+                st.error(f"{button}: nothing was stored. {md(exc)}")
     c = st.columns(6)
     c[0].button("Skip", key="review_skip", shortcut="S", on_click=_skip, args=(qid,))
     c[1].button("Undo", key="review_undo", shortcut="U", on_click=_undo)
@@ -329,7 +330,7 @@ with ui.database() as db:
         agree = detail["review_agreement"]
         if agree:
             st.markdown(
-                f"**Agreement between the {agree['n_reviewers']} reviewers** (share of "
+                f"**Agreement between the {md(agree['n_reviewers'])} reviewers** (share of "
                 "agreeing reviewer pairs per item)"
             )
             st.dataframe(

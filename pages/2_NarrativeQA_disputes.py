@@ -20,7 +20,7 @@ from core.views.disputes import (
 )
 from core.views.overview import export_bytes
 from core.views.review import search_context, searchable_documents
-from core.views.text import escape_markdown
+from core.views.text import escape_markdown, md
 
 #: keyboard shortcut of each resolution (in the order of RESOLUTION_LABELS)
 KEYS = dict(zip(RESOLUTION_LABELS, "1234"))
@@ -31,7 +31,7 @@ who = user.name
 
 
 def show_judgment(title: str, j: dict | None) -> None:
-    st.markdown(f"**{title}**")
+    st.markdown(f"**{md(title)}**")
     if not j:
         st.caption("(judgment missing)")
         return
@@ -93,7 +93,7 @@ with ui.database() as db:
         st.info(
             "No disputes yet. They appear when the ground-truth rater and the context rater "
             "disagree on a NarrativeQA answer (run an experiment with both raters). "
-            + ui.EMPTY_HINT.split(".")[0]
+            + md(ui.EMPTY_HINT.split(".")[0])
             + " if the database is empty."
         )
         st.stop()

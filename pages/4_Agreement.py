@@ -11,7 +11,7 @@ from core.views.agreement_text import (
 )
 from core.views.agreement_view import auto_vs_crowd, crowd_overview, slot_agreement
 from core.views.figures import agreement_overview, confusion_figure, rater_pair_view
-from core.views.text import escape_markdown
+from core.views.text import escape_markdown, md
 
 ui.setup("Agreement")
 ui.sign_in_sidebar()
@@ -131,7 +131,9 @@ for col, (label, res) in zip(
     c, (("Between annotators", data["humans"]), ("Between auto-raters", data["autos"]))
 ):
     with col:
-        st.markdown(f"**{label}**: {res['raters']} raters, {res['items']} items with 2+ labels")
+        st.markdown(
+            f"**{md(label)}**: {md(res['raters'])} raters, {md(res['items'])} items with 2+ labels"
+        )
         fk, ka = res["fleiss_kappa"], res["krippendorff_alpha"]
         m = st.columns(2)
         m[0].metric("Fleiss' kappa", "-" if fk is None else f"{fk:.3f}")
@@ -186,7 +188,7 @@ event = st.dataframe(
 picked = event.selection.rows if event is not None and hasattr(event, "selection") else []
 if picked:
     qid = pv["disagreements"].iloc[picked[0]]["question_id"]
-    if st.button(f"Open question {qid} in Browse"):
+    if st.button(f"Open question {md(qid)} in Browse"):
         st.session_state["browse_question"] = qid
         st.switch_page("pages/6_Browse.py")
 

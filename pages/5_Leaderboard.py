@@ -13,6 +13,7 @@ from core.views.leaderboard_figures import (
     ranking_sources,
     slope_figure,
 )
+from core.views.text import md
 
 ui.setup("Leaderboard")
 ui.sign_in_sidebar()
@@ -48,7 +49,9 @@ def live_board() -> None:
     group_key = f"lb_group_{source}_{rater}"  # one box per verdict source and rater: never stale
     with ui.database() as db:
         r = ui.live_leaderboard(db, source, rater, n_boot, seed, st.session_state.get(group_key))
-    st.caption(f"Live: checks for new verdicts every {POLL_S} s (read up to judgment {r.last_id}).")
+    st.caption(
+        f"Live: checks for new verdicts every {POLL_S} s (read up to judgment {md(r.last_id)})."
+    )
     if len(r.groups) > 1:
         keys = [g.key for g in r.groups]
         if st.session_state.get(group_key) not in keys:
@@ -73,23 +76,23 @@ def live_board() -> None:
         )
     if r.n_unlinked:
         st.caption(
-            f"{r.n_unlinked} system(s) have no counted comparison left (only 'None' or "
+            f"{md(r.n_unlinked)} system(s) have no counted comparison left (only 'None' or "
             "withdrawn verdicts) and are not ranked."
         )
     lb = r.leaderboard
     if lb is None:
         st.info(
-            f"No leaderboard yet: {r.why}. Give verdicts on the Side by side page, or run an "
+            f"No leaderboard yet: {md(r.why)}. Give verdicts on the Side by side page, or run an "
             "experiment with a side-by-side judge (Run page)."
         )
         return
     if r.note:
-        st.warning(r.note)
+        st.warning(md(r.note))
     if r.thin:
-        st.warning(r.thin)
+        st.warning(md(r.thin))
     st.markdown(
         f"**{len(lb.systems)} systems, {int(lb.count_matrix().sum() / 2)} comparisons "
-        f"over {lb.n_questions} questions** ({r.n_none} 'None' verdicts excluded, counted "
+        f"over {md(lb.n_questions)} questions** ({md(r.n_none)} 'None' verdicts excluded, counted "
         "over all groups; Equal counts half a win each)"
     )
     columns = {

@@ -6,7 +6,7 @@ import pages as ui
 from core.views.browse_grid import verdict_grid
 from core.views.judgments import browse_detail
 from core.views.review import question_filters, question_ids, question_labels
-from core.views.text import escape_markdown
+from core.views.text import escape_markdown, md
 
 ui.setup("Browse")
 ui.sign_in_sidebar()
@@ -61,7 +61,8 @@ if not d["answers"]:
     )
 for a in d["answers"]:
     with st.expander(
-        f"{escape_markdown(a['system'])} ({a['status']}, {a['context_tokens']} context tokens)",
+        f"{escape_markdown(a['system'])} ({md(a['status'])}, {md(a['context_tokens'])} "
+        "context tokens)",
         expanded=len(d["answers"]) <= 4,
     ):
         ui.untrusted(a["text"])

@@ -22,6 +22,7 @@ from core.views.run import (
     run_progress,
     unused_system_prefix,
 )
+from core.views.text import md
 
 ui.setup("Run an experiment")
 ui.require_annotator("admin")  # runs spend money: signed in, and admin once accounts exist
@@ -63,7 +64,7 @@ contexts = c[0].multiselect(
     "Systems (context strategies)",
     list(kinds),
     default=["none", "rag"],
-    help="; ".join(f"{k}: {v}" for k, v in kinds.items()),
+    help="; ".join(f"{md(k)}: {md(v)}" for k, v in kinds.items()),
 )
 judge_model = c[1].selectbox(
     "Judge model",
@@ -88,8 +89,8 @@ system_prefix = st.text_input(
 unavailable = [m for m in {answer_model, judge_model} if m not in usable]
 for m in unavailable:
     st.warning(
-        f"{m} is unavailable: {label[m]} - "
-        f"{models.set_index('model').loc[m, 'reason']}. The dry run still works."
+        f"{md(m)} is unavailable: {md(label[m])} - "
+        f"{md(models.set_index('model').loc[m, 'reason'])}. The dry run still works."
     )
 
 config = experiment_config(
@@ -112,7 +113,7 @@ with ui.database() as db:
     try:
         estimate = ui.cached_view(db, dry_run_estimate, config)
     except WorkbenchError as exc:
-        st.error(f"This experiment cannot run: {exc}")
+        st.error(f"This experiment cannot run: {md(exc)}")
         st.stop()
 st.subheader("Dry-run estimate")
 m = st.columns(4)
@@ -120,7 +121,7 @@ m[0].metric("Questions", estimate["questions"])
 m[1].metric("Calls", f"{estimate['calls']:,}")
 m[2].metric("Input tokens", f"{estimate['input_tokens']:,}")
 m[3].metric("Cost (USD)", f"{estimate['cost_usd']:.4f}")
-st.caption(estimate.get("note", ""))
+st.caption(md(estimate.get("note", "")))
 
 if st.button("Run", type="primary", disabled=bool(unavailable)):
     result: dict = {}
@@ -146,7 +147,7 @@ if st.button("Run", type="primary", disabled=bool(unavailable)):
         bar.progress(1.0, text="finished")
     if "error" in result:
         st.error(
-            f"The run stopped: {result['error']}. Everything stored so far is kept; "
+            f"The run stopped: {md(result['error'])}. Everything stored so far is kept; "
             "run again to resume."
         )
     else:

@@ -5,6 +5,7 @@ import streamlit as st
 import pages as ui
 from core.views.exam import answered_frame, car_reproduction_frame, correlation_frame, runs_frame
 from core.views.exam_book import book_correlation, exam_leaderboard, exam_query_ids
+from core.views.text import md
 
 ui.setup("EXAM")
 ui.sign_in_sidebar()
@@ -23,7 +24,7 @@ with ui.database() as db:
         st.subheader("Leaderboard")
         board, caption = exam_leaderboard(db, run_id)
         st.dataframe(board, hide_index=True, width="stretch")
-        st.caption(caption)
+        st.caption(md(caption))
         queries = exam_query_ids(db, run_id)
         if queries:
             qid = st.selectbox("Query", queries)
@@ -38,7 +39,7 @@ with ui.database() as db:
             else:
                 st.caption("This run has no reference leaderboard (no gold articles).")
         except Exception as exc:  # a run without references
-            st.caption(f"No correlation: {exc}")
+            st.caption(f"No correlation: {md(exc)}")
     book = book_correlation(db, st.session_state.get("exam_book"))
     if len(book["correlations"]):
         st.markdown(
@@ -51,7 +52,7 @@ with ui.database() as db:
             )
         st.dataframe(book["correlations"], hide_index=True, width="stretch")
         st.dataframe(book["systems"], hide_index=True, width="stretch")
-        st.caption(book["caption"])
+        st.caption(md(book["caption"]))
 
 st.subheader("TREC CAR Y3 reproduction (bundled published results)")
 if st.toggle("Compute the reproduction", key="exam_car"):

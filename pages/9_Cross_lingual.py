@@ -4,6 +4,7 @@ review labels (DataFrames from core.views.xrag)."""
 import streamlit as st
 
 import pages as ui
+from core.views.text import md
 from core.views.xrag import (
     accuracy_table,
     controlled_table,
@@ -33,9 +34,9 @@ with ui.database() as db:
             "discarded.",
         ),
     ):
-        st.subheader(title)
+        st.subheader(md(title))
         if frame.empty:
-            st.caption(empty)
+            st.caption(md(empty))
         else:
             st.dataframe(frame, hide_index=True, width="stretch")
     st.subheader("Controlled analysis (paired, McNemar + paired bootstrap)")

@@ -27,7 +27,7 @@ from core.views.gold import gold_agreement, gold_size, people_agreement
 from core.views.guidelines import task_guideline
 from core.views.judgments import evidence_table
 from core.views.leaderboard import LiveLeaderboard, LiveResult
-from core.views.text import escape_markdown
+from core.views.text import escape_markdown, md
 
 EMPTY_HINT = (
     "The database is empty. Build the key-free demo with `make run` (or "
@@ -50,7 +50,7 @@ def database() -> Iterator[Any]:
 def setup(title: str) -> None:
     """Page config and title."""
     st.set_page_config(page_title=f"{title} - Long-Span QA Workbench", layout="wide")
-    st.title(title)
+    st.title(md(title))
 
 
 # ------------------------------------------------------------------------------------------
@@ -151,7 +151,7 @@ def sign_in_sidebar() -> Annotator | None:
                             st.query_params["name"] = who.name
                     st.rerun()
                 except WorkbenchError as exc:
-                    st.error(str(exc))
+                    st.error(md(exc))
     return None
 
 
@@ -248,7 +248,7 @@ def evidence(items) -> None:
 
 def highlighted(markdown_safe: str) -> None:
     """Render Markdown built by ``highlight_markdown`` (already escaped)."""
-    st.markdown(markdown_safe)
+    st.markdown(md(markdown_safe))
 
 
 # ------------------------------------------------------------------------------------------

@@ -81,3 +81,191 @@ def test_package_init_reexports_nothing(package):
     init = package / "__init__.py"
     tree = ast.parse(init.read_text(encoding="utf-8"))
     assert not [n for n in tree.body if isinstance(n, (ast.Import, ast.ImportFrom))], _rel(init)
+
+
+# Streamlit calls whose text arguments are rendered as Markdown (labels included).
+MARKDOWN_CALLS = {
+    "markdown",
+    "caption",
+    "write",
+    "button",
+    "expander",
+    "warning",
+    "success",
+    "info",
+    "error",
+    "toast",
+    "subheader",
+    "header",
+    "title",
+    "radio",
+    "selectbox",
+    "multiselect",
+    "checkbox",
+    "toggle",
+    "text_input",
+    "text_area",
+    "number_input",
+    "slider",
+    "select_slider",
+    "metric",
+    "download_button",
+    "form_submit_button",
+    "popover",
+    "tabs",
+    "page_link",
+    "link_button",
+}
+MARKDOWN_KEYWORDS = {"body", "label", "help", "caption", "placeholder"}
+ESCAPERS = {"escape_markdown", "highlight_markdown", "md"}
+SAFE_CALLS = ESCAPERS | {"len", "int", "round"}
+NUMERIC_SPEC = re.compile(r"[,_]|[dfegn%]$")
+
+
+class _Markup:
+    """Decides whether an expression of a page can carry data into Markdown unescaped.
+
+    Safe: literals, calls of the escaping helpers (``core.views.text``), ``len``/``int``/
+    ``round``, f-string parts with a numeric format spec, UPPER_CASE constants, and local names
+    whose every assignment in the file is itself safe.
+    """
+
+    def __init__(self, tree: ast.AST) -> None:
+        self.assigned: dict[str, list[ast.expr | None]] = {}
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Assign):
+                for target in node.targets:
+                    self._bind(target, node.value)
+            elif isinstance(node, (ast.AugAssign, ast.AnnAssign)) and node.value is not None:
+                self._bind(node.target, node.value)
+            elif isinstance(node, (ast.For, ast.comprehension)):
+                self._bind(node.target, None)
+            elif isinstance(node, (ast.FunctionDef, ast.Lambda)):
+                for arg in [*node.args.args, *node.args.kwonlyargs]:
+                    self.assigned.setdefault(arg.arg, []).append(None)
+            elif isinstance(node, (ast.With, ast.AsyncWith)):
+                for item in node.items:
+                    if item.optional_vars is not None:
+                        self._bind(item.optional_vars, None)
+            elif isinstance(node, ast.NamedExpr):
+                self._bind(node.target, node.value)
+        self._checking: set[str] = set()
+
+    def _bind(self, target: ast.expr, value: ast.expr | None) -> None:
+        if isinstance(target, ast.Name):
+            self.assigned.setdefault(target.id, []).append(value)
+        elif isinstance(target, (ast.Tuple, ast.List)):
+            values = getattr(value, "elts", None)
+            same = isinstance(values, list) and len(values) == len(target.elts)
+            for i, elt in enumerate(target.elts):
+                self._bind(elt, values[i] if same else None)
+
+    def problem(self, node: ast.expr | None) -> str | None:
+        """Why ``node`` may carry unescaped data (``None``: it cannot)."""
+        if node is None:
+            return "a value of unknown origin"
+        if isinstance(node, ast.Constant):
+            return None
+        if isinstance(node, ast.JoinedStr):
+            for part in node.values:
+                if isinstance(part, ast.FormattedValue):
+                    spec = "".join(
+                        v.value
+                        for v in getattr(part.format_spec, "values", [])
+                        if isinstance(v, ast.Constant)
+                    )
+                    if spec and NUMERIC_SPEC.search(spec):
+                        continue  # a number formatted as a number
+                    found = self.problem(part.value)
+                    if found:
+                        return found
+            return None
+        if isinstance(node, ast.Call):
+            func = node.func
+            name = func.id if isinstance(func, ast.Name) else getattr(func, "attr", "")
+            if name in SAFE_CALLS:
+                return None
+            if name == "join" and isinstance(func, ast.Attribute) and node.args:
+                arg = node.args[0]
+                if isinstance(arg, (ast.GeneratorExp, ast.ListComp)):
+                    arg = arg.elt
+                return self.problem(func.value) or self.problem(arg)
+            return f"call {ast.unparse(node)[:60]!r}"
+        if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Mod)):
+            return self.problem(node.left) or self.problem(node.right)
+        if isinstance(node, ast.IfExp):
+            return self.problem(node.body) or self.problem(node.orelse)
+        if isinstance(node, (ast.List, ast.Tuple)):
+            return next((p for p in map(self.problem, node.elts) if p), None)
+        if isinstance(node, (ast.ListComp, ast.GeneratorExp)):
+            return self.problem(node.elt)
+        if isinstance(node, ast.Name):
+            if node.id.isupper():
+                return None  # a module constant
+            values = self.assigned.get(node.id)
+            if not values or node.id in self._checking:
+                return f"{node.id!r} (not assigned from escaped text here)" if not values else None
+            self._checking.add(node.id)
+            try:
+                found = next((p for p in map(self.problem, values) if p), None)
+            finally:
+                self._checking.discard(node.id)
+            return f"{node.id!r}: {found}" if found else None
+        if isinstance(node, ast.Attribute) and node.attr.isupper():
+            return None
+        return f"{ast.unparse(node)[:60]!r}"
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: p.name)
+def test_pages_escape_data_before_markdown(page):
+    """Every non-literal text a page hands to a Markdown-rendering Streamlit call goes through
+    ``core.views.text`` (``md``/``escape_markdown``/``highlight_markdown``); see :class:`_Markup`
+    for the few other things allowed."""
+    tree = ast.parse(page.read_text(encoding="utf-8"))
+    checker = _Markup(tree)
+    bad = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Attribute):
+            continue
+        if node.func.attr not in MARKDOWN_CALLS:
+            continue
+        args = list(node.args[:1]) + [k.value for k in node.keywords if k.arg in MARKDOWN_KEYWORDS]
+        if node.func.attr == "radio" and len(node.args) > 1:
+            if not any(k.arg == "format_func" for k in node.keywords):
+                args.append(node.args[1])
+        for arg in args:
+            problem = checker.problem(arg)
+            if problem:
+                bad.append(f"line {node.lineno}: st.{node.func.attr}: {problem}")
+    assert not bad, f"{page.name} renders data as Markdown without md()/escape_markdown: {bad}"
+
+
+def test_markdown_check_catches_unescaped_data():
+    """The check above fails on data and passes on escaped data (it can fail)."""
+    unsafe = [
+        "st.caption(f'{q[\"id\"]}')",
+        "st.expander(title)",
+        "x = row['t']\nst.warning(x)",
+        "st.button('Open ' + qid)",
+        "st.error(str(exc))",
+        "col.markdown(f'**{name}**')",
+    ]
+    safe = [
+        "st.caption(f'{md(q[\"id\"])} · {n:,} · {len(x)}')",
+        "title = md(row['t'])\nst.expander(title)",
+        "st.button('Open ' + md(qid))",
+        "st.info(EMPTY_HINT)",
+    ]
+    for source in unsafe:
+        tree = ast.parse(source)
+        call = next(n for n in ast.walk(tree) if isinstance(n, ast.Call) and n.func.attr != "__x")
+        call = [n for n in ast.walk(tree) if isinstance(n, ast.Call)][0]
+        assert _Markup(tree).problem(call.args[0]), source
+    for source in safe:
+        tree = ast.parse(source)
+        calls = [
+            n
+            for n in ast.walk(tree)
+            if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
+        ]
+        assert _Markup(tree).problem(calls[-1].args[0]) is None, source

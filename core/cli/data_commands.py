@@ -53,6 +53,12 @@ def register(sub: argparse._SubParsersAction) -> None:
         default="imported",
         choices=["imported", "generated", "narrativeqa", "exam", "xrag"],
     )
+    p.add_argument(
+        "--replace",
+        action="store_true",
+        help="replace stored questions of the same id whose answers, judgments or disputes "
+        "would be orphaned (refused when people labelled them)",
+    )
     p.set_defaults(func=_import_questions)
 
     p = sub.add_parser(
@@ -130,7 +136,18 @@ def _import_questions(args: argparse.Namespace) -> int:
     )
 
     with opened(args.db) as db:
-        counts = import_questions(db, args.path, origin=args.origin)
+        counts = import_questions(db, args.path, origin=args.origin, replace=args.replace)
+    if counts.get("orphaned"):
+        print(
+            "warning: replaced questions keep their old "
+            + ", ".join(
+                f"{n} {what if n != 1 else what[:-1]}"
+                for what, n in counts["orphaned"].items()
+                if n
+            )
+            + " (they were made for the old text)",
+            file=sys.stderr,
+        )
     print(json.dumps(counts))
     return 0
 
@@ -175,9 +192,23 @@ def _export(args: argparse.Namespace) -> int:
                 f"no table or view {args.table!r}; choose from "
                 f"{', '.join(sorted(n for n in names if not n.startswith('sqlite')))}"
             )
+        if args.output:
+            target = Path(args.output)
+            if target.is_dir():
+                raise InputError("is a directory; give a file name for --output", path=str(target))
+            if not target.parent.is_dir():
+                raise InputError(
+                    f"folder {str(target.parent)!r} does not exist; create it first",
+                    path=str(target),
+                )
         cursor = db.execute(f"select * from [{args.table}]")
         columns = [d[0] for d in cursor.description]
-        out = open(args.output, "w", newline="", encoding="utf-8") if args.output else sys.stdout
+        try:
+            out = (
+                open(args.output, "w", newline="", encoding="utf-8") if args.output else sys.stdout
+            )
+        except OSError as exc:
+            raise InputError(f"cannot write ({exc.strerror})", path=args.output) from None
         try:
             if args.format == "csv":
                 writer = csv.writer(out)

@@ -12,7 +12,9 @@ import warnings
 from pathlib import Path
 from typing import Any
 
-from core.cli.support import print_aligned
+from core.cli.support import alpha_arg, count_arg, level_arg, print_aligned
+from core.corpus.names import name_problem
+from core.corpus.tabular import check_path, decode_input, optional_number, read_records
 from core.errors import InputError
 
 RANK_COLUMNS = ["question_id", "system_a", "system_b", "verdict"]
@@ -35,16 +37,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     p.add_argument(
         "--bootstrap",
-        type=int,
+        type=count_arg,
         default=1000,
         metavar="N",
         help="bootstrap replicates over questions (default 1000; 0 = none)",
     )
     p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
-    p.add_argument("--level", type=float, default=0.95, help="interval level (default 0.95)")
+    p.add_argument("--level", type=level_arg, default=0.95, help="interval level (default 0.95)")
     p.add_argument(
         "--alpha",
-        type=float,
+        type=alpha_arg,
         default=0.0,
         help="Gaussian prior strength; > 0 allows data that never lose/win (MAP)",
     )
@@ -66,13 +68,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     a.add_argument("--rater-b", help="second rater")
     a.add_argument(
         "--bootstrap",
-        type=int,
+        type=count_arg,
         default=1000,
         metavar="N",
         help="bootstrap replicates for Cohen's kappa interval (default 1000)",
     )
     a.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
-    a.add_argument("--level", type=float, default=0.95, help="interval level (default 0.95)")
+    a.add_argument("--level", type=level_arg, default=0.95, help="interval level (default 0.95)")
     a.add_argument("--json", action="store_true", help="print JSON instead of text")
     a.set_defaults(func=cmd_agreement)
 
@@ -92,21 +94,23 @@ def _read_rank_csv(path: str):
         PairwiseCounts,  # deferred: a command imports only what it runs (fast `python -m core`)
     )
 
-    if not Path(path).is_file():
-        raise InputError("no such file", path=path)
+    data = check_path(path).read_bytes()
+    text = decode_input(data, path)  # encoding, BOM, binary and empty-file checks
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        data = text.encode()  # UTF-16 with its BOM: hand pyarrow the text as UTF-8
     dict_type = pa.dictionary(pa.int32(), pa.string())
     try:
         table = pacsv.read_csv(
-            path,
+            pa.BufferReader(data),
             convert_options=pacsv.ConvertOptions(
                 column_types={c: dict_type for c in RANK_COLUMNS}, strings_can_be_null=True
             ),
         )
     except pa.ArrowInvalid as exc:
+        # locate the problem (ragged row, bad quoting...) with the line-aware reader
+        read_records(path, RANK_COLUMNS, suffixes=(Path(path).suffix.lower(),))
         msg = str(exc).splitlines()[0]
-        raise InputError(
-            "empty file" if "Empty CSV" in msg else f"cannot parse CSV: {msg}", path=path
-        ) from None
+        raise InputError(f"cannot parse CSV: {msg}", path=path) from None
     missing = [c for c in RANK_COLUMNS if c not in table.column_names]
     if missing:
         raise InputError(f"missing column(s): {', '.join(missing)}", path=path)
@@ -133,6 +137,14 @@ def _read_rank_csv(path: str):
         if blank:
             line = int(np.flatnonzero(codes == blank[0])[0]) + 2
             raise InputError("missing value", path=path, line=line, column=c)
+        if c != "verdict":
+            bad = [(k, name_problem(label)) for k, label in enumerate(labels)]
+            bad = [(k, why) for k, why in bad if why]
+            if bad:
+                line = int(np.flatnonzero(codes == bad[0][0])[0]) + 2
+                raise InputError(
+                    f"{labels[bad[0][0]]!r}: {bad[0][1]}", path=path, line=line, column=c
+                )
         encoded += [codes, labels]
     try:
         return PairwiseCounts.from_codes(*encoded)
@@ -159,14 +171,7 @@ def cmd_rank(args: argparse.Namespace) -> int:
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", RuntimeWarning)
         if args.length_control:
-            import pandas as pd  # deferred: pandas costs ~0.5 s to import, only this path needs it
-
-            try:
-                df = pd.read_csv(
-                    args.judgments, dtype={c: str for c in RANK_COLUMNS}, keep_default_na=False
-                )
-            except (FileNotFoundError, pd.errors.EmptyDataError) as exc:
-                raise InputError(f"cannot read: {exc}", path=args.judgments) from None
+            df = _read_length_csv(args.judgments)
             board = leaderboard_length_controlled(
                 df, args.ties, args.bootstrap, args.seed, args.level, args.alpha
             )
@@ -217,6 +222,36 @@ def cmd_rank(args: argparse.Namespace) -> int:
     return 0
 
 
+def _checked_rows(
+    path: str, columns: list[str], names: tuple[str, ...]
+) -> list[tuple[int, dict[str, Any]]]:
+    """The rows of a statistics CSV through the shared reader; ``names`` columns hold names."""
+    records = read_records(path, columns, suffixes=(".csv", ".tsv"))
+    for line, rec in records:
+        for c in columns:
+            if not str(rec[c]).strip():
+                raise InputError("missing value", path=path, line=line, column=c)
+        for c in names:
+            why = name_problem(str(rec[c]).strip())
+            if why:
+                raise InputError(f"{rec[c]!r}: {why}", path=path, line=line, column=c)
+    return records
+
+
+def _read_length_csv(path: str):
+    import pandas as pd  # deferred: pandas costs ~0.5 s to import, only this path needs it
+
+    columns = [*RANK_COLUMNS, "length_a", "length_b"]
+    records = _checked_rows(path, columns, ("question_id", "system_a", "system_b"))
+    rows = []
+    for line, rec in records:
+        row = {c: str(rec[c]).strip() for c in RANK_COLUMNS}
+        for c in ("length_a", "length_b"):
+            row[c] = optional_number(rec, c, path, line, minimum=0)
+        rows.append(row)
+    return pd.DataFrame(rows, columns=columns)
+
+
 def _read_verdicts(path: str):
     import pandas as pd  # deferred: pandas costs ~0.5 s to import, only this path needs it
 
@@ -224,12 +259,14 @@ def _read_verdicts(path: str):
         parse_verdict,  # deferred: a command imports only what it runs (fast `python -m core`)
     )
 
-    try:
-        df = pd.read_csv(path, dtype=str, keep_default_na=False)
-    except FileNotFoundError:
-        raise InputError("no such file", path=path) from None
-    except pd.errors.EmptyDataError:
-        raise InputError("empty file", path=path) from None
+    columns = ["item_id", "rater", "verdict"]
+    records = _checked_rows(path, columns, ("item_id", "rater"))
+    df = pd.DataFrame(
+        [{c: str(rec[c]).strip() for c in columns} for _, rec in records], columns=columns
+    )
+    lines = {}
+    for line, rec in records:
+        lines.setdefault(str(rec["verdict"]).strip(), line)
     missing = [c for c in ("item_id", "rater", "verdict") if c not in df.columns]
     if missing:
         raise InputError(f"missing column(s): {', '.join(missing)}", path=path)
@@ -244,7 +281,7 @@ def _read_verdicts(path: str):
         try:
             labels[v] = parse_verdict(v)
         except InputError:
-            line = int((df["verdict"] == v).to_numpy().argmax()) + 2
+            line = lines[v]
             raise InputError(
                 f"unknown verdict {v!r} (expected A, B, Equal, None, yes or no)",
                 path=path,
@@ -252,12 +289,6 @@ def _read_verdicts(path: str):
                 column="verdict",
             ) from None
     df["verdict"] = df["verdict"].map(labels)
-    for c in ("item_id", "rater"):
-        blank = df[c].str.strip() == ""
-        if blank.any():
-            raise InputError(
-                "missing value", path=path, line=int(blank.to_numpy().argmax()) + 2, column=c
-            )
     return df
 
 

@@ -6,8 +6,10 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from core.corpus.documents import read_text_file, upsert_document
+from core.corpus.documents import upsert_document
 from core.corpus.gutenberg import clean_gutenberg
+from core.corpus.names import check_name
+from core.corpus.tabular import check_text_value, read_document_text
 from core.errors import InputError
 from core.store.connection import transaction
 
@@ -44,7 +46,12 @@ def import_book(
     Returns the :func:`core.corpus.documents.upsert_document` report plus ``title`` and ``author``.
     """
     path = Path(path)
-    raw = read_text_file(path)
+    if doc_id is not None:
+        check_name(doc_id, "document id", column="--id")
+    for option, value in (("--title", title), ("--author", author)):
+        if value is not None:
+            check_text_value(value, path, None, option)
+    raw = read_document_text(path)
     cleaned = clean_gutenberg(raw)
     if not cleaned.body.strip():
         raise InputError("book has no text after removing the Gutenberg header", path=str(path))
@@ -85,7 +92,7 @@ def import_books(db: sqlite_utils.Database, path: str | Path) -> list[dict[str, 
         if not files:
             raise InputError("no .txt files in folder", path=str(path))
         for file in files:  # validate all first: decode errors name the file
-            read_text_file(file)
+            read_document_text(file)
 
         with transaction(db):
             return [import_book(db, f) for f in files]

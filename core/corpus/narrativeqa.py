@@ -25,9 +25,10 @@ from typing import TYPE_CHECKING, Any
 
 from tqdm import tqdm
 
-from core.corpus.documents import decode_bytes, upsert_document
+from core.corpus.documents import upsert_document
 from core.corpus.gutenberg import clean_gutenberg
-from core.corpus.tabular import read_records, require_text
+from core.corpus.names import check_name
+from core.corpus.tabular import optional_number, read_document_text, read_records, require_text
 from core.errors import InputError
 from core.store.connection import dumps, transaction, utcnow
 from core.store.questions import upsert_question
@@ -157,6 +158,17 @@ def import_narrativeqa(
     documents: dict[str, dict[str, Any]] = {}
     for line, rec in read_records(docs_path, DOC_COLUMNS):
         doc_id = require_text(rec, "document_id", docs_path, line)
+        check_name(doc_id, "document_id", path=str(docs_path), line=line, column="document_id")
+        for column in ("story_word_count", "story_file_size"):
+            number = optional_number(rec, column, docs_path, line, minimum=0, integer=True)
+            rec[column] = "" if number is None else str(number)
+        if rec.get("set", "") not in ("", "train", "valid", "test"):
+            raise InputError(
+                f"unknown set {rec['set']!r} (expected train, valid or test)",
+                path=str(docs_path),
+                line=line,
+                column="set",
+            )
         if doc_id in documents:
             raise InputError(f"duplicate document_id {doc_id!r}", path=str(docs_path), line=line)
         documents[doc_id] = rec
@@ -223,7 +235,7 @@ def import_narrativeqa(
         if path is None:
             continue
         meta = documents[doc_id]
-        raw = decode_bytes(path.read_bytes(), path)
+        raw = read_document_text(path)
         text, how = story_text(
             raw, meta.get("kind", ""), meta.get("story_start", ""), meta.get("story_end", "")
         )

@@ -13,19 +13,45 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from core.corpus.tabular import read_records, require_text
+from core.corpus.names import check_name
+from core.corpus.tabular import optional_text, read_records, require_text
 from core.errors import InputError
 from core.store.connection import dumps, transaction, utcnow
-from core.store.questions import upsert_question
 
 if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
     import sqlite_utils
+
+CONTENT = ("document_id", "context_document_id", "question", "answers", "qtype", "language")
+"""Columns that make a question what it is: changing them under stored answers needs --replace."""
+
+
+def _answer_list(values: list[Any], path: Path, line: int) -> list[str]:
+    out = []
+    for value in values:
+        if isinstance(value, bool) or not isinstance(value, (str, int, float)):
+            raise InputError(
+                f"answers must be a list of texts, found an item of type {type(value).__name__}",
+                path=str(path),
+                line=line,
+                column="answers",
+            )
+        if str(value).strip():
+            out.append(str(value).strip())
+    return out
 
 
 def _answers(record: dict[str, Any], path: Path, line: int) -> list[str]:
     value = record.get("answers")
     if isinstance(value, list):
-        return [str(a).strip() for a in value if str(a).strip()]
+        return _answer_list(value, path, line)
+    if value is not None and not isinstance(value, str):
+        raise InputError(
+            f"answers must be a list of texts or text with '|' between answers, "
+            f"found {type(value).__name__}",
+            path=str(path),
+            line=line,
+            column="answers",
+        )
     if isinstance(value, str) and value.strip():
         text = value.strip()
         if text.startswith("["):
@@ -35,16 +61,20 @@ def _answers(record: dict[str, Any], path: Path, line: int) -> list[str]:
                 raise InputError(
                     "answers is not a valid JSON list", path=str(path), line=line, column="answers"
                 ) from None
-            return [str(a).strip() for a in parsed if str(a).strip()]
+            if not isinstance(parsed, list):
+                raise InputError(
+                    "answers is not a valid JSON list", path=str(path), line=line, column="answers"
+                )
+            return _answer_list(parsed, path, line)
         return [a.strip() for a in text.split("|") if a.strip()]
     found = []
-    if str(record.get("answer") or "").strip():
-        found.append(str(record["answer"]).strip())
+    if "answer" in record:
+        found.append(optional_text(record, "answer", path, line))
     numbered = sorted(
         (k for k in record if k.startswith("answer") and k[6:].isdigit()), key=lambda k: int(k[6:])
     )
-    found += [str(record[k]).strip() for k in numbered if str(record[k] or "").strip()]
-    return found
+    found += [optional_text(record, k, path, line) for k in numbered]
+    return [a for a in found if a]
 
 
 def import_questions(
@@ -53,8 +83,16 @@ def import_questions(
     *,
     origin: str = "imported",
     run_id: str | None = None,
-) -> dict[str, int]:
-    """Import a question set; all-or-nothing. Returns counts of inserted and updated rows."""
+    replace: bool = False,
+) -> dict[str, Any]:
+    """Import a question set; all-or-nothing. Returns counts of inserted, updated, unchanged rows.
+
+    A stored question with the same id and other content is updated only while nothing hangs on
+    it (answers, judgments, disputes); otherwise the import is refused unless ``replace`` is
+    given, and even then refused when people labelled it (human judgments, reviews, dispute
+    resolutions). ``orphaned`` in the result counts what a replacement left pointing at the new
+    text.
+    """
     path = Path(path)
     records = read_records(path, ["question", "document_id"])
     known = {r[0] for r in db.execute("select id from documents")}
@@ -69,7 +107,8 @@ def import_questions(
                 line=line,
                 column="document_id",
             )
-        context_id = str(rec.get("context_document_id") or doc_id)
+        check_name(doc_id, "document_id", path=str(path), line=line, column="document_id")
+        context_id = optional_text(rec, "context_document_id", path, line) or doc_id
         if context_id not in known:
             raise InputError(
                 f"unknown context_document_id {context_id!r}",
@@ -78,9 +117,10 @@ def import_questions(
                 column="context_document_id",
             )
         qid = (
-            str(rec.get("id") or "").strip()
+            optional_text(rec, "id", path, line)
             or "q-" + hashlib.sha1(f"{doc_id}\x1f{question}".encode()).hexdigest()[:16]
         )
+        check_name(qid, "question id", path=str(path), line=line, column="id")
         if qid in seen:
             raise InputError(
                 f"duplicate id {qid!r} (first on line {seen[qid]})",
@@ -98,17 +138,94 @@ def import_questions(
                 "question": question,
                 "answers": dumps(_answers(rec, path, line)),
                 "origin": origin,
-                "split": str(rec.get("split") or ""),
-                "qtype": str(rec.get("qtype") or ""),
-                "language": str(rec.get("language") or "en"),
+                "split": optional_text(rec, "split", path, line),
+                "qtype": optional_text(rec, "qtype", path, line),
+                "language": optional_text(rec, "language", path, line) or "en",
                 "provenance": dumps({"source": "file", "file": path.name, "line": line}),
                 "run_id": run_id,
             }
         )
-    counts = {"inserted": 0, "updated": 0}
+    plan = _plan(db, rows, path, replace)
+    counts: dict[str, Any] = {"inserted": 0, "updated": 0, "unchanged": 0}
+    orphaned = {"answers": 0, "judgments": 0, "disputes": 0}
     now = utcnow()
     with transaction(db):
-        for row in rows:
-            inserted = upsert_question(db, {**row, "updated_at": now}, {"created_at": now})
-            counts["inserted" if inserted else "updated"] += 1
+        for row, (action, hanging) in zip(rows, plan):
+            counts[action] += 1
+            if action == "updated":
+                db["questions"].update(row["id"], {**row, "updated_at": now})
+                for key in orphaned:
+                    orphaned[key] += hanging[key]
+            elif action == "inserted":
+                db["questions"].insert({**row, "created_at": now, "updated_at": now})
+    if any(orphaned.values()):
+        counts["orphaned"] = orphaned
     return counts
+
+
+def _plan(
+    db: sqlite_utils.Database, rows: list[dict[str, Any]], path: Path, replace: bool
+) -> list[tuple[str, dict[str, int]]]:
+    """For every row: inserted, updated or unchanged, and what hangs on the stored question."""
+    plan = []
+    for row in rows:
+        old = db.execute(
+            f"select {', '.join(CONTENT)} from questions where id = ?", [row["id"]]
+        ).fetchone()
+        if old is None:
+            plan.append(("inserted", {}))
+            continue
+        if dict(zip(CONTENT, old)) == {c: row[c] for c in CONTENT}:
+            plan.append(("unchanged", {}))
+            continue
+        hanging = _hanging(db, row["id"])
+        line = json.loads(row["provenance"])["line"]
+        if any(hanging.values()) and not replace:
+            raise InputError(
+                f"question id {row['id']!r} exists with other content and has "
+                f"{_describe(hanging)}; nothing imported (give --replace to replace it anyway)",
+                path=str(path),
+                line=line,
+                column="id",
+            )
+        labels = _human_labels(db, row["id"])
+        if labels:
+            raise InputError(
+                f"question id {row['id']!r} exists with other content and people labelled it "
+                f"({labels}); it cannot be replaced: import it under a new id",
+                path=str(path),
+                line=line,
+                column="id",
+            )
+        plan.append(("updated", hanging))
+    return plan
+
+
+def _hanging(db: sqlite_utils.Database, qid: str) -> dict[str, int]:
+    return {
+        table: db.execute(f"select count(*) from {table} where question_id = ?", [qid]).fetchone()[
+            0
+        ]
+        for table in ("answers", "judgments", "disputes")
+    }
+
+
+def _describe(counts: dict[str, int]) -> str:
+    return ", ".join(f"{n} {table if n != 1 else table[:-1]}" for table, n in counts.items() if n)
+
+
+def _human_labels(db: sqlite_utils.Database, qid: str) -> str:
+    found = {
+        "human judgments": db.execute(
+            "select count(*) from judgments where question_id = ? and rater like 'human:%'", [qid]
+        ).fetchone()[0],
+        "reviews": db.execute(
+            "select count(*) from reviews where question_id = ?", [qid]
+        ).fetchone()[0],
+        "dispute resolutions": db.execute(
+            "select count(*) from dispute_resolutions where dispute_id in "
+            "(select id from disputes where question_id = ?)",
+            [qid],
+        ).fetchone()[0],
+    }
+    return ", ".join(f"{n} {what}" for what, n in found.items() if n)

@@ -1,40 +1,204 @@
-"""Reading CSV and JSONL input files with errors that name the file, line and column."""
+"""The one reader of every CSV, JSONL, TOML and plain-text input file.
+
+Every failure is an ``InputError`` whose message reads ``FILE, line N, column C: what is wrong``
+(the CLI prints it as one ``error:`` line and exits 2). The rules (also in docs/input-formats.md):
+
+- the path must exist and be a regular file (a folder is "is a directory", not "no such file");
+- an empty file (no bytes, or only whitespace / a byte-order mark) is refused;
+- encodings: UTF-8 with or without a BOM; UTF-16 (little or big endian) when it starts with its
+  BOM; anything else that is not valid UTF-8 (Latin-1, UTF-16 without a BOM...) is refused with
+  the line and column of the first bad byte; NUL bytes in UTF-8 text mean a binary file;
+- CRLF and CR line ends become LF;
+- text fields may not contain control characters other than tab, line feed and carriage return
+  (C0 ``U+0000``-``U+001F`` and ``U+007F``);
+- CSV: a unique, non-empty header; every row has exactly as many fields as the header;
+- JSONL: one JSON object per non-blank line; JSON ``NaN``/``Infinity`` are refused.
+"""
 
 from __future__ import annotations
 
+import codecs
 import csv
 import io
 import json
+import math
+import re
+import tomllib
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from core.corpus.documents import decode_bytes
 from core.errors import InputError
 
 csv.field_size_limit(1 << 30)
 
+CONTROL_CHARS = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+"""Characters refused in text fields: C0 controls except tab/LF/CR, and DEL."""
+
+
+def check_path(path: str | Path) -> Path:
+    """``path`` as a ``Path`` when it is an existing regular file; an ``InputError`` otherwise."""
+    path = Path(path)
+    if path.is_dir():
+        raise InputError("is a directory, expected a file", path=str(path))
+    if not path.exists():
+        raise InputError("no such file", path=str(path))
+    if not path.is_file():
+        raise InputError("not a regular file", path=str(path))
+    return path
+
+
+def _line_col(data: bytes, offset: int) -> tuple[int, int]:
+    start = data.rfind(b"\n", 0, offset) + 1
+    return data.count(b"\n", 0, offset) + 1, offset - start + 1
+
+
+def decode_input(data: bytes, path: str | Path = "<bytes>") -> str:
+    """Decode the bytes of a text input (see the module docstring); newlines become LF."""
+    path = str(path)
+    if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)) and not data.startswith(
+        codecs.BOM_UTF32_LE
+    ):
+        try:
+            text = data.decode("utf-16")
+        except UnicodeDecodeError as exc:
+            raise InputError(
+                f"not valid UTF-16 (bad bytes at offset {exc.start}); re-save the file as UTF-8",
+                path=path,
+            ) from None
+    else:
+        if data.startswith((codecs.BOM_UTF32_LE, codecs.BOM_UTF32_BE)):
+            raise InputError("UTF-32 is not supported; re-save the file as UTF-8", path=path)
+        nul = data.find(b"\x00")
+        if nul >= 0:
+            sample = data[:4096]
+            even, odd = sample[0::2].count(0), sample[1::2].count(0)
+            if len(sample) >= 8 and min(even, odd) == 0 and max(even, odd) >= 0.4 * len(sample) / 2:
+                raise InputError(
+                    "looks like UTF-16 without a byte-order mark; re-save the file as UTF-8 "
+                    "(or UTF-16 with a BOM)",
+                    path=path,
+                )
+            line, col = _line_col(data, nul)
+            raise InputError(
+                "file looks binary (NUL byte), expected UTF-8 text",
+                path=path,
+                line=line,
+                column=col,
+            )
+        try:
+            text = data.decode("utf-8-sig")
+        except UnicodeDecodeError as exc:
+            line, col = _line_col(data, exc.start)
+            raise InputError(
+                f"not valid UTF-8 (byte 0x{data[exc.start]:02x}); re-save the file as UTF-8",
+                path=path,
+                line=line,
+                column=col,
+            ) from None
+    if not text.strip():
+        raise InputError("file is empty", path=path)
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def read_input_text(path: str | Path) -> str:
+    """The decoded text of an input file (see the module docstring)."""
+    path = check_path(path)
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise InputError(f"cannot read ({exc.strerror})", path=str(path)) from None
+    return decode_input(data, path)
+
+
+def read_document_text(path: str | Path) -> str:
+    """The decoded text of a book or story file; control characters are refused like in fields,
+    except two layout characters of old plain-text books: a form feed (page break) becomes a line
+    break and a DOS end-of-file mark (U+001A) at the very end is dropped."""
+    text = read_input_text(path).replace("\x0c", "\n")
+    text = text.rstrip("\n").removesuffix("\x1a") + ("\n" if text.endswith("\n") else "")
+    m = CONTROL_CHARS.search(text)
+    if m:
+        line = text.count("\n", 0, m.start()) + 1
+        column = m.start() - (text.rfind("\n", 0, m.start()) + 1) + 1
+        raise InputError(
+            f"control character U+{ord(m.group(0)):04X} in the text "
+            "(only tab and line breaks are allowed)",
+            path=str(path),
+            line=line,
+            column=column,
+        )
+    return text
+
+
+def read_toml_file(path: str | Path) -> dict[str, Any]:
+    """A TOML file parsed; encoding and syntax errors name the file, line and column."""
+    text = read_input_text(path)
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        msg = str(exc)
+        m = re.search(r"\(at line (\d+), column (\d+)\)", msg)
+        if m:
+            raise InputError(
+                f"TOML syntax error: {msg[: m.start()].strip()}",
+                path=str(path),
+                line=int(m.group(1)),
+                column=int(m.group(2)),
+            ) from None
+        raise InputError(f"TOML syntax error: {msg}", path=str(path)) from None
+
+
+def check_text_value(value: str, path: str | Path, line: int | None, column: str | None) -> str:
+    """``value`` unchanged when it has no refused control character; an ``InputError`` otherwise."""
+    m = CONTROL_CHARS.search(value)
+    if m:
+        raise InputError(
+            f"control character U+{ord(m.group(0)):04X} at position {m.start() + 1} "
+            "(only tab and line breaks are allowed in text)",
+            path=str(path),
+            line=line,
+            column=column,
+        )
+    return value
+
+
+def _check_values(value: Any, path: Path, line: int, column: str) -> None:
+    if isinstance(value, str):
+        check_text_value(value, path, line, column)
+    elif isinstance(value, float) and not math.isfinite(value):
+        raise InputError(f"non-finite number {value}", path=str(path), line=line, column=column)
+    elif isinstance(value, list):
+        for item in value:
+            _check_values(item, path, line, column)
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            check_text_value(str(key), path, line, column)
+            _check_values(item, path, line, column)
+
 
 def read_records(
-    path: str | Path, required: list[str], *, alternatives: dict[str, list[str]] | None = None
+    path: str | Path,
+    required: list[str],
+    *,
+    alternatives: dict[str, list[str]] | None = None,
+    suffixes: tuple[str, ...] = (".csv", ".tsv", ".jsonl", ".ndjson", ".json"),
 ) -> list[tuple[int, dict[str, Any]]]:
-    """Read a ``.csv`` or ``.jsonl`` file into ``(line_number, record)`` pairs.
+    """Read a ``.csv``/``.tsv`` or ``.jsonl`` file into ``(line_number, record)`` pairs.
 
     ``required`` columns must all be present (for CSV in the header, for JSONL in every object);
-    ``alternatives`` maps a required name to other accepted spellings. Raises ``InputError`` for an
-    empty or binary file, undecodable text, malformed CSV/JSON, or a missing column.
+    ``alternatives`` maps a required name to other accepted spellings. Raises ``InputError`` for
+    every violation of the rules in the module docstring and for a missing column.
     """
-    path = Path(path)
-    if not path.is_file():
-        raise InputError("no such file", path=str(path))
-    text = decode_bytes(path.read_bytes(), path)
+    path = check_path(path)
     suffix = path.suffix.lower()
+    if suffix not in suffixes:
+        raise InputError(f"unsupported file type: expected {', '.join(suffixes)}", path=str(path))
+    text = read_input_text(path)
     if suffix in (".jsonl", ".ndjson", ".json"):
         records = list(_jsonl(text, path))
-    elif suffix in (".csv", ".tsv"):
-        records = list(_csv(text, path, delimiter="\t" if suffix == ".tsv" else ","))
     else:
-        raise InputError("unsupported file type: expected .csv, .tsv or .jsonl", path=str(path))
+        records = list(_csv(text, path, delimiter="\t" if suffix == ".tsv" else ","))
     if not records:
         raise InputError("no data rows", path=str(path))
     alternatives = alternatives or {}
@@ -57,15 +221,13 @@ def read_records(
 
 
 def jsonl_records(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
-    """``(line_number, object)`` for every non-blank line of a UTF-8 JSONL file.
+    """``(line_number, object)`` for every non-blank line of a JSONL file (rules as above)."""
+    path = check_path(path)
+    yield from _jsonl(read_input_text(path), path)
 
-    ``InputError`` (path, line) for an empty, binary or non-UTF-8 file, invalid JSON, or a line
-    that is not a JSON object.
-    """
-    path = Path(path)
-    if not path.is_file():
-        raise InputError("no such file", path=str(path))
-    yield from _jsonl(decode_bytes(path.read_bytes(), path), path)
+
+def _refuse_constant(name: str) -> float:
+    raise ValueError(f"{name} is not allowed")
 
 
 def _jsonl(text: str, path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
@@ -73,14 +235,34 @@ def _jsonl(text: str, path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
         if not raw.strip():
             continue
         try:
-            value = json.loads(raw)
+            value = json.loads(raw, parse_constant=_refuse_constant)
         except json.JSONDecodeError as exc:
             raise InputError(
-                f"not valid JSON ({exc.msg} at column {exc.colno})", path=str(path), line=number
+                f"not valid JSON: {exc.msg}", path=str(path), line=number, column=exc.colno
             ) from None
+        except ValueError as exc:
+            raise InputError(f"not valid JSON: {exc}", path=str(path), line=number) from None
+        except RecursionError:
+            raise InputError("JSON nested too deeply", path=str(path), line=number) from None
         if not isinstance(value, dict):
-            raise InputError("expected a JSON object", path=str(path), line=number)
+            raise InputError(
+                f"expected a JSON object, found {_json_type(value)}", path=str(path), line=number
+            )
+        for key, item in value.items():
+            _check_values(item, path, number, key)
         yield number, value
+
+
+def _json_type(value: Any) -> str:
+    return {
+        dict: "an object",
+        list: "a list",
+        str: "a string",
+        bool: "true/false",
+        int: "a number",
+        float: "a number",
+        type(None): "null",
+    }.get(type(value), type(value).__name__)
 
 
 def _csv(text: str, path: Path, delimiter: str) -> Iterator[tuple[int, dict[str, Any]]]:
@@ -92,36 +274,109 @@ def _csv(text: str, path: Path, delimiter: str) -> Iterator[tuple[int, dict[str,
     except csv.Error as exc:
         raise InputError(f"malformed CSV header ({exc})", path=str(path), line=1) from None
     header = [h.strip() for h in header]
+    if any(not h for h in header):
+        raise InputError(
+            f"empty column name in the header (column {header.index('') + 1})",
+            path=str(path),
+            line=1,
+        )
     if len(set(header)) != len(header):
         dupes = sorted({h for h in header if header.count(h) > 1})
         raise InputError(f"duplicate column names {dupes}", path=str(path), line=1)
+    for name in header:
+        check_text_value(name, path, 1, None)
     while True:
+        start = reader.line_num + 1
         try:
             row = next(reader)
         except StopIteration:
             return
         except csv.Error as exc:
-            raise InputError(
-                f"malformed CSV ({exc})", path=str(path), line=reader.line_num
-            ) from None
+            raise InputError(f"malformed CSV ({exc})", path=str(path), line=start) from None
         if not row or all(not cell.strip() for cell in row):
             continue
         if len(row) != len(header):
             raise InputError(
-                f"expected {len(header)} fields, found {len(row)}",
+                f"expected {len(header)} fields (as in the header), found {len(row)}",
                 path=str(path),
-                line=reader.line_num,
+                line=start,
             )
-        yield reader.line_num, dict(zip(header, row))
+        for name, cell in zip(header, row):
+            check_text_value(cell, path, start, name)
+        yield start, dict(zip(header, row))
 
 
 def require_text(record: dict[str, Any], column: str, path: str | Path, line: int) -> str:
-    """The non-empty string value of ``column``; an ``InputError`` otherwise."""
+    """The non-empty string value of ``column``; an ``InputError`` otherwise.
+
+    A JSON number is accepted and turned into text; a list, object or true/false is refused.
+    """
     value = record.get(column)
     if value is None or (isinstance(value, str) and not value.strip()):
         raise InputError("empty value", path=str(path), line=line, column=column)
-    if not isinstance(value, (str, int, float)):
+    if isinstance(value, bool) or not isinstance(value, (str, int, float)):
         raise InputError(
-            f"expected text, found {type(value).__name__}", path=str(path), line=line, column=column
+            f"expected text, found {_json_type(value)}", path=str(path), line=line, column=column
         )
     return str(value).strip()
+
+
+def optional_text(record: dict[str, Any], column: str, path: str | Path, line: int) -> str:
+    """The string value of ``column`` or ``""`` when absent/empty; wrong JSON types refused."""
+    value = record.get(column)
+    if value is None or (isinstance(value, str) and not value.strip()):
+        return ""
+    return require_text(record, column, path, line)
+
+
+def optional_number(
+    record: dict[str, Any],
+    column: str,
+    path: str | Path,
+    line: int,
+    *,
+    minimum: float | None = 0,
+    integer: bool = False,
+) -> float | int | None:
+    """The number in ``column`` (text or JSON number), ``None`` when absent or empty.
+
+    Refuses text that is not a number, non-finite values, values below ``minimum`` and, with
+    ``integer``, numbers with a fractional part.
+    """
+    value = record.get(column)
+    if value is None or (isinstance(value, str) and not value.strip()):
+        return None
+    if isinstance(value, bool) or not isinstance(value, (str, int, float)):
+        raise InputError(
+            f"expected a number, found {_json_type(value)}",
+            path=str(path),
+            line=line,
+            column=column,
+        )
+    try:
+        number = float(value)
+    except ValueError:
+        raise InputError(
+            f"expected a number, found {value!r}", path=str(path), line=line, column=column
+        ) from None
+    if not math.isfinite(number):
+        raise InputError(
+            f"expected a finite number, found {value!r}", path=str(path), line=line, column=column
+        )
+    if minimum is not None and number < minimum:
+        raise InputError(
+            f"expected a number >= {minimum:g}, found {value!r}",
+            path=str(path),
+            line=line,
+            column=column,
+        )
+    if integer:
+        if number != int(number):
+            raise InputError(
+                f"expected a whole number, found {value!r}",
+                path=str(path),
+                line=line,
+                column=column,
+            )
+        return int(number)
+    return number

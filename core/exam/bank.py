@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
     import sqlite_utils
 
-from core.corpus.tabular import jsonl_records
+from core.corpus.tabular import check_path, jsonl_records
 from core.errors import InputError
 from core.store.connection import dumps, rows, transaction, utcnow
 from core.store.questions import document_questions
@@ -123,9 +123,7 @@ def import_car_bank(
     Re-importing replaces the bank's questions (and, by cascade, its grades). ``queries`` keeps
     only those query ids. Returns ``{"bank_id", "n_queries", "n_questions", "n_blank_skipped"}``.
     """
-    path = Path(path)
-    if not path.is_file():
-        raise InputError("not a file" if path.exists() else "no such file", path=str(path))
+    path = check_path(path)
     bank_id = bank_id or path.name.split(".")[0]
     parsed, seen, blank = [], set(), 0
     query_text: dict[str, str] = {}

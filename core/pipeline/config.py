@@ -2,34 +2,18 @@
 
 from __future__ import annotations
 
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from core.answering.systems import System, make_system
+from core.corpus.tabular import read_toml_file
 from core.errors import ConfigError, InputError
 from core.judging.specs import Judge, make_judge
 from core.llm.catalog import provider_settings, split_model_id
 from core.llm.keys import get_key
 from core.llm.registry import model_available, provider_names
-
-TOP_KEYS = {
-    "name",
-    "description",
-    "seed",
-    "c",
-    "data",
-    "systems",
-    "judges",
-    "tournament",
-    "grounding",
-    "report",
-    "rater_bias",
-    "max_failure_share",
-}
-DATA_KEYS = {"origin", "split", "documents", "question_ids", "status", "context_kind", "language"}
-TOURNAMENT_KEYS = {"judges", "design", "budget", "batch"}
+from core.pipeline.schema import validate_spec
 
 
 @dataclass
@@ -60,43 +44,32 @@ class Experiment:
 
 
 def read_toml(path: str | Path) -> dict[str, Any]:
-    """Parse a TOML file; a syntax error is a ConfigError naming the file, line and column."""
+    """Parse a TOML file through the shared reader (encoding, syntax: file, line and column)."""
     path = Path(path)
     root_relative = Path(__file__).resolve().parents[2] / path
-    if not path.is_file() and not path.is_absolute() and root_relative.is_file():
+    if not path.exists() and not path.is_absolute() and root_relative.is_file():
         path = root_relative  # e.g. "experiments/demo_offline.toml" from any directory
-    if not path.is_file():
+    if not path.exists():
         raise InputError("no such experiment file", path=str(path))
-    try:
-        with path.open("rb") as fh:
-            return tomllib.load(fh)
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{path}: TOML syntax error: {exc}") from None
+    return read_toml_file(path)
 
 
-def _unknown(section: str, got: dict, known: set[str]) -> None:
-    bad = set(got) - known
-    if bad:
-        raise ConfigError(
-            f"experiment: unknown key(s) {sorted(bad)} in {section}; known: {sorted(known)}"
-        )
+def _tables(items: list[Any]) -> list[dict[str, Any]]:
+    return [item.model_dump(exclude_none=True, exclude_unset=True) for item in items]
 
 
 def parse_config(raw: dict[str, Any], path: str = "") -> Experiment:
-    """Validate a parsed experiment file (no database access)."""
-    _unknown("the top level", raw, TOP_KEYS)
-    name = raw.get("name") or (Path(path).stem if path else "")
+    """Validate a parsed experiment file (no database access).
+
+    Types, ranges and unknown keys: :func:`core.pipeline.schema.validate_spec`; then the
+    cross-references between tables.
+    """
+    spec = validate_spec(raw, path)
+    name = spec.name or (Path(path).stem if path else "")
     if not name:
         raise ConfigError("experiment: missing 'name'")
-    seed, c = raw.get("seed", 0), raw.get("c", 200)
-    if not isinstance(seed, int) or not isinstance(c, int) or c < 1:
-        raise ConfigError("experiment: 'seed' must be an integer and 'c' a positive integer")
-    data = raw.get("data", {})
-    _unknown("[data]", data, DATA_KEYS)
-    systems = [make_system(s) for s in raw.get("systems", [])]
-    if not systems:
-        raise ConfigError(f"experiment {name!r}: no [[systems]]")
-    judges = [make_judge(j) for j in raw.get("judges", [])]
+    systems = [make_system(s) for s in _tables(spec.systems)]
+    judges = [make_judge(j) for j in _tables(spec.judges)]
     for label, items in (
         ("system", [s.name for s in systems]),
         ("judge", [j.name for j in judges]),
@@ -105,22 +78,19 @@ def parse_config(raw: dict[str, Any], path: str = "") -> Experiment:
         if dup:
             raise ConfigError(f"experiment {name!r}: duplicate {label} name(s) {sorted(dup)}")
     by_name = {j.name: j for j in judges}
-    tour = raw.get("tournament", {})
-    _unknown("[tournament]", tour, TOURNAMENT_KEYS)
-    pairwise_names = tour.get("judges", [j.name for j in judges if j.pairwise])
+    tour = spec.tournament
+    pairwise_names = (
+        tour.judges if tour.judges is not None else [j.name for j in judges if j.pairwise]
+    )
     for jn in pairwise_names:
         if jn not in by_name or not by_name[jn].pairwise:
             raise ConfigError(
                 f"experiment {name!r}: [tournament] judge {jn!r} is not a "
                 "pairwise judge of this experiment"
             )
-    design = tour.get("design", "full")
-    if design not in ("full", "adaptive"):
-        raise ConfigError(f"experiment {name!r}: [tournament] design must be full or adaptive")
     if pairwise_names and len(systems) < 2:
         raise ConfigError(f"experiment {name!r}: a tournament needs at least two systems")
-    grounding = raw.get("grounding", {})
-    _unknown("[grounding]", grounding, {"reference", "context"})
+    grounding = spec.grounding.model_dump() if spec.grounding else {}
     for role, kinds in (("reference", ("reference_absolute",)), ("context", ("autoais",))):
         jn = grounding.get(role)
         if jn is not None and (jn not in by_name or by_name[jn].kind not in kinds):
@@ -128,14 +98,11 @@ def parse_config(raw: dict[str, Any], path: str = "") -> Experiment:
                 f"experiment {name!r}: [grounding] {role} = {jn!r} must name a "
                 f"{' or '.join(kinds)} judge of this experiment"
             )
-    if bool(grounding) and len(grounding) != 2:
-        raise ConfigError(f"experiment {name!r}: [grounding] needs both reference and context")
-    bias = raw.get("rater_bias", {})
-    _unknown("[rater_bias]", bias, {"reference", "pairwise_reference"})
-    for key in ("reference", "pairwise_reference"):
-        if key in bias and bias[key] not in by_name:
+    bias = spec.rater_bias.model_dump(exclude_none=True)
+    for key, judge_name in bias.items():
+        if judge_name not in by_name:
             raise ConfigError(
-                f"experiment {name!r}: [rater_bias] {key} = {bias[key]!r} is not a "
+                f"experiment {name!r}: [rater_bias] {key} = {judge_name!r} is not a "
                 "judge of this experiment"
             )
     if bias:
@@ -146,32 +113,23 @@ def parse_config(raw: dict[str, Any], path: str = "") -> Experiment:
                     f"experiment {name!r}: [rater_bias] needs a family for "
                     f"every {what}; missing for {missing}"
                 )
-    max_fail = raw.get("max_failure_share", 0.2)
-    if (
-        isinstance(max_fail, bool)
-        or not isinstance(max_fail, (int, float))
-        or not 0 <= max_fail <= 1
-    ):
-        raise ConfigError(f"experiment {name!r}: 'max_failure_share' must be a number in [0, 1]")
-    report_cfg = raw.get("report", {})
-    _unknown("[report]", report_cfg, {"bootstrap", "ties", "level", "prior_alpha"})
     return Experiment(
         name=name,
         path=str(path),
         raw=raw,
-        seed=seed,
-        c=c,
-        data=data,
+        seed=spec.seed,
+        c=spec.c,
+        data=spec.data.model_dump(exclude_none=True),
         systems=systems,
         judges=judges,
         pairwise_judges=[by_name[j] for j in pairwise_names],
-        design=design,
-        budget=float(tour.get("budget", 1.0)),
-        batch=int(tour.get("batch", 25)),
+        design=tour.design,
+        budget=tour.budget,
+        batch=tour.batch,
         grounding=grounding,
-        report=report_cfg,
+        report=spec.report.model_dump(exclude_none=True),
         rater_bias=bias,
-        max_failure_share=float(max_fail),
+        max_failure_share=spec.max_failure_share,
     )
 
 

@@ -1,7 +1,9 @@
-"""Untrusted text (books, model answers) made safe for ``st.markdown``.
+"""The one escaping path for every string from data shown as Markdown (``st.markdown``, captions,
+button/expander/widget labels, warnings, messages).
 
-Every ASCII punctuation character is backslash-escaped, so no link, image, HTML or directive can
-form; line breaks are kept as hard breaks.
+Every ASCII punctuation character is backslash-escaped, so no link, image, HTML, ``:red[...]``
+directive or LaTeX can form; line breaks are kept as hard breaks. The escaped result is an
+:class:`InertMarkdown`, which :func:`md` passes through unchanged (no double escaping).
 """
 
 from __future__ import annotations
@@ -11,13 +13,19 @@ import re
 _PUNCT = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:&\"'=%^@,;?/])")
 
 
-def escape_markdown(text: str) -> str:
+class InertMarkdown(str):
+    """Markdown built by this module from escaped data: safe to render as it is."""
+
+    __slots__ = ()
+
+
+def escape_markdown(text: str) -> InertMarkdown:
     """``text`` as inert Markdown: punctuation escaped, line breaks kept (hard breaks)."""
     escaped = _PUNCT.sub(r"\\\1", str(text or ""))
-    return escaped.replace("\r\n", "\n").replace("\n", "  \n")
+    return InertMarkdown(escaped.replace("\r\n", "\n").replace("\n", "  \n"))
 
 
-def highlight_markdown(text: str, terms: list[str]) -> str:
+def highlight_markdown(text: str, terms: list[str]) -> InertMarkdown:
     """Escaped ``text`` with every case-insensitive occurrence of ``terms`` in **bold**."""
     terms = sorted({t for t in terms if t and t.strip()}, key=len, reverse=True)
     if not terms:
@@ -29,4 +37,13 @@ def highlight_markdown(text: str, terms: list[str]) -> str:
         out.append("**" + escape_markdown(m.group(0)) + "**")
         pos = m.end()
     out.append(escape_markdown(text[pos:]))
-    return "".join(out)
+    return InertMarkdown("".join(out))
+
+
+def md(value: object) -> InertMarkdown:
+    """Any value (text, number, ``None``) as inert Markdown: the one path for data in labels,
+    captions, buttons, expanders, warnings and messages (``None`` becomes ``""``). Markdown this
+    module already built (an :class:`InertMarkdown`) is returned unchanged."""
+    if isinstance(value, InertMarkdown):
+        return value
+    return InertMarkdown("" if value is None else escape_markdown(str(value)))

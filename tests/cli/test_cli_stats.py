@@ -74,7 +74,7 @@ def test_rank_length_control(tmp_path: Path, capsys) -> None:
 @pytest.mark.parametrize(
     "text,message",
     [
-        ("", "empty file"),
+        ("", "file is empty"),
         ("question_id,system_a\nq1,x\n", "missing column(s): system_b, verdict"),
         ("question_id,system_a,system_b,verdict\nq1,x,y,maybe\n", "line 2, column 'verdict'"),
         ("question_id,system_a,system_b,verdict\nq1,x,y,A\nq2,y,x,A\n", None),
@@ -135,7 +135,7 @@ def test_agreement_all_pairs(tmp_path: Path, capsys) -> None:
 @pytest.mark.parametrize(
     "text,args,message",
     [
-        ("item_id,rater\n1,a\n", [], "missing column(s): verdict"),
+        ("item_id,rater\n1,a\n", [], "column 'verdict': missing required column"),
         ("item_id,rater,verdict\n1,a,A\n2,a,perhaps\n", [], "line 3"),
         ("item_id,rater,verdict\n1,a,A\n", [], "at least two raters"),
         ("item_id,rater,verdict\n1,a,A\n1,b,B\n", ["--rater-a", "a", "--rater-b", "c"], "'c'"),

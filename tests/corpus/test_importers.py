@@ -197,8 +197,8 @@ def test_import_questions_csv_and_jsonl(db, tmp_path):
         "x2,Why?,book:b,because|since,why\n",
         encoding="utf-8",
     )
-    assert import_questions(db, csv_path) == {"inserted": 2, "updated": 0}
-    assert import_questions(db, csv_path) == {"inserted": 0, "updated": 2}
+    assert import_questions(db, csv_path) == {"inserted": 2, "updated": 0, "unchanged": 0}
+    assert import_questions(db, csv_path) == {"inserted": 0, "updated": 0, "unchanged": 2}
     jsonl = tmp_path / "q.jsonl"
     jsonl.write_text(
         json.dumps(

@@ -312,7 +312,7 @@ def test_toml_syntax_error(tmp_path, db, db_path):
     bad = tmp_path / "bad.toml"
     bad.write_text('name = "x"\n[[systems]\nkind = "none"\n', encoding="utf-8")
     before = _file_bytes(db, db_path)
-    with pytest.raises(ConfigError, match="TOML syntax error.*line 2"):
+    with pytest.raises(InputError, match="line 2, column 10: TOML syntax error"):
         run_experiment(db, bad)
     assert _file_bytes(db, db_path) == before
     with pytest.raises(InputError, match="no such experiment file"):

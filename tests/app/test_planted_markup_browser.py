@@ -1,0 +1,336 @@
+"""Planted markup in every imported field stays inert in a real headless Chromium.
+
+Markdown images, HTML (``<img>``, ``<script>``), ``javascript:`` links, ``:red[...]`` colour
+directives and LaTeX are planted in questions, reference answers, question types, question ids,
+documents' titles, XRAG article titles, system names and judge names (written straight into the
+database, as an old database or another SQLite client could hold them). Every page that shows
+them is opened; a loopback trap server must see 0 requests and no dialog may open.
+
+Needs Debian chromium and the ``playwright`` PyPI package (never ``playwright install``);
+skipped without them unless ``CI=true``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import threading
+import time
+import urllib.request
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import pytest
+from browser_support import DOC, build_fixture_db
+
+from core.annotation.base import required_annotations
+from core.corpus.documents import upsert_document
+from core.store.connection import dumps, transaction, utcnow
+from core.store.database import open_db
+
+pytestmark = pytest.mark.browser
+ROOT = Path(__file__).resolve().parents[2]
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+WAIT_S = 60
+PAGES = [
+    ("Overview", "", "Needs human attention"),
+    ("Review questions", "Review_questions", "Article A"),
+    ("NarrativeQA disputes", "NarrativeQA_disputes", "Dispute"),
+    ("Side by side", "Side_by_side", "Side by side"),
+    ("Agreement", "Agreement", "Agreement"),
+    ("Leaderboard", "Leaderboard", "Leaderboard"),
+    ("Browse", "Browse", "Answers"),
+    ("Run", "Run", "Run an experiment"),
+    ("EXAM", "EXAM", "EXAM"),
+    ("Cross lingual", "Cross_lingual", "Cross-lingual"),
+]
+
+
+def payload(port: int, field: str) -> str:
+    """Every kind of live markup, each pointing at the trap (``field`` tells which was fetched)."""
+    trap = f"http://127.0.0.1:{port}/{field}"
+    return (
+        f"![img]({trap}/md-image.png) "
+        f'<img src="{trap}/img-tag.png" onerror="alert(1)"> '
+        f"<script>alert(2); fetch('{trap}/script')</script> "
+        f"[click me](javascript:alert(3)) "
+        f":red[RED {field}] "
+        f"$\\href{{{trap}/latex}}{{tex}}$ $$\\color{{red}}{{x}}$$ "
+        f"<iframe src='{trap}/iframe'></iframe>"
+    )
+
+
+class _Trap(BaseHTTPRequestHandler):
+    hits: list[str] = []
+
+    def do_GET(self):  # noqa: N802
+        _Trap.hits.append(self.path)
+        self.send_response(200)
+        self.send_header("Content-Type", "image/png")
+        self.end_headers()
+
+    def log_message(self, *args):
+        pass
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _missing(what: str) -> None:
+    if os.environ.get("CI") == "true":
+        pytest.fail(f"{what} is required when CI=true")
+    pytest.skip(f"{what} not installed")
+
+
+def plant(db_path: Path, port: int) -> str:
+    """Plant markup in every imported field; return the planted XRAG question id."""
+    db = open_db(db_path)
+    try:
+        for article in ("a", "b"):
+            upsert_document(
+                db,
+                f"planted-article-{article}",
+                f"Article {article} text about the lighthouse. " * 20,
+                kind="article",
+                source="file",
+                title=f"{article.upper()} {payload(port, 'article-title')}",
+            )
+        now = utcnow()
+        qid = "0" + payload(port, "question-id")
+        with transaction(db):
+            db.execute(
+                "update documents set title = ? where id = ?", [payload(port, "doc-title"), DOC]
+            )
+            db.execute(
+                "update questions set question = question || ' ' || ?, answers = ?, qtype = ?",
+                [
+                    payload(port, "question"),
+                    json.dumps([payload(port, "reference")]),
+                    payload(port, "qtype"),
+                ],
+            )
+            db["questions"].insert(
+                {
+                    "id": qid,
+                    "document_id": "planted-article-a",
+                    "context_document_id": "planted-article-a",
+                    "context_kind": "article",
+                    "question": payload(port, "xrag-question"),
+                    "answers": json.dumps([payload(port, "xrag-reference")]),
+                    "origin": "xrag",
+                    "qtype": payload(port, "xrag-qtype"),
+                    "metadata": dumps({"articles": ["planted-article-a", "planted-article-b"]}),
+                    "created_at": now,
+                    "updated_at": now,
+                }
+            )
+            system = "sys " + payload(port, "system-name")
+            db.execute(
+                "insert into systems (name, model, context, created_at) "
+                "values (?, 'offline:extractive', 'rag', ?)",
+                [system, now],
+            )
+            rater = "auto:" + payload(port, "judge-name")
+            db.execute(
+                "insert into judges (name, kind, model, context, params, prompt, created_at) "
+                "values (?, 'side_by_side', 'offline:lexical', 'rag', '{}', '', ?)",
+                [rater[5:], now],
+            )
+            questions = [r[0] for r in db.execute("select id from questions where id != ?", [qid])]
+            k = required_annotations(db)
+            for q in questions:
+                answer = db.execute(
+                    "insert into answers (question_id, system, text, created_at) "
+                    "values (?, ?, ?, ?)",
+                    [q, system, payload(port, "answer"), now],
+                ).lastrowid
+                other = db.execute(
+                    "select id, system from answers where question_id = ? and system = 'fixture-a'",
+                    [q],
+                ).fetchone()
+                if other:
+                    db.execute(
+                        "insert into judgments (kind, question_id, rater, rater_kind, system_a, "
+                        "system_b, answer_a_id, answer_b_id, order_shown, verdict, rationale, "
+                        "created_at) values ('pairwise', ?, ?, 'auto', ?, ?, ?, ?, 'ab', 'A', ?, ?)",
+                        [q, rater, system, other[1], answer, other[0], payload(port, "why"), now],
+                    )
+                db.execute(
+                    "insert into judgments (kind, question_id, rater, rater_kind, system, "
+                    "answer_id, verdict, rationale, created_at) "
+                    "values ('absolute', ?, ?, 'auto', ?, ?, 'yes', ?, ?)",
+                    [q, rater, system, answer, payload(port, "rationale"), now],
+                )
+                for i in range(k):  # everything else is fully reviewed: the planted one is next
+                    db.execute(
+                        "insert into reviews (question_id, annotator, decision, created_at) "
+                        "values (?, ?, 'accept', ?)",
+                        [q, f"reviewer{i}", now],
+                    )
+    finally:
+        db.close()
+    return qid
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory):
+    """The trap server and ``streamlit run app.py`` over a database full of planted markup."""
+    if not Path(CHROMIUM).exists():
+        _missing("chromium (apt-get install chromium)")
+    try:
+        import playwright.sync_api  # noqa: F401
+    except ImportError:
+        _missing("the playwright PyPI package (never `playwright install`)")
+    trap = ThreadingHTTPServer(("127.0.0.1", _free_port()), _Trap)
+    threading.Thread(target=trap.serve_forever, daemon=True).start()
+    trap_port = trap.server_address[1]
+    tmp = tmp_path_factory.mktemp("planted")
+    db_path = tmp / "planted.db"
+    build_fixture_db(db_path, unsafe_answer=payload(trap_port, "fixture-answer"))
+    plant(db_path, trap_port)
+    port = _free_port()
+    env = {**os.environ, "WORKBENCH_DB": str(db_path)}
+    env["STREAMLIT_BROWSER_GATHER_USAGE_STATS"] = "false"
+    env.pop("WORKBENCH_ACCESS_CODE", None)
+    log_path = tmp / "streamlit.log"
+    log = open(log_path, "wb")
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "streamlit",
+            "run",
+            "app.py",
+            "--server.port",
+            str(port),
+            "--server.address",
+            "127.0.0.1",
+            "--server.headless",
+            "true",
+        ],
+        cwd=ROOT,
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
+    base = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 180
+    while True:
+        try:
+            if urllib.request.urlopen(f"{base}/_stcore/health", timeout=5).status == 200:
+                break
+        except OSError:
+            pass
+        if proc.poll() is not None or time.monotonic() > deadline:
+            proc.kill()
+            log.close()
+            trap.shutdown()
+            pytest.fail(f"streamlit did not start: {log_path.read_text(errors='replace')[-2000:]}")
+        time.sleep(0.3)
+    yield base, _Trap.hits, log_path
+    proc.terminate()
+    try:
+        proc.wait(20)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait(20)
+    log.close()
+    trap.shutdown()
+
+
+_IDLE_JS = (
+    "() => { const app = document.querySelector('[data-testid=\"stApp\"]');"
+    " return !!app && app.getAttribute('data-test-connection-state') === 'CONNECTED'"
+    " && app.getAttribute('data-test-script-state') === 'notRunning'; }"
+)
+
+
+def test_planted_markup_stays_inert_on_every_page(served):
+    from playwright.sync_api import sync_playwright
+
+    base, hits, log_path = served
+    dialogs: list[str] = []
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(
+            executable_path=CHROMIUM,
+            args=["--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"],
+        )
+        try:
+            page = browser.new_page(viewport={"width": 1400, "height": 1800})
+            page.set_default_timeout(WAIT_S * 1000)
+            page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+            page.goto(base)
+            page.get_by_text("Needs human attention").wait_for()
+            page.wait_for_function(_IDLE_JS, timeout=WAIT_S * 1000)
+            page.get_by_label("Annotator name").fill("alice")
+            page.get_by_role("button", name="Sign in").click()
+            page.get_by_text("Signed in as").wait_for()
+            seen = {}
+            for name, slug, marker in PAGES:
+                if slug:  # the Overview is open already
+                    nav = page.locator('[data-testid="stSidebarNav"]')
+                    nav.get_by_role("link", name=name, exact=True).click()
+                    page.wait_for_url(re.compile(rf"/{slug}$"))
+                if name == "Review questions":  # the planted XRAG question: Origin = xrag
+                    page.wait_for_function(_IDLE_JS, timeout=WAIT_S * 1000)
+                    box = page.locator('[data-testid="stSelectbox"]').filter(has_text="Origin")
+                    box.locator("input").click()
+                    page.get_by_role("option", name="xrag", exact=True).click()
+                try:
+                    page.get_by_text(marker).first.wait_for()
+                except Exception as exc:
+                    raise AssertionError(
+                        f"{name}: {marker!r} not shown: "
+                        + page.inner_text("body")[-3000:]
+                        + log_path.read_text(errors="replace")[-3000:]
+                    ) from exc
+                page.wait_for_function(_IDLE_JS, timeout=WAIT_S * 1000)
+                page.wait_for_timeout(500)  # let images and iframes (if any) try to load
+                text = page.inner_text('[data-testid="stMain"]')
+                seen[name] = text
+                assert "Traceback" not in text, f"{name}: {text[-1500:]}"
+                # the markup shows as text; nothing became an element
+                for selector in (
+                    '[data-testid="stMain"] img[src*="127.0.0.1"]',
+                    '[data-testid="stMain"] iframe',
+                    '[data-testid="stMain"] a[href^="javascript"]',
+                    '[data-testid="stMain"] .katex',
+                    '[data-testid="stMain"] script',
+                ):
+                    assert page.locator(selector).count() == 0, (name, selector)
+                assert (
+                    page.evaluate(
+                        "() => [...document.querySelectorAll('[data-testid=\"stMain\"] span')]"
+                        ".filter(s => getComputedStyle(s).color === 'rgb(255, 43, 43)'"
+                        " && s.textContent.includes('RED')).length"
+                    )
+                    == 0
+                ), f"{name}: a :red[...] directive rendered in colour"
+        finally:
+            browser.close()
+    assert dialogs == [], f"dialogs opened: {dialogs}"
+    assert hits == [], f"the pages made requests to the planted URLs: {hits}"
+    shown = "\n".join(seen.values())
+    never = [
+        field
+        for field in (
+            "article-title",
+            "question-id",
+            "xrag-question",
+            "xrag-qtype",
+            "system-name",
+            "judge-name",
+            "question",
+            "reference",
+        )
+        if f"/{field}/md-image.png" not in shown
+    ]
+    assert never == [], f"planted fields never shown as text: {never}"
