@@ -42,11 +42,13 @@ elif data["models"]:
 st.info(about)
 for src in data["imported"]:
     # Imported evaluations: real answers and raters made elsewhere (see docs/imports.md).
-    st.info(
-        src["about"]
-        or f"**Imported from `{escape_markdown(src['source'])}`** (import-answers / "
-        "import-judgments)."
-    )
+    if src["about"]:  # the project's own description of a known source (inert Markdown)
+        st.info(md(src["about"]))
+    else:
+        st.info(
+            f"**Imported from `{escape_markdown(src['source'])}`** (import-answers / "
+            "import-judgments)."
+        )
     st.caption(
         f"{escape_markdown(src['source'])}: {src['answers']:,} answers and "
         f"{src['verdicts']:,} verdicts imported."

@@ -7,7 +7,7 @@ from core.annotation.adjudication import adjudicate
 from core.annotation.tasks import TASKS
 from core.errors import WorkbenchError
 from core.views.adjudication import adjudication_detail, adjudication_queue
-from core.views.text import escape_markdown
+from core.views.text import escape_markdown, md
 
 ui.setup("Adjudication")
 user = ui.require_annotator("adjudicator")
@@ -21,7 +21,7 @@ with ui.database() as db:
         st.success(f"Settled: **{escape_markdown(done)}** is now the item's gold label.")
     queue = adjudication_queue(db, task, include)
     if not queue:
-        st.success(f"No {task} disagreements to settle.")
+        st.success(f"No {md(task)} disagreements to settle.")
         st.stop()
     st.caption(f"{len(queue)} item(s) where people gave different labels.")
     by_item = {q["item"]: q for q in queue}
@@ -72,4 +72,4 @@ with ui.database() as db:
                     st.session_state["adj_last"] = detail["names"][label]
                     st.rerun()
                 except WorkbenchError as exc:
-                    st.error(str(exc))
+                    st.error(md(exc))

@@ -7,6 +7,7 @@ from core.annotation.identity import change_settings
 from core.annotation.tasks import TASKS
 from core.errors import WorkbenchError
 from core.views.team import team_view
+from core.views.text import md
 
 ui.setup("Team")
 user = ui.sign_in_sidebar()
@@ -43,7 +44,7 @@ with ui.database() as db:
         with st.form("team_settings"):
             values = {
                 key: st.number_input(
-                    key, value=value, min_value=0, step=1, help=data["descriptions"][key]
+                    md(key), value=value, min_value=0, step=1, help=md(data["descriptions"][key])
                 )
                 for key, value in data["settings"].items()
             }
@@ -53,4 +54,4 @@ with ui.database() as db:
                     change_settings(db, user, changed)
                     st.rerun()
                 except WorkbenchError as exc:
-                    st.error(str(exc))
+                    st.error(md(exc))

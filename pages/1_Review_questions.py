@@ -87,10 +87,12 @@ with ui.database() as db:
     else:
         qid = queue[0] if queue else None
     if notice := st.session_state.pop("review_notice", None):
-        st.info(notice)
+        st.info(md(notice))
     last = st.session_state.pop("last_review", None)
     if last:
-        said = f"Stored: **{last['button']}** on '{escape_markdown(ui.short(last['question']))}'"
+        said = (
+            f"Stored: **{md(last['button'])}** on '{escape_markdown(ui.short(last['question']))}'"
+        )
         why = escape_markdown(last["reason"]) if last["reason"] else ""
         if last["status"] == "discarded":
             st.warning(

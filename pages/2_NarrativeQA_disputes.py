@@ -102,9 +102,9 @@ with ui.database() as db:
     text = str(progress) + (f", {len(skipped)} skipped this session" if skipped else "")
     st.progress(progress.done / progress.total if progress.total else 0.0, text=text)
     if last := st.session_state.pop("dispute_last", None):
-        st.success(last)
+        st.success(md(last))
     if error := st.session_state.pop("dispute_error", None):
-        st.error(error)
+        st.error(md(error))
     queue = dispute_queue(db, who, all_ids)
     queue = [d for d in queue if d not in skipped] + [d for d in queue if d in skipped]
     choices = ui.cached_view(db, dispute_choices)
@@ -149,7 +149,7 @@ with ui.database() as db:
             cols = st.columns(6)
             for col, (resolution, label) in zip(cols, RESOLUTION_LABELS.items()):
                 col.button(
-                    label,
+                    md(label),
                     key=f"dispute_{resolution}",
                     shortcut=KEYS[resolution],
                     on_click=_resolve,
@@ -196,7 +196,7 @@ with ui.database() as db:
                     )
                     query = st.text_input("Search words", key=f"dsearch_q_{did}")
                     for hit in search_context(db, doc, query, k=5):
-                        st.caption(f"Passage {hit['idx']} · BM25 {hit['score']}")
+                        st.caption(f"Passage {md(hit['idx'])} · BM25 {md(hit['score'])}")
                         ui.highlighted(hit["markdown"])
 
     st.subheader("Tally")

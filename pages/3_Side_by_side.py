@@ -20,7 +20,7 @@ from core.annotation.pairwise import (
 from core.errors import WorkbenchError
 from core.views.judgments import auto_verdicts_shown, question_text
 from core.views.review import search_context, searchable_documents
-from core.views.text import escape_markdown
+from core.views.text import escape_markdown, md
 
 #: (verdict, button label, keyboard shortcut)
 VERDICT_BUTTONS = (
@@ -94,13 +94,13 @@ with ui.database() as db:
         if last["verdict"] == "skip":
             st.info(f"Skipped '{q_short}' (not counted as done).")
         else:
-            st.success(f"Stored: **{LABELS[last['verdict']]}** on '{q_short}'. {names}")
+            st.success(f"Stored: **{md(LABELS[last['verdict']])}** on '{q_short}'. {names}")
             if st.session_state.get("sbs_reveal"):
                 st.dataframe(auto_verdicts_shown(db, last["item"]), hide_index=True)
     if notice := st.session_state.pop("sbs_notice", None):
-        st.toast(notice)
+        st.toast(md(notice))
     if error := st.session_state.pop("sbs_error", None):
-        st.error(error)
+        st.error(md(error))
 
     wanted = ui.deep_link_id()
     if wanted:
@@ -144,7 +144,7 @@ with ui.database() as db:
         cols = st.columns(6)
         for col, (verdict, label, key) in zip(cols, VERDICT_BUTTONS):
             col.button(
-                label,
+                md(label),
                 key=f"sbs_{verdict}",
                 shortcut=key,
                 on_click=_store,
@@ -166,5 +166,5 @@ with ui.database() as db:
                 doc = st.selectbox("Search in", list(docs), format_func=docs.get, key="sbs_doc")
                 query = st.text_input("Search words", key="sbs_query")
                 for hit in search_context(db, doc, query, k=5):
-                    st.caption(f"Passage {hit['idx']} · BM25 {hit['score']}")
+                    st.caption(f"Passage {md(hit['idx'])} · BM25 {md(hit['score'])}")
                     ui.highlighted(hit["markdown"])

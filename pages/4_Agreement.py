@@ -63,13 +63,13 @@ def crowd_section() -> None:
                 ("Without ties", vs["without_ties"]),
             ):
                 m = st.columns(3)
-                m[0].metric(f"{label}: items", res["n"])
+                m[0].metric(f"{md(label)}: items", res["n"])
                 m[1].metric(
                     "Percent agreement",
                     "-" if res["agreement"] is None else f"{res['agreement']:.1%}",
                 )
                 m[2].metric("Cohen's kappa [95% CI]", _kappa(res))
-            st.markdown(f"**Confusion** (rows {auto}, columns {crowd})")
+            st.markdown(f"**Confusion** (rows {md(auto)}, columns {md(crowd)})")
             st.dataframe(vs["confusion"], width="stretch")
         if opts["slots"]:
             prefix = st.selectbox("Anonymous human slots", opts["slots"], key="crowd_slots")
@@ -81,7 +81,7 @@ def crowd_section() -> None:
             m[1].metric("Fleiss' kappa (slots)", "-" if fk is None else f"{fk:.3f}")
             m[2].metric("Krippendorff's alpha (slots)", "-" if ka is None else f"{ka:.3f}")
             st.caption(
-                f"{sl['slots']} slots ({prefix}1, {prefix}2, ...) hold anonymous ratings: a slot "
+                f"{md(sl['slots'])} slots ({md(prefix)}1, {md(prefix)}2, ...) hold anonymous ratings: a slot "
                 "is not a person, so only identity-free statistics are shown for them (no "
                 "per-slot Cohen's kappa; ignore slot-vs-slot rows in the table below)."
             )

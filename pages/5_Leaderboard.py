@@ -161,7 +161,9 @@ def ranking_comparison() -> None:
     with ui.database() as db:
         cmp = ui.cached_judgments(db, compare_rankings, human, auto, n_boot, seed)
     if cmp["why"] or len(cmp["systems"]) < 2:
-        st.info(f"No comparison: {cmp['why'] or 'the two sources share fewer than two systems'}.")
+        st.info(
+            f"No comparison: {md(cmp['why'] or 'the two sources share fewer than two systems')}."
+        )
         return
     rho = "-" if cmp["spearman"] is None else f"{cmp['spearman']:.3f}"
     tau = "-" if cmp["kendall"] is None else f"{cmp['kendall']:.3f}"

@@ -108,7 +108,7 @@ def current_annotator(db) -> Annotator | None:
             return who
     except WorkbenchError as exc:
         _drop_sign_in()
-        st.sidebar.error(str(exc))
+        st.sidebar.error(md(exc))
     return None
 
 
@@ -125,7 +125,7 @@ def sign_in_sidebar() -> Annotator | None:
             )
         if who:
             role = "open mode" if who.open_mode else who.role
-            st.markdown(f"Signed in as **{escape_markdown(who.name)}** ({role})")
+            st.markdown(f"Signed in as **{escape_markdown(who.name)}** ({md(role)})")
             if st.button("Sign out", key="sign_out"):
                 _drop_sign_in()
                 st.rerun()
@@ -162,7 +162,7 @@ def require_annotator(role: str = "annotator") -> Annotator:
         st.info("Sign in in the sidebar (your personal token, or a name in open mode) first.")
         st.stop()
     if not who.may(role):
-        st.error(f"This page needs the {role} role; you are signed in as {who.role}.")
+        st.error(f"This page needs the {md(role)} role; you are signed in as {md(who.role)}.")
         st.stop()
     return who
 
@@ -272,7 +272,7 @@ def gold_block(db, task: str = "side-by-side") -> None:
         st.caption("No two people have labelled the same items yet.")
     n_gold = cached_view(db, gold_size, task)
     st.markdown(
-        f"**With gold**: {n_gold} {task} item(s) have a gold label (the adjudicated label, or "
+        f"**With gold**: {md(n_gold)} {md(task)} item(s) have a gold label (the adjudicated label, or "
         "the unanimous label of two or more people); each annotator and each auto-rater "
         "against it."
     )
@@ -293,7 +293,7 @@ def gold_block(db, task: str = "side-by-side") -> None:
 def guideline(task: str, expanded: bool = False) -> None:
     """The task's guideline (``guidelines/<task>.md``, the project's own Markdown)."""
     with st.expander("Guidelines", expanded=expanded):
-        st.markdown(task_guideline(task))
+        st.markdown(md(task_guideline(task)))  # project Markdown: md() keeps it as written
 
 
 def short(text: str, n: int = 80) -> str:
@@ -313,13 +313,13 @@ def evidence_beside(db, question_id: str, question: str, answers: list[str], key
     query = evidence_query(question, answers)
     for n, hit in enumerate(hits):
         st.caption(
-            f"{escape_markdown(hit['document'])} · passage {hit['idx']} of "
-            f"{hit['n_passages']} · BM25 {hit['score']}"
+            f"{escape_markdown(hit['document'])} · passage {md(hit['idx'])} of "
+            f"{md(hit['n_passages'])} · BM25 {md(hit['score'])}"
         )
         highlighted(hit["markdown"])
         key_base = f"{key}_further_{n}_{hit['document_id']}_{hit['position']}"
         # a toggle, not an expander: the neighbours are read and rendered only when asked for
-        if st.toggle(f"Read further around passage {hit['idx']}", key=f"{key_base}_on"):
+        if st.toggle(f"Read further around passage {md(hit['idx'])}", key=f"{key_base}_on"):
             pos = st.number_input(
                 "Passage (previous / next with - / +)",
                 min_value=0,
@@ -332,7 +332,8 @@ def evidence_beside(db, question_id: str, question: str, answers: list[str], key
             with st.container(border=True):
                 for p in window["passages"]:
                     st.caption(
-                        f"Full text, passage {p['idx']}" + (" (this one)" if p["centre"] else "")
+                        f"Full text, passage {md(p['idx'])}"
+                        + (" (this one)" if p["centre"] else "")
                     )
                     highlighted(p["markdown"])
 

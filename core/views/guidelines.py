@@ -5,12 +5,13 @@ from __future__ import annotations
 from pathlib import Path
 
 from core.errors import InputError
+from core.views.text import InertMarkdown
 
 GUIDELINES_DIR = Path(__file__).resolve().parents[2] / "guidelines"
 TASKS = {"review": "review.md", "disputes": "disputes.md", "side_by_side": "side_by_side.md"}
 
 
-def task_guideline(task: str, directory: Path | None = None) -> str:
+def task_guideline(task: str, directory: Path | None = None) -> InertMarkdown:
     """The Markdown guideline of ``task`` (``review``, ``disputes`` or ``side_by_side``), read
     from ``directory`` (default ``guidelines/`` at the project root) on every call, so an edit
     shows on the next page run. The files are the project's own text (trusted Markdown)."""
@@ -18,6 +19,7 @@ def task_guideline(task: str, directory: Path | None = None) -> str:
         raise InputError(f"unknown guideline task {task!r}; one of {', '.join(TASKS)}")
     path = (directory or GUIDELINES_DIR) / TASKS[task]
     try:
-        return path.read_text(encoding="utf-8")
+        # the project's own guideline file, not data: trusted Markdown, rendered as written
+        return InertMarkdown(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise InputError(f"guideline file {path} is missing") from None

@@ -21,6 +21,7 @@ from core.annotation.pairwise import pairwise_items
 from core.store.connection import rows, table_counts
 from core.store.judgments import count_judgments, judge_models, summary_by_rater
 from core.store.questions import generator_models, pending_review_count, review_summary_by_origin
+from core.views.text import InertMarkdown
 
 if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
     import sqlite_utils
@@ -132,7 +133,8 @@ def imported_sources(db: sqlite_utils.Database) -> list[dict[str, Any]]:
         found.setdefault(source, {"source": source, "answers": 0, "verdicts": 0})["verdicts"] = n
     out = sorted(found.values(), key=lambda r: r["source"])
     for r in out:
-        r["about"] = PRD_ABOUT if r["source"] == "prd_vicuna80" else ""
+        # the project's own Markdown about a known source: inert, rendered as written
+        r["about"] = InertMarkdown(PRD_ABOUT) if r["source"] == "prd_vicuna80" else ""
     return out
 
 
