@@ -11,7 +11,7 @@ import hashlib
 import hmac
 import re
 import secrets
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from core.errors import AccessError, InputError
 from core.store.connection import rows, transaction, utcnow
@@ -68,13 +68,13 @@ def create_account(db: sqlite_utils.Database, name: str, role: str = "annotator"
         if old and old[0]["revoked_at"] is None:
             raise InputError(f"account {name!r} exists; revoke it first to issue a new token")
         if old:
-            db["accounts"].update(old[0]["id"], row)
+            db.table("accounts").update(old[0]["id"], row)
         else:
-            db["accounts"].insert(row)
+            db.table("accounts").insert(row)
     return f"{token_id}.{secret}"
 
 
-def list_accounts(db: sqlite_utils.Database) -> list[dict]:
+def list_accounts(db: sqlite_utils.Database) -> list[dict[str, Any]]:
     """Every account: name, role, created_at, revoked_at (no token material)."""
     return rows(db, "select name, role, created_at, revoked_at from accounts order by name")
 
@@ -86,10 +86,10 @@ def revoke_account(db: sqlite_utils.Database, name: str) -> None:
         if not found:
             raise InputError(f"no account named {name!r}")
         if found[0]["revoked_at"] is None:
-            db["accounts"].update(found[0]["id"], {"revoked_at": utcnow()})
+            db.table("accounts").update(found[0]["id"], {"revoked_at": utcnow()})
 
 
-def verify_token(db: sqlite_utils.Database, token: str) -> dict:
+def verify_token(db: sqlite_utils.Database, token: str) -> dict[str, Any]:
     """The active account of ``token`` (``name``, ``role``, ``token_id``); AccessError otherwise."""
     token_id, _, secret = (token or "").strip().partition(".")
     found = rows(db, "select * from accounts where token_id = ?", [token_id]) if secret else []
@@ -104,7 +104,7 @@ def verify_token(db: sqlite_utils.Database, token: str) -> dict:
     return {k: found[0][k] for k in ("name", "role", "token_id")}
 
 
-def active_account(db: sqlite_utils.Database, name: str) -> dict | None:
+def active_account(db: sqlite_utils.Database, name: str) -> dict[str, Any] | None:
     """The active account of ``name`` (``name``, ``role``, ``token_id``), or None."""
     found = rows(
         db,

@@ -27,7 +27,7 @@ def get_setting(db: sqlite_utils.Database, key: str, default: str = "") -> str:
 
 def set_setting(db: sqlite_utils.Database, key: str, value: Any) -> None:
     """Set a value in table ``settings`` (no validation; see :func:`update_setting`)."""
-    db["settings"].upsert({"key": key, "value": str(value)}, pk="key")
+    db.table("settings").upsert({"key": key, "value": str(value)}, pk="key")
 
 
 def int_setting(db: sqlite_utils.Database, key: str) -> int:

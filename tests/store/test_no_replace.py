@@ -1,4 +1,4 @@
-"""m0610: INSERT OR REPLACE of an existing label is refused from a plain sqlite3 connection."""
+"""m0610 and m0670: INSERT OR REPLACE of an existing label is refused from a plain sqlite3 connection."""
 
 from __future__ import annotations
 
@@ -48,7 +48,17 @@ def seed_label_rows(db) -> dict[str, int]:
             "values (?, 'alice', 'ambiguous', ?)",
             [dispute, now],
         ).lastrowid
-    return {"judgments": judgment_ids[0], "reviews": review, "dispute_resolutions": resolution}
+        adjudication = db.execute(
+            "insert into adjudications (task, item_key, label, adjudicator, created_at) "
+            "values ('side-by-side', 'q1|a|b', 'first', 'carol', ?)",
+            [now],
+        ).lastrowid
+    return {
+        "judgments": judgment_ids[0],
+        "reviews": review,
+        "dispute_resolutions": resolution,
+        "adjudications": adjudication,
+    }
 
 
 def test_plain_sqlite3_cannot_replace_labels(tmp_path):
@@ -63,7 +73,7 @@ def test_plain_sqlite3_cannot_replace_labels(tmp_path):
         row = conn.execute(f"select * from {table} where id = ?", [row_id]).fetchone()
         values = list(row)
         for i, col in enumerate(cols):
-            if col in ("verdict", "resolution", "annotator", "rater", "note", "comment"):
+            if col in ("verdict", "resolution", "annotator", "rater", "note", "comment", "label"):
                 values[i] = "tampered"
         marks = ", ".join("?" * len(cols))
         for verb in ("insert or replace", "replace", "insert"):

@@ -5,7 +5,14 @@ The token itself is never stored: ``token_id`` (public, the part before the dot)
 signs in no more and its labels stay.
 """
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from core.store.schema import execute_script
+
+if TYPE_CHECKING:
+    import sqlite_utils
 
 SCHEMA = """
 create table accounts (
@@ -21,6 +28,6 @@ create table accounts (
 """
 
 
-def apply(db) -> None:
+def apply(db: sqlite_utils.Database) -> None:
     """Create table ``accounts``."""
     execute_script(db, SCHEMA)

@@ -7,7 +7,14 @@ only by the same adjudicator (trigger), so nobody can change another adjudicator
 resolution).
 """
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from core.store.schema import append_only, execute_script
+
+if TYPE_CHECKING:
+    import sqlite_utils
 
 SCHEMA = """
 create table adjudications (
@@ -24,7 +31,7 @@ create index adjudications_item on adjudications(task, item_key);
 """
 
 
-def apply(db) -> None:
+def apply(db: sqlite_utils.Database) -> None:
     """Create table ``adjudications`` (append-only)."""
     execute_script(db, SCHEMA)
     db.execute(

@@ -7,10 +7,18 @@ refuses a new row whose ``id`` is already taken, before any conflict resolution 
 judgment, review or dispute resolution can only be superseded by a new row.
 """
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import sqlite_utils
+
+
 TABLES = ("judgments", "reviews", "dispute_resolutions")
 
 
-def apply(db) -> None:
+def apply(db: sqlite_utils.Database) -> None:
     """Create one BEFORE INSERT trigger per label table."""
     for table in TABLES:
         db.execute(

@@ -1,8 +1,15 @@
 """Runs record the process that runs them (``pid``, ``host``), so a run whose process died is
 shown ``interrupted`` instead of ``running`` forever (core.store.runs.mark_dead_runs)."""
 
+from __future__ import annotations
 
-def apply(db) -> None:
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import sqlite_utils
+
+
+def apply(db: sqlite_utils.Database) -> None:
     """Add ``runs.pid`` and ``runs.host``."""
     db.execute("alter table runs add column pid integer")
     db.execute("alter table runs add column host text")

@@ -2,13 +2,20 @@
 (``match_reference``) when one replaced the lexical verdict, else empty (the verdict came from
 the answer key, the self-rating or the lexical SQuAD token F1)."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from core.store.schema import execute_script
+
+if TYPE_CHECKING:
+    import sqlite_utils
 
 SCHEMA = """
 alter table exam_grades add column rater text not null default '';
 """
 
 
-def apply(db) -> None:
+def apply(db: sqlite_utils.Database) -> None:
     """Add the rater column of EXAM grades."""
     execute_script(db, SCHEMA)
