@@ -13,7 +13,7 @@ PAGES = sorted(
     key=lambda p: int(p.stem.split("_", 1)[0]),
 )
 
-navigation = st.navigation(
+navigation = st.navigation(  # expanded: all pages listed, Team and Adjudication too
     [
         st.Page(
             str(path),
@@ -21,6 +21,7 @@ navigation = st.navigation(
             default=path.stem.split("_", 1)[0] == "0",
         )
         for path in PAGES
-    ]
+    ],
+    expanded=True,
 )
 navigation.run()

@@ -8,7 +8,7 @@ import pages as ui
 from core.annotation.reviews import record_review, review_progress, review_queue
 from core.errors import WorkbenchError
 from core.views.review import question_detail, question_filters, question_ids, question_labels
-from core.views.text import escape_markdown, md
+from core.views.text import InertMarkdown, escape_markdown, md
 
 ui.setup("Review questions")
 user = ui.require_annotator()  # the signed-in Annotator: every write takes it
@@ -20,7 +20,7 @@ def _skip(qid: str) -> None:
     skipped = st.session_state.setdefault("review_skipped", [])
     if qid not in skipped:
         skipped.append(qid)
-    st.session_state["review_notice"] = f"Skipped `{qid}` (not counted as done)."
+    st.session_state["review_notice"] = InertMarkdown(f"Skipped {md(qid)} (not counted as done).")
     st.session_state["review_scroll"] = True
     st.session_state.pop("review_reopen", None)
     st.query_params.pop("q", None)
@@ -31,8 +31,8 @@ def _undo() -> None:
     last = st.session_state.get("review_history", [])
     if last:
         st.session_state["review_reopen"] = last.pop()
-        st.session_state["review_notice"] = (
-            f"Reopened `{st.session_state['review_reopen']}`: your next decision replaces "
+        st.session_state["review_notice"] = InertMarkdown(
+            f"Reopened {md(st.session_state['review_reopen'])}: your next decision replaces "
             "your review of it (the old one stays in the history)."
         )
     else:

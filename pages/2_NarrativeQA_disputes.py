@@ -20,7 +20,7 @@ from core.views.disputes import (
 )
 from core.views.overview import export_bytes
 from core.views.review import search_context, searchable_documents
-from core.views.text import escape_markdown, md
+from core.views.text import InertMarkdown, escape_markdown, md
 
 #: keyboard shortcut of each resolution (in the order of RESOLUTION_LABELS)
 KEYS = dict(zip(RESOLUTION_LABELS, "1234"))
@@ -55,8 +55,9 @@ def _resolve(did: int, resolution: str, question: str) -> None:
         except WorkbenchError as exc:
             st.session_state["dispute_error"] = str(exc)
             return
-    st.session_state["dispute_last"] = (
-        f"Stored: **{RESOLUTION_LABELS[resolution]}** on '{escape_markdown(ui.short(question))}'."
+    st.session_state["dispute_last"] = InertMarkdown(
+        f"Stored: **{md(RESOLUTION_LABELS[resolution])}** on "
+        f"'{escape_markdown(ui.short(question))}'."
     )
     st.session_state["dispute_scroll"] = True
     st.query_params.pop("q", None)
@@ -67,7 +68,7 @@ def _skip(did: int, question: str) -> None:
     skipped = st.session_state.setdefault("dispute_skipped", [])
     if did not in skipped:
         skipped.append(did)
-    st.session_state["dispute_last"] = (
+    st.session_state["dispute_last"] = InertMarkdown(
         f"Skipped '{escape_markdown(ui.short(question))}' (not counted as done)."
     )
     st.session_state["dispute_scroll"] = True

@@ -55,8 +55,13 @@ def count(path: Path, sql: str) -> int:
         db.conn.close()
 
 
+def unescaped(markdown: str) -> str:
+    """Text of escaped Markdown (labels from data go through core.views.text.md)."""
+    return re.sub(r"\\(.)", r"\1", markdown)
+
+
 def button(at: AppTest, label: str):
-    found = [b for b in at.button if b.label == label]
+    found = [b for b in at.button if unescaped(b.label) == label]
     assert found, f"no button {label!r}: {[b.label for b in at.button]}"
     return found[0]
 
@@ -127,7 +132,7 @@ def test_submit_review_writes_one_row(fixture_db):
         "Save edit",
     ]
     assert not [b for b in at.button if b.label == "Submit review"]
-    keys = {b.label: b.proto.shortcut for b in at.button}
+    keys = {unescaped(b.label): b.proto.shortcut for b in at.button}
     assert [keys[k] for k in ("Accept", "Reject", "Save edit", "Skip", "Undo")] == list("axesu")
     for label in ("Accept", "Save edit"):  # refused, nothing stored (Reject needs nothing)
         ok(button(at, label).click().run())
@@ -359,7 +364,7 @@ def test_xrag_review_without_support_choice_is_refused(fixture_db):
 def test_resolve_dispute_writes_one_row_and_exports(fixture_db):
     path, _ = fixture_db
     at = ok(page("pages/2_NarrativeQA_disputes.py"))
-    keys = {b.label: b.proto.shortcut for b in at.button}
+    keys = {unescaped(b.label): b.proto.shortcut for b in at.button}
     assert [keys.get(k) for k in ("Reference answer wrong", "Model answer wrong")] == ["1", "2"]
     assert [keys.get(k) for k in ("Both acceptable", "Question ambiguous")] == ["3", "4"]
     assert keys.get("Skip") == "s" and keys.get("Undo") == "u"
@@ -397,7 +402,7 @@ def test_side_by_side_verdict_writes_one_row_and_reveals_names_after(fixture_db)
     shown = " ".join(m.value for m in at.markdown)
     assert not re.search(r"fixture-[abc]", shown)  # system names hidden before the verdict
     assert not any("identical" in i.value for i in at.info)
-    keys = {b.label: b.proto.shortcut for b in at.button}
+    keys = {unescaped(b.label): b.proto.shortcut for b in at.button}
     assert {k: keys.get(k) for k in ("A better", "B better", "Equal", "None (both wrong)")} == {
         "A better": "1",
         "B better": "2",
@@ -500,7 +505,8 @@ def test_leaderboard_ranks_disjoint_tournaments_separately(fixture_db):
     assert group.value == "other-w"  # the largest first
     names = set(at.dataframe[0].value["name"])
     assert names == {"other-x", "other-y", "other-z", "other-w"}
-    assert not at.main.warning  # no prior needed (the sidebar says open mode)
+    # no prior needed (the sidebar says open mode); a thin-interval flag is allowed
+    assert not [w for w in at.main.warning if "too few questions" not in unescaped(w.value).lower()]
     group.set_value("fixture-a").run()
     assert set(ok(at).dataframe[0].value["name"]) == {"fixture-a", "fixture-b", "fixture-c"}
     rater = [s for s in at.selectbox if s.label == "Rater"][0]

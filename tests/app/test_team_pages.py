@@ -3,6 +3,7 @@ every impersonation route through the UI (bare name, wrong or revoked token) ref
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -63,18 +64,41 @@ def opened(path: str, **params: str) -> AppTest:
 
 
 def signed_in(at: AppTest) -> str:
-    return " ".join(m.value for m in at.sidebar.markdown if "Signed in as" in m.value)
+    shown = (unescaped(m.value) for m in at.sidebar.markdown)
+    return " ".join(m for m in shown if "Signed in as" in m)
+
+
+def unescaped(markdown: str) -> str:
+    """Text of escaped Markdown (labels from data go through core.views.text.md)."""
+    return re.sub(r"\\(.)", r"\1", markdown)
 
 
 def button(at: AppTest, label: str):
-    found = [b for b in at.button if b.label == label]
+    found = [b for b in at.button if unescaped(b.label) == label]
     assert found, f"no button {label!r}: {[b.label for b in at.button]}"
     return found[0]
 
 
+#: Side by side: verdict -> (button label, keyboard shortcut); a verdict button stores at once
+VERDICTS = {
+    "A": ("A better", "1"),
+    "B": ("B better", "2"),
+    "Equal": ("Equal", "3"),
+    "None": ("None (both wrong)", "4"),
+}
+
+
+def verdict_buttons(at: AppTest) -> list:
+    """The buttons that write a side-by-side label (verdicts, skip, undo)."""
+    writes = {label for label, _ in VERDICTS.values()} | {"Skip", "Undo"}
+    return [b for b in at.button if unescaped(b.label) in writes]
+
+
 def _verdict(at: AppTest, choice: str = "A") -> None:
-    [r for r in at.radio if r.label == "Which answer is better?"][0].set_value(choice)
-    ok(button(at, "Submit verdict").click().run())
+    label, key = VERDICTS[choice]
+    found = button(at, label)
+    assert found.proto.shortcut == key
+    ok(found.click().run())
 
 
 HUMAN = "select count(*) from judgments where rater_kind = 'human'"
@@ -84,14 +108,16 @@ def test_token_link_signs_in_and_survives_reload_and_page_moves(team):
     path, tokens = team
     at = opened(SBS, token=tokens["alice"])
     assert "alice" in signed_in(at) and "annotator" in signed_in(at)
-    assert not any("Open mode" in w.value for w in at.sidebar.warning)
+    assert not any("Open mode" in unescaped(w.value) for w in at.sidebar.warning)
     _verdict(at)
     assert count(path, HUMAN + " and rater = 'human:alice'") == 1
     at.switch_page("pages/5_Leaderboard.py")
     ok(at.run())
     assert "alice" in signed_in(at) and at.query_params["token"] == tokens["alice"]
     # the token is never echoed into the page
-    shown = " ".join(str(e.value) for e in [*at.markdown, *at.caption, *at.info, *at.error])
+    shown = " ".join(
+        unescaped(str(e.value)) for e in [*at.markdown, *at.caption, *at.info, *at.error]
+    )
     assert tokens["alice"] not in shown and tokens["alice"].split(".")[1] not in shown
     # a reload is a new session with the same URL
     again = opened(SBS, token=tokens["alice"])
@@ -101,7 +127,7 @@ def test_token_link_signs_in_and_survives_reload_and_page_moves(team):
 def test_sign_in_form_with_token(team):
     path, tokens = team
     at = opened(SBS)
-    assert any("Sign in" in i.value for i in at.info)
+    assert any("Sign in" in unescaped(i.value) for i in at.info)
     assert not [t for t in at.sidebar.text_input if t.label == "Annotator name"]
     at.sidebar.text_input(key="sign_in_code").set_value(tokens["bob"])
     ok(button(at, "Sign in").click().run())
@@ -115,15 +141,15 @@ def test_impersonation_routes_in_the_ui_are_refused(team):
     before = count(path, HUMAN)
     # a bare name (the old open-mode route) once accounts exist
     at = opened(SBS, name="alice")
-    assert not signed_in(at) and not [r for r in at.radio if r.label.startswith("Which")]
+    assert not signed_in(at) and not verdict_buttons(at)
     at = opened("app.py", token="0123456789ab.not-the-secret")
-    assert any("wrong sign-in token" in e.value for e in at.sidebar.error)
+    assert any("wrong sign-in token" in unescaped(e.value) for e in at.sidebar.error)
     assert "token" not in at.query_params
     at = opened(SBS, token="0123456789ab.not-the-secret")
-    assert not signed_in(at) and not [b for b in at.button if b.label == "Submit verdict"]
+    assert not signed_in(at) and not verdict_buttons(at)
     # alice's real token id with a guessed secret
     at = opened(SBS, token=tokens["alice"].split(".")[0] + ".guess")
-    assert not signed_in(at)
+    assert not signed_in(at) and not verdict_buttons(at)
     # a sign-in that is revoked mid-session writes nothing more
     at = opened(SBS, token=tokens["bob"])
     assert "bob" in signed_in(at)
@@ -131,8 +157,8 @@ def test_impersonation_routes_in_the_ui_are_refused(team):
     revoke_account(db, "bob")
     db.conn.close()
     ok(at.run())
-    assert not signed_in(at) and any("revoked" in e.value for e in at.sidebar.error)
-    assert not [b for b in at.button if b.label == "Submit verdict"]
+    assert not signed_in(at) and any("revoked" in unescaped(e.value) for e in at.sidebar.error)
+    assert not verdict_buttons(at)
     assert count(path, HUMAN) == before
 
 
@@ -144,15 +170,22 @@ def test_undo_withdraws_only_my_own_verdict(team):
     submit_verdict(db, blind_item(db, key, "yvonne"), yvonne, "A")
     db.conn.close()
     at = opened(SBS, token=tokens["alice"])
-    ok(button(at, "Undo my last verdict").click().run())
-    assert count(path, "select count(*) from judgments where status = 'withdrawn'") == 0
+    assert button(at, "Undo").proto.shortcut.lower() == "u"
+    ok(button(at, "Undo").click().run())
+    withdrawn = "select count(*) from judgments where status = 'withdrawn'"
+    assert count(path, withdrawn) == 0
+    # once alice has a verdict of her own, Undo withdraws that one and never yvonne's
+    _verdict(at, "B")
+    ok(button(at, "Undo").click().run())
+    assert count(path, withdrawn) == 1
+    assert count(path, withdrawn + " and rater = 'human:alice'") == 1
 
 
 def test_run_page_needs_admin_once_accounts_exist(team):
     _, tokens = team
     for who in ("alice", "carol"):
         at = opened("pages/7_Run.py", token=tokens[who])
-        assert any("needs the admin role" in e.value for e in at.error)
+        assert any("needs the admin role" in unescaped(e.value) for e in at.error)
         assert not [b for b in at.button if b.label == "Run"]
     at = opened("pages/7_Run.py")
     assert not [b for b in at.button if b.label == "Run"]
@@ -165,7 +198,7 @@ def test_adjudication_page_settles_a_disagreement(team):
     for who, choice in (("alice", "A"), ("bob", "None")):  # k = 2: bob gets alice's item
         _verdict(opened(SBS, token=tokens[who]), choice)
     at = opened("pages/10_Adjudication.py", token=tokens["alice"])
-    assert any("needs the adjudicator role" in e.value for e in at.error)
+    assert any("needs the adjudicator role" in unescaped(e.value) for e in at.error)
     at = opened("pages/10_Adjudication.py", token=tokens["carol"])
     table = at.table[0].value
     assert set(table["annotator"]) == {"alice", "bob"}
@@ -176,7 +209,7 @@ def test_adjudication_page_settles_a_disagreement(team):
     radio.set_value("Equal")
     ok(button(at, "Settle").click().run())
     assert count(path, "select count(*) from adjudications where adjudicator = 'carol'") == 1
-    assert any("gold label" in s.value for s in at.success)
+    assert any("gold label" in unescaped(s.value) for s in at.success)
 
 
 def test_team_page_settings_for_admins_only(team):
@@ -187,7 +220,7 @@ def test_team_page_settings_for_admins_only(team):
         s.value for s in at.subheader
     }
     at = opened("pages/11_Team.py", token=tokens["root"])
-    [n for n in at.number_input if n.label == "annotations_per_item"][0].set_value(3)
+    [n for n in at.number_input if unescaped(n.label) == "annotations_per_item"][0].set_value(3)
     ok(button(at, "Save settings").click().run())
     assert count(path, "select value from settings where key = 'annotations_per_item'") == "3"
     table = at.dataframe[0].value

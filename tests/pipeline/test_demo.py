@@ -43,7 +43,11 @@ def test_demo_fills_every_stage(demo_db):
         assert kinds == {"absolute", "pairwise"}
         assert db["exam_grades"].count > 0 and db["xrag_results"].count > 0
         # The demo's systems are offline baselines, named as such.
-        assert all(r["model"].startswith("offline:") for r in rows(db, "select model from systems"))
+        # systems made here are offline baselines; imported ones (PRD) carry their source prefix
+        assert all(
+            r["model"].startswith(("offline:", "prd:"))
+            for r in rows(db, "select model from systems")
+        )
         # Two annotations per item: two people meet on the same items (agreement, adjudication).
         assert all_settings(db)["annotations_per_item"] == 2
     finally:
