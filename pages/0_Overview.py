@@ -32,7 +32,7 @@ if data["offline_only"]:
     about += (
         "\n\nEvery answer, generated question and auto-verdict made in this workbench comes "
         "from **offline "
-        "baselines** (" + ", ".join(md(m) for m in data["models"]) + "): simple "
+        "baselines** (" + ", ".join(md(m) for m in data["made_here"]) + "): simple "
         "extractive and word-overlap algorithms that need no API key. They are not language "
         "models, so expect weak answers and rough verdicts; they show how the workbench "
         "works. Configure a model key and use the **Run** page for real models."

@@ -96,6 +96,7 @@ def overview(db: sqlite_utils.Database) -> dict[str, Any]:
         "attention": attention,
         "k": k,
         "models": models,
+        "made_here": made_here,
         "offline_only": bool(made_here)
         and all(m.split(":", 1)[0] in OFFLINE_PREFIXES for m in made_here),
         "imported": imported_sources(db),
