@@ -81,7 +81,7 @@ def pid_alive(pid: int) -> bool:
         return True
 
 
-def mark_dead_runs(db) -> list[str]:
+def mark_dead_runs(db: Any) -> list[str]:
     """Mark ``interrupted`` every ``running`` run of this host whose process is gone (killed,
     crashed), and the experiments pointing at them; return their ids. Runs of other hosts are
     left alone (their liveness cannot be checked from here)."""
