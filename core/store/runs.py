@@ -12,7 +12,7 @@ from core.store.connection import dumps, transaction, utcnow
 
 
 def start_run(
-    db,
+    db: Any,
     kind: str,
     name: str,
     config: Any,
@@ -42,7 +42,7 @@ def start_run(
 
 
 def finish_run(
-    db,
+    db: Any,
     run_id: str,
     status: str,
     note: str | None = "",
