@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from core.corpus.documents import upsert_document
+from core.corpus.names import name_problem
 from core.corpus.tabular import read_records
 from core.errors import InputError
 from core.llm.prompts import prompt_hash, render_prompt
@@ -57,6 +58,8 @@ def import_articles(
         doc_id = str(rec.get("id") or "").strip()
         if not doc_id:
             raise bad("empty article id", "id")
+        if problem := name_problem(doc_id):
+            raise bad(f"article id {doc_id!r}: {problem}", "id")
         if doc_id in seen:
             raise bad(f"duplicate article id {doc_id!r} (first on line {seen[doc_id]})", "id")
         seen[doc_id] = line
