@@ -278,7 +278,9 @@ def test_planted_markup_stays_inert_on_every_page(served):
                 if slug:  # the Overview is open already
                     nav = page.locator('[data-testid="stSidebarNav"]')
                     nav.get_by_role("link", name=name, exact=True).click()
-                    page.wait_for_url(re.compile(rf"/{slug}$"))
+                    page.wait_for_url(
+                        re.compile(rf"/{slug}(\?.*)?$")
+                    )  # the sign-in stays in the query
                 if name == "Review questions":  # the planted XRAG question: Origin = xrag
                     page.wait_for_function(_IDLE_JS, timeout=WAIT_S * 1000)
                     box = page.locator('[data-testid="stSelectbox"]').filter(has_text="Origin")

@@ -12,6 +12,7 @@ import time
 import pytest
 from llm_servers import FakeServer
 
+from core.annotation.identity import sign_in_open
 from core.annotation.reviews import record_review
 from core.errors import ConfigError
 from core.llm.catalog import configure, reset_configuration
@@ -87,7 +88,7 @@ def test_a_label_lands_within_a_second_during_a_long_xrag_build(server, items, d
     took = []
     for name in ("ann1", "ann2", "ann3"):  # three labels: the fastest shows no lock was held
         started = time.monotonic()
-        out = record_review(annotator, ids[0], name, OK)
+        out = record_review(annotator, ids[0], sign_in_open(annotator, name), OK)
         took.append(time.monotonic() - started)
     annotator.conn.close()
     still_running = worker.is_alive()
