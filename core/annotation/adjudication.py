@@ -14,11 +14,12 @@ from typing import Any
 
 import sqlite_utils
 
-from core.annotation.base import effective_sql, own_latest
+from core.annotation.base import own_latest
 from core.annotation.identity import Annotator, authorise
 from core.annotation.tasks import LABELS, check_task, human_labels
 from core.errors import InputError
 from core.store.connection import rows, transaction, utcnow
+from core.store.schema import not_superseded
 
 
 def _by_item(db: sqlite_utils.Database, task: str) -> dict[str, list[dict[str, Any]]]:
@@ -34,7 +35,7 @@ def settled(db: sqlite_utils.Database, task: str) -> dict[str, dict[str, Any]]:
     out: dict[str, dict[str, Any]] = {}
     for r in rows(
         db,
-        f"select * from adjudications t where task = ? and {effective_sql('adjudications')} "
+        f"select * from adjudications t where task = ? and {not_superseded('adjudications')} "
         "order by id",
         [check_task(task)],
     ):

@@ -1,6 +1,6 @@
 """What every kind of human label shares: settings, seeded orders, effective rows, queues.
 
-A label is *effective* when no row of its table supersedes it (:func:`effective_sql`). A queue
+A label is *effective* when no row of its table supersedes it (:func:`core.store.schema.not_superseded`). A queue
 (:func:`team_queue`) holds the items this annotator has not labelled that are calibration items
 (the first N of the seeded order, shown to everyone) or have fewer than ``k`` annotators; items
 already started by others come before new ones, so overlap completes before new items open.
@@ -16,6 +16,7 @@ from typing import Any
 import sqlite_utils
 
 from core.store.connection import rows
+from core.store.schema import not_superseded
 from core.store.settings import int_setting
 
 
@@ -67,11 +68,6 @@ class Progress:
         return f"{text}, {self.skipped} skipped" if self.skipped else text
 
 
-def effective_sql(table: str, alias: str = "t") -> str:
-    """SQL condition: row ``alias`` of ``table`` is effective (no row supersedes it)."""
-    return f"not exists (select 1 from {table} s where s.supersedes = {alias}.id)"
-
-
 def own_latest(
     db: sqlite_utils.Database,
     table: str,
@@ -84,7 +80,7 @@ def own_latest(
     found = rows(
         db,
         f"select * from {table} t where {where} and t.{annotator_col} = ? and "
-        f"{effective_sql(table)} order by t.id desc limit 1",
+        f"{not_superseded(table)} order by t.id desc limit 1",
         [*params, annotator],
     )
     return found[0] if found else None
@@ -97,7 +93,7 @@ def labellers(
     (rows of alias ``t`` that also satisfy the SQL condition ``where``)."""
     who: dict[Any, set[str]] = {}
     for item, annotator in db.execute(
-        f"select {item_col}, annotator from {table} t where {effective_sql(table)} and ({where})"
+        f"select {item_col}, annotator from {table} t where {not_superseded(table)} and ({where})"
     ):
         who.setdefault(item, set()).add(annotator)
     return who

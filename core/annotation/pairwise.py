@@ -15,7 +15,6 @@ import sqlite_utils
 from core.annotation.base import (
     Progress,
     calibration_size,
-    effective_sql,
     own_latest,
     progress_of,
     queue_seed,
@@ -27,6 +26,7 @@ from core.annotation.base import (
 from core.annotation.identity import Annotator, authorise
 from core.errors import InputError
 from core.store.connection import rows, transaction, utcnow
+from core.store.schema import not_superseded
 
 PAIRWISE_VERDICTS = ("A", "B", "Equal", "None")
 HUMAN_CRITERION = "better"
@@ -65,7 +65,7 @@ def _human_pairwise_done(
     done: dict[str, set[str]] = {}
     for r in db.query(
         "select question_id, system_a, system_b, rater, status from judgments t "
-        f"where rater_kind = 'human' and kind = 'pairwise' and {effective_sql('judgments')}"
+        f"where rater_kind = 'human' and kind = 'pairwise' and {not_superseded('judgments')}"
     ):
         if r["status"] in statuses:
             key = pair_key(r["question_id"], r["system_a"], r["system_b"])
@@ -106,7 +106,7 @@ def verdict_queue(
     for r in db.query(
         "select distinct question_id, system_a, system_b, rater from judgments t "
         "where rater_kind = 'human' and kind = 'pairwise' and status = 'ok' and "
-        f"{effective_sql('judgments')}"
+        f"{not_superseded('judgments')}"
     ):
         key = pair_key(r["question_id"], r["system_a"], r["system_b"])
         counted.setdefault(key, set()).add(r["rater"])
@@ -247,7 +247,7 @@ def undo_last(db: sqlite_utils.Database, annotator: Annotator) -> int | None:
         last = rows(
             db,
             "select * from judgments t where rater = ? and kind = 'pairwise' and "
-            f"status in ('ok', 'skipped') and {effective_sql('judgments')} "
+            f"status in ('ok', 'skipped') and {not_superseded('judgments')} "
             "order by id desc limit 1",
             [rater],
         )

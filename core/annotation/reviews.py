@@ -11,7 +11,6 @@ from core.annotation import guideline as guideline
 from core.annotation.base import (
     Progress,
     calibration_size,
-    effective_sql,
     labellers,
     progress_of,
     queue_seed,
@@ -21,6 +20,7 @@ from core.annotation.base import (
 from core.annotation.identity import Annotator, authorise
 from core.errors import InputError
 from core.store.connection import dumps, rows, transaction, utcnow
+from core.store.schema import not_superseded
 
 REVIEW_DECISIONS = ("accept", "reject", "edit")
 _STATUS_OF_DECISION = {"accept": "accepted", "reject": "rejected", "edit": "edited"}
@@ -157,7 +157,7 @@ def effective_reviews(db: sqlite_utils.Database, question_id: str) -> list[dict]
     """The effective reviews of a question, oldest first."""
     return rows(
         db,
-        f"select * from reviews t where question_id = ? and {effective_sql('reviews')} order by id",
+        f"select * from reviews t where question_id = ? and {not_superseded('reviews')} order by id",
         [question_id],
     )
 

@@ -12,12 +12,12 @@ from typing import Any
 
 import sqlite_utils
 
-from core.annotation.base import effective_sql
 from core.annotation.disputes import RESOLUTIONS, dispute_queue
 from core.annotation.pairwise import pair_key, pairwise_items, split_pair_key, verdict_queue
 from core.annotation.reviews import REVIEW_DECISIONS, review_queue
 from core.errors import InputError
 from core.store.connection import rows
+from core.store.schema import not_superseded
 
 TASKS = ("review", "disputes", "side-by-side")
 #: Side-by-side labels on the canonical order of an item's two systems.
@@ -63,7 +63,7 @@ def human_labels(db: sqlite_utils.Database, task: str) -> list[dict[str, Any]]:
             db,
             "select question_id, system_a, system_b, rater, verdict, status, rationale, "
             "created_at from judgments t where rater_kind = 'human' and kind = 'pairwise' and "
-            f"status in ('ok', 'skipped') and {effective_sql('judgments')} order by id",
+            f"status in ('ok', 'skipped') and {not_superseded('judgments')} order by id",
         ):
             out.append(
                 {
@@ -81,7 +81,7 @@ def human_labels(db: sqlite_utils.Database, task: str) -> list[dict[str, Any]]:
         found = rows(
             db,
             "select question_id, annotator, decision as label, note as rationale, created_at "
-            f"from reviews t where {effective_sql('reviews')} order by id",
+            f"from reviews t where {not_superseded('reviews')} order by id",
         )
     else:
         found = rows(
@@ -89,7 +89,7 @@ def human_labels(db: sqlite_utils.Database, task: str) -> list[dict[str, Any]]:
             "select t.dispute_id, d.question_id, t.annotator, t.resolution as label, "
             "t.note as rationale, t.created_at from dispute_resolutions t "
             "join disputes d on d.id = t.dispute_id "
-            f"where {effective_sql('dispute_resolutions')} order by t.id",
+            f"where {not_superseded('dispute_resolutions')} order by t.id",
         )
     for r in found:
         item = str(r.pop("dispute_id")) if task == "disputes" else r["question_id"]
@@ -104,7 +104,7 @@ def auto_pair_labels(db: sqlite_utils.Database) -> dict[str, dict[str, str]]:
         db,
         "select question_id, system_a, system_b, rater, verdict from judgments t "
         "where rater_kind = 'auto' and kind = 'pairwise' and status = 'ok' and verdict in "
-        f"('A', 'B', 'Equal', 'None') and {effective_sql('judgments')} order by id",
+        f"('A', 'B', 'Equal', 'None') and {not_superseded('judgments')} order by id",
     ):
         key = pair_key(r["question_id"], r["system_a"], r["system_b"])
         out.setdefault(r["rater"], {})[key] = _pair_label(r)

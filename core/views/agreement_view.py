@@ -16,7 +16,6 @@ import numpy as np
 import pandas as pd
 import sqlite_utils
 
-from core.annotation.base import effective_sql
 from core.stats.agreement import (
     cohen_kappa_ci,
     fleiss_kappa,
@@ -24,9 +23,10 @@ from core.stats.agreement import (
     percent_agreement,
     ratings_matrix,
 )
+from core.store.schema import not_superseded
 
 _SLOT = re.compile(r"^(human:.+#)\d+$")
-_EFFECTIVE = effective_sql("judgments")
+_EFFECTIVE = not_superseded("judgments")
 
 
 def is_slot(rater: str) -> bool:

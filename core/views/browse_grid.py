@@ -5,9 +5,9 @@ from __future__ import annotations
 import pandas as pd
 import sqlite_utils
 
-from core.annotation.base import effective_sql
+from core.store.schema import not_superseded
 
-_EFFECTIVE = effective_sql("judgments")
+_EFFECTIVE = not_superseded("judgments")
 
 
 def verdict_grid(db: sqlite_utils.Database, question_id: str) -> pd.DataFrame:

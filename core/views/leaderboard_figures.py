@@ -19,14 +19,12 @@ import plotly.graph_objects as go
 import sqlite_utils
 from scipy import stats
 
-from core.annotation.base import effective_sql
 from core.stats.significance import bernoulli_ci
 from core.store.judgments import effective_judgments
 from core.views.agreement_view import crowd_raters, shown_verdicts
 from core.views.leaderboard import compute_leaderboard
 
 _SLOT = re.compile(r"^(human:.+#)\d+$")
-_EFFECTIVE = effective_sql("judgments")
 
 
 def forest_figure(lb, scale: str = "beta") -> go.Figure:

@@ -21,6 +21,7 @@ from core.annotation.pairwise import pairwise_items
 from core.store.connection import rows, table_counts
 from core.store.judgments import count_judgments, judge_models, summary_by_rater
 from core.store.questions import generator_models, pending_review_count, review_summary_by_origin
+from core.store.schema import not_superseded
 from core.views.text import InertMarkdown
 
 if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
@@ -60,7 +61,7 @@ def overview(db: sqlite_utils.Database) -> dict[str, Any]:
     n_disputes = len(shown)
     resolved = db.execute(
         "select count(distinct dispute_id) from dispute_resolutions r where r.resolution != "
-        "'withdrawn' and not exists (select 1 from dispute_resolutions s where s.supersedes = r.id) "
+        f"'withdrawn' and {not_superseded('dispute_resolutions', 'r')} "
         f"and dispute_id in ({','.join(str(int(d)) for d in shown) or 'null'})"
     ).fetchone()[0]
     attention = {
