@@ -42,6 +42,11 @@ def _qaps() -> list[dict[str, str]]:
         return [r for r in csv.DictReader(fh) if r["document_id"] == DOC]
 
 
+def unescaped(markdown: str) -> str:
+    """Text of escaped Markdown (labels from data go through core.views.text.md)."""
+    return re.sub(r"\\(.)", r"\1", markdown)
+
+
 def build_fixture_db(
     path: str | Path,
     *,

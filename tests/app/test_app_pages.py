@@ -6,7 +6,7 @@ import re
 from pathlib import Path
 
 import pytest
-from browser_support import build_fixture_db
+from browser_support import build_fixture_db, unescaped
 from streamlit.testing.v1 import AppTest
 
 from core.store.database import open_db
@@ -53,11 +53,6 @@ def count(path: Path, sql: str) -> int:
         return db.execute(sql).fetchone()[0]
     finally:
         db.conn.close()
-
-
-def unescaped(markdown: str) -> str:
-    """Text of escaped Markdown (labels from data go through core.views.text.md)."""
-    return re.sub(r"\\(.)", r"\1", markdown)
 
 
 def button(at: AppTest, label: str):

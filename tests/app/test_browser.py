@@ -8,19 +8,14 @@ runs ``playwright install``. Without chromium the test is skipped, unless ``CI=t
 
 from __future__ import annotations
 
-import os
 import re
-import shutil
-import socket
-import subprocess
-import sys
 import threading
 import time
-import urllib.request
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
+from browser_server import IDLE_JS, free_port, require_browser, streamlit_app, wait_for
 from browser_support import build_fixture_db
 
 from core.store.database import open_db
@@ -28,7 +23,6 @@ from core.store.database import open_db
 pytestmark = pytest.mark.browser
 ROOT = Path(__file__).resolve().parents[2]
 SHOTS = ROOT / "test-output" / "screenshots"
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 PAGES = {
     "Overview": "",
     "Review questions": "Review_questions",
@@ -47,14 +41,7 @@ TITLES = {
     "Cross lingual": "Cross-lingual",
 }
 # Generous limits: CI runs the whole suite on 2 shared cores. Waits return as soon as they can.
-STARTUP_S = 180
 WAIT_S = 90
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 class _Recorder(BaseHTTPRequestHandler):
@@ -73,28 +60,15 @@ class _Recorder(BaseHTTPRequestHandler):
 @pytest.fixture(scope="module")
 def trap():
     """A loopback HTTP server that records every request (none must arrive)."""
-    server = ThreadingHTTPServer(("127.0.0.1", _free_port()), _Recorder)
+    server = ThreadingHTTPServer(("127.0.0.1", free_port()), _Recorder)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     yield server.server_address[1], _Recorder.hits
     server.shutdown()
 
 
-def _missing(what: str) -> None:
-    """Fail when CI=true (the browser test must run there), otherwise skip."""
-    if os.environ.get("CI") == "true":
-        pytest.fail(f"{what} is required when CI=true")
-    pytest.skip(f"{what} not installed")
-
-
 @pytest.fixture(scope="module")
 def chromium_path():
-    if not Path(CHROMIUM).exists():
-        _missing("chromium (apt-get install chromium)")
-    try:
-        import playwright.sync_api  # noqa: F401
-    except ImportError:
-        _missing("the playwright PyPI package (never `playwright install`)")
-    return CHROMIUM
+    return require_browser()
 
 
 @pytest.fixture(scope="module")
@@ -109,62 +83,8 @@ def app(tmp_path_factory, trap, chromium_path):
         f' <img src="http://127.0.0.1:{port_trap}/img-tag.png" onerror="window.__pwned=2">'
     )
     build_fixture_db(db_path, unsafe_answer=unsafe)
-    port = _free_port()
-    env = {
-        **os.environ,
-        "WORKBENCH_DB": str(db_path),
-        "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false",
-    }
-    env.pop("WORKBENCH_ACCESS_CODE", None)
-    log_path = tmp / "streamlit.log"
-    log = open(log_path, "wb")  # a file, not a pipe: a full pipe would block the server
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "streamlit",
-            "run",
-            "app.py",
-            "--server.port",
-            str(port),
-            "--server.address",
-            "127.0.0.1",
-            "--server.headless",
-            "true",
-        ],
-        cwd=ROOT,
-        env=env,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-    )
-    base = f"http://127.0.0.1:{port}"
-    try:
-        _wait_for(
-            lambda: _healthy(base) or proc.poll() is not None,
-            timeout=STARTUP_S,
-            what="streamlit to start",
-        )
-        if proc.poll() is not None:
-            raise AssertionError(f"streamlit exited with {proc.returncode}")
-    except AssertionError as exc:
-        proc.kill()
-        log.close()
-        pytest.fail(f"{exc}: {log_path.read_text(errors='replace')[-2000:]}")
-    yield base, db_path
-    proc.terminate()
-    try:
-        proc.wait(20)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait(20)
-    log.close()
-
-
-def _healthy(base: str) -> bool:
-    try:
-        return urllib.request.urlopen(f"{base}/_stcore/health", timeout=5).status == 200
-    except OSError:
-        return False
+    with streamlit_app(db_path, tmp / "streamlit.log") as base:
+        yield base, db_path
 
 
 def _count(db_path: Path, sql: str) -> int:
@@ -175,34 +95,13 @@ def _count(db_path: Path, sql: str) -> int:
         db.conn.close()
 
 
-def _wait_for(predicate, timeout: float = WAIT_S, what: str = "condition") -> None:
-    """Poll ``predicate`` (exceptions count as not yet) until true or ``timeout`` seconds."""
-    deadline = time.monotonic() + timeout
-    while True:
-        try:
-            if predicate():
-                return
-        except Exception:  # e.g. an element re-rendered while being read
-            pass
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out after {timeout:.0f} s waiting for {what}")
-        time.sleep(0.2)
-
-
-_IDLE_JS = (
-    "() => { const app = document.querySelector('[data-testid=\"stApp\"]');"
-    " return !!app && app.getAttribute('data-test-connection-state') === 'CONNECTED'"
-    " && app.getAttribute('data-test-script-state') === 'notRunning'; }"
-)
-
-
 def _idle(page) -> None:
     """Wait until the connected app's script run has finished (Streamlit's own state flag).
 
     Call it after waiting for something the new run renders (or writes), so that a run which
     has not started yet is not mistaken for one that has finished.
     """
-    page.wait_for_function(_IDLE_JS, timeout=WAIT_S * 1000)
+    page.wait_for_function(IDLE_JS, timeout=WAIT_S * 1000)
 
 
 def _goto(page, name: str) -> None:
@@ -266,7 +165,7 @@ def test_annotation_flows_in_a_real_browser(app, trap, chromium_path):
             _idle(page)
             assert _count(db_path, "select count(*) from reviews") == 0
             page.get_by_role("button", name=re.compile(r"^Accept")).click()
-            _wait_for(lambda: _count(db_path, "select count(*) from reviews") == 1, what="review")
+            wait_for(lambda: _count(db_path, "select count(*) from reviews") == 1, what="review")
             page.get_by_text(re.compile(r"Stored: Accept on .* now accepted")).wait_for()
             assert _count(db_path, "select count(*) from reviews where decision = 'accept'") == 1
             _idle(page)
@@ -283,7 +182,7 @@ def test_annotation_flows_in_a_real_browser(app, trap, chromium_path):
             _idle(page)
             page.locator("h1").first.click()  # focus the page, not the text box
             page.keyboard.press("1")  # Reference answer wrong
-            _wait_for(
+            wait_for(
                 lambda: _count(db_path, "select count(*) from dispute_resolutions") == 1,
                 what="dispute resolution",
             )
@@ -313,12 +212,12 @@ def test_annotation_flows_in_a_real_browser(app, trap, chromium_path):
             page.get_by_text(re.compile(r"^Evidence")).first.wait_for()
             page.locator("h1").first.click()  # keyboard only from here: focus the page
             page.keyboard.press("1")  # A better, stored at once
-            _wait_for(
+            wait_for(
                 lambda: _count(db_path, "select count(*) from judgments") == n_judgments + 1,
                 what="verdict",
             )
             t0 = time.monotonic()  # the verdict is stored from here on
-            _wait_for(lambda: _comparisons(watcher) == before + 1, what="live leaderboard update")
+            wait_for(lambda: _comparisons(watcher) == before + 1, what="live leaderboard update")
             live_s = time.monotonic() - t0
             page.get_by_text(re.compile(r"Stored: A better on")).wait_for()
             _idle(page)
@@ -330,7 +229,7 @@ def test_annotation_flows_in_a_real_browser(app, trap, chromium_path):
                 page.locator("h1").first.click()
                 n = _count(db_path, "select count(*) from judgments where rater = 'human:alice'")
                 page.keyboard.press(key)
-                _wait_for(
+                wait_for(
                     lambda n=n: (
                         _count(
                             db_path, "select count(*) from judgments where rater = 'human:alice'"
@@ -342,7 +241,7 @@ def test_annotation_flows_in_a_real_browser(app, trap, chromium_path):
                 _idle(page)
             page.locator("h1").first.click()
             page.keyboard.press("u")  # undo the skip
-            _wait_for(
+            wait_for(
                 lambda: (
                     _count(db_path, "select count(*) from judgments where status = 'withdrawn'")
                     == 1

@@ -13,19 +13,13 @@ skipped without them unless ``CI=true``.
 from __future__ import annotations
 
 import json
-import os
 import re
-import shutil
-import socket
-import subprocess
-import sys
 import threading
-import time
-import urllib.request
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
+from browser_server import CHROMIUM, IDLE_JS, free_port, require_browser, streamlit_app
 from browser_support import DOC, build_fixture_db
 
 from core.annotation.base import required_annotations
@@ -35,7 +29,6 @@ from core.store.database import open_db
 
 pytestmark = pytest.mark.browser
 ROOT = Path(__file__).resolve().parents[2]
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 WAIT_S = 60
 PAGES = [
     ("Overview", "", "Needs human attention"),
@@ -76,18 +69,6 @@ class _Trap(BaseHTTPRequestHandler):
 
     def log_message(self, *args):
         pass
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def _missing(what: str) -> None:
-    if os.environ.get("CI") == "true":
-        pytest.fail(f"{what} is required when CI=true")
-    pytest.skip(f"{what} not installed")
 
 
 def plant(db_path: Path, port: int) -> str:
@@ -183,74 +164,19 @@ def plant(db_path: Path, port: int) -> str:
 @pytest.fixture(scope="module")
 def served(tmp_path_factory):
     """The trap server and ``streamlit run app.py`` over a database full of planted markup."""
-    if not Path(CHROMIUM).exists():
-        _missing("chromium (apt-get install chromium)")
-    try:
-        import playwright.sync_api  # noqa: F401
-    except ImportError:
-        _missing("the playwright PyPI package (never `playwright install`)")
-    trap = ThreadingHTTPServer(("127.0.0.1", _free_port()), _Trap)
+    require_browser()
+    trap = ThreadingHTTPServer(("127.0.0.1", free_port()), _Trap)
     threading.Thread(target=trap.serve_forever, daemon=True).start()
     trap_port = trap.server_address[1]
     tmp = tmp_path_factory.mktemp("planted")
     db_path = tmp / "planted.db"
     build_fixture_db(db_path, unsafe_answer=payload(trap_port, "fixture-answer"))
     plant(db_path, trap_port)
-    port = _free_port()
-    env = {**os.environ, "WORKBENCH_DB": str(db_path)}
-    env["STREAMLIT_BROWSER_GATHER_USAGE_STATS"] = "false"
-    env.pop("WORKBENCH_ACCESS_CODE", None)
-    log_path = tmp / "streamlit.log"
-    log = open(log_path, "wb")
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "streamlit",
-            "run",
-            "app.py",
-            "--server.port",
-            str(port),
-            "--server.address",
-            "127.0.0.1",
-            "--server.headless",
-            "true",
-        ],
-        cwd=ROOT,
-        env=env,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-    )
-    base = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 180
-    while True:
-        try:
-            if urllib.request.urlopen(f"{base}/_stcore/health", timeout=5).status == 200:
-                break
-        except OSError:
-            pass
-        if proc.poll() is not None or time.monotonic() > deadline:
-            proc.kill()
-            log.close()
-            trap.shutdown()
-            pytest.fail(f"streamlit did not start: {log_path.read_text(errors='replace')[-2000:]}")
-        time.sleep(0.3)
-    yield base, _Trap.hits, log_path
-    proc.terminate()
     try:
-        proc.wait(20)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait(20)
-    log.close()
-    trap.shutdown()
-
-
-_IDLE_JS = (
-    "() => { const app = document.querySelector('[data-testid=\"stApp\"]');"
-    " return !!app && app.getAttribute('data-test-connection-state') === 'CONNECTED'"
-    " && app.getAttribute('data-test-script-state') === 'notRunning'; }"
-)
+        with streamlit_app(db_path, tmp / "streamlit.log") as base:
+            yield base, _Trap.hits, tmp / "streamlit.log"
+    finally:
+        trap.shutdown()
 
 
 def test_planted_markup_stays_inert_on_every_page(served):
@@ -269,7 +195,7 @@ def test_planted_markup_stays_inert_on_every_page(served):
             page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
             page.goto(base)
             page.get_by_text("Needs human attention").wait_for()
-            page.wait_for_function(_IDLE_JS, timeout=WAIT_S * 1000)
+            page.wait_for_function(IDLE_JS, timeout=WAIT_S * 1000)
             page.get_by_label("Annotator name").fill("alice")
             page.get_by_role("button", name="Sign in").click()
             page.get_by_text("Signed in as").wait_for()
@@ -282,7 +208,7 @@ def test_planted_markup_stays_inert_on_every_page(served):
                         re.compile(rf"/{slug}(\?.*)?$")
                     )  # the sign-in stays in the query
                 if name == "Review questions":  # the planted XRAG question: Origin = xrag
-                    page.wait_for_function(_IDLE_JS, timeout=WAIT_S * 1000)
+                    page.wait_for_function(IDLE_JS, timeout=WAIT_S * 1000)
                     box = page.locator('[data-testid="stSelectbox"]').filter(has_text="Origin")
                     box.locator("input").click()
                     page.get_by_role("option", name="xrag", exact=True).click()
@@ -294,7 +220,7 @@ def test_planted_markup_stays_inert_on_every_page(served):
                         + page.inner_text("body")[-3000:]
                         + log_path.read_text(errors="replace")[-3000:]
                     ) from exc
-                page.wait_for_function(_IDLE_JS, timeout=WAIT_S * 1000)
+                page.wait_for_function(IDLE_JS, timeout=WAIT_S * 1000)
                 page.wait_for_timeout(500)  # let images and iframes (if any) try to load
                 text = page.inner_text('[data-testid="stMain"]')
                 seen[name] = text

@@ -16,17 +16,13 @@ Needs Debian chromium and the playwright PyPI package; skipped without them unle
 from __future__ import annotations
 
 import json
-import os
 import re
-import shutil
-import socket
 import subprocess
 import sys
-import time
-import urllib.request
 from pathlib import Path
 
 import pytest
+from browser_server import CHROMIUM, IDLE_JS, require_browser, streamlit_app, wait_for
 from browser_support import build_fixture_db
 
 from core.store.database import open_db
@@ -35,8 +31,6 @@ from core.store.settings import update_setting
 pytestmark = pytest.mark.browser
 ROOT = Path(__file__).resolve().parents[2]
 SHOTS = ROOT / "test-output" / "screenshots"
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-STARTUP_S = 180
 WAIT_S = 90
 #: verdict -> (button label on Side by side, its keyboard shortcut)
 VERDICTS = {
@@ -48,23 +42,6 @@ VERDICTS = {
 ALICE = ["Equal", "Equal", "Equal", "None", "None"]
 BOB = ["Equal", "Equal", "None", "None", "None"]  # other counts: at least one disagreement
 HUMAN = "select count(*) from judgments where rater_kind = 'human'"
-_IDLE_JS = (
-    "() => { const app = document.querySelector('[data-testid=\"stApp\"]');"
-    " return !!app && app.getAttribute('data-test-connection-state') === 'CONNECTED'"
-    " && app.getAttribute('data-test-script-state') === 'notRunning'; }"
-)
-
-
-def _missing(what: str) -> None:
-    if os.environ.get("CI") == "true":
-        pytest.fail(f"{what} is required when CI=true")
-    pytest.skip(f"{what} not installed")
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def _count(db_path: Path, sql: str) -> int:
@@ -73,19 +50,6 @@ def _count(db_path: Path, sql: str) -> int:
         return db.execute(sql).fetchone()[0]
     finally:
         db.conn.close()
-
-
-def _wait_for(predicate, timeout: float = WAIT_S, what: str = "condition") -> None:
-    deadline = time.monotonic() + timeout
-    while True:
-        try:
-            if predicate():
-                return
-        except Exception:  # an element re-rendered while being read
-            pass
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out after {timeout:.0f} s waiting for {what}")
-        time.sleep(0.2)
 
 
 def _cli(db_path: Path, *argv: str) -> str:
@@ -101,58 +65,20 @@ def _cli(db_path: Path, *argv: str) -> str:
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
-    if not Path(CHROMIUM).exists():
-        _missing("chromium (apt-get install chromium)")
-    try:
-        import playwright.sync_api  # noqa: F401
-    except ImportError:
-        _missing("the playwright PyPI package (never `playwright install`)")
+    require_browser()
     tmp = tmp_path_factory.mktemp("team")
     db_path = tmp / "team.db"
     build_fixture_db(db_path)
     db = open_db(db_path)
     update_setting(db, "annotations_per_item", 2)
     db.conn.close()
-    port = _free_port()
-    env = {**os.environ, "WORKBENCH_DB": str(db_path)}
-    env["STREAMLIT_BROWSER_GATHER_USAGE_STATS"] = "false"
     log_path = tmp / "streamlit.log"
-    log = open(log_path, "wb")
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port)]
-        + ["--server.address", "127.0.0.1", "--server.headless", "true"],
-        cwd=ROOT,
-        env=env,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-    )
-    base = f"http://127.0.0.1:{port}"
-
-    def healthy() -> bool:
-        try:
-            return urllib.request.urlopen(f"{base}/_stcore/health", timeout=5).status == 200
-        except OSError:
-            return proc.poll() is not None
-
-    try:
-        _wait_for(healthy, STARTUP_S, "streamlit to start")
-        assert proc.poll() is None, f"streamlit exited with {proc.returncode}"
-    except AssertionError as exc:
-        proc.kill()
-        log.close()
-        pytest.fail(f"{exc}: {log_path.read_text(errors='replace')[-2000:]}")
-    yield base, db_path, log_path
-    proc.terminate()
-    try:
-        proc.wait(20)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait(20)
-    log.close()
+    with streamlit_app(db_path, log_path) as base:
+        yield base, db_path, log_path
 
 
 def _idle(page) -> None:
-    page.wait_for_function(_IDLE_JS, timeout=WAIT_S * 1000)
+    page.wait_for_function(IDLE_JS, timeout=WAIT_S * 1000)
 
 
 def _open(page, base: str, slug: str, query: str = "") -> None:
@@ -203,8 +129,8 @@ def _label(page, db_path: Path, verdict: str) -> None:
     page.locator("h1").first.click()  # focus the page, not the rationale field
     page.keyboard.press(VERDICTS[verdict][1])
     try:
-        _wait_for(lambda: _count(db_path, HUMAN) == before + 1, what=f"verdict {verdict}")
-        _wait_for(lambda: _done(page) == done + 1, what="the next item")
+        wait_for(lambda: _count(db_path, HUMAN) == before + 1, what=f"verdict {verdict}")
+        wait_for(lambda: _done(page) == done + 1, what="the next item")
     except AssertionError:
         page.screenshot(path=str(SHOTS / "team_failed_verdict.png"), full_page=True)
         raise
@@ -268,7 +194,7 @@ def test_team_loop_in_a_real_browser(server):
             while carol.get_by_role("button", name="Settle").count():
                 _idle(carol)
                 labels = carol.locator('[data-testid="stTable"]').first
-                _wait_for(
+                wait_for(
                     lambda labels=labels: "alice" in labels.inner_text(),
                     what="the labels table",
                 )
@@ -282,7 +208,7 @@ def test_team_loop_in_a_real_browser(server):
                 carol.get_by_role("button", name="Settle").click()
                 settled += 1
                 want = settled
-                _wait_for(
+                wait_for(
                     lambda want=want: _count(db_path, "select count(*) from adjudications") == want,
                     what="adjudication",
                 )
@@ -298,7 +224,7 @@ def test_team_loop_in_a_real_browser(server):
             block.wait_for()
             block.scroll_into_view_if_needed()
             tables = carol.locator('[data-testid="stTable"]')
-            _wait_for(lambda: tables.count() >= 2, what="the agreement tables")
+            wait_for(lambda: tables.count() >= 2, what="the agreement tables")
             people = tables.nth(tables.count() - 2).locator("tr").all_inner_texts()
             gold_rows = tables.nth(tables.count() - 1).locator("tr").all_inner_texts()
             gold = "\n".join(gold_rows)

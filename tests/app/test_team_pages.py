@@ -3,11 +3,10 @@ every impersonation route through the UI (bare name, wrong or revoked token) ref
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import pytest
-from browser_support import build_fixture_db
+from browser_support import build_fixture_db, unescaped
 from streamlit.testing.v1 import AppTest
 
 from core.annotation.identity import sign_in_token
@@ -66,11 +65,6 @@ def opened(path: str, **params: str) -> AppTest:
 def signed_in(at: AppTest) -> str:
     shown = (unescaped(m.value) for m in at.sidebar.markdown)
     return " ".join(m for m in shown if "Signed in as" in m)
-
-
-def unescaped(markdown: str) -> str:
-    """Text of escaped Markdown (labels from data go through core.views.text.md)."""
-    return re.sub(r"\\(.)", r"\1", markdown)
 
 
 def button(at: AppTest, label: str):

@@ -1,0 +1,117 @@
+"""What the real-browser tests share: the browser requirement, a loopback port, polling, and
+``streamlit run app.py`` over a database, started and stopped in one place."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+STARTUP_S = 180
+
+#: True once the connected app's script run has finished (Streamlit's own state attributes).
+IDLE_JS = (
+    "() => { const app = document.querySelector('[data-testid=\"stApp\"]');"
+    " return !!app && app.getAttribute('data-test-connection-state') === 'CONNECTED'"
+    " && app.getAttribute('data-test-script-state') === 'notRunning'; }"
+)
+
+
+def missing(what: str) -> None:
+    """Fail when CI=true (the browser tests must run there), otherwise skip."""
+    if os.environ.get("CI") == "true":
+        pytest.fail(f"{what} is required when CI=true")
+    pytest.skip(f"{what} not installed")
+
+
+def require_browser() -> str:
+    """Debian's chromium and the playwright package, or skip (fail under CI); the chromium path."""
+    if not Path(CHROMIUM).exists():
+        missing("chromium (apt-get install chromium)")
+    try:
+        import playwright.sync_api  # noqa: F401  (optional test dependency)
+    except ImportError:
+        missing("the playwright PyPI package (never `playwright install`)")
+    return CHROMIUM
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_for(predicate: Callable[[], object], timeout: float = 90, what: str = "condition") -> None:
+    """Poll ``predicate`` (exceptions count as not yet) until true or ``timeout`` seconds."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            if predicate():
+                return
+        except Exception:  # e.g. an element re-rendered while being read
+            pass
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out after {timeout:.0f} s waiting for {what}")
+        time.sleep(0.2)
+
+
+def _healthy(base: str) -> bool:
+    try:
+        return urllib.request.urlopen(f"{base}/_stcore/health", timeout=5).status == 200
+    except OSError:
+        return False
+
+
+@contextlib.contextmanager
+def streamlit_app(db_path: Path, log_path: Path) -> Iterator[str]:
+    """``streamlit run app.py`` on a free loopback port over ``db_path``; yields the base URL.
+
+    The server's output goes to ``log_path`` (a file, not a pipe: a full pipe would block it);
+    a server that does not start fails the test with the log's tail.
+    """
+    env = {
+        **os.environ,
+        "WORKBENCH_DB": str(db_path),
+        "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false",
+    }
+    env.pop("WORKBENCH_ACCESS_CODE", None)
+    port = free_port()
+    with open(log_path, "wb") as log:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port)]
+            + ["--server.address", "127.0.0.1", "--server.headless", "true"],
+            cwd=ROOT,
+            env=env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
+        base = f"http://127.0.0.1:{port}"
+        try:
+            wait_for(
+                lambda: _healthy(base) or proc.poll() is not None, STARTUP_S, "streamlit to start"
+            )
+            if proc.poll() is not None:
+                raise AssertionError(f"streamlit exited with {proc.returncode}")
+        except AssertionError as exc:
+            proc.kill()
+            pytest.fail(f"{exc}: {log_path.read_text(errors='replace')[-2000:]}")
+        try:
+            yield base
+        finally:
+            proc.terminate()
+            try:
+                proc.wait(20)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait(20)
