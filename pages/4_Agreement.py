@@ -154,7 +154,8 @@ raters = data["raters"]
 if len(raters) < 2:
     st.stop()
 st.subheader("Two raters in detail")
-pick_a, pick_b = default_pair(raters)
+shared = dict(zip(zip(data["table"]["rater_a"], data["table"]["rater_b"]), data["table"]["n"]))
+pick_a, pick_b = default_pair(raters, shared)
 c = st.columns(2)
 ra = c[0].selectbox("Rater A", raters, index=raters.index(pick_a))
 others = [r for r in raters if r != ra]

@@ -257,8 +257,9 @@ def highlighted(markdown_safe: str) -> None:
 
 
 def _plain(table):
-    """A small table for ``st.table`` with empty cells instead of NaN/None."""
-    return table.astype(object).where(table.notna(), "")
+    """A small table for ``st.table`` as text, with empty cells instead of NaN/None (one type
+    per column: a column mixing text and numbers cannot go to Arrow as it is)."""
+    return table.astype(object).where(table.notna(), "").astype(str)
 
 
 def gold_block(db, task: str = "side-by-side") -> None:

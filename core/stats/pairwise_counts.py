@@ -6,6 +6,7 @@ The base of the ranking modules (:mod:`core.stats` re-exports everything here). 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -55,6 +56,13 @@ def _log_expit(x: np.ndarray) -> np.ndarray:
     """log sigma(x) = -log(1 + exp(-x)), overflow-free."""
     out: np.ndarray = -np.logaddexp(0.0, -x)
     return out
+
+
+def _factorize(values: np.ndarray) -> tuple[np.ndarray, list[Any]]:
+    """Integer codes of ``values`` and the distinct values in order of first appearance."""
+    index: dict[Any, int] = {}
+    codes = np.fromiter((index.setdefault(x, len(index)) for x in values), np.int64, len(values))
+    return codes, list(index)
 
 
 class PairwiseCounts:
@@ -208,6 +216,46 @@ class PairwiseCounts:
             b[keep],
             outcome[keep],
             np.ones(int(keep.sum()), np.int64),
+        ]
+        return counts
+
+    @classmethod
+    def from_history(cls, records: Sequence[Sequence[Any]], kept: np.ndarray) -> "PairwiseCounts":
+        """The counts after :meth:`add` of every ``(question_id, system_a, system_b, verdict)``
+        record in order and :meth:`remove` of each one whose ``kept`` flag is False, built at once.
+
+        Systems and questions are numbered as :meth:`add` numbers them (order of first appearance
+        among the decided, Equal and A/B, records: a 'None' verdict registers nothing), so
+        seeded resampling gives the same result as reading row by row; retracted records leave
+        no rows (their +1/-1 pair nets to zero). Errors as :meth:`add` raises them.
+        """
+        kept = np.asarray(kept, dtype=bool)
+        if len(kept) != len(records):
+            raise InputError("one kept flag per record is needed")
+        counts = cls()
+        if not len(records):
+            return counts
+        q, a, b, v = (np.array([r[i] for r in records], dtype=object) for i in range(4))
+        v_codes, v_labels = _factorize(v)
+        outcome = np.array([_CODE[parse_verdict(x)] for x in v_labels], np.int64)[v_codes]
+        same = np.flatnonzero(a == b)
+        if same.size:
+            raise InputError(f"system compared with itself: {a[same[0]]!r}")
+        decided = outcome != NONE
+        s_codes, s_labels = _factorize(np.column_stack([a[decided], b[decided]]).ravel())
+        for name in s_labels:
+            counts._system(name)
+        q_codes, q_labels = _factorize(q[decided])
+        counts.questions = list(q_labels)
+        counts._qidx = {label: i for i, label in enumerate(counts.questions)}
+        counts.n_none = int((~decided & kept).sum())
+        k = kept[decided]
+        counts._base = [
+            q_codes[k],
+            s_codes[0::2][k],
+            s_codes[1::2][k],
+            outcome[decided][k],
+            np.ones(int(k.sum()), np.int64),
         ]
         return counts
 

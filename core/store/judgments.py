@@ -34,6 +34,45 @@ def _columns(columns: Sequence[str] | None) -> str:
     return ", ".join(f"j.{c}" for c in columns)
 
 
+def _effective_query(
+    columns: Sequence[str] | None,
+    *,
+    kind: str | None,
+    rater: str | None,
+    raters: Sequence[str] | None,
+    rater_kind: str | None,
+    criterion: str | None,
+    status: str | None,
+    with_verdict: bool,
+    question_id: str | None,
+    document_id: str | None,
+) -> tuple[str, list[Any]]:
+    """The SQL and parameters of :func:`effective_judgments`."""
+    where = [not_superseded("judgments", "j")]
+    params: list[Any] = []
+    for col, value in (
+        ("j.kind", kind),
+        ("j.rater", rater),
+        ("j.rater_kind", rater_kind),
+        ("j.criterion", criterion),
+        ("j.status", status),
+        ("j.question_id", question_id),
+    ):
+        if value is not None:
+            where.append(f"{col} = ?")
+            params.append(value)
+    if raters is not None:
+        where.append(f"j.rater in ({_marks(raters)})")
+        params.extend(raters)
+    if with_verdict:
+        where.append("j.verdict is not null")
+    if document_id is not None:
+        where.append("j.question_id in (select id from questions where document_id = ?)")
+        params.append(document_id)
+    sql = f"select {_columns(columns)} from judgments j where {' and '.join(where)} order by j.id"
+    return sql, params
+
+
 def effective_judgments(
     db: sqlite_utils.Database,
     *,
@@ -54,29 +93,61 @@ def effective_judgments(
     ``document_id``: only judgments of that document's questions; ``columns``: the columns to
     return (default all).
     """
-    where = [not_superseded("judgments", "j")]
-    params: list[Any] = []
-    for col, value in (
-        ("kind", kind),
-        ("rater", rater),
-        ("rater_kind", rater_kind),
-        ("criterion", criterion),
-        ("status", status),
-        ("question_id", question_id),
-    ):
-        if value is not None:
-            where.append(f"j.{col} = ?")
-            params.append(value)
-    if raters is not None:
-        where.append(f"j.rater in ({_marks(raters)})")
-        params.extend(raters)
-    if with_verdict:
-        where.append("j.verdict is not null")
-    if document_id is not None:
-        where.append("j.question_id in (select id from questions where document_id = ?)")
-        params.append(document_id)
-    sql = f"select {_columns(columns)} from judgments j where {' and '.join(where)} order by j.id"
+    sql, params = _effective_query(
+        columns,
+        kind=kind,
+        rater=rater,
+        raters=raters,
+        rater_kind=rater_kind,
+        criterion=criterion,
+        status=status,
+        with_verdict=with_verdict,
+        question_id=question_id,
+        document_id=document_id,
+    )
     return rows(db, sql, params)
+
+
+_SUMMARY_KEYS = {
+    "pairwise": ("question_id", "system_a", "system_b"),
+    "absolute": ("question_id", "system", "criterion"),
+}
+
+
+def verdict_summary(
+    db: sqlite_utils.Database, kind: str, raters: Sequence[str] | None = None
+) -> list[tuple[Any, ...]]:
+    """Effective parsed verdicts (status ok, verdict not null) of ``kind`` summed up per rater and
+    item as shown, as tuples ``(rater, rater_kind, question_id, K1, K2, n, first_id,
+    first_verdict, last_id, last_verdict)`` ordered by ``last_id``: ``K1, K2`` are ``system_a,
+    system_b`` (pairwise, in the order shown) or ``system, criterion`` (absolute), ``n`` the
+    verdicts, ``first_*`` the earliest and ``last_*`` the latest. A rater who judged the same item
+    again gives one row, not one per verdict (plain columns only: nothing to decode)."""
+    if kind not in _SUMMARY_KEYS:
+        raise ValueError(f"not a judgment kind: {kind!r}")
+    keys = ", ".join(_SUMMARY_KEYS[kind])
+    inner, params = _effective_query(
+        ["rater", "rater_kind", *_SUMMARY_KEYS[kind], "id"],
+        kind=kind,
+        rater=None,
+        raters=raters,
+        rater_kind=None,
+        criterion=None,
+        status="ok",
+        with_verdict=True,
+        question_id=None,
+        document_id=None,
+    )
+    inner = inner.removesuffix(" order by j.id")
+    sql = (
+        f"select g.rater, g.rater_kind, {', '.join(f'g.{k}' for k in _SUMMARY_KEYS[kind])}, g.n, "
+        "g.first_id, f.verdict, g.last_id, l.verdict from ("
+        f"select rater, rater_kind, {keys}, count(*) as n, min(id) as first_id, "
+        f"max(id) as last_id from ({inner}) group by rater, {keys}) g "
+        "join judgments f on f.id = g.first_id join judgments l on l.id = g.last_id "
+        "order by g.last_id"
+    )
+    return [tuple(r) for r in db.execute(sql, params).fetchall()]
 
 
 def question_judgments(db: sqlite_utils.Database, question_id: str) -> list[dict[str, Any]]:
@@ -200,16 +271,35 @@ def latest_verdicts(
     return got
 
 
-def pairwise_since(db: sqlite_utils.Database, last_id: int) -> Iterable[dict[str, Any]]:
-    """Pairwise judgments (superseded ones too) with id > ``last_id``, in id order, with the
-    columns an incremental aggregate needs (``supersedes`` included)."""
-    cur = db.conn.execute(
-        "select id, question_id, system_a, system_b, verdict, status, supersedes, rater, "
-        "rater_kind, criterion from judgments where kind = 'pairwise' and id > ? order by id",
+#: The columns of :func:`pairwise_records_since`, in order.
+PAIRWISE_SINCE_COLUMNS = (
+    "id",
+    "question_id",
+    "system_a",
+    "system_b",
+    "verdict",
+    "status",
+    "supersedes",
+    "rater",
+    "rater_kind",
+    "criterion",
+)
+
+
+def pairwise_records_since(db: sqlite_utils.Database, last_id: int) -> list[tuple[Any, ...]]:
+    """Pairwise judgments (superseded ones too) with id > ``last_id``, in id order, as tuples of
+    :data:`PAIRWISE_SINCE_COLUMNS` (the columns an incremental aggregate needs; plain columns,
+    nothing to decode)."""
+    return db.conn.execute(
+        f"select {', '.join(PAIRWISE_SINCE_COLUMNS)} from judgments where kind = 'pairwise' "
+        "and id > ? order by id",
         [last_id],
-    )
-    names = [d[0] for d in cur.description]
-    return (dict(zip(names, values)) for values in cur)
+    ).fetchall()
+
+
+def pairwise_since(db: sqlite_utils.Database, last_id: int) -> Iterable[dict[str, Any]]:
+    """:func:`pairwise_records_since` as dicts."""
+    return (dict(zip(PAIRWISE_SINCE_COLUMNS, r)) for r in pairwise_records_since(db, last_id))
 
 
 def summary_by_rater(db: sqlite_utils.Database) -> list[dict[str, Any]]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 
 import pandas as pd
 
@@ -51,9 +52,27 @@ def readable_agreement(table: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
-def default_pair(raters: list[str]) -> tuple[str, str | None]:
+def _people(a: str, b: str) -> int:
+    return a.startswith("human:") + b.startswith("human:")
+
+
+def default_pair(
+    raters: list[str], shared: Mapping[tuple[str, str], int] | None = None
+) -> tuple[str, str | None]:
     """The default Rater A and Rater B: two people when there are two, else a person and the
-    first other rater (an auto-rater only when no second person exists)."""
+    first other rater (an auto-rater only when no second person exists).
+
+    With ``shared`` ((rater, rater) -> items both labelled), the pair is chosen among the pairs
+    that share items, by the same preference and then by the most items shared, with the person
+    as Rater A."""
+    linked = [
+        (2 - _people(a, b), -n, a, b)
+        for (a, b), n in (shared or {}).items()
+        if n > 0 and a in raters and b in raters and a != b
+    ]
+    if linked:
+        _, _, a, b = min(linked)
+        return (b, a) if b.startswith("human:") and not a.startswith("human:") else (a, b)
     humans = [r for r in raters if r.startswith("human:")]
     a = humans[0] if humans else raters[0]
     others = [r for r in raters if r != a]

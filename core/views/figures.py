@@ -8,6 +8,7 @@ title, axis labels and hover text with the numbers.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -24,7 +25,7 @@ from core.stats.agreement import (
     self_consistency,
 )
 from core.stats.rater_bias import position_inconsistency
-from core.store.judgments import effective_judgments
+from core.store.judgments import verdict_summary
 from core.views.agreement_view import is_slot
 
 if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
@@ -35,62 +36,59 @@ if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is
 # ------------------------------------------------------------------------------------------
 
 
-def verdict_frame(db: sqlite_utils.Database, kind: str = "pairwise") -> pd.DataFrame:
-    """Effective parsed verdicts as ``item_id, question_id, rater, rater_kind, verdict, pair,
-    system_a, system_b, shown_verdict, order_shown, judgment_id``.
+_SUMMARY_COLUMNS = {
+    "pairwise": ["system_a", "system_b"],
+    "absolute": ["system", "criterion"],
+}
+_SWAP = {"A": "B", "B": "A"}
 
-    Pairwise items are (question, canonically sorted pair) and ``verdict`` is translated to that
-    canonical order (``A`` = the alphabetically first system wins), so raters who saw different
-    orders are comparable; ``shown_verdict`` keeps the verdict as given. Absolute items are
-    (question, system, criterion).
+
+def _canonical(verdict: pd.Series, swap: pd.Series) -> pd.Series:
+    """Pairwise verdicts translated to the canonical (sorted) system order where ``swap``."""
+    return verdict.where(~swap, verdict.map(_SWAP).fillna(verdict))
+
+
+def verdict_frame(
+    db: sqlite_utils.Database, kind: str = "pairwise", raters: Sequence[str] | None = None
+) -> pd.DataFrame:
+    """Effective parsed verdicts (of ``raters`` only, when given), one row per rater and item as
+    shown (:func:`core.store.judgments.verdict_summary`): ``item_id, question_id, rater,
+    rater_kind, verdict, first_verdict, n, pair, system_a, system_b, shown_verdict, position,
+    judgment_id``.
+
+    ``verdict``/``shown_verdict``/``judgment_id`` are the rater's latest verdict on the item in
+    that order, ``first_verdict`` the earliest, ``n`` how many. Pairwise items are (question,
+    canonically sorted pair) and ``verdict``/``first_verdict`` are translated to that canonical
+    order (``A`` = the alphabetically first system wins), so raters who saw different orders are
+    comparable; ``shown_verdict`` keeps the latest verdict as given and ``position`` the system
+    shown first. Absolute items are (question, system, criterion).
     """
+    keys = _SUMMARY_COLUMNS[kind]
+    df = pd.DataFrame.from_records(
+        verdict_summary(db, kind, raters),
+        columns=[
+            "rater",
+            "rater_kind",
+            "question_id",
+            *keys,
+            "n",
+            "first_id",
+            "first_verdict",
+            "judgment_id",
+            "verdict",
+        ],
+    )
+    df["shown_verdict"] = df["verdict"]
     if kind == "pairwise":
-        cols = ["id", "question_id", "rater", "rater_kind", "system_a", "system_b", "verdict"]
-        found = effective_judgments(
-            db, kind="pairwise", status="ok", with_verdict=True, columns=[*cols, "order_shown"]
-        )
-        df = pd.DataFrame(
-            [list(r.values()) for r in found],
-            columns=[
-                "judgment_id",
-                "question_id",
-                "rater",
-                "rater_kind",
-                "system_a",
-                "system_b",
-                "verdict",
-                "order_shown",
-            ],
-        )
-        df["shown_verdict"] = df["verdict"]
         swap = df["system_a"] > df["system_b"]
         first = df["system_a"].where(~swap, df["system_b"])
         second = df["system_b"].where(~swap, df["system_a"])
-        df["verdict"] = df["verdict"].where(
-            ~swap, df["verdict"].map({"A": "B", "B": "A"}).fillna(df["verdict"])
-        )
+        df["verdict"] = _canonical(df["verdict"], swap)
+        df["first_verdict"] = _canonical(df["first_verdict"], swap)
         df["pair"] = first + " vs " + second
         df["item_id"] = df["question_id"] + "|" + first + "|" + second
         df["position"] = df["system_a"]
     else:
-        cols = ["id", "question_id", "rater", "rater_kind", "system", "criterion", "verdict"]
-        found = effective_judgments(
-            db, kind="absolute", status="ok", with_verdict=True, columns=[*cols, "order_shown"]
-        )
-        df = pd.DataFrame(
-            [list(r.values()) for r in found],
-            columns=[
-                "judgment_id",
-                "question_id",
-                "rater",
-                "rater_kind",
-                "system",
-                "criterion",
-                "verdict",
-                "order_shown",
-            ],
-        )
-        df["shown_verdict"] = df["verdict"]
         df["pair"] = df["system"]
         df["item_id"] = df["question_id"] + "|" + df["system"] + "|" + df["criterion"]
         df["system_a"], df["system_b"] = df["system"], None
@@ -102,11 +100,12 @@ def verdict_frame(db: sqlite_utils.Database, kind: str = "pairwise") -> pd.DataF
             "rater",
             "rater_kind",
             "verdict",
+            "first_verdict",
+            "n",
             "pair",
             "system_a",
             "system_b",
             "shown_verdict",
-            "order_shown",
             "position",
             "judgment_id",
         ]
@@ -154,21 +153,24 @@ def _comparison(ra: str, rb: str) -> str:
 
 
 def agreement_table(frame: pd.DataFrame) -> pd.DataFrame:
-    """Every pair of raters over their common items: n, agreement, kappa and its interval."""
+    """Every pair of raters over their common items (latest verdict each): n, agreement, kappa
+    and its interval. One items x raters matrix serves every pair."""
+    one = latest_per_rater(frame)
+    wide = one.pivot(index="item_id", columns="rater", values="verdict")
     raters = sorted(frame["rater"].unique())
     out = []
     for i, ra in enumerate(raters):
         for rb in raters[i + 1 :]:
             if is_slot(ra) or is_slot(rb):  # anonymous slots are not people: no Cohen's kappa
                 continue
-            both = paired(frame, ra, rb)
+            both = wide[[ra, rb]].dropna()
             if len(both):
                 out.append(
                     {
                         "rater_a": ra,
                         "rater_b": rb,
                         "comparison": _comparison(ra, rb),
-                        **pair_agreement(both),
+                        **pair_agreement(both.set_axis(["a", "b"], axis=1)),
                     }
                 )
     return pd.DataFrame(
@@ -186,9 +188,9 @@ def agreement_table(frame: pd.DataFrame) -> pd.DataFrame:
     )
 
 
-def by_system_pair(frame: pd.DataFrame, rater_a: str, rater_b: str) -> pd.DataFrame:
-    """Agreement of two raters broken down by system pair (or system, for absolute items)."""
-    both = paired(frame, rater_a, rater_b)
+def by_system_pair(both: pd.DataFrame) -> pd.DataFrame:
+    """Agreement of two raters (their :func:`paired` items) broken down by system pair (or
+    system, for absolute items)."""
     out = [{"pair": pair, **pair_agreement(part)} for pair, part in both.groupby("pair")]
     return pd.DataFrame(out, columns=["pair", "n", "agreement", "kappa", "kappa_low", "kappa_high"])
 
@@ -243,7 +245,8 @@ def inter_annotator(frame: pd.DataFrame, rater_kind: str = "human") -> dict[str,
 
 def consistency(frame: pd.DataFrame) -> pd.DataFrame:
     """Per rater: self-consistency (an item judged again in the same order: first vs latest
-    verdict) and position-swap inconsistency (:func:`core.stats.rater_bias.position_inconsistency`)."""
+    verdict) and position-swap inconsistency (:func:`core.stats.rater_bias.position_inconsistency`,
+    over the latest verdict per order)."""
 
     out = []
     pairwise = frame[frame["system_b"].notna()]
@@ -253,10 +256,8 @@ def consistency(frame: pd.DataFrame) -> pd.DataFrame:
         else pd.DataFrame(columns=["rater"])
     )
     pos = pos.set_index("rater") if len(pos) else pos
-    for rater, part in frame.sort_values("judgment_id").groupby("rater"):
-        g = part.groupby(["item_id", "position"])["verdict"]
-        first, last, n = g.first(), g.last(), g.size()
-        rep = n[n >= 2].index
+    for rater, part in frame.groupby("rater"):
+        rep = part[part["n"] >= 2]
         row = {
             "rater": rater,
             "repeated items": len(rep),
@@ -266,7 +267,11 @@ def consistency(frame: pd.DataFrame) -> pd.DataFrame:
             "position inconsistency": None,
         }
         if len(rep):
-            sc = self_consistency(first[rep], last[rep])
+            key = rep["item_id"] + "|" + rep["position"]
+            sc = self_consistency(
+                dict(zip(key, rep["first_verdict"], strict=True)),
+                dict(zip(key, rep["verdict"], strict=True)),
+            )
             row["self-consistency"], row["self kappa"] = sc["agreement"], sc["cohen_kappa"]
         if len(pos) and rater in pos.index:
             row["items in both orders"] = int(pos.loc[rater, "n_pairs"])
@@ -286,11 +291,8 @@ def consistency(frame: pd.DataFrame) -> pd.DataFrame:
     )
 
 
-def disagreements(
-    frame: pd.DataFrame, rater_a: str, rater_b: str, limit: int = 500
-) -> pd.DataFrame:
-    """Items on which the two raters disagree (latest verdict each), to open in Browse."""
-    both = paired(frame, rater_a, rater_b)
+def disagreements(both: pd.DataFrame, rater_a: str, rater_b: str, limit: int = 500) -> pd.DataFrame:
+    """Items (of :func:`paired`) on which the two raters disagree, to open in Browse."""
     diff = both[both["a"] != both["b"]].head(limit)
     return diff.rename(columns={"a": rater_a, "b": rater_b}).reset_index(drop=True)
 
@@ -305,7 +307,7 @@ def agreement_overview(
     frame = verdict_frame(db, kind)
     return {
         "raters": sorted(frame["rater"].unique()),
-        "n_verdicts": len(frame),
+        "n_verdicts": int(frame["n"].sum()),
         "table": agreement_table(frame),
         "consistency": consistency(frame) if with_consistency else None,
         "humans": inter_annotator(frame, "human"),
@@ -316,12 +318,12 @@ def agreement_overview(
 def rater_pair_view(
     db: sqlite_utils.Database, kind: str, rater_a: str, rater_b: str
 ) -> dict[str, Any]:
-    """Two raters: their common items, agreement by system pair, the disagreements."""
-    frame = verdict_frame(db, kind)
-    both = paired(frame, rater_a, rater_b)
+    """Two raters: their common items, agreement by system pair, the disagreements (only the
+    two raters' verdicts are read)."""
+    both = paired(verdict_frame(db, kind, raters=[rater_a, rater_b]), rater_a, rater_b)
     return {
         "both": both,
         "overall": pair_agreement(both),
-        "by_pair": by_system_pair(frame, rater_a, rater_b),
-        "disagreements": disagreements(frame, rater_a, rater_b),
+        "by_pair": by_system_pair(both),
+        "disagreements": disagreements(both, rater_a, rater_b),
     }

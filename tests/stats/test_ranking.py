@@ -377,3 +377,61 @@ def test_store_leaderboard_is_incremental_and_honours_supersedes(db) -> None:
     assert np.allclose(
         by_index(store_leaderboard(db).leaderboard(n_boot=0), 3), by_index(ref, 3), atol=1e-10
     )
+
+
+def test_bulk_first_load_equals_row_by_row_reading(db) -> None:
+    """The first refresh builds the aggregate in bulk; a board that read every row one at a time
+    (supersedes, withdrawals and 'None' verdicts included) holds the same counts, systems and
+    questions in the same order, so a seeded bootstrap gives the same intervals."""
+    from core.store.connection import utcnow
+    from core.views.live_leaderboard import StoreLeaderboard
+
+    now = utcnow()
+    rng = np.random.default_rng(7)
+    recs, _ = simulate(4, 30, rng, tie_rate=0.2, none_rate=0.1)
+    for q in sorted({r[0] for r in recs}):
+        db["questions"].insert(
+            {"id": q, "question": "?", "origin": "imported", "created_at": now, "updated_at": now}
+        )
+    stepwise = StoreLeaderboard(rater_kind="human")
+    stepwise.refresh(db)  # empty: the bulk path reads nothing, later reads are row by row
+    base = {"kind": "pairwise", "rater_kind": "human", "status": "ok", "created_at": now}
+    ids = []
+    for i, (q, a, b, v) in enumerate(recs):
+        row = {**base, "question_id": q, "rater": f"human:{i % 3}", "system_a": a}
+        ids.append(db["judgments"].insert({**row, "system_b": b, "verdict": v}).last_pk)
+        if i % 7 == 3:  # a correction of an earlier verdict of the same rater
+            old = db["judgments"].get(ids[i - 3])
+            db["judgments"].insert(
+                {
+                    **{k: old[k] for k in base},
+                    **{k: old[k] for k in ("question_id", "rater")},
+                    "system_a": old["system_a"],
+                    "system_b": old["system_b"],
+                    "verdict": "A" if old["verdict"] != "A" else "B",
+                    "supersedes": old["id"],
+                }
+            )
+        if i % 11 == 5:  # a withdrawal
+            old = db["judgments"].get(ids[i])
+            db["judgments"].insert(
+                {
+                    **{k: old[k] for k in ("kind", "rater_kind", "created_at", "question_id")},
+                    "rater": old["rater"],
+                    "system_a": old["system_a"],
+                    "system_b": old["system_b"],
+                    "status": "withdrawn",
+                    "supersedes": old["id"],
+                }
+            )
+        assert stepwise.refresh(db) >= 1
+    bulk = StoreLeaderboard(rater_kind="human")
+    bulk.refresh(db)
+    assert bulk.last_id == stepwise.last_id
+    assert bulk.counts.systems == stepwise.counts.systems
+    assert bulk.counts.questions == stepwise.counts.questions
+    assert bulk.counts.n_none == stepwise.counts.n_none
+    assert np.array_equal(*(c.win_matrix() for c in (bulk.counts, stepwise.counts)))
+    one, two = (b.leaderboard(n_boot=200, seed=3) for b in (bulk, stepwise))
+    assert np.allclose(one.ci_low, two.ci_low) and np.allclose(one.ci_high, two.ci_high)
+    assert sorted(bulk._active) == sorted(stepwise._active)

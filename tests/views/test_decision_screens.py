@@ -208,6 +208,24 @@ def test_default_pair_prefers_two_people():
     assert default_pair(["auto:j", "auto:k"]) == ("auto:j", "auto:k")
 
 
+def test_default_pair_prefers_raters_who_share_items():
+    raters = ["auto:j", "auto:k", "human:alice", "human:bob", "human:carol"]
+    # alice and bob share nothing; bob and carol share 3 items, alice and auto:k share 40.
+    shared = {
+        ("human:bob", "human:carol"): 3,
+        ("auto:k", "human:alice"): 40,
+        ("auto:j", "auto:k"): 90,
+    }
+    assert default_pair(raters, shared) == ("human:bob", "human:carol")
+    # no two people share an item: the person with the most shared items and that rater
+    del shared[("human:bob", "human:carol")]
+    assert default_pair(raters, shared) == ("human:alice", "auto:k")
+    # only auto-raters share items
+    assert default_pair(raters, {("auto:j", "auto:k"): 5}) == ("auto:j", "auto:k")
+    # nothing shared at all: the rule without counts
+    assert default_pair(raters, {}) == ("human:alice", "human:bob")
+
+
 def test_run_default_system_prefix_is_free_and_renamable(fdb):
     db, _ids = fdb
     system = dict(next(db.query("select * from systems limit 1")))

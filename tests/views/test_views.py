@@ -5,8 +5,10 @@ from __future__ import annotations
 import json
 import re
 
+import pandas as pd
 import pytest
 from browser_support import build_fixture_db
+from sklearn.metrics import cohen_kappa_score
 
 from core.annotation.disputes import resolve_dispute
 from core.annotation.identity import sign_in_open
@@ -230,6 +232,55 @@ def test_agreement_views(fdb):
     assert confusion_figure(pv["both"], "human:alice", "auto:fixture-sxs").data
     absolute = agreement_overview(db, "absolute")
     assert absolute["n_verdicts"] == 21 + 6
+
+
+def test_agreement_table_and_self_consistency_match_an_independent_count(fdb):
+    """Kappas from raw effective rows + scikit-learn; self-consistency from a plain groupby."""
+    db, _ = fdb
+    for key in verdict_queue(db, "alice")[:6]:
+        submit_verdict(db, blind_item(db, key, "alice"), sign_in_open(db, "alice"), "A")
+        submit_verdict(db, blind_item(db, key, "bob"), sign_in_open(db, "bob"), "B")
+    # auto:fixture-sxs judges the first 5 of its shown pairs twice more, the last time flipped.
+    shown = effective_judgments(db, kind="pairwise", rater="auto:fixture-sxs")[:5]
+    for rep in range(2):
+        for r in shown:
+            flipped = {"A": "B", "B": "A"}.get(r["verdict"], "A")
+            db["judgments"].insert(
+                {
+                    **{
+                        k: r[k] for k in ("kind", "question_id", "rater", "rater_kind", "criterion")
+                    },
+                    **{k: r[k] for k in ("system_a", "system_b", "order_shown", "status")},
+                    "verdict": flipped if rep == 1 and r["id"] % 2 else r["verdict"],
+                    "created_at": r["created_at"],
+                }
+            )
+    raw = pd.DataFrame(effective_judgments(db, kind="pairwise", status="ok", with_verdict=True))
+    lo = raw[["system_a", "system_b"]].min(axis=1)
+    hi = raw[["system_a", "system_b"]].max(axis=1)
+    swap = raw["system_a"] != lo
+    raw["canon"] = [
+        {"A": "B", "B": "A"}.get(v, v) if s else v for v, s in zip(raw["verdict"], swap)
+    ]
+    raw["item"] = raw["question_id"] + "/" + lo + "/" + hi
+    latest = raw.sort_values("id").groupby(["item", "rater"])["canon"].last().unstack()
+    ov = agreement_overview(db, "pairwise")
+    assert len(ov["table"]) >= 3
+    for row in ov["table"].itertuples():
+        both = latest[[row.rater_a, row.rater_b]].dropna()
+        assert row.n == len(both)
+        assert row.agreement == pytest.approx((both[row.rater_a] == both[row.rater_b]).mean())
+        if row.kappa is not None:
+            expect = cohen_kappa_score(both[row.rater_a], both[row.rater_b])
+            assert row.kappa == pytest.approx(expect)
+    sxs = raw[raw["rater"] == "auto:fixture-sxs"].sort_values("id")
+    g = sxs.groupby(["question_id", "system_a", "system_b"])["canon"]
+    first, last, n = g.first(), g.last(), g.size()
+    cons = ov["consistency"].set_index("rater").loc["auto:fixture-sxs"]
+    assert cons["repeated items"] == (n >= 2).sum() == 5
+    assert cons["self-consistency"] == pytest.approx((first == last)[n >= 2].mean())
+    assert cons["self-consistency"] < 1  # the flipped ones count, not the middle verdicts
+    assert ov["n_verdicts"] == len(raw)
 
 
 def test_experiment_config_is_valid(fdb):
