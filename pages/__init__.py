@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import streamlit as st
+from streamlit.runtime.pages_manager import PagesManager
 
 from core.annotation.identity import Annotator, authorise, sign_in_open, sign_in_token
 from core.errors import WorkbenchError
@@ -47,8 +48,23 @@ def database() -> Iterator[Any]:
         yield db
 
 
+def _through_app_navigation() -> None:
+    """Run a page opened by its own URL through ``app.py``'s navigation.
+
+    Streamlit starts in its older folder mode when ``pages/`` sits next to ``app.py``: until some
+    script calls ``st.navigation``, a page opened directly (``/Agreement``) runs without
+    ``app.py`` and the sidebar lists the folder's files plus an "app" entry. Such a run turns the
+    folder mode off (it is process-wide: no later session sees it) and reruns, now through
+    ``app.py``, which opens the same page from the URL.
+    """
+    if PagesManager.uses_pages_directory:
+        PagesManager.uses_pages_directory = False
+        st.rerun()
+
+
 def setup(title: str) -> None:
     """Page config and title."""
+    _through_app_navigation()
     st.set_page_config(page_title=f"{title} - Long-Span QA Workbench", layout="wide")
     st.title(md(title))
 

@@ -163,6 +163,11 @@ def test_team_loop_in_a_real_browser(server):
                 pages[name] = page
                 _open(page, base, "Side_by_side", f"?token={tokens[name]}")
                 _signed_in_as(page, name)
+                # A page opened by its URL, as the first page of the server, gets the app's
+                # navigation: every page by name, no folder-mode "app" entry, none hidden.
+                links = page.locator('[data-testid="stSidebarNav"] a').all_inner_texts()
+                assert [t.strip() for t in links][:1] == ["Overview"] and "Team" in links
+                assert "app" not in [t.strip() for t in links]
                 for i, verdict in enumerate(verdicts):
                     _label(page, db_path, verdict)
                     if i == 1:  # a reload keeps the sign-in
