@@ -9,6 +9,7 @@ from sklearn.metrics import cohen_kappa_score
 
 from core.annotation.adjudication import adjudicate, disagreements, gold_labels
 from core.annotation.base import team_queue
+from core.annotation.disputes import resolve_dispute, withdraw_last_resolution
 from core.annotation.identity import sign_in_open, sign_in_token
 from core.annotation.pairwise import blind_item, submit_verdict, verdict_queue
 from core.annotation.reviews import review_queue, submit_review
@@ -203,3 +204,21 @@ def test_too_few_items_says_so(fdb):
     table = gold_agreement(db, "side-by-side", n_boot=50).set_index("rater")
     assert table.loc["alice", "note"].startswith("too few items")
     assert pd.isna(table.loc["alice", "kappa"]) and table.loc["alice", "interval"] == ""
+
+
+def test_a_withdrawn_resolution_is_no_label(fdb):
+    """An undo on the disputes screen takes a resolution back: neither it nor the withdrawal row
+    counts as a label, so it makes no disagreement and no gold."""
+    db, ids = fdb
+    d = ids["disputes"][0]
+    alice, bob, carol = (sign_in_open(db, n) for n in ("alice", "bob", "carol"))
+    resolve_dispute(db, d, alice, "model_wrong")
+    withdraw_last_resolution(db, alice)
+    resolve_dispute(db, d, bob, "ambiguous")
+    labels = human_labels(db, "disputes")
+    assert [(r["item"], r["annotator"], r["label"]) for r in labels] == [
+        (str(d), "bob", "ambiguous")
+    ]
+    assert disagreements(db, "disputes") == []
+    resolve_dispute(db, d, carol, "ambiguous")
+    assert gold_labels(db, "disputes") == {str(d): "ambiguous"}
