@@ -10,16 +10,16 @@ people.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import sqlite_utils
-
-from core.annotation.base import own_latest
 from core.annotation.identity import Annotator, authorise
 from core.annotation.tasks import LABELS, check_task, human_labels
 from core.errors import InputError
-from core.store.connection import rows, transaction, utcnow
-from core.store.schema import not_superseded
+from core.store.adjudications import effective_adjudications, insert_adjudication, own_adjudication
+from core.store.connection import transaction, utcnow
+
+if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
+    import sqlite_utils
 
 
 def _by_item(db: sqlite_utils.Database, task: str) -> dict[str, list[dict[str, Any]]]:
@@ -32,15 +32,7 @@ def _by_item(db: sqlite_utils.Database, task: str) -> dict[str, list[dict[str, A
 
 def settled(db: sqlite_utils.Database, task: str) -> dict[str, dict[str, Any]]:
     """Item -> its effective adjudication (latest row of any adjudicator), for ``task``."""
-    out: dict[str, dict[str, Any]] = {}
-    for r in rows(
-        db,
-        f"select * from adjudications t where task = ? and {not_superseded('adjudications')} "
-        "order by id",
-        [check_task(task)],
-    ):
-        out[r["item_key"]] = r
-    return out
+    return {r["item_key"]: r for r in effective_adjudications(db, check_task(task))}
 
 
 def disagreements(
@@ -95,25 +87,20 @@ def adjudicate(
             raise InputError(f"{task} item {item!r} is not in disagreement; nothing was stored")
         if any(r["annotator"] == name for r in labels):
             raise InputError("you labelled this item yourself; another adjudicator settles it")
-        old = own_latest(
-            db, "adjudications", "t.task = ? and t.item_key = ?", [task, item], "adjudicator", name
+        old = own_adjudication(db, task, item, name)
+        new_id = insert_adjudication(
+            db,
+            {
+                "task": task,
+                "item_key": item,
+                "label": label,
+                "rationale": rationale or "",
+                "adjudicator": name,
+                "supersedes": old["id"] if old else None,
+                "created_at": utcnow(),
+            },
         )
-        new_id = (
-            db["adjudications"]
-            .insert(
-                {
-                    "task": task,
-                    "item_key": item,
-                    "label": label,
-                    "rationale": rationale or "",
-                    "adjudicator": name,
-                    "supersedes": old["id"] if old else None,
-                    "created_at": utcnow(),
-                }
-            )
-            .last_pk
-        )
-    return int(new_id)
+    return new_id
 
 
 def gold_labels(db: sqlite_utils.Database, task: str) -> dict[str, str]:

@@ -1,7 +1,8 @@
-"""What every kind of human label shares: settings, seeded orders, effective rows, queues.
+"""What every kind of human label shares: settings, seeded orders, queues.
 
-A label is *effective* when no row of its table supersedes it (:func:`core.store.schema.not_superseded`). A queue
-(:func:`team_queue`) holds the items this annotator has not labelled that are calibration items
+A label is *effective* when no row of its table supersedes it
+(:func:`core.store.schema.not_superseded`; each label table's readers live in its
+:mod:`core.store` module). A queue (:func:`team_queue`) holds the items this annotator has not labelled that are calibration items
 (the first N of the seeded order, shown to everyone) or have fewer than ``k`` annotators; items
 already started by others come before new ones, so overlap completes before new items open.
 """
@@ -11,13 +12,12 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Hashable, Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import sqlite_utils
-
-from core.store.connection import rows
-from core.store.schema import not_superseded
 from core.store.settings import int_setting
+
+if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
+    import sqlite_utils
 
 
 def rater_name(annotator: str) -> str:
@@ -66,37 +66,6 @@ class Progress:
     def __str__(self) -> str:
         text = f"{self.done} of {self.total} done"
         return f"{text}, {self.skipped} skipped" if self.skipped else text
-
-
-def own_latest(
-    db: sqlite_utils.Database,
-    table: str,
-    where: str,
-    params: list,
-    annotator_col: str,
-    annotator: str,
-) -> dict | None:
-    """This annotator's effective row in ``table`` matching ``where`` (or None)."""
-    found = rows(
-        db,
-        f"select * from {table} t where {where} and t.{annotator_col} = ? and "
-        f"{not_superseded(table)} order by t.id desc limit 1",
-        [*params, annotator],
-    )
-    return found[0] if found else None
-
-
-def labellers(
-    db: sqlite_utils.Database, table: str, item_col: str, where: str = "1 = 1"
-) -> dict[Any, set[str]]:
-    """Item (column ``item_col`` of ``table``) -> annotators with an effective label on it
-    (rows of alias ``t`` that also satisfy the SQL condition ``where``)."""
-    who: dict[Any, set[str]] = {}
-    for item, annotator in db.execute(
-        f"select {item_col}, annotator from {table} t where {not_superseded(table)} and ({where})"
-    ):
-        who.setdefault(item, set()).add(annotator)
-    return who
 
 
 def team_queue(

@@ -16,13 +16,15 @@ import hmac
 import secrets
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-
-import sqlite_utils
+from typing import TYPE_CHECKING
 
 from core.errors import AccessError
 from core.store.accounts import accounts_exist, active_account, check_name, verify_token
 from core.store.connection import transaction
 from core.store.settings import update_setting
+
+if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
+    import sqlite_utils
 
 OPEN_ROLE = "open"
 #: Role order: a higher role may do what a lower one may.

@@ -8,14 +8,11 @@ stored as ``order_shown``; the verdict is relative to that order.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
-
-import sqlite_utils
+from typing import TYPE_CHECKING, Any
 
 from core.annotation.base import (
     Progress,
     calibration_size,
-    own_latest,
     progress_of,
     queue_seed,
     rater_name,
@@ -25,16 +22,22 @@ from core.annotation.base import (
 )
 from core.annotation.identity import Annotator, authorise
 from core.errors import InputError
-from core.store.connection import rows, transaction, utcnow
-from core.store.schema import not_superseded
+from core.store.answers import answer_pairs, system_answers
+from core.store.connection import transaction, utcnow
+from core.store.judgments import (
+    effective_judgments,
+    insert_judgment,
+    last_pairwise_label,
+    own_pairwise_label,
+)
+
+if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
+    import sqlite_utils
 
 PAIRWISE_VERDICTS = ("A", "B", "Equal", "None")
 HUMAN_CRITERION = "better"
-#: Every pair of systems with an ok answer to the same question (``a.system < b.system``).
-_ANSWER_PAIRS = (
-    "from answers a join answers b on a.question_id = b.question_id and "
-    "a.system < b.system where a.status = 'ok' and b.status = 'ok'"
-)
+#: Columns of a person's side-by-side label the queues and tallies read.
+_LABEL_COLUMNS = ("question_id", "system_a", "system_b", "rater", "status")
 
 
 def pair_key(question_id: str, system_1: str, system_2: str) -> str:
@@ -51,37 +54,27 @@ def split_pair_key(key: str) -> tuple[str, str, str]:
 
 def pairwise_items(db: sqlite_utils.Database) -> list[str]:
     """Every side-by-side item: each question with each pair of systems that answered it (ok)."""
-    return [
-        pair_key(q, s1, s2)
-        for q, s1, s2 in db.execute(f"select a.question_id, a.system, b.system {_ANSWER_PAIRS}")
-    ]
+    return [pair_key(p["question_id"], p["system_1"], p["system_2"]) for p in answer_pairs(db)]
 
 
-def _human_pairwise_done(
-    db: sqlite_utils.Database, statuses: tuple[str, ...] = ("ok", "skipped")
-) -> dict[str, set[str]]:
-    """Item key -> annotators whose effective human label on it has one of ``statuses`` (by
-    default a verdict or a skip)."""
-    done: dict[str, set[str]] = {}
-    for r in db.query(
-        "select question_id, system_a, system_b, rater, status from judgments t "
-        f"where rater_kind = 'human' and kind = 'pairwise' and {not_superseded('judgments')}"
-    ):
-        if r["status"] in statuses:
+def _human_pairwise_by_status(db: sqlite_utils.Database) -> dict[str, dict[str, set[str]]]:
+    """Status (``ok``, ``skipped``) -> item key -> the raters whose effective human label on the
+    item has that status."""
+    out: dict[str, dict[str, set[str]]] = {"ok": {}, "skipped": {}}
+    for r in effective_judgments(db, kind="pairwise", rater_kind="human", columns=_LABEL_COLUMNS):
+        if r["status"] in out:
             key = pair_key(r["question_id"], r["system_a"], r["system_b"])
-            done.setdefault(key, set()).add(r["rater"])
-    return done
+            out[r["status"]].setdefault(key, set()).add(r["rater"])
+    return out
 
 
 def identical_items(db: sqlite_utils.Database) -> list[str]:
     """Side-by-side items whose two answers are the same text (:func:`same_text`), sorted."""
-    out = []
-    for q, s1, t1, s2, t2 in db.execute(
-        f"select a.question_id, a.system, a.text, b.system, b.text {_ANSWER_PAIRS}"
-    ):
-        if same_text(t1, t2):
-            out.append(pair_key(q, s1, s2))
-    return sorted(out)
+    return sorted(
+        pair_key(p["question_id"], p["system_1"], p["system_2"])
+        for p in answer_pairs(db)
+        if same_text(p["text_1"], p["text_2"])
+    )
 
 
 def verdict_queue(
@@ -101,15 +94,12 @@ def verdict_queue(
     """
     k = k or required_annotations(db)
     items = pairwise_items(db) if items is None else items
-    done = _human_pairwise_done(db)
-    counted: dict[str, set[str]] = {}
-    for r in db.query(
-        "select distinct question_id, system_a, system_b, rater from judgments t "
-        "where rater_kind = 'human' and kind = 'pairwise' and status = 'ok' and "
-        f"{not_superseded('judgments')}"
-    ):
-        key = pair_key(r["question_id"], r["system_a"], r["system_b"])
-        counted.setdefault(key, set()).add(r["rater"])
+    labelled = _human_pairwise_by_status(db)
+    counted = labelled["ok"]
+    done = {
+        key: counted.get(key, set()) | labelled["skipped"].get(key, set())
+        for key in counted.keys() | labelled["skipped"].keys()
+    }
     same = identical_items(db) if identical is None else identical
     return team_queue(
         items,
@@ -130,8 +120,9 @@ def verdict_progress(
     they skipped (``skipped``; a skip is not counted as done)."""
     items = pairwise_items(db) if items is None else items
     rater = rater_name(annotator)
-    done = progress_of(items, _human_pairwise_done(db, ("ok",)), rater)
-    skipped = progress_of(items, _human_pairwise_done(db, ("skipped",)), rater)
+    labelled = _human_pairwise_by_status(db)
+    done = progress_of(items, labelled["ok"], rater)
+    skipped = progress_of(items, labelled["skipped"], rater)
     return Progress(done.done, done.total, skipped.done)
 
 
@@ -143,14 +134,7 @@ def blind_item(db: sqlite_utils.Database, key: str, annotator: str) -> dict[str,
     question_id, s1, s2 = split_pair_key(key)
     order = shown_order(queue_seed(db), annotator, key)
     first, second = (s1, s2) if order == "ab" else (s2, s1)
-    answers = {
-        r["system"]: r
-        for r in rows(
-            db,
-            "select id, system, text from answers where question_id = ? and system in (?, ?)",
-            [question_id, s1, s2],
-        )
-    }
+    answers = system_answers(db, question_id, [s1, s2])
     if first not in answers or second not in answers:
         raise InputError(f"item {key!r} has no answers for both systems")
     a, b = answers[first]["text"], answers[second]["text"]
@@ -195,40 +179,29 @@ def submit_verdict(
     s1, s2 = item["system_a"], item["system_b"]
     with transaction(db):
         rater = authorise(db, annotator).rater
-        old = own_latest(
+        old = own_pairwise_label(db, rater, item["question_id"], s1, s2)
+        new_id = insert_judgment(
             db,
-            "judgments",
-            "t.kind = 'pairwise' and t.question_id = ? and "
-            "((t.system_a = ? and t.system_b = ?) or (t.system_a = ? and t.system_b = ?))",
-            [item["question_id"], s1, s2, s2, s1],
-            "rater",
-            rater,
+            {
+                "kind": "pairwise",
+                "question_id": item["question_id"],
+                "rater": rater,
+                "rater_kind": "human",
+                "criterion": HUMAN_CRITERION,
+                "system_a": s1,
+                "system_b": s2,
+                "answer_a_id": item["answer_a_id"],
+                "answer_b_id": item["answer_b_id"],
+                "order_shown": item["order_shown"],
+                "verdict": verdict if status == "ok" else None,
+                "status": status,
+                "rationale": rationale or "",
+                "context_kind": "human",
+                "supersedes": old["id"] if old else None,
+                "created_at": utcnow(),
+            },
         )
-        new_id = (
-            db["judgments"]
-            .insert(
-                {
-                    "kind": "pairwise",
-                    "question_id": item["question_id"],
-                    "rater": rater,
-                    "rater_kind": "human",
-                    "criterion": HUMAN_CRITERION,
-                    "system_a": s1,
-                    "system_b": s2,
-                    "answer_a_id": item["answer_a_id"],
-                    "answer_b_id": item["answer_b_id"],
-                    "order_shown": item["order_shown"],
-                    "verdict": verdict if status == "ok" else None,
-                    "status": status,
-                    "rationale": rationale or "",
-                    "context_kind": "human",
-                    "supersedes": old["id"] if old else None,
-                    "created_at": utcnow(),
-                }
-            )
-            .last_pk
-        )
-    return int(new_id)
+    return new_id
 
 
 def skip_item(db: sqlite_utils.Database, item: dict[str, Any], annotator: Annotator) -> int:
@@ -244,16 +217,9 @@ def undo_last(db: sqlite_utils.Database, annotator: Annotator) -> int | None:
     """
     with transaction(db):
         rater = authorise(db, annotator).rater
-        last = rows(
-            db,
-            "select * from judgments t where rater = ? and kind = 'pairwise' and "
-            f"status in ('ok', 'skipped') and {not_superseded('judgments')} "
-            "order by id desc limit 1",
-            [rater],
-        )
-        if not last:
+        old = last_pairwise_label(db, rater)
+        if old is None:
             return None
-        old = last[0]
         keep = (
             "kind",
             "question_id",
@@ -275,4 +241,4 @@ def undo_last(db: sqlite_utils.Database, annotator: Annotator) -> int | None:
             supersedes=old["id"],
             created_at=utcnow(),
         )
-        return int(db["judgments"].insert(row).last_pk)
+        return insert_judgment(db, row)

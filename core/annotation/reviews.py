@@ -1,17 +1,15 @@
-"""Question reviews: the one write path (:func:`record_review`), effective reviews, the queue."""
+"""Question reviews: the one write path (:func:`record_review`), the queue, progress (the
+effective reviews are read by :func:`core.store.reviews.effective_reviews`)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
-
-import sqlite_utils
+from typing import TYPE_CHECKING, Any
 
 from core.annotation import guideline as guideline
 from core.annotation.base import (
     Progress,
     calibration_size,
-    labellers,
     progress_of,
     queue_seed,
     required_annotations,
@@ -19,8 +17,12 @@ from core.annotation.base import (
 )
 from core.annotation.identity import Annotator, authorise
 from core.errors import InputError
-from core.store.connection import dumps, rows, transaction, utcnow
-from core.store.schema import not_superseded
+from core.store.connection import dumps, transaction, utcnow
+from core.store.questions import child_questions, get_question, update_question
+from core.store.reviews import effective_reviews, insert_review, reviewers
+
+if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
+    import sqlite_utils
 
 REVIEW_DECISIONS = ("accept", "reject", "edit")
 _STATUS_OF_DECISION = {"accept": "accepted", "reject": "rejected", "edit": "edited"}
@@ -68,10 +70,9 @@ def record_review(
     edited_answer = (edited_answer or "").strip() or None
     with transaction(db):
         annotator = authorise(db, who).name
-        found = rows(db, "select * from questions where id = ?", [question_id])
-        if not found:
+        q = get_question(db, question_id)
+        if q is None:
             raise InputError(f"unknown question {question_id!r}")
-        q = found[0]
         c = guideline.validate_checklist(
             guideline.checklist_fields(q), checklist or {}, partial=decision is not None
         )
@@ -82,22 +83,19 @@ def record_review(
             q, c, [r["checklist"] or {} for r in others], decision, edited_question, edited_answer
         )
         now = utcnow()
-        new_id = int(
-            db["reviews"]
-            .insert(
-                {
-                    "question_id": question_id,
-                    "annotator": annotator,
-                    "decision": out.decision,
-                    "checklist": dumps(c),
-                    "edited_question": out.edited_question,
-                    "edited_answer": out.edited_answer,
-                    "note": note or "",
-                    "supersedes": mine["id"] if mine else None,
-                    "created_at": now,
-                }
-            )
-            .last_pk
+        new_id = insert_review(
+            db,
+            {
+                "question_id": question_id,
+                "annotator": annotator,
+                "decision": out.decision,
+                "checklist": dumps(c),
+                "edited_question": out.edited_question,
+                "edited_answer": out.edited_answer,
+                "note": note or "",
+                "supersedes": mine["id"] if mine else None,
+                "created_at": now,
+            },
         )
         if out.discarded:
             status = "discarded"
@@ -114,17 +112,17 @@ def record_review(
             meta.setdefault("original_answers", q["answers"])
             updates["answers"] = dumps([out.edited_answer])
         updates["metadata"] = dumps(meta)
-        db["questions"].update(question_id, updates)
+        update_question(db, question_id, updates)
         if status == "discarded":
-            for child in rows(
-                db, "select id, metadata from questions where parent_id = ?", [question_id]
-            ):
+            for child in child_questions(db, question_id, ["id", "metadata"]):
                 cm = dict(
                     child["metadata"] or {},
                     status_reason=f"English question discarded: {out.reason}",
                 )
-                db["questions"].update(
-                    child["id"], {"status": "discarded", "metadata": dumps(cm), "updated_at": now}
+                update_question(
+                    db,
+                    child["id"],
+                    {"status": "discarded", "metadata": dumps(cm), "updated_at": now},
                 )
     return ReviewResult(new_id, out.decision, status, out.reason)
 
@@ -153,27 +151,22 @@ def submit_review(
     ).review_id
 
 
-def effective_reviews(db: sqlite_utils.Database, question_id: str) -> list[dict]:
-    """The effective reviews of a question, oldest first."""
-    return rows(
-        db,
-        f"select * from reviews t where question_id = ? and {not_superseded('reviews')} order by id",
-        [question_id],
-    )
-
-
 def review_queue(
     db: sqlite_utils.Database, annotator: str, question_ids: list[str], k: int | None = None
 ) -> list[str]:
     """Of ``question_ids``, those ``annotator`` (a name) has not reviewed that still need a
     review, in the order of :func:`core.annotation.base.team_queue`."""
     k = k or required_annotations(db)
-    who = labellers(db, "reviews", "question_id")
     return team_queue(
-        question_ids, who, annotator, k=k, seed=queue_seed(db), calibration=calibration_size(db)
+        question_ids,
+        reviewers(db),
+        annotator,
+        k=k,
+        seed=queue_seed(db),
+        calibration=calibration_size(db),
     )
 
 
 def review_progress(db: sqlite_utils.Database, annotator: str, question_ids: list[str]) -> Progress:
     """How many of ``question_ids`` this annotator has reviewed."""
-    return progress_of(question_ids, labellers(db, "reviews", "question_id"), annotator)
+    return progress_of(question_ids, reviewers(db), annotator)

@@ -8,16 +8,20 @@ Y's "B" name the same answer when their A/B orders differed.
 
 from __future__ import annotations
 
-from typing import Any
-
-import sqlite_utils
+from typing import TYPE_CHECKING, Any
 
 from core.annotation.disputes import RESOLUTIONS, dispute_queue
 from core.annotation.pairwise import pair_key, pairwise_items, split_pair_key, verdict_queue
 from core.annotation.reviews import REVIEW_DECISIONS, review_queue
 from core.errors import InputError
-from core.store.connection import rows
-from core.store.schema import not_superseded
+from core.store.disputes import all_dispute_ids, dispute_question_ids
+from core.store.judgments import effective_judgments
+from core.store.questions import all_question_ids
+from core.store.resolutions import effective_resolutions
+from core.store.reviews import effective_reviews
+
+if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
+    import sqlite_utils
 
 TASKS = ("review", "disputes", "side-by-side")
 #: Side-by-side labels on the canonical order of an item's two systems.
@@ -36,9 +40,9 @@ def task_items(db: sqlite_utils.Database, task: str) -> list:
     """Every item of ``task``: question ids, dispute ids, or side-by-side pair keys."""
     check_task(task)
     if task == "review":
-        return [r[0] for r in db.execute("select id from questions order by id")]
+        return all_question_ids(db)
     if task == "disputes":
-        return [int(r[0]) for r in db.execute("select id from disputes order by id")]
+        return all_dispute_ids(db)
     return pairwise_items(db)
 
 
@@ -54,17 +58,15 @@ def human_labels(db: sqlite_utils.Database, task: str) -> list[dict[str, Any]]:
     """Everyone's effective label rows of ``task``, oldest first.
 
     Each: ``item`` (the key as text), ``question_id``, ``annotator``, ``label`` (None for a
-    skip), ``status`` (``ok`` or ``skipped``), ``rationale``, ``created_at``.
+    skip), ``status`` (``ok`` or ``skipped``), ``rationale``, ``created_at``. A withdrawn
+    label (undo) is no label: neither the withdrawal nor what it took back is listed.
     """
     check_task(task)
     out = []
     if task == "side-by-side":
-        for r in rows(
-            db,
-            "select question_id, system_a, system_b, rater, verdict, status, rationale, "
-            "created_at from judgments t where rater_kind = 'human' and kind = 'pairwise' and "
-            f"status in ('ok', 'skipped') and {not_superseded('judgments')} order by id",
-        ):
+        for r in effective_judgments(db, kind="pairwise", rater_kind="human"):
+            if r["status"] not in ("ok", "skipped"):
+                continue
             out.append(
                 {
                     "item": pair_key(r["question_id"], r["system_a"], r["system_b"]),
@@ -78,34 +80,30 @@ def human_labels(db: sqlite_utils.Database, task: str) -> list[dict[str, Any]]:
             )
         return out
     if task == "review":
-        found = rows(
-            db,
-            "select question_id, annotator, decision as label, note as rationale, created_at "
-            f"from reviews t where {not_superseded('reviews')} order by id",
+        found = [(r["question_id"], r["decision"], r) for r in effective_reviews(db)]
+    else:  # a withdrawal (undo) is no label: it only takes one back
+        found = [(str(r["dispute_id"]), r["resolution"], r) for r in effective_resolutions(db)]
+    for item, label, r in found:
+        out.append(
+            {
+                "item": item,
+                "question_id": r["question_id"],
+                "annotator": r["annotator"],
+                "label": label,
+                "rationale": r["note"],
+                "created_at": r["created_at"],
+                "status": "ok",
+            }
         )
-    else:
-        found = rows(
-            db,
-            "select t.dispute_id, d.question_id, t.annotator, t.resolution as label, "
-            "t.note as rationale, t.created_at from dispute_resolutions t "
-            "join disputes d on d.id = t.dispute_id "
-            f"where {not_superseded('dispute_resolutions')} order by t.id",
-        )
-    for r in found:
-        item = str(r.pop("dispute_id")) if task == "disputes" else r["question_id"]
-        out.append({"item": item, **r, "status": "ok"})
     return out
 
 
 def auto_pair_labels(db: sqlite_utils.Database) -> dict[str, dict[str, str]]:
     """Auto-rater -> side-by-side item -> its latest effective verdict (canonical scale)."""
     out: dict[str, dict[str, str]] = {}
-    for r in rows(
-        db,
-        "select question_id, system_a, system_b, rater, verdict from judgments t "
-        "where rater_kind = 'auto' and kind = 'pairwise' and status = 'ok' and verdict in "
-        f"('A', 'B', 'Equal', 'None') and {not_superseded('judgments')} order by id",
-    ):
+    for r in effective_judgments(db, kind="pairwise", rater_kind="auto", status="ok"):
+        if r["verdict"] not in ("A", "B", "Equal", "None"):
+            continue
         key = pair_key(r["question_id"], r["system_a"], r["system_b"])
         out.setdefault(r["rater"], {})[key] = _pair_label(r)
     return out
@@ -130,12 +128,7 @@ def next_items(
         keys = dispute_queue(db, name, task_items(db, task))[:limit]
     else:
         keys = verdict_queue(db, name)[:limit]
-    question_of = {}
-    if task == "disputes" and keys:
-        marks = ", ".join("?" * len(keys))
-        question_of = dict(
-            db.execute(f"select id, question_id from disputes where id in ({marks})", keys)
-        )
+    question_of: dict[Any, str] = dispute_question_ids(db, keys) if task == "disputes" else {}
     out = []
     for key in keys:
         entry: dict[str, Any] = {"key": str(key), "labels": counts.get(str(key), 0)}

@@ -3,36 +3,33 @@
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from typing import Any
-
-import sqlite_utils
+from typing import TYPE_CHECKING, Any
 
 from core.annotation.guideline import CHECKLIST_FIELDS
 from core.annotation.identity import Annotator
 from core.annotation.reviews import record_review
 from core.errors import InputError
-from core.store.connection import rows
+from core.store.connection import dumps
+from core.store.questions import get_question, root_questions
+from core.store.reviews import effective_reviews
+
+if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
+    import sqlite_utils
 
 
 def _question(db: sqlite_utils.Database, question_id: str) -> dict[str, Any]:
-    found = rows(db, "select * from questions where id = ? and origin = 'xrag'", [question_id])
-    if not found:
+    found = get_question(db, question_id)
+    if found is None or found["origin"] != "xrag":
         raise InputError(f"unknown XRAG question {question_id!r}")
-    return found[0]
+    return found
 
 
 def current_reviews(
     db: sqlite_utils.Database, question_id: str | None = None
 ) -> list[dict[str, Any]]:
-    """The latest review of each (question, annotator) on XRAG questions."""
-    where = "and r.question_id = ?" if question_id else ""
-    return rows(
-        db,
-        "select r.* from reviews r join questions q on q.id = r.question_id "
-        "where q.origin = 'xrag' and not exists (select 1 from reviews s where "
-        f"s.supersedes = r.id) {where} order by r.id",
-        [question_id] if question_id else [],
-    )
+    """The latest review of each (question, annotator) on XRAG questions (of one question when
+    ``question_id`` is given), oldest first."""
+    return effective_reviews(db, question_id or None, origin="xrag")
 
 
 def apply_review(
@@ -71,16 +68,12 @@ def label_distribution(db: sqlite_utils.Database) -> dict[str, Any]:
             if "Sufficient" in (r["checklist"].get("support_a"), r["checklist"].get("support_b"))
             else "no"
         ] += 1
-    status = Counter(
-        r["status"]
-        for r in rows(
-            db, "select status from questions where origin = 'xrag' and parent_id is null"
-        )
+    english = root_questions(db, "xrag", ["status", "metadata"])
+    status = Counter(r["status"] for r in english)
+    # a discarded question whose stored reasons mention Sufficient (any case, as SQL LIKE does)
+    discarded = sum(
+        r["status"] == "discarded" and "sufficient" in dumps(r["metadata"]).lower() for r in english
     )
-    discarded = db.execute(
-        "select count(*) from questions where origin = 'xrag' and parent_id is null and "
-        "status = 'discarded' and metadata like '%Sufficient%'"
-    ).fetchone()[0]
     return {
         "n_reviews": len(current),
         "n_questions": len({r["question_id"] for r in current}),

@@ -16,7 +16,13 @@ from typing import TYPE_CHECKING, Any
 from core.corpus.names import check_name
 from core.corpus.tabular import optional_text, read_records, require_text
 from core.errors import InputError
-from core.store.connection import dumps, transaction, utcnow
+from core.store.answers import question_answer_count
+from core.store.connection import decode_row, dumps, transaction, utcnow
+from core.store.disputes import question_disputes
+from core.store.judgments import question_judgment_count
+from core.store.questions import get_question, insert_question, update_question
+from core.store.resolutions import question_resolution_count
+from core.store.reviews import review_count
 
 if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
     import sqlite_utils
@@ -153,11 +159,11 @@ def import_questions(
         for row, (action, hanging) in zip(rows, plan):
             counts[action] += 1
             if action == "updated":
-                db["questions"].update(row["id"], {**row, "updated_at": now})
+                update_question(db, row["id"], {**row, "updated_at": now})
                 for key in orphaned:
                     orphaned[key] += hanging[key]
             elif action == "inserted":
-                db["questions"].insert({**row, "created_at": now, "updated_at": now})
+                insert_question(db, {**row, "created_at": now, "updated_at": now})
     if any(orphaned.values()):
         counts["orphaned"] = orphaned
     return counts
@@ -169,13 +175,11 @@ def _plan(
     """For every row: inserted, updated or unchanged, and what hangs on the stored question."""
     plan = []
     for row in rows:
-        old = db.execute(
-            f"select {', '.join(CONTENT)} from questions where id = ?", [row["id"]]
-        ).fetchone()
+        old = get_question(db, row["id"], CONTENT)
         if old is None:
             plan.append(("inserted", {}))
             continue
-        if dict(zip(CONTENT, old)) == {c: row[c] for c in CONTENT}:
+        if old == decode_row({c: row[c] for c in CONTENT}):
             plan.append(("unchanged", {}))
             continue
         hanging = _hanging(db, row["id"])
@@ -203,10 +207,9 @@ def _plan(
 
 def _hanging(db: sqlite_utils.Database, qid: str) -> dict[str, int]:
     return {
-        table: db.execute(f"select count(*) from {table} where question_id = ?", [qid]).fetchone()[
-            0
-        ]
-        for table in ("answers", "judgments", "disputes")
+        "answers": question_answer_count(db, qid),
+        "judgments": question_judgment_count(db, qid),
+        "disputes": len(question_disputes(db, qid)),
     }
 
 
@@ -216,16 +219,8 @@ def _describe(counts: dict[str, int]) -> str:
 
 def _human_labels(db: sqlite_utils.Database, qid: str) -> str:
     found = {
-        "human judgments": db.execute(
-            "select count(*) from judgments where question_id = ? and rater like 'human:%'", [qid]
-        ).fetchone()[0],
-        "reviews": db.execute(
-            "select count(*) from reviews where question_id = ?", [qid]
-        ).fetchone()[0],
-        "dispute resolutions": db.execute(
-            "select count(*) from dispute_resolutions where dispute_id in "
-            "(select id from disputes where question_id = ?)",
-            [qid],
-        ).fetchone()[0],
+        "human judgments": question_judgment_count(db, qid, human_only=True),
+        "reviews": review_count(db, qid),
+        "dispute resolutions": question_resolution_count(db, qid),
     }
     return ", ".join(f"{n} {what}" for what, n in found.items() if n)

@@ -84,3 +84,42 @@ def answers_version(db: sqlite_utils.Database) -> tuple[Any, ...]:
             "from answers"
         ).fetchone()
     )
+
+
+def answer_pairs(db: sqlite_utils.Database) -> list[dict[str, Any]]:
+    """Every pair of systems with an ok answer to the same question: ``question_id``,
+    ``system_1`` < ``system_2`` and their ``text_1`` / ``text_2``, by question and systems."""
+    return rows(
+        db,
+        "select a.question_id, a.system as system_1, a.text as text_1, b.system as system_2, "
+        "b.text as text_2 from answers a join answers b on a.question_id = b.question_id and "
+        "a.system < b.system where a.status = 'ok' and b.status = 'ok' "
+        "order by a.question_id, a.system, b.system",
+    )
+
+
+def system_answers(
+    db: sqlite_utils.Database, question_id: str, systems: Sequence[str]
+) -> dict[str, dict[str, Any]]:
+    """System -> its answer (``id``, ``system``, ``text``) to a question, for ``systems`` (a
+    system without an answer is absent)."""
+    if not systems:
+        return {}
+    marks = ",".join("?" * len(systems))
+    return {
+        r["system"]: r
+        for r in rows(
+            db,
+            f"select id, system, text from answers where question_id = ? and system in ({marks})",
+            [question_id, *systems],
+        )
+    }
+
+
+def question_answer_count(db: sqlite_utils.Database, question_id: str) -> int:
+    """How many answers a question has (any status)."""
+    return int(
+        db.execute("select count(*) from answers where question_id = ?", [question_id]).fetchone()[
+            0
+        ]
+    )

@@ -8,6 +8,7 @@ A dispute is an answer on which the ground-truth rater (reference answers) and t
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from core.store.connection import decode_row, rows
@@ -65,3 +66,38 @@ def dispute_records(db: sqlite_utils.Database) -> list[dict[str, Any]]:
         order by d.id"""
     )
     return [decode_row(r, ("references", "gt_evidence", "ctx_evidence")) for r in found]
+
+
+def all_dispute_ids(db: sqlite_utils.Database) -> list[int]:
+    """Every dispute id, ascending."""
+    return [int(r[0]) for r in db.execute("select id from disputes order by id")]
+
+
+def dispute_question_ids(db: sqlite_utils.Database, ids: Sequence[int]) -> dict[int, str]:
+    """Dispute id -> its question id, for ``ids`` (unknown ids are absent)."""
+    if not ids:
+        return {}
+    marks = ",".join("?" * len(ids))
+    return {
+        int(r[0]): r[1]
+        for r in db.execute(f"select id, question_id from disputes where id in ({marks})", ids)
+    }
+
+
+def dispute_answer_text(db: sqlite_utils.Database, dispute_id: int) -> str | None:
+    """The text of the answer a dispute is about (None when the dispute is unknown)."""
+    found = db.execute(
+        "select a.text from disputes d join answers a on a.id = d.answer_id where d.id = ?",
+        [dispute_id],
+    ).fetchone()
+    return None if found is None else found[0]
+
+
+def question_dispute_answers(db: sqlite_utils.Database, question_id: str) -> list[dict[str, Any]]:
+    """``system`` and answer ``text`` of every dispute of a question, by dispute id."""
+    return rows(
+        db,
+        "select d.system, a.text from disputes d join answers a on a.id = d.answer_id "
+        "where d.question_id = ? order by d.id",
+        [question_id],
+    )

@@ -335,3 +335,65 @@ def max_judgment_id(db: sqlite_utils.Database) -> int:
     """The largest judgment id (0 when empty): grows whenever a judgment is appended, so it is
     the judgments' cache fingerprint."""
     return int(db.execute("select coalesce(max(id), 0) from judgments").fetchone()[0])
+
+
+def own_pairwise_label(
+    db: sqlite_utils.Database, rater: str, question_id: str, system_1: str, system_2: str
+) -> dict[str, Any] | None:
+    """``rater``'s effective pairwise row on the question's pair of systems (shown in either
+    order; any status): the row their next label on that item supersedes. None when none."""
+    found = rows(
+        db,
+        "select j.* from judgments j where j.kind = 'pairwise' and j.question_id = ? and "
+        "((j.system_a = ? and j.system_b = ?) or (j.system_a = ? and j.system_b = ?)) and "
+        f"j.rater = ? and {not_superseded('judgments', 'j')} order by j.id desc limit 1",
+        [question_id, system_1, system_2, system_2, system_1, rater],
+    )
+    return found[0] if found else None
+
+
+def last_pairwise_label(db: sqlite_utils.Database, rater: str) -> dict[str, Any] | None:
+    """``rater``'s latest effective pairwise verdict or skip (status ``ok`` or ``skipped``):
+    what an undo withdraws. None when there is none."""
+    found = rows(
+        db,
+        "select j.* from judgments j where j.rater = ? and j.kind = 'pairwise' and "
+        f"j.status in ('ok', 'skipped') and {not_superseded('judgments', 'j')} "
+        "order by j.id desc limit 1",
+        [rater],
+    )
+    return found[0] if found else None
+
+
+def pairwise_rater_kinds(db: sqlite_utils.Database) -> list[tuple[str, str]]:
+    """(rater, rater kind) of every rater with a parsed pairwise verdict, sorted by rater."""
+    return [
+        (r[0], r[1])
+        for r in db.execute(
+            "select distinct rater, rater_kind from judgments where kind = 'pairwise' "
+            "and status = 'ok' order by 1"
+        )
+    ]
+
+
+def human_raters(db: sqlite_utils.Database) -> list[str]:
+    """Every rater of kind ``human`` with a stored judgment (any kind or status), sorted."""
+    return [
+        r[0]
+        for r in db.execute(
+            "select distinct rater from judgments where rater_kind = 'human' order by 1"
+        )
+    ]
+
+
+def question_judgment_count(
+    db: sqlite_utils.Database, question_id: str, *, human_only: bool = False
+) -> int:
+    """How many judgment rows (superseded ones too) a question has; ``human_only``: only those
+    of raters named ``human:...``."""
+    cond = " and rater like 'human:%'" if human_only else ""
+    return int(
+        db.execute(
+            f"select count(*) from judgments where question_id = ?{cond}", [question_id]
+        ).fetchone()[0]
+    )

@@ -232,3 +232,49 @@ def generator_models(db: sqlite_utils.Database) -> set[str]:
 def question_count(db: sqlite_utils.Database) -> int:
     """Number of stored questions."""
     return int(db.execute("select count(*) from questions").fetchone()[0])
+
+
+def all_question_ids(db: sqlite_utils.Database) -> list[str]:
+    """Every question id, sorted."""
+    return [r[0] for r in db.execute("select id from questions order by id")]
+
+
+def question_texts(db: sqlite_utils.Database, ids: Sequence[str]) -> dict[str, str]:
+    """Question id -> its text, for ``ids`` (unknown ids are absent; any number of ids)."""
+    ids = list(ids)
+    out: dict[str, str] = {}
+    for start in range(0, len(ids), 500):
+        chunk = ids[start : start + 500]
+        out.update(
+            db.execute(f"select id, question from questions where id in ({_marks(chunk)})", chunk)
+        )
+    return out
+
+
+def child_questions(
+    db: sqlite_utils.Database, parent_id: str, columns: Sequence[str] | None = None
+) -> list[dict[str, Any]]:
+    """The questions derived from ``parent_id`` (e.g. an XRAG question's translations), by id."""
+    return rows(
+        db,
+        f"select {_columns(columns)} from questions where parent_id = ? order by id",
+        [parent_id],
+    )
+
+
+def root_questions(
+    db: sqlite_utils.Database, origin: str, columns: Sequence[str] | None = None
+) -> list[dict[str, Any]]:
+    """The questions of ``origin`` that derive from no other (``parent_id`` null), by id."""
+    return rows(
+        db,
+        f"select {_columns(columns)} from questions where origin = ? and parent_id is null "
+        "order by id",
+        [origin],
+    )
+
+
+def update_question(db: sqlite_utils.Database, question_id: str, updates: dict[str, Any]) -> None:
+    """Set ``updates`` (column -> value; JSON columns as text, see
+    :func:`core.store.connection.dumps`) on the question ``question_id``."""
+    db.table("questions").update(question_id, updates)

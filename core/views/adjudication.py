@@ -6,15 +6,19 @@ Names are shown here (the page is for adjudicators only); the side-by-side answe
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
-import sqlite_utils
 
 from core.annotation.adjudication import disagreements
 from core.annotation.pairwise import split_pair_key
 from core.annotation.tasks import LABELS, check_task
-from core.store.connection import rows
+from core.store.answers import system_answers
+from core.store.disputes import dispute_answer_text
+from core.store.questions import get_question, question_texts
+
+if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
+    import sqlite_utils
 
 PAIR_LABEL_NAMES = {
     "first": "Answer 1 is better",
@@ -33,20 +37,13 @@ def label_name(task: str, label: str | None) -> str:
     return label.replace("_", " ")
 
 
-def _questions(db: sqlite_utils.Database, ids: list[str]) -> dict[str, str]:
-    if not ids:
-        return {}
-    marks = ", ".join("?" * len(ids))
-    return dict(db.execute(f"select id, question from questions where id in ({marks})", ids))
-
-
 def adjudication_queue(
     db: sqlite_utils.Database, task: str, include_settled: bool = False
 ) -> list[dict[str, Any]]:
     """Disagreements of ``task`` (open ones only unless ``include_settled``): ``item``,
     ``question`` (its text), ``n_labels``, ``settled`` (the settled label's name or "")."""
     found = disagreements(db, task, open_only=not include_settled)
-    text = _questions(db, sorted({d["question_id"] for d in found}))
+    text = question_texts(db, sorted({d["question_id"] for d in found}))
     return [
         {
             "item": d["item"],
@@ -62,23 +59,14 @@ def _texts(db: sqlite_utils.Database, task: str, item: str, qid: str) -> list[tu
     """The texts the labels are about: both answers, the model answer, or the references."""
     if task == "side-by-side":
         _, s1, s2 = split_pair_key(item)
-        answers = dict(
-            db.execute(
-                "select system, text from answers where question_id = ? and system in (?, ?)",
-                [qid, s1, s2],
-            )
-        )
+        answers = {s: a["text"] for s, a in system_answers(db, qid, [s1, s2]).items()}
         return [("Answer 1", answers.get(s1, "")), ("Answer 2", answers.get(s2, ""))]
-    q = rows(db, "select answers from questions where id = ?", [qid])
-    refs = q[0]["answers"] if q else []
+    q = get_question(db, qid, ["answers"])
+    refs = q["answers"] if q else []
     texts = [("Reference answer", r) for r in (refs or [])]
     if task == "disputes":
-        found = rows(
-            db,
-            "select a.text from disputes d join answers a on a.id = d.answer_id where d.id = ?",
-            [int(item)],
-        )
-        texts.append(("Model answer", found[0]["text"] if found else ""))
+        found = dispute_answer_text(db, int(item))
+        texts.append(("Model answer", found if found is not None else ""))
     return texts
 
 
@@ -104,7 +92,7 @@ def adjudication_detail(db: sqlite_utils.Database, task: str, item: str) -> dict
     )
     return {
         "item": d["item"],
-        "question": _questions(db, [d["question_id"]]).get(d["question_id"], ""),
+        "question": question_texts(db, [d["question_id"]]).get(d["question_id"], ""),
         "texts": _texts(db, task, d["item"], d["question_id"]),
         "labels": labels,
         "options": list(LABELS[task]),

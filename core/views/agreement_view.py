@@ -10,11 +10,10 @@ them: Fleiss' kappa and Krippendorff's alpha (nominal), never a per-slot Cohen's
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
-import sqlite_utils
 
 from core.stats.agreement import (
     cohen_kappa_ci,
@@ -23,10 +22,13 @@ from core.stats.agreement import (
     percent_agreement,
     ratings_matrix,
 )
-from core.store.schema import not_superseded
+from core.store.judgments import effective_judgments, human_raters, pairwise_rater_kinds
+
+if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
+    import sqlite_utils
 
 _SLOT = re.compile(r"^(human:.+#)\d+$")
-_EFFECTIVE = not_superseded("judgments")
+_VERDICT_COLUMNS = ["question_id", "system_a", "system_b", "rater", "verdict"]
 
 
 def is_slot(rater: str) -> bool:
@@ -36,19 +38,15 @@ def is_slot(rater: str) -> bool:
 
 def shown_verdicts(db: sqlite_utils.Database, raters: list[str] | None = None) -> pd.DataFrame:
     """Effective pairwise verdicts ``item_id, question_id, system_a, system_b, rater, verdict``."""
-    where, params = "", []
-    if raters is not None:
-        where = f" and rater in ({', '.join('?' * len(raters))})"
-        params = list(raters)
-    cur = db.execute(
-        "select question_id, system_a, system_b, rater, verdict from judgments t "
-        "where kind = 'pairwise' and status = 'ok' and verdict is not null and "
-        f"{_EFFECTIVE}{where} order by id",
-        params,
+    found = effective_judgments(
+        db,
+        kind="pairwise",
+        status="ok",
+        with_verdict=True,
+        raters=raters,
+        columns=_VERDICT_COLUMNS,
     )
-    df = pd.DataFrame(
-        cur.fetchall(), columns=["question_id", "system_a", "system_b", "rater", "verdict"]
-    )
+    df = pd.DataFrame(found, columns=_VERDICT_COLUMNS)
     df["item_id"] = df["question_id"] + "|" + df["system_a"] + "|" + df["system_b"]
     return df.drop_duplicates(["item_id", "rater"], keep="last")
 
@@ -56,13 +54,7 @@ def shown_verdicts(db: sqlite_utils.Database, raters: list[str] | None = None) -
 def crowd_raters(db: sqlite_utils.Database) -> dict[str, list[str]]:
     """Candidates: ``auto`` raters, ``crowd`` (human raters that are not slots), ``slots``
     (the NAME# prefixes of anonymous slot groups)."""
-    names = [
-        (r, k)
-        for r, k in db.execute(
-            "select distinct rater, rater_kind from judgments where kind = 'pairwise' "
-            "and status = 'ok' order by 1"
-        )
-    ]
+    names = pairwise_rater_kinds(db)
     slots = sorted({m.group(1) for r, _ in names if (m := _SLOT.match(r))})
     return {
         "auto": [r for r, k in names if k == "auto"],
@@ -125,9 +117,7 @@ def slot_agreement(db: sqlite_utils.Database, prefix: str) -> dict[str, Any]:
     """Fleiss' kappa and Krippendorff's alpha of the anonymous slots ``prefix1, prefix2, ...``
     over the shown items with at least two of their ratings."""
     slots = [
-        r[0]
-        for r in db.execute("select distinct rater from judgments where rater_kind = 'human'")
-        if (m := _SLOT.match(r[0])) is not None and m.group(1) == prefix
+        r for r in human_raters(db) if (m := _SLOT.match(r)) is not None and m.group(1) == prefix
     ]
     df = shown_verdicts(db, slots)
     multi = df[df.groupby("item_id")["rater"].transform("size") >= 2]

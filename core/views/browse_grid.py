@@ -2,24 +2,30 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import pandas as pd
-import sqlite_utils
 
-from core.store.schema import not_superseded
+from core.store.judgments import effective_judgments
 
-_EFFECTIVE = not_superseded("judgments")
+if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
+    import sqlite_utils
+
+_COLUMNS = ["system_a", "system_b", "rater", "verdict"]
 
 
 def verdict_grid(db: sqlite_utils.Database, question_id: str) -> pd.DataFrame:
     """One row per pair in the order shown (``A vs B``), one column per rater; each cell names
     the winner (a system, ``tie`` or ``neither``) of the rater's effective verdict."""
-    cur = db.execute(
-        "select system_a, system_b, rater, verdict from judgments t where kind = 'pairwise' "
-        f"and status = 'ok' and verdict is not null and question_id = ? and {_EFFECTIVE} "
-        "order by id",
-        [question_id],
+    found = effective_judgments(
+        db,
+        kind="pairwise",
+        status="ok",
+        with_verdict=True,
+        question_id=question_id,
+        columns=_COLUMNS,
     )
-    df = pd.DataFrame(cur.fetchall(), columns=["system_a", "system_b", "rater", "verdict"])
+    df = pd.DataFrame(found, columns=_COLUMNS)
     if df.empty:
         return pd.DataFrame(columns=["shown (A vs B)"])
     df["winner"] = [

@@ -7,15 +7,14 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from core.annotation.disputes import NOT_WITHDRAWN, RESOLUTIONS
+from core.annotation.disputes import RESOLUTIONS
 from core.pipeline.grounding import list_disputes
 from core.stats.significance import wilson_ci
 from core.store.answers import get_answer
-from core.store.connection import rows
-from core.store.disputes import get_dispute
+from core.store.disputes import get_dispute, question_dispute_answers
 from core.store.judgments import get_judgment
 from core.store.questions import get_question
-from core.store.schema import not_superseded
+from core.store.resolutions import effective_resolutions
 
 if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
     import sqlite_utils
@@ -74,22 +73,12 @@ def dispute_detail(db: sqlite_utils.Database, dispute_id: int) -> dict[str, Any]
     systems = sorted(
         {
             r["system"]
-            for r in rows(
-                db,
-                "select d.system, a.text from disputes d join answers a on a.id = d.answer_id "
-                "where d.question_id = ?",
-                [d["question_id"]],
-            )
+            for r in question_dispute_answers(db, d["question_id"])
             if _same_answer(r["text"]) == text
         }
         or {d["system"]}
     )
-    resolutions = rows(
-        db,
-        "select * from dispute_resolutions t where dispute_id = ? and "
-        f"{not_superseded('dispute_resolutions')} and {NOT_WITHDRAWN} order by id",
-        [dispute_id],
-    )
+    resolutions = effective_resolutions(db, dispute_id=dispute_id)
     return {
         "dispute": d,
         "question": q,
@@ -102,20 +91,10 @@ def dispute_detail(db: sqlite_utils.Database, dispute_id: int) -> dict[str, Any]
     }
 
 
-def _effective_resolutions(db: sqlite_utils.Database) -> list[dict]:
-    return rows(
-        db,
-        "select r.*, d.question_id, d.system, q.question, q.answers from dispute_resolutions r "
-        "join disputes d on d.id = r.dispute_id join questions q on q.id = d.question_id "
-        f"where {not_superseded('dispute_resolutions', 'r')} and "
-        f"{NOT_WITHDRAWN.replace('t.', 'r.')} order by r.id",
-    )
-
-
 def dispute_tally(db: sqlite_utils.Database) -> dict[str, Any]:
     """How often each resolution was chosen over the effective resolutions (one per annotator and
     dispute), and the share where the reference answer was wrong with a 95% Wilson interval."""
-    res = _effective_resolutions(db)
+    res = effective_resolutions(db)
     counts = {k: 0 for k in RESOLUTIONS}
     for r in res:
         counts[r["resolution"]] += 1
@@ -146,7 +125,7 @@ def corrected_references(db: sqlite_utils.Database) -> pd.DataFrame:
             "note": r["note"],
             "created_at": r["created_at"],
         }
-        for r in _effective_resolutions(db)
+        for r in effective_resolutions(db)
         if r["resolution"] == "reference_wrong" and r["corrected_answer"]
     ]
     return pd.DataFrame(

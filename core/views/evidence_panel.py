@@ -10,13 +10,15 @@ its neighbours, for next / previous browsing of the full text.
 from __future__ import annotations
 
 import re
-
-import sqlite_utils
+from typing import TYPE_CHECKING
 
 from core.corpus.retrieval import get_index, tokenize
 from core.errors import InputError
 from core.views.review import searchable_documents
 from core.views.text import highlight_markdown
+
+if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
+    import sqlite_utils
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 

@@ -11,14 +11,16 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from itertools import combinations
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
-import sqlite_utils
 
 from core.annotation.adjudication import gold_labels
 from core.annotation.tasks import auto_pair_labels, human_labels
 from core.stats.agreement import cohen_kappa_ci
+
+if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
+    import sqlite_utils
 
 MIN_ITEMS = 5
 COLUMNS = ["rater", "kind", "items", "kappa", "interval", "note"]

@@ -8,11 +8,11 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 
 from core.store.answers import question_answers
-from core.store.connection import rows
 from core.store.disputes import question_disputes
 from core.store.judgments import effective_judgments, question_judgments
 from core.store.questions import get_question
-from core.store.schema import not_superseded
+from core.store.resolutions import effective_resolutions
+from core.store.reviews import question_reviews
 
 if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
     import sqlite_utils
@@ -24,6 +24,17 @@ def question_text(db: sqlite_utils.Database, question_id: str) -> dict[str, Any]
     return get_question(db, question_id, cols) or {}
 
 
+#: What the Browse page shows of a dispute resolution.
+_RESOLUTION_COLUMNS = (
+    "id",
+    "dispute_id",
+    "system",
+    "annotator",
+    "resolution",
+    "corrected_answer",
+    "note",
+    "created_at",
+)
 _AB = re.compile(r"(?<![\w'])([AB])(?![\w'])")
 _AB_BEFORE = re.compile(r"(?i)(?:answer|response|system|output)\s*$|\(\s*$")
 _AB_AFTER = re.compile(r"(?i)^\s*(?:[:=),.;]|-?\d|$|(?:is|was|wins|better|scores?)\b)")
@@ -83,18 +94,12 @@ def browse_detail(db: sqlite_utils.Database, question_id: str) -> dict[str, Any]
         "answers": answers,
         "absolute": [j for j in judgments if j["kind"] == "absolute"],
         "pairwise": [j for j in judgments if j["kind"] == "pairwise"],
-        "reviews": rows(
-            db, "select * from reviews where question_id = ? order by id", [question_id]
-        ),
+        "reviews": question_reviews(db, question_id),
         "disputes": question_disputes(db, question_id),
-        "resolutions": rows(
-            db,
-            "select r.id, r.dispute_id, d.system, r.annotator, r.resolution, r.corrected_answer, "
-            "r.note, r.created_at from dispute_resolutions r join disputes d on d.id = r.dispute_id "
-            "where d.question_id = ? and r.resolution != 'withdrawn' and "
-            f"{not_superseded('dispute_resolutions', 'r')} order by r.id",
-            [question_id],
-        ),
+        "resolutions": [
+            {k: r[k] for k in _RESOLUTION_COLUMNS}
+            for r in effective_resolutions(db, question_id=question_id)
+        ],
         "human_verdicts": [
             {
                 k: j[k]

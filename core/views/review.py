@@ -7,7 +7,6 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from core.annotation import guideline as guideline
-from core.annotation.reviews import effective_reviews
 from core.corpus.retrieval import search
 from core.store.connection import rows
 from core.store.questions import (
@@ -16,7 +15,9 @@ from core.store.questions import (
     get_question,
     question_documents,
     question_entities,
+    question_texts,
 )
+from core.store.reviews import effective_reviews
 from core.views.text import highlight_markdown
 
 if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
@@ -62,15 +63,7 @@ def question_ids(
 
 def question_labels(db: sqlite_utils.Database, ids: tuple[str, ...]) -> dict[str, str]:
     """Question id -> ``"question text (id)"`` for item pickers (unknown ids left out)."""
-    ids = tuple(ids)
-    out: dict[str, str] = {}
-    for start in range(0, len(ids), 500):
-        chunk = list(ids[start : start + 500])
-        for qid, text in db.execute(
-            f"select id, question from questions where id in ({_marks(chunk)})", chunk
-        ):
-            out[qid] = f"{text} ({qid})"
-    return out
+    return {qid: f"{text} ({qid})" for qid, text in question_texts(db, ids).items()}
 
 
 def is_boilerplate(text: str) -> bool:

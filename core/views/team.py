@@ -4,16 +4,18 @@ from __future__ import annotations
 
 import statistics
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
-import sqlite_utils
 
 from core.annotation.base import required_annotations
 from core.annotation.tasks import human_labels, next_items, task_items
 from core.store.accounts import list_accounts
 from core.store.settings import SETTINGS, all_settings
 from core.views.gold import gold_agreement
+
+if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
+    import sqlite_utils
 
 #: Gaps longer than this between two labels are breaks, not time spent on an item.
 MAX_GAP_S = 600.0

@@ -9,6 +9,7 @@ from sklearn.metrics import cohen_kappa_score
 
 from core.annotation.adjudication import adjudicate, disagreements, gold_labels
 from core.annotation.base import team_queue
+from core.annotation.disputes import resolve_dispute, withdraw_last_resolution
 from core.annotation.identity import sign_in_open, sign_in_token
 from core.annotation.pairwise import blind_item, submit_verdict, verdict_queue
 from core.annotation.reviews import review_queue, submit_review
@@ -48,15 +49,38 @@ def test_overlap_completes_before_new_items_open(fdb):
     db, ids = fdb
     update_setting(db, "annotations_per_item", 2)
     alice, bob = sign_in_open(db, "alice"), sign_in_open(db, "bob")
-    started = verdict_queue(db, "alice")[:3]
+    # The fixture's side-by-side items come in this seeded order (sha256 of "0|<key>"); alice
+    # labels the three that come last, and they move to the front of bob's queue.
+    started = [
+        "gen-1|fixture-b|fixture-c",
+        "gen-0|fixture-b|fixture-c",
+        "nqa-1|fixture-b|fixture-c",
+    ]
+    assert verdict_queue(db, "alice")[-3:] == started
     for key in started:
         submit_verdict(db, blind_item(db, key, "alice"), alice, "A")
-    assert verdict_queue(db, "bob")[:3] == sorted(
-        started, key=verdict_queue(db, "bob").index
-    ) and set(verdict_queue(db, "bob")[:3]) == set(started)
+    bob_queue = verdict_queue(db, "bob")
+    assert bob_queue[:3] == started and bob_queue[3:] == verdict_queue(db, "alice")
     qs = task_items(db, "review")
-    submit_review(db, qs[-1], alice, "accept")
-    assert review_queue(db, "bob", qs)[0] == qs[-1]
+    assert review_queue(db, "bob", qs) == [
+        "nqa-2",
+        "nqa-0",
+        "gen-3",
+        "gen-1",
+        "gen-2",
+        "gen-0",
+        "nqa-1",
+    ]
+    submit_review(db, "nqa-1", alice, "accept")  # the last of the seeded order, started
+    assert review_queue(db, "bob", qs) == [
+        "nqa-1",
+        "nqa-2",
+        "nqa-0",
+        "gen-3",
+        "gen-1",
+        "gen-2",
+        "gen-0",
+    ]
     for key in started:
         submit_verdict(db, blind_item(db, key, "bob"), bob, "A")
     assert not set(started) & set(verdict_queue(db, "carol"))  # complete at k = 2
@@ -180,3 +204,21 @@ def test_too_few_items_says_so(fdb):
     table = gold_agreement(db, "side-by-side", n_boot=50).set_index("rater")
     assert table.loc["alice", "note"].startswith("too few items")
     assert pd.isna(table.loc["alice", "kappa"]) and table.loc["alice", "interval"] == ""
+
+
+def test_a_withdrawn_resolution_is_no_label(fdb):
+    """An undo on the disputes screen takes a resolution back: neither it nor the withdrawal row
+    counts as a label, so it makes no disagreement and no gold."""
+    db, ids = fdb
+    d = ids["disputes"][0]
+    alice, bob, carol = (sign_in_open(db, n) for n in ("alice", "bob", "carol"))
+    resolve_dispute(db, d, alice, "model_wrong")
+    withdraw_last_resolution(db, alice)
+    resolve_dispute(db, d, bob, "ambiguous")
+    labels = human_labels(db, "disputes")
+    assert [(r["item"], r["annotator"], r["label"]) for r in labels] == [
+        (str(d), "bob", "ambiguous")
+    ]
+    assert disagreements(db, "disputes") == []
+    resolve_dispute(db, d, carol, "ambiguous")
+    assert gold_labels(db, "disputes") == {str(d): "ambiguous"}

@@ -7,6 +7,10 @@ import sqlite3
 import pytest
 from browser_support import build_fixture_db
 
+import core.annotation.base
+import core.annotation.disputes
+import core.annotation.pairwise
+import core.annotation.reviews
 from core.annotation.base import required_annotations, seeded_order
 from core.annotation.disputes import dispute_progress, dispute_queue, resolve_dispute
 from core.annotation.identity import sign_in_open
@@ -22,10 +26,43 @@ from core.annotation.pairwise import (
     verdict_progress,
     verdict_queue,
 )
-from core.annotation.reviews import effective_reviews, review_progress, review_queue, submit_review
+from core.annotation.reviews import review_progress, review_queue, submit_review
 from core.errors import InputError
 from core.store.database import open_db
+from core.store.reviews import effective_reviews
 from core.store.settings import set_setting
+
+# The fixture's items in their seeded order, worked out once by hand from the rule (keys sorted
+# by sha256(f"{seed}|{key}")) and written down, so the queue tests do not ask the queue code for
+# the order they check: a queue that shuffles differently or breaks "items started by others
+# first, then new ones" fails them (see test_a_broken_queue_order_fails_the_expectations).
+GENERATED_SEED_0 = ["gen-3", "gen-1", "gen-2", "gen-0"]
+GENERATED_SEED_5 = ["gen-1", "gen-3", "gen-2", "gen-0"]
+QUESTIONS_SEED_0 = ["nqa-2", "nqa-0", "gen-3", "gen-1", "gen-2", "gen-0", "nqa-1"]
+DISPUTES_SEED_0 = [3, 2, 1]
+PAIRS_SEED_0 = [
+    "gen-1|fixture-a|fixture-c",
+    "nqa-1|fixture-a|fixture-b",
+    "gen-1|fixture-a|fixture-b",
+    "nqa-1|fixture-a|fixture-c",
+    "nqa-0|fixture-a|fixture-c",
+    "nqa-0|fixture-a|fixture-b",
+    "gen-0|fixture-a|fixture-c",
+    "nqa-2|fixture-a|fixture-b",
+    "gen-3|fixture-b|fixture-c",
+    "gen-2|fixture-a|fixture-b",
+    "gen-3|fixture-a|fixture-c",
+    "gen-3|fixture-a|fixture-b",
+    "gen-2|fixture-a|fixture-c",
+    "nqa-2|fixture-a|fixture-c",
+    "gen-0|fixture-a|fixture-b",
+    "gen-2|fixture-b|fixture-c",
+    "nqa-0|fixture-b|fixture-c",
+    "nqa-2|fixture-b|fixture-c",
+    "gen-1|fixture-b|fixture-c",
+    "gen-0|fixture-b|fixture-c",
+    "nqa-1|fixture-b|fixture-c",
+]
 
 
 @pytest.fixture
@@ -64,21 +101,88 @@ def test_review_supersedes_own_and_keeps_original(fdb):
         submit_review(db, q, sign_in_open(db, "alice"), "maybe")
 
 
-def test_review_queue_k_annotations_and_progress(fdb):
+def test_seeded_orders_are_the_written_down_ones(fdb):
     db, ids = fdb
-    qs = ids["generated"]
+    assert ids["generated"] == ["gen-0", "gen-1", "gen-2", "gen-3"]
+    assert ids["disputes"] == [1, 2, 3]
+    assert seeded_order(ids["generated"], 0) == GENERATED_SEED_0
+    assert seeded_order(ids["generated"], 5) == GENERATED_SEED_5
+    assert seeded_order(ids["questions"], 0) == QUESTIONS_SEED_0
+    assert seeded_order(["1", "2", "3"], 0) == ["3", "2", "1"]
+    assert seeded_order(pairwise_items(db), 0) == PAIRS_SEED_0
+
+
+def _review_queue_checks(db) -> None:
+    """The review queue's order on the fixture, stated item by item (k = 2)."""
+    qs = ["gen-0", "gen-1", "gen-2", "gen-3"]
+    set_setting(db, "queue_seed", 0)
     set_setting(db, "annotations_per_item", 2)
     assert required_annotations(db) == 2
-    queue = review_queue(db, "alice", qs)
-    assert sorted(queue) == sorted(qs) and queue == seeded_order(qs, 0)
-    submit_review(db, queue[0], sign_in_open(db, "alice"), "accept")
-    assert queue[0] not in review_queue(db, "alice", qs)
-    assert queue[0] in review_queue(db, "bob", qs)  # still needs a 2nd label
-    submit_review(db, queue[0], sign_in_open(db, "bob"), "reject")
-    assert queue[0] not in review_queue(db, "carol", qs)  # k reached
-    assert str(review_progress(db, "alice", qs)) == f"1 of {len(qs)} done"
+    assert review_queue(db, "alice", qs) == ["gen-3", "gen-1", "gen-2", "gen-0"]
+    # alice starts the item that comes last in the seeded order ...
+    submit_review(db, "gen-0", sign_in_open(db, "alice"), "accept")
+    assert review_queue(db, "alice", qs) == ["gen-3", "gen-1", "gen-2"]
+    # ... so it comes first for everyone else: it needs one more label to complete
+    assert review_queue(db, "bob", qs) == ["gen-0", "gen-3", "gen-1", "gen-2"]
+    submit_review(db, "gen-0", sign_in_open(db, "bob"), "reject")
+    assert review_queue(db, "carol", qs) == ["gen-3", "gen-1", "gen-2"]  # k reached
+    assert str(review_progress(db, "alice", qs)) == "1 of 4 done"
+    # with k = 3, of two started items the one with more labels comes first
+    set_setting(db, "annotations_per_item", 3)
+    submit_review(db, "gen-2", sign_in_open(db, "alice"), "accept")
+    assert review_queue(db, "carol", qs) == ["gen-0", "gen-2", "gen-3", "gen-1"]
+    set_setting(db, "annotations_per_item", 2)
     set_setting(db, "queue_seed", 5)
-    assert review_queue(db, "dave", qs) == seeded_order([q for q in qs if q != queue[0]], 5)
+    assert review_queue(db, "dave", qs) == ["gen-2", "gen-1", "gen-3"]
+
+
+def test_review_queue_k_annotations_and_progress(fdb):
+    db, _ = fdb
+    _review_queue_checks(db)
+
+
+def _reversed_rule(team_queue):
+    """A broken queue: items started by others go last instead of first."""
+
+    def queue(items, who, annotator, **kwargs):
+        return sorted(team_queue(items, who, annotator, **kwargs), key=lambda i: bool(who.get(i)))
+
+    return queue
+
+
+@pytest.mark.parametrize("broken", ["started last", "another shuffle"])
+def test_a_broken_queue_order_fails_the_expectations(fdb, monkeypatch, broken):
+    """The written-down orders are concrete: a queue with the rule reversed, or shuffled by
+    another key, fails the checks the queue tests make."""
+    db, ids = fdb
+    if broken == "started last":
+        for module in (core.annotation.reviews, core.annotation.disputes, core.annotation.pairwise):
+            monkeypatch.setattr(module, "team_queue", _reversed_rule(module.team_queue))
+    else:
+        monkeypatch.setattr(core.annotation.base, "seeded_order", lambda keys, seed: sorted(keys))
+    with pytest.raises(AssertionError):
+        _review_queue_checks(db)
+    with pytest.raises(AssertionError):
+        _dispute_queue_checks(db, ids["disputes"])
+    with pytest.raises(AssertionError):
+        _verdict_queue_checks(db)
+
+
+def _verdict_queue_checks(db) -> None:
+    """The side-by-side queue's order on the fixture, stated item by item (k = 2)."""
+    set_setting(db, "queue_seed", 0)
+    set_setting(db, "annotations_per_item", 2)
+    assert verdict_queue(db, "alice") == PAIRS_SEED_0
+    late = PAIRS_SEED_0[-3:]  # alice labels the last three of the seeded order
+    for key in late:
+        submit_verdict(db, blind_item(db, key, "alice"), sign_in_open(db, "alice"), "A")
+    assert verdict_queue(db, "alice") == PAIRS_SEED_0[:-3]
+    assert verdict_queue(db, "bob") == late + PAIRS_SEED_0[:-3]  # started ones first
+
+
+def test_verdict_queue_puts_items_started_by_others_first(fdb):
+    db, _ = fdb
+    _verdict_queue_checks(db)
 
 
 def test_verdict_order_is_seeded_per_annotator_and_stored(fdb):
@@ -110,18 +214,19 @@ def test_verdict_order_is_seeded_per_annotator_and_stored(fdb):
 def test_verdict_queue_skip_and_undo(fdb):
     db, _ = fdb
     queue = verdict_queue(db, "alice")
-    assert len(queue) == 21
+    assert queue == PAIRS_SEED_0  # nobody has started anything: the seeded order
     first = blind_item(db, queue[0], "alice")
     submit_verdict(db, first, sign_in_open(db, "alice"), "Equal")
     second = blind_item(db, queue[1], "alice")
     skip_item(db, second, sign_in_open(db, "alice"))
-    assert verdict_queue(db, "alice")[0] == queue[2]
+    assert verdict_queue(db, "alice") == PAIRS_SEED_0[2:]
     # A skip is not counted as done: it is reported on its own.
     progress = verdict_progress(db, "alice")
     assert (progress.done, progress.skipped, progress.total) == (1, 1, 21)
     assert str(progress) == "1 of 21 done, 1 skipped"
-    # A skip does not count towards k = 1; a verdict does.
-    assert queue[1] in verdict_queue(db, "bob") and queue[0] not in verdict_queue(db, "bob")
+    # A skip does not count towards k = 1 (the skipped item stays where it was for bob); a
+    # verdict does (that item is complete).
+    assert verdict_queue(db, "bob") == PAIRS_SEED_0[1:]
     n = db["judgments"].count
     undo = undo_last(db, sign_in_open(db, "alice"))  # withdraws the skip
     assert db["judgments"].count == n + 1
@@ -129,17 +234,30 @@ def test_verdict_queue_skip_and_undo(fdb):
         "status": "withdrawn",
         "verdict": None,
     }
-    assert queue[1] in verdict_queue(db, "alice")
+    assert verdict_queue(db, "alice") == PAIRS_SEED_0[1:]
     undo_last(db, sign_in_open(db, "alice"))  # withdraws the verdict
-    assert verdict_queue(db, "alice")[0] == queue[0]
+    assert verdict_queue(db, "alice") == PAIRS_SEED_0
     assert undo_last(db, sign_in_open(db, "alice")) is None
     assert undo_last(db, sign_in_open(db, "nobody")) is None
+
+
+def _dispute_queue_checks(db, d) -> None:
+    """The dispute queue's order on the fixture, stated item by item."""
+    set_setting(db, "queue_seed", 0)
+    set_setting(db, "annotations_per_item", 1)
+    assert dispute_queue(db, "alice", d) == [3, 2, 1]
+    resolve_dispute(db, 1, sign_in_open(db, "alice"), "model_wrong")
+    assert dispute_queue(db, "bob", d) == [3, 2]  # k = 1 reached on dispute 1
+    set_setting(db, "annotations_per_item", 2)
+    assert dispute_queue(db, "bob", d) == [1, 3, 2]  # started by alice: first for bob
+    set_setting(db, "annotations_per_item", 1)
 
 
 def test_resolve_dispute_and_queue(fdb):
     db, ids = fdb
     d = ids["disputes"]
-    assert dispute_queue(db, "alice", d) == [int(x) for x in seeded_order([str(x) for x in d], 0)]
+    assert d == [1, 2, 3]
+    _dispute_queue_checks(db, d)
     first = resolve_dispute(db, d[0], sign_in_open(db, "alice"), "model_wrong")
     second = resolve_dispute(
         db, d[0], sign_in_open(db, "alice"), "reference_wrong", corrected_answer="X"
@@ -150,7 +268,7 @@ def test_resolve_dispute_and_queue(fdb):
         ]
         == first
     )
-    assert d[0] not in dispute_queue(db, "alice", d)
+    assert dispute_queue(db, "alice", d) == [3, 2]
     assert str(dispute_progress(db, "alice", d)) == f"1 of {len(d)} done"
     with pytest.raises(InputError):
         resolve_dispute(db, d[0], sign_in_open(db, "alice"), "dunno")
@@ -264,11 +382,11 @@ def test_identical_pairs_come_after_the_others(fdb):
     items = pairwise_items(db)
     assert identical_items(db) == []
     plain = verdict_queue(db, "alice")
-    assert plain == seeded_order(items, 0)
-    same = plain[:3]
+    assert plain == PAIRS_SEED_0
+    same = PAIRS_SEED_0[:3]
     queue = verdict_queue(db, "alice", identical=same)
     assert sorted(queue) == sorted(items)  # nothing dropped
-    assert queue[-3:] == same and queue[:-3] == plain[3:]  # seeded order within each part
+    assert queue == PAIRS_SEED_0[3:] + PAIRS_SEED_0[:3]  # seeded order within each part
     # Make one pair's answers the same text (up to spacing): found and moved back by default.
     qid, s1, s2 = split_pair_key(plain[0])
     text = db.execute(
@@ -278,5 +396,5 @@ def test_identical_pairs_come_after_the_others(fdb):
         "update answers set text = ? where question_id = ? and system = ?",
         ["  " + text.replace(" ", "\n", 1) + " ", qid, s2],
     )
-    assert plain[0] in identical_items(db)
-    assert verdict_queue(db, "alice")[-1] == plain[0]
+    assert identical_items(db) == ["gen-1|fixture-a|fixture-c"]
+    assert verdict_queue(db, "alice") == PAIRS_SEED_0[1:] + ["gen-1|fixture-a|fixture-c"]

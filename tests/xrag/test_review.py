@@ -218,7 +218,8 @@ def test_refused_decisions_write_nothing(items, checklist, decision, kw, msg):
 
 
 def test_explicit_decisions_on_an_xrag_question(items):
-    from core.annotation.reviews import effective_reviews, record_review
+    from core.annotation.reviews import record_review
+    from core.store.reviews import effective_reviews
 
     db, ids = items
     before = rows(db, "select question, answers from questions where id = ?", [ids[1]])[0]

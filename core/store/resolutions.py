@@ -1,0 +1,100 @@
+"""Table ``dispute_resolutions``: the only module with SQL on it (people's resolutions of
+ground-truth disputes).
+
+Resolutions are append-only (triggers abort UPDATE and DELETE): a changed resolution is a new row
+whose ``supersedes`` names the annotator's previous one, and an undo is a row with
+``resolution = 'withdrawn'`` (:data:`WITHDRAWN`) superseding the resolution it takes back. The
+"not superseded" condition is :func:`core.store.schema.not_superseded`; rows come back decoded by
+:func:`core.store.connection.rows`.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from core.store.connection import rows
+from core.store.schema import not_superseded
+
+if TYPE_CHECKING:  # sqlite_utils imports pandas: load it only when a database is opened
+    import sqlite_utils
+
+#: The ``resolution`` of a row that withdraws the annotator's previous resolution (undo).
+WITHDRAWN = "withdrawn"
+#: Effective rows of alias ``r`` that are resolutions (not withdrawals).
+_OPEN = f"{not_superseded('dispute_resolutions', 'r')} and r.resolution != '{WITHDRAWN}'"
+
+
+def insert_resolution(db: sqlite_utils.Database, row: dict[str, Any]) -> int:
+    """Append one resolution row; returns its id."""
+    return int(db.table("dispute_resolutions").insert(row).last_pk or 0)
+
+
+def own_resolution(
+    db: sqlite_utils.Database, dispute_id: int, annotator: str
+) -> dict[str, Any] | None:
+    """``annotator``'s effective row on a dispute (a withdrawal too), the row their next one
+    supersedes; None when they have none."""
+    found = rows(
+        db,
+        "select * from dispute_resolutions r where r.dispute_id = ? and r.annotator = ? and "
+        f"{not_superseded('dispute_resolutions', 'r')} order by r.id desc limit 1",
+        [dispute_id, annotator],
+    )
+    return found[0] if found else None
+
+
+def last_resolution(db: sqlite_utils.Database, annotator: str) -> dict[str, Any] | None:
+    """``annotator``'s latest effective resolution (withdrawals left out): what an undo takes
+    back; None when there is none."""
+    found = rows(
+        db,
+        f"select * from dispute_resolutions r where r.annotator = ? and {_OPEN} "
+        "order by r.id desc limit 1",
+        [annotator],
+    )
+    return found[0] if found else None
+
+
+def resolvers(db: sqlite_utils.Database) -> dict[int, set[str]]:
+    """Dispute id -> the annotators with an effective resolution of it (withdrawals left out)."""
+    who: dict[int, set[str]] = {}
+    for dispute_id, annotator in db.execute(
+        f"select dispute_id, annotator from dispute_resolutions r where {_OPEN}"
+    ):
+        who.setdefault(int(dispute_id), set()).add(annotator)
+    return who
+
+
+def effective_resolutions(
+    db: sqlite_utils.Database, *, dispute_id: int | None = None, question_id: str | None = None
+) -> list[dict[str, Any]]:
+    """The effective resolutions (withdrawals left out), oldest first, optionally of one dispute
+    or of one question's disputes. Each row also carries its dispute's ``question_id`` and
+    ``system`` and the question's text (``question``) and reference ``answers`` (decoded)."""
+    where: list[str] = [_OPEN]
+    params: list[Any] = []
+    if dispute_id is not None:
+        where.append("r.dispute_id = ?")
+        params.append(dispute_id)
+    if question_id is not None:
+        where.append("d.question_id = ?")
+        params.append(question_id)
+    return rows(
+        db,
+        "select r.*, d.question_id, d.system, q.question, q.answers from dispute_resolutions r "
+        "join disputes d on d.id = r.dispute_id join questions q on q.id = d.question_id "
+        f"where {' and '.join(where)} order by r.id",
+        params,
+    )
+
+
+def question_resolution_count(db: sqlite_utils.Database, question_id: str) -> int:
+    """How many resolution rows (superseded and withdrawals too) the disputes of a question
+    have."""
+    return int(
+        db.execute(
+            "select count(*) from dispute_resolutions where dispute_id in "
+            "(select id from disputes where question_id = ?)",
+            [question_id],
+        ).fetchone()[0]
+    )
