@@ -26,7 +26,7 @@ with ui.database() as db:
         "their queue; median_s: median seconds between consecutive labels (breaks over 10 "
         "minutes left out); overlap: share of their items that reached k labels; "
         "agree_others: share of their labels matching another person's on the same item; "
-        "kappa_gold: Cohen's kappa against gold."
+        "kappa_gold: Cohen's kappa against gold (gold_note: why there is none)."
     )
     if len(data["table"]):
         st.dataframe(data["table"], hide_index=True, width="stretch")

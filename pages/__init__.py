@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import streamlit as st
+from streamlit import runtime
 from streamlit.runtime.pages_manager import PagesManager
 
 from core.annotation.identity import Annotator, authorise, sign_in_open, sign_in_token
@@ -57,7 +58,9 @@ def _through_app_navigation() -> None:
     folder mode off (it is process-wide: no later session sees it) and reruns, now through
     ``app.py``, which opens the same page from the URL.
     """
-    if PagesManager.uses_pages_directory:
+    # Only in a served app: AppTest (a stand-in runtime) sets the flag again before each run.
+    served = runtime.exists() and type(runtime.get_instance()) is runtime.Runtime
+    if PagesManager.uses_pages_directory and served:
         PagesManager.uses_pages_directory = False
         st.rerun()
 

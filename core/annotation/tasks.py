@@ -15,7 +15,7 @@ from core.annotation.pairwise import pair_key, pairwise_items, split_pair_key, v
 from core.annotation.reviews import REVIEW_DECISIONS, review_queue
 from core.errors import InputError
 from core.store.disputes import all_dispute_ids, dispute_question_ids
-from core.store.judgments import effective_judgments
+from core.store.judgments import effective_judgments, verdict_summary
 from core.store.questions import all_question_ids
 from core.store.resolutions import effective_resolutions
 from core.store.reviews import effective_reviews
@@ -99,13 +99,17 @@ def human_labels(db: sqlite_utils.Database, task: str) -> list[dict[str, Any]]:
 
 
 def auto_pair_labels(db: sqlite_utils.Database) -> dict[str, dict[str, str]]:
-    """Auto-rater -> side-by-side item -> its latest effective verdict (canonical scale)."""
+    """Auto-rater -> side-by-side item -> its latest effective verdict (canonical scale).
+
+    Read from :func:`core.store.judgments.verdict_summary` (one row per rater and pair as shown,
+    by latest id), not from every verdict: an auto-rater that judged an item many times costs
+    one row."""
     out: dict[str, dict[str, str]] = {}
-    for r in effective_judgments(db, kind="pairwise", rater_kind="auto", status="ok"):
-        if r["verdict"] not in ("A", "B", "Equal", "None"):
+    for rater, rater_kind, qid, a, b, _, _, _, _, verdict in verdict_summary(db, "pairwise"):
+        if rater_kind != "auto" or verdict not in ("A", "B", "Equal", "None"):
             continue
-        key = pair_key(r["question_id"], r["system_a"], r["system_b"])
-        out.setdefault(r["rater"], {})[key] = _pair_label(r)
+        label = _pair_label({"system_a": a, "system_b": b, "verdict": verdict})
+        out.setdefault(rater, {})[pair_key(qid, a, b)] = label
     return out
 
 

@@ -34,8 +34,8 @@ def team_table(db: sqlite_utils.Database, task: str = "side-by-side") -> pd.Data
     ``done`` labels, ``skipped``, ``remaining`` (their queue), ``median_s`` (median seconds
     between consecutive labels, breaks over 10 minutes left out), ``overlap`` (share of the items
     they labelled that reached ``k`` labels), ``agree_others`` (share of their labels that match
-    the other people's labels on the same items), ``kappa_gold`` (against gold, or the reason
-    there is none).
+    the other people's labels on the same items), ``kappa_gold`` (against gold) and
+    ``gold_note`` (why there is no kappa against gold).
     """
     labels = human_labels(db, task)
     k = required_annotations(db)
@@ -72,9 +72,8 @@ def team_table(db: sqlite_utils.Database, task: str = "side-by-side") -> pd.Data
                     else None
                 ),
                 "agree_others": round(same / total, 2) if total else None,
-                "kappa_gold": (
-                    (g["note"] if pd.isna(g["kappa"]) else g["kappa"]) if g is not None else ""
-                ),
+                "kappa_gold": None if g is None or pd.isna(g["kappa"]) else float(g["kappa"]),
+                "gold_note": "" if g is None else str(g["note"]),
             }
         )
     return pd.DataFrame(out)
