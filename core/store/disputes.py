@@ -8,9 +8,11 @@ A dispute is an answer on which the ground-truth rater (reference answers) and t
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from core.store.connection import decode_row, rows
+from core.store.schema import not_superseded
 
 if TYPE_CHECKING:  # sqlite_utils imports pandas: load it only when a database is opened
     import sqlite_utils
@@ -65,3 +67,27 @@ def dispute_records(db: sqlite_utils.Database) -> list[dict[str, Any]]:
         order by d.id"""
     )
     return [decode_row(r, ("references", "gt_evidence", "ctx_evidence")) for r in found]
+
+
+def effective_resolutions(db: sqlite_utils.Database) -> list[dict[str, Any]]:
+    """The effective (not superseded) dispute resolutions other than ``withdrawn``, by id."""
+    return rows(
+        db,
+        "select * from dispute_resolutions r where "
+        f"{not_superseded('dispute_resolutions', 'r')} and r.resolution != 'withdrawn' "
+        "order by id",
+    )
+
+
+def resolved_dispute_count(db: sqlite_utils.Database, dispute_ids: Sequence[int]) -> int:
+    """How many of ``dispute_ids`` have an effective resolution other than ``withdrawn``."""
+    if not dispute_ids:
+        return 0
+    listed = ",".join(str(int(d)) for d in dispute_ids)  # ints only: no variable limit
+    return int(
+        db.execute(
+            "select count(distinct dispute_id) from dispute_resolutions r where r.resolution != "
+            f"'withdrawn' and {not_superseded('dispute_resolutions', 'r')} "
+            f"and dispute_id in ({listed})"
+        ).fetchone()[0]
+    )

@@ -245,3 +245,34 @@ def max_judgment_id(db: sqlite_utils.Database) -> int:
     """The largest judgment id (0 when empty): grows whenever a judgment is appended, so it is
     the judgments' cache fingerprint."""
     return int(db.execute("select coalesce(max(id), 0) from judgments").fetchone()[0])
+
+
+def insert_judgments(
+    db: sqlite_utils.Database, new: Sequence[dict[str, Any]], batch_size: int = 500
+) -> None:
+    """Append judgment rows (``batch_size`` rows per statement)."""
+    if new:
+        db.table("judgments").insert_all(new, batch_size=batch_size)
+
+
+def run_judgments(
+    db: sqlite_utils.Database, rater: str, run_id: str, kind: str
+) -> list[dict[str, Any]]:
+    """Every judgment of ``kind`` that ``rater`` stored in run ``run_id`` (superseded ones and
+    errors too), by id."""
+    return rows(
+        db,
+        "select * from judgments where rater = ? and run_id = ? and kind = ? order by id",
+        [rater, run_id, kind],
+    )
+
+
+def imported_verdict_counts(db: sqlite_utils.Database) -> dict[str, int]:
+    """Per source file named in ``raw.file`` (verdicts imported from files): their number."""
+    return {
+        r[0]: int(r[1])
+        for r in db.execute(
+            "select json_extract(raw, '$.file'), count(*) from judgments "
+            "where raw like '{\"file\"%' and json_valid(raw) group by 1"
+        )
+    }
