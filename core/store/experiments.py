@@ -19,7 +19,9 @@ if TYPE_CHECKING:  # sqlite_utils imports pandas: load it only when a database i
 _JSON = ("question_ids", "summary")
 
 
-def _decoded(db: sqlite_utils.Database, sql: str, params: Sequence[Any] = ()) -> list[dict]:
+def _decoded(
+    db: sqlite_utils.Database, sql: str, params: Sequence[Any] = ()
+) -> list[dict[str, Any]]:
     return [decode_row(r, _JSON) for r in db.query(sql, list(params))]
 
 
@@ -73,4 +75,18 @@ def finish_experiment(
     db.execute(
         "update experiments set status = ?, summary = ?, updated_at = ? where name = ?",
         [status, dumps(summary), updated_at, name],
+    )
+
+
+def mark_experiments_interrupted(
+    db: sqlite_utils.Database, run_ids: Sequence[str], updated_at: str
+) -> None:
+    """Mark ``interrupted`` the running experiments whose current run is one of ``run_ids``."""
+    if not run_ids:
+        return
+    marks = ",".join("?" * len(run_ids))
+    db.execute(
+        f"update experiments set status = 'interrupted', updated_at = ? "
+        f"where status = 'running' and run_id in ({marks})",
+        [updated_at, *run_ids],
     )

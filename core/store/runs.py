@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from core.store.connection import dumps, rows, transaction, utcnow
+from core.store.experiments import mark_experiments_interrupted
 
 if TYPE_CHECKING:  # sqlite_utils imports pandas: load it only when a database is opened
     import sqlite_utils
@@ -109,11 +110,7 @@ def mark_dead_runs(db: sqlite_utils.Database) -> list[str]:
             f"note = coalesce(nullif(note, ''), 'process died') where id in ({marks})",
             [now, *dead],
         )
-        db.execute(
-            f"update experiments set status = 'interrupted', updated_at = ? "
-            f"where status = 'running' and run_id in ({marks})",
-            [now, *dead],
-        )
+        mark_experiments_interrupted(db, dead, now)
     return dead
 
 

@@ -19,6 +19,7 @@ from core.store.experiments import (
     experiment_names,
     finish_experiment,
     get_experiment,
+    mark_experiments_interrupted,
     save_experiment_start,
     stored_experiments,
 )
@@ -173,6 +174,12 @@ def test_experiments_round_trip_decoded(seeded):
     assert experiment_names(db) == ["e0", "e1"]
     assert [r["name"] for r in stored_experiments(db)] == ["e0", "e1"]  # newest update first
     assert stored_experiments(db)[0]["question_ids"] == []
+    mark_experiments_interrupted(db, ["r0", "r1"], "2026-01-04")  # e1 is done: left alone
+    mark_experiments_interrupted(db, [], "2026-01-05")
+    assert [(r["name"], r["status"]) for r in stored_experiments(db)] == [
+        ("e0", "interrupted"),
+        ("e1", "done"),
+    ]
 
 
 def test_setups(seeded):
