@@ -27,8 +27,6 @@ from core.judging.tournament import (
     shown,
 )
 from core.llm.engine import preflight
-
-# The report has its own module; re-exported here (``from core.pipeline.experiment import report``).
 from core.pipeline.config import Experiment, check_models, load_experiment
 from core.pipeline.grounding import find_disputes
 from core.pipeline.report import dry_run_summary, judge_preview
