@@ -15,10 +15,11 @@ from core.annotation.pairwise import pair_key, pairwise_items, split_pair_key, v
 from core.annotation.reviews import REVIEW_DECISIONS, review_queue
 from core.errors import InputError
 from core.store.disputes import all_dispute_ids, dispute_question_ids
-from core.store.judgments import effective_judgments, verdict_summary
+from core.store.judgments import effective_judgments
 from core.store.questions import all_question_ids
 from core.store.resolutions import effective_resolutions
 from core.store.reviews import effective_reviews
+from core.store.verdict_reads import verdict_summary
 
 if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
     import sqlite_utils
@@ -101,7 +102,7 @@ def human_labels(db: sqlite_utils.Database, task: str) -> list[dict[str, Any]]:
 def auto_pair_labels(db: sqlite_utils.Database) -> dict[str, dict[str, str]]:
     """Auto-rater -> side-by-side item -> its latest effective verdict (canonical scale).
 
-    Read from :func:`core.store.judgments.verdict_summary` (one row per rater and pair as shown,
+    Read from :func:`core.store.verdict_reads.verdict_summary` (one row per rater and pair as shown,
     by latest id), not from every verdict: an auto-rater that judged an item many times costs
     one row."""
     out: dict[str, dict[str, str]] = {}

@@ -19,16 +19,35 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
-
-import sqlite_utils
+from typing import TYPE_CHECKING, Any
 
 from core.corpus.tabular import read_records, require_text
 from core.errors import InputError
 from core.stats.pairwise_counts import parse_verdict
+from core.store.answers import answer_ids as stored_answer_ids
+from core.store.answers import answer_texts, insert_answers, set_answer_text
 from core.store.connection import dumps, transaction, utcnow
+from core.store.judgments import effective_judgments, insert_judgments
+from core.store.questions import all_question_texts, insert_questions, set_question_text
+from core.store.setups import insert_system, system_names
+
+if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
+    import sqlite_utils
 
 ANONYMOUS = "human:anonymous#"
+#: What an effective verdict is compared on (the item key, the verdict and the rationale).
+_EFFECTIVE_COLUMNS = (
+    "id",
+    "kind",
+    "question_id",
+    "rater",
+    "system_a",
+    "system_b",
+    "system",
+    "criterion",
+    "verdict",
+    "rationale",
+)
 ABSOLUTE_VERDICTS = {"yes": "yes", "no": "no", "true": "yes", "false": "no", "1": "yes", "0": "no"}
 
 
@@ -248,7 +267,7 @@ def store_evaluation(db: sqlite_utils.Database, ev: Evaluation) -> dict[str, dic
 
 
 def _store_questions(db: sqlite_utils.Database, ev: Evaluation, n: dict, now: str) -> None:
-    known = dict(db.execute("select id, question from questions").fetchall())
+    known = all_question_texts(db)
     new = []
     for qid, q in ev.questions.items():
         if qid not in known:
@@ -266,39 +285,33 @@ def _store_questions(db: sqlite_utils.Database, ev: Evaluation, n: dict, now: st
                 }
             )
         elif q["text"] and not known[qid]:
-            db.execute(
-                "update questions set question = ?, updated_at = ? where id = ?",
-                [q["text"], now, qid],
-            )
+            set_question_text(db, qid, q["text"], now)
             n["updated"] += 1
         else:
             n["unchanged"] += 1
-    if new:
-        db["questions"].insert_all(new)
+    insert_questions(db, new)
     n["inserted"] += len(new)
 
 
 def _store_answers(db: sqlite_utils.Database, ev: Evaluation, ns: dict, na: dict, now: str) -> None:
-    systems = {r[0] for r in db.execute("select name from systems")}
+    systems = system_names(db)
     for a in ev.answers:
         if a["system"] in systems:
             continue
         systems.add(a["system"])
-        db["systems"].insert(
+        insert_system(
+            db,
             {
                 "name": a["system"],
                 "model": a["model"],
                 "context": a["context"],
                 "description": f"imported from {ev.source}",
                 "created_at": now,
-            }
+            },
         )
         ns["inserted"] += 1
     ns["unchanged"] = len({a["system"] for a in ev.answers}) - ns["inserted"]
-    existing = {
-        (q, s): (i, t)
-        for i, q, s, t in db.execute("select id, question_id, system, text from answers")
-    }
+    existing = answer_texts(db)
     new = []
     for a in ev.answers:
         old = existing.get((a["question_id"], a["system"]))
@@ -316,28 +329,28 @@ def _store_answers(db: sqlite_utils.Database, ev: Evaluation, ns: dict, na: dict
         elif old[1] == a["text"]:
             na["unchanged"] += 1
         else:
-            db.execute(
-                "update answers set text = ?, status = 'ok' where id = ?", [a["text"], old[0]]
-            )
+            set_answer_text(db, old[0], a["text"])
             na["updated"] += 1
-    if new:
-        db["answers"].insert_all(new)
+    insert_answers(db, new)
     na["inserted"] += len(new)
 
 
 def _store_ratings(db: sqlite_utils.Database, ev: Evaluation, n: dict, now: str) -> None:
     if not ev.ratings:
         return
-    answer_ids = {
-        (q, s): i for i, q, s in db.execute("select id, question_id, system from answers")
-    }
+    answer_ids = stored_answer_ids(db)
     existing = {}
-    for row in db.execute(
-        "select id, kind, question_id, rater, coalesce(system_a, ''), coalesce(system_b, ''), "
-        "coalesce(system, ''), criterion, verdict, rationale from judgments t where not exists "
-        "(select 1 from judgments s where s.supersedes = t.id) order by id"
-    ):
-        existing[tuple(row[1:8])] = (row[0], row[8], row[9])
+    for row in effective_judgments(db, columns=_EFFECTIVE_COLUMNS):
+        key = (
+            row["kind"],
+            row["question_id"],
+            row["rater"],
+            row["system_a"] or "",
+            row["system_b"] or "",
+            row["system"] or "",
+            row["criterion"],
+        )
+        existing[key] = (row["id"], row["verdict"], row["rationale"])
     new = []
     for r in ev.ratings:
         old = existing.get(_key(r))
@@ -369,5 +382,4 @@ def _store_ratings(db: sqlite_utils.Database, ev: Evaluation, n: dict, now: str)
             }
         )
         n["updated" if old is not None else "inserted"] += 1
-    if new:
-        db["judgments"].insert_all(new, batch_size=500)
+    insert_judgments(db, new, batch_size=500)

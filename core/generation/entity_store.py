@@ -19,7 +19,7 @@ from core.generation.alias_merge import (
 from core.generation.entities import extract_entities
 from core.store.connection import dumps, rows, transaction
 from core.store.questions import referenced_entity_ids
-from core.store.runs import finish_run, start_run
+from core.store.runs import finish_run, latest_entity_method, start_run
 
 if TYPE_CHECKING:
     from core.generation.entities import Entity
@@ -27,11 +27,9 @@ if TYPE_CHECKING:
 __all__ = [
     "build_entities",
     "entity_passage_indexes",
-    "finish_run",
     "get_entities",
     "get_mentions",
     "latest_method",
-    "start_run",
 ]
 
 
@@ -155,12 +153,7 @@ def _store_entities(
 
 def latest_method(db, doc_id: str) -> str | None:
     """The method of the most recent entity extraction stored for ``doc_id``."""
-    row = db.execute(
-        "select e.method from entities e left join runs r on r.id = e.run_id "
-        "where e.document_id = ? order by r.started_at desc, e.id desc limit 1",
-        [doc_id],
-    ).fetchone()
-    return row[0] if row else None
+    return latest_entity_method(db, doc_id)
 
 
 def get_entities(

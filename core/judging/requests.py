@@ -10,9 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
-
-import sqlite_utils
+from typing import TYPE_CHECKING, Any
 
 from core.answering.systems import book_of, fits, retrieved_context
 from core.errors import ConfigError, ContextTooLongError
@@ -20,6 +18,9 @@ from core.judging.specs import Judge
 from core.judging.tournament import Comparison
 from core.llm.prompts import neutralise, new_nonce, render_prompt
 from core.llm.types import LLMRequest
+
+if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
+    import sqlite_utils
 
 _NOTES = {
     "none": "You are not given the text: rely on what you know about the book.",

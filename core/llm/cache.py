@@ -14,6 +14,7 @@ from typing import Any
 from core.llm.keys import redact, redact_obj
 from core.llm.types import LLMRequest, LLMResponse
 from core.store.connection import dumps, utcnow
+from core.store.runs import add_run_totals
 
 _CHUNK = 500
 
@@ -87,10 +88,6 @@ LEDGER_INSERT = """insert into llm_calls (run_id, model, provider, task, purpose
     cache_key, cache_hit, batch_id, status, error_kind, error, attempts, input_tokens,
     output_tokens, cached_tokens, cache_write_tokens, cost_usd, latency_s, finish_reason,
     request_id, created_at) values (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"""
-RUN_TOTALS = (
-    "update runs set n_calls = n_calls + ?, input_tokens = input_tokens + ?, "
-    "output_tokens = output_tokens + ?, cost_usd = cost_usd + ? where id = ?"
-)
 
 
 def ledger_row(
@@ -132,15 +129,13 @@ def add_to_run(db: Any, run_id: str | None, responses: Iterable[LLMResponse]) ->
     """Add the calls (cache hits excluded) to the run's totals in one statement."""
     paid = [r for r in responses if not r.cache_hit]
     if run_id is not None and paid:
-        db.execute(
-            RUN_TOTALS,
-            [
-                len(paid),
-                sum(r.input_tokens for r in paid),
-                sum(r.output_tokens for r in paid),
-                sum(r.cost_usd for r in paid),
-                run_id,
-            ],
+        add_run_totals(
+            db,
+            run_id,
+            n_calls=len(paid),
+            input_tokens=sum(r.input_tokens for r in paid),
+            output_tokens=sum(r.output_tokens for r in paid),
+            cost_usd=sum(r.cost_usd for r in paid),
         )
 
 

@@ -43,6 +43,7 @@ from core.llm.tokens import request_input_tokens
 from core.llm.types import LLMRequest, LLMResponse, ProviderCallError
 from core.llm.windows import check_context
 from core.store.connection import transaction
+from core.store.runs import run_exists
 
 MAX_WORKERS = 512
 CACHE_MODES = ("on", "off", "refresh")
@@ -147,7 +148,7 @@ def preflight(requests: Sequence[LLMRequest], *, keys: bool = True) -> None:
 
 def _check_run(db: Any, run_id: str | None) -> None:
     if db is not None and run_id is not None:
-        if not db.execute("select 1 from runs where id = ?", [run_id]).fetchone():
+        if not run_exists(db, run_id):
             raise ConfigError(f"unknown run {run_id!r}: create the runs row first")
 
 

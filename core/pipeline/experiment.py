@@ -8,13 +8,10 @@ calls without sending or writing anything. The report is :mod:`core.pipeline.rep
 
 from __future__ import annotations
 
-import json
 import time
 import uuid
 from pathlib import Path
-from typing import Any
-
-import sqlite_utils
+from typing import TYPE_CHECKING, Any
 
 from core.answering.answer_runs import plan_answers, run_answers
 from core.answering.systems import book_of, load_questions
@@ -30,14 +27,25 @@ from core.judging.tournament import (
     shown,
 )
 from core.llm.engine import preflight
-
-# The report has its own module; re-exported here (``from core.pipeline.experiment import report``).
 from core.pipeline.config import Experiment, check_models, load_experiment
 from core.pipeline.grounding import find_disputes
 from core.pipeline.report import dry_run_summary, judge_preview
 from core.pipeline.trust import failure_shares
-from core.store.connection import dumps, rows, transaction, utcnow
-from core.store.runs import finish_run, start_run
+from core.store.answers import answers_of_systems
+from core.store.connection import dumps, transaction, utcnow
+from core.store.experiments import (
+    finish_experiment,
+    get_experiment,
+    save_experiment_start,
+    stored_experiments,
+)
+from core.store.judgments import effective_judgments, run_judgments
+from core.store.questions import sample_question_ids
+from core.store.runs import experiment_runs, finish_run, start_run
+from core.store.setups import get_judge, get_system
+
+if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
+    import sqlite_utils
 
 
 def select_questions(db: sqlite_utils.Database, exp: Experiment) -> list[dict]:
@@ -47,27 +55,14 @@ def select_questions(db: sqlite_utils.Database, exp: Experiment) -> list[dict]:
         ids = list(data["question_ids"])
         load_questions(db, ids)
     else:
-        where, params = ["1 = 1"], []
-        for key, col in (
-            ("origin", "origin"),
-            ("split", "split"),
-            ("context_kind", "context_kind"),
-            ("language", "language"),
-        ):
-            if data.get(key):
-                where.append(f"{col} = ?")
-                params.append(data[key])
-        for key, col in (("documents", "document_id"), ("status", "status")):
-            if data.get(key):
-                vals = list(data[key])
-                where.append(f"{col} in ({','.join('?' * len(vals))})")
-                params += vals
-        ids = [
-            r["id"]
-            for r in db.query(
-                f"select id from questions where {' and '.join(where)} order by id", params
-            )
-        ]
+        ids = sample_question_ids(
+            db,
+            equal={col: data.get(col) for col in ("origin", "split", "context_kind", "language")},
+            any_of={
+                "document_id": list(data.get("documents") or []),
+                "status": list(data.get("status") or []),
+            },
+        )
     if not ids:
         raise InputError(f"experiment {exp.name!r}: no questions match [data] {exp.data}")
     return load_questions(db, sample_questions(ids, exp.c, exp.seed))
@@ -94,8 +89,8 @@ def _check_stored_setups(db: sqlite_utils.Database, exp: Experiment) -> None:
     """A system or judge name already stored with another setup is an error before any write
     (otherwise a rerun would silently mix the old setup's answers or judgments into the new)."""
     for system in exp.systems:
-        old = rows(db, "select * from systems where name = ?", [system.name])
-        if old and (old[0]["model"], old[0]["context"], old[0]["params"], old[0]["prompt"]) != (
+        old = get_system(db, system.name)
+        if old and (old["model"], old["context"], old["params"], old["prompt"]) != (
             system.model,
             system.context,
             system.params(),
@@ -103,12 +98,12 @@ def _check_stored_setups(db: sqlite_utils.Database, exp: Experiment) -> None:
         ):
             raise ConfigError(
                 f"system {system.name!r} is already stored with another "
-                f"configuration (model {old[0]['model']}, context "
-                f"{old[0]['context']}); give the new one another name"
+                f"configuration (model {old['model']}, context "
+                f"{old['context']}); give the new one another name"
             )
     for judge in exp.judges:
-        old = rows(db, "select * from judges where name = ?", [judge.name])
-        if old and (old[0]["kind"], old[0]["model"], old[0]["context"], old[0]["params"]) != (
+        found = get_judge(db, judge.name)
+        if found and (found["kind"], found["model"], found["context"], found["params"]) != (
             judge.kind,
             judge.model,
             judge.context,
@@ -116,8 +111,8 @@ def _check_stored_setups(db: sqlite_utils.Database, exp: Experiment) -> None:
         ):
             raise ConfigError(
                 f"judge {judge.name!r} is already stored with another "
-                f"configuration (kind {old[0]['kind']}, model {old[0]['model']}, "
-                f"context {old[0]['context']}); give the new one another name"
+                f"configuration (kind {found['kind']}, model {found['model']}, "
+                f"context {found['context']}); give the new one another name"
             )
 
 
@@ -127,10 +122,10 @@ def _check_stored_setups(db: sqlite_utils.Database, exp: Experiment) -> None:
 
 
 def _answers_of(db: sqlite_utils.Database, exp: Experiment, qids: list[str]) -> list[dict]:
-    names = [s.name for s in exp.systems]
-    found = rows(db, f"select * from answers where system in ({','.join('?' * len(names))})", names)
     keep = set(qids)
-    return [a for a in found if a["question_id"] in keep]
+    return [
+        a for a in answers_of_systems(db, [s.name for s in exp.systems]) if a["question_id"] in keep
+    ]
 
 
 def _run_tournament(
@@ -151,13 +146,9 @@ def _run_tournament(
         items = plan_pairwise(db, judge, comps, answers, questions, any_order=not judge.both_orders)
         return run_items(db, items, run_id=run_id, progress=progress)
     design = AdaptiveDesign(names, qids, seed=exp.seed)
-    for r in rows(
-        db,
-        "select * from judgments j where rater = ? and kind = 'pairwise' and "
-        "status != 'error' and not exists (select 1 from judgments s where "
-        "s.supersedes = j.id)",
-        [judge.rater],
-    ):
+    for r in effective_judgments(db, rater=judge.rater, kind="pairwise"):
+        if r["status"] == "error":
+            continue
         if r["question_id"] in questions and r["system_a"] in names and r["system_b"] in names:
             comp = shown(r["question_id"], (r["system_a"], r["system_b"]), r["order_shown"])
             design.observe(
@@ -213,11 +204,7 @@ def _adaptive_loop(
         planned = {(i.comparison.question_id, i.comparison.pair): i for i in items}
         stored = {
             (r["question_id"], tuple(sorted((r["system_a"], r["system_b"])))): r
-            for r in rows(
-                db,
-                "select * from judgments where rater = ? and run_id = ? and kind = 'pairwise'",
-                [judge.rater, run_id],
-            )
+            for r in run_judgments(db, judge.rater, run_id, "pairwise")
         }
         for q, pair in chosen:
             r = stored.get((q, pair)) if (q, pair) in planned else None
@@ -256,29 +243,23 @@ def run_experiment(
     if dry_run:
         return dry_run_summary(db, exp, questions, planned, preview, missing_keys)
     run_id = f"exp-{exp.name}-{uuid.uuid4().hex[:8]}"
-    before = db.execute(
-        "select status, run_id from experiments where name = ?", [exp.name]
-    ).fetchone()
+    before = get_experiment(db, exp.name)
     now = utcnow()
     qids = [q["id"] for q in questions]
     with transaction(db):
         start_run(db, "experiment", exp.name, exp.raw, run_id=run_id, started_at=now)
-        db["experiments"].upsert(
-            {
-                "name": exp.name,
-                "path": exp.path,
-                "config": dumps(exp.raw),
-                "question_ids": dumps(qids),
-                "status": "running",
-                "run_id": run_id,
-                "created_at": now,
-                "updated_at": now,
-            },
-            pk="name",
+        save_experiment_start(
+            db,
+            name=exp.name,
+            path=exp.path,
+            config=exp.raw,
+            question_ids=qids,
+            run_id=run_id,
+            now=now,
         )
     summary: dict[str, Any] = {"experiment": exp.name, "run_id": run_id, "questions": len(qids)}
-    if before and before[0] in ("interrupted", "failed"):
-        summary["resumed_from"] = before[1]  # stored answers and judgments are skipped
+    if before and before["status"] in ("interrupted", "failed"):
+        summary["resumed_from"] = before["run_id"]  # stored answers and judgments are skipped
     try:
         summary["answers"] = run_answers(db, planned, run_id=run_id, progress=progress)
         qmap = {q["id"]: q for q in questions}
@@ -327,10 +308,7 @@ def _finish(
     now = utcnow()
     with transaction(db):
         finish_run(db, run_id, status, dumps(summary)[:2000], finished_at=now)
-        db.execute(
-            "update experiments set status = ?, summary = ?, updated_at = ? where name = ?",
-            [status, dumps(summary), now, name],
-        )
+        finish_experiment(db, name, status, summary, now)
 
 
 def list_experiments(db: sqlite_utils.Database) -> list[dict[str, Any]]:
@@ -339,18 +317,15 @@ def list_experiments(db: sqlite_utils.Database) -> list[dict[str, Any]]:
     were marked ``interrupted`` when the database was opened."""
 
     runs: dict[str, list[dict[str, Any]]] = {}
-    for r in db.query(
-        "select id, name, status, started_at, finished_at, pid, host from runs "
-        "where kind = 'experiment' order by started_at desc"
-    ):
+    for r in experiment_runs(db):
         runs.setdefault(r.pop("name"), []).append(r)
     return [
         {
             "name": r["name"],
             "status": r["status"],
             "updated_at": r["updated_at"],
-            "questions": len(json.loads(r["question_ids"])),
+            "questions": len(r["question_ids"]),
             "runs": runs.get(r["name"], []),
         }
-        for r in db.query("select * from experiments order by updated_at desc")
+        for r in stored_experiments(db)
     ]

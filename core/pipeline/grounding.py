@@ -21,10 +21,10 @@ from typing import TYPE_CHECKING, Any
 from core.errors import InputError
 from core.stats.agreement import cohen_kappa, percent_agreement
 from core.stats.rater_bias import self_preference
-from core.store.connection import rows, transaction, utcnow
+from core.store.connection import transaction, utcnow
 from core.store.disputes import add_dispute, dispute_records
 from core.store.judgments import effective_judgments
-from core.store.schema import not_superseded
+from core.store.resolutions import effective_resolutions
 
 if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
     import sqlite_utils
@@ -105,15 +105,7 @@ def list_disputes(
     """Disputes with everything an auditor needs: question, references, answer, both verdicts,
     raters, rationales and evidence, and the latest resolution (or None)."""
     found = dispute_records(db)
-    resolutions = {
-        r["dispute_id"]: r
-        for r in rows(
-            db,
-            "select * from dispute_resolutions r where "
-            f"{not_superseded('dispute_resolutions', 'r')} and r.resolution != 'withdrawn' "
-            "order by id",
-        )
-    }
+    resolutions = {r["dispute_id"]: r for r in effective_resolutions(db)}
 
     out = []
     qs = set(question_ids) if question_ids is not None else None

@@ -12,7 +12,6 @@ The dry-run plan (:func:`dry_run_summary`) is a report too: the calls a run woul
 
 from __future__ import annotations
 
-import json
 import warnings
 from typing import TYPE_CHECKING, Any
 
@@ -39,7 +38,7 @@ from core.stats.leaderboard import leaderboard
 from core.stats.pairwise_counts import NotIdentifiableError
 from core.stats.significance import wilson_ci
 from core.store.answers import answered
-from core.store.connection import rows
+from core.store.experiments import experiment_names, get_experiment
 from core.store.judgments import stored_call_counts
 
 if TYPE_CHECKING:
@@ -166,13 +165,12 @@ def report(db: sqlite_utils.Database, name: str) -> dict[str, Any]:
     pairwise judge, agreement between raters, position consistency, parse and evidence counts,
     disputes and (if configured) the rater-bias tables of a stored experiment."""
 
-    found = rows(db, "select * from experiments where name = ?", [name])
-    if not found:
-        known = [r["name"] for r in db.query("select name from experiments order by name")]
+    row = get_experiment(db, name)
+    if row is None:
+        known = experiment_names(db)
         raise InputError(f"unknown experiment {name!r}; stored: {', '.join(known) or 'none'}")
-    row = found[0]
     exp = parse_config(row["config"], row["path"])
-    qids = json.loads(row["question_ids"])
+    qids = list(row["question_ids"])
     qset, systems = set(qids), [s.name for s in exp.systems]
     sset = set(systems)
     level = float(exp.report.get("level", 0.95))

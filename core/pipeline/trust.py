@@ -8,11 +8,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-import sqlite_utils
-
 from core.store.judgments import effective_judgments
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
+    import sqlite_utils
+
     from core.pipeline.config import Experiment
 
 #: Intervals resting on fewer questions with decisive verdicts than this are flagged.

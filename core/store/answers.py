@@ -123,3 +123,49 @@ def question_answer_count(db: sqlite_utils.Database, question_id: str) -> int:
             0
         ]
     )
+
+
+def answers_of_systems(db: sqlite_utils.Database, systems: Sequence[str]) -> list[dict[str, Any]]:
+    """Every answer of ``systems`` (decoded), by id."""
+    if not systems:
+        return []
+    marks = ",".join("?" * len(systems))
+    return rows(db, f"select * from answers where system in ({marks}) order by id", list(systems))
+
+
+def answer_ids(db: sqlite_utils.Database) -> dict[tuple[str, str], int]:
+    """(question id, system) -> answer id, of every stored answer."""
+    return {
+        (r[0], r[1]): int(r[2]) for r in db.execute("select question_id, system, id from answers")
+    }
+
+
+def answer_texts(db: sqlite_utils.Database) -> dict[tuple[str, str], tuple[int, str]]:
+    """(question id, system) -> (answer id, text), of every stored answer."""
+    return {
+        (r[0], r[1]): (int(r[2]), r[3])
+        for r in db.execute("select question_id, system, id, text from answers")
+    }
+
+
+def set_answer_text(db: sqlite_utils.Database, answer_id: int, text: str) -> None:
+    """Replace the text of answer ``answer_id`` and mark it ``ok``."""
+    db.execute("update answers set text = ?, status = 'ok' where id = ?", [text, answer_id])
+
+
+def insert_answers(db: sqlite_utils.Database, new: Sequence[dict[str, Any]]) -> None:
+    """Insert answer rows (one batch statement per chunk)."""
+    if new:
+        db.table("answers").insert_all(new)
+
+
+def imported_answer_counts(db: sqlite_utils.Database) -> dict[str, int]:
+    """Per source file named in ``metadata.imported_from``: the answers imported from it."""
+    return {
+        r[0]: int(r[1])
+        for r in db.execute(
+            "select json_extract(metadata, '$.imported_from'), count(*) from answers "
+            "where json_valid(metadata) and json_extract(metadata, '$.imported_from') is not null "
+            "group by 1"
+        )
+    }

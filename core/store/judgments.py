@@ -9,7 +9,7 @@ later row supersedes. Rows come back decoded (``evidence`` as a list) by
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from core.store.connection import rows
@@ -34,7 +34,7 @@ def _columns(columns: Sequence[str] | None) -> str:
     return ", ".join(f"j.{c}" for c in columns)
 
 
-def _effective_query(
+def effective_query(
     columns: Sequence[str] | None,
     *,
     kind: str | None,
@@ -47,7 +47,8 @@ def _effective_query(
     question_id: str | None,
     document_id: str | None,
 ) -> tuple[str, list[Any]]:
-    """The SQL and parameters of :func:`effective_judgments`."""
+    """The SQL and parameters of :func:`effective_judgments` (also the inner query of
+    :func:`core.store.verdict_reads.verdict_summary`)."""
     where = [not_superseded("judgments", "j")]
     params: list[Any] = []
     for col, value in (
@@ -93,7 +94,7 @@ def effective_judgments(
     ``document_id``: only judgments of that document's questions; ``columns``: the columns to
     return (default all).
     """
-    sql, params = _effective_query(
+    sql, params = effective_query(
         columns,
         kind=kind,
         rater=rater,
@@ -106,48 +107,6 @@ def effective_judgments(
         document_id=document_id,
     )
     return rows(db, sql, params)
-
-
-_SUMMARY_KEYS = {
-    "pairwise": ("question_id", "system_a", "system_b"),
-    "absolute": ("question_id", "system", "criterion"),
-}
-
-
-def verdict_summary(
-    db: sqlite_utils.Database, kind: str, raters: Sequence[str] | None = None
-) -> list[tuple[Any, ...]]:
-    """Effective parsed verdicts (status ok, verdict not null) of ``kind`` summed up per rater and
-    item as shown, as tuples ``(rater, rater_kind, question_id, K1, K2, n, first_id,
-    first_verdict, last_id, last_verdict)`` ordered by ``last_id``: ``K1, K2`` are ``system_a,
-    system_b`` (pairwise, in the order shown) or ``system, criterion`` (absolute), ``n`` the
-    verdicts, ``first_*`` the earliest and ``last_*`` the latest. A rater who judged the same item
-    again gives one row, not one per verdict (plain columns only: nothing to decode)."""
-    if kind not in _SUMMARY_KEYS:
-        raise ValueError(f"not a judgment kind: {kind!r}")
-    keys = ", ".join(_SUMMARY_KEYS[kind])
-    inner, params = _effective_query(
-        ["rater", "rater_kind", *_SUMMARY_KEYS[kind], "id"],
-        kind=kind,
-        rater=None,
-        raters=raters,
-        rater_kind=None,
-        criterion=None,
-        status="ok",
-        with_verdict=True,
-        question_id=None,
-        document_id=None,
-    )
-    inner = inner.removesuffix(" order by j.id")
-    sql = (
-        f"select g.rater, g.rater_kind, {', '.join(f'g.{k}' for k in _SUMMARY_KEYS[kind])}, g.n, "
-        "g.first_id, f.verdict, g.last_id, l.verdict from ("
-        f"select rater, rater_kind, {keys}, count(*) as n, min(id) as first_id, "
-        f"max(id) as last_id from ({inner}) group by rater, {keys}) g "
-        "join judgments f on f.id = g.first_id join judgments l on l.id = g.last_id "
-        "order by g.last_id"
-    )
-    return [tuple(r) for r in db.execute(sql, params).fetchall()]
 
 
 def question_judgments(db: sqlite_utils.Database, question_id: str) -> list[dict[str, Any]]:
@@ -271,37 +230,6 @@ def latest_verdicts(
     return got
 
 
-#: The columns of :func:`pairwise_records_since`, in order.
-PAIRWISE_SINCE_COLUMNS = (
-    "id",
-    "question_id",
-    "system_a",
-    "system_b",
-    "verdict",
-    "status",
-    "supersedes",
-    "rater",
-    "rater_kind",
-    "criterion",
-)
-
-
-def pairwise_records_since(db: sqlite_utils.Database, last_id: int) -> list[tuple[Any, ...]]:
-    """Pairwise judgments (superseded ones too) with id > ``last_id``, in id order, as tuples of
-    :data:`PAIRWISE_SINCE_COLUMNS` (the columns an incremental aggregate needs; plain columns,
-    nothing to decode)."""
-    return db.conn.execute(
-        f"select {', '.join(PAIRWISE_SINCE_COLUMNS)} from judgments where kind = 'pairwise' "
-        "and id > ? order by id",
-        [last_id],
-    ).fetchall()
-
-
-def pairwise_since(db: sqlite_utils.Database, last_id: int) -> Iterable[dict[str, Any]]:
-    """:func:`pairwise_records_since` as dicts."""
-    return (dict(zip(PAIRWISE_SINCE_COLUMNS, r)) for r in pairwise_records_since(db, last_id))
-
-
 def summary_by_rater(db: sqlite_utils.Database) -> list[dict[str, Any]]:
     """Per (rater kind, kind, rater): judgments and unparsed replies (withdrawn rows left out)."""
     return rows(
@@ -397,3 +325,34 @@ def question_judgment_count(
             f"select count(*) from judgments where question_id = ?{cond}", [question_id]
         ).fetchone()[0]
     )
+
+
+def insert_judgments(
+    db: sqlite_utils.Database, new: Sequence[dict[str, Any]], batch_size: int = 500
+) -> None:
+    """Append judgment rows (``batch_size`` rows per statement)."""
+    if new:
+        db.table("judgments").insert_all(new, batch_size=batch_size)
+
+
+def run_judgments(
+    db: sqlite_utils.Database, rater: str, run_id: str, kind: str
+) -> list[dict[str, Any]]:
+    """Every judgment of ``kind`` that ``rater`` stored in run ``run_id`` (superseded ones and
+    errors too), by id."""
+    return rows(
+        db,
+        "select * from judgments where rater = ? and run_id = ? and kind = ? order by id",
+        [rater, run_id, kind],
+    )
+
+
+def imported_verdict_counts(db: sqlite_utils.Database) -> dict[str, int]:
+    """Per source file named in ``raw.file`` (verdicts imported from files): their number."""
+    return {
+        r[0]: int(r[1])
+        for r in db.execute(
+            "select json_extract(raw, '$.file'), count(*) from judgments "
+            "where raw like '{\"file\"%' and json_valid(raw) group by 1"
+        )
+    }

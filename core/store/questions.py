@@ -278,3 +278,56 @@ def update_question(db: sqlite_utils.Database, question_id: str, updates: dict[s
     """Set ``updates`` (column -> value; JSON columns as text, see
     :func:`core.store.connection.dumps`) on the question ``question_id``."""
     db.table("questions").update(question_id, updates)
+
+
+def sample_question_ids(
+    db: sqlite_utils.Database,
+    equal: dict[str, Any] | None = None,
+    any_of: dict[str, Sequence[Any]] | None = None,
+) -> list[str]:
+    """Ids (sorted) of the questions whose column equals each ``equal`` value and lies in each
+    ``any_of`` list (empty values and lists are no filter): an experiment's ``[data]`` pool."""
+    where, params = ["1 = 1"], []
+    for col, value in (equal or {}).items():
+        if value:
+            where.append(f"{_columns([col])} = ?")
+            params.append(value)
+    for col, values in (any_of or {}).items():
+        if values:
+            where.append(f"{_columns([col])} in ({_marks(values)})")
+            params.extend(values)
+    sql = f"select id from questions where {' and '.join(where)} order by id"
+    return [r[0] for r in db.execute(sql, params)]
+
+
+def all_question_texts(db: sqlite_utils.Database) -> dict[str, str]:
+    """Every question's text, keyed by id."""
+    return dict(db.execute("select id, question from questions").fetchall())
+
+
+def set_question_text(
+    db: sqlite_utils.Database, question_id: str, text: str, updated_at: str
+) -> None:
+    """Replace the text of question ``question_id``."""
+    db.execute(
+        "update questions set question = ?, updated_at = ? where id = ?",
+        [text, updated_at, question_id],
+    )
+
+
+def insert_questions(db: sqlite_utils.Database, new: Sequence[dict[str, Any]]) -> None:
+    """Insert question rows (one batch statement per chunk)."""
+    if new:
+        db.table("questions").insert_all(new)
+
+
+def question_versions(
+    db: sqlite_utils.Database, parent_id: str, origin: str | None = None
+) -> list[dict[str, Any]]:
+    """The questions whose ``parent_id`` is ``parent_id`` (its other-language versions),
+    optionally only of ``origin``, by id."""
+    where, params = ["parent_id = ?"], [parent_id]
+    if origin is not None:
+        where.append("origin = ?")
+        params.append(origin)
+    return rows(db, f"select * from questions where {' and '.join(where)} order by id", params)

@@ -10,6 +10,7 @@ whose ``supersedes`` names the annotator's previous one, and an undo is a row wi
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from core.store.connection import rows
@@ -96,5 +97,18 @@ def question_resolution_count(db: sqlite_utils.Database, question_id: str) -> in
             "select count(*) from dispute_resolutions where dispute_id in "
             "(select id from disputes where question_id = ?)",
             [question_id],
+        ).fetchone()[0]
+    )
+
+
+def resolved_dispute_count(db: sqlite_utils.Database, dispute_ids: Sequence[int]) -> int:
+    """How many of ``dispute_ids`` have an effective resolution other than ``withdrawn``."""
+    if not dispute_ids:
+        return 0
+    listed = ",".join(str(int(d)) for d in dispute_ids)  # ints only: no variable limit
+    return int(
+        db.execute(
+            f"select count(distinct dispute_id) from dispute_resolutions r where {_OPEN} "
+            f"and dispute_id in ({listed})"
         ).fetchone()[0]
     )

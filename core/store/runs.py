@@ -1,14 +1,17 @@
-"""Bookkeeping rows of table ``runs`` for pipeline steps (entities, generation, experiments,
-EXAM grading, XRAG evaluation, ...)."""
+"""Table ``runs``: the only module with SQL on it. One bookkeeping row per pipeline step (entities,
+generation, experiments, EXAM grading, XRAG evaluation, ...) with its status, process and the
+running totals of its model calls."""
 
 from __future__ import annotations
 
 import os
 import socket
 import uuid
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from core.store.connection import dumps, transaction, utcnow
+from core.store.connection import dumps, rows, transaction, utcnow
+from core.store.experiments import mark_experiments_interrupted
 
 if TYPE_CHECKING:  # sqlite_utils imports pandas: load it only when a database is opened
     import sqlite_utils
@@ -107,9 +110,71 @@ def mark_dead_runs(db: sqlite_utils.Database) -> list[str]:
             f"note = coalesce(nullif(note, ''), 'process died') where id in ({marks})",
             [now, *dead],
         )
-        db.execute(
-            f"update experiments set status = 'interrupted', updated_at = ? "
-            f"where status = 'running' and run_id in ({marks})",
-            [now, *dead],
-        )
+        mark_experiments_interrupted(db, dead, now)
     return dead
+
+
+def run_exists(db: sqlite_utils.Database, run_id: str) -> bool:
+    """Whether a ``runs`` row with this id is stored."""
+    return db.execute("select 1 from runs where id = ?", [run_id]).fetchone() is not None
+
+
+def add_run_totals(
+    db: sqlite_utils.Database,
+    run_id: str,
+    *,
+    n_calls: int,
+    input_tokens: int,
+    output_tokens: int,
+    cost_usd: float,
+) -> None:
+    """Add paid calls, their tokens and their cost to a run's running totals (one statement)."""
+    db.execute(
+        "update runs set n_calls = n_calls + ?, input_tokens = input_tokens + ?, "
+        "output_tokens = output_tokens + ?, cost_usd = cost_usd + ? where id = ?",
+        [n_calls, input_tokens, output_tokens, cost_usd, run_id],
+    )
+
+
+def experiment_runs(db: sqlite_utils.Database) -> list[dict[str, Any]]:
+    """Every experiment run (``id, name, status, started_at, finished_at, pid, host``; ``name``
+    is the experiment's), newest first."""
+    return rows(
+        db,
+        "select id, name, status, started_at, finished_at, pid, host from runs "
+        "where kind = 'experiment' order by started_at desc",
+    )
+
+
+def recent_runs(db: sqlite_utils.Database, limit: int = 50) -> list[dict[str, Any]]:
+    """The ``limit`` latest runs (id, kind, name, status, times, calls, tokens, cost rounded to
+    4 decimals), newest first."""
+    return rows(
+        db,
+        "select id, kind, name, status, started_at, finished_at, n_calls, input_tokens, "
+        "output_tokens, round(cost_usd, 4) cost_usd from runs order by started_at desc limit ?",
+        [int(limit)],
+    )
+
+
+def count_runs(db: sqlite_utils.Database, statuses: Sequence[str]) -> int:
+    """Number of runs whose status is one of ``statuses``."""
+    if not statuses:
+        return 0
+    marks = ",".join("?" * len(statuses))
+    return int(
+        db.execute(
+            f"select count(*) from runs where status in ({marks})", list(statuses)
+        ).fetchone()[0]
+    )
+
+
+def latest_entity_method(db: sqlite_utils.Database, document_id: str) -> str | None:
+    """The method of the entities of ``document_id`` stored by the latest run (by the run's
+    start; entities without a run come last, newest id first), or None when it has none."""
+    row = db.execute(
+        "select e.method from entities e left join runs r on r.id = e.run_id "
+        "where e.document_id = ? order by r.started_at desc, e.id desc limit 1",
+        [document_id],
+    ).fetchone()
+    return row[0] if row else None

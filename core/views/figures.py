@@ -25,7 +25,7 @@ from core.stats.agreement import (
     self_consistency,
 )
 from core.stats.rater_bias import position_inconsistency
-from core.store.judgments import verdict_summary
+from core.store.verdict_reads import verdict_summary
 from core.views.agreement_view import is_slot
 
 if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
@@ -52,7 +52,7 @@ def verdict_frame(
     db: sqlite_utils.Database, kind: str = "pairwise", raters: Sequence[str] | None = None
 ) -> pd.DataFrame:
     """Effective parsed verdicts (of ``raters`` only, when given), one row per rater and item as
-    shown (:func:`core.store.judgments.verdict_summary`): ``item_id, question_id, rater,
+    shown (:func:`core.store.verdict_reads.verdict_summary`): ``item_id, question_id, rater,
     rater_kind, verdict, first_verdict, n, pair, system_a, system_b, shown_verdict, position,
     judgment_id``.
 

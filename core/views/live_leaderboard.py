@@ -17,7 +17,7 @@ import numpy as np
 
 from core.stats.leaderboard import Leaderboard, leaderboard
 from core.stats.pairwise_counts import PairwiseCounts
-from core.store.judgments import PAIRWISE_SINCE_COLUMNS, pairwise_records_since
+from core.store.verdict_reads import PAIRWISE_SINCE_COLUMNS, pairwise_records_since
 
 if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
     import sqlite_utils

@@ -18,10 +18,18 @@ import pandas as pd
 
 from core.annotation.base import required_annotations
 from core.annotation.pairwise import pairwise_items
+from core.store.answers import imported_answer_counts
 from core.store.connection import rows, table_counts
-from core.store.judgments import count_judgments, judge_models, summary_by_rater
+from core.store.judgments import (
+    count_judgments,
+    imported_verdict_counts,
+    judge_models,
+    summary_by_rater,
+)
 from core.store.questions import generator_models, pending_review_count, review_summary_by_origin
-from core.store.schema import not_superseded
+from core.store.resolutions import resolved_dispute_count
+from core.store.runs import count_runs, recent_runs
+from core.store.setups import setup_models
 from core.views.text import InertMarkdown
 
 if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
@@ -49,43 +57,18 @@ def overview(db: sqlite_utils.Database) -> dict[str, Any]:
     )
     by_origin = pd.DataFrame(review_summary_by_origin(db))
     judgments = pd.DataFrame(summary_by_rater(db))
-    runs = pd.DataFrame(
-        rows(
-            db,
-            "select id, kind, name, status, started_at, finished_at, n_calls, input_tokens, "
-            "output_tokens, round(cost_usd, 4) cost_usd from runs order by started_at desc limit 50",
-        )
-    )
+    runs = pd.DataFrame(recent_runs(db, 50))
     k = required_annotations(db)
     shown = dispute_ids(db) if counts.get("disputes", 0) else []  # one per answer text
     n_disputes = len(shown)
-    resolved = db.execute(
-        "select count(distinct dispute_id) from dispute_resolutions r where r.resolution != "
-        f"'withdrawn' and {not_superseded('dispute_resolutions', 'r')} "
-        f"and dispute_id in ({','.join(str(int(d)) for d in shown) or 'null'})"
-    ).fetchone()[0]
+    resolved = resolved_dispute_count(db, shown)
     attention = {
         "questions pending review": pending_review_count(db),
         "disputes without a resolution": int(n_disputes - resolved),
         "unparsed judge replies": count_judgments(db, "unparsed"),
-        "runs still running or failed": int(
-            db.execute(
-                "select count(*) from runs where status in ('running', 'failed', 'interrupted')"
-            ).fetchone()[0]
-        ),
+        "runs still running or failed": count_runs(db, ("running", "failed", "interrupted")),
     }
-    models = sorted(
-        {
-            r[0]
-            for r in db.execute(
-                "select model from systems union select model from judges union "
-                "select distinct model from llm_calls"
-            )
-            if r[0]
-        }
-        | generator_models(db)
-        | judge_models(db)
-    )
+    models = sorted(setup_models(db) | generator_models(db) | judge_models(db))
     made_here = [m for m in models if not m.startswith(IMPORTED_PREFIXES)]
     return {
         "empty": empty,
@@ -122,16 +105,9 @@ def imported_sources(db: sqlite_utils.Database) -> list[dict[str, Any]]:
     """Evaluations imported from elsewhere (``import-answers`` / ``import-judgments``): per
     source file the answers and verdicts it brought, and a description of known sets (PRD)."""
     found: dict[str, dict[str, Any]] = {}
-    for source, n in db.execute(
-        "select json_extract(metadata, '$.imported_from'), count(*) from answers "
-        "where json_valid(metadata) and json_extract(metadata, '$.imported_from') is not null "
-        "group by 1"
-    ):
+    for source, n in imported_answer_counts(db).items():
         found.setdefault(source, {"source": source, "answers": 0, "verdicts": 0})["answers"] = n
-    for source, n in db.execute(
-        "select json_extract(raw, '$.file'), count(*) from judgments where raw like '{\"file\"%' "
-        "and json_valid(raw) group by 1"
-    ):
+    for source, n in imported_verdict_counts(db).items():
         found.setdefault(source, {"source": source, "answers": 0, "verdicts": 0})["verdicts"] = n
     out = sorted(found.values(), key=lambda r: r["source"])
     for r in out:

@@ -21,7 +21,8 @@ from core.corpus.tabular import read_records
 from core.errors import InputError
 from core.llm.prompts import prompt_hash, render_prompt
 from core.llm.types import LLMRequest, require_real_model
-from core.store.connection import dumps, rows, transaction, utcnow
+from core.store.connection import rows, transaction, utcnow
+from core.store.xrag import add_pair, article_pairs, set_pair_verdict
 from core.xrag.model_calls import ask_json
 from core.xrag.title_pairs import MAX_DAYS, MIN_SHARED, candidate_pairs, parse_date
 
@@ -159,43 +160,15 @@ def store_pairs(db: sqlite_utils.Database, pairs: list[dict[str, Any]]) -> int:
     with transaction(db):
         for p in pairs:
             if p.get("related") is not None or p.get("method") == "title-entities+model":
-                db.execute(
-                    "update article_pairs set method = ?, related = ?, status = ?, "
-                    "provenance = ? where article_a = ? and article_b = ?",
-                    [
-                        p["method"],
-                        p.get("related"),
-                        p["status"],
-                        dumps(p.get("provenance", {})),
-                        p["article_a"],
-                        p["article_b"],
-                    ],
-                )
-            cur = db.execute(
-                "insert or ignore into article_pairs (article_a, article_b, shared_entities, "
-                "days_apart, method, related, status, provenance, created_at) "
-                "values (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                [
-                    p["article_a"],
-                    p["article_b"],
-                    dumps(p["shared_entities"]),
-                    p["days_apart"],
-                    p.get("method", "title-entities"),
-                    p.get("related"),
-                    p.get("status", "active"),
-                    dumps(p.get("provenance", {})),
-                    now,
-                ],
-            )
-            added += cur.rowcount
+                set_pair_verdict(db, p)
+            added += add_pair(db, p, now)
     return added
 
 
 def get_pairs(db: sqlite_utils.Database, status: str | None = "active") -> list[dict[str, Any]]:
     """Stored pairs (``shared_entities`` decoded by :func:`core.store.connection.rows`),
     optionally only those with ``status``."""
-    sql = "select * from article_pairs" + (" where status = ?" if status else "") + " order by id"
-    return rows(db, sql, [status] if status else [])
+    return article_pairs(db, status)
 
 
 def pair_articles(

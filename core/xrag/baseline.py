@@ -9,14 +9,15 @@ from __future__ import annotations
 
 import random
 from collections import Counter
+from typing import TYPE_CHECKING
 
-import sqlite_utils
-
-from core.store.connection import rows
+from core.store.xrag import article_notes, translated_qa_notes, xrag_item_exists
 from core.xrag.articles import get_pairs
 from core.xrag.build import MAX_WORDS, store_item, word_count
-from core.xrag.notes import article_notes
 from core.xrag.translate import store_translation
+
+if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
+    import sqlite_utils
 
 
 def compose_baseline(
@@ -33,10 +34,7 @@ def compose_baseline(
     rng = random.Random(seed)
     stats: Counter = Counter()
     for pair in get_pairs(db):
-        if db.execute(
-            "select 1 from xrag_items where pair_id = ? and builder = ?",
-            [pair["id"], "baseline:xquad-compose"],
-        ).fetchone():
+        if xrag_item_exists(db, pair["id"], builder="baseline:xquad-compose"):
             stats["pairs already composed"] += 1
             continue
         qas_a = [
@@ -113,12 +111,7 @@ def _human_translations(
     out: dict[str, dict[str, dict]] = {}
     for note in (x, y):
         xid = note["provenance"].get("xquad_id")
-        for t in rows(
-            db,
-            "select * from xrag_article_notes where article_id = ? and kind = 'qa' "
-            "and language != 'en'",
-            [note["article_id"]],
-        ):
+        for t in translated_qa_notes(db, note["article_id"]):
             if t["provenance"].get("xquad_id") == xid:
                 out.setdefault(t["language"], {})[str(note["id"])] = t
     return {

@@ -15,19 +15,22 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from typing import Any
-
-import sqlite_utils
+from typing import TYPE_CHECKING, Any
 
 from core.errors import ConfigError
 from core.llm.prompts import prompt_hash, render_prompt
 from core.llm.stage import run_stage
 from core.llm.types import LLMRequest, LLMResponse, require_real_model
 from core.store.connection import dumps, transaction, utcnow
+from core.store.questions import insert_question
+from core.store.xrag import add_xrag_item, article_notes, xrag_item_count, xrag_item_exists
 from core.xrag.articles import get_pairs
 from core.xrag.language import detect_language
 from core.xrag.model_calls import json_reply
-from core.xrag.notes import article, article_notes, latest_summary
+from core.xrag.notes import article, latest_summary
+
+if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
+    import sqlite_utils
 
 MAX_WORDS = 25
 QTYPES = {
@@ -103,14 +106,12 @@ def store_item(
     run_id: str | None = None,
 ) -> str:
     """Insert an English cross-document question and its ``xrag_items`` row; return its id."""
-    n = db.execute(
-        "select count(*) from xrag_items where pair_id = ? and qtype = ?",
-        [pair["id"], item["qtype"]],
-    ).fetchone()[0]
+    n = xrag_item_count(db, pair["id"], item["qtype"])
     qid = f"xrag-{pair['id']}-{item['qtype']}-{n + 1}"
     now = utcnow()
     with transaction(db):
-        db["questions"].insert(
+        insert_question(
+            db,
             {
                 "id": qid,
                 "document_id": pair["article_a"],
@@ -129,9 +130,10 @@ def store_item(
                 "run_id": run_id,
                 "created_at": now,
                 "updated_at": now,
-            }
+            },
         )
-        db["xrag_items"].insert(
+        add_xrag_item(
+            db,
             {
                 "question_id": qid,
                 "pair_id": pair["id"],
@@ -139,7 +141,7 @@ def store_item(
                 "sub_questions": dumps(item["sub_questions"]),
                 "builder": builder,
                 "created_at": now,
-            }
+            },
         )
     return qid
 
@@ -179,10 +181,7 @@ def build_cross_questions(
                 "run `xrag build --step single-qa` first"
             )
         for qtype in qtypes:
-            if db.execute(
-                "select 1 from xrag_items where pair_id = ? and qtype = ? and builder = 'llm'",
-                [pair["id"], qtype],
-            ).fetchone():
+            if xrag_item_exists(db, pair["id"], builder="llm", qtype=qtype):
                 stats["already done"] += 1
                 continue
             request = LLMRequest(

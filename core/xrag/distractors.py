@@ -13,16 +13,19 @@ from __future__ import annotations
 
 import re
 from datetime import date, timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import sqlite_utils
 
 from core.corpus.bm25 import BM25Index
 from core.corpus.retrieval import tokenize
 from core.errors import InputError
-from core.store.connection import rows, transaction
+from core.store.connection import transaction
+from core.store.xrag import add_distractors, delete_distractors, has_distractors, pair_distractors
 from core.xrag.articles import english_articles, get_pairs, version_of
+
+if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
+    import sqlite_utils
 
 GAP_DAYS = 14
 N_DISTRACTORS = 6
@@ -105,13 +108,11 @@ def select_distractors(
     stats = {"pairs": 0, "skipped": 0, "rows": 0}
     with transaction(db):
         for pair in get_pairs(db):
-            if db.execute(
-                "select 1 from xrag_distractors where pair_id = ?", [pair["id"]]
-            ).fetchone():
+            if has_distractors(db, pair["id"]):
                 if not replace:
                     stats["skipped"] += 1
                     continue
-                db.execute("delete from xrag_distractors where pair_id = ?", [pair["id"]])
+                delete_distractors(db, pair["id"])
             ranked = rank_distractors(
                 pool, by_id[pair["article_a"]], by_id[pair["article_b"]], gap_days=gap_days
             )
@@ -135,16 +136,19 @@ def select_distractors(
                         f"candidates have a {lang!r} version"
                     )
                 out += [(lang, r, vid, eid, s) for r, (vid, eid, s) in enumerate(chosen, 1)]
-            db["xrag_distractors"].insert_all(
-                {
-                    "pair_id": pair["id"],
-                    "language": lang,
-                    "rank": r,
-                    "document_id": d,
-                    "english_id": e,
-                    "score": s,
-                }
-                for lang, r, d, e, s in out
+            add_distractors(
+                db,
+                (
+                    {
+                        "pair_id": pair["id"],
+                        "language": lang,
+                        "rank": r,
+                        "document_id": d,
+                        "english_id": e,
+                        "score": s,
+                    }
+                    for lang, r, d, e, s in out
+                ),
             )
             stats["pairs"] += 1
             stats["rows"] += len(out)
@@ -155,8 +159,4 @@ def distractors(
     db: sqlite_utils.Database, pair_id: int, language: str = "en"
 ) -> list[dict[str, Any]]:
     """Stored distractors of a pair for ``language`` (rank order)."""
-    return rows(
-        db,
-        "select * from xrag_distractors where pair_id = ? and language = ? order by rank",
-        [pair_id, language],
-    )
+    return pair_distractors(db, pair_id, language)

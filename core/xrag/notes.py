@@ -10,9 +10,7 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 from pathlib import Path
-from typing import Any
-
-import sqlite_utils
+from typing import TYPE_CHECKING, Any
 
 from core.corpus.tabular import read_records
 from core.errors import ConfigError, InputError
@@ -20,8 +18,12 @@ from core.llm.prompts import prompt_hash, render_prompt
 from core.llm.stage import run_stage
 from core.llm.types import LLMRequest, LLMResponse, require_real_model
 from core.store.connection import dumps, rows, transaction, utcnow
+from core.store.xrag import add_article_note, article_notes, qa_note_sources
 from core.xrag.articles import LANGUAGE_CODE, get_pairs
 from core.xrag.model_calls import json_reply
+
+if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
+    import sqlite_utils
 
 MAX_QAS = 6
 
@@ -32,18 +34,6 @@ def article(db: sqlite_utils.Database, doc_id: str) -> dict[str, Any]:
     if not found:
         raise InputError(f"unknown article {doc_id!r}")
     return found[0]
-
-
-def article_notes(
-    db: sqlite_utils.Database, article_id: str, kind: str, language: str = "en"
-) -> list[dict[str, Any]]:
-    """The stored notes (``summary`` or ``qa``) of an English article, in insertion order."""
-    return rows(
-        db,
-        "select * from xrag_article_notes where article_id = ? and kind = ? "
-        "and language = ? order by id",
-        [article_id, kind, language],
-    )
 
 
 def latest_summary(db: sqlite_utils.Database, article_id: str) -> str:
@@ -111,7 +101,8 @@ def summarize_articles(
         summary = str((json_reply(resp) or {}).get("summary") or "").strip()
         if not summary:
             return "unparsed"
-        db["xrag_article_notes"].insert(
+        add_article_note(
+            db,
             {
                 "article_id": art["id"],
                 "kind": "summary",
@@ -119,7 +110,7 @@ def summarize_articles(
                 "language": "en",
                 "provenance": _provenance(model, "xrag_summarize"),
                 "created_at": utcnow(),
-            }
+            },
         )
         return "stored"
 
@@ -181,7 +172,8 @@ def generate_single_qas(
             return "unparsed"
         stats["truncated"] += max(0, len(valid) - max_pairs)
         for q in valid[:max_pairs]:
-            db["xrag_article_notes"].insert(
+            add_article_note(
+                db,
                 {
                     "article_id": art["id"],
                     "kind": "qa",
@@ -190,7 +182,7 @@ def generate_single_qas(
                     "language": "en",
                     "provenance": _provenance(model, "xrag_single_qa"),
                     "created_at": utcnow(),
-                }
+                },
             )
             stats["stored"] += 1
         return ""
@@ -236,9 +228,7 @@ def import_single_qas(
         todo.append(rec)
     done = {
         (r["article_id"], r["language"], r["provenance"].get("source_id"))
-        for r in rows(
-            db, "select article_id, language, provenance from xrag_article_notes where kind = 'qa'"
-        )
+        for r in qa_note_sources(db)
     }
     per: dict[tuple[str, str], int] = defaultdict(int)
     for art, lang, _ in done:
@@ -250,7 +240,8 @@ def import_single_qas(
             if (*key, rec["id"]) in done or per[key] >= 6:
                 continue
             per[key] += 1
-            db["xrag_article_notes"].insert(
+            add_article_note(
+                db,
                 {
                     "article_id": rec["article_id"],
                     "kind": "qa",
@@ -268,7 +259,7 @@ def import_single_qas(
                         }
                     ),
                     "created_at": utcnow(),
-                }
+                },
             )
             added += 1
     return added

@@ -9,17 +9,20 @@ stored in its own transaction as it arrives.
 
 from __future__ import annotations
 
-from typing import Any
-
-import sqlite_utils
+from typing import TYPE_CHECKING, Any
 
 from core.errors import InputError
 from core.llm.prompts import prompt_hash, render_prompt
 from core.llm.stage import run_stage
 from core.llm.types import LLMRequest, LLMResponse, require_real_model
-from core.store.connection import dumps, rows, transaction, utcnow
+from core.store.connection import dumps, transaction, utcnow
+from core.store.questions import get_question, insert_question, question_exists, question_versions
+from core.store.xrag import english_xrag_questions
 from core.xrag.language import detect_language
 from core.xrag.model_calls import TARGET_LANGUAGES, json_reply, language_name
+
+if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
+    import sqlite_utils
 
 
 def store_translation(
@@ -34,16 +37,16 @@ def store_translation(
 ) -> str | None:
     """Insert the ``language`` version of question ``parent_id``; None if it already exists."""
     language_name(language)
-    parent = rows(db, "select * from questions where id = ?", [parent_id])
-    if not parent:
+    p = get_question(db, parent_id)
+    if p is None:
         raise InputError(f"unknown question {parent_id!r}")
-    p = parent[0]
     qid = f"{parent_id}.{language}"
-    if db.execute("select 1 from questions where id = ?", [qid]).fetchone():
+    if question_exists(db, qid):
         return None
     now = utcnow()
     with transaction(db):
-        db["questions"].insert(
+        insert_question(
+            db,
             {
                 "id": qid,
                 "document_id": p["document_id"],
@@ -61,7 +64,7 @@ def store_translation(
                 "run_id": run_id,
                 "created_at": now,
                 "updated_at": now,
-            }
+            },
         )
     return qid
 
@@ -70,13 +73,7 @@ def english_items(
     db: sqlite_utils.Database, statuses: tuple[str, ...] = ("pending", "accepted", "edited")
 ) -> list[dict[str, Any]]:
     """English XRAG questions with one of ``statuses`` (discarded/rejected ones left out)."""
-    marks = ",".join("?" * len(statuses))
-    return rows(
-        db,
-        "select q.*, i.pair_id, i.builder from questions q join xrag_items i "
-        f"on i.question_id = q.id where q.status in ({marks}) order by q.id",
-        list(statuses),
-    )
+    return english_xrag_questions(db, statuses)
 
 
 def translate_questions(
@@ -93,9 +90,7 @@ def translate_questions(
     for item in english_items(db):
         for lang in languages:
             name = language_name(lang)
-            if db.execute(
-                "select 1 from questions where id = ?", [f"{item['id']}.{lang}"]
-            ).fetchone():
+            if question_exists(db, f"{item['id']}.{lang}"):
                 continue
             answer = item["answers"][0] if item["answers"] else ""
             jobs.append((item, lang))
@@ -137,9 +132,4 @@ def translate_questions(
 
 def translations_of(db: sqlite_utils.Database, question_id: str) -> dict[str, dict[str, Any]]:
     """The stored translations of an English question, by language."""
-    return {
-        r["language"]: r
-        for r in rows(
-            db, "select * from questions where parent_id = ? and origin = 'xrag'", [question_id]
-        )
-    }
+    return {r["language"]: r for r in question_versions(db, question_id, origin="xrag")}

@@ -12,9 +12,7 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import Any
-
-import sqlite_utils
+from typing import TYPE_CHECKING, Any
 
 from core.errors import InputError
 from core.xrag.articles import import_articles, pair_articles
@@ -23,6 +21,9 @@ from core.xrag.distractors import select_distractors
 from core.xrag.evaluate import SETTINGS, evaluate
 from core.xrag.model_calls import TARGET_LANGUAGES
 from core.xrag.notes import import_single_qas
+
+if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
+    import sqlite_utils
 
 DEMO_MODEL = "offline:extractive"
 

@@ -18,10 +18,10 @@ from core.store.judgments import (
     latest_verdicts,
     max_judgment_id,
     pairwise_raters,
-    pairwise_since,
     question_judgments,
     stored_call_counts,
 )
+from core.store.verdict_reads import pairwise_since
 
 
 def _abs(db, rater="auto:j", verdict="yes", status="ok", answer_id=1, system="s1", **extra):

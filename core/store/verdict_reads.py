@@ -1,0 +1,88 @@
+"""Bulk reads of table ``judgments`` for the analysis views: the verdicts summed up per rater
+and item (Agreement, gold) and the pairwise feed the live leaderboard reads incrementally.
+
+Plain columns only (nothing to decode); the effective-rows condition is the one of
+:func:`core.store.judgments.effective_query`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, Any
+
+from core.store.judgments import effective_query
+
+if TYPE_CHECKING:  # sqlite_utils imports pandas: load it only when a database is opened
+    import sqlite_utils
+
+_SUMMARY_KEYS = {
+    "pairwise": ("question_id", "system_a", "system_b"),
+    "absolute": ("question_id", "system", "criterion"),
+}
+
+
+def verdict_summary(
+    db: sqlite_utils.Database, kind: str, raters: Sequence[str] | None = None
+) -> list[tuple[Any, ...]]:
+    """Effective parsed verdicts (status ok, verdict not null) of ``kind`` summed up per rater and
+    item as shown, as tuples ``(rater, rater_kind, question_id, K1, K2, n, first_id,
+    first_verdict, last_id, last_verdict)`` ordered by ``last_id``: ``K1, K2`` are ``system_a,
+    system_b`` (pairwise, in the order shown) or ``system, criterion`` (absolute), ``n`` the
+    verdicts, ``first_*`` the earliest and ``last_*`` the latest. A rater who judged the same item
+    again gives one row, not one per verdict (plain columns only: nothing to decode)."""
+    if kind not in _SUMMARY_KEYS:
+        raise ValueError(f"not a judgment kind: {kind!r}")
+    keys = ", ".join(_SUMMARY_KEYS[kind])
+    inner, params = effective_query(
+        ["rater", "rater_kind", *_SUMMARY_KEYS[kind], "id"],
+        kind=kind,
+        rater=None,
+        raters=raters,
+        rater_kind=None,
+        criterion=None,
+        status="ok",
+        with_verdict=True,
+        question_id=None,
+        document_id=None,
+    )
+    inner = inner.removesuffix(" order by j.id")
+    sql = (
+        f"select g.rater, g.rater_kind, {', '.join(f'g.{k}' for k in _SUMMARY_KEYS[kind])}, g.n, "
+        "g.first_id, f.verdict, g.last_id, l.verdict from ("
+        f"select rater, rater_kind, {keys}, count(*) as n, min(id) as first_id, "
+        f"max(id) as last_id from ({inner}) group by rater, {keys}) g "
+        "join judgments f on f.id = g.first_id join judgments l on l.id = g.last_id "
+        "order by g.last_id"
+    )
+    return [tuple(r) for r in db.execute(sql, params).fetchall()]
+
+
+#: The columns of :func:`pairwise_records_since`, in order.
+PAIRWISE_SINCE_COLUMNS = (
+    "id",
+    "question_id",
+    "system_a",
+    "system_b",
+    "verdict",
+    "status",
+    "supersedes",
+    "rater",
+    "rater_kind",
+    "criterion",
+)
+
+
+def pairwise_records_since(db: sqlite_utils.Database, last_id: int) -> list[tuple[Any, ...]]:
+    """Pairwise judgments (superseded ones too) with id > ``last_id``, in id order, as tuples of
+    :data:`PAIRWISE_SINCE_COLUMNS` (the columns an incremental aggregate needs; plain columns,
+    nothing to decode)."""
+    return db.conn.execute(
+        f"select {', '.join(PAIRWISE_SINCE_COLUMNS)} from judgments where kind = 'pairwise' "
+        "and id > ? order by id",
+        [last_id],
+    ).fetchall()
+
+
+def pairwise_since(db: sqlite_utils.Database, last_id: int) -> Iterable[dict[str, Any]]:
+    """:func:`pairwise_records_since` as dicts."""
+    return (dict(zip(PAIRWISE_SINCE_COLUMNS, r)) for r in pairwise_records_since(db, last_id))
