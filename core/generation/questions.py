@@ -127,11 +127,6 @@ def parse_qa_pairs(text: str) -> list[QAPair]:
     return pairs
 
 
-# ---------------------------------------------------------------------------------------------
-# LLM generation
-# ---------------------------------------------------------------------------------------------
-
-
 def entity_context(
     db: sqlite_utils.Database, doc: dict, entity: dict, budget_tokens: int | None
 ) -> tuple[str, str, list[int]]:
@@ -333,11 +328,6 @@ def generate_with_model(
 
     run_stage(db, list(enumerate(requests)), store, run_id=run_id, progress=progress)
     return counts, failures[0]
-
-
-# ---------------------------------------------------------------------------------------------
-# Entry point
-# ---------------------------------------------------------------------------------------------
 
 
 def generate_questions(
