@@ -298,10 +298,8 @@ def generate_with_model(
     requests, meta = planned
     counts = {"kept": 0, "discarded": 0, "existing": 0}
     failures = [0]
-    arrived: dict[int, LLMResponse] = {}
-    next_up = [0]
 
-    def store_one(db, i: int, resp: LLMResponse) -> None:
+    def store(db, i: int, resp: LLMResponse) -> None:
         e, kind, idxs, ctx_tokens = meta[i]
         if resp.error is not None:
             error, kind_of_failure = f"{resp.error_kind}: {resp.error}", "provider_error"
@@ -320,13 +318,7 @@ def generate_with_model(
         )
         failures[0] += 1
 
-    def store(db, i: int, resp: LLMResponse) -> None:
-        arrived[i] = resp
-        while next_up[0] in arrived:
-            store_one(db, next_up[0], arrived.pop(next_up[0]))
-            next_up[0] += 1
-
-    run_stage(db, list(enumerate(requests)), store, run_id=run_id, progress=progress)
+    run_stage(db, list(enumerate(requests)), store, run_id=run_id, progress=progress, ordered=True)
     return counts, failures[0]
 
 
