@@ -26,9 +26,9 @@ from core.corpus.documents import count_tokens
 from core.corpus.retrieval import retrieve
 from core.errors import InputError
 from core.exam.lexical import ArticleIndex, bm25_window_scores, content_terms
-from core.llm.engine import complete_many
 from core.llm.prompts import prompt_hash, render_prompt
-from core.llm.types import LLMRequest
+from core.llm.stage import run_stage
+from core.llm.types import LLMRequest, LLMResponse
 from core.store.connection import dumps, rows, transaction, utcnow
 
 if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
@@ -147,6 +147,20 @@ def lead_article(db: sqlite_utils.Database, document_id: str, budget_tokens: int
     return "\n\n".join(out) if out else None
 
 
+def _generated_by(db: sqlite_utils.Database, bank_id: str, system: str, model: str) -> set[str]:
+    """Queries of ``bank_id`` whose ``system`` article was already written by ``model``."""
+    return {
+        a["query_id"]
+        for a in rows(
+            db,
+            "select query_id, metadata from exam_articles "
+            "where bank_id = ? and system = ? and kind = 'generated'",
+            [bank_id, system],
+        )
+        if (a["metadata"] or {}).get("model") == model
+    }
+
+
 def generate_articles(
     db: sqlite_utils.Database,
     bank_id: str,
@@ -163,6 +177,10 @@ def generate_articles(
     The context is the query's book (``exam_queries.document_id``, or ``document_id``) retrieved
     for the query text up to ``budget_tokens``; without a book the model writes from the query
     alone. The model never sees the exam questions. Returns the number of articles stored.
+
+    An LLM stage (:func:`core.llm.stage.run_stage`): each article is stored in its own
+    transaction as its reply arrives; a rerun asks only for the queries whose ``system`` article
+    ``model`` has not written yet.
     """
 
     queries = rows(
@@ -171,42 +189,43 @@ def generate_articles(
         "where bank_id = ? order by query_id",
         [bank_id],
     )
-    requests, keys = [], []
+    done = _generated_by(db, bank_id, system, model)
+    planned = []
     for q in queries:
+        if q["query_id"] in done:
+            continue
         doc = q["document_id"] or document_id
         context = (retrieval_article(db, doc, q["query_text"], budget_tokens) or "") if doc else ""
         prompt = render_prompt("exam_article", query=q["query_text"], max_words=max_words)
-        requests.append(
-            LLMRequest(
-                model=model,
-                prompt=prompt,
-                context=context,
-                task="summarize",
-                max_tokens=1500,
-                fields={"query": q["query_text"], "context": context},
-                purpose="exam-article",
-                tags={"system": system},
-            )
+        request = LLMRequest(
+            model=model,
+            prompt=prompt,
+            context=context,
+            task="summarize",
+            max_tokens=1500,
+            fields={"query": q["query_text"], "context": context},
+            purpose="exam-article",
+            tags={"system": system},
         )
-        keys.append(q["query_id"])
-    responses = complete_many(db, requests, run_id=run_id, progress=True)
-    stored = 0
-    with transaction(db):
-        for query_id, resp in zip(keys, responses):
-            if resp.error or not (resp.text or "").strip():
-                continue
-            store_article(
-                db,
-                bank_id,
-                query_id,
-                system,
-                resp.text,
-                kind="generated",
-                metadata={"model": model, "prompt_hash": prompt_hash("exam_article")},
-                run_id=run_id,
-            )
-            stored += 1
-    return stored
+        planned.append((q["query_id"], request))
+    metadata = {"model": model, "prompt_hash": prompt_hash("exam_article")}
+
+    def store(db: sqlite_utils.Database, query_id: str, resp: LLMResponse) -> str | None:
+        if resp.error or not (resp.text or "").strip():
+            return None
+        store_article(
+            db,
+            bank_id,
+            query_id,
+            system,
+            resp.text,
+            kind="generated",
+            metadata=metadata,
+            run_id=run_id,
+        )
+        return "stored"
+
+    return run_stage(db, planned, store, run_id=run_id, progress=True).get("stored", 0)
 
 
 def articles(

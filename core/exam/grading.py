@@ -20,9 +20,7 @@ model id answers through :mod:`core.llm` with the ``exam_answer``, ``exam_answer
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
-
-import sqlite_utils
+from typing import TYPE_CHECKING, Any
 
 from core.corpus.sentences import best_token_f1
 from core.errors import ConfigError, InputError
@@ -30,11 +28,15 @@ from core.exam.bank import bank_questions
 from core.exam.lexical import choose_answer, index_article, lexical_answerability
 from core.exam.replies import parse_choice, parse_rating
 from core.judging.verdicts import parse_reply
-from core.llm.engine import complete_many
 from core.llm.prompts import prompt_hash, render_prompt
-from core.llm.types import LLMRequest
-from core.store.connection import dumps, rows, transaction, utcnow
-from core.store.runs import finish_run, start_run
+from core.llm.stage import run_stage
+from core.llm.types import LLMRequest, LLMResponse
+from core.store.connection import rows, transaction, utcnow
+from core.store.exam import graded_pairs, open_exam_run, rate_grade, save_grade, unrated_grades
+from core.store.runs import finish_run, run_exists, start_run
+
+if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
+    import sqlite_utils
 
 VERIFICATIONS = ("self_rating", "ground_truth")
 DEFAULT_THRESHOLD = {"self_rating": 4.0, "ground_truth": 0.5}
@@ -58,17 +60,33 @@ class Grade:
     extra: dict[str, Any] = field(default_factory=dict)
 
 
+def _grade_row(g: Grade, run_id: str, now: str) -> dict[str, Any]:
+    return {
+        "run_id": run_id,
+        "article_id": g.article_id,
+        "question_id": g.question_id,
+        "answer": g.answer,
+        "self_rating": g.self_rating,
+        "score": g.score,
+        "correct": g.correct,
+        "status": g.status,
+        "raw": g.raw[:4000],
+        "prompt_hash": g.prompt_hash,
+        "rater": str(g.extra.get("rater") or ""),
+        "created_at": now,
+    }
+
+
 def _offline_grades(
     db: sqlite_utils.Database,
     pairs: list[tuple[dict, dict]],
     verification: str,
     threshold: float,
     run_id: str,
-) -> list[Grade]:
-    """Grade with the offline baselines (free-text answers from ``offline:extractive``)."""
-    grades: list[Grade] = []
-    free = [(a, q) for a, q in pairs if not q["choices"]]
-    answers = _answers(db, free, OFFLINE_ANSWERER, run_id) if free else {}
+    now: str,
+) -> None:
+    """Grade with the offline baselines (free-text answers from ``offline:extractive``, each
+    grade stored as its answer arrives; multiple choice by key, stored together first)."""
     indexes: dict[tuple[int, int], Any] = {}
 
     def index(article: dict, sentences: int) -> Any:
@@ -77,22 +95,33 @@ def _offline_grades(
             indexes[key] = index_article(article["text"], sentences)
         return indexes[key]
 
-    for article, q in pairs:
+    with transaction(db):
+        for article, q in pairs:
+            if q["choices"]:
+                g = Grade(article_id=article["id"], question_id=q["id"])
+                d = choose_answer(index(article, 1), q["question"], q["choices"])
+                g.answer, g.score = d.key or "", d.margin
+                g.status = "ok" if d.key else "abstained"
+                g.correct = int(d.key is not None and d.key == q["correct_key"])
+                save_grade(db, _grade_row(g, run_id, now))
+
+    def store(db: sqlite_utils.Database, pair: tuple[dict, dict], resp: LLMResponse) -> str:
+        article, q = pair
         g = Grade(article_id=article["id"], question_id=q["id"])
-        if q["choices"]:
-            d = choose_answer(index(article, 1), q["question"], q["choices"])
-            g.answer, g.score = d.key or "", d.margin
-            g.status = "ok" if d.key else "abstained"
-            g.correct = int(d.key is not None and d.key == q["correct_key"])
+        g.answer = (resp.text or "").strip()
+        g.status = "error" if resp.error else ("ok" if g.answer else "abstained")
+        if verification == "self_rating":
+            g.self_rating, g.score = lexical_answerability(index(article, 3), q["question"])
+            g.correct = int(g.self_rating >= threshold)
         else:
-            g.answer, g.status = answers[(article["id"], q["id"])]
-            if verification == "self_rating":
-                g.self_rating, g.score = lexical_answerability(index(article, 3), q["question"])
-                g.correct = int(g.self_rating >= threshold)
-            else:
-                _ground_truth_lexical(g, q, threshold)
-        grades.append(g)
-    return grades
+            _ground_truth_lexical(g, q, threshold)
+        save_grade(db, _grade_row(g, run_id, now))
+        return g.status
+
+    free = [(a, q) for a, q in pairs if not q["choices"]]
+    run_stage(
+        db, _answer_requests(free, OFFLINE_ANSWERER), store, run_id=run_id, progress=len(free) > 50
+    )
 
 
 def _references(q: dict) -> list[str]:
@@ -110,29 +139,55 @@ def _ground_truth_lexical(g: Grade, q: dict, threshold: float) -> None:
     g.correct = int(g.score >= threshold)
 
 
-def _answers(
-    db: sqlite_utils.Database, pairs: list[tuple[dict, dict]], model: str, run_id: str
-) -> dict[tuple[int, str], tuple[str, str]]:
-    """Free-text answers ``{(article_id, question_id): (text, status)}`` via the model layer."""
-
-    reqs = [
-        LLMRequest(
-            model=model,
-            context=a["text"],
-            task="answer",
-            max_tokens=200,
-            prompt=render_prompt("exam_answer", question=q["question"]),
-            fields={"question": q["question"], "context": a["text"], "title": ""},
-            purpose="exam-answer",
-            tags={"system": a["system"]},
+def _answer_requests(
+    pairs: list[tuple[dict, dict]], model: str
+) -> list[tuple[tuple[dict, dict], LLMRequest]]:
+    """The free-text answer request of each ``(article, question)`` pair (nothing sent)."""
+    return [
+        (
+            (a, q),
+            LLMRequest(
+                model=model,
+                context=a["text"],
+                task="answer",
+                max_tokens=200,
+                prompt=render_prompt("exam_answer", question=q["question"]),
+                fields={"question": q["question"], "context": a["text"], "title": ""},
+                purpose="exam-answer",
+                tags={"system": a["system"]},
+            ),
         )
         for a, q in pairs
     ]
-    out = {}
-    for (a, q), resp in zip(pairs, complete_many(db, reqs, run_id=run_id, progress=len(reqs) > 50)):
-        text = (resp.text or "").strip()
-        out[(a["id"], q["id"])] = (text, "error" if resp.error else ("ok" if text else "abstained"))
-    return out
+
+
+def _grade_request(model: str, a: dict, q: dict, verification: str) -> tuple[str, LLMRequest]:
+    """``(prompt name, request)`` of the Q/A model for one pair (nothing sent)."""
+    if q["choices"]:
+        listing = "\n".join(f"{k}) {v}" for k, v in q["choices"].items())
+        prompt = render_prompt("exam_answer_mc", question=q["question"], choices=listing)
+        name, task = "exam_answer_mc", "exam_answer_mc"
+    elif verification == "self_rating":
+        prompt = render_prompt("exam_answerability", question=q["question"])
+        name, task = "exam_answerability", "exam_answerability"
+    else:
+        prompt = render_prompt("exam_answer", question=q["question"])
+        name, task = "exam_answer", "answer"
+    return name, LLMRequest(
+        model=model,
+        context=a["text"],
+        prompt=prompt,
+        task=task,
+        max_tokens=300,
+        purpose="exam-grade",
+        tags={"system": a["system"]},
+        fields={
+            "question": q["question"],
+            "context": a["text"],
+            "title": "",
+            "choices": q["choices"],
+        },
+    )
 
 
 def _model_grades(
@@ -142,50 +197,18 @@ def _model_grades(
     verification: str,
     threshold: float,
     run_id: str,
-    rater_model: str | None,
-) -> list[Grade]:
-    """Grade with a configured model through :mod:`core.llm`."""
+    now: str,
+) -> None:
+    """Grade with a configured model through :mod:`core.llm`: an LLM stage, each grade stored
+    in its own transaction as its reply arrives."""
 
-    reqs, kinds = [], []
+    planned = []
     for a, q in pairs:
-        if q["choices"]:
-            listing = "\n".join(f"{k}) {v}" for k, v in q["choices"].items())
-            prompt, name = (
-                render_prompt("exam_answer_mc", question=q["question"], choices=listing),
-                "exam_answer_mc",
-            )
-            task = "exam_answer_mc"
-        elif verification == "self_rating":
-            prompt = render_prompt("exam_answerability", question=q["question"])
-            name, task = "exam_answerability", "exam_answerability"
-        else:
-            prompt, name, task = (
-                render_prompt("exam_answer", question=q["question"]),
-                "exam_answer",
-                "answer",
-            )
-        reqs.append(
-            LLMRequest(
-                model=model,
-                context=a["text"],
-                prompt=prompt,
-                task=task,
-                max_tokens=300,
-                purpose="exam-grade",
-                tags={"system": a["system"]},
-                fields={
-                    "question": q["question"],
-                    "context": a["text"],
-                    "title": "",
-                    "choices": q["choices"],
-                },
-            )
-        )
-        kinds.append(name)
-    grades = []
-    for (a, q), name, resp in zip(
-        pairs, kinds, complete_many(db, reqs, run_id=run_id, progress=len(reqs) > 50)
-    ):
+        name, request = _grade_request(model, a, q, verification)
+        planned.append(((a, q, name), request))
+
+    def store(db: sqlite_utils.Database, job: tuple[dict, dict, str], resp: LLMResponse) -> str:
+        a, q, name = job
         g = Grade(
             article_id=a["id"],
             question_id=q["id"],
@@ -207,48 +230,54 @@ def _model_grades(
         else:
             g.answer = (resp.text or "").strip()
             _ground_truth_lexical(g, q, threshold)
-        grades.append(g)
-    if verification == "ground_truth" and rater_model:
-        _rate_with_model(db, pairs, grades, rater_model, run_id)
-    return grades
+        save_grade(db, _grade_row(g, run_id, now))
+        return g.status
+
+    run_stage(db, planned, store, run_id=run_id, progress=len(planned) > 50)
 
 
 def _rate_with_model(
-    db: sqlite_utils.Database,
-    pairs: list[tuple[dict, dict]],
-    grades: list[Grade],
-    rater_model: str,
-    run_id: str,
+    db: sqlite_utils.Database, questions: dict[str, dict], rater_model: str, run_id: str
 ) -> None:
-    """Replace the lexical verdict by a ``match_reference`` rater's yes/no."""
+    """Replace the lexical verdict of every answered free-text grade of the run not rated yet
+    by a ``match_reference`` rater's yes/no (an LLM stage: each verdict stored as it arrives).
+    A rater's provider failure stores the grade as ``error``, so the rerun asks again."""
 
-    todo = [
-        (i, q)
-        for i, ((_a, q), g) in enumerate(zip(pairs, grades))
-        if not q["choices"] and g.status == "ok"
-    ]
-    reqs = [
-        LLMRequest(
-            model=rater_model,
-            task="match_reference",
-            max_tokens=300,
-            purpose="exam-rate",
-            fields={
-                "question": q["question"],
-                "answer": grades[i].answer,
-                "references": _references(q),
-            },
+    planned = [
+        (
+            g["id"],
+            LLMRequest(
+                model=rater_model,
+                task="match_reference",
+                max_tokens=300,
+                purpose="exam-rate",
+                fields={
+                    "question": q["question"],
+                    "answer": g["answer"],
+                    "references": _references(q),
+                },
+            ),
         )
-        for i, q in todo
+        for g in unrated_grades(db, run_id)
+        if not (q := questions[g["question_id"]])["choices"]
     ]
-    for (i, _q), resp in zip(todo, complete_many(db, reqs, run_id=run_id)):
-        verdict = None if resp.error else parse_reply(resp.text or "", "absolute").verdict
-        g = grades[i]
-        g.extra["rater"] = rater_model
+
+    def store(db: sqlite_utils.Database, grade_id: int, resp: LLMResponse) -> str:
+        if resp.error:
+            rate_grade(
+                db, grade_id, rater=rater_model, correct=None, status="error", raw=resp.error
+            )
+            return "error"
+        verdict = parse_reply(resp.text or "", "absolute").verdict
         if verdict in ("yes", "no"):
-            g.correct = int(verdict == "yes")
-        else:
-            g.status, g.correct, g.raw = "unparsed", None, resp.error or resp.text or ""
+            rate_grade(db, grade_id, rater=rater_model, correct=int(verdict == "yes"), status="ok")
+            return "ok"
+        rate_grade(
+            db, grade_id, rater=rater_model, correct=None, status="unparsed", raw=resp.text or ""
+        )
+        return "unparsed"
+
+    run_stage(db, planned, store, run_id=run_id)
 
 
 def grade_bank(
@@ -264,8 +293,11 @@ def grade_bank(
 ) -> str:
     """Grade every stored article of ``bank_id`` on its query's exam questions; returns the run id.
 
-    The run (``runs`` + ``exam_runs``) and all its grades are written in one transaction after
-    grading; re-running the same configuration replaces the run's grades.
+    An LLM stage (:func:`core.llm.stage.run_stage`): the run (``runs`` + ``exam_runs``) is
+    written first, then each grade in its own short transaction as its reply arrives, so an
+    interrupted run keeps its grades. Re-running the same configuration grades only the pairs
+    without a grade (or with a provider error) and rates only the grades not rated yet; a run
+    id graded before with another configuration has its grades replaced.
     """
     if verification not in VERIFICATIONS:
         raise ConfigError(f"unknown verification {verification!r}; use one of {VERIFICATIONS}")
@@ -319,51 +351,31 @@ def grade_bank(
         "systems": systems,
     }
     now = utcnow()
-    if not db.execute("select 1 from runs where id = ?", [run_id]).fetchone():
+    if not run_exists(db, run_id):
         start_run(db, "exam", f"EXAM {bank_id}", config, run_id=run_id, started_at=now)
+    open_exam_run(
+        db,
+        {
+            "id": run_id,
+            "bank_id": bank_id,
+            "qa_model": qa_model,
+            "verification": verification,
+            "threshold": threshold,
+            "config": config,
+            "created_at": now,
+        },
+    )
+    done = graded_pairs(db, run_id)
+    todo = [(a, q) for a, q in pairs if (a["id"], q["id"]) not in done]
     try:
         if qa_model == OFFLINE:
-            grades = _offline_grades(db, pairs, verification, threshold, run_id)
+            _offline_grades(db, todo, verification, threshold, run_id, now)
         else:
-            grades = _model_grades(
-                db, pairs, qa_model, verification, threshold, run_id, rater_model
-            )
+            _model_grades(db, todo, qa_model, verification, threshold, run_id, now)
+            if verification == "ground_truth" and rater_model:
+                _rate_with_model(db, {q["id"]: q for q in questions}, rater_model, run_id)
     except BaseException:
         finish_run(db, run_id, "failed", None)
         raise
-    with transaction(db):
-        db.execute("delete from exam_grades where run_id = ?", [run_id])
-        db["exam_runs"].upsert(
-            {
-                "id": run_id,
-                "bank_id": bank_id,
-                "qa_model": qa_model,
-                "verification": verification,
-                "threshold": threshold,
-                "config": dumps(config),
-                "created_at": now,
-            },
-            pk="id",
-        )
-        db["exam_grades"].insert_all(
-            (
-                {
-                    "run_id": run_id,
-                    "article_id": g.article_id,
-                    "question_id": g.question_id,
-                    "answer": g.answer,
-                    "self_rating": g.self_rating,
-                    "score": g.score,
-                    "correct": g.correct,
-                    "status": g.status,
-                    "raw": g.raw[:4000],
-                    "prompt_hash": g.prompt_hash,
-                    "rater": str(g.extra.get("rater") or ""),
-                    "created_at": now,
-                }
-                for g in grades
-            ),
-            batch_size=500,
-        )
-        finish_run(db, run_id, "done", None, config=config)
+    finish_run(db, run_id, "done", None, config=config)
     return run_id

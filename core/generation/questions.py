@@ -17,6 +17,11 @@ Near-duplicates: a new question whose TF-IDF cosine similarity (word 1-2-grams, 
 generated questions of the document) to an earlier kept question is >= ``DUPLICATE_THRESHOLD``
 (0.8) is stored with ``status='discarded'`` and ``metadata.duplicate_of`` / ``similarity``.
 
+LLM generation is an LLM stage (:func:`core.llm.stage.run_stage`): one request per entity is
+planned and checked first, then sent with no transaction open, and each entity's questions (or
+its failure) are stored in their own transaction as its reply arrives, so an interrupted run
+keeps them and the rerun asks only for the entities still without questions.
+
 Idempotence: question ids hash (document, generator, prompt hash, entity, question text); an
 entity that already has questions from the same model and prompt hash is skipped on re-run.
 """
@@ -40,10 +45,11 @@ from core.generation.entity_store import (
     get_entities,
 )
 from core.generation.question_store import store_candidates
-from core.llm.engine import complete_many, preflight
+from core.llm.engine import preflight
 from core.llm.prompts import prompt_hash, render_prompt
 from core.llm.reply_json import first_value
-from core.llm.types import LLMRequest
+from core.llm.stage import run_stage
+from core.llm.types import LLMRequest, LLMResponse
 from core.llm.windows import context_window
 from core.store.connection import dumps, utcnow
 from core.store.questions import (
@@ -119,11 +125,6 @@ def parse_qa_pairs(text: str) -> list[QAPair]:
     if not pairs:
         raise ValueError("no JSON question list and no 'Question: ... Answer: ...' blocks")
     return pairs
-
-
-# ---------------------------------------------------------------------------------------------
-# LLM generation
-# ---------------------------------------------------------------------------------------------
 
 
 def entity_context(
@@ -238,76 +239,87 @@ def check_generator_model(model: str) -> None:
     )
 
 
-def llm_candidates(
+def _candidates(
+    entity: dict,
+    kind: str,
+    idxs: list[int],
+    ctx_tokens: int,
+    pairs: list[QAPair],
+    resp: LLMResponse,
+    model: str,
+    per_entity: int,
+) -> list[Candidate]:
+    phash = prompt_hash(PROMPT)
+    return [
+        Candidate(
+            question=pair.question,
+            answer=pair.answer,
+            qtype="long-span",
+            entity_id=entity["id"],
+            provenance={
+                "generator": "llm",
+                "model": model,
+                "prompt": PROMPT,
+                "prompt_hash": phash,
+                "entity": entity["name"],
+                "context_kind": kind,
+                "request_id": resp.request_id,
+                "cache_hit": resp.cache_hit,
+            },
+            metadata={
+                "entity": entity["name"],
+                "context_tokens": ctx_tokens,
+                "context_passages": idxs,
+            },
+        )
+        for pair in pairs[:per_entity]
+    ]
+
+
+def generate_with_model(
     db,
     doc: dict,
-    entities: list[dict],
+    planned: tuple[list[Any], list[tuple]],
     model: str,
     per_entity: int,
     run_id: str,
-    window_tokens: int | None = None,
     progress: bool = False,
-    planned: tuple[list[Any], list[tuple]] | None = None,
-) -> tuple[list[Candidate], int]:
-    """Prompt ``model`` once per entity; return parsed candidates and the failure count."""
+) -> tuple[dict[str, int], int]:
+    """Send the planned requests (one per entity) and store each entity's questions (or its
+    failure) in its own transaction as its reply arrives; return the store counts
+    (kept/discarded/existing) and the failure count.
+
+    An LLM stage (:func:`core.llm.stage.run_stage`). Entities are stored in their planned order
+    (a reply that arrives early waits for the entities before it), so the near-duplicate check
+    sees the same earlier questions whatever the order of the replies.
+    """
 
     phash = prompt_hash(PROMPT)
-    requests, meta = planned or plan_generation(db, doc, entities, model, per_entity, window_tokens)
-    replies = complete_many(db, requests, run_id=run_id, progress=progress)
-    out, failures = [], 0
-    for (e, kind, idxs, ctx_tokens), resp in zip(meta, replies):
+    requests, meta = planned
+    counts = {"kept": 0, "discarded": 0, "existing": 0}
+    failures = [0]
+
+    def store(db, i: int, resp: LLMResponse) -> None:
+        e, kind, idxs, ctx_tokens = meta[i]
         if resp.error is not None:
-            _record_failure(
-                db,
-                run_id,
-                doc["id"],
-                e["id"],
-                model,
-                phash,
-                "provider_error",
-                f"{resp.error_kind}: {resp.error}",
-                resp.text,
-            )
-            failures += 1
-            continue
-        try:
-            pairs = parse_qa_pairs(resp.text)
-        except ValueError as exc:
-            _record_failure(
-                db, run_id, doc["id"], e["id"], model, phash, "unparsed", str(exc), resp.text
-            )
-            failures += 1
-            continue
-        for pair in pairs[:per_entity]:
-            out.append(
-                Candidate(
-                    question=pair.question,
-                    answer=pair.answer,
-                    qtype="long-span",
-                    entity_id=e["id"],
-                    provenance={
-                        "generator": "llm",
-                        "model": model,
-                        "prompt": PROMPT,
-                        "prompt_hash": phash,
-                        "entity": e["name"],
-                        "context_kind": kind,
-                        "request_id": resp.request_id,
-                        "cache_hit": resp.cache_hit,
-                    },
-                    metadata={
-                        "entity": e["name"],
-                        "context_tokens": ctx_tokens,
-                        "context_passages": idxs,
-                    },
-                )
-            )
-    return out, failures
+            error, kind_of_failure = f"{resp.error_kind}: {resp.error}", "provider_error"
+        else:
+            try:
+                pairs = parse_qa_pairs(resp.text)
+            except ValueError as exc:
+                error, kind_of_failure = str(exc), "unparsed"
+            else:
+                cands = _candidates(e, kind, idxs, ctx_tokens, pairs, resp, model, per_entity)
+                for key, n in store_candidates(db, doc["id"], cands, run_id).items():
+                    counts[key] += n
+                return
+        _record_failure(
+            db, run_id, doc["id"], e["id"], model, phash, kind_of_failure, error, resp.text
+        )
+        failures[0] += 1
 
-
-# ---------------------------------------------------------------------------------------------
-# Entry point
-# ---------------------------------------------------------------------------------------------
+    run_stage(db, list(enumerate(requests)), store, run_id=run_id, progress=progress, ordered=True)
+    return counts, failures[0]
 
 
 def generate_questions(
@@ -355,24 +367,14 @@ def generate_questions(
     )
     try:
         if is_baseline:
-            candidates, failures = baseline_candidates(db, doc, n_entities, per_entity), 0
-        else:
-            candidates, failures = (
-                llm_candidates(
-                    db,
-                    doc,
-                    todo,
-                    model,
-                    per_entity,
-                    run_id,
-                    window_tokens,
-                    progress,
-                    planned=planned,
-                )
-                if todo
-                else ([], 0)
+            candidates = baseline_candidates(db, doc, n_entities, per_entity)
+            counts, failures = store_candidates(db, doc_id, candidates, run_id), 0
+        elif planned is not None and todo:
+            counts, failures = generate_with_model(
+                db, doc, planned, model, per_entity, run_id, progress
             )
-        counts = store_candidates(db, doc_id, candidates, run_id)
+        else:
+            counts, failures = {"kept": 0, "discarded": 0, "existing": 0}, 0
     except BaseException as exc:
         finish_run(db, run_id, "failed", str(exc)[:500])
         raise

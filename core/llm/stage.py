@@ -15,6 +15,12 @@ committed to the cache. So:
 
 ``store`` returns an outcome label (``"stored"``, ``"unparsed"``, ``"rejected: ..."``) that is
 counted, or None to count nothing. It runs on the calling thread.
+
+``ordered=True`` stores the results in planned order: a reply that arrives early waits (in
+memory, and in the cache) until the replies planned before it are stored. Stages whose stored
+rows depend on what was stored before them (near-duplicate checks) or whose row ids should follow
+the plan use it; an interrupt then keeps the stored prefix, and the waiting replies are cache hits
+on the rerun.
 """
 
 from __future__ import annotations
@@ -39,12 +45,13 @@ def run_stage(
     run_id: str | None = None,
     progress: bool = False,
     counts: Counter | None = None,
+    ordered: bool = False,
 ) -> dict[str, int]:
     """Send the planned requests and store each result in its own transaction; return counts.
 
     ``counts`` (optional) is updated in place, so a stage's earlier tallies (``already done``)
-    are kept even when the run is interrupted. Raises ConfigError when called inside an open
-    write transaction.
+    are kept even when the run is interrupted. ``ordered``: store in planned order (see the
+    module docstring). Raises ConfigError when called inside an open write transaction.
     """
     tally: Counter = counts if counts is not None else Counter()
     refuse_open_transaction(db)
@@ -52,11 +59,24 @@ def run_stage(
         return dict(tally)
     jobs = [job for job, _ in planned]
 
-    def on_reply(i: int, response: LLMResponse) -> None:
+    arrived: dict[int, LLMResponse] = {}
+    next_up = 0
+
+    def store_one(i: int, response: LLMResponse) -> None:
         with transaction(db):
             outcome = store(db, jobs[i], response)
         if outcome:
             tally[outcome] += 1
+
+    def on_reply(i: int, response: LLMResponse) -> None:
+        nonlocal next_up
+        if not ordered:
+            store_one(i, response)
+            return
+        arrived[i] = response
+        while next_up in arrived:
+            store_one(next_up, arrived.pop(next_up))
+            next_up += 1
 
     complete_many(
         db,

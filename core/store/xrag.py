@@ -182,3 +182,16 @@ def pair_distractors(
         "select * from xrag_distractors where pair_id = ? and language = ? order by rank",
         [pair_id, language],
     )
+
+
+def confirmed_pairs(db: sqlite_utils.Database, method: str) -> set[tuple[str, str]]:
+    """``(article_a, article_b)`` of the stored pairs a model already said yes or no about
+    (pairing ``method``)."""
+    return {
+        (r[0], r[1])
+        for r in db.execute(
+            "select article_a, article_b from article_pairs "
+            "where method = ? and related is not null",
+            [method],
+        )
+    }

@@ -32,8 +32,11 @@ LEVEL = 0.95
 
 
 def _results(db: sqlite_utils.Database, model: str | None) -> list[dict[str, Any]]:
-    sql = "select * from xrag_results" + (" where model = ?" if model else "") + " order by id"
-    return rows(db, sql, [model] if model else [])
+    """Finished results (an interrupted evaluation's answers awaiting the panel are left out)."""
+    sql = "select * from xrag_results where panel_status != 'pending'" + (
+        " and model = ?" if model else ""
+    )
+    return rows(db, sql + " order by id", [model] if model else [])
 
 
 def _interval(k: int, n: int, level: float) -> tuple[float | None, float | None, float | None]:

@@ -19,11 +19,9 @@ from core.corpus.documents import upsert_document
 from core.corpus.names import name_problem
 from core.corpus.tabular import read_records
 from core.errors import InputError
-from core.llm.prompts import prompt_hash, render_prompt
-from core.llm.types import LLMRequest, require_real_model
 from core.store.connection import rows, transaction, utcnow
 from core.store.xrag import add_pair, article_pairs, set_pair_verdict
-from core.xrag.model_calls import ask_json
+from core.xrag.model_calls import confirm_relatedness
 from core.xrag.title_pairs import MAX_DAYS, MIN_SHARED, candidate_pairs, parse_date
 
 if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
@@ -187,42 +185,8 @@ def pair_articles(
     """
     found = candidate_pairs(english_articles(db), min_shared=min_shared, max_days=max_days)
     stats = {"candidates": len(found)}
-    if model:
-        require_real_model(model, "checking pair relatedness")
-        ids = sorted({x for p in found for x in (p["article_a"], p["article_b"])})
-        texts = {
-            r["id"]: r
-            for r in rows(
-                db,
-                f"select id, title, text from documents where id in ({','.join('?' * len(ids))})",
-                ids,
-            )
-        }
-        reqs = []
-        for p in found:
-            a, b = texts[p["article_a"]], texts[p["article_b"]]
-            reqs.append(
-                LLMRequest(
-                    model=model,
-                    task="relatedness",
-                    max_tokens=200,
-                    purpose="xrag-relatedness",
-                    prompt=render_prompt(
-                        "xrag_relatedness",
-                        title_a=a["title"],
-                        text_a=a["text"][:3000],
-                        title_b=b["title"],
-                        text_b=b["text"][:3000],
-                    ),
-                    fields={"title_a": a["title"], "title_b": b["title"]},
-                )
-            )
-        for p, (obj, _) in zip(found, ask_json(db, reqs, run_id=run_id)):
-            verdict = str((obj or {}).get("related", "")).strip().lower()
-            p["method"] = "title-entities+model"
-            p["related"] = verdict if verdict in ("yes", "no") else None
-            p["status"] = {"yes": "active", "no": "rejected"}.get(verdict, "unconfirmed")
-            p["provenance"] = {"model": model, "prompt_hash": prompt_hash("xrag_relatedness")}
-            stats[p["status"]] = stats.get(p["status"], 0) + 1
-    stats["new"] = store_pairs(db, found)
+    if model:  # each pair is stored with its verdict as the reply arrives
+        stats.update(confirm_relatedness(db, found, model, store_pairs, run_id=run_id))
+        found = [p for p in found if "related" not in p]  # the pairs decided before
+    stats["new"] = stats.get("new", 0) + store_pairs(db, found)
     return stats

@@ -19,28 +19,42 @@ from __future__ import annotations
 import random
 import uuid
 from collections import Counter
-from typing import Any
-
-import sqlite_utils
+from typing import TYPE_CHECKING, Any
 
 from core.errors import ConfigError, InputError
-from core.llm.engine import complete_many
 from core.llm.prompts import render_prompt
-from core.llm.types import LLMRequest
-from core.store.connection import dumps, rows, transaction, utcnow
+from core.llm.stage import run_stage
+from core.llm.types import LLMRequest, LLMResponse
+from core.store.connection import rows, transaction, utcnow
+from core.store.judgments import insert_judgment
+from core.store.questions import questions_by_id
 from core.store.runs import finish_run, start_run
+from core.store.xrag_results import (
+    add_vote,
+    answered_cases,
+    finish_result,
+    insert_answer,
+    pending_results,
+)
 from core.xrag.articles import version_of
 from core.xrag.distractors import distractors
 from core.xrag.judges import (
     DEFAULT_PANEL,
+    RULE_JUDGES,
     check_panel,
     final_verdict,
-    judge_all,
+    judge_request,
     panel_vote,
+    rule_vote,
+    vote_from_reply,
+    vote_judgment,
 )
 from core.xrag.language import language_matches
 from core.xrag.model_calls import TARGET_LANGUAGES, language_name
 from core.xrag.translate import english_items, translations_of
+
+if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
+    import sqlite_utils
 
 SETTINGS = ("english", "monolingual", "multilingual", "none", "oracle")
 CRITERION = "xrag-key-info"
@@ -169,9 +183,13 @@ def evaluate(
 ) -> dict[str, Any]:
     """Answer every case with ``model``, judge it with the panel, store results and judgments.
 
-    Resumable: a (question, setting, model, panel) already answered in ``xrag_results`` is
-    skipped; one whose answer failed (provider error) is asked again and its error row replaced
-    (the error judgments stay in the append-only ``judgments``). Returns counts and the run id.
+    Two LLM stages (:func:`core.llm.stage.run_stage`): each answer is stored as its reply
+    arrives (a result with ``panel_status = 'pending'``), then each model judge's vote; a
+    result is finished (votes, verdict, judgments) once its panel has voted. Resumable: a
+    (question, setting, model, panel) already answered in ``xrag_results`` is not asked again,
+    a pending result gets only its missing votes, and one whose answer failed (provider error)
+    is asked again and its error row replaced (the error judgments stay in the append-only
+    ``judgments``). Returns counts and the run id.
     """
 
     panel = check_panel(panel)
@@ -181,20 +199,13 @@ def evaluate(
     for lang in languages:
         language_name(lang)
     panel_key = ",".join(panel)
-    done = {
-        (r[0], r[1])
-        for r in db.execute(
-            "select question_id, setting from xrag_results where model = ? and judge_panel = ? "
-            "and answer_status = 'ok'",
-            [model, panel_key],
-        )
-    }
+    done = answered_cases(db, model, panel_key)
     cases = [
         c
         for c in plan(db, settings, languages, controlled)
         if (c["question"]["id"], c["setting"]) not in done
     ]
-    if not cases:
+    if not cases and not pending_results(db, model, panel_key):
         return {"run_id": None, "cases": 0, "skipped": len(done)}
     run_id = f"xrag-eval-{uuid.uuid4().hex[:12]}"
     start_run(
@@ -210,10 +221,30 @@ def evaluate(
         },
         run_id=run_id,
     )
+    try:
+        _answer(db, model, cases, panel_key, run_id, progress)
+        stats = _judge(db, model, panel, run_id, progress)
+    except BaseException:
+        finish_run(db, run_id, "failed", None)
+        raise
+    finish_run(db, run_id, "done", None)
+    return {"run_id": run_id, "cases": len(cases), "skipped": len(done), **stats}
+
+
+def _answer(
+    db: sqlite_utils.Database,
+    model: str,
+    cases: list[dict[str, Any]],
+    panel_key: str,
+    run_id: str,
+    progress: bool,
+) -> None:
+    """Answer every case (an LLM stage): each answer is stored, in planned order, as a result
+    awaiting its panel (``panel_status = 'pending'``) as its reply arrives."""
     docs = {
         r["id"]: r for r in rows(db, "select id, title, text from documents where kind = 'article'")
     }
-    reqs = []
+    planned = []
     for c in cases:
         shown = [docs[d] for d in c["documents"]]
         note = (
@@ -221,135 +252,149 @@ def evaluate(
             if shown
             else "No articles were retrieved for this question."
         )
-        reqs.append(
-            LLMRequest(
-                model=model,
-                task="answer",
-                context=_context_text(shown),
-                max_tokens=300,
-                prompt=render_prompt(
-                    "xrag_answer",
-                    question=c["question"]["question"],
-                    language_name=language_name(c["language"]),
-                    documents_note=note,
-                ),
-                fields={
-                    "question": c["question"]["question"],
-                    "context": _context_text(shown),
-                    "title": "",
-                },
-                purpose="xrag-answer",
-                tags={"setting": c["setting"]},
-            )
+        request = LLMRequest(
+            model=model,
+            task="answer",
+            context=_context_text(shown),
+            max_tokens=300,
+            prompt=render_prompt(
+                "xrag_answer",
+                question=c["question"]["question"],
+                language_name=language_name(c["language"]),
+                documents_note=note,
+            ),
+            fields={
+                "question": c["question"]["question"],
+                "context": _context_text(shown),
+                "title": "",
+            },
+            purpose="xrag-answer",
+            tags={"setting": c["setting"]},
         )
-    answers = complete_many(db, reqs, run_id=run_id, progress=progress)
-    judged = [
-        {
-            "question": c["question"]["question"],
-            "answer": a.text or "",
-            "references": _references(c),
-        }
-        for c, a in zip(cases, answers)
-    ]
-    votes = judge_all(db, judged, panel, run_id=run_id, progress=progress)
-    stats: Counter = Counter()
-    with transaction(db):
-        for c, a, v in zip(cases, answers, votes):
-            stats[_store(db, c, a, v, model, panel_key, run_id)] += 1
-        finish_run(db, run_id, "done", None)
-    return {"run_id": run_id, "cases": len(cases), "skipped": len(done), **stats}
+        planned.append((c, request))
+
+    def store(db: sqlite_utils.Database, case: dict[str, Any], answer: LLMResponse) -> None:
+        text = answer.text or ""
+        detected, lang_ok = language_matches(text, case["language"]) if text else (None, None)
+        insert_answer(
+            db,
+            {
+                "question_id": case["question"]["id"],
+                "item_id": case["item"]["id"],
+                "language": case["language"],
+                "setting": case["setting"],
+                "model": model,
+                "qtype": case["item"]["qtype"],
+                "documents": case["documents"],
+                "answer": text,
+                "answer_status": "ok" if answer.error is None else "error",
+                "response_language": detected,
+                "language_ok": None if lang_ok is None else int(lang_ok),
+                "judge_panel": panel_key,
+                "run_id": run_id,
+                "created_at": utcnow(),
+            },
+        )
+
+    run_stage(db, planned, store, run_id=run_id, progress=progress, ordered=True)
 
 
-def _references(case: dict[str, Any]) -> list[str]:
+def _references(question: dict[str, Any], item: dict[str, Any]) -> list[str]:
     """The reference answer in the question's language, then the English one."""
-    refs = list(case["question"]["answers"])
-    for r in case["item"]["answers"]:
+    refs = list(question["answers"])
+    for r in item["answers"]:
         if r not in refs:
             refs.append(r)
     return refs
 
 
-def _store(
+def _judge(
+    db: sqlite_utils.Database, model: str, panel: tuple[str, ...], run_id: str, progress: bool
+) -> Counter:
+    """Have the panel judge every pending result of ``model`` (an LLM stage for the model
+    judges: each vote is stored as its reply arrives; rule judges vote when the result is
+    finished). A result whose model judges have all voted is finished in its own transaction:
+    votes, verdicts and judgments. Returns the verdict labels counted."""
+    waiting = pending_results(db, model, ",".join(panel))
+    qs = questions_by_id(db, sorted({r[k] for r in waiting for k in ("question_id", "item_id")}))
+    model_judges = {j for j in panel if j not in RULE_JUDGES}
+    stats: Counter = Counter()
+    planned = []
+    for r in waiting:
+        q = qs[r["question_id"]]
+        case = {
+            "question": q["question"],
+            "answer": r["answer"],
+            "references": _references(q, qs[r["item_id"]]),
+        }
+        voted = {v["judge"] for v in r["votes"]}
+        if model_judges <= voted:
+            with transaction(db):
+                stats[_finish(db, r, case, r["votes"], panel, run_id)] += 1
+        for judge in sorted(model_judges - voted, key=panel.index):
+            request = judge_request(judge, case["question"], case["answer"], case["references"])
+            planned.append(((r, case, judge), request))
+
+    def store(db: sqlite_utils.Database, job: tuple, resp: LLMResponse) -> str | None:
+        r, case, judge = job
+        votes = add_vote(db, r["id"], vote_from_reply(judge, resp.text, resp.error))
+        if model_judges <= {v["judge"] for v in votes}:
+            return _finish(db, r, case, votes, panel, run_id)
+        return None
+
+    run_stage(db, planned, store, run_id=run_id, progress=progress, counts=stats)
+    return stats
+
+
+def _finish(
     db: sqlite_utils.Database,
+    result: dict[str, Any],
     case: dict[str, Any],
-    answer: Any,
-    votes: list[dict],
-    model: str,
-    panel_key: str,
+    model_votes: list[dict[str, Any]],
+    panel: tuple[str, ...],
     run_id: str,
 ) -> str:
-    """Write one result row and its judgments; return the verdict label for the counts."""
-    q, now = case["question"], utcnow()
-    text = answer.text or ""
-    detected, lang_ok = language_matches(text, case["language"]) if text else (None, None)
+    """Write a result's panel outcome and its judgments; return the verdict label."""
+    by_judge = {v["judge"]: v for v in model_votes}
+    votes = [rule_vote(j, case) if j in RULE_JUDGES else by_judge[j] for j in panel]
     content, status = panel_vote([v["verdict"] for v in votes])
-    verdict = final_verdict(content, lang_ok) if answer.error is None else None
-    if answer.error is not None:
-        status = "error"
-    system = f"{model}@{case['setting']}"
-    db.execute(
-        "delete from xrag_results where question_id = ? and setting = ? and model = ? "
-        "and judge_panel = ? and answer_status = 'error'",
-        [q["id"], case["setting"], model, panel_key],
-    )
-    db["xrag_results"].insert(
+    lang_ok = None if result["language_ok"] is None else bool(result["language_ok"])
+    failed = result["answer_status"] == "error"
+    verdict = None if failed else final_verdict(content, lang_ok)
+    status = "error" if failed else status
+    finish_result(
+        db,
+        result["id"],
         {
-            "question_id": q["id"],
-            "item_id": case["item"]["id"],
-            "language": case["language"],
-            "setting": case["setting"],
-            "model": model,
-            "qtype": case["item"]["qtype"],
-            "documents": dumps(case["documents"]),
-            "answer": text,
-            "answer_status": "ok" if answer.error is None else "error",
-            "response_language": detected,
-            "language_ok": None if lang_ok is None else int(lang_ok),
-            "votes": dumps([{k: v.get(k) for k in ("judge", "verdict", "status")} for v in votes]),
+            "votes": [{k: v.get(k) for k in ("judge", "verdict", "status")} for v in votes],
             "content_verdict": content,
             "panel_status": status,
             "verdict": verdict,
-            "judge_panel": panel_key,
-            "run_id": run_id,
-            "created_at": now,
-        }
+        },
     )
     base = {
         "kind": "absolute",
-        "question_id": q["id"],
+        "question_id": result["question_id"],
         "rater_kind": "auto",
         "criterion": CRITERION,
-        "system": system,
-        "context_kind": case["setting"],
+        "system": f"{result['model']}@{result['setting']}",
+        "context_kind": result["setting"],
         "run_id": run_id,
-        "created_at": now,
+        "created_at": utcnow(),
     }
-    db["judgments"].insert_all(
-        [
-            {
-                **base,
-                "rater": f"auto:{v['judge']}",
-                "verdict": v["verdict"],
-                "status": "ok"
-                if v["verdict"]
-                else ("error" if v["status"] == "error" else "unparsed"),
-                "evidence": dumps(v.get("evidence") or []),
-                "rationale": v.get("explanation") or "",
-                "raw": v.get("raw") or "",
-            }
-            for v in votes
-        ]
-        + [
-            {
-                **base,
-                "rater": PANEL_RATER,
-                "verdict": verdict,
-                "evidence": "[]",
-                "raw": "",
-                "status": "ok" if verdict else ("error" if status == "error" else "unparsed"),
-                "rationale": f"panel {status}; content {content}; response language {detected} "
-                f"(expected {case['language']})",
-            }
-        ]
+    for v in votes:
+        insert_judgment(db, {**base, **vote_judgment(v)})
+    insert_judgment(
+        db,
+        {
+            **base,
+            "rater": PANEL_RATER,
+            "verdict": verdict,
+            "evidence": "[]",
+            "raw": "",
+            "status": "ok" if verdict else ("error" if status == "error" else "unparsed"),
+            "rationale": f"panel {status}; content {content}; response language "
+            f"{result['response_language']} (expected {result['language']})",
+        },
     )
     return {"yes": "correct", "no": "wrong"}.get(verdict or "", f"no verdict ({status})")

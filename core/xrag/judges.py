@@ -38,6 +38,7 @@ from core.judging.verdicts import parse_reply
 from core.llm.engine import complete_many
 from core.llm.prompts import neutralise, render_prompt
 from core.llm.types import LLMRequest
+from core.store.connection import dumps
 
 DEFAULT_PANEL = ("offline:similarity", "rule:key-recall", "rule:key-facts")
 RECALL = 0.8
@@ -168,6 +169,45 @@ def judge_request(judge: str, question: str, answer: str, references: list[str])
     )
 
 
+def vote_from_reply(judge: str, raw: str, error: str | None = None) -> dict[str, Any]:
+    """One judge's vote from its reply (or its provider error).
+
+    ``{"judge", "verdict" (yes|no|None), "status" (ok|unparsed|error), "raw"}`` plus the
+    parsed ``evidence`` and ``explanation`` when there was a reply."""
+    if error:
+        return {"judge": judge, "verdict": None, "status": "error", "raw": error}
+    parsed = parse_reply(raw, "absolute")
+    return {
+        "judge": judge,
+        "verdict": parsed.verdict,
+        "status": parsed.status,
+        "raw": raw,
+        "evidence": parsed.evidence,
+        "explanation": parsed.explanation,
+    }
+
+
+def vote_judgment(vote: dict[str, Any]) -> dict[str, Any]:
+    """The judgment columns of one judge's vote (rater, verdict, status, evidence, ...)."""
+    return {
+        "rater": f"auto:{vote['judge']}",
+        "verdict": vote["verdict"],
+        "status": "ok"
+        if vote["verdict"]
+        else ("error" if vote["status"] == "error" else "unparsed"),
+        "evidence": dumps(vote.get("evidence") or []),
+        "rationale": vote.get("explanation") or "",
+        "raw": vote.get("raw") or "",
+    }
+
+
+def rule_vote(judge: str, case: dict[str, Any]) -> dict[str, Any]:
+    """The vote of a rule judge on a case (``question, answer, references``): no model call."""
+    return vote_from_reply(
+        judge, RULE_JUDGES[judge](case["question"], case["answer"], case["references"])
+    )
+
+
 def judge_all(
     db: Any,
     cases: list[dict[str, Any]],
@@ -176,41 +216,25 @@ def judge_all(
     run_id: str | None = None,
     progress: bool = False,
 ) -> list[list[dict[str, Any]]]:
-    """Votes of every panel judge on every case (``question, answer, references``).
-
-    Each vote is ``{"judge", "verdict" (yes|no|None), "status" (ok|unparsed|error), "raw"}``.
-    """
+    """Votes of every panel judge on every case (``question, answer, references``), in panel
+    order, without storing them (``db=None`` runs without cache or ledger). A stored
+    evaluation sends its judge calls through the LLM-stage runner instead
+    (:func:`core.xrag.evaluate.evaluate`)."""
 
     votes: list[list[dict[str, Any]]] = [[] for _ in cases]
     for judge in check_panel(panel):
         if judge in RULE_JUDGES:
-            raws: list[tuple[str, str | None]] = [
-                (RULE_JUDGES[judge](c["question"], c["answer"], c["references"]), None)
-                for c in cases
-            ]
-        else:
-            resps = complete_many(
-                db,
-                [judge_request(judge, c["question"], c["answer"], c["references"]) for c in cases],
-                run_id=run_id,
-                progress=progress,
-            )
-            raws = [(r.text, r.error) for r in resps]
-        for i, (raw, error) in enumerate(raws):
-            if error:
-                votes[i].append({"judge": judge, "verdict": None, "status": "error", "raw": error})
-                continue
-            parsed = parse_reply(raw, "absolute")
-            votes[i].append(
-                {
-                    "judge": judge,
-                    "verdict": parsed.verdict,
-                    "status": parsed.status,
-                    "raw": raw,
-                    "evidence": parsed.evidence,
-                    "explanation": parsed.explanation,
-                }
-            )
+            for i, c in enumerate(cases):
+                votes[i].append(rule_vote(judge, c))
+            continue
+        resps = complete_many(
+            db,
+            [judge_request(judge, c["question"], c["answer"], c["references"]) for c in cases],
+            run_id=run_id,
+            progress=progress,
+        )
+        for i, r in enumerate(resps):
+            votes[i].append(vote_from_reply(judge, r.text, r.error))
     return votes
 
 

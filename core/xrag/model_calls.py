@@ -1,19 +1,26 @@
-"""Model calls of the XRAG builder: JSON replies, language names."""
+"""Model calls of the XRAG builder: JSON replies, language names, pair relatedness."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
-
-import sqlite_utils
+from collections import Counter
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from core.errors import ConfigError
-from core.llm.engine import complete_many
+from core.llm.prompts import prompt_hash, render_prompt
 from core.llm.reply_json import first_object
-from core.llm.types import LLMResponse
+from core.llm.stage import run_stage
+from core.llm.types import LLMRequest, LLMResponse, require_real_model
+from core.store.connection import rows
+from core.store.xrag import confirmed_pairs
+
+if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
+    import sqlite_utils
 
 LANGUAGE_NAMES = {"en": "English", "de": "German", "es": "Spanish", "zh": "Chinese", "ar": "Arabic"}
 TARGET_LANGUAGES = ("de", "es", "zh", "ar")
+#: ``article_pairs.method`` of a candidate pair a model was asked about.
+CONFIRMED = "title-entities+model"
 
 
 def language_name(code: str) -> str:
@@ -32,18 +39,69 @@ def json_reply(response: LLMResponse) -> dict[str, Any] | None:
     return None if response.error else first_object(response.text)
 
 
-def ask_json(
+def relatedness_request(model: str, a: dict[str, Any], b: dict[str, Any]) -> LLMRequest:
+    """The ``xrag_relatedness`` question about articles ``a`` and ``b`` (nothing sent)."""
+    return LLMRequest(
+        model=model,
+        task="relatedness",
+        max_tokens=200,
+        purpose="xrag-relatedness",
+        prompt=render_prompt(
+            "xrag_relatedness",
+            title_a=a["title"],
+            text_a=a["text"][:3000],
+            title_b=b["title"],
+            text_b=b["text"][:3000],
+        ),
+        fields={"title_a": a["title"], "title_b": b["title"]},
+    )
+
+
+def confirm_relatedness(
     db: sqlite_utils.Database,
-    requests: Sequence[Any],
+    pairs: list[dict[str, Any]],
+    model: str,
+    store_pairs: Callable[[Any, list[dict[str, Any]]], int],
     *,
     run_id: str | None = None,
-    progress: bool = False,
-) -> list[tuple[dict[str, Any] | None, Any]]:
-    """Send ``requests``; return ``(parsed JSON object or None, response)`` per request.
+) -> dict[str, int]:
+    """Ask ``model`` whether each candidate pair is topically related; store each pair with its
+    verdict (``store_pairs(db, [pair])``) as its reply arrives.
 
-    A provider failure (``response.error``) and an unreadable reply both give None; the caller
-    counts them and writes nothing for that request.
+    An LLM stage (:func:`core.llm.stage.run_stage`): a "yes" stores the pair ``active``, a "no"
+    ``rejected``, an unreadable reply or a failed call ``unconfirmed`` (asked again on a rerun;
+    the reply of an unreadable one comes from the cache). Pairs a model already decided are
+    skipped (``already confirmed``) and left as stored. The pairs asked get ``method``,
+    ``related``, ``status`` and ``provenance`` set. Returns counts by status plus ``new``.
     """
+    require_real_model(model, "checking pair relatedness")
+    done = confirmed_pairs(db, CONFIRMED)
+    todo = [p for p in pairs if (p["article_a"], p["article_b"]) not in done]
+    ids = sorted({x for p in todo for x in (p["article_a"], p["article_b"])})
+    texts = {
+        r["id"]: r
+        for r in rows(
+            db,
+            f"select id, title, text from documents where id in ({','.join('?' * len(ids))})",
+            ids,
+        )
+    }
+    planned = [
+        (p, relatedness_request(model, texts[p["article_a"]], texts[p["article_b"]])) for p in todo
+    ]
+    provenance = {"model": model, "prompt_hash": prompt_hash("xrag_relatedness")}
+    counts: Counter = Counter()
+    if len(todo) < len(pairs):
+        counts["already confirmed"] = len(pairs) - len(todo)
 
-    responses = complete_many(db, list(requests), run_id=run_id, progress=progress)
-    return [(json_reply(r), r) for r in responses]
+    def store(db: sqlite_utils.Database, p: dict[str, Any], resp: LLMResponse) -> str:
+        verdict = str((json_reply(resp) or {}).get("related", "")).strip().lower()
+        p["method"] = CONFIRMED
+        p["related"] = verdict if verdict in ("yes", "no") else None
+        p["status"] = {"yes": "active", "no": "rejected"}.get(verdict, "unconfirmed")
+        p["provenance"] = provenance
+        counts["new"] += store_pairs(db, [p])
+        return str(p["status"])
+
+    run_stage(db, planned, store, run_id=run_id, counts=counts, ordered=True)
+    return dict(counts)

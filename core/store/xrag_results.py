@@ -1,0 +1,75 @@
+"""Table ``xrag_results``: the SQL of an XRAG evaluation run, which stores each answer as its
+reply arrives (``panel_status = 'pending'``) and then each panel vote, and finishes a result
+when its panel is complete (:mod:`core.xrag.evaluate`)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from core.store.connection import decode_row, dumps, transaction
+
+if TYPE_CHECKING:  # sqlite_utils imports pandas: load it only when a database is opened
+    import sqlite_utils
+
+#: ``panel_status`` of a result whose answer is stored and whose panel has not voted yet.
+PENDING = "pending"
+
+
+def answered_cases(db: sqlite_utils.Database, model: str, panel: str) -> set[tuple[str, str]]:
+    """``(question_id, setting)`` answered without a provider error by ``model`` for ``panel``."""
+    return {
+        (r[0], r[1])
+        for r in db.execute(
+            "select question_id, setting from xrag_results where model = ? and judge_panel = ? "
+            "and answer_status = 'ok'",
+            [model, panel],
+        )
+    }
+
+
+def insert_answer(db: sqlite_utils.Database, row: dict[str, Any]) -> None:
+    """Store an answer awaiting its panel (``votes`` empty, status pending), replacing an earlier
+    failed answer of the same question, setting, model and panel."""
+    with transaction(db):
+        db.execute(
+            "delete from xrag_results where question_id = ? and setting = ? and model = ? "
+            "and judge_panel = ? and answer_status = 'error'",
+            [row["question_id"], row["setting"], row["model"], row["judge_panel"]],
+        )
+        db.table("xrag_results").insert(
+            {
+                **row,
+                "documents": dumps(row["documents"]),
+                "votes": "[]",
+                "panel_status": PENDING,
+            }
+        )
+
+
+def pending_results(db: sqlite_utils.Database, model: str, panel: str) -> list[dict[str, Any]]:
+    """Results of ``model`` and ``panel`` still waiting for votes (``votes`` decoded), by id."""
+    return [
+        decode_row(dict(r), also=["votes", "documents"])
+        for r in db.query(
+            "select * from xrag_results where model = ? and judge_panel = ? "
+            "and panel_status = ? order by id",
+            [model, panel, PENDING],
+        )
+    ]
+
+
+def add_vote(db: sqlite_utils.Database, result_id: int, vote: dict[str, Any]) -> list[Any]:
+    """Append one judge's vote to a pending result; return all its votes so far."""
+    with transaction(db):
+        found = db.execute("select votes from xrag_results where id = ?", [result_id]).fetchone()
+        votes = list(decode_row({"votes": found[0]}, also=["votes"])["votes"]) if found else []
+        votes.append(vote)
+        db.execute("update xrag_results set votes = ? where id = ?", [dumps(votes), result_id])
+    return votes
+
+
+def finish_result(db: sqlite_utils.Database, result_id: int, fields: dict[str, Any]) -> None:
+    """Write the panel's outcome (``votes``, ``content_verdict``, ``panel_status``, ``verdict``,
+    ``run_id``) on a result."""
+    with transaction(db):
+        db.table("xrag_results").update(result_id, {**fields, "votes": dumps(fields["votes"])})
