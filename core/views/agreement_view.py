@@ -22,7 +22,8 @@ from core.stats.agreement import (
     percent_agreement,
     ratings_matrix,
 )
-from core.store.judgments import effective_judgments, human_raters, pairwise_rater_kinds
+from core.store.judgments import human_raters, pairwise_rater_kinds
+from core.store.verdict_reads import verdict_summary
 
 if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
     import sqlite_utils
@@ -37,18 +38,16 @@ def is_slot(rater: str) -> bool:
 
 
 def shown_verdicts(db: sqlite_utils.Database, raters: list[str] | None = None) -> pd.DataFrame:
-    """Effective pairwise verdicts ``item_id, question_id, system_a, system_b, rater, verdict``."""
-    found = effective_judgments(
-        db,
-        kind="pairwise",
-        status="ok",
-        with_verdict=True,
-        raters=raters,
-        columns=_VERDICT_COLUMNS,
-    )
+    """Each rater's latest effective pairwise verdict per item in the order shown (one row per
+    rater and item: :func:`core.store.verdict_reads.verdict_summary`), by its id: ``question_id,
+    system_a, system_b, rater, verdict, item_id``."""
+    found = [
+        (qid, a, b, rater, verdict)
+        for rater, _, qid, a, b, _, _, _, _, verdict in verdict_summary(db, "pairwise", raters)
+    ]
     df = pd.DataFrame(found, columns=_VERDICT_COLUMNS)
     df["item_id"] = df["question_id"] + "|" + df["system_a"] + "|" + df["system_b"]
-    return df.drop_duplicates(["item_id", "rater"], keep="last")
+    return df
 
 
 def crowd_raters(db: sqlite_utils.Database) -> dict[str, list[str]]:
