@@ -11,18 +11,20 @@ two beta vectors. A source is one rater, or ``NAME#*``: every anonymous slot ``N
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
-import sqlite_utils
 from scipy import stats
 
 from core.stats.significance import bernoulli_ci
 from core.store.judgments import effective_judgments
 from core.views.agreement_view import crowd_raters, shown_verdicts
 from core.views.leaderboard import compute_leaderboard
+
+if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
+    import sqlite_utils
 
 _SLOT = re.compile(r"^(human:.+#)\d+$")
 
