@@ -27,7 +27,9 @@ def _skip(qid: str, question: str) -> None:
         try:
             skip_review(db, qid, user)
         except WorkbenchError as exc:
-            st.session_state["review_notice"] = InertMarkdown(f"Skip: nothing was stored. {md(exc)}")
+            st.session_state["review_notice"] = InertMarkdown(
+                f"Skip: nothing was stored. {md(exc)}"
+            )
             return
     st.session_state["review_notice"] = InertMarkdown(
         f"Skipped '{escape_markdown(ui.short(question))}': it goes to the end of your queue "
@@ -321,9 +323,7 @@ with ui.database() as db:
             except WorkbenchError as exc:
                 st.error(f"{button}: nothing was stored. {md(exc)}")
     c = st.columns(6)
-    c[0].button(
-        "Skip", key="review_skip", shortcut="S", on_click=_skip, args=(qid, q["question"])
-    )
+    c[0].button("Skip", key="review_skip", shortcut="S", on_click=_skip, args=(qid, q["question"]))
     c[1].button("Undo", key="review_undo", shortcut="U", on_click=_undo)
     if detail["reviews"]:
         st.subheader("Reviews of this question")

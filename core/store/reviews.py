@@ -65,7 +65,9 @@ def question_reviews(db: sqlite_utils.Database, question_id: str) -> list[dict[s
     )
 
 
-def own_review(db: sqlite_utils.Database, question_id: str, annotator: str) -> dict[str, Any] | None:
+def own_review(
+    db: sqlite_utils.Database, question_id: str, annotator: str
+) -> dict[str, Any] | None:
     """``annotator``'s effective row on a question (a skip or a withdrawal too): the row their
     next one supersedes; None when they have none."""
     found = rows(
@@ -115,9 +117,7 @@ def reviewers(db: sqlite_utils.Database) -> dict[str, set[str]]:
     """Question id -> the annotators with an effective review of it (skips and withdrawals
     left out)."""
     who: dict[str, set[str]] = {}
-    for qid, annotator in db.execute(
-        f"select question_id, annotator from reviews r where {_OPEN}"
-    ):
+    for qid, annotator in db.execute(f"select question_id, annotator from reviews r where {_OPEN}"):
         who.setdefault(qid, set()).add(annotator)
     return who
 

@@ -302,9 +302,7 @@ def test_undo_of_a_review_restores_status_texts_and_translations(items):
     apply_review(
         db, ids[2], ann, {**OK, "answer_correct": False, "correction": "42"}, decision=None
     )
-    assert rows(db, "select answers from questions where id = ?", [ids[2]])[0]["answers"] == [
-        "42"
-    ]
+    assert rows(db, "select answers from questions where id = ?", [ids[2]])[0]["answers"] == ["42"]
     assert withdraw_last_review(db, ann).status == "pending"
     q = rows(db, "select status, answers from questions where id = ?", [ids[2]])[0]
     assert (q["status"], q["answers"]) == ("pending", original)
