@@ -1,6 +1,7 @@
 """Review questions: the XRAG checklist, then Accept / Reject / Save edit; agreement between
-reviewers. Keys: ``a`` accept, ``x`` reject, ``e`` save edit, ``s`` skip (stored: the question goes to the end
-of my queue, not counted as done), ``u`` undo (withdraw my latest review or skip)."""
+reviewers. Keys: ``a`` accept, ``x`` reject, ``e`` save edit, ``s`` skip (stored: the question
+goes to the end of my queue, not counted as done), ``u`` undo (withdraw my latest review or
+skip)."""
 
 import streamlit as st
 
