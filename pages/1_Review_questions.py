@@ -1,11 +1,18 @@
 """Review questions: the XRAG checklist, then Accept / Reject / Save edit; agreement between
-reviewers. Keys: ``a`` accept, ``x`` reject, ``e`` save edit, ``s`` skip, ``u`` undo (reopen my
-last review so the next decision replaces it)."""
+reviewers. Keys: ``a`` accept, ``x`` reject, ``e`` save edit, ``s`` skip (stored: the question
+goes to the end of my queue, not counted as done), ``u`` undo (withdraw my latest review or
+skip)."""
 
 import streamlit as st
 
 import pages as ui
-from core.annotation.reviews import record_review, review_progress, review_queue
+from core.annotation.reviews import (
+    record_review,
+    review_progress,
+    review_queue,
+    skip_review,
+    withdraw_last_review,
+)
 from core.errors import WorkbenchError
 from core.views.review import question_detail, question_filters, question_ids, question_labels
 from core.views.text import InertMarkdown, escape_markdown, md
@@ -15,28 +22,42 @@ user = ui.require_annotator()  # the signed-in Annotator: every write takes it
 who = user.name
 
 
-def _skip(qid: str) -> None:
-    """Skip for this session: the question goes to the end of the queue (not counted as done)."""
-    skipped = st.session_state.setdefault("review_skipped", [])
-    if qid not in skipped:
-        skipped.append(qid)
-    st.session_state["review_notice"] = InertMarkdown(f"Skipped {md(qid)} (not counted as done).")
+def _skip(qid: str, question: str) -> None:
+    """Store a skip: the question goes to the end of my queue (not counted as done)."""
+    with ui.database() as db:
+        try:
+            skip_review(db, qid, user)
+        except WorkbenchError as exc:
+            st.session_state["review_notice"] = InertMarkdown(
+                f"Skip: nothing was stored. {md(exc)}"
+            )
+            return
+    st.session_state["review_notice"] = InertMarkdown(
+        f"Skipped '{escape_markdown(ui.short(question))}': it goes to the end of your queue "
+        "(not counted as done; **Undo** takes the skip back)."
+    )
     st.session_state["review_scroll"] = True
-    st.session_state.pop("review_reopen", None)
     st.query_params.pop("q", None)
 
 
 def _undo() -> None:
-    """Reopen the question of my last review: the next decision replaces that review."""
-    last = st.session_state.get("review_history", [])
-    if last:
-        st.session_state["review_reopen"] = last.pop()
+    """Withdraw my latest review or skip (a superseding row; nothing is deleted)."""
+    with ui.database() as db:
+        undone = withdraw_last_review(db, user)
+        text = question_labels(db, (undone.item,)).get(undone.item, "") if undone else ""
+    if undone is None:
+        st.session_state["review_notice"] = "Nothing to undo: you have no review or skip left."
+    elif undone.was_skip:
         st.session_state["review_notice"] = InertMarkdown(
-            f"Reopened {md(st.session_state['review_reopen'])}: your next decision replaces "
-            "your review of it (the old one stays in the history)."
+            f"Withdrawn your skip of '{escape_markdown(ui.short(text))}': it is back in its "
+            "place in your queue."
         )
     else:
-        st.session_state["review_notice"] = "Nothing to undo in this session."
+        st.session_state["review_notice"] = InertMarkdown(
+            f"Withdrawn your review (**{md(undone.label)}**) of "
+            f"'{escape_markdown(ui.short(text))}': the question is now "
+            f"**{md(undone.status)}** and back in your queue."
+        )
     st.session_state["review_scroll"] = True
 
 
@@ -67,14 +88,11 @@ with ui.database() as db:
         status=pick(status),
         origin=pick(origin),
     )
-    skipped = st.session_state.get("review_skipped", [])
-    queue = review_queue(db, who, ids)
-    queue = [q for q in queue if q not in skipped] + [q for q in queue if q in skipped]
+    queue = review_queue(db, who, ids)  # the questions I skipped come last
     progress = review_progress(db, who, ids)
-    text = str(progress) + (f", {len(skipped)} skipped this session" if skipped else "")
-    st.progress(progress.done / progress.total if progress.total else 0.0, text=text)
+    st.progress(progress.done / progress.total if progress.total else 0.0, text=str(progress))
     mode = st.radio("Show", ["Next in my queue", "Pick a question"], horizontal=True)
-    wanted = ui.deep_link_id() or st.session_state.get("review_reopen")
+    wanted = ui.deep_link_id()
     if mode == "Pick a question":
         labels = ui.cached_view(db, question_labels, tuple(ids))
         qid = (
@@ -291,8 +309,6 @@ with ui.database() as db:
                     edited_question=edited_q,
                     note=note,
                 )
-                st.session_state.setdefault("review_history", []).append(qid)
-                st.session_state.pop("review_reopen", None)
                 st.session_state["review_scroll"] = True
                 st.query_params.pop("q", None)
                 st.session_state["last_review"] = {
@@ -308,7 +324,7 @@ with ui.database() as db:
             except WorkbenchError as exc:
                 st.error(f"{button}: nothing was stored. {md(exc)}")
     c = st.columns(6)
-    c[0].button("Skip", key="review_skip", shortcut="S", on_click=_skip, args=(qid,))
+    c[0].button("Skip", key="review_skip", shortcut="S", on_click=_skip, args=(qid, q["question"]))
     c[1].button("Undo", key="review_undo", shortcut="U", on_click=_undo)
     if detail["reviews"]:
         st.subheader("Reviews of this question")

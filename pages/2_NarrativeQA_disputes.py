@@ -7,6 +7,7 @@ from core.annotation.disputes import (
     dispute_progress,
     dispute_queue,
     resolve_dispute,
+    skip_dispute,
     withdraw_last_resolution,
 )
 from core.errors import WorkbenchError
@@ -64,26 +65,38 @@ def _resolve(did: int, resolution: str, question: str) -> None:
 
 
 def _skip(did: int, question: str) -> None:
-    """Skip for this session: the dispute goes to the end of the queue (not counted as done)."""
-    skipped = st.session_state.setdefault("dispute_skipped", [])
-    if did not in skipped:
-        skipped.append(did)
+    """Store a skip: the dispute goes to the end of my queue (not counted as done)."""
+    with ui.database() as db:
+        try:
+            skip_dispute(db, did, user)
+        except WorkbenchError as exc:
+            st.session_state["dispute_error"] = str(exc)
+            return
     st.session_state["dispute_last"] = InertMarkdown(
-        f"Skipped '{escape_markdown(ui.short(question))}' (not counted as done)."
+        f"Skipped '{escape_markdown(ui.short(question))}': it goes to the end of your queue "
+        "(not counted as done; **Undo** takes the skip back)."
     )
     st.session_state["dispute_scroll"] = True
     st.query_params.pop("q", None)
 
 
 def _undo() -> None:
+    """Withdraw my latest resolution or skip (a superseding row; nothing is deleted)."""
     with ui.database() as db:
         undone = withdraw_last_resolution(db, user)
-    st.session_state["dispute_last"] = (
-        "Withdrawn your last resolution (a superseding row was added); the dispute is back in "
-        "your queue."
-        if undone
-        else "Nothing to undo."
-    )
+        text = dispute_choices(db).get(undone.item, "") if undone else ""
+    if undone is None:
+        st.session_state["dispute_last"] = "Nothing to undo: you have no resolution or skip left."
+    else:
+        what = (
+            "your skip"
+            if undone.was_skip
+            else f"your resolution **{md(RESOLUTION_LABELS.get(undone.label, undone.label))}**"
+        )
+        st.session_state["dispute_last"] = InertMarkdown(
+            f"Withdrawn {what} of '{escape_markdown(ui.short(text))}': the dispute is back in "
+            "your queue."
+        )
     st.session_state["dispute_scroll"] = True
 
 
@@ -99,15 +112,12 @@ with ui.database() as db:
         )
         st.stop()
     progress = dispute_progress(db, who, all_ids)
-    skipped = st.session_state.get("dispute_skipped", [])
-    text = str(progress) + (f", {len(skipped)} skipped this session" if skipped else "")
-    st.progress(progress.done / progress.total if progress.total else 0.0, text=text)
+    st.progress(progress.done / progress.total if progress.total else 0.0, text=str(progress))
     if last := st.session_state.pop("dispute_last", None):
         st.success(md(last))
     if error := st.session_state.pop("dispute_error", None):
         st.error(md(error))
-    queue = dispute_queue(db, who, all_ids)
-    queue = [d for d in queue if d not in skipped] + [d for d in queue if d in skipped]
+    queue = dispute_queue(db, who, all_ids)  # the disputes I skipped come last
     choices = ui.cached_view(db, dispute_choices)
     mode = st.radio("Show", ["Next in my queue", "Pick a dispute"], horizontal=True)
     wanted = ui.deep_link_id()

@@ -68,6 +68,23 @@ class Progress:
         return f"{text}, {self.skipped} skipped" if self.skipped else text
 
 
+@dataclass(frozen=True)
+class Withdrawal:
+    """An undo: the withdrawal row's id, the ``item`` it concerns (question id or dispute id),
+    what was taken back (``label``: the decision or resolution, or ``skipped``) and, for a
+    review, the question's ``status`` afterwards."""
+
+    row_id: int
+    item: Any
+    label: str
+    status: str | None = None
+
+    @property
+    def was_skip(self) -> bool:
+        """Whether the undo took back a skip (not a label)."""
+        return self.label == "skipped"
+
+
 def team_queue(
     items: Iterable[Hashable],
     who: dict[Any, set[str]],
@@ -110,6 +127,13 @@ def team_queue(
             rank[i],
         ),
     )
+
+
+def skipped_last(queue: list, skipped: dict[Any, set[str]], annotator: str) -> list:
+    """``queue`` with the items ``annotator`` skipped (``skipped``: item -> who skipped it)
+    moved to its end, each part in its order."""
+    mine = [i for i in queue if annotator in skipped.get(i, ())]
+    return [i for i in queue if annotator not in skipped.get(i, ())] + mine
 
 
 def progress_of(items: list, who: dict[Any, set[str]], annotator: str) -> Progress:

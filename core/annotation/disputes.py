@@ -1,4 +1,10 @@
-"""Resolutions of NarrativeQA ground-truth disputes: the write path, the queue, progress."""
+"""Resolutions of NarrativeQA ground-truth disputes: the write path, skips, undo, the queue,
+progress.
+
+A skip is a row with resolution ``skipped`` (the dispute goes to the end of the annotator's
+queue, not counted as done); an undo a row with resolution ``withdrawn`` superseding the
+annotator's latest resolution or skip. Neither is a resolution: every reader of resolutions
+(:mod:`core.store.resolutions`) leaves them out."""
 
 from __future__ import annotations
 
@@ -6,10 +12,12 @@ from typing import TYPE_CHECKING
 
 from core.annotation.base import (
     Progress,
+    Withdrawal,
     calibration_size,
     progress_of,
     queue_seed,
     required_annotations,
+    skipped_last,
     team_queue,
 )
 from core.annotation.identity import Annotator, authorise
@@ -17,11 +25,13 @@ from core.errors import InputError
 from core.store.connection import transaction, utcnow
 from core.store.disputes import get_dispute
 from core.store.resolutions import (
+    SKIPPED,
     WITHDRAWN,
     insert_resolution,
     last_resolution,
     own_resolution,
     resolvers,
+    skipped_resolutions,
 )
 
 if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
@@ -72,9 +82,10 @@ def dispute_queue(
     db: sqlite_utils.Database, annotator: str, dispute_ids: list[int], k: int | None = None
 ) -> list[int]:
     """Of ``dispute_ids``, those ``annotator`` (a name) has not resolved that still need a
-    resolution, in the order of :func:`core.annotation.base.team_queue`."""
+    resolution, in the order of :func:`core.annotation.base.team_queue`; the disputes they
+    skipped come last (in the same order)."""
     k = k or required_annotations(db)
-    return team_queue(
+    queue = team_queue(
         dispute_ids,
         resolvers(db),
         annotator,
@@ -82,23 +93,58 @@ def dispute_queue(
         seed=queue_seed(db),
         calibration=calibration_size(db),
     )
+    return skipped_last(queue, _skippers(db), annotator)
+
+
+def _skippers(db: sqlite_utils.Database) -> dict[int, set[str]]:
+    """Dispute id -> the annotators whose effective row on it is a skip."""
+    who: dict[int, set[str]] = {}
+    for r in skipped_resolutions(db):
+        who.setdefault(int(r["dispute_id"]), set()).add(r["annotator"])
+    return who
 
 
 def dispute_progress(db: sqlite_utils.Database, annotator: str, dispute_ids: list[int]) -> Progress:
-    """How many of ``dispute_ids`` this annotator has resolved."""
-    return progress_of(dispute_ids, resolvers(db), annotator)
+    """How many of ``dispute_ids`` this annotator has resolved (``done``) and has skipped
+    (``skipped``; a skip is not counted as done)."""
+    done = progress_of(dispute_ids, resolvers(db), annotator)
+    skipped = progress_of(dispute_ids, _skippers(db), annotator)
+    return Progress(done.done, done.total, skipped.done)
 
 
-def withdraw_last_resolution(db: sqlite_utils.Database, who: Annotator) -> int | None:
-    """Undo: withdraw the signed-in ``who``'s latest effective resolution. Never deletes: appends
-    a row with ``resolution='withdrawn'`` superseding it, so the dispute returns to the queue.
-    Returns the new row's id, or None when there is nothing to undo."""
+def skip_dispute(db: sqlite_utils.Database, dispute_id: int, who: Annotator) -> int:
+    """Record that the signed-in ``who`` skipped the dispute: a row with resolution
+    ``skipped`` superseding their previous row on it. Returns the new row's id."""
+    with transaction(db):
+        annotator = authorise(db, who).name
+        if get_dispute(db, dispute_id) is None:
+            raise InputError(f"unknown dispute {dispute_id}")
+        old = own_resolution(db, dispute_id, annotator)
+        return insert_resolution(
+            db,
+            {
+                "dispute_id": dispute_id,
+                "annotator": annotator,
+                "resolution": SKIPPED,
+                "corrected_answer": None,
+                "note": "",
+                "supersedes": old["id"] if old else None,
+                "created_at": utcnow(),
+            },
+        )
+
+
+def withdraw_last_resolution(db: sqlite_utils.Database, who: Annotator) -> Withdrawal | None:
+    """Undo: withdraw the signed-in ``who``'s latest effective resolution or skip. Never
+    deletes: appends a row with ``resolution='withdrawn'`` superseding it, so the dispute returns
+    to the queue. Returns what was withdrawn (``item``: the dispute id), or None when there is
+    nothing to undo."""
     with transaction(db):
         annotator = authorise(db, who).name
         last = last_resolution(db, annotator)
         if last is None:
             return None
-        return insert_resolution(
+        new_id = insert_resolution(
             db,
             {
                 "dispute_id": last["dispute_id"],
@@ -110,3 +156,4 @@ def withdraw_last_resolution(db: sqlite_utils.Database, who: Annotator) -> int |
                 "created_at": utcnow(),
             },
         )
+    return Withdrawal(new_id, int(last["dispute_id"]), last["resolution"])

@@ -1,5 +1,11 @@
-"""Question reviews: the one write path (:func:`record_review`), the queue, progress (the
-effective reviews are read by :func:`core.store.reviews.effective_reviews`)."""
+"""Question reviews: the one write path (:func:`record_review`), skips (:func:`skip_review`),
+undo (:func:`withdraw_last_review`), the queue, progress (the effective reviews are read by
+:func:`core.store.reviews.effective_reviews`).
+
+A skip is a row with decision ``skipped``; an undo a row with decision ``withdrawn``
+superseding the annotator's latest review or skip. Neither is a review: the question's status,
+agreement, exports and gold see only reviews. A skipped question stays in the annotator's
+queue, at its end, and is not counted as done."""
 
 from __future__ import annotations
 
@@ -9,23 +15,39 @@ from typing import TYPE_CHECKING, Any
 from core.annotation import guideline as guideline
 from core.annotation.base import (
     Progress,
+    Withdrawal,
     calibration_size,
     progress_of,
     queue_seed,
     required_annotations,
+    skipped_last,
     team_queue,
 )
 from core.annotation.identity import Annotator, authorise
 from core.errors import InputError
 from core.store.connection import dumps, transaction, utcnow
 from core.store.questions import child_questions, get_question, update_question
-from core.store.reviews import effective_reviews, insert_review, reviewers
+from core.store.reviews import (
+    SKIPPED,
+    WITHDRAWN,
+    effective_reviews,
+    ever_reviewed,
+    insert_review,
+    last_review,
+    own_review,
+    reviewers,
+    skipped_reviews,
+)
 
 if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
     import sqlite_utils
 
 REVIEW_DECISIONS = ("accept", "reject", "edit")
 _STATUS_OF_DECISION = {"accept": "accepted", "reject": "rejected", "edit": "edited"}
+#: Metadata key: the question's status before its first review (an undo of all returns to it).
+_BEFORE = "status_before_review"
+#: Metadata key of a translation: its status before its English question was discarded.
+_BEFORE_DISCARD = "status_before_discard"
 
 
 @dataclass(frozen=True)
@@ -76,13 +98,13 @@ def record_review(
         c = guideline.validate_checklist(
             guideline.checklist_fields(q), checklist or {}, partial=decision is not None
         )
-        current = effective_reviews(db, question_id)
-        mine = next((r for r in current if r["annotator"] == annotator), None)
-        others = [r for r in current if r["annotator"] != annotator]
+        mine = own_review(db, question_id, annotator)
+        others = [r for r in effective_reviews(db, question_id) if r["annotator"] != annotator]
         out = guideline.review_outcome(
             q, c, [r["checklist"] or {} for r in others], decision, edited_question, edited_answer
         )
         now = utcnow()
+        first = not ever_reviewed(db, question_id)
         new_id = insert_review(
             db,
             {
@@ -104,6 +126,8 @@ def record_review(
             top = max(decisions, key=lambda d: (decisions.count(d), -decisions.index(d)))
             status = _STATUS_OF_DECISION[top]
         meta = dict(q.get("metadata") or {}, status_reason=out.reason)
+        if first:
+            meta.setdefault(_BEFORE, q["status"])  # what an undo of every review returns to
         updates: dict[str, Any] = {"status": status, "updated_at": now}
         if q["origin"] == "xrag" and out.edited_question:
             meta.setdefault("original_question", q["question"])
@@ -114,11 +138,13 @@ def record_review(
         updates["metadata"] = dumps(meta)
         update_question(db, question_id, updates)
         if status == "discarded":
-            for child in child_questions(db, question_id, ["id", "metadata"]):
+            for child in child_questions(db, question_id, ["id", "status", "metadata"]):
                 cm = dict(
                     child["metadata"] or {},
                     status_reason=f"English question discarded: {out.reason}",
                 )
+                if child["status"] != "discarded":
+                    cm[_BEFORE_DISCARD] = child["status"]
                 update_question(
                     db,
                     child["id"],
@@ -151,13 +177,115 @@ def submit_review(
     ).review_id
 
 
+def skip_review(db: sqlite_utils.Database, question_id: str, who: Annotator) -> int:
+    """Record that the signed-in ``who`` skipped the question: a row with decision ``skipped``
+    superseding their previous row on it (a review of theirs is taken back, the status
+    recomputed). The question goes to the end of their queue; a skip is not counted as done.
+    Returns the new row's id."""
+    with transaction(db):
+        annotator = authorise(db, who).name
+        q = get_question(db, question_id)
+        if q is None:
+            raise InputError(f"unknown question {question_id!r}")
+        mine = own_review(db, question_id, annotator)
+        new_id = insert_review(db, _marker(question_id, annotator, SKIPPED, mine))
+        if mine is not None and mine["decision"] in REVIEW_DECISIONS:
+            _recompute_status(db, q)
+    return new_id
+
+
+def withdraw_last_review(db: sqlite_utils.Database, who: Annotator) -> Withdrawal | None:
+    """Undo: withdraw the signed-in ``who``'s latest effective review or skip. Never deletes:
+    appends a row with decision ``withdrawn`` superseding it, so the question returns to the
+    queue; a withdrawn review is no label anywhere and the question's status is recomputed from
+    the remaining reviews (:func:`_recompute_status`). None when there is nothing to undo."""
+    with transaction(db):
+        annotator = authorise(db, who).name
+        last = last_review(db, annotator)
+        if last is None:
+            return None
+        qid = last["question_id"]
+        new_id = insert_review(db, _marker(qid, annotator, WITHDRAWN, last))
+        q = get_question(db, qid) or {}
+        status = q.get("status", "")
+        if last["decision"] in REVIEW_DECISIONS and q:
+            status = _recompute_status(db, q)
+    return Withdrawal(new_id, qid, last["decision"], status)
+
+
+def _marker(question_id: str, annotator: str, decision: str, old: dict | None) -> dict[str, Any]:
+    """A skip or withdrawal row superseding ``old``."""
+    return {
+        "question_id": question_id,
+        "annotator": annotator,
+        "decision": decision,
+        "checklist": "{}",
+        "note": "undo" if decision == WITHDRAWN else "",
+        "supersedes": old["id"] if old else None,
+        "created_at": utcnow(),
+    }
+
+
+def _recompute_status(db: sqlite_utils.Database, q: dict[str, Any]) -> str:
+    """Set the question's status from its effective reviews, as :func:`record_review` does:
+    ``discarded`` when a remaining checklist of a cross-document question says Sufficient, else
+    the majority decision (ties: latest); with no review left, the status it had before its
+    first review. An XRAG question's texts follow the latest remaining edit (else the
+    originals); translations discarded with it get their earlier status back when it is no
+    longer discarded. Returns the new status."""
+    qid, now = q["id"], utcnow()
+    remaining = effective_reviews(db, qid)
+    meta = dict(q.get("metadata") or {})
+    why = guideline.sufficient_reason([r["checklist"] or {} for r in remaining])
+    if remaining and guideline.is_cross_document(q) and why:
+        status, reason = "discarded", why
+    elif remaining:
+        decisions = [r["decision"] for r in reversed(remaining)]
+        top = max(decisions, key=lambda d: (decisions.count(d), -decisions.index(d)))
+        status = _STATUS_OF_DECISION[top]
+        reason = f"majority of {len(remaining)} review(s) after an undo"
+    else:
+        status, reason = meta.get(_BEFORE, "pending"), "every review withdrawn"
+    meta["status_reason"] = reason
+    updates: dict[str, Any] = {"status": status, "updated_at": now}
+    if q["origin"] == "xrag":
+        edits = [r for r in remaining if r["decision"] == "edit"]
+        if "original_question" in meta:
+            eq = next((r["edited_question"] for r in reversed(edits) if r["edited_question"]), None)
+            updates["question"] = eq or meta["original_question"]
+        if "original_answers" in meta:
+            ea = next((r["edited_answer"] for r in reversed(edits) if r["edited_answer"]), None)
+            updates["answers"] = dumps([ea] if ea else meta["original_answers"])
+    updates["metadata"] = dumps(meta)
+    update_question(db, qid, updates)
+    if status != "discarded":
+        for child in child_questions(db, qid, ["id", "status", "metadata"]):
+            cm = dict(child["metadata"] or {})
+            if child["status"] == "discarded" and _BEFORE_DISCARD in cm:
+                back = cm.pop(_BEFORE_DISCARD)
+                cm["status_reason"] = "English question no longer discarded"
+                update_question(
+                    db, child["id"], {"status": back, "metadata": dumps(cm), "updated_at": now}
+                )
+    return status
+
+
+def _skippers(db: sqlite_utils.Database) -> dict[str, set[str]]:
+    """Question id -> the annotators whose effective row on it is a skip."""
+    who: dict[str, set[str]] = {}
+    for r in skipped_reviews(db):
+        who.setdefault(r["question_id"], set()).add(r["annotator"])
+    return who
+
+
 def review_queue(
     db: sqlite_utils.Database, annotator: str, question_ids: list[str], k: int | None = None
 ) -> list[str]:
     """Of ``question_ids``, those ``annotator`` (a name) has not reviewed that still need a
-    review, in the order of :func:`core.annotation.base.team_queue`."""
+    review, in the order of :func:`core.annotation.base.team_queue`; the questions they skipped
+    come last (in the same order)."""
     k = k or required_annotations(db)
-    return team_queue(
+    queue = team_queue(
         question_ids,
         reviewers(db),
         annotator,
@@ -165,8 +293,12 @@ def review_queue(
         seed=queue_seed(db),
         calibration=calibration_size(db),
     )
+    return skipped_last(queue, _skippers(db), annotator)
 
 
 def review_progress(db: sqlite_utils.Database, annotator: str, question_ids: list[str]) -> Progress:
-    """How many of ``question_ids`` this annotator has reviewed."""
-    return progress_of(question_ids, reviewers(db), annotator)
+    """How many of ``question_ids`` this annotator has reviewed (``done``) and has skipped
+    (``skipped``; a skip is not counted as done)."""
+    done = progress_of(question_ids, reviewers(db), annotator)
+    skipped = progress_of(question_ids, _skippers(db), annotator)
+    return Progress(done.done, done.total, skipped.done)

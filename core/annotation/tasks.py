@@ -17,8 +17,8 @@ from core.errors import InputError
 from core.store.disputes import all_dispute_ids, dispute_question_ids
 from core.store.judgments import effective_judgments
 from core.store.questions import all_question_ids
-from core.store.resolutions import effective_resolutions
-from core.store.reviews import effective_reviews
+from core.store.resolutions import effective_resolutions, skipped_resolutions
+from core.store.reviews import effective_reviews, skipped_reviews
 from core.store.verdict_reads import verdict_summary
 
 if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
@@ -80,11 +80,17 @@ def human_labels(db: sqlite_utils.Database, task: str) -> list[dict[str, Any]]:
                 }
             )
         return out
+    # the store's readers leave withdrawals (undo) and skips out of the labels; skips are
+    # listed with status "skipped" and no label
     if task == "review":
-        found = [(r["question_id"], r["decision"], r) for r in effective_reviews(db)]
-    else:  # a withdrawal (undo) is no label: it only takes one back
-        found = [(str(r["dispute_id"]), r["resolution"], r) for r in effective_resolutions(db)]
-    for item, label, r in found:
+        found = [(r["question_id"], r["decision"], "ok", r) for r in effective_reviews(db)]
+        found += [(r["question_id"], None, "skipped", r) for r in skipped_reviews(db)]
+    else:
+        found = [
+            (str(r["dispute_id"]), r["resolution"], "ok", r) for r in effective_resolutions(db)
+        ]
+        found += [(str(r["dispute_id"]), None, "skipped", r) for r in skipped_resolutions(db)]
+    for item, label, status, r in sorted(found, key=lambda f: f[3]["id"]):
         out.append(
             {
                 "item": item,
@@ -93,7 +99,7 @@ def human_labels(db: sqlite_utils.Database, task: str) -> list[dict[str, Any]]:
                 "label": label,
                 "rationale": r["note"],
                 "created_at": r["created_at"],
-                "status": "ok",
+                "status": status,
             }
         )
     return out

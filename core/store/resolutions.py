@@ -3,7 +3,10 @@ ground-truth disputes).
 
 Resolutions are append-only (triggers abort UPDATE and DELETE): a changed resolution is a new row
 whose ``supersedes`` names the annotator's previous one, and an undo is a row with
-``resolution = 'withdrawn'`` (:data:`WITHDRAWN`) superseding the resolution it takes back. The
+``resolution = 'withdrawn'`` (:data:`WITHDRAWN`) superseding the resolution or skip it takes
+back; a skip is a row with ``resolution = 'skipped'`` (:data:`SKIPPED`). Neither is a
+resolution: every reader of resolutions here leaves them out; skips are read by
+:func:`skipped_resolutions` only. The
 "not superseded" condition is :func:`core.store.schema.not_superseded`; rows come back decoded by
 :func:`core.store.connection.rows`.
 """
@@ -21,8 +24,13 @@ if TYPE_CHECKING:  # sqlite_utils imports pandas: load it only when a database i
 
 #: The ``resolution`` of a row that withdraws the annotator's previous resolution (undo).
 WITHDRAWN = "withdrawn"
-#: Effective rows of alias ``r`` that are resolutions (not withdrawals).
-_OPEN = f"{not_superseded('dispute_resolutions', 'r')} and r.resolution != '{WITHDRAWN}'"
+#: The ``resolution`` of a row recording that the annotator skipped the dispute.
+SKIPPED = "skipped"
+#: Effective rows of alias ``r`` that are resolutions (not withdrawals, not skips).
+_OPEN = (
+    f"{not_superseded('dispute_resolutions', 'r')} "
+    f"and r.resolution not in ('{WITHDRAWN}', '{SKIPPED}')"
+)
 
 
 def insert_resolution(db: sqlite_utils.Database, row: dict[str, Any]) -> int:
@@ -45,15 +53,27 @@ def own_resolution(
 
 
 def last_resolution(db: sqlite_utils.Database, annotator: str) -> dict[str, Any] | None:
-    """``annotator``'s latest effective resolution (withdrawals left out): what an undo takes
-    back; None when there is none."""
+    """``annotator``'s latest effective resolution or skip (withdrawals left out): what an undo
+    takes back; None when there is none."""
     found = rows(
         db,
-        f"select * from dispute_resolutions r where r.annotator = ? and {_OPEN} "
+        "select * from dispute_resolutions r where r.annotator = ? and "
+        f"{not_superseded('dispute_resolutions', 'r')} and r.resolution != '{WITHDRAWN}' "
         "order by r.id desc limit 1",
         [annotator],
     )
     return found[0] if found else None
+
+
+def skipped_resolutions(db: sqlite_utils.Database) -> list[dict[str, Any]]:
+    """Every effective skip of a dispute, oldest first; each row also carries its dispute's
+    ``question_id``."""
+    return rows(
+        db,
+        "select r.*, d.question_id from dispute_resolutions r join disputes d on d.id = "
+        f"r.dispute_id where {not_superseded('dispute_resolutions', 'r')} "
+        f"and r.resolution = '{SKIPPED}' order by r.id",
+    )
 
 
 def resolvers(db: sqlite_utils.Database) -> dict[int, set[str]]:
@@ -102,7 +122,7 @@ def question_resolution_count(db: sqlite_utils.Database, question_id: str) -> in
 
 
 def resolved_dispute_count(db: sqlite_utils.Database, dispute_ids: Sequence[int]) -> int:
-    """How many of ``dispute_ids`` have an effective resolution other than ``withdrawn``."""
+    """How many of ``dispute_ids`` have an effective resolution (withdrawals and skips aside)."""
     if not dispute_ids:
         return 0
     listed = ",".join(str(int(d)) for d in dispute_ids)  # ints only: no variable limit

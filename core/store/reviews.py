@@ -2,7 +2,11 @@
 
 Reviews are append-only (triggers abort UPDATE and DELETE): a changed review is a new row whose
 ``supersedes`` names the annotator's previous one, and :func:`effective_reviews` is the one
-reader of the rows no later row supersedes. Rows come back decoded (``checklist`` as a dict) by
+reader of the reviews no later row supersedes. Besides reviews (decision accept / reject /
+edit) the table holds an annotator's *skip* (``decision = 'skipped'``, :data:`SKIPPED`) and an
+*undo* (``decision = 'withdrawn'``, :data:`WITHDRAWN`, superseding the review or skip it takes
+back). Neither is a review: every reader of reviews here leaves them out; skips are read by
+:func:`skipped_reviews` only. Rows come back decoded (``checklist`` as a dict) by
 :func:`core.store.connection.rows`.
 """
 
@@ -17,6 +21,16 @@ if TYPE_CHECKING:  # sqlite_utils imports pandas: load it only when a database i
     import sqlite_utils
 
 
+#: The ``decision`` of a row recording that the annotator skipped the question.
+SKIPPED = "skipped"
+#: The ``decision`` of a row that withdraws the annotator's previous review or skip (undo).
+WITHDRAWN = "withdrawn"
+#: Rows of alias ``r`` that are reviews (not skips, not withdrawals).
+_REVIEW = f"r.decision not in ('{SKIPPED}', '{WITHDRAWN}')"
+#: Effective rows of alias ``r`` that are reviews.
+_OPEN = f"{not_superseded('reviews', 'r')} and {_REVIEW}"
+
+
 def insert_review(db: sqlite_utils.Database, row: dict[str, Any]) -> int:
     """Append one review row (``checklist`` already JSON text); returns its id."""
     return int(db.table("reviews").insert(row).last_pk or 0)
@@ -26,8 +40,9 @@ def effective_reviews(
     db: sqlite_utils.Database, question_id: str | None = None, *, origin: str | None = None
 ) -> list[dict[str, Any]]:
     """The effective (not superseded) reviews, oldest first: of one question when
-    ``question_id`` is given, of the questions of ``origin`` when that is given."""
-    where: list[str] = [not_superseded("reviews", "r")]
+    ``question_id`` is given, of the questions of ``origin`` when that is given. Skips and
+    withdrawals are no reviews and are left out."""
+    where: list[str] = [_OPEN]
     params: list[Any] = []
     if question_id is not None:
         where.append("r.question_id = ?")
@@ -39,22 +54,77 @@ def effective_reviews(
 
 
 def question_reviews(db: sqlite_utils.Database, question_id: str) -> list[dict[str, Any]]:
-    """Every review of a question, superseded ones too (the history), by id."""
-    return rows(db, "select * from reviews where question_id = ? order by id", [question_id])
+    """The reviews of a question, superseded ones too (the history), by id: skips,
+    withdrawals and the reviews withdrawn by an undo left out (a withdrawn review is no label)."""
+    return rows(
+        db,
+        f"select * from reviews r where r.question_id = ? and {_REVIEW} and not exists "
+        f"(select 1 from reviews s where s.supersedes = r.id and s.decision = '{WITHDRAWN}') "
+        "order by r.id",
+        [question_id],
+    )
+
+
+def own_review(
+    db: sqlite_utils.Database, question_id: str, annotator: str
+) -> dict[str, Any] | None:
+    """``annotator``'s effective row on a question (a skip or a withdrawal too): the row their
+    next one supersedes; None when they have none."""
+    found = rows(
+        db,
+        "select * from reviews r where r.question_id = ? and r.annotator = ? and "
+        f"{not_superseded('reviews', 'r')} order by r.id desc limit 1",
+        [question_id, annotator],
+    )
+    return found[0] if found else None
+
+
+def last_review(db: sqlite_utils.Database, annotator: str) -> dict[str, Any] | None:
+    """``annotator``'s latest effective review or skip (withdrawals left out): what an undo
+    takes back; None when there is none."""
+    found = rows(
+        db,
+        "select * from reviews r where r.annotator = ? and "
+        f"{not_superseded('reviews', 'r')} and r.decision != '{WITHDRAWN}' "
+        "order by r.id desc limit 1",
+        [annotator],
+    )
+    return found[0] if found else None
+
+
+def skipped_reviews(db: sqlite_utils.Database) -> list[dict[str, Any]]:
+    """Every effective skip (a row with decision ``skipped`` no later row supersedes), oldest
+    first."""
+    return rows(
+        db,
+        f"select * from reviews r where {not_superseded('reviews', 'r')} "
+        f"and r.decision = '{SKIPPED}' order by r.id",
+    )
+
+
+def ever_reviewed(db: sqlite_utils.Database, question_id: str) -> bool:
+    """Whether the question has any review row (superseded or withdrawn too; skips aside)."""
+    return (
+        db.execute(
+            f"select 1 from reviews r where r.question_id = ? and {_REVIEW} limit 1",
+            [question_id],
+        ).fetchone()
+        is not None
+    )
 
 
 def reviewers(db: sqlite_utils.Database) -> dict[str, set[str]]:
-    """Question id -> the annotators with an effective review of it."""
+    """Question id -> the annotators with an effective review of it (skips and withdrawals
+    left out)."""
     who: dict[str, set[str]] = {}
-    for qid, annotator in db.execute(
-        f"select question_id, annotator from reviews r where {not_superseded('reviews', 'r')}"
-    ):
+    for qid, annotator in db.execute(f"select question_id, annotator from reviews r where {_OPEN}"):
         who.setdefault(qid, set()).add(annotator)
     return who
 
 
 def review_count(db: sqlite_utils.Database, question_id: str) -> int:
-    """How many review rows (superseded ones too) a question has."""
+    """How many rows (superseded ones, skips and withdrawals too) a question has in
+    ``reviews``."""
     return int(
         db.execute("select count(*) from reviews where question_id = ?", [question_id]).fetchone()[
             0

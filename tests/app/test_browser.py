@@ -95,6 +95,20 @@ def _count(db_path: Path, sql: str) -> int:
         db.conn.close()
 
 
+def _skip_then_undo(page, db_path: Path, table: str, column: str) -> None:
+    """Press ``s`` (a stored skip) then ``u`` (its withdrawal) on the page and see both rows."""
+    for key, value in (("s", "skipped"), ("u", "withdrawn")):
+        page.locator("h1").first.click()  # focus the page, not a text box
+        page.keyboard.press(key)
+        wait_for(
+            lambda value=value: (
+                _count(db_path, f"select count(*) from {table} where {column} = '{value}'") == 1
+            ),
+            what=f"key {key} on {table}",
+        )
+        _idle(page)
+
+
 def _idle(page) -> None:
     """Wait until the connected app's script run has finished (Streamlit's own state flag).
 
@@ -169,6 +183,7 @@ def test_annotation_flows_in_a_real_browser(app, trap, chromium_path):
             page.get_by_text(re.compile(r"Stored: Accept on .* now accepted")).wait_for()
             assert _count(db_path, "select count(*) from reviews where decision = 'accept'") == 1
             _idle(page)
+            _skip_then_undo(page, db_path, "reviews", "decision")  # keys s, u; accept stays
             page.screenshot(path=str(SHOTS / "01_review_questions.png"), full_page=True)
 
             # Settle a dispute
@@ -187,6 +202,7 @@ def test_annotation_flows_in_a_real_browser(app, trap, chromium_path):
                 what="dispute resolution",
             )
             _idle(page)
+            _skip_then_undo(page, db_path, "dispute_resolutions", "resolution")
             page.screenshot(path=str(SHOTS / "02_disputes.png"), full_page=True)
 
             # A second tab (its own session) watches the leaderboard.

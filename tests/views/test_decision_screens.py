@@ -146,7 +146,7 @@ def test_undo_withdraws_my_last_resolution_only(fdb):
     resolve_dispute(db, d2, sign_in_open(db, "bob"), "ambiguous")
     assert dispute_progress(db, "alice", [d1, d2]).done == 1
     assert d1 not in dispute_queue(db, "alice", [d1, d2])
-    wid = withdraw_last_resolution(db, sign_in_open(db, "alice"))
+    wid = withdraw_last_resolution(db, sign_in_open(db, "alice")).row_id
     row = next(db.query("select * from dispute_resolutions where id = ?", [wid]))
     assert row["resolution"] == "withdrawn" and row["annotator"] == "alice"
     assert dispute_progress(db, "alice", [d1, d2]).done == 0

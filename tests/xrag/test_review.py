@@ -282,3 +282,27 @@ def test_explicit_decisions_on_a_translation(items):
         ).status
         == "rejected"
     )
+
+
+def test_undo_of_a_review_restores_status_texts_and_translations(items):
+    """An undo recomputes from the remaining reviews: the discard is lifted from the question
+    and its translations, and a correction of the answer gives way to the original."""
+    from core.annotation.reviews import withdraw_last_review
+
+    db, ids = items
+    ann, bob = sign_in_open(db, "ann"), sign_in_open(db, "bob")
+    kids_before = rows(db, "select id, status from questions where parent_id = ?", [ids[0]])
+    apply_review(db, ids[0], bob, OK)
+    apply_review(db, ids[0], ann, {**OK, "support_b": "Sufficient"})
+    assert withdraw_last_review(db, ann).status == "accepted"  # bob's review is left
+    assert rows(db, "select id, status from questions where parent_id = ?", [ids[0]]) == (
+        kids_before
+    )
+    original = rows(db, "select answers from questions where id = ?", [ids[2]])[0]["answers"]
+    apply_review(
+        db, ids[2], ann, {**OK, "answer_correct": False, "correction": "42"}, decision=None
+    )
+    assert rows(db, "select answers from questions where id = ?", [ids[2]])[0]["answers"] == ["42"]
+    assert withdraw_last_review(db, ann).status == "pending"
+    q = rows(db, "select status, answers from questions where id = ?", [ids[2]])[0]
+    assert (q["status"], q["answers"]) == ("pending", original)
