@@ -18,6 +18,7 @@ from core.annotation.base import (
     rater_name,
     required_annotations,
     shown_order,
+    skipped_last,
     team_queue,
 )
 from core.annotation.identity import Annotator, authorise
@@ -87,7 +88,8 @@ def verdict_queue(
     """Side-by-side items that need a verdict and that ``annotator`` (a name) has not done.
 
     Ordered by :func:`core.annotation.base.team_queue`: calibration items, then items started
-    by others, then new ones. A skip counts as done for the annotator but not towards ``k``.
+    by others, then new ones; the items the annotator skipped at the end (a skip is not done and
+    does not count towards ``k``).
     Items whose two answers are the same text (``identical``, default :func:`identical_items`)
     come after the others of their group: they stay in the queue (informative about ties) but a
     person's time goes first to pairs that differ.
@@ -95,22 +97,18 @@ def verdict_queue(
     k = k or required_annotations(db)
     items = pairwise_items(db) if items is None else items
     labelled = _human_pairwise_by_status(db)
-    counted = labelled["ok"]
-    done = {
-        key: counted.get(key, set()) | labelled["skipped"].get(key, set())
-        for key in counted.keys() | labelled["skipped"].keys()
-    }
     same = identical_items(db) if identical is None else identical
-    return team_queue(
+    rater = rater_name(annotator)
+    queue = team_queue(
         items,
-        counted,
-        rater_name(annotator),
+        labelled["ok"],
+        rater,
         k=k,
         seed=queue_seed(db),
         calibration=calibration_size(db),
-        done=done,
         last=same,
     )
+    return skipped_last(queue, labelled["skipped"], rater)
 
 
 def verdict_progress(
