@@ -110,20 +110,38 @@ def cohen_kappa_ci(
         raise InputError("need 0 < level < 1 and n_boot >= 1")
     ia, ib, labels = _encode(*_pairs(a, b))
     k = len(labels)
-    cell = ia * k + ib
-    n = len(cell)
+    counts = np.bincount(ia * k + ib, minlength=k * k).reshape(k, k)
+    return cohen_kappa_ci_counts(counts, n_boot, seed, level)
+
+
+def cohen_kappa_ci_counts(
+    counts: np.ndarray,
+    n_boot: int = 1000,
+    seed: int | np.random.Generator = 0,
+    level: float = 0.95,
+) -> Interval:
+    """:func:`cohen_kappa_ci` from the ``k x k`` confusion counts of the two raters (rows the
+    first rater's labels, columns the second's, both in the same label order; every label of
+    either rater present), which is all the interval depends on."""
+    if not 0 < level < 1 or n_boot < 1:
+        raise InputError("need 0 < level < 1 and n_boot >= 1")
+    counts = np.asarray(counts, dtype=np.int64)
+    k = counts.shape[0]
+    n = int(counts.sum())
+    if counts.ndim != 2 or counts.shape != (k, k) or n == 0 or (counts < 0).any():
+        raise InputError("need a square table of non-negative counts with at least one item")
     rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
     # Resampling n items with replacement makes the confusion counts Multinomial(n, observed
     # cell shares): drawn directly, O(n_boot k^2) instead of O(n_boot n).
-    counts = np.bincount(cell, minlength=k * k)
-    mats = rng.multinomial(n, counts / n, size=n_boot)
+    flat = counts.reshape(k * k)
+    mats = rng.multinomial(n, flat / n, size=n_boot)
     mats = mats.reshape(n_boot, k, k)
     po = np.trace(mats, axis1=1, axis2=2) / n
     pe = (mats.sum(axis=2) * mats.sum(axis=1)).sum(axis=1) / (n * n)
     with np.errstate(invalid="ignore", divide="ignore"):
         reps = np.where(pe < 1, (po - pe) / (1 - pe), np.nan)
     lo, hi = np.nanquantile(reps, [(1 - level) / 2, (1 + level) / 2])
-    return Interval(_kappa_from_matrix(counts.reshape(k, k)), float(lo), float(hi), level)
+    return Interval(_kappa_from_matrix(counts), float(lo), float(hi), level)
 
 
 def _long(df: pd.DataFrame) -> pd.DataFrame:
@@ -194,6 +212,15 @@ def krippendorff_alpha_nominal(reliability: Any) -> float:
     unit = np.flatnonzero(present) // max(r.shape[0], 1)
     lut = np.array([index[u] for u in uniq], dtype=np.int64)
     counts = np.bincount(unit * k + lut[codes], minlength=n_units * k).reshape(n_units, k)
+    return krippendorff_alpha_nominal_counts(counts)
+
+
+def krippendorff_alpha_nominal_counts(counts: Any) -> float:
+    """:func:`krippendorff_alpha_nominal` from a units x categories table of counts (how many
+    raters gave each label to each unit), which is all it depends on."""
+    counts = np.asarray(counts)
+    if counts.ndim != 2 or (counts < 0).any():
+        raise InputError("Krippendorff's alpha needs a units x categories table of counts")
     m = counts.sum(axis=1)
     counts, m = counts[m >= 2].astype(float), m[m >= 2]
     scaled = counts / (m - 1)[:, None]

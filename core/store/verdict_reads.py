@@ -7,6 +7,9 @@ Plain columns only (nothing to decode); the effective-rows condition is the one 
 
 from __future__ import annotations
 
+import os
+import threading
+from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -21,6 +24,29 @@ _SUMMARY_KEYS = {
 }
 
 
+#: verdict_summary results by (database file, inode, largest judgment id, kind): the
+#: table is append-only (triggers refuse UPDATE and DELETE), so a new row always moves the key.
+_SUMMARIES: OrderedDict[tuple[Any, ...], list[tuple[Any, ...]]] = OrderedDict()
+_SUMMARIES_LOCK = threading.Lock()
+_SUMMARIES_KEPT = 8
+
+
+def _summary_key(db: sqlite_utils.Database, kind: str) -> tuple[Any, ...] | None:
+    """The memo key of a summary, or None for a database without a file or inside an open
+    transaction (rows it reads could still be rolled back and their ids reused): nothing kept."""
+    if db.conn.in_transaction:
+        return None
+    path = next((r[2] for r in db.execute("pragma database_list") if r[1] == "main"), "")
+    if not path:
+        return None
+    try:
+        inode = os.stat(path).st_ino
+    except OSError:
+        return None
+    top = db.execute("select coalesce(max(id), 0) from judgments").fetchone()[0]
+    return (path, inode, int(top), kind)
+
+
 def verdict_summary(
     db: sqlite_utils.Database, kind: str, raters: Sequence[str] | None = None
 ) -> list[tuple[Any, ...]]:
@@ -29,15 +55,45 @@ def verdict_summary(
     first_verdict, last_id, last_verdict)`` ordered by ``last_id``: ``K1, K2`` are ``system_a,
     system_b`` (pairwise, in the order shown) or ``system, criterion`` (absolute), ``n`` the
     verdicts, ``first_*`` the earliest and ``last_*`` the latest. A rater who judged the same item
-    again gives one row, not one per verdict (plain columns only: nothing to decode)."""
+    again gives one row, not one per verdict (plain columns only: nothing to decode).
+
+    ``raters``: only their rows (taken from the whole summary, which is kept per database file
+    and largest judgment id: the views of a page (agreement, gold, crowd, two raters) read the
+    table once per new judgment)."""
     if kind not in _SUMMARY_KEYS:
         raise ValueError(f"not a judgment kind: {kind!r}")
+    every = _whole_summary(db, kind)
+    if raters is None:
+        return every
+    wanted = set(raters)
+    return [r for r in every if r[0] in wanted]
+
+
+def _whole_summary(db: sqlite_utils.Database, kind: str) -> list[tuple[Any, ...]]:
+    """Every rater's summary of ``kind``, kept per database file and largest judgment id (one
+    read of the table serves every view and rater subset until a new judgment arrives)."""
+    key = _summary_key(db, kind)
+    with _SUMMARIES_LOCK:
+        kept = _SUMMARIES.get(key) if key is not None else None
+    if kept is not None:
+        return list(kept)
+    found = _read_summary(db, kind)
+    if key is not None:
+        with _SUMMARIES_LOCK:
+            _SUMMARIES[key] = found
+            while len(_SUMMARIES) > _SUMMARIES_KEPT:
+                _SUMMARIES.popitem(last=False)
+    return list(found)
+
+
+def _read_summary(db: sqlite_utils.Database, kind: str) -> list[tuple[Any, ...]]:
+    """The summary of every rater, read from the table (one grouped query)."""
     keys = ", ".join(_SUMMARY_KEYS[kind])
     inner, params = effective_query(
         ["rater", "rater_kind", *_SUMMARY_KEYS[kind], "id"],
         kind=kind,
         rater=None,
-        raters=raters,
+        raters=None,
         rater_kind=None,
         criterion=None,
         status="ok",

@@ -17,11 +17,11 @@ import plotly.graph_objects as go
 
 from core.stats.agreement import (
     cohen_kappa_ci,
+    cohen_kappa_ci_counts,
     confusion,
     fleiss_kappa,
-    krippendorff_alpha_nominal,
+    krippendorff_alpha_nominal_counts,
     percent_agreement,
-    ratings_matrix,
     self_consistency,
 )
 from core.stats.rater_bias import position_inconsistency
@@ -152,25 +152,49 @@ def _comparison(ra: str, rb: str) -> str:
     return " vs ".join(sorted((ra.split(":")[0], rb.split(":")[0]), reverse=True))
 
 
-def agreement_table(frame: pd.DataFrame) -> pd.DataFrame:
-    """Every pair of raters over their common items (latest verdict each): n, agreement, kappa
-    and its interval. One items x raters matrix serves every pair."""
-    one = latest_per_rater(frame)
+def _coded_agreement(ca: np.ndarray, cb: np.ndarray, n_boot: int = 500, seed: int = 0) -> dict:
+    """:func:`pair_agreement` of two raters' label codes over their common items (codes into
+    one label list sorted by text, as :func:`core.stats.agreement.cohen_kappa_ci` orders them):
+    the same numbers, from the confusion counts."""
+    present = np.unique(np.concatenate([ca, cb]))
+    k = len(present)
+    ia, ib = np.searchsorted(present, ca), np.searchsorted(present, cb)
+    counts = np.bincount(ia * k + ib, minlength=k * k).reshape(k, k)
+    ci = cohen_kappa_ci_counts(counts, n_boot=n_boot, seed=seed)
+    out: dict[str, Any] = {
+        "n": len(ca),
+        "agreement": float(np.mean(ca == cb)),
+        "kappa": None if np.isnan(ci.estimate) else ci.estimate,
+        "kappa_low": None,
+        "kappa_high": None,
+    }
+    if np.isfinite(ci.low):
+        out["kappa_low"], out["kappa_high"] = ci.low, ci.high
+    return out
+
+
+def agreement_table(one: pd.DataFrame) -> pd.DataFrame:
+    """Every pair of raters over their common items: n, agreement, kappa and its interval, from
+    the latest verdict of each rater per item (``one``: :func:`latest_per_rater`). One items x
+    raters matrix of label codes serves every pair."""
     wide = one.pivot(index="item_id", columns="rater", values="verdict")
-    raters = sorted(frame["rater"].unique())
+    labels = sorted({str(v) for v in one["verdict"]})
+    code = {label: i for i, label in enumerate(labels)}
+    codes = {r: wide[r].map(code).fillna(-1).to_numpy(dtype=np.int64) for r in wide.columns}
+    raters = sorted(one["rater"].unique())
     out = []
     for i, ra in enumerate(raters):
         for rb in raters[i + 1 :]:
             if is_slot(ra) or is_slot(rb):  # anonymous slots are not people: no Cohen's kappa
                 continue
-            both = wide[[ra, rb]].dropna()
-            if len(both):
+            both = (codes[ra] >= 0) & (codes[rb] >= 0)
+            if both.any():
                 out.append(
                     {
                         "rater_a": ra,
                         "rater_b": rb,
                         "comparison": _comparison(ra, rb),
-                        **pair_agreement(both.set_axis(["a", "b"], axis=1)),
+                        **_coded_agreement(codes[ra][both], codes[rb][both]),
                     }
                 )
     return pd.DataFrame(
@@ -223,11 +247,13 @@ def confusion_figure(both: pd.DataFrame, rater_a: str, rater_b: str) -> go.Figur
     return fig
 
 
-def inter_annotator(frame: pd.DataFrame, rater_kind: str = "human") -> dict[str, Any]:
+def inter_annotator(one: pd.DataFrame, rater_kind: str = "human") -> dict[str, Any]:
     """Fleiss' kappa and Krippendorff's alpha (nominal) among raters of one kind, over the items
-    at least two of them labelled."""
+    at least two of them labelled (``one``: the latest verdict per rater and item,
+    :func:`latest_per_rater`). Both depend only on how many raters gave each label to each
+    item: one items x labels table of counts serves both."""
 
-    one = latest_per_rater(frame[frame["rater_kind"] == rater_kind])
+    one = one[one["rater_kind"] == rater_kind]
     multi = one[one.groupby("item_id")["rater"].transform("size") >= 2]
     out: dict[str, Any] = {
         "raters": int(one["rater"].nunique()),
@@ -236,8 +262,14 @@ def inter_annotator(frame: pd.DataFrame, rater_kind: str = "human") -> dict[str,
         "krippendorff_alpha": None,
     }
     if out["items"]:
-        fk = fleiss_kappa(multi[["item_id", "rater", "verdict"]])
-        ka = krippendorff_alpha_nominal(ratings_matrix(multi[["item_id", "rater", "verdict"]]))
+        items = np.unique(multi["item_id"].to_numpy(dtype=object).astype(str))
+        labels = sorted({str(v) for v in multi["verdict"]})
+        unit = np.searchsorted(items, multi["item_id"].to_numpy(dtype=object).astype(str))
+        label = np.searchsorted(np.array(labels), multi["verdict"].astype(str).to_numpy())
+        k = len(labels)
+        counts = np.bincount(unit * k + label, minlength=len(items) * k).reshape(len(items), k)
+        fk = fleiss_kappa(counts)
+        ka = krippendorff_alpha_nominal_counts(counts)
         out["fleiss_kappa"] = None if np.isnan(fk) else fk
         out["krippendorff_alpha"] = None if np.isnan(ka) else ka
     return out
@@ -305,13 +337,14 @@ def agreement_overview(
     ``with_consistency=False`` leaves out :func:`consistency`.
     """
     frame = verdict_frame(db, kind)
+    one = latest_per_rater(frame)
     return {
         "raters": sorted(frame["rater"].unique()),
         "n_verdicts": int(frame["n"].sum()),
-        "table": agreement_table(frame),
+        "table": agreement_table(one),
         "consistency": consistency(frame) if with_consistency else None,
-        "humans": inter_annotator(frame, "human"),
-        "autos": inter_annotator(frame, "auto"),
+        "humans": inter_annotator(one, "human"),
+        "autos": inter_annotator(one, "auto"),
     }
 
 

@@ -17,9 +17,11 @@ from core.errors import InputError
 from core.stats.agreement import (
     cohen_kappa,
     cohen_kappa_ci,
+    cohen_kappa_ci_counts,
     confusion,
     fleiss_kappa,
     krippendorff_alpha_nominal,
+    krippendorff_alpha_nominal_counts,
     pairwise_agreement,
     percent_agreement,
     ratings_matrix,
@@ -316,3 +318,25 @@ def test_cohen_kappa_ci_matches_an_item_resampling_bootstrap() -> None:
     lo, hi = np.quantile(reps, [0.025, 0.975])
     assert ci.estimate == pytest.approx(cohen_kappa_score(a, b), abs=1e-12)
     assert ci.low == pytest.approx(lo, abs=0.02) and ci.high == pytest.approx(hi, abs=0.02)
+
+
+def test_counts_entry_points_match_the_package_and_the_label_level_functions() -> None:
+    """Krippendorff's alpha from a units x labels count table against the ``krippendorff``
+    package (real PRD ratings with holes); Cohen's kappa interval from confusion counts against
+    the label-level function (same seed: the same interval) and scikit-learn's kappa."""
+    m = ratings_matrix(human_items())
+    holes = m.mask(np.random.default_rng(1).random(m.shape) < 0.3)
+    codes = holes.replace({"A": 0, "B": 1, "Equal": 2}).to_numpy(dtype=float)
+    counts = np.stack([np.nansum(codes == c, axis=0) for c in (0, 1, 2)], axis=1)
+    ref = krippendorff.alpha(reliability_data=codes, level_of_measurement="nominal")
+    assert krippendorff_alpha_nominal_counts(counts) == pytest.approx(ref, abs=1e-9)
+    rng = np.random.default_rng(2)
+    a = rng.choice(["A", "B", "Equal"], 300, p=[0.45, 0.4, 0.15])
+    b = np.where(rng.random(300) < 0.6, a, rng.choice(["A", "B", "Equal"], 300))
+    labels = ["A", "B", "Equal"]
+    table = confusion_matrix(a, b, labels=labels)
+    got = cohen_kappa_ci_counts(table, n_boot=400, seed=5)
+    assert got == cohen_kappa_ci(list(a), list(b), n_boot=400, seed=5)
+    assert got.estimate == pytest.approx(cohen_kappa_score(a, b), abs=1e-12)
+    with pytest.raises(InputError):
+        cohen_kappa_ci_counts(np.zeros((2, 2)))

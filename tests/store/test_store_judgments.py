@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from core.errors import StoreError
-from core.store.connection import utcnow
+from core.store.connection import transaction, utcnow
 from core.store.judgments import (
     count_judgments,
     effective_judgments,
@@ -21,7 +21,7 @@ from core.store.judgments import (
     question_judgments,
     stored_call_counts,
 )
-from core.store.verdict_reads import pairwise_since
+from core.store.verdict_reads import pairwise_since, verdict_summary
 
 
 def _abs(db, rater="auto:j", verdict="yes", status="ok", answer_id=1, system="s1", **extra):
@@ -157,3 +157,31 @@ def test_raters_verdicts_counts_and_fingerprint(seeded):
     }
     new = list(pairwise_since(db, 1))
     assert [r["id"] for r in new] == [2, 3] and "supersedes" in new[0]
+
+
+def test_verdict_summary_per_rater_and_item_and_never_stale(seeded):
+    """One row per rater and item as shown (count, first, latest); the kept summary follows every
+    new row (a verdict, a correction superseding one), and is not kept inside a transaction."""
+    db = seeded
+    first = _pair(db, verdict="A")
+    _pair(db, verdict="B")
+    _pair(db, verdict="Equal", a="s2", b="s1")  # the other order: its own row
+    _pair(db, rater="human:x", verdict="B")
+    got = {(r[0], r[3], r[4]): r[5:] for r in verdict_summary(db, "pairwise")}
+    assert got[("auto:p", "s1", "s2")] == (2, first, "A", first + 1, "B")
+    assert got[("auto:p", "s2", "s1")] == (1, first + 2, "Equal", first + 2, "Equal")
+    assert verdict_summary(db, "pairwise") == verdict_summary(db, "pairwise")
+    # a correction supersedes the latest auto:p verdict in the shown order s1, s2
+    fix = _pair(db, verdict="A", supersedes=first + 1)
+    got = {(r[0], r[3], r[4]): r[5:] for r in verdict_summary(db, "pairwise")}
+    assert got[("auto:p", "s1", "s2")] == (2, first, "A", fix, "A")
+    assert [r[0] for r in verdict_summary(db, "pairwise", ["human:x"])] == ["human:x"]
+    # read inside a write transaction that is rolled back: nothing of it is kept
+    with pytest.raises(RuntimeError):
+        with transaction(db):
+            _pair(db, rater="auto:q", verdict="A")
+            assert any(r[0] == "auto:q" for r in verdict_summary(db, "pairwise"))
+            raise RuntimeError("roll back")
+    _pair(db, rater="auto:r", verdict="B")  # may reuse the rolled-back id
+    raters = {r[0] for r in verdict_summary(db, "pairwise")}
+    assert "auto:r" in raters and "auto:q" not in raters
