@@ -60,9 +60,10 @@ def _log_expit(x: np.ndarray) -> np.ndarray:
 
 def _factorize(values: np.ndarray) -> tuple[np.ndarray, list[Any]]:
     """Integer codes of ``values`` and the distinct values in order of first appearance."""
-    index: dict[Any, int] = {}
-    codes = np.fromiter((index.setdefault(x, len(index)) for x in values), np.int64, len(values))
-    return codes, list(index)
+    import pandas as pd  # deferred: pandas costs ~0.5 s to import, only this path needs it
+
+    codes, uniques = pd.factorize(values, sort=False, use_na_sentinel=False)
+    return codes.astype(np.int64), list(uniques)
 
 
 class PairwiseCounts:
@@ -220,9 +221,16 @@ class PairwiseCounts:
         return counts
 
     @classmethod
-    def from_history(cls, records: Sequence[Sequence[Any]], kept: np.ndarray) -> "PairwiseCounts":
-        """The counts after :meth:`add` of every ``(question_id, system_a, system_b, verdict)``
-        record in order and :meth:`remove` of each one whose ``kept`` flag is False, built at once.
+    def from_history(
+        cls,
+        question_id: Sequence[Any],
+        system_a: Sequence[Any],
+        system_b: Sequence[Any],
+        verdict: Sequence[Any],
+        kept: np.ndarray,
+    ) -> "PairwiseCounts":
+        """The counts after :meth:`add` of every record (the i-th values of the four columns) in
+        order and :meth:`remove` of each one whose ``kept`` flag is False, built at once.
 
         Systems and questions are numbered as :meth:`add` numbers them (order of first appearance
         among the decided, Equal and A/B, records: a 'None' verdict registers nothing), so
@@ -230,12 +238,14 @@ class PairwiseCounts:
         no rows (their +1/-1 pair nets to zero). Errors as :meth:`add` raises them.
         """
         kept = np.asarray(kept, dtype=bool)
-        if len(kept) != len(records):
-            raise InputError("one kept flag per record is needed")
+        q, a, b, v = (
+            np.asarray(c, dtype=object) for c in (question_id, system_a, system_b, verdict)
+        )
+        if not len(q) == len(a) == len(b) == len(v) == len(kept):
+            raise InputError("the four columns and the kept flags differ in length")
         counts = cls()
-        if not len(records):
+        if not len(kept):
             return counts
-        q, a, b, v = (np.array([r[i] for r in records], dtype=object) for i in range(4))
         v_codes, v_labels = _factorize(v)
         outcome = np.array([_CODE[parse_verdict(x)] for x in v_labels], np.int64)[v_codes]
         same = np.flatnonzero(a == b)

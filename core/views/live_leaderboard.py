@@ -83,11 +83,30 @@ class StoreLeaderboard:
         """The first read in bulk (:meth:`PairwiseCounts.from_history`): the wanted rows, those
         a later row supersedes retracted; the same counts, systems and question numbering as
         reading the rows one by one."""
-        superseded = {rec[_SUPERSEDES] for rec in found} - {None}
-        wanted = [rec for rec in found if self._wanted(rec)]
-        kept = np.fromiter((rec[0] not in superseded for rec in wanted), bool, len(wanted))
-        self.counts = PairwiseCounts.from_history([rec[1:5] for rec in wanted], kept)
-        self._active = {rec[0]: tuple(rec[1:5]) for rec, k in zip(wanted, kept) if k}
+        if not found:
+            return
+        cols = [np.array(c, dtype=object) for c in zip(*found, strict=True)]
+        superseded = set(cols[_SUPERSEDES].tolist()) - {None}
+        if self.where is None:  # the filters on whole columns at once
+            ok = (cols[_AT["status"]] == "ok") & np.array(
+                [v is not None for v in cols[_AT["verdict"]]]
+            )
+            for name, value in self.filters.items():
+                ok &= cols[_AT[name]] == value
+            rows = np.flatnonzero(ok)
+        else:
+            rows = np.array([i for i, rec in enumerate(found) if self._wanted(rec)], np.int64)
+        ids = cols[0][rows]
+        kept = np.array([i not in superseded for i in ids.tolist()], dtype=bool)
+        q, a, b, v = (cols[c][rows] for c in range(1, 5))
+        self.counts = PairwiseCounts.from_history(q, a, b, v, kept)
+        self._active = dict(
+            zip(
+                ids[kept].tolist(),
+                zip(*(x[kept].tolist() for x in (q, a, b, v)), strict=True),
+                strict=True,
+            )
+        )
 
     def leaderboard(
         self,
