@@ -142,3 +142,34 @@ def pairwise_records_since(db: sqlite_utils.Database, last_id: int) -> list[tupl
 def pairwise_since(db: sqlite_utils.Database, last_id: int) -> Iterable[dict[str, Any]]:
     """:func:`pairwise_records_since` as dicts."""
     return (dict(zip(PAIRWISE_SINCE_COLUMNS, r)) for r in pairwise_records_since(db, last_id))
+
+
+def counted_pairwise(
+    db: sqlite_utils.Database, up_to: int, filters: dict[str, str] | None = None
+) -> tuple[list[tuple[Any, ...]], set[int], int]:
+    """The live leaderboard's first read, narrow: ``(id, question_id, system_a, system_b,
+    verdict)`` of the pairwise judgments with id <= ``up_to``, status ok and a verdict (and the
+    ``filters``: equal ``rater``, ``rater_kind`` or ``criterion``), in id order; the ids that
+    pairwise rows up to ``up_to`` supersede; and the largest pairwise id up to ``up_to`` (0
+    when none)."""
+    where = ["kind = 'pairwise'", "id <= ?", "status = 'ok'", "verdict is not null"]
+    params: list[Any] = [up_to]
+    for col, value in (filters or {}).items():
+        if col not in ("rater", "rater_kind", "criterion"):
+            raise ValueError(f"not a filter of counted_pairwise: {col!r}")
+        where.append(f"{col} = ?")
+        params.append(value)
+    found = db.execute(
+        "select id, question_id, system_a, system_b, verdict from judgments where "
+        f"{' and '.join(where)} order by id",
+        params,
+    ).fetchall()
+    gone = db.execute(
+        "select supersedes from judgments where kind = 'pairwise' and id <= ? "
+        "and supersedes is not null",
+        [up_to],
+    ).fetchall()
+    last = db.execute(
+        "select coalesce(max(id), 0) from judgments where kind = 'pairwise' and id <= ?", [up_to]
+    ).fetchone()[0]
+    return found, {int(r[0]) for r in gone}, int(last)

@@ -17,7 +17,12 @@ import numpy as np
 
 from core.stats.leaderboard import Leaderboard, leaderboard
 from core.stats.pairwise_counts import PairwiseCounts
-from core.store.verdict_reads import PAIRWISE_SINCE_COLUMNS, pairwise_records_since
+from core.store.judgments import max_judgment_id
+from core.store.verdict_reads import (
+    PAIRWISE_SINCE_COLUMNS,
+    counted_pairwise,
+    pairwise_records_since,
+)
 
 if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
     import sqlite_utils
@@ -64,6 +69,8 @@ class StoreLeaderboard:
 
     def refresh(self, db: sqlite_utils.Database) -> int:
         """Read judgments with id > :attr:`last_id`; return how many rows were read."""
+        if self.last_id == 0 and not self._active and self.where is None:
+            return self._load_counted(db)
         found = pairwise_records_since(db, self.last_id)
         if self.last_id == 0 and not self._active:
             self._load(found)
@@ -77,6 +84,27 @@ class StoreLeaderboard:
                     self._active[rec[0]] = tuple(rec[1:5])
         if found:
             self.last_id = found[-1][0]
+        return len(found)
+
+    def _load_counted(self, db: sqlite_utils.Database) -> int:
+        """The first read without a ``where`` filter: only the counted rows and the superseded
+        ids are read (:func:`core.store.verdict_reads.counted_pairwise`), up to the largest id
+        now stored (:attr:`last_id`: the largest pairwise id among them); returns how many
+        counted rows were read."""
+        top = max_judgment_id(db)
+        found, superseded, last = counted_pairwise(db, top, self.filters)
+        ids = np.array([r[0] for r in found], dtype=np.int64)
+        kept = np.array([i not in superseded for i in ids.tolist()], dtype=bool)
+        q, a, b, v = (np.array([r[c] for r in found], dtype=object) for c in range(1, 5))
+        self.counts = PairwiseCounts.from_history(q, a, b, v, kept)
+        self._active = dict(
+            zip(
+                ids[kept].tolist(),
+                zip(*(x[kept].tolist() for x in (q, a, b, v)), strict=True),
+                strict=True,
+            )
+        )
+        self.last_id = last
         return len(found)
 
     def _load(self, found: list[tuple[Any, ...]]) -> None:
