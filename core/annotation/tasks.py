@@ -65,7 +65,10 @@ def human_labels(db: sqlite_utils.Database, task: str) -> list[dict[str, Any]]:
     check_task(task)
     out = []
     if task == "side-by-side":
-        for r in effective_judgments(db, kind="pairwise", rater_kind="human"):
+        columns = ["question_id", "system_a", "system_b", "rater", "verdict", "status"]
+        for r in effective_judgments(
+            db, kind="pairwise", rater_kind="human", columns=[*columns, "rationale", "created_at"]
+        ):
             if r["status"] not in ("ok", "skipped"):
                 continue
             out.append(
