@@ -178,7 +178,7 @@ def agreement_table(one: pd.DataFrame) -> pd.DataFrame:
     the latest verdict of each rater per item (``one``: :func:`latest_per_rater`). One items x
     raters matrix of label codes serves every pair."""
     wide = one.pivot(index="item_id", columns="rater", values="verdict")
-    labels = sorted({str(v) for v in one["verdict"]})
+    labels = sorted(set(one["verdict"].astype(str).tolist()))
     code = {label: i for i, label in enumerate(labels)}
     codes = {r: wide[r].map(code).fillna(-1).to_numpy(dtype=np.int64) for r in wide.columns}
     raters = sorted(one["rater"].unique())
@@ -300,9 +300,10 @@ def consistency(frame: pd.DataFrame) -> pd.DataFrame:
         }
         if len(rep):
             key = rep["item_id"] + "|" + rep["position"]
+            key = key.tolist()
             sc = self_consistency(
-                dict(zip(key, rep["first_verdict"], strict=True)),
-                dict(zip(key, rep["verdict"], strict=True)),
+                dict(zip(key, rep["first_verdict"].tolist(), strict=True)),
+                dict(zip(key, rep["verdict"].tolist(), strict=True)),
             )
             row["self-consistency"], row["self kappa"] = sc["agreement"], sc["cohen_kappa"]
         if len(pos) and rater in pos.index:
