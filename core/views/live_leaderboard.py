@@ -93,40 +93,23 @@ class StoreLeaderboard:
         counted rows were read."""
         top = max_judgment_id(db)
         found, superseded, last = counted_pairwise(db, top, self.filters)
-        ids = np.array([r[0] for r in found], dtype=np.int64)
-        kept = np.array([i not in superseded for i in ids.tolist()], dtype=bool)
-        q, a, b, v = (np.array([r[c] for r in found], dtype=object) for c in range(1, 5))
-        self.counts = PairwiseCounts.from_history(q, a, b, v, kept)
-        self._active = dict(
-            zip(
-                ids[kept].tolist(),
-                zip(*(x[kept].tolist() for x in (q, a, b, v)), strict=True),
-                strict=True,
-            )
-        )
+        self._build(found, superseded)
         self.last_id = last
         return len(found)
 
     def _load(self, found: list[tuple[Any, ...]]) -> None:
-        """The first read in bulk (:meth:`PairwiseCounts.from_history`): the wanted rows, those
-        a later row supersedes retracted; the same counts, systems and question numbering as
-        reading the rows one by one."""
-        if not found:
-            return
-        cols = [np.array(c, dtype=object) for c in zip(*found, strict=True)]
-        superseded = set(cols[_SUPERSEDES].tolist()) - {None}
-        if self.where is None:  # the filters on whole columns at once
-            ok = (cols[_AT["status"]] == "ok") & np.array(
-                [v is not None for v in cols[_AT["verdict"]]]
-            )
-            for name, value in self.filters.items():
-                ok &= cols[_AT[name]] == value
-            rows = np.flatnonzero(ok)
-        else:
-            rows = np.array([i for i, rec in enumerate(found) if self._wanted(rec)], np.int64)
-        ids = cols[0][rows]
+        """The first read with a ``where`` row filter: every pairwise row was read; the wanted
+        ones are counted, those a row supersedes retracted."""
+        superseded = {rec[_SUPERSEDES] for rec in found} - {None}
+        self._build([rec[:5] for rec in found if self._wanted(rec)], superseded)
+
+    def _build(self, rows: list[tuple[Any, ...]], superseded: set[int]) -> None:
+        """The aggregate in bulk (:meth:`PairwiseCounts.from_history`) from ``(id, question_id,
+        system_a, system_b, verdict)`` rows in id order, those in ``superseded`` retracted: the
+        same counts, systems and question numbering as reading the rows one by one."""
+        ids = np.array([r[0] for r in rows], dtype=np.int64)
         kept = np.array([i not in superseded for i in ids.tolist()], dtype=bool)
-        q, a, b, v = (cols[c][rows] for c in range(1, 5))
+        q, a, b, v = (np.array([r[c] for r in rows], dtype=object) for c in range(1, 5))
         self.counts = PairwiseCounts.from_history(q, a, b, v, kept)
         self._active = dict(
             zip(
