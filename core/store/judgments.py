@@ -37,15 +37,15 @@ def _columns(columns: Sequence[str] | None) -> str:
 def effective_query(
     columns: Sequence[str] | None,
     *,
-    kind: str | None,
-    rater: str | None,
-    raters: Sequence[str] | None,
-    rater_kind: str | None,
-    criterion: str | None,
-    status: str | None,
-    with_verdict: bool,
-    question_id: str | None,
-    document_id: str | None,
+    kind: str | None = None,
+    rater: str | None = None,
+    raters: Sequence[str] | None = None,
+    rater_kind: str | None = None,
+    criterion: str | None = None,
+    status: str | None = None,
+    with_verdict: bool = False,
+    question_id: str | None = None,
+    document_id: str | None = None,
 ) -> tuple[str, list[Any]]:
     """The SQL and parameters of :func:`effective_judgments` (also the inner query of
     :func:`core.store.verdict_reads.verdict_summary`)."""

@@ -10,10 +10,10 @@ from __future__ import annotations
 import os
 import threading
 from collections import OrderedDict
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from core.store.judgments import effective_query
+from core.store.judgments import effective_query, max_judgment_id
 
 if TYPE_CHECKING:  # sqlite_utils imports pandas: load it only when a database is opened
     import sqlite_utils
@@ -43,8 +43,7 @@ def _summary_key(db: sqlite_utils.Database, kind: str) -> tuple[Any, ...] | None
         inode = os.stat(path).st_ino
     except OSError:
         return None
-    top = db.execute("select coalesce(max(id), 0) from judgments").fetchone()[0]
-    return (path, inode, int(top), kind)
+    return (path, inode, max_judgment_id(db), kind)
 
 
 def verdict_summary(
@@ -92,14 +91,8 @@ def _read_summary(db: sqlite_utils.Database, kind: str) -> list[tuple[Any, ...]]
     inner, params = effective_query(
         ["rater", "rater_kind", *_SUMMARY_KEYS[kind], "id"],
         kind=kind,
-        rater=None,
-        raters=None,
-        rater_kind=None,
-        criterion=None,
         status="ok",
         with_verdict=True,
-        question_id=None,
-        document_id=None,
     )
     inner = inner.removesuffix(" order by j.id")
     sql = (
@@ -137,11 +130,6 @@ def pairwise_records_since(db: sqlite_utils.Database, last_id: int) -> list[tupl
         "and id > ? order by id",
         [last_id],
     ).fetchall()
-
-
-def pairwise_since(db: sqlite_utils.Database, last_id: int) -> Iterable[dict[str, Any]]:
-    """:func:`pairwise_records_since` as dicts."""
-    return (dict(zip(PAIRWISE_SINCE_COLUMNS, r)) for r in pairwise_records_since(db, last_id))
 
 
 def counted_pairwise(

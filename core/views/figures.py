@@ -16,12 +16,10 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from core.stats.agreement import (
-    cohen_kappa_ci,
     cohen_kappa_ci_counts,
     confusion,
     fleiss_kappa,
     krippendorff_alpha_nominal_counts,
-    percent_agreement,
     self_consistency,
 )
 from core.stats.rater_bias import position_inconsistency
@@ -128,24 +126,18 @@ def paired(frame: pd.DataFrame, rater_a: str, rater_b: str) -> pd.DataFrame:
 
 
 def pair_agreement(both: pd.DataFrame, seed: int = 0, n_boot: int = 500) -> dict[str, Any]:
-    """Percent agreement and Cohen's kappa with its 95% bootstrap interval (items resampled)."""
-
-    out: dict[str, Any] = {
-        "n": len(both),
-        "agreement": None,
-        "kappa": None,
-        "kappa_low": None,
-        "kappa_high": None,
-    }
+    """Percent agreement and Cohen's kappa with its 95% bootstrap interval (items resampled) of
+    the ``a`` and ``b`` labels of ``both`` (:func:`_coded_agreement` of their codes)."""
     if len(both) == 0:
-        return out
-    a, b = both["a"].tolist(), both["b"].tolist()
-    out["agreement"] = percent_agreement(a, b)
-    ci = cohen_kappa_ci(a, b, n_boot=n_boot, seed=seed)
-    out["kappa"] = None if np.isnan(ci.estimate) else ci.estimate
-    if np.isfinite(ci.low):
-        out["kappa_low"], out["kappa_high"] = ci.low, ci.high
-    return out
+        return {"n": 0, "agreement": None, "kappa": None, "kappa_low": None, "kappa_high": None}
+    a, b = both["a"].astype(str).tolist(), both["b"].astype(str).tolist()
+    code = {label: i for i, label in enumerate(sorted(set(a) | set(b)))}
+    return _coded_agreement(
+        np.array([code[x] for x in a], np.int64),
+        np.array([code[x] for x in b], np.int64),
+        n_boot=n_boot,
+        seed=seed,
+    )
 
 
 def _comparison(ra: str, rb: str) -> str:
@@ -153,9 +145,9 @@ def _comparison(ra: str, rb: str) -> str:
 
 
 def _coded_agreement(ca: np.ndarray, cb: np.ndarray, n_boot: int = 500, seed: int = 0) -> dict:
-    """:func:`pair_agreement` of two raters' label codes over their common items (codes into
-    one label list sorted by text, as :func:`core.stats.agreement.cohen_kappa_ci` orders them):
-    the same numbers, from the confusion counts."""
+    """Percent agreement and Cohen's kappa with its 95% bootstrap interval of two raters' label
+    codes over their common items (codes into one label list sorted by text, as
+    :func:`core.stats.agreement.cohen_kappa_ci` orders them), from the confusion counts."""
     present = np.unique(np.concatenate([ca, cb]))
     k = len(present)
     ia, ib = np.searchsorted(present, ca), np.searchsorted(present, cb)

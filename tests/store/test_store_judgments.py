@@ -21,7 +21,11 @@ from core.store.judgments import (
     question_judgments,
     stored_call_counts,
 )
-from core.store.verdict_reads import pairwise_since, verdict_summary
+from core.store.verdict_reads import (
+    PAIRWISE_SINCE_COLUMNS,
+    pairwise_records_since,
+    verdict_summary,
+)
 
 
 def _abs(db, rater="auto:j", verdict="yes", status="ok", answer_id=1, system="s1", **extra):
@@ -155,7 +159,7 @@ def test_raters_verdicts_counts_and_fingerprint(seeded):
         ("q1", "s1"): "yes",
         ("q1", "s2"): "no",
     }
-    new = list(pairwise_since(db, 1))
+    new = [dict(zip(PAIRWISE_SINCE_COLUMNS, r)) for r in pairwise_records_since(db, 1)]
     assert [r["id"] for r in new] == [2, 3] and "supersedes" in new[0]
 
 
