@@ -93,20 +93,20 @@ def team_queue(
     k: int,
     seed: int,
     calibration: int = 0,
-    done: dict[Any, set[str]] | None = None,
+    skipped: dict[Any, set[str]] | None = None,
     last: Iterable[Hashable] = (),
 ) -> list:
     """The queue of ``annotator`` over ``items`` (any hashable keys; ordered by their ``str``).
 
-    ``who``: item -> annotators whose label counts towards ``k``; ``done``: item -> annotators
-    who are finished with it (default ``who``; e.g. a skip is done but does not count). An item
-    is open when ``annotator`` is not done with it and it is a calibration item (the first
-    ``calibration`` of the seeded order) or has fewer than ``k`` counted annotators. Order:
-    calibration items, then items started by others (most labels first: closest to complete),
-    then new items; ``last`` items (e.g. identical answers) after the others of their group;
-    ties in the seeded order.
+    ``who``: item -> annotators whose label counts towards ``k``; ``skipped``: item ->
+    annotators who skipped it (a skip is not done and does not count). An item is open when
+    ``annotator`` is not in its ``who`` and it is a calibration item (the first ``calibration``
+    of the seeded order) or has fewer than ``k`` counted annotators. Order: the items
+    ``annotator`` skipped after all the others, each part ordered by: calibration items, then
+    items started by others (most labels first: closest to complete), then new items; ``last``
+    items (e.g. identical answers) after the others of their group; ties in the seeded order.
     """
-    done = who if done is None else done
+    skips = skipped or {}
     by_str = {str(i): i for i in items}
     order = [by_str[s] for s in seeded_order(by_str, seed)]
     calib = set(order[:calibration])
@@ -115,11 +115,12 @@ def team_queue(
     todo = [
         i
         for i in order
-        if annotator not in done.get(i, ()) and (i in calib or len(who.get(i, ())) < k)
+        if annotator not in who.get(i, ()) and (i in calib or len(who.get(i, ())) < k)
     ]
     return sorted(
         todo,
         key=lambda i: (
+            annotator in skips.get(i, ()),
             i not in calib,
             not who.get(i),
             i in late,
@@ -127,13 +128,6 @@ def team_queue(
             rank[i],
         ),
     )
-
-
-def skipped_last(queue: list, skipped: dict[Any, set[str]], annotator: str) -> list:
-    """``queue`` with the items ``annotator`` skipped (``skipped``: item -> who skipped it)
-    moved to its end, each part in its order."""
-    mine = [i for i in queue if annotator in skipped.get(i, ())]
-    return [i for i in queue if annotator not in skipped.get(i, ())] + mine
 
 
 def progress_of(items: list, who: dict[Any, set[str]], annotator: str) -> Progress:

@@ -17,7 +17,6 @@ from core.annotation.base import (
     progress_of,
     queue_seed,
     required_annotations,
-    skipped_last,
     team_queue,
 )
 from core.annotation.identity import Annotator, authorise
@@ -30,8 +29,7 @@ from core.store.resolutions import (
     insert_resolution,
     last_resolution,
     own_resolution,
-    resolvers,
-    skipped_resolutions,
+    resolution_marks,
 )
 
 if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
@@ -85,30 +83,24 @@ def dispute_queue(
     resolution, in the order of :func:`core.annotation.base.team_queue`; the disputes they
     skipped come last (in the same order)."""
     k = k or required_annotations(db)
-    queue = team_queue(
+    marks = resolution_marks(db)
+    return team_queue(
         dispute_ids,
-        resolvers(db),
+        marks["ok"],
         annotator,
         k=k,
         seed=queue_seed(db),
         calibration=calibration_size(db),
+        skipped=marks["skipped"],
     )
-    return skipped_last(queue, _skippers(db), annotator)
-
-
-def _skippers(db: sqlite_utils.Database) -> dict[int, set[str]]:
-    """Dispute id -> the annotators whose effective row on it is a skip."""
-    who: dict[int, set[str]] = {}
-    for r in skipped_resolutions(db):
-        who.setdefault(int(r["dispute_id"]), set()).add(r["annotator"])
-    return who
 
 
 def dispute_progress(db: sqlite_utils.Database, annotator: str, dispute_ids: list[int]) -> Progress:
     """How many of ``dispute_ids`` this annotator has resolved (``done``) and has skipped
     (``skipped``; a skip is not counted as done)."""
-    done = progress_of(dispute_ids, resolvers(db), annotator)
-    skipped = progress_of(dispute_ids, _skippers(db), annotator)
+    marks = resolution_marks(db)
+    done = progress_of(dispute_ids, marks["ok"], annotator)
+    skipped = progress_of(dispute_ids, marks["skipped"], annotator)
     return Progress(done.done, done.total, skipped.done)
 
 

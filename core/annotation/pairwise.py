@@ -18,12 +18,11 @@ from core.annotation.base import (
     rater_name,
     required_annotations,
     shown_order,
-    skipped_last,
     team_queue,
 )
 from core.annotation.identity import Annotator, authorise
 from core.errors import InputError
-from core.store.answers import answer_pairs, system_answers
+from core.store.answers import answer_pairs, question_answers
 from core.store.connection import transaction, utcnow
 from core.store.judgments import (
     effective_judgments,
@@ -99,16 +98,16 @@ def verdict_queue(
     labelled = _human_pairwise_by_status(db)
     same = identical_items(db) if identical is None else identical
     rater = rater_name(annotator)
-    queue = team_queue(
+    return team_queue(
         items,
         labelled["ok"],
         rater,
         k=k,
         seed=queue_seed(db),
         calibration=calibration_size(db),
+        skipped=labelled["skipped"],
         last=same,
     )
-    return skipped_last(queue, labelled["skipped"], rater)
 
 
 def verdict_progress(
@@ -132,7 +131,7 @@ def blind_item(db: sqlite_utils.Database, key: str, annotator: str) -> dict[str,
     question_id, s1, s2 = split_pair_key(key)
     order = shown_order(queue_seed(db), annotator, key)
     first, second = (s1, s2) if order == "ab" else (s2, s1)
-    answers = system_answers(db, question_id, [s1, s2])
+    answers = {a["system"]: a for a in question_answers(db, question_id, ["id", "system", "text"])}
     if first not in answers or second not in answers:
         raise InputError(f"item {key!r} has no answers for both systems")
     a, b = answers[first]["text"], answers[second]["text"]

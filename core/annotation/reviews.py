@@ -20,7 +20,6 @@ from core.annotation.base import (
     progress_of,
     queue_seed,
     required_annotations,
-    skipped_last,
     team_queue,
 )
 from core.annotation.identity import Annotator, authorise
@@ -35,8 +34,7 @@ from core.store.reviews import (
     insert_review,
     last_review,
     own_review,
-    reviewers,
-    skipped_reviews,
+    review_marks,
 )
 
 if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
@@ -270,14 +268,6 @@ def _recompute_status(db: sqlite_utils.Database, q: dict[str, Any]) -> str:
     return status
 
 
-def _skippers(db: sqlite_utils.Database) -> dict[str, set[str]]:
-    """Question id -> the annotators whose effective row on it is a skip."""
-    who: dict[str, set[str]] = {}
-    for r in skipped_reviews(db):
-        who.setdefault(r["question_id"], set()).add(r["annotator"])
-    return who
-
-
 def review_queue(
     db: sqlite_utils.Database, annotator: str, question_ids: list[str], k: int | None = None
 ) -> list[str]:
@@ -285,20 +275,22 @@ def review_queue(
     review, in the order of :func:`core.annotation.base.team_queue`; the questions they skipped
     come last (in the same order)."""
     k = k or required_annotations(db)
-    queue = team_queue(
+    marks = review_marks(db)
+    return team_queue(
         question_ids,
-        reviewers(db),
+        marks["ok"],
         annotator,
         k=k,
         seed=queue_seed(db),
         calibration=calibration_size(db),
+        skipped=marks["skipped"],
     )
-    return skipped_last(queue, _skippers(db), annotator)
 
 
 def review_progress(db: sqlite_utils.Database, annotator: str, question_ids: list[str]) -> Progress:
     """How many of ``question_ids`` this annotator has reviewed (``done``) and has skipped
     (``skipped``; a skip is not counted as done)."""
-    done = progress_of(question_ids, reviewers(db), annotator)
-    skipped = progress_of(question_ids, _skippers(db), annotator)
+    marks = review_marks(db)
+    done = progress_of(question_ids, marks["ok"], annotator)
+    skipped = progress_of(question_ids, marks["skipped"], annotator)
     return Progress(done.done, done.total, skipped.done)

@@ -98,24 +98,6 @@ def answer_pairs(db: sqlite_utils.Database) -> list[dict[str, Any]]:
     )
 
 
-def system_answers(
-    db: sqlite_utils.Database, question_id: str, systems: Sequence[str]
-) -> dict[str, dict[str, Any]]:
-    """System -> its answer (``id``, ``system``, ``text``) to a question, for ``systems`` (a
-    system without an answer is absent)."""
-    if not systems:
-        return {}
-    marks = ",".join("?" * len(systems))
-    return {
-        r["system"]: r
-        for r in rows(
-            db,
-            f"select id, system, text from answers where question_id = ? and system in ({marks})",
-            [question_id, *systems],
-        )
-    }
-
-
 def question_answer_count(db: sqlite_utils.Database, question_id: str) -> int:
     """How many answers a question has (any status)."""
     return int(

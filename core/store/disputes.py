@@ -84,15 +84,6 @@ def dispute_question_ids(db: sqlite_utils.Database, ids: Sequence[int]) -> dict[
     }
 
 
-def dispute_answer_text(db: sqlite_utils.Database, dispute_id: int) -> str | None:
-    """The text of the answer a dispute is about (None when the dispute is unknown)."""
-    found = db.execute(
-        "select a.text from disputes d join answers a on a.id = d.answer_id where d.id = ?",
-        [dispute_id],
-    ).fetchone()
-    return None if found is None else found[0]
-
-
 def question_dispute_answers(db: sqlite_utils.Database, question_id: str) -> list[dict[str, Any]]:
     """``system`` and answer ``text`` of every dispute of a question, by dispute id."""
     return rows(

@@ -41,13 +41,18 @@ def get_question(
     return found[0] if found else None
 
 
-def questions_by_id(db: sqlite_utils.Database, ids: Sequence[str]) -> dict[str, dict[str, Any]]:
-    """The questions with these ids, keyed by id (unknown ids are absent)."""
-    if not ids:
-        return {}
-    return {
-        r["id"]: r for r in rows(db, f"select * from questions where id in ({_marks(ids)})", ids)
-    }
+def questions_by_id(
+    db: sqlite_utils.Database, ids: Sequence[str], columns: Sequence[str] | None = None
+) -> dict[str, dict[str, Any]]:
+    """The questions with these ids (``columns`` of them, which must include ``id``; every
+    column by default), keyed by id (unknown ids are absent; any number of ids)."""
+    ids = list(ids)
+    out: dict[str, dict[str, Any]] = {}
+    for start in range(0, len(ids), 500):
+        chunk = ids[start : start + 500]
+        sql = f"select {_columns(columns)} from questions where id in ({_marks(chunk)})"
+        out.update((r["id"], r) for r in rows(db, sql, chunk))
+    return out
 
 
 def document_questions(
@@ -241,25 +246,24 @@ def all_question_ids(db: sqlite_utils.Database) -> list[str]:
 
 def question_texts(db: sqlite_utils.Database, ids: Sequence[str]) -> dict[str, str]:
     """Question id -> its text, for ``ids`` (unknown ids are absent; any number of ids)."""
-    ids = list(ids)
-    out: dict[str, str] = {}
-    for start in range(0, len(ids), 500):
-        chunk = ids[start : start + 500]
-        out.update(
-            db.execute(f"select id, question from questions where id in ({_marks(chunk)})", chunk)
-        )
-    return out
+    return {qid: r["question"] for qid, r in questions_by_id(db, ids, ["id", "question"]).items()}
 
 
 def child_questions(
-    db: sqlite_utils.Database, parent_id: str, columns: Sequence[str] | None = None
+    db: sqlite_utils.Database,
+    parent_id: str,
+    columns: Sequence[str] | None = None,
+    *,
+    origin: str | None = None,
 ) -> list[dict[str, Any]]:
-    """The questions derived from ``parent_id`` (e.g. an XRAG question's translations), by id."""
-    return rows(
-        db,
-        f"select {_columns(columns)} from questions where parent_id = ? order by id",
-        [parent_id],
-    )
+    """The questions derived from ``parent_id`` (e.g. an XRAG question's translations, its
+    other-language versions), optionally only of ``origin``, by id."""
+    where, params = ["parent_id = ?"], [parent_id]
+    if origin is not None:
+        where.append("origin = ?")
+        params.append(origin)
+    sql = f"select {_columns(columns)} from questions where {' and '.join(where)} order by id"
+    return rows(db, sql, params)
 
 
 def root_questions(
@@ -319,15 +323,3 @@ def insert_questions(db: sqlite_utils.Database, new: Sequence[dict[str, Any]]) -
     """Insert question rows (one batch statement per chunk)."""
     if new:
         db.table("questions").insert_all(new)
-
-
-def question_versions(
-    db: sqlite_utils.Database, parent_id: str, origin: str | None = None
-) -> list[dict[str, Any]]:
-    """The questions whose ``parent_id`` is ``parent_id`` (its other-language versions),
-    optionally only of ``origin``, by id."""
-    where, params = ["parent_id = ?"], [parent_id]
-    if origin is not None:
-        where.append("origin = ?")
-        params.append(origin)
-    return rows(db, f"select * from questions where {' and '.join(where)} order by id", params)

@@ -76,14 +76,18 @@ def skipped_resolutions(db: sqlite_utils.Database) -> list[dict[str, Any]]:
     )
 
 
-def resolvers(db: sqlite_utils.Database) -> dict[int, set[str]]:
-    """Dispute id -> the annotators with an effective resolution of it (withdrawals left out)."""
-    who: dict[int, set[str]] = {}
-    for dispute_id, annotator in db.execute(
-        f"select dispute_id, annotator from dispute_resolutions r where {_OPEN}"
+def resolution_marks(db: sqlite_utils.Database) -> dict[str, dict[int, set[str]]]:
+    """Who marked which dispute, from the effective rows (withdrawals left out):
+    ``{"ok": {dispute id: annotators with a resolution}, "skipped": {dispute id: annotators
+    whose row is a skip}}`` (one query of dispute id, annotator and resolution)."""
+    marks: dict[str, dict[int, set[str]]] = {"ok": {}, "skipped": {}}
+    for dispute_id, annotator, resolution in db.execute(
+        "select dispute_id, annotator, resolution from dispute_resolutions r where "
+        f"{not_superseded('dispute_resolutions', 'r')} and r.resolution != '{WITHDRAWN}'"
     ):
-        who.setdefault(int(dispute_id), set()).add(annotator)
-    return who
+        kind = "skipped" if resolution == SKIPPED else "ok"
+        marks[kind].setdefault(int(dispute_id), set()).add(annotator)
+    return marks
 
 
 def effective_resolutions(

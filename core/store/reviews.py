@@ -113,13 +113,18 @@ def ever_reviewed(db: sqlite_utils.Database, question_id: str) -> bool:
     )
 
 
-def reviewers(db: sqlite_utils.Database) -> dict[str, set[str]]:
-    """Question id -> the annotators with an effective review of it (skips and withdrawals
-    left out)."""
-    who: dict[str, set[str]] = {}
-    for qid, annotator in db.execute(f"select question_id, annotator from reviews r where {_OPEN}"):
-        who.setdefault(qid, set()).add(annotator)
-    return who
+def review_marks(db: sqlite_utils.Database) -> dict[str, dict[str, set[str]]]:
+    """Who marked which question, from the effective rows (withdrawals left out):
+    ``{"ok": {question id: annotators with a review}, "skipped": {question id: annotators
+    whose row is a skip}}`` (one query of question id, annotator and decision)."""
+    marks: dict[str, dict[str, set[str]]] = {"ok": {}, "skipped": {}}
+    for qid, annotator, decision in db.execute(
+        "select question_id, annotator, decision from reviews r where "
+        f"{not_superseded('reviews', 'r')} and r.decision != '{WITHDRAWN}'"
+    ):
+        kind = "skipped" if decision == SKIPPED else "ok"
+        marks[kind].setdefault(qid, set()).add(annotator)
+    return marks
 
 
 def review_count(db: sqlite_utils.Database, question_id: str) -> int:

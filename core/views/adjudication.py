@@ -13,8 +13,8 @@ import pandas as pd
 from core.annotation.adjudication import disagreements
 from core.annotation.pairwise import split_pair_key
 from core.annotation.tasks import LABELS, check_task
-from core.store.answers import system_answers
-from core.store.disputes import dispute_answer_text
+from core.store.answers import get_answer, question_answers
+from core.store.disputes import get_dispute
 from core.store.questions import get_question, question_texts
 
 if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
@@ -59,14 +59,15 @@ def _texts(db: sqlite_utils.Database, task: str, item: str, qid: str) -> list[tu
     """The texts the labels are about: both answers, the model answer, or the references."""
     if task == "side-by-side":
         _, s1, s2 = split_pair_key(item)
-        answers = {s: a["text"] for s, a in system_answers(db, qid, [s1, s2]).items()}
+        answers = {a["system"]: a["text"] for a in question_answers(db, qid, ["system", "text"])}
         return [("Answer 1", answers.get(s1, "")), ("Answer 2", answers.get(s2, ""))]
     q = get_question(db, qid, ["answers"])
     refs = q["answers"] if q else []
     texts = [("Reference answer", r) for r in (refs or [])]
     if task == "disputes":
-        found = dispute_answer_text(db, int(item))
-        texts.append(("Model answer", found if found is not None else ""))
+        dispute = get_dispute(db, int(item))
+        answer = get_answer(db, dispute["answer_id"], ["text"]) if dispute else None
+        texts.append(("Model answer", answer["text"] if answer else ""))
     return texts
 
 

@@ -16,7 +16,7 @@ from core.llm.prompts import prompt_hash, render_prompt
 from core.llm.stage import run_stage
 from core.llm.types import LLMRequest, LLMResponse, require_real_model
 from core.store.connection import dumps, transaction, utcnow
-from core.store.questions import get_question, insert_question, question_exists, question_versions
+from core.store.questions import child_questions, get_question, insert_question, question_exists
 from core.store.xrag import english_xrag_questions
 from core.xrag.language import detect_language
 from core.xrag.model_calls import TARGET_LANGUAGES, json_reply, language_name
@@ -132,4 +132,4 @@ def translate_questions(
 
 def translations_of(db: sqlite_utils.Database, question_id: str) -> dict[str, dict[str, Any]]:
     """The stored translations of an English question, by language."""
-    return {r["language"]: r for r in question_versions(db, question_id, origin="xrag")}
+    return {r["language"]: r for r in child_questions(db, question_id, origin="xrag")}

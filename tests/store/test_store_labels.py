@@ -13,13 +13,13 @@ from core.store.adjudications import (
     insert_adjudication,
     own_adjudication,
 )
-from core.store.answers import answer_pairs, question_answer_count, system_answers
+from core.store.answers import answer_pairs, get_answer, question_answer_count, question_answers
 from core.store.connection import utcnow
 from core.store.disputes import (
     add_dispute,
     all_dispute_ids,
-    dispute_answer_text,
     dispute_question_ids,
+    get_dispute,
     question_dispute_answers,
 )
 from core.store.judgments import (
@@ -46,14 +46,14 @@ from core.store.resolutions import (
     last_resolution,
     own_resolution,
     question_resolution_count,
-    resolvers,
+    resolution_marks,
 )
 from core.store.reviews import (
     effective_reviews,
     insert_review,
     question_reviews,
     review_count,
-    reviewers,
+    review_marks,
 )
 
 
@@ -155,7 +155,7 @@ def test_reviews_effective_decoded_and_append_only(seeded):
     history = question_reviews(db, "q1")
     assert [r["id"] for r in history] == [first, second, bob]
     assert history[0]["checklist"] == {"answerable": True}
-    assert reviewers(db) == {"q1": {"alice", "bob"}, "q2": {"carol"}}
+    assert review_marks(db)["ok"] == {"q1": {"alice", "bob"}, "q2": {"carol"}}
     assert (review_count(db, "q1"), review_count(db, "q2"), review_count(db, "q9")) == (3, 1, 0)
     with pytest.raises(sqlite3.IntegrityError, match="append-only"):
         db.execute("update reviews set decision = 'edit' where id = ?", [first])
@@ -179,7 +179,7 @@ def test_resolutions_effective_withdrawn_left_out_and_append_only(seeded):
     assert own_resolution(db, d1, "bob") is None
     assert last_resolution(db, "alice")["id"] == a2
     assert last_resolution(db, "bob") is None  # withdrawn: nothing left to undo
-    assert resolvers(db) == {d1: {"alice"}, d2: {"carol"}}
+    assert resolution_marks(db)["ok"] == {d1: {"alice"}, d2: {"carol"}}
     found = effective_resolutions(db)
     assert [r["id"] for r in found] == [a2, c1]
     assert found[0]["corrected_answer"] == "better ref"
@@ -267,9 +267,8 @@ def test_answer_pairs_and_texts(seeded):
             "text_2": "answer s2",
         }
     ]  # the failed answer of s0 makes no pair
-    got = system_answers(db, "q1", ["s2", "s9"])
-    assert list(got) == ["s2"] and got["s2"]["text"] == "answer s2" and got["s2"]["id"] == 2
-    assert system_answers(db, "q1", []) == {}
+    got = {a["system"]: a for a in question_answers(db, "q1", ["id", "system", "text"])}
+    assert "s9" not in got and got["s2"]["text"] == "answer s2" and got["s2"]["id"] == 2
     assert (question_answer_count(db, "q1"), question_answer_count(db, "q2")) == (3, 0)
 
 
@@ -279,8 +278,8 @@ def test_dispute_lookups(seeded):
     assert all_dispute_ids(db) == [d1, d2]
     assert dispute_question_ids(db, [d2, 99]) == {d2: "q1"}
     assert dispute_question_ids(db, []) == {}
-    assert dispute_answer_text(db, d2) == "answer s2"
-    assert dispute_answer_text(db, 99) is None
+    assert get_answer(db, get_dispute(db, d2)["answer_id"], ["text"]) == {"text": "answer s2"}
+    assert get_dispute(db, 99) is None
     assert question_dispute_answers(db, "q1") == [
         {"system": "s1", "text": "answer s1"},
         {"system": "s2", "text": "answer s2"},

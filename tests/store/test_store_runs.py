@@ -31,8 +31,8 @@ from core.store.judgments import (
 )
 from core.store.questions import (
     all_question_texts,
+    child_questions,
     insert_questions,
-    question_versions,
     sample_question_ids,
     set_question_text,
 )
@@ -222,8 +222,8 @@ def test_question_readers_and_writers(seeded):
     assert texts["q3"] == "question q3?" and set(texts) == {"q1", "q2", "q3", "q3.de", "q3.fr"}
     set_question_text(db, "q3", "new text?", "2026-01-01")
     assert all_question_texts(db)["q3"] == "new text?"
-    assert [q["id"] for q in question_versions(db, "q3")] == ["q3.de", "q3.fr"]
-    assert [q["id"] for q in question_versions(db, "q3", origin="xrag")] == ["q3.de"]
+    assert [q["id"] for q in child_questions(db, "q3")] == ["q3.de", "q3.fr"]
+    assert [q["id"] for q in child_questions(db, "q3", origin="xrag")] == ["q3.de"]
     assert sample_question_ids(db) == ["q1", "q2", "q3", "q3.de", "q3.fr"]
     assert sample_question_ids(db, equal={"origin": "imported", "split": None}) == ["q2", "q3"]
     assert sample_question_ids(db, equal={"language": "en", "split": "test"}) == ["q3"]

@@ -11,8 +11,8 @@ from core.store.resolutions import (
     effective_resolutions,
     last_resolution,
     own_resolution,
+    resolution_marks,
     resolved_dispute_count,
-    resolvers,
     skipped_resolutions,
 )
 from core.store.reviews import SKIPPED as REVIEW_SKIPPED
@@ -24,7 +24,7 @@ from core.store.reviews import (
     own_review,
     question_reviews,
     review_count,
-    reviewers,
+    review_marks,
     skipped_reviews,
 )
 
@@ -37,7 +37,7 @@ def test_review_skips_and_withdrawals_are_no_reviews(seeded):
     b = _review(db, "q1", "bob", "reject")
     assert [r["id"] for r in effective_reviews(db)] == [b]
     assert effective_reviews(db, "q2") == []
-    assert reviewers(db) == {"q1": {"bob"}}
+    assert review_marks(db) == {"ok": {"q1": {"bob"}}, "skipped": {"q2": {"alice"}}}
     assert [r["id"] for r in question_reviews(db, "q1")] == [b]  # the withdrawn review too
     assert [r["id"] for r in skipped_reviews(db)] == [skip]
     assert own_review(db, "q1", "alice")["id"] == undo  # what the next row supersedes
@@ -58,7 +58,7 @@ def test_resolution_skips_are_no_resolutions(seeded):
     b_undo = _resolution(db, d2, "bob", WITHDRAWN, supersedes=b)
     c = _resolution(db, d1, "carol", "model_wrong")
     assert [r["id"] for r in effective_resolutions(db)] == [c]
-    assert resolvers(db) == {d1: {"carol"}}
+    assert resolution_marks(db) == {"ok": {d1: {"carol"}}, "skipped": {d1: {"alice"}}}
     assert resolved_dispute_count(db, [d1, d2]) == 1
     found = skipped_resolutions(db)
     assert [(r["id"], r["question_id"]) for r in found] == [(skip, "q1")]
