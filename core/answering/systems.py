@@ -25,8 +25,9 @@ from core.corpus.documents import get_document
 from core.corpus.retrieval import format_context, retrieve
 from core.errors import ConfigError, InputError
 from core.llm.windows import fits_context
-from core.store.connection import dumps, rows, utcnow
+from core.store.connection import dumps, utcnow
 from core.store.questions import questions_by_id
+from core.store.setups import get_system, insert_system
 
 if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
     import sqlite_utils
@@ -201,32 +202,44 @@ def make_system(spec: dict[str, Any]) -> System:
     return replace(base, **spec)
 
 
+def check_system_setup(db: sqlite_utils.Database, system: System) -> bool:
+    """Whether ``system`` is stored already; a stored system of that name with another setup
+    (model, context, parameters or prompt) raises ConfigError (otherwise a rerun would silently
+    mix the old setup's answers into the new)."""
+    old = get_system(db, system.name)
+    if old is None:
+        return False
+    if (old["model"], old["context"], old["params"], old["prompt"]) != (
+        system.model,
+        system.context,
+        system.params(),
+        system.prompt,
+    ):
+        raise ConfigError(
+            f"system {system.name!r} is already stored with another "
+            f"configuration (model {old['model']}, context "
+            f"{old['context']}); give the new one another name"
+        )
+    return True
+
+
 def register_system(db: sqlite_utils.Database, system: System) -> None:
     """Store ``system`` in table ``systems``; a stored system of that name must be identical."""
-    row = {
-        "name": system.name,
-        "model": system.model,
-        "context": system.context,
-        "params": dumps(system.params()),
-        "prompt": system.prompt,
-        "family": system.family,
-        "description": system.description or _KINDS[system.context],
-    }
-    found = rows(db, "select * from systems where name = ?", [system.name])
-    if found:
-        old = found[0]
-        if (old["model"], old["context"], old["params"], old["prompt"]) != (
-            system.model,
-            system.context,
-            system.params(),
-            system.prompt,
-        ):
-            raise ConfigError(
-                f"system {system.name!r} is already stored with another "
-                "configuration; give the new one another name"
-            )
+    if check_system_setup(db, system):
         return
-    db["systems"].insert({**row, "created_at": utcnow()})
+    insert_system(
+        db,
+        {
+            "name": system.name,
+            "model": system.model,
+            "context": system.context,
+            "params": dumps(system.params()),
+            "prompt": system.prompt,
+            "family": system.family,
+            "description": system.description or _KINDS[system.context],
+            "created_at": utcnow(),
+        },
+    )
 
 
 # ---------------------------------------------------------------------------------------------

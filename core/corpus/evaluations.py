@@ -341,16 +341,7 @@ def _store_ratings(db: sqlite_utils.Database, ev: Evaluation, n: dict, now: str)
     answer_ids = stored_answer_ids(db)
     existing = {}
     for row in effective_judgments(db, columns=_EFFECTIVE_COLUMNS):
-        key = (
-            row["kind"],
-            row["question_id"],
-            row["rater"],
-            row["system_a"] or "",
-            row["system_b"] or "",
-            row["system"] or "",
-            row["criterion"],
-        )
-        existing[key] = (row["id"], row["verdict"], row["rationale"])
+        existing[_key(row)] = (row["id"], row["verdict"], row["rationale"])
     new = []
     for r in ev.ratings:
         old = existing.get(_key(r))

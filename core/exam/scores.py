@@ -29,6 +29,7 @@ from core.errors import InputError
 from core.exam.articles import GOLD
 from core.stats import significance as stats
 from core.store.connection import rows
+from core.store.exam import get_exam_run
 
 if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
     import sqlite_utils
@@ -119,10 +120,10 @@ def run_scores(
     db: sqlite_utils.Database, run_id: str, queries: Iterable[str] | None = None
 ) -> list[SystemExam]:
     """Leaderboard of one stored EXAM run over all (or the given) queries of its bank."""
-    run = rows(db, "select * from exam_runs where id = ?", [run_id])
-    if not run:
+    run = get_exam_run(db, run_id)
+    if run is None:
         raise InputError(f"unknown EXAM run {run_id!r}")
-    bank_id = run[0]["bank_id"]
+    bank_id = run["bank_id"]
     counts = {
         r["query_id"]: r["n"]
         for r in rows(

@@ -14,7 +14,8 @@ if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is
     import sqlite_utils
 
 from core.errors import ConfigError
-from core.store.connection import dumps, rows, utcnow
+from core.store.connection import dumps, utcnow
+from core.store.setups import get_judge, insert_judge
 
 KINDS: dict[str, dict[str, Any]] = {
     "autoais": {
@@ -161,23 +162,33 @@ def make_judge(spec: dict[str, Any]) -> Judge:
     return Judge(**spec)
 
 
+def check_judge_setup(db: sqlite_utils.Database, judge: Judge) -> bool:
+    """Whether ``judge`` is stored already; a stored judge of that name with another setup
+    (kind, model, context or parameters) raises ConfigError (otherwise a rerun would silently
+    mix the old setup's judgments into the new)."""
+    old = get_judge(db, judge.name)
+    if old is None:
+        return False
+    if (old["kind"], old["model"], old["context"], old["params"]) != (
+        judge.kind,
+        judge.model,
+        judge.context,
+        judge.params(),
+    ):
+        raise ConfigError(
+            f"judge {judge.name!r} is already stored with another "
+            f"configuration (kind {old['kind']}, model {old['model']}, "
+            f"context {old['context']}); give the new one another name"
+        )
+    return True
+
+
 def register_judge(db: sqlite_utils.Database, judge: Judge) -> None:
     """Store ``judge`` in table ``judges``; a stored judge of that name must be identical."""
-    found = rows(db, "select * from judges where name = ?", [judge.name])
-    if found:
-        old = found[0]
-        if (old["kind"], old["model"], old["context"], old["params"]) != (
-            judge.kind,
-            judge.model,
-            judge.context,
-            judge.params(),
-        ):
-            raise ConfigError(
-                f"judge {judge.name!r} is already stored with another "
-                "configuration; give the new one another name"
-            )
+    if check_judge_setup(db, judge):
         return
-    db["judges"].insert(
+    insert_judge(
+        db,
         {
             "name": judge.name,
             "kind": judge.kind,
@@ -188,7 +199,7 @@ def register_judge(db: sqlite_utils.Database, judge: Judge) -> None:
             "family": judge.family,
             "description": judge.description,
             "created_at": utcnow(),
-        }
+        },
     )
 
 

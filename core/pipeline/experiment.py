@@ -14,10 +14,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from core.answering.answer_runs import plan_answers, run_answers
-from core.answering.systems import book_of, load_questions
-from core.errors import ConfigError, InputError
+from core.answering.systems import book_of, check_system_setup, load_questions
+from core.errors import InputError
 from core.judging.runner import plan_absolute, plan_pairwise, run_items
-from core.judging.specs import Judge
+from core.judging.specs import Judge, check_judge_setup
 from core.judging.tournament import (
     AdaptiveDesign,
     canonical_verdict,
@@ -42,7 +42,6 @@ from core.store.experiments import (
 from core.store.judgments import effective_judgments, run_judgments
 from core.store.questions import sample_question_ids
 from core.store.runs import experiment_runs, finish_run, start_run
-from core.store.setups import get_judge, get_system
 
 if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
     import sqlite_utils
@@ -89,31 +88,9 @@ def _check_stored_setups(db: sqlite_utils.Database, exp: Experiment) -> None:
     """A system or judge name already stored with another setup is an error before any write
     (otherwise a rerun would silently mix the old setup's answers or judgments into the new)."""
     for system in exp.systems:
-        old = get_system(db, system.name)
-        if old and (old["model"], old["context"], old["params"], old["prompt"]) != (
-            system.model,
-            system.context,
-            system.params(),
-            system.prompt,
-        ):
-            raise ConfigError(
-                f"system {system.name!r} is already stored with another "
-                f"configuration (model {old['model']}, context "
-                f"{old['context']}); give the new one another name"
-            )
+        check_system_setup(db, system)
     for judge in exp.judges:
-        found = get_judge(db, judge.name)
-        if found and (found["kind"], found["model"], found["context"], found["params"]) != (
-            judge.kind,
-            judge.model,
-            judge.context,
-            judge.params(),
-        ):
-            raise ConfigError(
-                f"judge {judge.name!r} is already stored with another "
-                f"configuration (kind {found['kind']}, model {found['model']}, "
-                f"context {found['context']}); give the new one another name"
-            )
+        check_judge_setup(db, judge)
 
 
 # ---------------------------------------------------------------------------------------------

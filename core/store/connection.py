@@ -233,13 +233,17 @@ def decode_row(row: dict[str, Any], also: Iterable[str] = ()) -> dict[str, Any]:
 
 
 def rows(
-    db: sqlite_utils.Database, sql: str, params: Iterable[Any] | dict[str, Any] | None = None
+    db: sqlite_utils.Database,
+    sql: str,
+    params: Iterable[Any] | dict[str, Any] | None = None,
+    also: Sequence[str] = (),
 ) -> list[dict[str, Any]]:
-    """Run a query and return decoded rows as dicts (the one place rows are decoded)."""
+    """Run a query and return decoded rows as dicts (the one place rows are decoded); ``also``
+    names extra JSON columns to decode (see :func:`decode_row`)."""
     args: Sequence[Any] | dict[str, Any] = (
         params if isinstance(params, dict) else list(params or [])
     )
-    return [decode_row(r) for r in db.query(sql, args)]
+    return [decode_row(r, also) for r in db.query(sql, args)]
 
 
 def table_counts(db: sqlite_utils.Database) -> dict[str, int]:

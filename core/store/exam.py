@@ -27,6 +27,12 @@ def open_exam_run(db: sqlite_utils.Database, run: dict[str, Any]) -> bool:
     return reset
 
 
+def get_exam_run(db: sqlite_utils.Database, run_id: str) -> dict[str, Any] | None:
+    """The stored ``exam_runs`` row ``run_id`` (decoded), or None."""
+    found = rows(db, "select * from exam_runs where id = ?", [run_id])
+    return found[0] if found else None
+
+
 def graded_pairs(db: sqlite_utils.Database, run_id: str) -> set[tuple[int, str]]:
     """``(article_id, question_id)`` of the run's grades stored without a provider error."""
     return {

@@ -2,7 +2,7 @@
 
 One row per experiment name: what its file asked for (``config``), the sampled ``question_ids``,
 its status, the latest run and that run's ``summary``. Rows come back decoded (``config``,
-``question_ids`` and ``summary`` as JSON values) by :func:`core.store.connection.decode_row`.
+``question_ids`` and ``summary`` as JSON values) by :func:`core.store.connection.rows`.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from core.store.connection import decode_row, dumps
+from core.store.connection import dumps, rows
 
 if TYPE_CHECKING:  # sqlite_utils imports pandas: load it only when a database is opened
     import sqlite_utils
@@ -22,7 +22,7 @@ _JSON = ("question_ids", "summary")
 def _decoded(
     db: sqlite_utils.Database, sql: str, params: Sequence[Any] = ()
 ) -> list[dict[str, Any]]:
-    return [decode_row(r, _JSON) for r in db.query(sql, list(params))]
+    return rows(db, sql, params, also=_JSON)
 
 
 def get_experiment(db: sqlite_utils.Database, name: str) -> dict[str, Any] | None:

@@ -37,6 +37,11 @@ def insert_system(db: sqlite_utils.Database, row: dict[str, Any]) -> None:
     db.table("systems").insert(row)
 
 
+def insert_judge(db: sqlite_utils.Database, row: dict[str, Any]) -> None:
+    """Insert one ``judges`` row."""
+    db.table("judges").insert(row)
+
+
 def setup_models(db: sqlite_utils.Database) -> set[str]:
     """Model ids named by the stored systems, judges and model calls of the ledger."""
     return {

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from core.store.connection import decode_row, dumps, transaction
+from core.store.connection import dumps, rows, transaction
 
 if TYPE_CHECKING:  # sqlite_utils imports pandas: load it only when a database is opened
     import sqlite_utils
@@ -48,21 +48,22 @@ def insert_answer(db: sqlite_utils.Database, row: dict[str, Any]) -> None:
 
 def pending_results(db: sqlite_utils.Database, model: str, panel: str) -> list[dict[str, Any]]:
     """Results of ``model`` and ``panel`` still waiting for votes (``votes`` decoded), by id."""
-    return [
-        decode_row(dict(r), also=["votes", "documents"])
-        for r in db.query(
-            "select * from xrag_results where model = ? and judge_panel = ? "
-            "and panel_status = ? order by id",
-            [model, panel, PENDING],
-        )
-    ]
+    return rows(
+        db,
+        "select * from xrag_results where model = ? and judge_panel = ? "
+        "and panel_status = ? order by id",
+        [model, panel, PENDING],
+        also=("votes", "documents"),
+    )
 
 
 def add_vote(db: sqlite_utils.Database, result_id: int, vote: dict[str, Any]) -> list[Any]:
     """Append one judge's vote to a pending result; return all its votes so far."""
     with transaction(db):
-        found = db.execute("select votes from xrag_results where id = ?", [result_id]).fetchone()
-        votes = list(decode_row({"votes": found[0]}, also=["votes"])["votes"]) if found else []
+        found = rows(
+            db, "select id, votes from xrag_results where id = ?", [result_id], also=("votes",)
+        )
+        votes = list(found[0]["votes"]) if found else []
         votes.append(vote)
         db.execute("update xrag_results set votes = ? where id = ?", [dumps(votes), result_id])
     return votes
@@ -73,3 +74,16 @@ def finish_result(db: sqlite_utils.Database, result_id: int, fields: dict[str, A
     ``run_id``) on a result."""
     with transaction(db):
         db.table("xrag_results").update(result_id, {**fields, "votes": dumps(fields["votes"])})
+
+
+def finished_results(db: sqlite_utils.Database, model: str | None = None) -> list[dict[str, Any]]:
+    """Results whose panel has voted (of ``model``, or of every model), by id; an interrupted
+    evaluation's answers awaiting the panel are left out."""
+    sql = "select * from xrag_results where panel_status != ?" + (" and model = ?" if model else "")
+    return rows(db, sql + " order by id", [PENDING, model] if model else [PENDING])
+
+
+def get_result(db: sqlite_utils.Database, result_id: int) -> dict[str, Any] | None:
+    """The stored result ``result_id`` (decoded), or None."""
+    found = rows(db, "select * from xrag_results where id = ?", [result_id])
+    return found[0] if found else None

@@ -10,6 +10,7 @@ from core.llm.catalog import known_models
 from core.llm.registry import model_available
 from core.store.answers import max_answer_id
 from core.store.judgments import max_judgment_id
+from core.store.setups import system_names
 
 if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
     import sqlite_utils
@@ -45,7 +46,7 @@ def unused_system_prefix(
     ``contexts``: ``app-extractive``, then ``app-extractive-2``, ... So the Run page's default
     never collides with a system stored with another configuration (e.g. by the demo)."""
     stem = f"{base}-{model_short(answer_model)}"
-    taken = {r[0] for r in db.execute("select name from systems")}
+    taken = system_names(db)
     n = 1
     while True:
         prefix = stem if n == 1 else f"{stem}-{n}"

@@ -20,23 +20,16 @@ from core.corpus.tabular import read_records
 from core.errors import InputError
 from core.stats.agreement import cohen_kappa
 from core.stats.significance import mcnemar, paired_bootstrap, wilson_ci
-from core.store.connection import rows, transaction, utcnow
+from core.store.connection import transaction, utcnow
 from core.store.judgments import insert_judgment, latest_verdicts
 from core.store.questions import origin_questions
+from core.store.xrag_results import finished_results, get_result
 from core.xrag.evaluate import CRITERION, PANEL_RATER, controlled_configs
 
 if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
     import sqlite_utils
 
 LEVEL = 0.95
-
-
-def _results(db: sqlite_utils.Database, model: str | None) -> list[dict[str, Any]]:
-    """Finished results (an interrupted evaluation's answers awaiting the panel are left out)."""
-    sql = "select * from xrag_results where panel_status != 'pending'" + (
-        " and model = ?" if model else ""
-    )
-    return rows(db, sql + " order by id", [model] if model else [])
 
 
 def _interval(k: int, n: int, level: float) -> tuple[float | None, float | None, float | None]:
@@ -51,7 +44,7 @@ def accuracy_table(
 ) -> pd.DataFrame:
     """Accuracy by model x language x setting x question type (plus qtype 'all')."""
     groups: dict[tuple, list[dict]] = defaultdict(list)
-    for r in _results(db, model):
+    for r in finished_results(db, model):
         for qtype in (r["qtype"], "all"):
             groups[(r["model"], r["language"], r["setting"], qtype)].append(r)
     out = []
@@ -103,7 +96,7 @@ def response_language_table(
     determine; ``n_undetermined`` answers (numbers, names, empty) are left out of the rate.
     """
     groups: dict[tuple, list[dict]] = defaultdict(list)
-    for r in _results(db, model):
+    for r in finished_results(db, model):
         for setting in (r["setting"], "all"):
             groups[(r["model"], r["language"], setting)].append(r)
     out = []
@@ -166,7 +159,7 @@ def controlled_table(
     reverse: distractors, supporting articles, question. Each step pairs the items with a verdict
     in both configurations (``x`` = correct after the step, ``y`` = before).
     """
-    res = _results(db, model)
+    res = finished_results(db, model)
     by: dict[tuple[str, str], dict[str, int]] = defaultdict(dict)
     for r in res:
         if r["verdict"] in ("yes", "no"):
@@ -278,10 +271,9 @@ def record_human_verdict(
 
     if verdict not in ("yes", "no"):
         raise InputError(f"verdict must be 'yes' or 'no', not {verdict!r}")
-    found = rows(db, "select * from xrag_results where id = ?", [result_id])
-    if not found:
+    r = get_result(db, result_id)
+    if r is None:
         raise InputError(f"unknown XRAG result {result_id}")
-    r = found[0]
     return insert_judgment(
         db,
         {
@@ -308,7 +300,7 @@ def answers_to_verify(
     left empty for the annotator: ``yes`` / ``no``). The panel's verdict is not shown.
     """
 
-    res = [r for r in _results(db, model) if r["answer_status"] == "ok"]
+    res = [r for r in finished_results(db, model) if r["answer_status"] == "ok"]
     random.Random(seed).shuffle(res)
     if limit is not None:
         res = res[:limit]
@@ -369,7 +361,7 @@ def import_human_verdicts(
                 line=line,
                 column="result_id",
             ) from None
-        if not db.execute("select 1 from xrag_results where id = ?", [rid]).fetchone():
+        if get_result(db, rid) is None:
             raise InputError(
                 f"unknown XRAG result {rid}", path=str(path), line=line, column="result_id"
             )
