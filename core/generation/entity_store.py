@@ -19,7 +19,7 @@ from core.generation.alias_merge import (
 from core.generation.entities import extract_entities
 from core.store.connection import dumps, rows, transaction
 from core.store.questions import referenced_entity_ids
-from core.store.runs import finish_run, run_starts, start_run
+from core.store.runs import finish_run, latest_entity_method, start_run
 
 if TYPE_CHECKING:
     from core.generation.entities import Entity
@@ -152,20 +152,8 @@ def _store_entities(
 
 
 def latest_method(db, doc_id: str) -> str | None:
-    """The method of the entities of ``doc_id`` stored by the latest run (by the run's start;
-    entities without a run come last, newest id first), or None when it has none."""
-    stored = db.execute(
-        "select method, run_id, max(id) from entities where document_id = ? "
-        "group by method, run_id",
-        [doc_id],
-    ).fetchall()
-    starts = run_starts(db, [r[1] for r in stored if r[1] is not None])
-
-    def newest(r: tuple) -> tuple:
-        started = starts.get(r[1])
-        return (started is not None, started or "", r[2])
-
-    return max(stored, key=newest)[0] if stored else None
+    """The method of the most recent entity extraction stored for ``doc_id``."""
+    return latest_entity_method(db, doc_id)
 
 
 def get_entities(

@@ -169,13 +169,12 @@ def count_runs(db: sqlite_utils.Database, statuses: Sequence[str]) -> int:
     )
 
 
-def run_starts(db: sqlite_utils.Database, run_ids: Sequence[str]) -> dict[str, str]:
-    """``started_at`` of each stored run among ``run_ids`` (unknown ids are left out)."""
-    ids = list(dict.fromkeys(run_ids))
-    if not ids:
-        return {}
-    marks = ",".join("?" * len(ids))
-    return {
-        r[0]: r[1]
-        for r in db.execute(f"select id, started_at from runs where id in ({marks})", ids)
-    }
+def latest_entity_method(db: sqlite_utils.Database, document_id: str) -> str | None:
+    """The method of the entities of ``document_id`` stored by the latest run (by the run's
+    start; entities without a run come last, newest id first), or None when it has none."""
+    row = db.execute(
+        "select e.method from entities e left join runs r on r.id = e.run_id "
+        "where e.document_id = ? order by r.started_at desc, e.id desc limit 1",
+        [document_id],
+    ).fetchone()
+    return row[0] if row else None

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import pytest
 
-from core.generation.entity_store import latest_method as latest_entity_method
 from core.store.answers import (
     answer_ids,
     answer_texts,
@@ -43,6 +42,7 @@ from core.store.runs import (
     count_runs,
     experiment_runs,
     finish_run,
+    latest_entity_method,
     recent_runs,
     run_exists,
     start_run,
