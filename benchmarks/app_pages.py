@@ -10,6 +10,9 @@
    rendered and the script idle; ``first_load_max_s``); on Side by side, keyboard verdict (key
    ``1``..``4``) -> next item rendered and the script idle, for one annotator
    (``action_p50_s``, ``action_p95_s``) and for four annotators at once (``action_p95_4_s``).
+4. The tabs of Agreement and Leaderboard (only the open tab runs): each other tab opened by its
+   link (``?section=...``) in a fresh context, counted as a first load, and by a click on the
+   open page: click -> the tab's content rendered and the script idle (``tab_click_max_s``).
 
 Last line: one JSON object.
 
@@ -32,6 +35,7 @@ import tempfile
 import threading
 import time
 from pathlib import Path
+from urllib.parse import quote_plus
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -59,6 +63,15 @@ _IDLE_JS = (
     "() => { const app = document.querySelector('[data-testid=\"stApp\"]');"
     " return !!app && app.getAttribute('data-test-connection-state') === 'CONNECTED'"
     " && app.getAttribute('data-test-script-state') === 'notRunning'; }"
+)
+#: The tabs after the first of the pages that have tabs (``st.tabs`` bound to ``?section=``).
+PAGE_TABS = {
+    "Agreement": ("Two raters in detail", "Self-consistency", "Imported crowd"),
+    "Leaderboard": ("Human vs auto-rater", "AutoAIS accuracy"),
+}
+_TAB_SHOWN_JS = (
+    "() => { const p = [...document.querySelectorAll('[role=\"tabpanel\"]')]"
+    ".find(e => !e.hidden); return !!p && p.innerText.trim().length > 0; }"
 )
 _PROGRESS_JS = (
     "() => { const p = document.querySelector('[data-testid=\"stProgress\"]');"
@@ -228,19 +241,54 @@ def _idle(page, timeout_s: float = 120) -> None:
     page.wait_for_function(_IDLE_JS, timeout=timeout_s * 1000)
 
 
+def _first_load(browser, url: str) -> float:
+    context = browser.new_context(viewport={"width": 1400, "height": 900})
+    page = context.new_page()
+    t = time.perf_counter()
+    page.goto(url)
+    page.locator("h1").first.wait_for(timeout=120_000)
+    _idle(page)
+    took = round(time.perf_counter() - t, 3)
+    context.close()
+    return took
+
+
 def first_loads(browser, base: str) -> dict[str, float]:
-    """Each page opened in a fresh context: navigation start -> title shown and script idle."""
+    """Each page (and each later tab, by its link) opened in a fresh context: navigation start
+    -> title shown and script idle."""
     out = {}
     for name, slug in PAGE_SLUGS.items():
+        out[name] = _first_load(browser, f"{base}/{slug}")
+        print(f"first load {name:34s} {out[name]:6.3f} s", flush=True)
+    for name, tabs in PAGE_TABS.items():
+        for tab in tabs:
+            label = f"{name} / {tab}"
+            out[label] = _first_load(
+                browser, f"{base}/{PAGE_SLUGS[name]}?section={quote_plus(tab)}"
+            )
+            print(f"first load {label:34s} {out[label]:6.3f} s", flush=True)
+    return out
+
+
+def tab_clicks(browser, base: str) -> dict[str, float]:
+    """Each later tab opened by a click on its freshly loaded page: click -> the tab's content
+    rendered and the script idle."""
+    out = {}
+    for name, tabs in PAGE_TABS.items():
         context = browser.new_context(viewport={"width": 1400, "height": 900})
         page = context.new_page()
-        t = time.perf_counter()
-        page.goto(f"{base}/{slug}")
+        page.goto(f"{base}/{PAGE_SLUGS[name]}")
         page.locator("h1").first.wait_for(timeout=120_000)
         _idle(page)
-        out[name] = round(time.perf_counter() - t, 3)
+        for tab in tabs:
+            t = time.perf_counter()
+            page.get_by_role("tab", name=tab, exact=True).click()
+            page.wait_for_function(_TAB_SHOWN_JS, timeout=120_000)
+            _idle(page)
+            label = f"{name} / {tab}"
+            out[label] = round(time.perf_counter() - t, 3)
+            print(f"tab click  {label:34s} {out[label]:6.3f} s", flush=True)
         context.close()
-        print(f"first load {name:22s} {out[name]:6.3f} s", flush=True)
     return out
 
 
@@ -307,6 +355,7 @@ def browser_figures(path: Path, work: Path, actions: int) -> dict:
         with sync_playwright() as pw:
             browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True)
             loads = first_loads(browser, base)
+            clicks = tab_clicks(browser, base)
             browser.close()
         one: list[float] = []
         keyboard_actions(base, "bench-solo", actions, one, None)
@@ -341,6 +390,8 @@ def browser_figures(path: Path, work: Path, actions: int) -> dict:
         "action_p95_4_s": round(p95(four), 3) if len(four) == 4 * actions else None,
         "first_load_max_s": max(loads.values()),
         "first_loads_s": loads,
+        "tab_click_max_s": max(clicks.values()),
+        "tab_clicks_s": clicks,
         "n_actions": len(one),
         "n_actions_4": len(four),
     }

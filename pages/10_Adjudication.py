@@ -7,7 +7,7 @@ from core.annotation.adjudication import adjudicate
 from core.annotation.tasks import TASKS
 from core.errors import WorkbenchError
 from core.views.adjudication import adjudication_detail, adjudication_queue
-from core.views.text import escape_markdown, md
+from core.views.text import escape_markdown, inert_table, md
 
 ui.setup("Adjudication")
 user = ui.require_annotator("adjudicator")
@@ -46,7 +46,7 @@ with ui.database() as db:
             st.markdown(f"### {escape_markdown(title)}")
             ui.untrusted(text)
     st.subheader("Every label, side by side")
-    st.table(detail["labels"])
+    st.table(inert_table(detail["labels"]))
     if detail["settled"]:
         s = detail["settled"]
         st.info(

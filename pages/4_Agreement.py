@@ -1,4 +1,8 @@
-"""Agreement: human vs auto-raters and auto vs auto; kappa with intervals; consistency."""
+"""Agreement: human vs auto-raters and auto vs auto; kappa with intervals; consistency.
+
+Four tabs; only the open one runs (``st.tabs`` with ``bind="query-params"``: the tab is in the
+URL as ``?section=...``, so it survives a reload and can be linked).
+"""
 
 import streamlit as st
 
@@ -10,11 +14,18 @@ from core.views.agreement_text import (
     readable_agreement,
 )
 from core.views.agreement_view import auto_vs_crowd, crowd_overview, slot_agreement
-from core.views.figures import agreement_overview, confusion_figure, rater_pair_view
+from core.views.figures import (
+    agreement_overview,
+    confusion_figure,
+    consistency_view,
+    rater_pair_view,
+)
 from core.views.text import escape_markdown, md
 
 ui.setup("Agreement")
 ui.sign_in_sidebar()
+
+SECTIONS = ("Rater pairs and gold", "Two raters in detail", "Self-consistency", "Imported crowd")
 
 
 # ------------------------------------------------------------------------------------------
@@ -22,69 +33,169 @@ ui.sign_in_sidebar()
 # ------------------------------------------------------------------------------------------
 
 
-def _kappa(res: dict) -> str:
-    if res["kappa"] is None:
-        return "-"
-    if res["kappa_low"] is None:
-        return f"{res['kappa']:.2f}"
-    return f"{res['kappa']:.2f} [{res['kappa_low']:.2f}, {res['kappa_high']:.2f}]"
-
-
 def crowd_section() -> None:
     """Auto-rater vs a crowd rater (with and without ties) and the crowd slots' Fleiss' kappa."""
     with ui.database() as db:
         overview = ui.cached_judgments(db, crowd_overview)
     if overview is None:
+        st.info(
+            "No imported crowd evaluations (human verdicts from outside the app, e.g. PRD's "
+            "crowd ratings): import them with `python -m core import-judgments ...`."
+        )
         return
     opts = overview["options"]
-    with st.expander("Auto-rater vs the crowd (imported evaluations)", expanded=True):
-        st.caption(
-            "Items are (question, pair in the order shown); an auto-rater that judged both "
-            "orders is compared with the crowd in each. Kappa: Cohen's, with a 95% bootstrap "
-            "interval over items. Without ties: items where either side said Equal left out."
+    st.caption(
+        "Items are (question, pair in the order shown); an auto-rater that judged both "
+        "orders is compared with the crowd in each. Kappa: Cohen's, with a 95% bootstrap "
+        "interval over items. Without ties: items where either side said Equal left out."
+    )
+    vs = overview["vs"]
+    if vs is not None and opts["crowd"]:
+        c = st.columns(2)
+        auto = c[0].selectbox(
+            "Auto-rater", opts["auto"], index=opts["auto"].index(vs["auto"]), key="crowd_auto"
         )
-        vs = overview["vs"]
-        if vs is not None and opts["crowd"]:
-            c = st.columns(2)
-            auto = c[0].selectbox(
-                "Auto-rater", opts["auto"], index=opts["auto"].index(vs["auto"]), key="crowd_auto"
-            )
-            crowd = c[1].selectbox(
-                "Crowd verdict",
-                opts["crowd"],
-                index=opts["crowd"].index(vs["crowd"]),
-                key="crowd_h",
-            )
-            if (auto, crowd) != (vs["auto"], vs["crowd"]):
-                with ui.database() as db:
-                    vs = ui.cached_judgments(db, auto_vs_crowd, auto, crowd)
-            for label, res in (
-                ("With ties", vs["with_ties"]),
-                ("Without ties", vs["without_ties"]),
-            ):
-                m = st.columns(3)
-                m[0].metric(f"{md(label)}: items", res["n"])
-                m[1].metric(
-                    "Percent agreement",
-                    "-" if res["agreement"] is None else f"{res['agreement']:.1%}",
-                )
-                m[2].metric("Cohen's kappa [95% CI]", _kappa(res))
-            st.markdown(f"**Confusion** (rows {md(auto)}, columns {md(crowd)})")
-            st.dataframe(vs["confusion"], width="stretch")
-        if opts["slots"]:
-            prefix = st.selectbox("Anonymous human slots", opts["slots"], key="crowd_slots")
+        crowd = c[1].selectbox(
+            "Crowd verdict",
+            opts["crowd"],
+            index=opts["crowd"].index(vs["crowd"]),
+            key="crowd_h",
+        )
+        if (auto, crowd) != (vs["auto"], vs["crowd"]):
             with ui.database() as db:
-                sl = ui.cached_judgments(db, slot_agreement, prefix)
+                vs = ui.cached_judgments(db, auto_vs_crowd, auto, crowd)
+        for label, res in (
+            ("With ties", vs["with_ties"]),
+            ("Without ties", vs["without_ties"]),
+        ):
             m = st.columns(3)
-            m[0].metric("Items with 2+ ratings", f"{sl['items']:,}")
-            fk, ka = sl["fleiss_kappa"], sl["krippendorff_alpha"]
-            m[1].metric("Fleiss' kappa (slots)", "-" if fk is None else f"{fk:.3f}")
-            m[2].metric("Krippendorff's alpha (slots)", "-" if ka is None else f"{ka:.3f}")
-            st.caption(
-                f"{md(sl['slots'])} slots ({md(prefix)}1, {md(prefix)}2, ...) hold anonymous ratings: a slot "
-                "is not a person, so only identity-free statistics are shown for them (no "
-                "per-slot Cohen's kappa; ignore slot-vs-slot rows in the table below)."
+            m[0].metric(f"{md(label)}: items", res["n"])
+            m[1].metric(
+                "Percent agreement",
+                "-" if res["agreement"] is None else f"{res['agreement']:.1%}",
             )
+            m[2].metric(
+                "Cohen's kappa [95% CI]",
+                kappa_text(res["kappa"], res["kappa_low"], res["kappa_high"], res["n"]),
+            )
+        st.markdown(f"**Confusion** (rows {md(auto)}, columns {md(crowd)})")
+        st.dataframe(vs["confusion"], width="stretch")
+    if opts["slots"]:
+        prefix = st.selectbox("Anonymous human slots", opts["slots"], key="crowd_slots")
+        with ui.database() as db:
+            sl = ui.cached_judgments(db, slot_agreement, prefix)
+        m = st.columns(3)
+        m[0].metric("Items with 2+ ratings", f"{sl['items']:,}")
+        fk, ka = sl["fleiss_kappa"], sl["krippendorff_alpha"]
+        m[1].metric("Fleiss' kappa (slots)", "-" if fk is None else f"{fk:.3f}")
+        m[2].metric("Krippendorff's alpha (slots)", "-" if ka is None else f"{ka:.3f}")
+        st.caption(
+            f"{md(sl['slots'])} slots ({md(prefix)}1, {md(prefix)}2, ...) hold anonymous "
+            "ratings: a slot is not a person, so only identity-free statistics are shown for "
+            "them (no per-slot Cohen's kappa, here or in the rater pairs tab)."
+        )
+
+
+def pairs_and_gold(data: dict) -> None:
+    """Every rater pair's Cohen's kappa, Fleiss' kappa and Krippendorff's alpha per group, and
+    each person and auto-rater against gold."""
+    st.caption(
+        "Items both raters labelled; pairwise verdicts are mapped to one canonical system "
+        "order first. Cohen's kappa with its 95% bootstrap interval over items in brackets."
+    )
+    if len(data["table"]):
+        st.dataframe(readable_agreement(data["table"]), hide_index=True, width="stretch")
+    else:
+        names = ", ".join(escape_markdown(r) for r in data["raters"])
+        if len(data["raters"]) == 1:
+            why = f"Only one rater ({names}) has verdicts of this kind"
+        else:
+            why = (
+                f"No two of the {len(data['raters'])} raters ({names}) have judged the same "
+                "item (they judged different questions or systems)"
+            )
+        st.info(
+            f"{why}, so there is no pair to compare yet. Give your own verdicts on the "
+            "**Side by side** page: they are compared with the auto-raters' here, live. Or "
+            "switch to the absolute judgments above."
+        )
+    c = st.columns(2)
+    for col, (label, res) in zip(
+        c, (("Between annotators", data["humans"]), ("Between auto-raters", data["autos"]))
+    ):
+        with col:
+            st.markdown(
+                f"**{md(label)}**: {md(res['raters'])} raters, {md(res['items'])} items with 2+ "
+                "labels"
+            )
+            fk, ka = res["fleiss_kappa"], res["krippendorff_alpha"]
+            m = st.columns(2)
+            m[0].metric("Fleiss' kappa", "-" if fk is None else f"{fk:.3f}")
+            m[1].metric("Krippendorff's alpha", "-" if ka is None else f"{ka:.3f}")
+    with st.expander("Why Cohen's and Fleiss' kappa differ for the same people"):
+        st.markdown(COHEN_VS_FLEISS)
+    st.divider()
+    with ui.database() as db:
+        ui.gold_block(db, "side-by-side")
+
+
+def two_raters(data: dict, kind: str) -> None:
+    """Two raters' common items: agreement, confusion, by system pair, the disagreements."""
+    raters = data["raters"]
+    if len(raters) < 2:
+        st.info("Only one rater has verdicts of this kind: there is no pair to look at.")
+        return
+    table = data["table"]
+    shared = dict(zip(zip(table["rater_a"], table["rater_b"]), table["n"]))
+    pick_a, pick_b = default_pair(raters, shared)
+    c = st.columns(2)
+    ra = c[0].selectbox("Rater A", raters, index=raters.index(pick_a))
+    others = [r for r in raters if r != ra]
+    rb = c[1].selectbox("Rater B", others, index=others.index(pick_b) if pick_b in others else 0)
+    with ui.database() as db:
+        pv = ui.cached_judgments(db, rater_pair_view, kind, ra, rb)
+    ov = pv["overall"]
+    if ov["n"] == 0:
+        st.info("These two raters share no item.")
+        return
+    m = st.columns(3)
+    m[0].metric("Items in common", ov["n"])
+    m[1].metric("Percent agreement", f"{ov['agreement']:.1%}")
+    m[2].metric(
+        "Cohen's kappa [95% CI]",
+        kappa_text(ov["kappa"], ov["kappa_low"], ov["kappa_high"], ov["n"]),
+        help="95% bootstrap interval over the common items in brackets.",
+    )
+    st.plotly_chart(confusion_figure(pv["both"], ra, rb), width="stretch")
+    st.markdown("**By system pair**")
+    st.dataframe(pv["by_pair"], hide_index=True, width="stretch")
+    st.markdown(f"**Disagreements ({len(pv['disagreements'])})** - select a row to open it")
+    event = st.dataframe(
+        pv["disagreements"],
+        hide_index=True,
+        width="stretch",
+        on_select="rerun",
+        selection_mode="single-row",
+        key="disagree_table",
+    )
+    picked = event.selection.rows if event is not None and hasattr(event, "selection") else []
+    if picked:
+        qid = pv["disagreements"].iloc[picked[0]]["question_id"]
+        if st.button(f"Open question {md(qid)} in Browse"):
+            st.session_state["browse_question"] = qid
+            st.switch_page("pages/6_Browse.py")
+
+
+def self_consistency(kind: str) -> None:
+    """Per rater: the same item judged again, and the same pair judged in both orders."""
+    st.caption(
+        "Self-consistency: an item the same rater judged again in the same order (first vs "
+        "latest verdict). Position-swap inconsistency: share of items judged in both A/B "
+        "orders whose verdicts name different winners."
+    )
+    with ui.database() as db:
+        table = ui.cached_judgments(db, consistency_view, kind)
+    st.dataframe(table, hide_index=True, width="stretch")
 
 
 with ui.database() as db:
@@ -98,104 +209,25 @@ with ui.database() as db:
         }.get,
     )
     data = ui.cached_judgments(db, agreement_overview, kind)
-if kind == "pairwise":
-    crowd_section()
 if data["n_verdicts"] == 0:
     st.info("No verdicts of this kind yet. " + ui.EMPTY_HINT)
     st.stop()
 
-st.subheader("Every pair of raters")
-st.caption(
-    "Items both raters labelled; pairwise verdicts are mapped to one canonical system "
-    "order first. Cohen's kappa with its 95% bootstrap interval over items in brackets."
+pairs_tab, detail_tab, consistency_tab, crowd_tab = st.tabs(
+    SECTIONS, key="section", bind="query-params"
 )
-if len(data["table"]):
-    st.dataframe(readable_agreement(data["table"]), hide_index=True, width="stretch")
-else:
-    names = ", ".join(escape_markdown(r) for r in data["raters"])
-    if len(data["raters"]) == 1:
-        why = f"Only one rater ({names}) has verdicts of this kind"
-    else:
-        why = (
-            f"No two of the {len(data['raters'])} raters ({names}) have judged the same item "
-            "(they judged different questions or systems)"
-        )
-    st.info(
-        f"{why}, so there is no pair to compare yet. Give your own verdicts on the "
-        "**Side by side** page: they are compared with the auto-raters' here, live. Or "
-        "switch to the absolute judgments above."
-    )
-
-c = st.columns(2)
-for col, (label, res) in zip(
-    c, (("Between annotators", data["humans"]), ("Between auto-raters", data["autos"]))
-):
-    with col:
-        st.markdown(
-            f"**{md(label)}**: {md(res['raters'])} raters, {md(res['items'])} items with 2+ labels"
-        )
-        fk, ka = res["fleiss_kappa"], res["krippendorff_alpha"]
-        m = st.columns(2)
-        m[0].metric("Fleiss' kappa", "-" if fk is None else f"{fk:.3f}")
-        m[1].metric("Krippendorff's alpha", "-" if ka is None else f"{ka:.3f}")
-
-with st.expander("Why Cohen's and Fleiss' kappa differ for the same people"):
-    st.markdown(COHEN_VS_FLEISS)
-
-st.subheader("Self-consistency and position-swap inconsistency")
-st.caption(
-    "Self-consistency: an item the same rater judged again in the same order (first vs "
-    "latest verdict). Position-swap inconsistency: share of items judged in both A/B "
-    "orders whose verdicts name different winners."
-)
-st.dataframe(data["consistency"], hide_index=True, width="stretch")
-
-raters = data["raters"]
-if len(raters) < 2:
-    st.stop()
-st.subheader("Two raters in detail")
-shared = dict(zip(zip(data["table"]["rater_a"], data["table"]["rater_b"]), data["table"]["n"]))
-pick_a, pick_b = default_pair(raters, shared)
-c = st.columns(2)
-ra = c[0].selectbox("Rater A", raters, index=raters.index(pick_a))
-others = [r for r in raters if r != ra]
-rb = c[1].selectbox("Rater B", others, index=others.index(pick_b) if pick_b in others else 0)
-with ui.database() as db:
-    pv = ui.cached_judgments(db, rater_pair_view, kind, ra, rb)
-ov = pv["overall"]
-if ov["n"] == 0:
-    st.info("These two raters share no item.")
-    st.stop()
-m = st.columns(3)
-m[0].metric("Items in common", ov["n"])
-m[1].metric("Percent agreement", f"{ov['agreement']:.1%}")
-m[2].metric(
-    "Cohen's kappa [95% CI]",
-    kappa_text(ov["kappa"], ov["kappa_low"], ov["kappa_high"], ov["n"]),
-    help="95% bootstrap interval over the common items in brackets.",
-)
-st.plotly_chart(confusion_figure(pv["both"], ra, rb), width="stretch")
-st.markdown("**By system pair**")
-st.dataframe(pv["by_pair"], hide_index=True, width="stretch")
-st.markdown(f"**Disagreements ({len(pv['disagreements'])})** - select a row to open it")
-event = st.dataframe(
-    pv["disagreements"],
-    hide_index=True,
-    width="stretch",
-    on_select="rerun",
-    selection_mode="single-row",
-    key="disagree_table",
-)
-picked = event.selection.rows if event is not None and hasattr(event, "selection") else []
-if picked:
-    qid = pv["disagreements"].iloc[picked[0]]["question_id"]
-    if st.button(f"Open question {md(qid)} in Browse"):
-        st.session_state["browse_question"] = qid
-        st.switch_page("pages/6_Browse.py")
-
-# ------------------------------------------------------------------------------------------
-# Agreement with gold (adjudicated labels): kept as one block at the end of the page.
-# ------------------------------------------------------------------------------------------
-st.divider()
-with ui.database() as db:
-    ui.gold_block(db, "side-by-side")
+with pairs_tab:
+    if pairs_tab.open:
+        pairs_and_gold(data)
+with detail_tab:
+    if detail_tab.open:
+        two_raters(data, kind)
+with consistency_tab:
+    if consistency_tab.open:
+        self_consistency(kind)
+with crowd_tab:
+    if crowd_tab.open:
+        if kind == "pairwise":
+            crowd_section()
+        else:
+            st.info("The crowd comparison is of side-by-side verdicts: switch to them above.")

@@ -1,4 +1,8 @@
-"""Leaderboard: Bradley-Terry per group of compared systems, from human/auto verdicts; live."""
+"""Leaderboard: Bradley-Terry per group of compared systems, from human/auto verdicts; live.
+
+Three tabs; only the open one runs (``st.tabs`` with ``bind="query-params"``: the tab is in the
+URL as ``?section=...``).
+"""
 
 import streamlit as st
 
@@ -41,6 +45,7 @@ n_boot = c[2].select_slider(
 )
 seed = int(c[3].number_input("Seed", value=0, step=1, key="lb_seed"))
 POLL_S = 2
+SECTIONS = ("Live leaderboard", "Human vs auto-rater", "AutoAIS accuracy")
 
 
 @st.fragment(run_every=POLL_S)
@@ -135,9 +140,6 @@ def live_board() -> None:
     )
 
 
-live_board()
-
-
 # ------------------------------------------------------------------------------------------
 # Human verdicts vs an auto-rater: two rankings of the same systems
 # ------------------------------------------------------------------------------------------
@@ -148,6 +150,12 @@ def ranking_comparison() -> None:
     with ui.database() as db:
         sources = ui.cached_judgments(db, ranking_sources)
     if not sources["human"] or not sources["auto"]:
+        missing = " and ".join(k for k in ("human", "auto") if not sources[k])
+        st.info(
+            f"No {md(missing)} pairwise verdicts yet: the comparison needs a ranking from each. "
+            "Give verdicts on the Side by side page, or run an experiment with a side-by-side "
+            "judge (Run page)."
+        )
         return
     st.subheader("Human verdicts vs auto-rater: two rankings")
     c = st.columns(2)
@@ -185,26 +193,37 @@ def ranking_comparison() -> None:
     st.dataframe(cmp["table"], hide_index=True, width="stretch")
 
 
-ranking_comparison()
-
-st.subheader("AutoAIS accuracy")
-with ui.database() as db:
-    acc = ui.cached_judgments(db, autoais_accuracy)
-if len(acc):
-    raters = list(dict.fromkeys(acc["rater"]))
-    picked = st.multiselect(
-        "Auto-raters",
-        raters,
-        default=raters[:1],
-        key="lb_acc_raters",
-        help="Share of answers each auto-rater judged supported by the "
-        "context, with a 95% Bernoulli interval.",
-    )
-    shown = acc[acc["rater"].isin(picked)]
-    if len(shown):
-        st.plotly_chart(accuracy_figure(shown), width="stretch")
-        st.dataframe(shown, hide_index=True, width="stretch")
+def autoais() -> None:
+    """Share of answers each auto-rater judged supported, with 95% intervals."""
+    with ui.database() as db:
+        acc = ui.cached_judgments(db, autoais_accuracy)
+    if len(acc):
+        raters = list(dict.fromkeys(acc["rater"]))
+        picked = st.multiselect(
+            "Auto-raters",
+            raters,
+            default=raters[:1],
+            key="lb_acc_raters",
+            help="Share of answers each auto-rater judged supported by the "
+            "context, with a 95% Bernoulli interval.",
+        )
+        shown = acc[acc["rater"].isin(picked)]
+        if len(shown):
+            st.plotly_chart(accuracy_figure(shown), width="stretch")
+            st.dataframe(shown, hide_index=True, width="stretch")
+        else:
+            st.caption("Pick at least one auto-rater.")
     else:
-        st.caption("Pick at least one auto-rater.")
-else:
-    st.caption("No absolute (AutoAIS) verdicts yet.")
+        st.caption("No absolute (AutoAIS) verdicts yet.")
+
+
+live_tab, compare_tab, accuracy_tab = st.tabs(SECTIONS, key="section", bind="query-params")
+with live_tab:
+    if live_tab.open:
+        live_board()
+with compare_tab:
+    if compare_tab.open:
+        ranking_comparison()
+with accuracy_tab:
+    if accuracy_tab.open:
+        autoais()

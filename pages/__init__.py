@@ -29,7 +29,7 @@ from core.views.gold import gold_agreement, gold_size, people_agreement
 from core.views.guidelines import task_guideline
 from core.views.judgments import evidence_table
 from core.views.leaderboard import LiveLeaderboard, LiveResult
-from core.views.text import escape_markdown, md
+from core.views.text import escape_markdown, inert_table, md
 
 EMPTY_HINT = (
     "The database is empty. Build the key-free demo with `make run` (or "
@@ -275,19 +275,13 @@ def highlighted(markdown_safe: str) -> None:
 # ------------------------------------------------------------------------------------------
 
 
-def _plain(table):
-    """A small table for ``st.table`` as text, with empty cells instead of NaN/None (one type
-    per column: a column mixing text and numbers cannot go to Arrow as it is)."""
-    return table.astype(object).where(table.notna(), "").astype(str)
-
-
 def gold_block(db, task: str = "side-by-side") -> None:
     """Agreement between people (pairwise kappa) and of every rater with gold, with intervals."""
     st.subheader("Agreement between people and with gold")
     pairs = cached_view(db, people_agreement, task)
     st.markdown("**Between people**: Cohen's kappa over the items both labelled.")
     if len(pairs):
-        st.table(_plain(pairs))
+        st.table(inert_table(pairs))
     else:
         st.caption("No two people have labelled the same items yet.")
     n_gold = cached_view(db, gold_size, task)
@@ -298,7 +292,7 @@ def gold_block(db, task: str = "side-by-side") -> None:
     )
     table = cached_view(db, gold_agreement, task)
     if len(table):
-        st.table(_plain(table))
+        st.table(inert_table(table))
     st.caption(
         f"Cohen's kappa with a 95% bootstrap interval over items; fewer than {GOLD_MIN_ITEMS} "
         "shared items: too few items."

@@ -113,11 +113,12 @@ MARKDOWN_CALLS = {
     "form_submit_button",
     "popover",
     "tabs",
+    "table",
     "page_link",
     "link_button",
 }
 MARKDOWN_KEYWORDS = {"body", "label", "help", "caption", "placeholder"}
-ESCAPERS = {"escape_markdown", "highlight_markdown", "md"}
+ESCAPERS = {"escape_markdown", "highlight_markdown", "md", "inert_table"}
 SAFE_CALLS = ESCAPERS | {"len", "int", "round"}
 NUMERIC_SPEC = re.compile(r"[,_]|[dfegn%]$")
 
@@ -249,12 +250,14 @@ def test_markdown_check_catches_unescaped_data():
         "st.button('Open ' + qid)",
         "st.error(str(exc))",
         "col.markdown(f'**{name}**')",
+        "st.table(detail['labels'])",
     ]
     safe = [
         "st.caption(f'{md(q[\"id\"])} · {n:,} · {len(x)}')",
         "title = md(row['t'])\nst.expander(title)",
         "st.button('Open ' + md(qid))",
         "st.info(EMPTY_HINT)",
+        "st.table(inert_table(detail['labels']))",
     ]
     for source in unsafe:
         tree = ast.parse(source)

@@ -322,23 +322,24 @@ def disagreements(both: pd.DataFrame, rater_a: str, rater_b: str, limit: int = 5
     return diff.rename(columns={"a": rater_a, "b": rater_b}).reset_index(drop=True)
 
 
-def agreement_overview(
-    db: sqlite_utils.Database, kind: str = "pairwise", with_consistency: bool = True
-) -> dict[str, Any]:
-    """Everything the Agreement page shows before a rater pair is chosen.
-
-    ``with_consistency=False`` leaves out :func:`consistency`.
-    """
+def agreement_overview(db: sqlite_utils.Database, kind: str = "pairwise") -> dict[str, Any]:
+    """What the Agreement page's first tab shows: the raters, every rater pair's agreement and
+    Fleiss' kappa / Krippendorff's alpha among annotators and among auto-raters."""
     frame = verdict_frame(db, kind)
     one = latest_per_rater(frame)
     return {
         "raters": sorted(frame["rater"].unique()),
         "n_verdicts": int(frame["n"].sum()),
         "table": agreement_table(one),
-        "consistency": consistency(frame) if with_consistency else None,
         "humans": inter_annotator(one, "human"),
         "autos": inter_annotator(one, "auto"),
     }
+
+
+def consistency_view(db: sqlite_utils.Database, kind: str = "pairwise") -> pd.DataFrame:
+    """Per rater self-consistency and position-swap inconsistency (:func:`consistency`) of the
+    verdicts of ``kind``."""
+    return consistency(verdict_frame(db, kind))
 
 
 def rater_pair_view(

@@ -1,5 +1,5 @@
 """The one escaping path for every string from data shown as Markdown (``st.markdown``, captions,
-button/expander/widget labels, warnings, messages).
+button/expander/widget labels, warnings, messages, and ``st.table`` cells).
 
 Every ASCII punctuation character is backslash-escaped, so no link, image, HTML, ``:red[...]``
 directive or LaTeX can form; line breaks are kept as hard breaks. The escaped result is an
@@ -9,6 +9,10 @@ directive or LaTeX can form; line breaks are kept as hard breaks. The escaped re
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # the type only: this module is imported before pandas is needed
+    import pandas as pd
 
 _PUNCT = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:&\"'=%^@,;?/])")
 
@@ -47,3 +51,14 @@ def md(value: object) -> InertMarkdown:
     if isinstance(value, InertMarkdown):
         return value
     return InertMarkdown("" if value is None else escape_markdown(str(value)))
+
+
+def inert_table(table: pd.DataFrame) -> pd.DataFrame:
+    """``table`` for ``st.table``, which renders Markdown in its cells, column names and index:
+    every one of them as inert text (:func:`escape_markdown`), missing values as empty cells."""
+    out = table.astype(object).where(table.notna(), "")
+    out = out.map(lambda v: escape_markdown(str(v)))
+    out.columns = [escape_markdown(str(c)) for c in out.columns]
+    if out.index.inferred_type != "integer":  # labels (a default or integer index stays)
+        out.index = [escape_markdown(str(i)) for i in out.index]
+    return out

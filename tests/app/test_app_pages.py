@@ -466,11 +466,49 @@ def test_agreement_opens_a_disagreement_in_browse(fixture_db):
     at = ok(page("pages/4_Agreement.py"))
     table = at.dataframe[0].value
     assert {"human:alice", "auto:fixture-sxs"} <= set(table["rater_a"]) | set(table["rater_b"])
+    assert not at.get("plotly_chart")  # the detail tab is closed: it has not run
+    at.session_state["section"] = "Two raters in detail"
+    ok(at.run())
     assert len(at.get("plotly_chart")) >= 1
+    assert {s.label for s in at.selectbox} >= {"Rater A", "Rater B"}
     at.session_state["browse_question"] = "gen-0"
     at.switch_page("pages/6_Browse.py").run()
     ok(at)
     assert any("gen-0" in c.value.replace("\\", "") for c in at.caption)
+
+
+def test_agreement_runs_only_the_open_tab_and_links_to_it(fixture_db):
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
+    at.query_params["name"] = "alice"
+    at.run()
+    at.switch_page("pages/4_Agreement.py")
+    at.query_params["section"] = "Self-consistency"  # /Agreement?section=Self-consistency
+    ok(at.run())
+    assert len(at.dataframe) == 1 and "self-consistency" in at.dataframe[0].value.columns
+    assert "Agreement between people and with gold" not in [s.value for s in at.subheader]
+    at.query_params["section"] = "Imported crowd"
+    ok(at.run())
+    assert not at.dataframe
+    assert any("No imported crowd evaluations" in i.value for i in at.info)
+    at.radio[0].set_value("absolute").run()
+    assert any("switch to them above" in i.value for i in ok(at).info)
+    del at.query_params["section"]  # the first tab is the one without a parameter
+    at.session_state["section"] = "Rater pairs and gold"
+    ok(at.run())
+    assert "Agreement between people and with gold" in [s.value for s in at.subheader]
+    assert set(at.dataframe[0].value.columns) >= {"rater_a", "rater_b"}
+
+
+def test_leaderboard_tabs_say_what_is_missing_and_show_autoais(fixture_db):
+    at = ok(page("pages/5_Leaderboard.py"))
+    assert not at.multiselect  # the AutoAIS tab is closed: it has not run
+    at.session_state["section"] = "Human vs auto-rater"
+    ok(at.run())
+    assert any("No human pairwise verdicts yet" in i.value for i in at.info)
+    at.session_state["section"] = "AutoAIS accuracy"
+    ok(at.run())
+    assert at.multiselect(key="lb_acc_raters").value
+    assert len(at.get("plotly_chart")) == 1 and "accuracy" in at.dataframe[0].value.columns
 
 
 def test_browse_shows_answers_and_verdicts(fixture_db):

@@ -17,6 +17,7 @@ import re
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from urllib.parse import quote_plus
 
 import pytest
 from browser_server import CHROMIUM, IDLE_JS, free_port, require_browser, streamlit_app
@@ -41,7 +42,14 @@ PAGES = [
     ("Run", "Run", "Run an experiment"),
     ("EXAM", "EXAM", "EXAM"),
     ("Cross lingual", "Cross_lingual", "Cross-lingual"),
+    ("Adjudication", "Adjudication", "Every label, side by side"),
+    ("Team", "Team", "Annotators"),
 ]
+#: The pages' tabs after the first (a closed tab does not run, so each is opened and checked).
+TABS = {
+    "Agreement": ("Two raters in detail", "Self-consistency", "Imported crowd"),
+    "Leaderboard": ("Human vs auto-rater", "AutoAIS accuracy"),
+}
 
 
 def payload(port: int, field: str) -> str:
@@ -144,6 +152,25 @@ def plant(db_path: Path, port: int) -> str:
                         "created_at) values ('pairwise', ?, ?, 'auto', ?, ?, ?, ?, 'ab', 'A', ?, ?)",
                         [q, rater, system, other[1], answer, other[0], payload(port, "why"), now],
                     )
+                    if q == questions[0]:  # two people disagree: the adjudicator sees both
+                        for person, verdict in (("one", "A"), ("two", "B")):
+                            db.execute(
+                                "insert into judgments (kind, question_id, rater, rater_kind, "
+                                "system_a, system_b, answer_a_id, answer_b_id, order_shown, "
+                                "verdict, rationale, created_at) values ('pairwise', ?, ?, "
+                                "'human', ?, ?, ?, ?, 'ab', ?, ?, ?)",
+                                [
+                                    q,
+                                    f"human:{person} " + payload(port, "annotator-name"),
+                                    system,
+                                    other[1],
+                                    answer,
+                                    other[0],
+                                    verdict,
+                                    payload(port, "human-rationale"),
+                                    now,
+                                ],
+                            )
                 db.execute(
                     "insert into judgments (kind, question_id, rater, rater_kind, system, "
                     "answer_id, verdict, rationale, created_at) "
@@ -200,6 +227,42 @@ def test_planted_markup_stays_inert_on_every_page(served):
             page.get_by_role("button", name="Sign in").click()
             page.get_by_text("Signed in as").wait_for()
             seen = {}
+
+            def check(name: str) -> None:
+                """The open page (or tab) shows no traceback, and no planted markup became an
+                element or a colour."""
+                page.wait_for_function(IDLE_JS, timeout=WAIT_S * 1000)
+                page.wait_for_timeout(500)  # let images and iframes (if any) try to load
+                text = page.inner_text('[data-testid="stMain"]')
+                seen[name] = text
+                assert "Traceback" not in text, f"{name}: {text[-1500:]}"
+                # the markup shows as text; nothing became an element
+                for selector in (
+                    '[data-testid="stMain"] img[src*="127.0.0.1"]',
+                    '[data-testid="stMain"] iframe',
+                    '[data-testid="stMain"] a[href^="javascript"]',
+                    '[data-testid="stMain"] .katex',
+                    '[data-testid="stMain"] script',
+                ):
+                    found = page.locator(selector)
+                    assert found.count() == 0, (
+                        name,
+                        selector,
+                        found.first.evaluate(
+                            "e => { const out = []; for (let x = e; x; x = x.parentElement)"
+                            " out.push(x.tagName + '/' + (x.getAttribute('data-testid') || ''));"
+                            " return out.join(' < ') + ' :: ' + e.closest('p,div').innerText; }"
+                        ),
+                    )
+                assert (
+                    page.evaluate(
+                        "() => [...document.querySelectorAll('[data-testid=\"stMain\"] span')]"
+                        ".filter(s => getComputedStyle(s).color === 'rgb(255, 43, 43)'"
+                        " && s.textContent.includes('RED')).length"
+                    )
+                    == 0
+                ), f"{name}: a :red[...] directive rendered in colour"
+
             for name, slug, marker in PAGES:
                 if slug:  # the Overview is open already
                     nav = page.locator('[data-testid="stSidebarNav"]')
@@ -220,28 +283,11 @@ def test_planted_markup_stays_inert_on_every_page(served):
                         + page.inner_text("body")[-3000:]
                         + log_path.read_text(errors="replace")[-3000:]
                     ) from exc
-                page.wait_for_function(IDLE_JS, timeout=WAIT_S * 1000)
-                page.wait_for_timeout(500)  # let images and iframes (if any) try to load
-                text = page.inner_text('[data-testid="stMain"]')
-                seen[name] = text
-                assert "Traceback" not in text, f"{name}: {text[-1500:]}"
-                # the markup shows as text; nothing became an element
-                for selector in (
-                    '[data-testid="stMain"] img[src*="127.0.0.1"]',
-                    '[data-testid="stMain"] iframe',
-                    '[data-testid="stMain"] a[href^="javascript"]',
-                    '[data-testid="stMain"] .katex',
-                    '[data-testid="stMain"] script',
-                ):
-                    assert page.locator(selector).count() == 0, (name, selector)
-                assert (
-                    page.evaluate(
-                        "() => [...document.querySelectorAll('[data-testid=\"stMain\"] span')]"
-                        ".filter(s => getComputedStyle(s).color === 'rgb(255, 43, 43)'"
-                        " && s.textContent.includes('RED')).length"
-                    )
-                    == 0
-                ), f"{name}: a :red[...] directive rendered in colour"
+                check(name)
+                for tab in TABS.get(name, ()):  # only the open tab runs: open each in turn
+                    page.get_by_role("tab", name=tab, exact=True).click()
+                    page.wait_for_url(re.compile("section=" + re.escape(quote_plus(tab))))
+                    check(f"{name} / {tab}")
         finally:
             browser.close()
     assert dialogs == [], f"dialogs opened: {dialogs}"
@@ -258,6 +304,8 @@ def test_planted_markup_stays_inert_on_every_page(served):
             "judge-name",
             "question",
             "reference",
+            "annotator-name",
+            "human-rationale",
         )
         if f"/{field}/md-image.png" not in shown
     ]

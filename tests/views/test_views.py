@@ -17,14 +17,19 @@ from core.annotation.reviews import submit_review
 from core.store.database import open_db
 from core.store.judgments import effective_judgments
 from core.views.disputes import corrected_references, dispute_detail, dispute_tally
-from core.views.figures import agreement_overview, confusion_figure, rater_pair_view
+from core.views.figures import (
+    agreement_overview,
+    confusion_figure,
+    consistency_view,
+    rater_pair_view,
+)
 from core.views.judgments import auto_verdicts_shown
 from core.views.leaderboard import FALLBACK_ALPHA, LiveLeaderboard, pairwise_raters
 from core.views.leaderboard_figures import autoais_accuracy, forest_figure, matrix_figure
 from core.views.overview import export_bytes, overview
 from core.views.review import question_detail, search_context, searchable_documents
 from core.views.run import experiment_config, model_choices
-from core.views.text import escape_markdown, highlight_markdown
+from core.views.text import escape_markdown, highlight_markdown, inert_table
 
 
 @pytest.fixture
@@ -132,6 +137,23 @@ def test_escape_markdown_neutralises_markup():
     assert hl.count("**") == 4 and "\\*" in hl
 
 
+def test_inert_table_escapes_cells_names_and_labels_and_keeps_the_text():
+    """``st.table`` renders Markdown in cells, column names and index labels: all escaped."""
+    evil = "![x](http://127.0.0.1:9/p.png) :red[a] $x$"
+    table = pd.DataFrame(
+        {"annotator": ["alice", evil], evil: [0.25, None], "n": [3, 4]}, index=[evil, "b"]
+    )
+    out = inert_table(table)
+    cells = [*out.to_numpy().ravel(), *out.columns, *out.index]
+    for text in cells:
+        for char in "[]()!$:":
+            assert re.search(r"(?<!\\)" + re.escape(char), text) is None, (text, char)
+    assert [c.replace("\\", "") for c in out.columns] == ["annotator", evil, "n"]
+    assert out.iloc[1, 0].replace("\\", "") == evil and out.index[0].replace("\\", "") == evil
+    assert out.iloc[1, 1] == "" and out.iloc[0, 1].replace("\\", "") == "0.25"
+    assert list(inert_table(table.reset_index(drop=True)).index) == [0, 1]  # kept, not text
+
+
 def test_overview_and_empty(fdb, db):
     assert overview(db)["empty"] is True
     fixture, _ = fdb
@@ -222,7 +244,7 @@ def test_agreement_views(fdb):
     pairs = set(zip(ov["table"]["rater_a"], ov["table"]["rater_b"]))
     assert ("auto:fixture-sxs", "human:alice") in pairs
     assert ov["humans"]["items"] == 6 and ov["humans"]["raters"] == 2
-    cons = ov["consistency"].set_index("rater")
+    cons = consistency_view(db, "pairwise").set_index("rater")
     # Question nqa-1 has an Equal in one order only: 3 of 21 pairs are inconsistent.
     assert cons.loc["auto:fixture-sxs", "items in both orders"] == 21
     assert cons.loc["auto:fixture-sxs", "position inconsistency"] == pytest.approx(3 / 21)
@@ -276,7 +298,7 @@ def test_agreement_table_and_self_consistency_match_an_independent_count(fdb):
     sxs = raw[raw["rater"] == "auto:fixture-sxs"].sort_values("id")
     g = sxs.groupby(["question_id", "system_a", "system_b"])["canon"]
     first, last, n = g.first(), g.last(), g.size()
-    cons = ov["consistency"].set_index("rater").loc["auto:fixture-sxs"]
+    cons = consistency_view(db, "pairwise").set_index("rater").loc["auto:fixture-sxs"]
     assert cons["repeated items"] == (n >= 2).sum() == 5
     assert cons["self-consistency"] == pytest.approx((first == last)[n >= 2].mean())
     assert cons["self-consistency"] < 1  # the flipped ones count, not the middle verdicts
