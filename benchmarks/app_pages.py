@@ -11,8 +11,9 @@
    ``1``..``4``) -> next item rendered and the script idle, for one annotator
    (``action_p50_s``, ``action_p95_s``) and for four annotators at once (``action_p95_4_s``).
 4. The tabs of Agreement and Leaderboard (only the open tab runs): each other tab opened by its
-   link (``?section=...``) in a fresh context, counted as a first load, and by a click on the
-   open page: click -> the tab's content rendered and the script idle (``tab_click_max_s``).
+   link (``?section=...``) in a fresh context, counted as a first load, and by a click on its
+   freshly loaded page: click -> the script rerun, the tab's content shown and the script idle
+   (``tab_click_max_s``).
 
 Last line: one JSON object.
 
@@ -70,8 +71,26 @@ PAGE_TABS = {
     "Leaderboard": ("Human vs auto-rater", "AutoAIS accuracy"),
 }
 _TAB_SHOWN_JS = (
-    "() => { const p = [...document.querySelectorAll('[role=\"tabpanel\"]')]"
-    ".find(e => !e.hidden); return !!p && p.innerText.trim().length > 0; }"
+    "() => { const p = document.querySelector('[role=\"tabpanel\"]');"
+    " return !!p && p.innerText.trim().length > 0; }"
+)
+_CHARTS_DRAWN_JS = (
+    "() => [...document.querySelectorAll('[data-testid=\"stPlotlyChart\"]')]"
+    ".every(c => !!c.querySelector('.main-svg'))"
+)
+#: Resolves once the browser's main thread is quiet: three 100 ms timers in a row each fire
+#: less than 30 ms late (charts drawn, nothing left from the page load).
+_SETTLED_JS = (
+    "() => new Promise(done => { let quiet = 0; let last = performance.now();"
+    " const tick = () => { const now = performance.now(); quiet = now - last < 130 ? quiet + 1 : 0;"
+    " last = now; if (quiet >= 3) done(true); else setTimeout(tick, 100); };"
+    " setTimeout(tick, 100); })"
+)
+#: Sets ``window.__rerun`` once the script starts running again (a MutationObserver).
+_WATCH_RERUN_JS = (
+    "() => { window.__rerun = false; const app = document.querySelector('[data-testid=\"stApp\"]');"
+    " new MutationObserver(() => { if (app.getAttribute('data-test-script-state') === 'running')"
+    " window.__rerun = true; }).observe(app, {attributes: true}); }"
 )
 _PROGRESS_JS = (
     "() => { const p = document.querySelector('[data-testid=\"stProgress\"]');"
@@ -271,24 +290,30 @@ def first_loads(browser, base: str) -> dict[str, float]:
 
 
 def tab_clicks(browser, base: str) -> dict[str, float]:
-    """Each later tab opened by a click on its freshly loaded page: click -> the tab's content
-    rendered and the script idle."""
+    """Each later tab opened by a click, on its page freshly loaded and fully drawn (charts
+    included, and the browser's main thread quiet, so the time is not the first tab's drawing):
+    click -> the script has rerun, the tab's content is shown and the script is idle."""
     out = {}
     for name, tabs in PAGE_TABS.items():
-        context = browser.new_context(viewport={"width": 1400, "height": 900})
-        page = context.new_page()
-        page.goto(f"{base}/{PAGE_SLUGS[name]}")
-        page.locator("h1").first.wait_for(timeout=120_000)
-        _idle(page)
         for tab in tabs:
+            context = browser.new_context(viewport={"width": 1400, "height": 900})
+            page = context.new_page()
+            page.goto(f"{base}/{PAGE_SLUGS[name]}")
+            page.locator("h1").first.wait_for(timeout=120_000)
+            _idle(page)
+            page.wait_for_function(_CHARTS_DRAWN_JS, timeout=120_000)
+            page.evaluate(_SETTLED_JS)
+            page.evaluate(_WATCH_RERUN_JS)
             t = time.perf_counter()
             page.get_by_role("tab", name=tab, exact=True).click()
-            page.wait_for_function(_TAB_SHOWN_JS, timeout=120_000)
-            _idle(page)
+            page.wait_for_function(
+                f"() => window.__rerun && ({_TAB_SHOWN_JS})() && ({_IDLE_JS})()",
+                timeout=120_000,
+            )
             label = f"{name} / {tab}"
             out[label] = round(time.perf_counter() - t, 3)
             print(f"tab click  {label:34s} {out[label]:6.3f} s", flush=True)
-        context.close()
+            context.close()
     return out
 
 
