@@ -12,7 +12,7 @@
    (``action_p50_s``, ``action_p95_s``) and for four annotators at once (``action_p95_4_s``).
 4. The tabs of Agreement and Leaderboard (only the open tab runs): each other tab opened by its
    link (``?section=...``) in a fresh context, counted as a first load, and by a click on its
-   freshly loaded page: click -> the script rerun, the tab's content shown and the script idle
+   freshly loaded page: click -> the tab's content shown (sent by the rerun) and the script idle
    (``tab_click_max_s``).
 
 Last line: one JSON object.
@@ -70,9 +70,12 @@ PAGE_TABS = {
     "Agreement": ("Two raters in detail", "Self-consistency", "Imported crowd"),
     "Leaderboard": ("Human vs auto-rater", "AutoAIS accuracy"),
 }
+#: The open tab is the one named and its panel has content (a closed tab's panel is not in the
+#: page and a newly opened one is empty until the script's rerun has sent its elements).
 _TAB_SHOWN_JS = (
-    "() => { const p = document.querySelector('[role=\"tabpanel\"]');"
-    " return !!p && p.innerText.trim().length > 0; }"
+    '(name) => { const t = document.querySelector(\'[role="tab"][aria-selected="true"]\');'
+    " const p = document.querySelector('[role=\"tabpanel\"]');"
+    " return !!t && t.innerText.trim() === name && !!p && p.innerText.trim().length > 0; }"
 )
 _CHARTS_DRAWN_JS = (
     "() => [...document.querySelectorAll('[data-testid=\"stPlotlyChart\"]')]"
@@ -86,11 +89,15 @@ _SETTLED_JS = (
     " last = now; if (quiet >= 3) done(true); else setTimeout(tick, 100); };"
     " setTimeout(tick, 100); })"
 )
-#: Sets ``window.__rerun`` once the script starts running again (a MutationObserver).
-_WATCH_RERUN_JS = (
-    "() => { window.__rerun = false; const app = document.querySelector('[data-testid=\"stApp\"]');"
-    " new MutationObserver(() => { if (app.getAttribute('data-test-script-state') === 'running')"
-    " window.__rerun = true; }).observe(app, {attributes: true}); }"
+#: Logs every change of the script state with the open panel's text length
+#: (``window.__states``, shown when a tab does not show).
+_WATCH_STATES_JS = (
+    "() => { window.__states = []; const t0 = performance.now();"
+    " const app = document.querySelector('[data-testid=\"stApp\"]');"
+    " new MutationObserver(() => { const p = document.querySelector('[role=\"tabpanel\"]');"
+    " window.__states.push([Math.round(performance.now() - t0),"
+    " app.getAttribute('data-test-script-state'), p ? p.innerText.length : -1,"
+    " location.search]); }).observe(app, {attributes: true}); }"
 )
 _PROGRESS_JS = (
     "() => { const p = document.querySelector('[data-testid=\"stProgress\"]');"
@@ -292,7 +299,8 @@ def first_loads(browser, base: str) -> dict[str, float]:
 def tab_clicks(browser, base: str) -> dict[str, float]:
     """Each later tab opened by a click, on its page freshly loaded and fully drawn (charts
     included, and the browser's main thread quiet, so the time is not the first tab's drawing):
-    click -> the script has rerun, the tab's content is shown and the script is idle."""
+    click -> the clicked tab open, its content shown (sent by the script's rerun) and the script
+    idle."""
     out = {}
     for name, tabs in PAGE_TABS.items():
         for tab in tabs:
@@ -303,13 +311,25 @@ def tab_clicks(browser, base: str) -> dict[str, float]:
             _idle(page)
             page.wait_for_function(_CHARTS_DRAWN_JS, timeout=120_000)
             page.evaluate(_SETTLED_JS)
-            page.evaluate(_WATCH_RERUN_JS)
+            page.evaluate(_WATCH_STATES_JS)
             t = time.perf_counter()
             page.get_by_role("tab", name=tab, exact=True).click()
-            page.wait_for_function(
-                f"() => window.__rerun && ({_TAB_SHOWN_JS})() && ({_IDLE_JS})()",
-                timeout=120_000,
-            )
+            try:
+                page.wait_for_function(
+                    f"(name) => ({_TAB_SHOWN_JS})(name) && ({_IDLE_JS})()",
+                    arg=tab,
+                    timeout=60_000,
+                )
+            except Exception as exc:
+                states = page.evaluate("() => window.__states")
+                shown = page.evaluate(
+                    "() => { const p = document.querySelector('[role=\"tabpanel\"]');"
+                    " return p ? p.innerText.slice(0, 300) : null; }"
+                )
+                raise SystemExit(
+                    f"{name} / {tab}: the tab did not show after a click: script states "
+                    f"{states}, panel {shown!r}"
+                ) from exc
             label = f"{name} / {tab}"
             out[label] = round(time.perf_counter() - t, 3)
             print(f"tab click  {label:34s} {out[label]:6.3f} s", flush=True)

@@ -7,6 +7,7 @@ URL as ``?section=...``).
 import streamlit as st
 
 import pages as ui
+from core.store.fingerprints import judgments_version
 from core.views.leaderboard import SOURCES, pairwise_raters
 from core.views.leaderboard_figures import (
     accuracy_figure,
@@ -49,8 +50,20 @@ SECTIONS = ("Live leaderboard", "Human vs auto-rater", "AutoAIS accuracy")
 
 
 @st.fragment(run_every=POLL_S)
+def watch_judgments(drawn: tuple) -> None:
+    """Every POLL_S seconds: rerun the page when a judgment arrived after the board was drawn
+    (``drawn``: the judgments' version then). It draws nothing, so an idle page costs the
+    browser nothing; redrawing the board's charts on every poll kept it busy about 1 s in 2."""
+    with ui.database() as db:
+        changed = judgments_version(db) != drawn
+    if changed:
+        st.rerun()
+
+
+@st.fragment
 def live_board() -> None:
-    """Re-runs every POLL_S seconds; reads only the judgments stored since the last poll."""
+    """The leaderboard of the chosen group (a fragment: picking a group reruns only it); reads
+    only the judgments stored since it was last drawn."""
     group_key = f"lb_group_{source}_{rater}"  # one box per verdict source and rater: never stale
     with ui.database() as db:
         r = ui.live_leaderboard(db, source, rater, n_boot, seed, st.session_state.get(group_key))
@@ -220,7 +233,10 @@ def autoais() -> None:
 live_tab, compare_tab, accuracy_tab = st.tabs(SECTIONS, key="section", bind="query-params")
 with live_tab:
     if live_tab.open:
+        with ui.database() as db:
+            version = judgments_version(db)
         live_board()
+        watch_judgments(version)
 with compare_tab:
     if compare_tab.open:
         ranking_comparison()
