@@ -477,6 +477,16 @@ def test_agreement_opens_a_disagreement_in_browse(fixture_db):
     assert any("gen-0" in c.value.replace("\\", "") for c in at.caption)
 
 
+def test_agreement_shows_gold_when_no_two_raters_share_an_item(fixture_db):
+    """The old one-page layout stopped before the gold block when there was no rater pair."""
+    at = ok(page("pages/4_Agreement.py"))
+    assert any("Only one rater" in unescaped(i.value) for i in at.info)
+    assert "Agreement between people and with gold" in [s.value for s in at.subheader]
+    at.query_params["section"] = "Two raters in detail"
+    ok(at.run())
+    assert any("no pair to look at" in i.value for i in at.info)
+
+
 def test_agreement_runs_only_the_open_tab_and_links_to_it(fixture_db):
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
     at.query_params["name"] = "alice"
