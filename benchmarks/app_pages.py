@@ -45,6 +45,7 @@ from core.annotation.identity import sign_in_open
 from core.annotation.pairwise import blind_item, submit_verdict, verdict_queue
 from core.store.connection import transaction, utcnow
 from core.store.database import open_db
+from core.views.sections import PAGE_SECTIONS
 
 POLL_S = 2.0
 CHROMIUM = "/usr/bin/chromium"
@@ -65,11 +66,6 @@ _IDLE_JS = (
     " return !!app && app.getAttribute('data-test-connection-state') === 'CONNECTED'"
     " && app.getAttribute('data-test-script-state') === 'notRunning'; }"
 )
-#: The tabs after the first of the pages that have tabs (``st.tabs`` bound to ``?section=``).
-PAGE_TABS = {
-    "Agreement": ("Two raters in detail", "Self-consistency", "Imported crowd"),
-    "Leaderboard": ("Human vs auto-rater", "AutoAIS accuracy"),
-}
 #: The open tab is the one named and its panel has content (a closed tab's panel is not in the
 #: page and a newly opened one is empty until the script's rerun has sent its elements).
 _TAB_SHOWN_JS = (
@@ -286,8 +282,8 @@ def first_loads(browser, base: str) -> dict[str, float]:
     for name, slug in PAGE_SLUGS.items():
         out[name] = _first_load(browser, f"{base}/{slug}")
         print(f"first load {name:34s} {out[name]:6.3f} s", flush=True)
-    for name, tabs in PAGE_TABS.items():
-        for tab in tabs:
+    for name, tabs in PAGE_SECTIONS.items():
+        for tab in tabs[1:]:
             label = f"{name} / {tab}"
             out[label] = _first_load(
                 browser, f"{base}/{PAGE_SLUGS[name]}?section={quote_plus(tab)}"
@@ -302,8 +298,8 @@ def tab_clicks(browser, base: str) -> dict[str, float]:
     click -> the clicked tab open, its content shown (sent by the script's rerun) and the script
     idle."""
     out = {}
-    for name, tabs in PAGE_TABS.items():
-        for tab in tabs:
+    for name, tabs in PAGE_SECTIONS.items():
+        for tab in tabs[1:]:
             context = browser.new_context(viewport={"width": 1400, "height": 900})
             page = context.new_page()
             page.goto(f"{base}/{PAGE_SLUGS[name]}")

@@ -20,12 +20,13 @@ from core.views.figures import (
     consistency_view,
     rater_pair_view,
 )
+from core.views.sections import PAGE_SECTIONS
 from core.views.text import escape_markdown, md
 
 ui.setup("Agreement")
 ui.sign_in_sidebar()
 
-SECTIONS = ("Rater pairs and gold", "Two raters in detail", "Self-consistency", "Imported crowd")
+SECTIONS = PAGE_SECTIONS["Agreement"]
 
 
 # ------------------------------------------------------------------------------------------

@@ -18,6 +18,7 @@ from core.views.leaderboard_figures import (
     ranking_sources,
     slope_figure,
 )
+from core.views.sections import PAGE_SECTIONS
 from core.views.text import md
 
 ui.setup("Leaderboard")
@@ -46,7 +47,7 @@ n_boot = c[2].select_slider(
 )
 seed = int(c[3].number_input("Seed", value=0, step=1, key="lb_seed"))
 POLL_S = 2
-SECTIONS = ("Live leaderboard", "Human vs auto-rater", "AutoAIS accuracy")
+SECTIONS = PAGE_SECTIONS["Leaderboard"]
 
 
 @st.fragment(run_every=POLL_S)

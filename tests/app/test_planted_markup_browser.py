@@ -27,6 +27,7 @@ from core.annotation.base import required_annotations
 from core.corpus.documents import upsert_document
 from core.store.connection import dumps, transaction, utcnow
 from core.store.database import open_db
+from core.views.sections import PAGE_SECTIONS
 
 pytestmark = pytest.mark.browser
 ROOT = Path(__file__).resolve().parents[2]
@@ -45,11 +46,6 @@ PAGES = [
     ("Adjudication", "Adjudication", "Every label, side by side"),
     ("Team", "Team", "Annotators"),
 ]
-#: The pages' tabs after the first (a closed tab does not run, so each is opened and checked).
-TABS = {
-    "Agreement": ("Two raters in detail", "Self-consistency", "Imported crowd"),
-    "Leaderboard": ("Human vs auto-rater", "AutoAIS accuracy"),
-}
 
 
 def payload(port: int, field: str) -> str:
@@ -284,7 +280,9 @@ def test_planted_markup_stays_inert_on_every_page(served):
                         + log_path.read_text(errors="replace")[-3000:]
                     ) from exc
                 check(name)
-                for tab in TABS.get(name, ()):  # only the open tab runs: open each in turn
+                for tab in PAGE_SECTIONS.get(name, ())[
+                    1:
+                ]:  # only the open tab runs: open each in turn
                     page.get_by_role("tab", name=tab, exact=True).click()
                     page.wait_for_url(re.compile("section=" + re.escape(quote_plus(tab))))
                     check(f"{name} / {tab}")
