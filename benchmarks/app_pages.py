@@ -263,14 +263,20 @@ def _idle(page, timeout_s: float = 120) -> None:
     page.wait_for_function(_IDLE_JS, timeout=timeout_s * 1000)
 
 
-def _first_load(browser, url: str) -> float:
+def _open(browser, url: str):
+    """``url`` in a fresh browser context, waited for until its title shows and the script is
+    idle: ``(context, page, seconds taken)``."""
     context = browser.new_context(viewport={"width": 1400, "height": 900})
     page = context.new_page()
     t = time.perf_counter()
     page.goto(url)
     page.locator("h1").first.wait_for(timeout=120_000)
     _idle(page)
-    took = round(time.perf_counter() - t, 3)
+    return context, page, round(time.perf_counter() - t, 3)
+
+
+def _first_load(browser, url: str) -> float:
+    context, _, took = _open(browser, url)
     context.close()
     return took
 
@@ -300,11 +306,7 @@ def tab_clicks(browser, base: str) -> dict[str, float]:
     out = {}
     for name, tabs in PAGE_SECTIONS.items():
         for tab in tabs[1:]:
-            context = browser.new_context(viewport={"width": 1400, "height": 900})
-            page = context.new_page()
-            page.goto(f"{base}/{PAGE_SLUGS[name]}")
-            page.locator("h1").first.wait_for(timeout=120_000)
-            _idle(page)
+            context, page, _ = _open(browser, f"{base}/{PAGE_SLUGS[name]}")
             page.wait_for_function(_CHARTS_DRAWN_JS, timeout=120_000)
             page.evaluate(_SETTLED_JS)
             page.evaluate(_WATCH_STATES_JS)

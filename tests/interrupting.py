@@ -53,10 +53,15 @@ def answered(name: str) -> int:
 
 
 @contextmanager
-def one_call_in_flight() -> Iterator[None]:
-    """The scripted provider sends one call at a time inside the block."""
-    configure("scripted", max_in_flight=1)
+def calls_in_flight(n: int) -> Iterator[None]:
+    """The scripted provider sends at most ``n`` calls at a time inside the block."""
+    configure("scripted", max_in_flight=n)
     try:
         yield
     finally:
         reset_configuration("scripted")
+
+
+def one_call_in_flight():
+    """The scripted provider sends one call at a time inside the block."""
+    return calls_in_flight(1)

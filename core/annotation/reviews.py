@@ -120,9 +120,7 @@ def record_review(
         if out.discarded:
             status = "discarded"
         else:
-            decisions = [out.decision, *[r["decision"] for r in reversed(others)]]
-            top = max(decisions, key=lambda d: (decisions.count(d), -decisions.index(d)))
-            status = _STATUS_OF_DECISION[top]
+            status = _majority_status([out.decision, *[r["decision"] for r in reversed(others)]])
         meta = dict(q.get("metadata") or {}, status_reason=out.reason)
         if first:
             meta.setdefault(_BEFORE, q["status"])  # what an undo of every review returns to
@@ -224,6 +222,13 @@ def _marker(question_id: str, annotator: str, decision: str, old: dict | None) -
     }
 
 
+def _majority_status(decisions: list[str]) -> str:
+    """The question status of the majority of ``decisions`` (latest first: a tie goes to the
+    latest)."""
+    top = max(decisions, key=lambda d: (decisions.count(d), -decisions.index(d)))
+    return _STATUS_OF_DECISION[top]
+
+
 def _recompute_status(db: sqlite_utils.Database, q: dict[str, Any]) -> str:
     """Set the question's status from its effective reviews, as :func:`record_review` does:
     ``discarded`` when a remaining checklist of a cross-document question says Sufficient, else
@@ -238,9 +243,7 @@ def _recompute_status(db: sqlite_utils.Database, q: dict[str, Any]) -> str:
     if remaining and guideline.is_cross_document(q) and why:
         status, reason = "discarded", why
     elif remaining:
-        decisions = [r["decision"] for r in reversed(remaining)]
-        top = max(decisions, key=lambda d: (decisions.count(d), -decisions.index(d)))
-        status = _STATUS_OF_DECISION[top]
+        status = _majority_status([r["decision"] for r in reversed(remaining)])
         reason = f"majority of {len(remaining)} review(s) after an undo"
     else:
         status, reason = meta.get(_BEFORE, "pending"), "every review withdrawn"

@@ -46,9 +46,10 @@ def effective_query(
     with_verdict: bool = False,
     question_id: str | None = None,
     document_id: str | None = None,
+    ordered: bool = True,
 ) -> tuple[str, list[Any]]:
     """The SQL and parameters of :func:`effective_judgments` (also the inner query of
-    :func:`core.store.verdict_reads.verdict_summary`)."""
+    :func:`core.store.verdict_reads.verdict_summary`, with ``ordered=False``: no ``order by``)."""
     where = [not_superseded("judgments", "j")]
     params: list[Any] = []
     for col, value in (
@@ -70,8 +71,8 @@ def effective_query(
     if document_id is not None:
         where.append("j.question_id in (select id from questions where document_id = ?)")
         params.append(document_id)
-    sql = f"select {_columns(columns)} from judgments j where {' and '.join(where)} order by j.id"
-    return sql, params
+    sql = f"select {_columns(columns)} from judgments j where {' and '.join(where)}"
+    return (sql + " order by j.id" if ordered else sql), params
 
 
 def effective_judgments(

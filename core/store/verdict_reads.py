@@ -18,7 +18,8 @@ from core.store.judgments import effective_query, max_judgment_id
 if TYPE_CHECKING:  # sqlite_utils imports pandas: load it only when a database is opened
     import sqlite_utils
 
-_SUMMARY_KEYS = {
+#: The item columns of a :func:`verdict_summary` row of each kind, after ``rater, rater_kind``.
+SUMMARY_KEYS = {
     "pairwise": ("question_id", "system_a", "system_b"),
     "absolute": ("question_id", "system", "criterion"),
 }
@@ -59,7 +60,7 @@ def verdict_summary(
     ``raters``: only their rows (taken from the whole summary, which is kept per database file
     and largest judgment id: the views of a page (agreement, gold, crowd, two raters) read the
     table once per new judgment)."""
-    if kind not in _SUMMARY_KEYS:
+    if kind not in SUMMARY_KEYS:
         raise ValueError(f"not a judgment kind: {kind!r}")
     every = _whole_summary(db, kind)
     if raters is None:
@@ -87,16 +88,16 @@ def _whole_summary(db: sqlite_utils.Database, kind: str) -> list[tuple[Any, ...]
 
 def _read_summary(db: sqlite_utils.Database, kind: str) -> list[tuple[Any, ...]]:
     """The summary of every rater, read from the table (one grouped query)."""
-    keys = ", ".join(_SUMMARY_KEYS[kind])
+    keys = ", ".join(SUMMARY_KEYS[kind])
     inner, params = effective_query(
-        ["rater", "rater_kind", *_SUMMARY_KEYS[kind], "id"],
+        ["rater", "rater_kind", *SUMMARY_KEYS[kind], "id"],
         kind=kind,
         status="ok",
         with_verdict=True,
+        ordered=False,
     )
-    inner = inner.removesuffix(" order by j.id")
     sql = (
-        f"select g.rater, g.rater_kind, {', '.join(f'g.{k}' for k in _SUMMARY_KEYS[kind])}, g.n, "
+        f"select g.rater, g.rater_kind, {', '.join(f'g.{k}' for k in SUMMARY_KEYS[kind])}, g.n, "
         "g.first_id, f.verdict, g.last_id, l.verdict from ("
         f"select rater, rater_kind, {keys}, count(*) as n, min(id) as first_id, "
         f"max(id) as last_id from ({inner}) group by rater, {keys}) g "

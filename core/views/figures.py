@@ -23,7 +23,7 @@ from core.stats.agreement import (
     self_consistency,
 )
 from core.stats.rater_bias import position_inconsistency
-from core.store.verdict_reads import verdict_summary
+from core.store.verdict_reads import SUMMARY_KEYS, verdict_summary
 from core.views.agreement_view import is_slot
 
 if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
@@ -34,10 +34,6 @@ if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is
 # ------------------------------------------------------------------------------------------
 
 
-_SUMMARY_COLUMNS = {
-    "pairwise": ["system_a", "system_b"],
-    "absolute": ["system", "criterion"],
-}
 _SWAP = {"A": "B", "B": "A"}
 
 
@@ -61,14 +57,12 @@ def verdict_frame(
     comparable; ``shown_verdict`` keeps the latest verdict as given and ``position`` the system
     shown first. Absolute items are (question, system, criterion).
     """
-    keys = _SUMMARY_COLUMNS[kind]
     df = pd.DataFrame.from_records(
         verdict_summary(db, kind, raters),
         columns=[
             "rater",
             "rater_kind",
-            "question_id",
-            *keys,
+            *SUMMARY_KEYS[kind],
             "n",
             "first_id",
             "first_verdict",

@@ -40,7 +40,8 @@ class StoreLeaderboard:
     rater, rater_kind, criterion : str, optional
         Count only judgments with these values (e.g. ``rater_kind='human'``).
     where : callable, optional
-        Extra row filter ``where(row_dict) -> bool``.
+        Extra row filter ``where(row_dict) -> bool`` (its first read goes row by row, like
+        every later one; without it the first read is built in bulk).
     """
 
     def __init__(
@@ -72,16 +73,13 @@ class StoreLeaderboard:
         if self.last_id == 0 and not self._active and self.where is None:
             return self._load_counted(db)
         found = pairwise_records_since(db, self.last_id)
-        if self.last_id == 0 and not self._active:
-            self._load(found)
-        else:
-            for rec in found:
-                old = rec[_SUPERSEDES]
-                if old is not None and old in self._active:
-                    self.counts.remove(*self._active.pop(old))
-                if self._wanted(rec):
-                    self.counts.add(*rec[1:5])
-                    self._active[rec[0]] = tuple(rec[1:5])
+        for rec in found:
+            old = rec[_SUPERSEDES]
+            if old is not None and old in self._active:
+                self.counts.remove(*self._active.pop(old))
+            if self._wanted(rec):
+                self.counts.add(*rec[1:5])
+                self._active[rec[0]] = tuple(rec[1:5])
         if found:
             self.last_id = found[-1][0]
         return len(found)
@@ -96,12 +94,6 @@ class StoreLeaderboard:
         self._build(found, superseded)
         self.last_id = last
         return len(found)
-
-    def _load(self, found: list[tuple[Any, ...]]) -> None:
-        """The first read with a ``where`` row filter: every pairwise row was read; the wanted
-        ones are counted, those a row supersedes retracted."""
-        superseded = {rec[_SUPERSEDES] for rec in found} - {None}
-        self._build([rec[:5] for rec in found if self._wanted(rec)], superseded)
 
     def _build(self, rows: list[tuple[Any, ...]], superseded: set[int]) -> None:
         """The aggregate in bulk (:meth:`PairwiseCounts.from_history`) from ``(id, question_id,

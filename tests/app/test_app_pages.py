@@ -32,13 +32,16 @@ def empty_db(tmp_path, monkeypatch) -> Path:
     return path
 
 
-def page(path: str, annotator: str | None = "alice") -> AppTest:
+def page(path: str, annotator: str | None = "alice", **params: str) -> AppTest:
+    """``path`` opened through ``app.py``, with the query ``params`` (e.g. ``section=...``)."""
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
     if annotator:  # open mode (no accounts): the name in the link signs in
         at.query_params["name"] = annotator
     at.run()
     if path != "app.py":
         at.switch_page(path)
+    for key, value in params.items():
+        at.query_params[key] = value
     return at.run()
 
 
@@ -488,12 +491,8 @@ def test_agreement_shows_gold_when_no_two_raters_share_an_item(fixture_db):
 
 
 def test_agreement_runs_only_the_open_tab_and_links_to_it(fixture_db):
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
-    at.query_params["name"] = "alice"
-    at.run()
-    at.switch_page("pages/4_Agreement.py")
-    at.query_params["section"] = "Self-consistency"  # /Agreement?section=Self-consistency
-    ok(at.run())
+    # /Agreement?section=Self-consistency
+    at = ok(page("pages/4_Agreement.py", section="Self-consistency"))
     assert len(at.dataframe) == 1 and "self-consistency" in at.dataframe[0].value.columns
     assert "Agreement between people and with gold" not in [s.value for s in at.subheader]
     at.query_params["section"] = "Imported crowd"

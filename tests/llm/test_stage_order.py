@@ -6,8 +6,8 @@ from __future__ import annotations
 import time
 
 import pytest
+from interrupting import calls_in_flight
 
-from core.llm.catalog import configure, reset_configuration
 from core.llm.scripted import set_script
 from core.llm.stage import run_stage
 from core.llm.types import LLMRequest
@@ -22,9 +22,8 @@ def _planned(name: str, n: int) -> list[tuple[int, LLMRequest]]:
 
 @pytest.fixture
 def four_in_flight():
-    configure("scripted", max_in_flight=4)
-    yield
-    reset_configuration("scripted")
+    with calls_in_flight(4):
+        yield
 
 
 def _late_first(req: LLMRequest) -> str:
