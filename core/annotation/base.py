@@ -130,6 +130,11 @@ def team_queue(
     )
 
 
-def progress_of(items: list, who: dict[Any, set[str]], annotator: str) -> Progress:
-    """How many of ``items`` have ``annotator`` among their annotators in ``who``."""
-    return Progress(sum(1 for i in items if annotator in who.get(i, ())), len(items))
+def progress_of(items: list, marks: dict[str, dict[Any, set[str]]], annotator: str) -> Progress:
+    """How many of ``items`` ``annotator`` has labelled (``done``: among their annotators in
+    ``marks["ok"]``) and skipped (``marks["skipped"]``; a skip is not counted as done)."""
+
+    def count(who: dict[Any, set[str]]) -> int:
+        return sum(1 for i in items if annotator in who.get(i, ()))
+
+    return Progress(count(marks["ok"]), len(items), count(marks["skipped"]))

@@ -98,10 +98,7 @@ def dispute_queue(
 def dispute_progress(db: sqlite_utils.Database, annotator: str, dispute_ids: list[int]) -> Progress:
     """How many of ``dispute_ids`` this annotator has resolved (``done``) and has skipped
     (``skipped``; a skip is not counted as done)."""
-    marks = resolution_marks(db)
-    done = progress_of(dispute_ids, marks["ok"], annotator)
-    skipped = progress_of(dispute_ids, marks["skipped"], annotator)
-    return Progress(done.done, done.total, skipped.done)
+    return progress_of(dispute_ids, resolution_marks(db), annotator)
 
 
 def skip_dispute(db: sqlite_utils.Database, dispute_id: int, who: Annotator) -> int:

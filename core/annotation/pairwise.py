@@ -117,10 +117,7 @@ def verdict_progress(
     they skipped (``skipped``; a skip is not counted as done)."""
     items = pairwise_items(db) if items is None else items
     rater = rater_name(annotator)
-    labelled = _human_pairwise_by_status(db)
-    done = progress_of(items, labelled["ok"], rater)
-    skipped = progress_of(items, labelled["skipped"], rater)
-    return Progress(done.done, done.total, skipped.done)
+    return progress_of(items, _human_pairwise_by_status(db), rater)
 
 
 def blind_item(db: sqlite_utils.Database, key: str, annotator: str) -> dict[str, Any]:

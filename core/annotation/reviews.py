@@ -293,7 +293,4 @@ def review_queue(
 def review_progress(db: sqlite_utils.Database, annotator: str, question_ids: list[str]) -> Progress:
     """How many of ``question_ids`` this annotator has reviewed (``done``) and has skipped
     (``skipped``; a skip is not counted as done)."""
-    marks = review_marks(db)
-    done = progress_of(question_ids, marks["ok"], annotator)
-    skipped = progress_of(question_ids, marks["skipped"], annotator)
-    return Progress(done.done, done.total, skipped.done)
+    return progress_of(question_ids, review_marks(db), annotator)

@@ -116,14 +116,19 @@ def exam_scores(
     return sorted(out, key=lambda r: (-r.exam, r.system))
 
 
+def exam_run_bank(db: sqlite_utils.Database, run_id: str) -> str:
+    """The question bank of the stored EXAM run ``run_id``; an unknown run raises InputError."""
+    run = get_exam_run(db, run_id)
+    if run is None:
+        raise InputError(f"unknown EXAM run {run_id!r}")
+    return str(run["bank_id"])
+
+
 def run_scores(
     db: sqlite_utils.Database, run_id: str, queries: Iterable[str] | None = None
 ) -> list[SystemExam]:
     """Leaderboard of one stored EXAM run over all (or the given) queries of its bank."""
-    run = get_exam_run(db, run_id)
-    if run is None:
-        raise InputError(f"unknown EXAM run {run_id!r}")
-    bank_id = run["bank_id"]
+    bank_id = exam_run_bank(db, run_id)
     counts = {
         r["query_id"]: r["n"]
         for r in rows(

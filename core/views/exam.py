@@ -19,9 +19,14 @@ from core.exam.articles import GOLD
 from core.exam.book_case import ranks
 from core.exam.bt_correlation import bradley_terry_reference
 from core.exam.car_repro import reproduce_car
-from core.exam.scores import Z95, leaderboard_correlation, rouge1_scores, run_scores
+from core.exam.scores import (
+    Z95,
+    exam_run_bank,
+    leaderboard_correlation,
+    rouge1_scores,
+    run_scores,
+)
 from core.store.connection import rows
-from core.store.exam import get_exam_run
 
 if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
     import sqlite_utils
@@ -51,14 +56,6 @@ def runs_frame(db: sqlite_utils.Database) -> pd.DataFrame:
     )
 
 
-def _bank_of(db: sqlite_utils.Database, run_id: str) -> str:
-    """The question bank of the stored EXAM run ``run_id``; an unknown run raises InputError."""
-    run = get_exam_run(db, run_id)
-    if run is None:
-        raise InputError(f"unknown EXAM run {run_id!r}")
-    return str(run["bank_id"])
-
-
 BINOMIAL_SE = "EXAM SE (per question, binomial)"
 
 
@@ -73,7 +70,7 @@ def leaderboard_frame(db: sqlite_utils.Database, run_id: str) -> pd.DataFrame:
     as not answered).
     """
     board = run_scores(db, run_id)
-    bank_id = _bank_of(db, run_id)
+    bank_id = exam_run_bank(db, run_id)
     try:
         rouge = rouge1_scores(db, bank_id)
     except InputError:
@@ -127,7 +124,7 @@ def answered_frame(db: sqlite_utils.Database, run_id: str, query_id: str) -> pd.
     Cells: ``yes`` / ``no`` / ``unparsed`` / ``error``, or ``no article`` when the system wrote
     none for this query (scored as not answered). Extra columns give the question and facet.
     """
-    bank_id = _bank_of(db, run_id)
+    bank_id = exam_run_bank(db, run_id)
     qs = rows(
         db,
         "select id, qid, question, facet_id from exam_questions where bank_id = ? and "
@@ -189,7 +186,7 @@ def correlation_frame(
     SE is over queries; a single-query run (a book) uses the per-question binomial SE instead.
     """
     board = [r for r in run_scores(db, run_id) if r.system != GOLD]
-    bank_id = _bank_of(db, run_id)
+    bank_id = exam_run_bank(db, run_id)
     exam_se = {r.system: r.exam_se for r in board}
     pool_se = {r.system: r.n_exam_pool_se for r in board}
     if board and all(r.n_queries == 1 for r in board):
