@@ -17,15 +17,12 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from core.store.connection import rows
+from core.store.label_rows import SKIPPED, WITHDRAWN, label_marks, last_row, own_row
 from core.store.schema import not_superseded
 
 if TYPE_CHECKING:  # sqlite_utils imports pandas: load it only when a database is opened
     import sqlite_utils
 
-#: The ``resolution`` of a row that withdraws the annotator's previous resolution (undo).
-WITHDRAWN = "withdrawn"
-#: The ``resolution`` of a row recording that the annotator skipped the dispute.
-SKIPPED = "skipped"
 #: Effective rows of alias ``r`` that are resolutions (not withdrawals, not skips).
 _OPEN = (
     f"{not_superseded('dispute_resolutions', 'r')} "
@@ -43,26 +40,13 @@ def own_resolution(
 ) -> dict[str, Any] | None:
     """``annotator``'s effective row on a dispute (a withdrawal too), the row their next one
     supersedes; None when they have none."""
-    found = rows(
-        db,
-        "select * from dispute_resolutions r where r.dispute_id = ? and r.annotator = ? and "
-        f"{not_superseded('dispute_resolutions', 'r')} order by r.id desc limit 1",
-        [dispute_id, annotator],
-    )
-    return found[0] if found else None
+    return own_row(db, "dispute_resolutions", dispute_id, annotator)
 
 
 def last_resolution(db: sqlite_utils.Database, annotator: str) -> dict[str, Any] | None:
     """``annotator``'s latest effective resolution or skip (withdrawals left out): what an undo
     takes back; None when there is none."""
-    found = rows(
-        db,
-        "select * from dispute_resolutions r where r.annotator = ? and "
-        f"{not_superseded('dispute_resolutions', 'r')} and r.resolution != '{WITHDRAWN}' "
-        "order by r.id desc limit 1",
-        [annotator],
-    )
-    return found[0] if found else None
+    return last_row(db, "dispute_resolutions", annotator)
 
 
 def skipped_resolutions(db: sqlite_utils.Database) -> list[dict[str, Any]]:
@@ -79,15 +63,8 @@ def skipped_resolutions(db: sqlite_utils.Database) -> list[dict[str, Any]]:
 def resolution_marks(db: sqlite_utils.Database) -> dict[str, dict[int, set[str]]]:
     """Who marked which dispute, from the effective rows (withdrawals left out):
     ``{"ok": {dispute id: annotators with a resolution}, "skipped": {dispute id: annotators
-    whose row is a skip}}`` (one query of dispute id, annotator and resolution)."""
-    marks: dict[str, dict[int, set[str]]] = {"ok": {}, "skipped": {}}
-    for dispute_id, annotator, resolution in db.execute(
-        "select dispute_id, annotator, resolution from dispute_resolutions r where "
-        f"{not_superseded('dispute_resolutions', 'r')} and r.resolution != '{WITHDRAWN}'"
-    ):
-        kind = "skipped" if resolution == SKIPPED else "ok"
-        marks[kind].setdefault(int(dispute_id), set()).add(annotator)
-    return marks
+    whose row is a skip}}`` (:func:`core.store.label_rows.label_marks`)."""
+    return label_marks(db, "dispute_resolutions")
 
 
 def effective_resolutions(

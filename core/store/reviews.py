@@ -15,16 +15,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from core.store.connection import rows
+from core.store.label_rows import SKIPPED, WITHDRAWN, label_marks, last_row, own_row
 from core.store.schema import not_superseded
 
 if TYPE_CHECKING:  # sqlite_utils imports pandas: load it only when a database is opened
     import sqlite_utils
 
 
-#: The ``decision`` of a row recording that the annotator skipped the question.
-SKIPPED = "skipped"
-#: The ``decision`` of a row that withdraws the annotator's previous review or skip (undo).
-WITHDRAWN = "withdrawn"
 #: Rows of alias ``r`` that are reviews (not skips, not withdrawals).
 _REVIEW = f"r.decision not in ('{SKIPPED}', '{WITHDRAWN}')"
 #: Effective rows of alias ``r`` that are reviews.
@@ -70,26 +67,13 @@ def own_review(
 ) -> dict[str, Any] | None:
     """``annotator``'s effective row on a question (a skip or a withdrawal too): the row their
     next one supersedes; None when they have none."""
-    found = rows(
-        db,
-        "select * from reviews r where r.question_id = ? and r.annotator = ? and "
-        f"{not_superseded('reviews', 'r')} order by r.id desc limit 1",
-        [question_id, annotator],
-    )
-    return found[0] if found else None
+    return own_row(db, "reviews", question_id, annotator)
 
 
 def last_review(db: sqlite_utils.Database, annotator: str) -> dict[str, Any] | None:
     """``annotator``'s latest effective review or skip (withdrawals left out): what an undo
     takes back; None when there is none."""
-    found = rows(
-        db,
-        "select * from reviews r where r.annotator = ? and "
-        f"{not_superseded('reviews', 'r')} and r.decision != '{WITHDRAWN}' "
-        "order by r.id desc limit 1",
-        [annotator],
-    )
-    return found[0] if found else None
+    return last_row(db, "reviews", annotator)
 
 
 def skipped_reviews(db: sqlite_utils.Database) -> list[dict[str, Any]]:
@@ -116,15 +100,8 @@ def ever_reviewed(db: sqlite_utils.Database, question_id: str) -> bool:
 def review_marks(db: sqlite_utils.Database) -> dict[str, dict[str, set[str]]]:
     """Who marked which question, from the effective rows (withdrawals left out):
     ``{"ok": {question id: annotators with a review}, "skipped": {question id: annotators
-    whose row is a skip}}`` (one query of question id, annotator and decision)."""
-    marks: dict[str, dict[str, set[str]]] = {"ok": {}, "skipped": {}}
-    for qid, annotator, decision in db.execute(
-        "select question_id, annotator, decision from reviews r where "
-        f"{not_superseded('reviews', 'r')} and r.decision != '{WITHDRAWN}'"
-    ):
-        kind = "skipped" if decision == SKIPPED else "ok"
-        marks[kind].setdefault(qid, set()).add(annotator)
-    return marks
+    whose row is a skip}}`` (:func:`core.store.label_rows.label_marks`)."""
+    return label_marks(db, "reviews")
 
 
 def review_count(db: sqlite_utils.Database, question_id: str) -> int:
