@@ -7,7 +7,7 @@ import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from core.store.connection import rows
+from core.store.connection import placeholders, rows
 
 if TYPE_CHECKING:  # sqlite_utils imports pandas: load it only when a database is opened
     import sqlite_utils
@@ -47,7 +47,7 @@ def answered(db: sqlite_utils.Database, systems: Sequence[str]) -> set[tuple[str
     """(question id, system) of the answers of ``systems`` stored without error."""
     if not systems:
         return set()
-    marks = ",".join("?" * len(systems))
+    marks = placeholders(systems)
     return {
         (r[0], r[1])
         for r in db.execute(
@@ -111,7 +111,7 @@ def answers_of_systems(db: sqlite_utils.Database, systems: Sequence[str]) -> lis
     """Every answer of ``systems`` (decoded), by id."""
     if not systems:
         return []
-    marks = ",".join("?" * len(systems))
+    marks = placeholders(systems)
     return rows(db, f"select * from answers where system in ({marks}) order by id", list(systems))
 
 

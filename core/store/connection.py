@@ -253,3 +253,8 @@ def table_counts(db: sqlite_utils.Database) -> dict[str, int]:
         for name in sorted(db.table_names())
         if name != "schema_migrations" and not name.startswith("sqlite_")
     }
+
+
+def placeholders(values: Sequence[Any]) -> str:
+    """``?,?,...``: one SQL parameter mark per value (for ``in (...)``)."""
+    return ",".join("?" * len(values))

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from core.store.connection import decode_row, rows
+from core.store.connection import decode_row, placeholders, rows
 
 if TYPE_CHECKING:  # sqlite_utils imports pandas: load it only when a database is opened
     import sqlite_utils
@@ -77,7 +77,7 @@ def dispute_question_ids(db: sqlite_utils.Database, ids: Sequence[int]) -> dict[
     """Dispute id -> its question id, for ``ids`` (unknown ids are absent)."""
     if not ids:
         return {}
-    marks = ",".join("?" * len(ids))
+    marks = placeholders(ids)
     return {
         int(r[0]): r[1]
         for r in db.execute(f"select id, question_id from disputes where id in ({marks})", ids)

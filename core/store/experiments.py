@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from core.store.connection import dumps, rows
+from core.store.connection import dumps, placeholders, rows
 
 if TYPE_CHECKING:  # sqlite_utils imports pandas: load it only when a database is opened
     import sqlite_utils
@@ -84,7 +84,7 @@ def mark_experiments_interrupted(
     """Mark ``interrupted`` the running experiments whose current run is one of ``run_ids``."""
     if not run_ids:
         return
-    marks = ",".join("?" * len(run_ids))
+    marks = placeholders(run_ids)
     db.execute(
         f"update experiments set status = 'interrupted', updated_at = ? "
         f"where status = 'running' and run_id in ({marks})",

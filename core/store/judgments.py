@@ -12,17 +12,13 @@ import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from core.store.connection import rows
+from core.store.connection import placeholders, rows
 from core.store.schema import not_superseded
 
 if TYPE_CHECKING:  # sqlite_utils imports pandas: load it only when a database is opened
     import sqlite_utils
 
 _COLUMN = re.compile(r"^[a-z_]+$")
-
-
-def _marks(values: Sequence[Any]) -> str:
-    return ",".join("?" * len(values))
 
 
 def _columns(columns: Sequence[str] | None) -> str:
@@ -64,7 +60,7 @@ def effective_query(
             where.append(f"{col} = ?")
             params.append(value)
     if raters is not None:
-        where.append(f"j.rater in ({_marks(raters)})")
+        where.append(f"j.rater in ({placeholders(raters)})")
         params.extend(raters)
     if with_verdict:
         where.append("j.verdict is not null")
@@ -184,7 +180,7 @@ def stored_call_counts(
 ) -> dict[str, int]:
     """Per question: ``rater``'s judgments of ``kind`` stored without error on ``systems``
     (pairwise: both systems among them)."""
-    marks = _marks(systems)
+    marks = placeholders(systems)
     if kind == "pairwise":
         cond = f"system_a in ({marks}) and system_b in ({marks})"
         params = [rater, kind, *systems, *systems]

@@ -10,7 +10,7 @@ import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from core.store.connection import rows
+from core.store.connection import placeholders, rows
 
 if TYPE_CHECKING:  # sqlite_utils imports pandas: load it only when a database is opened
     import sqlite_utils
@@ -27,10 +27,6 @@ def _columns(columns: Sequence[str] | None) -> str:
         if not _COLUMN.match(c):
             raise ValueError(f"not a questions column: {c!r}")
     return ", ".join(columns)
-
-
-def _marks(values: Sequence[Any]) -> str:
-    return ",".join("?" * len(values))
 
 
 def get_question(
@@ -50,7 +46,7 @@ def questions_by_id(
     out: dict[str, dict[str, Any]] = {}
     for start in range(0, len(ids), 500):
         chunk = ids[start : start + 500]
-        sql = f"select {_columns(columns)} from questions where id in ({_marks(chunk)})"
+        sql = f"select {_columns(columns)} from questions where id in ({placeholders(chunk)})"
         out.update((r["id"], r) for r in rows(db, sql, chunk))
     return out
 
@@ -72,7 +68,7 @@ def document_questions(
         where.append("origin = ?")
         params.append(origin)
     if statuses is not None:
-        where.append(f"status in ({_marks(statuses)})")
+        where.append(f"status in ({placeholders(statuses)})")
         params.extend(statuses)
     if exclude_status is not None:
         where.append("status != ?")
@@ -219,8 +215,8 @@ def question_counts_by_document(
     ``statuses``."""
     sql = (
         "select q.document_id, count(*) from questions q join documents d on d.id = q.document_id "
-        f"where q.origin = ? and q.status in ({_marks(statuses)}) and d.kind in "
-        f"({_marks(document_kinds)}) group by q.document_id"
+        f"where q.origin = ? and q.status in ({placeholders(statuses)}) and d.kind in "
+        f"({placeholders(document_kinds)}) group by q.document_id"
     )
     return {r[0]: int(r[1]) for r in db.execute(sql, [origin, *statuses, *document_kinds])}
 
@@ -298,7 +294,7 @@ def sample_question_ids(
             params.append(value)
     for col, values in (any_of or {}).items():
         if values:
-            where.append(f"{_columns([col])} in ({_marks(values)})")
+            where.append(f"{_columns([col])} in ({placeholders(values)})")
             params.extend(values)
     sql = f"select id from questions where {' and '.join(where)} order by id"
     return [r[0] for r in db.execute(sql, params)]

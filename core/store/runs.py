@@ -10,7 +10,7 @@ import uuid
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from core.store.connection import dumps, rows, transaction, utcnow
+from core.store.connection import dumps, placeholders, rows, transaction, utcnow
 from core.store.experiments import mark_experiments_interrupted
 
 if TYPE_CHECKING:  # sqlite_utils imports pandas: load it only when a database is opened
@@ -102,7 +102,7 @@ def mark_dead_runs(db: sqlite_utils.Database) -> list[str]:
     ]
     if not dead:
         return []
-    marks = ",".join("?" * len(dead))
+    marks = placeholders(dead)
     now = utcnow()
     with transaction(db):
         db.execute(
@@ -161,7 +161,7 @@ def count_runs(db: sqlite_utils.Database, statuses: Sequence[str]) -> int:
     """Number of runs whose status is one of ``statuses``."""
     if not statuses:
         return 0
-    marks = ",".join("?" * len(statuses))
+    marks = placeholders(statuses)
     return int(
         db.execute(
             f"select count(*) from runs where status in ({marks})", list(statuses)

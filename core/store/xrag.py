@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from core.store.connection import dumps, rows
+from core.store.connection import dumps, placeholders, rows
 
 if TYPE_CHECKING:  # sqlite_utils imports pandas: load it only when a database is opened
     import sqlite_utils
@@ -143,7 +143,7 @@ def english_xrag_questions(
     ``statuses``, each with its item's ``pair_id`` and ``builder``, by id."""
     if not statuses:
         return []
-    marks = ",".join("?" * len(statuses))
+    marks = placeholders(statuses)
     return rows(
         db,
         "select q.*, i.pair_id, i.builder from questions q join xrag_items i "
