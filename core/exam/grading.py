@@ -19,7 +19,7 @@ model id answers through :mod:`core.llm` with the ``exam_answer``, ``exam_answer
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from core.corpus.sentences import best_token_f1
@@ -57,7 +57,6 @@ class Grade:
     status: str = "ok"
     raw: str = ""
     prompt_hash: str = ""
-    extra: dict[str, Any] = field(default_factory=dict)
 
 
 def _grade_row(g: Grade, run_id: str, now: str) -> dict[str, Any]:
@@ -72,7 +71,7 @@ def _grade_row(g: Grade, run_id: str, now: str) -> dict[str, Any]:
         "status": g.status,
         "raw": g.raw[:4000],
         "prompt_hash": g.prompt_hash,
-        "rater": str(g.extra.get("rater") or ""),
+        "rater": "",  # set when a rater grades the answer (rate_grade)
         "created_at": now,
     }
 

@@ -297,9 +297,8 @@ def generate_with_model(
     phash = prompt_hash(PROMPT)
     requests, meta = planned
     counts = {"kept": 0, "discarded": 0, "existing": 0}
-    failures = [0]
 
-    def store(db, i: int, resp: LLMResponse) -> None:
+    def store(db, i: int, resp: LLMResponse) -> str:
         e, kind, idxs, ctx_tokens = meta[i]
         if resp.error is not None:
             error, kind_of_failure = f"{resp.error_kind}: {resp.error}", "provider_error"
@@ -312,14 +311,16 @@ def generate_with_model(
                 cands = _candidates(e, kind, idxs, ctx_tokens, pairs, resp, model, per_entity)
                 for key, n in store_candidates(db, doc["id"], cands, run_id).items():
                     counts[key] += n
-                return
+                return "stored"
         _record_failure(
             db, run_id, doc["id"], e["id"], model, phash, kind_of_failure, error, resp.text
         )
-        failures[0] += 1
+        return "failed"
 
-    run_stage(db, list(enumerate(requests)), store, run_id=run_id, progress=progress, ordered=True)
-    return counts, failures[0]
+    tally = run_stage(
+        db, list(enumerate(requests)), store, run_id=run_id, progress=progress, ordered=True
+    )
+    return counts, tally.get("failed", 0)
 
 
 def generate_questions(
