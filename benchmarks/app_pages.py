@@ -6,8 +6,10 @@
 2. AppTest (no browser): every page's warm script run (``max_page_s``) and the leaderboard's
    recompute after a human verdict + its polling interval (``verdict_to_leaderboard_s``).
 3. Headless Chromium (Playwright, ``/usr/bin/chromium``; never ``playwright install``) against
-   ``streamlit run app.py``: the first load of each page in a fresh browser context (page
-   rendered and the script idle; ``first_load_max_s``); on Side by side, keyboard verdict (key
+   ``streamlit run app.py``, after its first visit and its start-up warm-up (``pages.warm_up``:
+   the imports and the costliest default views, in the background; ``warm_up_s`` is how long it
+   took; ``--no-warm-up`` serves without it): the first load of each page in a fresh browser
+   context (page rendered and the script idle; ``first_load_max_s``); on Side by side, keyboard verdict (key
    ``1``..``4``) -> next item rendered and the script idle, for one annotator
    (``action_p50_s``, ``action_p95_s``) and for four annotators at once (``action_p95_4_s``).
 4. The tabs of Agreement and Leaderboard (only the open tab runs): each other tab opened by its
@@ -17,7 +19,7 @@
 
 Last line: one JSON object.
 
-    .venv/bin/python benchmarks/app_pages.py [--verdicts 100000] [--actions 30]
+    .venv/bin/python benchmarks/app_pages.py [--verdicts 100000] [--actions 30] [--no-warm-up]
 """
 
 from __future__ import annotations
@@ -217,8 +219,9 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-def start_server(path: Path, log: Path) -> tuple[subprocess.Popen, str]:
-    """``streamlit run app.py`` on a free loopback port; waits for its health check."""
+def start_server(path: Path, log: Path, warm_up: bool = True) -> tuple[subprocess.Popen, str]:
+    """``streamlit run app.py`` on a free loopback port (``warm_up=False``: with
+    ``WORKBENCH_WARM_UP=0``); waits for its health check."""
     import urllib.request  # reason: only the server start-up needs it
 
     port = _free_port()
@@ -226,6 +229,7 @@ def start_server(path: Path, log: Path) -> tuple[subprocess.Popen, str]:
         **os.environ,
         "WORKBENCH_DB": str(path),
         "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false",
+        "WORKBENCH_WARM_UP": "1" if warm_up else "0",
     }
     env.pop("WORKBENCH_ACCESS_CODE", None)
     proc = subprocess.Popen(
@@ -257,6 +261,21 @@ def start_server(path: Path, log: Path) -> tuple[subprocess.Popen, str]:
             time.sleep(0.3)
     proc.kill()
     raise SystemExit("streamlit did not start: " + log.read_text(errors="replace")[-2000:])
+
+
+_WARM_UP_DONE = re.compile(r"warm-up done in ([0-9.]+) s")
+
+
+def wait_warm_up(log: Path, timeout_s: float = 180) -> float:
+    """Wait for the app's start-up warm-up (``pages.warm_up``: imports and the costliest default
+    views, in a background thread) to log that it is done; return the seconds it took."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        found = _WARM_UP_DONE.search(log.read_text(errors="replace"))
+        if found:
+            return float(found.group(1))
+        time.sleep(0.2)
+    raise SystemExit("the app's warm-up did not finish: " + log.read_text(errors="replace")[-2000:])
 
 
 def _idle(page, timeout_s: float = 120) -> None:
@@ -383,10 +402,11 @@ def p95(values: list[float]) -> float:
     return ordered[max(0, round(0.95 * (len(ordered) - 1)))]
 
 
-def browser_figures(path: Path, work: Path, actions: int) -> dict:
+def browser_figures(path: Path, work: Path, actions: int, warm_up: bool = True) -> dict:
     from playwright.sync_api import sync_playwright  # reason: optional browser dependency
 
-    proc, base = start_server(path, work / "streamlit.log")
+    log = work / "streamlit.log"
+    proc, base = start_server(path, log, warm_up)
     try:
         with sync_playwright() as pw:
             browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True)
@@ -395,8 +415,14 @@ def browser_figures(path: Path, work: Path, actions: int) -> dict:
             warm.locator("h1").first.wait_for(timeout=180_000)
             _idle(warm)
             browser.close()
+        warm_up_s = wait_warm_up(log) if warm_up else None
         with sync_playwright() as pw:
             browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True)
+            # the browser's own start (its first navigation) is not a page's: one plain-text
+            # request first, in a context of its own (no app script or style is fetched)
+            spare = browser.new_context()
+            spare.new_page().goto(f"{base}/_stcore/health")
+            spare.close()
             loads = first_loads(browser, base)
             clicks = tab_clicks(browser, base)
             browser.close()
@@ -431,6 +457,7 @@ def browser_figures(path: Path, work: Path, actions: int) -> dict:
         "action_p50_s": round(statistics.median(one), 3),
         "action_p95_s": round(p95(one), 3),
         "action_p95_4_s": round(p95(four), 3) if len(four) == 4 * actions else None,
+        "warm_up_s": warm_up_s,
         "first_load_max_s": max(loads.values()),
         "first_loads_s": loads,
         "tab_click_max_s": max(clicks.values()),
@@ -447,6 +474,11 @@ def main() -> None:
     parser.add_argument("--actions", type=int, default=30)
     parser.add_argument("--warm-runs", type=int, default=2)
     parser.add_argument("--skip-apptest", action="store_true")
+    parser.add_argument(
+        "--no-warm-up",
+        action="store_true",
+        help="serve with WORKBENCH_WARM_UP=0: first loads pay the imports and default views",
+    )
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="bench_app_"))
     t = time.perf_counter()
@@ -456,7 +488,7 @@ def main() -> None:
     result: dict = {}
     if not args.skip_apptest:
         result.update(apptest_figures(path, args.warm_runs))
-    result.update(browser_figures(path, work, args.actions))
+    result.update(browser_figures(path, work, args.actions, warm_up=not args.no_warm_up))
     result["judgments"] = args.verdicts
     print(json.dumps(result))
 

@@ -13,7 +13,7 @@ ui.setup("Team")
 user = ui.sign_in_sidebar()
 
 with ui.database() as db:
-    task = st.radio("Task", TASKS, index=TASKS.index("side-by-side"), horizontal=True)
+    task = st.radio("Task", TASKS, index=TASKS.index(ui.GOLD_TASK), horizontal=True)
     data = ui.cached_view(db, team_view, task)
     ov = data["overlap"]
     c = st.columns(3)

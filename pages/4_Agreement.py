@@ -27,6 +27,7 @@ ui.setup("Agreement")
 ui.sign_in_sidebar()
 
 SECTIONS = PAGE_SECTIONS["Agreement"]
+KINDS = ["pairwise", "absolute"]
 
 
 # ------------------------------------------------------------------------------------------
@@ -137,7 +138,7 @@ def pairs_and_gold(data: dict) -> None:
         st.markdown(COHEN_VS_FLEISS)
     st.divider()
     with ui.database() as db:
-        ui.gold_block(db, "side-by-side")
+        ui.gold_block(db, ui.GOLD_TASK)
 
 
 def two_raters(data: dict, kind: str) -> None:
@@ -202,7 +203,8 @@ def self_consistency(kind: str) -> None:
 with ui.database() as db:
     kind = st.radio(
         "Judgments",
-        ["pairwise", "absolute"],
+        KINDS,
+        index=KINDS.index(ui.AGREEMENT_KIND),
         horizontal=True,
         format_func={
             "pairwise": "Side by side (pairwise)",

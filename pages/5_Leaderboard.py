@@ -28,7 +28,7 @@ c = st.columns([2, 3, 2, 1])
 source = c[0].selectbox(
     "Verdicts",
     SOURCES,
-    index=2,
+    index=SOURCES.index(ui.LEADERBOARD_SOURCE),
     format_func={"human": "Human verdicts", "auto": "Auto-rater verdicts", "both": "Both"}.get,
     key="lb_source",
 )
@@ -43,9 +43,9 @@ rater = c[1].selectbox(
 )
 rater = None if rater == ALL else rater
 n_boot = c[2].select_slider(
-    "Bootstrap resamples", [0, 100, 200, 500, 1000], value=200, key="lb_boot"
+    "Bootstrap resamples", [0, 100, 200, 500, 1000], value=ui.LEADERBOARD_BOOT, key="lb_boot"
 )
-seed = int(c[3].number_input("Seed", value=0, step=1, key="lb_seed"))
+seed = int(c[3].number_input("Seed", value=ui.LEADERBOARD_SEED, step=1, key="lb_seed"))
 POLL_S = 2
 SECTIONS = PAGE_SECTIONS["Leaderboard"]
 

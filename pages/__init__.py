@@ -10,12 +10,16 @@ import contextlib
 import hashlib
 import importlib
 import os
+import threading
+import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
 import streamlit as st
 from streamlit import runtime
+from streamlit.logger import get_logger
 from streamlit.runtime.pages_manager import PagesManager
+from streamlit.runtime.scriptrunner import add_script_run_ctx, get_script_run_ctx
 
 from core.annotation.identity import Annotator, authorise, sign_in_open, sign_in_token
 from core.errors import WorkbenchError
@@ -24,17 +28,35 @@ from core.store.connection import default_db_path
 from core.store.database import opened
 from core.store.fingerprints import answers_fingerprint, data_version, judgments_version
 from core.views.evidence_panel import evidence_passages, evidence_query, passage_window
+from core.views.figures import agreement_overview
 from core.views.gold import MIN_ITEMS as GOLD_MIN_ITEMS
 from core.views.gold import gold_agreement, gold_size, people_agreement
 from core.views.guidelines import task_guideline
 from core.views.judgments import evidence_table
-from core.views.leaderboard import LiveLeaderboard, LiveResult
+from core.views.leaderboard import LiveLeaderboard, LiveResult, pairwise_raters
+from core.views.preload import preload
+from core.views.team import team_view
 from core.views.text import escape_markdown, inert_table, md
 
 EMPTY_HINT = (
     "The database is empty. Build the key-free demo with `make run` (or "
     "`python -m core demo`), or import data with `python -m core import ...`."
 )
+
+
+#: What the pages show first (their widgets' defaults), also computed by the start-up warm-up.
+AGREEMENT_KIND = "pairwise"
+GOLD_TASK = "side-by-side"
+LEADERBOARD_SOURCE = "both"
+LEADERBOARD_BOOT = 200
+LEADERBOARD_SEED = 0
+
+_log = get_logger(__name__)  # Streamlit's logger: its lines reach the server's log
+
+
+def _served() -> bool:
+    """True in a served app (``streamlit run``), False under AppTest (a stand-in runtime)."""
+    return runtime.exists() and type(runtime.get_instance()) is runtime.Runtime
 
 
 def db_path() -> str:
@@ -59,15 +81,15 @@ def _through_app_navigation() -> None:
     ``app.py``, which opens the same page from the URL.
     """
     # Only in a served app: AppTest (a stand-in runtime) sets the flag again before each run.
-    served = runtime.exists() and type(runtime.get_instance()) is runtime.Runtime
-    if PagesManager.uses_pages_directory and served:
+    if PagesManager.uses_pages_directory and _served():
         PagesManager.uses_pages_directory = False
         st.rerun()
 
 
 def setup(title: str) -> None:
-    """Page config and title."""
+    """Page config and title (and, once per server process, the warm-up: :func:`warm_up`)."""
     _through_app_navigation()
+    warm_up()
     st.set_page_config(page_title=f"{title} - Long-Span QA Workbench", layout="wide")
     st.title(md(title))
 
@@ -234,6 +256,53 @@ def live_leaderboard(
     except OSError:
         file_id = ()
     return _live_board(path, file_id, source, rater).view(db, n_boot, seed, group)
+
+
+# ------------------------------------------------------------------------------------------
+# Warm-up: once per server process, the imports and the costliest first views, in the background
+# ------------------------------------------------------------------------------------------
+
+
+def warm_views(db) -> None:
+    """Compute, through the same caches the pages use, the default views whose first computation
+    reads every judgment: Agreement's first tab (the rater pairs and the gold block), the live
+    leaderboard's default board (and its rater list) and the Team page's table."""
+    cached_judgments(db, agreement_overview, AGREEMENT_KIND)
+    for fn in (people_agreement, gold_size, gold_agreement):
+        cached_view(db, fn, GOLD_TASK)
+    cached_view(db, team_view, GOLD_TASK)
+    cached_judgments(db, pairwise_raters, LEADERBOARD_SOURCE)
+    live_leaderboard(db, LEADERBOARD_SOURCE, None, LEADERBOARD_BOOT, LEADERBOARD_SEED)
+
+
+def _warm_up(path: str) -> None:
+    started = time.perf_counter()
+    for line in preload():
+        _log.warning("warm-up: not imported: %s", line)
+    try:
+        if os.path.exists(path):
+            with opened(path) as db:
+                warm_views(db)
+    except Exception:  # reason: a warm-up failure must not stop the app; the page shows it
+        _log.exception("warm-up: a default view failed (its page will compute it on visit)")
+    _log.info("warm-up done in %.2f s", time.perf_counter() - started)
+
+
+@st.cache_resource(show_spinner=False)
+def _warm_up_thread(path: str) -> threading.Thread:
+    thread = threading.Thread(target=_warm_up, args=(path,), name="workbench-warm-up", daemon=True)
+    add_script_run_ctx(thread, get_script_run_ctx())  # the caches need a script context
+    thread.start()
+    return thread
+
+
+def warm_up() -> None:
+    """Start, once per server process and database, a background thread that imports what the
+    pages load on first use (:func:`core.views.preload.preload`) and computes
+    :func:`warm_views`: so the first visit to a page after the server started does not pay for
+    them. Off under AppTest and with ``WORKBENCH_WARM_UP=0``."""
+    if _served() and os.environ.get("WORKBENCH_WARM_UP", "1") != "0":
+        _warm_up_thread(db_path())
 
 
 # ------------------------------------------------------------------------------------------

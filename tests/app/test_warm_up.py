@@ -1,0 +1,103 @@
+"""The start-up warm-up: what it imports, and that it computes the views the pages show first."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+import pytest
+from browser_support import build_fixture_db
+from streamlit.testing.v1 import AppTest
+
+import core.views.preload as preload_module
+import pages as ui
+from core.store.database import opened
+from core.views import figures, gold, leaderboard, team
+from core.views.live_leaderboard import StoreLeaderboard
+from core.views.preload import modules_to_preload, preload
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_preload_covers_every_view_module_and_the_deferred_libraries():
+    names = [name for name, _ in modules_to_preload()]
+    views = {f"core.views.{p.stem}" for p in (ROOT / "core/views").glob("*.py")} - {
+        "core.views.__init__"
+    }
+    assert views <= set(names)
+    assert "core.pipeline.experiment" in names  # the Run page's
+    assert {"rouge_score.rouge_scorer", "bm25s", "plotly.graph_objects"} <= set(names)
+    assert preload() == []
+
+
+def test_preload_reports_a_missing_module_instead_of_raising(monkeypatch):
+    monkeypatch.setattr(preload_module, "PACKAGES", ())
+    monkeypatch.setattr(preload_module, "DEFERRED", (("no_such_module_for_this_test", ()),))
+    failed = preload()
+    assert len(failed) == 1 and failed[0].startswith("no_such_module_for_this_test: ")
+
+
+def _refusing(fn):
+    """A stand-in for ``fn`` under the same cache key (module and name) that fails if called:
+    a page that finds the warm-up's result in the cache never calls it."""
+
+    def refuse(*args, **kwargs):
+        raise AssertionError(f"{fn.__qualname__} computed again: the warm-up missed it")
+
+    refuse.__module__, refuse.__qualname__ = fn.__module__, fn.__qualname__
+    return refuse
+
+
+@pytest.fixture
+def warmed_db(tmp_path, monkeypatch) -> Path:
+    path = tmp_path / "warm.db"
+    build_fixture_db(path)
+    monkeypatch.setenv("WORKBENCH_DB", str(path))
+    monkeypatch.delenv("WORKBENCH_ACCESS_CODE", raising=False)
+    with opened(str(path)) as db:
+        ui.warm_views(db)
+    return path
+
+
+def _page(path: str, **params: str) -> AppTest:
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60).run()
+    at.switch_page(path)
+    for key, value in params.items():
+        at.query_params[key] = value
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+@pytest.mark.parametrize(
+    "path", ["pages/4_Agreement.py", "pages/5_Leaderboard.py", "pages/11_Team.py"]
+)
+def test_the_pages_first_views_are_the_warmed_ones(warmed_db, monkeypatch, path):
+    for module, name in (
+        (figures, "agreement_overview"),
+        (gold, "people_agreement"),
+        (gold, "gold_size"),
+        (gold, "gold_agreement"),
+        (team, "team_view"),
+        (leaderboard, "pairwise_raters"),
+    ):
+        monkeypatch.setattr(module, name, _refusing(getattr(module, name)))
+    monkeypatch.setattr(
+        StoreLeaderboard, "_load_counted", _refusing(StoreLeaderboard._load_counted)
+    )
+    at = _page(path)
+    assert at.title  # the page rendered, from the warm-up's results
+
+
+def test_an_unwarmed_view_is_computed_by_its_page(warmed_db, monkeypatch):
+    """The check above can fail: the absolute kind was not warmed, so its page computes it."""
+    monkeypatch.setattr(figures, "agreement_overview", _refusing(figures.agreement_overview))
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60).run()
+    at.switch_page("pages/4_Agreement.py").run()
+    at.radio[0].set_value("absolute").run()
+    assert any("warm-up missed it" in str(e.value) for e in at.exception)
+
+
+def test_no_warm_up_under_apptest(warmed_db):
+    _page("pages/0_Overview.py")
+    assert not any(t.name == "workbench-warm-up" for t in threading.enumerate())
