@@ -9,7 +9,9 @@
    ``streamlit run app.py``, after its first visit and its start-up warm-up (``pages.warm_up``:
    the imports and the costliest default views, in the background; ``warm_up_s`` is how long it
    took; ``--no-warm-up`` serves without it): the first load of each page in a fresh browser
-   context (page rendered and the script idle; ``first_load_max_s``); on Side by side, keyboard verdict (key
+   context (page rendered and the script idle; ``first_load_max_s``: the slowest page's first load
+   in this server; ``first_load_median_max_s``: the slowest page's median over ``--load-repeats``
+   rounds of fresh contexts, each a new visitor); on Side by side, keyboard verdict (key
    ``1``..``4``) -> next item rendered and the script idle, for one annotator
    (``action_p50_s``, ``action_p95_s``) and for four annotators at once (``action_p95_4_s``).
 4. The tabs of Agreement and Leaderboard (only the open tab runs): each other tab opened by its
@@ -278,6 +280,16 @@ def wait_warm_up(log: Path, timeout_s: float = 180) -> float:
     raise SystemExit("the app's warm-up did not finish: " + log.read_text(errors="replace")[-2000:])
 
 
+def server_rss_mb(pid: int) -> float | None:
+    """The server's resident memory now (MB, Linux ``/proc``), None where unavailable."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return None
+    found = re.search(r"VmRSS:\s+(\d+) kB", status)
+    return round(int(found.group(1)) / 1024, 1) if found else None
+
+
 def _idle(page, timeout_s: float = 120) -> None:
     page.wait_for_function(_IDLE_JS, timeout=timeout_s * 1000)
 
@@ -300,20 +312,24 @@ def _first_load(browser, url: str) -> float:
     return took
 
 
-def first_loads(browser, base: str) -> dict[str, float]:
-    """Each page (and each later tab, by its link) opened in a fresh context: navigation start
-    -> title shown and script idle."""
-    out = {}
-    for name, slug in PAGE_SLUGS.items():
-        out[name] = _first_load(browser, f"{base}/{slug}")
-        print(f"first load {name:34s} {out[name]:6.3f} s", flush=True)
+def page_urls(base: str) -> dict[str, str]:
+    """Every page, then each later tab of Agreement and Leaderboard by its link."""
+    urls = {name: f"{base}/{slug}" for name, slug in PAGE_SLUGS.items()}
     for name, tabs in PAGE_SECTIONS.items():
         for tab in tabs[1:]:
-            label = f"{name} / {tab}"
-            out[label] = _first_load(
-                browser, f"{base}/{PAGE_SLUGS[name]}?section={quote_plus(tab)}"
-            )
-            print(f"first load {label:34s} {out[label]:6.3f} s", flush=True)
+            urls[f"{name} / {tab}"] = f"{base}/{PAGE_SLUGS[name]}?section={quote_plus(tab)}"
+    return urls
+
+
+def first_loads(browser, base: str, repeats: int = 1) -> dict[str, list[float]]:
+    """Each page (and each later tab, by its link) opened in a fresh context, ``repeats`` rounds
+    (the first round is each page's first load in this server): navigation start -> title
+    shown and script idle."""
+    out: dict[str, list[float]] = {}
+    for _ in range(repeats):
+        for name, url in page_urls(base).items():
+            out.setdefault(name, []).append(_first_load(browser, url))
+            print(f"first load {name:34s} {out[name][-1]:6.3f} s", flush=True)
     return out
 
 
@@ -402,7 +418,9 @@ def p95(values: list[float]) -> float:
     return ordered[max(0, round(0.95 * (len(ordered) - 1)))]
 
 
-def browser_figures(path: Path, work: Path, actions: int, warm_up: bool = True) -> dict:
+def browser_figures(
+    path: Path, work: Path, actions: int, warm_up: bool = True, load_repeats: int = 3
+) -> dict:
     from playwright.sync_api import sync_playwright  # reason: optional browser dependency
 
     log = work / "streamlit.log"
@@ -423,7 +441,7 @@ def browser_figures(path: Path, work: Path, actions: int, warm_up: bool = True) 
             spare = browser.new_context()
             spare.new_page().goto(f"{base}/_stcore/health")
             spare.close()
-            loads = first_loads(browser, base)
+            loads = first_loads(browser, base, load_repeats)
             clicks = tab_clicks(browser, base)
             browser.close()
         one: list[float] = []
@@ -447,6 +465,7 @@ def browser_figures(path: Path, work: Path, actions: int, warm_up: bool = True) 
             f"four annotators: p50 {statistics.median(four):.3f} s, p95 {p95(four):.3f} s",
             flush=True,
         )
+        rss_mb = server_rss_mb(proc.pid)
     finally:
         proc.terminate()
         try:
@@ -458,10 +477,13 @@ def browser_figures(path: Path, work: Path, actions: int, warm_up: bool = True) 
         "action_p95_s": round(p95(one), 3),
         "action_p95_4_s": round(p95(four), 3) if len(four) == 4 * actions else None,
         "warm_up_s": warm_up_s,
-        "first_load_max_s": max(loads.values()),
-        "first_loads_s": loads,
+        "first_load_max_s": max(v[0] for v in loads.values()),
+        "first_loads_s": {k: v[0] for k, v in loads.items()},
+        "first_load_median_max_s": max(statistics.median(v) for v in loads.values()),
+        "first_loads_median_s": {k: statistics.median(v) for k, v in loads.items()},
         "tab_click_max_s": max(clicks.values()),
         "tab_clicks_s": clicks,
+        "server_rss_mb": rss_mb,
         "n_actions": len(one),
         "n_actions_4": len(four),
     }
@@ -473,6 +495,12 @@ def main() -> None:
     parser.add_argument("--verdicts", type=int, default=100_000)
     parser.add_argument("--actions", type=int, default=30)
     parser.add_argument("--warm-runs", type=int, default=2)
+    parser.add_argument(
+        "--load-repeats",
+        type=int,
+        default=3,
+        help="rounds of fresh-context loads of every page (the first is each page's first)",
+    )
     parser.add_argument("--skip-apptest", action="store_true")
     parser.add_argument(
         "--no-warm-up",
@@ -488,7 +516,11 @@ def main() -> None:
     result: dict = {}
     if not args.skip_apptest:
         result.update(apptest_figures(path, args.warm_runs))
-    result.update(browser_figures(path, work, args.actions, warm_up=not args.no_warm_up))
+    result.update(
+        browser_figures(
+            path, work, args.actions, warm_up=not args.no_warm_up, load_repeats=args.load_repeats
+        )
+    )
     result["judgments"] = args.verdicts
     print(json.dumps(result))
 
