@@ -11,7 +11,9 @@
    took; ``--no-warm-up`` serves without it): the first load of each page in a fresh browser
    context (page rendered and the script idle; ``first_load_max_s``: the slowest page's first load
    in this server; ``first_load_median_max_s``: the slowest page's median over ``--load-repeats``
-   rounds of fresh contexts, each a new visitor); on Side by side, keyboard verdict (key
+   rounds of fresh contexts, each a new visitor; ``first_load_floor_s``: the median first load
+   of a one-line Streamlit page served beside it, loaded between them: the framework's own
+   floor on this machine); on Side by side, keyboard verdict (key
    ``1``..``4``) -> next item rendered and the script idle, for one annotator
    (``action_p50_s``, ``action_p95_s``) and for four annotators at once (``action_p95_4_s``).
 4. The tabs of Agreement and Leaderboard (only the open tab runs): each other tab opened by its
@@ -39,6 +41,7 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from urllib.parse import quote_plus
 
@@ -224,8 +227,6 @@ def _free_port() -> int:
 def start_server(path: Path, log: Path, warm_up: bool = True) -> tuple[subprocess.Popen, str]:
     """``streamlit run app.py`` on a free loopback port (``warm_up=False``: with
     ``WORKBENCH_WARM_UP=0``); waits for its health check."""
-    import urllib.request  # reason: only the server start-up needs it
-
     port = _free_port()
     env = {
         **os.environ,
@@ -254,15 +255,22 @@ def start_server(path: Path, log: Path, warm_up: bool = True) -> tuple[subproces
         stderr=subprocess.STDOUT,
     )
     base = f"http://127.0.0.1:{port}"
+    return proc, _healthy(proc, base, lambda: log.read_text(errors="replace")[-2000:])
+
+
+def _healthy(proc: subprocess.Popen, base: str, tail: Callable[[], str]) -> str:
+    """``base`` once its health check answers (the process killed after 120 s without)."""
+    import urllib.request  # reason: only the server start-up needs it
+
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline:
         try:
             if urllib.request.urlopen(f"{base}/_stcore/health", timeout=5).status == 200:
-                return proc, base
+                return base
         except OSError:
             time.sleep(0.3)
     proc.kill()
-    raise SystemExit("streamlit did not start: " + log.read_text(errors="replace")[-2000:])
+    raise SystemExit("streamlit did not start: " + tail())
 
 
 _WARM_UP_DONE = re.compile(r"warm-up done in ([0-9.]+) s")
@@ -321,16 +329,44 @@ def page_urls(base: str) -> dict[str, str]:
     return urls
 
 
-def first_loads(browser, base: str, repeats: int = 1) -> dict[str, list[float]]:
+FLOOR_APP = 'import streamlit as st\n\nst.title("Floor")\nst.write("One line of text.")\n'
+FLOOR = "(floor: a one-line Streamlit page)"
+
+
+def first_loads(
+    browser, base: str, repeats: int = 1, floor: str | None = None
+) -> dict[str, list[float]]:
     """Each page (and each later tab, by its link) opened in a fresh context, ``repeats`` rounds
     (the first round is each page's first load in this server): navigation start -> title
-    shown and script idle."""
+    shown and script idle. ``floor``: the URL of a one-line Streamlit page (the framework's own
+    first load on this machine), loaded at the start, middle and end of every round (key
+    :data:`FLOOR`)."""
     out: dict[str, list[float]] = {}
+    urls = list(page_urls(base).items())
     for _ in range(repeats):
-        for name, url in page_urls(base).items():
+        for n, (name, url) in enumerate(urls):
+            if floor and n in (0, len(urls) // 2, len(urls) - 1):
+                out.setdefault(FLOOR, []).append(_first_load(browser, floor))
             out.setdefault(name, []).append(_first_load(browser, url))
             print(f"first load {name:34s} {out[name][-1]:6.3f} s", flush=True)
     return out
+
+
+def start_floor_server(work: Path) -> tuple[subprocess.Popen, str]:
+    """``streamlit run`` of :data:`FLOOR_APP` (Streamlit's defaults) on a free loopback port."""
+    folder = work / "floor_app"
+    folder.mkdir(exist_ok=True)
+    (folder / "app.py").write_text(FLOOR_APP)
+    port = _free_port()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port)]
+        + ["--server.address", "127.0.0.1", "--server.headless", "true"],
+        cwd=folder,
+        env={**os.environ, "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false"},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.STDOUT,
+    )
+    return proc, _healthy(proc, f"http://127.0.0.1:{port}", lambda: "")
 
 
 def tab_clicks(browser, base: str) -> dict[str, float]:
@@ -425,13 +461,15 @@ def browser_figures(
 
     log = work / "streamlit.log"
     proc, base = start_server(path, log, warm_up)
+    floor_proc, floor = start_floor_server(work)
     try:
         with sync_playwright() as pw:
             browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True)
-            warm = browser.new_page()  # the server's first script run imports everything
-            warm.goto(base)
-            warm.locator("h1").first.wait_for(timeout=180_000)
-            _idle(warm)
+            for url in (base, floor):  # each server's first script run imports everything
+                warm = browser.new_page()
+                warm.goto(url)
+                warm.locator("h1").first.wait_for(timeout=180_000)
+                _idle(warm)
             browser.close()
         warm_up_s = wait_warm_up(log) if warm_up else None
         with sync_playwright() as pw:
@@ -441,7 +479,7 @@ def browser_figures(
             spare = browser.new_context()
             spare.new_page().goto(f"{base}/_stcore/health")
             spare.close()
-            loads = first_loads(browser, base, load_repeats)
+            loads = first_loads(browser, base, load_repeats, floor)
             clicks = tab_clicks(browser, base)
             browser.close()
         one: list[float] = []
@@ -467,11 +505,13 @@ def browser_figures(
         )
         rss_mb = server_rss_mb(proc.pid)
     finally:
-        proc.terminate()
-        try:
-            proc.wait(20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+        for server in (proc, floor_proc):
+            server.terminate()
+            try:
+                server.wait(20)
+            except subprocess.TimeoutExpired:
+                server.kill()
+    floor_loads = loads.pop(FLOOR)
     return {
         "action_p50_s": round(statistics.median(one), 3),
         "action_p95_s": round(p95(one), 3),
@@ -481,6 +521,7 @@ def browser_figures(
         "first_loads_s": {k: v[0] for k, v in loads.items()},
         "first_load_median_max_s": max(statistics.median(v) for v in loads.values()),
         "first_loads_median_s": {k: statistics.median(v) for k, v in loads.items()},
+        "first_load_floor_s": statistics.median(floor_loads),
         "tab_click_max_s": max(clicks.values()),
         "tab_clicks_s": clicks,
         "server_rss_mb": rss_mb,
