@@ -289,3 +289,27 @@ def test_annotation_flows_in_a_real_browser(app, trap, chromium_path):
         finally:
             browser.close()
     assert hits == [], f"the page made requests to the planted URL: {hits}"
+
+
+def test_the_served_app_warms_up_once_and_nothing_fails(app, chromium_path):
+    """The start-up warm-up (``pages.warm_up``) runs in a served app after the first visit, logs
+    that it is done exactly once however many visits follow, and logs no failure."""
+    from playwright.sync_api import sync_playwright
+
+    base, db_path = app
+    log = db_path.parent / "streamlit.log"
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=chromium_path, headless=True)
+        try:
+            for path in ("", "/Agreement", "/Leaderboard"):
+                page = browser.new_page()
+                page.goto(base + path)
+                page.locator("h1").first.wait_for(timeout=60_000)
+                page.wait_for_function(IDLE_JS, timeout=60_000)
+                page.close()
+        finally:
+            browser.close()
+    wait_for(lambda: "warm-up done in" in log.read_text(errors="replace"), what="warm-up")
+    text = log.read_text(errors="replace")
+    assert text.count("warm-up done in") == 1
+    assert "warm-up:" not in text, text[-2000:]
