@@ -41,7 +41,6 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Callable
 from pathlib import Path
 from urllib.parse import quote_plus
 
@@ -225,52 +224,37 @@ def _free_port() -> int:
 
 
 def start_server(path: Path, log: Path, warm_up: bool = True) -> tuple[subprocess.Popen, str]:
-    """``streamlit run app.py`` on a free loopback port (``warm_up=False``: with
-    ``WORKBENCH_WARM_UP=0``); waits for its health check."""
+    """``streamlit run app.py`` over ``path`` (``warm_up=False``: with ``WORKBENCH_WARM_UP=0``)."""
+    env = {"WORKBENCH_DB": str(path), "WORKBENCH_WARM_UP": "1" if warm_up else "0"}
+    return _serve(ROOT, env, log)
+
+
+def _serve(folder: Path, env: dict[str, str], log: Path) -> tuple[subprocess.Popen, str]:
+    """``streamlit run app.py`` in ``folder`` on a free loopback port, with ``env`` added (and
+    no access code), its output to ``log``; waits for its health check."""
+    import urllib.request  # reason: only the server start-up needs it
+
     port = _free_port()
-    env = {
-        **os.environ,
-        "WORKBENCH_DB": str(path),
-        "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false",
-        "WORKBENCH_WARM_UP": "1" if warm_up else "0",
-    }
+    env = {**os.environ, "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false", **env}
     env.pop("WORKBENCH_ACCESS_CODE", None)
     proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "streamlit",
-            "run",
-            "app.py",
-            "--server.port",
-            str(port),
-            "--server.address",
-            "127.0.0.1",
-            "--server.headless",
-            "true",
-        ],
-        cwd=ROOT,
+        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port)]
+        + ["--server.address", "127.0.0.1", "--server.headless", "true"],
+        cwd=folder,
         env=env,
         stdout=log.open("wb"),
         stderr=subprocess.STDOUT,
     )
     base = f"http://127.0.0.1:{port}"
-    return proc, _healthy(proc, base, lambda: log.read_text(errors="replace")[-2000:])
-
-
-def _healthy(proc: subprocess.Popen, base: str, tail: Callable[[], str]) -> str:
-    """``base`` once its health check answers (the process killed after 120 s without)."""
-    import urllib.request  # reason: only the server start-up needs it
-
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline:
         try:
             if urllib.request.urlopen(f"{base}/_stcore/health", timeout=5).status == 200:
-                return base
+                return proc, base
         except OSError:
             time.sleep(0.3)
     proc.kill()
-    raise SystemExit("streamlit did not start: " + tail())
+    raise SystemExit("streamlit did not start: " + log.read_text(errors="replace")[-2000:])
 
 
 _WARM_UP_DONE = re.compile(r"warm-up done in ([0-9.]+) s")
@@ -333,9 +317,7 @@ FLOOR_APP = 'import streamlit as st\n\nst.title("Floor")\nst.write("One line of 
 FLOOR = "(floor: a one-line Streamlit page)"
 
 
-def first_loads(
-    browser, base: str, repeats: int = 1, floor: str | None = None
-) -> dict[str, list[float]]:
+def first_loads(browser, base: str, repeats: int, floor: str | None) -> dict[str, list[float]]:
     """Each page (and each later tab, by its link) opened in a fresh context, ``repeats`` rounds
     (the first round is each page's first load in this server): navigation start -> title
     shown and script idle. ``floor``: the URL of a one-line Streamlit page (the framework's own
@@ -357,16 +339,7 @@ def start_floor_server(work: Path) -> tuple[subprocess.Popen, str]:
     folder = work / "floor_app"
     folder.mkdir(exist_ok=True)
     (folder / "app.py").write_text(FLOOR_APP)
-    port = _free_port()
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port)]
-        + ["--server.address", "127.0.0.1", "--server.headless", "true"],
-        cwd=folder,
-        env={**os.environ, "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false"},
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.STDOUT,
-    )
-    return proc, _healthy(proc, f"http://127.0.0.1:{port}", lambda: "")
+    return _serve(folder, {}, work / "floor.log")
 
 
 def tab_clicks(browser, base: str) -> dict[str, float]:
@@ -454,9 +427,7 @@ def p95(values: list[float]) -> float:
     return ordered[max(0, round(0.95 * (len(ordered) - 1)))]
 
 
-def browser_figures(
-    path: Path, work: Path, actions: int, warm_up: bool = True, load_repeats: int = 3
-) -> dict:
+def browser_figures(path: Path, work: Path, actions: int, warm_up: bool, load_repeats: int) -> dict:
     from playwright.sync_api import sync_playwright  # reason: optional browser dependency
 
     log = work / "streamlit.log"

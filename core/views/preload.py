@@ -23,7 +23,6 @@ DEFERRED: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("rouge_score.rouge_scorer", ()),  # EXAM: the ROUGE-1 baseline (nltk, scikit-learn)
     ("bm25s", ()),  # Side by side, Disputes: the evidence passages
     ("plotly.graph_objects", ("Figure", "Bar", "Heatmap", "Scatter")),
-    ("plotly.io", ("to_json",)),
     ("plotly.colors", ()),  # named colour scales
 )
 

@@ -6,8 +6,8 @@ import threading
 from pathlib import Path
 
 import pytest
-from browser_support import build_fixture_db
-from streamlit.testing.v1 import AppTest
+from test_app_pages import fixture_db as fixture_db  # noqa: F401 (the fixture)
+from test_app_pages import ok, page
 
 import core.views.preload as preload_module
 import pages as ui
@@ -49,24 +49,11 @@ def _refusing(fn):
 
 
 @pytest.fixture
-def warmed_db(tmp_path, monkeypatch) -> Path:
-    path = tmp_path / "warm.db"
-    build_fixture_db(path)
-    monkeypatch.setenv("WORKBENCH_DB", str(path))
-    monkeypatch.delenv("WORKBENCH_ACCESS_CODE", raising=False)
+def warmed_db(fixture_db) -> Path:
+    path, _ = fixture_db
     with opened(str(path)) as db:
         ui.warm_views(db)
     return path
-
-
-def _page(path: str, **params: str) -> AppTest:
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60).run()
-    at.switch_page(path)
-    for key, value in params.items():
-        at.query_params[key] = value
-    at.run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
 
 
 @pytest.mark.parametrize(
@@ -85,19 +72,18 @@ def test_the_pages_first_views_are_the_warmed_ones(warmed_db, monkeypatch, path)
     monkeypatch.setattr(
         StoreLeaderboard, "_load_counted", _refusing(StoreLeaderboard._load_counted)
     )
-    at = _page(path)
+    at = ok(page(path, annotator=None))
     assert at.title  # the page rendered, from the warm-up's results
 
 
 def test_an_unwarmed_view_is_computed_by_its_page(warmed_db, monkeypatch):
     """The check above can fail: the absolute kind was not warmed, so its page computes it."""
     monkeypatch.setattr(figures, "agreement_overview", _refusing(figures.agreement_overview))
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60).run()
-    at.switch_page("pages/4_Agreement.py").run()
+    at = ok(page("pages/4_Agreement.py", annotator=None))
     at.radio[0].set_value("absolute").run()
     assert any("warm-up missed it" in str(e.value) for e in at.exception)
 
 
 def test_no_warm_up_under_apptest(warmed_db):
-    _page("pages/0_Overview.py")
+    ok(page("pages/0_Overview.py", annotator=None))
     assert not any(t.name == "workbench-warm-up" for t in threading.enumerate())
