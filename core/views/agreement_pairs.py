@@ -2,7 +2,7 @@
 kappa and Krippendorff's alpha per rater kind, and two raters' shared units ("Two raters in
 detail", ``agreement --from-db``).
 
-Input is a verdict frame (:func:`core.views.figures.verdict_frame`: one row per rater, item and
+Input is a verdict frame (:func:`verdict_frame`: one row per rater, item and
 shown order, canonical labels). One items x raters x orders array of label codes serves every
 statistic; which verdicts are compared is decided by :func:`core.stats.agreement_units.agreement_units`
 for exactly the raters compared (two for a pair, every rater of a kind for Fleiss/alpha).
@@ -11,7 +11,7 @@ for exactly the raters compared (two for a pair, every rater of a kind for Fleis
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -22,7 +22,11 @@ from core.stats.agreement import (
     krippendorff_alpha_nominal_counts,
 )
 from core.stats.agreement_units import MISSING, paired_units, unit_label_counts
-from core.views.agreement_view import is_slot
+from core.store.verdict_reads import SUMMARY_KEYS, verdict_summary
+from core.views.slots import is_slot
+
+if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
+    import sqlite_utils
 
 #: The one-sentence statement of the unit rule (the Agreement page's caption and the docs).
 UNIT_RULE = (
@@ -41,6 +45,83 @@ TABLE_COLUMNS = [
     "kappa_low",
     "kappa_high",
 ]
+
+
+_SWAP = {"A": "B", "B": "A"}
+
+
+def _canonical(verdict: pd.Series, swap: pd.Series) -> pd.Series:
+    """Pairwise verdicts translated to the canonical (sorted) system order where ``swap``."""
+    return verdict.where(~swap, verdict.map(_SWAP).fillna(verdict))
+
+
+def verdict_frame(
+    db: sqlite_utils.Database, kind: str = "pairwise", raters: Sequence[str] | None = None
+) -> pd.DataFrame:
+    """Effective parsed verdicts (of ``raters`` only, when given), one row per rater and item as
+    shown (:func:`core.store.verdict_reads.verdict_summary`): ``item_id, question_id, rater,
+    rater_kind, verdict, first_verdict, n, pair, system_a, system_b, shown_verdict, position,
+    judgment_id, first, second, order``.
+
+    ``verdict``/``shown_verdict``/``judgment_id`` are the rater's latest verdict on the item in
+    that order, ``first_verdict`` the earliest, ``n`` how many. Pairwise items are (question,
+    canonically sorted pair) and ``verdict``/``first_verdict`` are translated to that canonical
+    order (``A`` = the alphabetically first system wins), so raters who saw different orders are
+    comparable; ``shown_verdict`` keeps the latest verdict as given and ``position`` the system
+    shown first; ``first``/``second`` are the sorted systems and ``order`` 0 when ``first`` was
+    shown first, else 1. Absolute items are (question, system, criterion), ``order`` 0.
+    """
+    df = pd.DataFrame.from_records(
+        verdict_summary(db, kind, raters),
+        columns=[
+            "rater",
+            "rater_kind",
+            *SUMMARY_KEYS[kind],
+            "n",
+            "first_id",
+            "first_verdict",
+            "judgment_id",
+            "verdict",
+        ],
+    )
+    df["shown_verdict"] = df["verdict"]
+    if kind == "pairwise":
+        swap = df["system_a"] > df["system_b"]
+        first = df["system_a"].where(~swap, df["system_b"])
+        second = df["system_b"].where(~swap, df["system_a"])
+        df["verdict"] = _canonical(df["verdict"], swap)
+        df["first_verdict"] = _canonical(df["first_verdict"], swap)
+        df["pair"] = first + " vs " + second
+        df["item_id"] = df["question_id"] + "|" + first + "|" + second
+        df["position"] = df["system_a"]
+        df["first"], df["second"] = first, second
+        df["order"] = swap.astype(np.int64)
+    else:
+        df["pair"] = df["system"]
+        df["item_id"] = df["question_id"] + "|" + df["system"] + "|" + df["criterion"]
+        df["system_a"], df["system_b"] = df["system"], None
+        df["position"] = ""
+        df["first"], df["second"], df["order"] = df["system"], None, 0
+    return df[
+        [
+            "item_id",
+            "question_id",
+            "rater",
+            "rater_kind",
+            "verdict",
+            "first_verdict",
+            "n",
+            "pair",
+            "system_a",
+            "system_b",
+            "shown_verdict",
+            "position",
+            "judgment_id",
+            "first",
+            "second",
+            "order",
+        ]
+    ]
 
 
 class Codes:

@@ -10,7 +10,6 @@ a title, axis labels and hover text with the numbers.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -19,8 +18,14 @@ import plotly.graph_objects as go
 
 from core.stats.agreement import confusion, self_consistency
 from core.stats.rater_bias import position_inconsistency
-from core.store.verdict_reads import SUMMARY_KEYS, verdict_summary
-from core.views.agreement_pairs import agreement_table, inter_annotator, pair_agreement, paired
+from core.views.agreement_pairs import (
+    agreement_table,
+    inter_annotator,
+    pair_agreement,
+    paired,
+    verdict_frame,
+)
+from core.views.slots import is_slot
 
 if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
     import sqlite_utils
@@ -28,83 +33,6 @@ if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is
 # ------------------------------------------------------------------------------------------
 # Agreement
 # ------------------------------------------------------------------------------------------
-
-
-_SWAP = {"A": "B", "B": "A"}
-
-
-def _canonical(verdict: pd.Series, swap: pd.Series) -> pd.Series:
-    """Pairwise verdicts translated to the canonical (sorted) system order where ``swap``."""
-    return verdict.where(~swap, verdict.map(_SWAP).fillna(verdict))
-
-
-def verdict_frame(
-    db: sqlite_utils.Database, kind: str = "pairwise", raters: Sequence[str] | None = None
-) -> pd.DataFrame:
-    """Effective parsed verdicts (of ``raters`` only, when given), one row per rater and item as
-    shown (:func:`core.store.verdict_reads.verdict_summary`): ``item_id, question_id, rater,
-    rater_kind, verdict, first_verdict, n, pair, system_a, system_b, shown_verdict, position,
-    judgment_id, first, second, order``.
-
-    ``verdict``/``shown_verdict``/``judgment_id`` are the rater's latest verdict on the item in
-    that order, ``first_verdict`` the earliest, ``n`` how many. Pairwise items are (question,
-    canonically sorted pair) and ``verdict``/``first_verdict`` are translated to that canonical
-    order (``A`` = the alphabetically first system wins), so raters who saw different orders are
-    comparable; ``shown_verdict`` keeps the latest verdict as given and ``position`` the system
-    shown first; ``first``/``second`` are the sorted systems and ``order`` 0 when ``first`` was
-    shown first, else 1. Absolute items are (question, system, criterion), ``order`` 0.
-    """
-    df = pd.DataFrame.from_records(
-        verdict_summary(db, kind, raters),
-        columns=[
-            "rater",
-            "rater_kind",
-            *SUMMARY_KEYS[kind],
-            "n",
-            "first_id",
-            "first_verdict",
-            "judgment_id",
-            "verdict",
-        ],
-    )
-    df["shown_verdict"] = df["verdict"]
-    if kind == "pairwise":
-        swap = df["system_a"] > df["system_b"]
-        first = df["system_a"].where(~swap, df["system_b"])
-        second = df["system_b"].where(~swap, df["system_a"])
-        df["verdict"] = _canonical(df["verdict"], swap)
-        df["first_verdict"] = _canonical(df["first_verdict"], swap)
-        df["pair"] = first + " vs " + second
-        df["item_id"] = df["question_id"] + "|" + first + "|" + second
-        df["position"] = df["system_a"]
-        df["first"], df["second"] = first, second
-        df["order"] = swap.astype(np.int64)
-    else:
-        df["pair"] = df["system"]
-        df["item_id"] = df["question_id"] + "|" + df["system"] + "|" + df["criterion"]
-        df["system_a"], df["system_b"] = df["system"], None
-        df["position"] = ""
-        df["first"], df["second"], df["order"] = df["system"], None, 0
-    return df[
-        [
-            "item_id",
-            "question_id",
-            "rater",
-            "rater_kind",
-            "verdict",
-            "first_verdict",
-            "n",
-            "pair",
-            "system_a",
-            "system_b",
-            "shown_verdict",
-            "position",
-            "judgment_id",
-            "first",
-            "second",
-            "order",
-        ]
-    ]
 
 
 def by_system_pair(both: pd.DataFrame) -> pd.DataFrame:
@@ -146,9 +74,11 @@ def confusion_figure(both: pd.DataFrame, rater_a: str, rater_b: str) -> go.Figur
 def consistency(frame: pd.DataFrame) -> pd.DataFrame:
     """Per rater: self-consistency (an item judged again in the same order: first vs latest
     verdict) and position-swap inconsistency (:func:`core.stats.rater_bias.position_inconsistency`,
-    over the latest verdict per order)."""
+    over the latest verdict per order). Anonymous slots are left out: a slot is not a person
+    (which rating is slot 1 depends on the file order), so it has no consistency of its own."""
 
     out = []
+    frame = frame[~frame["rater"].map(is_slot).astype(bool)]
     pairwise = frame[frame["system_b"].notna()]
     pos = (
         position_inconsistency(pairwise.assign(verdict=pairwise["shown_verdict"]))
