@@ -30,9 +30,10 @@ if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is
 
 #: The one-sentence statement of the unit rule (the Agreement page's caption and the docs).
 UNIT_RULE = (
-    "An item is a question and system pair; when any of the raters compared judged it in both "
-    "presentation orders, each order is an item of its own (a rater joins the order(s) it saw), "
-    "otherwise each rater's verdict counts whichever order it saw."
+    "An item is a question and a pair of systems, verdicts read relative to the pair in "
+    "alphabetical order; when one of the raters compared judged it in both presentation orders, "
+    "each order is an item of its own (a rater counts in the order(s) it saw), otherwise each "
+    "rater's one verdict counts whichever order it saw."
 )
 
 TABLE_COLUMNS = [
