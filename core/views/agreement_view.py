@@ -24,7 +24,7 @@ from core.stats.agreement import (
 from core.store.judgments import human_raters, pairwise_rater_kinds
 from core.store.verdict_reads import verdict_summary
 from core.views.agreement_pairs import paired, verdict_frame
-from core.views.slots import SLOT
+from core.views.slots import SLOT, is_slot
 
 if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
     import sqlite_utils
@@ -52,7 +52,7 @@ def crowd_raters(db: sqlite_utils.Database) -> dict[str, list[str]]:
     slots = sorted({m.group(1) for r, _ in names if (m := SLOT.match(r))})
     return {
         "auto": [r for r, k in names if k == "auto"],
-        "crowd": [r for r, k in names if k == "human" and not SLOT.match(r)],
+        "crowd": [r for r, k in names if k == "human" and not is_slot(r)],
         "slots": slots,
     }
 
