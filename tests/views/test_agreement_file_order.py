@@ -206,25 +206,52 @@ def test_fleiss_among_auto_raters_splits_where_one_judged_both_orders(dbs):
     assert autos["raters"] == 2 and autos["items"] == 75
 
 
+def withdraw_one(path: str) -> None:
+    """An undo as the app stores it: a row with status withdrawn and no verdict superseding
+    alice's first effective verdict."""
+    db = open_db(path)
+    try:
+        old = db.execute(
+            "select * from judgments where rater = 'human:alice' and id not in "
+            "(select supersedes from judgments where supersedes is not null) order by id limit 1"
+        ).fetchone()
+        row = dict(zip([d[0] for d in db.execute("select * from judgments").description], old))
+        keep = ("kind", "question_id", "rater", "rater_kind", "criterion", "system_a", "system_b")
+        db["judgments"].insert(
+            {k: row[k] for k in (*keep, "order_shown", "created_at")}
+            | {"status": "withdrawn", "verdict": None, "supersedes": row["id"]}
+        )
+    finally:
+        db.conn.close()
+
+
+def export(capsys, db: str, path: Path, *extra: str) -> pd.DataFrame:
+    assert main(["--db", db, "export", "judgments", "-o", str(path), *extra]) == 0
+    return pd.read_csv(path, dtype=str, keep_default_na=False)
+
+
 def test_export_writes_effective_verdicts_and_rank_on_it_equals_rank_from_db(dbs, capsys, tmp_path):
-    db = dbs[1]
-    default, every = tmp_path / "effective.csv", tmp_path / "all.csv"
-    assert main(["--db", db, "export", "judgments", "-o", str(default)]) == 0
-    assert main(["--db", db, "export", "judgments", "--all-rows", "-o", str(every)]) == 0
-    eff, rows = (pd.read_csv(f, dtype=str, keep_default_na=False) for f in (default, every))
-    gone = set(rows["supersedes"]) - {""}
-    n_changes = len(changed_rows(verdict_rows()))
-    assert len(rows) == len(eff) + n_changes and len(eff) == len(verdict_rows())
-    assert eff["id"].is_unique and not set(eff["id"]) & gone
+    db = str(tmp_path / "copy.db")
+    Path(db).write_bytes(Path(dbs[1]).read_bytes())
     args = ["--bootstrap", "50", "--json"]
-    from_file = cli_json(capsys, ["rank", str(default), *args])
+    every = export(capsys, db, tmp_path / "all.csv", "--all-rows")
+    gone = set(every["supersedes"]) - {""}
+    old = every[every["id"].isin(gone)]
+    assert len(old) == len(changed_rows(verdict_rows()))
+    trail = cli_json(capsys, ["rank", str(tmp_path / "all.csv"), *args])
     from_db = cli_json(capsys, ["--db", db, "rank", "--from-db", *args])
-    assert_close(from_file["systems"], from_db["systems"])
-    trail = cli_json(capsys, ["rank", str(every), *args])
-    old = rows[rows["id"].isin(gone)]
-    assert len(old) == n_changes  # counted twice in the audit trail (None is never counted)
+    # the audit trail counts the changed verdicts twice (None verdicts never count)
     assert trail["n_judgments"] == from_db["n_judgments"] + (old["verdict"] != "None").sum()
-    assert trail["n_judgments"] > from_db["n_judgments"]
+    withdraw_one(db)
+    eff = export(capsys, db, tmp_path / "effective.csv")
+    every = export(capsys, db, tmp_path / "all.csv", "--all-rows")
+    assert len(every) == len(eff) + len(old) + 2 and len(eff) == len(verdict_rows()) - 1
+    assert "withdrawn" in set(every["status"]) and set(eff["status"]) == {"ok"}
+    assert eff["id"].is_unique and not set(eff["id"]) & (set(every["supersedes"]) - {""})
+    from_file = cli_json(capsys, ["rank", str(tmp_path / "effective.csv"), *args])
+    from_db = cli_json(capsys, ["--db", db, "rank", "--from-db", *args])
+    assert from_file["n_judgments"] == from_db["n_judgments"]
+    assert_close(from_file["systems"], from_db["systems"])
 
 
 def test_from_db_bad_input_is_one_error_line(dbs, capsys):
