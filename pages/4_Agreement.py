@@ -7,6 +7,7 @@ URL as ``?section=...``, so it survives a reload and can be linked).
 import streamlit as st
 
 import pages as ui
+from core.views.agreement_pairs import UNIT_RULE
 from core.views.agreement_text import (
     COHEN_VS_FLEISS,
     default_pair,
@@ -47,9 +48,8 @@ def crowd_section() -> None:
         return
     opts = overview["options"]
     st.caption(
-        "Items are (question, pair in the order shown); an auto-rater that judged both "
-        "orders is compared with the crowd in each. Kappa: Cohen's, with a 95% bootstrap "
-        "interval over items. Without ties: items where either side said Equal left out."
+        f"{UNIT_RULE} Kappa: Cohen's, with a 95% bootstrap interval over items. Without ties: "
+        "items where either side said Equal left out."
     )
     vs = overview["vs"]
     if vs is not None and opts["crowd"]:
@@ -101,10 +101,7 @@ def crowd_section() -> None:
 def pairs_and_gold(data: dict) -> None:
     """Every rater pair's Cohen's kappa, Fleiss' kappa and Krippendorff's alpha per group, and
     each person and auto-rater against gold."""
-    st.caption(
-        "Items both raters labelled; pairwise verdicts are mapped to one canonical system "
-        "order first. Cohen's kappa with its 95% bootstrap interval over items in brackets."
-    )
+    st.caption(f"{UNIT_RULE} Cohen's kappa with its 95% bootstrap interval over items in brackets.")
     if len(data["table"]):
         st.dataframe(readable_agreement(data["table"]), hide_index=True, width="stretch")
     else:
@@ -156,6 +153,7 @@ def two_raters(data: dict, kind: str) -> None:
     rb = c[1].selectbox("Rater B", others, index=others.index(pick_b) if pick_b in others else 0)
     with ui.database() as db:
         pv = ui.cached_judgments(db, rater_pair_view, kind, ra, rb)
+    st.caption(UNIT_RULE)
     ov = pv["overall"]
     if ov["n"] == 0:
         st.info("These two raters share no item.")

@@ -11,6 +11,7 @@ from pathlib import Path
 from core.errors import InputError
 from core.store.connection import table_counts
 from core.store.database import opened
+from core.store.judgments import effective_query
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -72,11 +73,18 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "export",
         help="export a table to CSV or JSONL",
-        description="Write every row of a table (or view) to CSV or JSONL.",
+        description="Write every row of a table (or view) to CSV or JSONL. For judgments, only "
+        "the effective verdicts by default: status ok, a verdict, not superseded by a later row "
+        "(what rank and agreement count); --all-rows writes the whole audit trail.",
     )
     p.add_argument("table")
     p.add_argument("--format", choices=["csv", "jsonl"], default="csv")
     p.add_argument("--output", "-o", help="file to write (default: standard output)")
+    p.add_argument(
+        "--all-rows",
+        action="store_true",
+        help="judgments: every row (superseded, withdrawn and unparsed ones too)",
+    )
     p.set_defaults(func=_export)
 
     p = sub.add_parser(
@@ -201,7 +209,10 @@ def _export(args: argparse.Namespace) -> int:
                     f"folder {str(target.parent)!r} does not exist; create it first",
                     path=str(target),
                 )
-        cursor = db.execute(f"select * from [{args.table}]")
+        if args.table == "judgments" and not args.all_rows:
+            cursor = db.execute(*effective_query(None, status="ok", with_verdict=True))
+        else:
+            cursor = db.execute(f"select * from [{args.table}]")
         columns = [d[0] for d in cursor.description]
         try:
             out = (

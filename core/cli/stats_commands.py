@@ -1,4 +1,5 @@
-"""``python -m core rank`` and ``python -m core agreement``: statistics over CSV files.
+"""``python -m core rank``: the Bradley-Terry leaderboard of a CSV file or of the database
+(the ``agreement`` command is in :mod:`core.cli.agreement_commands`).
 
 Heavy imports are deferred into the commands so that ``python -m core`` stays quick.
 """
@@ -21,14 +22,25 @@ RANK_COLUMNS = ["question_id", "system_a", "system_b", "verdict"]
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    """Add the ``rank`` and ``agreement`` commands."""
+    """Add the ``rank`` command."""
     p = subparsers.add_parser(
         "rank",
         help="Bradley-Terry leaderboard with question-clustered bootstrap CIs",
         description="Rank systems from pairwise verdicts (CSV columns question_id, system_a, "
         "system_b, verdict; verdict A, B, Equal or None). None is excluded.",
     )
-    p.add_argument("judgments", help="CSV file of pairwise judgments")
+    p.add_argument("judgments", nargs="?", help="CSV file of pairwise judgments")
+    p.add_argument(
+        "--from-db",
+        action="store_true",
+        help="rank the database's effective verdicts instead of a file (as the live leaderboard)",
+    )
+    p.add_argument(
+        "--rater",
+        action="append",
+        metavar="R",
+        help="with --from-db: only this rater's verdicts (repeatable)",
+    )
     p.add_argument(
         "--ties",
         choices=["half", "drop"],
@@ -57,26 +69,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--json", action="store_true", help="print JSON instead of a table")
     p.set_defaults(func=cmd_rank)
-
-    a = subparsers.add_parser(
-        "agreement",
-        help="inter-rater agreement: percent, Cohen's/Fleiss' kappa, Krippendorff",
-        description="Agreement between raters (CSV columns item_id, rater, verdict).",
-    )
-    a.add_argument("verdicts", help="CSV file of verdicts")
-    a.add_argument("--rater-a", help="first rater (with --rater-b: one pair only)")
-    a.add_argument("--rater-b", help="second rater")
-    a.add_argument(
-        "--bootstrap",
-        type=count_arg,
-        default=1000,
-        metavar="N",
-        help="bootstrap replicates for Cohen's kappa interval (default 1000)",
-    )
-    a.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
-    a.add_argument("--level", type=level_arg, default=0.95, help="interval level (default 0.95)")
-    a.add_argument("--json", action="store_true", help="print JSON instead of text")
-    a.set_defaults(func=cmd_agreement)
 
 
 def _read_rank_csv(path: str):
@@ -152,7 +144,7 @@ def _read_rank_csv(path: str):
         raise InputError(str(exc), path=path) from None
 
 
-def _fmt(v: Any, nd: int = 3) -> str:
+def fmt(v: Any, nd: int = 3) -> str:
     if v is None or (isinstance(v, float) and math.isnan(v)):
         return "-"
     return f"{v:.{nd}f}" if isinstance(v, float) else str(v)
@@ -168,9 +160,27 @@ def cmd_rank(args: argparse.Namespace) -> int:
         leaderboard_length_controlled,  # deferred: a command imports only what it runs (fast `python -m core`)
     )
 
+    one_source(args, args.judgments, "JUDGMENTS.csv")
+    if args.rater and not args.from_db:
+        raise InputError("--rater needs --from-db (a CSV file has no rater column)")
+    if args.from_db and args.length_control:
+        raise InputError("--length-control needs answer lengths: give a CSV file, not --from-db")
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", RuntimeWarning)
-        if args.length_control:
+        if args.from_db:
+            from core.cli.store_statistics import (
+                store_counts,  # deferred: a command imports only what it runs (fast `python -m core`)
+            )
+
+            board = leaderboard(
+                store_counts(args.db, args.rater),
+                args.ties,
+                args.bootstrap,
+                args.seed,
+                args.level,
+                args.alpha,
+            )
+        elif args.length_control:
             df = _read_length_csv(args.judgments)
             board = leaderboard_length_controlled(
                 df, args.ties, args.bootstrap, args.seed, args.level, args.alpha
@@ -199,9 +209,9 @@ def cmd_rank(args: argparse.Namespace) -> int:
     ] + (["beta_lc", "rank_lc"] if args.length_control else [])
     rows = [
         [
-            _fmt(r.get(c))
+            fmt(r.get(c))
             if c not in ("n_comparisons", "wins", "losses", "ties")
-            else _fmt(int(r[c]))
+            else fmt(int(r[c]))
             for c in cols
         ]
         for r in out["systems"]
@@ -215,14 +225,20 @@ def cmd_rank(args: argparse.Namespace) -> int:
     if args.length_control:
         print(
             f"length coefficient {out['length_coefficient']:.3f} "
-            f"[{_fmt(out['length_coefficient_ci'][0])}, {_fmt(out['length_coefficient_ci'][1])}]"
+            f"[{fmt(out['length_coefficient_ci'][0])}, {fmt(out['length_coefficient_ci'][1])}]"
         )
     for w in out["warnings"]:
         print(f"warning: {w}")
     return 0
 
 
-def _checked_rows(
+def one_source(args: argparse.Namespace, path: str | None, name: str) -> None:
+    """A file or ``--from-db``, exactly one of them."""
+    if (path is None) == (not args.from_db):
+        raise InputError(f"give {name} or --from-db (exactly one)")
+
+
+def checked_rows(
     path: str, columns: list[str], names: tuple[str, ...]
 ) -> list[tuple[int, dict[str, Any]]]:
     """The rows of a statistics CSV through the shared reader; ``names`` columns hold names."""
@@ -242,7 +258,7 @@ def _read_length_csv(path: str):
     import pandas as pd  # deferred: pandas costs ~0.5 s to import, only this path needs it
 
     columns = [*RANK_COLUMNS, "length_a", "length_b"]
-    records = _checked_rows(path, columns, ("question_id", "system_a", "system_b"))
+    records = checked_rows(path, columns, ("question_id", "system_a", "system_b"))
     rows = []
     for line, rec in records:
         row = {c: str(rec[c]).strip() for c in RANK_COLUMNS}
@@ -250,122 +266,3 @@ def _read_length_csv(path: str):
             row[c] = optional_number(rec, c, path, line, minimum=0)
         rows.append(row)
     return pd.DataFrame(rows, columns=columns)
-
-
-def _read_verdicts(path: str):
-    import pandas as pd  # deferred: pandas costs ~0.5 s to import, only this path needs it
-
-    from core.stats.pairwise_counts import (
-        parse_verdict,  # deferred: a command imports only what it runs (fast `python -m core`)
-    )
-
-    columns = ["item_id", "rater", "verdict"]
-    records = _checked_rows(path, columns, ("item_id", "rater"))
-    df = pd.DataFrame(
-        [{c: str(rec[c]).strip() for c in columns} for _, rec in records], columns=columns
-    )
-    lines = {}
-    for line, rec in records:
-        lines.setdefault(str(rec["verdict"]).strip(), line)
-    missing = [c for c in ("item_id", "rater", "verdict") if c not in df.columns]
-    if missing:
-        raise InputError(f"missing column(s): {', '.join(missing)}", path=path)
-    if df.empty:
-        raise InputError("no verdicts (header only)", path=path)
-    labels = {}
-    for v in df["verdict"].unique():
-        key = v.strip().lower()
-        if key in ("yes", "no"):
-            labels[v] = key
-            continue
-        try:
-            labels[v] = parse_verdict(v)
-        except InputError:
-            line = lines[v]
-            raise InputError(
-                f"unknown verdict {v!r} (expected A, B, Equal, None, yes or no)",
-                path=path,
-                line=line,
-                column="verdict",
-            ) from None
-    df["verdict"] = df["verdict"].map(labels)
-    return df
-
-
-def cmd_agreement(args: argparse.Namespace) -> int:
-    """Agreement for one pair of raters, or every pair plus Fleiss' kappa and Krippendorff's alpha."""
-    from core.stats.agreement import (
-        cohen_kappa,
-        cohen_kappa_ci,
-        confusion,
-        fleiss_kappa,
-        krippendorff_alpha_nominal,
-        pairwise_agreement,
-        percent_agreement,
-        ratings_matrix,
-    )  # deferred: a command imports only what it runs (fast `python -m core`)
-
-    df = _read_verdicts(args.verdicts)
-    m = ratings_matrix(df)
-    if (args.rater_a is None) != (args.rater_b is None):
-        raise InputError("give both --rater-a and --rater-b, or neither")
-    raters = list(m.index)
-    if args.rater_a is not None:
-        for r in (args.rater_a, args.rater_b):
-            if r not in raters:
-                raise InputError(f"rater {r!r} not in the file (raters: {', '.join(raters)})")
-        both = m.loc[args.rater_a].notna() & m.loc[args.rater_b].notna()
-        if not both.any():
-            raise InputError(f"{args.rater_a!r} and {args.rater_b!r} share no rated item")
-        a, b = list(m.loc[args.rater_a][both]), list(m.loc[args.rater_b][both])
-        ci = cohen_kappa_ci(a, b, args.bootstrap, args.seed, args.level)
-        conf = confusion(a, b)
-        out = {
-            "rater_a": args.rater_a,
-            "rater_b": args.rater_b,
-            "n": int(both.sum()),
-            "agreement": percent_agreement(a, b),
-            "cohen_kappa": cohen_kappa(a, b),
-            "cohen_kappa_ci": [ci.low, ci.high],
-            "level": args.level,
-            "interval": f"item bootstrap percentile, {args.level:.0%}, {args.bootstrap} replicates",
-            "confusion": {
-                str(r): {str(c): int(conf.loc[r, c]) for c in conf.columns} for r in conf.index
-            },
-        }
-    else:
-        if len(raters) < 2:
-            raise InputError(f"need at least two raters (found {raters})")
-        pairs = pairwise_agreement(df)
-        out = {
-            "raters": raters,
-            "n_items": int(m.shape[1]),
-            "pairs": [
-                {k: (None if isinstance(v, float) and math.isnan(v) else v) for k, v in row.items()}
-                for row in pairs.to_dict("records")
-            ],
-            "fleiss_kappa": fleiss_kappa(df),
-            "krippendorff_alpha": krippendorff_alpha_nominal(m),
-        }
-    out = {k: (None if isinstance(v, float) and math.isnan(v) else v) for k, v in out.items()}
-    if args.json:
-        print(json.dumps(out, default=str))
-        return 0
-    if "pairs" in out:
-        for p in out["pairs"]:
-            print(
-                f"{p['rater_a']} vs {p['rater_b']}: n={p['n']} agreement={_fmt(p['agreement'])} "
-                f"kappa={_fmt(p['cohen_kappa'])}"
-            )
-        print(
-            f"Fleiss' kappa {_fmt(out['fleiss_kappa'])}; "
-            f"Krippendorff's alpha (nominal) {_fmt(out['krippendorff_alpha'])}"
-        )
-    else:
-        print(
-            f"{out['rater_a']} vs {out['rater_b']}: n={out['n']} "
-            f"agreement={_fmt(out['agreement'])} Cohen's kappa={_fmt(out['cohen_kappa'])} "
-            f"[{_fmt(out['cohen_kappa_ci'][0])}, {_fmt(out['cohen_kappa_ci'][1])}] "
-            f"({args.level:.0%} bootstrap)"
-        )
-    return 0

@@ -3,7 +3,8 @@
 Per absolute judge: the share of ``yes`` per system with a Wilson interval. Per pairwise judge:
 the Bradley-Terry leaderboard with question-clustered bootstrap intervals (the MAP estimate
 under a weak prior, labelled as such, when the maximum-likelihood estimate does not exist).
-Also percent agreement and Cohen's kappa between raters, position consistency, parse and
+Also percent agreement and Cohen's kappa between raters (pairwise: canonical labels on the units
+of :mod:`core.stats.agreement_units`, as the Agreement page), position consistency, parse and
 evidence counts, disputes and, when configured, the rater-bias 2x2 tables.
 
 The dry-run plan (:func:`dry_run_summary`) is a report too: the calls a run would still send
@@ -13,12 +14,14 @@ The dry-run plan (:func:`dry_run_summary`) is a report too: the calls a run woul
 from __future__ import annotations
 
 import warnings
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
+
+import numpy as np
 
 from core.errors import InputError, WorkbenchError
 from core.judging.diagnostics import position_consistency, rater_diagnostics
 from core.judging.requests import build_request
-from core.judging.tournament import canonical_verdict, shown
 from core.llm.cost import call_cost, estimate_cost
 from core.llm.tokens import count_tokens, request_input_tokens
 from core.pipeline.config import parse_config
@@ -34,6 +37,7 @@ from core.pipeline.trust import (
     report_warnings,
 )
 from core.stats.agreement import cohen_kappa, percent_agreement
+from core.stats.agreement_units import MISSING, paired_units
 from core.stats.leaderboard import leaderboard
 from core.stats.pairwise_counts import NotIdentifiableError
 from core.stats.significance import wilson_ci
@@ -136,23 +140,52 @@ def _ranking(judgments: list[dict], exp_report: dict[str, Any], seed: int) -> di
     }
 
 
-def _agreement(by_rater: dict[str, dict[Any, str]]) -> list[dict[str, Any]]:
-    """Percent agreement and Cohen's kappa for every pair of raters over shared items."""
+_SWAP = {"A": "B", "B": "A"}
+
+
+def _shared_keys(a: dict[Any, str], b: dict[Any, str]) -> tuple[list[str], list[str]]:
+    """Two raters' labels on the keys both have."""
+    shared = sorted(set(a) & set(b), key=str)
+    return [a[k] for k in shared], [b[k] for k in shared]
+
+
+def _shared_units(
+    a: dict[tuple[str, tuple[str, str], int], str], b: dict[tuple[str, tuple[str, str], int], str]
+) -> tuple[list[str], list[str]]:
+    """Two raters' canonical pairwise labels, keyed (question, sorted pair, shown order), over
+    their shared units (:func:`core.stats.agreement_units.paired_units`: an item either judged
+    in both orders is compared per order, any other on the one verdict each gave)."""
+    items = sorted({k[:2] for k in a} | {k[:2] for k in b}, key=str)
+    index = {k: n for n, k in enumerate(items)}
+    labels = sorted({*a.values(), *b.values()}, key=str)
+    code = {x: n for n, x in enumerate(labels)}
+    codes = np.full((len(items), 2, 2), MISSING, np.int64)
+    for r, given in enumerate((a, b)):
+        for (q, pair, order), v in given.items():
+            codes[index[(q, pair)], r, order] = code[v]
+    pairs, _, _ = paired_units(codes)
+    return [labels[x] for x in pairs[:, 0]], [labels[x] for x in pairs[:, 1]]
+
+
+def _agreement(
+    by_rater: dict[str, dict[Any, str]],
+    shared: Callable[[dict, dict], tuple[list[str], list[str]]] = _shared_keys,
+) -> list[dict[str, Any]]:
+    """Percent agreement and Cohen's kappa for every pair of raters over what they share."""
 
     names = sorted(by_rater)
     out = []
     for i, a in enumerate(names):
         for b in names[i + 1 :]:
-            shared = sorted(set(by_rater[a]) & set(by_rater[b]), key=str)
-            if not shared:
+            va, vb = shared(by_rater[a], by_rater[b])
+            if not va:
                 continue
-            va, vb = [by_rater[a][k] for k in shared], [by_rater[b][k] for k in shared]
             kappa = cohen_kappa(va, vb)
             out.append(
                 {
                     "rater_a": a,
                     "rater_b": b,
-                    "n": len(shared),
+                    "n": len(va),
                     "agreement": round(percent_agreement(va, vb), 4),
                     "cohen_kappa": None if kappa != kappa else round(kappa, 4),
                 }
@@ -196,19 +229,23 @@ def report(db: sqlite_utils.Database, name: str) -> dict[str, Any]:
                 db, judge.rater, qids, systems
             )
             items: dict[Any, str] = {}
-            for r in js:
-                if r["status"] == "ok":
-                    comp = shown(r["question_id"], (r["system_a"], r["system_b"]), r["order_shown"])
-                    items.setdefault(
-                        (r["question_id"], comp.pair), canonical_verdict(comp, r["verdict"])
-                    )
+            for r in js:  # in id order: the latest verdict per shown order stays
+                if r["status"] == "ok" and r["verdict"] is not None:
+                    # canonical label (A = the alphabetically first system wins), as in the app
+                    order = int(r["system_a"] > r["system_b"])
+                    pair = tuple(sorted((r["system_a"], r["system_b"])))
+                    verdict = _SWAP.get(r["verdict"], r["verdict"]) if order else r["verdict"]
+                    items[(r["question_id"], pair, order)] = verdict
             pairwise[judge.name] = items
         else:
             out["accuracy"][judge.name] = _accuracy(js, systems, level)
             absolute[judge.name] = {
                 (r["question_id"], r["system"]): r["verdict"] for r in js if r["status"] == "ok"
             }
-    out["agreement"] = {"absolute": _agreement(absolute), "pairwise": _agreement(pairwise)}
+    out["agreement"] = {
+        "absolute": _agreement(absolute),
+        "pairwise": _agreement(pairwise, _shared_units),
+    }
     out["failure_shares"] = failure_shares(db, exp, qids)
     out["warnings"] = report_warnings(out, exp.max_failure_share)
     out["disputes"] = dispute_summary(db, qids, systems)

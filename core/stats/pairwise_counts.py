@@ -302,10 +302,16 @@ class PairwiseCounts:
         """Per-question win counts: matrix ``M`` (questions x used pairs) and the pair codes ``i*n+j``.
 
         Questions left without any counted comparison (all retracted, or only dropped ties) are
-        left out, so they are not resampled as empty clusters.
+        left out, so they are not resampled as empty clusters. Rows are in the order of the
+        questions' ids as text, not of their first appearance: a seeded bootstrap over them draws
+        the same replicates whatever order the judgments came in.
         """
         q, a, b, o, w = self.arrays()
         n, nq = self.n_systems, len(self.questions)
+        by_id = np.argsort(np.array([str(x) for x in self.questions], dtype=object), kind="stable")
+        row_of = np.empty(nq, np.int64)
+        row_of[by_id] = np.arange(nq)
+        q = row_of[q]
         win_i = np.where(o == B_WINS, b, a)
         los_i = np.where(o == B_WINS, a, b)
         val = w.astype(float)

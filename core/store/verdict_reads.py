@@ -134,13 +134,16 @@ def pairwise_records_since(db: sqlite_utils.Database, last_id: int) -> list[tupl
 
 
 def counted_pairwise(
-    db: sqlite_utils.Database, up_to: int, filters: dict[str, str] | None = None
+    db: sqlite_utils.Database,
+    up_to: int,
+    filters: dict[str, str] | None = None,
+    raters: Sequence[str] | None = None,
 ) -> tuple[list[tuple[Any, ...]], set[int], int]:
     """The live leaderboard's first read, narrow: ``(id, question_id, system_a, system_b,
     verdict)`` of the pairwise judgments with id <= ``up_to``, status ok and a verdict (and the
-    ``filters``: equal ``rater``, ``rater_kind`` or ``criterion``), in id order; the ids that
-    pairwise rows up to ``up_to`` supersede; and the largest pairwise id up to ``up_to`` (0
-    when none)."""
+    ``filters``: equal ``rater``, ``rater_kind`` or ``criterion``; ``raters``: any of these), in
+    id order; the ids that pairwise rows up to ``up_to`` supersede; and the largest pairwise id
+    up to ``up_to`` (0 when none)."""
     where = ["kind = 'pairwise'", "id <= ?", "status = 'ok'", "verdict is not null"]
     params: list[Any] = [up_to]
     for col, value in (filters or {}).items():
@@ -148,6 +151,9 @@ def counted_pairwise(
             raise ValueError(f"not a filter of counted_pairwise: {col!r}")
         where.append(f"{col} = ?")
         params.append(value)
+    if raters is not None:
+        where.append(f"rater in ({', '.join('?' for _ in raters) or 'null'})")
+        params.extend(raters)
     found = db.execute(
         "select id, question_id, system_a, system_b, verdict from judgments where "
         f"{' and '.join(where)} order by id",

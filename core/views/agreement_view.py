@@ -9,7 +9,6 @@ them: Fleiss' kappa and Krippendorff's alpha (nominal), never a per-slot Cohen's
 
 from __future__ import annotations
 
-import re
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -24,17 +23,13 @@ from core.stats.agreement import (
 )
 from core.store.judgments import human_raters, pairwise_rater_kinds
 from core.store.verdict_reads import verdict_summary
+from core.views.agreement_pairs import paired, verdict_frame
+from core.views.slots import SLOT, is_slot
 
 if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
     import sqlite_utils
 
-_SLOT = re.compile(r"^(human:.+#)\d+$")
 _VERDICT_COLUMNS = ["question_id", "system_a", "system_b", "rater", "verdict"]
-
-
-def is_slot(rater: str) -> bool:
-    """Whether ``rater`` is an anonymous slot (``human:NAME#<k>``)."""
-    return bool(_SLOT.match(rater))
 
 
 def shown_verdicts(db: sqlite_utils.Database, raters: list[str] | None = None) -> pd.DataFrame:
@@ -54,10 +49,10 @@ def crowd_raters(db: sqlite_utils.Database) -> dict[str, list[str]]:
     """Candidates: ``auto`` raters, ``crowd`` (human raters that are not slots), ``slots``
     (the NAME# prefixes of anonymous slot groups)."""
     names = pairwise_rater_kinds(db)
-    slots = sorted({m.group(1) for r, _ in names if (m := _SLOT.match(r))})
+    slots = sorted({m.group(1) for r, _ in names if (m := SLOT.match(r))})
     return {
         "auto": [r for r, k in names if k == "auto"],
-        "crowd": [r for r, k in names if k == "human" and not _SLOT.match(r)],
+        "crowd": [r for r, k in names if k == "human" and not is_slot(r)],
         "slots": slots,
     }
 
@@ -89,13 +84,14 @@ def _agreement(a: list, b: list, seed: int, n_boot: int) -> dict[str, Any]:
 def auto_vs_crowd(
     db: sqlite_utils.Database, auto: str, crowd: str, seed: int = 0, n_boot: int = 500
 ) -> dict[str, Any]:
-    """An auto-rater vs a crowd rater on the shown items both judged: percent agreement and
-    Cohen's kappa (95% bootstrap interval over items), with ties and without (items where either
-    said Equal are left out), and the confusion counts."""
-    df = shown_verdicts(db, [auto, crowd])
-    a = df[df["rater"] == auto][["item_id", "verdict"]]
-    b = df[df["rater"] == crowd][["item_id", "verdict"]]
-    both = a.merge(b, on="item_id", suffixes=("_auto", "_crowd"))
+    """An auto-rater vs a crowd rater on their shared units (canonical labels; an item either
+    judged in both orders is compared per order: :func:`core.views.agreement_pairs.paired`, as
+    every agreement figure): percent agreement and Cohen's kappa (95% bootstrap interval over
+    units), with ties and without (units where either said Equal are left out), and the
+    confusion counts."""
+    both = paired(verdict_frame(db, "pairwise", [auto, crowd]), auto, crowd).rename(
+        columns={"a": "verdict_auto", "b": "verdict_crowd"}
+    )
     no_ties = both[(both["verdict_auto"] != "Equal") & (both["verdict_crowd"] != "Equal")]
     return {
         "auto": auto,
@@ -116,7 +112,7 @@ def slot_agreement(db: sqlite_utils.Database, prefix: str) -> dict[str, Any]:
     """Fleiss' kappa and Krippendorff's alpha of the anonymous slots ``prefix1, prefix2, ...``
     over the shown items with at least two of their ratings."""
     slots = [
-        r for r in human_raters(db) if (m := _SLOT.match(r)) is not None and m.group(1) == prefix
+        r for r in human_raters(db) if (m := SLOT.match(r)) is not None and m.group(1) == prefix
     ]
     df = shown_verdicts(db, slots)
     multi = df[df.groupby("item_id")["rater"].transform("size") >= 2]

@@ -39,6 +39,8 @@ class StoreLeaderboard:
     ----------
     rater, rater_kind, criterion : str, optional
         Count only judgments with these values (e.g. ``rater_kind='human'``).
+    raters : sequence of str, optional
+        Count only judgments of any of these raters.
     where : callable, optional
         Extra row filter ``where(row_dict) -> bool`` (its first read goes row by row, like
         every later one; without it the first read is built in bulk).
@@ -50,6 +52,7 @@ class StoreLeaderboard:
         rater_kind: str | None = None,
         criterion: str | None = None,
         where: Callable[[dict[str, Any]], bool] | None = None,
+        raters: Sequence[str] | None = None,
     ) -> None:
         self.filters = {
             k: v
@@ -57,6 +60,7 @@ class StoreLeaderboard:
             if v is not None
         }
         self.where = where
+        self.raters = None if raters is None else frozenset(raters)
         self.counts = PairwiseCounts()
         self.last_id = 0
         self._active: dict[int, tuple[str, str, str, str]] = {}
@@ -65,6 +69,8 @@ class StoreLeaderboard:
         if rec[_AT["status"]] != "ok" or rec[_AT["verdict"]] is None:
             return False
         if any(rec[_AT[k]] != v for k, v in self.filters.items()):
+            return False
+        if self.raters is not None and rec[_AT["rater"]] not in self.raters:
             return False
         return self.where(dict(zip(PAIRWISE_SINCE_COLUMNS, rec))) if self.where else True
 
@@ -90,7 +96,8 @@ class StoreLeaderboard:
         now stored (:attr:`last_id`: the largest pairwise id among them); returns how many
         counted rows were read."""
         top = max_judgment_id(db)
-        found, superseded, last = counted_pairwise(db, top, self.filters)
+        raters = None if self.raters is None else sorted(self.raters)
+        found, superseded, last = counted_pairwise(db, top, self.filters, raters)
         self._build(found, superseded)
         self.last_id = last
         return len(found)

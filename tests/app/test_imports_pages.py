@@ -11,6 +11,7 @@ from streamlit.testing.v1 import AppTest
 from core.corpus.evaluation_layouts import read_prd_vicuna80
 from core.corpus.evaluations import store_evaluation
 from core.store.database import open_db
+from core.views.agreement_pairs import UNIT_RULE
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -53,6 +54,7 @@ def test_agreement_shows_gpt4_vs_crowd_and_slot_fleiss(prd_db):
     at = page("pages/4_Agreement.py")
     table = at.dataframe[0].value  # the every-pair table: no slot-vs-slot Cohen's kappa
     assert not any("#" in a and "#" in b for a, b in zip(table["rater_a"], table["rater_b"]))
+    assert any(UNIT_RULE in c.value for c in at.caption)  # the item rule, stated on the page
     assert "With ties: items" not in metrics(at)  # only the open tab runs
     at.session_state["section"] = "Imported crowd"
     at.run()

@@ -223,7 +223,7 @@ def test_bootstrap_replicate_matches_a_row_level_refit() -> None:
     counts = PairwiseCounts.from_records(recs)
     res = bootstrap_bradley_terry(counts, n_boot=3, seed=42)
     w = question_weights(np.random.default_rng(42), len(counts.questions), 3)[0]
-    qpos = {q: k for k, q in enumerate(counts.questions)}
+    qpos = {q: k for k, q in enumerate(sorted(counts.questions, key=str))}  # rows by id
     data = []
     for q, a, b, v in recs:
         i, j = counts.systems.index(a), counts.systems.index(b)
@@ -439,3 +439,15 @@ def test_bulk_first_load_equals_row_by_row_reading(db) -> None:
         one, two = (b.leaderboard(n_boot=200, seed=3) for b in (bulk, stepwise))
         assert np.allclose(one.ci_low, two.ci_low) and np.allclose(one.ci_high, two.ci_high)
         assert bulk._active == stepwise._active
+
+
+def test_bootstrap_does_not_depend_on_the_order_of_the_judgments() -> None:
+    """Questions are resampled in the order of their ids: the same judgments in another order
+    (another file order, another import order) give the same seeded interval."""
+    rng = np.random.default_rng(11)
+    recs, _ = simulate(4, 40, rng, tie_rate=0.2)
+    shuffled = [recs[i] for i in rng.permutation(len(recs))]
+    one = leaderboard(recs, n_boot=60, seed=3).table.set_index("name")
+    two = leaderboard(shuffled, n_boot=60, seed=3).table.set_index("name").loc[one.index]
+    for col in ("beta", "ci_low", "ci_high"):
+        assert np.allclose(one[col], two[col], rtol=0, atol=1e-9), col

@@ -51,9 +51,21 @@ def _majority(scores: list[int]) -> int | None:
     return top if len(scores) >= 2 and 2 * n > len(scores) else None
 
 
+def _canonical(key: tuple[int, str, str], score: int) -> int:
+    """A score relative to the sorted model pair (1 = the alphabetically first model better):
+    every agreement figure compares canonical labels."""
+    _, first, second = key
+    return score if first < second or score == 3 else 3 - score
+
+
 def test_gpt4_vs_crowd_majority_equals_sklearn(db):
+    """GPT-4 and the crowd judged every pair in both orders: one item per shown order."""
     gpt4, human = raw("gpt4"), raw("human")
-    pairs = [(gpt4[k][0], _majority(v)) for k, v in human.items() if k in gpt4 and _majority(v)]
+    pairs = [
+        (_canonical(k, gpt4[k][0]), _canonical(k, _majority(v)))
+        for k, v in human.items()
+        if k in gpt4 and _majority(v)
+    ]
     g, h = np.array([p[0] for p in pairs]), np.array([p[1] for p in pairs])
     res = auto_vs_crowd(db, "auto:gpt-4 (PRD)", "human:crowd-majority", n_boot=200)
     w = res["with_ties"]
