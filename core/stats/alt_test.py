@@ -1,0 +1,225 @@
+"""The alternative annotator test (alt-test) of Calderon, Reichart & Dror (ACL 2025): can an
+auto-rater replace the people who labelled these items?
+
+Definitions (the paper's, for categorical labels with ``sim(x, y) = 1[x == y]``). An item is used
+when it has at least two human labels and at least one label by the rater. For each human ``j``
+left out, over the items ``I_j`` that ``j`` labelled:
+
+- alignment of a label ``l`` with the remaining humans: ``S(l) = mean_{k != j} 1[l == h_k]``;
+- ``W^f_i = 1[S(f_i) >= S(h_j,i)]`` and ``W^h_i = 1[S(h_j,i) >= S(f_i)]``. When the rater gave
+  several labels on the item (e.g. both presentation orders of a pair), each of ``W^f_i``,
+  ``W^h_i`` is the mean of the indicator over its labels (0, 0.5 or 1 for two labels);
+- ``rho^f_j = mean_i W^f_i`` (the *advantage*), ``rho^h_j = mean_i W^h_i``;
+- ``H0_j: rho^f_j <= rho^h_j - epsilon``, tested by a one-sided one-sample t-test of
+  ``d_i = W^h_i - W^f_i`` against ``epsilon`` (alternative: ``mean(d) < epsilon``),
+  ``t = (mean(d) - epsilon) / (sd(d) / sqrt(n))`` with ``n - 1`` degrees of freedom.
+  Zero variance (every ``d_i`` equal): ``p = 0`` when ``mean(d) < epsilon``, else ``p = 1``
+  (the limit of the t statistic's tail as ``sd -> 0``);
+- Benjamini-Yekutieli at level ``q`` over the humans tested; the *winning rate* ``omega`` is the
+  share of humans whose ``H0_j`` is rejected, and the rater passes when ``omega >= 0.5``; the
+  *advantage probability* ``rho = mean_j rho^f_j``.
+
+A human with fewer than ``min_items`` used items is skipped (listed with the reason) but their
+labels still count among the "remaining humans" of the others. Fewer than ``min_humans`` humans
+tested raises :class:`NotEnoughLabels`, which says how many more humans and items are needed.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Hashable, Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import stats
+
+from core.errors import InputError
+
+Labels = Sequence[str] | str
+
+
+@dataclass(frozen=True)
+class HumanAltResult:
+    """One left-out human ``j``: items ``|I_j|``, ``advantage`` ``rho^f_j``, ``human_advantage``
+    ``rho^h_j``, the t-test's one-sided ``p_value`` and whether BY rejected ``H0_j``."""
+
+    name: str
+    items: int
+    advantage: float
+    human_advantage: float
+    p_value: float
+    rejected: bool
+
+
+@dataclass(frozen=True)
+class AltTestResult:
+    """The alt-test's outcome (see the module docstring for the definitions)."""
+
+    epsilon: float
+    q: float
+    items: int
+    humans: tuple[HumanAltResult, ...]
+    winning_rate: float
+    advantage_prob: float
+    passed: bool
+    skipped: tuple[tuple[str, str], ...]
+
+
+class NotEnoughLabels(InputError):
+    """Too few humans with enough items shared with the rater and another human.
+
+    ``humans_needed``: how many more humans with ``min_items`` items are needed (0 if enough);
+    ``items_needed``: per human below ``min_items``, how many more used items they need."""
+
+    def __init__(self, message: str, humans_needed: int, items_needed: dict[str, int]) -> None:
+        super().__init__(message)
+        self.humans_needed = humans_needed
+        self.items_needed = items_needed
+
+
+def _as_list(labels: Labels) -> list[str]:
+    """A label or a sequence of labels as a list of labels."""
+    return [labels] if isinstance(labels, str) else list(labels)
+
+
+def _human_label(name: str, item: Hashable, labels: Labels) -> str:
+    """The one label of a human on an item (InputError for none or several)."""
+    found = _as_list(labels)
+    if len(found) != 1:
+        raise InputError(
+            f"human {name!r} has {len(found)} labels on item {item!r}; give exactly one"
+        )
+    return found[0]
+
+
+def one_sided_p(d: np.ndarray, epsilon: float) -> float:
+    """p-value of the one-sample t-test of ``mean(d) < epsilon`` (zero variance: 0 or 1).
+
+    ``d`` is sorted first, so the floating-point sums (and the p-value, to the last bit) do not
+    depend on the order of the items."""
+    d = np.sort(np.asarray(d, dtype=float))
+    n = len(d)
+    mean = float(d.mean())
+    sd = float(d.std(ddof=1)) if n > 1 else 0.0
+    if sd == 0.0 or not math.isfinite(sd):
+        return 0.0 if mean < epsilon else 1.0
+    t = (mean - epsilon) / (sd / math.sqrt(n))
+    return float(stats.t.cdf(t, df=n - 1))
+
+
+def by_reject(p_values: Sequence[float], q: float) -> list[bool]:
+    """Benjamini-Yekutieli step-up at level ``q`` (scipy's adjusted p-values <= ``q``)."""
+    if not p_values:
+        return []
+    adjusted = stats.false_discovery_control(np.asarray(p_values, dtype=float), method="by")
+    return [bool(a <= q) for a in adjusted]
+
+
+def _indicators(
+    name: str,
+    humans: Mapping[str, Mapping[Hashable, Labels]],
+    rater: Mapping[Hashable, list[str]],
+    used: list[Hashable],
+) -> tuple[np.ndarray, np.ndarray]:
+    """``(W^f, W^h)`` of human ``name`` over the used items they labelled, in ``used`` order."""
+    own = humans[name]
+    wf, wh = [], []
+    for item in used:
+        if item not in own:
+            continue
+        mine = _human_label(name, item, own[item])
+        others = [
+            _human_label(k, item, labels[item])
+            for k, labels in humans.items()
+            if k != name and item in labels
+        ]
+        s_h = sum(o == mine for o in others) / len(others)
+        rater_s = [sum(o == label for o in others) / len(others) for label in rater[item]]
+        wf.append(sum(s >= s_h for s in rater_s) / len(rater_s))
+        wh.append(sum(s_h >= s for s in rater_s) / len(rater_s))
+    return np.asarray(wf, dtype=float), np.asarray(wh, dtype=float)
+
+
+def used_items(
+    humans: Mapping[str, Mapping[Hashable, Labels]], rater: Mapping[Hashable, Labels]
+) -> list[Hashable]:
+    """Items with a rater label and at least two human labels, in the rater's item order."""
+    return [
+        item
+        for item, labels in rater.items()
+        if _as_list(labels) and sum(item in h for h in humans.values()) >= 2
+    ]
+
+
+def alt_test(
+    humans: Mapping[str, Mapping[Hashable, Labels]],
+    rater: Mapping[Hashable, Labels],
+    *,
+    epsilon: float = 0.2,
+    q: float = 0.05,
+    min_items: int = 30,
+    min_humans: int = 3,
+) -> AltTestResult:
+    """Run the alt-test of ``rater`` (item -> label(s)) against ``humans`` (name -> item ->
+    label). Returns :class:`AltTestResult`; raises :class:`NotEnoughLabels` when fewer than
+    ``min_humans`` humans have ``min_items`` used items, InputError for bad parameters."""
+    if not 0 < q < 1:
+        raise InputError(f"q must be between 0 and 1, got {q}")
+    if not 0 <= epsilon < 1:
+        raise InputError(f"epsilon must be in [0, 1), got {epsilon}")
+    rater_lists = {item: _as_list(labels) for item, labels in rater.items()}
+    used = used_items(humans, rater_lists)
+    used_set = set(used)
+    counts = {name: sum(item in used_set for item in labels) for name, labels in humans.items()}
+    tested = sorted(n for n, c in counts.items() if c >= min_items)
+    short = {n: min_items - c for n, c in sorted(counts.items()) if c < min_items}
+    if len(tested) < min_humans:
+        raise NotEnoughLabels(
+            _not_enough_message(len(tested), short, min_items, min_humans),
+            humans_needed=min_humans - len(tested),
+            items_needed=short,
+        )
+    results = []
+    for name in tested:
+        wf, wh = _indicators(name, humans, rater_lists, used)
+        p = one_sided_p(wh - wf, epsilon)
+        results.append((name, len(wf), float(wf.mean()), float(wh.mean()), p))
+    rejected = by_reject([r[4] for r in results], q)
+    out = tuple(
+        HumanAltResult(name, n, adv, hadv, p, rej)
+        for (name, n, adv, hadv, p), rej in zip(results, rejected, strict=True)
+    )
+    winning = sum(rejected) / len(out)
+    return AltTestResult(
+        epsilon=epsilon,
+        q=q,
+        items=len(used),
+        humans=out,
+        winning_rate=winning,
+        advantage_prob=float(np.mean([h.advantage for h in out])),
+        passed=winning >= 0.5,
+        skipped=tuple(
+            (
+                n,
+                f"{min_items - short[n]} items shared with the rater and another human, "
+                f"fewer than {min_items}",
+            )
+            for n in short
+        ),
+    )
+
+
+def _not_enough_message(have: int, short: dict[str, int], min_items: int, min_humans: int) -> str:
+    """Plain words: how many more humans and items the alt-test needs."""
+    more = min_humans - have
+    parts = [
+        f"the alt-test needs at least {min_humans} humans with {min_items} or more items labelled "
+        f"also by the rater and another human; {have} have that, so {more} more are needed"
+    ]
+    nearest = sorted(short.items(), key=lambda kv: (kv[1], kv[0]))[:more]
+    if nearest:
+        parts.append("closest: " + ", ".join(f"{name} needs {n} more items" for name, n in nearest))
+    missing = more - len(nearest)
+    if missing > 0:
+        parts.append(f"{missing} more people each labelling {min_items} such items")
+    return "; ".join(parts)

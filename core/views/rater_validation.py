@@ -1,0 +1,160 @@
+"""Can this auto-rater replace people here? The alt-test (:mod:`core.stats.alt_test`) on the
+store's effective verdicts (read-only).
+
+Items and labels:
+
+- ``side-by-side``: effective pairwise verdicts (status ok, a verdict, not superseded or withdrawn;
+  each rater's latest per pair as shown, :func:`core.store.verdict_reads.verdict_summary`), put on
+  the canonical scale ``first``/``second``/``Equal``/``None`` of the alphabetically sorted pair.
+  The item is ``(question_id, system_1, system_2, "any")`` with the systems sorted, EXCEPT when
+  some human judged the pair in both presentation orders: then it splits into one item per order
+  shown, ``(question_id, system_1, system_2, "ab" | "ba")`` (``ab``: ``system_1`` shown first),
+  and every human joins the item of the order they saw. The rater's labels on an item are all of
+  its verdicts that fall in it (one per order it judged, at most two), so the results do not
+  depend on the order of rows in an imported file and every effective verdict is used.
+- ``absolute``: item ``(question_id, system, criterion)``, labels ``yes`` / ``no``.
+
+Humans are ``human:`` raters; anonymous slots (``human:NAME#k``) are not people and are left out
+unless ``include_slots``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable
+from dataclasses import asdict
+from typing import TYPE_CHECKING, Any
+
+from core.errors import InputError
+from core.stats.alt_test import AltTestResult, alt_test
+from core.store.verdict_reads import verdict_summary
+from core.views.agreement_view import is_slot
+
+if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
+    import sqlite_utils
+
+#: The validation tasks and the judgment kind each reads.
+VALIDATION_TASKS = {"side-by-side": "pairwise", "absolute": "absolute"}
+PAIR_VERDICTS = ("A", "B", "Equal", "None")
+
+
+def _check_task(task: str) -> str:
+    """The judgment kind of ``task`` (InputError for an unknown task)."""
+    if task not in VALIDATION_TASKS:
+        raise InputError(f"task must be one of {', '.join(VALIDATION_TASKS)}, got {task!r}")
+    return VALIDATION_TASKS[task]
+
+
+def canonical_label(system_a: str, system_b: str, verdict: str) -> str:
+    """A pairwise verdict (relative to the order shown) on the sorted pair's scale."""
+    if verdict in ("Equal", "None"):
+        return verdict
+    winner = system_a if verdict == "A" else system_b
+    return "first" if winner == min(system_a, system_b) else "second"
+
+
+def _rows(db: sqlite_utils.Database, kind: str) -> list[tuple[str, str, str, str, str, str]]:
+    """``(rater, rater_kind, question_id, K1, K2, verdict)``: each rater's latest effective verdict
+    per item as shown (K1, K2: the systems as shown, or system and criterion)."""
+    out = []
+    for rater, rater_kind, qid, k1, k2, _, _, _, _, verdict in verdict_summary(db, kind):
+        if kind == "pairwise" and verdict not in PAIR_VERDICTS:
+            continue
+        out.append((rater, rater_kind, qid, k1, k2, verdict))
+    return out
+
+
+def _is_human(rater: str, rater_kind: str, include_slots: bool) -> bool:
+    """A person (or, with ``include_slots``, also an anonymous slot)."""
+    return (
+        rater_kind == "human"
+        and rater.startswith("human:")
+        and (include_slots or not is_slot(rater))
+    )
+
+
+def validation_labels(
+    db: sqlite_utils.Database,
+    rater: str,
+    task: str = "side-by-side",
+    include_slots: bool = False,
+) -> tuple[dict[str, dict[Hashable, list[str]]], dict[Hashable, list[str]]]:
+    """``(humans, rater_labels)``: human rater -> item -> ``[label]`` and item -> the rater's
+    labels, built as the module docstring says (items keyed as tuples)."""
+    kind = _check_task(task)
+    rows = _rows(db, kind)
+    humans: dict[str, dict[Hashable, list[str]]] = {}
+    mine: dict[Hashable, list[str]] = {}
+    if kind == "absolute":
+        for r, rk, qid, system, criterion, verdict in rows:
+            item = (qid, system, criterion)
+            if r == rater:
+                mine.setdefault(item, []).append(verdict)
+            elif _is_human(r, rk, include_slots):
+                humans.setdefault(r, {})[item] = [verdict]
+        return humans, mine
+    seen: dict[tuple[str, str, str, str], set[str]] = {}
+    for r, rk, qid, a, b, _ in rows:
+        if _is_human(r, rk, include_slots):
+            seen.setdefault((r, qid, *sorted((a, b))), set()).add(a)
+    split = {(qid, s1, s2) for (_, qid, s1, s2), firsts in seen.items() if len(firsts) == 2}
+    for r, rk, qid, a, b, verdict in rows:
+        s1, s2 = sorted((a, b))
+        order = ("ab" if a == s1 else "ba") if (qid, s1, s2) in split else "any"
+        item = (qid, s1, s2, order)
+        label = canonical_label(a, b, verdict)
+        if r == rater:
+            mine.setdefault(item, []).append(label)
+        elif _is_human(r, rk, include_slots):
+            humans.setdefault(r, {})[item] = [label]
+    return humans, mine
+
+
+def auto_raters(db: sqlite_utils.Database, task: str) -> list[str]:
+    """Auto-raters (``auto:`` raters) with effective verdicts of ``task``, sorted."""
+    kind = _check_task(task)
+    return sorted({r for r, rk, *_ in _rows(db, kind) if rk == "auto"})
+
+
+def result_json(
+    rater: str, task: str, result: AltTestResult, annotators: str = "people"
+) -> dict[str, Any]:
+    """The CLI's JSON of an :class:`AltTestResult`."""
+    return {
+        "rater": rater,
+        "task": task,
+        "epsilon": result.epsilon,
+        "q": result.q,
+        "items": result.items,
+        "humans": [
+            {k: v for k, v in asdict(h).items() if k != "human_advantage"} for h in result.humans
+        ],
+        "winning_rate": result.winning_rate,
+        "advantage_prob": result.advantage_prob,
+        "passed": result.passed,
+        "skipped": [{"name": n, "reason": why} for n, why in result.skipped],
+        "annotators": annotators,
+    }
+
+
+def validate_rater(
+    db: sqlite_utils.Database,
+    rater: str,
+    task: str = "side-by-side",
+    epsilon: float = 0.2,
+    q: float = 0.05,
+    include_slots: bool = False,
+) -> dict[str, Any]:
+    """The alt-test of ``rater`` against the humans of ``task``, as the CLI's JSON (see
+    :func:`result_json`). InputError for a rater without verdicts; NotEnoughLabels (an
+    InputError) when too few humans or items."""
+    kind = _check_task(task)
+    if not rater.startswith("auto:"):
+        raise InputError(f"--rater must be an auto-rater (auto:NAME), got {rater!r}")
+    humans, mine = validation_labels(db, rater, task, include_slots)
+    if not mine:
+        known = auto_raters(db, task)
+        hint = f"; auto-raters with {kind} verdicts: {', '.join(known)}" if known else ""
+        raise InputError(f"{rater} has no effective {kind} verdicts{hint}")
+    result = alt_test(humans, mine, epsilon=epsilon, q=q)
+    slots = include_slots and any(is_slot(h.name) for h in result.humans)
+    return result_json(rater, task, result, "anonymous slots" if slots else "people")

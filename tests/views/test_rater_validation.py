@@ -1,0 +1,206 @@
+"""validate-rater on a store built in the test (import-judgments): items and labels as the store
+gives them, the JSON contract, file-row-order independence, slots, refusals."""
+
+from __future__ import annotations
+
+import csv
+import json
+import random
+
+import pytest
+
+from core.__main__ import main
+from core.stats.alt_test import alt_test
+from core.views.rater_validation import auto_raters, validate_rater, validation_labels
+
+HUMANS = ("human:alice", "human:bob", "human:carol")
+
+
+def pair_rows(seed: int = 0, n: int = 40, rater_acc: float = 0.9) -> list[dict[str, str]]:
+    """Pairwise verdicts on ``n`` questions of systems x, y (shown in a random order): three people
+    at 75 % and an auto-rater at ``rater_acc`` copy a hidden better system; the auto-rater judges
+    every fourth question in both orders; alice judges q0 in both orders (that item splits)."""
+    rng = random.Random(seed)
+    rows = []
+
+    def verdict(a: str, good: str, acc: float) -> str:
+        pick = good if rng.random() < acc else ("y" if good == "x" else "x")
+        return "A" if pick == a else "B"
+
+    for i in range(n):
+        good = rng.choice("xy")
+        for rater in HUMANS:
+            a, b = rng.choice([("x", "y"), ("y", "x")])
+            rows.append(
+                {
+                    "question_id": f"q{i}",
+                    "system_a": a,
+                    "system_b": b,
+                    "rater": rater,
+                    "verdict": verdict(a, good, 0.75),
+                }
+            )
+        orders = [("x", "y"), ("y", "x")] if i % 4 == 0 else [rng.choice([("x", "y"), ("y", "x")])]
+        for a, b in orders:
+            rows.append(
+                {
+                    "question_id": f"q{i}",
+                    "system_a": a,
+                    "system_b": b,
+                    "rater": "auto:judge",
+                    "verdict": verdict(a, good, rater_acc),
+                }
+            )
+    alice = [r for r in rows if r["rater"] == "human:alice" and r["question_id"] == "q0"][0]
+    a, b = alice["system_b"], alice["system_a"]
+    rows.append(
+        {
+            "question_id": "q0",
+            "system_a": a,
+            "system_b": b,
+            "rater": "human:alice",
+            "verdict": "Equal",
+        }
+    )
+    return rows
+
+
+def write_csv(path, rows) -> str:
+    with open(path, "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=list(rows[0]))
+        w.writeheader()
+        w.writerows(rows)
+    return str(path)
+
+
+def imported(tmp_path, name: str, rows) -> str:
+    dbfile = str(tmp_path / f"{name}.db")
+    assert (
+        main(["--db", dbfile, "import-judgments", write_csv(tmp_path / f"{name}.csv", rows)]) == 0
+    )
+    return dbfile
+
+
+def run_json(capsys, dbfile: str, *extra: str) -> tuple[int, dict | None, str]:
+    capsys.readouterr()
+    code = main(["--db", dbfile, "validate-rater", "--rater", "auto:judge", "--json", *extra])
+    out = capsys.readouterr()
+    return code, (json.loads(out.out) if code == 0 else None), out.err
+
+
+def test_items_labels_and_split(tmp_path):
+    from core.store.database import open_db
+
+    db = open_db(imported(tmp_path, "a", pair_rows()))
+    humans, mine = validation_labels(db, "auto:judge")
+    assert sorted(humans) == list(HUMANS)
+    # q0 is split by order shown (alice saw both); every other item is order-free
+    assert {k for k in mine if k[0] == "q0"} == {("q0", "x", "y", "ab"), ("q0", "x", "y", "ba")}
+    assert all(k[3] == "any" for k in mine if k[0] != "q0")
+    assert len(mine[("q4", "x", "y", "any")]) == 2  # the rater's both orders
+    assert all(
+        len(v) == (2 if int(k[0][1:]) % 4 == 0 else 1) for k, v in mine.items() if k[0] != "q0"
+    )
+    assert {lab for h in humans.values() for v in h.values() for lab in v} <= {
+        "first",
+        "second",
+        "Equal",
+        "None",
+    }
+    assert auto_raters(db, "side-by-side") == ["auto:judge"]
+    out = validate_rater(db, "auto:judge")
+    direct = alt_test(humans, mine)
+    assert out["winning_rate"] == direct.winning_rate
+    assert out["advantage_prob"] == direct.advantage_prob
+    assert set(out) == {
+        "rater",
+        "task",
+        "epsilon",
+        "q",
+        "items",
+        "humans",
+        "winning_rate",
+        "advantage_prob",
+        "passed",
+        "skipped",
+        "annotators",
+    }
+    assert set(out["humans"][0]) == {"name", "items", "advantage", "p_value", "rejected"}
+    # the 39 order-free items and one or both orders of q0 (those with two people)
+    two = [k for k in mine if sum(k in h for h in humans.values()) >= 2]
+    assert out["annotators"] == "people" and out["items"] == len(two) and len(two) in (40, 41)
+
+
+def test_json_independent_of_file_row_order(tmp_path, capsys):
+    rows = pair_rows(seed=3)
+    shuffled = list(rows)
+    random.Random(9).shuffle(shuffled)
+    first = run_json(capsys, imported(tmp_path, "one", rows))
+    second = run_json(capsys, imported(tmp_path, "two", shuffled))
+    assert first[0] == 0 and first == second
+
+
+def test_passes_and_fails_on_the_store(tmp_path, capsys):
+    code, good, _ = run_json(
+        capsys, imported(tmp_path, "g", pair_rows(seed=1, n=60, rater_acc=1.0))
+    )
+    assert code == 0 and good["passed"]
+    code, bad, _ = run_json(capsys, imported(tmp_path, "b", pair_rows(seed=1, n=60, rater_acc=0.2)))
+    assert code == 0 and not bad["passed"]
+    assert main(["--db", str(tmp_path / "g.db"), "validate-rater", "--rater", "auto:judge"]) == 0
+    assert "PASSES" in capsys.readouterr().out
+
+
+def test_absolute_yes_no(tmp_path, capsys):
+    rng = random.Random(5)
+    rows = []
+    for i in range(35):
+        truth = rng.choice(["yes", "no"])
+        for rater, acc in (*((h, 0.8) for h in HUMANS), ("auto:judge", 0.95)):
+            v = truth if rng.random() < acc else ("no" if truth == "yes" else "yes")
+            rows.append(
+                {
+                    "question_id": f"q{i}",
+                    "system": "s1",
+                    "criterion": "supported",
+                    "rater": rater,
+                    "verdict": v,
+                }
+            )
+    code, out, _ = run_json(capsys, imported(tmp_path, "abs", rows), "--task", "absolute")
+    assert code == 0 and out["task"] == "absolute" and out["items"] == 35
+    assert len(out["humans"]) == 3
+
+
+def test_refusals_are_one_error_line(tmp_path, capsys):
+    rows = [r for r in pair_rows() if r["rater"] != "human:carol"]
+    code, _, err = run_json(capsys, imported(tmp_path, "two", rows))
+    assert code == 2 and err.startswith("error:") and len(err.strip().splitlines()) == 1
+    assert "1 more" in err
+    code, _, err = run_json(capsys, str(tmp_path / "two.db"), "--rater", "auto:nobody")
+    assert code == 2 and "no effective pairwise verdicts" in err and "auto:judge" in err
+
+
+def test_slots_only_with_include_slots(tmp_path, capsys):
+    rows = pair_rows(seed=4)
+    for r in rows:
+        if r["rater"].startswith("human:"):
+            r["rater"] = "human:crowd#"
+            if r["system_a"] == "y":  # one order shown per item, as in a crowd file
+                r["system_a"], r["system_b"] = "x", "y"
+                r["verdict"] = {"A": "B", "B": "A"}.get(r["verdict"], r["verdict"])
+    dbfile = imported(tmp_path, "slots", rows)
+    code, _, err = run_json(capsys, dbfile)
+    assert code == 2 and "0 have that" in err
+    code, out, _ = run_json(capsys, dbfile, "--include-slots")
+    assert code == 0 and out["annotators"] == "anonymous slots"
+    assert all(h["name"].startswith("human:crowd#") for h in out["humans"])
+    assert main(["--db", dbfile, "validate-rater", "--rater", "auto:judge", "--include-slots"]) == 0
+    assert "caveat: the annotators are anonymous slots" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("bad", [["--epsilon", "1.5"], ["--q", "0"], ["--task", "review"]])
+def test_bad_arguments(tmp_path, bad):
+    with pytest.raises(SystemExit) as caught:
+        main(["--db", str(tmp_path / "x.db"), "validate-rater", "--rater", "auto:j", *bad])
+    assert caught.value.code == 2
