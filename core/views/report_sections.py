@@ -28,6 +28,10 @@ def _kappa_rows(sec: dict[str, Any]) -> list[tuple[str, Any, Any, Any]]:
         )
         for c in ag["crowd"]
     ]
+    rows += [
+        (f"{s['prefix'].removeprefix('human:')}k Fleiss (ceiling)", s["fleiss_kappa"], None, None)
+        for s in ag["slot_ceiling"]
+    ]
     return rows
 
 

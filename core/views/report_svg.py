@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from html import escape
 
 ROW_H = 22
-LABEL_W = 230
+LABEL_W = 300
 PLOT_W = 360
 PAD = 12
 

@@ -14,14 +14,15 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from core.errors import InputError
-from core.stats.alt_test import NotEnoughLabels
+from core.stats.alt_test import NotEnoughLabels, alt_test
 from core.stats.alt_test_power import items_needed
+from core.views.agreement_view import is_slot
 from core.views.rater_report.agreement import agreement_section
 from core.views.rater_report.biases import bias_section
 from core.views.rater_report.costs import people_time, rater_cost
 from core.views.rater_report.evidence import disagreement_sample
-from core.views.rater_report.labels import compared_humans, majority, report_labels
-from core.views.rater_validation import auto_raters, validate_rater, validation_labels
+from core.views.rater_report.labels import compared_humans, human_group, majority, report_labels
+from core.views.rater_validation import auto_raters, result_json, validation_labels
 
 if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
     import sqlite_utils
@@ -29,11 +30,12 @@ if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is
 TASK = "side-by-side"
 
 EPSILON_TEXT = (
-    "epsilon is the allowance the test gives the auto-rater for being cheaper: a person is "
-    "'beaten' when the share of items on which the auto-rater agrees with the other people is "
-    "at least that person's share minus epsilon (one-sided t-test, Benjamini-Yekutieli over "
-    "the people at level q). The paper suggests 0.2 when the people are crowd workers and 0.1 "
-    "when they are skilled or expert annotators; a smaller epsilon asks more of the rater."
+    "epsilon is the allowance the test gives the auto-rater for being cheaper. For each person, "
+    "the advantage is the share of items on which one agrees with the other people at least as "
+    "well as the other does; the person counts as beaten when a one-sided t-test shows their "
+    "advantage over the auto-rater's to be below epsilon (Benjamini-Yekutieli over the people "
+    "at level q). The paper suggests 0.2 when the people are crowd workers and 0.1 when they "
+    "are skilled or expert annotators; a smaller epsilon asks more of the rater."
 )
 
 
@@ -51,7 +53,7 @@ def verdict_sentence(rater: str, alt: dict[str, Any] | None, reason: str = "") -
     relation = ">=" if alt["passed"] else "<"
     sentence = (
         f"{rater} {status} the alternative annotator test at epsilon = {alt['epsilon']:g}: it "
-        f"beats or matches {beaten} of {tested} {who} (winning rate {alt['winning_rate']:.0%} "
+        f"wins against {beaten} of {tested} {who} (winning rate {alt['winning_rate']:.0%} "
         f"{relation} 50%) on {alt['items']} items; advantage probability "
         f"{alt['advantage_prob']:.2f}."
     )
@@ -92,21 +94,28 @@ def one_rater(
     """Every section of the report for one auto-rater."""
     mine = labels["auto"].get(rater, {})
     humans, slots_used = compared_humans(labels, rater, include_slots)
+    alt_humans, alt_mine = validation_labels(db, rater, TASK, slots_used)
+    # a crowd's majority vote is several people, not one: never a human of the test
+    left_out = sorted(h for h in alt_humans if human_group(h[6:]) == "aggregate")
+    for name in left_out:
+        del alt_humans[name]
     alt, reason, short = None, "", {}
     try:
-        alt = validate_rater(db, rater, TASK, epsilon, q, slots_used)
+        result = alt_test(alt_humans, alt_mine, epsilon=epsilon, q=q)
+        slots = any(is_slot(h.name) for h in result.humans)
+        alt = result_json(rater, TASK, result, "anonymous slots" if slots else "people")
     except NotEnoughLabels as exc:
         reason = str(exc)
         short = {"humans_needed": exc.humans_needed, "items_needed": dict(exc.items_needed)}
     except InputError as exc:
         reason = str(exc)
-    alt_humans, alt_mine = validation_labels(db, rater, TASK, slots_used)
     reference = majority(humans)
     return {
         "rater": rater,
         "verdicts": len(mine),
         "annotators": "anonymous slots" if slots_used else "people",
         "compared": sorted(humans),
+        "left_out": left_out,
         "alt": alt,
         "short": short,
         "verdict": verdict_sentence(rater, alt, reason),
