@@ -245,33 +245,48 @@ def disagreements_html(sec: dict[str, Any], base_url: str) -> str:
 
 
 def needed_html(sec: dict[str, Any]) -> str:
+    """The items-needed simulation: its method, the chance the decision holds at each size, and
+    the command that queues the missing items."""
     n = sec["needed"]
     out = ["<h3>How many more doubly-labelled items</h3>"]
     if "error" in n:
         return out[0] + f"<p>{esc(n['error'])}</p>"
-    probs = sorted((int(k), float(v)) for k, v in n["pass_probability"].items())
-    out.append(f"<p class='note'>Method: {esc(n['method'])}</p>")
+    sizes = sorted(int(k) for k in n["stability"])
+    out.append(f"<p class='note'>Method: {esc(n['method'])}.</p>")
     out.append(
         bar_chart(
-            [(f"{k} items", v) for k, v in probs],
+            [(f"{k} items", float(n["stability"][k])) for k in sizes],
             target=0.9,
-            title="Probability the decision holds",
+            title="Share of simulations reaching the majority decision",
+        )
+    )
+    out.append(
+        table(
+            ["items", "decision", "share reaching it", "share passing"],
+            (
+                [k, n["decision"][k], pct(n["stability"][k]), pct(n["pass_probability"][k])]
+                for k in sizes
+            ),
+            {0, 2, 3},
         )
     )
     if n["needed"] is None:
-        out.append("<p>Even the largest size simulated does not make the decision stable.</p>")
-    else:
         out.append(
-            f"<p>Needed: <b>{esc(n['needed'])}</b> items (now {esc(n['current'])}); "
-            f"<b>{esc(n['to_queue'])}</b> more.</p>"
+            "<p>Even the largest size simulated does not make the decision stable: the rater "
+            "sits close to the line at these agreement levels.</p>"
         )
-        if n["to_queue"]:
-            out.append(
-                f"<p>Queue them for the team with overlap 2: <code>python -m core "
-                f"validation-queue --rater {esc(quoted(sec['rater']))} --items "
-                f"{esc(n['to_queue'])}</code> (or the button on the app's Rater "
-                "validation page).</p>"
-            )
+        return "".join(out)
+    out.append(
+        f"<p>Needed: <b>{esc(n['needed'])}</b> doubly-labelled items for a stable decision "
+        f"(now {esc(n['current'])}): <b>{esc(n['to_queue'])}</b> more.</p>"
+    )
+    if n["to_queue"]:
+        out.append(
+            "<p>Queue exactly those for the team with overlap 2: <code>python -m core "
+            f"validation-queue --rater {esc(quoted(sec['rater']))} --items "
+            f"{esc(n['to_queue'])}</code> (or the button on the app's Rater validation page, "
+            "for admins).</p>"
+        )
     return "".join(out)
 
 

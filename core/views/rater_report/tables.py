@@ -114,9 +114,16 @@ def bias_frame(sec: dict[str, Any]) -> pd.DataFrame:
 
 
 def needed_frame(sec: dict[str, Any]) -> pd.DataFrame:
-    """The simulation's probability that the decision holds, per number of items."""
-    probs = sec["needed"].get("pass_probability", {})
-    return pd.DataFrame(
-        sorted((int(k), float(v)) for k, v in probs.items()),
-        columns=["items", "probability the decision holds"],
-    )
+    """The simulation per number of items: the majority decision, the share of samples reaching
+    it and the share passing."""
+    n = sec["needed"]
+    rows = [
+        {
+            "items": int(k),
+            "decision": n["decision"][k],
+            "share reaching it": float(n["stability"][k]),
+            "share passing": float(n["pass_probability"][k]),
+        }
+        for k in sorted(n.get("stability", {}))
+    ]
+    return pd.DataFrame(rows, columns=["items", "decision", "share reaching it", "share passing"])
