@@ -115,29 +115,42 @@ def by_reject(p_values: Sequence[float], q: float) -> list[bool]:
     return [bool(a <= q) for a in adjusted]
 
 
-def _indicators(
-    name: str,
-    humans: Mapping[str, Mapping[Hashable, Labels]],
-    rater: Mapping[Hashable, list[str]],
-    used: list[Hashable],
-) -> tuple[np.ndarray, np.ndarray]:
-    """``(W^f, W^h)`` of human ``name`` over the used items they labelled, in ``used`` order."""
-    own = humans[name]
-    wf, wh = [], []
-    for item in used:
-        if item not in own:
-            continue
-        mine = _human_label(name, item, own[item])
-        others = [
-            _human_label(k, item, labels[item])
-            for k, labels in humans.items()
-            if k != name and item in labels
-        ]
-        s_h = sum(o == mine for o in others) / len(others)
-        rater_s = [sum(o == label for o in others) / len(others) for label in rater[item]]
-        wf.append(sum(s >= s_h for s in rater_s) / len(rater_s))
-        wh.append(sum(s_h >= s for s in rater_s) / len(rater_s))
-    return np.asarray(wf, dtype=float), np.asarray(wh, dtype=float)
+@dataclass(frozen=True)
+class IndicatorTable:
+    """The per-item indicators of every human: ``wf[i, j] = W^f``, ``wh[i, j] = W^h`` of item
+    ``items[i]`` with human ``names[j]`` left out (0 where ``labelled[i, j]`` is False)."""
+
+    items: tuple[Hashable, ...]
+    names: tuple[str, ...]
+    wf: np.ndarray
+    wh: np.ndarray
+    labelled: np.ndarray
+
+
+def indicator_table(
+    humans: Mapping[str, Mapping[Hashable, Labels]], rater: Mapping[Hashable, Labels]
+) -> IndicatorTable:
+    """``W^f`` and ``W^h`` of every used item (:func:`used_items`) and human (names sorted)."""
+    names = tuple(sorted(humans))
+    used = used_items(humans, rater)
+    wf = np.zeros((len(used), len(names)))
+    wh = np.zeros((len(used), len(names)))
+    labelled = np.zeros((len(used), len(names)), dtype=bool)
+    for i, item in enumerate(used):
+        given = {
+            j: _human_label(name, item, humans[name][item])
+            for j, name in enumerate(names)
+            if item in humans[name]
+        }
+        mine = _as_list(rater[item])
+        for j, own in given.items():
+            others = [label for k, label in given.items() if k != j]
+            s_h = sum(o == own for o in others) / len(others)
+            rater_s = [sum(o == label for o in others) / len(others) for label in mine]
+            wf[i, j] = sum(s >= s_h for s in rater_s) / len(rater_s)
+            wh[i, j] = sum(s_h >= s for s in rater_s) / len(rater_s)
+            labelled[i, j] = True
+    return IndicatorTable(tuple(used), names, wf, wh, labelled)
 
 
 def used_items(
@@ -167,12 +180,10 @@ def alt_test(
         raise InputError(f"q must be between 0 and 1, got {q}")
     if not 0 <= epsilon < 1:
         raise InputError(f"epsilon must be in [0, 1), got {epsilon}")
-    rater_lists = {item: _as_list(labels) for item, labels in rater.items()}
-    used = used_items(humans, rater_lists)
-    used_set = set(used)
-    counts = {name: sum(item in used_set for item in labels) for name, labels in humans.items()}
-    tested = sorted(n for n, c in counts.items() if c >= min_items)
-    short = {n: min_items - c for n, c in sorted(counts.items()) if c < min_items}
+    table = indicator_table(humans, rater)
+    counts = dict(zip(table.names, table.labelled.sum(axis=0).tolist(), strict=True))
+    tested = [n for n in table.names if counts[n] >= min_items]
+    short = {n: min_items - c for n, c in counts.items() if c < min_items}
     if len(tested) < min_humans:
         raise NotEnoughLabels(
             _not_enough_message(len(tested), short, min_items, min_humans),
@@ -181,7 +192,9 @@ def alt_test(
         )
     results = []
     for name in tested:
-        wf, wh = _indicators(name, humans, rater_lists, used)
+        j = table.names.index(name)
+        rows = table.labelled[:, j]
+        wf, wh = table.wf[rows, j], table.wh[rows, j]
         p = one_sided_p(wh - wf, epsilon)
         results.append((name, len(wf), float(wf.mean()), float(wh.mean()), p))
     rejected = by_reject([r[4] for r in results], q)
@@ -193,7 +206,7 @@ def alt_test(
     return AltTestResult(
         epsilon=epsilon,
         q=q,
-        items=len(used),
+        items=len(table.items),
         humans=out,
         winning_rate=winning,
         advantage_prob=float(np.mean([h.advantage for h in out])),
