@@ -44,7 +44,7 @@ def verdict_sentence(rater: str, alt: dict[str, Any] | None, reason: str = "") -
     if alt is None:
         return {
             "status": "not enough data",
-            "sentence": f"{rater}: not enough data to decide. {reason}".strip(),
+            "sentence": f"{rater}: not enough data to decide: {reason}".strip(),
         }
     tested = len(alt["humans"])
     beaten = sum(h["rejected"] for h in alt["humans"])

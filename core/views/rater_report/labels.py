@@ -50,13 +50,14 @@ def compared_humans(
     """The human label maps the rater is compared with, and whether they are slots.
 
     ``include_slots`` None (automatic): people when any person shares an item with the rater,
-    else the slots. True: people and slots; False: people only.
+    else the slots if any slot does. True: people and slots; False: people only.
     """
     mine = labels["auto"].get(rater, {})
     people = labels["humans"]["person"]
     slots = labels["humans"]["slot"]
     if include_slots is None:
-        include_slots = not any(set(mine) & set(m) for m in people.values()) and bool(slots)
+        shares = [any(set(mine) & set(m) for m in group.values()) for group in (people, slots)]
+        include_slots = not shares[0] and shares[1]
     chosen = dict(people)
     if include_slots:
         chosen.update(slots)
