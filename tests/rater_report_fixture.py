@@ -28,9 +28,12 @@ def _stamp(t: datetime) -> str:
     return t.isoformat(timespec="milliseconds")
 
 
-def build_report_db(path: str | Path, *, n_items: int = N_ITEMS, seed: int = 0) -> dict[str, Any]:
+def build_report_db(
+    path: str | Path, *, n_items: int = N_ITEMS, extra_items: int = 0, seed: int = 0
+) -> dict[str, Any]:
     """Build the store at ``path``; return the truth, the people's and the rater's labels
-    (canonical scale: ``first`` = the alphabetically first system ``alpha`` wins)."""
+    (canonical scale: ``first`` = the alphabetically first system ``alpha`` wins).
+    ``extra_items``: more items only the rater judged (candidates for the validation queue)."""
     rng = np.random.default_rng(seed)
     db = open_db(path)
     start = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)
@@ -54,6 +57,7 @@ def build_report_db(path: str | Path, *, n_items: int = N_ITEMS, seed: int = 0) 
             },
         )
         qids = [f"q{i:02d}" for i in range(n_items)]
+        extra = [f"x{i:03d}" for i in range(extra_items)]
         insert_questions(
             db,
             [
@@ -65,7 +69,7 @@ def build_report_db(path: str | Path, *, n_items: int = N_ITEMS, seed: int = 0) 
                     "created_at": _stamp(start),
                     "updated_at": _stamp(start),
                 }
-                for i, q in enumerate(qids)
+                for i, q in enumerate(qids + extra)
             ],
         )
         insert_answers(
@@ -77,7 +81,7 @@ def build_report_db(path: str | Path, *, n_items: int = N_ITEMS, seed: int = 0) 
                     "created_at": _stamp(start),
                     "text": ("a long answer " * (3 if s == "alpha" else 1)) + PLANT,
                 }
-                for q in qids
+                for q in qids + extra
                 for s in SYSTEMS
             ],
         )
@@ -100,6 +104,8 @@ def build_report_db(path: str | Path, *, n_items: int = N_ITEMS, seed: int = 0) 
             t = start + timedelta(hours=5, seconds=i)
             for ab in (True, False):  # both orders, the same verdict (no position bias)
                 rows.append(_pair_row(q, RATER, "auto", label, t, ab, f"because {PLANT}"))
+        t = start + timedelta(hours=6)
+        rows += [_pair_row(q, RATER, "auto", "first", t, True) for q in extra]
         insert_judgments(db, rows)
     finally:
         db.conn.close()
