@@ -30,6 +30,7 @@ from core.store.judgments import (
     last_pairwise_label,
     own_pairwise_label,
 )
+from core.store.validation_items import validation_overlaps
 
 if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
     import sqlite_utils
@@ -68,6 +69,11 @@ def _human_pairwise_by_status(db: sqlite_utils.Database) -> dict[str, dict[str, 
     return out
 
 
+def people_per_item(db: sqlite_utils.Database) -> dict[str, set[str]]:
+    """Side-by-side item key -> the human raters whose effective verdict on it is a label (ok)."""
+    return _human_pairwise_by_status(db)["ok"]
+
+
 def identical_items(db: sqlite_utils.Database) -> list[str]:
     """Side-by-side items whose two answers are the same text (:func:`same_text`), sorted."""
     return sorted(
@@ -92,13 +98,17 @@ def verdict_queue(
     Items whose two answers are the same text (``identical``, default :func:`identical_items`)
     come after the others of their group: they stay in the queue (informative about ties) but a
     person's time goes first to pairs that differ.
+    Validation items (put in by an admin for an auto-rater's alt-test,
+    :mod:`core.annotation.validation_queue`) come first, in the order requested, and stay open
+    until their overlap (2) of distinct people have labelled them, whatever ``k`` is; one the
+    annotator skipped goes to the end like any skip.
     """
     k = k or required_annotations(db)
     items = pairwise_items(db) if items is None else items
     labelled = _human_pairwise_by_status(db)
     same = identical_items(db) if identical is None else identical
     rater = rater_name(annotator)
-    return team_queue(
+    queue = team_queue(
         items,
         labelled["ok"],
         rater,
@@ -108,6 +118,18 @@ def verdict_queue(
         skipped=labelled["skipped"],
         last=same,
     )
+    wanted = validation_overlaps(db, "side-by-side")
+    if not wanted:
+        return queue
+    present = set(items)
+    first, late = [], []
+    for key, overlap in wanted.items():
+        who = labelled["ok"].get(key, set())
+        if key in present and rater not in who and len(who) < overlap:
+            skipped = rater in labelled["skipped"].get(key, set())
+            (late if skipped else first).append(key)
+    chosen = set(first) | set(late)
+    return first + [key for key in queue if key not in chosen] + late
 
 
 def verdict_progress(

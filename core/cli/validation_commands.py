@@ -1,13 +1,22 @@
 """``python -m core validate-rater``: can an auto-rater replace the people who labelled these items?
 The alt-test of Calderon, Reichart & Dror (ACL 2025) on the store's verdicts (see
-docs/statistics.md)."""
+docs/statistics.md). ``validation-items`` estimates how many doubly-labelled items would make the
+decision stable; ``validation-queue`` puts items into the team's queue with overlap 2 (admin)."""
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
+from typing import TYPE_CHECKING
 
-from core.cli.support import level_arg, open_args_db, print_aligned
+from core.cli.support import count_arg, level_arg, open_args_db, print_aligned
+from core.errors import AccessError, InputError
+
+if TYPE_CHECKING:  # the CLI imports its modules lazily, to start fast
+    import sqlite_utils
+
+    from core.annotation.identity import Annotator
 
 #: The tasks of :data:`core.views.rater_validation.VALIDATION_TASKS` (not imported: start-up time).
 VALIDATION_TASKS = ("side-by-side", "absolute")
@@ -52,6 +61,39 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--json", action="store_true", help="print JSON instead of a table")
     p.set_defaults(func=cmd_validate_rater)
 
+    n = subparsers.add_parser(
+        "validation-items",
+        help="how many doubly-labelled items would make the alt-test's decision stable",
+        description="Bootstrap at the observed agreement levels: resample the rater's items "
+        "(each with all its labels), rerun the alt-test, report pass probability and stability "
+        "per number of items; needed = smallest number stable in --target of samples.",
+    )
+    n.add_argument("--rater", required=True, help="the auto-rater, auto:NAME")
+    n.add_argument("--task", choices=VALIDATION_TASKS, default="side-by-side")
+    n.add_argument("--epsilon", type=epsilon_arg, default=0.2, help="default 0.2")
+    n.add_argument("--q", type=level_arg, default=0.05, help="FDR level (default 0.05)")
+    n.add_argument("--target", type=level_arg, default=0.9, help="stability (default 0.9)")
+    n.add_argument("--sims", type=count_arg, default=200, help="samples per size (default 200)")
+    n.add_argument("--seed", type=int, default=0, help="default 0")
+    n.add_argument("--include-slots", action="store_true", help="count anonymous slots")
+    n.add_argument("--json", action="store_true", help="print JSON")
+    n.set_defaults(func=cmd_validation_items)
+
+    v = subparsers.add_parser(
+        "validation-queue",
+        help="put items an auto-rater judged into the team's queue with overlap 2 (admin)",
+        description="Queue exactly N side-by-side items the auto-rater judged that have fewer "
+        "than 2 people's labels (seeded choice); everyone gets them first until two people "
+        "labelled each. Once accounts exist: --as ADMIN with that admin's token in the "
+        "environment variable WORKBENCH_TOKEN. Without --items: the number validation-items "
+        "finds needed, minus the items there are.",
+    )
+    v.add_argument("--rater", required=True, help="the auto-rater, auto:NAME")
+    v.add_argument("--items", type=count_arg, help="how many items to queue")
+    v.add_argument("--as", dest="actor", metavar="ADMIN", help="the admin account acting")
+    v.add_argument("--json", action="store_true", help='print {"rater","overlap","items"}')
+    v.set_defaults(func=cmd_validation_queue)
+
 
 def cmd_validate_rater(args: argparse.Namespace) -> int:
     from core.views.rater_validation import (
@@ -90,4 +132,96 @@ def cmd_validate_rater(args: argparse.Namespace) -> int:
     )
     for s in out["skipped"]:
         print(f"skipped {s['name']}: {s['reason']}")
+    return 0
+
+
+def cmd_validation_items(args: argparse.Namespace) -> int:
+    from core.views.rater_validation import (
+        validation_items_needed,  # deferred: a command imports only what it runs (fast `python -m core`)
+    )
+
+    out = validation_items_needed(
+        open_args_db(args),
+        args.rater,
+        args.task,
+        epsilon=args.epsilon,
+        q=args.q,
+        target=args.target,
+        n_sim=max(1, args.sims),
+        seed=args.seed,
+        include_slots=args.include_slots,
+    )
+    if args.json:
+        print(json.dumps(out))
+        return 0
+    print(out["method"])
+    print_aligned(
+        ["items", "pass probability", "stability", "decision"],
+        [
+            [n, f"{p:.3f}", f"{out['stability'][n]:.3f}", out["decision"][n]]
+            for n, p in out["pass_probability"].items()
+        ],
+    )
+    needed = out["needed"]
+    print(
+        f"now {out['current']} items; needed: {needed if needed is not None else 'more than tried'}"
+    )
+    return 0
+
+
+def _shell_annotator(db: sqlite_utils.Database, name: str | None) -> Annotator:
+    """The signed-in Annotator of the shell: by ``WORKBENCH_TOKEN`` (must be ``name``'s) once
+    accounts exist; by name in open mode."""
+    from core.annotation.identity import (
+        sign_in_open,  # deferred: a command imports only what it runs (fast `python -m core`)
+        sign_in_token,
+    )
+    from core.store.accounts import (
+        accounts_exist,  # deferred: a command imports only what it runs (fast `python -m core`)
+    )
+
+    if not accounts_exist(db):
+        return sign_in_open(db, name or "admin")
+    token = os.environ.get("WORKBENCH_TOKEN", "")
+    if not name or not token:
+        raise AccessError(
+            "accounts exist: pass --as ADMIN and put that admin's token in WORKBENCH_TOKEN"
+        )
+    who = sign_in_token(db, token)
+    if who.name != name:
+        raise AccessError(f"WORKBENCH_TOKEN is not the token of {name!r}")
+    return who
+
+
+def cmd_validation_queue(args: argparse.Namespace) -> int:
+    from core.annotation.validation_queue import (
+        VALIDATION_OVERLAP,  # deferred: a command imports only what it runs (fast `python -m core`)
+        queue_validation_items,
+    )
+
+    db = open_args_db(args)
+    actor = _shell_annotator(db, args.actor)
+    n_items = args.items
+    if n_items is None:
+        from core.views.rater_validation import (
+            validation_items_needed,  # deferred: only when the number is computed
+        )
+
+        found = validation_items_needed(db, args.rater)
+        if found["needed"] is None:
+            raise InputError("no number of items tried makes the decision stable; pass --items N")
+        n_items = found["needed"] - found["current"]
+        if n_items <= 0:
+            raise InputError(
+                f"{found['current']} items are there, {found['needed']} are needed: none to queue"
+            )
+    chosen = queue_validation_items(db, args.rater, n_items, actor)
+    if args.json:
+        print(json.dumps({"rater": args.rater, "overlap": VALIDATION_OVERLAP, "items": chosen}))
+    else:
+        print(
+            f"queued {len(chosen)} items for {args.rater} (each needs {VALIDATION_OVERLAP} people):"
+        )
+        for key in chosen:
+            print(f"  {key}")
     return 0

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from core.errors import InputError
 from core.stats.alt_test import AltTestResult, alt_test
+from core.stats.alt_test_power import items_needed
 from core.store.verdict_reads import verdict_summary
 from core.views.agreement_view import is_slot
 
@@ -158,3 +159,27 @@ def validate_rater(
     result = alt_test(humans, mine, epsilon=epsilon, q=q)
     slots = include_slots and any(is_slot(h.name) for h in result.humans)
     return result_json(rater, task, result, "anonymous slots" if slots else "people")
+
+
+def validation_items_needed(
+    db: sqlite_utils.Database,
+    rater: str,
+    task: str = "side-by-side",
+    *,
+    epsilon: float = 0.2,
+    q: float = 0.05,
+    target: float = 0.9,
+    n_sim: int = 200,
+    seed: int = 0,
+    include_slots: bool = False,
+) -> dict[str, Any]:
+    """How many doubly-labelled items would make ``rater``'s alt-test decision stable
+    (:func:`core.stats.alt_test_power.items_needed` on the store's labels), with ``rater`` and
+    ``task``; JSON-ready (the per-size maps keyed by the number of items as text)."""
+    humans, mine = validation_labels(db, rater, task, include_slots)
+    if not mine:
+        raise InputError(f"{rater} has no effective {_check_task(task)} verdicts")
+    out = items_needed(humans, mine, epsilon=epsilon, q=q, target=target, n_sim=n_sim, seed=seed)
+    for key in ("per_item_counts", "pass_probability", "stability", "decision"):
+        out[key] = {str(n): v for n, v in out[key].items()}
+    return {"rater": rater, "task": task, **out}

@@ -1,0 +1,140 @@
+"""Validation items: an admin puts exactly N items an auto-rater judged into the team's queue with
+overlap 2; everyone gets them first until two people have labelled each."""
+
+from __future__ import annotations
+
+import csv
+import json
+
+import pytest
+
+from core.__main__ import main
+from core.annotation.identity import sign_in_token
+from core.annotation.pairwise import blind_item, pair_key, submit_verdict, verdict_queue
+from core.annotation.validation_queue import queue_validation_items, validation_candidates
+from core.errors import AccessError, InputError
+from core.store.accounts import create_account
+from core.store.database import open_db
+from core.store.settings import update_setting
+from core.store.validation_items import validation_requests
+
+N_QUESTIONS = 30
+
+
+def write_csv(path, rows) -> str:
+    with open(path, "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=list(rows[0]))
+        w.writeheader()
+        w.writerows(rows)
+    return str(path)
+
+
+@pytest.fixture
+def store(tmp_path):
+    """30 questions answered by x and y; auto:judge judged q0..q24; zed and yan (imported people)
+    labelled q0..q9 (two people) and zed alone q10..q14; accounts: admin boss, annotators alice,
+    bob, carol."""
+    dbfile = str(tmp_path / "v.db")
+    answers = [
+        {"question_id": f"q{i}", "system": s, "answer": f"answer {s} {i}"}
+        for i in range(N_QUESTIONS)
+        for s in ("x", "y")
+    ]
+    verdicts = [
+        {
+            "question_id": f"q{i}",
+            "system_a": "x",
+            "system_b": "y",
+            "rater": "auto:judge",
+            "verdict": "A",
+        }
+        for i in range(25)
+    ]
+    verdicts += [
+        {"question_id": f"q{i}", "system_a": "y", "system_b": "x", "rater": who, "verdict": "B"}
+        for i in range(15)
+        for who in (("human:zed", "human:yan") if i < 10 else ("human:zed",))
+    ]
+    assert main(["--db", dbfile, "import-answers", write_csv(tmp_path / "a.csv", answers)]) == 0
+    assert main(["--db", dbfile, "import-judgments", write_csv(tmp_path / "j.csv", verdicts)]) == 0
+    db = open_db(dbfile)
+    tokens = {"boss": create_account(db, "boss", "admin")}
+    for name in ("alice", "bob", "carol"):
+        tokens[name] = create_account(db, name)
+    yield db, dbfile, {n: sign_in_token(db, t) for n, t in tokens.items()}, tokens
+    db.conn.close()
+
+
+def test_candidates_are_judged_items_with_fewer_than_two_people(store):
+    db, _, _, _ = store
+    found = validation_candidates(db, "auto:judge")
+    assert sorted(found) == sorted(pair_key(f"q{i}", "x", "y") for i in range(10, 25))
+    assert found == validation_candidates(db, "auto:judge")  # deterministic
+
+
+def test_alice_and_bob_get_exactly_those_items_first(store):
+    db, _, who, _ = store
+    before = verdict_queue(db, "alice")
+    expected = validation_candidates(db, "auto:judge")[:4]
+    chosen = queue_validation_items(db, "auto:judge", 4, who["boss"])
+    assert chosen == expected and len(set(chosen)) == 4
+    assert verdict_queue(db, "alice")[:4] == chosen
+    assert verdict_queue(db, "bob")[:4] == chosen
+    # the same items, plus validation items k = 1 had closed (one person on them already)
+    assert sorted(verdict_queue(db, "alice")) == sorted(set(before) | set(chosen))
+    rows = validation_requests(db, "side-by-side", "auto:judge")
+    assert [(r["item_key"], r["overlap"], r["requested_by"]) for r in rows] == [
+        (k, 2, "boss") for k in chosen
+    ]
+    # k = 1, yet a validation item stays open until two distinct people labelled it
+    update_setting(db, "annotations_per_item", 1)
+    fresh = next(k for k in chosen if int(k.split("|")[0][1:]) >= 15)  # nobody on it yet
+    rest = [k for k in chosen if k != fresh]
+    submit_verdict(db, blind_item(db, fresh, "alice"), who["alice"], "A")
+    assert fresh not in verdict_queue(db, "alice")
+    assert verdict_queue(db, "bob")[:4] == chosen
+    submit_verdict(db, blind_item(db, fresh, "bob"), who["bob"], "B")
+    assert fresh not in verdict_queue(db, "carol")
+    assert verdict_queue(db, "carol")[:3] == rest
+
+
+def test_one_person_already_on_it_needs_one_more(store):
+    db, _, who, _ = store
+    # q10..q14 have zed alone: once queued, zed's next verdict is not asked for, others' are
+    found = validation_candidates(db, "auto:judge")
+    chosen = queue_validation_items(db, "auto:judge", len(found), who["boss"])
+    zed_only = [k for k in chosen if int(k.split("|")[0][1:]) < 15]
+    assert zed_only and all(k not in verdict_queue(db, "zed") for k in zed_only)
+    assert verdict_queue(db, "alice")[: len(chosen)] == chosen
+    assert validation_candidates(db, "auto:judge") == []  # all requested now
+
+
+def test_refusals_write_nothing(store):
+    db, _, who, _ = store
+    with pytest.raises(AccessError, match="admin"):
+        queue_validation_items(db, "auto:judge", 2, who["alice"])
+    with pytest.raises(InputError, match="at most 15"):
+        queue_validation_items(db, "auto:judge", 16, who["boss"])
+    with pytest.raises(InputError, match="auto-rater"):
+        queue_validation_items(db, "human:zed", 1, who["boss"])
+    with pytest.raises(InputError, match="side-by-side"):
+        queue_validation_items(db, "auto:judge", 1, who["boss"], task="absolute")
+    assert validation_requests(db, "side-by-side") == []
+
+
+def test_cli_validation_queue(store, capsys, monkeypatch):
+    db, dbfile, _, tokens = store
+    capsys.readouterr()
+    args = ["--db", dbfile, "validation-queue", "--rater", "auto:judge", "--items", "3", "--json"]
+    monkeypatch.delenv("WORKBENCH_TOKEN", raising=False)
+    assert main([*args, "--as", "boss"]) == 2  # accounts exist: a token is needed
+    assert "WORKBENCH_TOKEN" in capsys.readouterr().err
+    monkeypatch.setenv("WORKBENCH_TOKEN", tokens["alice"])
+    assert main([*args, "--as", "alice"]) == 2  # not an admin
+    assert "admin" in capsys.readouterr().err
+    assert main([*args, "--as", "boss"]) == 2  # the token is not boss's
+    monkeypatch.setenv("WORKBENCH_TOKEN", tokens["boss"])
+    assert main([*args, "--as", "boss"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert len(out["items"]) == 3 and out["overlap"] == 2 and out["rater"] == "auto:judge"
+    assert verdict_queue(db, "carol")[:3] == out["items"]
