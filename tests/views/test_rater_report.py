@@ -11,6 +11,7 @@ import pytest
 from rater_report_fixture import PEOPLE, PLANT, RATER, SYSTEMS, build_report_db
 from sklearn.metrics import cohen_kappa_score
 
+from core.cli.demo import import_prd_demo
 from core.errors import InputError
 from core.store.database import open_db
 from core.store.judgments import insert_judgments
@@ -163,3 +164,18 @@ def test_html_is_inert_and_loads_nothing_remote(built):
     assert PLANT not in page and "&lt;script&gt;alert(1)&lt;/script&gt;" in page
     assert "beta&lt;b&gt;" in page and "beta<b>" not in page
     assert re.search(r"(passes|fails) the alternative annotator test", page)
+
+
+def test_prd_demo_report_works_out_of_the_box_over_slots(db, demo_dir):
+    import_prd_demo(db, demo_dir)
+    data = _data(db, ["auto:gpt-4 (PRD)"])
+    (sec,) = data["raters"]
+    assert sec["annotators"] == "anonymous slots" and sec["left_out"] == ["human:crowd-majority"]
+    assert {h["name"] for h in sec["alt"]["humans"]} == {f"human:prd-crowd#{k}" for k in (1, 2, 3)}
+    assert sec["agreement"]["people"] == [] and sec["agreement"]["ceiling"] == []
+    assert [c["name"] for c in sec["agreement"]["crowd"]] == ["crowd-majority"]
+    assert sec["agreement"]["slot_ceiling"][0]["prefix"] == "human:prd-crowd#"
+    assert sec["biases"]["self_preference"]["own_systems"] == ["gpt4"]
+    assert sec["time"]["median_s"] is None  # imported: every label stored at one instant
+    page = report_html(data)
+    assert "not a person" in page and "slot positions" in page
