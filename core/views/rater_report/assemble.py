@@ -34,8 +34,8 @@ EPSILON_TEXT = (
     "the advantage is the share of items on which one agrees with the other people at least as "
     "well as the other does; the person counts as beaten when a one-sided t-test shows their "
     "advantage over the auto-rater's to be below epsilon (Benjamini-Yekutieli over the people "
-    "at level q). The paper suggests 0.2 when the people are crowd workers and 0.1 when they "
-    "are skilled or expert annotators; a smaller epsilon asks more of the rater."
+    "at level q). The paper suggests 0.2 when the people are crowd workers or skilled "
+    "annotators and 0.1 to 0.15 when they are experts; a smaller epsilon asks more of the rater."
 )
 
 
