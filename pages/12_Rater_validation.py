@@ -70,10 +70,12 @@ for sec in data["raters"]:
     st.markdown("**Biases** (shares with 95% Wilson intervals)")
     st.dataframe(bias_frame(sec), hide_index=True, width="stretch")
     cost, time = sec["cost"], sec["time"]
+    usd = cost["usd_per_verdict"]
+    per_verdict = "unknown" if usd is None else f"{usd:.5f} USD"
+    seconds = "not recorded" if time["median_s"] is None else f"{time['median_s']:.0f} s"
     st.caption(
-        f"Cost per verdict: {md(cost['usd_per_verdict'] if cost['usd_per_verdict'] is not None else 'unknown')}"
-        f" USD ({md(cost['note'])}). People: median {md(time['median_s'] or 'not recorded')} s "
-        f"per verdict ({md(time['rule'])})."
+        f"Cost per verdict: {md(per_verdict)} ({md(cost['note'])}). People: {md(seconds)} per "
+        f"verdict ({md(time['rule'])})."
     )
     dis = sec["disagreements"]
     with st.expander(f"Disagreements with the people's majority: {md(dis['total'])}"):

@@ -27,9 +27,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "biases, cost per verdict, a sample of disagreements and how many more items are "
         "needed; several raters are ranked by advantage probability on one page.",
     )
-    p.add_argument(
-        "--rater", action="append", default=[], metavar="auto:NAME", help="repeatable"
-    )
+    p.add_argument("--rater", action="append", default=[], metavar="auto:NAME", help="repeatable")
     p.add_argument("--all", action="store_true", help="every auto-rater with verdicts")
     p.add_argument("--out", default="rater-report.html", help="HTML file to write")
     p.add_argument(
