@@ -207,7 +207,13 @@ def cmd_validation_queue(args: argparse.Namespace) -> int:
             validation_items_needed,  # deferred: only when the number is computed
         )
 
-        found = validation_items_needed(db, args.rater)
+        try:
+            found = validation_items_needed(db, args.rater)
+        except InputError as exc:
+            raise InputError(
+                f"cannot estimate how many items are needed ({exc}); pass --items N "
+                "(the alt-test needs 3 people with at least 30 items each)"
+            ) from None
         if found["needed"] is None:
             raise InputError("no number of items tried makes the decision stable; pass --items N")
         n_items = found["needed"] - found["current"]

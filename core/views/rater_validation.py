@@ -15,7 +15,9 @@ Items and labels:
 - ``absolute``: item ``(question_id, system, criterion)``, labels ``yes`` / ``no``.
 
 Humans are ``human:`` raters; anonymous slots (``human:NAME#k``) are not people and are left out
-unless ``include_slots``.
+unless ``include_slots``. A label derived from other humans' labels (:data:`DERIVED_RATERS`, e.g.
+PRD's ``human:crowd-majority``) is never an annotator: as one of the "remaining humans" it would
+carry the left-out human's own label; it is listed in ``skipped``.
 """
 
 from __future__ import annotations
@@ -24,8 +26,9 @@ from collections.abc import Hashable
 from dataclasses import asdict
 from typing import TYPE_CHECKING, Any
 
+from core.corpus.evaluation_layouts import PRD_MAJORITY
 from core.errors import InputError
-from core.stats.alt_test import AltTestResult, alt_test
+from core.stats.alt_test import AltTestResult, NotEnoughLabels, alt_test
 from core.stats.alt_test_power import items_needed
 from core.store.verdict_reads import verdict_summary
 from core.views.agreement_view import is_slot
@@ -36,6 +39,10 @@ if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is
 #: The validation tasks and the judgment kind each reads.
 VALIDATION_TASKS = {"side-by-side": "pairwise", "absolute": "absolute"}
 PAIR_VERDICTS = ("A", "B", "Equal", "None")
+#: Human raters whose labels are derived from other humans' (never annotators here).
+DERIVED_RATERS = {
+    PRD_MAJORITY: "derived from the crowd's labels (their majority), not an annotator"
+}
 
 
 def _check_task(task: str) -> str:
@@ -65,10 +72,11 @@ def _rows(db: sqlite_utils.Database, kind: str) -> list[tuple[str, str, str, str
 
 
 def _is_human(rater: str, rater_kind: str, include_slots: bool) -> bool:
-    """A person (or, with ``include_slots``, also an anonymous slot)."""
+    """A person (or, with ``include_slots``, also an anonymous slot); never a derived label."""
     return (
         rater_kind == "human"
         and rater.startswith("human:")
+        and rater not in DERIVED_RATERS
         and (include_slots or not is_slot(rater))
     )
 
@@ -156,9 +164,31 @@ def validate_rater(
         known = auto_raters(db, task)
         hint = f"; auto-raters with {kind} verdicts: {', '.join(known)}" if known else ""
         raise InputError(f"{rater} has no effective {kind} verdicts{hint}")
-    result = alt_test(humans, mine, epsilon=epsilon, q=q)
-    slots = include_slots and any(is_slot(h.name) for h in result.humans)
-    return result_json(rater, task, result, "anonymous slots" if slots else "people")
+    left_out = {r for r, rk, *_ in _rows(db, kind) if rk == "human" and r not in humans}
+    try:
+        result = alt_test(humans, mine, epsilon=epsilon, q=q)
+    except NotEnoughLabels as exc:
+        slots = sorted(r for r in left_out if is_slot(r))
+        if slots and not include_slots:
+            raise NotEnoughLabels(
+                f"{exc}; {len(slots)} anonymous slot raters are left out (not people): "
+                "--include-slots counts them",
+                exc.humans_needed,
+                exc.items_needed,
+            ) from None
+        raise
+    out = result_json(
+        rater,
+        task,
+        result,
+        "anonymous slots"
+        if include_slots and any(is_slot(h.name) for h in result.humans)
+        else "people",
+    )
+    out["skipped"] += [
+        {"name": name, "reason": why} for name, why in DERIVED_RATERS.items() if name in left_out
+    ]
+    return out
 
 
 def validation_items_needed(

@@ -138,3 +138,12 @@ def test_cli_validation_queue(store, capsys, monkeypatch):
     out = json.loads(capsys.readouterr().out)
     assert len(out["items"]) == 3 and out["overlap"] == 2 and out["rater"] == "auto:judge"
     assert verdict_queue(db, "carol")[:3] == out["items"]
+
+
+def test_cli_without_items_explains_when_it_cannot_estimate(store, capsys, monkeypatch):
+    _, dbfile, _, tokens = store
+    monkeypatch.setenv("WORKBENCH_TOKEN", tokens["boss"])
+    capsys.readouterr()
+    args = ["--db", dbfile, "validation-queue", "--rater", "auto:judge", "--as", "boss"]
+    assert main(args) == 2  # two people only: no sample size makes a decision
+    assert "pass --items N" in capsys.readouterr().err

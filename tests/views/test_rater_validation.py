@@ -204,3 +204,38 @@ def test_bad_arguments(tmp_path, bad):
     with pytest.raises(SystemExit) as caught:
         main(["--db", str(tmp_path / "x.db"), "validate-rater", "--rater", "auto:j", *bad])
     assert caught.value.code == 2
+
+
+def test_derived_majority_is_not_an_annotator(tmp_path, capsys):
+    rows = pair_rows(seed=6)
+    rows += [dict(r, rater="human:crowd-majority") for r in rows if r["rater"] == "human:bob"]
+    code, out, _ = run_json(capsys, imported(tmp_path, "maj", rows))
+    assert code == 0 and [h["name"] for h in out["humans"]] == list(HUMANS)
+    assert out["skipped"] == [
+        {
+            "name": "human:crowd-majority",
+            "reason": "derived from the crowd's labels (their majority), not an annotator",
+        }
+    ]
+    code, _, err = run_json(
+        capsys,
+        imported(
+            tmp_path,
+            "slots",
+            [dict(r, rater="human:crowd#") if r["rater"] == "human:carol" else r for r in rows],
+        ),
+    )
+    assert code == 2 and "anonymous slot raters are left out" in err
+
+
+def test_validation_items_cli(tmp_path, capsys):
+    dbfile = imported(tmp_path, "n", pair_rows(seed=7, n=60, rater_acc=1.0))
+    capsys.readouterr()
+    args = ["--db", dbfile, "validation-items", "--rater", "auto:judge", "--sims", "50"]
+    assert main([*args, "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["rater"] == "auto:judge" and out["current"] == 60
+    assert set(out["pass_probability"]) == {"30", "50", "75", "100", "150", "200", "300"}
+    assert out["needed"] is not None and "bootstrap" in out["method"]
+    assert main(args) == 0
+    assert "needed: " in capsys.readouterr().out
