@@ -43,12 +43,6 @@ def _verdict(sec: dict[str, Any], data: dict[str, Any]) -> str:
             "so the test says whether the rater can stand in for one crowd vote, not for a "
             "named annotator.</p>"
         )
-    if sec["left_out"]:
-        out.append(
-            "<p class='note'>Not a human of the test: "
-            + esc(", ".join(sec["left_out"]))
-            + " (a crowd's majority vote is several people, not one person).</p>"
-        )
     if alt:
         out.append("<h3>Per human</h3>")
         out.append(

@@ -170,7 +170,8 @@ def test_prd_demo_report_works_out_of_the_box_over_slots(db, demo_dir):
     import_prd_demo(db, demo_dir)
     data = _data(db, ["auto:gpt-4 (PRD)"])
     (sec,) = data["raters"]
-    assert sec["annotators"] == "anonymous slots" and sec["left_out"] == ["human:crowd-majority"]
+    assert sec["annotators"] == "anonymous slots"
+    assert [s["name"] for s in sec["alt"]["skipped"]] == ["human:crowd-majority"]
     assert {h["name"] for h in sec["alt"]["humans"]} == {f"human:prd-crowd#{k}" for k in (1, 2, 3)}
     assert sec["agreement"]["people"] == [] and sec["agreement"]["ceiling"] == []
     assert [c["name"] for c in sec["agreement"]["crowd"]] == ["crowd-majority"]

@@ -14,15 +14,14 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from core.errors import InputError
-from core.stats.alt_test import NotEnoughLabels, alt_test
+from core.stats.alt_test import NotEnoughLabels
 from core.stats.alt_test_power import items_needed
-from core.views.agreement_view import is_slot
 from core.views.rater_report.agreement import agreement_section
 from core.views.rater_report.biases import bias_section
 from core.views.rater_report.costs import people_time, rater_cost
 from core.views.rater_report.evidence import disagreement_sample
-from core.views.rater_report.labels import compared_humans, human_group, majority, report_labels
-from core.views.rater_validation import auto_raters, result_json, validation_labels
+from core.views.rater_report.labels import compared_humans, majority, report_labels
+from core.views.rater_validation import auto_raters, validate_rater, validation_labels
 
 if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
     import sqlite_utils
@@ -94,28 +93,21 @@ def one_rater(
     """Every section of the report for one auto-rater."""
     mine = labels["auto"].get(rater, {})
     humans, slots_used = compared_humans(labels, rater, include_slots)
-    alt_humans, alt_mine = validation_labels(db, rater, TASK, slots_used)
-    # a crowd's majority vote is several people, not one: never a human of the test
-    left_out = sorted(h for h in alt_humans if human_group(h[6:]) == "aggregate")
-    for name in left_out:
-        del alt_humans[name]
     alt, reason, short = None, "", {}
     try:
-        result = alt_test(alt_humans, alt_mine, epsilon=epsilon, q=q)
-        slots = any(is_slot(h.name) for h in result.humans)
-        alt = result_json(rater, TASK, result, "anonymous slots" if slots else "people")
+        alt = validate_rater(db, rater, TASK, epsilon, q, slots_used)
     except NotEnoughLabels as exc:
         reason = str(exc)
         short = {"humans_needed": exc.humans_needed, "items_needed": dict(exc.items_needed)}
     except InputError as exc:
         reason = str(exc)
+    alt_humans, alt_mine = validation_labels(db, rater, TASK, slots_used)
     reference = majority(humans)
     return {
         "rater": rater,
         "verdicts": len(mine),
         "annotators": "anonymous slots" if slots_used else "people",
         "compared": sorted(humans),
-        "left_out": left_out,
         "alt": alt,
         "short": short,
         "verdict": verdict_sentence(rater, alt, reason),

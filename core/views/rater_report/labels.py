@@ -4,8 +4,8 @@ the anonymous slots' and the crowd aggregates', all on the canonical scale of
 
 Human raters fall in three groups: *people* (signed-in annotators, or any named human),
 *slots* (``human:NAME#k``, anonymous positions of an imported crowd: not people) and
-*aggregates* (a human rater whose name contains ``majority``, e.g. PRD's ``crowd-majority``:
-a vote of several people, not one person).
+*aggregates* (labels derived from other humans', e.g. PRD's ``crowd-majority``:
+:data:`core.views.rater_validation.DERIVED_RATERS`; a vote of several people, not one person).
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from core.annotation.tasks import auto_pair_labels, human_labels
 from core.views.agreement_view import is_slot
+from core.views.rater_validation import DERIVED_RATERS
 
 if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
     import sqlite_utils
@@ -28,7 +29,7 @@ def human_group(name: str) -> str:
     """``slot``, ``aggregate`` or ``person`` for an annotator name (without ``human:``)."""
     if is_slot(f"human:{name}"):
         return "slot"
-    if "majority" in name.lower():
+    if f"human:{name}" in DERIVED_RATERS:
         return "aggregate"
     return "person"
 
