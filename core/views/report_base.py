@@ -27,8 +27,9 @@ th{background:#f3f4f6}.num{text-align:right;font-variant-numeric:tabular-nums}
 font-size:13px}.metrics span{display:inline-block;margin-right:28px}
 .metrics b{font-size:20px;display:block}code{background:#f3f4f6;padding:1px 4px;border-radius:3px}
 .chart{max-width:100%;height:auto}
-@media print{body{margin:0;max-width:none}h2{break-before:page}.rater:first-of-type h2{break-before:auto}
-.card,table,svg{break-inside:avoid}a{color:inherit;text-decoration:underline}}
+@media print{body{margin:0;max-width:none}section.rater{break-before:page}
+h2,h3{break-after:avoid}.card,table,svg,.verdict{break-inside:avoid}
+a{color:inherit;text-decoration:underline}a[href]::after{content:" (" attr(href) ")";font-size:11px}}
 """
 
 
