@@ -1,0 +1,132 @@
+"""``python -m core rater-report``: the rater-validation report as one self-contained HTML file.
+
+Heavy imports are deferred into the command so that ``python -m core`` stays quick.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from core.cli.support import count_arg, level_arg, open_args_db
+from core.errors import InputError
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    """Add the ``rater-report`` command."""
+    p = subparsers.add_parser(
+        "rater-report",
+        help="rater-validation report (alt-test, agreement, biases, cost) as one HTML file",
+        description="Can this auto-rater replace people here? One self-contained HTML file "
+        "(no remote resource; prints) per run: for each auto-rater the alternative annotator "
+        "test, agreement with gold and with each person beside the people's own agreement, "
+        "biases, cost per verdict, a sample of disagreements and how many more items are "
+        "needed; several raters are ranked by advantage probability on one page.",
+    )
+    p.add_argument("--rater", action="append", default=[], metavar="auto:NAME", help="repeatable")
+    p.add_argument("--all", action="store_true", help="every auto-rater with verdicts")
+    p.add_argument("--out", default="rater-report.html", help="HTML file to write")
+    p.add_argument(
+        "--task", choices=["side-by-side"], default="side-by-side", help="verdicts compared"
+    )
+    p.add_argument("--epsilon", type=float, default=0.2, help="alt-test epsilon (default 0.2)")
+    p.add_argument("--q", type=level_arg, default=0.05, help="FDR level q (default 0.05)")
+    slots = p.add_mutually_exclusive_group()
+    slots.add_argument(
+        "--include-slots",
+        dest="include_slots",
+        action="store_const",
+        const=True,
+        default=None,
+        help="compare with anonymous crowd slots too (default: only when no person shares "
+        "an item with the rater)",
+    )
+    slots.add_argument(
+        "--people-only",
+        dest="include_slots",
+        action="store_const",
+        const=False,
+        help="never compare with anonymous slots",
+    )
+    p.add_argument(
+        "--base-url", default="", help="the app's address, for absolute item links (?q=)"
+    )
+    p.add_argument("--sample", type=count_arg, default=6, help="disagreements shown per rater")
+    p.add_argument(
+        "--simulations", type=count_arg, default=200, help="items-needed simulation runs"
+    )
+    p.add_argument("--seed", type=int, default=0, help="seed of the bootstrap and simulation")
+    p.add_argument("--json", action="store_true", help="also print the report's data as JSON")
+    p.set_defaults(func=cmd_rater_report)
+
+
+def _write(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` whole or not at all (a temporary file, then a rename)."""
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def cmd_rater_report(args: argparse.Namespace) -> int:
+    """Build the report's data, render it, write the file; print each verdict sentence."""
+    from core.views.rater_report.assemble import (
+        report_data,  # deferred: a command imports only what it runs (fast `python -m core`)
+    )
+    from core.views.report_html import (
+        report_html,  # deferred: a command imports only what it runs (fast `python -m core`)
+    )
+
+    if not args.rater and not args.all:
+        raise InputError("give --rater auto:NAME (repeatable) or --all")
+    if args.rater and args.all:
+        raise InputError("give either --rater or --all, not both")
+    bad = [r for r in args.rater if not r.startswith("auto:")]
+    if bad:
+        raise InputError(f"--rater must name an auto-rater (auto:NAME), got {bad[0]!r}")
+    out = Path(args.out)
+    if out.suffix.lower() not in (".html", ".htm"):
+        raise InputError("--out must be an .html file", path=str(out))
+    if not out.parent.is_dir():
+        raise InputError("the folder does not exist", path=str(out.parent))
+    if args.simulations < 1:
+        raise InputError("--simulations must be at least 1")
+    db = open_args_db(args)
+    data = report_data(
+        db,
+        args.rater or None,
+        epsilon=args.epsilon,
+        q=args.q,
+        include_slots=args.include_slots,
+        base_url=args.base_url,
+        n_sim=args.simulations,
+        seed=args.seed,
+        sample=args.sample,
+    )
+    _write(out, report_html(data))
+    if args.json:
+        print(json.dumps(_plain(data), default=str))
+    else:
+        for section in data["raters"]:
+            print(section["verdict"]["sentence"])
+        print(f"wrote {out}")
+    return 0
+
+
+def _plain(value: Any) -> Any:
+    """JSON-ready: dict keys as text, tuples as lists, NaN as None."""
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    if isinstance(value, float) and value != value:
+        return None
+    return value

@@ -1,0 +1,124 @@
+"""The report's agreement section: the auto-rater against gold and against each person, beside
+the people's agreement among themselves (the ceiling), and by question type or document.
+
+Cohen's kappa with a 95% bootstrap percentile interval over items (:func:`core.views.gold.kappa_row`);
+percent agreement with a 95% Wilson interval. Anonymous slots get no per-slot kappa: the
+rater is compared with the crowd's aggregate verdict (in the order shown,
+:func:`core.views.agreement_view.auto_vs_crowd`) and the ceiling is the slots' Fleiss' kappa and
+Krippendorff's alpha (:func:`core.views.agreement_view.slot_agreement`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from itertools import combinations
+from typing import TYPE_CHECKING, Any
+
+from core.annotation.adjudication import gold_labels
+from core.annotation.pairwise import split_pair_key
+from core.stats.significance import wilson_ci
+from core.store.questions import questions_by_id
+from core.views.agreement_view import auto_vs_crowd, slot_agreement
+from core.views.gold import kappa_row
+from core.views.rater_report.labels import TASK, majority
+
+if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
+    import sqlite_utils
+
+_SLOT_PREFIX = re.compile(r"^(.+#)\d+$")
+
+
+def compare(a: Mapping[str, str], b: Mapping[str, str], n_boot: int, seed: int) -> dict[str, Any]:
+    """Kappa (:func:`kappa_row`) and percent agreement with its Wilson interval over the shared
+    items of two label maps."""
+    row = kappa_row(a, b, n_boot, seed)
+    shared = set(a) & set(b)
+    same = sum(a[i] == b[i] for i in shared)
+    row["agreement"] = same / len(shared) if shared else None
+    row["agreement_low"] = row["agreement_high"] = None
+    if shared:
+        ci = wilson_ci(same, len(shared))
+        row["agreement_low"], row["agreement_high"] = ci.low, ci.high
+    return row
+
+
+def _group_of(meta: Mapping[str, Any]) -> tuple[str, str]:
+    """(grouping, group) of a question: its type, else its metadata category, else its document."""
+    if meta.get("qtype"):
+        return "question type", str(meta["qtype"])
+    category = (meta.get("metadata") or {}).get("category")
+    if category:
+        return "question category", str(category)
+    return "document", str(meta.get("document_id") or "(none)")
+
+
+def by_group(
+    db: sqlite_utils.Database,
+    mine: Mapping[str, str],
+    reference: Mapping[str, str],
+    n_boot: int,
+    seed: int,
+) -> dict[str, Any]:
+    """The rater against the people's majority label, per question type (or category, or
+    document): ``{"grouping", "rows": [{"group", **compare}]}``."""
+    shared = sorted(set(mine) & set(reference))
+    qids = sorted({split_pair_key(k)[0] for k in shared})
+    meta = questions_by_id(db, qids, ["id", "qtype", "metadata", "document_id"])
+    groups: dict[str, list[str]] = {}
+    grouping = "document"
+    for key in shared:
+        grouping, group = _group_of(meta.get(split_pair_key(key)[0], {}))
+        groups.setdefault(group, []).append(key)
+    rows = []
+    for group, keys in sorted(groups.items()):
+        part = {k: mine[k] for k in keys}
+        rows.append({"group": group, **compare(part, reference, n_boot, seed)})
+    return {"grouping": grouping, "rows": rows}
+
+
+def people_ceiling(people: Mapping[str, Mapping[str, str]], n_boot: int, seed: int) -> list[dict]:
+    """Cohen's kappa of every pair of people over the items both labelled."""
+    return [
+        {"a": a, "b": b, **compare(people[a], people[b], n_boot, seed)}
+        for a, b in combinations(sorted(people), 2)
+    ]
+
+
+def slot_ceiling(db: sqlite_utils.Database, slots: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """Fleiss' kappa and Krippendorff's alpha of each group of anonymous slots."""
+    prefixes = sorted({m.group(1) for s in slots if (m := _SLOT_PREFIX.match(s))})
+    return [slot_agreement(db, f"human:{p}") for p in prefixes]
+
+
+def agreement_section(
+    db: sqlite_utils.Database,
+    rater: str,
+    mine: Mapping[str, str],
+    humans: Mapping[str, Mapping[str, str]],
+    labels: Mapping[str, Any],
+    slots_used: bool,
+    n_boot: int = 500,
+    seed: int = 0,
+) -> dict[str, Any]:
+    """Gold, each person (or the crowd aggregates, for slots), the ceiling, by group."""
+    gold = gold_labels(db, TASK)
+    people = labels["humans"]["person"]
+    out: dict[str, Any] = {
+        "gold": {"gold_items": len(gold), **compare(mine, gold, n_boot, seed)},
+        "people": [
+            {"name": name, **compare(mine, people[name], n_boot, seed)} for name in sorted(people)
+        ],
+        "ceiling": people_ceiling(people, n_boot, seed),
+        "crowd": [],
+        "slot_ceiling": [],
+    }
+    if slots_used:
+        for name in sorted(labels["humans"]["aggregate"]):
+            vs = auto_vs_crowd(db, rater, f"human:{name}", seed=seed, n_boot=n_boot)
+            out["crowd"].append(
+                {"name": name, "with_ties": vs["with_ties"], "without_ties": vs["without_ties"]}
+            )
+        out["slot_ceiling"] = slot_ceiling(db, labels["humans"]["slot"])
+    out["by_group"] = by_group(db, mine, majority(humans), n_boot, seed)
+    return out

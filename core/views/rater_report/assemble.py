@@ -1,0 +1,203 @@
+"""One rater-validation report: for each auto-rater the alternative annotator test (Calderon,
+Reichart and Dror, 2025) and the evidence around it, ranked by advantage probability.
+
+:func:`report_data` returns plain data (dicts, lists, numbers, text) and never writes:
+:mod:`core.views.report_html` renders it, the CLI ``rater-report`` and the *Rater validation*
+page call it. Only side-by-side verdicts are covered.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any
+
+from core.errors import InputError
+from core.stats.alt_test import NotEnoughLabels
+from core.stats.alt_test_power import items_needed
+from core.views.rater_report.agreement import agreement_section
+from core.views.rater_report.biases import bias_section
+from core.views.rater_report.costs import people_time, rater_cost
+from core.views.rater_report.evidence import disagreement_sample
+from core.views.rater_report.labels import compared_humans, majority, report_labels
+from core.views.rater_validation import auto_raters, validate_rater, validation_labels
+
+if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
+    import sqlite_utils
+
+TASK = "side-by-side"
+
+EPSILON_TEXT = (
+    "epsilon is the allowance the test gives the auto-rater for being cheaper. For each person, "
+    "the advantage is the share of items on which one agrees with the other people at least as "
+    "well as the other does; the person counts as beaten when a one-sided t-test shows their "
+    "advantage over the auto-rater's to be below epsilon (Benjamini-Yekutieli over the people "
+    "at level q). The paper suggests 0.2 when the people are crowd workers or skilled "
+    "annotators and 0.1 to 0.15 when they are experts; a smaller epsilon asks more of the rater."
+)
+
+
+def verdict_sentence(rater: str, alt: dict[str, Any] | None, reason: str = "") -> dict[str, str]:
+    """``{"status": "passes" | "fails" | "not enough data", "sentence"}`` in plain words."""
+    if alt is None:
+        return {
+            "status": "not enough data",
+            "sentence": f"{rater}: not enough data to decide: {reason}".strip(),
+        }
+    tested = len(alt["humans"])
+    beaten = sum(h["rejected"] for h in alt["humans"])
+    who = "anonymous crowd slots" if alt["annotators"] == "anonymous slots" else "people"
+    status = "passes" if alt["passed"] else "fails"
+    relation = ">=" if alt["passed"] else "<"
+    sentence = (
+        f"{rater} {status} the alternative annotator test at epsilon = {alt['epsilon']:g}: it "
+        f"wins against {beaten} of {tested} {who} (winning rate {alt['winning_rate']:.0%} "
+        f"{relation} 50%) on {alt['items']} items; advantage probability "
+        f"{alt['advantage_prob']:.2f}."
+    )
+    if alt["annotators"] == "anonymous slots":
+        sentence += " The slots are positions in an imported crowd, not people."
+    return {"status": status, "sentence": sentence}
+
+
+def _needed(
+    humans: dict, mine: dict, epsilon: float, q: float, n_sim: int, seed: int
+) -> dict[str, Any]:
+    """The items-needed simulation, with ``to_queue`` (more doubly-labelled items) or why not."""
+    if not humans or not mine:
+        return {"error": "no human shares an item with this rater yet: nothing to simulate"}
+    try:
+        sim = items_needed(humans, mine, epsilon=epsilon, q=q, n_sim=n_sim, seed=seed)
+    except InputError as exc:
+        return {"error": str(exc)}
+    needed, current = sim.get("needed"), sim.get("current") or 0
+    sim["to_queue"] = max(int(needed) - int(current), 0) if needed is not None else None
+    return sim
+
+
+def one_rater(
+    db: sqlite_utils.Database,
+    rater: str,
+    labels: dict[str, Any],
+    *,
+    epsilon: float,
+    q: float,
+    include_slots: bool | None,
+    base_url: str,
+    n_sim: int,
+    n_boot: int,
+    seed: int,
+    sample: int,
+) -> dict[str, Any]:
+    """Every section of the report for one auto-rater."""
+    mine = labels["auto"].get(rater, {})
+    humans, slots_used = compared_humans(labels, rater, include_slots)
+    alt, reason, short = None, "", {}
+    try:
+        alt = validate_rater(db, rater, TASK, epsilon, q, slots_used)
+    except NotEnoughLabels as exc:
+        reason = str(exc)
+        short = {"humans_needed": exc.humans_needed, "items_needed": dict(exc.items_needed)}
+    except InputError as exc:
+        reason = str(exc)
+    alt_humans, alt_mine = validation_labels(db, rater, TASK, slots_used)
+    reference = majority(humans)
+    return {
+        "rater": rater,
+        "verdicts": len(mine),
+        "annotators": "anonymous slots" if slots_used else "people",
+        "compared": sorted(humans),
+        "alt": alt,
+        "short": short,
+        "verdict": verdict_sentence(rater, alt, reason),
+        "agreement": agreement_section(db, rater, mine, humans, labels, slots_used, n_boot, seed),
+        "biases": bias_section(db, rater, mine, humans),
+        "cost": rater_cost(db, rater, len(mine)),
+        "time": people_time(labels["rows"], sorted(humans)),
+        "disagreements": disagreement_sample(
+            db, rater, mine, reference, labels["rows"], k=sample, seed=seed, base_url=base_url
+        ),
+        "needed": _needed(alt_humans, alt_mine, epsilon, q, n_sim, seed),
+    }
+
+
+def _rank_key(section: dict[str, Any]) -> tuple[float, str]:
+    alt = section["alt"]
+    value = alt["advantage_prob"] if alt else -math.inf
+    return (-value, section["rater"])
+
+
+def report_data(
+    db: sqlite_utils.Database,
+    raters: Sequence[str] | None = None,
+    *,
+    epsilon: float = 0.2,
+    q: float = 0.05,
+    include_slots: bool | None = None,
+    base_url: str = "",
+    n_sim: int = 200,
+    n_boot: int = 500,
+    seed: int = 0,
+    sample: int = 6,
+) -> dict[str, Any]:
+    """The report of ``raters`` (default: every auto-rater with side-by-side verdicts), ranked
+    by advantage probability (raters without a test result last), and the compare rows.
+
+    ``include_slots`` None: anonymous slots stand in for people only for a rater no person
+    shares an item with. ``base_url``: the app's address, for absolute item links.
+    """
+    known = auto_raters(db, TASK)
+    chosen = list(raters) if raters else known
+    if not chosen:
+        raise InputError("no auto-rater has side-by-side verdicts: nothing to validate")
+    unknown = [r for r in chosen if r not in known]
+    if unknown:
+        hint = f" (auto-raters with side-by-side verdicts: {', '.join(known)})" if known else ""
+        raise InputError(f"no side-by-side verdicts of {', '.join(unknown)}{hint}")
+    if not 0 <= epsilon < 1 or not 0 < q < 1:
+        raise InputError("need 0 <= epsilon < 1 and 0 < q < 1")
+    labels = report_labels(db)
+    sections = [
+        one_rater(
+            db,
+            r,
+            labels,
+            epsilon=epsilon,
+            q=q,
+            include_slots=include_slots,
+            base_url=base_url,
+            n_sim=n_sim,
+            n_boot=n_boot,
+            seed=seed,
+            sample=sample,
+        )
+        for r in dict.fromkeys(chosen)
+    ]
+    sections.sort(key=_rank_key)
+    return {
+        "title": "Rater validation",
+        "generated_at": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
+        "task": TASK,
+        "epsilon": epsilon,
+        "q": q,
+        "epsilon_text": EPSILON_TEXT,
+        "base_url": base_url,
+        "raters": sections,
+        "compare": [compare_row(s) for s in sections],
+    }
+
+
+def compare_row(section: dict[str, Any]) -> dict[str, Any]:
+    """One line of the compare table: the verdict, rates, gold kappa, cost per verdict."""
+    alt = section["alt"] or {}
+    return {
+        "rater": section["rater"],
+        "status": section["verdict"]["status"],
+        "winning_rate": alt.get("winning_rate"),
+        "advantage_prob": alt.get("advantage_prob"),
+        "items": alt.get("items"),
+        "annotators": section["annotators"],
+        "gold_kappa": section["agreement"]["gold"]["kappa"],
+        "usd_per_verdict": section["cost"]["usd_per_verdict"],
+    }

@@ -1,0 +1,58 @@
+"""The report's cost section: the auto-rater's cost per verdict against the people's time per
+verdict.
+
+Cost per verdict = the USD of the model calls tagged with the judge's name in the call ledger
+(``llm_calls``, :func:`core.llm.cost.cost_totals`; cache hits cost 0) divided by the rater's
+stored verdicts. People's time per verdict = the median gap between one person's consecutive
+labels, gaps over 10 minutes counted as breaks (:func:`core.stats.label_time.seconds_per_label`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from core.llm.cost import cost_totals
+from core.stats.label_time import MAX_GAP_S, seconds_per_label
+
+if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
+    import sqlite_utils
+
+
+def rater_cost(db: sqlite_utils.Database, rater: str, verdicts: int) -> dict[str, Any]:
+    """``calls``, ``cost_usd``, ``verdicts``, ``usd_per_verdict`` (None without recorded calls)
+    and ``note`` for the auto-rater ``rater``."""
+    judge = rater.removeprefix("auto:")
+    found = [r for r in cost_totals(db, by=("judge",))["judge"] if r["group"] == judge]
+    calls = int(found[0]["calls"]) if found else 0
+    usd = float(found[0]["cost_usd"] or 0.0) if found else 0.0
+    out: dict[str, Any] = {"calls": calls, "cost_usd": usd, "verdicts": verdicts}
+    out["usd_per_verdict"] = usd / verdicts if calls and verdicts else None
+    if not calls:
+        out["note"] = (
+            "no model call of this rater is in the call ledger (imported verdicts, or made "
+            "elsewhere): its cost is unknown here"
+        )
+    elif usd == 0:
+        out["note"] = "its calls cost nothing here (an offline baseline, cached or unpriced model)"
+    else:
+        out["note"] = f"{calls} recorded call(s), {usd:.4f} USD in all"
+    return out
+
+
+def people_time(
+    rows: Sequence[Mapping[str, Any]], names: Sequence[str], max_gap_s: float = MAX_GAP_S
+) -> dict[str, Any]:
+    """Median seconds per label of each of ``names`` and pooled, from the ``created_at`` of
+    their label ``rows`` (:func:`core.annotation.tasks.human_labels` rows)."""
+    wanted = set(names)
+    stamps: dict[str, list[str]] = {n: [] for n in names}
+    for r in rows:
+        if r["annotator"] in wanted and r.get("created_at"):
+            stamps[r["annotator"]].append(r["created_at"])
+    out = seconds_per_label(stamps, max_gap_s)
+    out["rule"] = (
+        f"median gap between one person's consecutive labels; gaps over {max_gap_s / 60:g} "
+        "minutes are breaks and left out, as are labels stored at one instant (imported)"
+    )
+    return out

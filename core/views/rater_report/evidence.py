@@ -1,0 +1,114 @@
+"""The report's disagreement sample: items where the auto-rater's verdict differs from the
+people's majority, with the evidence (the question, both answers, the rater's rationale and
+quotes, each person's label and rationale) and a ``?q=`` link to the item in the app.
+
+The sample is the first ``k`` disagreements in the order of ``sha256(seed|item)``: the same
+items on every run, spread over questions and system pairs rather than the first ones stored.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+from urllib.parse import quote
+
+from core.annotation.pairwise import split_pair_key
+from core.store.answers import question_answers
+from core.store.judgments import effective_judgments
+from core.store.questions import get_question
+from core.views.rater_report.labels import stable_sample
+
+if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
+    import sqlite_utils
+
+#: The app page the item links open (it accepts ``?q=QUESTION_ID``).
+LINK_PAGE = "Browse"
+MAX_CHARS = 1200
+
+
+def item_link(question_id: str, base_url: str = "") -> str:
+    """``BASE/Browse?q=ID`` (``Browse?q=ID``, relative to the app's address, without a base)."""
+    base = base_url.rstrip("/") + "/" if base_url else ""
+    return f"{base}{LINK_PAGE}?q={quote(question_id, safe='')}"
+
+
+def _cut(text: str) -> str:
+    text = text or ""
+    return text if len(text) <= MAX_CHARS else text[: MAX_CHARS - 1] + "…"
+
+
+def _in_words(label: str, first: str, second: str) -> str:
+    """A canonical label in words: which answer is better, or Equal / None (both wrong)."""
+    return {
+        "first": f"{first} better",
+        "second": f"{second} better",
+        "Equal": "Equal",
+        "None": "None (both wrong)",
+    }.get(label, label)
+
+
+def disagreement_sample(
+    db: sqlite_utils.Database,
+    rater: str,
+    mine: Mapping[str, str],
+    reference: Mapping[str, str],
+    rows: Sequence[Mapping[str, Any]],
+    *,
+    k: int = 6,
+    seed: int = 0,
+    base_url: str = "",
+) -> dict[str, Any]:
+    """``{"total", "shown": [...]}``: how many shared items disagree and ``k`` of them with
+    their evidence (``rows``: the human label rows, for names and rationales)."""
+    differ = [i for i in mine if i in reference and mine[i] != reference[i]]
+    shown = []
+    for key in stable_sample(differ, k, seed):
+        qid, first, second = split_pair_key(key)
+        question = get_question(db, qid, ["id", "question"]) or {"question": ""}
+        answers = {
+            a["system"]: a["text"]
+            for a in question_answers(db, qid)
+            if a["system"] in (first, second)
+        }
+        judged = [
+            j
+            for j in effective_judgments(
+                db,
+                kind="pairwise",
+                rater=rater,
+                question_id=qid,
+                columns=["system_a", "system_b", "rationale", "evidence"],
+            )
+            if {j["system_a"], j["system_b"]} == {first, second}
+        ]
+        latest = judged[-1] if judged else {"rationale": "", "evidence": []}
+        people = [
+            {
+                "name": r["annotator"],
+                "label": _in_words(r["label"], first, second),
+                "rationale": _cut(r.get("rationale") or ""),
+            }
+            for r in rows
+            if r["item"] == key
+        ]
+        quotes = latest.get("evidence") or []
+        shown.append(
+            {
+                "item": key,
+                "question_id": qid,
+                "question": _cut(question["question"]),
+                "first": first,
+                "second": second,
+                "answer_first": _cut(answers.get(first, "")),
+                "answer_second": _cut(answers.get(second, "")),
+                "rater_label": _in_words(mine[key], first, second),
+                "majority_label": _in_words(reference[key], first, second),
+                "rationale": _cut(latest.get("rationale") or ""),
+                "quotes": [
+                    _cut(str(q.get("quote", q) if isinstance(q, dict) else q)) for q in quotes
+                ][:5],
+                "people": people,
+                "link": item_link(qid, base_url),
+            }
+        )
+    return {"total": len(differ), "shown": shown}

@@ -1,0 +1,90 @@
+"""The side-by-side labels a rater-validation report compares: the auto-rater's, each person's,
+the anonymous slots' and the crowd aggregates', all on the canonical scale of
+:mod:`core.annotation.tasks` (``first``, ``second``, ``Equal``, ``None`` of the sorted pair).
+
+Human raters fall in three groups: *people* (signed-in annotators, or any named human),
+*slots* (``human:NAME#k``, anonymous positions of an imported crowd: not people) and
+*aggregates* (labels derived from other humans', e.g. PRD's ``crowd-majority``:
+:data:`core.views.rater_validation.DERIVED_RATERS`; a vote of several people, not one person).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import Counter
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from core.annotation.tasks import auto_pair_labels, human_labels
+from core.views.agreement_view import is_slot
+from core.views.rater_validation import DERIVED_RATERS
+
+if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
+    import sqlite_utils
+
+TASK = "side-by-side"
+
+
+def human_group(name: str) -> str:
+    """``slot``, ``aggregate`` or ``person`` for an annotator name (without ``human:``)."""
+    if is_slot(f"human:{name}"):
+        return "slot"
+    if f"human:{name}" in DERIVED_RATERS:
+        return "aggregate"
+    return "person"
+
+
+def report_labels(db: sqlite_utils.Database) -> dict[str, Any]:
+    """Everything the report's sections read once: ``auto`` (rater -> item -> label),
+    ``humans`` (group -> name -> item -> label), ``rows`` (the effective human label rows, for
+    timestamps and rationales)."""
+    rows = [r for r in human_labels(db, TASK) if r["status"] == "ok"]
+    humans: dict[str, dict[str, dict[str, str]]] = {"person": {}, "slot": {}, "aggregate": {}}
+    for r in rows:
+        humans[human_group(r["annotator"])].setdefault(r["annotator"], {})[r["item"]] = r["label"]
+    return {"auto": auto_pair_labels(db), "humans": humans, "rows": rows}
+
+
+def compared_humans(
+    labels: Mapping[str, Any], rater: str, include_slots: bool | None
+) -> tuple[dict[str, dict[str, str]], bool]:
+    """The human label maps the rater is compared with, and whether they are slots.
+
+    ``include_slots`` None (automatic): people when any person shares an item with the rater,
+    else the slots if any slot does. True: people and slots; False: people only.
+    """
+    mine = labels["auto"].get(rater, {})
+    people = labels["humans"]["person"]
+    slots = labels["humans"]["slot"]
+    if include_slots is None:
+        shares = [any(set(mine) & set(m) for m in group.values()) for group in (people, slots)]
+        include_slots = not shares[0] and shares[1]
+    chosen = dict(people)
+    if include_slots:
+        chosen.update(slots)
+    return chosen, bool(include_slots)
+
+
+def majority(humans: Mapping[str, Mapping[str, str]], min_labels: int = 2) -> dict[str, str]:
+    """Item -> the label more than half of its (at least ``min_labels``) human labels give;
+    items without such a label are left out."""
+    by_item: dict[str, list[str]] = {}
+    for labels in humans.values():
+        for item, label in labels.items():
+            by_item.setdefault(item, []).append(label)
+    out = {}
+    for item, found in by_item.items():
+        if len(found) >= min_labels:
+            label, count = Counter(found).most_common(1)[0]
+            if 2 * count > len(found):
+                out[item] = label
+    return out
+
+
+def stable_sample(keys: list[str], k: int, seed: int = 0) -> list[str]:
+    """``k`` of ``keys``, chosen by the sha256 of ``seed|key`` (the same items on every run)."""
+
+    def rank(key: str) -> str:
+        return hashlib.sha256(f"{seed}|{key}".encode()).hexdigest()
+
+    return sorted(keys, key=rank)[:k]

@@ -1,0 +1,129 @@
+"""The report's data (:func:`core.views.rater_report.assemble.report_data`) as tables for the
+app's *Rater validation* page: plain text and numbers, shown with ``st.dataframe`` (never as
+Markdown or HTML)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+
+
+def _ci(low: Any, high: Any, fmt: str = ".2f") -> str:
+    return "" if low is None or high is None else f"[{low:{fmt}}, {high:{fmt}}]"
+
+
+def compare_frame(data: dict[str, Any]) -> pd.DataFrame:
+    """The auto-raters ranked by advantage probability."""
+    rows = [{"rank": i + 1, **r} for i, r in enumerate(data["compare"])]
+    return pd.DataFrame(
+        rows,
+        columns=[
+            "rank",
+            "rater",
+            "status",
+            "advantage_prob",
+            "winning_rate",
+            "items",
+            "annotators",
+            "gold_kappa",
+            "usd_per_verdict",
+        ],
+    )
+
+
+def humans_frame(sec: dict[str, Any]) -> pd.DataFrame:
+    """The alt-test's per-human rows (empty without a test result)."""
+    alt = sec["alt"] or {"humans": []}
+    return pd.DataFrame(
+        alt["humans"], columns=["name", "items", "advantage", "p_value", "rejected"]
+    ).rename(columns={"rejected": "beaten"})
+
+
+def agreement_frame(sec: dict[str, Any]) -> pd.DataFrame:
+    """Gold, each person and each crowd aggregate, and the people's pairs (the ceiling)."""
+    ag = sec["agreement"]
+    rows = [{"compared with": "gold", **_kappa(ag["gold"])}]
+    rows += [{"compared with": p["name"], **_kappa(p)} for p in ag["people"]]
+    for c in ag["crowd"]:
+        w = c["with_ties"]
+        rows.append(
+            {
+                "compared with": f"{c['name']} (order shown)",
+                "items": w["n"],
+                "kappa": w["kappa"],
+                "interval": _ci(w["kappa_low"], w["kappa_high"]),
+                "agreement": w["agreement"],
+                "agreement interval": "",
+                "note": "",
+            }
+        )
+    rows += [
+        {"compared with": f"ceiling: {c['a']} vs {c['b']}", **_kappa(c)} for c in ag["ceiling"]
+    ]
+    return pd.DataFrame(rows)
+
+
+def _kappa(row: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "items": row["items"],
+        "kappa": row["kappa"],
+        "interval": row["interval"],
+        "agreement": row["agreement"],
+        "agreement interval": _ci(row["agreement_low"], row["agreement_high"], ".0%"),
+        "note": row["note"],
+    }
+
+
+def group_frame(sec: dict[str, Any]) -> pd.DataFrame:
+    """Agreement with the people's majority by question type, category or document."""
+    grp = sec["agreement"]["by_group"]
+    return pd.DataFrame(
+        [{grp["grouping"]: r["group"], **_kappa(r)} for r in grp["rows"]],
+    )
+
+
+def bias_frame(sec: dict[str, Any]) -> pd.DataFrame:
+    """Each bias share of the rater and of the people, with its Wilson interval."""
+    b = sec["biases"]
+    pos, ln, ties, sp = b["position"], b["length"], b["ties"], b["self_preference"]
+    rows = [
+        ("position: both orders disagree", pos["both_orders"], None),
+        ("position: first-shown wins", pos["first_shown"], pos["people_first_shown"]),
+        ("length: longer wins", ln["rater"], ln["people"]),
+        ("ties: Equal", ties["rater"]["Equal"], ties["people"]["Equal"]),
+        ("ties: None", ties["rater"]["None"], ties["people"]["None"]),
+    ]
+    if sp["applies"]:
+        rows.append((f"self-preference ({sp['family']})", sp["rater"], sp["people"]))
+    out = []
+    for name, mine, theirs in rows:
+        theirs = theirs or {"share": None, "low": None, "high": None, "n": None}
+        out.append(
+            {
+                "measure": name,
+                "rater": mine["share"],
+                "rater interval": _ci(mine["low"], mine["high"], ".0%"),
+                "rater n": mine["n"],
+                "people": theirs["share"],
+                "people interval": _ci(theirs["low"], theirs["high"], ".0%"),
+                "people n": theirs["n"],
+            }
+        )
+    return pd.DataFrame(out)
+
+
+def needed_frame(sec: dict[str, Any]) -> pd.DataFrame:
+    """The simulation per number of items: the majority decision, the share of samples reaching
+    it and the share passing."""
+    n = sec["needed"]
+    rows = [
+        {
+            "items": int(k),
+            "decision": n["decision"][k],
+            "share reaching it": float(n["stability"][k]),
+            "share passing": float(n["pass_probability"][k]),
+        }
+        for k in sorted(n.get("stability", {}))
+    ]
+    return pd.DataFrame(rows, columns=["items", "decision", "share reaching it", "share passing"])

@@ -1,0 +1,110 @@
+"""Rater validation: can this auto-rater replace the people? The alternative annotator test and
+the evidence around it, one section per auto-rater (ranked by advantage probability), computed
+from the store as verdicts arrive; the whole report as one HTML file to download; for admins,
+the button that queues the items the simulation asks for.
+"""
+
+import streamlit as st
+
+import pages as ui
+from core.annotation.validation_queue import queue_validation_items
+from core.errors import WorkbenchError
+from core.views.rater_report.assemble import report_data
+from core.views.rater_report.tables import (
+    agreement_frame,
+    bias_frame,
+    compare_frame,
+    group_frame,
+    humans_frame,
+    needed_frame,
+)
+from core.views.report_html import report_html
+from core.views.text import escape_markdown, md
+
+ui.setup("Rater validation")
+who = ui.sign_in_sidebar()
+
+with ui.database() as db:
+    try:
+        data = ui.cached_view(db, report_data)
+    except WorkbenchError as exc:
+        st.info(md(exc))
+        st.stop()
+
+st.caption(
+    "The alternative annotator test (Calderon, Reichart and Dror, 2025) on the side-by-side "
+    f"verdicts, epsilon = {md(data['epsilon'])}, q = {md(data['q'])}. "
+    + escape_markdown(data["epsilon_text"])
+)
+st.download_button(
+    "Download the report (one HTML file, readable offline)",
+    report_html(data),
+    file_name="rater-report.html",
+    mime="text/html",
+)
+st.subheader("Auto-raters compared (ranked by advantage probability)")
+st.dataframe(compare_frame(data), hide_index=True, width="stretch")
+
+for sec in data["raters"]:
+    st.header(md(sec["rater"]))
+    show = {"passes": st.success, "fails": st.error}.get(sec["verdict"]["status"], st.warning)
+    show(md(sec["verdict"]["sentence"]))
+    if sec["annotators"] == "anonymous slots":
+        st.caption(
+            "The human labels come from anonymous slots of an imported crowd: a slot is a "
+            "position filled by different people, not a person, so the winning rate is over "
+            "slot positions."
+        )
+    if sec["alt"]:
+        st.dataframe(humans_frame(sec), hide_index=True, width="stretch")
+    st.markdown("**Agreement** (Cohen's kappa, 95% bootstrap interval over items)")
+    st.dataframe(agreement_frame(sec), hide_index=True, width="stretch")
+    groups = group_frame(sec)
+    if len(groups):
+        st.dataframe(groups, hide_index=True, width="stretch")
+    for s in sec["agreement"]["slot_ceiling"]:
+        st.caption(
+            f"Ceiling among the slots {md(s['prefix'])}k: Fleiss' kappa "
+            f"{md(s['fleiss_kappa'])}, Krippendorff's alpha {md(s['krippendorff_alpha'])}."
+        )
+    st.markdown("**Biases** (shares with 95% Wilson intervals)")
+    st.dataframe(bias_frame(sec), hide_index=True, width="stretch")
+    cost, time = sec["cost"], sec["time"]
+    usd = cost["usd_per_verdict"]
+    per_verdict = "unknown" if usd is None else f"{usd:.5f} USD"
+    seconds = "not recorded" if time["median_s"] is None else f"{time['median_s']:.0f} s"
+    st.caption(
+        f"Cost per verdict: {md(per_verdict)} ({md(cost['note'])}). People: {md(seconds)} per "
+        f"verdict ({md(time['rule'])})."
+    )
+    dis = sec["disagreements"]
+    with st.expander(f"Disagreements with the people's majority: {md(dis['total'])}"):
+        for x in dis["shown"]:
+            st.markdown(f"**{md(x['question_id'])}**: {md(x['question'])}")
+            ui.untrusted(x["answer_first"], label=x["first"])
+            ui.untrusted(x["answer_second"], label=x["second"])
+            st.caption(
+                f"Rater: {md(x['rater_label'])}; people's majority: {md(x['majority_label'])}"
+            )
+            if x["rationale"]:
+                ui.untrusted(x["rationale"], label="Rater's rationale")
+            st.code(x["link"], language=None)
+    needed = sec["needed"]
+    st.markdown("**How many more doubly-labelled items**")
+    if "error" in needed:
+        st.caption(md(needed["error"]))
+        continue
+    st.caption(md(needed["method"]))
+    st.dataframe(needed_frame(sec), hide_index=True, width="stretch")
+    to_queue = needed.get("to_queue")
+    st.caption(f"Needed: {md(needed['needed'])} items (now {md(needed['current'])}).")
+    if to_queue and who is not None and who.may("admin"):
+        if st.button(
+            f"Queue {md(to_queue)} items for the team (overlap 2)", key=f"queue_{sec['rater']}"
+        ):
+            with ui.database() as db:
+                try:
+                    queued = queue_validation_items(db, sec["rater"], int(to_queue), who)
+                    st.success(f"Queued {md(len(queued))} items.")
+                except WorkbenchError as exc:
+                    st.error(md(exc))

@@ -1,0 +1,80 @@
+"""AppTest of the Rater validation page: one section per auto-rater, the download, planted markup
+kept as text, the admin's queue button; an empty database says what is missing."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from browser_support import unescaped
+from rater_report_fixture import RATER, build_report_db
+from streamlit.testing.v1 import AppTest
+
+from core.store.database import open_db
+from core.store.validation_items import validation_requests
+from core.views.rater_report.assemble import report_data
+
+ROOT = Path(__file__).resolve().parents[2]
+PAGE = "pages/12_Rater_validation.py"
+
+
+@pytest.fixture
+def report_db(tmp_path, monkeypatch) -> Path:
+    path = tmp_path / "r.db"
+    build_report_db(path)
+    monkeypatch.setenv("WORKBENCH_DB", str(path))
+    monkeypatch.delenv("WORKBENCH_ACCESS_CODE", raising=False)
+    return path
+
+
+def _open(annotator: str | None = "alice") -> AppTest:
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
+    if annotator:  # open mode (no accounts): the name signs in, with every role
+        at.query_params["name"] = annotator
+    at.run()
+    at.switch_page(PAGE)
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def test_page_shows_each_rater_with_its_verdict_and_keeps_markup_inert(report_db):
+    at = _open()
+    assert [unescaped(h.value) for h in at.header] == [RATER]
+    verdicts = [unescaped(m.value) for m in (*at.success, *at.error, *at.warning)]
+    assert any("alternative annotator test" in v for v in verdicts)
+    texts = [m.value for m in (*at.markdown, *at.caption)]
+    assert not any("<script>" in t for t in texts)  # planted markup only ever escaped
+    assert any("\\<script\\>" in t for t in texts)
+    assert len(at.dataframe) >= 4
+
+
+def test_empty_database_says_there_is_nothing_to_validate(tmp_path, monkeypatch):
+    monkeypatch.setenv("WORKBENCH_DB", str(tmp_path / "empty.db"))
+    at = _open()
+    assert any("no auto-rater" in unescaped(i.value) for i in at.info)
+
+
+def test_admin_queues_exactly_the_items_the_simulation_asks_for(tmp_path, monkeypatch):
+    path = tmp_path / "q.db"
+    build_report_db(path, extra_items=130)
+    monkeypatch.setenv("WORKBENCH_DB", str(path))
+    db = open_db(path)
+    try:
+        (sec,) = report_data(db, [RATER])["raters"]
+    finally:
+        db.conn.close()
+    to_queue = sec["needed"]["to_queue"]
+    assert to_queue and to_queue <= 130  # the simulation asks for more items than exist
+    at = _open()  # open mode: signed in by name, allowed to act as admin
+    label = f"Queue {to_queue} items for the team (overlap 2)"
+    found = [b for b in at.button if unescaped(b.label) == label]
+    assert found, [b.label for b in at.button]
+    found[0].click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    db = open_db(path)
+    try:
+        queued = validation_requests(db, "side-by-side", RATER)
+    finally:
+        db.conn.close()
+    assert len(queued) == to_queue and all(r["overlap"] == 2 for r in queued)

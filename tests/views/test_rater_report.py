@@ -1,0 +1,182 @@
+"""The rater-validation report: its data against independent computations, its HTML inert and
+self-contained, several raters ranked by advantage probability."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from html.parser import HTMLParser
+
+import pytest
+from rater_report_fixture import PEOPLE, PLANT, RATER, SYSTEMS, build_report_db
+from sklearn.metrics import cohen_kappa_score
+
+from core.cli.demo import import_prd_demo
+from core.errors import InputError
+from core.store.database import open_db
+from core.store.judgments import insert_judgments
+from core.views.rater_report.assemble import report_data
+from core.views.report_html import report_html
+
+
+@pytest.fixture
+def built(tmp_path):
+    path = tmp_path / "r.db"
+    info = build_report_db(path)
+    db = open_db(path)
+    yield db, info
+    db.conn.close()
+
+
+def _data(db, raters=None, **kw):
+    return report_data(db, raters, n_sim=20, n_boot=200, **kw)
+
+
+def test_sections_match_independent_computations(built):
+    db, info = built
+    data = _data(db, [RATER])
+    (sec,) = data["raters"]
+    mine = info["rater"]
+    for row in sec["agreement"]["people"]:
+        theirs = info["people"][row["name"]]
+        want = cohen_kappa_score([mine[q] for q in info["qids"]], [theirs[q] for q in info["qids"]])
+        assert row["items"] == 40 and row["kappa"] == pytest.approx(want, abs=1e-3)
+        same = sum(mine[q] == theirs[q] for q in info["qids"])
+        assert row["agreement"] == pytest.approx(same / 40)
+        assert row["agreement_low"] < row["agreement"] < row["agreement_high"]
+    assert {(c["a"], c["b"]) for c in sec["agreement"]["ceiling"]} == {
+        ("alice", "bob"),
+        ("alice", "carol"),
+        ("bob", "carol"),
+    }
+    assert sec["agreement"]["by_group"]["grouping"] == "question type"
+    assert [r["group"] for r in sec["agreement"]["by_group"]["rows"]] == ["who", "why"]
+    b = sec["biases"]
+    assert b["position"]["both_orders"]["k"] == 0 and b["position"]["both_orders"]["n"] == 40
+    decided = sum(v in ("first", "second") for v in mine.values())
+    assert b["position"]["first_shown"]["n"] == 2 * decided  # both orders of each item
+    assert b["position"]["first_shown"]["share"] == pytest.approx(0.5)  # same verdict both ways
+    assert b["ties"]["rater"]["Equal"]["k"] == 4 and b["ties"]["rater"]["Equal"]["n"] == 40
+    sp = b["self_preference"]
+    assert sp["applies"] and sp["family"] == "gpt4" and sp["own_systems"] == ["alpha"]
+    assert sp["rater"]["k"] == sum(v == "first" for v in mine.values())
+    # alpha's answers are the longer ones: the longer answer wins exactly when alpha does
+    assert b["length"]["rater"]["k"] == 2 * sp["rater"]["k"]
+    assert sec["time"]["median_s"] == 30.0
+    assert all(p["gaps"] == 38 for p in sec["time"]["per_person"].values())  # 39 minus a break
+    assert sec["cost"]["usd_per_verdict"] is None and "unknown" in sec["cost"]["note"]
+    majority = {
+        q: Counter(info["people"][p][q] for p in PEOPLE).most_common(1)[0][0] for q in info["qids"]
+    }
+    assert sec["disagreements"]["total"] == sum(mine[q] != majority[q] for q in info["qids"])
+    assert len(sec["disagreements"]["shown"]) == 6
+    for x in sec["disagreements"]["shown"]:
+        assert x["link"] == f"Browse?q={x['question_id']}"
+        assert x["rater_label"] != x["majority_label"] and len(x["people"]) == 3
+
+
+def test_verdict_and_simulation_are_reported(built):
+    db, _ = built
+    (sec,) = _data(db, [RATER])["raters"]
+    alt = sec["alt"]
+    assert alt is not None and {h["name"] for h in alt["humans"]} == {f"human:{p}" for p in PEOPLE}
+    assert sec["verdict"]["status"] == ("passes" if alt["passed"] else "fails")
+    assert (
+        RATER in sec["verdict"]["sentence"]
+        and f"{alt['winning_rate']:.0%}" in sec["verdict"]["sentence"]
+    )
+    assert sec["annotators"] == "people"
+    needed = sec["needed"]
+    assert "method" in needed and needed["pass_probability"]
+
+
+def test_too_few_people_says_not_enough_data(tmp_path):
+    path = tmp_path / "s.db"
+    build_report_db(path, n_items=12)
+    db = open_db(path)
+    try:
+        (sec,) = _data(db, [RATER])["raters"]
+    finally:
+        db.conn.close()
+    assert sec["alt"] is None and sec["verdict"]["status"] == "not enough data"
+    assert "not enough data" in sec["verdict"]["sentence"]
+
+
+def test_several_raters_are_ranked_by_advantage_probability(built):
+    db, info = built
+    flip = {"first": "second", "second": "first", "Equal": "first"}
+    rows = [
+        {
+            "kind": "pairwise",
+            "question_id": q,
+            "rater": "auto:contrarian",
+            "rater_kind": "auto",
+            "system_a": SYSTEMS[0],
+            "system_b": SYSTEMS[1],
+            "order_shown": "ab",
+            "verdict": "A" if flip[info["truth"][i]] == "first" else "B",
+            "status": "ok",
+            "created_at": "2026-01-06T00:00:00.000+00:00",
+        }
+        for i, q in enumerate(info["qids"])
+    ]
+    insert_judgments(db, rows)
+    data = _data(db)  # every auto-rater
+    probs = [s["alt"]["advantage_prob"] for s in data["raters"]]
+    assert probs == sorted(probs, reverse=True) and len(probs) == 2
+    assert data["raters"][0]["rater"] == RATER  # agrees with the truth; the other never does
+    assert [r["rater"] for r in data["compare"]] == [s["rater"] for s in data["raters"]]
+
+
+def test_unknown_rater_and_bad_epsilon_are_refused(built):
+    db, _ = built
+    with pytest.raises(InputError, match="auto:nobody"):
+        _data(db, ["auto:nobody"])
+    with pytest.raises(InputError, match="epsilon"):
+        _data(db, [RATER], epsilon=1.5)
+
+
+class _Tags(HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.tags: list[tuple[str, dict]] = []
+
+    def handle_starttag(self, tag, attrs):
+        self.tags.append((tag, dict(attrs)))
+
+
+def test_html_is_inert_and_loads_nothing_remote(built):
+    db, _ = built
+    page = report_html(_data(db, [RATER], base_url="http://app.example:8501"))
+    parser = _Tags()
+    parser.feed(page)
+    tags = {t for t, _ in parser.tags}
+    assert not tags & {"script", "img", "link", "iframe", "object", "embed", "video", "audio"}
+    for tag, attrs in parser.tags:
+        for name, value in attrs.items():
+            assert not name.startswith("on"), (tag, name)
+            if name in ("src", "srcset", "data", "poster", "background", "action"):
+                raise AssertionError(f"{tag} loads {value}")
+            if name == "href":  # only links a reader clicks: the items in the app
+                assert tag == "a" and value.startswith("http://app.example:8501/Browse?q=")
+    style = page.split("<style>", 1)[1].split("</style>", 1)[0]
+    assert "url(" not in style and "@import" not in style and "http" not in style
+    assert PLANT not in page and "&lt;script&gt;alert(1)&lt;/script&gt;" in page
+    assert "beta&lt;b&gt;" in page and "beta<b>" not in page
+    assert re.search(r"(passes|fails) the alternative annotator test", page)
+
+
+def test_prd_demo_report_works_out_of_the_box_over_slots(db, demo_dir):
+    import_prd_demo(db, demo_dir)
+    data = _data(db, ["auto:gpt-4 (PRD)"])
+    (sec,) = data["raters"]
+    assert sec["annotators"] == "anonymous slots"
+    assert [s["name"] for s in sec["alt"]["skipped"]] == ["human:crowd-majority"]
+    assert {h["name"] for h in sec["alt"]["humans"]} == {f"human:prd-crowd#{k}" for k in (1, 2, 3)}
+    assert sec["agreement"]["people"] == [] and sec["agreement"]["ceiling"] == []
+    assert [c["name"] for c in sec["agreement"]["crowd"]] == ["crowd-majority"]
+    assert sec["agreement"]["slot_ceiling"][0]["prefix"] == "human:prd-crowd#"
+    assert sec["biases"]["self_preference"]["own_systems"] == ["gpt4"]
+    assert sec["time"]["median_s"] is None  # imported: every label stored at one instant
+    page = report_html(data)
+    assert "not a person" in page and "slot positions" in page
