@@ -46,6 +46,8 @@ with ui.database() as db:
                 key: st.number_input(
                     md(key), value=value, min_value=0, step=1, help=md(data["descriptions"][key])
                 )
+                if data["kinds"][key] == "int"
+                else st.text_input(md(key), value=value, help=md(data["descriptions"][key]))
                 for key, value in data["settings"].items()
             }
             if st.form_submit_button("Save settings"):

@@ -160,7 +160,7 @@ def authorise(db: sqlite_utils.Database, who: object, role: str = "annotator") -
 
 def change_settings(
     db: sqlite_utils.Database, who: object, values: Mapping[str, object]
-) -> dict[str, int]:
+) -> dict[str, int | str]:
     """Set known settings as ``who`` (admin once accounts exist), all or none; return them."""
     with transaction(db):
         authorise(db, who, "admin")

@@ -99,5 +99,6 @@ def team_view(db: sqlite_utils.Database, task: str = "side-by-side") -> dict[str
         "table": team_table(db, task),
         "overlap": overlap_summary(db, task),
         "settings": all_settings(db),
-        "descriptions": {key: d for key, (_, d) in SETTINGS.items()},
+        "descriptions": {key: f"{s.meaning} ({s.value_range})" for key, s in SETTINGS.items()},
+        "kinds": {key: s.kind for key, s in SETTINGS.items()},
     }
