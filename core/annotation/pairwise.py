@@ -65,13 +65,11 @@ def _human_pairwise_by_status(
     db: sqlite_utils.Database, team: bool = False
 ) -> dict[str, dict[str, set[str]]]:
     """Status (``ok``, ``skipped``) -> item key -> the raters whose effective human label on the
-    item has that status. ``team``: only the team's labels (:func:`core.annotation.base.team_names`;
-    in open mode, the verdicts given in the app), the ones that count towards ``k``."""
+    item has that status. ``team``: only the verdicts given in the app (not imported ones)."""
     out: dict[str, dict[str, set[str]]] = {"ok": {}, "skipped": {}}
-    names = team_names(db) if team else None
     for r in effective_judgments(db, kind="pairwise", rater_kind="human", columns=_LABEL_COLUMNS):
-        if team and names is None and r["context_kind"] != APP_CONTEXT:
-            continue  # open mode: an imported verdict is data, not a team member's label
+        if team and r["context_kind"] != APP_CONTEXT:
+            continue  # an imported verdict is data, not a team member's label
         if r["status"] in out:
             key = pair_key(r["question_id"], r["system_a"], r["system_b"])
             out[r["status"]].setdefault(key, set()).add(r["rater"])

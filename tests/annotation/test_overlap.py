@@ -90,3 +90,28 @@ def test_a_review_by_someone_without_an_account_does_not_count_once_accounts_exi
     assert set(review_queue(db, "bob", qids, k=1)) == set(qids)  # early's reviews do not count
     submit_review(db, qids[0], alice, decision="accept")
     assert qids[0] not in review_queue(db, "bob", qids, k=1)
+
+
+def test_team_page_and_adjudication_list_show_the_team_and_imported_raters_apart(fdb):
+    from core.annotation.adjudication import disagreements
+    from core.views.adjudication import adjudication_detail
+    from core.views.team import team_view
+
+    db, tmp = fdb
+    items = task_items(db, "side-by-side")
+    import_crowd(db, tmp, items)  # the crowd says A everywhere
+    alice = sign_in_token(db, create_account(db, "alice"))
+    bob = sign_in_token(db, create_account(db, "bob"))
+    mine = label_first(db, alice, 2)  # alice: A (agrees with the crowd)
+    key = verdict_queue(db, "bob")[0]
+    assert key == mine[0]
+    submit_verdict(db, blind_item(db, key, "bob"), bob, "Equal")
+    found = disagreements(db, "side-by-side")
+    assert [d["item"] for d in found] == [key]  # alice vs crowd alone is no disagreement
+    detail = adjudication_detail(db, "side-by-side", key)
+    assert set(detail["labels"]["annotator"]) == {"alice", "bob"}
+    assert list(detail["imported"]["imported rater"]) == ["crowd#1"]
+    view = team_view(db, "side-by-side")
+    assert set(view["table"]["annotator"]) == {"alice", "bob"}
+    assert list(view["imported"]["rater"]) == ["crowd#1"]
+    assert view["overlap"]["started"] == 2 and view["overlap"]["complete"] == 1
