@@ -118,8 +118,12 @@ _COOKIE_DAYS = 30
 
 
 def _handshake_cookie() -> str:
-    """The session cookie the browser sent when this page was (re)loaded ("" if none)."""
-    return str(st.context.cookies.get(SESSION_COOKIE) or "")
+    """The session cookie the browser sent when this page was (re)loaded ("" if none, and
+    under AppTest, whose stand-in client has no cookies)."""
+    if not _served():
+        return ""
+    value = st.context.cookies.get(SESSION_COOKIE)
+    return value if isinstance(value, str) else ""
 
 
 def _cookie(value: str | None) -> None:

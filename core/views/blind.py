@@ -2,17 +2,21 @@
 
 An annotator sees other people's labels and the systems' names of an item only once they have
 finished it, or when it will never reach them (it is complete without them). So for every item
-of the question still in the viewer's queue (:func:`hidden_items`; a viewer who is not signed in
-has an empty history, so every open item is theirs), :func:`blind_detail` removes the other
+of the question still in the viewer's queue (:func:`hidden_items`; once accounts exist, a viewer
+who is not signed in has an empty history, so every open item is theirs), :func:`blind_detail`
+removes the other
 people's labels, every verdict on that side-by-side pair (auto-raters' too: they name the
 winner), and replaces the systems' names of the question's answers by ``Answer 1``, ``Answer 2``,
-... . Adjudicators and admins see everything.
+... . Adjudicators and admins see everything. In open mode (no accounts) anyone may sign in
+under any name, so only a viewer signed in by name is kept blind (to their own queue), and a
+viewer not signed in sees everything (browsing imported evaluations needs no sign-in).
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from core.annotation.base import team_names
 from core.annotation.disputes import dispute_queue
 from core.annotation.pairwise import pair_key, split_pair_key, verdict_queue
 from core.annotation.reviews import review_queue
@@ -37,8 +41,8 @@ def hidden_items(
 ) -> dict[str, Any]:
     """The items of ``question_id`` still in ``viewer``'s queues: ``pairs`` (side-by-side
     keys), ``review`` (the question itself), ``disputes`` (dispute ids). Nothing for
-    adjudicators and admins."""
-    if sees_all(role):
+    adjudicators and admins, nor for a viewer not signed in while no account exists."""
+    if sees_all(role) or (viewer is None and team_names(db) is None):
         return {"pairs": set(), "review": False, "disputes": set()}
     name = viewer or ""
     pairs = {k for k in verdict_queue(db, name) if split_pair_key(k)[0] == question_id}

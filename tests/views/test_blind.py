@@ -99,3 +99,21 @@ def test_the_verdict_grid_leaves_out_pairs_still_in_my_queue(team):
     pair_rows = {f"{s1} vs {s2}", f"{s2} vs {s1}"}
     assert pair_rows <= set(full["shown (A vs B)"])
     assert not pair_rows & set(blind["shown (A vs B)"]) and len(blind) == len(full) - 2
+
+
+def test_open_mode_blinds_a_named_viewer_only(tmp_path):
+    from core.annotation.identity import sign_in_open
+
+    path = tmp_path / "open.db"
+    build_fixture_db(path)
+    db = open_db(path)
+    try:
+        update_setting(db, "annotations_per_item", 2)
+        key = verdict_queue(db, "ann")[0]
+        qid = split_pair_key(key)[0]
+        submit_verdict(db, blind_item(db, key, "ann"), sign_in_open(db, "ann"), "A")
+        assert key in browse_view(db, qid, "ben", "open")["hidden_pairs"]
+        anyone = browse_view(db, qid, None, None)  # imported evaluations browse without sign-in
+        assert anyone["hidden_pairs"] == () and "human:ann" in _shown(anyone)
+    finally:
+        db.conn.close()
