@@ -240,3 +240,34 @@ def test_team_page_settings_for_admins_only(team):
     assert count(path, "select value from settings where key = 'annotations_per_item'") == "3"
     table = at.dataframe[0].value
     assert {"alice", "bob", "carol", "root"} <= set(table["annotator"])
+
+
+def test_team_page_sets_the_base_url_and_refuses_a_bad_one(team):
+    path, tokens = team
+    at = opened("pages/11_Team.py", token=tokens["root"])
+    field = [t for t in at.text_input if unescaped(t.label) == "base_url"][0]
+    field.set_value("javascript:alert(1)")
+    ok(button(at, "Save settings").click().run())
+    assert any("base_url must be an http" in unescaped(e.value) for e in at.error)
+    assert count(path, "select count(*) from settings where key = 'base_url'") == 0
+    field = [t for t in at.text_input if unescaped(t.label) == "base_url"][0]
+    field.set_value("https://qa.example.org/")
+    ok(button(at, "Save settings").click().run())
+    stored = "select value from settings where key = 'base_url'"
+    assert count(path, stored) == "https://qa.example.org"
+
+
+def test_link_to_this_item_is_absolute_and_has_no_secret(team):
+    path, tokens = team
+    db = open_db(path)
+    update_setting(db, "base_url", "https://qa.example.org")
+    db.conn.close()
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
+    at.query_params["token"] = tokens["alice"]
+    ok(at.run())
+    at.switch_page("pages/6_Browse.py")
+    at.query_params["q"] = "nqa-1"
+    ok(at.run())
+    links = [c.value for c in at.code]
+    assert "https://qa.example.org/Browse?q=nqa-1" in links, links
+    assert not any("token" in link for link in links)
