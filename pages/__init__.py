@@ -159,6 +159,9 @@ def current_annotator(db) -> Annotator | None:
         del st.query_params["token"]  # the secret never stays in the address bar
         try:
             who, session_id = start_session(db, token)
+            before = st.session_state.get("signed_in")
+            if before:
+                sign_out(db, before[1])  # this browser's earlier session ends: one per browser
             st.session_state["signed_in"] = (session_id, who)
             return who
         except WorkbenchError as exc:  # a used or wrong link: say so; a session still counts

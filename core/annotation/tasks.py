@@ -153,12 +153,12 @@ def next_items(
 ) -> list[dict[str, Any]]:
     """The next ``limit`` items of ``name``'s queue for ``task``, in order.
 
-    Each: ``key``, ``question_id``, ``labels`` (how many people have labelled it already) and,
-    for side-by-side, the two ``systems`` in canonical order.
+    Each: ``key``, ``question_id``, ``labels`` (how many team members have labelled it already:
+    imported raters do not count) and, for side-by-side, the two ``systems`` in canonical order.
     """
     check_task(task)
     counts: dict[str, int] = {}
-    for r in human_labels(db, task):
+    for r in team_labels(db, human_labels(db, task))[0]:
         if r["status"] == "ok":
             counts[r["item"]] = counts.get(r["item"], 0) + 1
     if task == "review":

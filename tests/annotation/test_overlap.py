@@ -115,3 +115,16 @@ def test_team_page_and_adjudication_list_show_the_team_and_imported_raters_apart
     assert set(view["table"]["annotator"]) == {"alice", "bob"}
     assert list(view["imported"]["rater"]) == ["crowd#1"]
     assert view["overlap"]["started"] == 2 and view["overlap"]["complete"] == 1
+
+
+def test_queue_json_counts_team_labels_only(fdb):
+    from core.annotation.tasks import next_items
+
+    db, tmp = fdb
+    items = task_items(db, "side-by-side")
+    import_crowd(db, tmp, items, per_item=2)
+    alice = sign_in_token(db, create_account(db, "alice"))
+    key = label_first(db, alice, 1)[0]
+    listed = next_items(db, "bob", "side-by-side", limit=len(items))
+    assert listed[0]["key"] == key and listed[0]["labels"] == 1
+    assert {i["labels"] for i in listed[1:]} == {0}
