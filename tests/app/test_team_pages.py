@@ -271,3 +271,14 @@ def test_link_to_this_item_is_absolute_and_has_no_secret(team):
     links = [c.value for c in at.code]
     assert "https://qa.example.org/Browse?q=nqa-1" in links, links
     assert not any("token" in link for link in links)
+
+
+def test_a_second_link_in_the_same_browser_ends_the_first_session(team):
+    path, tokens = team
+    at = opened(SBS, token=tokens["alice"])
+    assert "alice" in signed_in(at)
+    at.query_params["token"] = tokens["bob"]
+    ok(at.run())
+    assert "bob" in signed_in(at) and "token" not in at.query_params
+    ended = "select count(*) from sessions where name = 'alice' and revoked_at is not null"
+    assert count(path, ended) == 1
