@@ -23,7 +23,7 @@ with ui.database() as db:
     if not queue:
         st.success(f"No {md(task)} disagreements to settle.")
         st.stop()
-    st.caption(f"{len(queue)} item(s) where people gave different labels.")
+    st.caption(f"{len(queue)} item(s) where team members gave different labels.")
     by_item = {q["item"]: q for q in queue}
     item = st.selectbox(
         "Item",
@@ -45,8 +45,11 @@ with ui.database() as db:
         with col:
             st.markdown(f"### {escape_markdown(title)}")
             ui.untrusted(text)
-    st.subheader("Every label, side by side")
+    st.subheader("Every label of the team, side by side")
     st.table(inert_table(detail["labels"]))
+    if len(detail["imported"]):
+        st.markdown("**Imported raters** (data read from a file, not team members)")
+        st.table(inert_table(detail["imported"]))
     if detail["settled"]:
         s = detail["settled"]
         st.info(

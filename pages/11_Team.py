@@ -20,7 +20,7 @@ with ui.database() as db:
     c[0].metric("Annotations per item (k)", ov["k"])
     c[1].metric("Items started", ov["started"])
     c[2].metric("Items with k labels", ov["complete"])
-    st.subheader("Annotators")
+    st.subheader("Annotators")  # the team: accounts (anyone signed in, in open mode)
     st.caption(
         "done: labels given; skipped: items passed over (not counted as done); remaining: "
         "their queue; median_s: median seconds between consecutive labels (breaks over 10 "
@@ -32,6 +32,13 @@ with ui.database() as db:
         st.dataframe(data["table"], hide_index=True, width="stretch")
     else:
         st.caption("Nobody has labelled yet.")
+    if len(data["imported"]):
+        st.subheader("Imported raters")
+        st.caption(
+            "Labels read from files (e.g. crowd ratings): data, not team members. They do not "
+            "count towards k and are not in the queues or the adjudication list."
+        )
+        st.dataframe(data["imported"], hide_index=True, width="stretch")
     ui.gold_block(db, task)
 
     st.subheader("Settings")
@@ -46,6 +53,8 @@ with ui.database() as db:
                 key: st.number_input(
                     md(key), value=value, min_value=0, step=1, help=md(data["descriptions"][key])
                 )
+                if data["kinds"][key] == "int"
+                else st.text_input(md(key), value=value, help=md(data["descriptions"][key]))
                 for key, value in data["settings"].items()
             }
             if st.form_submit_button("Save settings"):

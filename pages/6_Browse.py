@@ -1,15 +1,19 @@
-"""Browse: one question at a time - every answer, every rater's verdicts, the human labels."""
+"""Browse: one question at a time - every answer, every rater's verdicts, the human labels.
+
+Blind for annotators (core.views.blind): other people's labels and the systems' names of items
+still in the viewer's queue are held back; adjudicators and admins see everything."""
 
 import streamlit as st
 
 import pages as ui
+from core.views.blind import browse_view
 from core.views.browse_grid import verdict_grid
-from core.views.judgments import browse_detail
 from core.views.review import question_filters, question_ids, question_labels
 from core.views.text import escape_markdown, md
 
 ui.setup("Browse")
-ui.sign_in_sidebar()
+who = ui.sign_in_sidebar()
+viewer, role = (who.name, who.role) if who else (None, None)
 
 with ui.database() as db:
     opts = ui.cached_view(db, question_filters)
@@ -40,13 +44,15 @@ with ui.database() as db:
         index=ids.index(wanted) if wanted in ids else 0,
         format_func=lambda i: ui.short(labels.get(i, i), 100),
     )
-    d = ui.cached_view(db, browse_detail, qid)
+    d = ui.cached_view(db, browse_view, qid, viewer, role)
     if d is None:
         st.warning("No such question.")
         st.stop()
 
 q = d["question"]
 ui.untrusted(q["question"], f"Question {q['id']} · {q['origin']} · status {q['status']}")
+if d["hidden_note"]:
+    st.info(md(d["hidden_note"]))
 ui.share_link("Browse", q["id"])
 if q.get("answers"):
     st.markdown("**Reference answers**")
@@ -145,7 +151,7 @@ if not d["reviews"] and not d["human_verdicts"] and not d["resolutions"]:
 def verdict_grid_section() -> None:
     """Pairs as shown (rows) x raters (columns), each cell the winner that rater chose."""
     with ui.database() as db:
-        grid = ui.cached_judgments(db, verdict_grid, qid)
+        grid = ui.cached_judgments(db, verdict_grid, qid, d["hidden_pairs"])
     if len(grid):
         st.subheader("Who won, by pair and rater")
         st.caption("Every effective pairwise verdict on this question; 'tie' = Equal.")

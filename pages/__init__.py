@@ -15,6 +15,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from typing import Any
+from urllib.parse import urlencode, urlsplit
 
 import streamlit as st
 from streamlit import runtime
@@ -22,12 +23,20 @@ from streamlit.logger import get_logger
 from streamlit.runtime.pages_manager import PagesManager
 from streamlit.runtime.scriptrunner import add_script_run_ctx, get_script_run_ctx
 
-from core.annotation.identity import Annotator, authorise, sign_in_open, sign_in_token
+from core.annotation.identity import (
+    Annotator,
+    authorise,
+    resume_session,
+    sign_in_open,
+    sign_out,
+    start_session,
+)
 from core.errors import WorkbenchError
 from core.store.accounts import accounts_exist
 from core.store.connection import default_db_path
 from core.store.database import opened
 from core.store.fingerprints import answers_fingerprint, data_version, judgments_version
+from core.store.settings import url_setting
 from core.views.evidence_panel import evidence_passages, evidence_query, passage_window
 from core.views.figures import agreement_overview
 from core.views.gold import MIN_ITEMS as GOLD_MIN_ITEMS
@@ -100,58 +109,91 @@ def setup(title: str) -> None:
 # ------------------------------------------------------------------------------------------
 
 
+#: The browser cookie that holds the session id (set and cleared by :func:`_cookie`).
+SESSION_COOKIE = "workbench_session"
+#: Runs in the page (st.html, not an iframe), so ``document.cookie`` is the app's origin's. The
+#: value is a URL-safe random id made by core, or empty: nothing from the data reaches it.
+_COOKIE_JS = '<script>document.cookie = "{name}={value}; path=/; SameSite=Strict{extra}";</script>'
+_COOKIE_DAYS = 30
+
+
+def _handshake_cookie() -> str:
+    """The session cookie the browser sent when this page was (re)loaded ("" if none, and
+    under AppTest, whose stand-in client has no cookies)."""
+    if not _served():
+        return ""
+    value = st.context.cookies.get(SESSION_COOKIE)
+    return value if isinstance(value, str) else ""
+
+
+def _cookie(value: str | None) -> None:
+    """Set the session cookie to ``value`` (None: clear it). Not HttpOnly (a script sets it)."""
+    if not _served():
+        return  # AppTest has no browser
+    secure = "; Secure" if (st.context.url or "").startswith("https:") else ""
+    extra = f"; max-age={_COOKIE_DAYS * 86400}{secure}" if value else f"; max-age=0{secure}"
+    script = _COOKIE_JS.format(name=SESSION_COOKIE, value=value or "", extra=extra)
+    st.html(script, unsafe_allow_javascript=True)
+
+
 def _drop_sign_in() -> None:
-    for key in ("signed_in", "sign_in_token"):
-        st.session_state.pop(key, None)
+    """Forget this browser session's sign-in (the cookie sent at load time is ignored from now)."""
+    cached = st.session_state.pop("signed_in", None)
+    st.session_state["ended_session"] = (cached[0] if cached else "") or _handshake_cookie()
     for key in ("token", "name"):
         if key in st.query_params:
             del st.query_params[key]
 
 
-def _token_fingerprint(token: str) -> str:
-    return hashlib.sha256(token.encode("utf-8")).hexdigest()
-
-
-def _sign_in_from_token(db, token: str) -> Annotator:
-    """Sign in with ``token``; the scrypt check runs once per session and token."""
-    fingerprint = _token_fingerprint(token)
-    cached = st.session_state.get("signed_in")
-    if cached and cached[0] == fingerprint:
-        return authorise(db, cached[1])  # revoked since? refused here
-    who = sign_in_token(db, token)
-    st.session_state["signed_in"] = (fingerprint, who)
-    return who
-
-
 def current_annotator(db) -> Annotator | None:
-    """The signed-in annotator of this session (or of the ``?token=`` link), else None.
+    """The signed-in annotator of this browser session, else None.
 
-    The token is kept in ``st.query_params`` (so a reload and moving between pages keep the
-    sign-in) and in the session; it is never shown or logged. A wrong, revoked or outdated
-    sign-in is dropped with one error line.
+    A ``?token=`` link is used once: its token leaves the address bar at once (used or not) and
+    is exchanged for a server-side session (:func:`start_session`) whose id is kept in the
+    session state and in a cookie (:data:`SESSION_COOKIE`), so a reload or another tab resumes
+    it and a copied address bar carries no secret. A wrong, used, revoked or ended sign-in is
+    dropped with one error line.
     """
-    token = st.query_params.get("token") or st.session_state.get("sign_in_token")
+    token = st.query_params.get("token")
+    if token:
+        del st.query_params["token"]  # the secret never stays in the address bar
+        try:
+            who, session_id = start_session(db, token)
+            before = st.session_state.get("signed_in")
+            if before:
+                sign_out(db, before[1])  # this browser's earlier session ends: one per browser
+            st.session_state["signed_in"] = (session_id, who)
+            return who
+        except WorkbenchError as exc:  # a used or wrong link: say so; a session still counts
+            st.sidebar.error(md(exc))
     try:
-        if token:
-            who = _sign_in_from_token(db, token)
-            st.session_state["sign_in_token"] = token
-            if st.query_params.get("token") != token:
-                st.query_params["token"] = token
-            return who
         cached = st.session_state.get("signed_in")
-        name = st.query_params.get("name")
-        if cached is None and name and not accounts_exist(db):
-            cached = ("", sign_in_open(db, name))
-            st.session_state["signed_in"] = cached
         if cached:
-            who = authorise(db, cached[1])
-            if st.query_params.get("name") != who.name:
-                st.query_params["name"] = who.name
+            return authorise(db, cached[1])  # ended, revoked or given a fresh link? refused
+        cookie = _handshake_cookie()
+        if cookie and cookie != st.session_state.get("ended_session"):
+            who = resume_session(db, cookie)
+            st.session_state["signed_in"] = (cookie, who)
             return who
+        name = st.query_params.get("name")
+        if name and not accounts_exist(db):
+            st.session_state["signed_in"] = ("", sign_in_open(db, name))
+            return st.session_state["signed_in"][1]
     except WorkbenchError as exc:
         _drop_sign_in()
         st.sidebar.error(md(exc))
     return None
+
+
+def _keep_cookie() -> None:
+    """Bring the browser's cookie in line with this session: set it after a sign-in, clear it
+    after a sign-out or a refused session (only when it differs from what the browser sent)."""
+    cached = st.session_state.get("signed_in")
+    session_id = cached[0] if cached else ""
+    if session_id and _handshake_cookie() != session_id:
+        _cookie(session_id)
+    elif not session_id and _handshake_cookie():
+        _cookie(None)
 
 
 def sign_in_sidebar() -> Annotator | None:
@@ -160,6 +202,7 @@ def sign_in_sidebar() -> Annotator | None:
         who = current_annotator(db)
         open_mode = not accounts_exist(db)
     with st.sidebar:
+        _keep_cookie()
         if open_mode:
             st.warning(
                 "**Open mode**: no accounts exist, so anyone can sign in with a name alone. "
@@ -169,8 +212,12 @@ def sign_in_sidebar() -> Annotator | None:
             role = "open mode" if who.open_mode else who.role
             st.markdown(f"Signed in as **{escape_markdown(who.name)}** ({md(role)})")
             if st.button("Sign out", key="sign_out"):
+                with database() as db:
+                    sign_out(db, who)  # ends the session on the server
                 _drop_sign_in()
                 st.rerun()
+            if who.open_mode and st.query_params.get("name") != who.name:
+                st.query_params["name"] = who.name  # no secret: open mode has none
             return who
         with st.form("sign_in", clear_on_submit=True):
             st.markdown("**Sign in**")
@@ -178,15 +225,17 @@ def sign_in_sidebar() -> Annotator | None:
                 name = st.text_input("Annotator name", key="sign_in_name")
             else:
                 name = ""
-                st.caption("Paste your personal token (from `python -m core annotators add`).")
+                st.caption(
+                    "Open your personal link, or paste its token (from `python -m core "
+                    "annotators add` or `annotators link`): a token works once."
+                )
             token = st.text_input("Token", type="password", key="sign_in_code")
             if st.form_submit_button("Sign in"):
                 try:
                     with database() as db:
                         if token.strip():
-                            who = _sign_in_from_token(db, token.strip())
-                            st.session_state["sign_in_token"] = token.strip()
-                            st.query_params["token"] = token.strip()
+                            who, session_id = start_session(db, token.strip())
+                            st.session_state["signed_in"] = (session_id, who)
                         else:
                             who = sign_in_open(db, name)
                             st.session_state["signed_in"] = ("", who)
@@ -433,10 +482,21 @@ def deep_link_id() -> str | None:
     return str(value) if value else None
 
 
+def app_base_url() -> str:
+    """The app's address for links: the ``base_url`` setting, else the browser's own origin."""
+    with database() as db:
+        configured = url_setting(db, "base_url")
+    if configured:
+        return configured
+    parts = urlsplit(st.context.url or "")
+    return f"{parts.scheme}://{parts.netloc}" if parts.scheme and parts.netloc else ""
+
+
 def share_link(page: str, question_id: str) -> None:
-    """A copyable deep link to ``question_id`` on ``page`` (the code block has a copy button)."""
+    """A copyable, absolute deep link to ``question_id`` on ``page`` (no secret: the sign-in is
+    the reader's own; the code block has a copy button)."""
     st.caption("Link to this item")
-    st.code(f"{page}?q={question_id}", language=None)
+    st.code(f"{app_base_url()}/{page}?{urlencode({'q': question_id})}", language=None)
 
 
 # Runs in the page (not an iframe) so it can scroll Streamlit's main container; the marker is

@@ -277,7 +277,7 @@ def test_markdown_check_catches_unescaped_data():
 #: The tables the table layer owns (issue 11: judgments, questions, answers, labels, runs).
 STORE_TABLES = (
     "judgments|questions|answers|reviews|dispute_resolutions|disputes|adjudications|runs"
-    "|experiments|annotators|settings|article_pairs|validation_items"
+    "|experiments|annotators|accounts|sessions|settings|article_pairs|validation_items"
 )
 _SQL_ON_TABLE = re.compile(
     rf"\b(from|into|update|join|table)\s+({STORE_TABLES})\b|\bdb\[[\"']({STORE_TABLES})[\"']\]"

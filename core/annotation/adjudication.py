@@ -1,7 +1,7 @@
 """Adjudication: items people disagree on go to an adjudicator, whose settled label is the gold.
 
-An item is *in disagreement* when its effective labels (skips aside) from two or more people
-differ. An adjudicator (role ``adjudicator`` or ``admin``; anyone signed in, in open mode) who
+An item is *in disagreement* when the effective labels (skips aside) of two or more team
+members differ (imported raters' labels are shown beside them but do not make a disagreement). An adjudicator (role ``adjudicator`` or ``admin``; anyone signed in, in open mode) who
 did not label the item sees every label with its rationale and name, and settles it
 (:func:`adjudicate`, table ``adjudications``, append-only). The item's *gold* label
 (:func:`gold_labels`) is the latest settled label, or else the unanimous label of two or more
@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from core.annotation.identity import Annotator, authorise
-from core.annotation.tasks import LABELS, check_task, human_labels
+from core.annotation.tasks import LABELS, check_task, human_labels, team_labels
 from core.errors import InputError
 from core.store.adjudications import effective_adjudications, insert_adjudication, own_adjudication
 from core.store.connection import transaction, utcnow
@@ -22,9 +22,15 @@ if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is
     import sqlite_utils
 
 
-def _by_item(db: sqlite_utils.Database, task: str) -> dict[str, list[dict[str, Any]]]:
+def _by_item(
+    db: sqlite_utils.Database, task: str, part: str = "all"
+) -> dict[str, list[dict[str, Any]]]:
+    """Item -> its effective labels (skips aside): ``part`` ``all``, ``team`` or ``imported``."""
+    labels = human_labels(db, task)
+    if part != "all":
+        labels = team_labels(db, labels)[0 if part == "team" else 1]
     items: dict[str, list[dict[str, Any]]] = {}
-    for r in human_labels(db, task):
+    for r in labels:
         if r["status"] == "ok":
             items.setdefault(r["item"], []).append(r)
     return items
@@ -40,13 +46,14 @@ def disagreements(
 ) -> list[dict[str, Any]]:
     """Items of ``task`` whose people gave different labels, oldest disagreement first.
 
-    Each: ``item``, ``question_id``, ``labels`` (every effective label: ``annotator``,
-    ``label``, ``rationale``, ``created_at``) and ``settled`` (the adjudication, or None).
-    ``open_only``: only those not settled yet.
+    Each: ``item``, ``question_id``, ``labels`` (every effective team label: ``annotator``,
+    ``label``, ``rationale``, ``created_at``), ``imported`` (the imported raters' labels of the
+    item) and ``settled`` (the adjudication, or None). ``open_only``: only those not settled yet.
     """
     done = settled(db, task)
+    imported = _by_item(db, task, "imported")
     out = []
-    for item, labels in _by_item(db, task).items():
+    for item, labels in _by_item(db, task, "team").items():
         if len({r["label"] for r in labels}) < 2:
             continue
         if open_only and item in done:
@@ -56,6 +63,7 @@ def disagreements(
                 "item": item,
                 "question_id": labels[0]["question_id"],
                 "labels": labels,
+                "imported": imported.get(item, []),
                 "settled": done.get(item),
             }
         )
@@ -82,7 +90,7 @@ def adjudicate(
     item = str(item)
     with transaction(db):
         name = authorise(db, who, "adjudicator").name
-        labels = _by_item(db, task).get(item, [])
+        labels = _by_item(db, task, "team").get(item, [])
         if len({r["label"] for r in labels}) < 2:
             raise InputError(f"{task} item {item!r} is not in disagreement; nothing was stored")
         if any(r["annotator"] == name for r in labels):

@@ -3,8 +3,9 @@
 A label is *effective* when no row of its table supersedes it
 (:func:`core.store.schema.not_superseded`; each label table's readers live in its
 :mod:`core.store` module). A queue (:func:`team_queue`) holds the items this annotator has not labelled that are calibration items
-(the first N of the seeded order, shown to everyone) or have fewer than ``k`` annotators; items
-already started by others come before new ones, so overlap completes before new items open.
+(the first N of the seeded order, shown to everyone) or have fewer than ``k`` annotators of the
+team (:func:`team_names`: imported raters do not count); items already started by others come
+before new ones, so overlap completes before new items open.
 """
 
 from __future__ import annotations
@@ -14,10 +15,32 @@ from collections.abc import Hashable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from core.store.accounts import account_names
 from core.store.settings import int_setting
 
 if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
     import sqlite_utils
+
+
+def team_names(db: sqlite_utils.Database) -> set[str] | None:
+    """Whose labels count towards ``k``: the names of every account (active or revoked) once
+    accounts exist; None in open mode (no accounts: every label made in the app counts).
+    Imported raters (``human:crowd#1``, ...) are data, not team members."""
+    return account_names(db) or None
+
+
+def team_only(
+    marks: dict[str, dict[Any, set[str]]], names: set[str] | None, prefix: str = ""
+) -> dict[str, dict[Any, set[str]]]:
+    """``marks`` (status -> item -> annotators) with only the team's annotators (``names``
+    with ``prefix``, e.g. ``human:``); unchanged when ``names`` is None (open mode)."""
+    if names is None:
+        return marks
+    team = {prefix + n for n in names}
+    return {
+        status: {i: who & team for i, who in items.items() if who & team}
+        for status, items in marks.items()
+    }
 
 
 def rater_name(annotator: str) -> str:

@@ -17,6 +17,8 @@ from core.annotation.base import (
     progress_of,
     queue_seed,
     required_annotations,
+    team_names,
+    team_only,
     team_queue,
 )
 from core.annotation.identity import Annotator, authorise
@@ -83,7 +85,9 @@ def dispute_queue(
     resolution, in the order of :func:`core.annotation.base.team_queue`; the disputes they
     skipped come last (in the same order)."""
     k = k or required_annotations(db)
-    marks = resolution_marks(db)
+    marks = team_only(
+        resolution_marks(db), team_names(db)
+    )  # only the team's labels count towards k
     return team_queue(
         dispute_ids,
         marks["ok"],

@@ -1,8 +1,11 @@
 """Who is labelling: the :class:`Annotator` value that only sign-in produces, and authorisation.
 
-Sign-in is by personal token (:func:`sign_in_token`, accounts made with ``python -m core
-annotators add``) or, while no account exists at all (the key-free demo), by a bare name in
-*open mode* (:func:`sign_in_open`). Every write path of the annotation API takes an
+Sign-in is by personal token (accounts made with ``python -m core annotators add``; a fresh
+link with ``annotators link``) or, while no account exists at all (the key-free demo), by a bare
+name in *open mode* (:func:`sign_in_open`). A token works once: :func:`start_session` exchanges
+it for a server-side session whose random id the app keeps in a cookie (:func:`resume_session`
+on a reload); :func:`sign_out` ends the session on the server, so a later request with it is
+refused. Every write path of the annotation API takes an
 ``Annotator`` and calls :func:`authorise`, which re-checks it against the database inside the
 write: an open-mode annotator is refused once accounts exist, a revoked account is refused, and a
 role below the one needed is refused. A label is always stored under the annotator's own name, so
@@ -19,8 +22,15 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from core.errors import AccessError
-from core.store.accounts import accounts_exist, active_account, check_name, verify_token
+from core.store.accounts import (
+    accounts_exist,
+    active_account,
+    check_name,
+    mark_token_used,
+    verify_token,
+)
 from core.store.connection import transaction
+from core.store.sessions import create_session, end_session, session_account, session_hash
 from core.store.settings import update_setting
 
 if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
@@ -33,24 +43,27 @@ _RANK = {"annotator": 1, "adjudicator": 2, "admin": 3}
 _SEAL_KEY = secrets.token_bytes(32)
 
 
-def _seal(name: str, role: str, token_id: str) -> str:
-    msg = f"{name}\n{role}\n{token_id}".encode()
+def _seal(name: str, role: str, token_id: str, session: str = "") -> str:
+    msg = f"{name}\n{role}\n{token_id}\n{session}".encode()
     return hmac.new(_SEAL_KEY, msg, hashlib.sha256).hexdigest()
 
 
 @dataclass(frozen=True)
 class Annotator:
     """A signed-in person: ``name`` and ``role`` (``annotator``, ``adjudicator``, ``admin``, or
-    ``open`` in open mode). Only :func:`sign_in_token` and :func:`sign_in_open` make one; any
-    other construction fails (the seal is a keyed hash known to this module only)."""
+    ``open`` in open mode). Only sign-in (:func:`start_session`, :func:`resume_session`,
+    :func:`sign_in_open`) makes one; any other construction fails (the seal is a keyed hash
+    known to this module only). ``session``: the stored hash of its session ("" in open mode)."""
 
     name: str
     role: str
     token_id: str = field(default="", repr=False)
+    session: str = field(default="", repr=False)
     seal: str = field(default="", repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        if not hmac.compare_digest(self.seal, _seal(self.name, self.role, self.token_id)):
+        expected = _seal(self.name, self.role, self.token_id, self.session)
+        if not hmac.compare_digest(self.seal, expected):
             raise AccessError(
                 "an annotator comes only from sign-in (a token, or a name in open mode)"
             )
@@ -70,14 +83,42 @@ class Annotator:
         return self.open_mode or _RANK.get(self.role, 0) >= _RANK[role]
 
 
-def _issue(name: str, role: str, token_id: str = "") -> Annotator:
-    return Annotator(name, role, token_id, _seal(name, role, token_id))
+def _issue(name: str, role: str, token_id: str = "", session: str = "") -> Annotator:
+    return Annotator(name, role, token_id, session, _seal(name, role, token_id, session))
+
+
+def start_session(db: sqlite_utils.Database, token: str) -> tuple[Annotator, str]:
+    """Exchange a personal token for a session: ``(annotator, session id)``. The token is used
+    up (a second use is refused); the plain session id is returned once (only its hash is
+    stored). AccessError when the token is wrong, revoked or used."""
+    account = verify_token(db, token)  # the slow scrypt check, outside the write lock
+    with transaction(db):
+        mark_token_used(db, account["token_id"])
+        session_id = create_session(db, account["name"], account["token_id"])
+    who = _issue(account["name"], account["role"], account["token_id"], session_hash(session_id))
+    return who, session_id
 
 
 def sign_in_token(db: sqlite_utils.Database, token: str) -> Annotator:
-    """Sign in with a personal token; AccessError when wrong or revoked."""
-    account = verify_token(db, token)
-    return _issue(account["name"], account["role"], account["token_id"])
+    """Sign in with a personal token (once: :func:`start_session`); AccessError when wrong,
+    revoked or already used."""
+    return start_session(db, token)[0]
+
+
+def resume_session(db: sqlite_utils.Database, session_id: str) -> Annotator:
+    """The annotator of a session id (a reload, another tab); AccessError when the session
+    ended (signed out) or is unknown, the account was revoked or given a fresh link."""
+    id_hash = session_hash(session_id)
+    account = session_account(db, id_hash)
+    return _issue(account["name"], account["role"], account["token_id"], id_hash)
+
+
+def sign_out(db: sqlite_utils.Database, who: object) -> None:
+    """End ``who``'s session on the server: the session id signs nobody in again, and writes
+    with ``who`` are refused. (Open mode has no session: nothing to end.)"""
+    if isinstance(who, Annotator) and who.session:
+        with transaction(db):
+            end_session(db, who.session)
 
 
 def sign_in_open(db: sqlite_utils.Database, name: str) -> Annotator:
@@ -92,7 +133,8 @@ def authorise(db: sqlite_utils.Database, who: object, role: str = "annotator") -
     """``who`` if it is a signed-in Annotator still allowed to act as ``role``; else AccessError.
 
     Checked against the database at the time of the write: open mode ends when the first account
-    is made, a revoked account or a changed token is refused, and so is a role below ``role``.
+    is made, an ended session, a revoked account or a changed token is refused, and so is a role
+    below ``role``.
     """
     if not isinstance(who, Annotator):
         raise AccessError("sign in first: labels are stored only for a signed-in annotator")
@@ -100,8 +142,13 @@ def authorise(db: sqlite_utils.Database, who: object, role: str = "annotator") -
         if accounts_exist(db):
             raise AccessError("accounts exist: sign in with your personal token, not a name")
         return who
-    account = active_account(db, who.name)
-    if account is None or account["token_id"] != who.token_id or account["role"] != who.role:
+    account = session_account(db, who.session) if who.session else active_account(db, who.name)
+    if (
+        account is None
+        or account["name"] != who.name
+        or account["token_id"] != who.token_id
+        or account["role"] != who.role
+    ):
         raise AccessError(
             f"the sign-in of {who.name!r} is no longer valid (account revoked or given a new "
             "token); sign in again"
@@ -113,7 +160,7 @@ def authorise(db: sqlite_utils.Database, who: object, role: str = "annotator") -
 
 def change_settings(
     db: sqlite_utils.Database, who: object, values: Mapping[str, object]
-) -> dict[str, int]:
+) -> dict[str, int | str]:
     """Set known settings as ``who`` (admin once accounts exist), all or none; return them."""
     with transaction(db):
         authorise(db, who, "admin")

@@ -18,6 +18,8 @@ from core.annotation.base import (
     rater_name,
     required_annotations,
     shown_order,
+    team_names,
+    team_only,
     team_queue,
 )
 from core.annotation.identity import Annotator, authorise
@@ -38,7 +40,9 @@ if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is
 PAIRWISE_VERDICTS = ("A", "B", "Equal", "None")
 HUMAN_CRITERION = "better"
 #: Columns of a person's side-by-side label the queues and tallies read.
-_LABEL_COLUMNS = ("question_id", "system_a", "system_b", "rater", "status")
+_LABEL_COLUMNS = ("question_id", "system_a", "system_b", "rater", "status", "context_kind")
+#: ``context_kind`` of a verdict given in the app (an imported one has its file's).
+APP_CONTEXT = "human"
 
 
 def pair_key(question_id: str, system_1: str, system_2: str) -> str:
@@ -58,11 +62,15 @@ def pairwise_items(db: sqlite_utils.Database) -> list[str]:
     return [pair_key(p["question_id"], p["system_1"], p["system_2"]) for p in answer_pairs(db)]
 
 
-def _human_pairwise_by_status(db: sqlite_utils.Database) -> dict[str, dict[str, set[str]]]:
+def _human_pairwise_by_status(
+    db: sqlite_utils.Database, team: bool = False
+) -> dict[str, dict[str, set[str]]]:
     """Status (``ok``, ``skipped``) -> item key -> the raters whose effective human label on the
-    item has that status."""
+    item has that status. ``team``: only the verdicts given in the app (not imported ones)."""
     out: dict[str, dict[str, set[str]]] = {"ok": {}, "skipped": {}}
     for r in effective_judgments(db, kind="pairwise", rater_kind="human", columns=_LABEL_COLUMNS):
+        if team and r["context_kind"] != APP_CONTEXT:
+            continue  # an imported verdict is data, not a team member's label
         if r["status"] in out:
             key = pair_key(r["question_id"], r["system_a"], r["system_b"])
             out[r["status"]].setdefault(key, set()).add(r["rater"])
@@ -92,6 +100,7 @@ def verdict_queue(
 ) -> list[str]:
     """Side-by-side items that need a verdict and that ``annotator`` (a name) has not done.
 
+    Only the team's verdicts count towards ``k`` (imported raters' do not: they are data).
     Ordered by :func:`core.annotation.base.team_queue`: calibration items, then items started
     by others, then new ones; the items the annotator skipped at the end (a skip is not done and
     does not count towards ``k``).
@@ -105,7 +114,7 @@ def verdict_queue(
     """
     k = k or required_annotations(db)
     items = pairwise_items(db) if items is None else items
-    labelled = _human_pairwise_by_status(db)
+    labelled = team_only(_human_pairwise_by_status(db, team=True), team_names(db), "human:")
     same = identical_items(db) if identical is None else identical
     rater = rater_name(annotator)
     queue = team_queue(

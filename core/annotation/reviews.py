@@ -20,6 +20,8 @@ from core.annotation.base import (
     progress_of,
     queue_seed,
     required_annotations,
+    team_names,
+    team_only,
     team_queue,
 )
 from core.annotation.identity import Annotator, authorise
@@ -278,7 +280,7 @@ def review_queue(
     review, in the order of :func:`core.annotation.base.team_queue`; the questions they skipped
     come last (in the same order)."""
     k = k or required_annotations(db)
-    marks = review_marks(db)
+    marks = team_only(review_marks(db), team_names(db))  # only the team's labels count towards k
     return team_queue(
         question_ids,
         marks["ok"],

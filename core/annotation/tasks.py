@@ -10,8 +10,15 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from core.annotation.base import team_names
 from core.annotation.disputes import RESOLUTIONS, dispute_queue
-from core.annotation.pairwise import pair_key, pairwise_items, split_pair_key, verdict_queue
+from core.annotation.pairwise import (
+    APP_CONTEXT,
+    pair_key,
+    pairwise_items,
+    split_pair_key,
+    verdict_queue,
+)
 from core.annotation.reviews import REVIEW_DECISIONS, review_queue
 from core.errors import InputError
 from core.store.disputes import all_dispute_ids, dispute_question_ids
@@ -59,13 +66,15 @@ def human_labels(db: sqlite_utils.Database, task: str) -> list[dict[str, Any]]:
     """Everyone's effective label rows of ``task``, oldest first.
 
     Each: ``item`` (the key as text), ``question_id``, ``annotator``, ``label`` (None for a
-    skip), ``status`` (``ok`` or ``skipped``), ``rationale``, ``created_at``. A withdrawn
+    skip), ``status`` (``ok`` or ``skipped``), ``rationale``, ``created_at`` and ``imported``
+    (True for a verdict read from a file: an imported rater, not a team member). A withdrawn
     label (undo) is no label: neither the withdrawal nor what it took back is listed.
     """
     check_task(task)
     out = []
     if task == "side-by-side":
         columns = ["question_id", "system_a", "system_b", "rater", "verdict", "status"]
+        columns.append("context_kind")
         for r in effective_judgments(
             db, kind="pairwise", rater_kind="human", columns=[*columns, "rationale", "created_at"]
         ):
@@ -80,6 +89,7 @@ def human_labels(db: sqlite_utils.Database, task: str) -> list[dict[str, Any]]:
                     "status": r["status"],
                     "rationale": r["rationale"],
                     "created_at": r["created_at"],
+                    "imported": r["context_kind"] != APP_CONTEXT,
                 }
             )
         return out
@@ -103,9 +113,24 @@ def human_labels(db: sqlite_utils.Database, task: str) -> list[dict[str, Any]]:
                 "rationale": r["note"],
                 "created_at": r["created_at"],
                 "status": status,
+                "imported": False,
             }
         )
     return out
+
+
+def team_labels(
+    db: sqlite_utils.Database, labels: list[dict[str, Any]]
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """``labels`` (of :func:`human_labels`) split into the team's and the imported raters'.
+
+    A team label was made in the app by an account (by anyone in open mode, no accounts)."""
+    names = team_names(db)
+    team, imported = [], []
+    for r in labels:
+        mine = not r["imported"] and (names is None or r["annotator"] in names)
+        (team if mine else imported).append(r)
+    return team, imported
 
 
 def auto_pair_labels(db: sqlite_utils.Database) -> dict[str, dict[str, str]]:
@@ -128,12 +153,12 @@ def next_items(
 ) -> list[dict[str, Any]]:
     """The next ``limit`` items of ``name``'s queue for ``task``, in order.
 
-    Each: ``key``, ``question_id``, ``labels`` (how many people have labelled it already) and,
-    for side-by-side, the two ``systems`` in canonical order.
+    Each: ``key``, ``question_id``, ``labels`` (how many team members have labelled it already:
+    imported raters do not count) and, for side-by-side, the two ``systems`` in canonical order.
     """
     check_task(task)
     counts: dict[str, int] = {}
-    for r in human_labels(db, task):
+    for r in team_labels(db, human_labels(db, task))[0]:
         if r["status"] == "ok":
             counts[r["item"]] = counts.get(r["item"], 0) + 1
     if task == "review":

@@ -1,7 +1,10 @@
 """``python -m core annotators``, ``settings`` and ``queue``: the annotation team from the shell.
 
 ``annotators add NAME`` prints a personal sign-in token and link once (only a salted hash is
-stored); ``queue NAME --task ...`` prints the next items of a person's queue in order, for other
+stored; the link works once: it starts a session in the browser); ``annotators link NAME``
+prints a fresh one (the old token revoked); links start at ``--base-url`` or the ``base_url``
+setting. ``settings show`` and ``settings set --help`` list every setting with its meaning, type
+and range (one registry: :data:`core.store.settings.SETTINGS`); ``queue NAME --task ...`` prints the next items of a person's queue in order, for other
 tools to use.
 """
 
@@ -13,6 +16,10 @@ from urllib.parse import urlencode
 
 from core.cli.support import open_args_db, print_aligned
 from core.store.accounts import ROLES
+from core.store.settings import SETTINGS, settings_help
+
+#: Where printed links point when neither ``--base-url`` nor the ``base_url`` setting says.
+DEFAULT_BASE_URL = "http://127.0.0.1:8501"
 
 #: The tasks of :data:`core.annotation.tasks.TASKS` (not imported: that pulls in sqlite-utils).
 TASKS = ("review", "disputes", "side-by-side")
@@ -25,10 +32,18 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     add = sub.add_parser("add", help="create an account; print its sign-in token and link once")
     add.add_argument("name")
     add.add_argument("--role", choices=ROLES, default="annotator")
-    add.add_argument("--host", default="127.0.0.1", help="host of the link (default 127.0.0.1)")
-    add.add_argument("--port", type=int, default=8501, help="port of the link (default 8501)")
+    add.add_argument("--host", help="host of the link (default: from the base URL)")
+    add.add_argument("--port", type=int, help="port of the link (default: from the base URL)")
+    _base_url_arg(add)
     add.add_argument("--json", action="store_true", help='print {"name","role","token","link"}')
     add.set_defaults(func=cmd_add)
+    link = sub.add_parser(
+        "link", help="print a fresh sign-in link for NAME (new token; the old one revoked)"
+    )
+    link.add_argument("name")
+    _base_url_arg(link)
+    link.add_argument("--json", action="store_true", help='print {"name","role","token","link"}')
+    link.set_defaults(func=cmd_link)
     ls = sub.add_parser("list", help="every account with its role (no tokens)")
     ls.add_argument("--json", action="store_true")
     ls.set_defaults(func=cmd_list)
@@ -38,12 +53,18 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
     s = subparsers.add_parser("settings", help="show or set annotation settings")
     ssub = s.add_subparsers(dest="action", metavar="ACTION", required=True)
-    show = ssub.add_parser("show", help="every setting with its value")
-    show.add_argument("--json", action="store_true")
+    show = ssub.add_parser("show", help="every setting with its value, type and range, and meaning")
+    show.add_argument("--json", action="store_true", help="print {KEY: VALUE, ...}")
     show.set_defaults(func=cmd_settings_show)
-    put = ssub.add_parser("set", help="set KEY to VALUE (a whole number)")
-    put.add_argument("key")
-    put.add_argument("value")
+    put = ssub.add_parser(
+        "set",
+        help="set KEY to VALUE (checked against its type and range)",
+        description="Set one setting. Every key, its type and range, and its meaning:\n\n"
+        + settings_help(),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    put.add_argument("key", metavar="KEY", help=f"one of: {', '.join(SETTINGS)}")
+    put.add_argument("value", metavar="VALUE")
     put.set_defaults(func=cmd_settings_set)
 
     q = subparsers.add_parser("queue", help="the next items of an annotator's queue, in order")
@@ -54,9 +75,44 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     q.set_defaults(func=cmd_queue)
 
 
-def sign_in_link(host: str, port: int, token: str) -> str:
-    """The app's sign-in link for ``token``."""
-    return f"http://{host}:{port}/?{urlencode({'token': token})}"
+def _base_url_arg(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--base-url",
+        help="the app's address, e.g. https://qa.example.org (default: the base_url setting, "
+        f"else {DEFAULT_BASE_URL})",
+    )
+
+
+def sign_in_link(base_url: str, token: str) -> str:
+    """The app's sign-in link for ``token`` at ``base_url`` (works once)."""
+    return f"{base_url.rstrip('/')}/?{urlencode({'token': token})}"
+
+
+def _base_url(db, args: argparse.Namespace) -> str:
+    """``--base-url`` (checked), else ``--host``/``--port``, else the setting, else the default."""
+    from core.store.settings import (
+        url_setting,  # deferred: a command imports only what it runs (fast `python -m core`)
+    )
+
+    if args.base_url is not None:
+        return str(SETTINGS["base_url"].parse("--base-url", args.base_url)) or DEFAULT_BASE_URL
+    host, port = getattr(args, "host", None), getattr(args, "port", None)
+    if host or port:
+        return f"http://{host or '127.0.0.1'}:{port or 8501}"
+    return url_setting(db, "base_url") or DEFAULT_BASE_URL
+
+
+def _print_link(args: argparse.Namespace, out: dict, first_line: str) -> None:
+    if args.json:
+        print(json.dumps(out))
+    else:
+        print(first_line)
+        print(f"  token: {out['token']}")
+        print(f"  link:  {out['link']}")
+        print(
+            "The token is shown only now (only a salted hash is stored). The link works once: "
+            "it starts a session in the browser it is opened in."
+        )
 
 
 def cmd_add(args: argparse.Namespace) -> int:
@@ -65,21 +121,32 @@ def cmd_add(args: argparse.Namespace) -> int:
     )
 
     db = open_args_db(args)
+    base = _base_url(db, args)  # checked before the account is made: bad input writes nothing
     token = create_account(db, args.name, args.role)
     name = args.name.strip()
+    out = {"name": name, "role": args.role, "token": token, "link": sign_in_link(base, token)}
+    _print_link(args, out, f"account {name} ({args.role}) created. Give them, privately:")
+    return 0
+
+
+def cmd_link(args: argparse.Namespace) -> int:
+    from core.store.accounts import (  # deferred: a command imports only what it runs
+        active_account,
+        reissue_token,
+    )
+
+    db = open_args_db(args)
+    base = _base_url(db, args)
+    token = reissue_token(db, args.name)
+    account = active_account(db, args.name) or {"role": ""}
     out = {
-        "name": name,
-        "role": args.role,
+        "name": args.name,
+        "role": account["role"],
         "token": token,
-        "link": sign_in_link(args.host, args.port, token),
+        "link": sign_in_link(base, token),
     }
-    if args.json:
-        print(json.dumps(out))
-    else:
-        print(f"account {name} ({args.role}) created. Give them, privately:")
-        print(f"  token: {token}")
-        print(f"  link:  {out['link']}")
-        print("The token is shown only now (only a salted hash is stored).")
+    first = f"a fresh link for {args.name} (the old one signs in no more). Give it, privately:"
+    _print_link(args, out, first)
     return 0
 
 
@@ -113,8 +180,7 @@ def cmd_revoke(args: argparse.Namespace) -> int:
 
 def cmd_settings_show(args: argparse.Namespace) -> int:
     from core.store.settings import (
-        SETTINGS,  # deferred: a command imports only what it runs (fast `python -m core`)
-        all_settings,
+        all_settings,  # deferred: a command imports only what it runs (fast `python -m core`)
     )
 
     values = all_settings(open_args_db(args))
@@ -122,7 +188,11 @@ def cmd_settings_show(args: argparse.Namespace) -> int:
         print(json.dumps(values))
     else:
         print_aligned(
-            ["key", "value", "meaning"], [[k, str(v), SETTINGS[k][1]] for k, v in values.items()]
+            ["key", "value", "type and range", "meaning"],
+            [
+                [k, repr(v) if v == "" else str(v), SETTINGS[k].value_range, SETTINGS[k].meaning]
+                for k, v in values.items()
+            ],
         )
     return 0
 

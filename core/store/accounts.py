@@ -2,7 +2,9 @@
 
 A token is ``<token_id>.<secret>``: ``token_id`` (public) finds the account, and only
 ``scrypt(secret, salt)`` is stored; the check uses :func:`hmac.compare_digest`. The plain token
-is returned once, by :func:`create_account`, and never stored or logged.
+is returned once, by :func:`create_account` or :func:`reissue_token`, and never stored or logged.
+A token works once (:func:`mark_token_used`, when it starts a session: :mod:`core.store.sessions`);
+a fresh one replaces it (:func:`reissue_token`).
 """
 
 from __future__ import annotations
@@ -20,6 +22,11 @@ if TYPE_CHECKING:
     import sqlite_utils
 
 ROLES = ("annotator", "adjudicator", "admin")
+#: Why a used token signs nobody in.
+USED = (
+    "this sign-in link was already used (a link works once); ask an admin for a fresh one "
+    "(python -m core annotators link NAME)"
+)
 NAME = re.compile(r"^[\w][\w .@-]{0,39}$", re.UNICODE)
 #: scrypt cost: 16 MiB and ~30-60 ms per check; tokens are 192-bit random, so this is ample.
 _SCRYPT = {"n": 2**14, "r": 8, "p": 1, "dklen": 32}
@@ -44,25 +51,30 @@ def accounts_exist(db: sqlite_utils.Database) -> bool:
     return db.execute("select 1 from accounts limit 1").fetchone() is not None
 
 
+def _new_token() -> tuple[str, dict[str, Any]]:
+    """A fresh plain token and the account columns that store it (unused)."""
+    token_id, secret = secrets.token_hex(6), secrets.token_urlsafe(24)
+    salt = secrets.token_bytes(16)
+    stored = {
+        "token_id": token_id,
+        "salt": salt.hex(),
+        "token_hash": _digest(secret, salt).hex(),
+        "token_used_at": None,
+    }
+    return f"{token_id}.{secret}", stored
+
+
 def create_account(db: sqlite_utils.Database, name: str, role: str = "annotator") -> str:
     """Create an account (or give a revoked one a new token); return its plain token (once).
 
-    Refuses an active account of that name (revoke it first to issue a new token).
+    Refuses an active account of that name (revoke it first, or issue a fresh link with
+    :func:`reissue_token`).
     """
     name = check_name(name)
     if role not in ROLES:
         raise InputError(f"role must be one of {', '.join(ROLES)}")
-    token_id, secret = secrets.token_hex(6), secrets.token_urlsafe(24)
-    salt = secrets.token_bytes(16)
-    row = {
-        "name": name,
-        "role": role,
-        "token_id": token_id,
-        "salt": salt.hex(),
-        "token_hash": _digest(secret, salt).hex(),
-        "created_at": utcnow(),
-        "revoked_at": None,
-    }
+    token, stored = _new_token()
+    row = {"name": name, "role": role, **stored, "created_at": utcnow(), "revoked_at": None}
     with transaction(db):
         old = rows(db, "select id, revoked_at from accounts where name = ?", [name])
         if old and old[0]["revoked_at"] is None:
@@ -71,12 +83,33 @@ def create_account(db: sqlite_utils.Database, name: str, role: str = "annotator"
             db.table("accounts").update(old[0]["id"], row)
         else:
             db.table("accounts").insert(row)
-    return f"{token_id}.{secret}"
+    return token
+
+
+def reissue_token(db: sqlite_utils.Database, name: str) -> str:
+    """Give the active account ``name`` a fresh token (returned once); the old token, used or
+    not, signs in no more, and sessions started with it end (they name the old token)."""
+    token, stored = _new_token()
+    with transaction(db):
+        found = rows(db, "select id from accounts where name = ? and revoked_at is null", [name])
+        if not found:
+            raise InputError(f"no active account named {name!r} (annotators add NAME makes one)")
+        db.table("accounts").update(found[0]["id"], stored)
+    return token
 
 
 def list_accounts(db: sqlite_utils.Database) -> list[dict[str, Any]]:
-    """Every account: name, role, created_at, revoked_at (no token material)."""
-    return rows(db, "select name, role, created_at, revoked_at from accounts order by name")
+    """Every account: name, role, created_at, revoked_at, link_used_at (no token material)."""
+    return rows(
+        db,
+        "select name, role, created_at, revoked_at, token_used_at as link_used_at from accounts "
+        "order by name",
+    )
+
+
+def account_names(db: sqlite_utils.Database) -> set[str]:
+    """The names of every account, active or revoked: the team whose labels count."""
+    return {r[0] for r in db.execute("select name from accounts")}
 
 
 def revoke_account(db: sqlite_utils.Database, name: str) -> None:
@@ -101,7 +134,22 @@ def verify_token(db: sqlite_utils.Database, token: str) -> dict[str, Any]:
         raise AccessError("wrong sign-in token")
     if found[0]["revoked_at"] is not None:
         raise AccessError("this account was revoked")
+    if found[0]["token_used_at"] is not None:
+        raise AccessError(USED)
     return {k: found[0][k] for k in ("name", "role", "token_id")}
+
+
+def mark_token_used(db: sqlite_utils.Database, token_id: str) -> None:
+    """Mark the (verified) token ``token_id`` used, once: AccessError when it was used already,
+    also when two sign-ins race (the update is conditional). Run inside the transaction that
+    starts the session."""
+    marked = db.execute(
+        "update accounts set token_used_at = ? where token_id = ? and token_used_at is null "
+        "and revoked_at is null",
+        [utcnow(), token_id],
+    )
+    if marked.rowcount != 1:
+        raise AccessError(USED)
 
 
 def active_account(db: sqlite_utils.Database, name: str) -> dict[str, Any] | None:

@@ -1,8 +1,12 @@
-"""Workbench settings (table ``settings``): the known keys, their defaults and validation."""
+"""Workbench settings (table ``settings``): the one registry of known keys (:data:`SETTINGS`:
+meaning, type, range, default) and their validation. ``settings show``, ``settings set --help``
+and the Team page all read it."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
 
 from core.errors import InputError
 from core.store.connection import transaction
@@ -10,13 +14,84 @@ from core.store.connection import transaction
 if TYPE_CHECKING:
     import sqlite_utils
 
-#: Known settings: key -> (default, description). Values are non-negative integers.
-SETTINGS: dict[str, tuple[int, str]] = {
-    "annotations_per_item": (1, "how many annotators label each item (k, at least 1)"),
-    "calibration_items": (0, "the first N items of each queue, shown to every annotator"),
-    "queue_seed": (0, "seed of the queue orders and of the A/B orders"),
+
+@dataclass(frozen=True)
+class Setting:
+    """One known setting: ``kind`` ``int`` (a whole number >= ``minimum``) or ``url`` (an
+    ``http(s)://host[:port][/path]`` address, or empty for "not set"), its ``default`` and
+    ``meaning``."""
+
+    kind: str
+    default: int | str
+    meaning: str
+    minimum: int = 0
+
+    @property
+    def value_range(self) -> str:
+        """The values it takes, in words."""
+        if self.kind == "int":
+            return f"whole number >= {self.minimum}"
+        return "http:// or https:// URL (host, optional port and path); '' unsets it"
+
+    def parse(self, key: str, value: Any) -> int | str:
+        """``value`` checked and normalised; InputError (naming ``key``) when out of range."""
+        text = str(value).strip()
+        if self.kind == "int":
+            try:
+                number = int(text)
+            except ValueError:
+                raise InputError(f"{key} must be a whole number, not {value!r}") from None
+            if number < self.minimum:
+                raise InputError(f"{key} must be at least {self.minimum}")
+            return number
+        if not text:
+            return ""
+        try:
+            parts = urlsplit(text)
+            parts.port  # noqa: B018 - raises ValueError on a bad port
+        except ValueError:
+            parts = None
+        if (
+            parts is None
+            or parts.scheme not in ("http", "https")
+            or not parts.hostname
+            or parts.query
+            or parts.fragment
+            or parts.username
+            or any(c.isspace() or c in "<>\"'`" for c in text)
+        ):
+            raise InputError(
+                f"{key} must be an http:// or https:// URL such as http://10.0.0.5:8501 "
+                f"(no query, no credentials), not {value!r}"
+            )
+        return text.rstrip("/")
+
+
+#: Every known setting, the one registry (CLI help, ``settings show``, the Team page).
+SETTINGS: dict[str, Setting] = {
+    "annotations_per_item": Setting(
+        "int", 1, "how many team members label each item (k); imported raters do not count", 1
+    ),
+    "calibration_items": Setting(
+        "int", 0, "the first N items of each queue, shown to every annotator (0 = none)"
+    ),
+    "queue_seed": Setting("int", 0, "seed of the queue orders and of the A/B orders"),
+    "base_url": Setting(
+        "url",
+        "",
+        "the address the team opens the app at: used in printed sign-in links and the "
+        "in-page 'Link to this item' (unset: http://127.0.0.1:8501 for printed links, the "
+        "browser's own address in the app)",
+    ),
 }
-_MINIMUM = {"annotations_per_item": 1, "calibration_items": 0, "queue_seed": 0}
+
+
+def settings_help() -> str:
+    """Every setting, one per line: key, type and range, meaning (for ``--help``)."""
+    return "\n".join(
+        f"  {key}: {s.value_range} (default {s.default!r}). {s.meaning}"
+        for key, s in SETTINGS.items()
+    )
 
 
 def get_setting(db: sqlite_utils.Database, key: str, default: str = "") -> str:
@@ -32,28 +107,34 @@ def set_setting(db: sqlite_utils.Database, key: str, value: Any) -> None:
 
 def int_setting(db: sqlite_utils.Database, key: str) -> int:
     """A known integer setting, its default when unset or unreadable, never below its minimum."""
-    default = SETTINGS[key][0]
+    spec = SETTINGS[key]
     try:
-        return max(_MINIMUM[key], int(get_setting(db, key, str(default))))
+        return max(spec.minimum, int(get_setting(db, key, str(spec.default))))
     except ValueError:
-        return default
+        return int(spec.default)
 
 
-def all_settings(db: sqlite_utils.Database) -> dict[str, int]:
+def url_setting(db: sqlite_utils.Database, key: str) -> str:
+    """A known URL setting ("" when unset or no longer valid)."""
+    try:
+        return str(SETTINGS[key].parse(key, get_setting(db, key, "")))
+    except InputError:
+        return ""
+
+
+def all_settings(db: sqlite_utils.Database) -> dict[str, int | str]:
     """Every known setting with its current value."""
-    return {key: int_setting(db, key) for key in SETTINGS}
+    return {
+        key: int_setting(db, key) if s.kind == "int" else url_setting(db, key)
+        for key, s in SETTINGS.items()
+    }
 
 
-def update_setting(db: sqlite_utils.Database, key: str, value: Any) -> int:
+def update_setting(db: sqlite_utils.Database, key: str, value: Any) -> int | str:
     """Validate and store a known setting; return the stored value. Bad input writes nothing."""
     if key not in SETTINGS:
         raise InputError(f"unknown setting {key!r}; known: {', '.join(SETTINGS)}")
-    try:
-        number = int(str(value).strip())
-    except ValueError:
-        raise InputError(f"{key} must be a whole number, not {value!r}") from None
-    if number < _MINIMUM[key]:
-        raise InputError(f"{key} must be at least {_MINIMUM[key]}")
+    parsed = SETTINGS[key].parse(key, value)
     with transaction(db):
-        set_setting(db, key, number)
-    return number
+        set_setting(db, key, parsed)
+    return parsed

@@ -71,31 +71,38 @@ def _texts(db: sqlite_utils.Database, task: str, item: str, qid: str) -> list[tu
     return texts
 
 
+def _label_table(task: str, labels: list[dict[str, Any]], who: str) -> pd.DataFrame:
+    return pd.DataFrame(
+        [
+            {
+                who: r["annotator"],
+                "label": label_name(task, r["label"]),
+                "rationale": r["rationale"],
+            }
+            for r in labels
+        ],
+        columns=[who, "label", "rationale"],
+    )
+
+
 def adjudication_detail(db: sqlite_utils.Database, task: str, item: str) -> dict[str, Any] | None:
-    """One disagreement: ``question``, ``texts`` [(title, text)], ``labels`` (a table of
-    annotator, label, rationale), ``options`` (label values) and ``names`` (how they read),
-    ``settled`` (the adjudication row or None). None when ``item`` is not in disagreement."""
+    """One disagreement: ``question``, ``texts`` [(title, text)], ``labels`` (the team's: a
+    table of annotator, label, rationale), ``imported`` (the imported raters' labels of the item,
+    a table of rater, label, rationale: data, not the team), ``options`` (label values) and
+    ``names`` (how they read), ``settled`` (the adjudication row or None). None when ``item`` is
+    not in disagreement."""
     check_task(task)
     found = [d for d in disagreements(db, task) if d["item"] == str(item)]
     if not found:
         return None
     d = found[0]
-    labels = pd.DataFrame(
-        [
-            {
-                "annotator": r["annotator"],
-                "label": label_name(task, r["label"]),
-                "rationale": r["rationale"],
-            }
-            for r in d["labels"]
-        ],
-        columns=["annotator", "label", "rationale"],
-    )
+    labels = _label_table(task, d["labels"], "annotator")
     return {
         "item": d["item"],
         "question": question_texts(db, [d["question_id"]]).get(d["question_id"], ""),
         "texts": _texts(db, task, d["item"], d["question_id"]),
         "labels": labels,
+        "imported": _label_table(task, d["imported"], "imported rater"),
         "options": list(LABELS[task]),
         "names": {v: label_name(task, v) for v in LABELS[task]},
         "settled": d["settled"],

@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 
 import pandas as pd
 
+from core.annotation.pairwise import pair_key
 from core.store.judgments import effective_judgments
 
 if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
@@ -14,9 +15,12 @@ if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is
 _COLUMNS = ["system_a", "system_b", "rater", "verdict"]
 
 
-def verdict_grid(db: sqlite_utils.Database, question_id: str) -> pd.DataFrame:
+def verdict_grid(
+    db: sqlite_utils.Database, question_id: str, hidden: tuple[str, ...] = ()
+) -> pd.DataFrame:
     """One row per pair in the order shown (``A vs B``), one column per rater; each cell names
-    the winner (a system, ``tie`` or ``neither``) of the rater's effective verdict."""
+    the winner (a system, ``tie`` or ``neither``) of the rater's effective verdict. ``hidden``:
+    side-by-side item keys left out (still in the viewer's queue: :mod:`core.views.blind`)."""
     found = effective_judgments(
         db,
         kind="pairwise",
@@ -25,6 +29,11 @@ def verdict_grid(db: sqlite_utils.Database, question_id: str) -> pd.DataFrame:
         question_id=question_id,
         columns=_COLUMNS,
     )
+    if hidden:
+        held = set(hidden)
+        found = [
+            j for j in found if pair_key(question_id, j["system_a"], j["system_b"]) not in held
+        ]
     df = pd.DataFrame(found, columns=_COLUMNS)
     if df.empty:
         return pd.DataFrame(columns=["shown (A vs B)"])

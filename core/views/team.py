@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 
 from core.annotation.base import required_annotations
-from core.annotation.tasks import human_labels, next_items, task_items
+from core.annotation.tasks import human_labels, next_items, task_items, team_labels
 from core.store.accounts import list_accounts
 from core.store.settings import SETTINGS, all_settings
 from core.views.gold import gold_agreement
@@ -29,7 +29,8 @@ def _seconds_per_item(times: list[str]) -> float | None:
 
 
 def team_table(db: sqlite_utils.Database, task: str = "side-by-side") -> pd.DataFrame:
-    """One row per annotator (with labels, or with an active account) for ``task``.
+    """One row per team member (with labels, or with an active account) for ``task``; the
+    imported raters are in :func:`imported_raters`.
 
     ``done`` labels, ``skipped``, ``remaining`` (their queue), ``median_s`` (median seconds
     between consecutive labels, breaks over 10 minutes left out), ``overlap`` (share of the items
@@ -37,7 +38,7 @@ def team_table(db: sqlite_utils.Database, task: str = "side-by-side") -> pd.Data
     the other people's labels on the same items), ``kappa_gold`` (against gold) and
     ``gold_note`` (why there is no kappa against gold).
     """
-    labels = human_labels(db, task)
+    labels = team_labels(db, human_labels(db, task))[0]
     k = required_annotations(db)
     per_item: dict[str, dict[str, str]] = {}
     for r in labels:
@@ -79,11 +80,24 @@ def team_table(db: sqlite_utils.Database, task: str = "side-by-side") -> pd.Data
     return pd.DataFrame(out)
 
 
+def imported_raters(db: sqlite_utils.Database, task: str = "side-by-side") -> pd.DataFrame:
+    """One row per imported rater (labels read from a file: data, not team members):
+    ``rater`` and ``labels`` (effective labels on ``task``'s items)."""
+    counts: dict[str, int] = {}
+    for r in team_labels(db, human_labels(db, task))[1]:
+        if r["status"] == "ok":
+            counts[r["annotator"]] = counts.get(r["annotator"], 0) + 1
+    return pd.DataFrame(
+        [{"rater": name, "labels": n} for name, n in sorted(counts.items())],
+        columns=["rater", "labels"],
+    )
+
+
 def overlap_summary(db: sqlite_utils.Database, task: str = "side-by-side") -> dict[str, Any]:
-    """Items started, items with ``k`` labels (complete), and ``k``."""
+    """Items started, items with ``k`` team labels (complete), and ``k``."""
     k = required_annotations(db)
     counts: dict[str, set[str]] = {}
-    for r in human_labels(db, task):
+    for r in team_labels(db, human_labels(db, task))[0]:
         if r["status"] == "ok":
             counts.setdefault(r["item"], set()).add(r["annotator"])
     return {
@@ -97,7 +111,9 @@ def team_view(db: sqlite_utils.Database, task: str = "side-by-side") -> dict[str
     """Everything the Team page shows for ``task``."""
     return {
         "table": team_table(db, task),
+        "imported": imported_raters(db, task),
         "overlap": overlap_summary(db, task),
         "settings": all_settings(db),
-        "descriptions": {key: d for key, (_, d) in SETTINGS.items()},
+        "descriptions": {key: f"{s.meaning} ({s.value_range})" for key, s in SETTINGS.items()},
+        "kinds": {key: s.kind for key, s in SETTINGS.items()},
     }

@@ -121,7 +121,7 @@ def _idle(page) -> None:
 def _goto(page, name: str) -> None:
     page.locator('[data-testid="stSidebarNav"]').get_by_role("link", name=name, exact=True).click()
     slug = PAGES[name]
-    # the sign-in rides along in the query (?name=... in open mode, ?token=... with accounts)
+    # open mode keeps ?name=... in the query (a token link leaves the URL once used)
     page.wait_for_url(re.compile(rf"/{slug}(\?.*)?$" if slug else r":\d+/?(\?.*)?$"))
     page.get_by_role("heading", level=1, name=re.compile(TITLES.get(name, name))).wait_for()
     _idle(page)

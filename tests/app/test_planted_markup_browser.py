@@ -43,7 +43,7 @@ PAGES = [
     ("Run", "Run", "Run an experiment"),
     ("EXAM", "EXAM", "EXAM"),
     ("Cross lingual", "Cross_lingual", "Cross-lingual"),
-    ("Adjudication", "Adjudication", "Every label, side by side"),
+    ("Adjudication", "Adjudication", "Every label of the team, side by side"),
     ("Team", "Team", "Annotators"),
 ]
 
@@ -153,8 +153,8 @@ def plant(db_path: Path, port: int) -> str:
                             db.execute(
                                 "insert into judgments (kind, question_id, rater, rater_kind, "
                                 "system_a, system_b, answer_a_id, answer_b_id, order_shown, "
-                                "verdict, rationale, created_at) values ('pairwise', ?, ?, "
-                                "'human', ?, ?, ?, ?, 'ab', ?, ?, ?)",
+                                "verdict, rationale, created_at, context_kind) values "
+                                "('pairwise', ?, ?, 'human', ?, ?, ?, ?, 'ab', ?, ?, ?, 'human')",
                                 [
                                     q,
                                     f"human:{person} " + payload(port, "annotator-name"),

@@ -1,10 +1,13 @@
 """The team loop in a real headless Chromium.
 
-An admin creates alice and bob (annotators) and carol (adjudicator) with the CLI; alice and bob
-label the same five side-by-side items (k = 2, overlap first); their disagreements reach carol,
-who settles them on the Adjudication page; the Agreement page then shows the alice-bob kappa
-with an interval and each against gold. A reload keeps each signed in; a wrong or revoked token
-and a bare name can write nothing.
+An admin imports anonymous crowd verdicts and creates alice and bob (annotators) and carol
+(adjudicator) with the CLI; alice and bob label ten side-by-side items each (k = 2: the crowd's
+labels do not count, so overlap forms between the two); their disagreements reach carol, who
+settles them on the Adjudication page; the Agreement page then shows the alice-bob kappa with an
+interval and each against gold. A sign-in link works once and leaves the address bar (a cookie
+keeps the session across reloads); a copied address bar or a used link signs nobody in; Sign
+out ends the session, so Back or the old link signs nobody in; a wrong or revoked token and a
+bare name can write nothing.
 
 Labelling is by keyboard only: the Side by side page's verdict buttons carry shortcuts
 (``1`` A better, ``2`` B better, ``3`` Equal, ``4`` None (both wrong)), and a key stores the
@@ -15,6 +18,7 @@ Needs Debian chromium and the playwright PyPI package; skipped without them unle
 
 from __future__ import annotations
 
+import csv
 import json
 import re
 import subprocess
@@ -25,6 +29,8 @@ import pytest
 from browser_server import CHROMIUM, IDLE_JS, require_browser, streamlit_app, wait_for
 from browser_support import build_fixture_db
 
+from core.annotation.pairwise import split_pair_key
+from core.annotation.tasks import task_items
 from core.store.database import open_db
 from core.store.settings import update_setting
 
@@ -39,9 +45,13 @@ VERDICTS = {
     "Equal": ("Equal", "3"),
     "None": ("None (both wrong)", "4"),
 }
-ALICE = ["Equal", "Equal", "Equal", "None", "None"]
-BOB = ["Equal", "Equal", "None", "None", "None"]  # other counts: at least one disagreement
+ALICE = ["Equal", "Equal", "Equal", "None", "None", "Equal", "None", "Equal", "None", "Equal"]
+BOB = ["Equal", "Equal", "None", "None", "None", "Equal", "None", "Equal", "None", "Equal"]
 HUMAN = "select count(*) from judgments where rater_kind = 'human'"
+TEAM = HUMAN + " and rater in ('human:alice', 'human:bob')"
+#: Items with one imported crowd verdict each (of the fixture's 21 side-by-side items)
+CROWD_ITEMS = 12
+COOKIE = "workbench_session"
 
 
 def _count(db_path: Path, sql: str) -> int:
@@ -71,7 +81,15 @@ def server(tmp_path_factory):
     build_fixture_db(db_path)
     db = open_db(db_path)
     update_setting(db, "annotations_per_item", 2)
+    crowd = tmp / "crowd.csv"
+    with open(crowd, "w", newline="", encoding="utf-8") as fh:
+        out = csv.writer(fh)
+        out.writerow(["question_id", "system_a", "system_b", "rater", "verdict"])
+        for key in task_items(db, "side-by-side")[:CROWD_ITEMS]:
+            qid, s1, s2 = split_pair_key(key)
+            out.writerow([qid, s1, s2, "human:crowd#", "A"])
     db.conn.close()
+    _cli(db_path, "import-judgments", str(crowd))
     log_path = tmp / "streamlit.log"
     with streamlit_app(db_path, log_path) as base:
         yield base, db_path, log_path
@@ -102,6 +120,30 @@ def _nav(page, name: str, slug: str) -> None:
 
 def _signed_in_as(page, name: str) -> None:
     page.locator('[data-testid="stSidebar"]').get_by_text(f"Signed in as {name}").wait_for()
+
+
+def _nobody_signed_in(page) -> None:
+    page.locator('[data-testid="stSidebar"]').get_by_role("button", name="Sign in").wait_for()
+    assert page.get_by_text("Signed in as").count() == 0
+
+
+def _session_cookie(page) -> dict | None:
+    found = [c for c in page.context.cookies() if c["name"] == COOKIE]
+    return found[0] if found else None
+
+
+def _first_items(db_path: Path, name: str, n: int) -> list[tuple]:
+    """The first ``n`` side-by-side items ``name`` labelled (question and canonical pair)."""
+    db = open_db(db_path)
+    try:
+        found = db.execute(
+            "select question_id, min(system_a, system_b), max(system_a, system_b) from judgments "
+            "where rater = ? and status = 'ok' order by id",
+            [f"human:{name}"],
+        ).fetchall()
+    finally:
+        db.conn.close()
+    return [tuple(r) for r in found][:n]
 
 
 def _verdict_button(page, verdict: str):
@@ -141,14 +183,18 @@ def test_team_loop_in_a_real_browser(server):
     from playwright.sync_api import sync_playwright
 
     base, db_path, log_path = server
-    tokens = {}
-    for name, role in (("root", "admin"), ("alice", "annotator"), ("bob", "annotator")):
-        tokens[name] = json.loads(
-            _cli(db_path, "annotators", "add", name, "--role", role, "--json")
-        )["token"]
-    tokens["carol"] = json.loads(
-        _cli(db_path, "annotators", "add", "carol", "--role", "adjudicator", "--json")
-    )["token"]
+    tokens, links = {}, {}
+    for name, role in (
+        ("root", "admin"),
+        ("alice", "annotator"),
+        ("bob", "annotator"),
+        ("carol", "adjudicator"),
+    ):
+        made = json.loads(
+            _cli(db_path, "annotators", "add", name, "--role", role, "--base-url", base, "--json")
+        )
+        tokens[name], links[name] = made["token"], made["link"]
+        assert made["link"] == f"{base}/?token={made['token']}"
     SHOTS.mkdir(parents=True, exist_ok=True)
     with sync_playwright() as pw:
         browser = pw.chromium.launch(
@@ -156,45 +202,64 @@ def test_team_loop_in_a_real_browser(server):
             args=["--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"],
         )
         try:
-            pages = {}
+            pages, copied = {}, {}
             for name, verdicts in (("alice", ALICE), ("bob", BOB)):
-                page = browser.new_page(viewport={"width": 1400, "height": 1600})
+                page = browser.new_page(viewport={"width": 1400, "height": 1600})  # own context
                 page.set_default_timeout(WAIT_S * 1000)
                 pages[name] = page
-                _open(page, base, "Side_by_side", f"?token={tokens[name]}")
+                page.goto(links[name])  # the link: used once, then gone from the address bar
+                page.locator('[data-testid="stSidebar"]').wait_for()
                 _signed_in_as(page, name)
+                _idle(page)
+                wait_for(lambda page=page: "token" not in page.url, what="the token to leave")
+                cookie = _session_cookie(page)
+                assert cookie and cookie["sameSite"] == "Strict" and cookie["path"] == "/"
                 # A page opened by its URL, as the first page of the server, gets the app's
                 # navigation: every page by name, no folder-mode "app" entry, none hidden.
-                links = page.locator('[data-testid="stSidebarNav"] a').all_inner_texts()
-                assert [t.strip() for t in links][:1] == ["Overview"] and "Team" in links
-                assert "app" not in [t.strip() for t in links]
+                links_shown = page.locator('[data-testid="stSidebarNav"] a').all_inner_texts()
+                assert [t.strip() for t in links_shown][:1] == ["Overview"]
+                assert "Team" in links_shown and "app" not in [t.strip() for t in links_shown]
+                _nav(page, "Side by side", "Side_by_side")
+                _signed_in_as(page, name)
+                copied[name] = page.url
                 for i, verdict in enumerate(verdicts):
                     _label(page, db_path, verdict)
-                    if i == 1:  # a reload keeps the sign-in
+                    if i == 1:  # a reload keeps the sign-in (the cookie), with no secret in the URL
                         page.reload()
                         _idle(page)
                         _signed_in_as(page, name)
+                        assert "token" not in page.url
                 page.screenshot(path=str(SHOTS / f"team_{name}.png"), full_page=True)
-            assert _count(db_path, HUMAN) == 10
-            # the same five items (overlap first): every labelled item has both people
-            db = open_db(db_path)
-            per_item = db.execute(
-                "select count(distinct rater) from judgments where rater_kind = 'human' "
-                "group by question_id, min(system_a, system_b), max(system_a, system_b)"
-            ).fetchall()
-            db.conn.close()
-            assert [n for (n,) in per_item] == [2] * 5
+            assert _count(db_path, TEAM) == 20
+            assert _count(db_path, HUMAN + " and rater like 'human:crowd#%'") == CROWD_ITEMS
+            # overlap forms between the two people, crowd labels present
+            shared = set(_first_items(db_path, "alice", 10)) & set(_first_items(db_path, "bob", 10))
+            assert len(shared) >= 8, shared
+
+            # a copied address bar, and a used link, sign nobody in (a fresh context: no cookie)
+            stranger = browser.new_page()
+            stranger.set_default_timeout(WAIT_S * 1000)
+            stranger.goto(copied["alice"])
+            stranger.locator('[data-testid="stSidebar"]').wait_for()
+            _idle(stranger)
+            _nobody_signed_in(stranger)
+            _writes_nothing(stranger)
+            stranger.goto(links["alice"])
+            stranger.get_by_text("already used").first.wait_for()
+            _nobody_signed_in(stranger)
+            stranger.close()
 
             # carol settles every disagreement; alice may not even open the page
             alice = pages["alice"]
             _nav(alice, "Adjudication", "Adjudication")
             _signed_in_as(alice, "alice")  # moving between pages keeps the sign-in
-            assert f"token={tokens['alice']}" in alice.url
+            assert "token" not in alice.url
             alice.get_by_text("This page needs the adjudicator role").wait_for()
             carol = browser.new_page(viewport={"width": 1400, "height": 1600})
             carol.set_default_timeout(WAIT_S * 1000)
-            _open(carol, base, "Adjudication", f"?token={tokens['carol']}")
+            carol.goto(links["carol"])
             _signed_in_as(carol, "carol")
+            _nav(carol, "Adjudication", "Adjudication")
             settled = 0
             while carol.get_by_role("button", name="Settle").count():
                 _idle(carol)
@@ -263,6 +328,24 @@ def test_team_loop_in_a_real_browser(server):
             assert stranger.get_by_text("Signed in as").count() == 0
             assert stranger.get_by_label("Annotator name").count() == 0  # no name field
             _writes_nothing(stranger)
+            # Sign out ends the session on the server: Back, a reload, the old link: nobody
+            alice.locator('[data-testid="stSidebar"]').get_by_role(
+                "button", name="Sign out"
+            ).click()
+            _nobody_signed_in(alice)
+            ended = "select count(*) from sessions where name = 'alice' and revoked_at is not null"
+            wait_for(lambda: _count(db_path, ended) == 1, what="the session to end")
+            wait_for(lambda: _session_cookie(alice) is None, what="the cookie to be cleared")
+            for step in ("back", "back", "reload"):
+                alice.go_back() if step == "back" else alice.reload()
+                alice.locator('[data-testid="stSidebar"]').wait_for()
+                _idle(alice)
+                _nobody_signed_in(alice)
+                _writes_nothing(alice)
+            alice.goto(links["alice"])
+            alice.get_by_text("already used").first.wait_for()
+            _nobody_signed_in(alice)
+            alice.screenshot(path=str(SHOTS / "team_signed_out.png"), full_page=True)
             assert _count(db_path, HUMAN) == n
             assert _count(db_path, "select count(*) from adjudications") == settled
         finally:

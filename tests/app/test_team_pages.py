@@ -1,5 +1,7 @@
-"""AppTest: token sign-in, reloads and page moves, roles, the Adjudication and Team pages, and
-every impersonation route through the UI (bare name, wrong or revoked token) refused."""
+"""AppTest: token sign-in (a link works once and leaves the URL), page moves, sign-out, roles,
+the Adjudication and Team pages, and every impersonation route through the UI (bare name, wrong,
+used or revoked token) refused. (AppTest has no browser cookies: the cookie that keeps a
+session across reloads is tested in tests/app/test_team_browser.py.)"""
 
 from __future__ import annotations
 
@@ -12,7 +14,7 @@ from streamlit.testing.v1 import AppTest
 from core.annotation.identity import sign_in_token
 from core.annotation.pairwise import blind_item, submit_verdict
 from core.annotation.tasks import task_items
-from core.store.accounts import create_account, revoke_account
+from core.store.accounts import create_account, reissue_token, revoke_account
 from core.store.database import open_db
 from core.store.settings import update_setting
 
@@ -35,6 +37,15 @@ def team(tmp_path, monkeypatch):
     }
     db.conn.close()
     return path, tokens
+
+
+def fresh(path: Path, name: str) -> str:
+    """A fresh sign-in token of ``name`` (``annotators link``): a token works once."""
+    db = open_db(path)
+    try:
+        return reissue_token(db, name)
+    finally:
+        db.conn.close()
 
 
 def count(path: Path, sql: str) -> int:
@@ -98,36 +109,46 @@ def _verdict(at: AppTest, choice: str = "A") -> None:
 HUMAN = "select count(*) from judgments where rater_kind = 'human'"
 
 
-def test_token_link_signs_in_and_survives_reload_and_page_moves(team):
+def test_token_link_is_used_once_leaves_the_url_and_survives_page_moves(team):
     path, tokens = team
     at = opened(SBS, token=tokens["alice"])
     assert "alice" in signed_in(at) and "annotator" in signed_in(at)
+    assert "token" not in at.query_params  # the secret left the address bar
     assert not any("Open mode" in unescaped(w.value) for w in at.sidebar.warning)
     _verdict(at)
     assert count(path, HUMAN + " and rater = 'human:alice'") == 1
     at.switch_page("pages/5_Leaderboard.py")
     ok(at.run())
-    assert "alice" in signed_in(at) and at.query_params["token"] == tokens["alice"]
+    assert "alice" in signed_in(at) and "token" not in at.query_params
     # the token is never echoed into the page
     shown = " ".join(
         unescaped(str(e.value)) for e in [*at.markdown, *at.caption, *at.info, *at.error]
     )
     assert tokens["alice"] not in shown and tokens["alice"].split(".")[1] not in shown
-    # a reload is a new session with the same URL
-    again = opened(SBS, token=tokens["alice"])
-    assert "alice" in signed_in(again)
+    # the same link again (a copied link, Back to it, a second browser): used, nobody signed in
+    again = opened("app.py", token=tokens["alice"])
+    assert any("already used" in unescaped(e.value) for e in again.sidebar.error)
+    assert not signed_in(again) and "token" not in again.query_params
+    again.switch_page(SBS)
+    ok(again.run())
+    assert not signed_in(again) and not verdict_buttons(again)
+    assert count(path, "select count(*) from sessions") == 1
 
 
-def test_sign_in_form_with_token(team):
+def test_sign_in_form_with_token_and_sign_out_ends_the_session(team):
     path, tokens = team
     at = opened(SBS)
     assert any("Sign in" in unescaped(i.value) for i in at.info)
     assert not [t for t in at.sidebar.text_input if t.label == "Annotator name"]
     at.sidebar.text_input(key="sign_in_code").set_value(tokens["bob"])
     ok(button(at, "Sign in").click().run())
-    assert "bob" in signed_in(at) and at.query_params["token"] == tokens["bob"]
+    assert "bob" in signed_in(at) and "token" not in at.query_params
     ok(button(at, "Sign out").click().run())
     assert not signed_in(at) and "token" not in at.query_params
+    ended = "select count(*) from sessions where name = 'bob' and revoked_at is not null"
+    assert count(path, ended) == 1  # ended on the server, not only forgotten by the page
+    ok(at.run())
+    assert not signed_in(at) and not verdict_buttons(at)
 
 
 def test_impersonation_routes_in_the_ui_are_refused(team):
@@ -176,7 +197,7 @@ def test_undo_withdraws_only_my_own_verdict(team):
 
 
 def test_run_page_needs_admin_once_accounts_exist(team):
-    _, tokens = team
+    path, tokens = team
     for who in ("alice", "carol"):
         at = opened("pages/7_Run.py", token=tokens[who])
         assert any("needs the admin role" in unescaped(e.value) for e in at.error)
@@ -191,7 +212,7 @@ def test_adjudication_page_settles_a_disagreement(team):
     path, tokens = team
     for who, choice in (("alice", "A"), ("bob", "None")):  # k = 2: bob gets alice's item
         _verdict(opened(SBS, token=tokens[who]), choice)
-    at = opened("pages/10_Adjudication.py", token=tokens["alice"])
+    at = opened("pages/10_Adjudication.py", token=fresh(path, "alice"))
     assert any("needs the adjudicator role" in unescaped(e.value) for e in at.error)
     at = opened("pages/10_Adjudication.py", token=tokens["carol"])
     table = at.table[0].value
@@ -219,3 +240,45 @@ def test_team_page_settings_for_admins_only(team):
     assert count(path, "select value from settings where key = 'annotations_per_item'") == "3"
     table = at.dataframe[0].value
     assert {"alice", "bob", "carol", "root"} <= set(table["annotator"])
+
+
+def test_team_page_sets_the_base_url_and_refuses_a_bad_one(team):
+    path, tokens = team
+    at = opened("pages/11_Team.py", token=tokens["root"])
+    field = [t for t in at.text_input if unescaped(t.label) == "base_url"][0]
+    field.set_value("javascript:alert(1)")
+    ok(button(at, "Save settings").click().run())
+    assert any("base_url must be an http" in unescaped(e.value) for e in at.error)
+    assert count(path, "select count(*) from settings where key = 'base_url'") == 0
+    field = [t for t in at.text_input if unescaped(t.label) == "base_url"][0]
+    field.set_value("https://qa.example.org/")
+    ok(button(at, "Save settings").click().run())
+    stored = "select value from settings where key = 'base_url'"
+    assert count(path, stored) == "https://qa.example.org"
+
+
+def test_link_to_this_item_is_absolute_and_has_no_secret(team):
+    path, tokens = team
+    db = open_db(path)
+    update_setting(db, "base_url", "https://qa.example.org")
+    db.conn.close()
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
+    at.query_params["token"] = tokens["alice"]
+    ok(at.run())
+    at.switch_page("pages/6_Browse.py")
+    at.query_params["q"] = "nqa-1"
+    ok(at.run())
+    links = [c.value for c in at.code]
+    assert "https://qa.example.org/Browse?q=nqa-1" in links, links
+    assert not any("token" in link for link in links)
+
+
+def test_a_second_link_in_the_same_browser_ends_the_first_session(team):
+    path, tokens = team
+    at = opened(SBS, token=tokens["alice"])
+    assert "alice" in signed_in(at)
+    at.query_params["token"] = tokens["bob"]
+    ok(at.run())
+    assert "bob" in signed_in(at) and "token" not in at.query_params
+    ended = "select count(*) from sessions where name = 'alice' and revoked_at is not null"
+    assert count(path, ended) == 1

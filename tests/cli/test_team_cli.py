@@ -67,14 +67,84 @@ def test_annotators_add_list_revoke(capsys, dbpath):
 
 def test_settings_show_and_set(capsys, dbpath):
     code, out, _ = cli(capsys, dbpath, "settings", "show", "--json")
-    assert json.loads(out) == {"annotations_per_item": 1, "calibration_items": 0, "queue_seed": 0}
+    assert json.loads(out) == {
+        "annotations_per_item": 1,
+        "calibration_items": 0,
+        "queue_seed": 0,
+        "base_url": "",
+    }
     assert cli(capsys, dbpath, "settings", "set", "annotations_per_item", "2")[0] == 0
     assert cli(capsys, dbpath, "settings", "set", "calibration_items", "3")[0] == 0
     for bad in (("annotations_per_item", "0"), ("calibration_items", "x"), ("colour", "1")):
         code, _, err = cli(capsys, dbpath, "settings", "set", *bad)
         assert code == 2 and err.startswith("error:")
     code, out, _ = cli(capsys, dbpath, "settings", "show", "--json")
-    assert json.loads(out) == {"annotations_per_item": 2, "calibration_items": 3, "queue_seed": 0}
+    assert json.loads(out) == {
+        "annotations_per_item": 2,
+        "calibration_items": 3,
+        "queue_seed": 0,
+        "base_url": "",
+    }
+
+
+def test_settings_show_and_help_list_every_key_with_meaning_type_and_range(capsys, dbpath):
+    from core.store.settings import SETTINGS
+
+    code, shown, _ = cli(capsys, dbpath, "settings", "show")
+    assert code == 0 and "type and range" in shown and "meaning" in shown
+    with pytest.raises(SystemExit):
+        main(["--db", dbpath, "settings", "set", "--help"])
+    helped = capsys.readouterr().out
+    for key, spec in SETTINGS.items():
+        for text in (shown, helped):
+            line = next(x for x in text.splitlines() if x.strip().startswith(key))
+            assert spec.value_range in " ".join(text.split()), key
+            assert spec.meaning.split(";")[0][:30] in " ".join(text.split()), key
+            assert line
+    assert "whole number >= 1" in helped and "http:// or https:// URL" in helped
+
+
+def test_base_url_setting_is_checked_and_used_in_printed_links(capsys, dbpath):
+    for bad in ("ftp://x", "not a url", "http://", "http://h/?token=x", "http://u:p@h"):
+        code, _, err = cli(capsys, dbpath, "settings", "set", "base_url", bad)
+        assert code == 2 and err.startswith("error:") and err.count("\n") == 1, bad
+    code, out, _ = cli(capsys, dbpath, "settings", "set", "base_url", "https://qa.example.org/")
+    assert code == 0
+    code, out, _ = cli(capsys, dbpath, "annotators", "add", "alice", "--json")
+    made = json.loads(out)
+    assert made["link"] == f"https://qa.example.org/?token={made['token']}"
+    # a fresh link: a new token, the old one revoked; --base-url wins over the setting
+    code, out, _ = cli(
+        capsys,
+        dbpath,
+        "annotators",
+        "link",
+        "alice",
+        "--base-url",
+        "http://10.0.0.5:8502",
+        "--json",
+    )
+    fresh = json.loads(out)
+    assert code == 0 and fresh["token"] != made["token"] and fresh["role"] == "annotator"
+    assert fresh["link"] == f"http://10.0.0.5:8502/?token={fresh['token']}"
+    db = open_db(dbpath)
+    try:
+        with pytest.raises(AccessError, match="wrong sign-in token"):
+            sign_in_token(db, made["token"])
+        assert sign_in_token(db, fresh["token"]).name == "alice"
+        with pytest.raises(AccessError, match="already used"):
+            sign_in_token(db, fresh["token"])
+    finally:
+        db.conn.close()
+    code, out, _ = cli(capsys, dbpath, "annotators", "link", "alice")
+    assert code == 0 and "https://qa.example.org/?token=" in out and "works once" in out
+    for argv in (("link", "nobody"), ("link", "alice", "--base-url", "javascript:alert(1)")):
+        code, _, err = cli(capsys, dbpath, "annotators", *argv)
+        assert code == 2 and err.startswith("error:"), argv
+    code, _, err = cli(capsys, dbpath, "annotators", "add", "bob", "--base-url", "ftp://x")
+    assert code == 2 and "nothing" not in out
+    code, out, _ = cli(capsys, dbpath, "annotators", "list", "--json")
+    assert [a["name"] for a in json.loads(out)["accounts"]] == ["alice"]  # bob not made
 
 
 def test_queue_lists_items_started_by_others_first(capsys, dbpath):

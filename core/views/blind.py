@@ -1,0 +1,115 @@
+"""Browse stays blind: what a viewer may not see yet of one question.
+
+An annotator sees other people's labels and the systems' names of an item only once they have
+finished it, or when it will never reach them (it is complete without them). So for every item
+of the question still in the viewer's queue (:func:`hidden_items`; once accounts exist, a viewer
+who is not signed in has an empty history, so every open item is theirs), :func:`blind_detail`
+removes the other
+people's labels, every verdict on that side-by-side pair (auto-raters' too: they name the
+winner), and replaces the systems' names of the question's answers by ``Answer 1``, ``Answer 2``,
+... . Adjudicators and admins see everything. In open mode (no accounts) anyone may sign in
+under any name, so only a viewer signed in by name is kept blind (to their own queue), and a
+viewer not signed in sees everything (browsing imported evaluations needs no sign-in).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from core.annotation.base import team_names
+from core.annotation.disputes import dispute_queue
+from core.annotation.pairwise import pair_key, split_pair_key, verdict_queue
+from core.annotation.reviews import review_queue
+from core.store.disputes import all_dispute_ids, question_disputes
+from core.store.questions import all_question_ids
+from core.views.judgments import browse_detail
+
+if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
+    import sqlite_utils
+
+#: Roles that see every label and name (they settle disagreements).
+SEE_ALL = ("adjudicator", "admin")
+
+
+def sees_all(role: str | None) -> bool:
+    """Whether a viewer of ``role`` sees every label and name (adjudicators and admins)."""
+    return role in SEE_ALL
+
+
+def hidden_items(
+    db: sqlite_utils.Database, question_id: str, viewer: str | None, role: str | None
+) -> dict[str, Any]:
+    """The items of ``question_id`` still in ``viewer``'s queues: ``pairs`` (side-by-side
+    keys), ``review`` (the question itself), ``disputes`` (dispute ids). Nothing for
+    adjudicators and admins, nor for a viewer not signed in while no account exists."""
+    if sees_all(role) or (viewer is None and team_names(db) is None):
+        return {"pairs": set(), "review": False, "disputes": set()}
+    name = viewer or ""
+    pairs = {k for k in verdict_queue(db, name) if split_pair_key(k)[0] == question_id}
+    mine = {d["id"] for d in question_disputes(db, question_id)}
+    disputes = set(dispute_queue(db, name, all_dispute_ids(db))) & mine if mine else set()
+    review = question_id in set(review_queue(db, name, all_question_ids(db)))
+    return {"pairs": pairs, "review": review, "disputes": disputes}
+
+
+def blind_detail(
+    detail: dict[str, Any], hidden: dict[str, Any], viewer: str | None
+) -> dict[str, Any]:
+    """``detail`` (:func:`core.views.judgments.browse_detail`) as ``viewer`` may see it, with
+    ``hidden_note`` (what was held back, "" when nothing)."""
+    pairs, me = hidden["pairs"], viewer or ""
+    out = dict(detail)
+    qid = detail["question"]["id"]
+
+    def keep(j: dict[str, Any]) -> bool:
+        """Not a verdict on a pair still in the viewer's queue (a person's or an auto-rater's:
+        the viewer has none there, or the pair would be done)."""
+        return j["kind"] != "pairwise" or pair_key(qid, j["system_a"], j["system_b"]) not in pairs
+
+    out["pairwise"] = [j for j in detail["pairwise"] if keep(j)]
+    out["human_verdicts"] = [j for j in detail["human_verdicts"] if keep(j)]
+    if hidden["review"]:
+        out["reviews"] = [r for r in detail["reviews"] if r["annotator"] == me]
+    out["resolutions"] = [
+        r
+        for r in detail["resolutions"]
+        if r["dispute_id"] not in hidden["disputes"] or r["annotator"] == me
+    ]
+    if pairs:
+        names = {a["system"]: f"Answer {n}" for n, a in enumerate(detail["answers"], start=1)}
+        out["answers"] = [{**a, "system": names[a["system"]]} for a in detail["answers"]]
+        out["disputes"] = [{**d, "system": names.get(d["system"], "")} for d in detail["disputes"]]
+        out["resolutions"] = [
+            {**r, "system": names.get(r["system"], "")} for r in out["resolutions"]
+        ]
+    held = []
+    if pairs:
+        held.append(f"{len(pairs)} side-by-side pair(s)")
+    if hidden["review"]:
+        held.append("the review")
+    if hidden["disputes"]:
+        held.append(f"{len(hidden['disputes'])} dispute(s)")
+    out["hidden_note"] = (
+        "Still in your queue: "
+        + ", ".join(held)
+        + ". Other people's labels on them, the verdicts on those pairs and the systems' names "
+        "stay hidden until you have done them (adjudicators and admins see everything)."
+        if held
+        else ""
+    )
+    return out
+
+
+def browse_view(
+    db: sqlite_utils.Database, question_id: str, viewer: str | None, role: str | None
+) -> dict[str, Any] | None:
+    """:func:`core.views.judgments.browse_detail` of ``question_id`` as ``viewer`` (a name, or
+    None when not signed in) of ``role`` may see it (:func:`blind_detail`); None when there is
+    no such question. ``hidden_pairs``: the side-by-side keys held back (for the verdict grid)."""
+    detail = browse_detail(db, question_id)
+    if detail is None:
+        return None
+    hidden = hidden_items(db, question_id, viewer, role)
+    out = blind_detail(detail, hidden, viewer)
+    out["hidden_pairs"] = tuple(sorted(hidden["pairs"]))
+    return out
