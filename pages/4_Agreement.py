@@ -46,10 +46,15 @@ def crowd_section() -> None:
         )
         return
     opts = overview["options"]
+    if overview["imported"]:
+        st.markdown(
+            f"**Imported human raters** ({md(len(overview['imported']))}): "
+            + ", ".join(escape_markdown(r) for r in overview["imported"])
+        )
     st.caption(
         "Items are (question, pair in the order shown); an auto-rater that judged both "
-        "orders is compared with the crowd in each. Kappa: Cohen's, with a 95% bootstrap "
-        "interval over items. Without ties: items where either side said Equal left out."
+        "orders is compared with the crowd in each. Kappa: Cohen's, with a 95% large-sample "
+        "interval (from 20 items on). Without ties: items where either side said Equal left out."
     )
     vs = overview["vs"]
     if vs is not None and opts["crowd"]:
@@ -103,7 +108,8 @@ def pairs_and_gold(data: dict) -> None:
     each person and auto-rater against gold."""
     st.caption(
         "Items both raters labelled; pairwise verdicts are mapped to one canonical system "
-        "order first. Cohen's kappa with its 95% bootstrap interval over items in brackets."
+        "order first. Cohen's kappa with its 95% large-sample interval in brackets (from 20 "
+        "items on)."
     )
     if len(data["table"]):
         st.dataframe(readable_agreement(data["table"]), hide_index=True, width="stretch")
@@ -166,7 +172,7 @@ def two_raters(data: dict, kind: str) -> None:
     m[2].metric(
         "Cohen's kappa [95% CI]",
         kappa_text(ov["kappa"], ov["kappa_low"], ov["kappa_high"], ov["n"]),
-        help="95% bootstrap interval over the common items in brackets.",
+        help="95% large-sample interval in brackets (from 20 common items on).",
     )
     st.plotly_chart(confusion_figure(pv["both"], ra, rb), width="stretch")
     st.markdown("**By system pair**")

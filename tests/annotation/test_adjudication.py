@@ -7,9 +7,10 @@ import pytest
 from browser_support import build_fixture_db
 from sklearn.metrics import cohen_kappa_score
 
-from core.annotation.adjudication import adjudicate, disagreements, gold_labels
+from core.annotation.adjudication import adjudicate, disagreements
 from core.annotation.base import team_queue
 from core.annotation.disputes import resolve_dispute, withdraw_last_resolution
+from core.annotation.gold import gold_labels
 from core.annotation.identity import sign_in_open, sign_in_token
 from core.annotation.pairwise import blind_item, submit_verdict, verdict_queue
 from core.annotation.reviews import review_queue, submit_review
