@@ -38,7 +38,7 @@ def _rows(seed: int = 0, n: int = 40) -> list[dict[str, str]]:
             shown = {"A": "B", "B": "A", "Equal": "Equal"}
         opposite = {"A": "B", "B": "A", "Equal": "A"}
 
-        def noisy(p_right: float) -> str:
+        def noisy(p_right: float, truth: str = truth) -> str:
             return truth if rng.random() < p_right else LABELS[rng.integers(3)]
 
         raters = {
