@@ -113,8 +113,9 @@ def people_agreement(
     db: sqlite_utils.Database, task: str = "side-by-side", n_boot: int = 1000, seed: int = 0
 ) -> pd.DataFrame:
     """Cohen's kappa of every pair of annotators over the items both labelled
-    (columns ``a``, ``b``, ``items``, ``kappa``, ``interval``, ``note``)."""
-    people = person_labels(db, task)
+    (columns ``a``, ``b``, ``items``, ``kappa``, ``interval``, ``note``). Anonymous slots are
+    not people and get no per-slot kappa (their numbers follow file order)."""
+    people = {p: v for p, v in person_labels(db, task).items() if _slot_group(p) is None}
     out = [
         {"a": a, "b": b, **kappa_row(people[a], people[b], n_boot, seed)}
         for a, b in combinations(sorted(people), 2)
