@@ -171,11 +171,57 @@ def cohen_kappa_ci_counts(
     estimate = _kappa_from_matrix(counts)
     if n < KAPPA_CI_MIN_ITEMS or np.isnan(estimate):
         return Interval(estimate, float("nan"), float("nan"), level)
+    half = _half_width(counts, level)
+    return Interval(estimate, max(-1.0, estimate - half), min(1.0, estimate + half), level)
+
+
+def _half_width(counts: np.ndarray, level: float) -> float:
+    """``z * SE`` of :func:`cohen_kappa_ci_counts` (the guarded Fleiss-Cohen-Everitt SE)."""
     used = (counts.sum(axis=0) + counts.sum(axis=1)) > 0
     table = counts[np.ix_(used, used)].astype(float)
     se = float(np.sqrt(max(_fce_variance(table), _fce_variance(table + 0.5))))
-    half = NormalDist().inv_cdf((1 + level) / 2) * se
-    return Interval(estimate, max(-1.0, estimate - half), min(1.0, estimate + half), level)
+    return NormalDist().inv_cdf((1 + level) / 2) * se
+
+
+def cohen_kappa_ci_clustered(
+    a: Ratings, b: Ratings, clusters: Sequence[Any], level: float = 0.95
+) -> Interval:
+    """Cohen's kappa of pooled ratings of which several may concern one item (``clusters[i]``
+    names the item of rating pair ``i``), with :func:`cohen_kappa_ci_counts`' interval widened by
+    the design effect of the items.
+
+    Influence of pair ``i`` (labels ``x``, ``y``; row margins ``r``, column margins ``c``):
+    ``IF_i = ([x = y] - p_o) / (1 - p_e) + (p_o - 1)(c_x + r_y - 2 p_e) / (1 - p_e)^2``, so
+    ``sum_i IF_i^2 / n^2`` is the Fleiss-Cohen-Everitt variance. Item-clustered:
+    ``V_cl = sum_g (sum_{i in g} IF_i)^2 / n^2``; the half-width is multiplied by
+    ``sqrt(max(1, V_cl / V_iid))`` (by ``sqrt(n / items)`` when ``V_iid = 0``). No interval under
+    :data:`KAPPA_CI_MIN_ITEMS` distinct items.
+    """
+    xa, xb = _objects(a), _objects(b)
+    groups = _objects(clusters)
+    if not (len(xa) == len(xb) == len(groups)) or len(xa) == 0:
+        raise InputError("need as many clusters as rating pairs, and at least one pair")
+    ia, ib, labels = _encode(xa, xb)
+    k, n = len(labels), len(ia)
+    counts = np.bincount(ia * k + ib, minlength=k * k).reshape(k, k)
+    g, _ = pd.factorize(groups)
+    items = int(g.max()) + 1
+    base = cohen_kappa_ci_counts(counts, level=level)
+    if items < KAPPA_CI_MIN_ITEMS:
+        return Interval(base.estimate, float("nan"), float("nan"), level)
+    if np.isnan(base.low):
+        return base
+    p = counts / n
+    r, c = p.sum(axis=1), p.sum(axis=0)
+    po, pe = float(np.trace(p)), float((r * c).sum())
+    infl = (ia == ib).astype(float) - po
+    infl = infl / (1 - pe) + (po - 1) * (c[ia] + r[ib] - 2 * pe) / (1 - pe) ** 2
+    v_iid = float((infl**2).sum())
+    v_cl = float((np.bincount(g, weights=infl, minlength=items) ** 2).sum())
+    deff = v_cl / v_iid if v_iid > 0 else n / items
+    half = _half_width(counts, level) * float(np.sqrt(max(1.0, deff)))
+    est = base.estimate
+    return Interval(est, max(-1.0, est - half), min(1.0, est + half), level)
 
 
 def _long(df: pd.DataFrame) -> pd.DataFrame:

@@ -6,8 +6,10 @@ A person ``p`` is scored on their items against ``gold_for(..., leave_out=p)``. 
 group. An auto-rater is scored on the very (person, item) pairs the people were scored on, each
 against that person's leave-one-out gold, and ``people_kappa`` is the people's kappa on exactly
 those pairs: the two figures compare like with like. Agreement is Cohen's kappa with its
-large-sample interval (:func:`core.stats.agreement.cohen_kappa_ci`); below :data:`MIN_ITEMS` shared
-items it says "too few items", and below :data:`KAPPA_CI_MIN_ITEMS` it gives no interval.
+large-sample interval (:func:`core.stats.agreement.cohen_kappa_ci`; pooled rows widen it by the
+items' design effect, :func:`core.stats.agreement.cohen_kappa_ci_clustered`); below
+:data:`MIN_ITEMS` shared items it says "too few items", and below :data:`KAPPA_CI_MIN_ITEMS` it
+gives no interval.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ import pandas as pd
 
 from core.annotation.gold import gold_for, gold_inputs, gold_labels, person_labels
 from core.annotation.tasks import auto_pair_labels
-from core.stats.agreement import KAPPA_CI_MIN_ITEMS, cohen_kappa_ci
+from core.stats.agreement import KAPPA_CI_MIN_ITEMS, cohen_kappa_ci, cohen_kappa_ci_clustered
 from core.views.agreement_view import is_slot
 
 if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
@@ -40,17 +42,28 @@ LEAVE_ONE_OUT = (
 
 
 def kappa_row(
-    a: Mapping[Hashable, str], b: Mapping[Hashable, str], n_boot: int = 1000, seed: int = 0
+    a: Mapping[Hashable, str],
+    b: Mapping[Hashable, str],
+    n_boot: int = 1000,
+    seed: int = 0,
+    pooled: bool = False,
 ) -> dict[str, Any]:
     """Cohen's kappa of two label maps over their shared keys: ``items``, ``kappa`` (None when
     too few items or undefined), ``interval`` (text ``[low, high]`` at 95 %, from
-    :data:`KAPPA_CI_MIN_ITEMS` items on), ``note``."""
+    :data:`KAPPA_CI_MIN_ITEMS` items on), ``note``. ``pooled``: keys are ``(rater, item)`` and
+    the interval allows for one item's ratings being alike
+    (:func:`core.stats.agreement.cohen_kappa_ci_clustered`); ``items`` counts distinct items."""
     shared = sorted(set(a) & set(b), key=repr)
-    row: dict[str, Any] = {"items": len(shared), "kappa": None, "interval": "", "note": ""}
-    if len(shared) < MIN_ITEMS:
+    n_items = len({k[1] for k in shared}) if pooled else len(shared)
+    row: dict[str, Any] = {"items": n_items, "kappa": None, "interval": "", "note": ""}
+    if n_items < MIN_ITEMS:
         row["note"] = f"too few items (fewer than {MIN_ITEMS} shared)"
         return row
-    est = cohen_kappa_ci([a[i] for i in shared], [b[i] for i in shared], n_boot, seed)
+    la, lb = [a[i] for i in shared], [b[i] for i in shared]
+    if pooled:
+        est = cohen_kappa_ci_clustered(la, lb, [k[1] for k in shared])
+    else:
+        est = cohen_kappa_ci(la, lb, n_boot, seed)
     if math.isnan(est.estimate):
         row["note"] = "undefined: both gave one and the same label throughout"
         return row
@@ -88,9 +101,8 @@ def gold_agreement(
     for group, slots in sorted(groups.items()):
         mine = {(s, i): v for s in slots for i, v in labels[s].items()}
         gold = {(s, i): v for s in slots for i, v in loo[s].items()}
-        row = kappa_row(mine, gold, n_boot, seed)
+        row = kappa_row(mine, gold, n_boot, seed, pooled=True)
         n = len(set(mine) & set(gold))
-        row["items"] = len({i for _, i in set(mine) & set(gold)})
         row["note"] = "; ".join(
             filter(None, [f"{len(slots)} slots pooled: {n} ratings", row["note"]])
         )
@@ -99,9 +111,8 @@ def gold_agreement(
         pairs = {(p, i): g for p, golds in loo.items() for i, g in golds.items() if i in labels[p]}
         for rater, auto in sorted(auto_pair_labels(db).items()):
             mine = {(p, i): auto[i] for (p, i) in pairs if i in auto}
-            row = kappa_row(mine, pairs, n_boot, seed)
-            people = kappa_row({k: labels[k[0]][k[1]] for k in mine}, pairs, n_boot, seed)
-            row["items"] = len({i for _, i in mine})
+            row = kappa_row(mine, pairs, n_boot, seed, pooled=True)
+            people = kappa_row({k: labels[k[0]][k[1]] for k in mine}, pairs, pooled=True)
             note = f"{len(mine)} (person, item) pairs" if mine else ""
             row["note"] = "; ".join(filter(None, [note, row["note"]]))
             row["people_kappa"] = people["kappa"]

@@ -90,3 +90,23 @@ def test_below_the_minimum_the_pages_say_too_few_items():
     assert np.isnan(ci.low)
     assert kappa_text(ci.estimate, ci.low, ci.high, 3) == "too few items (n = 3)"
     assert "no interval" in kappa_text(ci.estimate, ci.low, ci.high, len(a))
+
+
+def test_clustered_interval_counts_an_item_once():
+    """Every item rated by the same pair three times (one cluster each): the same kappa and the
+    same interval as the items once; distinct clusters: exactly cohen_kappa_ci."""
+    from core.stats.agreement import cohen_kappa_ci_clustered
+
+    rng = np.random.default_rng(3)
+    a = rng.choice(["A", "B", "Equal"], 200, p=[0.45, 0.4, 0.15])
+    b = np.where(rng.random(200) < 0.6, a, rng.choice(["A", "B", "Equal"], 200))
+    once = cohen_kappa_ci(list(a), list(b))
+    assert cohen_kappa_ci_clustered(list(a), list(b), list(range(200))) == once
+    thrice = cohen_kappa_ci_clustered(list(a) * 3, list(b) * 3, list(range(200)) * 3)
+    assert thrice.estimate == pytest.approx(once.estimate, abs=1e-12)
+    assert thrice.low == pytest.approx(once.low, abs=1e-9)
+    assert thrice.high == pytest.approx(once.high, abs=1e-9)
+    naive = cohen_kappa_ci(list(a) * 3, list(b) * 3)
+    assert naive.high - naive.low < 0.6 * (thrice.high - thrice.low)
+    few = cohen_kappa_ci_clustered(list(a[:30]) * 2, list(b[:30]) * 2, list(range(10)) * 6)
+    assert np.isnan(few.low)  # 10 distinct items: too few for an interval
