@@ -9,7 +9,7 @@ import pandas as pd
 
 from core.stats.agreement import KAPPA_CI_MIN_ITEMS
 
-#: Below this many common items a kappa (and its bootstrap interval) is not shown.
+#: Below this many common items a kappa (and its interval) is not shown.
 MIN_ITEMS = 5
 COHEN_VS_FLEISS = (
     "**Cohen's kappa** compares two raters on the items *both* labelled, with each rater's own "

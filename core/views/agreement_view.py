@@ -90,7 +90,7 @@ def auto_vs_crowd(
     db: sqlite_utils.Database, auto: str, crowd: str, seed: int = 0, n_boot: int = 500
 ) -> dict[str, Any]:
     """An auto-rater vs a crowd rater on the shown items both judged: percent agreement and
-    Cohen's kappa (95% bootstrap interval over items), with ties and without (items where either
+    Cohen's kappa (95% large-sample interval, none under 20 items), with ties and without (items where either
     said Equal are left out), and the confusion counts."""
     df = shown_verdicts(db, [auto, crowd])
     a = df[df["rater"] == auto][["item_id", "verdict"]]
