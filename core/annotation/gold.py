@@ -19,13 +19,16 @@ of:
    **at least two** (one other person would make "gold" just that person's label: pairwise
    agreement, shown on its own). With two others that is their unanimous label.
 
-So a person is never scored against a gold their own label helped form. An auto-rater is scored
+So a person is never scored against a gold their own label helped form; for the same reason a
+named rater that is the majority of a group of anonymous slots (:func:`derived_raters`) and those
+slots are left out of each other's gold (:func:`leave_out_sets`). An auto-rater is scored
 against the same leave-one-out golds as the people, on the same (person, item) pairs
 (:func:`core.views.gold.gold_agreement`).
 """
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
@@ -44,6 +47,9 @@ if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is
 
 #: Fewest people other than the scored one whose (majority) label is gold.
 MIN_OTHERS = 2
+#: Fewest items with a slot majority on which a named rater must match it to count as derived.
+MIN_ITEMS_DERIVED = 5
+_SLOT = re.compile(r"^(.+#)\d+$")
 
 
 def person_labels(db: sqlite_utils.Database, task: str) -> dict[str, dict[str, str]]:
@@ -68,16 +74,24 @@ def gold_for(
     labels: Mapping[str, Mapping[str, str]],
     adjudicated: Mapping[str, tuple[str, str]],
     sources: set[str],
-    leave_out: str | None = None,
+    leave_out: str | frozenset[str] | None = None,
 ) -> dict[str, str]:
     """Item -> gold label for scoring ``leave_out`` (the module's three rules).
 
     ``labels``: person -> item -> label; ``adjudicated``: item -> (label, adjudicator);
-    ``sources``: gold-source names.
+    ``sources``: gold-source names; ``leave_out``: the person scored, or a set of names left out
+    together (:func:`leave_out_sets`).
     """
+    out = (
+        frozenset()
+        if leave_out is None
+        else frozenset({leave_out})
+        if isinstance(leave_out, str)
+        else leave_out
+    )
     by_item: dict[str, dict[str, str]] = {}
     for person, items in labels.items():
-        if person == leave_out:
+        if person in out:
             continue
         for item, label in items.items():
             by_item.setdefault(item, {})[person] = label
@@ -92,9 +106,62 @@ def gold_for(
         if votes >= MIN_OTHERS and 2 * votes > len(given):
             gold[item] = top
     for item, (label, adjudicator) in adjudicated.items():
-        if adjudicator != leave_out:
+        if adjudicator not in out:
             gold[item] = label
     return gold
+
+
+def slot_group(name: str) -> str | None:
+    """``NAME#`` for an anonymous slot ``NAME#k`` (see :mod:`core.corpus.evaluations`), else
+    None."""
+    found = _SLOT.match(name)
+    return found.group(1) if found else None
+
+
+def derived_raters(labels: Mapping[str, Mapping[str, str]]) -> dict[str, str]:
+    """Named raters that are the majority of a slot group (e.g. PRD's ``crowd-majority`` of
+    ``prd-crowd#1..3``): rater -> group. Taken as derived when, on every item where the group's
+    slots have a strict majority (at least :data:`MIN_ITEMS_DERIVED` such items), the rater gave
+    that label. Found from the labels, not from names."""
+    groups: dict[str, dict[str, list[str]]] = {}
+    for person, items in labels.items():
+        group = slot_group(person)
+        if group is not None:
+            for item, label in items.items():
+                groups.setdefault(group, {}).setdefault(item, []).append(label)
+    out = {}
+    for group, items in sorted(groups.items()):
+        majority = {}
+        for item, given in items.items():
+            top, votes = Counter(given).most_common(1)[0]
+            if 2 * votes > len(given) and len(given) >= 2:
+                majority[item] = top
+        for person, mine in labels.items():
+            if slot_group(person) is not None:
+                continue
+            shared = [i for i in majority if i in mine]
+            if len(shared) >= MIN_ITEMS_DERIVED and all(mine[i] == majority[i] for i in shared):
+                out[person] = group
+    return out
+
+
+def leave_out_sets(labels: Mapping[str, Mapping[str, str]]) -> dict[str, frozenset[str]]:
+    """Person -> the names left out of the gold they are scored against: themselves; for a slot,
+    also the raters derived from its group; for a derived rater, also that group's slots (a
+    majority that holds a person's own vote is not independent of it)."""
+    derived = derived_raters(labels)
+    out = {}
+    for person in labels:
+        group = slot_group(person)
+        if group is not None:
+            out[person] = frozenset({person, *(d for d, g in derived.items() if g == group)})
+        elif person in derived:
+            out[person] = frozenset(
+                {person, *(p for p in labels if slot_group(p) == derived[person])}
+            )
+        else:
+            out[person] = frozenset({person})
+    return out
 
 
 def gold_inputs(

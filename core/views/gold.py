@@ -1,7 +1,9 @@
 """Agreement with gold: each person, each group of anonymous slots and each auto-rater against
 gold formed without the person being scored (leave-one-out, :mod:`core.annotation.gold`).
 
-A person ``p`` is scored on their items against ``gold_for(..., leave_out=p)``. Anonymous slots
+A person ``p`` is scored on their items against ``gold_for(..., leave_out=...)`` without ``p``
+(and, for anonymous slots and a majority derived from them, without each other:
+:func:`core.annotation.gold.leave_out_sets`). Anonymous slots
 (``human:NAME#k``) are not people: their (slot, item) pairs are pooled into one row per slot
 group. An auto-rater is scored on the very (person, item) pairs the people were scored on, each
 against that person's leave-one-out gold, and ``people_kappa`` is the people's kappa on exactly
@@ -21,10 +23,17 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from core.annotation.gold import gold_for, gold_inputs, gold_labels, person_labels
+from core.annotation.gold import (
+    derived_raters,
+    gold_for,
+    gold_inputs,
+    gold_labels,
+    leave_out_sets,
+    person_labels,
+    slot_group,
+)
 from core.annotation.tasks import auto_pair_labels
 from core.stats.agreement import KAPPA_CI_MIN_ITEMS, cohen_kappa_ci, cohen_kappa_ci_clustered
-from core.views.agreement_view import is_slot
 
 if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
     import sqlite_utils
@@ -75,10 +84,6 @@ def kappa_row(
     return row
 
 
-def _slot_group(name: str) -> str | None:
-    return name[: name.rindex("#") + 1] if is_slot(f"human:{name}") else None
-
-
 def gold_agreement(
     db: sqlite_utils.Database, task: str = "side-by-side", n_boot: int = 1000, seed: int = 0
 ) -> pd.DataFrame:
@@ -86,15 +91,22 @@ def gold_agreement(
     and, on side by side, per auto-rater (``auto``): Cohen's kappa against leave-one-out gold
     with its interval, or why there is none (:data:`COLUMNS`)."""
     labels, adjudicated, sources = gold_inputs(db, task)
-    loo = {p: gold_for(labels, adjudicated, sources, leave_out=p) for p in labels}
+    derived = derived_raters(labels)
+    loo = {
+        p: gold_for(labels, adjudicated, sources, leave_out=out)
+        for p, out in leave_out_sets(labels).items()
+    }
     out = []
     groups: dict[str, list[str]] = {}
     for name in sorted(labels):
-        group = _slot_group(name)
+        group = slot_group(name)
         if group is not None:
             groups.setdefault(group, []).append(name)
             continue
         row = {"rater": name, "kind": "human", **kappa_row(labels[name], loo[name], n_boot, seed)}
+        if name in derived:
+            said = f"the majority of the {derived[name]} slots: scored without them"
+            row["note"] = "; ".join(filter(None, [said, row["note"]]))
         if name in sources:
             row["note"] = "; ".join(filter(None, ["a gold source", row["note"]]))
         out.append(row)
@@ -126,7 +138,7 @@ def people_agreement(
     """Cohen's kappa of every pair of annotators over the items both labelled
     (columns ``a``, ``b``, ``items``, ``kappa``, ``interval``, ``note``). Anonymous slots are
     not people and get no per-slot kappa (their numbers follow file order)."""
-    people = {p: v for p, v in person_labels(db, task).items() if _slot_group(p) is None}
+    people = {p: v for p, v in person_labels(db, task).items() if slot_group(p) is None}
     out = [
         {"a": a, "b": b, **kappa_row(people[a], people[b], n_boot, seed)}
         for a, b in combinations(sorted(people), 2)

@@ -220,3 +220,32 @@ def test_adjudication_wins_over_a_gold_source(tmp_path):
     # gold sources that disagree give no gold
     labels["other"] = {"i": "None"}
     assert "i" not in gold_for(labels, {}, {"panel", "other"})
+
+
+def test_a_majority_of_slots_is_not_independent_of_them():
+    """crowd-majority is the slots' majority: the slots are scored without it, it without them
+    (before: each slot scored 1.0 on every item where it sided with the majority it formed)."""
+    from core.annotation.gold import derived_raters, gold_for, leave_out_sets
+
+    rng = np.random.default_rng(0)
+    labels: dict[str, dict[str, str]] = {f"crowd#{k}": {} for k in (1, 2, 3)}
+    labels["majority"], labels["ann"] = {}, {}
+    for i in range(30):
+        votes = [LABELS[rng.integers(3)] for _ in range(3)]
+        for k, v in zip((1, 2, 3), votes):
+            labels[f"crowd#{k}"][f"i{i}"] = v
+        top = max(set(votes), key=votes.count)
+        labels["majority"][f"i{i}"] = top if votes.count(top) > 1 else "Equal"
+        labels["ann"][f"i{i}"] = LABELS[rng.integers(3)]
+    assert derived_raters(labels) == {"majority": "crowd#"}
+    sets = leave_out_sets(labels)
+    assert sets["crowd#1"] == {"crowd#1", "majority"}
+    assert sets["majority"] == {"majority", "crowd#1", "crowd#2", "crowd#3"}
+    assert sets["ann"] == {"ann"}
+    gold = gold_for(labels, {}, set(), leave_out=sets["crowd#1"])
+    # crowd#1's gold comes from crowd#2, crowd#3 and ann only
+    for item, label in gold.items():
+        others = [labels[p][item] for p in ("crowd#2", "crowd#3", "ann")]
+        assert others.count(label) >= 2
+    labels["majority"]["i0"] = "None"  # one item off the majority: no longer derived
+    assert derived_raters(labels) == {}
