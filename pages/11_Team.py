@@ -3,9 +3,11 @@
 import streamlit as st
 
 import pages as ui
+from core.annotation.gold import mark_gold_source
 from core.annotation.identity import change_settings
 from core.annotation.tasks import TASKS
 from core.errors import WorkbenchError
+from core.views.gold_sources import gold_source_candidates, gold_source_table, imported_raters
 from core.views.team import team_view
 from core.views.text import md
 
@@ -40,6 +42,47 @@ with ui.database() as db:
         )
         st.dataframe(data["imported"], hide_index=True, width="stretch")
     ui.gold_block(db, task)
+
+    st.subheader("Imported human raters")
+    imported = ui.cached_view(db, imported_raters)
+    if len(imported):
+        st.caption(
+            "Human verdicts imported from files (not people who signed in here), whatever "
+            "their names; anonymous slots (NAME#k) are not people."
+        )
+        st.table(ui.inert_table(imported))
+    else:
+        st.caption("No human verdicts were imported.")
+
+    st.subheader("Gold sources")
+    st.caption(
+        "A gold source's labels are the gold of the items it labelled, unless an adjudicator "
+        "settled the item (the adjudication wins). A source that judged both orders of a pair "
+        "with conflicting labels gives that item no gold; sources that disagree give none."
+    )
+    sources = ui.cached_view(db, gold_source_table)
+    if len(sources):
+        st.table(ui.inert_table(sources))
+    else:
+        st.caption("No gold sources.")
+    if user is not None and user.may("admin"):
+        c = st.columns(2)
+        candidates = gold_source_candidates(db)
+        pick = c[0].selectbox("Human rater", candidates, index=None, format_func=md)
+        if c[0].button("Make gold source", disabled=pick is None):
+            try:
+                mark_gold_source(db, user, pick, add=True)
+                st.rerun()
+            except WorkbenchError as exc:
+                st.error(md(exc))
+        current = list(sources["rater"])
+        drop = c[1].selectbox("Gold source", current, index=None, format_func=md)
+        if c[1].button("Stop being gold source", disabled=drop is None):
+            try:
+                mark_gold_source(db, user, drop, add=False)
+                st.rerun()
+            except WorkbenchError as exc:
+                st.error(md(exc))
 
     st.subheader("Settings")
     if user is None or not user.may("admin"):

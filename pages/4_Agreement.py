@@ -47,8 +47,13 @@ def crowd_section() -> None:
         )
         return
     opts = overview["options"]
+    if overview["imported"]:
+        st.markdown(
+            f"**Imported human raters** ({md(len(overview['imported']))}): "
+            + ", ".join(escape_markdown(r) for r in overview["imported"])
+        )
     st.caption(
-        f"{UNIT_RULE} Kappa: Cohen's, with a 95% bootstrap interval over items. Without ties: "
+        f"{UNIT_RULE} Kappa: Cohen's, with a 95% large-sample interval (from 20 items on). Without ties: "
         "items where either side said Equal left out."
     )
     vs = overview["vs"]
@@ -101,7 +106,9 @@ def crowd_section() -> None:
 def pairs_and_gold(data: dict) -> None:
     """Every rater pair's Cohen's kappa, Fleiss' kappa and Krippendorff's alpha per group, and
     each person and auto-rater against gold."""
-    st.caption(f"{UNIT_RULE} Cohen's kappa with its 95% bootstrap interval over items in brackets.")
+    st.caption(
+        f"{UNIT_RULE} Cohen's kappa with its 95% large-sample interval in brackets (from 20 items on)."
+    )
     if len(data["table"]):
         st.dataframe(readable_agreement(data["table"]), hide_index=True, width="stretch")
     else:
@@ -164,7 +171,7 @@ def two_raters(data: dict, kind: str) -> None:
     m[2].metric(
         "Cohen's kappa [95% CI]",
         kappa_text(ov["kappa"], ov["kappa_low"], ov["kappa_high"], ov["n"]),
-        help="95% bootstrap interval over the common items in brackets.",
+        help="95% large-sample interval in brackets (from 20 common items on).",
     )
     st.plotly_chart(confusion_figure(pv["both"], ra, rb), width="stretch")
     st.markdown("**By system pair**")

@@ -32,6 +32,7 @@ from core.annotation.identity import (
     start_session,
 )
 from core.errors import WorkbenchError
+from core.stats.agreement import KAPPA_CI_MIN_ITEMS
 from core.store.accounts import accounts_exist
 from core.store.connection import default_db_path
 from core.store.database import opened
@@ -39,8 +40,8 @@ from core.store.fingerprints import answers_fingerprint, data_version, judgments
 from core.store.settings import url_setting
 from core.views.evidence_panel import evidence_passages, evidence_query, passage_window
 from core.views.figures import agreement_overview
+from core.views.gold import LEAVE_ONE_OUT, gold_agreement, gold_size, people_agreement
 from core.views.gold import MIN_ITEMS as GOLD_MIN_ITEMS
-from core.views.gold import gold_agreement, gold_size, people_agreement
 from core.views.guidelines import task_guideline
 from core.views.judgments import evidence_table
 from core.views.leaderboard import LiveLeaderboard, LiveResult, pairwise_raters
@@ -410,16 +411,16 @@ def gold_block(db, task: str = "side-by-side") -> None:
         st.caption("No two people have labelled the same items yet.")
     n_gold = cached_view(db, gold_size, task)
     st.markdown(
-        f"**With gold**: {md(n_gold)} {md(task)} item(s) have a gold label (the adjudicated label, or "
-        "the unanimous label of two or more people); each annotator and each auto-rater "
-        "against it."
+        f"**With gold**: {md(n_gold)} {md(task)} item(s) have a gold label (the adjudicated label, "
+        "else the gold sources' label, else the label of more than half, and at least two, of the "
+        "people). " + LEAVE_ONE_OUT
     )
     table = cached_view(db, gold_agreement, task)
     if len(table):
         st.table(inert_table(table))
     st.caption(
-        f"Cohen's kappa with a 95% bootstrap interval over items; fewer than {GOLD_MIN_ITEMS} "
-        "shared items: too few items."
+        f"Cohen's kappa with a 95% large-sample interval (from {KAPPA_CI_MIN_ITEMS} items on); "
+        f"fewer than {GOLD_MIN_ITEMS} shared items: too few items."
     )
 
 

@@ -276,7 +276,7 @@ def test_markdown_check_catches_unescaped_data():
 
 #: The tables the table layer owns (issue 11: judgments, questions, answers, labels, runs).
 STORE_TABLES = (
-    "judgments|questions|answers|reviews|dispute_resolutions|disputes|adjudications|runs"
+    "judgments|questions|answers|reviews|dispute_resolutions|disputes|adjudications|gold_sources|runs"
     "|experiments|annotators|accounts|sessions|settings|article_pairs|validation_items"
 )
 _SQL_ON_TABLE = re.compile(

@@ -3,9 +3,8 @@
 An item is *in disagreement* when the effective labels (skips aside) of two or more team
 members differ (imported raters' labels are shown beside them but do not make a disagreement). An adjudicator (role ``adjudicator`` or ``admin``; anyone signed in, in open mode) who
 did not label the item sees every label with its rationale and name, and settles it
-(:func:`adjudicate`, table ``adjudications``, append-only). The item's *gold* label
-(:func:`gold_labels`) is the latest settled label, or else the unanimous label of two or more
-people.
+(:func:`adjudicate`, table ``adjudications``, append-only). The item's *gold* label is the
+settled label first (:mod:`core.annotation.gold` has the whole rule).
 """
 
 from __future__ import annotations
@@ -109,15 +108,3 @@ def adjudicate(
             },
         )
     return new_id
-
-
-def gold_labels(db: sqlite_utils.Database, task: str) -> dict[str, str]:
-    """Item -> gold label: the settled label, else the unanimous label of 2+ people."""
-    gold = {}
-    for item, labels in _by_item(db, task).items():
-        people = {r["annotator"] for r in labels}
-        values = {r["label"] for r in labels}
-        if len(people) >= 2 and len(values) == 1:
-            gold[item] = next(iter(values))
-    gold.update({item: r["label"] for item, r in settled(db, task).items()})
-    return gold

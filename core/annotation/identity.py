@@ -129,6 +129,22 @@ def sign_in_open(db: sqlite_utils.Database, name: str) -> Annotator:
     return _issue(name, OPEN_ROLE)
 
 
+def shell_admin(db: sqlite_utils.Database, name: str | None) -> Annotator:
+    """The command line acting as ``name`` (``--as NAME``): whoever can run commands on the
+    database file administers it, so no token is asked (a link works once and belongs to the
+    browser). Once accounts exist ``name`` must be an active admin account; in open mode any
+    valid name. AccessError otherwise."""
+    name = (name or "").strip()
+    if not name:
+        raise AccessError("say who acts: --as ADMIN")
+    if not accounts_exist(db):
+        return sign_in_open(db, name)
+    account = active_account(db, name)
+    if account is None or account["role"] != "admin":
+        raise AccessError(f"{name!r} is not an active admin account; nothing was stored")
+    return _issue(account["name"], account["role"], account["token_id"])
+
+
 def authorise(db: sqlite_utils.Database, who: object, role: str = "annotator") -> Annotator:
     """``who`` if it is a signed-in Annotator still allowed to act as ``role``; else AccessError.
 

@@ -134,18 +134,23 @@ def team_labels(
 
 
 def auto_pair_labels(db: sqlite_utils.Database) -> dict[str, dict[str, str]]:
-    """Auto-rater -> side-by-side item -> its latest effective verdict (canonical scale).
+    """Auto-rater -> side-by-side item -> its effective verdict (canonical scale).
 
     Read from :func:`core.store.verdict_reads.verdict_summary` (one row per rater and pair as shown,
     by latest id), not from every verdict: an auto-rater that judged an item many times costs
-    one row."""
-    out: dict[str, dict[str, str]] = {}
+    one row. An auto-rater that judged both orders of a pair with conflicting canonical labels has
+    no label on the item (as for people: :mod:`core.annotation.gold`), so the result does not
+    depend on which order was stored last."""
+    found: dict[str, dict[str, set[str]]] = {}
     for rater, rater_kind, qid, a, b, _, _, _, _, verdict in verdict_summary(db, "pairwise"):
         if rater_kind != "auto" or verdict not in ("A", "B", "Equal", "None"):
             continue
         label = _pair_label({"system_a": a, "system_b": b, "verdict": verdict})
-        out.setdefault(rater, {})[pair_key(qid, a, b)] = label
-    return out
+        found.setdefault(rater, {}).setdefault(pair_key(qid, a, b), set()).add(label)
+    return {
+        rater: {item: next(iter(v)) for item, v in items.items() if len(v) == 1}
+        for rater, items in found.items()
+    }
 
 
 def next_items(

@@ -43,9 +43,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         type=count_arg,
         default=1000,
         metavar="N",
-        help="bootstrap replicates for Cohen's kappa interval (default 1000)",
+        help="unused (Cohen's kappa interval is analytic now; kept for old scripts)",
     )
-    a.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
+    a.add_argument("--seed", type=int, default=0, help="unused (kept for old scripts)")
     a.add_argument("--level", type=level_arg, default=0.95, help="interval level (default 0.95)")
     a.add_argument("--json", action="store_true", help="print JSON instead of text")
     a.set_defaults(func=cmd_agreement)
@@ -94,6 +94,7 @@ def _read_verdicts(path: str):
 def cmd_agreement(args: argparse.Namespace) -> int:
     """Agreement for one pair of raters, or every pair plus Fleiss' kappa and Krippendorff's alpha."""
     from core.stats.agreement import (
+        KAPPA_CI_MIN_ITEMS,
         cohen_kappa,
         cohen_kappa_ci,
         confusion,
@@ -136,9 +137,12 @@ def cmd_agreement(args: argparse.Namespace) -> int:
             "n": len(a),
             "agreement": percent_agreement(a, b),
             "cohen_kappa": cohen_kappa(a, b),
-            "cohen_kappa_ci": [ci.low, ci.high],
+            "cohen_kappa_ci": [None if math.isnan(v) else v for v in (ci.low, ci.high)],
             "level": args.level,
-            "interval": f"item bootstrap percentile, {args.level:.0%}, {args.bootstrap} replicates",
+            "interval": (
+                f"large-sample (Fleiss-Cohen-Everitt SE), {args.level:.0%}; none under "
+                f"{KAPPA_CI_MIN_ITEMS} items"
+            ),
             "confusion": {
                 str(r): {str(c): int(conf.loc[r, c]) for c in conf.columns} for r in conf.index
             },
@@ -176,6 +180,6 @@ def cmd_agreement(args: argparse.Namespace) -> int:
             f"{out['rater_a']} vs {out['rater_b']}: n={out['n']} "
             f"agreement={fmt(out['agreement'])} Cohen's kappa={fmt(out['cohen_kappa'])} "
             f"[{fmt(out['cohen_kappa_ci'][0])}, {fmt(out['cohen_kappa_ci'][1])}] "
-            f"({args.level:.0%} bootstrap)"
+            f"({args.level:.0%} large-sample; none under {KAPPA_CI_MIN_ITEMS} items)"
         )
     return 0

@@ -7,16 +7,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 from typing import TYPE_CHECKING
 
 from core.cli.support import count_arg, level_arg, open_args_db, print_aligned
-from core.errors import AccessError, InputError
+from core.errors import InputError
 
 if TYPE_CHECKING:  # the CLI imports its modules lazily, to start fast
-    import sqlite_utils
-
-    from core.annotation.identity import Annotator
+    pass
 
 #: The tasks of :data:`core.views.rater_validation.VALIDATION_TASKS` (not imported: start-up time).
 VALIDATION_TASKS = ("side-by-side", "absolute")
@@ -84,8 +81,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="put items an auto-rater judged into the team's queue with overlap 2 (admin)",
         description="Queue exactly N side-by-side items the auto-rater judged that have fewer "
         "than 2 people's labels (seeded choice); everyone gets them first until two people "
-        "labelled each. Once accounts exist: --as ADMIN with that admin's token in the "
-        "environment variable WORKBENCH_TOKEN. Without --items: the number validation-items "
+        "labelled each. Once accounts exist, --as names an active admin account. Without --items: the number validation-items "
         "finds needed, minus the items there are.",
     )
     v.add_argument("--rater", required=True, help="the auto-rater, auto:NAME")
@@ -169,38 +165,17 @@ def cmd_validation_items(args: argparse.Namespace) -> int:
     return 0
 
 
-def _shell_annotator(db: sqlite_utils.Database, name: str | None) -> Annotator:
-    """The signed-in Annotator of the shell: by ``WORKBENCH_TOKEN`` (must be ``name``'s) once
-    accounts exist; by name in open mode."""
-    from core.annotation.identity import (
-        sign_in_open,  # deferred: a command imports only what it runs (fast `python -m core`)
-        sign_in_token,
-    )
-    from core.store.accounts import (
-        accounts_exist,  # deferred: a command imports only what it runs (fast `python -m core`)
-    )
-
-    if not accounts_exist(db):
-        return sign_in_open(db, name or "admin")
-    token = os.environ.get("WORKBENCH_TOKEN", "")
-    if not name or not token:
-        raise AccessError(
-            "accounts exist: pass --as ADMIN and put that admin's token in WORKBENCH_TOKEN"
-        )
-    who = sign_in_token(db, token)
-    if who.name != name:
-        raise AccessError(f"WORKBENCH_TOKEN is not the token of {name!r}")
-    return who
-
-
 def cmd_validation_queue(args: argparse.Namespace) -> int:
+    from core.annotation.identity import (
+        shell_admin,  # deferred: a command imports only what it runs (fast `python -m core`)
+    )
     from core.annotation.validation_queue import (
         VALIDATION_OVERLAP,  # deferred: a command imports only what it runs (fast `python -m core`)
         queue_validation_items,
     )
 
     db = open_args_db(args)
-    actor = _shell_annotator(db, args.actor)
+    actor = shell_admin(db, args.actor or "admin")
     n_items = args.items
     if n_items is None:
         from core.views.rater_validation import (

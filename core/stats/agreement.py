@@ -1,4 +1,4 @@
-"""Agreement between raters: percent agreement, confusion, Cohen's kappa (with a bootstrap
+"""Agreement between raters: percent agreement, confusion, Cohen's kappa (with a large-sample
 interval), Fleiss' kappa, Krippendorff's alpha, pairwise agreement and self-consistency.
 
 Labels are any hashable values; ``None``/NaN means "not rated". Pure numpy/pandas, vectorised
@@ -9,6 +9,7 @@ every interval carries its ``level``.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from statistics import NormalDist
 from typing import Any, TypeAlias
 
 import numpy as np
@@ -93,6 +94,35 @@ def cohen_kappa(a: Ratings, b: Ratings, labels: Sequence[Any] | None = None) -> 
     return _kappa_from_matrix(confusion(a, b, labels).to_numpy())
 
 
+#: Fewest items for which :func:`cohen_kappa_ci` states an interval. Chosen by the coverage
+#: simulation of ``tests/stats/test_kappa_coverage.py`` (2 to 4 labels, true kappa 0 to 0.9):
+#: from 20 items on the stated 95 % interval covers the true kappa in 0.86 or more of the samples
+#: in every setting tried (mean 0.93); at 10-15 items the worst setting falls to 0.79-0.83.
+KAPPA_CI_MIN_ITEMS = 20
+
+
+def _fce_variance(m: np.ndarray) -> float:
+    """Fleiss, Cohen & Everitt (1969) large-sample variance of Cohen's kappa from counts ``m``.
+
+    With cell shares ``p_ij``, margins ``p_i.``, ``p_.j``, ``p_o``, ``p_e`` and ``k`` the kappa:
+    ``Var = [sum_i p_ii (1 - (p_i. + p_.i)(1 - k))^2
+    + (1 - k)^2 sum_{i != j} p_ij (p_.i + p_j.)^2 - (k - p_e (1 - k))^2] / (n (1 - p_e)^2)``
+    (statsmodels' ``cohens_kappa(...).var_kappa``). NaN when ``p_e = 1``.
+    """
+    n = float(m.sum())
+    p = m / n
+    r, c = p.sum(axis=1), p.sum(axis=0)
+    po, pe = float(np.trace(p)), float((r * c).sum())
+    if pe >= 1:
+        return float("nan")
+    k = (po - pe) / (1 - pe)
+    diag = float((np.diag(p) * (1 - (r + c) * (1 - k)) ** 2).sum())
+    off = p.copy()
+    np.fill_diagonal(off, 0.0)
+    cross = (1 - k) ** 2 * float((off * (c[:, None] + r[None, :]) ** 2).sum())
+    return max(diag + cross - (k - pe * (1 - k)) ** 2, 0.0) / (n * (1 - pe) ** 2)
+
+
 def cohen_kappa_ci(
     a: Ratings,
     b: Ratings,
@@ -100,11 +130,10 @@ def cohen_kappa_ci(
     seed: int | np.random.Generator = 0,
     level: float = 0.95,
 ) -> Interval:
-    """Cohen's kappa with a bootstrap percentile interval at ``level`` (items resampled).
+    """Cohen's kappa with a large-sample interval at ``level`` (see :func:`cohen_kappa_ci_counts`).
 
-    A replicate resamples the ``n`` items with replacement, i.e. draws its confusion counts from
-    ``Multinomial(n, m / n)`` (``m`` = observed confusion counts). Replicates with undefined
-    kappa (``p_e = 1``) are left out of the quantiles.
+    ``n_boot`` and ``seed`` are accepted for callers written for the former bootstrap interval;
+    the interval is analytic and uses neither.
     """
     if not 0 < level < 1 or n_boot < 1:
         raise InputError("need 0 < level < 1 and n_boot >= 1")
@@ -120,28 +149,79 @@ def cohen_kappa_ci_counts(
     seed: int | np.random.Generator = 0,
     level: float = 0.95,
 ) -> Interval:
-    """:func:`cohen_kappa_ci` from the ``k x k`` confusion counts of the two raters (rows the
-    first rater's labels, columns the second's, both in the same label order; every label of
-    either rater present), which is all the interval depends on."""
+    """Cohen's kappa and its interval from the ``k x k`` confusion counts of the two raters (rows
+    the first rater's labels, columns the second's, in one label order).
+
+    Interval: ``kappa +- z_{(1+level)/2} * SE`` cut to ``[-1, 1]``, where ``SE`` is the larger of
+    the Fleiss-Cohen-Everitt standard error (:func:`_fce_variance`) of the observed table and of
+    the table with 1/2 added to every cell of the labels used. The second guards the boundary:
+    when every item agrees (or a cell is empty by chance) the plug-in SE is 0 and the interval
+    would claim certainty; the half-count keeps it as wide as a few items warrant (a percentile
+    bootstrap fails there too: all its replicates agree, or are undefined and were dropped).
+    Below :data:`KAPPA_CI_MIN_ITEMS` items, or when kappa is undefined (``p_e = 1``), the bounds
+    are NaN: too few items for a stated interval. ``n_boot`` and ``seed`` are not used (kept for
+    callers of the former bootstrap).
+    """
     if not 0 < level < 1 or n_boot < 1:
         raise InputError("need 0 < level < 1 and n_boot >= 1")
     counts = np.asarray(counts, dtype=np.int64)
-    k = counts.shape[0]
     n = int(counts.sum())
-    if counts.ndim != 2 or counts.shape != (k, k) or n == 0 or (counts < 0).any():
+    if counts.ndim != 2 or counts.shape[0] != counts.shape[1] or n == 0 or (counts < 0).any():
         raise InputError("need a square table of non-negative counts with at least one item")
-    rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
-    # Resampling n items with replacement makes the confusion counts Multinomial(n, observed
-    # cell shares): drawn directly, O(n_boot k^2) instead of O(n_boot n).
-    flat = counts.reshape(k * k)
-    mats = rng.multinomial(n, flat / n, size=n_boot)
-    mats = mats.reshape(n_boot, k, k)
-    po = np.trace(mats, axis1=1, axis2=2) / n
-    pe = (mats.sum(axis=2) * mats.sum(axis=1)).sum(axis=1) / (n * n)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        reps = np.where(pe < 1, (po - pe) / (1 - pe), np.nan)
-    lo, hi = np.nanquantile(reps, [(1 - level) / 2, (1 + level) / 2])
-    return Interval(_kappa_from_matrix(counts), float(lo), float(hi), level)
+    estimate = _kappa_from_matrix(counts)
+    if n < KAPPA_CI_MIN_ITEMS or np.isnan(estimate):
+        return Interval(estimate, float("nan"), float("nan"), level)
+    half = _half_width(counts, level)
+    return Interval(estimate, max(-1.0, estimate - half), min(1.0, estimate + half), level)
+
+
+def _half_width(counts: np.ndarray, level: float) -> float:
+    """``z * SE`` of :func:`cohen_kappa_ci_counts` (the guarded Fleiss-Cohen-Everitt SE)."""
+    used = (counts.sum(axis=0) + counts.sum(axis=1)) > 0
+    table = counts[np.ix_(used, used)].astype(float)
+    se = float(np.sqrt(max(_fce_variance(table), _fce_variance(table + 0.5))))
+    return NormalDist().inv_cdf((1 + level) / 2) * se
+
+
+def cohen_kappa_ci_clustered(
+    a: Ratings, b: Ratings, clusters: Sequence[Any], level: float = 0.95
+) -> Interval:
+    """Cohen's kappa of pooled ratings of which several may concern one item (``clusters[i]``
+    names the item of rating pair ``i``), with :func:`cohen_kappa_ci_counts`' interval widened by
+    the design effect of the items.
+
+    Influence of pair ``i`` (labels ``x``, ``y``; row margins ``r``, column margins ``c``):
+    ``IF_i = ([x = y] - p_o) / (1 - p_e) + (p_o - 1)(c_x + r_y - 2 p_e) / (1 - p_e)^2``, so
+    ``sum_i IF_i^2 / n^2`` is the Fleiss-Cohen-Everitt variance. Item-clustered:
+    ``V_cl = sum_g (sum_{i in g} IF_i)^2 / n^2``; the half-width is multiplied by
+    ``sqrt(max(1, V_cl / V_iid))`` (by ``sqrt(n / items)`` when ``V_iid = 0``). No interval under
+    :data:`KAPPA_CI_MIN_ITEMS` distinct items.
+    """
+    xa, xb = _objects(a), _objects(b)
+    groups = _objects(clusters)
+    if not (len(xa) == len(xb) == len(groups)) or len(xa) == 0:
+        raise InputError("need as many clusters as rating pairs, and at least one pair")
+    ia, ib, labels = _encode(xa, xb)
+    k, n = len(labels), len(ia)
+    counts = np.bincount(ia * k + ib, minlength=k * k).reshape(k, k)
+    g, _ = pd.factorize(groups)
+    items = int(g.max()) + 1
+    base = cohen_kappa_ci_counts(counts, level=level)
+    if items < KAPPA_CI_MIN_ITEMS:
+        return Interval(base.estimate, float("nan"), float("nan"), level)
+    if np.isnan(base.low):
+        return base
+    p = counts / n
+    r, c = p.sum(axis=1), p.sum(axis=0)
+    po, pe = float(np.trace(p)), float((r * c).sum())
+    infl = (ia == ib).astype(float) - po
+    infl = infl / (1 - pe) + (po - 1) * (c[ia] + r[ib] - 2 * pe) / (1 - pe) ** 2
+    v_iid = float((infl**2).sum())
+    v_cl = float((np.bincount(g, weights=infl, minlength=items) ** 2).sum())
+    deff = v_cl / v_iid if v_iid > 0 else n / items
+    half = _half_width(counts, level) * float(np.sqrt(max(1.0, deff)))
+    est = base.estimate
+    return Interval(est, max(-1.0, est - half), min(1.0, est + half), level)
 
 
 def _long(df: pd.DataFrame) -> pd.DataFrame:

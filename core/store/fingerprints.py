@@ -15,7 +15,15 @@ if TYPE_CHECKING:  # sqlite_utils imports pandas: load it only when a database i
     import sqlite_utils
 
 #: Append-mostly tables whose largest id moves on every new row.
-_GROWING = ("judgments", "reviews", "dispute_resolutions", "disputes", "answers")
+_GROWING = (
+    "judgments",
+    "reviews",
+    "dispute_resolutions",
+    "disputes",
+    "answers",
+    "adjudications",
+    "gold_sources",
+)
 
 
 def data_version(db: sqlite_utils.Database) -> tuple[Any, ...]:

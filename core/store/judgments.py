@@ -353,3 +353,15 @@ def imported_verdict_counts(db: sqlite_utils.Database) -> dict[str, int]:
             "where raw like '{\"file\"%' and json_valid(raw) group by 1"
         )
     }
+
+
+def imported_human_raters(db: sqlite_utils.Database) -> list[str]:
+    """Human raters with verdicts imported from a file (``raw`` names the file: see
+    :mod:`core.corpus.evaluations`), sorted; not people who labelled in the app."""
+    return [
+        r[0]
+        for r in db.execute(
+            "select distinct rater from judgments where rater_kind = 'human' "
+            "and raw like '{\"file\":%' order by 1"
+        )
+    ]

@@ -7,7 +7,9 @@ from collections.abc import Mapping
 
 import pandas as pd
 
-#: Below this many common items a kappa (and its bootstrap interval) is not shown.
+from core.stats.agreement import KAPPA_CI_MIN_ITEMS
+
+#: Below this many common items a kappa (and its interval) is not shown.
 MIN_ITEMS = 5
 COHEN_VS_FLEISS = (
     "**Cohen's kappa** compares two raters on the items *both* labelled, with each rater's own "
@@ -25,12 +27,14 @@ def _missing(x) -> bool:
 
 def kappa_text(kappa, low=None, high=None, n: int | None = None) -> str:
     """``"0.41 [0.20, 0.62]"`` (the 95% interval in brackets), ``"too few items (n = 3)"``
-    below :data:`MIN_ITEMS`, ``"-"`` when undefined."""
+    below :data:`MIN_ITEMS`, no interval below ``KAPPA_CI_MIN_ITEMS``, ``"-"`` when undefined."""
     if n is not None and n < MIN_ITEMS:
         return f"too few items (n = {n})"
     if _missing(kappa):
         return "-"
     if _missing(low) or _missing(high):
+        if n is not None and n < KAPPA_CI_MIN_ITEMS:
+            return f"{kappa:.2f} (no interval under {KAPPA_CI_MIN_ITEMS} items)"
         return f"{kappa:.2f}"
     return f"{kappa:.2f} [{low:.2f}, {high:.2f}]"
 

@@ -21,7 +21,7 @@ from core.stats.agreement import (
     percent_agreement,
     ratings_matrix,
 )
-from core.store.judgments import human_raters, pairwise_rater_kinds
+from core.store.judgments import human_raters, imported_human_raters, pairwise_rater_kinds
 from core.store.verdict_reads import verdict_summary
 from core.views.agreement_pairs import paired, verdict_frame
 from core.views.slots import SLOT, is_slot
@@ -86,8 +86,8 @@ def auto_vs_crowd(
 ) -> dict[str, Any]:
     """An auto-rater vs a crowd rater on their shared units (canonical labels; an item either
     judged in both orders is compared per order: :func:`core.views.agreement_pairs.paired`, as
-    every agreement figure): percent agreement and Cohen's kappa (95% bootstrap interval over
-    units), with ties and without (units where either said Equal are left out), and the
+    every agreement figure): percent agreement and Cohen's kappa (95% large-sample interval over
+    units, none under 20), with ties and without (units where either said Equal are left out), and the
     confusion counts."""
     both = paired(verdict_frame(db, "pairwise", [auto, crowd]), auto, crowd).rename(
         columns={"a": "verdict_auto", "b": "verdict_crowd"}
@@ -134,16 +134,17 @@ def slot_agreement(db: sqlite_utils.Database, prefix: str) -> dict[str, Any]:
 
 
 def crowd_overview(db: sqlite_utils.Database) -> dict[str, Any] | None:
-    """The default auto-vs-crowd comparison and slot agreement, or None without a crowd (no
-    anonymous slots and no ``majority`` rater) or without an auto-rater."""
+    """The default auto-vs-crowd comparison and slot agreement, with the ``imported`` human
+    raters (whatever their names); None when no human verdicts were imported and there are no
+    anonymous slots."""
     options = crowd_raters(db)
-    if not options["slots"] and not any("majority" in r for r in options["crowd"]):
+    imported = imported_human_raters(db)
+    if not options["slots"] and not imported:
         return None  # no crowd: people who signed in are compared in the every-pair table
     auto, crowd, prefix = default_pair(options)
-    if auto is None:
-        return None
     return {
         "options": options,
-        "vs": auto_vs_crowd(db, auto, crowd) if crowd else None,
+        "imported": imported,
+        "vs": auto_vs_crowd(db, auto, crowd) if crowd and auto else None,
         "slots": slot_agreement(db, prefix) if prefix else None,
     }

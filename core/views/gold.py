@@ -1,83 +1,165 @@
-"""Agreement with gold: each annotator and each auto-rater against the items' gold labels.
+"""Agreement with gold: each person, each group of anonymous slots and each auto-rater against
+gold formed without the person being scored (leave-one-out, :mod:`core.annotation.gold`).
 
-Gold (:func:`core.annotation.adjudication.gold_labels`) is the adjudicated label of an item, or
-the unanimous label of two or more people. Agreement is Cohen's kappa over the items both have,
-with a bootstrap percentile interval (items resampled, :func:`core.stats.agreement.cohen_kappa_ci`);
-below :data:`MIN_ITEMS` shared items it says "too few items" instead of a number.
+A person ``p`` is scored on their items against ``gold_for(..., leave_out=...)`` without ``p``
+(and, for anonymous slots and a majority derived from them, without each other:
+:func:`core.annotation.gold.leave_out_sets`). Anonymous slots
+(``human:NAME#k``) are not people: their (slot, item) pairs are pooled into one row per slot
+group. An auto-rater is scored on the very (person, item) pairs the people were scored on, each
+against that person's leave-one-out gold, and ``people_kappa`` is the people's kappa on exactly
+those pairs: the two figures compare like with like. Agreement is Cohen's kappa with its
+large-sample interval (:func:`core.stats.agreement.cohen_kappa_ci`; pooled rows widen it by the
+items' design effect, :func:`core.stats.agreement.cohen_kappa_ci_clustered`); below
+:data:`MIN_ITEMS` shared items it says "too few items", and below :data:`KAPPA_CI_MIN_ITEMS` it
+gives no interval.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Hashable, Mapping
 from itertools import combinations
 from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from core.annotation.adjudication import gold_labels
-from core.annotation.tasks import auto_pair_labels, human_labels
-from core.stats.agreement import cohen_kappa_ci
+from core.annotation.gold import (
+    derived_raters,
+    gold_for,
+    gold_inputs,
+    gold_labels,
+    leave_out_sets,
+    person_labels,
+    slot_group,
+)
+from core.annotation.tasks import auto_pair_labels
+from core.stats.agreement import KAPPA_CI_MIN_ITEMS, cohen_kappa_ci, cohen_kappa_ci_clustered
 
 if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
     import sqlite_utils
 
 MIN_ITEMS = 5
-COLUMNS = ["rater", "kind", "items", "kappa", "interval", "note"]
+COLUMNS = ["rater", "kind", "items", "kappa", "interval", "note", "people_kappa"]
+#: The page's one sentence on how gold is formed for each row.
+LEAVE_ONE_OUT = (
+    "Each person is scored against gold formed without their own label (the adjudicated label, "
+    "else the gold sources' label, else the label of more than half, and at least two, of the "
+    "other people); each "
+    "auto-rater against those same golds on the same (person, item) pairs, with the people's "
+    "kappa on exactly those pairs beside it (people_kappa)."
+)
 
 
 def kappa_row(
-    a: Mapping[str, str], b: Mapping[str, str], n_boot: int = 1000, seed: int = 0
+    a: Mapping[Hashable, str],
+    b: Mapping[Hashable, str],
+    n_boot: int = 1000,
+    seed: int = 0,
+    pooled: bool = False,
 ) -> dict[str, Any]:
-    """Cohen's kappa of two label maps over their shared items: ``items``, ``kappa`` (None when
-    too few items or undefined), ``interval`` (text ``[low, high]`` at 95 %), ``note``."""
-    shared = sorted(set(a) & set(b))
-    row: dict[str, Any] = {"items": len(shared), "kappa": None, "interval": "", "note": ""}
-    if len(shared) < MIN_ITEMS:
+    """Cohen's kappa of two label maps over their shared keys: ``items``, ``kappa`` (None when
+    too few items or undefined), ``interval`` (text ``[low, high]`` at 95 %, from
+    :data:`KAPPA_CI_MIN_ITEMS` items on), ``note``. ``pooled``: keys are ``(rater, item)`` and
+    the interval allows for one item's ratings being alike
+    (:func:`core.stats.agreement.cohen_kappa_ci_clustered`); ``items`` counts distinct items."""
+    shared = sorted(set(a) & set(b), key=repr)
+    n_items = len({k[1] for k in shared}) if pooled else len(shared)
+    row: dict[str, Any] = {"items": n_items, "kappa": None, "interval": "", "note": ""}
+    if n_items < MIN_ITEMS:
         row["note"] = f"too few items (fewer than {MIN_ITEMS} shared)"
         return row
-    est = cohen_kappa_ci([a[i] for i in shared], [b[i] for i in shared], n_boot, seed)
+    la, lb = [a[i] for i in shared], [b[i] for i in shared]
+    if pooled:
+        est = cohen_kappa_ci_clustered(la, lb, [k[1] for k in shared])
+    else:
+        est = cohen_kappa_ci(la, lb, n_boot, seed)
     if math.isnan(est.estimate):
         row["note"] = "undefined: both gave one and the same label throughout"
         return row
     row["kappa"] = round(est.estimate, 3)
     if not (math.isnan(est.low) or math.isnan(est.high)):
         row["interval"] = f"[{est.low:.2f}, {est.high:.2f}]"
+    else:
+        row["note"] = f"too few items for an interval (fewer than {KAPPA_CI_MIN_ITEMS})"
     return row
-
-
-def _people(db: sqlite_utils.Database, task: str) -> dict[str, dict[str, str]]:
-    out: dict[str, dict[str, str]] = {}
-    for r in human_labels(db, task):
-        if r["status"] == "ok":
-            out.setdefault(r["annotator"], {})[r["item"]] = r["label"]
-    return out
 
 
 def gold_agreement(
     db: sqlite_utils.Database, task: str = "side-by-side", n_boot: int = 1000, seed: int = 0
 ) -> pd.DataFrame:
-    """One row per annotator (kind ``human``) and, on side by side, per auto-rater (``auto``):
-    Cohen's kappa against gold with its interval, or why there is none (:data:`COLUMNS`)."""
-    gold = gold_labels(db, task)
-    raters: list[tuple[str, str, dict[str, str]]] = [
-        (name, "human", labels) for name, labels in sorted(_people(db, task).items())
-    ]
+    """One row per person (kind ``human``), per group of anonymous slots (``slots``, pooled)
+    and, on side by side, per auto-rater (``auto``): Cohen's kappa against leave-one-out gold
+    with its interval, or why there is none (:data:`COLUMNS`)."""
+    labels, adjudicated, sources = gold_inputs(db, task)
+    derived = derived_raters(labels)
+    loo = {
+        p: gold_for(labels, adjudicated, sources, leave_out=out)
+        for p, out in leave_out_sets(labels).items()
+    }
+    out = []
+    groups: dict[str, list[str]] = {}
+    for name in sorted(labels):
+        group = slot_group(name)
+        if group is not None:
+            groups.setdefault(group, []).append(name)
+            continue
+        row = {"rater": name, "kind": "human", **kappa_row(labels[name], loo[name], n_boot, seed)}
+        if name in derived:
+            said = f"the majority of the {derived[name]} slots: scored without them"
+            row["note"] = "; ".join(filter(None, [said, row["note"]]))
+        if name in sources:
+            row["note"] = "; ".join(filter(None, ["a gold source", row["note"]]))
+        out.append(row)
+    for group, slots in sorted(groups.items()):
+        mine = {(s, i): v for s in slots for i, v in labels[s].items()}
+        gold = {(s, i): v for s in slots for i, v in loo[s].items()}
+        row = kappa_row(mine, gold, n_boot, seed, pooled=True)
+        n = len(set(mine) & set(gold))
+        row["note"] = "; ".join(
+            filter(None, [f"{len(slots)} slots pooled: {n} ratings", row["note"]])
+        )
+        out.append({"rater": f"{group} (slots)", "kind": "slots", **row})
     if task == "side-by-side":
-        raters += [(r, "auto", labels) for r, labels in sorted(auto_pair_labels(db).items())]
-    out = [
-        {"rater": name, "kind": kind, **kappa_row(labels, gold, n_boot, seed)}
-        for name, kind, labels in raters
-    ]
+        pairs = person_gold_pairs(labels, loo)
+        for rater, auto in sorted(auto_pair_labels(db).items()):
+            mine = {(p, i): auto[i] for (p, i) in pairs if i in auto}
+            row = kappa_row(mine, pairs, n_boot, seed, pooled=True)
+            people = kappa_row({k: labels[k[0]][k[1]] for k in mine}, pairs, pooled=True)
+            note = f"{len(mine)} (person, item) pairs" if mine else ""
+            row["note"] = "; ".join(filter(None, [note, row["note"]]))
+            row["people_kappa"] = people["kappa"]
+            out.append({"rater": rater, "kind": "auto", **row})
     return pd.DataFrame(out, columns=COLUMNS)
+
+
+def person_gold_pairs(
+    labels: Mapping[str, Mapping[str, str]], loo: Mapping[str, Mapping[str, str]]
+) -> dict[tuple[str, str], str]:
+    """The (person, item) pairs on which people are scored: each person's items with their
+    leave-one-out gold label. An auto-rater is scored on the same pairs (its label on the item
+    against that person's gold), so its figure and the people's are comparable."""
+    return {(p, i): g for p, golds in loo.items() for i, g in golds.items() if i in labels[p]}
+
+
+def loo_gold_pairs(
+    db: sqlite_utils.Database, task: str = "side-by-side"
+) -> dict[tuple[str, str], str]:
+    """:func:`person_gold_pairs` of the store's labels of ``task``."""
+    labels, adjudicated, sources = gold_inputs(db, task)
+    loo = {
+        p: gold_for(labels, adjudicated, sources, leave_out=out)
+        for p, out in leave_out_sets(labels).items()
+    }
+    return person_gold_pairs(labels, loo)
 
 
 def people_agreement(
     db: sqlite_utils.Database, task: str = "side-by-side", n_boot: int = 1000, seed: int = 0
 ) -> pd.DataFrame:
     """Cohen's kappa of every pair of annotators over the items both labelled
-    (columns ``a``, ``b``, ``items``, ``kappa``, ``interval``, ``note``)."""
-    people = _people(db, task)
+    (columns ``a``, ``b``, ``items``, ``kappa``, ``interval``, ``note``). Anonymous slots are
+    not people and get no per-slot kappa (their numbers follow file order)."""
+    people = {p: v for p, v in person_labels(db, task).items() if slot_group(p) is None}
     out = [
         {"a": a, "b": b, **kappa_row(people[a], people[b], n_boot, seed)}
         for a, b in combinations(sorted(people), 2)
@@ -86,5 +168,5 @@ def people_agreement(
 
 
 def gold_size(db: sqlite_utils.Database, task: str = "side-by-side") -> int:
-    """How many items of ``task`` have a gold label."""
+    """How many items of ``task`` have a gold label (nobody left out)."""
     return len(gold_labels(db, task))

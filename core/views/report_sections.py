@@ -46,7 +46,7 @@ def _bounds(text: str) -> tuple[float | None, float | None]:
 
 def agreement_html(sec: dict[str, Any]) -> str:
     ag = sec["agreement"]
-    out = ["<h3>Agreement (Cohen's kappa, 95% bootstrap interval over items)</h3>"]
+    out = ["<h3>Agreement (Cohen's kappa, 95% large-sample interval; none under 20 items)</h3>"]
     out.append(interval_chart(_kappa_rows(sec), lo=-0.2, hi=1.0, title="Cohen's kappa"))
     head = ["compared with", "items", "kappa", "95% interval", "agreement", "95% Wilson", "note"]
     g = ag["gold"]
@@ -75,8 +75,10 @@ def agreement_html(sec: dict[str, Any]) -> str:
     ]
     out.append(table(head, rows, {1, 2}))
     out.append(
-        f"<p class='note'>{esc(g['gold_items'])} items have a gold label (adjudicated, or "
-        "the unanimous label of two or more human labels).</p>"
+        f"<p class='note'>{esc(g['gold_items'])} items have a gold label. Gold is leave-one-out: "
+        "each person is scored against gold formed without their own label (the adjudication, "
+        "else a gold source, else the majority of the other people), and the auto-rater is scored "
+        "on the same (person, item) pairs against the same gold.</p>"
     )
     if ag["ceiling"]:
         out.append("<h3>The ceiling: people with each other</h3>")

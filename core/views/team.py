@@ -12,6 +12,7 @@ from core.annotation.base import required_annotations
 from core.annotation.tasks import human_labels, next_items, task_items, team_labels
 from core.store.accounts import list_accounts
 from core.store.settings import SETTINGS, all_settings
+from core.views.agreement_view import is_slot
 from core.views.gold import gold_agreement
 
 if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
@@ -30,7 +31,8 @@ def _seconds_per_item(times: list[str]) -> float | None:
 
 def team_table(db: sqlite_utils.Database, task: str = "side-by-side") -> pd.DataFrame:
     """One row per team member (with labels, or with an active account) for ``task``; the
-    imported raters are in :func:`imported_raters`.
+    imported raters are in :func:`imported_raters`; anonymous slots
+    (``NAME#k``, not people) are left out.
 
     ``done`` labels, ``skipped``, ``remaining`` (their queue), ``median_s`` (median seconds
     between consecutive labels, breaks over 10 minutes left out), ``overlap`` (share of the items
@@ -44,7 +46,7 @@ def team_table(db: sqlite_utils.Database, task: str = "side-by-side") -> pd.Data
     for r in labels:
         if r["status"] == "ok":
             per_item.setdefault(r["item"], {})[r["annotator"]] = r["label"]
-    names = {r["annotator"] for r in labels} | {
+    names = {r["annotator"] for r in labels if not is_slot(f"human:{r['annotator']}")} | {
         a["name"] for a in list_accounts(db) if a["revoked_at"] is None
     }
     gold = gold_agreement(db, task, n_boot=200).set_index("rater")

@@ -7,9 +7,10 @@ import pytest
 from browser_support import build_fixture_db
 from sklearn.metrics import cohen_kappa_score
 
-from core.annotation.adjudication import adjudicate, disagreements, gold_labels
+from core.annotation.adjudication import adjudicate, disagreements
 from core.annotation.base import team_queue
 from core.annotation.disputes import resolve_dispute, withdraw_last_resolution
+from core.annotation.gold import gold_labels
 from core.annotation.identity import sign_in_open, sign_in_token
 from core.annotation.pairwise import blind_item, submit_verdict, verdict_queue
 from core.annotation.reviews import review_queue, submit_review
@@ -163,13 +164,15 @@ def test_disagreements_reach_the_adjudicator_who_settles_them(fdb):
 
 def test_agreement_with_gold_matches_scikit_learn(fdb):
     db, _ = fdb
-    alice, bob, carol = (sign_in_open(db, n) for n in ("alice", "bob", "carol"))
+    alice, bob, carol, dan = (sign_in_open(db, n) for n in ("alice", "bob", "carol", "dan"))
     keys = task_items(db, "side-by-side")[:8]
     a = ["first", "second", "Equal", "first", "None", "second", "first", "first"]
     b = ["first", "first", "Equal", "second", "None", "second", "second", "first"]
     for key, la, lb in zip(keys, a, b):
         _label_pair(db, alice, key, la)
         _label_pair(db, bob, key, lb)
+        _label_pair(db, dan, key, la if la == lb else "None")
+    # every disagreement is settled, so each person's leave-one-out gold is the full gold
     for d in disagreements(db, "side-by-side"):
         adjudicate(db, carol, "side-by-side", d["item"], "second")
     gold = gold_labels(db, "side-by-side")
@@ -177,22 +180,23 @@ def test_agreement_with_gold_matches_scikit_learn(fdb):
     table = gold_agreement(db, "side-by-side", n_boot=300).set_index("rater")
     assert table.loc["alice", "kappa"] == pytest.approx(round(cohen_kappa_score(a, g), 3))
     assert table.loc["bob", "kappa"] == pytest.approx(round(cohen_kappa_score(b, g), 3))
-    assert table.loc["alice", "interval"].startswith("[")
+    assert table.loc["alice", "interval"] == ""  # 8 items: too few for an interval
+    assert "too few items for an interval" in table.loc["alice", "note"]
     autos = auto_pair_labels(db)
     assert set(table[table["kind"] == "auto"].index) == set(autos) and autos
     for rater, labels in autos.items():
-        shared = [k for k in keys if k in labels]
+        # the auto-rater is scored on each person's items against that person's gold
+        pairs = [(p, k) for p in (a, b, a) for k in keys if k in labels]
         row = table.loc[rater]
-        if len(shared) < MIN_ITEMS:
-            assert row["note"].startswith("too few") and pd.isna(row["kappa"])
-        else:
-            want = cohen_kappa_score([labels[k] for k in shared], [gold[k] for k in shared])
-            assert row["kappa"] == pytest.approx(round(want, 3))
+        if len({k for _, k in pairs}) < MIN_ITEMS:
+            continue
+        want = cohen_kappa_score([labels[k] for _, k in pairs], [gold[k] for _, k in pairs])
+        assert row["kappa"] == pytest.approx(round(want, 3))
     pairs = people_agreement(db, "side-by-side", n_boot=300)
     assert pairs.iloc[0]["kappa"] == pytest.approx(round(cohen_kappa_score(a, b), 3))
     team = team_table(db, "side-by-side").set_index("annotator")
     assert team.loc["alice", "done"] == 8 and team.loc["alice", "overlap"] == 1.0
-    assert team.loc["alice", "agree_others"] == pytest.approx(5 / 8, abs=0.01)
+    assert team.loc["alice", "agree_others"] == pytest.approx(10 / 16, abs=0.01)
 
 
 def test_too_few_items_says_so(fdb):

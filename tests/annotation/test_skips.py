@@ -14,7 +14,7 @@ import sqlite3
 import pytest
 from browser_support import build_fixture_db
 
-from core.annotation.adjudication import disagreements, gold_labels
+from core.annotation.adjudication import disagreements
 from core.annotation.disputes import (
     dispute_progress,
     dispute_queue,
@@ -22,6 +22,7 @@ from core.annotation.disputes import (
     skip_dispute,
     withdraw_last_resolution,
 )
+from core.annotation.gold import gold_labels
 from core.annotation.identity import sign_in_open, sign_in_token
 from core.annotation.reviews import (
     review_progress,

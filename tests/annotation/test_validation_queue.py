@@ -100,12 +100,17 @@ def test_alice_and_bob_get_exactly_those_items_first(store):
 
 def test_one_person_already_on_it_needs_one_more(store):
     db, _, who, _ = store
-    # q10..q14 have zed alone: once queued, zed's next verdict is not asked for, others' are
     found = validation_candidates(db, "auto:judge")
     chosen = queue_validation_items(db, "auto:judge", len(found), who["boss"])
-    zed_only = [k for k in chosen if int(k.split("|")[0][1:]) < 15]
-    assert zed_only and all(k not in verdict_queue(db, "zed") for k in zed_only)
     assert verdict_queue(db, "alice")[: len(chosen)] == chosen
+    first = chosen[0]
+    submit_verdict(db, blind_item(db, first, "alice"), who["alice"], "A")
+    # alice has done it; one more person is needed, so bob still gets it first
+    assert first not in verdict_queue(db, "alice")
+    assert verdict_queue(db, "bob")[0] == first
+    submit_verdict(db, blind_item(db, first, "bob"), who["bob"], "B")
+    # two people labelled it: its overlap of 2 is reached, carol is not asked
+    assert first not in verdict_queue(db, "carol")
     assert validation_candidates(db, "auto:judge") == []  # all requested now
 
 
@@ -122,27 +127,22 @@ def test_refusals_write_nothing(store):
     assert validation_requests(db, "side-by-side") == []
 
 
-def test_cli_validation_queue(store, capsys, monkeypatch):
-    db, dbfile, _, tokens = store
+def test_cli_validation_queue(store, capsys):
+    db, dbfile, _, _ = store
     capsys.readouterr()
     args = ["--db", dbfile, "validation-queue", "--rater", "auto:judge", "--items", "3", "--json"]
-    monkeypatch.delenv("WORKBENCH_TOKEN", raising=False)
-    assert main([*args, "--as", "boss"]) == 2  # accounts exist: a token is needed
-    assert "WORKBENCH_TOKEN" in capsys.readouterr().err
-    monkeypatch.setenv("WORKBENCH_TOKEN", tokens["alice"])
-    assert main([*args, "--as", "alice"]) == 2  # not an admin
-    assert "admin" in capsys.readouterr().err
-    assert main([*args, "--as", "boss"]) == 2  # the token is not boss's
-    monkeypatch.setenv("WORKBENCH_TOKEN", tokens["boss"])
+    assert main([*args, "--as", "alice"]) == 2  # accounts exist: only an admin account acts
+    assert "not an active admin account" in capsys.readouterr().err
+    assert main([*args, "--as", "nobody"]) == 2
+    assert validation_requests(db, "side-by-side") == []
     assert main([*args, "--as", "boss"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert len(out["items"]) == 3 and out["overlap"] == 2 and out["rater"] == "auto:judge"
     assert verdict_queue(db, "carol")[:3] == out["items"]
 
 
-def test_cli_without_items_explains_when_it_cannot_estimate(store, capsys, monkeypatch):
-    _, dbfile, _, tokens = store
-    monkeypatch.setenv("WORKBENCH_TOKEN", tokens["boss"])
+def test_cli_without_items_explains_when_it_cannot_estimate(store, capsys):
+    _, dbfile, _, _ = store
     capsys.readouterr()
     args = ["--db", dbfile, "validation-queue", "--rater", "auto:judge", "--as", "boss"]
     assert main(args) == 2  # two people only: no sample size makes a decision

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from browser_support import build_fixture_db
+from browser_support import build_fixture_db, unescaped
 from streamlit.testing.v1 import AppTest
 
 from core.corpus.evaluation_layouts import read_prd_vicuna80
@@ -93,3 +93,42 @@ def test_browse_shows_every_answer_and_verdict_of_a_prd_question(prd_db):
     assert any("Answers (5)" in s.value for s in at.subheader)
     grid = at.dataframe[-1].value
     assert "auto:gpt-4 (PRD)" in grid.columns and len(grid) == 20
+
+
+def test_imported_raters_show_whatever_their_names(tmp_path, monkeypatch):
+    """An imported expert panel named without "majority" and no anonymous slots: the Imported
+    crowd tab compares the auto-rater with it and lists it; Team lists it too."""
+    path = tmp_path / "panel.db"
+    build_fixture_db(path)
+    db = open_db(path)
+    try:
+        from core.annotation.tasks import auto_pair_labels  # the fixture's auto-rater's items
+
+        csv = tmp_path / "panel.csv"
+        lines = ["question_id,system_a,system_b,verdict,rater"]
+        for item, label in sorted(auto_pair_labels(db)["auto:fixture-sxs"].items()):
+            qid, s1, s2 = item.split("|")
+            verdict = {"first": "A", "second": "B"}.get(label, label)
+            lines.append(f"{qid},{s1},{s2},{verdict},human:expert-panel")
+        csv.write_text("\n".join(lines) + "\n")
+        from core.corpus.evaluation_layouts import read_judgments
+
+        store_evaluation(db, read_judgments(csv))
+    finally:
+        db.conn.close()
+    monkeypatch.setenv("WORKBENCH_DB", str(path))
+    monkeypatch.delenv("WORKBENCH_ACCESS_CODE", raising=False)
+    at = page("pages/4_Agreement.py")
+    at.session_state["section"] = "Imported crowd"
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert not any("No imported crowd evaluations" in i.value for i in at.info), (
+        [i.value for i in at.info],
+        [m.value for m in at.markdown],
+    )
+    shown = [unescaped(m.value) for m in at.markdown]
+    assert any("Imported human raters" in m and "human:expert-panel" in m for m in shown), shown
+    assert metrics(at)["Percent agreement"] == "100.0%"
+    team = page("pages/11_Team.py")
+    assert "Imported human raters" in {s.value for s in team.subheader}
+    assert any("human:expert-panel" in unescaped(str(t.value)) for t in team.table)

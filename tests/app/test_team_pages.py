@@ -282,3 +282,33 @@ def test_a_second_link_in_the_same_browser_ends_the_first_session(team):
     assert "bob" in signed_in(at) and "token" not in at.query_params
     ended = "select count(*) from sessions where name = 'alice' and revoked_at is not null"
     assert count(path, ended) == 1
+
+
+def test_team_page_gold_sources_for_admins(team):
+    """An admin makes a human rater a gold source on the Team page and takes it back; others
+    see the list but no control."""
+    path, tokens = team
+    db = open_db(path)
+    alice = sign_in_token(db, tokens["alice"])
+    key = task_items(db, "side-by-side")[0]
+    submit_verdict(db, blind_item(db, key, "alice"), alice, "A")
+    db.conn.close()
+    at = opened("pages/11_Team.py", token=tokens["bob"])
+    assert "Gold sources" in {s.value for s in at.subheader}
+    assert not [b for b in at.button if b.label == "Make gold source"]
+    at = opened("pages/11_Team.py", token=tokens["root"])
+    ok(
+        [s for s in at.selectbox if unescaped(s.label) == "Human rater"][0]
+        .set_value("human:alice")
+        .run()
+    )
+    ok(button(at, "Make gold source").click().run())
+    got = "select count(*) from gold_sources where rater = 'human:alice' and marked_by = 'root'"
+    assert count(path, got) == 1
+    ok(
+        [s for s in at.selectbox if unescaped(s.label) == "Gold source"][0]
+        .set_value("human:alice")
+        .run()
+    )
+    ok(button(at, "Stop being gold source").click().run())
+    assert count(path, "select count(*) from gold_sources where action = 'remove'") == 1

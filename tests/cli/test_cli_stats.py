@@ -123,6 +123,21 @@ def test_agreement_two_raters(tmp_path: Path, capsys) -> None:
     assert lo <= out["cohen_kappa"] <= hi
 
 
+def test_agreement_too_few_items_for_an_interval(tmp_path: Path, capsys) -> None:
+    """Six items: a kappa but no interval (null in valid JSON, never NaN)."""
+    path = tmp_path / "six.csv"
+    rows = [
+        (f"i{i}", r, v)
+        for i, (x, y) in enumerate(zip("AABBAB", "AABBAA"))
+        for r, v in (("a", x), ("b", y))
+    ]
+    pd.DataFrame(rows, columns=["item_id", "rater", "verdict"]).to_csv(path, index=False)
+    assert main(["agreement", str(path), "--rater-a", "a", "--rater-b", "b", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["n"] == 6 and out["cohen_kappa_ci"] == [None, None]
+    assert "none under 20 items" in out["interval"]
+
+
 def test_agreement_all_pairs(tmp_path: Path, capsys) -> None:
     path, _ = agreement_csv(tmp_path)
     assert main(["agreement", path, "--json"]) == 0

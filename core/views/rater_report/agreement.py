@@ -1,7 +1,8 @@
-"""The report's agreement section: the auto-rater against gold and against each person, beside
+"""The report's agreement section: the auto-rater against leave-one-out gold (on the same
+(person, item) pairs the people are scored on: :func:`core.views.gold.loo_gold_pairs`) and against each person, beside
 the people's agreement among themselves (the ceiling), and by question type or document.
 
-Cohen's kappa with a 95% bootstrap percentile interval over items (:func:`core.views.gold.kappa_row`);
+Cohen's kappa with a 95% large-sample interval (none under 20 items) (:func:`core.views.gold.kappa_row`);
 percent agreement with a 95% Wilson interval. Anonymous slots get no per-slot kappa: the
 rater is compared with the crowd's aggregate verdict (in the order shown,
 :func:`core.views.agreement_view.auto_vs_crowd`) and the ceiling is the slots' Fleiss' kappa and
@@ -15,12 +16,11 @@ from collections.abc import Mapping
 from itertools import combinations
 from typing import TYPE_CHECKING, Any
 
-from core.annotation.adjudication import gold_labels
 from core.annotation.pairwise import split_pair_key
 from core.stats.significance import wilson_ci
 from core.store.questions import questions_by_id
 from core.views.agreement_view import auto_vs_crowd, slot_agreement
-from core.views.gold import kappa_row
+from core.views.gold import kappa_row, loo_gold_pairs
 from core.views.rater_report.labels import TASK, majority
 
 if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
@@ -29,10 +29,12 @@ if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is
 _SLOT_PREFIX = re.compile(r"^(.+#)\d+$")
 
 
-def compare(a: Mapping[str, str], b: Mapping[str, str], n_boot: int, seed: int) -> dict[str, Any]:
+def compare(
+    a: Mapping[Any, str], b: Mapping[Any, str], n_boot: int, seed: int, pooled: bool = False
+) -> dict[str, Any]:
     """Kappa (:func:`kappa_row`) and percent agreement with its Wilson interval over the shared
     items of two label maps."""
-    row = kappa_row(a, b, n_boot, seed)
+    row = kappa_row(a, b, n_boot, seed, pooled=pooled)
     shared = set(a) & set(b)
     same = sum(a[i] == b[i] for i in shared)
     row["agreement"] = same / len(shared) if shared else None
@@ -102,10 +104,15 @@ def agreement_section(
     seed: int = 0,
 ) -> dict[str, Any]:
     """Gold, each person (or the crowd aggregates, for slots), the ceiling, by group."""
-    gold = gold_labels(db, TASK)
+    pairs = loo_gold_pairs(db, TASK)
+    mine_pairs = {(p, i): mine[i] for (p, i) in pairs if i in mine}
+    gold = {k: pairs[k] for k in mine_pairs}
     people = labels["humans"]["person"]
     out: dict[str, Any] = {
-        "gold": {"gold_items": len(gold), **compare(mine, gold, n_boot, seed)},
+        "gold": {
+            "gold_items": len({i for _, i in pairs}),
+            **compare(mine_pairs, gold, n_boot, seed, pooled=True),
+        },
         "people": [
             {"name": name, **compare(mine, people[name], n_boot, seed)} for name in sorted(people)
         ],
