@@ -21,7 +21,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from core.errors import AccessError
+from core.errors import AccessError, InputError
 from core.store.accounts import (
     accounts_exist,
     active_account,
@@ -136,7 +136,7 @@ def shell_admin(db: sqlite_utils.Database, name: str | None) -> Annotator:
     valid name. AccessError otherwise."""
     name = (name or "").strip()
     if not name:
-        raise AccessError("say who acts: --as ADMIN")
+        raise InputError("say who acts: --as ADMIN")
     if not accounts_exist(db):
         return sign_in_open(db, name)
     account = active_account(db, name)

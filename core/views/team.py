@@ -29,6 +29,19 @@ def _seconds_per_item(times: list[str]) -> float | None:
     return round(statistics.median(gaps), 1) if gaps else None
 
 
+TEAM_COLUMNS = [
+    "annotator",
+    "done",
+    "skipped",
+    "remaining",
+    "median_s",
+    "overlap",
+    "agree_others",
+    "kappa_gold",
+    "gold_note",
+]
+
+
 def team_table(db: sqlite_utils.Database, task: str = "side-by-side") -> pd.DataFrame:
     """One row per team member (with labels, or with an active account) for ``task``; the
     imported raters are in :func:`imported_raters`; anonymous slots
@@ -79,7 +92,7 @@ def team_table(db: sqlite_utils.Database, task: str = "side-by-side") -> pd.Data
                 "gold_note": "" if g is None else str(g["note"]),
             }
         )
-    return pd.DataFrame(out)
+    return pd.DataFrame(out, columns=TEAM_COLUMNS)
 
 
 def imported_raters(db: sqlite_utils.Database, task: str = "side-by-side") -> pd.DataFrame:
