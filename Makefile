@@ -48,6 +48,10 @@ lint: $(VENV)/.dev-installed
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/mypy
 
+# docs/cli.md from every command's --help (tests/test_docs.py checks it is current).
+docs: $(VENV)/.app-installed
+	$(PY) scripts/cli_reference.py
+
 embeddings: $(VENV)/.app-installed
 	$(PY) -m pip install --disable-pip-version-check -q -r requirements-embeddings.txt
 
