@@ -26,7 +26,7 @@ A batch is chosen greedily (``S`` updated after each pick, weights fixed for the
 pairs drawn uniformly at random, so an early wrong estimate cannot starve a pair forever. Within a
 pair, questions are taken in a seeded random order. (An earlier rule minimised the plug-in
 expected number of mis-ordered pairs ``U(S) = sum_{i<j} Phi(-|beta_i - beta_j| / sd_ij)``; that
-objective is flat where two estimates coincide, so it neglected exactly the closest pairs; ``docs/readme/pipeline.md``
+objective is flat where two estimates coincide, so it neglected exactly the closest pairs; ``docs/pipeline.md``
 compares both on ``benchmarks/adaptive.py``.)
 """
 
