@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 DB ?= data/workbench.db
 PORT ?= 8501
 
-.PHONY: run test lint demo embeddings bench clean-demo
+.PHONY: run test test-stress lint docs demo embeddings bench clean-demo
 
 # Reinstall only when a requirements file changed (stamp files carry the timestamps).
 $(VENV)/.app-installed: requirements.txt
@@ -30,12 +30,27 @@ run: $(VENV)/.app-installed $(DB)
 test: $(VENV)/.dev-installed lint
 	$(PY) -m pytest --durations=15
 
+# The suite as a busy machine and a background job run it: BURNERS CPU burners (stopped on any
+# exit) and SIGINT ignored, as `make test &`, nohup and some CI runners start it. PYTEST_ARGS
+# picks tests (default: all), e.g. make test-stress PYTEST_ARGS="tests/llm/test_resume.py".
+BURNERS ?= 2
+PYTEST_ARGS ?=
+test-stress: $(VENV)/.dev-installed
+	@pids=""; trap 'kill $$pids 2>/dev/null' EXIT INT TERM; \
+	for i in $$(seq $(BURNERS)); do yes > /dev/null & pids="$$pids $$!"; done; \
+	echo "test-stress: $(BURNERS) CPU burners ($$pids), SIGINT ignored"; \
+	(trap '' INT; $(PY) -m pytest -p no:cacheprovider $(PYTEST_ARGS))
+
 # Layers and cycles (import-linter), lint and format (ruff), strict types on core/stats and core/store.
 lint: $(VENV)/.dev-installed
 	PYTHONPATH=. $(VENV)/bin/lint-imports
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/mypy
+
+# docs/cli.md from every command's --help (tests/test_docs.py checks it is current).
+docs: $(VENV)/.app-installed
+	$(PY) scripts/cli_reference.py
 
 embeddings: $(VENV)/.app-installed
 	$(PY) -m pip install --disable-pip-version-check -q -r requirements-embeddings.txt

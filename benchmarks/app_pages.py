@@ -230,13 +230,12 @@ def start_server(path: Path, log: Path, warm_up: bool = True) -> tuple[subproces
 
 
 def _serve(folder: Path, env: dict[str, str], log: Path) -> tuple[subprocess.Popen, str]:
-    """``streamlit run app.py`` in ``folder`` on a free loopback port, with ``env`` added (and
-    no access code), its output to ``log``; waits for its health check."""
+    """``streamlit run app.py`` in ``folder`` on a free loopback port, with ``env`` added, its
+    output to ``log``; waits for its health check."""
     import urllib.request  # reason: only the server start-up needs it
 
     port = _free_port()
     env = {**os.environ, "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false", **env}
-    env.pop("WORKBENCH_ACCESS_CODE", None)
     proc = subprocess.Popen(
         [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port)]
         + ["--server.address", "127.0.0.1", "--server.headless", "true"],

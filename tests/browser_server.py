@@ -85,7 +85,6 @@ def streamlit_app(db_path: Path, log_path: Path) -> Iterator[str]:
         "WORKBENCH_DB": str(db_path),
         "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false",
     }
-    env.pop("WORKBENCH_ACCESS_CODE", None)
     port = free_port()
     with open(log_path, "wb") as log:
         proc = subprocess.Popen(

@@ -8,8 +8,15 @@ an error result instead of a reply. ``server.plan`` is a
 list of behaviours consumed one per model call (``"ok"``, ``("status", code, headers, body)``,
 ``"timeout"``, ``"truncated"``, ``"nonjson"``); with the list empty every call succeeds after
 ``server.delay`` seconds. A generateContent naming a cachedContent the server does not hold
-(expired, deleted) gets Gemini's 404 NOT_FOUND. ``server.calls`` records model calls; ``peak`` the most in flight; ``server.reply`` (text ->
-text) writes the OpenAI chat replies (default: ``echo: <text>``).
+(expired, deleted) gets Gemini's 404 NOT_FOUND. ``server.calls`` records model calls; ``peak``
+the most in flight; ``server.reply`` (text -> text) writes the OpenAI chat replies (default:
+``echo: <text>``).
+
+No behaviour depends on the wall clock racing the client: ``server.hold_after(k)`` answers the
+first ``k`` model calls and holds every later one (received and recorded, unanswered) until
+``server.release()``, so a test acts at a known point (after the k-th reply) however busy the
+machine is; a ``"timeout"`` call is held until the server closes, so the client's timeout
+always fires first.
 """
 
 from __future__ import annotations
@@ -53,6 +60,9 @@ class FakeServer(ThreadingHTTPServer):
         self.batches: dict[str, dict[str, Any]] = {}
         self.caches: dict[str, dict[str, Any]] = {}
         self.deleted_caches: list[str] = []
+        self.held_after: int | None = None  # model calls after this many wait for release()
+        self.gate = threading.Event()
+        self.closing = threading.Event()
         self.thread = threading.Thread(target=self.serve_forever, args=(0.05,), daemon=True)
 
     @property
@@ -64,11 +74,23 @@ class FakeServer(ThreadingHTTPServer):
         return self
 
     def __exit__(self, *exc: object) -> None:
+        self.closing.set()
+        self.release()
         self.shutdown()
         self.server_close()
 
     def handle_error(self, request: Any, client_address: Any) -> None:
         """Clients that gave up (timeouts) close sockets: not an error here."""
+
+    def hold_after(self, k: int) -> None:
+        """Answer the next model calls up to the ``k``-th in all; hold later ones until release()."""
+        self.gate.clear()
+        self.held_after = k
+
+    def release(self) -> None:
+        """Answer the held calls and every later one."""
+        self.held_after = None
+        self.gate.set()
 
     def next_behaviour(self) -> Any:
         with self.lock:
@@ -216,6 +238,7 @@ class Handler(BaseHTTPRequestHandler):
         with srv.lock:
             srv.in_flight += 1
             srv.peak = max(srv.peak, srv.in_flight)
+            held = srv.held_after is not None and len(srv.calls) >= srv.held_after
             srv.calls.append(
                 {
                     "path": path,
@@ -227,6 +250,8 @@ class Handler(BaseHTTPRequestHandler):
                 }
             )
         try:
+            if held:
+                srv.gate.wait(timeout=300)  # the test releases it (or the server closes)
             blob = json.dumps(body)
             behaviour = next((b for k, b in srv.sticky.items() if k in blob), None)
             behaviour = behaviour or srv.next_behaviour()
@@ -239,7 +264,7 @@ class Handler(BaseHTTPRequestHandler):
 
     def _behave(self, behaviour: Any, path: str, body: dict[str, Any]) -> None:
         if behaviour == "timeout":
-            time.sleep(3.0)
+            self.server.closing.wait(timeout=60)  # the client gives up long before
             behaviour = "ok"
         if isinstance(behaviour, tuple) and behaviour[0] == "status":
             _, code, headers, payload = behaviour

@@ -1,8 +1,10 @@
 """The public surface is documented: the README names every command and links only to files that
-exist; the docs (README plus docs/*.md) name every judge kind, system kind, prompt and benchmark."""
+exist; the docs (README plus docs/*.md) name every judge kind, system kind, prompt and benchmark;
+docs/cli.md is every command's current --help."""
 
 from __future__ import annotations
 
+import importlib.util
 import re
 from pathlib import Path
 
@@ -71,3 +73,16 @@ def test_readme_is_short_and_its_links_resolve():
     for target in re.findall(r"\]\(([^)#]+)\)", README):
         if not target.startswith("http"):
             assert (ROOT / target).exists(), f"README links to a missing file: {target}"
+
+
+def test_cli_reference_is_current():
+    spec = importlib.util.spec_from_file_location(
+        "cli_reference", ROOT / "scripts" / "cli_reference.py"
+    )
+    assert spec and spec.loader
+    generator = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(generator)
+    fresh = generator.render()
+    assert "## `python -m core xrag build`" in fresh  # nested commands are included
+    current = (ROOT / "docs" / "cli.md").read_text(encoding="utf-8")
+    assert current == fresh, "docs/cli.md differs from the commands' --help: run make docs"

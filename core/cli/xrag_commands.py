@@ -183,7 +183,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = xs.add_parser(
         "demo",
         help="build the offline XRAG demo from the bundled XQuAD sample",
-        description="XQuAD stands in for XRAG data (see docs/readme/xrag.md).",
+        description="XQuAD stands in for XRAG data (see docs/xrag.md).",
     )
     p.add_argument("--demo-dir", default="demo")
     p.set_defaults(

@@ -38,12 +38,6 @@ def count_tokens(text: str) -> int:
     return len(_encoder().encode(text, disallowed_special=()))
 
 
-def truncate_to_tokens(text: str, max_tokens: int) -> str:
-    """The longest prefix of ``text`` with at most ``max_tokens`` tokens (for previews only)."""
-    ids = _encoder().encode(text, disallowed_special=())
-    return text if len(ids) <= max_tokens else _encoder().decode(ids[:max_tokens])
-
-
 def decode_bytes(data: bytes, path: str | Path = "<bytes>") -> str:
     """Decode UTF-8 (with or without BOM) and normalise CRLF/CR newlines to LF.
 

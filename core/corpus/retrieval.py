@@ -19,8 +19,6 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-import numpy as np
-
 if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
     import sqlite_utils
 
@@ -88,14 +86,9 @@ def clear_cache() -> None:
 
 
 def cache_info() -> dict[str, int]:
-    """How many indexes are cached (for tests and the app's status line)."""
+    """How many indexes are cached (the tests check the cache with it)."""
     with _lock:
         return {"size": len(_cache), "max_size": CACHE_SIZE}
-
-
-def _scores(index: _Index, query: str) -> np.ndarray:
-    """BM25 score of every passage for ``query`` (zeros when no query term is in the index)."""
-    return index.bm25.scores(query)
 
 
 def _ranked(index: _Index, query: str) -> list[tuple[int, float]]:

@@ -8,10 +8,8 @@ import string
 import threading
 from collections import Counter, OrderedDict
 from dataclasses import dataclass
-from functools import lru_cache
 
 from core.corpus.bm25 import BM25Index, stem_content
-from core.corpus.bm25 import stop_words as _shared_stop_words
 
 _SENT_END = re.compile(r"(?<=[.!?])[\"'”’)\]]*\s+|\n\s*\n")
 _WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*", re.UNICODE)
@@ -54,13 +52,6 @@ def _add(out: list[Sentence], text: str, start: int, end: int) -> None:
     body = chunk.strip()
     if body:
         out.append(Sentence(start + lead, start + lead + len(body), body))
-
-
-@lru_cache(maxsize=1)
-def stopwords() -> frozenset[str]:
-    """English stop words (scikit-learn's ``ENGLISH_STOP_WORDS``, 318 words; the shared set of
-    :mod:`core.corpus.bm25`)."""
-    return _shared_stop_words()
 
 
 def words(text: str) -> list[str]:

@@ -25,8 +25,8 @@ A batch is chosen greedily (``S`` updated after each pick, weights fixed for the
 ``explore`` of each batch (default 10%, at least one item when the batch has 5 or more) goes to
 pairs drawn uniformly at random, so an early wrong estimate cannot starve a pair forever. Within a
 pair, questions are taken in a seeded random order. (An earlier rule minimised the plug-in
-expected number of mis-ordered pairs ``U(S)`` of :func:`misorder_risk`; that objective is flat
-where two estimates coincide, so it neglected exactly the closest pairs; ``docs/readme/pipeline.md``
+expected number of mis-ordered pairs ``U(S) = sum_{i<j} Phi(-|beta_i - beta_j| / sd_ij)``; that
+objective is flat where two estimates coincide, so it neglected exactly the closest pairs; ``docs/pipeline.md``
 compares both on ``benchmarks/adaptive.py``.)
 """
 
@@ -130,16 +130,6 @@ def fit_strengths(W: np.ndarray, alpha: float) -> np.ndarray:
     """MAP Bradley-Terry log-strengths from win matrix ``W`` under an N(0, 1/alpha) prior."""
 
     return fit_bradley_terry_batch(np.asarray(W, float)[None], alpha)[0]
-
-
-def misorder_risk(beta: np.ndarray, S: np.ndarray) -> float:
-    """Expected number of wrongly ordered system pairs under the plug-in estimate:
-    ``U(S) = sum_{i<j} Phi(-|beta_i - beta_j| / sqrt(S_ii + S_jj - 2 S_ij))`` (a diagnostic; the
-    adaptive design no longer minimises it)."""
-    d = np.abs(beta[:, None] - beta[None, :])
-    v = np.diag(S)[:, None] + np.diag(S)[None, :] - 2 * S
-    iu = np.triu_indices(len(beta), 1)
-    return float(ndtr(-d[iu] / np.sqrt(np.maximum(v[iu], 1e-12))).sum())
 
 
 class AdaptiveDesign:

@@ -79,11 +79,6 @@ def cache_row(request: LLMRequest, response: LLMResponse) -> list[Any]:
     ]
 
 
-def cache_put(db: Any, request: LLMRequest, response: LLMResponse) -> None:
-    """Store a successful reply under the request's key (replacing a refreshed one)."""
-    db.execute(CACHE_INSERT, cache_row(request, response))
-
-
 LEDGER_INSERT = """insert into llm_calls (run_id, model, provider, task, purpose, tags,
     cache_key, cache_hit, batch_id, status, error_kind, error, attempts, input_tokens,
     output_tokens, cached_tokens, cache_write_tokens, cost_usd, latency_s, finish_reason,

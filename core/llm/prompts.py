@@ -48,11 +48,6 @@ def load_prompt(name: str) -> str:
     return _DOC.sub("", path.read_text(encoding="utf-8"), count=1)
 
 
-def prompt_variables(name: str) -> set[str]:
-    """The placeholder names a template uses."""
-    return set(_PLACEHOLDER.findall(load_prompt(name)))
-
-
 def render_prompt(name: str, **values: object) -> str:
     """Fill every ``{{var}}`` of template ``name``; missing or extra variables raise ConfigError."""
     template = load_prompt(name)

@@ -29,13 +29,6 @@ def set_script(name: str, script: Script) -> None:
         _calls[name] = 0
 
 
-def clear_scripts() -> None:
-    """Remove every script."""
-    with _lock:
-        _scripts.clear()
-        _calls.clear()
-
-
 def call_count(name: str) -> int:
     """How many calls ``scripted:<name>`` has received since its script was set."""
     return _calls.get(name, 0)

@@ -230,11 +230,6 @@ def generator_models(db: sqlite_utils.Database) -> set[str]:
     }
 
 
-def question_count(db: sqlite_utils.Database) -> int:
-    """Number of stored questions."""
-    return int(db.execute("select count(*) from questions").fetchone()[0])
-
-
 def all_question_ids(db: sqlite_utils.Database) -> list[str]:
     """Every question id, sorted."""
     return [r[0] for r in db.execute("select id from questions order by id")]

@@ -35,7 +35,6 @@ from core.corpus.bm25 import stop_words
 from core.corpus.sentences import content_words
 from core.errors import ConfigError
 from core.judging.verdicts import parse_reply
-from core.llm.engine import complete_many
 from core.llm.prompts import neutralise, render_prompt
 from core.llm.types import LLMRequest
 from core.store.connection import dumps
@@ -206,36 +205,6 @@ def rule_vote(judge: str, case: dict[str, Any]) -> dict[str, Any]:
     return vote_from_reply(
         judge, RULE_JUDGES[judge](case["question"], case["answer"], case["references"])
     )
-
-
-def judge_all(
-    db: Any,
-    cases: list[dict[str, Any]],
-    panel: tuple[str, ...],
-    *,
-    run_id: str | None = None,
-    progress: bool = False,
-) -> list[list[dict[str, Any]]]:
-    """Votes of every panel judge on every case (``question, answer, references``), in panel
-    order, without storing them (``db=None`` runs without cache or ledger). A stored
-    evaluation sends its judge calls through the LLM-stage runner instead
-    (:func:`core.xrag.evaluate.evaluate`)."""
-
-    votes: list[list[dict[str, Any]]] = [[] for _ in cases]
-    for judge in check_panel(panel):
-        if judge in RULE_JUDGES:
-            for i, c in enumerate(cases):
-                votes[i].append(rule_vote(judge, c))
-            continue
-        resps = complete_many(
-            db,
-            [judge_request(judge, c["question"], c["answer"], c["references"]) for c in cases],
-            run_id=run_id,
-            progress=progress,
-        )
-        for i, r in enumerate(resps):
-            votes[i].append(vote_from_reply(judge, r.text, r.error))
-    return votes
 
 
 def panel_vote(verdicts: list[str | None]) -> tuple[str | None, str]:

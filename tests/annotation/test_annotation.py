@@ -39,7 +39,6 @@ from core.store.settings import set_setting
 GENERATED_SEED_0 = ["gen-3", "gen-1", "gen-2", "gen-0"]
 GENERATED_SEED_5 = ["gen-1", "gen-3", "gen-2", "gen-0"]
 QUESTIONS_SEED_0 = ["nqa-2", "nqa-0", "gen-3", "gen-1", "gen-2", "gen-0", "nqa-1"]
-DISPUTES_SEED_0 = [3, 2, 1]
 PAIRS_SEED_0 = [
     "gen-1|fixture-a|fixture-c",
     "nqa-1|fixture-a|fixture-b",

@@ -20,7 +20,6 @@ def fixture_db(tmp_path, monkeypatch) -> tuple[Path, dict]:
     path = tmp_path / "app.db"
     ids = build_fixture_db(path)
     monkeypatch.setenv("WORKBENCH_DB", str(path))
-    monkeypatch.delenv("WORKBENCH_ACCESS_CODE", raising=False)
     return path, ids
 
 
@@ -28,7 +27,6 @@ def fixture_db(tmp_path, monkeypatch) -> tuple[Path, dict]:
 def empty_db(tmp_path, monkeypatch) -> Path:
     path = tmp_path / "empty.db"
     monkeypatch.setenv("WORKBENCH_DB", str(path))
-    monkeypatch.delenv("WORKBENCH_ACCESS_CODE", raising=False)
     return path
 
 
@@ -529,7 +527,6 @@ def test_side_by_side_says_when_the_answers_are_identical(tmp_path, monkeypatch)
     path = tmp_path / "same.db"
     build_fixture_db(path, same_answers=True)
     monkeypatch.setenv("WORKBENCH_DB", str(path))
-    monkeypatch.delenv("WORKBENCH_ACCESS_CODE", raising=False)
     at = ok(page("pages/3_Side_by_side.py"))
     assert any("The two answers are identical" in i.value for i in at.info)
     assert not re.search(r"fixture-[abc]", " ".join(m.value for m in at.markdown))

@@ -26,7 +26,6 @@ def prd_db(tmp_path, monkeypatch) -> Path:
     finally:
         db.conn.close()
     monkeypatch.setenv("WORKBENCH_DB", str(path))
-    monkeypatch.delenv("WORKBENCH_ACCESS_CODE", raising=False)
     return path
 
 

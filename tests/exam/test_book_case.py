@@ -127,9 +127,9 @@ def test_overview_strategies_never_read_the_exam(db):
 
 def test_synthetic_book_correlation_stored_and_idempotent(db):
     doc = _book(db)
-    start = time.perf_counter()
+    start = time.process_time()  # CPU seconds: a budget that holds on a busy machine
     res = build_book_demo(db, doc, config=_config(SYNTHETIC), n_boot=50)
-    assert time.perf_counter() - start < 20
+    assert time.process_time() - start < 20
     exam = {s["system"]: s["exam"] for s in res["systems"]}
     bt = {s["system"]: s["bt"] for s in res["systems"]}
     # the big entity overview holds every quoted passage, the opening none of them
@@ -172,9 +172,9 @@ def test_runs_on_a_small_real_story(db):
     upsert_document(db, STORY, text, kind="story", source="narrativeqa", title="An Ideal Husband")
     kept = generate_questions(db, STORY, "baseline", n_entities=8, per_entity=2)["kept"]
     assert kept >= 5
-    start = time.perf_counter()
+    start = time.process_time()  # CPU seconds: a budget that holds on a busy machine
     res = build_book_demo(db, n_boot=50)  # picks the story (no demo book)
-    assert time.perf_counter() - start < 20
+    assert time.process_time() - start < 20
     assert res["document_id"] == STORY and res["n_systems"] == 4
     assert res["n_questions"] == kept and res["n_judgments"] == kept * 6 * 2
     assert all(0 <= s["exam"] <= 1 for s in res["systems"])

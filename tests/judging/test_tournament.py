@@ -11,7 +11,6 @@ from core.judging.tournament import (
     Comparison,
     canonical_verdict,
     full_design,
-    misorder_risk,
     n_calls,
     order_for,
     sample_questions,
@@ -48,12 +47,6 @@ def test_order_is_balanced_and_canonical_verdicts():
     assert order_for("auto:j", "q1", "x", "y") == order_for("auto:j", "q1", "y", "x")
     comp = Comparison("q", "y", "x", "ba")
     assert canonical_verdict(comp, "A") == "y" and canonical_verdict(comp, "Equal") == "Equal"
-
-
-def test_risk_drops_with_information():
-    beta = np.array([0.0, 0.5, 1.0])
-    wide, narrow = np.eye(3), 0.01 * np.eye(3)
-    assert misorder_risk(beta, narrow) < misorder_risk(beta, wide) < 3
 
 
 def test_adaptive_focuses_on_close_pairs():

@@ -23,9 +23,9 @@ def server(monkeypatch, tmp_path):
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-batchtest-0123456789abcdef")
     monkeypatch.setenv("GEMINI_API_KEY", "AIzaBATCHTEST-gemini-0123456789abcdef")
     with FakeServer(batch_polls=2) as srv:
-        configure("openai", base_url=srv.url + "/v1", timeout_s=2)
-        configure("anthropic", base_url=srv.url, timeout_s=2)
-        configure("google", base_url=srv.url, timeout_s=2)
+        configure("openai", base_url=srv.url + "/v1", timeout_s=30)
+        configure("anthropic", base_url=srv.url, timeout_s=30)
+        configure("google", base_url=srv.url, timeout_s=30)
         yield srv
     reset_configuration()
     clear_instances()

@@ -385,11 +385,9 @@ def test_embedding_path_when_installed(monkeypatch, request):
     assert r["verdict"] == "no"
 
 
-def test_public_stopwords_used_by_content_words():
-    from core.corpus.sentences import content_words, stopwords
+def test_content_words_drop_stop_words():
+    from core.corpus.sentences import content_words
 
-    stop = stopwords()
-    assert {"the", "and", "of"} <= stop and "painter" not in stop
     assert content_words("The painter of the town") == ["painter", "town"]
 
 

@@ -29,7 +29,9 @@ def server(monkeypatch, tmp_path):
     for k, v in KEYS.items():
         monkeypatch.setenv(k, v)
     with FakeServer() as srv:
-        fast = dict(timeout_s=0.5, max_attempts=3, backoff_base_s=0.01, backoff_max_s=0.05)
+        # a generous timeout: a reply delayed by a busy machine is not a timeout (the "timeout"
+        # behaviour, held until the server closes, sets its own short one)
+        fast = dict(timeout_s=30, max_attempts=3, backoff_base_s=0.01, backoff_max_s=0.05)
         configure("openai", base_url=srv.url + "/v1", **fast)
         configure("anthropic", base_url=srv.url, **fast)
         configure("google", base_url=srv.url, explicit_cache_min_tokens=50, **fast)
@@ -134,6 +136,9 @@ def test_500_is_retried_then_succeeds(server, db, model):
 @pytest.mark.parametrize("model", MODELS)
 def test_failure_recorded_with_kind_and_run_carries_on(server, db, model, behaviour, kind):
     server.sticky = {"FAIL-ME": behaviour}  # every attempt of this call fails
+    if behaviour == "timeout":
+        configure(model.split(":")[0], timeout_s=0.5)
+        clear_instances()
     out = complete_many(db, [req(model, "FAIL-ME"), req(model, "b")], seed=1)
     assert out[0].error_kind == kind and out[0].text == "" and kind in out[0].error + kind
     assert out[1].ok and out[1].text == reply_text("b")

@@ -81,7 +81,6 @@ def test_demo_rebuild_is_idempotent(demo_db, tmp_path):
 @pytest.mark.parametrize("path", PAGES)
 def test_every_page_renders_on_demo_db(demo_db, path, monkeypatch):
     monkeypatch.setenv("WORKBENCH_DB", str(demo_db))
-    monkeypatch.delenv("WORKBENCH_ACCESS_CODE", raising=False)
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=90)
     at.query_params["name"] = "demo-viewer"  # open mode: the demo has no accounts
     at.run()

@@ -136,7 +136,8 @@ def test_killed_run_is_reported_interrupted_and_resumes(monkeypatch, tmp_path, c
     monkeypatch.setenv("OPENAI_API_KEY", KEY)
     monkeypatch.delenv("WORKBENCH_LLM_CACHE", raising=False)
     db_path, exp = _setup(tmp_path, extra="max_failure_share = 1.0")
-    with FakeServer(delay=30) as slow:  # the judge never answers before the kill
+    with FakeServer() as slow:
+        slow.hold_after(0)  # the judge never answers before the kill
         env = {
             **os.environ,
             "OPENAI_BASE_URL": slow.url + "/v1",

@@ -1,15 +1,18 @@
-"""XRAG stages on the one LLM-stage runner, against a slow loopback OpenAI server: no write
+"""XRAG stages on the one LLM-stage runner, against a loopback OpenAI server: no write
 transaction is held during the network run (an annotator's label lands at once), an interrupted
-build keeps every paid reply, and a rerun sends nothing for them."""
+build keeps every paid reply, and a rerun sends nothing for them.
+
+The server holds its replies after the k-th (``hold_after``), so each test acts at a known
+point of the build, not after a wall-clock delay."""
 
 from __future__ import annotations
 
-import _thread
 import json
+import sqlite3
 import threading
-import time
 
 import pytest
+from interrupting import ctrl_c_raises, ctrl_c_when, wait_until
 from llm_servers import FakeServer
 
 from core.annotation.identity import sign_in_open
@@ -53,7 +56,7 @@ def server(monkeypatch, tmp_path):
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("OPENAI_API_KEY", "sk-stage-test-0123456789abcdefXYZ")
     monkeypatch.delenv("WORKBENCH_LLM_CACHE", raising=False)
-    with FakeServer(delay=0.4) as srv:
+    with FakeServer(delay=0.05) as srv:
         srv.reply = cross_reply
         configure("openai", base_url=srv.url + "/v1", max_in_flight=2, max_attempts=1)
         yield srv
@@ -73,50 +76,67 @@ def items(db, demo_dir):
     return db, ids
 
 
-def test_a_label_lands_within_a_second_during_a_long_xrag_build(server, items, db_path):
+def _stored(db) -> int:
+    return len(rows(db, "select 1 from xrag_items where builder = 'llm'"))
+
+
+def test_a_label_lands_at_once_during_a_long_xrag_build(server, items, db_path):
     db, ids = items
     result: dict = {}
+    server.hold_after(2)  # two replies, then the build waits on the network
 
     def build() -> None:
         result["stats"] = build_cross_questions(db, MODEL)
 
     worker = threading.Thread(target=build)
     worker.start()
-    while len(server.calls) < 3:  # the build is on the network (24 calls, 2 in flight, 0.4 s)
-        time.sleep(0.01)
-    annotator = open_db(db_path)  # the app's own connection
-    took = []
-    for name in ("ann1", "ann2", "ann3"):  # three labels: the fastest shows no lock was held
-        started = time.monotonic()
-        out = record_review(annotator, ids[0], sign_in_open(annotator, name), OK)
-        took.append(time.monotonic() - started)
-    annotator.conn.close()
-    still_running = worker.is_alive()
-    worker.join(timeout=60)
-    assert still_running, "the build finished before the labels were written: test too short"
-    assert min(took) < 1.0, f"the labels waited {took} s for the build's transaction"
+    try:
+        reader = sqlite3.connect(db_path, timeout=30)
+        count = "select count(*) from xrag_items where builder = 'llm'"
+        # both replies stored and two more calls held: the build is between writes, on the network
+        wait_until(
+            lambda: reader.execute(count).fetchone()[0] == 2 and len(server.calls) == 4,
+            "two stored items and two held calls",
+        )
+        reader.close()
+        annotator = open_db(db_path)  # the app's own connection
+        annotator.execute("pragma busy_timeout = 0")  # a held write lock fails at once
+        out = record_review(annotator, ids[0], sign_in_open(annotator, "ann1"), OK)
+        annotator.conn.close()
+        assert worker.is_alive()  # the label landed while the build was still running
+    finally:
+        server.release()
+        worker.join(timeout=120)
     assert out.decision == "accept"
     assert result["stats"] == {"stored": 24}
-    assert len(rows(db, "select 1 from xrag_items where builder = 'llm'")) == 24
+    assert _stored(db) == 24
 
 
 def test_an_interrupted_build_keeps_every_paid_reply_and_the_rerun_sends_none_of_them(
     server, items
 ):
-    db, _ = items
-    timer = threading.Timer(1.3, _thread.interrupt_main)  # Ctrl-C part-way through the run
-    timer.start()
-    with pytest.raises(KeyboardInterrupt):
+    db, db_path = items[0], items[0].conn.execute("pragma database_list").fetchone()[2]
+    server.hold_after(4)
+    reader = sqlite3.connect(db_path, timeout=30, check_same_thread=False)
+
+    def four_stored() -> bool:  # and two calls held at the server: the build is on the network
+        count = "select count(*) from xrag_items where builder = 'llm'"
+        return reader.execute(count).fetchone()[0] == 4 and len(server.calls) == 6
+
+    with ctrl_c_raises(), pytest.raises(KeyboardInterrupt):
+        # Ctrl-C after the fourth stored item, then the held calls are answered
+        helper = ctrl_c_when(four_stored, then=server.release)
         build_cross_questions(db, MODEL)
-    timer.join()
+    helper.join(timeout=60)
+    reader.close()
     paid = [c["body"] for c in server.calls]
     assert 0 < len(paid) < 24
     cached = rows(db, "select key from llm_cache")
     ledger = rows(db, "select cache_key from llm_calls where status = 'ok'")
     assert len(cached) == len(paid)  # every reply the server sent is kept
     assert sorted(r["cache_key"] for r in ledger) == sorted(r["key"] for r in cached)
-    stored = len(rows(db, "select 1 from xrag_items where builder = 'llm'"))
-    assert 0 < stored <= len(paid)
+    stored = _stored(db)
+    assert 4 <= stored <= len(paid)
 
     sent = len(server.calls)
     stats = build_cross_questions(db, MODEL)
