@@ -7,7 +7,7 @@ from core.annotation.gold import mark_gold_source
 from core.annotation.identity import change_settings
 from core.annotation.tasks import TASKS
 from core.errors import WorkbenchError
-from core.views.gold_sources import gold_source_candidates, gold_source_table, imported_raters
+from core.views.gold_sources import gold_source_candidates, gold_source_table
 from core.views.team import team_view
 from core.views.text import md
 
@@ -37,22 +37,12 @@ with ui.database() as db:
     if len(data["imported"]):
         st.subheader("Imported raters")
         st.caption(
-            "Labels read from files (e.g. crowd ratings): data, not team members. They do not "
-            "count towards k and are not in the queues or the adjudication list."
+            "Labels read from files (e.g. crowd ratings), whatever their names: data, not team "
+            "members. They do not count towards k and are not in the queues or the adjudication "
+            "list; anonymous slots (NAME#k) are positions in a crowd, not people."
         )
         st.dataframe(data["imported"], hide_index=True, width="stretch")
     ui.gold_block(db, task)
-
-    st.subheader("Imported human raters")
-    imported = ui.cached_view(db, imported_raters)
-    if len(imported):
-        st.caption(
-            "Human verdicts imported from files (not people who signed in here), whatever "
-            "their names; anonymous slots (NAME#k) are not people."
-        )
-        st.table(ui.inert_table(imported))
-    else:
-        st.caption("No human verdicts were imported.")
 
     st.subheader("Gold sources")
     st.caption(

@@ -11,6 +11,7 @@ import pandas as pd
 from core.annotation.base import required_annotations
 from core.annotation.tasks import human_labels, next_items, task_items, team_labels
 from core.store.accounts import list_accounts
+from core.store.gold_sources import active_gold_sources
 from core.store.settings import SETTINGS, all_settings
 from core.views.agreement_view import is_slot
 from core.views.gold import gold_agreement
@@ -96,15 +97,25 @@ def team_table(db: sqlite_utils.Database, task: str = "side-by-side") -> pd.Data
 
 
 def imported_raters(db: sqlite_utils.Database, task: str = "side-by-side") -> pd.DataFrame:
-    """One row per imported rater (labels read from a file: data, not team members):
-    ``rater`` and ``labels`` (effective labels on ``task``'s items)."""
+    """One row per imported rater (labels read from a file: data, not team members), whatever
+    their names: ``rater``, ``labels`` (effective labels on ``task``'s items),
+    ``anonymous_slot`` (``NAME#k``: a position in a crowd, not a person) and ``gold_source``."""
     counts: dict[str, int] = {}
     for r in team_labels(db, human_labels(db, task))[1]:
         if r["status"] == "ok":
             counts[r["annotator"]] = counts.get(r["annotator"], 0) + 1
+    sources = {r["rater"] for r in active_gold_sources(db)}
     return pd.DataFrame(
-        [{"rater": name, "labels": n} for name, n in sorted(counts.items())],
-        columns=["rater", "labels"],
+        [
+            {
+                "rater": name,
+                "labels": n,
+                "anonymous_slot": is_slot(f"human:{name}"),
+                "gold_source": f"human:{name}" in sources,
+            }
+            for name, n in sorted(counts.items())
+        ],
+        columns=["rater", "labels", "anonymous_slot", "gold_source"],
     )
 
 

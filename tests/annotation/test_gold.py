@@ -19,7 +19,7 @@ from core.store.accounts import create_account
 from core.store.database import open_db
 from core.views.agreement_view import crowd_overview
 from core.views.gold import gold_agreement, people_agreement
-from core.views.gold_sources import imported_raters
+from core.views.team import imported_raters
 
 LABELS = ["A", "B", "Equal"]
 
@@ -159,7 +159,7 @@ def test_gold_source_cli_rules_and_imported_raters(tmp_path, capsys):
     flip = dict(experts[0], system_a=experts[0]["system_b"], system_b=experts[0]["system_a"])
     flip["verdict"] = experts[0]["verdict"]  # the same letter in the other order: a conflict
     db, path = _db(tmp_path, rows + experts + [flip])
-    assert "human:panel" in set(imported_raters(db)["rater"])
+    assert "panel" in set(imported_raters(db)["rater"])
     assert crowd_overview(db)["imported"]  # the imported tab shows whatever the names
     before = gold_labels(db, "side-by-side")
     code, out, _ = _cli(capsys, path, "gold-source", "add", "human:panel", "--as", "lead")

@@ -17,7 +17,6 @@ from core.store.database import open_db
 from core.views.agreement_view import auto_vs_crowd, crowd_overview, slot_agreement
 from core.views.figures import agreement_overview, consistency_view, rater_pair_view
 from core.views.gold import gold_agreement, gold_size, people_agreement
-from core.views.gold_sources import imported_raters
 from core.views.team import imported_raters, team_table
 
 VERDICTS = ("A", "B", "Equal")
@@ -82,7 +81,6 @@ VIEWS = {
     "gold_size": lambda db: gold_size(db),
     "team_table": lambda db: team_table(db).drop(columns=["median_s"]),
     "imported_raters": imported_raters,
-    "imported_raters": lambda db: imported_raters(db),
     "auto_vs_crowd": lambda db: auto_vs_crowd(db, "auto:judge", "human:crowd-majority"),
     "slot_agreement": lambda db: slot_agreement(db, "human:crowd#"),
     "crowd_overview": lambda db: crowd_overview(db),
