@@ -66,6 +66,7 @@ PAGE_SLUGS = {
     "Run": "Run",
     "EXAM": "EXAM",
     "Cross lingual": "Cross_lingual",
+    "Rater validation": "Rater_validation",
 }
 _IDLE_JS = (
     "() => { const app = document.querySelector('[data-testid=\"stApp\"]');"

@@ -57,7 +57,7 @@ for sec in data["raters"]:
         )
     if sec["alt"]:
         st.dataframe(humans_frame(sec), hide_index=True, width="stretch")
-    st.markdown("**Agreement** (Cohen's kappa, 95% bootstrap interval over items)")
+    st.markdown("**Agreement** (Cohen's kappa, 95% large-sample interval; none under 20 items)")
     st.dataframe(agreement_frame(sec), hide_index=True, width="stretch")
     groups = group_frame(sec)
     if len(groups):

@@ -46,6 +46,7 @@ from core.views.guidelines import task_guideline
 from core.views.judgments import evidence_table
 from core.views.leaderboard import LiveLeaderboard, LiveResult, pairwise_raters
 from core.views.preload import preload
+from core.views.rater_report.assemble import report_data
 from core.views.team import team_view
 from core.views.text import escape_markdown, inert_table, md
 
@@ -317,13 +318,15 @@ def live_leaderboard(
 def warm_views(db) -> None:
     """Compute, through the same caches the pages use, the default views whose first computation
     reads every judgment: Agreement's first tab (the rater pairs and the gold block), the live
-    leaderboard's default board (and its rater list) and the Team page's table."""
+    leaderboard's default board (and its rater list), the Team page's table and the Rater
+    validation page's report (the alt-test and its simulation for every auto-rater)."""
     cached_judgments(db, agreement_overview, AGREEMENT_KIND)
     for fn in (people_agreement, gold_size, gold_agreement):
         cached_view(db, fn, GOLD_TASK)
     cached_view(db, team_view, GOLD_TASK)
     cached_judgments(db, pairwise_raters, LEADERBOARD_SOURCE)
     live_leaderboard(db, LEADERBOARD_SOURCE, None, LEADERBOARD_BOOT, LEADERBOARD_SEED)
+    cached_view(db, report_data)
 
 
 def _warm_up(path: str) -> None:

@@ -16,6 +16,7 @@ are valid over them, per-person statistics (Cohen's kappa of slot 1 vs slot 2) a
 
 from __future__ import annotations
 
+import hashlib
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -208,14 +209,32 @@ def pairwise(common: dict[str, Any], a: str, b: str, verdict: str) -> dict[str, 
 
 
 def assign_slots(ratings: list[dict[str, Any]]) -> None:
-    """Give each anonymous rating (rater ending in ``#``) its slot number within its item."""
-    used: dict[tuple, int] = {}
+    """Give each anonymous rating (rater ending in ``#``) its slot number within its item.
+
+    The numbers do not follow the file's row order: within an item, ratings are ordered by a
+    hash of (item, verdict, rationale) and then by their order among identical ratings (which
+    are interchangeable), so the same ratings in any file order fill the same slots, and which
+    verdict lands in slot 1 still varies from item to item without favouring any label."""
+    groups: dict[tuple, list[dict[str, Any]]] = {}
     for r in ratings:
-        if not r["rater"].endswith("#"):
-            continue
-        key = (r["rater"], r["kind"], r["question_id"], r["system_a"], r["system_b"], r["system"])
-        used[key] = used.get(key, 0) + 1
-        r["rater"] = f"{r['rater']}{used[key]}"
+        if r["rater"].endswith("#"):
+            key = (
+                r["rater"],
+                r["kind"],
+                r["question_id"],
+                r["system_a"],
+                r["system_b"],
+                r["system"],
+            )
+            groups.setdefault(key, []).append(r)
+    for key, found in groups.items():
+
+        def order(r: dict[str, Any], key: tuple = key) -> str:
+            text = json.dumps([*key, r["verdict"], r.get("rationale") or ""], default=str)
+            return hashlib.sha256(text.encode()).hexdigest()
+
+        for slot, r in enumerate(sorted(found, key=order), start=1):  # stable: equal hashes keep
+            r["rater"] = f"{r['rater']}{slot}"  # their order, and such ratings are identical
 
 
 def _key(r: dict[str, Any]) -> tuple:

@@ -32,7 +32,10 @@ def modules_to_preload() -> list[tuple[str, tuple[str, ...]]]:
     found: list[tuple[str, tuple[str, ...]]] = []
     for package in PACKAGES:
         path = importlib.import_module(package).__path__
-        found += [(m.name, ()) for m in sorted(pkgutil.walk_packages(path, f"{package}."))]
+        found += [
+            (m.name, ())
+            for m in sorted(pkgutil.walk_packages(path, f"{package}."), key=lambda m: m.name)
+        ]
     return found + list(DEFERRED)
 
 

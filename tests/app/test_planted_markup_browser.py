@@ -45,6 +45,7 @@ PAGES = [
     ("Cross lingual", "Cross_lingual", "Cross-lingual"),
     ("Adjudication", "Adjudication", "Every label of the team, side by side"),
     ("Team", "Team", "Annotators"),
+    ("Rater validation", "Rater_validation", "Rater validation"),
 ]
 
 

@@ -17,6 +17,9 @@ from core.store.database import open_db
 from core.views.agreement_view import auto_vs_crowd, crowd_overview, slot_agreement
 from core.views.figures import agreement_overview, consistency_view, rater_pair_view
 from core.views.gold import gold_agreement, gold_size, people_agreement
+from core.views.rater_report.assemble import report_data
+from core.views.rater_validation import validate_rater
+from core.views.report_html import report_html
 from core.views.team import imported_raters, team_table
 
 VERDICTS = ("A", "B", "Equal")
@@ -87,7 +90,17 @@ VIEWS = {
     "agreement_overview": lambda db: agreement_overview(db, "pairwise"),
     "consistency_view": lambda db: consistency_view(db, "pairwise"),
     "rater_pair_view": lambda db: rater_pair_view(db, "pairwise", "human:ann", "auto:judge"),
+    "validate_rater (slots)": lambda db: validate_rater(db, "auto:judge", include_slots=True),
+    "report_data": lambda db: _report(db),
+    "report_html": lambda db: report_html(_report(db)),
 }
+
+
+def _report(db) -> dict:
+    """The rater report's data without the time it was made."""
+    data = report_data(db, n_sim=20, n_boot=100)
+    data["generated_at"] = "(time left out)"
+    return data
 
 
 def _same(x, y) -> None:

@@ -81,14 +81,17 @@ def disagreement_sample(
             )
             if {j["system_a"], j["system_b"]} == {first, second}
         ]
-        latest = judged[-1] if judged else {"rationale": "", "evidence": []}
+        # one order's verdict, chosen by the order shown (first system first when judged that
+        # way), not by which row was stored last: the same verdicts in any file order agree
+        judged = sorted(reversed(judged), key=lambda j: j["system_a"] != first)  # latest first
+        latest = judged[0] if judged else {"rationale": "", "evidence": []}
         people = [
             {
                 "name": r["annotator"],
                 "label": _in_words(r["label"], first, second),
                 "rationale": _cut(r.get("rationale") or ""),
             }
-            for r in rows
+            for r in sorted(rows, key=lambda r: r["annotator"])
             if r["item"] == key
         ]
         quotes = latest.get("evidence") or []
