@@ -244,7 +244,30 @@ def sign_in_sidebar() -> Annotator | None:
                     st.rerun()
                 except WorkbenchError as exc:
                     st.error(md(exc))
+    if not open_mode:  # accounts exist: no page shows anything to a visitor without one
+        st.info(SIGN_IN_FIRST)
+        st.stop()
     return None
+
+
+#: What every page shows a visitor who is not signed in once accounts exist (and nothing else).
+SIGN_IN_FIRST = "Sign in in the sidebar with your personal link or token to see this page."
+#: What a visitor sees when a page fails; the traceback goes to the server's log only.
+PAGE_FAILED = "This page failed. The details are in the server's log (reference {ref})."
+
+
+def run_page(navigation: Any, reraise: bool | None = None) -> None:
+    """Run the navigation's page; an error shows :data:`PAGE_FAILED` (no traceback, no server
+    path) and is logged with its traceback. ``reraise`` (default: under AppTest) raises it again,
+    so tests see every failure."""
+    try:
+        navigation.run()
+    except Exception:  # reason: no traceback to visitors; st.stop/st.rerun are BaseException
+        ref = hashlib.sha256(f"{time.time_ns()}".encode()).hexdigest()[:8]
+        _log.exception("page failed (reference %s)", ref)
+        if (not _served()) if reraise is None else reraise:
+            raise
+        st.error(PAGE_FAILED.format(ref=ref))
 
 
 def require_annotator(role: str = "annotator") -> Annotator:
