@@ -113,3 +113,22 @@ def test_outside_a_served_app_a_failing_page_still_raises():
 def test_streamlit_shows_no_error_details_to_visitors():
     config = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text())
     assert config["client"]["showErrorDetails"] == "none"
+
+
+def test_sign_in_form_is_throttled_after_repeated_failures(tmp_path, monkeypatch):
+    """Wrong tokens in the sidebar form: after FREE_FAILURES the right token is refused too."""
+    from core.annotation.throttle import FREE_FAILURES
+
+    path = tmp_path / "w.db"
+    db = open_db(path)
+    good = create_account(db, "root", "admin")
+    db.conn.close()
+    monkeypatch.setenv("WORKBENCH_DB", str(path))
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60).run()
+    for token in ["x.wrong"] * (FREE_FAILURES + 1) + [good]:
+        at.sidebar.text_input(key="sign_in_code").set_value(token)
+        [submit] = [b for b in at.button if unescaped(b.label) == "Sign in"]
+        submit.click().run()
+    errors = [unescaped(e.value) for e in at.sidebar.error]
+    assert any("too many failed sign-in attempts" in e for e in errors), errors
+    assert [i.value for i in at.main.info] == [ui.SIGN_IN_FIRST]
