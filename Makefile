@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 DB ?= data/workbench.db
 PORT ?= 8501
 
-.PHONY: run test test-stress lint docs demo embeddings bench clean-demo
+.PHONY: run serve test test-stress lint docs demo embeddings bench clean-demo
 
 # Reinstall only when a requirements file changed (stamp files carry the timestamps).
 $(VENV)/.app-installed: requirements.txt
@@ -26,6 +26,15 @@ demo: $(VENV)/.app-installed
 run: $(VENV)/.app-installed $(DB)
 	WORKBENCH_DB=$(DB) $(PY) -m streamlit run app.py --server.headless true \
 	  --server.address 127.0.0.1 --server.port $(PORT) --browser.gatherUsageStats false
+
+# The team's server: ADDRESS (default 127.0.0.1), HOSTS (the names the team opens it at, spaces
+# between) and BASE_URL. Open mode (no accounts) is refused off loopback (docs/team.md).
+ADDRESS ?= 127.0.0.1
+HOSTS ?=
+BASE_URL ?=
+serve: $(VENV)/.app-installed
+	$(PY) -m core --db $(DB) serve --address $(ADDRESS) --port $(PORT) \
+	  $(if $(BASE_URL),--base-url $(BASE_URL)) $(foreach h,$(HOSTS),--allowed-host $(h))
 
 test: $(VENV)/.dev-installed lint
 	$(PY) -m pytest --durations=15

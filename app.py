@@ -8,6 +8,8 @@ from pathlib import Path
 
 import streamlit as st
 
+import pages as ui
+
 PAGES = sorted(
     (Path(__file__).resolve().parent / "pages").glob("[0-9]*.py"),
     key=lambda p: int(p.stem.split("_", 1)[0]),
@@ -24,4 +26,4 @@ navigation = st.navigation(  # expanded: all pages listed, Team and Adjudication
     ],
     expanded=True,
 )
-navigation.run()
+ui.run_page(navigation)  # a failure: one plain message, the traceback in the log

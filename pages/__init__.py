@@ -29,8 +29,8 @@ from core.annotation.identity import (
     resume_session,
     sign_in_open,
     sign_out,
-    start_session,
 )
+from core.annotation.throttle import start_session_throttled
 from core.errors import WorkbenchError
 from core.stats.agreement import KAPPA_CI_MIN_ITEMS
 from core.store.accounts import accounts_exist
@@ -147,6 +147,13 @@ def _drop_sign_in() -> None:
             del st.query_params[key]
 
 
+def _client() -> str:
+    """The client whose failed sign-ins are throttled: its address as the server saw it
+    ("local" on localhost and under AppTest, whose stand-in context has no address)."""
+    address = st.context.ip_address
+    return address if isinstance(address, str) and address else "local"
+
+
 def current_annotator(db) -> Annotator | None:
     """The signed-in annotator of this browser session, else None.
 
@@ -160,7 +167,7 @@ def current_annotator(db) -> Annotator | None:
     if token:
         del st.query_params["token"]  # the secret never stays in the address bar
         try:
-            who, session_id = start_session(db, token)
+            who, session_id = start_session_throttled(db, token, _client())
             before = st.session_state.get("signed_in")
             if before:
                 sign_out(db, before[1])  # this browser's earlier session ends: one per browser
@@ -236,7 +243,7 @@ def sign_in_sidebar() -> Annotator | None:
                 try:
                     with database() as db:
                         if token.strip():
-                            who, session_id = start_session(db, token.strip())
+                            who, session_id = start_session_throttled(db, token.strip(), _client())
                             st.session_state["signed_in"] = (session_id, who)
                         else:
                             who = sign_in_open(db, name)
@@ -245,7 +252,28 @@ def sign_in_sidebar() -> Annotator | None:
                     st.rerun()
                 except WorkbenchError as exc:
                     st.error(md(exc))
+    if not open_mode:  # accounts exist: no page shows anything to a visitor without one
+        st.info(SIGN_IN_FIRST)
+        st.stop()
     return None
+
+
+#: What every page shows a visitor who is not signed in once accounts exist (and nothing else).
+SIGN_IN_FIRST = "Sign in in the sidebar with your personal link or token to see this page."
+
+
+def run_page(navigation: Any, reraise: bool | None = None) -> None:
+    """Run the navigation's page; an error shows one plain message (no traceback, no server
+    path) and is logged with its traceback. ``reraise`` (default: under AppTest) raises it again,
+    so tests see every failure."""
+    try:
+        navigation.run()
+    except Exception:  # reason: no traceback to visitors; st.stop/st.rerun are BaseException
+        ref = hashlib.sha256(f"{time.time_ns()}".encode()).hexdigest()[:8]
+        _log.exception("page failed (reference %s)", ref)
+        if (not _served()) if reraise is None else reraise:
+            raise
+        st.error(f"This page failed. The details are in the server's log (reference {md(ref)}).")
 
 
 def require_annotator(role: str = "annotator") -> Annotator:

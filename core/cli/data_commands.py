@@ -39,6 +39,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--id", dest="doc_id", help="document id (single file only)")
     p.add_argument("--title")
     p.add_argument("--author")
+    p.add_argument(
+        "--replace",
+        action="store_true",
+        help="replace a stored document of the same id whose questions, answers or judgments "
+        "would be orphaned (made for the old text); they are listed",
+    )
     p.set_defaults(func=_import_book)
 
     p = sub.add_parser(
@@ -58,7 +64,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--replace",
         action="store_true",
         help="replace stored questions of the same id whose answers, judgments or disputes "
-        "would be orphaned (refused when people labelled them)",
+        "would be orphaned, or that come from another origin or source (refused when people "
+        "labelled them)",
     )
     p.set_defaults(func=_import_questions)
 
@@ -122,10 +129,17 @@ def _import_book(args: argparse.Namespace) -> int:
             if Path(args.path).is_dir():
                 raise InputError("--id/--title/--author need a single file", path=args.path)
             results = [
-                import_book(db, args.path, doc_id=args.doc_id, title=args.title, author=args.author)
+                import_book(
+                    db,
+                    args.path,
+                    doc_id=args.doc_id,
+                    title=args.title,
+                    author=args.author,
+                    replace=args.replace,
+                )
             ]
         else:
-            results = import_books(db, args.path)
+            results = import_books(db, args.path, replace=args.replace)
     for r in results:
         changed = ", ".join(
             [*(["text"] if r.get("text_changed") else []), *r.get("metadata_changed", [])]
@@ -135,6 +149,13 @@ def _import_book(args: argparse.Namespace) -> int:
             f"{r['n_tokens']} tokens, {r['n_passages']} passages"
             + (f" ({changed} changed)" if changed else "")
         )
+        if r.get("orphaned"):
+            print(
+                f"warning: {r['id']} replaced; its "
+                + ", ".join(f"{n} {k if n != 1 else k[:-1]}" for k, n in r["orphaned"].items() if n)
+                + " were made for the old text",
+                file=sys.stderr,
+            )
     return 0
 
 

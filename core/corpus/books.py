@@ -6,12 +6,13 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from core.corpus.documents import upsert_document
+from core.corpus.documents import sha256_text, upsert_document
 from core.corpus.gutenberg import clean_gutenberg
 from core.corpus.names import check_name
 from core.corpus.tabular import check_text_value, read_document_text
 from core.errors import InputError
 from core.store.connection import transaction
+from core.store.questions import document_dependents
 
 if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
     import sqlite_utils
@@ -40,8 +41,13 @@ def import_book(
     doc_id: str | None = None,
     title: str | None = None,
     author: str | None = None,
+    replace: bool = False,
 ) -> dict[str, Any]:
     """Import one UTF-8 book (Gutenberg header/footer stripped; title/author read from it).
+
+    A stored document of the same id whose text, kind or source would change while questions,
+    answers or judgments hang on it is refused unless ``replace`` (they would be orphaned: made
+    for the old text); with ``replace`` the result's ``orphaned`` counts them.
 
     Returns the :func:`core.corpus.documents.upsert_document` report plus ``title`` and ``author``.
     """
@@ -56,7 +62,10 @@ def import_book(
     if not cleaned.body.strip():
         raise InputError("book has no text after removing the Gutenberg header", path=str(path))
     doc_id = doc_id or book_id_for(path)
-    stored = db.execute("select title, author from documents where id = ?", [doc_id]).fetchone()
+    stored = db.execute(
+        "select title, author, sha256, kind, source from documents where id = ?", [doc_id]
+    ).fetchone()
+    orphaned = _orphaned(db, doc_id, stored, cleaned.body, path, replace)
     # Explicit values win, then the file's header, then what an earlier import stored.
     final_title = title or cleaned.title or (stored[0] if stored else "") or path.stem
     final_author = author or cleaned.author or (stored[1] if stored else "")
@@ -78,10 +87,32 @@ def import_book(
             "gutenberg_removed": cleaned.removed,
         },
     )
-    return {**result, "title": final_title, "author": final_author}
+    return {**result, "title": final_title, "author": final_author, "orphaned": orphaned}
 
 
-def import_books(db: sqlite_utils.Database, path: str | Path) -> list[dict[str, Any]]:
+def _orphaned(
+    db: sqlite_utils.Database, doc_id: str, stored: Any, text: str, path: Path, replace: bool
+) -> dict[str, int]:
+    """What hangs on the stored document ``doc_id`` that importing ``text`` over it would orphan
+    ({} when nothing would change or nothing hangs on it); refused without ``replace``."""
+    if stored is None or (stored[2] == sha256_text(text) and stored[3:] == ("book", "file")):
+        return {}
+    hanging = document_dependents(db, doc_id)
+    if not any(hanging.values()):
+        return {}
+    if not replace:
+        what = ", ".join(f"{n} {k if n != 1 else k[:-1]}" for k, n in hanging.items() if n)
+        raise InputError(
+            f"document {doc_id!r} exists ({stored[3]} from {stored[4]}) with other text and has "
+            f"{what}; nothing imported (give --replace to replace it anyway, or another --id)",
+            path=str(path),
+        )
+    return hanging
+
+
+def import_books(
+    db: sqlite_utils.Database, path: str | Path, replace: bool = False
+) -> list[dict[str, Any]]:
     """Import a single file, or every ``*.txt`` file in a folder (sorted by name).
 
     A folder import validates every file before writing any: one bad file fails the whole call.
@@ -95,7 +126,7 @@ def import_books(db: sqlite_utils.Database, path: str | Path) -> list[dict[str, 
             read_document_text(file)
 
         with transaction(db):
-            return [import_book(db, f) for f in files]
+            return [import_book(db, f, replace=replace) for f in files]
     if not path.exists():
         raise InputError("no such file or folder", path=str(path))
-    return [import_book(db, path)]
+    return [import_book(db, path, replace=replace)]

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 from core.corpus.tabular import read_records, require_text
 from core.errors import InputError
 from core.stats.pairwise_counts import parse_verdict
+from core.store.accounts import account_names
 from core.store.answers import answer_ids as stored_answer_ids
 from core.store.answers import answer_texts, insert_answers, set_answer_text
 from core.store.connection import dumps, transaction, utcnow
@@ -249,6 +250,23 @@ def _key(r: dict[str, Any]) -> tuple:
     )
 
 
+def _check_not_accounts(db: sqlite_utils.Database, ev: Evaluation) -> None:
+    """Refuse an imported ``human:NAME`` verdict where NAME is an account: imported raters are
+    never accounts (it would count as that person's own label, and their Undo would withdraw it)."""
+    accounts = account_names(db)
+    for r in ev.ratings:
+        name = r["rater"].partition(":")[2]
+        if r["rater_kind"] == "human" and name in accounts:
+            raise InputError(
+                f"imported rater {r['rater']!r} is the name of the account {name!r}: imported "
+                "raters are never accounts; nothing imported (rename the rater in the file, or "
+                f"pass --rater 'human:{name} (imported)' for rows without a rater)",
+                path=ev.source,
+                line=r["line"],
+                column="rater",
+            )
+
+
 def _check_duplicates(ev: Evaluation) -> None:
     seen: dict[tuple, int] = {}
     for r in ev.ratings:
@@ -276,6 +294,7 @@ def store_evaluation(db: sqlite_utils.Database, ev: Evaluation) -> dict[str, dic
     """
     assign_slots(ev.ratings)
     _check_duplicates(ev)
+    _check_not_accounts(db, ev)
     out = {t: _counts() for t in ("questions", "systems", "answers", "judgments")}
     now = utcnow()
     with transaction(db):

@@ -175,15 +175,25 @@ def _plan(
     """For every row: inserted, updated or unchanged, and what hangs on the stored question."""
     plan = []
     for row in rows:
-        old = get_question(db, row["id"], CONTENT)
-        if old is None:
+        stored = get_question(db, row["id"], (*CONTENT, "origin", "provenance"))
+        if stored is None:
             plan.append(("inserted", {}))
             continue
-        if old == decode_row({c: row[c] for c in CONTENT}):
+        line = json.loads(row["provenance"])["line"]
+        foreign = _foreign(stored, row)
+        if foreign and not replace:
+            raise InputError(
+                f"question id {row['id']!r} is already a question from {foreign}; nothing "
+                "imported (give --replace to replace it anyway, or use another id)",
+                path=str(path),
+                line=line,
+                column="id",
+            )
+        old = {c: stored[c] for c in CONTENT}
+        if old == decode_row({c: row[c] for c in CONTENT}) and not foreign:
             plan.append(("unchanged", {}))
             continue
         hanging = _hanging(db, row["id"])
-        line = json.loads(row["provenance"])["line"]
         if any(hanging.values()) and not replace:
             raise InputError(
                 f"question id {row['id']!r} exists with other content and has "
@@ -203,6 +213,20 @@ def _plan(
             )
         plan.append(("updated", hanging))
     return plan
+
+
+def _foreign(stored: dict[str, Any], row: dict[str, Any]) -> str:
+    """Where a stored question of the same id comes from when that is another origin or source
+    than the imported row's ("" when the same): an id collision, not an update."""
+    provenance = stored.get("provenance")
+    if isinstance(provenance, str):
+        provenance = json.loads(provenance or "{}")
+    source = (provenance or {}).get("source", "") if isinstance(provenance, dict) else ""
+    if stored.get("origin") != row["origin"]:
+        return f"origin {stored.get('origin')!r}"
+    if source != "file":
+        return f"source {source or 'unknown'!r}"
+    return ""
 
 
 def _hanging(db: sqlite_utils.Database, qid: str) -> dict[str, int]:

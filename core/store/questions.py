@@ -314,3 +314,17 @@ def insert_questions(db: sqlite_utils.Database, new: Sequence[dict[str, Any]]) -
     """Insert question rows (one batch statement per chunk)."""
     if new:
         db.table("questions").insert_all(new)
+
+
+def document_dependents(db: sqlite_utils.Database, document_id: str) -> dict[str, int]:
+    """How many questions are about ``document_id`` (as their document or their context), and how
+    many answers and judgments those questions have: what replacing its text would orphan."""
+    about = "select id from questions where document_id = ? or context_document_id = ?"
+    found = {}
+    for what, sql in (
+        ("questions", f"select count(*) from ({about})"),
+        ("answers", f"select count(*) from answers where question_id in ({about})"),
+        ("judgments", f"select count(*) from judgments where question_id in ({about})"),
+    ):
+        found[what] = int(db.execute(sql, [document_id, document_id]).fetchone()[0])
+    return found

@@ -26,6 +26,7 @@ from core.views.agreement_pairs import (
     verdict_frame,
 )
 from core.views.slots import is_slot
+from core.views.text import chart_template_text, inert_figure
 
 if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
     import sqlite_utils
@@ -56,9 +57,9 @@ def confusion_figure(both: pd.DataFrame, rater_a: str, rater_b: str) -> go.Figur
             colorscale="Blues",
             texttemplate="%{z}",
             colorbar={"title": "items"},
-            hovertemplate=rater_a
+            hovertemplate=chart_template_text(rater_a)
             + " = %{y}<br>"
-            + rater_b
+            + chart_template_text(rater_b)
             + " = %{x}<br>items = %{z}<extra></extra>",
         )
     )
@@ -68,7 +69,7 @@ def confusion_figure(both: pd.DataFrame, rater_a: str, rater_b: str) -> go.Figur
         yaxis_title=rater_a,
         yaxis={"autorange": "reversed"},
     )
-    return fig
+    return inert_figure(fig)
 
 
 def consistency(frame: pd.DataFrame) -> pd.DataFrame:

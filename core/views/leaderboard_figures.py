@@ -22,6 +22,7 @@ from core.stats.significance import bernoulli_ci
 from core.store.judgments import effective_judgments
 from core.views.agreement_view import crowd_raters, shown_verdicts
 from core.views.leaderboard import compute_leaderboard
+from core.views.text import chart_template_text, inert_figure
 
 if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
     import sqlite_utils
@@ -73,7 +74,7 @@ def forest_figure(lb, scale: str = "beta") -> go.Figure:
         height=140 + 40 * len(t),
         margin={"l": 10, "r": 10, "t": 60, "b": 40},
     )
-    return fig
+    return inert_figure(fig)
 
 
 def matrix_figure(
@@ -105,7 +106,7 @@ def matrix_figure(
             texttemplate="%{text}",
             colorbar={"title": value_label},
             hovertemplate="row %{y} vs column %{x}<br>"
-            + value_label
+            + chart_template_text(value_label)
             + " = %{z:"
             + fmt
             + "}<extra></extra>",
@@ -118,7 +119,7 @@ def matrix_figure(
         yaxis={"autorange": "reversed"},
         margin={"l": 10, "r": 10, "t": 60, "b": 40},
     )
-    return fig
+    return inert_figure(fig)
 
 
 def autoais_accuracy(db: sqlite_utils.Database, level: float = 0.95) -> pd.DataFrame:
@@ -169,7 +170,9 @@ def accuracy_figure(acc: pd.DataFrame) -> go.Figure:
                 },
                 customdata=part[["n", "ci_low", "ci_high"]].to_numpy(),
                 hovertemplate="%{x}<br>accuracy = %{y:.3f}<br>95% CI [%{customdata[1]:.3f}, "
-                "%{customdata[2]:.3f}]<br>n = %{customdata[0]}<extra>" + rater + "</extra>",
+                "%{customdata[2]:.3f}]<br>n = %{customdata[0]}<extra>"
+                + chart_template_text(rater)
+                + "</extra>",
             )
         )
     fig.update_layout(
@@ -179,7 +182,7 @@ def accuracy_figure(acc: pd.DataFrame) -> go.Figure:
         yaxis_range=[0, 1],
         barmode="group",
     )
-    return fig
+    return inert_figure(fig)
 
 
 def ranking_sources(db: sqlite_utils.Database) -> dict[str, list[str]]:
@@ -251,7 +254,8 @@ def slope_figure(cmp: dict[str, Any]) -> go.Figure:
                 text=[row[0], row[0]],
                 textposition=["middle left", "middle right"],
                 name=row[0],
-                hovertemplate=f"{row[0]}<br>%{{x}}: beta = %{{y:.3f}}<extra></extra>",
+                hovertemplate=chart_template_text(row[0])
+                + "<br>%{x}: beta = %{y:.3f}<extra></extra>",
             )
         )
     rho = "-" if cmp["spearman"] is None else f"{cmp['spearman']:.2f}"
@@ -264,4 +268,4 @@ def slope_figure(cmp: dict[str, Any]) -> go.Figure:
         showlegend=False,
         height=420,
     )
-    return fig
+    return inert_figure(fig)

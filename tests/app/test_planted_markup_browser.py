@@ -4,7 +4,9 @@ Markdown images, HTML (``<img>``, ``<script>``), ``javascript:`` links, ``:red[.
 directives and LaTeX are planted in questions, reference answers, question types, question ids,
 documents' titles, XRAG article titles, system names and judge names (written straight into the
 database, as an old database or another SQLite client could hold them). Every page that shows
-them is opened; a loopback trap server must see 0 requests and no dialog may open.
+them is opened; a loopback trap server must see 0 requests and no dialog may open. Plotly
+charts (which render a subset of HTML) must draw a planted ``<span style="font-size:40px">``
+and ``<a href>`` as literal text: no 40 px text and no SVG link in any chart.
 
 Needs Debian chromium and the ``playwright`` PyPI package (never ``playwright install``);
 skipped without them unless ``CI=true``.
@@ -59,7 +61,8 @@ def payload(port: int, field: str) -> str:
         f"[click me](javascript:alert(3)) "
         f":red[RED {field}] "
         f"$\\href{{{trap}/latex}}{{tex}}$ $$\\color{{red}}{{x}}$$ "
-        f"<iframe src='{trap}/iframe'></iframe>"
+        f"<iframe src='{trap}/iframe'></iframe> "
+        f'<span style="font-size:40px;color:red">BIG</span> <a href="{trap}/chart-link">l</a>'
     )
 
 
@@ -224,6 +227,7 @@ def test_planted_markup_stays_inert_on_every_page(served):
             page.get_by_role("button", name="Sign in").click()
             page.get_by_text("Signed in as").wait_for()
             seen = {}
+            charts: dict[str, list[str]] = {}  # page -> the text drawn in its plotly charts
 
             def check(name: str) -> None:
                 """The open page (or tab) shows no traceback, and no planted markup became an
@@ -251,6 +255,19 @@ def test_planted_markup_stays_inert_on_every_page(served):
                             " return out.join(' < ') + ' :: ' + e.closest('p,div').innerText; }"
                         ),
                     )
+                # plotly charts: the planted <span style> and <a> are drawn as text, not as a
+                # 40 px tspan or an SVG link
+                plots = '[data-testid="stMain"] .js-plotly-plot'
+                if page.locator(plots).count():
+                    page.wait_for_timeout(500)
+                    assert page.locator(f"{plots} svg a").count() == 0, f"{name}: link in chart"
+                    big = page.evaluate(
+                        "() => [...document.querySelectorAll('.js-plotly-plot svg text, "
+                        ".js-plotly-plot svg tspan')].filter(t => (t.getAttribute('style') "
+                        "|| '').includes('40px')).length"
+                    )
+                    assert big == 0, f"{name}: a planted <span style> styled a chart's text"
+                    charts[name] = page.locator(f"{plots} svg text").all_text_contents()
                 assert (
                     page.evaluate(
                         "() => [...document.querySelectorAll('[data-testid=\"stMain\"] span')]"
@@ -309,3 +326,9 @@ def test_planted_markup_stays_inert_on_every_page(served):
         if f"/{field}/md-image.png" not in shown
     ]
     assert never == [], f"planted fields never shown as text: {never}"
+    drawn = [
+        name
+        for name, texts in charts.items()
+        if any('<span style="font-size:40px' in t for t in texts)
+    ]
+    assert drawn, f"no chart showed the planted markup as text: {charts}"

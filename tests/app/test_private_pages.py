@@ -1,0 +1,134 @@
+"""Once accounts exist every page but the sidebar sign-in needs one; a failing page shows one
+plain message (no traceback, no server path) and logs the details."""
+
+from __future__ import annotations
+
+import logging
+import tomllib
+from pathlib import Path
+
+import pytest
+from browser_support import build_fixture_db, unescaped
+from streamlit.testing.v1 import AppTest
+
+import pages as ui
+from core.store.accounts import create_account, reissue_token
+from core.store.database import open_db
+
+ROOT = Path(__file__).resolve().parents[2]
+PAGES = sorted(f"pages/{p.name}" for p in (ROOT / "pages").glob("[0-9]*.py"))
+
+
+@pytest.fixture(scope="module")
+def accounts(tmp_path_factory):
+    path = tmp_path_factory.mktemp("private") / "team.db"
+    build_fixture_db(path)
+    db = open_db(path)
+    create_account(db, "root", "admin")
+    db.conn.close()
+    return path
+
+
+def opened(path: str, **params: str) -> AppTest:
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
+    for k, v in params.items():
+        at.query_params[k] = v
+    at.run()
+    at.switch_page(path)
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def _main_content(at: AppTest) -> list[str]:
+    """Everything the main area shows besides the page title and the sign-in hint."""
+    shown = []
+    for kind in ("dataframe", "table", "metric", "caption", "button", "selectbox", "radio"):
+        shown += [kind] * len(getattr(at.main, kind))
+    shown += [unescaped(m.value) for m in at.main.markdown]
+    shown += [
+        unescaped(e.value)
+        for kind in ("warning", "error", "success")
+        for e in getattr(at.main, kind)
+    ]
+    shown += [unescaped(i.value) for i in at.main.info if i.value != ui.SIGN_IN_FIRST]
+    return shown
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_every_page_needs_an_account_once_accounts_exist(accounts, page, monkeypatch):
+    monkeypatch.setenv("WORKBENCH_DB", str(accounts))
+    at = opened(page)
+    assert [i.value for i in at.main.info] == [ui.SIGN_IN_FIRST]
+    assert _main_content(at) == []
+    assert at.sidebar.text_input(key="sign_in_code")  # the sign-in stays reachable
+    # an open-mode name does not sign in once accounts exist
+    at = opened(page, name="root")
+    assert [i.value for i in at.main.info] == [ui.SIGN_IN_FIRST]
+
+
+def test_a_signed_in_admin_sees_the_pages(accounts, monkeypatch):
+    monkeypatch.setenv("WORKBENCH_DB", str(accounts))
+    db = open_db(accounts)
+
+    for page in ("pages/6_Browse.py", "pages/11_Team.py", "pages/4_Agreement.py"):
+        token = reissue_token(db, "root")
+        at = opened(page, token=token)
+        assert ui.SIGN_IN_FIRST not in [i.value for i in at.main.info]
+        assert _main_content(at), page
+    db.conn.close()
+
+
+def _failing_app():
+    import pages as ui
+
+    class Boom:
+        def run(self):
+            raise RuntimeError("secret detail /srv/workbench/core/x.py")
+
+    ui.run_page(Boom(), reraise=False)
+
+
+def test_a_failing_page_shows_one_plain_message_and_logs_the_details(caplog):
+    caplog.set_level(logging.ERROR)
+    at = AppTest.from_function(_failing_app, default_timeout=30).run()
+    assert not at.exception
+    [error] = at.error
+    assert error.value.startswith("This page failed.") and "secret" not in error.value
+    assert "secret detail /srv/workbench/core/x.py" in caplog.text
+    assert "Traceback" in caplog.text
+
+
+class _Boom:
+    def run(self) -> None:
+        raise RuntimeError("x")
+
+
+def test_outside_a_served_app_a_failing_page_still_raises():
+    """Tests (AppTest, no real runtime) see every failure as an exception."""
+    with pytest.raises(RuntimeError):
+        ui.run_page(_Boom())
+
+
+def test_streamlit_shows_no_error_details_to_visitors():
+    config = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text())
+    assert config["client"]["showErrorDetails"] == "none"
+
+
+def test_sign_in_form_is_throttled_after_repeated_failures(tmp_path, monkeypatch):
+    """Wrong tokens in the sidebar form: after FREE_FAILURES the right token is refused too."""
+    from core.annotation.throttle import FREE_FAILURES
+
+    path = tmp_path / "w.db"
+    db = open_db(path)
+    good = create_account(db, "root", "admin")
+    db.conn.close()
+    monkeypatch.setenv("WORKBENCH_DB", str(path))
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60).run()
+    for token in ["x.wrong"] * (FREE_FAILURES + 1) + [good]:
+        at.sidebar.text_input(key="sign_in_code").set_value(token)
+        [submit] = [b for b in at.button if unescaped(b.label) == "Sign in"]
+        submit.click().run()
+    errors = [unescaped(e.value) for e in at.sidebar.error]
+    assert any("too many failed sign-in attempts" in e for e in errors), errors
+    assert [i.value for i in at.main.info] == [ui.SIGN_IN_FIRST]

@@ -1,0 +1,208 @@
+"""Import collisions: a book id with questions on it, a question id from another origin or source,
+an imported ``human:NAME`` that is an account. Each is refused (exit 2, one ``error:`` line, no
+traceback, byte-identical database) unless ``--replace`` (not for accounts: never)."""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import io
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from core.__main__ import main
+from core.store.accounts import create_account
+from core.store.connection import dumps, transaction, utcnow
+from core.store.database import open_db
+
+BOOK = "The Lighthouse\n\nAnsel Brand kept the lighthouse. His telescope was named Orion.\n" * 20
+OTHER = "A Different Book\n\nNothing here is about a lighthouse at all, said the keeper.\n" * 20
+HEADER = "question,document_id,answers,id\n"
+
+
+def _cli(argv: list[str]) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            code = main(argv)
+        except SystemExit as exc:
+            code = exc.code if isinstance(exc.code, int) else 1
+    return code, out.getvalue(), err.getvalue()
+
+
+@pytest.fixture(scope="module")
+def template(tmp_path_factory) -> Path:
+    """A book with two questions (answers and judgments on them), a NarrativeQA question, and
+    the account carol."""
+    folder = tmp_path_factory.mktemp("collisions")
+    (folder / "b.txt").write_text(BOOK, encoding="utf-8")
+    db_path = folder / "w.db"
+    assert _cli(["--db", str(db_path), "import-book", str(folder / "b.txt")])[0] == 0
+    (folder / "q.csv").write_text(
+        HEADER + "Who kept it?,book:b,Ansel Brand,q1\nWhat was it called?,book:b,Orion,q2\n",
+        encoding="utf-8",
+    )
+    assert _cli(["--db", str(db_path), "import-questions", str(folder / "q.csv")])[0] == 0
+    db = open_db(db_path)
+    now = utcnow()
+    with transaction(db):
+        db.execute(
+            "insert into systems (name, model, context, created_at) "
+            "values ('s1', 'offline:extractive', 'rag', ?)",
+            [now],
+        )
+        for qid in ("q1", "q2"):
+            answer = db.execute(
+                "insert into answers (question_id, system, text, created_at) "
+                "values (?, 's1', 'Brand', ?)",
+                [qid, now],
+            ).lastrowid
+            db.execute(
+                "insert into judgments (kind, question_id, rater, rater_kind, system, answer_id, "
+                "verdict, created_at) values ('absolute', ?, 'auto:lex', 'auto', 's1', ?, 'yes', ?)",
+                [qid, answer, now],
+            )
+        db["questions"].insert(
+            {
+                "id": "nq1",
+                "document_id": "book:b",
+                "context_document_id": "book:b",
+                "context_kind": "story",
+                "question": "Who is the keeper?",
+                "answers": dumps(["Ansel"]),
+                "origin": "narrativeqa",
+                "provenance": dumps({"source": "narrativeqa", "set": "train"}),
+                "created_at": now,
+                "updated_at": now,
+            }
+        )
+    create_account(db, "carol")
+    db.close()
+    return db_path
+
+
+def _digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def _setup(template: Path, tmp_path: Path, files: dict[str, str]) -> Path:
+    db_path = tmp_path / "w.db"
+    shutil.copyfile(template, db_path)
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    return db_path
+
+
+JUDGED = "question_id,system,verdict,rater\nq1,s1,yes,{rater}\n"
+
+CASES = [
+    (
+        "book-id-with-questions",
+        {"o.txt": OTHER},
+        ["import-book", "{t}/o.txt", "--id", "book:b"],
+        "has 3 questions, 2 answers, 2 judgments",
+    ),
+    (
+        "book-default-id-changed-text",
+        {"books/b.txt": OTHER},
+        ["import-book", "{t}/books"],
+        "document 'book:b' exists",
+    ),
+    (
+        "question-id-of-narrativeqa",
+        {"q.csv": HEADER + "Another text?,book:b,X,nq1\n"},
+        ["import-questions", "{t}/q.csv"],
+        "already a question from origin 'narrativeqa'",
+    ),
+    (
+        "question-id-same-text-other-origin",
+        {"q.csv": HEADER + "Who is the keeper?,book:b,Ansel,nq1\n"},
+        ["import-questions", "{t}/q.csv"],
+        "origin 'narrativeqa'",
+    ),
+    (
+        "question-id-other-source",
+        {"q.csv": HEADER + "Another text?,book:b,X,nq1\n"},
+        ["import-questions", "{t}/q.csv", "--origin", "narrativeqa"],
+        "source 'narrativeqa'",
+    ),
+    (
+        "question-id-other-imported-origin",
+        {"q.csv": HEADER + "Who kept it?,book:b,Ansel Brand,q1\n"},
+        ["import-questions", "{t}/q.csv", "--origin", "exam"],
+        "origin 'imported'",
+    ),
+    (
+        "human-rater-is-an-account",
+        {"j.csv": JUDGED.format(rater="human:carol")},
+        ["import-judgments", "{t}/j.csv"],
+        "is the name of the account 'carol'",
+    ),
+    (
+        "rater-option-is-an-account",
+        {"j.csv": "question_id,system,verdict\nq1,s1,no\n"},
+        ["import-judgments", "{t}/j.csv", "--rater", "human:carol"],
+        "imported raters are never accounts",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("files", "argv", "message"), [c[1:] for c in CASES], ids=[c[0] for c in CASES]
+)
+def test_collision_is_refused_cleanly(template, tmp_path, files, argv, message):
+    db_path = _setup(template, tmp_path, files)
+    before = _digest(db_path)
+    code, out, err = _cli(["--db", str(db_path), *[a.format(t=tmp_path) for a in argv]])
+    assert code == 2, (code, out, err)
+    assert "Traceback" not in err + out
+    error_lines = [line for line in err.splitlines() if "error:" in line]
+    assert len(error_lines) == 1, err
+    assert message in error_lines[0], error_lines[0]
+    assert _digest(db_path) == before
+
+
+def test_book_replace_lists_what_it_orphans(template, tmp_path):
+    db_path = _setup(template, tmp_path, {"o.txt": OTHER})
+    argv = ["--db", str(db_path), "import-book", str(tmp_path / "o.txt"), "--id", "book:b"]
+    code, out, err = _cli([*argv, "--replace"])
+    assert code == 0, err
+    assert "warning: book:b replaced; its 3 questions, 2 answers, 2 judgments" in err
+    db = open_db(db_path)
+    assert (
+        "Different Book"
+        in db.execute("select text from documents where id = 'book:b'").fetchone()[0]
+    )
+    db.close()
+
+
+def test_same_book_again_is_no_collision(template, tmp_path):
+    db_path = _setup(template, tmp_path, {"b.txt": BOOK})
+    code, out, err = _cli(["--db", str(db_path), "import-book", str(tmp_path / "b.txt")])
+    assert code == 0, err
+    assert out.startswith("unchanged") and "warning" not in err
+
+
+def test_question_replace_takes_over_another_origins_id(template, tmp_path):
+    db_path = _setup(template, tmp_path, {"q.csv": HEADER + "Another text?,book:b,X,nq1\n"})
+    code, out, err = _cli(
+        ["--db", str(db_path), "import-questions", str(tmp_path / "q.csv"), "--replace"]
+    )
+    assert code == 0, err
+    assert json.loads(out)["updated"] == 1
+    db = open_db(db_path)
+    row = db.execute("select question, origin from questions where id = 'nq1'").fetchone()
+    assert tuple(row) == ("Another text?", "imported")
+    db.close()
+
+
+def test_same_questions_again_are_unchanged(template, tmp_path):
+    files = {"q.csv": HEADER + "Who kept it?,book:b,Ansel Brand,q1\n"}
+    db_path = _setup(template, tmp_path, files)
+    code, out, err = _cli(["--db", str(db_path), "import-questions", str(tmp_path / "q.csv")])
+    assert code == 0, err
+    assert json.loads(out)["unchanged"] == 1
