@@ -17,6 +17,7 @@ if TYPE_CHECKING:  # the type only: this module is imported before pandas is nee
     import pandas as pd
 
 _PUNCT = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:&\"'=%^@,;?/])")
+_INDENT = re.compile(r"^[ \t]+", re.M)
 
 
 class InertMarkdown(str):
@@ -25,10 +26,25 @@ class InertMarkdown(str):
     __slots__ = ()
 
 
+def _hold_indent(m: re.Match[str]) -> str:
+    return "\u00a0" * len(m.group(0).expandtabs(4))
+
+
 def escape_markdown(text: str) -> InertMarkdown:
-    """``text`` as inert Markdown: punctuation escaped, line breaks kept (hard breaks)."""
-    escaped = _PUNCT.sub(r"\\\1", str(text or ""))
-    return InertMarkdown(escaped.replace("\r\n", "\n").replace("\n", "  \n"))
+    """``text`` as inert Markdown: punctuation escaped, line breaks kept (hard breaks), a line's
+    leading spaces and tabs made no-break spaces (the indentation shows; no line becomes an
+    indented code block, where the escapes would show as ``\\#`` and long lines be cut)."""
+    return _lines(_punct(str(text or "")))
+
+
+def _punct(text: str) -> str:
+    """``text`` with its punctuation escaped (a piece of a line: indentation left alone)."""
+    return _PUNCT.sub(r"\\\1", text.replace("\r\n", "\n"))
+
+
+def _lines(escaped: str) -> InertMarkdown:
+    """Escaped text with its lines' indentation held and its line breaks made hard breaks."""
+    return InertMarkdown(_INDENT.sub(_hold_indent, escaped).replace("\n", "  \n"))
 
 
 def highlight_markdown(text: str, terms: list[str]) -> InertMarkdown:
@@ -42,11 +58,11 @@ def highlight_markdown(text: str, terms: list[str]) -> InertMarkdown:
     pattern = re.compile(rf"(?<!\w)(?:{alternatives})(?!\w)", re.I)
     out, pos = [], 0
     for m in pattern.finditer(text):
-        out.append(escape_markdown(text[pos : m.start()]))
-        out.append("**" + escape_markdown(m.group(0)) + "**")
+        out.append(_punct(text[pos : m.start()]))
+        out.append("**" + _punct(m.group(0)) + "**")
         pos = m.end()
-    out.append(escape_markdown(text[pos:]))
-    return InertMarkdown("".join(out))
+    out.append(_punct(text[pos:]))
+    return _lines("".join(out))
 
 
 class Segment(NamedTuple):
