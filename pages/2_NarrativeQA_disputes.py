@@ -166,7 +166,7 @@ with ui.database() as db:
             )
             st.text_input("Note (optional)", key=f"dnote_{did}")
             st.caption(ui.TYPING_HINT)
-            cols = st.columns(6)
+            cols = st.columns(2) + st.columns(2)  # two rows: each label and its key fit
             for col, (resolution, label) in zip(cols, RESOLUTION_LABELS.items()):
                 col.button(
                     md(SHORT[resolution]),
@@ -177,10 +177,11 @@ with ui.database() as db:
                     args=(did, resolution, question),
                     width="stretch",
                 )
-            cols[4].button(
+            cols = st.columns(4)
+            cols[0].button(
                 "Skip", key="dispute_skip", shortcut="S", on_click=_skip, args=(did, question)
             )
-            cols[5].button("Undo", key="dispute_undo", shortcut="U", on_click=_undo)
+            cols[1].button("Undo", key="dispute_undo", shortcut="U", on_click=_undo)
             ui.share_link("NarrativeQA_disputes", d["question"]["id"])
             if d["resolutions"]:
                 st.markdown("**Resolutions so far**")

@@ -149,7 +149,7 @@ with ui.database() as db:
             ui.untrusted(item["answer_b"])
         st.text_input("Short rationale (optional)", key=f"sbs_rationale_{item['key']}")
         st.caption(ui.TYPING_HINT)
-        cols = st.columns(6)
+        cols = st.columns(4)  # a row of 4 fits each label and its key at 1280 px
         for col, (verdict, label, meaning, key) in zip(cols, VERDICT_BUTTONS):
             col.button(
                 md(label),
@@ -160,8 +160,9 @@ with ui.database() as db:
                 args=(item, verdict, question),
                 width="stretch",
             )
-        cols[4].button("Skip", key="sbs_skip", shortcut="S", on_click=_skip, args=(item, question))
-        cols[5].button("Undo", key="sbs_undo", shortcut="U", on_click=_undo)
+        cols = st.columns(4)
+        cols[0].button("Skip", key="sbs_skip", shortcut="S", on_click=_skip, args=(item, question))
+        cols[1].button("Undo", key="sbs_undo", shortcut="U", on_click=_undo)
         st.toggle("Reveal the auto-raters' verdicts after I submit", key="sbs_reveal")
         ui.share_link("Side_by_side", item["question_id"])
     with side:

@@ -55,7 +55,7 @@ def test_inline_backticks_and_a_backtick_in_the_info_string_are_prose():
 
 def test_code_keeps_backslashes_and_long_lines_exactly():
     long = "x = '" + "a" * 500 + "'"
-    body = f"#include <stdio.h>\nprintf(\"\\#\\(\\n\");\n{long}"
+    body = f'#include <stdio.h>\nprintf("\\#\\(\\n");\n{long}'
     [seg] = split_code_blocks(f"```c\n{body}\n```")
     assert seg.text == body  # \# and \( and the 500-character line, verbatim
     assert "\\#" in seg.text and "\\(" in seg.text
@@ -85,7 +85,9 @@ def test_highlighting_matches_whole_words_only():
 
 
 def test_highlighting_multi_word_and_punctuated_terms_then_escaping():
-    out = highlight_markdown("Enoch Soames met Soames's friend [Soames]", ["Enoch Soames", "Soames"])
+    out = highlight_markdown(
+        "Enoch Soames met Soames's friend [Soames]", ["Enoch Soames", "Soames"]
+    )
     assert out.startswith("**Enoch Soames** met **Soames**\\'s")
     assert out.endswith("\\[**Soames**\\]")
     assert highlight_markdown("a <b> c", []) == escape_markdown("a <b> c")
