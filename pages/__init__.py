@@ -543,10 +543,11 @@ CHOICE_HINT = "With the keyboard: Tab to a question, arrows to choose, Esc to us
 _KEYS_BACK = (
     "<script>if (!window.__workbenchKeys) { window.__workbenchKeys = true; let pointer = 0;"
     " const isInput = (t) => t && ['INPUT', 'TEXTAREA', 'SELECT'].includes(t.tagName);"
+    " const isChoice = (t) => isInput(t) && (t.type === 'radio' || t.type === 'checkbox');"
     " document.addEventListener('pointerdown', () => { pointer = Date.now(); }, true);"
-    " document.addEventListener('change', (e) => { const t = e.target;"
-    " if (isInput(t) && (t.type === 'radio' || t.type === 'checkbox')"
-    " && Date.now() - pointer < 2000) { setTimeout(() => t.blur(), 0); } }, true);"
+    " document.addEventListener('click', () => { if (Date.now() - pointer < 2000) {"
+    " setTimeout(() => { const a = document.activeElement; if (isChoice(a)) { a.blur(); } },"
+    " 50); } }, true);"
     " document.addEventListener('keydown', (e) => {"
     " if (e.key === 'Escape' && isInput(e.target)) { e.target.blur(); } }, true); }</script>"
 )

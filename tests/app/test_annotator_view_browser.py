@@ -123,6 +123,7 @@ def test_every_decision_by_keyboard_after_a_radio_click_and_after_typing(app):
                 page.locator('[data-testid="stRadio"]').filter(has_text=label).get_by_text(
                     "Yes", exact=True
                 ).click()
+            page.wait_for_function("() => document.activeElement.tagName !== 'INPUT'")
             page.keyboard.press("a")  # no click elsewhere first
             wait_for(
                 lambda: (
