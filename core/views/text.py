@@ -47,15 +47,26 @@ def _lines(escaped: str) -> InertMarkdown:
     return InertMarkdown(_INDENT.sub(_hold_indent, escaped).replace("\n", "  \n"))
 
 
+#: Scripts written without spaces between words (Thai, kana, CJK ideographs): no word edges there
+_SPACELESS = re.compile(r"[\u0e00-\u0e7f\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+
+
+def _whole_word(term: str) -> str:
+    """A pattern for ``term`` not inside a longer word (edges in a spaceless script are free)."""
+    left = "" if _SPACELESS.match(term[0]) else r"(?<!\w)"
+    right = "" if _SPACELESS.match(term[-1]) else r"(?!\w)"
+    return left + re.escape(term) + right
+
+
 def highlight_markdown(text: str, terms: list[str]) -> InertMarkdown:
     """Escaped ``text`` with every case-insensitive whole-word occurrence of ``terms`` in
-    **bold** ("he" bolds "He said", never the "he" inside "Their"). Matching runs on the raw
-    text; each piece is escaped afterwards."""
+    **bold** ("he" bolds "He said", never the "he" inside "Their"; in Chinese, Japanese or Thai,
+    which put no spaces between words, any occurrence). Matching runs on the raw text; each piece
+    is escaped afterwards."""
     terms = sorted({t for t in terms if t and t.strip()}, key=len, reverse=True)
     if not terms:
         return escape_markdown(text)
-    alternatives = "|".join(re.escape(t) for t in terms)
-    pattern = re.compile(rf"(?<!\w)(?:{alternatives})(?!\w)", re.I)
+    pattern = re.compile("|".join(_whole_word(t) for t in terms), re.I)
     out, pos = [], 0
     for m in pattern.finditer(text):
         out.append(_punct(text[pos : m.start()]))

@@ -101,3 +101,9 @@ def test_indented_prose_never_becomes_an_indented_code_block():
     assert lines[1] == "\u00a0" * 4 + "A\\. Host welcome"
     assert lines[2] == "\u00a0" * 4 + "\\#1 \\(intro\\)"
     assert not any(line.startswith((" ", "\t")) for line in lines)
+
+
+def test_highlighting_in_a_script_without_spaces_matches_inside_the_sentence():
+    assert highlight_markdown("张三说他来了", ["张三"]) == "**张三**说他来了"
+    assert highlight_markdown("Их герой", ["их"]) == "**Их** герой"  # Cyrillic has word edges
+    assert highlight_markdown("Ихний", ["их"]) == "Ихний"
