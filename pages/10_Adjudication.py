@@ -10,6 +10,7 @@ from core.views.adjudication import adjudication_detail, adjudication_queue
 from core.views.text import escape_markdown, inert_table, md
 
 ui.setup("Adjudication")
+ui.keys_after_choices()
 user = ui.require_annotator("adjudicator")
 
 with ui.database() as db:
@@ -66,7 +67,8 @@ with ui.database() as db:
             key=f"adj_label_{task}_{item}",
         )
         why = st.text_input("Why (optional)", key=f"adj_why_{task}_{item}")
-        if st.form_submit_button("Settle"):
+        st.caption(ui.CHOICE_HINT + " " + ui.TYPING_HINT)
+        if st.form_submit_button("Settle", shortcut="S", help="Settle (key S)"):
             if label is None:
                 st.error("Choose the settled label first. Nothing was stored.")
             else:

@@ -18,6 +18,8 @@ from core.views.review import question_detail, question_filters, question_ids, q
 from core.views.text import InertMarkdown, escape_markdown, md
 
 ui.setup("Review questions")
+ui.keys_after_choices()
+KEYS_HINT = "Keys: **A** accept · **X** reject · **E** save edit · **S** skip · **U** undo"
 user = ui.require_annotator()  # the signed-in Annotator: every write takes it
 who = user.name
 
@@ -66,7 +68,7 @@ with ui.database() as db:
     if not opts["origins"]:
         st.info(ui.EMPTY_HINT)
         st.stop()
-    c = st.columns(5)
+    c = st.columns(6)
     docs = dict(opts["documents"])
     ents = dict(opts["entities"])
     origins = opts["origins"]
@@ -91,7 +93,8 @@ with ui.database() as db:
     queue = review_queue(db, who, ids)  # the questions I skipped come last
     progress = review_progress(db, who, ids)
     st.progress(progress.done / progress.total if progress.total else 0.0, text=str(progress))
-    mode = st.radio("Show", ["Next in my queue", "Pick a question"], horizontal=True)
+    st.caption(KEYS_HINT)
+    mode = c[5].radio("Show", ["Next in my queue", "Pick a question"])
     wanted = ui.deep_link_id()
     if mode == "Pick a question":
         labels = ui.cached_view(db, question_labels, tuple(ids))
@@ -145,20 +148,153 @@ with ui.database() as db:
     with side:
         ui.guideline("review", expanded=True)
         ui.share_link("Review_questions", qid)
-    main.subheader("Question")
     with main:
+        st.subheader("Question")
         ui.untrusted(q["question"])
-    st.caption(
-        f"id {md(q['id'])} · origin {md(q['origin'])} · type {md(q['qtype'] or '-')} · "
-        f"language {md(q.get('language') or '-')} · status {md(q['status'])}"
-    )
-    st.markdown("**Reference answer**" if q["origin"] == "xrag" else "**Generated answer**")
-    ui.untrusted(detail["answer"])
-    if detail["parent"]:
-        par = detail["parent"]
-        st.markdown(f"**The English original** ({md(par['id'])})")
-        ui.untrusted(par["question"])
-        ui.untrusted((par["answers"] or [""])[0], "its answer")
+        st.caption(
+            f"id {md(q['id'])} · origin {md(q['origin'])} · type {md(q['qtype'] or '-')} · "
+            f"language {md(q.get('language') or '-')} · status {md(q['status'])}"
+        )
+        st.markdown("**Reference answer**" if q["origin"] == "xrag" else "**Generated answer**")
+        ui.untrusted(detail["answer"])
+        if detail["parent"]:
+            par = detail["parent"]
+            st.markdown(f"**The English original** ({md(par['id'])})")
+            ui.untrusted(par["question"])
+            ui.untrusted((par["answers"] or [""])[0], "its answer")
+        st.subheader("Checklist and decision")
+        fields = detail["checklist_fields"]
+        translation = bool(q.get("parent_id"))
+        meta = q.get("metadata") or {}
+        if meta.get("original_question") or meta.get("original_answers"):
+            with st.expander("The original, before the edit"):
+                if meta.get("original_question"):
+                    ui.untrusted(meta["original_question"], "question")
+                if meta.get("original_answers"):
+                    ui.untrusted((meta["original_answers"] or [""])[0], "answer")
+        mine = next((r for r in detail["reviews"] if r["annotator"] == who), None)
+        old = (mine or {}).get("checklist") or {}
+        titles = [d.get("title") or d["id"] for d in detail["documents"]]
+        with st.form(f"review_{qid}"):
+            # the decision first (in view without scrolling); the checklist below
+            cols = st.columns(3)
+            pressed = {
+                "accept": cols[0].form_submit_button(
+                    "Accept", type="primary", shortcut="A", help="Accept (key A)"
+                ),
+                "reject": cols[1].form_submit_button("Reject", shortcut="X", help="Reject (key X)"),
+                "edit": cols[2].form_submit_button(
+                    "Save edit", shortcut="E", help="Save edit (key E)"
+                ),
+            }
+            feedback = st.container()  # a refusal shows here, beside the buttons
+            values = {}
+            for f in fields:
+                name, label, key = f["name"], md(f["label"]), f"chk_{f['name']}_{qid}"
+                if name in ("support_a", "support_b") and len(titles) > "ab".index(name[-1]):
+                    label += f" ({escape_markdown(titles['ab'.index(name[-1])])})"
+                if f["type"] == "bool" and f["required"]:  # no default: Yes or No, chosen
+                    before = old.get(name)
+                    choice = st.radio(
+                        label,
+                        ["Yes", "No"],
+                        horizontal=True,
+                        key=key,
+                        index=None if before is None else (0 if before else 1),
+                    )
+                    values[name] = None if choice is None else choice == "Yes"
+                elif f["type"] == "bool":
+                    values[name] = st.checkbox(label, value=bool(old.get(name)), key=key)
+                elif f["type"] == "choice":
+                    values[name] = st.radio(
+                        label,
+                        f["choices"],
+                        format_func=md,
+                        horizontal=True,
+                        key=key,
+                        index=f["choices"].index(old[name])
+                        if old.get(name) in f["choices"]
+                        else None,
+                    )
+                else:
+                    values[name] = st.text_input(label, value=old.get(name) or "", key=key)
+            boxes = st.columns(2)
+            edited_q = (
+                ""
+                if translation
+                else boxes[0].text_area(
+                    "Edited question (for Save edit; the original is kept)",
+                    key=f"edited_{qid}",
+                    height=68,
+                )
+            )
+            note = boxes[1].text_input("Note (optional)", key=f"note_{qid}")
+            st.caption(ui.CHOICE_HINT + " " + ui.TYPING_HINT)
+            missing = [
+                md(f["label"])
+                for f in fields
+                if f["required"] and f["type"] != "text" and values.get(f["name"]) is None
+            ]
+            chosen = next((d for d, hit in pressed.items() if hit), None)
+            button = md({"accept": "Accept", "reject": "Reject", "edit": "Save edit"}.get(chosen))
+            if chosen and missing and chosen != "reject":  # Reject needs nothing more
+                feedback.error(
+                    "Answer every required checklist item first (nothing was stored): "
+                    + "; ".join(missing)
+                    + "."
+                )
+            elif chosen:
+                try:
+                    res = record_review(
+                        db,
+                        qid,
+                        user,
+                        {k: v for k, v in values.items() if v not in (None, "")},
+                        decision=chosen,
+                        edited_question=edited_q,
+                        note=note,
+                    )
+                    st.session_state["review_scroll"] = True
+                    st.query_params.pop("q", None)
+                    st.session_state["last_review"] = {
+                        "question": q["question"],
+                        "question_id": qid,
+                        "status": res.status,
+                        "reason": res.reason,
+                        "id": res.review_id,
+                        "decision": res.decision,
+                        "button": button,
+                    }
+                    st.rerun()
+                except WorkbenchError as exc:
+                    feedback.error(f"{button}: nothing was stored. {md(exc)}")
+        c = st.columns(6)
+        c[0].button(
+            "Skip", key="review_skip", shortcut="S", on_click=_skip, args=(qid, q["question"])
+        )
+        c[1].button("Undo", key="review_undo", shortcut="U", on_click=_undo)
+        if translation:
+            st.caption(
+                "Answer the checklist, then decide. **Accept** is refused when the translation "
+                "does not keep the meaning; **Reject** needs nothing more (a note is optional); "
+                "**Save edit** needs a corrected translation (the original is kept)."
+            )
+        else:
+            st.caption(
+                "Answer the checklist, then decide. **Accept** is refused when the checklist "
+                "says not intelligible, not answerable or answer not correct; **Reject** needs "
+                "nothing more (a note is optional); **Save edit** needs an edited question or "
+                "a corrected answer (the original is kept)."
+            )
+        if any(f["name"] == "support_a" for f in fields):
+            st.caption(
+                "If either article alone is **Sufficient**, the question is discarded whatever "
+                "the decision: it does not need both articles."
+            )
+        st.caption(
+            "The question's status is the majority of the current reviews' decisions; "
+            "submitting again replaces your own earlier review (kept in the history)."
+        )
     if detail["entity"]:
         e = detail["entity"]
         others = [x["name"] for x in detail["entities"] if x["id"] != e["id"]]
@@ -207,125 +343,6 @@ with ui.database() as db:
     with st.expander("Provenance"):
         st.json(detail["provenance"])
 
-    st.subheader("Checklist and decision")
-    fields = detail["checklist_fields"]
-    translation = bool(q.get("parent_id"))
-    if translation:
-        st.caption(
-            "Answer the checklist, then decide. **Accept** is refused when the translation "
-            "does not keep the meaning; **Reject** needs nothing more (a note is optional); "
-            "**Save edit** needs a corrected translation (the original is kept)."
-        )
-    else:
-        st.caption(
-            "Answer the checklist, then decide. **Accept** is refused when the checklist "
-            "says not intelligible, not answerable or answer not correct; **Reject** needs "
-            "nothing more (a note is optional); **Save edit** needs an edited question or "
-            "a corrected answer (the original is kept)."
-        )
-    if any(f["name"] == "support_a" for f in fields):
-        st.caption(
-            "If either article alone is **Sufficient**, the question is discarded whatever "
-            "the decision: it does not need both articles."
-        )
-    st.caption(
-        "The question's status is the majority of the current reviews' decisions; "
-        "submitting again replaces your own earlier review (kept in the history)."
-    )
-    meta = q.get("metadata") or {}
-    if meta.get("original_question") or meta.get("original_answers"):
-        with st.expander("The original, before the edit"):
-            if meta.get("original_question"):
-                ui.untrusted(meta["original_question"], "question")
-            if meta.get("original_answers"):
-                ui.untrusted((meta["original_answers"] or [""])[0], "answer")
-    mine = next((r for r in detail["reviews"] if r["annotator"] == who), None)
-    old = (mine or {}).get("checklist") or {}
-    titles = [d.get("title") or d["id"] for d in detail["documents"]]
-    with st.form(f"review_{qid}"):
-        values = {}
-        for f in fields:
-            name, label, key = f["name"], md(f["label"]), f"chk_{f['name']}_{qid}"
-            if name in ("support_a", "support_b") and len(titles) > "ab".index(name[-1]):
-                label += f" ({escape_markdown(titles['ab'.index(name[-1])])})"
-            if f["type"] == "bool" and f["required"]:  # no default: Yes or No, chosen
-                before = old.get(name)
-                choice = st.radio(
-                    label,
-                    ["Yes", "No"],
-                    horizontal=True,
-                    key=key,
-                    index=None if before is None else (0 if before else 1),
-                )
-                values[name] = None if choice is None else choice == "Yes"
-            elif f["type"] == "bool":
-                values[name] = st.checkbox(label, value=bool(old.get(name)), key=key)
-            elif f["type"] == "choice":
-                values[name] = st.radio(
-                    label,
-                    f["choices"],
-                    format_func=md,
-                    horizontal=True,
-                    key=key,
-                    index=f["choices"].index(old[name]) if old.get(name) in f["choices"] else None,
-                )
-            else:
-                values[name] = st.text_input(label, value=old.get(name) or "", key=key)
-        edited_q = (
-            ""
-            if translation
-            else st.text_area(
-                "Edited question (for Save edit; the original is kept)", key=f"edited_{qid}"
-            )
-        )
-        note = st.text_input("Note (optional)", key=f"note_{qid}")
-        missing = [
-            md(f["label"])
-            for f in fields
-            if f["required"] and f["type"] != "text" and values.get(f["name"]) is None
-        ]
-        cols = st.columns(3)
-        pressed = {
-            "accept": cols[0].form_submit_button("Accept", type="primary", shortcut="A"),
-            "reject": cols[1].form_submit_button("Reject", shortcut="X"),
-            "edit": cols[2].form_submit_button("Save edit", shortcut="E"),
-        }
-        chosen = next((d for d, hit in pressed.items() if hit), None)
-        button = md({"accept": "Accept", "reject": "Reject", "edit": "Save edit"}.get(chosen))
-        if chosen and missing and chosen != "reject":  # Reject needs nothing more
-            st.error(
-                "Answer every required checklist item first (nothing was stored): "
-                + "; ".join(missing)
-                + "."
-            )
-        elif chosen:
-            try:
-                res = record_review(
-                    db,
-                    qid,
-                    user,
-                    {k: v for k, v in values.items() if v not in (None, "")},
-                    decision=chosen,
-                    edited_question=edited_q,
-                    note=note,
-                )
-                st.session_state["review_scroll"] = True
-                st.query_params.pop("q", None)
-                st.session_state["last_review"] = {
-                    "question": q["question"],
-                    "question_id": qid,
-                    "status": res.status,
-                    "reason": res.reason,
-                    "id": res.review_id,
-                    "decision": res.decision,
-                    "button": button,
-                }
-                st.rerun()
-            except WorkbenchError as exc:
-                st.error(f"{button}: nothing was stored. {md(exc)}")
-    c = st.columns(6)
-    c[0].button("Skip", key="review_skip", shortcut="S", on_click=_skip, args=(qid, q["question"]))
-    c[1].button("Undo", key="review_undo", shortcut="U", on_click=_undo)
     if detail["reviews"]:
         st.subheader("Reviews of this question")
         st.dataframe(

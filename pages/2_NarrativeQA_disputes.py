@@ -25,8 +25,15 @@ from core.views.text import InertMarkdown, escape_markdown, md
 
 #: keyboard shortcut of each resolution (in the order of RESOLUTION_LABELS)
 KEYS = dict(zip(RESOLUTION_LABELS, "1234"))
+#: button labels short enough to fit (the full label is in the tooltip and the confirmation)
+SHORT = dict(zip(RESOLUTION_LABELS, ("Ref. wrong", "Model wrong", "Both OK", "Ambiguous")))
+KEYS_HINT = (
+    " · ".join(f"**{KEYS[r]}** {label}" for r, label in RESOLUTION_LABELS.items())
+    + " · **S** skip · **U** undo"
+)
 
 ui.setup("NarrativeQA disputes")
+ui.keys_after_choices()
 user = ui.require_annotator()  # the signed-in Annotator: every write takes it
 who = user.name
 
@@ -113,6 +120,7 @@ with ui.database() as db:
         st.stop()
     progress = dispute_progress(db, who, all_ids)
     st.progress(progress.done / progress.total if progress.total else 0.0, text=str(progress))
+    st.caption("Keys: " + KEYS_HINT)
     if last := st.session_state.pop("dispute_last", None):
         st.success(md(last))
     if error := st.session_state.pop("dispute_error", None):
@@ -157,20 +165,23 @@ with ui.database() as db:
                 key=f"corrected_ref_{did}",
             )
             st.text_input("Note (optional)", key=f"dnote_{did}")
-            cols = st.columns(6)
+            st.caption(ui.TYPING_HINT)
+            cols = st.columns(2) + st.columns(2)  # two rows: each label and its key fit
             for col, (resolution, label) in zip(cols, RESOLUTION_LABELS.items()):
                 col.button(
-                    md(label),
+                    md(SHORT[resolution]),
                     key=f"dispute_{resolution}",
+                    help=md(f"{label} (key {KEYS[resolution]})"),
                     shortcut=KEYS[resolution],
                     on_click=_resolve,
                     args=(did, resolution, question),
                     width="stretch",
                 )
-            cols[4].button(
+            cols = st.columns(4)
+            cols[0].button(
                 "Skip", key="dispute_skip", shortcut="S", on_click=_skip, args=(did, question)
             )
-            cols[5].button("Undo", key="dispute_undo", shortcut="U", on_click=_undo)
+            cols[1].button("Undo", key="dispute_undo", shortcut="U", on_click=_undo)
             ui.share_link("NarrativeQA_disputes", d["question"]["id"])
             if d["resolutions"]:
                 st.markdown("**Resolutions so far**")
@@ -192,16 +203,16 @@ with ui.database() as db:
                 )
         with side:
             ui.guideline("disputes")
-            ui.evidence_beside(
+            has_source = ui.evidence_beside(
                 db,
                 d["question"]["id"],
                 question,
                 [*d["references"], d["answer"]["text"]],
                 f"dispute_{did}",
             )
-            with st.expander("Search the story or its summary (BM25)"):
-                docs = dict(searchable_documents(db, d["question"]["id"]))
-                if docs:
+            docs = dict(searchable_documents(db, d["question"]["id"])) if has_source else {}
+            if docs:
+                with st.expander("Search the story or its summary (BM25)"):
                     doc = st.selectbox(
                         "Search in", list(docs), format_func=docs.get, key=f"dsearch_doc_{did}"
                     )

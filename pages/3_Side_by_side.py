@@ -22,16 +22,22 @@ from core.views.judgments import auto_verdicts_shown, question_text
 from core.views.review import search_context, searchable_documents
 from core.views.text import escape_markdown, md
 
-#: (verdict, button label, keyboard shortcut)
+#: (verdict, button label, what it means, keyboard shortcut): labels short enough to fit a
+#: 1280 px screen and a phone; the meaning is in the confirmation and the button's tooltip.
 VERDICT_BUTTONS = (
-    ("A", "A better", "1"),
-    ("B", "B better", "2"),
-    ("Equal", "Equal", "3"),
-    ("None", "None (both wrong)", "4"),
+    ("A", "A", "A better", "1"),
+    ("B", "B", "B better", "2"),
+    ("Equal", "Equal", "Equal", "3"),
+    ("None", "None", "None (both wrong)", "4"),
 )
-LABELS = {v: label for v, label, _ in VERDICT_BUTTONS}
+LABELS = {v: meaning for v, _, meaning, _ in VERDICT_BUTTONS}
+KEYS_HINT = (
+    "Keys: **1** A better · **2** B better · **3** Equal · **4** None (both wrong) · "
+    "**S** skip · **U** undo"
+)
 
 ui.setup("Side by side")
+ui.keys_after_choices()
 user = ui.require_annotator()  # the signed-in Annotator: every write takes it
 who = user.name
 
@@ -83,6 +89,7 @@ with ui.database() as db:
     queue = verdict_queue(db, who, items, identical=same)
     progress = verdict_progress(db, who, items)
     st.progress(progress.done / progress.total if progress.total else 0.0, text=str(progress))
+    st.caption(KEYS_HINT)
 
     last = st.session_state.get("sbs_last")
     if last:
@@ -141,28 +148,31 @@ with ui.database() as db:
             st.markdown("### Answer B")
             ui.untrusted(item["answer_b"])
         st.text_input("Short rationale (optional)", key=f"sbs_rationale_{item['key']}")
-        cols = st.columns(6)
-        for col, (verdict, label, key) in zip(cols, VERDICT_BUTTONS):
+        st.caption(ui.TYPING_HINT)
+        cols = st.columns(4)  # a row of 4 fits each label and its key at 1280 px
+        for col, (verdict, label, meaning, key) in zip(cols, VERDICT_BUTTONS):
             col.button(
                 md(label),
                 key=f"sbs_{verdict}",
+                help=md(f"{meaning} (key {key})"),
                 shortcut=key,
                 on_click=_store,
                 args=(item, verdict, question),
                 width="stretch",
             )
-        cols[4].button("Skip", key="sbs_skip", shortcut="S", on_click=_skip, args=(item, question))
-        cols[5].button("Undo", key="sbs_undo", shortcut="U", on_click=_undo)
+        cols = st.columns(4)
+        cols[0].button("Skip", key="sbs_skip", shortcut="S", on_click=_skip, args=(item, question))
+        cols[1].button("Undo", key="sbs_undo", shortcut="U", on_click=_undo)
         st.toggle("Reveal the auto-raters' verdicts after I submit", key="sbs_reveal")
         ui.share_link("Side_by_side", item["question_id"])
     with side:
         ui.guideline("side_by_side")
-        ui.evidence_beside(
+        has_source = ui.evidence_beside(
             db, item["question_id"], question, [item["answer_a"], item["answer_b"]], "sbs"
         )
-        with st.expander("Search the context (BM25)"):
-            docs = dict(searchable_documents(db, item["question_id"]))
-            if docs:
+        docs = dict(searchable_documents(db, item["question_id"])) if has_source else {}
+        if docs:
+            with st.expander("Search the context (BM25)"):
                 doc = st.selectbox("Search in", list(docs), format_func=docs.get, key="sbs_doc")
                 query = st.text_input("Search words", key="sbs_query")
                 for hit in search_context(db, doc, query, k=5):

@@ -47,8 +47,9 @@ from core.views.judgments import evidence_table
 from core.views.leaderboard import LiveLeaderboard, LiveResult, pairwise_raters
 from core.views.preload import preload
 from core.views.rater_report.assemble import report_data
+from core.views.review import searchable_documents
 from core.views.team import team_view
-from core.views.text import escape_markdown, inert_table, md
+from core.views.text import escape_markdown, inert_table, md, split_code_blocks
 
 EMPTY_HINT = (
     "The database is empty. Build the key-free demo with `make run` (or "
@@ -398,10 +399,18 @@ def warm_up() -> None:
 
 
 def untrusted(text: str, label: str | None = None) -> None:
-    """Render untrusted text (a book passage, a model answer) as escaped Markdown."""
+    """Render untrusted text (a book passage, a model answer): its prose as escaped Markdown,
+    its fenced code blocks verbatim as code (``st.code``, long lines wrapped), in order."""
     if label:
         st.caption(escape_markdown(label))
-    st.markdown(escape_markdown(text) if text else "*(empty)*")
+    segments = split_code_blocks(text) if text else []
+    if not segments:
+        st.markdown("*(empty)*")
+    for seg in segments:
+        if seg.kind == "code":
+            st.code(seg.text, language=seg.language, wrap_lines=True)
+        else:
+            st.markdown(escape_markdown(seg.text))
 
 
 def evidence(items) -> None:
@@ -472,14 +481,18 @@ def short(text: str, n: int = 80) -> str:
     return text if len(text) <= n else text[: n - 1] + "…"
 
 
-def evidence_beside(db, question_id: str, question: str, answers: list[str], key: str) -> None:
+def evidence_beside(db, question_id: str, question: str, answers: list[str], key: str) -> bool:
     """The passages most relevant to the question and the answers (BM25), matched words in
-    bold, each with a *Read further* expander that pages through the neighbouring passages."""
+    bold, each with a *Read further* expander that pages through the neighbouring passages.
+    An item without a source document gets one line saying so; False then (nothing to search)."""
     hits = cached_answers(db, evidence_passages, question_id, question, tuple(answers))
+    if not hits and not searchable_documents(db, question_id):  # e.g. imported PRD answers
+        st.caption("This item has no source document.")
+        return False
     st.markdown("**Evidence** (best BM25 passages for the question and the answers)")
     if not hits:
         st.caption("No passage of the source shares a word with the question or the answers.")
-        return
+        return True
     query = evidence_query(question, answers)
     for n, hit in enumerate(hits):
         st.caption(
@@ -506,6 +519,7 @@ def evidence_beside(db, question_id: str, question: str, answers: list[str], key
                         + (" (this one)" if p["centre"] else "")
                     )
                     highlighted(p["markdown"])
+    return True
 
 
 def deep_link_id() -> str | None:
@@ -546,3 +560,31 @@ def scroll_to_top(item_key: str) -> None:
     """After a submit: bring the page back to the top so the next item's question is in view."""
     marker = hashlib.sha256(item_key.encode("utf-8")).hexdigest()[:16]
     st.html(_SCROLL_TOP.format(marker=marker), unsafe_allow_javascript=True)
+
+
+#: Shown under a decision page's text boxes (Streamlit ignores shortcut keys typed in them).
+TYPING_HINT = "Shortcut keys are off while typing here: press Esc (or Tab) to leave the box."
+#: Shown under a checklist of radio buttons chosen with the keyboard.
+CHOICE_HINT = "With the keyboard: Tab to a question, arrows to choose, Esc to use the keys again."
+
+# Runs in the page (not an iframe), once per browser tab. Streamlit ignores shortcut keys while
+# an input has the focus, a radio button or a checkbox included: after a click on one of those
+# (a keyboard user keeps the focus, to move on with Tab and the arrows), or Esc in any input,
+# the focus leaves the control so the keys work again. Constant text, no data.
+_KEYS_BACK = (
+    "<script>if (!window.__workbenchKeys) { window.__workbenchKeys = true; let pointer = 0;"
+    " const isInput = (t) => t && ['INPUT', 'TEXTAREA', 'SELECT'].includes(t.tagName);"
+    " const isChoice = (t) => isInput(t) && (t.type === 'radio' || t.type === 'checkbox');"
+    " document.addEventListener('pointerdown', () => { pointer = Date.now(); }, true);"
+    " document.addEventListener('click', () => { if (Date.now() - pointer < 2000) {"
+    " setTimeout(() => { const a = document.activeElement; if (isChoice(a)) { a.blur(); } },"
+    " 50); } }, true);"
+    " document.addEventListener('keydown', (e) => {"
+    " if (e.key === 'Escape' && isInput(e.target)) { e.target.blur(); } }, true); }</script>"
+)
+
+
+def keys_after_choices() -> None:
+    """Keep a decision page's shortcut keys working after a click on a radio button or a
+    checkbox, and let Esc leave a text box (see :data:`TYPING_HINT`)."""
+    st.html(_KEYS_BACK, unsafe_allow_javascript=True)

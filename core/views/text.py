@@ -4,17 +4,20 @@ button/expander/widget labels, warnings, messages, and ``st.table`` cells).
 Every ASCII punctuation character is backslash-escaped, so no link, image, HTML, ``:red[...]``
 directive or LaTeX can form; line breaks are kept as hard breaks. The escaped result is an
 :class:`InertMarkdown`, which :func:`md` passes through unchanged (no double escaping).
+:func:`split_code_blocks` cuts a text (a model's answer) into prose and fenced code blocks: the
+pages escape the prose and show the code verbatim (``st.code``, which renders no Markdown).
 """
 
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 if TYPE_CHECKING:  # the type only: this module is imported before pandas is needed
     import pandas as pd
 
 _PUNCT = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:&\"'=%^@,;?/])")
+_INDENT = re.compile(r"^[ \t]+", re.M)
 
 
 class InertMarkdown(str):
@@ -23,25 +26,115 @@ class InertMarkdown(str):
     __slots__ = ()
 
 
+def _hold_indent(m: re.Match[str]) -> str:
+    return "\u00a0" * len(m.group(0).expandtabs(4))
+
+
 def escape_markdown(text: str) -> InertMarkdown:
-    """``text`` as inert Markdown: punctuation escaped, line breaks kept (hard breaks)."""
-    escaped = _PUNCT.sub(r"\\\1", str(text or ""))
-    return InertMarkdown(escaped.replace("\r\n", "\n").replace("\n", "  \n"))
+    """``text`` as inert Markdown: punctuation escaped, line breaks kept (hard breaks), a line's
+    leading spaces and tabs made no-break spaces (the indentation shows; no line becomes an
+    indented code block, where the escapes would show as ``\\#`` and long lines be cut)."""
+    return _lines(_punct(str(text or "")))
+
+
+def _punct(text: str) -> str:
+    """``text`` with its punctuation escaped (a piece of a line: indentation left alone)."""
+    return _PUNCT.sub(r"\\\1", text.replace("\r\n", "\n"))
+
+
+def _lines(escaped: str) -> InertMarkdown:
+    """Escaped text with its lines' indentation held and its line breaks made hard breaks."""
+    return InertMarkdown(_INDENT.sub(_hold_indent, escaped).replace("\n", "  \n"))
+
+
+#: Scripts written without spaces between words (Thai, kana, CJK ideographs): no word edges there
+_SPACELESS = re.compile(r"[\u0e00-\u0e7f\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+
+
+def _whole_word(term: str) -> str:
+    """A pattern for ``term`` not inside a longer word (edges in a spaceless script are free)."""
+    left = "" if _SPACELESS.match(term[0]) else r"(?<!\w)"
+    right = "" if _SPACELESS.match(term[-1]) else r"(?!\w)"
+    return left + re.escape(term) + right
 
 
 def highlight_markdown(text: str, terms: list[str]) -> InertMarkdown:
-    """Escaped ``text`` with every case-insensitive occurrence of ``terms`` in **bold**."""
+    """Escaped ``text`` with every case-insensitive whole-word occurrence of ``terms`` in
+    **bold** ("he" bolds "He said", never the "he" inside "Their"; in Chinese, Japanese or Thai,
+    which put no spaces between words, any occurrence). Matching runs on the raw text; each piece
+    is escaped afterwards."""
     terms = sorted({t for t in terms if t and t.strip()}, key=len, reverse=True)
     if not terms:
         return escape_markdown(text)
-    pattern = re.compile("|".join(re.escape(t) for t in terms), re.I)
+    pattern = re.compile("|".join(_whole_word(t) for t in terms), re.I)
     out, pos = [], 0
     for m in pattern.finditer(text):
-        out.append(escape_markdown(text[pos : m.start()]))
-        out.append("**" + escape_markdown(m.group(0)) + "**")
+        out.append(_punct(text[pos : m.start()]))
+        out.append("**" + _punct(m.group(0)) + "**")
         pos = m.end()
-    out.append(escape_markdown(text[pos:]))
-    return InertMarkdown("".join(out))
+    out.append(_punct(text[pos:]))
+    return _lines("".join(out))
+
+
+class Segment(NamedTuple):
+    """A piece of a text: ``prose`` (to escape) or ``code`` (to show verbatim), with the code
+    fence's language when it names one (a plain identifier such as ``python`` or ``c++``)."""
+
+    kind: Literal["prose", "code"]
+    text: str
+    language: str | None = None
+
+
+_FENCE = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})(?P<info>.*)$")
+_LANGUAGE = re.compile(r"[A-Za-z][A-Za-z0-9_+#.-]{0,29}")
+
+
+def _fence_language(info: str) -> str | None:
+    """The first word of a fence's info string when it is a plain identifier, else None."""
+    words = info.split()
+    return words[0].lower() if words and _LANGUAGE.fullmatch(words[0]) else None
+
+
+def split_code_blocks(text: str) -> list[Segment]:
+    """``text`` cut into prose and fenced code blocks, in order (empty prose dropped).
+
+    A fence (CommonMark) is a line of at least three backticks or tildes, after any indentation;
+    a backtick fence's info string holds no backtick (so a line such as ```` ```x``` ```` stays
+    prose). The block ends at a line of the same character, at least as long, and nothing else;
+    an unclosed block runs to the end of the text. The code keeps its characters exactly
+    (``\\#``, ``\\(``, long lines), less the opening fence's indentation.
+    """
+    lines = str(text or "").replace("\r\n", "\n").split("\n")
+    out: list[Segment] = []
+    prose: list[str] = []
+
+    def flush() -> None:
+        body = "\n".join(prose).strip("\n")
+        if body.strip():
+            out.append(Segment("prose", body))
+        prose.clear()
+
+    i = 0
+    while i < len(lines):
+        m = _FENCE.match(lines[i])
+        if not m or (m["fence"][0] == "`" and "`" in m["info"]):
+            prose.append(lines[i])
+            i += 1
+            continue
+        flush()
+        fence, width = m["fence"], len(m["indent"])
+        close = re.compile(rf"^[ \t]*{re.escape(fence[0])}{{{len(fence)},}}[ \t]*$")
+        code: list[str] = []
+        i += 1
+        while i < len(lines) and not close.match(lines[i]):
+            line = lines[i]
+            strip = len(line) - len(line.lstrip(" \t"))
+            code.append(line[min(width, strip) :])
+            i += 1
+        i += 1  # the closing fence (or past the end)
+        out.append(Segment("code", "\n".join(code), _fence_language(m["info"])))
+    flush()
+    return out
 
 
 def md(value: object) -> InertMarkdown:

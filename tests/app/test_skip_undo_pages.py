@@ -92,7 +92,7 @@ def test_dispute_skip_survives_a_new_session_and_undo_names_it(fixture_db):  # n
     ok(button(again, "Undo").click().run())
     assert any(n.startswith("Withdrawn your skip of '") for n in _notices(again))
     assert "skipped" not in _progress(again)
-    ok(button(again, "Model answer wrong").click().run())
+    ok(button(again, "Model wrong").click().run())
     ok(button(again, "Undo").click().run())
     assert any(
         n.startswith("Withdrawn your resolution **Model answer wrong** of '")

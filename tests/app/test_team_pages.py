@@ -86,10 +86,10 @@ def button(at: AppTest, label: str):
 
 #: Side by side: verdict -> (button label, keyboard shortcut); a verdict button stores at once
 VERDICTS = {
-    "A": ("A better", "1"),
-    "B": ("B better", "2"),
+    "A": ("A", "1"),
+    "B": ("B", "2"),
     "Equal": ("Equal", "3"),
-    "None": ("None (both wrong)", "4"),
+    "None": ("None", "4"),
 }
 
 

@@ -29,6 +29,7 @@ from core.views.evidence_panel import (
 )
 from core.views.guidelines import TASKS, task_guideline
 from core.views.judgments import auto_verdicts_shown, question_text, swap_ab
+from core.views.review import searchable_documents
 from core.views.run import experiment_config, unused_system_prefix
 from core.views.text import escape_markdown
 
@@ -117,6 +118,33 @@ def test_evidence_markdown_is_escaped(fdb):
     window = passage_window(db, doc, 0, "the")
     for p in window["passages"]:
         assert "](" not in p["markdown"]
+
+
+def test_evidence_bolds_whole_words_only(fdb):
+    """The bold words of an evidence passage are whole words: no "T**he**ir"."""
+    db, ids = fdb
+    hits = evidence_passages(db, ids["generated"][0], "What did he say?", ["He said their name."])
+    assert hits
+    for hit in hits:
+        assert not re.search(r"\w\*\*\w", hit["markdown"]), hit["markdown"]
+
+
+def test_an_item_without_a_source_document_has_no_evidence_and_nothing_to_search(fdb):
+    """Imported answers (e.g. PRD Vicuna80) have no document: the page says so (no panel)."""
+    db, _ = fdb
+    db["questions"].insert(
+        {
+            "id": "nodoc-1",
+            "question": "Write a haiku about the sea.",
+            "origin": "imported",
+            "status": "pending",
+            "created_at": "2026-01-01T00:00:00Z",
+            "updated_at": "2026-01-01T00:00:00Z",
+        },
+        alter=False,
+    )
+    assert searchable_documents(db, "nodoc-1") == []
+    assert evidence_passages(db, "nodoc-1", "Write a haiku about the sea.", ["The sea."]) == []
 
 
 def test_one_dispute_per_question_and_answer_text_lists_every_system(fdb):
