@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from core.corpus.documents import upsert_document
+from core.corpus.documents import get_document, upsert_document
 from core.corpus.gutenberg import clean_gutenberg
 from core.corpus.names import check_name
 from core.corpus.tabular import check_text_value, read_document_text
 from core.errors import InputError
-from core.store.connection import transaction
 
 if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
     import sqlite_utils
@@ -33,7 +33,7 @@ def book_id_for(path: Path) -> str:
     return f"book:{slug or 'untitled'}"
 
 
-def import_book(
+def prepare_book(
     db: sqlite_utils.Database,
     path: str | Path,
     *,
@@ -41,9 +41,8 @@ def import_book(
     title: str | None = None,
     author: str | None = None,
 ) -> dict[str, Any]:
-    """Import one UTF-8 book (Gutenberg header/footer stripped; title/author read from it).
-
-    Returns the :func:`core.corpus.documents.upsert_document` report plus ``title`` and ``author``.
+    """Read and check one UTF-8 book (Gutenberg header/footer stripped; title/author read from
+    it) without writing: the keyword arguments of :func:`core.corpus.documents.upsert_document`.
     """
     path = Path(path)
     if doc_id is not None:
@@ -56,35 +55,60 @@ def import_book(
     if not cleaned.body.strip():
         raise InputError("book has no text after removing the Gutenberg header", path=str(path))
     doc_id = doc_id or book_id_for(path)
-    stored = db.execute("select title, author from documents where id = ?", [doc_id]).fetchone()
+    stored = get_document(db, doc_id)
     # Explicit values win, then the file's header, then what an earlier import stored.
-    final_title = title or cleaned.title or (stored[0] if stored else "") or path.stem
-    final_author = author or cleaned.author or (stored[1] if stored else "")
+    final_title = title or cleaned.title or (stored["title"] if stored else "") or path.stem
+    final_author = author or cleaned.author or (stored["author"] if stored else "")
     language = (
         LANGUAGE_CODES.get(cleaned.language.split()[0].lower(), "en") if cleaned.language else "en"
     )
-    result = upsert_document(
-        db,
-        doc_id,
-        cleaned.body,
-        kind="book",
-        source="file",
-        title=final_title,
-        author=final_author,
-        language=language,
-        metadata={
+    return {
+        "doc_id": doc_id,
+        "text": cleaned.body,
+        "kind": "book",
+        "source": "file",
+        "title": final_title,
+        "author": final_author,
+        "language": language,
+        "metadata": {
             "file": path.name,
             "gutenberg_header": cleaned.had_header,
             "gutenberg_removed": cleaned.removed,
         },
-    )
-    return {**result, "title": final_title, "author": final_author}
+    }
+
+
+def import_book(
+    db: sqlite_utils.Database,
+    path: str | Path,
+    *,
+    doc_id: str | None = None,
+    title: str | None = None,
+    author: str | None = None,
+    progress: Callable[[int], None] | None = None,
+) -> dict[str, Any]:
+    """Import one book (:func:`prepare_book`) in short transactions, all or nothing to a reader
+    (:func:`core.corpus.documents.upsert_document`; ``progress`` is its chunk callback).
+
+    Returns the :func:`core.corpus.documents.upsert_document` report plus ``title`` and ``author``.
+    """
+    book = prepare_book(db, path, doc_id=doc_id, title=title, author=author)
+    return _store(db, book, progress)
+
+
+def _store(
+    db: sqlite_utils.Database, book: dict[str, Any], progress: Callable[[int], None] | None = None
+) -> dict[str, Any]:
+    result = upsert_document(db, **book, progress=progress)
+    return {**result, "title": book["title"], "author": book["author"]}
 
 
 def import_books(db: sqlite_utils.Database, path: str | Path) -> list[dict[str, Any]]:
     """Import a single file, or every ``*.txt`` file in a folder (sorted by name).
 
-    A folder import validates every file before writing any: one bad file fails the whole call.
+    A folder import reads and checks every file before writing any: one bad file fails the whole
+    call and writes nothing. Each book is then stored in short transactions and appears at once
+    (:func:`import_book`).
     """
     path = Path(path)
     if path.is_dir():
@@ -93,9 +117,8 @@ def import_books(db: sqlite_utils.Database, path: str | Path) -> list[dict[str, 
             raise InputError("no .txt files in folder", path=str(path))
         for file in files:  # validate all first: decode errors name the file
             read_document_text(file)
-
-        with transaction(db):
-            return [import_book(db, f) for f in files]
+        books = [prepare_book(db, f) for f in files]
+        return [_store(db, book) for book in books]
     if not path.exists():
         raise InputError("no such file or folder", path=str(path))
     return [import_book(db, path)]
