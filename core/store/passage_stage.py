@@ -97,7 +97,9 @@ def switch_passages(db: sqlite_utils.Database, stage: Stage) -> None:
     Call inside the transaction that writes the document row. Raises StoreError (and changes
     nothing, the caller's transaction rolls back) when rows of the stage are missing: another
     import of the same document ran at the same time and removed them."""
-    n = db.execute("select count(*) from passage_stage where stage = ?", [stage.stage]).fetchone()[0]
+    n = db.execute("select count(*) from passage_stage where stage = ?", [stage.stage]).fetchone()[
+        0
+    ]
     if n != stage.n_rows:
         raise StoreError(
             f"another import of {stage.document_id!r} ran at the same time and replaced this "
@@ -147,7 +149,9 @@ def drop_dead_stages(db: sqlite_utils.Database, document_id: str) -> int:
     for stage in stages:
         owner_host, _, rest = stage.partition(":")
         pid = rest.partition(":")[0]
-        if stage in doc_stages or (owner_host == host and pid.isdigit() and not pid_alive(int(pid))):
+        if stage in doc_stages or (
+            owner_host == host and pid.isdigit() and not pid_alive(int(pid))
+        ):
             dead.append(stage)
     with transaction(db):
         for stage in dead:
