@@ -222,8 +222,9 @@ def transaction(db: sqlite_utils.Database) -> Iterator[sqlite_utils.Database]:
             try:
                 yield db
             except BaseException:
-                conn.execute(f"ROLLBACK TO {name}")
-                conn.execute(f"RELEASE {name}")
+                if conn.in_transaction:  # SQLite may have rolled back already (disk full, ...)
+                    conn.execute(f"ROLLBACK TO {name}")
+                    conn.execute(f"RELEASE {name}")
                 raise
             finally:
                 _set_depth(conn, depth)
@@ -234,7 +235,8 @@ def transaction(db: sqlite_utils.Database) -> Iterator[sqlite_utils.Database]:
         try:
             yield db
         except BaseException:
-            conn.execute("ROLLBACK")
+            if conn.in_transaction:  # SQLite rolls back by itself on some errors (disk full)
+                conn.execute("ROLLBACK")
             raise
         finally:
             _set_depth(conn, 0)

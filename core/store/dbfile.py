@@ -14,6 +14,7 @@ import stat
 from pathlib import Path
 
 from core.errors import DatabaseFileError
+from core.store.connection import busy_timeout_ms
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
 INIT_HINT = "create one with `python -m core init` (or `make run` for the demo)"
@@ -103,13 +104,13 @@ def explain_sqlite_error(exc: sqlite3.Error, path: str | Path) -> DatabaseFileEr
     low = text.lower()
     if "locked" in low or "busy" in low:
         return DatabaseFileError(
-            f"the database {path} is locked: another program kept writing to it for longer than "
-            "the busy timeout; wait for it to finish (or stop it) and run this again"
+            f"the database {path} is locked: another program kept it locked for more than "
+            f"{busy_timeout_ms() / 1000:g} s; wait for it to finish (or stop it) and run this again"
         )
     if "full" in low:
         return DatabaseFileError(
-            f"the disk holding {path} is full (nothing was saved by this command); free space "
-            "and run it again"
+            f"the disk holding {path} is full; free space and run the command again (its "
+            "unfinished writes were rolled back)"
         )
     if "readonly" in low or "read-only" in low:
         return DatabaseFileError(
