@@ -73,7 +73,7 @@ def stage_passages(
         for chunk in _chunks(rows):
             started = time.perf_counter()
             with transaction(db):
-                db["passage_stage"].insert_all(
+                db.table("passage_stage").insert_all(
                     ({"stage": stage.stage, "document_id": document_id, **r} for r in chunk),
                     batch_size=500,
                 )
