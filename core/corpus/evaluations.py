@@ -16,38 +16,27 @@ are valid over them, per-person statistics (Cohen's kappa of slot 1 vs slot 2) a
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from core.corpus.evaluation_ratings import plan_ratings, rating_key, touched_since
 from core.corpus.tabular import read_records, require_text
 from core.errors import InputError
 from core.stats.pairwise_counts import parse_verdict
 from core.store.answers import answer_ids as stored_answer_ids
 from core.store.answers import answer_texts, insert_answers, set_answer_text
 from core.store.connection import dumps, transaction, utcnow
-from core.store.judgments import effective_judgments, insert_judgments
+from core.store.judgments import insert_judgments, max_judgment_id, switch_staged_judgments
 from core.store.questions import all_question_texts, insert_questions, set_question_text
+from core.store.row_stage import drop_rows_stage, stage_rows
 from core.store.setups import insert_system, system_names
 
 if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
     import sqlite_utils
 
 ANONYMOUS = "human:anonymous#"
-#: What an effective verdict is compared on (the item key, the verdict and the rationale).
-_EFFECTIVE_COLUMNS = (
-    "id",
-    "kind",
-    "question_id",
-    "rater",
-    "system_a",
-    "system_b",
-    "system",
-    "criterion",
-    "verdict",
-    "rationale",
-)
+STAGE_ABOVE = 2000  # verdicts: from this many on, staged (short transactions) before the switch
 ABSOLUTE_VERDICTS = {"yes": "yes", "no": "no", "true": "yes", "false": "no", "1": "yes", "0": "no"}
 
 
@@ -218,22 +207,10 @@ def assign_slots(ratings: list[dict[str, Any]]) -> None:
         r["rater"] = f"{r['rater']}{used[key]}"
 
 
-def _key(r: dict[str, Any]) -> tuple:
-    return (
-        r["kind"],
-        r["question_id"],
-        r["rater"],
-        r["system_a"] or "",
-        r["system_b"] or "",
-        r["system"] or "",
-        r["criterion"] or "",
-    )
-
-
 def _check_duplicates(ev: Evaluation) -> None:
     seen: dict[tuple, int] = {}
     for r in ev.ratings:
-        k = _key(r)
+        k = rating_key(r)
         if k in seen:
             raise InputError(
                 f"second verdict of {r['rater']} on the same item (first on line {seen[k]})",
@@ -248,7 +225,7 @@ def _counts() -> dict[str, int]:
 
 
 def store_evaluation(db: sqlite_utils.Database, ev: Evaluation) -> dict[str, dict[str, int]]:
-    """Write ``ev`` in one transaction; rows inserted / unchanged / updated per table.
+    """Write ``ev``, all or nothing to a reader; rows inserted / unchanged / updated per table.
 
     Questions the store does not know are created (origin ``imported``; text '' when the input
     has none). Answers are keyed by (question, system); a changed text is updated. Verdicts are
@@ -259,10 +236,24 @@ def store_evaluation(db: sqlite_utils.Database, ev: Evaluation) -> dict[str, dic
     _check_duplicates(ev)
     out = {t: _counts() for t in ("questions", "systems", "answers", "judgments")}
     now = utcnow()
-    with transaction(db):
-        _store_questions(db, ev, out["questions"], now)
-        _store_answers(db, ev, out["systems"], out["answers"], now)
-        _store_ratings(db, ev, out["judgments"], now)
+    # Short transactions: the verdicts are planned and staged first (outside the write lock),
+    # then one short transaction writes questions and answers and switches the verdicts in.
+    seen, planned, new, stage = max_judgment_id(db), _counts(), [], None
+    if len(ev.ratings) >= STAGE_ABOVE:
+        new = plan_ratings(db, ev.ratings, ev.source, planned, now, stored_answer_ids(db))
+        stage = stage_rows(db, "judgments", new) if new else None
+    try:
+        with transaction(db):
+            _store_questions(db, ev, out["questions"], now)
+            _store_answers(db, ev, out["systems"], out["answers"], now)
+            if stage is not None and not touched_since(db, seen, new):
+                switch_staged_judgments(db, stage)
+                out["judgments"] = planned
+            else:  # a small import, or someone labelled the same items meanwhile: plan again
+                _store_ratings(db, ev, out["judgments"], now)
+    finally:
+        if stage is not None:
+            drop_rows_stage(db, stage)
     return out
 
 
@@ -336,41 +327,6 @@ def _store_answers(db: sqlite_utils.Database, ev: Evaluation, ns: dict, na: dict
 
 
 def _store_ratings(db: sqlite_utils.Database, ev: Evaluation, n: dict, now: str) -> None:
-    if not ev.ratings:
-        return
-    answer_ids = stored_answer_ids(db)
-    existing = {}
-    for row in effective_judgments(db, columns=_EFFECTIVE_COLUMNS):
-        existing[_key(row)] = (row["id"], row["verdict"], row["rationale"])
-    new = []
-    for r in ev.ratings:
-        old = existing.get(_key(r))
-        if old is not None and old[1] == r["verdict"] and old[2] == r["rationale"]:
-            n["unchanged"] += 1
-            continue
-        q = r["question_id"]
-        pair = r["kind"] == "pairwise"
-        new.append(
-            {
-                "kind": r["kind"],
-                "question_id": q,
-                "rater": r["rater"],
-                "rater_kind": r["rater_kind"],
-                "criterion": r["criterion"],
-                "system": r["system"],
-                "answer_id": None if pair else answer_ids.get((q, r["system"])),
-                "system_a": r["system_a"],
-                "system_b": r["system_b"],
-                "answer_a_id": answer_ids.get((q, r["system_a"])) if pair else None,
-                "answer_b_id": answer_ids.get((q, r["system_b"])) if pair else None,
-                "order_shown": ("ab" if r["system_a"] < r["system_b"] else "ba") if pair else "",
-                "verdict": r["verdict"],
-                "status": "ok",
-                "rationale": r["rationale"],
-                "raw": json.dumps({"file": ev.source, "line": r["line"], "label": r["label"]}),
-                "supersedes": None if old is None else old[0],
-                "created_at": now,
-            }
-        )
-        n["updated" if old is not None else "inserted"] += 1
-    insert_judgments(db, new, batch_size=500)
+    insert_judgments(
+        db, plan_ratings(db, ev.ratings, ev.source, n, now, stored_answer_ids(db)), batch_size=500
+    )
