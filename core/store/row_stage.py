@@ -68,23 +68,29 @@ def stage_rows(db: sqlite_utils.Database, target: str, rows: Sequence[dict[str, 
 
 
 def switch_rows(
-    db: sqlite_utils.Database, stage: RowStage, fill: dict[str, str] | None = None
+    db: sqlite_utils.Database,
+    stage: RowStage,
+    fill: dict[str, str] | None = None,
+    params: Sequence[Any] = (),
+    columns: Sequence[str] | None = None,
 ) -> int:
     """Copy the staged rows into ``stage.target`` in their order (call inside the caller's
     transaction); return how many. ``fill`` maps a column to the SQL expression used when the
-    staged value is null (it may read the staged values with :func:`staged`). The stage stays
-    until :func:`drop_rows_stage`."""
+    staged value is null (it may read the staged values with :func:`staged`; its ``?`` marks
+    take ``params``, in column order); ``columns`` (default: all staged) are the ones written.
+    The stage stays until :func:`drop_rows_stage`."""
     if not stage.n_rows:
         return 0
     fill = fill or {}
-    cols = ", ".join(f"[{c}]" for c in stage.columns)
+    written = tuple(columns or stage.columns)
+    cols = ", ".join(f"[{c}]" for c in written)
     values = ", ".join(
-        f"coalesce({staged(c)}, {fill[c]})" if c in fill else staged(c) for c in stage.columns
+        f"coalesce({staged(c)}, {fill[c]})" if c in fill else staged(c) for c in written
     )
     return db.execute(
         f"insert into [{stage.target}] ({cols}) select {values} from row_stage "
         "where stage = ? order by seq",
-        [stage.stage],
+        [*params, stage.stage],
     ).rowcount
 
 
