@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from core.errors import InputError
 from core.store.connection import dumps, rows, transaction, utcnow
-from core.store.passage_stage import drop_stage, stage_passages, switch_passages
+from core.store.passage_stage import drop_stage, needs_stage, stage_passages, switch_passages
 
 if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
     import sqlite_utils
@@ -192,11 +192,13 @@ def upsert_document(
     digest = sha256_text(text)
     n_tokens = count_tokens(text)
     stored = _stored(db, doc_id)
-    stage = None
+    parts, stage = None, None
     if passages and (
         _status(stored, digest, title, author)[0] != "unchanged" or not _n_passages(db, doc_id)
     ):
-        stage = stage_passages(db, doc_id, _passage_rows(text), after_chunk=progress)
+        parts = _passage_rows(text)
+        if needs_stage(parts):  # a short text's passages go straight into the switch
+            stage = stage_passages(db, doc_id, parts, after_chunk=progress)
     try:
         with transaction(db):  # the one short switch (the document row, then its passages)
             existing = _stored(db, doc_id)  # again: another import may have written meanwhile
@@ -224,10 +226,11 @@ def upsert_document(
             if stage is not None:
                 switch_passages(db, stage)
             elif passages and (status != "unchanged" or not _n_passages(db, doc_id)):
-                # Changed by another import since the first look (rare): rebuild here.
+                # A short text, or one changed by another import since the first look (rare).
                 db.execute("delete from passages where document_id = ?", [doc_id])
                 db["passages"].insert_all(
-                    ({"document_id": doc_id, **r} for r in _passage_rows(text)), batch_size=500
+                    ({"document_id": doc_id, **r} for r in parts or _passage_rows(text)),
+                    batch_size=500,
                 )
             n_passages = _n_passages(db, doc_id)
     finally:

@@ -57,6 +57,11 @@ def _chunks(rows: Sequence[dict[str, Any]]) -> list[Sequence[dict[str, Any]]]:
     return out
 
 
+def needs_stage(rows: Sequence[dict[str, Any]]) -> bool:
+    """Whether ``rows`` are more than one chunk (fewer go straight into the switch)."""
+    return len(_chunks(rows)) > 1
+
+
 def stage_passages(
     db: sqlite_utils.Database,
     document_id: str,
