@@ -29,7 +29,7 @@ from core.store.answers import answer_texts, insert_answers, set_answer_text
 from core.store.connection import dumps, transaction, utcnow
 from core.store.judgments import insert_judgments, max_judgment_id, switch_staged_judgments
 from core.store.questions import all_question_texts, insert_questions, set_question_text
-from core.store.row_stage import drop_rows_stage, stage_rows
+from core.store.row_stage import RowStage, drop_rows_stage, stage_rows, switch_rows
 from core.store.setups import insert_system, system_names
 
 if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
@@ -231,60 +231,113 @@ def store_evaluation(db: sqlite_utils.Database, ev: Evaluation) -> dict[str, dic
     has none). Answers are keyed by (question, system); a changed text is updated. Verdicts are
     append-only: a verdict equal to the rater's effective one on the item is unchanged, a different
     one is a new row that supersedes it.
+
+    Short transactions: from :data:`STAGE_ABOVE` rows on, the new questions, answers and verdicts
+    are planned and staged outside the write lock (:mod:`core.store.row_stage`); the one
+    transaction then plans again (reads only), switches in each stage that still matches the
+    plan and writes the rest directly.
     """
     assign_slots(ev.ratings)
     _check_duplicates(ev)
     out = {t: _counts() for t in ("questions", "systems", "answers", "judgments")}
     now = utcnow()
-    # Short transactions: the verdicts are planned and staged first (outside the write lock),
-    # then one short transaction writes questions and answers and switches the verdicts in.
     seen, planned, new, stage = max_judgment_id(db), _counts(), [], None
-    if len(ev.ratings) >= STAGE_ABOVE:
-        new = plan_ratings(db, ev.ratings, ev.source, planned, now, stored_answer_ids(db))
-        stage = stage_rows(db, "judgments", new) if new else None
+    staged: dict[str, tuple[list[dict[str, Any]], RowStage]] = {}
     try:
+        if len(ev.questions) >= STAGE_ABOVE:
+            rows = _new_questions(ev, all_question_texts(db), now)
+            staged["questions"] = (rows, stage_rows(db, "questions", rows))
+        if len(ev.answers) >= STAGE_ABOVE:
+            rows = _new_answers(ev, answer_texts(db), now)
+            staged["answers"] = (rows, stage_rows(db, "answers", rows))
+        if len(ev.ratings) >= STAGE_ABOVE:
+            new = plan_ratings(db, ev.ratings, ev.source, planned, now, stored_answer_ids(db))
+            stage = stage_rows(db, "judgments", new) if new else None
         with transaction(db):
-            _store_questions(db, ev, out["questions"], now)
-            _store_answers(db, ev, out["systems"], out["answers"], now)
+            _store_questions(db, ev, out["questions"], now, staged.get("questions"))
+            _store_answers(db, ev, out["systems"], out["answers"], now, staged.get("answers"))
             if stage is not None and not touched_since(db, seen, new):
                 switch_staged_judgments(db, stage)
                 out["judgments"] = planned
             else:  # a small import, or someone labelled the same items meanwhile: plan again
                 _store_ratings(db, ev, out["judgments"], now)
     finally:
-        if stage is not None:
-            drop_rows_stage(db, stage)
+        for one in [*(s for _, s in staged.values()), *([stage] if stage else [])]:
+            drop_rows_stage(db, one)
     return out
 
 
-def _store_questions(db: sqlite_utils.Database, ev: Evaluation, n: dict, now: str) -> None:
+def _insert_new(
+    db: sqlite_utils.Database,
+    new: list[dict[str, Any]],
+    staged: tuple[list[dict[str, Any]], RowStage] | None,
+    insert: Any,
+) -> None:
+    """Switch the staged rows in when they are exactly ``new`` (the plan inside the
+    transaction), else write ``new`` directly with ``insert(db, new)``."""
+    if staged is not None and staged[0] == new:
+        switch_rows(db, staged[1])
+    else:
+        insert(db, new)
+
+
+def _new_questions(ev: Evaluation, known: dict[str, str], now: str) -> list[dict[str, Any]]:
+    """The question rows of ``ev`` the store does not know (``known``: id -> text)."""
+    return [
+        {
+            "id": qid,
+            "question": q["text"],
+            "context_kind": "none",
+            "origin": "imported",
+            "status": "accepted",
+            "provenance": dumps({"source": "file", "file": ev.source}),
+            "metadata": dumps(q["metadata"]),
+            "created_at": now,
+            "updated_at": now,
+        }
+        for qid, q in ev.questions.items()
+        if qid not in known
+    ]
+
+
+def _store_questions(
+    db: sqlite_utils.Database, ev: Evaluation, n: dict, now: str, staged: Any = None
+) -> None:
     known = all_question_texts(db)
-    new = []
+    new = _new_questions(ev, known, now)
     for qid, q in ev.questions.items():
         if qid not in known:
-            new.append(
-                {
-                    "id": qid,
-                    "question": q["text"],
-                    "context_kind": "none",
-                    "origin": "imported",
-                    "status": "accepted",
-                    "provenance": dumps({"source": "file", "file": ev.source}),
-                    "metadata": dumps(q["metadata"]),
-                    "created_at": now,
-                    "updated_at": now,
-                }
-            )
-        elif q["text"] and not known[qid]:
+            continue
+        if q["text"] and not known[qid]:
             set_question_text(db, qid, q["text"], now)
             n["updated"] += 1
         else:
             n["unchanged"] += 1
-    insert_questions(db, new)
+    _insert_new(db, new, staged, insert_questions)
     n["inserted"] += len(new)
 
 
-def _store_answers(db: sqlite_utils.Database, ev: Evaluation, ns: dict, na: dict, now: str) -> None:
+def _new_answers(
+    ev: Evaluation, existing: dict[tuple[str, str], tuple[int, str]], now: str
+) -> list[dict[str, Any]]:
+    """The answer rows of ``ev`` with no stored answer of that question and system."""
+    return [
+        {
+            "question_id": a["question_id"],
+            "system": a["system"],
+            "text": a["text"],
+            "status": "ok",
+            "metadata": dumps({"imported_from": ev.source, "line": a["line"]}),
+            "created_at": now,
+        }
+        for a in ev.answers
+        if (a["question_id"], a["system"]) not in existing
+    ]
+
+
+def _store_answers(
+    db: sqlite_utils.Database, ev: Evaluation, ns: dict, na: dict, now: str, staged: Any = None
+) -> None:
     systems = system_names(db)
     for a in ev.answers:
         if a["system"] in systems:
@@ -303,26 +356,17 @@ def _store_answers(db: sqlite_utils.Database, ev: Evaluation, ns: dict, na: dict
         ns["inserted"] += 1
     ns["unchanged"] = len({a["system"] for a in ev.answers}) - ns["inserted"]
     existing = answer_texts(db)
-    new = []
+    new = _new_answers(ev, existing, now)
     for a in ev.answers:
         old = existing.get((a["question_id"], a["system"]))
         if old is None:
-            new.append(
-                {
-                    "question_id": a["question_id"],
-                    "system": a["system"],
-                    "text": a["text"],
-                    "status": "ok",
-                    "metadata": dumps({"imported_from": ev.source, "line": a["line"]}),
-                    "created_at": now,
-                }
-            )
-        elif old[1] == a["text"]:
+            continue
+        if old[1] == a["text"]:
             na["unchanged"] += 1
         else:
             set_answer_text(db, old[0], a["text"])
             na["updated"] += 1
-    insert_answers(db, new)
+    _insert_new(db, new, staged, insert_answers)
     na["inserted"] += len(new)
 
 

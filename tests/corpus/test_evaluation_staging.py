@@ -1,5 +1,6 @@
-"""Large verdict imports are staged (short transactions) and switched in at once: the stored
-rows equal those of the one-transaction path, answer ids included; a label stored on the same
+"""Large imports of answers and verdicts are staged (short transactions) and switched in at
+once: the stored questions, answers and verdicts equal those of the one-transaction path, answer
+ids included; a label stored on the same
 item between staging and the switch is superseded correctly (the switch plans again)."""
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ COLUMNS = (
 )
 
 
-def _import(tmp_path: Path, name: str, stage_above: int, monkeypatch) -> list[tuple]:
+def _import(tmp_path: Path, name: str, stage_above: int, monkeypatch) -> list[list]:
     monkeypatch.setattr(evaluations, "STAGE_ABOVE", stage_above)
     db = open_db(tmp_path / name)
     try:
@@ -45,7 +46,14 @@ def _import(tmp_path: Path, name: str, stage_above: int, monkeypatch) -> list[tu
         assert again["judgments"]["inserted"] == again["judgments"]["updated"] == 0
         got = effective_judgments(db, columns=("id", *COLUMNS))
         assert db.execute("select count(*) from row_stage").fetchone()[0] == 0
-        return sorted(tuple(r[c] for c in ("id", *COLUMNS)) for r in got)
+        stored = [
+            db.execute(f"select {cols} from {table} order by 1, 2").fetchall()
+            for table, cols in (
+                ("answers", "id, question_id, system, text, status, metadata"),
+                ("questions", "id, question, context_kind, origin, status, provenance, metadata"),
+            )
+        ]
+        return [sorted(tuple(r[c] for c in ("id", *COLUMNS)) for r in got), *stored]
     finally:
         db.conn.close()
 
@@ -53,8 +61,9 @@ def _import(tmp_path: Path, name: str, stage_above: int, monkeypatch) -> list[tu
 def test_staged_verdicts_equal_the_one_transaction_path(tmp_path, monkeypatch):
     staged = _import(tmp_path, "staged.db", 1, monkeypatch)
     direct = _import(tmp_path, "direct.db", 10**9, monkeypatch)
-    assert staged == direct
-    assert any(r[COLUMNS.index("answer_a_id") + 1] for r in staged)  # answer ids were filled
+    assert staged == direct  # verdicts, answers and questions
+    assert any(r[COLUMNS.index("answer_a_id") + 1] for r in staged[0])  # answer ids were filled
+    assert len(staged[1]) > 0 and len(staged[2]) > 0
 
 
 def test_a_label_on_the_same_item_during_staging_is_superseded(tmp_path, monkeypatch):
@@ -67,6 +76,8 @@ def test_a_label_on_the_same_item_during_staging_is_superseded(tmp_path, monkeyp
 
     def stage_then_someone_labels(db_, target, rows):
         stage = real_stage_rows(db_, target, rows)
+        if target != "judgments":
+            return stage
         other = open_db(tmp_path / "race.db")  # another writer, between staging and the switch
         try:
             insert_judgment(
