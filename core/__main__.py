@@ -74,8 +74,11 @@ def main(argv: list[str] | None = None) -> int:
     except WorkbenchError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    except sqlite3.Error as exc:  # the database file failed mid-command (locked, full, damaged)
-        from core.store.dbfile import explain_sqlite_error  # deferred: see above
+    except sqlite3.DatabaseError as exc:  # the database file failed (locked, full, damaged)
+        from core.store.dbfile import explain_sqlite_error, is_file_error  # deferred: see above
+
+        if not is_file_error(exc):  # a constraint or SQL mistake is a bug: keep its traceback
+            raise
 
         print(f"error: {explain_sqlite_error(exc, args.db)}", file=sys.stderr)
         return 2

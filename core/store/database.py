@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 import core.store.migrations as migrations_pkg
 from core.store.connection import connect, default_db_path, transaction, utcnow
-from core.store.dbfile import check_db_file, explain_sqlite_error
+from core.store.dbfile import check_db_file, explain_sqlite_error, is_file_error
 from core.store.runs import mark_dead_runs
 
 if TYPE_CHECKING:  # sqlite_utils imports pandas (~0.6 s): load it only when a database is opened
@@ -71,6 +71,8 @@ def open_db(
     except sqlite3.Error as exc:
         if conn is not None:
             conn.close()
+        if not is_file_error(exc):
+            raise
         raise explain_sqlite_error(exc, path) from None
     return db
 

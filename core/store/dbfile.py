@@ -98,6 +98,30 @@ def _truncated(p: Path) -> DatabaseFileError:
     )
 
 
+FILE_ERROR_WORDS = (
+    "locked",
+    "busy",
+    "full",
+    "readonly",
+    "read-only",
+    "unable to open",
+    "disk i/o",
+    "malformed",
+    "not a database",
+    "corrupt",
+)
+
+
+def is_file_error(exc: BaseException) -> bool:
+    """Whether ``exc`` is about the database file or its lock (locked, full, read-only, cannot
+    open, malformed, not a database), not a mistake of the code (a constraint, ``no such
+    table``, a syntax error: those keep their traceback)."""
+    text = str(exc).lower()
+    return type(exc) in (sqlite3.OperationalError, sqlite3.DatabaseError) and any(
+        word in text for word in FILE_ERROR_WORDS
+    )
+
+
 def explain_sqlite_error(exc: sqlite3.Error, path: str | Path) -> DatabaseFileError:
     """SQLite's error on the database at ``path`` as one line saying what happened and what to do."""
     text = str(exc)

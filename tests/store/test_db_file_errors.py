@@ -222,3 +222,23 @@ def test_a_valid_database_is_accepted(tmp_path, capsys, command):
     path = _real_db(tmp_path / "ok.db")
     assert main(["--db", str(path), *command]) == 0
     assert "error" not in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("exc", "about_the_file"),
+    [
+        (sqlite3.OperationalError("database is locked"), True),
+        (sqlite3.OperationalError("database or disk is full"), True),
+        (sqlite3.OperationalError("attempt to write a readonly database"), True),
+        (sqlite3.DatabaseError("database disk image is malformed"), True),
+        (sqlite3.DatabaseError("file is not a database"), True),
+        (sqlite3.OperationalError("no such table: judgmentz"), False),
+        (sqlite3.OperationalError('near "selec": syntax error'), False),
+        (sqlite3.IntegrityError("UNIQUE constraint failed: answers.id"), False),
+    ],
+)
+def test_only_file_errors_become_one_line(exc, about_the_file):
+    """A mistake of the code (a constraint, a missing table) keeps its traceback."""
+    from core.store.dbfile import is_file_error
+
+    assert is_file_error(exc) is about_the_file
