@@ -1,7 +1,10 @@
 """The command-line interface: ``python -m core [--db PATH] COMMAND ...``.
 
 Commands are discovered from the modules of :mod:`core.cli`; each defines
-``register(subparsers)`` and attaches ``func(args) -> int`` to its parsers.
+``register(subparsers)`` and attaches ``func(args) -> int`` to its parsers. Only a parser that
+sets ``creates_db=True`` (``init``, ``demo``) may create a missing database; every other
+command says "no database at PATH". A SQLite failure of the database file during any command
+(locked, disk full, damaged) is one ``error:`` line and exit 2, like a ``WorkbenchError``.
 """
 
 from __future__ import annotations
@@ -9,6 +12,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import pkgutil
+import sqlite3
 import sys
 
 from core.errors import WorkbenchError
@@ -63,9 +67,20 @@ def main(argv: list[str] | None = None) -> int:
             )
 
             set_cache_mode(args.cache_mode)
-        return int(args.func(args) or 0)
+        from core.store.database import creating  # deferred: see above
+
+        with creating(getattr(args, "creates_db", False)):
+            return int(args.func(args) or 0)
     except WorkbenchError as exc:
         print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except sqlite3.DatabaseError as exc:  # the database file failed (locked, full, damaged)
+        from core.store.dbfile import explain_sqlite_error, is_file_error  # deferred: see above
+
+        if not is_file_error(exc):  # a constraint or SQL mistake is a bug: keep its traceback
+            raise
+
+        print(f"error: {explain_sqlite_error(exc, args.db)}", file=sys.stderr)
         return 2
     except BrokenPipeError:  # output piped into `head` and closed early: not an error
         sys.stderr.close()

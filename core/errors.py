@@ -46,3 +46,11 @@ class AccessError(WorkbenchError):
 
 class StoreError(WorkbenchError):
     """The database holds a value the code cannot read (e.g. bad JSON in a JSON column)."""
+
+
+class DatabaseFileError(WorkbenchError):
+    """The database file is missing, unreadable, read-only, damaged, locked or its disk is full."""
+
+
+class DatabaseBusyError(WorkbenchError):
+    """A label write still met another writer's lock after its bounded retries (nothing stored)."""

@@ -45,7 +45,11 @@ def _skip(qid: str, question: str) -> None:
 def _undo() -> None:
     """Withdraw my latest review or skip (a superseding row; nothing is deleted)."""
     with ui.database() as db:
-        undone = withdraw_last_review(db, user)
+        try:
+            undone = withdraw_last_review(db, user)
+        except WorkbenchError as exc:  # e.g. the database stayed busy
+            st.session_state["review_notice"] = InertMarkdown(f"Undo: {md(exc)}")
+            return
         text = question_labels(db, (undone.item,)).get(undone.item, "") if undone else ""
     if undone is None:
         st.session_state["review_notice"] = "Nothing to undo: you have no review or skip left."

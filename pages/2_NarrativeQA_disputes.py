@@ -90,7 +90,11 @@ def _skip(did: int, question: str) -> None:
 def _undo() -> None:
     """Withdraw my latest resolution or skip (a superseding row; nothing is deleted)."""
     with ui.database() as db:
-        undone = withdraw_last_resolution(db, user)
+        try:
+            undone = withdraw_last_resolution(db, user)
+        except WorkbenchError as exc:  # e.g. the database stayed busy
+            st.session_state["dispute_error"] = f"Undo: {exc}"
+            return
         text = dispute_choices(db).get(undone.item, "") if undone else ""
     if undone is None:
         st.session_state["dispute_last"] = "Nothing to undo: you have no resolution or skip left."

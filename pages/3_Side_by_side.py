@@ -58,7 +58,11 @@ def _store(item: dict, verdict: str, question: str) -> None:
 
 def _skip(item: dict, question: str) -> None:
     with ui.database() as db:
-        skip_item(db, item, user)
+        try:
+            skip_item(db, item, user)
+        except WorkbenchError as exc:  # e.g. the database stayed busy: the item stays on screen
+            st.session_state["sbs_error"] = f"Skip: {exc}"
+            return
     st.session_state["sbs_last"] = {"verdict": "skip", "item": item, "q": question}
     st.session_state["sbs_scroll"] = True
     st.query_params.pop("q", None)
@@ -66,7 +70,11 @@ def _skip(item: dict, question: str) -> None:
 
 def _undo() -> None:
     with ui.database() as db:
-        undone = undo_last(db, user)
+        try:
+            undone = undo_last(db, user)
+        except WorkbenchError as exc:
+            st.session_state["sbs_error"] = f"Undo: {exc}"
+            return
     st.session_state.pop("sbs_last", None)
     st.session_state["sbs_notice"] = (
         "Withdrawn your last verdict or skip (a superseding row was added); the item is back "

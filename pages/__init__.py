@@ -31,11 +31,11 @@ from core.annotation.identity import (
     sign_out,
 )
 from core.annotation.throttle import start_session_throttled
-from core.errors import WorkbenchError
+from core.errors import DatabaseFileError, WorkbenchError
 from core.stats.agreement import KAPPA_CI_MIN_ITEMS
 from core.store.accounts import accounts_exist
 from core.store.connection import default_db_path
-from core.store.database import opened
+from core.store.database import open_db, opened
 from core.store.fingerprints import answers_fingerprint, data_version, judgments_version
 from core.store.settings import url_setting
 from core.views.evidence_panel import evidence_passages, evidence_query, passage_window
@@ -79,9 +79,17 @@ def db_path() -> str:
 
 @contextlib.contextmanager
 def database() -> Iterator[Any]:
-    """A migrated connection for this script run, closed afterwards."""
-    with opened(db_path()) as db:
+    """A migrated connection for this script run, closed afterwards. A missing or broken
+    database file stops the page with its one-line reason (the app never creates one)."""
+    try:
+        db = open_db(db_path(), create=False)
+    except DatabaseFileError as exc:
+        st.error(md(exc))
+        st.stop()
+    try:
         yield db
+    finally:
+        db.conn.close()
 
 
 def _through_app_navigation() -> None:

@@ -15,7 +15,7 @@ from core.annotation.identity import Annotator, authorise
 from core.annotation.tasks import LABELS, check_task, human_labels, team_labels
 from core.errors import InputError
 from core.store.adjudications import effective_adjudications, insert_adjudication, own_adjudication
-from core.store.connection import transaction, utcnow
+from core.store.connection import retry_when_busy, transaction, utcnow
 
 if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
     import sqlite_utils
@@ -69,6 +69,7 @@ def disagreements(
     return out
 
 
+@retry_when_busy
 def adjudicate(
     db: sqlite_utils.Database,
     who: Annotator,

@@ -23,7 +23,7 @@ from core.annotation.base import (
 )
 from core.annotation.identity import Annotator, authorise
 from core.errors import InputError
-from core.store.connection import transaction, utcnow
+from core.store.connection import retry_when_busy, transaction, utcnow
 from core.store.disputes import get_dispute
 from core.store.resolutions import (
     SKIPPED,
@@ -40,6 +40,7 @@ if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is
 RESOLUTIONS = ("reference_wrong", "model_wrong", "both_acceptable", "ambiguous")
 
 
+@retry_when_busy
 def resolve_dispute(
     db: sqlite_utils.Database,
     dispute_id: int,
@@ -105,6 +106,7 @@ def dispute_progress(db: sqlite_utils.Database, annotator: str, dispute_ids: lis
     return progress_of(dispute_ids, resolution_marks(db), annotator)
 
 
+@retry_when_busy
 def skip_dispute(db: sqlite_utils.Database, dispute_id: int, who: Annotator) -> int:
     """Record that the signed-in ``who`` skipped the dispute: a row with resolution
     ``skipped`` superseding their previous row on it. Returns the new row's id."""
@@ -127,6 +129,7 @@ def skip_dispute(db: sqlite_utils.Database, dispute_id: int, who: Annotator) -> 
         )
 
 
+@retry_when_busy
 def withdraw_last_resolution(db: sqlite_utils.Database, who: Annotator) -> Withdrawal | None:
     """Undo: withdraw the signed-in ``who``'s latest effective resolution or skip. Never
     deletes: appends a row with ``resolution='withdrawn'`` superseding it, so the dispute returns

@@ -25,7 +25,7 @@ from core.annotation.base import (
 from core.annotation.identity import Annotator, authorise
 from core.errors import InputError
 from core.store.answers import answer_pairs, question_answers
-from core.store.connection import transaction, utcnow
+from core.store.connection import retry_when_busy, transaction, utcnow
 from core.store.judgments import (
     effective_judgments,
     insert_judgment,
@@ -182,6 +182,7 @@ def same_text(a: str | None, b: str | None) -> bool:
     return " ".join((a or "").split()) == " ".join((b or "").split())
 
 
+@retry_when_busy
 def submit_verdict(
     db: sqlite_utils.Database,
     item: dict[str, Any],
@@ -234,6 +235,7 @@ def skip_item(db: sqlite_utils.Database, item: dict[str, Any], annotator: Annota
     return submit_verdict(db, item, annotator, "", status="skipped")
 
 
+@retry_when_busy
 def undo_last(db: sqlite_utils.Database, annotator: Annotator) -> int | None:
     """Withdraw this annotator's latest effective side-by-side label (verdict or skip).
 

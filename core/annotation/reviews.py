@@ -26,7 +26,7 @@ from core.annotation.base import (
 )
 from core.annotation.identity import Annotator, authorise
 from core.errors import InputError
-from core.store.connection import dumps, transaction, utcnow
+from core.store.connection import dumps, retry_when_busy, transaction, utcnow
 from core.store.questions import child_questions, get_question, update_question
 from core.store.reviews import (
     SKIPPED,
@@ -60,6 +60,7 @@ class ReviewResult:
     reason: str
 
 
+@retry_when_busy
 def record_review(
     db: sqlite_utils.Database,
     question_id: str,
@@ -175,6 +176,7 @@ def submit_review(
     ).review_id
 
 
+@retry_when_busy
 def skip_review(db: sqlite_utils.Database, question_id: str, who: Annotator) -> int:
     """Record that the signed-in ``who`` skipped the question: a row with decision ``skipped``
     superseding their previous row on it (a review of theirs is taken back, the status
@@ -192,6 +194,7 @@ def skip_review(db: sqlite_utils.Database, question_id: str, who: Annotator) -> 
     return new_id
 
 
+@retry_when_busy
 def withdraw_last_review(db: sqlite_utils.Database, who: Annotator) -> Withdrawal | None:
     """Undo: withdraw the signed-in ``who``'s latest effective review or skip. Never deletes:
     appends a row with decision ``withdrawn`` superseding it, so the question returns to the

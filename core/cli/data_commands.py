@@ -102,7 +102,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--demo-dir", default=None, help="bundled demo folder (default: ./demo)")
     p.add_argument("--quick", action="store_true", help="imports only, no offline runs")
-    p.set_defaults(func=_demo)
+    p.set_defaults(func=_demo, creates_db=True)
 
 
 def _import_narrativeqa(args: argparse.Namespace) -> int:

@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from core.corpus.documents import sha256_text, upsert_document
+from core.corpus.documents import get_document, sha256_text, upsert_document
 from core.corpus.gutenberg import clean_gutenberg
 from core.corpus.names import check_name
 from core.corpus.tabular import check_text_value, read_document_text
 from core.errors import InputError
-from core.store.connection import transaction
 from core.store.questions import document_dependents
 
 if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
@@ -34,7 +34,7 @@ def book_id_for(path: Path) -> str:
     return f"book:{slug or 'untitled'}"
 
 
-def import_book(
+def prepare_book(
     db: sqlite_utils.Database,
     path: str | Path,
     *,
@@ -43,13 +43,13 @@ def import_book(
     author: str | None = None,
     replace: bool = False,
 ) -> dict[str, Any]:
-    """Import one UTF-8 book (Gutenberg header/footer stripped; title/author read from it).
+    """Read and check one UTF-8 book (Gutenberg header/footer stripped; title/author read from
+    it) without writing: the keyword arguments of :func:`core.corpus.documents.upsert_document`
+    plus ``orphaned``.
 
     A stored document of the same id whose text, kind or source would change while questions,
     answers or judgments hang on it is refused unless ``replace`` (they would be orphaned: made
-    for the old text); with ``replace`` the result's ``orphaned`` counts them.
-
-    Returns the :func:`core.corpus.documents.upsert_document` report plus ``title`` and ``author``.
+    for the old text); with ``replace``, ``orphaned`` counts them.
     """
     path = Path(path)
     if doc_id is not None:
@@ -62,40 +62,45 @@ def import_book(
     if not cleaned.body.strip():
         raise InputError("book has no text after removing the Gutenberg header", path=str(path))
     doc_id = doc_id or book_id_for(path)
-    stored = db.execute(
-        "select title, author, sha256, kind, source from documents where id = ?", [doc_id]
-    ).fetchone()
+    stored = get_document(db, doc_id)
     orphaned = _orphaned(db, doc_id, stored, cleaned.body, path, replace)
     # Explicit values win, then the file's header, then what an earlier import stored.
-    final_title = title or cleaned.title or (stored[0] if stored else "") or path.stem
-    final_author = author or cleaned.author or (stored[1] if stored else "")
+    final_title = title or cleaned.title or (stored["title"] if stored else "") or path.stem
+    final_author = author or cleaned.author or (stored["author"] if stored else "")
     language = (
         LANGUAGE_CODES.get(cleaned.language.split()[0].lower(), "en") if cleaned.language else "en"
     )
-    result = upsert_document(
-        db,
-        doc_id,
-        cleaned.body,
-        kind="book",
-        source="file",
-        title=final_title,
-        author=final_author,
-        language=language,
-        metadata={
+    return {
+        "doc_id": doc_id,
+        "text": cleaned.body,
+        "kind": "book",
+        "source": "file",
+        "title": final_title,
+        "author": final_author,
+        "language": language,
+        "metadata": {
             "file": path.name,
             "gutenberg_header": cleaned.had_header,
             "gutenberg_removed": cleaned.removed,
         },
-    )
-    return {**result, "title": final_title, "author": final_author, "orphaned": orphaned}
+        "orphaned": orphaned,
+    }
 
 
 def _orphaned(
-    db: sqlite_utils.Database, doc_id: str, stored: Any, text: str, path: Path, replace: bool
+    db: sqlite_utils.Database,
+    doc_id: str,
+    stored: dict[str, Any] | None,
+    text: str,
+    path: Path,
+    replace: bool,
 ) -> dict[str, int]:
     """What hangs on the stored document ``doc_id`` that importing ``text`` over it would orphan
     ({} when nothing would change or nothing hangs on it); refused without ``replace``."""
-    if stored is None or (stored[2] == sha256_text(text) and stored[3:] == ("book", "file")):
+    if stored is None or (
+        stored["sha256"] == sha256_text(text)
+        and (stored["kind"], stored["source"]) == ("book", "file")
+    ):
         return {}
     hanging = document_dependents(db, doc_id)
     if not any(hanging.values()):
@@ -103,11 +108,41 @@ def _orphaned(
     if not replace:
         what = ", ".join(f"{n} {k if n != 1 else k[:-1]}" for k, n in hanging.items() if n)
         raise InputError(
-            f"document {doc_id!r} exists ({stored[3]} from {stored[4]}) with other text and has "
-            f"{what}; nothing imported (give --replace to replace it anyway, or another --id)",
+            f"document {doc_id!r} exists ({stored['kind']} from {stored['source']}) with other "
+            f"text and has {what}; nothing imported (give --replace to replace it anyway, or "
+            "another --id)",
             path=str(path),
         )
     return hanging
+
+
+def import_book(
+    db: sqlite_utils.Database,
+    path: str | Path,
+    *,
+    doc_id: str | None = None,
+    title: str | None = None,
+    author: str | None = None,
+    progress: Callable[[int], None] | None = None,
+    replace: bool = False,
+) -> dict[str, Any]:
+    """Import one book (:func:`prepare_book`) in short transactions, all or nothing to a reader
+    (:func:`core.corpus.documents.upsert_document`; ``progress`` is its chunk callback).
+
+    Returns the :func:`core.corpus.documents.upsert_document` report plus ``title``, ``author``
+    and ``orphaned``.
+    """
+    book = prepare_book(db, path, doc_id=doc_id, title=title, author=author, replace=replace)
+    return _store(db, book, progress)
+
+
+def _store(
+    db: sqlite_utils.Database, book: dict[str, Any], progress: Callable[[int], None] | None = None
+) -> dict[str, Any]:
+    book = dict(book)
+    orphaned = book.pop("orphaned")
+    result = upsert_document(db, **book, progress=progress)
+    return {**result, "title": book["title"], "author": book["author"], "orphaned": orphaned}
 
 
 def import_books(
@@ -115,7 +150,9 @@ def import_books(
 ) -> list[dict[str, Any]]:
     """Import a single file, or every ``*.txt`` file in a folder (sorted by name).
 
-    A folder import validates every file before writing any: one bad file fails the whole call.
+    A folder import reads and checks every file before writing any: one bad file fails the whole
+    call and writes nothing. Each book is then stored in short transactions and appears at once
+    (:func:`import_book`).
     """
     path = Path(path)
     if path.is_dir():
@@ -124,9 +161,8 @@ def import_books(
             raise InputError("no .txt files in folder", path=str(path))
         for file in files:  # validate all first: decode errors name the file
             read_document_text(file)
-
-        with transaction(db):
-            return [import_book(db, f, replace=replace) for f in files]
+        books = [prepare_book(db, f, replace=replace) for f in files]
+        return [_store(db, book) for book in books]
     if not path.exists():
         raise InputError("no such file or folder", path=str(path))
     return [import_book(db, path, replace=replace)]

@@ -9,6 +9,7 @@ from __future__ import annotations
 import difflib
 import hashlib
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -16,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from core.errors import InputError
 from core.store.connection import dumps, rows, transaction, utcnow
+from core.store.passage_stage import drop_stage, needs_stage, stage_passages, switch_passages
 
 if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
     import sqlite_utils
@@ -166,69 +168,68 @@ def upsert_document(
     parent_id: str | None = None,
     metadata: dict[str, Any] | None = None,
     passages: bool = True,
+    progress: Callable[[int], None] | None = None,
 ) -> dict[str, Any]:
-    """Insert or update a document and (re)build its passages, in one transaction.
+    """Insert or update a document and (re)build its passages: all or nothing to a reader, in
+    short transactions.
 
-    Idempotent: re-importing identical text and metadata changes nothing but ``updated_at``;
-    changed text replaces the passages; a changed title/author alone is an "updated" too. Returns
-    ``{"id", "status": "inserted"|"updated"|"unchanged", "n_passages", "n_tokens",
-    "text_changed", "metadata_changed": [names of changed fields]}``.
+    Tokens and passages are computed outside any transaction; the passages are written in short
+    chunks to a stage nobody reads (:func:`core.store.passage_stage.stage_passages`, which calls
+    ``progress(n_written)`` after each chunk), then one short transaction writes the document row
+    and switches the passages in. Idempotent: re-importing identical text and metadata changes
+    nothing but ``updated_at``; changed text replaces the passages; a changed title/author alone
+    is an "updated" too. Returns ``{"id", "status": "inserted"|"updated"|"unchanged",
+    "n_passages", "n_tokens", "text_changed", "metadata_changed": [names of changed fields]}``.
     """
     if not text.strip():
         raise InputError(f"document {doc_id!r} has no text")
     digest = sha256_text(text)
-    now = utcnow()
-    with transaction(db):
-        existing = db.execute(
-            "select sha256, created_at, title, author from documents where id = ?", [doc_id]
-        ).fetchone()
-        changed = _changed_metadata(existing, title, author)
-        status = (
-            "inserted"
-            if existing is None
-            else ("unchanged" if existing[0] == digest and not changed else "updated")
-        )
-        n_tokens = count_tokens(text)
-        db["documents"].upsert(
-            {
-                "id": doc_id,
-                "title": title,
-                "author": author,
-                "kind": kind,
-                "source": source,
-                "language": language,
-                "parent_id": parent_id,
-                "text": text,
-                "n_chars": len(text),
-                "n_tokens": n_tokens,
-                "sha256": digest,
-                "metadata": dumps(metadata or {}),
-                "created_at": existing[1] if existing else now,
-                "updated_at": now,
-            },
-            pk="id",
-        )
-        n_passages = db.execute(
-            "select count(*) from passages where document_id = ?", [doc_id]
-        ).fetchone()[0]
-        if passages and (status != "unchanged" or n_passages == 0):
-            db.execute("delete from passages where document_id = ?", [doc_id])
-            parts = split_passages(text)
-            db["passages"].insert_all(
-                (
-                    {
-                        "document_id": doc_id,
-                        "idx": p.idx,
-                        "start": p.start,
-                        "end": p.end,
-                        "text": p.text,
-                        "n_tokens": p.n_tokens,
-                    }
-                    for p in parts
-                ),
-                batch_size=500,
+    n_tokens = count_tokens(text)
+    stored = _stored(db, doc_id)
+    parts, stage = None, None
+    if passages and (
+        _status(stored, digest, title, author)[0] != "unchanged" or not _n_passages(db, doc_id)
+    ):
+        parts = _passage_rows(text)
+        if needs_stage(parts):  # a short text's passages go straight into the switch
+            stage = stage_passages(db, doc_id, parts, after_chunk=progress)
+    try:
+        with transaction(db):  # the one short switch (the document row, then its passages)
+            existing = _stored(db, doc_id)  # again: another import may have written meanwhile
+            status, changed = _status(existing, digest, title, author)
+            now = utcnow()
+            _write_document(
+                db,
+                {
+                    "id": doc_id,
+                    "title": title,
+                    "author": author,
+                    "kind": kind,
+                    "source": source,
+                    "language": language,
+                    "parent_id": parent_id,
+                    "text": text,
+                    "n_chars": len(text),
+                    "n_tokens": n_tokens,
+                    "sha256": digest,
+                    "metadata": dumps(metadata or {}),
+                    "created_at": existing[1] if existing else now,
+                    "updated_at": now,
+                },
             )
-            n_passages = len(parts)
+            if stage is not None:
+                switch_passages(db, stage)
+            elif passages and (status != "unchanged" or not _n_passages(db, doc_id)):
+                # A short text, or one changed by another import since the first look (rare).
+                db.execute("delete from passages where document_id = ?", [doc_id])
+                db["passages"].insert_all(
+                    ({"document_id": doc_id, **r} for r in parts or _passage_rows(text)),
+                    batch_size=500,
+                )
+            n_passages = _n_passages(db, doc_id)
+    finally:
+        if stage is not None:  # switched (its rows copied) or failed: the stage goes
+            drop_stage(db, stage.stage)
     return {
         "id": doc_id,
         "status": status,
@@ -237,6 +238,45 @@ def upsert_document(
         "text_changed": existing is not None and existing[0] != digest,
         "metadata_changed": changed,
     }
+
+
+def _write_document(db: sqlite_utils.Database, row: dict[str, Any]) -> None:
+    """Insert or replace-in-place one documents row with a single write of its text (an
+    ``insert ... on conflict do update``: a long book's text is written once, not twice)."""
+    cols = list(row)
+    sets = ", ".join(f"[{c}] = excluded.[{c}]" for c in cols if c != "id")
+    db.execute(
+        f"insert into documents ({', '.join(f'[{c}]' for c in cols)}) "
+        f"values ({', '.join('?' * len(cols))}) on conflict(id) do update set {sets}",
+        [row[c] for c in cols],
+    )
+
+
+def _stored(db: sqlite_utils.Database, doc_id: str) -> Any:
+    """The stored ``(sha256, created_at, title, author)`` of a document, or None."""
+    return db.execute(
+        "select sha256, created_at, title, author from documents where id = ?", [doc_id]
+    ).fetchone()
+
+
+def _status(existing: Any, digest: str, title: str, author: str) -> tuple[str, list[str]]:
+    """``inserted`` / ``unchanged`` / ``updated`` against the stored row, and changed fields."""
+    changed = _changed_metadata(existing, title, author)
+    if existing is None:
+        return "inserted", changed
+    return ("unchanged" if existing[0] == digest and not changed else "updated"), changed
+
+
+def _n_passages(db: sqlite_utils.Database, doc_id: str) -> int:
+    return db.execute("select count(*) from passages where document_id = ?", [doc_id]).fetchone()[0]
+
+
+def _passage_rows(text: str) -> list[dict[str, Any]]:
+    """The passages of ``text`` (:func:`split_passages`) as rows of the passages table."""
+    return [
+        {"idx": p.idx, "start": p.start, "end": p.end, "text": p.text, "n_tokens": p.n_tokens}
+        for p in split_passages(text)
+    ]
 
 
 def _changed_metadata(existing: Any, title: str, author: str) -> list[str]:

@@ -16,12 +16,11 @@ are valid over them, per-person statistics (Cohen's kappa of slot 1 vs slot 2) a
 
 from __future__ import annotations
 
-import hashlib
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from core.corpus.evaluation_ratings import assign_slots, plan_ratings, rating_key, touched_since
 from core.corpus.tabular import read_records, require_text
 from core.errors import InputError
 from core.stats.pairwise_counts import parse_verdict
@@ -29,27 +28,16 @@ from core.store.accounts import account_names
 from core.store.answers import answer_ids as stored_answer_ids
 from core.store.answers import answer_texts, insert_answers, set_answer_text
 from core.store.connection import dumps, transaction, utcnow
-from core.store.judgments import effective_judgments, insert_judgments
+from core.store.judgments import insert_judgments, max_judgment_id, switch_staged_judgments
 from core.store.questions import all_question_texts, insert_questions, set_question_text
+from core.store.row_stage import RowStage, drop_rows_stage, stage_rows, switch_rows
 from core.store.setups import insert_system, system_names
 
 if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
     import sqlite_utils
 
 ANONYMOUS = "human:anonymous#"
-#: What an effective verdict is compared on (the item key, the verdict and the rationale).
-_EFFECTIVE_COLUMNS = (
-    "id",
-    "kind",
-    "question_id",
-    "rater",
-    "system_a",
-    "system_b",
-    "system",
-    "criterion",
-    "verdict",
-    "rationale",
-)
+STAGE_ABOVE = 2000  # verdicts: from this many on, staged (short transactions) before the switch
 ABSOLUTE_VERDICTS = {"yes": "yes", "no": "no", "true": "yes", "false": "no", "1": "yes", "0": "no"}
 
 
@@ -209,47 +197,6 @@ def pairwise(common: dict[str, Any], a: str, b: str, verdict: str) -> dict[str, 
     }
 
 
-def assign_slots(ratings: list[dict[str, Any]]) -> None:
-    """Give each anonymous rating (rater ending in ``#``) its slot number within its item.
-
-    The numbers do not follow the file's row order: within an item, ratings are ordered by a
-    hash of (item, verdict, rationale) and then by their order among identical ratings (which
-    are interchangeable), so the same ratings in any file order fill the same slots, and which
-    verdict lands in slot 1 still varies from item to item without favouring any label."""
-    groups: dict[tuple, list[dict[str, Any]]] = {}
-    for r in ratings:
-        if r["rater"].endswith("#"):
-            key = (
-                r["rater"],
-                r["kind"],
-                r["question_id"],
-                r["system_a"],
-                r["system_b"],
-                r["system"],
-            )
-            groups.setdefault(key, []).append(r)
-    for key, found in groups.items():
-
-        def order(r: dict[str, Any], key: tuple = key) -> str:
-            text = json.dumps([*key, r["verdict"], r.get("rationale") or ""], default=str)
-            return hashlib.sha256(text.encode()).hexdigest()
-
-        for slot, r in enumerate(sorted(found, key=order), start=1):  # stable: equal hashes keep
-            r["rater"] = f"{r['rater']}{slot}"  # their order, and such ratings are identical
-
-
-def _key(r: dict[str, Any]) -> tuple:
-    return (
-        r["kind"],
-        r["question_id"],
-        r["rater"],
-        r["system_a"] or "",
-        r["system_b"] or "",
-        r["system"] or "",
-        r["criterion"] or "",
-    )
-
-
 def _check_not_accounts(db: sqlite_utils.Database, ev: Evaluation) -> None:
     """Refuse an imported ``human:NAME`` verdict where NAME is an account: imported raters are
     never accounts (it would count as that person's own label, and their Undo would withdraw it)."""
@@ -270,7 +217,7 @@ def _check_not_accounts(db: sqlite_utils.Database, ev: Evaluation) -> None:
 def _check_duplicates(ev: Evaluation) -> None:
     seen: dict[tuple, int] = {}
     for r in ev.ratings:
-        k = _key(r)
+        k = rating_key(r)
         if k in seen:
             raise InputError(
                 f"second verdict of {r['rater']} on the same item (first on line {seen[k]})",
@@ -285,53 +232,120 @@ def _counts() -> dict[str, int]:
 
 
 def store_evaluation(db: sqlite_utils.Database, ev: Evaluation) -> dict[str, dict[str, int]]:
-    """Write ``ev`` in one transaction; rows inserted / unchanged / updated per table.
+    """Write ``ev``, all or nothing to a reader; rows inserted / unchanged / updated per table.
 
     Questions the store does not know are created (origin ``imported``; text '' when the input
     has none). Answers are keyed by (question, system); a changed text is updated. Verdicts are
     append-only: a verdict equal to the rater's effective one on the item is unchanged, a different
     one is a new row that supersedes it.
+
+    Short transactions: from :data:`STAGE_ABOVE` rows on, the new questions, answers and verdicts
+    are planned and staged outside the write lock (:mod:`core.store.row_stage`); the one
+    transaction then plans again (reads only), switches in each stage that still matches the
+    plan and writes the rest directly.
     """
     assign_slots(ev.ratings)
     _check_duplicates(ev)
     _check_not_accounts(db, ev)
     out = {t: _counts() for t in ("questions", "systems", "answers", "judgments")}
     now = utcnow()
-    with transaction(db):
-        _store_questions(db, ev, out["questions"], now)
-        _store_answers(db, ev, out["systems"], out["answers"], now)
-        _store_ratings(db, ev, out["judgments"], now)
+    seen, planned, new, stage = max_judgment_id(db), _counts(), [], None
+    staged: dict[str, tuple[list[dict[str, Any]], RowStage]] = {}
+    try:
+        if len(ev.questions) >= STAGE_ABOVE:
+            rows = _new_questions(ev, all_question_texts(db), now)
+            staged["questions"] = (rows, stage_rows(db, "questions", rows))
+        if len(ev.answers) >= STAGE_ABOVE:
+            rows = _new_answers(ev, answer_texts(db), now)
+            staged["answers"] = (rows, stage_rows(db, "answers", rows))
+        if len(ev.ratings) >= STAGE_ABOVE:
+            new = plan_ratings(db, ev.ratings, ev.source, planned, now, stored_answer_ids(db))
+            stage = stage_rows(db, "judgments", new) if new else None
+        with transaction(db):
+            _store_questions(db, ev, out["questions"], now, staged.get("questions"))
+            _store_answers(db, ev, out["systems"], out["answers"], now, staged.get("answers"))
+            if stage is not None and not touched_since(db, seen, new):
+                switch_staged_judgments(db, stage)
+                out["judgments"] = planned
+            else:  # a small import, or someone labelled the same items meanwhile: plan again
+                _store_ratings(db, ev, out["judgments"], now)
+    finally:
+        for one in [*(s for _, s in staged.values()), *([stage] if stage else [])]:
+            drop_rows_stage(db, one)
     return out
 
 
-def _store_questions(db: sqlite_utils.Database, ev: Evaluation, n: dict, now: str) -> None:
+def _insert_new(
+    db: sqlite_utils.Database,
+    new: list[dict[str, Any]],
+    staged: tuple[list[dict[str, Any]], RowStage] | None,
+    insert: Any,
+) -> None:
+    """Switch the staged rows in when they are exactly ``new`` (the plan inside the
+    transaction), else write ``new`` directly with ``insert(db, new)``."""
+    if staged is not None and staged[0] == new:
+        switch_rows(db, staged[1])
+    else:
+        insert(db, new)
+
+
+def _new_questions(ev: Evaluation, known: dict[str, str], now: str) -> list[dict[str, Any]]:
+    """The question rows of ``ev`` the store does not know (``known``: id -> text)."""
+    return [
+        {
+            "id": qid,
+            "question": q["text"],
+            "context_kind": "none",
+            "origin": "imported",
+            "status": "accepted",
+            "provenance": dumps({"source": "file", "file": ev.source}),
+            "metadata": dumps(q["metadata"]),
+            "created_at": now,
+            "updated_at": now,
+        }
+        for qid, q in ev.questions.items()
+        if qid not in known
+    ]
+
+
+def _store_questions(
+    db: sqlite_utils.Database, ev: Evaluation, n: dict, now: str, staged: Any = None
+) -> None:
     known = all_question_texts(db)
-    new = []
+    new = _new_questions(ev, known, now)
     for qid, q in ev.questions.items():
         if qid not in known:
-            new.append(
-                {
-                    "id": qid,
-                    "question": q["text"],
-                    "context_kind": "none",
-                    "origin": "imported",
-                    "status": "accepted",
-                    "provenance": dumps({"source": "file", "file": ev.source}),
-                    "metadata": dumps(q["metadata"]),
-                    "created_at": now,
-                    "updated_at": now,
-                }
-            )
-        elif q["text"] and not known[qid]:
+            continue
+        if q["text"] and not known[qid]:
             set_question_text(db, qid, q["text"], now)
             n["updated"] += 1
         else:
             n["unchanged"] += 1
-    insert_questions(db, new)
+    _insert_new(db, new, staged, insert_questions)
     n["inserted"] += len(new)
 
 
-def _store_answers(db: sqlite_utils.Database, ev: Evaluation, ns: dict, na: dict, now: str) -> None:
+def _new_answers(
+    ev: Evaluation, existing: dict[tuple[str, str], tuple[int, str]], now: str
+) -> list[dict[str, Any]]:
+    """The answer rows of ``ev`` with no stored answer of that question and system."""
+    return [
+        {
+            "question_id": a["question_id"],
+            "system": a["system"],
+            "text": a["text"],
+            "status": "ok",
+            "metadata": dumps({"imported_from": ev.source, "line": a["line"]}),
+            "created_at": now,
+        }
+        for a in ev.answers
+        if (a["question_id"], a["system"]) not in existing
+    ]
+
+
+def _store_answers(
+    db: sqlite_utils.Database, ev: Evaluation, ns: dict, na: dict, now: str, staged: Any = None
+) -> None:
     systems = system_names(db)
     for a in ev.answers:
         if a["system"] in systems:
@@ -350,65 +364,21 @@ def _store_answers(db: sqlite_utils.Database, ev: Evaluation, ns: dict, na: dict
         ns["inserted"] += 1
     ns["unchanged"] = len({a["system"] for a in ev.answers}) - ns["inserted"]
     existing = answer_texts(db)
-    new = []
+    new = _new_answers(ev, existing, now)
     for a in ev.answers:
         old = existing.get((a["question_id"], a["system"]))
         if old is None:
-            new.append(
-                {
-                    "question_id": a["question_id"],
-                    "system": a["system"],
-                    "text": a["text"],
-                    "status": "ok",
-                    "metadata": dumps({"imported_from": ev.source, "line": a["line"]}),
-                    "created_at": now,
-                }
-            )
-        elif old[1] == a["text"]:
+            continue
+        if old[1] == a["text"]:
             na["unchanged"] += 1
         else:
             set_answer_text(db, old[0], a["text"])
             na["updated"] += 1
-    insert_answers(db, new)
+    _insert_new(db, new, staged, insert_answers)
     na["inserted"] += len(new)
 
 
 def _store_ratings(db: sqlite_utils.Database, ev: Evaluation, n: dict, now: str) -> None:
-    if not ev.ratings:
-        return
-    answer_ids = stored_answer_ids(db)
-    existing = {}
-    for row in effective_judgments(db, columns=_EFFECTIVE_COLUMNS):
-        existing[_key(row)] = (row["id"], row["verdict"], row["rationale"])
-    new = []
-    for r in ev.ratings:
-        old = existing.get(_key(r))
-        if old is not None and old[1] == r["verdict"] and old[2] == r["rationale"]:
-            n["unchanged"] += 1
-            continue
-        q = r["question_id"]
-        pair = r["kind"] == "pairwise"
-        new.append(
-            {
-                "kind": r["kind"],
-                "question_id": q,
-                "rater": r["rater"],
-                "rater_kind": r["rater_kind"],
-                "criterion": r["criterion"],
-                "system": r["system"],
-                "answer_id": None if pair else answer_ids.get((q, r["system"])),
-                "system_a": r["system_a"],
-                "system_b": r["system_b"],
-                "answer_a_id": answer_ids.get((q, r["system_a"])) if pair else None,
-                "answer_b_id": answer_ids.get((q, r["system_b"])) if pair else None,
-                "order_shown": ("ab" if r["system_a"] < r["system_b"] else "ba") if pair else "",
-                "verdict": r["verdict"],
-                "status": "ok",
-                "rationale": r["rationale"],
-                "raw": json.dumps({"file": ev.source, "line": r["line"], "label": r["label"]}),
-                "supersedes": None if old is None else old[0],
-                "created_at": now,
-            }
-        )
-        n["updated" if old is not None else "inserted"] += 1
-    insert_judgments(db, new, batch_size=500)
+    insert_judgments(
+        db, plan_ratings(db, ev.ratings, ev.source, n, now, stored_answer_ids(db)), batch_size=500
+    )

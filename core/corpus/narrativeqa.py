@@ -38,6 +38,7 @@ if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is
 
 DOC_COLUMNS = ["document_id", "set", "kind", "wiki_title"]
 QAP_COLUMNS = ["document_id", "set", "question", "answer1", "answer2"]
+QUESTION_CHUNK = 500  # questions per transaction
 SUMMARY_COLUMNS = ["document_id", "summary"]
 
 
@@ -244,81 +245,99 @@ def import_narrativeqa(
 
     report = ImportReport()
     now = utcnow()
-    with transaction(db):
-        for doc_id in tqdm(sorted(wanted), desc="documents", disable=not progress, unit="doc"):
-            meta = documents[doc_id]
-            base_meta = {
-                k: meta.get(k, "")
-                for k in ("set", "kind", "story_url", "wiki_url", "story_word_count")
-            }
-            title = meta.get("wiki_title", "")
-            if doc_id in story_texts:
-                text, how, filename = story_texts[doc_id]
-                upsert_document(
-                    db,
-                    doc_id,
-                    text,
-                    kind="story",
-                    source="narrativeqa",
-                    title=title,
-                    metadata={**base_meta, "extracted_by": how, "file": filename},
-                )
-                report.stories += 1
-            if doc_id in summaries:
-                if doc_id not in story_texts:
-                    # The summary needs a parent row; without a story it carries no text itself.
+    # Short transactions (a label clicked meanwhile never waits long): each story appears with
+    # its passages at once (upsert_document), then its summary; then the questions in chunks.
+    for doc_id in tqdm(sorted(wanted), desc="documents", disable=not progress, unit="doc"):
+        meta = documents[doc_id]
+        base_meta = {
+            k: meta.get(k, "") for k in ("set", "kind", "story_url", "wiki_url", "story_word_count")
+        }
+        title = meta.get("wiki_title", "")
+        if doc_id in story_texts:
+            text, how, filename = story_texts[doc_id]
+            upsert_document(
+                db,
+                doc_id,
+                text,
+                kind="story",
+                source="narrativeqa",
+                title=title,
+                metadata={**base_meta, "extracted_by": how, "file": filename},
+            )
+            report.stories += 1
+        if doc_id in summaries:
+            if doc_id not in story_texts:
+                # The summary needs a parent row; without a story it carries no text itself.
+                with transaction(db):
                     _ensure_placeholder_parent(db, doc_id, title, base_meta, now)
-                upsert_document(
-                    db,
-                    f"{doc_id}#summary",
-                    summaries[doc_id],
-                    kind="summary",
-                    source="narrativeqa",
-                    title=f"{title} (Wikipedia summary)",
-                    parent_id=doc_id,
-                    metadata={"set": meta.get("set", "")},
+            upsert_document(
+                db,
+                f"{doc_id}#summary",
+                summaries[doc_id],
+                kind="summary",
+                source="narrativeqa",
+                title=f"{title} (Wikipedia summary)",
+                parent_id=doc_id,
+                metadata={"set": meta.get("set", "")},
+            )
+            report.summaries += 1
+        report.documents += 1
+    for start in range(0, len(questions), QUESTION_CHUNK):
+        with transaction(db):
+            for q in questions[start : start + QUESTION_CHUNK]:
+                _store_question(
+                    db, q, documents, story_texts, summaries, qaps_path, now, run_id, report
                 )
-                report.summaries += 1
-            report.documents += 1
-        for q in questions:
-            doc_id = q["document_id"]
-            if doc_id in story_texts:
-                context_id, context_kind = doc_id, "story"
-            elif doc_id in summaries:
-                context_id, context_kind = f"{doc_id}#summary", "summary"
-            else:
-                context_id, context_kind = None, "none"
-            if context_kind == "none":
-                _ensure_placeholder_parent(
-                    db,
-                    doc_id,
-                    documents[doc_id].get("wiki_title", ""),
-                    {"set": documents[doc_id].get("set", "")},
-                    now,
-                )
-            report.by_context[context_kind] = report.by_context.get(context_kind, 0) + 1
-            row = {
-                "id": q["id"],
-                "document_id": doc_id,
-                "context_document_id": context_id,
-                "context_kind": context_kind,
-                "question": q["question"],
-                "answers": dumps(q["answers"]),
-                "origin": "narrativeqa",
-                "split": q["split"],
-                "qtype": "narrativeqa",
-                "language": "en",
-                "provenance": dumps(
-                    {"source": "narrativeqa", "file": qaps_path.name, "line": q["line"]}
-                ),
-                "updated_at": now,
-                "run_id": run_id,
-            }
-            if upsert_question(db, row, {"created_at": now, "status": "accepted"}):
-                report.questions_inserted += 1
-            else:
-                report.questions_updated += 1
     return report
+
+
+def _store_question(
+    db: sqlite_utils.Database,
+    q: dict[str, Any],
+    documents: dict[str, dict[str, Any]],
+    story_texts: dict[str, tuple[str, str, str]],
+    summaries: dict[str, str],
+    qaps_path: Path,
+    now: str,
+    run_id: str | None,
+    report: ImportReport,
+) -> None:
+    """Store one question (its context: the story, else the summary, else none) and count it."""
+    doc_id = q["document_id"]
+    if doc_id in story_texts:
+        context_id, context_kind = doc_id, "story"
+    elif doc_id in summaries:
+        context_id, context_kind = f"{doc_id}#summary", "summary"
+    else:
+        context_id, context_kind = None, "none"
+    if context_kind == "none":
+        _ensure_placeholder_parent(
+            db,
+            doc_id,
+            documents[doc_id].get("wiki_title", ""),
+            {"set": documents[doc_id].get("set", "")},
+            now,
+        )
+    report.by_context[context_kind] = report.by_context.get(context_kind, 0) + 1
+    row = {
+        "id": q["id"],
+        "document_id": doc_id,
+        "context_document_id": context_id,
+        "context_kind": context_kind,
+        "question": q["question"],
+        "answers": dumps(q["answers"]),
+        "origin": "narrativeqa",
+        "split": q["split"],
+        "qtype": "narrativeqa",
+        "language": "en",
+        "provenance": dumps({"source": "narrativeqa", "file": qaps_path.name, "line": q["line"]}),
+        "updated_at": now,
+        "run_id": run_id,
+    }
+    if upsert_question(db, row, {"created_at": now, "status": "accepted"}):
+        report.questions_inserted += 1
+    else:
+        report.questions_updated += 1
 
 
 def _ensure_placeholder_parent(

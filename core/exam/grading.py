@@ -94,15 +94,18 @@ def _offline_grades(
             indexes[key] = index_article(article["text"], sentences)
         return indexes[key]
 
+    chosen = []  # computed before the transaction: it only writes (a short write lock)
+    for article, q in pairs:
+        if q["choices"]:
+            g = Grade(article_id=article["id"], question_id=q["id"])
+            d = choose_answer(index(article, 1), q["question"], q["choices"])
+            g.answer, g.score = d.key or "", d.margin
+            g.status = "ok" if d.key else "abstained"
+            g.correct = int(d.key is not None and d.key == q["correct_key"])
+            chosen.append(_grade_row(g, run_id, now))
     with transaction(db):
-        for article, q in pairs:
-            if q["choices"]:
-                g = Grade(article_id=article["id"], question_id=q["id"])
-                d = choose_answer(index(article, 1), q["question"], q["choices"])
-                g.answer, g.score = d.key or "", d.margin
-                g.status = "ok" if d.key else "abstained"
-                g.correct = int(d.key is not None and d.key == q["correct_key"])
-                save_grade(db, _grade_row(g, run_id, now))
+        for row in chosen:
+            save_grade(db, row)
 
     def store(db: sqlite_utils.Database, pair: tuple[dict, dict], resp: LLMResponse) -> str:
         article, q = pair

@@ -1,8 +1,9 @@
 """Storing and reading entities: tables ``entities`` and ``mentions`` (migration m0001).
 
-:func:`build_entities` extracts (:mod:`core.generation.entities`), optionally merges aliases with a model
-(:mod:`core.generation.alias_merge`) and stores the result in one transaction, keeping the ids of entities
-that still exist (questions point at them). The readers return plain dicts by rank.
+:func:`build_entities` extracts (:mod:`core.generation.entities`), optionally merges aliases with
+a model (:mod:`core.generation.alias_merge`) and stores the result (the mentions staged in short
+transactions, then one short switch), keeping the ids of entities that still exist (questions
+point at them). The readers return plain dicts by rank.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from core.generation.alias_merge import (
 from core.generation.entities import extract_entities
 from core.store.connection import dumps, rows, transaction
 from core.store.questions import referenced_entity_ids
+from core.store.row_stage import drop_rows_stage, stage_rows, staged, switch_rows
 from core.store.runs import finish_run, latest_entity_method, start_run
 
 if TYPE_CHECKING:
@@ -45,7 +47,7 @@ def build_entities(
 ) -> dict:
     """Extract, optionally LLM-merge, and store the entities of a stored document.
 
-    Re-running replaces the entities of the same ``(document, method)`` in one transaction;
+    Re-running replaces the entities of the same ``(document, method)`` at once (one short switch);
     entity ids are kept for unchanged names (questions point at them). Returns a summary
     ``{"run_id", "method", "n_entities", "n_mentions", "top"}``.
     """
@@ -96,59 +98,83 @@ def build_entities(
 def _store_entities(
     db, doc_id: str, entities: list[Entity], method: str, run_id: str, passage_starts: list[int]
 ) -> None:
-    with transaction(db):
-        old = {
-            r[1]: r[0]
-            for r in db.execute(
-                "select id, name from entities where document_id = ? and method = ?",
-                [doc_id, method],
-            )
+    """Replace the entities of ``(doc_id, method)``: the mentions (a long book has 100,000 and
+    more) are staged first in short transactions (:mod:`core.store.row_stage`), then one short
+    transaction writes the entity rows and switches the mentions in."""
+    mentions = [
+        {
+            "entity_name": e.name,
+            "entity_id": None,
+            "document_id": doc_id,
+            "start": m.start,
+            "end": m.end,
+            "surface": m.surface,
+            "passage_idx": (
+                bisect.bisect_right(passage_starts, m.start) - 1 if passage_starts else None
+            ),
         }
-        referenced = referenced_entity_ids(db)
-        for rank, e in enumerate(entities, start=1):
-            row = {
-                "document_id": doc_id,
-                "name": e.name,
-                "aliases": dumps(e.aliases),
-                "label": e.label,
-                "n_mentions": e.n_mentions,
-                "rank": rank,
-                "method": method,
-                "run_id": run_id,
-            }
-            if e.name in old:
-                entity_id = old.pop(e.name)
-                db["entities"].update(entity_id, row)
-                db.execute("delete from mentions where entity_id = ?", [entity_id])
-            else:
-                entity_id = db["entities"].insert(row).last_pk
-            db["mentions"].insert_all(
-                (
-                    {
-                        "entity_id": entity_id,
-                        "document_id": doc_id,
-                        "start": m.start,
-                        "end": m.end,
-                        "surface": m.surface,
-                        "passage_idx": (
-                            bisect.bisect_right(passage_starts, m.start) - 1
-                            if passage_starts
-                            else None
-                        ),
-                    }
-                    for m in e.mentions
-                ),
-                batch_size=1000,
-            )
-        for extra, entity_id in enumerate(old.values(), start=len(entities) + 1):
-            db.execute("delete from mentions where entity_id = ?", [entity_id])
-            if entity_id in referenced:  # keep the row questions point at, unranked
-                db.execute(
-                    "update entities set n_mentions = 0, rank = ?, run_id = ? where id = ?",
-                    [extra, run_id, entity_id],
+        for e in entities
+        for m in e.mentions
+    ]
+    stage = stage_rows(db, "mentions", mentions) if mentions else None
+    try:
+        with transaction(db):
+            _write_entity_rows(db, doc_id, entities, method, run_id)
+            if stage is not None:
+                switch_rows(
+                    db,
+                    stage,
+                    fill={"entity_id": ENTITY_BY_NAME.format(name=staged("entity_name"))},
+                    params=[doc_id, method],
+                    columns=[c for c in stage.columns if c != "entity_name"],
                 )
-            else:
-                db.execute("delete from entities where id = ?", [entity_id])
+    finally:
+        if stage is not None:
+            drop_rows_stage(db, stage)
+
+
+#: SQL: the id of the entity named ``{name}`` of the document and method bound as ``?, ?``.
+ENTITY_BY_NAME = (
+    "(select e.id from entities e where e.document_id = ? and e.method = ? and e.name = {name})"
+)
+
+
+def _write_entity_rows(db, doc_id: str, entities: list[Entity], method: str, run_id: str) -> None:
+    """The entity rows (ids kept for names that still exist); old mentions removed."""
+    old = {
+        r[1]: r[0]
+        for r in db.execute(
+            "select id, name from entities where document_id = ? and method = ?",
+            [doc_id, method],
+        )
+    }
+    referenced = referenced_entity_ids(db)
+    for rank, e in enumerate(entities, start=1):
+        row = {
+            "document_id": doc_id,
+            "name": e.name,
+            "aliases": dumps(e.aliases),
+            "label": e.label,
+            "n_mentions": e.n_mentions,
+            "rank": rank,
+            "method": method,
+            "run_id": run_id,
+        }
+        if e.name in old:
+            entity_id = old.pop(e.name)
+            db["entities"].update(entity_id, row)
+            db.execute("delete from mentions where entity_id = ?", [entity_id])
+        else:
+            db["entities"].insert(row)
+    for extra, entity_id in enumerate(old.values(), start=len(entities) + 1):
+        db.execute("delete from mentions where entity_id = ?", [entity_id])
+        if entity_id in referenced:  # keep the row questions point at, unranked
+            db.execute(
+                "update entities set n_mentions = 0, rank = ?, run_id = ? where id = ?",
+                [extra, run_id, entity_id],
+            )
+        else:
+            db.execute("delete from entities where id = ?", [entity_id])
 
 
 def latest_method(db, doc_id: str) -> str | None:

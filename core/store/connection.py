@@ -6,6 +6,10 @@ connections are made with ``check_same_thread=False`` so a connection handed to 
 does not fail, WAL lets readers run beside one writer, and a busy timeout makes concurrent writers
 wait instead of failing. Nothing in this module caches a connection across threads.
 
+Short transactions: every writer (importers, pipeline stages) keeps each transaction well under a
+second, so a person's label never waits long; a label write that still meets a lock retries
+(:func:`retry_when_busy`) for longer than any writer holds it, then fails with one plain message.
+
 Schema: registered migrations live in :mod:`core.store.migrations` as modules ``mNNNN_<name>.py`` that
 define ``apply(db)``. They run in name order, each inside one transaction, and are recorded in
 ``schema_migrations``; the schema version is the number of applied migrations.
@@ -17,22 +21,76 @@ any UPDATE or DELETE: a changed verdict is a new row whose ``supersedes`` names 
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import os
 import sqlite3
 import threading
-from collections.abc import Iterable, Iterator, Sequence
+import time
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
-from core.errors import StoreError
+from core.errors import DatabaseBusyError, StoreError
 
 if TYPE_CHECKING:  # sqlite_utils imports pandas (~0.6 s): load it only when a database is opened
     import sqlite_utils
 
 DEFAULT_DB = Path("data/workbench.db")
 BUSY_TIMEOUT_MS = 30_000
+#: How long a label write keeps retrying a locked database in all (each try waits the busy timeout).
+LABEL_RETRY_S = 90.0
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+def busy_timeout_ms() -> int:
+    """How long a statement waits for another writer's lock: ``$WORKBENCH_BUSY_TIMEOUT``
+    (seconds) if set, else 30 s."""
+    text = os.environ.get("WORKBENCH_BUSY_TIMEOUT", "")
+    try:
+        return max(0, int(float(text) * 1000)) if text else BUSY_TIMEOUT_MS
+    except ValueError:
+        return BUSY_TIMEOUT_MS
+
+
+def is_busy(exc: BaseException) -> bool:
+    """Whether ``exc`` is SQLite's "database is locked"/"busy" (another writer holds the lock)."""
+    text = str(exc).lower()
+    return isinstance(exc, sqlite3.OperationalError) and ("locked" in text or "busy" in text)
+
+
+def retry_when_busy(fn: Callable[P, R]) -> Callable[P, R]:
+    """Decorate a label write (its first argument the database): when it meets a lock, run it
+    again with doubling pauses (0.05 s up to 2 s) until :data:`LABEL_RETRY_S` has passed, then
+    raise :class:`core.errors.DatabaseBusyError` (nothing was stored; the page keeps the choice).
+
+    Safe because the write is one transaction that rolled back; inside a caller's transaction
+    the error is passed on at once (the caller's transaction is the one to retry).
+    """
+
+    @functools.wraps(fn)
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
+        conn = getattr(args[0], "conn", None)
+        deadline = time.monotonic() + LABEL_RETRY_S
+        pause = 0.05
+        while True:
+            try:
+                return fn(*args, **kwargs)
+            except sqlite3.OperationalError as exc:
+                if not is_busy(exc) or (conn is not None and conn.in_transaction):
+                    raise
+                if time.monotonic() + pause > deadline:
+                    raise DatabaseBusyError(
+                        "the database is busy (another program is writing); your choice was "
+                        "not saved yet - press again"
+                    ) from None
+            time.sleep(pause)
+            pause = min(2.0, pause * 2)
+
+    return wrapper
 
 
 def default_db_path() -> Path:
@@ -69,7 +127,7 @@ class LockedConnection(sqlite3.Connection):
         self._kept = False  # the owner thread keeps one lock acquisition while in a transaction
 
     def _take(self) -> None:
-        if not self.write_lock.acquire(timeout=BUSY_TIMEOUT_MS / 1000):
+        if not self.write_lock.acquire(timeout=busy_timeout_ms() / 1000):
             raise sqlite3.OperationalError(
                 "connection busy: another thread held its transaction past the busy timeout"
             )
@@ -125,18 +183,18 @@ class LockedConnection(sqlite3.Connection):
 
 
 def connect(path: str | Path) -> sqlite3.Connection:
-    """Open a raw sqlite3 connection with WAL, foreign keys and a busy timeout."""
+    """Open a raw sqlite3 connection with WAL, foreign keys and a busy timeout (the file's folder
+    must exist: :func:`core.store.database.open_db` checks the path first)."""
     path = str(path)
-    if path != ":memory:":
-        Path(path).parent.mkdir(parents=True, exist_ok=True)
+    timeout_ms = busy_timeout_ms()
     conn = sqlite3.connect(
         path,
         check_same_thread=False,
-        timeout=BUSY_TIMEOUT_MS / 1000,
+        timeout=timeout_ms / 1000,
         isolation_level=None,
         factory=LockedConnection,
     )
-    conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+    conn.execute(f"PRAGMA busy_timeout = {timeout_ms}")
     conn.execute("PRAGMA foreign_keys = ON")
     if path != ":memory:":
         conn.execute("PRAGMA journal_mode = WAL")
@@ -164,8 +222,9 @@ def transaction(db: sqlite_utils.Database) -> Iterator[sqlite_utils.Database]:
             try:
                 yield db
             except BaseException:
-                conn.execute(f"ROLLBACK TO {name}")
-                conn.execute(f"RELEASE {name}")
+                if conn.in_transaction:  # SQLite may have rolled back already (disk full, ...)
+                    conn.execute(f"ROLLBACK TO {name}")
+                    conn.execute(f"RELEASE {name}")
                 raise
             finally:
                 _set_depth(conn, depth)
@@ -176,7 +235,8 @@ def transaction(db: sqlite_utils.Database) -> Iterator[sqlite_utils.Database]:
         try:
             yield db
         except BaseException:
-            conn.execute("ROLLBACK")
+            if conn.in_transaction:  # SQLite rolls back by itself on some errors (disk full)
+                conn.execute("ROLLBACK")
             raise
         finally:
             _set_depth(conn, 0)

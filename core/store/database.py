@@ -3,6 +3,10 @@
 Registered migrations live in :mod:`core.store.migrations` as modules ``mNNNN_<name>.py`` that
 define ``apply(db)``. They run in name order, each inside one transaction, and are recorded in
 ``schema_migrations``; the schema version is the number of applied migrations.
+
+A missing file is created only where creating is meant (``create=True``, the library default;
+the CLI allows it only in ``init`` and ``demo``, see :func:`creating`); any other broken path or
+SQLite failure while opening is one :class:`core.errors.DatabaseFileError` (:mod:`core.store.dbfile`).
 """
 
 from __future__ import annotations
@@ -10,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import importlib
 import pkgutil
+import sqlite3
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -17,33 +22,67 @@ from typing import TYPE_CHECKING, Any
 
 import core.store.migrations as migrations_pkg
 from core.store.connection import connect, default_db_path, transaction, utcnow
+from core.store.dbfile import check_db_file, explain_sqlite_error, is_file_error
 from core.store.runs import mark_dead_runs
 
 if TYPE_CHECKING:  # sqlite_utils imports pandas (~0.6 s): load it only when a database is opened
     import sqlite_utils
 
 _migrate_lock = threading.Lock()
+_create_missing = True  # whether open_db creates a missing file when not told (see creating())
 
 
-def open_db(path: str | Path | None = None, *, migrate: bool = True) -> sqlite_utils.Database:
+@contextlib.contextmanager
+def creating(allowed: bool) -> Iterator[None]:
+    """Within the block, :func:`open_db` without ``create=`` creates a missing database only if
+    ``allowed`` (the CLI: ``init`` and ``demo`` only; a mistyped ``--db`` is an error)."""
+    global _create_missing
+    before, _create_missing = _create_missing, allowed
+    try:
+        yield
+    finally:
+        _create_missing = before
+
+
+def open_db(
+    path: str | Path | None = None, *, migrate: bool = True, create: bool | None = None
+) -> sqlite_utils.Database:
     """Open (and by default migrate) the workbench database at ``path``.
 
     The connection is in autocommit mode; use :func:`transaction` for multi-row writes. Opening
-    with ``migrate`` also marks runs whose process died as ``interrupted``.
+    with ``migrate`` also marks runs whose process died as ``interrupted``. A missing file is
+    created when ``create`` (default: see :func:`creating`); a missing, unusable or damaged file
+    otherwise raises :class:`core.errors.DatabaseFileError` before anything is written.
     """
     import sqlite_utils  # deferred: sqlite_utils imports pandas (~0.6 s)
 
-    db = sqlite_utils.Database(connect(path if path is not None else default_db_path()))
-    if migrate:
-        migrate_db(db)
-        mark_dead_runs(db)  # a run whose process died shows as interrupted, not running
+    path = path if path is not None else default_db_path()
+    make = _create_missing if create is None else create
+    check_db_file(path, create=make)
+    if make and str(path) != ":memory:":
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+    conn = None
+    try:
+        conn = connect(path)
+        db = sqlite_utils.Database(conn)
+        if migrate:
+            migrate_db(db)
+            mark_dead_runs(db)  # a run whose process died shows as interrupted, not running
+    except sqlite3.Error as exc:
+        if conn is not None:
+            conn.close()
+        if not is_file_error(exc):
+            raise
+        raise explain_sqlite_error(exc, path) from None
     return db
 
 
 @contextlib.contextmanager
-def opened(path: str | Path | None = None) -> Iterator[sqlite_utils.Database]:
-    """Context manager: open a migrated database and close it afterwards."""
-    db = open_db(path)
+def opened(
+    path: str | Path | None = None, *, create: bool | None = None
+) -> Iterator[sqlite_utils.Database]:
+    """Context manager: open a migrated database (see :func:`open_db`) and close it afterwards."""
+    db = open_db(path, create=create)
     try:
         yield db
     finally:

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from core.store.connection import placeholders, rows
+from core.store.row_stage import RowStage, staged, switch_rows
 from core.store.schema import not_superseded
 
 if TYPE_CHECKING:  # sqlite_utils imports pandas: load it only when a database is opened
@@ -365,3 +366,25 @@ def imported_human_raters(db: sqlite_utils.Database) -> list[str]:
             "and raw like '{\"file\":%' order by 1"
         )
     ]
+
+
+def judgments_after(
+    db: sqlite_utils.Database, after_id: int, columns: Sequence[str]
+) -> list[dict[str, Any]]:
+    """Every judgment row (effective or not) with an id above ``after_id``: ``columns`` only."""
+    return rows(db, f"select {_columns(columns)} from judgments j where j.id > ?", [after_id])
+
+
+def switch_staged_judgments(db: sqlite_utils.Database, stage: RowStage) -> int:
+    """Append the staged judgment rows (:mod:`core.store.row_stage`); a null answer id is filled
+    with the stored answer of that question and system (as shown), if any. Returns how many."""
+
+    def answer(system: str) -> str:
+        return (
+            f"(select max(a.id) from answers a where a.question_id = {staged('question_id')} "
+            f"and a.system = {staged(system)})"
+        )
+
+    fill = {"answer_id": answer("system"), "answer_a_id": answer("system_a")}
+    fill["answer_b_id"] = answer("system_b")
+    return switch_rows(db, stage, {c: e for c, e in fill.items() if c in stage.columns})

@@ -26,6 +26,7 @@ def fixture_db(tmp_path, monkeypatch) -> tuple[Path, dict]:
 @pytest.fixture
 def empty_db(tmp_path, monkeypatch) -> Path:
     path = tmp_path / "empty.db"
+    open_db(path).conn.close()  # the app never creates a database (`python -m core init` does)
     monkeypatch.setenv("WORKBENCH_DB", str(path))
     return path
 

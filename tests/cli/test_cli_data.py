@@ -50,6 +50,7 @@ def run(db_path, *args):
 
 def test_import_status_export(tmp_path, demo_dir):
     db_path = tmp_path / "w.db"
+    assert run(db_path, "init").returncode == 0  # only init and demo create a database
     r = run(db_path, "import-narrativeqa", str(demo_dir / "narrativeqa"), "--split", "test")
     assert r.returncode == 0, r.stderr
     assert json.loads(r.stdout.strip().splitlines()[-1])["questions_inserted"] == 48
@@ -71,6 +72,7 @@ def test_import_status_export(tmp_path, demo_dir):
 def test_import_book_cli(tmp_path):
     book = tmp_path / "story.txt"
     book.write_text("Once.\n\nTwice.", encoding="utf-8")
+    assert run(tmp_path / "w.db", "init").returncode == 0
     r = run(tmp_path / "w.db", "import-book", str(book), "--title", "Story")
     assert r.returncode == 0 and "inserted" in r.stdout and "'Story'" in r.stdout
     missing = run(tmp_path / "w.db", "import-book", str(tmp_path / "none.txt"))
@@ -89,6 +91,7 @@ def test_global_cache_flags_set_the_llm_cache_mode(tmp_path, capsys):
     from core.llm.engine import cache_mode, set_cache_mode
 
     try:
+        assert main(["--db", str(tmp_path / "c.db"), "init"]) == 0
         assert main(["--db", str(tmp_path / "c.db"), "--refresh", "status"]) == 0
         assert cache_mode() == "refresh"
         assert main(["--db", str(tmp_path / "c.db"), "--no-cache", "status"]) == 0

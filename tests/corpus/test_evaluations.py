@@ -132,6 +132,7 @@ def test_bad_input_is_one_error_line_and_leaves_the_database_unchanged(
     tmp_path, capsys, path, rater, message
 ):
     dbfile = tmp_path / "w.db"
+    open_db(dbfile).conn.close()
     assert main(["--db", str(dbfile), "import-answers", str(DATA / "answers.csv")]) == 0
     before = hashlib.sha256(dbfile.read_bytes()).hexdigest()
     capsys.readouterr()
@@ -159,6 +160,7 @@ def test_duplicate_named_verdict_is_an_error(db, tmp_path):
 
 def test_cli_json_counts(tmp_path, capsys):
     dbfile = str(tmp_path / "c.db")
+    open_db(dbfile).conn.close()
     args = ["--db", dbfile, "import-judgments", str(DATA / "judgments.csv"), "--json"]
     assert main(args) == 0
     out = json.loads(capsys.readouterr().out)

@@ -141,6 +141,7 @@ def test_cli_reimport_prints_what_changed(tmp_path):
     book = tmp_path / "novel.txt"
     book.write_text((FIXTURES / "ebook_2010_possessive_cask.txt").read_text())
     db = str(tmp_path / "x.db")
+    subprocess.run([sys.executable, "-m", "core", "--db", db, "init"], check=True)
     run = [sys.executable, "-m", "core", "--db", db, "import-book", str(book)]
     subprocess.run(run, check=True, capture_output=True, text=True)
     out = subprocess.run(

@@ -1,0 +1,127 @@
+"""The verdicts of an imported evaluation: anonymous ratings in their slots (:func:`assign_slots`);
+against the stored ones: which are new, unchanged or
+superseding (:func:`plan_ratings`), and whether someone labelled the same items meanwhile
+(:func:`touched_since`). Used by :func:`core.corpus.evaluations.store_evaluation`."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import TYPE_CHECKING, Any
+
+from core.store.judgments import effective_judgments, judgments_after
+
+if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
+    import sqlite_utils
+
+#: What an effective verdict is compared on (the item key, the verdict and the rationale).
+EFFECTIVE_COLUMNS = (
+    "id",
+    "kind",
+    "question_id",
+    "rater",
+    "system_a",
+    "system_b",
+    "system",
+    "criterion",
+    "verdict",
+    "rationale",
+)
+
+
+def rating_key(r: dict[str, Any]) -> tuple:
+    """The item a verdict is on: kind, question, rater, systems (as shown) and criterion."""
+    return (
+        r["kind"],
+        r["question_id"],
+        r["rater"],
+        r["system_a"] or "",
+        r["system_b"] or "",
+        r["system"] or "",
+        r["criterion"] or "",
+    )
+
+
+def touched_since(db: sqlite_utils.Database, seen: int, new: list[dict[str, Any]]) -> bool:
+    """Whether a judgment stored after id ``seen`` is on an item of the rows ``new``."""
+    keys = {rating_key(r) for r in new}
+    return any(rating_key(r) in keys for r in judgments_after(db, seen, EFFECTIVE_COLUMNS))
+
+
+def plan_ratings(
+    db: sqlite_utils.Database,
+    ratings: list[dict[str, Any]],
+    source: str,
+    n: dict,
+    now: str,
+    answer_ids: dict[tuple[str, str], int],
+) -> list[dict[str, Any]]:
+    """The judgment rows the ``ratings`` of file ``source`` add (counted in ``n``): a verdict equal to the rater's effective
+    one is unchanged, a different one supersedes it. An answer not in ``answer_ids`` is left
+    null (a staged row's is filled at the switch from the answers stored by then)."""
+    if not ratings:
+        return []
+    existing = {}
+    for row in effective_judgments(db, columns=EFFECTIVE_COLUMNS):
+        existing[rating_key(row)] = (row["id"], row["verdict"], row["rationale"])
+    new = []
+    for r in ratings:
+        old = existing.get(rating_key(r))
+        if old is not None and old[1] == r["verdict"] and old[2] == r["rationale"]:
+            n["unchanged"] += 1
+            continue
+        q = r["question_id"]
+        pair = r["kind"] == "pairwise"
+        new.append(
+            {
+                "kind": r["kind"],
+                "question_id": q,
+                "rater": r["rater"],
+                "rater_kind": r["rater_kind"],
+                "criterion": r["criterion"],
+                "system": r["system"],
+                "answer_id": None if pair else answer_ids.get((q, r["system"])),
+                "system_a": r["system_a"],
+                "system_b": r["system_b"],
+                "answer_a_id": answer_ids.get((q, r["system_a"])) if pair else None,
+                "answer_b_id": answer_ids.get((q, r["system_b"])) if pair else None,
+                "order_shown": ("ab" if r["system_a"] < r["system_b"] else "ba") if pair else "",
+                "verdict": r["verdict"],
+                "status": "ok",
+                "rationale": r["rationale"],
+                "raw": json.dumps({"file": source, "line": r["line"], "label": r["label"]}),
+                "supersedes": None if old is None else old[0],
+                "created_at": now,
+            }
+        )
+        n["updated" if old is not None else "inserted"] += 1
+    return new
+
+
+def assign_slots(ratings: list[dict[str, Any]]) -> None:
+    """Give each anonymous rating (rater ending in ``#``) its slot number within its item.
+
+    The numbers do not follow the file's row order: within an item, ratings are ordered by a
+    hash of (item, verdict, rationale) and then by their order among identical ratings (which
+    are interchangeable), so the same ratings in any file order fill the same slots, and which
+    verdict lands in slot 1 still varies from item to item without favouring any label."""
+    groups: dict[tuple, list[dict[str, Any]]] = {}
+    for r in ratings:
+        if r["rater"].endswith("#"):
+            key = (
+                r["rater"],
+                r["kind"],
+                r["question_id"],
+                r["system_a"],
+                r["system_b"],
+                r["system"],
+            )
+            groups.setdefault(key, []).append(r)
+    for key, found in groups.items():
+
+        def order(r: dict[str, Any], key: tuple = key) -> str:
+            text = json.dumps([*key, r["verdict"], r.get("rationale") or ""], default=str)
+            return hashlib.sha256(text.encode()).hexdigest()
+
+        for slot, r in enumerate(sorted(found, key=order), start=1):  # stable: equal hashes keep
+            r["rater"] = f"{r['rater']}{slot}"  # their order, and such ratings are identical

@@ -1,0 +1,152 @@
+"""The database file before and while SQLite uses it: each failure as one plain line.
+
+:func:`check_db_file` looks at the path before SQLite opens it (missing, a directory, a device,
+read-only, not SQLite, cut short) and :func:`explain_sqlite_error` turns SQLite's own errors
+(locked, full disk, malformed) into :class:`core.errors.DatabaseFileError`. Neither writes
+anything, so a refused file stays byte-identical.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import stat
+from pathlib import Path
+
+from core.errors import DatabaseFileError
+from core.store.connection import busy_timeout_ms
+
+SQLITE_MAGIC = b"SQLite format 3\x00"
+INIT_HINT = "create one with `python -m core init` (or `make run` for the demo)"
+
+
+def _is_memory(path: str | Path) -> bool:
+    return str(path) == ":memory:"
+
+
+def check_db_file(path: str | Path, *, create: bool) -> None:
+    """Refuse a path SQLite should not open, with what is wrong and what to do.
+
+    A missing file is fine only with ``create``. Otherwise the file must be a regular file that
+    this process may write, in a folder it may write (SQLite keeps ``-wal``/``-shm`` beside it),
+    starting with the SQLite header, and at least as long as the header's page count says
+    (unless a write-ahead log holds the rest).
+    """
+    if _is_memory(path):
+        return
+    p = Path(path)
+    try:
+        info = p.stat()
+    except FileNotFoundError:
+        if create:
+            return
+        raise DatabaseFileError(
+            f"no database at {p}; check --db (or $WORKBENCH_DB), or {INIT_HINT}"
+        ) from None
+    except OSError as exc:
+        raise DatabaseFileError(f"cannot read {p} ({exc.strerror}); check --db") from None
+    if stat.S_ISDIR(info.st_mode):
+        raise DatabaseFileError(f"{p} is a folder, not a database file; give a file path to --db")
+    if not stat.S_ISREG(info.st_mode):
+        raise DatabaseFileError(
+            f"{p} is not a regular file (a device or pipe); give a database file path to --db"
+        )
+    if not os.access(p, os.R_OK):
+        raise DatabaseFileError(f"{p} is not readable by this user; fix its permissions")
+    if not os.access(p, os.W_OK):
+        raise DatabaseFileError(
+            f"{p} is read-only; make it writable (chmod u+w, or a writable disk) or copy it "
+            "to a writable place"
+        )
+    folder = p.resolve().parent
+    if not os.access(folder, os.W_OK):
+        raise DatabaseFileError(
+            f"the folder {folder} is read-only; SQLite writes its journal beside {p.name}: "
+            "make the folder writable or copy the database elsewhere"
+        )
+    _check_header(p, info.st_size, create)
+
+
+def _check_header(p: Path, size: int, create: bool) -> None:
+    """The SQLite header (first 100 bytes): the magic string, and the page count versus size."""
+    if size == 0:
+        if create:
+            return
+        raise DatabaseFileError(f"{p} is an empty file, not a workbench database; {INIT_HINT}")
+    with p.open("rb") as f:
+        header = f.read(100)
+    if not header.startswith(SQLITE_MAGIC):
+        raise DatabaseFileError(
+            f"{p} is not a SQLite database (damaged, or another kind of file); restore it from a "
+            "backup or point --db at the right file"
+        )
+    if len(header) < 100:
+        raise _truncated(p)
+    page_size = int.from_bytes(header[16:18], "big")
+    page_size = 65536 if page_size == 1 else page_size
+    n_pages = int.from_bytes(header[28:32], "big")
+    counter_valid = header[24:28] == header[92:96]  # the page count is trusted only then
+    wal = Path(f"{p}-wal")
+    has_wal = wal.exists() and wal.stat().st_size > 0
+    if counter_valid and n_pages and size < page_size * n_pages and not has_wal:
+        raise _truncated(p)
+
+
+def _truncated(p: Path) -> DatabaseFileError:
+    return DatabaseFileError(
+        f"{p} is cut short (truncated: smaller than its header says); restore it from a backup"
+    )
+
+
+FILE_ERROR_WORDS = (
+    "locked",
+    "busy",
+    "full",
+    "readonly",
+    "read-only",
+    "unable to open",
+    "disk i/o",
+    "malformed",
+    "not a database",
+    "corrupt",
+)
+
+
+def is_file_error(exc: BaseException) -> bool:
+    """Whether ``exc`` is about the database file or its lock (locked, full, read-only, cannot
+    open, malformed, not a database), not a mistake of the code (a constraint, ``no such
+    table``, a syntax error: those keep their traceback)."""
+    text = str(exc).lower()
+    return type(exc) in (sqlite3.OperationalError, sqlite3.DatabaseError) and any(
+        word in text for word in FILE_ERROR_WORDS
+    )
+
+
+def explain_sqlite_error(exc: sqlite3.Error, path: str | Path) -> DatabaseFileError:
+    """SQLite's error on the database at ``path`` as one line saying what happened and what to do."""
+    text = str(exc)
+    low = text.lower()
+    if "locked" in low or "busy" in low:
+        return DatabaseFileError(
+            f"the database {path} is locked: another program kept it locked for more than "
+            f"{busy_timeout_ms() / 1000:g} s; wait for it to finish (or stop it) and run this again"
+        )
+    if "full" in low:
+        return DatabaseFileError(
+            f"the disk holding {path} is full; free space and run the command again (its "
+            "unfinished writes were rolled back)"
+        )
+    if "readonly" in low or "read-only" in low:
+        return DatabaseFileError(
+            f"the database {path} is read-only; make it and its folder writable and run this again"
+        )
+    if "malformed" in low or "not a database" in low or "corrupt" in low:
+        return DatabaseFileError(
+            f"the database {path} is damaged ({text}); restore it from a backup"
+        )
+    if "unable to open" in low or "disk i/o" in low:
+        return DatabaseFileError(
+            f"cannot open or write the database {path} ({text}); check the path, permissions "
+            "and disk"
+        )
+    return DatabaseFileError(f"database {path}: {text}")

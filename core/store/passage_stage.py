@@ -1,0 +1,164 @@
+"""Staged passages: a long document import written in short transactions, switched in at once.
+
+A 25 MB book has about 20,000 passages. Written in one transaction they held SQLite's write lock
+for tens of seconds, and every label clicked meanwhile waited or failed. Instead the importer
+writes them with :func:`stage_passages` into ``passage_stage`` (which no reader looks at) in
+chunks of at most :data:`CHUNK_ROWS` rows / :data:`CHUNK_CHARS` characters, each chunk its own
+transaction, pausing briefly after each so a waiting writer gets the lock; then, inside the one
+short transaction that also writes the document row, :func:`switch_passages` replaces the
+document's passages with the staged ones (the stage is then dropped in short chunks). Readers see the old document or the new one, never a
+mix. A stage left by a process that died is removed by :func:`drop_dead_stages`.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import time
+import uuid
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from core.errors import StoreError
+from core.store.connection import transaction
+from core.store.runs import pid_alive
+
+if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
+    import sqlite_utils
+
+CHUNK_ROWS = 2000
+CHUNK_CHARS = 2_000_000
+#: After each chunk the importer pauses this share of the chunk's lock hold (at least 5 ms).
+PAUSE_SHARE = 0.25
+COLUMNS = ("idx", "start", "end", "text", "n_tokens")
+
+
+@dataclass
+class Stage:
+    """One import's staged passages: ``stage`` id, document, rows, longest chunk hold (s)."""
+
+    stage: str
+    document_id: str
+    n_rows: int
+    longest_hold_s: float = 0.0
+
+
+def _chunks(rows: Sequence[dict[str, Any]]) -> list[Sequence[dict[str, Any]]]:
+    """Consecutive runs of ``rows`` of at most CHUNK_ROWS rows and about CHUNK_CHARS characters."""
+    out, start, chars = [], 0, 0
+    for i, row in enumerate(rows):
+        if i > start and (i - start >= CHUNK_ROWS or chars + len(row["text"]) > CHUNK_CHARS):
+            out.append(rows[start:i])
+            start, chars = i, 0
+        chars += len(row["text"])
+    if start < len(rows):
+        out.append(rows[start:])
+    return out
+
+
+def needs_stage(rows: Sequence[dict[str, Any]]) -> bool:
+    """Whether ``rows`` are more than one chunk (fewer go straight into the switch)."""
+    return len(_chunks(rows)) > 1
+
+
+def stage_passages(
+    db: sqlite_utils.Database,
+    document_id: str,
+    rows: Sequence[dict[str, Any]],
+    *,
+    after_chunk: Callable[[int], None] | None = None,
+) -> Stage:
+    """Write ``rows`` (dicts with :data:`COLUMNS`) for ``document_id`` into a new stage, one
+    short transaction per chunk; ``after_chunk(n_written)`` runs after each (outside any
+    transaction). Earlier stages of the same document, and stages of dead processes, go first."""
+    drop_dead_stages(db, document_id)
+    stage = Stage(f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:12]}", document_id, 0)
+    try:
+        for chunk in _chunks(rows):
+            started = time.perf_counter()
+            with transaction(db):
+                db.table("passage_stage").insert_all(
+                    ({"stage": stage.stage, "document_id": document_id, **r} for r in chunk),
+                    batch_size=500,
+                )
+            held = time.perf_counter() - started
+            stage.longest_hold_s = max(stage.longest_hold_s, held)
+            stage.n_rows += len(chunk)
+            if after_chunk is not None:
+                after_chunk(stage.n_rows)
+            if not db.conn.in_transaction:  # a waiting writer (a label) gets its turn
+                time.sleep(max(0.005, held * PAUSE_SHARE))
+    except BaseException:
+        drop_stage(db, stage.stage)
+        raise
+    return stage
+
+
+def switch_passages(db: sqlite_utils.Database, stage: Stage) -> None:
+    """Replace the passages of ``stage.document_id`` with the staged rows (then
+    :func:`drop_stage`, outside the transaction, removes the stage).
+
+    Call inside the transaction that writes the document row. Raises StoreError (and changes
+    nothing, the caller's transaction rolls back) when rows of the stage are missing: another
+    import of the same document ran at the same time and removed them."""
+    n = db.execute("select count(*) from passage_stage where stage = ?", [stage.stage]).fetchone()[
+        0
+    ]
+    if n != stage.n_rows:
+        raise StoreError(
+            f"another import of {stage.document_id!r} ran at the same time and replaced this "
+            "one's staged passages; nothing was changed: run the import again"
+        )
+    db.execute("delete from passages where document_id = ?", [stage.document_id])
+    cols = ", ".join(f"[{c}]" for c in COLUMNS)
+    db.execute(
+        f"insert into passages (document_id, {cols}) "
+        f"select document_id, {cols} from passage_stage where stage = ? order by idx",
+        [stage.stage],
+    )
+
+
+def drop_stage(db: sqlite_utils.Database, stage: str) -> None:
+    """Remove one stage's rows (switched in, or an import that failed), in short transactions
+    of at most :data:`CHUNK_ROWS` rows (inside a caller's transaction: all at once)."""
+    if db.conn.in_transaction:
+        db.execute("delete from passage_stage where stage = ?", [stage])
+        return
+    while True:
+        with transaction(db):
+            gone = db.execute(
+                "delete from passage_stage where rowid in (select rowid from passage_stage "
+                "where stage = ? limit ?)",
+                [stage, CHUNK_ROWS],
+            ).rowcount
+        if gone < CHUNK_ROWS:
+            return
+
+
+def drop_dead_stages(db: sqlite_utils.Database, document_id: str) -> int:
+    """Remove the stages of ``document_id`` (an earlier import of it that failed, or one running
+    now, whose switch then refuses) and of any other document whose process on this host died.
+    Returns how many stages were removed."""
+    host = socket.gethostname()
+    stages = [r[0] for r in db.execute("select distinct stage from passage_stage")]
+    if not stages:
+        return 0
+    doc_stages = {
+        r[0]
+        for r in db.execute(
+            "select distinct stage from passage_stage where document_id = ?", [document_id]
+        )
+    }
+    dead = []
+    for stage in stages:
+        owner_host, _, rest = stage.partition(":")
+        pid = rest.partition(":")[0]
+        if stage in doc_stages or (
+            owner_host == host and pid.isdigit() and not pid_alive(int(pid))
+        ):
+            dead.append(stage)
+    with transaction(db):
+        for stage in dead:
+            db.execute("delete from passage_stage where stage = ?", [stage])
+    return len(dead)
