@@ -39,6 +39,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--id", dest="doc_id", help="document id (single file only)")
     p.add_argument("--title")
     p.add_argument("--author")
+    p.add_argument(
+        "--split-stories",
+        action="store_true",
+        help="a story collection: store each story as its own document ID-s01, ID-s02, ... "
+        "(found from the CONTENTS list, else from headings in capitals or 'I. Title'; "
+        "docs/books.md)",
+    )
     p.set_defaults(func=_import_book)
 
     p = sub.add_parser(
@@ -115,17 +122,21 @@ def _import_book(args: argparse.Namespace) -> int:
     from core.corpus.books import (  # deferred: a command imports only what it runs (fast `python -m core`)
         import_book,
         import_books,
+        import_stories,
     )
 
     with opened(args.db) as db:
         if args.doc_id or args.title or args.author:
             if Path(args.path).is_dir():
                 raise InputError("--id/--title/--author need a single file", path=args.path)
-            results = [
-                import_book(db, args.path, doc_id=args.doc_id, title=args.title, author=args.author)
-            ]
+            named = {"doc_id": args.doc_id, "title": args.title, "author": args.author}
+            results = (
+                import_stories(db, args.path, **named)
+                if args.split_stories
+                else [import_book(db, args.path, **named)]
+            )
         else:
-            results = import_books(db, args.path)
+            results = import_books(db, args.path, split_stories=args.split_stories)
     for r in results:
         changed = ", ".join(
             [*(["text"] if r.get("text_changed") else []), *r.get("metadata_changed", [])]

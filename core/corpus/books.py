@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 from core.corpus.documents import upsert_document
 from core.corpus.gutenberg import clean_gutenberg
 from core.corpus.names import check_name
+from core.corpus.stories import require_stories
 from core.corpus.tabular import check_text_value, read_document_text
 from core.errors import InputError
 from core.store.connection import transaction
@@ -45,6 +46,34 @@ def import_book(
 
     Returns the :func:`core.corpus.documents.upsert_document` report plus ``title`` and ``author``.
     """
+    return _import(db, path, doc_id, title, author, split_stories=False)[0]
+
+
+def import_stories(
+    db: sqlite_utils.Database,
+    path: str | Path,
+    *,
+    doc_id: str | None = None,
+    title: str | None = None,
+    author: str | None = None,
+) -> list[dict[str, Any]]:
+    """Import a story collection as one document per story (:mod:`core.corpus.stories`):
+    ``<id>-s01``, ``-s02``, ... titled ``Book: Story``, whose metadata names the book
+    (``book_id``, ``book_title``, ``story``, ``story_title``, ``stories``); the whole book is
+    not stored, so entities and questions stay within a story. One report per story;
+    ``InputError`` (nothing written) when no stories are found."""
+    return _import(db, path, doc_id, title, author, split_stories=True)
+
+
+def _import(
+    db: sqlite_utils.Database,
+    path: str | Path,
+    doc_id: str | None,
+    title: str | None,
+    author: str | None,
+    *,
+    split_stories: bool,
+) -> list[dict[str, Any]]:
     path = Path(path)
     if doc_id is not None:
         check_name(doc_id, "document id", column="--id")
@@ -63,26 +92,53 @@ def import_book(
     language = (
         LANGUAGE_CODES.get(cleaned.language.split()[0].lower(), "en") if cleaned.language else "en"
     )
-    result = upsert_document(
-        db,
-        doc_id,
-        cleaned.body,
-        kind="book",
-        source="file",
-        title=final_title,
-        author=final_author,
-        language=language,
-        metadata={
-            "file": path.name,
-            "gutenberg_header": cleaned.had_header,
-            "gutenberg_removed": cleaned.removed,
-        },
-    )
-    return {**result, "title": final_title, "author": final_author}
+    metadata = {
+        "file": path.name,
+        "gutenberg_header": cleaned.had_header,
+        "gutenberg_removed": cleaned.removed,
+    }
+    parts = [(doc_id, final_title, cleaned.body, metadata)]
+    if split_stories:
+        stories = require_stories(cleaned.body, str(path))
+        parts = [
+            (
+                check_name(f"{doc_id}-s{n:02d}", "story document id", column="--id"),
+                f"{final_title}: {story.title}",
+                cleaned.body[story.start : story.end].strip(),
+                {
+                    **metadata,
+                    "book_id": doc_id,
+                    "book_title": final_title,
+                    "story": n,
+                    "story_title": story.title,
+                    "stories": len(stories),
+                },
+            )
+            for n, story in enumerate(stories, start=1)
+        ]
+    out = []
+    with transaction(db):
+        for part_id, part_title, text, meta in parts:
+            result = upsert_document(
+                db,
+                part_id,
+                text,
+                kind="book",
+                source="file",
+                title=part_title,
+                author=final_author,
+                language=language,
+                metadata=meta,
+            )
+            out.append({**result, "title": part_title, "author": final_author})
+    return out
 
 
-def import_books(db: sqlite_utils.Database, path: str | Path) -> list[dict[str, Any]]:
-    """Import a single file, or every ``*.txt`` file in a folder (sorted by name).
+def import_books(
+    db: sqlite_utils.Database, path: str | Path, *, split_stories: bool = False
+) -> list[dict[str, Any]]:
+    """Import a single file, or every ``*.txt`` file in a folder (sorted by name); with
+    ``split_stories`` every file is a story collection (:func:`import_stories`).
 
     A folder import validates every file before writing any: one bad file fails the whole call.
     """
@@ -95,7 +151,11 @@ def import_books(db: sqlite_utils.Database, path: str | Path) -> list[dict[str, 
             read_document_text(file)
 
         with transaction(db):
-            return [import_book(db, f) for f in files]
+            return [
+                r
+                for f in files
+                for r in _import(db, f, None, None, None, split_stories=split_stories)
+            ]
     if not path.exists():
         raise InputError("no such file or folder", path=str(path))
-    return [import_book(db, path)]
+    return _import(db, path, None, None, None, split_stories=split_stories)
