@@ -33,7 +33,7 @@ USAGE = (
 
 def add_edit_options(p: argparse.ArgumentParser) -> None:
     """The options only the edit actions take."""
-    g = p.add_argument_group("entity edits (" + USAGE + ")")
+    g = p.add_argument_group("entity edits (an action first; see the description)")
     g.add_argument("--as", dest="as_admin", metavar="ADMIN", help="the admin account that edits")
     g.add_argument("--into", metavar="NAME", help="merge: the merged entity's name")
     g.add_argument("--mentions", metavar="ID,ID", help="split: mention ids (see `mentions`)")
@@ -77,8 +77,11 @@ def run_edit(args: argparse.Namespace, words: list[str]) -> int:
         print(json.dumps(out, ensure_ascii=False))
     elif action == "undo":
         print(
-            f"edit {out['undoes']} undone (edit {out['id']}); {len(out['restored'])} questions restored"
+            f"edit {out['undoes']} undone (edit {out['id']}); "
+            f"{len(out['restored'])} questions restored"
         )
+        if out["skipped"]:
+            print(f"note: edits no longer applicable: {', '.join(map(str, out['skipped']))}")
     else:
         print(
             f"edit {out['id']}: {action} stored; {len(out['flagged'])} questions flagged for review"

@@ -74,7 +74,9 @@ def put_base(
     )
 
 
-def stored_entities(db: sqlite_utils.Database, document_id: str, method: str) -> list[dict]:
+def stored_entities(
+    db: sqlite_utils.Database, document_id: str, method: str
+) -> list[dict[str, Any]]:
     """The stored entities of a document and method with mentions (``n_mentions > 0``), each
     with ``mentions`` = ``[[start, end, surface], ...]`` in book order."""
     ents = rows(
@@ -139,11 +141,11 @@ def replace_entities(
         if entity_id is None and e.get("keep") in old:
             entity_id = old.pop(e["keep"])
         if entity_id is None:
-            entity_id = db["entities"].insert(row).last_pk
+            entity_id = db.table("entities").insert(row).last_pk
         else:
-            db["entities"].update(entity_id, row)
+            db.table("entities").update(entity_id, row)
             db.execute("delete from mentions where entity_id = ?", [entity_id])
-        db["mentions"].insert_all(
+        db.table("mentions").insert_all(
             (
                 {
                     "entity_id": entity_id,
