@@ -17,6 +17,7 @@ from core.store.entity_edits import (
     stored_entities,
 )
 from core.store.runs import latest_entity_method
+from core.views.text import InertMarkdown, escape_markdown
 
 if TYPE_CHECKING:
     import sqlite_utils
@@ -84,6 +85,20 @@ def mention_samples(
         }
         for m in found
     ]
+
+
+def kwic_markdown(sample: dict[str, Any]) -> InertMarkdown:
+    """A mention in context as inert Markdown: ``#id ... left **surface** right ...`` (every
+    part escaped)."""
+    return InertMarkdown(
+        f"`#{int(sample['id'])}` …{escape_markdown(sample['left'])} "
+        f"**{escape_markdown(sample['surface'])}** {escape_markdown(sample['right'])}…"
+    )
+
+
+def mention_label(sample: dict[str, Any]) -> str:
+    """A short plain-text label of a mention for a picker: ``#id … left [surface] right …``."""
+    return f"#{sample['id']} …{sample['left'][-30:]} [{sample['surface']}] {sample['right'][:30]}…"
 
 
 def describe_edit(action: str, payload: dict[str, Any]) -> str:
