@@ -9,13 +9,14 @@ import bisect
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from core.corpus.documents import get_passages, require_document
+from core.corpus.documents import require_document
 from core.errors import InputError
 from core.generation.entity_edits import EditedEntity, apply_edits, from_dict
 from core.store.connection import transaction
 from core.store.entity_edits import (
     document_edits,
     get_base,
+    passage_starts,
     put_base,
     replace_entities,
     stored_entities,
@@ -62,7 +63,14 @@ def write_entities(
 ) -> None:
     """Store ``entities`` as the document's entities (ids kept by name, else by ``keep``;
     passage indexes recomputed). Call inside a transaction."""
-    starts = [p.start for p in get_passages(db, state.document_id)]
+    starts = passage_starts(db, state.document_id)
+    stored = {
+        e["name"]: (e["label"], tuple(e["aliases"]), tuple(tuple(m) for m in e["mentions"]))
+        for e in state.stored
+    }
+    unchanged = frozenset(
+        e.name for e in entities if stored.get(e.name) == (e.label, e.aliases, e.mentions)
+    )
 
     def idx(start: int) -> int | None:
         return bisect.bisect_right(starts, start) - 1 if starts else None
@@ -83,6 +91,7 @@ def write_entities(
             for e in entities
         ],
         referenced_entity_ids(db),
+        unchanged,
     )
 
 

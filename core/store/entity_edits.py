@@ -75,26 +75,29 @@ def put_base(
 
 
 def stored_entities(
-    db: sqlite_utils.Database, document_id: str, method: str
+    db: sqlite_utils.Database, document_id: str, method: str, *, chains: bool = True
 ) -> list[dict[str, Any]]:
-    """The stored entities of a document and method with mentions (``n_mentions > 0``), each
-    with ``mentions`` = ``[[start, end, surface], ...]`` in book order."""
+    """The stored entities of a document and method with mentions (``n_mentions > 0``) by
+    rank, each with ``mentions`` = ``[[start, end, surface], ...]`` in book order (left out
+    when not ``chains``)."""
     ents = rows(
         db,
         "select id, name, aliases, label, n_mentions, rank, run_id from entities "
         "where document_id = ? and method = ? and n_mentions > 0 order by rank",
         [document_id, method],
     )
-    chains: dict[int, list[list[Any]]] = {e["id"]: [] for e in ents}
+    if not chains:
+        return ents
+    by_entity: dict[int, list[list[Any]]] = {e["id"]: [] for e in ents}
     for r in db.execute(
         "select m.entity_id, m.start, m.end, m.surface from mentions m join entities e "
         "on e.id = m.entity_id where e.document_id = ? and e.method = ? order by m.start",
         [document_id, method],
     ):
-        if r[0] in chains:
-            chains[r[0]].append([r[1], r[2], r[3]])
+        if r[0] in by_entity:
+            by_entity[r[0]].append([r[1], r[2], r[3]])
     for e in ents:
-        e["mentions"] = chains[e["id"]]
+        e["mentions"] = by_entity[e["id"]]
     return ents
 
 
@@ -116,6 +119,7 @@ def replace_entities(
     run_id: str | None,
     entities: Sequence[dict[str, Any]],
     referenced: set[int],
+    unchanged: frozenset[str] = frozenset(),
 ) -> None:
     """Store ``entities`` (ranked in the given order; each ``name, aliases, label, keep,
     mentions = [(start, end, surface, passage_idx)]``) as the document's entities of ``method``.
@@ -123,10 +127,14 @@ def replace_entities(
     An entity keeps the row id of the stored entity of the same name, else of its ``keep`` name
     (a renamed or merged entity keeps the id questions point at). Rows left over lose their
     mentions; those questions point at stay with ``n_mentions = 0`` (unranked), the rest go.
-    Call inside a transaction.
+    ``unchanged`` names entities stored exactly so already: only their rank is set. Call inside a
+    transaction.
     """
     old = entity_ids_by_name(db, document_id, method)
     for rank, e in enumerate(entities, start=1):
+        if e["name"] in unchanged and e["name"] in old:
+            db.execute("update entities set rank = ? where id = ?", [rank, old.pop(e["name"])])
+            continue
         row = {
             "document_id": document_id,
             "name": e["name"],
@@ -241,3 +249,13 @@ def mention_rows(db: sqlite_utils.Database, entity_id: int) -> list[dict[str, An
         "order by start",
         [entity_id],
     )
+
+
+def passage_starts(db: sqlite_utils.Database, document_id: str) -> list[int]:
+    """Start offsets of a document's passages in order (to index mentions by passage)."""
+    return [
+        r[0]
+        for r in db.execute(
+            "select start from passages where document_id = ? order by idx", [document_id]
+        )
+    ]

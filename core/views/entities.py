@@ -33,9 +33,9 @@ def entity_documents(db: sqlite_utils.Database) -> list[tuple[str, str]]:
 
 def document_entities(db: sqlite_utils.Database, doc_id: str) -> list[dict[str, Any]]:
     """The stored (effective) entities of ``doc_id`` by rank: ``id, name, label, n_mentions,
-    aliases, mentions`` (``[[start, end, surface], ...]``)."""
+    aliases, rank`` (no mention chains: see :func:`mention_samples`)."""
     method = latest_entity_method(db, doc_id)
-    return stored_entities(db, doc_id, method) if method else []
+    return stored_entities(db, doc_id, method, chains=False) if method else []
 
 
 def entity_table(entities: list[dict[str, Any]], questions: dict[int, int]) -> pd.DataFrame:
