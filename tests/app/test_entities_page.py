@@ -89,6 +89,13 @@ def test_entities_page_merge_split_retype_and_undo(novel_db):
     assert "flagged needs\\_review" in at.success[0].value
     assert at.dataframe[0].value["name"][0] == "Konstantin Dmitrievitch Levin"
 
+    review = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
+    review.query_params["name"] = "alice"
+    ok(review.run()).switch_page("pages/1_Review_questions.py")
+    review.query_params["q"] = "q-konst"
+    warning = unescaped(ok(review.run()).warning[0].value)
+    assert warning.startswith("Needs review: entity Konstantin Dmitrievitch merged into")
+
     at.selectbox(key="entity").set_value("Kitty")
     picker = ok(at.run()).multiselect(key="split_mentions")
     picker.set_value(
