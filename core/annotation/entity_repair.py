@@ -60,7 +60,7 @@ def _payload(db: sqlite_utils.Database, doc_id: str, action: str, args: dict[str
         return {
             "entity": entity,
             "mentions": spans,
-            "name": clean_name(args.get("name")),
+            "name": clean_name(args.get("name"), "split: the new entity's --name"),
             "label": label,
         }
     if action == "rename":

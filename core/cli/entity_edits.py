@@ -121,6 +121,8 @@ def _listing(db, action: str, doc: str, rest: list[str], as_json: bool) -> int:
         found = edit_history(db, doc)[::-1]
         if as_json:
             print(json.dumps(found, ensure_ascii=False))
+        if not found and not as_json:
+            print(f"no entity edits on {doc}")
         for h in [] if as_json else found:
             undone = f"  (undone by {h['undone_by']})" if h["undone_by"] else ""
             print(
