@@ -159,6 +159,8 @@ with ui.database() as db:
             f"id {md(q['id'])} · origin {md(q['origin'])} · type {md(q['qtype'] or '-')} · "
             f"language {md(q.get('language') or '-')} · status {md(q['status'])}"
         )
+        if flag := (q.get("metadata") or {}).get("needs_review"):  # an entity edit took its entity
+            st.warning(f"Needs review: {md(flag.get('reason'))}")
         st.markdown("**Reference answer**" if q["origin"] == "xrag" else "**Generated answer**")
         ui.untrusted(detail["answer"])
         if detail["parent"]:

@@ -45,6 +45,13 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="replace a stored document of the same id whose questions, answers or judgments "
         "would be orphaned (made for the old text); they are listed",
     )
+    p.add_argument(
+        "--split-stories",
+        action="store_true",
+        help="a story collection: store each story as its own document ID-s01, ID-s02, ... "
+        "(found from the CONTENTS list, else from headings in capitals or 'I. Title'; "
+        "docs/books.md)",
+    )
     p.set_defaults(func=_import_book)
 
     p = sub.add_parser(
@@ -122,24 +129,23 @@ def _import_book(args: argparse.Namespace) -> int:
     from core.corpus.books import (  # deferred: a command imports only what it runs (fast `python -m core`)
         import_book,
         import_books,
+        import_stories,
     )
 
     with opened(args.db) as db:
         if args.doc_id or args.title or args.author:
             if Path(args.path).is_dir():
                 raise InputError("--id/--title/--author need a single file", path=args.path)
-            results = [
-                import_book(
-                    db,
-                    args.path,
-                    doc_id=args.doc_id,
-                    title=args.title,
-                    author=args.author,
-                    replace=args.replace,
-                )
-            ]
+            named = {"doc_id": args.doc_id, "title": args.title, "author": args.author}
+            results = (
+                import_stories(db, args.path, **named, replace=args.replace)
+                if args.split_stories
+                else [import_book(db, args.path, **named, replace=args.replace)]
+            )
         else:
-            results = import_books(db, args.path, replace=args.replace)
+            results = import_books(
+                db, args.path, replace=args.replace, split_stories=args.split_stories
+            )
     for r in results:
         changed = ", ".join(
             [*(["text"] if r.get("text_changed") else []), *r.get("metadata_changed", [])]

@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 import json
 
+from core.cli.entity_edits import EDIT_WORDS, USAGE, add_edit_options, run_edit
+from core.errors import InputError
 from core.store.database import opened
 
 
@@ -16,9 +18,16 @@ def register(sub: argparse._SubParsersAction) -> None:
         description="Find the named entities of a stored document with their mention chains, "
         "merge aliases (M. Myriel / Myriel / Monseigneur Myriel), rank them by "
         "mention frequency and store them (tables entities, mentions). Re-running "
-        "replaces the previous result of the same method.",
+        "replaces the previous result of the same method and replays people's edits. "
+        "With an action first, a person repairs the stored entities (every edit recorded "
+        "with who and when, and reversible): " + USAGE + ".",
     )
-    p.add_argument("doc_id", metavar="DOC_ID", help="a stored document id (see `status`)")
+    p.add_argument(
+        "doc_id",
+        nargs="+",
+        metavar="DOC_ID",
+        help="a stored document id (see `status`), or an action and its arguments",
+    )
     p.add_argument("--top", type=int, default=20, help="how many entities to print (default 20)")
     p.add_argument(
         "--method",
@@ -37,6 +46,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--min-mentions", type=int, default=2, help="drop names mentioned fewer times (default 2)"
     )
     p.add_argument("--json", action="store_true", help="print the result as JSON")
+    add_edit_options(p)
     p.set_defaults(func=_entities)
 
     p = sub.add_parser(
@@ -61,6 +71,12 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _entities(args: argparse.Namespace) -> int:
+    words = args.doc_id
+    if words[0] in EDIT_WORDS:
+        return run_edit(args, words)
+    if len(words) > 1:
+        raise InputError(f"entities: one document id, or an action first ({USAGE})")
+    args.doc_id = words[0]
     from core.generation.entity_store import (  # deferred: a command imports only what it runs (fast `python -m core`)
         build_entities,
         get_entities,

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 from core.corpus.documents import get_document, sha256_text, upsert_document
 from core.corpus.gutenberg import clean_gutenberg
 from core.corpus.names import check_name
+from core.corpus.stories import require_stories
 from core.corpus.tabular import check_text_value, read_document_text
 from core.errors import InputError
 from core.store.questions import document_dependents
@@ -145,14 +146,76 @@ def _store(
     return {**result, "title": book["title"], "author": book["author"], "orphaned": orphaned}
 
 
-def import_books(
-    db: sqlite_utils.Database, path: str | Path, replace: bool = False
+def prepare_stories(
+    db: sqlite_utils.Database,
+    path: str | Path,
+    *,
+    doc_id: str | None = None,
+    title: str | None = None,
+    author: str | None = None,
+    replace: bool = False,
 ) -> list[dict[str, Any]]:
-    """Import a single file, or every ``*.txt`` file in a folder (sorted by name).
+    """:func:`prepare_book` of a story collection, one document per story
+    (:mod:`core.corpus.stories`): ``<id>-s01``, ``-s02``, ... titled ``Book: Story``, whose
+    metadata names the book (``book_id``, ``book_title``, ``story``, ``story_title``,
+    ``stories``). The whole book is not stored, so entities and questions stay within a story.
+    ``InputError`` (nothing written) when no stories are found; each story id is checked for
+    orphans like a book's (``replace``)."""
+    book = prepare_book(db, path, doc_id=doc_id, title=title, author=author, replace=True)
+    stories = require_stories(book["text"], str(path))
+    out = []
+    for n, story in enumerate(stories, start=1):
+        part_id = check_name(f"{book['doc_id']}-s{n:02d}", "story document id", column="--id")
+        text = book["text"][story.start : story.end].strip()
+        stored = get_document(db, part_id)
+        out.append(
+            {
+                **book,
+                "doc_id": part_id,
+                "title": f"{book['title']}: {story.title}",
+                "text": text,
+                "metadata": {
+                    **book["metadata"],
+                    "book_id": book["doc_id"],
+                    "book_title": book["title"],
+                    "story": n,
+                    "story_title": story.title,
+                    "stories": len(stories),
+                },
+                "orphaned": _orphaned(db, part_id, stored, text, Path(path), replace),
+            }
+        )
+    return out
+
+
+def import_stories(
+    db: sqlite_utils.Database,
+    path: str | Path,
+    *,
+    doc_id: str | None = None,
+    title: str | None = None,
+    author: str | None = None,
+    replace: bool = False,
+) -> list[dict[str, Any]]:
+    """Import a story collection (:func:`prepare_stories`): every story is read and checked
+    before any is written, then each is stored in short transactions and appears at once. One
+    report per story."""
+    stories = prepare_stories(db, path, doc_id=doc_id, title=title, author=author, replace=replace)
+    return [_store(db, story) for story in stories]
+
+
+def import_books(
+    db: sqlite_utils.Database,
+    path: str | Path,
+    replace: bool = False,
+    split_stories: bool = False,
+) -> list[dict[str, Any]]:
+    """Import a single file, or every ``*.txt`` file in a folder (sorted by name); with
+    ``split_stories`` every file is a story collection (:func:`prepare_stories`).
 
     A folder import reads and checks every file before writing any: one bad file fails the whole
-    call and writes nothing. Each book is then stored in short transactions and appears at once
-    (:func:`import_book`).
+    call and writes nothing. Each book (or story) is then stored in short transactions and
+    appears at once (:func:`import_book`).
     """
     path = Path(path)
     if path.is_dir():
@@ -161,8 +224,17 @@ def import_books(
             raise InputError("no .txt files in folder", path=str(path))
         for file in files:  # validate all first: decode errors name the file
             read_document_text(file)
-        books = [prepare_book(db, f, replace=replace) for f in files]
-        return [_store(db, book) for book in books]
-    if not path.exists():
+    elif path.exists():
+        files = [path]
+    else:
         raise InputError("no such file or folder", path=str(path))
-    return [import_book(db, path, replace=replace)]
+    books = [
+        book
+        for f in files
+        for book in (
+            prepare_stories(db, f, replace=replace)
+            if split_stories
+            else [prepare_book(db, f, replace=replace)]
+        )
+    ]
+    return [_store(db, book) for book in books]

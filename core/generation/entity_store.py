@@ -18,6 +18,7 @@ from core.generation.alias_merge import (
     llm_merge_groups,
 )
 from core.generation.entities import extract_entities
+from core.generation.entity_revisions import reapply_edits
 from core.store.connection import dumps, rows, transaction
 from core.store.questions import referenced_entity_ids
 from core.store.row_stage import drop_rows_stage, stage_rows, staged, switch_rows
@@ -74,6 +75,9 @@ def build_entities(
                 note = f"llm merge reply unparsed, kept string merges: {exc}"
             used = f"{used}+llm-merge"
         _store_entities(db, doc_id, entities, used, run_id, [p.start for p in passages])
+        if stale := reapply_edits(db, doc_id):  # a person's entity edits survive re-extraction
+            note = f"{note}; " if note else ""
+            note += f"entity edits no longer applicable: {', '.join(map(str, stale))}"
     except BaseException as exc:
         finish_run(db, run_id, "failed", str(exc)[:500])
         raise

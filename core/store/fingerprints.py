@@ -23,6 +23,7 @@ _GROWING = (
     "answers",
     "adjudications",
     "gold_sources",
+    "entity_edits",
 )
 
 

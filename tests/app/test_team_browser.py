@@ -147,7 +147,9 @@ def _first_items(db_path: Path, name: str, n: int) -> list[tuple]:
 
 
 def _verdict_button(page, verdict: str):
-    return page.get_by_role("button", name=re.compile("^" + re.escape(VERDICTS[verdict][0]) + r"(\s|$)"))
+    return page.get_by_role(
+        "button", name=re.compile("^" + re.escape(VERDICTS[verdict][0]) + r"(\s|$)")
+    )
 
 
 def _writes_nothing(page) -> None:

@@ -1,0 +1,144 @@
+"""What the Entities page shows: a document's top entities with counts and types, mentions in
+context (KWIC) and the history of people's edits."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import pandas as pd
+
+from core.corpus.documents import require_document
+from core.generation.entity_edits import ACTIONS
+from core.store.entity_edits import (
+    document_edits,
+    documents_with_entities,
+    entity_question_counts,
+    mention_rows,
+    stored_entities,
+)
+from core.store.runs import latest_entity_method
+from core.views.text import InertMarkdown, escape_markdown
+
+if TYPE_CHECKING:
+    import sqlite_utils
+
+ENTITY_COLUMNS = ["rank", "name", "type", "mentions", "questions", "aliases"]
+HISTORY_COLUMNS = ["edit", "action", "what", "by", "when", "undone by"]
+
+
+def entity_documents(db: sqlite_utils.Database) -> list[tuple[str, str]]:
+    """``(document id, title)`` of the documents with entities."""
+    return documents_with_entities(db)
+
+
+def document_entities(db: sqlite_utils.Database, doc_id: str) -> list[dict[str, Any]]:
+    """The stored (effective) entities of ``doc_id`` by rank: ``id, name, label, n_mentions,
+    aliases, rank`` (no mention chains: see :func:`mention_samples`)."""
+    method = latest_entity_method(db, doc_id)
+    return stored_entities(db, doc_id, method, chains=False) if method else []
+
+
+def entity_table(entities: list[dict[str, Any]], questions: dict[int, int]) -> pd.DataFrame:
+    """One row per entity: rank, name, type, mention count, questions about it, aliases."""
+    return pd.DataFrame(
+        [
+            (
+                e["rank"],
+                e["name"],
+                e["label"] or "-",
+                e["n_mentions"],
+                questions.get(e["id"], 0),
+                ", ".join(e["aliases"][:5]),
+            )
+            for e in entities
+        ],
+        columns=ENTITY_COLUMNS,
+    )
+
+
+def entity_overview(db: sqlite_utils.Database, doc_id: str, top: int = 50) -> pd.DataFrame:
+    """:func:`entity_table` of the top ``top`` entities of ``doc_id``."""
+    return entity_table(document_entities(db, doc_id)[:top], entity_question_counts(db, doc_id))
+
+
+def mention_samples(
+    db: sqlite_utils.Database, doc_id: str, entity_name: str, limit: int = 30, width: int = 60
+) -> list[dict[str, Any]]:
+    """Mentions of one entity in book order with ``width`` characters of context each side:
+    ``id`` (the mention row id), ``start``, ``left``, ``surface``, ``right``. At most ``limit``,
+    spread evenly over the book."""
+    text = require_document(db, doc_id)["text"]
+    ent = next((e for e in document_entities(db, doc_id) if e["name"] == entity_name), None)
+    if ent is None:
+        return []
+    found = mention_rows(db, ent["id"])
+    if len(found) > limit:
+        step = len(found) / limit
+        found = [found[int(i * step)] for i in range(limit)]
+    return [
+        {
+            "id": m["id"],
+            "start": m["start"],
+            "left": " ".join(text[max(0, m["start"] - width) : m["start"]].split()),
+            "surface": m["surface"],
+            "right": " ".join(text[m["end"] : m["end"] + width].split()),
+        }
+        for m in found
+    ]
+
+
+def kwic_markdown(sample: dict[str, Any]) -> InertMarkdown:
+    """A mention in context as inert Markdown: ``#id ... left **surface** right ...`` (every
+    part escaped)."""
+    return InertMarkdown(
+        f"`#{int(sample['id'])}` …{escape_markdown(sample['left'])} "
+        f"**{escape_markdown(sample['surface'])}** {escape_markdown(sample['right'])}…"
+    )
+
+
+def mention_label(sample: dict[str, Any]) -> str:
+    """A short plain-text label of a mention for a picker: ``#id … left [surface] right …``."""
+    return f"#{sample['id']} …{sample['left'][-30:]} [{sample['surface']}] {sample['right'][:30]}…"
+
+
+def describe_edit(action: str, payload: dict[str, Any]) -> str:
+    """One line saying what an edit did, e.g. ``Levin + Kostya -> Konstantin Levin``."""
+    if action == "merge":
+        return f"{' + '.join(payload['names'])} -> {payload['into']}"
+    if action == "split":
+        return f"{len(payload['mentions'])} mentions of {payload['entity']} -> {payload['name']}"
+    if action == "rename":
+        return f"{payload['entity']} -> {payload['name']}"
+    if action == "retype":
+        return f"{payload['entity']}: {payload['label']}"
+    if action == "drop":
+        return str(payload["entity"])
+    return f"undo of edit {payload.get('edit')}"
+
+
+def edit_history(db: sqlite_utils.Database, doc_id: str) -> list[dict[str, Any]]:
+    """The edits of ``doc_id`` newest first: ``id, action, what, made_by, created_at,
+    undone_by, undoable`` (an edit not undone and not itself an undo)."""
+    return [
+        {
+            "id": e["id"],
+            "action": e["action"],
+            "what": describe_edit(e["action"], e["payload"]),
+            "made_by": e["made_by"],
+            "created_at": e["created_at"],
+            "undone_by": e["undone_by"],
+            "undoable": e["action"] in ACTIONS and e["undone_by"] is None,
+        }
+        for e in reversed(document_edits(db, doc_id))
+    ]
+
+
+def history_table(history: list[dict[str, Any]]) -> pd.DataFrame:
+    """:func:`edit_history` as a table."""
+    return pd.DataFrame(
+        [
+            (h["id"], h["action"], h["what"], h["made_by"], h["created_at"], h["undone_by"] or "")
+            for h in history
+        ],
+        columns=HISTORY_COLUMNS,
+    )

@@ -1,0 +1,141 @@
+"""AppTest of the Entities page: top entities, mentions in context, merge by selection, split
+by mention, retype, undo from the history; admins only once accounts exist."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from browser_support import unescaped
+from streamlit.testing.v1 import AppTest
+
+from core.corpus.books import import_book
+from core.generation.entity_store import build_entities, get_entities
+from core.store.accounts import create_account
+from core.store.connection import dumps, utcnow
+from core.store.database import open_db
+from core.store.questions import insert_question
+
+ROOT = Path(__file__).resolve().parents[2]
+NOVEL = ROOT / "tests" / "data" / "entity_repair" / "patronymic_novel.txt"
+DOC = "book:patronymic-novel"
+PAGE = "pages/13_Entities.py"
+
+
+@pytest.fixture
+def novel_db(tmp_path, monkeypatch) -> Path:
+    path = tmp_path / "entities.db"
+    db = open_db(path)
+    import_book(db, NOVEL)
+    build_entities(db, DOC, method="regex")
+    konst = next(e for e in get_entities(db, DOC) if e["name"] == "Konstantin Dmitrievitch")
+    now = utcnow()
+    insert_question(
+        db,
+        {
+            "id": "q-konst",
+            "document_id": DOC,
+            "question": "Why does Konstantin Dmitrievitch come to Moscow?",
+            "answers": dumps(["to propose"]),
+            "origin": "generated",
+            "entity_id": konst["id"],
+            "status": "accepted",
+            "created_at": now,
+            "updated_at": now,
+        },
+    )
+    db.conn.close()
+    monkeypatch.setenv("WORKBENCH_DB", str(path))
+    return path
+
+
+def page(name: str = "alice") -> AppTest:
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
+    at.query_params["name"] = name
+    at.run()
+    at.switch_page(PAGE)
+    return ok(at.run())
+
+
+def ok(at: AppTest) -> AppTest:
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def button(at: AppTest, label: str):
+    return next(b for b in at.button if unescaped(b.label) == label)
+
+
+def query(path: Path, sql: str) -> list[tuple]:
+    db = open_db(path)
+    try:
+        return [tuple(r) for r in db.execute(sql).fetchall()]
+    finally:
+        db.conn.close()
+
+
+def test_entities_page_merge_split_retype_and_undo(novel_db):
+    at = page()
+    table = at.dataframe[0].value
+    assert list(table["name"][:3]) == ["Levin", "Kitty", "Oblonsky"]
+    assert table["questions"][list(table["name"]).index("Konstantin Dmitrievitch")] == 1
+    assert any("**Levin**" in m.value for m in at.markdown)  # KWIC of the first entity
+
+    at.multiselect(key="merge_parts").set_value(["Levin", "Konstantin Dmitrievitch"])
+    at.text_input(key="merge_into").set_value("Konstantin Dmitrievitch Levin")
+    ok(button(ok(at.run()), "Merge").click().run())
+    assert query(novel_db, "select action, made_by from entity_edits") == [("merge", "alice")]
+    assert query(novel_db, "select status from questions") == [("needs_review",)]
+    assert "flagged needs\\_review" in at.success[0].value
+    assert at.dataframe[0].value["name"][0] == "Konstantin Dmitrievitch Levin"
+
+    review = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
+    review.query_params["name"] = "alice"
+    ok(review.run()).switch_page("pages/1_Review_questions.py")
+    review.query_params["q"] = "q-konst"
+    warning = unescaped(ok(review.run()).warning[0].value)
+    assert warning.startswith("Needs review: entity Konstantin Dmitrievitch merged into")
+
+    at.selectbox(key="entity").set_value("Kitty")
+    picker = ok(at.run()).multiselect(key="split_mentions")
+    picker.set_value(
+        picker.options[:2] and [int(unescaped(o)[1:].split(" ")[0]) for o in picker.options[:2]]
+    )
+    at.text_input(key="split_name").set_value("Kitty Shtcherbatskaya")
+    ok(button(ok(at.run()), "Split").click().run())
+    at.selectbox(key="retype_label").set_value("PLACE")  # Kitty is no place: undone below
+    ok(button(ok(at.run()), "Retype").click().run())
+    assert [a for (a,) in query(novel_db, "select action from entity_edits")] == [
+        "merge",
+        "split",
+        "retype",
+    ]
+    assert query(
+        novel_db, "select n_mentions from entities where name = 'Kitty Shtcherbatskaya'"
+    ) == [(2,)]
+    assert query(novel_db, "select label from entities where name = 'Kitty'") == [("PLACE",)]
+
+    at.selectbox(key="undo_edit").set_value(1)  # the merge
+    ok(button(ok(at.run()), "Undo").click().run())
+    assert query(novel_db, "select status from questions") == [("accepted",)]
+    assert query(novel_db, "select action, undoes from entity_edits where id = 4") == [("undo", 1)]
+    names = list(at.dataframe[0].value["name"])
+    assert "Levin" in names and "Konstantin Dmitrievitch" in names
+
+
+def test_only_admins_edit_once_accounts_exist(novel_db):
+    db = open_db(novel_db)
+    tokens = {
+        "ann": create_account(db, "ann", "annotator"),
+        "boss": create_account(db, "boss", "admin"),
+    }
+    db.conn.close()
+    for who, shown in (("ann", False), ("boss", True)):
+        at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
+        at.query_params["token"] = tokens[who]
+        ok(at.run())
+        at.switch_page(PAGE)
+        ok(at.run())
+        assert bool(at.dataframe) is shown
+        if not shown:
+            assert "needs the admin role" in unescaped(at.error[0].value)
