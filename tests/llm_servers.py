@@ -8,14 +8,17 @@ an error result instead of a reply. ``server.plan`` is a
 list of behaviours consumed one per model call (``"ok"``, ``("status", code, headers, body)``,
 ``"timeout"``, ``"truncated"``, ``"nonjson"``); with the list empty every call succeeds after
 ``server.delay`` seconds. A generateContent naming a cachedContent the server does not hold
-(expired, deleted) gets Gemini's 404 NOT_FOUND. ``server.calls`` records model calls; ``peak`` the most in flight; ``server.reply`` (text ->
+(expired, deleted) gets Gemini's 404 NOT_FOUND. ``server.die_after = k`` kills the server after its k-th model reply (``server.died`` is set).
+``server.calls`` records model calls; ``peak`` the most in flight; ``server.reply`` (text ->
 text) writes the OpenAI chat replies (default: ``echo: <text>``).
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
+import socket
 import threading
 import time
 import uuid
@@ -54,6 +57,11 @@ class FakeServer(ThreadingHTTPServer):
         self.caches: dict[str, dict[str, Any]] = {}
         self.deleted_caches: list[str] = []
         self.thread = threading.Thread(target=self.serve_forever, args=(0.05,), daemon=True)
+        # die_after = k: the k-th model reply is the last; then the server dies like a killed
+        # process (listener closed, later calls on open connections dropped without a reply)
+        self.die_after: int | None = None
+        self.died = threading.Event()
+        self.started = 0
 
     @property
     def url(self) -> str:
@@ -69,6 +77,22 @@ class FakeServer(ThreadingHTTPServer):
 
     def handle_error(self, request: Any, client_address: Any) -> None:
         """Clients that gave up (timeouts) close sockets: not an error here."""
+
+    def admit(self) -> tuple[bool, bool]:
+        """(this model call is served, it is the last one before the server dies)."""
+        with self.lock:
+            if self.die_after is None:
+                return True, False
+            if self.started >= self.die_after:
+                return False, False
+            self.started += 1
+            return True, self.started == self.die_after
+
+    def die(self) -> None:
+        """Stop serving and close the listening socket (from a thread of its own)."""
+        self.died.set()
+        self.shutdown()
+        self.server_close()
 
     def next_behaviour(self) -> Any:
         with self.lock:
@@ -227,12 +251,21 @@ class Handler(BaseHTTPRequestHandler):
                 }
             )
         try:
+            served, last = srv.admit()
+            if not served:  # dead: the connection drops without a reply
+                self.close_connection = True
+                with contextlib.suppress(OSError):
+                    self.connection.shutdown(socket.SHUT_RDWR)
+                return
             blob = json.dumps(body)
             behaviour = next((b for k, b in srv.sticky.items() if k in blob), None)
             behaviour = behaviour or srv.next_behaviour()
             if srv.delay:
                 time.sleep(srv.delay)
             self._behave(behaviour, path, body)
+            if last:
+                self.close_connection = True
+                threading.Thread(target=srv.die, daemon=True).start()
         finally:
             with srv.lock:
                 srv.in_flight -= 1
