@@ -207,3 +207,26 @@ def test_listed_unreviewed_question_ids_and_a_double_filter_are_errors(tmp_path)
     )
     with pytest.raises(ConfigError, match="both 'status' and 'include_unreviewed'"):
         run_experiment(db, exp, progress=False)
+
+
+def test_a_system_skipping_by_design_is_listed_not_left_out(tmp_path, capsys):
+    db, exp = _offline(tmp_path)
+    exp.write_text(
+        OFFLINE.format(extra="", data="")
+        + '\n[[systems]]\nname = "no-oracle"\nkind = "oracle"\nsuffix = "#missing"\n'
+        'if_missing = "skip"\nmodel = "offline:extractive"\n',
+        encoding="utf-8",
+    )
+    run_experiment(db, exp, progress=False)
+    rep = report(db, "answering")
+    assert rep["comparison"] == {
+        "questions": ["q1", "q2"],  # the others are still compared on both questions
+        "left_out": {},
+        "skipped": {"no-oracle": ["q1", "q2"]},
+    }
+    assert not any("compared on" in w for w in rep["warnings"])
+    db.conn.close()
+    assert main(["--db", str(tmp_path / "wb.db"), "report", "answering"]) == 0
+    assert 'note: no-oracle skips 2 questions by design (if_missing = "skip"' in (
+        capsys.readouterr().out
+    )
