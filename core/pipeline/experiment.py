@@ -258,6 +258,7 @@ def run_experiment(
             summary["failure_summary"] = failure_line(
                 exp.name, failed_answers, {}, exp.max_failure_share
             )
+            summary["seconds"] = round(time.perf_counter() - started, 2)
             _finish(db, exp.name, run_id, "failed", summary)
             return summary
         qmap = {q["id"]: q for q in questions}

@@ -149,9 +149,11 @@ def run_warnings(rep: dict[str, Any], max_failure_share: float) -> list[str]:
     out = []
     if rep.get("status") == "interrupted":
         out.append("run interrupted: the results are partial; rerun the experiment file to resume")
-    for system, f in rep.get("answer_failures", {}).items():
+    answers = rep.get("answer_failures", {})
+    past = over_limit(answers, max_failure_share)
+    for system, f in answers.items():
         if f["failed"]:
-            over = " (over max_failure_share)" if f["share"] > max_failure_share else ""
+            over = f" (over max_failure_share {max_failure_share:.0%})" if system in past else ""
             out.append(
                 f"answering: system {system}: {f['failed']} of {f['n']} answers failed "
                 f"({f['share']:.0%}){over}"
@@ -179,13 +181,11 @@ def report_warnings(rep: dict[str, Any], max_failure_share: float = 0.2) -> list
     were mostly unparsed or failed, systems with no usable verdicts, intervals on too few
     questions."""
     out = run_warnings(rep, max_failure_share)
-    for judge, f in rep.get("failure_shares", {}).items():
+    judges = rep.get("failure_shares", {})
+    past = over_limit(judges, max_failure_share)
+    for judge, f in judges.items():
         if f["failed"]:
-            over = (
-                f" (over max_failure_share {max_failure_share:.0%})"
-                if (f["share"] > max_failure_share)
-                else ""
-            )
+            over = f" (over max_failure_share {max_failure_share:.0%})" if judge in past else ""
             out.append(
                 f"judge {judge}: {f['failed']} of {f['n']} verdicts unparsed or failed "
                 f"({f['share']:.0%}){over}"

@@ -107,6 +107,16 @@ def test_answering_server_killed_mid_run_exits_3_with_one_line(dying, tmp_path, 
     assert "warning: answering: system loopback-full" in capsys.readouterr().out
 
 
+def test_malformed_replies_fail_the_answering_stage(dying, tmp_path, capsys):
+    dying.die_after = None
+    dying.plan = ["ok"] + ["nonjson"] * 4  # one reply, then a proxy's HTML page as JSON
+    db_path, exp = _setup(tmp_path)
+    assert main(["--db", str(db_path), "run", str(exp), "--no-progress"]) == 3
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1
+    assert "answering: system loopback-full 1/2 answers failed (50%)" in err
+
+
 def test_partial_answering_failure_warns_and_compares_on_shared_questions(dying, tmp_path, capsys):
     db_path, exp = _setup(tmp_path, extra="max_failure_share = 0.5")
     assert main(["--db", str(db_path), "run", str(exp), "--no-progress", "--json"]) == 0
