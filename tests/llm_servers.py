@@ -16,13 +16,16 @@ No behaviour depends on the wall clock racing the client: ``server.hold_after(k)
 first ``k`` model calls and holds every later one (received and recorded, unanswered) until
 ``server.release()``, so a test acts at a known point (after the k-th reply) however busy the
 machine is; a ``"timeout"`` call is held until the server closes, so the client's timeout
-always fires first.
+always fires first. ``server.die_after = k`` kills the server after its k-th model
+reply (``server.died`` is set).
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
+import socket
 import threading
 import time
 import uuid
@@ -64,6 +67,11 @@ class FakeServer(ThreadingHTTPServer):
         self.gate = threading.Event()
         self.closing = threading.Event()
         self.thread = threading.Thread(target=self.serve_forever, args=(0.05,), daemon=True)
+        # die_after = k: the k-th model reply is the last; then the server dies like a killed
+        # process (listener closed, later calls on open connections dropped without a reply)
+        self.die_after: int | None = None
+        self.died = threading.Event()
+        self.started = 0
 
     @property
     def url(self) -> str:
@@ -91,6 +99,22 @@ class FakeServer(ThreadingHTTPServer):
         """Answer the held calls and every later one."""
         self.held_after = None
         self.gate.set()
+
+    def admit(self) -> tuple[bool, bool]:
+        """(this model call is served, it is the last one before the server dies)."""
+        with self.lock:
+            if self.die_after is None:
+                return True, False
+            if self.started >= self.die_after:
+                return False, False
+            self.started += 1
+            return True, self.started == self.die_after
+
+    def die(self) -> None:
+        """Stop serving and close the listening socket (from a thread of its own)."""
+        self.died.set()
+        self.shutdown()
+        self.server_close()
 
     def next_behaviour(self) -> Any:
         with self.lock:
@@ -252,12 +276,21 @@ class Handler(BaseHTTPRequestHandler):
         try:
             if held:
                 srv.gate.wait(timeout=300)  # the test releases it (or the server closes)
+            served, last = srv.admit()
+            if not served:  # dead: the connection drops without a reply
+                self.close_connection = True
+                with contextlib.suppress(OSError):
+                    self.connection.shutdown(socket.SHUT_RDWR)
+                return
             blob = json.dumps(body)
             behaviour = next((b for k, b in srv.sticky.items() if k in blob), None)
             behaviour = behaviour or srv.next_behaviour()
             if srv.delay:
                 time.sleep(srv.delay)
             self._behave(behaviour, path, body)
+            if last:
+                self.close_connection = True
+                threading.Thread(target=srv.die, daemon=True).start()
         finally:
             with srv.lock:
                 srv.in_flight -= 1

@@ -18,7 +18,7 @@ SUMMARY = "Ansel Brand keeps the lighthouse and owns a telescope called Orion."
 
 
 def seed(db, story=STORY):
-    """One story, its summary, two questions with references."""
+    """One story, its summary, two accepted questions with references."""
     upsert_document(
         db, "s1", story, kind="story", source="narrativeqa", title="The Keeper", author="A. Writer"
     )
@@ -41,6 +41,7 @@ def seed(db, story=STORY):
                 "question": q,
                 "answers": json.dumps(refs),
                 "origin": "narrativeqa",
+                "status": "accepted",  # as the NarrativeQA importer stores them
                 "created_at": now,
                 "updated_at": now,
             }

@@ -21,6 +21,14 @@ def format_report(rep: dict[str, Any]) -> str:
         f"experiment {rep['experiment']} ({rep['status']}): {rep['questions']} questions, "
         f"{len(rep['systems'])} systems"
     )
+    comp = rep.get("comparison") or {}
+    if len(comp.get("questions", [])) != rep["questions"]:
+        lines.append(f"compared on the {len(comp['questions'])} questions all systems answered")
+    for system, skipped in (comp.get("skipped") or {}).items():
+        lines.append(
+            f'note: {system} skips {len(skipped)} questions by design (if_missing = "skip"; '
+            "no oracle document): its rows rest on the others"
+        )
     for judge, table in rep["accuracy"].items():
         lines += [
             "",

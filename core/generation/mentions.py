@@ -15,6 +15,7 @@ import re
 from collections import Counter
 from collections.abc import Iterable
 from functools import lru_cache
+from typing import Any
 
 from core.errors import ConfigError
 from core.generation.names import (
@@ -184,6 +185,10 @@ def spacy_available() -> str | None:
     return None
 
 
+#: Passages per ``nlp.pipe`` batch (and per step of the progress bar).
+SPACY_BATCH = 256
+
+
 @lru_cache(maxsize=2)
 def _load_spacy(name: str):
     import spacy  # optional extra (requirements-nlp.txt)
@@ -204,11 +209,29 @@ def spacy_mentions(
     nlp = _load_spacy(name)
     lowers = lowers if lowers is not None else lower_counts(text)
     spans = list(spans)
-    docs = nlp.pipe((text[s:e] for s, e in spans), batch_size=256)
+    bar = None
     if progress:
         from tqdm import tqdm  # deferred: progress bars only on interactive runs
 
-        docs = tqdm(docs, total=len(spans), desc="spaCy NER", unit="passage")
+        # created after the model loaded and advanced once per finished batch: spaCy yields the
+        # first passage only after its whole batch, so a per-passage bar showed an ETA of hours
+        bar = tqdm(total=len(spans), desc="spaCy NER", unit="passage")
+    out: list[Mention] = []
+    for first in range(0, len(spans), SPACY_BATCH):
+        batch = spans[first : first + SPACY_BATCH]
+        docs = nlp.pipe((text[s:e] for s, e in batch), batch_size=SPACY_BATCH)
+        out += _ner_mentions(text, batch, docs, lowers)
+        if bar is not None:
+            bar.update(len(batch))
+    if bar is not None:
+        bar.close()
+    return out
+
+
+def _ner_mentions(
+    text: str, spans: list[tuple[int, int]], docs: Iterable[Any], lowers: Counter
+) -> list[Mention]:
+    """The mentions of spaCy's entities in ``docs`` (one per span of ``text``)."""
     out: list[Mention] = []
     for (offset, _), doc in zip(spans, docs):
         for ent in doc.ents:

@@ -43,6 +43,19 @@ class Experiment:
         return [j for j in self.judges if not j.pairwise]
 
 
+#: Review statuses an experiment samples by default, and the unreviewed one it may add.
+REVIEWED_STATUSES = ("accepted", "edited")
+UNREVIEWED_STATUS = "pending"
+
+
+def question_statuses(data: dict[str, Any]) -> list[str]:
+    """The review statuses ``[data]`` takes: its ``status`` list, else accepted and edited,
+    plus pending with ``include_unreviewed = true`` (rejected and discarded never by default)."""
+    if data.get("status"):
+        return list(data["status"])
+    return [*REVIEWED_STATUSES, *([UNREVIEWED_STATUS] if data.get("include_unreviewed") else [])]
+
+
 def read_toml(path: str | Path) -> dict[str, Any]:
     """Parse a TOML file through the shared reader (encoding, syntax: file, line and column)."""
     path = Path(path)
@@ -77,6 +90,11 @@ def parse_config(raw: dict[str, Any], path: str = "") -> Experiment:
         dup = {x for x in items if items.count(x) > 1}
         if dup:
             raise ConfigError(f"experiment {name!r}: duplicate {label} name(s) {sorted(dup)}")
+    if spec.data.status is not None and spec.data.include_unreviewed is not None:
+        raise ConfigError(
+            f"experiment {name!r}: [data] has both 'status' and 'include_unreviewed'; "
+            'give one (a status list with "pending" takes unreviewed questions)'
+        )
     by_name = {j.name: j for j in judges}
     tour = spec.tournament
     pairwise_names = (

@@ -27,10 +27,15 @@ from core.judging.tournament import (
     shown,
 )
 from core.llm.engine import preflight
-from core.pipeline.config import Experiment, check_models, load_experiment
+from core.pipeline.config import Experiment, check_models, load_experiment, question_statuses
 from core.pipeline.grounding import find_disputes
 from core.pipeline.report import dry_run_summary, judge_preview
-from core.pipeline.trust import failure_shares
+from core.pipeline.trust import (
+    answer_failure_shares,
+    failure_line,
+    failure_shares,
+    over_limit,
+)
 from core.store.answers import answers_of_systems
 from core.store.connection import dumps, transaction, utcnow
 from core.store.experiments import (
@@ -48,22 +53,31 @@ if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is
 
 
 def select_questions(db: sqlite_utils.Database, exp: Experiment) -> list[dict]:
-    """The experiment's sample: filtered by ``[data]``, ``c`` drawn with ``seed``."""
+    """The experiment's sample: filtered by ``[data]`` (review statuses: accepted and edited
+    unless it says otherwise, :func:`core.pipeline.config.question_statuses`), ``c`` drawn with
+    ``seed``. Listed ``question_ids`` of another status are an error, not silently dropped."""
     data = exp.data
+    statuses = question_statuses(data)
     if data.get("question_ids"):
         ids = list(data["question_ids"])
-        load_questions(db, ids)
+        bad = [q for q in load_questions(db, ids) if q["status"] not in statuses]
+        if bad:
+            raise InputError(
+                f"experiment {exp.name!r}: [data] question_ids {', '.join(q['id'] for q in bad)} "
+                f"have status {', '.join(sorted({q['status'] for q in bad}))}, not one of "
+                f"{', '.join(statuses)}; add include_unreviewed = true or a status list to [data]"
+            )
     else:
         ids = sample_question_ids(
             db,
             equal={col: data.get(col) for col in ("origin", "split", "context_kind", "language")},
-            any_of={
-                "document_id": list(data.get("documents") or []),
-                "status": list(data.get("status") or []),
-            },
+            any_of={"document_id": list(data.get("documents") or []), "status": statuses},
         )
     if not ids:
-        raise InputError(f"experiment {exp.name!r}: no questions match [data] {exp.data}")
+        raise InputError(
+            f"experiment {exp.name!r}: no questions match [data] {exp.data} "
+            f"(review statuses {', '.join(statuses)})"
+        )
     return load_questions(db, sample_questions(ids, exp.c, exp.seed))
 
 
@@ -239,6 +253,14 @@ def run_experiment(
         summary["resumed_from"] = before["run_id"]  # stored answers and judgments are skipped
     try:
         summary["answers"] = run_answers(db, planned, run_id=run_id, progress=progress)
+        failed_answers = over_limit(answer_failure_shares(db, exp, qids), exp.max_failure_share)
+        if failed_answers:  # judging broken answers would only spend money: stop here
+            summary["failure_summary"] = failure_line(
+                exp.name, failed_answers, {}, exp.max_failure_share
+            )
+            summary["seconds"] = round(time.perf_counter() - started, 2)
+            _finish(db, exp.name, run_id, "failed", summary)
+            return summary
         qmap = {q["id"]: q for q in questions}
         answers = _answers_of(db, exp, qids)
         amap = {(a["question_id"], a["system"]): a for a in answers}
@@ -264,17 +286,9 @@ def run_experiment(
         _finish(db, exp.name, run_id, status, {**summary, "error": str(exc)[:500]})
         raise
     summary["seconds"] = round(time.perf_counter() - started, 2)
-    shares = failure_shares(db, exp, qids)
-    over = {j: f for j, f in shares.items() if f["share"] > exp.max_failure_share}
+    over = over_limit(failure_shares(db, exp, qids), exp.max_failure_share)
     if over:
-        summary["failure_summary"] = (
-            f"experiment {exp.name}: "
-            + "; ".join(
-                f"judge {j} {f['failed']}/{f['n']} verdicts unparsed or failed ({f['share']:.0%})"
-                for j, f in over.items()
-            )
-            + f" > max_failure_share {exp.max_failure_share:.0%}; see `report {exp.name}`"
-        )
+        summary["failure_summary"] = failure_line(exp.name, {}, over, exp.max_failure_share)
     _finish(db, exp.name, run_id, "failed" if over else "done", summary)
     return summary
 

@@ -32,8 +32,11 @@ from core.pipeline.grounding import (
 )
 from core.pipeline.trust import (
     MIN_INTERVAL_QUESTIONS,
+    answer_failure_shares,
+    comparison_questions,
     failure_shares,
     latest_judgments,
+    question_statuses,
     report_warnings,
 )
 from core.stats.agreement import cohen_kappa, percent_agreement
@@ -203,15 +206,20 @@ def report(db: sqlite_utils.Database, name: str) -> dict[str, Any]:
         known = experiment_names(db)
         raise InputError(f"unknown experiment {name!r}; stored: {', '.join(known) or 'none'}")
     exp = parse_config(row["config"], row["path"])
-    qids = list(row["question_ids"])
+    all_qids = list(row["question_ids"])
+    comparison = comparison_questions(db, exp, all_qids)
+    qids = comparison["questions"]  # systems are compared on the questions all of them answered
     qset, systems = set(qids), [s.name for s in exp.systems]
     sset = set(systems)
     level = float(exp.report.get("level", 0.95))
     out: dict[str, Any] = {
         "experiment": name,
         "status": row["status"],
-        "questions": len(qids),
+        "questions": len(all_qids),
         "systems": systems,
+        "comparison": comparison,
+        "answer_failures": answer_failure_shares(db, exp, all_qids),
+        "question_statuses": question_statuses(db, all_qids),
         "accuracy": {},
         "ranking": {},
         "raters": {},
@@ -246,9 +254,9 @@ def report(db: sqlite_utils.Database, name: str) -> dict[str, Any]:
         "absolute": _agreement(absolute),
         "pairwise": _agreement(pairwise, _shared_units),
     }
-    out["failure_shares"] = failure_shares(db, exp, qids)
+    out["failure_shares"] = failure_shares(db, exp, all_qids)
     out["warnings"] = report_warnings(out, exp.max_failure_share)
-    out["disputes"] = dispute_summary(db, qids, systems)
+    out["disputes"] = dispute_summary(db, all_qids, systems)
     if exp.rater_bias:
         rfam = {j.rater: j.family for j in exp.judges}
         sfam = {s.name: s.family for s in exp.systems}

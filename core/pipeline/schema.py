@@ -44,13 +44,16 @@ class _Table(BaseModel):
 
 
 class DataSpec(_Table):
-    """``[data]``: which stored questions the experiment samples."""
+    """``[data]``: which stored questions the experiment samples. Review statuses: accepted and
+    edited by default; ``include_unreviewed = true`` adds pending ones; ``status`` lists them
+    explicitly (and then ``include_unreviewed`` is not allowed)."""
 
     origin: Text | None = None
     split: Text | None = None
     documents: list[SafeName] | None = None
     question_ids: list[SafeName] | None = None
-    status: list[Text] | None = None
+    status: list[Literal["accepted", "edited", "pending", "rejected", "discarded"]] | None = None
+    include_unreviewed: bool | None = None
     context_kind: Text | None = None
     language: Text | None = None
 

@@ -1,14 +1,18 @@
-"""How far a report can be trusted: judges' unparsed/failed shares, systems without usable
-verdicts, and intervals resting on too few questions (flagged "too few questions for an
-interval" rather than printed as if precise). Used by the report, the runner's exit status
-(``max_failure_share``) and the views.
+"""How far a report can be trusted: failed answers per system and unparsed/failed verdicts per
+judge (both held to the one ``max_failure_share`` rule, :func:`over_limit`), the questions every
+system answered (:func:`comparison_questions`: systems are compared on those only), systems
+without usable verdicts, intervals resting on too few questions (flagged "too few questions for
+an interval" rather than printed as if precise), unreviewed questions and interrupted runs. Used
+by the report, the runner's exit status and the views.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from core.store.answers import answers_of_systems
 from core.store.judgments import effective_judgments
+from core.store.questions import questions_by_id
 
 if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
     import sqlite_utils
@@ -53,17 +57,135 @@ def failure_shares(
     return out
 
 
-def report_warnings(rep: dict[str, Any], max_failure_share: float = 0.2) -> list[str]:
-    """What makes the numbers of a report untrustworthy, worst first: judges whose replies were
-    mostly unparsed or failed, systems with no usable verdicts, intervals on too few questions."""
+def answer_failure_shares(
+    db: sqlite_utils.Database, exp: Experiment, qids: list[str]
+) -> dict[str, dict[str, Any]]:
+    """Per system: stored answers over the experiment's questions, how many failed (status
+    ``error``: no reply, or a reply the provider layer could not read), and that share."""
+    qset = set(qids)
+    out = {s.name: {"n": 0, "failed": 0, "share": 0.0} for s in exp.systems}
+    for a in answers_of_systems(db, list(out)):
+        if a["question_id"] in qset:
+            out[a["system"]]["n"] += 1
+            out[a["system"]]["failed"] += a["status"] == "error"
+    for f in out.values():
+        f["share"] = round(f["failed"] / f["n"], 4) if f["n"] else 0.0
+    return out
+
+
+def over_limit(shares: dict[str, dict[str, Any]], limit: float) -> dict[str, dict[str, Any]]:
+    """The entries whose failed share passes ``limit`` (``share > max_failure_share``): the one
+    rule for answers and verdicts."""
+    return {k: f for k, f in shares.items() if f["share"] > limit}
+
+
+def failure_line(
+    name: str, answers: dict[str, dict[str, Any]], judges: dict[str, dict[str, Any]], limit: float
+) -> str:
+    """The one ``error:`` line of a run that passed ``max_failure_share`` (stage, who, counts)."""
+    parts = [
+        f"answering: system {s} {f['failed']}/{f['n']} answers failed ({f['share']:.0%})"
+        for s, f in answers.items()
+    ] + [
+        f"judge {j} {f['failed']}/{f['n']} verdicts unparsed or failed ({f['share']:.0%})"
+        for j, f in judges.items()
+    ]
+    return (
+        f"experiment {name}: {'; '.join(parts)} > max_failure_share {limit:.0%}; "
+        f"see `report {name}`"
+    )
+
+
+def comparison_questions(
+    db: sqlite_utils.Database, exp: Experiment, qids: list[str]
+) -> dict[str, Any]:
+    """The questions every system answered, on which the systems are compared.
+
+    A question is left out (for every system) when some system's answer failed or is missing;
+    a system with ``if_missing = "skip"`` that has no answer at all skipped the question by
+    design (its oracle document is missing): listed under ``skipped``, not left out.
+    Returns ``{"questions": [...], "left_out": {system: [...]}, "skipped": {system: [...]}}``
+    (only systems with entries)."""
+    status = {
+        (a["question_id"], a["system"]): a["status"]
+        for a in answers_of_systems(db, [s.name for s in exp.systems])
+    }
+    left_out: dict[str, list[str]] = {}
+    skipped: dict[str, list[str]] = {}
+    for s in exp.systems:
+        for q in qids:
+            st = status.get((q, s.name))
+            if st is None and s.if_missing == "skip":
+                skipped.setdefault(s.name, []).append(q)
+            elif st is None or st == "error":
+                left_out.setdefault(s.name, []).append(q)
+    dropped = {q for qs in left_out.values() for q in qs}
+    return {
+        "questions": [q for q in qids if q not in dropped],
+        "left_out": left_out,
+        "skipped": skipped,
+    }
+
+
+def question_statuses(db: sqlite_utils.Database, qids: list[str]) -> dict[str, int]:
+    """How many of the questions are ``reviewed`` (accepted or edited), ``unreviewed``
+    (pending), ``rejected`` or ``discarded`` (near-duplicates), by their status now."""
+    out = {"reviewed": 0, "unreviewed": 0, "rejected": 0, "discarded": 0}
+    for q in questions_by_id(db, qids, ["id", "status"]).values():
+        label = {"accepted": "reviewed", "edited": "reviewed", "pending": "unreviewed"}.get(
+            q["status"], q["status"]
+        )
+        out[label] = out.get(label, 0) + 1
+    return out
+
+
+def _listed(ids: list[str], n: int = 10) -> str:
+    return ", ".join(ids[:n]) + (f" and {len(ids) - n} more" if len(ids) > n else "")
+
+
+def run_warnings(rep: dict[str, Any], max_failure_share: float) -> list[str]:
+    """Warnings about the run and its inputs: an interrupted run, failed answers per system,
+    questions left out of the comparison, unreviewed (or rejected) questions."""
     out = []
-    for judge, f in rep.get("failure_shares", {}).items():
+    if rep.get("status") == "interrupted":
+        out.append("run interrupted: the results are partial; rerun the experiment file to resume")
+    answers = rep.get("answer_failures", {})
+    past = over_limit(answers, max_failure_share)
+    for system, f in answers.items():
         if f["failed"]:
-            over = (
-                f" (over max_failure_share {max_failure_share:.0%})"
-                if (f["share"] > max_failure_share)
-                else ""
+            over = f" (over max_failure_share {max_failure_share:.0%})" if system in past else ""
+            out.append(
+                f"answering: system {system}: {f['failed']} of {f['n']} answers failed "
+                f"({f['share']:.0%}){over}"
             )
+    comp = rep.get("comparison") or {}
+    if comp.get("left_out"):
+        n_all = rep.get("questions", 0)
+        why = "; ".join(
+            f"system {s} has no answer to {len(qs)}: {_listed(qs)}"
+            for s, qs in comp["left_out"].items()
+        )
+        out.append(
+            f"systems compared on the {len(comp['questions'])} of {n_all} questions all of "
+            f"them answered; left out: {why}"
+        )
+    for label, n in (rep.get("question_statuses") or {}).items():
+        if n and label != "reviewed":
+            out.append(f"{label} questions: {n}")
+    return out
+
+
+def report_warnings(rep: dict[str, Any], max_failure_share: float = 0.2) -> list[str]:
+    """What makes the numbers of a report untrustworthy, worst first: an interrupted run, failed
+    answers, questions left out of the comparison, unreviewed questions, judges whose replies
+    were mostly unparsed or failed, systems with no usable verdicts, intervals on too few
+    questions."""
+    out = run_warnings(rep, max_failure_share)
+    judges = rep.get("failure_shares", {})
+    past = over_limit(judges, max_failure_share)
+    for judge, f in judges.items():
+        if f["failed"]:
+            over = f" (over max_failure_share {max_failure_share:.0%})" if judge in past else ""
             out.append(
                 f"judge {judge}: {f['failed']} of {f['n']} verdicts unparsed or failed "
                 f"({f['share']:.0%}){over}"

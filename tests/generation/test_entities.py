@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import time
 from pathlib import Path
 
@@ -163,6 +164,36 @@ def test_spacy_path_small_text():
     assert method == "spacy"
     names = {e.name for e in found}
     assert "Myriel" in names or "Jean Valjean" in names
+
+
+@pytest.mark.skipif(ent.spacy_available() is None, reason="no spaCy English pipeline installed")
+def test_spacy_progress_bar_advances_per_finished_batch(monkeypatch):
+    """The bar starts after the model loaded and moves by whole batches, so its first rate (and
+    ETA) rests on a finished batch, not on the first passage of a batch spaCy is still reading."""
+    import tqdm
+
+    from core.generation import mentions
+
+    steps: list[int] = []
+
+    class Bar:
+        def __init__(self, *args, total: int = 0, **kwargs):
+            assert mentions._load_spacy.cache_info().currsize  # the model is loaded first
+            self.total = total
+
+        def update(self, n: int) -> None:
+            steps.append(n)
+
+        def close(self) -> None:
+            steps.append(-1)
+
+    monkeypatch.setattr(tqdm, "tqdm", Bar)
+    monkeypatch.setattr(mentions, "SPACY_BATCH", 4)
+    text = "\n\n".join(f"Marius met Cosette in Paris on day {i}." for i in range(10))
+    spans = [(m.start(), m.end()) for m in re.finditer(r"[^\n]+", text)]
+    found = mentions.spacy_mentions(text, spans, progress=True)
+    assert steps == [4, 4, 2, -1]
+    assert sum(m.core == "Marius" for m in found) == 10  # every batch read
 
 
 def _les_mis_path() -> Path | None:

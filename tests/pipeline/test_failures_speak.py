@@ -166,7 +166,9 @@ def test_killed_run_is_reported_interrupted_and_resumes(monkeypatch, tmp_path, c
     listed = json.loads(capsys.readouterr().out)
     assert listed[0]["status"] == "interrupted"
     assert [r["status"] for r in listed[0]["runs"]] == ["interrupted"]
-    assert report(open_db(db_path), "contract")["status"] == "interrupted"
+    killed = report(open_db(db_path), "contract")
+    assert killed["status"] == "interrupted"
+    assert killed["warnings"][0].startswith("run interrupted: the results are partial")
 
     with FakeServer() as fast:
         fast.sticky[""] = _off_contract()
