@@ -55,6 +55,7 @@ def store(tmp_path):
         for i in range(15)
         for who in (("human:zed", "human:yan") if i < 10 else ("human:zed",))
     ]
+    assert main(["--db", dbfile, "init"]) == 0
     assert main(["--db", dbfile, "import-answers", write_csv(tmp_path / "a.csv", answers)]) == 0
     assert main(["--db", dbfile, "import-judgments", write_csv(tmp_path / "j.csv", verdicts)]) == 0
     db = open_db(dbfile)

@@ -40,6 +40,7 @@ def template(tmp_path_factory) -> Path:
     folder = tmp_path_factory.mktemp("collisions")
     (folder / "b.txt").write_text(BOOK, encoding="utf-8")
     db_path = folder / "w.db"
+    assert _cli(["--db", str(db_path), "init"])[0] == 0
     assert _cli(["--db", str(db_path), "import-book", str(folder / "b.txt")])[0] == 0
     (folder / "q.csv").write_text(
         HEADER + "Who kept it?,book:b,Ansel Brand,q1\nWhat was it called?,book:b,Orion,q2\n",

@@ -77,6 +77,7 @@ def test_a_team_address_needs_host_names_and_allows_only_them():
     ],
 )
 def test_unsafe_serve_is_refused_cleanly(tmp_path, argv, message):
+    open_db(tmp_path / "w.db").conn.close()  # the database exists: the refusal is serve's own
     code, out, err = _cli(["--db", str(tmp_path / "w.db"), *argv])
     assert code == 2 and "Traceback" not in err
     [line] = [x for x in err.splitlines() if "error:" in x]
@@ -118,6 +119,7 @@ def _handshake(port: int, host: str) -> str:
 def test_served_app_refuses_another_host_name(tmp_path):
     """DNS rebinding: a page of evil.example whose name now resolves to 127.0.0.1 cannot open
     the app's WebSocket (403); the app's own names can (101). Loopback only."""
+    open_db(tmp_path / "w.db").conn.close()
     port = free_port()
     env = {**os.environ, "WORKBENCH_WARM_UP": "0"}
     argv = [sys.executable, "-m", "core", "--db", str(tmp_path / "w.db"), "serve", "--port"]

@@ -68,6 +68,7 @@ def build(tmp_path: Path, name: str, reverse: bool) -> str:
     if reverse:
         rows, changes = rows[::-1], changes[::-1]
     db = str(tmp_path / f"{name}.db")
+    assert main(["--db", db, "init"]) == 0
     for i, part in enumerate((rows, changes)):
         f = write(tmp_path / f"{name}-{i}.csv", part)
         assert main(["--db", db, "import-judgments", f, "--json"]) == 0

@@ -75,6 +75,7 @@ def write_csv(path, rows) -> str:
 
 def imported(tmp_path, name: str, rows) -> str:
     dbfile = str(tmp_path / f"{name}.db")
+    assert main(["--db", dbfile, "init"]) == 0
     assert (
         main(["--db", dbfile, "import-judgments", write_csv(tmp_path / f"{name}.csv", rows)]) == 0
     )
