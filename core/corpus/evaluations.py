@@ -21,7 +21,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from core.corpus.tabular import read_records, require_text
+from core.corpus.evaluation_names import check_evaluation_names
+from core.corpus.tabular import optional_text, read_records, require_text
 from core.errors import InputError
 from core.stats.pairwise_counts import parse_verdict
 from core.store.answers import answer_ids as stored_answer_ids
@@ -128,15 +129,15 @@ def read_answers(path: str | Path) -> Evaluation:
                 line=line,
             )
         seen[qid, system] = line
-        question = str(rec.get("question") or "").strip()
+        question = optional_text(rec, "question", path, line)
         ev.question(qid, question or None)
         ev.answers.append(
             {
                 "question_id": qid,
                 "system": system,
                 "text": str(text),
-                "model": str(rec.get("model") or "").strip() or f"imported:{system}",
-                "context": str(rec.get("context") or "").strip() or "none",
+                "model": optional_text(rec, "model", path, line) or f"imported:{system}",
+                "context": optional_text(rec, "context", path, line) or "none",
                 "line": line,
             }
         )
@@ -155,12 +156,12 @@ def read_plain_judgments(path: str | Path, rater: str | None = None) -> Evaluati
                 "no rater: add a rater column or pass --rater", path=str(path), line=line
             )
         name, kind = parse_rater(who, path, line)
-        ev.question(qid, str(rec.get("question") or "").strip() or None)
+        ev.question(qid, optional_text(rec, "question", path, line) or None)
         common = {
             "question_id": qid,
             "rater": name,
             "rater_kind": kind,
-            "rationale": str(rec.get("rationale") or ""),
+            "rationale": optional_text(rec, "rationale", path, line),
             "label": str(rec.get("verdict")),
             "line": line,
         }
@@ -181,7 +182,7 @@ def read_plain_judgments(path: str | Path, rater: str | None = None) -> Evaluati
                     "system": system,
                     "system_a": None,
                     "system_b": None,
-                    "criterion": str(rec.get("criterion") or "").strip(),
+                    "criterion": optional_text(rec, "criterion", path, line),
                     "verdict": verdict,
                 }
             )
@@ -247,14 +248,20 @@ def _counts() -> dict[str, int]:
     return {"inserted": 0, "unchanged": 0, "updated": 0}
 
 
-def store_evaluation(db: sqlite_utils.Database, ev: Evaluation) -> dict[str, dict[str, int]]:
+def store_evaluation(
+    db: sqlite_utils.Database, ev: Evaluation, *, allow_lookalike: bool = False
+) -> dict[str, dict[str, int]]:
     """Write ``ev`` in one transaction; rows inserted / unchanged / updated per table.
+
+    Every id and name is checked first (:mod:`core.corpus.evaluation_names`; look-alike systems
+    and raters refused unless ``allow_lookalike``).
 
     Questions the store does not know are created (origin ``imported``; text '' when the input
     has none). Answers are keyed by (question, system); a changed text is updated. Verdicts are
     append-only: a verdict equal to the rater's effective one on the item is unchanged, a different
     one is a new row that supersedes it.
     """
+    check_evaluation_names(db, ev, allow_lookalike=allow_lookalike)
     assign_slots(ev.ratings)
     _check_duplicates(ev)
     out = {t: _counts() for t in ("questions", "systems", "answers", "judgments")}
