@@ -117,7 +117,7 @@ def read_answers(path: str | Path) -> Evaluation:
     seen: dict[tuple[str, str], int] = {}
     for line, rec in read_records(path, ["question_id", "system", "answer"]):
         qid = require_text(rec, "question_id", path, line)
-        system = require_text(rec, "system", path, line)
+        system = require_text(rec, "system", path, line, numbers=False)
         text = rec.get("answer")
         if not isinstance(text, (str, int, float)):
             raise InputError("expected text", path=str(path), line=line, column="answer")
@@ -166,14 +166,14 @@ def read_plain_judgments(path: str | Path, rater: str | None = None) -> Evaluati
             "line": line,
         }
         if str(rec.get("system_a") or "").strip() or str(rec.get("system_b") or "").strip():
-            a = require_text(rec, "system_a", path, line)
-            b = require_text(rec, "system_b", path, line)
+            a = require_text(rec, "system_a", path, line, numbers=False)
+            b = require_text(rec, "system_b", path, line, numbers=False)
             if a == b:
                 raise InputError("system_a and system_b are the same", path=str(path), line=line)
             verdict = pairwise_verdict(rec.get("verdict"), path, line)
             ev.ratings.append(pairwise(common, a, b, verdict))
         elif str(rec.get("system") or "").strip():
-            system = require_text(rec, "system", path, line)
+            system = require_text(rec, "system", path, line, numbers=False)
             verdict = absolute_verdict(rec.get("verdict"), path, line)
             ev.ratings.append(
                 {

@@ -294,15 +294,18 @@ def _csv(text: str, path: Path, delimiter: str) -> Iterator[tuple[int, dict[str,
         yield start, dict(zip(header, row))
 
 
-def require_text(record: dict[str, Any], column: str, path: str | Path, line: int) -> str:
+def require_text(
+    record: dict[str, Any], column: str, path: str | Path, line: int, *, numbers: bool = True
+) -> str:
     """The non-empty string value of ``column``; an ``InputError`` otherwise.
 
-    A JSON number is accepted and turned into text; a list, object or true/false is refused.
+    A JSON number is accepted and turned into text (unless ``numbers`` is false: names); a
+    list, object or true/false is refused.
     """
     value = record.get(column)
     if value is None or (isinstance(value, str) and not value.strip()):
         raise InputError("empty value", path=str(path), line=line, column=column)
-    if isinstance(value, bool) or not isinstance(value, (str, int, float)):
+    if isinstance(value, bool) or not isinstance(value, (str, int, float) if numbers else str):
         raise InputError(
             f"expected text, found {json_type(value)}", path=str(path), line=line, column=column
         )
