@@ -12,6 +12,7 @@ from core.annotation.pairwise import (
     identical_items,
     pairwise_items,
     skip_item,
+    split_pair_key,
     submit_verdict,
     undo_last,
     verdict_progress,
@@ -119,8 +120,8 @@ with ui.database() as db:
 
     wanted = ui.deep_link_id()
     if wanted:
-        mine = [k for k in queue if k.startswith(f"{wanted}|")]
-        anyone = [k for k in items if k.startswith(f"{wanted}|")]
+        mine = [k for k in queue if split_pair_key(k)[0] == wanted]
+        anyone = [k for k in items if split_pair_key(k)[0] == wanted]
         current = (mine or anyone or [None])[0]
         if current is None:
             st.warning("The linked question has no side-by-side pair; showing your queue.")

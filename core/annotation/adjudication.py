@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from core.annotation.identity import Annotator, authorise
+from core.annotation.pairwise import canonical_pair_key
 from core.annotation.tasks import LABELS, check_task, human_labels, team_labels
 from core.errors import InputError
 from core.store.adjudications import effective_adjudications, insert_adjudication, own_adjudication
@@ -36,8 +37,12 @@ def _by_item(
 
 
 def settled(db: sqlite_utils.Database, task: str) -> dict[str, dict[str, Any]]:
-    """Item -> its effective adjudication (latest row of any adjudicator), for ``task``."""
-    return {r["item_key"]: r for r in effective_adjudications(db, check_task(task))}
+    """Item -> its effective adjudication (latest row of any adjudicator), for ``task``; a
+    side-by-side key stored in the old ``a|b|c`` form is read as its JSON form."""
+    rows = effective_adjudications(db, check_task(task))
+    if task != "side-by-side":
+        return {r["item_key"]: r for r in rows}
+    return {canonical_pair_key(r["item_key"]): r for r in rows}
 
 
 def disagreements(

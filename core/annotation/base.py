@@ -11,6 +11,7 @@ before new ones, so overlap completes before new items open.
 from __future__ import annotations
 
 import hashlib
+import json
 from collections.abc import Hashable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -67,14 +68,29 @@ def _hash(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
+def _hashed_key(key: str) -> str:
+    """What a key contributes to the seeded hashes: a JSON-list key as its parts joined by ``|``
+    (only a hash input, never parsed), so orders drawn before keys were JSON stay the same."""
+    if key.startswith("["):
+        try:
+            parts = json.loads(key)
+        except ValueError:
+            return key
+        if isinstance(parts, list):
+            return "|".join(str(p) for p in parts)
+    return key
+
+
 def seeded_order(keys: Iterable[str], seed: int) -> list[str]:
     """``keys`` sorted by ``sha256(f"{seed}|{key}")``: a reproducible shuffle."""
-    return sorted(keys, key=lambda k: _hash(f"{seed}|{k}"))
+    return sorted(keys, key=lambda k: _hash(f"{seed}|{_hashed_key(k)}"))
 
 
 def shown_order(seed: int, annotator: str, item_key: str) -> str:
     """``'ab'`` or ``'ba'``: the A/B order this annotator sees for this item (seeded)."""
-    return "ab" if int(_hash(f"{seed}|{annotator}|{item_key}")[:8], 16) % 2 == 0 else "ba"
+    return (
+        "ab" if int(_hash(f"{seed}|{annotator}|{_hashed_key(item_key)}")[:8], 16) % 2 == 0 else "ba"
+    )
 
 
 @dataclass(frozen=True)

@@ -21,15 +21,18 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from core.corpus.confusables import check_lookalikes
+from core.corpus.names import check_name
 from core.errors import AccessError, InputError
 from core.store.accounts import (
+    account_names,
     accounts_exist,
     active_account,
-    check_name,
     mark_token_used,
     verify_token,
 )
 from core.store.connection import transaction
+from core.store.judgments import human_raters
 from core.store.sessions import create_session, end_session, session_account, session_hash
 from core.store.settings import update_setting
 
@@ -121,9 +124,23 @@ def sign_out(db: sqlite_utils.Database, who: object) -> None:
             end_session(db, who.session)
 
 
+def account_name(db: sqlite_utils.Database, name: object) -> str:
+    """``name`` (stripped) when it is a valid name (:mod:`core.corpus.names`) that does not look
+    like a different account or labeller (same confusable skeleton, Unicode TR39: always
+    refused for people, so nobody can pass for someone else)."""
+    if isinstance(name, str):
+        name = name.strip()
+    if not name:
+        raise InputError("enter an annotator name")
+    name = check_name(name, "name")
+    people = account_names(db) | {r.removeprefix("human:") for r in human_raters(db)}
+    check_lookalikes([name], people, "name")
+    return name
+
+
 def sign_in_open(db: sqlite_utils.Database, name: str) -> Annotator:
     """Sign in by name alone: only in open mode (while no account exists)."""
-    name = check_name(name)
+    name = account_name(db, name)
     if accounts_exist(db):
         raise AccessError("accounts exist: sign in with your personal token, not a name")
     return _issue(name, OPEN_ROLE)

@@ -7,6 +7,7 @@ stored as ``order_shown``; the verdict is relative to that order.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
@@ -46,15 +47,25 @@ APP_CONTEXT = "human"
 
 
 def pair_key(question_id: str, system_1: str, system_2: str) -> str:
-    """The item key of a side-by-side item: question and the canonically sorted pair."""
+    """The item key of a side-by-side item: the JSON list ``[question, first, second]`` of the
+    question and the canonically sorted pair (a structure: names may contain any punctuation)."""
     s1, s2 = sorted((system_1, system_2))
-    return f"{question_id}|{s1}|{s2}"
+    return json.dumps([question_id, s1, s2], ensure_ascii=False, separators=(",", ":"))
 
 
 def split_pair_key(key: str) -> tuple[str, str, str]:
-    """Inverse of :func:`pair_key`: ``(question_id, first system, second system)``."""
+    """Inverse of :func:`pair_key`: ``(question_id, first system, second system)``. A key stored
+    before keys were JSON (``question|first|second``, names then had no ``|``) is read too."""
+    if key.startswith("["):
+        question_id, s1, s2 = json.loads(key)
+        return str(question_id), str(s1), str(s2)
     question_id, s1, s2 = key.rsplit("|", 2)
     return question_id, s1, s2
+
+
+def canonical_pair_key(key: str) -> str:
+    """The current form of a stored pair key (an old ``a|b|c`` key becomes the JSON one)."""
+    return pair_key(*split_pair_key(key))
 
 
 def pairwise_items(db: sqlite_utils.Database) -> list[str]:
@@ -127,7 +138,7 @@ def verdict_queue(
         skipped=labelled["skipped"],
         last=same,
     )
-    wanted = validation_overlaps(db, "side-by-side")
+    wanted = {canonical_pair_key(k): v for k, v in validation_overlaps(db, "side-by-side").items()}
     if not wanted:
         return queue
     present = set(items)

@@ -14,7 +14,12 @@ from typing import TYPE_CHECKING
 
 from core.annotation.base import queue_seed, seeded_order
 from core.annotation.identity import Annotator, authorise
-from core.annotation.pairwise import pair_key, pairwise_items, people_per_item
+from core.annotation.pairwise import (
+    canonical_pair_key,
+    pair_key,
+    pairwise_items,
+    people_per_item,
+)
 from core.errors import InputError
 from core.store.connection import transaction, utcnow
 from core.store.validation_items import insert_validation_items, validation_requests
@@ -33,7 +38,9 @@ def validation_candidates(db: sqlite_utils.Database, rater: str) -> list[str]:
     the seeded order of the queue."""
     judged = {pair_key(r[2], r[3], r[4]) for r in verdict_summary(db, "pairwise", [rater])}
     people = people_per_item(db)
-    requested = {r["item_key"] for r in validation_requests(db, "side-by-side", rater)}
+    requested = {
+        canonical_pair_key(r["item_key"]) for r in validation_requests(db, "side-by-side", rater)
+    }
     open_items = [
         key
         for key in pairwise_items(db)

@@ -45,7 +45,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         metavar="N",
         help="unused (Cohen's kappa interval is analytic now; kept for old scripts)",
     )
-    a.add_argument("--seed", type=int, default=0, help="unused (kept for old scripts)")
+    a.add_argument("--seed", type=count_arg, default=0, help="unused (kept for old scripts)")
     a.add_argument("--level", type=level_arg, default=0.95, help="interval level (default 0.95)")
     a.add_argument("--json", action="store_true", help="print JSON instead of text")
     a.set_defaults(func=cmd_agreement)

@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from core.cli.support import open_args_db, print_aligned
+from core.cli.support import count_arg, open_args_db, print_aligned
 from core.errors import InputError
 
 DEFAULT_RESULTS = Path(__file__).resolve().parent.parent.parent / "demo" / "exam" / "car-results"
@@ -333,14 +333,14 @@ def register(subparsers: Any) -> None:
     s.add_argument("--reference", help="rank --json output, or CSV/TSV system,score[,se]")
     s.add_argument("--bt-document", help="also against Bradley-Terry from side-by-side judging")
     s.add_argument("--repeats", type=int, default=10)
-    s.add_argument("--seed", type=int, default=0)
+    s.add_argument("--seed", type=count_arg, default=0)
     s.add_argument("--json", action="store_true")
     s.set_defaults(func=cmd_correlate)
 
     s = sub.add_parser("reproduce-car", help="recompute the CAR Y3 leaderboard correlations")
     s.add_argument("results_dir", nargs="?", default=str(DEFAULT_RESULTS))
     s.add_argument("--repeats", type=int, default=10)
-    s.add_argument("--seed", type=int, default=0)
+    s.add_argument("--seed", type=count_arg, default=0)
     s.add_argument("--json", action="store_true")
     s.set_defaults(func=cmd_reproduce)
 

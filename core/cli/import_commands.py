@@ -21,6 +21,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("path", help="a .csv, .tsv or .jsonl file")
     p.add_argument("--json", action="store_true", help="print the counts as JSON")
+    _lookalike_option(p, "system")
     p.set_defaults(func=_import_answers)
 
     p = sub.add_parser(
@@ -40,7 +41,17 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="input layout (default plain)",
     )
     p.add_argument("--json", action="store_true", help="print the counts as JSON")
+    _lookalike_option(p, "system or rater")
     p.set_defaults(func=_import_judgments)
+
+
+def _lookalike_option(p: argparse.ArgumentParser, what: str) -> None:
+    p.add_argument(
+        "--allow-lookalike",
+        action="store_true",
+        help=f"import a new {what} whose confusable skeleton (Unicode TR39) equals a different "
+        "known one (refused by default)",
+    )
 
 
 def _report(counts: dict[str, dict[str, int]], as_json: bool) -> None:
@@ -61,7 +72,7 @@ def _import_answers(args: argparse.Namespace) -> int:
 
     evaluation = read_answers(args.path)
     with opened(args.db) as db:
-        counts = store_evaluation(db, evaluation)
+        counts = store_evaluation(db, evaluation, allow_lookalike=args.allow_lookalike)
     _report({k: counts[k] for k in ("questions", "systems", "answers")}, args.json)
     return 0
 
@@ -74,11 +85,12 @@ def _import_judgments(args: argparse.Namespace) -> int:
         parse_rater,  # deferred: a command imports only what it runs (fast `python -m core`)
         store_evaluation,  # deferred: a command imports only what it runs (fast `python -m core`)
     )
+    from core.corpus.names import check_name  # deferred like the others
 
     if args.rater:
-        parse_rater(args.rater, "--rater", None)
+        parse_rater(check_name(args.rater, "rater", column="--rater"), "--rater", None)
     evaluation = read_judgments(args.path, args.layout, args.rater)
     with opened(args.db) as db:
-        counts = store_evaluation(db, evaluation)
+        counts = store_evaluation(db, evaluation, allow_lookalike=args.allow_lookalike)
     _report(counts, args.json)
     return 0

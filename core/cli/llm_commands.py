@@ -10,7 +10,7 @@ import json
 import sys
 from typing import Any
 
-from core.cli.support import print_aligned
+from core.cli.support import finite_arg, print_aligned
 from core.errors import InputError
 
 
@@ -40,7 +40,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     a.add_argument("--context-file", help="a text file sent first as the (cached) context block")
     a.add_argument("--task", default="answer", help="task kind (default: answer)")
     a.add_argument("--max-tokens", type=int, default=512, help="output limit (default 512)")
-    a.add_argument("--temperature", type=float, default=0.0, help="default 0")
+    a.add_argument("--temperature", type=finite_arg, default=0.0, help="default 0")
     a.add_argument("--run", help="run id the call belongs to (for cost totals)")
     cache = a.add_mutually_exclusive_group()
     cache.add_argument(

@@ -59,7 +59,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--simulations", type=count_arg, default=200, help="items-needed simulation runs"
     )
-    p.add_argument("--seed", type=int, default=0, help="seed of the bootstrap and simulation")
+    p.add_argument("--seed", type=count_arg, default=0, help="seed of the bootstrap and simulation")
     p.add_argument("--json", action="store_true", help="also print the report's data as JSON")
     p.set_defaults(func=cmd_rater_report)
 

@@ -10,11 +10,10 @@ import argparse
 import json
 import math
 import warnings
-from pathlib import Path
 from typing import Any
 
 from core.cli.support import alpha_arg, count_arg, level_arg, print_aligned
-from core.corpus.names import name_problem
+from core.corpus.names import name_problem, shown
 from core.corpus.tabular import check_path, decode_input, optional_number, read_records
 from core.errors import InputError
 
@@ -54,7 +53,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         metavar="N",
         help="bootstrap replicates over questions (default 1000; 0 = none)",
     )
-    p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
+    p.add_argument("--seed", type=count_arg, default=0, help="bootstrap seed (default 0)")
     p.add_argument("--level", type=level_arg, default=0.95, help="interval level (default 0.95)")
     p.add_argument(
         "--alpha",
@@ -98,17 +97,25 @@ def _read_rank_csv(path: str):
                 column_types={c: dict_type for c in RANK_COLUMNS}, strings_can_be_null=True
             ),
         )
-    except pa.ArrowInvalid as exc:
-        # locate the problem (ragged row, bad quoting...) with the line-aware reader
-        read_records(path, RANK_COLUMNS, suffixes=(Path(path).suffix.lower(),))
-        msg = str(exc).splitlines()[0]
-        raise InputError(f"cannot parse CSV: {msg}", path=path) from None
+    except pa.ArrowInvalid:
+        # pyarrow cannot read it (a ragged row, bad quoting, a field longer than its block):
+        # the line-aware one reader says what is wrong, or reads it
+        records = checked_rows(path, RANK_COLUMNS, ("question_id", "system_a", "system_b"))
+        parts: list[Any] = []
+        for c in RANK_COLUMNS:
+            index: dict[str, int] = {}
+            found = [index.setdefault(str(r[c]).strip(), len(index)) for _, r in records]
+            parts += [np.asarray(found, np.int32), list(index)]
+        try:
+            return PairwiseCounts.from_codes(*parts)
+        except InputError as exc:
+            raise InputError(str(exc), path=path) from None
     missing = [c for c in RANK_COLUMNS if c not in table.column_names]
     if missing:
         raise InputError(f"missing column(s): {', '.join(missing)}", path=path)
     if table.num_rows == 0:
         raise InputError("no judgments (header only)", path=path)
-    encoded = []
+    encoded = []  # codes and labels per column, as PairwiseCounts.from_codes takes them
     for c in RANK_COLUMNS:
         col = table.column(c).unify_dictionaries().combine_chunks()
         if col.null_count:
@@ -135,7 +142,7 @@ def _read_rank_csv(path: str):
             if bad:
                 line = int(np.flatnonzero(codes == bad[0][0])[0]) + 2
                 raise InputError(
-                    f"{labels[bad[0][0]]!r}: {bad[0][1]}", path=path, line=line, column=c
+                    f"{shown(labels[bad[0][0]])}: {bad[0][1]}", path=path, line=line, column=c
                 )
         encoded += [codes, labels]
     try:
@@ -250,7 +257,7 @@ def checked_rows(
         for c in names:
             why = name_problem(str(rec[c]).strip())
             if why:
-                raise InputError(f"{rec[c]!r}: {why}", path=path, line=line, column=c)
+                raise InputError(f"{shown(rec[c])}: {why}", path=path, line=line, column=c)
     return records
 
 

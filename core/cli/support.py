@@ -53,11 +53,21 @@ def alpha_arg(text: str) -> float:
 
 
 def count_arg(text: str) -> int:
-    """argparse type of ``--bootstrap``: a whole number >= 0."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"{text!r} must be >= 0")
+    """argparse type of ``--bootstrap`` and ``--seed``: a whole number >= 0 in ASCII digits
+    (``int()`` alone would take ``1_0`` and other scripts' digits)."""
+    if not (text.isascii() and text.isdigit()) or len(text) > 18:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number >= 0")
+    return int(text)
+
+
+def port_arg(text: str) -> int:
+    """argparse type of ``--port``: a whole number from 1 to 65535."""
+    value = count_arg(text)
+    if not 1 <= value <= 65535:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a port (1-65535)")
     return value
+
+
+def finite_arg(text: str) -> float:
+    """argparse type of ``--temperature``: a finite number >= 0."""
+    return alpha_arg(text)

@@ -14,7 +14,7 @@ import argparse
 import json
 from urllib.parse import urlencode
 
-from core.cli.support import open_args_db, print_aligned
+from core.cli.support import open_args_db, port_arg, print_aligned
 from core.store.accounts import ROLES
 from core.store.settings import SETTINGS, settings_help
 
@@ -33,7 +33,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     add.add_argument("name")
     add.add_argument("--role", choices=ROLES, default="annotator")
     add.add_argument("--host", help="host of the link (default: from the base URL)")
-    add.add_argument("--port", type=int, help="port of the link (default: from the base URL)")
+    add.add_argument("--port", type=port_arg, help="port of the link (default: from the base URL)")
     _base_url_arg(add)
     add.add_argument("--json", action="store_true", help='print {"name","role","token","link"}')
     add.set_defaults(func=cmd_add)
@@ -116,14 +116,17 @@ def _print_link(args: argparse.Namespace, out: dict, first_line: str) -> None:
 
 
 def cmd_add(args: argparse.Namespace) -> int:
+    from core.annotation.identity import (
+        account_name,  # deferred: a command imports only what it runs (fast `python -m core`)
+    )
     from core.store.accounts import (
         create_account,  # deferred: a command imports only what it runs (fast `python -m core`)
     )
 
     db = open_args_db(args)
     base = _base_url(db, args)  # checked before the account is made: bad input writes nothing
-    token = create_account(db, args.name, args.role)
-    name = args.name.strip()
+    name = account_name(db, args.name)
+    token = create_account(db, name, args.role)
     out = {"name": name, "role": args.role, "token": token, "link": sign_in_link(base, token)}
     _print_link(args, out, f"account {name} ({args.role}) created. Give them, privately:")
     return 0

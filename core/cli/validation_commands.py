@@ -71,7 +71,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     n.add_argument("--q", type=level_arg, default=0.05, help="FDR level (default 0.05)")
     n.add_argument("--target", type=level_arg, default=0.9, help="stability (default 0.9)")
     n.add_argument("--sims", type=count_arg, default=200, help="samples per size (default 200)")
-    n.add_argument("--seed", type=int, default=0, help="default 0")
+    n.add_argument("--seed", type=count_arg, default=0, help="default 0")
     n.add_argument("--include-slots", action="store_true", help="count anonymous slots")
     n.add_argument("--json", action="store_true", help="print JSON")
     n.set_defaults(func=cmd_validation_items)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import json
 
+from core.cli.support import count_arg
 from core.store.database import opened
 
 
@@ -147,7 +148,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--model")
     p.add_argument("--json", action="store_true")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seed", type=count_arg, default=0)
     p.set_defaults(func=_report)
 
     p = xs.add_parser(
@@ -160,7 +161,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("path", help="output .csv")
     p.add_argument("--model")
     p.add_argument("--limit", type=int, default=100)
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seed", type=count_arg, default=0)
     p.set_defaults(func=_verify_export)
 
     p = xs.add_parser(

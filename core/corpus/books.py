@@ -54,7 +54,7 @@ def prepare_book(
     """
     path = Path(path)
     if doc_id is not None:
-        check_name(doc_id, "document id", column="--id")
+        doc_id = check_name(doc_id, "document id", column="--id")
     for option, value in (("--title", title), ("--author", author)):
         if value is not None:
             check_text_value(value, path, None, option)

@@ -17,16 +17,15 @@
 
 from __future__ import annotations
 
-import json
 import re
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from core.corpus.documents import decode_bytes
 from core.corpus.evaluations import Evaluation, pairwise, parse_rater, read_plain_judgments
-from core.corpus.tabular import jsonl_records
+from core.corpus.json_input import loads_bounded
+from core.corpus.tabular import check_path, check_values, json_type, jsonl_records, read_input_text
 from core.errors import InputError
 
 PRD_GPT4 = "auto:gpt-4 (PRD)"
@@ -45,29 +44,60 @@ WINNERS = {
 
 
 def json_records(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
-    """``(number, object)`` of a JSON list (number = record, from 1) or a JSONL file (line)."""
-    path = Path(path)
-    if not path.is_file():
-        raise InputError("no such file", path=str(path))
-    text = decode_bytes(path.read_bytes(), path)
+    """``(number, object)`` of a JSON list (number = record, from 1) or a JSONL file (line), read
+    by the one reader (encodings, control characters) within the JSON bounds of
+    :mod:`core.corpus.json_input`."""
+    path = check_path(path)
+    text = read_input_text(path)
     if not text.lstrip().startswith("["):
         yield from jsonl_records(path)
         return
-    try:
-        items = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise InputError(f"not valid JSON ({exc.msg})", path=str(path), line=exc.lineno) from None
+    items = loads_bounded(text, path)
+    if not isinstance(items, list):
+        raise InputError("expected a JSON list of objects", path=str(path))
     for number, item in enumerate(items, start=1):
         if not isinstance(item, dict):
             raise InputError(f"record {number}: expected a JSON object", path=str(path))
+        for key, value in item.items():
+            check_values(value, path, number, key)
         yield number, item
 
 
-def _field(rec: dict[str, Any], name: str, path: Path, line: int) -> str:
+def _field(rec: dict[str, Any], name: str, path: Path, line: int, *, ids: bool = False) -> str:
+    """The text of ``name``; a whole JSON number only where ``ids`` (question ids), never a
+    list, object or true/false."""
     value = rec.get(name)
-    if value is None or not str(value).strip():
+    if value is None or (isinstance(value, str) and not value.strip()):
         raise InputError("missing value", path=str(path), line=line, column=name)
+    if isinstance(value, bool) or not isinstance(value, (str, int) if ids else str):
+        raise InputError(
+            f"expected text, found {json_type(value)}", path=str(path), line=line, column=name
+        )
     return str(value).strip()
+
+
+def _text(rec: dict[str, Any], name: str, path: Path, line: int) -> str:
+    """Optional free text (rationale, question text): a string or nothing."""
+    value = rec.get(name)
+    if value is None:
+        return ""
+    if not isinstance(value, str):
+        raise InputError(
+            f"expected text, found {json_type(value)}", path=str(path), line=line, column=name
+        )
+    return value
+
+
+def _turn(rec: dict[str, Any], path: Path, line: int) -> int:
+    """The MT-Bench turn: a whole number >= 1 (JSON number or ASCII digits), default 1."""
+    value = rec.get("turn", 1)
+    if isinstance(value, str) and value.isascii() and value.isdigit():
+        value = int(value)
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise InputError(
+            f"turn {value!r} is not a whole number >= 1", path=str(path), line=line, column="turn"
+        )
+    return value
 
 
 def _winner(rec: dict[str, Any], name: str, path: Path, line: int) -> str:
@@ -84,9 +114,9 @@ def _winner(rec: dict[str, Any], name: str, path: Path, line: int) -> str:
 
 def _judge(rec: dict[str, Any], default: str | None, path: Path, line: int, auto: bool) -> tuple:
     judge = rec.get("judge")
-    if isinstance(judge, list):
-        judge = "/".join(str(j) for j in judge)
-    judge = str(judge or "").strip()
+    if isinstance(judge, list) and all(isinstance(j, str) for j in judge):
+        judge = "/".join(judge)
+    judge = _field(rec | {"judge": judge}, "judge", path, line) if judge not in (None, "") else ""
     if not judge:
         return parse_rater(default or ("human" if not auto else "auto:unknown"), path, line)
     if judge.startswith(("auto:", "human:")):
@@ -111,8 +141,8 @@ def read_mt_bench(path: str | Path, rater: str | None = None) -> Evaluation:
     path = Path(path)
     ev = Evaluation(source=path.name)
     for line, rec in json_records(path):
-        base = _field(rec, "question_id", path, line)
-        turn = int(rec.get("turn") or 1)
+        base = _field(rec, "question_id", path, line, ids=True)
+        turn = _turn(rec, path, line)
         qid = base if turn == 1 else f"{base}-turn{turn}"
         ev.question(qid, None, turn=turn)
         if "g1_winner" in rec:
@@ -146,7 +176,8 @@ def read_arena(path: str | Path, rater: str | None = None) -> Evaluation:
     path = Path(path)
     ev = Evaluation(source=path.name)
     for line, rec in json_records(path):
-        qid = str(rec.get("question_id") or "").strip() or f"arena-{line}"
+        qid = _field(rec, "question_id", path, line, ids=True) if "question_id" in rec else ""
+        qid = qid or f"arena-{line}"
         ev.question(qid, None)
         a, b = _field(rec, "model_a", path, line), _field(rec, "model_b", path, line)
         who = _judge(rec, rater or "human:arena#", path, line, auto=False)
@@ -166,13 +197,17 @@ def read_prd_vicuna80(folder: str | Path) -> Evaluation:
     questions = folder / "prompts" / "vicuna_questions.jsonl"
     if questions.is_file():
         for line, rec in jsonl_records(questions):
-            qid = f"vicuna80-{_field(rec, 'question_id', questions, line)}"
-            ev.question(qid, _field(rec, "text", questions, line), category=rec.get("category", ""))
+            qid = f"vicuna80-{_field(rec, 'question_id', questions, line, ids=True)}"
+            ev.question(
+                qid,
+                _field(rec, "text", questions, line),
+                category=_text(rec, "category", questions, line),
+            )
     answer_ids: dict[str, tuple[str, str]] = {}
     for path in sorted((folder / "generations").glob("answer_*.jsonl")):
         system = path.stem.removeprefix("answer_")
         for line, rec in jsonl_records(path):
-            qid = f"vicuna80-{_field(rec, 'question_id', path, line)}"
+            qid = f"vicuna80-{_field(rec, 'question_id', path, line, ids=True)}"
             answer_ids[str(rec.get("answer_id"))] = (qid, system)
             ev.question(qid, None)
             ev.answers.append(
@@ -180,7 +215,7 @@ def read_prd_vicuna80(folder: str | Path) -> Evaluation:
                     "question_id": qid,
                     "system": system,
                     "text": _field(rec, "text", path, line),
-                    "model": f"prd:{rec.get('model_id') or system}",
+                    "model": f"prd:{_text(rec, 'model_id', path, line) or system}",
                     "context": "none",
                     "line": line,
                 }
@@ -188,7 +223,7 @@ def read_prd_vicuna80(folder: str | Path) -> Evaluation:
     for path in sorted((folder / "ratings-gpt4").glob("*.jsonl")):
         a, b = _pair(path)
         for line, rec in jsonl_records(path):
-            qid = f"vicuna80-{_field(rec, 'question_id', path, line)}"
+            qid = f"vicuna80-{_field(rec, 'question_id', path, line, ids=True)}"
             for col, system in (("answer1_id", a), ("answer2_id", b)):
                 known = answer_ids.get(str(rec.get(col)))
                 if known is not None and known != (qid, system):
@@ -200,15 +235,15 @@ def read_prd_vicuna80(folder: str | Path) -> Evaluation:
                     )
             ev.question(qid, None)
             common = _common(
-                qid, (PRD_GPT4, "auto"), rec.get("score"), line, str(rec.get("text") or "")
+                qid, (PRD_GPT4, "auto"), rec.get("score"), line, _text(rec, "text", path, line)
             )
             ev.ratings.append(pairwise(common, a, b, _score(rec, path, line)))
     crowd: dict[tuple[str, str, str], list[str]] = {}
     for path in sorted((folder / "ratings-human").glob("*.jsonl")):
         a, b = _pair(path)
         for line, rec in jsonl_records(path):
-            qid = f"vicuna80-{_field(rec, 'question_id', path, line)}"
-            ev.question(qid, str(rec.get("text") or "").strip() or None)
+            qid = f"vicuna80-{_field(rec, 'question_id', path, line, ids=True)}"
+            ev.question(qid, _text(rec, "text", path, line).strip() or None)
             verdict = _score(rec, path, line)
             crowd.setdefault((qid, a, b), []).append(verdict)
             ev.ratings.append(

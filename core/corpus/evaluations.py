@@ -20,8 +20,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from core.corpus.evaluation_names import check_evaluation_names
 from core.corpus.evaluation_ratings import assign_slots, plan_ratings, rating_key, touched_since
-from core.corpus.tabular import read_records, require_text
+from core.corpus.tabular import optional_text, read_records, require_text
 from core.errors import InputError
 from core.stats.pairwise_counts import parse_verdict
 from core.store.accounts import account_names
@@ -106,7 +107,7 @@ def read_answers(path: str | Path) -> Evaluation:
     seen: dict[tuple[str, str], int] = {}
     for line, rec in read_records(path, ["question_id", "system", "answer"]):
         qid = require_text(rec, "question_id", path, line)
-        system = require_text(rec, "system", path, line)
+        system = require_text(rec, "system", path, line, numbers=False)
         text = rec.get("answer")
         if not isinstance(text, (str, int, float)):
             raise InputError("expected text", path=str(path), line=line, column="answer")
@@ -118,15 +119,15 @@ def read_answers(path: str | Path) -> Evaluation:
                 line=line,
             )
         seen[qid, system] = line
-        question = str(rec.get("question") or "").strip()
+        question = optional_text(rec, "question", path, line)
         ev.question(qid, question or None)
         ev.answers.append(
             {
                 "question_id": qid,
                 "system": system,
                 "text": str(text),
-                "model": str(rec.get("model") or "").strip() or f"imported:{system}",
-                "context": str(rec.get("context") or "").strip() or "none",
+                "model": optional_text(rec, "model", path, line) or f"imported:{system}",
+                "context": optional_text(rec, "context", path, line) or "none",
                 "line": line,
             }
         )
@@ -145,24 +146,24 @@ def read_plain_judgments(path: str | Path, rater: str | None = None) -> Evaluati
                 "no rater: add a rater column or pass --rater", path=str(path), line=line
             )
         name, kind = parse_rater(who, path, line)
-        ev.question(qid, str(rec.get("question") or "").strip() or None)
+        ev.question(qid, optional_text(rec, "question", path, line) or None)
         common = {
             "question_id": qid,
             "rater": name,
             "rater_kind": kind,
-            "rationale": str(rec.get("rationale") or ""),
+            "rationale": optional_text(rec, "rationale", path, line),
             "label": str(rec.get("verdict")),
             "line": line,
         }
         if str(rec.get("system_a") or "").strip() or str(rec.get("system_b") or "").strip():
-            a = require_text(rec, "system_a", path, line)
-            b = require_text(rec, "system_b", path, line)
+            a = require_text(rec, "system_a", path, line, numbers=False)
+            b = require_text(rec, "system_b", path, line, numbers=False)
             if a == b:
                 raise InputError("system_a and system_b are the same", path=str(path), line=line)
             verdict = pairwise_verdict(rec.get("verdict"), path, line)
             ev.ratings.append(pairwise(common, a, b, verdict))
         elif str(rec.get("system") or "").strip():
-            system = require_text(rec, "system", path, line)
+            system = require_text(rec, "system", path, line, numbers=False)
             verdict = absolute_verdict(rec.get("verdict"), path, line)
             ev.ratings.append(
                 {
@@ -171,7 +172,7 @@ def read_plain_judgments(path: str | Path, rater: str | None = None) -> Evaluati
                     "system": system,
                     "system_a": None,
                     "system_b": None,
-                    "criterion": str(rec.get("criterion") or "").strip(),
+                    "criterion": optional_text(rec, "criterion", path, line),
                     "verdict": verdict,
                 }
             )
@@ -231,8 +232,13 @@ def _counts() -> dict[str, int]:
     return {"inserted": 0, "unchanged": 0, "updated": 0}
 
 
-def store_evaluation(db: sqlite_utils.Database, ev: Evaluation) -> dict[str, dict[str, int]]:
+def store_evaluation(
+    db: sqlite_utils.Database, ev: Evaluation, *, allow_lookalike: bool = False
+) -> dict[str, dict[str, int]]:
     """Write ``ev``, all or nothing to a reader; rows inserted / unchanged / updated per table.
+
+    Every id and name is checked first (:mod:`core.corpus.evaluation_names`; look-alike systems
+    and raters refused unless ``allow_lookalike``).
 
     Questions the store does not know are created (origin ``imported``; text '' when the input
     has none). Answers are keyed by (question, system); a changed text is updated. Verdicts are
@@ -244,6 +250,7 @@ def store_evaluation(db: sqlite_utils.Database, ev: Evaluation) -> dict[str, dic
     transaction then plans again (reads only), switches in each stage that still matches the
     plan and writes the rest directly.
     """
+    check_evaluation_names(db, ev, allow_lookalike=allow_lookalike)
     assign_slots(ev.ratings)
     _check_duplicates(ev)
     _check_not_accounts(db, ev)

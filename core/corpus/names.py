@@ -1,37 +1,71 @@
-"""The safe alphabet of names: system, judge and rater names, question and document ids.
+"""The one rule for every name and id: system, judge and rater names, question and document ids,
+account names, setting keys.
 
-A name is 1 to 128 characters: ASCII letters, digits and ``. _ - : / @ +``, starting with a
-letter or digit. No spaces, no ``|`` (it separates names in queues and keys), no Markdown or HTML
-punctuation, no control characters. Every place a name enters the workbench (experiment files,
-imported files, CLI options) checks it here.
+A name is Unicode text, NFC-normalised, 1 to 128 characters, with no control character
+(``Cc``), no format character (``Cf``: bidi overrides and isolates, zero-width spaces and joiners,
+the BOM), no surrogate, private-use or unassigned code point, no line or paragraph separator, no
+space other than the ordinary space ``U+0020``, and no leading or trailing space. Letters of any
+script, accents, spaces inside and punctuation (``| : ( ) # /``...) are allowed: keys are
+structures (:mod:`core.annotation.pairwise`), and pages render names through one escaping path.
+
+Every place a name enters (importers and layouts, EXAM and XRAG inputs, accounts, settings, CLI
+options) calls :func:`check_name`; docs/input-formats.md lists the places. Look-alikes (two
+different names with one confusable skeleton, Unicode TR39) are found by
+:func:`core.corpus.confusables.lookalike`.
 """
 
 from __future__ import annotations
 
-import re
+import unicodedata
 
 from core.errors import InputError
 
-NAME_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:/@+\-]{0,127}")
+MAX_LENGTH = 128
 NAME_RULE = (
-    "1-128 characters: ASCII letters, digits and . _ - : / @ +, starting with a letter or digit"
+    "1-128 characters of Unicode text; no control, bidi-override or zero-width characters, "
+    "no leading or trailing space"
 )
+_REFUSED_CATEGORIES = {
+    "Cc": "control character",
+    "Cf": "invisible format character (bidi override or zero-width)",
+    "Cs": "surrogate",
+    "Co": "private-use character",
+    "Cn": "unassigned code point",
+    "Zl": "line separator",
+    "Zp": "paragraph separator",
+    "Zs": "space other than the ordinary space",
+}
 
 
 def name_problem(value: object) -> str | None:
-    """Why ``value`` is not a safe name, or ``None`` when it is one."""
+    """Why ``value`` is not a valid name (see the module docstring), or ``None`` when it is one.
+
+    ``value`` is judged after NFC normalisation, as :func:`check_name` stores it."""
     if not isinstance(value, str):
-        return f"expected text, found {type(value).__name__}"
-    if NAME_PATTERN.fullmatch(value):
-        return None
-    bad = next((ch for ch in value if not re.fullmatch(r"[A-Za-z0-9._:/@+\-]", ch)), None)
-    if not value:
+        kind = "true/false" if isinstance(value, bool) else type(value).__name__
+        return f"expected text, found {kind}"
+    text = unicodedata.normalize("NFC", value)
+    if not text:
         return "empty name"
-    if len(value) > 128:
-        return f"name longer than 128 characters ({NAME_RULE})"
-    if bad is not None:
-        return f"character {bad!r} (U+{ord(bad):04X}) not allowed in a name ({NAME_RULE})"
-    return f"a name must start with a letter or digit ({NAME_RULE})"
+    if len(text) > MAX_LENGTH:
+        return f"name of {len(text)} characters, longer than {MAX_LENGTH} ({NAME_RULE})"
+    if text != text.strip():
+        return f"leading or trailing space ({NAME_RULE})"
+    for position, ch in enumerate(text, start=1):
+        category = unicodedata.category(ch)
+        if category in _REFUSED_CATEGORIES and ch != " ":
+            return (
+                f"{_REFUSED_CATEGORIES[category]} U+{ord(ch):04X} at position {position} "
+                f"({NAME_RULE})"
+            )
+    return None
+
+
+def shown(value: object, limit: int = 80) -> str:
+    """``repr(value)`` cut to ``limit`` characters: how an error message quotes a bad name (a
+    10 MB name is not echoed back)."""
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def check_name(
@@ -42,8 +76,9 @@ def check_name(
     line: int | None = None,
     column: str | None = None,
 ) -> str:
-    """``value`` when it is a safe name; an ``InputError`` naming ``what`` otherwise."""
+    """``value`` NFC-normalised when it is a valid name; an ``InputError`` naming ``what``
+    (and the file, line and column when given) otherwise."""
     problem = name_problem(value)
     if problem:
-        raise InputError(f"{what} {value!r}: {problem}", path=path, line=line, column=column)
-    return str(value)
+        raise InputError(f"{what} {shown(value)}: {problem}", path=path, line=line, column=column)
+    return unicodedata.normalize("NFC", str(value))

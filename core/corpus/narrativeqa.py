@@ -159,7 +159,9 @@ def import_narrativeqa(
     documents: dict[str, dict[str, Any]] = {}
     for line, rec in read_records(docs_path, DOC_COLUMNS):
         doc_id = require_text(rec, "document_id", docs_path, line)
-        check_name(doc_id, "document_id", path=str(docs_path), line=line, column="document_id")
+        doc_id = check_name(
+            doc_id, "document_id", path=str(docs_path), line=line, column="document_id"
+        )
         for column in ("story_word_count", "story_file_size"):
             number = optional_number(rec, column, docs_path, line, minimum=0, integer=True)
             rec[column] = "" if number is None else str(number)

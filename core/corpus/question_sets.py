@@ -126,7 +126,7 @@ def import_questions(
             optional_text(rec, "id", path, line)
             or "q-" + hashlib.sha1(f"{doc_id}\x1f{question}".encode()).hexdigest()[:16]
         )
-        check_name(qid, "question id", path=str(path), line=line, column="id")
+        qid = check_name(qid, "question id", path=str(path), line=line, column="id")
         if qid in seen:
             raise InputError(
                 f"duplicate id {qid!r} (first on line {seen[qid]})",

@@ -20,7 +20,6 @@ from __future__ import annotations
 import codecs
 import csv
 import io
-import json
 import math
 import re
 import tomllib
@@ -28,6 +27,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from core.corpus.json_input import loads_bounded
 from core.errors import InputError
 
 csv.field_size_limit(1 << 30)
@@ -163,18 +163,19 @@ def check_text_value(value: str, path: str | Path, line: int | None, column: str
     return value
 
 
-def _check_values(value: Any, path: Path, line: int, column: str) -> None:
+def check_values(value: Any, path: Path, line: int, column: str) -> None:
+    """Refuse control characters in any string and non-finite numbers, at any depth."""
     if isinstance(value, str):
         check_text_value(value, path, line, column)
     elif isinstance(value, float) and not math.isfinite(value):
         raise InputError(f"non-finite number {value}", path=str(path), line=line, column=column)
     elif isinstance(value, list):
         for item in value:
-            _check_values(item, path, line, column)
+            check_values(item, path, line, column)
     elif isinstance(value, dict):
         for key, item in value.items():
             check_text_value(str(key), path, line, column)
-            _check_values(item, path, line, column)
+            check_values(item, path, line, column)
 
 
 def read_records(
@@ -226,34 +227,21 @@ def jsonl_records(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
     yield from _jsonl(read_input_text(path), path)
 
 
-def _refuse_constant(name: str) -> float:
-    raise ValueError(f"{name} is not allowed")
-
-
 def _jsonl(text: str, path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
     for number, raw in enumerate(text.split("\n"), start=1):
         if not raw.strip():
             continue
-        try:
-            value = json.loads(raw, parse_constant=_refuse_constant)
-        except json.JSONDecodeError as exc:
-            raise InputError(
-                f"not valid JSON: {exc.msg}", path=str(path), line=number, column=exc.colno
-            ) from None
-        except ValueError as exc:
-            raise InputError(f"not valid JSON: {exc}", path=str(path), line=number) from None
-        except RecursionError:
-            raise InputError("JSON nested too deeply", path=str(path), line=number) from None
+        value = loads_bounded(raw, path, number)
         if not isinstance(value, dict):
             raise InputError(
-                f"expected a JSON object, found {_json_type(value)}", path=str(path), line=number
+                f"expected a JSON object, found {json_type(value)}", path=str(path), line=number
             )
         for key, item in value.items():
-            _check_values(item, path, number, key)
+            check_values(item, path, number, key)
         yield number, value
 
 
-def _json_type(value: Any) -> str:
+def json_type(value: Any) -> str:
     return {
         dict: "an object",
         list: "a list",
@@ -306,17 +294,20 @@ def _csv(text: str, path: Path, delimiter: str) -> Iterator[tuple[int, dict[str,
         yield start, dict(zip(header, row))
 
 
-def require_text(record: dict[str, Any], column: str, path: str | Path, line: int) -> str:
+def require_text(
+    record: dict[str, Any], column: str, path: str | Path, line: int, *, numbers: bool = True
+) -> str:
     """The non-empty string value of ``column``; an ``InputError`` otherwise.
 
-    A JSON number is accepted and turned into text; a list, object or true/false is refused.
+    A JSON number is accepted and turned into text (unless ``numbers`` is false: names); a
+    list, object or true/false is refused.
     """
     value = record.get(column)
     if value is None or (isinstance(value, str) and not value.strip()):
         raise InputError("empty value", path=str(path), line=line, column=column)
-    if isinstance(value, bool) or not isinstance(value, (str, int, float)):
+    if isinstance(value, bool) or not isinstance(value, (str, int, float) if numbers else str):
         raise InputError(
-            f"expected text, found {_json_type(value)}", path=str(path), line=line, column=column
+            f"expected text, found {json_type(value)}", path=str(path), line=line, column=column
         )
     return str(value).strip()
 
@@ -348,7 +339,7 @@ def optional_number(
         return None
     if isinstance(value, bool) or not isinstance(value, (str, int, float)):
         raise InputError(
-            f"expected a number, found {_json_type(value)}",
+            f"expected a number, found {json_type(value)}",
             path=str(path),
             line=line,
             column=column,

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from core.corpus.names import check_name
 from core.corpus.tabular import jsonl_records, read_records
 from core.errors import InputError
 from core.exam.bt_correlation import reference_from_rank_json
@@ -19,10 +20,11 @@ def read_leaderboard(path: str | Path) -> tuple[dict[str, float], dict[str, floa
         return reference_from_rank_json(path)
     scores, ses = {}, {}
     for n, row in read_records(path, ["system", "score"]):
+        system = check_name(row["system"], "system", path=str(path), line=n, column="system")
         try:
-            scores[str(row["system"])] = float(row["score"])
+            scores[system] = float(row["score"])
             if row.get("se") not in (None, ""):
-                ses[str(row["system"])] = float(row["se"])
+                ses[system] = float(row["se"])
         except (TypeError, ValueError):
             raise InputError("score/se is not a number", path=str(path), line=n) from None
     return scores, (ses if len(ses) == len(scores) else None)
@@ -40,7 +42,9 @@ def read_articles_jsonl(path: str | Path) -> dict[str, str]:
             raise InputError('expected {"query_id": ..., "text": "..."}', path=str(path), line=n)
         if not rec["text"].strip():
             raise InputError("empty article text", path=str(path), line=n)
-        qid = str(rec["query_id"])
+        qid = check_name(
+            str(rec["query_id"]), "query id", path=str(path), line=n, column="query_id"
+        )
         if qid in texts:
             raise InputError(f"query {qid!r} given twice", path=str(path), line=n)
         texts[qid] = rec["text"]

@@ -4,7 +4,7 @@ Every table forbids unknown keys (the error suggests the closest known key), eve
 strict type (no "5" for 5, no true for 1), numbers must be finite, and ranges are stated here:
 ``0 < level < 1``, ``0 < budget <= 1``, ``0 < max_failure_share <= 1``, counts (``c``,
 ``batch``, ``bootstrap``, token budgets) ``>= 1``, ``prior_alpha >= 0``. Names of systems and
-judges use the safe alphabet of :mod:`core.corpus.names`. Cross-references (a tournament judge
+judges follow the one name rule of :mod:`core.corpus.names` (NFC-normalised). Cross-references (a tournament judge
 that must be pairwise, grounding judges of the right kind) are checked in
 :mod:`core.pipeline.config` after this schema.
 """
@@ -12,6 +12,7 @@ that must be pairwise, grounding judges of the right kind) are checked in
 from __future__ import annotations
 
 import difflib
+import unicodedata
 from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError
@@ -24,7 +25,7 @@ def _safe_name(value: str) -> str:
     problem = name_problem(value)
     if problem:
         raise ValueError(problem)
-    return value
+    return unicodedata.normalize("NFC", value)
 
 
 def _text(value: str) -> str:

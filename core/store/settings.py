@@ -37,10 +37,11 @@ class Setting:
         """``value`` checked and normalised; InputError (naming ``key``) when out of range."""
         text = str(value).strip()
         if self.kind == "int":
-            try:
-                number = int(text)
-            except ValueError:
-                raise InputError(f"{key} must be a whole number, not {value!r}") from None
+            digits = text.removeprefix("-")
+            if not (digits.isascii() and digits.isdigit()) or len(digits) > 18:
+                # ASCII digits only: int() would also take "1_0" and other scripts' digits
+                raise InputError(f"{key} must be a whole number (ASCII digits), not {value!r}")
+            number = int(text)
             if number < self.minimum:
                 raise InputError(f"{key} must be at least {self.minimum}")
             return number

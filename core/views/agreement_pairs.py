@@ -10,6 +10,7 @@ for exactly the raters compared (two for a pair, every rater of a kind for Fleis
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -93,13 +94,13 @@ def verdict_frame(
         df["verdict"] = _canonical(df["verdict"], swap)
         df["first_verdict"] = _canonical(df["first_verdict"], swap)
         df["pair"] = first + " vs " + second
-        df["item_id"] = df["question_id"] + "|" + first + "|" + second
+        df["item_id"] = _json_keys(df["question_id"], first, second)
         df["position"] = df["system_a"]
         df["first"], df["second"] = first, second
         df["order"] = swap.astype(np.int64)
     else:
         df["pair"] = df["system"]
-        df["item_id"] = df["question_id"] + "|" + df["system"] + "|" + df["criterion"]
+        df["item_id"] = _json_keys(df["question_id"], df["system"], df["criterion"])
         df["system_a"], df["system_b"] = df["system"], None
         df["position"] = ""
         df["first"], df["second"], df["order"] = df["system"], None, 0
@@ -267,3 +268,8 @@ def paired(frame: pd.DataFrame, rater_a: str, rater_b: str) -> pd.DataFrame:
         },
         columns=cols,
     )
+
+
+def _json_keys(*columns: Any) -> list[str]:
+    """Item ids as JSON lists of the columns' values (names may hold any punctuation)."""
+    return [json.dumps(list(t), ensure_ascii=False) for t in zip(*columns)]

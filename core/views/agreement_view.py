@@ -9,6 +9,7 @@ them: Fleiss' kappa and Krippendorff's alpha (nominal), never a per-slot Cohen's
 
 from __future__ import annotations
 
+import json
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -41,7 +42,10 @@ def shown_verdicts(db: sqlite_utils.Database, raters: list[str] | None = None) -
         for rater, _, qid, a, b, _, _, _, _, verdict in verdict_summary(db, "pairwise", raters)
     ]
     df = pd.DataFrame(found, columns=_VERDICT_COLUMNS)
-    df["item_id"] = df["question_id"] + "|" + df["system_a"] + "|" + df["system_b"]
+    df["item_id"] = [  # a structure (JSON list), not a string joined by "|": names may hold "|"
+        json.dumps(list(t), ensure_ascii=False)
+        for t in zip(df["question_id"], df["system_a"], df["system_b"])
+    ]
     return df
 
 

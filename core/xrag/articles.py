@@ -11,12 +11,13 @@ this module stores the pairs and optionally asks a model to confirm each one.
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections import defaultdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from core.corpus.documents import upsert_document
-from core.corpus.names import name_problem
+from core.corpus.names import name_problem, shown
 from core.corpus.tabular import read_records
 from core.errors import InputError
 from core.store.connection import rows, transaction, utcnow
@@ -58,7 +59,8 @@ def import_articles(
         if not doc_id:
             raise bad("empty article id", "id")
         if problem := name_problem(doc_id):
-            raise bad(f"article id {doc_id!r}: {problem}", "id")
+            raise bad(f"article id {shown(doc_id)}: {problem}", "id")
+        doc_id = unicodedata.normalize("NFC", doc_id)
         if doc_id in seen:
             raise bad(f"duplicate article id {doc_id!r} (first on line {seen[doc_id]})", "id")
         seen[doc_id] = line

@@ -12,7 +12,7 @@ from core.annotation.base import team_queue
 from core.annotation.disputes import resolve_dispute, withdraw_last_resolution
 from core.annotation.gold import gold_labels
 from core.annotation.identity import sign_in_open, sign_in_token
-from core.annotation.pairwise import blind_item, submit_verdict, verdict_queue
+from core.annotation.pairwise import blind_item, split_pair_key, submit_verdict, verdict_queue
 from core.annotation.reviews import review_queue, submit_review
 from core.annotation.tasks import auto_pair_labels, human_labels, next_items, task_items
 from core.errors import AccessError, InputError
@@ -53,9 +53,9 @@ def test_overlap_completes_before_new_items_open(fdb):
     # The fixture's side-by-side items come in this seeded order (sha256 of "0|<key>"); alice
     # labels the three that come last, and they move to the front of bob's queue.
     started = [
-        "gen-1|fixture-b|fixture-c",
-        "gen-0|fixture-b|fixture-c",
-        "nqa-1|fixture-b|fixture-c",
+        '["gen-1","fixture-b","fixture-c"]',
+        '["gen-0","fixture-b","fixture-c"]',
+        '["nqa-1","fixture-b","fixture-c"]',
     ]
     assert verdict_queue(db, "alice")[-3:] == started
     for key in started:
@@ -89,7 +89,7 @@ def test_overlap_completes_before_new_items_open(fdb):
     assert set(started) <= set(verdict_queue(db, "carol"))  # calibration: everyone sees them
     out = next_items(db, "carol", "side-by-side", limit=2)
     assert out[0]["key"] in started and out[0]["labels"] == 2 and len(out) == 2
-    assert out[0]["question_id"] == out[0]["key"].split("|")[0]
+    assert out[0]["question_id"] == split_pair_key(out[0]["key"])[0]
 
 
 def _label_pair(db, who, key, canonical):

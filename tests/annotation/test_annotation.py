@@ -40,27 +40,27 @@ GENERATED_SEED_0 = ["gen-3", "gen-1", "gen-2", "gen-0"]
 GENERATED_SEED_5 = ["gen-1", "gen-3", "gen-2", "gen-0"]
 QUESTIONS_SEED_0 = ["nqa-2", "nqa-0", "gen-3", "gen-1", "gen-2", "gen-0", "nqa-1"]
 PAIRS_SEED_0 = [
-    "gen-1|fixture-a|fixture-c",
-    "nqa-1|fixture-a|fixture-b",
-    "gen-1|fixture-a|fixture-b",
-    "nqa-1|fixture-a|fixture-c",
-    "nqa-0|fixture-a|fixture-c",
-    "nqa-0|fixture-a|fixture-b",
-    "gen-0|fixture-a|fixture-c",
-    "nqa-2|fixture-a|fixture-b",
-    "gen-3|fixture-b|fixture-c",
-    "gen-2|fixture-a|fixture-b",
-    "gen-3|fixture-a|fixture-c",
-    "gen-3|fixture-a|fixture-b",
-    "gen-2|fixture-a|fixture-c",
-    "nqa-2|fixture-a|fixture-c",
-    "gen-0|fixture-a|fixture-b",
-    "gen-2|fixture-b|fixture-c",
-    "nqa-0|fixture-b|fixture-c",
-    "nqa-2|fixture-b|fixture-c",
-    "gen-1|fixture-b|fixture-c",
-    "gen-0|fixture-b|fixture-c",
-    "nqa-1|fixture-b|fixture-c",
+    '["gen-1","fixture-a","fixture-c"]',
+    '["nqa-1","fixture-a","fixture-b"]',
+    '["gen-1","fixture-a","fixture-b"]',
+    '["nqa-1","fixture-a","fixture-c"]',
+    '["nqa-0","fixture-a","fixture-c"]',
+    '["nqa-0","fixture-a","fixture-b"]',
+    '["gen-0","fixture-a","fixture-c"]',
+    '["nqa-2","fixture-a","fixture-b"]',
+    '["gen-3","fixture-b","fixture-c"]',
+    '["gen-2","fixture-a","fixture-b"]',
+    '["gen-3","fixture-a","fixture-c"]',
+    '["gen-3","fixture-a","fixture-b"]',
+    '["gen-2","fixture-a","fixture-c"]',
+    '["nqa-2","fixture-a","fixture-c"]',
+    '["gen-0","fixture-a","fixture-b"]',
+    '["gen-2","fixture-b","fixture-c"]',
+    '["nqa-0","fixture-b","fixture-c"]',
+    '["nqa-2","fixture-b","fixture-c"]',
+    '["gen-1","fixture-b","fixture-c"]',
+    '["gen-0","fixture-b","fixture-c"]',
+    '["nqa-1","fixture-b","fixture-c"]',
 ]
 
 
@@ -396,5 +396,5 @@ def test_identical_pairs_come_after_the_others(fdb):
         "update answers set text = ? where question_id = ? and system = ?",
         ["  " + text.replace(" ", "\n", 1) + " ", qid, s2],
     )
-    assert identical_items(db) == ["gen-1|fixture-a|fixture-c"]
-    assert verdict_queue(db, "alice") == PAIRS_SEED_0[1:] + ["gen-1|fixture-a|fixture-c"]
+    assert identical_items(db) == ['["gen-1","fixture-a","fixture-c"]']
+    assert verdict_queue(db, "alice") == PAIRS_SEED_0[1:] + ['["gen-1","fixture-a","fixture-c"]']

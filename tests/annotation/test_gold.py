@@ -168,10 +168,10 @@ def test_gold_source_cli_rules_and_imported_raters(tmp_path, capsys):
     from core.annotation.gold import person_labels
 
     panel = person_labels(db, "side-by-side")["panel"]
-    assert "q0|s1|s2" not in panel and panel  # the conflicting item has no label from it
+    assert '["q0","s1","s2"]' not in panel and panel  # the conflicting item has no label from it
     for item, label in panel.items():
         assert gold[item] == label
-    assert gold.get("q0|s1|s2") == before.get("q0|s1|s2")
+    assert gold.get('["q0","s1","s2"]') == before.get('["q0","s1","s2"]')
     # the panel is scored against the others, and marked as a source
     row = gold_agreement(db).set_index("rater").loc["panel"]
     assert "a gold source" in row["note"]

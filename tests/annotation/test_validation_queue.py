@@ -10,7 +10,13 @@ import pytest
 
 from core.__main__ import main
 from core.annotation.identity import sign_in_token
-from core.annotation.pairwise import blind_item, pair_key, submit_verdict, verdict_queue
+from core.annotation.pairwise import (
+    blind_item,
+    pair_key,
+    split_pair_key,
+    submit_verdict,
+    verdict_queue,
+)
 from core.annotation.validation_queue import queue_validation_items, validation_candidates
 from core.errors import AccessError, InputError
 from core.store.accounts import create_account
@@ -89,7 +95,7 @@ def test_alice_and_bob_get_exactly_those_items_first(store):
     ]
     # k = 1, yet a validation item stays open until two distinct people labelled it
     update_setting(db, "annotations_per_item", 1)
-    fresh = next(k for k in chosen if int(k.split("|")[0][1:]) >= 15)  # nobody on it yet
+    fresh = next(k for k in chosen if int(split_pair_key(k)[0][1:]) >= 15)  # nobody on it yet
     rest = [k for k in chosen if k != fresh]
     submit_verdict(db, blind_item(db, fresh, "alice"), who["alice"], "A")
     assert fresh not in verdict_queue(db, "alice")

@@ -8,6 +8,7 @@ import pytest
 from browser_support import build_fixture_db, unescaped
 from streamlit.testing.v1 import AppTest
 
+from core.annotation.pairwise import split_pair_key
 from core.corpus.evaluation_layouts import read_prd_vicuna80
 from core.corpus.evaluations import store_evaluation
 from core.store.database import open_db
@@ -106,7 +107,7 @@ def test_imported_raters_show_whatever_their_names(tmp_path, monkeypatch):
         csv = tmp_path / "panel.csv"
         lines = ["question_id,system_a,system_b,verdict,rater"]
         for item, label in sorted(auto_pair_labels(db)["auto:fixture-sxs"].items()):
-            qid, s1, s2 = item.split("|")
+            qid, s1, s2 = split_pair_key(item)
             verdict = {"first": "A", "second": "B"}.get(label, label)
             lines.append(f"{qid},{s1},{s2},{verdict},human:expert-panel")
         csv.write_text("\n".join(lines) + "\n")

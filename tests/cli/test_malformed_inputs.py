@@ -77,12 +77,12 @@ CASES: list[tuple[str, dict[str, str | bytes], list[str], str]] = [
         ["import-book", "{t}/b.txt"],
         "UTF-16",
     ),
-    ("book-bad-id", {"b.txt": BOOK}, ["import-book", "{t}/b.txt", "--id", "a|b"], "'|'"),
+    ("book-bad-id", {"b.txt": BOOK}, ["import-book", "{t}/b.txt", "--id", "a\u200bb"], "U+200B"),
     (
-        "book-markup-id",
+        "book-isolate-id",
         {"b.txt": BOOK},
-        ["import-book", "{t}/b.txt", "--id", "![x](y)"],
-        "not allowed",
+        ["import-book", "{t}/b.txt", "--id", "x\u2066y"],
+        "U+2066",
     ),
     (
         "book-ctrl-title",
@@ -164,21 +164,21 @@ CASES: list[tuple[str, dict[str, str | bytes], list[str], str]] = [
     ),
     (
         "q-pipe-id",
-        {"q.csv": HEADER + "Who?,book:b,x,a|b\n"},
+        {"q.csv": HEADER + "Who?,book:b,x,a\u200bb\n"},
         ["import-questions", "{t}/q.csv"],
-        "'|'",
+        "U+200B",
     ),
     (
-        "q-space-id",
-        {"q.csv": HEADER + "Who?,book:b,x,a b\n"},
+        "q-nbsp-id",
+        {"q.csv": HEADER + "Who?,book:b,x,a\u00a0b\n"},
         ["import-questions", "{t}/q.csv"],
-        "not allowed",
+        "U+00A0",
     ),
     (
-        "q-markup-id",
-        {"q.csv": HEADER + "Who?,book:b,x,<img>\n"},
+        "q-bidi-id",
+        {"q.csv": HEADER + "Who?,book:b,x,a\u202eb\n"},
         ["import-questions", "{t}/q.csv"],
-        "not allowed",
+        "U+202E",
     ),
     (
         "q-dup-id",
@@ -357,9 +357,9 @@ CASES: list[tuple[str, dict[str, str | bytes], list[str], str]] = [
     ),
     (
         "nqa-pipe-doc",
-        _nqa("d|1,train,gutenberg,u,100,w,T,100,,\n"),
+        _nqa("d\u200b1,train,gutenberg,u,100,w,T,100,,\n"),
         ["import-narrativeqa", "{t}/nqa"],
-        "'|'",
+        "U+200B",
     ),
     ("nqa-ragged", _nqa("d1,train,gutenberg\n"), ["import-narrativeqa", "{t}/nqa"], "found 3"),
     (
@@ -403,7 +403,12 @@ CASES: list[tuple[str, dict[str, str | bytes], list[str], str]] = [
         ["rank", "{t}/r.csv"],
         "system_b",
     ),
-    ("rank-pipe-system", {"r.csv": RANK + "q1,a|x,b,A\nq2,b,a,B\n"}, ["rank", "{t}/r.csv"], "'|'"),
+    (
+        "rank-pipe-system",
+        {"r.csv": RANK + "q1,a\u200bx,b,A\nq2,b,a,B\n"},
+        ["rank", "{t}/r.csv"],
+        "U+200B",
+    ),
     ("rank-bad-verdict", {"r.csv": RANK + "q1,a,b,maybe\n"}, ["rank", "{t}/r.csv"], "maybe"),
     ("rank-alpha-negative", {"r.csv": RANK_OK}, ["rank", "{t}/r.csv", "--alpha", "-1"], "--alpha"),
     ("rank-alpha-nan", {"r.csv": RANK_OK}, ["rank", "{t}/r.csv", "--alpha", "nan"], "finite"),
@@ -474,7 +479,12 @@ CASES: list[tuple[str, dict[str, str | bytes], list[str], str]] = [
         "UTF-8",
     ),
     ("agree-ragged", {"v.csv": AGREE + "1,a,A\n1,b\n"}, ["agreement", "{t}/v.csv"], "line 3"),
-    ("agree-pipe-rater", {"v.csv": AGREE + "1,a|b,A\n1,c,B\n"}, ["agreement", "{t}/v.csv"], "'|'"),
+    (
+        "agree-pipe-rater",
+        {"v.csv": AGREE + "1,a\u200bb,A\n1,c,B\n"},
+        ["agreement", "{t}/v.csv"],
+        "U+200B",
+    ),
     (
         "agree-utf16-bad-verdict",
         {"v.csv": codecs.BOM_UTF16_BE + (AGREE + "1,a,A\n1,b,perhaps\n").encode("utf-16-be")},
@@ -583,9 +593,9 @@ CASES: list[tuple[str, dict[str, str | bytes], list[str], str]] = [
     ),
     (
         "run-pipe-system",
-        {"e.toml": EXPERIMENT.replace("ex/rag", "ex|rag")},
+        {"e.toml": EXPERIMENT.replace("ex/rag", "ex\u200brag")},
         ["run", "{t}/e.toml", "--dry-run"],
-        "'|'",
+        "U+200B",
     ),
     ("run-no-systems", {"e.toml": 'name = "x"\n'}, ["run", "{t}/e.toml", "--dry-run"], "systems"),
     (

@@ -52,7 +52,7 @@ def test_annotators_add_list_revoke(capsys, dbpath):
     assert "token" not in out
     code, _, err = cli(capsys, dbpath, "annotators", "add", "alice")
     assert code == 2 and err.startswith("error:") and err.count("\n") == 1
-    code, _, err = cli(capsys, dbpath, "annotators", "add", "<x>")
+    code, _, err = cli(capsys, dbpath, "annotators", "add", "x\u202e")
     assert code == 2 and err.startswith("error:")
     assert cli(capsys, dbpath, "annotators", "revoke", "alice")[0] == 0
     db = open_db(dbpath)

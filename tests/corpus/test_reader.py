@@ -65,19 +65,58 @@ def test_numbers():
 
 
 @pytest.mark.parametrize(
-    "name", ["gpt-4o/rag4k-1s", "human:alice", "book:les-miserables", "nqa-0a1b", "a.b_c+d@e"]
+    "name",
+    [
+        "gpt-4o/rag4k-1s",
+        "human:alice",
+        "book:les-miserables",
+        "nqa-0a1b",
+        "a.b_c+d@e",
+        "a|b",
+        "Comm Statist",
+        "Jos\u00e9",
+        "Llama 3 70B",
+        "auto:gpt-4 (PRD)",
+        "[x]",
+        "<b>",
+        "-lead",
+        "\u901a\u4e49",
+        "y" * 128,
+    ],
 )
 def test_safe_names_accepted(name):
     assert name_problem(name) is None and check_name(name, "x") == name
 
 
 @pytest.mark.parametrize(
-    "name", ["", "a|b", "a b", "![x](y)", "<b>", "-lead", "x" * 129, "a\x00", "é", "[x]"]
+    "name",
+    [
+        "",
+        " lead",
+        "trail ",
+        "x" * 129,
+        "a\x00",
+        "a\tb",
+        "a\u200bb",
+        "\u202ex",
+        "a\u2066b",
+        "a\u00a0b",
+        "a\ufeffb",
+        "a\ue000",
+        5,
+        None,
+        ["a"],
+    ],
 )
 def test_unsafe_names_refused(name):
     assert name_problem(name)
     with pytest.raises(InputError):
         check_name(name, "system name")
+
+
+def test_names_are_nfc_normalised():
+    assert check_name("Jose\u0301", "x") == "Jos\u00e9"
+    assert name_problem("e\u0301" * 100) is None  # 200 code points, 100 after NFC
 
 
 def test_schema_defaults_and_failure_share():

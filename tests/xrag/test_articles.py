@@ -61,8 +61,8 @@ def test_import_articles_and_translations(db, tmp_path):
         ({"language": "German"}, "column 'language'"),
         ({"text": "  "}, "has no text"),
         ({"id": "a1"}, "duplicate article id"),
-        ({"id": "a|2"}, "article id 'a|2'"),
-        ({"id": "a 2"}, "article id 'a 2'"),
+        ({"id": "a\u202e2"}, "U+202E"),
+        ({"id": "a\u00a02"}, "U+00A0"),
         ({"translation_of": "nope", "language": "de"}, "not a known article"),
     ],
 )

@@ -15,7 +15,7 @@ with a 95% Wilson interval, the auto-rater beside the people it is compared with
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -106,9 +106,9 @@ def _self_preference(
     if not own:
         return out
 
-    def own_share(labels: Mapping[str, str]) -> dict[str, Any]:
+    def own_share(labels: Iterable[tuple[str, str]]) -> dict[str, Any]:
         k = n = 0
-        for key, label in labels.items():
+        for key, label in labels:
             _, first, second = split_pair_key(key)
             if (first in own) == (second in own) or label not in ("first", "second"):
                 continue
@@ -117,9 +117,10 @@ def _self_preference(
         return share(k, n)
 
     mixed = [k for k in mine if (split_pair_key(k)[1] in own) != (split_pair_key(k)[2] in own)]
-    out["rater"] = own_share(mine)
-    out["people"] = own_share(
-        {f"{name}|{k}": v for name, m in humans.items() for k, v in m.items() if k in set(mixed)}
+    out["rater"] = own_share(mine.items())
+    wanted = set(mixed)
+    out["people"] = own_share(  # every person's label on each mixed item counts once
+        (k, v) for m in humans.values() for k, v in m.items() if k in wanted
     )
     return out
 

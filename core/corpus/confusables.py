@@ -1,0 +1,88 @@
+"""Confusable skeletons (Unicode TR39 section 4) and the look-alike check of new names.
+
+``skeleton(s)`` = NFD(map(NFD(s))), where ``map`` replaces every character by the prototype of
+its confusable class. The classes come from Unicode's ``confusables.txt`` as shipped (as a
+symmetric source/target table) by the pinned package ``confusable-homoglyphs``: a character
+whose only partner is a multi-character string maps to that string (``m`` -> ``rn``); other
+characters are grouped with their single-character partners and the class maps to its member
+with the most partners (the prototype, which every source of the class points to). Two names
+with the same skeleton look alike (``gpt4`` and ``gрt4`` with a Cyrillic ``р``).
+"""
+
+from __future__ import annotations
+
+import json
+import unicodedata
+from collections.abc import Iterable
+from functools import lru_cache
+from importlib import resources
+
+from core.errors import InputError
+
+
+@lru_cache(maxsize=1)
+def _prototypes() -> dict[str, str]:
+    """Character -> the string its confusable class maps to."""
+    raw = json.loads(
+        resources.files("confusable_homoglyphs").joinpath("confusables.json").read_text("utf-8")
+    )
+    partners = {c: [e["c"] for e in entries] for c, entries in raw.items() if len(c) == 1}
+    parent = {c: c for c in partners}
+
+    def find(c: str) -> str:
+        while parent[c] != c:
+            parent[c] = parent[parent[c]]
+            c = parent[c]
+        return c
+
+    mapping: dict[str, str] = {}
+    for c, others in partners.items():
+        if len(others) == 1 and len(others[0]) > 1:
+            mapping[c] = others[0]
+            continue
+        for o in others:
+            if len(o) == 1 and o in parent:
+                parent[find(c)] = find(o)
+    best: dict[str, str] = {}
+    for c in partners:
+        if c in mapping:
+            continue
+        root = find(c)
+        rank = (len(partners[c]), -ord(c))
+        if root not in best or rank > (len(partners[best[root]]), -ord(best[root])):
+            best[root] = c
+    for c in partners:
+        if c not in mapping:
+            mapping[c] = best[find(c)]
+    return mapping
+
+
+def skeleton(text: str) -> str:
+    """The TR39 confusable skeleton of ``text`` (see the module docstring)."""
+    table = _prototypes()
+    mapped = "".join(table.get(ch, ch) for ch in unicodedata.normalize("NFD", text))
+    return unicodedata.normalize("NFD", mapped)
+
+
+def lookalike(name: str, existing: Iterable[str]) -> str | None:
+    """An existing name other than ``name`` with the same skeleton, or ``None``."""
+    target = skeleton(name)
+    return next((e for e in sorted(existing) if e != name and skeleton(e) == target), None)
+
+
+def check_lookalikes(
+    new: Iterable[str], existing: Iterable[str], what: str, *, hint: str = ""
+) -> None:
+    """Refuse the first name of ``new`` that looks like a different name of ``existing`` or of
+    ``new`` itself (an ``InputError`` showing both names); ``hint`` tells how to override."""
+    by_skeleton: dict[str, set[str]] = {}
+    new = set(new)
+    for name in set(existing) | new:
+        by_skeleton.setdefault(skeleton(name), set()).add(name)
+    for name in sorted(new):
+        others = sorted(by_skeleton[skeleton(name)] - {name})
+        if others:
+            raise InputError(
+                f"{what} {name!r} looks like the different {what} {others[0]!r} (same "
+                f"confusable skeleton, Unicode TR39){hint}"
+            )

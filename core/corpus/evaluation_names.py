@@ -1,0 +1,60 @@
+"""The names of an ``Evaluation`` (:mod:`core.corpus.evaluations`) checked before it is stored.
+
+Every question id, system name and rater read by any importer or layout (plain, PRD Vicuna80,
+MT-Bench, Arena) passes :func:`core.corpus.names.check_name` here, NFC-normalised in place, with
+the file and line it came from. A new system or rater whose confusable skeleton equals a
+different known or new one is refused unless ``allow_lookalike`` (``--allow-lookalike``).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from core.corpus.confusables import check_lookalikes
+from core.corpus.names import check_name
+from core.store.judgments import summary_by_rater
+from core.store.setups import system_names
+
+if TYPE_CHECKING:
+    import sqlite_utils
+
+HINT = " (pass --allow-lookalike to import it anyway)"
+
+
+def _check(record: dict[str, Any], key: str, what: str, source: str) -> None:
+    if record.get(key) is not None:
+        record[key] = check_name(
+            record[key], what, path=source, line=record.get("line"), column=key
+        )
+
+
+def normalise_names(ev: Any) -> None:
+    """Check (and NFC-normalise in place) every id and name of ``ev``."""
+    questions = {}
+    for qid, entry in ev.questions.items():
+        questions[check_name(qid, "question id", path=ev.source, column="question_id")] = entry
+    ev.questions = questions
+    for a in ev.answers:
+        _check(a, "question_id", "question id", ev.source)
+        _check(a, "system", "system", ev.source)
+    for r in ev.ratings:
+        _check(r, "question_id", "question id", ev.source)
+        for key in ("system", "system_a", "system_b"):
+            _check(r, key, "system", ev.source)
+        _check(r, "rater", "rater", ev.source)
+
+
+def check_evaluation_names(
+    db: sqlite_utils.Database, ev: Any, *, allow_lookalike: bool = False
+) -> None:
+    """:func:`normalise_names`, then refuse look-alike systems and raters (see the docstring)."""
+    normalise_names(ev)
+    if allow_lookalike:
+        return
+    systems = {a["system"] for a in ev.answers} | {
+        s for r in ev.ratings for s in (r["system"], r["system_a"], r["system_b"]) if s
+    }
+    check_lookalikes(systems, system_names(db), "system", hint=HINT)
+    raters = {r["rater"] for r in ev.ratings}
+    known = {r["rater"] for r in summary_by_rater(db)}
+    check_lookalikes(raters, known, "rater", hint=HINT)

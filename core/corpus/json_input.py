@@ -1,0 +1,68 @@
+"""Bounded JSON parsing for every JSON and JSONL input (the one reader's JSON step).
+
+A document is refused, as an ``InputError`` naming the file and line, when it is not valid JSON,
+uses ``NaN``/``Infinity``, nests deeper than :data:`MAX_DEPTH` or writes a number longer than
+:data:`MAX_NUMBER_CHARS` characters. The bounds are checked by a flat scan of the tokens before
+``json.loads`` runs, so no input reaches Python's recursion limit or its integer-size limit.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+from core.errors import InputError
+
+MAX_DEPTH = 64
+MAX_NUMBER_CHARS = 100
+_TOKENS = re.compile(r'"(?:[^"\\]+|\\.)*"|[\[{]|[\]}]|-?[0-9][0-9.eE+\-]*')
+
+
+def _refuse_constant(name: str) -> float:
+    raise ValueError(f"{name} is not allowed")
+
+
+def check_bounds(text: str, path: str | Path, line: int | None = None) -> None:
+    """Refuse nesting deeper than :data:`MAX_DEPTH` and numbers longer than
+    :data:`MAX_NUMBER_CHARS` (``line``: the line of ``text`` in its file, for JSONL)."""
+    depth = 0
+    for m in _TOKENS.finditer(text):
+        token = m.group()
+        first = token[0]
+        if first == '"':
+            continue
+        if first in "[{":
+            depth += 1
+            if depth > MAX_DEPTH:
+                where = line or text.count("\n", 0, m.start()) + 1
+                raise InputError(
+                    f"JSON nested deeper than {MAX_DEPTH} levels", path=str(path), line=where
+                )
+        elif first in "]}":
+            depth -= 1
+        elif len(token) > MAX_NUMBER_CHARS:
+            where = line or text.count("\n", 0, m.start()) + 1
+            raise InputError(
+                f"JSON number of {len(token)} characters (at most {MAX_NUMBER_CHARS})",
+                path=str(path),
+                line=where,
+            )
+
+
+def loads_bounded(text: str, path: str | Path, line: int | None = None) -> Any:
+    """``json.loads(text)`` within the bounds above; every failure an ``InputError``."""
+    check_bounds(text, path, line)
+    try:
+        return json.loads(text, parse_constant=_refuse_constant)
+    except json.JSONDecodeError as exc:
+        raise InputError(
+            f"not valid JSON: {exc.msg}",
+            path=str(path),
+            line=line or exc.lineno,
+            column=exc.colno if line is None or exc.lineno == 1 else None,
+        ) from None
+    except (ValueError, RecursionError) as exc:
+        message = str(exc) if isinstance(exc, ValueError) else "nested too deeply"
+        raise InputError(f"not valid JSON: {message}", path=str(path), line=line) from None
