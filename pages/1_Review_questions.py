@@ -151,7 +151,10 @@ with ui.database() as db:
     st.caption(
         f"id {md(q['id'])} · origin {md(q['origin'])} · type {md(q['qtype'] or '-')} · "
         f"language {md(q.get('language') or '-')} · status {md(q['status'])}"
+        + (f" · {md(detail['span']['text'])}" if detail["span"] else "")
     )
+    if detail["span"] and detail["span"]["flag"]:
+        st.warning(f"Span: {md(detail['span']['text'])}")
     st.markdown("**Reference answer**" if q["origin"] == "xrag" else "**Generated answer**")
     ui.untrusted(detail["answer"])
     if detail["parent"]:
