@@ -35,7 +35,7 @@ from __future__ import annotations
 import bisect
 import re
 from collections import Counter, defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from core.errors import ConfigError
 from core.generation.mentions import proper_noun_mentions, spacy_available, spacy_mentions
@@ -273,6 +273,7 @@ def extract_entities(
     min_mentions: int = 2,
     spans: Iterable[tuple[int, int]] | None = None,
     progress: bool = False,
+    stories: Sequence[int] | None = None,
 ) -> tuple[list[Entity], str]:
     """Entities of ``text`` and the method used (``proper-noun``, ``spacy`` or
     ``spacy-sampled``).
@@ -281,7 +282,8 @@ def extract_entities(
     ``spacy``. ``spans`` (passage offsets) are the units fed to spaCy. A long book (more than
     ``SPACY_FULL_MAX`` spans) is read by the proper-noun finder for mentions and by NER on an
     evenly spaced sample of spans for the labels (``spacy-sampled``): Les Misérables in well
-    under a minute instead of several.
+    under a minute instead of several. ``stories`` (start offsets of the stories of a
+    collection) clusters each story's mentions on its own: no merge across a story boundary.
     """
     if method not in ("auto", "regex", "proper-noun", "spacy"):
         raise ConfigError(f"unknown entity method {method!r}: use auto, regex or spacy")
@@ -308,11 +310,40 @@ def extract_entities(
                 vote = votes.get(fold(m.core))
                 if vote:
                     m.label = vote.most_common(1)[0][0]
-            entities = cluster_mentions(found, lowers, min_mentions=min_mentions, text=text)
-            return entities, "spacy-sampled"
+            return _by_story(found, stories, lowers, min_mentions, True, text), "spacy-sampled"
         found = spacy_mentions(text, spans, lowers, progress=progress)
-        return cluster_mentions(
-            found, lowers, min_mentions=min_mentions, require_midsentence=False, text=text
-        ), "spacy"
+        return _by_story(found, stories, lowers, min_mentions, False, text), "spacy"
     found = proper_noun_mentions(text, lowers)
-    return cluster_mentions(found, lowers, min_mentions=min_mentions, text=text), "proper-noun"
+    return _by_story(found, stories, lowers, min_mentions, True, text), "proper-noun"
+
+
+def _by_story(  # noqa: PLR0913
+    found: list[Mention],
+    stories: Sequence[int] | None,
+    lowers: Counter,
+    min_mentions: int,
+    midsentence: bool,
+    text: str,
+) -> list[Entity]:
+    """:func:`cluster_mentions` over each story's mentions (``stories``: start offsets; none =
+    one story), most mentioned first: "Alice" of two stories stays two entities, named "Alice
+    (story 1)" and "Alice (story 2)" (the plain name their first alias)."""
+    starts = sorted(set(stories or [])) or [0]
+    parts: dict[int, list[Mention]] = defaultdict(list)
+    for m in found:
+        parts[max(0, bisect.bisect_right(starts, m.start) - 1)].append(m)
+    found_in = {
+        k: cluster_mentions(
+            ms, lowers, min_mentions=min_mentions, require_midsentence=midsentence, text=text
+        )
+        for k, ms in sorted(parts.items())
+    }
+    names = Counter(e.name for es in found_in.values() for e in es)
+    for k, es in found_in.items():
+        for e in es:
+            if names[e.name] > 1:  # one name in several stories: one entity per story
+                e.aliases = [e.name, *e.aliases]
+                e.name = f"{e.name} (story {k + 1})"
+    entities = [e for es in found_in.values() for e in es]
+    entities.sort(key=lambda e: (-e.n_mentions, e.name))
+    return entities

@@ -85,3 +85,35 @@ def test_demonyms_and_prepositions():
     assert mostly_after_prepositions(starts, text)
     assert not mostly_after_prepositions(starts[:2], text)  # fewer than three mentions
     assert not mostly_after_prepositions(starts[2:] + [0], text)
+
+
+def test_no_merge_across_a_story_boundary():
+    one = FILLER + "Then Alice said that the garden was lovely. " + FILLER
+    one += "Then Alice went home. Then Alice Grey smiled. Then Alice Grey slept. " + FILLER
+    two = FILLER + "Then Alice said nothing at all. Then Alice left. " + FILLER
+    text = one + two
+    merged = {e.name: e.n_mentions for e in extract_entities(text, "regex")[0]}
+    assert merged == {"Alice Grey": 6}  # one collection, one Alice
+    split = extract_entities(text, "regex", stories=[0, len(one)])[0]
+    assert sorted((e.name, e.n_mentions) for e in split) == [("Alice", 2), ("Alice Grey", 4)]
+    assert [e.name for e in extract_entities(two + two, "regex", stories=[0, len(two)])[0]] == [
+        "Alice (story 1)",
+        "Alice (story 2)",
+    ]
+
+
+def test_stored_story_starts_keep_stories_apart(db):
+    from core.corpus.documents import upsert_document
+    from core.generation.entity_store import build_entities, get_entities
+
+    one = FILLER + "Then Alice said that the garden was lovely. Then Alice went home. " + FILLER
+    two = FILLER + "Then Alice said nothing at all. Then Alice left. " + FILLER
+    meta = {"story_starts": [0, len(one)]}
+    upsert_document(db, "c", one + two, kind="book", source="file", metadata=meta)
+    build_entities(db, "c", method="regex")
+    found = get_entities(db, "c")
+    assert [(e["name"], e["n_mentions"]) for e in found] == [
+        ("Alice (story 1)", 2),
+        ("Alice (story 2)", 2),
+    ]
+    assert all(e["aliases"][0] == "Alice" for e in found)
