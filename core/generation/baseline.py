@@ -20,7 +20,15 @@ from core.corpus.sentences import split_sentences
 from core.generation.candidates import BASELINE, Candidate
 from core.generation.entity_store import get_entities
 from core.generation.names import fold
-from core.generation.offline_types import Draft, Sentence, bridge, companion, event_order
+from core.generation.offline_types import (
+    BLANK,
+    Draft,
+    Sentence,
+    blank_pattern,
+    bridge,
+    companion,
+    event_order,
+)
 from core.generation.span import MIN_SPAN_FRACTION, span_fields
 
 if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
@@ -136,16 +144,23 @@ class _Book:
         self.quoted: set[int] = set()
         self._flat = ""
 
-    def occurrences(self, pattern: re.Pattern[str]) -> int:
-        """How often ``pattern`` matches the whitespace-collapsed, unquoted book (up to 2)."""
+    def occurrences(self, quote: str) -> int:
+        """How often the blanked ``quote`` (:func:`blank_pattern`: any name in each blank)
+        matches the whitespace-collapsed, unquoted book, counting up to 2. Only the places
+        holding its longest literal part are tried."""
         if not self._flat:
             self._flat = _unquote(self.text)
-        found = 0
-        for _ in pattern.finditer(self._flat):
-            found += 1
-            if found > 1:
-                break
-        return found
+        pattern = blank_pattern(quote)
+        literal = max((" ".join(p.split()) for p in quote.split(BLANK)), key=len)
+        found: set[int] = set()
+        i = self._flat.find(literal)
+        while i >= 0 and len(found) < 2:
+            lo = max(0, i - len(quote) - 200)
+            for m in pattern.finditer(self._flat, lo, i + len(quote) + 200):
+                if m.start() <= i < m.end():
+                    found.add(m.start())
+            i = self._flat.find(literal, i + 1)
+        return len(found)
 
     def sentences_of(self, idx: int) -> list[tuple[int, int]]:
         """Sentences of passage ``idx`` (heading lines removed)."""

@@ -88,11 +88,10 @@ def bridge(
         late = {p for p in where[y["id"]] if starts[p] >= (1 - frac) * length}
         hits = []
         for z in universe:
-            if z["id"] in (x["id"], y["id"]) or same(z, x) or same(z, y):
-                continue
             a, b = where[z["id"]] & early, where[z["id"]] & late
-            if a and b:
-                hits.append((z, (min(a), max(b))))
+            if not a or not b or z["id"] in (x["id"], y["id"]) or same(z, x) or same(z, y):
+                continue
+            hits.append((z, (min(a), max(b))))
         if not hits:
             return None
         if len(hits) > 1:
@@ -134,7 +133,7 @@ def companion(
     hits = [
         z
         for z in universe
-        if z["id"] != x["id"] and not same(z, x) and {first, last} <= where[z["id"]]
+        if {first, last} <= where[z["id"]] and z["id"] != x["id"] and not same(z, x)
     ]
     if len(hits) != 1 or hits[0].get("label") != "PERSON":
         return None
@@ -198,14 +197,14 @@ def event_order(
     length: int,
     min_span: float,
     used: set[int] | None = None,
-    occurrences: Callable[[re.Pattern[str]], int] | None = None,
+    occurrences: Callable[[str], int] | None = None,
 ) -> Draft | None:
     """Of a sentence naming A (its earliest usable one) and a sentence naming B (its latest one
     at least ``min_span`` later), both with A's and B's names blanked, which character is named
     in the earlier? A/B = X/Y or Y/X by a hash of the names; the quotes' order by another. Both
     must be PERSON. A usable sentence is prose (see :func:`prose`), names only its own character
     of the two, and does not start at an offset in ``used`` (sentences quoted before); each
-    blanked quote must match exactly one place of the book (``occurrences`` of its
+    blanked quote must match exactly one place of the book (``occurrences(quote)``, e.g. of its
     :func:`blank_pattern`), so the two moments are unambiguous."""
     a, b = (y, x) if _flip(x["name"], y["name"], "roles") else (x, y)
     if a.get("label") != "PERSON" or b.get("label") != "PERSON":
@@ -233,7 +232,7 @@ def event_order(
     quoted = [blank(s.text, [a, b]) for s in (early, late)]
     if BLANK not in quoted[0] or BLANK not in quoted[1] or quoted[0] == quoted[1]:
         return None
-    if occurrences is not None and any(occurrences(blank_pattern(q)) != 1 for q in quoted):
+    if occurrences is not None and any(occurrences(q) != 1 for q in quoted):
         return None
     if _flip(x["name"], y["name"], "order"):
         quoted.reverse()
