@@ -228,11 +228,10 @@ def _candidate(d: Draft, book: _Book, min_span: float) -> Candidate | None:
     span = span_fields([e["start"] for e in evidence], book.length, min_span)
     if span["span_flag"] or fold(d.answer) in fold(d.question):
         return None
-    supported = f"{d.answer} (evidence: " + " … ".join(f"“{e['text']}”" for e in evidence) + ")"
     return Candidate(
         question=d.question,
         answer=d.answer,
-        references=[supported],
+        references=list(dict.fromkeys(e["text"] for e in evidence)),
         qtype=d.qtype,
         entity_id=d.focus["id"],
         provenance={

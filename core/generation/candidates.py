@@ -12,7 +12,7 @@ BASELINE = "baseline:entity-cooccurrence"
 @dataclass
 class Candidate:
     """A question about to be stored (before de-duplication). ``references``: further reference
-    answers stored after ``answer`` (the offline generator's answer with its evidence)."""
+    answers stored after ``answer`` (the offline generator's evidence sentences)."""
 
     question: str
     answer: str
