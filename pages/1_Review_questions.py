@@ -158,7 +158,10 @@ with ui.database() as db:
         st.caption(
             f"id {md(q['id'])} · origin {md(q['origin'])} · type {md(q['qtype'] or '-')} · "
             f"language {md(q.get('language') or '-')} · status {md(q['status'])}"
+            + (f" · {md(detail['span']['text'])}" if detail["span"] else "")
         )
+        if detail["span"] and detail["span"]["flag"]:
+            st.warning(f"Span: {md(detail['span']['text'])}")
         if flag := (q.get("metadata") or {}).get("needs_review"):  # an entity edit took its entity
             st.warning(f"Needs review: {md(flag.get('reason'))}")
         st.markdown("**Reference answer**" if q["origin"] == "xrag" else "**Generated answer**")

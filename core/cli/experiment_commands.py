@@ -89,6 +89,12 @@ def format_report(rep: dict[str, Any]) -> str:
         )
     ds = rep["disputes"]
     lines.append(f"disputes: {ds['n']} ({ds['per_kind']}), resolved {ds['resolved']}")
+    if sp := rep.get("span"):
+        lines.append(
+            f"evidence span (share of the book): {sp['n']} questions with one, median "
+            f"{_fmt(sp['median'])}, min {_fmt(sp['min'])}; {sp['flagged']} flagged below their "
+            f"minimum; {sp['missing']} without"
+        )
     for kind, cells in (rep.get("rater_bias") or {}).items():
         lines.append(f"rater bias ({kind}):")
         if isinstance(cells, dict):

@@ -66,6 +66,14 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--entities", type=int, default=5, help="top-N entities (default 5)")
     p.add_argument("--per-entity", type=int, default=3, help="questions per entity (default 3)")
+    p.add_argument(
+        "--min-span-fraction",
+        type=float,
+        default=0.2,
+        metavar="F",
+        help="flag questions whose evidence spans less than this share of the book; the "
+        "baseline makes none (default 0.2)",
+    )
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
     p.set_defaults(func=_generate)
 
@@ -142,6 +150,7 @@ def _generate(args: argparse.Namespace) -> int:
             n_entities=args.entities,
             per_entity=args.per_entity,
             progress=not args.json,
+            min_span_fraction=args.min_span_fraction,
         )
     if args.json:
         print(json.dumps(summary))

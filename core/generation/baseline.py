@@ -1,16 +1,18 @@
 """Offline question generator ``baseline:entity-cooccurrence`` (no model).
 
-Pairs of frequent entities whose co-mentions (same passage) lie far apart in the book become
-relationship questions anchored on the earliest and the latest co-mention. The "answer" is
-honestly an extractive evidence summary (the two evidence sentences), not an invented answer;
-the evidence (passage index, offsets, text) is kept in ``metadata.evidence``. Storage,
-de-duplication and provenance are shared with the LLM generator (:mod:`core.generation.questions`).
+Three question types (:mod:`core.generation.offline_types`): co-occurrence bridge, companion and
+event order. Each answer is an entity name computed exactly from the stored entities' mention
+passages, never appears in the question, and rests on two evidence passages at least
+``min_span`` (default 20 %) of the book apart; the evidence (passage index, offsets, sentence) is
+kept in ``metadata.evidence``, the type in ``qtype`` and ``metadata.question_type``, the span
+fraction in ``metadata.span_fraction``. Storage, de-duplication and provenance are shared with the
+LLM generator (:mod:`core.generation.questions`).
 """
 
 from __future__ import annotations
 
-import math
 import re
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from core.corpus.documents import get_passages
@@ -18,14 +20,21 @@ from core.corpus.sentences import split_sentences
 from core.generation.candidates import BASELINE, Candidate
 from core.generation.entity_store import get_entities
 from core.generation.names import fold
+from core.generation.offline_types import (
+    BLANK,
+    Draft,
+    Sentence,
+    blank_pattern,
+    bridge,
+    companion,
+    event_order,
+)
+from core.generation.span import MIN_SPAN_FRACTION, span_fields
 
 if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
     import sqlite_utils
 
-MIN_SPREAD = 0.2  # co-mentions should span at least 20% of the book's passages
-#: Spreads tried in turn until the quota is filled (far-apart co-mentions first).
-SPREADS = (MIN_SPREAD, 0.1, 0.0)
-CLIP_WORDS = 24
+CLIP_WORDS = 60
 
 
 _QUOTES = re.compile(
@@ -56,22 +65,6 @@ def same_entity(x: dict, y: dict) -> bool:
         return True
     wx, wy = set(fold(x["name"]).split()), set(fold(y["name"]).split())
     return wx <= wy or wy <= wx
-
-
-def _question(x: dict, y: dict, early: str, late: str) -> str:
-    """The question for a pair, worded by the entity types (people, places, organisations)."""
-    kinds = {x["label"] or "PERSON", y["label"] or "PERSON"}  # unlabelled: mostly people
-    if kinds == {"PERSON"}:
-        about = f"the relationship between {x['name']} and {y['name']}"
-    elif "PERSON" in kinds:
-        person, other = (x, y) if (x["label"] or "PERSON") == "PERSON" else (y, x)
-        about = f"{person['name']}'s connection with {other['name']}"
-    else:
-        about = f"the part {x['name']} and {y['name']} play together"
-    return (
-        f"How does {about} change between the early passage where “{early}” and the "
-        f"later passage where “{late}”?"
-    )
 
 
 _HEADING = re.compile(r"^[^a-z]*[A-Z]{3}[^a-z]*$")
@@ -122,58 +115,185 @@ def _evidence(
     }
 
 
-def baseline_candidates(
-    db: sqlite_utils.Database, doc: dict, n_entities: int, per_entity: int
-) -> list[Candidate]:
-    """Relationship questions from far-apart co-mentions of frequent entities.
-
-    For a focus entity X (top ``n_entities``, people first) and partner Y (top ``2N+5``), let
-    C = passages mentioning both. Pairs with ``|C| >= 2`` and spread
-    ``(max C - min C) / (#passages - 1) >= MIN_SPREAD`` are scored ``spread * ln(1 + |C|)``;
-    the ``per_entity`` best partners per X (each unordered pair once) give one question each,
-    anchored on evidence sentences near the first and the last co-mention (a sentence naming
-    both preferred; Gutenberg heading lines removed).
-    """
-    pool = [
-        e
-        for e in get_entities(db, doc["id"], top=max(3 * n_entities + 5, 12))
-        if e["label"] in ("PERSON", "PLACE", "ORG", "")
-    ]
-    focus, partners = pool[:n_entities], pool[: 2 * n_entities + 5]
-    passages = {p.idx: p for p in get_passages(db, doc["id"])}
-    last = max(1, len(passages) - 1)
-    spans: dict[int, dict[int, list[tuple[int, int]]]] = {}
-    for e in partners:
-        by_passage: dict[int, list[tuple[int, int]]] = {}
+def _mentions(db: sqlite_utils.Database, ids: list[int]) -> dict[int, list[tuple[int, int, int]]]:
+    """Entity id -> its mentions ``(passage_idx, start, end)`` in book order."""
+    out: dict[int, list[tuple[int, int, int]]] = {i: [] for i in ids}
+    for lo in range(0, len(ids), 500):
+        chunk = ids[lo : lo + 500]
         for r in db.execute(
-            "select passage_idx, start, end from mentions where entity_id = ? "
-            "and passage_idx is not null order by start",
-            [e["id"]],
+            "select entity_id, passage_idx, start, end from mentions where entity_id in "
+            f"({','.join('?' * len(chunk))}) and passage_idx is not null order by start",
+            chunk,
         ):
-            by_passage.setdefault(r[0], []).append((r[1], r[2]))
-        spans[e["id"]] = by_passage
-    used: set[frozenset[int]] = set()
-    out: list[Candidate] = []
-    evidence_cache: dict[tuple[int, int, int], dict[str, Any] | None] = {}
+            out[r[0]].append((r[1], r[2], r[3]))
+    return out
 
-    def evidence(i: int, xid: int, yid: int) -> dict[str, Any] | None:
-        if (i, xid, yid) not in evidence_cache:
-            evidence_cache[(i, xid, yid)] = _evidence(
-                doc["text"], passages[i], spans[xid][i], spans[yid][i]
+
+class _Book:
+    """A document's passages, entities' mention chains and mention sentences (cached)."""
+
+    def __init__(self, db: sqlite_utils.Database, doc: dict, ids: list[int]) -> None:
+        self.text = doc["text"]
+        self.length = max(1, len(self.text))
+        self.passages = {p.idx: p for p in get_passages(db, doc["id"])}
+        self.starts = {i: p.start for i, p in self.passages.items()}
+        self.mentions = _mentions(db, ids)
+        self.where = {i: {m[0] for m in ms} for i, ms in self.mentions.items()}
+        self._sentences: dict[int, list[tuple[int, int]]] = {}
+        self._by_entity: dict[int, list[Sentence]] = {}
+        self.quoted: set[int] = set()
+        self._flat = ""
+
+    def occurrences(self, quote: str) -> int:
+        """How often the blanked ``quote`` (:func:`blank_pattern`: any name in each blank)
+        matches the whitespace-collapsed, unquoted book, counting up to 2. Only the places
+        holding its longest literal part are tried."""
+        if not self._flat:
+            self._flat = _unquote(self.text)
+        pattern = blank_pattern(quote)
+        literal = max((" ".join(p.split()) for p in quote.split(BLANK)), key=len)
+        found: set[int] = set()
+        i = self._flat.find(literal)
+        while i >= 0 and len(found) < 2:
+            lo = max(0, i - len(quote) - 200)
+            for m in pattern.finditer(self._flat, lo, i + len(quote) + 200):
+                if m.start() <= i < m.end():
+                    found.add(m.start())
+            i = self._flat.find(literal, i + 1)
+        return len(found)
+
+    def sentences_of(self, idx: int) -> list[tuple[int, int]]:
+        """Sentences of passage ``idx`` (heading lines removed)."""
+        if idx not in self._sentences:
+            self._sentences[idx] = _sentences(self.text, self.passages[idx])
+        return self._sentences[idx]
+
+    def mention_sentences(self, entity_id: int) -> list[Sentence]:
+        """The distinct sentences holding a mention of the entity, in book order."""
+        if entity_id not in self._by_entity:
+            found: dict[tuple[int, int], Sentence] = {}
+            for idx, start, _ in self.mentions[entity_id]:
+                for lo, hi in self.sentences_of(idx):
+                    if lo <= start < hi and (lo, hi) not in found:
+                        text = _unquote(self.text[lo:hi])
+                        found[(lo, hi)] = Sentence(idx, lo, hi, text)
+            self._by_entity[entity_id] = sorted(found.values(), key=lambda s: s.start)
+        return self._by_entity[entity_id]
+
+    def evidence(self, idx: int, ids: tuple[int, ...]) -> dict[str, Any]:
+        """The evidence sentence(s) of passage ``idx`` naming the entities ``ids`` (two), or the
+        passage's start when no sentence can be found."""
+        spans = [[(s, e) for p, s, e in self.mentions[i] if p == idx] for i in ids]
+        found = _evidence(self.text, self.passages[idx], spans[0], spans[1])
+        if found is None:
+            p = self.passages[idx]
+            return {"passage_idx": idx, "start": p.start, "end": p.end, "text": _clip(p.text)}
+        found.pop("same_sentence", None)
+        return found
+
+
+def _drafts(
+    x: dict, partners: list[dict], universe: list[dict], book: _Book, min_span: float
+) -> list[Iterator[Draft]]:
+    """One iterator of drafts per question type, for focus entity ``x`` (event order never
+    quotes a sentence twice in one book: ``book.quoted``)."""
+    args = (universe, book.where, book.starts, book.length, min_span, same_entity)
+    others = [y for y in partners if y["id"] != x["id"] and not same_entity(x, y)]
+    companions = (d for d in [companion(x, *args)] if d)
+    bridges = (d for y in others if (d := bridge(x, y, *args)))
+    orders = (
+        d
+        for y in others
+        if (
+            d := event_order(
+                x,
+                y,
+                {i: book.mention_sentences(i) for i in (x["id"], y["id"])},
+                book.length,
+                min_span,
+                book.quoted,
+                book.occurrences,
             )
-        return evidence_cache[(i, xid, yid)]
-
-    for min_spread in SPREADS:
-        for x in focus:
-            _pairs_for(x, partners, spans, used, out, evidence, last, min_spread, per_entity)
-        if len(out) >= len(focus) * per_entity:
-            break
-    for c in out:
-        c.question = _question(
-            *c.metadata.pop("_entities"),
-            _clip(c.metadata["evidence"][0]["text"]),
-            _clip(c.metadata["evidence"][1]["text"]),
         )
+    )
+    return [companions, bridges, orders]
+
+
+def _candidate(d: Draft, book: _Book, min_span: float) -> Candidate | None:
+    """The draft with its evidence looked up and its span checked (None when below ``min_span``)."""
+    evidence = [book.evidence(idx, ids) for idx, ids in d.anchors] + [
+        {"passage_idx": s.passage_idx, "start": s.start, "end": s.end, "text": s.text}
+        for s in d.quotes
+    ]
+    span = span_fields([e["start"] for e in evidence], book.length, min_span)
+    if span["span_flag"] or fold(d.answer) in fold(d.question):
+        return None
+    return Candidate(
+        question=d.question,
+        answer=d.answer,
+        references=list(dict.fromkeys(e["text"] for e in evidence)),
+        qtype=d.qtype,
+        entity_id=d.focus["id"],
+        provenance={
+            "generator": BASELINE,
+            "model": BASELINE,
+            "prompt": None,
+            "prompt_hash": "",
+            "entity": d.focus["name"],
+            "context_kind": "evidence",
+            "question_type": d.qtype,
+        },
+        metadata={
+            "question_type": d.qtype,
+            "entity_ids": [e["id"] for e in d.entities],
+            "entities": [e["name"] for e in d.entities],
+            "evidence": evidence,
+            "answer_kind": "exact",
+            **span,
+        },
+    )
+
+
+def baseline_candidates(
+    db: sqlite_utils.Database,
+    doc: dict,
+    n_entities: int,
+    per_entity: int,
+    min_span: float = MIN_SPAN_FRACTION,
+) -> list[Candidate]:
+    """Up to ``per_entity`` questions about each of the top ``n_entities`` people (label PERSON;
+    unlabelled names after them when there are too few), taking the types in turn (companion, bridge, event order) so each focus gets
+    a mix; partners are the top ``2N + 5`` people. The answer's uniqueness is checked against
+    every stored entity that is not a place or group (the universe); answers are PERSON."""
+    entities = get_entities(db, doc["id"])
+    universe = [e for e in entities if e["label"] not in ("PLACE", "NORP")]
+    book = _Book(db, doc, [e["id"] for e in universe])
+    universe = [e for e in universe if book.where[e["id"]]]
+    people = [e for e in universe if e["label"] == "PERSON"]
+    if len(people) < n_entities:  # few labelled people: unlabelled names may be people too
+        people += [e for e in universe if e["label"] == ""]
+    focus, partners = people[:n_entities], people[: 2 * n_entities + 5]
+    out: list[Candidate] = []
+    seen: set[tuple[str, str]] = set()
+    for x in focus:
+        streams: list[Iterator[Draft]] = _drafts(x, partners, universe, book, min_span)
+        made = 0
+        while streams and made < per_entity:
+            for stream in list(streams):
+                draft = next(stream, None)
+                if draft is None:
+                    streams.remove(stream)
+                    continue
+                cand = _candidate(draft, book, min_span)
+                key = (draft.qtype, " ".join(sorted(str(e["id"]) for e in draft.entities)))
+                if cand is None or key in seen:
+                    continue
+                seen.add(key)
+                book.quoted.update(s.start for s in draft.quotes)
+                out.append(cand)
+                made += 1
+                if made >= per_entity:
+                    break
     return out
 
 
@@ -188,72 +308,6 @@ def shortfall_reason(n_made: int, n_focus: int, n_entities: int, per_entity: int
             "passages (run `entities` with --min-mentions 1 or ask for fewer)"
         )
     return (
-        f"made {n_made} of {asked}: the other entity pairs are never mentioned together in "
-        "two different passages, which a co-occurrence question needs"
+        f"made {n_made} of {asked}: the other entities have no question whose answer is unique "
+        "and whose evidence lies far enough apart (see --min-span-fraction)"
     )
-
-
-def _pairs_for(  # noqa: PLR0913 - the loop state of baseline_candidates
-    x, partners, spans, used, out, evidence, last, min_spread, per_entity
-) -> None:
-    """Add up to ``per_entity`` questions about ``x`` (see :func:`baseline_candidates`)."""
-    scored = []
-    for y in partners:
-        pair = frozenset((x["id"], y["id"]))
-        if y["id"] == x["id"] or pair in used or same_entity(x, y):
-            continue
-        co = sorted(spans[x["id"]].keys() & spans[y["id"]].keys())
-        spread = (co[-1] - co[0]) / last if len(co) >= 2 else 0.0
-        if len(co) >= 2 and spread >= min_spread:
-            scored.append((spread * math.log1p(len(co)), spread, co, y))
-    scored.sort(key=lambda t: (-t[0], t[3]["rank"]))
-    for score, spread, co, y in scored:
-        if len([c for c in out if c.entity_id == x["id"]]) >= per_entity:
-            break
-        # anchors: the earliest and latest co-mention passages whose evidence sentences
-        # are clean, preferring one sentence naming both (at most 12 tried at each end)
-        ends = []
-        for order in (co[:12], co[::-1][:12]):
-            found = [(i, evidence(i, x["id"], y["id"])) for i in order]
-            found = [(i, ev) for i, ev in found if ev is not None]
-            same = [f for f in found if f[1]["same_sentence"]]
-            ends.append((same or found or [None])[0])
-        if (
-            None in ends
-            or ends[1][0] == ends[0][0]
-            or ((ends[1][0] - ends[0][0]) / last < min_spread)
-        ):
-            continue
-        ev, spread = [ends[0][1], ends[1][1]], (ends[1][0] - ends[0][0]) / last
-        used.add(frozenset((x["id"], y["id"])))
-        question = ""  # worded once all pairs are chosen (see _question)
-        answer = (
-            "Extractive evidence summary (baseline, not a written answer): early — "
-            f"“{ev[0]['text']}” Later — “{ev[1]['text']}”"
-        )
-        out.append(
-            Candidate(
-                question=question,
-                answer=answer,
-                qtype="relationship",
-                entity_id=x["id"],
-                provenance={
-                    "generator": BASELINE,
-                    "model": BASELINE,
-                    "prompt": None,
-                    "prompt_hash": "",
-                    "entity": x["name"],
-                    "context_kind": "evidence",
-                },
-                metadata={
-                    "pair": [x["name"], y["name"]],
-                    "entity_ids": [x["id"], y["id"]],
-                    "evidence": ev,
-                    "co_passages": len(co),
-                    "span_fraction": round(spread, 4),
-                    "score": round(score, 4),
-                    "answer_kind": "extractive-evidence",
-                    "_entities": (x, y),
-                },
-            )
-        )

@@ -14,7 +14,13 @@ without titles):
     of them when that one has at least twice the mentions of the runner-up ("Valjean" into
     "Jean Valjean", "Holt" into "Hickman Holt");
 (5) a name used with both male (M., Monsieur) and female (Madame, Mme.) titles at least twice each
-    keeps its female-titled mentions as a separate entity.
+    keeps its female-titled mentions as a separate entity;
+(6) name forms of patronymic languages (:mod:`core.generation.name_forms`): "Pyotr Petrovitch" =
+    "Luzhin" when written "Pyotr Petrovitch Luzhin"; "Dounia" = "Avdotya Romanovna" (known
+    diminutive, written nearby); a name with a patronymic is a PERSON whatever NER said.
+
+Demonyms of the book's places ("Nantucketer", "Parisian") are dropped; a name mostly written
+right after *at / in / to* is labelled PLACE, not PERSON.
 
 Names that NER tags NORP (nationalities, religious or political groups: "Indian", "Mormon") or
 that the built-in list knows as such are kept out of the PERSON and PLACE lists. Every merge is
@@ -29,10 +35,16 @@ from __future__ import annotations
 import bisect
 import re
 from collections import Counter, defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from core.errors import ConfigError
 from core.generation.mentions import proper_noun_mentions, spacy_available, spacy_mentions
+from core.generation.name_forms import (
+    is_demonym,
+    is_patronymic,
+    mostly_after_prepositions,
+    patronymic_links,
+)
 from core.generation.names import (
     DIMINUTIVES,
     FEMALE_TITLES,
@@ -76,8 +88,10 @@ def cluster_mentions(
     *,
     min_mentions: int = 2,
     require_midsentence: bool = True,
+    text: str = "",
 ) -> list[Entity]:
-    """Filter candidate names and merge aliases into entities, most mentioned first."""
+    """Filter candidate names and merge aliases into entities, most mentioned first (``text``:
+    the document, for the words before each mention)."""
     by_key: dict[str, list[Mention]] = defaultdict(list)
     for m in mentions:
         by_key[fold(m.core)].append(m)
@@ -90,7 +104,13 @@ def cluster_mentions(
             if lowers.get(ms[0].core.lower(), 0) > mid or key in PLACE_WORDS:
                 continue
         kept[key] = ms
-    kept = {k: ms for k, ms in kept.items() if not _mostly_norp(ms)}
+    places = {
+        k
+        for k, ms in by_key.items()
+        if sum(m.label == "PLACE" for m in ms) * 2 >= len(ms)
+        or mostly_after_prepositions([m.start for m in ms], text)
+    }
+    kept = {k: ms for k, ms in kept.items() if not _mostly_norp(ms) and not is_demonym(k, places)}
     uf = _UnionFind()
     reasons: dict[str, str] = {}
     size = {k: len(v) for k, v in kept.items()}
@@ -102,6 +122,12 @@ def cluster_mentions(
     for short, full in _nickname_pairs(kept, words, size):
         uf.union(short, full)
         reasons[short] = "nickname, same surname, co-occur"
+    seen = {k: _words(k) for k in by_key}
+    near = lambda a, b: _cooccur(kept[a], kept[b], window=400)  # noqa: E731
+    for name, into, why in patronymic_links(words, seen, near):
+        uf.union(name, into)
+        reasons.setdefault(name, why)
+        reasons.setdefault(into, why)
     group_size: Counter = Counter()
     for key in kept:
         group_size[uf.find(key)] += size[key]
@@ -131,10 +157,10 @@ def cluster_mentions(
         fem = [m for m in ms if set(m.titles) & FEMALE_TITLES and not set(m.titles) & MALE_TITLES]
         if male >= 2 and len(fem) >= 2:
             rest = [m for m in ms if m not in fem]
-            entities.append(_entity(fem, female=True))
-            entities.append(_entity(rest))
+            entities.append(_entity(fem, female=True, text=text))
+            entities.append(_entity(rest, text=text))
         else:
-            entities.append(_entity(ms))
+            entities.append(_entity(ms, text=text))
     for e in entities:
         e.merges = _merge_notes(e, reasons)
     entities.sort(key=lambda e: (-e.n_mentions, e.name))
@@ -200,7 +226,7 @@ def _merge_notes(e: Entity, reasons: dict[str, str]) -> list[str]:
     return notes
 
 
-def _entity(ms: list[Mention], female: bool = False) -> Entity:
+def _entity(ms: list[Mention], female: bool = False, text: str = "") -> Entity:
     """Build an entity: canonical = most frequent name (female split: most frequent surface)."""
     ms = sorted(ms, key=lambda m: m.start)
     cores = Counter(m.core for m in ms)
@@ -216,8 +242,13 @@ def _entity(ms: list[Mention], female: bool = False) -> Entity:
         name = fuller[0] if fuller else name
     aliases = [s for s, _ in (cores + surfaces).most_common() if s != name]
     labels = Counter(m.label for m in ms if m.label)
+    titled = sum(bool(m.titles) for m in ms)
     if set(_words(fold(name))) & PLACE_WORDS:
         label = "PLACE"
+    elif any(is_patronymic(w) for c in cores for w in _words(fold(c))):
+        label = "PERSON"  # a name with a patronymic is a person's ("Rodion Romanovitch")
+    elif titled < 2 and mostly_after_prepositions([m.start for m in ms], text):
+        label = "PLACE"  # "at Nantucket", "in Salem", "to Lisbon"
     elif sum(m.cue == "PERSON" for m in ms) >= 2 and not labels["NORP"] > len(ms) / 2:
         label = "PERSON"  # spoken by / titled at least twice: a character, whatever NER said
     elif labels["PERSON"] and (any(m.titles for m in ms) or labels["PERSON"] >= labels["PLACE"]):
@@ -243,6 +274,7 @@ def extract_entities(
     min_mentions: int = 2,
     spans: Iterable[tuple[int, int]] | None = None,
     progress: bool = False,
+    stories: Sequence[int] | None = None,
 ) -> tuple[list[Entity], str]:
     """Entities of ``text`` and the method used (``proper-noun``, ``spacy`` or
     ``spacy-sampled``).
@@ -251,7 +283,8 @@ def extract_entities(
     ``spacy``. ``spans`` (passage offsets) are the units fed to spaCy. A long book (more than
     ``SPACY_FULL_MAX`` spans) is read by the proper-noun finder for mentions and by NER on an
     evenly spaced sample of spans for the labels (``spacy-sampled``): Les Misérables in well
-    under a minute instead of several.
+    under a minute instead of several. ``stories`` (start offsets of the stories of a
+    collection) clusters each story's mentions on its own: no merge across a story boundary.
     """
     if method not in ("auto", "regex", "proper-noun", "spacy"):
         raise ConfigError(f"unknown entity method {method!r}: use auto, regex or spacy")
@@ -278,10 +311,40 @@ def extract_entities(
                 vote = votes.get(fold(m.core))
                 if vote:
                     m.label = vote.most_common(1)[0][0]
-            return cluster_mentions(found, lowers, min_mentions=min_mentions), "spacy-sampled"
+            return _by_story(found, stories, lowers, min_mentions, True, text), "spacy-sampled"
         found = spacy_mentions(text, spans, lowers, progress=progress)
-        return cluster_mentions(
-            found, lowers, min_mentions=min_mentions, require_midsentence=False
-        ), "spacy"
+        return _by_story(found, stories, lowers, min_mentions, False, text), "spacy"
     found = proper_noun_mentions(text, lowers)
-    return cluster_mentions(found, lowers, min_mentions=min_mentions), "proper-noun"
+    return _by_story(found, stories, lowers, min_mentions, True, text), "proper-noun"
+
+
+def _by_story(  # noqa: PLR0913
+    found: list[Mention],
+    stories: Sequence[int] | None,
+    lowers: Counter,
+    min_mentions: int,
+    midsentence: bool,
+    text: str,
+) -> list[Entity]:
+    """:func:`cluster_mentions` over each story's mentions (``stories``: start offsets; none =
+    one story), most mentioned first: "Alice" of two stories stays two entities, named "Alice
+    (story 1)" and "Alice (story 2)" (the plain name their first alias)."""
+    starts = sorted(set(stories or [])) or [0]
+    parts: dict[int, list[Mention]] = defaultdict(list)
+    for m in found:
+        parts[max(0, bisect.bisect_right(starts, m.start) - 1)].append(m)
+    found_in = {
+        k: cluster_mentions(
+            ms, lowers, min_mentions=min_mentions, require_midsentence=midsentence, text=text
+        )
+        for k, ms in sorted(parts.items())
+    }
+    names = Counter(e.name for es in found_in.values() for e in es)
+    for k, es in found_in.items():
+        for e in es:
+            if names[e.name] > 1:  # one name in several stories: one entity per story
+                e.aliases = [e.name, *e.aliases]
+                e.name = f"{e.name} (story {k + 1})"
+    entities = [e for es in found_in.values() for e in es]
+    entities.sort(key=lambda e: (-e.n_mentions, e.name))
+    return entities

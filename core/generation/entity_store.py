@@ -64,7 +64,12 @@ def build_entities(
     note = ""
     try:
         entities, used = extract_entities(
-            doc["text"], method, min_mentions=min_mentions, spans=spans, progress=progress
+            doc["text"],
+            method,
+            min_mentions=min_mentions,
+            spans=spans,
+            progress=progress,
+            stories=(doc.get("metadata") or {}).get("story_starts"),
         )
         if model:
             try:

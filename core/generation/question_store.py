@@ -105,7 +105,7 @@ def store_candidates(
                     "context_document_id": doc_id,
                     "context_kind": "story",
                     "question": cand.question,
-                    "answers": dumps([cand.answer]),
+                    "answers": dumps([cand.answer, *cand.references]),
                     "origin": "generated",
                     "qtype": cand.qtype,
                     "entity_id": cand.entity_id,

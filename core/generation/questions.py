@@ -8,14 +8,13 @@ Two generators write ``questions`` rows (``origin='generated'``):
   book, within the remaining token budget. Replies are parsed robustly
   (:func:`parse_qa_pairs`); a failed call or an unparseable reply is stored in
   ``generation_failures`` with the raw text, never dropped;
-* ``baseline:entity-cooccurrence`` (offline, no model; :mod:`core.generation.baseline`): pairs of
-  frequent entities whose co-mentions (same passage) lie far apart in the book become
-  relationship questions anchored on the earliest and the latest co-mention; the "answer" is
-  honestly an extractive evidence summary (the two evidence sentences), not an invented answer.
+* ``baseline:entity-cooccurrence`` (offline, no model; :mod:`core.generation.baseline`):
+  bridge, companion and event-order questions whose answers are computed from the entities'
+  mention passages and never appear in the question.
 
-Near-duplicates: a new question whose TF-IDF cosine similarity (word 1-2-grams, fitted on all
-generated questions of the document) to an earlier kept question is >= ``DUPLICATE_THRESHOLD``
-(0.8) is stored with ``status='discarded'`` and ``metadata.duplicate_of`` / ``similarity``.
+Every question stores its span fraction (:mod:`core.generation.span`) and is flagged below the
+minimum. Near-duplicates: a new question whose TF-IDF cosine similarity (word 1-2-grams) to an
+earlier kept question is >= ``DUPLICATE_THRESHOLD`` (0.8) is stored as ``discarded``.
 
 LLM generation is an LLM stage (:func:`core.llm.stage.run_stage`): one request per entity is
 planned and checked first, then sent with no transaction open, and each entity's questions (or
@@ -28,8 +27,6 @@ entity that already has questions from the same model and prompt hash is skipped
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -44,17 +41,16 @@ from core.generation.entity_store import (
     entity_passage_indexes,
     get_entities,
 )
+from core.generation.qa_parse import QAPair, parse_qa_pairs
 from core.generation.question_store import store_candidates
+from core.generation.span import MIN_SPAN_FRACTION, built_from_offsets, span_fields
 from core.llm.engine import preflight
 from core.llm.prompts import prompt_hash, render_prompt
-from core.llm.reply_json import first_value
 from core.llm.stage import run_stage
 from core.llm.types import LLMRequest, LLMResponse
 from core.llm.windows import context_window
 from core.store.connection import dumps, utcnow
-from core.store.questions import (
-    generated_exists,
-)
+from core.store.questions import generated_exists
 from core.store.runs import finish_run, start_run
 
 if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
@@ -63,68 +59,6 @@ if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is
 PROMPT = "generate_long_span"
 MAX_REPLY_TOKENS = 2048
 PROMPT_RESERVE_TOKENS = 1500
-
-
-@dataclass(frozen=True)
-class QAPair:
-    """One parsed question with its reference answer."""
-
-    question: str
-    answer: str
-
-
-# ---------------------------------------------------------------------------------------------
-# Parsing model replies
-# ---------------------------------------------------------------------------------------------
-
-_Q_LABEL = r"[ \t*_#>\-]*(?:\d+[.)]\s*)?(?:Question|Q)\s*\d*\s*[:.)][ \t*_]*"
-_A_LABEL = r"\s*[*_]*(?:Answer|A)\s*\d*\s*:[ \t*_]*"
-_QA_BLOCK = re.compile(
-    rf"(?:^|\n){_Q_LABEL}(?P<q>.+?){_A_LABEL}(?P<a>.+?)"
-    rf"(?=\n{_Q_LABEL}|\Z)",
-    re.S | re.I,
-)
-
-
-def _pairs_from_json(data: Any) -> list[QAPair]:
-    if isinstance(data, dict):
-        for key in ("questions", "items", "pairs", "qa"):
-            if isinstance(data.get(key), list):
-                data = data[key]
-                break
-        else:
-            data = [data]
-    if not isinstance(data, list):
-        return []
-    out = []
-    for item in data:
-        if not isinstance(item, dict):
-            continue
-        low = {str(k).lower(): v for k, v in item.items()}
-        q, a = low.get("question", low.get("q")), low.get("answer", low.get("a"))
-        if isinstance(q, str) and q.strip() and isinstance(a, (str, list)):
-            answer = " ".join(a) if isinstance(a, list) else a
-            out.append(QAPair(" ".join(q.split()), " ".join(str(answer).split())))
-    return out
-
-
-def parse_qa_pairs(text: str) -> list[QAPair]:
-    """Question/answer pairs from a reply: JSON list (bare or fenced), ``{"questions": [...]}``,
-    or ``Question: ... Answer: ...`` blocks. Raises ValueError when none can be read."""
-    value = first_value(text)
-    if value is not None:
-        pairs = _pairs_from_json(value)
-        if pairs:
-            return pairs
-    pairs = []
-    for m in _QA_BLOCK.finditer(text):
-        q = " ".join(m.group("q").replace("**", "").split())
-        a = " ".join(m.group("a").replace("**", "").split())
-        if q and a:
-            pairs.append(QAPair(q, a))
-    if not pairs:
-        raise ValueError("no JSON question list and no 'Question: ... Answer: ...' blocks")
-    return pairs
 
 
 def entity_context(
@@ -170,10 +104,11 @@ def plan_generation(
     model: str,
     per_entity: int,
     window_tokens: int | None = None,
+    min_span: float = MIN_SPAN_FRACTION,
 ) -> tuple[list[Any], list[tuple]]:
     """One request per entity (nothing sent) and its ``(entity, context kind, passage
-    indexes, context tokens)``; every request is checked by the model layer (provider, key,
-    window, task) before the caller writes anything."""
+    indexes, context tokens, span fields)``; every request is checked by the model layer
+    (provider, key, window, task) before the caller writes anything."""
 
     window = context_window(model) if window_tokens is None else window_tokens
     budget = None if window <= 0 else window - MAX_REPLY_TOKENS - PROMPT_RESERVE_TOKENS
@@ -216,7 +151,8 @@ def plan_generation(
             )
         )
         n_ctx = doc["n_tokens"] if kind == "full" and doc.get("n_tokens") else count_tokens(context)
-        meta.append((e, kind, idxs, n_ctx))
+        offsets = built_from_offsets(db, doc["id"], idxs, e["id"])
+        meta.append((e, kind, idxs, n_ctx, span_fields(offsets, len(doc["text"]), min_span)))
     preflight(requests)
     return requests, meta
 
@@ -248,6 +184,7 @@ def _candidates(
     resp: LLMResponse,
     model: str,
     per_entity: int,
+    span: dict[str, Any],
 ) -> list[Candidate]:
     phash = prompt_hash(PROMPT)
     return [
@@ -270,6 +207,8 @@ def _candidates(
                 "entity": entity["name"],
                 "context_tokens": ctx_tokens,
                 "context_passages": idxs,
+                "question_type": "long-span",
+                **span,
             },
         )
         for pair in pairs[:per_entity]
@@ -299,7 +238,7 @@ def generate_with_model(
     counts = {"kept": 0, "discarded": 0, "existing": 0}
 
     def store(db, i: int, resp: LLMResponse) -> str:
-        e, kind, idxs, ctx_tokens = meta[i]
+        e, kind, idxs, ctx_tokens, span = meta[i]
         if resp.error is not None:
             error, kind_of_failure = f"{resp.error_kind}: {resp.error}", "provider_error"
         else:
@@ -308,7 +247,7 @@ def generate_with_model(
             except ValueError as exc:
                 error, kind_of_failure = str(exc), "unparsed"
             else:
-                cands = _candidates(e, kind, idxs, ctx_tokens, pairs, resp, model, per_entity)
+                cands = _candidates(e, kind, idxs, ctx_tokens, pairs, resp, model, per_entity, span)
                 for key, n in store_candidates(db, doc["id"], cands, run_id).items():
                     counts[key] += n
                 return "stored"
@@ -333,6 +272,7 @@ def generate_questions(
     window_tokens: int | None = None,
     progress: bool = False,
     entity_method: str = "auto",
+    min_span_fraction: float = MIN_SPAN_FRACTION,
 ) -> dict[str, Any]:
     """Generate questions about the top ``n_entities`` entities of ``doc_id`` with ``model``
     (an LLM id, or ``baseline`` / ``baseline:entity-cooccurrence``) and store them.
@@ -341,10 +281,13 @@ def generate_questions(
     NER when installed, else the built-in extractor). Returns counts:
     ``kept``, ``discarded``, ``existing`` (already stored: re-run), ``failures``,
     ``skipped_entities`` and ``run_id`` (and for the baseline a ``note`` saying why it made
-    fewer questions than asked, if it did).
+    fewer questions than asked, if it did). Questions whose span fraction is below
+    ``min_span_fraction`` are flagged (the baseline makes none).
     """
     if n_entities < 1 or per_entity < 1:
         raise InputError("--entities and --per-entity must be at least 1")
+    if not 0 <= min_span_fraction <= 1:
+        raise InputError("--min-span-fraction must be between 0 and 1")
     doc = require_document(db, doc_id)
     is_baseline = model in ("baseline", BASELINE)
     model = BASELINE if is_baseline else model
@@ -359,16 +302,23 @@ def generate_questions(
         todo = [e for e in entities if not generated_exists(db, doc_id, e["id"], model, phash)]
         skipped = len(entities) - len(todo)
         # every request built and checked (window, task) before the run row is written
-        planned = plan_generation(db, doc, todo, model, per_entity, window_tokens)
+        planned = plan_generation(
+            db, doc, todo, model, per_entity, window_tokens, min_span_fraction
+        )
     run_id = start_run(
         db,
         "generate",
         f"{doc_id} {model}",
-        {"model": model, "entities": n_entities, "per_entity": per_entity},
+        {
+            "model": model,
+            "entities": n_entities,
+            "per_entity": per_entity,
+            "min_span_fraction": min_span_fraction,
+        },
     )
     try:
         if is_baseline:
-            candidates = baseline_candidates(db, doc, n_entities, per_entity)
+            candidates = baseline_candidates(db, doc, n_entities, per_entity, min_span_fraction)
             counts, failures = store_candidates(db, doc_id, candidates, run_id), 0
         elif planned is not None and todo:
             counts, failures = generate_with_model(

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from core.errors import InputError, WorkbenchError
+from core.generation.span import span_summary
 from core.judging.diagnostics import position_consistency, rater_diagnostics
 from core.judging.requests import build_request
 from core.llm.cost import call_cost, estimate_cost
@@ -257,6 +258,7 @@ def report(db: sqlite_utils.Database, name: str) -> dict[str, Any]:
     out["failure_shares"] = failure_shares(db, exp, all_qids)
     out["warnings"] = report_warnings(out, exp.max_failure_share)
     out["disputes"] = dispute_summary(db, all_qids, systems)
+    out["span"] = span_summary(db, qids)  # evidence span fractions of the questions (flagged)
     if exp.rater_bias:
         rfam = {j.rater: j.family for j in exp.judges}
         sfam = {s.name: s.family for s in exp.systems}

@@ -243,7 +243,25 @@ def question_detail(
         "reviews": reviews,
         "checklist_fields": guideline.checklist_fields(q),
         "review_agreement": review_agreement(reviews),
+        "span": question_span(meta),
     }
+
+
+def question_span(meta: dict[str, Any]) -> dict[str, Any] | None:
+    """``{"fraction", "minimum", "flag", "text"}`` of a generated question's stored span fraction
+    (share of the book between its first and last evidence), or None when it has none."""
+    value = meta.get("span_fraction")
+    if not isinstance(value, (int, float)) or isinstance(value, bool):
+        return None
+    minimum = meta.get("min_span_fraction")
+    minimum = float(minimum) if isinstance(minimum, (int, float)) else None
+    flag = bool(meta.get("span_flag")) or (minimum is not None and value < minimum)
+    text = f"evidence spans {value:.0%} of the book" + (
+        f" (below the minimum {minimum:.0%}: may not need the whole book)"
+        if flag and minimum is not None
+        else ""
+    )
+    return {"fraction": float(value), "minimum": minimum, "flag": flag, "text": text}
 
 
 def review_agreement(reviews: list[dict]) -> dict[str, Any] | None:

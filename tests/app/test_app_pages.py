@@ -655,6 +655,22 @@ def test_dispute_and_review_deep_links_open_that_question(fixture_db):
     assert any("Review_questions?q=gen-2" in c.value for c in rev.code)
 
 
+def test_review_shows_the_span_fraction_and_flags_a_short_one(fixture_db):
+    path, _ = fixture_db
+    db = open_db(path)
+    try:
+        meta = '{"span_fraction": 0.05, "min_span_fraction": 0.2, "span_flag": true}'
+        db.execute("update questions set metadata = ? where id = 'gen-2'", [meta])
+        db.conn.commit()
+    finally:
+        db.conn.close()
+    rev = page("pages/1_Review_questions.py")
+    rev.query_params["q"] = "gen-2"
+    ok(rev.run())
+    assert any("evidence spans 5\\% of the book" in c.value for c in rev.caption)
+    assert any("below the minimum 20\\%" in w.value for w in rev.warning)  # escaped data
+
+
 def test_side_by_side_reads_further_in_the_full_text(fixture_db):
     at = ok(page("pages/3_Side_by_side.py"))
     further = [t for t in at.toggle if t.label.startswith("Read further around passage")]

@@ -11,8 +11,8 @@ from core.corpus.documents import get_passages, upsert_document
 from core.errors import ConfigError, ContextTooLongError, InputError
 from core.generation import question_store
 from core.generation import questions as gen
-from core.generation.candidates import BASELINE
-from core.generation.entity_store import build_entities, get_entities
+from core.generation.entity_store import build_entities, entity_passage_indexes, get_entities
+from core.generation.span import span_fraction, span_summary
 from core.llm.prompts import prompt_hash
 from core.llm.scripted import call_count, set_script
 from core.store.connection import rows
@@ -143,6 +143,8 @@ def test_generate_with_scripted_model(book):
     assert summary["failures"] == 1 and summary["kept"] == 6 and summary["discarded"] == 0
     qs = rows(book, "select * from questions where origin = 'generated' order by id")
     assert len(qs) == 6
+    text = book["documents"].get("book")["text"]
+    starts = {p.idx: p.start for p in get_passages(book, "book")}
     ents = {e["name"]: e["id"] for e in get_entities(book, "book")}
     for q in qs:
         prov = q["provenance"]
@@ -150,6 +152,11 @@ def test_generate_with_scripted_model(book):
         assert prov["context_kind"] == "full" and prov["run_id"] == summary["run_id"]
         assert q["entity_id"] == ents[prov["entity"]] and q["qtype"] == "long-span"
         assert q["status"] == "pending" and len(q["answers"]) == 1
+        # full-book context: the span is that of the entity's mention passages
+        meta, mentioned = q["metadata"], entity_passage_indexes(book, q["entity_id"])
+        expected = span_fraction([starts[i] for i in mentioned], len(text))
+        assert meta["span_fraction"] == expected > 0.2 and meta["span_flag"] is False
+        assert meta["question_type"] == "long-span" and meta["min_span_fraction"] == 0.2
     # the whole book is the context block; the prompt names the entity and asks for JSON
     assert seen[0].context == book["documents"].get("book")["text"]
     assert seen[0].task == "generate_questions" and "JSON" in seen[0].prompt
@@ -218,6 +225,21 @@ def test_near_duplicates_discarded_with_reason(book):
     assert question_store.similarity_matrix(["a b c", "x y z"])[0, 1] == pytest.approx(0.0)
 
 
+def test_questions_below_the_minimum_span_are_flagged(book):
+    set_script("narrow", lambda r: _qa_json(r.fields["entity"], 2))
+    gen.generate_questions(
+        book, "book", "scripted:narrow", n_entities=2, per_entity=2, min_span_fraction=0.99
+    )
+    qs = rows(book, "select id, qtype, metadata from questions")
+    assert len(qs) == 4 and all(q["metadata"]["span_flag"] for q in qs)
+    assert all(q["metadata"]["span_fraction"] < 0.99 for q in qs)
+    summary = span_summary(book, [q["id"] for q in qs] + ["gen-missing"])
+    assert summary["n"] == 4 and summary["flagged"] == 4 and summary["missing"] == 1
+    values = sorted(q["metadata"]["span_fraction"] for q in qs)
+    assert summary["median"] == pytest.approx((values[1] + values[2]) / 2)
+    assert summary["min"] == values[0] and summary["max"] == values[-1]
+
+
 def test_small_window_uses_mention_passages(book):
     seen = []
     set_script("small", lambda r: seen.append(r) or _qa_json(r.fields["entity"], 1))
@@ -235,6 +257,9 @@ def test_small_window_uses_mention_passages(book):
     assert q["provenance"]["context_kind"] == "entity-mentions"
     idxs = q["metadata"]["context_passages"]
     assert idxs == sorted(idxs) and idxs[0] < 6 and idxs[-1] > 15  # spread over the book
+    starts = {p.idx: p.start for p in get_passages(book, "book")}
+    length = len(book["documents"].get("book")["text"])
+    assert q["metadata"]["span_fraction"] == span_fraction([starts[i] for i in idxs], length)
     with pytest.raises(ContextTooLongError):
         gen.generate_questions(book, "book", "scripted:small", n_entities=2, window_tokens=3000)
 
@@ -278,72 +303,13 @@ def test_errors(db):
         gen.generate_questions(db, "nope", "baseline", n_entities=0)
 
 
-# --- offline baseline ---------------------------------------------------------------------------
-
-
-def test_baseline_entity_cooccurrence(book):
-    summary = gen.generate_questions(book, "book", "baseline", n_entities=4, per_entity=1)
-    assert summary["model"] == BASELINE and summary["kept"] == 2
-    qs = rows(book, "select * from questions order by id")
-    pairs = {frozenset(q["metadata"]["pair"]) for q in qs}
-    assert pairs == {frozenset({"Marius", "Cosette"}), frozenset({"Javert", "Valjean"})}
-    for q in qs:
-        meta = q["metadata"]
-        early, late = meta["evidence"]
-        assert early["passage_idx"] < late["passage_idx"] and meta["span_fraction"] >= 0.2
-        for ev in (early, late):
-            for name in meta["pair"]:
-                assert name in ev["text"]
-            assert ev["text"] in q["answers"][0]
-        assert q["qtype"] == "relationship" and q["origin"] == "generated"
-        assert q["provenance"]["generator"] == BASELINE
-        assert "not a written answer" in q["answers"][0]
-        assert q["question"].startswith("How does the relationship between")
-    marius = next(q for q in qs if "Marius" in q["metadata"]["pair"])
-    assert [e["passage_idx"] for e in marius["metadata"]["evidence"]] == [1, 20]
-    again = gen.generate_questions(book, "book", "baseline", n_entities=4, per_entity=1)
-    assert again["kept"] == 0 and again["existing"] == 2
-    assert book.execute("select count(*) from questions").fetchone()[0] == 2
-
-
-def test_generate_builds_entities_when_missing(db):
-    upsert_document(db, "raw", _book(), kind="book", source="file")
-    # the synthetic filler book is no text for NER: the built-in extractor reads it
-    summary = gen.generate_questions(
-        db, "raw", "baseline", n_entities=2, per_entity=1, entity_method="regex"
-    )
-    assert summary["kept"] >= 1 and get_entities(db, "raw")
-
-
-def test_baseline_fills_quota_from_every_type_or_says_why(db):
-    from core.generation.baseline import same_entity
-
-    upsert_document(db, "raw", _book(), kind="book", source="file")
-    summary = gen.generate_questions(
-        db, "raw", "baseline", n_entities=4, per_entity=3, entity_method="regex"
-    )
-    qs = rows(db, "select * from questions")
-    # only two pairs are ever co-mentioned in this book: the shortfall is explained
-    assert summary["kept"] == len(qs) == 2
-    assert summary["note"].startswith("made 2 of 12: the other entity pairs are never mentioned")
-    for q in qs:
-        mid = q["question"]
-        assert mid.count("“") == 2 and mid.count("”") == 2  # only the two evidence quotes
-        assert '"' not in q["question"]
-    assert same_entity({"name": "Holt", "aliases": []}, {"name": "Hickman Holt", "aliases": []})
-    assert same_entity({"name": "Hick Holt", "aliases": ["Hick"]}, {"name": "Hick", "aliases": []})
-    assert not same_entity(
-        {"name": "Marian Holt", "aliases": []}, {"name": "Hickman Holt", "aliases": []}
-    )
-
-
 # --- CLI ----------------------------------------------------------------------------------------
 
 
 def test_cli(book, db_path, capsys):
     with pytest.raises(SystemExit) as exc:
         main(["generate", "--help"])
-    assert exc.value.code == 0 and "--per-entity" in capsys.readouterr().out
+    assert exc.value.code == 0 and "--min-span-fraction" in capsys.readouterr().out
     assert (
         main(
             ["--db", str(db_path), "entities", "book", "--top", "3", "--method", "regex", "--json"]
@@ -370,6 +336,10 @@ def test_cli(book, db_path, capsys):
         )
         == 0
     )
-    assert json.loads(capsys.readouterr().out)["kept"] == 2
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["kept"] == book.execute("select count(*) from questions").fetchone()[0]
+    args = ["--db", str(db_path), "generate", "book", "--model", "baseline"]
+    assert main([*args, "--min-span-fraction", "2"]) == 2
+    assert "between 0 and 1" in capsys.readouterr().err
     assert main(["--db", str(db_path), "entities", "missing"]) == 2
     assert "unknown document" in capsys.readouterr().err

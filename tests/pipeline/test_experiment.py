@@ -81,6 +81,8 @@ def test_scripted_experiment_runs_reports_and_resumes(db):
     board = rep["ranking"]["sbs"]
     assert board["systems"][0]["name"] == "s-full"
     assert rep["position_consistency"]["sbs"]["n_pairs"] == 2
+    # seeded questions store no span fraction: counted as missing, none flagged
+    assert rep["span"]["n"] == 0 and rep["span"]["missing"] == 2 and rep["span"]["flagged"] == 0
     n_calls = call_count("judge")
     again = run_experiment(db, config(), progress=False)
     assert again["answers"]["answered"] == 0 and call_count("judge") == n_calls

@@ -106,6 +106,22 @@ def test_question_detail_shows_the_passages_the_question_was_built_from(fdb):
     assert "**Soames**" in text
     if "Beerbohm" in " ".join(p["text"] for p in d["passages"]):
         assert "**Beerbohm**" in text
+    assert d["span"] is None  # stored without a span fraction
+
+
+def test_question_span_caption_and_flag():
+    from core.views.review import question_span
+
+    assert question_span({}) is None and question_span({"span_fraction": "x"}) is None
+    ok = question_span({"span_fraction": 0.45, "min_span_fraction": 0.2, "span_flag": False})
+    assert ok == {
+        "fraction": 0.45,
+        "minimum": 0.2,
+        "flag": False,
+        "text": "evidence spans 45% of the book",
+    }
+    low = question_span({"span_fraction": 0.05, "min_span_fraction": 0.2})
+    assert low["flag"] and "below the minimum 20%" in low["text"]
 
 
 def test_question_detail_never_shows_the_gutenberg_header(fdb):

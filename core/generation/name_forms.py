@@ -1,0 +1,105 @@
+"""Name forms the alias clustering links or drops by rule (pure functions over folded keys).
+
+* Patronymics (Russian novels in translation): a word ending in *-ovitch, -evitch, -ovich,
+  -evich, -ovna, -evna, -ichna* (or *-itch* on a word of 7+ letters: *Ilyitch, Kuzmitch*) is a
+  patronymic. "First Patronymic Surname" written together links "First Patronymic" and
+  "Surname" (when that surname follows only one first name + patronymic); a diminutive from
+  :data:`RUSSIAN_DIMINUTIVES` links to the one "First Patronymic" of its full first name when both
+  are written close together (within ``window`` characters) at least once.
+* Demonyms: "Nantucketer", "Parisian", "Londoner", "Chinese" = a place name of the same book +
+  *-er(s), -ian(s), -an(s), -ese, -ite(s)* (the place's final *a / y / e* may drop).
+* Place-like names: mostly written right after *at / in / to* (and never titled twice).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from collections.abc import Callable
+
+PATRONYMIC = re.compile(r"^[a-z]{3,}(?:ovitch|evitch|ovich|evich|ovna|evna|ichna)$|^[a-z]{3,}itch$")
+
+#: Common Russian diminutives -> full first names (small on purpose; folded, transliterations
+#: as in the Constance Garnett translations and modern ones).
+RUSSIAN_DIMINUTIVES: dict[str, tuple[str, ...]] = {
+    "dounia": ("avdotya",), "dunya": ("avdotya",), "dunia": ("avdotya",),
+    "dunechka": ("avdotya",), "rodya": ("rodion",), "rodka": ("rodion",),
+    "sonia": ("sofya", "sofia"), "sonya": ("sofya", "sofia"), "sonechka": ("sofya", "sofia"),
+    "katya": ("katerina", "ekaterina"), "katia": ("katerina", "ekaterina"),
+    "mitya": ("dmitri", "dmitry"), "mitka": ("dmitri", "dmitry"), "polenka": ("polina",),
+    "alyosha": ("alexey", "alexei"), "petya": ("pyotr",), "kolya": ("nikolay", "nikolai"),
+    "vanya": ("ivan",), "misha": ("mikhail",), "natasha": ("natalya",), "masha": ("marya",),
+    "grusha": ("agrafena",), "grushenka": ("agrafena",), "pasha": ("pavel",),
+    "sasha": ("alexandr", "alexander", "alexandra"), "lida": ("lidia",), "nastya": ("anastasia",),
+}  # fmt: skip
+
+DEMONYM_SUFFIXES = ("ers", "er", "ians", "ian", "ans", "an", "ese", "ites", "ite")
+PLACE_PREPOSITIONS = frozenset({"at", "in", "to"})
+
+
+def is_patronymic(word: str) -> bool:
+    """True for a folded patronymic ("petrovitch", "romanovna", "ilyitch")."""
+    return bool(PATRONYMIC.match(word))
+
+
+def patronymic_links(
+    keys: dict[str, tuple[str, ...]],
+    all_keys: dict[str, tuple[str, ...]],
+    near: Callable[[str, str], bool],
+) -> list[tuple[str, str, str]]:
+    """``(name, into, reason)`` links among the kept ``keys`` (key -> words).
+
+    ``all_keys`` holds every name seen (also those mentioned once) for the "written together"
+    evidence; ``near(a, b)`` says whether two kept names are written close together once."""
+    forms: dict[str, list[str]] = defaultdict(list)  # first name -> its "first patronymic" keys
+    for key, w in keys.items():
+        if len(w) == 2 and is_patronymic(w[1]):
+            forms[w[0]].append(key)
+    surnames: dict[str, set[str]] = defaultdict(
+        set
+    )  # surname -> "first patronymic" written with it
+    for w in all_keys.values():
+        if len(w) == 3 and is_patronymic(w[1]):
+            surnames[w[2]].add(f"{w[0]} {w[1]}")
+    links = []
+    for surname, fulls in surnames.items():
+        full = next(iter(fulls)) if len(fulls) == 1 else ""
+        if full in keys and surname in keys:
+            links.append((surname, full, "surname written with first name + patronymic"))
+            if f"{full} {surname}" in keys:
+                links.append((f"{full} {surname}", full, "first name + patronymic + surname"))
+    for key, w in keys.items():
+        if len(w) != 1:
+            continue
+        targets = [f for first in RUSSIAN_DIMINUTIVES.get(w[0], ()) for f in forms.get(first, [])]
+        if len(targets) == 1 and near(key, targets[0]):
+            links.append((key, targets[0], "diminutive of the first name, written nearby"))
+    return links
+
+
+def is_demonym(key: str, place_keys: set[str]) -> bool:
+    """True when the one-word ``key`` is a place name of ``place_keys`` + a demonym suffix
+    ("nantucketer" <- "nantucket", "parisian" <- "paris", "chinese" <- "china")."""
+    if " " in key:
+        return False
+    for suffix in DEMONYM_SUFFIXES:
+        if key.endswith(suffix) and len(key) > len(suffix) + 2:
+            stem = key[: -len(suffix)]
+            if {stem, stem + "a", stem + "y", stem + "e"} & place_keys:
+                return True
+    return False
+
+
+def preceding_word(text: str, start: int) -> str:
+    """The lower-cased word right before offset ``start`` ('' at the start or after a sentence
+    end)."""
+    m = re.search(r"([A-Za-z]+)[ \t\n]+$", text[max(0, start - 24) : start])
+    return m.group(1).lower() if m else ""
+
+
+def mostly_after_prepositions(starts: list[int], text: str) -> bool:
+    """More than half of at least three mentions come right after *at / in / to*."""
+    if len(starts) < 3 or not text:
+        return False
+    hits = sum(preceding_word(text, s) in PLACE_PREPOSITIONS for s in starts)
+    return hits > len(starts) / 2

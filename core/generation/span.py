@@ -1,0 +1,85 @@
+"""Span fraction of a question: how much of the book its evidence spans, and the flag below the
+minimum (``MIN_SPAN_FRACTION``).
+
+span fraction = (last evidence offset - first evidence offset) / book length (characters), where
+an evidence offset is the start of a passage (or sentence) the question was built from: the
+offline generator's evidence sentences, or the passages an LLM question's context was made of
+(the entity's mention passages when the whole book was the context). 0 with fewer than two
+offsets. A question whose span fraction is below the minimum is flagged
+(``metadata.span_flag = True``): it may not need the whole book.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, Any
+
+from core.corpus.documents import get_passages
+from core.generation.entity_store import entity_passage_indexes
+from core.store.questions import questions_by_id
+
+if TYPE_CHECKING:
+    import sqlite_utils
+
+#: Default minimum span fraction (``generate --min-span-fraction``): evidence at least 20 % of the
+#: book apart.
+MIN_SPAN_FRACTION = 0.2
+
+
+def span_fraction(offsets: Iterable[int], length: int) -> float:
+    """``(max(offsets) - min(offsets)) / length`` rounded to 4 places; 0.0 with fewer than two
+    offsets or an empty book."""
+    values = list(offsets)
+    if len(values) < 2 or length <= 0:
+        return 0.0
+    return round((max(values) - min(values)) / length, 4)
+
+
+def span_fields(offsets: Sequence[int], length: int, minimum: float) -> dict[str, Any]:
+    """The metadata every generated question carries: ``span_fraction``, ``min_span_fraction``
+    and ``span_flag`` (True when the fraction is below ``minimum``)."""
+    fraction = span_fraction(offsets, length)
+    return {
+        "span_fraction": fraction,
+        "min_span_fraction": minimum,
+        "span_flag": fraction < minimum,
+    }
+
+
+def span_summary(db: sqlite_utils.Database, question_ids: Sequence[str]) -> dict[str, Any]:
+    """Span fractions of the given questions (those that have one): ``n`` with a fraction,
+    ``missing`` without, ``flagged`` below their minimum, ``min`` / ``median`` / ``max`` and the
+    flagged ids (at most 20)."""
+    found = questions_by_id(db, question_ids, ["id", "metadata"])
+    values, flagged, missing = [], [], 0
+    for qid in question_ids:
+        meta = (found.get(qid) or {}).get("metadata") or {}
+        value = meta.get("span_fraction") if isinstance(meta, dict) else None
+        if not isinstance(value, (int, float)):
+            missing += 1
+            continue
+        values.append(float(value))
+        if meta.get("span_flag"):
+            flagged.append(qid)
+    values.sort()
+    n = len(values)
+    median = (values[(n - 1) // 2] + values[n // 2]) / 2 if n else None
+    return {
+        "n": n,
+        "missing": missing,
+        "flagged": len(flagged),
+        "flagged_ids": flagged[:20],
+        "min": values[0] if n else None,
+        "median": median,
+        "max": values[-1] if n else None,
+    }
+
+
+def built_from_offsets(
+    db: sqlite_utils.Database, doc_id: str, passage_idxs: Sequence[int], entity_id: int
+) -> list[int]:
+    """Start offsets of the passages an LLM question was built from: its context passages
+    (``passage_idxs``), or, when the whole book was the context, the entity's mention passages
+    (an upper bound: the question may use only some of them)."""
+    idxs = set(passage_idxs) or set(entity_passage_indexes(db, entity_id))
+    return [p.start for p in get_passages(db, doc_id) if p.idx in idxs]

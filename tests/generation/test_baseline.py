@@ -1,0 +1,187 @@
+"""Offline question generator: three question types, answers re-derived independently from the
+passage texts, never in the question, evidence at least the minimum span apart; span fractions."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from core.corpus.documents import get_passages, read_text_file, upsert_document
+from core.corpus.gutenberg import clean_gutenberg
+from core.generation import questions as gen
+from core.generation.candidates import BASELINE
+from core.generation.entity_store import build_entities
+from core.generation.names import fold
+from core.generation.offline_types import BLANK, blank, blank_pattern, prose
+from core.generation.span import span_fraction
+from core.store.connection import rows
+
+ROOT = Path(__file__).resolve().parents[2]
+FILLER = (
+    "the rain kept falling on the roofs of the town and the carts went by slowly while "
+    "the bells rang for the evening and nobody in the street looked up at the windows. "
+)
+EVENTS = {
+    0: "Javert said to Valjean that the road to the prison was long and cold.",
+    1: "Marius said to Cosette that the garden was the most beautiful place in town.",
+    2: "Fantine said to Cosette that she would come back for her before the winter.",
+    5: "Valjean said to Fantine that the factory would give her work and bread.",
+    9: "Cosette said to Valjean that the old house frightened her at night.",
+    14: "Marius said to Javert that the barricade would hold until the morning.",
+    17: "Fantine said to Marius that she had dreamed of the little girl again.",
+    20: "Marius said to Valjean that he knew the whole truth about the sewer.",
+    23: "Javert said to Valjean that the river was quiet under the bridge.",
+}
+NAMES = ["Marius", "Cosette", "Javert", "Valjean", "Fantine"]
+
+
+def story(n: int = 24) -> str:
+    """``n`` one-passage chapters; each holds one event of ``EVENTS`` or one person alone."""
+    out = []
+    for i in range(n):
+        ev = EVENTS.get(i, f"{NAMES[i % 5]} said that the day was long and walked home alone.")
+        out.append((FILLER * 3 + "In the morning " + ev + " " + FILLER * 3).strip())
+    return "\n\n".join(out)
+
+
+@pytest.fixture
+def made(db):
+    upsert_document(db, "b", story(), kind="book", source="file", title="T")
+    build_entities(db, "b", method="regex")
+    summary = gen.generate_questions(db, "b", "baseline", n_entities=5, per_entity=3)
+    return db, summary, rows(db, "select * from questions where status != 'discarded'")
+
+
+def _holding(passages, name: str) -> list:
+    return [p for p in passages if re.search(rf"\b{name}\b", p.text)]
+
+
+def _expected(q: dict, passages, length: int) -> set[str]:
+    """The answer re-derived from the passage texts by name search (not the mentions table)."""
+    text = q["question"]
+    if q["qtype"] == "companion":
+        x = re.search(r"together with (\w+) \(in the same passage\) both", text)[1]
+        ps = _holding(passages, x)
+        first, last = ps[0].text, ps[-1].text
+        return {z for z in NAMES if z != x and z in first and z in last}
+    if q["qtype"] == "co-occurrence-bridge":
+        m = re.search(
+            r"with (\w+) \(in the same passage\) in the first (\w+) .* with (\w+) in", text
+        )
+        x, zone, y = m[1], m[2], m[3]
+        frac = {"third": 1 / 3, "fifth": 1 / 5, "tenth": 1 / 10}[zone]
+        early = [p for p in _holding(passages, x) if p.start < frac * length]
+        late = [p for p in _holding(passages, y) if p.start >= (1 - frac) * length]
+        return {
+            z
+            for z in NAMES
+            if z not in (x, y)
+            and any(z in p.text for p in early)
+            and any(z in p.text for p in late)
+        }
+    assert q["qtype"] == "event-order"
+    flat = " ".join(story().split())
+    found = []
+    for quote in re.findall(r"“(.+?)”", text):
+        pattern = r"(\w+)".join(re.escape(part) for part in quote.split(BLANK))
+        hits = list(re.finditer(pattern, flat))
+        assert len(hits) == 1  # each blanked moment is one place of the book
+        found.append((hits[0].start(), set(hits[0].groups())))
+    return min(found)[1]  # the name in the blank of the earlier moment
+
+
+def test_three_types_answers_derived_independently(made):
+    db, summary, qs = made
+    passages = get_passages(db, "b")
+    length = len(story())
+    assert summary["model"] == BASELINE
+    assert {q["qtype"] for q in qs} == {"companion", "co-occurrence-bridge", "event-order"}
+    for q in qs:
+        answer, meta = q["answers"][0], q["metadata"]
+        assert _expected(q, passages, length) == {answer}, q["question"]
+        assert fold(answer) not in fold(q["question"])
+        # further references: the evidence sentences, none of them inside the question
+        assert q["answers"][1:] == list(dict.fromkeys(e["text"] for e in meta["evidence"]))
+        assert not any(fold(a) in fold(q["question"]) for a in q["answers"])
+        starts = [e["start"] for e in meta["evidence"]]
+        assert len({e["passage_idx"] for e in meta["evidence"]}) >= 2
+        assert (max(starts) - min(starts)) / length >= 0.2
+        assert meta["span_fraction"] == span_fraction(starts, length) >= 0.2
+        assert meta["span_flag"] is False and meta["min_span_fraction"] == 0.2
+        assert meta["question_type"] == q["qtype"] == q["provenance"]["question_type"]
+        for ev in meta["evidence"]:
+            assert story()[ev["start"] : ev["end"]].split()[:3] == ev["text"].split()[:3]
+    companion = next(q for q in qs if q["qtype"] == "companion")
+    assert companion["answers"][0] == "Javert" and "Valjean first appears" in companion["question"]
+    assert [e["passage_idx"] for e in companion["metadata"]["evidence"]] == [0, 23]
+    again = gen.generate_questions(db, "b", "baseline", n_entities=5, per_entity=3)
+    assert again["kept"] == 0 and again["existing"] == summary["kept"] + summary["discarded"]
+
+
+def test_a_higher_minimum_span_keeps_only_far_evidence(db):
+    upsert_document(db, "b", story(), kind="book", source="file", title="T")
+    build_entities(db, "b", method="regex")
+    gen.generate_questions(db, "b", "baseline", n_entities=5, per_entity=3, min_span_fraction=0.7)
+    qs = rows(db, "select metadata from questions")
+    assert qs and all(q["metadata"]["span_fraction"] >= 0.7 for q in qs)
+    with pytest.raises(Exception, match="between 0 and 1"):
+        gen.generate_questions(db, "b", "baseline", min_span_fraction=1.5)
+
+
+def test_generate_builds_entities_when_missing_and_says_why_short(db):
+    from core.generation.baseline import same_entity
+    from core.generation.entity_store import get_entities
+
+    upsert_document(db, "raw", story(), kind="book", source="file")
+    summary = gen.generate_questions(
+        db, "raw", "baseline", n_entities=5, per_entity=3, entity_method="regex"
+    )
+    assert get_entities(db, "raw") and 1 <= summary["kept"] < 15
+    assert summary["note"].startswith("made ") and "unique" in summary["note"]
+    assert same_entity({"name": "Holt", "aliases": []}, {"name": "Hickman Holt", "aliases": []})
+    assert same_entity({"name": "Hick Holt", "aliases": ["Hick"]}, {"name": "Hick", "aliases": []})
+    assert not same_entity(
+        {"name": "Marian Holt", "aliases": []}, {"name": "Hickman Holt", "aliases": []}
+    )
+
+
+def test_blanking_and_prose():
+    alice = {"name": "Jean Valjean", "aliases": ["M. Madeleine", "Valjean"]}
+    text = "Then Valjean's friend, M. Madeleine, saw Jean Valjean and Cosette."
+    assert blank(text, [alice]) == f"Then {BLANK}'s friend, {BLANK}, saw {BLANK} and Cosette."
+    assert prose("He walked slowly to the river and looked at the water.")
+    assert not prose("INTRODUCTION Sun Tzu and his Book The Text The Commentators")
+    assert not prose("Too short a line.")
+    pattern = blank_pattern(f"Then {BLANK} said no to the man at the gate.")
+    assert pattern.search("x. Then Jean Valjean said no to the man at the gate. y")
+    assert not pattern.search("Then he. X said no to the man at the gate.")
+
+
+def test_span_fraction():
+    assert span_fraction([100, 900, 500], 1000) == 0.8
+    assert span_fraction([5], 1000) == 0.0 and span_fraction([], 10) == 0.0
+
+
+BUNDLED = sorted((ROOT / "demo" / "narrativeqa" / "stories").glob("*.txt"))
+
+
+def test_bundled_books_no_question_holds_its_answer(db):
+    """Every offline question of the bundled stories: the answer is not in the question, two
+    evidence passages at least 20 % of the book apart, a stored span fraction."""
+    total = 0
+    for path in BUNDLED:
+        book = clean_gutenberg(read_text_file(path))
+        upsert_document(db, path.stem, book.body, kind="book", source="file", title=book.title)
+        build_entities(db, path.stem, method="regex")
+        gen.generate_questions(db, path.stem, "baseline", n_entities=4, per_entity=2)
+        length = len(book.body)
+        for q in rows(db, "select * from questions where document_id = ?", [path.stem]):
+            meta = q["metadata"]
+            assert not any(fold(a) in fold(q["question"]) for a in q["answers"]), q["question"]
+            starts = [e["start"] for e in meta["evidence"]]
+            assert len({e["passage_idx"] for e in meta["evidence"]}) >= 2
+            assert meta["span_fraction"] == span_fraction(starts, length) >= 0.2
+            total += 1
+    assert total >= 5 * len(BUNDLED)

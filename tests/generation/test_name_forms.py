@@ -1,0 +1,119 @@
+"""Name forms: patronymic clustering, demonyms out, names mostly after at/in/to are places."""
+
+from __future__ import annotations
+
+from core.generation.entities import extract_entities
+from core.generation.name_forms import (
+    is_demonym,
+    is_patronymic,
+    mostly_after_prepositions,
+    patronymic_links,
+    preceding_word,
+)
+
+FILLER = "the evening was grey and the street was full of carts and noise and people. "
+SENTENCES = [
+    "Then Pyotr Petrovitch Luzhin came into the room and bowed.",
+    "Then Luzhin said nothing for a while.",
+    "Then Luzhin looked at the window.",
+    "Then Pyotr Petrovitch said that he was busy.",
+    "Then Pyotr Petrovitch went out.",
+    "Then Avdotya Romanovna looked at the letter, and Dounia smiled.",
+    "Then Avdotya Romanovna said that she would go.",
+    "Then Dounia said yes.",
+    "Then Dounia went home.",
+    "He sailed to Nantucket in the spring.",
+    "The old Nantucketer said nothing.",
+    "Every good Nantucketer knows the sea.",
+    "They lived in Nantucket for years.",
+    "He came back to Nantucket at last.",
+    "She went to Lisbon.",
+    "He lived at Lisbon.",
+    "Everyone in Lisbon knew it.",
+    "Then Lisbon said nothing.",
+    "Then Rodion Romanovitch said nothing.",
+    "Then Rodion Romanovitch went away.",
+]
+
+
+def test_translated_novel_name_forms_cluster():
+    text = " ".join(FILLER + s + " " + FILLER for s in SENTENCES)
+    found = {e.name: e for e in extract_entities(text, "regex")[0]}
+    assert set(found) == {"Dounia", "Luzhin", "Lisbon", "Nantucket", "Rodion Romanovitch"}
+    assert found["Dounia"].aliases == ["Avdotya Romanovna"] and found["Dounia"].n_mentions == 5
+    assert found["Luzhin"].aliases == ["Pyotr Petrovitch"]
+    assert any("patronymic" in note for note in found["Luzhin"].merges)
+    assert found["Lisbon"].label == "PLACE"  # "Lisbon said" once, after to/at/in three times
+    assert found["Rodion Romanovitch"].label == "PERSON"  # a patronymic: a person
+    assert "Nantucketer" not in found  # a demonym of the book's place
+
+
+def test_patronymic_units():
+    assert all(map(is_patronymic, ["petrovitch", "romanovna", "ilyitch", "ivanovich", "ilinichna"]))
+    assert not any(map(is_patronymic, ["fitch", "rich", "ipswich", "petrov", "anna"]))
+    keys = {
+        "pyotr petrovitch": ("pyotr", "petrovitch"),
+        "luzhin": ("luzhin",),
+        "ivan fyodorovitch": ("ivan", "fyodorovitch"),
+        "dmitri fyodorovitch": ("dmitri", "fyodorovitch"),
+        "karamazov": ("karamazov",),
+        "mitya": ("mitya",),
+        "vanya": ("vanya",),
+    }
+    seen = {
+        **keys,
+        "pyotr petrovitch luzhin": ("pyotr", "petrovitch", "luzhin"),
+        "ivan fyodorovitch karamazov": ("ivan", "fyodorovitch", "karamazov"),
+        "dmitri fyodorovitch karamazov": ("dmitri", "fyodorovitch", "karamazov"),
+    }
+    links = patronymic_links(keys, seen, lambda a, b: (a, b) != ("vanya", "ivan fyodorovitch"))
+    assert [(a, b) for a, b, _ in links] == [
+        ("luzhin", "pyotr petrovitch"),  # brothers share "karamazov": no surname link
+        ("mitya", "dmitri fyodorovitch"),  # "vanya" is never written near "ivan fyodorovitch"
+    ]
+
+
+def test_demonyms_and_prepositions():
+    places = {"nantucket", "paris", "china", "italy", "russia", "london"}
+    for word in ["nantucketer", "parisian", "chinese", "italian", "russians", "londoners"]:
+        assert is_demonym(word, places), word
+    for word in ["christian", "nantucket", "miller", "paris", "old nantucketer"]:
+        assert not is_demonym(word, places), word
+    text = "He went to Salem. In Salem it rained. They met at Salem. Salem said so."
+    starts = [i for i in range(len(text)) if text.startswith("Salem", i)]
+    assert [preceding_word(text, s) for s in starts] == ["to", "in", "at", ""]
+    assert mostly_after_prepositions(starts, text)
+    assert not mostly_after_prepositions(starts[:2], text)  # fewer than three mentions
+    assert not mostly_after_prepositions(starts[2:] + [0], text)
+
+
+def test_no_merge_across_a_story_boundary():
+    one = FILLER + "Then Alice said that the garden was lovely. " + FILLER
+    one += "Then Alice went home. Then Alice Grey smiled. Then Alice Grey slept. " + FILLER
+    two = FILLER + "Then Alice said nothing at all. Then Alice left. " + FILLER
+    text = one + two
+    merged = {e.name: e.n_mentions for e in extract_entities(text, "regex")[0]}
+    assert merged == {"Alice Grey": 6}  # one collection, one Alice
+    split = extract_entities(text, "regex", stories=[0, len(one)])[0]
+    assert sorted((e.name, e.n_mentions) for e in split) == [("Alice", 2), ("Alice Grey", 4)]
+    assert [e.name for e in extract_entities(two + two, "regex", stories=[0, len(two)])[0]] == [
+        "Alice (story 1)",
+        "Alice (story 2)",
+    ]
+
+
+def test_stored_story_starts_keep_stories_apart(db):
+    from core.corpus.documents import upsert_document
+    from core.generation.entity_store import build_entities, get_entities
+
+    one = FILLER + "Then Alice said that the garden was lovely. Then Alice went home. " + FILLER
+    two = FILLER + "Then Alice said nothing at all. Then Alice left. " + FILLER
+    meta = {"story_starts": [0, len(one)]}
+    upsert_document(db, "c", one + two, kind="book", source="file", metadata=meta)
+    build_entities(db, "c", method="regex")
+    found = get_entities(db, "c")
+    assert [(e["name"], e["n_mentions"]) for e in found] == [
+        ("Alice (story 1)", 2),
+        ("Alice (story 2)", 2),
+    ]
+    assert all(e["aliases"][0] == "Alice" for e in found)
