@@ -17,6 +17,7 @@ DOC = "book:etext-novel"
 @pytest.fixture
 def dbpath(tmp_path):
     path = str(tmp_path / "t.db")
+    assert main(["--db", path, "init"]) == 0
     assert main(["--db", path, "import-book", str(ETEXT)]) == 0
     assert main(["--db", path, "entities", DOC, "--method", "regex", "--json"]) == 0
     return path

@@ -272,6 +272,7 @@ def template(tmp_path_factory) -> Path:
     folder = tmp_path_factory.mktemp("template")
     (folder / "b.txt").write_text(BOOK, encoding="utf-8")
     db = str(folder / "w.db")
+    assert _cli(["--db", db, "init"])[0] == 0
     assert _cli(["--db", db, "import-book", str(folder / "b.txt")])[0] == 0
     (folder / "q.csv").write_text(
         "question,document_id,answers,id\nWho kept it?,book:b,Ansel Brand,q1\n"

@@ -75,6 +75,7 @@ def test_each_story_is_a_document_and_entities_stay_within_it(db):
 
 def test_cli_split_stories_and_refusal(tmp_path, capsys):
     db = str(tmp_path / "t.db")
+    assert main(["--db", db, "init"]) == 0
     code = main(["--db", db, "import-book", str(COLLECTION), "--split-stories", "--id", "tales"])
     out = capsys.readouterr().out
     assert code == 0 and "tales-s01" in out and "'Tales of the Two Rivers: The Winter Fair'" in out
