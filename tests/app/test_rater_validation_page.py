@@ -50,6 +50,7 @@ def test_page_shows_each_rater_with_its_verdict_and_keeps_markup_inert(report_db
 
 
 def test_empty_database_says_there_is_nothing_to_validate(tmp_path, monkeypatch):
+    open_db(tmp_path / "empty.db").conn.close()  # an empty database (the app creates none)
     monkeypatch.setenv("WORKBENCH_DB", str(tmp_path / "empty.db"))
     at = _open()
     assert any("no auto-rater" in unescaped(i.value) for i in at.info)

@@ -6,6 +6,7 @@ import threading
 from pathlib import Path
 
 import pytest
+from streamlit import config as st_config
 from test_app_pages import fixture_db as fixture_db  # noqa: F401 (the fixture)
 from test_app_pages import ok, page
 
@@ -79,8 +80,15 @@ def test_the_pages_first_views_are_the_warmed_ones(warmed_db, monkeypatch, path)
 def test_an_unwarmed_view_is_computed_by_its_page(warmed_db, monkeypatch):
     """The check above can fail: the absolute kind was not warmed, so its page computes it."""
     monkeypatch.setattr(figures, "agreement_overview", _refusing(figures.agreement_overview))
-    at = ok(page("pages/4_Agreement.py", annotator=None))
-    at.radio[0].set_value("absolute").run()
+    # the served app hides error details from visitors (client.showErrorDetails = none); this
+    # test reads the message, so it shows them for its own run
+    previous = st_config.get_option("client.showErrorDetails")
+    st_config.set_option("client.showErrorDetails", "full")
+    try:
+        at = ok(page("pages/4_Agreement.py", annotator=None))
+        at.radio[0].set_value("absolute").run()
+    finally:
+        st_config.set_option("client.showErrorDetails", previous)
     assert any("warm-up missed it" in str(e.value) for e in at.exception)
 
 
