@@ -21,6 +21,10 @@ from core.store.settings import int_setting
 if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
     import sqlite_utils
 
+#: ``expected``/``seen`` id arguments of the write paths: do not check what the page saw (a
+#: script or the shell, not a page that loaded the item).
+UNCHECKED = -1
+
 
 def team_names(db: sqlite_utils.Database) -> set[str] | None:
     """Whose labels count towards ``k``: the names of every account (active or revoked) once
