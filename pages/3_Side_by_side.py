@@ -41,7 +41,9 @@ def _store(item: dict, verdict: str, question: str) -> None:
     rationale = st.session_state.get(f"sbs_rationale_{item['key']}", "")
     with ui.database() as db:
         try:
-            jid = submit_verdict(db, item, user, verdict, rationale)
+            jid = submit_verdict(
+                db, item, user, verdict, rationale, expected_last_id=item["label_id"]
+            )
         except WorkbenchError as exc:
             st.session_state["sbs_error"] = str(exc)
             return
@@ -52,7 +54,11 @@ def _store(item: dict, verdict: str, question: str) -> None:
 
 def _skip(item: dict, question: str) -> None:
     with ui.database() as db:
-        skip_item(db, item, user)
+        try:
+            skip_item(db, item, user, expected_last_id=item["label_id"])
+        except WorkbenchError as exc:  # another tab changed the label: say so, store nothing
+            st.session_state["sbs_error"] = str(exc)
+            return
     st.session_state["sbs_last"] = {"verdict": "skip", "item": item, "q": question}
     st.session_state["sbs_scroll"] = True
     st.query_params.pop("q", None)
