@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from core.annotation.base import UNCHECKED
 from core.annotation.identity import Annotator, authorise
+from core.annotation.reviews import settle_status
 from core.annotation.tasks import LABELS, check_task, human_labels, team_labels
 from core.errors import InputError
 from core.store.adjudications import effective_adjudications, insert_adjudication, own_adjudication
@@ -124,4 +125,6 @@ def adjudicate(
                 "created_at": utcnow(),
             },
         )
+        if task == "review":  # the settled decision becomes the question's status
+            settle_status(db, item)
     return new_id

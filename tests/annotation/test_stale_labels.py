@@ -51,3 +51,34 @@ def test_a_second_tab_never_overwrites_a_verdict_silently(db):
     with pytest.raises(StaleLabelError, match="an undo"):
         submit_verdict(db, reloaded, alice, "Equal", expected_last_id=new)
     submit_verdict(db, reloaded, alice, "Equal")  # a script (no expected id) is not checked
+
+
+def test_a_review_tie_goes_to_adjudication_not_to_the_latest(db):
+    from core.annotation.adjudication import adjudicate, disagreements
+    from core.annotation.identity import sign_in_token
+    from core.annotation.reviews import submit_review
+    from core.store.accounts import create_account
+    from core.store.questions import get_question
+
+    alice = sign_in_token(db, create_account(db, "alice"))
+    bob = sign_in_token(db, create_account(db, "bob"))
+    dan = sign_in_token(db, create_account(db, "dan"))
+    carol = sign_in_token(db, create_account(db, "carol", "adjudicator"))
+    qid, other = "gen-0", "gen-1"
+
+    def status(q: str) -> str:
+        return get_question(db, q, ["status"])["status"]
+
+    submit_review(db, qid, alice, "accept")
+    submit_review(db, qid, bob, "reject")  # one accept, one reject: neither wins
+    assert status(qid) == "disputed"
+    assert qid in {d["item"] for d in disagreements(db, "review", open_only=True)}
+    submit_review(db, other, alice, "reject")
+    submit_review(db, other, bob, "accept")
+    submit_review(db, other, dan, "accept")  # a real majority still decides
+    assert status(other) == "accepted"
+    adjudicate(db, carol, "review", qid, "reject", "the answer is not in the text")
+    assert status(qid) == "rejected"  # the settled decision is the status
+    submit_review(db, qid, dan, "accept")  # a later review does not undo the settlement
+    assert status(qid) == "rejected"
+    assert qid not in {d["item"] for d in disagreements(db, "review", open_only=True)}
