@@ -89,7 +89,7 @@ with ui.database() as db:
         origin=pick(origin),
     )
     queue = review_queue(db, who, ids)  # the questions I skipped come last
-    progress = review_progress(db, who, ids)
+    progress = review_progress(db, who, ids, queue)  # done of done + my queue
     st.progress(progress.done / progress.total if progress.total else 0.0, text=str(progress))
     mode = st.radio("Show", ["Next in my queue", "Pick a question"], horizontal=True)
     wanted = ui.deep_link_id()

@@ -87,7 +87,7 @@ with ui.database() as db:
         st.stop()
     same = ui.cached_answers(db, identical_items)
     queue = verdict_queue(db, who, items, identical=same)
-    progress = verdict_progress(db, who, items)
+    progress = verdict_progress(db, who, items, queue)  # done of done + my queue
     st.progress(progress.done / progress.total if progress.total else 0.0, text=str(progress))
 
     last = st.session_state.get("sbs_last")

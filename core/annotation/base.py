@@ -83,16 +83,31 @@ def shown_order(seed: int, annotator: str, item_key: str) -> str:
 
 @dataclass(frozen=True)
 class Progress:
-    """How many of the queue's items this annotator has done (labelled) and skipped; a skip is
-    not counted as done."""
+    """A person's progress on their own queue (:func:`queue_progress`): ``done`` items they
+    labelled, ``total`` = done + the items left in their queue, ``skipped`` of those left (a
+    skip is not counted as done)."""
 
     done: int
     total: int
     skipped: int = 0
 
+    @property
+    def remaining(self) -> int:
+        """How many items are left in the queue (skipped ones included)."""
+        return self.total - self.done
+
     def __str__(self) -> str:
         text = f"{self.done} of {self.total} done"
         return f"{text}, {self.skipped} skipped" if self.skipped else text
+
+    def as_dict(self) -> dict[str, int]:
+        """``done``, ``total``, ``remaining``, ``skipped``."""
+        return {
+            "done": self.done,
+            "total": self.total,
+            "remaining": self.remaining,
+            "skipped": self.skipped,
+        }
 
 
 @dataclass(frozen=True)
@@ -157,11 +172,14 @@ def team_queue(
     )
 
 
-def progress_of(items: list, marks: dict[str, dict[Any, set[str]]], annotator: str) -> Progress:
-    """How many of ``items`` ``annotator`` has labelled (``done``: among their annotators in
-    ``marks["ok"]``) and skipped (``marks["skipped"]``; a skip is not counted as done)."""
-
-    def count(who: dict[Any, set[str]]) -> int:
-        return sum(1 for i in items if annotator in who.get(i, ()))
-
-    return Progress(count(marks["ok"]), len(items), count(marks["skipped"]))
+def queue_progress(
+    items: list, marks: dict[str, dict[Any, set[str]]], annotator: str, queue: list
+) -> Progress:
+    """The one progress count of every page and command: ``done`` = the ``items``
+    ``annotator`` labelled (among their annotators in ``marks["ok"]``), ``total`` = done +
+    ``len(queue)`` (their own queue: what is left for them, not every item), ``skipped`` = the
+    queue's items they skipped (``marks["skipped"]``)."""
+    ok, skips = marks["ok"], marks["skipped"]
+    done = sum(1 for i in items if annotator in ok.get(i, ()))
+    skipped = sum(1 for i in queue if annotator in skips.get(i, ()))
+    return Progress(done, done + len(queue), skipped)

@@ -14,7 +14,7 @@ from core.annotation.base import (
     UNCHECKED,
     Progress,
     calibration_size,
-    progress_of,
+    queue_progress,
     queue_seed,
     rater_name,
     required_annotations,
@@ -143,13 +143,17 @@ def verdict_queue(
 
 
 def verdict_progress(
-    db: sqlite_utils.Database, annotator: str, items: list[str] | None = None
+    db: sqlite_utils.Database,
+    annotator: str,
+    items: list[str] | None = None,
+    queue: list[str] | None = None,
 ) -> Progress:
-    """How many side-by-side items this annotator has given a verdict on (``done``) and how many
-    they skipped (``skipped``; a skip is not counted as done)."""
+    """This annotator's progress on their own side-by-side queue
+    (:func:`core.annotation.base.queue_progress`; ``queue``: their :func:`verdict_queue`,
+    computed when not given)."""
     items = pairwise_items(db) if items is None else items
-    rater = rater_name(annotator)
-    return progress_of(items, _human_pairwise_by_status(db), rater)
+    queue = verdict_queue(db, annotator, items) if queue is None else queue
+    return queue_progress(items, _human_pairwise_by_status(db), rater_name(annotator), queue)
 
 
 def blind_item(db: sqlite_utils.Database, key: str, annotator: str) -> dict[str, Any]:

@@ -17,7 +17,7 @@ from core.annotation.base import (
     Progress,
     Withdrawal,
     calibration_size,
-    progress_of,
+    queue_progress,
     queue_seed,
     required_annotations,
     team_names,
@@ -323,7 +323,14 @@ def review_queue(
     )
 
 
-def review_progress(db: sqlite_utils.Database, annotator: str, question_ids: list[str]) -> Progress:
-    """How many of ``question_ids`` this annotator has reviewed (``done``) and has skipped
-    (``skipped``; a skip is not counted as done)."""
-    return progress_of(question_ids, review_marks(db), annotator)
+def review_progress(
+    db: sqlite_utils.Database,
+    annotator: str,
+    question_ids: list[str],
+    queue: list[str] | None = None,
+) -> Progress:
+    """This annotator's progress on their own review queue
+    (:func:`core.annotation.base.queue_progress`; ``queue``: their :func:`review_queue`,
+    computed when not given)."""
+    queue = review_queue(db, annotator, question_ids) if queue is None else queue
+    return queue_progress(question_ids, review_marks(db), annotator, queue)
