@@ -87,6 +87,13 @@ with ui.database() as db:
                     md(key), value=value, min_value=0, step=1, help=md(data["descriptions"][key])
                 )
                 if data["kinds"][key] == "int"
+                else st.selectbox(
+                    md(key),
+                    data["choices"][key],
+                    index=data["choices"][key].index(value),
+                    help=md(data["descriptions"][key]),
+                )
+                if data["kinds"][key] == "choice"
                 else st.text_input(md(key), value=value, help=md(data["descriptions"][key]))
                 for key, value in data["settings"].items()
             }

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from core.store.accounts import account_names
-from core.store.settings import int_setting
+from core.store.settings import choice_setting, int_setting
 
 if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
     import sqlite_utils
@@ -67,11 +67,17 @@ def queue_seed(db: sqlite_utils.Database) -> int:
     return int_setting(db, "queue_seed")
 
 
+def personal_order(db: sqlite_utils.Database) -> bool:
+    """Whether each person's queue has its own order (setting ``queue_order`` is
+    ``per-annotator``) rather than the shared one."""
+    return choice_setting(db, "queue_order") == "per-annotator"
+
+
 def _hash(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def seeded_order(keys: Iterable[str], seed: int) -> list[str]:
+def seeded_order(keys: Iterable[str], seed: int | str) -> list[str]:
     """``keys`` sorted by ``sha256(f"{seed}|{key}")``: a reproducible shuffle."""
     return sorted(keys, key=lambda k: _hash(f"{seed}|{k}"))
 
@@ -137,6 +143,7 @@ def team_queue(
     calibration: int = 0,
     skipped: dict[Any, set[str]] | None = None,
     last: Iterable[Hashable] = (),
+    personal: bool = False,
 ) -> list:
     """The queue of ``annotator`` over ``items`` (any hashable keys; ordered by their ``str``).
 
@@ -146,13 +153,18 @@ def team_queue(
     of the seeded order) or has fewer than ``k`` counted annotators. Order: the items
     ``annotator`` skipped after all the others, each part ordered by: calibration items, then
     items started by others (most labels first: closest to complete), then new items; ``last``
-    items (e.g. identical answers) after the others of their group; ties in the seeded order.
+    items (e.g. identical answers) after the others of their group; ties in the seeded order:
+    the shared one (``sha256(f"{seed}|{key}")``), or with ``personal`` the annotator's own
+    (``sha256(f"{seed}|{annotator}|{key}")``). Calibration items are the first ``calibration``
+    of the shared order either way (the same items for everyone).
     """
     skips = skipped or {}
     by_str = {str(i): i for i in items}
     order = [by_str[s] for s in seeded_order(by_str, seed)]
     calib = set(order[:calibration])
     late = set(last)
+    if personal:
+        order = [by_str[s] for s in seeded_order(by_str, f"{seed}|{annotator}")]
     rank = {i: n for n, i in enumerate(order)}
     todo = [
         i

@@ -14,6 +14,7 @@ from core.annotation.base import (
     Progress,
     Withdrawal,
     calibration_size,
+    personal_order,
     queue_progress,
     queue_seed,
     required_annotations,
@@ -118,6 +119,7 @@ def dispute_queue(
         k=k,
         seed=queue_seed(db),
         calibration=calibration_size(db),
+        personal=personal_order(db),
         skipped=marks["skipped"],
     )
 

@@ -14,6 +14,7 @@ from core.annotation.base import (
     UNCHECKED,
     Progress,
     calibration_size,
+    personal_order,
     queue_progress,
     queue_seed,
     rater_name,
@@ -125,6 +126,7 @@ def verdict_queue(
         k=k,
         seed=queue_seed(db),
         calibration=calibration_size(db),
+        personal=personal_order(db),
         skipped=labelled["skipped"],
         last=same,
     )

@@ -142,4 +142,5 @@ def team_view(db: sqlite_utils.Database, task: str = "side-by-side") -> dict[str
         "settings": all_settings(db),
         "descriptions": {key: f"{s.meaning} ({s.value_range})" for key, s in SETTINGS.items()},
         "kinds": {key: s.kind for key, s in SETTINGS.items()},
+        "choices": {key: list(s.choices) for key, s in SETTINGS.items()},
     }
