@@ -4,6 +4,7 @@ and the Team page all read it."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
@@ -146,7 +147,11 @@ def url_setting(db: sqlite_utils.Database, key: str) -> str:
 
 def all_settings(db: sqlite_utils.Database) -> dict[str, int | str]:
     """Every known setting with its current value."""
-    read = {"int": int_setting, "choice": choice_setting, "url": url_setting}
+    read: dict[str, Callable[[sqlite_utils.Database, str], int | str]] = {
+        "int": int_setting,
+        "choice": choice_setting,
+        "url": url_setting,
+    }
     return {key: read[s.kind](db, key) for key, s in SETTINGS.items()}
 
 
