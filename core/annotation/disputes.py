@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from core.annotation.attention import mix_attention
 from core.annotation.base import (
     Progress,
     Withdrawal,
@@ -112,7 +113,7 @@ def dispute_queue(
     marks = team_only(
         resolution_marks(db), team_names(db)
     )  # only the team's labels count towards k
-    return team_queue(
+    queue = team_queue(
         dispute_ids,
         marks["ok"],
         annotator,
@@ -122,6 +123,7 @@ def dispute_queue(
         personal=personal_order(db),
         skipped=marks["skipped"],
     )
+    return mix_attention(db, "disputes", annotator, queue, dispute_ids, marks)
 
 
 def dispute_progress(

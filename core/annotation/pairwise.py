@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
+from core.annotation.attention import mix_attention
 from core.annotation.base import (
     UNCHECKED,
     Progress,
@@ -130,6 +131,7 @@ def verdict_queue(
         skipped=labelled["skipped"],
         last=same,
     )
+    queue = mix_attention(db, "side-by-side", rater, queue, items, labelled)
     wanted = validation_overlaps(db, "side-by-side")
     if not wanted:
         return queue

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from core.annotation import guideline as guideline
+from core.annotation.attention import mix_attention
 from core.annotation.base import (
     Progress,
     Withdrawal,
@@ -313,7 +314,7 @@ def review_queue(
     come last (in the same order)."""
     k = k or required_annotations(db)
     marks = team_only(review_marks(db), team_names(db))  # only the team's labels count towards k
-    return team_queue(
+    queue = team_queue(
         question_ids,
         marks["ok"],
         annotator,
@@ -323,6 +324,7 @@ def review_queue(
         personal=personal_order(db),
         skipped=marks["skipped"],
     )
+    return mix_attention(db, "review", annotator, queue, question_ids, marks)
 
 
 def review_progress(

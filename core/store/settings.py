@@ -92,6 +92,13 @@ SETTINGS: dict[str, Setting] = {
         "items come first and items started by others before new ones",
         choices=("shared", "per-annotator"),
     ),
+    "attention_every": Setting(
+        "int",
+        0,
+        "every N-th item of each queue is an attention check: an item with a settled "
+        "(adjudicated) label the person has not labelled; the Team page shows their accuracy "
+        "on them (0 = no checks)",
+    ),
     "base_url": Setting(
         "url",
         "",

@@ -72,6 +72,7 @@ def test_settings_show_and_set(capsys, dbpath):
         "calibration_items": 0,
         "queue_seed": 0,
         "queue_order": "shared",
+        "attention_every": 0,
         "base_url": "",
     }
     assert cli(capsys, dbpath, "settings", "set", "annotations_per_item", "2")[0] == 0
@@ -87,6 +88,7 @@ def test_settings_show_and_set(capsys, dbpath):
         "calibration_items": 3,
         "queue_seed": 0,
         "queue_order": "per-annotator",
+        "attention_every": 0,
         "base_url": "",
     }
 
