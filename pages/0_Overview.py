@@ -3,11 +3,11 @@
 import streamlit as st
 
 import pages as ui
-from core.views.overview import overview
+from core.views.overview import my_queues, overview
 from core.views.text import escape_markdown, md
 
 ui.setup("Long-Span QA Workbench")
-ui.sign_in_sidebar()
+user = ui.sign_in_sidebar()
 
 with ui.database() as db:
     data = ui.cached_view(db, overview)
@@ -73,6 +73,13 @@ st.markdown(
     "verdicts feed the **Leaderboard** and the **Agreement** page live."
 )
 st.caption(f"Each item needs {md(data['k'])} annotation(s) (setting `annotations_per_item`).")
+if user is not None:
+    with ui.database() as db:
+        mine = my_queues(db, user.name)
+    st.markdown(
+        f"**Your queues, {md(user.name)}:** "
+        + "; ".join(f"{md(task)} {md(p)} ({p.remaining:,} left)" for task, p in mine.items())
+    )
 
 left, right = st.columns(2)
 with left:

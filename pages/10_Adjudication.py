@@ -13,6 +13,24 @@ ui.setup("Adjudication")
 ui.keys_after_choices()
 user = ui.require_annotator("adjudicator")
 
+
+def _settle(task: str, item: str, seen: int | None, names: dict[str, str]) -> None:
+    """Settle button callback: store the decision on the item this page loaded (bound here, so
+    a changed list cannot redirect it); a refusal is shown, never dropped."""
+    label = st.session_state.get(f"adj_label_{task}_{item}")
+    if label is None:
+        st.session_state["adj_error"] = "Choose the settled label first. Nothing was stored."
+        return
+    why = st.session_state.get(f"adj_why_{task}_{item}", "")
+    with ui.database() as db:
+        try:
+            adjudicate(db, user, task, item, label, why, seen_settled_id=seen)
+        except WorkbenchError as exc:
+            st.session_state["adj_error"] = str(exc)
+            return
+    st.session_state["adj_last"] = names[label]
+
+
 with ui.database() as db:
     c = st.columns([2, 1])
     task = c[0].radio("Task", TASKS, index=TASKS.index("side-by-side"), horizontal=True)
@@ -20,19 +38,21 @@ with ui.database() as db:
     done = st.session_state.pop("adj_last", None)
     if done:
         st.success(f"Settled: **{escape_markdown(done)}** is now the item's gold label.")
+    if error := st.session_state.pop("adj_error", None):
+        st.error(md(error))
     queue = adjudication_queue(db, task, include)
     if not queue:
         st.success(f"No {md(task)} disagreements to settle.")
         st.stop()
-    st.caption(f"{len(queue)} item(s) where team members gave different labels.")
+    st.caption(
+        f"{len(queue)} item(s) where team members gave different labels: each entry is one "
+        "item (question, pair or dispute, and what each person said)."
+    )
     by_item = {q["item"]: q for q in queue}
     item = st.selectbox(
         "Item",
         list(by_item),
-        format_func=lambda i: (
-            f"{by_item[i]['question'][:90]} ({by_item[i]['n_labels']} labels"
-            + (f"; settled: {by_item[i]['settled']})" if by_item[i]["settled"] else ")")
-        ),
+        format_func=lambda i: md(by_item[i]["choice"]),  # distinct for every item
         key=f"adj_item_{task}",
     )
     detail = adjudication_detail(db, task, item)
@@ -57,8 +77,9 @@ with ui.database() as db:
             f"Settled by **{escape_markdown(s['adjudicator'])}** as "
             f"**{escape_markdown(detail['names'][s['label']])}**."
         )
+    seen = detail["settled"]["id"] if detail["settled"] else None
     with st.form(f"adjudicate_{task}_{item}"):
-        label = st.radio(
+        st.radio(
             "Settled label",
             detail["options"],
             index=None,
@@ -66,15 +87,12 @@ with ui.database() as db:
             horizontal=True,
             key=f"adj_label_{task}_{item}",
         )
-        why = st.text_input("Why (optional)", key=f"adj_why_{task}_{item}")
+        st.text_input("Why (optional)", key=f"adj_why_{task}_{item}")
         st.caption(ui.CHOICE_HINT + " " + ui.TYPING_HINT)
-        if st.form_submit_button("Settle", shortcut="S", help="Settle (key S)"):
-            if label is None:
-                st.error("Choose the settled label first. Nothing was stored.")
-            else:
-                try:
-                    adjudicate(db, user, task, item, label, why)
-                    st.session_state["adj_last"] = detail["names"][label]
-                    st.rerun()
-                except WorkbenchError as exc:
-                    st.error(md(exc))
+        st.form_submit_button(
+            "Settle",
+            shortcut="S",
+            help="Settle (key S)",
+            on_click=_settle,
+            args=(task, item, seen, detail["names"]),
+        )

@@ -28,7 +28,9 @@ with ui.database() as db:
         "their queue; median_s: median seconds between consecutive labels (breaks over 10 "
         "minutes left out); overlap: share of their items that reached k labels; "
         "agree_others: share of their labels matching another person's on the same item; "
-        "kappa_gold: Cohen's kappa against gold (gold_note: why there is none)."
+        "kappa_gold: Cohen's kappa against gold (gold_note: why there is none); attention: "
+        "correct/checks on attention checks (items with a settled label mixed into their "
+        "queue, setting attention_every)."
     )
     if len(data["table"]):
         st.dataframe(data["table"], hide_index=True, width="stretch")
@@ -87,6 +89,13 @@ with ui.database() as db:
                     md(key), value=value, min_value=0, step=1, help=md(data["descriptions"][key])
                 )
                 if data["kinds"][key] == "int"
+                else st.selectbox(
+                    md(key),
+                    data["choices"][key],
+                    index=data["choices"][key].index(value),
+                    help=md(data["descriptions"][key]),
+                )
+                if data["kinds"][key] == "choice"
                 else st.text_input(md(key), value=value, help=md(data["descriptions"][key]))
                 for key, value in data["settings"].items()
             }

@@ -95,7 +95,7 @@ with ui.database() as db:
         origin=pick(origin),
     )
     queue = review_queue(db, who, ids)  # the questions I skipped come last
-    progress = review_progress(db, who, ids)
+    progress = review_progress(db, who, ids, queue)  # done of done + my queue
     st.progress(progress.done / progress.total if progress.total else 0.0, text=str(progress))
     st.caption(KEYS_HINT)
     mode = c[5].radio("Show", ["Next in my queue", "Pick a question"])

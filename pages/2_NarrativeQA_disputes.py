@@ -122,14 +122,14 @@ with ui.database() as db:
             + " if the database is empty."
         )
         st.stop()
-    progress = dispute_progress(db, who, all_ids)
+    queue = dispute_queue(db, who, all_ids)  # the disputes I skipped come last
+    progress = dispute_progress(db, who, all_ids, queue)  # done of done + my queue
     st.progress(progress.done / progress.total if progress.total else 0.0, text=str(progress))
     st.caption("Keys: " + KEYS_HINT)
     if last := st.session_state.pop("dispute_last", None):
         st.success(md(last))
     if error := st.session_state.pop("dispute_error", None):
         st.error(md(error))
-    queue = dispute_queue(db, who, all_ids)  # the disputes I skipped come last
     choices = ui.cached_view(db, dispute_choices)
     mode = st.radio("Show", ["Next in my queue", "Pick a dispute"], horizontal=True)
     wanted = ui.deep_link_id()

@@ -48,7 +48,9 @@ def _store(item: dict, verdict: str, question: str) -> None:
     rationale = st.session_state.get(f"sbs_rationale_{item['key']}", "")
     with ui.database() as db:
         try:
-            jid = submit_verdict(db, item, user, verdict, rationale)
+            jid = submit_verdict(
+                db, item, user, verdict, rationale, expected_last_id=item["label_id"]
+            )
         except WorkbenchError as exc:
             st.session_state["sbs_error"] = str(exc)
             return
@@ -60,9 +62,9 @@ def _store(item: dict, verdict: str, question: str) -> None:
 def _skip(item: dict, question: str) -> None:
     with ui.database() as db:
         try:
-            skip_item(db, item, user)
-        except WorkbenchError as exc:  # e.g. the database stayed busy: the item stays on screen
-            st.session_state["sbs_error"] = f"Skip: {exc}"
+            skip_item(db, item, user, expected_last_id=item["label_id"])
+        except WorkbenchError as exc:  # another tab changed the label, or the database stayed
+            st.session_state["sbs_error"] = f"Skip: {exc}"  # busy: the item stays, nothing stored
             return
     st.session_state["sbs_last"] = {"verdict": "skip", "item": item, "q": question}
     st.session_state["sbs_scroll"] = True
@@ -96,7 +98,7 @@ with ui.database() as db:
         st.stop()
     same = ui.cached_answers(db, identical_items)
     queue = verdict_queue(db, who, items, identical=same)
-    progress = verdict_progress(db, who, items)
+    progress = verdict_progress(db, who, items, queue)  # done of done + my queue
     st.progress(progress.done / progress.total if progress.total else 0.0, text=str(progress))
     st.caption(KEYS_HINT)
 

@@ -11,8 +11,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from core.annotation.base import UNCHECKED
 from core.annotation.identity import Annotator, authorise
 from core.annotation.pairwise import canonical_pair_key
+from core.annotation.reviews import settle_status
 from core.annotation.tasks import LABELS, check_task, human_labels, team_labels
 from core.errors import InputError
 from core.store.adjudications import effective_adjudications, insert_adjudication, own_adjudication
@@ -82,12 +84,17 @@ def adjudicate(
     item: str,
     label: str,
     rationale: str = "",
+    *,
+    seen_settled_id: int | None = UNCHECKED,
 ) -> int:
     """Settle a disagreement of ``task`` on ``item`` with ``label``; return the new row's id.
 
     Needs the adjudicator role (:func:`authorise`); refused when ``who`` labelled the item
-    (someone else settles it) or the item is not in disagreement. A second decision by the same
-    adjudicator supersedes the first. Writes nothing on refusal.
+    (someone else settles it) or the item is not in disagreement (any more: the labels may have
+    changed since the page loaded). ``seen_settled_id``: the id of the item's effective
+    adjudication the page showed (None: not settled); refused when it changed since (someone
+    settled it meanwhile), so no decision is overwritten unseen. A second decision by the same
+    adjudicator supersedes the first. Writes nothing on refusal, and says why.
     """
     check_task(task)
     if label not in LABELS[task]:
@@ -97,9 +104,20 @@ def adjudicate(
         name = authorise(db, who, "adjudicator").name
         labels = _by_item(db, task, "team").get(item, [])
         if len({r["label"] for r in labels}) < 2:
-            raise InputError(f"{task} item {item!r} is not in disagreement; nothing was stored")
+            raise InputError(
+                f"{task} item {item!r} is not in disagreement (any more: its labels agree or "
+                "were withdrawn); nothing was stored"
+            )
         if any(r["annotator"] == name for r in labels):
             raise InputError("you labelled this item yourself; another adjudicator settles it")
+        now = settled(db, task).get(item)
+        if seen_settled_id != UNCHECKED and (now["id"] if now else None) != seen_settled_id:
+            raise InputError(
+                f"{now['adjudicator'] if now else 'someone'} "
+                + (f"settled this item as {now['label']!r}" if now else "withdrew its settlement")
+                + " after your page loaded; nothing was stored. Look at it again and settle "
+                "it again if you still disagree."
+            )
         old = own_adjudication(db, task, item, name)
         new_id = insert_adjudication(
             db,
@@ -113,4 +131,6 @@ def adjudicate(
                 "created_at": utcnow(),
             },
         )
+        if task == "review":  # the settled decision becomes the question's status
+            settle_status(db, item)
     return new_id

@@ -17,10 +17,14 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from core.store.accounts import account_names
-from core.store.settings import int_setting
+from core.store.settings import choice_setting, int_setting
 
 if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
     import sqlite_utils
+
+#: ``expected``/``seen`` id arguments of the write paths: do not check what the page saw (a
+#: script or the shell, not a page that loaded the item).
+UNCHECKED = -1
 
 
 def team_names(db: sqlite_utils.Database) -> set[str] | None:
@@ -64,6 +68,12 @@ def queue_seed(db: sqlite_utils.Database) -> int:
     return int_setting(db, "queue_seed")
 
 
+def personal_order(db: sqlite_utils.Database) -> bool:
+    """Whether each person's queue has its own order (setting ``queue_order`` is
+    ``per-annotator``) rather than the shared one."""
+    return choice_setting(db, "queue_order") == "per-annotator"
+
+
 def _hash(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
@@ -81,7 +91,7 @@ def _hashed_key(key: str) -> str:
     return key
 
 
-def seeded_order(keys: Iterable[str], seed: int) -> list[str]:
+def seeded_order(keys: Iterable[str], seed: int | str) -> list[str]:
     """``keys`` sorted by ``sha256(f"{seed}|{key}")``: a reproducible shuffle."""
     return sorted(keys, key=lambda k: _hash(f"{seed}|{_hashed_key(k)}"))
 
@@ -95,16 +105,31 @@ def shown_order(seed: int, annotator: str, item_key: str) -> str:
 
 @dataclass(frozen=True)
 class Progress:
-    """How many of the queue's items this annotator has done (labelled) and skipped; a skip is
-    not counted as done."""
+    """A person's progress on their own queue (:func:`queue_progress`): ``done`` items they
+    labelled, ``total`` = done + the items left in their queue, ``skipped`` of those left (a
+    skip is not counted as done)."""
 
     done: int
     total: int
     skipped: int = 0
 
+    @property
+    def remaining(self) -> int:
+        """How many items are left in the queue (skipped ones included)."""
+        return self.total - self.done
+
     def __str__(self) -> str:
         text = f"{self.done} of {self.total} done"
         return f"{text}, {self.skipped} skipped" if self.skipped else text
+
+    def as_dict(self) -> dict[str, int]:
+        """``done``, ``total``, ``remaining``, ``skipped``."""
+        return {
+            "done": self.done,
+            "total": self.total,
+            "remaining": self.remaining,
+            "skipped": self.skipped,
+        }
 
 
 @dataclass(frozen=True)
@@ -134,6 +159,7 @@ def team_queue(
     calibration: int = 0,
     skipped: dict[Any, set[str]] | None = None,
     last: Iterable[Hashable] = (),
+    personal: bool = False,
 ) -> list:
     """The queue of ``annotator`` over ``items`` (any hashable keys; ordered by their ``str``).
 
@@ -143,13 +169,18 @@ def team_queue(
     of the seeded order) or has fewer than ``k`` counted annotators. Order: the items
     ``annotator`` skipped after all the others, each part ordered by: calibration items, then
     items started by others (most labels first: closest to complete), then new items; ``last``
-    items (e.g. identical answers) after the others of their group; ties in the seeded order.
+    items (e.g. identical answers) after the others of their group; ties in the seeded order:
+    the shared one (``sha256(f"{seed}|{key}")``), or with ``personal`` the annotator's own
+    (``sha256(f"{seed}|{annotator}|{key}")``). Calibration items are the first ``calibration``
+    of the shared order either way (the same items for everyone).
     """
     skips = skipped or {}
     by_str = {str(i): i for i in items}
     order = [by_str[s] for s in seeded_order(by_str, seed)]
     calib = set(order[:calibration])
     late = set(last)
+    if personal:
+        order = [by_str[s] for s in seeded_order(by_str, f"{seed}|{annotator}")]
     rank = {i: n for n, i in enumerate(order)}
     todo = [
         i
@@ -169,11 +200,14 @@ def team_queue(
     )
 
 
-def progress_of(items: list, marks: dict[str, dict[Any, set[str]]], annotator: str) -> Progress:
-    """How many of ``items`` ``annotator`` has labelled (``done``: among their annotators in
-    ``marks["ok"]``) and skipped (``marks["skipped"]``; a skip is not counted as done)."""
-
-    def count(who: dict[Any, set[str]]) -> int:
-        return sum(1 for i in items if annotator in who.get(i, ()))
-
-    return Progress(count(marks["ok"]), len(items), count(marks["skipped"]))
+def queue_progress(
+    items: list, marks: dict[str, dict[Any, set[str]]], annotator: str, queue: list
+) -> Progress:
+    """The one progress count of every page and command: ``done`` = the ``items``
+    ``annotator`` labelled (among their annotators in ``marks["ok"]``), ``total`` = done +
+    ``len(queue)`` (their own queue: what is left for them, not every item), ``skipped`` = the
+    queue's items they skipped (``marks["skipped"]``)."""
+    ok, skips = marks["ok"], marks["skipped"]
+    done = sum(1 for i in items if annotator in ok.get(i, ()))
+    skipped = sum(1 for i in queue if annotator in skips.get(i, ()))
+    return Progress(done, done + len(queue), skipped)

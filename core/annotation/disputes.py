@@ -8,13 +8,15 @@ annotator's latest resolution or skip. Neither is a resolution: every reader of 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
+from core.annotation.attention import mix_attention
 from core.annotation.base import (
     Progress,
     Withdrawal,
     calibration_size,
-    progress_of,
+    personal_order,
+    queue_progress,
     queue_seed,
     required_annotations,
     team_names,
@@ -24,7 +26,7 @@ from core.annotation.base import (
 from core.annotation.identity import Annotator, authorise
 from core.errors import InputError
 from core.store.connection import retry_when_busy, transaction, utcnow
-from core.store.disputes import get_dispute
+from core.store.disputes import dispute_records, get_dispute
 from core.store.resolutions import (
     SKIPPED,
     WITHDRAWN,
@@ -38,6 +40,29 @@ if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is
     import sqlite_utils
 
 RESOLUTIONS = ("reference_wrong", "model_wrong", "both_acceptable", "ambiguous")
+
+
+def same_answer(text: str | None) -> str:
+    """An answer text compared up to case and runs of whitespace."""
+    return " ".join((text or "").split()).casefold()
+
+
+def group_disputes(records: list[dict[str, Any]]) -> dict[int, list[dict[str, Any]]]:
+    """One item per (question, answer text): the lowest dispute id of each group (``records``:
+    ``id``, ``question_id``, ``system``, ``answer``, by id) -> every dispute of the group
+    ``{id, system}`` (the systems that gave that same answer). The item is what people resolve,
+    what the queues, progress, ``disputes --open`` and the Overview count."""
+    groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for d in sorted(records, key=lambda r: int(r["id"])):
+        key = (d["question_id"], same_answer(d["answer"]))
+        groups.setdefault(key, []).append({"id": int(d["id"]), "system": d["system"]})
+    return {members[0]["id"]: members for members in groups.values()}
+
+
+def dispute_items(db: sqlite_utils.Database) -> list[int]:
+    """The disputes people resolve: one id per (question, answer text) (:func:`group_disputes`),
+    ascending."""
+    return sorted(group_disputes(dispute_records(db)))
 
 
 @retry_when_busy
@@ -89,21 +114,30 @@ def dispute_queue(
     marks = team_only(
         resolution_marks(db), team_names(db)
     )  # only the team's labels count towards k
-    return team_queue(
+    queue = team_queue(
         dispute_ids,
         marks["ok"],
         annotator,
         k=k,
         seed=queue_seed(db),
         calibration=calibration_size(db),
+        personal=personal_order(db),
         skipped=marks["skipped"],
     )
+    return mix_attention(db, "disputes", annotator, queue, dispute_ids, marks)
 
 
-def dispute_progress(db: sqlite_utils.Database, annotator: str, dispute_ids: list[int]) -> Progress:
-    """How many of ``dispute_ids`` this annotator has resolved (``done``) and has skipped
-    (``skipped``; a skip is not counted as done)."""
-    return progress_of(dispute_ids, resolution_marks(db), annotator)
+def dispute_progress(
+    db: sqlite_utils.Database,
+    annotator: str,
+    dispute_ids: list[int],
+    queue: list[int] | None = None,
+) -> Progress:
+    """This annotator's progress on their own dispute queue
+    (:func:`core.annotation.base.queue_progress`; ``queue``: their :func:`dispute_queue`,
+    computed when not given)."""
+    queue = dispute_queue(db, annotator, dispute_ids) if queue is None else queue
+    return queue_progress(dispute_ids, resolution_marks(db), annotator, queue)
 
 
 @retry_when_busy

@@ -19,9 +19,10 @@ scripts). The question's status is then set by :func:`core.annotation.reviews.re
 * ``discarded`` when any annotator's current review says either article alone is
   ``Sufficient`` (the question does not need both articles), whatever the decisions; its
   translations are discarded too;
-* otherwise the majority of the current reviews' decisions (ties: the latest): ``accepted``,
+* otherwise the majority of the current reviews' decisions: ``accepted``,
   ``rejected`` or ``edited`` (an XRAG question's edit replaces its text or reference answer, the
-  original kept in its metadata).
+  original kept in its metadata); a tie between different decisions (one accept, one reject) is
+  ``disputed`` until an adjudicator settles it, and a settled decision is the status.
 
 :func:`apply_review` is the XRAG entry point of that same write path.
 """

@@ -11,10 +11,13 @@ import json
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
+from core.annotation.attention import mix_attention
 from core.annotation.base import (
+    UNCHECKED,
     Progress,
     calibration_size,
-    progress_of,
+    personal_order,
+    queue_progress,
     queue_seed,
     rater_name,
     required_annotations,
@@ -135,9 +138,11 @@ def verdict_queue(
         k=k,
         seed=queue_seed(db),
         calibration=calibration_size(db),
+        personal=personal_order(db),
         skipped=labelled["skipped"],
         last=same,
     )
+    queue = mix_attention(db, "side-by-side", rater, queue, items, labelled)
     wanted = {canonical_pair_key(k): v for k, v in validation_overlaps(db, "side-by-side").items()}
     if not wanted:
         return queue
@@ -153,21 +158,28 @@ def verdict_queue(
 
 
 def verdict_progress(
-    db: sqlite_utils.Database, annotator: str, items: list[str] | None = None
+    db: sqlite_utils.Database,
+    annotator: str,
+    items: list[str] | None = None,
+    queue: list[str] | None = None,
 ) -> Progress:
-    """How many side-by-side items this annotator has given a verdict on (``done``) and how many
-    they skipped (``skipped``; a skip is not counted as done)."""
+    """This annotator's progress on their own side-by-side queue
+    (:func:`core.annotation.base.queue_progress`; ``queue``: their :func:`verdict_queue`,
+    computed when not given)."""
     items = pairwise_items(db) if items is None else items
-    rater = rater_name(annotator)
-    return progress_of(items, _human_pairwise_by_status(db), rater)
+    queue = verdict_queue(db, annotator, items) if queue is None else queue
+    return queue_progress(items, _human_pairwise_by_status(db), rater_name(annotator), queue)
 
 
 def blind_item(db: sqlite_utils.Database, key: str, annotator: str) -> dict[str, Any]:
     """The item as this annotator sees it: answers in the seeded order, names kept out of the
     text fields meant for display (``answer_a``/``answer_b``); ``system_a``/``system_b`` are for
     storing the verdict only. ``identical``: the two answers are the same text
-    (:func:`same_text`); such items stay in the queue (they are informative about ties)."""
+    (:func:`same_text`); such items stay in the queue (they are informative about ties).
+    ``label_id``: the id of this annotator's effective row on the item as the page loads it
+    (None: none), for :func:`submit_verdict`'s ``expected_last_id``."""
     question_id, s1, s2 = split_pair_key(key)
+    rater = rater_name(annotator)
     order = shown_order(queue_seed(db), annotator, key)
     first, second = (s1, s2) if order == "ab" else (s2, s1)
     answers = {a["system"]: a for a in question_answers(db, question_id, ["id", "system", "text"])}
@@ -185,6 +197,9 @@ def blind_item(db: sqlite_utils.Database, key: str, annotator: str) -> dict[str,
         "answer_a": a,
         "answer_b": b,
         "identical": same_text(a, b),
+        "label_id": own["id"]
+        if (own := own_pairwise_label(db, rater, question_id, s1, s2))
+        else None,
     }
 
 
@@ -202,12 +217,16 @@ def submit_verdict(
     rationale: str = "",
     *,
     status: str = "ok",
+    expected_last_id: int | None = UNCHECKED,
 ) -> int:
     """Append a human side-by-side verdict for ``item`` (from :func:`blind_item`); return its id.
 
     ``verdict`` is relative to the order shown. A second verdict by the same annotator on the
     same item supersedes the first. ``status='skipped'`` records a skip (verdict NULL). The
     label is stored under the signed-in ``annotator`` (:func:`authorise`), never another name.
+    ``expected_last_id``: the id of the annotator's own row on the item when the page loaded it
+    (``item["label_id"]``; None: none); when their row changed since (another tab or window
+    stored one), nothing is stored and :class:`StaleLabelError` says what is stored now.
     """
     if status == "ok" and not verdict:
         raise InputError("choose a verdict first (A, B, Equal or None); nothing was stored")
@@ -217,6 +236,8 @@ def submit_verdict(
     with transaction(db):
         rater = authorise(db, annotator).rater
         old = own_pairwise_label(db, rater, item["question_id"], s1, s2)
+        if expected_last_id != UNCHECKED and (old["id"] if old else None) != expected_last_id:
+            raise StaleLabelError(_stale_message(old))
         new_id = insert_judgment(
             db,
             {
@@ -241,9 +262,39 @@ def submit_verdict(
     return new_id
 
 
-def skip_item(db: sqlite_utils.Database, item: dict[str, Any], annotator: Annotator) -> int:
-    """Record that ``annotator`` skipped ``item`` (a judgment row with status ``skipped``)."""
-    return submit_verdict(db, item, annotator, "", status="skipped")
+def skip_item(
+    db: sqlite_utils.Database,
+    item: dict[str, Any],
+    annotator: Annotator,
+    *,
+    expected_last_id: int | None = UNCHECKED,
+) -> int:
+    """Record that ``annotator`` skipped ``item`` (a judgment row with status ``skipped``);
+    ``expected_last_id`` as in :func:`submit_verdict`."""
+    return submit_verdict(
+        db, item, annotator, "", status="skipped", expected_last_id=expected_last_id
+    )
+
+
+class StaleLabelError(InputError):
+    """The person's own label on the item changed after the page loaded it (another tab)."""
+
+
+def _stale_message(now: dict[str, Any] | None) -> str:
+    """Why a stale page's verdict was refused, with what is stored now (in the order shown)."""
+    if now is None:
+        stored = "no verdict"
+    elif now["status"] == "ok":
+        stored = {"A": "A better", "B": "B better", "None": "None (both wrong)"}.get(
+            now["verdict"], now["verdict"]
+        )
+        stored = f"your verdict '{stored}'"
+    else:
+        stored = {"skipped": "a skip", "withdrawn": "an undo"}.get(now["status"], now["status"])
+    return (
+        f"your label on this item changed after this page loaded it (another tab or window "
+        f"stored {stored}); nothing was stored. Reload to see it, then change it if you meant to."
+    )
 
 
 @retry_when_busy

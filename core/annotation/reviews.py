@@ -13,11 +13,13 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from core.annotation import guideline as guideline
+from core.annotation.attention import mix_attention
 from core.annotation.base import (
     Progress,
     Withdrawal,
     calibration_size,
-    progress_of,
+    personal_order,
+    queue_progress,
     queue_seed,
     required_annotations,
     team_names,
@@ -26,6 +28,7 @@ from core.annotation.base import (
 )
 from core.annotation.identity import Annotator, authorise
 from core.errors import InputError
+from core.store.adjudications import item_adjudication
 from core.store.connection import dumps, retry_when_busy, transaction, utcnow
 from core.store.questions import child_questions, get_question, update_question
 from core.store.reviews import (
@@ -43,6 +46,8 @@ if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is
     import sqlite_utils
 
 REVIEW_DECISIONS = ("accept", "reject", "edit")
+#: A question's status while its reviews tie (e.g. one accept, one reject): adjudication settles it.
+DISPUTED = "disputed"
 _STATUS_OF_DECISION = {"accept": "accepted", "reject": "rejected", "edit": "edited"}
 #: Metadata key: the question's status before its first review (an undo of all returns to it).
 _BEFORE = "status_before_review"
@@ -82,7 +87,8 @@ def record_review(
     nothing). The outcome follows :func:`core.annotation.guideline.review_outcome` (the Sufficient filter
     discards a cross-document question and its translations, whatever the decision). The
     question's ``status`` becomes ``discarded`` or the majority decision of the effective reviews
-    (ties: latest). Edits (decision ``edit`` only) of an XRAG question replace its text (the
+    (a tie: ``disputed``, until an adjudicator settles it; a settled decision is the status).
+    Edits (decision ``edit`` only) of an XRAG question replace its text (the
     original kept in ``metadata``); other questions keep the edited texts in the review only.
     Appends one row under the signed-in ``who`` (:func:`core.annotation.identity.authorise`),
     superseding their previous review, all in one transaction.
@@ -123,8 +129,12 @@ def record_review(
         if out.discarded:
             status = "discarded"
         else:
-            status = _majority_status([out.decision, *[r["decision"] for r in reversed(others)]])
+            status = _majority_status(
+                [out.decision, *[r["decision"] for r in others]], _settled(db, question_id)
+            )
         meta = dict(q.get("metadata") or {}, status_reason=out.reason)
+        if status == DISPUTED:
+            meta["status_reason"] = "the reviews tie: waiting for an adjudicator"
         if first:
             meta.setdefault(_BEFORE, q["status"])  # what an undo of every review returns to
         updates: dict[str, Any] = {"status": status, "updated_at": now}
@@ -227,17 +237,35 @@ def _marker(question_id: str, annotator: str, decision: str, old: dict | None) -
     }
 
 
-def _majority_status(decisions: list[str]) -> str:
-    """The question status of the majority of ``decisions`` (latest first: a tie goes to the
-    latest)."""
-    top = max(decisions, key=lambda d: (decisions.count(d), -decisions.index(d)))
-    return _STATUS_OF_DECISION[top]
+def _majority_status(decisions: list[str], settled: str | None = None) -> str:
+    """The question status of the most frequent of ``decisions``; a tie between different
+    decisions (one accept, one reject) is :data:`DISPUTED` (it waits for adjudication), and an
+    adjudicator's ``settled`` decision, when there is one, is the status whatever the counts."""
+    if settled in _STATUS_OF_DECISION:
+        return _STATUS_OF_DECISION[settled]
+    counts = {d: decisions.count(d) for d in decisions}
+    top = [d for d, n in counts.items() if n == max(counts.values())]
+    return _STATUS_OF_DECISION[top[0]] if len(top) == 1 else DISPUTED
+
+
+def _settled(db: sqlite_utils.Database, question_id: str) -> str | None:
+    """The adjudicator's settled decision of the question's review, or None."""
+    row = item_adjudication(db, "review", question_id)
+    return row["label"] if row else None
+
+
+def settle_status(db: sqlite_utils.Database, question_id: str) -> str:
+    """Recompute the question's status after an adjudication of its reviews (the settled
+    decision); returns it. Part of the caller's transaction."""
+    q = get_question(db, question_id)
+    return _recompute_status(db, q) if q else ""
 
 
 def _recompute_status(db: sqlite_utils.Database, q: dict[str, Any]) -> str:
     """Set the question's status from its effective reviews, as :func:`record_review` does:
     ``discarded`` when a remaining checklist of a cross-document question says Sufficient, else
-    the majority decision (ties: latest); with no review left, the status it had before its
+    the majority decision (:func:`_majority_status`: a tie is ``disputed``, a settled decision
+    wins); with no review left, the status it had before its
     first review. An XRAG question's texts follow the latest remaining edit (else the
     originals); translations discarded with it get their earlier status back when it is no
     longer discarded. Returns the new status."""
@@ -248,8 +276,13 @@ def _recompute_status(db: sqlite_utils.Database, q: dict[str, Any]) -> str:
     if remaining and guideline.is_cross_document(q) and why:
         status, reason = "discarded", why
     elif remaining:
-        status = _majority_status([r["decision"] for r in reversed(remaining)])
-        reason = f"majority of {len(remaining)} review(s) after an undo"
+        settled = _settled(db, qid)
+        status = _majority_status([r["decision"] for r in remaining], settled)
+        reason = (
+            f"settled by adjudication: {settled}"
+            if settled
+            else f"majority of {len(remaining)} review(s) after an undo"
+        )
     else:
         status, reason = meta.get(_BEFORE, "pending"), "every review withdrawn"
     meta["status_reason"] = reason
@@ -284,18 +317,27 @@ def review_queue(
     come last (in the same order)."""
     k = k or required_annotations(db)
     marks = team_only(review_marks(db), team_names(db))  # only the team's labels count towards k
-    return team_queue(
+    queue = team_queue(
         question_ids,
         marks["ok"],
         annotator,
         k=k,
         seed=queue_seed(db),
         calibration=calibration_size(db),
+        personal=personal_order(db),
         skipped=marks["skipped"],
     )
+    return mix_attention(db, "review", annotator, queue, question_ids, marks)
 
 
-def review_progress(db: sqlite_utils.Database, annotator: str, question_ids: list[str]) -> Progress:
-    """How many of ``question_ids`` this annotator has reviewed (``done``) and has skipped
-    (``skipped``; a skip is not counted as done)."""
-    return progress_of(question_ids, review_marks(db), annotator)
+def review_progress(
+    db: sqlite_utils.Database,
+    annotator: str,
+    question_ids: list[str],
+    queue: list[str] | None = None,
+) -> Progress:
+    """This annotator's progress on their own review queue
+    (:func:`core.annotation.base.queue_progress`; ``queue``: their :func:`review_queue`,
+    computed when not given)."""
+    queue = review_queue(db, annotator, question_ids) if queue is None else queue
+    return queue_progress(question_ids, review_marks(db), annotator, queue)

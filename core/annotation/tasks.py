@@ -10,18 +10,19 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from core.annotation.base import team_names
-from core.annotation.disputes import RESOLUTIONS, dispute_queue
+from core.annotation.base import Progress, team_names
+from core.annotation.disputes import RESOLUTIONS, dispute_items, dispute_progress, dispute_queue
 from core.annotation.pairwise import (
     APP_CONTEXT,
     pair_key,
     pairwise_items,
     split_pair_key,
+    verdict_progress,
     verdict_queue,
 )
-from core.annotation.reviews import REVIEW_DECISIONS, review_queue
+from core.annotation.reviews import REVIEW_DECISIONS, review_progress, review_queue
 from core.errors import InputError
-from core.store.disputes import all_dispute_ids, dispute_question_ids
+from core.store.disputes import dispute_question_ids
 from core.store.judgments import effective_judgments
 from core.store.questions import all_question_ids
 from core.store.resolutions import effective_resolutions, skipped_resolutions
@@ -45,12 +46,13 @@ def check_task(task: str) -> str:
 
 
 def task_items(db: sqlite_utils.Database, task: str) -> list:
-    """Every item of ``task``: question ids, dispute ids, or side-by-side pair keys."""
+    """Every item of ``task``: question ids, dispute ids (one per question and answer text), or
+    side-by-side pair keys."""
     check_task(task)
     if task == "review":
         return all_question_ids(db)
     if task == "disputes":
-        return all_dispute_ids(db)
+        return dispute_items(db)  # one per (question, answer text): what people resolve
     return pairwise_items(db)
 
 
@@ -153,10 +155,37 @@ def auto_pair_labels(db: sqlite_utils.Database) -> dict[str, dict[str, str]]:
     }
 
 
+def task_queue(db: sqlite_utils.Database, name: str, task: str) -> list:
+    """``name``'s whole queue for ``task``, in order (the items the Review, Disputes and Side by
+    side pages show next)."""
+    check_task(task)
+    items = task_items(db, task)
+    if task == "review":
+        return review_queue(db, name, items)
+    if task == "disputes":
+        return dispute_queue(db, name, items)
+    return verdict_queue(db, name, items)
+
+
+def task_progress(
+    db: sqlite_utils.Database, name: str, task: str, queue: list | None = None
+) -> Progress:
+    """``name``'s progress on their own queue for ``task``: what the pages, ``queue NAME`` and
+    the Overview show (:func:`core.annotation.base.queue_progress`)."""
+    items = task_items(db, task)
+    queue = task_queue(db, name, task) if queue is None else queue
+    if task == "review":
+        return review_progress(db, name, items, queue)
+    if task == "disputes":
+        return dispute_progress(db, name, items, queue)
+    return verdict_progress(db, name, items, queue)
+
+
 def next_items(
-    db: sqlite_utils.Database, name: str, task: str, limit: int = 10
+    db: sqlite_utils.Database, name: str, task: str, limit: int = 10, queue: list | None = None
 ) -> list[dict[str, Any]]:
-    """The next ``limit`` items of ``name``'s queue for ``task``, in order.
+    """The next ``limit`` items of ``name``'s queue for ``task`` (``queue``: their
+    :func:`task_queue`, computed when not given), in order.
 
     Each: ``key``, ``question_id``, ``labels`` (how many team members have labelled it already:
     imported raters do not count) and, for side-by-side, the two ``systems`` in canonical order.
@@ -166,12 +195,7 @@ def next_items(
     for r in team_labels(db, human_labels(db, task))[0]:
         if r["status"] == "ok":
             counts[r["item"]] = counts.get(r["item"], 0) + 1
-    if task == "review":
-        keys: list = review_queue(db, name, task_items(db, task))[:limit]
-    elif task == "disputes":
-        keys = dispute_queue(db, name, task_items(db, task))[:limit]
-    else:
-        keys = verdict_queue(db, name)[:limit]
+    keys = (task_queue(db, name, task) if queue is None else queue)[:limit]
     question_of: dict[Any, str] = dispute_question_ids(db, keys) if task == "disputes" else {}
     out = []
     for key in keys:

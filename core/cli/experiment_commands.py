@@ -191,7 +191,7 @@ def _disputes(args: argparse.Namespace) -> int:
 
     db = open_args_db(args)
     try:
-        items = list_disputes(db, unresolved_only=args.open)
+        items = list_disputes(db, unresolved_only=args.open, items_only=args.open)
     finally:
         db.conn.close()
     if args.json:
@@ -199,7 +199,8 @@ def _disputes(args: argparse.Namespace) -> int:
         return 0
     for d in items:
         print(
-            f"#{d['id']} {d['question_id']} {d['system']}: reference rater {d['gt_verdict']}, "
+            f"#{d['id']} {d['question_id']} {'/'.join(d['systems']) if args.open else d['system']}"
+            f": reference rater {d['gt_verdict']}, "
             f"context rater {d['ctx_verdict']} ({d['kind']})"
         )
         print(f"    Q: {d['question']}\n    A: {d['answer'][:200]}\n    refs: {d['references']}")
@@ -248,6 +249,11 @@ def register(subparsers: Any) -> None:
         help="list ground-truth disputes for audit",
         description="Answers where the reference rater and the context rater disagree.",
     )
-    p.add_argument("--open", action="store_true", help="only unresolved disputes")
+    p.add_argument(
+        "--open",
+        action="store_true",
+        help="only unresolved disputes, one per (question, answer text): the items the "
+        "annotators' queues and the Overview count",
+    )
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(func=_disputes)

@@ -71,7 +71,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     q.add_argument("name")
     q.add_argument("--task", choices=TASKS, required=True)
     q.add_argument("--limit", type=int, default=10, help="how many items (default 10)")
-    q.add_argument("--json", action="store_true", help='print {"items": [{"key", ...}]}')
+    q.add_argument("--all", action="store_true", help="the whole queue (no --limit)")
+    q.add_argument(
+        "--json",
+        action="store_true",
+        help='print {"items": [{"key", ...}], "progress": {"done", "total", "remaining", '
+        '"skipped"}} (the progress the pages show: done of done + the queue)',
+    )
     q.set_defaults(func=cmd_queue)
 
 
@@ -211,18 +217,26 @@ def cmd_settings_set(args: argparse.Namespace) -> int:
 
 
 def cmd_queue(args: argparse.Namespace) -> int:
-    from core.annotation.tasks import (
-        next_items,  # deferred: a command imports only what it runs (fast `python -m core`)
+    from core.annotation.tasks import (  # deferred: a command imports only what it runs
+        next_items,
+        task_progress,
+        task_queue,
     )
 
-    items = next_items(open_args_db(args), args.name, args.task, max(0, args.limit))
+    db = open_args_db(args)
+    queue = task_queue(db, args.name, args.task)
+    limit = len(queue) if args.all else max(0, args.limit)
+    items = next_items(db, args.name, args.task, limit, queue=queue) if limit else []
+    progress = task_progress(db, args.name, args.task, queue)
     if args.json:
-        print(json.dumps({"items": items}))
-    elif not items:
+        print(json.dumps({"items": items, "progress": progress.as_dict()}))
+        return 0
+    if not queue:
         print(f"the {args.task} queue of {args.name} is empty")
-    else:
+    elif items:
         print_aligned(
             ["key", "question_id", "labels"],
             [[i["key"], str(i["question_id"]), str(i["labels"])] for i in items],
         )
+    print(f"{args.name}, {args.task}: {progress} ({progress.remaining} in the queue)")
     return 0

@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from core.annotation.disputes import group_disputes
 from core.errors import InputError
 from core.stats.agreement import cohen_kappa, percent_agreement
 from core.stats.rater_bias import self_preference
@@ -101,11 +102,19 @@ def list_disputes(
     question_ids: Sequence[str] | None = None,
     systems: Sequence[str] | None = None,
     unresolved_only: bool = False,
+    items_only: bool = False,
 ) -> list[dict[str, Any]]:
     """Disputes with everything an auditor needs: question, references, answer, both verdicts,
-    raters, rationales and evidence, and the latest resolution (or None)."""
+    raters, rationales and evidence, and the latest resolution (or None).
+
+    Each also has ``item``: the dispute people resolve for it, one per (question, answer text)
+    (:func:`core.annotation.disputes.group_disputes`), and ``systems``: every system of that
+    item; a dispute's resolution is its item's. ``unresolved_only``: only those whose item has
+    no resolution; ``items_only``: one row per item (what the queues and the Overview count)."""
     found = dispute_records(db)
     resolutions = {r["dispute_id"]: r for r in effective_resolutions(db)}
+    groups = group_disputes(found)
+    item_of = {m["id"]: first for first, members in groups.items() for m in members}
 
     out = []
     qs = set(question_ids) if question_ids is not None else None
@@ -115,11 +124,16 @@ def list_disputes(
             ss is not None and r["system"] not in ss
         ):
             continue
-        res = resolutions.get(r["id"])
+        item = item_of[int(r["id"])]
+        if items_only and item != int(r["id"]):
+            continue
+        res = resolutions.get(r["id"]) or resolutions.get(item)
         if unresolved_only and res is not None:
             continue
         r["kind"] = dispute_kind(r["gt_verdict"], r["ctx_verdict"])
         r["resolution"] = res
+        r["item"] = item
+        r["systems"] = [m["system"] for m in groups[item]]
         out.append(r)
     return out
 

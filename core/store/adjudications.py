@@ -46,3 +46,15 @@ def own_adjudication(
         [task, item_key, adjudicator],
     )
     return found[0] if found else None
+
+
+def item_adjudication(db: sqlite_utils.Database, task: str, item_key: str) -> dict[str, Any] | None:
+    """The effective adjudication of ``item_key`` of ``task`` (the latest of any adjudicator),
+    or None."""
+    found = rows(
+        db,
+        f"select a.* from adjudications a where a.task = ? and a.item_key = ? and {_EFFECTIVE} "
+        "order by a.id desc limit 1",
+        [task, item_key],
+    )
+    return found[0] if found else None

@@ -4,6 +4,7 @@ and the Team page all read it."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
@@ -17,25 +18,32 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class Setting:
-    """One known setting: ``kind`` ``int`` (a whole number >= ``minimum``) or ``url`` (an
-    ``http(s)://host[:port][/path]`` address, or empty for "not set"), its ``default`` and
-    ``meaning``."""
+    """One known setting: ``kind`` ``int`` (a whole number >= ``minimum``), ``choice`` (one of
+    ``choices``) or ``url`` (an ``http(s)://host[:port][/path]`` address, or empty for "not
+    set"), its ``default`` and ``meaning``."""
 
     kind: str
     default: int | str
     meaning: str
     minimum: int = 0
+    choices: tuple[str, ...] = ()
 
     @property
     def value_range(self) -> str:
         """The values it takes, in words."""
         if self.kind == "int":
             return f"whole number >= {self.minimum}"
+        if self.kind == "choice":
+            return "one of: " + ", ".join(self.choices)
         return "http:// or https:// URL (host, optional port and path); '' unsets it"
 
     def parse(self, key: str, value: Any) -> int | str:
         """``value`` checked and normalised; InputError (naming ``key``) when out of range."""
         text = str(value).strip()
+        if self.kind == "choice":
+            if text not in self.choices:
+                raise InputError(f"{key} must be one of {', '.join(self.choices)}, not {value!r}")
+            return text
         if self.kind == "int":
             digits = text.removeprefix("-")
             if not (digits.isascii() and digits.isdigit()) or len(digits) > 18:
@@ -77,6 +85,21 @@ SETTINGS: dict[str, Setting] = {
         "int", 0, "the first N items of each queue, shown to every annotator (0 = none)"
     ),
     "queue_seed": Setting("int", 0, "seed of the queue orders and of the A/B orders"),
+    "queue_order": Setting(
+        "choice",
+        "shared",
+        "the order of each queue: 'shared' (one seeded order for everyone) or 'per-annotator' "
+        "(each person's own order, seeded by their name and queue_seed); either way calibration "
+        "items come first and items started by others before new ones",
+        choices=("shared", "per-annotator"),
+    ),
+    "attention_every": Setting(
+        "int",
+        0,
+        "every N-th item of each queue is an attention check: an item with a settled "
+        "(adjudicated) label the person has not labelled; the Team page shows their accuracy "
+        "on them (0 = no checks)",
+    ),
     "base_url": Setting(
         "url",
         "",
@@ -115,6 +138,13 @@ def int_setting(db: sqlite_utils.Database, key: str) -> int:
         return int(spec.default)
 
 
+def choice_setting(db: sqlite_utils.Database, key: str) -> str:
+    """A known choice setting: its value, or its default when unset or not one of its choices."""
+    spec = SETTINGS[key]
+    value = get_setting(db, key, str(spec.default))
+    return value if value in spec.choices else str(spec.default)
+
+
 def url_setting(db: sqlite_utils.Database, key: str) -> str:
     """A known URL setting ("" when unset or no longer valid)."""
     try:
@@ -125,10 +155,12 @@ def url_setting(db: sqlite_utils.Database, key: str) -> str:
 
 def all_settings(db: sqlite_utils.Database) -> dict[str, int | str]:
     """Every known setting with its current value."""
-    return {
-        key: int_setting(db, key) if s.kind == "int" else url_setting(db, key)
-        for key, s in SETTINGS.items()
+    read: dict[str, Callable[[sqlite_utils.Database, str], int | str]] = {
+        "int": int_setting,
+        "choice": choice_setting,
+        "url": url_setting,
     }
+    return {key: read[s.kind](db, key) for key, s in SETTINGS.items()}
 
 
 def update_setting(db: sqlite_utils.Database, key: str, value: Any) -> int | str:

@@ -17,10 +17,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from core.annotation.base import team_names
-from core.annotation.disputes import dispute_queue
+from core.annotation.disputes import dispute_items, dispute_queue
 from core.annotation.pairwise import pair_key, split_pair_key, verdict_queue
 from core.annotation.reviews import review_queue
-from core.store.disputes import all_dispute_ids, question_disputes
+from core.store.disputes import question_disputes
 from core.store.questions import all_question_ids
 from core.views.judgments import browse_detail
 
@@ -47,7 +47,7 @@ def hidden_items(
     name = viewer or ""
     pairs = {k for k in verdict_queue(db, name) if split_pair_key(k)[0] == question_id}
     mine = {d["id"] for d in question_disputes(db, question_id)}
-    disputes = set(dispute_queue(db, name, all_dispute_ids(db))) & mine if mine else set()
+    disputes = set(dispute_queue(db, name, dispute_items(db))) & mine if mine else set()
     review = question_id in set(review_queue(db, name, all_question_ids(db)))
     return {"pairs": pairs, "review": review, "disputes": disputes}
 

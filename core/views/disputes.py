@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from core.annotation.disputes import RESOLUTIONS
+from core.annotation.disputes import RESOLUTIONS, dispute_items, group_disputes, same_answer
 from core.pipeline.grounding import list_disputes
 from core.stats.significance import wilson_ci
 from core.store.answers import get_answer
@@ -27,25 +27,16 @@ RESOLUTION_LABELS = {
 }
 
 
-def _same_answer(text: str | None) -> str:
-    """An answer text compared up to case and runs of whitespace."""
-    return " ".join((text or "").split()).casefold()
-
-
 def dispute_groups(db: sqlite_utils.Database) -> dict[int, list[dict]]:
     """One dispute per (question, answer text): the lowest dispute id of each group -> every
-    dispute of the group ``{id, system}`` (the systems that gave that same answer)."""
-    groups: dict[tuple[str, str], list[dict]] = {}
-    for d in list_disputes(db):
-        key = (d["question_id"], _same_answer(d["answer"]))
-        groups.setdefault(key, []).append({"id": int(d["id"]), "system": d["system"]})
-    return {members[0]["id"]: members for members in groups.values()}
+    dispute of the group ``{id, system}`` (:func:`core.annotation.disputes.group_disputes`)."""
+    return group_disputes(list_disputes(db))
 
 
 def dispute_ids(db: sqlite_utils.Database) -> list[int]:
     """One dispute id per (question, answer text) where the ground-truth rater and the context
-    rater disagree (:func:`dispute_groups`; from :func:`core.pipeline.grounding.list_disputes`)."""
-    return list(dispute_groups(db))
+    rater disagree (:func:`core.annotation.disputes.dispute_items`)."""
+    return dispute_items(db)
 
 
 def dispute_choices(db: sqlite_utils.Database) -> dict[int, str]:
@@ -69,12 +60,12 @@ def dispute_detail(db: sqlite_utils.Database, dispute_id: int) -> dict[str, Any]
         return None
     q = get_question(db, d["question_id"]) or {}
     answer = get_answer(db, d["answer_id"], ["id", "system", "text"])
-    text = _same_answer(answer["text"]) if answer else None
+    text = same_answer(answer["text"]) if answer else None
     systems = sorted(
         {
             r["system"]
             for r in question_dispute_answers(db, d["question_id"])
-            if _same_answer(r["text"]) == text
+            if same_answer(r["text"]) == text
         }
         or {d["system"]}
     )

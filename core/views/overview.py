@@ -16,8 +16,9 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from core.annotation.base import required_annotations
+from core.annotation.base import Progress, required_annotations
 from core.annotation.pairwise import pairwise_items
+from core.annotation.tasks import TASKS, task_progress
 from core.store.answers import imported_answer_counts
 from core.store.connection import rows, table_counts
 from core.store.judgments import (
@@ -99,6 +100,12 @@ PRD_ABOUT = (
     "MIT license). Side by side shows these answers blind; Agreement compares GPT-4 with the "
     "crowd."
 )
+
+
+def my_queues(db: sqlite_utils.Database, name: str) -> dict[str, Progress]:
+    """Task -> ``name``'s progress on their own queue (:func:`core.annotation.tasks.task_progress`:
+    the numbers the task's page and ``queue NAME --task TASK`` show)."""
+    return {task: task_progress(db, name, task) for task in TASKS}
 
 
 def imported_sources(db: sqlite_utils.Database) -> list[dict[str, Any]]:

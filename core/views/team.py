@@ -8,6 +8,8 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
+from core.annotation.adjudication import settled
+from core.annotation.attention import attention_accuracy
 from core.annotation.base import required_annotations
 from core.annotation.tasks import human_labels, next_items, task_items, team_labels
 from core.store.accounts import list_accounts
@@ -40,6 +42,7 @@ TEAM_COLUMNS = [
     "agree_others",
     "kappa_gold",
     "gold_note",
+    "attention",
 ]
 
 
@@ -51,8 +54,10 @@ def team_table(db: sqlite_utils.Database, task: str = "side-by-side") -> pd.Data
     ``done`` labels, ``skipped``, ``remaining`` (their queue), ``median_s`` (median seconds
     between consecutive labels, breaks over 10 minutes left out), ``overlap`` (share of the items
     they labelled that reached ``k`` labels), ``agree_others`` (share of their labels that match
-    the other people's labels on the same items), ``kappa_gold`` (against gold) and
-    ``gold_note`` (why there is no kappa against gold).
+    the other people's labels on the same items), ``kappa_gold`` (against gold),
+    ``gold_note`` (why there is no kappa against gold) and ``attention`` (attention-check
+    accuracy, "correct/checks", :func:`core.annotation.attention.attention_accuracy`; "" when
+    they had none).
     """
     labels = team_labels(db, human_labels(db, task))[0]
     k = required_annotations(db)
@@ -65,6 +70,7 @@ def team_table(db: sqlite_utils.Database, task: str = "side-by-side") -> pd.Data
     }
     gold = gold_agreement(db, task, n_boot=200).set_index("rater")
     n_items = len(task_items(db, task))
+    checks = attention_accuracy(labels, settled(db, task))
     out = []
     for name in sorted(names):
         mine = [r for r in labels if r["annotator"] == name]
@@ -91,6 +97,7 @@ def team_table(db: sqlite_utils.Database, task: str = "side-by-side") -> pd.Data
                 "agree_others": round(same / total, 2) if total else None,
                 "kappa_gold": None if g is None or pd.isna(g["kappa"]) else float(g["kappa"]),
                 "gold_note": "" if g is None else str(g["note"]),
+                "attention": "{}/{}".format(*checks[name]) if name in checks else "",
             }
         )
     return pd.DataFrame(out, columns=TEAM_COLUMNS)
@@ -142,4 +149,5 @@ def team_view(db: sqlite_utils.Database, task: str = "side-by-side") -> dict[str
         "settings": all_settings(db),
         "descriptions": {key: f"{s.meaning} ({s.value_range})" for key, s in SETTINGS.items()},
         "kinds": {key: s.kind for key, s in SETTINGS.items()},
+        "choices": {key: list(s.choices) for key, s in SETTINGS.items()},
     }

@@ -94,7 +94,7 @@ def test_review_undo_withdraws_and_recomputes_the_status(fdb):
     update_question(db, "gen-0", {"status": "accepted"})  # e.g. imported as accepted
     submit_review(db, "gen-0", alice, "reject")
     submit_review(db, "gen-0", bob, "edit", edited_question="Better?")
-    assert _status(db, "gen-0") == "edited"  # tie: the latest decides
+    assert _status(db, "gen-0") == "disputed"  # a tie waits for an adjudicator
     undone = withdraw_last_review(db, bob)
     assert (undone.item, undone.label, undone.status, undone.was_skip) == (
         "gen-0",

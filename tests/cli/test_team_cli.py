@@ -71,11 +71,15 @@ def test_settings_show_and_set(capsys, dbpath):
         "annotations_per_item": 1,
         "calibration_items": 0,
         "queue_seed": 0,
+        "queue_order": "shared",
+        "attention_every": 0,
         "base_url": "",
     }
     assert cli(capsys, dbpath, "settings", "set", "annotations_per_item", "2")[0] == 0
     assert cli(capsys, dbpath, "settings", "set", "calibration_items", "3")[0] == 0
-    for bad in (("annotations_per_item", "0"), ("calibration_items", "x"), ("colour", "1")):
+    assert cli(capsys, dbpath, "settings", "set", "queue_order", "per-annotator")[0] == 0
+    bads = (("annotations_per_item", "0"), ("calibration_items", "x"), ("colour", "1"))
+    for bad in (*bads, ("queue_order", "random")):
         code, _, err = cli(capsys, dbpath, "settings", "set", *bad)
         assert code == 2 and err.startswith("error:")
     code, out, _ = cli(capsys, dbpath, "settings", "show", "--json")
@@ -83,6 +87,8 @@ def test_settings_show_and_set(capsys, dbpath):
         "annotations_per_item": 2,
         "calibration_items": 3,
         "queue_seed": 0,
+        "queue_order": "per-annotator",
+        "attention_every": 0,
         "base_url": "",
     }
 

@@ -1,0 +1,81 @@
+"""Attention checks: items with a known answer mixed into each person's queue at a set rate.
+
+An item's *known answer* is its settled label (an adjudication: :mod:`core.annotation.adjudication`;
+an admin who wants a check on an item settles it). With setting ``attention_every`` = N > 0,
+every N-th entry of a person's queue is such an item they have neither labelled, skipped nor
+settled themselves (:func:`mix_attention`; in a seeded order of their own, so the mix is
+reproducible). A person's attention accuracy (:func:`attention_accuracy`) is the share of their
+labels on known-answer items, given after the item was settled, that equal the known answer.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Hashable
+from typing import TYPE_CHECKING, Any
+
+from core.store.adjudications import effective_adjudications
+from core.store.settings import int_setting
+
+if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
+    import sqlite_utils
+
+
+def mix_attention(
+    db: sqlite_utils.Database,
+    task: str,
+    annotator: str,
+    queue: list,
+    items: list,
+    marks: dict[str, dict[Any, set[str]]],
+) -> list:
+    """``queue`` (of ``annotator``: a name, or ``human:NAME`` on side by side) with an attention
+    check before every N-th entry (N: setting ``attention_every``; 0 = none, ``queue``
+    unchanged). Checks are the settled items of ``task`` among ``items``, not in ``queue``,
+    that ``annotator`` has no label or skip on (``marks``: status -> item -> annotators) and did
+    not settle, ordered by ``sha256(f"{seed}|{annotator}|attention|{key}")``."""
+    every = int_setting(db, "attention_every")
+    if not every or not queue:
+        return queue
+    name = annotator.removeprefix("human:")
+    present: dict[str, Hashable] = {str(i): i for i in items}
+    queued = {str(i) for i in queue}
+    seen = marks.get("ok", {}), marks.get("skipped", {})
+    checks = [
+        present[r["item_key"]]
+        for r in effective_adjudications(db, task)
+        if r["item_key"] in present
+        and r["item_key"] not in queued
+        and r["adjudicator"] != name
+        and not any(annotator in m.get(present[r["item_key"]], ()) for m in seen)
+    ]
+    seed = int_setting(db, "queue_seed")
+    checks.sort(
+        key=lambda k: hashlib.sha256(f"{seed}|{annotator}|attention|{k}".encode()).hexdigest()
+    )
+    out: list = []
+    for key in queue:
+        if checks and len(out) % every == every - 1:
+            out.append(checks.pop(0))
+        out.append(key)
+    return out
+
+
+def attention_accuracy(
+    labels: list[dict[str, Any]], known: dict[str, dict[str, Any]]
+) -> dict[str, tuple[int, int]]:
+    """Person -> (correct, checks): over their ``labels`` (of
+    :func:`core.annotation.tasks.human_labels`: ``item``, ``annotator``, ``label``, ``status``,
+    ``created_at``) on items with a known answer (``known``: item -> its adjudication, ``label``,
+    ``adjudicator``, ``created_at``) given after it was settled, by someone other than the
+    adjudicator, how many equal the known answer."""
+    out: dict[str, tuple[int, int]] = {}
+    for r in labels:
+        k = known.get(r["item"])
+        if r["status"] != "ok" or k is None or r["annotator"] == k["adjudicator"]:
+            continue
+        if r["created_at"] <= k["created_at"]:
+            continue  # labelled before it was settled: part of the disagreement, not a check
+        right, n = out.get(r["annotator"], (0, 0))
+        out[r["annotator"]] = (right + (r["label"] == k["label"]), n + 1)
+    return out

@@ -1,0 +1,123 @@
+"""Attention checks: settled items mixed into each queue every N-th entry (setting
+``attention_every``), and each person's accuracy on them (Team page)."""
+
+from __future__ import annotations
+
+import pytest
+from browser_support import build_fixture_db
+
+from core.annotation.adjudication import adjudicate
+from core.annotation.attention import attention_accuracy
+from core.annotation.identity import sign_in_token
+from core.annotation.pairwise import blind_item, submit_verdict, verdict_progress, verdict_queue
+from core.annotation.reviews import review_queue, submit_review
+from core.annotation.tasks import task_items
+from core.store.accounts import create_account
+from core.store.database import open_db
+from core.store.settings import update_setting
+from core.views.team import team_table
+
+
+@pytest.fixture
+def team(tmp_path):
+    path = tmp_path / "att.db"
+    build_fixture_db(path)
+    db = open_db(path)
+    create_account(db, "root", "admin")
+    people = {
+        n: sign_in_token(db, create_account(db, n, "adjudicator" if n == "carol" else "annotator"))
+        for n in ("alice", "bob", "carol", "dan")
+    }
+    yield db, people
+    db.conn.close()
+
+
+def _canonical(db, who, key, canonical):
+    item = blind_item(db, key, who.name)
+    first = min(item["system_a"], item["system_b"])
+    verdict = canonical
+    if canonical in ("first", "second"):
+        verdict = "A" if (item["system_a"] == first) == (canonical == "first") else "B"
+    return submit_verdict(db, item, who, verdict)
+
+
+def test_settled_items_are_mixed_into_queues_and_scored(team):
+    db, p = team
+    keys = task_items(db, "side-by-side")[:2]
+    for key in keys:  # alice and bob disagree; carol settles "first"
+        _canonical(db, p["alice"], key, "first")
+        _canonical(db, p["bob"], key, "second")
+        adjudicate(db, p["carol"], "side-by-side", key, "first")
+    plain = verdict_queue(db, "dan")
+    assert not set(keys) & set(plain)  # complete at k = 1: no longer in dan's queue
+    update_setting(db, "attention_every", 3)
+    mixed = verdict_queue(db, "dan")
+    assert [k for k in mixed if k not in keys] == plain  # the rest in its order
+    assert {mixed[2], mixed[5]} == set(keys) and len(mixed) == len(plain) + 2  # every 3rd
+    assert verdict_queue(db, "dan") == mixed  # reproducible
+    assert not set(keys) & set(verdict_queue(db, "alice"))  # she labelled them already
+    assert not set(keys) & set(verdict_queue(db, "carol"))  # she settled them
+    progress = verdict_progress(db, "dan")
+    assert progress.remaining == len(mixed)  # the progress counts the checks too
+    _canonical(db, p["dan"], keys[0], "first")  # right
+    _canonical(db, p["dan"], keys[1], "Equal")  # wrong
+    assert not set(keys) & set(verdict_queue(db, "dan"))  # done: out of the queue
+    table = team_table(db).set_index("annotator")
+    assert table.loc["dan", "attention"] == "1/2"
+    assert table.loc["alice", "attention"] == ""  # her labels came before the settlement
+    qs = task_items(db, "review")
+    update_setting(db, "attention_every", 0)
+    assert review_queue(db, "dan", qs) == review_queue(db, "dan", qs)
+
+
+def test_attention_accuracy_counts_only_labels_after_the_settlement():
+    known = {"x": {"label": "accept", "adjudicator": "carol", "created_at": "2026-01-02"}}
+    labels = [
+        {
+            "item": "x",
+            "annotator": "alice",
+            "label": "reject",
+            "status": "ok",
+            "created_at": "2026-01-01",
+        },
+        {
+            "item": "x",
+            "annotator": "dan",
+            "label": "accept",
+            "status": "ok",
+            "created_at": "2026-01-03",
+        },
+        {
+            "item": "x",
+            "annotator": "eve",
+            "label": "reject",
+            "status": "ok",
+            "created_at": "2026-01-03",
+        },
+        {
+            "item": "x",
+            "annotator": "fay",
+            "label": None,
+            "status": "skipped",
+            "created_at": "2026-01-03",
+        },
+        {
+            "item": "y",
+            "annotator": "dan",
+            "label": "accept",
+            "status": "ok",
+            "created_at": "2026-01-03",
+        },
+    ]
+    assert attention_accuracy(labels, known) == {"dan": (1, 1), "eve": (0, 1)}
+
+
+def test_review_queue_gets_checks_too(team):
+    db, p = team
+    qid = task_items(db, "review")[0]
+    submit_review(db, qid, p["alice"], "accept")
+    submit_review(db, qid, p["bob"], "reject")
+    adjudicate(db, p["carol"], "review", qid, "accept")
+    update_setting(db, "attention_every", 1)
+    assert qid in review_queue(db, "dan", task_items(db, "review"))
+    assert qid not in review_queue(db, "alice", task_items(db, "review"))
