@@ -28,17 +28,17 @@ def novel_db(tmp_path, monkeypatch) -> Path:
     db = open_db(path)
     import_book(db, NOVEL)
     build_entities(db, DOC, method="regex")
-    konst = next(e for e in get_entities(db, DOC) if e["name"] == "Konstantin Dmitrievitch")
+    stiva = next(e for e in get_entities(db, DOC) if e["name"] == "Stiva")
     now = utcnow()
     insert_question(
         db,
         {
-            "id": "q-konst",
+            "id": "q-stiva",
             "document_id": DOC,
-            "question": "Why does Konstantin Dmitrievitch come to Moscow?",
+            "question": "Why does Stiva come to Moscow?",
             "answers": dumps(["to propose"]),
             "origin": "generated",
-            "entity_id": konst["id"],
+            "entity_id": stiva["id"],
             "status": "accepted",
             "created_at": now,
             "updated_at": now,
@@ -77,24 +77,24 @@ def query(path: Path, sql: str) -> list[tuple]:
 def test_entities_page_merge_split_retype_and_undo(novel_db):
     at = page()
     table = at.dataframe[0].value
-    assert list(table["name"][:3]) == ["Levin", "Kitty", "Oblonsky"]
-    assert table["questions"][list(table["name"]).index("Konstantin Dmitrievitch")] == 1
+    assert list(table["name"][:3]) == ["Levin", "Stepan Arkadyevitch", "Kitty"]
+    assert table["questions"][list(table["name"]).index("Stiva")] == 1
     assert any("**Levin**" in m.value for m in at.markdown)  # KWIC of the first entity
 
-    at.multiselect(key="merge_parts").set_value(["Levin", "Konstantin Dmitrievitch"])
-    at.text_input(key="merge_into").set_value("Konstantin Dmitrievitch Levin")
+    at.multiselect(key="merge_parts").set_value(["Stepan Arkadyevitch", "Stiva"])
+    at.text_input(key="merge_into").set_value("Stepan Arkadyevitch Oblonsky")
     ok(button(ok(at.run()), "Merge").click().run())
     assert query(novel_db, "select action, made_by from entity_edits") == [("merge", "alice")]
     assert query(novel_db, "select status from questions") == [("needs_review",)]
     assert "flagged needs\\_review" in at.success[0].value
-    assert at.dataframe[0].value["name"][0] == "Konstantin Dmitrievitch Levin"
+    assert at.dataframe[0].value["name"][0] == "Stepan Arkadyevitch Oblonsky"
 
     review = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
     review.query_params["name"] = "alice"
     ok(review.run()).switch_page("pages/1_Review_questions.py")
-    review.query_params["q"] = "q-konst"
+    review.query_params["q"] = "q-stiva"
     warning = unescaped(ok(review.run()).warning[0].value)
-    assert warning.startswith("Needs review: entity Konstantin Dmitrievitch merged into")
+    assert warning.startswith("Needs review: entity Stiva merged into")
 
     at.selectbox(key="entity").set_value("Kitty")
     picker = ok(at.run()).multiselect(key="split_mentions")
@@ -120,7 +120,7 @@ def test_entities_page_merge_split_retype_and_undo(novel_db):
     assert query(novel_db, "select status from questions") == [("accepted",)]
     assert query(novel_db, "select action, undoes from entity_edits where id = 4") == [("undo", 1)]
     names = list(at.dataframe[0].value["name"])
-    assert "Levin" in names and "Konstantin Dmitrievitch" in names
+    assert "Stepan Arkadyevitch" in names and "Stiva" in names
 
 
 def test_only_admins_edit_once_accounts_exist(novel_db):

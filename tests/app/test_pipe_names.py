@@ -37,6 +37,7 @@ def pipe_db(tmp_path, monkeypatch) -> Path:
     path, csv = tmp_path / "pipe.db", tmp_path / "a.csv"
     csv.write_text(ANSWERS, encoding="utf-8")
     with contextlib.redirect_stdout(io.StringIO()):
+        assert main(["--db", str(path), "init"]) == 0
         assert main(["--db", str(path), "import-answers", str(csv)]) == 0
     monkeypatch.setenv("WORKBENCH_DB", str(path))
     monkeypatch.delenv("WORKBENCH_ACCESS_CODE", raising=False)
