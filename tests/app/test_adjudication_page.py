@@ -11,7 +11,7 @@ from browser_support import build_fixture_db, unescaped
 from streamlit.testing.v1 import AppTest
 
 from core.annotation.identity import sign_in_token
-from core.annotation.pairwise import blind_item, submit_verdict
+from core.annotation.pairwise import blind_item, split_pair_key, submit_verdict
 from core.annotation.tasks import task_items
 from core.store.accounts import create_account
 from core.store.database import open_db
@@ -43,8 +43,9 @@ def split(tmp_path, monkeypatch):
     alice = sign_in_token(db, create_account(db, "alice"))
     bob = sign_in_token(db, create_account(db, "bob"))
     carol = create_account(db, "carol", "adjudicator")
-    qid = task_items(db, "side-by-side")[0].split("|")[0]
-    keys = [k for k in task_items(db, "side-by-side") if k.startswith(f"{qid}|")][:2]
+    items = task_items(db, "side-by-side")
+    qid = split_pair_key(items[0])[0]
+    keys = [k for k in items if split_pair_key(k)[0] == qid][:2]
     assert len(keys) == 2
     for n, key in enumerate(keys):
         _label(db, alice, key, "first", f"alice on pair {n}")
