@@ -17,7 +17,8 @@
    ``core.store.judgments``; the server's CPU (% of one core, mean over the round) and memory
    (max PSS: resident memory, shared pages divided among their sharers), and the same for the
    clients: Chromium, its Playwright driver and this script (they share the machine's two
-   cores with the server), sampled from ``/proc`` every 0.5 s; the load average before and after.
+   cores with the server), sampled from ``/proc`` every 0.5 s; the server's CPU seconds a label
+   (``server_cpu_s_per_action``); the load average before and after.
 
 ``ceiling_n``: the smallest N whose action p95 exceeds 2 s (null: none did). The figures depend
 on what else runs on the machine: the load average is printed with them.
@@ -25,6 +26,7 @@ on what else runs on the machine: the load average is printed with them.
 Last line: one JSON object.
 
     .venv/bin/python benchmarks/team_load.py [--n 1,4,8,16] [--actions 20] [--quick]
+        [--nice-clients 19] [--demo-db PATH]
 """
 
 from __future__ import annotations
