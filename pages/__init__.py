@@ -124,7 +124,7 @@ def setup(title: str) -> None:
 SESSION_COOKIE = "workbench_session"
 #: Runs in the page (st.html, not an iframe), so ``document.cookie`` is the app's origin's. The
 #: value is a URL-safe random id made by core, or empty: nothing from the data reaches it.
-_COOKIE_JS = '<script>document.cookie = "{name}={value}; path=/; SameSite=Strict{extra}";</script>'
+_COOKIE_JS = '<script data-workbench="cookie">document.cookie = "{name}={value}; path=/; SameSite=Strict{extra}";</script>'
 _COOKIE_DAYS = 30
 
 
@@ -556,7 +556,7 @@ def share_link(page: str, question_id: str) -> None:
 # Runs in the page (not an iframe) so it can scroll Streamlit's main container; the marker is
 # a hex digest, so nothing from the data reaches the script.
 _SCROLL_TOP = (
-    '<script data-item="{marker}">'
+    '<script data-workbench="scroll" data-item="{marker}">'
     "for (const el of [window.parent.document.querySelector('[data-testid=\"stMain\"]'),"
     " window.parent.document.querySelector('section.main'), document.scrollingElement]) "
     "{{ if (el) {{ el.scrollTop = 0; }} }} window.scrollTo(0, 0);"
@@ -580,7 +580,8 @@ CHOICE_HINT = "With the keyboard: Tab to a question, arrows to choose, Esc to us
 # (a keyboard user keeps the focus, to move on with Tab and the arrows), or Esc in any input,
 # the focus leaves the control so the keys work again. Constant text, no data.
 _KEYS_BACK = (
-    "<script>if (!window.__workbenchKeys) { window.__workbenchKeys = true; let pointer = 0;"
+    "<script data-workbench='keys'>if (!window.__workbenchKeys) {"
+    " window.__workbenchKeys = true; let pointer = 0;"
     " const isInput = (t) => t && ['INPUT', 'TEXTAREA', 'SELECT'].includes(t.tagName);"
     " const isChoice = (t) => isInput(t) && (t.type === 'radio' || t.type === 'checkbox');"
     " document.addEventListener('pointerdown', () => { pointer = Date.now(); }, true);"
