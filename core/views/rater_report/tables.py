@@ -35,9 +35,12 @@ def compare_frame(data: dict[str, Any]) -> pd.DataFrame:
 def humans_frame(sec: dict[str, Any]) -> pd.DataFrame:
     """The alt-test's per-human rows (empty without a test result)."""
     alt = sec["alt"] or {"humans": []}
-    return pd.DataFrame(
+    frame = pd.DataFrame(
         alt["humans"], columns=["name", "items", "advantage", "p_value", "rejected"]
     ).rename(columns={"rejected": "beaten"})
+    # p-values span many orders of magnitude: shown as text in scientific notation
+    frame["p_value"] = [f"{p:.3g}" for p in frame["p_value"]]
+    return frame
 
 
 def agreement_frame(sec: dict[str, Any]) -> pd.DataFrame:
