@@ -28,7 +28,6 @@ against the same leave-one-out golds as the people, on the same (person, item) p
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
@@ -36,6 +35,7 @@ from typing import TYPE_CHECKING, Any
 from core.annotation.adjudication import settled
 from core.annotation.identity import authorise, shell_admin
 from core.annotation.tasks import TASKS, human_labels
+from core.corpus.evaluation_ratings import slot_group
 from core.errors import InputError
 from core.store.connection import transaction, utcnow
 from core.store.gold_sources import active_gold_sources, insert_gold_source_change
@@ -48,7 +48,6 @@ if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is
 MIN_OTHERS = 2
 #: Fewest items with a slot majority on which a named rater must match it to count as derived.
 MIN_ITEMS_DERIVED = 5
-_SLOT = re.compile(r"^(.+#)\d+$")
 
 
 def person_labels(db: sqlite_utils.Database, task: str) -> dict[str, dict[str, str]]:
@@ -108,13 +107,6 @@ def gold_for(
         if adjudicator not in out:
             gold[item] = label
     return gold
-
-
-def slot_group(name: str) -> str | None:
-    """``NAME#`` for an anonymous slot ``NAME#k`` (see :mod:`core.corpus.evaluations`), else
-    None."""
-    found = _SLOT.match(name)
-    return found.group(1) if found else None
 
 
 def derived_raters(labels: Mapping[str, Mapping[str, str]]) -> dict[str, str]:

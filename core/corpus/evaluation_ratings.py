@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from typing import TYPE_CHECKING, Any
 
 from core.store.judgments import effective_judgments, judgments_after
@@ -96,6 +97,22 @@ def plan_ratings(
         )
         n["updated" if old is not None else "inserted"] += 1
     return new
+
+
+#: An anonymous slot's name, ``NAME#<k>`` (with or without ``human:``); group 1 is its slot
+#: group ``NAME#``. A slot is a position in an imported crowd, not a person.
+SLOT = re.compile(r"^(.+#)\d+$")
+
+
+def slot_group(name: str) -> str | None:
+    """``NAME#`` for an anonymous slot ``NAME#k`` (:func:`assign_slots`), else None."""
+    found = SLOT.match(name)
+    return found.group(1) if found else None
+
+
+def is_slot(rater: str) -> bool:
+    """Whether ``rater`` is an anonymous human slot (``human:NAME#<k>``)."""
+    return rater.startswith("human:") and slot_group(rater) is not None
 
 
 def assign_slots(ratings: list[dict[str, Any]]) -> None:

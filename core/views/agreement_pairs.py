@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
+from core.corpus.evaluation_ratings import is_slot
 from core.stats.agreement import (
     cohen_kappa_ci_counts,
     fleiss_kappa,
@@ -24,7 +25,6 @@ from core.stats.agreement import (
 )
 from core.stats.agreement_units import MISSING, paired_units, unit_label_counts
 from core.store.verdict_reads import SUMMARY_KEYS, verdict_summary
-from core.views.slots import is_slot
 
 if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
     import sqlite_utils

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
+from core.corpus.evaluation_ratings import is_slot, slot_group
 from core.stats.agreement import (
     cohen_kappa_ci,
     fleiss_kappa,
@@ -25,7 +26,6 @@ from core.stats.agreement import (
 from core.store.judgments import human_raters, imported_human_raters, pairwise_rater_kinds
 from core.store.verdict_reads import verdict_summary
 from core.views.agreement_pairs import paired, verdict_frame
-from core.views.slots import SLOT, is_slot
 
 if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
     import sqlite_utils
@@ -53,7 +53,7 @@ def crowd_raters(db: sqlite_utils.Database) -> dict[str, list[str]]:
     """Candidates: ``auto`` raters, ``crowd`` (human raters that are not slots), ``slots``
     (the NAME# prefixes of anonymous slot groups)."""
     names = pairwise_rater_kinds(db)
-    slots = sorted({m.group(1) for r, _ in names if (m := SLOT.match(r))})
+    slots = sorted({str(slot_group(r)) for r, _ in names if is_slot(r)})
     return {
         "auto": [r for r, k in names if k == "auto"],
         "crowd": [r for r, k in names if k == "human" and not is_slot(r)],
@@ -115,9 +115,7 @@ def auto_vs_crowd(
 def slot_agreement(db: sqlite_utils.Database, prefix: str) -> dict[str, Any]:
     """Fleiss' kappa and Krippendorff's alpha of the anonymous slots ``prefix1, prefix2, ...``
     over the shown items with at least two of their ratings."""
-    slots = [
-        r for r in human_raters(db) if (m := SLOT.match(r)) is not None and m.group(1) == prefix
-    ]
+    slots = [r for r in human_raters(db) if is_slot(r) and slot_group(r) == prefix]
     df = shown_verdicts(db, slots)
     multi = df[df.groupby("item_id")["rater"].transform("size") >= 2]
     out: dict[str, Any] = {

@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
+from core.corpus.evaluation_ratings import is_slot
 from core.stats.agreement import confusion, self_consistency
 from core.stats.rater_bias import position_inconsistency
 from core.views.agreement_pairs import (
@@ -25,7 +26,6 @@ from core.views.agreement_pairs import (
     paired,
     verdict_frame,
 )
-from core.views.slots import is_slot
 from core.views.text import chart_template_text, inert_figure
 
 if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened

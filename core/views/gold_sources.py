@@ -6,9 +6,9 @@ from typing import TYPE_CHECKING
 
 import pandas as pd
 
+from core.corpus.evaluation_ratings import is_slot
 from core.store.gold_sources import active_gold_sources
 from core.store.judgments import human_raters
-from core.views.agreement_view import is_slot
 
 if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
     import sqlite_utils

@@ -10,7 +10,6 @@ two beta vectors. A source is one rater, or ``NAME#*``: every anonymous slot ``N
 
 from __future__ import annotations
 
-import re
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -18,6 +17,7 @@ import pandas as pd
 import plotly.graph_objects as go
 from scipy import stats
 
+from core.corpus.evaluation_ratings import is_slot
 from core.stats.significance import bernoulli_ci
 from core.store.judgments import effective_judgments
 from core.views.agreement_view import crowd_raters, shown_verdicts
@@ -26,8 +26,6 @@ from core.views.text import chart_template_text, inert_figure
 
 if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
     import sqlite_utils
-
-_SLOT = re.compile(r"^(human:.+#)\d+$")
 
 
 def forest_figure(lb, scale: str = "beta") -> go.Figure:
@@ -197,7 +195,7 @@ def _records(db: sqlite_utils.Database, source: str) -> pd.DataFrame:
     if source.endswith("#*"):
         prefix = source[:-1]
         df = shown_verdicts(db)
-        df = df[df["rater"].map(lambda r: bool(_SLOT.match(r)) and r.startswith(prefix))]
+        df = df[df["rater"].map(lambda r: is_slot(r) and r.startswith(prefix))]
     else:
         df = shown_verdicts(db, [source])
     return df[["question_id", "system_a", "system_b", "verdict"]]

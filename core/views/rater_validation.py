@@ -27,11 +27,11 @@ from dataclasses import asdict
 from typing import TYPE_CHECKING, Any
 
 from core.corpus.evaluation_layouts import PRD_MAJORITY
+from core.corpus.evaluation_ratings import is_slot
 from core.errors import InputError
 from core.stats.alt_test import AltTestResult, NotEnoughLabels, alt_test
 from core.stats.alt_test_power import items_needed
 from core.store.verdict_reads import verdict_summary
-from core.views.agreement_view import is_slot
 
 if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
     import sqlite_utils

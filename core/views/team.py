@@ -12,10 +12,10 @@ from core.annotation.adjudication import settled
 from core.annotation.attention import attention_accuracy
 from core.annotation.base import required_annotations
 from core.annotation.tasks import human_labels, next_items, task_items, team_labels
+from core.corpus.evaluation_ratings import is_slot
 from core.store.accounts import list_accounts
 from core.store.gold_sources import active_gold_sources
 from core.store.settings import SETTINGS, all_settings
-from core.views.agreement_view import is_slot
 from core.views.gold import gold_agreement
 
 if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened

@@ -11,12 +11,12 @@ Krippendorff's alpha (:func:`core.views.agreement_view.slot_agreement`).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from itertools import combinations
 from typing import TYPE_CHECKING, Any
 
 from core.annotation.pairwise import split_pair_key
+from core.corpus.evaluation_ratings import slot_group
 from core.stats.significance import wilson_ci
 from core.store.questions import questions_by_id
 from core.views.agreement_view import auto_vs_crowd, slot_agreement
@@ -25,8 +25,6 @@ from core.views.rater_report.labels import TASK, majority
 
 if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
     import sqlite_utils
-
-_SLOT_PREFIX = re.compile(r"^(.+#)\d+$")
 
 
 def compare(
@@ -89,7 +87,7 @@ def people_ceiling(people: Mapping[str, Mapping[str, str]], n_boot: int, seed: i
 
 def slot_ceiling(db: sqlite_utils.Database, slots: Mapping[str, Any]) -> list[dict[str, Any]]:
     """Fleiss' kappa and Krippendorff's alpha of each group of anonymous slots."""
-    prefixes = sorted({m.group(1) for s in slots if (m := _SLOT_PREFIX.match(s))})
+    prefixes = sorted({g for s in slots if (g := slot_group(s)) is not None})
     return [slot_agreement(db, f"human:{p}") for p in prefixes]
 
 

@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from core.annotation.tasks import auto_pair_labels, human_labels
-from core.views.agreement_view import is_slot
+from core.corpus.evaluation_ratings import is_slot
 from core.views.rater_validation import DERIVED_RATERS
 
 if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
