@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING, Any
 from core.annotation.adjudication import settled
 from core.annotation.identity import authorise, shell_admin
 from core.annotation.tasks import TASKS, human_labels
+from core.corpus.evaluation_layouts import majority as vote_majority
 from core.corpus.evaluation_ratings import slot_group
 from core.errors import InputError
 from core.store.connection import transaction, utcnow
@@ -124,8 +125,7 @@ def derived_raters(labels: Mapping[str, Mapping[str, str]]) -> dict[str, str]:
     for group, items in sorted(groups.items()):
         majority = {}
         for item, given in items.items():
-            top, votes = Counter(given).most_common(1)[0]
-            if 2 * votes > len(given) and len(given) >= 2:
+            if (top := vote_majority(given)) is not None:
                 majority[item] = top
         for person, mine in labels.items():
             if slot_group(person) is not None:

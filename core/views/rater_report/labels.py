@@ -11,11 +11,11 @@ Human raters fall in three groups: *people* (signed-in annotators, or any named 
 from __future__ import annotations
 
 import hashlib
-from collections import Counter
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from core.annotation.tasks import auto_pair_labels, human_labels
+from core.corpus.evaluation_layouts import majority as vote_majority
 from core.corpus.evaluation_ratings import is_slot
 from core.views.rater_validation import DERIVED_RATERS
 
@@ -65,20 +65,16 @@ def compared_humans(
     return chosen, bool(include_slots)
 
 
-def majority(humans: Mapping[str, Mapping[str, str]], min_labels: int = 2) -> dict[str, str]:
-    """Item -> the label more than half of its (at least ``min_labels``) human labels give;
-    items without such a label are left out."""
+def majority(humans: Mapping[str, Mapping[str, str]]) -> dict[str, str]:
+    """Item -> the label more than half of its (at least two) human labels give
+    (:func:`core.corpus.evaluation_layouts.majority`, the rule the PRD import uses); items
+    without such a label are left out."""
     by_item: dict[str, list[str]] = {}
     for labels in humans.values():
         for item, label in labels.items():
             by_item.setdefault(item, []).append(label)
-    out = {}
-    for item, found in by_item.items():
-        if len(found) >= min_labels:
-            label, count = Counter(found).most_common(1)[0]
-            if 2 * count > len(found):
-                out[item] = label
-    return out
+    found = {item: vote_majority(given) for item, given in by_item.items()}
+    return {item: label for item, label in found.items() if label is not None}
 
 
 def stable_sample(keys: list[str], k: int, seed: int = 0) -> list[str]:
