@@ -4,7 +4,7 @@ import streamlit as st
 
 import pages as ui
 from core.annotation.adjudication import adjudicate
-from core.annotation.tasks import TASKS
+from core.annotation.label_task import task_names
 from core.errors import WorkbenchError
 from core.views.adjudication import adjudication_detail, adjudication_queue
 from core.views.text import escape_markdown, inert_table, md
@@ -33,7 +33,10 @@ def _settle(task: str, item: str, seen: int | None, names: dict[str, str]) -> No
 
 with ui.database() as db:
     c = st.columns([2, 1])
-    task = c[0].radio("Task", TASKS, index=TASKS.index("side-by-side"), horizontal=True)
+    tasks = task_names()
+    task = c[0].radio(
+        "Task", tasks, index=tasks.index("side-by-side"), format_func=md, horizontal=True
+    )
     include = c[1].toggle("Show settled items too", key="adj_settled")
     done = st.session_state.pop("adj_last", None)
     if done:

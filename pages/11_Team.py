@@ -5,7 +5,7 @@ import streamlit as st
 import pages as ui
 from core.annotation.gold import mark_gold_source
 from core.annotation.identity import change_settings
-from core.annotation.tasks import TASKS
+from core.annotation.label_task import task_names
 from core.errors import WorkbenchError
 from core.views.gold_sources import gold_source_candidates, gold_source_table
 from core.views.team import team_view
@@ -15,7 +15,8 @@ ui.setup("Team")
 user = ui.sign_in_sidebar()
 
 with ui.database() as db:
-    task = st.radio("Task", TASKS, index=TASKS.index(ui.GOLD_TASK), horizontal=True)
+    tasks = task_names()
+    task = st.radio("Task", tasks, index=tasks.index(ui.GOLD_TASK), format_func=md, horizontal=True)
     data = ui.cached_view(db, team_view, task)
     ov = data["overlap"]
     c = st.columns(3)

@@ -13,9 +13,8 @@ from typing import TYPE_CHECKING, Any
 
 from core.annotation.base import UNCHECKED
 from core.annotation.identity import Annotator, authorise
-from core.annotation.pairwise import canonical_pair_key
-from core.annotation.reviews import settle_status
-from core.annotation.tasks import LABELS, check_task, human_labels, team_labels
+from core.annotation.label_task import HumanLabel, task_named
+from core.annotation.tasks import human_labels, team_labels
 from core.errors import InputError
 from core.store.adjudications import effective_adjudications, insert_adjudication, own_adjudication
 from core.store.connection import retry_when_busy, transaction, utcnow
@@ -26,12 +25,12 @@ if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is
 
 def _by_item(
     db: sqlite_utils.Database, task: str, part: str = "all"
-) -> dict[str, list[dict[str, Any]]]:
+) -> dict[str, list[HumanLabel]]:
     """Item -> its effective labels (skips aside): ``part`` ``all``, ``team`` or ``imported``."""
     labels = human_labels(db, task)
     if part != "all":
         labels = team_labels(db, labels)[0 if part == "team" else 1]
-    items: dict[str, list[dict[str, Any]]] = {}
+    items: dict[str, list[HumanLabel]] = {}
     for r in labels:
         if r["status"] == "ok":
             items.setdefault(r["item"], []).append(r)
@@ -39,12 +38,10 @@ def _by_item(
 
 
 def settled(db: sqlite_utils.Database, task: str) -> dict[str, dict[str, Any]]:
-    """Item -> its effective adjudication (latest row of any adjudicator), for ``task``; a
-    side-by-side key stored in the old ``a|b|c`` form is read as its JSON form."""
-    rows = effective_adjudications(db, check_task(task))
-    if task != "side-by-side":
-        return {r["item_key"]: r for r in rows}
-    return {canonical_pair_key(r["item_key"]): r for r in rows}
+    """Item -> its effective adjudication (latest row of any adjudicator), for ``task``; a key
+    stored in an older form (a side-by-side ``a|b|c``) is read in its current form."""
+    found = task_named(task)
+    return {found.stored_key(r["item_key"]): r for r in effective_adjudications(db, found.name)}
 
 
 def disagreements(
@@ -96,9 +93,9 @@ def adjudicate(
     settled it meanwhile), so no decision is overwritten unseen. A second decision by the same
     adjudicator supersedes the first. Writes nothing on refusal, and says why.
     """
-    check_task(task)
-    if label not in LABELS[task]:
-        raise InputError(f"label must be one of {', '.join(LABELS[task])}; nothing was stored")
+    scale = task_named(task).labels
+    if label not in scale:
+        raise InputError(f"label must be one of {', '.join(scale)}; nothing was stored")
     item = str(item)
     with transaction(db):
         name = authorise(db, who, "adjudicator").name
@@ -131,6 +128,5 @@ def adjudicate(
                 "created_at": utcnow(),
             },
         )
-        if task == "review":  # the settled decision becomes the question's status
-            settle_status(db, item)
+        task_named(task).after_settlement(db, item)  # e.g. a review's question status
     return new_id

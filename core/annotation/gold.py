@@ -34,7 +34,8 @@ from typing import TYPE_CHECKING, Any
 
 from core.annotation.adjudication import settled
 from core.annotation.identity import authorise, shell_admin
-from core.annotation.tasks import TASKS, human_labels
+from core.annotation.label_task import all_tasks
+from core.annotation.tasks import human_labels
 from core.corpus.evaluation_layouts import majority as vote_majority
 from core.corpus.evaluation_ratings import slot_group
 from core.errors import InputError
@@ -173,7 +174,7 @@ def _known_human(db: sqlite_utils.Database, rater: str) -> str:
         raise InputError(f"a gold source is a human rater, human:NAME (not {rater!r})")
     name = rater.removeprefix("human:")
     if rater in human_raters(db) or any(
-        r["annotator"] == name for task in TASKS for r in human_labels(db, task)
+        r["annotator"] == name for task in all_tasks() for r in task.human_labels(db)
     ):
         return rater
     raise InputError(f"no labels from {rater!r}; nothing was stored")

@@ -1,70 +1,44 @@
-"""The three labelling tasks side by side: their items, everyone's effective labels, queues.
+"""What every labelling task shares, dispatched through the registry
+(:func:`core.annotation.label_task.task_named`): items, everyone's effective labels, queues,
+progress and the next items of a person's queue.
 
 Labels are put on one scale per task so people (and auto-raters) can be compared: a review's
-decision, a dispute's resolution, and a side-by-side verdict relative to the canonical (sorted)
-system order of the item (``first``, ``second``, ``Equal``, ``None``): person X's "A" and person
-Y's "B" name the same answer when their A/B orders differed.
+decision, a dispute's resolution, a side-by-side verdict on the canonical order of the pair
+(:mod:`core.annotation.label_tasks.side_by_side`).
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, NotRequired, TypedDict
 
 from core.annotation.base import Progress, team_names
-from core.annotation.disputes import RESOLUTIONS, dispute_items, dispute_progress, dispute_queue
-from core.annotation.pairwise import (
-    APP_CONTEXT,
-    pair_key,
-    pairwise_items,
-    split_pair_key,
-    verdict_progress,
-    verdict_queue,
-)
-from core.annotation.reviews import REVIEW_DECISIONS, review_progress, review_queue
-from core.errors import InputError
-from core.store.disputes import dispute_question_ids
-from core.store.judgments import effective_judgments
-from core.store.questions import all_question_ids
-from core.store.resolutions import effective_resolutions, skipped_resolutions
-from core.store.reviews import effective_reviews, skipped_reviews
-from core.store.verdict_reads import verdict_summary
+from core.annotation.label_task import HumanLabel, ItemKey, task_named
 
 if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
     import sqlite_utils
 
-TASKS = ("review", "disputes", "side-by-side")
-#: Side-by-side labels on the canonical order of an item's two systems.
-PAIR_LABELS = ("first", "second", "Equal", "None")
-LABELS = {"review": REVIEW_DECISIONS, "disputes": RESOLUTIONS, "side-by-side": PAIR_LABELS}
+
+class QueueEntry(TypedDict):
+    """One entry of :func:`next_items`."""
+
+    key: str
+    labels: int
+    question_id: str
+    systems: NotRequired[list[str]]
 
 
 def check_task(task: str) -> str:
-    """``task`` if it is one of :data:`TASKS`; InputError otherwise."""
-    if task not in TASKS:
-        raise InputError(f"task must be one of {', '.join(TASKS)}")
-    return task
+    """``task`` if a task of that name is registered; InputError otherwise."""
+    return task_named(task).name
 
 
-def task_items(db: sqlite_utils.Database, task: str) -> list:
+def task_items(db: sqlite_utils.Database, task: str) -> list[ItemKey]:
     """Every item of ``task``: question ids, dispute ids (one per question and answer text), or
     side-by-side pair keys."""
-    check_task(task)
-    if task == "review":
-        return all_question_ids(db)
-    if task == "disputes":
-        return dispute_items(db)  # one per (question, answer text): what people resolve
-    return pairwise_items(db)
+    return task_named(task).items(db)
 
 
-def _pair_label(r: dict) -> str:
-    first = min(r["system_a"], r["system_b"])
-    if r["verdict"] in ("Equal", "None"):
-        return r["verdict"]
-    winner = r["system_a"] if r["verdict"] == "A" else r["system_b"]
-    return "first" if winner == first else "second"
-
-
-def human_labels(db: sqlite_utils.Database, task: str) -> list[dict[str, Any]]:
+def human_labels(db: sqlite_utils.Database, task: str) -> list[HumanLabel]:
     """Everyone's effective label rows of ``task``, oldest first.
 
     Each: ``item`` (the key as text), ``question_id``, ``annotator``, ``label`` (None for a
@@ -72,138 +46,69 @@ def human_labels(db: sqlite_utils.Database, task: str) -> list[dict[str, Any]]:
     (True for a verdict read from a file: an imported rater, not a team member). A withdrawn
     label (undo) is no label: neither the withdrawal nor what it took back is listed.
     """
-    check_task(task)
-    out = []
-    if task == "side-by-side":
-        columns = ["question_id", "system_a", "system_b", "rater", "verdict", "status"]
-        columns.append("context_kind")
-        for r in effective_judgments(
-            db, kind="pairwise", rater_kind="human", columns=[*columns, "rationale", "created_at"]
-        ):
-            if r["status"] not in ("ok", "skipped"):
-                continue
-            out.append(
-                {
-                    "item": pair_key(r["question_id"], r["system_a"], r["system_b"]),
-                    "question_id": r["question_id"],
-                    "annotator": r["rater"].removeprefix("human:"),
-                    "label": _pair_label(r) if r["status"] == "ok" else None,
-                    "status": r["status"],
-                    "rationale": r["rationale"],
-                    "created_at": r["created_at"],
-                    "imported": r["context_kind"] != APP_CONTEXT,
-                }
-            )
-        return out
-    # the store's readers leave withdrawals (undo) and skips out of the labels; skips are
-    # listed with status "skipped" and no label
-    if task == "review":
-        found = [(r["question_id"], r["decision"], "ok", r) for r in effective_reviews(db)]
-        found += [(r["question_id"], None, "skipped", r) for r in skipped_reviews(db)]
-    else:
-        found = [
-            (str(r["dispute_id"]), r["resolution"], "ok", r) for r in effective_resolutions(db)
-        ]
-        found += [(str(r["dispute_id"]), None, "skipped", r) for r in skipped_resolutions(db)]
-    for item, label, status, r in sorted(found, key=lambda f: f[3]["id"]):
-        out.append(
-            {
-                "item": item,
-                "question_id": r["question_id"],
-                "annotator": r["annotator"],
-                "label": label,
-                "rationale": r["note"],
-                "created_at": r["created_at"],
-                "status": status,
-                "imported": False,
-            }
-        )
-    return out
+    return task_named(task).human_labels(db)
 
 
 def team_labels(
-    db: sqlite_utils.Database, labels: list[dict[str, Any]]
-) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    db: sqlite_utils.Database, labels: list[HumanLabel]
+) -> tuple[list[HumanLabel], list[HumanLabel]]:
     """``labels`` (of :func:`human_labels`) split into the team's and the imported raters'.
 
     A team label was made in the app by an account (by anyone in open mode, no accounts)."""
     names = team_names(db)
-    team, imported = [], []
+    team: list[HumanLabel] = []
+    imported: list[HumanLabel] = []
     for r in labels:
         mine = not r["imported"] and (names is None or r["annotator"] in names)
         (team if mine else imported).append(r)
     return team, imported
 
 
-def auto_pair_labels(db: sqlite_utils.Database) -> dict[str, dict[str, str]]:
-    """Auto-rater -> side-by-side item -> its effective verdict (canonical scale).
-
-    Read from :func:`core.store.verdict_reads.verdict_summary` (one row per rater and pair as shown,
-    by latest id), not from every verdict: an auto-rater that judged an item many times costs
-    one row. An auto-rater that judged both orders of a pair with conflicting canonical labels has
-    no label on the item (as for people: :mod:`core.annotation.gold`), so the result does not
-    depend on which order was stored last."""
-    found: dict[str, dict[str, set[str]]] = {}
-    for rater, rater_kind, qid, a, b, _, _, _, _, verdict in verdict_summary(db, "pairwise"):
-        if rater_kind != "auto" or verdict not in ("A", "B", "Equal", "None"):
-            continue
-        label = _pair_label({"system_a": a, "system_b": b, "verdict": verdict})
-        found.setdefault(rater, {}).setdefault(pair_key(qid, a, b), set()).add(label)
-    return {
-        rater: {item: next(iter(v)) for item, v in items.items() if len(v) == 1}
-        for rater, items in found.items()
-    }
-
-
-def task_queue(db: sqlite_utils.Database, name: str, task: str) -> list:
+def task_queue(db: sqlite_utils.Database, name: str, task: str) -> list[ItemKey]:
     """``name``'s whole queue for ``task``, in order (the items the Review, Disputes and Side by
     side pages show next)."""
-    check_task(task)
-    items = task_items(db, task)
-    if task == "review":
-        return review_queue(db, name, items)
-    if task == "disputes":
-        return dispute_queue(db, name, items)
-    return verdict_queue(db, name, items)
+    found = task_named(task)
+    return found.queue(db, name, found.items(db))
 
 
 def task_progress(
-    db: sqlite_utils.Database, name: str, task: str, queue: list | None = None
+    db: sqlite_utils.Database, name: str, task: str, queue: list[ItemKey] | None = None
 ) -> Progress:
     """``name``'s progress on their own queue for ``task``: what the pages, ``queue NAME`` and
     the Overview show (:func:`core.annotation.base.queue_progress`)."""
-    items = task_items(db, task)
-    queue = task_queue(db, name, task) if queue is None else queue
-    if task == "review":
-        return review_progress(db, name, items, queue)
-    if task == "disputes":
-        return dispute_progress(db, name, items, queue)
-    return verdict_progress(db, name, items, queue)
+    found = task_named(task)
+    items = found.items(db)
+    queue = found.queue(db, name, items) if queue is None else queue
+    return found.progress(db, name, items, queue)
 
 
 def next_items(
-    db: sqlite_utils.Database, name: str, task: str, limit: int = 10, queue: list | None = None
-) -> list[dict[str, Any]]:
+    db: sqlite_utils.Database,
+    name: str,
+    task: str,
+    limit: int = 10,
+    queue: list[ItemKey] | None = None,
+) -> list[QueueEntry]:
     """The next ``limit`` items of ``name``'s queue for ``task`` (``queue``: their
     :func:`task_queue`, computed when not given), in order.
 
     Each: ``key``, ``question_id``, ``labels`` (how many team members have labelled it already:
     imported raters do not count) and, for side-by-side, the two ``systems`` in canonical order.
     """
-    check_task(task)
+    found = task_named(task)
     counts: dict[str, int] = {}
-    for r in team_labels(db, human_labels(db, task))[0]:
+    for r in team_labels(db, found.human_labels(db))[0]:
         if r["status"] == "ok":
             counts[r["item"]] = counts.get(r["item"], 0) + 1
     keys = (task_queue(db, name, task) if queue is None else queue)[:limit]
-    question_of: dict[Any, str] = dispute_question_ids(db, keys) if task == "disputes" else {}
-    out = []
-    for key in keys:
-        entry: dict[str, Any] = {"key": str(key), "labels": counts.get(str(key), 0)}
-        if task == "side-by-side":
-            qid, s1, s2 = split_pair_key(key)
-            entry.update(question_id=qid, systems=[s1, s2])
-        else:
-            entry["question_id"] = question_of.get(key, key)
+    out: list[QueueEntry] = []
+    for key, fields in zip(keys, found.item_fields(db, keys), strict=True):
+        entry: QueueEntry = {
+            "key": str(key),
+            "labels": counts.get(str(key), 0),
+            "question_id": fields["question_id"],
+        }
+        if "systems" in fields:
+            entry["systems"] = fields["systems"]
         out.append(entry)
     return out

@@ -11,39 +11,18 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 
 from core.annotation.adjudication import disagreements
-from core.annotation.pairwise import pairwise_items, split_pair_key
-from core.annotation.tasks import LABELS, check_task
-from core.store.answers import get_answer, question_answers
-from core.store.disputes import get_dispute
-from core.store.questions import get_question, question_texts
+from core.annotation.label_task import HumanLabel, task_named
+from core.store.questions import question_texts
 
 if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
     import sqlite_utils
 
-PAIR_LABEL_NAMES = {
-    "first": "Answer 1 is better",
-    "second": "Answer 2 is better",
-    "Equal": "Equal",
-    "None": "None (both wrong)",
-}
-
 
 def label_name(task: str, label: str | None) -> str:
-    """How a label reads on the page."""
+    """How a label reads on the page (the task's :meth:`~core.annotation.label_task.LabelTask.label_name`)."""
     if label is None:
         return ""
-    if task == "side-by-side":
-        return PAIR_LABEL_NAMES.get(label, label)
-    return label.replace("_", " ")
-
-
-def _pair_numbers(items: list[str]) -> dict[str, tuple[int, int]]:
-    """Side-by-side item -> (its number among its question's pairs, how many pairs the question
-    has), numbered in the sorted order of the item keys: names the pair without naming systems."""
-    by_question: dict[str, list[str]] = {}
-    for key in sorted(items):
-        by_question.setdefault(split_pair_key(key)[0], []).append(key)
-    return {k: (n, len(keys)) for keys in by_question.values() for n, k in enumerate(keys, 1)}
+    return task_named(task).label_name(label)
 
 
 def adjudication_queue(
@@ -57,16 +36,10 @@ def adjudication_queue(
     text must never merge two items of one question)."""
     found = disagreements(db, task, open_only=not include_settled)
     text = question_texts(db, sorted({d["question_id"] for d in found}))
-    pairs = _pair_numbers(pairwise_items(db)) if task == "side-by-side" else {}
+    places = task_named(task).places(db, [d["item"] for d in found])
     out = []
     for d in found:
-        if task == "side-by-side":
-            n, of = pairs.get(d["item"], (0, 0))
-            where = f"pair {n} of {of}" if n else "pair"
-        elif task == "disputes":
-            where = f"dispute {d['item']}"
-        else:
-            where = "review"
+        where = places[d["item"]]
         said = "; ".join(f"{r['annotator']}: {label_name(task, r['label'])}" for r in d["labels"])
         settled = label_name(task, d["settled"]["label"]) if d["settled"] else ""
         question = text.get(d["question_id"], d["question_id"])
@@ -97,23 +70,7 @@ def _short(text: str, n: int = 70) -> str:
     return text if len(text) <= n else text[: n - 1] + "…"
 
 
-def _texts(db: sqlite_utils.Database, task: str, item: str, qid: str) -> list[tuple[str, str]]:
-    """The texts the labels are about: both answers, the model answer, or the references."""
-    if task == "side-by-side":
-        _, s1, s2 = split_pair_key(item)
-        answers = {a["system"]: a["text"] for a in question_answers(db, qid, ["system", "text"])}
-        return [("Answer 1", answers.get(s1, "")), ("Answer 2", answers.get(s2, ""))]
-    q = get_question(db, qid, ["answers"])
-    refs = q["answers"] if q else []
-    texts = [("Reference answer", r) for r in (refs or [])]
-    if task == "disputes":
-        dispute = get_dispute(db, int(item))
-        answer = get_answer(db, dispute["answer_id"], ["text"]) if dispute else None
-        texts.append(("Model answer", answer["text"] if answer else ""))
-    return texts
-
-
-def _label_table(task: str, labels: list[dict[str, Any]], who: str) -> pd.DataFrame:
+def _label_table(task: str, labels: list[HumanLabel], who: str) -> pd.DataFrame:
     return pd.DataFrame(
         [
             {
@@ -133,7 +90,7 @@ def adjudication_detail(db: sqlite_utils.Database, task: str, item: str) -> dict
     a table of rater, label, rationale: data, not the team), ``options`` (label values) and
     ``names`` (how they read), ``settled`` (the adjudication row or None). None when ``item`` is
     not in disagreement."""
-    check_task(task)
+    kind = task_named(task)
     found = [d for d in disagreements(db, task) if d["item"] == str(item)]
     if not found:
         return None
@@ -142,10 +99,10 @@ def adjudication_detail(db: sqlite_utils.Database, task: str, item: str) -> dict
     return {
         "item": d["item"],
         "question": question_texts(db, [d["question_id"]]).get(d["question_id"], ""),
-        "texts": _texts(db, task, d["item"], d["question_id"]),
+        "texts": kind.texts(db, d["item"], d["question_id"]),
         "labels": labels,
         "imported": _label_table(task, d["imported"], "imported rater"),
-        "options": list(LABELS[task]),
-        "names": {v: label_name(task, v) for v in LABELS[task]},
+        "options": list(kind.labels),
+        "names": {v: kind.label_name(v) for v in kind.labels},
         "settled": d["settled"],
     }

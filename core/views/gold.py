@@ -32,7 +32,7 @@ from core.annotation.gold import (
     person_labels,
     slot_group,
 )
-from core.annotation.tasks import auto_pair_labels
+from core.annotation.label_task import task_named
 from core.stats.agreement import KAPPA_CI_MIN_ITEMS, cohen_kappa_ci, cohen_kappa_ci_clustered
 
 if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
@@ -88,8 +88,8 @@ def gold_agreement(
     db: sqlite_utils.Database, task: str = "side-by-side", n_boot: int = 1000, seed: int = 0
 ) -> pd.DataFrame:
     """One row per person (kind ``human``), per group of anonymous slots (``slots``, pooled)
-    and, on side by side, per auto-rater (``auto``): Cohen's kappa against leave-one-out gold
-    with its interval, or why there is none (:data:`COLUMNS`)."""
+    and, on a task auto-raters label too (side by side), per auto-rater (``auto``): Cohen's
+    kappa against leave-one-out gold with its interval, or why there is none (:data:`COLUMNS`)."""
     labels, adjudicated, sources = gold_inputs(db, task)
     derived = derived_raters(labels)
     loo = {
@@ -119,9 +119,10 @@ def gold_agreement(
             filter(None, [f"{len(slots)} slots pooled: {n} ratings", row["note"]])
         )
         out.append({"rater": f"{group} (slots)", "kind": "slots", **row})
-    if task == "side-by-side":
+    autos = task_named(task).auto_labels(db)  # side by side: the auto-raters' verdicts
+    if autos:
         pairs = person_gold_pairs(labels, loo)
-        for rater, auto in sorted(auto_pair_labels(db).items()):
+        for rater, auto in sorted(autos.items()):
             mine = {(p, i): auto[i] for (p, i) in pairs if i in auto}
             row = kappa_row(mine, pairs, n_boot, seed, pooled=True)
             people = kappa_row({k: labels[k[0]][k[1]] for k in mine}, pairs, pooled=True)

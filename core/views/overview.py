@@ -17,8 +17,9 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 
 from core.annotation.base import Progress, required_annotations
+from core.annotation.label_task import task_names
 from core.annotation.pairwise import pairwise_items
-from core.annotation.tasks import TASKS, task_progress
+from core.annotation.tasks import task_progress
 from core.store.answers import imported_answer_counts
 from core.store.connection import rows, table_counts
 from core.store.judgments import (
@@ -105,7 +106,7 @@ PRD_ABOUT = (
 def my_queues(db: sqlite_utils.Database, name: str) -> dict[str, Progress]:
     """Task -> ``name``'s progress on their own queue (:func:`core.annotation.tasks.task_progress`:
     the numbers the task's page and ``queue NAME --task TASK`` show)."""
-    return {task: task_progress(db, name, task) for task in TASKS}
+    return {task: task_progress(db, name, task) for task in task_names()}
 
 
 def imported_sources(db: sqlite_utils.Database) -> list[dict[str, Any]]:

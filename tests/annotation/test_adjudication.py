@@ -12,9 +12,10 @@ from core.annotation.base import team_queue
 from core.annotation.disputes import resolve_dispute, withdraw_last_resolution
 from core.annotation.gold import gold_labels
 from core.annotation.identity import sign_in_open, sign_in_token
+from core.annotation.label_tasks.side_by_side import auto_pair_labels
 from core.annotation.pairwise import blind_item, split_pair_key, submit_verdict, verdict_queue
 from core.annotation.reviews import review_queue, submit_review
-from core.annotation.tasks import auto_pair_labels, human_labels, next_items, task_items
+from core.annotation.tasks import human_labels, next_items, task_items
 from core.errors import AccessError, InputError
 from core.store.accounts import create_account
 from core.store.database import open_db

@@ -110,7 +110,7 @@ def test_leave_one_out_scores_a_contrarian_low_and_crowd_slots_honestly(tmp_path
 
 def test_auto_rater_is_scored_on_the_peoples_items_against_their_golds(tmp_path):
     from core.annotation.gold import person_labels
-    from core.annotation.tasks import auto_pair_labels
+    from core.annotation.label_tasks.side_by_side import auto_pair_labels
 
     db, _ = _db(tmp_path, _rows(seed=3))
     labels = person_labels(db, "side-by-side")

@@ -102,7 +102,9 @@ def test_imported_raters_show_whatever_their_names(tmp_path, monkeypatch):
     build_fixture_db(path)
     db = open_db(path)
     try:
-        from core.annotation.tasks import auto_pair_labels  # the fixture's auto-rater's items
+        from core.annotation.label_tasks.side_by_side import (
+            auto_pair_labels,
+        )  # the fixture's auto-rater's items
 
         csv = tmp_path / "panel.csv"
         lines = ["question_id,system_a,system_b,verdict,rater"]

@@ -14,7 +14,8 @@ import hashlib
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from core.annotation.tasks import auto_pair_labels, human_labels
+from core.annotation.label_tasks.side_by_side import auto_pair_labels
+from core.annotation.tasks import human_labels
 from core.corpus.evaluation_layouts import majority as vote_majority
 from core.corpus.evaluation_ratings import is_slot
 from core.views.rater_validation import DERIVED_RATERS

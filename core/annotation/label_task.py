@@ -1,0 +1,224 @@
+"""The labelling tasks people do, behind one protocol (:class:`LabelTask`) and one registry.
+
+A task is one module of :mod:`core.annotation.label_tasks` that builds its task object and calls
+:func:`register` when imported; the registry imports every module of that package on first use
+(as ``python -m core`` discovers its ``*_commands`` modules), so a new task is one new module.
+The machinery shared by every task (queues, progress and next items in
+:mod:`core.annotation.tasks`, disagreements and adjudication in
+:mod:`core.annotation.adjudication`, gold in :mod:`core.annotation.gold`, the Adjudication, Team
+and Overview pages) reaches a task only through :func:`task_named` and :func:`all_tasks`; no
+code outside a task's own module compares task names.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+import threading
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, NotRequired, Protocol, TypedDict
+
+import core.annotation.label_tasks as builtin_tasks
+from core.annotation.base import Progress
+from core.errors import InputError
+from core.store.questions import get_question
+
+if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
+    import sqlite_utils
+
+#: An item's key: a question id, a dispute id, a side-by-side pair key (:mod:`json` list).
+ItemKey = str | int
+
+
+class HumanLabel(TypedDict):
+    """One person's effective label row on an item (a skip has status ``skipped``, label None)."""
+
+    item: str
+    question_id: str
+    annotator: str
+    label: str | None
+    status: str
+    rationale: str
+    created_at: str
+    #: True for a label read from a file (an imported rater), not made in the app.
+    imported: bool
+
+
+class ItemFields(TypedDict):
+    """What a queue entry says about its item beyond its key: the question and, for a pair,
+    the two systems in canonical order."""
+
+    question_id: str
+    systems: NotRequired[list[str]]
+
+
+class LabelTask(Protocol):
+    """One kind of label people give. ``name`` is stored (adjudications, validation items) and
+    chosen on the pages and the ``--task`` options; ``labels`` is the task's scale (what an
+    adjudicator may settle an item as); ``position`` orders the tasks on the pages."""
+
+    name: str
+    labels: tuple[str, ...]
+    position: int
+
+    def items(self, db: sqlite_utils.Database) -> list[ItemKey]:
+        """Every item of the task (labelled or not)."""
+        ...
+
+    def queue(
+        self, db: sqlite_utils.Database, annotator: str, items: list[ItemKey]
+    ) -> list[ItemKey]:
+        """``annotator``'s whole queue over ``items``, in the order they will see it."""
+        ...
+
+    def progress(
+        self,
+        db: sqlite_utils.Database,
+        annotator: str,
+        items: list[ItemKey],
+        queue: list[ItemKey],
+    ) -> Progress:
+        """``annotator``'s progress on their own ``queue`` (:func:`core.annotation.base.queue_progress`)."""
+        ...
+
+    def human_labels(self, db: sqlite_utils.Database) -> list[HumanLabel]:
+        """Everyone's effective labels and skips, oldest first; a withdrawn label (undo) is none."""
+        ...
+
+    def item_fields(self, db: sqlite_utils.Database, keys: Sequence[ItemKey]) -> list[ItemFields]:
+        """For each of ``keys`` in order, what a queue entry shows of it (:class:`ItemFields`)."""
+        ...
+
+    def stored_key(self, key: str) -> str:
+        """The current form of an item key read from the store (old forms are read too)."""
+        ...
+
+    def label_name(self, label: str) -> str:
+        """How a label of the scale reads on a page."""
+        ...
+
+    def places(self, db: sqlite_utils.Database, items: Sequence[str]) -> dict[str, str]:
+        """Item -> which item of its question it is, in words ("pair 2 of 3", "dispute 7")."""
+        ...
+
+    def texts(
+        self, db: sqlite_utils.Database, item: str, question_id: str
+    ) -> list[tuple[str, str]]:
+        """The texts the labels of ``item`` are about, as (title, text)."""
+        ...
+
+    def after_settlement(self, db: sqlite_utils.Database, item: str) -> None:
+        """What else changes when an adjudicator settles ``item`` (inside their transaction)."""
+        ...
+
+    def auto_labels(self, db: sqlite_utils.Database) -> dict[str, dict[str, str]]:
+        """Auto-rater -> item -> its label on the task's scale (empty: auto-raters give none)."""
+        ...
+
+
+class TaskDefaults:
+    """What most tasks share; a task class may inherit these and override what differs."""
+
+    name: str
+
+    def stored_key(self, key: str) -> str:
+        """Keys are stored in their current form."""
+        return key
+
+    def label_name(self, label: str) -> str:
+        """``both_acceptable`` reads "both acceptable"."""
+        return label.replace("_", " ")
+
+    def places(self, db: sqlite_utils.Database, items: Sequence[str]) -> dict[str, str]:
+        """Every item is the task's one item of its question."""
+        return {item: self.name for item in items}
+
+    def texts(
+        self, db: sqlite_utils.Database, item: str, question_id: str
+    ) -> list[tuple[str, str]]:
+        """The question's reference answers."""
+        q = get_question(db, question_id, ["answers"])
+        refs = q["answers"] if q else []
+        return [("Reference answer", r) for r in (refs or [])]
+
+    def after_settlement(self, db: sqlite_utils.Database, item: str) -> None:
+        """Nothing beyond the adjudication row."""
+
+    def auto_labels(self, db: sqlite_utils.Database) -> dict[str, dict[str, str]]:
+        """Auto-raters give no labels of the task."""
+        return {}
+
+
+_TASKS: dict[str, LabelTask] = {}
+_LOCK = threading.RLock()
+_loaded = False
+
+
+def register(task: LabelTask) -> LabelTask:
+    """Add ``task`` to the registry (a task module calls this when imported); returns it.
+    A second task of the same name is refused (InputError)."""
+    with _LOCK:
+        if task.name in _TASKS and _TASKS[task.name] is not task:
+            raise InputError(f"a label task named {task.name!r} is registered already")
+        _TASKS[task.name] = task
+    return task
+
+
+def unregister(name: str) -> None:
+    """Remove the task ``name`` from the registry (e.g. one a test added); unknown: no-op."""
+    with _LOCK:
+        _TASKS.pop(name, None)
+
+
+def _load_builtin() -> None:
+    """Import every module of :mod:`core.annotation.label_tasks` once (each registers its task)."""
+    global _loaded
+    with _LOCK:
+        if _loaded:
+            return
+        for info in sorted(pkgutil.iter_modules(builtin_tasks.__path__), key=lambda i: i.name):
+            importlib.import_module(f"{builtin_tasks.__name__}.{info.name}")
+        _loaded = True
+
+
+def all_tasks() -> list[LabelTask]:
+    """Every registered task, in page order (``position``, then name)."""
+    _load_builtin()
+    with _LOCK:
+        return sorted(_TASKS.values(), key=lambda t: (t.position, t.name))
+
+
+def task_names() -> list[str]:
+    """The names of :func:`all_tasks`, in page order."""
+    return [t.name for t in all_tasks()]
+
+
+def task_named(name: str) -> LabelTask:
+    """The registered task called ``name``; an unknown name is an InputError naming the known
+    ones."""
+    _load_builtin()
+    with _LOCK:
+        found = _TASKS.get(name)
+    if found is None:
+        raise InputError(f"unknown task {name!r}: task must be one of {', '.join(task_names())}")
+    return found
+
+
+def human_label_rows(
+    found: Iterable[tuple[str, str | None, str, str, str, str, str]],
+) -> list[HumanLabel]:
+    """Rows ``(item, label, status, question_id, annotator, rationale, created_at)`` (a skip:
+    label None, status ``skipped``) as :class:`HumanLabel` s made in the app."""
+    return [
+        {
+            "item": item,
+            "question_id": qid,
+            "annotator": who,
+            "label": label,
+            "rationale": why,
+            "created_at": at,
+            "status": status,
+            "imported": False,
+        }
+        for item, label, status, qid, who, why, at in found
+    ]

@@ -1,0 +1,92 @@
+"""Task ``disputes``: people resolve NarrativeQA ground-truth disputes (:mod:`core.annotation.disputes`).
+
+An item is a dispute id, one per (question, answer text); the label is the resolution.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from core.annotation.base import Progress
+from core.annotation.disputes import RESOLUTIONS, dispute_items, dispute_progress, dispute_queue
+from core.annotation.label_task import (
+    HumanLabel,
+    ItemFields,
+    ItemKey,
+    TaskDefaults,
+    human_label_rows,
+    register,
+)
+from core.store.answers import get_answer
+from core.store.disputes import dispute_question_ids, get_dispute
+from core.store.resolutions import effective_resolutions, skipped_resolutions
+
+if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
+    import sqlite_utils
+
+
+class DisputesTask(TaskDefaults):
+    """Dispute resolutions: items are dispute ids, labels :data:`RESOLUTIONS`."""
+
+    name = "disputes"
+    labels = RESOLUTIONS
+    position = 20
+
+    def items(self, db: sqlite_utils.Database) -> list[ItemKey]:
+        """One dispute id per (question, answer text): what people resolve."""
+        return list[ItemKey](dispute_items(db))
+
+    def queue(
+        self, db: sqlite_utils.Database, annotator: str, items: list[ItemKey]
+    ) -> list[ItemKey]:
+        """:func:`core.annotation.disputes.dispute_queue`."""
+        return list[ItemKey](dispute_queue(db, annotator, [int(i) for i in items]))
+
+    def progress(
+        self, db: sqlite_utils.Database, annotator: str, items: list[ItemKey], queue: list[ItemKey]
+    ) -> Progress:
+        """:func:`core.annotation.disputes.dispute_progress`."""
+        ids = [int(i) for i in items]
+        return dispute_progress(db, annotator, ids, [int(i) for i in queue])
+
+    def human_labels(self, db: sqlite_utils.Database) -> list[HumanLabel]:
+        """Effective resolutions (label: the resolution) and skips, by row id; the store's
+        readers leave withdrawals (undo) out."""
+        found = [(r, r["resolution"], "ok") for r in effective_resolutions(db)]
+        found += [(r, None, "skipped") for r in skipped_resolutions(db)]
+        found.sort(key=lambda f: f[0]["id"])
+        return human_label_rows(
+            (
+                str(r["dispute_id"]),
+                label,
+                status,
+                r["question_id"],
+                r["annotator"],
+                r["note"],
+                r["created_at"],
+            )
+            for r, label, status in found
+        )
+
+    def item_fields(self, db: sqlite_utils.Database, keys: Sequence[ItemKey]) -> list[ItemFields]:
+        """The dispute's question."""
+        question_of = dispute_question_ids(db, [int(key) for key in keys])
+        return [{"question_id": question_of.get(int(key), str(key))} for key in keys]
+
+    def places(self, db: sqlite_utils.Database, items: Sequence[str]) -> dict[str, str]:
+        """ "dispute ID"."""
+        return {item: f"dispute {item}" for item in items}
+
+    def texts(
+        self, db: sqlite_utils.Database, item: str, question_id: str
+    ) -> list[tuple[str, str]]:
+        """The reference answers and the disputed model answer."""
+        texts = super().texts(db, item, question_id)
+        dispute = get_dispute(db, int(item))
+        answer = get_answer(db, dispute["answer_id"], ["text"]) if dispute else None
+        texts.append(("Model answer", answer["text"] if answer else ""))
+        return texts
+
+
+DISPUTES = register(DisputesTask())
