@@ -4,7 +4,7 @@ import streamlit as st
 
 import pages as ui
 from core.annotation.adjudication import adjudicate
-from core.annotation.label_task import task_names
+from core.annotation.task_registry import task_names
 from core.errors import WorkbenchError
 from core.views.adjudication import adjudication_detail, adjudication_queue
 from core.views.text import escape_markdown, inert_table, md

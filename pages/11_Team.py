@@ -5,7 +5,7 @@ import streamlit as st
 import pages as ui
 from core.annotation.gold import mark_gold_source
 from core.annotation.identity import change_settings
-from core.annotation.label_task import task_names
+from core.annotation.task_registry import task_names
 from core.errors import WorkbenchError
 from core.views.gold_sources import gold_source_candidates, gold_source_table
 from core.views.team import team_view

@@ -13,7 +13,8 @@ from typing import TYPE_CHECKING, Any
 
 from core.annotation.base import UNCHECKED
 from core.annotation.identity import Annotator, authorise
-from core.annotation.label_task import HumanLabel, task_named
+from core.annotation.label_task import HumanLabel
+from core.annotation.task_registry import task_named
 from core.annotation.tasks import human_labels, team_labels
 from core.errors import InputError
 from core.store.adjudications import effective_adjudications, insert_adjudication, own_adjudication

@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Any
 
 from core.annotation.adjudication import settled
 from core.annotation.identity import authorise, shell_admin
-from core.annotation.label_task import all_tasks
+from core.annotation.task_registry import all_tasks
 from core.annotation.tasks import human_labels
 from core.corpus.evaluation_layouts import majority as vote_majority
 from core.corpus.evaluation_ratings import slot_group
@@ -57,7 +57,7 @@ def person_labels(db: sqlite_utils.Database, task: str) -> dict[str, dict[str, s
     none)."""
     found: dict[str, dict[str, set[str]]] = {}
     for r in human_labels(db, task):
-        if r["status"] == "ok":
+        if r["status"] == "ok" and r["label"] is not None:  # an ok label always has one
             found.setdefault(r["annotator"], {}).setdefault(r["item"], set()).add(r["label"])
     return {
         p: {item: next(iter(v)) for item, v in items.items() if len(v) == 1}

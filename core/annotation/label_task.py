@@ -1,24 +1,21 @@
-"""The labelling tasks people do, behind one protocol (:class:`LabelTask`) and one registry.
+"""What a labelling task is (the :class:`LabelTask` protocol) and how one joins (:func:`register`).
 
 A task is one module of :mod:`core.annotation.label_tasks` that builds its task object and calls
-:func:`register` when imported; the registry imports every module of that package on first use
-(as ``python -m core`` discovers its ``*_commands`` modules), so a new task is one new module.
-The machinery shared by every task (queues, progress and next items in
-:mod:`core.annotation.tasks`, disagreements and adjudication in
+:func:`register` when imported; :mod:`core.annotation.task_registry` imports every module of that
+package on first use (as ``python -m core`` discovers its ``*_commands`` modules) and finds tasks
+by name, so a new task is one new module. The machinery shared by every task (queues, progress
+and next items in :mod:`core.annotation.tasks`, disagreements and adjudication in
 :mod:`core.annotation.adjudication`, gold in :mod:`core.annotation.gold`, the Adjudication, Team
-and Overview pages) reaches a task only through :func:`task_named` and :func:`all_tasks`; no
-code outside a task's own module compares task names.
+and Overview pages) reaches a task only through the registry; no code outside a task's own
+module compares task names.
 """
 
 from __future__ import annotations
 
-import importlib
-import pkgutil
 import threading
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, NotRequired, Protocol, TypedDict
 
-import core.annotation.label_tasks as builtin_tasks
 from core.annotation.base import Progress
 from core.errors import InputError
 from core.store.questions import get_question
@@ -57,9 +54,20 @@ class LabelTask(Protocol):
     chosen on the pages and the ``--task`` options; ``labels`` is the task's scale (what an
     adjudicator may settle an item as); ``position`` orders the tasks on the pages."""
 
-    name: str
-    labels: tuple[str, ...]
-    position: int
+    @property
+    def name(self) -> str:
+        """The task's name (stored, and chosen on the pages and the ``--task`` options)."""
+        ...
+
+    @property
+    def labels(self) -> tuple[str, ...]:
+        """The task's scale: the labels people give and an adjudicator settles on."""
+        ...
+
+    @property
+    def position(self) -> int:
+        """Where the task comes on the pages (lower first)."""
+        ...
 
     def items(self, db: sqlite_utils.Database) -> list[ItemKey]:
         """Every item of the task (labelled or not)."""
@@ -150,8 +158,7 @@ class TaskDefaults:
 
 
 _TASKS: dict[str, LabelTask] = {}
-_LOCK = threading.RLock()
-_loaded = False
+_LOCK = threading.Lock()
 
 
 def register(task: LabelTask) -> LabelTask:
@@ -170,38 +177,11 @@ def unregister(name: str) -> None:
         _TASKS.pop(name, None)
 
 
-def _load_builtin() -> None:
-    """Import every module of :mod:`core.annotation.label_tasks` once (each registers its task)."""
-    global _loaded
+def registered() -> dict[str, LabelTask]:
+    """Name -> task, of the tasks registered so far (:mod:`core.annotation.task_registry`
+    imports the shipped ones first)."""
     with _LOCK:
-        if _loaded:
-            return
-        for info in sorted(pkgutil.iter_modules(builtin_tasks.__path__), key=lambda i: i.name):
-            importlib.import_module(f"{builtin_tasks.__name__}.{info.name}")
-        _loaded = True
-
-
-def all_tasks() -> list[LabelTask]:
-    """Every registered task, in page order (``position``, then name)."""
-    _load_builtin()
-    with _LOCK:
-        return sorted(_TASKS.values(), key=lambda t: (t.position, t.name))
-
-
-def task_names() -> list[str]:
-    """The names of :func:`all_tasks`, in page order."""
-    return [t.name for t in all_tasks()]
-
-
-def task_named(name: str) -> LabelTask:
-    """The registered task called ``name``; an unknown name is an InputError naming the known
-    ones."""
-    _load_builtin()
-    with _LOCK:
-        found = _TASKS.get(name)
-    if found is None:
-        raise InputError(f"unknown task {name!r}: task must be one of {', '.join(task_names())}")
-    return found
+        return dict(_TASKS)
 
 
 def human_label_rows(

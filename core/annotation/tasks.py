@@ -12,7 +12,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, NotRequired, TypedDict
 
 from core.annotation.base import Progress, team_names
-from core.annotation.label_task import HumanLabel, ItemKey, task_named
+from core.annotation.label_task import HumanLabel, ItemKey
+from core.annotation.task_registry import task_named
 
 if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
     import sqlite_utils

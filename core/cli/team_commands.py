@@ -21,7 +21,8 @@ from core.store.settings import SETTINGS, settings_help
 #: Where printed links point when neither ``--base-url`` nor the ``base_url`` setting says.
 DEFAULT_BASE_URL = "http://127.0.0.1:8501"
 
-#: The tasks of :data:`core.annotation.tasks.TASKS` (not imported: that pulls in sqlite-utils).
+#: The names of :func:`core.annotation.task_registry.task_names` (not imported: start-up time;
+#: tests/annotation/test_label_task.py checks they agree).
 TASKS = ("review", "disputes", "side-by-side")
 
 

@@ -11,7 +11,8 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 
 from core.annotation.adjudication import disagreements
-from core.annotation.label_task import HumanLabel, task_named
+from core.annotation.label_task import HumanLabel
+from core.annotation.task_registry import task_named
 from core.store.questions import question_texts
 
 if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened

@@ -32,7 +32,7 @@ from core.annotation.gold import (
     person_labels,
     slot_group,
 )
-from core.annotation.label_task import task_named
+from core.annotation.task_registry import task_named
 from core.stats.agreement import KAPPA_CI_MIN_ITEMS, cohen_kappa_ci, cohen_kappa_ci_clustered
 
 if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened

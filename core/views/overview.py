@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 
 from core.annotation.base import Progress, required_annotations
-from core.annotation.label_task import task_names
 from core.annotation.pairwise import pairwise_items
+from core.annotation.task_registry import task_names
 from core.annotation.tasks import task_progress
 from core.store.answers import imported_answer_counts
 from core.store.connection import rows, table_counts

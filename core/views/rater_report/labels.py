@@ -1,6 +1,7 @@
 """The side-by-side labels a rater-validation report compares: the auto-rater's, each person's,
 the anonymous slots' and the crowd aggregates', all on the canonical scale of
-:mod:`core.annotation.tasks` (``first``, ``second``, ``Equal``, ``None`` of the sorted pair).
+:mod:`core.annotation.label_tasks.side_by_side` (``first``, ``second``, ``Equal``, ``None`` of
+the sorted pair).
 
 Human raters fall in three groups: *people* (signed-in annotators, or any named human),
 *slots* (``human:NAME#k``, anonymous positions of an imported crowd: not people) and
