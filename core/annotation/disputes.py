@@ -40,6 +40,8 @@ if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is
     import sqlite_utils
 
 RESOLUTIONS = ("reference_wrong", "model_wrong", "both_acceptable", "ambiguous")
+#: The name of this task (:mod:`core.annotation.label_tasks.disputes`).
+DISPUTES_TASK = "disputes"
 
 
 def same_answer(text: str | None) -> str:
@@ -124,7 +126,7 @@ def dispute_queue(
         personal=personal_order(db),
         skipped=marks["skipped"],
     )
-    return mix_attention(db, "disputes", annotator, queue, dispute_ids, marks)
+    return mix_attention(db, DISPUTES_TASK, annotator, queue, dispute_ids, marks)
 
 
 def dispute_progress(

@@ -42,6 +42,8 @@ if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is
     import sqlite_utils
 
 PAIRWISE_VERDICTS = ("A", "B", "Equal", "None")
+#: The name of this task (:mod:`core.annotation.label_tasks.side_by_side`).
+SIDE_BY_SIDE_TASK = "side-by-side"
 HUMAN_CRITERION = "better"
 #: Columns of a person's side-by-side label the queues and tallies read.
 _LABEL_COLUMNS = ("question_id", "system_a", "system_b", "rater", "status", "context_kind")
@@ -142,8 +144,10 @@ def verdict_queue(
         skipped=labelled["skipped"],
         last=same,
     )
-    queue = mix_attention(db, "side-by-side", rater, queue, items, labelled)
-    wanted = {canonical_pair_key(k): v for k, v in validation_overlaps(db, "side-by-side").items()}
+    queue = mix_attention(db, SIDE_BY_SIDE_TASK, rater, queue, items, labelled)
+    wanted = {
+        canonical_pair_key(k): v for k, v in validation_overlaps(db, SIDE_BY_SIDE_TASK).items()
+    }
     if not wanted:
         return queue
     present = set(items)

@@ -46,6 +46,8 @@ if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is
     import sqlite_utils
 
 REVIEW_DECISIONS = ("accept", "reject", "edit")
+#: The name of this task (:mod:`core.annotation.label_tasks.review`).
+REVIEW_TASK = "review"
 #: A question's status while its reviews tie (e.g. one accept, one reject): adjudication settles it.
 DISPUTED = "disputed"
 _STATUS_OF_DECISION = {"accept": "accepted", "reject": "rejected", "edit": "edited"}
@@ -250,7 +252,7 @@ def _majority_status(decisions: list[str], settled: str | None = None) -> str:
 
 def _settled(db: sqlite_utils.Database, question_id: str) -> str | None:
     """The adjudicator's settled decision of the question's review, or None."""
-    row = item_adjudication(db, "review", question_id)
+    row = item_adjudication(db, REVIEW_TASK, question_id)
     return row["label"] if row else None
 
 
@@ -327,7 +329,7 @@ def review_queue(
         personal=personal_order(db),
         skipped=marks["skipped"],
     )
-    return mix_attention(db, "review", annotator, queue, question_ids, marks)
+    return mix_attention(db, REVIEW_TASK, annotator, queue, question_ids, marks)
 
 
 def review_progress(

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 from core.annotation.base import queue_seed, seeded_order
 from core.annotation.identity import Annotator, authorise
 from core.annotation.pairwise import (
+    SIDE_BY_SIDE_TASK,
     canonical_pair_key,
     pair_key,
     pairwise_items,
@@ -39,7 +40,7 @@ def validation_candidates(db: sqlite_utils.Database, rater: str) -> list[str]:
     judged = {pair_key(r[2], r[3], r[4]) for r in verdict_summary(db, "pairwise", [rater])}
     people = people_per_item(db)
     requested = {
-        canonical_pair_key(r["item_key"]) for r in validation_requests(db, "side-by-side", rater)
+        canonical_pair_key(r["item_key"]) for r in validation_requests(db, SIDE_BY_SIDE_TASK, rater)
     }
     open_items = [
         key
@@ -54,12 +55,12 @@ def queue_validation_items(
     rater: str,
     n_items: int,
     actor: Annotator,
-    task: str = "side-by-side",
+    task: str = SIDE_BY_SIDE_TASK,
 ) -> list[str]:
     """Queue exactly ``n_items`` of :func:`validation_candidates` with overlap 2, as ``actor``
     (admin once accounts exist); return their keys. Fewer candidates than ``n_items``:
     InputError, nothing written."""
-    if task != "side-by-side":
+    if task != SIDE_BY_SIDE_TASK:  # the alt-test compares an auto-rater's pair verdicts
         raise InputError("only side-by-side items can be queued: the team labels no other task")
     if not rater.startswith("auto:"):
         raise InputError(f"the rater must be an auto-rater (auto:NAME), got {rater!r}")

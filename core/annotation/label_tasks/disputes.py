@@ -9,7 +9,13 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from core.annotation.base import Progress
-from core.annotation.disputes import RESOLUTIONS, dispute_items, dispute_progress, dispute_queue
+from core.annotation.disputes import (
+    DISPUTES_TASK,
+    RESOLUTIONS,
+    dispute_items,
+    dispute_progress,
+    dispute_queue,
+)
 from core.annotation.label_task import (
     HumanLabel,
     ItemFields,
@@ -29,7 +35,7 @@ if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is
 class DisputesTask(TaskDefaults):
     """Dispute resolutions: items are dispute ids, labels :data:`RESOLUTIONS`."""
 
-    name = "disputes"
+    name = DISPUTES_TASK
     labels = RESOLUTIONS
     position = 20
 

@@ -18,7 +18,13 @@ from core.annotation.label_task import (
     human_label_rows,
     register,
 )
-from core.annotation.reviews import REVIEW_DECISIONS, review_progress, review_queue, settle_status
+from core.annotation.reviews import (
+    REVIEW_DECISIONS,
+    REVIEW_TASK,
+    review_progress,
+    review_queue,
+    settle_status,
+)
 from core.store.questions import all_question_ids
 from core.store.reviews import effective_reviews, skipped_reviews
 
@@ -29,7 +35,7 @@ if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is
 class ReviewTask(TaskDefaults):
     """Question reviews: items are question ids, labels :data:`REVIEW_DECISIONS`."""
 
-    name = "review"
+    name = REVIEW_TASK
     labels = REVIEW_DECISIONS
     position = 10
 

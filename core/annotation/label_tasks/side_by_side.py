@@ -15,6 +15,7 @@ from core.annotation.base import Progress
 from core.annotation.label_task import HumanLabel, ItemFields, ItemKey, TaskDefaults, register
 from core.annotation.pairwise import (
     APP_CONTEXT,
+    SIDE_BY_SIDE_TASK,
     canonical_pair_key,
     pair_key,
     pairwise_items,
@@ -81,7 +82,7 @@ def _pair_numbers(items: list[str]) -> dict[str, tuple[int, int]]:
 class SideBySideTask(TaskDefaults):
     """Side-by-side verdicts: items are pair keys, labels :data:`PAIR_LABELS`."""
 
-    name = "side-by-side"
+    name = SIDE_BY_SIDE_TASK
     labels = PAIR_LABELS
     position = 30
 
