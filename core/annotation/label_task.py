@@ -6,8 +6,7 @@ package on first use (as ``python -m core`` discovers its ``*_commands`` modules
 by name, so a new task is one new module. The machinery shared by every task (queues, progress
 and next items in :mod:`core.annotation.tasks`, disagreements and adjudication in
 :mod:`core.annotation.adjudication`, gold in :mod:`core.annotation.gold`, the Adjudication, Team
-and Overview pages) reaches a task only through the registry; no code outside a task's own
-module compares task names.
+and Overview pages) reaches a task only through the registry and never compares task names.
 """
 
 from __future__ import annotations
