@@ -77,12 +77,12 @@ def _read_rank_csv(path: str):
     first appearance); the integer codes go to :meth:`PairwiseCounts.from_codes` without a Python
     loop over rows. Neither pandas nor ``pyarrow.compute`` is imported (they cost start-up time).
     """
-    import numpy as np  # deferred: keeps `python -m core` start-up fast
-    import pyarrow as pa  # deferred: pyarrow is heavy, only this path needs it
-    import pyarrow.csv as pacsv  # deferred: pyarrow is heavy, only this path needs it
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.csv as pacsv
 
     from core.stats.pairwise_counts import (
-        PairwiseCounts,  # deferred: a command imports only what it runs (fast `python -m core`)
+        PairwiseCounts,
     )
 
     data = check_path(path).read_bytes()
@@ -161,10 +161,10 @@ def cmd_rank(args: argparse.Namespace) -> int:
     """Fit and print the leaderboard."""
 
     from core.stats.leaderboard import (
-        leaderboard,  # deferred: a command imports only what it runs (fast `python -m core`)
+        leaderboard,
     )
     from core.stats.length_control import (
-        leaderboard_length_controlled,  # deferred: a command imports only what it runs (fast `python -m core`)
+        leaderboard_length_controlled,
     )
 
     one_source(args, args.judgments, "JUDGMENTS.csv")
@@ -176,7 +176,7 @@ def cmd_rank(args: argparse.Namespace) -> int:
         warnings.simplefilter("always", RuntimeWarning)
         if args.from_db:
             from core.cli.store_statistics import (
-                store_counts,  # deferred: a command imports only what it runs (fast `python -m core`)
+                store_counts,
             )
 
             board = leaderboard(
@@ -262,7 +262,7 @@ def checked_rows(
 
 
 def _read_length_csv(path: str):
-    import pandas as pd  # deferred: pandas costs ~0.5 s to import, only this path needs it
+    import pandas as pd
 
     columns = [*RANK_COLUMNS, "length_a", "length_b"]
     records = checked_rows(path, columns, ("question_id", "system_a", "system_b"))
