@@ -30,6 +30,7 @@ DEFERRABLE = {
     "scipy": "heavy",
     "sklearn": "heavy",
     "plotly": "heavy",
+    "pyarrow": "heavy",
     "tqdm": "progress bars only on interactive runs",
     "bm25s": "loads only when an index is built",
     "Stemmer": "loads only when an index is built",
