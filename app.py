@@ -1,5 +1,6 @@
 """Entry point: the navigation. Overview first (the default page), then every numbered page of
-``app_pages/`` in order, each titled from its file name (``3_Side_by_side.py`` -> "Side by side").
+``page_scripts/`` in order, each titled from its file name (``3_Side_by_side.py`` -> "Side by
+side").
 The folder is not called ``pages/``: Streamlit would route that one itself (its older folder mode)
 whenever a page's own URL is the server's first visit, so routing is this ``st.navigation`` only.
 
@@ -13,7 +14,7 @@ import streamlit as st
 from app_support import frame
 
 PAGES = sorted(
-    (Path(__file__).resolve().parent / "app_pages").glob("[0-9]*.py"),
+    (Path(__file__).resolve().parent / "page_scripts").glob("[0-9]*.py"),
     key=lambda p: int(p.stem.split("_", 1)[0]),
 )
 

@@ -17,7 +17,7 @@ ROOT = Path(__file__).resolve().parents[1]
 #: The app: its entry point, the page scripts and their shared helpers (``app_support``).
 PAGES = [
     ROOT / "app.py",
-    *sorted((ROOT / "app_pages").glob("*.py")),
+    *sorted((ROOT / "page_scripts").glob("*.py")),
     *sorted((ROOT / "app_support").glob("*.py")),
 ]
 CORE = sorted((ROOT / "core").rglob("*.py"))
