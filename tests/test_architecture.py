@@ -70,7 +70,7 @@ def test_core_top_level_has_at_most_16_entries():
 
 
 @pytest.mark.parametrize("module", [*CORE, *PAGES], ids=_rel)
-def test_module_is_short(module):
+def test_module_is_short(module: Path) -> None:
     n = len(module.read_text(encoding="utf-8").splitlines())
     assert n <= MAX_LINES, f"{_rel(module)} has {n} lines; split it by job"
 
@@ -97,7 +97,7 @@ def deferred_import_problems(rel: str, source: str) -> list[str]:
 
 
 @pytest.mark.parametrize("module", CORE, ids=_rel)
-def test_no_module_getattr_and_deferred_imports_follow_the_rule(module):
+def test_no_module_getattr_and_deferred_imports_follow_the_rule(module: Path) -> None:
     text = module.read_text(encoding="utf-8")
     tree = ast.parse(text)
     assert not any(isinstance(n, ast.FunctionDef) and n.name == "__getattr__" for n in tree.body), (
@@ -108,7 +108,7 @@ def test_no_module_getattr_and_deferred_imports_follow_the_rule(module):
     )
 
 
-def test_deferred_import_rule_catches_planted_imports():
+def test_deferred_import_rule_catches_planted_imports() -> None:
     """The rule flags a light or project import deferred outside the CLI, and nothing else."""
     source = (
         "import json\n"

@@ -14,7 +14,7 @@ from core.errors import InputError
 
 COLUMNS = ["question_id", "system_a", "verdict"]
 
-GOOD = {
+GOOD: dict[str, str | bytes] = {
     "plain.csv": "question_id,system_a,verdict,extra\nq1,x,A,1\nq2,y,B,2\nq1,y,A,3\n",
     "crlf.csv": "question_id,system_a,verdict\r\nq1,x,A\r\nq2,x,B\r\n",
     "quoted.csv": 'question_id,system_a,verdict\nq1,"x, the first","A"\n"q\n2",x,B\n',
@@ -26,7 +26,7 @@ GOOD = {
     "blank_row.csv": "question_id,system_a,verdict\nq1,x,A\n , ,\n",
     "utf16.csv": "question_id,system_a,verdict\nq1,Zoë,A\n".encode("utf-16"),
 }
-BAD = {
+BAD: dict[str, str | bytes] = {
     "ragged.csv": "question_id,system_a,verdict\nq1,x,A\nq2,x\n",
     "control.csv": "question_id,system_a,verdict\nq1,x\x01y,A\n",
     "missing.csv": "question_id,system_a\nq1,x\n",
