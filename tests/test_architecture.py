@@ -64,6 +64,12 @@ def test_pages_run_no_sql_and_render_no_html(page):
     assert "unsafe_allow_html=True" not in text
 
 
+def test_no_pages_folder_beside_app() -> None:
+    """No ``pages/`` next to ``app.py``, not even a stale ``__pycache__``: Streamlit would start
+    in its older folder mode and route a page's own URL without ``app.py``'s ``st.navigation``."""
+    assert not (ROOT / "pages").exists(), "remove pages/ (the page scripts are in page_scripts/)"
+
+
 def test_core_top_level_has_at_most_16_entries():
     entries = [p.name for p in (ROOT / "core").iterdir() if p.name != "__pycache__"]
     assert len(entries) <= 16, sorted(entries)
