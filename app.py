@@ -1,5 +1,8 @@
 """Entry point: the navigation. Overview first (the default page), then every numbered page of
-``pages/`` in order, each titled from its file name (``3_Side_by_side.py`` -> "Side by side").
+``page_scripts/`` in order, each titled from its file name (``3_Side_by_side.py`` -> "Side by
+side").
+The folder is not called ``pages/``: Streamlit would route that one itself (its older folder mode)
+whenever a page's own URL is the server's first visit, so routing is this ``st.navigation`` only.
 
 Run with ``streamlit run app.py``.
 """
@@ -8,10 +11,10 @@ from pathlib import Path
 
 import streamlit as st
 
-import pages as ui
+from app_support import frame
 
 PAGES = sorted(
-    (Path(__file__).resolve().parent / "pages").glob("[0-9]*.py"),
+    (Path(__file__).resolve().parent / "page_scripts").glob("[0-9]*.py"),
     key=lambda p: int(p.stem.split("_", 1)[0]),
 )
 
@@ -26,4 +29,4 @@ navigation = st.navigation(  # expanded: all pages listed, Team and Adjudication
     ],
     expanded=True,
 )
-ui.run_page(navigation)  # a failure: one plain message, the traceback in the log
+frame.run_page(navigation)  # a failure: one plain message, the traceback in the log

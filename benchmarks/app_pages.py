@@ -6,9 +6,9 @@
 2. AppTest (no browser): every page's warm script run (``max_page_s``) and the leaderboard's
    recompute after a human verdict + its polling interval (``verdict_to_leaderboard_s``).
 3. Headless Chromium (Playwright, ``/usr/bin/chromium``; never ``playwright install``) against
-   ``streamlit run app.py``, after its first visit and its start-up warm-up (``pages.warm_up``:
-   the imports and the costliest default views, in the background; ``warm_up_s`` is how long it
-   took; ``--no-warm-up`` serves without it): the first load of each page in a fresh browser
+   ``streamlit run app.py``, after its first visit and its start-up warm-up
+   (``app_support.warmup.warm_up``: the imports and the costliest default views, in the
+   background; ``warm_up_s`` is how long it took; ``--no-warm-up`` serves without it): the first load of each page in a fresh browser
    context (page rendered and the script idle; ``first_load_max_s``: the slowest page's first load
    in this server; ``first_load_median_max_s``: the slowest page's median over ``--load-repeats``
    rounds of fresh contexts, each a new visitor; ``first_load_floor_s``: the median first load
@@ -184,7 +184,7 @@ def apptest_figures(path: Path, warm_runs: int) -> dict:
     from streamlit.testing.v1 import AppTest  # reason: heavy, only for this part
 
     os.environ["WORKBENCH_DB"] = str(path)
-    pages = sorted(f"pages/{p.name}" for p in (ROOT / "pages").glob("[0-9]*.py"))
+    pages = sorted(f"page_scripts/{p.name}" for p in (ROOT / "page_scripts").glob("[0-9]*.py"))
     warm_max = 0.0
     for page in pages:
         at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=300).run()
@@ -201,7 +201,7 @@ def apptest_figures(path: Path, warm_runs: int) -> dict:
         warm_max = max(warm_max, min(warm))
         print(f"apptest {page:34s} warm {min(warm):6.3f} s", flush=True)
     lb = AppTest.from_file(str(ROOT / "app.py"), default_timeout=300).run()
-    lb.switch_page("pages/5_Leaderboard.py").run()
+    lb.switch_page("page_scripts/5_Leaderboard.py").run()
     before = comparisons(lb)
     db = open_db(path)
     key = verdict_queue(db, "bench")[0]
@@ -261,8 +261,9 @@ _WARM_UP_DONE = re.compile(r"warm-up done in ([0-9.]+) s")
 
 
 def wait_warm_up(log: Path, timeout_s: float = 180) -> float:
-    """Wait for the app's start-up warm-up (``pages.warm_up``: imports and the costliest default
-    views, in a background thread) to log that it is done; return the seconds it took."""
+    """Wait for the app's start-up warm-up (``app_support.warmup.warm_up``: imports and the
+    costliest default views, in a background thread) to log that it is done; return the seconds
+    it took."""
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
         found = _WARM_UP_DONE.search(log.read_text(errors="replace"))

@@ -46,7 +46,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="LLM calls ignore stored replies and store the new ones",
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-    import core.cli as cli_pkg  # deferred: a command imports only what it runs (fast `python -m core`)
+    import core.cli as cli_pkg
 
     for info in sorted(pkgutil.iter_modules(cli_pkg.__path__), key=lambda i: i.name):
         if not info.name.endswith("_commands"):
@@ -63,11 +63,11 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args.cache_mode:  # process-wide default for every command that calls a model
             from core.llm.engine import (
-                set_cache_mode,  # deferred: a command imports only what it runs (fast `python -m core`)
+                set_cache_mode,
             )
 
             set_cache_mode(args.cache_mode)
-        from core.store.database import creating  # deferred: see above
+        from core.store.database import creating
 
         with creating(getattr(args, "creates_db", False)):
             return int(args.func(args) or 0)
@@ -75,7 +75,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     except sqlite3.DatabaseError as exc:  # the database file failed (locked, full, damaged)
-        from core.store.dbfile import explain_sqlite_error, is_file_error  # deferred: see above
+        from core.store.dbfile import explain_sqlite_error, is_file_error
 
         if not is_file_error(exc):  # a constraint or SQL mistake is a bug: keep its traceback
             raise

@@ -52,10 +52,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _read_verdicts(path: str):
-    import pandas as pd  # deferred: pandas costs ~0.5 s to import, only this path needs it
+    import pandas as pd
 
     from core.stats.pairwise_counts import (
-        parse_verdict,  # deferred: a command imports only what it runs (fast `python -m core`)
+        parse_verdict,
     )
 
     columns = ["item_id", "rater", "verdict"]
@@ -103,14 +103,14 @@ def cmd_agreement(args: argparse.Namespace) -> int:
         pairwise_agreement,
         percent_agreement,
         ratings_matrix,
-    )  # deferred: a command imports only what it runs (fast `python -m core`)
+    )
 
     one_source(args, args.verdicts, "VERDICTS.csv")
     if (args.rater_a is None) != (args.rater_b is None):
         raise InputError("give both --rater-a and --rater-b, or neither")
     if args.from_db:
         from core.cli.store_statistics import (
-            store_pair,  # deferred: a command imports only what it runs (fast `python -m core`)
+            store_pair,
         )
 
         if args.rater_a is None:

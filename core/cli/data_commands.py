@@ -114,7 +114,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def _import_narrativeqa(args: argparse.Namespace) -> int:
     from core.corpus.narrativeqa import (
-        import_narrativeqa,  # deferred: a command imports only what it runs (fast `python -m core`)
+        import_narrativeqa,
     )
 
     with opened(args.db) as db:
@@ -126,7 +126,7 @@ def _import_narrativeqa(args: argparse.Namespace) -> int:
 
 
 def _import_book(args: argparse.Namespace) -> int:
-    from core.corpus.books import (  # deferred: a command imports only what it runs (fast `python -m core`)
+    from core.corpus.books import (
         import_book,
         import_books,
         import_stories,
@@ -167,7 +167,7 @@ def _import_book(args: argparse.Namespace) -> int:
 
 def _import_questions(args: argparse.Namespace) -> int:
     from core.corpus.question_sets import (
-        import_questions,  # deferred: a command imports only what it runs (fast `python -m core`)
+        import_questions,
     )
 
     with opened(args.db) as db:
@@ -189,10 +189,10 @@ def _import_questions(args: argparse.Namespace) -> int:
 
 def _status(args: argparse.Namespace) -> int:
     from core.store.database import (
-        schema_version,  # deferred: a command imports only what it runs (fast `python -m core`)
+        schema_version,
     )
     from core.store.questions import (
-        counts_by_origin,  # deferred: a command imports only what it runs (fast `python -m core`)
+        counts_by_origin,
     )
 
     with opened(args.db) as db:
@@ -264,7 +264,7 @@ def _export(args: argparse.Namespace) -> int:
 
 def _demo(args: argparse.Namespace) -> int:
     from core.cli.demo import (
-        build_demo,  # deferred: a command imports only what it runs (fast `python -m core`)
+        build_demo,
     )
 
     with opened(args.db) as db:

@@ -19,7 +19,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _init(args: argparse.Namespace) -> int:
-    from core.store.database import (  # deferred: a command imports only what it runs (fast `python -m core`)
+    from core.store.database import (
         opened,
         schema_version,
     )

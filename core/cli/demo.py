@@ -60,10 +60,10 @@ def build_demo(
             print(f"demo: {name} done in {summary[name]['seconds']} s", flush=True)
 
     from core.corpus.books import (
-        import_books,  # deferred: a command imports only what it runs (fast `python -m core`)
+        import_books,
     )
     from core.corpus.narrativeqa import (
-        import_narrativeqa,  # deferred: a command imports only what it runs (fast `python -m core`)
+        import_narrativeqa,
     )
 
     step(
@@ -76,19 +76,19 @@ def build_demo(
         return summary
 
     from core.exam.book_case import (
-        build_book_demo as build_exam_book_demo,  # deferred: a command imports only what it runs (fast `python -m core`)
+        build_book_demo as build_exam_book_demo,
     )
     from core.exam.workflow import (
-        build_demo as build_exam_demo,  # deferred: a command imports only what it runs (fast `python -m core`)
+        build_demo as build_exam_demo,
     )
     from core.generation.questions import (
-        generate_questions,  # deferred: a command imports only what it runs (fast `python -m core`)
+        generate_questions,
     )
     from core.pipeline.experiment import (
-        run_experiment,  # deferred: a command imports only what it runs (fast `python -m core`)
+        run_experiment,
     )
     from core.xrag.workflow import (
-        build_demo as build_xrag_demo,  # deferred: a command imports only what it runs (fast `python -m core`)
+        build_demo as build_xrag_demo,
     )
 
     def generate_all() -> dict[str, Any]:
@@ -119,10 +119,10 @@ def build_demo(
 def import_prd_demo(db: sqlite_utils.Database, demo_dir: Path) -> dict[str, Any]:
     """Import the bundled PRD Vicuna80 folder (idempotent); rows inserted per table."""
     from core.corpus.evaluation_layouts import (
-        read_prd_vicuna80,  # deferred: a command imports only what it runs (fast `python -m core`)
+        read_prd_vicuna80,
     )
     from core.corpus.evaluations import (
-        store_evaluation,  # deferred: a command imports only what it runs (fast `python -m core`)
+        store_evaluation,
     )
 
     folder = demo_dir / "prd_vicuna80"

@@ -23,7 +23,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def _documents(args: argparse.Namespace) -> int:
     from core.corpus.documents import (
-        list_documents,  # deferred: a command imports only what it runs (fast `python -m core`)
+        list_documents,
     )
 
     with opened(args.db) as db:

@@ -50,12 +50,12 @@ def _check_shape(action: str, rest: list[str]) -> None:
 
 def run_edit(args: argparse.Namespace, words: list[str]) -> int:
     """Run ``entities ACTION DOC ...`` (``words`` = ``[ACTION, DOC, ...]``)."""
-    from core.annotation.entity_repair import (  # deferred: a command imports only what it runs
+    from core.annotation.entity_repair import (
         edit_entities,
         undo_entity_edit,
     )
     from core.annotation.identity import (
-        shell_admin,  # deferred: a command imports only what it runs (fast `python -m core`)
+        shell_admin,
     )
 
     action = words[0]
@@ -110,8 +110,8 @@ def _edit_args(action: str, rest: list[str], args: argparse.Namespace) -> dict:
 
 
 def _listing(db, action: str, doc: str, rest: list[str], as_json: bool) -> int:
-    from core.corpus.documents import require_document  # deferred: fast `python -m core`
-    from core.views.entities import (  # deferred: a command imports only what it runs
+    from core.corpus.documents import require_document
+    from core.views.entities import (
         edit_history,
         mention_samples,
     )

@@ -35,7 +35,7 @@ def _print_table(records: list[dict[str, Any]]) -> None:
 
 def cmd_import(args: argparse.Namespace) -> int:
     from core.exam.bank import (
-        import_car_bank,  # deferred: a command imports only what it runs (fast `python -m core`)
+        import_car_bank,
     )
 
     res = import_car_bank(
@@ -50,7 +50,7 @@ def cmd_import(args: argparse.Namespace) -> int:
 
 def cmd_derive(args: argparse.Namespace) -> int:
     from core.exam.bank import (
-        derive_bank,  # deferred: a command imports only what it runs (fast `python -m core`)
+        derive_bank,
     )
 
     res = derive_bank(
@@ -62,13 +62,13 @@ def cmd_derive(args: argparse.Namespace) -> int:
 
 def cmd_articles(args: argparse.Namespace) -> int:
     from core.exam import (
-        articles as ea,  # deferred: a command imports only what it runs (fast `python -m core`)
+        articles as ea,
     )
     from core.exam.bank import (
-        bank_queries,  # deferred: a command imports only what it runs (fast `python -m core`)
+        bank_queries,
     )
     from core.exam.inputs import (
-        read_articles_jsonl,  # deferred: a command imports only what it runs (fast `python -m core`)
+        read_articles_jsonl,
     )
 
     db = open_args_db(args)
@@ -119,7 +119,7 @@ def cmd_articles(args: argparse.Namespace) -> int:
 
 def cmd_grade(args: argparse.Namespace) -> int:
     from core.exam.grading import (
-        grade_bank,  # deferred: a command imports only what it runs (fast `python -m core`)
+        grade_bank,
     )
 
     run_id = grade_bank(
@@ -137,7 +137,7 @@ def cmd_grade(args: argparse.Namespace) -> int:
 
 def cmd_scores(args: argparse.Namespace) -> int:
     from core.views.exam import (
-        leaderboard_frame,  # deferred: a command imports only what it runs (fast `python -m core`)
+        leaderboard_frame,
     )
 
     frame = leaderboard_frame(open_args_db(args), args.run_id)
@@ -181,10 +181,10 @@ def leaderboard_notes(frame: Any) -> list[str]:
 
 def cmd_correlate(args: argparse.Namespace) -> int:
     from core.exam.inputs import (
-        read_leaderboard,  # deferred: a command imports only what it runs (fast `python -m core`)
+        read_leaderboard,
     )
     from core.views.exam import (
-        correlation_frame,  # deferred: a command imports only what it runs (fast `python -m core`)
+        correlation_frame,
     )
 
     ref, ref_se = read_leaderboard(args.reference) if args.reference else (None, None)
@@ -206,7 +206,7 @@ def cmd_correlate(args: argparse.Namespace) -> int:
 
 def cmd_reproduce(args: argparse.Namespace) -> int:
     from core.exam.car_repro import (
-        reproduce_car,  # deferred: a command imports only what it runs (fast `python -m core`)
+        reproduce_car,
     )
 
     result = reproduce_car(args.results_dir, repeats=args.repeats, seed=args.seed)
@@ -226,7 +226,7 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
 
 def cmd_demo(args: argparse.Namespace) -> int:
     from core.exam.workflow import (
-        build_demo,  # deferred: a command imports only what it runs (fast `python -m core`)
+        build_demo,
     )
 
     res = build_demo(open_args_db(args), args.demo_dir)
@@ -237,7 +237,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 def cmd_book_demo(args: argparse.Namespace) -> int:
     from core.exam.book_case import (
-        build_book_demo,  # deferred: a command imports only what it runs (fast `python -m core`)
+        build_book_demo,
     )
 
     res = build_book_demo(open_args_db(args), args.document, progress=not args.json)

@@ -111,7 +111,7 @@ def format_report(rep: dict[str, Any]) -> str:
 
 def _run(args: argparse.Namespace) -> int:
     from core.pipeline.experiment import (
-        run_experiment,  # deferred: a command imports only what it runs (fast `python -m core`)
+        run_experiment,
     )
 
     db = open_args_db(args)
@@ -150,7 +150,7 @@ def _run(args: argparse.Namespace) -> int:
 
 def _report(args: argparse.Namespace) -> int:
     from core.pipeline.report import (
-        report,  # deferred: a command imports only what it runs (fast `python -m core`)
+        report,
     )
 
     db = open_args_db(args)
@@ -164,7 +164,7 @@ def _report(args: argparse.Namespace) -> int:
 
 def _experiments(args: argparse.Namespace) -> int:
     from core.pipeline.experiment import (
-        list_experiments,  # deferred: a command imports only what it runs (fast `python -m core`)
+        list_experiments,
     )
 
     db = open_args_db(args)
@@ -186,7 +186,7 @@ def _experiments(args: argparse.Namespace) -> int:
 
 def _disputes(args: argparse.Namespace) -> int:
     from core.pipeline.grounding import (
-        list_disputes,  # deferred: a command imports only what it runs (fast `python -m core`)
+        list_disputes,
     )
 
     db = open_args_db(args)

@@ -85,7 +85,7 @@ def _entities(args: argparse.Namespace) -> int:
     if len(words) > 1:
         raise InputError(f"entities: one document id, or an action first ({USAGE})")
     args.doc_id = words[0]
-    from core.generation.entity_store import (  # deferred: a command imports only what it runs (fast `python -m core`)
+    from core.generation.entity_store import (
         build_entities,
         get_entities,
     )
@@ -139,7 +139,7 @@ def _entities(args: argparse.Namespace) -> int:
 
 def _generate(args: argparse.Namespace) -> int:
     from core.generation.questions import (
-        generate_questions,  # deferred: a command imports only what it runs (fast `python -m core`)
+        generate_questions,
     )
 
     with opened(args.db) as db:

@@ -29,7 +29,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def cmd_mark(args: argparse.Namespace) -> int:
     from core.annotation.gold import (
-        mark_gold_source_as,  # deferred: a command imports only what it runs (fast `python -m core`)
+        mark_gold_source_as,
     )
 
     row = mark_gold_source_as(open_args_db(args), args.admin, args.rater, args.add)
@@ -40,7 +40,7 @@ def cmd_mark(args: argparse.Namespace) -> int:
 
 def cmd_list(args: argparse.Namespace) -> int:
     from core.store.gold_sources import (
-        active_gold_sources,  # deferred: a command imports only what it runs (fast `python -m core`)
+        active_gold_sources,
     )
 
     found = active_gold_sources(open_args_db(args))

@@ -65,7 +65,7 @@ def _report(counts: dict[str, dict[str, int]], as_json: bool) -> None:
 
 
 def _import_answers(args: argparse.Namespace) -> int:
-    from core.corpus.evaluations import (  # deferred: a command imports only what it runs (fast `python -m core`)
+    from core.corpus.evaluations import (
         read_answers,
         store_evaluation,
     )
@@ -79,13 +79,13 @@ def _import_answers(args: argparse.Namespace) -> int:
 
 def _import_judgments(args: argparse.Namespace) -> int:
     from core.corpus.evaluation_layouts import (
-        read_judgments,  # deferred: a command imports only what it runs (fast `python -m core`)
+        read_judgments,
     )
     from core.corpus.evaluations import (
-        parse_rater,  # deferred: a command imports only what it runs (fast `python -m core`)
-        store_evaluation,  # deferred: a command imports only what it runs (fast `python -m core`)
+        parse_rater,
+        store_evaluation,
     )
-    from core.corpus.names import check_name  # deferred like the others
+    from core.corpus.names import check_name
 
     if args.rater:
         parse_rater(check_name(args.rater, "rater", column="--rater"), "--rater", None)

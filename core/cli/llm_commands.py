@@ -103,12 +103,12 @@ def _fmt(v: Any) -> str:
 
 def cmd_models(args: argparse.Namespace) -> int:
     """List the catalogue."""
-    from core.llm.catalog import (  # deferred: a command imports only what it runs (fast `python -m core`)
+    from core.llm.catalog import (
         known_models,
         model_info,
     )
     from core.llm.registry import (
-        model_available,  # deferred: a command imports only what it runs (fast `python -m core`)
+        model_available,
     )
 
     out = []
@@ -150,23 +150,23 @@ def _estimate_line(est: dict[str, Any], prices: str) -> str:
 def cmd_ask(args: argparse.Namespace) -> int:
     """One request: checks and estimate first, then the call (unless --dry-run)."""
     from core.corpus.documents import (
-        read_text_file,  # deferred: a command imports only what it runs (fast `python -m core`)
+        read_text_file,
     )
     from core.errors import (
-        ConfigError,  # deferred: a command imports only what it runs (fast `python -m core`)
+        ConfigError,
     )
     from core.llm.cost import (
-        estimate_cost,  # deferred: a command imports only what it runs (fast `python -m core`)
+        estimate_cost,
     )
-    from core.llm.engine import (  # deferred: a command imports only what it runs (fast `python -m core`)
+    from core.llm.engine import (
         complete,
         preflight,
     )
     from core.llm.types import (
-        LLMRequest,  # deferred: a command imports only what it runs (fast `python -m core`)
+        LLMRequest,
     )
     from core.store.database import (
-        opened,  # deferred: a command imports only what it runs (fast `python -m core`)
+        opened,
     )
 
     if args.max_tokens <= 0:
@@ -209,10 +209,10 @@ def cmd_ask(args: argparse.Namespace) -> int:
 def cmd_cost(args: argparse.Namespace) -> int:
     """Totals per run / system / judge / model."""
     from core.llm.cost import (
-        cost_totals,  # deferred: a command imports only what it runs (fast `python -m core`)
+        cost_totals,
     )
     from core.store.database import (
-        opened,  # deferred: a command imports only what it runs (fast `python -m core`)
+        opened,
     )
 
     with opened(args.db) as db:
@@ -241,13 +241,13 @@ def cmd_cost(args: argparse.Namespace) -> int:
 def read_requests(path: str) -> list:
     """LLMRequests from a JSONL file (InputError names the line)."""
     from core.corpus.tabular import (
-        jsonl_records,  # deferred: a command imports only what it runs (fast `python -m core`)
+        jsonl_records,
     )
     from core.errors import (
-        WorkbenchError,  # deferred: a command imports only what it runs (fast `python -m core`)
+        WorkbenchError,
     )
     from core.llm.types import (
-        LLMRequest,  # deferred: a command imports only what it runs (fast `python -m core`)
+        LLMRequest,
     )
 
     out = []
@@ -266,16 +266,16 @@ def read_requests(path: str) -> list:
 def cmd_batch_submit(args: argparse.Namespace) -> int:
     """Submit (or estimate) a batch."""
     from core.llm.batch import (
-        submit_batch,  # deferred: a command imports only what it runs (fast `python -m core`)
+        submit_batch,
     )
     from core.llm.cost import (
-        estimate_cost,  # deferred: a command imports only what it runs (fast `python -m core`)
+        estimate_cost,
     )
     from core.llm.engine import (
-        preflight,  # deferred: a command imports only what it runs (fast `python -m core`)
+        preflight,
     )
     from core.store.database import (
-        opened,  # deferred: a command imports only what it runs (fast `python -m core`)
+        opened,
     )
 
     requests = read_requests(args.requests)
@@ -294,13 +294,13 @@ def cmd_batch_submit(args: argparse.Namespace) -> int:
 
 def cmd_batch_status(args: argparse.Namespace) -> int:
     """Poll or list batches."""
-    from core.llm.batch import (  # deferred: a command imports only what it runs (fast `python -m core`)
+    from core.llm.batch import (
         batch_status,
         list_batches,
         wait_batch,
     )
     from core.store.database import (
-        opened,  # deferred: a command imports only what it runs (fast `python -m core`)
+        opened,
     )
 
     with opened(args.db) as db:
@@ -330,14 +330,14 @@ def cmd_batch_status(args: argparse.Namespace) -> int:
 
 def cmd_batch_import(args: argparse.Namespace) -> int:
     """Import one or every finished batch."""
-    from core.llm.batch import (  # deferred: a command imports only what it runs (fast `python -m core`)
+    from core.llm.batch import (
         TERMINAL,
         batch_status,
         import_batch,
         list_batches,
     )
     from core.store.database import (
-        opened,  # deferred: a command imports only what it runs (fast `python -m core`)
+        opened,
     )
 
     with opened(args.db) as db:

@@ -79,10 +79,10 @@ def _write(path: Path, text: str) -> None:
 def cmd_rater_report(args: argparse.Namespace) -> int:
     """Build the report's data, render it, write the file; print each verdict sentence."""
     from core.views.rater_report.assemble import (
-        report_data,  # deferred: a command imports only what it runs (fast `python -m core`)
+        report_data,
     )
     from core.views.report_html import (
-        report_html,  # deferred: a command imports only what it runs (fast `python -m core`)
+        report_html,
     )
 
     if not args.rater and not args.all:

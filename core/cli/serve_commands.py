@@ -95,10 +95,10 @@ def serve_command(
 
 def _serve(args: argparse.Namespace) -> int:
     from core.store.accounts import (
-        accounts_exist,  # deferred: a command imports only what it runs (fast `python -m core`)
+        accounts_exist,
     )
     from core.store.settings import (
-        url_setting,  # deferred: a command imports only what it runs (fast `python -m core`)
+        url_setting,
     )
 
     with opened(args.db) as db:

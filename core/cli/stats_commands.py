@@ -14,7 +14,7 @@ from typing import Any
 
 from core.cli.support import alpha_arg, count_arg, level_arg, print_aligned
 from core.corpus.names import name_problem, shown
-from core.corpus.tabular import check_path, decode_input, optional_number, read_records
+from core.corpus.tabular import optional_number, read_records
 from core.errors import InputError
 
 RANK_COLUMNS = ["question_id", "system_a", "system_b", "verdict"]
@@ -73,80 +73,26 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def _read_rank_csv(path: str):
     """Read the judgments CSV into :class:`core.stats.pairwise_counts.PairwiseCounts`.
 
-    pyarrow parses the four columns straight into dictionary-encoded arrays (labels in order of
-    first appearance); the integer codes go to :meth:`PairwiseCounts.from_codes` without a Python
-    loop over rows. Neither pandas nor ``pyarrow.compute`` is imported (they cost start-up time).
+    The one reader codes each column (:func:`core.corpus.tabular_columns.read_coded_columns`:
+    labels in order of first appearance, one integer code per row, read by pyarrow when the file
+    is well formed); the codes go to :meth:`PairwiseCounts.from_codes` without a Python loop over
+    rows. A blank value or a bad name: :func:`checked_rows` reads the file row by row and says
+    which line (or, when the blank was a blank row it skips, reads it).
     """
-    import numpy as np  # deferred: keeps `python -m core` start-up fast
-    import pyarrow as pa  # deferred: pyarrow is heavy, only this path needs it
-    import pyarrow.csv as pacsv  # deferred: pyarrow is heavy, only this path needs it
+    from core.corpus.tabular_columns import coded, read_coded_columns
+    from core.stats.pairwise_counts import PairwiseCounts
 
-    from core.stats.pairwise_counts import (
-        PairwiseCounts,  # deferred: a command imports only what it runs (fast `python -m core`)
-    )
-
-    data = check_path(path).read_bytes()
-    text = decode_input(data, path)  # encoding, BOM, binary and empty-file checks
-    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
-        data = text.encode()  # UTF-16 with its BOM: hand pyarrow the text as UTF-8
-    dict_type = pa.dictionary(pa.int32(), pa.string())
+    columns = read_coded_columns(path, RANK_COLUMNS)
+    names = ("question_id", "system_a", "system_b")
+    if any(
+        not label.strip() or (c in names and name_problem(label))
+        for c, col in zip(RANK_COLUMNS, columns)
+        for label in col.labels
+    ):
+        columns = coded(checked_rows(path, RANK_COLUMNS, names), RANK_COLUMNS)
+    parts = [part for col in columns for part in (col.codes, col.labels)]
     try:
-        table = pacsv.read_csv(
-            pa.BufferReader(data),
-            convert_options=pacsv.ConvertOptions(
-                column_types={c: dict_type for c in RANK_COLUMNS}, strings_can_be_null=True
-            ),
-        )
-    except pa.ArrowInvalid:
-        # pyarrow cannot read it (a ragged row, bad quoting, a field longer than its block):
-        # the line-aware one reader says what is wrong, or reads it
-        records = checked_rows(path, RANK_COLUMNS, ("question_id", "system_a", "system_b"))
-        parts: list[Any] = []
-        for c in RANK_COLUMNS:
-            index: dict[str, int] = {}
-            found = [index.setdefault(str(r[c]).strip(), len(index)) for _, r in records]
-            parts += [np.asarray(found, np.int32), list(index)]
-        try:
-            return PairwiseCounts.from_codes(*parts)
-        except InputError as exc:
-            raise InputError(str(exc), path=path) from None
-    missing = [c for c in RANK_COLUMNS if c not in table.column_names]
-    if missing:
-        raise InputError(f"missing column(s): {', '.join(missing)}", path=path)
-    if table.num_rows == 0:
-        raise InputError("no judgments (header only)", path=path)
-    encoded = []  # codes and labels per column, as PairwiseCounts.from_codes takes them
-    for c in RANK_COLUMNS:
-        col = table.column(c).unify_dictionaries().combine_chunks()
-        if col.null_count:
-            valid = np.frombuffer(col.is_valid().buffers()[1], np.uint8)
-            line = (
-                int(
-                    np.flatnonzero(
-                        ~np.unpackbits(valid, bitorder="little")[: len(col)].astype(bool)
-                    )[0]
-                )
-                + 2
-            )
-            raise InputError("missing value", path=path, line=line, column=c)
-        idx = col.indices
-        codes = np.frombuffer(idx.buffers()[1], np.int32, len(idx), idx.offset * 4)
-        labels = col.dictionary.to_pylist()
-        blank = [k for k, label in enumerate(labels) if not label.strip()]
-        if blank:
-            line = int(np.flatnonzero(codes == blank[0])[0]) + 2
-            raise InputError("missing value", path=path, line=line, column=c)
-        if c != "verdict":
-            bad = [(k, name_problem(label)) for k, label in enumerate(labels)]
-            bad = [(k, why) for k, why in bad if why]
-            if bad:
-                line = int(np.flatnonzero(codes == bad[0][0])[0]) + 2
-                raise InputError(
-                    f"{shown(labels[bad[0][0]])}: {bad[0][1]}", path=path, line=line, column=c
-                )
-        encoded += [codes, labels]
-    try:
-        return PairwiseCounts.from_codes(*encoded)
+        return PairwiseCounts.from_codes(*parts)
     except InputError as exc:
         raise InputError(str(exc), path=path) from None
 
@@ -161,10 +107,10 @@ def cmd_rank(args: argparse.Namespace) -> int:
     """Fit and print the leaderboard."""
 
     from core.stats.leaderboard import (
-        leaderboard,  # deferred: a command imports only what it runs (fast `python -m core`)
+        leaderboard,
     )
     from core.stats.length_control import (
-        leaderboard_length_controlled,  # deferred: a command imports only what it runs (fast `python -m core`)
+        leaderboard_length_controlled,
     )
 
     one_source(args, args.judgments, "JUDGMENTS.csv")
@@ -176,7 +122,7 @@ def cmd_rank(args: argparse.Namespace) -> int:
         warnings.simplefilter("always", RuntimeWarning)
         if args.from_db:
             from core.cli.store_statistics import (
-                store_counts,  # deferred: a command imports only what it runs (fast `python -m core`)
+                store_counts,
             )
 
             board = leaderboard(
@@ -262,7 +208,7 @@ def checked_rows(
 
 
 def _read_length_csv(path: str):
-    import pandas as pd  # deferred: pandas costs ~0.5 s to import, only this path needs it
+    import pandas as pd
 
     columns = [*RANK_COLUMNS, "length_a", "length_b"]
     records = checked_rows(path, columns, ("question_id", "system_a", "system_b"))

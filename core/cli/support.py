@@ -15,7 +15,7 @@ if TYPE_CHECKING:  # the CLI imports its modules lazily, to start fast
 def open_args_db(args: argparse.Namespace) -> "sqlite_utils.Database":
     """The database at ``args.db`` (``--db``), opened and migrated."""
     from core.store.database import (
-        open_db,  # deferred: a command imports only what it runs (fast `python -m core`)
+        open_db,
     )
 
     return open_db(args.db)

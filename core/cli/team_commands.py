@@ -98,7 +98,7 @@ def sign_in_link(base_url: str, token: str) -> str:
 def _base_url(db, args: argparse.Namespace) -> str:
     """``--base-url`` (checked), else ``--host``/``--port``, else the setting, else the default."""
     from core.store.settings import (
-        url_setting,  # deferred: a command imports only what it runs (fast `python -m core`)
+        url_setting,
     )
 
     if args.base_url is not None:
@@ -124,10 +124,10 @@ def _print_link(args: argparse.Namespace, out: dict, first_line: str) -> None:
 
 def cmd_add(args: argparse.Namespace) -> int:
     from core.annotation.identity import (
-        account_name,  # deferred: a command imports only what it runs (fast `python -m core`)
+        account_name,
     )
     from core.store.accounts import (
-        create_account,  # deferred: a command imports only what it runs (fast `python -m core`)
+        create_account,
     )
 
     db = open_args_db(args)
@@ -140,7 +140,7 @@ def cmd_add(args: argparse.Namespace) -> int:
 
 
 def cmd_link(args: argparse.Namespace) -> int:
-    from core.store.accounts import (  # deferred: a command imports only what it runs
+    from core.store.accounts import (
         active_account,
         reissue_token,
     )
@@ -162,7 +162,7 @@ def cmd_link(args: argparse.Namespace) -> int:
 
 def cmd_list(args: argparse.Namespace) -> int:
     from core.store.accounts import (
-        list_accounts,  # deferred: a command imports only what it runs (fast `python -m core`)
+        list_accounts,
     )
 
     found = list_accounts(open_args_db(args))
@@ -180,7 +180,7 @@ def cmd_list(args: argparse.Namespace) -> int:
 
 def cmd_revoke(args: argparse.Namespace) -> int:
     from core.store.accounts import (
-        revoke_account,  # deferred: a command imports only what it runs (fast `python -m core`)
+        revoke_account,
     )
 
     revoke_account(open_args_db(args), args.name)
@@ -190,7 +190,7 @@ def cmd_revoke(args: argparse.Namespace) -> int:
 
 def cmd_settings_show(args: argparse.Namespace) -> int:
     from core.store.settings import (
-        all_settings,  # deferred: a command imports only what it runs (fast `python -m core`)
+        all_settings,
     )
 
     values = all_settings(open_args_db(args))
@@ -209,7 +209,7 @@ def cmd_settings_show(args: argparse.Namespace) -> int:
 
 def cmd_settings_set(args: argparse.Namespace) -> int:
     from core.store.settings import (
-        update_setting,  # deferred: a command imports only what it runs (fast `python -m core`)
+        update_setting,
     )
 
     value = update_setting(open_args_db(args), args.key, args.value)
@@ -218,7 +218,7 @@ def cmd_settings_set(args: argparse.Namespace) -> int:
 
 
 def cmd_queue(args: argparse.Namespace) -> int:
-    from core.annotation.tasks import (  # deferred: a command imports only what it runs
+    from core.annotation.tasks import (
         next_items,
         task_progress,
         task_queue,

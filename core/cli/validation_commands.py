@@ -93,7 +93,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def cmd_validate_rater(args: argparse.Namespace) -> int:
     from core.views.rater_validation import (
-        validate_rater,  # deferred: a command imports only what it runs (fast `python -m core`)
+        validate_rater,
     )
 
     out = validate_rater(
@@ -133,7 +133,7 @@ def cmd_validate_rater(args: argparse.Namespace) -> int:
 
 def cmd_validation_items(args: argparse.Namespace) -> int:
     from core.views.rater_validation import (
-        validation_items_needed,  # deferred: a command imports only what it runs (fast `python -m core`)
+        validation_items_needed,
     )
 
     out = validation_items_needed(
@@ -167,10 +167,10 @@ def cmd_validation_items(args: argparse.Namespace) -> int:
 
 def cmd_validation_queue(args: argparse.Namespace) -> int:
     from core.annotation.identity import (
-        shell_admin,  # deferred: a command imports only what it runs (fast `python -m core`)
+        shell_admin,
     )
     from core.annotation.validation_queue import (
-        VALIDATION_OVERLAP,  # deferred: a command imports only what it runs (fast `python -m core`)
+        VALIDATION_OVERLAP,
         queue_validation_items,
     )
 
@@ -179,7 +179,7 @@ def cmd_validation_queue(args: argparse.Namespace) -> int:
     n_items = args.items
     if n_items is None:
         from core.views.rater_validation import (
-            validation_items_needed,  # deferred: only when the number is computed
+            validation_items_needed,
         )
 
         try:

@@ -13,10 +13,10 @@ from core.store.database import opened
 def _langs(text: str) -> tuple[str, ...]:
     """``de,es`` -> ``("de", "es")``; an unknown code is a usage error (exit 2), not a traceback."""
     from core.errors import (
-        ConfigError,  # deferred: a command imports only what it runs (fast `python -m core`)
+        ConfigError,
     )
     from core.xrag.model_calls import (
-        language_name,  # deferred: a command imports only what it runs (fast `python -m core`)
+        language_name,
     )
 
     out = tuple(x.strip() for x in text.split(",") if x.strip())
@@ -203,7 +203,7 @@ def _run(args: argparse.Namespace, fn) -> int:
 
 def _pair(args: argparse.Namespace) -> int:
     from core.xrag.articles import (
-        pair_articles,  # deferred: a command imports only what it runs (fast `python -m core`)
+        pair_articles,
     )
 
     return _run(
@@ -216,9 +216,9 @@ def _pair(args: argparse.Namespace) -> int:
 
 def _build(args: argparse.Namespace) -> int:
     from core.errors import (
-        ConfigError,  # deferred: a command imports only what it runs (fast `python -m core`)
+        ConfigError,
     )
-    from core.xrag import (  # deferred: a command imports only what it runs (fast `python -m core`)
+    from core.xrag import (
         baseline,
         build,
         notes,
@@ -245,7 +245,7 @@ def _build(args: argparse.Namespace) -> int:
 
 def _translate(args: argparse.Namespace) -> int:
     from core.xrag.translate import (
-        translate_questions,  # deferred: a command imports only what it runs (fast `python -m core`)
+        translate_questions,
     )
 
     return _run(args, lambda db: translate_questions(db, args.model, args.languages))
@@ -253,7 +253,7 @@ def _translate(args: argparse.Namespace) -> int:
 
 def _distractors(args: argparse.Namespace) -> int:
     from core.xrag.distractors import (
-        select_distractors,  # deferred: a command imports only what it runs (fast `python -m core`)
+        select_distractors,
     )
 
     return _run(
@@ -265,12 +265,12 @@ def _distractors(args: argparse.Namespace) -> int:
 
 
 def _evaluate(args: argparse.Namespace) -> int:
-    from core.xrag.evaluate import (  # deferred: a command imports only what it runs (fast `python -m core`)
+    from core.xrag.evaluate import (
         SETTINGS,
         evaluate,
     )
     from core.xrag.judges import (
-        DEFAULT_PANEL,  # deferred: a command imports only what it runs (fast `python -m core`)
+        DEFAULT_PANEL,
     )
 
     chosen = args.setting or ["all"]
@@ -292,7 +292,7 @@ def _evaluate(args: argparse.Namespace) -> int:
 
 def _verify_export(args: argparse.Namespace) -> int:
     from core.views.xrag import (
-        answers_to_verify,  # deferred: a command imports only what it runs (fast `python -m core`)
+        answers_to_verify,
     )
 
     with opened(args.db) as db:
@@ -303,10 +303,10 @@ def _verify_export(args: argparse.Namespace) -> int:
 
 
 def _report(args: argparse.Namespace) -> int:
-    import pandas as pd  # deferred: pandas costs ~0.5 s to import, only this path needs it
+    import pandas as pd
 
     from core.views import (
-        xrag as v,  # deferred: a command imports only what it runs (fast `python -m core`)
+        xrag as v,
     )
 
     with opened(args.db) as db:

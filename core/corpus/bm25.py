@@ -29,7 +29,7 @@ Tokenizer = Callable[[list[str]], list[list[str]]]
 def stop_words() -> frozenset[str]:
     """English stop words (scikit-learn's ``ENGLISH_STOP_WORDS``, 318 words)."""
     from sklearn.feature_extraction.text import (
-        ENGLISH_STOP_WORDS,  # deferred: scikit-learn is heavy, only this path needs it
+        ENGLISH_STOP_WORDS,
     )
 
     return frozenset(ENGLISH_STOP_WORDS)
@@ -38,7 +38,7 @@ def stop_words() -> frozenset[str]:
 @lru_cache(maxsize=1)
 def stemmer() -> Any:
     """The Snowball English stemmer (PyStemmer, a dependency of bm25s)."""
-    import Stemmer  # deferred: loads only when an index is built
+    import Stemmer
 
     return Stemmer.Stemmer("english")
 
@@ -52,7 +52,7 @@ def stem_content(words: Iterable[str]) -> list[str]:
 
 def bm25s_tokenize(texts: list[str]) -> list[list[str]]:
     """bm25s's analyser: lower-cased, bm25s English stop-words removed, stemmed tokens per text."""
-    import bm25s  # deferred: bm25s loads only when an index is built
+    import bm25s
 
     return bm25s.tokenize(
         texts, stopwords="en", stemmer=stemmer(), return_ids=False, show_progress=False
@@ -76,7 +76,7 @@ class BM25Index:
         unique_terms: bool = False,
         tokens: list[list[str]] | None = None,
     ) -> None:
-        import bm25s  # deferred: bm25s loads only when an index is built
+        import bm25s
 
         self.size = len(texts)
         self.tokenizer = tokenizer

@@ -28,7 +28,7 @@ MAX_PASSAGE_TOKENS = 400
 
 @lru_cache(maxsize=1)
 def _encoder():
-    import tiktoken  # deferred: encodings load on first count
+    import tiktoken
 
     return tiktoken.get_encoding(ENCODING)
 

@@ -165,7 +165,7 @@ def rouge1_scores(
     Averaged over the queries that have a gold article; a missing system article scores 0
     (``rouge-score``, Porter stemming on).
     """
-    from rouge_score import rouge_scorer  # deferred: only the ROUGE baseline needs it
+    from rouge_score import rouge_scorer
 
     arts = rows(db, "select system, query_id, text from exam_articles where bank_id = ?", [bank_id])
     golds = {a["query_id"]: a["text"] for a in arts if a["system"] == gold}

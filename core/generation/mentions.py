@@ -211,7 +211,7 @@ def spacy_mentions(
     spans = list(spans)
     bar = None
     if progress:
-        from tqdm import tqdm  # deferred: progress bars only on interactive runs
+        from tqdm import tqdm
 
         # created after the model loaded and advanced once per finished batch: spaCy yields the
         # first passage only after its whole batch, so a per-passage bar showed an ETA of hours

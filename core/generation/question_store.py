@@ -22,7 +22,7 @@ DUPLICATE_THRESHOLD = 0.8
 def similarity_matrix(texts: list[str]) -> np.ndarray:
     """Pairwise TF-IDF cosine similarity (word 1-2-grams, sublinear tf, l2-normalised rows)."""
     from sklearn.feature_extraction.text import (
-        TfidfVectorizer,  # deferred: scikit-learn is heavy, only this path needs it
+        TfidfVectorizer,
     )
 
     if not texts:

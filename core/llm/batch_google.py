@@ -50,7 +50,7 @@ class GoogleBatch:
 
     def inlined(self, items: list[tuple[str, LLMRequest, str]]) -> list[Any]:
         """``InlinedRequest`` objects: contents, config (context in the system instruction), key."""
-        from google.genai import types  # deferred: the SDK loads only when its provider is used
+        from google.genai import types
 
         return [
             types.InlinedRequest(
@@ -61,7 +61,7 @@ class GoogleBatch:
 
     def jsonl(self, inlined: list[Any]) -> bytes:
         """The input file: one ``{"key", "request"}`` line per request (the SDK's own REST form)."""
-        from google.genai import (  # deferred: the SDK loads only when its provider is used
+        from google.genai import (
             _common,
             batches,
         )
@@ -134,7 +134,7 @@ class GoogleBatch:
     @staticmethod
     def _parse_line(entry: dict[str, Any]) -> LLMResponse:
         """A result-file line: ``response`` is a REST (camelCase) GenerateContentResponse."""
-        from google.genai import types  # deferred: the SDK loads only when its provider is used
+        from google.genai import types
 
         if entry.get("response") is not None:
             resp = types.GenerateContentResponse.model_validate(entry["response"])

@@ -338,7 +338,7 @@ class _Store:
 
 def _progress(enabled: bool, total: int, initial: int = 0):
     if enabled:
-        from tqdm import tqdm  # deferred: progress bars only on interactive runs
+        from tqdm import tqdm
 
         return tqdm(total=total, initial=initial, desc="llm calls", unit="call")
 

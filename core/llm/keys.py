@@ -37,7 +37,7 @@ def _from_dotenv(name: str) -> str | None:
 
 @lru_cache(maxsize=4)
 def _dotenv(path: str, mtime: float) -> dict[str, str | None]:
-    from dotenv import dotenv_values  # deferred: read only when a key is looked up
+    from dotenv import dotenv_values
 
     return dict(dotenv_values(path))
 

@@ -82,7 +82,7 @@ class AnthropicProvider:
         """The SDK client (created on first use; SDK retries off)."""
         with self._lock:
             if self._client is None:
-                import anthropic  # deferred: the SDK loads only when its provider is used
+                import anthropic
 
                 self._client = anthropic.Anthropic(
                     api_key=self.api_key,

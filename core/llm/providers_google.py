@@ -99,9 +99,9 @@ class GoogleProvider:
         """The SDK client (created on first use; SDK retries off, timeout in ms)."""
         with self._lock:
             if self._client is None:
-                from google import genai  # deferred: the SDK loads only when its provider is used
+                from google import genai
                 from google.genai import (
-                    types,  # deferred: the SDK loads only when its provider is used
+                    types,
                 )
 
                 self._client = genai.Client(
@@ -131,7 +131,7 @@ class GoogleProvider:
                 self._delete(old)
             if key not in self.context_caches:
                 from google.genai import (
-                    types,  # deferred: the SDK loads only when its provider is used
+                    types,
                 )
 
                 cache = self.client.caches.create(

@@ -80,7 +80,7 @@ class OpenAIProvider:
         """The SDK client for ``base_url`` (created on first use)."""
         with self._lock:
             if base_url not in self._clients:
-                import openai  # deferred: the SDK loads only when its provider is used
+                import openai
 
                 self._clients[base_url] = openai.OpenAI(
                     api_key=self.api_key or "not-needed",
@@ -126,7 +126,7 @@ class OpenAIProvider:
 
     @staticmethod
     def _raw_type() -> Any:
-        import openai  # deferred: the SDK loads only when its provider is used
+        import openai
 
         return openai.APIResponse[dict]
 

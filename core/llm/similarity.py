@@ -83,7 +83,7 @@ def cosine_to(text: str, others: list[str]) -> list[float]:
         vecs = embed([text, *others])
         return [float(v) if o.strip() else 0.0 for v, o in zip(vecs[1:] @ vecs[0], others)]
     from sklearn.feature_extraction.text import (
-        TfidfVectorizer,  # deferred: scikit-learn is heavy, only this path needs it
+        TfidfVectorizer,
     )
 
     docs = [text, *others]

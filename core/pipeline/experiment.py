@@ -150,7 +150,7 @@ def _run_tournament(
     total = sum(1 for _ in full_design(qids, names))
     budget = int(round(exp.budget * total))
     counts = {"judged": 0, "unparsed": 0, "errors": 0}
-    from tqdm import tqdm  # deferred: progress bars only on interactive runs
+    from tqdm import tqdm
 
     bar = tqdm(
         total=budget,

@@ -213,7 +213,7 @@ def rater_bias_pairwise(
     question_ids: Sequence[str] | None = None,
 ) -> list[dict[str, Any]]:
     """The pairwise 2x2 table of :func:`core.stats.rater_bias.self_preference` over stored judgments."""
-    import pandas as pd  # deferred: pandas costs ~0.5 s to import, only this path needs it
+    import pandas as pd
 
     raters = [reference, *rater_family]
     found = effective_judgments(

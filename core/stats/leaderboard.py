@@ -84,7 +84,7 @@ class Leaderboard:
     @property
     def table(self) -> pd.DataFrame:
         """DataFrame sorted by ``beta``: name, beta, ci_low, ci_high, strength, rank, rank_ub, ..."""
-        import pandas as pd  # deferred: pandas costs ~0.5 s to import, only this path needs it
+        import pandas as pd
 
         df = pd.DataFrame(self._columns())
         df["rank_ub"] = (
@@ -95,7 +95,7 @@ class Leaderboard:
         return df.reset_index(drop=True)
 
     def _frame(self, m: np.ndarray) -> pd.DataFrame:
-        import pandas as pd  # deferred: pandas costs ~0.5 s to import, only this path needs it
+        import pandas as pd
 
         return pd.DataFrame(m, index=pd.Index(self.systems, name="system"), columns=self.systems)
 

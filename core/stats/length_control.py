@@ -51,7 +51,7 @@ def fit_bt_covariate_batch(
     (``y = 1/2`` for a tie counted half) by damped Newton with the sum-to-zero gauge on ``beta``.
     Returns ``(beta (B, n) centred, gamma (B,))``.
     """
-    from scipy import sparse  # deferred: scipy is heavy, only this path needs it
+    from scipy import sparse
 
     R = len(a)
     G = sparse.csr_matrix(
@@ -120,7 +120,7 @@ def leaderboard_length_controlled(
     :func:`length_feature`; adds columns ``beta_lc, ci_low_lc, ci_high_lc, rank_lc`` and the
     length coefficient ``gamma`` with its interval (same bootstrap, level ``level``).
     """
-    import pandas as pd  # deferred: pandas costs ~0.5 s to import, only this path needs it
+    import pandas as pd
 
     cols = ["question_id", "system_a", "system_b", "verdict", "length_a", "length_b"]
     df = records if hasattr(records, "columns") else pd.DataFrame(list(records), columns=cols)

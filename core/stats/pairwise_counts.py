@@ -60,7 +60,7 @@ def _log_expit(x: np.ndarray) -> np.ndarray:
 
 def _factorize(values: np.ndarray) -> tuple[np.ndarray, list[Any]]:
     """Integer codes of ``values`` and the distinct values in order of first appearance."""
-    import pandas as pd  # deferred: pandas costs ~0.5 s to import, only this path needs it
+    import pandas as pd
 
     codes, uniques = pd.factorize(values, sort=False, use_na_sentinel=False)
     return codes.astype(np.int64), list(uniques)
@@ -330,7 +330,7 @@ class PairwiseCounts:
         if nq * len(pairs) <= 20_000_000:
             m = np.bincount(q * len(pairs) + col, val, nq * len(pairs)).reshape(nq, len(pairs))
             return m[np.abs(m).sum(axis=1) > 0], pairs
-        from scipy import sparse  # deferred: scipy is heavy, only this path needs it
+        from scipy import sparse
 
         m = sparse.csr_matrix((val, (q, col)), shape=(nq, len(pairs)))
         m.eliminate_zeros()
@@ -339,7 +339,7 @@ class PairwiseCounts:
 
 def _missing(col: Any) -> np.ndarray:
     """Indices of missing (None, NaN) or blank values."""
-    import pandas as pd  # deferred: pandas costs ~0.5 s to import, only this path needs it
+    import pandas as pd
 
     arr = np.asarray(col, dtype=object)
     blank = pd.isna(arr) | (pd.Series(arr).astype(str).str.strip() == "").to_numpy()

@@ -213,7 +213,7 @@ def length_bias(df: pd.DataFrame, level: float = 0.95) -> pd.DataFrame:
 
     With a Wilson interval at ``level`` and a two-sided exact binomial test of share = 1/2.
     """
-    from scipy.stats import binomtest  # deferred: scipy is heavy, only this path needs it
+    from scipy.stats import binomtest
 
     need = ["verdict", "length_a", "length_b"]
     missing = [c for c in need if c not in df.columns]

@@ -54,7 +54,7 @@ def open_db(
     created when ``create`` (default: see :func:`creating`); a missing, unusable or damaged file
     otherwise raises :class:`core.errors.DatabaseFileError` before anything is written.
     """
-    import sqlite_utils  # deferred: sqlite_utils imports pandas (~0.6 s)
+    import sqlite_utils
 
     path = path if path is not None else default_db_path()
     make = _create_missing if create is None else create

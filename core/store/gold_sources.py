@@ -29,8 +29,3 @@ def active_gold_sources(db: sqlite_utils.Database) -> list[dict[str, Any]]:
         "(select max(h.id) from gold_sources h where h.rater = g.rater) and g.action = 'add' "
         "order by g.rater",
     )
-
-
-def gold_source_history(db: sqlite_utils.Database) -> list[dict[str, Any]]:
-    """Every row, oldest first."""
-    return rows(db, "select * from gold_sources order by id")

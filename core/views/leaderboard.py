@@ -110,9 +110,9 @@ def system_groups(counts) -> tuple[list[SystemGroup], np.ndarray]:
     the component label of every system index (``-1`` for a system without any counted
     comparison, e.g. one whose verdicts were all withdrawn).
     """
-    from scipy.sparse import coo_matrix  # deferred: scipy is heavy, only this path needs it
+    from scipy.sparse import coo_matrix
     from scipy.sparse.csgraph import (
-        connected_components,  # deferred: scipy is heavy, only this path needs it
+        connected_components,
     )
 
     n = counts.n_systems

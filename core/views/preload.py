@@ -60,9 +60,9 @@ def preload() -> list[str]:
 def _serialise_sample_figure() -> str:
     """A figure with the pages' trace kinds (bar, heatmap with a colour bar, scatter with error
     bars) and layout parts (title, axis titles, margins), from pandas data, as JSON."""
-    import pandas as pd  # reason: heavy; imported only when the app preloads
-    import plotly.graph_objects as go  # reason: heavy; as above
-    import plotly.io as pio  # reason: heavy; as above
+    import pandas as pd
+    import plotly.graph_objects as go
+    import plotly.io as pio
 
     x = pd.Series([0.0, 1.0])
     fig = go.Figure(

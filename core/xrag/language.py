@@ -26,7 +26,7 @@ _CJK_OR_ARABIC = re.compile(r"[\u4e00-\u9fff\u3400-\u4dbf\u0600-\u06ff\u0750-\u0
 
 @lru_cache(maxsize=8)
 def _detector(languages: tuple[str, ...]):
-    from lingua import (  # deferred: detector models take seconds to load
+    from lingua import (
         IsoCode639_1,
         LanguageDetectorBuilder,
     )

@@ -292,8 +292,8 @@ def test_annotation_flows_in_a_real_browser(app, trap, chromium_path):
 
 
 def test_the_served_app_warms_up_once_and_nothing_fails(app, chromium_path):
-    """The start-up warm-up (``pages.warm_up``) runs in a served app after the first visit, logs
-    that it is done exactly once however many visits follow, and logs no failure."""
+    """The start-up warm-up (``app_support.warmup.warm_up``) runs in a served app after the first
+    visit, logs that it is done exactly once however many visits follow, and logs no failure."""
     from playwright.sync_api import sync_playwright
 
     base, db_path = app

@@ -11,12 +11,12 @@ import pytest
 from browser_support import build_fixture_db, unescaped
 from streamlit.testing.v1 import AppTest
 
-import pages as ui
+from app_support import frame, signin
 from core.store.accounts import create_account, reissue_token
 from core.store.database import open_db
 
 ROOT = Path(__file__).resolve().parents[2]
-PAGES = sorted(f"pages/{p.name}" for p in (ROOT / "pages").glob("[0-9]*.py"))
+PAGES = sorted(f"page_scripts/{p.name}" for p in (ROOT / "page_scripts").glob("[0-9]*.py"))
 
 
 @pytest.fixture(scope="module")
@@ -51,7 +51,7 @@ def _main_content(at: AppTest) -> list[str]:
         for kind in ("warning", "error", "success")
         for e in getattr(at.main, kind)
     ]
-    shown += [unescaped(i.value) for i in at.main.info if i.value != ui.SIGN_IN_FIRST]
+    shown += [unescaped(i.value) for i in at.main.info if i.value != signin.SIGN_IN_FIRST]
     return shown
 
 
@@ -59,34 +59,34 @@ def _main_content(at: AppTest) -> list[str]:
 def test_every_page_needs_an_account_once_accounts_exist(accounts, page, monkeypatch):
     monkeypatch.setenv("WORKBENCH_DB", str(accounts))
     at = opened(page)
-    assert [i.value for i in at.main.info] == [ui.SIGN_IN_FIRST]
+    assert [i.value for i in at.main.info] == [signin.SIGN_IN_FIRST]
     assert _main_content(at) == []
     assert at.sidebar.text_input(key="sign_in_code")  # the sign-in stays reachable
     # an open-mode name does not sign in once accounts exist
     at = opened(page, name="root")
-    assert [i.value for i in at.main.info] == [ui.SIGN_IN_FIRST]
+    assert [i.value for i in at.main.info] == [signin.SIGN_IN_FIRST]
 
 
 def test_a_signed_in_admin_sees_the_pages(accounts, monkeypatch):
     monkeypatch.setenv("WORKBENCH_DB", str(accounts))
     db = open_db(accounts)
 
-    for page in ("pages/6_Browse.py", "pages/11_Team.py", "pages/4_Agreement.py"):
+    for page in ("page_scripts/6_Browse.py", "page_scripts/11_Team.py", "page_scripts/4_Agreement.py"):
         token = reissue_token(db, "root")
         at = opened(page, token=token)
-        assert ui.SIGN_IN_FIRST not in [i.value for i in at.main.info]
+        assert signin.SIGN_IN_FIRST not in [i.value for i in at.main.info]
         assert _main_content(at), page
     db.conn.close()
 
 
 def _failing_app():
-    import pages as ui
+    from app_support import frame
 
     class Boom:
         def run(self):
             raise RuntimeError("secret detail /srv/workbench/core/x.py")
 
-    ui.run_page(Boom(), reraise=False)
+    frame.run_page(Boom(), reraise=False)
 
 
 def test_a_failing_page_shows_one_plain_message_and_logs_the_details(caplog):
@@ -107,7 +107,7 @@ class _Boom:
 def test_outside_a_served_app_a_failing_page_still_raises():
     """Tests (AppTest, no real runtime) see every failure as an exception."""
     with pytest.raises(RuntimeError):
-        ui.run_page(_Boom())
+        frame.run_page(_Boom())
 
 
 def test_streamlit_shows_no_error_details_to_visitors():
@@ -131,4 +131,4 @@ def test_sign_in_form_is_throttled_after_repeated_failures(tmp_path, monkeypatch
         submit.click().run()
     errors = [unescaped(e.value) for e in at.sidebar.error]
     assert any("too many failed sign-in attempts" in e for e in errors), errors
-    assert [i.value for i in at.main.info] == [ui.SIGN_IN_FIRST]
+    assert [i.value for i in at.main.info] == [signin.SIGN_IN_FIRST]

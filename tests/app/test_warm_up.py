@@ -11,7 +11,7 @@ from test_app_pages import fixture_db as fixture_db  # noqa: F401 (the fixture)
 from test_app_pages import ok, page
 
 import core.views.preload as preload_module
-import pages as ui
+from app_support import warmup
 from core.store.database import opened
 from core.views import figures, gold, leaderboard, team
 from core.views.live_leaderboard import StoreLeaderboard
@@ -53,12 +53,12 @@ def _refusing(fn):
 def warmed_db(fixture_db) -> Path:
     path, _ = fixture_db
     with opened(str(path)) as db:
-        ui.warm_views(db)
+        warmup.warm_views(db)
     return path
 
 
 @pytest.mark.parametrize(
-    "path", ["pages/4_Agreement.py", "pages/5_Leaderboard.py", "pages/11_Team.py"]
+    "path", ["page_scripts/4_Agreement.py", "page_scripts/5_Leaderboard.py", "page_scripts/11_Team.py"]
 )
 def test_the_pages_first_views_are_the_warmed_ones(warmed_db, monkeypatch, path):
     for module, name in (
@@ -85,7 +85,7 @@ def test_an_unwarmed_view_is_computed_by_its_page(warmed_db, monkeypatch):
     previous = st_config.get_option("client.showErrorDetails")
     st_config.set_option("client.showErrorDetails", "full")
     try:
-        at = ok(page("pages/4_Agreement.py", annotator=None))
+        at = ok(page("page_scripts/4_Agreement.py", annotator=None))
         at.radio[0].set_value("absolute").run()
     finally:
         st_config.set_option("client.showErrorDetails", previous)
@@ -93,5 +93,5 @@ def test_an_unwarmed_view_is_computed_by_its_page(warmed_db, monkeypatch):
 
 
 def test_no_warm_up_under_apptest(warmed_db):
-    ok(page("pages/0_Overview.py", annotator=None))
+    ok(page("page_scripts/0_Overview.py", annotator=None))
     assert not any(t.name == "workbench-warm-up" for t in threading.enumerate())

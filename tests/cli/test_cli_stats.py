@@ -75,7 +75,7 @@ def test_rank_length_control(tmp_path: Path, capsys) -> None:
     "text,message",
     [
         ("", "file is empty"),
-        ("question_id,system_a\nq1,x\n", "missing column(s): system_b, verdict"),
+        ("question_id,system_a\nq1,x\n", "column 'system_b': missing required column"),
         ("question_id,system_a,system_b,verdict\nq1,x,y,maybe\n", "line 2, column 'verdict'"),
         ("question_id,system_a,system_b,verdict\nq1,x,y,A\nq2,y,x,A\n", None),
         ("question_id,system_a,system_b,verdict\nq1,x,y,A\nq2,y,x,B\n", "'x' never loses"),

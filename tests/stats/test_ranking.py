@@ -311,7 +311,6 @@ def simulate_frame(
     )
 
 
-@pytest.mark.slow
 def test_bootstrap_interval_coverage() -> None:
     """95% question-clustered percentile intervals cover the true centred beta 93-97% of the time.
 

@@ -5,20 +5,20 @@ still in the viewer's queue are held back; adjudicators and admins see everythin
 
 import streamlit as st
 
-import pages as ui
+from app_support import caching, connection, frame, links, render, signin
 from core.views.blind import browse_view
 from core.views.browse_grid import verdict_grid
 from core.views.review import question_filters, question_ids, question_labels
 from core.views.text import escape_markdown, md
 
-ui.setup("Browse")
-who = ui.sign_in_sidebar()
+frame.setup("Browse")
+who = signin.sign_in_sidebar()
 viewer, role = (who.name, who.role) if who else (None, None)
 
-with ui.database() as db:
-    opts = ui.cached_view(db, question_filters)
+with connection.database() as db:
+    opts = caching.cached_view(db, question_filters)
     if not opts["origins"]:
-        st.info(ui.EMPTY_HINT)
+        st.info(connection.EMPTY_HINT)
         st.stop()
     c = st.columns([1, 1, 2])
     origin = c[0].selectbox("Origin", ["(all)", *opts["origins"]])
@@ -31,33 +31,33 @@ with ui.database() as db:
         document_id=None if doc == "(all)" else doc,
         search=search,
     )
-    wanted = st.session_state.pop("browse_question", None) or ui.deep_link_id()
+    wanted = st.session_state.pop("browse_question", None) or links.deep_link_id()
     if wanted and wanted not in ids:
         ids = [wanted, *ids]
     if not ids:
         st.info("No question matches.")
         st.stop()
-    labels = ui.cached_view(db, question_labels, tuple(ids))
+    labels = caching.cached_view(db, question_labels, tuple(ids))
     qid = st.selectbox(
         f"Question ({len(ids)} match)",
         ids,
         index=ids.index(wanted) if wanted in ids else 0,
-        format_func=lambda i: ui.short(labels.get(i, i), 100),
+        format_func=lambda i: render.short(labels.get(i, i), 100),
     )
-    d = ui.cached_view(db, browse_view, qid, viewer, role)
+    d = caching.cached_view(db, browse_view, qid, viewer, role)
     if d is None:
         st.warning("No such question.")
         st.stop()
 
 q = d["question"]
-ui.untrusted(q["question"], f"Question {q['id']} · {q['origin']} · status {q['status']}")
+render.untrusted(q["question"], f"Question {q['id']} · {q['origin']} · status {q['status']}")
 if d["hidden_note"]:
     st.info(md(d["hidden_note"]))
-ui.share_link("Browse", q["id"])
+links.share_link("Browse", q["id"])
 if q.get("answers"):
     st.markdown("**Reference answers**")
     for ref in q["answers"]:
-        ui.untrusted(ref)
+        render.untrusted(ref)
 
 st.subheader(f"Answers ({len(d['answers'])})")
 if not d["answers"]:
@@ -71,7 +71,7 @@ for a in d["answers"]:
         "context tokens)",
         expanded=len(d["answers"]) <= 4,
     ):
-        ui.untrusted(a["text"])
+        render.untrusted(a["text"])
         for j in [j for j in d["absolute"] if j["answer_id"] == a["id"]]:
             flag = " (superseded)" if j["superseded"] else ""
             st.markdown(
@@ -79,9 +79,9 @@ for a in d["answers"]:
                 f"{escape_markdown(j['criterion'] or '')}: "
                 f"**{escape_markdown(j['verdict'] or j['status'])}**{flag}"
             )
-            ui.evidence(j["evidence"])
+            render.evidence(j["evidence"])
             if j["rationale"]:
-                ui.untrusted(j["rationale"])
+                render.untrusted(j["rationale"])
             with st.expander("Raw reply"):
                 st.text(j["raw"])
 
@@ -150,8 +150,8 @@ if not d["reviews"] and not d["human_verdicts"] and not d["resolutions"]:
 
 def verdict_grid_section() -> None:
     """Pairs as shown (rows) x raters (columns), each cell the winner that rater chose."""
-    with ui.database() as db:
-        grid = ui.cached_judgments(db, verdict_grid, qid, d["hidden_pairs"])
+    with connection.database() as db:
+        grid = caching.cached_judgments(db, verdict_grid, qid, d["hidden_pairs"])
     if len(grid):
         st.subheader("Who won, by pair and rater")
         st.caption("Every effective pairwise verdict on this question; 'tie' = Equal.")

@@ -2,18 +2,18 @@
 
 import streamlit as st
 
-import pages as ui
+from app_support import caching, connection, frame, signin
 from core.views.overview import my_queues, overview
 from core.views.text import escape_markdown, md
 
-ui.setup("Long-Span QA Workbench")
-user = ui.sign_in_sidebar()
+frame.setup("Long-Span QA Workbench")
+user = signin.sign_in_sidebar()
 
-with ui.database() as db:
-    data = ui.cached_view(db, overview)
+with connection.database() as db:
+    data = caching.cached_view(db, overview)
 
 if data["empty"]:
-    st.info(ui.EMPTY_HINT)
+    st.info(connection.EMPTY_HINT)
     st.stop()
 
 counts = data["counts"]
@@ -74,7 +74,7 @@ st.markdown(
 )
 st.caption(f"Each item needs {md(data['k'])} annotation(s) (setting `annotations_per_item`).")
 if user is not None:
-    with ui.database() as db:
+    with connection.database() as db:
         mine = my_queues(db, user.name)
     st.markdown(
         f"**Your queues, {md(user.name)}:** "

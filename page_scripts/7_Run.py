@@ -5,7 +5,7 @@ import time
 
 import streamlit as st
 
-import pages as ui
+from app_support import caching, connection, frame, signin
 from core.answering.systems import system_kinds
 from core.errors import WorkbenchError
 from core.judging.specs import judge_names
@@ -24,8 +24,8 @@ from core.views.run import (
 )
 from core.views.text import md
 
-ui.setup("Run an experiment")
-ui.require_annotator("admin")  # runs spend money: signed in, and admin once accounts exist
+frame.setup("Run an experiment")
+signin.require_annotator("admin")  # runs spend money: signed in, and admin once accounts exist
 
 models = model_choices()
 with st.expander("Models (offline baselines need no key)", expanded=False):
@@ -36,10 +36,10 @@ label = {
 }
 all_models = models["model"].tolist()
 
-with ui.database() as db:
-    opts = ui.cached_view(db, question_filters)
+with connection.database() as db:
+    opts = caching.cached_view(db, question_filters)
 if not opts["origins"]:
-    st.info(ui.EMPTY_HINT)
+    st.info(connection.EMPTY_HINT)
     st.stop()
 
 c = st.columns(4)
@@ -77,7 +77,7 @@ judge_kinds = c[1].multiselect(
     judge_names(),
     default=[k for k in ("autoais", "reference_absolute", "side_by_side") if k in judge_names()],
 )
-with ui.database() as db:
+with connection.database() as db:
     free_prefix = unused_system_prefix(db, answer_model, contexts)
 system_prefix = st.text_input(
     "System name (prefix)",
@@ -109,9 +109,9 @@ with st.expander("Experiment config"):
 
 if not contexts:
     st.stop()
-with ui.database() as db:
+with connection.database() as db:
     try:
-        estimate = ui.cached_view(db, dry_run_estimate, config)
+        estimate = caching.cached_view(db, dry_run_estimate, config)
     except WorkbenchError as exc:
         st.error(f"This experiment cannot run: {md(exc)}")
         st.stop()
@@ -128,12 +128,12 @@ if st.button("Run", type="primary", disabled=bool(unavailable)):
 
     def work() -> None:
         try:
-            with opened(ui.db_path()) as wdb:
+            with opened(connection.db_path()) as wdb:
                 result["summary"] = run_experiment(wdb, config, dry_run=False, progress=False)
         except Exception as exc:  # shown to the user below
             result["error"] = str(exc)
 
-    with ui.database() as db:
+    with connection.database() as db:
         baseline = run_counter(db)
         bar = st.progress(0.0, text="starting")
         worker = threading.Thread(target=work, daemon=True)

@@ -3,7 +3,7 @@ review labels (DataFrames from core.views.xrag)."""
 
 import streamlit as st
 
-import pages as ui
+from app_support import connection, frame, signin
 from core.views.text import md
 from core.views.xrag import (
     accuracy_table,
@@ -13,10 +13,10 @@ from core.views.xrag import (
     response_language_table,
 )
 
-ui.setup("Cross-lingual")
-ui.sign_in_sidebar()
+frame.setup("Cross-lingual")
+signin.sign_in_sidebar()
 
-with ui.database() as db:
+with connection.database() as db:
     acc = accuracy_table(db)
     if acc.empty:
         st.info(

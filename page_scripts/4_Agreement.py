@@ -6,7 +6,7 @@ URL as ``?section=...``, so it survives a reload and can be linked).
 
 import streamlit as st
 
-import pages as ui
+from app_support import caching, connection, frame, render, signin, warmup
 from core.views.agreement_pairs import UNIT_RULE
 from core.views.agreement_text import (
     COHEN_VS_FLEISS,
@@ -24,8 +24,8 @@ from core.views.figures import (
 from core.views.sections import PAGE_SECTIONS
 from core.views.text import escape_markdown, md
 
-ui.setup("Agreement")
-ui.sign_in_sidebar()
+frame.setup("Agreement")
+signin.sign_in_sidebar()
 
 SECTIONS = PAGE_SECTIONS["Agreement"]
 KINDS = ["pairwise", "absolute"]
@@ -38,8 +38,8 @@ KINDS = ["pairwise", "absolute"]
 
 def crowd_section() -> None:
     """Auto-rater vs a crowd rater (with and without ties) and the crowd slots' Fleiss' kappa."""
-    with ui.database() as db:
-        overview = ui.cached_judgments(db, crowd_overview)
+    with connection.database() as db:
+        overview = caching.cached_judgments(db, crowd_overview)
     if overview is None:
         st.info(
             "No imported crowd evaluations (human verdicts from outside the app, e.g. PRD's "
@@ -69,8 +69,8 @@ def crowd_section() -> None:
             key="crowd_h",
         )
         if (auto, crowd) != (vs["auto"], vs["crowd"]):
-            with ui.database() as db:
-                vs = ui.cached_judgments(db, auto_vs_crowd, auto, crowd)
+            with connection.database() as db:
+                vs = caching.cached_judgments(db, auto_vs_crowd, auto, crowd)
         for label, res in (
             ("With ties", vs["with_ties"]),
             ("Without ties", vs["without_ties"]),
@@ -89,8 +89,8 @@ def crowd_section() -> None:
         st.dataframe(vs["confusion"], width="stretch")
     if opts["slots"]:
         prefix = st.selectbox("Anonymous human slots", opts["slots"], key="crowd_slots")
-        with ui.database() as db:
-            sl = ui.cached_judgments(db, slot_agreement, prefix)
+        with connection.database() as db:
+            sl = caching.cached_judgments(db, slot_agreement, prefix)
         m = st.columns(3)
         m[0].metric("Items with 2+ ratings", f"{sl['items']:,}")
         fk, ka = sl["fleiss_kappa"], sl["krippendorff_alpha"]
@@ -141,8 +141,8 @@ def pairs_and_gold(data: dict) -> None:
     with st.expander("Why Cohen's and Fleiss' kappa differ for the same people"):
         st.markdown(COHEN_VS_FLEISS)
     st.divider()
-    with ui.database() as db:
-        ui.gold_block(db, ui.GOLD_TASK)
+    with connection.database() as db:
+        render.gold_block(db, warmup.GOLD_TASK)
 
 
 def two_raters(data: dict, kind: str) -> None:
@@ -158,8 +158,8 @@ def two_raters(data: dict, kind: str) -> None:
     ra = c[0].selectbox("Rater A", raters, index=raters.index(pick_a))
     others = [r for r in raters if r != ra]
     rb = c[1].selectbox("Rater B", others, index=others.index(pick_b) if pick_b in others else 0)
-    with ui.database() as db:
-        pv = ui.cached_judgments(db, rater_pair_view, kind, ra, rb)
+    with connection.database() as db:
+        pv = caching.cached_judgments(db, rater_pair_view, kind, ra, rb)
     st.caption(UNIT_RULE)
     ov = pv["overall"]
     if ov["n"] == 0:
@@ -200,25 +200,25 @@ def self_consistency(kind: str) -> None:
         "latest verdict). Position-swap inconsistency: share of items judged in both A/B "
         "orders whose verdicts name different winners."
     )
-    with ui.database() as db:
-        table = ui.cached_judgments(db, consistency_view, kind)
+    with connection.database() as db:
+        table = caching.cached_judgments(db, consistency_view, kind)
     st.dataframe(table, hide_index=True, width="stretch")
 
 
-with ui.database() as db:
+with connection.database() as db:
     kind = st.radio(
         "Judgments",
         KINDS,
-        index=KINDS.index(ui.AGREEMENT_KIND),
+        index=KINDS.index(warmup.AGREEMENT_KIND),
         horizontal=True,
         format_func={
             "pairwise": "Side by side (pairwise)",
             "absolute": "Absolute (AutoAIS and others)",
         }.get,
     )
-    data = ui.cached_judgments(db, agreement_overview, kind)
+    data = caching.cached_judgments(db, agreement_overview, kind)
 if data["n_verdicts"] == 0:
-    st.info("No verdicts of this kind yet. " + ui.EMPTY_HINT)
+    st.info("No verdicts of this kind yet. " + connection.EMPTY_HINT)
     st.stop()
 
 pairs_tab, detail_tab, consistency_tab, crowd_tab = st.tabs(

@@ -6,7 +6,7 @@ the button that queues the items the simulation asks for.
 
 import streamlit as st
 
-import pages as ui
+from app_support import caching, connection, frame, render, signin
 from core.annotation.validation_queue import queue_validation_items
 from core.errors import WorkbenchError
 from core.views.rater_report.assemble import report_data
@@ -21,12 +21,12 @@ from core.views.rater_report.tables import (
 from core.views.report_html import report_html
 from core.views.text import escape_markdown, md
 
-ui.setup("Rater validation")
-who = ui.sign_in_sidebar()
+frame.setup("Rater validation")
+who = signin.sign_in_sidebar()
 
-with ui.database() as db:
+with connection.database() as db:
     try:
-        data = ui.cached_view(db, report_data)
+        data = caching.cached_view(db, report_data)
     except WorkbenchError as exc:
         st.info(md(exc))
         st.stop()
@@ -81,13 +81,13 @@ for sec in data["raters"]:
     with st.expander(f"Disagreements with the people's majority: {md(dis['total'])}"):
         for x in dis["shown"]:
             st.markdown(f"**{md(x['question_id'])}**: {md(x['question'])}")
-            ui.untrusted(x["answer_first"], label=x["first"])
-            ui.untrusted(x["answer_second"], label=x["second"])
+            render.untrusted(x["answer_first"], label=x["first"])
+            render.untrusted(x["answer_second"], label=x["second"])
             st.caption(
                 f"Rater: {md(x['rater_label'])}; people's majority: {md(x['majority_label'])}"
             )
             if x["rationale"]:
-                ui.untrusted(x["rationale"], label="Rater's rationale")
+                render.untrusted(x["rationale"], label="Rater's rationale")
             st.code(x["link"], language=None)
     needed = sec["needed"]
     st.markdown("**How many more doubly-labelled items**")
@@ -102,7 +102,7 @@ for sec in data["raters"]:
         if st.button(
             f"Queue {md(to_queue)} items for the team (overlap 2)", key=f"queue_{sec['rater']}"
         ):
-            with ui.database() as db:
+            with connection.database() as db:
                 try:
                     queued = queue_validation_items(db, sec["rater"], int(to_queue), who)
                     st.success(f"Queued {md(len(queued))} items.")

@@ -2,16 +2,16 @@
 
 import streamlit as st
 
-import pages as ui
+from app_support import connection, frame, render, shortcuts, signin
 from core.annotation.adjudication import adjudicate
 from core.annotation.task_registry import task_names
 from core.errors import WorkbenchError
 from core.views.adjudication import adjudication_detail, adjudication_queue
 from core.views.text import escape_markdown, inert_table, md
 
-ui.setup("Adjudication")
-ui.keys_after_choices()
-user = ui.require_annotator("adjudicator")
+frame.setup("Adjudication")
+shortcuts.keys_after_choices()
+user = signin.require_annotator("adjudicator")
 
 
 def _settle(task: str, item: str, seen: int | None, names: dict[str, str]) -> None:
@@ -22,7 +22,7 @@ def _settle(task: str, item: str, seen: int | None, names: dict[str, str]) -> No
         st.session_state["adj_error"] = "Choose the settled label first. Nothing was stored."
         return
     why = st.session_state.get(f"adj_why_{task}_{item}", "")
-    with ui.database() as db:
+    with connection.database() as db:
         try:
             adjudicate(db, user, task, item, label, why, seen_settled_id=seen)
         except WorkbenchError as exc:
@@ -31,7 +31,7 @@ def _settle(task: str, item: str, seen: int | None, names: dict[str, str]) -> No
     st.session_state["adj_last"] = names[label]
 
 
-with ui.database() as db:
+with connection.database() as db:
     c = st.columns([2, 1])
     tasks = task_names()
     task = c[0].radio(
@@ -63,12 +63,12 @@ with ui.database() as db:
         st.info("This item is no longer in disagreement.")
         st.stop()
     st.subheader("Question")
-    ui.untrusted(detail["question"])
+    render.untrusted(detail["question"])
     cols = st.columns(max(1, len(detail["texts"])))
     for col, (title, text) in zip(cols, detail["texts"]):
         with col:
             st.markdown(f"### {escape_markdown(title)}")
-            ui.untrusted(text)
+            render.untrusted(text)
     st.subheader("Every label of the team, side by side")
     st.table(inert_table(detail["labels"]))
     if len(detail["imported"]):
@@ -91,7 +91,7 @@ with ui.database() as db:
             key=f"adj_label_{task}_{item}",
         )
         st.text_input("Why (optional)", key=f"adj_why_{task}_{item}")
-        st.caption(ui.CHOICE_HINT + " " + ui.TYPING_HINT)
+        st.caption(shortcuts.CHOICE_HINT + " " + shortcuts.TYPING_HINT)
         st.form_submit_button(
             "Settle",
             shortcut="S",

@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-import pages as ui
+from app_support import caching, connection, frame, links, render, shortcuts, signin
 from core.annotation.disputes import (
     dispute_progress,
     dispute_queue,
@@ -32,9 +32,9 @@ KEYS_HINT = (
     + " · **S** skip · **U** undo"
 )
 
-ui.setup("NarrativeQA disputes")
-ui.keys_after_choices()
-user = ui.require_annotator()  # the signed-in Annotator: every write takes it
+frame.setup("NarrativeQA disputes")
+shortcuts.keys_after_choices()
+user = signin.require_annotator()  # the signed-in Annotator: every write takes it
 who = user.name
 
 
@@ -46,9 +46,9 @@ def show_judgment(title: str, j: dict | None) -> None:
     st.markdown(
         f"{escape_markdown(j['rater'])} verdict: **{escape_markdown(j['verdict'] or j['status'])}**"
     )
-    ui.evidence(j["evidence"])
+    render.evidence(j["evidence"])
     if j["rationale"]:
-        ui.untrusted(j["rationale"], "Explanation")
+        render.untrusted(j["rationale"], "Explanation")
     with st.expander("Raw reply"):
         st.text(j["raw"] or "")
 
@@ -57,7 +57,7 @@ def _resolve(did: int, resolution: str, question: str) -> None:
     """Button callback: store the resolution (the next dispute then renders at the top)."""
     corrected = st.session_state.get(f"corrected_ref_{did}", "")
     note = st.session_state.get(f"dnote_{did}", "")
-    with ui.database() as db:
+    with connection.database() as db:
         try:
             resolve_dispute(db, did, user, resolution, corrected_answer=corrected, note=note)
         except WorkbenchError as exc:
@@ -65,7 +65,7 @@ def _resolve(did: int, resolution: str, question: str) -> None:
             return
     st.session_state["dispute_last"] = InertMarkdown(
         f"Stored: **{md(RESOLUTION_LABELS[resolution])}** on "
-        f"'{escape_markdown(ui.short(question))}'."
+        f"'{escape_markdown(render.short(question))}'."
     )
     st.session_state["dispute_scroll"] = True
     st.query_params.pop("q", None)
@@ -73,14 +73,14 @@ def _resolve(did: int, resolution: str, question: str) -> None:
 
 def _skip(did: int, question: str) -> None:
     """Store a skip: the dispute goes to the end of my queue (not counted as done)."""
-    with ui.database() as db:
+    with connection.database() as db:
         try:
             skip_dispute(db, did, user)
         except WorkbenchError as exc:
             st.session_state["dispute_error"] = str(exc)
             return
     st.session_state["dispute_last"] = InertMarkdown(
-        f"Skipped '{escape_markdown(ui.short(question))}': it goes to the end of your queue "
+        f"Skipped '{escape_markdown(render.short(question))}': it goes to the end of your queue "
         "(not counted as done; **Undo** takes the skip back)."
     )
     st.session_state["dispute_scroll"] = True
@@ -89,7 +89,7 @@ def _skip(did: int, question: str) -> None:
 
 def _undo() -> None:
     """Withdraw my latest resolution or skip (a superseding row; nothing is deleted)."""
-    with ui.database() as db:
+    with connection.database() as db:
         try:
             undone = withdraw_last_resolution(db, user)
         except WorkbenchError as exc:  # e.g. the database stayed busy
@@ -105,20 +105,20 @@ def _undo() -> None:
             else f"your resolution **{md(RESOLUTION_LABELS.get(undone.label, undone.label))}**"
         )
         st.session_state["dispute_last"] = InertMarkdown(
-            f"Withdrawn {what} of '{escape_markdown(ui.short(text))}': the dispute is back in "
+            f"Withdrawn {what} of '{escape_markdown(render.short(text))}': the dispute is back in "
             "your queue."
         )
     st.session_state["dispute_scroll"] = True
 
 
-with ui.database() as db:
+with connection.database() as db:
     all_ids = dispute_ids(db)
-    tally = ui.cached_view(db, dispute_tally)
+    tally = caching.cached_view(db, dispute_tally)
     if not all_ids:
         st.info(
             "No disputes yet. They appear when the ground-truth rater and the context rater "
             "disagree on a NarrativeQA answer (run an experiment with both raters). "
-            + md(ui.EMPTY_HINT.split(".")[0])
+            + md(connection.EMPTY_HINT.split(".")[0])
             + " if the database is empty."
         )
         st.stop()
@@ -130,13 +130,13 @@ with ui.database() as db:
         st.success(md(last))
     if error := st.session_state.pop("dispute_error", None):
         st.error(md(error))
-    choices = ui.cached_view(db, dispute_choices)
+    choices = caching.cached_view(db, dispute_choices)
     mode = st.radio("Show", ["Next in my queue", "Pick a dispute"], horizontal=True)
-    wanted = ui.deep_link_id()
+    wanted = links.deep_link_id()
     linked = [d for d in all_ids if wanted and choices.get(d, "").endswith(f"({wanted})")]
     if mode == "Pick a dispute":
         did = st.selectbox(
-            "Dispute", all_ids, format_func=lambda d: ui.short(choices.get(d, str(d)), 100)
+            "Dispute", all_ids, format_func=lambda d: render.short(choices.get(d, str(d)), 100)
         )
     elif linked:
         did = next((d for d in queue if d in linked), linked[0])
@@ -146,21 +146,21 @@ with ui.database() as db:
         st.success("No disputes left in your queue.")
         st.button("Undo", key="dispute_undo", shortcut="U", on_click=_undo)
     else:
-        d = ui.cached_view(db, dispute_detail, did)
+        d = caching.cached_view(db, dispute_detail, did)
         question = d["question"]["question"]
         if st.session_state.pop("dispute_scroll", False):
-            ui.scroll_to_top(str(did))
+            shortcuts.scroll_to_top(str(did))
         main, side = st.columns([3, 2], gap="large")
         with main:
             st.subheader("Question")
-            ui.untrusted(question)
+            render.untrusted(question)
             left, right = st.columns(2)
             with left:
                 st.markdown("**Reference answers**")
                 for i, ref in enumerate(d["references"], 1):
-                    ui.untrusted(ref, f"Reference {i}")
+                    render.untrusted(ref, f"Reference {i}")
                 st.markdown("**Model answer**")
-                ui.untrusted(d["answer"]["text"], "given by " + ", ".join(d["systems"]))
+                render.untrusted(d["answer"]["text"], "given by " + ", ".join(d["systems"]))
             with right:
                 show_judgment("Ground-truth rater (against the references)", d["gt"])
                 show_judgment("Context rater (against the story)", d["ctx"])
@@ -169,7 +169,7 @@ with ui.database() as db:
                 key=f"corrected_ref_{did}",
             )
             st.text_input("Note (optional)", key=f"dnote_{did}")
-            st.caption(ui.TYPING_HINT)
+            st.caption(shortcuts.TYPING_HINT)
             cols = st.columns(2) + st.columns(2)  # two rows: each label and its key fit
             for col, (resolution, label) in zip(cols, RESOLUTION_LABELS.items()):
                 col.button(
@@ -186,7 +186,7 @@ with ui.database() as db:
                 "Skip", key="dispute_skip", shortcut="S", on_click=_skip, args=(did, question)
             )
             cols[1].button("Undo", key="dispute_undo", shortcut="U", on_click=_undo)
-            ui.share_link("NarrativeQA_disputes", d["question"]["id"])
+            links.share_link("NarrativeQA_disputes", d["question"]["id"])
             if d["resolutions"]:
                 st.markdown("**Resolutions so far**")
                 st.dataframe(
@@ -206,8 +206,8 @@ with ui.database() as db:
                     hide_index=True,
                 )
         with side:
-            ui.guideline("disputes")
-            has_source = ui.evidence_beside(
+            render.guideline("disputes")
+            has_source = render.evidence_beside(
                 db,
                 d["question"]["id"],
                 question,
@@ -223,7 +223,7 @@ with ui.database() as db:
                     query = st.text_input("Search words", key=f"dsearch_q_{did}")
                     for hit in search_context(db, doc, query, k=5):
                         st.caption(f"Passage {md(hit['idx'])} · BM25 {md(hit['score'])}")
-                        ui.highlighted(hit["markdown"])
+                        render.highlighted(hit["markdown"])
 
     st.subheader("Tally")
     c = st.columns(3)
@@ -240,7 +240,7 @@ with ui.database() as db:
         [{"resolution": RESOLUTION_LABELS[k], "count": v} for k, v in tally["counts"].items()],
         hide_index=True,
     )
-    fixed = ui.cached_view(db, corrected_references)
+    fixed = caching.cached_view(db, corrected_references)
     st.subheader(f"Corrected reference answers ({len(fixed)})")
     if len(fixed):
         st.dataframe(fixed, hide_index=True)

@@ -5,7 +5,7 @@ dropped get status ``needs_review`` (Review questions: filter Status)."""
 
 import streamlit as st
 
-import pages as ui
+from app_support import caching, connection, frame, signin
 from core.annotation.entity_repair import edit_entities, undo_entity_edit
 from core.errors import WorkbenchError
 from core.generation.entity_edits import LABELS
@@ -21,8 +21,8 @@ from core.views.entities import (
 )
 from core.views.text import md
 
-ui.setup("Entities")
-user = ui.require_annotator("admin")
+frame.setup("Entities")
+user = signin.require_annotator("admin")
 
 
 def _do(db, action: str, **args) -> None:
@@ -43,20 +43,20 @@ def _do(db, action: str, **args) -> None:
     st.rerun()
 
 
-with ui.database() as db:
-    docs = dict(ui.cached_view(db, entity_documents))
+with connection.database() as db:
+    docs = dict(caching.cached_view(db, entity_documents))
     if not docs:
         st.info("No entities yet: run `python -m core entities DOC` on a document first.")
         st.stop()
     doc = st.selectbox("Document", list(docs), format_func=lambda d: md(docs.get(d, d)))
     if notice := st.session_state.pop("entities_notice", None):
         st.success(md(notice))
-    entities = ui.cached_view(db, document_entities, doc)
+    entities = caching.cached_view(db, document_entities, doc)
     st.subheader("Top entities")
-    st.dataframe(ui.cached_view(db, entity_overview, doc), hide_index=True, width="stretch")
+    st.dataframe(caching.cached_view(db, entity_overview, doc), hide_index=True, width="stretch")
     names = [e["name"] for e in entities]
     name = st.selectbox("Entity", names, format_func=md, key="entity")
-    samples = ui.cached_view(db, mention_samples, doc, name, 1000)
+    samples = caching.cached_view(db, mention_samples, doc, name, 1000)
     st.caption(f"{len(samples)} mentions in context (book order)")
     for s in samples[:12]:
         st.markdown(md(kwic_markdown(s)))  # built escaped; md() passes it through

@@ -6,7 +6,7 @@ at once (the rationale is optional); the next item then opens at the top of the 
 
 import streamlit as st
 
-import pages as ui
+from app_support import caching, connection, frame, links, render, shortcuts, signin
 from core.annotation.pairwise import (
     blind_item,
     identical_items,
@@ -37,16 +37,16 @@ KEYS_HINT = (
     "**S** skip · **U** undo"
 )
 
-ui.setup("Side by side")
-ui.keys_after_choices()
-user = ui.require_annotator()  # the signed-in Annotator: every write takes it
+frame.setup("Side by side")
+shortcuts.keys_after_choices()
+user = signin.require_annotator()  # the signed-in Annotator: every write takes it
 who = user.name
 
 
 def _store(item: dict, verdict: str, question: str) -> None:
     """Button callback: store the verdict (runs before the page, so the next item renders)."""
     rationale = st.session_state.get(f"sbs_rationale_{item['key']}", "")
-    with ui.database() as db:
+    with connection.database() as db:
         try:
             jid = submit_verdict(
                 db, item, user, verdict, rationale, expected_last_id=item["label_id"]
@@ -60,7 +60,7 @@ def _store(item: dict, verdict: str, question: str) -> None:
 
 
 def _skip(item: dict, question: str) -> None:
-    with ui.database() as db:
+    with connection.database() as db:
         try:
             skip_item(db, item, user, expected_last_id=item["label_id"])
         except WorkbenchError as exc:  # another tab changed the label, or the database stayed
@@ -72,7 +72,7 @@ def _skip(item: dict, question: str) -> None:
 
 
 def _undo() -> None:
-    with ui.database() as db:
+    with connection.database() as db:
         try:
             undone = undo_last(db, user)
         except WorkbenchError as exc:
@@ -88,15 +88,15 @@ def _undo() -> None:
     st.session_state["sbs_scroll"] = True
 
 
-with ui.database() as db:
-    items = ui.cached_answers(db, pairwise_items)
+with connection.database() as db:
+    items = caching.cached_answers(db, pairwise_items)
     if not items:
         st.info(
             "No pairs to compare yet: at least two systems must have answered a question. "
-            + ui.EMPTY_HINT
+            + connection.EMPTY_HINT
         )
         st.stop()
-    same = ui.cached_answers(db, identical_items)
+    same = caching.cached_answers(db, identical_items)
     queue = verdict_queue(db, who, items, identical=same)
     progress = verdict_progress(db, who, items, queue)  # done of done + my queue
     st.progress(progress.done / progress.total if progress.total else 0.0, text=str(progress))
@@ -104,7 +104,7 @@ with ui.database() as db:
 
     last = st.session_state.get("sbs_last")
     if last:
-        q_short = escape_markdown(ui.short(last["q"]))
+        q_short = escape_markdown(render.short(last["q"]))
         names = (
             f"A was **{escape_markdown(last['item']['system_a'])}**, B was "
             f"**{escape_markdown(last['item']['system_b'])}**."
@@ -120,7 +120,7 @@ with ui.database() as db:
     if error := st.session_state.pop("sbs_error", None):
         st.error(md(error))
 
-    wanted = ui.deep_link_id()
+    wanted = links.deep_link_id()
     if wanted:
         mine = [k for k in queue if split_pair_key(k)[0] == wanted]
         anyone = [k for k in items if split_pair_key(k)[0] == wanted]
@@ -140,12 +140,12 @@ with ui.database() as db:
     q = question_text(db, item["question_id"])
     question = q.get("question", "")
     if st.session_state.pop("sbs_scroll", False):
-        ui.scroll_to_top(item["key"])
+        shortcuts.scroll_to_top(item["key"])
 
     main, side = st.columns([3, 2], gap="large")
     with main:
         st.subheader("Question")
-        ui.untrusted(question)
+        render.untrusted(question)
         if item["identical"]:
             st.info(
                 "The two answers are identical (up to spacing). If neither is better, choose "
@@ -154,12 +154,12 @@ with ui.database() as db:
         left, right = st.columns(2)
         with left:
             st.markdown("### Answer A")
-            ui.untrusted(item["answer_a"])
+            render.untrusted(item["answer_a"])
         with right:
             st.markdown("### Answer B")
-            ui.untrusted(item["answer_b"])
+            render.untrusted(item["answer_b"])
         st.text_input("Short rationale (optional)", key=f"sbs_rationale_{item['key']}")
-        st.caption(ui.TYPING_HINT)
+        st.caption(shortcuts.TYPING_HINT)
         cols = st.columns(4)  # a row of 4 fits each label and its key at 1280 px
         for col, (verdict, label, meaning, key) in zip(cols, VERDICT_BUTTONS):
             col.button(
@@ -175,10 +175,10 @@ with ui.database() as db:
         cols[0].button("Skip", key="sbs_skip", shortcut="S", on_click=_skip, args=(item, question))
         cols[1].button("Undo", key="sbs_undo", shortcut="U", on_click=_undo)
         st.toggle("Reveal the auto-raters' verdicts after I submit", key="sbs_reveal")
-        ui.share_link("Side_by_side", item["question_id"])
+        links.share_link("Side_by_side", item["question_id"])
     with side:
-        ui.guideline("side_by_side")
-        has_source = ui.evidence_beside(
+        render.guideline("side_by_side")
+        has_source = render.evidence_beside(
             db, item["question_id"], question, [item["answer_a"], item["answer_b"]], "sbs"
         )
         docs = dict(searchable_documents(db, item["question_id"])) if has_source else {}
@@ -188,4 +188,4 @@ with ui.database() as db:
                 query = st.text_input("Search words", key="sbs_query")
                 for hit in search_context(db, doc, query, k=5):
                     st.caption(f"Passage {md(hit['idx'])} · BM25 {md(hit['score'])}")
-                    ui.highlighted(hit["markdown"])
+                    render.highlighted(hit["markdown"])

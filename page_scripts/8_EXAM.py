@@ -2,15 +2,15 @@
 
 import streamlit as st
 
-import pages as ui
+from app_support import connection, frame, signin
 from core.views.exam import answered_frame, car_reproduction_frame, correlation_frame, runs_frame
 from core.views.exam_book import book_correlation, exam_leaderboard, exam_query_ids
 from core.views.text import md
 
-ui.setup("EXAM")
-ui.sign_in_sidebar()
+frame.setup("EXAM")
+signin.sign_in_sidebar()
 
-with ui.database() as db:
+with connection.database() as db:
     runs = runs_frame(db)
     st.subheader("EXAM runs")
     if runs.empty:

@@ -6,7 +6,7 @@ URL as ``?section=...``).
 
 import streamlit as st
 
-import pages as ui
+from app_support import caching, connection, frame, signin, warmup
 from core.store.fingerprints import judgments_version
 from core.views.leaderboard import SOURCES, pairwise_raters
 from core.views.leaderboard_figures import (
@@ -21,19 +21,19 @@ from core.views.leaderboard_figures import (
 from core.views.sections import PAGE_SECTIONS
 from core.views.text import md
 
-ui.setup("Leaderboard")
-ui.sign_in_sidebar()
+frame.setup("Leaderboard")
+signin.sign_in_sidebar()
 
 c = st.columns([2, 3, 2, 1])
 source = c[0].selectbox(
     "Verdicts",
     SOURCES,
-    index=SOURCES.index(ui.LEADERBOARD_SOURCE),
+    index=SOURCES.index(warmup.LEADERBOARD_SOURCE),
     format_func={"human": "Human verdicts", "auto": "Auto-rater verdicts", "both": "Both"}.get,
     key="lb_source",
 )
-with ui.database() as db:
-    raters = ui.cached_judgments(db, pairwise_raters, source)
+with connection.database() as db:
+    raters = caching.cached_judgments(db, pairwise_raters, source)
 ALL = {"human": "All annotators", "auto": "All auto-raters", "both": "All raters"}[source]
 rater = c[1].selectbox(
     "Rater",
@@ -43,9 +43,9 @@ rater = c[1].selectbox(
 )
 rater = None if rater == ALL else rater
 n_boot = c[2].select_slider(
-    "Bootstrap resamples", [0, 100, 200, 500, 1000], value=ui.LEADERBOARD_BOOT, key="lb_boot"
+    "Bootstrap resamples", [0, 100, 200, 500, 1000], value=warmup.LEADERBOARD_BOOT, key="lb_boot"
 )
-seed = int(c[3].number_input("Seed", value=ui.LEADERBOARD_SEED, step=1, key="lb_seed"))
+seed = int(c[3].number_input("Seed", value=warmup.LEADERBOARD_SEED, step=1, key="lb_seed"))
 POLL_S = 2
 SECTIONS = PAGE_SECTIONS["Leaderboard"]
 
@@ -55,7 +55,7 @@ def watch_judgments(drawn: tuple) -> None:
     """Every POLL_S seconds: rerun the page when a judgment arrived after the board was drawn
     (``drawn``: the judgments' version then). It draws nothing, so an idle page costs the
     browser nothing; redrawing the board's charts on every poll kept it busy about 1 s in 2."""
-    with ui.database() as db:
+    with connection.database() as db:
         changed = judgments_version(db) != drawn
     if changed:
         st.rerun()
@@ -66,8 +66,10 @@ def live_board() -> None:
     """The leaderboard of the chosen group (a fragment: picking a group reruns only it); reads
     only the judgments stored since it was last drawn."""
     group_key = f"lb_group_{source}_{rater}"  # one box per verdict source and rater: never stale
-    with ui.database() as db:
-        r = ui.live_leaderboard(db, source, rater, n_boot, seed, st.session_state.get(group_key))
+    with connection.database() as db:
+        r = caching.live_leaderboard(
+            db, source, rater, n_boot, seed, st.session_state.get(group_key)
+        )
     st.caption(
         f"Live: checks for new verdicts every {POLL_S} s (read up to judgment {md(r.last_id)})."
     )
@@ -161,8 +163,8 @@ def live_board() -> None:
 
 def ranking_comparison() -> None:
     """The Bradley-Terry ranking from human verdicts next to the one from an auto-rater."""
-    with ui.database() as db:
-        sources = ui.cached_judgments(db, ranking_sources)
+    with connection.database() as db:
+        sources = caching.cached_judgments(db, ranking_sources)
     if not sources["human"] or not sources["auto"]:
         missing = " and ".join(k for k in ("human", "auto") if not sources[k])
         st.info(
@@ -180,8 +182,8 @@ def ranking_comparison() -> None:
         help="One human rater, or NAME#*: every anonymous rating (slots NAME#1, #2, ...).",
     )
     auto = c[1].selectbox("Auto-rater", sources["auto"], key="cmp_auto")
-    with ui.database() as db:
-        cmp = ui.cached_judgments(db, compare_rankings, human, auto, n_boot, seed)
+    with connection.database() as db:
+        cmp = caching.cached_judgments(db, compare_rankings, human, auto, n_boot, seed)
     if cmp["why"] or len(cmp["systems"]) < 2:
         st.info(
             f"No comparison: {md(cmp['why'] or 'the two sources share fewer than two systems')}."
@@ -209,8 +211,8 @@ def ranking_comparison() -> None:
 
 def autoais() -> None:
     """Share of answers each auto-rater judged supported, with 95% intervals."""
-    with ui.database() as db:
-        acc = ui.cached_judgments(db, autoais_accuracy)
+    with connection.database() as db:
+        acc = caching.cached_judgments(db, autoais_accuracy)
     if len(acc):
         raters = list(dict.fromkeys(acc["rater"]))
         picked = st.multiselect(
@@ -234,7 +236,7 @@ def autoais() -> None:
 live_tab, compare_tab, accuracy_tab = st.tabs(SECTIONS, key="section", bind="query-params")
 with live_tab:
     if live_tab.open:
-        with ui.database() as db:
+        with connection.database() as db:
             version = judgments_version(db)
         live_board()
         watch_judgments(version)

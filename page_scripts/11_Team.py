@@ -2,22 +2,22 @@
 
 import streamlit as st
 
-import pages as ui
+from app_support import caching, connection, frame, render, signin, warmup
 from core.annotation.gold import mark_gold_source
 from core.annotation.identity import change_settings
 from core.annotation.task_registry import task_names
 from core.errors import WorkbenchError
 from core.views.gold_sources import gold_source_candidates, gold_source_table
 from core.views.team import team_view
-from core.views.text import md
+from core.views.text import inert_table, md
 
-ui.setup("Team")
-user = ui.sign_in_sidebar()
+frame.setup("Team")
+user = signin.sign_in_sidebar()
 
-with ui.database() as db:
+with connection.database() as db:
     tasks = task_names()
-    task = st.radio("Task", tasks, index=tasks.index(ui.GOLD_TASK), format_func=md, horizontal=True)
-    data = ui.cached_view(db, team_view, task)
+    task = st.radio("Task", tasks, index=tasks.index(warmup.GOLD_TASK), format_func=md, horizontal=True)
+    data = caching.cached_view(db, team_view, task)
     ov = data["overlap"]
     c = st.columns(3)
     c[0].metric("Annotations per item (k)", ov["k"])
@@ -45,7 +45,7 @@ with ui.database() as db:
             "list; anonymous slots (NAME#k) are positions in a crowd, not people."
         )
         st.dataframe(data["imported"], hide_index=True, width="stretch")
-    ui.gold_block(db, task)
+    render.gold_block(db, task)
 
     st.subheader("Gold sources")
     st.caption(
@@ -53,9 +53,9 @@ with ui.database() as db:
         "settled the item (the adjudication wins). A source that judged both orders of a pair "
         "with conflicting labels gives that item no gold; sources that disagree give none."
     )
-    sources = ui.cached_view(db, gold_source_table)
+    sources = caching.cached_view(db, gold_source_table)
     if len(sources):
-        st.table(ui.inert_table(sources))
+        st.table(inert_table(sources))
     else:
         st.caption("No gold sources.")
     if user is not None and user.may("admin"):

@@ -5,7 +5,7 @@ skip)."""
 
 import streamlit as st
 
-import pages as ui
+from app_support import caching, connection, frame, links, render, shortcuts, signin
 from core.annotation.reviews import (
     record_review,
     review_progress,
@@ -17,16 +17,16 @@ from core.errors import WorkbenchError
 from core.views.review import question_detail, question_filters, question_ids, question_labels
 from core.views.text import InertMarkdown, escape_markdown, md
 
-ui.setup("Review questions")
-ui.keys_after_choices()
+frame.setup("Review questions")
+shortcuts.keys_after_choices()
 KEYS_HINT = "Keys: **A** accept · **X** reject · **E** save edit · **S** skip · **U** undo"
-user = ui.require_annotator()  # the signed-in Annotator: every write takes it
+user = signin.require_annotator()  # the signed-in Annotator: every write takes it
 who = user.name
 
 
 def _skip(qid: str, question: str) -> None:
     """Store a skip: the question goes to the end of my queue (not counted as done)."""
-    with ui.database() as db:
+    with connection.database() as db:
         try:
             skip_review(db, qid, user)
         except WorkbenchError as exc:
@@ -35,7 +35,7 @@ def _skip(qid: str, question: str) -> None:
             )
             return
     st.session_state["review_notice"] = InertMarkdown(
-        f"Skipped '{escape_markdown(ui.short(question))}': it goes to the end of your queue "
+        f"Skipped '{escape_markdown(render.short(question))}': it goes to the end of your queue "
         "(not counted as done; **Undo** takes the skip back)."
     )
     st.session_state["review_scroll"] = True
@@ -44,7 +44,7 @@ def _skip(qid: str, question: str) -> None:
 
 def _undo() -> None:
     """Withdraw my latest review or skip (a superseding row; nothing is deleted)."""
-    with ui.database() as db:
+    with connection.database() as db:
         try:
             undone = withdraw_last_review(db, user)
         except WorkbenchError as exc:  # e.g. the database stayed busy
@@ -55,22 +55,22 @@ def _undo() -> None:
         st.session_state["review_notice"] = "Nothing to undo: you have no review or skip left."
     elif undone.was_skip:
         st.session_state["review_notice"] = InertMarkdown(
-            f"Withdrawn your skip of '{escape_markdown(ui.short(text))}': it is back in its "
+            f"Withdrawn your skip of '{escape_markdown(render.short(text))}': it is back in its "
             "place in your queue."
         )
     else:
         st.session_state["review_notice"] = InertMarkdown(
             f"Withdrawn your review (**{md(undone.label)}**) of "
-            f"'{escape_markdown(ui.short(text))}': the question is now "
+            f"'{escape_markdown(render.short(text))}': the question is now "
             f"**{md(undone.status)}** and back in your queue."
         )
     st.session_state["review_scroll"] = True
 
 
-with ui.database() as db:
-    opts = ui.cached_view(db, question_filters)
+with connection.database() as db:
+    opts = caching.cached_view(db, question_filters)
     if not opts["origins"]:
-        st.info(ui.EMPTY_HINT)
+        st.info(connection.EMPTY_HINT)
         st.stop()
     c = st.columns(6)
     docs = dict(opts["documents"])
@@ -99,15 +99,15 @@ with ui.database() as db:
     st.progress(progress.done / progress.total if progress.total else 0.0, text=str(progress))
     st.caption(KEYS_HINT)
     mode = c[5].radio("Show", ["Next in my queue", "Pick a question"])
-    wanted = ui.deep_link_id()
+    wanted = links.deep_link_id()
     if mode == "Pick a question":
-        labels = ui.cached_view(db, question_labels, tuple(ids))
+        labels = caching.cached_view(db, question_labels, tuple(ids))
         qid = (
-            st.selectbox("Question", ids, format_func=lambda i: ui.short(labels.get(i, i), 100))
+            st.selectbox("Question", ids, format_func=lambda i: render.short(labels.get(i, i), 100))
             if ids
             else None
         )
-    elif wanted and ui.cached_view(db, question_labels, (wanted,)):
+    elif wanted and caching.cached_view(db, question_labels, (wanted,)):
         qid = wanted
     else:
         qid = queue[0] if queue else None
@@ -115,9 +115,7 @@ with ui.database() as db:
         st.info(md(notice))
     last = st.session_state.pop("last_review", None)
     if last:
-        said = (
-            f"Stored: **{md(last['button'])}** on '{escape_markdown(ui.short(last['question']))}'"
-        )
+        said = f"Stored: **{md(last['button'])}** on '{escape_markdown(render.short(last['question']))}'"
         why = escape_markdown(last["reason"]) if last["reason"] else ""
         if last["status"] == "discarded":
             st.warning(
@@ -144,17 +142,17 @@ with ui.database() as db:
         )
         st.button("Undo", key="review_undo", shortcut="U", on_click=_undo)
         st.stop()
-    detail = ui.cached_view(db, question_detail, qid)
+    detail = caching.cached_view(db, question_detail, qid)
     q = detail["question"]
     if st.session_state.pop("review_scroll", False):
-        ui.scroll_to_top(qid)
+        shortcuts.scroll_to_top(qid)
     main, side = st.columns([3, 1], gap="large")
     with side:
-        ui.guideline("review", expanded=True)
-        ui.share_link("Review_questions", qid)
+        render.guideline("review", expanded=True)
+        links.share_link("Review_questions", qid)
     with main:
         st.subheader("Question")
-        ui.untrusted(q["question"])
+        render.untrusted(q["question"])
         st.caption(
             f"id {md(q['id'])} · origin {md(q['origin'])} · type {md(q['qtype'] or '-')} · "
             f"language {md(q.get('language') or '-')} · status {md(q['status'])}"
@@ -165,12 +163,12 @@ with ui.database() as db:
         if flag := (q.get("metadata") or {}).get("needs_review"):  # an entity edit took its entity
             st.warning(f"Needs review: {md(flag.get('reason'))}")
         st.markdown("**Reference answer**" if q["origin"] == "xrag" else "**Generated answer**")
-        ui.untrusted(detail["answer"])
+        render.untrusted(detail["answer"])
         if detail["parent"]:
             par = detail["parent"]
             st.markdown(f"**The English original** ({md(par['id'])})")
-            ui.untrusted(par["question"])
-            ui.untrusted((par["answers"] or [""])[0], "its answer")
+            render.untrusted(par["question"])
+            render.untrusted((par["answers"] or [""])[0], "its answer")
         st.subheader("Checklist and decision")
         fields = detail["checklist_fields"]
         translation = bool(q.get("parent_id"))
@@ -178,9 +176,9 @@ with ui.database() as db:
         if meta.get("original_question") or meta.get("original_answers"):
             with st.expander("The original, before the edit"):
                 if meta.get("original_question"):
-                    ui.untrusted(meta["original_question"], "question")
+                    render.untrusted(meta["original_question"], "question")
                 if meta.get("original_answers"):
-                    ui.untrusted((meta["original_answers"] or [""])[0], "answer")
+                    render.untrusted((meta["original_answers"] or [""])[0], "answer")
         mine = next((r for r in detail["reviews"] if r["annotator"] == who), None)
         old = (mine or {}).get("checklist") or {}
         titles = [d.get("title") or d["id"] for d in detail["documents"]]
@@ -238,7 +236,7 @@ with ui.database() as db:
                 )
             )
             note = boxes[1].text_input("Note (optional)", key=f"note_{qid}")
-            st.caption(ui.CHOICE_HINT + " " + ui.TYPING_HINT)
+            st.caption(shortcuts.CHOICE_HINT + " " + shortcuts.TYPING_HINT)
             missing = [
                 md(f["label"])
                 for f in fields
@@ -336,7 +334,7 @@ with ui.database() as db:
                         else "mentions the entity"
                     )
                 )
-                ui.highlighted(p["markdown"])
+                render.highlighted(p["markdown"])
     if detail["articles"]:
         cols = st.columns(len(detail["articles"]))
         for i, (col, a) in enumerate(zip(cols, detail["articles"])):
@@ -348,7 +346,7 @@ with ui.database() as db:
                 ),
                 st.container(height=360),
             ):
-                ui.untrusted(a["text"])
+                render.untrusted(a["text"])
     with st.expander("Provenance"):
         st.json(detail["provenance"])
 
