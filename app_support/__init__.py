@@ -1,5 +1,5 @@
 """The app's shared Streamlit helpers, one module per purpose (the page scripts are in
-``page_scripts/``; ``app.py`` routes to them with ``st.navigation``).
+``pages/``; ``app.py`` routes to them with ``st.navigation``).
 
 ``connection`` the database of a script run; ``frame`` a page's config, title and error boundary;
 ``signin`` the sidebar sign-in and its cookie; ``caching`` cached reads keyed on what changed;

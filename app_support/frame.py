@@ -11,6 +11,7 @@ import streamlit as st
 from streamlit.logger import get_logger
 
 from app_support.connection import served
+from app_support.navigation import route_through_app
 from app_support.warmup import warm_up
 from core.views.text import md
 
@@ -24,7 +25,9 @@ class Runnable(Protocol):
 
 
 def setup(title: str) -> None:
-    """Page config and title (and, once per server process, the warm-up: :func:`warm_up`)."""
+    """Page config and title (and, once per server process, the warm-up: :func:`warm_up`); a
+    run that did not come through ``app.py`` is rerouted first (:func:`route_through_app`)."""
+    route_through_app()
     warm_up()
     st.set_page_config(page_title=f"{title} - Long-Span QA Workbench", layout="wide")
     st.title(md(title))

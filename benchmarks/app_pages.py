@@ -184,7 +184,7 @@ def apptest_figures(path: Path, warm_runs: int) -> dict:
     from streamlit.testing.v1 import AppTest  # reason: heavy, only for this part
 
     os.environ["WORKBENCH_DB"] = str(path)
-    pages = sorted(f"page_scripts/{p.name}" for p in (ROOT / "page_scripts").glob("[0-9]*.py"))
+    pages = sorted(f"pages/{p.name}" for p in (ROOT / "pages").glob("[0-9]*.py"))
     warm_max = 0.0
     for page in pages:
         at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=300).run()
@@ -201,7 +201,7 @@ def apptest_figures(path: Path, warm_runs: int) -> dict:
         warm_max = max(warm_max, min(warm))
         print(f"apptest {page:34s} warm {min(warm):6.3f} s", flush=True)
     lb = AppTest.from_file(str(ROOT / "app.py"), default_timeout=300).run()
-    lb.switch_page("page_scripts/5_Leaderboard.py").run()
+    lb.switch_page("pages/5_Leaderboard.py").run()
     before = comparisons(lb)
     db = open_db(path)
     key = verdict_queue(db, "bench")[0]

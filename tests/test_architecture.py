@@ -17,7 +17,7 @@ ROOT = Path(__file__).resolve().parents[1]
 #: The app: its entry point, the page scripts and their shared helpers (``app_support``).
 PAGES = [
     ROOT / "app.py",
-    *sorted((ROOT / "page_scripts").glob("*.py")),
+    *sorted((ROOT / "pages").glob("*.py")),
     *sorted((ROOT / "app_support").glob("*.py")),
 ]
 CORE = sorted((ROOT / "core").rglob("*.py"))
@@ -64,10 +64,12 @@ def test_pages_run_no_sql_and_render_no_html(page):
     assert "unsafe_allow_html=True" not in text
 
 
-def test_no_pages_folder_beside_app() -> None:
-    """No ``pages/`` next to ``app.py``, not even a stale ``__pycache__``: Streamlit would start
-    in its older folder mode and route a page's own URL without ``app.py``'s ``st.navigation``."""
-    assert not (ROOT / "pages").exists(), "remove pages/ (the page scripts are in page_scripts/)"
+def test_routing_is_st_navigation_only() -> None:
+    """No page or helper touches Streamlit's private routing (``PagesManager``); ``pages/``
+    holds page scripts only (no package ``__init__``: helpers live in ``app_support/``)."""
+    for path in [*PAGES, *sorted((ROOT / "app_support").glob("*.py"))]:
+        assert "PagesManager" not in path.read_text(encoding="utf-8"), _rel(path)
+    assert not (ROOT / "pages" / "__init__.py").exists()
 
 
 def test_core_top_level_has_at_most_16_entries():

@@ -18,7 +18,7 @@ from core.store.database import open_db
 from core.store.settings import update_setting
 
 ROOT = Path(__file__).resolve().parents[2]
-PAGE = "page_scripts/10_Adjudication.py"
+PAGE = "pages/10_Adjudication.py"
 
 
 def _label(db, who, key: str, canonical: str, why: str) -> int:

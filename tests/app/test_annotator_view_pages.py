@@ -45,7 +45,7 @@ def page(path: str, **params: str) -> AppTest:
 
 
 def test_a_code_answer_renders_its_code_as_code_and_has_no_source(prd_db):
-    at = page("page_scripts/3_Side_by_side.py", q=CODE_ITEM)
+    at = page("pages/3_Side_by_side.py", q=CODE_ITEM)
     codes = [c for c in at.code if "def " in c.value]
     assert codes, "no answer's code is shown as code"
     assert all(c.language == "python" for c in codes if "def lcs" in c.value)
@@ -58,19 +58,19 @@ def test_a_code_answer_renders_its_code_as_code_and_has_no_source(prd_db):
 
 
 def test_an_item_with_a_source_keeps_its_evidence_panel(prd_db):
-    at = page("page_scripts/3_Side_by_side.py", q="gen-0")
+    at = page("pages/3_Side_by_side.py", q="gen-0")
     assert any(m.value.startswith("**Evidence**") for m in at.markdown)
     assert NO_SOURCE not in [c.value for c in at.caption]
     assert any("Search the context" in e.label for e in at.expander)
 
 
 def test_decision_buttons_are_short_and_name_their_key(prd_db):
-    at = page("page_scripts/3_Side_by_side.py")
+    at = page("pages/3_Side_by_side.py")
     verdicts = {unescaped(b.label): b for b in at.button if b.proto.shortcut in tuple("1234")}
     assert list(verdicts) == ["A", "B", "Equal", "None"]
     assert unescaped(verdicts["None"].proto.help) == "None (both wrong) (key 4)"
     assert any("shortcut keys are off while typing" in c.value.lower() for c in at.caption)
-    at = page("page_scripts/2_NarrativeQA_disputes.py")
+    at = page("pages/2_NarrativeQA_disputes.py")
     helps = [unescaped(b.proto.help) for b in at.button if b.proto.shortcut in tuple("1234")]
     assert helps[0] == "Reference answer wrong (key 1)" and len(helps) == 4
 
@@ -78,7 +78,7 @@ def test_decision_buttons_are_short_and_name_their_key(prd_db):
 def test_review_decision_comes_before_the_passages(prd_db):
     """The checklist and its Accept / Reject / Save edit (keys a, x, e) come right after the
     question and its answer, before the long passages."""
-    at = page("page_scripts/1_Review_questions.py")
+    at = page("pages/1_Review_questions.py")
     order = [
         getattr(el, "label", None) or getattr(el, "value", None)
         for el in _walk(at.main)

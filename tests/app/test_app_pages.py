@@ -12,7 +12,7 @@ from streamlit.testing.v1 import AppTest
 from core.store.database import open_db
 
 ROOT = Path(__file__).resolve().parents[2]
-PAGES = ["app.py", *sorted(f"page_scripts/{p.name}" for p in (ROOT / "page_scripts").glob("[0-9]*.py"))]
+PAGES = ["app.py", *sorted(f"pages/{p.name}" for p in (ROOT / "pages").glob("[0-9]*.py"))]
 
 
 @pytest.fixture
@@ -76,7 +76,7 @@ def test_every_page_renders_on_fixture_db(fixture_db, path):
 
 
 def test_open_mode_sign_in_by_name(fixture_db):
-    at = ok(page("page_scripts/1_Review_questions.py", annotator=None))
+    at = ok(page("pages/1_Review_questions.py", annotator=None))
     assert any("Sign in" in i.value for i in at.info)
     assert any("Open mode" in w.value for w in at.sidebar.warning)
     at.sidebar.text_input(key="sign_in_name").set_value("b\u202eob")  # a bidi override
@@ -88,7 +88,7 @@ def test_open_mode_sign_in_by_name(fixture_db):
     assert at.query_params["name"] == "bob"
 
 
-REVIEW = "page_scripts/1_Review_questions.py"
+REVIEW = "pages/1_Review_questions.py"
 
 
 def _answer(at: AppTest, **answers: str) -> None:
@@ -298,7 +298,7 @@ def _add_xrag(path: Path) -> list[str]:
 def test_xrag_review_on_the_page_applies_the_sufficient_filter(fixture_db):
     path, _ = fixture_db
     qid = _add_xrag(path)[0]
-    at = ok(page("page_scripts/1_Review_questions.py"))
+    at = ok(page("pages/1_Review_questions.py"))
     [s for s in at.selectbox if s.label == "Origin"][0].set_value("xrag").run()
     [r for r in at.radio if r.label == "Show"][0].set_value("Pick a question").run()
     [s for s in at.selectbox if s.label == "Question"][0].set_value(qid).run()
@@ -346,7 +346,7 @@ def test_xrag_review_on_the_page_applies_the_sufficient_filter(fixture_db):
 def test_xrag_review_without_support_choice_is_refused(fixture_db):
     path, _ = fixture_db
     qid = _add_xrag(path)[0]
-    at = ok(page("page_scripts/1_Review_questions.py"))
+    at = ok(page("pages/1_Review_questions.py"))
     [s for s in at.selectbox if s.label == "Origin"][0].set_value("xrag").run()
     [r for r in at.radio if r.label == "Show"][0].set_value("Pick a question").run()
     [s for s in at.selectbox if s.label == "Question"][0].set_value(qid).run()
@@ -360,7 +360,7 @@ def test_xrag_review_without_support_choice_is_refused(fixture_db):
 
 def test_resolve_dispute_writes_one_row_and_exports(fixture_db):
     path, _ = fixture_db
-    at = ok(page("page_scripts/2_NarrativeQA_disputes.py"))
+    at = ok(page("pages/2_NarrativeQA_disputes.py"))
     keys = {unescaped(b.label): b.proto.shortcut for b in at.button}
     assert [keys.get(k) for k in ("Ref. wrong", "Model wrong", "Both OK", "Ambiguous")] == list(
         "1234"
@@ -384,7 +384,7 @@ def test_resolve_dispute_writes_one_row_and_exports(fixture_db):
 
 def test_dispute_skip_is_not_done_and_moves_on(fixture_db):
     path, _ = fixture_db
-    at = ok(page("page_scripts/2_NarrativeQA_disputes.py"))
+    at = ok(page("pages/2_NarrativeQA_disputes.py"))
     first = at.subheader[0].value
     question = [m.value for m in at.markdown][0]
     ok(button(at, "Skip").click().run())
@@ -397,7 +397,7 @@ def test_dispute_skip_is_not_done_and_moves_on(fixture_db):
 
 def test_side_by_side_verdict_writes_one_row_and_reveals_names_after(fixture_db):
     path, _ = fixture_db
-    at = ok(page("page_scripts/3_Side_by_side.py"))
+    at = ok(page("pages/3_Side_by_side.py"))
     shown = " ".join(m.value for m in at.markdown)
     assert not re.search(r"fixture-[abc]", shown)  # system names hidden before the verdict
     assert not any("identical" in i.value for i in at.info)
@@ -431,7 +431,7 @@ def test_side_by_side_verdict_writes_one_row_and_reveals_names_after(fixture_db)
 
 def test_side_by_side_skip_is_not_done_and_deep_link_opens_the_question(fixture_db):
     path, _ = fixture_db
-    at = ok(page("page_scripts/3_Side_by_side.py"))
+    at = ok(page("pages/3_Side_by_side.py"))
     ok(button(at, "Skip").click().run())
     assert count(path, "select count(*) from judgments where status = 'skipped'") == 1
     assert (
@@ -454,9 +454,9 @@ def _comparisons(at: AppTest) -> int:
 
 
 def test_leaderboard_reflects_new_verdict(fixture_db):
-    lb = ok(page("page_scripts/5_Leaderboard.py"))
+    lb = ok(page("pages/5_Leaderboard.py"))
     n0 = _comparisons(lb)
-    sbs = ok(page("page_scripts/3_Side_by_side.py"))
+    sbs = ok(page("pages/3_Side_by_side.py"))
     ok(button(sbs, "B").click().run())
     lb.run()
     assert _comparisons(ok(lb)) == n0 + 1
@@ -464,9 +464,9 @@ def test_leaderboard_reflects_new_verdict(fixture_db):
 
 def test_agreement_opens_a_disagreement_in_browse(fixture_db):
     path, _ = fixture_db
-    sbs = ok(page("page_scripts/3_Side_by_side.py"))
+    sbs = ok(page("pages/3_Side_by_side.py"))
     ok(button(sbs, "None").click().run())
-    at = ok(page("page_scripts/4_Agreement.py"))
+    at = ok(page("pages/4_Agreement.py"))
     table = at.dataframe[0].value
     assert {"human:alice", "auto:fixture-sxs"} <= set(table["rater_a"]) | set(table["rater_b"])
     assert not at.get("plotly_chart")  # the detail tab is closed: it has not run
@@ -475,14 +475,14 @@ def test_agreement_opens_a_disagreement_in_browse(fixture_db):
     assert len(at.get("plotly_chart")) >= 1
     assert {s.label for s in at.selectbox} >= {"Rater A", "Rater B"}
     at.session_state["browse_question"] = "gen-0"
-    at.switch_page("page_scripts/6_Browse.py").run()
+    at.switch_page("pages/6_Browse.py").run()
     ok(at)
     assert any("gen-0" in c.value.replace("\\", "") for c in at.caption)
 
 
 def test_agreement_shows_gold_when_no_two_raters_share_an_item(fixture_db):
     """The old one-page layout stopped before the gold block when there was no rater pair."""
-    at = ok(page("page_scripts/4_Agreement.py"))
+    at = ok(page("pages/4_Agreement.py"))
     assert any("Only one rater" in unescaped(i.value) for i in at.info)
     assert "Agreement between people and with gold" in [s.value for s in at.subheader]
     at.query_params["section"] = "Two raters in detail"
@@ -492,7 +492,7 @@ def test_agreement_shows_gold_when_no_two_raters_share_an_item(fixture_db):
 
 def test_agreement_runs_only_the_open_tab_and_links_to_it(fixture_db):
     # /Agreement?section=Self-consistency
-    at = ok(page("page_scripts/4_Agreement.py", section="Self-consistency"))
+    at = ok(page("pages/4_Agreement.py", section="Self-consistency"))
     assert len(at.dataframe) == 1 and "self-consistency" in at.dataframe[0].value.columns
     assert "Agreement between people and with gold" not in [s.value for s in at.subheader]
     at.query_params["section"] = "Imported crowd"
@@ -509,7 +509,7 @@ def test_agreement_runs_only_the_open_tab_and_links_to_it(fixture_db):
 
 
 def test_leaderboard_tabs_say_what_is_missing_and_show_autoais(fixture_db):
-    at = ok(page("page_scripts/5_Leaderboard.py"))
+    at = ok(page("pages/5_Leaderboard.py"))
     assert not at.multiselect  # the AutoAIS tab is closed: it has not run
     at.session_state["section"] = "Human vs auto-rater"
     ok(at.run())
@@ -521,7 +521,7 @@ def test_leaderboard_tabs_say_what_is_missing_and_show_autoais(fixture_db):
 
 
 def test_browse_shows_answers_and_verdicts(fixture_db):
-    at = ok(page("page_scripts/6_Browse.py"))
+    at = ok(page("pages/6_Browse.py"))
     assert any(s.value.startswith("Answers (3)") for s in at.subheader)
 
 
@@ -529,7 +529,7 @@ def test_side_by_side_says_when_the_answers_are_identical(tmp_path, monkeypatch)
     path = tmp_path / "same.db"
     build_fixture_db(path, same_answers=True)
     monkeypatch.setenv("WORKBENCH_DB", str(path))
-    at = ok(page("page_scripts/3_Side_by_side.py"))
+    at = ok(page("pages/3_Side_by_side.py"))
     assert any("The two answers are identical" in i.value for i in at.info)
     assert not re.search(r"fixture-[abc]", " ".join(m.value for m in at.markdown))
 
@@ -541,7 +541,7 @@ def test_leaderboard_ranks_disjoint_tournaments_separately(fixture_db):
     add_tournament(
         path, ("other-x", "other-y", "other-z", "other-w"), "auto:other-sxs", ids["generated"][:3]
     )
-    at = ok(page("page_scripts/5_Leaderboard.py"))
+    at = ok(page("pages/5_Leaderboard.py"))
     assert any("2 separate groups of systems" in i.value for i in at.info)
     group = [s for s in at.selectbox if s.label == "System group"][0]
     assert group.value == "other-w"  # the largest first
@@ -560,7 +560,7 @@ def test_leaderboard_ranks_disjoint_tournaments_separately(fixture_db):
 
 
 def test_dispute_page_marks_verified_quotes_and_searches_the_story(fixture_db):
-    at = ok(page("page_scripts/2_NarrativeQA_disputes.py"))
+    at = ok(page("pages/2_NarrativeQA_disputes.py"))
     shown = [m.value for m in at.markdown]
     assert any(v.startswith(":green[**✓ verified**]") for v in shown)
     assert any(
@@ -578,7 +578,7 @@ def test_dispute_page_marks_verified_quotes_and_searches_the_story(fixture_db):
 
 def test_run_page_runs_offline_with_a_progress_bar(fixture_db):
     path, _ = fixture_db
-    at = ok(page("page_scripts/7_Run.py"))
+    at = ok(page("pages/7_Run.py"))
     models = at.dataframe[0].value
     assert models.set_index("model").loc["offline:extractive", "available"]
     unavailable = models[~models["available"]]
@@ -603,7 +603,7 @@ def test_leaderboard_group_box_follows_the_verdict_source(fixture_db):
     add_tournament(
         path, ("other-x", "other-y", "other-z", "other-w"), "auto:other-sxs", ids["generated"][:3]
     )
-    at = ok(page("page_scripts/5_Leaderboard.py"))
+    at = ok(page("pages/5_Leaderboard.py"))
     [s for s in at.selectbox if s.label == "System group"][0].set_value("fixture-a").run()
     assert set(ok(at).dataframe[0].value["name"]) == {"fixture-a", "fixture-b", "fixture-c"}
     [s for s in at.selectbox if s.label == "Verdicts"][0].set_value("auto").run()
@@ -613,7 +613,7 @@ def test_leaderboard_group_box_follows_the_verdict_source(fixture_db):
 
 
 def test_cross_lingual_controlled_analysis_shows_no_traceback(fixture_db):
-    at = ok(page("page_scripts/9_Cross_lingual.py"))
+    at = ok(page("pages/9_Cross_lingual.py"))
     at.toggle(key="xrag_controlled").set_value(True).run()
     ok(at)
     assert not at.get("exception")
@@ -621,16 +621,16 @@ def test_cross_lingual_controlled_analysis_shows_no_traceback(fixture_db):
 
 def test_browse_deep_link_shows_human_labels_and_resolutions(fixture_db):
     path, ids = fixture_db
-    sbs = ok(page("page_scripts/3_Side_by_side.py"))
+    sbs = ok(page("pages/3_Side_by_side.py"))
     ok(button(sbs, "A").click().run())
     qid = count(path, "select question_id from judgments where rater = 'human:alice'")
-    dis = ok(page("page_scripts/2_NarrativeQA_disputes.py"))
+    dis = ok(page("pages/2_NarrativeQA_disputes.py"))
     ok(button(dis, "Model wrong").click().run())
     dqid = count(
         path,
         "select d.question_id from dispute_resolutions r join disputes d on d.id = r.dispute_id",
     )
-    at = page("page_scripts/6_Browse.py", annotator=None)
+    at = page("pages/6_Browse.py", annotator=None)
     at.query_params["q"] = qid
     ok(at.run())
     assert any(f"Browse?q={qid}" in c.value for c in at.code)
@@ -645,11 +645,11 @@ def test_browse_deep_link_shows_human_labels_and_resolutions(fixture_db):
 def test_dispute_and_review_deep_links_open_that_question(fixture_db):
     path, _ = fixture_db
     qid = count(path, "select question_id from disputes order by id desc limit 1")
-    at = page("page_scripts/2_NarrativeQA_disputes.py")
+    at = page("pages/2_NarrativeQA_disputes.py")
     at.query_params["q"] = qid
     ok(at.run())
     assert any(f"NarrativeQA_disputes?q={qid}" in c.value for c in at.code)
-    rev = page("page_scripts/1_Review_questions.py")
+    rev = page("pages/1_Review_questions.py")
     rev.query_params["q"] = "gen-2"
     ok(rev.run())
     assert any("Review_questions?q=gen-2" in c.value for c in rev.code)
@@ -664,7 +664,7 @@ def test_review_shows_the_span_fraction_and_flags_a_short_one(fixture_db):
         db.conn.commit()
     finally:
         db.conn.close()
-    rev = page("page_scripts/1_Review_questions.py")
+    rev = page("pages/1_Review_questions.py")
     rev.query_params["q"] = "gen-2"
     ok(rev.run())
     assert any("evidence spans 5\\% of the book" in c.value for c in rev.caption)
@@ -672,7 +672,7 @@ def test_review_shows_the_span_fraction_and_flags_a_short_one(fixture_db):
 
 
 def test_side_by_side_reads_further_in_the_full_text(fixture_db):
-    at = ok(page("page_scripts/3_Side_by_side.py"))
+    at = ok(page("pages/3_Side_by_side.py"))
     further = [t for t in at.toggle if t.label.startswith("Read further around passage")]
     assert further
     further[0].set_value(True).run()

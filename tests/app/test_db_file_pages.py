@@ -13,10 +13,10 @@ from test_app_pages import fixture_db as fixture_db  # noqa: F401 (the fixture)
 
 import core.store.connection as connection
 
-SBS = "page_scripts/3_Side_by_side.py"
+SBS = "pages/3_Side_by_side.py"
 
 
-@pytest.mark.parametrize("path", ["app.py", SBS, "page_scripts/1_Review_questions.py"])
+@pytest.mark.parametrize("path", ["app.py", SBS, "pages/1_Review_questions.py"])
 def test_a_missing_database_stops_the_page_with_one_line(tmp_path, monkeypatch, path):
     db = tmp_path / "typo.db"
     monkeypatch.setenv("WORKBENCH_DB", str(db))

@@ -19,7 +19,7 @@ from core.store.questions import insert_question
 ROOT = Path(__file__).resolve().parents[2]
 NOVEL = ROOT / "tests" / "data" / "entity_repair" / "patronymic_novel.txt"
 DOC = "book:patronymic-novel"
-PAGE = "page_scripts/13_Entities.py"
+PAGE = "pages/13_Entities.py"
 
 
 @pytest.fixture
@@ -91,7 +91,7 @@ def test_entities_page_merge_split_retype_and_undo(novel_db):
 
     review = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
     review.query_params["name"] = "alice"
-    ok(review.run()).switch_page("page_scripts/1_Review_questions.py")
+    ok(review.run()).switch_page("pages/1_Review_questions.py")
     review.query_params["q"] = "q-stiva"
     warning = unescaped(ok(review.run()).warning[0].value)
     assert warning.startswith("Needs review: entity Stiva merged into")

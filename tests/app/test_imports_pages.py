@@ -51,7 +51,7 @@ def test_overview_says_where_the_prd_data_come_from(prd_db):
 
 
 def test_agreement_shows_gpt4_vs_crowd_and_slot_fleiss(prd_db):
-    at = page("page_scripts/4_Agreement.py")
+    at = page("pages/4_Agreement.py")
     table = at.dataframe[0].value  # the every-pair table: no slot-vs-slot Cohen's kappa
     assert not any("#" in a and "#" in b for a, b in zip(table["rater_a"], table["rater_b"]))
     assert any(UNIT_RULE in c.value for c in at.caption)  # the item rule, stated on the page
@@ -69,7 +69,7 @@ def test_agreement_shows_gpt4_vs_crowd_and_slot_fleiss(prd_db):
 
 
 def test_leaderboard_compares_human_and_auto_rankings(prd_db):
-    at = page("page_scripts/5_Leaderboard.py")
+    at = page("pages/5_Leaderboard.py")
     assert "Systems in both" not in metrics(at)  # only the open tab (the live board) runs
     assert any("comparisons over" in m.value for m in at.markdown)
     at.session_state["section"] = "Human vs auto-rater"
@@ -88,7 +88,7 @@ def test_browse_shows_every_answer_and_verdict_of_a_prd_question(prd_db):
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=90).run()
     at.session_state["annotator"] = "alice"
     at.session_state["browse_question"] = "vicuna80-5"
-    at.switch_page("page_scripts/6_Browse.py").run()
+    at.switch_page("pages/6_Browse.py").run()
     assert not at.exception, [e.value for e in at.exception]
     assert any("Answers (5)" in s.value for s in at.subheader)
     grid = at.dataframe[-1].value
@@ -120,7 +120,7 @@ def test_imported_raters_show_whatever_their_names(tmp_path, monkeypatch):
         db.conn.close()
     monkeypatch.setenv("WORKBENCH_DB", str(path))
     monkeypatch.delenv("WORKBENCH_ACCESS_CODE", raising=False)
-    at = page("page_scripts/4_Agreement.py")
+    at = page("pages/4_Agreement.py")
     at.session_state["section"] = "Imported crowd"
     at.run()
     assert not at.exception, [e.value for e in at.exception]
@@ -131,6 +131,6 @@ def test_imported_raters_show_whatever_their_names(tmp_path, monkeypatch):
     shown = [unescaped(m.value) for m in at.markdown]
     assert any("Imported human raters" in m and "human:expert-panel" in m for m in shown), shown
     assert metrics(at)["Percent agreement"] == "100.0%"
-    team = page("page_scripts/11_Team.py")
+    team = page("pages/11_Team.py")
     assert "Imported raters" in {s.value for s in team.subheader}
     assert any("expert-panel" in set(d.value["rater"]) for d in team.dataframe)

@@ -77,7 +77,7 @@ def test_a_pipe_in_a_system_name_works_with_the_page_functions(pipe_db):
 
 def test_side_by_side_page_reaches_and_stores_a_pipe_item(pipe_db):
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=90).run()
-    at.switch_page("page_scripts/3_Side_by_side.py").run()
+    at.switch_page("pages/3_Side_by_side.py").run()
     at.sidebar.text_input(key="sign_in_name").input("alice")
     at.sidebar.button[0].click().run()  # the sign-in form's submit button
     assert not at.exception, [e.value for e in at.exception]

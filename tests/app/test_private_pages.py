@@ -16,7 +16,7 @@ from core.store.accounts import create_account, reissue_token
 from core.store.database import open_db
 
 ROOT = Path(__file__).resolve().parents[2]
-PAGES = sorted(f"page_scripts/{p.name}" for p in (ROOT / "page_scripts").glob("[0-9]*.py"))
+PAGES = sorted(f"pages/{p.name}" for p in (ROOT / "pages").glob("[0-9]*.py"))
 
 
 @pytest.fixture(scope="module")
@@ -71,7 +71,7 @@ def test_a_signed_in_admin_sees_the_pages(accounts, monkeypatch):
     monkeypatch.setenv("WORKBENCH_DB", str(accounts))
     db = open_db(accounts)
 
-    for page in ("page_scripts/6_Browse.py", "page_scripts/11_Team.py", "page_scripts/4_Agreement.py"):
+    for page in ("pages/6_Browse.py", "pages/11_Team.py", "pages/4_Agreement.py"):
         token = reissue_token(db, "root")
         at = opened(page, token=token)
         assert signin.SIGN_IN_FIRST not in [i.value for i in at.main.info]

@@ -18,9 +18,9 @@ from core.store.database import open_db
 from core.store.settings import update_setting
 
 PAGES = {
-    "review": "page_scripts/1_Review_questions.py",
-    "disputes": "page_scripts/2_NarrativeQA_disputes.py",
-    "side-by-side": "page_scripts/3_Side_by_side.py",
+    "review": "pages/1_Review_questions.py",
+    "disputes": "pages/2_NarrativeQA_disputes.py",
+    "side-by-side": "pages/3_Side_by_side.py",
 }
 
 

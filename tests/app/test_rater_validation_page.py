@@ -15,7 +15,7 @@ from core.store.validation_items import validation_requests
 from core.views.rater_report.assemble import report_data
 
 ROOT = Path(__file__).resolve().parents[2]
-PAGE = "page_scripts/12_Rater_validation.py"
+PAGE = "pages/12_Rater_validation.py"
 
 
 @pytest.fixture

@@ -7,7 +7,7 @@ from __future__ import annotations
 from test_app_pages import REVIEW, _answer, _shown_question, button, count, ok, page
 from test_app_pages import fixture_db as fixture_db  # noqa: F401 (the fixture)
 
-DISPUTES = "page_scripts/2_NarrativeQA_disputes.py"
+DISPUTES = "pages/2_NarrativeQA_disputes.py"
 
 
 def _progress(at) -> str:

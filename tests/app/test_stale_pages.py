@@ -12,7 +12,7 @@ from test_app_pages import fixture_db as fixture_db  # noqa: F401 (the fixture)
 
 from core.store.database import open_db
 
-SBS = "page_scripts/3_Side_by_side.py"
+SBS = "pages/3_Side_by_side.py"
 
 
 def _verdicts(path: Path) -> list[tuple]:

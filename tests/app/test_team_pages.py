@@ -19,7 +19,7 @@ from core.store.database import open_db
 from core.store.settings import update_setting
 
 ROOT = Path(__file__).resolve().parents[2]
-SBS = "page_scripts/3_Side_by_side.py"
+SBS = "pages/3_Side_by_side.py"
 
 
 @pytest.fixture
@@ -117,7 +117,7 @@ def test_token_link_is_used_once_leaves_the_url_and_survives_page_moves(team):
     assert not any("Open mode" in unescaped(w.value) for w in at.sidebar.warning)
     _verdict(at)
     assert count(path, HUMAN + " and rater = 'human:alice'") == 1
-    at.switch_page("page_scripts/5_Leaderboard.py")
+    at.switch_page("pages/5_Leaderboard.py")
     ok(at.run())
     assert "alice" in signed_in(at) and "token" not in at.query_params
     # the token is never echoed into the page
@@ -199,12 +199,12 @@ def test_undo_withdraws_only_my_own_verdict(team):
 def test_run_page_needs_admin_once_accounts_exist(team):
     path, tokens = team
     for who in ("alice", "carol"):
-        at = opened("page_scripts/7_Run.py", token=tokens[who])
+        at = opened("pages/7_Run.py", token=tokens[who])
         assert any("needs the admin role" in unescaped(e.value) for e in at.error)
         assert not [b for b in at.button if b.label == "Run"]
-    at = opened("page_scripts/7_Run.py")
+    at = opened("pages/7_Run.py")
     assert not [b for b in at.button if b.label == "Run"]
-    at = opened("page_scripts/7_Run.py", token=tokens["root"])
+    at = opened("pages/7_Run.py", token=tokens["root"])
     assert [b for b in at.button if b.label == "Run"]
 
 
@@ -212,9 +212,9 @@ def test_adjudication_page_settles_a_disagreement(team):
     path, tokens = team
     for who, choice in (("alice", "A"), ("bob", "None")):  # k = 2: bob gets alice's item
         _verdict(opened(SBS, token=tokens[who]), choice)
-    at = opened("page_scripts/10_Adjudication.py", token=fresh(path, "alice"))
+    at = opened("pages/10_Adjudication.py", token=fresh(path, "alice"))
     assert any("needs the adjudicator role" in unescaped(e.value) for e in at.error)
-    at = opened("page_scripts/10_Adjudication.py", token=tokens["carol"])
+    at = opened("pages/10_Adjudication.py", token=tokens["carol"])
     table = at.table[0].value
     assert set(table["annotator"]) == {"alice", "bob"}
     radio = [r for r in at.radio if r.label == "Settled label"][0]
@@ -229,12 +229,12 @@ def test_adjudication_page_settles_a_disagreement(team):
 
 def test_team_page_settings_for_admins_only(team):
     path, tokens = team
-    at = opened("page_scripts/11_Team.py", token=tokens["alice"])
+    at = opened("pages/11_Team.py", token=tokens["alice"])
     assert not [b for b in at.button if b.label == "Save settings"]
     assert {"Annotators", "Agreement between people and with gold", "Settings"} <= {
         s.value for s in at.subheader
     }
-    at = opened("page_scripts/11_Team.py", token=tokens["root"])
+    at = opened("pages/11_Team.py", token=tokens["root"])
     [n for n in at.number_input if unescaped(n.label) == "annotations_per_item"][0].set_value(3)
     ok(button(at, "Save settings").click().run())
     assert count(path, "select value from settings where key = 'annotations_per_item'") == "3"
@@ -244,7 +244,7 @@ def test_team_page_settings_for_admins_only(team):
 
 def test_team_page_sets_the_base_url_and_refuses_a_bad_one(team):
     path, tokens = team
-    at = opened("page_scripts/11_Team.py", token=tokens["root"])
+    at = opened("pages/11_Team.py", token=tokens["root"])
     field = [t for t in at.text_input if unescaped(t.label) == "base_url"][0]
     field.set_value("javascript:alert(1)")
     ok(button(at, "Save settings").click().run())
@@ -265,7 +265,7 @@ def test_link_to_this_item_is_absolute_and_has_no_secret(team):
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
     at.query_params["token"] = tokens["alice"]
     ok(at.run())
-    at.switch_page("page_scripts/6_Browse.py")
+    at.switch_page("pages/6_Browse.py")
     at.query_params["q"] = "nqa-1"
     ok(at.run())
     links = [c.value for c in at.code]
@@ -293,10 +293,10 @@ def test_team_page_gold_sources_for_admins(team):
     key = task_items(db, "side-by-side")[0]
     submit_verdict(db, blind_item(db, key, "alice"), alice, "A")
     db.conn.close()
-    at = opened("page_scripts/11_Team.py", token=tokens["bob"])
+    at = opened("pages/11_Team.py", token=tokens["bob"])
     assert "Gold sources" in {s.value for s in at.subheader}
     assert not [b for b in at.button if b.label == "Make gold source"]
-    at = opened("page_scripts/11_Team.py", token=tokens["root"])
+    at = opened("pages/11_Team.py", token=tokens["root"])
     ok(
         [s for s in at.selectbox if unescaped(s.label) == "Human rater"][0]
         .set_value("human:alice")

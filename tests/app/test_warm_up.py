@@ -58,7 +58,7 @@ def warmed_db(fixture_db) -> Path:
 
 
 @pytest.mark.parametrize(
-    "path", ["page_scripts/4_Agreement.py", "page_scripts/5_Leaderboard.py", "page_scripts/11_Team.py"]
+    "path", ["pages/4_Agreement.py", "pages/5_Leaderboard.py", "pages/11_Team.py"]
 )
 def test_the_pages_first_views_are_the_warmed_ones(warmed_db, monkeypatch, path):
     for module, name in (
@@ -85,7 +85,7 @@ def test_an_unwarmed_view_is_computed_by_its_page(warmed_db, monkeypatch):
     previous = st_config.get_option("client.showErrorDetails")
     st_config.set_option("client.showErrorDetails", "full")
     try:
-        at = ok(page("page_scripts/4_Agreement.py", annotator=None))
+        at = ok(page("pages/4_Agreement.py", annotator=None))
         at.radio[0].set_value("absolute").run()
     finally:
         st_config.set_option("client.showErrorDetails", previous)
@@ -93,5 +93,5 @@ def test_an_unwarmed_view_is_computed_by_its_page(warmed_db, monkeypatch):
 
 
 def test_no_warm_up_under_apptest(warmed_db):
-    ok(page("page_scripts/0_Overview.py", annotator=None))
+    ok(page("pages/0_Overview.py", annotator=None))
     assert not any(t.name == "workbench-warm-up" for t in threading.enumerate())

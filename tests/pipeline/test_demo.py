@@ -14,7 +14,7 @@ from core.store.database import open_db
 from core.store.settings import all_settings
 
 ROOT = Path(__file__).resolve().parents[2]
-PAGES = ["app.py", *sorted(f"page_scripts/{p.name}" for p in (ROOT / "page_scripts").glob("[0-9]*.py"))]
+PAGES = ["app.py", *sorted(f"pages/{p.name}" for p in (ROOT / "pages").glob("[0-9]*.py"))]
 
 
 @pytest.fixture(scope="module")
