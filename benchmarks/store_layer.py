@@ -36,19 +36,20 @@ RUNS = 5
 N_ROWS = 50_000
 BATCH = 500
 
-#: One subprocess run of steps 3 and 4: prints {"insert_s": ..., "query_s": ...}.
+#: One subprocess run of steps 3 and 4: prints {"insert_s": ..., "query_s": ...}. The insert goes
+#: into a new file; the query reads the shared, checkpointed ``query.db`` (the same file for both
+#: layers, so neither reads pages still in its own write-ahead log).
 THROUGHPUT = r"""
 import json, sys, time
 sys.path.insert(0, {root!r})
-layer, path, n, batch = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+layer, path, query_path, n, batch = sys.argv[1], sys.argv[2], sys.argv[3], *map(int, sys.argv[4:])
 from core.store.connection import connect
-conn = connect(path)
 if layer == "sqlite_utils":
     import sqlite_utils
-    db = sqlite_utils.Database(conn)
+    Layer = sqlite_utils.Database
 else:
-    from core.store.engine import Database
-    db = Database(conn)
+    from core.store.engine import Database as Layer
+db = Layer(connect(path))
 db.execute(
     "create table judgments (id integer primary key, question_id text, kind text, rater text,"
     " rater_kind text, system_a text, system_b text, verdict text, order_shown text,"
@@ -66,6 +67,10 @@ rows = [
 start = time.perf_counter()
 db.table("judgments").insert_all(rows, batch_size=batch)
 insert_s = time.perf_counter() - start
+if query_path == "-":
+    db.execute("pragma wal_checkpoint(truncate)")
+    raise SystemExit(0)
+db = Layer(connect(query_path))
 start = time.perf_counter()
 got = list(db.query("select * from judgments where id > ?", [0]))
 query_s = time.perf_counter() - start
@@ -81,17 +86,19 @@ def wall(args: list[str], env: dict[str, str] | None = None) -> float:
     return time.perf_counter() - start
 
 
-def throughput(layer: str, folder: str, k: int) -> dict[str, float]:
-    """One fresh-subprocess insert + query run of ``layer`` on a new database file."""
-    path = os.path.join(folder, f"{layer}-{k}.db")
+def throughput(layer: str, folder: str, k: int | None) -> dict[str, float]:
+    """One fresh-subprocess run of ``layer``: insert into a new file, then query ``query.db``
+    (``k`` None: build ``query.db`` itself and measure nothing)."""
+    path = os.path.join(folder, "query.db" if k is None else f"{layer}-{k}.db")
+    query_path = "-" if k is None else os.path.join(folder, "query.db")
     script = THROUGHPUT.format(root=str(ROOT))
     out = subprocess.run(
-        [PY, "-c", script, layer, path, str(N_ROWS), str(BATCH)],
+        [PY, "-c", script, layer, path, query_path, str(N_ROWS), str(BATCH)],
         check=True,
         capture_output=True,
         text=True,
     ).stdout
-    return dict(json.loads(out.strip().splitlines()[-1]))
+    return dict(json.loads(out.strip().splitlines()[-1])) if k is not None else {}
 
 
 def main() -> dict[str, float]:
@@ -125,6 +132,7 @@ def main() -> dict[str, float]:
         figures["import_sqlite_utils_s"] = med["su"] - med["bare"]
         figures["import_engine_s"] = med["std"] - med["bare"]
         runs: dict[str, list[dict[str, float]]] = {"sqlite_utils": [], "engine": []}
+        throughput("engine", folder, None)
         for k in range(RUNS):
             for layer in runs:
                 runs[layer].append(throughput(layer, folder, k))

@@ -143,7 +143,7 @@ class Database:
         if cursor.description is None:
             raise ValueError("query() is for statements that return rows; use execute()")
         keys = unique_keys(d[0] for d in cursor.description)
-        return iter([dict(zip(keys, row, strict=True)) for row in cursor.fetchall()])
+        return iter(list(map(dict, map(zip, itertools.repeat(keys), cursor))))
 
     def table(self, name: str) -> Table:
         """The table ``name`` (not checked until used)."""
