@@ -1,4 +1,4 @@
-"""SQLite connections through sqlite-utils: connection settings, transactions, decoded rows.
+"""SQLite connections: connection settings, transactions, decoded rows.
 
 Connection strategy (safe under Streamlit's script threads): every caller opens its own
 connection with :func:`open_db` (cheap: a file open plus a few PRAGMAs) and closes it when done;
@@ -30,12 +30,10 @@ import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
+from typing import Any, ParamSpec, TypeVar
 
 from core.errors import DatabaseBusyError, StoreError
-
-if TYPE_CHECKING:  # sqlite_utils imports pandas (~0.6 s): load it only when a database is opened
-    import sqlite_utils
+from core.store.engine import Database
 
 DEFAULT_DB = Path("data/workbench.db")
 BUSY_TIMEOUT_MS = 30_000
@@ -113,8 +111,8 @@ class LockedConnection(sqlite3.Connection):
     """A connection that threads can share safely: one thread at a time per transaction.
 
     Every statement takes the connection's re-entrant lock, and a statement that leaves a
-    transaction open (``BEGIN``, sqlite-utils' ``SAVEPOINT`` around reads, an implicit
-    transaction before its ``COMMIT``) keeps the lock until the statement that closes it, so
+    transaction open (``BEGIN``, the engine's ``SAVEPOINT`` around a batch
+    insert) keeps the lock until the statement that closes it, so
     another thread's statements wait instead of landing inside it ("cannot start a transaction
     within a transaction", rows committed by a call that failed). A thread that waits longer
     than the busy timeout gets ``sqlite3.OperationalError``.
@@ -203,7 +201,7 @@ def connect(path: str | Path) -> sqlite3.Connection:
 
 
 @contextlib.contextmanager
-def transaction(db: sqlite_utils.Database) -> Iterator[sqlite_utils.Database]:
+def transaction(db: Database) -> Iterator[Database]:
     """Run a block as one write transaction (``BEGIN IMMEDIATE`` ... ``COMMIT``).
 
     Any exception rolls back everything written inside the block. Nested use (same thread) joins
@@ -293,7 +291,7 @@ def decode_row(row: dict[str, Any], also: Iterable[str] = ()) -> dict[str, Any]:
 
 
 def rows(
-    db: sqlite_utils.Database,
+    db: Database,
     sql: str,
     params: Iterable[Any] | dict[str, Any] | None = None,
     also: Sequence[str] = (),
@@ -306,7 +304,7 @@ def rows(
     return [decode_row(r, also) for r in db.query(sql, args)]
 
 
-def table_counts(db: sqlite_utils.Database) -> dict[str, int]:
+def table_counts(db: Database) -> dict[str, int]:
     """Row count of every user table (migrations bookkeeping excluded)."""
     return {
         name: db[name].count

@@ -18,15 +18,13 @@ import sqlite3
 import threading
 from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import core.store.migrations as migrations_pkg
 from core.store.connection import connect, default_db_path, transaction, utcnow
 from core.store.dbfile import check_db_file, explain_sqlite_error, is_file_error
+from core.store.engine import Database
 from core.store.runs import mark_dead_runs
-
-if TYPE_CHECKING:  # sqlite_utils imports pandas (~0.6 s): load it only when a database is opened
-    import sqlite_utils
 
 _migrate_lock = threading.Lock()
 _create_missing = True  # whether open_db creates a missing file when not told (see creating())
@@ -46,7 +44,7 @@ def creating(allowed: bool) -> Iterator[None]:
 
 def open_db(
     path: str | Path | None = None, *, migrate: bool = True, create: bool | None = None
-) -> sqlite_utils.Database:
+) -> Database:
     """Open (and by default migrate) the workbench database at ``path``.
 
     The connection is in autocommit mode; use :func:`transaction` for multi-row writes. Opening
@@ -54,8 +52,6 @@ def open_db(
     created when ``create`` (default: see :func:`creating`); a missing, unusable or damaged file
     otherwise raises :class:`core.errors.DatabaseFileError` before anything is written.
     """
-    import sqlite_utils
-
     path = path if path is not None else default_db_path()
     make = _create_missing if create is None else create
     check_db_file(path, create=make)
@@ -64,7 +60,7 @@ def open_db(
     conn = None
     try:
         conn = connect(path)
-        db = sqlite_utils.Database(conn)
+        db = Database(conn)
         if migrate:
             migrate_db(db)
             mark_dead_runs(db)  # a run whose process died shows as interrupted, not running
@@ -78,9 +74,7 @@ def open_db(
 
 
 @contextlib.contextmanager
-def opened(
-    path: str | Path | None = None, *, create: bool | None = None
-) -> Iterator[sqlite_utils.Database]:
+def opened(path: str | Path | None = None, *, create: bool | None = None) -> Iterator[Database]:
     """Context manager: open a migrated database (see :func:`open_db`) and close it afterwards."""
     db = open_db(path, create=create)
     try:
@@ -98,19 +92,19 @@ def registered_migrations() -> list[tuple[str, Any]]:
     return sorted(found, key=lambda item: item[0])
 
 
-def applied_migrations(db: sqlite_utils.Database) -> list[str]:
+def applied_migrations(db: Database) -> list[str]:
     """Names of the migrations already applied to ``db``."""
     if "schema_migrations" not in db.table_names():
         return []
     return [r["name"] for r in db.query("select name from schema_migrations order by name")]
 
 
-def schema_version(db: sqlite_utils.Database) -> int:
+def schema_version(db: Database) -> int:
     """The schema version: how many registered migrations have been applied."""
     return len(applied_migrations(db))
 
 
-def migrate_db(db: sqlite_utils.Database) -> list[str]:
+def migrate_db(db: Database) -> list[str]:
     """Apply every pending migration, each in its own transaction; return the names applied."""
     with _migrate_lock:
         db.execute(

@@ -1,0 +1,296 @@
+"""The store's own database layer over the standard library's ``sqlite3`` (no sqlite-utils).
+
+It offers exactly the part of sqlite-utils' API the workbench uses, with the same names and
+meaning, so callers did not change: :class:`Database` (``query`` -> dict rows, ``execute`` -> a
+cursor, ``conn``, ``table``/``[name]``, ``table_names``, ``view_names``, ``close``) and
+:class:`Table` (``insert``, ``insert_all``, ``update``, ``upsert``, ``get``, ``count``, ``rows``,
+``last_pk``). Values that are dicts, lists or tuples are stored as JSON text, dates as ISO text
+(as sqlite-utils did); reading JSON back is :func:`core.store.connection.decode_row`'s job.
+
+Everything that depends on the SQL dialect (parameter marks, identifier quoting, ``insert or
+ignore``/``or replace``, upsert, the last inserted id, the catalogue queries for table names and
+primary keys) is spelled in one :class:`Dialect` object, :data:`SQLITE`. A PostgreSQL dialect
+(issue 25) is a second instance of that class's interface; nothing outside this module spells
+those statements. Measured against sqlite-utils in ``benchmarks/store_layer.py``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime
+import decimal
+import itertools
+import json
+import sqlite3
+import uuid
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from typing import Any, Literal, Self
+
+#: Statement parameters: positional values or named ones (``:name``).
+Params = Sequence[Any] | Mapping[str, Any]
+#: A primary key value: one column's value, or a tuple for a compound key.
+PkValue = Any
+#: What an insert does when the row collides with a unique key.
+Conflict = Literal["error", "ignore", "replace"]
+
+
+class NotFoundError(KeyError):
+    """No row has the given primary key (:meth:`Table.get`, :meth:`Table.update`)."""
+
+
+class Dialect:
+    """The spelling of every dialect-specific statement (SQLite's here).
+
+    A dialect for another database (PostgreSQL, issue 25) overrides these members: ``param``
+    (``?`` here, ``%s`` for psycopg), :meth:`quote`, :meth:`insert_sql` (``insert or ignore`` /
+    ``insert or replace`` here; ``on conflict do nothing`` / ``... do update`` there),
+    :meth:`upsert_sql`, :meth:`last_insert_id` (``cursor.lastrowid`` here; ``returning`` there),
+    :attr:`table_names_sql`, :attr:`view_names_sql` and :meth:`primary_key`.
+    """
+
+    name = "sqlite"
+    param = "?"
+    table_names_sql = "select name from sqlite_master where type = 'table'"
+    view_names_sql = "select name from sqlite_master where type = 'view'"
+
+    def quote(self, identifier: str) -> str:
+        """An identifier in double quotes (inner quotes doubled): ``a"b`` -> ``"a""b"``."""
+        return '"{}"'.format(identifier.replace('"', '""'))
+
+    def marks(self, n: int) -> str:
+        """``n`` parameter marks separated by commas."""
+        return ", ".join([self.param] * n)
+
+    def insert_sql(self, table: str, columns: Sequence[str], conflict: Conflict = "error") -> str:
+        """One-row insert of ``columns``; on a unique-key collision fail, skip or replace."""
+        verb = {"error": "insert", "ignore": "insert or ignore", "replace": "insert or replace"}
+        if not columns:
+            return f"{verb[conflict]} into {self.quote(table)} default values"
+        cols = ", ".join(self.quote(c) for c in columns)
+        return f"{verb[conflict]} into {self.quote(table)} ({cols}) values ({self.marks(len(columns))})"
+
+    def upsert_sql(self, table: str, columns: Sequence[str], pk: Sequence[str]) -> str:
+        """Insert a row, or on a primary-key collision overwrite the given non-key columns
+        (columns not given keep their values)."""
+        sets = [f"{self.quote(c)} = excluded.{self.quote(c)}" for c in columns if c not in pk]
+        action = "do update set " + ", ".join(sets) if sets else "do nothing"
+        keys = ", ".join(self.quote(c) for c in pk)
+        return f"{self.insert_sql(table, columns)} on conflict ({keys}) {action}"
+
+    def last_insert_id(self, cursor: sqlite3.Cursor) -> int | None:
+        """The rowid of the row the cursor's insert wrote."""
+        return cursor.lastrowid
+
+    def primary_key(self, conn: sqlite3.Connection, table: str) -> list[str]:
+        """The primary-key columns of ``table`` in key order (``["rowid"]`` if it has none)."""
+        info = conn.execute(f"pragma table_info({self.quote(table)})").fetchall()
+        if not info:
+            raise sqlite3.OperationalError(f"no such table: {table}")
+        keyed = sorted((row[5], row[1]) for row in info if row[5])
+        return [name for _, name in keyed] or ["rowid"]
+
+
+SQLITE = Dialect()
+
+
+def storable(value: Any) -> Any:
+    """A value as stored: dict/list/tuple -> JSON text, date/time -> ISO text, Decimal -> float,
+    UUID/timedelta -> text, anything else unchanged (sqlite-utils' conversions)."""
+    if isinstance(value, dict | list | tuple):
+        return json.dumps(value, default=repr, ensure_ascii=False)
+    if isinstance(value, datetime.date | datetime.time):
+        return value.isoformat()
+    if isinstance(value, decimal.Decimal):
+        return float(value)
+    if isinstance(value, datetime.timedelta | uuid.UUID):
+        return str(value)
+    return value
+
+
+def unique_keys(names: Iterable[str]) -> list[str]:
+    """Column names made unique for dict rows: a repeated name gets ``_2``, ``_3``, ... (never
+    one that is already taken), so ``select a.*, b.*`` keeps both ``id`` columns."""
+    keys = list(names)
+    taken = set(keys)
+    if len(taken) == len(keys):
+        return keys
+    seen: set[str] = set()
+    out = []
+    for key in keys:
+        new, n = key, 2
+        while new in seen or (new != key and new in taken):
+            new, n = f"{key}_{n}", n + 1
+        seen.add(new)
+        out.append(new)
+    return out
+
+
+class Database:
+    """A database connection with sqlite-utils' calling conventions (see the module)."""
+
+    def __init__(self, conn: sqlite3.Connection, dialect: Dialect = SQLITE) -> None:
+        self.conn = conn
+        self.dialect = dialect
+
+    def execute(self, sql: str, params: Params | None = None) -> sqlite3.Cursor:
+        """Run one statement and return its cursor (autocommit unless in a transaction)."""
+        return self.conn.execute(sql) if params is None else self.conn.execute(sql, params)
+
+    def query(self, sql: str, params: Params | None = None) -> Iterator[dict[str, Any]]:
+        """Run a query; its rows as dicts (all fetched before returning, so no cursor is left
+        open on a shared connection). A statement that returns no rows is a ``ValueError``."""
+        cursor = self.execute(sql, params)
+        if cursor.description is None:
+            raise ValueError("query() is for statements that return rows; use execute()")
+        keys = unique_keys(d[0] for d in cursor.description)
+        return iter(list(map(dict, map(zip, itertools.repeat(keys), cursor))))
+
+    def table(self, name: str) -> Table:
+        """The table ``name`` (not checked until used)."""
+        return Table(self, name)
+
+    def __getitem__(self, name: str) -> Table:
+        return Table(self, name)
+
+    def table_names(self) -> list[str]:
+        """Every table's name (SQLite's own included, e.g. ``sqlite_sequence``)."""
+        return [r[0] for r in self.execute(self.dialect.table_names_sql).fetchall()]
+
+    def view_names(self) -> list[str]:
+        """Every view's name."""
+        return [r[0] for r in self.execute(self.dialect.view_names_sql).fetchall()]
+
+    def close(self) -> None:
+        """Close the connection."""
+        self.conn.close()
+
+    @contextlib.contextmanager
+    def _atomic(self) -> Iterator[None]:
+        """A savepoint: inside a transaction it nests, outside it is a transaction of its own."""
+        self.conn.execute("savepoint engine_write")
+        try:
+            yield
+        except BaseException:
+            if self.conn.in_transaction:  # SQLite may have rolled back already (disk full)
+                self.conn.execute("rollback to engine_write")
+                self.conn.execute("release engine_write")
+            raise
+        self.conn.execute("release engine_write")
+
+
+class Table:
+    """One table of a :class:`Database`; ``last_pk`` is the key of the row written last."""
+
+    def __init__(self, db: Database, name: str) -> None:
+        self.db = db
+        self.name = name
+        self.last_pk: PkValue | None = None
+        self.last_rowid: int | None = None
+
+    @property
+    def _q(self) -> str:
+        return self.db.dialect.quote(self.name)
+
+    @property
+    def count(self) -> int:
+        """How many rows the table has."""
+        return int(self.db.execute(f"select count(*) from {self._q}").fetchone()[0])
+
+    @property
+    def rows(self) -> Iterator[dict[str, Any]]:
+        """Every row as a dict, in storage order."""
+        return self.db.query(f"select * from {self._q}")
+
+    @property
+    def pks(self) -> list[str]:
+        """The primary-key columns (``["rowid"]`` for a table without one)."""
+        return self.db.dialect.primary_key(self.db.conn, self.name)
+
+    def _where_pk(self, pk_values: PkValue) -> tuple[str, list[Any]]:
+        values = list(pk_values) if isinstance(pk_values, list | tuple) else [pk_values]
+        pks = self.pks
+        if len(values) != len(pks):
+            raise NotFoundError(f"{self.name} needs {len(pks)} primary key value(s)")
+        mark = self.db.dialect.param
+        return " and ".join(f"{self.db.dialect.quote(k)} = {mark}" for k in pks), values
+
+    def get(self, pk_values: PkValue) -> dict[str, Any]:
+        """The row with this primary key (a tuple for a compound key); else ``NotFoundError``."""
+        where, values = self._where_pk(pk_values)
+        found = next(self.db.query(f"select * from {self._q} where {where}", values), None)
+        if found is None:
+            raise NotFoundError(f"{self.name} has no row {pk_values!r}")
+        self.last_pk = pk_values
+        return found
+
+    def insert(
+        self,
+        row: Mapping[str, Any],
+        *,
+        replace: bool = False,
+        ignore: bool = False,
+        alter: bool = False,
+    ) -> Self:
+        """Insert one row (``replace``: overwrite a row with the same key; ``ignore``: keep it).
+        ``last_pk`` becomes the new row's id. Adding columns (``alter=True``) is not offered."""
+        conflict = _conflict(replace, ignore, alter)
+        columns = list(row)
+        sql = self.db.dialect.insert_sql(self.name, columns, conflict)
+        cursor = self.db.execute(sql, [storable(row[c]) for c in columns])
+        self.last_rowid = self.last_pk = self.db.dialect.last_insert_id(cursor)
+        return self
+
+    def insert_all(
+        self,
+        rows: Iterable[Mapping[str, Any]],
+        *,
+        batch_size: int = 100,
+        replace: bool = False,
+        ignore: bool = False,
+        alter: bool = False,
+    ) -> Self:
+        """Insert many rows, ``batch_size`` at a time, each batch atomic. A batch's columns are
+        the union of its rows' keys (a missing key is NULL, i.e. not the column default)."""
+        conflict = _conflict(replace, ignore, alter)
+        self.last_rowid = self.last_pk = None
+        source = iter(rows)
+        while batch := list(itertools.islice(source, max(1, batch_size))):
+            columns = list(dict.fromkeys(k for r in batch for k in r))
+            sql = self.db.dialect.insert_sql(self.name, columns, conflict)
+            values = [[storable(r.get(c)) for c in columns] for r in batch]
+            with self.db._atomic():
+                self.db.conn.executemany(sql, values)
+        return self
+
+    def update(self, pk_values: PkValue, updates: Mapping[str, Any] | None = None) -> Self:
+        """Set the given columns of the row with this primary key (``NotFoundError`` if none)."""
+        where, values = self._where_pk(pk_values)
+        if not updates:
+            self.get(pk_values)
+            return self
+        mark = self.db.dialect.param
+        sets = ", ".join(f"{self.db.dialect.quote(c)} = {mark}" for c in updates)
+        args = [storable(v) for v in updates.values()] + values
+        if self.db.execute(f"update {self._q} set {sets} where {where}", args).rowcount == 0:
+            raise NotFoundError(f"{self.name} has no row {pk_values!r}")
+        self.last_pk = pk_values
+        return self
+
+    def upsert(self, row: Mapping[str, Any], *, pk: str | Sequence[str]) -> Self:
+        """Insert ``row``, or update the given columns of the row with the same ``pk``."""
+        keys = [pk] if isinstance(pk, str) else list(pk)
+        if any(row.get(k) is None for k in keys):
+            raise ValueError(f"upsert into {self.name} needs a value for {', '.join(keys)}")
+        columns = list(row)
+        sql = self.db.dialect.upsert_sql(self.name, columns, keys)
+        self.db.execute(sql, [storable(row[c]) for c in columns])
+        self.last_pk = row[keys[0]] if len(keys) == 1 else tuple(row[k] for k in keys)
+        return self
+
+
+def _conflict(replace: bool, ignore: bool, alter: bool) -> Conflict:
+    if alter:
+        raise ValueError("adding columns on insert (alter=True) is not supported: add a migration")
+    if replace and ignore:
+        raise ValueError("use either ignore=True or replace=True, not both")
+    return "replace" if replace else "ignore" if ignore else "error"
