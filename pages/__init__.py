@@ -33,6 +33,7 @@ from core.annotation.identity import (
 from core.annotation.throttle import start_session_throttled
 from core.errors import DatabaseFileError, WorkbenchError
 from core.stats.agreement import KAPPA_CI_MIN_ITEMS
+from core.stats.ranking_settings import RankingSettings
 from core.store.accounts import accounts_exist
 from core.store.connection import default_db_path
 from core.store.database import open_db, opened
@@ -44,7 +45,7 @@ from core.views.gold import LEAVE_ONE_OUT, gold_agreement, gold_size, people_agr
 from core.views.gold import MIN_ITEMS as GOLD_MIN_ITEMS
 from core.views.guidelines import task_guideline
 from core.views.judgments import evidence_table
-from core.views.leaderboard import LiveLeaderboard, LiveResult, pairwise_raters
+from core.views.leaderboard import PAGE_RANKING, LiveLeaderboard, LiveResult, pairwise_raters
 from core.views.preload import preload
 from core.views.rater_report.assemble import report_data
 from core.views.review import searchable_documents
@@ -61,8 +62,6 @@ EMPTY_HINT = (
 AGREEMENT_KIND = "pairwise"
 GOLD_TASK = "side-by-side"
 LEADERBOARD_SOURCE = "both"
-LEADERBOARD_BOOT = 200
-LEADERBOARD_SEED = 0
 
 _log = get_logger(__name__)  # Streamlit's logger: its lines reach the server's log
 
@@ -335,7 +334,7 @@ def _live_board(path: str, file_id: tuple, source: str, rater: str | None) -> Li
 
 
 def live_leaderboard(
-    db, source: str, rater: str | None, n_boot: int, seed: int, group: str | None = None
+    db, source: str, rater: str | None, settings: RankingSettings, group: str | None = None
 ) -> LiveResult:
     """The live leaderboard of one system group (default: the largest); reads only new judgments."""
     path = db_path()
@@ -344,7 +343,7 @@ def live_leaderboard(
         file_id = (st_.st_dev, st_.st_ino)
     except OSError:
         file_id = ()
-    return _live_board(path, file_id, source, rater).view(db, n_boot, seed, group)
+    return _live_board(path, file_id, source, rater).view(db, settings, group)
 
 
 # ------------------------------------------------------------------------------------------
@@ -362,7 +361,7 @@ def warm_views(db) -> None:
         cached_view(db, fn, GOLD_TASK)
     cached_view(db, team_view, GOLD_TASK)
     cached_judgments(db, pairwise_raters, LEADERBOARD_SOURCE)
-    live_leaderboard(db, LEADERBOARD_SOURCE, None, LEADERBOARD_BOOT, LEADERBOARD_SEED)
+    live_leaderboard(db, LEADERBOARD_SOURCE, None, PAGE_RANKING)
     cached_view(db, report_data)
 
 
