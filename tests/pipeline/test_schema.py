@@ -4,6 +4,7 @@ config read back into the same model, the report's ranking settings."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 from pydantic import ValidationError
@@ -17,7 +18,7 @@ from core.stats.ranking_settings import RankingSettings
 
 ROOT = Path(__file__).resolve().parents[2]
 
-RAW = {
+RAW: dict[str, Any] = {
     "seed": 3,
     "systems": [
         {"name": "a", "kind": "rag", "model": "offline:extractive", "tokens": 500},
@@ -35,7 +36,7 @@ def error(raw: object, path: str = "e.toml") -> str:
     return message
 
 
-def test_wrong_type_is_one_line_naming_the_key():
+def test_wrong_type_is_one_line_naming_the_key() -> None:
     assert error({**RAW, "seed": "7"}) == "e.toml: key 'seed': expected a whole number, found '7'"
     systems = [{**RAW["systems"][0], "tokens": 4.5}, RAW["systems"][1]]
     assert error({**RAW, "systems": systems}) == (
@@ -44,7 +45,7 @@ def test_wrong_type_is_one_line_naming_the_key():
     assert error({**RAW, "report": {"ties": 1}}).startswith("e.toml: key 'report.ties'")
 
 
-def test_unknown_key_is_one_line_with_the_closest_known_key():
+def test_unknown_key_is_one_line_with_the_closest_known_key() -> None:
     assert error({**RAW, "sistems": []}) == (
         "e.toml: unknown key 'sistems'; did you mean 'systems'?"
     )
@@ -54,14 +55,14 @@ def test_unknown_key_is_one_line_with_the_closest_known_key():
     assert message == "e.toml: unknown key 'tournament.bugdet'; did you mean 'budget'?"
 
 
-def test_cross_references_are_checked_by_the_model():
+def test_cross_references_are_checked_by_the_model() -> None:
     twice = {**RAW, "systems": [RAW["systems"][0], RAW["systems"][0]]}
     assert error(twice) == "experiment 'e': duplicate system name(s) ['a']"
     bad = {**RAW, "tournament": {"judges": ["nope"]}}
     assert "[tournament] judge 'nope' is not a pairwise judge" in error(bad)
 
 
-def test_one_frozen_model_from_file_to_runner():
+def test_one_frozen_model_from_file_to_runner() -> None:
     exp = parse_config(RAW, "dir/e.toml")
     assert isinstance(exp, Experiment)
     assert (exp.name, exp.path, exp.seed, exp.c) == ("e", "dir/e.toml", 3, 200)
@@ -70,12 +71,12 @@ def test_one_frozen_model_from_file_to_runner():
     assert all(isinstance(j, Judge) for j in exp.judges)
     assert [j.name for j in exp.pairwise_judges] == ["sbs"] and exp.absolute_judges == []
     with pytest.raises(ValidationError):
-        exp.seed = 4  # type: ignore[misc]  # the point: the model is frozen
+        exp.seed = 4  # the point: the model is frozen
     with pytest.raises(ValidationError):
-        exp.tournament.budget = 0.5  # type: ignore[misc]  # nested tables too
+        exp.tournament.budget = 0.5  # nested tables too
 
 
-def test_stored_config_reads_back_into_the_same_model():
+def test_stored_config_reads_back_into_the_same_model() -> None:
     exp = parse_config(RAW, "e.toml")
     stored = exp.config()
     assert stored["name"] == "e" and "report" not in stored  # only what the file set
@@ -84,7 +85,7 @@ def test_stored_config_reads_back_into_the_same_model():
     assert again.systems == exp.systems and again.judges == exp.judges
 
 
-def test_report_ranking_settings_have_one_set_of_defaults():
+def test_report_ranking_settings_have_one_set_of_defaults() -> None:
     exp = parse_config(RAW, "e.toml")
     assert exp.report.ranking(exp.seed) == RankingSettings(n_boot=500, seed=3)
     assert exp.report.prior_alpha == 0.01 and exp.report.level == 0.95
@@ -92,7 +93,7 @@ def test_report_ranking_settings_have_one_set_of_defaults():
     assert custom.report.ranking(1) == RankingSettings("drop", 50, 1, 0.9)
 
 
-def test_every_shipped_experiment_loads_and_round_trips():
+def test_every_shipped_experiment_loads_and_round_trips() -> None:
     for path in sorted((ROOT / "experiments").glob("*.toml")):
         exp = load_experiment(path)
         assert parse_config(exp.config(), str(path)).model_dump() == exp.model_dump(), path

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from typing import Any
 
 import numpy as np
 import pytest
@@ -29,7 +30,7 @@ RECORDS = [
 ]
 
 
-def test_defaults_are_the_documented_ones_and_the_value_is_frozen_and_hashable():
+def test_defaults_are_the_documented_ones_and_the_value_is_frozen_and_hashable() -> None:
     s = RankingSettings()
     assert (s.ties, s.n_boot, s.seed, s.level, s.alpha) == ("half", 1000, 0, 0.95, 0.0)
     assert s == DEFAULT_RANKING and hash(s) == hash(RankingSettings())
@@ -52,12 +53,12 @@ def test_defaults_are_the_documented_ones_and_the_value_is_frozen_and_hashable()
         ({"alpha": math.inf}, "alpha must be a finite number >= 0"),
     ],
 )
-def test_bad_settings_are_one_input_error(kwargs, message):
+def test_bad_settings_are_one_input_error(kwargs: dict[str, Any], message: str) -> None:
     with pytest.raises(InputError, match=message.replace("(", r"\(").replace(")", r"\)")):
         RankingSettings(**kwargs)
 
 
-def test_the_fit_carries_and_reports_its_settings():
+def test_the_fit_carries_and_reports_its_settings() -> None:
     settings = RankingSettings(ties="drop", n_boot=30, seed=7, level=0.9, alpha=0.2)
     board = leaderboard(RECORDS, settings)
     assert board.settings is settings
@@ -72,7 +73,7 @@ def test_the_fit_carries_and_reports_its_settings():
     assert out["interval"] == "question-clustered bootstrap percentile, 90%"
 
 
-def test_each_setting_changes_the_fit_it_should():
+def test_each_setting_changes_the_fit_it_should() -> None:
     base = RankingSettings(n_boot=40, seed=1, alpha=0.1)
     ref = leaderboard(RECORDS, base)
     assert np.array_equal(leaderboard(RECORDS, base).ci_low, ref.ci_low)  # same value: same numbers
@@ -86,7 +87,7 @@ def test_each_setting_changes_the_fit_it_should():
     assert np.abs(stronger.beta).max() < np.abs(ref.beta).max()  # the prior shrinks to 0
 
 
-def test_bootstrap_takes_the_same_value_as_the_leaderboard():
+def test_bootstrap_takes_the_same_value_as_the_leaderboard() -> None:
     settings = RankingSettings(n_boot=25, seed=3, alpha=0.1)
     counts = PairwiseCounts.from_records(RECORDS)
     res = bootstrap_bradley_terry(counts, settings)

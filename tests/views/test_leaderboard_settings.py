@@ -5,16 +5,19 @@ from __future__ import annotations
 
 import json
 from dataclasses import replace
+from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
+import sqlite_utils
 
 from core.__main__ import main
 from core.store.connection import utcnow
 from core.views.leaderboard import PAGE_RANKING, LiveLeaderboard
 
 
-def store_verdicts(db) -> None:
+def store_verdicts(db: sqlite_utils.Database) -> None:
     """40 questions, four systems, every pair judged by two raters (one connected group)."""
     now = utcnow()
     rng = np.random.default_rng(5)
@@ -23,7 +26,7 @@ def store_verdicts(db) -> None:
     rows = []
     for k in range(40):
         q = f"q{k}"
-        db["questions"].insert(
+        db.table("questions").insert(
             {"id": q, "question": "?", "origin": "imported", "created_at": now, "updated_at": now}
         )
         for i, a in enumerate(names):
@@ -45,17 +48,24 @@ def store_verdicts(db) -> None:
                             "created_at": now,
                         }
                     )
-    db["judgments"].insert_all(rows)
+    db.table("judgments").insert_all(rows)
 
 
-def rank_from_db(capsys, path: str, *args: str) -> dict:
+def rank_from_db(capsys: pytest.CaptureFixture[str], path: str, *args: str) -> dict[str, Any]:
     capsys.readouterr()
     assert main(["--db", path, "rank", "--from-db", "--json", *args]) == 0
-    return json.loads(capsys.readouterr().out)
+    out: dict[str, Any] = json.loads(capsys.readouterr().out)
+    return out
 
 
 @pytest.mark.parametrize(("n_boot", "seed"), [(PAGE_RANKING.n_boot, PAGE_RANKING.seed), (50, 3)])
-def test_page_and_rank_from_db_agree(db, db_path, capsys, n_boot, seed):
+def test_page_and_rank_from_db_agree(
+    db: sqlite_utils.Database,
+    db_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    n_boot: int,
+    seed: int,
+) -> None:
     store_verdicts(db)
     # what pages/5_Leaderboard.py computes for its widgets (verdicts "Both", all raters)
     settings = replace(PAGE_RANKING, n_boot=n_boot, seed=seed)
@@ -70,7 +80,9 @@ def test_page_and_rank_from_db_agree(db, db_path, capsys, n_boot, seed):
     assert cli["n_judgments"] == 40 * 6 * 2
 
 
-def test_one_rater_on_the_page_equals_rank_from_db_with_that_rater(db, db_path, capsys):
+def test_one_rater_on_the_page_equals_rank_from_db_with_that_rater(
+    db: sqlite_utils.Database, db_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     store_verdicts(db)
     settings = replace(PAGE_RANKING, n_boot=30, seed=1)
     shown = LiveLeaderboard("human", "human:ann").view(db, settings).leaderboard
