@@ -13,6 +13,7 @@ import streamlit as st
 from sqlite_utils import Database
 
 from app_support.connection import db_path
+from core.stats.ranking_settings import RankingSettings
 from core.store.database import opened
 from core.store.fingerprints import answers_fingerprint, data_version, judgments_version
 from core.views.leaderboard import LiveLeaderboard, LiveResult
@@ -55,7 +56,11 @@ def _live_board(
 
 
 def live_leaderboard(
-    db: Database, source: str, rater: str | None, n_boot: int, seed: int, group: str | None = None
+    db: Database,
+    source: str,
+    rater: str | None,
+    settings: RankingSettings,
+    group: str | None = None,
 ) -> LiveResult:
     """The live leaderboard of one system group (default: the largest); reads only new judgments."""
     path = db_path()
@@ -64,4 +69,4 @@ def live_leaderboard(
         file_id: tuple[int, ...] = (stat.st_dev, stat.st_ino)
     except OSError:
         file_id = ()
-    return _live_board(path, file_id, source, rater).view(db, n_boot, seed, group)
+    return _live_board(path, file_id, source, rater).view(db, settings, group)

@@ -19,7 +19,7 @@ from app_support.connection import db_path, served
 from core.store.database import opened
 from core.views.figures import agreement_overview
 from core.views.gold import gold_agreement, gold_size, people_agreement
-from core.views.leaderboard import pairwise_raters
+from core.views.leaderboard import PAGE_RANKING, pairwise_raters
 from core.views.preload import preload
 from core.views.rater_report.assemble import report_data
 from core.views.team import team_view
@@ -28,8 +28,6 @@ from core.views.team import team_view
 AGREEMENT_KIND = "pairwise"
 GOLD_TASK = "side-by-side"
 LEADERBOARD_SOURCE = "both"
-LEADERBOARD_BOOT = 200
-LEADERBOARD_SEED = 0
 
 _log = get_logger(__name__)  # Streamlit's logger: its lines reach the server's log
 
@@ -44,7 +42,7 @@ def warm_views(db: Database) -> None:
         cached_view(db, fn, GOLD_TASK)
     cached_view(db, team_view, GOLD_TASK)
     cached_judgments(db, pairwise_raters, LEADERBOARD_SOURCE)
-    live_leaderboard(db, LEADERBOARD_SOURCE, None, LEADERBOARD_BOOT, LEADERBOARD_SEED)
+    live_leaderboard(db, LEADERBOARD_SOURCE, None, PAGE_RANKING)
     cached_view(db, report_data)
 
 

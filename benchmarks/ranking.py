@@ -137,6 +137,7 @@ def arena_main(csv: str, n_boot: int, seed: int) -> None:
 def main(quick: bool = False) -> None:
     # deferred: the baseline's own process (same file) must import only numpy, pandas and scipy
     from core.stats.leaderboard import leaderboard  # deferred: see above
+    from core.stats.ranking_settings import RankingSettings  # deferred: see above
     from core.store.connection import utcnow  # deferred: see above
     from core.store.database import open_db  # deferred: see above
     from core.views.live_leaderboard import store_leaderboard  # deferred: see above
@@ -176,7 +177,7 @@ def main(quick: bool = False) -> None:
         from core.cli.stats_commands import _read_rank_csv
 
         t = time.perf_counter()
-        leaderboard(_read_rank_csv(csv), n_boot=1000, seed=0).to_json()
+        leaderboard(_read_rank_csv(csv), RankingSettings(n_boot=1000, seed=0)).to_json()
         in_process_s = time.perf_counter() - t
         cpu0 = resource.getrusage(resource.RUSAGE_CHILDREN)
         baseline_s, base = arena_process(csv, 1000, 0)
@@ -270,10 +271,10 @@ def main(quick: bool = False) -> None:
             )
             t = time.perf_counter()
             live.refresh(db)
-            live.leaderboard(n_boot=0)
+            live.leaderboard(RankingSettings(n_boot=0))
             times.append(time.perf_counter() - t)
             t = time.perf_counter()
-            live.leaderboard(n_boot=1000, seed=k)
+            live.leaderboard(RankingSettings(n_boot=1000, seed=k))
             boot_times.append(time.perf_counter() - t)
         db.conn.close()
         refresh_ms = 1000 * float(np.median(times))
@@ -296,7 +297,9 @@ def main(quick: bool = False) -> None:
     sims = 20 if quick else 300
     for _ in range(sims):
         d, centred = simulate(5, 200, crng, beta=truth)
-        board = leaderboard(d, ties="drop", n_boot=1000, seed=int(crng.integers(1 << 31)))
+        board = leaderboard(
+            d, RankingSettings(ties="drop", n_boot=1000, seed=int(crng.integers(1 << 31)))
+        )
         true = np.array([centred[int(s[3:])] for s in board.systems])
         hits.append((board.ci_low <= true) & (true <= board.ci_high))
     coverage = float(np.mean(hits))

@@ -16,7 +16,9 @@ user = signin.sign_in_sidebar()
 
 with connection.database() as db:
     tasks = task_names()
-    task = st.radio("Task", tasks, index=tasks.index(warmup.GOLD_TASK), format_func=md, horizontal=True)
+    task = st.radio(
+        "Task", tasks, index=tasks.index(warmup.GOLD_TASK), format_func=md, horizontal=True
+    )
     data = caching.cached_view(db, team_view, task)
     ov = data["overlap"]
     c = st.columns(3)

@@ -4,11 +4,13 @@ Three tabs; only the open one runs (``st.tabs`` with ``bind="query-params"``: th
 URL as ``?section=...``).
 """
 
+from dataclasses import replace
+
 import streamlit as st
 
 from app_support import caching, connection, frame, signin, warmup
 from core.store.fingerprints import judgments_version
-from core.views.leaderboard import SOURCES, pairwise_raters
+from core.views.leaderboard import PAGE_RANKING, SOURCES, pairwise_raters
 from core.views.leaderboard_figures import (
     accuracy_figure,
     autoais_accuracy,
@@ -43,9 +45,10 @@ rater = c[1].selectbox(
 )
 rater = None if rater == ALL else rater
 n_boot = c[2].select_slider(
-    "Bootstrap resamples", [0, 100, 200, 500, 1000], value=warmup.LEADERBOARD_BOOT, key="lb_boot"
+    "Bootstrap resamples", [0, 100, 200, 500, 1000], value=PAGE_RANKING.n_boot, key="lb_boot"
 )
-seed = int(c[3].number_input("Seed", value=warmup.LEADERBOARD_SEED, step=1, key="lb_seed"))
+seed = int(c[3].number_input("Seed", value=PAGE_RANKING.seed, step=1, key="lb_seed"))
+settings = replace(PAGE_RANKING, n_boot=n_boot, seed=seed)
 POLL_S = 2
 SECTIONS = PAGE_SECTIONS["Leaderboard"]
 
@@ -67,9 +70,7 @@ def live_board() -> None:
     only the judgments stored since it was last drawn."""
     group_key = f"lb_group_{source}_{rater}"  # one box per verdict source and rater: never stale
     with connection.database() as db:
-        r = caching.live_leaderboard(
-            db, source, rater, n_boot, seed, st.session_state.get(group_key)
-        )
+        r = caching.live_leaderboard(db, source, rater, settings, st.session_state.get(group_key))
     st.caption(
         f"Live: checks for new verdicts every {POLL_S} s (read up to judgment {md(r.last_id)})."
     )
@@ -183,7 +184,7 @@ def ranking_comparison() -> None:
     )
     auto = c[1].selectbox("Auto-rater", sources["auto"], key="cmp_auto")
     with connection.database() as db:
-        cmp = caching.cached_judgments(db, compare_rankings, human, auto, n_boot, seed)
+        cmp = caching.cached_judgments(db, compare_rankings, human, auto, settings)
     if cmp["why"] or len(cmp["systems"]) < 2:
         st.info(
             f"No comparison: {md(cmp['why'] or 'the two sources share fewer than two systems')}."

@@ -112,12 +112,16 @@ def cmd_rank(args: argparse.Namespace) -> int:
     from core.stats.length_control import (
         leaderboard_length_controlled,
     )
+    from core.stats.ranking_settings import (
+        RankingSettings,  # deferred: a command imports only what it runs (fast `python -m core`)
+    )
 
     one_source(args, args.judgments, "JUDGMENTS.csv")
     if args.rater and not args.from_db:
         raise InputError("--rater needs --from-db (a CSV file has no rater column)")
     if args.from_db and args.length_control:
         raise InputError("--length-control needs answer lengths: give a CSV file, not --from-db")
+    settings = RankingSettings(args.ties, args.bootstrap, args.seed, args.level, args.alpha)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", RuntimeWarning)
         if args.from_db:
@@ -125,24 +129,13 @@ def cmd_rank(args: argparse.Namespace) -> int:
                 store_counts,
             )
 
-            board = leaderboard(
-                store_counts(args.db, args.rater),
-                args.ties,
-                args.bootstrap,
-                args.seed,
-                args.level,
-                args.alpha,
-            )
+            board = leaderboard(store_counts(args.db, args.rater), settings)
         elif args.length_control:
             df = _read_length_csv(args.judgments)
-            board = leaderboard_length_controlled(
-                df, args.ties, args.bootstrap, args.seed, args.level, args.alpha
-            )
+            board = leaderboard_length_controlled(df, settings)
         else:
             counts = _read_rank_csv(args.judgments)
-            board = leaderboard(
-                counts, args.ties, args.bootstrap, args.seed, args.level, args.alpha
-            )
+            board = leaderboard(counts, settings)
     out = board.to_dict()
     out["warnings"] = [str(w.message) for w in caught]
     if args.json:

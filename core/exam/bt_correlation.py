@@ -16,6 +16,7 @@ from core.exam.articles import GOLD
 from core.exam.scores import leaderboard_correlation, run_scores
 from core.stats.bradley_terry import bootstrap_bradley_terry, fit_bradley_terry
 from core.stats.pairwise_counts import NotIdentifiableError, PairwiseCounts
+from core.stats.ranking_settings import RankingSettings
 from core.store.connection import rows
 from core.store.judgments import effective_judgments
 
@@ -115,7 +116,9 @@ def bradley_terry_fit(
             beta = fit_bradley_terry(counts.win_matrix("half"), alpha=alpha, systems=counts.systems)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
-        boot = bootstrap_bradley_terry(counts, n_boot=n_boot, seed=seed, alpha=alpha)
+        boot = bootstrap_bradley_terry(
+            counts, RankingSettings(n_boot=n_boot, seed=seed, alpha=alpha)
+        )
     se = (np.asarray(boot.ci_high) - np.asarray(boot.ci_low)) / (2 * 1.959963984540054)
     return {
         "beta": {s: float(b) for s, b in zip(counts.systems, beta)},

@@ -27,9 +27,10 @@ from core.judging.tournament import (
     shown,
 )
 from core.llm.engine import preflight
-from core.pipeline.config import Experiment, check_models, load_experiment, question_statuses
+from core.pipeline.config import check_models, load_experiment, question_statuses
 from core.pipeline.grounding import find_disputes
 from core.pipeline.report import dry_run_summary, judge_preview
+from core.pipeline.schema import Experiment
 from core.pipeline.trust import (
     answer_failure_shares,
     failure_line,
@@ -52,14 +53,14 @@ if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is
     import sqlite_utils
 
 
-def select_questions(db: sqlite_utils.Database, exp: Experiment) -> list[dict]:
+def select_questions(db: sqlite_utils.Database, exp: Experiment) -> list[dict[str, Any]]:
     """The experiment's sample: filtered by ``[data]`` (review statuses: accepted and edited
     unless it says otherwise, :func:`core.pipeline.config.question_statuses`), ``c`` drawn with
     ``seed``. Listed ``question_ids`` of another status are an error, not silently dropped."""
     data = exp.data
     statuses = question_statuses(data)
-    if data.get("question_ids"):
-        ids = list(data["question_ids"])
+    if data.question_ids:
+        ids = list(data.question_ids)
         bad = [q for q in load_questions(db, ids) if q["status"] not in statuses]
         if bad:
             raise InputError(
@@ -70,18 +71,24 @@ def select_questions(db: sqlite_utils.Database, exp: Experiment) -> list[dict]:
     else:
         ids = sample_question_ids(
             db,
-            equal={col: data.get(col) for col in ("origin", "split", "context_kind", "language")},
-            any_of={"document_id": list(data.get("documents") or []), "status": statuses},
+            equal={
+                "origin": data.origin,
+                "split": data.split,
+                "context_kind": data.context_kind,
+                "language": data.language,
+            },
+            any_of={"document_id": list(data.documents or []), "status": statuses},
         )
     if not ids:
         raise InputError(
-            f"experiment {exp.name!r}: no questions match [data] {exp.data} "
+            f"experiment {exp.name!r}: no questions match [data] "
+            f"{data.model_dump(exclude_none=True)} "
             f"(review statuses {', '.join(statuses)})"
         )
     return load_questions(db, sample_questions(ids, exp.c, exp.seed))
 
 
-def _check_books(db: sqlite_utils.Database, questions: list[dict]) -> None:
+def _check_books(db: sqlite_utils.Database, questions: list[dict[str, Any]]) -> None:
 
     for q in questions:
         book_of(db, q)
@@ -112,7 +119,9 @@ def _check_stored_setups(db: sqlite_utils.Database, exp: Experiment) -> None:
 # ---------------------------------------------------------------------------------------------
 
 
-def _answers_of(db: sqlite_utils.Database, exp: Experiment, qids: list[str]) -> list[dict]:
+def _answers_of(
+    db: sqlite_utils.Database, exp: Experiment, qids: list[str]
+) -> list[dict[str, Any]]:
     keep = set(qids)
     return [
         a for a in answers_of_systems(db, [s.name for s in exp.systems]) if a["question_id"] in keep
@@ -123,14 +132,14 @@ def _run_tournament(
     db: sqlite_utils.Database,
     exp: Experiment,
     judge: Judge,
-    questions: dict[str, dict],
-    answers: dict[tuple[str, str], dict],
+    questions: dict[str, dict[str, Any]],
+    answers: dict[tuple[str, str], dict[str, Any]],
     run_id: str,
     progress: bool,
 ) -> dict[str, int]:
     names = [s.name for s in exp.systems]
     qids = list(questions)
-    if exp.design == "full":
+    if exp.tournament.design == "full":
         comps = full_design(
             qids, names, rater=judge.rater, seed=exp.seed, both_orders=judge.both_orders
         )
@@ -148,7 +157,7 @@ def _run_tournament(
                 canonical_verdict(comp, r["verdict"]) if r["status"] == "ok" else None,
             )
     total = sum(1 for _ in full_design(qids, names))
-    budget = int(round(exp.budget * total))
+    budget = int(round(exp.tournament.budget * total))
     counts = {"judged": 0, "unparsed": 0, "errors": 0}
     from tqdm import tqdm
 
@@ -173,8 +182,8 @@ def _adaptive_loop(
     exp: Experiment,
     judge: Judge,
     design: AdaptiveDesign,
-    questions: dict[str, dict],
-    answers: dict[tuple[str, str], dict],
+    questions: dict[str, dict[str, Any]],
+    answers: dict[tuple[str, str], dict[str, Any]],
     run_id: str,
     total: int,
     budget: int,
@@ -184,7 +193,7 @@ def _adaptive_loop(
     """Choose a batch where it most reduces the ranking's uncertainty, judge it, refit; repeat
     until ``budget`` of the full design's ``total`` calls are spent."""
     while total - design.remaining < budget and design.remaining:
-        chosen = design.next(min(exp.batch, budget - (total - design.remaining)))
+        chosen = design.next(min(exp.tournament.batch, budget - (total - design.remaining)))
         if not chosen:
             break
         comps = [shown(q, pair, _order(judge, q, pair, exp.seed)) for q, pair in chosen]
@@ -192,7 +201,7 @@ def _adaptive_loop(
         result = run_items(db, items, run_id=run_id, progress=False)
         for k in counts:
             counts[k] += result[k]
-        planned = {(i.comparison.question_id, i.comparison.pair): i for i in items}
+        planned = {(c.question_id, c.pair) for i in items if (c := i.comparison) is not None}
         stored = {
             (r["question_id"], tuple(sorted((r["system_a"], r["system_b"])))): r
             for r in run_judgments(db, judge.rater, run_id, "pairwise")
@@ -213,7 +222,7 @@ def _order(judge: Judge, q: str, pair: tuple[str, str], seed: int) -> str:
 
 def run_experiment(
     db: sqlite_utils.Database,
-    path_or_config: str | Path | dict[str, Any],
+    path_or_config: Experiment | str | Path | dict[str, Any],
     dry_run: bool = False,
     progress: bool = True,
 ) -> dict[str, Any]:
@@ -223,7 +232,11 @@ def run_experiment(
     is stored, so an interrupted run resumes.
     """
     started = time.perf_counter()
-    exp = load_experiment(path_or_config)
+    exp = (
+        path_or_config
+        if isinstance(path_or_config, Experiment)
+        else load_experiment(path_or_config)
+    )
     missing_keys = check_models(exp, allow_missing_keys=dry_run)
     questions = select_questions(db, exp)
     _check_books(db, questions)
@@ -238,12 +251,12 @@ def run_experiment(
     now = utcnow()
     qids = [q["id"] for q in questions]
     with transaction(db):
-        start_run(db, "experiment", exp.name, exp.raw, run_id=run_id, started_at=now)
+        start_run(db, "experiment", exp.name, exp.config(), run_id=run_id, started_at=now)
         save_experiment_start(
             db,
             name=exp.name,
             path=exp.path,
-            config=exp.raw,
+            config=exp.config(),
             question_ids=qids,
             run_id=run_id,
             now=now,
@@ -275,8 +288,8 @@ def run_experiment(
         if exp.grounding:
             summary["disputes"] = find_disputes(
                 db,
-                f"auto:{exp.grounding['reference']}",
-                f"auto:{exp.grounding['context']}",
+                f"auto:{exp.grounding.reference}",
+                f"auto:{exp.grounding.context}",
                 question_ids=qids,
                 systems=[s.name for s in exp.systems],
                 run_id=run_id,

@@ -36,7 +36,7 @@ def _latest_ok(
     rater: str,
     question_ids: Sequence[str] | None,
     systems: Sequence[str] | None,
-) -> dict[int, dict]:
+) -> dict[int, dict[str, Any]]:
     """Latest parsed absolute judgment of ``rater`` per answer id."""
     found = effective_judgments(db, rater=rater, kind="absolute", status="ok")
     qs = set(question_ids) if question_ids is not None else None

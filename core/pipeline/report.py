@@ -44,6 +44,7 @@ from core.stats.agreement import cohen_kappa, percent_agreement
 from core.stats.agreement_units import MISSING, paired_units
 from core.stats.leaderboard import leaderboard
 from core.stats.pairwise_counts import NotIdentifiableError
+from core.stats.ranking_settings import RankingSettings
 from core.stats.significance import wilson_ci
 from core.store.answers import answered
 from core.store.experiments import experiment_names, get_experiment
@@ -52,13 +53,16 @@ from core.store.judgments import stored_call_counts
 if TYPE_CHECKING:
     import sqlite_utils
 
+    from core.answering.answer_runs import PlannedAnswer
     from core.judging.specs import Judge
-    from core.pipeline.config import Experiment
+    from core.pipeline.schema import Experiment
 
 PLACEHOLDER_ANSWER = "A typical answer of about one or two sentences. " * 2
 
 
-def _accuracy(judgments: list[dict], systems: list[str], level: float) -> list[dict[str, Any]]:
+def _accuracy(
+    judgments: list[dict[str, Any]], systems: list[str], level: float
+) -> list[dict[str, Any]]:
     """Per system: share of ``yes`` among parsed verdicts with a Wilson interval."""
 
     out = []
@@ -91,31 +95,24 @@ def _accuracy(judgments: list[dict], systems: list[str], level: float) -> list[d
     return sorted(out, key=lambda r: -(r["accuracy"] or 0))
 
 
-def _ranking(judgments: list[dict], exp_report: dict[str, Any], seed: int) -> dict[str, Any]:
-    """Bradley-Terry leaderboard with question-clustered bootstrap intervals."""
-
+def _ranking(js: list[dict[str, Any]], settings: RankingSettings, alpha: float) -> dict[str, Any]:
+    """Bradley-Terry leaderboard (``settings``), the MAP one under an ``N(0, 1/alpha)`` prior
+    when the maximum-likelihood one does not exist."""
     records = [
         (r["question_id"], r["system_a"], r["system_b"], r["verdict"])
-        for r in judgments
+        for r in js
         if r["status"] == "ok"
     ]
-    kw = dict(
-        ties=exp_report.get("ties", "half"),
-        n_boot=int(exp_report.get("bootstrap", 500)),
-        seed=seed,
-        level=float(exp_report.get("level", 0.95)),
-    )
     note = "maximum likelihood"
     try:
         try:
-            board = leaderboard(records, **kw)
+            board = leaderboard(records, settings)
         except NotIdentifiableError as exc:
             # e.g. a system that never wins: report the MAP estimate under a weak prior, said so.
-            alpha = float(exp_report.get("prior_alpha", 0.01))
             note = f"MAP with N(0, 1/{alpha}) prior ({exc})"
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", RuntimeWarning)
-                board = leaderboard(records, alpha=alpha, **kw)
+                board = leaderboard(records, settings.with_alpha(alpha))
     except WorkbenchError as exc:
         return {"error": str(exc), "n_judgments": len(records)}
     d = board.to_dict()
@@ -173,7 +170,7 @@ def _shared_units(
 
 def _agreement(
     by_rater: dict[str, dict[Any, str]],
-    shared: Callable[[dict, dict], tuple[list[str], list[str]]] = _shared_keys,
+    shared: Callable[[dict[Any, str], dict[Any, str]], tuple[list[str], list[str]]] = _shared_keys,
 ) -> list[dict[str, Any]]:
     """Percent agreement and Cohen's kappa for every pair of raters over what they share."""
 
@@ -212,7 +209,7 @@ def report(db: sqlite_utils.Database, name: str) -> dict[str, Any]:
     qids = comparison["questions"]  # systems are compared on the questions all of them answered
     qset, systems = set(qids), [s.name for s in exp.systems]
     sset = set(systems)
-    level = float(exp.report.get("level", 0.95))
+    level = exp.report.level
     out: dict[str, Any] = {
         "experiment": name,
         "status": row["status"],
@@ -233,7 +230,9 @@ def report(db: sqlite_utils.Database, name: str) -> dict[str, Any]:
         js = latest_judgments(db, judge.rater, kind, qset, sset)
         out["raters"][judge.name] = rater_diagnostics(db, judge.rater, qids, systems)
         if judge.pairwise:
-            out["ranking"][judge.name] = _ranking(js, exp.report, exp.seed)
+            out["ranking"][judge.name] = _ranking(
+                js, exp.report.ranking(exp.seed), exp.report.prior_alpha
+            )
             out["position_consistency"][judge.name] = position_consistency(
                 db, judge.rater, qids, systems
             )
@@ -259,27 +258,28 @@ def report(db: sqlite_utils.Database, name: str) -> dict[str, Any]:
     out["warnings"] = report_warnings(out, exp.max_failure_share)
     out["disputes"] = dispute_summary(db, all_qids, systems)
     out["span"] = span_summary(db, qids)  # evidence span fractions of the questions (flagged)
-    if exp.rater_bias:
+    bias_refs = exp.rater_bias.model_dump(exclude_none=True)
+    if bias_refs:
         rfam = {j.rater: j.family for j in exp.judges}
         sfam = {s.name: s.family for s in exp.systems}
         bias: dict[str, Any] = {}
-        for key, fn, kind in (
+        for key, fn, on_pairs in (
             ("reference", rater_bias_absolute, False),
             ("pairwise_reference", rater_bias_pairwise, True),
         ):
-            if key in exp.rater_bias:
-                ref = f"auto:{exp.rater_bias[key]}"
+            if key in bias_refs:
+                ref = f"auto:{bias_refs[key]}"
                 fams = {
                     r: f
                     for r, f in rfam.items()
-                    if r != ref and any(j.rater == r and j.pairwise == kind for j in exp.judges)
+                    if r != ref and any(j.rater == r and j.pairwise == on_pairs for j in exp.judges)
                 }
                 try:
-                    bias["pairwise" if kind else "absolute"] = fn(
+                    bias["pairwise" if on_pairs else "absolute"] = fn(
                         db, ref, fams, sfam, question_ids=qids
                     )
                 except InputError as exc:
-                    bias["pairwise" if kind else "absolute"] = {"error": str(exc)}
+                    bias["pairwise" if on_pairs else "absolute"] = {"error": str(exc)}
         out["rater_bias"] = bias
     return out
 
@@ -299,7 +299,10 @@ def _stored_judge_calls(
 
 
 def judge_preview(
-    db: sqlite_utils.Database, exp: "Experiment", questions: list[dict], planned: list | None = None
+    db: sqlite_utils.Database,
+    exp: "Experiment",
+    questions: list[dict[str, Any]],
+    planned: list[PlannedAnswer] | None = None,
 ) -> list[tuple[Any, int]]:
     """One placeholder request per (judge, question) with the number of judge calls it stands
     for: over the answers stored or planned for that question (a system that skips a question
@@ -317,8 +320,8 @@ def judge_preview(
         for q in questions:
             n = per_q[q["id"]]
             calls = (n * (n - 1) // 2 * (2 if judge.both_orders else 1)) if judge.pairwise else n
-            if judge.pairwise and exp.design == "adaptive":
-                calls = round(calls * exp.budget)
+            if judge.pairwise and exp.tournament.design == "adaptive":
+                calls = round(calls * exp.tournament.budget)
             req, _, _ = build_request(db, judge, q, answers, nonce="000000000000")
             out.append((req, max(0, calls - done.get(q["id"], 0))))
     return out
@@ -367,8 +370,8 @@ def _estimate_repeated(
 def dry_run_summary(
     db: sqlite_utils.Database,
     exp: "Experiment",
-    questions: list[dict],
-    planned: list,
+    questions: list[dict[str, Any]],
+    planned: list[PlannedAnswer],
     judge_preview: list[tuple[Any, int]],
     missing_keys: list[str],
 ) -> dict[str, Any]:

@@ -1,24 +1,40 @@
-"""The declarative schema of an experiment file (pydantic v2), checked before anything else.
+"""The experiment file as one frozen pydantic v2 model, :class:`Experiment`: read from the TOML
+file, validated once, and handed to the runner unchanged.
 
 Every table forbids unknown keys (the error suggests the closest known key), every value has a
 strict type (no "5" for 5, no true for 1), numbers must be finite, and ranges are stated here:
 ``0 < level < 1``, ``0 < budget <= 1``, ``0 < max_failure_share <= 1``, counts (``c``,
 ``batch``, ``bootstrap``, token budgets) ``>= 1``, ``prior_alpha >= 0``. Names of systems and
-judges follow the one name rule of :mod:`core.corpus.names` (NFC-normalised). Cross-references (a tournament judge
-that must be pairwise, grounding judges of the right kind) are checked in
-:mod:`core.pipeline.config` after this schema.
+judges follow the one name rule of :mod:`core.corpus.names` (NFC-normalised). After the types,
+the model checks the cross-references between tables (duplicate names, a tournament judge that
+must be pairwise, grounding judges of the right kind, rater-bias families) and builds the
+answering :class:`~core.answering.systems.System` and :class:`~core.judging.specs.Judge` values
+from its tables.
 """
 
 from __future__ import annotations
 
 import difflib
 import unicodedata
-from typing import Annotated, Any, Literal
+from pathlib import Path
+from typing import Annotated, Any, Literal, Self
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    ValidationError,
+    ValidationInfo,
+    model_validator,
+)
 
+from core.answering.systems import System, make_system
 from core.corpus.names import name_problem
 from core.errors import ConfigError
+from core.judging.specs import Judge, make_judge
+from core.stats.ranking_settings import RankingSettings, Ties
 
 
 def _safe_name(value: str) -> str:
@@ -41,7 +57,7 @@ Count = Annotated[int, Field(ge=1)]
 
 
 class _Table(BaseModel):
-    model_config = ConfigDict(extra="forbid", strict=True, allow_inf_nan=False)
+    model_config = ConfigDict(extra="forbid", strict=True, allow_inf_nan=False, frozen=True)
 
 
 class DataSpec(_Table):
@@ -118,29 +134,143 @@ class RaterBiasSpec(_Table):
 
 
 class ReportSpec(_Table):
-    """``[report]``: leaderboard settings."""
+    """``[report]``: the report's leaderboard settings (:meth:`ranking`), the level of every
+    interval, and the prior precision of the MAP fit used when the maximum-likelihood one does
+    not exist."""
 
-    bootstrap: Count | None = None
-    ties: Literal["half", "drop"] | None = None
-    level: Annotated[float, Field(gt=0, lt=1)] | None = None
-    prior_alpha: Annotated[float, Field(ge=0)] | None = None
+    bootstrap: Count = 500
+    ties: Ties = "half"
+    level: Annotated[float, Field(gt=0, lt=1)] = 0.95
+    prior_alpha: Annotated[float, Field(ge=0)] = 0.01
+
+    def ranking(self, seed: int) -> RankingSettings:
+        """The :class:`RankingSettings` of the report's leaderboards (maximum likelihood)."""
+        return RankingSettings(ties=self.ties, n_boot=self.bootstrap, seed=seed, level=self.level)
 
 
-class ExperimentSpec(_Table):
-    """The whole experiment file."""
+def _tables(items: list[SystemSpec] | list[JudgeSpec]) -> list[dict[str, Any]]:
+    return [item.model_dump(exclude_none=True, exclude_unset=True) for item in items]
 
-    name: SafeName | None = None
+
+class Experiment(_Table):
+    """The whole experiment file, validated: its tables as read, plus the systems and judges
+    they describe (:attr:`systems`, :attr:`judges`, :attr:`pairwise_judges`). ``name`` defaults
+    to the file's stem; :meth:`config` is what is stored (and read back by the report)."""
+
+    name: SafeName
     description: Text | None = None
     seed: int = 0
     c: Count = 200
     max_failure_share: Annotated[float, Field(gt=0, le=1)] = 0.2
     data: DataSpec = DataSpec()
-    systems: Annotated[list[SystemSpec], Field(min_length=1)]
-    judges: list[JudgeSpec] = []
+    system_tables: Annotated[list[SystemSpec], Field(min_length=1, alias="systems")]
+    judge_tables: Annotated[list[JudgeSpec], Field(alias="judges")] = []
     tournament: TournamentSpec = TournamentSpec()
     grounding: GroundingSpec | None = None
     report: ReportSpec = ReportSpec()
     rater_bias: RaterBiasSpec = RaterBiasSpec()
+    _path: str = PrivateAttr(default="")
+    _systems: list[System] = PrivateAttr(default_factory=list)
+    _judges: list[Judge] = PrivateAttr(default_factory=list)
+    _pairwise: list[Judge] = PrivateAttr(default_factory=list)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _name_from_path(cls, data: Any, info: ValidationInfo) -> Any:
+        path = str((info.context or {}).get("path") or "")
+        if isinstance(data, dict) and "name" not in data and path:
+            return {"name": Path(path).stem, **data}
+        return data
+
+    @model_validator(mode="after")
+    def _cross_references(self, info: ValidationInfo) -> Self:
+        self._path = str((info.context or {}).get("path") or "")
+        name = self.name
+        self._systems = [make_system(s) for s in _tables(self.system_tables)]
+        self._judges = [make_judge(j) for j in _tables(self.judge_tables)]
+        for label, items in (
+            ("system", [s.name for s in self._systems]),
+            ("judge", [j.name for j in self._judges]),
+        ):
+            dup = {x for x in items if items.count(x) > 1}
+            if dup:
+                raise ConfigError(f"experiment {name!r}: duplicate {label} name(s) {sorted(dup)}")
+        if self.data.status is not None and self.data.include_unreviewed is not None:
+            raise ConfigError(
+                f"experiment {name!r}: [data] has both 'status' and 'include_unreviewed'; "
+                'give one (a status list with "pending" takes unreviewed questions)'
+            )
+        by_name = {j.name: j for j in self._judges}
+        listed = self.tournament.judges
+        pairwise = listed if listed is not None else [j.name for j in self._judges if j.pairwise]
+        for jn in pairwise:
+            if jn not in by_name or not by_name[jn].pairwise:
+                raise ConfigError(
+                    f"experiment {name!r}: [tournament] judge {jn!r} is not a "
+                    "pairwise judge of this experiment"
+                )
+        if pairwise and len(self._systems) < 2:
+            raise ConfigError(f"experiment {name!r}: a tournament needs at least two systems")
+        self._pairwise = [by_name[j] for j in pairwise]
+        self._check_grounding(by_name)
+        self._check_rater_bias(by_name)
+        return self
+
+    def _check_grounding(self, by_name: dict[str, Judge]) -> None:
+        for role, kinds in (("reference", ("reference_absolute",)), ("context", ("autoais",))):
+            jn = getattr(self.grounding, role) if self.grounding else None
+            if jn is not None and (jn not in by_name or by_name[jn].kind not in kinds):
+                raise ConfigError(
+                    f"experiment {self.name!r}: [grounding] {role} = {jn!r} must name a "
+                    f"{' or '.join(kinds)} judge of this experiment"
+                )
+
+    def _check_rater_bias(self, by_name: dict[str, Judge]) -> None:
+        bias = self.rater_bias.model_dump(exclude_none=True)
+        for key, judge_name in bias.items():
+            if judge_name not in by_name:
+                raise ConfigError(
+                    f"experiment {self.name!r}: [rater_bias] {key} = {judge_name!r} is not a "
+                    "judge of this experiment"
+                )
+        if bias:
+            for what, items in (("system", self._systems), ("judge", self._judges)):
+                missing = [x.name for x in items if not x.family]
+                if missing:
+                    raise ConfigError(
+                        f"experiment {self.name!r}: [rater_bias] needs a family for "
+                        f"every {what}; missing for {missing}"
+                    )
+
+    @property
+    def path(self) -> str:
+        """The file it was read from ("" for a config given as a table)."""
+        return self._path
+
+    @property
+    def systems(self) -> list[System]:
+        """The answering systems of ``[[systems]]``."""
+        return list(self._systems)
+
+    @property
+    def judges(self) -> list[Judge]:
+        """The judges of ``[[judges]]``."""
+        return list(self._judges)
+
+    @property
+    def pairwise_judges(self) -> list[Judge]:
+        """The tournament's judges: ``[tournament] judges``, else every pairwise judge."""
+        return list(self._pairwise)
+
+    @property
+    def absolute_judges(self) -> list[Judge]:
+        """Judges rating single answers."""
+        return [j for j in self._judges if not j.pairwise]
+
+    def config(self) -> dict[str, Any]:
+        """The keys the file set (JSON values): stored with the run, validated again by the
+        report into the same :class:`Experiment`."""
+        return self.model_dump(mode="json", by_alias=True, exclude_unset=True)
 
 
 _TABLES: dict[str, type[BaseModel]] = {
@@ -175,9 +305,9 @@ def _key(loc: tuple[Any, ...]) -> str:
 
 
 def _model_for(loc: tuple[Any, ...]) -> type[BaseModel]:
-    model: type[BaseModel] = ExperimentSpec
+    model: type[BaseModel] = Experiment
     for part in loc:
-        if isinstance(part, str) and part in _TABLES and model is ExperimentSpec:
+        if isinstance(part, str) and part in _TABLES and model is Experiment:
             model = _TABLES[part]
     return model
 
@@ -189,7 +319,7 @@ def describe_error(exc: ValidationError, raw: dict[str, Any]) -> str:
     loc = tuple(err["loc"])
     key, kind = _key(loc), err["type"]
     if kind == "extra_forbidden":
-        known = list(_model_for(loc[:-1]).model_fields)
+        known = [f.alias or n for n, f in _model_for(loc[:-1]).model_fields.items()]
         close = difflib.get_close_matches(str(loc[-1]), known, n=1, cutoff=0.6)
         hint = f"; did you mean {close[0]!r}?" if close else f"; known keys: {', '.join(known)}"
         return f"unknown key {key!r}{hint}"
@@ -204,14 +334,3 @@ def describe_error(exc: ValidationError, raw: dict[str, Any]) -> str:
     if kind.startswith(("value_error", "assertion_error")):
         message = err["msg"].removeprefix("Value error, ")
     return f"key {key!r}: {message}, found {got!r}"
-
-
-def validate_spec(raw: Any, path: str = "") -> ExperimentSpec:
-    """``raw`` checked against :class:`ExperimentSpec`; a one-line ``ConfigError`` otherwise."""
-    where = f"{path}: " if path else "experiment: "
-    if not isinstance(raw, dict):
-        raise ConfigError(f"{where}expected a TOML table at the top level")
-    try:
-        return ExperimentSpec.model_validate(raw)
-    except ValidationError as exc:
-        raise ConfigError(where + describe_error(exc, raw)) from None

@@ -17,7 +17,7 @@ from core.store.questions import questions_by_id
 if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
     import sqlite_utils
 
-    from core.pipeline.config import Experiment
+    from core.pipeline.schema import Experiment
 
 #: Intervals resting on fewer questions with decisive verdicts than this are flagged.
 MIN_INTERVAL_QUESTIONS = 10
@@ -26,7 +26,7 @@ TOO_FEW = "too few questions for an interval"
 
 def latest_judgments(
     db: sqlite_utils.Database, rater: str, kind: str, qids: set[str], systems: set[str]
-) -> list[dict]:
+) -> list[dict[str, Any]]:
     """Latest (not superseded) judgments of ``rater`` over these questions and systems."""
     found = effective_judgments(db, rater=rater, kind=kind)
     if kind == "absolute":

@@ -19,6 +19,7 @@ from core.stats.pairwise_counts import (
     PairwiseCounts,
     _log_expit,
 )
+from core.stats.ranking_settings import DEFAULT_RANKING, RankingSettings
 
 
 def strongly_connected(W: np.ndarray) -> np.ndarray:
@@ -227,25 +228,21 @@ def question_weights(rng: np.random.Generator, n_questions: int, n_boot: int) ->
 
 def bootstrap_bradley_terry(
     counts: PairwiseCounts,
-    ties: str = "half",
-    n_boot: int = 1000,
-    seed: int | np.random.Generator = 0,
-    level: float = 0.95,
-    alpha: float = 0.0,
+    settings: RankingSettings = DEFAULT_RANKING,
     init: np.ndarray | None = None,
 ) -> BootstrapResult:
-    """Question-clustered bootstrap of Bradley-Terry ``beta``: percentile intervals at ``level``.
+    """Question-clustered bootstrap of Bradley-Terry ``beta``: percentile intervals at ``level``
+    (``ties``, ``n_boot``, ``seed``, ``level`` and prior precision ``alpha`` from ``settings``).
 
     Replicate ``b`` draws question weights ``w_b ~ Multinomial(Q, 1/Q)`` and fits
     ``W*_b = sum_q w_bq W_q``; all replicates are fitted at once. The interval is
     ``[quantile((1-level)/2), quantile((1+level)/2)]`` of the replicates. ``W*`` is summed in
     float32 when that is exact (all partial sums are multiples of 1/2 below 2^22).
     """
-    if not 0 < level < 1:
-        raise InputError(f"level must be in (0, 1), not {level}")
+    ties, n_boot, level, alpha = settings.ties, settings.n_boot, settings.level, settings.alpha
     if n_boot < 1:
         raise InputError(f"n_boot must be positive, not {n_boot}")
-    rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+    rng = np.random.default_rng(settings.seed)
     m, pairs = counts.question_matrix(ties)
     n, nq = counts.n_systems, m.shape[0]
     dense = not hasattr(m, "tocsc")

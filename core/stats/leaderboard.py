@@ -10,7 +10,8 @@ import numpy as np
 
 from core.errors import InputError
 from core.stats.bradley_terry import bootstrap_bradley_terry, fit_bradley_terry, rank_ub
-from core.stats.pairwise_counts import PairwiseCounts, _check_ties, _expit
+from core.stats.pairwise_counts import PairwiseCounts, _expit
+from core.stats.ranking_settings import DEFAULT_RANKING, RankingSettings
 
 if TYPE_CHECKING:  # pandas costs ~0.5 s to import: loaded only where a table is built
     import pandas as pd
@@ -27,6 +28,7 @@ class Leaderboard:
     ``ci_low``/``ci_high`` bound ``beta`` at ``level`` (question-clustered bootstrap percentile
     interval); NaN without bootstrap. ``rank`` = 1 + number of systems with a larger ``beta``;
     ``rank_ub`` = 1 + number of systems whose ``ci_low`` exceeds this system's ``ci_high``.
+    ``settings`` are the :class:`RankingSettings` it was fitted with.
     """
 
     systems: list[str]
@@ -35,14 +37,10 @@ class Leaderboard:
     ci_high: np.ndarray
     decided: np.ndarray
     tie_counts: np.ndarray
-    ties: str
-    level: float
-    n_boot: int
-    seed: int | None
+    settings: RankingSettings
     n_questions: int
     n_none: int
     n_degenerate: int = 0
-    alpha: float = 0.0
     boot: np.ndarray | None = None
     extra_columns: dict[str, np.ndarray] | None = None
     extra: dict[str, Any] | None = None
@@ -54,7 +52,7 @@ class Leaderboard:
 
     @property
     def rank_ub(self) -> np.ndarray:
-        if self.n_boot == 0:
+        if self.settings.n_boot == 0:
             return np.full(len(self.systems), np.nan)
         return rank_ub(self.ci_low, self.ci_high)
 
@@ -89,7 +87,7 @@ class Leaderboard:
         df = pd.DataFrame(self._columns())
         df["rank_ub"] = (
             df["rank_ub"].astype("Int64")
-            if self.n_boot
+            if self.settings.n_boot
             else pd.array([pd.NA] * len(df), dtype="Int64")
         )
         return df.reset_index(drop=True)
@@ -107,7 +105,7 @@ class Leaderboard:
 
     def win_rate_matrix(self) -> np.ndarray:
         """Empirical share won by i against j (Equal = 1/2 under ``ties='half'``); NaN if never met."""
-        t = self.tie_counts if self.ties == "half" else 0 * self.tie_counts
+        t = self.tie_counts if self.settings.ties == "half" else 0 * self.tie_counts
         den = self.decided + self.decided.T + t
         with np.errstate(invalid="ignore", divide="ignore"):
             out: np.ndarray = np.where(
@@ -162,20 +160,21 @@ class Leaderboard:
                 for i, a in enumerate(self.systems)
             }
 
+        s = self.settings
         out = {
             "systems": rows,
-            "level": self.level,
-            "interval": f"question-clustered bootstrap percentile, {self.level:.0%}"
-            if self.n_boot
+            "level": s.level,
+            "interval": f"question-clustered bootstrap percentile, {s.level:.0%}"
+            if s.n_boot
             else "none (no bootstrap)",
-            "n_boot": self.n_boot,
-            "seed": self.seed,
-            "ties": self.ties,
+            "n_boot": s.n_boot,
+            "seed": s.seed,
+            "ties": s.ties,
             "n_judgments": int(self.count_matrix().sum() / 2),
             "n_excluded_none": self.n_none,
             "n_questions": self.n_questions,
             "n_degenerate_replicates": self.n_degenerate,
-            "alpha": self.alpha,
+            "alpha": s.alpha,
             "predicted_win": nested(self.predicted_matrix()),
             "win_rate": nested(self.win_rate_matrix()),
             "counts": nested(self.count_matrix()),
@@ -196,21 +195,15 @@ def _prepare(records: Any) -> PairwiseCounts:
     return counts
 
 
-def leaderboard(
-    records: Any,
-    ties: str = "half",
-    n_boot: int = 1000,
-    seed: int = 0,
-    level: float = 0.95,
-    alpha: float = 0.0,
-) -> Leaderboard:
-    """Bradley-Terry leaderboard with question-clustered bootstrap intervals at ``level``.
+def leaderboard(records: Any, settings: RankingSettings = DEFAULT_RANKING) -> Leaderboard:
+    """Bradley-Terry leaderboard with question-clustered bootstrap intervals at ``settings.level``.
 
     ``records``: (question_id, system_a, system_b, verdict) tuples, a DataFrame with those columns,
     or a :class:`PairwiseCounts`. ``ties='half'`` counts Equal as half a win each, ``'drop'``
-    ignores it; ``None`` verdicts are excluded. ``n_boot=0`` skips the bootstrap.
+    ignores it; ``None`` verdicts are excluded. ``n_boot=0`` skips the bootstrap; ``alpha > 0``
+    gives the MAP estimate under an ``N(0, 1/alpha)`` prior (:class:`RankingSettings`).
     """
-    _check_ties(ties)
+    ties, alpha = settings.ties, settings.alpha
     counts = _prepare(records)
     decided, t = counts.outcome_matrices()
     W = decided + 0.5 * t if ties == "half" else decided.astype(float)
@@ -220,8 +213,8 @@ def leaderboard(
     n = counts.n_systems
     lo = hi = np.full(n, np.nan)
     boot, n_deg = None, 0
-    if n_boot:
-        res = bootstrap_bradley_terry(counts, ties, n_boot, seed, level, alpha, init=beta)
+    if settings.n_boot:
+        res = bootstrap_bradley_terry(counts, settings, init=beta)
         lo, hi, boot, n_deg = res.ci_low, res.ci_high, res.beta, res.n_degenerate
     return Leaderboard(
         list(counts.systems),
@@ -230,13 +223,9 @@ def leaderboard(
         hi,
         decided.astype(float),
         t.astype(float),
-        ties,
-        level,
-        n_boot,
-        seed,
+        settings,
         len(counts.questions),
         counts.n_none,
         n_deg,
-        alpha,
         boot,
     )

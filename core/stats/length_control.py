@@ -24,6 +24,7 @@ from core.stats.pairwise_counts import (
     _log_expit,
     parse_verdict,
 )
+from core.stats.ranking_settings import DEFAULT_RANKING, RankingSettings
 
 
 def length_feature(length_a: np.ndarray, length_b: np.ndarray) -> np.ndarray:
@@ -106,20 +107,17 @@ def fit_bt_covariate_batch(
 
 
 def leaderboard_length_controlled(
-    records: Any,
-    ties: str = "half",
-    n_boot: int = 1000,
-    seed: int = 0,
-    level: float = 0.95,
-    alpha: float = 0.0,
+    records: Any, settings: RankingSettings = DEFAULT_RANKING
 ) -> Leaderboard:
     """Leaderboard with length-adjusted strengths beside the plain ones (Arena's style control).
 
     ``records``: a DataFrame (or tuples) with ``question_id, system_a, system_b, verdict,
     length_a, length_b``. Fits ``P(a beats b) = sigma(beta_a - beta_b + gamma x)`` with ``x`` from
     :func:`length_feature`; adds columns ``beta_lc, ci_low_lc, ci_high_lc, rank_lc`` and the
-    length coefficient ``gamma`` with its interval (same bootstrap, level ``level``).
+    length coefficient ``gamma`` with its interval (same bootstrap, level ``level``; ``ties``,
+    ``n_boot``, ``seed``, ``level`` and ``alpha`` from ``settings``).
     """
+    ties, n_boot, level, alpha = settings.ties, settings.n_boot, settings.level, settings.alpha
     import pandas as pd
 
     cols = ["question_id", "system_a", "system_b", "verdict", "length_a", "length_b"]
@@ -131,7 +129,7 @@ def leaderboard_length_controlled(
     bad = np.flatnonzero(~np.isfinite(lengths).all(axis=1) | (lengths < 0).any(axis=1))
     if bad.size:
         raise InputError("length_a/length_b must be non-negative numbers", line=int(bad[0]) + 2)
-    board = leaderboard(df[cols[:4]], ties, n_boot, seed, level, alpha)
+    board = leaderboard(df[cols[:4]], settings)
     verdicts = np.array([_CODE[parse_verdict(v)] for v in df["verdict"]])
     keep = (verdicts != NONE) & ((verdicts != EQUAL) | (ties == "half"))
     sidx = {s: i for i, s in enumerate(board.systems)}
@@ -147,7 +145,7 @@ def leaderboard_length_controlled(
     g_ci: list[float | None] = [None, None]
     if n_boot:
         qcodes, qs = pd.factorize(df["question_id"][keep])
-        rng = np.random.default_rng(seed)
+        rng = np.random.default_rng(settings.seed)
         chunk = max(1, 5_000_000 // max(len(a), 1))
         boots, gboots = [], []
         for start in range(0, n_boot, chunk):

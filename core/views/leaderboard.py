@@ -26,6 +26,7 @@ from core.errors import InputError
 from core.pipeline.trust import MIN_INTERVAL_QUESTIONS, TOO_FEW
 from core.stats.leaderboard import leaderboard
 from core.stats.pairwise_counts import NotIdentifiableError, PairwiseCounts
+from core.stats.ranking_settings import RankingSettings
 from core.store.judgments import max_judgment_id
 from core.store.judgments import pairwise_raters as store_pairwise_raters
 from core.views.live_leaderboard import StoreLeaderboard
@@ -36,6 +37,9 @@ if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is
 
 SOURCES = ("human", "auto", "both")
 FALLBACK_ALPHA = 0.01
+#: The Leaderboard page's settings until changed there (and of the views' fits): the
+#: :class:`RankingSettings` defaults with 200 replicates, so a refit stays quick.
+PAGE_RANKING = RankingSettings(n_boot=200)
 
 
 def _check_source(source: str) -> str:
@@ -157,14 +161,14 @@ def group_counts(counts, group: SystemGroup):
 # ------------------------------------------------------------------------------------------
 
 
-def compute_leaderboard(records: pd.DataFrame, n_boot: int = 200, seed: int = 0):
+def compute_leaderboard(records: pd.DataFrame, settings: RankingSettings = PAGE_RANKING):
     """A :class:`core.stats.leaderboard.Leaderboard` of ``records`` (one row per verdict), or an
     explanation why there is none (used to rank one rater's verdicts beside another's)."""
 
     if records.empty:
         return None, "no pairwise verdicts yet"
     try:
-        return leaderboard(records, ties="half", n_boot=n_boot, seed=seed), ""
+        return leaderboard(records, settings), ""
     except (InputError, ArithmeticError) as exc:
         return None, str(exc)
     except Exception as exc:  # ConvergenceError and friends from the fit
@@ -183,7 +187,7 @@ def thin_interval_note(board: Any) -> str:
     )
 
 
-def fit_pairwise(counts, n_boot: int = 200, seed: int = 0) -> tuple[Any, str, str]:
+def fit_pairwise(counts, settings: RankingSettings = PAGE_RANKING) -> tuple[Any, str, str]:
     """Fit a :class:`core.stats.pairwise_counts.PairwiseCounts`: ``(Leaderboard | None, why none, note)``.
 
     When the maximum-likelihood estimate does not exist (a system never wins or never loses) the
@@ -198,7 +202,7 @@ def fit_pairwise(counts, n_boot: int = 200, seed: int = 0) -> tuple[Any, str, st
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)
             try:
-                return leaderboard(counts, "half", n_boot, seed), "", ""
+                return leaderboard(counts, settings), "", ""
             except NotIdentifiableError as exc:
                 why = str(exc).split(": ", 1)[-1].split(";")[0]
                 note = (
@@ -206,7 +210,7 @@ def fit_pairwise(counts, n_boot: int = 200, seed: int = 0) -> tuple[Any, str, st
                     f"fit with a weak prior on beta (alpha = {FALLBACK_ALPHA}), so such a "
                     "system gets a large but finite score."
                 )
-                return leaderboard(counts, "half", n_boot, seed, alpha=FALLBACK_ALPHA), "", note
+                return leaderboard(counts, settings.with_alpha(FALLBACK_ALPHA)), "", note
     except (InputError, ArithmeticError) as exc:
         return None, str(exc), ""
     except Exception as exc:  # ConvergenceError and friends from the fit
@@ -234,7 +238,7 @@ class LiveLeaderboard:
     Holds a :class:`core.views.live_leaderboard.StoreLeaderboard`: :meth:`view` reads only the judgments
     stored since the last call (one small query), splits the aggregate into system groups when a
     pairwise judgment arrived and refits a group only when asked for it (fits memoised by
-    ``(last judgment id, n_boot, seed, group)``). Thread-safe: one lock guards the aggregate and
+    ``(last judgment id, settings, group)``). Thread-safe: one lock guards the aggregate and
     the memo.
     """
 
@@ -253,7 +257,10 @@ class LiveLeaderboard:
         self._groups: tuple[int, list[SystemGroup], int] | None = None
 
     def view(
-        self, db: sqlite_utils.Database, n_boot: int = 200, seed: int = 0, group: str | None = None
+        self,
+        db: sqlite_utils.Database,
+        settings: RankingSettings = PAGE_RANKING,
+        group: str | None = None,
     ) -> LiveResult:
         """The up-to-date result for the group keyed ``group`` (default or unknown: the largest)."""
         with self._lock:
@@ -267,7 +274,7 @@ class LiveLeaderboard:
                 self._groups = (last, groups, int((comp < 0).sum()))
             _, groups, unlinked = self._groups
             chosen = next((g for g in groups if g.key == group), groups[0] if groups else None)
-            key = (last, int(n_boot), int(seed), chosen.key if chosen else None)
+            key = (last, settings, chosen.key if chosen else None)
             if key not in self._memo:
                 self._memo = {k: v for k, v in self._memo.items() if k[0] == last}
                 if chosen is None:
@@ -279,7 +286,7 @@ class LiveLeaderboard:
                     self._memo[key] = (None, why, "")
                 else:
                     self._memo[key] = fit_pairwise(
-                        group_counts(self.board.counts, chosen), n_boot, seed
+                        group_counts(self.board.counts, chosen), settings
                     )
             lb, why, note = self._memo[key]
             return LiveResult(

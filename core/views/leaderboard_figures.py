@@ -18,10 +18,11 @@ import plotly.graph_objects as go
 from scipy import stats
 
 from core.corpus.evaluation_ratings import is_slot
+from core.stats.ranking_settings import RankingSettings
 from core.stats.significance import bernoulli_ci
 from core.store.judgments import effective_judgments
 from core.views.agreement_view import crowd_raters, shown_verdicts
-from core.views.leaderboard import compute_leaderboard
+from core.views.leaderboard import PAGE_RANKING, compute_leaderboard
 from core.views.text import chart_template_text, inert_figure
 
 if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
@@ -58,15 +59,15 @@ def forest_figure(lb, scale: str = "beta") -> go.Figure:
             hovertemplate="%{y}<br>"
             + ("e^beta" if scale == "strength" else "beta")
             + " = %{x:.3f}<br>"
-            + f"{lb.level:.0%} CI "
+            + f"{lb.settings.level:.0%} CI "
             + "[%{customdata[0]:.3f}, %{customdata[1]:.3f}]"
             "<br>comparisons = %{customdata[2]}<br>Rank (UB) = %{customdata[3]}<extra></extra>",
         )
     )
     label = "strength e^beta" if scale == "strength" else "beta (log-strength, centred)"
     fig.update_layout(
-        title=f"Bradley-Terry {label} with {lb.level:.0%} bootstrap intervals "
-        f"({lb.n_boot} question resamples)",
+        title=f"Bradley-Terry {label} with {lb.settings.level:.0%} bootstrap intervals "
+        f"({lb.settings.n_boot} question resamples)",
         xaxis_title=label,
         yaxis_title="system",
         height=140 + 40 * len(t),
@@ -202,9 +203,10 @@ def _records(db: sqlite_utils.Database, source: str) -> pd.DataFrame:
 
 
 def compare_rankings(
-    db: sqlite_utils.Database, human: str, auto: str, n_boot: int = 200, seed: int = 0
+    db: sqlite_utils.Database, human: str, auto: str, settings: RankingSettings = PAGE_RANKING
 ) -> dict[str, Any]:
-    """Two Bradley-Terry leaderboards over the common systems and their rank correlations."""
+    """Two Bradley-Terry leaderboards (``settings``) over the common systems and their rank
+    correlations."""
     recs = {"human": _records(db, human), "auto": _records(db, auto)}
     systems = [set(r["system_a"]) | set(r["system_b"]) if len(r) else set() for r in recs.values()]
     common = sorted(systems[0] & systems[1])
@@ -213,7 +215,7 @@ def compare_rankings(
     for key, r in recs.items():
         r = r[r["system_a"].isin(common) & r["system_b"].isin(common)]
         out[f"n_{key}"] = len(r)
-        lb, why = compute_leaderboard(r, n_boot=n_boot, seed=seed)
+        lb, why = compute_leaderboard(r, settings)
         if lb is None:
             out["why"] = f"{key} ranking: {why}"
             return out

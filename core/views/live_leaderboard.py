@@ -17,6 +17,7 @@ import numpy as np
 
 from core.stats.leaderboard import Leaderboard, leaderboard
 from core.stats.pairwise_counts import PairwiseCounts
+from core.stats.ranking_settings import DEFAULT_RANKING, RankingSettings
 from core.store.judgments import max_judgment_id
 from core.store.verdict_reads import (
     PAIRWISE_SINCE_COLUMNS,
@@ -118,16 +119,9 @@ class StoreLeaderboard:
             )
         )
 
-    def leaderboard(
-        self,
-        ties: str = "half",
-        n_boot: int = 1000,
-        seed: int = 0,
-        level: float = 0.95,
-        alpha: float = 0.0,
-    ) -> Leaderboard:
+    def leaderboard(self, settings: RankingSettings = DEFAULT_RANKING) -> Leaderboard:
         """:func:`core.stats.leaderboard.leaderboard` over the counted judgments."""
-        return leaderboard(self.counts, ties, n_boot, seed, level, alpha)
+        return leaderboard(self.counts, settings)
 
 
 def store_leaderboard(db: sqlite_utils.Database, **filters: Any) -> StoreLeaderboard:

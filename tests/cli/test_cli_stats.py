@@ -12,6 +12,7 @@ from sklearn.metrics import cohen_kappa_score
 
 from core.__main__ import main
 from core.stats.leaderboard import leaderboard
+from core.stats.ranking_settings import RankingSettings
 
 RANK_ROWS = [
     ("q1", "x", "y", "A"),
@@ -42,7 +43,7 @@ def test_rank_json_contract(tmp_path: Path, capsys) -> None:
     path = rank_csv(tmp_path)
     assert main(["rank", path, "--bootstrap", "200", "--seed", "3", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
-    ref = leaderboard(RANK_ROWS, n_boot=200, seed=3)
+    ref = leaderboard(RANK_ROWS, RankingSettings(n_boot=200, seed=3))
     ours = {s["name"]: s for s in out["systems"]}
     for k, name in enumerate(ref.systems):
         assert ours[name]["beta"] == pytest.approx(ref.beta[k], abs=1e-10)

@@ -122,7 +122,8 @@ def test_names_are_nfc_normalised():
 def test_schema_defaults_and_failure_share():
     raw = {"systems": [{"model": "offline:extractive", "kind": "rag"}]}
     exp = parse_config(raw, "x.toml")
-    assert (exp.name, exp.c, exp.budget, exp.batch, exp.max_failure_share) == (
+    tour = exp.tournament
+    assert (exp.name, exp.c, tour.budget, tour.batch, exp.max_failure_share) == (
         "x",
         200,
         1.0,

@@ -21,6 +21,7 @@ from core.stats.bradley_terry import (
 from core.stats.leaderboard import leaderboard
 from core.stats.length_control import leaderboard_length_controlled
 from core.stats.pairwise_counts import NotIdentifiableError, PairwiseCounts, parse_verdict
+from core.stats.ranking_settings import RankingSettings
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "bradley_terry"
 
@@ -94,7 +95,7 @@ def test_choix_reference_cases(name: str) -> None:
 def test_mle_matches_choix_and_statsmodels(ties: str) -> None:
     rng = np.random.default_rng(7)
     recs, _ = simulate(5, 40, rng)
-    board = leaderboard(recs, ties=ties, n_boot=0)
+    board = leaderboard(recs, RankingSettings(ties=ties, n_boot=0))
     beta = by_index(board, 5)
     ref = choix.opt_pairwise(5, choix_pairs(recs, ties), alpha=0.0, tol=1e-12)
     assert np.allclose(beta, ref - ref.mean(), atol=1e-6)
@@ -134,7 +135,7 @@ def test_not_strongly_connected_is_an_error_or_a_warned_map_estimate() -> None:
         ("q4", "x", "z", "A"),
     ]
     with pytest.raises(NotIdentifiableError, match="'x' never loses"):
-        leaderboard(never_loses, n_boot=0)
+        leaderboard(never_loses, RankingSettings(n_boot=0))
     groups = [
         ("q1", "a", "b", "A"),
         ("q2", "b", "a", "A"),
@@ -142,11 +143,11 @@ def test_not_strongly_connected_is_an_error_or_a_warned_map_estimate() -> None:
         ("q4", "d", "c", "A"),
     ]
     with pytest.raises(NotIdentifiableError, match="never compared"):
-        leaderboard(groups, n_boot=0)
+        leaderboard(groups, RankingSettings(n_boot=0))
     # With a prior the MAP estimate is returned with a warning; choix's penalty is
     # alpha_choix * ||beta||^2, ours alpha/2 * ||beta||^2, so alpha_choix = alpha / 2.
     with pytest.warns(RuntimeWarning, match="not strongly connected"):
-        board = leaderboard(never_loses, n_boot=0, ties="half", alpha=0.5)
+        board = leaderboard(never_loses, RankingSettings(n_boot=0, ties="half", alpha=0.5))
     data = [(0, 1), (1, 2), (2, 1), (0, 2)]
     ref = choix.opt_pairwise(3, data, alpha=0.25, tol=1e-12)
     assert np.allclose(board.beta, ref, atol=1e-6)
@@ -173,7 +174,7 @@ def test_leaderboard_table_and_matrices_by_hand() -> None:
         ("q4", "z", "x", "A"),
         ("q5", "x", "z", "A"),
     ]
-    board = leaderboard(recs, n_boot=200, seed=1)
+    board = leaderboard(recs, RankingSettings(n_boot=200, seed=1))
     t = board.table.set_index("name")
     assert t.loc["x", "wins"] == 3 and t.loc["x", "losses"] == 2 and t.loc["x", "ties"] == 1
     assert t.loc["x", "n_comparisons"] == 6
@@ -199,7 +200,10 @@ def test_dataframe_and_tuples_agree_and_incremental_add() -> None:
     rng = np.random.default_rng(11)
     recs, _ = simulate(4, 25, rng, none_rate=0.1)
     df = pd.DataFrame(recs, columns=["question_id", "system_a", "system_b", "verdict"])
-    b1, b2 = leaderboard(recs, n_boot=50, seed=3), leaderboard(df, n_boot=50, seed=3)
+    b1, b2 = (
+        leaderboard(recs, RankingSettings(n_boot=50, seed=3)),
+        leaderboard(df, RankingSettings(n_boot=50, seed=3)),
+    )
     assert np.allclose(by_index(b1, 4), by_index(b2, 4), atol=1e-10)
     counts = PairwiseCounts.from_records(df.iloc[:-1])
     counts.add(*recs[-1])
@@ -221,7 +225,7 @@ def test_bootstrap_replicate_matches_a_row_level_refit() -> None:
     rng = np.random.default_rng(5)
     recs, _ = simulate(4, 30, rng, tie_rate=0.0)
     counts = PairwiseCounts.from_records(recs)
-    res = bootstrap_bradley_terry(counts, n_boot=3, seed=42)
+    res = bootstrap_bradley_terry(counts, RankingSettings(n_boot=3, seed=42))
     w = question_weights(np.random.default_rng(42), len(counts.questions), 3)[0]
     qpos = {q: k for k, q in enumerate(sorted(counts.questions, key=str))}  # rows by id
     data = []
@@ -237,23 +241,26 @@ def test_bootstrap_resamples_questions_not_rows() -> None:
     rng = np.random.default_rng(9)
     recs, _ = simulate(4, 60, rng)
     doubled = recs + [(q + "", a, b, v) for q, a, b, v in recs]
-    one = leaderboard(recs, n_boot=300, seed=4)
-    two = leaderboard(doubled, n_boot=300, seed=4)
+    one = leaderboard(recs, RankingSettings(n_boot=300, seed=4))
+    two = leaderboard(doubled, RankingSettings(n_boot=300, seed=4))
     assert np.allclose(one.ci_high - one.ci_low, two.ci_high - two.ci_low, atol=1e-9)
-    assert leaderboard(recs, n_boot=300, seed=4).ci_low.tolist() == one.ci_low.tolist()
+    assert (
+        leaderboard(recs, RankingSettings(n_boot=300, seed=4)).ci_low.tolist()
+        == one.ci_low.tolist()
+    )
 
 
 def test_bad_input() -> None:
     with pytest.raises(InputError, match="at least two systems"):
-        leaderboard([("q1", "x", "y", "None")], n_boot=0)
+        leaderboard([("q1", "x", "y", "None")], RankingSettings(n_boot=0))
     with pytest.raises(InputError, match="at least two systems"):
-        leaderboard([], n_boot=0)
+        leaderboard([], RankingSettings(n_boot=0))
     with pytest.raises(InputError, match="itself"):
-        leaderboard([("q1", "x", "x", "A")], n_boot=0)
+        leaderboard([("q1", "x", "x", "A")], RankingSettings(n_boot=0))
     with pytest.raises(InputError, match="unknown verdict"):
-        leaderboard([("q1", "x", "y", "maybe")], n_boot=0)
+        leaderboard([("q1", "x", "y", "maybe")], RankingSettings(n_boot=0))
     with pytest.raises(InputError, match="ties"):
-        leaderboard([("q1", "x", "y", "A")], ties="third", n_boot=0)
+        leaderboard([("q1", "x", "y", "A")], RankingSettings(ties="third", n_boot=0))
 
 
 def test_length_control_matches_statsmodels() -> None:
@@ -268,7 +275,7 @@ def test_length_control_matches_statsmodels() -> None:
     df = pd.DataFrame(
         rows, columns=["question_id", "system_a", "system_b", "verdict", "length_a", "length_b"]
     )
-    board = leaderboard_length_controlled(df, n_boot=100, seed=0)
+    board = leaderboard_length_controlled(df, RankingSettings(n_boot=100, seed=0))
     X, y = [], []
     for _q, a, b, v, la, lb in rows:
         if v == "None":
@@ -323,7 +330,9 @@ def test_bootstrap_interval_coverage() -> None:
     hits = []
     for _ in range(300):
         df = simulate_frame(truth, 200, rng)
-        board = leaderboard(df, ties="drop", n_boot=1000, seed=int(rng.integers(1 << 31)))
+        board = leaderboard(
+            df, RankingSettings(ties="drop", n_boot=1000, seed=int(rng.integers(1 << 31)))
+        )
         beta_true = np.array([centred[int(s[1:])] for s in board.systems])
         hits.append((board.ci_low <= beta_true) & (beta_true <= board.ci_high))
     coverage = float(np.mean(hits))
@@ -359,8 +368,10 @@ def test_store_leaderboard_is_incremental_and_honours_supersedes(db) -> None:
     rows.append({**rows[0], "kind": "absolute", "verdict": "yes"})  # not pairwise
     db["judgments"].insert_all(rows)
     live = store_leaderboard(db)
-    ref = leaderboard(recs, n_boot=0)
-    assert np.allclose(by_index(live.leaderboard(n_boot=0), 3), by_index(ref, 3), atol=1e-10)
+    ref = leaderboard(recs, RankingSettings(n_boot=0))
+    assert np.allclose(
+        by_index(live.leaderboard(RankingSettings(n_boot=0)), 3), by_index(ref, 3), atol=1e-10
+    )
     # A correction: the first judgment is superseded by the opposite verdict.
     first = db.execute(
         "select id, question_id, system_a, system_b, verdict from judgments "
@@ -370,11 +381,15 @@ def test_store_leaderboard_is_incremental_and_honours_supersedes(db) -> None:
     db["judgments"].insert({**rows[0], "verdict": flipped, "supersedes": first[0]})
     assert live.refresh(db) == 1
     fixed = [(recs[0][0], recs[0][1], recs[0][2], flipped)] + recs[1:]
-    ref = leaderboard(fixed, n_boot=0)
-    assert np.allclose(by_index(live.leaderboard(n_boot=0), 3), by_index(ref, 3), atol=1e-10)
+    ref = leaderboard(fixed, RankingSettings(n_boot=0))
+    assert np.allclose(
+        by_index(live.leaderboard(RankingSettings(n_boot=0)), 3), by_index(ref, 3), atol=1e-10
+    )
     assert live.refresh(db) == 0
     assert np.allclose(
-        by_index(store_leaderboard(db).leaderboard(n_boot=0), 3), by_index(ref, 3), atol=1e-10
+        by_index(store_leaderboard(db).leaderboard(RankingSettings(n_boot=0)), 3),
+        by_index(ref, 3),
+        atol=1e-10,
     )
 
 
@@ -435,7 +450,7 @@ def test_bulk_first_load_equals_row_by_row_reading(db) -> None:
         assert bulk.counts.questions == stepwise.counts.questions
         assert bulk.counts.n_none == stepwise.counts.n_none
         assert np.array_equal(*(c.win_matrix() for c in (bulk.counts, stepwise.counts)))
-        one, two = (b.leaderboard(n_boot=200, seed=3) for b in (bulk, stepwise))
+        one, two = (b.leaderboard(RankingSettings(n_boot=200, seed=3)) for b in (bulk, stepwise))
         assert np.allclose(one.ci_low, two.ci_low) and np.allclose(one.ci_high, two.ci_high)
         assert bulk._active == stepwise._active
 
@@ -446,7 +461,11 @@ def test_bootstrap_does_not_depend_on_the_order_of_the_judgments() -> None:
     rng = np.random.default_rng(11)
     recs, _ = simulate(4, 40, rng, tie_rate=0.2)
     shuffled = [recs[i] for i in rng.permutation(len(recs))]
-    one = leaderboard(recs, n_boot=60, seed=3).table.set_index("name")
-    two = leaderboard(shuffled, n_boot=60, seed=3).table.set_index("name").loc[one.index]
+    one = leaderboard(recs, RankingSettings(n_boot=60, seed=3)).table.set_index("name")
+    two = (
+        leaderboard(shuffled, RankingSettings(n_boot=60, seed=3))
+        .table.set_index("name")
+        .loc[one.index]
+    )
     for col in ("beta", "ci_low", "ci_high"):
         assert np.allclose(one[col], two[col], rtol=0, atol=1e-9), col

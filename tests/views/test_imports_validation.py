@@ -18,6 +18,7 @@ from statsmodels.stats.inter_rater import aggregate_raters, fleiss_kappa
 
 from core.corpus.evaluation_layouts import read_prd_vicuna80
 from core.corpus.evaluations import store_evaluation
+from core.stats.ranking_settings import RankingSettings
 from core.store.database import open_db
 from core.views.agreement_view import auto_vs_crowd, crowd_overview, slot_agreement
 from core.views.leaderboard_figures import compare_rankings
@@ -97,7 +98,7 @@ def test_fleiss_and_krippendorff_of_human_slots_equal_statsmodels_and_krippendor
 
 @pytest.mark.parametrize("source", ["human", "gpt4"])
 def test_bradley_terry_equals_choix(db, source):
-    cmp = compare_rankings(db, "human:prd-crowd#*", "auto:gpt-4 (PRD)", n_boot=0)
+    cmp = compare_rankings(db, "human:prd-crowd#*", "auto:gpt-4 (PRD)", RankingSettings(n_boot=0))
     systems = cmp["systems"]
     assert systems == sorted(["bard", "claude", "gpt35", "gpt4", "vicuna-13b"])
     index = {s: i for i, s in enumerate(systems)}

@@ -15,6 +15,7 @@ import pandas as pd
 import plotly.graph_objects as go
 import pytest
 
+from core.stats.ranking_settings import RankingSettings
 from core.views.figures import confusion_figure
 from core.views.leaderboard import compute_leaderboard
 from core.views.leaderboard_figures import (
@@ -58,7 +59,7 @@ def _records() -> pd.DataFrame:
 
 
 def _board():
-    lb, why = compute_leaderboard(_records(), n_boot=20, seed=0)
+    lb, why = compute_leaderboard(_records(), RankingSettings(n_boot=20, seed=0))
     assert lb is not None, why
     return lb
 

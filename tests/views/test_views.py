@@ -14,6 +14,7 @@ from core.annotation.disputes import resolve_dispute
 from core.annotation.identity import sign_in_open
 from core.annotation.pairwise import blind_item, pair_key, submit_verdict, undo_last, verdict_queue
 from core.annotation.reviews import submit_review
+from core.stats.ranking_settings import RankingSettings
 from core.store.database import open_db
 from core.store.judgments import effective_judgments
 from core.views.disputes import corrected_references, dispute_detail, dispute_tally
@@ -238,7 +239,7 @@ def test_leaderboard_and_accuracy(fdb):
         db, kind="pairwise", status="ok", rater_kind="auto", with_verdict=True
     )
     assert len(recs) == 42
-    shown = LiveLeaderboard("auto").view(db, n_boot=50)
+    shown = LiveLeaderboard("auto").view(db, RankingSettings(n_boot=50))
     lb = shown.leaderboard
     assert shown.why == "" and lb.table["name"].tolist()[0] == "fixture-a"
     assert forest_figure(lb).layout.title.text
@@ -364,23 +365,23 @@ def test_experiment_config_is_valid(fdb):
 def test_live_leaderboard_reads_only_new_judgments(fdb):
     db, _ = fdb
     live = LiveLeaderboard("both")
-    first = live.view(db, n_boot=0)
+    first = live.view(db, RankingSettings(n_boot=0))
     lb, seen = first.leaderboard, first.last_id
     n0 = int(lb.count_matrix().sum() / 2)
     assert seen == db.execute("select max(id) from judgments where kind = 'pairwise'").fetchone()[0]
-    assert live.view(db, n_boot=0).leaderboard is lb  # memoised: no refit
+    assert live.view(db, RankingSettings(n_boot=0)).leaderboard is lb  # memoised: no refit
     item = blind_item(db, verdict_queue(db, "alice")[0], "alice")
     submit_verdict(db, item, sign_in_open(db, "alice"), "A")
     calls = []
     refresh = live.board.refresh
     live.board.refresh = lambda d: calls.append(refresh(d)) or calls[-1]
-    second = live.view(db, n_boot=0)
+    second = live.view(db, RankingSettings(n_boot=0))
     lb2, seen2 = second.leaderboard, second.last_id
     assert calls == [1] and seen2 > seen  # one new row read
     assert int(lb2.count_matrix().sum() / 2) == n0 + 1
     undo_last(db, sign_in_open(db, "alice"))  # retracted incrementally
-    assert int(live.view(db, n_boot=0).leaderboard.count_matrix().sum() / 2) == n0
-    human = LiveLeaderboard("human").view(db, n_boot=0)
+    assert int(live.view(db, RankingSettings(n_boot=0)).leaderboard.count_matrix().sum() / 2) == n0
+    human = LiveLeaderboard("human").view(db, RankingSettings(n_boot=0))
     assert human.leaderboard is None and "no pairwise verdicts" in human.why
 
 
@@ -402,7 +403,7 @@ def test_disjoint_tournaments_are_never_ranked_in_one_table(tmp_path):
             ("auto", "auto:fixture-sxs"),
         ):
             live = LiveLeaderboard(source, rater)
-            groups = live.view(db, n_boot=0).groups
+            groups = live.view(db, RankingSettings(n_boot=0)).groups
             sets = [set(g.systems) for g in groups]
             assert sets == (
                 [set(other), fixture]
@@ -412,14 +413,14 @@ def test_disjoint_tournaments_are_never_ranked_in_one_table(tmp_path):
                 else [fixture]
             )
             for g in groups:
-                r = live.view(db, n_boot=20, group=g.key)
+                r = live.view(db, RankingSettings(n_boot=20), group=g.key)
                 assert set(r.leaderboard.table["name"]) == set(g.systems)  # never mixed
                 assert r.group == g and r.note == ""  # each group is identifiable
                 assert int(r.leaderboard.count_matrix().sum() / 2) == g.n_comparisons
         # The largest group is the default; an unknown key falls back to it.
         live = LiveLeaderboard("both")
-        assert live.view(db, n_boot=0).group.systems == tuple(sorted(other))
-        assert live.view(db, n_boot=0, group="nope").group.key == "other-w"
+        assert live.view(db, RankingSettings(n_boot=0)).group.systems == tuple(sorted(other))
+        assert live.view(db, RankingSettings(n_boot=0), group="nope").group.key == "other-w"
         assert pairwise_raters(db, "auto") == ["auto:fixture-sxs", "auto:other-sxs"]
         assert pairwise_raters(db, "human") == []
     finally:
@@ -441,10 +442,10 @@ def test_group_fallback_prior_only_inside_the_group(tmp_path):
     groups, comp = system_groups(counts)
     assert [g.systems for g in groups] == [("p", "r", "s"), ("u", "v")]
     assert [g.n_comparisons for g in groups] == [9, 3] and (comp >= 0).all()
-    lb, why, note = fit_pairwise(group_counts(counts, groups[1]), n_boot=0)
-    assert note == "" and lb.alpha == 0 and lb.systems == ["u", "v"]
-    lb, why, note = fit_pairwise(group_counts(counts, groups[0]), n_boot=0)
-    assert "never loses" in note and lb.alpha == FALLBACK_ALPHA
+    lb, why, note = fit_pairwise(group_counts(counts, groups[1]), RankingSettings(n_boot=0))
+    assert note == "" and lb.settings.alpha == 0 and lb.systems == ["u", "v"]
+    lb, why, note = fit_pairwise(group_counts(counts, groups[0]), RankingSettings(n_boot=0))
+    assert "never loses" in note and lb.settings.alpha == FALLBACK_ALPHA
     counts.remove("x1", "u", "v", "A")  # retractions are netted out
     counts.remove("x2", "u", "v", "A")
     counts.remove("x0", "u", "v", "B")
