@@ -25,7 +25,8 @@ from core.errors import ConfigError, InputError
 from core.llm.prompts import render_prompt
 from core.llm.stage import run_stage
 from core.llm.types import LLMRequest, LLMResponse
-from core.store.connection import rows, transaction, utcnow
+from core.store.connection import transaction, utcnow
+from core.store.documents import documents_of_kind
 from core.store.judgments import insert_judgment
 from core.store.questions import questions_by_id
 from core.store.runs import finish_run, start_run
@@ -242,7 +243,8 @@ def _answer(
     """Answer every case (an LLM stage): each answer is stored, in planned order, as a result
     awaiting its panel (``panel_status = 'pending'``) as its reply arrives."""
     docs = {
-        r["id"]: r for r in rows(db, "select id, title, text from documents where kind = 'article'")
+        d.id: {"id": d.id, "title": d.title, "text": d.text}
+        for d in documents_of_kind(db, "article")
     }
     planned = []
     for c in cases:
