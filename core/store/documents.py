@@ -257,3 +257,94 @@ def get_passages(db: sqlite_utils.Database, doc_id: str) -> list[Passage]:
             [doc_id],
         )
     ]
+
+
+@dataclass(frozen=True, slots=True)
+class DocumentHeader:
+    """A document without its text: what a list or a link shows."""
+
+    id: str
+    title: str
+    kind: str
+    language: str
+    parent_id: str | None
+
+    @classmethod
+    def from_row(cls, row: Mapping[str, Any]) -> Self:
+        """A header from a ``documents`` row."""
+        return cls(
+            id=row["id"],
+            title=row["title"],
+            kind=row["kind"],
+            language=row["language"],
+            parent_id=row["parent_id"],
+        )
+
+
+_HEADER = "select id, title, kind, language, parent_id from documents"
+
+
+def document_headers(db: sqlite_utils.Database, ids: Sequence[str]) -> dict[str, DocumentHeader]:
+    """The headers of the stored documents among ``ids``, by id."""
+    if not ids:
+        return {}
+    marks = ", ".join("?" * len(ids))
+    return {
+        r["id"]: DocumentHeader.from_row(r)
+        for r in db.query(f"{_HEADER} where id in ({marks})", list(ids))
+    }
+
+
+def searchable_documents(db: sqlite_utils.Database, ids: Sequence[str]) -> list[DocumentHeader]:
+    """Documents among ``ids`` or whose parent is among them that have passages, by kind and
+    id."""
+    if not ids:
+        return []
+    marks = ", ".join("?" * len(ids))
+    return [
+        DocumentHeader.from_row(r)
+        for r in db.query(
+            f"{_HEADER} where (id in ({marks}) or parent_id in ({marks})) "
+            "and exists (select 1 from passages p where p.document_id = documents.id) "
+            "order by kind, id",
+            [*ids, *ids],
+        )
+    ]
+
+
+def document_totals(db: sqlite_utils.Database) -> list[dict[str, Any]]:
+    """Documents and tokens per ``(source, kind)``: ``source, kind, documents, tokens``."""
+    return [
+        dict(r)
+        for r in db.query(
+            "select source, kind, count(*) documents, sum(n_tokens) tokens from documents "
+            "group by source, kind order by source, kind"
+        )
+    ]
+
+
+def passages_at(db: sqlite_utils.Database, doc_id: str, idxs: Sequence[int]) -> list[Passage]:
+    """The passages of ``doc_id`` at the indexes ``idxs`` (those that exist), in book order."""
+    if not idxs:
+        return []
+    marks = ", ".join("?" * len(idxs))
+    return [
+        Passage.from_row(r)
+        for r in db.query(
+            "select idx, start, end, text, n_tokens from passages where document_id = ? "
+            f"and idx in ({marks}) order by idx",
+            [doc_id, *idxs],
+        )
+    ]
+
+
+def first_passages(db: sqlite_utils.Database, doc_id: str, n: int) -> list[Passage]:
+    """The first ``n`` passages of ``doc_id``."""
+    return [
+        Passage.from_row(r)
+        for r in db.query(
+            "select idx, start, end, text, n_tokens from passages where document_id = ? "
+            "order by idx limit ?",
+            [doc_id, n],
+        )
+    ]

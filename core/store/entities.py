@@ -251,3 +251,27 @@ def entity_passage_indexes(db: sqlite_utils.Database, entity_id: int) -> list[in
             [entity_id],
         )
     ]
+
+
+def entities_by_id(db: sqlite_utils.Database, ids: Sequence[int]) -> list[Entity]:
+    """The stored entities among ``ids``, by id."""
+    if not ids:
+        return []
+    marks = ",".join("?" * len(ids))
+    cur = db.execute(f"select * from entities where id in ({marks}) order by id", list(ids))
+    return _records(cur, Entity)
+
+
+def mention_passages(db: sqlite_utils.Database, entity_ids: Sequence[int]) -> list[int]:
+    """Distinct passage indexes where any of ``entity_ids`` is mentioned, in book order."""
+    if not entity_ids:
+        return []
+    marks = ",".join("?" * len(entity_ids))
+    return [
+        r[0]
+        for r in db.execute(
+            f"select distinct passage_idx from mentions where entity_id in ({marks}) "
+            "and passage_idx is not null order by passage_idx",
+            list(entity_ids),
+        )
+    ]

@@ -20,7 +20,8 @@ from core.annotation.base import Progress, required_annotations
 from core.annotation.pairwise import pairwise_items
 from core.annotation.tasks import TASKS, task_progress
 from core.store.answers import imported_answer_counts
-from core.store.connection import rows, table_counts
+from core.store.connection import table_counts
+from core.store.documents import document_totals
 from core.store.judgments import (
     count_judgments,
     imported_verdict_counts,
@@ -50,11 +51,7 @@ def overview(db: sqlite_utils.Database) -> dict[str, Any]:
     counts = table_counts(db)
     empty = counts.get("documents", 0) == 0 and counts.get("questions", 0) == 0
     datasets = pd.DataFrame(
-        rows(
-            db,
-            "select source, kind, count(*) documents, sum(n_tokens) tokens from documents "
-            "group by source, kind order by source, kind",
-        )
+        document_totals(db)
     )
     by_origin = pd.DataFrame(review_summary_by_origin(db))
     judgments = pd.DataFrame(summary_by_rater(db))
