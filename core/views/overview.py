@@ -50,9 +50,7 @@ def overview(db: sqlite_utils.Database) -> dict[str, Any]:
     """Counts, datasets, runs and what needs human attention."""
     counts = table_counts(db)
     empty = counts.get("documents", 0) == 0 and counts.get("questions", 0) == 0
-    datasets = pd.DataFrame(
-        document_totals(db)
-    )
+    datasets = pd.DataFrame(document_totals(db))
     by_origin = pd.DataFrame(review_summary_by_origin(db))
     judgments = pd.DataFrame(summary_by_rater(db))
     runs = pd.DataFrame(recent_runs(db, 50))

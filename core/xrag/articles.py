@@ -96,11 +96,7 @@ def import_articles(
             }
         )
     for rec in parsed:
-        if (
-            rec["parent"]
-            and rec["parent"] not in seen
-            and not document_exists(db, rec["parent"])
-        ):
+        if rec["parent"] and rec["parent"] not in seen and not document_exists(db, rec["parent"]):
             raise InputError(
                 f"translation_of {rec['parent']!r} is not a known article",
                 path=str(path),
