@@ -162,18 +162,30 @@ def test_boundary_check_flags_planted_sql() -> None:
 # -- views only read --------------------------------------------------------------------------
 
 
+#: sqlite_utils table methods that write.
+TABLE_WRITERS = {"insert", "insert_all", "upsert", "upsert_all", "update", "delete", "delete_where"}
+
+
+def _table_write(node: ast.AST) -> bool:
+    """``db["t"].insert(...)`` / ``db.table("t").upsert(...)`` and the like (a pandas
+    ``frame.insert`` or ``dict.update`` is not a database write)."""
+    if not (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr in TABLE_WRITERS
+    ):
+        return False
+    table = node.func.value
+    if isinstance(table, ast.Subscript):
+        return "db" in _name(table.value).lower()
+    return isinstance(table, ast.Call) and _name(table.func) == "table"
+
+
 def _writes_in(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
     for node in ast.walk(fn):
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
-            if node.func.attr in {"insert", "insert_all", "upsert", "upsert_all", "update"}:
-                if not isinstance(node.func.value, ast.Name) or node.func.value.id not in {
-                    "out",
-                    "seen",
-                }:
-                    return True
-            if node.func.attr in {"delete", "delete_where", "transaction"}:
-                return True
-        if isinstance(node, ast.Call) and _name(node.func) == "transaction":
+        if _table_write(node):
+            return True
+        if isinstance(node, ast.Call) and _name(node.func) in {"transaction", "executemany"}:
             return True
         if (
             isinstance(node, ast.Constant)
@@ -229,14 +241,8 @@ def view_writes(source: str, name: str = "<view>") -> list[str]:
         target = imported.get(_name(node.func), "") if isinstance(node.func, ast.Name) else ""
         if target in writers or target.endswith(".transaction"):
             found.append(f"{name}:{node.lineno}: calls the store writer {target}")
-        if isinstance(node.func, ast.Attribute) and node.func.attr in {
-            "insert",
-            "insert_all",
-            "upsert",
-            "upsert_all",
-            "delete_where",
-        }:
-            found.append(f"{name}:{node.lineno}: .{node.func.attr}() writes")
+        if _table_write(node):
+            found.append(f"{name}:{node.lineno}: .{_name(node.func)}() writes")
     return found
 
 
@@ -258,6 +264,8 @@ def test_view_write_check_flags_planted_writes() -> None:
         "        insert_judgment(db, {})\n"
         "    db['x'].upsert({}, pk='id')\n"
         "SQL = 'delete from settings'\n"
+        "def frame(table):\n"
+        "    table.insert(0, 'rank', [1])\n"
     )
     lines = sorted(int(f.split(":")[1]) for f in view_writes(planted, "bad.py"))
     assert lines == [6, 7, 8, 9]

@@ -39,7 +39,7 @@ MAX_PASSAGE_TOKENS = 400
 
 
 @lru_cache(maxsize=1)
-def _encoder():
+def _encoder() -> Any:
     import tiktoken  # deferred: encodings load on first count
 
     return tiktoken.get_encoding(ENCODING)
@@ -103,7 +103,8 @@ def split_passages(text: str, max_tokens: int = MAX_PASSAGE_TOKENS) -> list[Pass
             continue
         pieces.extend(_split_long(text, start, end, max_tokens))
     passages: list[Passage] = []
-    cur_start, cur_end, cur_n = None, None, 0
+    cur_start: int | None = None
+    cur_end, cur_n = 0, 0
     for start, end, n in pieces:
         if cur_start is not None and cur_n + n <= max_tokens:
             cur_end, cur_n = end, cur_n + n

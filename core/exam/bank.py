@@ -76,13 +76,13 @@ def _records(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
 
 def _check(rec: dict[str, Any], path: Path, n: int) -> dict[str, Any]:
     """Validate one record; return the row fields for ``exam_questions``."""
-    for key in REQUIRED:
-        if not isinstance(rec.get(key), str) or not rec[key].strip():
-            raise InputError(f"missing or empty field {key!r}", path=str(path), line=n)
-    for key in ("query_text", "facet_id", "correct"):
-        if rec.get(key) is not None and not isinstance(rec[key], str):
+    for name in REQUIRED:
+        if not isinstance(rec.get(name), str) or not rec[name].strip():
+            raise InputError(f"missing or empty field {name!r}", path=str(path), line=n)
+    for name in ("query_text", "facet_id", "correct"):
+        if rec.get(name) is not None and not isinstance(rec[name], str):
             raise InputError(
-                f"field {key!r} must be a string or null, got {type(rec[key]).__name__}",
+                f"field {name!r} must be a string or null, got {type(rec[name]).__name__}",
                 path=str(path),
                 line=n,
             )
@@ -189,7 +189,7 @@ def derive_bank(
     bank_id: str | None = None,
     origin: str = "generated",
     statuses: tuple[str, ...] = ("accepted", "edited", "pending"),
-) -> dict:
+) -> dict[str, Any]:
     """Derive an exam bank from the long-span questions of one book (one query = the book).
 
     Questions with status ``rejected``/``discarded`` are left out; reference answers are kept for

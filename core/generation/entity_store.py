@@ -9,7 +9,7 @@ point at them). The readers return :class:`core.store.entities.Entity` records b
 from __future__ import annotations
 
 import bisect
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from core.corpus.documents import require_document
 from core.generation.alias_merge import (
@@ -31,8 +31,10 @@ from core.store.entities import (
 from core.store.entities import get_entities as stored_entities
 from core.store.runs import finish_run, latest_entity_method, start_run
 
-if TYPE_CHECKING:
-    from core.generation.entities import Entity as FoundEntity
+if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
+    import sqlite_utils
+
+    from core.generation.names import Entity as FoundEntity
 
 __all__ = [
     "build_entities",
@@ -44,7 +46,7 @@ __all__ = [
 
 
 def build_entities(
-    db,
+    db: sqlite_utils.Database,
     doc_id: str,
     *,
     method: str = "auto",
@@ -52,7 +54,7 @@ def build_entities(
     merge_top: int = 40,
     min_mentions: int = 2,
     progress: bool = False,
-) -> dict:
+) -> dict[str, Any]:
     """Extract, optionally LLM-merge, and store the entities of a stored document.
 
     Re-running replaces the entities of the same ``(document, method)`` at once (one short switch);
@@ -112,7 +114,12 @@ def build_entities(
 
 
 def _store_entities(
-    db, doc_id: str, entities: list[FoundEntity], method: str, run_id: str, passage_starts: list[int]
+    db: sqlite_utils.Database,
+    doc_id: str,
+    entities: list[FoundEntity],
+    method: str,
+    run_id: str,
+    passage_starts: list[int],
 ) -> None:
     """Replace the entities of ``(doc_id, method)``: the mentions (a long book has 100,000 and
     more) are staged first in short transactions (:mod:`core.store.row_stage`), then one short
@@ -134,13 +141,13 @@ def _store_entities(
     replace_entities(db, doc_id, method, run_id, drafts, mentions)
 
 
-def latest_method(db, doc_id: str) -> str | None:
+def latest_method(db: sqlite_utils.Database, doc_id: str) -> str | None:
     """The method of the most recent entity extraction stored for ``doc_id``."""
     return latest_entity_method(db, doc_id)
 
 
 def get_entities(
-    db, doc_id: str, *, method: str | None = None, top: int | None = None
+    db: sqlite_utils.Database, doc_id: str, *, method: str | None = None, top: int | None = None
 ) -> list[Entity]:
     """Stored entities of ``doc_id`` by rank (latest method unless given)."""
     method = method or latest_method(db, doc_id)

@@ -74,7 +74,8 @@ def adapter_for(model_id: str) -> BatchAdapter:
     if spec is None:
         raise BatchError(f"{model_id}: no batch API; providers with one: {sorted(ADAPTERS)}")
     module, cls = spec.split(":")
-    return getattr(importlib.import_module(module), cls)(provider)
+    adapter: BatchAdapter = getattr(importlib.import_module(module), cls)(provider)
+    return adapter
 
 
 def submit_batch(

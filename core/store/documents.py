@@ -242,7 +242,7 @@ def passage_key(db: sqlite_utils.Database, doc_id: str) -> tuple[str, int] | Non
 def replace_passages(db: sqlite_utils.Database, doc_id: str, passages: Iterable[Passage]) -> None:
     """Replace the passages of ``doc_id`` (call inside the document's write transaction)."""
     db.execute("delete from passages where document_id = ?", [doc_id])
-    db["passages"].insert_all(
+    db.table("passages").insert_all(
         ({"document_id": doc_id, **asdict(p)} for p in passages), batch_size=500
     )
 

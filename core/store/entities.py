@@ -167,10 +167,10 @@ def _write_entity_rows(
         }
         if e.name in old:
             entity_id = old.pop(e.name)
-            db["entities"].update(entity_id, row)
+            db.table("entities").update(entity_id, row)
             db.execute("delete from mentions where entity_id = ?", [entity_id])
         else:
-            db["entities"].insert(row)
+            db.table("entities").insert(row)
     for extra, entity_id in enumerate(old.values(), start=len(entities) + 1):
         db.execute("delete from mentions where entity_id = ?", [entity_id])
         if entity_id in referenced:  # keep the row questions point at, unranked

@@ -115,12 +115,12 @@ def replace_bank(
             [bank.id],
         )
         db.execute("delete from exam_questions where bank_id = ?", [bank.id])
-    db["exam_banks"].upsert(
+    db.table("exam_banks").upsert(
         {**asdict(bank), "metadata": "{}", "created_at": utcnow()},
         pk="id",
     )
     for qid, text in queries.items():
-        db["exam_queries"].upsert(
+        db.table("exam_queries").upsert(
             {
                 "bank_id": bank.id,
                 "query_id": qid,
@@ -133,7 +133,7 @@ def replace_bank(
 
 def insert_exam_questions(db: sqlite_utils.Database, questions: Iterable[ExamQuestion]) -> None:
     """Insert the questions of a bank (after :func:`replace_bank`, in its transaction)."""
-    db["exam_questions"].insert_all(
+    db.table("exam_questions").insert_all(
         (
             {
                 **asdict(q),
@@ -212,8 +212,8 @@ def replace_article(db: sqlite_utils.Database, article: ExamArticle) -> int:
         [article.bank_id, article.query_id, article.system],
     )
     row = {**asdict(article), "metadata": dumps(article.metadata), "created_at": utcnow()}
-    new_id: int = db["exam_articles"].insert(row).last_pk
-    return new_id
+    new_id = db.table("exam_articles").insert(row).last_pk
+    return int(new_id or 0)
 
 
 def delete_bank_articles(db: sqlite_utils.Database, bank_id: str) -> None:

@@ -118,7 +118,7 @@ def replace_book_correlation(db: sqlite_utils.Database, corr: BookCorrelation) -
             "and rater = ?",
             [corr.document_id, corr.exam_run_id, corr.rater],
         )
-        db["exam_book_correlations"].insert({**asdict(corr), "systems": dumps(corr.systems)})
+        db.table("exam_book_correlations").insert({**asdict(corr), "systems": dumps(corr.systems)})
 
 
 def book_correlations(

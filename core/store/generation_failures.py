@@ -30,4 +30,4 @@ def record_generation_failure(db: sqlite_utils.Database, failure: GenerationFail
     """Append ``failure`` (its error cut to 1,000 characters)."""
     row = asdict(failure)
     row["error"] = failure.error[:1000]
-    db["generation_failures"].insert(row)
+    db.table("generation_failures").insert(row)
