@@ -130,11 +130,7 @@ def companion(
     first, last = min(where[x.id]), max(where[x.id])
     if (starts[last] - starts[first]) / length < min_span:
         return None
-    hits = [
-        z
-        for z in universe
-        if {first, last} <= where[z.id] and z.id != x.id and not same(z, x)
-    ]
+    hits = [z for z in universe if {first, last} <= where[z.id] and z.id != x.id and not same(z, x)]
     if len(hits) != 1 or hits[0].label != "PERSON":
         return None
     z = hits[0]

@@ -255,9 +255,7 @@ def generate_with_model(
                 for key, n in store_candidates(db, doc.id, cands, run_id).items():
                     counts[key] += n
                 return "stored"
-        _record_failure(
-            db, run_id, doc.id, e.id, model, phash, kind_of_failure, error, resp.text
-        )
+        _record_failure(db, run_id, doc.id, e.id, model, phash, kind_of_failure, error, resp.text)
         return "failed"
 
     tally = run_stage(
