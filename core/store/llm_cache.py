@@ -8,7 +8,6 @@ reply: the engine stores a few statements per round.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING, Any, Self
@@ -42,11 +41,6 @@ class CacheEntry:
             response=row["response"],
             created_at=row["created_at"],
         )
-
-    def decoded_response(self) -> dict[str, Any]:
-        """The stored response as a dict."""
-        data: dict[str, Any] = json.loads(self.response)
-        return data
 
 
 @dataclass(frozen=True, slots=True)
