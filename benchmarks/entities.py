@@ -57,7 +57,8 @@ def main() -> None:
             seconds = time.perf_counter() - t0
             method = summary["method"]
             top = get_entities(db, key, method=method, top=200)
-            r = character_recall(top, wanted[key]["characters"])
+            shown = [{"name": e.name, "label": e.label, "aliases": e.aliases} for e in top]
+            r = character_recall(shown, wanted[key]["characters"])
             found += len(r["found"])
             total += len(r["found"]) + len(r["missing"])
             norp += len(r["norp"])

@@ -12,9 +12,10 @@ import re
 from pathlib import Path
 from typing import Any
 
-from core.corpus.documents import get_passages, upsert_document
+from core.corpus.documents import upsert_document
 from core.store.connection import dumps, transaction, utcnow
 from core.store.database import open_db
+from core.store.documents import get_passages
 
 ROOT = Path(__file__).resolve().parent.parent
 NQA = ROOT / "demo" / "narrativeqa"

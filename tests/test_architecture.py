@@ -2,7 +2,8 @@
 
 import-linter (``pyproject.toml``, run by ``make test``) enforces the layers and the absence of
 cycles; these tests check what it cannot: page rules, module size, the top level of ``core``,
-module ``__getattr__`` shims, and the deferred-import rule (docs/CONVENTIONS.md).
+module ``__getattr__`` shims, and the deferred-import rule (docs/CONVENTIONS.md). The store
+boundary (no SQL outside ``core/store``, views only read) is ``tests/test_store_boundary.py``.
 """
 
 from __future__ import annotations
@@ -339,72 +340,3 @@ def test_markdown_check_catches_unescaped_data():
             if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
         ]
         assert _Markup(tree).problem(calls[-1].args[0]) is None, source
-
-
-#: The tables the table layer owns (issue 11: judgments, questions, answers, labels, runs).
-STORE_TABLES = (
-    "judgments|questions|answers|reviews|dispute_resolutions|disputes|adjudications|gold_sources|runs"
-    "|experiments|annotators|accounts|sessions|settings|article_pairs|validation_items"
-)
-_SQL_ON_TABLE = re.compile(
-    rf"\b(from|into|update|join|table)\s+({STORE_TABLES})\b|\bdb\[[\"']({STORE_TABLES})[\"']\]"
-    rf"|\.table\([\"']({STORE_TABLES})[\"']\)",
-    re.I,
-)
-
-
-def _code_strings(tree: ast.AST) -> list[tuple[int, str]]:
-    """String constants of a module that are not docstrings (f-string parts included)."""
-    docs = {
-        id(node.body[0].value)
-        for node in ast.walk(tree)
-        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
-        and node.body
-        and isinstance(node.body[0], ast.Expr)
-        and isinstance(node.body[0].value, ast.Constant)
-    }
-    return [
-        (node.lineno, node.value)
-        for node in ast.walk(tree)
-        if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docs
-    ]
-
-
-def _sql_outside_store(path: Path) -> list[str]:
-    source, name = path.read_text(), path.name
-    tree = ast.parse(source)
-    found = [
-        f"{name}:{line}: {text[:60]!r}"
-        for line, text in _code_strings(tree)
-        if _SQL_ON_TABLE.search(text)
-    ]
-    found += [
-        f"{name}:{n}: {line.strip()[:60]}"
-        for n, line in enumerate(source.splitlines(), 1)
-        if re.search(rf"db\[[\"']({STORE_TABLES})[\"']\]", line)
-    ]
-    return found
-
-
-@pytest.mark.parametrize(
-    "module",
-    [p for p in CORE if "store" not in p.relative_to(ROOT / "core").parts[:1]],
-    ids=_rel,
-)
-def test_sql_on_the_store_tables_only_in_core_store(module):
-    """Every query on judgments, questions, answers, the label tables and runs lives in
-    core/store/ (docstrings may name the tables)."""
-    assert _sql_outside_store(module) == []
-
-
-def test_sql_check_catches_a_query_outside_the_store(tmp_path):
-    bad = tmp_path / "bad.py"
-    bad.write_text(
-        '"""Reads from judgments (a docstring: allowed)."""\n'
-        "def f(db):\n"
-        '    return db.execute(f"select * from   judgments where id = {1}")\n'
-        "def g(db):\n"
-        '    db["reviews"].insert({})\n'
-    )
-    found = _sql_outside_store(bad)
-    assert len(found) == 2 and ":3:" in found[0] and ":5:" in found[1]

@@ -30,6 +30,7 @@ from core.llm.stage import run_stage
 from core.llm.types import LLMRequest
 from core.store.answers import answered, save_answer
 from core.store.connection import dumps, utcnow
+from core.store.documents import Document
 
 if TYPE_CHECKING:  # sqlite_utils imports pandas: load it only when a database is opened
     import sqlite_utils
@@ -54,12 +55,12 @@ class PlannedAnswer:
     context_used: str
 
 
-def _answer_request(system: System, question: dict, doc: dict, context: str) -> Any:
+def _answer_request(system: System, question: dict, doc: Document, context: str) -> Any:
 
     prompt = render_prompt(
         system.prompt,
-        title=doc.get("title") or doc["id"],
-        author=doc.get("author") or "an unknown author",
+        title=doc.title or doc.id,
+        author=doc.author or "an unknown author",
         # the prompt delimits the question with [[QUESTION]] markers
         question=question["question"].replace("[[", "[ [").replace("]]", "] ]"),
     )
@@ -73,7 +74,7 @@ def _answer_request(system: System, question: dict, doc: dict, context: str) -> 
         fields={
             "question": question["question"],
             "context": context,
-            "title": doc.get("title") or "",
+            "title": doc.title or "",
         },
         params=dict(system.request_params),
         purpose="answer",
@@ -89,20 +90,20 @@ def plan_answer(db: sqlite_utils.Database, system: System, question: dict) -> Pl
     if system.context == "none":
         context = ""
     elif system.context == "rag":
-        context = retrieved_context(db, doc["id"], question["question"], system.tokens)
+        context = retrieved_context(db, doc.id, question["question"], system.tokens)
     elif system.context == "full":
-        context = doc["text"]
+        context = doc.text
     else:
-        context = oracle_document(db, question, system.oracle_suffix)["text"]
+        context = oracle_document(db, question, system.oracle_suffix).text
     request = _answer_request(system, question, doc, context)
     if not fits(request):
         if system.fallback != "rag":
             raise ContextTooLongError(
                 f"system {system.name!r}, question {question['id']!r}: the {used} context "
-                f"({doc['n_tokens']:,} tokens) does not fit {system.model}'s window; "
+                f"({doc.n_tokens:,} tokens) does not fit {system.model}'s window; "
                 'set fallback = "rag" or use a longer-context model'
             )
-        context = retrieved_context(db, doc["id"], question["question"], system.fallback_tokens)
+        context = retrieved_context(db, doc.id, question["question"], system.fallback_tokens)
         used = "rag-fallback"
         request = _answer_request(system, question, doc, context)
         if not fits(request):
@@ -111,9 +112,7 @@ def plan_answer(db: sqlite_utils.Database, system: System, question: dict) -> Pl
                 f"does not fit {system.model}'s window"
             )
     n_context = (
-        (doc.get("n_tokens") or count_tokens(context))
-        if context is doc["text"]
-        else count_tokens(context)
+        (doc.n_tokens or count_tokens(context)) if context is doc.text else count_tokens(context)
     )  # a whole book's count is stored: not recounted
     return PlannedAnswer(question["id"], system, request, n_context, used)
 

@@ -21,11 +21,11 @@ from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
-from core.corpus.documents import get_document
 from core.corpus.retrieval import format_context, retrieve
 from core.errors import ConfigError, InputError
 from core.llm.windows import fits_context
 from core.store.connection import dumps, utcnow
+from core.store.documents import Document, get_document
 from core.store.questions import questions_by_id
 from core.store.setups import get_system, insert_system
 
@@ -264,7 +264,7 @@ def load_questions(db: sqlite_utils.Database, question_ids: Iterable[str]) -> li
     return [found[q] for q in ids]
 
 
-def book_of(db: sqlite_utils.Database, question: dict) -> dict:
+def book_of(db: sqlite_utils.Database, question: dict) -> Document:
     """The text a question is about: its document (book or story) when that has text, else its
     context document (a NarrativeQA question whose story is missing is read from its summary).
 
@@ -276,7 +276,7 @@ def book_of(db: sqlite_utils.Database, question: dict) -> dict:
         if doc_id and doc_id not in tried:
             tried.append(doc_id)
             doc = get_document(db, doc_id)
-            if doc is not None and doc.get("text"):
+            if doc is not None and doc.text:
                 return doc
     raise InputError(
         f"question {question['id']!r}: its book {tried[0] if tried else None!r} "
@@ -284,7 +284,7 @@ def book_of(db: sqlite_utils.Database, question: dict) -> dict:
     )
 
 
-def oracle_document(db: sqlite_utils.Database, question: dict, suffix: str) -> dict:
+def oracle_document(db: sqlite_utils.Database, question: dict, suffix: str) -> Document:
     """The oracle text of a question: ``<document_id><suffix>``, else a distinct context doc."""
 
     for doc_id in (f"{question.get('document_id')}{suffix}", question.get("context_document_id")):

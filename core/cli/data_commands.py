@@ -11,7 +11,7 @@ from pathlib import Path
 from core.errors import InputError
 from core.store.connection import table_counts
 from core.store.database import opened
-from core.store.judgments import effective_query
+from core.store.export import export_rows, exportable
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -221,11 +221,10 @@ def _status(args: argparse.Namespace) -> int:
 
 def _export(args: argparse.Namespace) -> int:
     with opened(args.db) as db:
-        names = set(db.table_names()) | set(db.view_names())
+        names = exportable(db)
         if args.table not in names:
             raise InputError(
-                f"no table or view {args.table!r}; choose from "
-                f"{', '.join(sorted(n for n in names if not n.startswith('sqlite')))}"
+                f"no table or view {args.table!r}; choose from {', '.join(sorted(names))}"
             )
         if args.output:
             target = Path(args.output)
@@ -236,11 +235,7 @@ def _export(args: argparse.Namespace) -> int:
                     f"folder {str(target.parent)!r} does not exist; create it first",
                     path=str(target),
                 )
-        if args.table == "judgments" and not args.all_rows:
-            cursor = db.execute(*effective_query(None, status="ok", with_verdict=True))
-        else:
-            cursor = db.execute(f"select * from [{args.table}]")
-        columns = [d[0] for d in cursor.description]
+        columns, cursor = export_rows(db, args.table, all_rows=args.all_rows)
         try:
             out = (
                 open(args.output, "w", newline="", encoding="utf-8") if args.output else sys.stdout

@@ -31,6 +31,7 @@ if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is
     import sqlite_utils
 
 
+from core.store.documents import document_ids
 from core.store.settings import get_setting, update_setting
 
 DEMO_DIR = Path(__file__).resolve().parents[2] / "demo"
@@ -92,12 +93,7 @@ def build_demo(
     )
 
     def generate_all() -> dict[str, Any]:
-        full_texts = [
-            r[0]
-            for r in db.execute(
-                "select id from documents where kind in ('book', 'story') order by id"
-            )
-        ]
+        full_texts = document_ids(db, ["book", "story"])
         out = {}
         for doc_id in full_texts:
             out[doc_id] = generate_questions(

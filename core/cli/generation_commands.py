@@ -107,11 +107,11 @@ def _entities(args: argparse.Namespace) -> int:
                     **summary,
                     "top": [
                         {
-                            "rank": e["rank"],
-                            "name": e["name"],
-                            "label": e["label"],
-                            "n_mentions": e["n_mentions"],
-                            "aliases": e["aliases"],
+                            "rank": e.rank,
+                            "name": e.name,
+                            "label": e.label,
+                            "n_mentions": e.n_mentions,
+                            "aliases": e.aliases,
                         }
                         for e in top
                     ],
@@ -127,12 +127,12 @@ def _entities(args: argparse.Namespace) -> int:
     if summary["note"]:
         print(f"note: {summary['note']}")
     for e in top:
-        aliases = ", ".join(e["aliases"][:4])
+        aliases = ", ".join(e.aliases[:4])
         print(
-            f"{e['rank']:>4}  {e['n_mentions']:>6}  {e['label'] or '-':<7} {e['name']}"
+            f"{e.rank:>4}  {e.n_mentions:>6}  {e.label or '-':<7} {e.name}"
             + (f"  ({aliases})" if aliases else "")
         )
-        for note in summary["merges"].get(e["name"], [])[:4]:
+        for note in summary["merges"].get(e.name, [])[:4]:
             print(f"{'':>20}merged: {note}")
     return 0
 

@@ -296,11 +296,13 @@ def cmd_batch_status(args: argparse.Namespace) -> int:
     """Poll or list batches."""
     from core.llm.batch import (
         batch_status,
-        list_batches,
         wait_batch,
     )
     from core.store.database import (
         opened,
+    )
+    from core.store.llm_batches import (
+        list_batches,  # deferred: a command imports only what it runs (fast `python -m core`)
     )
 
     with opened(args.db) as db:
@@ -334,10 +336,12 @@ def cmd_batch_import(args: argparse.Namespace) -> int:
         TERMINAL,
         batch_status,
         import_batch,
-        list_batches,
     )
     from core.store.database import (
         opened,
+    )
+    from core.store.llm_batches import (
+        list_batches,  # deferred: a command imports only what it runs (fast `python -m core`)
     )
 
     with opened(args.db) as db:

@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import argparse
 import json
+from typing import Any
 
 from core.cli.support import count_arg
+from core.errors import InputError
 from core.store.database import opened
 
 
@@ -171,15 +173,12 @@ def register(sub: argparse._SubParsersAction) -> None:
         "optional annotator. `xrag report` then shows Cohen's kappa.",
     )
     p.add_argument("path")
-    p.add_argument("--annotator", help="annotator name when the file has no annotator column")
-    p.set_defaults(
-        func=lambda a: _run(
-            a,
-            lambda db: __import__("core.views.xrag", fromlist=["x"]).import_human_verdicts(
-                db, a.path, a.annotator
-            ),
-        )
+    p.add_argument(
+        "--annotator",
+        help="who the verdicts belong to (default: the one name in the file's annotator column); "
+        "signed in as on the command line (an admin once accounts exist)",
     )
+    p.set_defaults(func=_verify_import)
 
     p = xs.add_parser(
         "demo",
@@ -302,6 +301,29 @@ def _verify_export(args: argparse.Namespace) -> int:
     return 0
 
 
+def _verify_import(args: argparse.Namespace) -> int:
+    from core.annotation.identity import (
+        shell_admin,  # deferred: a command imports only what it runs (fast `python -m core`)
+    )
+    from core.xrag.human_verdicts import (  # deferred: a command imports only what it runs
+        import_human_verdicts,
+        named_annotator,
+    )
+
+    def run(db: Any) -> dict[str, int]:
+        name = args.annotator or named_annotator(args.path)
+        if not name:
+            raise InputError("no annotator: add an annotator column or pass --annotator")
+        return import_human_verdicts(db, args.path, shell_admin(db, name))
+
+    return _run(args, run)
+
+
+def _overall(table: Any) -> Any:
+    """The ``qtype == 'all'`` rows of an accuracy table."""
+    return table[table["qtype"] == "all"]
+
+
 def _report(args: argparse.Namespace) -> int:
     import pandas as pd
 
@@ -311,7 +333,7 @@ def _report(args: argparse.Namespace) -> int:
 
     with opened(args.db) as db:
         tables = {
-            "accuracy": v.accuracy_table(db, args.model).query("qtype == 'all'"),
+            "accuracy": _overall(v.accuracy_table(db, args.model)),
             "response_language": v.response_language_table(db, args.model),
             "controlled": v.controlled_table(db, args.model, seed=args.seed),
             "labels": v.label_distribution_table(db),

@@ -7,12 +7,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from core.corpus.documents import get_document, sha256_text, upsert_document
+from core.corpus.documents import sha256_text, upsert_document
 from core.corpus.gutenberg import clean_gutenberg
 from core.corpus.names import check_name
 from core.corpus.stories import require_stories
 from core.corpus.tabular import check_text_value, read_document_text
 from core.errors import InputError
+from core.store.documents import Document, get_document
 from core.store.questions import document_dependents
 
 if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
@@ -66,8 +67,8 @@ def prepare_book(
     stored = get_document(db, doc_id)
     orphaned = _orphaned(db, doc_id, stored, cleaned.body, path, replace)
     # Explicit values win, then the file's header, then what an earlier import stored.
-    final_title = title or cleaned.title or (stored["title"] if stored else "") or path.stem
-    final_author = author or cleaned.author or (stored["author"] if stored else "")
+    final_title = title or cleaned.title or (stored.title if stored else "") or path.stem
+    final_author = author or cleaned.author or (stored.author if stored else "")
     language = (
         LANGUAGE_CODES.get(cleaned.language.split()[0].lower(), "en") if cleaned.language else "en"
     )
@@ -91,7 +92,7 @@ def prepare_book(
 def _orphaned(
     db: sqlite_utils.Database,
     doc_id: str,
-    stored: dict[str, Any] | None,
+    stored: Document | None,
     text: str,
     path: Path,
     replace: bool,
@@ -99,8 +100,7 @@ def _orphaned(
     """What hangs on the stored document ``doc_id`` that importing ``text`` over it would orphan
     ({} when nothing would change or nothing hangs on it); refused without ``replace``."""
     if stored is None or (
-        stored["sha256"] == sha256_text(text)
-        and (stored["kind"], stored["source"]) == ("book", "file")
+        stored.sha256 == sha256_text(text) and (stored.kind, stored.source) == ("book", "file")
     ):
         return {}
     hanging = document_dependents(db, doc_id)
@@ -109,7 +109,7 @@ def _orphaned(
     if not replace:
         what = ", ".join(f"{n} {k if n != 1 else k[:-1]}" for k, n in hanging.items() if n)
         raise InputError(
-            f"document {doc_id!r} exists ({stored['kind']} from {stored['source']}) with other "
+            f"document {doc_id!r} exists ({stored.kind} from {stored.source}) with other "
             f"text and has {what}; nothing imported (give --replace to replace it anyway, or "
             "another --id)",
             path=str(path),

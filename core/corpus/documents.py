@@ -10,13 +10,25 @@ import difflib
 import hashlib
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import asdict
 from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from core.errors import InputError
-from core.store.connection import dumps, rows, transaction, utcnow
+from core.store.connection import transaction, utcnow
+from core.store.documents import (
+    Document,
+    DocumentStamp,
+    Passage,
+    count_passages,
+    document_ids,
+    document_stamp,
+    document_summaries,
+    get_document,
+    replace_passages,
+    write_document,
+)
 from core.store.passage_stage import drop_stage, needs_stage, stage_passages, switch_passages
 
 if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
@@ -27,7 +39,7 @@ MAX_PASSAGE_TOKENS = 400
 
 
 @lru_cache(maxsize=1)
-def _encoder():
+def _encoder() -> Any:
     import tiktoken
 
     return tiktoken.get_encoding(ENCODING)
@@ -73,17 +85,6 @@ def read_text_file(path: str | Path) -> str:
     return decode_bytes(path.read_bytes(), path)
 
 
-@dataclass(frozen=True)
-class Passage:
-    """A span of a document: ``text == document[start:end]``."""
-
-    idx: int
-    start: int
-    end: int
-    text: str
-    n_tokens: int
-
-
 def split_passages(text: str, max_tokens: int = MAX_PASSAGE_TOKENS) -> list[Passage]:
     """Split ``text`` into passages by paragraph (blank lines), keeping character offsets.
 
@@ -102,7 +103,8 @@ def split_passages(text: str, max_tokens: int = MAX_PASSAGE_TOKENS) -> list[Pass
             continue
         pieces.extend(_split_long(text, start, end, max_tokens))
     passages: list[Passage] = []
-    cur_start, cur_end, cur_n = None, None, 0
+    cur_start: int | None = None
+    cur_end, cur_n = 0, 0
     for start, end, n in pieces:
         if cur_start is not None and cur_n + n <= max_tokens:
             cur_end, cur_n = end, cur_n + n
@@ -198,34 +200,30 @@ def upsert_document(
             existing = _stored(db, doc_id)  # again: another import may have written meanwhile
             status, changed = _status(existing, digest, title, author)
             now = utcnow()
-            _write_document(
+            write_document(
                 db,
-                {
-                    "id": doc_id,
-                    "title": title,
-                    "author": author,
-                    "kind": kind,
-                    "source": source,
-                    "language": language,
-                    "parent_id": parent_id,
-                    "text": text,
-                    "n_chars": len(text),
-                    "n_tokens": n_tokens,
-                    "sha256": digest,
-                    "metadata": dumps(metadata or {}),
-                    "created_at": existing[1] if existing else now,
-                    "updated_at": now,
-                },
+                Document(
+                    id=doc_id,
+                    title=title,
+                    author=author,
+                    kind=kind,
+                    source=source,
+                    language=language,
+                    parent_id=parent_id,
+                    text=text,
+                    n_chars=len(text),
+                    n_tokens=n_tokens,
+                    sha256=digest,
+                    metadata=metadata or {},
+                    created_at=existing.created_at if existing else now,
+                    updated_at=now,
+                ),
             )
             if stage is not None:
                 switch_passages(db, stage)
             elif passages and (status != "unchanged" or not _n_passages(db, doc_id)):
                 # A short text, or one changed by another import since the first look (rare).
-                db.execute("delete from passages where document_id = ?", [doc_id])
-                db["passages"].insert_all(
-                    ({"document_id": doc_id, **r} for r in parts or _passage_rows(text)),
-                    batch_size=500,
-                )
+                replace_passages(db, doc_id, (Passage(**r) for r in parts or _passage_rows(text)))
             n_passages = _n_passages(db, doc_id)
     finally:
         if stage is not None:  # switched (its rows copied) or failed: the stage goes
@@ -235,40 +233,28 @@ def upsert_document(
         "status": status,
         "n_passages": n_passages,
         "n_tokens": n_tokens,
-        "text_changed": existing is not None and existing[0] != digest,
+        "text_changed": existing is not None and existing.sha256 != digest,
         "metadata_changed": changed,
     }
 
 
-def _write_document(db: sqlite_utils.Database, row: dict[str, Any]) -> None:
-    """Insert or replace-in-place one documents row with a single write of its text (an
-    ``insert ... on conflict do update``: a long book's text is written once, not twice)."""
-    cols = list(row)
-    sets = ", ".join(f"[{c}] = excluded.[{c}]" for c in cols if c != "id")
-    db.execute(
-        f"insert into documents ({', '.join(f'[{c}]' for c in cols)}) "
-        f"values ({', '.join('?' * len(cols))}) on conflict(id) do update set {sets}",
-        [row[c] for c in cols],
-    )
+def _stored(db: sqlite_utils.Database, doc_id: str) -> DocumentStamp | None:
+    """The stored stamp (hash, first import, title, author) of a document, or None."""
+    return document_stamp(db, doc_id)
 
 
-def _stored(db: sqlite_utils.Database, doc_id: str) -> Any:
-    """The stored ``(sha256, created_at, title, author)`` of a document, or None."""
-    return db.execute(
-        "select sha256, created_at, title, author from documents where id = ?", [doc_id]
-    ).fetchone()
-
-
-def _status(existing: Any, digest: str, title: str, author: str) -> tuple[str, list[str]]:
+def _status(
+    existing: DocumentStamp | None, digest: str, title: str, author: str
+) -> tuple[str, list[str]]:
     """``inserted`` / ``unchanged`` / ``updated`` against the stored row, and changed fields."""
     changed = _changed_metadata(existing, title, author)
     if existing is None:
         return "inserted", changed
-    return ("unchanged" if existing[0] == digest and not changed else "updated"), changed
+    return ("unchanged" if existing.sha256 == digest and not changed else "updated"), changed
 
 
 def _n_passages(db: sqlite_utils.Database, doc_id: str) -> int:
-    return db.execute("select count(*) from passages where document_id = ?", [doc_id]).fetchone()[0]
+    return count_passages(db, doc_id)
 
 
 def _passage_rows(text: str) -> list[dict[str, Any]]:
@@ -279,31 +265,27 @@ def _passage_rows(text: str) -> list[dict[str, Any]]:
     ]
 
 
-def _changed_metadata(existing: Any, title: str, author: str) -> list[str]:
+def _changed_metadata(existing: DocumentStamp | None, title: str, author: str) -> list[str]:
     """Which of title/author differ from the stored row (empty for a new document)."""
     if existing is None:
         return []
     return [
         name
-        for name, old, new in (("title", existing[2], title), ("author", existing[3], author))
+        for name, old, new in (
+            ("title", existing.title, title),
+            ("author", existing.author, author),
+        )
         if (old or "") != (new or "")
     ]
 
 
-def get_document(db: sqlite_utils.Database, doc_id: str) -> dict[str, Any] | None:
-    """A document row (with metadata decoded) or None."""
-
-    found = rows(db, "select * from documents where id = ?", [doc_id])
-    return found[0] if found else None
-
-
-def require_document(db: sqlite_utils.Database, doc_id: str) -> dict[str, Any]:
+def require_document(db: sqlite_utils.Database, doc_id: str) -> Document:
     """The document row, or InputError naming the closest known ids (``book:wild_huntress`` ->
     ``book:wild-huntress``) and how to list them."""
     found = get_document(db, doc_id)
     if found is not None:
         return found
-    ids = [r[0] for r in db.execute("select id from documents order by id")]
+    ids = document_ids(db)
     if not ids:
         raise InputError(f"unknown document {doc_id!r}: no documents imported yet (import-book)")
     norm = {re.sub(r"[^a-z0-9:]+", "-", i.lower()): i for i in ids}
@@ -317,25 +299,4 @@ def require_document(db: sqlite_utils.Database, doc_id: str) -> dict[str, Any]:
 
 def list_documents(db: sqlite_utils.Database) -> list[dict[str, Any]]:
     """Every stored document: id, title, author, kind, tokens, passages (by id)."""
-    return [
-        dict(r)
-        for r in db.query(
-            "select d.id, d.title, d.author, d.kind, d.n_tokens as tokens, "
-            "(select count(*) from passages p where p.document_id = d.id) as passages "
-            "from documents d order by d.id"
-        )
-    ]
-
-
-def get_passages(db: sqlite_utils.Database, doc_id: str) -> list[Passage]:
-    """The stored passages of a document in document order."""
-    return [
-        Passage(
-            idx=r["idx"], start=r["start"], end=r["end"], text=r["text"], n_tokens=r["n_tokens"]
-        )
-        for r in db.query(
-            "select idx, start, end, text, n_tokens from passages where document_id = ? "
-            "order by idx",
-            [doc_id],
-        )
-    ]
+    return [asdict(d) for d in document_summaries(db)]

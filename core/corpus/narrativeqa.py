@@ -31,6 +31,7 @@ from core.corpus.names import check_name
 from core.corpus.tabular import optional_number, read_document_text, read_records, require_text
 from core.errors import InputError
 from core.store.connection import dumps, transaction, utcnow
+from core.store.documents import Document, document_exists, write_document
 from core.store.questions import upsert_question
 
 if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
@@ -346,23 +347,18 @@ def _ensure_placeholder_parent(
     db: sqlite_utils.Database, doc_id: str, title: str, meta: dict[str, Any], now: str
 ) -> None:
     """A document row for a story whose text is not available (kind 'story-missing')."""
-    if db.execute("select 1 from documents where id = ?", [doc_id]).fetchone():
+    if document_exists(db, doc_id):
         return
-    db["documents"].insert(
-        {
-            "id": doc_id,
-            "title": title,
-            "author": "",
-            "kind": "story-missing",
-            "source": "narrativeqa",
-            "language": "en",
-            "parent_id": None,
-            "text": "",
-            "n_chars": 0,
-            "n_tokens": 0,
-            "sha256": "",
-            "metadata": dumps(meta),
-            "created_at": now,
-            "updated_at": now,
-        }
+    write_document(
+        db,
+        Document(
+            id=doc_id,
+            title=title,
+            kind="story-missing",
+            source="narrativeqa",
+            text="",
+            metadata=meta,
+            created_at=now,
+            updated_at=now,
+        ),
     )

@@ -19,6 +19,7 @@ from core.errors import InputError
 from core.store.answers import question_answer_count
 from core.store.connection import decode_row, dumps, transaction, utcnow
 from core.store.disputes import question_disputes
+from core.store.documents import document_ids
 from core.store.judgments import question_judgment_count
 from core.store.questions import get_question, insert_question, update_question
 from core.store.resolutions import question_resolution_count
@@ -101,7 +102,7 @@ def import_questions(
     """
     path = Path(path)
     records = read_records(path, ["question", "document_id"])
-    known = {r[0] for r in db.execute("select id from documents")}
+    known = set(document_ids(db))
     rows, seen = [], {}
     for line, rec in records:
         question = require_text(rec, "question", path, line)

@@ -23,9 +23,10 @@ if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is
     import sqlite_utils
 
 from core.corpus.bm25 import BM25Index, bm25s_tokenize
-from core.corpus.documents import Passage, count_tokens, get_passages, require_document
+from core.corpus.documents import count_tokens, require_document
 from core.corpus.sentences import split_sentences
 from core.errors import InputError
+from core.store.documents import Passage, get_passages, passage_key
 
 CACHE_SIZE = 8
 PASSAGE_SEPARATOR = "\n\n-----\n\n"
@@ -48,16 +49,13 @@ def tokenize(texts: list[str]) -> list[list[str]]:
 
 
 def _document_key(db: sqlite_utils.Database, doc_id: str) -> tuple[str, str, int]:
-    row = db.execute(
-        "select d.sha256, (select count(*) from passages p where p.document_id = d.id) "
-        "from documents d where d.id = ?",
-        [doc_id],
-    ).fetchone()
-    if row is None:
+    found = passage_key(db, doc_id)
+    if found is None:
         require_document(db, doc_id)  # raises, naming the closest known ids
-    if row[1] == 0:
+        raise InputError(f"unknown document {doc_id!r}")  # not reached: the line above raises
+    if found[1] == 0:
         raise InputError(f"document {doc_id!r} has no passages to search")
-    return doc_id, row[0], int(row[1])
+    return doc_id, found[0], found[1]
 
 
 def get_index(db: sqlite_utils.Database, doc_id: str) -> _Index:

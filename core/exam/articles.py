@@ -29,7 +29,15 @@ from core.exam.lexical import ArticleIndex, bm25_window_scores, content_terms
 from core.llm.prompts import prompt_hash, render_prompt
 from core.llm.stage import run_stage
 from core.llm.types import LLMRequest, LLMResponse
-from core.store.connection import dumps, rows, transaction, utcnow
+from core.store.connection import transaction
+from core.store.documents import get_passages
+from core.store.exam_bank import (
+    ExamArticle,
+    bank_articles,
+    bank_queries,
+    query_exists,
+    replace_article,
+)
 
 if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
     import sqlite_utils
@@ -55,31 +63,21 @@ def store_article(
 
     if not text.strip():
         raise InputError(f"empty article for system {system!r}, query {query_id!r}")
-    if not db.execute(
-        "select 1 from exam_queries where bank_id = ? and query_id = ?", [bank_id, query_id]
-    ).fetchone():
+    if not query_exists(db, bank_id, query_id):
         raise InputError(f"query {query_id!r} is not in exam bank {bank_id!r}")
     with transaction(db):
-        db.execute(
-            "delete from exam_articles where bank_id = ? and query_id = ? and system = ?",
-            [bank_id, query_id, system],
-        )
-        return (
-            db["exam_articles"]
-            .insert(
-                {
-                    "bank_id": bank_id,
-                    "query_id": query_id,
-                    "system": system,
-                    "kind": kind,
-                    "text": text,
-                    "n_tokens": count_tokens(text),
-                    "metadata": dumps(metadata or {}),
-                    "run_id": run_id,
-                    "created_at": utcnow(),
-                }
-            )
-            .last_pk
+        return replace_article(
+            db,
+            ExamArticle(
+                bank_id=bank_id,
+                query_id=query_id,
+                system=system,
+                kind=kind,
+                text=text,
+                n_tokens=count_tokens(text),
+                metadata=metadata or {},
+                run_id=run_id,
+            ),
         )
 
 
@@ -137,13 +135,11 @@ def retrieval_article(
 def lead_article(db: sqlite_utils.Database, document_id: str, budget_tokens: int) -> str | None:
     """The first passages of a stored document whose tokens sum to at most the budget."""
     out, used = [], 0
-    for p in rows(
-        db, "select text, n_tokens from passages where document_id = ? order by idx", [document_id]
-    ):
-        if used + p["n_tokens"] > budget_tokens:
+    for p in get_passages(db, document_id):
+        if used + p.n_tokens > budget_tokens:
             break
-        out.append(p["text"])
-        used += p["n_tokens"]
+        out.append(p.text)
+        used += p.n_tokens
     return "\n\n".join(out) if out else None
 
 
@@ -151,13 +147,10 @@ def _generated_by(db: sqlite_utils.Database, bank_id: str, system: str, model: s
     """Queries of ``bank_id`` whose ``system`` article was already written by ``model``."""
     return {
         a["query_id"]
-        for a in rows(
-            db,
-            "select query_id, metadata from exam_articles "
-            "where bank_id = ? and system = ? and kind = 'generated'",
-            [bank_id, system],
-        )
-        if (a["metadata"] or {}).get("model") == model
+        for a in bank_articles(db, bank_id)
+        if a["system"] == system
+        and a["kind"] == "generated"
+        and (a["metadata"] or {}).get("model") == model
     }
 
 
@@ -183,12 +176,7 @@ def generate_articles(
     ``model`` has not written yet.
     """
 
-    queries = rows(
-        db,
-        "select query_id, query_text, document_id from exam_queries "
-        "where bank_id = ? order by query_id",
-        [bank_id],
-    )
+    queries = bank_queries(db, bank_id)
     done = _generated_by(db, bank_id, system, model)
     planned = []
     for q in queries:
@@ -232,8 +220,6 @@ def articles(
     db: sqlite_utils.Database, bank_id: str, systems: Iterable[str] | None = None
 ) -> list[dict[str, Any]]:
     """Stored articles of a bank (optionally of some systems), by system and query."""
-    out = rows(
-        db, "select * from exam_articles where bank_id = ? order by system, query_id", [bank_id]
-    )
+    out = bank_articles(db, bank_id)
     wanted = set(systems) if systems is not None else None
     return [a for a in out if wanted is None or a["system"] in wanted]

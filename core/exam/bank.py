@@ -24,7 +24,16 @@ if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is
 
 from core.corpus.tabular import check_path, jsonl_records
 from core.errors import InputError
-from core.store.connection import dumps, rows, transaction, utcnow
+from core.store.connection import transaction
+from core.store.documents import get_document
+from core.store.exam_bank import (
+    ExamBank,
+    ExamQuestion,
+    bank_exists,
+    insert_exam_questions,
+    replace_bank,
+)
+from core.store.exam_bank import bank_queries as stored_bank_queries
 from core.store.questions import document_questions
 
 REQUIRED = ("query_id", "qid", "question")
@@ -67,13 +76,13 @@ def _records(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
 
 def _check(rec: dict[str, Any], path: Path, n: int) -> dict[str, Any]:
     """Validate one record; return the row fields for ``exam_questions``."""
-    for key in REQUIRED:
-        if not isinstance(rec.get(key), str) or not rec[key].strip():
-            raise InputError(f"missing or empty field {key!r}", path=str(path), line=n)
-    for key in ("query_text", "facet_id", "correct"):
-        if rec.get(key) is not None and not isinstance(rec[key], str):
+    for name in REQUIRED:
+        if not isinstance(rec.get(name), str) or not rec[name].strip():
+            raise InputError(f"missing or empty field {name!r}", path=str(path), line=n)
+    for name in ("query_text", "facet_id", "correct"):
+        if rec.get(name) is not None and not isinstance(rec[name], str):
             raise InputError(
-                f"field {key!r} must be a string or null, got {type(rec[key]).__name__}",
+                f"field {name!r} must be a string or null, got {type(rec[name]).__name__}",
                 path=str(path),
                 line=n,
             )
@@ -98,12 +107,12 @@ def _check(rec: dict[str, Any], path: Path, n: int) -> dict[str, Any]:
         "qid": rec["qid"],
         "query_id": rec["query_id"],
         "question": rec["question"].strip(),
-        "choices": dumps(choices) if choices is not None else None,
+        "choices": choices,
         "correct_key": key if choices is not None else None,
         "correct": rec.get("correct"),
         "facet_id": rec.get("facet_id") or "",
         "line": n,
-        "metadata": dumps({"query_text": rec.get("query_text") or ""}),
+        "metadata": {"query_text": rec.get("query_text") or ""},
     }
 
 
@@ -148,19 +157,22 @@ def import_car_bank(
     if not parsed:
         raise InputError("no exam questions found", path=str(path))
     with transaction(db):
-        _replace_bank(
+        replace_bank(
             db,
-            bank_id,
-            name=name or path.name,
-            source="car-y3",
-            path=str(path),
-            document_id=None,
-            queries=query_text,
-            n_questions=len(parsed),
+            ExamBank(
+                id=bank_id,
+                name=name or path.name,
+                source="car-y3",
+                path=str(path),
+                document_id=None,
+                n_queries=len(query_text),
+                n_questions=len(parsed),
+            ),
+            query_text,
         )
-        db["exam_questions"].insert_all(
-            ({**row, "id": f"{bank_id}::{row['qid']}", "bank_id": bank_id} for row in parsed),
-            batch_size=500,
+        insert_exam_questions(
+            db,
+            (ExamQuestion(id=f"{bank_id}::{row['qid']}", bank_id=bank_id, **row) for row in parsed),
         )
     return {
         "bank_id": bank_id,
@@ -170,53 +182,6 @@ def import_car_bank(
     }
 
 
-def _replace_bank(
-    db: sqlite_utils.Database,
-    bank_id: str,
-    *,
-    name: str,
-    source: str,
-    path: str,
-    document_id: str | None,
-    queries: dict[str, str],
-    n_questions: int,
-    query_documents: dict[str, str] | None = None,
-) -> None:
-    """(Re)create the bank row and its queries; old questions and grades of the bank go."""
-    old = db.execute("select 1 from exam_banks where id = ?", [bank_id]).fetchone()
-    if old:
-        db.execute(
-            "delete from exam_grades where question_id in "
-            "(select id from exam_questions where bank_id = ?)",
-            [bank_id],
-        )
-        db.execute("delete from exam_questions where bank_id = ?", [bank_id])
-    db["exam_banks"].upsert(
-        {
-            "id": bank_id,
-            "name": name,
-            "source": source,
-            "path": path,
-            "document_id": document_id,
-            "n_queries": len(queries),
-            "n_questions": n_questions,
-            "metadata": "{}",
-            "created_at": utcnow(),
-        },
-        pk="id",
-    )
-    for qid, text in queries.items():
-        db["exam_queries"].upsert(
-            {
-                "bank_id": bank_id,
-                "query_id": qid,
-                "query_text": text,
-                "document_id": (query_documents or {}).get(qid),
-            },
-            pk=("bank_id", "query_id"),
-        )
-
-
 def derive_bank(
     db: sqlite_utils.Database,
     document_id: str,
@@ -224,14 +189,14 @@ def derive_bank(
     bank_id: str | None = None,
     origin: str = "generated",
     statuses: tuple[str, ...] = ("accepted", "edited", "pending"),
-) -> dict:
+) -> dict[str, Any]:
     """Derive an exam bank from the long-span questions of one book (one query = the book).
 
     Questions with status ``rejected``/``discarded`` are left out; reference answers are kept for
     the ground-truth rater. Raises ``InputError`` when the book has no such questions.
     """
-    doc = rows(db, "select id, title from documents where id = ?", [document_id])
-    if not doc:
+    doc = get_document(db, document_id)
+    if doc is None:
         raise InputError(f"unknown document {document_id!r}")
     qs = document_questions(
         db,
@@ -244,58 +209,40 @@ def derive_bank(
         raise InputError(f"document {document_id!r} has no {origin!r} questions to make an exam")
     bank_id = bank_id or f"{origin}:{document_id}"
     with transaction(db):
-        _replace_bank(
+        replace_bank(
             db,
-            bank_id,
-            name=f"{origin} questions of {doc[0]['title'] or document_id}",
-            source=origin,
-            path="",
-            document_id=document_id,
-            queries={document_id: doc[0]["title"] or document_id},
-            n_questions=len(qs),
-            query_documents={document_id: document_id},
+            ExamBank(
+                id=bank_id,
+                name=f"{origin} questions of {doc.title or document_id}",
+                source=origin,
+                path="",
+                document_id=document_id,
+                n_queries=1,
+                n_questions=len(qs),
+            ),
+            {document_id: doc.title or document_id},
+            {document_id: document_id},
         )
-        db["exam_questions"].insert_all(
-            {
-                "id": f"{bank_id}::{q['id']}",
-                "bank_id": bank_id,
-                "query_id": document_id,
-                "qid": q["id"],
-                "question": q["question"],
-                "choices": None,
-                "correct_key": None,
-                "correct": None,
-                "answers": dumps(q["answers"] or []),
-                "facet_id": "",
-                "source_question_id": q["id"],
-                "line": None,
-                "metadata": "{}",
-            }
-            for q in qs
+        insert_exam_questions(
+            db,
+            (
+                ExamQuestion(
+                    id=f"{bank_id}::{q['id']}",
+                    bank_id=bank_id,
+                    query_id=document_id,
+                    qid=q["id"],
+                    question=q["question"],
+                    answers=list(q["answers"] or []),
+                    source_question_id=q["id"],
+                )
+                for q in qs
+            ),
         )
     return {"bank_id": bank_id, "n_queries": 1, "n_questions": len(qs)}
 
 
-def bank_questions(db: sqlite_utils.Database, bank_id: str) -> list[dict[str, Any]]:
-    """Every question of a bank (choices decoded by :func:`core.store.connection.rows`; free-text
-    questions have ``None``), ordered by query and qid."""
-    out = rows(
-        db, "select * from exam_questions where bank_id = ? order by query_id, qid", [bank_id]
-    )
-    for q in out:
-        q["choices"] = q["choices"] or None
-    return out
-
-
 def bank_queries(db: sqlite_utils.Database, bank_id: str) -> list[dict[str, Any]]:
     """The queries of a bank with their question counts."""
-    if not db.execute("select 1 from exam_banks where id = ?", [bank_id]).fetchone():
+    if not bank_exists(db, bank_id):
         raise InputError(f"unknown exam bank {bank_id!r}")
-    return rows(
-        db,
-        "select q.query_id, q.query_text, q.document_id, count(x.id) as n_questions "
-        "from exam_queries q left join exam_questions x on x.bank_id = q.bank_id "
-        "and x.query_id = q.query_id where q.bank_id = ? group by q.query_id "
-        "order by q.query_id",
-        [bank_id],
-    )
+    return stored_bank_queries(db, bank_id)

@@ -40,7 +40,10 @@ from core.exam.bt_correlation import correlate_with_bradley_terry
 from core.exam.grading import grade_bank
 from core.pipeline.config import load_experiment, read_toml
 from core.pipeline.experiment import run_experiment
-from core.store.connection import dumps, rows, transaction, utcnow
+from core.store.connection import transaction, utcnow
+from core.store.documents import get_document, get_passages
+from core.store.entities import latest_method_entity_names
+from core.store.exam_results import BookCorrelation, replace_book_correlation
 from core.store.questions import question_counts_by_document
 
 DEMO_BOOK = "book:pg135-les-miserables-hugo-hapgood"
@@ -80,35 +83,18 @@ def top_entity_names(
     db: sqlite_utils.Database, document_id: str, n: int = TOP_ENTITIES
 ) -> list[str]:
     """Names of the ``n`` top-ranked entities of the document's latest entity method."""
-    latest = rows(
-        db,
-        "select method from entities where document_id = ? order by id desc limit 1",
-        [document_id],
-    )
-    if not latest:
-        return []
-    return [
-        r["name"]
-        for r in rows(
-            db,
-            "select name from entities where document_id = ? and method = ? order by rank, id "
-            "limit ?",
-            [document_id, latest[0]["method"], n],
-        )
-    ]
+    return latest_method_entity_names(db, document_id, n)
 
 
 def _spread(db: sqlite_utils.Database, document_id: str, budget: int) -> str | None:
-    ps = rows(
-        db, "select text, n_tokens from passages where document_id = ? order by idx", [document_id]
-    )
+    ps = get_passages(db, document_id)
     best: list[int] = []
     for k in range(1, len(ps) + 1):
         idx = sorted({int((i + 0.5) * len(ps) / k) for i in range(k)})
-        if sum(ps[i]["n_tokens"] for i in idx) > budget:
+        if sum(ps[i].n_tokens for i in idx) > budget:
             break
         best = idx
-    return "\n\n".join(ps[i]["text"] for i in best) if best else None
+    return "\n\n".join(ps[i].text for i in best) if best else None
 
 
 def overview(db: sqlite_utils.Database, document_id: str, strategy: str) -> tuple[str | None, dict]:
@@ -127,8 +113,8 @@ def overview(db: sqlite_utils.Database, document_id: str, strategy: str) -> tupl
         return _spread(db, document_id, budget), meta
     names = top_entity_names(db, document_id)
     if not names:
-        title = rows(db, "select title from documents where id = ?", [document_id])
-        names = [title[0]["title"]] if title and title[0]["title"] else []
+        doc = get_document(db, document_id)
+        names = [doc.title] if doc is not None and doc.title else []
     meta["query"] = " ".join(names)
     return (retrieval_article(db, document_id, meta["query"], budget) if names else None), meta
 
@@ -158,7 +144,9 @@ def write_overviews(
     stored for a changed overview are kept by the experiment runner: the result says so).
     """
 
-    title = rows(db, "select title, author from documents where id = ?", [document_id])[0]
+    book = get_document(db, document_id)
+    if book is None:
+        raise InputError(f"unknown document {document_id!r}")
     out: dict[str, dict[str, Any]] = {}
     with transaction(db):
         for name, strategy in systems.items():
@@ -173,8 +161,8 @@ def write_overviews(
                 text,
                 kind="overview",
                 source="exam",
-                title=f"{title['title']} ({strategy} overview)",
-                author=title["author"],
+                title=f"{book.title} ({strategy} overview)",
+                author=book.author,
                 parent_id=document_id,
                 metadata=meta,
                 passages=False,
@@ -210,33 +198,28 @@ def store_correlation(
     n_questions: int,
 ) -> None:
     """Insert or replace the stored correlation of (book, EXAM run, rater)."""
-    with transaction(db):
-        db.execute(
-            "delete from exam_book_correlations where document_id = ? and exam_run_id = ? "
-            "and rater = ?",
-            [document_id, exam_run_id, rater],
-        )
-        db["exam_book_correlations"].insert(
-            {
-                "document_id": document_id,
-                "exam_run_id": exam_run_id,
-                "experiment": experiment,
-                "rater": rater,
-                "n_systems": result["n_systems"],
-                "n_questions": n_questions,
-                "spearman": result["spearman"],
-                "kendall": result["kendall"],
-                "spearman_ties": result.get("spearman_ties"),
-                "kendall_ties": result.get("kendall_ties"),
-                "repeats": result.get("repeats"),
-                "seed": result.get("seed"),
-                "n_judgments": result.get("n_judgments"),
-                "n_decisive": result.get("n_decisive"),
-                "bt_estimate": result.get("bt_estimate", ""),
-                "systems": dumps(per_system),
-                "created_at": utcnow(),
-            }
-        )
+    replace_book_correlation(
+        db,
+        BookCorrelation(
+            document_id=document_id,
+            exam_run_id=exam_run_id,
+            experiment=experiment,
+            rater=rater,
+            n_systems=result["n_systems"],
+            n_questions=n_questions,
+            spearman=result["spearman"],
+            kendall=result["kendall"],
+            spearman_ties=result.get("spearman_ties"),
+            kendall_ties=result.get("kendall_ties"),
+            repeats=result.get("repeats"),
+            seed=result.get("seed"),
+            n_judgments=result.get("n_judgments"),
+            n_decisive=result.get("n_decisive"),
+            bt_estimate=result.get("bt_estimate", ""),
+            systems=per_system,
+            created_at=utcnow(),
+        ),
+    )
 
 
 def build_book_demo(

@@ -17,7 +17,7 @@ from core.exam.scores import leaderboard_correlation, run_scores
 from core.stats.bradley_terry import bootstrap_bradley_terry, fit_bradley_terry
 from core.stats.pairwise_counts import NotIdentifiableError, PairwiseCounts
 from core.stats.ranking_settings import RankingSettings
-from core.store.connection import rows
+from core.store.exam_results import run_questions_of_query
 from core.store.judgments import effective_judgments
 
 if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
@@ -160,12 +160,7 @@ def correlate_with_bradley_terry(
     exam = {r.system: r.exam for r in board}
     # One query (the book): the per-question binomial SE sqrt(p(1-p)/n) stands in for the
     # across-query SE, which a single query cannot give.
-    n = rows(
-        db,
-        "select count(*) as n from exam_questions x join exam_runs r on "
-        "r.bank_id = x.bank_id where r.id = ? and x.query_id = ?",
-        [run_id, document_id],
-    )[0]["n"]
+    n = run_questions_of_query(db, run_id, document_id)
     se = {r.system: float(np.sqrt(r.exam * (1 - r.exam) / n)) if n else 0.0 for r in board}
     out = leaderboard_correlation(exam, beta, se=se, reference_se=bse, repeats=repeats, seed=seed)
     out["exam"], out["bradley_terry"] = exam, beta

@@ -24,15 +24,15 @@ from typing import TYPE_CHECKING, Any
 
 from core.corpus.sentences import best_token_f1
 from core.errors import ConfigError, InputError
-from core.exam.bank import bank_questions
 from core.exam.lexical import choose_answer, index_article, lexical_answerability
 from core.exam.replies import parse_choice, parse_rating
 from core.judging.verdicts import parse_reply
 from core.llm.prompts import prompt_hash, render_prompt
 from core.llm.stage import run_stage
 from core.llm.types import LLMRequest, LLMResponse
-from core.store.connection import rows, transaction, utcnow
+from core.store.connection import transaction, utcnow
 from core.store.exam import graded_pairs, open_exam_run, rate_grade, save_grade, unrated_grades
+from core.store.exam_bank import ExamQuestion, bank_articles, bank_questions
 from core.store.runs import finish_run, run_exists, start_run
 
 if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
@@ -78,7 +78,7 @@ def _grade_row(g: Grade, run_id: str, now: str) -> dict[str, Any]:
 
 def _offline_grades(
     db: sqlite_utils.Database,
-    pairs: list[tuple[dict, dict]],
+    pairs: list[tuple[dict, ExamQuestion]],
     verification: str,
     threshold: float,
     run_id: str,
@@ -96,42 +96,42 @@ def _offline_grades(
 
     chosen = []  # computed before the transaction: it only writes (a short write lock)
     for article, q in pairs:
-        if q["choices"]:
-            g = Grade(article_id=article["id"], question_id=q["id"])
-            d = choose_answer(index(article, 1), q["question"], q["choices"])
+        if q.choices:
+            g = Grade(article_id=article["id"], question_id=q.id)
+            d = choose_answer(index(article, 1), q.question, q.choices)
             g.answer, g.score = d.key or "", d.margin
             g.status = "ok" if d.key else "abstained"
-            g.correct = int(d.key is not None and d.key == q["correct_key"])
+            g.correct = int(d.key is not None and d.key == q.correct_key)
             chosen.append(_grade_row(g, run_id, now))
     with transaction(db):
         for row in chosen:
             save_grade(db, row)
 
-    def store(db: sqlite_utils.Database, pair: tuple[dict, dict], resp: LLMResponse) -> str:
+    def store(db: sqlite_utils.Database, pair: tuple[dict, ExamQuestion], resp: LLMResponse) -> str:
         article, q = pair
-        g = Grade(article_id=article["id"], question_id=q["id"])
+        g = Grade(article_id=article["id"], question_id=q.id)
         g.answer = (resp.text or "").strip()
         g.status = "error" if resp.error else ("ok" if g.answer else "abstained")
         if verification == "self_rating":
-            g.self_rating, g.score = lexical_answerability(index(article, 3), q["question"])
+            g.self_rating, g.score = lexical_answerability(index(article, 3), q.question)
             g.correct = int(g.self_rating >= threshold)
         else:
             _ground_truth_lexical(g, q, threshold)
         save_grade(db, _grade_row(g, run_id, now))
         return g.status
 
-    free = [(a, q) for a, q in pairs if not q["choices"]]
+    free = [(a, q) for a, q in pairs if not q.choices]
     run_stage(
         db, _answer_requests(free, OFFLINE_ANSWERER), store, run_id=run_id, progress=len(free) > 50
     )
 
 
-def _references(q: dict) -> list[str]:
+def _references(q: ExamQuestion) -> list[str]:
     """Reference answers of a free-text exam question (derived answers, CAR ``correct``)."""
-    return [r for r in (q["answers"] or []) + ([q["correct"]] if q["correct"] else []) if r]
+    return [r for r in (q.answers or []) + ([q.correct] if q.correct else []) if r]
 
 
-def _ground_truth_lexical(g: Grade, q: dict, threshold: float) -> None:
+def _ground_truth_lexical(g: Grade, q: ExamQuestion, threshold: float) -> None:
     refs = _references(q)
     if not refs:
         g.status, g.correct = "error", None
@@ -142,8 +142,8 @@ def _ground_truth_lexical(g: Grade, q: dict, threshold: float) -> None:
 
 
 def _answer_requests(
-    pairs: list[tuple[dict, dict]], model: str
-) -> list[tuple[tuple[dict, dict], LLMRequest]]:
+    pairs: list[tuple[dict, ExamQuestion]], model: str
+) -> list[tuple[tuple[dict, ExamQuestion], LLMRequest]]:
     """The free-text answer request of each ``(article, question)`` pair (nothing sent)."""
     return [
         (
@@ -153,8 +153,8 @@ def _answer_requests(
                 context=a["text"],
                 task="answer",
                 max_tokens=200,
-                prompt=render_prompt("exam_answer", question=q["question"]),
-                fields={"question": q["question"], "context": a["text"], "title": ""},
+                prompt=render_prompt("exam_answer", question=q.question),
+                fields={"question": q.question, "context": a["text"], "title": ""},
                 purpose="exam-answer",
                 tags={"system": a["system"]},
             ),
@@ -163,17 +163,19 @@ def _answer_requests(
     ]
 
 
-def _grade_request(model: str, a: dict, q: dict, verification: str) -> tuple[str, LLMRequest]:
+def _grade_request(
+    model: str, a: dict, q: ExamQuestion, verification: str
+) -> tuple[str, LLMRequest]:
     """``(prompt name, request)`` of the Q/A model for one pair (nothing sent)."""
-    if q["choices"]:
-        listing = "\n".join(f"{k}) {v}" for k, v in q["choices"].items())
-        prompt = render_prompt("exam_answer_mc", question=q["question"], choices=listing)
+    if q.choices:
+        listing = "\n".join(f"{k}) {v}" for k, v in q.choices.items())
+        prompt = render_prompt("exam_answer_mc", question=q.question, choices=listing)
         name, task = "exam_answer_mc", "exam_answer_mc"
     elif verification == "self_rating":
-        prompt = render_prompt("exam_answerability", question=q["question"])
+        prompt = render_prompt("exam_answerability", question=q.question)
         name, task = "exam_answerability", "exam_answerability"
     else:
-        prompt = render_prompt("exam_answer", question=q["question"])
+        prompt = render_prompt("exam_answer", question=q.question)
         name, task = "exam_answer", "answer"
     return name, LLMRequest(
         model=model,
@@ -184,17 +186,17 @@ def _grade_request(model: str, a: dict, q: dict, verification: str) -> tuple[str
         purpose="exam-grade",
         tags={"system": a["system"]},
         fields={
-            "question": q["question"],
+            "question": q.question,
             "context": a["text"],
             "title": "",
-            "choices": q["choices"],
+            "choices": q.choices,
         },
     )
 
 
 def _model_grades(
     db: sqlite_utils.Database,
-    pairs: list[tuple[dict, dict]],
+    pairs: list[tuple[dict, ExamQuestion]],
     model: str,
     verification: str,
     threshold: float,
@@ -209,22 +211,22 @@ def _model_grades(
         name, request = _grade_request(model, a, q, verification)
         planned.append(((a, q, name), request))
 
-    def store(db: sqlite_utils.Database, job: tuple[dict, dict, str], resp: LLMResponse) -> str:
+    def store(
+        db: sqlite_utils.Database, job: tuple[dict, ExamQuestion, str], resp: LLMResponse
+    ) -> str:
         a, q, name = job
         g = Grade(
             article_id=a["id"],
-            question_id=q["id"],
+            question_id=q.id,
             raw=resp.text or "",
             prompt_hash=prompt_hash(name),
         )
         if resp.error:
             g.status, g.raw = "error", resp.error
-        elif q["choices"]:
-            key = parse_choice(resp.text, list(q["choices"]))
+        elif q.choices:
+            key = parse_choice(resp.text, list(q.choices))
             g.answer = key or ""
-            g.status, g.correct = (
-                ("ok", int(key == q["correct_key"])) if key else ("unparsed", None)
-            )
+            g.status, g.correct = ("ok", int(key == q.correct_key)) if key else ("unparsed", None)
         elif verification == "self_rating":
             g.self_rating, g.answer = parse_rating(resp.text)
             g.status = "ok" if g.self_rating is not None else "unparsed"
@@ -239,7 +241,7 @@ def _model_grades(
 
 
 def _rate_with_model(
-    db: sqlite_utils.Database, questions: dict[str, dict], rater_model: str, run_id: str
+    db: sqlite_utils.Database, questions: dict[str, ExamQuestion], rater_model: str, run_id: str
 ) -> None:
     """Replace the lexical verdict of every answered free-text grade of the run not rated yet
     by a ``match_reference`` rater's yes/no (an LLM stage: each verdict stored as it arrives).
@@ -254,14 +256,14 @@ def _rate_with_model(
                 max_tokens=300,
                 purpose="exam-rate",
                 fields={
-                    "question": q["question"],
+                    "question": q.question,
                     "answer": g["answer"],
                     "references": _references(q),
                 },
             ),
         )
         for g in unrated_grades(db, run_id)
-        if not (q := questions[g["question_id"]])["choices"]
+        if not (q := questions[g["question_id"]]).choices
     ]
 
     def store(db: sqlite_utils.Database, grade_id: int, resp: LLMResponse) -> str:
@@ -322,22 +324,19 @@ def grade_bank(
     if not questions:
         raise InputError(f"exam bank {bank_id!r} has no questions (import it first)")
     if verification == "ground_truth":
-        free = [q for q in questions if not q["choices"]]
+        free = [q for q in questions if not q.choices]
         if free and not any(_references(q) for q in free):
             raise ConfigError(
                 f"exam bank {bank_id!r}: none of its {len(free)} free-text "
                 "questions has a reference answer, so the ground-truth rater has "
                 "nothing to compare with; use verification self_rating"
             )
-    by_query: dict[str, list[dict]] = {}
+    by_query: dict[str, list[ExamQuestion]] = {}
     for q in questions:
-        by_query.setdefault(q["query_id"], []).append(q)
-    arts = rows(
-        db,
-        "select id, query_id, system, text from exam_articles where bank_id = ? "
-        "order by system, query_id",
-        [bank_id],
-    )
+        by_query.setdefault(q.query_id, []).append(q)
+    arts = [
+        {k: a[k] for k in ("id", "query_id", "system", "text")} for a in bank_articles(db, bank_id)
+    ]
     if systems is not None:
         arts = [a for a in arts if a["system"] in set(systems)]
     if not arts:
@@ -368,14 +367,14 @@ def grade_bank(
         },
     )
     done = graded_pairs(db, run_id)
-    todo = [(a, q) for a, q in pairs if (a["id"], q["id"]) not in done]
+    todo = [(a, q) for a, q in pairs if (a["id"], q.id) not in done]
     try:
         if qa_model == OFFLINE:
             _offline_grades(db, todo, verification, threshold, run_id, now)
         else:
             _model_grades(db, todo, qa_model, verification, threshold, run_id, now)
             if verification == "ground_truth" and rater_model:
-                _rate_with_model(db, {q["id"]: q for q in questions}, rater_model, run_id)
+                _rate_with_model(db, {q.id: q for q in questions}, rater_model, run_id)
     except BaseException:
         finish_run(db, run_id, "failed", None)
         raise

@@ -28,8 +28,9 @@ import numpy as np
 from core.errors import InputError
 from core.exam.articles import GOLD
 from core.stats import significance as stats
-from core.store.connection import rows
 from core.store.exam import get_exam_run
+from core.store.exam_bank import bank_articles, questions_per_query
+from core.store.exam_results import run_grades
 
 if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
     import sqlite_utils
@@ -129,31 +130,18 @@ def run_scores(
 ) -> list[SystemExam]:
     """Leaderboard of one stored EXAM run over all (or the given) queries of its bank."""
     bank_id = exam_run_bank(db, run_id)
-    counts = {
-        r["query_id"]: r["n"]
-        for r in rows(
-            db,
-            "select query_id, count(*) as n from exam_questions where bank_id = ? "
-            "group by query_id",
-            [bank_id],
-        )
-    }
+    counts = questions_per_query(db, bank_id)
     if queries is not None:
         wanted = set(queries)
         counts = {q: n for q, n in counts.items() if q in wanted}
-    graded = rows(
-        db,
-        "select a.system, a.query_id, g.question_id, g.correct from exam_grades g "
-        "join exam_articles a on a.id = g.article_id where g.run_id = ?",
-        [run_id],
-    )
-    systems = sorted({r["system"] for r in graded})
+    graded = run_grades(db, run_id)
+    systems = sorted({r.system for r in graded})
     correct: dict[tuple[str, str], set[str]] = {}
     has_article = set()
     for r in graded:
-        has_article.add((r["system"], r["query_id"]))
-        if r["correct"] == 1:
-            correct.setdefault((r["system"], r["query_id"]), set()).add(r["question_id"])
+        has_article.add((r.system, r.query_id))
+        if r.correct == 1:
+            correct.setdefault((r.system, r.query_id), set()).add(r.question_id)
     return exam_scores(correct, counts, systems, has_article)
 
 
@@ -167,7 +155,7 @@ def rouge1_scores(
     """
     from rouge_score import rouge_scorer
 
-    arts = rows(db, "select system, query_id, text from exam_articles where bank_id = ?", [bank_id])
+    arts = bank_articles(db, bank_id)
     golds = {a["query_id"]: a["text"] for a in arts if a["system"] == gold}
     if not golds:
         raise InputError(f"exam bank {bank_id!r} has no gold articles ({gold!r})")

@@ -30,6 +30,7 @@ from core.exam.bank import bank_queries, import_car_bank
 from core.exam.grading import grade_bank
 from core.exam.scores import run_scores
 from core.store.connection import transaction
+from core.store.exam_bank import delete_bank_articles
 
 if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
     import sqlite_utils
@@ -88,7 +89,7 @@ def build_demo(db: sqlite_utils.Database, demo_dir: str | Path) -> dict[str, Any
         lead.append(passage)
         used += n
     with transaction(db):
-        db.execute("delete from exam_articles where bank_id = ?", [DEMO_BANK])
+        delete_bank_articles(db, DEMO_BANK)
         for qid, text in queries.items():
             if qid in gold:
                 store_article(

@@ -15,7 +15,6 @@ import re
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
-from core.corpus.documents import get_passages
 from core.corpus.sentences import split_sentences
 from core.generation.candidates import BASELINE, Candidate
 from core.generation.entity_store import get_entities
@@ -30,6 +29,8 @@ from core.generation.offline_types import (
     event_order,
 )
 from core.generation.span import MIN_SPAN_FRACTION, span_fields
+from core.store.documents import Document, get_passages
+from core.store.entities import Entity, mention_spans
 
 if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
     import sqlite_utils
@@ -53,17 +54,17 @@ def _clip(sentence: str, words: int = CLIP_WORDS) -> str:
     return " ".join(parts) if len(parts) <= words else " ".join(parts[:words]) + " …"
 
 
-def _names(e: dict) -> set[str]:
-    return {fold(n) for n in [e["name"], *(e.get("aliases") or [])]}
+def _names(e: Entity) -> set[str]:
+    return {fold(n) for n in [e.name, *(e.aliases or [])]}
 
 
-def same_entity(x: dict, y: dict) -> bool:
+def same_entity(x: Entity, y: Entity) -> bool:
     """True when ``x`` and ``y`` look like two names of one entity (one's name is the other's
     alias, or one name's words are all part of the other's: "Holt" / "Hickman Holt")."""
     nx, ny = _names(x), _names(y)
     if nx & ny:
         return True
-    wx, wy = set(fold(x["name"]).split()), set(fold(y["name"]).split())
+    wx, wy = set(fold(x.name).split()), set(fold(y.name).split())
     return wx <= wy or wy <= wx
 
 
@@ -115,29 +116,15 @@ def _evidence(
     }
 
 
-def _mentions(db: sqlite_utils.Database, ids: list[int]) -> dict[int, list[tuple[int, int, int]]]:
-    """Entity id -> its mentions ``(passage_idx, start, end)`` in book order."""
-    out: dict[int, list[tuple[int, int, int]]] = {i: [] for i in ids}
-    for lo in range(0, len(ids), 500):
-        chunk = ids[lo : lo + 500]
-        for r in db.execute(
-            "select entity_id, passage_idx, start, end from mentions where entity_id in "
-            f"({','.join('?' * len(chunk))}) and passage_idx is not null order by start",
-            chunk,
-        ):
-            out[r[0]].append((r[1], r[2], r[3]))
-    return out
-
-
 class _Book:
     """A document's passages, entities' mention chains and mention sentences (cached)."""
 
-    def __init__(self, db: sqlite_utils.Database, doc: dict, ids: list[int]) -> None:
-        self.text = doc["text"]
+    def __init__(self, db: sqlite_utils.Database, doc: Document, ids: list[int]) -> None:
+        self.text = doc.text
         self.length = max(1, len(self.text))
-        self.passages = {p.idx: p for p in get_passages(db, doc["id"])}
+        self.passages = {p.idx: p for p in get_passages(db, doc.id)}
         self.starts = {i: p.start for i, p in self.passages.items()}
-        self.mentions = _mentions(db, ids)
+        self.mentions = mention_spans(db, ids)
         self.where = {i: {m[0] for m in ms} for i, ms in self.mentions.items()}
         self._sentences: dict[int, list[tuple[int, int]]] = {}
         self._by_entity: dict[int, list[Sentence]] = {}
@@ -198,7 +185,7 @@ def _drafts(
     """One iterator of drafts per question type, for focus entity ``x`` (event order never
     quotes a sentence twice in one book: ``book.quoted``)."""
     args = (universe, book.where, book.starts, book.length, min_span, same_entity)
-    others = [y for y in partners if y["id"] != x["id"] and not same_entity(x, y)]
+    others = [y for y in partners if y.id != x.id and not same_entity(x, y)]
     companions = (d for d in [companion(x, *args)] if d)
     bridges = (d for y in others if (d := bridge(x, y, *args)))
     orders = (
@@ -208,7 +195,7 @@ def _drafts(
             d := event_order(
                 x,
                 y,
-                {i: book.mention_sentences(i) for i in (x["id"], y["id"])},
+                {i: book.mention_sentences(i) for i in (x.id, y.id)},
                 book.length,
                 min_span,
                 book.quoted,
@@ -233,20 +220,20 @@ def _candidate(d: Draft, book: _Book, min_span: float) -> Candidate | None:
         answer=d.answer,
         references=list(dict.fromkeys(e["text"] for e in evidence)),
         qtype=d.qtype,
-        entity_id=d.focus["id"],
+        entity_id=d.focus.id,
         provenance={
             "generator": BASELINE,
             "model": BASELINE,
             "prompt": None,
             "prompt_hash": "",
-            "entity": d.focus["name"],
+            "entity": d.focus.name,
             "context_kind": "evidence",
             "question_type": d.qtype,
         },
         metadata={
             "question_type": d.qtype,
-            "entity_ids": [e["id"] for e in d.entities],
-            "entities": [e["name"] for e in d.entities],
+            "entity_ids": [e.id for e in d.entities],
+            "entities": [e.name for e in d.entities],
             "evidence": evidence,
             "answer_kind": "exact",
             **span,
@@ -256,7 +243,7 @@ def _candidate(d: Draft, book: _Book, min_span: float) -> Candidate | None:
 
 def baseline_candidates(
     db: sqlite_utils.Database,
-    doc: dict,
+    doc: Document,
     n_entities: int,
     per_entity: int,
     min_span: float = MIN_SPAN_FRACTION,
@@ -265,13 +252,13 @@ def baseline_candidates(
     unlabelled names after them when there are too few), taking the types in turn (companion, bridge, event order) so each focus gets
     a mix; partners are the top ``2N + 5`` people. The answer's uniqueness is checked against
     every stored entity that is not a place or group (the universe); answers are PERSON."""
-    entities = get_entities(db, doc["id"])
-    universe = [e for e in entities if e["label"] not in ("PLACE", "NORP")]
-    book = _Book(db, doc, [e["id"] for e in universe])
-    universe = [e for e in universe if book.where[e["id"]]]
-    people = [e for e in universe if e["label"] == "PERSON"]
+    entities = get_entities(db, doc.id)
+    universe = [e for e in entities if e.label not in ("PLACE", "NORP")]
+    book = _Book(db, doc, [e.id for e in universe])
+    universe = [e for e in universe if book.where[e.id]]
+    people = [e for e in universe if e.label == "PERSON"]
     if len(people) < n_entities:  # few labelled people: unlabelled names may be people too
-        people += [e for e in universe if e["label"] == ""]
+        people += [e for e in universe if e.label == ""]
     focus, partners = people[:n_entities], people[: 2 * n_entities + 5]
     out: list[Candidate] = []
     seen: set[tuple[str, str]] = set()
@@ -285,7 +272,7 @@ def baseline_candidates(
                     streams.remove(stream)
                     continue
                 cand = _candidate(draft, book, min_span)
-                key = (draft.qtype, " ".join(sorted(str(e["id"]) for e in draft.entities)))
+                key = (draft.qtype, " ".join(sorted(str(e.id) for e in draft.entities)))
                 if cand is None or key in seen:
                     continue
                 seen.add(key)

@@ -3,15 +3,15 @@
 :func:`build_entities` extracts (:mod:`core.generation.entities`), optionally merges aliases with
 a model (:mod:`core.generation.alias_merge`) and stores the result (the mentions staged in short
 transactions, then one short switch), keeping the ids of entities that still exist (questions
-point at them). The readers return plain dicts by rank.
+point at them). The readers return :class:`core.store.entities.Entity` records by rank.
 """
 
 from __future__ import annotations
 
 import bisect
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from core.corpus.documents import get_passages, require_document
+from core.corpus.documents import require_document
 from core.generation.alias_merge import (
     apply_merge_groups,
     check_merge_model,
@@ -19,13 +19,22 @@ from core.generation.alias_merge import (
 )
 from core.generation.entities import extract_entities
 from core.generation.entity_revisions import reapply_edits
-from core.store.connection import dumps, rows, transaction
-from core.store.questions import referenced_entity_ids
-from core.store.row_stage import drop_rows_stage, stage_rows, staged, switch_rows
+from core.store.documents import get_passages
+from core.store.entities import (
+    Entity,
+    EntityDraft,
+    MentionDraft,
+    entity_passage_indexes,
+    get_mentions,
+    replace_entities,
+)
+from core.store.entities import get_entities as stored_entities
 from core.store.runs import finish_run, latest_entity_method, start_run
 
-if TYPE_CHECKING:
-    from core.generation.entities import Entity
+if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
+    import sqlite_utils
+
+    from core.generation.names import Entity as FoundEntity
 
 __all__ = [
     "build_entities",
@@ -37,7 +46,7 @@ __all__ = [
 
 
 def build_entities(
-    db,
+    db: sqlite_utils.Database,
     doc_id: str,
     *,
     method: str = "auto",
@@ -45,7 +54,7 @@ def build_entities(
     merge_top: int = 40,
     min_mentions: int = 2,
     progress: bool = False,
-) -> dict:
+) -> dict[str, Any]:
     """Extract, optionally LLM-merge, and store the entities of a stored document.
 
     Re-running replaces the entities of the same ``(document, method)`` at once (one short switch);
@@ -64,16 +73,16 @@ def build_entities(
     note = ""
     try:
         entities, used = extract_entities(
-            doc["text"],
+            doc.text,
             method,
             min_mentions=min_mentions,
             spans=spans,
             progress=progress,
-            stories=(doc.get("metadata") or {}).get("story_starts"),
+            stories=(doc.metadata or {}).get("story_starts"),
         )
         if model:
             try:
-                groups = llm_merge_groups(db, doc["text"], entities[:merge_top], model, run_id)
+                groups = llm_merge_groups(db, doc.text, entities[:merge_top], model, run_id)
                 entities = apply_merge_groups(entities, groups)
                 note = f"llm merged {sum(len(g) - 1 for g in groups)} names"
             except ValueError as exc:
@@ -105,119 +114,43 @@ def build_entities(
 
 
 def _store_entities(
-    db, doc_id: str, entities: list[Entity], method: str, run_id: str, passage_starts: list[int]
+    db: sqlite_utils.Database,
+    doc_id: str,
+    entities: list[FoundEntity],
+    method: str,
+    run_id: str,
+    passage_starts: list[int],
 ) -> None:
     """Replace the entities of ``(doc_id, method)``: the mentions (a long book has 100,000 and
     more) are staged first in short transactions (:mod:`core.store.row_stage`), then one short
     transaction writes the entity rows and switches the mentions in."""
     mentions = [
-        {
-            "entity_name": e.name,
-            "entity_id": None,
-            "document_id": doc_id,
-            "start": m.start,
-            "end": m.end,
-            "surface": m.surface,
-            "passage_idx": (
+        MentionDraft(
+            entity_name=e.name,
+            start=m.start,
+            end=m.end,
+            surface=m.surface,
+            passage_idx=(
                 bisect.bisect_right(passage_starts, m.start) - 1 if passage_starts else None
             ),
-        }
+        )
         for e in entities
         for m in e.mentions
     ]
-    stage = stage_rows(db, "mentions", mentions) if mentions else None
-    try:
-        with transaction(db):
-            _write_entity_rows(db, doc_id, entities, method, run_id)
-            if stage is not None:
-                switch_rows(
-                    db,
-                    stage,
-                    fill={"entity_id": ENTITY_BY_NAME.format(name=staged("entity_name"))},
-                    params=[doc_id, method],
-                    columns=[c for c in stage.columns if c != "entity_name"],
-                )
-    finally:
-        if stage is not None:
-            drop_rows_stage(db, stage)
+    drafts = [EntityDraft(e.name, list(e.aliases), e.label, e.n_mentions) for e in entities]
+    replace_entities(db, doc_id, method, run_id, drafts, mentions)
 
 
-#: SQL: the id of the entity named ``{name}`` of the document and method bound as ``?, ?``.
-ENTITY_BY_NAME = (
-    "(select e.id from entities e where e.document_id = ? and e.method = ? and e.name = {name})"
-)
-
-
-def _write_entity_rows(db, doc_id: str, entities: list[Entity], method: str, run_id: str) -> None:
-    """The entity rows (ids kept for names that still exist); old mentions removed."""
-    old = {
-        r[1]: r[0]
-        for r in db.execute(
-            "select id, name from entities where document_id = ? and method = ?",
-            [doc_id, method],
-        )
-    }
-    referenced = referenced_entity_ids(db)
-    for rank, e in enumerate(entities, start=1):
-        row = {
-            "document_id": doc_id,
-            "name": e.name,
-            "aliases": dumps(e.aliases),
-            "label": e.label,
-            "n_mentions": e.n_mentions,
-            "rank": rank,
-            "method": method,
-            "run_id": run_id,
-        }
-        if e.name in old:
-            entity_id = old.pop(e.name)
-            db["entities"].update(entity_id, row)
-            db.execute("delete from mentions where entity_id = ?", [entity_id])
-        else:
-            db["entities"].insert(row)
-    for extra, entity_id in enumerate(old.values(), start=len(entities) + 1):
-        db.execute("delete from mentions where entity_id = ?", [entity_id])
-        if entity_id in referenced:  # keep the row questions point at, unranked
-            db.execute(
-                "update entities set n_mentions = 0, rank = ?, run_id = ? where id = ?",
-                [extra, run_id, entity_id],
-            )
-        else:
-            db.execute("delete from entities where id = ?", [entity_id])
-
-
-def latest_method(db, doc_id: str) -> str | None:
+def latest_method(db: sqlite_utils.Database, doc_id: str) -> str | None:
     """The method of the most recent entity extraction stored for ``doc_id``."""
     return latest_entity_method(db, doc_id)
 
 
 def get_entities(
-    db, doc_id: str, *, method: str | None = None, top: int | None = None
-) -> list[dict]:
+    db: sqlite_utils.Database, doc_id: str, *, method: str | None = None, top: int | None = None
+) -> list[Entity]:
     """Stored entities of ``doc_id`` by rank (latest method unless given)."""
     method = method or latest_method(db, doc_id)
     if method is None:
         return []
-    sql = (
-        "select * from entities where document_id = ? and method = ? and n_mentions > 0 "
-        "order by rank"
-    )
-    found = rows(db, sql + (f" limit {int(top)}" if top else ""), [doc_id, method])
-    return found
-
-
-def get_mentions(db, entity_id: int) -> list[dict]:
-    """The mention chain of an entity in book order."""
-    return rows(db, "select * from mentions where entity_id = ? order by start", [entity_id])
-
-
-def entity_passage_indexes(db, entity_id: int) -> list[int]:
-    """Distinct passage indexes of an entity's mentions, in book order."""
-    return [
-        r[0]
-        for r in db.execute(
-            "select distinct passage_idx from mentions where entity_id = ? and passage_idx is not "
-            "null order by passage_idx",
-            [entity_id],
-        )
-    ]
+    return stored_entities(db, doc_id, method, top=top)

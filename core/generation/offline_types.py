@@ -20,9 +20,9 @@ import hashlib
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 from core.generation.names import TITLES, fold
+from core.store.entities import Entity
 
 #: (zone fraction, its name) tried in turn by :func:`bridge`.
 ZONES = ((1 / 3, "third"), (1 / 5, "fifth"), (1 / 10, "tenth"))
@@ -47,33 +47,33 @@ class Draft:
     qtype: str
     question: str
     answer: str
-    focus: dict[str, Any]
-    entities: list[dict[str, Any]]
+    focus: Entity
+    entities: list[Entity]
     anchors: list[tuple[int, tuple[int, ...]]] = field(default_factory=list)
     quotes: list[Sentence] = field(default_factory=list)
 
 
-def names_of(e: dict[str, Any]) -> list[str]:
+def names_of(e: Entity) -> list[str]:
     """An entity's name and aliases, longest first."""
-    return sorted({e["name"], *(e.get("aliases") or [])}, key=lambda n: (-len(n), n))
+    return sorted({e.name, *(e.aliases or [])}, key=lambda n: (-len(n), n))
 
 
-def name_words(e: dict[str, Any]) -> set[str]:
+def name_words(e: Entity) -> set[str]:
     """Folded words (3+ letters, no titles) of an entity's name and aliases."""
     words = {w for n in names_of(e) for w in re.findall(r"[^\W\d_]+", fold(n))}
     return {w for w in words if len(w) >= 3 and w not in TITLES}
 
 
-def leaks(answer_entity: dict[str, Any], question: str) -> bool:
+def leaks(answer_entity: Entity, question: str) -> bool:
     """True when the question holds the answer entity's name or any word of its names."""
     words = set(re.findall(r"[^\W\d_]+", fold(question)))
-    return fold(answer_entity["name"]) in fold(question) or bool(name_words(answer_entity) & words)
+    return fold(answer_entity.name) in fold(question) or bool(name_words(answer_entity) & words)
 
 
 def bridge(
-    x: dict[str, Any],
-    y: dict[str, Any],
-    universe: Sequence[dict[str, Any]],
+    x: Entity,
+    y: Entity,
+    universe: Sequence[Entity],
     where: dict[int, set[int]],
     starts: dict[int, int],
     length: int,
@@ -84,12 +84,12 @@ def bridge(
     in a passage with X in the first zone and in a passage with Y in the last zone of the book;
     evidence: the earliest such X passage and the latest such Y passage, ``min_span`` apart."""
     for frac, word in ZONES:
-        early = {p for p in where[x["id"]] if starts[p] < frac * length}
-        late = {p for p in where[y["id"]] if starts[p] >= (1 - frac) * length}
+        early = {p for p in where[x.id] if starts[p] < frac * length}
+        late = {p for p in where[y.id] if starts[p] >= (1 - frac) * length}
         hits = []
         for z in universe:
-            a, b = where[z["id"]] & early, where[z["id"]] & late
-            if not a or not b or z["id"] in (x["id"], y["id"]) or same(z, x) or same(z, y):
+            a, b = where[z.id] & early, where[z.id] & late
+            if not a or not b or z.id in (x.id, y.id) or same(z, x) or same(z, y):
                 continue
             hits.append((z, (min(a), max(b))))
         if not hits:
@@ -97,28 +97,28 @@ def bridge(
         if len(hits) > 1:
             continue
         z, (p1, p2) = hits[0]
-        if z.get("label") != "PERSON" or (starts[p2] - starts[p1]) / length < min_span:
+        if z.label != "PERSON" or (starts[p2] - starts[p1]) / length < min_span:
             return None
         question = (
-            f"Which character is mentioned together with {x['name']} (in the same passage) in "
-            f"the first {word} of the book, and together with {y['name']} in its last {word}?"
+            f"Which character is mentioned together with {x.name} (in the same passage) in "
+            f"the first {word} of the book, and together with {y.name} in its last {word}?"
         )
         if leaks(z, question):
             return None
         return Draft(
             "co-occurrence-bridge",
             question,
-            z["name"],
+            z.name,
             x,
             [x, y, z],
-            anchors=[(p1, (z["id"], x["id"])), (p2, (z["id"], y["id"]))],
+            anchors=[(p1, (z.id, x.id)), (p2, (z.id, y.id))],
         )
     return None
 
 
 def companion(
-    x: dict[str, Any],
-    universe: Sequence[dict[str, Any]],
+    x: Entity,
+    universe: Sequence[Entity],
     where: dict[int, set[int]],
     starts: dict[int, int],
     length: int,
@@ -127,34 +127,30 @@ def companion(
 ) -> Draft | None:
     """The unique character Z mentioned both in X's first and in X's last mention passage,
     which lie at least ``min_span`` of the book apart."""
-    first, last = min(where[x["id"]]), max(where[x["id"]])
+    first, last = min(where[x.id]), max(where[x.id])
     if (starts[last] - starts[first]) / length < min_span:
         return None
-    hits = [
-        z
-        for z in universe
-        if {first, last} <= where[z["id"]] and z["id"] != x["id"] and not same(z, x)
-    ]
-    if len(hits) != 1 or hits[0].get("label") != "PERSON":
+    hits = [z for z in universe if {first, last} <= where[z.id] and z.id != x.id and not same(z, x)]
+    if len(hits) != 1 or hits[0].label != "PERSON":
         return None
     z = hits[0]
     question = (
-        f"Which character is mentioned together with {x['name']} (in the same passage) both "
-        f"where {x['name']} first appears in the book and where {x['name']} last appears?"
+        f"Which character is mentioned together with {x.name} (in the same passage) both "
+        f"where {x.name} first appears in the book and where {x.name} last appears?"
     )
     if leaks(z, question):
         return None
     return Draft(
         "companion",
         question,
-        z["name"],
+        z.name,
         x,
         [x, z],
-        anchors=[(first, (z["id"], x["id"])), (last, (z["id"], x["id"]))],
+        anchors=[(first, (z.id, x.id)), (last, (z.id, x.id))],
     )
 
 
-def blank(text: str, entities: Sequence[dict[str, Any]]) -> str:
+def blank(text: str, entities: Sequence[Entity]) -> str:
     """``text`` with every name, alias and name word of ``entities`` replaced by ``___``."""
     terms = sorted(
         {t for e in entities for t in names_of(e)}
@@ -191,8 +187,8 @@ def _flip(*keys: str) -> bool:
 
 
 def event_order(
-    x: dict[str, Any],
-    y: dict[str, Any],
+    x: Entity,
+    y: Entity,
     sentences: dict[int, list[Sentence]],
     length: int,
     min_span: float,
@@ -206,8 +202,8 @@ def event_order(
     of the two, and does not start at an offset in ``used`` (sentences quoted before); each
     blanked quote must match exactly one place of the book (``occurrences(quote)``, e.g. of its
     :func:`blank_pattern`), so the two moments are unambiguous."""
-    a, b = (y, x) if _flip(x["name"], y["name"], "roles") else (x, y)
-    if a.get("label") != "PERSON" or b.get("label") != "PERSON":
+    a, b = (y, x) if _flip(x.name, y.name, "roles") else (x, y)
+    if a.label != "PERSON" or b.label != "PERSON":
         return None
     words_a, words_b = name_words(a), name_words(b)
     used = used if used is not None else set()
@@ -216,13 +212,13 @@ def event_order(
         words = set(re.findall(r"[^\W\d_]+", fold(s.text)))
         return not words & other and s.start not in used and prose(s.text)
 
-    early = next((s for s in sentences.get(a["id"], []) if clean(s, words_b)), None)
+    early = next((s for s in sentences.get(a.id, []) if clean(s, words_b)), None)
     if early is None:
         return None
     late = next(
         (
             s
-            for s in reversed(sentences.get(b["id"], []))
+            for s in reversed(sentences.get(b.id, []))
             if clean(s, words_a) and (s.start - early.start) / length >= min_span
         ),
         None,
@@ -234,7 +230,7 @@ def event_order(
         return None
     if occurrences is not None and any(occurrences(q) != 1 for q in quoted):
         return None
-    if _flip(x["name"], y["name"], "order"):
+    if _flip(x.name, y.name, "order"):
         quoted.reverse()
     question = (
         "Two moments of the book are quoted below with the characters' names blanked (___). "
@@ -243,4 +239,4 @@ def event_order(
     )
     if leaks(a, question) or leaks(b, question):
         return None
-    return Draft("event-order", question, a["name"], x, [a, b], quotes=[early, late])
+    return Draft("event-order", question, a.name, x, [a, b], quotes=[early, late])

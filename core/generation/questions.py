@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from core.corpus.documents import count_tokens, get_passages, require_document
+from core.corpus.documents import count_tokens, require_document
 from core.corpus.retrieval import format_context
 from core.errors import ContextTooLongError, InputError
 from core.generation.baseline import baseline_candidates, shortfall_reason
@@ -50,6 +50,9 @@ from core.llm.stage import run_stage
 from core.llm.types import LLMRequest, LLMResponse
 from core.llm.windows import context_window
 from core.store.connection import dumps, utcnow
+from core.store.documents import Document, get_passages
+from core.store.entities import Entity
+from core.store.generation_failures import GenerationFailure, record_generation_failure
 from core.store.questions import generated_exists
 from core.store.runs import finish_run, start_run
 
@@ -62,45 +65,46 @@ PROMPT_RESERVE_TOKENS = 1500
 
 
 def entity_context(
-    db: sqlite_utils.Database, doc: dict, entity: dict, budget_tokens: int | None
+    db: sqlite_utils.Database, doc: Document, entity: Entity, budget_tokens: int | None
 ) -> tuple[str, str, list[int]]:
     """``(context, kind, passage_indexes)``: the full book if it fits ``budget_tokens``, else the
     entity's mention passages, evenly spread over the book, within the budget (book order).
     ``budget_tokens=None`` means no limit."""
 
-    if budget_tokens is None or doc["n_tokens"] <= budget_tokens:
-        return doc["text"], "full", []
-    by_idx = {p.idx: p for p in get_passages(db, doc["id"])}
-    idxs = [i for i in entity_passage_indexes(db, entity["id"]) if i in by_idx]
+    if budget_tokens is None or doc.n_tokens <= budget_tokens:
+        return doc.text, "full", []
+    by_idx = {p.idx: p for p in get_passages(db, doc.id)}
+    idxs = [i for i in entity_passage_indexes(db, entity.id) if i in by_idx]
     k = len(idxs)
     while k > 0:
         chosen = sorted({idxs[int(round(x))] for x in np.linspace(0, len(idxs) - 1, k)})
         if sum(by_idx[i].n_tokens for i in chosen) <= budget_tokens:
             return format_context([by_idx[i] for i in chosen]), "entity-mentions", chosen
         k = min(k - 1, int(k * budget_tokens / sum(by_idx[i].n_tokens for i in chosen)))
-    raise InputError(f"no mention passage of {entity['name']!r} fits {budget_tokens} tokens")
+    raise InputError(f"no mention passage of {entity.name!r} fits {budget_tokens} tokens")
 
 
 def _record_failure(db, run_id, doc_id, entity_id, model, phash, kind, error, raw) -> None:
-    db["generation_failures"].insert(
-        {
-            "run_id": run_id,
-            "document_id": doc_id,
-            "entity_id": entity_id,
-            "model": model,
-            "prompt_hash": phash,
-            "kind": kind,
-            "error": error[:1000],
-            "raw": raw or "",
-            "created_at": utcnow(),
-        }
+    record_generation_failure(
+        db,
+        GenerationFailure(
+            run_id=run_id,
+            document_id=doc_id,
+            entity_id=entity_id,
+            model=model,
+            prompt_hash=phash,
+            kind=kind,
+            error=error,
+            raw=raw or "",
+            created_at=utcnow(),
+        ),
     )
 
 
 def plan_generation(
     db,
-    doc: dict,
-    entities: list[dict],
+    doc: Document,
+    entities: list[Entity],
     model: str,
     per_entity: int,
     window_tokens: int | None = None,
@@ -128,9 +132,9 @@ def plan_generation(
         )
         prompt = render_prompt(
             PROMPT,
-            title=doc["title"] or doc["id"],
-            entity=e["name"],
-            aliases=", ".join(e["aliases"][:8]) or "none",
+            title=doc.title or doc.id,
+            entity=e.name,
+            aliases=", ".join(e.aliases[:8]) or "none",
             n_questions=per_entity,
             context_note=note,
         )
@@ -143,16 +147,16 @@ def plan_generation(
                 task="generate_questions",
                 purpose="question generation",
                 fields={
-                    "entity": e["name"],
-                    "title": doc["title"],
+                    "entity": e.name,
+                    "title": doc.title,
                     "n_questions": per_entity,
                     "context_kind": kind,
                 },
             )
         )
-        n_ctx = doc["n_tokens"] if kind == "full" and doc.get("n_tokens") else count_tokens(context)
-        offsets = built_from_offsets(db, doc["id"], idxs, e["id"])
-        meta.append((e, kind, idxs, n_ctx, span_fields(offsets, len(doc["text"]), min_span)))
+        n_ctx = doc.n_tokens if kind == "full" and doc.n_tokens else count_tokens(context)
+        offsets = built_from_offsets(db, doc.id, idxs, e.id)
+        meta.append((e, kind, idxs, n_ctx, span_fields(offsets, len(doc.text), min_span)))
     preflight(requests)
     return requests, meta
 
@@ -176,7 +180,7 @@ def check_generator_model(model: str) -> None:
 
 
 def _candidates(
-    entity: dict,
+    entity: Entity,
     kind: str,
     idxs: list[int],
     ctx_tokens: int,
@@ -192,19 +196,19 @@ def _candidates(
             question=pair.question,
             answer=pair.answer,
             qtype="long-span",
-            entity_id=entity["id"],
+            entity_id=entity.id,
             provenance={
                 "generator": "llm",
                 "model": model,
                 "prompt": PROMPT,
                 "prompt_hash": phash,
-                "entity": entity["name"],
+                "entity": entity.name,
                 "context_kind": kind,
                 "request_id": resp.request_id,
                 "cache_hit": resp.cache_hit,
             },
             metadata={
-                "entity": entity["name"],
+                "entity": entity.name,
                 "context_tokens": ctx_tokens,
                 "context_passages": idxs,
                 "question_type": "long-span",
@@ -217,7 +221,7 @@ def _candidates(
 
 def generate_with_model(
     db,
-    doc: dict,
+    doc: Document,
     planned: tuple[list[Any], list[tuple]],
     model: str,
     per_entity: int,
@@ -248,12 +252,10 @@ def generate_with_model(
                 error, kind_of_failure = str(exc), "unparsed"
             else:
                 cands = _candidates(e, kind, idxs, ctx_tokens, pairs, resp, model, per_entity, span)
-                for key, n in store_candidates(db, doc["id"], cands, run_id).items():
+                for key, n in store_candidates(db, doc.id, cands, run_id).items():
                     counts[key] += n
                 return "stored"
-        _record_failure(
-            db, run_id, doc["id"], e["id"], model, phash, kind_of_failure, error, resp.text
-        )
+        _record_failure(db, run_id, doc.id, e.id, model, phash, kind_of_failure, error, resp.text)
         return "failed"
 
     tally = run_stage(
@@ -299,7 +301,7 @@ def generate_questions(
     skipped, planned = 0, None
     if not is_baseline:
         phash = prompt_hash(PROMPT)
-        todo = [e for e in entities if not generated_exists(db, doc_id, e["id"], model, phash)]
+        todo = [e for e in entities if not generated_exists(db, doc_id, e.id, model, phash)]
         skipped = len(entities) - len(todo)
         # every request built and checked (window, task) before the run row is written
         planned = plan_generation(

@@ -14,8 +14,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from core.corpus.documents import get_passages
 from core.generation.entity_store import entity_passage_indexes
+from core.store.documents import get_passages
 from core.store.questions import questions_by_id
 
 if TYPE_CHECKING:

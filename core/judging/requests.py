@@ -18,6 +18,7 @@ from core.judging.specs import Judge
 from core.judging.tournament import Comparison
 from core.llm.prompts import neutralise, new_nonce, render_prompt
 from core.llm.types import LLMRequest
+from core.store.documents import Document
 
 if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
     import sqlite_utils
@@ -46,14 +47,14 @@ class JudgeItem:
 
 
 def _rater_context(
-    db: sqlite_utils.Database, judge: Judge, doc: dict, query: str, mode: str
+    db: sqlite_utils.Database, judge: Judge, doc: Document, query: str, mode: str
 ) -> str:
 
     if mode == "none":
         return ""
     if mode == "full":
-        return doc["text"]
-    return retrieved_context(db, doc["id"], query, judge.tokens)
+        return doc.text
+    return retrieved_context(db, doc.id, query, judge.tokens)
 
 
 def build_request(
@@ -78,7 +79,7 @@ def build_request(
     mode = judge.context
     context = _rater_context(db, judge, doc, query, mode)
     values: dict[str, Any] = {
-        "title": doc.get("title") or doc["id"],
+        "title": doc.title or doc.id,
         "nonce": nonce,
         "question": neutralise(question["question"], nonce),
     }
@@ -116,5 +117,5 @@ def build_request(
             )
         context = _rater_context(db, judge, doc, query, "rag")
         request, mode = make(context, "rag"), "rag-fallback"
-    source = "\n".join(refs) if judge.spec["references"] else doc["text"]
+    source = "\n".join(refs) if judge.spec["references"] else doc.text
     return request, source, mode

@@ -12,20 +12,30 @@ same requests then answers from the cache with zero requests.
 from __future__ import annotations
 
 import importlib
-import json
 import time
 from collections.abc import Iterator, Sequence
 from typing import Any, Protocol
 
 from core.errors import ConfigError
-from core.llm.cache import cache_get_many, record_call, request_summary
+from core.llm.cache import cached_keys, record_call, request_summary
 from core.llm.cost import call_cost
 from core.llm.engine import preflight
 from core.llm.keys import redact, redact_obj
 from core.llm.registry import resolve
 from core.llm.sdk_errors import from_sdk_error
 from core.llm.types import LLMRequest, LLMResponse, ProviderCallError
-from core.store.connection import dumps, rows, transaction, utcnow
+from core.store.connection import dumps, transaction, utcnow
+from core.store.llm_batches import (
+    Batch,
+    BatchItem,
+    add_batch,
+    finish_import,
+    get_batch,
+    pending_items,
+    set_batch_status,
+    set_item_status,
+)
+from core.store.llm_cache import CacheEntry, write_calls
 
 MAX_BATCH = 50_000
 TERMINAL = {"completed", "failed", "expired", "cancelled", "imported"}
@@ -64,7 +74,8 @@ def adapter_for(model_id: str) -> BatchAdapter:
     if spec is None:
         raise BatchError(f"{model_id}: no batch API; providers with one: {sorted(ADAPTERS)}")
     module, cls = spec.split(":")
-    return getattr(importlib.import_module(module), cls)(provider)
+    adapter: BatchAdapter = getattr(importlib.import_module(module), cls)(provider)
+    return adapter
 
 
 def submit_batch(
@@ -75,7 +86,7 @@ def submit_batch(
     requests = list(requests)
     preflight(requests)
     keyed = {r.cache_key(): r for r in requests}
-    for key in cache_get_many(db, list(keyed)):
+    for key in cached_keys(db, list(keyed)):
         keyed.pop(key)
     by_model: dict[str, list[tuple[str, LLMRequest]]] = {}
     for key, req in keyed.items():
@@ -93,37 +104,29 @@ def submit_batch(
                 raise from_sdk_error(exc, model) from None
             now = utcnow()
             with transaction(db):
-                db.execute(
-                    "insert into llm_batches (id, provider, model, status, n_requests, run_id, "
-                    "metadata, created_at, updated_at) values (?,?,?,?,?,?,?,?,?)",
+                add_batch(
+                    db,
+                    Batch(
+                        id=batch_id,
+                        provider=model.partition(":")[0],
+                        model=model,
+                        status="submitted",
+                        n_requests=len(chunk),
+                        run_id=run_id,
+                        metadata=meta,
+                        created_at=now,
+                        updated_at=now,
+                    ),
                     [
-                        batch_id,
-                        model.partition(":")[0],
-                        model,
-                        "submitted",
-                        len(chunk),
-                        run_id,
-                        dumps(meta),
-                        now,
-                        now,
-                    ],
-                )
-                db.conn.executemany(
-                    "insert into llm_batch_items (batch_id, custom_id, cache_key, request) "
-                    "values (?,?,?,?)",
-                    [
-                        (
-                            batch_id,
+                        BatchItem(
                             k,
                             k,
-                            dumps(
-                                {
-                                    "summary": request_summary(r),
-                                    "task": r.task,
-                                    "purpose": r.purpose,
-                                    "tags": redact_obj(r.tags),
-                                }
-                            ),
+                            {
+                                "summary": request_summary(r),
+                                "task": r.task,
+                                "purpose": r.purpose,
+                                "tags": redact_obj(r.tags),
+                            },
                         )
                         for k, r in chunk
                     ],
@@ -132,31 +135,28 @@ def submit_batch(
     return ids
 
 
-def _batch_row(db: Any, batch_id: str) -> dict[str, Any]:
+def _batch_row(db: Any, batch_id: str) -> Batch:
 
-    found = rows(db, "select * from llm_batches where id = ?", [batch_id])
-    if not found:
+    found = get_batch(db, batch_id)
+    if found is None:
         raise BatchError(f"unknown batch {batch_id!r}: see `python -m core batch status`")
-    return found[0]
+    return found
 
 
 def batch_status(db: Any, batch_id: str) -> str:
     """Poll the provider (unless finished) and store the status."""
 
     row = _batch_row(db, batch_id)
-    if row["status"] in TERMINAL:
-        return row["status"]
-    meta = row["metadata"] if isinstance(row["metadata"], dict) else {}
+    if row.status in TERMINAL:
+        return row.status
+    meta = dict(row.metadata)
     try:
-        status = adapter_for(row["model"]).status(batch_id, meta)
+        status = adapter_for(row.model).status(batch_id, meta)
     except ProviderCallError:
         raise
     except Exception as exc:
-        raise from_sdk_error(exc, row["model"]) from None
-    db.execute(
-        "update llm_batches set status = ?, metadata = ?, updated_at = ? where id = ?",
-        [status, dumps(meta), utcnow(), batch_id],
-    )
+        raise from_sdk_error(exc, row.model) from None
+    set_batch_status(db, batch_id, status, meta)
     return status
 
 
@@ -180,27 +180,19 @@ def import_batch(db: Any, batch_id: str) -> dict[str, int]:
     if status not in TERMINAL:
         raise BatchError(f"batch {batch_id} is {status}; import it when it has finished")
     if status == "imported":
-        return {"ok": row["n_imported"], "failed": row["n_failed"], "new": 0}
-    items = {
-        r[0]: (r[1], json.loads(r[2]))
-        for r in db.execute(
-            "select custom_id, cache_key, request from llm_batch_items "
-            "where batch_id = ? and status = 'pending'",
-            [batch_id],
-        )
-    }
-    meta = row["metadata"] if isinstance(row["metadata"], dict) else {}
+        return {"ok": row.n_imported, "failed": row.n_failed, "new": 0}
+    items = {i.custom_id: (i.cache_key, i.request) for i in pending_items(db, batch_id)}
+    meta = dict(row.metadata)
+    model = row.model
     new = 0
-    for custom_id, resp in _sdk_errors(
-        adapter_for(row["model"]).results(batch_id, meta), row["model"]
-    ):
+    for custom_id, resp in _sdk_errors(adapter_for(model).results(batch_id, meta), model):
         if custom_id not in items:
             continue
         key, stored = items.pop(custom_id)
-        resp.model, resp.cache_key = row["model"], key
+        resp.model, resp.cache_key = model, key
         if resp.ok:
             resp.cost_usd = call_cost(
-                row["model"],
+                model,
                 resp.input_tokens,
                 resp.output_tokens,
                 resp.cached_tokens,
@@ -208,41 +200,24 @@ def import_batch(db: Any, batch_id: str) -> dict[str, int]:
                 batch=True,
             )
         label = LLMRequest(
-            model=row["model"], task=stored["task"], purpose=stored["purpose"], tags=stored["tags"]
+            model=model, task=stored["task"], purpose=stored["purpose"], tags=stored["tags"]
         )
         with transaction(db):  # each reply committed as it is imported
             if resp.ok:
-                data = resp.to_json()
-                db.execute(
-                    "insert or replace into llm_cache (key, model, request, response, "
-                    "created_at) values (?,?,?,?,?)",
-                    [
-                        key,
-                        row["model"],
-                        dumps(stored["summary"]),
-                        dumps(redact_obj(data)),
-                        utcnow(),
-                    ],
+                entry = CacheEntry(
+                    key=key,
+                    model=model,
+                    request=dumps(stored["summary"]),
+                    response=dumps(redact_obj(resp.to_json())),
+                    created_at=utcnow(),
                 )
-            record_call(db, label, resp, run_id=row["run_id"], batch_id=batch_id)
-            db.execute(
-                "update llm_batch_items set status = ? where batch_id = ? and custom_id = ?",
-                ["ok" if resp.ok else "error", batch_id, custom_id],
-            )
+                write_calls(db, [entry], [])
+            record_call(db, label, resp, run_id=row.run_id, batch_id=batch_id)
+            set_item_status(db, batch_id, custom_id, "ok" if resp.ok else "error")
         new += 1
     with transaction(db):
-        counts = dict(
-            db.execute(
-                "select status, count(*) from llm_batch_items where batch_id = ? group by status",
-                [batch_id],
-            ).fetchall()
-        )
-        db.execute(
-            "update llm_batches set status = 'imported', n_imported = ?, n_failed = ?, "
-            "updated_at = ? where id = ?",
-            [counts.get("ok", 0), counts.get("error", 0), utcnow(), batch_id],
-        )
-    return {"ok": counts.get("ok", 0), "failed": counts.get("error", 0), "new": new}
+        ok, failed = finish_import(db, batch_id)
+    return {"ok": ok, "failed": failed, "new": new}
 
 
 def _sdk_errors(
@@ -255,18 +230,6 @@ def _sdk_errors(
         raise
     except Exception as exc:
         raise from_sdk_error(exc, model) from None
-
-
-def list_batches(db: Any, run_id: str | None = None) -> list[dict[str, Any]]:
-    """Stored batch jobs, newest first."""
-
-    where, params = ("where run_id = ?", [run_id]) if run_id else ("", [])
-    return rows(
-        db,
-        f"select id, model, status, n_requests, n_imported, n_failed, run_id, "
-        f"created_at, updated_at from llm_batches {where} order by created_at desc",
-        params,
-    )
 
 
 def error_response(kind: str, message: str) -> LLMResponse:

@@ -14,9 +14,9 @@ from typing import Any
 from core.llm.keys import redact, redact_obj
 from core.llm.types import LLMRequest, LLMResponse
 from core.store.connection import dumps, utcnow
+from core.store.llm_cache import CacheEntry, LedgerEntry, cached_responses, write_calls
+from core.store.llm_cache import cached_keys as stored_keys
 from core.store.runs import add_run_totals
-
-_CHUNK = 500
 
 
 def request_summary(request: LLMRequest) -> dict[str, Any]:
@@ -37,19 +37,12 @@ def request_summary(request: LLMRequest) -> dict[str, Any]:
 
 def cached_keys(db: Any, keys: Iterable[str]) -> set[str]:
     """The subset of ``keys`` present in ``llm_cache``."""
-    return set(cache_get_many(db, keys, columns="key"))
+    return stored_keys(db, keys)
 
 
-def cache_get_many(db: Any, keys: Iterable[str], columns: str = "key, response") -> dict[str, Any]:
-    """``{key: LLMResponse}`` for the keys found (or ``{key: None}`` when only keys are asked)."""
-    keys = list(dict.fromkeys(keys))
-    found: dict[str, Any] = {}
-    for i in range(0, len(keys), _CHUNK):
-        chunk = keys[i : i + _CHUNK]
-        marks = ",".join("?" * len(chunk))
-        for row in db.execute(f"select {columns} from llm_cache where key in ({marks})", chunk):
-            found[row[0]] = _response(row[1]) if len(row) > 1 else None
-    return found
+def cache_get_many(db: Any, keys: Iterable[str]) -> dict[str, LLMResponse]:
+    """``{key: LLMResponse}`` for the keys found in the cache."""
+    return {k: _response(blob) for k, blob in cached_responses(db, keys).items()}
 
 
 def _response(blob: str) -> LLMResponse:
@@ -60,29 +53,17 @@ def _response(blob: str) -> LLMResponse:
     return resp
 
 
-CACHE_INSERT = (
-    "insert or replace into llm_cache (key, model, request, response, created_at) "
-    "values (?, ?, ?, ?, ?)"
-)
-
-
-def cache_row(request: LLMRequest, response: LLMResponse) -> list[Any]:
-    """The ``llm_cache`` parameters of a successful reply (see :data:`CACHE_INSERT`)."""
+def cache_row(request: LLMRequest, response: LLMResponse) -> CacheEntry:
+    """The cache entry of a successful reply."""
     stored = response.to_json()
     stored["cache_hit"] = False
-    return [
-        response.cache_key or request.cache_key(),
-        request.model,
-        dumps(request_summary(request)),
-        dumps(redact_obj(stored)),
-        utcnow(),
-    ]
-
-
-LEDGER_INSERT = """insert into llm_calls (run_id, model, provider, task, purpose, tags,
-    cache_key, cache_hit, batch_id, status, error_kind, error, attempts, input_tokens,
-    output_tokens, cached_tokens, cache_write_tokens, cost_usd, latency_s, finish_reason,
-    request_id, created_at) values (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"""
+    return CacheEntry(
+        key=response.cache_key or request.cache_key(),
+        model=request.model,
+        request=dumps(request_summary(request)),
+        response=dumps(redact_obj(stored)),
+        created_at=utcnow(),
+    )
 
 
 def ledger_row(
@@ -92,32 +73,32 @@ def ledger_row(
     run_id: str | None,
     attempts: int = 1,
     batch_id: str | None = None,
-) -> list[Any]:
-    """The ``llm_calls`` parameters of one call (see :data:`LEDGER_INSERT`)."""
-    return [
-        run_id,
-        request.model,
-        request.model.partition(":")[0],
-        request.task,
-        request.purpose,
-        dumps(redact_obj(request.tags)),
-        response.cache_key or request.cache_key(),
-        int(response.cache_hit),
-        batch_id,
-        "ok" if response.ok else "error",
-        response.error_kind,
-        redact(response.error or ""),
-        attempts,
-        response.input_tokens,
-        response.output_tokens,
-        response.cached_tokens,
-        response.cache_write_tokens,
-        response.cost_usd,
-        response.latency_s,
-        response.finish_reason,
-        redact(response.request_id or ""),
-        utcnow(),
-    ]
+) -> LedgerEntry:
+    """The ledger row of one call."""
+    return LedgerEntry(
+        run_id=run_id,
+        model=request.model,
+        provider=request.model.partition(":")[0],
+        task=request.task,
+        purpose=request.purpose,
+        tags=dumps(redact_obj(request.tags)),
+        cache_key=response.cache_key or request.cache_key(),
+        cache_hit=int(response.cache_hit),
+        batch_id=batch_id,
+        status="ok" if response.ok else "error",
+        error_kind=response.error_kind,
+        error=redact(response.error or ""),
+        attempts=attempts,
+        input_tokens=response.input_tokens,
+        output_tokens=response.output_tokens,
+        cached_tokens=response.cached_tokens,
+        cache_write_tokens=response.cache_write_tokens,
+        cost_usd=response.cost_usd,
+        latency_s=response.latency_s,
+        finish_reason=response.finish_reason,
+        request_id=redact(response.request_id or ""),
+        created_at=utcnow(),
+    )
 
 
 def add_to_run(db: Any, run_id: str | None, responses: Iterable[LLMResponse]) -> None:
@@ -144,8 +125,6 @@ def record_call(
     batch_id: str | None = None,
 ) -> None:
     """Append the ledger row of one call and add it to the run's totals (cache hits excluded)."""
-    db.execute(
-        LEDGER_INSERT,
-        ledger_row(request, response, run_id=run_id, attempts=attempts, batch_id=batch_id),
-    )
+    entry = ledger_row(request, response, run_id=run_id, attempts=attempts, batch_id=batch_id)
+    write_calls(db, [], [entry])
     add_to_run(db, run_id, [response])

@@ -19,7 +19,7 @@ from core.llm.cache import cached_keys
 from core.llm.catalog import model_info, provider_settings, split_model_id
 from core.llm.tokens import count_tokens, request_input_tokens
 from core.llm.types import LLMRequest
-from core.store.connection import rows
+from core.store.llm_cache import ledger_totals
 
 
 def call_cost(
@@ -134,18 +134,7 @@ def cost_totals(
 ) -> dict[str, list[dict]]:
     """Totals of calls, tokens and USD from ``llm_calls``, grouped by each key in ``by``."""
 
-    where, params = ("where run_id = ?", [run_id]) if run_id else ("", [])
     out: dict[str, list[dict]] = {}
     for name in by:
-        col = GROUPS[name]
-        out[name] = rows(
-            db,
-            f"""
-            select {col} as "group", count(*) as calls, sum(cache_hit) as cache_hits,
-                   sum(status = 'error') as errors, sum(input_tokens) as input_tokens,
-                   sum(output_tokens) as output_tokens, sum(cached_tokens) as cached_tokens,
-                   round(sum(cost_usd), 6) as cost_usd
-            from llm_calls {where} group by {col} order by cost_usd desc, "group" """,
-            params,
-        )
+        out[name] = ledger_totals(db, GROUPS[name], run_id)
     return out

@@ -26,8 +26,6 @@ from typing import Any
 
 from core.errors import ConfigError
 from core.llm.cache import (
-    CACHE_INSERT,
-    LEDGER_INSERT,
     add_to_run,
     cache_get_many,
     cache_row,
@@ -43,6 +41,7 @@ from core.llm.tokens import request_input_tokens
 from core.llm.types import LLMRequest, LLMResponse, ProviderCallError
 from core.llm.windows import check_context
 from core.store.connection import transaction
+from core.store.llm_cache import write_calls
 from core.store.runs import run_exists
 
 MAX_WORKERS = 512
@@ -328,11 +327,8 @@ class _Store:
                         attempts=attempts if n == 0 else 0,
                     )
                 )
-        conn = self.db.conn  # a few statements per round, not per reply (GIL hand-overs)
-        with transaction(self.db):
-            if cached:
-                conn.executemany(CACHE_INSERT, cached)
-            conn.executemany(LEDGER_INSERT, ledger)
+        with transaction(self.db):  # a few statements per round, not per reply (GIL hand-overs)
+            write_calls(self.db, cached, ledger)
             add_to_run(self.db, self.run_id, calls)
 
 

@@ -67,7 +67,7 @@ def mention_samples(
     """Mentions of one entity in book order with ``width`` characters of context each side:
     ``id`` (the mention row id), ``start``, ``left``, ``surface``, ``right``. At most ``limit``,
     spread evenly over the book."""
-    text = require_document(db, doc_id)["text"]
+    text = require_document(db, doc_id).text
     ent = next((e for e in document_entities(db, doc_id) if e["name"] == entity_name), None)
     if ent is None:
         return []

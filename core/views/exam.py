@@ -8,6 +8,7 @@ questions the gold article does not).
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -26,7 +27,14 @@ from core.exam.scores import (
     rouge1_scores,
     run_scores,
 )
-from core.store.connection import rows
+from core.store.exam_bank import bank_questions, count_bank_questions
+from core.store.exam_results import (
+    book_correlations,
+    exam_runs_overview,
+    latest_book_systems,
+    run_grades,
+    run_systems,
+)
 
 if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
     import sqlite_utils
@@ -36,12 +44,7 @@ DEMO_RESULTS = Path(__file__).resolve().parents[2] / "demo" / "exam" / "car-resu
 
 def runs_frame(db: sqlite_utils.Database) -> pd.DataFrame:
     """Every EXAM run: id, bank, Q/A model, verification, threshold, graded pairs, created."""
-    data = rows(
-        db,
-        "select r.id as run_id, r.bank_id, r.qa_model, r.verification, r.threshold, "
-        "(select count(*) from exam_grades g where g.run_id = r.id) as graded, "
-        "r.created_at from exam_runs r order by r.created_at desc",
-    )
+    data = exam_runs_overview(db)
     return pd.DataFrame(
         data,
         columns=[
@@ -75,18 +78,8 @@ def leaderboard_frame(db: sqlite_utils.Database, run_id: str) -> pd.DataFrame:
         rouge = rouge1_scores(db, bank_id)
     except InputError:
         rouge = {}
-    n_questions = rows(db, "select count(*) as n from exam_questions where bank_id = ?", [bank_id])[
-        0
-    ]["n"]
-    failed = {
-        r["system"]: r["n"]
-        for r in rows(
-            db,
-            "select a.system, count(*) as n from exam_grades g join exam_articles a on "
-            "a.id = g.article_id where g.run_id = ? and g.correct is null group by a.system",
-            [run_id],
-        )
-    }
+    n_questions = count_bank_questions(db, bank_id)
+    failed = Counter(g.system for g in run_grades(db, run_id) if g.correct is None)
     out = []
     for rank, r in enumerate(board, start=1):
         binomial = (
@@ -125,42 +118,23 @@ def answered_frame(db: sqlite_utils.Database, run_id: str, query_id: str) -> pd.
     none for this query (scored as not answered). Extra columns give the question and facet.
     """
     bank_id = exam_run_bank(db, run_id)
-    qs = rows(
-        db,
-        "select id, qid, question, facet_id from exam_questions where bank_id = ? and "
-        "query_id = ? order by qid",
-        [bank_id, query_id],
+    qs = sorted(
+        (q for q in bank_questions(db, bank_id) if q.query_id == query_id), key=lambda q: q.qid
     )
-    graded = rows(
-        db,
-        "select a.system, g.question_id, g.correct, g.status, g.self_rating "
-        "from exam_grades g join exam_articles a on a.id = g.article_id "
-        "where g.run_id = ? and a.query_id = ?",
-        [run_id, query_id],
-    )
-    systems = sorted(
-        {
-            r["system"]
-            for r in rows(
-                db,
-                "select distinct a.system from exam_grades g join exam_articles a "
-                "on a.id = g.article_id where g.run_id = ?",
-                [run_id],
-            )
-        }
-    )
+    graded = run_grades(db, run_id, query_id)
+    systems = run_systems(db, run_id)
     cell = {}
     for g in graded:
-        label = {1: "yes", 0: "no"}.get(g["correct"], g["status"])
-        if g["self_rating"] is not None:
-            label += f" ({g['self_rating']})"
-        cell[(g["system"], g["question_id"])] = label
+        label = {1: "yes", 0: "no"}.get(g.correct, g.status) if g.correct is not None else g.status
+        if g.self_rating is not None:
+            label += f" ({g.self_rating})"
+        cell[(g.system, g.question_id)] = label
     data = [
         {
-            "qid": q["qid"],
-            "facet": q["facet_id"],
-            "question": q["question"],
-            **{s: cell.get((s, q["id"]), "no article") for s in systems},
+            "qid": q.qid,
+            "facet": q.facet_id,
+            "question": q.question,
+            **{s: cell.get((s, q.id), "no article") for s in systems},
         }
         for q in qs
     ]
@@ -192,9 +166,7 @@ def correlation_frame(
     if board and all(r.n_queries == 1 for r in board):
         # One query: no SE over queries; use the per-question binomial SE sqrt(p(1-p)/n) (the
         # pool normaliser is a constant there, so n-EXAM (pool)'s SE scales with EXAM's).
-        n = rows(db, "select count(*) as n from exam_questions where bank_id = ?", [bank_id])[0][
-            "n"
-        ]
+        n = count_bank_questions(db, bank_id)
         exam_se = {r.system: math.sqrt(r.exam * (1 - r.exam) / n) if n else 0.0 for r in board}
         pool_se = {
             r.system: exam_se[r.system] * r.n_exam_pool / r.exam if r.exam else 0.0 for r in board
@@ -274,16 +246,7 @@ def book_correlation_frame(
     systems within one SE tied (ties broken at random, averaged over ``repeats`` draws), with the
     counts behind them; newest first.
     """
-    where, params = ("where c.document_id = ?", [document_id]) if document_id else ("", [])
-    data = rows(
-        db,
-        "select c.document_id, d.title, c.exam_run_id, c.experiment, c.rater, "
-        "c.n_systems, c.n_questions, c.n_judgments, c.n_decisive, c.spearman, "
-        "c.kendall, c.spearman_ties, c.kendall_ties, c.repeats, c.bt_estimate, "
-        "c.created_at from exam_book_correlations c left join documents d on "
-        f"d.id = c.document_id {where} order by c.created_at desc, c.id desc",
-        params,
-    )
+    data = book_correlations(db, document_id)
     cols = {
         "document_id": "book",
         "title": "title",
@@ -313,13 +276,7 @@ def book_systems_frame(db: sqlite_utils.Database, document_id: str | None = None
     (ranks: 1 = best, ties share the better rank). Empty when nothing is stored.
     """
 
-    where, params = ("where document_id = ?", [document_id]) if document_id else ("", [])
-    found = rows(
-        db,
-        f"select systems from exam_book_correlations {where} "
-        "order by created_at desc, id desc limit 1",
-        params,
-    )
+    found = latest_book_systems(db, document_id)
     cols = [
         "system",
         "strategy",
@@ -331,9 +288,9 @@ def book_systems_frame(db: sqlite_utils.Database, document_id: str | None = None
         "Bradley-Terry SE",
         "Bradley-Terry rank",
     ]
-    if not found:
+    if found is None:
         return pd.DataFrame(columns=cols)
-    data = found[0]["systems"]
+    data = found
     exam_rank, bt_rank = ranks(d["exam"] for d in data), ranks(d["bt"] for d in data)
     out = [
         {

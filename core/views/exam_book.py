@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
+from core.store.exam_bank import run_query_ids
 from core.views.exam import (
     book_correlation_frame,
     book_systems_frame,
@@ -103,11 +104,4 @@ def book_correlation(db: sqlite_utils.Database, document_id: str | None = None) 
 
 def exam_query_ids(db: sqlite_utils.Database, run_id: str) -> list[str]:
     """The query ids of an EXAM run's bank."""
-    return [
-        r[0]
-        for r in db.execute(
-            "select q.query_id from exam_queries q join exam_runs r on r.bank_id = q.bank_id "
-            "where r.id = ? order by q.query_id",
-            [run_id],
-        )
-    ]
+    return run_query_ids(db, run_id)

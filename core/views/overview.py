@@ -21,7 +21,8 @@ from core.annotation.pairwise import pairwise_items
 from core.annotation.task_registry import task_names
 from core.annotation.tasks import task_progress
 from core.store.answers import imported_answer_counts
-from core.store.connection import rows, table_counts
+from core.store.connection import table_counts
+from core.store.documents import document_totals
 from core.store.judgments import (
     count_judgments,
     imported_verdict_counts,
@@ -50,13 +51,7 @@ def overview(db: sqlite_utils.Database) -> dict[str, Any]:
     """Counts, datasets, runs and what needs human attention."""
     counts = table_counts(db)
     empty = counts.get("documents", 0) == 0 and counts.get("questions", 0) == 0
-    datasets = pd.DataFrame(
-        rows(
-            db,
-            "select source, kind, count(*) documents, sum(n_tokens) tokens from documents "
-            "group by source, kind order by source, kind",
-        )
-    )
+    datasets = pd.DataFrame(document_totals(db))
     by_origin = pd.DataFrame(review_summary_by_origin(db))
     judgments = pd.DataFrame(summary_by_rater(db))
     runs = pd.DataFrame(recent_runs(db, 50))

@@ -4,11 +4,19 @@ agreement, and BM25 search of the question's documents."""
 from __future__ import annotations
 
 import re
+from dataclasses import asdict
 from typing import TYPE_CHECKING, Any
 
 from core.annotation import guideline as guideline
 from core.corpus.retrieval import search
-from core.store.connection import rows
+from core.store.documents import (
+    count_passages,
+    document_headers,
+    first_passages,
+    passages_at,
+)
+from core.store.documents import searchable_documents as documents_with_passages
+from core.store.entities import entities_by_id, get_entity, mention_passages
 from core.store.questions import (
     distinct_values,
     find_question_ids,
@@ -22,11 +30,6 @@ from core.views.text import highlight_markdown
 
 if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
     import sqlite_utils
-
-
-def _marks(values: list) -> str:
-    """``?, ?, ?``: one SQL placeholder per value (for ``in (...)``)."""
-    return ",".join("?" * len(values))
 
 
 def question_filters(db: sqlite_utils.Database) -> dict[str, list]:
@@ -86,18 +89,10 @@ def supporting_documents(db: sqlite_utils.Database, question: dict) -> list[dict
         or [question.get("context_document_id") or question.get("document_id")]
     )
     ids = [d if isinstance(d, str) else d.get("id") for d in ids if d]
-    found = (
-        {
-            r["id"]: r
-            for r in rows(
-                db,
-                f"select id, title, kind, language from documents where id in ({_marks(ids)})",
-                ids,
-            )
-        }
-        if ids
-        else {}
-    )
+    found = {
+        h.id: {"id": h.id, "title": h.title, "kind": h.kind, "language": h.language}
+        for h in document_headers(db, ids).values()
+    }
     return [found.get(d, {"id": d, "title": d, "kind": "", "language": ""}) for d in ids]
 
 
@@ -131,8 +126,8 @@ def question_detail(
         return None
     entity, passages = None, []
     if q.get("entity_id") is not None:
-        ent = rows(db, "select * from entities where id = ?", [q["entity_id"]])
-        entity = ent[0] if ent else None
+        ent = get_entity(db, q["entity_id"])
+        entity = asdict(ent) if ent else None
     prov = q.get("provenance") or {}
     meta = q.get("metadata") or {}
     evidence = meta.get("evidence") if isinstance(meta.get("evidence"), list) else []
@@ -147,80 +142,44 @@ def question_detail(
     entity_ids = list(
         dict.fromkeys(([entity["id"]] if entity else []) + _int_list(meta.get("entity_ids")))
     )
-    entities = (
-        rows(
-            db,
-            f"select id, name, aliases, document_id from entities where id in "
-            f"({_marks(entity_ids)})",
-            entity_ids,
-        )
-        if entity_ids
-        else []
-    )
+    entities = [
+        {"id": e.id, "name": e.name, "aliases": e.aliases, "document_id": e.document_id}
+        for e in entities_by_id(db, entity_ids)
+    ]
     if entity:
         doc = entity["document_id"]
     mention_idxs: list[int] = []
     if entities:
-        mention_idxs = [
-            r[0]
-            for r in db.execute(
-                f"select distinct passage_idx from mentions where entity_id in "
-                f"({_marks(entities)}) and passage_idx is not null order by passage_idx",
-                [e["id"] for e in entities],
-            )
-        ]
+        mention_idxs = mention_passages(db, [e["id"] for e in entities])
     boiler = set()
     candidates = list(dict.fromkeys(built_from + mention_idxs))
     if candidates and doc:
-        boiler = {
-            r[0]
-            for r in db.execute(
-                f"select idx, text from passages where document_id = ? and idx in "
-                f"({_marks(candidates)})",
-                [doc, *candidates],
-            )
-            if is_boilerplate(r[1])
-        }
+        boiler = {p.idx for p in passages_at(db, doc, candidates) if is_boilerplate(p.text)}
     built_from = [i for i in built_from if i not in boiler]
     room = max(0, max_passages - len(built_from))
     extra = _spread([i for i in mention_idxs if i not in built_from and i not in boiler], room)
     idxs = sorted(set(built_from) | set(extra))
     terms = [t for e in entities for t in [e["name"], *(e.get("aliases") or [])]]
     if idxs and doc:
-        for r in rows(
-            db,
-            f"select idx, text from passages where document_id = ? and idx in "
-            f"({_marks(idxs)}) order by idx",
-            [doc, *idxs],
-        ):
+        for p in passages_at(db, doc, idxs):
             passages.append(
                 {
-                    "idx": r["idx"],
-                    "text": r["text"],
-                    "role": "evidence" if r["idx"] in built_from else "mention",
-                    "markdown": highlight_markdown(r["text"], terms),
+                    "idx": p.idx,
+                    "text": p.text,
+                    "role": "evidence" if p.idx in built_from else "mention",
+                    "markdown": highlight_markdown(p.text, terms),
                 }
             )
         # the passages the question was built from first, then the mentions (each in book order)
         passages.sort(key=lambda p: (p["role"] != "evidence", p["idx"]))
-    n_passages = (
-        db.execute("select count(*) from passages where document_id = ?", [doc]).fetchone()[0]
-        if doc
-        else 0
-    )
+    n_passages = count_passages(db, doc) if doc else 0
     answers = q.get("answers") or []
     reviews = effective_reviews(db, question_id)
     documents = supporting_documents(db, q)
     articles = []  # a cross-document question is judged against each article
     if guideline.is_cross_document(q) or q.get("parent_id"):
         for d in documents:
-            text = "\n\n".join(
-                r[0]
-                for r in db.execute(
-                    "select text from passages where document_id = ? order by idx limit 40",
-                    [d["id"]],
-                )
-            )
+            text = "\n\n".join(p.text for p in first_passages(db, d["id"], 40))
             articles.append({**d, "text": text})
     parent = (
         get_question(db, q["parent_id"], ["id", "question", "answers"])
@@ -298,19 +257,8 @@ def searchable_documents(db: sqlite_utils.Database, question_id: str) -> list[tu
     if q is None:
         return []
     ids = [d for d in q.values() if d]
-    out = (
-        rows(
-            db,
-            f"select id, kind, title from documents where (id in "
-            f"({_marks(ids)}) or parent_id in ({_marks(ids)})) "
-            "and exists (select 1 from passages p where p.document_id = documents.id) "
-            "order by kind, id",
-            [*ids, *ids],
-        )
-        if ids
-        else []
-    )
-    return [(r["id"], f"{r['kind']}: {r['title'] or r['id']}") for r in out]
+    out = documents_with_passages(db, ids)
+    return [(r.id, f"{r.kind}: {r.title or r.id}") for r in out]
 
 
 def search_context(db: sqlite_utils.Database, doc_id: str, query: str, k: int = 5) -> list[dict]:

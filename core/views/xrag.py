@@ -16,14 +16,11 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 
 from core.annotation.xrag_reviews import label_distribution
-from core.corpus.tabular import read_records
-from core.errors import InputError
 from core.stats.agreement import cohen_kappa
 from core.stats.significance import mcnemar, paired_bootstrap, wilson_ci
-from core.store.connection import transaction, utcnow
-from core.store.judgments import insert_judgment, latest_verdicts
+from core.store.judgments import latest_verdicts
 from core.store.questions import origin_questions
-from core.store.xrag_results import finished_results, get_result
+from core.store.xrag_results import finished_results
 from core.xrag.evaluate import CRITERION, PANEL_RATER, controlled_configs
 
 if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
@@ -264,33 +261,6 @@ def panel_human_agreement(db: sqlite_utils.Database) -> dict[str, Any]:
     }
 
 
-def record_human_verdict(
-    db: sqlite_utils.Database, result_id: int, annotator: str, verdict: str
-) -> int:
-    """Append a human yes/no verdict on a stored XRAG answer (for the agreement check)."""
-
-    if verdict not in ("yes", "no"):
-        raise InputError(f"verdict must be 'yes' or 'no', not {verdict!r}")
-    r = get_result(db, result_id)
-    if r is None:
-        raise InputError(f"unknown XRAG result {result_id}")
-    return insert_judgment(
-        db,
-        {
-            "kind": "absolute",
-            "question_id": r["question_id"],
-            "rater": f"human:{annotator}",
-            "rater_kind": "human",
-            "criterion": CRITERION,
-            "system": f"{r['model']}@{r['setting']}",
-            "verdict": verdict,
-            "status": "ok",
-            "context_kind": r["setting"],
-            "created_at": utcnow(),
-        },
-    )
-
-
 def answers_to_verify(
     db: sqlite_utils.Database, model: str | None = None, *, limit: int | None = None, seed: int = 0
 ) -> pd.DataFrame:
@@ -321,52 +291,3 @@ def answers_to_verify(
         out,
         columns=["result_id", "language", "setting", "question", "reference", "answer", "verdict"],
     )
-
-
-def import_human_verdicts(
-    db: sqlite_utils.Database, path: str, annotator: str | None = None
-) -> dict[str, int]:
-    """Record human verdicts from a CSV/JSONL file (``result_id, verdict[, annotator]``).
-
-    Rows with an empty verdict are skipped (not yet judged). Every row is validated before any
-    is written; a bad row raises an InputError naming the file, line and column.
-    """
-
-    todo = []
-    for line, rec in read_records(path, ["result_id", "verdict"]):
-        verdict = str(rec.get("verdict") or "").strip().lower()
-        if not verdict:
-            continue
-        if verdict not in ("yes", "no"):
-            raise InputError(
-                f"verdict must be 'yes' or 'no', not {rec['verdict']!r}",
-                path=str(path),
-                line=line,
-                column="verdict",
-            )
-        who = str(rec.get("annotator") or annotator or "").strip()
-        if not who:
-            raise InputError(
-                "no annotator: add an annotator column or pass --annotator",
-                path=str(path),
-                line=line,
-                column="annotator",
-            )
-        try:
-            rid = int(str(rec["result_id"]).strip())
-        except ValueError:
-            raise InputError(
-                f"result_id {rec['result_id']!r} is not an integer",
-                path=str(path),
-                line=line,
-                column="result_id",
-            ) from None
-        if get_result(db, rid) is None:
-            raise InputError(
-                f"unknown XRAG result {rid}", path=str(path), line=line, column="result_id"
-            )
-        todo.append((rid, who, verdict))
-    with transaction(db):
-        for rid, who, verdict in todo:
-            record_human_verdict(db, rid, who, verdict)
-    return {"recorded": len(todo)}

@@ -20,7 +20,8 @@ from core.corpus.documents import upsert_document
 from core.corpus.names import name_problem, shown
 from core.corpus.tabular import read_records
 from core.errors import InputError
-from core.store.connection import rows, transaction, utcnow
+from core.store.connection import transaction, utcnow
+from core.store.documents import document_exists, documents_of_kind, version_id
 from core.store.xrag import add_pair, article_pairs, set_pair_verdict
 from core.xrag.model_calls import confirm_relatedness
 from core.xrag.title_pairs import MAX_DAYS, MIN_SHARED, candidate_pairs, parse_date
@@ -95,11 +96,7 @@ def import_articles(
             }
         )
     for rec in parsed:
-        if (
-            rec["parent"]
-            and rec["parent"] not in seen
-            and not db.execute("select 1 from documents where id = ?", [rec["parent"]]).fetchone()
-        ):
+        if rec["parent"] and rec["parent"] not in seen and not document_exists(db, rec["parent"]):
             raise InputError(
                 f"translation_of {rec['parent']!r} is not a known article",
                 path=str(path),
@@ -127,13 +124,16 @@ def import_articles(
 def english_articles(db: sqlite_utils.Database) -> list[dict[str, Any]]:
     """English articles (not translations) with ``published`` as a ``date``."""
     out = []
-    for r in rows(
-        db,
-        "select id, title, text, metadata from documents where kind = 'article' "
-        "and language = 'en' and parent_id is null order by id",
-    ):
-        r["published"] = parse_date(r["metadata"].get("published"))
-        out.append(r)
+    for d in documents_of_kind(db, "article", language="en", originals=True):
+        out.append(
+            {
+                "id": d.id,
+                "title": d.title,
+                "text": d.text,
+                "metadata": d.metadata,
+                "published": parse_date(d.metadata.get("published")),
+            }
+        )
     return out
 
 
@@ -141,12 +141,7 @@ def version_of(db: sqlite_utils.Database, english_id: str, language: str) -> str
     """The id of ``english_id``'s version in ``language`` (itself for 'en'), or None."""
     if language == "en":
         return english_id
-    row = db.execute(
-        "select id from documents where parent_id = ? and language = ? "
-        "and kind = 'article' order by id limit 1",
-        [english_id, language],
-    ).fetchone()
-    return row[0] if row else None
+    return version_id(db, english_id, language, "article")
 
 
 def store_pairs(db: sqlite_utils.Database, pairs: list[dict[str, Any]]) -> int:

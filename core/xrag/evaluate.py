@@ -25,7 +25,8 @@ from core.errors import ConfigError, InputError
 from core.llm.prompts import render_prompt
 from core.llm.stage import run_stage
 from core.llm.types import LLMRequest, LLMResponse
-from core.store.connection import rows, transaction, utcnow
+from core.store.connection import transaction, utcnow
+from core.store.documents import Document, documents_of_kind
 from core.store.judgments import insert_judgment
 from core.store.questions import questions_by_id
 from core.store.runs import finish_run, start_run
@@ -134,8 +135,8 @@ def question_in(
     return t if t and t["status"] not in ("discarded", "rejected") else None
 
 
-def _context_text(docs: list[dict[str, Any]]) -> str:
-    return "\n\n".join(f"Article {k}: {d['title']}\n{d['text']}" for k, d in enumerate(docs, 1))
+def _context_text(docs: list[Document]) -> str:
+    return "\n\n".join(f"Article {k}: {d.title}\n{d.text}" for k, d in enumerate(docs, 1))
 
 
 def plan(
@@ -241,9 +242,7 @@ def _answer(
 ) -> None:
     """Answer every case (an LLM stage): each answer is stored, in planned order, as a result
     awaiting its panel (``panel_status = 'pending'``) as its reply arrives."""
-    docs = {
-        r["id"]: r for r in rows(db, "select id, title, text from documents where kind = 'article'")
-    }
+    docs = {d.id: d for d in documents_of_kind(db, "article")}
     planned = []
     for c in cases:
         shown = [docs[d] for d in c["documents"]]

@@ -11,7 +11,7 @@ from core.llm.prompts import prompt_hash, render_prompt
 from core.llm.reply_json import first_object
 from core.llm.stage import run_stage
 from core.llm.types import LLMRequest, LLMResponse, require_real_model
-from core.store.connection import rows
+from core.store.documents import documents_by_id
 from core.store.xrag import confirmed_pairs
 
 if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
@@ -79,12 +79,8 @@ def confirm_relatedness(
     todo = [p for p in pairs if (p["article_a"], p["article_b"]) not in done]
     ids = sorted({x for p in todo for x in (p["article_a"], p["article_b"])})
     texts = {
-        r["id"]: r
-        for r in rows(
-            db,
-            f"select id, title, text from documents where id in ({','.join('?' * len(ids))})",
-            ids,
-        )
+        d.id: {"id": d.id, "title": d.title, "text": d.text}
+        for d in documents_by_id(db, ids).values()
     }
     planned = [
         (p, relatedness_request(model, texts[p["article_a"]], texts[p["article_b"]])) for p in todo

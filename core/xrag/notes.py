@@ -17,7 +17,8 @@ from core.errors import ConfigError, InputError
 from core.llm.prompts import prompt_hash, render_prompt
 from core.llm.stage import run_stage
 from core.llm.types import LLMRequest, LLMResponse, require_real_model
-from core.store.connection import dumps, rows, transaction, utcnow
+from core.store.connection import dumps, transaction, utcnow
+from core.store.documents import document_ids, get_document
 from core.store.xrag import add_article_note, article_notes, qa_note_sources
 from core.xrag.articles import LANGUAGE_CODE, get_pairs
 from core.xrag.model_calls import json_reply
@@ -30,10 +31,10 @@ MAX_QAS = 6
 
 def article(db: sqlite_utils.Database, doc_id: str) -> dict[str, Any]:
     """``id, title, text`` of an article (InputError when unknown)."""
-    found = rows(db, "select id, title, text from documents where id = ?", [doc_id])
-    if not found:
+    found = get_document(db, doc_id)
+    if found is None:
         raise InputError(f"unknown article {doc_id!r}")
-    return found[0]
+    return {"id": found.id, "title": found.title, "text": found.text}
 
 
 def latest_summary(db: sqlite_utils.Database, article_id: str) -> str:
@@ -199,7 +200,7 @@ def import_single_qas(
     one QA. At most six QAs per article and language are kept. Re-importing adds nothing.
     """
     records = read_records(path, ["id", "article_id", "language", "question", "answers"])
-    known = {r[0] for r in db.execute("select id from documents where kind = 'article'")}
+    known = set(document_ids(db, ["article"]))
     todo = []
     for line, rec in records:
         lang = str(rec.get("language") or "").strip().lower()

@@ -31,7 +31,7 @@ def novel(db):
 
 
 def by_name(db) -> dict[str, dict]:
-    return {e["name"]: e for e in get_entities(db, DOC)}
+    return {e.name: e for e in get_entities(db, DOC)}
 
 
 def ask(db, qid: str, entity_id: int, status: str = "pending", **meta) -> None:
@@ -59,15 +59,15 @@ def test_merge_flags_questions_about_the_merged_away_entity_and_undo_restores(no
     # the automatic side already joined "Oblonsky" and "Stiva" (name + patronymic
     # seen with the surname); the diminutive "Stiva" is left for a person to merge
     assert {"Levin", "Stepan Arkadyevitch", "Stiva"} <= set(before)
-    ask(db, "q-levin", before["Stepan Arkadyevitch"]["id"], "accepted")
-    ask(db, "q-konst", before["Stiva"]["id"], "accepted")
+    ask(db, "q-levin", before["Stepan Arkadyevitch"].id, "accepted")
+    ask(db, "q-konst", before["Stiva"].id, "accepted")
     ask(
         db,
         "q-pair",
-        before["Kitty"]["id"],
-        **{"entity_ids": [before["Kitty"]["id"], before["Stiva"]["id"]]},
+        before["Kitty"].id,
+        **{"entity_ids": [before["Kitty"].id, before["Stiva"].id]},
     )
-    ask(db, "q-gone", before["Stiva"]["id"], "discarded")
+    ask(db, "q-gone", before["Stiva"].id, "discarded")
     admin = sign_in_open(db, "editor")
 
     out = edit_entities(
@@ -80,16 +80,13 @@ def test_merge_flags_questions_about_the_merged_away_entity_and_undo_restores(no
     )
     after = by_name(db)
     merged = after["Stepan Arkadyevitch Oblonsky"]
+    assert merged.id == before["Stepan Arkadyevitch"].id  # questions about Levin still point at it
     assert (
-        merged["id"] == before["Stepan Arkadyevitch"]["id"]
-    )  # questions about Levin still point at it
-    assert (
-        merged["n_mentions"]
-        == before["Stepan Arkadyevitch"]["n_mentions"] + before["Stiva"]["n_mentions"]
+        merged.n_mentions == before["Stepan Arkadyevitch"].n_mentions + before["Stiva"].n_mentions
     )
-    assert {"Stepan Arkadyevitch", "Stiva"} <= set(merged["aliases"])
-    assert "Stiva" not in after and merged["rank"] == 1
-    assert len(get_mentions(db, merged["id"])) == merged["n_mentions"]
+    assert {"Stepan Arkadyevitch", "Stiva"} <= set(merged.aliases)
+    assert "Stiva" not in after and merged.rank == 1
+    assert len(get_mentions(db, merged.id)) == merged.n_mentions
     assert out["flagged"] == ["q-konst", "q-pair"]  # the discarded one is left alone
     q = get_question(db, "q-konst")
     assert q["status"] == NEEDS_REVIEW
@@ -108,10 +105,10 @@ def test_merge_flags_questions_about_the_merged_away_entity_and_undo_restores(no
     assert "needs_review" not in get_question(db, "q-konst")["metadata"]
     assert get_question(db, "q-pair")["status"] == "accepted"
     restored = by_name(db)
-    assert {n: e["n_mentions"] for n, e in restored.items()} == {
-        n: e["n_mentions"] for n, e in before.items()
+    assert {n: e.n_mentions for n, e in restored.items()} == {
+        n: e.n_mentions for n, e in before.items()
     }
-    assert restored["Stiva"]["id"] == before["Stiva"]["id"]
+    assert restored["Stiva"].id == before["Stiva"].id
     rows = document_edits(db, DOC)
     assert [(r["action"], r["made_by"], r["undone_by"]) for r in rows] == [
         ("merge", "editor", rows[1]["id"]),
@@ -126,7 +123,7 @@ def test_merge_flags_questions_about_the_merged_away_entity_and_undo_restores(no
 def test_edits_survive_a_new_extraction_and_keep_entity_ids(novel):
     db = novel
     admin = sign_in_open(db, "editor")
-    ask(db, "q-stepan", by_name(db)["Stepan Arkadyevitch"]["id"])
+    ask(db, "q-stepan", by_name(db)["Stepan Arkadyevitch"].id)
     edit_entities(
         db,
         admin,
@@ -141,23 +138,23 @@ def test_edits_survive_a_new_extraction_and_keep_entity_ids(novel):
     summary = build_entities(db, DOC, method="regex")  # a fresh run: the edits are replayed
     assert summary["note"] == ""
     again = by_name(db)
-    assert {n: (e["n_mentions"], e["label"]) for n, e in again.items()} == {
-        n: (e["n_mentions"], e["label"]) for n, e in first.items()
+    assert {n: (e.n_mentions, e.label) for n, e in again.items()} == {
+        n: (e.n_mentions, e.label) for n, e in first.items()
     }
     # The entity a question points at keeps its id through the new extraction.
     merged = again["Stepan Arkadyevitch Oblonsky"]
-    assert merged["id"] == first["Stepan Arkadyevitch Oblonsky"]["id"]
-    assert get_question(db, "q-stepan")["entity_id"] == merged["id"]
-    assert again["Stepan Arkadyevitch Oblonsky"]["n_mentions"] == 14
-    assert again["Matvey"]["label"] == "PERSON" and "Moscow" not in again
+    assert merged.id == first["Stepan Arkadyevitch Oblonsky"].id
+    assert get_question(db, "q-stepan")["entity_id"] == merged.id
+    assert again["Stepan Arkadyevitch Oblonsky"].n_mentions == 14
+    assert again["Matvey"].label == "PERSON" and "Moscow" not in again
 
 
 def test_split_by_mention_ids_and_passages(novel):
     db = novel
     admin = sign_in_open(db, "editor")
     kitty = by_name(db)["Kitty"]
-    chain = get_mentions(db, kitty["id"])
-    moved = [m["id"] for m in chain[:2]]
+    chain = get_mentions(db, kitty.id)
+    moved = [m.id for m in chain[:2]]
     edit_entities(
         db,
         admin,
@@ -169,11 +166,9 @@ def test_split_by_mention_ids_and_passages(novel):
         label="PERSON",
     )
     now = by_name(db)
-    new = get_mentions(db, now["Kitty Shtcherbatskaya"]["id"])
-    assert [(m["start"], m["passage_idx"]) for m in new] == [
-        (m["start"], m["passage_idx"]) for m in chain[:2]
-    ]
-    assert now["Kitty"]["n_mentions"] == kitty["n_mentions"] - 2
+    new = get_mentions(db, now["Kitty Shtcherbatskaya"].id)
+    assert [(m.start, m.passage_idx) for m in new] == [(m.start, m.passage_idx) for m in chain[:2]]
+    assert now["Kitty"].n_mentions == kitty.n_mentions - 2
     with pytest.raises(InputError, match="not mentions of"):
         edit_entities(db, admin, DOC, "split", entity="Kitty", mention_ids=moved, name="Other")
 

@@ -28,7 +28,7 @@ def novel_db(tmp_path, monkeypatch) -> Path:
     db = open_db(path)
     import_book(db, NOVEL)
     build_entities(db, DOC, method="regex")
-    stiva = next(e for e in get_entities(db, DOC) if e["name"] == "Stiva")
+    stiva = next(e for e in get_entities(db, DOC) if e.name == "Stiva")
     now = utcnow()
     insert_question(
         db,
@@ -38,7 +38,7 @@ def novel_db(tmp_path, monkeypatch) -> Path:
             "question": "Why does Stiva come to Moscow?",
             "answers": dumps(["to propose"]),
             "origin": "generated",
-            "entity_id": stiva["id"],
+            "entity_id": stiva.id,
             "status": "accepted",
             "created_at": now,
             "updated_at": now,

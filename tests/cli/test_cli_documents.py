@@ -45,7 +45,7 @@ def test_require_document(db):
     with pytest.raises(InputError, match="no documents imported yet"):
         require_document(db, "x")
     upsert_document(db, "book:moby-dick", "Call me Ishmael.", kind="book", source="t")
-    assert require_document(db, "book:moby-dick")["id"] == "book:moby-dick"
+    assert require_document(db, "book:moby-dick").id == "book:moby-dick"
     with pytest.raises(InputError, match="closest: book:moby-dick"):
         require_document(db, "book:moby_dik")
 

@@ -5,12 +5,12 @@ import pytest
 from core.corpus.documents import (
     count_tokens,
     decode_bytes,
-    get_passages,
     split_passages,
     upsert_document,
 )
 from core.corpus.gutenberg import clean_gutenberg
 from core.errors import InputError
+from core.store.documents import get_passages
 
 GUTENBERG = """\ufeffThe Project Gutenberg eBook of A Test Book\r
 \r

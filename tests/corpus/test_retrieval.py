@@ -5,8 +5,9 @@ from __future__ import annotations
 import pytest
 
 from core.corpus import retrieval
-from core.corpus.documents import get_passages, upsert_document
+from core.corpus.documents import upsert_document
 from core.errors import InputError
+from core.store.documents import get_passages
 
 FILLER = "The weather was grey and the road was long, and nothing much happened on it that day. "
 
@@ -64,7 +65,8 @@ def test_retrieve_budget_and_book_order(book):
 
 
 def test_budget_below_one_passage_gives_a_sentence_excerpt_of_the_best_passage(book):
-    from core.corpus.documents import count_tokens, get_document
+    from core.corpus.documents import count_tokens
+    from core.store.documents import get_document
 
     whole = get_passages(book, "book")[1]
     assert whole.n_tokens > 60
@@ -74,7 +76,7 @@ def test_budget_below_one_passage_gives_a_sentence_excerpt_of_the_best_passage(b
     assert part.idx == 1 and part.n_tokens <= 60 and part.n_tokens == count_tokens(part.text)
     # the excerpt is whole sentences of the stored passage, and holds the relevant one
     assert "lighthouse keeper counted ships through the storm" in part.text
-    assert part.text == get_document(book, "book")["text"][part.start : part.end]
+    assert part.text == get_document(book, "book").text[part.start : part.end]
     assert whole.start <= part.start < part.end <= whole.end
     assert part.text.rstrip().endswith(".") and part.text[0].isupper()
 

@@ -9,12 +9,12 @@ import pytest
 
 from core.__main__ import main
 from core.corpus.books import import_stories
-from core.corpus.documents import get_document
 from core.corpus.gutenberg import clean_gutenberg
 from core.corpus.stories import find_stories
 from core.errors import InputError
 from core.generation.entity_store import build_entities, get_entities
 from core.store.database import open_db
+from core.store.documents import get_document
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "entity_repair"
 COLLECTION = DATA / "story_collection.txt"
@@ -59,15 +59,15 @@ def test_each_story_is_a_document_and_entities_stay_within_it(db):
         "book:story-collection-s03",
     ]
     doc = get_document(db, ids[2])
-    assert doc["title"] == "Tales of the Two Rivers: The Winter Fair"
-    assert doc["author"] == "Ada Fenwick" and doc["kind"] == "book"
-    assert doc["metadata"]["book_id"] == "book:story-collection"
-    assert (doc["metadata"]["story"], doc["metadata"]["stories"]) == (3, 3)
+    assert doc.title == "Tales of the Two Rivers: The Winter Fair"
+    assert doc.author == "Ada Fenwick" and doc.kind == "book"
+    assert doc.metadata["book_id"] == "book:story-collection"
+    assert (doc.metadata["story"], doc.metadata["stories"]) == (3, 3)
     assert get_document(db, "book:story-collection") is None  # the whole book is not stored
     tops = {}
     for i in (0, 2):
         build_entities(db, ids[i], method="regex")
-        tops[i] = [e["name"] for e in get_entities(db, ids[i])]
+        tops[i] = [e.name for e in get_entities(db, ids[i])]
     # Two Marthas in two stories: each story's Martha is its own entity.
     assert tops[0][0] == "Martha Quill" and "Martha Bell" not in tops[0]
     assert "Martha Bell" in tops[2] and "Martha Quill" not in tops[2]

@@ -9,9 +9,10 @@ import pytest
 from scipy.stats import kendalltau, spearmanr
 
 from core.errors import InputError
-from core.exam.bank import bank_questions, import_car_bank
+from core.exam.bank import import_car_bank
 from core.exam.car_repro import parse_car_results, reproduce_car
 from core.exam.scores import exam_scores, leaderboard_correlation, mean_se
+from core.store.exam_bank import bank_questions
 
 ROOT = Path(__file__).resolve().parents[2]
 RESULTS = ROOT / "demo" / "exam" / "car-results"
@@ -190,10 +191,10 @@ def test_car_importer_free_text_and_multiple_choice(db, tmp_path):
     )
     res = import_car_bank(db, path, bank_id="b")
     assert res == {"bank_id": "b", "n_queries": 2, "n_questions": 2, "n_blank_skipped": 0}
-    qs = {q["qid"]: q for q in bank_questions(db, "b")}
-    assert qs["q1"]["choices"] is None and qs["q1"]["facet_id"] == "T_1"
-    assert qs["q2"]["choices"] == {"a": "granite", "b": "limestone"}
-    assert qs["q2"]["correct_key"] == "a"
+    qs = {q.qid: q for q in bank_questions(db, "b")}
+    assert qs["q1"].choices is None and qs["q1"].facet_id == "T_1"
+    assert qs["q2"].choices == {"a": "granite", "b": "limestone"}
+    assert qs["q2"].correct_key == "a"
     texts = {r["query_id"]: r["query_text"] for r in db["exam_queries"].rows}
     assert texts["tqa2:L_1"] == "rocks"
     # exam questions never enter the questions table (no system reads them)

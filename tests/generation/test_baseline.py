@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from core.corpus.documents import get_passages, read_text_file, upsert_document
+from core.corpus.documents import read_text_file, upsert_document
 from core.corpus.gutenberg import clean_gutenberg
 from core.generation import questions as gen
 from core.generation.candidates import BASELINE
@@ -17,6 +17,8 @@ from core.generation.names import fold
 from core.generation.offline_types import BLANK, blank, blank_pattern, prose
 from core.generation.span import span_fraction
 from core.store.connection import rows
+from core.store.documents import get_passages
+from core.store.entities import Entity
 
 ROOT = Path(__file__).resolve().parents[2]
 FILLER = (
@@ -92,6 +94,10 @@ def _expected(q: dict, passages, length: int) -> set[str]:
     return min(found)[1]  # the name in the blank of the earlier moment
 
 
+def _entity(name: str, aliases: list[str]) -> Entity:
+    return Entity(0, "raw", name, aliases, "PERSON", 1, 1, "regex", None)
+
+
 def test_three_types_answers_derived_independently(made):
     db, summary, qs = made
     passages = get_passages(db, "b")
@@ -140,15 +146,13 @@ def test_generate_builds_entities_when_missing_and_says_why_short(db):
     )
     assert get_entities(db, "raw") and 1 <= summary["kept"] < 15
     assert summary["note"].startswith("made ") and "unique" in summary["note"]
-    assert same_entity({"name": "Holt", "aliases": []}, {"name": "Hickman Holt", "aliases": []})
-    assert same_entity({"name": "Hick Holt", "aliases": ["Hick"]}, {"name": "Hick", "aliases": []})
-    assert not same_entity(
-        {"name": "Marian Holt", "aliases": []}, {"name": "Hickman Holt", "aliases": []}
-    )
+    assert same_entity(_entity("Holt", []), _entity("Hickman Holt", []))
+    assert same_entity(_entity("Hick Holt", ["Hick"]), _entity("Hick", []))
+    assert not same_entity(_entity("Marian Holt", []), _entity("Hickman Holt", []))
 
 
 def test_blanking_and_prose():
-    alice = {"name": "Jean Valjean", "aliases": ["M. Madeleine", "Valjean"]}
+    alice = _entity("Jean Valjean", ["M. Madeleine", "Valjean"])
     text = "Then Valjean's friend, M. Madeleine, saw Jean Valjean and Cosette."
     assert blank(text, [alice]) == f"Then {BLANK}'s friend, {BLANK}, saw {BLANK} and Cosette."
     assert prose("He walked slowly to the river and looked at the water.")

@@ -112,19 +112,19 @@ def test_build_store_and_rerun_idempotent(db):
     summary = entity_store.build_entities(db, "story", method="regex")
     assert summary["method"] == "proper-noun" and summary["n_entities"] == len(EXPECTED)
     rows = entity_store.get_entities(db, "story")
-    assert [r["rank"] for r in rows] == list(range(1, len(rows) + 1))
-    ids = {r["name"]: r["id"] for r in rows}
+    assert [r.rank for r in rows] == list(range(1, len(rows) + 1))
+    ids = {r.name: r.id for r in rows}
     mentions = entity_store.get_mentions(db, ids["Myriel"])
     assert len(mentions) == 5
-    assert all(STORY[m["start"] : m["end"]].split() == m["surface"].split() for m in mentions)
-    assert all(m["passage_idx"] == 0 for m in mentions)  # the story is one passage
+    assert all(STORY[m.start : m.end].split() == m.surface.split() for m in mentions)
+    assert all(m.passage_idx == 0 for m in mentions)  # the story is one passage
     assert entity_store.entity_passage_indexes(db, ids["Myriel"]) == [0]
     n_mentions = db["mentions"].count
     entity_store.build_entities(db, "story", method="regex")
-    assert {r["name"]: r["id"] for r in entity_store.get_entities(db, "story")} == ids
+    assert {r.name: r.id for r in entity_store.get_entities(db, "story")} == ids
     assert db["mentions"].count == n_mentions
     assert db["runs"].count == 2
-    assert entity_store.get_entities(db, "story", top=2)[0]["n_mentions"] == 5
+    assert entity_store.get_entities(db, "story", top=2)[0].n_mentions == 5
 
 
 def test_build_errors(db):
@@ -148,8 +148,8 @@ def test_llm_merge_with_scripted_model(db):
     assert summary["method"] == "proper-noun+llm-merge"
     assert "Madeleine" in seen[0].prompt and seen[0].task == "merge_aliases"
     top = entity_store.get_entities(db, "story2")[0]
-    assert top["name"] == "Jean Valjean" and top["n_mentions"] == 7
-    assert "M. Madeleine" in top["aliases"]
+    assert top.name == "Jean Valjean" and top.n_mentions == 7
+    assert "M. Madeleine" in top.aliases
 
     set_script("merge-bad", lambda request: "They are all the same person, I think.")
     summary = entity_store.build_entities(db, "story2", method="regex", model="scripted:merge-bad")
@@ -214,7 +214,7 @@ def test_les_miserables_top10(db):
     upsert_document(db, "lesmis", book.body, kind="book", source="gutenberg", title=book.title)
     summary = entity_store.build_entities(db, "lesmis", method="regex")
     elapsed = time.process_time() - t0
-    top10 = [r["name"] for r in entity_store.get_entities(db, "lesmis", top=10)]
+    top10 = [r.name for r in entity_store.get_entities(db, "lesmis", top=10)]
     for who in ("Valjean", "Marius", "Cosette", "Javert", "Thénardier"):
         matching = [n for n in top10 if who in n]
         assert len(matching) == 1, (who, top10)

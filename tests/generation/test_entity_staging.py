@@ -19,14 +19,14 @@ def test_staged_mentions_point_at_their_entities(db, monkeypatch):
     upsert_document(db, "tale", TEXT, kind="story", source="file")
     entity_store.build_entities(db, "tale", method="regex")
     entities = entity_store.get_entities(db, "tale")
-    assert {e["name"] for e in entities} == set(NAMES)
+    assert {e.name for e in entities} == set(NAMES)
     for e in entities:
-        mentions = entity_store.get_mentions(db, e["id"])
-        assert len(mentions) == e["n_mentions"] > 0
-        assert {TEXT[m["start"] : m["end"]] for m in mentions} == {e["name"]}
-    ids = {e["name"]: e["id"] for e in entities}
+        mentions = entity_store.get_mentions(db, e.id)
+        assert len(mentions) == e.n_mentions > 0
+        assert {TEXT[m.start : m.end] for m in mentions} == {e.name}
+    ids = {e.name: e.id for e in entities}
     n = db["mentions"].count
     entity_store.build_entities(db, "tale", method="regex")
-    assert {e["name"]: e["id"] for e in entity_store.get_entities(db, "tale")} == ids
-    assert db["mentions"].count == n == sum(e["n_mentions"] for e in entities)
+    assert {e.name: e.id for e in entity_store.get_entities(db, "tale")} == ids
+    assert db["mentions"].count == n == sum(e.n_mentions for e in entities)
     assert db["row_stage"].count == 0

@@ -112,8 +112,8 @@ def test_stored_story_starts_keep_stories_apart(db):
     upsert_document(db, "c", one + two, kind="book", source="file", metadata=meta)
     build_entities(db, "c", method="regex")
     found = get_entities(db, "c")
-    assert [(e["name"], e["n_mentions"]) for e in found] == [
+    assert [(e.name, e.n_mentions) for e in found] == [
         ("Alice (story 1)", 2),
         ("Alice (story 2)", 2),
     ]
-    assert all(e["aliases"][0] == "Alice" for e in found)
+    assert all(e.aliases[0] == "Alice" for e in found)

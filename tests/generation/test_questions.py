@@ -7,7 +7,7 @@ import json
 import pytest
 
 from core.__main__ import main
-from core.corpus.documents import get_passages, upsert_document
+from core.corpus.documents import upsert_document
 from core.errors import ConfigError, ContextTooLongError, InputError
 from core.generation import question_store
 from core.generation import questions as gen
@@ -16,6 +16,7 @@ from core.generation.span import span_fraction, span_summary
 from core.llm.prompts import prompt_hash
 from core.llm.scripted import call_count, set_script
 from core.store.connection import rows
+from core.store.documents import get_passages
 
 FILLER = (
     "the rain kept falling on the roofs of the town and the carts went by slowly while "
@@ -145,7 +146,7 @@ def test_generate_with_scripted_model(book):
     assert len(qs) == 6
     text = book["documents"].get("book")["text"]
     starts = {p.idx: p.start for p in get_passages(book, "book")}
-    ents = {e["name"]: e["id"] for e in get_entities(book, "book")}
+    ents = {e.name: e.id for e in get_entities(book, "book")}
     for q in qs:
         prov = q["provenance"]
         assert prov["model"] == "scripted:gen" and prov["prompt_hash"] == prompt_hash(gen.PROMPT)

@@ -8,12 +8,13 @@ import json
 import pytest
 from llm_servers import FakeServer, reply_text
 
-from core.llm.batch import BatchError, batch_status, import_batch, list_batches, submit_batch
+from core.llm.batch import BatchError, batch_status, import_batch, submit_batch
 from core.llm.catalog import configure, reset_configuration
 from core.llm.cost import call_cost
 from core.llm.engine import complete_many
 from core.llm.registry import clear_instances
 from core.llm.types import LLMRequest
+from core.store.llm_batches import list_batches
 
 
 @pytest.fixture

@@ -10,6 +10,8 @@ from pathlib import Path
 import pytest
 
 from core.__main__ import main
+from core.annotation.identity import sign_in_open
+from core.errors import AccessError, InputError
 from core.store.connection import rows
 from core.store.database import open_db
 from core.views.xrag import (
@@ -17,10 +19,10 @@ from core.views.xrag import (
     controlled_table,
     label_distribution_table,
     panel_human_agreement,
-    record_human_verdict,
     response_language_table,
 )
 from core.xrag.evaluate import context_documents, question_in
+from core.xrag.human_verdicts import import_human_verdicts, record_human_verdict
 from core.xrag.translate import english_items
 from core.xrag.workflow import build_demo
 
@@ -103,11 +105,32 @@ def test_panel_human_agreement(demo):
     db, _, _ = demo
     assert panel_human_agreement(db)["n"] == 0
     results = rows(db, "select id, verdict from xrag_results where setting = 'english' order by id")
+    ann = sign_in_open(db, "ann")
     for r in results:
-        record_human_verdict(db, r["id"], "ann", r["verdict"])
+        record_human_verdict(db, ann, r["id"], r["verdict"])
     got = panel_human_agreement(db)
     assert got["n"] == 18 and got["agreement"] == 1.0 and got["cohen_kappa"] == pytest.approx(1.0)
     assert label_distribution_table(db).empty
+
+
+def test_human_verdicts_belong_to_the_signed_in_annotator(demo, tmp_path):
+    """A verdict is stored under the signed-in person's own rater; a bare name is refused, and
+    a file row naming someone else is refused before anything is written."""
+    db, _, _ = demo
+    rid = rows(db, "select id from xrag_results order by id limit 1")[0]["id"]
+    with pytest.raises(AccessError):
+        record_human_verdict(db, "ann", rid, "yes")  # type: ignore[arg-type]
+    ann = sign_in_open(db, "ann")
+    jid = record_human_verdict(db, ann, rid, "no")
+    assert rows(db, "select rater from judgments where id = ?", [jid])[0]["rater"] == "human:ann"
+    sheet = tmp_path / "v.csv"
+    sheet.write_text(f"result_id,verdict,annotator\n{rid},yes,ann\n{rid},no,bob\n")
+    n = rows(db, "select count(*) as n from judgments")[0]["n"]
+    with pytest.raises(InputError, match="'bob'"):
+        import_human_verdicts(db, sheet, ann)
+    assert rows(db, "select count(*) as n from judgments")[0]["n"] == n
+    sheet.write_text(f"result_id,verdict,annotator\n{rid},yes,ann\n{rid},,bob\n")
+    assert import_human_verdicts(db, sheet, ann) == {"recorded": 1}
 
 
 def test_cli_report_json(demo, capsys):

@@ -1,0 +1,277 @@
+"""The ``entities`` and ``mentions`` tables (migration m0001): typed records and every query.
+
+:func:`replace_entities` stores one extraction of a ``(document, method)``: the mentions (a long
+book has 100,000 and more) are staged first in short transactions (:mod:`core.store.row_stage`),
+then one short transaction writes the entity rows (ids kept for names that still exist: questions
+point at them) and switches the mentions in. ``entity_edits`` are in :mod:`core.store.entity_edits`.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from typing import TYPE_CHECKING, Any, Self
+
+from core.store.connection import dumps, transaction
+from core.store.questions import referenced_entity_ids
+from core.store.row_stage import drop_rows_stage, stage_rows, staged, switch_rows
+
+if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
+    import sqlite_utils
+
+
+@dataclass(frozen=True, slots=True)
+class Entity:
+    """An ``entities`` row: a canonical name with its aliases, ranked by mentions (1 = most)."""
+
+    id: int
+    document_id: str
+    name: str
+    aliases: list[str]
+    label: str
+    n_mentions: int
+    rank: int
+    method: str
+    run_id: str | None
+
+    @classmethod
+    def from_row(cls, row: Mapping[str, Any]) -> Self:
+        """An entity from its row (``aliases`` JSON text or already decoded)."""
+        aliases = row["aliases"]
+        return cls(
+            id=int(row["id"]),
+            document_id=row["document_id"],
+            name=row["name"],
+            aliases=list(json.loads(aliases) if isinstance(aliases, str) else aliases),
+            label=row["label"],
+            n_mentions=int(row["n_mentions"]),
+            rank=int(row["rank"]),
+            method=row["method"],
+            run_id=row["run_id"],
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Mention:
+    """A ``mentions`` row: where an entity is named, ``[start, end)`` in the document text."""
+
+    id: int
+    entity_id: int
+    document_id: str
+    start: int
+    end: int
+    surface: str
+    passage_idx: int | None
+
+    @classmethod
+    def from_row(cls, row: Mapping[str, Any]) -> Self:
+        """A mention from its row."""
+        return cls(
+            id=int(row["id"]),
+            entity_id=int(row["entity_id"]),
+            document_id=row["document_id"],
+            start=int(row["start"]),
+            end=int(row["end"]),
+            surface=row["surface"],
+            passage_idx=None if row["passage_idx"] is None else int(row["passage_idx"]),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class EntityDraft:
+    """An entity to store (no id yet), its mentions given separately."""
+
+    name: str
+    aliases: list[str] = field(default_factory=list)
+    label: str = ""
+    n_mentions: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class MentionDraft:
+    """A mention to store, of the entity named ``entity_name``."""
+
+    entity_name: str
+    start: int
+    end: int
+    surface: str
+    passage_idx: int | None
+
+
+#: SQL: the id of the entity named ``{name}`` of the document and method bound as ``?, ?``.
+ENTITY_BY_NAME = (
+    "(select e.id from entities e where e.document_id = ? and e.method = ? and e.name = {name})"
+)
+
+
+def _records(cur: Any, cls: Any) -> list[Any]:
+    cols = [c[0] for c in cur.description]
+    return [cls.from_row(dict(zip(cols, r))) for r in cur.fetchall()]
+
+
+def replace_entities(
+    db: sqlite_utils.Database,
+    doc_id: str,
+    method: str,
+    run_id: str,
+    entities: Sequence[EntityDraft],
+    mentions: Sequence[MentionDraft],
+) -> None:
+    """Replace the entities of ``(doc_id, method)`` and their mentions (see module docstring);
+    ``entities`` in rank order."""
+    rows = [{"entity_id": None, "document_id": doc_id, **asdict(m)} for m in mentions]
+    stage = stage_rows(db, "mentions", rows) if rows else None
+    try:
+        with transaction(db):
+            _write_entity_rows(db, doc_id, entities, method, run_id)
+            if stage is not None:
+                switch_rows(
+                    db,
+                    stage,
+                    fill={"entity_id": ENTITY_BY_NAME.format(name=staged("entity_name"))},
+                    params=[doc_id, method],
+                    columns=[c for c in stage.columns if c != "entity_name"],
+                )
+    finally:
+        if stage is not None:
+            drop_rows_stage(db, stage)
+
+
+def _write_entity_rows(
+    db: sqlite_utils.Database,
+    doc_id: str,
+    entities: Sequence[EntityDraft],
+    method: str,
+    run_id: str,
+) -> None:
+    """The entity rows (ids kept for names that still exist); old mentions removed."""
+    old = {
+        r[1]: r[0]
+        for r in db.execute(
+            "select id, name from entities where document_id = ? and method = ?",
+            [doc_id, method],
+        )
+    }
+    referenced = referenced_entity_ids(db)
+    for rank, e in enumerate(entities, start=1):
+        row = {
+            "document_id": doc_id,
+            "name": e.name,
+            "aliases": dumps(e.aliases),
+            "label": e.label,
+            "n_mentions": e.n_mentions,
+            "rank": rank,
+            "method": method,
+            "run_id": run_id,
+        }
+        if e.name in old:
+            entity_id = old.pop(e.name)
+            db.table("entities").update(entity_id, row)
+            db.execute("delete from mentions where entity_id = ?", [entity_id])
+        else:
+            db.table("entities").insert(row)
+    for extra, entity_id in enumerate(old.values(), start=len(entities) + 1):
+        db.execute("delete from mentions where entity_id = ?", [entity_id])
+        if entity_id in referenced:  # keep the row questions point at, unranked
+            db.execute(
+                "update entities set n_mentions = 0, rank = ?, run_id = ? where id = ?",
+                [extra, run_id, entity_id],
+            )
+        else:
+            db.execute("delete from entities where id = ?", [entity_id])
+
+
+def get_entities(
+    db: sqlite_utils.Database, doc_id: str, method: str, *, top: int | None = None
+) -> list[Entity]:
+    """The mentioned entities of ``(doc_id, method)`` by rank (the first ``top`` when given)."""
+    sql = (
+        "select * from entities where document_id = ? and method = ? and n_mentions > 0 "
+        "order by rank"
+    )
+    cur = db.execute(sql + (f" limit {int(top)}" if top else ""), [doc_id, method])
+    return _records(cur, Entity)
+
+
+def get_entity(db: sqlite_utils.Database, entity_id: int) -> Entity | None:
+    """The entity ``entity_id`` or None."""
+    found = _records(db.execute("select * from entities where id = ?", [entity_id]), Entity)
+    return found[0] if found else None
+
+
+def latest_method_entity_names(db: sqlite_utils.Database, doc_id: str, n: int) -> list[str]:
+    """Names of the ``n`` top-ranked entities of the document's most recently stored method
+    (by entity id; mentioned or not)."""
+    latest = db.execute(
+        "select method from entities where document_id = ? order by id desc limit 1", [doc_id]
+    ).fetchone()
+    if latest is None:
+        return []
+    return [
+        r[0]
+        for r in db.execute(
+            "select name from entities where document_id = ? and method = ? order by rank, id "
+            "limit ?",
+            [doc_id, latest[0], n],
+        )
+    ]
+
+
+def get_mentions(db: sqlite_utils.Database, entity_id: int) -> list[Mention]:
+    """The mention chain of an entity in book order."""
+    cur = db.execute("select * from mentions where entity_id = ? order by start", [entity_id])
+    return _records(cur, Mention)
+
+
+def mention_spans(
+    db: sqlite_utils.Database, entity_ids: Sequence[int]
+) -> dict[int, list[tuple[int, int, int]]]:
+    """Entity id -> its mentions ``(passage_idx, start, end)`` in a passage, in book order."""
+    ids = list(entity_ids)
+    out: dict[int, list[tuple[int, int, int]]] = {i: [] for i in ids}
+    for lo in range(0, len(ids), 500):
+        chunk = ids[lo : lo + 500]
+        for r in db.execute(
+            "select entity_id, passage_idx, start, end from mentions where entity_id in "
+            f"({','.join('?' * len(chunk))}) and passage_idx is not null order by start",
+            chunk,
+        ):
+            out[r[0]].append((r[1], r[2], r[3]))
+    return out
+
+
+def entity_passage_indexes(db: sqlite_utils.Database, entity_id: int) -> list[int]:
+    """Distinct passage indexes of an entity's mentions, in book order."""
+    return [
+        r[0]
+        for r in db.execute(
+            "select distinct passage_idx from mentions where entity_id = ? and passage_idx is not "
+            "null order by passage_idx",
+            [entity_id],
+        )
+    ]
+
+
+def entities_by_id(db: sqlite_utils.Database, ids: Sequence[int]) -> list[Entity]:
+    """The stored entities among ``ids``, by id."""
+    if not ids:
+        return []
+    marks = ",".join("?" * len(ids))
+    cur = db.execute(f"select * from entities where id in ({marks}) order by id", list(ids))
+    return _records(cur, Entity)
+
+
+def mention_passages(db: sqlite_utils.Database, entity_ids: Sequence[int]) -> list[int]:
+    """Distinct passage indexes where any of ``entity_ids`` is mentioned, in book order."""
+    if not entity_ids:
+        return []
+    marks = ",".join("?" * len(entity_ids))
+    return [
+        r[0]
+        for r in db.execute(
+            f"select distinct passage_idx from mentions where entity_id in ({marks}) "
+            "and passage_idx is not null order by passage_idx",
+            list(entity_ids),
+        )
+    ]

@@ -1,0 +1,33 @@
+"""The ``generation_failures`` table (migration m0200): one row per failed question-generation
+call (provider error or unparseable reply) with the raw reply."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
+    import sqlite_utils
+
+
+@dataclass(frozen=True, slots=True)
+class GenerationFailure:
+    """A failed generation call: what was asked (run, document, entity, model, prompt hash), why
+    it failed (``kind``, ``error``) and the raw reply."""
+
+    run_id: str | None
+    document_id: str
+    entity_id: int | None
+    model: str
+    prompt_hash: str
+    kind: str
+    error: str
+    raw: str
+    created_at: str
+
+
+def record_generation_failure(db: sqlite_utils.Database, failure: GenerationFailure) -> None:
+    """Append ``failure`` (its error cut to 1,000 characters)."""
+    row = asdict(failure)
+    row["error"] = failure.error[:1000]
+    db.table("generation_failures").insert(row)
