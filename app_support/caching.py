@@ -10,11 +10,11 @@ from collections.abc import Callable, Hashable
 from typing import Any
 
 import streamlit as st
-from sqlite_utils import Database
 
 from app_support.connection import db_path
 from core.stats.ranking_settings import RankingSettings
 from core.store.database import opened
+from core.store.engine import Database
 from core.store.fingerprints import answers_fingerprint, data_version, judgments_version
 from core.views.leaderboard import LiveLeaderboard, LiveResult
 

@@ -7,12 +7,12 @@ import contextlib
 from collections.abc import Iterator
 
 import streamlit as st
-from sqlite_utils import Database
 from streamlit import runtime
 
 from core.errors import DatabaseFileError
 from core.store.connection import default_db_path
 from core.store.database import open_db
+from core.store.engine import Database
 from core.views.text import md
 
 EMPTY_HINT = (

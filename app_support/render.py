@@ -5,10 +5,10 @@ agreement-with-gold block the Team and Agreement pages share."""
 from __future__ import annotations
 
 import streamlit as st
-from sqlite_utils import Database
 
 from app_support.caching import cached_answers, cached_view
 from core.stats.agreement import KAPPA_CI_MIN_ITEMS
+from core.store.engine import Database
 from core.views.evidence_panel import evidence_passages, evidence_query, passage_window
 from core.views.gold import LEAVE_ONE_OUT, gold_agreement, gold_size, people_agreement
 from core.views.gold import MIN_ITEMS as GOLD_MIN_ITEMS

@@ -5,7 +5,6 @@ gate every page passes (:func:`sign_in_sidebar`, :func:`require_annotator`)."""
 from __future__ import annotations
 
 import streamlit as st
-from sqlite_utils import Database
 
 from app_support.connection import database, served
 from core.annotation.identity import (
@@ -18,6 +17,7 @@ from core.annotation.identity import (
 from core.annotation.throttle import start_session_throttled
 from core.errors import WorkbenchError
 from core.store.accounts import accounts_exist
+from core.store.engine import Database
 from core.views.text import escape_markdown, md
 
 #: The browser cookie that holds the session id (set and cleared by :func:`_cookie`).

@@ -10,13 +10,13 @@ import threading
 import time
 
 import streamlit as st
-from sqlite_utils import Database
 from streamlit.logger import get_logger
 from streamlit.runtime.scriptrunner import add_script_run_ctx, get_script_run_ctx
 
 from app_support.caching import cached_judgments, cached_view, live_leaderboard
 from app_support.connection import db_path, served
 from core.store.database import opened
+from core.store.engine import Database
 from core.views.figures import agreement_overview
 from core.views.gold import gold_agreement, gold_size, people_agreement
 from core.views.leaderboard import PAGE_RANKING, pairwise_raters

@@ -22,7 +22,7 @@ def db_path(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def db(db_path: Path):
-    """A fresh migrated database (sqlite_utils.Database), closed after the test."""
+    """A fresh migrated database (Database), closed after the test."""
     database = open_db(db_path)
     yield database
     database.conn.close()

@@ -27,7 +27,6 @@ MAX_LINES = 400
 #: to import or optional (docs/CONVENTIONS.md, "Deferred imports"). Keyed on the top-level name.
 DEFERRABLE = {
     "pandas": "about 0.5 s to import",
-    "sqlite_utils": "imports pandas",
     "scipy": "heavy",
     "sklearn": "heavy",
     "plotly": "heavy",

@@ -20,13 +20,11 @@ from core.errors import InputError
 from core.store.adjudications import effective_adjudications, insert_adjudication, own_adjudication
 from core.store.connection import retry_when_busy, transaction, utcnow
 
-if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
-    import sqlite_utils
+if TYPE_CHECKING:
+    from core.store.engine import Database
 
 
-def _by_item(
-    db: sqlite_utils.Database, task: str, part: str = "all"
-) -> dict[str, list[HumanLabel]]:
+def _by_item(db: Database, task: str, part: str = "all") -> dict[str, list[HumanLabel]]:
     """Item -> its effective labels (skips aside): ``part`` ``all``, ``team`` or ``imported``."""
     labels = human_labels(db, task)
     if part != "all":
@@ -38,16 +36,14 @@ def _by_item(
     return items
 
 
-def settled(db: sqlite_utils.Database, task: str) -> dict[str, dict[str, Any]]:
+def settled(db: Database, task: str) -> dict[str, dict[str, Any]]:
     """Item -> its effective adjudication (latest row of any adjudicator), for ``task``; a key
     stored in an older form (a side-by-side ``a|b|c``) is read in its current form."""
     found = task_named(task)
     return {found.stored_key(r["item_key"]): r for r in effective_adjudications(db, found.name)}
 
 
-def disagreements(
-    db: sqlite_utils.Database, task: str, *, open_only: bool = False
-) -> list[dict[str, Any]]:
+def disagreements(db: Database, task: str, *, open_only: bool = False) -> list[dict[str, Any]]:
     """Items of ``task`` whose people gave different labels, oldest disagreement first.
 
     Each: ``item``, ``question_id``, ``labels`` (every effective team label: ``annotator``,
@@ -76,7 +72,7 @@ def disagreements(
 
 @retry_when_busy
 def adjudicate(
-    db: sqlite_utils.Database,
+    db: Database,
     who: Annotator,
     task: str,
     item: str,

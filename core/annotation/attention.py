@@ -17,12 +17,12 @@ from typing import TYPE_CHECKING, Any
 from core.store.adjudications import effective_adjudications
 from core.store.settings import int_setting
 
-if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
-    import sqlite_utils
+if TYPE_CHECKING:
+    from core.store.engine import Database
 
 
 def mix_attention(
-    db: sqlite_utils.Database,
+    db: Database,
     task: str,
     annotator: str,
     queue: list,

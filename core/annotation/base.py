@@ -19,15 +19,15 @@ from typing import TYPE_CHECKING, Any
 from core.store.accounts import account_names
 from core.store.settings import choice_setting, int_setting
 
-if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
-    import sqlite_utils
+if TYPE_CHECKING:
+    from core.store.engine import Database
 
 #: ``expected``/``seen`` id arguments of the write paths: do not check what the page saw (a
 #: script or the shell, not a page that loaded the item).
 UNCHECKED = -1
 
 
-def team_names(db: sqlite_utils.Database) -> set[str] | None:
+def team_names(db: Database) -> set[str] | None:
     """Whose labels count towards ``k``: the names of every account (active or revoked) once
     accounts exist; None in open mode (no accounts: every label made in the app counts).
     Imported raters (``human:crowd#1``, ...) are data, not team members."""
@@ -53,22 +53,22 @@ def rater_name(annotator: str) -> str:
     return f"human:{annotator}"
 
 
-def required_annotations(db: sqlite_utils.Database) -> int:
+def required_annotations(db: Database) -> int:
     """``k``: how many annotators each item needs (setting ``annotations_per_item``, default 1)."""
     return int_setting(db, "annotations_per_item")
 
 
-def calibration_size(db: sqlite_utils.Database) -> int:
+def calibration_size(db: Database) -> int:
     """``N``: the first N items of each queue go to every annotator (``calibration_items``)."""
     return int_setting(db, "calibration_items")
 
 
-def queue_seed(db: sqlite_utils.Database) -> int:
+def queue_seed(db: Database) -> int:
     """The seed of queue orders and A/B orders (setting ``queue_seed``, default 0)."""
     return int_setting(db, "queue_seed")
 
 
-def personal_order(db: sqlite_utils.Database) -> bool:
+def personal_order(db: Database) -> bool:
     """Whether each person's queue has its own order (setting ``queue_order`` is
     ``per-annotator``) rather than the shared one."""
     return choice_setting(db, "queue_order") == "per-annotator"

@@ -36,8 +36,8 @@ from core.store.resolutions import (
     resolution_marks,
 )
 
-if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
-    import sqlite_utils
+if TYPE_CHECKING:
+    from core.store.engine import Database
 
 RESOLUTIONS = ("reference_wrong", "model_wrong", "both_acceptable", "ambiguous")
 #: The name of this task (:mod:`core.annotation.label_tasks.disputes`).
@@ -61,7 +61,7 @@ def group_disputes(records: list[dict[str, Any]]) -> dict[int, list[dict[str, An
     return {members[0]["id"]: members for members in groups.values()}
 
 
-def dispute_items(db: sqlite_utils.Database) -> list[int]:
+def dispute_items(db: Database) -> list[int]:
     """The disputes people resolve: one id per (question, answer text) (:func:`group_disputes`),
     ascending."""
     return sorted(group_disputes(dispute_records(db)))
@@ -69,7 +69,7 @@ def dispute_items(db: sqlite_utils.Database) -> list[int]:
 
 @retry_when_busy
 def resolve_dispute(
-    db: sqlite_utils.Database,
+    db: Database,
     dispute_id: int,
     who: Annotator,
     resolution: str,
@@ -107,7 +107,7 @@ def resolve_dispute(
 
 
 def dispute_queue(
-    db: sqlite_utils.Database, annotator: str, dispute_ids: list[int], k: int | None = None
+    db: Database, annotator: str, dispute_ids: list[int], k: int | None = None
 ) -> list[int]:
     """Of ``dispute_ids``, those ``annotator`` (a name) has not resolved that still need a
     resolution, in the order of :func:`core.annotation.base.team_queue`; the disputes they
@@ -130,7 +130,7 @@ def dispute_queue(
 
 
 def dispute_progress(
-    db: sqlite_utils.Database,
+    db: Database,
     annotator: str,
     dispute_ids: list[int],
     queue: list[int] | None = None,
@@ -143,7 +143,7 @@ def dispute_progress(
 
 
 @retry_when_busy
-def skip_dispute(db: sqlite_utils.Database, dispute_id: int, who: Annotator) -> int:
+def skip_dispute(db: Database, dispute_id: int, who: Annotator) -> int:
     """Record that the signed-in ``who`` skipped the dispute: a row with resolution
     ``skipped`` superseding their previous row on it. Returns the new row's id."""
     with transaction(db):
@@ -166,7 +166,7 @@ def skip_dispute(db: sqlite_utils.Database, dispute_id: int, who: Annotator) -> 
 
 
 @retry_when_busy
-def withdraw_last_resolution(db: sqlite_utils.Database, who: Annotator) -> Withdrawal | None:
+def withdraw_last_resolution(db: Database, who: Annotator) -> Withdrawal | None:
     """Undo: withdraw the signed-in ``who``'s latest effective resolution or skip. Never
     deletes: appends a row with ``resolution='withdrawn'`` superseding it, so the dispute returns
     to the queue. Returns what was withdrawn (``item``: the dispute id), or None when there is

@@ -34,13 +34,13 @@ from core.store.entity_edits import (
 from core.store.questions import update_question
 
 if TYPE_CHECKING:
-    import sqlite_utils
+    from core.store.engine import Database
 
 #: The question status an entity edit sets on the questions about an entity it takes away.
 NEEDS_REVIEW = "needs_review"
 
 
-def _payload(db: sqlite_utils.Database, doc_id: str, action: str, args: dict[str, Any]) -> dict:
+def _payload(db: Database, doc_id: str, action: str, args: dict[str, Any]) -> dict:
     """Check an edit's arguments; split mentions given by id become character offsets."""
     if action == "merge":
         names = [clean_name(n) for n in args.get("names") or []]
@@ -73,7 +73,7 @@ def _payload(db: sqlite_utils.Database, doc_id: str, action: str, args: dict[str
 
 
 def mention_offsets(
-    db: sqlite_utils.Database, doc_id: str, entity: str, mention_ids: list[int]
+    db: Database, doc_id: str, entity: str, mention_ids: list[int]
 ) -> list[list[int]]:
     """``[[start, end], ...]`` of stored mentions (by id) of the entity named ``entity``."""
     if not mention_ids:
@@ -89,7 +89,7 @@ def mention_offsets(
     return [list(spans[i]) for i in mention_ids]
 
 
-def _flag(db: sqlite_utils.Database, entity_ids: list[int], edit_id: int, reason: str) -> dict:
+def _flag(db: Database, entity_ids: list[int], edit_id: int, reason: str) -> dict:
     """Set ``needs_review`` on the kept questions about ``entity_ids``: ``{id: old status}``."""
     flagged: dict[str, str] = {}
     now = utcnow()
@@ -106,7 +106,7 @@ def _flag(db: sqlite_utils.Database, entity_ids: list[int], edit_id: int, reason
 
 
 def edit_entities(
-    db: sqlite_utils.Database, who: object, doc_id: str, action: str, **args: Any
+    db: Database, who: object, doc_id: str, action: str, **args: Any
 ) -> dict[str, Any]:
     """Apply one edit to ``doc_id``'s entities as the signed-in admin ``who``; returns the stored
     edit ``{"id", "action", "payload", "flagged"}``. Nothing is written when it is refused."""
@@ -126,9 +126,7 @@ def edit_entities(
     return {"id": edit_id, "action": action, "payload": payload, "flagged": sorted(flagged)}
 
 
-def undo_entity_edit(
-    db: sqlite_utils.Database, who: object, doc_id: str, edit_id: int
-) -> dict[str, Any]:
+def undo_entity_edit(db: Database, who: object, doc_id: str, edit_id: int) -> dict[str, Any]:
     """Undo edit ``edit_id`` of ``doc_id`` (a new ``undo`` row) and store the entities without
     it; the questions it flagged and nobody has reviewed since get their status back."""
     with transaction(db):

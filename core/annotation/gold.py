@@ -43,8 +43,8 @@ from core.store.connection import transaction, utcnow
 from core.store.gold_sources import active_gold_sources, insert_gold_source_change
 from core.store.judgments import human_raters
 
-if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
-    import sqlite_utils
+if TYPE_CHECKING:
+    from core.store.engine import Database
 
 #: Fewest people other than the scored one whose (majority) label is gold.
 MIN_OTHERS = 2
@@ -52,7 +52,7 @@ MIN_OTHERS = 2
 MIN_ITEMS_DERIVED = 5
 
 
-def person_labels(db: sqlite_utils.Database, task: str) -> dict[str, dict[str, str]]:
+def person_labels(db: Database, task: str) -> dict[str, dict[str, str]]:
     """Person -> item -> label (``ok`` labels; conflicting labels of one person on one item:
     none)."""
     found: dict[str, dict[str, set[str]]] = {}
@@ -65,7 +65,7 @@ def person_labels(db: sqlite_utils.Database, task: str) -> dict[str, dict[str, s
     }
 
 
-def gold_source_names(db: sqlite_utils.Database) -> set[str]:
+def gold_source_names(db: Database) -> set[str]:
     """Names (without ``human:``) of the current gold sources."""
     return {r["rater"].removeprefix("human:") for r in active_gold_sources(db)}
 
@@ -157,19 +157,19 @@ def leave_out_sets(labels: Mapping[str, Mapping[str, str]]) -> dict[str, frozens
 
 
 def gold_inputs(
-    db: sqlite_utils.Database, task: str
+    db: Database, task: str
 ) -> tuple[dict[str, dict[str, str]], dict[str, tuple[str, str]], set[str]]:
     """What :func:`gold_for` needs, read once: people's labels, adjudications, gold sources."""
     adjudicated = {i: (r["label"], r["adjudicator"]) for i, r in settled(db, task).items()}
     return person_labels(db, task), adjudicated, gold_source_names(db)
 
 
-def gold_labels(db: sqlite_utils.Database, task: str) -> dict[str, str]:
+def gold_labels(db: Database, task: str) -> dict[str, str]:
     """Item -> gold label with nobody left out."""
     return gold_for(*gold_inputs(db, task))
 
 
-def _known_human(db: sqlite_utils.Database, rater: str) -> str:
+def _known_human(db: Database, rater: str) -> str:
     if not rater.startswith("human:") or not rater.removeprefix("human:").strip():
         raise InputError(f"a gold source is a human rater, human:NAME (not {rater!r})")
     name = rater.removeprefix("human:")
@@ -180,7 +180,7 @@ def _known_human(db: sqlite_utils.Database, rater: str) -> str:
     raise InputError(f"no labels from {rater!r}; nothing was stored")
 
 
-def _record(db: sqlite_utils.Database, rater: str, add: bool, by: str) -> dict[str, Any]:
+def _record(db: Database, rater: str, add: bool, by: str) -> dict[str, Any]:
     rater = _known_human(db, rater)
     current = rater.removeprefix("human:") in gold_source_names(db)
     if add and current:
@@ -197,9 +197,7 @@ def _record(db: sqlite_utils.Database, rater: str, add: bool, by: str) -> dict[s
     return row
 
 
-def mark_gold_source(
-    db: sqlite_utils.Database, who: object, rater: str, add: bool = True
-) -> dict[str, Any]:
+def mark_gold_source(db: Database, who: object, rater: str, add: bool = True) -> dict[str, Any]:
     """Make ``rater`` (``human:NAME``) a gold source (``add``) or stop it being one, as the
     signed-in ``who`` (admin once accounts exist). Returns the stored row; writes nothing on
     refusal."""
@@ -208,9 +206,7 @@ def mark_gold_source(
         return _record(db, rater, add, name)
 
 
-def mark_gold_source_as(
-    db: sqlite_utils.Database, admin: str, rater: str, add: bool = True
-) -> dict[str, Any]:
+def mark_gold_source_as(db: Database, admin: str, rater: str, add: bool = True) -> dict[str, Any]:
     """:func:`mark_gold_source` from the shell, recorded as ``admin``
     (:func:`core.annotation.identity.shell_admin`)."""
     return mark_gold_source(db, shell_admin(db, admin), rater, add)

@@ -36,8 +36,8 @@ from core.store.judgments import human_raters
 from core.store.sessions import create_session, end_session, session_account, session_hash
 from core.store.settings import update_setting
 
-if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
-    import sqlite_utils
+if TYPE_CHECKING:
+    from core.store.engine import Database
 
 OPEN_ROLE = "open"
 #: Role order: a higher role may do what a lower one may.
@@ -90,7 +90,7 @@ def _issue(name: str, role: str, token_id: str = "", session: str = "") -> Annot
     return Annotator(name, role, token_id, session, _seal(name, role, token_id, session))
 
 
-def start_session(db: sqlite_utils.Database, token: str) -> tuple[Annotator, str]:
+def start_session(db: Database, token: str) -> tuple[Annotator, str]:
     """Exchange a personal token for a session: ``(annotator, session id)``. The token is used
     up (a second use is refused); the plain session id is returned once (only its hash is
     stored). AccessError when the token is wrong, revoked or used."""
@@ -102,13 +102,13 @@ def start_session(db: sqlite_utils.Database, token: str) -> tuple[Annotator, str
     return who, session_id
 
 
-def sign_in_token(db: sqlite_utils.Database, token: str) -> Annotator:
+def sign_in_token(db: Database, token: str) -> Annotator:
     """Sign in with a personal token (once: :func:`start_session`); AccessError when wrong,
     revoked or already used."""
     return start_session(db, token)[0]
 
 
-def resume_session(db: sqlite_utils.Database, session_id: str) -> Annotator:
+def resume_session(db: Database, session_id: str) -> Annotator:
     """The annotator of a session id (a reload, another tab); AccessError when the session
     ended (signed out) or is unknown, the account was revoked or given a fresh link."""
     id_hash = session_hash(session_id)
@@ -116,7 +116,7 @@ def resume_session(db: sqlite_utils.Database, session_id: str) -> Annotator:
     return _issue(account["name"], account["role"], account["token_id"], id_hash)
 
 
-def sign_out(db: sqlite_utils.Database, who: object) -> None:
+def sign_out(db: Database, who: object) -> None:
     """End ``who``'s session on the server: the session id signs nobody in again, and writes
     with ``who`` are refused. (Open mode has no session: nothing to end.)"""
     if isinstance(who, Annotator) and who.session:
@@ -124,7 +124,7 @@ def sign_out(db: sqlite_utils.Database, who: object) -> None:
             end_session(db, who.session)
 
 
-def account_name(db: sqlite_utils.Database, name: object) -> str:
+def account_name(db: Database, name: object) -> str:
     """``name`` (stripped) when it is a valid name (:mod:`core.corpus.names`) that does not look
     like a different account or labeller (same confusable skeleton, Unicode TR39: always
     refused for people, so nobody can pass for someone else)."""
@@ -138,7 +138,7 @@ def account_name(db: sqlite_utils.Database, name: object) -> str:
     return name
 
 
-def sign_in_open(db: sqlite_utils.Database, name: str) -> Annotator:
+def sign_in_open(db: Database, name: str) -> Annotator:
     """Sign in by name alone: only in open mode (while no account exists)."""
     name = account_name(db, name)
     if accounts_exist(db):
@@ -146,7 +146,7 @@ def sign_in_open(db: sqlite_utils.Database, name: str) -> Annotator:
     return _issue(name, OPEN_ROLE)
 
 
-def shell_admin(db: sqlite_utils.Database, name: str | None) -> Annotator:
+def shell_admin(db: Database, name: str | None) -> Annotator:
     """The command line acting as ``name`` (``--as NAME``): whoever can run commands on the
     database file administers it, so no token is asked (a link works once and belongs to the
     browser). Once accounts exist ``name`` must be an active admin account; in open mode any
@@ -162,7 +162,7 @@ def shell_admin(db: sqlite_utils.Database, name: str | None) -> Annotator:
     return _issue(account["name"], account["role"], account["token_id"])
 
 
-def authorise(db: sqlite_utils.Database, who: object, role: str = "annotator") -> Annotator:
+def authorise(db: Database, who: object, role: str = "annotator") -> Annotator:
     """``who`` if it is a signed-in Annotator still allowed to act as ``role``; else AccessError.
 
     Checked against the database at the time of the write: open mode ends when the first account
@@ -192,7 +192,7 @@ def authorise(db: sqlite_utils.Database, who: object, role: str = "annotator") -
 
 
 def change_settings(
-    db: sqlite_utils.Database, who: object, values: Mapping[str, object]
+    db: Database, who: object, values: Mapping[str, object]
 ) -> dict[str, int | str]:
     """Set known settings as ``who`` (admin once accounts exist), all or none; return them."""
     with transaction(db):

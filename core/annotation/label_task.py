@@ -19,8 +19,8 @@ from core.annotation.base import Progress
 from core.errors import InputError
 from core.store.questions import get_question
 
-if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
-    import sqlite_utils
+if TYPE_CHECKING:
+    from core.store.engine import Database
 
 #: An item's key: a question id, a dispute id, a side-by-side pair key (:mod:`json` list).
 ItemKey = str | int
@@ -68,19 +68,17 @@ class LabelTask(Protocol):
         """Where the task comes on the pages (lower first)."""
         ...
 
-    def items(self, db: sqlite_utils.Database) -> list[ItemKey]:
+    def items(self, db: Database) -> list[ItemKey]:
         """Every item of the task (labelled or not)."""
         ...
 
-    def queue(
-        self, db: sqlite_utils.Database, annotator: str, items: list[ItemKey]
-    ) -> list[ItemKey]:
+    def queue(self, db: Database, annotator: str, items: list[ItemKey]) -> list[ItemKey]:
         """``annotator``'s whole queue over ``items``, in the order they will see it."""
         ...
 
     def progress(
         self,
-        db: sqlite_utils.Database,
+        db: Database,
         annotator: str,
         items: list[ItemKey],
         queue: list[ItemKey],
@@ -88,11 +86,11 @@ class LabelTask(Protocol):
         """``annotator``'s progress on their own ``queue`` (:func:`core.annotation.base.queue_progress`)."""
         ...
 
-    def human_labels(self, db: sqlite_utils.Database) -> list[HumanLabel]:
+    def human_labels(self, db: Database) -> list[HumanLabel]:
         """Everyone's effective labels and skips, oldest first; a withdrawn label (undo) is none."""
         ...
 
-    def item_fields(self, db: sqlite_utils.Database, keys: Sequence[ItemKey]) -> list[ItemFields]:
+    def item_fields(self, db: Database, keys: Sequence[ItemKey]) -> list[ItemFields]:
         """For each of ``keys`` in order, what a queue entry shows of it (:class:`ItemFields`)."""
         ...
 
@@ -104,21 +102,19 @@ class LabelTask(Protocol):
         """How a label of the scale reads on a page."""
         ...
 
-    def places(self, db: sqlite_utils.Database, items: Sequence[str]) -> dict[str, str]:
+    def places(self, db: Database, items: Sequence[str]) -> dict[str, str]:
         """Item -> which item of its question it is, in words ("pair 2 of 3", "dispute 7")."""
         ...
 
-    def texts(
-        self, db: sqlite_utils.Database, item: str, question_id: str
-    ) -> list[tuple[str, str]]:
+    def texts(self, db: Database, item: str, question_id: str) -> list[tuple[str, str]]:
         """The texts the labels of ``item`` are about, as (title, text)."""
         ...
 
-    def after_settlement(self, db: sqlite_utils.Database, item: str) -> None:
+    def after_settlement(self, db: Database, item: str) -> None:
         """What else changes when an adjudicator settles ``item`` (inside their transaction)."""
         ...
 
-    def auto_labels(self, db: sqlite_utils.Database) -> dict[str, dict[str, str]]:
+    def auto_labels(self, db: Database) -> dict[str, dict[str, str]]:
         """Auto-rater -> item -> its label on the task's scale (empty: auto-raters give none)."""
         ...
 
@@ -136,22 +132,20 @@ class TaskDefaults:
         """``both_acceptable`` reads "both acceptable"."""
         return label.replace("_", " ")
 
-    def places(self, db: sqlite_utils.Database, items: Sequence[str]) -> dict[str, str]:
+    def places(self, db: Database, items: Sequence[str]) -> dict[str, str]:
         """Every item is the task's one item of its question."""
         return {item: self.name for item in items}
 
-    def texts(
-        self, db: sqlite_utils.Database, item: str, question_id: str
-    ) -> list[tuple[str, str]]:
+    def texts(self, db: Database, item: str, question_id: str) -> list[tuple[str, str]]:
         """The question's reference answers."""
         q = get_question(db, question_id, ["answers"])
         refs = q["answers"] if q else []
         return [("Reference answer", r) for r in (refs or [])]
 
-    def after_settlement(self, db: sqlite_utils.Database, item: str) -> None:
+    def after_settlement(self, db: Database, item: str) -> None:
         """Nothing beyond the adjudication row."""
 
-    def auto_labels(self, db: sqlite_utils.Database) -> dict[str, dict[str, str]]:
+    def auto_labels(self, db: Database) -> dict[str, dict[str, str]]:
         """Auto-raters give no labels of the task."""
         return {}
 

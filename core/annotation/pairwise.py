@@ -38,8 +38,8 @@ from core.store.judgments import (
 )
 from core.store.validation_items import validation_overlaps
 
-if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
-    import sqlite_utils
+if TYPE_CHECKING:
+    from core.store.engine import Database
 
 PAIRWISE_VERDICTS = ("A", "B", "Equal", "None")
 #: The name of this task (:mod:`core.annotation.label_tasks.side_by_side`).
@@ -73,14 +73,12 @@ def canonical_pair_key(key: str) -> str:
     return pair_key(*split_pair_key(key))
 
 
-def pairwise_items(db: sqlite_utils.Database) -> list[str]:
+def pairwise_items(db: Database) -> list[str]:
     """Every side-by-side item: each question with each pair of systems that answered it (ok)."""
     return [pair_key(p["question_id"], p["system_1"], p["system_2"]) for p in answer_pairs(db)]
 
 
-def _human_pairwise_by_status(
-    db: sqlite_utils.Database, team: bool = False
-) -> dict[str, dict[str, set[str]]]:
+def _human_pairwise_by_status(db: Database, team: bool = False) -> dict[str, dict[str, set[str]]]:
     """Status (``ok``, ``skipped``) -> item key -> the raters whose effective human label on the
     item has that status. ``team``: only the verdicts given in the app (not imported ones)."""
     out: dict[str, dict[str, set[str]]] = {"ok": {}, "skipped": {}}
@@ -93,12 +91,12 @@ def _human_pairwise_by_status(
     return out
 
 
-def people_per_item(db: sqlite_utils.Database) -> dict[str, set[str]]:
+def people_per_item(db: Database) -> dict[str, set[str]]:
     """Side-by-side item key -> the human raters whose effective verdict on it is a label (ok)."""
     return _human_pairwise_by_status(db)["ok"]
 
 
-def identical_items(db: sqlite_utils.Database) -> list[str]:
+def identical_items(db: Database) -> list[str]:
     """Side-by-side items whose two answers are the same text (:func:`same_text`), sorted."""
     return sorted(
         pair_key(p["question_id"], p["system_1"], p["system_2"])
@@ -108,7 +106,7 @@ def identical_items(db: sqlite_utils.Database) -> list[str]:
 
 
 def verdict_queue(
-    db: sqlite_utils.Database,
+    db: Database,
     annotator: str,
     items: list[str] | None = None,
     k: int | None = None,
@@ -162,7 +160,7 @@ def verdict_queue(
 
 
 def verdict_progress(
-    db: sqlite_utils.Database,
+    db: Database,
     annotator: str,
     items: list[str] | None = None,
     queue: list[str] | None = None,
@@ -175,7 +173,7 @@ def verdict_progress(
     return queue_progress(items, _human_pairwise_by_status(db), rater_name(annotator), queue)
 
 
-def blind_item(db: sqlite_utils.Database, key: str, annotator: str) -> dict[str, Any]:
+def blind_item(db: Database, key: str, annotator: str) -> dict[str, Any]:
     """The item as this annotator sees it: answers in the seeded order, names kept out of the
     text fields meant for display (``answer_a``/``answer_b``); ``system_a``/``system_b`` are for
     storing the verdict only. ``identical``: the two answers are the same text
@@ -214,7 +212,7 @@ def same_text(a: str | None, b: str | None) -> bool:
 
 @retry_when_busy
 def submit_verdict(
-    db: sqlite_utils.Database,
+    db: Database,
     item: dict[str, Any],
     annotator: Annotator,
     verdict: str,
@@ -267,7 +265,7 @@ def submit_verdict(
 
 
 def skip_item(
-    db: sqlite_utils.Database,
+    db: Database,
     item: dict[str, Any],
     annotator: Annotator,
     *,
@@ -302,7 +300,7 @@ def _stale_message(now: dict[str, Any] | None) -> str:
 
 
 @retry_when_busy
-def undo_last(db: sqlite_utils.Database, annotator: Annotator) -> int | None:
+def undo_last(db: Database, annotator: Annotator) -> int | None:
     """Withdraw this annotator's latest effective side-by-side label (verdict or skip).
 
     Never deletes: appends a row with ``status='withdrawn'`` and verdict NULL superseding it, so

@@ -42,8 +42,8 @@ from core.store.reviews import (
     review_marks,
 )
 
-if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
-    import sqlite_utils
+if TYPE_CHECKING:
+    from core.store.engine import Database
 
 REVIEW_DECISIONS = ("accept", "reject", "edit")
 #: The name of this task (:mod:`core.annotation.label_tasks.review`).
@@ -69,7 +69,7 @@ class ReviewResult:
 
 @retry_when_busy
 def record_review(
-    db: sqlite_utils.Database,
+    db: Database,
     question_id: str,
     who: Annotator,
     checklist: dict[str, Any] | None = None,
@@ -165,7 +165,7 @@ def record_review(
 
 
 def submit_review(
-    db: sqlite_utils.Database,
+    db: Database,
     question_id: str,
     who: Annotator,
     decision: str | None = None,
@@ -189,7 +189,7 @@ def submit_review(
 
 
 @retry_when_busy
-def skip_review(db: sqlite_utils.Database, question_id: str, who: Annotator) -> int:
+def skip_review(db: Database, question_id: str, who: Annotator) -> int:
     """Record that the signed-in ``who`` skipped the question: a row with decision ``skipped``
     superseding their previous row on it (a review of theirs is taken back, the status
     recomputed). The question goes to the end of their queue; a skip is not counted as done.
@@ -207,7 +207,7 @@ def skip_review(db: sqlite_utils.Database, question_id: str, who: Annotator) -> 
 
 
 @retry_when_busy
-def withdraw_last_review(db: sqlite_utils.Database, who: Annotator) -> Withdrawal | None:
+def withdraw_last_review(db: Database, who: Annotator) -> Withdrawal | None:
     """Undo: withdraw the signed-in ``who``'s latest effective review or skip. Never deletes:
     appends a row with decision ``withdrawn`` superseding it, so the question returns to the
     queue; a withdrawn review is no label anywhere and the question's status is recomputed from
@@ -250,20 +250,20 @@ def _majority_status(decisions: list[str], settled: str | None = None) -> str:
     return _STATUS_OF_DECISION[top[0]] if len(top) == 1 else DISPUTED
 
 
-def _settled(db: sqlite_utils.Database, question_id: str) -> str | None:
+def _settled(db: Database, question_id: str) -> str | None:
     """The adjudicator's settled decision of the question's review, or None."""
     row = item_adjudication(db, REVIEW_TASK, question_id)
     return row["label"] if row else None
 
 
-def settle_status(db: sqlite_utils.Database, question_id: str) -> str:
+def settle_status(db: Database, question_id: str) -> str:
     """Recompute the question's status after an adjudication of its reviews (the settled
     decision); returns it. Part of the caller's transaction."""
     q = get_question(db, question_id)
     return _recompute_status(db, q) if q else ""
 
 
-def _recompute_status(db: sqlite_utils.Database, q: dict[str, Any]) -> str:
+def _recompute_status(db: Database, q: dict[str, Any]) -> str:
     """Set the question's status from its effective reviews, as :func:`record_review` does:
     ``discarded`` when a remaining checklist of a cross-document question says Sufficient, else
     the majority decision (:func:`_majority_status`: a tie is ``disputed``, a settled decision
@@ -312,7 +312,7 @@ def _recompute_status(db: sqlite_utils.Database, q: dict[str, Any]) -> str:
 
 
 def review_queue(
-    db: sqlite_utils.Database, annotator: str, question_ids: list[str], k: int | None = None
+    db: Database, annotator: str, question_ids: list[str], k: int | None = None
 ) -> list[str]:
     """Of ``question_ids``, those ``annotator`` (a name) has not reviewed that still need a
     review, in the order of :func:`core.annotation.base.team_queue`; the questions they skipped
@@ -333,7 +333,7 @@ def review_queue(
 
 
 def review_progress(
-    db: sqlite_utils.Database,
+    db: Database,
     annotator: str,
     question_ids: list[str],
     queue: list[str] | None = None,

@@ -15,8 +15,8 @@ from core.annotation.base import Progress, team_names
 from core.annotation.label_task import HumanLabel, ItemKey
 from core.annotation.task_registry import task_named
 
-if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
-    import sqlite_utils
+if TYPE_CHECKING:
+    from core.store.engine import Database
 
 
 class QueueEntry(TypedDict):
@@ -33,13 +33,13 @@ def check_task(task: str) -> str:
     return task_named(task).name
 
 
-def task_items(db: sqlite_utils.Database, task: str) -> list[ItemKey]:
+def task_items(db: Database, task: str) -> list[ItemKey]:
     """Every item of ``task``: question ids, dispute ids (one per question and answer text), or
     side-by-side pair keys."""
     return task_named(task).items(db)
 
 
-def human_labels(db: sqlite_utils.Database, task: str) -> list[HumanLabel]:
+def human_labels(db: Database, task: str) -> list[HumanLabel]:
     """Everyone's effective label rows of ``task``, oldest first.
 
     Each: ``item`` (the key as text), ``question_id``, ``annotator``, ``label`` (None for a
@@ -51,7 +51,7 @@ def human_labels(db: sqlite_utils.Database, task: str) -> list[HumanLabel]:
 
 
 def team_labels(
-    db: sqlite_utils.Database, labels: list[HumanLabel]
+    db: Database, labels: list[HumanLabel]
 ) -> tuple[list[HumanLabel], list[HumanLabel]]:
     """``labels`` (of :func:`human_labels`) split into the team's and the imported raters'.
 
@@ -65,7 +65,7 @@ def team_labels(
     return team, imported
 
 
-def task_queue(db: sqlite_utils.Database, name: str, task: str) -> list[ItemKey]:
+def task_queue(db: Database, name: str, task: str) -> list[ItemKey]:
     """``name``'s whole queue for ``task``, in order (the items the Review, Disputes and Side by
     side pages show next)."""
     found = task_named(task)
@@ -73,7 +73,7 @@ def task_queue(db: sqlite_utils.Database, name: str, task: str) -> list[ItemKey]
 
 
 def task_progress(
-    db: sqlite_utils.Database, name: str, task: str, queue: list[ItemKey] | None = None
+    db: Database, name: str, task: str, queue: list[ItemKey] | None = None
 ) -> Progress:
     """``name``'s progress on their own queue for ``task``: what the pages, ``queue NAME`` and
     the Overview show (:func:`core.annotation.base.queue_progress`)."""
@@ -84,7 +84,7 @@ def task_progress(
 
 
 def next_items(
-    db: sqlite_utils.Database,
+    db: Database,
     name: str,
     task: str,
     limit: int = 10,

@@ -21,7 +21,7 @@ from core.errors import AccessError
 from core.store.sign_in_failures import clear_failures, failures_since, record_failure
 
 if TYPE_CHECKING:
-    import sqlite_utils
+    from core.store.engine import Database
 
 FREE_FAILURES = 5
 BASE_DELAY_S = 2.0
@@ -40,9 +40,7 @@ def wait_seconds(failures: Sequence[float], now: float) -> float:
     return max(0.0, max(recent) + delay - now)
 
 
-def check_client(
-    db: sqlite_utils.Database, client: str, clock: Callable[[], float] = time.time
-) -> None:
+def check_client(db: Database, client: str, clock: Callable[[], float] = time.time) -> None:
     """AccessError when ``client`` must still wait after repeated failed sign-ins."""
     now = clock()
     wait = wait_seconds(failures_since(db, client, now - WINDOW_S), now)
@@ -53,7 +51,7 @@ def check_client(
 
 
 def start_session_throttled(
-    db: sqlite_utils.Database,
+    db: Database,
     token: str,
     client: str,
     clock: Callable[[], float] = time.time,

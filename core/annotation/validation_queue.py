@@ -26,14 +26,14 @@ from core.store.connection import transaction, utcnow
 from core.store.validation_items import insert_validation_items, validation_requests
 from core.store.verdict_reads import verdict_summary
 
-if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
-    import sqlite_utils
+if TYPE_CHECKING:
+    from core.store.engine import Database
 
 #: How many distinct people label each validation item (the alt-test needs two per item).
 VALIDATION_OVERLAP = 2
 
 
-def validation_candidates(db: sqlite_utils.Database, rater: str) -> list[str]:
+def validation_candidates(db: Database, rater: str) -> list[str]:
     """Pair keys ``rater`` judged (effective verdicts) with fewer than
     :data:`VALIDATION_OVERLAP` people's labels, judgeable, not yet requested for ``rater``; in
     the seeded order of the queue."""
@@ -51,7 +51,7 @@ def validation_candidates(db: sqlite_utils.Database, rater: str) -> list[str]:
 
 
 def queue_validation_items(
-    db: sqlite_utils.Database,
+    db: Database,
     rater: str,
     n_items: int,
     actor: Annotator,

@@ -13,27 +13,25 @@ from core.store.connection import dumps
 from core.store.questions import get_question, root_questions
 from core.store.reviews import effective_reviews
 
-if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
-    import sqlite_utils
+if TYPE_CHECKING:
+    from core.store.engine import Database
 
 
-def _question(db: sqlite_utils.Database, question_id: str) -> dict[str, Any]:
+def _question(db: Database, question_id: str) -> dict[str, Any]:
     found = get_question(db, question_id)
     if found is None or found["origin"] != "xrag":
         raise InputError(f"unknown XRAG question {question_id!r}")
     return found
 
 
-def current_reviews(
-    db: sqlite_utils.Database, question_id: str | None = None
-) -> list[dict[str, Any]]:
+def current_reviews(db: Database, question_id: str | None = None) -> list[dict[str, Any]]:
     """The latest review of each (question, annotator) on XRAG questions (of one question when
     ``question_id`` is given), oldest first."""
     return effective_reviews(db, question_id or None, origin="xrag")
 
 
 def apply_review(
-    db: sqlite_utils.Database,
+    db: Database,
     question_id: str,
     who: Annotator,
     checklist: dict[str, Any],
@@ -48,7 +46,7 @@ def apply_review(
     return {"review_id": out.review_id, "status": out.status, "reason": out.reason}
 
 
-def label_distribution(db: sqlite_utils.Database) -> dict[str, Any]:
+def label_distribution(db: Database) -> dict[str, Any]:
     """Counts of every checklist value over the current reviews of English XRAG questions.
 
     ``{"n_reviews", "n_questions", "fields": {field: {value: count}}, "status": {status: n},

@@ -32,8 +32,8 @@ from core.store.answers import answered, save_answer
 from core.store.connection import dumps, utcnow
 from core.store.documents import Document
 
-if TYPE_CHECKING:  # sqlite_utils imports pandas: load it only when a database is opened
-    import sqlite_utils
+if TYPE_CHECKING:
+    from core.store.engine import Database
 
 _ABSTAIN = (
     "i don't know",
@@ -82,7 +82,7 @@ def _answer_request(system: System, question: dict, doc: Document, context: str)
     )
 
 
-def plan_answer(db: sqlite_utils.Database, system: System, question: dict) -> PlannedAnswer:
+def plan_answer(db: Database, system: System, question: dict) -> PlannedAnswer:
     """Build the request of ``system`` for ``question``; raise before sending if it cannot fit."""
 
     doc = book_of(db, question)
@@ -117,9 +117,7 @@ def plan_answer(db: sqlite_utils.Database, system: System, question: dict) -> Pl
     return PlannedAnswer(question["id"], system, request, n_context, used)
 
 
-def plan_answers(
-    db: sqlite_utils.Database, systems: list[System], questions: list[dict]
-) -> list[PlannedAnswer]:
+def plan_answers(db: Database, systems: list[System], questions: list[dict]) -> list[PlannedAnswer]:
     """Every (question, system) answer not stored yet, with its request (nothing is sent)."""
     done = answered(db, [s.name for s in systems])
     out = []
@@ -144,7 +142,7 @@ def _status(text: str, finish_reason: str = "") -> str:
 
 
 def run_answers(
-    db: sqlite_utils.Database,
+    db: Database,
     planned: list[PlannedAnswer],
     *,
     run_id: str | None = None,
@@ -159,7 +157,7 @@ def run_answers(
         register_system(db, p)
     now = utcnow()
 
-    def store(db: sqlite_utils.Database, p: PlannedAnswer, resp: Any) -> str:
+    def store(db: Database, p: PlannedAnswer, resp: Any) -> str:
         failed = resp.error is not None
         row = {
             "question_id": p.question_id,
@@ -194,7 +192,7 @@ def run_answers(
 
 
 def answer_questions(
-    db: sqlite_utils.Database,
+    db: Database,
     systems: list[System],
     question_ids: list[str],
     *,

@@ -29,8 +29,8 @@ from core.store.documents import Document, get_document
 from core.store.questions import questions_by_id
 from core.store.setups import get_system, insert_system
 
-if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
-    import sqlite_utils
+if TYPE_CHECKING:
+    from core.store.engine import Database
 
 _KINDS = {
     "none": "no context: title and author only (the model's parametric knowledge)",
@@ -202,7 +202,7 @@ def make_system(spec: dict[str, Any]) -> System:
     return replace(base, **spec)
 
 
-def check_system_setup(db: sqlite_utils.Database, system: System) -> bool:
+def check_system_setup(db: Database, system: System) -> bool:
     """Whether ``system`` is stored already; a stored system of that name with another setup
     (model, context, parameters or prompt) raises ConfigError (otherwise a rerun would silently
     mix the old setup's answers into the new)."""
@@ -223,7 +223,7 @@ def check_system_setup(db: sqlite_utils.Database, system: System) -> bool:
     return True
 
 
-def register_system(db: sqlite_utils.Database, system: System) -> None:
+def register_system(db: Database, system: System) -> None:
     """Store ``system`` in table ``systems``; a stored system of that name must be identical."""
     if check_system_setup(db, system):
         return
@@ -251,7 +251,7 @@ class OracleMissingError(InputError):
     """A question has no oracle text (e.g. no NarrativeQA summary)."""
 
 
-def load_questions(db: sqlite_utils.Database, question_ids: Iterable[str]) -> list[dict]:
+def load_questions(db: Database, question_ids: Iterable[str]) -> list[dict]:
     """Question rows in the given order; an unknown id raises InputError."""
     ids = list(question_ids)
     found = questions_by_id(db, ids)
@@ -264,7 +264,7 @@ def load_questions(db: sqlite_utils.Database, question_ids: Iterable[str]) -> li
     return [found[q] for q in ids]
 
 
-def book_of(db: sqlite_utils.Database, question: dict) -> Document:
+def book_of(db: Database, question: dict) -> Document:
     """The text a question is about: its document (book or story) when that has text, else its
     context document (a NarrativeQA question whose story is missing is read from its summary).
 
@@ -284,7 +284,7 @@ def book_of(db: sqlite_utils.Database, question: dict) -> Document:
     )
 
 
-def oracle_document(db: sqlite_utils.Database, question: dict, suffix: str) -> Document:
+def oracle_document(db: Database, question: dict, suffix: str) -> Document:
     """The oracle text of a question: ``<document_id><suffix>``, else a distinct context doc."""
 
     for doc_id in (f"{question.get('document_id')}{suffix}", question.get("context_document_id")):
@@ -299,7 +299,7 @@ def oracle_document(db: sqlite_utils.Database, question: dict, suffix: str) -> D
     )
 
 
-def retrieved_context(db: sqlite_utils.Database, doc_id: str, query: str, tokens: int) -> str:
+def retrieved_context(db: Database, doc_id: str, query: str, tokens: int) -> str:
     """BM25 passages of ``doc_id`` for ``query`` up to ``tokens``, in book order, as one block."""
 
     return format_context(retrieve(db, doc_id, query, budget_tokens=tokens))

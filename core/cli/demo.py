@@ -27,8 +27,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
-    import sqlite_utils
+if TYPE_CHECKING:
+    from core.store.engine import Database
 
 
 from core.store.documents import document_ids
@@ -39,7 +39,7 @@ DEMO_ANNOTATIONS_PER_ITEM = 2
 
 
 def build_demo(
-    db: sqlite_utils.Database,
+    db: Database,
     demo_dir: Path | None = None,
     *,
     quick: bool = False,
@@ -112,7 +112,7 @@ def build_demo(
     return summary
 
 
-def import_prd_demo(db: sqlite_utils.Database, demo_dir: Path) -> dict[str, Any]:
+def import_prd_demo(db: Database, demo_dir: Path) -> dict[str, Any]:
     """Import the bundled PRD Vicuna80 folder (idempotent); rows inserted per table."""
     from core.corpus.evaluation_layouts import (
         read_prd_vicuna80,

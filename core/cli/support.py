@@ -9,10 +9,10 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # the CLI imports its modules lazily, to start fast
-    import sqlite_utils
+    from core.store.engine import Database
 
 
-def open_args_db(args: argparse.Namespace) -> "sqlite_utils.Database":
+def open_args_db(args: argparse.Namespace) -> "Database":
     """The database at ``args.db`` (``--db``), opened and migrated."""
     from core.store.database import (
         open_db,

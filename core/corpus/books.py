@@ -16,8 +16,8 @@ from core.errors import InputError
 from core.store.documents import Document, get_document
 from core.store.questions import document_dependents
 
-if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
-    import sqlite_utils
+if TYPE_CHECKING:
+    from core.store.engine import Database
 
 LANGUAGE_CODES = {
     "english": "en",
@@ -37,7 +37,7 @@ def book_id_for(path: Path) -> str:
 
 
 def prepare_book(
-    db: sqlite_utils.Database,
+    db: Database,
     path: str | Path,
     *,
     doc_id: str | None = None,
@@ -90,7 +90,7 @@ def prepare_book(
 
 
 def _orphaned(
-    db: sqlite_utils.Database,
+    db: Database,
     doc_id: str,
     stored: Document | None,
     text: str,
@@ -118,7 +118,7 @@ def _orphaned(
 
 
 def import_book(
-    db: sqlite_utils.Database,
+    db: Database,
     path: str | Path,
     *,
     doc_id: str | None = None,
@@ -138,7 +138,7 @@ def import_book(
 
 
 def _store(
-    db: sqlite_utils.Database, book: dict[str, Any], progress: Callable[[int], None] | None = None
+    db: Database, book: dict[str, Any], progress: Callable[[int], None] | None = None
 ) -> dict[str, Any]:
     book = dict(book)
     orphaned = book.pop("orphaned")
@@ -147,7 +147,7 @@ def _store(
 
 
 def prepare_stories(
-    db: sqlite_utils.Database,
+    db: Database,
     path: str | Path,
     *,
     doc_id: str | None = None,
@@ -189,7 +189,7 @@ def prepare_stories(
 
 
 def import_stories(
-    db: sqlite_utils.Database,
+    db: Database,
     path: str | Path,
     *,
     doc_id: str | None = None,
@@ -205,7 +205,7 @@ def import_stories(
 
 
 def import_books(
-    db: sqlite_utils.Database,
+    db: Database,
     path: str | Path,
     replace: bool = False,
     split_stories: bool = False,

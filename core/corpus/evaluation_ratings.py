@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING, Any
 
 from core.store.judgments import effective_judgments, judgments_after
 
-if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
-    import sqlite_utils
+if TYPE_CHECKING:
+    from core.store.engine import Database
 
 #: What an effective verdict is compared on (the item key, the verdict and the rationale).
 EFFECTIVE_COLUMNS = (
@@ -43,14 +43,14 @@ def rating_key(r: dict[str, Any]) -> tuple:
     )
 
 
-def touched_since(db: sqlite_utils.Database, seen: int, new: list[dict[str, Any]]) -> bool:
+def touched_since(db: Database, seen: int, new: list[dict[str, Any]]) -> bool:
     """Whether a judgment stored after id ``seen`` is on an item of the rows ``new``."""
     keys = {rating_key(r) for r in new}
     return any(rating_key(r) in keys for r in judgments_after(db, seen, EFFECTIVE_COLUMNS))
 
 
 def plan_ratings(
-    db: sqlite_utils.Database,
+    db: Database,
     ratings: list[dict[str, Any]],
     source: str,
     n: dict,

@@ -34,8 +34,8 @@ from core.store.questions import all_question_texts, insert_questions, set_quest
 from core.store.row_stage import RowStage, drop_rows_stage, stage_rows, switch_rows
 from core.store.setups import insert_system, system_names
 
-if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
-    import sqlite_utils
+if TYPE_CHECKING:
+    from core.store.engine import Database
 
 ANONYMOUS = "human:anonymous#"
 STAGE_ABOVE = 2000  # verdicts: from this many on, staged (short transactions) before the switch
@@ -198,7 +198,7 @@ def pairwise(common: dict[str, Any], a: str, b: str, verdict: str) -> dict[str, 
     }
 
 
-def _check_not_accounts(db: sqlite_utils.Database, ev: Evaluation) -> None:
+def _check_not_accounts(db: Database, ev: Evaluation) -> None:
     """Refuse an imported ``human:NAME`` verdict where NAME is an account: imported raters are
     never accounts (it would count as that person's own label, and their Undo would withdraw it)."""
     accounts = account_names(db)
@@ -233,7 +233,7 @@ def _counts() -> dict[str, int]:
 
 
 def store_evaluation(
-    db: sqlite_utils.Database, ev: Evaluation, *, allow_lookalike: bool = False
+    db: Database, ev: Evaluation, *, allow_lookalike: bool = False
 ) -> dict[str, dict[str, int]]:
     """Write ``ev``, all or nothing to a reader; rows inserted / unchanged / updated per table.
 
@@ -283,7 +283,7 @@ def store_evaluation(
 
 
 def _insert_new(
-    db: sqlite_utils.Database,
+    db: Database,
     new: list[dict[str, Any]],
     staged: tuple[list[dict[str, Any]], RowStage] | None,
     insert: Any,
@@ -315,9 +315,7 @@ def _new_questions(ev: Evaluation, known: dict[str, str], now: str) -> list[dict
     ]
 
 
-def _store_questions(
-    db: sqlite_utils.Database, ev: Evaluation, n: dict, now: str, staged: Any = None
-) -> None:
+def _store_questions(db: Database, ev: Evaluation, n: dict, now: str, staged: Any = None) -> None:
     known = all_question_texts(db)
     new = _new_questions(ev, known, now)
     for qid, q in ev.questions.items():
@@ -351,7 +349,7 @@ def _new_answers(
 
 
 def _store_answers(
-    db: sqlite_utils.Database, ev: Evaluation, ns: dict, na: dict, now: str, staged: Any = None
+    db: Database, ev: Evaluation, ns: dict, na: dict, now: str, staged: Any = None
 ) -> None:
     systems = system_names(db)
     for a in ev.answers:
@@ -385,7 +383,7 @@ def _store_answers(
     na["inserted"] += len(new)
 
 
-def _store_ratings(db: sqlite_utils.Database, ev: Evaluation, n: dict, now: str) -> None:
+def _store_ratings(db: Database, ev: Evaluation, n: dict, now: str) -> None:
     insert_judgments(
         db, plan_ratings(db, ev.ratings, ev.source, n, now, stored_answer_ids(db)), batch_size=500
     )

@@ -34,8 +34,8 @@ from core.store.connection import dumps, transaction, utcnow
 from core.store.documents import Document, document_exists, write_document
 from core.store.questions import upsert_question
 
-if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
-    import sqlite_utils
+if TYPE_CHECKING:
+    from core.store.engine import Database
 
 DOC_COLUMNS = ["document_id", "set", "kind", "wiki_title"]
 QAP_COLUMNS = ["document_id", "set", "question", "answer1", "answer2"]
@@ -135,7 +135,7 @@ def _story_file(stories: Path | None, doc_id: str) -> Path | None:
 
 
 def import_narrativeqa(
-    db: sqlite_utils.Database,
+    db: Database,
     root: str | Path,
     *,
     split: str | None = None,
@@ -295,7 +295,7 @@ def import_narrativeqa(
 
 
 def _store_question(
-    db: sqlite_utils.Database,
+    db: Database,
     q: dict[str, Any],
     documents: dict[str, dict[str, Any]],
     story_texts: dict[str, tuple[str, str, str]],
@@ -344,7 +344,7 @@ def _store_question(
 
 
 def _ensure_placeholder_parent(
-    db: sqlite_utils.Database, doc_id: str, title: str, meta: dict[str, Any], now: str
+    db: Database, doc_id: str, title: str, meta: dict[str, Any], now: str
 ) -> None:
     """A document row for a story whose text is not available (kind 'story-missing')."""
     if document_exists(db, doc_id):

@@ -25,8 +25,8 @@ from core.store.questions import get_question, insert_question, update_question
 from core.store.resolutions import question_resolution_count
 from core.store.reviews import review_count
 
-if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
-    import sqlite_utils
+if TYPE_CHECKING:
+    from core.store.engine import Database
 
 CONTENT = ("document_id", "context_document_id", "question", "answers", "qtype", "language")
 """Columns that make a question what it is: changing them under stored answers needs --replace."""
@@ -85,7 +85,7 @@ def _answers(record: dict[str, Any], path: Path, line: int) -> list[str]:
 
 
 def import_questions(
-    db: sqlite_utils.Database,
+    db: Database,
     path: str | Path,
     *,
     origin: str = "imported",
@@ -171,7 +171,7 @@ def import_questions(
 
 
 def _plan(
-    db: sqlite_utils.Database, rows: list[dict[str, Any]], path: Path, replace: bool
+    db: Database, rows: list[dict[str, Any]], path: Path, replace: bool
 ) -> list[tuple[str, dict[str, int]]]:
     """For every row: inserted, updated or unchanged, and what hangs on the stored question."""
     plan = []
@@ -230,7 +230,7 @@ def _foreign(stored: dict[str, Any], row: dict[str, Any]) -> str:
     return ""
 
 
-def _hanging(db: sqlite_utils.Database, qid: str) -> dict[str, int]:
+def _hanging(db: Database, qid: str) -> dict[str, int]:
     return {
         "answers": question_answer_count(db, qid),
         "judgments": question_judgment_count(db, qid),
@@ -242,7 +242,7 @@ def _describe(counts: dict[str, int]) -> str:
     return ", ".join(f"{n} {table if n != 1 else table[:-1]}" for table, n in counts.items() if n)
 
 
-def _human_labels(db: sqlite_utils.Database, qid: str) -> str:
+def _human_labels(db: Database, qid: str) -> str:
     found = {
         "human judgments": question_judgment_count(db, qid, human_only=True),
         "reviews": review_count(db, qid),

@@ -19,8 +19,8 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
-    import sqlite_utils
+if TYPE_CHECKING:
+    from core.store.engine import Database
 
 from core.corpus.bm25 import BM25Index, bm25s_tokenize
 from core.corpus.documents import count_tokens, require_document
@@ -48,7 +48,7 @@ def tokenize(texts: list[str]) -> list[list[str]]:
     return bm25s_tokenize(texts)
 
 
-def _document_key(db: sqlite_utils.Database, doc_id: str) -> tuple[str, str, int]:
+def _document_key(db: Database, doc_id: str) -> tuple[str, str, int]:
     found = passage_key(db, doc_id)
     if found is None:
         require_document(db, doc_id)  # raises, naming the closest known ids
@@ -58,7 +58,7 @@ def _document_key(db: sqlite_utils.Database, doc_id: str) -> tuple[str, str, int
     return doc_id, found[0], found[1]
 
 
-def get_index(db: sqlite_utils.Database, doc_id: str) -> _Index:
+def get_index(db: Database, doc_id: str) -> _Index:
     """The (cached) BM25 index of ``doc_id``'s passages; builds it on first use."""
     key = _document_key(db, doc_id)
     with _lock:
@@ -94,9 +94,7 @@ def _ranked(index: _Index, query: str) -> list[tuple[int, float]]:
     return index.bm25.top(query)
 
 
-def search(
-    db: sqlite_utils.Database, doc_id: str, query: str, k: int = 10
-) -> list[tuple[Passage, float]]:
+def search(db: Database, doc_id: str, query: str, k: int = 10) -> list[tuple[Passage, float]]:
     """The ``k`` best passages of ``doc_id`` for ``query`` with their BM25 scores, best first.
 
     Passages that share no term with the query are never returned.
@@ -107,9 +105,7 @@ def search(
     return [(index.passages[i], s) for i, s in _ranked(index, query)[:k]]
 
 
-def retrieve(
-    db: sqlite_utils.Database, doc_id: str, query: str, budget_tokens: int = 4000
-) -> list[Passage]:
+def retrieve(db: Database, doc_id: str, query: str, budget_tokens: int = 4000) -> list[Passage]:
     """The best passages for ``query`` whose token counts sum to at most ``budget_tokens``,
     returned in book order.
 

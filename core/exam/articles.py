@@ -39,14 +39,14 @@ from core.store.exam_bank import (
     replace_article,
 )
 
-if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
-    import sqlite_utils
+if TYPE_CHECKING:
+    from core.store.engine import Database
 
 GOLD = "_gold_"
 
 
 def store_article(
-    db: sqlite_utils.Database,
+    db: Database,
     bank_id: str,
     query_id: str,
     system: str,
@@ -82,7 +82,7 @@ def store_article(
 
 
 def import_articles(
-    db: sqlite_utils.Database,
+    db: Database,
     bank_id: str,
     system: str,
     texts: dict[str, str],
@@ -123,16 +123,14 @@ def pool_article(pool: list[str], query: str, budget_tokens: int) -> str | None:
     return "\n\n".join(pool[i] for i in sorted(chosen)) if chosen else None
 
 
-def retrieval_article(
-    db: sqlite_utils.Database, document_id: str, query: str, budget_tokens: int
-) -> str | None:
+def retrieval_article(db: Database, document_id: str, query: str, budget_tokens: int) -> str | None:
     """BM25 passages of a stored document for ``query`` up to the budget, in book order."""
 
     passages = retrieve(db, document_id, query, budget_tokens=budget_tokens)
     return "\n\n".join(p.text for p in passages) if passages else None
 
 
-def lead_article(db: sqlite_utils.Database, document_id: str, budget_tokens: int) -> str | None:
+def lead_article(db: Database, document_id: str, budget_tokens: int) -> str | None:
     """The first passages of a stored document whose tokens sum to at most the budget."""
     out, used = [], 0
     for p in get_passages(db, document_id):
@@ -143,7 +141,7 @@ def lead_article(db: sqlite_utils.Database, document_id: str, budget_tokens: int
     return "\n\n".join(out) if out else None
 
 
-def _generated_by(db: sqlite_utils.Database, bank_id: str, system: str, model: str) -> set[str]:
+def _generated_by(db: Database, bank_id: str, system: str, model: str) -> set[str]:
     """Queries of ``bank_id`` whose ``system`` article was already written by ``model``."""
     return {
         a["query_id"]
@@ -155,7 +153,7 @@ def _generated_by(db: sqlite_utils.Database, bank_id: str, system: str, model: s
 
 
 def generate_articles(
-    db: sqlite_utils.Database,
+    db: Database,
     bank_id: str,
     system: str,
     model: str,
@@ -198,7 +196,7 @@ def generate_articles(
         planned.append((q["query_id"], request))
     metadata = {"model": model, "prompt_hash": prompt_hash("exam_article")}
 
-    def store(db: sqlite_utils.Database, query_id: str, resp: LLMResponse) -> str | None:
+    def store(db: Database, query_id: str, resp: LLMResponse) -> str | None:
         if resp.error or not (resp.text or "").strip():
             return None
         store_article(
@@ -217,7 +215,7 @@ def generate_articles(
 
 
 def articles(
-    db: sqlite_utils.Database, bank_id: str, systems: Iterable[str] | None = None
+    db: Database, bank_id: str, systems: Iterable[str] | None = None
 ) -> list[dict[str, Any]]:
     """Stored articles of a bank (optionally of some systems), by system and query."""
     out = bank_articles(db, bank_id)

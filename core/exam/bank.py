@@ -19,8 +19,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
-    import sqlite_utils
+if TYPE_CHECKING:
+    from core.store.engine import Database
 
 from core.corpus.tabular import check_path, jsonl_records
 from core.errors import InputError
@@ -117,7 +117,7 @@ def _check(rec: dict[str, Any], path: Path, n: int) -> dict[str, Any]:
 
 
 def import_car_bank(
-    db: sqlite_utils.Database,
+    db: Database,
     path: str | Path,
     *,
     bank_id: str | None = None,
@@ -183,7 +183,7 @@ def import_car_bank(
 
 
 def derive_bank(
-    db: sqlite_utils.Database,
+    db: Database,
     document_id: str,
     *,
     bank_id: str | None = None,
@@ -241,7 +241,7 @@ def derive_bank(
     return {"bank_id": bank_id, "n_queries": 1, "n_questions": len(qs)}
 
 
-def bank_queries(db: sqlite_utils.Database, bank_id: str) -> list[dict[str, Any]]:
+def bank_queries(db: Database, bank_id: str) -> list[dict[str, Any]]:
     """The queries of a bank with their question counts."""
     if not bank_exists(db, bank_id):
         raise InputError(f"unknown exam bank {bank_id!r}")

@@ -29,8 +29,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
-    import sqlite_utils
+if TYPE_CHECKING:
+    from core.store.engine import Database
 
 from core.corpus.documents import upsert_document
 from core.errors import ConfigError, InputError
@@ -57,14 +57,12 @@ BOOK_THRESHOLD = 2
 _STRATEGY = re.compile(r"^(bm25-entities|opening|spread)-([1-9][0-9]*)$")
 
 
-def generated_counts(db: sqlite_utils.Database) -> dict[str, int]:
+def generated_counts(db: Database) -> dict[str, int]:
     """Generated questions (not rejected/discarded) per full-text document (book or story)."""
     return question_counts_by_document(db, "generated", list(STATUSES), ["book", "story"])
 
 
-def pick_book(
-    db: sqlite_utils.Database, preferred: str = DEMO_BOOK, min_questions: int = MIN_QUESTIONS
-) -> str:
+def pick_book(db: Database, preferred: str = DEMO_BOOK, min_questions: int = MIN_QUESTIONS) -> str:
     """``preferred`` if it has at least ``min_questions`` generated questions, else the document
     with the most (ties: smallest id); ``InputError`` when no document has enough."""
     counts = generated_counts(db)
@@ -79,14 +77,12 @@ def pick_book(
     return best[0][1]
 
 
-def top_entity_names(
-    db: sqlite_utils.Database, document_id: str, n: int = TOP_ENTITIES
-) -> list[str]:
+def top_entity_names(db: Database, document_id: str, n: int = TOP_ENTITIES) -> list[str]:
     """Names of the ``n`` top-ranked entities of the document's latest entity method."""
     return latest_method_entity_names(db, document_id, n)
 
 
-def _spread(db: sqlite_utils.Database, document_id: str, budget: int) -> str | None:
+def _spread(db: Database, document_id: str, budget: int) -> str | None:
     ps = get_passages(db, document_id)
     best: list[int] = []
     for k in range(1, len(ps) + 1):
@@ -97,7 +93,7 @@ def _spread(db: sqlite_utils.Database, document_id: str, budget: int) -> str | N
     return "\n\n".join(ps[i].text for i in best) if best else None
 
 
-def overview(db: sqlite_utils.Database, document_id: str, strategy: str) -> tuple[str | None, dict]:
+def overview(db: Database, document_id: str, strategy: str) -> tuple[str | None, dict]:
     """The overview text of ``strategy`` (see module docstring) and its provenance."""
 
     m = _STRATEGY.match(strategy)
@@ -136,7 +132,7 @@ def book_systems(config: dict[str, Any]) -> dict[str, str]:
 
 
 def write_overviews(
-    db: sqlite_utils.Database, document_id: str, bank_id: str, systems: dict[str, str]
+    db: Database, document_id: str, bank_id: str, systems: dict[str, str]
 ) -> dict[str, dict[str, Any]]:
     """Store each system's overview as its EXAM article and as ``<book>#exam-overview:<s>``.
 
@@ -188,7 +184,7 @@ def _config(path_or_config: str | Path | dict[str, Any], document_id: str) -> di
 
 
 def store_correlation(
-    db: sqlite_utils.Database,
+    db: Database,
     document_id: str,
     exam_run_id: str,
     experiment: str,
@@ -223,7 +219,7 @@ def store_correlation(
 
 
 def build_book_demo(
-    db: sqlite_utils.Database,
+    db: Database,
     document_id: str | None = None,
     *,
     config: str | Path | dict[str, Any] = BOOK_EXPERIMENT,

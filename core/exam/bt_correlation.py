@@ -20,8 +20,8 @@ from core.stats.ranking_settings import RankingSettings
 from core.store.exam_results import run_questions_of_query
 from core.store.judgments import effective_judgments
 
-if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
-    import sqlite_utils
+if TYPE_CHECKING:
+    from core.store.engine import Database
 
 
 def reference_from_rank_json(path: str | Path) -> tuple[dict[str, float], dict[str, float]]:
@@ -48,7 +48,7 @@ def reference_from_rank_json(path: str | Path) -> tuple[dict[str, float], dict[s
 
 
 def bradley_terry_reference(
-    db: sqlite_utils.Database,
+    db: Database,
     document_id: str,
     *,
     rater: str | None = None,
@@ -65,7 +65,7 @@ def bradley_terry_reference(
 
 
 def bradley_terry_fit(
-    db: sqlite_utils.Database,
+    db: Database,
     document_id: str,
     *,
     rater: str | None = None,
@@ -131,7 +131,7 @@ def bradley_terry_fit(
 
 
 def correlate_with_bradley_terry(
-    db: sqlite_utils.Database,
+    db: Database,
     run_id: str,
     document_id: str,
     *,

@@ -35,8 +35,8 @@ from core.store.exam import graded_pairs, open_exam_run, rate_grade, save_grade,
 from core.store.exam_bank import ExamQuestion, bank_articles, bank_questions
 from core.store.runs import finish_run, run_exists, start_run
 
-if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
-    import sqlite_utils
+if TYPE_CHECKING:
+    from core.store.engine import Database
 
 VERIFICATIONS = ("self_rating", "ground_truth")
 DEFAULT_THRESHOLD = {"self_rating": 4.0, "ground_truth": 0.5}
@@ -77,7 +77,7 @@ def _grade_row(g: Grade, run_id: str, now: str) -> dict[str, Any]:
 
 
 def _offline_grades(
-    db: sqlite_utils.Database,
+    db: Database,
     pairs: list[tuple[dict, ExamQuestion]],
     verification: str,
     threshold: float,
@@ -107,7 +107,7 @@ def _offline_grades(
         for row in chosen:
             save_grade(db, row)
 
-    def store(db: sqlite_utils.Database, pair: tuple[dict, ExamQuestion], resp: LLMResponse) -> str:
+    def store(db: Database, pair: tuple[dict, ExamQuestion], resp: LLMResponse) -> str:
         article, q = pair
         g = Grade(article_id=article["id"], question_id=q.id)
         g.answer = (resp.text or "").strip()
@@ -195,7 +195,7 @@ def _grade_request(
 
 
 def _model_grades(
-    db: sqlite_utils.Database,
+    db: Database,
     pairs: list[tuple[dict, ExamQuestion]],
     model: str,
     verification: str,
@@ -211,9 +211,7 @@ def _model_grades(
         name, request = _grade_request(model, a, q, verification)
         planned.append(((a, q, name), request))
 
-    def store(
-        db: sqlite_utils.Database, job: tuple[dict, ExamQuestion, str], resp: LLMResponse
-    ) -> str:
+    def store(db: Database, job: tuple[dict, ExamQuestion, str], resp: LLMResponse) -> str:
         a, q, name = job
         g = Grade(
             article_id=a["id"],
@@ -241,7 +239,7 @@ def _model_grades(
 
 
 def _rate_with_model(
-    db: sqlite_utils.Database, questions: dict[str, ExamQuestion], rater_model: str, run_id: str
+    db: Database, questions: dict[str, ExamQuestion], rater_model: str, run_id: str
 ) -> None:
     """Replace the lexical verdict of every answered free-text grade of the run not rated yet
     by a ``match_reference`` rater's yes/no (an LLM stage: each verdict stored as it arrives).
@@ -266,7 +264,7 @@ def _rate_with_model(
         if not (q := questions[g["question_id"]]).choices
     ]
 
-    def store(db: sqlite_utils.Database, grade_id: int, resp: LLMResponse) -> str:
+    def store(db: Database, grade_id: int, resp: LLMResponse) -> str:
         if resp.error:
             rate_grade(
                 db, grade_id, rater=rater_model, correct=None, status="error", raw=resp.error
@@ -285,7 +283,7 @@ def _rate_with_model(
 
 
 def grade_bank(
-    db: sqlite_utils.Database,
+    db: Database,
     bank_id: str,
     *,
     qa_model: str = OFFLINE,

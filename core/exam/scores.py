@@ -32,8 +32,8 @@ from core.store.exam import get_exam_run
 from core.store.exam_bank import bank_articles, questions_per_query
 from core.store.exam_results import run_grades
 
-if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
-    import sqlite_utils
+if TYPE_CHECKING:
+    from core.store.engine import Database
 
 Z95 = 1.959963984540054
 TIE_DECIMALS = 9
@@ -117,7 +117,7 @@ def exam_scores(
     return sorted(out, key=lambda r: (-r.exam, r.system))
 
 
-def exam_run_bank(db: sqlite_utils.Database, run_id: str) -> str:
+def exam_run_bank(db: Database, run_id: str) -> str:
     """The question bank of the stored EXAM run ``run_id``; an unknown run raises InputError."""
     run = get_exam_run(db, run_id)
     if run is None:
@@ -125,9 +125,7 @@ def exam_run_bank(db: sqlite_utils.Database, run_id: str) -> str:
     return str(run["bank_id"])
 
 
-def run_scores(
-    db: sqlite_utils.Database, run_id: str, queries: Iterable[str] | None = None
-) -> list[SystemExam]:
+def run_scores(db: Database, run_id: str, queries: Iterable[str] | None = None) -> list[SystemExam]:
     """Leaderboard of one stored EXAM run over all (or the given) queries of its bank."""
     bank_id = exam_run_bank(db, run_id)
     counts = questions_per_query(db, bank_id)
@@ -145,9 +143,7 @@ def run_scores(
     return exam_scores(correct, counts, systems, has_article)
 
 
-def rouge1_scores(
-    db: sqlite_utils.Database, bank_id: str, gold: str = GOLD
-) -> dict[str, tuple[float, float]]:
+def rouge1_scores(db: Database, bank_id: str, gold: str = GOLD) -> dict[str, tuple[float, float]]:
     """ROUGE-1 F1 of each system's article against the gold article, ``{system: (mean, SE)}``.
 
     Averaged over the queries that have a gold article; a missing system article scores 0

@@ -32,8 +32,8 @@ from core.exam.scores import run_scores
 from core.store.connection import transaction
 from core.store.exam_bank import delete_bank_articles
 
-if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
-    import sqlite_utils
+if TYPE_CHECKING:
+    from core.store.engine import Database
 
 #: The offline lexical answerability grade runs lower than an LLM's self-rating (it needs the
 #: question's own words in one window); the demo grades with this threshold instead of 4.
@@ -61,7 +61,7 @@ def _nugget_texts(path: Path) -> tuple[dict[str, str], list[str]]:
     return {q: "\n\n".join(blocks) for q, blocks in gold.items()}, pool
 
 
-def build_demo(db: sqlite_utils.Database, demo_dir: str | Path) -> dict[str, Any]:
+def build_demo(db: Database, demo_dir: str | Path) -> dict[str, Any]:
     """Offline EXAM demo from the bundled CAR Y3 sample (``demo/exam``), in a few seconds.
 
     Imports the bank sample; writes articles for a gold system (the query's own LLM-generated

@@ -32,8 +32,8 @@ from core.generation.span import MIN_SPAN_FRACTION, span_fields
 from core.store.documents import Document, get_passages
 from core.store.entities import Entity, mention_spans
 
-if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
-    import sqlite_utils
+if TYPE_CHECKING:
+    from core.store.engine import Database
 
 CLIP_WORDS = 60
 
@@ -119,7 +119,7 @@ def _evidence(
 class _Book:
     """A document's passages, entities' mention chains and mention sentences (cached)."""
 
-    def __init__(self, db: sqlite_utils.Database, doc: Document, ids: list[int]) -> None:
+    def __init__(self, db: Database, doc: Document, ids: list[int]) -> None:
         self.text = doc.text
         self.length = max(1, len(self.text))
         self.passages = {p.idx: p for p in get_passages(db, doc.id)}
@@ -242,7 +242,7 @@ def _candidate(d: Draft, book: _Book, min_span: float) -> Candidate | None:
 
 
 def baseline_candidates(
-    db: sqlite_utils.Database,
+    db: Database,
     doc: Document,
     n_entities: int,
     per_entity: int,

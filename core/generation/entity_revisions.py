@@ -25,7 +25,7 @@ from core.store.questions import referenced_entity_ids
 from core.store.runs import latest_entity_method
 
 if TYPE_CHECKING:
-    import sqlite_utils
+    from core.store.engine import Database
 
 
 @dataclass
@@ -40,7 +40,7 @@ class EditState:
     stored: list[dict]
 
 
-def edit_state(db: sqlite_utils.Database, doc_id: str) -> EditState:
+def edit_state(db: Database, doc_id: str) -> EditState:
     """The entities of ``doc_id`` ready for an edit; the base of the latest extraction run is
     stored first if it is not yet (call inside a transaction). InputError if there are none."""
     require_document(db, doc_id)
@@ -58,9 +58,7 @@ def edit_state(db: sqlite_utils.Database, doc_id: str) -> EditState:
     return EditState(doc_id, method, run_id, [from_dict(e) for e in raw], stored)
 
 
-def write_entities(
-    db: sqlite_utils.Database, state: EditState, entities: list[EditedEntity]
-) -> None:
+def write_entities(db: Database, state: EditState, entities: list[EditedEntity]) -> None:
     """Store ``entities`` as the document's entities (ids kept by name, else by ``keep``;
     passage indexes recomputed). Call inside a transaction."""
     starts = passage_starts(db, state.document_id)
@@ -95,7 +93,7 @@ def write_entities(
     )
 
 
-def reapply_edits(db: sqlite_utils.Database, doc_id: str) -> list[int]:
+def reapply_edits(db: Database, doc_id: str) -> list[int]:
     """After a new extraction of ``doc_id``: replay the document's edits on it and store the
     result. Returns the ids of edits that no longer apply (empty when there are no edits)."""
     edits = document_edits(db, doc_id)

@@ -31,10 +31,9 @@ from core.store.entities import (
 from core.store.entities import get_entities as stored_entities
 from core.store.runs import finish_run, latest_entity_method, start_run
 
-if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
-    import sqlite_utils
-
+if TYPE_CHECKING:
     from core.generation.names import Entity as FoundEntity
+    from core.store.engine import Database
 
 __all__ = [
     "build_entities",
@@ -46,7 +45,7 @@ __all__ = [
 
 
 def build_entities(
-    db: sqlite_utils.Database,
+    db: Database,
     doc_id: str,
     *,
     method: str = "auto",
@@ -114,7 +113,7 @@ def build_entities(
 
 
 def _store_entities(
-    db: sqlite_utils.Database,
+    db: Database,
     doc_id: str,
     entities: list[FoundEntity],
     method: str,
@@ -141,13 +140,13 @@ def _store_entities(
     replace_entities(db, doc_id, method, run_id, drafts, mentions)
 
 
-def latest_method(db: sqlite_utils.Database, doc_id: str) -> str | None:
+def latest_method(db: Database, doc_id: str) -> str | None:
     """The method of the most recent entity extraction stored for ``doc_id``."""
     return latest_entity_method(db, doc_id)
 
 
 def get_entities(
-    db: sqlite_utils.Database, doc_id: str, *, method: str | None = None, top: int | None = None
+    db: Database, doc_id: str, *, method: str | None = None, top: int | None = None
 ) -> list[Entity]:
     """Stored entities of ``doc_id`` by rank (latest method unless given)."""
     method = method or latest_method(db, doc_id)

@@ -13,8 +13,8 @@ from core.generation.candidates import Candidate
 from core.store.connection import dumps, transaction, utcnow
 from core.store.questions import document_questions, insert_question
 
-if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
-    import sqlite_utils
+if TYPE_CHECKING:
+    from core.store.engine import Database
 
 DUPLICATE_THRESHOLD = 0.8
 
@@ -44,7 +44,7 @@ def question_id(doc_id: str, generator: str, key: str, question: str) -> str:
 
 
 def store_candidates(
-    db: sqlite_utils.Database,
+    db: Database,
     doc_id: str,
     candidates: list[Candidate],
     run_id: str,

@@ -56,8 +56,8 @@ from core.store.generation_failures import GenerationFailure, record_generation_
 from core.store.questions import generated_exists
 from core.store.runs import finish_run, start_run
 
-if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
-    import sqlite_utils
+if TYPE_CHECKING:
+    from core.store.engine import Database
 
 PROMPT = "generate_long_span"
 MAX_REPLY_TOKENS = 2048
@@ -65,7 +65,7 @@ PROMPT_RESERVE_TOKENS = 1500
 
 
 def entity_context(
-    db: sqlite_utils.Database, doc: Document, entity: Entity, budget_tokens: int | None
+    db: Database, doc: Document, entity: Entity, budget_tokens: int | None
 ) -> tuple[str, str, list[int]]:
     """``(context, kind, passage_indexes)``: the full book if it fits ``budget_tokens``, else the
     entity's mention passages, evenly spread over the book, within the budget (book order).
@@ -265,7 +265,7 @@ def generate_with_model(
 
 
 def generate_questions(
-    db: sqlite_utils.Database,
+    db: Database,
     doc_id: str,
     model: str,
     *,

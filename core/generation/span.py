@@ -19,7 +19,7 @@ from core.store.documents import get_passages
 from core.store.questions import questions_by_id
 
 if TYPE_CHECKING:
-    import sqlite_utils
+    from core.store.engine import Database
 
 #: Default minimum span fraction (``generate --min-span-fraction``): evidence at least 20 % of the
 #: book apart.
@@ -46,7 +46,7 @@ def span_fields(offsets: Sequence[int], length: int, minimum: float) -> dict[str
     }
 
 
-def span_summary(db: sqlite_utils.Database, question_ids: Sequence[str]) -> dict[str, Any]:
+def span_summary(db: Database, question_ids: Sequence[str]) -> dict[str, Any]:
     """Span fractions of the given questions (those that have one): ``n`` with a fraction,
     ``missing`` without, ``flagged`` below their minimum, ``min`` / ``median`` / ``max`` and the
     flagged ids (at most 20)."""
@@ -76,7 +76,7 @@ def span_summary(db: sqlite_utils.Database, question_ids: Sequence[str]) -> dict
 
 
 def built_from_offsets(
-    db: sqlite_utils.Database, doc_id: str, passage_idxs: Sequence[int], entity_id: int
+    db: Database, doc_id: str, passage_idxs: Sequence[int], entity_id: int
 ) -> list[int]:
     """Start offsets of the passages an LLM question was built from: its context passages
     (``passage_idxs``), or, when the whole book was the context, the entity's mention passages

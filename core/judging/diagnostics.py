@@ -9,12 +9,12 @@ from core.corpus.evidence import verified_share
 from core.judging.tournament import Comparison
 from core.store.judgments import effective_judgments
 
-if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
-    import sqlite_utils
+if TYPE_CHECKING:
+    from core.store.engine import Database
 
 
 def position_consistency(
-    db: sqlite_utils.Database,
+    db: Database,
     rater: str,
     question_ids: Sequence[str] | None = None,
     systems: Sequence[str] | None = None,
@@ -45,7 +45,7 @@ def position_consistency(
 
 
 def _latest(
-    db: sqlite_utils.Database,
+    db: Database,
     rater: str,
     kind: str,
     question_ids: Sequence[str] | None = None,
@@ -72,7 +72,7 @@ def _latest(
 
 
 def rater_diagnostics(
-    db: sqlite_utils.Database,
+    db: Database,
     rater: str,
     question_ids: Sequence[str] | None = None,
     systems: Sequence[str] | None = None,

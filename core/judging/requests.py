@@ -20,8 +20,8 @@ from core.llm.prompts import neutralise, new_nonce, render_prompt
 from core.llm.types import LLMRequest
 from core.store.documents import Document
 
-if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
-    import sqlite_utils
+if TYPE_CHECKING:
+    from core.store.engine import Database
 
 _NOTES = {
     "none": "You are not given the text: rely on what you know about the book.",
@@ -46,9 +46,7 @@ class JudgeItem:
     answer_b: dict | None = None
 
 
-def _rater_context(
-    db: sqlite_utils.Database, judge: Judge, doc: Document, query: str, mode: str
-) -> str:
+def _rater_context(db: Database, judge: Judge, doc: Document, query: str, mode: str) -> str:
 
     if mode == "none":
         return ""
@@ -58,7 +56,7 @@ def _rater_context(
 
 
 def build_request(
-    db: sqlite_utils.Database,
+    db: Database,
     judge: Judge,
     question: dict,
     answers: Sequence[str],

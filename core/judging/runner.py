@@ -27,8 +27,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
-    import sqlite_utils
+if TYPE_CHECKING:
+    from core.store.engine import Database
 
 from core.corpus.evidence import verify_quotes
 from core.errors import ConfigError
@@ -79,7 +79,7 @@ __all__ = [
 
 
 def plan_absolute(
-    db: sqlite_utils.Database, judge: Judge, answers: list[dict], questions: dict[str, dict]
+    db: Database, judge: Judge, answers: list[dict], questions: dict[str, dict]
 ) -> list[JudgeItem]:
     """Judge calls for the answers (rows of ``answers``) not yet judged by ``judge``."""
     if judge.pairwise:
@@ -96,7 +96,7 @@ def plan_absolute(
 
 
 def plan_pairwise(
-    db: sqlite_utils.Database,
+    db: Database,
     judge: Judge,
     comparisons: list[Comparison],
     answers: dict[tuple[str, str], dict],
@@ -128,7 +128,7 @@ def plan_pairwise(
 
 
 def run_items(
-    db: sqlite_utils.Database,
+    db: Database,
     items: list[JudgeItem],
     *,
     run_id: str | None = None,
@@ -145,7 +145,7 @@ def run_items(
         register_judge(db, judge)
     now = utcnow()
 
-    def store(db: sqlite_utils.Database, item: JudgeItem, resp: Any) -> str:
+    def store(db: Database, item: JudgeItem, resp: Any) -> str:
         row = _judgment_row(db, item, resp, run_id, now)
         insert_judgment(db, row)
         return {"error": "errors", "unparsed": "unparsed"}.get(row["status"], "judged")
@@ -155,7 +155,7 @@ def run_items(
 
 
 def _judgment_row(
-    db: sqlite_utils.Database, item: JudgeItem, resp: Any, run_id: str | None, now: str
+    db: Database, item: JudgeItem, resp: Any, run_id: str | None, now: str
 ) -> dict[str, Any]:
     judge = item.judge
     base = {

@@ -10,8 +10,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, replace
 from typing import TYPE_CHECKING, Any
 
-if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
-    import sqlite_utils
+if TYPE_CHECKING:
+    from core.store.engine import Database
 
 from core.errors import ConfigError
 from core.store.connection import dumps, utcnow
@@ -162,7 +162,7 @@ def make_judge(spec: dict[str, Any]) -> Judge:
     return Judge(**spec)
 
 
-def check_judge_setup(db: sqlite_utils.Database, judge: Judge) -> bool:
+def check_judge_setup(db: Database, judge: Judge) -> bool:
     """Whether ``judge`` is stored already; a stored judge of that name with another setup
     (kind, model, context or parameters) raises ConfigError (otherwise a rerun would silently
     mix the old setup's judgments into the new)."""
@@ -183,7 +183,7 @@ def check_judge_setup(db: sqlite_utils.Database, judge: Judge) -> bool:
     return True
 
 
-def register_judge(db: sqlite_utils.Database, judge: Judge) -> None:
+def register_judge(db: Database, judge: Judge) -> None:
     """Store ``judge`` in table ``judges``; a stored judge of that name must be identical."""
     if check_judge_setup(db, judge):
         return

@@ -49,11 +49,11 @@ from core.store.judgments import effective_judgments, run_judgments
 from core.store.questions import sample_question_ids
 from core.store.runs import experiment_runs, finish_run, start_run
 
-if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
-    import sqlite_utils
+if TYPE_CHECKING:
+    from core.store.engine import Database
 
 
-def select_questions(db: sqlite_utils.Database, exp: Experiment) -> list[dict[str, Any]]:
+def select_questions(db: Database, exp: Experiment) -> list[dict[str, Any]]:
     """The experiment's sample: filtered by ``[data]`` (review statuses: accepted and edited
     unless it says otherwise, :func:`core.pipeline.config.question_statuses`), ``c`` drawn with
     ``seed``. Listed ``question_ids`` of another status are an error, not silently dropped."""
@@ -88,7 +88,7 @@ def select_questions(db: sqlite_utils.Database, exp: Experiment) -> list[dict[st
     return load_questions(db, sample_questions(ids, exp.c, exp.seed))
 
 
-def _check_books(db: sqlite_utils.Database, questions: list[dict[str, Any]]) -> None:
+def _check_books(db: Database, questions: list[dict[str, Any]]) -> None:
 
     for q in questions:
         book_of(db, q)
@@ -105,7 +105,7 @@ def _preflight(requests: list[Any], missing_keys: list[str]) -> None:
     preflight([r for r in unique if r.model in missing_keys], keys=False)
 
 
-def _check_stored_setups(db: sqlite_utils.Database, exp: Experiment) -> None:
+def _check_stored_setups(db: Database, exp: Experiment) -> None:
     """A system or judge name already stored with another setup is an error before any write
     (otherwise a rerun would silently mix the old setup's answers or judgments into the new)."""
     for system in exp.systems:
@@ -119,9 +119,7 @@ def _check_stored_setups(db: sqlite_utils.Database, exp: Experiment) -> None:
 # ---------------------------------------------------------------------------------------------
 
 
-def _answers_of(
-    db: sqlite_utils.Database, exp: Experiment, qids: list[str]
-) -> list[dict[str, Any]]:
+def _answers_of(db: Database, exp: Experiment, qids: list[str]) -> list[dict[str, Any]]:
     keep = set(qids)
     return [
         a for a in answers_of_systems(db, [s.name for s in exp.systems]) if a["question_id"] in keep
@@ -129,7 +127,7 @@ def _answers_of(
 
 
 def _run_tournament(
-    db: sqlite_utils.Database,
+    db: Database,
     exp: Experiment,
     judge: Judge,
     questions: dict[str, dict[str, Any]],
@@ -178,7 +176,7 @@ def _run_tournament(
 
 
 def _adaptive_loop(
-    db: sqlite_utils.Database,
+    db: Database,
     exp: Experiment,
     judge: Judge,
     design: AdaptiveDesign,
@@ -221,7 +219,7 @@ def _order(judge: Judge, q: str, pair: tuple[str, str], seed: int) -> str:
 
 
 def run_experiment(
-    db: sqlite_utils.Database,
+    db: Database,
     path_or_config: Experiment | str | Path | dict[str, Any],
     dry_run: bool = False,
     progress: bool = True,
@@ -306,16 +304,14 @@ def run_experiment(
     return summary
 
 
-def _finish(
-    db: sqlite_utils.Database, name: str, run_id: str, status: str, summary: dict[str, Any]
-) -> None:
+def _finish(db: Database, name: str, run_id: str, status: str, summary: dict[str, Any]) -> None:
     now = utcnow()
     with transaction(db):
         finish_run(db, run_id, status, dumps(summary)[:2000], finished_at=now)
         finish_experiment(db, name, status, summary, now)
 
 
-def list_experiments(db: sqlite_utils.Database) -> list[dict[str, Any]]:
+def list_experiments(db: Database) -> list[dict[str, Any]]:
     """Stored experiments (name, status, updated_at, number of questions) with their runs
     (id, status, started_at, finished_at, pid, host), newest first. Runs whose process died
     were marked ``interrupted`` when the database was opened."""

@@ -27,12 +27,12 @@ from core.store.disputes import add_dispute, dispute_records
 from core.store.judgments import effective_judgments
 from core.store.resolutions import effective_resolutions
 
-if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
-    import sqlite_utils
+if TYPE_CHECKING:
+    from core.store.engine import Database
 
 
 def _latest_ok(
-    db: sqlite_utils.Database,
+    db: Database,
     rater: str,
     question_ids: Sequence[str] | None,
     systems: Sequence[str] | None,
@@ -49,7 +49,7 @@ def _latest_ok(
 
 
 def find_disputes(
-    db: sqlite_utils.Database,
+    db: Database,
     gt_rater: str,
     ctx_rater: str,
     *,
@@ -97,7 +97,7 @@ def dispute_kind(gt_verdict: str, ctx_verdict: str) -> str:
 
 
 def list_disputes(
-    db: sqlite_utils.Database,
+    db: Database,
     *,
     question_ids: Sequence[str] | None = None,
     systems: Sequence[str] | None = None,
@@ -139,7 +139,7 @@ def list_disputes(
 
 
 def dispute_summary(
-    db: sqlite_utils.Database,
+    db: Database,
     question_ids: Sequence[str] | None = None,
     systems: Sequence[str] | None = None,
 ) -> dict[str, Any]:
@@ -164,7 +164,7 @@ def dispute_summary(
 
 
 def rater_bias_absolute(
-    db: sqlite_utils.Database,
+    db: Database,
     reference: str,
     rater_family: Mapping[str, str],
     system_family: Mapping[str, str],
@@ -205,7 +205,7 @@ def rater_bias_absolute(
 
 
 def rater_bias_pairwise(
-    db: sqlite_utils.Database,
+    db: Database,
     reference: str,
     rater_family: Mapping[str, str],
     system_family: Mapping[str, str],

@@ -51,11 +51,10 @@ from core.store.experiments import experiment_names, get_experiment
 from core.store.judgments import stored_call_counts
 
 if TYPE_CHECKING:
-    import sqlite_utils
-
     from core.answering.answer_runs import PlannedAnswer
     from core.judging.specs import Judge
     from core.pipeline.schema import Experiment
+    from core.store.engine import Database
 
 PLACEHOLDER_ANSWER = "A typical answer of about one or two sentences. " * 2
 
@@ -194,7 +193,7 @@ def _agreement(
     return out
 
 
-def report(db: sqlite_utils.Database, name: str) -> dict[str, Any]:
+def report(db: Database, name: str) -> dict[str, Any]:
     """Accuracy with intervals per absolute judge, Bradley-Terry ranking with intervals per
     pairwise judge, agreement between raters, position consistency, parse and evidence counts,
     disputes and (if configured) the rater-bias tables of a stored experiment."""
@@ -289,9 +288,7 @@ def report(db: sqlite_utils.Database, name: str) -> dict[str, Any]:
 # ---------------------------------------------------------------------------------------------
 
 
-def _stored_judge_calls(
-    db: sqlite_utils.Database, judge: "Judge", names: list[str]
-) -> dict[str, int]:
+def _stored_judge_calls(db: Database, judge: "Judge", names: list[str]) -> dict[str, int]:
     """Per question: the judge calls of ``judge`` already stored without error on the
     experiment's systems (a rerun skips them)."""
     kind = "pairwise" if judge.pairwise else "absolute"
@@ -299,7 +296,7 @@ def _stored_judge_calls(
 
 
 def judge_preview(
-    db: sqlite_utils.Database,
+    db: Database,
     exp: "Experiment",
     questions: list[dict[str, Any]],
     planned: list[PlannedAnswer] | None = None,
@@ -328,7 +325,7 @@ def judge_preview(
 
 
 def _estimate_repeated(
-    preview: list[tuple[Any, int]], db: sqlite_utils.Database, output_tokens: int
+    preview: list[tuple[Any, int]], db: Database, output_tokens: int
 ) -> dict[str, Any]:
     """:func:`core.llm.estimate_cost` of ``preview`` where each request stands for ``k`` calls.
 
@@ -368,7 +365,7 @@ def _estimate_repeated(
 
 
 def dry_run_summary(
-    db: sqlite_utils.Database,
+    db: Database,
     exp: "Experiment",
     questions: list[dict[str, Any]],
     planned: list[PlannedAnswer],

@@ -14,10 +14,9 @@ from core.store.answers import answers_of_systems
 from core.store.judgments import effective_judgments
 from core.store.questions import questions_by_id
 
-if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
-    import sqlite_utils
-
+if TYPE_CHECKING:
     from core.pipeline.schema import Experiment
+    from core.store.engine import Database
 
 #: Intervals resting on fewer questions with decisive verdicts than this are flagged.
 MIN_INTERVAL_QUESTIONS = 10
@@ -25,7 +24,7 @@ TOO_FEW = "too few questions for an interval"
 
 
 def latest_judgments(
-    db: sqlite_utils.Database, rater: str, kind: str, qids: set[str], systems: set[str]
+    db: Database, rater: str, kind: str, qids: set[str], systems: set[str]
 ) -> list[dict[str, Any]]:
     """Latest (not superseded) judgments of ``rater`` over these questions and systems."""
     found = effective_judgments(db, rater=rater, kind=kind)
@@ -38,9 +37,7 @@ def latest_judgments(
     ]
 
 
-def failure_shares(
-    db: sqlite_utils.Database, exp: Experiment, qids: list[str]
-) -> dict[str, dict[str, Any]]:
+def failure_shares(db: Database, exp: Experiment, qids: list[str]) -> dict[str, dict[str, Any]]:
     """Per judge: stored verdicts (latest per item) over the experiment's questions and systems,
     how many were unparsed or failed, and that share."""
     qset, sset = set(qids), {s.name for s in exp.systems}
@@ -58,7 +55,7 @@ def failure_shares(
 
 
 def answer_failure_shares(
-    db: sqlite_utils.Database, exp: Experiment, qids: list[str]
+    db: Database, exp: Experiment, qids: list[str]
 ) -> dict[str, dict[str, Any]]:
     """Per system: stored answers over the experiment's questions, how many failed (status
     ``error``: no reply, or a reply the provider layer could not read), and that share."""
@@ -96,9 +93,7 @@ def failure_line(
     )
 
 
-def comparison_questions(
-    db: sqlite_utils.Database, exp: Experiment, qids: list[str]
-) -> dict[str, Any]:
+def comparison_questions(db: Database, exp: Experiment, qids: list[str]) -> dict[str, Any]:
     """The questions every system answered, on which the systems are compared.
 
     A question is left out (for every system) when some system's answer failed or is missing;
@@ -127,7 +122,7 @@ def comparison_questions(
     }
 
 
-def question_statuses(db: sqlite_utils.Database, qids: list[str]) -> dict[str, int]:
+def question_statuses(db: Database, qids: list[str]) -> dict[str, int]:
     """How many of the questions are ``reviewed`` (accepted or edited), ``unreviewed``
     (pending), ``rejected`` or ``discarded`` (near-duplicates), by their status now."""
     out = {"reviewed": 0, "unreviewed": 0, "rejected": 0, "discarded": 0}

@@ -19,7 +19,7 @@ from core.errors import AccessError, InputError
 from core.store.connection import rows, transaction, utcnow
 
 if TYPE_CHECKING:
-    import sqlite_utils
+    from core.store.engine import Database
 
 ROLES = ("annotator", "adjudicator", "admin")
 #: Why a used token signs nobody in.
@@ -48,7 +48,7 @@ def _digest(secret: str, salt: bytes) -> bytes:
     return hashlib.scrypt(secret.encode("utf-8"), salt=salt, maxmem=64 * 2**20, **_SCRYPT)
 
 
-def accounts_exist(db: sqlite_utils.Database) -> bool:
+def accounts_exist(db: Database) -> bool:
     """Whether any account (active or revoked) exists: then names alone no longer sign in."""
     return db.execute("select 1 from accounts limit 1").fetchone() is not None
 
@@ -66,7 +66,7 @@ def _new_token() -> tuple[str, dict[str, Any]]:
     return f"{token_id}.{secret}", stored
 
 
-def create_account(db: sqlite_utils.Database, name: str, role: str = "annotator") -> str:
+def create_account(db: Database, name: str, role: str = "annotator") -> str:
     """Create an account (or give a revoked one a new token); return its plain token (once).
 
     Refuses an active account of that name (revoke it first, or issue a fresh link with
@@ -88,7 +88,7 @@ def create_account(db: sqlite_utils.Database, name: str, role: str = "annotator"
     return token
 
 
-def reissue_token(db: sqlite_utils.Database, name: str) -> str:
+def reissue_token(db: Database, name: str) -> str:
     """Give the active account ``name`` a fresh token (returned once); the old token, used or
     not, signs in no more, and sessions started with it end (they name the old token)."""
     token, stored = _new_token()
@@ -100,7 +100,7 @@ def reissue_token(db: sqlite_utils.Database, name: str) -> str:
     return token
 
 
-def list_accounts(db: sqlite_utils.Database) -> list[dict[str, Any]]:
+def list_accounts(db: Database) -> list[dict[str, Any]]:
     """Every account: name, role, created_at, revoked_at, link_used_at (no token material)."""
     return rows(
         db,
@@ -109,12 +109,12 @@ def list_accounts(db: sqlite_utils.Database) -> list[dict[str, Any]]:
     )
 
 
-def account_names(db: sqlite_utils.Database) -> set[str]:
+def account_names(db: Database) -> set[str]:
     """The names of every account, active or revoked: the team whose labels count."""
     return {r[0] for r in db.execute("select name from accounts")}
 
 
-def revoke_account(db: sqlite_utils.Database, name: str) -> None:
+def revoke_account(db: Database, name: str) -> None:
     """Revoke an account: its token signs in no more (its labels stay)."""
     with transaction(db):
         found = rows(db, "select id, revoked_at from accounts where name = ?", [name])
@@ -124,7 +124,7 @@ def revoke_account(db: sqlite_utils.Database, name: str) -> None:
             db.table("accounts").update(found[0]["id"], {"revoked_at": utcnow()})
 
 
-def verify_token(db: sqlite_utils.Database, token: str) -> dict[str, Any]:
+def verify_token(db: Database, token: str) -> dict[str, Any]:
     """The active account of ``token`` (``name``, ``role``, ``token_id``); AccessError otherwise."""
     token_id, _, secret = (token or "").strip().partition(".")
     found = rows(db, "select * from accounts where token_id = ?", [token_id]) if secret else []
@@ -141,7 +141,7 @@ def verify_token(db: sqlite_utils.Database, token: str) -> dict[str, Any]:
     return {k: found[0][k] for k in ("name", "role", "token_id")}
 
 
-def mark_token_used(db: sqlite_utils.Database, token_id: str) -> None:
+def mark_token_used(db: Database, token_id: str) -> None:
     """Mark the (verified) token ``token_id`` used, once: AccessError when it was used already,
     also when two sign-ins race (the update is conditional). Run inside the transaction that
     starts the session."""
@@ -154,7 +154,7 @@ def mark_token_used(db: sqlite_utils.Database, token_id: str) -> None:
         raise AccessError(USED)
 
 
-def active_account(db: sqlite_utils.Database, name: str) -> dict[str, Any] | None:
+def active_account(db: Database, name: str) -> dict[str, Any] | None:
     """The active account of ``name`` (``name``, ``role``, ``token_id``), or None."""
     found = rows(
         db,

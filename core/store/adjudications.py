@@ -14,18 +14,18 @@ from typing import TYPE_CHECKING, Any
 from core.store.connection import rows
 from core.store.schema import not_superseded
 
-if TYPE_CHECKING:  # sqlite_utils imports pandas: load it only when a database is opened
-    import sqlite_utils
+if TYPE_CHECKING:
+    from core.store.engine import Database
 
 _EFFECTIVE = not_superseded("adjudications", "a")
 
 
-def insert_adjudication(db: sqlite_utils.Database, row: dict[str, Any]) -> int:
+def insert_adjudication(db: Database, row: dict[str, Any]) -> int:
     """Append one adjudication row; returns its id."""
     return int(db.table("adjudications").insert(row).last_pk or 0)
 
 
-def effective_adjudications(db: sqlite_utils.Database, task: str) -> list[dict[str, Any]]:
+def effective_adjudications(db: Database, task: str) -> list[dict[str, Any]]:
     """The effective (not superseded) adjudications of ``task``, oldest first."""
     return rows(
         db,
@@ -35,7 +35,7 @@ def effective_adjudications(db: sqlite_utils.Database, task: str) -> list[dict[s
 
 
 def own_adjudication(
-    db: sqlite_utils.Database, task: str, item_key: str, adjudicator: str
+    db: Database, task: str, item_key: str, adjudicator: str
 ) -> dict[str, Any] | None:
     """``adjudicator``'s effective decision on ``item_key`` of ``task`` (the row their next
     decision supersedes), or None."""
@@ -48,7 +48,7 @@ def own_adjudication(
     return found[0] if found else None
 
 
-def item_adjudication(db: sqlite_utils.Database, task: str, item_key: str) -> dict[str, Any] | None:
+def item_adjudication(db: Database, task: str, item_key: str) -> dict[str, Any] | None:
     """The effective adjudication of ``item_key`` of ``task`` (the latest of any adjudicator),
     or None."""
     found = rows(

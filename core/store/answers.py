@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING, Any
 
 from core.store.connection import placeholders, rows
 
-if TYPE_CHECKING:  # sqlite_utils imports pandas: load it only when a database is opened
-    import sqlite_utils
+if TYPE_CHECKING:
+    from core.store.engine import Database
 
 _COLUMN = re.compile(r"^[a-z_]+$")
 
@@ -25,7 +25,7 @@ def _columns(columns: Sequence[str] | None) -> str:
 
 
 def get_answer(
-    db: sqlite_utils.Database, answer_id: int, columns: Sequence[str] | None = None
+    db: Database, answer_id: int, columns: Sequence[str] | None = None
 ) -> dict[str, Any] | None:
     """One answer by id (or None)."""
     found = rows(db, f"select {_columns(columns)} from answers where id = ?", [answer_id])
@@ -33,7 +33,7 @@ def get_answer(
 
 
 def question_answers(
-    db: sqlite_utils.Database, question_id: str, columns: Sequence[str] | None = None
+    db: Database, question_id: str, columns: Sequence[str] | None = None
 ) -> list[dict[str, Any]]:
     """Every system's answer to a question, by system."""
     return rows(
@@ -43,7 +43,7 @@ def question_answers(
     )
 
 
-def answered(db: sqlite_utils.Database, systems: Sequence[str]) -> set[tuple[str, str]]:
+def answered(db: Database, systems: Sequence[str]) -> set[tuple[str, str]]:
     """(question id, system) of the answers of ``systems`` stored without error."""
     if not systems:
         return set()
@@ -58,7 +58,7 @@ def answered(db: sqlite_utils.Database, systems: Sequence[str]) -> set[tuple[str
     }
 
 
-def save_answer(db: sqlite_utils.Database, row: dict[str, Any]) -> int:
+def save_answer(db: Database, row: dict[str, Any]) -> int:
     """Store a system's answer to a question: insert it, or replace the stored row of the same
     (question, system). Returns the answer id."""
     old = db.execute(
@@ -71,12 +71,12 @@ def save_answer(db: sqlite_utils.Database, row: dict[str, Any]) -> int:
     return int(old[0])
 
 
-def max_answer_id(db: sqlite_utils.Database) -> int:
+def max_answer_id(db: Database) -> int:
     """The largest answer id (0 when empty)."""
     return int(db.execute("select coalesce(max(id), 0) from answers").fetchone()[0])
 
 
-def answers_version(db: sqlite_utils.Database) -> tuple[Any, ...]:
+def answers_version(db: Database) -> tuple[Any, ...]:
     """A cheap fingerprint of the answers table (changes when an answer is added or rewritten)."""
     return tuple(
         db.execute(
@@ -86,7 +86,7 @@ def answers_version(db: sqlite_utils.Database) -> tuple[Any, ...]:
     )
 
 
-def answer_pairs(db: sqlite_utils.Database) -> list[dict[str, Any]]:
+def answer_pairs(db: Database) -> list[dict[str, Any]]:
     """Every pair of systems with an ok answer to the same question: ``question_id``,
     ``system_1`` < ``system_2`` and their ``text_1`` / ``text_2``, by question and systems."""
     return rows(
@@ -98,7 +98,7 @@ def answer_pairs(db: sqlite_utils.Database) -> list[dict[str, Any]]:
     )
 
 
-def question_answer_count(db: sqlite_utils.Database, question_id: str) -> int:
+def question_answer_count(db: Database, question_id: str) -> int:
     """How many answers a question has (any status)."""
     return int(
         db.execute("select count(*) from answers where question_id = ?", [question_id]).fetchone()[
@@ -107,7 +107,7 @@ def question_answer_count(db: sqlite_utils.Database, question_id: str) -> int:
     )
 
 
-def answers_of_systems(db: sqlite_utils.Database, systems: Sequence[str]) -> list[dict[str, Any]]:
+def answers_of_systems(db: Database, systems: Sequence[str]) -> list[dict[str, Any]]:
     """Every answer of ``systems`` (decoded), by id."""
     if not systems:
         return []
@@ -115,14 +115,14 @@ def answers_of_systems(db: sqlite_utils.Database, systems: Sequence[str]) -> lis
     return rows(db, f"select * from answers where system in ({marks}) order by id", list(systems))
 
 
-def answer_ids(db: sqlite_utils.Database) -> dict[tuple[str, str], int]:
+def answer_ids(db: Database) -> dict[tuple[str, str], int]:
     """(question id, system) -> answer id, of every stored answer."""
     return {
         (r[0], r[1]): int(r[2]) for r in db.execute("select question_id, system, id from answers")
     }
 
 
-def answer_texts(db: sqlite_utils.Database) -> dict[tuple[str, str], tuple[int, str]]:
+def answer_texts(db: Database) -> dict[tuple[str, str], tuple[int, str]]:
     """(question id, system) -> (answer id, text), of every stored answer."""
     return {
         (r[0], r[1]): (int(r[2]), r[3])
@@ -130,18 +130,18 @@ def answer_texts(db: sqlite_utils.Database) -> dict[tuple[str, str], tuple[int, 
     }
 
 
-def set_answer_text(db: sqlite_utils.Database, answer_id: int, text: str) -> None:
+def set_answer_text(db: Database, answer_id: int, text: str) -> None:
     """Replace the text of answer ``answer_id`` and mark it ``ok``."""
     db.execute("update answers set text = ?, status = 'ok' where id = ?", [text, answer_id])
 
 
-def insert_answers(db: sqlite_utils.Database, new: Sequence[dict[str, Any]]) -> None:
+def insert_answers(db: Database, new: Sequence[dict[str, Any]]) -> None:
     """Insert answer rows (one batch statement per chunk)."""
     if new:
         db.table("answers").insert_all(new)
 
 
-def imported_answer_counts(db: sqlite_utils.Database) -> dict[str, int]:
+def imported_answer_counts(db: Database) -> dict[str, int]:
     """Per source file named in ``metadata.imported_from``: the answers imported from it."""
     return {
         r[0]: int(r[1])

@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING, Any
 
 from core.store.connection import decode_row, placeholders, rows
 
-if TYPE_CHECKING:  # sqlite_utils imports pandas: load it only when a database is opened
-    import sqlite_utils
+if TYPE_CHECKING:
+    from core.store.engine import Database
 
 _COLUMNS = (
     "question_id",
@@ -29,7 +29,7 @@ _COLUMNS = (
 )
 
 
-def add_dispute(db: sqlite_utils.Database, row: dict[str, Any]) -> bool:
+def add_dispute(db: Database, row: dict[str, Any]) -> bool:
     """Store a dispute unless one for the same two judgments exists; True when added."""
     cur = db.execute(
         f"insert or ignore into disputes ({', '.join(_COLUMNS)}) "
@@ -39,18 +39,18 @@ def add_dispute(db: sqlite_utils.Database, row: dict[str, Any]) -> bool:
     return cur.rowcount > 0
 
 
-def get_dispute(db: sqlite_utils.Database, dispute_id: int) -> dict[str, Any] | None:
+def get_dispute(db: Database, dispute_id: int) -> dict[str, Any] | None:
     """One dispute by id (or None)."""
     found = rows(db, "select * from disputes where id = ?", [dispute_id])
     return found[0] if found else None
 
 
-def question_disputes(db: sqlite_utils.Database, question_id: str) -> list[dict[str, Any]]:
+def question_disputes(db: Database, question_id: str) -> list[dict[str, Any]]:
     """The disputes of one question, by id."""
     return rows(db, "select * from disputes where question_id = ? order by id", [question_id])
 
 
-def dispute_records(db: sqlite_utils.Database) -> list[dict[str, Any]]:
+def dispute_records(db: Database) -> list[dict[str, Any]]:
     """Every dispute with its question, references, answer text and both raters' names,
     rationales and evidence (``references``, ``gt_evidence``, ``ctx_evidence`` decoded), by id."""
     found = db.query(
@@ -68,12 +68,12 @@ def dispute_records(db: sqlite_utils.Database) -> list[dict[str, Any]]:
     return [decode_row(r, ("references", "gt_evidence", "ctx_evidence")) for r in found]
 
 
-def all_dispute_ids(db: sqlite_utils.Database) -> list[int]:
+def all_dispute_ids(db: Database) -> list[int]:
     """Every dispute id, ascending."""
     return [int(r[0]) for r in db.execute("select id from disputes order by id")]
 
 
-def dispute_question_ids(db: sqlite_utils.Database, ids: Sequence[int]) -> dict[int, str]:
+def dispute_question_ids(db: Database, ids: Sequence[int]) -> dict[int, str]:
     """Dispute id -> its question id, for ``ids`` (unknown ids are absent)."""
     if not ids:
         return {}
@@ -84,7 +84,7 @@ def dispute_question_ids(db: sqlite_utils.Database, ids: Sequence[int]) -> dict[
     }
 
 
-def question_dispute_answers(db: sqlite_utils.Database, question_id: str) -> list[dict[str, Any]]:
+def question_dispute_answers(db: Database, question_id: str) -> list[dict[str, Any]]:
     """``system`` and answer ``text`` of every dispute of a question, by dispute id."""
     return rows(
         db,

@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING, Any, Self
 
 from core.store.connection import dumps
 
-if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
-    import sqlite_utils
+if TYPE_CHECKING:
+    from core.store.engine import Database
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,7 +116,7 @@ class DocumentSummary:
         )
 
 
-def write_document(db: sqlite_utils.Database, doc: Document) -> None:
+def write_document(db: Database, doc: Document) -> None:
     """Insert ``doc`` or replace the stored row in place with a single write of its text."""
     row = asdict(doc)
     row["metadata"] = dumps(doc.metadata)
@@ -129,7 +129,7 @@ def write_document(db: sqlite_utils.Database, doc: Document) -> None:
     )
 
 
-def document_stamp(db: sqlite_utils.Database, doc_id: str) -> DocumentStamp | None:
+def document_stamp(db: Database, doc_id: str) -> DocumentStamp | None:
     """The stored :class:`DocumentStamp` of a document, or None."""
     row = db.execute(
         "select sha256, created_at, title, author from documents where id = ?", [doc_id]
@@ -137,7 +137,7 @@ def document_stamp(db: sqlite_utils.Database, doc_id: str) -> DocumentStamp | No
     return DocumentStamp(*row) if row else None
 
 
-def get_document(db: sqlite_utils.Database, doc_id: str) -> Document | None:
+def get_document(db: Database, doc_id: str) -> Document | None:
     """The document ``doc_id`` or None."""
     cur = db.execute("select * from documents where id = ?", [doc_id])
     row = cur.fetchone()
@@ -146,7 +146,7 @@ def get_document(db: sqlite_utils.Database, doc_id: str) -> Document | None:
     return Document.from_row(dict(zip([c[0] for c in cur.description], row)))
 
 
-def documents_by_id(db: sqlite_utils.Database, ids: Sequence[str]) -> dict[str, Document]:
+def documents_by_id(db: Database, ids: Sequence[str]) -> dict[str, Document]:
     """The stored documents among ``ids``, by id (unknown ids left out)."""
     out: dict[str, Document] = {}
     for start in range(0, len(ids), 500):
@@ -161,12 +161,12 @@ def documents_by_id(db: sqlite_utils.Database, ids: Sequence[str]) -> dict[str, 
     return out
 
 
-def document_exists(db: sqlite_utils.Database, doc_id: str) -> bool:
+def document_exists(db: Database, doc_id: str) -> bool:
     """Whether a document ``doc_id`` is stored."""
     return db.execute("select 1 from documents where id = ?", [doc_id]).fetchone() is not None
 
 
-def document_ids(db: sqlite_utils.Database, kinds: Sequence[str] | None = None) -> list[str]:
+def document_ids(db: Database, kinds: Sequence[str] | None = None) -> list[str]:
     """Ids of the stored documents (of ``kinds`` when given), by id."""
     if kinds is None:
         return [r[0] for r in db.execute("select id from documents order by id")]
@@ -180,7 +180,7 @@ def document_ids(db: sqlite_utils.Database, kinds: Sequence[str] | None = None) 
 
 
 def documents_of_kind(
-    db: sqlite_utils.Database, kind: str, *, language: str | None = None, originals: bool = False
+    db: Database, kind: str, *, language: str | None = None, originals: bool = False
 ) -> list[Document]:
     """Documents of ``kind`` by id; only ``language`` when given; ``originals``: only those
     that are not a version of another (``parent_id`` null)."""
@@ -196,9 +196,7 @@ def documents_of_kind(
     return [Document.from_row(dict(zip(cols, r))) for r in cur.fetchall()]
 
 
-def version_id(
-    db: sqlite_utils.Database, parent_id: str, language: str, kind: str = "article"
-) -> str | None:
+def version_id(db: Database, parent_id: str, language: str, kind: str = "article") -> str | None:
     """The first (by id) document of ``kind`` in ``language`` whose parent is ``parent_id``."""
     row = db.execute(
         "select id from documents where parent_id = ? and language = ? and kind = ? "
@@ -208,7 +206,7 @@ def version_id(
     return row[0] if row else None
 
 
-def document_summaries(db: sqlite_utils.Database) -> list[DocumentSummary]:
+def document_summaries(db: Database) -> list[DocumentSummary]:
     """Every stored document without its text, with its passage count, by id."""
     return [
         DocumentSummary.from_row(r)
@@ -220,7 +218,7 @@ def document_summaries(db: sqlite_utils.Database) -> list[DocumentSummary]:
     ]
 
 
-def count_passages(db: sqlite_utils.Database, doc_id: str) -> int:
+def count_passages(db: Database, doc_id: str) -> int:
     """How many passages ``doc_id`` has."""
     n: int = db.execute("select count(*) from passages where document_id = ?", [doc_id]).fetchone()[
         0
@@ -228,7 +226,7 @@ def count_passages(db: sqlite_utils.Database, doc_id: str) -> int:
     return n
 
 
-def passage_key(db: sqlite_utils.Database, doc_id: str) -> tuple[str, int] | None:
+def passage_key(db: Database, doc_id: str) -> tuple[str, int] | None:
     """``(sha256 of the text, number of passages)`` of a document, or None when unknown (what a
     cached index of its passages is keyed on)."""
     row = db.execute(
@@ -239,7 +237,7 @@ def passage_key(db: sqlite_utils.Database, doc_id: str) -> tuple[str, int] | Non
     return (row[0], int(row[1])) if row else None
 
 
-def replace_passages(db: sqlite_utils.Database, doc_id: str, passages: Iterable[Passage]) -> None:
+def replace_passages(db: Database, doc_id: str, passages: Iterable[Passage]) -> None:
     """Replace the passages of ``doc_id`` (call inside the document's write transaction)."""
     db.execute("delete from passages where document_id = ?", [doc_id])
     db.table("passages").insert_all(
@@ -247,7 +245,7 @@ def replace_passages(db: sqlite_utils.Database, doc_id: str, passages: Iterable[
     )
 
 
-def get_passages(db: sqlite_utils.Database, doc_id: str) -> list[Passage]:
+def get_passages(db: Database, doc_id: str) -> list[Passage]:
     """The stored passages of a document in document order."""
     return [
         Passage.from_row(r)
@@ -284,7 +282,7 @@ class DocumentHeader:
 _HEADER = "select id, title, kind, language, parent_id from documents"
 
 
-def document_headers(db: sqlite_utils.Database, ids: Sequence[str]) -> dict[str, DocumentHeader]:
+def document_headers(db: Database, ids: Sequence[str]) -> dict[str, DocumentHeader]:
     """The headers of the stored documents among ``ids``, by id."""
     if not ids:
         return {}
@@ -295,7 +293,7 @@ def document_headers(db: sqlite_utils.Database, ids: Sequence[str]) -> dict[str,
     }
 
 
-def searchable_documents(db: sqlite_utils.Database, ids: Sequence[str]) -> list[DocumentHeader]:
+def searchable_documents(db: Database, ids: Sequence[str]) -> list[DocumentHeader]:
     """Documents among ``ids`` or whose parent is among them that have passages, by kind and
     id."""
     if not ids:
@@ -312,7 +310,7 @@ def searchable_documents(db: sqlite_utils.Database, ids: Sequence[str]) -> list[
     ]
 
 
-def document_totals(db: sqlite_utils.Database) -> list[dict[str, Any]]:
+def document_totals(db: Database) -> list[dict[str, Any]]:
     """Documents and tokens per ``(source, kind)``: ``source, kind, documents, tokens``."""
     return [
         dict(r)
@@ -323,7 +321,7 @@ def document_totals(db: sqlite_utils.Database) -> list[dict[str, Any]]:
     ]
 
 
-def passages_at(db: sqlite_utils.Database, doc_id: str, idxs: Sequence[int]) -> list[Passage]:
+def passages_at(db: Database, doc_id: str, idxs: Sequence[int]) -> list[Passage]:
     """The passages of ``doc_id`` at the indexes ``idxs`` (those that exist), in book order."""
     if not idxs:
         return []
@@ -338,7 +336,7 @@ def passages_at(db: sqlite_utils.Database, doc_id: str, idxs: Sequence[int]) -> 
     ]
 
 
-def first_passages(db: sqlite_utils.Database, doc_id: str, n: int) -> list[Passage]:
+def first_passages(db: Database, doc_id: str, n: int) -> list[Passage]:
     """The first ``n`` passages of ``doc_id``."""
     return [
         Passage.from_row(r)

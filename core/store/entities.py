@@ -17,8 +17,8 @@ from core.store.connection import dumps, transaction
 from core.store.questions import referenced_entity_ids
 from core.store.row_stage import drop_rows_stage, stage_rows, staged, switch_rows
 
-if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
-    import sqlite_utils
+if TYPE_CHECKING:
+    from core.store.engine import Database
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,7 +111,7 @@ def _records(cur: Any, cls: Any) -> list[Any]:
 
 
 def replace_entities(
-    db: sqlite_utils.Database,
+    db: Database,
     doc_id: str,
     method: str,
     run_id: str,
@@ -139,7 +139,7 @@ def replace_entities(
 
 
 def _write_entity_rows(
-    db: sqlite_utils.Database,
+    db: Database,
     doc_id: str,
     entities: Sequence[EntityDraft],
     method: str,
@@ -182,9 +182,7 @@ def _write_entity_rows(
             db.execute("delete from entities where id = ?", [entity_id])
 
 
-def get_entities(
-    db: sqlite_utils.Database, doc_id: str, method: str, *, top: int | None = None
-) -> list[Entity]:
+def get_entities(db: Database, doc_id: str, method: str, *, top: int | None = None) -> list[Entity]:
     """The mentioned entities of ``(doc_id, method)`` by rank (the first ``top`` when given)."""
     sql = (
         "select * from entities where document_id = ? and method = ? and n_mentions > 0 "
@@ -194,13 +192,13 @@ def get_entities(
     return _records(cur, Entity)
 
 
-def get_entity(db: sqlite_utils.Database, entity_id: int) -> Entity | None:
+def get_entity(db: Database, entity_id: int) -> Entity | None:
     """The entity ``entity_id`` or None."""
     found = _records(db.execute("select * from entities where id = ?", [entity_id]), Entity)
     return found[0] if found else None
 
 
-def latest_method_entity_names(db: sqlite_utils.Database, doc_id: str, n: int) -> list[str]:
+def latest_method_entity_names(db: Database, doc_id: str, n: int) -> list[str]:
     """Names of the ``n`` top-ranked entities of the document's most recently stored method
     (by entity id; mentioned or not)."""
     latest = db.execute(
@@ -218,15 +216,13 @@ def latest_method_entity_names(db: sqlite_utils.Database, doc_id: str, n: int) -
     ]
 
 
-def get_mentions(db: sqlite_utils.Database, entity_id: int) -> list[Mention]:
+def get_mentions(db: Database, entity_id: int) -> list[Mention]:
     """The mention chain of an entity in book order."""
     cur = db.execute("select * from mentions where entity_id = ? order by start", [entity_id])
     return _records(cur, Mention)
 
 
-def mention_spans(
-    db: sqlite_utils.Database, entity_ids: Sequence[int]
-) -> dict[int, list[tuple[int, int, int]]]:
+def mention_spans(db: Database, entity_ids: Sequence[int]) -> dict[int, list[tuple[int, int, int]]]:
     """Entity id -> its mentions ``(passage_idx, start, end)`` in a passage, in book order."""
     ids = list(entity_ids)
     out: dict[int, list[tuple[int, int, int]]] = {i: [] for i in ids}
@@ -241,7 +237,7 @@ def mention_spans(
     return out
 
 
-def entity_passage_indexes(db: sqlite_utils.Database, entity_id: int) -> list[int]:
+def entity_passage_indexes(db: Database, entity_id: int) -> list[int]:
     """Distinct passage indexes of an entity's mentions, in book order."""
     return [
         r[0]
@@ -253,7 +249,7 @@ def entity_passage_indexes(db: sqlite_utils.Database, entity_id: int) -> list[in
     ]
 
 
-def entities_by_id(db: sqlite_utils.Database, ids: Sequence[int]) -> list[Entity]:
+def entities_by_id(db: Database, ids: Sequence[int]) -> list[Entity]:
     """The stored entities among ``ids``, by id."""
     if not ids:
         return []
@@ -262,7 +258,7 @@ def entities_by_id(db: sqlite_utils.Database, ids: Sequence[int]) -> list[Entity
     return _records(cur, Entity)
 
 
-def mention_passages(db: sqlite_utils.Database, entity_ids: Sequence[int]) -> list[int]:
+def mention_passages(db: Database, entity_ids: Sequence[int]) -> list[int]:
     """Distinct passage indexes where any of ``entity_ids`` is mentioned, in book order."""
     if not entity_ids:
         return []

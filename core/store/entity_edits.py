@@ -12,13 +12,13 @@ from typing import TYPE_CHECKING, Any
 from core.store.connection import dumps, placeholders, rows, utcnow
 
 if TYPE_CHECKING:
-    import sqlite_utils
+    from core.store.engine import Database
 
 _JSON = ("payload", "entities")
 
 
 def insert_edit(
-    db: sqlite_utils.Database,
+    db: Database,
     document_id: str,
     action: str,
     payload: dict[str, Any],
@@ -34,7 +34,7 @@ def insert_edit(
     return int(cur.lastrowid or 0)
 
 
-def document_edits(db: sqlite_utils.Database, document_id: str) -> list[dict[str, Any]]:
+def document_edits(db: Database, document_id: str) -> list[dict[str, Any]]:
     """Every edit row of a document in order, each with ``undone_by`` (the id of the undo row
     that reverses it, or None)."""
     return rows(
@@ -47,7 +47,7 @@ def document_edits(db: sqlite_utils.Database, document_id: str) -> list[dict[str
 
 
 def get_base(
-    db: sqlite_utils.Database, document_id: str, method: str, run_id: str
+    db: Database, document_id: str, method: str, run_id: str
 ) -> list[dict[str, Any]] | None:
     """The stored extraction output of one run (a list of entity dicts), or None."""
     found = rows(
@@ -60,7 +60,7 @@ def get_base(
 
 
 def put_base(
-    db: sqlite_utils.Database,
+    db: Database,
     document_id: str,
     method: str,
     run_id: str,
@@ -75,7 +75,7 @@ def put_base(
 
 
 def stored_entities(
-    db: sqlite_utils.Database, document_id: str, method: str, *, chains: bool = True
+    db: Database, document_id: str, method: str, *, chains: bool = True
 ) -> list[dict[str, Any]]:
     """The stored entities of a document and method with mentions (``n_mentions > 0``) by
     rank, each with ``mentions`` = ``[[start, end, surface], ...]`` in book order (left out
@@ -101,7 +101,7 @@ def stored_entities(
     return ents
 
 
-def entity_ids_by_name(db: sqlite_utils.Database, document_id: str, method: str) -> dict[str, int]:
+def entity_ids_by_name(db: Database, document_id: str, method: str) -> dict[str, int]:
     """``name -> id`` of every stored entity row of a document and method."""
     return {
         r[1]: r[0]
@@ -113,7 +113,7 @@ def entity_ids_by_name(db: sqlite_utils.Database, document_id: str, method: str)
 
 
 def replace_entities(
-    db: sqlite_utils.Database,
+    db: Database,
     document_id: str,
     method: str,
     run_id: str | None,
@@ -177,7 +177,7 @@ def replace_entities(
             db.execute("delete from entities where id = ?", [entity_id])
 
 
-def questions_about(db: sqlite_utils.Database, entity_ids: Sequence[int]) -> list[dict[str, Any]]:
+def questions_about(db: Database, entity_ids: Sequence[int]) -> list[dict[str, Any]]:
     """Questions whose entity (``entity_id`` or one of ``metadata.entity_ids``) is among
     ``entity_ids``: ``id, status, metadata``."""
     if not entity_ids:
@@ -193,7 +193,7 @@ def questions_about(db: sqlite_utils.Database, entity_ids: Sequence[int]) -> lis
 
 
 def mention_spans(
-    db: sqlite_utils.Database, entity_id: int, mention_ids: Sequence[int]
+    db: Database, entity_id: int, mention_ids: Sequence[int]
 ) -> dict[int, tuple[int, int]]:
     """``mention id -> (start, end)`` of those of ``mention_ids`` that belong to the entity."""
     if not mention_ids:
@@ -208,7 +208,7 @@ def mention_spans(
     }
 
 
-def flagged_questions(db: sqlite_utils.Database, edit_id: int, status: str) -> list[dict[str, Any]]:
+def flagged_questions(db: Database, edit_id: int, status: str) -> list[dict[str, Any]]:
     """Questions with ``status`` whose ``metadata.needs_review.edit`` is ``edit_id``."""
     return rows(
         db,
@@ -218,7 +218,7 @@ def flagged_questions(db: sqlite_utils.Database, edit_id: int, status: str) -> l
     )
 
 
-def documents_with_entities(db: sqlite_utils.Database) -> list[tuple[str, str]]:
+def documents_with_entities(db: Database) -> list[tuple[str, str]]:
     """``(id, title)`` of the documents that have stored entities, by id."""
     return [
         (r[0], r[1] or r[0])
@@ -229,7 +229,7 @@ def documents_with_entities(db: sqlite_utils.Database) -> list[tuple[str, str]]:
     ]
 
 
-def entity_question_counts(db: sqlite_utils.Database, document_id: str) -> dict[int, int]:
+def entity_question_counts(db: Database, document_id: str) -> dict[int, int]:
     """``entity id -> number of questions about it`` for one document's entities."""
     return {
         int(r[0]): int(r[1])
@@ -241,7 +241,7 @@ def entity_question_counts(db: sqlite_utils.Database, document_id: str) -> dict[
     }
 
 
-def mention_rows(db: sqlite_utils.Database, entity_id: int) -> list[dict[str, Any]]:
+def mention_rows(db: Database, entity_id: int) -> list[dict[str, Any]]:
     """The mentions of one entity in book order: ``id, start, end, surface, passage_idx``."""
     return rows(
         db,
@@ -251,7 +251,7 @@ def mention_rows(db: sqlite_utils.Database, entity_id: int) -> list[dict[str, An
     )
 
 
-def passage_starts(db: sqlite_utils.Database, document_id: str) -> list[int]:
+def passage_starts(db: Database, document_id: str) -> list[int]:
     """Start offsets of a document's passages in order (to index mentions by passage)."""
     return [
         r[0]

@@ -7,11 +7,11 @@ from typing import TYPE_CHECKING, Any
 
 from core.store.connection import dumps, rows, transaction
 
-if TYPE_CHECKING:  # sqlite_utils imports pandas: load it only when a database is opened
-    import sqlite_utils
+if TYPE_CHECKING:
+    from core.store.engine import Database
 
 
-def open_exam_run(db: sqlite_utils.Database, run: dict[str, Any]) -> bool:
+def open_exam_run(db: Database, run: dict[str, Any]) -> bool:
     """Upsert the ``exam_runs`` row ``run`` (``config`` a dict) before its grades are stored.
 
     When the stored run has another configuration its grades are deleted (the run is graded
@@ -27,13 +27,13 @@ def open_exam_run(db: sqlite_utils.Database, run: dict[str, Any]) -> bool:
     return reset
 
 
-def get_exam_run(db: sqlite_utils.Database, run_id: str) -> dict[str, Any] | None:
+def get_exam_run(db: Database, run_id: str) -> dict[str, Any] | None:
     """The stored ``exam_runs`` row ``run_id`` (decoded), or None."""
     found = rows(db, "select * from exam_runs where id = ?", [run_id])
     return found[0] if found else None
 
 
-def graded_pairs(db: sqlite_utils.Database, run_id: str) -> set[tuple[int, str]]:
+def graded_pairs(db: Database, run_id: str) -> set[tuple[int, str]]:
     """``(article_id, question_id)`` of the run's grades stored without a provider error."""
     return {
         (r[0], r[1])
@@ -45,13 +45,13 @@ def graded_pairs(db: sqlite_utils.Database, run_id: str) -> set[tuple[int, str]]
     }
 
 
-def save_grade(db: sqlite_utils.Database, grade: dict[str, Any]) -> None:
+def save_grade(db: Database, grade: dict[str, Any]) -> None:
     """Insert one grade, replacing the run's earlier (error) grade of the same pair."""
     with transaction(db):
         db.table("exam_grades").insert(grade, replace=True)
 
 
-def unrated_grades(db: sqlite_utils.Database, run_id: str) -> list[dict[str, Any]]:
+def unrated_grades(db: Database, run_id: str) -> list[dict[str, Any]]:
     """The run's answered (``ok``) grades that no model rater has rated yet."""
     return rows(
         db,
@@ -62,7 +62,7 @@ def unrated_grades(db: sqlite_utils.Database, run_id: str) -> list[dict[str, Any
 
 
 def rate_grade(
-    db: sqlite_utils.Database,
+    db: Database,
     grade_id: int,
     *,
     rater: str,

@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING, Any, Self
 
 from core.store.connection import dumps, rows, utcnow
 
-if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
-    import sqlite_utils
+if TYPE_CHECKING:
+    from core.store.engine import Database
 
 
 def _json(value: Any, empty: Any) -> Any:
@@ -87,12 +87,12 @@ class ExamArticle:
     run_id: str | None = None
 
 
-def bank_exists(db: sqlite_utils.Database, bank_id: str) -> bool:
+def bank_exists(db: Database, bank_id: str) -> bool:
     """Whether the exam bank ``bank_id`` is stored."""
     return db.execute("select 1 from exam_banks where id = ?", [bank_id]).fetchone() is not None
 
 
-def query_exists(db: sqlite_utils.Database, bank_id: str, query_id: str) -> bool:
+def query_exists(db: Database, bank_id: str, query_id: str) -> bool:
     """Whether ``query_id`` is a query of ``bank_id``."""
     found = db.execute(
         "select 1 from exam_queries where bank_id = ? and query_id = ?", [bank_id, query_id]
@@ -101,7 +101,7 @@ def query_exists(db: sqlite_utils.Database, bank_id: str, query_id: str) -> bool
 
 
 def replace_bank(
-    db: sqlite_utils.Database,
+    db: Database,
     bank: ExamBank,
     queries: Mapping[str, str],
     query_documents: Mapping[str, str] | None = None,
@@ -131,7 +131,7 @@ def replace_bank(
         )
 
 
-def insert_exam_questions(db: sqlite_utils.Database, questions: Iterable[ExamQuestion]) -> None:
+def insert_exam_questions(db: Database, questions: Iterable[ExamQuestion]) -> None:
     """Insert the questions of a bank (after :func:`replace_bank`, in its transaction)."""
     db.table("exam_questions").insert_all(
         (
@@ -147,7 +147,7 @@ def insert_exam_questions(db: sqlite_utils.Database, questions: Iterable[ExamQue
     )
 
 
-def bank_questions(db: sqlite_utils.Database, bank_id: str) -> list[ExamQuestion]:
+def bank_questions(db: Database, bank_id: str) -> list[ExamQuestion]:
     """Every question of a bank, ordered by query and qid."""
     return [
         ExamQuestion.from_row(r)
@@ -157,7 +157,7 @@ def bank_questions(db: sqlite_utils.Database, bank_id: str) -> list[ExamQuestion
     ]
 
 
-def bank_queries(db: sqlite_utils.Database, bank_id: str) -> list[dict[str, Any]]:
+def bank_queries(db: Database, bank_id: str) -> list[dict[str, Any]]:
     """The queries of a bank with their question counts (``query_id, query_text, document_id,
     n_questions``)."""
     return rows(
@@ -170,9 +170,7 @@ def bank_queries(db: sqlite_utils.Database, bank_id: str) -> list[dict[str, Any]
     )
 
 
-def count_bank_questions(
-    db: sqlite_utils.Database, bank_id: str, query_id: str | None = None
-) -> int:
+def count_bank_questions(db: Database, bank_id: str, query_id: str | None = None) -> int:
     """How many questions the bank has (of ``query_id`` when given)."""
     sql, params = "select count(*) from exam_questions where bank_id = ?", [bank_id]
     if query_id is not None:
@@ -181,7 +179,7 @@ def count_bank_questions(
     return n
 
 
-def questions_per_query(db: sqlite_utils.Database, bank_id: str) -> dict[str, int]:
+def questions_per_query(db: Database, bank_id: str) -> dict[str, int]:
     """``{query_id: number of questions}`` of a bank."""
     return {
         r[0]: r[1]
@@ -192,7 +190,7 @@ def questions_per_query(db: sqlite_utils.Database, bank_id: str) -> dict[str, in
     }
 
 
-def run_query_ids(db: sqlite_utils.Database, run_id: str) -> list[str]:
+def run_query_ids(db: Database, run_id: str) -> list[str]:
     """The query ids of an EXAM run's bank, sorted."""
     return [
         r[0]
@@ -204,7 +202,7 @@ def run_query_ids(db: sqlite_utils.Database, run_id: str) -> list[str]:
     ]
 
 
-def replace_article(db: sqlite_utils.Database, article: ExamArticle) -> int:
+def replace_article(db: Database, article: ExamArticle) -> int:
     """Insert the article of (bank, query, system), replacing the stored one (its grades go by
     cascade); returns its id. Call inside a transaction."""
     db.execute(
@@ -216,12 +214,12 @@ def replace_article(db: sqlite_utils.Database, article: ExamArticle) -> int:
     return int(new_id or 0)
 
 
-def delete_bank_articles(db: sqlite_utils.Database, bank_id: str) -> None:
+def delete_bank_articles(db: Database, bank_id: str) -> None:
     """Remove every article of a bank (their grades go by cascade)."""
     db.execute("delete from exam_articles where bank_id = ?", [bank_id])
 
 
-def bank_articles(db: sqlite_utils.Database, bank_id: str) -> list[dict[str, Any]]:
+def bank_articles(db: Database, bank_id: str) -> list[dict[str, Any]]:
     """Stored articles of a bank (``metadata`` decoded), by system and query."""
     return rows(
         db, "select * from exam_articles where bank_id = ? order by system, query_id", [bank_id]

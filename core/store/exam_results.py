@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING, Any, Self
 
 from core.store.connection import dumps, rows, transaction
 
-if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
-    import sqlite_utils
+if TYPE_CHECKING:
+    from core.store.engine import Database
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,9 +39,7 @@ class ExamGrade:
         )
 
 
-def run_grades(
-    db: sqlite_utils.Database, run_id: str, query_id: str | None = None
-) -> list[ExamGrade]:
+def run_grades(db: Database, run_id: str, query_id: str | None = None) -> list[ExamGrade]:
     """Every grade of ``run_id`` (of ``query_id``'s articles when given)."""
     sql = (
         "select a.system, a.query_id, g.question_id, g.correct, g.status, g.self_rating "
@@ -53,7 +51,7 @@ def run_grades(
     return [ExamGrade.from_row(r) for r in db.query(sql, params)]
 
 
-def run_systems(db: sqlite_utils.Database, run_id: str) -> list[str]:
+def run_systems(db: Database, run_id: str) -> list[str]:
     """The systems with a grade in ``run_id``, sorted."""
     return [
         r[0]
@@ -65,7 +63,7 @@ def run_systems(db: sqlite_utils.Database, run_id: str) -> list[str]:
     ]
 
 
-def run_questions_of_query(db: sqlite_utils.Database, run_id: str, query_id: str) -> int:
+def run_questions_of_query(db: Database, run_id: str, query_id: str) -> int:
     """How many questions of ``query_id`` the bank of ``run_id`` has."""
     n: int = db.execute(
         "select count(*) from exam_questions x join exam_runs r on "
@@ -75,7 +73,7 @@ def run_questions_of_query(db: sqlite_utils.Database, run_id: str, query_id: str
     return n
 
 
-def exam_runs_overview(db: sqlite_utils.Database) -> list[dict[str, Any]]:
+def exam_runs_overview(db: Database) -> list[dict[str, Any]]:
     """Every EXAM run, newest first: ``run_id, bank_id, qa_model, verification, threshold,
     graded`` (number of grades), ``created_at``."""
     return rows(
@@ -110,7 +108,7 @@ class BookCorrelation:
     created_at: str = ""
 
 
-def replace_book_correlation(db: sqlite_utils.Database, corr: BookCorrelation) -> None:
+def replace_book_correlation(db: Database, corr: BookCorrelation) -> None:
     """Insert or replace the stored correlation of (book, EXAM run, rater)."""
     with transaction(db):
         db.execute(
@@ -121,9 +119,7 @@ def replace_book_correlation(db: sqlite_utils.Database, corr: BookCorrelation) -
         db.table("exam_book_correlations").insert({**asdict(corr), "systems": dumps(corr.systems)})
 
 
-def book_correlations(
-    db: sqlite_utils.Database, document_id: str | None = None
-) -> list[dict[str, Any]]:
+def book_correlations(db: Database, document_id: str | None = None) -> list[dict[str, Any]]:
     """Stored book correlations (of ``document_id`` when given) with the book's title, newest
     first (without the per-system figures)."""
     where, params = ("where c.document_id = ?", [document_id]) if document_id else ("", [])
@@ -139,7 +135,7 @@ def book_correlations(
 
 
 def latest_book_systems(
-    db: sqlite_utils.Database, document_id: str | None = None
+    db: Database, document_id: str | None = None
 ) -> list[dict[str, Any]] | None:
     """The per-system figures of the newest stored correlation (of ``document_id`` when
     given), or None when none is stored."""

@@ -12,37 +12,35 @@ from typing import TYPE_CHECKING, Any
 
 from core.store.connection import dumps, placeholders, rows
 
-if TYPE_CHECKING:  # sqlite_utils imports pandas: load it only when a database is opened
-    import sqlite_utils
+if TYPE_CHECKING:
+    from core.store.engine import Database
 
 #: Experiment columns holding JSON besides the shared ``config``.
 _JSON = ("question_ids", "summary")
 
 
-def _decoded(
-    db: sqlite_utils.Database, sql: str, params: Sequence[Any] = ()
-) -> list[dict[str, Any]]:
+def _decoded(db: Database, sql: str, params: Sequence[Any] = ()) -> list[dict[str, Any]]:
     return rows(db, sql, params, also=_JSON)
 
 
-def get_experiment(db: sqlite_utils.Database, name: str) -> dict[str, Any] | None:
+def get_experiment(db: Database, name: str) -> dict[str, Any] | None:
     """The stored experiment ``name`` (decoded), or None."""
     found = _decoded(db, "select * from experiments where name = ?", [name])
     return found[0] if found else None
 
 
-def experiment_names(db: sqlite_utils.Database) -> list[str]:
+def experiment_names(db: Database) -> list[str]:
     """Names of the stored experiments, sorted."""
     return [r[0] for r in db.execute("select name from experiments order by name")]
 
 
-def stored_experiments(db: sqlite_utils.Database) -> list[dict[str, Any]]:
+def stored_experiments(db: Database) -> list[dict[str, Any]]:
     """Every stored experiment (decoded), most recently updated first."""
     return _decoded(db, "select * from experiments order by updated_at desc")
 
 
 def save_experiment_start(
-    db: sqlite_utils.Database,
+    db: Database,
     *,
     name: str,
     path: str,
@@ -68,9 +66,7 @@ def save_experiment_start(
     )
 
 
-def finish_experiment(
-    db: sqlite_utils.Database, name: str, status: str, summary: Any, updated_at: str
-) -> None:
+def finish_experiment(db: Database, name: str, status: str, summary: Any, updated_at: str) -> None:
     """Set the status and summary of experiment ``name``."""
     db.execute(
         "update experiments set status = ?, summary = ?, updated_at = ? where name = ?",
@@ -78,9 +74,7 @@ def finish_experiment(
     )
 
 
-def mark_experiments_interrupted(
-    db: sqlite_utils.Database, run_ids: Sequence[str], updated_at: str
-) -> None:
+def mark_experiments_interrupted(db: Database, run_ids: Sequence[str], updated_at: str) -> None:
     """Mark ``interrupted`` the running experiments whose current run is one of ``run_ids``."""
     if not run_ids:
         return

@@ -9,18 +9,18 @@ from typing import TYPE_CHECKING, Any
 
 from core.store.judgments import effective_query
 
-if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
-    import sqlite_utils
+if TYPE_CHECKING:
+    from core.store.engine import Database
 
 
-def exportable(db: sqlite_utils.Database) -> set[str]:
+def exportable(db: Database) -> set[str]:
     """Names of the tables and views that can be exported (SQLite's own left out)."""
     names = set(db.table_names()) | set(db.view_names())
     return {n for n in names if not n.startswith("sqlite")}
 
 
 def export_rows(
-    db: sqlite_utils.Database, table: str, *, all_rows: bool = False
+    db: Database, table: str, *, all_rows: bool = False
 ) -> tuple[list[str], Iterator[tuple[Any, ...]]]:
     """``(column names, rows)`` of ``table`` (one of :func:`exportable`); ``judgments`` gives
     the effective parsed verdicts unless ``all_rows``."""

@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING, Any
 from core.store.answers import answers_version
 from core.store.judgments import max_judgment_id
 
-if TYPE_CHECKING:  # sqlite_utils imports pandas: load it only when a database is opened
-    import sqlite_utils
+if TYPE_CHECKING:
+    from core.store.engine import Database
 
 #: Append-mostly tables whose largest id moves on every new row.
 _GROWING = (
@@ -27,7 +27,7 @@ _GROWING = (
 )
 
 
-def data_version(db: sqlite_utils.Database) -> tuple[Any, ...]:
+def data_version(db: Database) -> tuple[Any, ...]:
     """A fingerprint of everything the pages show: changes on any new judgment, label, dispute,
     answer, question or document, and on any run started, finished or updated while running.
 
@@ -51,11 +51,11 @@ def data_version(db: sqlite_utils.Database) -> tuple[Any, ...]:
     return head + tuple(running)
 
 
-def judgments_version(db: sqlite_utils.Database) -> tuple[str, int]:
+def judgments_version(db: Database) -> tuple[str, int]:
     """Fingerprint of the judgments (largest id: judgments are append-only)."""
     return ("judgments", max_judgment_id(db))
 
 
-def answers_fingerprint(db: sqlite_utils.Database) -> tuple[Any, ...]:
+def answers_fingerprint(db: Database) -> tuple[Any, ...]:
     """Fingerprint of the answers table (answers are rewritten in place when retried)."""
     return ("answers", *answers_version(db))

@@ -6,8 +6,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
-    import sqlite_utils
+if TYPE_CHECKING:
+    from core.store.engine import Database
 
 
 @dataclass(frozen=True, slots=True)
@@ -26,7 +26,7 @@ class GenerationFailure:
     created_at: str
 
 
-def record_generation_failure(db: sqlite_utils.Database, failure: GenerationFailure) -> None:
+def record_generation_failure(db: Database, failure: GenerationFailure) -> None:
     """Append ``failure`` (its error cut to 1,000 characters)."""
     row = asdict(failure)
     row["error"] = failure.error[:1000]

@@ -10,17 +10,17 @@ from typing import TYPE_CHECKING, Any
 
 from core.store.connection import rows
 
-if TYPE_CHECKING:  # sqlite_utils imports pandas: load it only when a database is opened
-    import sqlite_utils
+if TYPE_CHECKING:
+    from core.store.engine import Database
 
 
-def insert_gold_source_change(db: sqlite_utils.Database, row: dict[str, Any]) -> int:
+def insert_gold_source_change(db: Database, row: dict[str, Any]) -> int:
     """Append one ``add`` / ``remove`` row (``rater``, ``action``, ``marked_by``,
     ``created_at``); returns its id."""
     return int(db.table("gold_sources").insert(row).last_pk or 0)
 
 
-def active_gold_sources(db: sqlite_utils.Database) -> list[dict[str, Any]]:
+def active_gold_sources(db: Database) -> list[dict[str, Any]]:
     """The raters whose latest row is ``add``, by rater: ``rater``, ``marked_by``,
     ``created_at``."""
     return rows(

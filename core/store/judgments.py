@@ -16,8 +16,8 @@ from core.store.connection import placeholders, rows
 from core.store.row_stage import RowStage, staged, switch_rows
 from core.store.schema import not_superseded
 
-if TYPE_CHECKING:  # sqlite_utils imports pandas: load it only when a database is opened
-    import sqlite_utils
+if TYPE_CHECKING:
+    from core.store.engine import Database
 
 _COLUMN = re.compile(r"^[a-z_]+$")
 
@@ -73,7 +73,7 @@ def effective_query(
 
 
 def effective_judgments(
-    db: sqlite_utils.Database,
+    db: Database,
     *,
     kind: str | None = None,
     rater: str | None = None,
@@ -107,7 +107,7 @@ def effective_judgments(
     return rows(db, sql, params)
 
 
-def question_judgments(db: sqlite_utils.Database, question_id: str) -> list[dict[str, Any]]:
+def question_judgments(db: Database, question_id: str) -> list[dict[str, Any]]:
     """Every judgment of a question (superseded ones too, flagged ``superseded``), by kind,
     rater and id."""
     return rows(
@@ -119,19 +119,19 @@ def question_judgments(db: sqlite_utils.Database, question_id: str) -> list[dict
 
 
 def get_judgment(
-    db: sqlite_utils.Database, judgment_id: int, columns: Sequence[str] | None = None
+    db: Database, judgment_id: int, columns: Sequence[str] | None = None
 ) -> dict[str, Any] | None:
     """One judgment by id (or None)."""
     found = rows(db, f"select {_columns(columns)} from judgments j where id = ?", [judgment_id])
     return found[0] if found else None
 
 
-def insert_judgment(db: sqlite_utils.Database, row: dict[str, Any]) -> int:
+def insert_judgment(db: Database, row: dict[str, Any]) -> int:
     """Append one judgment row; returns its id."""
     return int(db.table("judgments").insert(row).last_pk or 0)
 
 
-def judged_answer_ids(db: sqlite_utils.Database, rater: str) -> set[int]:
+def judged_answer_ids(db: Database, rater: str) -> set[int]:
     """Answer ids ``rater`` judged (absolute) without an error."""
     return {
         int(r[0])
@@ -143,7 +143,7 @@ def judged_answer_ids(db: sqlite_utils.Database, rater: str) -> set[int]:
     }
 
 
-def judged_pairs(db: sqlite_utils.Database, rater: str) -> set[tuple[str, str, str]]:
+def judged_pairs(db: Database, rater: str) -> set[tuple[str, str, str]]:
     """(question id, system A, system B) ``rater`` judged side by side without an error."""
     return {
         (r[0], r[1], r[2])
@@ -156,7 +156,7 @@ def judged_pairs(db: sqlite_utils.Database, rater: str) -> set[tuple[str, str, s
 
 
 def last_error_id(
-    db: sqlite_utils.Database,
+    db: Database,
     rater: str,
     *,
     answer_id: int | None = None,
@@ -177,7 +177,7 @@ def last_error_id(
 
 
 def stored_call_counts(
-    db: sqlite_utils.Database, rater: str, kind: str, systems: Sequence[str]
+    db: Database, rater: str, kind: str, systems: Sequence[str]
 ) -> dict[str, int]:
     """Per question: ``rater``'s judgments of ``kind`` stored without error on ``systems``
     (pairwise: both systems among them)."""
@@ -195,7 +195,7 @@ def stored_call_counts(
     return {r[0]: int(r[1]) for r in db.execute(sql, params)}
 
 
-def pairwise_raters(db: sqlite_utils.Database, rater_kind: str | None = None) -> list[str]:
+def pairwise_raters(db: Database, rater_kind: str | None = None) -> list[str]:
     """Raters with a parsed pairwise verdict (optionally only of ``rater_kind``), sorted."""
     cond = "" if rater_kind is None else " and rater_kind = ?"
     return [
@@ -209,7 +209,7 @@ def pairwise_raters(db: sqlite_utils.Database, rater_kind: str | None = None) ->
 
 
 def latest_verdicts(
-    db: sqlite_utils.Database, criterion: str, *, rater: str | None = None, rater_prefix: str = ""
+    db: Database, criterion: str, *, rater: str | None = None, rater_prefix: str = ""
 ) -> dict[tuple[str, str], str]:
     """(question id, system) -> the latest non-null verdict on ``criterion`` by ``rater`` (or by
     any rater whose name starts with ``rater_prefix``)."""
@@ -228,7 +228,7 @@ def latest_verdicts(
     return got
 
 
-def summary_by_rater(db: sqlite_utils.Database) -> list[dict[str, Any]]:
+def summary_by_rater(db: Database) -> list[dict[str, Any]]:
     """Per (rater kind, kind, rater): judgments and unparsed replies (withdrawn rows left out)."""
     return rows(
         db,
@@ -237,7 +237,7 @@ def summary_by_rater(db: sqlite_utils.Database) -> list[dict[str, Any]]:
     )
 
 
-def count_judgments(db: sqlite_utils.Database, status: str | None = None) -> int:
+def count_judgments(db: Database, status: str | None = None) -> int:
     """Number of stored judgments (optionally only of ``status``)."""
     if status is None:
         return int(db.execute("select count(*) from judgments").fetchone()[0])
@@ -246,7 +246,7 @@ def count_judgments(db: sqlite_utils.Database, status: str | None = None) -> int
     )
 
 
-def judge_models(db: sqlite_utils.Database) -> set[str]:
+def judge_models(db: Database) -> set[str]:
     """Model ids named by auto-raters (``auto:<provider>:<model>`` -> ``<provider>:<model>``)."""
     return {
         r[0]
@@ -257,14 +257,14 @@ def judge_models(db: sqlite_utils.Database) -> set[str]:
     }
 
 
-def max_judgment_id(db: sqlite_utils.Database) -> int:
+def max_judgment_id(db: Database) -> int:
     """The largest judgment id (0 when empty): grows whenever a judgment is appended, so it is
     the judgments' cache fingerprint."""
     return int(db.execute("select coalesce(max(id), 0) from judgments").fetchone()[0])
 
 
 def own_pairwise_label(
-    db: sqlite_utils.Database, rater: str, question_id: str, system_1: str, system_2: str
+    db: Database, rater: str, question_id: str, system_1: str, system_2: str
 ) -> dict[str, Any] | None:
     """``rater``'s effective pairwise row on the question's pair of systems (shown in either
     order; any status): the row their next label on that item supersedes. None when none."""
@@ -278,7 +278,7 @@ def own_pairwise_label(
     return found[0] if found else None
 
 
-def last_pairwise_label(db: sqlite_utils.Database, rater: str) -> dict[str, Any] | None:
+def last_pairwise_label(db: Database, rater: str) -> dict[str, Any] | None:
     """``rater``'s latest effective pairwise verdict or skip (status ``ok`` or ``skipped``):
     what an undo withdraws. None when there is none."""
     found = rows(
@@ -291,7 +291,7 @@ def last_pairwise_label(db: sqlite_utils.Database, rater: str) -> dict[str, Any]
     return found[0] if found else None
 
 
-def pairwise_rater_kinds(db: sqlite_utils.Database) -> list[tuple[str, str]]:
+def pairwise_rater_kinds(db: Database) -> list[tuple[str, str]]:
     """(rater, rater kind) of every rater with a parsed pairwise verdict, sorted by rater."""
     return [
         (r[0], r[1])
@@ -302,7 +302,7 @@ def pairwise_rater_kinds(db: sqlite_utils.Database) -> list[tuple[str, str]]:
     ]
 
 
-def human_raters(db: sqlite_utils.Database) -> list[str]:
+def human_raters(db: Database) -> list[str]:
     """Every rater of kind ``human`` with a stored judgment (any kind or status), sorted."""
     return [
         r[0]
@@ -312,9 +312,7 @@ def human_raters(db: sqlite_utils.Database) -> list[str]:
     ]
 
 
-def question_judgment_count(
-    db: sqlite_utils.Database, question_id: str, *, human_only: bool = False
-) -> int:
+def question_judgment_count(db: Database, question_id: str, *, human_only: bool = False) -> int:
     """How many judgment rows (superseded ones too) a question has; ``human_only``: only those
     of raters named ``human:...``."""
     cond = " and rater like 'human:%'" if human_only else ""
@@ -325,17 +323,13 @@ def question_judgment_count(
     )
 
 
-def insert_judgments(
-    db: sqlite_utils.Database, new: Sequence[dict[str, Any]], batch_size: int = 500
-) -> None:
+def insert_judgments(db: Database, new: Sequence[dict[str, Any]], batch_size: int = 500) -> None:
     """Append judgment rows (``batch_size`` rows per statement)."""
     if new:
         db.table("judgments").insert_all(new, batch_size=batch_size)
 
 
-def run_judgments(
-    db: sqlite_utils.Database, rater: str, run_id: str, kind: str
-) -> list[dict[str, Any]]:
+def run_judgments(db: Database, rater: str, run_id: str, kind: str) -> list[dict[str, Any]]:
     """Every judgment of ``kind`` that ``rater`` stored in run ``run_id`` (superseded ones and
     errors too), by id."""
     return rows(
@@ -345,7 +339,7 @@ def run_judgments(
     )
 
 
-def imported_verdict_counts(db: sqlite_utils.Database) -> dict[str, int]:
+def imported_verdict_counts(db: Database) -> dict[str, int]:
     """Per source file named in ``raw.file`` (verdicts imported from files): their number."""
     return {
         r[0]: int(r[1])
@@ -356,7 +350,7 @@ def imported_verdict_counts(db: sqlite_utils.Database) -> dict[str, int]:
     }
 
 
-def imported_human_raters(db: sqlite_utils.Database) -> list[str]:
+def imported_human_raters(db: Database) -> list[str]:
     """Human raters with verdicts imported from a file (``raw`` names the file: see
     :mod:`core.corpus.evaluations`), sorted; not people who labelled in the app."""
     return [
@@ -368,14 +362,12 @@ def imported_human_raters(db: sqlite_utils.Database) -> list[str]:
     ]
 
 
-def judgments_after(
-    db: sqlite_utils.Database, after_id: int, columns: Sequence[str]
-) -> list[dict[str, Any]]:
+def judgments_after(db: Database, after_id: int, columns: Sequence[str]) -> list[dict[str, Any]]:
     """Every judgment row (effective or not) with an id above ``after_id``: ``columns`` only."""
     return rows(db, f"select {_columns(columns)} from judgments j where j.id > ?", [after_id])
 
 
-def switch_staged_judgments(db: sqlite_utils.Database, stage: RowStage) -> int:
+def switch_staged_judgments(db: Database, stage: RowStage) -> int:
     """Append the staged judgment rows (:mod:`core.store.row_stage`); a null answer id is filled
     with the stored answer of that question and system (as shown), if any. Returns how many."""
 

@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING, Any
 from core.store.connection import rows
 from core.store.schema import not_superseded
 
-if TYPE_CHECKING:  # sqlite_utils imports pandas: load it only when a database is opened
-    import sqlite_utils
+if TYPE_CHECKING:
+    from core.store.engine import Database
 
 #: The label of a row recording that the annotator skipped the item.
 SKIPPED = "skipped"
@@ -24,9 +24,7 @@ _COLUMNS = {
 }
 
 
-def own_row(
-    db: sqlite_utils.Database, table: str, item: Any, annotator: str
-) -> dict[str, Any] | None:
+def own_row(db: Database, table: str, item: Any, annotator: str) -> dict[str, Any] | None:
     """``annotator``'s effective row on ``item`` (a skip or a withdrawal too): the row their next
     one supersedes; None when they have none."""
     key, _ = _COLUMNS[table]
@@ -39,7 +37,7 @@ def own_row(
     return found[0] if found else None
 
 
-def last_row(db: sqlite_utils.Database, table: str, annotator: str) -> dict[str, Any] | None:
+def last_row(db: Database, table: str, annotator: str) -> dict[str, Any] | None:
     """``annotator``'s latest effective label or skip (withdrawals left out): what an undo takes
     back; None when there is none."""
     _, label = _COLUMNS[table]
@@ -52,7 +50,7 @@ def last_row(db: sqlite_utils.Database, table: str, annotator: str) -> dict[str,
     return found[0] if found else None
 
 
-def label_marks(db: sqlite_utils.Database, table: str) -> dict[str, dict[Any, set[str]]]:
+def label_marks(db: Database, table: str) -> dict[str, dict[Any, set[str]]]:
     """Who marked which item, from the effective rows (withdrawals left out): ``{"ok": {item:
     annotators with a label}, "skipped": {item: annotators whose row is a skip}}`` (one query of
     item, annotator and label)."""

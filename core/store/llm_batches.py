@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING, Any, Self
 
 from core.store.connection import dumps, rows, utcnow
 
-if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
-    import sqlite_utils
+if TYPE_CHECKING:
+    from core.store.engine import Database
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,7 +61,7 @@ class BatchItem:
     request: dict[str, Any]
 
 
-def add_batch(db: sqlite_utils.Database, batch: Batch, items: Sequence[BatchItem]) -> None:
+def add_batch(db: Database, batch: Batch, items: Sequence[BatchItem]) -> None:
     """Store a submitted batch and its items (call inside a transaction)."""
     db.execute(
         "insert into llm_batches (id, provider, model, status, n_requests, run_id, "
@@ -84,15 +84,13 @@ def add_batch(db: sqlite_utils.Database, batch: Batch, items: Sequence[BatchItem
     )
 
 
-def get_batch(db: sqlite_utils.Database, batch_id: str) -> Batch | None:
+def get_batch(db: Database, batch_id: str) -> Batch | None:
     """The batch ``batch_id`` or None."""
     found = rows(db, "select * from llm_batches where id = ?", [batch_id])
     return Batch.from_row(found[0]) if found else None
 
 
-def set_batch_status(
-    db: sqlite_utils.Database, batch_id: str, status: str, metadata: Mapping[str, Any]
-) -> None:
+def set_batch_status(db: Database, batch_id: str, status: str, metadata: Mapping[str, Any]) -> None:
     """Record a polled status (and the adapter's metadata)."""
     db.execute(
         "update llm_batches set status = ?, metadata = ?, updated_at = ? where id = ?",
@@ -100,7 +98,7 @@ def set_batch_status(
     )
 
 
-def pending_items(db: sqlite_utils.Database, batch_id: str) -> list[BatchItem]:
+def pending_items(db: Database, batch_id: str) -> list[BatchItem]:
     """The items of a batch not imported yet."""
     return [
         BatchItem(r[0], r[1], json.loads(r[2]))
@@ -112,7 +110,7 @@ def pending_items(db: sqlite_utils.Database, batch_id: str) -> list[BatchItem]:
     ]
 
 
-def set_item_status(db: sqlite_utils.Database, batch_id: str, custom_id: str, status: str) -> None:
+def set_item_status(db: Database, batch_id: str, custom_id: str, status: str) -> None:
     """Mark an item ``ok`` or ``error`` once its reply is imported."""
     db.execute(
         "update llm_batch_items set status = ? where batch_id = ? and custom_id = ?",
@@ -120,7 +118,7 @@ def set_item_status(db: sqlite_utils.Database, batch_id: str, custom_id: str, st
     )
 
 
-def finish_import(db: sqlite_utils.Database, batch_id: str) -> tuple[int, int]:
+def finish_import(db: Database, batch_id: str) -> tuple[int, int]:
     """Mark the batch imported with its item counts; returns ``(ok, failed)`` (call inside a
     transaction)."""
     counts = dict(
@@ -138,7 +136,7 @@ def finish_import(db: sqlite_utils.Database, batch_id: str) -> tuple[int, int]:
     return ok, failed
 
 
-def list_batches(db: sqlite_utils.Database, run_id: str | None = None) -> list[dict[str, Any]]:
+def list_batches(db: Database, run_id: str | None = None) -> list[dict[str, Any]]:
     """Stored batch jobs (of ``run_id`` when given), newest first, without their metadata."""
     where, params = ("where run_id = ?", [run_id]) if run_id else ("", [])
     return rows(

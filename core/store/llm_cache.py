@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING, Any, Self
 
 from core.store.connection import rows
 
-if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
-    import sqlite_utils
+if TYPE_CHECKING:
+    from core.store.engine import Database
 
 _CHUNK = 500
 
@@ -94,7 +94,7 @@ _CACHE_INSERT = _insert("llm_cache", CacheEntry).replace("insert", "insert or re
 _LEDGER_INSERT = _insert("llm_calls", LedgerEntry)
 
 
-def cached_responses(db: sqlite_utils.Database, keys: Iterable[str]) -> dict[str, str]:
+def cached_responses(db: Database, keys: Iterable[str]) -> dict[str, str]:
     """``{key: stored response JSON}`` of the keys found in the cache."""
     wanted = list(dict.fromkeys(keys))
     found: dict[str, str] = {}
@@ -106,7 +106,7 @@ def cached_responses(db: sqlite_utils.Database, keys: Iterable[str]) -> dict[str
     return found
 
 
-def cached_keys(db: sqlite_utils.Database, keys: Iterable[str]) -> set[str]:
+def cached_keys(db: Database, keys: Iterable[str]) -> set[str]:
     """The subset of ``keys`` present in the cache."""
     wanted = list(dict.fromkeys(keys))
     found: set[str] = set()
@@ -119,9 +119,7 @@ def cached_keys(db: sqlite_utils.Database, keys: Iterable[str]) -> set[str]:
     return found
 
 
-def write_calls(
-    db: sqlite_utils.Database, cache: Sequence[CacheEntry], ledger: Sequence[LedgerEntry]
-) -> None:
+def write_calls(db: Database, cache: Sequence[CacheEntry], ledger: Sequence[LedgerEntry]) -> None:
     """Store cache entries (replacing the same keys) and ledger rows, one statement each (call
     inside the transaction that also adds the calls to their run)."""
     if cache:
@@ -130,9 +128,7 @@ def write_calls(
         db.conn.executemany(_LEDGER_INSERT, [_values(e, _LEDGER_COLUMNS) for e in ledger])
 
 
-def ledger_totals(
-    db: sqlite_utils.Database, column: str, run_id: str | None = None
-) -> list[dict[str, Any]]:
+def ledger_totals(db: Database, column: str, run_id: str | None = None) -> list[dict[str, Any]]:
     """Calls, cache hits, errors, tokens and USD of the ledger grouped by ``column`` (one of
     ``run_id``, ``system_name``, ``judge_name``, ``model``, ``purpose``), costliest first."""
     if column not in {"run_id", "system_name", "judge_name", "model", "purpose"}:

@@ -24,8 +24,8 @@ from core.errors import StoreError
 from core.store.connection import transaction
 from core.store.runs import pid_alive
 
-if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
-    import sqlite_utils
+if TYPE_CHECKING:
+    from core.store.engine import Database
 
 CHUNK_ROWS = 2000
 CHUNK_CHARS = 2_000_000
@@ -63,7 +63,7 @@ def needs_stage(rows: Sequence[dict[str, Any]]) -> bool:
 
 
 def stage_passages(
-    db: sqlite_utils.Database,
+    db: Database,
     document_id: str,
     rows: Sequence[dict[str, Any]],
     *,
@@ -95,7 +95,7 @@ def stage_passages(
     return stage
 
 
-def switch_passages(db: sqlite_utils.Database, stage: Stage) -> None:
+def switch_passages(db: Database, stage: Stage) -> None:
     """Replace the passages of ``stage.document_id`` with the staged rows (then
     :func:`drop_stage`, outside the transaction, removes the stage).
 
@@ -119,7 +119,7 @@ def switch_passages(db: sqlite_utils.Database, stage: Stage) -> None:
     )
 
 
-def drop_stage(db: sqlite_utils.Database, stage: str) -> None:
+def drop_stage(db: Database, stage: str) -> None:
     """Remove one stage's rows (switched in, or an import that failed), in short transactions
     of at most :data:`CHUNK_ROWS` rows (inside a caller's transaction: all at once)."""
     if db.conn.in_transaction:
@@ -136,7 +136,7 @@ def drop_stage(db: sqlite_utils.Database, stage: str) -> None:
             return
 
 
-def drop_dead_stages(db: sqlite_utils.Database, document_id: str) -> int:
+def drop_dead_stages(db: Database, document_id: str) -> int:
     """Remove the stages of ``document_id`` (an earlier import of it that failed, or one running
     now, whose switch then refuses) and of any other document whose process on this host died.
     Returns how many stages were removed."""

@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING, Any
 
 from core.store.connection import placeholders, rows
 
-if TYPE_CHECKING:  # sqlite_utils imports pandas: load it only when a database is opened
-    import sqlite_utils
+if TYPE_CHECKING:
+    from core.store.engine import Database
 
 _COLUMN = re.compile(r"^[a-z_]+$")
 #: Columns :func:`find_question_ids` may filter on by equality.
@@ -30,7 +30,7 @@ def _columns(columns: Sequence[str] | None) -> str:
 
 
 def get_question(
-    db: sqlite_utils.Database, question_id: str, columns: Sequence[str] | None = None
+    db: Database, question_id: str, columns: Sequence[str] | None = None
 ) -> dict[str, Any] | None:
     """One question by id (or None)."""
     found = rows(db, f"select {_columns(columns)} from questions where id = ?", [question_id])
@@ -38,7 +38,7 @@ def get_question(
 
 
 def questions_by_id(
-    db: sqlite_utils.Database, ids: Sequence[str], columns: Sequence[str] | None = None
+    db: Database, ids: Sequence[str], columns: Sequence[str] | None = None
 ) -> dict[str, dict[str, Any]]:
     """The questions with these ids (``columns`` of them, which must include ``id``; every
     column by default), keyed by id (unknown ids are absent; any number of ids)."""
@@ -52,7 +52,7 @@ def questions_by_id(
 
 
 def document_questions(
-    db: sqlite_utils.Database,
+    db: Database,
     document_id: str,
     *,
     origin: str | None = None,
@@ -79,7 +79,7 @@ def document_questions(
 
 
 def origin_questions(
-    db: sqlite_utils.Database, origin: str, columns: Sequence[str] | None = None
+    db: Database, origin: str, columns: Sequence[str] | None = None
 ) -> list[dict[str, Any]]:
     """Every question of ``origin``, by id."""
     return rows(
@@ -87,9 +87,7 @@ def origin_questions(
     )
 
 
-def find_question_ids(
-    db: sqlite_utils.Database, filters: dict[str, Any], search: str = ""
-) -> list[str]:
+def find_question_ids(db: Database, filters: dict[str, Any], search: str = "") -> list[str]:
     """Ids of the questions equal on every given filter (:data:`FILTER_COLUMNS`; ``None`` / ``""``
     ignored) whose text contains ``search`` (or whose id is ``search``)."""
     where, params = ["1 = 1"], []
@@ -106,7 +104,7 @@ def find_question_ids(
     return [r[0] for r in db.execute(sql, params)]
 
 
-def distinct_values(db: sqlite_utils.Database, column: str) -> list[Any]:
+def distinct_values(db: Database, column: str) -> list[Any]:
     """The distinct non-empty values of a filter column (:data:`FILTER_COLUMNS`), sorted."""
     if column not in FILTER_COLUMNS:
         raise ValueError(f"not a question filter: {column!r}")
@@ -119,7 +117,7 @@ def distinct_values(db: sqlite_utils.Database, column: str) -> list[Any]:
     ]
 
 
-def question_documents(db: sqlite_utils.Database) -> list[dict[str, Any]]:
+def question_documents(db: Database) -> list[dict[str, Any]]:
     """(id, title) of the documents that have questions, by title."""
     return rows(
         db,
@@ -128,7 +126,7 @@ def question_documents(db: sqlite_utils.Database) -> list[dict[str, Any]]:
     )
 
 
-def question_entities(db: sqlite_utils.Database) -> list[dict[str, Any]]:
+def question_entities(db: Database) -> list[dict[str, Any]]:
     """(id, name) of the entities that have questions, by name."""
     return rows(
         db,
@@ -137,7 +135,7 @@ def question_entities(db: sqlite_utils.Database) -> list[dict[str, Any]]:
     )
 
 
-def referenced_entity_ids(db: sqlite_utils.Database) -> set[int]:
+def referenced_entity_ids(db: Database) -> set[int]:
     """Entity ids some question is about."""
     return {
         int(r[0])
@@ -145,19 +143,17 @@ def referenced_entity_ids(db: sqlite_utils.Database) -> set[int]:
     }
 
 
-def question_exists(db: sqlite_utils.Database, question_id: str) -> bool:
+def question_exists(db: Database, question_id: str) -> bool:
     """Whether a question with this id is stored."""
     return db.execute("select 1 from questions where id = ?", [question_id]).fetchone() is not None
 
 
-def insert_question(db: sqlite_utils.Database, row: dict[str, Any]) -> None:
+def insert_question(db: Database, row: dict[str, Any]) -> None:
     """Insert one question row."""
     db.table("questions").insert(row)
 
 
-def upsert_question(
-    db: sqlite_utils.Database, row: dict[str, Any], on_insert: dict[str, Any]
-) -> bool:
+def upsert_question(db: Database, row: dict[str, Any], on_insert: dict[str, Any]) -> bool:
     """Update the question ``row["id"]`` with ``row`` or, when new, insert ``row`` plus
     ``on_insert`` (e.g. ``created_at``). Returns True when inserted."""
     if question_exists(db, row["id"]):
@@ -168,7 +164,7 @@ def upsert_question(
 
 
 def generated_exists(
-    db: sqlite_utils.Database, document_id: str, entity_id: int, model: str, prompt_hash: str
+    db: Database, document_id: str, entity_id: int, model: str, prompt_hash: str
 ) -> bool:
     """Whether questions were generated on this document and entity by ``model`` with the prompt
     of ``prompt_hash``."""
@@ -181,7 +177,7 @@ def generated_exists(
     return found is not None
 
 
-def counts_by_origin(db: sqlite_utils.Database) -> dict[str, int]:
+def counts_by_origin(db: Database) -> dict[str, int]:
     """Number of questions per origin."""
     return {
         r[0]: int(r[1])
@@ -189,7 +185,7 @@ def counts_by_origin(db: sqlite_utils.Database) -> dict[str, int]:
     }
 
 
-def review_summary_by_origin(db: sqlite_utils.Database) -> list[dict[str, Any]]:
+def review_summary_by_origin(db: Database) -> list[dict[str, Any]]:
     """Per origin: questions, pending, accepted (or edited) and rejected."""
     return rows(
         db,
@@ -199,7 +195,7 @@ def review_summary_by_origin(db: sqlite_utils.Database) -> list[dict[str, Any]]:
     )
 
 
-def pending_review_count(db: sqlite_utils.Database) -> int:
+def pending_review_count(db: Database) -> int:
     """Questions waiting for a human review (NarrativeQA's own questions need none)."""
     return int(
         db.execute(
@@ -209,7 +205,7 @@ def pending_review_count(db: sqlite_utils.Database) -> int:
 
 
 def question_counts_by_document(
-    db: sqlite_utils.Database, origin: str, statuses: Sequence[str], document_kinds: Sequence[str]
+    db: Database, origin: str, statuses: Sequence[str], document_kinds: Sequence[str]
 ) -> dict[str, int]:
     """Per document of one of ``document_kinds``: its questions of ``origin`` with a status in
     ``statuses``."""
@@ -221,7 +217,7 @@ def question_counts_by_document(
     return {r[0]: int(r[1]) for r in db.execute(sql, [origin, *statuses, *document_kinds])}
 
 
-def generator_models(db: sqlite_utils.Database) -> set[str]:
+def generator_models(db: Database) -> set[str]:
     """Model ids named in the questions' provenance."""
     return {
         r[0]
@@ -230,18 +226,18 @@ def generator_models(db: sqlite_utils.Database) -> set[str]:
     }
 
 
-def all_question_ids(db: sqlite_utils.Database) -> list[str]:
+def all_question_ids(db: Database) -> list[str]:
     """Every question id, sorted."""
     return [r[0] for r in db.execute("select id from questions order by id")]
 
 
-def question_texts(db: sqlite_utils.Database, ids: Sequence[str]) -> dict[str, str]:
+def question_texts(db: Database, ids: Sequence[str]) -> dict[str, str]:
     """Question id -> its text, for ``ids`` (unknown ids are absent; any number of ids)."""
     return {qid: r["question"] for qid, r in questions_by_id(db, ids, ["id", "question"]).items()}
 
 
 def child_questions(
-    db: sqlite_utils.Database,
+    db: Database,
     parent_id: str,
     columns: Sequence[str] | None = None,
     *,
@@ -258,7 +254,7 @@ def child_questions(
 
 
 def root_questions(
-    db: sqlite_utils.Database, origin: str, columns: Sequence[str] | None = None
+    db: Database, origin: str, columns: Sequence[str] | None = None
 ) -> list[dict[str, Any]]:
     """The questions of ``origin`` that derive from no other (``parent_id`` null), by id."""
     return rows(
@@ -269,14 +265,14 @@ def root_questions(
     )
 
 
-def update_question(db: sqlite_utils.Database, question_id: str, updates: dict[str, Any]) -> None:
+def update_question(db: Database, question_id: str, updates: dict[str, Any]) -> None:
     """Set ``updates`` (column -> value; JSON columns as text, see
     :func:`core.store.connection.dumps`) on the question ``question_id``."""
     db.table("questions").update(question_id, updates)
 
 
 def sample_question_ids(
-    db: sqlite_utils.Database,
+    db: Database,
     equal: dict[str, Any] | None = None,
     any_of: dict[str, Sequence[Any]] | None = None,
 ) -> list[str]:
@@ -295,14 +291,12 @@ def sample_question_ids(
     return [r[0] for r in db.execute(sql, params)]
 
 
-def all_question_texts(db: sqlite_utils.Database) -> dict[str, str]:
+def all_question_texts(db: Database) -> dict[str, str]:
     """Every question's text, keyed by id."""
     return dict(db.execute("select id, question from questions").fetchall())
 
 
-def set_question_text(
-    db: sqlite_utils.Database, question_id: str, text: str, updated_at: str
-) -> None:
+def set_question_text(db: Database, question_id: str, text: str, updated_at: str) -> None:
     """Replace the text of question ``question_id``."""
     db.execute(
         "update questions set question = ?, updated_at = ? where id = ?",
@@ -310,13 +304,13 @@ def set_question_text(
     )
 
 
-def insert_questions(db: sqlite_utils.Database, new: Sequence[dict[str, Any]]) -> None:
+def insert_questions(db: Database, new: Sequence[dict[str, Any]]) -> None:
     """Insert question rows (one batch statement per chunk)."""
     if new:
         db.table("questions").insert_all(new)
 
 
-def document_dependents(db: sqlite_utils.Database, document_id: str) -> dict[str, int]:
+def document_dependents(db: Database, document_id: str) -> dict[str, int]:
     """How many questions are about ``document_id`` (as their document or their context), and how
     many answers and judgments those questions have: what replacing its text would orphan."""
     about = "select id from questions where document_id = ? or context_document_id = ?"

@@ -20,8 +20,8 @@ from core.store.connection import rows
 from core.store.label_rows import SKIPPED, WITHDRAWN, label_marks, last_row, own_row
 from core.store.schema import not_superseded
 
-if TYPE_CHECKING:  # sqlite_utils imports pandas: load it only when a database is opened
-    import sqlite_utils
+if TYPE_CHECKING:
+    from core.store.engine import Database
 
 #: Effective rows of alias ``r`` that are resolutions (not withdrawals, not skips).
 _OPEN = (
@@ -30,26 +30,24 @@ _OPEN = (
 )
 
 
-def insert_resolution(db: sqlite_utils.Database, row: dict[str, Any]) -> int:
+def insert_resolution(db: Database, row: dict[str, Any]) -> int:
     """Append one resolution row; returns its id."""
     return int(db.table("dispute_resolutions").insert(row).last_pk or 0)
 
 
-def own_resolution(
-    db: sqlite_utils.Database, dispute_id: int, annotator: str
-) -> dict[str, Any] | None:
+def own_resolution(db: Database, dispute_id: int, annotator: str) -> dict[str, Any] | None:
     """``annotator``'s effective row on a dispute (a withdrawal too), the row their next one
     supersedes; None when they have none."""
     return own_row(db, "dispute_resolutions", dispute_id, annotator)
 
 
-def last_resolution(db: sqlite_utils.Database, annotator: str) -> dict[str, Any] | None:
+def last_resolution(db: Database, annotator: str) -> dict[str, Any] | None:
     """``annotator``'s latest effective resolution or skip (withdrawals left out): what an undo
     takes back; None when there is none."""
     return last_row(db, "dispute_resolutions", annotator)
 
 
-def skipped_resolutions(db: sqlite_utils.Database) -> list[dict[str, Any]]:
+def skipped_resolutions(db: Database) -> list[dict[str, Any]]:
     """Every effective skip of a dispute, oldest first; each row also carries its dispute's
     ``question_id``."""
     return rows(
@@ -60,7 +58,7 @@ def skipped_resolutions(db: sqlite_utils.Database) -> list[dict[str, Any]]:
     )
 
 
-def resolution_marks(db: sqlite_utils.Database) -> dict[str, dict[int, set[str]]]:
+def resolution_marks(db: Database) -> dict[str, dict[int, set[str]]]:
     """Who marked which dispute, from the effective rows (withdrawals left out):
     ``{"ok": {dispute id: annotators with a resolution}, "skipped": {dispute id: annotators
     whose row is a skip}}`` (:func:`core.store.label_rows.label_marks`)."""
@@ -68,7 +66,7 @@ def resolution_marks(db: sqlite_utils.Database) -> dict[str, dict[int, set[str]]
 
 
 def effective_resolutions(
-    db: sqlite_utils.Database, *, dispute_id: int | None = None, question_id: str | None = None
+    db: Database, *, dispute_id: int | None = None, question_id: str | None = None
 ) -> list[dict[str, Any]]:
     """The effective resolutions (withdrawals left out), oldest first, optionally of one dispute
     or of one question's disputes. Each row also carries its dispute's ``question_id`` and
@@ -90,7 +88,7 @@ def effective_resolutions(
     )
 
 
-def question_resolution_count(db: sqlite_utils.Database, question_id: str) -> int:
+def question_resolution_count(db: Database, question_id: str) -> int:
     """How many resolution rows (superseded and withdrawals too) the disputes of a question
     have."""
     return int(
@@ -102,7 +100,7 @@ def question_resolution_count(db: sqlite_utils.Database, question_id: str) -> in
     )
 
 
-def resolved_dispute_count(db: sqlite_utils.Database, dispute_ids: Sequence[int]) -> int:
+def resolved_dispute_count(db: Database, dispute_ids: Sequence[int]) -> int:
     """How many of ``dispute_ids`` have an effective resolution (withdrawals and skips aside)."""
     if not dispute_ids:
         return 0

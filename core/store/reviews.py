@@ -18,8 +18,8 @@ from core.store.connection import rows
 from core.store.label_rows import SKIPPED, WITHDRAWN, label_marks, last_row, own_row
 from core.store.schema import not_superseded
 
-if TYPE_CHECKING:  # sqlite_utils imports pandas: load it only when a database is opened
-    import sqlite_utils
+if TYPE_CHECKING:
+    from core.store.engine import Database
 
 
 #: Rows of alias ``r`` that are reviews (not skips, not withdrawals).
@@ -28,13 +28,13 @@ _REVIEW = f"r.decision not in ('{SKIPPED}', '{WITHDRAWN}')"
 _OPEN = f"{not_superseded('reviews', 'r')} and {_REVIEW}"
 
 
-def insert_review(db: sqlite_utils.Database, row: dict[str, Any]) -> int:
+def insert_review(db: Database, row: dict[str, Any]) -> int:
     """Append one review row (``checklist`` already JSON text); returns its id."""
     return int(db.table("reviews").insert(row).last_pk or 0)
 
 
 def effective_reviews(
-    db: sqlite_utils.Database, question_id: str | None = None, *, origin: str | None = None
+    db: Database, question_id: str | None = None, *, origin: str | None = None
 ) -> list[dict[str, Any]]:
     """The effective (not superseded) reviews, oldest first: of one question when
     ``question_id`` is given, of the questions of ``origin`` when that is given. Skips and
@@ -50,7 +50,7 @@ def effective_reviews(
     return rows(db, f"select r.* from reviews r where {' and '.join(where)} order by r.id", params)
 
 
-def question_reviews(db: sqlite_utils.Database, question_id: str) -> list[dict[str, Any]]:
+def question_reviews(db: Database, question_id: str) -> list[dict[str, Any]]:
     """The reviews of a question, superseded ones too (the history), by id: skips,
     withdrawals and the reviews withdrawn by an undo left out (a withdrawn review is no label)."""
     return rows(
@@ -62,21 +62,19 @@ def question_reviews(db: sqlite_utils.Database, question_id: str) -> list[dict[s
     )
 
 
-def own_review(
-    db: sqlite_utils.Database, question_id: str, annotator: str
-) -> dict[str, Any] | None:
+def own_review(db: Database, question_id: str, annotator: str) -> dict[str, Any] | None:
     """``annotator``'s effective row on a question (a skip or a withdrawal too): the row their
     next one supersedes; None when they have none."""
     return own_row(db, "reviews", question_id, annotator)
 
 
-def last_review(db: sqlite_utils.Database, annotator: str) -> dict[str, Any] | None:
+def last_review(db: Database, annotator: str) -> dict[str, Any] | None:
     """``annotator``'s latest effective review or skip (withdrawals left out): what an undo
     takes back; None when there is none."""
     return last_row(db, "reviews", annotator)
 
 
-def skipped_reviews(db: sqlite_utils.Database) -> list[dict[str, Any]]:
+def skipped_reviews(db: Database) -> list[dict[str, Any]]:
     """Every effective skip (a row with decision ``skipped`` no later row supersedes), oldest
     first."""
     return rows(
@@ -86,7 +84,7 @@ def skipped_reviews(db: sqlite_utils.Database) -> list[dict[str, Any]]:
     )
 
 
-def ever_reviewed(db: sqlite_utils.Database, question_id: str) -> bool:
+def ever_reviewed(db: Database, question_id: str) -> bool:
     """Whether the question has any review row (superseded or withdrawn too; skips aside)."""
     return (
         db.execute(
@@ -97,14 +95,14 @@ def ever_reviewed(db: sqlite_utils.Database, question_id: str) -> bool:
     )
 
 
-def review_marks(db: sqlite_utils.Database) -> dict[str, dict[str, set[str]]]:
+def review_marks(db: Database) -> dict[str, dict[str, set[str]]]:
     """Who marked which question, from the effective rows (withdrawals left out):
     ``{"ok": {question id: annotators with a review}, "skipped": {question id: annotators
     whose row is a skip}}`` (:func:`core.store.label_rows.label_marks`)."""
     return label_marks(db, "reviews")
 
 
-def review_count(db: sqlite_utils.Database, question_id: str) -> int:
+def review_count(db: Database, question_id: str) -> int:
     """How many rows (superseded ones, skips and withdrawals too) a question has in
     ``reviews``."""
     return int(

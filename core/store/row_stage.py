@@ -22,8 +22,8 @@ from typing import TYPE_CHECKING, Any
 from core.store.connection import transaction
 from core.store.runs import pid_alive
 
-if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
-    import sqlite_utils
+if TYPE_CHECKING:
+    from core.store.engine import Database
 
 CHUNK_ROWS = 5000
 PAUSE_SHARE = 0.25  # after each chunk, pause this share of its hold (at least 5 ms)
@@ -39,7 +39,7 @@ class RowStage:
     n_rows: int = 0
 
 
-def stage_rows(db: sqlite_utils.Database, target: str, rows: Sequence[dict[str, Any]]) -> RowStage:
+def stage_rows(db: Database, target: str, rows: Sequence[dict[str, Any]]) -> RowStage:
     """Write ``rows`` (dicts with the same keys: ``target``'s columns) into a new stage, one short
     transaction per :data:`CHUNK_ROWS` rows. Values must be JSON scalars (text, numbers, None)."""
     _drop_dead_stages(db)
@@ -68,7 +68,7 @@ def stage_rows(db: sqlite_utils.Database, target: str, rows: Sequence[dict[str, 
 
 
 def switch_rows(
-    db: sqlite_utils.Database,
+    db: Database,
     stage: RowStage,
     fill: dict[str, str] | None = None,
     params: Sequence[Any] = (),
@@ -99,7 +99,7 @@ def staged(column: str) -> str:
     return f"json_extract(row, '$.\"{column}\"')"
 
 
-def drop_rows_stage(db: sqlite_utils.Database, stage: RowStage) -> None:
+def drop_rows_stage(db: Database, stage: RowStage) -> None:
     """Remove a stage's rows (switched in, or an import that failed) in short transactions."""
     if db.conn.in_transaction:
         db.execute("delete from row_stage where stage = ?", [stage.stage])
@@ -115,7 +115,7 @@ def drop_rows_stage(db: sqlite_utils.Database, stage: RowStage) -> None:
             return
 
 
-def _drop_dead_stages(db: sqlite_utils.Database) -> None:
+def _drop_dead_stages(db: Database) -> None:
     """Remove the stages whose process on this host died (an import killed mid-way)."""
     host = socket.gethostname()
     for (stage,) in db.execute("select distinct stage from row_stage").fetchall():

@@ -13,12 +13,12 @@ from typing import TYPE_CHECKING, Any
 from core.store.connection import dumps, placeholders, rows, transaction, utcnow
 from core.store.experiments import mark_experiments_interrupted
 
-if TYPE_CHECKING:  # sqlite_utils imports pandas: load it only when a database is opened
-    import sqlite_utils
+if TYPE_CHECKING:
+    from core.store.engine import Database
 
 
 def start_run(
-    db: sqlite_utils.Database,
+    db: Database,
     kind: str,
     name: str,
     config: Any,
@@ -48,7 +48,7 @@ def start_run(
 
 
 def finish_run(
-    db: sqlite_utils.Database,
+    db: Database,
     run_id: str,
     status: str,
     note: str | None = "",
@@ -87,7 +87,7 @@ def pid_alive(pid: int) -> bool:
         return True
 
 
-def mark_dead_runs(db: sqlite_utils.Database) -> list[str]:
+def mark_dead_runs(db: Database) -> list[str]:
     """Mark ``interrupted`` every ``running`` run of this host whose process is gone (killed,
     crashed), and the experiments pointing at them; return their ids. Runs of other hosts are
     left alone (their liveness cannot be checked from here)."""
@@ -114,13 +114,13 @@ def mark_dead_runs(db: sqlite_utils.Database) -> list[str]:
     return dead
 
 
-def run_exists(db: sqlite_utils.Database, run_id: str) -> bool:
+def run_exists(db: Database, run_id: str) -> bool:
     """Whether a ``runs`` row with this id is stored."""
     return db.execute("select 1 from runs where id = ?", [run_id]).fetchone() is not None
 
 
 def add_run_totals(
-    db: sqlite_utils.Database,
+    db: Database,
     run_id: str,
     *,
     n_calls: int,
@@ -136,7 +136,7 @@ def add_run_totals(
     )
 
 
-def experiment_runs(db: sqlite_utils.Database) -> list[dict[str, Any]]:
+def experiment_runs(db: Database) -> list[dict[str, Any]]:
     """Every experiment run (``id, name, status, started_at, finished_at, pid, host``; ``name``
     is the experiment's), newest first."""
     return rows(
@@ -146,7 +146,7 @@ def experiment_runs(db: sqlite_utils.Database) -> list[dict[str, Any]]:
     )
 
 
-def recent_runs(db: sqlite_utils.Database, limit: int = 50) -> list[dict[str, Any]]:
+def recent_runs(db: Database, limit: int = 50) -> list[dict[str, Any]]:
     """The ``limit`` latest runs (id, kind, name, status, times, calls, tokens, cost rounded to
     4 decimals), newest first."""
     return rows(
@@ -157,7 +157,7 @@ def recent_runs(db: sqlite_utils.Database, limit: int = 50) -> list[dict[str, An
     )
 
 
-def count_runs(db: sqlite_utils.Database, statuses: Sequence[str]) -> int:
+def count_runs(db: Database, statuses: Sequence[str]) -> int:
     """Number of runs whose status is one of ``statuses``."""
     if not statuses:
         return 0
@@ -169,7 +169,7 @@ def count_runs(db: sqlite_utils.Database, statuses: Sequence[str]) -> int:
     )
 
 
-def latest_entity_method(db: sqlite_utils.Database, document_id: str) -> str | None:
+def latest_entity_method(db: Database, document_id: str) -> str | None:
     """The method of the entities of ``document_id`` stored by the latest run (by the run's
     start; entities without a run come last, newest id first), or None when it has none."""
     row = db.execute(

@@ -6,10 +6,10 @@ import re
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    import sqlite_utils
+    from core.store.engine import Database
 
 
-def execute_script(db: sqlite_utils.Database, script: str) -> None:
+def execute_script(db: Database, script: str) -> None:
     """Run a multi-statement DDL script inside the current transaction.
 
     (``sqlite3.executescript`` would COMMIT first, breaking the migration's transaction.)
@@ -21,7 +21,7 @@ def execute_script(db: sqlite_utils.Database, script: str) -> None:
             db.execute(statement)
 
 
-def append_only(db: sqlite_utils.Database, table: str) -> None:
+def append_only(db: Database, table: str) -> None:
     """Install triggers that make ``table`` append-only (UPDATE and DELETE abort)."""
     for op in ("update", "delete"):
         db.execute(

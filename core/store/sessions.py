@@ -16,7 +16,7 @@ from core.errors import AccessError
 from core.store.connection import rows, utcnow
 
 if TYPE_CHECKING:
-    import sqlite_utils
+    from core.store.engine import Database
 
 #: Why an unknown or ended session signs nobody in.
 ENDED = "this sign-in session has ended (signed out, or unknown); sign in with a fresh link"
@@ -27,7 +27,7 @@ def session_hash(session_id: str) -> str:
     return hashlib.sha256((session_id or "").encode("utf-8")).hexdigest()
 
 
-def create_session(db: sqlite_utils.Database, name: str, token_id: str) -> str:
+def create_session(db: Database, name: str, token_id: str) -> str:
     """Store a new session of account ``name`` (started with token ``token_id``); return its
     plain id (once). Run inside the transaction that used the token."""
     session_id = secrets.token_urlsafe(32)
@@ -43,7 +43,7 @@ def create_session(db: sqlite_utils.Database, name: str, token_id: str) -> str:
     return session_id
 
 
-def session_account(db: sqlite_utils.Database, id_hash: str) -> dict[str, Any]:
+def session_account(db: Database, id_hash: str) -> dict[str, Any]:
     """The account of the valid session ``id_hash`` (``name``, ``role``, ``token_id``);
     AccessError with the reason otherwise (ended or unknown, account revoked, token replaced)."""
     found = rows(
@@ -66,7 +66,7 @@ def session_account(db: sqlite_utils.Database, id_hash: str) -> dict[str, Any]:
     return {k: row[k] for k in ("name", "role", "token_id")}
 
 
-def end_session(db: sqlite_utils.Database, id_hash: str) -> bool:
+def end_session(db: Database, id_hash: str) -> bool:
     """End the session ``id_hash`` (sign-out); True when it was open."""
     done = db.execute(
         "update sessions set revoked_at = ? where id_hash = ? and revoked_at is null",

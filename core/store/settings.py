@@ -13,7 +13,7 @@ from core.errors import InputError
 from core.store.connection import transaction
 
 if TYPE_CHECKING:
-    import sqlite_utils
+    from core.store.engine import Database
 
 
 @dataclass(frozen=True)
@@ -118,18 +118,18 @@ def settings_help() -> str:
     )
 
 
-def get_setting(db: sqlite_utils.Database, key: str, default: str = "") -> str:
+def get_setting(db: Database, key: str, default: str = "") -> str:
     """A value from table ``settings`` (text), or ``default``."""
     row = db.execute("select value from settings where key = ?", [key]).fetchone()
     return row[0] if row else default
 
 
-def set_setting(db: sqlite_utils.Database, key: str, value: Any) -> None:
+def set_setting(db: Database, key: str, value: Any) -> None:
     """Set a value in table ``settings`` (no validation; see :func:`update_setting`)."""
     db.table("settings").upsert({"key": key, "value": str(value)}, pk="key")
 
 
-def int_setting(db: sqlite_utils.Database, key: str) -> int:
+def int_setting(db: Database, key: str) -> int:
     """A known integer setting, its default when unset or unreadable, never below its minimum."""
     spec = SETTINGS[key]
     try:
@@ -138,14 +138,14 @@ def int_setting(db: sqlite_utils.Database, key: str) -> int:
         return int(spec.default)
 
 
-def choice_setting(db: sqlite_utils.Database, key: str) -> str:
+def choice_setting(db: Database, key: str) -> str:
     """A known choice setting: its value, or its default when unset or not one of its choices."""
     spec = SETTINGS[key]
     value = get_setting(db, key, str(spec.default))
     return value if value in spec.choices else str(spec.default)
 
 
-def url_setting(db: sqlite_utils.Database, key: str) -> str:
+def url_setting(db: Database, key: str) -> str:
     """A known URL setting ("" when unset or no longer valid)."""
     try:
         return str(SETTINGS[key].parse(key, get_setting(db, key, "")))
@@ -153,9 +153,9 @@ def url_setting(db: sqlite_utils.Database, key: str) -> str:
         return ""
 
 
-def all_settings(db: sqlite_utils.Database) -> dict[str, int | str]:
+def all_settings(db: Database) -> dict[str, int | str]:
     """Every known setting with its current value."""
-    read: dict[str, Callable[[sqlite_utils.Database, str], int | str]] = {
+    read: dict[str, Callable[[Database, str], int | str]] = {
         "int": int_setting,
         "choice": choice_setting,
         "url": url_setting,
@@ -163,7 +163,7 @@ def all_settings(db: sqlite_utils.Database) -> dict[str, int | str]:
     return {key: read[s.kind](db, key) for key, s in SETTINGS.items()}
 
 
-def update_setting(db: sqlite_utils.Database, key: str, value: Any) -> int | str:
+def update_setting(db: Database, key: str, value: Any) -> int | str:
     """Validate and store a known setting; return the stored value. Bad input writes nothing."""
     if key not in SETTINGS:
         raise InputError(f"unknown setting {key!r}; known: {', '.join(SETTINGS)}")

@@ -11,38 +11,38 @@ from typing import TYPE_CHECKING, Any
 
 from core.store.connection import rows
 
-if TYPE_CHECKING:  # sqlite_utils imports pandas: load it only when a database is opened
-    import sqlite_utils
+if TYPE_CHECKING:
+    from core.store.engine import Database
 
 
-def get_system(db: sqlite_utils.Database, name: str) -> dict[str, Any] | None:
+def get_system(db: Database, name: str) -> dict[str, Any] | None:
     """The stored system ``name`` (decoded), or None."""
     found = rows(db, "select * from systems where name = ?", [name])
     return found[0] if found else None
 
 
-def get_judge(db: sqlite_utils.Database, name: str) -> dict[str, Any] | None:
+def get_judge(db: Database, name: str) -> dict[str, Any] | None:
     """The stored judge ``name`` (decoded), or None."""
     found = rows(db, "select * from judges where name = ?", [name])
     return found[0] if found else None
 
 
-def system_names(db: sqlite_utils.Database) -> set[str]:
+def system_names(db: Database) -> set[str]:
     """Names of the stored systems."""
     return {r[0] for r in db.execute("select name from systems")}
 
 
-def insert_system(db: sqlite_utils.Database, row: dict[str, Any]) -> None:
+def insert_system(db: Database, row: dict[str, Any]) -> None:
     """Insert one ``systems`` row."""
     db.table("systems").insert(row)
 
 
-def insert_judge(db: sqlite_utils.Database, row: dict[str, Any]) -> None:
+def insert_judge(db: Database, row: dict[str, Any]) -> None:
     """Insert one ``judges`` row."""
     db.table("judges").insert(row)
 
 
-def setup_models(db: sqlite_utils.Database) -> set[str]:
+def setup_models(db: Database) -> set[str]:
     """Model ids named by the stored systems, judges and model calls of the ledger."""
     return {
         r[0]

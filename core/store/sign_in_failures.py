@@ -7,10 +7,10 @@ from typing import TYPE_CHECKING
 from core.store.connection import transaction
 
 if TYPE_CHECKING:
-    import sqlite_utils
+    from core.store.engine import Database
 
 
-def record_failure(db: sqlite_utils.Database, client: str, at: float, keep_s: float) -> None:
+def record_failure(db: Database, client: str, at: float, keep_s: float) -> None:
     """Store one failed attempt of ``client`` at ``at``; drop every failure older than
     ``keep_s`` seconds (of any client)."""
     with transaction(db):
@@ -20,7 +20,7 @@ def record_failure(db: sqlite_utils.Database, client: str, at: float, keep_s: fl
         )
 
 
-def failures_since(db: sqlite_utils.Database, client: str, since: float) -> list[float]:
+def failures_since(db: Database, client: str, since: float) -> list[float]:
     """The times of ``client``'s failed attempts at or after ``since``, oldest first."""
     found = db.execute(
         "select failed_at from sign_in_failures where client = ? and failed_at >= ? "
@@ -30,7 +30,7 @@ def failures_since(db: sqlite_utils.Database, client: str, since: float) -> list
     return [float(r[0]) for r in found]
 
 
-def clear_failures(db: sqlite_utils.Database, client: str) -> None:
+def clear_failures(db: Database, client: str) -> None:
     """Forget ``client``'s failed attempts (after a successful sign-in)."""
     with transaction(db):
         db.execute("delete from sign_in_failures where client = ?", [client])

@@ -9,11 +9,11 @@ from typing import TYPE_CHECKING, Any
 
 from core.store.connection import rows
 
-if TYPE_CHECKING:  # sqlite_utils imports pandas: load it only when a database is opened
-    import sqlite_utils
+if TYPE_CHECKING:
+    from core.store.engine import Database
 
 
-def insert_validation_items(db: sqlite_utils.Database, found: Iterable[dict[str, Any]]) -> int:
+def insert_validation_items(db: Database, found: Iterable[dict[str, Any]]) -> int:
     """Append rows (``task, item_key, rater, overlap, requested_by, created_at``); one already
     requested for the same task, item and rater is left as it is. Returns the rows added."""
     added = 0
@@ -34,7 +34,7 @@ def insert_validation_items(db: sqlite_utils.Database, found: Iterable[dict[str,
     return added
 
 
-def validation_overlaps(db: sqlite_utils.Database, task: str) -> dict[str, int]:
+def validation_overlaps(db: Database, task: str) -> dict[str, int]:
     """Item key -> the largest overlap requested for it in ``task``, in order of first request."""
     found = rows(
         db,
@@ -45,9 +45,7 @@ def validation_overlaps(db: sqlite_utils.Database, task: str) -> dict[str, int]:
     return {r["item_key"]: int(r["overlap"]) for r in found}
 
 
-def validation_requests(
-    db: sqlite_utils.Database, task: str, rater: str | None = None
-) -> list[dict[str, Any]]:
+def validation_requests(db: Database, task: str, rater: str | None = None) -> list[dict[str, Any]]:
     """Every request of ``task`` (of ``rater`` when given), oldest first."""
     where, params = "task = ?", [task]
     if rater is not None:

@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING, Any
 
 from core.store.judgments import effective_query, max_judgment_id
 
-if TYPE_CHECKING:  # sqlite_utils imports pandas: load it only when a database is opened
-    import sqlite_utils
+if TYPE_CHECKING:
+    from core.store.engine import Database
 
 #: The item columns of a :func:`verdict_summary` row of each kind, after ``rater, rater_kind``.
 SUMMARY_KEYS = {
@@ -32,7 +32,7 @@ _SUMMARIES_LOCK = threading.Lock()
 _SUMMARIES_KEPT = 8
 
 
-def _summary_key(db: sqlite_utils.Database, kind: str) -> tuple[Any, ...] | None:
+def _summary_key(db: Database, kind: str) -> tuple[Any, ...] | None:
     """The memo key of a summary, or None for a database without a file or inside an open
     transaction (rows it reads could still be rolled back and their ids reused): nothing kept."""
     if db.conn.in_transaction:
@@ -48,7 +48,7 @@ def _summary_key(db: sqlite_utils.Database, kind: str) -> tuple[Any, ...] | None
 
 
 def verdict_summary(
-    db: sqlite_utils.Database, kind: str, raters: Sequence[str] | None = None
+    db: Database, kind: str, raters: Sequence[str] | None = None
 ) -> list[tuple[Any, ...]]:
     """Effective parsed verdicts (status ok, verdict not null) of ``kind`` summed up per rater and
     item as shown, as tuples ``(rater, rater_kind, question_id, K1, K2, n, first_id,
@@ -69,7 +69,7 @@ def verdict_summary(
     return [r for r in every if r[0] in wanted]
 
 
-def _whole_summary(db: sqlite_utils.Database, kind: str) -> list[tuple[Any, ...]]:
+def _whole_summary(db: Database, kind: str) -> list[tuple[Any, ...]]:
     """Every rater's summary of ``kind``, kept per database file and largest judgment id (one
     read of the table serves every view and rater subset until a new judgment arrives)."""
     key = _summary_key(db, kind)
@@ -86,7 +86,7 @@ def _whole_summary(db: sqlite_utils.Database, kind: str) -> list[tuple[Any, ...]
     return list(found)
 
 
-def _read_summary(db: sqlite_utils.Database, kind: str) -> list[tuple[Any, ...]]:
+def _read_summary(db: Database, kind: str) -> list[tuple[Any, ...]]:
     """The summary of every rater, read from the table (one grouped query)."""
     keys = ", ".join(SUMMARY_KEYS[kind])
     inner, params = effective_query(
@@ -122,7 +122,7 @@ PAIRWISE_SINCE_COLUMNS = (
 )
 
 
-def pairwise_records_since(db: sqlite_utils.Database, last_id: int) -> list[tuple[Any, ...]]:
+def pairwise_records_since(db: Database, last_id: int) -> list[tuple[Any, ...]]:
     """Pairwise judgments (superseded ones too) with id > ``last_id``, in id order, as tuples of
     :data:`PAIRWISE_SINCE_COLUMNS` (the columns an incremental aggregate needs; plain columns,
     nothing to decode)."""
@@ -134,7 +134,7 @@ def pairwise_records_since(db: sqlite_utils.Database, last_id: int) -> list[tupl
 
 
 def counted_pairwise(
-    db: sqlite_utils.Database,
+    db: Database,
     up_to: int,
     filters: dict[str, str] | None = None,
     raters: Sequence[str] | None = None,

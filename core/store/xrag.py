@@ -12,21 +12,21 @@ from typing import TYPE_CHECKING, Any
 
 from core.store.connection import dumps, placeholders, rows
 
-if TYPE_CHECKING:  # sqlite_utils imports pandas: load it only when a database is opened
-    import sqlite_utils
+if TYPE_CHECKING:
+    from core.store.engine import Database
 
 # ---------------------------------------------------------------------------------------------
 # article_pairs
 # ---------------------------------------------------------------------------------------------
 
 
-def article_pairs(db: sqlite_utils.Database, status: str | None = "active") -> list[dict[str, Any]]:
+def article_pairs(db: Database, status: str | None = "active") -> list[dict[str, Any]]:
     """Stored pairs, optionally only those with ``status``, by id."""
     sql = "select * from article_pairs" + (" where status = ?" if status else "") + " order by id"
     return rows(db, sql, [status] if status else [])
 
 
-def set_pair_verdict(db: sqlite_utils.Database, pair: dict[str, Any]) -> None:
+def set_pair_verdict(db: Database, pair: dict[str, Any]) -> None:
     """Record a model's verdict on the stored pair ``(article_a, article_b)``: its method,
     verdict, status and provenance (nothing happens when the pair is not stored)."""
     db.execute(
@@ -43,7 +43,7 @@ def set_pair_verdict(db: sqlite_utils.Database, pair: dict[str, Any]) -> None:
     )
 
 
-def add_pair(db: sqlite_utils.Database, pair: dict[str, Any], created_at: str) -> bool:
+def add_pair(db: Database, pair: dict[str, Any], created_at: str) -> bool:
     """Insert a pair unless ``(article_a, article_b)`` is stored; True when inserted."""
     cur = db.execute(
         "insert or ignore into article_pairs (article_a, article_b, shared_entities, "
@@ -70,7 +70,7 @@ def add_pair(db: sqlite_utils.Database, pair: dict[str, Any], created_at: str) -
 
 
 def article_notes(
-    db: sqlite_utils.Database, article_id: str, kind: str, language: str = "en"
+    db: Database, article_id: str, kind: str, language: str = "en"
 ) -> list[dict[str, Any]]:
     """The notes (``summary`` or ``qa``) of an article in ``language``, in insertion order."""
     return rows(
@@ -81,7 +81,7 @@ def article_notes(
     )
 
 
-def translated_qa_notes(db: sqlite_utils.Database, article_id: str) -> list[dict[str, Any]]:
+def translated_qa_notes(db: Database, article_id: str) -> list[dict[str, Any]]:
     """The single-step QA notes of an English article in other languages, by id."""
     return rows(
         db,
@@ -91,7 +91,7 @@ def translated_qa_notes(db: sqlite_utils.Database, article_id: str) -> list[dict
     )
 
 
-def qa_note_sources(db: sqlite_utils.Database) -> list[dict[str, Any]]:
+def qa_note_sources(db: Database) -> list[dict[str, Any]]:
     """``article_id, language, provenance`` of every single-step QA note, by id."""
     return rows(
         db,
@@ -100,7 +100,7 @@ def qa_note_sources(db: sqlite_utils.Database) -> list[dict[str, Any]]:
     )
 
 
-def add_article_note(db: sqlite_utils.Database, row: dict[str, Any]) -> None:
+def add_article_note(db: Database, row: dict[str, Any]) -> None:
     """Insert one note row (``provenance`` as stored JSON text)."""
     db.table("xrag_article_notes").insert(row)
 
@@ -110,7 +110,7 @@ def add_article_note(db: sqlite_utils.Database, row: dict[str, Any]) -> None:
 # ---------------------------------------------------------------------------------------------
 
 
-def xrag_item_count(db: sqlite_utils.Database, pair_id: int, qtype: str) -> int:
+def xrag_item_count(db: Database, pair_id: int, qtype: str) -> int:
     """Number of items of a pair and question type (any builder)."""
     return int(
         db.execute(
@@ -119,9 +119,7 @@ def xrag_item_count(db: sqlite_utils.Database, pair_id: int, qtype: str) -> int:
     )
 
 
-def xrag_item_exists(
-    db: sqlite_utils.Database, pair_id: int, *, builder: str, qtype: str | None = None
-) -> bool:
+def xrag_item_exists(db: Database, pair_id: int, *, builder: str, qtype: str | None = None) -> bool:
     """Whether ``builder`` made an item for the pair (of ``qtype`` when given)."""
     where, params = ["pair_id = ?", "builder = ?"], [pair_id, builder]
     if qtype is not None:
@@ -131,14 +129,12 @@ def xrag_item_exists(
     return db.execute(sql, params).fetchone() is not None
 
 
-def add_xrag_item(db: sqlite_utils.Database, row: dict[str, Any]) -> None:
+def add_xrag_item(db: Database, row: dict[str, Any]) -> None:
     """Insert one ``xrag_items`` row (``sub_questions`` as stored JSON text)."""
     db.table("xrag_items").insert(row)
 
 
-def english_xrag_questions(
-    db: sqlite_utils.Database, statuses: Sequence[str]
-) -> list[dict[str, Any]]:
+def english_xrag_questions(db: Database, statuses: Sequence[str]) -> list[dict[str, Any]]:
     """The English XRAG questions (those with an ``xrag_items`` row) whose status is one of
     ``statuses``, each with its item's ``pair_id`` and ``builder``, by id."""
     if not statuses:
@@ -157,25 +153,23 @@ def english_xrag_questions(
 # ---------------------------------------------------------------------------------------------
 
 
-def has_distractors(db: sqlite_utils.Database, pair_id: int) -> bool:
+def has_distractors(db: Database, pair_id: int) -> bool:
     """Whether distractors are stored for the pair."""
     found = db.execute("select 1 from xrag_distractors where pair_id = ? limit 1", [pair_id])
     return found.fetchone() is not None
 
 
-def delete_distractors(db: sqlite_utils.Database, pair_id: int) -> None:
+def delete_distractors(db: Database, pair_id: int) -> None:
     """Remove the pair's stored distractors (before choosing them again)."""
     db.execute("delete from xrag_distractors where pair_id = ?", [pair_id])
 
 
-def add_distractors(db: sqlite_utils.Database, new: Iterable[dict[str, Any]]) -> None:
+def add_distractors(db: Database, new: Iterable[dict[str, Any]]) -> None:
     """Insert distractor rows (``pair_id, language, rank, document_id, english_id, score``)."""
     db.table("xrag_distractors").insert_all(new)
 
 
-def pair_distractors(
-    db: sqlite_utils.Database, pair_id: int, language: str = "en"
-) -> list[dict[str, Any]]:
+def pair_distractors(db: Database, pair_id: int, language: str = "en") -> list[dict[str, Any]]:
     """The stored distractors of a pair for ``language``, in rank order."""
     return rows(
         db,
@@ -184,7 +178,7 @@ def pair_distractors(
     )
 
 
-def confirmed_pairs(db: sqlite_utils.Database, method: str) -> set[tuple[str, str]]:
+def confirmed_pairs(db: Database, method: str) -> set[tuple[str, str]]:
     """``(article_a, article_b)`` of the stored pairs a model already said yes or no about
     (pairing ``method``)."""
     return {

@@ -8,14 +8,14 @@ from typing import TYPE_CHECKING, Any
 
 from core.store.connection import dumps, rows, transaction
 
-if TYPE_CHECKING:  # sqlite_utils imports pandas: load it only when a database is opened
-    import sqlite_utils
+if TYPE_CHECKING:
+    from core.store.engine import Database
 
 #: ``panel_status`` of a result whose answer is stored and whose panel has not voted yet.
 PENDING = "pending"
 
 
-def answered_cases(db: sqlite_utils.Database, model: str, panel: str) -> set[tuple[str, str]]:
+def answered_cases(db: Database, model: str, panel: str) -> set[tuple[str, str]]:
     """``(question_id, setting)`` answered without a provider error by ``model`` for ``panel``."""
     return {
         (r[0], r[1])
@@ -27,7 +27,7 @@ def answered_cases(db: sqlite_utils.Database, model: str, panel: str) -> set[tup
     }
 
 
-def insert_answer(db: sqlite_utils.Database, row: dict[str, Any]) -> None:
+def insert_answer(db: Database, row: dict[str, Any]) -> None:
     """Store an answer awaiting its panel (``votes`` empty, status pending), replacing an earlier
     failed answer of the same question, setting, model and panel."""
     with transaction(db):
@@ -46,7 +46,7 @@ def insert_answer(db: sqlite_utils.Database, row: dict[str, Any]) -> None:
         )
 
 
-def pending_results(db: sqlite_utils.Database, model: str, panel: str) -> list[dict[str, Any]]:
+def pending_results(db: Database, model: str, panel: str) -> list[dict[str, Any]]:
     """Results of ``model`` and ``panel`` still waiting for votes (``votes`` decoded), by id."""
     return rows(
         db,
@@ -57,7 +57,7 @@ def pending_results(db: sqlite_utils.Database, model: str, panel: str) -> list[d
     )
 
 
-def add_vote(db: sqlite_utils.Database, result_id: int, vote: dict[str, Any]) -> list[Any]:
+def add_vote(db: Database, result_id: int, vote: dict[str, Any]) -> list[Any]:
     """Append one judge's vote to a pending result; return all its votes so far."""
     with transaction(db):
         found = rows(
@@ -69,21 +69,21 @@ def add_vote(db: sqlite_utils.Database, result_id: int, vote: dict[str, Any]) ->
     return votes
 
 
-def finish_result(db: sqlite_utils.Database, result_id: int, fields: dict[str, Any]) -> None:
+def finish_result(db: Database, result_id: int, fields: dict[str, Any]) -> None:
     """Write the panel's outcome (``votes``, ``content_verdict``, ``panel_status``, ``verdict``,
     ``run_id``) on a result."""
     with transaction(db):
         db.table("xrag_results").update(result_id, {**fields, "votes": dumps(fields["votes"])})
 
 
-def finished_results(db: sqlite_utils.Database, model: str | None = None) -> list[dict[str, Any]]:
+def finished_results(db: Database, model: str | None = None) -> list[dict[str, Any]]:
     """Results whose panel has voted (of ``model``, or of every model), by id; an interrupted
     evaluation's answers awaiting the panel are left out."""
     sql = "select * from xrag_results where panel_status != ?" + (" and model = ?" if model else "")
     return rows(db, sql + " order by id", [PENDING, model] if model else [PENDING])
 
 
-def get_result(db: sqlite_utils.Database, result_id: int) -> dict[str, Any] | None:
+def get_result(db: Database, result_id: int) -> dict[str, Any] | None:
     """The stored result ``result_id`` (decoded), or None."""
     found = rows(db, "select * from xrag_results where id = ?", [result_id])
     return found[0] if found else None

@@ -15,8 +15,8 @@ from core.annotation.label_task import HumanLabel
 from core.annotation.task_registry import task_named
 from core.store.questions import question_texts
 
-if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
-    import sqlite_utils
+if TYPE_CHECKING:
+    from core.store.engine import Database
 
 
 def label_name(task: str, label: str | None) -> str:
@@ -27,7 +27,7 @@ def label_name(task: str, label: str | None) -> str:
 
 
 def adjudication_queue(
-    db: sqlite_utils.Database, task: str, include_settled: bool = False
+    db: Database, task: str, include_settled: bool = False
 ) -> list[dict[str, Any]]:
     """Disagreements of ``task`` (open ones only unless ``include_settled``): ``item``,
     ``question`` (its text), ``question_id``, ``where`` (the pair, "pair 2 of 3", or the
@@ -85,7 +85,7 @@ def _label_table(task: str, labels: list[HumanLabel], who: str) -> pd.DataFrame:
     )
 
 
-def adjudication_detail(db: sqlite_utils.Database, task: str, item: str) -> dict[str, Any] | None:
+def adjudication_detail(db: Database, task: str, item: str) -> dict[str, Any] | None:
     """One disagreement: ``question``, ``texts`` [(title, text)], ``labels`` (the team's: a
     table of annotator, label, rationale), ``imported`` (the imported raters' labels of the item,
     a table of rater, label, rationale: data, not the team), ``options`` (label values) and

@@ -26,8 +26,8 @@ from core.stats.agreement import (
 from core.stats.agreement_units import MISSING, paired_units, unit_label_counts
 from core.store.verdict_reads import SUMMARY_KEYS, verdict_summary
 
-if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
-    import sqlite_utils
+if TYPE_CHECKING:
+    from core.store.engine import Database
 
 #: The one-sentence statement of the unit rule (the Agreement page's caption and the docs).
 UNIT_RULE = (
@@ -58,7 +58,7 @@ def _canonical(verdict: pd.Series, swap: pd.Series) -> pd.Series:
 
 
 def verdict_frame(
-    db: sqlite_utils.Database, kind: str = "pairwise", raters: Sequence[str] | None = None
+    db: Database, kind: str = "pairwise", raters: Sequence[str] | None = None
 ) -> pd.DataFrame:
     """Effective parsed verdicts (of ``raters`` only, when given), one row per rater and item as
     shown (:func:`core.store.verdict_reads.verdict_summary`): ``item_id, question_id, rater,

@@ -27,13 +27,13 @@ from core.store.judgments import human_raters, imported_human_raters, pairwise_r
 from core.store.verdict_reads import verdict_summary
 from core.views.agreement_pairs import paired, verdict_frame
 
-if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
-    import sqlite_utils
+if TYPE_CHECKING:
+    from core.store.engine import Database
 
 _VERDICT_COLUMNS = ["question_id", "system_a", "system_b", "rater", "verdict"]
 
 
-def shown_verdicts(db: sqlite_utils.Database, raters: list[str] | None = None) -> pd.DataFrame:
+def shown_verdicts(db: Database, raters: list[str] | None = None) -> pd.DataFrame:
     """Each rater's latest effective pairwise verdict per item in the order shown (one row per
     rater and item: :func:`core.store.verdict_reads.verdict_summary`), by its id: ``question_id,
     system_a, system_b, rater, verdict, item_id``."""
@@ -49,7 +49,7 @@ def shown_verdicts(db: sqlite_utils.Database, raters: list[str] | None = None) -
     return df
 
 
-def crowd_raters(db: sqlite_utils.Database) -> dict[str, list[str]]:
+def crowd_raters(db: Database) -> dict[str, list[str]]:
     """Candidates: ``auto`` raters, ``crowd`` (human raters that are not slots), ``slots``
     (the NAME# prefixes of anonymous slot groups)."""
     names = pairwise_rater_kinds(db)
@@ -86,7 +86,7 @@ def _agreement(a: list, b: list, seed: int, n_boot: int) -> dict[str, Any]:
 
 
 def auto_vs_crowd(
-    db: sqlite_utils.Database, auto: str, crowd: str, seed: int = 0, n_boot: int = 500
+    db: Database, auto: str, crowd: str, seed: int = 0, n_boot: int = 500
 ) -> dict[str, Any]:
     """An auto-rater vs a crowd rater on their shared units (canonical labels; an item either
     judged in both orders is compared per order: :func:`core.views.agreement_pairs.paired`, as
@@ -112,7 +112,7 @@ def auto_vs_crowd(
     }
 
 
-def slot_agreement(db: sqlite_utils.Database, prefix: str) -> dict[str, Any]:
+def slot_agreement(db: Database, prefix: str) -> dict[str, Any]:
     """Fleiss' kappa and Krippendorff's alpha of the anonymous slots ``prefix1, prefix2, ...``
     over the shown items with at least two of their ratings."""
     slots = [r for r in human_raters(db) if is_slot(r) and slot_group(r) == prefix]
@@ -135,7 +135,7 @@ def slot_agreement(db: sqlite_utils.Database, prefix: str) -> dict[str, Any]:
     return out
 
 
-def crowd_overview(db: sqlite_utils.Database) -> dict[str, Any] | None:
+def crowd_overview(db: Database) -> dict[str, Any] | None:
     """The default auto-vs-crowd comparison and slot agreement, with the ``imported`` human
     raters (whatever their names); None when no human verdicts were imported and there are no
     anonymous slots."""

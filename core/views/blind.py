@@ -24,8 +24,8 @@ from core.store.disputes import question_disputes
 from core.store.questions import all_question_ids
 from core.views.judgments import browse_detail
 
-if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
-    import sqlite_utils
+if TYPE_CHECKING:
+    from core.store.engine import Database
 
 #: Roles that see every label and name (they settle disagreements).
 SEE_ALL = ("adjudicator", "admin")
@@ -37,7 +37,7 @@ def sees_all(role: str | None) -> bool:
 
 
 def hidden_items(
-    db: sqlite_utils.Database, question_id: str, viewer: str | None, role: str | None
+    db: Database, question_id: str, viewer: str | None, role: str | None
 ) -> dict[str, Any]:
     """The items of ``question_id`` still in ``viewer``'s queues: ``pairs`` (side-by-side
     keys), ``review`` (the question itself), ``disputes`` (dispute ids). Nothing for
@@ -101,7 +101,7 @@ def blind_detail(
 
 
 def browse_view(
-    db: sqlite_utils.Database, question_id: str, viewer: str | None, role: str | None
+    db: Database, question_id: str, viewer: str | None, role: str | None
 ) -> dict[str, Any] | None:
     """:func:`core.views.judgments.browse_detail` of ``question_id`` as ``viewer`` (a name, or
     None when not signed in) of ``role`` may see it (:func:`blind_detail`); None when there is

@@ -9,15 +9,13 @@ import pandas as pd
 from core.annotation.pairwise import pair_key
 from core.store.judgments import effective_judgments
 
-if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
-    import sqlite_utils
+if TYPE_CHECKING:
+    from core.store.engine import Database
 
 _COLUMNS = ["system_a", "system_b", "rater", "verdict"]
 
 
-def verdict_grid(
-    db: sqlite_utils.Database, question_id: str, hidden: tuple[str, ...] = ()
-) -> pd.DataFrame:
+def verdict_grid(db: Database, question_id: str, hidden: tuple[str, ...] = ()) -> pd.DataFrame:
     """One row per pair in the order shown (``A vs B``), one column per rater; each cell names
     the winner (a system, ``tie`` or ``neither``) of the rater's effective verdict. ``hidden``:
     side-by-side item keys left out (still in the viewer's queue: :mod:`core.views.blind`)."""

@@ -16,8 +16,8 @@ from core.store.judgments import get_judgment
 from core.store.questions import get_question
 from core.store.resolutions import effective_resolutions
 
-if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
-    import sqlite_utils
+if TYPE_CHECKING:
+    from core.store.engine import Database
 
 RESOLUTION_LABELS = {
     "reference_wrong": "Reference answer wrong",
@@ -27,19 +27,19 @@ RESOLUTION_LABELS = {
 }
 
 
-def dispute_groups(db: sqlite_utils.Database) -> dict[int, list[dict]]:
+def dispute_groups(db: Database) -> dict[int, list[dict]]:
     """One dispute per (question, answer text): the lowest dispute id of each group -> every
     dispute of the group ``{id, system}`` (:func:`core.annotation.disputes.group_disputes`)."""
     return group_disputes(list_disputes(db))
 
 
-def dispute_ids(db: sqlite_utils.Database) -> list[int]:
+def dispute_ids(db: Database) -> list[int]:
     """One dispute id per (question, answer text) where the ground-truth rater and the context
     rater disagree (:func:`core.annotation.disputes.dispute_items`)."""
     return dispute_items(db)
 
 
-def dispute_choices(db: sqlite_utils.Database) -> dict[int, str]:
+def dispute_choices(db: Database) -> dict[int, str]:
     """Dispute id -> a picker label with the question text (not a bare id)."""
     out = {}
     for d in list_disputes(db):
@@ -47,12 +47,12 @@ def dispute_choices(db: sqlite_utils.Database) -> dict[int, str]:
     return {i: out[i] for i in dispute_ids(db)}
 
 
-def _judgment(db: sqlite_utils.Database, jid: int) -> dict | None:
+def _judgment(db: Database, jid: int) -> dict | None:
     cols = ["id", "rater", "verdict", "status", "evidence", "rationale", "raw", "context_kind"]
     return get_judgment(db, jid, cols)
 
 
-def dispute_detail(db: sqlite_utils.Database, dispute_id: int) -> dict[str, Any] | None:
+def dispute_detail(db: Database, dispute_id: int) -> dict[str, Any] | None:
     """Question, reference answers, model answer, both raters' verdicts with evidence, and the
     effective resolutions."""
     d = get_dispute(db, dispute_id)
@@ -82,7 +82,7 @@ def dispute_detail(db: sqlite_utils.Database, dispute_id: int) -> dict[str, Any]
     }
 
 
-def dispute_tally(db: sqlite_utils.Database) -> dict[str, Any]:
+def dispute_tally(db: Database) -> dict[str, Any]:
     """How often each resolution was chosen over the effective resolutions (one per annotator and
     dispute), and the share where the reference answer was wrong with a 95% Wilson interval."""
     res = effective_resolutions(db)
@@ -104,7 +104,7 @@ def dispute_tally(db: sqlite_utils.Database) -> dict[str, Any]:
     return out
 
 
-def corrected_references(db: sqlite_utils.Database) -> pd.DataFrame:
+def corrected_references(db: Database) -> pd.DataFrame:
     """The corrected reference answers (resolutions ``reference_wrong`` with a correction)."""
     out = [
         {

@@ -20,18 +20,18 @@ from core.store.runs import latest_entity_method
 from core.views.text import InertMarkdown, escape_markdown
 
 if TYPE_CHECKING:
-    import sqlite_utils
+    from core.store.engine import Database
 
 ENTITY_COLUMNS = ["rank", "name", "type", "mentions", "questions", "aliases"]
 HISTORY_COLUMNS = ["edit", "action", "what", "by", "when", "undone by"]
 
 
-def entity_documents(db: sqlite_utils.Database) -> list[tuple[str, str]]:
+def entity_documents(db: Database) -> list[tuple[str, str]]:
     """``(document id, title)`` of the documents with entities."""
     return documents_with_entities(db)
 
 
-def document_entities(db: sqlite_utils.Database, doc_id: str) -> list[dict[str, Any]]:
+def document_entities(db: Database, doc_id: str) -> list[dict[str, Any]]:
     """The stored (effective) entities of ``doc_id`` by rank: ``id, name, label, n_mentions,
     aliases, rank`` (no mention chains: see :func:`mention_samples`)."""
     method = latest_entity_method(db, doc_id)
@@ -56,13 +56,13 @@ def entity_table(entities: list[dict[str, Any]], questions: dict[int, int]) -> p
     )
 
 
-def entity_overview(db: sqlite_utils.Database, doc_id: str, top: int = 50) -> pd.DataFrame:
+def entity_overview(db: Database, doc_id: str, top: int = 50) -> pd.DataFrame:
     """:func:`entity_table` of the top ``top`` entities of ``doc_id``."""
     return entity_table(document_entities(db, doc_id)[:top], entity_question_counts(db, doc_id))
 
 
 def mention_samples(
-    db: sqlite_utils.Database, doc_id: str, entity_name: str, limit: int = 30, width: int = 60
+    db: Database, doc_id: str, entity_name: str, limit: int = 30, width: int = 60
 ) -> list[dict[str, Any]]:
     """Mentions of one entity in book order with ``width`` characters of context each side:
     ``id`` (the mention row id), ``start``, ``left``, ``surface``, ``right``. At most ``limit``,
@@ -116,7 +116,7 @@ def describe_edit(action: str, payload: dict[str, Any]) -> str:
     return f"undo of edit {payload.get('edit')}"
 
 
-def edit_history(db: sqlite_utils.Database, doc_id: str) -> list[dict[str, Any]]:
+def edit_history(db: Database, doc_id: str) -> list[dict[str, Any]]:
     """The edits of ``doc_id`` newest first: ``id, action, what, made_by, created_at,
     undone_by, undoable`` (an edit not undone and not itself an undo)."""
     return [

@@ -17,8 +17,8 @@ from core.errors import InputError
 from core.views.review import searchable_documents
 from core.views.text import highlight_markdown
 
-if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
-    import sqlite_utils
+if TYPE_CHECKING:
+    from core.store.engine import Database
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 
@@ -41,7 +41,7 @@ def matched_words(text: str, terms: set[str]) -> list[str]:
 
 
 def evidence_passages(
-    db: sqlite_utils.Database, question_id: str, question: str, answers: list[str], k: int = 3
+    db: Database, question_id: str, question: str, answers: list[str], k: int = 3
 ) -> list[dict]:
     """The ``k`` passages (over all the question's searchable documents) that score best for
     :func:`evidence_query`, best first: ``{document_id, document, idx, score, n_passages,
@@ -79,7 +79,7 @@ def evidence_passages(
 
 
 def passage_window(
-    db: sqlite_utils.Database, doc_id: str, position: int, query: str = "", radius: int = 1
+    db: Database, doc_id: str, position: int, query: str = "", radius: int = 1
 ) -> dict:
     """Passages ``position - radius .. position + radius`` of ``doc_id`` (clamped to the book),
     each ``{idx, position, markdown, centre}`` with the words matching ``query`` in bold, and

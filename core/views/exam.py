@@ -36,13 +36,13 @@ from core.store.exam_results import (
     run_systems,
 )
 
-if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
-    import sqlite_utils
+if TYPE_CHECKING:
+    from core.store.engine import Database
 
 DEMO_RESULTS = Path(__file__).resolve().parents[2] / "demo" / "exam" / "car-results"
 
 
-def runs_frame(db: sqlite_utils.Database) -> pd.DataFrame:
+def runs_frame(db: Database) -> pd.DataFrame:
     """Every EXAM run: id, bank, Q/A model, verification, threshold, graded pairs, created."""
     data = exam_runs_overview(db)
     return pd.DataFrame(
@@ -62,7 +62,7 @@ def runs_frame(db: sqlite_utils.Database) -> pd.DataFrame:
 BINOMIAL_SE = "EXAM SE (per question, binomial)"
 
 
-def leaderboard_frame(db: sqlite_utils.Database, run_id: str) -> pd.DataFrame:
+def leaderboard_frame(db: Database, run_id: str) -> pd.DataFrame:
     """The leaderboard of one run: EXAM, n-EXAM (gold, pool), SEs, 95% intervals, ROUGE-1 F1.
 
     ``EXAM SE`` is over queries. For a run over a single query (a book) that SE is undefined
@@ -111,7 +111,7 @@ def leaderboard_frame(db: sqlite_utils.Database, run_id: str) -> pd.DataFrame:
     return pd.DataFrame(out)
 
 
-def answered_frame(db: sqlite_utils.Database, run_id: str, query_id: str) -> pd.DataFrame:
+def answered_frame(db: Database, run_id: str, query_id: str) -> pd.DataFrame:
     """Per question of one query: which system's article answered it.
 
     Cells: ``yes`` / ``no`` / ``unparsed`` / ``error``, or ``no article`` when the system wrote
@@ -142,7 +142,7 @@ def answered_frame(db: sqlite_utils.Database, run_id: str, query_id: str) -> pd.
 
 
 def correlation_frame(
-    db: sqlite_utils.Database,
+    db: Database,
     run_id: str,
     *,
     reference: Mapping[str, float] | None = None,
@@ -237,9 +237,7 @@ def car_reproduction_frame(
     return pd.DataFrame(reproduce_car(results_dir or DEMO_RESULTS, repeats=repeats, seed=seed))
 
 
-def book_correlation_frame(
-    db: sqlite_utils.Database, document_id: str | None = None
-) -> pd.DataFrame:
+def book_correlation_frame(db: Database, document_id: str | None = None) -> pd.DataFrame:
     """Stored EXAM-vs-Bradley-Terry correlations on single books (``core.exam.book_case``).
 
     One row per (book, EXAM run, side-by-side rater): Spearman and Kendall tau-b plain and with
@@ -268,7 +266,7 @@ def book_correlation_frame(
     return pd.DataFrame(data, columns=list(cols)).rename(columns=cols)
 
 
-def book_systems_frame(db: sqlite_utils.Database, document_id: str | None = None) -> pd.DataFrame:
+def book_systems_frame(db: Database, document_id: str | None = None) -> pd.DataFrame:
     """Per system of the latest stored book correlation: EXAM and Bradley-Terry side by side.
 
     Columns: system, overview strategy, overview tokens, EXAM (share of the book's generated

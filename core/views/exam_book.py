@@ -19,15 +19,15 @@ from core.views.exam import (
     leaderboard_frame,
 )
 
-if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
-    import sqlite_utils
+if TYPE_CHECKING:
+    from core.store.engine import Database
 
 UNDEFINED = "–"
 SE_COLUMNS = ("EXAM SE", "EXAM 95% low", "EXAM 95% high", "n-EXAM (gold) SE", "n-EXAM (pool) SE")
 BINOMIAL_SE = "EXAM SE (per question, binomial)"
 
 
-def exam_leaderboard(db: sqlite_utils.Database, run_id: str) -> tuple[pd.DataFrame, str]:
+def exam_leaderboard(db: Database, run_id: str) -> tuple[pd.DataFrame, str]:
     """:func:`core.views.exam.leaderboard_frame` and a caption.
 
     With one query the across-query SE and its interval are undefined: those columns show
@@ -51,7 +51,7 @@ def exam_leaderboard(db: sqlite_utils.Database, run_id: str) -> tuple[pd.DataFra
     )
 
 
-def book_correlation(db: sqlite_utils.Database, document_id: str | None = None) -> dict[str, Any]:
+def book_correlation(db: Database, document_id: str | None = None) -> dict[str, Any]:
     """EXAM vs side-by-side (Bradley-Terry) on single books, for the Rank correlation section.
 
     ``{"books": {id: title}, "correlations": frame, "systems": frame, "caption": str}``; the
@@ -102,6 +102,6 @@ def book_correlation(db: sqlite_utils.Database, document_id: str | None = None) 
     }
 
 
-def exam_query_ids(db: sqlite_utils.Database, run_id: str) -> list[str]:
+def exam_query_ids(db: Database, run_id: str) -> list[str]:
     """The query ids of an EXAM run's bank."""
     return run_query_ids(db, run_id)

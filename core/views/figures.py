@@ -28,8 +28,8 @@ from core.views.agreement_pairs import (
 )
 from core.views.text import chart_template_text, inert_figure
 
-if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
-    import sqlite_utils
+if TYPE_CHECKING:
+    from core.store.engine import Database
 
 # ------------------------------------------------------------------------------------------
 # Agreement
@@ -129,7 +129,7 @@ def disagreements(both: pd.DataFrame, rater_a: str, rater_b: str, limit: int = 5
     return diff.rename(columns={"a": rater_a, "b": rater_b}).reset_index(drop=True)
 
 
-def agreement_overview(db: sqlite_utils.Database, kind: str = "pairwise") -> dict[str, Any]:
+def agreement_overview(db: Database, kind: str = "pairwise") -> dict[str, Any]:
     """What the Agreement page's first tab shows: the raters, every rater pair's agreement and
     Fleiss' kappa / Krippendorff's alpha among annotators and among auto-raters."""
     frame = verdict_frame(db, kind)
@@ -142,15 +142,13 @@ def agreement_overview(db: sqlite_utils.Database, kind: str = "pairwise") -> dic
     }
 
 
-def consistency_view(db: sqlite_utils.Database, kind: str = "pairwise") -> pd.DataFrame:
+def consistency_view(db: Database, kind: str = "pairwise") -> pd.DataFrame:
     """Per rater self-consistency and position-swap inconsistency (:func:`consistency`) of the
     verdicts of ``kind``."""
     return consistency(verdict_frame(db, kind))
 
 
-def rater_pair_view(
-    db: sqlite_utils.Database, kind: str, rater_a: str, rater_b: str
-) -> dict[str, Any]:
+def rater_pair_view(db: Database, kind: str, rater_a: str, rater_b: str) -> dict[str, Any]:
     """Two raters: their shared units (:func:`core.views.agreement_pairs.paired`), agreement
     overall and by system pair, the disagreements (only the two raters' verdicts are read)."""
     both = paired(verdict_frame(db, kind, raters=[rater_a, rater_b]), rater_a, rater_b)

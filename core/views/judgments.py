@@ -14,11 +14,11 @@ from core.store.questions import get_question
 from core.store.resolutions import effective_resolutions
 from core.store.reviews import question_reviews
 
-if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
-    import sqlite_utils
+if TYPE_CHECKING:
+    from core.store.engine import Database
 
 
-def question_text(db: sqlite_utils.Database, question_id: str) -> dict[str, Any]:
+def question_text(db: Database, question_id: str) -> dict[str, Any]:
     """The question's text and ids (no system names, no answers)."""
     cols = ["id", "question", "document_id", "context_document_id", "origin"]
     return get_question(db, question_id, cols) or {}
@@ -55,7 +55,7 @@ def swap_ab(text: str) -> str:
     return _AB.sub(swap, text)
 
 
-def auto_verdicts_shown(db: sqlite_utils.Database, item: dict[str, Any]) -> pd.DataFrame:
+def auto_verdicts_shown(db: Database, item: dict[str, Any]) -> pd.DataFrame:
     """The auto-raters' effective pairwise verdicts on ``item``, translated to the shown order."""
     out = []
     pair = {item["system_a"], item["system_b"]}
@@ -79,7 +79,7 @@ def auto_verdicts_shown(db: sqlite_utils.Database, item: dict[str, Any]) -> pd.D
     return pd.DataFrame(out, columns=["rater", "verdict (as shown)", "rationale"])
 
 
-def browse_detail(db: sqlite_utils.Database, question_id: str) -> dict[str, Any] | None:
+def browse_detail(db: Database, question_id: str) -> dict[str, Any] | None:
     """One question: every system's answer, every rater's verdicts (evidence, raw reply) and the
     human labels."""
     q = get_question(db, question_id)

@@ -31,9 +31,10 @@ from core.store.judgments import max_judgment_id
 from core.store.judgments import pairwise_raters as store_pairwise_raters
 from core.views.live_leaderboard import StoreLeaderboard
 
-if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
+if TYPE_CHECKING:
     import pandas as pd
-    import sqlite_utils
+
+    from core.store.engine import Database
 
 SOURCES = ("human", "auto", "both")
 FALLBACK_ALPHA = 0.01
@@ -53,7 +54,7 @@ def _check_source(source: str) -> str:
 # ------------------------------------------------------------------------------------------
 
 
-def pairwise_raters(db: sqlite_utils.Database, source: str = "both") -> list[str]:
+def pairwise_raters(db: Database, source: str = "both") -> list[str]:
     """Raters with a parsed pairwise verdict, of ``source`` (``human``, ``auto`` or ``both``)."""
     return store_pairwise_raters(db, None if _check_source(source) == "both" else source)
 
@@ -258,7 +259,7 @@ class LiveLeaderboard:
 
     def view(
         self,
-        db: sqlite_utils.Database,
+        db: Database,
         settings: RankingSettings = PAGE_RANKING,
         group: str | None = None,
     ) -> LiveResult:

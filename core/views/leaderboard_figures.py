@@ -25,8 +25,8 @@ from core.views.agreement_view import crowd_raters, shown_verdicts
 from core.views.leaderboard import PAGE_RANKING, compute_leaderboard
 from core.views.text import chart_template_text, inert_figure
 
-if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
-    import sqlite_utils
+if TYPE_CHECKING:
+    from core.store.engine import Database
 
 
 def forest_figure(lb, scale: str = "beta") -> go.Figure:
@@ -121,7 +121,7 @@ def matrix_figure(
     return inert_figure(fig)
 
 
-def autoais_accuracy(db: sqlite_utils.Database, level: float = 0.95) -> pd.DataFrame:
+def autoais_accuracy(db: Database, level: float = 0.95) -> pd.DataFrame:
     """Per auto-rater and system: share of answers judged supported (``yes``) among the parsed
     absolute verdicts, with the paper's Bernoulli (Wald) interval at ``level``."""
 
@@ -184,7 +184,7 @@ def accuracy_figure(acc: pd.DataFrame) -> go.Figure:
     return inert_figure(fig)
 
 
-def ranking_sources(db: sqlite_utils.Database) -> dict[str, list[str]]:
+def ranking_sources(db: Database) -> dict[str, list[str]]:
     """Human sources (crowd raters and ``NAME#*`` slot groups) and auto sources, PRD first."""
     options = crowd_raters(db)
     human = [f"{p}*" for p in options["slots"]] + options["crowd"]
@@ -192,7 +192,7 @@ def ranking_sources(db: sqlite_utils.Database) -> dict[str, list[str]]:
     return {"human": human, "auto": auto}
 
 
-def _records(db: sqlite_utils.Database, source: str) -> pd.DataFrame:
+def _records(db: Database, source: str) -> pd.DataFrame:
     if source.endswith("#*"):
         prefix = source[:-1]
         df = shown_verdicts(db)
@@ -203,7 +203,7 @@ def _records(db: sqlite_utils.Database, source: str) -> pd.DataFrame:
 
 
 def compare_rankings(
-    db: sqlite_utils.Database, human: str, auto: str, settings: RankingSettings = PAGE_RANKING
+    db: Database, human: str, auto: str, settings: RankingSettings = PAGE_RANKING
 ) -> dict[str, Any]:
     """Two Bradley-Terry leaderboards (``settings``) over the common systems and their rank
     correlations."""

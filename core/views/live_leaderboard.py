@@ -25,8 +25,8 @@ from core.store.verdict_reads import (
     pairwise_records_since,
 )
 
-if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
-    import sqlite_utils
+if TYPE_CHECKING:
+    from core.store.engine import Database
 
 
 _AT = {name: i for i, name in enumerate(PAIRWISE_SINCE_COLUMNS)}
@@ -75,7 +75,7 @@ class StoreLeaderboard:
             return False
         return self.where(dict(zip(PAIRWISE_SINCE_COLUMNS, rec))) if self.where else True
 
-    def refresh(self, db: sqlite_utils.Database) -> int:
+    def refresh(self, db: Database) -> int:
         """Read judgments with id > :attr:`last_id`; return how many rows were read."""
         if self.last_id == 0 and not self._active and self.where is None:
             return self._load_counted(db)
@@ -91,7 +91,7 @@ class StoreLeaderboard:
             self.last_id = found[-1][0]
         return len(found)
 
-    def _load_counted(self, db: sqlite_utils.Database) -> int:
+    def _load_counted(self, db: Database) -> int:
         """The first read without a ``where`` filter: only the counted rows and the superseded
         ids are read (:func:`core.store.verdict_reads.counted_pairwise`), up to the largest id
         now stored (:attr:`last_id`: the largest pairwise id among them); returns how many
@@ -124,7 +124,7 @@ class StoreLeaderboard:
         return leaderboard(self.counts, settings)
 
 
-def store_leaderboard(db: sqlite_utils.Database, **filters: Any) -> StoreLeaderboard:
+def store_leaderboard(db: Database, **filters: Any) -> StoreLeaderboard:
     """A :class:`StoreLeaderboard` loaded with every counted judgment in ``db``."""
     board = StoreLeaderboard(**filters)
     board.refresh(db)

@@ -35,8 +35,8 @@ from core.store.runs import count_runs, recent_runs
 from core.store.setups import setup_models
 from core.views.text import InertMarkdown
 
-if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
-    import sqlite_utils
+if TYPE_CHECKING:
+    from core.store.engine import Database
 
 
 from core.views.disputes import dispute_ids
@@ -47,7 +47,7 @@ OFFLINE_PREFIXES = ("offline", "baseline", "rule")
 IMPORTED_PREFIXES = ("prd:", "imported:")
 
 
-def overview(db: sqlite_utils.Database) -> dict[str, Any]:
+def overview(db: Database) -> dict[str, Any]:
     """Counts, datasets, runs and what needs human attention."""
     counts = table_counts(db)
     empty = counts.get("documents", 0) == 0 and counts.get("questions", 0) == 0
@@ -98,13 +98,13 @@ PRD_ABOUT = (
 )
 
 
-def my_queues(db: sqlite_utils.Database, name: str) -> dict[str, Progress]:
+def my_queues(db: Database, name: str) -> dict[str, Progress]:
     """Task -> ``name``'s progress on their own queue (:func:`core.annotation.tasks.task_progress`:
     the numbers the task's page and ``queue NAME --task TASK`` show)."""
     return {task: task_progress(db, name, task) for task in task_names()}
 
 
-def imported_sources(db: sqlite_utils.Database) -> list[dict[str, Any]]:
+def imported_sources(db: Database) -> list[dict[str, Any]]:
     """Evaluations imported from elsewhere (``import-answers`` / ``import-judgments``): per
     source file the answers and verdicts it brought, and a description of known sets (PRD)."""
     found: dict[str, dict[str, Any]] = {}

@@ -33,8 +33,8 @@ from core.stats.alt_test import AltTestResult, NotEnoughLabels, alt_test
 from core.stats.alt_test_power import items_needed
 from core.store.verdict_reads import verdict_summary
 
-if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
-    import sqlite_utils
+if TYPE_CHECKING:
+    from core.store.engine import Database
 
 #: The validation tasks and the judgment kind each reads.
 VALIDATION_TASKS = {"side-by-side": "pairwise", "absolute": "absolute"}
@@ -60,7 +60,7 @@ def canonical_label(system_a: str, system_b: str, verdict: str) -> str:
     return "first" if winner == min(system_a, system_b) else "second"
 
 
-def _rows(db: sqlite_utils.Database, kind: str) -> list[tuple[str, str, str, str, str, str]]:
+def _rows(db: Database, kind: str) -> list[tuple[str, str, str, str, str, str]]:
     """``(rater, rater_kind, question_id, K1, K2, verdict)``: each rater's latest effective verdict
     per item as shown (K1, K2: the systems as shown, or system and criterion)."""
     out = []
@@ -82,7 +82,7 @@ def _is_human(rater: str, rater_kind: str, include_slots: bool) -> bool:
 
 
 def validation_labels(
-    db: sqlite_utils.Database,
+    db: Database,
     rater: str,
     task: str = "side-by-side",
     include_slots: bool = False,
@@ -118,7 +118,7 @@ def validation_labels(
     return humans, mine
 
 
-def auto_raters(db: sqlite_utils.Database, task: str) -> list[str]:
+def auto_raters(db: Database, task: str) -> list[str]:
     """Auto-raters (``auto:`` raters) with effective verdicts of ``task``, sorted."""
     kind = _check_task(task)
     return sorted({r for r, rk, *_ in _rows(db, kind) if rk == "auto"})
@@ -146,7 +146,7 @@ def result_json(
 
 
 def validate_rater(
-    db: sqlite_utils.Database,
+    db: Database,
     rater: str,
     task: str = "side-by-side",
     epsilon: float = 0.2,
@@ -192,7 +192,7 @@ def validate_rater(
 
 
 def validation_items_needed(
-    db: sqlite_utils.Database,
+    db: Database,
     rater: str,
     task: str = "side-by-side",
     *,

@@ -28,11 +28,11 @@ from core.store.questions import (
 from core.store.reviews import effective_reviews
 from core.views.text import highlight_markdown
 
-if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
-    import sqlite_utils
+if TYPE_CHECKING:
+    from core.store.engine import Database
 
 
-def question_filters(db: sqlite_utils.Database) -> dict[str, list]:
+def question_filters(db: Database) -> dict[str, list]:
     """Options of the question filters: documents, entities, types, statuses, origins."""
     return {
         "documents": [(r["id"], r["title"] or r["id"]) for r in question_documents(db)],
@@ -44,7 +44,7 @@ def question_filters(db: sqlite_utils.Database) -> dict[str, list]:
 
 
 def question_ids(
-    db: sqlite_utils.Database,
+    db: Database,
     *,
     document_id: str | None = None,
     entity_id: int | None = None,
@@ -64,7 +64,7 @@ def question_ids(
     return find_question_ids(db, filters, search)
 
 
-def question_labels(db: sqlite_utils.Database, ids: tuple[str, ...]) -> dict[str, str]:
+def question_labels(db: Database, ids: tuple[str, ...]) -> dict[str, str]:
     """Question id -> ``"question text (id)"`` for item pickers (unknown ids left out)."""
     return {qid: f"{text} ({qid})" for qid, text in question_texts(db, ids).items()}
 
@@ -77,7 +77,7 @@ def is_boilerplate(text: str) -> bool:
     )
 
 
-def supporting_documents(db: sqlite_utils.Database, question: dict) -> list[dict]:
+def supporting_documents(db: Database, question: dict) -> list[dict]:
     """The documents a question draws on: an XRAG question's two articles (``metadata``), the
     provenance ``documents``, or its context document."""
     prov = question.get("provenance") or {}
@@ -109,9 +109,7 @@ def _spread(values: list[int], n: int) -> list[int]:
     return [values[round(i * (len(values) - 1) / (n - 1))] for i in range(n)]
 
 
-def question_detail(
-    db: sqlite_utils.Database, question_id: str, max_passages: int = 6
-) -> dict[str, Any] | None:
+def question_detail(db: Database, question_id: str, max_passages: int = 6) -> dict[str, Any] | None:
     """A question with its entity, highlighted mention passages, provenance and reviews.
 
     Passages: first the ones the question was built from (``metadata.evidence[].passage_idx``,
@@ -250,7 +248,7 @@ def review_agreement(reviews: list[dict]) -> dict[str, Any] | None:
     return {"n_reviewers": len(reviews), "pairwise_agreement": out}
 
 
-def searchable_documents(db: sqlite_utils.Database, question_id: str) -> list[tuple[str, str]]:
+def searchable_documents(db: Database, question_id: str) -> list[tuple[str, str]]:
     """(doc id, label) of the documents a human can search for this question: the story / book,
     its summary and any other context document."""
     q = get_question(db, question_id, ["document_id", "context_document_id"])
@@ -261,7 +259,7 @@ def searchable_documents(db: sqlite_utils.Database, question_id: str) -> list[tu
     return [(r.id, f"{r.kind}: {r.title or r.id}") for r in out]
 
 
-def search_context(db: sqlite_utils.Database, doc_id: str, query: str, k: int = 5) -> list[dict]:
+def search_context(db: Database, doc_id: str, query: str, k: int = 5) -> list[dict]:
     """BM25 hits ``{idx, score, text, markdown}`` with the query terms highlighted."""
 
     if not query.strip():

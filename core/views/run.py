@@ -12,8 +12,8 @@ from core.store.answers import max_answer_id
 from core.store.judgments import max_judgment_id
 from core.store.setups import system_names
 
-if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
-    import sqlite_utils
+if TYPE_CHECKING:
+    from core.store.engine import Database
 
 
 from core.pipeline.experiment import run_experiment
@@ -40,7 +40,7 @@ def model_short(model: str) -> str:
 
 
 def unused_system_prefix(
-    db: sqlite_utils.Database, answer_model: str, contexts: list[str], base: str = "app"
+    db: Database, answer_model: str, contexts: list[str], base: str = "app"
 ) -> str:
     """A system-name prefix whose ``PREFIX/context`` names are not stored yet for any of
     ``contexts``: ``app-extractive``, then ``app-extractive-2``, ... So the Run page's default
@@ -106,17 +106,17 @@ def experiment_config(
     return config
 
 
-def run_counter(db: sqlite_utils.Database) -> tuple[int, int]:
+def run_counter(db: Database) -> tuple[int, int]:
     """(max answer id, max judgment id): the baseline a run's progress is measured from."""
     return (max_answer_id(db), max_judgment_id(db))
 
 
-def run_progress(db: sqlite_utils.Database, baseline: tuple[int, int]) -> int:
+def run_progress(db: Database, baseline: tuple[int, int]) -> int:
     """Answers plus judgments stored since ``baseline`` (see :func:`run_counter`)."""
     now = run_counter(db)
     return (now[0] - baseline[0]) + (now[1] - baseline[1])
 
 
-def dry_run_estimate(db: sqlite_utils.Database, config: dict) -> dict:
+def dry_run_estimate(db: Database, config: dict) -> dict:
     """The dry run of ``config`` (questions, calls, tokens, cost); nothing is stored."""
     return run_experiment(db, config, dry_run=True, progress=False)

@@ -18,8 +18,8 @@ from core.store.gold_sources import active_gold_sources
 from core.store.settings import SETTINGS, all_settings
 from core.views.gold import gold_agreement
 
-if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
-    import sqlite_utils
+if TYPE_CHECKING:
+    from core.store.engine import Database
 
 #: Gaps longer than this between two labels are breaks, not time spent on an item.
 MAX_GAP_S = 600.0
@@ -46,7 +46,7 @@ TEAM_COLUMNS = [
 ]
 
 
-def team_table(db: sqlite_utils.Database, task: str = "side-by-side") -> pd.DataFrame:
+def team_table(db: Database, task: str = "side-by-side") -> pd.DataFrame:
     """One row per team member (with labels, or with an active account) for ``task``; the
     imported raters are in :func:`imported_raters`; anonymous slots
     (``NAME#k``, not people) are left out.
@@ -103,7 +103,7 @@ def team_table(db: sqlite_utils.Database, task: str = "side-by-side") -> pd.Data
     return pd.DataFrame(out, columns=TEAM_COLUMNS)
 
 
-def imported_raters(db: sqlite_utils.Database, task: str = "side-by-side") -> pd.DataFrame:
+def imported_raters(db: Database, task: str = "side-by-side") -> pd.DataFrame:
     """One row per imported rater (labels read from a file: data, not team members), whatever
     their names: ``rater``, ``labels`` (effective labels on ``task``'s items),
     ``anonymous_slot`` (``NAME#k``: a position in a crowd, not a person) and ``gold_source``."""
@@ -126,7 +126,7 @@ def imported_raters(db: sqlite_utils.Database, task: str = "side-by-side") -> pd
     )
 
 
-def overlap_summary(db: sqlite_utils.Database, task: str = "side-by-side") -> dict[str, Any]:
+def overlap_summary(db: Database, task: str = "side-by-side") -> dict[str, Any]:
     """Items started, items with ``k`` team labels (complete), and ``k``."""
     k = required_annotations(db)
     counts: dict[str, set[str]] = {}
@@ -140,7 +140,7 @@ def overlap_summary(db: sqlite_utils.Database, task: str = "side-by-side") -> di
     }
 
 
-def team_view(db: sqlite_utils.Database, task: str = "side-by-side") -> dict[str, Any]:
+def team_view(db: Database, task: str = "side-by-side") -> dict[str, Any]:
     """Everything the Team page shows for ``task``."""
     return {
         "table": team_table(db, task),

@@ -23,8 +23,8 @@ from core.store.questions import origin_questions
 from core.store.xrag_results import finished_results
 from core.xrag.evaluate import CRITERION, PANEL_RATER, controlled_configs
 
-if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
-    import sqlite_utils
+if TYPE_CHECKING:
+    from core.store.engine import Database
 
 LEVEL = 0.95
 
@@ -36,9 +36,7 @@ def _interval(k: int, n: int, level: float) -> tuple[float | None, float | None,
     return ci.estimate, ci.low, ci.high
 
 
-def accuracy_table(
-    db: sqlite_utils.Database, model: str | None = None, level: float = LEVEL
-) -> pd.DataFrame:
+def accuracy_table(db: Database, model: str | None = None, level: float = LEVEL) -> pd.DataFrame:
     """Accuracy by model x language x setting x question type (plus qtype 'all')."""
     groups: dict[tuple, list[dict]] = defaultdict(list)
     for r in finished_results(db, model):
@@ -85,7 +83,7 @@ def accuracy_table(
 
 
 def response_language_table(
-    db: sqlite_utils.Database, model: str | None = None, level: float = LEVEL
+    db: Database, model: str | None = None, level: float = LEVEL
 ) -> pd.DataFrame:
     """Response-language correctness per model x question language x setting (and 'all').
 
@@ -143,7 +141,7 @@ def config_setting(q: str, s: str, d: str) -> str:
 
 
 def controlled_table(
-    db: sqlite_utils.Database,
+    db: Database,
     model: str | None = None,
     *,
     n_boot: int = 2000,
@@ -230,7 +228,7 @@ def _step(
     return row
 
 
-def label_distribution_table(db: sqlite_utils.Database) -> pd.DataFrame:
+def label_distribution_table(db: Database) -> pd.DataFrame:
     """The review label distribution as rows ``field, value, count, share``."""
     dist = label_distribution(db)
     out = []
@@ -241,7 +239,7 @@ def label_distribution_table(db: sqlite_utils.Database) -> pd.DataFrame:
     return pd.DataFrame(out, columns=["field", "value", "count", "share"])
 
 
-def panel_human_agreement(db: sqlite_utils.Database) -> dict[str, Any]:
+def panel_human_agreement(db: Database) -> dict[str, Any]:
     """Cohen's kappa between the panel's final verdict and human verdicts on the same answers.
 
     Human verdicts are judgments with ``rater='human:<name>'`` and criterion ``xrag-key-info``
@@ -262,7 +260,7 @@ def panel_human_agreement(db: sqlite_utils.Database) -> dict[str, Any]:
 
 
 def answers_to_verify(
-    db: sqlite_utils.Database, model: str | None = None, *, limit: int | None = None, seed: int = 0
+    db: Database, model: str | None = None, *, limit: int | None = None, seed: int = 0
 ) -> pd.DataFrame:
     """Stored answers for a human to judge (the panel-vs-human check), in a seeded random order.
 

@@ -26,15 +26,13 @@ from core.store.xrag import add_pair, article_pairs, set_pair_verdict
 from core.xrag.model_calls import confirm_relatedness
 from core.xrag.title_pairs import MAX_DAYS, MIN_SHARED, candidate_pairs, parse_date
 
-if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
-    import sqlite_utils
+if TYPE_CHECKING:
+    from core.store.engine import Database
 
 LANGUAGE_CODE = re.compile(r"^[a-z]{2,3}$")
 
 
-def import_articles(
-    db: sqlite_utils.Database, path: str | Path, *, source: str = "file"
-) -> dict[str, int]:
+def import_articles(db: Database, path: str | Path, *, source: str = "file") -> dict[str, int]:
     """Validate every row of ``path`` first, then store all articles in one transaction.
 
     Columns: ``id, title, text, published, language, url`` (``date``/``published_date`` accepted
@@ -121,7 +119,7 @@ def import_articles(
     return dict(counts)
 
 
-def english_articles(db: sqlite_utils.Database) -> list[dict[str, Any]]:
+def english_articles(db: Database) -> list[dict[str, Any]]:
     """English articles (not translations) with ``published`` as a ``date``."""
     out = []
     for d in documents_of_kind(db, "article", language="en", originals=True):
@@ -137,14 +135,14 @@ def english_articles(db: sqlite_utils.Database) -> list[dict[str, Any]]:
     return out
 
 
-def version_of(db: sqlite_utils.Database, english_id: str, language: str) -> str | None:
+def version_of(db: Database, english_id: str, language: str) -> str | None:
     """The id of ``english_id``'s version in ``language`` (itself for 'en'), or None."""
     if language == "en":
         return english_id
     return version_id(db, english_id, language, "article")
 
 
-def store_pairs(db: sqlite_utils.Database, pairs: list[dict[str, Any]]) -> int:
+def store_pairs(db: Database, pairs: list[dict[str, Any]]) -> int:
     """Insert new pairs; returns how many were new.
 
     An existing ``(article_a, article_b)`` is kept as it is, except that a model verdict
@@ -160,14 +158,14 @@ def store_pairs(db: sqlite_utils.Database, pairs: list[dict[str, Any]]) -> int:
     return added
 
 
-def get_pairs(db: sqlite_utils.Database, status: str | None = "active") -> list[dict[str, Any]]:
+def get_pairs(db: Database, status: str | None = "active") -> list[dict[str, Any]]:
     """Stored pairs (``shared_entities`` decoded by :func:`core.store.connection.rows`),
     optionally only those with ``status``."""
     return article_pairs(db, status)
 
 
 def pair_articles(
-    db: sqlite_utils.Database,
+    db: Database,
     *,
     min_shared: int = MIN_SHARED,
     max_days: int = MAX_DAYS,

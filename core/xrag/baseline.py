@@ -16,12 +16,12 @@ from core.xrag.articles import get_pairs
 from core.xrag.build import MAX_WORDS, store_item, word_count
 from core.xrag.translate import store_translation
 
-if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
-    import sqlite_utils
+if TYPE_CHECKING:
+    from core.store.engine import Database
 
 
 def compose_baseline(
-    db: sqlite_utils.Database, *, per_pair: int = 3, seed: int = 0, max_words: int = MAX_WORDS
+    db: Database, *, per_pair: int = 3, seed: int = 0, max_words: int = MAX_WORDS
 ) -> dict[str, int]:
     """Compose 'set'-style baseline items from human single-step QAs (XQuAD), no model involved.
 
@@ -104,9 +104,7 @@ def compose_baseline(
     return dict(stats)
 
 
-def _human_translations(
-    db: sqlite_utils.Database, x: dict, y: dict
-) -> dict[str, tuple[dict, dict]]:
+def _human_translations(db: Database, x: dict, y: dict) -> dict[str, tuple[dict, dict]]:
     """Per language, the human-translated versions of two English XQuAD notes."""
     out: dict[str, dict[str, dict]] = {}
     for note in (x, y):

@@ -29,8 +29,8 @@ from core.xrag.language import detect_language
 from core.xrag.model_calls import json_reply
 from core.xrag.notes import article, latest_summary
 
-if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
-    import sqlite_utils
+if TYPE_CHECKING:
+    from core.store.engine import Database
 
 MAX_WORDS = 25
 QTYPES = {
@@ -97,7 +97,7 @@ def validate_cross_reply(
 
 
 def store_item(
-    db: sqlite_utils.Database,
+    db: Database,
     pair: dict[str, Any],
     item: dict[str, Any],
     *,
@@ -147,7 +147,7 @@ def store_item(
 
 
 def build_cross_questions(
-    db: sqlite_utils.Database,
+    db: Database,
     model: str,
     *,
     qtypes: list[str] | None = None,
@@ -212,7 +212,7 @@ def build_cross_questions(
         "prompt_hash": prompt_hash("xrag_cross_question"),
     }
 
-    def store(db: sqlite_utils.Database, job: tuple, resp: LLMResponse) -> str:
+    def store(db: Database, job: tuple, resp: LLMResponse) -> str:
         pair, qtype, qas_a, qas_b = job
         item, reason = validate_cross_reply(json_reply(resp), qtype, qas_a, qas_b, max_words)
         if item is None:

@@ -24,8 +24,8 @@ from core.store.connection import transaction
 from core.store.xrag import add_distractors, delete_distractors, has_distractors, pair_distractors
 from core.xrag.articles import english_articles, get_pairs, version_of
 
-if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
-    import sqlite_utils
+if TYPE_CHECKING:
+    from core.store.engine import Database
 
 GAP_DAYS = 14
 N_DISTRACTORS = 6
@@ -89,7 +89,7 @@ def rank_distractors(
 
 
 def select_distractors(
-    db: sqlite_utils.Database,
+    db: Database,
     *,
     languages: tuple[str, ...] = (),
     n: int = N_DISTRACTORS,
@@ -155,8 +155,6 @@ def select_distractors(
     return stats
 
 
-def distractors(
-    db: sqlite_utils.Database, pair_id: int, language: str = "en"
-) -> list[dict[str, Any]]:
+def distractors(db: Database, pair_id: int, language: str = "en") -> list[dict[str, Any]]:
     """Stored distractors of a pair for ``language`` (rank order)."""
     return pair_distractors(db, pair_id, language)

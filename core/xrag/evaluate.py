@@ -54,8 +54,8 @@ from core.xrag.language import language_matches
 from core.xrag.model_calls import TARGET_LANGUAGES, language_name
 from core.xrag.translate import english_items, translations_of
 
-if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
-    import sqlite_utils
+if TYPE_CHECKING:
+    from core.store.engine import Database
 
 SETTINGS = ("english", "monolingual", "multilingual", "none", "oracle")
 CRITERION = "xrag-key-info"
@@ -89,7 +89,7 @@ def _order(item_id: str, ids: list[str]) -> list[str]:
     return out
 
 
-def _version(db: sqlite_utils.Database, english_id: str, lang: str) -> str:
+def _version(db: Database, english_id: str, lang: str) -> str:
     vid = version_of(db, english_id, lang)
     if vid is None:
         raise InputError(
@@ -99,9 +99,7 @@ def _version(db: sqlite_utils.Database, english_id: str, lang: str) -> str:
     return vid
 
 
-def context_documents(
-    db: sqlite_utils.Database, item: dict[str, Any], setting: str, lang: str
-) -> list[str]:
+def context_documents(db: Database, item: dict[str, Any], setting: str, lang: str) -> list[str]:
     """Document ids shown for ``item`` in ``setting`` with question language ``lang``."""
     a, b = item["metadata"]["articles"]
     dis = [d["document_id"] for d in distractors(db, item["pair_id"], "en")]
@@ -125,9 +123,7 @@ def context_documents(
     raise ConfigError(f"unknown setting {setting!r}; use {', '.join(SETTINGS)} or controlled")
 
 
-def question_in(
-    db: sqlite_utils.Database, item: dict[str, Any], lang: str
-) -> dict[str, Any] | None:
+def question_in(db: Database, item: dict[str, Any], lang: str) -> dict[str, Any] | None:
     """The item's question row in ``lang`` (None when no usable translation exists)."""
     if lang == "en":
         return item
@@ -140,7 +136,7 @@ def _context_text(docs: list[Document]) -> str:
 
 
 def plan(
-    db: sqlite_utils.Database,
+    db: Database,
     settings: tuple[str, ...],
     languages: tuple[str, ...],
     controlled: bool,
@@ -173,7 +169,7 @@ def plan(
 
 
 def evaluate(
-    db: sqlite_utils.Database,
+    db: Database,
     model: str,
     *,
     settings: tuple[str, ...] = SETTINGS,
@@ -233,7 +229,7 @@ def evaluate(
 
 
 def _answer(
-    db: sqlite_utils.Database,
+    db: Database,
     model: str,
     cases: list[dict[str, Any]],
     panel_key: str,
@@ -272,7 +268,7 @@ def _answer(
         )
         planned.append((c, request))
 
-    def store(db: sqlite_utils.Database, case: dict[str, Any], answer: LLMResponse) -> None:
+    def store(db: Database, case: dict[str, Any], answer: LLMResponse) -> None:
         text = answer.text or ""
         detected, lang_ok = language_matches(text, case["language"]) if text else (None, None)
         insert_answer(
@@ -308,7 +304,7 @@ def _references(question: dict[str, Any], item: dict[str, Any]) -> list[str]:
 
 
 def _judge(
-    db: sqlite_utils.Database, model: str, panel: tuple[str, ...], run_id: str, progress: bool
+    db: Database, model: str, panel: tuple[str, ...], run_id: str, progress: bool
 ) -> Counter:
     """Have the panel judge every pending result of ``model`` (an LLM stage for the model
     judges: each vote is stored as its reply arrives; rule judges vote when the result is
@@ -334,7 +330,7 @@ def _judge(
             request = judge_request(judge, case["question"], case["answer"], case["references"])
             planned.append(((r, case, judge), request))
 
-    def store(db: sqlite_utils.Database, job: tuple, resp: LLMResponse) -> str | None:
+    def store(db: Database, job: tuple, resp: LLMResponse) -> str | None:
         r, case, judge = job
         votes = add_vote(db, r["id"], vote_from_reply(judge, resp.text, resp.error))
         if model_judges <= {v["judge"] for v in votes}:
@@ -346,7 +342,7 @@ def _judge(
 
 
 def _finish(
-    db: sqlite_utils.Database,
+    db: Database,
     result: dict[str, Any],
     case: dict[str, Any],
     model_votes: list[dict[str, Any]],

@@ -19,13 +19,13 @@ from core.store.judgments import insert_judgment
 from core.store.xrag_results import get_result
 from core.xrag.evaluate import CRITERION
 
-if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
-    import sqlite_utils
+if TYPE_CHECKING:
+    from core.store.engine import Database
 
 VERDICTS = ("yes", "no")
 
 
-def _insert(db: sqlite_utils.Database, who: Annotator, result_id: int, verdict: str) -> int:
+def _insert(db: Database, who: Annotator, result_id: int, verdict: str) -> int:
     r = get_result(db, result_id)
     if r is None:
         raise InputError(f"unknown XRAG result {result_id}")
@@ -47,9 +47,7 @@ def _insert(db: sqlite_utils.Database, who: Annotator, result_id: int, verdict: 
 
 
 @retry_when_busy
-def record_human_verdict(
-    db: sqlite_utils.Database, who: Annotator, result_id: int, verdict: str
-) -> int:
+def record_human_verdict(db: Database, who: Annotator, result_id: int, verdict: str) -> int:
     """Append ``who``'s yes/no verdict on the stored XRAG answer ``result_id``; returns the
     judgment id. AccessError unless ``who`` is signed in and still allowed to label."""
     if verdict not in VERDICTS:
@@ -76,9 +74,7 @@ def named_annotator(path: str | Path) -> str | None:
 
 
 @retry_when_busy
-def import_human_verdicts(
-    db: sqlite_utils.Database, path: str | Path, who: Annotator
-) -> dict[str, int]:
+def import_human_verdicts(db: Database, path: str | Path, who: Annotator) -> dict[str, int]:
     """Record ``who``'s verdicts from a CSV/JSONL file (``result_id, verdict[, annotator]``).
 
     Rows with an empty verdict are skipped (not yet judged). Every row is validated before any

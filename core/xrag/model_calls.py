@@ -14,8 +14,8 @@ from core.llm.types import LLMRequest, LLMResponse, require_real_model
 from core.store.documents import documents_by_id
 from core.store.xrag import confirmed_pairs
 
-if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
-    import sqlite_utils
+if TYPE_CHECKING:
+    from core.store.engine import Database
 
 LANGUAGE_NAMES = {"en": "English", "de": "German", "es": "Spanish", "zh": "Chinese", "ar": "Arabic"}
 TARGET_LANGUAGES = ("de", "es", "zh", "ar")
@@ -58,7 +58,7 @@ def relatedness_request(model: str, a: dict[str, Any], b: dict[str, Any]) -> LLM
 
 
 def confirm_relatedness(
-    db: sqlite_utils.Database,
+    db: Database,
     pairs: list[dict[str, Any]],
     model: str,
     store_pairs: Callable[[Any, list[dict[str, Any]]], int],
@@ -90,7 +90,7 @@ def confirm_relatedness(
     if len(todo) < len(pairs):
         counts["already confirmed"] = len(pairs) - len(todo)
 
-    def store(db: sqlite_utils.Database, p: dict[str, Any], resp: LLMResponse) -> str:
+    def store(db: Database, p: dict[str, Any], resp: LLMResponse) -> str:
         verdict = str((json_reply(resp) or {}).get("related", "")).strip().lower()
         p["method"] = CONFIRMED
         p["related"] = verdict if verdict in ("yes", "no") else None

@@ -23,13 +23,13 @@ from core.store.xrag import add_article_note, article_notes, qa_note_sources
 from core.xrag.articles import LANGUAGE_CODE, get_pairs
 from core.xrag.model_calls import json_reply
 
-if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
-    import sqlite_utils
+if TYPE_CHECKING:
+    from core.store.engine import Database
 
 MAX_QAS = 6
 
 
-def article(db: sqlite_utils.Database, doc_id: str) -> dict[str, Any]:
+def article(db: Database, doc_id: str) -> dict[str, Any]:
     """``id, title, text`` of an article (InputError when unknown)."""
     found = get_document(db, doc_id)
     if found is None:
@@ -37,13 +37,13 @@ def article(db: sqlite_utils.Database, doc_id: str) -> dict[str, Any]:
     return {"id": found.id, "title": found.title, "text": found.text}
 
 
-def latest_summary(db: sqlite_utils.Database, article_id: str) -> str:
+def latest_summary(db: Database, article_id: str) -> str:
     """The latest stored summary of an article, or ``(no summary)``."""
     notes = article_notes(db, article_id, "summary")
     return notes[-1]["answer"] if notes else "(no summary)"
 
 
-def _article_ids(db: sqlite_utils.Database, article_ids: list[str] | None) -> list[str]:
+def _article_ids(db: Database, article_ids: list[str] | None) -> list[str]:
     if article_ids:
         return article_ids
     ids = set()
@@ -57,7 +57,7 @@ def _provenance(model: str, prompt: str) -> str:
 
 
 def _todo(
-    db: sqlite_utils.Database, article_ids: list[str] | None, kind: str, stats: Counter
+    db: Database, article_ids: list[str] | None, kind: str, stats: Counter
 ) -> list[dict[str, Any]]:
     """The articles without a ``kind`` note yet (the others are counted as ``already done``)."""
     todo = []
@@ -70,7 +70,7 @@ def _todo(
 
 
 def summarize_articles(
-    db: sqlite_utils.Database,
+    db: Database,
     model: str,
     article_ids: list[str] | None = None,
     *,
@@ -98,7 +98,7 @@ def summarize_articles(
         for a in _todo(db, article_ids, "summary", stats)
     ]
 
-    def store(db: sqlite_utils.Database, art: dict[str, Any], resp: LLMResponse) -> str:
+    def store(db: Database, art: dict[str, Any], resp: LLMResponse) -> str:
         summary = str((json_reply(resp) or {}).get("summary") or "").strip()
         if not summary:
             return "unparsed"
@@ -133,7 +133,7 @@ def valid_qas(obj: dict[str, Any] | None) -> list[dict[str, Any]]:
 
 
 def generate_single_qas(
-    db: sqlite_utils.Database,
+    db: Database,
     model: str,
     article_ids: list[str] | None = None,
     *,
@@ -167,7 +167,7 @@ def generate_single_qas(
         for a in _todo(db, article_ids, "qa", stats)
     ]
 
-    def store(db: sqlite_utils.Database, art: dict[str, Any], resp: LLMResponse) -> str:
+    def store(db: Database, art: dict[str, Any], resp: LLMResponse) -> str:
         valid = valid_qas(json_reply(resp))
         if not valid:
             return "unparsed"
@@ -191,9 +191,7 @@ def generate_single_qas(
     return run_stage(db, planned, store, run_id=run_id, counts=stats)
 
 
-def import_single_qas(
-    db: sqlite_utils.Database, path: str | Path, *, builder: str = "xquad-human"
-) -> int:
+def import_single_qas(db: Database, path: str | Path, *, builder: str = "xquad-human") -> int:
     """Import human single-step QAs (``id, article_id, language, question, answers``) as notes.
 
     ``article_id`` is the ENGLISH article; ``xquad_id`` (optional) links the language versions of

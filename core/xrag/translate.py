@@ -21,12 +21,12 @@ from core.store.xrag import english_xrag_questions
 from core.xrag.language import detect_language
 from core.xrag.model_calls import TARGET_LANGUAGES, json_reply, language_name
 
-if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
-    import sqlite_utils
+if TYPE_CHECKING:
+    from core.store.engine import Database
 
 
 def store_translation(
-    db: sqlite_utils.Database,
+    db: Database,
     parent_id: str,
     language: str,
     question: str,
@@ -70,14 +70,14 @@ def store_translation(
 
 
 def english_items(
-    db: sqlite_utils.Database, statuses: tuple[str, ...] = ("pending", "accepted", "edited")
+    db: Database, statuses: tuple[str, ...] = ("pending", "accepted", "edited")
 ) -> list[dict[str, Any]]:
     """English XRAG questions with one of ``statuses`` (discarded/rejected ones left out)."""
     return english_xrag_questions(db, statuses)
 
 
 def translate_questions(
-    db: sqlite_utils.Database,
+    db: Database,
     model: str,
     languages: tuple[str, ...] = TARGET_LANGUAGES,
     *,
@@ -115,7 +115,7 @@ def translate_questions(
         "prompt_hash": prompt_hash("xrag_translate"),
     }
 
-    def store(db: sqlite_utils.Database, job: tuple, resp: LLMResponse) -> str:
+    def store(db: Database, job: tuple, resp: LLMResponse) -> str:
         item, lang = job
         obj = json_reply(resp) or {}
         q, a = str(obj.get("question") or ""), str(obj.get("answer") or "")
@@ -130,6 +130,6 @@ def translate_questions(
     return run_stage(db, list(zip(jobs, reqs)), store, run_id=run_id)
 
 
-def translations_of(db: sqlite_utils.Database, question_id: str) -> dict[str, dict[str, Any]]:
+def translations_of(db: Database, question_id: str) -> dict[str, dict[str, Any]]:
     """The stored translations of an English question, by language."""
     return {r["language"]: r for r in child_questions(db, question_id, origin="xrag")}

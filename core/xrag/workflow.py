@@ -22,8 +22,8 @@ from core.xrag.evaluate import SETTINGS, evaluate
 from core.xrag.model_calls import TARGET_LANGUAGES
 from core.xrag.notes import import_single_qas
 
-if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
-    import sqlite_utils
+if TYPE_CHECKING:
+    from core.store.engine import Database
 
 DEMO_MODEL = "offline:extractive"
 
@@ -37,9 +37,7 @@ def demo_folder(demo_dir: str | Path) -> Path:
     raise InputError("no XRAG demo sample (articles.jsonl, qas.jsonl)", path=str(path))
 
 
-def build_demo(
-    db: sqlite_utils.Database, demo_dir: str | Path, *, model: str = DEMO_MODEL
-) -> dict[str, Any]:
+def build_demo(db: Database, demo_dir: str | Path, *, model: str = DEMO_MODEL) -> dict[str, Any]:
     """Import the bundled XQuAD sample, build baseline items and run the offline evaluation.
 
     XQuAD stands in for XRAG data: two paragraphs of one XQuAD article play two related articles

@@ -10,14 +10,14 @@ from typing import Any
 
 import numpy as np
 import pytest
-import sqlite_utils
 
 from core.__main__ import main
 from core.store.connection import utcnow
+from core.store.engine import Database
 from core.views.leaderboard import PAGE_RANKING, LiveLeaderboard
 
 
-def store_verdicts(db: sqlite_utils.Database) -> None:
+def store_verdicts(db: Database) -> None:
     """40 questions, four systems, every pair judged by two raters (one connected group)."""
     now = utcnow()
     rng = np.random.default_rng(5)
@@ -60,7 +60,7 @@ def rank_from_db(capsys: pytest.CaptureFixture[str], path: str, *args: str) -> d
 
 @pytest.mark.parametrize(("n_boot", "seed"), [(PAGE_RANKING.n_boot, PAGE_RANKING.seed), (50, 3)])
 def test_page_and_rank_from_db_agree(
-    db: sqlite_utils.Database,
+    db: Database,
     db_path: Path,
     capsys: pytest.CaptureFixture[str],
     n_boot: int,
@@ -81,7 +81,7 @@ def test_page_and_rank_from_db_agree(
 
 
 def test_one_rater_on_the_page_equals_rank_from_db_with_that_rater(
-    db: sqlite_utils.Database, db_path: Path, capsys: pytest.CaptureFixture[str]
+    db: Database, db_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     store_verdicts(db)
     settings = replace(PAGE_RANKING, n_boot=30, seed=1)

@@ -28,8 +28,8 @@ from core.store.answers import get_answer
 from core.store.disputes import dispute_question_ids, get_dispute
 from core.store.resolutions import effective_resolutions, skipped_resolutions
 
-if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
-    import sqlite_utils
+if TYPE_CHECKING:
+    from core.store.engine import Database
 
 
 class DisputesTask(TaskDefaults):
@@ -39,24 +39,22 @@ class DisputesTask(TaskDefaults):
     labels = RESOLUTIONS
     position = 20
 
-    def items(self, db: sqlite_utils.Database) -> list[ItemKey]:
+    def items(self, db: Database) -> list[ItemKey]:
         """One dispute id per (question, answer text): what people resolve."""
         return list[ItemKey](dispute_items(db))
 
-    def queue(
-        self, db: sqlite_utils.Database, annotator: str, items: list[ItemKey]
-    ) -> list[ItemKey]:
+    def queue(self, db: Database, annotator: str, items: list[ItemKey]) -> list[ItemKey]:
         """:func:`core.annotation.disputes.dispute_queue`."""
         return list[ItemKey](dispute_queue(db, annotator, [int(i) for i in items]))
 
     def progress(
-        self, db: sqlite_utils.Database, annotator: str, items: list[ItemKey], queue: list[ItemKey]
+        self, db: Database, annotator: str, items: list[ItemKey], queue: list[ItemKey]
     ) -> Progress:
         """:func:`core.annotation.disputes.dispute_progress`."""
         ids = [int(i) for i in items]
         return dispute_progress(db, annotator, ids, [int(i) for i in queue])
 
-    def human_labels(self, db: sqlite_utils.Database) -> list[HumanLabel]:
+    def human_labels(self, db: Database) -> list[HumanLabel]:
         """Effective resolutions (label: the resolution) and skips, by row id; the store's
         readers leave withdrawals (undo) out."""
         found = [(r, r["resolution"], "ok") for r in effective_resolutions(db)]
@@ -75,18 +73,16 @@ class DisputesTask(TaskDefaults):
             for r, label, status in found
         )
 
-    def item_fields(self, db: sqlite_utils.Database, keys: Sequence[ItemKey]) -> list[ItemFields]:
+    def item_fields(self, db: Database, keys: Sequence[ItemKey]) -> list[ItemFields]:
         """The dispute's question."""
         question_of = dispute_question_ids(db, [int(key) for key in keys])
         return [{"question_id": question_of.get(int(key), str(key))} for key in keys]
 
-    def places(self, db: sqlite_utils.Database, items: Sequence[str]) -> dict[str, str]:
+    def places(self, db: Database, items: Sequence[str]) -> dict[str, str]:
         """ "dispute ID"."""
         return {item: f"dispute {item}" for item in items}
 
-    def texts(
-        self, db: sqlite_utils.Database, item: str, question_id: str
-    ) -> list[tuple[str, str]]:
+    def texts(self, db: Database, item: str, question_id: str) -> list[tuple[str, str]]:
         """The reference answers and the disputed model answer."""
         texts = super().texts(db, item, question_id)
         dispute = get_dispute(db, int(item))

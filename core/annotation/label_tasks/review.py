@@ -28,8 +28,8 @@ from core.annotation.reviews import (
 from core.store.questions import all_question_ids
 from core.store.reviews import effective_reviews, skipped_reviews
 
-if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
-    import sqlite_utils
+if TYPE_CHECKING:
+    from core.store.engine import Database
 
 
 class ReviewTask(TaskDefaults):
@@ -39,24 +39,22 @@ class ReviewTask(TaskDefaults):
     labels = REVIEW_DECISIONS
     position = 10
 
-    def items(self, db: sqlite_utils.Database) -> list[ItemKey]:
+    def items(self, db: Database) -> list[ItemKey]:
         """Every question id."""
         return list[ItemKey](all_question_ids(db))
 
-    def queue(
-        self, db: sqlite_utils.Database, annotator: str, items: list[ItemKey]
-    ) -> list[ItemKey]:
+    def queue(self, db: Database, annotator: str, items: list[ItemKey]) -> list[ItemKey]:
         """:func:`core.annotation.reviews.review_queue`."""
         return list[ItemKey](review_queue(db, annotator, [str(i) for i in items]))
 
     def progress(
-        self, db: sqlite_utils.Database, annotator: str, items: list[ItemKey], queue: list[ItemKey]
+        self, db: Database, annotator: str, items: list[ItemKey], queue: list[ItemKey]
     ) -> Progress:
         """:func:`core.annotation.reviews.review_progress`."""
         ids = [str(i) for i in items]
         return review_progress(db, annotator, ids, [str(i) for i in queue])
 
-    def human_labels(self, db: sqlite_utils.Database) -> list[HumanLabel]:
+    def human_labels(self, db: Database) -> list[HumanLabel]:
         """Effective reviews (label: the decision) and skips, by row id; the store's readers
         leave withdrawals (undo) out."""
         found = [(r, r["decision"], "ok") for r in effective_reviews(db)]
@@ -75,11 +73,11 @@ class ReviewTask(TaskDefaults):
             for r, label, status in found
         )
 
-    def item_fields(self, db: sqlite_utils.Database, keys: Sequence[ItemKey]) -> list[ItemFields]:
+    def item_fields(self, db: Database, keys: Sequence[ItemKey]) -> list[ItemFields]:
         """The item is the question."""
         return [{"question_id": str(key)} for key in keys]
 
-    def after_settlement(self, db: sqlite_utils.Database, item: str) -> None:
+    def after_settlement(self, db: Database, item: str) -> None:
         """The settled decision becomes the question's status."""
         settle_status(db, item)
 

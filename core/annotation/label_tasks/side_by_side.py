@@ -27,8 +27,8 @@ from core.store.answers import question_answers
 from core.store.judgments import effective_judgments
 from core.store.verdict_reads import verdict_summary
 
-if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
-    import sqlite_utils
+if TYPE_CHECKING:
+    from core.store.engine import Database
 
 #: Side-by-side labels on the canonical order of an item's two systems.
 PAIR_LABELS = ("first", "second", "Equal", "None")
@@ -50,7 +50,7 @@ def pair_label(r: Mapping[str, Any]) -> str:
     return "first" if winner == first else "second"
 
 
-def auto_pair_labels(db: sqlite_utils.Database) -> dict[str, dict[str, str]]:
+def auto_pair_labels(db: Database) -> dict[str, dict[str, str]]:
     """Auto-rater -> side-by-side item -> its effective verdict (canonical scale).
 
     Read from :func:`core.store.verdict_reads.verdict_summary` (one row per rater and pair as shown,
@@ -86,24 +86,22 @@ class SideBySideTask(TaskDefaults):
     labels = PAIR_LABELS
     position = 30
 
-    def items(self, db: sqlite_utils.Database) -> list[ItemKey]:
+    def items(self, db: Database) -> list[ItemKey]:
         """Every question with each pair of systems that answered it."""
         return list[ItemKey](pairwise_items(db))
 
-    def queue(
-        self, db: sqlite_utils.Database, annotator: str, items: list[ItemKey]
-    ) -> list[ItemKey]:
+    def queue(self, db: Database, annotator: str, items: list[ItemKey]) -> list[ItemKey]:
         """:func:`core.annotation.pairwise.verdict_queue`."""
         return list[ItemKey](verdict_queue(db, annotator, [str(i) for i in items]))
 
     def progress(
-        self, db: sqlite_utils.Database, annotator: str, items: list[ItemKey], queue: list[ItemKey]
+        self, db: Database, annotator: str, items: list[ItemKey], queue: list[ItemKey]
     ) -> Progress:
         """:func:`core.annotation.pairwise.verdict_progress`."""
         keys = [str(i) for i in items]
         return verdict_progress(db, annotator, keys, [str(i) for i in queue])
 
-    def human_labels(self, db: sqlite_utils.Database) -> list[HumanLabel]:
+    def human_labels(self, db: Database) -> list[HumanLabel]:
         """People's effective verdicts and skips (imported ones marked ``imported``), by id."""
         columns = ["question_id", "system_a", "system_b", "rater", "verdict", "status"]
         columns.append("context_kind")
@@ -127,7 +125,7 @@ class SideBySideTask(TaskDefaults):
             )
         return out
 
-    def item_fields(self, db: sqlite_utils.Database, keys: Sequence[ItemKey]) -> list[ItemFields]:
+    def item_fields(self, db: Database, keys: Sequence[ItemKey]) -> list[ItemFields]:
         """The question and the two systems in canonical order."""
         out: list[ItemFields] = []
         for key in keys:
@@ -143,7 +141,7 @@ class SideBySideTask(TaskDefaults):
         """ "Answer 1 is better", ... (:data:`PAIR_LABEL_NAMES`)."""
         return PAIR_LABEL_NAMES.get(label, label)
 
-    def places(self, db: sqlite_utils.Database, items: Sequence[str]) -> dict[str, str]:
+    def places(self, db: Database, items: Sequence[str]) -> dict[str, str]:
         """ "pair 2 of 3": the pair's number among its question's pairs."""
         pairs = _pair_numbers(pairwise_items(db))
         out = {}
@@ -152,16 +150,14 @@ class SideBySideTask(TaskDefaults):
             out[item] = f"pair {n} of {of}" if n else "pair"
         return out
 
-    def texts(
-        self, db: sqlite_utils.Database, item: str, question_id: str
-    ) -> list[tuple[str, str]]:
+    def texts(self, db: Database, item: str, question_id: str) -> list[tuple[str, str]]:
         """Both answers, blind, in canonical order."""
         _, s1, s2 = split_pair_key(item)
         rows = question_answers(db, question_id, ["system", "text"])
         answers = {a["system"]: a["text"] for a in rows}
         return [("Answer 1", answers.get(s1, "")), ("Answer 2", answers.get(s2, ""))]
 
-    def auto_labels(self, db: sqlite_utils.Database) -> dict[str, dict[str, str]]:
+    def auto_labels(self, db: Database) -> dict[str, dict[str, str]]:
         """:func:`auto_pair_labels`."""
         return auto_pair_labels(db)
 

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from core.store.schema import append_only, execute_script
 
 if TYPE_CHECKING:
-    import sqlite_utils
+    from core.store.engine import Database
 
 SCHEMA = """
 create table documents (
@@ -209,7 +209,7 @@ create table settings (
 """
 
 
-def apply(db: sqlite_utils.Database) -> None:
+def apply(db: Database) -> None:
     """Create the foundation tables and the append-only triggers."""
     execute_script(db, SCHEMA)
     for table in ("judgments", "reviews", "dispute_resolutions"):

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from core.store.schema import execute_script
 
 if TYPE_CHECKING:
-    import sqlite_utils
+    from core.store.engine import Database
 
 SCHEMA = """
 create table llm_cache (
@@ -81,6 +81,6 @@ create table llm_batch_items (
 """
 
 
-def apply(db: sqlite_utils.Database) -> None:
+def apply(db: Database) -> None:
     """Create the model-layer tables."""
     execute_script(db, SCHEMA)

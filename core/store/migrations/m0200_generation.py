@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 from core.store.schema import execute_script
 
 if TYPE_CHECKING:
-    import sqlite_utils
+    from core.store.engine import Database
 
 SCHEMA = """
 create table generation_failures (
@@ -30,6 +30,6 @@ create index generation_failures_document on generation_failures(document_id);
 """
 
 
-def apply(db: sqlite_utils.Database) -> None:
+def apply(db: Database) -> None:
     """Create the generation_failures table."""
     execute_script(db, SCHEMA)

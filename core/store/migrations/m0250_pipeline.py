@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from core.store.schema import execute_script
 
 if TYPE_CHECKING:
-    import sqlite_utils
+    from core.store.engine import Database
 
 SCHEMA = """
 create table judges (
@@ -46,6 +46,6 @@ create index judgments_answer on judgments(answer_id, rater);
 """
 
 
-def apply(db: sqlite_utils.Database) -> None:
+def apply(db: Database) -> None:
     """Create the judges and experiments tables and lookup indexes."""
     execute_script(db, SCHEMA)

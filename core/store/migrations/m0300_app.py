@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 from core.store.schema import execute_script
 
 if TYPE_CHECKING:
-    import sqlite_utils
+    from core.store.engine import Database
 
 INDEXES = """
 create index if not exists judgments_supersedes on judgments(supersedes);
@@ -22,6 +22,6 @@ create index if not exists dispute_resolutions_dispute on dispute_resolutions(di
 """
 
 
-def apply(db: sqlite_utils.Database) -> None:
+def apply(db: Database) -> None:
     """Create the indexes."""
     execute_script(db, INDEXES)

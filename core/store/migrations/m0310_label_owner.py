@@ -11,12 +11,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    import sqlite_utils
+    from core.store.engine import Database
 
 OWNERS = (("reviews", "annotator"), ("dispute_resolutions", "annotator"), ("judgments", "rater"))
 
 
-def apply(db: sqlite_utils.Database) -> None:
+def apply(db: Database) -> None:
     """Create one BEFORE INSERT trigger per label table."""
     for table, owner in OWNERS:
         db.execute(

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from core.store.schema import execute_script
 
 if TYPE_CHECKING:
-    import sqlite_utils
+    from core.store.engine import Database
 
 SCHEMA = """
 create table article_pairs (
@@ -88,6 +88,6 @@ create index xrag_results_setting on xrag_results(setting, language, model);
 """
 
 
-def apply(db: sqlite_utils.Database) -> None:
+def apply(db: Database) -> None:
     """Create the XRAG tables."""
     execute_script(db, SCHEMA)

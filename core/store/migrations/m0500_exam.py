@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from core.store.schema import execute_script
 
 if TYPE_CHECKING:
-    import sqlite_utils
+    from core.store.engine import Database
 
 SCHEMA = """
 create table exam_banks (
@@ -100,6 +100,6 @@ create index exam_grades_run on exam_grades(run_id, article_id);
 """
 
 
-def apply(db: sqlite_utils.Database) -> None:
+def apply(db: Database) -> None:
     """Create the EXAM tables."""
     execute_script(db, SCHEMA)

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from core.store.schema import execute_script
 
 if TYPE_CHECKING:
-    import sqlite_utils
+    from core.store.engine import Database
 
 SCHEMA = """
 create table exam_book_correlations (
@@ -41,6 +41,6 @@ create table exam_book_correlations (
 """
 
 
-def apply(db: sqlite_utils.Database) -> None:
+def apply(db: Database) -> None:
     """Create the table of stored EXAM-vs-Bradley-Terry correlations."""
     execute_script(db, SCHEMA)

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from core.store.schema import execute_script
 
 if TYPE_CHECKING:
-    import sqlite_utils
+    from core.store.engine import Database
 
 SCHEMA = """
 create table accounts (
@@ -28,6 +28,6 @@ create table accounts (
 """
 
 
-def apply(db: sqlite_utils.Database) -> None:
+def apply(db: Database) -> None:
     """Create table ``accounts``."""
     execute_script(db, SCHEMA)

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from core.store.schema import append_only, execute_script
 
 if TYPE_CHECKING:
-    import sqlite_utils
+    from core.store.engine import Database
 
 SCHEMA = """
 create table adjudications (
@@ -31,7 +31,7 @@ create index adjudications_item on adjudications(task, item_key);
 """
 
 
-def apply(db: sqlite_utils.Database) -> None:
+def apply(db: Database) -> None:
     """Create table ``adjudications`` (append-only)."""
     execute_script(db, SCHEMA)
     db.execute(

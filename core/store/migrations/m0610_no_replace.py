@@ -12,13 +12,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    import sqlite_utils
+    from core.store.engine import Database
 
 
 TABLES = ("judgments", "reviews", "dispute_resolutions")
 
 
-def apply(db: sqlite_utils.Database) -> None:
+def apply(db: Database) -> None:
     """Create one BEFORE INSERT trigger per label table."""
     for table in TABLES:
         db.execute(

@@ -6,10 +6,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    import sqlite_utils
+    from core.store.engine import Database
 
 
-def apply(db: sqlite_utils.Database) -> None:
+def apply(db: Database) -> None:
     """Add ``runs.pid`` and ``runs.host``."""
     db.execute("alter table runs add column pid integer")
     db.execute("alter table runs add column host text")

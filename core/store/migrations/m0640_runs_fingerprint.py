@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from core.store.schema import execute_script
 
 if TYPE_CHECKING:
-    import sqlite_utils
+    from core.store.engine import Database
 
 SCHEMA = """
 create index if not exists runs_status on runs(status);
@@ -20,6 +20,6 @@ create index if not exists runs_finished on runs(finished_at);
 """
 
 
-def apply(db: sqlite_utils.Database) -> None:
+def apply(db: Database) -> None:
     """Create the two indexes."""
     execute_script(db, SCHEMA)

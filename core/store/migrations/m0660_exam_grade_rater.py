@@ -9,13 +9,13 @@ from typing import TYPE_CHECKING
 from core.store.schema import execute_script
 
 if TYPE_CHECKING:
-    import sqlite_utils
+    from core.store.engine import Database
 
 SCHEMA = """
 alter table exam_grades add column rater text not null default '';
 """
 
 
-def apply(db: sqlite_utils.Database) -> None:
+def apply(db: Database) -> None:
     """Add the rater column of EXAM grades."""
     execute_script(db, SCHEMA)

@@ -10,10 +10,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    import sqlite_utils
+    from core.store.engine import Database
 
 
-def apply(db: sqlite_utils.Database) -> None:
+def apply(db: Database) -> None:
     """Create the BEFORE INSERT trigger of table ``adjudications``."""
     db.execute(
         "create trigger if not exists adjudications_no_replace before insert on adjudications "

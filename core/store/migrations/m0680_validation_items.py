@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from core.store.schema import append_only, execute_script
 
 if TYPE_CHECKING:
-    import sqlite_utils
+    from core.store.engine import Database
 
 SCHEMA = """
 create table validation_items (
@@ -31,7 +31,7 @@ create index validation_items_task on validation_items(task);
 """
 
 
-def apply(db: sqlite_utils.Database) -> None:
+def apply(db: Database) -> None:
     """Create table ``validation_items`` (append-only)."""
     execute_script(db, SCHEMA)
     append_only(db, "validation_items")

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from core.store.schema import execute_script
 
 if TYPE_CHECKING:
-    import sqlite_utils
+    from core.store.engine import Database
 
 SCHEMA = """
 alter table accounts add column token_used_at text;
@@ -29,6 +29,6 @@ create index sessions_name on sessions(name);
 """
 
 
-def apply(db: sqlite_utils.Database) -> None:
+def apply(db: Database) -> None:
     """Add ``accounts.token_used_at`` and create table ``sessions``."""
     execute_script(db, SCHEMA)

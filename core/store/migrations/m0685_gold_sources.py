@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 from core.store.schema import append_only, execute_script
 
 if TYPE_CHECKING:
-    import sqlite_utils
+    from core.store.engine import Database
 
 SCHEMA = """
 create table gold_sources (
@@ -25,7 +25,7 @@ create index gold_sources_rater on gold_sources(rater, id);
 """
 
 
-def apply(db: sqlite_utils.Database) -> None:
+def apply(db: Database) -> None:
     """Create table ``gold_sources`` (append-only)."""
     execute_script(db, SCHEMA)
     append_only(db, "gold_sources")

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from core.store.schema import append_only, execute_script
 
 if TYPE_CHECKING:
-    import sqlite_utils
+    from core.store.engine import Database
 
 SCHEMA = """
 create table entity_edits (
@@ -40,7 +40,7 @@ create table entity_bases (
 """
 
 
-def apply(db: sqlite_utils.Database) -> None:
+def apply(db: Database) -> None:
     """Create ``entity_edits`` (append-only) and ``entity_bases``."""
     execute_script(db, SCHEMA)
     append_only(db, "entity_edits")

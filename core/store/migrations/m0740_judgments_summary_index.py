@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from core.store.schema import execute_script
 
 if TYPE_CHECKING:
-    import sqlite_utils
+    from core.store.engine import Database
 
 SCHEMA = """
 create index if not exists judgments_summary on judgments(
@@ -19,6 +19,6 @@ create index if not exists judgments_summary on judgments(
 """
 
 
-def apply(db: sqlite_utils.Database) -> None:
+def apply(db: Database) -> None:
     """Create the index."""
     execute_script(db, SCHEMA)

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from core.store.schema import execute_script
 
 if TYPE_CHECKING:
-    import sqlite_utils
+    from core.store.engine import Database
 
 SCHEMA = """
 create table if not exists passage_stage (
@@ -27,6 +27,6 @@ create index if not exists passage_stage_document on passage_stage(document_id);
 """
 
 
-def apply(db: sqlite_utils.Database) -> None:
+def apply(db: Database) -> None:
     """Create the staging table."""
     execute_script(db, SCHEMA)

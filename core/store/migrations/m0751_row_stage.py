@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from core.store.schema import execute_script
 
 if TYPE_CHECKING:
-    import sqlite_utils
+    from core.store.engine import Database
 
 SCHEMA = """
 create table if not exists row_stage (
@@ -22,6 +22,6 @@ create table if not exists row_stage (
 """
 
 
-def apply(db: sqlite_utils.Database) -> None:
+def apply(db: Database) -> None:
     """Create the staging table."""
     execute_script(db, SCHEMA)

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from core.store.schema import execute_script
 
 if TYPE_CHECKING:
-    import sqlite_utils
+    from core.store.engine import Database
 
 SCHEMA = """
 create table if not exists sign_in_failures (
@@ -20,6 +20,6 @@ create index if not exists sign_in_failures_client on sign_in_failures(client, f
 """
 
 
-def apply(db: sqlite_utils.Database) -> None:
+def apply(db: Database) -> None:
     """Create table ``sign_in_failures``."""
     execute_script(db, SCHEMA)

@@ -23,8 +23,8 @@ from core.views.agreement_view import auto_vs_crowd, slot_agreement
 from core.views.gold import kappa_row, loo_gold_pairs
 from core.views.rater_report.labels import TASK, majority
 
-if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
-    import sqlite_utils
+if TYPE_CHECKING:
+    from core.store.engine import Database
 
 
 def compare(
@@ -54,7 +54,7 @@ def _group_of(meta: Mapping[str, Any]) -> tuple[str, str]:
 
 
 def by_group(
-    db: sqlite_utils.Database,
+    db: Database,
     mine: Mapping[str, str],
     reference: Mapping[str, str],
     n_boot: int,
@@ -85,14 +85,14 @@ def people_ceiling(people: Mapping[str, Mapping[str, str]], n_boot: int, seed: i
     ]
 
 
-def slot_ceiling(db: sqlite_utils.Database, slots: Mapping[str, Any]) -> list[dict[str, Any]]:
+def slot_ceiling(db: Database, slots: Mapping[str, Any]) -> list[dict[str, Any]]:
     """Fleiss' kappa and Krippendorff's alpha of each group of anonymous slots."""
     prefixes = sorted({g for s in slots if (g := slot_group(s)) is not None})
     return [slot_agreement(db, f"human:{p}") for p in prefixes]
 
 
 def agreement_section(
-    db: sqlite_utils.Database,
+    db: Database,
     rater: str,
     mine: Mapping[str, str],
     humans: Mapping[str, Mapping[str, str]],

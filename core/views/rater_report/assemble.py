@@ -23,8 +23,8 @@ from core.views.rater_report.evidence import disagreement_sample
 from core.views.rater_report.labels import compared_humans, majority, report_labels
 from core.views.rater_validation import auto_raters, validate_rater, validation_labels
 
-if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
-    import sqlite_utils
+if TYPE_CHECKING:
+    from core.store.engine import Database
 
 TASK = "side-by-side"
 
@@ -77,7 +77,7 @@ def _needed(
 
 
 def one_rater(
-    db: sqlite_utils.Database,
+    db: Database,
     rater: str,
     labels: dict[str, Any],
     *,
@@ -129,7 +129,7 @@ def _rank_key(section: dict[str, Any]) -> tuple[float, str]:
 
 
 def report_data(
-    db: sqlite_utils.Database,
+    db: Database,
     raters: Sequence[str] | None = None,
     *,
     epsilon: float = 0.2,

@@ -28,8 +28,8 @@ from core.store.answers import answer_texts
 from core.store.setups import get_judge, get_system
 from core.views.figures import verdict_frame
 
-if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
-    import sqlite_utils
+if TYPE_CHECKING:
+    from core.store.engine import Database
 
 
 def share(k: int, n: int) -> dict[str, Any]:
@@ -92,7 +92,7 @@ def _length(frame: pd.DataFrame, texts: Mapping, rater: str, people: list[str]) 
 
 
 def _self_preference(
-    db: sqlite_utils.Database, rater: str, mine: Mapping[str, str], humans: Mapping
+    db: Database, rater: str, mine: Mapping[str, str], humans: Mapping
 ) -> dict[str, Any]:
     judge = get_judge(db, rater.removeprefix("auto:"))
     family = model_family(judge["model"] if judge and judge.get("model") else rater)
@@ -135,7 +135,7 @@ def _ties(mine: Mapping[str, str], humans: Mapping[str, Mapping[str, str]]) -> d
 
 
 def bias_section(
-    db: sqlite_utils.Database,
+    db: Database,
     rater: str,
     mine: Mapping[str, str],
     humans: Mapping[str, Mapping[str, str]],

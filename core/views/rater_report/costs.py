@@ -15,11 +15,11 @@ from typing import TYPE_CHECKING, Any
 from core.llm.cost import cost_totals
 from core.stats.label_time import MAX_GAP_S, seconds_per_label
 
-if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
-    import sqlite_utils
+if TYPE_CHECKING:
+    from core.store.engine import Database
 
 
-def rater_cost(db: sqlite_utils.Database, rater: str, verdicts: int) -> dict[str, Any]:
+def rater_cost(db: Database, rater: str, verdicts: int) -> dict[str, Any]:
     """``calls``, ``cost_usd``, ``verdicts``, ``usd_per_verdict`` (None without recorded calls)
     and ``note`` for the auto-rater ``rater``."""
     judge = rater.removeprefix("auto:")

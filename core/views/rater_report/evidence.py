@@ -18,8 +18,8 @@ from core.store.judgments import effective_judgments
 from core.store.questions import get_question
 from core.views.rater_report.labels import stable_sample
 
-if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
-    import sqlite_utils
+if TYPE_CHECKING:
+    from core.store.engine import Database
 
 #: The app page the item links open (it accepts ``?q=QUESTION_ID``).
 LINK_PAGE = "Browse"
@@ -48,7 +48,7 @@ def _in_words(label: str, first: str, second: str) -> str:
 
 
 def disagreement_sample(
-    db: sqlite_utils.Database,
+    db: Database,
     rater: str,
     mine: Mapping[str, str],
     reference: Mapping[str, str],

@@ -21,8 +21,8 @@ from core.corpus.evaluation_layouts import majority as vote_majority
 from core.corpus.evaluation_ratings import is_slot
 from core.views.rater_validation import DERIVED_RATERS
 
-if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
-    import sqlite_utils
+if TYPE_CHECKING:
+    from core.store.engine import Database
 
 TASK = "side-by-side"
 
@@ -36,7 +36,7 @@ def human_group(name: str) -> str:
     return "person"
 
 
-def report_labels(db: sqlite_utils.Database) -> dict[str, Any]:
+def report_labels(db: Database) -> dict[str, Any]:
     """Everything the report's sections read once: ``auto`` (rater -> item -> label),
     ``humans`` (group -> name -> item -> label), ``rows`` (the effective human label rows, for
     timestamps and rationales)."""
