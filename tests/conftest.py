@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+import sqlite_utils
 
 from core.store.database import open_db
 
@@ -21,7 +23,7 @@ def db_path(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def db(db_path: Path):
+def db(db_path: Path) -> Iterator[sqlite_utils.Database]:
     """A fresh migrated database (sqlite_utils.Database), closed after the test."""
     database = open_db(db_path)
     yield database
