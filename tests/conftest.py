@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import os
+import re
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 import sqlite_utils
@@ -44,33 +47,44 @@ SLOW_FIRST = (
     "tests/generation/test_entity_measure.py",
     "tests/exam/test_book_case.py",
 )
-#: The xdist group of every real-browser test: one Streamlit server and one Chromium at a time.
-BROWSER_GROUP = "browser"
+#: The one scope of every real-browser test file: one Streamlit server and one Chromium at a time.
+BROWSER_SCOPE = "browser"
+BROWSER_FILE = re.compile(r"^tests/app/test_\w*browser\w*\.py$")
 
 
-def _xdist_group(item: pytest.Item) -> str:
-    """One group per test file (its module fixtures are built once), all browser tests in one."""
-    if item.get_closest_marker("browser") is not None:
-        return BROWSER_GROUP
-    return item.nodeid.split("::", 1)[0]
+def xdist_scope(nodeid: str) -> str:
+    """The unit of work a worker takes whole: the test's file (its module fixtures are built
+    once), or :data:`BROWSER_SCOPE` for a browser test file."""
+    path = nodeid.split("::", 1)[0]
+    return BROWSER_SCOPE if BROWSER_FILE.match(path) else path
 
 
-def _xdist_rank(item: pytest.Item) -> int:
-    """0 for the browser group (the longest), 1 + position in SLOW_FIRST, then the rest."""
-    group = _xdist_group(item)
-    if group == BROWSER_GROUP:
+def _rank(item: pytest.Item) -> int:
+    """0 for the browser scope (the longest), 1 + position in SLOW_FIRST, then the rest."""
+    scope = xdist_scope(item.nodeid)
+    if scope == BROWSER_SCOPE:
         return 0
-    return 1 + (SLOW_FIRST.index(group) if group in SLOW_FIRST else len(SLOW_FIRST))
+    return 1 + (SLOW_FIRST.index(scope) if scope in SLOW_FIRST else len(SLOW_FIRST))
 
 
-@pytest.hookimpl(tryfirst=True)
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """``--dist loadgroup`` (``make test``): whole :func:`xdist_scope` units per worker, in
+    collection order. (xdist's own loadgroup renames ``item._nodeid``, which pytest 9 no longer
+    reads, so its groups are lost: this scheduler groups by node id instead.)"""
+    if config.getvalue("dist") != "loadgroup":
+        return None
+    from xdist.scheduler import LoadScopeScheduling  # type: ignore[import-untyped]  # no py.typed
+
+    class FileScopes(LoadScopeScheduling):  # type: ignore[misc]  # xdist is untyped (Any)
+        def _split_scope(self, nodeid: str) -> str:
+            return xdist_scope(nodeid)
+
+    return FileScopes(config, log)
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Under ``pytest -n N --dist loadgroup`` (``make test``): group tests by file (browser tests
-    together) and put the long groups first. Runs before xdist turns the marks into groups;
-    without xdist it changes nothing."""
-    if getattr(config.option, "dist", "no") != "loadgroup":
-        return
-    for item in items:
-        if item.get_closest_marker("xdist_group") is None:
-            item.add_marker(pytest.mark.xdist_group(_xdist_group(item)))
-    items.sort(key=_xdist_rank)  # stable: the order within a file is kept
+    """In a pytest-xdist worker: the browser scope first, then :data:`SLOW_FIRST`, then the rest
+    (stable: the order within a file is kept; the scheduler hands out scopes in this order)."""
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        items.sort(key=_rank)

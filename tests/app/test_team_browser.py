@@ -205,7 +205,8 @@ def _label(page, db_path: Path, verdict: str) -> None:
         wait_for(lambda: len(_shown(page)) == 2 and _shown(page) != item, what="the next item")
     except AssertionError as exc:
         page.screenshot(path=str(SHOTS / "team_failed_verdict.png"), full_page=True)
-        raise AssertionError(f"{exc} (app: {page.evaluate(STATE_JS)})") from exc
+        log = (db_path.parent / "streamlit.log").read_text(errors="replace")[-3000:]
+        raise AssertionError(f"{exc} (app: {page.evaluate(STATE_JS)}); server log:\n{log}") from exc
 
 
 def test_team_loop_in_a_real_browser(server):
