@@ -36,8 +36,12 @@ serve: $(VENV)/.app-installed
 	$(PY) -m core --db $(DB) serve --address $(ADDRESS) --port $(PORT) \
 	  $(if $(BASE_URL),--base-url $(BASE_URL)) $(foreach h,$(HOSTS),--allowed-host $(h))
 
+# Two pytest-xdist workers (JOBS, at most the machine's cores): a file's tests stay on one worker,
+# all browser tests on one, the longest files first (tests/conftest.py).
+JOBS ?= $(shell n=$$(nproc 2>/dev/null || echo 1); [ $$n -gt 2 ] && n=2; echo $$n)
+XDIST = -n $(JOBS) --dist loadgroup --no-loadscope-reorder
 test: $(VENV)/.dev-installed lint
-	$(PY) -m pytest --durations=15
+	$(PY) -m pytest $(XDIST) --durations=15
 
 # The suite as a busy machine and a background job run it: BURNERS CPU burners (stopped on any
 # exit) and SIGINT ignored, as `make test &`, nohup and some CI runners start it. PYTEST_ARGS
@@ -48,7 +52,7 @@ test-stress: $(VENV)/.dev-installed
 	@pids=""; trap 'kill $$pids 2>/dev/null' EXIT INT TERM; \
 	for i in $$(seq $(BURNERS)); do yes > /dev/null & pids="$$pids $$!"; done; \
 	echo "test-stress: $(BURNERS) CPU burners ($$pids), SIGINT ignored"; \
-	(trap '' INT; $(PY) -m pytest -p no:cacheprovider $(PYTEST_ARGS))
+	(trap '' INT; $(PY) -m pytest -p no:cacheprovider $(XDIST) $(PYTEST_ARGS))
 
 # Layers and cycles (import-linter), lint and format (ruff), strict types on core/stats and core/store.
 lint: $(VENV)/.dev-installed

@@ -18,13 +18,35 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-STARTUP_S = 180
+
+
+def scaled(seconds: float) -> float:
+    """``seconds`` stretched for a busy machine: times ``BROWSER_WAIT_SCALE`` when set, else
+    times the 1-minute load average per core, clamped to [1, 4]. Only the bound of a wait on a
+    condition is scaled (a passing test never sleeps it out); nothing waits a fixed time."""
+    if factor := os.environ.get("BROWSER_WAIT_SCALE"):
+        return seconds * float(factor)
+    try:
+        load = os.getloadavg()[0] / (os.cpu_count() or 1)
+    except OSError:  # no load average on this platform
+        load = 1.0
+    return seconds * min(4.0, max(1.0, load))
+
+
+STARTUP_S = scaled(180)
 
 #: True once the connected app's script run has finished (Streamlit's own state attributes).
 IDLE_JS = (
     "() => { const app = document.querySelector('[data-testid=\"stApp\"]');"
     " return !!app && app.getAttribute('data-test-connection-state') === 'CONNECTED'"
     " && app.getAttribute('data-test-script-state') === 'notRunning'; }"
+)
+
+#: The app's state as one line, for a failure message: its connection and its script run.
+STATE_JS = (
+    "() => { const app = document.querySelector('[data-testid=\"stApp\"]');"
+    " return app ? 'connection ' + app.getAttribute('data-test-connection-state')"
+    " + ', script ' + app.getAttribute('data-test-script-state') : 'no app'; }"
 )
 
 
@@ -49,11 +71,16 @@ def require_browser() -> str:
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+        port: int = s.getsockname()[1]
+        return port
 
 
-def wait_for(predicate: Callable[[], object], timeout: float = 90, what: str = "condition") -> None:
-    """Poll ``predicate`` (exceptions count as not yet) until true or ``timeout`` seconds."""
+def wait_for(
+    predicate: Callable[[], object], timeout: float | None = None, what: str = "condition"
+) -> None:
+    """Poll ``predicate`` (exceptions count as not yet) until true or ``timeout`` seconds
+    (default :func:`scaled` 90)."""
+    timeout = scaled(90) if timeout is None else timeout
     deadline = time.monotonic() + timeout
     while True:
         try:
@@ -68,7 +95,8 @@ def wait_for(predicate: Callable[[], object], timeout: float = 90, what: str = "
 
 def _healthy(base: str) -> bool:
     try:
-        return urllib.request.urlopen(f"{base}/_stcore/health", timeout=5).status == 200
+        status: int = urllib.request.urlopen(f"{base}/_stcore/health", timeout=5).status
+        return status == 200
     except OSError:
         return False
 

@@ -11,7 +11,7 @@ import re
 from pathlib import Path
 
 import pytest
-from browser_server import IDLE_JS, require_browser, streamlit_app, wait_for
+from browser_server import IDLE_JS, require_browser, scaled, streamlit_app, wait_for
 from browser_support import build_fixture_db
 
 from core.corpus.evaluation_layouts import read_prd_vicuna80
@@ -21,7 +21,7 @@ from core.store.database import open_db
 pytestmark = pytest.mark.browser
 ROOT = Path(__file__).resolve().parents[2]
 SHOTS = ROOT / "test-output" / "screenshots"
-WAIT_S = 90
+WAIT_S = scaled(90)
 CODE_ITEM = "vicuna80-62"  # "Implement a Python function to find the longest common subsequence"
 VERDICTS = ("A", "B", "Equal", "None")
 #: True when some element inside the button is cut (its content wider than its box)

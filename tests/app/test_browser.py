@@ -15,7 +15,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
-from browser_server import IDLE_JS, free_port, require_browser, streamlit_app, wait_for
+from browser_server import IDLE_JS, free_port, require_browser, scaled, streamlit_app, wait_for
 from browser_support import build_fixture_db
 
 from core.store.database import open_db
@@ -41,7 +41,7 @@ TITLES = {
     "Cross lingual": "Cross-lingual",
 }
 # Generous limits: CI runs the whole suite on 2 shared cores. Waits return as soon as they can.
-WAIT_S = 90
+WAIT_S = scaled(90)
 
 
 class _Recorder(BaseHTTPRequestHandler):
@@ -304,8 +304,8 @@ def test_the_served_app_warms_up_once_and_nothing_fails(app, chromium_path):
             for path in ("", "/Agreement", "/Leaderboard"):
                 page = browser.new_page()
                 page.goto(base + path)
-                page.locator("h1").first.wait_for(timeout=60_000)
-                page.wait_for_function(IDLE_JS, timeout=60_000)
+                page.locator("h1").first.wait_for(timeout=WAIT_S * 1000)
+                page.wait_for_function(IDLE_JS, timeout=WAIT_S * 1000)
                 page.close()
         finally:
             browser.close()

@@ -22,7 +22,7 @@ from pathlib import Path
 from urllib.parse import quote_plus
 
 import pytest
-from browser_server import CHROMIUM, IDLE_JS, free_port, require_browser, streamlit_app
+from browser_server import CHROMIUM, IDLE_JS, free_port, require_browser, scaled, streamlit_app
 from browser_support import DOC, build_fixture_db
 
 from core.annotation.base import required_annotations
@@ -33,7 +33,7 @@ from core.views.sections import PAGE_SECTIONS
 
 pytestmark = pytest.mark.browser
 ROOT = Path(__file__).resolve().parents[2]
-WAIT_S = 60
+WAIT_S = scaled(60)
 PAGES = [
     ("Overview", "", "Needs human attention"),
     ("Review questions", "Review_questions", "Article A"),

@@ -26,7 +26,15 @@ import sys
 from pathlib import Path
 
 import pytest
-from browser_server import CHROMIUM, IDLE_JS, require_browser, streamlit_app, wait_for
+from browser_server import (
+    CHROMIUM,
+    IDLE_JS,
+    STATE_JS,
+    require_browser,
+    scaled,
+    streamlit_app,
+    wait_for,
+)
 from browser_support import build_fixture_db
 
 from core.annotation.adjudication import disagreements
@@ -38,7 +46,7 @@ from core.store.settings import update_setting
 pytestmark = pytest.mark.browser
 ROOT = Path(__file__).resolve().parents[2]
 SHOTS = ROOT / "test-output" / "screenshots"
-WAIT_S = 90
+WAIT_S = scaled(90)
 #: verdict -> (button label on Side by side, its keyboard shortcut)
 VERDICTS = {
     "A": ("A", "1"),
@@ -166,6 +174,12 @@ def _done(page) -> int:
     return int(text.split()[0])
 
 
+def _shown(page) -> tuple[str, ...]:
+    """The item on the page: its two answers as shown (each names its question and system)."""
+    main = page.locator('[data-testid="stMain"]').inner_text()
+    return tuple(re.findall(r"Fixture answer number \d to [\w-]+\.", main)[:2])
+
+
 def _label(page, db_path: Path, verdict: str) -> None:
     """Give one side-by-side verdict with the keyboard only (the button's shortcut)."""
     before = _count(db_path, HUMAN)
@@ -175,17 +189,24 @@ def _label(page, db_path: Path, verdict: str) -> None:
         page.screenshot(path=str(SHOTS / "team_failed_item.png"), full_page=True)
         raise
     _idle(page)
-    done = _done(page)
-    _verdict_button(page, verdict).wait_for()  # the shortcut's button is on the page
+    done, item = _done(page), _shown(page)
+    assert len(item) == 2, item
+    button = _verdict_button(page, verdict)
+    button.wait_for()  # the shortcut's button is on the page
+    wait_for(button.is_enabled, what="the button enabled")  # a disabled one has no shortcut
     page.locator("h1").first.click()  # focus the page, not the rationale field
     page.keyboard.press(VERDICTS[verdict][1])
     try:
         wait_for(lambda: _count(db_path, HUMAN) == before + 1, what=f"verdict {verdict}")
-        wait_for(lambda: _done(page) == done + 1, what="the next item")
-    except AssertionError:
+        wait_for(lambda: _done(page) == done + 1, what="the progress to count it")
+        # The whole run is on the page: the next item, not the one just labelled (its progress
+        # and confirmation come first, the item after them: only then is the next key its own).
+        _idle(page)
+        wait_for(lambda: len(_shown(page)) == 2 and _shown(page) != item, what="the next item")
+    except AssertionError as exc:
         page.screenshot(path=str(SHOTS / "team_failed_verdict.png"), full_page=True)
-        raise
-    _idle(page)
+        log = (db_path.parent / "streamlit.log").read_text(errors="replace")[-3000:]
+        raise AssertionError(f"{exc} (app: {page.evaluate(STATE_JS)}); server log:\n{log}") from exc
 
 
 def test_team_loop_in_a_real_browser(server):

@@ -1,0 +1,41 @@
+"""The units of the parallel run (``make test``: pytest-xdist, scheduler in tests/conftest.py):
+every real-browser test file shares the one browser scope, every other test stays with its file,
+and the files started first exist."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from conftest import BROWSER_SCOPE, SLOW_FIRST, xdist_scope
+
+ROOT = Path(__file__).resolve().parent.parent
+#: How a test file marks its tests as real-browser tests (the whole module, or one test).
+MARKED = re.compile(r"^(pytestmark = .*pytest\.mark\.browser|\s*@pytest\.mark\.browser)", re.M)
+
+
+def _test_files() -> list[Path]:
+    return sorted((ROOT / "tests").rglob("test_*.py"))
+
+
+def test_browser_tests_share_one_scope_and_others_keep_their_file() -> None:
+    browser = []
+    for path in _test_files():
+        rel = path.relative_to(ROOT).as_posix()
+        scope = xdist_scope(f"{rel}::test_something[case-1]")
+        if MARKED.search(path.read_text(encoding="utf-8")):
+            browser.append(rel)
+            assert scope == BROWSER_SCOPE, rel
+        else:
+            assert scope == rel
+    assert len(browser) >= 5, browser  # the five browser files at the time of writing
+
+
+def test_a_class_and_a_parameter_stay_in_the_file() -> None:
+    nodeid = "tests/stats/test_x.py::TestY::test_z[a::b]"
+    assert xdist_scope(nodeid) == "tests/stats/test_x.py"
+
+
+def test_the_files_started_first_exist() -> None:
+    for rel in SLOW_FIRST:
+        assert (ROOT / rel).is_file(), rel
