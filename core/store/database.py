@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import importlib
 import pkgutil
+import re
 import sqlite3
 import threading
 from collections.abc import Iterator
@@ -21,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 import core.store.migrations as migrations_pkg
+from core.errors import DatabaseFileError
 from core.store.connection import connect, default_db_path, transaction, utcnow
 from core.store.dbfile import check_db_file, explain_sqlite_error, is_file_error
 from core.store.engine import Database
@@ -53,6 +55,9 @@ def open_db(
     otherwise raises :class:`core.errors.DatabaseFileError` before anything is written.
     """
     path = path if path is not None else default_db_path()
+    url = postgres_url(path)
+    if url is not None:
+        return _open_postgres(url, migrate=migrate)
     make = _create_missing if create is None else create
     check_db_file(path, create=make)
     if make and str(path) != ":memory:":
@@ -71,6 +76,48 @@ def open_db(
             raise
         raise explain_sqlite_error(exc, path) from None
     return db
+
+
+def postgres_url(path: str | Path) -> str | None:
+    """The PostgreSQL URL ``path`` names, if it names one (``postgresql://`` or ``postgres://``;
+    also after ``Path`` folded the ``//`` to ``/``), else ``None`` (a SQLite file)."""
+    text = str(path)
+    for scheme in ("postgresql:", "postgres:"):
+        if text.startswith(scheme + "/"):
+            rest = text[len(scheme) :].lstrip("/")
+            return f"{scheme}//{rest}"
+    return None
+
+
+def _open_postgres(url: str, *, migrate: bool) -> Database:
+    """Connect to PostgreSQL (psycopg 3) and migrate; a refused connection is one
+    :class:`core.errors.DatabaseFileError` (the database must exist: ``createdb``)."""
+    import psycopg
+
+    from core.store.postgres import POSTGRES, connect_postgres
+
+    try:
+        conn = connect_postgres(url)
+    except psycopg.OperationalError as exc:
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise DatabaseFileError(
+            f"cannot connect to PostgreSQL at {_without_password(url)} ({first}); check --db "
+            "(or $WORKBENCH_DB), that the server runs and that the database exists (createdb)"
+        ) from None
+    db = Database(conn, POSTGRES)
+    try:
+        if migrate:
+            migrate_db(db)
+            mark_dead_runs(db)
+    except BaseException:
+        conn.close()
+        raise
+    return db
+
+
+def _without_password(url: str) -> str:
+    """``url`` with any password replaced by ``***`` (error messages never show it)."""
+    return re.sub(r"(//[^:/@]*:)[^@/]*@", r"\1***@", url)
 
 
 @contextlib.contextmanager
@@ -116,6 +163,8 @@ def migrate_db(db: Database) -> list[str]:
             if name in done:
                 continue
             with transaction(db):
+                if db.dialect.migration_lock_sql:  # PostgreSQL: one migrating process at a time
+                    db.execute(db.dialect.migration_lock_sql)
                 # Another process may have migrated meanwhile: re-check inside the write lock.
                 if db.execute("select 1 from schema_migrations where name = ?", [name]).fetchone():
                     continue
