@@ -79,7 +79,9 @@ def pg_server() -> Iterator[str]:
         shutil.chown(base, user="postgres")
     data, port = base / "data", _free_port()
     try:
-        _run([str(bindir / "initdb"), "-D", str(data), "-A", "trust", "-U", "postgres"], as_postgres)
+        _run(
+            [str(bindir / "initdb"), "-D", str(data), "-A", "trust", "-U", "postgres"], as_postgres
+        )
         options = f"-p {port} -k {base} -c listen_addresses=127.0.0.1 -c fsync=off"
         _run(
             [str(bindir / "pg_ctl"), "-D", str(data), "-o", options, "-l", str(base / "log"), "-w"]

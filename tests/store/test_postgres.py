@@ -203,7 +203,10 @@ def test_label_tables_refuse_update_and_delete(any_db: Database, table: str) -> 
     else:
         db[table].insert(_adjudication())
     row_id = db.execute(f"select max(id) from {table}").fetchone()[0]
-    for sql in (f"update {table} set created_at = 'x' where id = ?", f"delete from {table} where id = ?"):
+    for sql in (
+        f"update {table} set created_at = 'x' where id = ?",
+        f"delete from {table} where id = ?",
+    ):
         with pytest.raises(Exception, match="append-only"):
             db.execute(sql, [row_id])
     assert db[table].count >= 1
@@ -240,7 +243,11 @@ def test_question_round_trip_decodes_json(any_db: Database) -> None:
     seed(any_db)
     q = get_question(any_db, "q1")
     assert q is not None
-    assert (q["question"], q["answers"], q["provenance"]) == ("Who? 100%", ["ref", "alt"], {"model": "m:1"})
+    assert (q["question"], q["answers"], q["provenance"]) == (
+        "Who? 100%",
+        ["ref", "alt"],
+        {"model": "m:1"},
+    )
     assert get_question(any_db, "missing") is None
 
 
