@@ -14,7 +14,6 @@ from __future__ import annotations
 import contextlib
 import importlib
 import pkgutil
-import re
 import sqlite3
 import threading
 from collections.abc import Iterator
@@ -22,10 +21,10 @@ from pathlib import Path
 from typing import Any
 
 import core.store.migrations as migrations_pkg
-from core.errors import DatabaseFileError
 from core.store.connection import connect, default_db_path, transaction, utcnow
 from core.store.dbfile import check_db_file, explain_sqlite_error, is_file_error
 from core.store.engine import Database
+from core.store.postgres import POSTGRES, connect_postgres
 from core.store.runs import mark_dead_runs
 
 _migrate_lock = threading.Lock()
@@ -90,20 +89,9 @@ def postgres_url(path: str | Path) -> str | None:
 
 
 def _open_postgres(url: str, *, migrate: bool) -> Database:
-    """Connect to PostgreSQL (psycopg 3) and migrate; a refused connection is one
-    :class:`core.errors.DatabaseFileError` (the database must exist: ``createdb``)."""
-    import psycopg
-
-    from core.store.postgres import POSTGRES, connect_postgres
-
-    try:
-        conn = connect_postgres(url)
-    except psycopg.OperationalError as exc:
-        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        raise DatabaseFileError(
-            f"cannot connect to PostgreSQL at {_without_password(url)} ({first}); check --db "
-            "(or $WORKBENCH_DB), that the server runs and that the database exists (createdb)"
-        ) from None
+    """Connect to PostgreSQL (:func:`core.store.postgres.connect_postgres`; the database must
+    exist) and migrate."""
+    conn = connect_postgres(url)
     db = Database(conn, POSTGRES)
     try:
         if migrate:
@@ -113,11 +101,6 @@ def _open_postgres(url: str, *, migrate: bool) -> Database:
         conn.close()
         raise
     return db
-
-
-def _without_password(url: str) -> str:
-    """``url`` with any password replaced by ``***`` (error messages never show it)."""
-    return re.sub(r"(//[^:/@]*:)[^@/]*@", r"\1***@", url)
 
 
 @contextlib.contextmanager

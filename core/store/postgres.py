@@ -22,13 +22,14 @@ are not rewritten: docs/storage.md lists the store modules that still have them.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Iterator, Sequence
+from typing import TYPE_CHECKING, Any
 
-import psycopg
-from psycopg.pq import TransactionStatus
-
+from core.errors import DatabaseFileError
 from core.store.engine import Conflict, Dialect
+
+if TYPE_CHECKING:
+    import psycopg
 
 _TRIGGER = re.compile(
     r"^\s*create\s+trigger\s+(?:if\s+not\s+exists\s+)?(?P<name>\w+)\s+before\s+(?P<op>insert|update|delete)"
@@ -193,37 +194,89 @@ class PostgresDialect(Dialect):
             [self.quote(table)],
         ).fetchall()
         if not found:
-            raise psycopg.ProgrammingError(f"table {table} has no primary key")
+            raise LookupError(f"table {table} has no primary key")
         return [str(r[0]) for r in found]
 
 
 POSTGRES = PostgresDialect()
 
 
-class PgCursor(psycopg.Cursor[tuple[Any, ...]]):
-    """A psycopg cursor with sqlite3's ``lastrowid`` (always ``None``: use ``returning``)."""
+class PgCursor:
+    """A psycopg cursor as the store uses a ``sqlite3`` one (``lastrowid`` is always ``None``:
+    :class:`Table` reads new keys with ``returning``)."""
+
+    def __init__(self, raw: psycopg.Cursor[tuple[Any, ...]]) -> None:
+        self.raw = raw
+
+    @property
+    def description(self) -> Any:
+        """Column descriptions (``d[0]`` is the name), ``None`` for a statement without rows."""
+        return self.raw.description
+
+    @property
+    def rowcount(self) -> int:
+        """Rows the statement changed or returned."""
+        return self.raw.rowcount
 
     @property
     def lastrowid(self) -> int | None:
-        """``None``: PostgreSQL has no rowid (:class:`Table` reads keys via ``returning``)."""
+        """``None``: PostgreSQL has no rowid."""
         return None
 
+    def fetchone(self) -> tuple[Any, ...] | None:
+        """The next row, or ``None``."""
+        return self.raw.fetchone()
 
-class PgConnection(psycopg.Connection[tuple[Any, ...]]):
-    """A psycopg connection with the two members the store uses from ``sqlite3.Connection``."""
+    def fetchall(self) -> list[tuple[Any, ...]]:
+        """The remaining rows."""
+        return self.raw.fetchall()
+
+    def __iter__(self) -> Iterator[tuple[Any, ...]]:
+        return iter(self.raw)
+
+
+class PgConnection:
+    """A psycopg connection (autocommit) with the members the store uses of ``sqlite3``'s."""
+
+    def __init__(self, raw: psycopg.Connection[tuple[Any, ...]]) -> None:
+        self.raw = raw
 
     @property
     def in_transaction(self) -> bool:
         """Whether a transaction is open (also one a failed statement aborted)."""
-        return self.info.transaction_status != TransactionStatus.IDLE
+        return self.raw.info.transaction_status.name != "IDLE"
 
-    def executemany(self, query: str, params_seq: Sequence[Any]) -> PgCursor:
-        """Run ``query`` once per parameter row; the cursor."""
-        cursor = PgCursor(self)
+    def execute(self, query: str, params: Any = None, /) -> PgCursor:
+        """Run one statement (psycopg's marks; ``params`` ``None``: the text as is)."""
+        return PgCursor(self.raw.execute(query, params))
+
+    def executemany(self, query: str, params_seq: Sequence[Any], /) -> PgCursor:
+        """Run ``query`` once per parameter row."""
+        cursor = self.raw.cursor()
         cursor.executemany(query, params_seq)
-        return cursor
+        return PgCursor(cursor)
+
+    def close(self) -> None:
+        """Close the connection."""
+        self.raw.close()
 
 
 def connect_postgres(url: str) -> PgConnection:
-    """Open an autocommit psycopg connection (``BEGIN`` opens a transaction, as with SQLite)."""
-    return PgConnection.connect(url, autocommit=True, cursor_factory=PgCursor)
+    """Open an autocommit psycopg connection (``BEGIN`` opens a transaction, as with SQLite); a
+    refused connection is one :class:`core.errors.DatabaseFileError` (password masked)."""
+    import psycopg  # deferred: a SQLite workbench never loads the driver
+
+    try:
+        return PgConnection(psycopg.connect(url, autocommit=True))
+    except psycopg.OperationalError as exc:
+        text = str(exc).strip()
+        first = text.splitlines()[0] if text else type(exc).__name__
+        raise DatabaseFileError(
+            f"cannot connect to PostgreSQL at {without_password(url)} ({first}); check --db "
+            "(or $WORKBENCH_DB), that the server runs and that the database exists (createdb)"
+        ) from None
+
+
+def without_password(url: str) -> str:
+    """``url`` with any password replaced by ``***`` (error messages never show it)."""
+    return re.sub(r"(//[^:/@]*:)[^@/]*@", r"\1***@", url)
