@@ -38,6 +38,12 @@ def test_marks_become_psycopg_marks_outside_literals() -> None:
     )
     assert marks_to_psycopg("select '50%'", False) == "select '50%'"
     assert marks_to_psycopg("select 'it''s ?', ?", True) == "select 'it''s ?', %s"
+    assert marks_to_psycopg("insert into [t] ([id], [end]) values (?, '[x]')", True) == (
+        'insert into "t" ("id", "end") values (%s, \'[x]\')'
+    )
+    assert marks_to_psycopg("select [a] from t where b like '5%'", False) == (
+        "select \"a\" from t where b like '5%'"
+    )
 
 
 def test_ddl_types_keys_and_reserved_column() -> None:
