@@ -140,6 +140,12 @@ def migrate_db(db: Database) -> list[str]:
         db.execute(
             "create table if not exists schema_migrations (name text primary key, applied_at text)"
         )
+        if db.dialect.setup_sql:  # PostgreSQL: SQLite's behaviour the store relies on
+            with transaction(db):
+                if db.dialect.migration_lock_sql:
+                    db.execute(db.dialect.migration_lock_sql)
+                for statement in db.dialect.setup_sql:
+                    db.conn.execute(statement)
         done = set(applied_migrations(db))
         applied = []
         for name, module in registered_migrations():

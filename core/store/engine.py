@@ -83,6 +83,9 @@ class Dialect:
     migration_lock_sql: str | None = None
     #: Whether inserts read the new row's key with ``returning`` (needs the primary key).
     returns_key = False
+    #: Statements that give the database SQLite's behaviour the store relies on (run, raw,
+    #: before the migrations; none here).
+    setup_sql: tuple[str, ...] = ()
     table_names_sql = "select name from sqlite_master where type = 'table'"
     view_names_sql = "select name from sqlite_master where type = 'view'"
 

@@ -41,6 +41,9 @@ def test_marks_become_psycopg_marks_outside_literals() -> None:
     assert marks_to_psycopg("insert into [t] ([id], [end]) values (?, '[x]')", True) == (
         'insert into "t" ("id", "end") values (%s, \'[x]\')'
     )
+    assert marks_to_psycopg("delete from t where rowid in (select rowid from t limit ?)", True) == (
+        "delete from t where ctid in (select ctid from t limit %s)"
+    )
     assert marks_to_psycopg("select [a] from t where b like '5%'", False) == (
         "select \"a\" from t where b like '5%'"
     )
@@ -171,6 +174,9 @@ def test_engine_round_trip(any_db: Database) -> None:
     assert [r["value"] for r in rows] == ["0", "1", "2", "3", "4"]
     assert db.execute("select count(*) from settings where value like '%'").fetchone()[0] == 6
     assert {"questions", "judgments", "settings"} <= set(db.table_names())
+    counted = "select sum(value > '2') n, sum(value > 'z') none from settings where key like ?"
+    assert list(db.query(counted, ["n%"])) == [{"n": 2, "none": 0}]
+    assert list(db.query(counted, ["nothing%"])) == [{"n": None, "none": None}]
 
 
 def test_transaction_rolls_back_and_savepoints_nest(any_db: Database) -> None:
