@@ -93,10 +93,6 @@ class Dialect:
         """An identifier in double quotes (inner quotes doubled): ``a"b`` -> ``"a""b"``."""
         return '"{}"'.format(identifier.replace('"', '""'))
 
-    def statements(self, sql: str, with_params: bool) -> list[str]:
-        """The statements to run for one store statement (SQLite: the statement itself)."""
-        return [sql]
-
     def marks(self, n: int) -> str:
         """``n`` parameter marks separated by commas."""
         return ", ".join([self.param] * n)
@@ -184,22 +180,15 @@ class Database:
         self.dialect = dialect
 
     def execute(self, sql: str, params: Params | None = None) -> Cursor:
-        """Run one statement and return its cursor (autocommit unless in a transaction). The
-        dialect may rewrite it (PostgreSQL: marks, DDL) into several; the last one's cursor."""
-        cursor: Cursor | None = None
-        for statement in self.dialect.statements(sql, params is not None):
-            cursor = (
-                self.conn.execute(statement)
-                if params is None
-                else self.conn.execute(statement, params)
-            )
-        assert cursor is not None
+        """Run one statement and return its cursor (autocommit unless in a transaction)."""
+        cursor: Cursor = (
+            self.conn.execute(sql) if params is None else self.conn.execute(sql, params)
+        )
         return cursor
 
     def executemany(self, sql: str, rows: Iterable[Params]) -> Cursor:
         """Run one statement once per parameter row."""
-        statement = self.dialect.statements(sql, True)[-1]
-        cursor: Cursor = self.conn.executemany(statement, list(rows))
+        cursor: Cursor = self.conn.executemany(sql, list(rows))
         return cursor
 
     def query(self, sql: str, params: Params | None = None) -> Iterator[dict[str, Any]]:

@@ -25,7 +25,7 @@ are not rewritten: docs/storage.md lists the store modules that still have them.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from core.errors import DatabaseFileError
@@ -114,6 +114,17 @@ def marks_to_psycopg(sql: str, with_params: bool) -> str:
     return "".join(out)
 
 
+_DDL = re.compile(r"\s*(create\s+(temp\s+)?table|create\s+trigger|alter\s+table)\b", re.I)
+
+
+def translate(sql: str, with_params: bool) -> list[str]:
+    """The PostgreSQL statements for one store statement: table/trigger DDL translated
+    (:func:`ddl_to_postgres`), anything else with its marks rewritten (:func:`marks_to_psycopg`)."""
+    if _DDL.match(sql):
+        return ddl_to_postgres(sql)
+    return [marks_to_psycopg(sql, with_params)]
+
+
 def ddl_to_postgres(sql: str) -> list[str]:
     """One SQLite DDL statement as the PostgreSQL statements that do the same (see the module)."""
     trigger = _TRIGGER.match(sql)
@@ -153,7 +164,7 @@ class PostgresDialect(Dialect):
     """PostgreSQL's spelling of the engine's dialect-specific statements (see the module)."""
 
     name = "postgresql"
-    param = "?"  # the engine writes store-spelled SQL; :meth:`statements` turns it into ``%s``
+    param = "?"  # the engine writes store-spelled SQL; PgConnection turns it into ``%s``
     begin_sql = "BEGIN"
     migration_lock_sql = "select pg_advisory_xact_lock(2025)"
     table_names_sql = (
@@ -171,13 +182,6 @@ class PostgresDialect(Dialect):
         "else coalesce(s, 0) + v::int end $$",
         "create or replace aggregate sum(boolean) (sfunc = workbench_sum_bool, stype = bigint)",
     )
-
-    def statements(self, sql: str, with_params: bool) -> list[str]:
-        """The statements to run for one store statement: DDL translated, marks rewritten."""
-        head = sql.lstrip()[:12].lower()
-        if head.startswith(("create", "alter")):
-            return ddl_to_postgres(sql)
-        return [marks_to_psycopg(sql, with_params)]
 
     def insert_sql(
         self,
@@ -216,7 +220,7 @@ class PostgresDialect(Dialect):
         """The primary-key columns of ``table`` in key order, from ``pg_index``."""
         found = conn.execute(
             "select a.attname from pg_index i join pg_attribute a on a.attrelid = i.indrelid "
-            "and a.attnum = any(i.indkey) where i.indrelid = %s::regclass and i.indisprimary "
+            "and a.attnum = any(i.indkey) where i.indrelid = ?::regclass and i.indisprimary "
             "order by array_position(i.indkey::int2[], a.attnum)",
             [self.quote(table)],
         ).fetchall()
@@ -274,13 +278,18 @@ class PgConnection:
         return self.raw.info.transaction_status.name != "IDLE"
 
     def execute(self, query: str, params: Any = None, /) -> PgCursor:
-        """Run one statement (psycopg's marks; ``params`` ``None``: the text as is)."""
-        return PgCursor(self.raw.execute(query, params))
+        """Run one store statement (:func:`translate`d; several for a trigger: the last one's
+        cursor)."""
+        cursor = None
+        for statement in translate(query, params is not None):
+            cursor = self.raw.execute(statement, params)
+        assert cursor is not None
+        return PgCursor(cursor)
 
-    def executemany(self, query: str, params_seq: Sequence[Any], /) -> PgCursor:
-        """Run ``query`` once per parameter row."""
+    def executemany(self, query: str, params_seq: Iterable[Any], /) -> PgCursor:
+        """Run one store statement once per parameter row."""
         cursor = self.raw.cursor()
-        cursor.executemany(query, params_seq)
+        cursor.executemany(marks_to_psycopg(query, True), params_seq)
         return PgCursor(cursor)
 
     def close(self) -> None:
