@@ -6,13 +6,15 @@ the folder at the end of the session. ``initdb`` refuses root, so as root the fo
 the ``postgres`` user and the binaries run as that user (``runuser``). ``$WORKBENCH_TEST_PG``
 (a ``postgresql://`` URL of a server where the user may create databases) uses that server instead.
 
-:func:`pg_url` (per test) is the URL of a new empty database on it, dropped after the test.
+:func:`pg_url` (per test) is the URL of a new empty database on it, dropped after the test;
+:func:`pg_migrated_url` the database migrated once per session (:func:`pg_migrated`), emptied.
 Without PostgreSQL binaries the tests that need it are skipped, with the reason; under
 ``CI=true`` they fail instead (CI installs the ``postgresql`` package: ``.ci/run``).
 """
 
 from __future__ import annotations
 
+import contextlib
 import glob
 import os
 import shutil
@@ -99,14 +101,56 @@ def pg_server() -> Iterator[str]:
         shutil.rmtree(base, ignore_errors=True)
 
 
-@pytest.fixture
-def pg_url(pg_server: str) -> Iterator[str]:
-    """The URL of a new, empty database on :func:`pg_server`, dropped after the test."""
+def _url(server: str, name: str) -> str:
+    return server.rsplit("/", 1)[0] + "/" + name
+
+
+@contextlib.contextmanager
+def _database(server: str, template: str | None = None) -> Iterator[str]:
+    """A new database on ``server`` (a copy of ``template`` if given), dropped afterwards."""
     import psycopg
 
     name = f"t_{uuid.uuid4().hex[:12]}"
-    with psycopg.connect(pg_server, autocommit=True) as admin:
-        admin.execute(f"create database {name}")
-    yield pg_server.rsplit("/", 1)[0] + "/" + name
-    with psycopg.connect(pg_server, autocommit=True) as admin:
-        admin.execute(f"drop database if exists {name} with (force)")
+    copy = f" template {template}" if template else ""
+    with psycopg.connect(server, autocommit=True) as admin:
+        admin.execute(f"create database {name}{copy}")
+    try:
+        yield _url(server, name)
+    finally:
+        with psycopg.connect(server, autocommit=True) as admin:
+            admin.execute(f"drop database if exists {name} with (force)")
+
+
+@pytest.fixture
+def pg_url(pg_server: str) -> Iterator[str]:
+    """The URL of a new, empty database on :func:`pg_server`, dropped after the test."""
+    with _database(pg_server) as url:
+        yield url
+
+
+@pytest.fixture(scope="session")
+def pg_migrated(pg_server: str) -> Iterator[str]:
+    """The URL of one database with every migration applied, made once per session."""
+    from core.store.database import open_db
+
+    with _database(pg_server) as url:
+        open_db(url).close()
+        yield url
+
+
+@pytest.fixture
+def pg_migrated_url(pg_migrated: str) -> str:
+    """:func:`pg_migrated` emptied for this test: every table but ``schema_migrations``
+    truncated, identities restarted (much faster than a new database per test)."""
+    import psycopg
+
+    with psycopg.connect(pg_migrated, autocommit=True) as conn:
+        names = [
+            r[0]
+            for r in conn.execute(
+                "select table_name from information_schema.tables where table_schema = "
+                "current_schema() and table_type = 'BASE TABLE' and table_name != 'schema_migrations'"
+            )
+        ]
+        conn.execute(f"truncate {', '.join(names)} restart identity cascade")
+    return pg_migrated

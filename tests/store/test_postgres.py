@@ -14,14 +14,14 @@ from typing import Any
 
 import psycopg
 import pytest
-from pg_server import pg_server, pg_url  # noqa: F401  (fixtures)
+from pg_server import pg_migrated, pg_migrated_url, pg_server, pg_url  # noqa: F401  (fixtures)
 
 from core.errors import DatabaseFileError
 from core.store.connection import is_busy, retry_when_busy, transaction, utcnow
 from core.store.database import applied_migrations, open_db, postgres_url, registered_migrations
 from core.store.engine import Database
 from core.store.judgments import effective_judgments, insert_judgment, question_judgments
-from core.store.postgres import ddl_to_postgres, marks_to_psycopg
+from core.store.postgres import PgConnection, ddl_to_postgres, marks_to_psycopg
 from core.store.questions import get_question, insert_question
 
 LABEL_TABLES = ("judgments", "reviews", "dispute_resolutions", "adjudications")
@@ -85,16 +85,18 @@ def test_postgres_url_recognised_also_after_path_folding() -> None:
 
 @pytest.fixture(params=["sqlite", "postgresql"])
 def any_db(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Database]:
-    """A fresh migrated database: a SQLite file, or a new PostgreSQL database."""
-    target = tmp_path / "t.db" if request.param == "sqlite" else request.getfixturevalue("pg_url")
+    """A fresh migrated database: a SQLite file, or on PostgreSQL the session's migrated
+    database emptied (test_every_migration_applies... migrates a new empty one)."""
+    pg = "pg_url" if "every_migration" in request.node.name else "pg_migrated_url"
+    target = tmp_path / "t.db" if request.param == "sqlite" else request.getfixturevalue(pg)
     db = open_db(target)
     yield db
     db.close()
 
 
 @pytest.fixture
-def pg_db(pg_url: str) -> Iterator[Database]:  # noqa: F811
-    db = open_db(pg_url)
+def pg_db(pg_migrated_url: str) -> Iterator[Database]:  # noqa: F811
+    db = open_db(pg_migrated_url)
     yield db
     db.close()
 
@@ -263,11 +265,12 @@ def test_question_round_trip_decodes_json(any_db: Database) -> None:
     assert get_question(any_db, "missing") is None
 
 
-def test_lock_timeout_is_busy_and_retried(pg_db: Database, pg_url: str) -> None:  # noqa: F811
+def test_lock_timeout_is_busy_and_retried(pg_db: Database) -> None:
     """A row lock held by another connection: the lock timeout counts as busy, and a label write
     decorated with :func:`retry_when_busy` succeeds once the lock is released."""
     pg_db["settings"].insert({"key": "k", "value": "0"})
-    holder = psycopg.connect(pg_url, autocommit=True)
+    assert isinstance(pg_db.conn, PgConnection)
+    holder = psycopg.connect(pg_db.conn.raw.info.dsn, autocommit=True)
     holder.execute("begin")
     holder.execute("select * from settings where key = 'k' for update")
     pg_db.execute("set lock_timeout = '100ms'")
