@@ -140,17 +140,16 @@ def migrate_db(db: Database) -> list[str]:
         db.execute(
             "create table if not exists schema_migrations (name text primary key, applied_at text)"
         )
-        if db.dialect.setup_sql:  # PostgreSQL: SQLite's behaviour the store relies on
-            with transaction(db):
+        done = set(applied_migrations(db))
+        pending = [(name, module) for name, module in registered_migrations() if name not in done]
+        if pending and db.dialect.setup_sql:  # PostgreSQL: functions giving SQLite's behaviour
+            with transaction(db):  # (a change to setup_sql ships with a migration, so it runs)
                 if db.dialect.migration_lock_sql:
                     db.execute(db.dialect.migration_lock_sql)
                 for statement in db.dialect.setup_sql:
                     db.conn.execute(statement)
-        done = set(applied_migrations(db))
         applied = []
-        for name, module in registered_migrations():
-            if name in done:
-                continue
+        for name, module in pending:
             with transaction(db):
                 if db.dialect.migration_lock_sql:  # PostgreSQL: one migrating process at a time
                     db.execute(db.dialect.migration_lock_sql)

@@ -13,9 +13,9 @@ in SQLite's spelling with ``?`` marks; this dialect rewrites each statement befo
   'key'`` one, and a SQLite trigger ``create trigger N before OP on T [when C] begin select
   raise(abort, 'M'); end`` -> a PL/pgSQL function that raises ``M`` when ``C`` holds, plus the
   trigger calling it (``x is not y`` -> ``x is distinct from y``);
-- ``sum(boolean)``: an aggregate created at migration time, so ``sum(status = 'x')`` counts as in
-  SQLite;
-- ``insert or ignore`` -> ``on conflict do nothing``, ``insert or replace`` -> ``on conflict (pk)
+- ``sum(boolean)``, ``json_extract`` (text only: a number comes back as text, unlike SQLite) and
+  ``json_valid``: functions created at migration time (:attr:`PostgresDialect.setup_sql`);
+- ``insert or ignore into`` (also in store modules' own SQL) -> ``on conflict do nothing``, ``insert or replace`` -> ``on conflict (pk)
   do update``, the new row's key via ``returning``; tables and views from the catalogue.
 
 Queries that use SQLite-only functions (``json_extract``, ``glob``, ``rowid``, ``strftime``, ...)
@@ -114,6 +114,7 @@ def marks_to_psycopg(sql: str, with_params: bool) -> str:
     return "".join(out)
 
 
+_INSERT_OR_IGNORE = re.compile(r"(\s*)insert\s+or\s+ignore\s+into\b", re.I)
 _DDL = re.compile(r"\s*(create\s+(temp\s+)?table|create\s+trigger|alter\s+table)\b", re.I)
 
 
@@ -122,6 +123,9 @@ def translate(sql: str, with_params: bool) -> list[str]:
     (:func:`ddl_to_postgres`), anything else with its marks rewritten (:func:`marks_to_psycopg`)."""
     if _DDL.match(sql):
         return ddl_to_postgres(sql)
+    ignore = _INSERT_OR_IGNORE.match(sql)
+    if ignore and "on conflict" not in sql.lower():
+        sql = f"{ignore.group(1)}insert into{sql[ignore.end() :].rstrip().rstrip(';')} on conflict do nothing"
     return [marks_to_psycopg(sql, with_params)]
 
 
@@ -175,12 +179,19 @@ class PostgresDialect(Dialect):
         "select table_name from information_schema.views where table_schema = current_schema()"
     )
     returns_key = True
-    #: ``sum(condition)`` counts the rows where it holds, as in SQLite (``NULL`` over no rows).
+    #: ``sum(condition)`` counts the rows where it holds, as in SQLite (``NULL`` over no rows);
+    #: ``json_extract(doc, '$.a."b"')`` gives the value as text (SQLite: typed), ``json_valid``.
     setup_sql = (
         "create or replace function workbench_sum_bool(s bigint, v boolean) returns bigint "
         "language sql immutable as $$ select case when v is null then s "
         "else coalesce(s, 0) + v::int end $$",
         "create or replace aggregate sum(boolean) (sfunc = workbench_sum_bool, stype = bigint)",
+        "create or replace function json_extract(doc text, path text) returns text "
+        "language sql immutable as $$ select (doc::jsonb) #>> "
+        "string_to_array(replace(substr(path, 3), '\"', ''), '.') $$",
+        "create or replace function json_valid(doc text) returns boolean language plpgsql "
+        "immutable as $$ begin perform doc::jsonb; return doc is not null; "
+        "exception when others then return false; end $$",
     )
 
     def insert_sql(

@@ -176,6 +176,12 @@ def test_engine_round_trip(any_db: Database) -> None:
     assert [r["value"] for r in rows] == ["0", "1", "2", "3", "4"]
     assert db.execute("select count(*) from settings where value like '%'").fetchone()[0] == 6
     assert {"questions", "judgments", "settings"} <= set(db.table_names())
+    db.execute("insert or ignore into settings (key, value) values (?, ?)", ["k", "dup"])
+    assert db["settings"].get("k")["value"] == "5"
+    db.execute("insert into settings values ('j', ?)", ['{"a": {"b c": "x"}, "n": 1}'])
+    got = "select json_extract(value, ?) v, json_valid(value) ok, json_valid(key) bad from settings"
+    row = next(db.query(got + " where key = 'j'", ['$.a."b c"']))
+    assert (row["v"], bool(row["ok"]), bool(row["bad"])) == ("x", True, False)
     counted = "select sum(value > '2') n, sum(value > 'z') none from settings where key like ?"
     assert list(db.query(counted, ["n%"])) == [{"n": 2, "none": 0}]
     assert list(db.query(counted, ["nothing%"])) == [{"n": None, "none": None}]
