@@ -28,7 +28,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--db",
         default=str(default_db_path()),
-        help="SQLite database (default: $WORKBENCH_DB or data/workbench.db)",
+        help="SQLite database file or postgresql:// URL (default: $WORKBENCH_DB or "
+        "data/workbench.db)",
     )
     cache = parser.add_mutually_exclusive_group()
     cache.add_argument(

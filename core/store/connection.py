@@ -54,8 +54,15 @@ def busy_timeout_ms() -> int:
         return BUSY_TIMEOUT_MS
 
 
+#: PostgreSQL SQLSTATEs a retry gets past: serialization failure, deadlock, lock timeout.
+RETRY_SQLSTATES = frozenset({"40001", "40P01", "55P03"})
+
+
 def is_busy(exc: BaseException) -> bool:
-    """Whether ``exc`` is SQLite's "database is locked"/"busy" (another writer holds the lock)."""
+    """Whether ``exc`` is SQLite's "database is locked"/"busy" (another writer holds the lock),
+    or a PostgreSQL serialization failure, deadlock or lock timeout (:data:`RETRY_SQLSTATES`)."""
+    if getattr(exc, "sqlstate", None) in RETRY_SQLSTATES:
+        return True
     text = str(exc).lower()
     return isinstance(exc, sqlite3.OperationalError) and ("locked" in text or "busy" in text)
 
@@ -77,7 +84,7 @@ def retry_when_busy(fn: Callable[P, R]) -> Callable[P, R]:
         while True:
             try:
                 return fn(*args, **kwargs)
-            except sqlite3.OperationalError as exc:
+            except Exception as exc:
                 if not is_busy(exc) or (conn is not None and conn.in_transaction):
                     raise
                 if time.monotonic() + pause > deadline:
@@ -91,9 +98,11 @@ def retry_when_busy(fn: Callable[P, R]) -> Callable[P, R]:
     return wrapper
 
 
-def default_db_path() -> Path:
-    """The database path: ``$WORKBENCH_DB`` if set, else ``data/workbench.db``."""
-    return Path(os.environ.get("WORKBENCH_DB", str(DEFAULT_DB)))
+def default_db_path() -> Path | str:
+    """The database: ``$WORKBENCH_DB`` if set, else ``data/workbench.db``; a PostgreSQL URL
+    (``postgresql://...``) stays a string (a ``Path`` would fold its ``//``)."""
+    target = os.environ.get("WORKBENCH_DB", str(DEFAULT_DB))
+    return target if target.startswith(("postgresql://", "postgres://")) else Path(target)
 
 
 def utcnow() -> str:
@@ -202,7 +211,9 @@ def connect(path: str | Path) -> sqlite3.Connection:
 
 @contextlib.contextmanager
 def transaction(db: Database) -> Iterator[Database]:
-    """Run a block as one write transaction (``BEGIN IMMEDIATE`` ... ``COMMIT``).
+    """Run a block as one write transaction (``BEGIN IMMEDIATE`` ... ``COMMIT``; PostgreSQL:
+    ``BEGIN``, read committed, so a concurrent writer meets row locks and unique keys, not a
+    database lock).
 
     Any exception rolls back everything written inside the block. Nested use (same thread) joins
     the outer transaction as a savepoint, so helpers that write can be composed. Threads sharing
@@ -228,7 +239,7 @@ def transaction(db: Database) -> Iterator[Database]:
                 _set_depth(conn, depth)
             conn.execute(f"RELEASE {name}")
             return
-        conn.execute("BEGIN IMMEDIATE")
+        conn.execute(db.dialect.begin_sql)
         _set_depth(conn, 1)
         try:
             yield db
@@ -241,9 +252,9 @@ def transaction(db: Database) -> Iterator[Database]:
         conn.execute("COMMIT")
 
 
-def _set_depth(conn: sqlite3.Connection, depth: int) -> None:
-    if hasattr(conn, "tx_depth"):
-        conn.tx_depth = depth
+def _set_depth(conn: object, depth: int) -> None:
+    if hasattr(conn, "tx_depth"):  # a LockedConnection (PostgreSQL: the server tracks depth)
+        setattr(conn, "tx_depth", depth)  # noqa: B010
 
 
 # ---------------------------------------------------------------------------------------------

@@ -24,6 +24,7 @@ import core.store.migrations as migrations_pkg
 from core.store.connection import connect, default_db_path, transaction, utcnow
 from core.store.dbfile import check_db_file, explain_sqlite_error, is_file_error
 from core.store.engine import Database
+from core.store.postgres import POSTGRES, connect_postgres
 from core.store.runs import mark_dead_runs
 
 _migrate_lock = threading.Lock()
@@ -53,6 +54,9 @@ def open_db(
     otherwise raises :class:`core.errors.DatabaseFileError` before anything is written.
     """
     path = path if path is not None else default_db_path()
+    url = postgres_url(path)
+    if url is not None:
+        return _open_postgres(url, migrate=migrate)
     make = _create_missing if create is None else create
     check_db_file(path, create=make)
     if make and str(path) != ":memory:":
@@ -70,6 +74,32 @@ def open_db(
         if not is_file_error(exc):
             raise
         raise explain_sqlite_error(exc, path) from None
+    return db
+
+
+def postgres_url(path: str | Path) -> str | None:
+    """The PostgreSQL URL ``path`` names, if it names one (``postgresql://`` or ``postgres://``;
+    also after ``Path`` folded the ``//`` to ``/``), else ``None`` (a SQLite file)."""
+    text = str(path)
+    for scheme in ("postgresql:", "postgres:"):
+        if text.startswith(scheme + "/"):
+            rest = text[len(scheme) :].lstrip("/")
+            return f"{scheme}//{rest}"
+    return None
+
+
+def _open_postgres(url: str, *, migrate: bool) -> Database:
+    """Connect to PostgreSQL (:func:`core.store.postgres.connect_postgres`; the database must
+    exist) and migrate."""
+    conn = connect_postgres(url)
+    db = Database(conn, POSTGRES)
+    try:
+        if migrate:
+            migrate_db(db)
+            mark_dead_runs(db)
+    except BaseException:
+        conn.close()
+        raise
     return db
 
 
@@ -111,11 +141,18 @@ def migrate_db(db: Database) -> list[str]:
             "create table if not exists schema_migrations (name text primary key, applied_at text)"
         )
         done = set(applied_migrations(db))
+        pending = [(name, module) for name, module in registered_migrations() if name not in done]
+        if pending and db.dialect.setup_sql:  # PostgreSQL: functions giving SQLite's behaviour
+            with transaction(db):  # (a change to setup_sql ships with a migration, so it runs)
+                if db.dialect.migration_lock_sql:
+                    db.execute(db.dialect.migration_lock_sql)
+                for statement in db.dialect.setup_sql:
+                    db.conn.execute(statement)
         applied = []
-        for name, module in registered_migrations():
-            if name in done:
-                continue
+        for name, module in pending:
             with transaction(db):
+                if db.dialect.migration_lock_sql:  # PostgreSQL: one migrating process at a time
+                    db.execute(db.dialect.migration_lock_sql)
                 # Another process may have migrated meanwhile: re-check inside the write lock.
                 if db.execute("select 1 from schema_migrations where name = ?", [name]).fetchone():
                     continue

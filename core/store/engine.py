@@ -8,10 +8,12 @@ cursor, ``conn``, ``table``/``[name]``, ``table_names``, ``view_names``, ``close
 (as sqlite-utils did); reading JSON back is :func:`core.store.connection.decode_row`'s job.
 
 Everything that depends on the SQL dialect (parameter marks, identifier quoting, ``insert or
-ignore``/``or replace``, upsert, the last inserted id, the catalogue queries for table names and
-primary keys) is spelled in one :class:`Dialect` object, :data:`SQLITE`. A PostgreSQL dialect
-(issue 25) is a second instance of that class's interface; nothing outside this module spells
-those statements. Measured against sqlite-utils in ``benchmarks/store_layer.py``.
+ignore``/``or replace``, upsert, the last inserted id, ``BEGIN``, the catalogue queries for table
+names and primary keys) is spelled in one :class:`Dialect` object, :data:`SQLITE`.
+:data:`core.store.postgres.POSTGRES` (issue 25) is the second one, over psycopg 3; nothing outside
+these two modules spells those statements. :class:`Connection` and :class:`Cursor` are the parts of
+``sqlite3``'s connection and cursor the store uses, which the psycopg ones also offer.
+Measured against sqlite-utils in ``benchmarks/store_layer.py``.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ import json
 import sqlite3
 import uuid
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from typing import Any, Literal, Self
+from typing import Any, Literal, Protocol, Self
 
 #: Statement parameters: positional values or named ones (``:name``).
 Params = Sequence[Any] | Mapping[str, Any]
@@ -32,6 +34,31 @@ Params = Sequence[Any] | Mapping[str, Any]
 PkValue = Any
 #: What an insert does when the row collides with a unique key.
 Conflict = Literal["error", "ignore", "replace"]
+
+
+class Cursor(Protocol):
+    """What the store uses of a cursor (``sqlite3.Cursor`` or :class:`core.store.postgres.PgCursor`)."""
+
+    @property
+    def description(self) -> Any: ...  # noqa: D102
+    @property
+    def rowcount(self) -> int: ...  # noqa: D102
+    @property
+    def lastrowid(self) -> int | None: ...  # noqa: D102
+    def fetchone(self) -> Any: ...  # noqa: D102
+    def fetchall(self) -> list[Any]: ...  # noqa: D102
+    def __iter__(self) -> Iterator[Any]: ...
+
+
+class Connection(Protocol):
+    """What the store uses of a connection (``sqlite3.Connection`` in autocommit mode, or
+    :class:`core.store.postgres.PgConnection`)."""
+
+    @property
+    def in_transaction(self) -> bool: ...  # noqa: D102
+    def execute(self, sql: str, params: Any = ..., /) -> Any: ...  # noqa: D102
+    def executemany(self, sql: str, params: Any, /) -> Any: ...  # noqa: D102
+    def close(self) -> None: ...  # noqa: D102
 
 
 class NotFoundError(KeyError):
@@ -50,6 +77,15 @@ class Dialect:
 
     name = "sqlite"
     param = "?"
+    #: How :func:`core.store.connection.transaction` opens a write transaction.
+    begin_sql = "BEGIN IMMEDIATE"
+    #: A statement serialising migrations between processes (SQLite's write lock already does).
+    migration_lock_sql: str | None = None
+    #: Whether inserts read the new row's key with ``returning`` (needs the primary key).
+    returns_key = False
+    #: Statements that give the database SQLite's behaviour the store relies on (run, raw,
+    #: before the migrations; none here).
+    setup_sql: tuple[str, ...] = ()
     table_names_sql = "select name from sqlite_master where type = 'table'"
     view_names_sql = "select name from sqlite_master where type = 'view'"
 
@@ -61,8 +97,15 @@ class Dialect:
         """``n`` parameter marks separated by commas."""
         return ", ".join([self.param] * n)
 
-    def insert_sql(self, table: str, columns: Sequence[str], conflict: Conflict = "error") -> str:
-        """One-row insert of ``columns``; on a unique-key collision fail, skip or replace."""
+    def insert_sql(
+        self,
+        table: str,
+        columns: Sequence[str],
+        conflict: Conflict = "error",
+        pk: Sequence[str] = (),
+    ) -> str:
+        """One-row insert of ``columns``; on a unique-key collision fail, skip or replace
+        (``pk``: the key a replace collides on, unused here)."""
         verb = {"error": "insert", "ignore": "insert or ignore", "replace": "insert or replace"}
         if not columns:
             return f"{verb[conflict]} into {self.quote(table)} default values"
@@ -77,11 +120,15 @@ class Dialect:
         keys = ", ".join(self.quote(c) for c in pk)
         return f"{self.insert_sql(table, columns)} on conflict ({keys}) {action}"
 
-    def last_insert_id(self, cursor: sqlite3.Cursor) -> int | None:
+    def returning(self, pk: Sequence[str]) -> str:
+        """The clause that makes an insert return its key (none here: ``lastrowid``)."""
+        return ""
+
+    def last_insert_id(self, cursor: Any) -> Any:
         """The rowid of the row the cursor's insert wrote."""
         return cursor.lastrowid
 
-    def primary_key(self, conn: sqlite3.Connection, table: str) -> list[str]:
+    def primary_key(self, conn: Any, table: str) -> list[str]:
         """The primary-key columns of ``table`` in key order (``["rowid"]`` if it has none)."""
         info = conn.execute(f"pragma table_info({self.quote(table)})").fetchall()
         if not info:
@@ -128,13 +175,21 @@ def unique_keys(names: Iterable[str]) -> list[str]:
 class Database:
     """A database connection with sqlite-utils' calling conventions (see the module)."""
 
-    def __init__(self, conn: sqlite3.Connection, dialect: Dialect = SQLITE) -> None:
+    def __init__(self, conn: Connection, dialect: Dialect = SQLITE) -> None:
         self.conn = conn
         self.dialect = dialect
 
-    def execute(self, sql: str, params: Params | None = None) -> sqlite3.Cursor:
+    def execute(self, sql: str, params: Params | None = None) -> Cursor:
         """Run one statement and return its cursor (autocommit unless in a transaction)."""
-        return self.conn.execute(sql) if params is None else self.conn.execute(sql, params)
+        cursor: Cursor = (
+            self.conn.execute(sql) if params is None else self.conn.execute(sql, params)
+        )
+        return cursor
+
+    def executemany(self, sql: str, rows: Iterable[Params]) -> Cursor:
+        """Run one statement once per parameter row."""
+        cursor: Cursor = self.conn.executemany(sql, list(rows))
+        return cursor
 
     def query(self, sql: str, params: Params | None = None) -> Iterator[dict[str, Any]]:
         """Run a query; its rows as dicts (all fetched before returning, so no cursor is left
@@ -166,7 +221,17 @@ class Database:
 
     @contextlib.contextmanager
     def _atomic(self) -> Iterator[None]:
-        """A savepoint: inside a transaction it nests, outside it is a transaction of its own."""
+        """A savepoint: inside a transaction it nests, outside it is a transaction of its own
+        (PostgreSQL: a savepoint only nests, so ``BEGIN`` ... ``COMMIT`` there)."""
+        if self.dialect is not SQLITE and not self.conn.in_transaction:
+            self.conn.execute("begin")
+            try:
+                yield
+            except BaseException:
+                self.conn.execute("rollback")
+                raise
+            self.conn.execute("commit")
+            return
         self.conn.execute("savepoint engine_write")
         try:
             yield
@@ -235,9 +300,11 @@ class Table:
         ``last_pk`` becomes the new row's id. Adding columns (``alter=True``) is not offered."""
         conflict = _conflict(replace, ignore, alter)
         columns = list(row)
-        sql = self.db.dialect.insert_sql(self.name, columns, conflict)
+        dialect = self.db.dialect
+        pk = self.pks if dialect.returns_key else []
+        sql = dialect.insert_sql(self.name, columns, conflict, pk) + dialect.returning(pk)
         cursor = self.db.execute(sql, [storable(row[c]) for c in columns])
-        self.last_rowid = self.last_pk = self.db.dialect.last_insert_id(cursor)
+        self.last_rowid = self.last_pk = dialect.last_insert_id(cursor)
         return self
 
     def insert_all(
@@ -256,10 +323,11 @@ class Table:
         source = iter(rows)
         while batch := list(itertools.islice(source, max(1, batch_size))):
             columns = list(dict.fromkeys(k for r in batch for k in r))
-            sql = self.db.dialect.insert_sql(self.name, columns, conflict)
+            pk = self.pks if conflict == "replace" and self.db.dialect.returns_key else []
+            sql = self.db.dialect.insert_sql(self.name, columns, conflict, pk)
             values = [[storable(r.get(c)) for c in columns] for r in batch]
             with self.db._atomic():
-                self.db.conn.executemany(sql, values)
+                self.db.executemany(sql, values)
         return self
 
     def update(self, pk_values: PkValue, updates: Mapping[str, Any] | None = None) -> Self:
