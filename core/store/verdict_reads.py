@@ -126,11 +126,12 @@ def pairwise_records_since(db: Database, last_id: int) -> list[tuple[Any, ...]]:
     """Pairwise judgments (superseded ones too) with id > ``last_id``, in id order, as tuples of
     :data:`PAIRWISE_SINCE_COLUMNS` (the columns an incremental aggregate needs; plain columns,
     nothing to decode)."""
-    return db.conn.execute(
+    found: list[tuple[Any, ...]] = db.conn.execute(
         f"select {', '.join(PAIRWISE_SINCE_COLUMNS)} from judgments where kind = 'pairwise' "
         "and id > ? order by id",
         [last_id],
     ).fetchall()
+    return found
 
 
 def counted_pairwise(
