@@ -6,9 +6,9 @@ from __future__ import annotations
 import pytest
 from browser_support import build_fixture_db
 
+from core.annotation.base import StaleLabelError
 from core.annotation.identity import sign_in_open
 from core.annotation.pairwise import (
-    StaleLabelError,
     blind_item,
     skip_item,
     submit_verdict,
@@ -82,3 +82,70 @@ def test_a_review_tie_goes_to_adjudication_not_to_the_latest(db):
     submit_review(db, qid, dan, "accept")  # a later review does not undo the settlement
     assert status(qid) == "rejected"
     assert qid not in {d["item"] for d in disagreements(db, "review", open_only=True)}
+
+
+def test_a_second_tab_never_overwrites_a_review_silently(db):
+    from core.annotation.reviews import (
+        own_review_id,
+        record_review,
+        skip_review,
+        submit_review,
+        withdraw_last_review,
+    )
+    from core.store.questions import get_question
+
+    alice = sign_in_open(db, "alice")
+    qid = "gen-0"
+    seen = own_review_id(db, qid, "alice")  # both tabs loaded the question: no review yet
+    assert seen is None
+    rid = submit_review(db, qid, alice, "reject", expected_last_id=seen)  # the second tab
+    with pytest.raises(StaleLabelError, match="another tab.*'Reject'.*nothing was stored"):
+        record_review(db, qid, alice, decision="accept", expected_last_id=seen)  # the first
+    with pytest.raises(StaleLabelError, match="'Reject'.*nothing was stored"):
+        skip_review(db, qid, alice, expected_last_id=seen)
+    n = db.execute("select count(*) from reviews where annotator = 'alice'").fetchone()[0]
+    assert n == 1 and get_question(db, qid, ["status"])["status"] == "rejected"
+    seen = own_review_id(db, qid, "alice")  # the page reloaded: it sees the stored review
+    assert seen == rid
+    new = submit_review(db, qid, alice, "accept", expected_last_id=seen)
+    row = db.execute("select decision, supersedes from reviews where id = ?", [new]).fetchone()
+    assert tuple(row) == ("accept", rid)  # a change made knowingly supersedes the old review
+    assert get_question(db, qid, ["status"])["status"] == "accepted"
+    withdraw_last_review(db, alice)  # an undo in another tab is a change too
+    with pytest.raises(StaleLabelError, match="an undo"):
+        submit_review(db, qid, alice, "reject", expected_last_id=new)
+    skip_review(db, qid, alice, expected_last_id=own_review_id(db, qid, "alice"))
+    with pytest.raises(StaleLabelError, match="a skip"):
+        submit_review(db, qid, alice, "reject", expected_last_id=new)
+    assert get_question(db, qid, ["status"])["status"] == "pending"  # every refusal stored nothing
+    submit_review(db, qid, alice, "reject")  # a script (no expected id) is not checked
+
+
+def test_a_second_tab_never_overwrites_a_dispute_resolution_silently(db):
+    from core.annotation.disputes import (
+        dispute_items,
+        own_resolution_id,
+        resolve_dispute,
+        skip_dispute,
+        withdraw_last_resolution,
+    )
+
+    alice = sign_in_open(db, "alice")
+    did = dispute_items(db)[0]
+    seen = own_resolution_id(db, did, "alice")
+    assert seen is None
+    rid = resolve_dispute(db, did, alice, "model_wrong", expected_last_id=seen)
+    with pytest.raises(StaleLabelError, match="another tab.*'model wrong'.*nothing was stored"):
+        resolve_dispute(db, did, alice, "reference_wrong", expected_last_id=seen)
+    with pytest.raises(StaleLabelError, match="'model wrong'"):
+        skip_dispute(db, did, alice, expected_last_id=seen)
+    sql = "select resolution, supersedes from dispute_resolutions where annotator = 'alice'"
+    assert [tuple(r) for r in db.execute(sql)] == [("model_wrong", None)]
+    assert own_resolution_id(db, did, "alice") == rid
+    new = resolve_dispute(db, did, alice, "ambiguous", expected_last_id=rid)
+    assert [tuple(r) for r in db.execute(sql)][-1] == ("ambiguous", rid)
+    withdraw_last_resolution(db, alice)
+    with pytest.raises(StaleLabelError, match="an undo"):
+        skip_dispute(db, did, alice, expected_last_id=new)
+    assert len(db.execute(sql).fetchall()) == 3  # two resolutions and the undo
+    resolve_dispute(db, did, alice, "ambiguous")  # a script (no expected id) is not checked
