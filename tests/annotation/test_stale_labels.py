@@ -3,6 +3,9 @@ stored (the person's own label never overwritten unseen); review ties go to adju
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from pathlib import Path
+
 import pytest
 from browser_support import build_fixture_db
 
@@ -16,10 +19,11 @@ from core.annotation.pairwise import (
     verdict_queue,
 )
 from core.store.database import open_db
+from core.store.engine import Database
 
 
 @pytest.fixture
-def db(tmp_path):
+def db(tmp_path: Path) -> Iterator[Database]:
     path = tmp_path / "s.db"
     build_fixture_db(path)
     db = open_db(path)
@@ -27,11 +31,12 @@ def db(tmp_path):
     db.conn.close()
 
 
-def _count(db, rater: str) -> int:
-    return db.execute("select count(*) from judgments where rater = ?", [rater]).fetchone()[0]
+def _count(db: Database, rater: str) -> int:
+    sql = "select count(*) from judgments where rater = ?"
+    return int(db.execute(sql, [rater]).fetchone()[0])
 
 
-def test_a_second_tab_never_overwrites_a_verdict_silently(db):
+def test_a_second_tab_never_overwrites_a_verdict_silently(db: Database) -> None:
     alice = sign_in_open(db, "alice")
     key = verdict_queue(db, "alice")[0]
     first_tab, second_tab = blind_item(db, key, "alice"), blind_item(db, key, "alice")
@@ -53,12 +58,11 @@ def test_a_second_tab_never_overwrites_a_verdict_silently(db):
     submit_verdict(db, reloaded, alice, "Equal")  # a script (no expected id) is not checked
 
 
-def test_a_review_tie_goes_to_adjudication_not_to_the_latest(db):
+def test_a_review_tie_goes_to_adjudication_not_to_the_latest(db: Database) -> None:
     from core.annotation.adjudication import adjudicate, disagreements
     from core.annotation.identity import sign_in_token
     from core.annotation.reviews import submit_review
     from core.store.accounts import create_account
-    from core.store.questions import get_question
 
     alice = sign_in_token(db, create_account(db, "alice"))
     bob = sign_in_token(db, create_account(db, "bob"))
@@ -67,7 +71,7 @@ def test_a_review_tie_goes_to_adjudication_not_to_the_latest(db):
     qid, other = "gen-0", "gen-1"
 
     def status(q: str) -> str:
-        return get_question(db, q, ["status"])["status"]
+        return _status(db, q)
 
     submit_review(db, qid, alice, "accept")
     submit_review(db, qid, bob, "reject")  # one accept, one reject: neither wins
@@ -84,7 +88,16 @@ def test_a_review_tie_goes_to_adjudication_not_to_the_latest(db):
     assert qid not in {d["item"] for d in disagreements(db, "review", open_only=True)}
 
 
-def test_a_second_tab_never_overwrites_a_review_silently(db):
+def _status(db: Database, question_id: str) -> str:
+    """The question's stored status."""
+    from core.store.questions import get_question
+
+    q = get_question(db, question_id, ["status"])
+    assert q is not None
+    return str(q["status"])
+
+
+def test_a_second_tab_never_overwrites_a_review_silently(db: Database) -> None:
     from core.annotation.reviews import (
         own_review_id,
         record_review,
@@ -92,7 +105,6 @@ def test_a_second_tab_never_overwrites_a_review_silently(db):
         submit_review,
         withdraw_last_review,
     )
-    from core.store.questions import get_question
 
     alice = sign_in_open(db, "alice")
     qid = "gen-0"
@@ -104,24 +116,24 @@ def test_a_second_tab_never_overwrites_a_review_silently(db):
     with pytest.raises(StaleLabelError, match="'Reject'.*nothing was stored"):
         skip_review(db, qid, alice, expected_last_id=seen)
     n = db.execute("select count(*) from reviews where annotator = 'alice'").fetchone()[0]
-    assert n == 1 and get_question(db, qid, ["status"])["status"] == "rejected"
+    assert n == 1 and _status(db, qid) == "rejected"
     seen = own_review_id(db, qid, "alice")  # the page reloaded: it sees the stored review
     assert seen == rid
     new = submit_review(db, qid, alice, "accept", expected_last_id=seen)
     row = db.execute("select decision, supersedes from reviews where id = ?", [new]).fetchone()
     assert tuple(row) == ("accept", rid)  # a change made knowingly supersedes the old review
-    assert get_question(db, qid, ["status"])["status"] == "accepted"
+    assert _status(db, qid) == "accepted"
     withdraw_last_review(db, alice)  # an undo in another tab is a change too
     with pytest.raises(StaleLabelError, match="an undo"):
         submit_review(db, qid, alice, "reject", expected_last_id=new)
     skip_review(db, qid, alice, expected_last_id=own_review_id(db, qid, "alice"))
     with pytest.raises(StaleLabelError, match="a skip"):
         submit_review(db, qid, alice, "reject", expected_last_id=new)
-    assert get_question(db, qid, ["status"])["status"] == "pending"  # every refusal stored nothing
+    assert _status(db, qid) == "pending"  # every refusal stored nothing
     submit_review(db, qid, alice, "reject")  # a script (no expected id) is not checked
 
 
-def test_a_second_tab_never_overwrites_a_dispute_resolution_silently(db):
+def test_a_second_tab_never_overwrites_a_dispute_resolution_silently(db: Database) -> None:
     from core.annotation.disputes import (
         dispute_items,
         own_resolution_id,

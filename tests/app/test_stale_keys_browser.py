@@ -9,13 +9,18 @@ Needs Debian chromium and the ``playwright`` PyPI package (see ``tests/browser_s
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 from browser_server import IDLE_JS, require_browser, streamlit_app, wait_for
 from browser_support import build_fixture_db
 
 from core.store.database import open_db
+
+if TYPE_CHECKING:  # the optional test dependency, imported in the test when present
+    from playwright.sync_api import Page
 
 pytestmark = pytest.mark.browser
 WAIT_S = 90
@@ -26,7 +31,7 @@ VERDICTS = "select verdict from judgments where rater = 'human:alice' order by i
 
 
 @pytest.fixture(scope="module")
-def app(tmp_path_factory):
+def app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path, str]]:
     chromium = require_browser()
     tmp = tmp_path_factory.mktemp("stale_keys")
     db_path = tmp / "stale.db"
@@ -43,7 +48,7 @@ def _rows(db_path: Path, sql: str) -> list[str]:
         db.conn.close()
 
 
-def _open(page, base: str, path: str, button: str) -> None:
+def _open(page: Page, base: str, path: str, button: str) -> None:
     """Open the page signed in as alice; ready once its decision ``button`` is shown (the run
     that renders the item, not the first visit's rerun through ``app.py``) and the run ended."""
     page.goto(f"{base}/{path}?name=alice")
@@ -52,20 +57,22 @@ def _open(page, base: str, path: str, button: str) -> None:
     page.wait_for_function(IDLE_JS, timeout=WAIT_S * 1000)
 
 
-def _key(page, key: str) -> None:
+def _key(page: Page, key: str) -> None:
     """Press ``key`` with the page (not a text box) focused."""
     page.locator("h1").first.click()
     page.keyboard.press(key)
 
 
-def _refused(page, db_path: Path, sql: str, stored: list[str], says: str) -> None:
+def _refused(page: Page, db_path: Path, sql: str, stored: list[str], says: str) -> None:
     """The page says another tab changed the label (naming it) and nothing more is stored."""
     page.get_by_text(re.compile("another tab or window stored " + says)).first.wait_for()
     page.wait_for_function(IDLE_JS, timeout=WAIT_S * 1000)
     assert _rows(db_path, sql) == stored
 
 
-def test_a_key_pressed_in_a_stale_tab_stores_nothing_and_says_why(app):
+def test_a_key_pressed_in_a_stale_tab_stores_nothing_and_says_why(
+    app: tuple[str, Path, str],
+) -> None:
     from playwright.sync_api import sync_playwright
 
     base, db_path, chromium = app

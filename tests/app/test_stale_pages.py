@@ -5,8 +5,10 @@ other stores nothing and says why."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from browser_support import unescaped
+from streamlit.testing.v1 import AppTest
 from test_app_pages import _answer, _shown_question, button, ok, page
 from test_app_pages import fixture_db as fixture_db  # noqa: F401 (the fixture)
 
@@ -15,7 +17,7 @@ from core.store.database import open_db
 SBS = "pages/3_Side_by_side.py"
 
 
-def _verdicts(path: Path) -> list[tuple]:
+def _verdicts(path: Path) -> list[tuple[Any, ...]]:
     db = open_db(path)
     try:
         sql = "select verdict, status from judgments where rater = 'human:alice' order by id"
@@ -24,7 +26,9 @@ def _verdicts(path: Path) -> list[tuple]:
         db.conn.close()
 
 
-def test_a_second_tab_does_not_overwrite_the_verdict_given_in_the_first(fixture_db):  # noqa: F811
+def test_a_second_tab_does_not_overwrite_the_verdict_given_in_the_first(
+    fixture_db: tuple[Path, dict[str, Any]],  # noqa: F811
+) -> None:
     path, _ = fixture_db
     first, second = ok(page(SBS)), ok(page(SBS))  # both show the first item of alice's queue
     ok(button(second, "A").click().run())
@@ -40,7 +44,7 @@ REVIEW = "pages/1_Review_questions.py"
 DISPUTES = "pages/2_NarrativeQA_disputes.py"
 
 
-def _rows(path: Path, sql: str) -> list[tuple]:
+def _rows(path: Path, sql: str) -> list[tuple[Any, ...]]:
     db = open_db(path)
     try:
         return [tuple(r) for r in db.execute(sql).fetchall()]
@@ -48,18 +52,20 @@ def _rows(path: Path, sql: str) -> list[tuple]:
         db.conn.close()
 
 
-def _errors(at) -> list[str]:
+def _errors(at: AppTest) -> list[str]:
     return [unescaped(e.value) for e in at.error]
 
 
-def _pick(at, qid: str):
+def _pick(at: AppTest, qid: str) -> AppTest:
     """Show the question ``qid`` (mode Pick a question)."""
     [r for r in at.radio if r.label == "Show"][0].set_value("Pick a question").run()
     [s for s in at.selectbox if s.label == "Question"][0].set_value(qid).run()
     return ok(at)
 
 
-def test_a_second_review_tab_does_not_overwrite_the_review_given_in_the_first(fixture_db):  # noqa: F811
+def test_a_second_review_tab_does_not_overwrite_the_review_given_in_the_first(
+    fixture_db: tuple[Path, dict[str, Any]],  # noqa: F811
+) -> None:
     path, _ = fixture_db
     first, second = ok(page(REVIEW)), ok(page(REVIEW))  # both show the first question
     qid = _shown_question(first)
@@ -80,7 +86,9 @@ def test_a_second_review_tab_does_not_overwrite_the_review_given_in_the_first(fi
     assert _rows(path, sql) == [(qid, "accept"), (following, "skipped")]
 
 
-def test_review_pick_mode_refuses_a_stale_decision_then_stores_a_knowing_one(fixture_db):  # noqa: F811
+def test_review_pick_mode_refuses_a_stale_decision_then_stores_a_knowing_one(
+    fixture_db: tuple[Path, dict[str, Any]],  # noqa: F811
+) -> None:
     path, _ = fixture_db
     first, second = ok(page(REVIEW)), ok(page(REVIEW))
     qid = _shown_question(first)
@@ -102,7 +110,9 @@ def test_review_pick_mode_refuses_a_stale_decision_then_stores_a_knowing_one(fix
     assert any("Skip on" in e and "'Accept'" in e for e in _errors(second)), _errors(second)
 
 
-def test_a_second_disputes_tab_does_not_overwrite_the_resolution_given_in_the_first(fixture_db):  # noqa: F811
+def test_a_second_disputes_tab_does_not_overwrite_the_resolution_given_in_the_first(
+    fixture_db: tuple[Path, dict[str, Any]],  # noqa: F811
+) -> None:
     path, _ = fixture_db
     first, second = ok(page(DISPUTES)), ok(page(DISPUTES))
     keys = {unescaped(b.label): b.proto.shortcut for b in first.button}
