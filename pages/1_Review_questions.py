@@ -3,10 +3,14 @@ reviewers. Keys: ``a`` accept, ``x`` reject, ``e`` save edit, ``s`` skip (stored
 goes to the end of my queue, not counted as done), ``u`` undo (withdraw my latest review or
 skip)."""
 
+from typing import Any
+
 import streamlit as st
 
 from app_support import caching, connection, frame, links, render, shortcuts, signin
+from core.annotation.base import StaleLabelError
 from core.annotation.reviews import (
+    own_review_id,
     record_review,
     review_progress,
     review_queue,
@@ -20,19 +24,68 @@ from core.views.text import InertMarkdown, escape_markdown, md
 frame.setup("Review questions")
 shortcuts.keys_after_choices()
 KEYS_HINT = "Keys: **A** accept · **X** reject · **E** save edit · **S** skip · **U** undo"
+#: decision -> its button (keys A, X, E: a key clicks its button, so it takes the same path)
+BUTTONS = {"accept": "Accept", "reject": "Reject", "edit": "Save edit"}
 user = signin.require_annotator()  # the signed-in Annotator: every write takes it
 who = user.name
 
 
-def _skip(qid: str, question: str) -> None:
+def _refused(exc: WorkbenchError, what: str, question: str) -> InertMarkdown:
+    """Why nothing was stored (another tab's change names the question: the page moves on)."""
+    if isinstance(exc, StaleLabelError):
+        return InertMarkdown(f"{md(what)} on '{md(render.short(question))}': {md(exc)}")
+    return InertMarkdown(f"{md(what)}: nothing was stored. {md(exc)}")
+
+
+def _decide(
+    qid: str, decision: str, seen: int | None, fields: list[dict[str, Any]], question: str
+) -> None:
+    """Form-button callback: store my review of ``qid`` as the form holds it; ``seen``: my own
+    row on the question when the page showed it (changed since in another tab: refused)."""
+    state = st.session_state
+    values = {f["name"]: state.get(f"chk_{f['name']}_{qid}") for f in fields}
+    for f in fields:  # a required Yes / No item is a radio of "Yes" and "No"
+        if f["type"] == "bool" and f["required"] and values[f["name"]] is not None:
+            values[f["name"]] = values[f["name"]] == "Yes"
+    must = [f for f in fields if f["required"] and f["type"] != "text"]
+    missing = [md(f["label"]) for f in must if values[f["name"]] is None]
+    if missing and decision != "reject":  # Reject needs nothing more
+        why = "Answer every required checklist item first (nothing was stored): "
+        state["review_error"] = qid, InertMarkdown(why + "; ".join(missing) + ".")
+        return
+    with connection.database() as db:
+        try:
+            res = record_review(
+                db,
+                qid,
+                user,
+                {k: v for k, v in values.items() if v not in (None, "")},
+                decision=decision,
+                edited_question=state.get(f"edited_{qid}", ""),
+                note=state.get(f"note_{qid}", ""),
+                expected_last_id=seen,
+            )
+        except WorkbenchError as exc:
+            state["review_error"] = qid, _refused(exc, BUTTONS[decision], question)
+            return
+    state["review_scroll"] = True
+    st.query_params.pop("q", None)
+    state["last_review"] = {
+        "question": question,
+        "status": res.status,
+        "reason": res.reason,
+        "decision": res.decision,
+        "button": md(BUTTONS[decision]),
+    }
+
+
+def _skip(qid: str, question: str, seen: int | None) -> None:
     """Store a skip: the question goes to the end of my queue (not counted as done)."""
     with connection.database() as db:
         try:
-            skip_review(db, qid, user)
+            skip_review(db, qid, user, expected_last_id=seen)
         except WorkbenchError as exc:
-            st.session_state["review_notice"] = InertMarkdown(
-                f"Skip: nothing was stored. {md(exc)}"
-            )
+            st.session_state["review_error"] = qid, _refused(exc, "Skip", question)
             return
     st.session_state["review_notice"] = InertMarkdown(
         f"Skipped '{escape_markdown(render.short(question))}': it goes to the end of your queue "
@@ -113,6 +166,9 @@ with connection.database() as db:
         qid = queue[0] if queue else None
     if notice := st.session_state.pop("review_notice", None):
         st.info(md(notice))
+    refusal = st.session_state.pop("review_error", None)  # (question id, why)
+    if refusal and refusal[0] != qid:  # the page moved on: say it here
+        st.error(md(refusal[1]))
     last = st.session_state.pop("last_review", None)
     if last:
         said = f"Stored: **{md(last['button'])}** on '{escape_markdown(render.short(last['question']))}'"
@@ -143,6 +199,7 @@ with connection.database() as db:
         st.button("Undo", key="review_undo", shortcut="U", on_click=_undo)
         st.stop()
     detail = caching.cached_view(db, question_detail, qid)
+    seen = own_review_id(db, qid, who)  # what a submit from this page expects
     q = detail["question"]
     if st.session_state.pop("review_scroll", False):
         shortcuts.scroll_to_top(qid)
@@ -185,35 +242,34 @@ with connection.database() as db:
         with st.form(f"review_{qid}"):
             # the decision first (in view without scrolling); the checklist below
             cols = st.columns(3)
-            pressed = {
-                "accept": cols[0].form_submit_button(
-                    "Accept", type="primary", shortcut="A", help="Accept (key A)"
-                ),
-                "reject": cols[1].form_submit_button("Reject", shortcut="X", help="Reject (key X)"),
-                "edit": cols[2].form_submit_button(
-                    "Save edit", shortcut="E", help="Save edit (key E)"
-                ),
-            }
-            feedback = st.container()  # a refusal shows here, beside the buttons
-            values = {}
+            for col, (decision, title), key in zip(cols, BUTTONS.items(), "AXE"):
+                col.form_submit_button(
+                    md(title),
+                    type="primary" if decision == "accept" else "secondary",
+                    shortcut=key,
+                    help=md(f"{title} (key {key})"),
+                    on_click=_decide,
+                    args=(qid, decision, seen, fields, q["question"]),
+                )
+            if refusal and refusal[0] == qid:  # a refusal shows here, beside the buttons
+                st.error(md(refusal[1]))
             for f in fields:
                 name, label, key = f["name"], md(f["label"]), f"chk_{f['name']}_{qid}"
                 if name in ("support_a", "support_b") and len(titles) > "ab".index(name[-1]):
                     label += f" ({escape_markdown(titles['ab'.index(name[-1])])})"
                 if f["type"] == "bool" and f["required"]:  # no default: Yes or No, chosen
                     before = old.get(name)
-                    choice = st.radio(
+                    st.radio(
                         label,
                         ["Yes", "No"],
                         horizontal=True,
                         key=key,
                         index=None if before is None else (0 if before else 1),
                     )
-                    values[name] = None if choice is None else choice == "Yes"
                 elif f["type"] == "bool":
-                    values[name] = st.checkbox(label, value=bool(old.get(name)), key=key)
+                    st.checkbox(label, value=bool(old.get(name)), key=key)
                 elif f["type"] == "choice":
-                    values[name] = st.radio(
+                    st.radio(
                         label,
                         f["choices"],
                         format_func=md,
@@ -224,60 +280,19 @@ with connection.database() as db:
                         else None,
                     )
                 else:
-                    values[name] = st.text_input(label, value=old.get(name) or "", key=key)
+                    st.text_input(label, value=old.get(name) or "", key=key)
             boxes = st.columns(2)
-            edited_q = (
-                ""
-                if translation
-                else boxes[0].text_area(
+            if not translation:
+                boxes[0].text_area(
                     "Edited question (for Save edit; the original is kept)",
                     key=f"edited_{qid}",
                     height=68,
                 )
-            )
-            note = boxes[1].text_input("Note (optional)", key=f"note_{qid}")
+            boxes[1].text_input("Note (optional)", key=f"note_{qid}")
             st.caption(shortcuts.CHOICE_HINT + " " + shortcuts.TYPING_HINT)
-            missing = [
-                md(f["label"])
-                for f in fields
-                if f["required"] and f["type"] != "text" and values.get(f["name"]) is None
-            ]
-            chosen = next((d for d, hit in pressed.items() if hit), None)
-            button = md({"accept": "Accept", "reject": "Reject", "edit": "Save edit"}.get(chosen))
-            if chosen and missing and chosen != "reject":  # Reject needs nothing more
-                feedback.error(
-                    "Answer every required checklist item first (nothing was stored): "
-                    + "; ".join(missing)
-                    + "."
-                )
-            elif chosen:
-                try:
-                    res = record_review(
-                        db,
-                        qid,
-                        user,
-                        {k: v for k, v in values.items() if v not in (None, "")},
-                        decision=chosen,
-                        edited_question=edited_q,
-                        note=note,
-                    )
-                    st.session_state["review_scroll"] = True
-                    st.query_params.pop("q", None)
-                    st.session_state["last_review"] = {
-                        "question": q["question"],
-                        "question_id": qid,
-                        "status": res.status,
-                        "reason": res.reason,
-                        "id": res.review_id,
-                        "decision": res.decision,
-                        "button": button,
-                    }
-                    st.rerun()
-                except WorkbenchError as exc:
-                    feedback.error(f"{button}: nothing was stored. {md(exc)}")
         c = st.columns(6)
         c[0].button(
-            "Skip", key="review_skip", shortcut="S", on_click=_skip, args=(qid, q["question"])
+            "Skip", key="review_skip", shortcut="S", on_click=_skip, args=(qid, q["question"], seen)
         )
         c[1].button("Undo", key="review_undo", shortcut="U", on_click=_undo)
         if translation:

@@ -6,6 +6,7 @@ from app_support import caching, connection, frame, links, render, shortcuts, si
 from core.annotation.disputes import (
     dispute_progress,
     dispute_queue,
+    own_resolution_id,
     resolve_dispute,
     skip_dispute,
     withdraw_last_resolution,
@@ -53,15 +54,25 @@ def show_judgment(title: str, j: dict | None) -> None:
         st.text(j["raw"] or "")
 
 
-def _resolve(did: int, resolution: str, question: str) -> None:
-    """Button callback: store the resolution (the next dispute then renders at the top)."""
+def _resolve(did: int, resolution: str, question: str, seen: int | None) -> None:
+    """Button callback: store the resolution (the next dispute then renders at the top);
+    ``seen``: my own row on the dispute when the page showed it (another tab's change refuses)."""
     corrected = st.session_state.get(f"corrected_ref_{did}", "")
     note = st.session_state.get(f"dnote_{did}", "")
     with connection.database() as db:
         try:
-            resolve_dispute(db, did, user, resolution, corrected_answer=corrected, note=note)
-        except WorkbenchError as exc:
-            st.session_state["dispute_error"] = str(exc)
+            resolve_dispute(
+                db,
+                did,
+                user,
+                resolution,
+                corrected_answer=corrected,
+                note=note,
+                expected_last_id=seen,
+            )
+        except WorkbenchError as exc:  # e.g. another tab changed my label: the page moves on
+            label = RESOLUTION_LABELS.get(resolution, resolution)
+            st.session_state["dispute_error"] = f"{label} on '{render.short(question)}': {exc}"
             return
     st.session_state["dispute_last"] = InertMarkdown(
         f"Stored: **{md(RESOLUTION_LABELS[resolution])}** on "
@@ -71,13 +82,13 @@ def _resolve(did: int, resolution: str, question: str) -> None:
     st.query_params.pop("q", None)
 
 
-def _skip(did: int, question: str) -> None:
+def _skip(did: int, question: str, seen: int | None) -> None:
     """Store a skip: the dispute goes to the end of my queue (not counted as done)."""
     with connection.database() as db:
         try:
-            skip_dispute(db, did, user)
+            skip_dispute(db, did, user, expected_last_id=seen)
         except WorkbenchError as exc:
-            st.session_state["dispute_error"] = str(exc)
+            st.session_state["dispute_error"] = f"Skip of '{render.short(question)}': {exc}"
             return
     st.session_state["dispute_last"] = InertMarkdown(
         f"Skipped '{escape_markdown(render.short(question))}': it goes to the end of your queue "
@@ -148,6 +159,7 @@ with connection.database() as db:
     else:
         d = caching.cached_view(db, dispute_detail, did)
         question = d["question"]["question"]
+        seen = own_resolution_id(db, did, who)  # what a submit from this page expects
         if st.session_state.pop("dispute_scroll", False):
             shortcuts.scroll_to_top(str(did))
         main, side = st.columns([3, 2], gap="large")
@@ -178,12 +190,12 @@ with connection.database() as db:
                     help=md(f"{label} (key {KEYS[resolution]})"),
                     shortcut=KEYS[resolution],
                     on_click=_resolve,
-                    args=(did, resolution, question),
+                    args=(did, resolution, question, seen),
                     width="stretch",
                 )
             cols = st.columns(4)
             cols[0].button(
-                "Skip", key="dispute_skip", shortcut="S", on_click=_skip, args=(did, question)
+                "Skip", key="dispute_skip", shortcut="S", on_click=_skip, args=(did, question, seen)
             )
             cols[1].button("Undo", key="dispute_undo", shortcut="U", on_click=_undo)
             links.share_link("NarrativeQA_disputes", d["question"]["id"])

@@ -16,6 +16,7 @@ from collections.abc import Hashable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from core.errors import InputError
 from core.store.accounts import account_names
 from core.store.settings import choice_setting, int_setting
 
@@ -25,6 +26,23 @@ if TYPE_CHECKING:
 #: ``expected``/``seen`` id arguments of the write paths: do not check what the page saw (a
 #: script or the shell, not a page that loaded the item).
 UNCHECKED = -1
+
+
+class StaleLabelError(InputError):
+    """The person's own label on the item changed after the page loaded it (another tab)."""
+
+
+def refuse_stale(expected_id: int | None, now_id: int | None, stored: str) -> None:
+    """Inside a label write's transaction: raise :class:`StaleLabelError` when the page saw
+    another own row on the item (``expected_id``; None: none) than the one stored now
+    (``now_id``), saying what is stored (``stored``, e.g. "your review 'Reject'"); nothing
+    is checked when ``expected_id`` is :data:`UNCHECKED` (a script, not a page)."""
+    if expected_id != UNCHECKED and now_id != expected_id:
+        raise StaleLabelError(
+            f"your label on this item changed after this page loaded it (another tab or window "
+            f"stored {stored}); nothing was stored. Reload to see it, then change it if you "
+            "meant to."
+        )
 
 
 def team_names(db: Database) -> set[str] | None:

@@ -12,12 +12,14 @@ from typing import TYPE_CHECKING, Any
 
 from core.annotation.attention import mix_attention
 from core.annotation.base import (
+    UNCHECKED,
     Progress,
     Withdrawal,
     calibration_size,
     personal_order,
     queue_progress,
     queue_seed,
+    refuse_stale,
     required_annotations,
     team_names,
     team_only,
@@ -76,11 +78,15 @@ def resolve_dispute(
     *,
     corrected_answer: str | None = None,
     note: str = "",
+    expected_last_id: int | None = UNCHECKED,
 ) -> int:
     """Append a resolution of a ground-truth dispute (superseding this annotator's previous one).
 
     ``reference_wrong`` should come with the corrected reference answer. Stored under the
-    signed-in ``who`` (:func:`core.annotation.identity.authorise`).
+    signed-in ``who`` (:func:`core.annotation.identity.authorise`). ``expected_last_id``: the id
+    of ``who``'s own row on the dispute (resolution, skip or undo; None: none) when the page
+    loaded it (:func:`own_resolution_id`); when it changed since (another tab or window),
+    nothing is stored and :class:`core.annotation.base.StaleLabelError` says what is stored now.
     """
     if not resolution:
         raise InputError("choose a resolution first; nothing was stored")
@@ -91,6 +97,7 @@ def resolve_dispute(
         if get_dispute(db, dispute_id) is None:
             raise InputError(f"unknown dispute {dispute_id}")
         old = own_resolution(db, dispute_id, annotator)
+        refuse_stale(expected_last_id, old["id"] if old else None, _stored(old))
         new_id = insert_resolution(
             db,
             {
@@ -104,6 +111,23 @@ def resolve_dispute(
             },
         )
     return new_id
+
+
+def own_resolution_id(db: Database, dispute_id: int, annotator: str) -> int | None:
+    """The id of ``annotator``'s (a name) own effective row on the dispute (a resolution, a
+    skip or an undo), None when they have none: what a page passes back as
+    ``expected_last_id``."""
+    old = own_resolution(db, dispute_id, annotator)
+    return int(old["id"]) if old else None
+
+
+def _stored(old: dict[str, Any] | None) -> str:
+    """What an own row is, for a stale page's refusal (:func:`refuse_stale`)."""
+    if old is None:
+        return "no resolution"
+    if old["resolution"] in RESOLUTIONS:
+        return f"your resolution '{old['resolution'].replace('_', ' ')}'"
+    return str({SKIPPED: "a skip", WITHDRAWN: "an undo"}.get(old["resolution"], old["resolution"]))
 
 
 def dispute_queue(
@@ -143,14 +167,22 @@ def dispute_progress(
 
 
 @retry_when_busy
-def skip_dispute(db: Database, dispute_id: int, who: Annotator) -> int:
+def skip_dispute(
+    db: Database,
+    dispute_id: int,
+    who: Annotator,
+    *,
+    expected_last_id: int | None = UNCHECKED,
+) -> int:
     """Record that the signed-in ``who`` skipped the dispute: a row with resolution
-    ``skipped`` superseding their previous row on it. Returns the new row's id."""
+    ``skipped`` superseding their previous row on it (``expected_last_id`` as in
+    :func:`resolve_dispute`). Returns the new row's id."""
     with transaction(db):
         annotator = authorise(db, who).name
         if get_dispute(db, dispute_id) is None:
             raise InputError(f"unknown dispute {dispute_id}")
         old = own_resolution(db, dispute_id, annotator)
+        refuse_stale(expected_last_id, old["id"] if old else None, _stored(old))
         return insert_resolution(
             db,
             {

@@ -20,6 +20,7 @@ from core.annotation.base import (
     queue_progress,
     queue_seed,
     rater_name,
+    refuse_stale,
     required_annotations,
     shown_order,
     team_names,
@@ -228,7 +229,8 @@ def submit_verdict(
     label is stored under the signed-in ``annotator`` (:func:`authorise`), never another name.
     ``expected_last_id``: the id of the annotator's own row on the item when the page loaded it
     (``item["label_id"]``; None: none); when their row changed since (another tab or window
-    stored one), nothing is stored and :class:`StaleLabelError` says what is stored now.
+    stored one), nothing is stored and :class:`core.annotation.base.StaleLabelError` says
+    what is stored now.
     """
     if status == "ok" and not verdict:
         raise InputError("choose a verdict first (A, B, Equal or None); nothing was stored")
@@ -238,8 +240,7 @@ def submit_verdict(
     with transaction(db):
         rater = authorise(db, annotator).rater
         old = own_pairwise_label(db, rater, item["question_id"], s1, s2)
-        if expected_last_id != UNCHECKED and (old["id"] if old else None) != expected_last_id:
-            raise StaleLabelError(_stale_message(old))
+        refuse_stale(expected_last_id, old["id"] if old else None, _stale_message(old))
         new_id = insert_judgment(
             db,
             {
@@ -278,25 +279,16 @@ def skip_item(
     )
 
 
-class StaleLabelError(InputError):
-    """The person's own label on the item changed after the page loaded it (another tab)."""
-
-
 def _stale_message(now: dict[str, Any] | None) -> str:
-    """Why a stale page's verdict was refused, with what is stored now (in the order shown)."""
+    """What is stored now, for a stale page's refusal (:func:`refuse_stale`; in the order shown)."""
     if now is None:
-        stored = "no verdict"
-    elif now["status"] == "ok":
+        return "no verdict"
+    if now["status"] == "ok":
         stored = {"A": "A better", "B": "B better", "None": "None (both wrong)"}.get(
             now["verdict"], now["verdict"]
         )
-        stored = f"your verdict '{stored}'"
-    else:
-        stored = {"skipped": "a skip", "withdrawn": "an undo"}.get(now["status"], now["status"])
-    return (
-        f"your label on this item changed after this page loaded it (another tab or window "
-        f"stored {stored}); nothing was stored. Reload to see it, then change it if you meant to."
-    )
+        return f"your verdict '{stored}'"
+    return str({"skipped": "a skip", "withdrawn": "an undo"}.get(now["status"], now["status"]))
 
 
 @retry_when_busy

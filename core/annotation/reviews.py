@@ -15,12 +15,14 @@ from typing import TYPE_CHECKING, Any
 from core.annotation import guideline as guideline
 from core.annotation.attention import mix_attention
 from core.annotation.base import (
+    UNCHECKED,
     Progress,
     Withdrawal,
     calibration_size,
     personal_order,
     queue_progress,
     queue_seed,
+    refuse_stale,
     required_annotations,
     team_names,
     team_only,
@@ -78,6 +80,7 @@ def record_review(
     edited_question: str | None = None,
     edited_answer: str | None = None,
     note: str = "",
+    expected_last_id: int | None = UNCHECKED,
 ) -> ReviewResult:
     """The one write path of question reviews (the Review page, the XRAG review, scripts).
 
@@ -93,7 +96,10 @@ def record_review(
     Edits (decision ``edit`` only) of an XRAG question replace its text (the
     original kept in ``metadata``); other questions keep the edited texts in the review only.
     Appends one row under the signed-in ``who`` (:func:`core.annotation.identity.authorise`),
-    superseding their previous review, all in one transaction.
+    superseding their previous review, all in one transaction. ``expected_last_id``: the id of
+    ``who``'s own row on the question (review, skip or undo; None: none) when the page loaded it
+    (:func:`own_review_id`); when it changed since (another tab or window), nothing is stored
+    and :class:`core.annotation.base.StaleLabelError` says what is stored now.
     """
     if decision is not None and decision not in REVIEW_DECISIONS:
         raise InputError(f"decision must be one of {', '.join(REVIEW_DECISIONS)}")
@@ -108,6 +114,7 @@ def record_review(
             guideline.checklist_fields(q), checklist or {}, partial=decision is not None
         )
         mine = own_review(db, question_id, annotator)
+        refuse_stale(expected_last_id, mine["id"] if mine else None, _stored(mine))
         others = [r for r in effective_reviews(db, question_id) if r["annotator"] != annotator]
         out = guideline.review_outcome(
             q, c, [r["checklist"] or {} for r in others], decision, edited_question, edited_answer
@@ -174,6 +181,7 @@ def submit_review(
     edited_question: str | None = None,
     edited_answer: str | None = None,
     note: str = "",
+    expected_last_id: int | None = UNCHECKED,
 ) -> int:
     """:func:`record_review`; return the new review's id."""
     return record_review(
@@ -185,21 +193,29 @@ def submit_review(
         edited_question=edited_question,
         edited_answer=edited_answer,
         note=note,
+        expected_last_id=expected_last_id,
     ).review_id
 
 
 @retry_when_busy
-def skip_review(db: Database, question_id: str, who: Annotator) -> int:
+def skip_review(
+    db: Database,
+    question_id: str,
+    who: Annotator,
+    *,
+    expected_last_id: int | None = UNCHECKED,
+) -> int:
     """Record that the signed-in ``who`` skipped the question: a row with decision ``skipped``
     superseding their previous row on it (a review of theirs is taken back, the status
     recomputed). The question goes to the end of their queue; a skip is not counted as done.
-    Returns the new row's id."""
+    ``expected_last_id`` as in :func:`record_review`. Returns the new row's id."""
     with transaction(db):
         annotator = authorise(db, who).name
         q = get_question(db, question_id)
         if q is None:
             raise InputError(f"unknown question {question_id!r}")
         mine = own_review(db, question_id, annotator)
+        refuse_stale(expected_last_id, mine["id"] if mine else None, _stored(mine))
         new_id = insert_review(db, _marker(question_id, annotator, SKIPPED, mine))
         if mine is not None and mine["decision"] in REVIEW_DECISIONS:
             _recompute_status(db, q)
@@ -224,6 +240,23 @@ def withdraw_last_review(db: Database, who: Annotator) -> Withdrawal | None:
         if last["decision"] in REVIEW_DECISIONS and q:
             status = _recompute_status(db, q)
     return Withdrawal(new_id, qid, last["decision"], status)
+
+
+def own_review_id(db: Database, question_id: str, annotator: str) -> int | None:
+    """The id of ``annotator``'s (a name) own effective row on the question (a review, a skip
+    or an undo), None when they have none: what a page passes back as ``expected_last_id``."""
+    mine = own_review(db, question_id, annotator)
+    return int(mine["id"]) if mine else None
+
+
+def _stored(mine: dict[str, Any] | None) -> str:
+    """What an own row is, for a stale page's refusal (:func:`refuse_stale`)."""
+    if mine is None:
+        return "no review"
+    shown = {"accept": "Accept", "reject": "Reject", "edit": "Save edit"}
+    if mine["decision"] in shown:
+        return f"your review '{shown[mine['decision']]}'"
+    return str({SKIPPED: "a skip", WITHDRAWN: "an undo"}.get(mine["decision"], mine["decision"]))
 
 
 def _marker(question_id: str, annotator: str, decision: str, old: dict | None) -> dict[str, Any]:

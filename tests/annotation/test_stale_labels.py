@@ -3,12 +3,15 @@ stored (the person's own label never overwritten unseen); review ties go to adju
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from pathlib import Path
+
 import pytest
 from browser_support import build_fixture_db
 
+from core.annotation.base import StaleLabelError
 from core.annotation.identity import sign_in_open
 from core.annotation.pairwise import (
-    StaleLabelError,
     blind_item,
     skip_item,
     submit_verdict,
@@ -16,10 +19,11 @@ from core.annotation.pairwise import (
     verdict_queue,
 )
 from core.store.database import open_db
+from core.store.engine import Database
 
 
 @pytest.fixture
-def db(tmp_path):
+def db(tmp_path: Path) -> Iterator[Database]:
     path = tmp_path / "s.db"
     build_fixture_db(path)
     db = open_db(path)
@@ -27,11 +31,12 @@ def db(tmp_path):
     db.conn.close()
 
 
-def _count(db, rater: str) -> int:
-    return db.execute("select count(*) from judgments where rater = ?", [rater]).fetchone()[0]
+def _count(db: Database, rater: str) -> int:
+    sql = "select count(*) from judgments where rater = ?"
+    return int(db.execute(sql, [rater]).fetchone()[0])
 
 
-def test_a_second_tab_never_overwrites_a_verdict_silently(db):
+def test_a_second_tab_never_overwrites_a_verdict_silently(db: Database) -> None:
     alice = sign_in_open(db, "alice")
     key = verdict_queue(db, "alice")[0]
     first_tab, second_tab = blind_item(db, key, "alice"), blind_item(db, key, "alice")
@@ -53,12 +58,11 @@ def test_a_second_tab_never_overwrites_a_verdict_silently(db):
     submit_verdict(db, reloaded, alice, "Equal")  # a script (no expected id) is not checked
 
 
-def test_a_review_tie_goes_to_adjudication_not_to_the_latest(db):
+def test_a_review_tie_goes_to_adjudication_not_to_the_latest(db: Database) -> None:
     from core.annotation.adjudication import adjudicate, disagreements
     from core.annotation.identity import sign_in_token
     from core.annotation.reviews import submit_review
     from core.store.accounts import create_account
-    from core.store.questions import get_question
 
     alice = sign_in_token(db, create_account(db, "alice"))
     bob = sign_in_token(db, create_account(db, "bob"))
@@ -67,7 +71,7 @@ def test_a_review_tie_goes_to_adjudication_not_to_the_latest(db):
     qid, other = "gen-0", "gen-1"
 
     def status(q: str) -> str:
-        return get_question(db, q, ["status"])["status"]
+        return _status(db, q)
 
     submit_review(db, qid, alice, "accept")
     submit_review(db, qid, bob, "reject")  # one accept, one reject: neither wins
@@ -82,3 +86,78 @@ def test_a_review_tie_goes_to_adjudication_not_to_the_latest(db):
     submit_review(db, qid, dan, "accept")  # a later review does not undo the settlement
     assert status(qid) == "rejected"
     assert qid not in {d["item"] for d in disagreements(db, "review", open_only=True)}
+
+
+def _status(db: Database, question_id: str) -> str:
+    """The question's stored status."""
+    from core.store.questions import get_question
+
+    q = get_question(db, question_id, ["status"])
+    assert q is not None
+    return str(q["status"])
+
+
+def test_a_second_tab_never_overwrites_a_review_silently(db: Database) -> None:
+    from core.annotation.reviews import (
+        own_review_id,
+        record_review,
+        skip_review,
+        submit_review,
+        withdraw_last_review,
+    )
+
+    alice = sign_in_open(db, "alice")
+    qid = "gen-0"
+    seen = own_review_id(db, qid, "alice")  # both tabs loaded the question: no review yet
+    assert seen is None
+    rid = submit_review(db, qid, alice, "reject", expected_last_id=seen)  # the second tab
+    with pytest.raises(StaleLabelError, match="another tab.*'Reject'.*nothing was stored"):
+        record_review(db, qid, alice, decision="accept", expected_last_id=seen)  # the first
+    with pytest.raises(StaleLabelError, match="'Reject'.*nothing was stored"):
+        skip_review(db, qid, alice, expected_last_id=seen)
+    n = db.execute("select count(*) from reviews where annotator = 'alice'").fetchone()[0]
+    assert n == 1 and _status(db, qid) == "rejected"
+    seen = own_review_id(db, qid, "alice")  # the page reloaded: it sees the stored review
+    assert seen == rid
+    new = submit_review(db, qid, alice, "accept", expected_last_id=seen)
+    row = db.execute("select decision, supersedes from reviews where id = ?", [new]).fetchone()
+    assert tuple(row) == ("accept", rid)  # a change made knowingly supersedes the old review
+    assert _status(db, qid) == "accepted"
+    withdraw_last_review(db, alice)  # an undo in another tab is a change too
+    with pytest.raises(StaleLabelError, match="an undo"):
+        submit_review(db, qid, alice, "reject", expected_last_id=new)
+    skip_review(db, qid, alice, expected_last_id=own_review_id(db, qid, "alice"))
+    with pytest.raises(StaleLabelError, match="a skip"):
+        submit_review(db, qid, alice, "reject", expected_last_id=new)
+    assert _status(db, qid) == "pending"  # every refusal stored nothing
+    submit_review(db, qid, alice, "reject")  # a script (no expected id) is not checked
+
+
+def test_a_second_tab_never_overwrites_a_dispute_resolution_silently(db: Database) -> None:
+    from core.annotation.disputes import (
+        dispute_items,
+        own_resolution_id,
+        resolve_dispute,
+        skip_dispute,
+        withdraw_last_resolution,
+    )
+
+    alice = sign_in_open(db, "alice")
+    did = dispute_items(db)[0]
+    seen = own_resolution_id(db, did, "alice")
+    assert seen is None
+    rid = resolve_dispute(db, did, alice, "model_wrong", expected_last_id=seen)
+    with pytest.raises(StaleLabelError, match="another tab.*'model wrong'.*nothing was stored"):
+        resolve_dispute(db, did, alice, "reference_wrong", expected_last_id=seen)
+    with pytest.raises(StaleLabelError, match="'model wrong'"):
+        skip_dispute(db, did, alice, expected_last_id=seen)
+    sql = "select resolution, supersedes from dispute_resolutions where annotator = 'alice'"
+    assert [tuple(r) for r in db.execute(sql)] == [("model_wrong", None)]
+    assert own_resolution_id(db, did, "alice") == rid
+    new = resolve_dispute(db, did, alice, "ambiguous", expected_last_id=rid)
+    assert [tuple(r) for r in db.execute(sql)][-1] == ("ambiguous", rid)
+    withdraw_last_resolution(db, alice)
+    with pytest.raises(StaleLabelError, match="an undo"):
+        skip_dispute(db, did, alice, expected_last_id=new)
+    assert len(db.execute(sql).fetchall()) == 3  # two resolutions and the undo
+    resolve_dispute(db, did, alice, "ambiguous")  # a script (no expected id) is not checked

@@ -1,0 +1,120 @@
+"""Two tabs of one person in a real headless Chromium, deciding by keyboard (issue 22): the
+shortcut keys of Review (``a``, ``x``), Disputes (``1``, ``2``) and Side by side (``1``, ``2``)
+take the same path as the buttons, so a key pressed in a tab that loaded the item before the
+other tab labelled it stores nothing and says why.
+
+Needs Debian chromium and the ``playwright`` PyPI package (see ``tests/browser_server.py``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pytest
+from browser_server import IDLE_JS, require_browser, streamlit_app, wait_for
+from browser_support import build_fixture_db
+
+from core.store.database import open_db
+
+if TYPE_CHECKING:  # the optional test dependency, imported in the test when present
+    from playwright.sync_api import Page
+
+pytestmark = pytest.mark.browser
+WAIT_S = 90
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"]
+REVIEWS = "select decision from reviews where annotator = 'alice' order by id"
+RESOLUTIONS = "select resolution from dispute_resolutions where annotator = 'alice' order by id"
+VERDICTS = "select verdict from judgments where rater = 'human:alice' order by id"
+
+
+@pytest.fixture(scope="module")
+def app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path, str]]:
+    chromium = require_browser()
+    tmp = tmp_path_factory.mktemp("stale_keys")
+    db_path = tmp / "stale.db"
+    build_fixture_db(db_path)
+    with streamlit_app(db_path, tmp / "streamlit.log") as base:
+        yield base, db_path, chromium
+
+
+def _rows(db_path: Path, sql: str) -> list[str]:
+    db = open_db(db_path)
+    try:
+        return [r[0] for r in db.execute(sql).fetchall()]
+    finally:
+        db.conn.close()
+
+
+def _open(page: Page, base: str, path: str, button: str) -> None:
+    """Open the page signed in as alice; ready once its decision ``button`` is shown (the run
+    that renders the item, not the first visit's rerun through ``app.py``) and the run ended."""
+    page.goto(f"{base}/{path}?name=alice")
+    page.get_by_text("Signed in as").wait_for()
+    page.get_by_role("button", name=re.compile("^" + re.escape(button))).first.wait_for()
+    page.wait_for_function(IDLE_JS, timeout=WAIT_S * 1000)
+
+
+def _key(page: Page, key: str) -> None:
+    """Press ``key`` with the page (not a text box) focused."""
+    page.locator("h1").first.click()
+    page.keyboard.press(key)
+
+
+def _refused(page: Page, db_path: Path, sql: str, stored: list[str], says: str) -> None:
+    """The page says another tab changed the label (naming it) and nothing more is stored."""
+    page.get_by_text(re.compile("another tab or window stored " + says)).first.wait_for()
+    page.wait_for_function(IDLE_JS, timeout=WAIT_S * 1000)
+    assert _rows(db_path, sql) == stored
+
+
+def test_a_key_pressed_in_a_stale_tab_stores_nothing_and_says_why(
+    app: tuple[str, Path, str],
+) -> None:
+    from playwright.sync_api import sync_playwright
+
+    base, db_path, chromium = app
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=chromium, args=ARGS)
+        try:
+            first, second = (
+                browser.new_page(viewport={"width": 1280, "height": 900}) for _ in "12"
+            )
+            for page in (first, second):
+                page.set_default_timeout(WAIT_S * 1000)
+
+            # Review: both tabs show the first question; the second accepts (key a)
+            _open(first, base, "Review_questions", "Accept")
+            _open(second, base, "Review_questions", "Accept")
+            for label in (
+                "The question is intelligible and reads naturally",
+                "The question can be answered from the source",
+                "The reference answer is correct",
+            ):
+                second.locator('[data-testid="stRadio"]').filter(has_text=label).get_by_text(
+                    "Yes", exact=True
+                ).click()
+            _key(second, "a")
+            wait_for(lambda: _rows(db_path, REVIEWS) == ["accept"], what="Accept by key a")
+            _key(first, "x")  # Reject needs nothing more: only the stale check refuses it
+            _refused(first, db_path, REVIEWS, ["accept"], "your review 'Accept'")
+
+            # Disputes: the second tab resolves (key 2), the first still shows the dispute
+            _open(first, base, "NarrativeQA_disputes", "Model wrong")
+            _open(second, base, "NarrativeQA_disputes", "Model wrong")
+            _key(second, "2")
+            wait_for(lambda: _rows(db_path, RESOLUTIONS) == ["model_wrong"], what="key 2")
+            _key(first, "1")
+            _refused(first, db_path, RESOLUTIONS, ["model_wrong"], "your resolution 'model wrong'")
+
+            # Side by side: the same for a verdict
+            _open(first, base, "Side_by_side", "Equal")
+            _open(second, base, "Side_by_side", "Equal")
+            _key(second, "1")
+            wait_for(lambda: _rows(db_path, VERDICTS) == ["A"], what="verdict by key 1")
+            _key(first, "2")
+            _refused(first, db_path, VERDICTS, ["A"], "your verdict 'A better'")
+        finally:
+            browser.close()
