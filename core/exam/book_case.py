@@ -93,7 +93,7 @@ def _spread(db: Database, document_id: str, budget: int) -> str | None:
     return "\n\n".join(ps[i].text for i in best) if best else None
 
 
-def overview(db: Database, document_id: str, strategy: str) -> tuple[str | None, dict]:
+def overview(db: Database, document_id: str, strategy: str) -> tuple[str | None, dict[str, Any]]:
     """The overview text of ``strategy`` (see module docstring) and its provenance."""
 
     m = _STRATEGY.match(strategy)

@@ -12,6 +12,8 @@ top three English ones plus the X versions of the next-ranked candidates that ha
 from __future__ import annotations
 
 import re
+from collections.abc import Hashable
+from collections.abc import Set as AbstractSet
 from datetime import date, timedelta
 from typing import TYPE_CHECKING, Any
 
@@ -43,7 +45,7 @@ def shingles(text: str, k: int = SHINGLE) -> set[tuple[str, ...]]:
     return {tuple(words[i : i + k]) for i in range(len(words) - k + 1)}
 
 
-def jaccard(a: set, b: set) -> float:
+def jaccard(a: AbstractSet[Hashable], b: AbstractSet[Hashable]) -> float:
     """``|a & b| / |a | b|`` (0 for two empty sets)."""
     return len(a & b) / len(a | b) if a or b else 0.0
 

@@ -30,7 +30,7 @@ vs v not no up down out off than then more most less first last
 )
 
 
-def parse_date(value: Any) -> date:
+def parse_date(value: object) -> date:
     """An ISO date (``YYYY-MM-DD``, optionally followed by a time) as a ``date``."""
     text = str(value or "").strip()
     try:
