@@ -56,7 +56,7 @@ from core.xrag.translate import english_items, translations_of
 
 if TYPE_CHECKING:
     from core.store.engine import Database
-    from core.xrag.judges import JudgeCase
+    from core.xrag.judges import JudgeCase, VoteJob
 
 SETTINGS = ("english", "monolingual", "multilingual", "none", "oracle")
 CRITERION = "xrag-key-info"
@@ -331,9 +331,7 @@ def _judge(
             request = judge_request(judge, case["question"], case["answer"], case["references"])
             planned.append(((r, case, judge), request))
 
-    def store(
-        db: Database, job: tuple[dict[str, Any], JudgeCase, str], resp: LLMResponse
-    ) -> str | None:
+    def store(db: Database, job: VoteJob, resp: LLMResponse) -> str | None:
         r, case, judge = job
         votes = add_vote(db, r["id"], vote_from_reply(judge, resp.text, resp.error))
         if model_judges <= {v["judge"] for v in votes}:

@@ -135,6 +135,10 @@ class JudgeCase(TypedDict):
     references: list[str]
 
 
+#: A model judge's vote to ask for: the result row, its case and the judge.
+VoteJob = tuple[dict[str, Any], JudgeCase, str]
+
+
 RULE_JUDGES: dict[str, Callable[[str, str, list[str]], str]] = {
     "rule:key-facts": key_facts_reply,
     "rule:key-recall": key_recall_reply,
