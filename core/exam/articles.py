@@ -107,7 +107,7 @@ def pool_article(pool: list[str], query: str, budget_tokens: int) -> str | None:
         raise InputError(f"budget_tokens must be positive, got {budget_tokens}")
     windows = [content_terms(p) for p in pool]
     tfs = [Counter(w) for w in windows]
-    df: Counter = Counter()
+    df: Counter[str] = Counter()
     for tf in tfs:
         df.update(tf.keys())
     avgdl = sum(map(len, windows)) / len(windows) if windows else 0.0

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 if TYPE_CHECKING:
     from core.store.engine import Database
@@ -37,6 +37,20 @@ from core.store.exam_bank import bank_queries as stored_bank_queries
 from core.store.questions import document_questions
 
 REQUIRED = ("query_id", "qid", "question")
+
+
+class CheckedQuestion(TypedDict):
+    """A validated exam-question record: the ``exam_questions`` fields besides id and bank."""
+
+    qid: str
+    query_id: str
+    question: str
+    choices: dict[str, str] | None
+    correct_key: str | None
+    correct: str | None
+    facet_id: str
+    line: int
+    metadata: dict[str, Any]
 
 
 def _records(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
@@ -74,7 +88,7 @@ def _records(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
             yield n, rec
 
 
-def _check(rec: dict[str, Any], path: Path, n: int) -> dict[str, Any]:
+def _check(rec: dict[str, Any], path: Path, n: int) -> CheckedQuestion:
     """Validate one record; return the row fields for ``exam_questions``."""
     for name in REQUIRED:
         if not isinstance(rec.get(name), str) or not rec[name].strip():
@@ -103,17 +117,17 @@ def _check(rec: dict[str, Any], path: Path, n: int) -> dict[str, Any]:
                 path=str(path),
                 line=n,
             )
-    return {
-        "qid": rec["qid"],
-        "query_id": rec["query_id"],
-        "question": rec["question"].strip(),
-        "choices": choices,
-        "correct_key": key if choices is not None else None,
-        "correct": rec.get("correct"),
-        "facet_id": rec.get("facet_id") or "",
-        "line": n,
-        "metadata": {"query_text": rec.get("query_text") or ""},
-    }
+    return CheckedQuestion(
+        qid=rec["qid"],
+        query_id=rec["query_id"],
+        question=rec["question"].strip(),
+        choices=choices,
+        correct_key=key if choices is not None else None,
+        correct=rec.get("correct"),
+        facet_id=rec.get("facet_id") or "",
+        line=n,
+        metadata={"query_text": rec.get("query_text") or ""},
+    )
 
 
 def import_car_bank(
@@ -134,7 +148,9 @@ def import_car_bank(
     """
     path = check_path(path)
     bank_id = bank_id or path.name.split(".")[0]
-    parsed, seen, blank = [], set(), 0
+    parsed: list[CheckedQuestion] = []
+    seen: set[str] = set()
+    blank = 0
     query_text: dict[str, str] = {}
     for n, rec in _records(path):
         if (

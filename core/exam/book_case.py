@@ -25,7 +25,7 @@ import re
 import time
 from collections.abc import Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 import numpy as np
 
@@ -93,7 +93,7 @@ def _spread(db: Database, document_id: str, budget: int) -> str | None:
     return "\n\n".join(ps[i].text for i in best) if best else None
 
 
-def overview(db: Database, document_id: str, strategy: str) -> tuple[str | None, dict]:
+def overview(db: Database, document_id: str, strategy: str) -> tuple[str | None, dict[str, Any]]:
     """The overview text of ``strategy`` (see module docstring) and its provenance."""
 
     m = _STRATEGY.match(strategy)
@@ -131,9 +131,17 @@ def book_systems(config: dict[str, Any]) -> dict[str, str]:
     return out
 
 
+class WrittenOverview(TypedDict):
+    """One system's stored overview: its strategy, its tokens and whether its text changed."""
+
+    strategy: str
+    tokens: int
+    changed: bool
+
+
 def write_overviews(
     db: Database, document_id: str, bank_id: str, systems: dict[str, str]
-) -> dict[str, dict[str, Any]]:
+) -> dict[str, WrittenOverview]:
     """Store each system's overview as its EXAM article and as ``<book>#exam-overview:<s>``.
 
     Returns per system the tokens and whether the overview document changed (answers already
@@ -143,7 +151,7 @@ def write_overviews(
     book = get_document(db, document_id)
     if book is None:
         raise InputError(f"unknown document {document_id!r}")
-    out: dict[str, dict[str, Any]] = {}
+    out: dict[str, WrittenOverview] = {}
     with transaction(db):
         for name, strategy in systems.items():
             text, meta = overview(db, document_id, strategy)
@@ -164,11 +172,9 @@ def write_overviews(
                 passages=False,
             )
             store_article(db, bank_id, document_id, name, text, kind="retrieval", metadata=meta)
-            out[name] = {
-                "strategy": strategy,
-                "tokens": doc["n_tokens"],
-                "changed": doc["status"] == "updated",
-            }
+            out[name] = WrittenOverview(
+                strategy=strategy, tokens=doc["n_tokens"], changed=doc["status"] == "updated"
+            )
     return out
 
 

@@ -30,7 +30,8 @@ class CarBlock:
     label: str
     columns: list[str]
     runs: dict[str, dict[str, float | None]] = field(default_factory=dict)
-    implied: dict[str, dict[str, float]] = field(default_factory=dict)  # measure -> {spearman,..}
+    #: measure -> {spearman, kendall}: the correlations the table prints
+    implied: dict[str, dict[str, float | None]] = field(default_factory=dict)
 
 
 def _num(text: str, path: Path, line: int) -> float | None:
@@ -80,7 +81,7 @@ def parse_car_results(path: str | Path) -> list[CarBlock]:
                     f"expected {len(cur.columns)} columns, got {len(cells)}", path=str(path), line=n
                 )
             cells += [""] * (len(cur.columns) - len(cells))
-            record = {}
+            record: dict[str, float | None] = {}
             for col, value in zip(cur.columns[1:], cells[1:]):
                 if col in ("+/-", ""):
                     continue
@@ -99,25 +100,25 @@ def reproduce_block(block: CarBlock, *, repeats: int = 10, seed: int = 0) -> lis
     original EXAM leaderboard (Sander & Dietz 2021) with the TREC ranks.
     """
 
-    out = []
-    ranked = {
-        m: r
+    out: list[dict[str, Any]] = []
+    official = {
+        m: -rank
         for m, r in block.runs.items()
-        if r.get("orig_TREC_leaderboard_rank") is not None and not m.startswith("_")
+        if (rank := r.get("orig_TREC_leaderboard_rank")) is not None and not m.startswith("_")
     }
+    ranked = {m: block.runs[m] for m in official}
     if len(ranked) < 3:
         return out
-    official = {m: -r["orig_TREC_leaderboard_rank"] for m, r in ranked.items()}
     orig_exam = {
-        m: -r["orig_EXAM_leaderboard_rank"]
+        m: -rank
         for m, r in ranked.items()
-        if r.get("orig_EXAM_leaderboard_rank") is not None
+        if (rank := r.get("orig_EXAM_leaderboard_rank")) is not None
     }
     for measure, se_col in (("exam", "exam-std"), ("n-exam", "n-exam-std")):
         if measure not in block.columns:
             continue
-        scores = {m: r[measure] for m, r in ranked.items() if r.get(measure) is not None}
-        ses = {m: r[se_col] for m, r in ranked.items() if r.get(se_col) is not None}
+        scores = {m: v for m, r in ranked.items() if (v := r.get(measure)) is not None}
+        ses = {m: v for m, r in ranked.items() if (v := r.get(se_col)) is not None}
         corr = leaderboard_correlation(
             scores,
             official,

@@ -20,11 +20,11 @@ model id answers through :mod:`core.llm` with the ``exam_answer``, ``exam_answer
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from core.corpus.sentences import best_token_f1
 from core.errors import ConfigError, InputError
-from core.exam.lexical import choose_answer, index_article, lexical_answerability
+from core.exam.lexical import ArticleIndex, choose_answer, index_article, lexical_answerability
 from core.exam.replies import parse_choice, parse_rating
 from core.judging.verdicts import parse_reply
 from core.llm.prompts import prompt_hash, render_prompt
@@ -42,6 +42,15 @@ VERIFICATIONS = ("self_rating", "ground_truth")
 DEFAULT_THRESHOLD = {"self_rating": 4.0, "ground_truth": 0.5}
 OFFLINE = "offline"
 OFFLINE_ANSWERER = "offline:extractive"
+
+
+class GradedArticle(TypedDict):
+    """The columns of a stored ``exam_articles`` row that grading reads."""
+
+    id: int
+    query_id: str
+    system: str
+    text: str
 
 
 @dataclass
@@ -78,7 +87,7 @@ def _grade_row(g: Grade, run_id: str, now: str) -> dict[str, Any]:
 
 def _offline_grades(
     db: Database,
-    pairs: list[tuple[dict, ExamQuestion]],
+    pairs: list[tuple[GradedArticle, ExamQuestion]],
     verification: str,
     threshold: float,
     run_id: str,
@@ -86,9 +95,9 @@ def _offline_grades(
 ) -> None:
     """Grade with the offline baselines (free-text answers from ``offline:extractive``, each
     grade stored as its answer arrives; multiple choice by key, stored together first)."""
-    indexes: dict[tuple[int, int], Any] = {}
+    indexes: dict[tuple[int, int], ArticleIndex] = {}
 
-    def index(article: dict, sentences: int) -> Any:
+    def index(article: GradedArticle, sentences: int) -> ArticleIndex:
         key = (article["id"], sentences)
         if key not in indexes:
             indexes[key] = index_article(article["text"], sentences)
@@ -107,7 +116,7 @@ def _offline_grades(
         for row in chosen:
             save_grade(db, row)
 
-    def store(db: Database, pair: tuple[dict, ExamQuestion], resp: LLMResponse) -> str:
+    def store(db: Database, pair: tuple[GradedArticle, ExamQuestion], resp: LLMResponse) -> str:
         article, q = pair
         g = Grade(article_id=article["id"], question_id=q.id)
         g.answer = (resp.text or "").strip()
@@ -142,8 +151,8 @@ def _ground_truth_lexical(g: Grade, q: ExamQuestion, threshold: float) -> None:
 
 
 def _answer_requests(
-    pairs: list[tuple[dict, ExamQuestion]], model: str
-) -> list[tuple[tuple[dict, ExamQuestion], LLMRequest]]:
+    pairs: list[tuple[GradedArticle, ExamQuestion]], model: str
+) -> list[tuple[tuple[GradedArticle, ExamQuestion], LLMRequest]]:
     """The free-text answer request of each ``(article, question)`` pair (nothing sent)."""
     return [
         (
@@ -164,7 +173,7 @@ def _answer_requests(
 
 
 def _grade_request(
-    model: str, a: dict, q: ExamQuestion, verification: str
+    model: str, a: GradedArticle, q: ExamQuestion, verification: str
 ) -> tuple[str, LLMRequest]:
     """``(prompt name, request)`` of the Q/A model for one pair (nothing sent)."""
     if q.choices:
@@ -196,7 +205,7 @@ def _grade_request(
 
 def _model_grades(
     db: Database,
-    pairs: list[tuple[dict, ExamQuestion]],
+    pairs: list[tuple[GradedArticle, ExamQuestion]],
     model: str,
     verification: str,
     threshold: float,
@@ -211,7 +220,7 @@ def _model_grades(
         name, request = _grade_request(model, a, q, verification)
         planned.append(((a, q, name), request))
 
-    def store(db: Database, job: tuple[dict, ExamQuestion, str], resp: LLMResponse) -> str:
+    def store(db: Database, job: tuple[GradedArticle, ExamQuestion, str], resp: LLMResponse) -> str:
         a, q, name = job
         g = Grade(
             article_id=a["id"],
@@ -333,7 +342,8 @@ def grade_bank(
     for q in questions:
         by_query.setdefault(q.query_id, []).append(q)
     arts = [
-        {k: a[k] for k in ("id", "query_id", "system", "text")} for a in bank_articles(db, bank_id)
+        GradedArticle(id=a["id"], query_id=a["query_id"], system=a["system"], text=a["text"])
+        for a in bank_articles(db, bank_id)
     ]
     if systems is not None:
         arts = [a for a in arts if a["system"] in set(systems)]

@@ -57,8 +57,8 @@ class ArticleIndex:
     """Term statistics of one article's windows (the unit every offline grader reads)."""
 
     windows: list[list[str]]
-    tfs: list[Counter]
-    df: Counter
+    tfs: list[Counter[str]]
+    df: Counter[str]
     avgdl: float
 
     def idf(self, term: str) -> float:
@@ -72,7 +72,7 @@ def index_article(text: str, sentences: int = 3) -> ArticleIndex:
     """Split an article into sentence windows and count their terms."""
     windows = [content_terms(w) for w in windows_text(text, sentences)]
     tfs = [Counter(w) for w in windows]
-    df: Counter = Counter()
+    df: Counter[str] = Counter()
     for tf in tfs:
         df.update(tf.keys())
     avgdl = (sum(len(w) for w in windows) / len(windows)) if windows else 0.0

@@ -215,13 +215,12 @@ def leaderboard_correlation(
     return out
 
 
-def _tie_fields(result: Any) -> dict[str, float]:
-    """Read the tie-broken means from whatever mapping/object ``rank_correlation_with_ties`` gives."""
-    get = result.get if isinstance(result, Mapping) else (lambda k, d=None: getattr(result, k, d))
-    sp = get("spearman")
-    kt = get("kendall", None)
+def _tie_fields(result: Mapping[str, float]) -> dict[str, float]:
+    """Read the tie-broken means from the mapping ``rank_correlation_with_ties`` gives."""
+    sp = result.get("spearman")
+    kt = result.get("kendall")
     if kt is None:
-        kt = get("kendall_tau")
+        kt = result.get("kendall_tau")
     if sp is None or kt is None:
         raise InputError(
             "core.stats.significance.rank_correlation_with_ties returned no spearman/kendall"

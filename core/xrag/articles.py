@@ -24,12 +24,25 @@ from core.store.connection import transaction, utcnow
 from core.store.documents import document_exists, documents_of_kind, version_id
 from core.store.xrag import add_pair, article_pairs, set_pair_verdict
 from core.xrag.model_calls import confirm_relatedness
-from core.xrag.title_pairs import MAX_DAYS, MIN_SHARED, candidate_pairs, parse_date
+from core.xrag.title_pairs import (
+    MAX_DAYS,
+    MIN_SHARED,
+    DatedArticle,
+    candidate_pairs,
+    parse_date,
+)
 
 if TYPE_CHECKING:
     from core.store.engine import Database
 
 LANGUAGE_CODE = re.compile(r"^[a-z]{2,3}$")
+
+
+class EnglishArticle(DatedArticle):
+    """An English article (not a translation) as pairing and distractor choice read it."""
+
+    text: str
+    metadata: dict[str, Any]
 
 
 def import_articles(db: Database, path: str | Path, *, source: str = "file") -> dict[str, int]:
@@ -119,18 +132,18 @@ def import_articles(db: Database, path: str | Path, *, source: str = "file") -> 
     return dict(counts)
 
 
-def english_articles(db: Database) -> list[dict[str, Any]]:
+def english_articles(db: Database) -> list[EnglishArticle]:
     """English articles (not translations) with ``published`` as a ``date``."""
     out = []
     for d in documents_of_kind(db, "article", language="en", originals=True):
         out.append(
-            {
-                "id": d.id,
-                "title": d.title,
-                "text": d.text,
-                "metadata": d.metadata,
-                "published": parse_date(d.metadata.get("published")),
-            }
+            EnglishArticle(
+                id=d.id,
+                title=d.title,
+                text=d.text,
+                metadata=d.metadata,
+                published=parse_date(d.metadata.get("published")),
+            )
         )
     return out
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from core.store.xrag import article_notes, translated_qa_notes, xrag_item_exists
 from core.xrag.articles import get_pairs
@@ -32,7 +32,7 @@ def compose_baseline(
     """
 
     rng = random.Random(seed)
-    stats: Counter = Counter()
+    stats: Counter[str] = Counter()
     for pair in get_pairs(db):
         if xrag_item_exists(db, pair["id"], builder="baseline:xquad-compose"):
             stats["pairs already composed"] += 1
@@ -104,9 +104,11 @@ def compose_baseline(
     return dict(stats)
 
 
-def _human_translations(db: Database, x: dict, y: dict) -> dict[str, tuple[dict, dict]]:
+def _human_translations(
+    db: Database, x: dict[str, Any], y: dict[str, Any]
+) -> dict[str, tuple[dict[str, Any], dict[str, Any]]]:
     """Per language, the human-translated versions of two English XQuAD notes."""
-    out: dict[str, dict[str, dict]] = {}
+    out: dict[str, dict[str, dict[str, Any]]] = {}
     for note in (x, y):
         xid = note["provenance"].get("xquad_id")
         for t in translated_qa_notes(db, note["article_id"]):

@@ -44,6 +44,8 @@ QTYPES = {
     "intersection or difference of sets).",
 }
 _WORDS = re.compile(r"\S+")
+#: One planned cross question: the pair, the question type, the single-step QAs of A and of B.
+_CrossJob = tuple[dict[str, Any], str, list[dict[str, Any]], list[dict[str, Any]]]
 
 
 def word_count(text: str) -> int:
@@ -61,8 +63,8 @@ def _labelled(qas: list[dict[str, Any]], side: str) -> str:
 def validate_cross_reply(
     obj: dict[str, Any] | None,
     qtype: str,
-    qas_a: list[dict],
-    qas_b: list[dict],
+    qas_a: list[dict[str, Any]],
+    qas_b: list[dict[str, Any]],
     max_words: int = MAX_WORDS,
 ) -> tuple[dict[str, Any] | None, str]:
     """Check a cross-question reply; ``(item, '')`` when valid else ``(None, reason)``.
@@ -168,7 +170,7 @@ def build_cross_questions(
     if unknown:
         raise ConfigError(f"unknown question types {sorted(unknown)}; use {sorted(QTYPES)}")
     pairs = [p for p in get_pairs(db) if not pair_ids or p["id"] in pair_ids]
-    stats: Counter = Counter()
+    stats: Counter[str] = Counter()
     if not pairs:
         stats["no active pairs"] += 1
     planned = []
@@ -212,7 +214,7 @@ def build_cross_questions(
         "prompt_hash": prompt_hash("xrag_cross_question"),
     }
 
-    def store(db: Database, job: tuple, resp: LLMResponse) -> str:
+    def store(db: Database, job: _CrossJob, resp: LLMResponse) -> str:
         pair, qtype, qas_a, qas_b = job
         item, reason = validate_cross_reply(json_reply(resp), qtype, qas_a, qas_b, max_words)
         if item is None:

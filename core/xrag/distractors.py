@@ -12,6 +12,8 @@ top three English ones plus the X versions of the next-ranked candidates that ha
 from __future__ import annotations
 
 import re
+from collections.abc import Hashable
+from collections.abc import Set as AbstractSet
 from datetime import date, timedelta
 from typing import TYPE_CHECKING, Any
 
@@ -22,7 +24,7 @@ from core.corpus.retrieval import tokenize
 from core.errors import InputError
 from core.store.connection import transaction
 from core.store.xrag import add_distractors, delete_distractors, has_distractors, pair_distractors
-from core.xrag.articles import english_articles, get_pairs, version_of
+from core.xrag.articles import EnglishArticle, english_articles, get_pairs, version_of
 
 if TYPE_CHECKING:
     from core.store.engine import Database
@@ -43,7 +45,7 @@ def shingles(text: str, k: int = SHINGLE) -> set[tuple[str, ...]]:
     return {tuple(words[i : i + k]) for i in range(len(words) - k + 1)}
 
 
-def jaccard(a: set, b: set) -> float:
+def jaccard(a: AbstractSet[Hashable], b: AbstractSet[Hashable]) -> float:
     """``|a & b| / |a | b|`` (0 for two empty sets)."""
     return len(a & b) / len(a | b) if a or b else 0.0
 
@@ -51,7 +53,7 @@ def jaccard(a: set, b: set) -> float:
 class ArticlePool:
     """A BM25 index over English articles (one index; date filters applied per query)."""
 
-    def __init__(self, articles: list[dict[str, Any]]) -> None:
+    def __init__(self, articles: list[EnglishArticle]) -> None:
         self.articles = articles
         self.index = BM25Index(
             [f"{a['title']}\n{a['text']}" for a in articles], tokenizer=tokenize, unique_terms=True
@@ -64,17 +66,17 @@ class ArticlePool:
 
 def rank_distractors(
     pool: ArticlePool,
-    a: dict[str, Any],
-    b: dict[str, Any],
+    a: EnglishArticle,
+    b: EnglishArticle,
     *,
     gap_days: int = GAP_DAYS,
     near_dup: float = NEAR_DUP,
-) -> list[tuple[dict[str, Any], float]]:
+) -> list[tuple[EnglishArticle, float]]:
     """Eligible candidates for the pair (a, b), best first, near-duplicates removed."""
     cutoff: date = min(a["published"], b["published"]) - timedelta(days=gap_days)
     scores = pool.scores(f"{a['title']} {a['text']} {b['title']} {b['text']}")
     order = sorted(range(len(pool.articles)), key=lambda i: (-scores[i], pool.articles[i]["id"]))
-    kept: list[tuple[dict[str, Any], float]] = []
+    kept: list[tuple[EnglishArticle, float]] = []
     seen = [shingles(a["text"]), shingles(b["text"])]
     for i in order:
         cand = pool.articles[i]

@@ -56,6 +56,7 @@ from core.xrag.translate import english_items, translations_of
 
 if TYPE_CHECKING:
     from core.store.engine import Database
+    from core.xrag.judges import JudgeCase, VoteJob
 
 SETTINGS = ("english", "monolingual", "multilingual", "none", "oracle")
 CRITERION = "xrag-key-info"
@@ -305,7 +306,7 @@ def _references(question: dict[str, Any], item: dict[str, Any]) -> list[str]:
 
 def _judge(
     db: Database, model: str, panel: tuple[str, ...], run_id: str, progress: bool
-) -> Counter:
+) -> Counter[str]:
     """Have the panel judge every pending result of ``model`` (an LLM stage for the model
     judges: each vote is stored as its reply arrives; rule judges vote when the result is
     finished). A result whose model judges have all voted is finished in its own transaction:
@@ -313,11 +314,11 @@ def _judge(
     waiting = pending_results(db, model, ",".join(panel))
     qs = questions_by_id(db, sorted({r[k] for r in waiting for k in ("question_id", "item_id")}))
     model_judges = {j for j in panel if j not in RULE_JUDGES}
-    stats: Counter = Counter()
+    stats: Counter[str] = Counter()
     planned = []
     for r in waiting:
         q = qs[r["question_id"]]
-        case = {
+        case: JudgeCase = {
             "question": q["question"],
             "answer": r["answer"],
             "references": _references(q, qs[r["item_id"]]),
@@ -330,7 +331,7 @@ def _judge(
             request = judge_request(judge, case["question"], case["answer"], case["references"])
             planned.append(((r, case, judge), request))
 
-    def store(db: Database, job: tuple, resp: LLMResponse) -> str | None:
+    def store(db: Database, job: VoteJob, resp: LLMResponse) -> str | None:
         r, case, judge = job
         votes = add_vote(db, r["id"], vote_from_reply(judge, resp.text, resp.error))
         if model_judges <= {v["judge"] for v in votes}:
@@ -344,7 +345,7 @@ def _judge(
 def _finish(
     db: Database,
     result: dict[str, Any],
-    case: dict[str, Any],
+    case: JudgeCase,
     model_votes: list[dict[str, Any]],
     panel: tuple[str, ...],
     run_id: str,

@@ -29,7 +29,7 @@ import json
 import re
 import uuid
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypedDict
 
 from core.corpus.bm25 import stop_words
 from core.corpus.sentences import content_words
@@ -127,6 +127,18 @@ def key_recall_reply(question: str, answer: str, references: list[str]) -> str:
     )
 
 
+class JudgeCase(TypedDict):
+    """What a judge sees of one result: the question, the answer and the reference answers."""
+
+    question: str
+    answer: str
+    references: list[str]
+
+
+#: A model judge's vote to ask for: the result row, its case and the judge.
+VoteJob = tuple[dict[str, Any], JudgeCase, str]
+
+
 RULE_JUDGES: dict[str, Callable[[str, str, list[str]], str]] = {
     "rule:key-facts": key_facts_reply,
     "rule:key-recall": key_recall_reply,
@@ -146,7 +158,7 @@ def check_panel(panel: tuple[str, ...] | list[str]) -> tuple[str, ...]:
     return panel
 
 
-def judge_request(judge: str, question: str, answer: str, references: list[str]):
+def judge_request(judge: str, question: str, answer: str, references: list[str]) -> LLMRequest:
     """The LLMRequest for a model judge (offline baselines read ``fields``)."""
 
     nonce = uuid.uuid5(uuid.NAMESPACE_URL, f"{question}\n{answer}").hex[:8]
@@ -200,7 +212,7 @@ def vote_judgment(vote: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def rule_vote(judge: str, case: dict[str, Any]) -> dict[str, Any]:
+def rule_vote(judge: str, case: JudgeCase) -> dict[str, Any]:
     """The vote of a rule judge on a case (``question, answer, references``): no model call."""
     return vote_from_reply(
         judge, RULE_JUDGES[judge](case["question"], case["answer"], case["references"])

@@ -12,8 +12,12 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 from core.errors import ConfigError
+
+if TYPE_CHECKING:  # lingua is optional and imported when first needed
+    from lingua import LanguageDetector
 
 STUDY_LANGUAGES = ("en", "de", "es", "zh", "ar")
 MIN_WORDS = 3
@@ -25,7 +29,7 @@ _CJK_OR_ARABIC = re.compile(r"[\u4e00-\u9fff\u3400-\u4dbf\u0600-\u06ff\u0750-\u0
 
 
 @lru_cache(maxsize=8)
-def _detector(languages: tuple[str, ...]):
+def _detector(languages: tuple[str, ...]) -> LanguageDetector:
     from lingua import (
         IsoCode639_1,
         LanguageDetectorBuilder,

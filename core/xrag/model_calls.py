@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from core.errors import ConfigError
 from core.llm.prompts import prompt_hash, render_prompt
@@ -23,6 +23,14 @@ TARGET_LANGUAGES = ("de", "es", "zh", "ar")
 CONFIRMED = "title-entities+model"
 
 
+class ArticleText(TypedDict):
+    """What a prompt reads of an article: its document id, title and text."""
+
+    id: str
+    title: str
+    text: str
+
+
 def language_name(code: str) -> str:
     """English name of an ISO 639-1 code of the study (ConfigError for others)."""
     try:
@@ -39,7 +47,7 @@ def json_reply(response: LLMResponse) -> dict[str, Any] | None:
     return None if response.error else first_object(response.text)
 
 
-def relatedness_request(model: str, a: dict[str, Any], b: dict[str, Any]) -> LLMRequest:
+def relatedness_request(model: str, a: ArticleText, b: ArticleText) -> LLMRequest:
     """The ``xrag_relatedness`` question about articles ``a`` and ``b`` (nothing sent)."""
     return LLMRequest(
         model=model,
@@ -61,7 +69,7 @@ def confirm_relatedness(
     db: Database,
     pairs: list[dict[str, Any]],
     model: str,
-    store_pairs: Callable[[Any, list[dict[str, Any]]], int],
+    store_pairs: Callable[[Database, list[dict[str, Any]]], int],
     *,
     run_id: str | None = None,
 ) -> dict[str, int]:
@@ -79,14 +87,14 @@ def confirm_relatedness(
     todo = [p for p in pairs if (p["article_a"], p["article_b"]) not in done]
     ids = sorted({x for p in todo for x in (p["article_a"], p["article_b"])})
     texts = {
-        d.id: {"id": d.id, "title": d.title, "text": d.text}
+        d.id: ArticleText(id=d.id, title=d.title, text=d.text)
         for d in documents_by_id(db, ids).values()
     }
     planned = [
         (p, relatedness_request(model, texts[p["article_a"]], texts[p["article_b"]])) for p in todo
     ]
     provenance = {"model": model, "prompt_hash": prompt_hash("xrag_relatedness")}
-    counts: Counter = Counter()
+    counts: Counter[str] = Counter()
     if len(todo) < len(pairs):
         counts["already confirmed"] = len(pairs) - len(todo)
 

@@ -21,7 +21,7 @@ from core.store.connection import dumps, transaction, utcnow
 from core.store.documents import document_ids, get_document
 from core.store.xrag import add_article_note, article_notes, qa_note_sources
 from core.xrag.articles import LANGUAGE_CODE, get_pairs
-from core.xrag.model_calls import json_reply
+from core.xrag.model_calls import ArticleText, json_reply
 
 if TYPE_CHECKING:
     from core.store.engine import Database
@@ -29,12 +29,12 @@ if TYPE_CHECKING:
 MAX_QAS = 6
 
 
-def article(db: Database, doc_id: str) -> dict[str, Any]:
+def article(db: Database, doc_id: str) -> ArticleText:
     """``id, title, text`` of an article (InputError when unknown)."""
     found = get_document(db, doc_id)
     if found is None:
         raise InputError(f"unknown article {doc_id!r}")
-    return {"id": found.id, "title": found.title, "text": found.text}
+    return ArticleText(id=found.id, title=found.title, text=found.text)
 
 
 def latest_summary(db: Database, article_id: str) -> str:
@@ -46,7 +46,7 @@ def latest_summary(db: Database, article_id: str) -> str:
 def _article_ids(db: Database, article_ids: list[str] | None) -> list[str]:
     if article_ids:
         return article_ids
-    ids = set()
+    ids: set[str] = set()
     for p in get_pairs(db):
         ids.update((p["article_a"], p["article_b"]))
     return sorted(ids)
@@ -57,8 +57,8 @@ def _provenance(model: str, prompt: str) -> str:
 
 
 def _todo(
-    db: Database, article_ids: list[str] | None, kind: str, stats: Counter
-) -> list[dict[str, Any]]:
+    db: Database, article_ids: list[str] | None, kind: str, stats: Counter[str]
+) -> list[ArticleText]:
     """The articles without a ``kind`` note yet (the others are counted as ``already done``)."""
     todo = []
     for a in _article_ids(db, article_ids):
@@ -82,7 +82,7 @@ def summarize_articles(
     """
 
     require_real_model(model, "summarising articles")
-    stats: Counter = Counter()
+    stats: Counter[str] = Counter()
     planned = [
         (
             a,
@@ -98,7 +98,7 @@ def summarize_articles(
         for a in _todo(db, article_ids, "summary", stats)
     ]
 
-    def store(db: Database, art: dict[str, Any], resp: LLMResponse) -> str:
+    def store(db: Database, art: ArticleText, resp: LLMResponse) -> str:
         summary = str((json_reply(resp) or {}).get("summary") or "").strip()
         if not summary:
             return "unparsed"
@@ -149,7 +149,7 @@ def generate_single_qas(
     require_real_model(model, "writing single-step questions")
     if not 1 <= max_pairs <= MAX_QAS:
         raise ConfigError(f"max_pairs must be between 1 and {MAX_QAS}")
-    stats: Counter = Counter()
+    stats: Counter[str] = Counter()
     planned = [
         (
             a,
@@ -167,7 +167,7 @@ def generate_single_qas(
         for a in _todo(db, article_ids, "qa", stats)
     ]
 
-    def store(db: Database, art: dict[str, Any], resp: LLMResponse) -> str:
+    def store(db: Database, art: ArticleText, resp: LLMResponse) -> str:
         valid = valid_qas(json_reply(resp))
         if not valid:
             return "unparsed"

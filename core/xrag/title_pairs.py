@@ -11,14 +11,25 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
+from collections.abc import Sequence
 from datetime import date
 from itertools import combinations
-from typing import Any
+from typing import Any, TypedDict
 
 from core.errors import ConfigError
 
 MIN_SHARED = 2
 MAX_DAYS = 14
+
+
+class DatedArticle(TypedDict):
+    """What the pairing rule reads of an article: its id, title and publication date."""
+
+    id: str
+    title: str
+    published: date
+
+
 _TOKEN = re.compile(r"[^\W_][\w'’.-]*", re.U)
 FUNCTION_WORDS = frozenset(
     """
@@ -30,7 +41,7 @@ vs v not no up down out off than then more most less first last
 )
 
 
-def parse_date(value: Any) -> date:
+def parse_date(value: object) -> date:
     """An ISO date (``YYYY-MM-DD``, optionally followed by a time) as a ``date``."""
     text = str(value or "").strip()
     try:
@@ -59,7 +70,7 @@ def title_entities(title: str) -> set[str]:
 
 
 def candidate_pairs(
-    articles: list[dict[str, Any]], *, min_shared: int = MIN_SHARED, max_days: int = MAX_DAYS
+    articles: Sequence[DatedArticle], *, min_shared: int = MIN_SHARED, max_days: int = MAX_DAYS
 ) -> list[dict[str, Any]]:
     """Pairs of articles sharing >= ``min_shared`` title entities within ``max_days`` days.
 

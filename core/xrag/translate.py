@@ -115,7 +115,7 @@ def translate_questions(
         "prompt_hash": prompt_hash("xrag_translate"),
     }
 
-    def store(db: Database, job: tuple, resp: LLMResponse) -> str:
+    def store(db: Database, job: tuple[dict[str, Any], str], resp: LLMResponse) -> str:
         item, lang = job
         obj = json_reply(resp) or {}
         q, a = str(obj.get("question") or ""), str(obj.get("answer") or "")
