@@ -17,8 +17,15 @@ from core.annotation.pairwise import canonical_pair_key
 from core.annotation.reviews import settle_status
 from core.annotation.tasks import LABELS, check_task, human_labels, team_labels
 from core.errors import InputError
-from core.store.adjudications import effective_adjudications, insert_adjudication, own_adjudication
-from core.store.connection import retry_when_busy, transaction, utcnow
+from core.store.adjudications import (
+    Adjudication,
+    LabelTaskName,
+    NewAdjudication,
+    effective_adjudications,
+    insert_adjudication,
+    own_adjudication,
+)
+from core.store.connection import retry_when_busy, transaction
 
 if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
     import sqlite_utils
@@ -38,13 +45,13 @@ def _by_item(
     return items
 
 
-def settled(db: sqlite_utils.Database, task: str) -> dict[str, dict[str, Any]]:
+def settled(db: sqlite_utils.Database, task: str) -> dict[str, Adjudication]:
     """Item -> its effective adjudication (latest row of any adjudicator), for ``task``; a
     side-by-side key stored in the old ``a|b|c`` form is read as its JSON form."""
     rows = effective_adjudications(db, check_task(task))
     if task != "side-by-side":
-        return {r["item_key"]: r for r in rows}
-    return {canonical_pair_key(r["item_key"]): r for r in rows}
+        return {r.item_key: r for r in rows}
+    return {canonical_pair_key(r.item_key): r for r in rows}
 
 
 def disagreements(
@@ -111,25 +118,24 @@ def adjudicate(
         if any(r["annotator"] == name for r in labels):
             raise InputError("you labelled this item yourself; another adjudicator settles it")
         now = settled(db, task).get(item)
-        if seen_settled_id != UNCHECKED and (now["id"] if now else None) != seen_settled_id:
+        if seen_settled_id != UNCHECKED and (now.id if now else None) != seen_settled_id:
             raise InputError(
-                f"{now['adjudicator'] if now else 'someone'} "
-                + (f"settled this item as {now['label']!r}" if now else "withdrew its settlement")
+                f"{now.adjudicator if now else 'someone'} "
+                + (f"settled this item as {now.label!r}" if now else "withdrew its settlement")
                 + " after your page loaded; nothing was stored. Look at it again and settle "
                 "it again if you still disagree."
             )
         old = own_adjudication(db, task, item, name)
         new_id = insert_adjudication(
             db,
-            {
-                "task": task,
-                "item_key": item,
-                "label": label,
-                "rationale": rationale or "",
-                "adjudicator": name,
-                "supersedes": old["id"] if old else None,
-                "created_at": utcnow(),
-            },
+            NewAdjudication(
+                task=LabelTaskName(task),
+                item_key=item,
+                label=label,
+                rationale=rationale or "",
+                adjudicator=name,
+                supersedes=old.id if old else None,
+            ),
         )
         if task == "review":  # the settled decision becomes the question's status
             settle_status(db, item)

@@ -11,10 +11,10 @@ labels on known-answer items, given after the item was settled, that equal the k
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Hashable
+from collections.abc import Hashable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from core.store.adjudications import effective_adjudications
+from core.store.adjudications import Adjudication, effective_adjudications
 from core.store.settings import int_setting
 
 if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
@@ -42,12 +42,12 @@ def mix_attention(
     queued = {str(i) for i in queue}
     seen = marks.get("ok", {}), marks.get("skipped", {})
     checks = [
-        present[r["item_key"]]
+        present[r.item_key]
         for r in effective_adjudications(db, task)
-        if r["item_key"] in present
-        and r["item_key"] not in queued
-        and r["adjudicator"] != name
-        and not any(annotator in m.get(present[r["item_key"]], ()) for m in seen)
+        if r.item_key in present
+        and r.item_key not in queued
+        and r.adjudicator != name
+        and not any(annotator in m.get(present[r.item_key], ()) for m in seen)
     ]
     seed = int_setting(db, "queue_seed")
     checks.sort(
@@ -62,7 +62,7 @@ def mix_attention(
 
 
 def attention_accuracy(
-    labels: list[dict[str, Any]], known: dict[str, dict[str, Any]]
+    labels: list[dict[str, Any]], known: Mapping[str, Adjudication]
 ) -> dict[str, tuple[int, int]]:
     """Person -> (correct, checks): over their ``labels`` (of
     :func:`core.annotation.tasks.human_labels`: ``item``, ``annotator``, ``label``, ``status``,
@@ -72,10 +72,10 @@ def attention_accuracy(
     out: dict[str, tuple[int, int]] = {}
     for r in labels:
         k = known.get(r["item"])
-        if r["status"] != "ok" or k is None or r["annotator"] == k["adjudicator"]:
+        if r["status"] != "ok" or k is None or r["annotator"] == k.adjudicator:
             continue
-        if r["created_at"] <= k["created_at"]:
+        if r["created_at"] <= k.created_at:
             continue  # labelled before it was settled: part of the disagreement, not a check
         right, n = out.get(r["annotator"], (0, 0))
-        out[r["annotator"]] = (right + (r["label"] == k["label"]), n + 1)
+        out[r["annotator"]] = (right + (r["label"] == k.label), n + 1)
     return out

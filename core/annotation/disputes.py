@@ -25,11 +25,11 @@ from core.annotation.base import (
 )
 from core.annotation.identity import Annotator, authorise
 from core.errors import InputError
-from core.store.connection import retry_when_busy, transaction, utcnow
+from core.store.connection import retry_when_busy, transaction
 from core.store.disputes import dispute_records, get_dispute
 from core.store.resolutions import (
-    SKIPPED,
-    WITHDRAWN,
+    DisputeResolution,
+    NewResolution,
     insert_resolution,
     last_resolution,
     own_resolution,
@@ -39,7 +39,11 @@ from core.store.resolutions import (
 if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
     import sqlite_utils
 
-RESOLUTIONS = ("reference_wrong", "model_wrong", "both_acceptable", "ambiguous")
+RESOLUTIONS = tuple(
+    r
+    for r in DisputeResolution
+    if r not in (DisputeResolution.SKIPPED, DisputeResolution.WITHDRAWN)
+)
 
 
 def same_answer(text: str | None) -> str:
@@ -62,7 +66,11 @@ def group_disputes(records: list[dict[str, Any]]) -> dict[int, list[dict[str, An
 def dispute_items(db: sqlite_utils.Database) -> list[int]:
     """The disputes people resolve: one id per (question, answer text) (:func:`group_disputes`),
     ascending."""
-    return sorted(group_disputes(dispute_records(db)))
+    found = [
+        {"id": d.id, "question_id": d.question_id, "system": d.system, "answer": d.answer}
+        for d in dispute_records(db)
+    ]
+    return sorted(group_disputes(found))
 
 
 @retry_when_busy
@@ -91,15 +99,14 @@ def resolve_dispute(
         old = own_resolution(db, dispute_id, annotator)
         new_id = insert_resolution(
             db,
-            {
-                "dispute_id": dispute_id,
-                "annotator": annotator,
-                "resolution": resolution,
-                "corrected_answer": (corrected_answer or "").strip() or None,
-                "note": note or "",
-                "supersedes": old["id"] if old else None,
-                "created_at": utcnow(),
-            },
+            NewResolution(
+                dispute_id=dispute_id,
+                annotator=annotator,
+                resolution=DisputeResolution(resolution),
+                corrected_answer=(corrected_answer or "").strip() or None,
+                note=note or "",
+                supersedes=old.id if old else None,
+            ),
         )
     return new_id
 
@@ -151,15 +158,12 @@ def skip_dispute(db: sqlite_utils.Database, dispute_id: int, who: Annotator) -> 
         old = own_resolution(db, dispute_id, annotator)
         return insert_resolution(
             db,
-            {
-                "dispute_id": dispute_id,
-                "annotator": annotator,
-                "resolution": SKIPPED,
-                "corrected_answer": None,
-                "note": "",
-                "supersedes": old["id"] if old else None,
-                "created_at": utcnow(),
-            },
+            NewResolution(
+                dispute_id=dispute_id,
+                annotator=annotator,
+                resolution=DisputeResolution.SKIPPED,
+                supersedes=old.id if old else None,
+            ),
         )
 
 
@@ -176,14 +180,12 @@ def withdraw_last_resolution(db: sqlite_utils.Database, who: Annotator) -> Withd
             return None
         new_id = insert_resolution(
             db,
-            {
-                "dispute_id": last["dispute_id"],
-                "annotator": annotator,
-                "resolution": WITHDRAWN,
-                "corrected_answer": None,
-                "note": "undo",
-                "supersedes": last["id"],
-                "created_at": utcnow(),
-            },
+            NewResolution(
+                dispute_id=last.dispute_id,
+                annotator=annotator,
+                resolution=DisputeResolution.WITHDRAWN,
+                note="undo",
+                supersedes=last.id,
+            ),
         )
-    return Withdrawal(new_id, int(last["dispute_id"]), last["resolution"])
+    return Withdrawal(new_id, last.dispute_id, last.resolution)

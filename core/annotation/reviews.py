@@ -32,8 +32,9 @@ from core.store.adjudications import item_adjudication
 from core.store.connection import dumps, retry_when_busy, transaction, utcnow
 from core.store.questions import child_questions, get_question, update_question
 from core.store.reviews import (
-    SKIPPED,
-    WITHDRAWN,
+    NewReview,
+    Review,
+    ReviewDecision,
     effective_reviews,
     ever_reviewed,
     insert_review,
@@ -45,7 +46,7 @@ from core.store.reviews import (
 if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
     import sqlite_utils
 
-REVIEW_DECISIONS = ("accept", "reject", "edit")
+REVIEW_DECISIONS = (ReviewDecision.ACCEPT, ReviewDecision.REJECT, ReviewDecision.EDIT)
 #: A question's status while its reviews tie (e.g. one accept, one reject): adjudication settles it.
 DISPUTED = "disputed"
 _STATUS_OF_DECISION = {"accept": "accepted", "reject": "rejected", "edit": "edited"}
@@ -106,31 +107,31 @@ def record_review(
             guideline.checklist_fields(q), checklist or {}, partial=decision is not None
         )
         mine = own_review(db, question_id, annotator)
-        others = [r for r in effective_reviews(db, question_id) if r["annotator"] != annotator]
+        others = [r for r in effective_reviews(db, question_id) if r.annotator != annotator]
         out = guideline.review_outcome(
-            q, c, [r["checklist"] or {} for r in others], decision, edited_question, edited_answer
+            q, c, [r.checklist or {} for r in others], decision, edited_question, edited_answer
         )
         now = utcnow()
         first = not ever_reviewed(db, question_id)
         new_id = insert_review(
             db,
-            {
-                "question_id": question_id,
-                "annotator": annotator,
-                "decision": out.decision,
-                "checklist": dumps(c),
-                "edited_question": out.edited_question,
-                "edited_answer": out.edited_answer,
-                "note": note or "",
-                "supersedes": mine["id"] if mine else None,
-                "created_at": now,
-            },
+            NewReview(
+                question_id=question_id,
+                annotator=annotator,
+                decision=ReviewDecision(out.decision),
+                checklist=c,
+                edited_question=out.edited_question,
+                edited_answer=out.edited_answer,
+                note=note or "",
+                supersedes=mine.id if mine else None,
+                created_at=now,
+            ),
         )
         if out.discarded:
             status = "discarded"
         else:
             status = _majority_status(
-                [out.decision, *[r["decision"] for r in others]], _settled(db, question_id)
+                [out.decision, *[r.decision for r in others]], _settled(db, question_id)
             )
         meta = dict(q.get("metadata") or {}, status_reason=out.reason)
         if status == DISPUTED:
@@ -198,8 +199,8 @@ def skip_review(db: sqlite_utils.Database, question_id: str, who: Annotator) -> 
         if q is None:
             raise InputError(f"unknown question {question_id!r}")
         mine = own_review(db, question_id, annotator)
-        new_id = insert_review(db, _marker(question_id, annotator, SKIPPED, mine))
-        if mine is not None and mine["decision"] in REVIEW_DECISIONS:
+        new_id = insert_review(db, _marker(question_id, annotator, ReviewDecision.SKIPPED, mine))
+        if mine is not None and mine.decision in REVIEW_DECISIONS:
             _recompute_status(db, q)
     return new_id
 
@@ -215,26 +216,26 @@ def withdraw_last_review(db: sqlite_utils.Database, who: Annotator) -> Withdrawa
         last = last_review(db, annotator)
         if last is None:
             return None
-        qid = last["question_id"]
-        new_id = insert_review(db, _marker(qid, annotator, WITHDRAWN, last))
+        qid = last.question_id
+        new_id = insert_review(db, _marker(qid, annotator, ReviewDecision.WITHDRAWN, last))
         q = get_question(db, qid) or {}
         status = q.get("status", "")
-        if last["decision"] in REVIEW_DECISIONS and q:
+        if last.decision in REVIEW_DECISIONS and q:
             status = _recompute_status(db, q)
-    return Withdrawal(new_id, qid, last["decision"], status)
+    return Withdrawal(new_id, qid, last.decision, status)
 
 
-def _marker(question_id: str, annotator: str, decision: str, old: dict | None) -> dict[str, Any]:
+def _marker(
+    question_id: str, annotator: str, decision: ReviewDecision, old: Review | None
+) -> NewReview:
     """A skip or withdrawal row superseding ``old``."""
-    return {
-        "question_id": question_id,
-        "annotator": annotator,
-        "decision": decision,
-        "checklist": "{}",
-        "note": "undo" if decision == WITHDRAWN else "",
-        "supersedes": old["id"] if old else None,
-        "created_at": utcnow(),
-    }
+    return NewReview(
+        question_id=question_id,
+        annotator=annotator,
+        decision=decision,
+        note="undo" if decision == ReviewDecision.WITHDRAWN else "",
+        supersedes=old.id if old else None,
+    )
 
 
 def _majority_status(decisions: list[str], settled: str | None = None) -> str:
@@ -251,7 +252,7 @@ def _majority_status(decisions: list[str], settled: str | None = None) -> str:
 def _settled(db: sqlite_utils.Database, question_id: str) -> str | None:
     """The adjudicator's settled decision of the question's review, or None."""
     row = item_adjudication(db, "review", question_id)
-    return row["label"] if row else None
+    return row.label if row else None
 
 
 def settle_status(db: sqlite_utils.Database, question_id: str) -> str:
@@ -272,12 +273,12 @@ def _recompute_status(db: sqlite_utils.Database, q: dict[str, Any]) -> str:
     qid, now = q["id"], utcnow()
     remaining = effective_reviews(db, qid)
     meta = dict(q.get("metadata") or {})
-    why = guideline.sufficient_reason([r["checklist"] or {} for r in remaining])
+    why = guideline.sufficient_reason([r.checklist or {} for r in remaining])
     if remaining and guideline.is_cross_document(q) and why:
         status, reason = "discarded", why
     elif remaining:
         settled = _settled(db, qid)
-        status = _majority_status([r["decision"] for r in remaining], settled)
+        status = _majority_status([r.decision for r in remaining], settled)
         reason = (
             f"settled by adjudication: {settled}"
             if settled
@@ -288,12 +289,12 @@ def _recompute_status(db: sqlite_utils.Database, q: dict[str, Any]) -> str:
     meta["status_reason"] = reason
     updates: dict[str, Any] = {"status": status, "updated_at": now}
     if q["origin"] == "xrag":
-        edits = [r for r in remaining if r["decision"] == "edit"]
+        edits = [r for r in remaining if r.decision == "edit"]
         if "original_question" in meta:
-            eq = next((r["edited_question"] for r in reversed(edits) if r["edited_question"]), None)
+            eq = next((r.edited_question for r in reversed(edits) if r.edited_question), None)
             updates["question"] = eq or meta["original_question"]
         if "original_answers" in meta:
-            ea = next((r["edited_answer"] for r in reversed(edits) if r["edited_answer"]), None)
+            ea = next((r.edited_answer for r in reversed(edits) if r.edited_answer), None)
             updates["answers"] = dumps([ea] if ea else meta["original_answers"])
     updates["metadata"] = dumps(meta)
     update_question(db, qid, updates)

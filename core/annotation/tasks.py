@@ -23,10 +23,10 @@ from core.annotation.pairwise import (
 from core.annotation.reviews import REVIEW_DECISIONS, review_progress, review_queue
 from core.errors import InputError
 from core.store.disputes import dispute_question_ids
-from core.store.judgments import effective_judgments
+from core.store.judgments import JudgmentKind, JudgmentStatus, RaterKind, effective_values
 from core.store.questions import all_question_ids
-from core.store.resolutions import effective_resolutions, skipped_resolutions
-from core.store.reviews import effective_reviews, skipped_reviews
+from core.store.resolutions import Resolution, effective_resolutions, skipped_resolutions
+from core.store.reviews import Review, effective_reviews, skipped_reviews
 from core.store.verdict_reads import verdict_summary
 
 if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
@@ -76,11 +76,12 @@ def human_labels(db: sqlite_utils.Database, task: str) -> list[dict[str, Any]]:
     out = []
     if task == "side-by-side":
         columns = ["question_id", "system_a", "system_b", "rater", "verdict", "status"]
-        columns.append("context_kind")
-        for r in effective_judgments(
-            db, kind="pairwise", rater_kind="human", columns=[*columns, "rationale", "created_at"]
+        columns += ["context_kind", "rationale", "created_at"]
+        for values in effective_values(
+            db, columns, kind=JudgmentKind.PAIRWISE, rater_kind=RaterKind.HUMAN
         ):
-            if r["status"] not in ("ok", "skipped"):
+            r = dict(zip(columns, values, strict=True))
+            if r["status"] not in (JudgmentStatus.OK, JudgmentStatus.SKIPPED):
                 continue
             out.append(
                 {
@@ -97,23 +98,27 @@ def human_labels(db: sqlite_utils.Database, task: str) -> list[dict[str, Any]]:
         return out
     # the store's readers leave withdrawals (undo) and skips out of the labels; skips are
     # listed with status "skipped" and no label
+    found: list[tuple[str, str, str | None, str, Review | Resolution]]
     if task == "review":
-        found = [(r["question_id"], r["decision"], "ok", r) for r in effective_reviews(db)]
-        found += [(r["question_id"], None, "skipped", r) for r in skipped_reviews(db)]
+        found = [(r.question_id, r.question_id, r.decision, "ok", r) for r in effective_reviews(db)]
+        found += [(r.question_id, r.question_id, None, "skipped", r) for r in skipped_reviews(db)]
     else:
         found = [
-            (str(r["dispute_id"]), r["resolution"], "ok", r) for r in effective_resolutions(db)
+            (str(r.dispute_id), r.question_id, r.resolution, "ok", r)
+            for r in effective_resolutions(db)
         ]
-        found += [(str(r["dispute_id"]), None, "skipped", r) for r in skipped_resolutions(db)]
-    for item, label, status, r in sorted(found, key=lambda f: f[3]["id"]):
+        found += [
+            (str(r.dispute_id), qid, None, "skipped", r) for r, qid in skipped_resolutions(db)
+        ]
+    for item, question_id, label, status, row in sorted(found, key=lambda f: f[4].id):
         out.append(
             {
                 "item": item,
-                "question_id": r["question_id"],
-                "annotator": r["annotator"],
+                "question_id": question_id,
+                "annotator": row.annotator,
                 "label": label,
-                "rationale": r["note"],
-                "created_at": r["created_at"],
+                "rationale": row.note,
+                "created_at": row.created_at,
                 "status": status,
                 "imported": False,
             }

@@ -6,6 +6,7 @@ Names are shown here (the page is for adjudicators only); the side-by-side answe
 
 from __future__ import annotations
 
+from dataclasses import asdict
 from typing import TYPE_CHECKING, Any
 
 import pandas as pd
@@ -68,7 +69,7 @@ def adjudication_queue(
         else:
             where = "review"
         said = "; ".join(f"{r['annotator']}: {label_name(task, r['label'])}" for r in d["labels"])
-        settled = label_name(task, d["settled"]["label"]) if d["settled"] else ""
+        settled = label_name(task, d["settled"].label) if d["settled"] else ""
         question = text.get(d["question_id"], d["question_id"])
         choice = f"{_short(question)} [{d['question_id']}, {where}] {said}"
         out.append(
@@ -108,7 +109,7 @@ def _texts(db: sqlite_utils.Database, task: str, item: str, qid: str) -> list[tu
     texts = [("Reference answer", r) for r in (refs or [])]
     if task == "disputes":
         dispute = get_dispute(db, int(item))
-        answer = get_answer(db, dispute["answer_id"], ["text"]) if dispute else None
+        answer = get_answer(db, dispute.answer_id, ["text"]) if dispute else None
         texts.append(("Model answer", answer["text"] if answer else ""))
     return texts
 
@@ -147,5 +148,5 @@ def adjudication_detail(db: sqlite_utils.Database, task: str, item: str) -> dict
         "imported": _label_table(task, d["imported"], "imported rater"),
         "options": list(LABELS[task]),
         "names": {v: label_name(task, v) for v in LABELS[task]},
-        "settled": d["settled"],
+        "settled": asdict(d["settled"]) if d["settled"] else None,
     }

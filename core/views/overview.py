@@ -21,7 +21,7 @@ from core.annotation.pairwise import pairwise_items
 from core.annotation.tasks import TASKS, task_progress
 from core.store.answers import imported_answer_counts
 from core.store.connection import rows, table_counts
-from core.store.judgments import (
+from core.store.judgment_counts import (
     count_judgments,
     imported_verdict_counts,
     judge_models,

@@ -4,6 +4,7 @@ agreement, and BM25 search of the question's documents."""
 from __future__ import annotations
 
 import re
+from dataclasses import asdict
 from typing import TYPE_CHECKING, Any
 
 from core.annotation import guideline as guideline
@@ -209,7 +210,7 @@ def question_detail(
         else 0
     )
     answers = q.get("answers") or []
-    reviews = effective_reviews(db, question_id)
+    reviews = [asdict(r) for r in effective_reviews(db, question_id)]
     documents = supporting_documents(db, q)
     articles = []  # a cross-document question is judged against each article
     if guideline.is_cross_document(q) or q.get("parent_id"):

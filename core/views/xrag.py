@@ -20,8 +20,15 @@ from core.corpus.tabular import read_records
 from core.errors import InputError
 from core.stats.agreement import cohen_kappa
 from core.stats.significance import mcnemar, paired_bootstrap, wilson_ci
-from core.store.connection import transaction, utcnow
-from core.store.judgments import insert_judgment, latest_verdicts
+from core.store.connection import transaction
+from core.store.judge_runs import latest_verdicts
+from core.store.judgments import (
+    AbsoluteVerdict,
+    JudgmentKind,
+    NewJudgment,
+    RaterKind,
+    insert_judgment,
+)
 from core.store.questions import origin_questions
 from core.store.xrag_results import finished_results, get_result
 from core.xrag.evaluate import CRITERION, PANEL_RATER, controlled_configs
@@ -269,25 +276,23 @@ def record_human_verdict(
 ) -> int:
     """Append a human yes/no verdict on a stored XRAG answer (for the agreement check)."""
 
-    if verdict not in ("yes", "no"):
+    if verdict not in tuple(AbsoluteVerdict):
         raise InputError(f"verdict must be 'yes' or 'no', not {verdict!r}")
     r = get_result(db, result_id)
     if r is None:
         raise InputError(f"unknown XRAG result {result_id}")
     return insert_judgment(
         db,
-        {
-            "kind": "absolute",
-            "question_id": r["question_id"],
-            "rater": f"human:{annotator}",
-            "rater_kind": "human",
-            "criterion": CRITERION,
-            "system": f"{r['model']}@{r['setting']}",
-            "verdict": verdict,
-            "status": "ok",
-            "context_kind": r["setting"],
-            "created_at": utcnow(),
-        },
+        NewJudgment(
+            kind=JudgmentKind.ABSOLUTE,
+            question_id=r["question_id"],
+            rater=f"human:{annotator}",
+            rater_kind=RaterKind.HUMAN,
+            criterion=CRITERION,
+            system=f"{r['model']}@{r['setting']}",
+            verdict=AbsoluteVerdict(verdict),
+            context_kind=r["setting"],
+        ),
     )
 
 
@@ -337,7 +342,7 @@ def import_human_verdicts(
         verdict = str(rec.get("verdict") or "").strip().lower()
         if not verdict:
             continue
-        if verdict not in ("yes", "no"):
+        if verdict not in tuple(AbsoluteVerdict):
             raise InputError(
                 f"verdict must be 'yes' or 'no', not {rec['verdict']!r}",
                 path=str(path),
