@@ -17,7 +17,7 @@ from core.exam.scores import leaderboard_correlation, run_scores
 from core.stats.bradley_terry import bootstrap_bradley_terry, fit_bradley_terry
 from core.stats.pairwise_counts import NotIdentifiableError, PairwiseCounts
 from core.store.connection import rows
-from core.store.judgments import JudgmentKind, JudgmentStatus, effective_values
+from core.store.judgments import JudgmentKind, JudgmentStatus, PairwiseVerdict, effective_values
 
 if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is opened
     import sqlite_utils
@@ -120,8 +120,8 @@ def bradley_terry_fit(
         "se": {s: float(e) for s, e in zip(counts.systems, se)},
         "estimate": estimate,
         "n_judgments": len(judged),
-        "n_decisive": sum(1 for j in judged if j["verdict"] != "None"),
-        "n_questions_decisive": len({j["question_id"] for j in judged if j["verdict"] != "None"}),
+        "n_decisive": sum(1 for j in judged if j[3] != PairwiseVerdict.NONE),
+        "n_questions_decisive": len({j[0] for j in judged if j[3] != PairwiseVerdict.NONE}),
     }
 
 
