@@ -27,13 +27,7 @@ from core.llm.prompts import render_prompt
 from core.llm.stage import run_stage
 from core.llm.types import LLMRequest, LLMResponse
 from core.store.connection import rows, transaction, utcnow
-from core.store.judgments import (
-    JudgmentKind,
-    JudgmentStatus,
-    NewJudgment,
-    RaterKind,
-    insert_judgment,
-)
+from core.store.judgments import JudgmentKind, NewJudgment, RaterKind, insert_judgment
 from core.store.questions import questions_by_id
 from core.store.runs import finish_run, start_run
 from core.store.xrag_results import (
@@ -51,6 +45,7 @@ from core.xrag.judges import (
     check_panel,
     final_verdict,
     judge_request,
+    judgment_status,
     panel_vote,
     rule_vote,
     vote_from_reply,
@@ -396,9 +391,7 @@ def _finish(
         replace(
             base,
             verdict=verdict,
-            status=JudgmentStatus.OK
-            if verdict
-            else (JudgmentStatus.ERROR if status == "error" else JudgmentStatus.UNPARSED),
+            status=judgment_status(verdict, status),
             rationale=f"panel {status}; content {content}; response language "
             f"{result['response_language']} (expected {result['language']})",
         ),

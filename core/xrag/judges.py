@@ -187,6 +187,14 @@ def vote_from_reply(judge: str, raw: str, error: str | None = None) -> dict[str,
     }
 
 
+def judgment_status(verdict: str | None, status: str) -> JudgmentStatus:
+    """A judgment's status: ``ok`` with a verdict, else ``error`` for a failed call (``status``
+    ``error``), else ``unparsed``."""
+    if verdict:
+        return JudgmentStatus.OK
+    return JudgmentStatus.ERROR if status == "error" else JudgmentStatus.UNPARSED
+
+
 def vote_judgment(vote: dict[str, Any], base: NewJudgment) -> NewJudgment:
     """The judgment of one judge's vote: ``base`` (what every judgment of the result shares)
     with the vote's rater, verdict, status, evidence, rationale and raw reply."""
@@ -194,9 +202,7 @@ def vote_judgment(vote: dict[str, Any], base: NewJudgment) -> NewJudgment:
         base,
         rater=f"auto:{vote['judge']}",
         verdict=vote["verdict"],
-        status=JudgmentStatus.OK
-        if vote["verdict"]
-        else (JudgmentStatus.ERROR if vote["status"] == "error" else JudgmentStatus.UNPARSED),
+        status=judgment_status(vote["verdict"], vote["status"]),
         evidence=list(vote.get("evidence") or []),
         rationale=vote.get("explanation") or "",
         raw=vote.get("raw") or "",
