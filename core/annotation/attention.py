@@ -25,10 +25,10 @@ def mix_attention(
     db: sqlite_utils.Database,
     task: str,
     annotator: str,
-    queue: list,
-    items: list,
+    queue: list[Any],
+    items: list[Any],
     marks: dict[str, dict[Any, set[str]]],
-) -> list:
+) -> list[Any]:
     """``queue`` (of ``annotator``: a name, or ``human:NAME`` on side by side) with an attention
     check before every N-th entry (N: setting ``attention_every``; 0 = none, ``queue``
     unchanged). Checks are the settled items of ``task`` among ``items``, not in ``queue``,
@@ -53,7 +53,7 @@ def mix_attention(
     checks.sort(
         key=lambda k: hashlib.sha256(f"{seed}|{annotator}|attention|{k}".encode()).hexdigest()
     )
-    out: list = []
+    out: list[Any] = []
     for key in queue:
         if checks and len(out) % every == every - 1:
             out.append(checks.pop(0))

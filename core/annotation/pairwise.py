@@ -154,7 +154,8 @@ def verdict_queue(
     if not wanted:
         return queue
     present = set(items)
-    first, late = [], []
+    first: list[str] = []
+    late: list[str] = []
     for key, overlap in wanted.items():
         who = labelled["ok"].get(key, set())
         if key in present and rater not in who and len(who) < overlap:

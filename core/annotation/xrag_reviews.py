@@ -53,7 +53,7 @@ def label_distribution(db: sqlite_utils.Database) -> dict[str, Any]:
     "discarded_sufficient": n}``; booleans are counted as "yes"/"no".
     """
     current = [r for r in current_reviews(db) if "support_a" in r.checklist]
-    fields: dict[str, Counter] = defaultdict(Counter)
+    fields: dict[str, Counter[str]] = defaultdict(Counter)
     for r in current:
         for f in CHECKLIST_FIELDS:
             if f["type"] == "text":

@@ -54,7 +54,7 @@ def plan_ratings(
     db: sqlite_utils.Database,
     ratings: list[dict[str, Any]],
     source: str,
-    n: dict,
+    n: dict[str, int],
     now: str,
     answer_ids: dict[tuple[str, str], int],
 ) -> list[NewJudgment]:
@@ -123,7 +123,7 @@ def assign_slots(ratings: list[dict[str, Any]]) -> None:
     hash of (item, verdict, rationale) and then by their order among identical ratings (which
     are interchangeable), so the same ratings in any file order fill the same slots, and which
     verdict lands in slot 1 still varies from item to item without favouring any label."""
-    groups: dict[tuple, list[dict[str, Any]]] = {}
+    groups: dict[tuple[Any, ...], list[dict[str, Any]]] = {}
     for r in ratings:
         if r["rater"].endswith("#"):
             key = (
@@ -137,7 +137,7 @@ def assign_slots(ratings: list[dict[str, Any]]) -> None:
             groups.setdefault(key, []).append(r)
     for key, found in groups.items():
 
-        def order(r: dict[str, Any], key: tuple = key) -> str:
+        def order(r: dict[str, Any], key: tuple[Any, ...] = key) -> str:
             text = json.dumps([*key, r["verdict"], r.get("rationale") or ""], default=str)
             return hashlib.sha256(text.encode()).hexdigest()
 

@@ -28,8 +28,9 @@ def position_consistency(
     for r in _latest(db, rater, "pairwise", question_ids, systems):
         if r.status != "ok":
             continue
-        comp = Comparison(r.question_id, r.system_a, r.system_b, r.order_shown)
-        winner = r.system_a if r.verdict == "A" else (r.system_b if r.verdict == "B" else r.verdict)
+        a, b = r.system_a or "", r.system_b or ""
+        comp = Comparison(r.question_id, a, b, r.order_shown)
+        winner = a if r.verdict == "A" else (b if r.verdict == "B" else r.verdict or "")
         items.setdefault((comp.question_id, comp.pair), {})[r.order_shown] = winner
     both = [v for v in items.values() if len(v) == 2]
     bad = sum(1 for v in both if v["ab"] != v["ba"])

@@ -87,7 +87,10 @@ __all__ = [
 
 
 def plan_absolute(
-    db: sqlite_utils.Database, judge: Judge, answers: list[dict], questions: dict[str, dict]
+    db: sqlite_utils.Database,
+    judge: Judge,
+    answers: list[dict[str, Any]],
+    questions: dict[str, dict[str, Any]],
 ) -> list[JudgeItem]:
     """Judge calls for the answers (rows of ``answers``) not yet judged by ``judge``."""
     if judge.pairwise:
@@ -107,8 +110,8 @@ def plan_pairwise(
     db: sqlite_utils.Database,
     judge: Judge,
     comparisons: list[Comparison],
-    answers: dict[tuple[str, str], dict],
-    questions: dict[str, dict],
+    answers: dict[tuple[str, str], dict[str, Any]],
+    questions: dict[str, dict[str, Any]],
     *,
     any_order: bool = True,
 ) -> list[JudgeItem]:
