@@ -253,7 +253,7 @@ def stored_check(path: Path, results: list[dict], since_id: int) -> tuple[int, i
     for r in results:
         rater = f"human:{r['name']}"
         effective = len(effective_judgments(db, kind="pairwise", rater=rater, with_verdict=True))
-        raw = sum(1 for row in rows if row["rater"] == rater)
+        raw = sum(1 for row in rows if row[0] == rater)
         lost += max(0, len(r["times"]) - effective)
         doubled += (raw - effective) + max(0, effective - r["pressed"])
     db.conn.close()

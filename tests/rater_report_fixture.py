@@ -13,7 +13,7 @@ import numpy as np
 
 from core.store.answers import insert_answers
 from core.store.database import open_db
-from core.store.judgments import insert_judgments
+from core.store.judgments import JudgmentKind, NewJudgment, RaterKind, insert_judgments
 from core.store.questions import insert_questions
 from core.store.setups import insert_system
 
@@ -114,7 +114,7 @@ def build_report_db(
 
 def _pair_row(
     q: str, rater: str, kind: str, label: str, t: datetime, ab: bool, rationale: str = ""
-) -> dict[str, Any]:
+) -> NewJudgment:
     """A pairwise judgment of the canonical ``label`` shown in order ``ab`` (alpha first)."""
     a, b = SYSTEMS if ab else SYSTEMS[::-1]
     if label in ("Equal", "None"):
@@ -122,17 +122,16 @@ def _pair_row(
     else:
         winner = "alpha" if label == "first" else SYSTEMS[1]
         verdict = "A" if winner == a else "B"
-    return {
-        "kind": "pairwise",
-        "question_id": q,
-        "rater": rater,
-        "rater_kind": kind,
-        "criterion": "better",
-        "system_a": a,
-        "system_b": b,
-        "order_shown": "ab" if ab else "ba",
-        "verdict": verdict,
-        "status": "ok",
-        "rationale": rationale,
-        "created_at": _stamp(t),
-    }
+    return NewJudgment(
+        kind=JudgmentKind.PAIRWISE,
+        question_id=q,
+        rater=rater,
+        rater_kind=RaterKind(kind),
+        criterion="better",
+        system_a=a,
+        system_b=b,
+        order_shown="ab" if ab else "ba",
+        verdict=verdict,
+        rationale=rationale,
+        created_at=_stamp(t),
+    )

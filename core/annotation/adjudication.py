@@ -17,8 +17,15 @@ from core.annotation.label_task import HumanLabel
 from core.annotation.task_registry import task_named
 from core.annotation.tasks import human_labels, team_labels
 from core.errors import InputError
-from core.store.adjudications import effective_adjudications, insert_adjudication, own_adjudication
-from core.store.connection import retry_when_busy, transaction, utcnow
+from core.store.adjudications import (
+    Adjudication,
+    LabelTaskName,
+    NewAdjudication,
+    effective_adjudications,
+    insert_adjudication,
+    own_adjudication,
+)
+from core.store.connection import retry_when_busy, transaction
 
 if TYPE_CHECKING:
     from core.store.engine import Database
@@ -36,11 +43,11 @@ def _by_item(db: Database, task: str, part: str = "all") -> dict[str, list[Human
     return items
 
 
-def settled(db: Database, task: str) -> dict[str, dict[str, Any]]:
+def settled(db: Database, task: str) -> dict[str, Adjudication]:
     """Item -> its effective adjudication (latest row of any adjudicator), for ``task``; a key
     stored in an older form (a side-by-side ``a|b|c``) is read in its current form."""
     found = task_named(task)
-    return {found.stored_key(r["item_key"]): r for r in effective_adjudications(db, found.name)}
+    return {found.stored_key(r.item_key): r for r in effective_adjudications(db, found.name)}
 
 
 def disagreements(db: Database, task: str, *, open_only: bool = False) -> list[dict[str, Any]]:
@@ -105,25 +112,24 @@ def adjudicate(
         if any(r["annotator"] == name for r in labels):
             raise InputError("you labelled this item yourself; another adjudicator settles it")
         now = settled(db, task).get(item)
-        if seen_settled_id != UNCHECKED and (now["id"] if now else None) != seen_settled_id:
+        if seen_settled_id != UNCHECKED and (now.id if now else None) != seen_settled_id:
             raise InputError(
-                f"{now['adjudicator'] if now else 'someone'} "
-                + (f"settled this item as {now['label']!r}" if now else "withdrew its settlement")
+                f"{now.adjudicator if now else 'someone'} "
+                + (f"settled this item as {now.label!r}" if now else "withdrew its settlement")
                 + " after your page loaded; nothing was stored. Look at it again and settle "
                 "it again if you still disagree."
             )
         old = own_adjudication(db, task, item, name)
         new_id = insert_adjudication(
             db,
-            {
-                "task": task,
-                "item_key": item,
-                "label": label,
-                "rationale": rationale or "",
-                "adjudicator": name,
-                "supersedes": old["id"] if old else None,
-                "created_at": utcnow(),
-            },
+            NewAdjudication(
+                task=LabelTaskName(task),
+                item_key=item,
+                label=label,
+                rationale=rationale or "",
+                adjudicator=name,
+                supersedes=old.id if old else None,
+            ),
         )
         task_named(task).after_settlement(db, item)  # e.g. a review's question status
     return new_id

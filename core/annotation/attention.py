@@ -11,10 +11,10 @@ labels on known-answer items, given after the item was settled, that equal the k
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Hashable
+from collections.abc import Hashable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from core.store.adjudications import effective_adjudications
+from core.store.adjudications import Adjudication, effective_adjudications
 from core.store.settings import int_setting
 
 if TYPE_CHECKING:
@@ -25,10 +25,10 @@ def mix_attention(
     db: Database,
     task: str,
     annotator: str,
-    queue: list,
-    items: list,
+    queue: list[Any],
+    items: list[Any],
     marks: dict[str, dict[Any, set[str]]],
-) -> list:
+) -> list[Any]:
     """``queue`` (of ``annotator``: a name, or ``human:NAME`` on side by side) with an attention
     check before every N-th entry (N: setting ``attention_every``; 0 = none, ``queue``
     unchanged). Checks are the settled items of ``task`` among ``items``, not in ``queue``,
@@ -42,18 +42,18 @@ def mix_attention(
     queued = {str(i) for i in queue}
     seen = marks.get("ok", {}), marks.get("skipped", {})
     checks = [
-        present[r["item_key"]]
+        present[r.item_key]
         for r in effective_adjudications(db, task)
-        if r["item_key"] in present
-        and r["item_key"] not in queued
-        and r["adjudicator"] != name
-        and not any(annotator in m.get(present[r["item_key"]], ()) for m in seen)
+        if r.item_key in present
+        and r.item_key not in queued
+        and r.adjudicator != name
+        and not any(annotator in m.get(present[r.item_key], ()) for m in seen)
     ]
     seed = int_setting(db, "queue_seed")
     checks.sort(
         key=lambda k: hashlib.sha256(f"{seed}|{annotator}|attention|{k}".encode()).hexdigest()
     )
-    out: list = []
+    out: list[Any] = []
     for key in queue:
         if checks and len(out) % every == every - 1:
             out.append(checks.pop(0))
@@ -62,7 +62,7 @@ def mix_attention(
 
 
 def attention_accuracy(
-    labels: list[dict[str, Any]], known: dict[str, dict[str, Any]]
+    labels: list[dict[str, Any]], known: Mapping[str, Adjudication]
 ) -> dict[str, tuple[int, int]]:
     """Person -> (correct, checks): over their ``labels`` (of
     :func:`core.annotation.tasks.human_labels`: ``item``, ``annotator``, ``label``, ``status``,
@@ -72,10 +72,10 @@ def attention_accuracy(
     out: dict[str, tuple[int, int]] = {}
     for r in labels:
         k = known.get(r["item"])
-        if r["status"] != "ok" or k is None or r["annotator"] == k["adjudicator"]:
+        if r["status"] != "ok" or k is None or r["annotator"] == k.adjudicator:
             continue
-        if r["created_at"] <= k["created_at"]:
+        if r["created_at"] <= k.created_at:
             continue  # labelled before it was settled: part of the disagreement, not a check
         right, n = out.get(r["annotator"], (0, 0))
-        out[r["annotator"]] = (right + (r["label"] == k["label"]), n + 1)
+        out[r["annotator"]] = (right + (r["label"] == k.label), n + 1)
     return out

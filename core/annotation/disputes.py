@@ -27,11 +27,12 @@ from core.annotation.base import (
 )
 from core.annotation.identity import Annotator, authorise
 from core.errors import InputError
-from core.store.connection import retry_when_busy, transaction, utcnow
+from core.store.connection import retry_when_busy, transaction
 from core.store.disputes import dispute_records, get_dispute
 from core.store.resolutions import (
-    SKIPPED,
-    WITHDRAWN,
+    DisputeResolution,
+    NewResolution,
+    Resolution,
     insert_resolution,
     last_resolution,
     own_resolution,
@@ -41,7 +42,11 @@ from core.store.resolutions import (
 if TYPE_CHECKING:
     from core.store.engine import Database
 
-RESOLUTIONS = ("reference_wrong", "model_wrong", "both_acceptable", "ambiguous")
+RESOLUTIONS = tuple(
+    r
+    for r in DisputeResolution
+    if r not in (DisputeResolution.SKIPPED, DisputeResolution.WITHDRAWN)
+)
 #: The name of this task (:mod:`core.annotation.label_tasks.disputes`).
 DISPUTES_TASK = "disputes"
 
@@ -66,7 +71,11 @@ def group_disputes(records: list[dict[str, Any]]) -> dict[int, list[dict[str, An
 def dispute_items(db: Database) -> list[int]:
     """The disputes people resolve: one id per (question, answer text) (:func:`group_disputes`),
     ascending."""
-    return sorted(group_disputes(dispute_records(db)))
+    found = [
+        {"id": d.id, "question_id": d.question_id, "system": d.system, "answer": d.answer}
+        for d in dispute_records(db)
+    ]
+    return sorted(group_disputes(found))
 
 
 @retry_when_busy
@@ -97,18 +106,17 @@ def resolve_dispute(
         if get_dispute(db, dispute_id) is None:
             raise InputError(f"unknown dispute {dispute_id}")
         old = own_resolution(db, dispute_id, annotator)
-        refuse_stale(expected_last_id, old["id"] if old else None, _stored(old))
+        refuse_stale(expected_last_id, old.id if old else None, _stored(old))
         new_id = insert_resolution(
             db,
-            {
-                "dispute_id": dispute_id,
-                "annotator": annotator,
-                "resolution": resolution,
-                "corrected_answer": (corrected_answer or "").strip() or None,
-                "note": note or "",
-                "supersedes": old["id"] if old else None,
-                "created_at": utcnow(),
-            },
+            NewResolution(
+                dispute_id=dispute_id,
+                annotator=annotator,
+                resolution=DisputeResolution(resolution),
+                corrected_answer=(corrected_answer or "").strip() or None,
+                note=note or "",
+                supersedes=old.id if old else None,
+            ),
         )
     return new_id
 
@@ -118,16 +126,17 @@ def own_resolution_id(db: Database, dispute_id: int, annotator: str) -> int | No
     skip or an undo), None when they have none: what a page passes back as
     ``expected_last_id``."""
     old = own_resolution(db, dispute_id, annotator)
-    return int(old["id"]) if old else None
+    return old.id if old else None
 
 
-def _stored(old: dict[str, Any] | None) -> str:
+def _stored(old: Resolution | None) -> str:
     """What an own row is, for a stale page's refusal (:func:`refuse_stale`)."""
     if old is None:
         return "no resolution"
-    if old["resolution"] in RESOLUTIONS:
-        return f"your resolution '{old['resolution'].replace('_', ' ')}'"
-    return str({SKIPPED: "a skip", WITHDRAWN: "an undo"}.get(old["resolution"], old["resolution"]))
+    if old.resolution in RESOLUTIONS:
+        return f"your resolution '{old.resolution.replace('_', ' ')}'"
+    undone = {DisputeResolution.SKIPPED: "a skip", DisputeResolution.WITHDRAWN: "an undo"}
+    return undone.get(old.resolution, str(old.resolution))
 
 
 def dispute_queue(
@@ -182,18 +191,15 @@ def skip_dispute(
         if get_dispute(db, dispute_id) is None:
             raise InputError(f"unknown dispute {dispute_id}")
         old = own_resolution(db, dispute_id, annotator)
-        refuse_stale(expected_last_id, old["id"] if old else None, _stored(old))
+        refuse_stale(expected_last_id, old.id if old else None, _stored(old))
         return insert_resolution(
             db,
-            {
-                "dispute_id": dispute_id,
-                "annotator": annotator,
-                "resolution": SKIPPED,
-                "corrected_answer": None,
-                "note": "",
-                "supersedes": old["id"] if old else None,
-                "created_at": utcnow(),
-            },
+            NewResolution(
+                dispute_id=dispute_id,
+                annotator=annotator,
+                resolution=DisputeResolution.SKIPPED,
+                supersedes=old.id if old else None,
+            ),
         )
 
 
@@ -210,14 +216,12 @@ def withdraw_last_resolution(db: Database, who: Annotator) -> Withdrawal | None:
             return None
         new_id = insert_resolution(
             db,
-            {
-                "dispute_id": last["dispute_id"],
-                "annotator": annotator,
-                "resolution": WITHDRAWN,
-                "corrected_answer": None,
-                "note": "undo",
-                "supersedes": last["id"],
-                "created_at": utcnow(),
-            },
+            NewResolution(
+                dispute_id=last.dispute_id,
+                annotator=annotator,
+                resolution=DisputeResolution.WITHDRAWN,
+                note="undo",
+                supersedes=last.id,
+            ),
         )
-    return Withdrawal(new_id, int(last["dispute_id"]), last["resolution"])
+    return Withdrawal(new_id, last.dispute_id, last.resolution)

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from core.annotation.adjudication import settled
 from core.annotation.identity import authorise, shell_admin
@@ -39,8 +39,14 @@ from core.annotation.tasks import human_labels
 from core.corpus.evaluation_layouts import majority as vote_majority
 from core.corpus.evaluation_ratings import slot_group
 from core.errors import InputError
-from core.store.connection import transaction, utcnow
-from core.store.gold_sources import active_gold_sources, insert_gold_source_change
+from core.store.connection import transaction
+from core.store.gold_sources import (
+    GoldAction,
+    GoldSource,
+    NewGoldSource,
+    active_gold_sources,
+    insert_gold_source_change,
+)
 from core.store.judgments import human_raters
 
 if TYPE_CHECKING:
@@ -67,7 +73,7 @@ def person_labels(db: Database, task: str) -> dict[str, dict[str, str]]:
 
 def gold_source_names(db: Database) -> set[str]:
     """Names (without ``human:``) of the current gold sources."""
-    return {r["rater"].removeprefix("human:") for r in active_gold_sources(db)}
+    return {r.rater.removeprefix("human:") for r in active_gold_sources(db)}
 
 
 def gold_for(
@@ -160,7 +166,7 @@ def gold_inputs(
     db: Database, task: str
 ) -> tuple[dict[str, dict[str, str]], dict[str, tuple[str, str]], set[str]]:
     """What :func:`gold_for` needs, read once: people's labels, adjudications, gold sources."""
-    adjudicated = {i: (r["label"], r["adjudicator"]) for i, r in settled(db, task).items()}
+    adjudicated = {i: (r.label, r.adjudicator) for i, r in settled(db, task).items()}
     return person_labels(db, task), adjudicated, gold_source_names(db)
 
 
@@ -180,24 +186,18 @@ def _known_human(db: Database, rater: str) -> str:
     raise InputError(f"no labels from {rater!r}; nothing was stored")
 
 
-def _record(db: Database, rater: str, add: bool, by: str) -> dict[str, Any]:
+def _record(db: Database, rater: str, add: bool, by: str) -> GoldSource:
     rater = _known_human(db, rater)
     current = rater.removeprefix("human:") in gold_source_names(db)
     if add and current:
         raise InputError(f"{rater} is already a gold source; nothing was stored")
     if not add and not current:
         raise InputError(f"{rater} is not a gold source; nothing was stored")
-    row = {
-        "rater": rater,
-        "action": "add" if add else "remove",
-        "marked_by": by,
-        "created_at": utcnow(),
-    }
-    row["id"] = insert_gold_source_change(db, row)
-    return row
+    action = GoldAction.ADD if add else GoldAction.REMOVE
+    return insert_gold_source_change(db, NewGoldSource(rater=rater, action=action, marked_by=by))
 
 
-def mark_gold_source(db: Database, who: object, rater: str, add: bool = True) -> dict[str, Any]:
+def mark_gold_source(db: Database, who: object, rater: str, add: bool = True) -> GoldSource:
     """Make ``rater`` (``human:NAME``) a gold source (``add``) or stop it being one, as the
     signed-in ``who`` (admin once accounts exist). Returns the stored row; writes nothing on
     refusal."""
@@ -206,7 +206,7 @@ def mark_gold_source(db: Database, who: object, rater: str, add: bool = True) ->
         return _record(db, rater, add, name)
 
 
-def mark_gold_source_as(db: Database, admin: str, rater: str, add: bool = True) -> dict[str, Any]:
+def mark_gold_source_as(db: Database, admin: str, rater: str, add: bool = True) -> GoldSource:
     """:func:`mark_gold_source` from the shell, recorded as ``admin``
     (:func:`core.annotation.identity.shell_admin`)."""
     return mark_gold_source(db, shell_admin(db, admin), rater, add)

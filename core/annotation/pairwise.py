@@ -30,9 +30,15 @@ from core.annotation.base import (
 from core.annotation.identity import Annotator, authorise
 from core.errors import InputError
 from core.store.answers import answer_pairs, question_answers
-from core.store.connection import retry_when_busy, transaction, utcnow
+from core.store.connection import retry_when_busy, transaction
 from core.store.judgments import (
-    effective_judgments,
+    Judgment,
+    JudgmentKind,
+    JudgmentStatus,
+    NewJudgment,
+    PairwiseVerdict,
+    RaterKind,
+    effective_values,
     insert_judgment,
     last_pairwise_label,
     own_pairwise_label,
@@ -42,7 +48,7 @@ from core.store.validation_items import validation_overlaps
 if TYPE_CHECKING:
     from core.store.engine import Database
 
-PAIRWISE_VERDICTS = ("A", "B", "Equal", "None")
+PAIRWISE_VERDICTS = tuple(PairwiseVerdict)
 #: The name of this task (:mod:`core.annotation.label_tasks.side_by_side`).
 SIDE_BY_SIDE_TASK = "side-by-side"
 HUMAN_CRITERION = "better"
@@ -83,12 +89,13 @@ def _human_pairwise_by_status(db: Database, team: bool = False) -> dict[str, dic
     """Status (``ok``, ``skipped``) -> item key -> the raters whose effective human label on the
     item has that status. ``team``: only the verdicts given in the app (not imported ones)."""
     out: dict[str, dict[str, set[str]]] = {"ok": {}, "skipped": {}}
-    for r in effective_judgments(db, kind="pairwise", rater_kind="human", columns=_LABEL_COLUMNS):
-        if team and r["context_kind"] != APP_CONTEXT:
+    for question_id, system_a, system_b, rater, status, context_kind in effective_values(
+        db, _LABEL_COLUMNS, kind=JudgmentKind.PAIRWISE, rater_kind=RaterKind.HUMAN
+    ):
+        if team and context_kind != APP_CONTEXT:
             continue  # an imported verdict is data, not a team member's label
-        if r["status"] in out:
-            key = pair_key(r["question_id"], r["system_a"], r["system_b"])
-            out[r["status"]].setdefault(key, set()).add(r["rater"])
+        if status in out:
+            out[status].setdefault(pair_key(question_id, system_a, system_b), set()).add(rater)
     return out
 
 
@@ -150,7 +157,8 @@ def verdict_queue(
     if not wanted:
         return queue
     present = set(items)
-    first, late = [], []
+    first: list[str] = []
+    late: list[str] = []
     for key, overlap in wanted.items():
         who = labelled["ok"].get(key, set())
         if key in present and rater not in who and len(who) < overlap:
@@ -200,9 +208,7 @@ def blind_item(db: Database, key: str, annotator: str) -> dict[str, Any]:
         "answer_a": a,
         "answer_b": b,
         "identical": same_text(a, b),
-        "label_id": own["id"]
-        if (own := own_pairwise_label(db, rater, question_id, s1, s2))
-        else None,
+        "label_id": own.id if (own := own_pairwise_label(db, rater, question_id, s1, s2)) else None,
     }
 
 
@@ -240,27 +246,26 @@ def submit_verdict(
     with transaction(db):
         rater = authorise(db, annotator).rater
         old = own_pairwise_label(db, rater, item["question_id"], s1, s2)
-        refuse_stale(expected_last_id, old["id"] if old else None, _stale_message(old))
+        refuse_stale(expected_last_id, old.id if old else None, _stale_message(old))
         new_id = insert_judgment(
             db,
-            {
-                "kind": "pairwise",
-                "question_id": item["question_id"],
-                "rater": rater,
-                "rater_kind": "human",
-                "criterion": HUMAN_CRITERION,
-                "system_a": s1,
-                "system_b": s2,
-                "answer_a_id": item["answer_a_id"],
-                "answer_b_id": item["answer_b_id"],
-                "order_shown": item["order_shown"],
-                "verdict": verdict if status == "ok" else None,
-                "status": status,
-                "rationale": rationale or "",
-                "context_kind": "human",
-                "supersedes": old["id"] if old else None,
-                "created_at": utcnow(),
-            },
+            NewJudgment(
+                kind=JudgmentKind.PAIRWISE,
+                question_id=item["question_id"],
+                rater=rater,
+                rater_kind=RaterKind.HUMAN,
+                criterion=HUMAN_CRITERION,
+                system_a=s1,
+                system_b=s2,
+                answer_a_id=item["answer_a_id"],
+                answer_b_id=item["answer_b_id"],
+                order_shown=item["order_shown"],
+                verdict=PairwiseVerdict(verdict) if status == "ok" else None,
+                status=JudgmentStatus(status),
+                rationale=rationale or "",
+                context_kind=APP_CONTEXT,
+                supersedes=old.id if old else None,
+            ),
         )
     return new_id
 
@@ -279,16 +284,17 @@ def skip_item(
     )
 
 
-def _stale_message(now: dict[str, Any] | None) -> str:
+def _stale_message(now: Judgment | None) -> str:
     """What is stored now, for a stale page's refusal (:func:`refuse_stale`; in the order shown)."""
     if now is None:
         return "no verdict"
-    if now["status"] == "ok":
+    if now.status == JudgmentStatus.OK:
+        verdict = now.verdict or ""
         stored = {"A": "A better", "B": "B better", "None": "None (both wrong)"}.get(
-            now["verdict"], now["verdict"]
+            verdict, verdict
         )
         return f"your verdict '{stored}'"
-    return str({"skipped": "a skip", "withdrawn": "an undo"}.get(now["status"], now["status"]))
+    return str({"skipped": "a skip", "withdrawn": "an undo"}.get(now.status, now.status))
 
 
 @retry_when_busy
@@ -303,25 +309,22 @@ def undo_last(db: Database, annotator: Annotator) -> int | None:
         old = last_pairwise_label(db, rater)
         if old is None:
             return None
-        keep = (
-            "kind",
-            "question_id",
-            "rater",
-            "rater_kind",
-            "criterion",
-            "system_a",
-            "system_b",
-            "answer_a_id",
-            "answer_b_id",
-            "order_shown",
-            "context_kind",
+        return insert_judgment(
+            db,
+            NewJudgment(
+                kind=old.kind,
+                question_id=old.question_id,
+                rater=old.rater,
+                rater_kind=old.rater_kind,
+                criterion=old.criterion,
+                system_a=old.system_a,
+                system_b=old.system_b,
+                answer_a_id=old.answer_a_id,
+                answer_b_id=old.answer_b_id,
+                order_shown=old.order_shown,
+                context_kind=old.context_kind,
+                status=JudgmentStatus.WITHDRAWN,
+                rationale="undo",
+                supersedes=old.id,
+            ),
         )
-        row = {k: old[k] for k in keep}
-        row.update(
-            verdict=None,
-            status="withdrawn",
-            rationale="undo",
-            supersedes=old["id"],
-            created_at=utcnow(),
-        )
-        return insert_judgment(db, row)

@@ -34,8 +34,9 @@ from core.store.adjudications import item_adjudication
 from core.store.connection import dumps, retry_when_busy, transaction, utcnow
 from core.store.questions import child_questions, get_question, update_question
 from core.store.reviews import (
-    SKIPPED,
-    WITHDRAWN,
+    NewReview,
+    Review,
+    ReviewDecision,
     effective_reviews,
     ever_reviewed,
     insert_review,
@@ -47,7 +48,7 @@ from core.store.reviews import (
 if TYPE_CHECKING:
     from core.store.engine import Database
 
-REVIEW_DECISIONS = ("accept", "reject", "edit")
+REVIEW_DECISIONS = (ReviewDecision.ACCEPT, ReviewDecision.REJECT, ReviewDecision.EDIT)
 #: The name of this task (:mod:`core.annotation.label_tasks.review`).
 REVIEW_TASK = "review"
 #: A question's status while its reviews tie (e.g. one accept, one reject): adjudication settles it.
@@ -114,32 +115,32 @@ def record_review(
             guideline.checklist_fields(q), checklist or {}, partial=decision is not None
         )
         mine = own_review(db, question_id, annotator)
-        refuse_stale(expected_last_id, mine["id"] if mine else None, _stored(mine))
-        others = [r for r in effective_reviews(db, question_id) if r["annotator"] != annotator]
+        refuse_stale(expected_last_id, mine.id if mine else None, _stored(mine))
+        others = [r for r in effective_reviews(db, question_id) if r.annotator != annotator]
         out = guideline.review_outcome(
-            q, c, [r["checklist"] or {} for r in others], decision, edited_question, edited_answer
+            q, c, [r.checklist or {} for r in others], decision, edited_question, edited_answer
         )
         now = utcnow()
         first = not ever_reviewed(db, question_id)
         new_id = insert_review(
             db,
-            {
-                "question_id": question_id,
-                "annotator": annotator,
-                "decision": out.decision,
-                "checklist": dumps(c),
-                "edited_question": out.edited_question,
-                "edited_answer": out.edited_answer,
-                "note": note or "",
-                "supersedes": mine["id"] if mine else None,
-                "created_at": now,
-            },
+            NewReview(
+                question_id=question_id,
+                annotator=annotator,
+                decision=ReviewDecision(out.decision),
+                checklist=c,
+                edited_question=out.edited_question,
+                edited_answer=out.edited_answer,
+                note=note or "",
+                supersedes=mine.id if mine else None,
+                created_at=now,
+            ),
         )
         if out.discarded:
             status = "discarded"
         else:
             status = _majority_status(
-                [out.decision, *[r["decision"] for r in others]], _settled(db, question_id)
+                [out.decision, *[r.decision for r in others]], _settled(db, question_id)
             )
         meta = dict(q.get("metadata") or {}, status_reason=out.reason)
         if status == DISPUTED:
@@ -215,9 +216,9 @@ def skip_review(
         if q is None:
             raise InputError(f"unknown question {question_id!r}")
         mine = own_review(db, question_id, annotator)
-        refuse_stale(expected_last_id, mine["id"] if mine else None, _stored(mine))
-        new_id = insert_review(db, _marker(question_id, annotator, SKIPPED, mine))
-        if mine is not None and mine["decision"] in REVIEW_DECISIONS:
+        refuse_stale(expected_last_id, mine.id if mine else None, _stored(mine))
+        new_id = insert_review(db, _marker(question_id, annotator, ReviewDecision.SKIPPED, mine))
+        if mine is not None and mine.decision in REVIEW_DECISIONS:
             _recompute_status(db, q)
     return new_id
 
@@ -233,43 +234,44 @@ def withdraw_last_review(db: Database, who: Annotator) -> Withdrawal | None:
         last = last_review(db, annotator)
         if last is None:
             return None
-        qid = last["question_id"]
-        new_id = insert_review(db, _marker(qid, annotator, WITHDRAWN, last))
+        qid = last.question_id
+        new_id = insert_review(db, _marker(qid, annotator, ReviewDecision.WITHDRAWN, last))
         q = get_question(db, qid) or {}
         status = q.get("status", "")
-        if last["decision"] in REVIEW_DECISIONS and q:
+        if last.decision in REVIEW_DECISIONS and q:
             status = _recompute_status(db, q)
-    return Withdrawal(new_id, qid, last["decision"], status)
+    return Withdrawal(new_id, qid, last.decision, status)
 
 
 def own_review_id(db: Database, question_id: str, annotator: str) -> int | None:
     """The id of ``annotator``'s (a name) own effective row on the question (a review, a skip
     or an undo), None when they have none: what a page passes back as ``expected_last_id``."""
     mine = own_review(db, question_id, annotator)
-    return int(mine["id"]) if mine else None
+    return mine.id if mine else None
 
 
-def _stored(mine: dict[str, Any] | None) -> str:
+def _stored(mine: Review | None) -> str:
     """What an own row is, for a stale page's refusal (:func:`refuse_stale`)."""
     if mine is None:
         return "no review"
     shown = {"accept": "Accept", "reject": "Reject", "edit": "Save edit"}
-    if mine["decision"] in shown:
-        return f"your review '{shown[mine['decision']]}'"
-    return str({SKIPPED: "a skip", WITHDRAWN: "an undo"}.get(mine["decision"], mine["decision"]))
+    if mine.decision in shown:
+        return f"your review '{shown[mine.decision]}'"
+    undone = {ReviewDecision.SKIPPED: "a skip", ReviewDecision.WITHDRAWN: "an undo"}
+    return undone.get(mine.decision, str(mine.decision))
 
 
-def _marker(question_id: str, annotator: str, decision: str, old: dict | None) -> dict[str, Any]:
+def _marker(
+    question_id: str, annotator: str, decision: ReviewDecision, old: Review | None
+) -> NewReview:
     """A skip or withdrawal row superseding ``old``."""
-    return {
-        "question_id": question_id,
-        "annotator": annotator,
-        "decision": decision,
-        "checklist": "{}",
-        "note": "undo" if decision == WITHDRAWN else "",
-        "supersedes": old["id"] if old else None,
-        "created_at": utcnow(),
-    }
+    return NewReview(
+        question_id=question_id,
+        annotator=annotator,
+        decision=decision,
+        note="undo" if decision == ReviewDecision.WITHDRAWN else "",
+        supersedes=old.id if old else None,
+    )
 
 
 def _majority_status(decisions: list[str], settled: str | None = None) -> str:
@@ -286,7 +288,7 @@ def _majority_status(decisions: list[str], settled: str | None = None) -> str:
 def _settled(db: Database, question_id: str) -> str | None:
     """The adjudicator's settled decision of the question's review, or None."""
     row = item_adjudication(db, REVIEW_TASK, question_id)
-    return row["label"] if row else None
+    return row.label if row else None
 
 
 def settle_status(db: Database, question_id: str) -> str:
@@ -307,12 +309,12 @@ def _recompute_status(db: Database, q: dict[str, Any]) -> str:
     qid, now = q["id"], utcnow()
     remaining = effective_reviews(db, qid)
     meta = dict(q.get("metadata") or {})
-    why = guideline.sufficient_reason([r["checklist"] or {} for r in remaining])
+    why = guideline.sufficient_reason([r.checklist or {} for r in remaining])
     if remaining and guideline.is_cross_document(q) and why:
         status, reason = "discarded", why
     elif remaining:
         settled = _settled(db, qid)
-        status = _majority_status([r["decision"] for r in remaining], settled)
+        status = _majority_status([r.decision for r in remaining], settled)
         reason = (
             f"settled by adjudication: {settled}"
             if settled
@@ -323,12 +325,12 @@ def _recompute_status(db: Database, q: dict[str, Any]) -> str:
     meta["status_reason"] = reason
     updates: dict[str, Any] = {"status": status, "updated_at": now}
     if q["origin"] == "xrag":
-        edits = [r for r in remaining if r["decision"] == "edit"]
+        edits = [r for r in remaining if r.decision == "edit"]
         if "original_question" in meta:
-            eq = next((r["edited_question"] for r in reversed(edits) if r["edited_question"]), None)
+            eq = next((r.edited_question for r in reversed(edits) if r.edited_question), None)
             updates["question"] = eq or meta["original_question"]
         if "original_answers" in meta:
-            ea = next((r["edited_answer"] for r in reversed(edits) if r["edited_answer"]), None)
+            ea = next((r.edited_answer for r in reversed(edits) if r.edited_answer), None)
             updates["answers"] = dumps([ea] if ea else meta["original_answers"])
     updates["metadata"] = dumps(meta)
     update_question(db, qid, updates)

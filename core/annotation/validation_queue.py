@@ -22,8 +22,13 @@ from core.annotation.pairwise import (
     people_per_item,
 )
 from core.errors import InputError
+from core.store.adjudications import LabelTaskName
 from core.store.connection import transaction, utcnow
-from core.store.validation_items import insert_validation_items, validation_requests
+from core.store.validation_items import (
+    NewValidationItem,
+    insert_validation_items,
+    validation_requests,
+)
 from core.store.verdict_reads import verdict_summary
 
 if TYPE_CHECKING:
@@ -40,7 +45,7 @@ def validation_candidates(db: Database, rater: str) -> list[str]:
     judged = {pair_key(r[2], r[3], r[4]) for r in verdict_summary(db, "pairwise", [rater])}
     people = people_per_item(db)
     requested = {
-        canonical_pair_key(r["item_key"]) for r in validation_requests(db, SIDE_BY_SIDE_TASK, rater)
+        canonical_pair_key(r.item_key) for r in validation_requests(db, SIDE_BY_SIDE_TASK, rater)
     }
     open_items = [
         key
@@ -80,14 +85,14 @@ def queue_validation_items(
         insert_validation_items(
             db,
             (
-                {
-                    "task": task,
-                    "item_key": key,
-                    "rater": rater,
-                    "overlap": VALIDATION_OVERLAP,
-                    "requested_by": who.name,
-                    "created_at": now,
-                }
+                NewValidationItem(
+                    task=LabelTaskName(task),
+                    item_key=key,
+                    rater=rater,
+                    overlap=VALIDATION_OVERLAP,
+                    requested_by=who.name,
+                    created_at=now,
+                )
                 for key in chosen
             ),
         )

@@ -11,7 +11,7 @@ from core.annotation.reviews import record_review
 from core.errors import InputError
 from core.store.connection import dumps
 from core.store.questions import get_question, root_questions
-from core.store.reviews import effective_reviews
+from core.store.reviews import Review, effective_reviews
 
 if TYPE_CHECKING:
     from core.store.engine import Database
@@ -24,7 +24,7 @@ def _question(db: Database, question_id: str) -> dict[str, Any]:
     return found
 
 
-def current_reviews(db: Database, question_id: str | None = None) -> list[dict[str, Any]]:
+def current_reviews(db: Database, question_id: str | None = None) -> list[Review]:
     """The latest review of each (question, annotator) on XRAG questions (of one question when
     ``question_id`` is given), oldest first."""
     return effective_reviews(db, question_id or None, origin="xrag")
@@ -52,18 +52,18 @@ def label_distribution(db: Database) -> dict[str, Any]:
     ``{"n_reviews", "n_questions", "fields": {field: {value: count}}, "status": {status: n},
     "discarded_sufficient": n}``; booleans are counted as "yes"/"no".
     """
-    current = [r for r in current_reviews(db) if "support_a" in r["checklist"]]
-    fields: dict[str, Counter] = defaultdict(Counter)
+    current = [r for r in current_reviews(db) if "support_a" in r.checklist]
+    fields: dict[str, Counter[str]] = defaultdict(Counter)
     for r in current:
         for f in CHECKLIST_FIELDS:
             if f["type"] == "text":
                 continue
-            v = r["checklist"].get(f["name"])
+            v = r.checklist.get(f["name"])
             if v is not None:
                 fields[f["name"]]["yes" if v is True else "no" if v is False else v] += 1
         fields["either_sufficient"][
             "yes"
-            if "Sufficient" in (r["checklist"].get("support_a"), r["checklist"].get("support_b"))
+            if "Sufficient" in (r.checklist.get("support_a"), r.checklist.get("support_b"))
             else "no"
         ] += 1
     english = root_questions(db, "xrag", ["status", "metadata"])
@@ -74,7 +74,7 @@ def label_distribution(db: Database) -> dict[str, Any]:
     )
     return {
         "n_reviews": len(current),
-        "n_questions": len({r["question_id"] for r in current}),
+        "n_questions": len({r.question_id for r in current}),
         "fields": {k: dict(v) for k, v in fields.items()},
         "status": dict(status),
         "discarded_sufficient": discarded,

@@ -34,7 +34,7 @@ def cmd_mark(args: argparse.Namespace) -> int:
 
     row = mark_gold_source_as(open_args_db(args), args.admin, args.rater, args.add)
     verb = "is now" if args.add else "is no longer"
-    print(f"{row['rater']} {verb} a gold source (by {row['marked_by']}, {row['created_at']})")
+    print(f"{row.rater} {verb} a gold source (by {row.marked_by}, {row.created_at})")
     return 0
 
 
@@ -45,12 +45,15 @@ def cmd_list(args: argparse.Namespace) -> int:
 
     found = active_gold_sources(open_args_db(args))
     if args.json:
-        print(json.dumps({"gold_sources": found}))
+        listed = [
+            {"rater": r.rater, "marked_by": r.marked_by, "created_at": r.created_at} for r in found
+        ]
+        print(json.dumps({"gold_sources": listed}))
     elif not found:
         print("no gold sources")
     else:
         print_aligned(
             ["rater", "marked_by", "created"],
-            [[r["rater"], r["marked_by"], r["created_at"]] for r in found],
+            [[r.rater, r.marked_by, r.created_at] for r in found],
         )
     return 0

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from core.corpus.confusables import check_lookalikes
 from core.corpus.names import check_name
-from core.store.judgments import summary_by_rater
+from core.store.judgment_counts import summary_by_rater
 from core.store.setups import system_names
 
 if TYPE_CHECKING:
@@ -54,5 +54,5 @@ def check_evaluation_names(db: Database, ev: Any, *, allow_lookalike: bool = Fal
     }
     check_lookalikes(systems, system_names(db), "system", hint=HINT)
     raters = {r["rater"] for r in ev.ratings}
-    known = {r["rater"] for r in summary_by_rater(db)}
+    known = {r.rater for r in summary_by_rater(db)}
     check_lookalikes(raters, known, "rater", hint=HINT)

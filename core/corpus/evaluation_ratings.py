@@ -8,63 +8,64 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from core.store.judgments import effective_judgments, judgments_after
+from core.store.judgments import (
+    JudgmentKind,
+    JudgmentStatus,
+    NewJudgment,
+    RaterKind,
+    effective_values,
+    judgments_after,
+)
 
 if TYPE_CHECKING:
     from core.store.engine import Database
 
-#: What an effective verdict is compared on (the item key, the verdict and the rationale).
-EFFECTIVE_COLUMNS = (
-    "id",
-    "kind",
-    "question_id",
-    "rater",
-    "system_a",
-    "system_b",
-    "system",
-    "criterion",
-    "verdict",
-    "rationale",
-)
+#: The columns of a verdict's item (:func:`rating_key`), in order.
+KEY_COLUMNS = ("kind", "question_id", "rater", "system_a", "system_b", "system", "criterion")
+#: What an effective verdict is compared on: the item key, then id, verdict and rationale.
+EFFECTIVE_COLUMNS = (*KEY_COLUMNS, "id", "verdict", "rationale")
 
 
-def rating_key(r: dict[str, Any]) -> tuple:
+def _key(values: Sequence[Any]) -> tuple[str, ...]:
+    """The item key of the :data:`KEY_COLUMNS` values (a missing system or criterion: "")."""
+    return tuple(v or "" for v in values[: len(KEY_COLUMNS)])
+
+
+def rating_key(r: Mapping[str, Any]) -> tuple[str, ...]:
     """The item a verdict is on: kind, question, rater, systems (as shown) and criterion."""
-    return (
-        r["kind"],
-        r["question_id"],
-        r["rater"],
-        r["system_a"] or "",
-        r["system_b"] or "",
-        r["system"] or "",
-        r["criterion"] or "",
-    )
+    return _key([r[c] for c in KEY_COLUMNS])
 
 
-def touched_since(db: Database, seen: int, new: list[dict[str, Any]]) -> bool:
-    """Whether a judgment stored after id ``seen`` is on an item of the rows ``new``."""
-    keys = {rating_key(r) for r in new}
-    return any(rating_key(r) in keys for r in judgments_after(db, seen, EFFECTIVE_COLUMNS))
+def judgment_key(j: NewJudgment) -> tuple[str, ...]:
+    """:func:`rating_key` of a judgment."""
+    return _key([getattr(j, c) for c in KEY_COLUMNS])
+
+
+def touched_since(db: Database, seen: int, new: list[NewJudgment]) -> bool:
+    """Whether a judgment stored after id ``seen`` is on an item of the judgments ``new``."""
+    keys = {judgment_key(j) for j in new}
+    return any(_key(r) in keys for r in judgments_after(db, seen, KEY_COLUMNS))
 
 
 def plan_ratings(
     db: Database,
     ratings: list[dict[str, Any]],
     source: str,
-    n: dict,
+    n: dict[str, int],
     now: str,
     answer_ids: dict[tuple[str, str], int],
-) -> list[dict[str, Any]]:
-    """The judgment rows the ``ratings`` of file ``source`` add (counted in ``n``): a verdict equal to the rater's effective
+) -> list[NewJudgment]:
+    """The judgments the ``ratings`` of file ``source`` add (counted in ``n``): a verdict equal to the rater's effective
     one is unchanged, a different one supersedes it. An answer not in ``answer_ids`` is left
     null (a staged row's is filled at the switch from the answers stored by then)."""
     if not ratings:
         return []
     existing = {}
-    for row in effective_judgments(db, columns=EFFECTIVE_COLUMNS):
-        existing[rating_key(row)] = (row["id"], row["verdict"], row["rationale"])
+    for row in effective_values(db, EFFECTIVE_COLUMNS):
+        existing[_key(row)] = row[len(KEY_COLUMNS) :]
     new = []
     for r in ratings:
         old = existing.get(rating_key(r))
@@ -74,26 +75,26 @@ def plan_ratings(
         q = r["question_id"]
         pair = r["kind"] == "pairwise"
         new.append(
-            {
-                "kind": r["kind"],
-                "question_id": q,
-                "rater": r["rater"],
-                "rater_kind": r["rater_kind"],
-                "criterion": r["criterion"],
-                "system": r["system"],
-                "answer_id": None if pair else answer_ids.get((q, r["system"])),
-                "system_a": r["system_a"],
-                "system_b": r["system_b"],
-                "answer_a_id": answer_ids.get((q, r["system_a"])) if pair else None,
-                "answer_b_id": answer_ids.get((q, r["system_b"])) if pair else None,
-                "order_shown": ("ab" if r["system_a"] < r["system_b"] else "ba") if pair else "",
-                "verdict": r["verdict"],
-                "status": "ok",
-                "rationale": r["rationale"],
-                "raw": json.dumps({"file": source, "line": r["line"], "label": r["label"]}),
-                "supersedes": None if old is None else old[0],
-                "created_at": now,
-            }
+            NewJudgment(
+                kind=JudgmentKind(r["kind"]),
+                question_id=q,
+                rater=r["rater"],
+                rater_kind=RaterKind(r["rater_kind"]),
+                criterion=r["criterion"],
+                system=r["system"],
+                answer_id=None if pair else answer_ids.get((q, r["system"])),
+                system_a=r["system_a"],
+                system_b=r["system_b"],
+                answer_a_id=answer_ids.get((q, r["system_a"])) if pair else None,
+                answer_b_id=answer_ids.get((q, r["system_b"])) if pair else None,
+                order_shown=("ab" if r["system_a"] < r["system_b"] else "ba") if pair else "",
+                verdict=r["verdict"],
+                status=JudgmentStatus.OK,
+                rationale=r["rationale"],
+                raw=json.dumps({"file": source, "line": r["line"], "label": r["label"]}),
+                supersedes=None if old is None else old[0],
+                created_at=now,
+            )
         )
         n["updated" if old is not None else "inserted"] += 1
     return new
@@ -122,7 +123,7 @@ def assign_slots(ratings: list[dict[str, Any]]) -> None:
     hash of (item, verdict, rationale) and then by their order among identical ratings (which
     are interchangeable), so the same ratings in any file order fill the same slots, and which
     verdict lands in slot 1 still varies from item to item without favouring any label."""
-    groups: dict[tuple, list[dict[str, Any]]] = {}
+    groups: dict[tuple[Any, ...], list[dict[str, Any]]] = {}
     for r in ratings:
         if r["rater"].endswith("#"):
             key = (
@@ -136,7 +137,7 @@ def assign_slots(ratings: list[dict[str, Any]]) -> None:
             groups.setdefault(key, []).append(r)
     for key, found in groups.items():
 
-        def order(r: dict[str, Any], key: tuple = key) -> str:
+        def order(r: dict[str, Any], key: tuple[Any, ...] = key) -> str:
             text = json.dumps([*key, r["verdict"], r.get("rationale") or ""], default=str)
             return hashlib.sha256(text.encode()).hexdigest()
 

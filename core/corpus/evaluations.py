@@ -267,7 +267,7 @@ def store_evaluation(
             staged["answers"] = (rows, stage_rows(db, "answers", rows))
         if len(ev.ratings) >= STAGE_ABOVE:
             new = plan_ratings(db, ev.ratings, ev.source, planned, now, stored_answer_ids(db))
-            stage = stage_rows(db, "judgments", new) if new else None
+            stage = stage_rows(db, "judgments", [j.row() for j in new]) if new else None
         with transaction(db):
             _store_questions(db, ev, out["questions"], now, staged.get("questions"))
             _store_answers(db, ev, out["systems"], out["answers"], now, staged.get("answers"))

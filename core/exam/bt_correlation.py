@@ -18,7 +18,7 @@ from core.stats.bradley_terry import bootstrap_bradley_terry, fit_bradley_terry
 from core.stats.pairwise_counts import NotIdentifiableError, PairwiseCounts
 from core.stats.ranking_settings import RankingSettings
 from core.store.exam_results import run_questions_of_query
-from core.store.judgments import effective_judgments
+from core.store.judgments import JudgmentKind, JudgmentStatus, PairwiseVerdict, effective_values
 
 if TYPE_CHECKING:
     from core.store.engine import Database
@@ -88,24 +88,22 @@ def bradley_terry_fit(
     "n_decisive", "n_questions_decisive"}`` (decisive: ``A``, ``B`` or ``Equal``).
     """
 
-    judged = effective_judgments(
+    judged = effective_values(
         db,
-        kind="pairwise",
-        status="ok",
+        ("question_id", "system_a", "system_b", "verdict", "rater"),
+        kind=JudgmentKind.PAIRWISE,
+        status=JudgmentStatus.OK,
         with_verdict=True,
         document_id=document_id,
-        columns=["question_id", "system_a", "system_b", "verdict", "rater"],
     )
     if rater:
-        judged = [j for j in judged if j["rater"] == rater or j["rater"].startswith(rater)]
+        judged = [j for j in judged if j[4] == rater or j[4].startswith(rater)]
     if systems is not None:
         keep = set(systems)
-        judged = [j for j in judged if j["system_a"] in keep and j["system_b"] in keep]
+        judged = [j for j in judged if j[1] in keep and j[2] in keep]
     if not judged:
         raise InputError(f"no side-by-side judgments for document {document_id!r}")
-    counts = PairwiseCounts.from_records(
-        [(j["question_id"], j["system_a"], j["system_b"], j["verdict"]) for j in judged]
-    )
+    counts = PairwiseCounts.from_records([j[:4] for j in judged])
     alpha, estimate = 0.0, "maximum likelihood"
     try:
         beta = fit_bradley_terry(counts.win_matrix("half"), systems=counts.systems)
@@ -125,8 +123,8 @@ def bradley_terry_fit(
         "se": {s: float(e) for s, e in zip(counts.systems, se)},
         "estimate": estimate,
         "n_judgments": len(judged),
-        "n_decisive": sum(1 for j in judged if j["verdict"] != "None"),
-        "n_questions_decisive": len({j["question_id"] for j in judged if j["verdict"] != "None"}),
+        "n_decisive": sum(1 for j in judged if j[3] != PairwiseVerdict.NONE),
+        "n_questions_decisive": len({j[0] for j in judged if j[3] != PairwiseVerdict.NONE}),
     }
 
 

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from core.corpus.evidence import verified_share
 from core.judging.tournament import Comparison
-from core.store.judgments import effective_judgments
+from core.store.judgments import Judgment, effective_judgments
 
 if TYPE_CHECKING:
     from core.store.engine import Database
@@ -26,15 +26,12 @@ def position_consistency(
     """
     items: dict[tuple[str, tuple[str, str]], dict[str, str]] = {}
     for r in _latest(db, rater, "pairwise", question_ids, systems):
-        if r["status"] != "ok":
+        if r.status != "ok":
             continue
-        comp = Comparison(r["question_id"], r["system_a"], r["system_b"], r["order_shown"])
-        winner = (
-            r["system_a"]
-            if r["verdict"] == "A"
-            else (r["system_b"] if r["verdict"] == "B" else r["verdict"])
-        )
-        items.setdefault((comp.question_id, comp.pair), {})[r["order_shown"]] = winner
+        a, b = r.system_a or "", r.system_b or ""
+        comp = Comparison(r.question_id, a, b, r.order_shown)
+        winner = a if r.verdict == "A" else (b if r.verdict == "B" else r.verdict or "")
+        items.setdefault((comp.question_id, comp.pair), {})[r.order_shown] = winner
     both = [v for v in items.values() if len(v) == 2]
     bad = sum(1 for v in both if v["ab"] != v["ba"])
     return {
@@ -50,22 +47,22 @@ def _latest(
     kind: str,
     question_ids: Sequence[str] | None = None,
     systems: Sequence[str] | None = None,
-) -> list[dict]:
+) -> list[Judgment]:
     """A rater's judgments of ``kind`` that no later row supersedes (optionally only on
     ``question_ids`` and on answers of ``systems``: a rater shared by two experiments)."""
     found = effective_judgments(db, rater=rater, kind=kind)
     if question_ids is not None:
         keep = set(question_ids)
-        found = [r for r in found if r["question_id"] in keep]
+        found = [r for r in found if r.question_id in keep]
     if systems is not None:
         names = set(systems)
         found = [
             r
             for r in found
             if (
-                r["system"] in names
+                r.system in names
                 if kind == "absolute"
-                else r["system_a"] in names and r["system_b"] in names
+                else r.system_a in names and r.system_b in names
             )
         ]
     return found
@@ -82,8 +79,8 @@ def rater_diagnostics(
     found = [
         r for k in ("absolute", "pairwise") for r in _latest(db, rater, k, question_ids, systems)
     ]
-    status = {s: sum(1 for r in found if r["status"] == s) for s in ("ok", "unparsed", "error")}
-    ev = [r["evidence"] if isinstance(r["evidence"], list) else [] for r in found]
+    status = {s: sum(1 for r in found if r.status == s) for s in ("ok", "unparsed", "error")}
+    ev = [r.evidence if isinstance(r.evidence, list) else [] for r in found]
     flagged = sum(1 for e in ev if any(not q.get("verified") for q in e))
     return {
         "rater": rater,

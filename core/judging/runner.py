@@ -25,6 +25,7 @@ This module plans and runs judge calls and stores their judgments. The judge set
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -52,8 +53,15 @@ from core.judging.tournament import Comparison
 from core.judging.verdicts import parse_reply
 from core.llm.prompts import prompt_hash
 from core.llm.stage import run_stage
-from core.store.connection import dumps, utcnow
-from core.store.judgments import insert_judgment, judged_answer_ids, judged_pairs, last_error_id
+from core.store.connection import utcnow
+from core.store.judge_runs import judged_answer_ids, judged_pairs, last_error_id
+from core.store.judgments import (
+    JudgmentKind,
+    JudgmentStatus,
+    NewJudgment,
+    RaterKind,
+    insert_judgment,
+)
 
 __all__ = [
     "CONTEXTS",
@@ -79,7 +87,10 @@ __all__ = [
 
 
 def plan_absolute(
-    db: Database, judge: Judge, answers: list[dict], questions: dict[str, dict]
+    db: Database,
+    judge: Judge,
+    answers: list[dict[str, Any]],
+    questions: dict[str, dict[str, Any]],
 ) -> list[JudgeItem]:
     """Judge calls for the answers (rows of ``answers``) not yet judged by ``judge``."""
     if judge.pairwise:
@@ -99,8 +110,8 @@ def plan_pairwise(
     db: Database,
     judge: Judge,
     comparisons: list[Comparison],
-    answers: dict[tuple[str, str], dict],
-    questions: dict[str, dict],
+    answers: dict[tuple[str, str], dict[str, Any]],
+    questions: dict[str, dict[str, Any]],
     *,
     any_order: bool = True,
 ) -> list[JudgeItem]:
@@ -146,54 +157,64 @@ def run_items(
     now = utcnow()
 
     def store(db: Database, item: JudgeItem, resp: Any) -> str:
-        row = _judgment_row(db, item, resp, run_id, now)
-        insert_judgment(db, row)
-        return {"error": "errors", "unparsed": "unparsed"}.get(row["status"], "judged")
+        new = _new_judgment(db, item, resp, run_id, now)
+        insert_judgment(db, new)
+        return {"error": "errors", "unparsed": "unparsed"}.get(new.status, "judged")
 
     tally = run_stage(db, [(i, i.request) for i in items], store, run_id=run_id, progress=progress)
     return {**counts, **tally}
 
 
-def _judgment_row(
+def _new_judgment(
     db: Database, item: JudgeItem, resp: Any, run_id: str | None, now: str
-) -> dict[str, Any]:
-    judge = item.judge
-    base = {
-        "question_id": item.question["id"],
-        "rater": judge.rater,
-        "rater_kind": "auto",
-        "criterion": judge.spec["criterion"],
-        "prompt_hash": prompt_hash(judge.spec["prompt"]),
-        "context_kind": item.context_used,
-        "run_id": run_id,
-        "created_at": now,
-    }
+) -> NewJudgment:
+    judge, qid = item.judge, item.question["id"]
     if judge.pairwise:
         comp = item.comparison
         assert comp is not None and item.answer_a and item.answer_b
-        base.update(
-            kind="pairwise",
+        base = NewJudgment(
+            kind=JudgmentKind.PAIRWISE,
+            question_id=qid,
+            rater=judge.rater,
+            rater_kind=RaterKind.AUTO,
             system_a=comp.system_a,
             system_b=comp.system_b,
             answer_a_id=item.answer_a["id"],
             answer_b_id=item.answer_b["id"],
             order_shown=comp.order_shown,
+            supersedes=last_error_id(
+                db, judge.rater, pair=(comp.question_id, comp.system_a, comp.system_b)
+            ),
+            created_at=now,
         )
-        prev = last_error_id(db, judge.rater, pair=(comp.question_id, comp.system_a, comp.system_b))
     else:
         assert item.answer is not None
-        base.update(kind="absolute", system=item.answer["system"], answer_id=item.answer["id"])
-        prev = last_error_id(db, judge.rater, answer_id=item.answer["id"])
-    base["supersedes"] = prev
+        base = NewJudgment(
+            kind=JudgmentKind.ABSOLUTE,
+            question_id=qid,
+            rater=judge.rater,
+            rater_kind=RaterKind.AUTO,
+            system=item.answer["system"],
+            answer_id=item.answer["id"],
+            supersedes=last_error_id(db, judge.rater, answer_id=item.answer["id"]),
+            created_at=now,
+        )
+    base = replace(
+        base,
+        criterion=judge.spec["criterion"],
+        prompt_hash=prompt_hash(judge.spec["prompt"]),
+        context_kind=item.context_used,
+        run_id=run_id,
+    )
     if resp.error is not None:
-        return {**base, "verdict": None, "status": "error", "raw": resp.error}
+        return replace(base, status=JudgmentStatus.ERROR, raw=resp.error)
     parsed = parse_reply(resp.text, judge.spec["verdicts"])
     evidence = verify_quotes(parsed.evidence, item.source) if parsed.status == "ok" else []
-    return {
-        **base,
-        "verdict": parsed.verdict,
-        "status": parsed.status,
-        "raw": resp.text,
-        "rationale": parsed.explanation[:4000],
-        "evidence": dumps(evidence),
-    }
+    return replace(
+        base,
+        verdict=parsed.verdict,
+        status=JudgmentStatus(parsed.status),
+        raw=resp.text,
+        rationale=parsed.explanation[:4000],
+        evidence=evidence,
+    )

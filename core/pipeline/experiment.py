@@ -45,7 +45,8 @@ from core.store.experiments import (
     save_experiment_start,
     stored_experiments,
 )
-from core.store.judgments import effective_judgments, run_judgments
+from core.store.judge_runs import run_judgments
+from core.store.judgments import effective_judgments
 from core.store.questions import sample_question_ids
 from core.store.runs import experiment_runs, finish_run, start_run
 
@@ -145,14 +146,14 @@ def _run_tournament(
         return run_items(db, items, run_id=run_id, progress=progress)
     design = AdaptiveDesign(names, qids, seed=exp.seed)
     for r in effective_judgments(db, rater=judge.rater, kind="pairwise"):
-        if r["status"] == "error":
+        if r.status == "error":
             continue
-        if r["question_id"] in questions and r["system_a"] in names and r["system_b"] in names:
-            comp = shown(r["question_id"], (r["system_a"], r["system_b"]), r["order_shown"])
+        if r.question_id in questions and r.system_a in names and r.system_b in names:
+            comp = shown(r.question_id, (r.system_a, r.system_b), r.order_shown)
             design.observe(
-                r["question_id"],
+                r.question_id,
                 comp.pair,
-                canonical_verdict(comp, r["verdict"]) if r["status"] == "ok" else None,
+                canonical_verdict(comp, r.verdict) if r.status == "ok" else None,
             )
     total = sum(1 for _ in full_design(qids, names))
     budget = int(round(exp.tournament.budget * total))
@@ -201,14 +202,14 @@ def _adaptive_loop(
             counts[k] += result[k]
         planned = {(c.question_id, c.pair) for i in items if (c := i.comparison) is not None}
         stored = {
-            (r["question_id"], tuple(sorted((r["system_a"], r["system_b"])))): r
+            (r.question_id, tuple(sorted((r.system_a or "", r.system_b or "")))): r
             for r in run_judgments(db, judge.rater, run_id, "pairwise")
         }
         for q, pair in chosen:
             r = stored.get((q, pair)) if (q, pair) in planned else None
             verdict = None
-            if r is not None and r["status"] == "ok":
-                verdict = canonical_verdict(shown(q, pair, r["order_shown"]), r["verdict"])
+            if r is not None and r.status == "ok":
+                verdict = canonical_verdict(shown(q, pair, r.order_shown), r.verdict)
             design.observe(q, pair, verdict)
         bar.update(len(chosen))
 

@@ -16,6 +16,7 @@ reference rater are reported (:func:`core.stats.agreement.cohen_kappa`).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import asdict
 from typing import TYPE_CHECKING, Any
 
 from core.annotation.disputes import group_disputes
@@ -23,8 +24,14 @@ from core.errors import InputError
 from core.stats.agreement import cohen_kappa, percent_agreement
 from core.stats.rater_bias import self_preference
 from core.store.connection import transaction, utcnow
-from core.store.disputes import add_dispute, dispute_records
-from core.store.judgments import effective_judgments
+from core.store.disputes import NewDispute, add_dispute, dispute_records
+from core.store.judgments import (
+    Judgment,
+    JudgmentKind,
+    JudgmentStatus,
+    effective_judgments,
+    effective_values,
+)
 from core.store.resolutions import effective_resolutions
 
 if TYPE_CHECKING:
@@ -36,15 +43,20 @@ def _latest_ok(
     rater: str,
     question_ids: Sequence[str] | None,
     systems: Sequence[str] | None,
-) -> dict[int, dict[str, Any]]:
-    """Latest parsed absolute judgment of ``rater`` per answer id."""
-    found = effective_judgments(db, rater=rater, kind="absolute", status="ok")
+) -> dict[int, Judgment]:
+    """Latest parsed absolute judgment of ``rater`` per answer id (judgments of no stored
+    answer left out)."""
+    found = effective_judgments(
+        db, rater=rater, kind=JudgmentKind.ABSOLUTE, status=JudgmentStatus.OK
+    )
     qs = set(question_ids) if question_ids is not None else None
     ss = set(systems) if systems is not None else None
     return {
-        r["answer_id"]: r
+        r.answer_id: r
         for r in found
-        if (qs is None or r["question_id"] in qs) and (ss is None or r["system"] in ss)
+        if r.answer_id is not None
+        and (qs is None or r.question_id in qs)
+        and (ss is None or r.system in ss)
     }
 
 
@@ -68,7 +80,7 @@ def find_disputes(
     gt = _latest_ok(db, gt_rater, question_ids, systems)
     ctx = _latest_ok(db, ctx_rater, question_ids, systems)
     both = sorted(set(gt) & set(ctx))
-    disputed = [a for a in both if gt[a]["verdict"] != ctx[a]["verdict"]]
+    disputed = [a for a in both if gt[a].verdict != ctx[a].verdict]
     added = 0
     now = utcnow()
     with transaction(db):
@@ -76,17 +88,17 @@ def find_disputes(
             g, c = gt[answer_id], ctx[answer_id]
             added += add_dispute(
                 db,
-                {
-                    "question_id": g["question_id"],
-                    "answer_id": answer_id,
-                    "system": g["system"],
-                    "gt_judgment_id": g["id"],
-                    "ctx_judgment_id": c["id"],
-                    "gt_verdict": g["verdict"],
-                    "ctx_verdict": c["verdict"],
-                    "run_id": run_id,
-                    "created_at": now,
-                },
+                NewDispute(
+                    question_id=g.question_id,
+                    answer_id=int(answer_id or 0),
+                    system=g.system or "",
+                    gt_judgment_id=g.id,
+                    ctx_judgment_id=c.id,
+                    gt_verdict=g.verdict or "",
+                    ctx_verdict=c.verdict or "",
+                    run_id=run_id,
+                    created_at=now,
+                ),
             )
     return {"compared": len(both), "disputes": len(disputed), "added": added}
 
@@ -111,8 +123,8 @@ def list_disputes(
     (:func:`core.annotation.disputes.group_disputes`), and ``systems``: every system of that
     item; a dispute's resolution is its item's. ``unresolved_only``: only those whose item has
     no resolution; ``items_only``: one row per item (what the queues and the Overview count)."""
-    found = dispute_records(db)
-    resolutions = {r["dispute_id"]: r for r in effective_resolutions(db)}
+    found = [asdict(d) for d in dispute_records(db)]
+    resolutions = {r.dispute_id: asdict(r) for r in effective_resolutions(db)}
     groups = group_disputes(found)
     item_of = {m["id"]: first for first, members in groups.items() for m in members}
 
@@ -184,8 +196,8 @@ def rater_bias_absolute(
     for rater, rfam in rater_family.items():
         for answer_id, j in _latest_ok(db, rater, question_ids, list(system_family)).items():
             if answer_id in ref:
-                key = (rfam, system_family[j["system"]])
-                cells.setdefault(key, []).append((j["verdict"], ref[answer_id]["verdict"]))
+                key = (rfam, system_family[j.system or ""])
+                cells.setdefault(key, []).append((j.verdict or "", ref[answer_id].verdict or ""))
     out = []
     for (rfam, afam), pairs in sorted(cells.items()):
         a, b = [p[0] for p in pairs], [p[1] for p in pairs]
@@ -216,20 +228,18 @@ def rater_bias_pairwise(
     import pandas as pd
 
     raters = [reference, *rater_family]
-    found = effective_judgments(
-        db,
-        kind="pairwise",
-        status="ok",
-        raters=raters,
-        columns=["rater", "question_id", "system_a", "system_b", "verdict"],
+    columns = ("rater", "question_id", "system_a", "system_b", "verdict")
+    found = effective_values(
+        db, columns, kind=JudgmentKind.PAIRWISE, status=JudgmentStatus.OK, raters=raters
     )
     if question_ids is not None:
         keep = set(question_ids)
-        found = [r for r in found if r["question_id"] in keep]
-    found = [r for r in found if r["system_a"] in system_family and r["system_b"] in system_family]
+        found = [r for r in found if r[1] in keep]
+    found = [r for r in found if r[2] in system_family and r[3] in system_family]
     if not found:
         raise InputError("no pairwise judgments for the rater-bias study")
-    table = self_preference(pd.DataFrame(found), dict(rater_family), dict(system_family), reference)
+    frame = pd.DataFrame(found, columns=list(columns))
+    table = self_preference(frame, dict(rater_family), dict(system_family), reference)
     return [
         {
             k: (

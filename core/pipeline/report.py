@@ -48,7 +48,8 @@ from core.stats.ranking_settings import RankingSettings
 from core.stats.significance import wilson_ci
 from core.store.answers import answered
 from core.store.experiments import experiment_names, get_experiment
-from core.store.judgments import stored_call_counts
+from core.store.judge_runs import stored_call_counts
+from core.store.judgments import Judgment
 
 if TYPE_CHECKING:
     from core.answering.answer_runs import PlannedAnswer
@@ -59,24 +60,22 @@ if TYPE_CHECKING:
 PLACEHOLDER_ANSWER = "A typical answer of about one or two sentences. " * 2
 
 
-def _accuracy(
-    judgments: list[dict[str, Any]], systems: list[str], level: float
-) -> list[dict[str, Any]]:
+def _accuracy(judgments: list[Judgment], systems: list[str], level: float) -> list[dict[str, Any]]:
     """Per system: share of ``yes`` among parsed verdicts with a Wilson interval."""
 
     out = []
     for name in systems:
-        mine = [r for r in judgments if r["system"] == name]
-        ok = [r for r in mine if r["status"] == "ok"]
-        yes = sum(1 for r in ok if r["verdict"] == "yes")
+        mine = [r for r in judgments if r.system == name]
+        ok = [r for r in mine if r.status == "ok"]
+        yes = sum(1 for r in ok if r.verdict == "yes")
         row: dict[str, Any] = {
             "system": name,
             "n": len(ok),
             "yes": yes,
-            "unparsed": sum(1 for r in mine if r["status"] == "unparsed"),
-            "errors": sum(1 for r in mine if r["status"] == "error"),
+            "unparsed": sum(1 for r in mine if r.status == "unparsed"),
+            "errors": sum(1 for r in mine if r.status == "error"),
         }
-        n_q = len({r["question_id"] for r in ok})
+        n_q = len({r.question_id for r in ok})
         row["n_questions"] = n_q
         row["too_few"] = bool(ok) and n_q < MIN_INTERVAL_QUESTIONS
         if ok:
@@ -94,14 +93,10 @@ def _accuracy(
     return sorted(out, key=lambda r: -(r["accuracy"] or 0))
 
 
-def _ranking(js: list[dict[str, Any]], settings: RankingSettings, alpha: float) -> dict[str, Any]:
+def _ranking(js: list[Judgment], settings: RankingSettings, alpha: float) -> dict[str, Any]:
     """Bradley-Terry leaderboard (``settings``), the MAP one under an ``N(0, 1/alpha)`` prior
     when the maximum-likelihood one does not exist."""
-    records = [
-        (r["question_id"], r["system_a"], r["system_b"], r["verdict"])
-        for r in js
-        if r["status"] == "ok"
-    ]
+    records = [(r.question_id, r.system_a, r.system_b, r.verdict) for r in js if r.status == "ok"]
     note = "maximum likelihood"
     try:
         try:
@@ -237,17 +232,18 @@ def report(db: Database, name: str) -> dict[str, Any]:
             )
             items: dict[Any, str] = {}
             for r in js:  # in id order: the latest verdict per shown order stays
-                if r["status"] == "ok" and r["verdict"] is not None:
+                if r.status == "ok" and r.verdict is not None:
                     # canonical label (A = the alphabetically first system wins), as in the app
-                    order = int(r["system_a"] > r["system_b"])
-                    pair = tuple(sorted((r["system_a"], r["system_b"])))
-                    verdict = _SWAP.get(r["verdict"], r["verdict"]) if order else r["verdict"]
-                    items[(r["question_id"], pair, order)] = verdict
+                    a, b = r.system_a or "", r.system_b or ""
+                    order = int(a > b)
+                    pair = tuple(sorted((a, b)))
+                    verdict = _SWAP.get(r.verdict, r.verdict) if order else r.verdict
+                    items[(r.question_id, pair, order)] = verdict
             pairwise[judge.name] = items
         else:
             out["accuracy"][judge.name] = _accuracy(js, systems, level)
             absolute[judge.name] = {
-                (r["question_id"], r["system"]): r["verdict"] for r in js if r["status"] == "ok"
+                (r.question_id, r.system): r.verdict or "" for r in js if r.status == "ok"
             }
     out["agreement"] = {
         "absolute": _agreement(absolute),

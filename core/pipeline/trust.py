@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from core.store.answers import answers_of_systems
-from core.store.judgments import effective_judgments
+from core.store.judgments import Judgment, effective_judgments
 from core.store.questions import questions_by_id
 
 if TYPE_CHECKING:
@@ -25,15 +25,15 @@ TOO_FEW = "too few questions for an interval"
 
 def latest_judgments(
     db: Database, rater: str, kind: str, qids: set[str], systems: set[str]
-) -> list[dict[str, Any]]:
+) -> list[Judgment]:
     """Latest (not superseded) judgments of ``rater`` over these questions and systems."""
     found = effective_judgments(db, rater=rater, kind=kind)
     if kind == "absolute":
-        return [r for r in found if r["question_id"] in qids and r["system"] in systems]
+        return [r for r in found if r.question_id in qids and r.system in systems]
     return [
         r
         for r in found
-        if r["question_id"] in qids and r["system_a"] in systems and r["system_b"] in systems
+        if r.question_id in qids and r.system_a in systems and r.system_b in systems
     ]
 
 
@@ -45,7 +45,7 @@ def failure_shares(db: Database, exp: Experiment, qids: list[str]) -> dict[str, 
     for judge in exp.judges:
         kind = "pairwise" if judge.pairwise else "absolute"
         js = latest_judgments(db, judge.rater, kind, qset, sset)
-        failed = sum(1 for r in js if r["status"] in ("unparsed", "error"))
+        failed = sum(1 for r in js if r.status in ("unparsed", "error"))
         out[judge.name] = {
             "n": len(js),
             "failed": failed,

@@ -9,9 +9,12 @@ whose ``supersedes`` names the adjudicator's previous one. The "not superseded" 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields
+from enum import StrEnum
+from typing import TYPE_CHECKING, Any, Self
 
-from core.store.connection import rows
+from core.store.connection import rows, utcnow
 from core.store.schema import not_superseded
 
 if TYPE_CHECKING:
@@ -20,23 +23,68 @@ if TYPE_CHECKING:
 _EFFECTIVE = not_superseded("adjudications", "a")
 
 
-def insert_adjudication(db: Database, row: dict[str, Any]) -> int:
+class LabelTaskName(StrEnum):
+    """The people's label tasks whose items are adjudicated and validated (stored as ``task``)."""
+
+    SIDE_BY_SIDE = "side-by-side"
+    REVIEW = "review"
+    DISPUTES = "disputes"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class NewAdjudication:
+    """An adjudicator's settled ``label`` of an item (``item_key``) of ``task``, to append."""
+
+    task: LabelTaskName
+    item_key: str
+    label: str
+    adjudicator: str
+    rationale: str = ""
+    supersedes: int | None = None
+    created_at: str = field(default_factory=utcnow)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Adjudication(NewAdjudication):
+    """A stored row of ``adjudications``."""
+
+    id: int
+
+    @classmethod
+    def from_row(cls, row: Mapping[str, Any]) -> Self:
+        """The record of an ``adjudications`` row."""
+        return cls(
+            id=int(row["id"]),
+            task=LabelTaskName(row["task"]),
+            item_key=row["item_key"],
+            label=row["label"],
+            adjudicator=row["adjudicator"],
+            rationale=row["rationale"],
+            supersedes=row["supersedes"],
+            created_at=row["created_at"],
+        )
+
+
+def insert_adjudication(db: Database, new: NewAdjudication) -> int:
     """Append one adjudication row; returns its id."""
+    row = {f.name: getattr(new, f.name) for f in fields(NewAdjudication)}
+    row["task"] = str(new.task)
     return int(db.table("adjudications").insert(row).last_pk or 0)
 
 
-def effective_adjudications(db: Database, task: str) -> list[dict[str, Any]]:
+def effective_adjudications(db: Database, task: str) -> list[Adjudication]:
     """The effective (not superseded) adjudications of ``task``, oldest first."""
-    return rows(
+    found = rows(
         db,
         f"select a.* from adjudications a where a.task = ? and {_EFFECTIVE} order by a.id",
         [task],
     )
+    return [Adjudication.from_row(r) for r in found]
 
 
 def own_adjudication(
     db: Database, task: str, item_key: str, adjudicator: str
-) -> dict[str, Any] | None:
+) -> Adjudication | None:
     """``adjudicator``'s effective decision on ``item_key`` of ``task`` (the row their next
     decision supersedes), or None."""
     found = rows(
@@ -45,10 +93,10 @@ def own_adjudication(
         f"a.adjudicator = ? and {_EFFECTIVE} order by a.id desc limit 1",
         [task, item_key, adjudicator],
     )
-    return found[0] if found else None
+    return Adjudication.from_row(found[0]) if found else None
 
 
-def item_adjudication(db: Database, task: str, item_key: str) -> dict[str, Any] | None:
+def item_adjudication(db: Database, task: str, item_key: str) -> Adjudication | None:
     """The effective adjudication of ``item_key`` of ``task`` (the latest of any adjudicator),
     or None."""
     found = rows(
@@ -57,4 +105,4 @@ def item_adjudication(db: Database, task: str, item_key: str) -> dict[str, Any] 
         "order by a.id desc limit 1",
         [task, item_key],
     )
-    return found[0] if found else None
+    return Adjudication.from_row(found[0]) if found else None

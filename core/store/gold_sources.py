@@ -6,26 +6,71 @@ rater decides.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import TYPE_CHECKING, Any, Self
 
-from core.store.connection import rows
+from core.store.connection import rows, utcnow
 
 if TYPE_CHECKING:
     from core.store.engine import Database
 
 
-def insert_gold_source_change(db: Database, row: dict[str, Any]) -> int:
-    """Append one ``add`` / ``remove`` row (``rater``, ``action``, ``marked_by``,
-    ``created_at``); returns its id."""
-    return int(db.table("gold_sources").insert(row).last_pk or 0)
+class GoldAction(StrEnum):
+    """What a row of ``gold_sources`` does to its rater."""
+
+    ADD = "add"
+    REMOVE = "remove"
 
 
-def active_gold_sources(db: Database) -> list[dict[str, Any]]:
-    """The raters whose latest row is ``add``, by rater: ``rater``, ``marked_by``,
-    ``created_at``."""
-    return rows(
+@dataclass(frozen=True, slots=True, kw_only=True)
+class NewGoldSource:
+    """A change to append: ``marked_by`` makes ``rater`` a gold source or stops it being one."""
+
+    rater: str
+    action: GoldAction
+    marked_by: str
+    created_at: str = field(default_factory=utcnow)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class GoldSource(NewGoldSource):
+    """A stored row of ``gold_sources``."""
+
+    id: int
+
+    @classmethod
+    def from_row(cls, row: Mapping[str, Any]) -> Self:
+        """The record of a ``gold_sources`` row."""
+        return cls(
+            id=int(row["id"]),
+            rater=row["rater"],
+            action=GoldAction(row["action"]),
+            marked_by=row["marked_by"],
+            created_at=row["created_at"],
+        )
+
+
+def insert_gold_source_change(db: Database, new: NewGoldSource) -> GoldSource:
+    """Append one ``add`` / ``remove`` row; returns it as stored."""
+    row = {
+        "rater": new.rater,
+        "action": str(new.action),
+        "marked_by": new.marked_by,
+        "created_at": new.created_at,
+    }
+    row_id = int(db.table("gold_sources").insert(row).last_pk or 0)
+    return GoldSource.from_row({**row, "id": row_id})
+
+
+def active_gold_sources(db: Database) -> list[GoldSource]:
+    """The rows that make their rater a gold source now (each rater's latest row, when it is an
+    ``add``), by rater."""
+    found = rows(
         db,
-        "select g.rater, g.marked_by, g.created_at from gold_sources g where g.id = "
+        "select g.* from gold_sources g where g.id = "
         "(select max(h.id) from gold_sources h where h.rater = g.rater) and g.action = 'add' "
         "order by g.rater",
     )
+    return [GoldSource.from_row(r) for r in found]

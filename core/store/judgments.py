@@ -2,17 +2,19 @@
 
 Judgments are append-only (triggers abort UPDATE and DELETE): a changed verdict is a new row whose
 ``supersedes`` names the old one, and :func:`effective_judgments` is the one reader of the rows no
-later row supersedes. Rows come back decoded (``evidence`` as a list) by
-:func:`core.store.connection.rows`.
+later row supersedes. A new row is a :class:`NewJudgment` (the one constructor of a judgment);
+a stored row comes back as a :class:`Judgment` (``evidence`` decoded as a list).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, fields
+from enum import StrEnum
+from typing import TYPE_CHECKING, Any, Self
 
-from core.store.connection import placeholders, rows
+from core.store.connection import dumps, placeholders, rows, utcnow
 from core.store.row_stage import RowStage, staged, switch_rows
 from core.store.schema import not_superseded
 
@@ -20,6 +22,124 @@ if TYPE_CHECKING:
     from core.store.engine import Database
 
 _COLUMN = re.compile(r"^[a-z_]+$")
+
+
+class JudgmentKind(StrEnum):
+    """What a judgment rates: one answer (``absolute``) or two shown side by side."""
+
+    ABSOLUTE = "absolute"
+    PAIRWISE = "pairwise"
+
+
+class RaterKind(StrEnum):
+    """Who gave a judgment: an auto-rater (``auto:<name>``) or a person (``human:<name>``)."""
+
+    AUTO = "auto"
+    HUMAN = "human"
+
+
+class JudgmentStatus(StrEnum):
+    """A row's status: a verdict (``ok``), an unparsable reply, a failed call, a person's skip,
+    or an undo that withdraws the row it supersedes."""
+
+    OK = "ok"
+    UNPARSED = "unparsed"
+    ERROR = "error"
+    SKIPPED = "skipped"
+    WITHDRAWN = "withdrawn"
+
+
+class PairwiseVerdict(StrEnum):
+    """A side-by-side verdict relative to the order shown; ``None``: both answers wrong."""
+
+    A = "A"
+    B = "B"
+    EQUAL = "Equal"
+    NONE = "None"
+
+
+class AbsoluteVerdict(StrEnum):
+    """An absolute verdict on one answer (supported, matches the reference, ...)."""
+
+    YES = "yes"
+    NO = "no"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class NewJudgment:
+    """A judgment to append (every column but ``id``): absolute rows name ``system`` and
+    ``answer_id``, pairwise rows the systems as shown (``system_a`` first) and ``order_shown``.
+    ``verdict`` is None for a reply that could not be parsed, a failure, a skip or an undo."""
+
+    kind: JudgmentKind
+    question_id: str
+    rater: str
+    rater_kind: RaterKind
+    criterion: str = ""
+    system: str | None = None
+    answer_id: int | None = None
+    system_a: str | None = None
+    system_b: str | None = None
+    answer_a_id: int | None = None
+    answer_b_id: int | None = None
+    order_shown: str = ""
+    verdict: str | None = None
+    status: JudgmentStatus = JudgmentStatus.OK
+    evidence: list[dict[str, Any]] = field(default_factory=list)
+    rationale: str = ""
+    raw: str = ""
+    prompt_hash: str = ""
+    context_kind: str = ""
+    run_id: str | None = None
+    supersedes: int | None = None
+    created_at: str = field(default_factory=utcnow)
+
+    def row(self) -> dict[str, Any]:
+        """The columns to insert (``evidence`` JSON-encoded, enums as their text)."""
+        out = {f.name: getattr(self, f.name) for f in fields(NewJudgment)}
+        out["evidence"] = dumps(self.evidence)
+        for key in ("kind", "rater_kind", "status"):
+            out[key] = str(out[key])
+        if out["verdict"] is not None:
+            out["verdict"] = str(out["verdict"])
+        return out
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Judgment(NewJudgment):
+    """A stored judgment row."""
+
+    id: int
+
+    @classmethod
+    def from_row(cls, row: Mapping[str, Any]) -> Self:
+        """The record of a decoded ``judgments`` row (every column)."""
+        evidence = row["evidence"]
+        return cls(
+            id=int(row["id"]),
+            kind=JudgmentKind(row["kind"]),
+            question_id=row["question_id"],
+            rater=row["rater"],
+            rater_kind=RaterKind(row["rater_kind"]),
+            criterion=row["criterion"],
+            system=row["system"],
+            answer_id=row["answer_id"],
+            system_a=row["system_a"],
+            system_b=row["system_b"],
+            answer_a_id=row["answer_a_id"],
+            answer_b_id=row["answer_b_id"],
+            order_shown=row["order_shown"],
+            verdict=row["verdict"],
+            status=JudgmentStatus(row["status"]),
+            evidence=evidence if isinstance(evidence, list) else [],
+            rationale=row["rationale"],
+            raw=row["raw"],
+            prompt_hash=row["prompt_hash"],
+            context_kind=row["context_kind"],
+            run_id=row["run_id"],
+            supersedes=row["supersedes"],
+            created_at=row["created_at"],
+        )
 
 
 def _columns(columns: Sequence[str] | None) -> str:
@@ -84,16 +204,14 @@ def effective_judgments(
     with_verdict: bool = False,
     question_id: str | None = None,
     document_id: str | None = None,
-    columns: Sequence[str] | None = None,
-) -> list[dict[str, Any]]:
+) -> list[Judgment]:
     """The effective (not superseded) judgments matching every given filter, in id order.
 
     ``raters``: any of these raters; ``with_verdict``: only rows with a non-null verdict;
-    ``document_id``: only judgments of that document's questions; ``columns``: the columns to
-    return (default all).
+    ``document_id``: only judgments of that document's questions.
     """
     sql, params = effective_query(
-        columns,
+        None,
         kind=kind,
         rater=rater,
         raters=raters,
@@ -104,95 +222,39 @@ def effective_judgments(
         question_id=question_id,
         document_id=document_id,
     )
-    return rows(db, sql, params)
+    return [Judgment.from_row(r) for r in rows(db, sql, params)]
 
 
-def question_judgments(db: Database, question_id: str) -> list[dict[str, Any]]:
-    """Every judgment of a question (superseded ones too, flagged ``superseded``), by kind,
-    rater and id."""
-    return rows(
+def effective_values(db: Database, columns: Sequence[str], **filters: Any) -> list[tuple[Any, ...]]:
+    """The plain ``columns`` (nothing decoded) of the judgments :func:`effective_judgments`
+    returns for the same keyword ``filters``, as tuples in id order: the narrow read of the
+    hot paths (queues, leaderboards)."""
+    sql, params = effective_query(columns, **filters)
+    found: list[tuple[Any, ...]] = db.conn.execute(sql, params).fetchall()
+    return found
+
+
+def question_judgments(db: Database, question_id: str) -> list[tuple[Judgment, bool]]:
+    """Every judgment of a question (superseded ones too) with whether it is superseded, by
+    kind, rater and id."""
+    found = rows(
         db,
         f"select j.*, not {not_superseded('judgments', 'j')} as superseded from judgments j "
         "where question_id = ? order by kind, rater, id",
         [question_id],
     )
+    return [(Judgment.from_row(r), bool(r["superseded"])) for r in found]
 
 
-def get_judgment(
-    db: Database, judgment_id: int, columns: Sequence[str] | None = None
-) -> dict[str, Any] | None:
+def get_judgment(db: Database, judgment_id: int) -> Judgment | None:
     """One judgment by id (or None)."""
-    found = rows(db, f"select {_columns(columns)} from judgments j where id = ?", [judgment_id])
-    return found[0] if found else None
+    found = rows(db, "select * from judgments where id = ?", [judgment_id])
+    return Judgment.from_row(found[0]) if found else None
 
 
-def insert_judgment(db: Database, row: dict[str, Any]) -> int:
-    """Append one judgment row; returns its id."""
-    return int(db.table("judgments").insert(row).last_pk or 0)
-
-
-def judged_answer_ids(db: Database, rater: str) -> set[int]:
-    """Answer ids ``rater`` judged (absolute) without an error."""
-    return {
-        int(r[0])
-        for r in db.execute(
-            "select answer_id from judgments where rater = ? and kind = 'absolute' "
-            "and status != 'error'",
-            [rater],
-        )
-    }
-
-
-def judged_pairs(db: Database, rater: str) -> set[tuple[str, str, str]]:
-    """(question id, system A, system B) ``rater`` judged side by side without an error."""
-    return {
-        (r[0], r[1], r[2])
-        for r in db.execute(
-            "select question_id, system_a, system_b from judgments where rater = ? "
-            "and kind = 'pairwise' and status != 'error'",
-            [rater],
-        )
-    }
-
-
-def last_error_id(
-    db: Database,
-    rater: str,
-    *,
-    answer_id: int | None = None,
-    pair: tuple[str, str, str] | None = None,
-) -> int | None:
-    """Id of ``rater``'s latest failed judgment of an answer (or of a (question, A, B) pair):
-    the row a retry supersedes."""
-    params: list[Any]
-    if pair is not None:
-        where, params = "question_id = ? and system_a = ? and system_b = ?", list(pair)
-    else:
-        where, params = "answer_id = ?", [answer_id]
-    found = db.execute(
-        f"select max(id) from judgments where rater = ? and status = 'error' and {where}",
-        [rater, *params],
-    ).fetchone()[0]
-    return None if found is None else int(found)
-
-
-def stored_call_counts(
-    db: Database, rater: str, kind: str, systems: Sequence[str]
-) -> dict[str, int]:
-    """Per question: ``rater``'s judgments of ``kind`` stored without error on ``systems``
-    (pairwise: both systems among them)."""
-    marks = placeholders(systems)
-    if kind == "pairwise":
-        cond = f"system_a in ({marks}) and system_b in ({marks})"
-        params = [rater, kind, *systems, *systems]
-    else:
-        cond = f"system in ({marks})"
-        params = [rater, kind, *systems]
-    sql = (
-        "select question_id, count(*) from judgments where rater = ? and kind = ? and "
-        f"status != 'error' and {cond} group by question_id"
-    )
-    return {r[0]: int(r[1]) for r in db.execute(sql, params)}
+def insert_judgment(db: Database, new: NewJudgment) -> int:
+    """Append one judgment; returns its id."""
+    return int(db.table("judgments").insert(new.row()).last_pk or 0)
 
 
 def pairwise_raters(db: Database, rater_kind: str | None = None) -> list[str]:
@@ -208,55 +270,6 @@ def pairwise_raters(db: Database, rater_kind: str | None = None) -> list[str]:
     ]
 
 
-def latest_verdicts(
-    db: Database, criterion: str, *, rater: str | None = None, rater_prefix: str = ""
-) -> dict[tuple[str, str], str]:
-    """(question id, system) -> the latest non-null verdict on ``criterion`` by ``rater`` (or by
-    any rater whose name starts with ``rater_prefix``)."""
-    params: list[Any]
-    if rater is not None:
-        cond, params = "rater = ?", [rater]
-    else:
-        cond, params = "substr(rater, 1, ?) = ?", [len(rater_prefix), rater_prefix]
-    got: dict[tuple[str, str], str] = {}
-    for r in db.execute(
-        "select question_id, system, verdict from judgments where criterion = ? and verdict is "
-        f"not null and {cond} order by id",
-        [criterion, *params],
-    ):
-        got[(r[0], r[1])] = r[2]
-    return got
-
-
-def summary_by_rater(db: Database) -> list[dict[str, Any]]:
-    """Per (rater kind, kind, rater): judgments and unparsed replies (withdrawn rows left out)."""
-    return rows(
-        db,
-        "select rater_kind, kind, rater, count(*) judgments, sum(status = 'unparsed') unparsed "
-        "from judgments where status != 'withdrawn' group by 1, 2, 3 order by 1, 2, 3",
-    )
-
-
-def count_judgments(db: Database, status: str | None = None) -> int:
-    """Number of stored judgments (optionally only of ``status``)."""
-    if status is None:
-        return int(db.execute("select count(*) from judgments").fetchone()[0])
-    return int(
-        db.execute("select count(*) from judgments where status = ?", [status]).fetchone()[0]
-    )
-
-
-def judge_models(db: Database) -> set[str]:
-    """Model ids named by auto-raters (``auto:<provider>:<model>`` -> ``<provider>:<model>``)."""
-    return {
-        r[0]
-        for r in db.execute(
-            "select distinct substr(rater, 6) from judgments where rater like 'auto:%:%'"
-        )
-        if r[0]
-    }
-
-
 def max_judgment_id(db: Database) -> int:
     """The largest judgment id (0 when empty): grows whenever a judgment is appended, so it is
     the judgments' cache fingerprint."""
@@ -265,7 +278,7 @@ def max_judgment_id(db: Database) -> int:
 
 def own_pairwise_label(
     db: Database, rater: str, question_id: str, system_1: str, system_2: str
-) -> dict[str, Any] | None:
+) -> Judgment | None:
     """``rater``'s effective pairwise row on the question's pair of systems (shown in either
     order; any status): the row their next label on that item supersedes. None when none."""
     found = rows(
@@ -275,10 +288,10 @@ def own_pairwise_label(
         f"j.rater = ? and {not_superseded('judgments', 'j')} order by j.id desc limit 1",
         [question_id, system_1, system_2, system_2, system_1, rater],
     )
-    return found[0] if found else None
+    return Judgment.from_row(found[0]) if found else None
 
 
-def last_pairwise_label(db: Database, rater: str) -> dict[str, Any] | None:
+def last_pairwise_label(db: Database, rater: str) -> Judgment | None:
     """``rater``'s latest effective pairwise verdict or skip (status ``ok`` or ``skipped``):
     what an undo withdraws. None when there is none."""
     found = rows(
@@ -288,7 +301,7 @@ def last_pairwise_label(db: Database, rater: str) -> dict[str, Any] | None:
         "order by j.id desc limit 1",
         [rater],
     )
-    return found[0] if found else None
+    return Judgment.from_row(found[0]) if found else None
 
 
 def pairwise_rater_kinds(db: Database) -> list[tuple[str, str]]:
@@ -323,31 +336,10 @@ def question_judgment_count(db: Database, question_id: str, *, human_only: bool 
     )
 
 
-def insert_judgments(db: Database, new: Sequence[dict[str, Any]], batch_size: int = 500) -> None:
-    """Append judgment rows (``batch_size`` rows per statement)."""
+def insert_judgments(db: Database, new: Sequence[NewJudgment], batch_size: int = 500) -> None:
+    """Append judgments (``batch_size`` rows per statement)."""
     if new:
-        db.table("judgments").insert_all(new, batch_size=batch_size)
-
-
-def run_judgments(db: Database, rater: str, run_id: str, kind: str) -> list[dict[str, Any]]:
-    """Every judgment of ``kind`` that ``rater`` stored in run ``run_id`` (superseded ones and
-    errors too), by id."""
-    return rows(
-        db,
-        "select * from judgments where rater = ? and run_id = ? and kind = ? order by id",
-        [rater, run_id, kind],
-    )
-
-
-def imported_verdict_counts(db: Database) -> dict[str, int]:
-    """Per source file named in ``raw.file`` (verdicts imported from files): their number."""
-    return {
-        r[0]: int(r[1])
-        for r in db.execute(
-            "select json_extract(raw, '$.file'), count(*) from judgments "
-            "where raw like '{\"file\"%' and json_valid(raw) group by 1"
-        )
-    }
+        db.table("judgments").insert_all((j.row() for j in new), batch_size=batch_size)
 
 
 def imported_human_raters(db: Database) -> list[str]:
@@ -362,9 +354,12 @@ def imported_human_raters(db: Database) -> list[str]:
     ]
 
 
-def judgments_after(db: Database, after_id: int, columns: Sequence[str]) -> list[dict[str, Any]]:
-    """Every judgment row (effective or not) with an id above ``after_id``: ``columns`` only."""
-    return rows(db, f"select {_columns(columns)} from judgments j where j.id > ?", [after_id])
+def judgments_after(db: Database, after_id: int, columns: Sequence[str]) -> list[tuple[Any, ...]]:
+    """Every judgment row (effective or not) with an id above ``after_id``: the plain
+    ``columns`` only, as tuples."""
+    sql = f"select {_columns(columns)} from judgments j where j.id > ?"
+    found: list[tuple[Any, ...]] = db.conn.execute(sql, [after_id]).fetchall()
+    return found
 
 
 def switch_staged_judgments(db: Database, stage: RowStage) -> int:

@@ -1,7 +1,8 @@
 """What the two append-only label tables with skips and undo share: ``reviews`` (key
 ``question_id``, label ``decision``) and ``dispute_resolutions`` (key ``dispute_id``, label
 ``resolution``). A skip is a row whose label is :data:`SKIPPED`; an undo appends a row whose
-label is :data:`WITHDRAWN`, superseding the row it takes back."""
+label is :data:`WITHDRAWN`, superseding the row it takes back. The readers here return decoded
+rows for :mod:`core.store.reviews` and :mod:`core.store.resolutions` to turn into records."""
 
 from __future__ import annotations
 

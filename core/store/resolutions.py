@@ -13,15 +13,86 @@ resolution: every reader of resolutions here leaves them out; skips are read by
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, fields
+from enum import StrEnum
+from typing import TYPE_CHECKING, Any, Self
 
-from core.store.connection import rows
+from core.store.connection import rows, utcnow
 from core.store.label_rows import SKIPPED, WITHDRAWN, label_marks, last_row, own_row
 from core.store.schema import not_superseded
 
 if TYPE_CHECKING:
     from core.store.engine import Database
+
+
+class DisputeResolution(StrEnum):
+    """A row's resolution of a dispute: who was wrong, a skip or an undo."""
+
+    REFERENCE_WRONG = "reference_wrong"
+    MODEL_WRONG = "model_wrong"
+    BOTH_ACCEPTABLE = "both_acceptable"
+    AMBIGUOUS = "ambiguous"
+    SKIPPED = SKIPPED
+    WITHDRAWN = WITHDRAWN
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class NewResolution:
+    """A resolution row to append (``corrected_answer``: the reference it should have been)."""
+
+    dispute_id: int
+    annotator: str
+    resolution: DisputeResolution
+    corrected_answer: str | None = None
+    note: str = ""
+    supersedes: int | None = None
+    created_at: str = field(default_factory=utcnow)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Resolution(NewResolution):
+    """A stored row of ``dispute_resolutions``."""
+
+    id: int
+
+    @classmethod
+    def from_row(cls, row: Mapping[str, Any]) -> Self:
+        """The record of a ``dispute_resolutions`` row."""
+        return cls(
+            id=int(row["id"]),
+            dispute_id=int(row["dispute_id"]),
+            annotator=row["annotator"],
+            resolution=DisputeResolution(row["resolution"]),
+            corrected_answer=row["corrected_answer"],
+            note=row["note"],
+            supersedes=row["supersedes"],
+            created_at=row["created_at"],
+        )
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ResolvedDispute(Resolution):
+    """An effective resolution with its dispute's question, system, question text and
+    reference answers."""
+
+    question_id: str
+    system: str
+    question: str
+    answers: list[str]
+
+    @classmethod
+    def from_row(cls, row: Mapping[str, Any]) -> Self:
+        """The record of a resolution row joined with its dispute and question."""
+        base = Resolution.from_row(row)
+        return cls(
+            **{f.name: getattr(base, f.name) for f in fields(Resolution)},
+            question_id=row["question_id"],
+            system=row["system"],
+            question=row["question"],
+            answers=list(row["answers"] or []),
+        )
+
 
 #: Effective rows of alias ``r`` that are resolutions (not withdrawals, not skips).
 _OPEN = (
@@ -30,32 +101,36 @@ _OPEN = (
 )
 
 
-def insert_resolution(db: Database, row: dict[str, Any]) -> int:
+def insert_resolution(db: Database, new: NewResolution) -> int:
     """Append one resolution row; returns its id."""
+    row = {f.name: getattr(new, f.name) for f in fields(NewResolution)}
+    row["resolution"] = str(new.resolution)
     return int(db.table("dispute_resolutions").insert(row).last_pk or 0)
 
 
-def own_resolution(db: Database, dispute_id: int, annotator: str) -> dict[str, Any] | None:
+def own_resolution(db: Database, dispute_id: int, annotator: str) -> Resolution | None:
     """``annotator``'s effective row on a dispute (a withdrawal too), the row their next one
     supersedes; None when they have none."""
-    return own_row(db, "dispute_resolutions", dispute_id, annotator)
+    found = own_row(db, "dispute_resolutions", dispute_id, annotator)
+    return None if found is None else Resolution.from_row(found)
 
 
-def last_resolution(db: Database, annotator: str) -> dict[str, Any] | None:
+def last_resolution(db: Database, annotator: str) -> Resolution | None:
     """``annotator``'s latest effective resolution or skip (withdrawals left out): what an undo
     takes back; None when there is none."""
-    return last_row(db, "dispute_resolutions", annotator)
+    found = last_row(db, "dispute_resolutions", annotator)
+    return None if found is None else Resolution.from_row(found)
 
 
-def skipped_resolutions(db: Database) -> list[dict[str, Any]]:
-    """Every effective skip of a dispute, oldest first; each row also carries its dispute's
-    ``question_id``."""
-    return rows(
+def skipped_resolutions(db: Database) -> list[tuple[Resolution, str]]:
+    """Every effective skip of a dispute with its dispute's question id, oldest first."""
+    found = rows(
         db,
         "select r.*, d.question_id from dispute_resolutions r join disputes d on d.id = "
         f"r.dispute_id where {not_superseded('dispute_resolutions', 'r')} "
         f"and r.resolution = '{SKIPPED}' order by r.id",
     )
+    return [(Resolution.from_row(r), r["question_id"]) for r in found]
 
 
 def resolution_marks(db: Database) -> dict[str, dict[int, set[str]]]:
@@ -67,7 +142,7 @@ def resolution_marks(db: Database) -> dict[str, dict[int, set[str]]]:
 
 def effective_resolutions(
     db: Database, *, dispute_id: int | None = None, question_id: str | None = None
-) -> list[dict[str, Any]]:
+) -> list[ResolvedDispute]:
     """The effective resolutions (withdrawals left out), oldest first, optionally of one dispute
     or of one question's disputes. Each row also carries its dispute's ``question_id`` and
     ``system`` and the question's text (``question``) and reference ``answers`` (decoded)."""
@@ -79,13 +154,14 @@ def effective_resolutions(
     if question_id is not None:
         where.append("d.question_id = ?")
         params.append(question_id)
-    return rows(
+    found = rows(
         db,
         "select r.*, d.question_id, d.system, q.question, q.answers from dispute_resolutions r "
         "join disputes d on d.id = r.dispute_id join questions q on q.id = d.question_id "
         f"where {' and '.join(where)} order by r.id",
         params,
     )
+    return [ResolvedDispute.from_row(r) for r in found]
 
 
 def question_resolution_count(db: Database, question_id: str) -> int:

@@ -4,31 +4,59 @@ with an overlap so that an auto-rater can be validated; see
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Self
 
-from core.store.connection import rows
+from core.store.adjudications import LabelTaskName
+from core.store.connection import rows, utcnow
 
 if TYPE_CHECKING:
     from core.store.engine import Database
 
 
-def insert_validation_items(db: Database, found: Iterable[dict[str, Any]]) -> int:
-    """Append rows (``task, item_key, rater, overlap, requested_by, created_at``); one already
-    requested for the same task, item and rater is left as it is. Returns the rows added."""
+@dataclass(frozen=True, slots=True, kw_only=True)
+class NewValidationItem:
+    """A request that ``overlap`` distinct people label item ``item_key`` of ``task``, so that
+    auto-rater ``rater`` can be validated, made by ``requested_by``."""
+
+    task: LabelTaskName
+    item_key: str
+    rater: str
+    overlap: int
+    requested_by: str
+    created_at: str = field(default_factory=utcnow)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ValidationItem(NewValidationItem):
+    """A stored row of ``validation_items``."""
+
+    id: int
+
+    @classmethod
+    def from_row(cls, row: Mapping[str, Any]) -> Self:
+        """The record of a ``validation_items`` row."""
+        return cls(
+            id=int(row["id"]),
+            task=LabelTaskName(row["task"]),
+            item_key=row["item_key"],
+            rater=row["rater"],
+            overlap=int(row["overlap"]),
+            requested_by=row["requested_by"],
+            created_at=row["created_at"],
+        )
+
+
+def insert_validation_items(db: Database, found: Iterable[NewValidationItem]) -> int:
+    """Append requests; one already made for the same task, item and rater is left as it is.
+    Returns the rows added."""
     added = 0
-    for row in found:
+    for new in found:
         cur = db.execute(
             "insert or ignore into validation_items "
             "(task, item_key, rater, overlap, requested_by, created_at) values (?, ?, ?, ?, ?, ?)",
-            [
-                row["task"],
-                row["item_key"],
-                row["rater"],
-                row["overlap"],
-                row["requested_by"],
-                row["created_at"],
-            ],
+            [str(new.task), new.item_key, new.rater, new.overlap, new.requested_by, new.created_at],
         )
         added += cur.rowcount
     return added
@@ -45,9 +73,10 @@ def validation_overlaps(db: Database, task: str) -> dict[str, int]:
     return {r["item_key"]: int(r["overlap"]) for r in found}
 
 
-def validation_requests(db: Database, task: str, rater: str | None = None) -> list[dict[str, Any]]:
+def validation_requests(db: Database, task: str, rater: str | None = None) -> list[ValidationItem]:
     """Every request of ``task`` (of ``rater`` when given), oldest first."""
     where, params = "task = ?", [task]
     if rater is not None:
         where, params = where + " and rater = ?", [task, rater]
-    return rows(db, f"select * from validation_items where {where} order by id", params)
+    found = rows(db, f"select * from validation_items where {where} order by id", params)
+    return [ValidationItem.from_row(r) for r in found]

@@ -6,6 +6,7 @@ Names are shown here (the page is for adjudicators only); the side-by-side answe
 
 from __future__ import annotations
 
+from dataclasses import asdict
 from typing import TYPE_CHECKING, Any
 
 import pandas as pd
@@ -42,7 +43,7 @@ def adjudication_queue(
     for d in found:
         where = places[d["item"]]
         said = "; ".join(f"{r['annotator']}: {label_name(task, r['label'])}" for r in d["labels"])
-        settled = label_name(task, d["settled"]["label"]) if d["settled"] else ""
+        settled = label_name(task, d["settled"].label) if d["settled"] else ""
         question = text.get(d["question_id"], d["question_id"])
         choice = f"{_short(question)} [{d['question_id']}, {where}] {said}"
         out.append(
@@ -105,5 +106,5 @@ def adjudication_detail(db: Database, task: str, item: str) -> dict[str, Any] | 
         "imported": _label_table(task, d["imported"], "imported rater"),
         "options": list(kind.labels),
         "names": {v: kind.label_name(v) for v in kind.labels},
-        "settled": d["settled"],
+        "settled": asdict(d["settled"]) if d["settled"] else None,
     }

@@ -46,7 +46,7 @@ def hidden_items(
         return {"pairs": set(), "review": False, "disputes": set()}
     name = viewer or ""
     pairs = {k for k in verdict_queue(db, name) if split_pair_key(k)[0] == question_id}
-    mine = {d["id"] for d in question_disputes(db, question_id)}
+    mine = {d.id for d in question_disputes(db, question_id)}
     disputes = set(dispute_queue(db, name, dispute_items(db))) & mine if mine else set()
     review = question_id in set(review_queue(db, name, all_question_ids(db)))
     return {"pairs": pairs, "review": review, "disputes": disputes}

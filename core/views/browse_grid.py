@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 import pandas as pd
 
 from core.annotation.pairwise import pair_key
-from core.store.judgments import effective_judgments
+from core.store.judgments import JudgmentKind, JudgmentStatus, effective_values
 
 if TYPE_CHECKING:
     from core.store.engine import Database
@@ -19,19 +19,17 @@ def verdict_grid(db: Database, question_id: str, hidden: tuple[str, ...] = ()) -
     """One row per pair in the order shown (``A vs B``), one column per rater; each cell names
     the winner (a system, ``tie`` or ``neither``) of the rater's effective verdict. ``hidden``:
     side-by-side item keys left out (still in the viewer's queue: :mod:`core.views.blind`)."""
-    found = effective_judgments(
+    found = effective_values(
         db,
-        kind="pairwise",
-        status="ok",
+        _COLUMNS,
+        kind=JudgmentKind.PAIRWISE,
+        status=JudgmentStatus.OK,
         with_verdict=True,
         question_id=question_id,
-        columns=_COLUMNS,
     )
     if hidden:
         held = set(hidden)
-        found = [
-            j for j in found if pair_key(question_id, j["system_a"], j["system_b"]) not in held
-        ]
+        found = [j for j in found if pair_key(question_id, j[0], j[1]) not in held]
     df = pd.DataFrame(found, columns=_COLUMNS)
     if df.empty:
         return pd.DataFrame(columns=["shown (A vs B)"])

@@ -3,6 +3,7 @@ resolutions, and the corrected reference answers."""
 
 from __future__ import annotations
 
+from dataclasses import asdict
 from typing import TYPE_CHECKING, Any
 
 import pandas as pd
@@ -14,7 +15,7 @@ from core.store.answers import get_answer
 from core.store.disputes import get_dispute, question_dispute_answers
 from core.store.judgments import get_judgment
 from core.store.questions import get_question
-from core.store.resolutions import effective_resolutions
+from core.store.resolutions import DisputeResolution, effective_resolutions
 
 if TYPE_CHECKING:
     from core.store.engine import Database
@@ -47,9 +48,10 @@ def dispute_choices(db: Database) -> dict[int, str]:
     return {i: out[i] for i in dispute_ids(db)}
 
 
-def _judgment(db: Database, jid: int) -> dict | None:
+def _judgment(db: Database, jid: int) -> dict[str, Any] | None:
     cols = ["id", "rater", "verdict", "status", "evidence", "rationale", "raw", "context_kind"]
-    return get_judgment(db, jid, cols)
+    j = get_judgment(db, jid)
+    return None if j is None else {c: getattr(j, c) for c in cols}
 
 
 def dispute_detail(db: Database, dispute_id: int) -> dict[str, Any] | None:
@@ -58,25 +60,25 @@ def dispute_detail(db: Database, dispute_id: int) -> dict[str, Any] | None:
     d = get_dispute(db, dispute_id)
     if d is None:
         return None
-    q = get_question(db, d["question_id"]) or {}
-    answer = get_answer(db, d["answer_id"], ["id", "system", "text"])
+    q = get_question(db, d.question_id) or {}
+    answer = get_answer(db, d.answer_id, ["id", "system", "text"])
     text = same_answer(answer["text"]) if answer else None
     systems = sorted(
         {
-            r["system"]
-            for r in question_dispute_answers(db, d["question_id"])
-            if same_answer(r["text"]) == text
+            system
+            for system, answer_text in question_dispute_answers(db, d.question_id)
+            if same_answer(answer_text) == text
         }
-        or {d["system"]}
+        or {d.system}
     )
-    resolutions = effective_resolutions(db, dispute_id=dispute_id)
+    resolutions = [asdict(r) for r in effective_resolutions(db, dispute_id=dispute_id)]
     return {
-        "dispute": d,
+        "dispute": asdict(d),
         "question": q,
         "references": q.get("answers") or [],
-        "answer": answer or {"text": "", "system": d["system"]},
-        "gt": _judgment(db, d["gt_judgment_id"]),
-        "ctx": _judgment(db, d["ctx_judgment_id"]),
+        "answer": answer or {"text": "", "system": d.system},
+        "gt": _judgment(db, d.gt_judgment_id),
+        "ctx": _judgment(db, d.ctx_judgment_id),
         "resolutions": resolutions,
         "systems": systems,
     }
@@ -88,7 +90,7 @@ def dispute_tally(db: Database) -> dict[str, Any]:
     res = effective_resolutions(db)
     counts = {k: 0 for k in RESOLUTIONS}
     for r in res:
-        counts[r["resolution"]] += 1
+        counts[r.resolution] += 1
     n = len(res)
     out: dict[str, Any] = {
         "n_disputes": len(dispute_ids(db)),
@@ -108,16 +110,16 @@ def corrected_references(db: Database) -> pd.DataFrame:
     """The corrected reference answers (resolutions ``reference_wrong`` with a correction)."""
     out = [
         {
-            "question_id": r["question_id"],
-            "question": r["question"],
-            "original_answers": r["answers"],
-            "corrected_answer": r["corrected_answer"],
-            "annotator": r["annotator"],
-            "note": r["note"],
-            "created_at": r["created_at"],
+            "question_id": r.question_id,
+            "question": r.question,
+            "original_answers": r.answers,
+            "corrected_answer": r.corrected_answer,
+            "annotator": r.annotator,
+            "note": r.note,
+            "created_at": r.created_at,
         }
         for r in effective_resolutions(db)
-        if r["resolution"] == "reference_wrong" and r["corrected_answer"]
+        if r.resolution == DisputeResolution.REFERENCE_WRONG and r.corrected_answer
     ]
     return pd.DataFrame(
         out,

@@ -16,11 +16,11 @@ if TYPE_CHECKING:
 
 def gold_source_table(db: Database) -> pd.DataFrame:
     """The current gold sources: ``rater``, ``marked_by``, ``since``."""
-    found = [(r["rater"], r["marked_by"], r["created_at"]) for r in active_gold_sources(db)]
+    found = [(r.rater, r.marked_by, r.created_at) for r in active_gold_sources(db)]
     return pd.DataFrame(found, columns=["rater", "marked_by", "since"])
 
 
 def gold_source_candidates(db: Database) -> list[str]:
     """Human raters (``human:NAME``, not anonymous slots) that are not gold sources yet."""
-    sources = {r["rater"] for r in active_gold_sources(db)}
+    sources = {r.rater for r in active_gold_sources(db)}
     return [r for r in human_raters(db) if not is_slot(r) and r not in sources]

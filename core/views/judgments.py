@@ -3,13 +3,20 @@
 from __future__ import annotations
 
 import re
+from dataclasses import asdict
 from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
 from core.store.answers import question_answers
 from core.store.disputes import question_disputes
-from core.store.judgments import effective_judgments, question_judgments
+from core.store.judgments import (
+    JudgmentKind,
+    JudgmentStatus,
+    RaterKind,
+    effective_judgments,
+    question_judgments,
+)
 from core.store.questions import get_question
 from core.store.resolutions import effective_resolutions
 from core.store.reviews import question_reviews
@@ -60,19 +67,19 @@ def auto_verdicts_shown(db: Database, item: dict[str, Any]) -> pd.DataFrame:
     out = []
     pair = {item["system_a"], item["system_b"]}
     for r in effective_judgments(
-        db, kind="pairwise", rater_kind="auto", question_id=item["question_id"]
+        db, kind=JudgmentKind.PAIRWISE, rater_kind=RaterKind.AUTO, question_id=item["question_id"]
     ):
-        if {r["system_a"], r["system_b"]} != pair:
+        if {r.system_a, r.system_b} != pair:
             continue
-        verdict, rationale = r["verdict"], r["rationale"]
-        if r["system_a"] != item["system_a"]:  # stored in the other order: flip both
+        verdict, rationale = r.verdict, r.rationale
+        if r.system_a != item["system_a"]:  # stored in the other order: flip both
             if verdict in ("A", "B"):
                 verdict = "B" if verdict == "A" else "A"
             rationale = swap_ab(rationale)
         out.append(
             {
-                "rater": r["rater"],
-                "verdict (as shown)": verdict or f"({r['status']})",
+                "rater": r.rater,
+                "verdict (as shown)": verdict or f"({r.status})",
                 "rationale": rationale,
             }
         )
@@ -88,16 +95,18 @@ def browse_detail(db: Database, question_id: str) -> dict[str, Any] | None:
     answers = question_answers(
         db, question_id, ["id", "system", "text", "status", "error", "context_tokens", "cost_usd"]
     )
-    judgments = question_judgments(db, question_id)
+    judgments = [
+        asdict(j) | {"superseded": gone} for j, gone in question_judgments(db, question_id)
+    ]
     return {
         "question": q,
         "answers": answers,
-        "absolute": [j for j in judgments if j["kind"] == "absolute"],
-        "pairwise": [j for j in judgments if j["kind"] == "pairwise"],
-        "reviews": question_reviews(db, question_id),
-        "disputes": question_disputes(db, question_id),
+        "absolute": [j for j in judgments if j["kind"] == JudgmentKind.ABSOLUTE],
+        "pairwise": [j for j in judgments if j["kind"] == JudgmentKind.PAIRWISE],
+        "reviews": [asdict(r) for r in question_reviews(db, question_id)],
+        "disputes": [asdict(d) for d in question_disputes(db, question_id)],
         "resolutions": [
-            {k: r[k] for k in _RESOLUTION_COLUMNS}
+            {k: getattr(r, k) for k in _RESOLUTION_COLUMNS}
             for r in effective_resolutions(db, question_id=question_id)
         ],
         "human_verdicts": [
@@ -107,7 +116,9 @@ def browse_detail(db: Database, question_id: str) -> dict[str, Any] | None:
             }
             | {"created_at": j["created_at"]}
             for j in judgments
-            if j["rater_kind"] == "human" and not j["superseded"] and j["status"] != "withdrawn"
+            if j["rater_kind"] == RaterKind.HUMAN
+            and not j["superseded"]
+            and j["status"] != JudgmentStatus.WITHDRAWN
         ],
     }
 

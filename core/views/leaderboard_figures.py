@@ -20,7 +20,7 @@ from scipy import stats
 from core.corpus.evaluation_ratings import is_slot
 from core.stats.ranking_settings import RankingSettings
 from core.stats.significance import bernoulli_ci
-from core.store.judgments import effective_judgments
+from core.store.judgments import AbsoluteVerdict, JudgmentKind, JudgmentStatus, effective_values
 from core.views.agreement_view import crowd_raters, shown_verdicts
 from core.views.leaderboard import PAGE_RANKING, compute_leaderboard
 from core.views.text import chart_template_text, inert_figure
@@ -126,13 +126,13 @@ def autoais_accuracy(db: Database, level: float = 0.95) -> pd.DataFrame:
     absolute verdicts, with the paper's Bernoulli (Wald) interval at ``level``."""
 
     tally: dict[tuple[str, str], list[int]] = {}
-    for j in effective_judgments(
-        db, kind="absolute", status="ok", columns=["rater", "system", "verdict"]
+    for rater, system, verdict in effective_values(
+        db, ("rater", "system", "verdict"), kind=JudgmentKind.ABSOLUTE, status=JudgmentStatus.OK
     ):
-        if j["verdict"] in ("yes", "no"):
-            nk = tally.setdefault((j["rater"], j["system"]), [0, 0])
+        if verdict in tuple(AbsoluteVerdict):
+            nk = tally.setdefault((rater, system), [0, 0])
             nk[0] += 1
-            nk[1] += j["verdict"] == "yes"
+            nk[1] += verdict == AbsoluteVerdict.YES
     out = []
     for (rater, system), (n, k) in sorted(tally.items(), key=lambda kv: str(kv[0])):
         ci = bernoulli_ci(k, n, level)

@@ -23,7 +23,7 @@ from core.annotation.tasks import task_progress
 from core.store.answers import imported_answer_counts
 from core.store.connection import table_counts
 from core.store.documents import document_totals
-from core.store.judgments import (
+from core.store.judgment_counts import (
     count_judgments,
     imported_verdict_counts,
     judge_models,

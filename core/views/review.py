@@ -172,7 +172,7 @@ def question_detail(db: Database, question_id: str, max_passages: int = 6) -> di
         passages.sort(key=lambda p: (p["role"] != "evidence", p["idx"]))
     n_passages = count_passages(db, doc) if doc else 0
     answers = q.get("answers") or []
-    reviews = effective_reviews(db, question_id)
+    reviews = [asdict(r) for r in effective_reviews(db, question_id)]
     documents = supporting_documents(db, q)
     articles = []  # a cross-document question is judged against each article
     if guideline.is_cross_document(q) or q.get("parent_id"):

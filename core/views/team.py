@@ -111,7 +111,7 @@ def imported_raters(db: Database, task: str = "side-by-side") -> pd.DataFrame:
     for r in team_labels(db, human_labels(db, task))[1]:
         if r["status"] == "ok":
             counts[r["annotator"]] = counts.get(r["annotator"], 0) + 1
-    sources = {r["rater"] for r in active_gold_sources(db)}
+    sources = {r.rater for r in active_gold_sources(db)}
     return pd.DataFrame(
         [
             {

@@ -18,7 +18,7 @@ import pandas as pd
 from core.annotation.xrag_reviews import label_distribution
 from core.stats.agreement import cohen_kappa
 from core.stats.significance import mcnemar, paired_bootstrap, wilson_ci
-from core.store.judgments import latest_verdicts
+from core.store.judge_runs import latest_verdicts
 from core.store.questions import origin_questions
 from core.store.xrag_results import finished_results
 from core.xrag.evaluate import CRITERION, PANEL_RATER, controlled_configs

@@ -19,6 +19,7 @@ from __future__ import annotations
 import random
 import uuid
 from collections import Counter
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from core.errors import ConfigError, InputError
@@ -27,7 +28,7 @@ from core.llm.stage import run_stage
 from core.llm.types import LLMRequest, LLMResponse
 from core.store.connection import transaction, utcnow
 from core.store.documents import Document, documents_of_kind
-from core.store.judgments import insert_judgment
+from core.store.judgments import JudgmentKind, NewJudgment, RaterKind, insert_judgment
 from core.store.questions import questions_by_id
 from core.store.runs import finish_run, start_run
 from core.store.xrag_results import (
@@ -45,6 +46,7 @@ from core.xrag.judges import (
     check_panel,
     final_verdict,
     judge_request,
+    judgment_status,
     panel_vote,
     rule_vote,
     vote_from_reply,
@@ -368,29 +370,26 @@ def _finish(
             "verdict": verdict,
         },
     )
-    base = {
-        "kind": "absolute",
-        "question_id": result["question_id"],
-        "rater_kind": "auto",
-        "criterion": CRITERION,
-        "system": f"{result['model']}@{result['setting']}",
-        "context_kind": result["setting"],
-        "run_id": run_id,
-        "created_at": utcnow(),
-    }
+    base = NewJudgment(
+        kind=JudgmentKind.ABSOLUTE,
+        question_id=result["question_id"],
+        rater=PANEL_RATER,
+        rater_kind=RaterKind.AUTO,
+        criterion=CRITERION,
+        system=f"{result['model']}@{result['setting']}",
+        context_kind=result["setting"],
+        run_id=run_id,
+    )
     for v in votes:
-        insert_judgment(db, {**base, **vote_judgment(v)})
+        insert_judgment(db, vote_judgment(v, base))
     insert_judgment(
         db,
-        {
-            **base,
-            "rater": PANEL_RATER,
-            "verdict": verdict,
-            "evidence": "[]",
-            "raw": "",
-            "status": "ok" if verdict else ("error" if status == "error" else "unparsed"),
-            "rationale": f"panel {status}; content {content}; response language "
+        replace(
+            base,
+            verdict=verdict,
+            status=judgment_status(verdict, status),
+            rationale=f"panel {status}; content {content}; response language "
             f"{result['response_language']} (expected {result['language']})",
-        },
+        ),
     )
     return {"yes": "correct", "no": "wrong"}.get(verdict or "", f"no verdict ({status})")

@@ -14,15 +14,21 @@ from typing import TYPE_CHECKING
 from core.annotation.identity import Annotator, authorise
 from core.corpus.tabular import read_records
 from core.errors import InputError
-from core.store.connection import retry_when_busy, transaction, utcnow
-from core.store.judgments import insert_judgment
+from core.store.connection import retry_when_busy, transaction
+from core.store.judgments import (
+    AbsoluteVerdict,
+    JudgmentKind,
+    NewJudgment,
+    RaterKind,
+    insert_judgment,
+)
 from core.store.xrag_results import get_result
 from core.xrag.evaluate import CRITERION
 
 if TYPE_CHECKING:
     from core.store.engine import Database
 
-VERDICTS = ("yes", "no")
+VERDICTS = tuple(AbsoluteVerdict)
 
 
 def _insert(db: Database, who: Annotator, result_id: int, verdict: str) -> int:
@@ -31,18 +37,16 @@ def _insert(db: Database, who: Annotator, result_id: int, verdict: str) -> int:
         raise InputError(f"unknown XRAG result {result_id}")
     return insert_judgment(
         db,
-        {
-            "kind": "absolute",
-            "question_id": r["question_id"],
-            "rater": who.rater,
-            "rater_kind": "human",
-            "criterion": CRITERION,
-            "system": f"{r['model']}@{r['setting']}",
-            "verdict": verdict,
-            "status": "ok",
-            "context_kind": r["setting"],
-            "created_at": utcnow(),
-        },
+        NewJudgment(
+            kind=JudgmentKind.ABSOLUTE,
+            question_id=r["question_id"],
+            rater=who.rater,
+            rater_kind=RaterKind.HUMAN,
+            criterion=CRITERION,
+            system=f"{r['model']}@{r['setting']}",
+            verdict=AbsoluteVerdict(verdict),
+            context_kind=r["setting"],
+        ),
     )
 
 

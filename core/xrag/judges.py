@@ -29,6 +29,7 @@ import json
 import re
 import uuid
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any, TypedDict
 
 from core.corpus.bm25 import stop_words
@@ -37,7 +38,7 @@ from core.errors import ConfigError
 from core.judging.verdicts import parse_reply
 from core.llm.prompts import neutralise, render_prompt
 from core.llm.types import LLMRequest
-from core.store.connection import dumps
+from core.store.judgments import JudgmentStatus, NewJudgment
 
 DEFAULT_PANEL = ("offline:similarity", "rule:key-recall", "rule:key-facts")
 RECALL = 0.8
@@ -198,18 +199,26 @@ def vote_from_reply(judge: str, raw: str, error: str | None = None) -> dict[str,
     }
 
 
-def vote_judgment(vote: dict[str, Any]) -> dict[str, Any]:
-    """The judgment columns of one judge's vote (rater, verdict, status, evidence, ...)."""
-    return {
-        "rater": f"auto:{vote['judge']}",
-        "verdict": vote["verdict"],
-        "status": "ok"
-        if vote["verdict"]
-        else ("error" if vote["status"] == "error" else "unparsed"),
-        "evidence": dumps(vote.get("evidence") or []),
-        "rationale": vote.get("explanation") or "",
-        "raw": vote.get("raw") or "",
-    }
+def judgment_status(verdict: str | None, status: str) -> JudgmentStatus:
+    """A judgment's status: ``ok`` with a verdict, else ``error`` for a failed call (``status``
+    ``error``), else ``unparsed``."""
+    if verdict:
+        return JudgmentStatus.OK
+    return JudgmentStatus.ERROR if status == "error" else JudgmentStatus.UNPARSED
+
+
+def vote_judgment(vote: dict[str, Any], base: NewJudgment) -> NewJudgment:
+    """The judgment of one judge's vote: ``base`` (what every judgment of the result shares)
+    with the vote's rater, verdict, status, evidence, rationale and raw reply."""
+    return replace(
+        base,
+        rater=f"auto:{vote['judge']}",
+        verdict=vote["verdict"],
+        status=judgment_status(vote["verdict"], vote["status"]),
+        evidence=list(vote.get("evidence") or []),
+        rationale=vote.get("explanation") or "",
+        raw=vote.get("raw") or "",
+    )
 
 
 def rule_vote(judge: str, case: JudgeCase) -> dict[str, Any]:

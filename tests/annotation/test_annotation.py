@@ -86,7 +86,7 @@ def test_review_supersedes_own_and_keeps_original(fdb):
     rows = {r["id"]: r for r in db.query("select * from reviews")}
     assert rows[second]["supersedes"] == first and rows[other]["supersedes"] is None
     eff = effective_reviews(db, q)
-    assert [r["id"] for r in eff] == [second, other]
+    assert [r.id for r in eff] == [second, other]
     original = db.execute("select question, status from questions where id = ?", [q]).fetchone()
     assert "Fixture question" in original[0] and original[1] == "edited"
     with pytest.raises(sqlite3.IntegrityError, match="append-only"):
@@ -311,7 +311,7 @@ def test_nobody_can_change_another_annotators_labels(fdb):
     q, d = ids["generated"][0], ids["disputes"][0]
     alice_review = submit_review(db, q, sign_in_open(db, "alice"), "accept")
     submit_review(db, q, sign_in_open(db, "bob"), "reject")  # bob's own row, alice's stays
-    assert alice_review in {r["id"] for r in effective_reviews(db, q)}
+    assert alice_review in {r.id for r in effective_reviews(db, q)}
     alice_res = resolve_dispute(db, d, sign_in_open(db, "alice"), "model_wrong")
     resolve_dispute(db, d, sign_in_open(db, "bob"), "ambiguous")
     item = blind_item(db, verdict_queue(db, "alice")[0], "alice")

@@ -201,7 +201,7 @@ def test_gold_source_cli_rules_and_imported_raters(tmp_path, capsys):
         mark_gold_source_as(db, "ann", "human:panel")
     with pytest.raises(InputError):
         mark_gold_source_as(db, "", "human:panel")
-    assert mark_gold_source_as(db, "root", "human:panel")["marked_by"] == "root"
+    assert mark_gold_source_as(db, "root", "human:panel").marked_by == "root"
 
 
 def test_adjudication_wins_over_a_gold_source(tmp_path):

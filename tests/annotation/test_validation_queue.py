@@ -90,7 +90,7 @@ def test_alice_and_bob_get_exactly_those_items_first(store):
     # the same items, plus validation items k = 1 had closed (one person on them already)
     assert sorted(verdict_queue(db, "alice")) == sorted(set(before) | set(chosen))
     rows = validation_requests(db, "side-by-side", "auto:judge")
-    assert [(r["item_key"], r["overlap"], r["requested_by"]) for r in rows] == [
+    assert [(r.item_key, r.overlap, r.requested_by) for r in rows] == [
         (k, 2, "boss") for k in chosen
     ]
     # k = 1, yet a validation item stays open until two distinct people labelled it

@@ -78,4 +78,4 @@ def test_admin_queues_exactly_the_items_the_simulation_asks_for(tmp_path, monkey
         queued = validation_requests(db, "side-by-side", RATER)
     finally:
         db.conn.close()
-    assert len(queued) == to_queue and all(r["overlap"] == 2 for r in queued)
+    assert len(queued) == to_queue and all(r.overlap == 2 for r in queued)

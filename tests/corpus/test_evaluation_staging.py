@@ -13,7 +13,13 @@ import core.corpus.evaluations as evaluations
 from core.corpus.evaluation_layouts import read_judgments
 from core.corpus.evaluations import read_answers, store_evaluation
 from core.store.database import open_db
-from core.store.judgments import effective_judgments, insert_judgment
+from core.store.judgments import (
+    JudgmentKind,
+    NewJudgment,
+    RaterKind,
+    effective_values,
+    insert_judgment,
+)
 
 DATA = Path(__file__).parent / "data" / "evaluations"
 COLUMNS = (
@@ -44,7 +50,7 @@ def _import(tmp_path: Path, name: str, stage_above: int, monkeypatch) -> list[li
         assert counts["judgments"]["inserted"] > 0
         again = store_evaluation(db, read_judgments(DATA / "judgments.csv"))
         assert again["judgments"]["inserted"] == again["judgments"]["updated"] == 0
-        got = effective_judgments(db, columns=("id", *COLUMNS))
+        got = effective_values(db, ("id", *COLUMNS))
         assert db.execute("select count(*) from row_stage").fetchone()[0] == 0
         stored = [
             db.execute(f"select {cols} from {table} order by 1, 2").fetchall()
@@ -53,7 +59,7 @@ def _import(tmp_path: Path, name: str, stage_above: int, monkeypatch) -> list[li
                 ("questions", "id, question, context_kind, origin, status, provenance, metadata"),
             )
         ]
-        return [sorted(tuple(r[c] for c in ("id", *COLUMNS)) for r in got), *stored]
+        return [sorted(got), *stored]
     finally:
         db.conn.close()
 
@@ -82,19 +88,18 @@ def test_a_label_on_the_same_item_during_staging_is_superseded(tmp_path, monkeyp
         try:
             insert_judgment(
                 other,
-                {
-                    "kind": "pairwise",
-                    "question_id": first["question_id"],
-                    "rater": first["rater"],
-                    "rater_kind": first["rater_kind"],
-                    "criterion": first["criterion"],
-                    "system_a": first["system_a"],
-                    "system_b": first["system_b"],
-                    "order_shown": "ab",
-                    "verdict": "None" if first["verdict"] != "None" else "A",
-                    "status": "ok",
-                    "created_at": "2026-01-01T00:00:00.000+00:00",
-                },
+                NewJudgment(
+                    kind=JudgmentKind.PAIRWISE,
+                    question_id=first["question_id"],
+                    rater=first["rater"],
+                    rater_kind=RaterKind(first["rater_kind"]),
+                    criterion=first["criterion"],
+                    system_a=first["system_a"],
+                    system_b=first["system_b"],
+                    order_shown="ab",
+                    verdict="None" if first["verdict"] != "None" else "A",
+                    created_at="2026-01-01T00:00:00.000+00:00",
+                ),
             )
         finally:
             other.conn.close()
@@ -103,16 +108,15 @@ def test_a_label_on_the_same_item_during_staging_is_superseded(tmp_path, monkeyp
     monkeypatch.setattr(evaluations, "stage_rows", stage_then_someone_labels)
     try:
         store_evaluation(db, ev)
-        rows = effective_judgments(db, columns=("question_id", "rater", "system_a", "system_b"))
-        keys = [(r["question_id"], r["rater"], r["system_a"], r["system_b"]) for r in rows]
-        assert len(keys) == len(set(keys))  # one effective verdict per rater and item
         item = ("question_id", "rater", "system_a", "system_b")
+        keys = effective_values(db, item)
+        assert len(keys) == len(set(keys))  # one effective verdict per rater and item
         mine = [
-            r
-            for r in effective_judgments(db, columns=(*item, "verdict"))
-            if all(r[c] == first[c] for c in item)
+            r[-1]
+            for r in effective_values(db, (*item, "verdict"))
+            if r[:-1] == tuple(first[c] for c in item)
         ]
-        assert [r["verdict"] for r in mine] == [first["verdict"]]
+        assert mine == [first["verdict"]]
     finally:
         db.conn.close()
 

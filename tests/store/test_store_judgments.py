@@ -6,20 +6,27 @@ import pytest
 
 from core.errors import StoreError
 from core.store.connection import transaction, utcnow
-from core.store.judgments import (
-    count_judgments,
-    effective_judgments,
-    get_judgment,
-    insert_judgment,
-    judge_models,
+from core.store.judge_runs import (
     judged_answer_ids,
     judged_pairs,
     last_error_id,
     latest_verdicts,
+    stored_call_counts,
+)
+from core.store.judgment_counts import count_judgments, judge_models
+from core.store.judgments import (
+    Judgment,
+    JudgmentKind,
+    JudgmentStatus,
+    NewJudgment,
+    RaterKind,
+    effective_judgments,
+    effective_values,
+    get_judgment,
+    insert_judgment,
     max_judgment_id,
     pairwise_raters,
     question_judgments,
-    stored_call_counts,
 )
 from core.store.verdict_reads import (
     PAIRWISE_SINCE_COLUMNS,
@@ -28,40 +35,48 @@ from core.store.verdict_reads import (
 )
 
 
+def _insert(db, new, evidence=None):
+    """Append ``new``; ``evidence`` as stored text (e.g. invalid JSON) goes in as it is."""
+    if isinstance(evidence, str):
+        return int(db.table("judgments").insert({**new.row(), "evidence": evidence}).last_pk)
+    return insert_judgment(db, new)
+
+
 def _abs(db, rater="auto:j", verdict="yes", status="ok", answer_id=1, system="s1", **extra):
-    row = {
-        "kind": "absolute",
-        "question_id": "q1",
-        "rater": rater,
-        "rater_kind": "human" if rater.startswith("human:") else "auto",
-        "criterion": "supported",
-        "system": system,
-        "answer_id": answer_id,
-        "verdict": verdict,
-        "status": status,
-        "created_at": utcnow(),
+    evidence = extra.pop("evidence", None)
+    extra.setdefault("criterion", "supported")
+    new = NewJudgment(
+        kind=JudgmentKind.ABSOLUTE,
+        question_id="q1",
+        rater=rater,
+        rater_kind=RaterKind.HUMAN if rater.startswith("human:") else RaterKind.AUTO,
+        system=system,
+        answer_id=answer_id,
+        verdict=verdict,
+        status=JudgmentStatus(status),
+        created_at=utcnow(),
         **extra,
-    }
-    return insert_judgment(db, row)
+    )
+    return _insert(db, new, evidence)
 
 
 def _pair(db, rater="auto:p", verdict="A", a="s1", b="s2", status="ok", **extra):
-    row = {
-        "kind": "pairwise",
-        "question_id": "q1",
-        "rater": rater,
-        "rater_kind": "human" if rater.startswith("human:") else "auto",
-        "criterion": "better",
-        "system_a": a,
-        "system_b": b,
-        "answer_a_id": 1 if a == "s1" else 2,
-        "answer_b_id": 2 if b == "s2" else 1,
-        "verdict": verdict,
-        "status": status,
-        "created_at": utcnow(),
+    new = NewJudgment(
+        kind=JudgmentKind.PAIRWISE,
+        question_id="q1",
+        rater=rater,
+        rater_kind=RaterKind.HUMAN if rater.startswith("human:") else RaterKind.AUTO,
+        criterion="better",
+        system_a=a,
+        system_b=b,
+        answer_a_id=1 if a == "s1" else 2,
+        answer_b_id=2 if b == "s2" else 1,
+        verdict=verdict,
+        status=JudgmentStatus(status),
+        created_at=utcnow(),
         **extra,
-    }
-    return insert_judgment(db, row)
+    )
+    return insert_judgment(db, new)
 
 
 def _naive_effective(db):
@@ -77,14 +92,14 @@ def test_effective_rows_leave_out_superseded_ones(seeded):
     second = _abs(db, verdict="yes", supersedes=first)
     other = _abs(db, rater="auto:k", answer_id=2, system="s2")
     third = _pair(db)
-    got = [r["id"] for r in effective_judgments(db)]
+    got = [r.id for r in effective_judgments(db)]
     assert got == [second, other, third] == _naive_effective(db)
-    assert [r["verdict"] for r in effective_judgments(db, rater="auto:j")] == ["yes"]
+    assert [r.verdict for r in effective_judgments(db, rater="auto:j")] == ["yes"]
     # a chain: superseding the superseding row leaves only the last one
     fourth = _abs(db, verdict="no", supersedes=second)
-    assert [r["id"] for r in effective_judgments(db, rater="auto:j")] == [fourth]
-    flagged = {r["id"]: r["superseded"] for r in question_judgments(db, "q1")}
-    assert flagged == {first: 1, second: 1, other: 0, third: 0, fourth: 0}
+    assert [r.id for r in effective_judgments(db, rater="auto:j")] == [fourth]
+    flagged = {r.id: gone for r, gone in question_judgments(db, "q1")}
+    assert flagged == {first: True, second: True, other: False, third: False, fourth: False}
 
 
 def test_effective_filters(seeded):
@@ -93,25 +108,25 @@ def test_effective_filters(seeded):
     _abs(db, rater="human:ann", verdict=None, status="unparsed")
     pid = _pair(db)
     _pair(db, rater="auto:q", verdict="B", a="s2", b="s1")
-    assert [r["id"] for r in effective_judgments(db, kind="pairwise", rater="auto:p")] == [pid]
+    assert [r.id for r in effective_judgments(db, kind="pairwise", rater="auto:p")] == [pid]
     assert len(effective_judgments(db, kind="pairwise", raters=["auto:p", "auto:q"])) == 2
     assert len(effective_judgments(db, raters=[])) == 0
-    assert [r["rater"] for r in effective_judgments(db, rater_kind="human")] == ["human:ann"]
+    assert [r.rater for r in effective_judgments(db, rater_kind="human")] == ["human:ann"]
     assert len(effective_judgments(db, with_verdict=True)) == 3
     assert len(effective_judgments(db, status="ok", criterion="supported")) == 1
     assert len(effective_judgments(db, document_id="d1")) == 4
     assert effective_judgments(db, document_id="nope") == []
     assert effective_judgments(db, question_id="q2") == []
-    only = effective_judgments(db, kind="pairwise", columns=["rater", "verdict"])
-    assert only == [{"rater": "auto:p", "verdict": "A"}, {"rater": "auto:q", "verdict": "B"}]
+    only = effective_values(db, ["rater", "verdict"], kind="pairwise")
+    assert only == [("auto:p", "A"), ("auto:q", "B")]
     with pytest.raises(ValueError, match="not a judgments column"):
-        effective_judgments(db, columns=["verdict; drop table judgments"])
+        effective_values(db, ["verdict; drop table judgments"])
 
 
 def test_rows_come_back_decoded_and_bad_json_raises(seeded):
     db = seeded
     jid = _abs(db, evidence='[{"quote": "x", "verified": true}]')
-    assert get_judgment(db, jid)["evidence"] == [{"quote": "x", "verified": True}]
+    assert get_judgment(db, jid).evidence == [{"quote": "x", "verified": True}]
     assert get_judgment(db, 999) is None
     bad = _abs(db, rater="auto:bad", evidence='[{"quote": ')
     with pytest.raises(StoreError, match=rf"column 'evidence' of row {bad} holds invalid JSON"):
@@ -189,3 +204,34 @@ def test_verdict_summary_per_rater_and_item_and_never_stale(seeded):
     _pair(db, rater="auto:r", verdict="B")  # may reuse the rolled-back id
     raters = {r[0] for r in verdict_summary(db, "pairwise")}
     assert "auto:r" in raters and "auto:q" not in raters
+
+
+def test_a_record_round_trips_and_stores_its_enums_as_text(seeded):
+    """What goes in as a NewJudgment comes back as the same fields (evidence decoded, enums equal
+    to their stored text), read back independently with plain SQL too."""
+    db = seeded
+    new = NewJudgment(
+        kind=JudgmentKind.PAIRWISE,
+        question_id="q1",
+        rater="human:ann",
+        rater_kind=RaterKind.HUMAN,
+        criterion="better",
+        system_a="s2",
+        system_b="s1",
+        order_shown="ba",
+        verdict="Equal",
+        evidence=[{"quote": "q", "verified": False}],
+        rationale="same",
+        created_at="2026-01-01T00:00:00",
+    )
+    jid = insert_judgment(db, new)
+    got = get_judgment(db, jid)
+    assert isinstance(got, Judgment) and got.id == jid
+    assert {f: getattr(got, f) for f in new.row()} == {f: getattr(new, f) for f in new.row()}
+    assert got.kind is JudgmentKind.PAIRWISE and got.status is JudgmentStatus.OK
+    raw = db.execute(
+        "select kind, rater_kind, status, evidence from judgments where id = ?", [jid]
+    ).fetchone()
+    assert raw == ("pairwise", "human", "ok", '[{"quote": "q", "verified": false}]')
+    with pytest.raises(ValueError):
+        Judgment.from_row({**new.row(), "id": 1, "kind": "ranking"})

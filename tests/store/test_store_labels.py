@@ -4,11 +4,14 @@ on judgments, answers, disputes and questions: effective rows, decoding, append-
 from __future__ import annotations
 
 import sqlite3
+from dataclasses import asdict
 
 import pytest
 
 from core.errors import StoreError
 from core.store.adjudications import (
+    LabelTaskName,
+    NewAdjudication,
     effective_adjudications,
     insert_adjudication,
     own_adjudication,
@@ -16,6 +19,7 @@ from core.store.adjudications import (
 from core.store.answers import answer_pairs, get_answer, question_answer_count, question_answers
 from core.store.connection import utcnow
 from core.store.disputes import (
+    NewDispute,
     add_dispute,
     all_dispute_ids,
     dispute_question_ids,
@@ -23,6 +27,10 @@ from core.store.disputes import (
     question_dispute_answers,
 )
 from core.store.judgments import (
+    JudgmentKind,
+    JudgmentStatus,
+    NewJudgment,
+    RaterKind,
     human_raters,
     insert_judgment,
     last_pairwise_label,
@@ -41,6 +49,8 @@ from core.store.questions import (
 )
 from core.store.resolutions import (
     WITHDRAWN,
+    DisputeResolution,
+    NewResolution,
     effective_resolutions,
     insert_resolution,
     last_resolution,
@@ -49,6 +59,8 @@ from core.store.resolutions import (
     resolution_marks,
 )
 from core.store.reviews import (
+    NewReview,
+    ReviewDecision,
     effective_reviews,
     insert_review,
     question_reviews,
@@ -57,19 +69,18 @@ from core.store.reviews import (
 )
 
 
-def _review(db, question_id, annotator, decision="accept", supersedes=None, checklist="{}"):
-    return insert_review(
-        db,
-        {
-            "question_id": question_id,
-            "annotator": annotator,
-            "decision": decision,
-            "checklist": checklist,
-            "note": "",
-            "supersedes": supersedes,
-            "created_at": utcnow(),
-        },
+def _review(db, question_id, annotator, decision="accept", supersedes=None, checklist=None):
+    new = NewReview(
+        question_id=question_id,
+        annotator=annotator,
+        decision=ReviewDecision(decision),
+        checklist=checklist if isinstance(checklist, dict) else {},
+        supersedes=supersedes,
     )
+    if isinstance(checklist, str):  # stored text as it is (e.g. broken JSON)
+        row = {**asdict(new), "decision": decision, "checklist": checklist}
+        return int(db["reviews"].insert(row).last_pk)
+    return insert_review(db, new)
 
 
 def _dispute(db, system="s1", answer_id=1):
@@ -77,31 +88,29 @@ def _dispute(db, system="s1", answer_id=1):
     ids = [
         insert_judgment(
             db,
-            {
-                "kind": "absolute",
-                "question_id": "q1",
-                "rater": rater,
-                "rater_kind": "auto",
-                "system": system,
-                "answer_id": answer_id,
-                "verdict": verdict,
-                "created_at": utcnow(),
-            },
+            NewJudgment(
+                kind=JudgmentKind.ABSOLUTE,
+                question_id="q1",
+                rater=rater,
+                rater_kind=RaterKind.AUTO,
+                system=system,
+                answer_id=answer_id,
+                verdict=verdict,
+            ),
         )
         for rater, verdict in (("auto:gt", "no"), ("auto:ctx", "yes"))
     ]
     add_dispute(
         db,
-        {
-            "question_id": "q1",
-            "answer_id": answer_id,
-            "system": system,
-            "gt_judgment_id": ids[0],
-            "ctx_judgment_id": ids[1],
-            "gt_verdict": "no",
-            "ctx_verdict": "yes",
-            "created_at": utcnow(),
-        },
+        NewDispute(
+            question_id="q1",
+            answer_id=answer_id,
+            system=system,
+            gt_judgment_id=ids[0],
+            ctx_judgment_id=ids[1],
+            gt_verdict="no",
+            ctx_verdict="yes",
+        ),
     )
     return all_dispute_ids(db)[-1]
 
@@ -109,52 +118,49 @@ def _dispute(db, system="s1", answer_id=1):
 def _resolution(db, dispute_id, annotator, resolution="model_wrong", supersedes=None, fix=None):
     return insert_resolution(
         db,
-        {
-            "dispute_id": dispute_id,
-            "annotator": annotator,
-            "resolution": resolution,
-            "corrected_answer": fix,
-            "note": "",
-            "supersedes": supersedes,
-            "created_at": utcnow(),
-        },
+        NewResolution(
+            dispute_id=dispute_id,
+            annotator=annotator,
+            resolution=DisputeResolution(resolution),
+            corrected_answer=fix,
+            supersedes=supersedes,
+        ),
     )
 
 
 def _pair(db, rater, a="s1", b="s2", status="ok", verdict="A", supersedes=None, question="q1"):
     return insert_judgment(
         db,
-        {
-            "kind": "pairwise",
-            "question_id": question,
-            "rater": rater,
-            "rater_kind": "human" if rater.startswith("human:") else "auto",
-            "criterion": "better",
-            "system_a": a,
-            "system_b": b,
-            "verdict": verdict if status == "ok" else None,
-            "status": status,
-            "supersedes": supersedes,
-            "created_at": utcnow(),
-        },
+        NewJudgment(
+            kind=JudgmentKind.PAIRWISE,
+            question_id=question,
+            rater=rater,
+            rater_kind=RaterKind.HUMAN if rater.startswith("human:") else RaterKind.AUTO,
+            criterion="better",
+            system_a=a,
+            system_b=b,
+            verdict=verdict if status == "ok" else None,
+            status=JudgmentStatus(status),
+            supersedes=supersedes,
+        ),
     )
 
 
 def test_reviews_effective_decoded_and_append_only(seeded):
     db = seeded
-    first = _review(db, "q1", "alice", checklist='{"answerable": true}')
+    first = _review(db, "q1", "alice", checklist={"answerable": True})
     second = _review(db, "q1", "alice", "reject", supersedes=first)
     bob = _review(db, "q1", "bob", checklist='{"answerable": false, "notes": "x"}')
     other = _review(db, "q2", "carol")
-    assert [r["id"] for r in effective_reviews(db, "q1")] == [second, bob]
-    assert [r["id"] for r in effective_reviews(db)] == [second, bob, other]
-    assert [r["id"] for r in effective_reviews(db, origin="generated")] == [second, bob]
-    assert [r["id"] for r in effective_reviews(db, origin="imported")] == [other]
+    assert [r.id for r in effective_reviews(db, "q1")] == [second, bob]
+    assert [r.id for r in effective_reviews(db)] == [second, bob, other]
+    assert [r.id for r in effective_reviews(db, origin="generated")] == [second, bob]
+    assert [r.id for r in effective_reviews(db, origin="imported")] == [other]
     assert effective_reviews(db, "q2", origin="generated") == []
-    assert effective_reviews(db, "q1")[1]["checklist"] == {"answerable": False, "notes": "x"}
+    assert effective_reviews(db, "q1")[1].checklist == {"answerable": False, "notes": "x"}
     history = question_reviews(db, "q1")
-    assert [r["id"] for r in history] == [first, second, bob]
-    assert history[0]["checklist"] == {"answerable": True}
+    assert [r.id for r in history] == [first, second, bob]
+    assert history[0].checklist == {"answerable": True}
     assert review_marks(db)["ok"] == {"q1": {"alice", "bob"}, "q2": {"carol"}}
     assert (review_count(db, "q1"), review_count(db, "q2"), review_count(db, "q9")) == (3, 1, 0)
     with pytest.raises(sqlite3.IntegrityError, match="append-only"):
@@ -174,24 +180,24 @@ def test_resolutions_effective_withdrawn_left_out_and_append_only(seeded):
     b1 = _resolution(db, d2, "bob", "ambiguous")
     undo = _resolution(db, d2, "bob", WITHDRAWN, supersedes=b1)
     c1 = _resolution(db, d2, "carol", "both_acceptable")
-    assert own_resolution(db, d1, "alice")["id"] == a2
-    assert own_resolution(db, d2, "bob")["id"] == undo  # a withdrawal is what the next supersedes
+    assert own_resolution(db, d1, "alice").id == a2
+    assert own_resolution(db, d2, "bob").id == undo  # a withdrawal is what the next supersedes
     assert own_resolution(db, d1, "bob") is None
-    assert last_resolution(db, "alice")["id"] == a2
+    assert last_resolution(db, "alice").id == a2
     assert last_resolution(db, "bob") is None  # withdrawn: nothing left to undo
     assert resolution_marks(db)["ok"] == {d1: {"alice"}, d2: {"carol"}}
     found = effective_resolutions(db)
-    assert [r["id"] for r in found] == [a2, c1]
-    assert found[0]["corrected_answer"] == "better ref"
-    assert (found[0]["question_id"], found[0]["system"], found[0]["question"]) == (
+    assert [r.id for r in found] == [a2, c1]
+    assert found[0].corrected_answer == "better ref"
+    assert (found[0].question_id, found[0].system, found[0].question) == (
         "q1",
         "s1",
         "question q1?",
     )
-    assert found[0]["answers"] == ["ref"]  # the references come back decoded
-    assert found[1]["system"] == "s2"
-    assert [r["id"] for r in effective_resolutions(db, dispute_id=d2)] == [c1]
-    assert [r["id"] for r in effective_resolutions(db, question_id="q1")] == [a2, c1]
+    assert found[0].answers == ["ref"]  # the references come back decoded
+    assert found[1].system == "s2"
+    assert [r.id for r in effective_resolutions(db, dispute_id=d2)] == [c1]
+    assert [r.id for r in effective_resolutions(db, question_id="q1")] == [a2, c1]
     assert effective_resolutions(db, question_id="q2") == []
     assert question_resolution_count(db, "q1") == 5  # every row, superseded and undo too
     assert question_resolution_count(db, "q2") == 0
@@ -205,25 +211,23 @@ def test_adjudications_effective_and_own(seeded):
     def settle(item, label, who, supersedes=None, task="review"):
         return insert_adjudication(
             db,
-            {
-                "task": task,
-                "item_key": item,
-                "label": label,
-                "rationale": "",
-                "adjudicator": who,
-                "supersedes": supersedes,
-                "created_at": utcnow(),
-            },
+            NewAdjudication(
+                task=LabelTaskName(task),
+                item_key=item,
+                label=label,
+                adjudicator=who,
+                supersedes=supersedes,
+            ),
         )
 
     first = settle("q1", "accept", "ann")
     second = settle("q1", "reject", "ann", supersedes=first)
     other = settle("q2", "edit", "ben")
     pair = settle("q1|s1|s2", "first", "ann", task="side-by-side")
-    assert [r["id"] for r in effective_adjudications(db, "review")] == [second, other]
-    assert [r["id"] for r in effective_adjudications(db, "side-by-side")] == [pair]
+    assert [r.id for r in effective_adjudications(db, "review")] == [second, other]
+    assert [r.id for r in effective_adjudications(db, "side-by-side")] == [pair]
     assert effective_adjudications(db, "disputes") == []
-    assert own_adjudication(db, "review", "q1", "ann")["label"] == "reject"
+    assert own_adjudication(db, "review", "q1", "ann").label == "reject"
     assert own_adjudication(db, "review", "q1", "ben") is None
     assert own_adjudication(db, "side-by-side", "q1", "ann") is None
     with pytest.raises(sqlite3.IntegrityError, match="append-only"):
@@ -237,13 +241,13 @@ def test_pairwise_labels_of_a_person(seeded):
     skip = _pair(db, "human:alice", "s1", "s2", status="skipped", question="q2")
     _pair(db, "human:bob", "s1", "s2", status="skipped")
     _pair(db, "auto:x", "s1", "s2", verdict="Equal")
-    assert own_pairwise_label(db, "human:alice", "q1", "s1", "s2")["id"] == again
-    assert own_pairwise_label(db, "human:alice", "q1", "s2", "s1")["id"] == again
+    assert own_pairwise_label(db, "human:alice", "q1", "s1", "s2").id == again
+    assert own_pairwise_label(db, "human:alice", "q1", "s2", "s1").id == again
     assert own_pairwise_label(db, "human:carol", "q1", "s1", "s2") is None
-    assert last_pairwise_label(db, "human:alice")["id"] == skip
+    assert last_pairwise_label(db, "human:alice").id == skip
     withdrawn = _pair(db, "human:alice", status="withdrawn", supersedes=skip, question="q2")
-    assert last_pairwise_label(db, "human:alice")["id"] == again
-    assert own_pairwise_label(db, "human:alice", "q2", "s1", "s2")["id"] == withdrawn
+    assert last_pairwise_label(db, "human:alice").id == again
+    assert own_pairwise_label(db, "human:alice", "q2", "s1", "s2").id == withdrawn
     assert last_pairwise_label(db, "human:nobody") is None
     assert pairwise_rater_kinds(db) == [("auto:x", "auto"), ("human:alice", "human")]
     assert human_raters(db) == ["human:alice", "human:bob"]
@@ -278,12 +282,9 @@ def test_dispute_lookups(seeded):
     assert all_dispute_ids(db) == [d1, d2]
     assert dispute_question_ids(db, [d2, 99]) == {d2: "q1"}
     assert dispute_question_ids(db, []) == {}
-    assert get_answer(db, get_dispute(db, d2)["answer_id"], ["text"]) == {"text": "answer s2"}
+    assert get_answer(db, get_dispute(db, d2).answer_id, ["text"]) == {"text": "answer s2"}
     assert get_dispute(db, 99) is None
-    assert question_dispute_answers(db, "q1") == [
-        {"system": "s1", "text": "answer s1"},
-        {"system": "s2", "text": "answer s2"},
-    ]
+    assert question_dispute_answers(db, "q1") == [("s1", "answer s1"), ("s2", "answer s2")]
 
 
 def test_question_lookups_and_update(seeded):

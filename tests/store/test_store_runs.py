@@ -14,7 +14,7 @@ from core.store.answers import (
     set_answer_text,
 )
 from core.store.connection import utcnow
-from core.store.disputes import add_dispute
+from core.store.disputes import NewDispute, add_dispute
 from core.store.experiments import (
     experiment_names,
     finish_experiment,
@@ -23,11 +23,14 @@ from core.store.experiments import (
     save_experiment_start,
     stored_experiments,
 )
+from core.store.judge_runs import run_judgments
+from core.store.judgment_counts import imported_verdict_counts
 from core.store.judgments import (
-    imported_verdict_counts,
+    JudgmentKind,
+    NewJudgment,
+    RaterKind,
     insert_judgment,
     insert_judgments,
-    run_judgments,
 )
 from core.store.questions import (
     all_question_texts,
@@ -259,19 +262,11 @@ def test_answer_readers_and_writers(seeded):
 
 
 def _verdict(rater, run_id=None, kind="pairwise", **extra):
-    return {
-        "kind": kind,
-        "question_id": "q1",
-        "rater": rater,
-        "rater_kind": "auto",
-        "system_a": "s1",
-        "system_b": "s2",
-        "verdict": "A",
-        "status": "ok",
-        "run_id": run_id,
-        "created_at": utcnow(),
-        **extra,
-    }
+    fields = {"system_a": "s1", "system_b": "s2", "verdict": "A", "rater_kind": "auto", **extra}
+    fields["rater_kind"] = RaterKind(fields["rater_kind"])
+    return NewJudgment(
+        kind=JudgmentKind(kind), question_id="q1", rater=rater, run_id=run_id, **fields
+    )
 
 
 def test_judgment_writers_and_run_readers(seeded):
@@ -297,8 +292,8 @@ def test_judgment_writers_and_run_readers(seeded):
     )
     insert_judgments(db, [])
     got = run_judgments(db, "auto:p", "r1", "pairwise")
-    assert [(r["id"], r["verdict"]) for r in got] == [(first, "A"), (first + 1, "B")]
-    assert [r["kind"] for r in run_judgments(db, "auto:p", "r1", "absolute")] == ["absolute"]
+    assert [(r.id, r.verdict) for r in got] == [(first, "A"), (first + 1, "B")]
+    assert [r.kind for r in run_judgments(db, "auto:p", "r1", "absolute")] == ["absolute"]
     assert imported_verdict_counts(db) == {"f.csv": 2}
 
 
@@ -307,17 +302,18 @@ def test_resolutions_effective_and_counted(seeded):
     g = insert_judgment(db, _verdict("auto:gt", kind="absolute", verdict="no"))
     c = insert_judgment(db, _verdict("auto:ctx", kind="absolute", verdict="yes"))
     c2 = insert_judgment(db, _verdict("auto:ctx", kind="absolute", verdict="yes", system="s2"))
-    base = {
-        "question_id": "q1",
-        "system": "s1",
-        "gt_verdict": "no",
-        "ctx_verdict": "yes",
-        "created_at": utcnow(),
-    }
     for ctx, answer in ((c, 1), (c2, 2)):
         add_dispute(
             db,
-            {**base, "answer_id": answer, "gt_judgment_id": g, "ctx_judgment_id": ctx},
+            NewDispute(
+                question_id="q1",
+                answer_id=answer,
+                system="s1",
+                gt_judgment_id=g,
+                ctx_judgment_id=ctx,
+                gt_verdict="no",
+                ctx_verdict="yes",
+            ),
         )
     d1, d2 = (r[0] for r in db.execute("select id from disputes order by id"))
     assert effective_resolutions(db) == [] and resolved_dispute_count(db, [d1, d2]) == 0
@@ -341,12 +337,12 @@ def test_resolutions_effective_and_counted(seeded):
     r2 = resolve(d1, "reference_wrong", supersedes=r1)  # the effective one
     resolve(d2, "ambiguous", who="bob")
     r4 = resolve(d2, "withdrawn", who="ann")
-    assert [r["id"] for r in effective_resolutions(db)] == [r2, r4 - 1]
+    assert [r.id for r in effective_resolutions(db)] == [r2, r4 - 1]
     assert resolved_dispute_count(db, [d1, d2]) == 2
     assert resolved_dispute_count(db, [d1]) == 1 and resolved_dispute_count(db, []) == 0
     resolve(d2, "withdrawn", supersedes=r4 - 1, who="bob")  # bob withdraws his label
     assert resolved_dispute_count(db, [d1, d2]) == 1
-    assert [r["dispute_id"] for r in effective_resolutions(db)] == [d1]
+    assert [r.dispute_id for r in effective_resolutions(db)] == [d1]
 
 
 # ---------------------------------------------------------------------------------------------

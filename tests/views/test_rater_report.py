@@ -14,7 +14,7 @@ from sklearn.metrics import cohen_kappa_score
 from core.cli.demo import import_prd_demo
 from core.errors import InputError
 from core.store.database import open_db
-from core.store.judgments import insert_judgments
+from core.store.judgments import JudgmentKind, NewJudgment, RaterKind, insert_judgments
 from core.views.rater_report.assemble import report_data
 from core.views.report_html import report_html
 
@@ -106,18 +106,17 @@ def test_several_raters_are_ranked_by_advantage_probability(built):
     db, info = built
     flip = {"first": "second", "second": "first", "Equal": "first"}
     rows = [
-        {
-            "kind": "pairwise",
-            "question_id": q,
-            "rater": "auto:contrarian",
-            "rater_kind": "auto",
-            "system_a": SYSTEMS[0],
-            "system_b": SYSTEMS[1],
-            "order_shown": "ab",
-            "verdict": "A" if flip[info["truth"][i]] == "first" else "B",
-            "status": "ok",
-            "created_at": "2026-01-06T00:00:00.000+00:00",
-        }
+        NewJudgment(
+            kind=JudgmentKind.PAIRWISE,
+            question_id=q,
+            rater="auto:contrarian",
+            rater_kind=RaterKind.AUTO,
+            system_a=SYSTEMS[0],
+            system_b=SYSTEMS[1],
+            order_shown="ab",
+            verdict="A" if flip[info["truth"][i]] == "first" else "B",
+            created_at="2026-01-06T00:00:00.000+00:00",
+        )
         for i, q in enumerate(info["qids"])
     ]
     insert_judgments(db, rows)

@@ -16,7 +16,7 @@ from core.annotation.pairwise import blind_item, pair_key, submit_verdict, undo_
 from core.annotation.reviews import submit_review
 from core.stats.ranking_settings import RankingSettings
 from core.store.database import open_db
-from core.store.judgments import effective_judgments
+from core.store.judgments import NewJudgment, effective_judgments, insert_judgment
 from core.views.disputes import corrected_references, dispute_detail, dispute_tally
 from core.views.figures import (
     agreement_overview,
@@ -305,16 +305,22 @@ def test_agreement_table_and_self_consistency_match_an_independent_count(fdb):
     shown = effective_judgments(db, kind="pairwise", rater="auto:fixture-sxs")[:5]
     for rep in range(2):
         for r in shown:
-            flipped = {"A": "B", "B": "A"}.get(r["verdict"], "A")
-            db["judgments"].insert(
-                {
-                    **{
-                        k: r[k] for k in ("kind", "question_id", "rater", "rater_kind", "criterion")
-                    },
-                    **{k: r[k] for k in ("system_a", "system_b", "order_shown", "status")},
-                    "verdict": flipped if rep == 1 and r["id"] % 2 else r["verdict"],
-                    "created_at": r["created_at"],
-                }
+            flipped = {"A": "B", "B": "A"}.get(r.verdict or "", "A")
+            insert_judgment(
+                db,
+                NewJudgment(
+                    kind=r.kind,
+                    question_id=r.question_id,
+                    rater=r.rater,
+                    rater_kind=r.rater_kind,
+                    criterion=r.criterion,
+                    system_a=r.system_a,
+                    system_b=r.system_b,
+                    order_shown=r.order_shown,
+                    status=r.status,
+                    verdict=flipped if rep == 1 and r.id % 2 else r.verdict,
+                    created_at=r.created_at,
+                ),
             )
     raw = pd.DataFrame(effective_judgments(db, kind="pairwise", status="ok", with_verdict=True))
     lo = raw[["system_a", "system_b"]].min(axis=1)

@@ -26,7 +26,7 @@ from core.annotation.label_task import (
 )
 from core.store.answers import get_answer
 from core.store.disputes import dispute_question_ids, get_dispute
-from core.store.resolutions import effective_resolutions, skipped_resolutions
+from core.store.resolutions import Resolution, effective_resolutions, skipped_resolutions
 
 if TYPE_CHECKING:
     from core.store.engine import Database
@@ -57,20 +57,14 @@ class DisputesTask(TaskDefaults):
     def human_labels(self, db: Database) -> list[HumanLabel]:
         """Effective resolutions (label: the resolution) and skips, by row id; the store's
         readers leave withdrawals (undo) out."""
-        found = [(r, r["resolution"], "ok") for r in effective_resolutions(db)]
-        found += [(r, None, "skipped") for r in skipped_resolutions(db)]
-        found.sort(key=lambda f: f[0]["id"])
+        found: list[tuple[Resolution, str | None, str, str]] = [
+            (r, r.resolution, "ok", r.question_id) for r in effective_resolutions(db)
+        ]
+        found += [(r, None, "skipped", qid) for r, qid in skipped_resolutions(db)]
+        found.sort(key=lambda f: f[0].id)
         return human_label_rows(
-            (
-                str(r["dispute_id"]),
-                label,
-                status,
-                r["question_id"],
-                r["annotator"],
-                r["note"],
-                r["created_at"],
-            )
-            for r, label, status in found
+            (str(r.dispute_id), label, status, qid, r.annotator, r.note, r.created_at)
+            for r, label, status, qid in found
         )
 
     def item_fields(self, db: Database, keys: Sequence[ItemKey]) -> list[ItemFields]:
@@ -86,7 +80,7 @@ class DisputesTask(TaskDefaults):
         """The reference answers and the disputed model answer."""
         texts = super().texts(db, item, question_id)
         dispute = get_dispute(db, int(item))
-        answer = get_answer(db, dispute["answer_id"], ["text"]) if dispute else None
+        answer = get_answer(db, dispute.answer_id, ["text"]) if dispute else None
         texts.append(("Model answer", answer["text"] if answer else ""))
         return texts
 

@@ -26,7 +26,7 @@ from core.annotation.reviews import (
     settle_status,
 )
 from core.store.questions import all_question_ids
-from core.store.reviews import effective_reviews, skipped_reviews
+from core.store.reviews import Review, effective_reviews, skipped_reviews
 
 if TYPE_CHECKING:
     from core.store.engine import Database
@@ -57,19 +57,13 @@ class ReviewTask(TaskDefaults):
     def human_labels(self, db: Database) -> list[HumanLabel]:
         """Effective reviews (label: the decision) and skips, by row id; the store's readers
         leave withdrawals (undo) out."""
-        found = [(r, r["decision"], "ok") for r in effective_reviews(db)]
+        found: list[tuple[Review, str | None, str]] = [
+            (r, r.decision, "ok") for r in effective_reviews(db)
+        ]
         found += [(r, None, "skipped") for r in skipped_reviews(db)]
-        found.sort(key=lambda f: f[0]["id"])
+        found.sort(key=lambda f: f[0].id)
         return human_label_rows(
-            (
-                r["question_id"],
-                label,
-                status,
-                r["question_id"],
-                r["annotator"],
-                r["note"],
-                r["created_at"],
-            )
+            (r.question_id, label, status, r.question_id, r.annotator, r.note, r.created_at)
             for r, label, status in found
         )
 

@@ -24,7 +24,7 @@ from core.annotation.pairwise import (
     verdict_queue,
 )
 from core.store.answers import question_answers
-from core.store.judgments import effective_judgments
+from core.store.judgments import JudgmentKind, JudgmentStatus, RaterKind, effective_values
 from core.store.verdict_reads import verdict_summary
 
 if TYPE_CHECKING:
@@ -104,12 +104,13 @@ class SideBySideTask(TaskDefaults):
     def human_labels(self, db: Database) -> list[HumanLabel]:
         """People's effective verdicts and skips (imported ones marked ``imported``), by id."""
         columns = ["question_id", "system_a", "system_b", "rater", "verdict", "status"]
-        columns.append("context_kind")
+        columns += ["context_kind", "rationale", "created_at"]
         out: list[HumanLabel] = []
-        for r in effective_judgments(
-            db, kind="pairwise", rater_kind="human", columns=[*columns, "rationale", "created_at"]
+        for values in effective_values(
+            db, columns, kind=JudgmentKind.PAIRWISE, rater_kind=RaterKind.HUMAN
         ):
-            if r["status"] not in ("ok", "skipped"):
+            r = dict(zip(columns, values, strict=True))
+            if r["status"] not in (JudgmentStatus.OK, JudgmentStatus.SKIPPED):
                 continue
             out.append(
                 {

@@ -14,7 +14,7 @@ from urllib.parse import quote
 
 from core.annotation.pairwise import split_pair_key
 from core.store.answers import question_answers
-from core.store.judgments import effective_judgments
+from core.store.judgments import JudgmentKind, effective_judgments
 from core.store.questions import get_question
 from core.views.rater_report.labels import stable_sample
 
@@ -73,18 +73,18 @@ def disagreement_sample(
         judged = [
             j
             for j in effective_judgments(
-                db,
-                kind="pairwise",
-                rater=rater,
-                question_id=qid,
-                columns=["system_a", "system_b", "rationale", "evidence"],
+                db, kind=JudgmentKind.PAIRWISE, rater=rater, question_id=qid
             )
-            if {j["system_a"], j["system_b"]} == {first, second}
+            if {j.system_a, j.system_b} == {first, second}
         ]
         # one order's verdict, chosen by the order shown (first system first when judged that
         # way), not by which row was stored last: the same verdicts in any file order agree
-        judged = sorted(reversed(judged), key=lambda j: j["system_a"] != first)  # latest first
-        latest = judged[0] if judged else {"rationale": "", "evidence": []}
+        judged = sorted(reversed(judged), key=lambda j: j.system_a != first)  # latest first
+        latest = (
+            {"rationale": judged[0].rationale, "evidence": judged[0].evidence}
+            if judged
+            else {"rationale": "", "evidence": []}
+        )
         people = [
             {
                 "name": r["annotator"],
