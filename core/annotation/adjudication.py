@@ -19,7 +19,6 @@ from core.annotation.tasks import human_labels, team_labels
 from core.errors import InputError
 from core.store.adjudications import (
     Adjudication,
-    LabelTaskName,
     NewAdjudication,
     effective_adjudications,
     insert_adjudication,
@@ -123,7 +122,7 @@ def adjudicate(
         new_id = insert_adjudication(
             db,
             NewAdjudication(
-                task=LabelTaskName(task),
+                task=task,
                 item_key=item,
                 label=label,
                 rationale=rationale or "",

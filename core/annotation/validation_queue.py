@@ -22,7 +22,6 @@ from core.annotation.pairwise import (
     people_per_item,
 )
 from core.errors import InputError
-from core.store.adjudications import LabelTaskName
 from core.store.connection import transaction, utcnow
 from core.store.validation_items import (
     NewValidationItem,
@@ -86,7 +85,7 @@ def queue_validation_items(
             db,
             (
                 NewValidationItem(
-                    task=LabelTaskName(task),
+                    task=task,
                     item_key=key,
                     rater=rater,
                     overlap=VALIDATION_OVERLAP,

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
-from enum import StrEnum
 from typing import TYPE_CHECKING, Any, Self
 
 from core.store.connection import rows, utcnow
@@ -23,19 +22,11 @@ if TYPE_CHECKING:
 _EFFECTIVE = not_superseded("adjudications", "a")
 
 
-class LabelTaskName(StrEnum):
-    """The people's label tasks whose items are adjudicated and validated (stored as ``task``)."""
-
-    SIDE_BY_SIDE = "side-by-side"
-    REVIEW = "review"
-    DISPUTES = "disputes"
-
-
 @dataclass(frozen=True, slots=True, kw_only=True)
 class NewAdjudication:
     """An adjudicator's settled ``label`` of an item (``item_key``) of ``task``, to append."""
 
-    task: LabelTaskName
+    task: str  # a registered label task's name (core.annotation.task_registry)
     item_key: str
     label: str
     adjudicator: str
@@ -55,7 +46,7 @@ class Adjudication(NewAdjudication):
         """The record of an ``adjudications`` row."""
         return cls(
             id=int(row["id"]),
-            task=LabelTaskName(row["task"]),
+            task=str(row["task"]),
             item_key=row["item_key"],
             label=row["label"],
             adjudicator=row["adjudicator"],

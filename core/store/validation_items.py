@@ -8,7 +8,6 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Self
 
-from core.store.adjudications import LabelTaskName
 from core.store.connection import rows, utcnow
 
 if TYPE_CHECKING:
@@ -20,7 +19,7 @@ class NewValidationItem:
     """A request that ``overlap`` distinct people label item ``item_key`` of ``task``, so that
     auto-rater ``rater`` can be validated, made by ``requested_by``."""
 
-    task: LabelTaskName
+    task: str  # a registered label task's name
     item_key: str
     rater: str
     overlap: int
@@ -39,7 +38,7 @@ class ValidationItem(NewValidationItem):
         """The record of a ``validation_items`` row."""
         return cls(
             id=int(row["id"]),
-            task=LabelTaskName(row["task"]),
+            task=str(row["task"]),
             item_key=row["item_key"],
             rater=row["rater"],
             overlap=int(row["overlap"]),

@@ -13,7 +13,7 @@ from core.annotation.pairwise import blind_item, submit_verdict, verdict_progres
 from core.annotation.reviews import review_queue, submit_review
 from core.annotation.tasks import task_items
 from core.store.accounts import create_account
-from core.store.adjudications import Adjudication, LabelTaskName
+from core.store.adjudications import Adjudication
 from core.store.database import open_db
 from core.store.settings import update_setting
 from core.views.team import team_table
@@ -75,7 +75,7 @@ def test_attention_accuracy_counts_only_labels_after_the_settlement():
     known = {
         "x": Adjudication(
             id=1,
-            task=LabelTaskName.REVIEW,
+            task="review",
             item_key="x",
             label="accept",
             adjudicator="carol",

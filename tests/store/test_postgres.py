@@ -20,7 +20,14 @@ from core.errors import DatabaseFileError
 from core.store.connection import is_busy, retry_when_busy, transaction, utcnow
 from core.store.database import applied_migrations, open_db, postgres_url, registered_migrations
 from core.store.engine import Database
-from core.store.judgments import effective_judgments, insert_judgment, question_judgments
+from core.store.judgments import (
+    JudgmentKind,
+    NewJudgment,
+    RaterKind,
+    effective_judgments,
+    insert_judgment,
+    question_judgments,
+)
 from core.store.postgres import PgConnection, ddl_to_postgres, marks_to_psycopg
 from core.store.questions import get_question, insert_question
 
@@ -121,22 +128,21 @@ def seed(db: Database) -> None:
         )
 
 
-def judgment(rater: str, verdict: str, supersedes: int | None = None) -> dict[str, Any]:
-    return {
-        "kind": "pairwise",
-        "question_id": "q1",
-        "rater": rater,
-        "rater_kind": "human",
-        "criterion": "better",
-        "system_a": "s1",
-        "system_b": "s2",
-        "answer_a_id": 1,
-        "answer_b_id": 2,
-        "order_shown": "ab",
-        "verdict": verdict,
-        "supersedes": supersedes,
-        "created_at": utcnow(),
-    }
+def judgment(rater: str, verdict: str, supersedes: int | None = None) -> NewJudgment:
+    return NewJudgment(
+        kind=JudgmentKind.PAIRWISE,
+        question_id="q1",
+        rater=rater,
+        rater_kind=RaterKind.HUMAN,
+        criterion="better",
+        system_a="s1",
+        system_b="s2",
+        answer_a_id=1,
+        answer_b_id=2,
+        order_shown="ab",
+        verdict=verdict,
+        supersedes=supersedes,
+    )
 
 
 def test_every_migration_applies_and_tables_match_sqlite(any_db: Database, tmp_path: Path) -> None:
@@ -251,11 +257,12 @@ def test_supersede_by_own_rater_only_and_effective_verdicts(any_db: Database) ->
     with pytest.raises(Exception, match="superseded by its own"):
         insert_judgment(db, judgment("human:bob", "B", supersedes=first))
     second = insert_judgment(db, judgment("human:alice", "Equal", supersedes=first))
-    effective = effective_judgments(db, kind="pairwise", columns=["id", "rater", "verdict"])
-    assert effective == [{"id": 2, "rater": "human:bob", "verdict": "B"}] + [
-        {"id": second, "rater": "human:alice", "verdict": "Equal"}
+    effective = effective_judgments(db, kind="pairwise")
+    assert [(r.id, r.rater, r.verdict) for r in effective] == [
+        (2, "human:bob", "B"),
+        (second, "human:alice", "Equal"),
     ]
-    flagged = {r["id"]: bool(r["superseded"]) for r in question_judgments(db, "q1")}
+    flagged = {r.id: superseded for r, superseded in question_judgments(db, "q1")}
     assert flagged == {first: True, 2: False, second: False}
 
 

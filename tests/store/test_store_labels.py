@@ -10,7 +10,6 @@ import pytest
 
 from core.errors import StoreError
 from core.store.adjudications import (
-    LabelTaskName,
     NewAdjudication,
     effective_adjudications,
     insert_adjudication,
@@ -212,7 +211,7 @@ def test_adjudications_effective_and_own(seeded):
         return insert_adjudication(
             db,
             NewAdjudication(
-                task=LabelTaskName(task),
+                task=task,
                 item_key=item,
                 label=label,
                 adjudicator=who,
