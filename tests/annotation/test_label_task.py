@@ -179,7 +179,7 @@ def test_a_task_added_in_one_module_runs_through_the_shared_machinery(thumbs):
     with pytest.raises(InputError, match="not in disagreement"):
         adjudicate(db, carol, "thumbs", b, "up")
     adjudicate(db, carol, "thumbs", a, "down", "bob is right")
-    assert settled(db, "thumbs")[a]["label"] == "down" and task.settled_items == [a]
+    assert settled(db, "thumbs")[a].label == "down" and task.settled_items == [a]
     assert gold_labels(db, "thumbs") == {a: "down"}  # b has one label: no majority of two
     assert adjudication_queue(db, "thumbs") == []  # settled: no longer open
     table = team_table(db, "thumbs").set_index("annotator")
