@@ -8,6 +8,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from core.store.judgments import effective_judgments, judgments_after
@@ -30,7 +31,11 @@ EFFECTIVE_COLUMNS = (
 )
 
 
-def rating_key(r: dict[str, Any]) -> tuple:
+RatingKey = tuple[str, str, str, str, str, str, str]
+"""(kind, question_id, rater, system_a, system_b, system, criterion); missing parts are ''."""
+
+
+def rating_key(r: Mapping[str, Any]) -> RatingKey:
     """The item a verdict is on: kind, question, rater, systems (as shown) and criterion."""
     return (
         r["kind"],
@@ -53,7 +58,7 @@ def plan_ratings(
     db: Database,
     ratings: list[dict[str, Any]],
     source: str,
-    n: dict,
+    n: dict[str, int],
     now: str,
     answer_ids: dict[tuple[str, str], int],
 ) -> list[dict[str, Any]]:
@@ -122,10 +127,10 @@ def assign_slots(ratings: list[dict[str, Any]]) -> None:
     hash of (item, verdict, rationale) and then by their order among identical ratings (which
     are interchangeable), so the same ratings in any file order fill the same slots, and which
     verdict lands in slot 1 still varies from item to item without favouring any label."""
-    groups: dict[tuple, list[dict[str, Any]]] = {}
+    groups: dict[tuple[object, ...], list[dict[str, Any]]] = {}
     for r in ratings:
         if r["rater"].endswith("#"):
-            key = (
+            key: tuple[object, ...] = (
                 r["rater"],
                 r["kind"],
                 r["question_id"],
@@ -136,7 +141,7 @@ def assign_slots(ratings: list[dict[str, Any]]) -> None:
             groups.setdefault(key, []).append(r)
     for key, found in groups.items():
 
-        def order(r: dict[str, Any], key: tuple = key) -> str:
+        def order(r: dict[str, Any], key: tuple[object, ...] = key) -> str:
             text = json.dumps([*key, r["verdict"], r.get("rationale") or ""], default=str)
             return hashlib.sha256(text.encode()).hexdigest()
 

@@ -21,7 +21,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from core.corpus.evaluation_names import check_evaluation_names
-from core.corpus.evaluation_ratings import assign_slots, plan_ratings, rating_key, touched_since
+from core.corpus.evaluation_ratings import (
+    RatingKey,
+    assign_slots,
+    plan_ratings,
+    rating_key,
+    touched_since,
+)
 from core.corpus.tabular import optional_text, read_records, require_text
 from core.errors import InputError
 from core.stats.pairwise_counts import parse_verdict
@@ -216,7 +222,7 @@ def _check_not_accounts(db: Database, ev: Evaluation) -> None:
 
 
 def _check_duplicates(ev: Evaluation) -> None:
-    seen: dict[tuple, int] = {}
+    seen: dict[RatingKey, int] = {}
     for r in ev.ratings:
         k = rating_key(r)
         if k in seen:
@@ -315,7 +321,13 @@ def _new_questions(ev: Evaluation, known: dict[str, str], now: str) -> list[dict
     ]
 
 
-def _store_questions(db: Database, ev: Evaluation, n: dict, now: str, staged: Any = None) -> None:
+def _store_questions(
+    db: Database,
+    ev: Evaluation,
+    n: dict[str, int],
+    now: str,
+    staged: tuple[list[dict[str, Any]], RowStage] | None = None,
+) -> None:
     known = all_question_texts(db)
     new = _new_questions(ev, known, now)
     for qid, q in ev.questions.items():
@@ -349,7 +361,12 @@ def _new_answers(
 
 
 def _store_answers(
-    db: Database, ev: Evaluation, ns: dict, na: dict, now: str, staged: Any = None
+    db: Database,
+    ev: Evaluation,
+    ns: dict[str, int],
+    na: dict[str, int],
+    now: str,
+    staged: tuple[list[dict[str, Any]], RowStage] | None = None,
 ) -> None:
     systems = system_names(db)
     for a in ev.answers:
@@ -383,7 +400,7 @@ def _store_answers(
     na["inserted"] += len(new)
 
 
-def _store_ratings(db: Database, ev: Evaluation, n: dict, now: str) -> None:
+def _store_ratings(db: Database, ev: Evaluation, n: dict[str, int], now: str) -> None:
     insert_judgments(
         db, plan_ratings(db, ev.ratings, ev.source, n, now, stored_answer_ids(db)), batch_size=500
     )

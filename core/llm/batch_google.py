@@ -54,7 +54,9 @@ class GoogleBatch:
 
         return [
             types.InlinedRequest(
-                contents=gemini_contents(req), config=gemini_config(req), metadata={"key": cid}
+                contents=[types.Content.model_validate(c) for c in gemini_contents(req)],
+                config=types.GenerateContentConfig.model_validate(gemini_config(req)),
+                metadata={"key": cid},
             )
             for cid, req, _ in items
         ]

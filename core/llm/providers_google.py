@@ -137,7 +137,9 @@ class GoogleProvider:
                 cache = self.client.caches.create(
                     model=model,
                     config=types.CreateCachedContentConfig(
-                        contents=[{"role": "user", "parts": [{"text": request.context}]}],
+                        contents=[
+                            types.Content(role="user", parts=[types.Part(text=request.context)])
+                        ],
                         system_instruction=request.system or None,
                         ttl=f"{ttl}s",
                     ),

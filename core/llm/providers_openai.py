@@ -128,7 +128,7 @@ class OpenAIProvider:
     def _raw_type() -> Any:
         import openai
 
-        return openai.APIResponse[dict]
+        return openai.APIResponse[dict[str, Any]]
 
     def close(self) -> None:
         """Close the HTTP pools."""
