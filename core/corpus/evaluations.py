@@ -21,13 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from core.corpus.evaluation_names import check_evaluation_names
-from core.corpus.evaluation_ratings import (
-    RatingKey,
-    assign_slots,
-    plan_ratings,
-    rating_key,
-    touched_since,
-)
+from core.corpus.evaluation_ratings import assign_slots, plan_ratings, rating_key, touched_since
 from core.corpus.tabular import optional_text, read_records, require_text
 from core.errors import InputError
 from core.stats.pairwise_counts import parse_verdict
@@ -45,6 +39,7 @@ if TYPE_CHECKING:
 
 ANONYMOUS = "human:anonymous#"
 STAGE_ABOVE = 2000  # verdicts: from this many on, staged (short transactions) before the switch
+Staged = tuple[list[dict[str, Any]], RowStage]  # new rows staged outside the lock, and their stage
 ABSOLUTE_VERDICTS = {"yes": "yes", "no": "no", "true": "yes", "false": "no", "1": "yes", "0": "no"}
 
 
@@ -222,7 +217,7 @@ def _check_not_accounts(db: Database, ev: Evaluation) -> None:
 
 
 def _check_duplicates(ev: Evaluation) -> None:
-    seen: dict[RatingKey, int] = {}
+    seen: dict[tuple[str, ...], int] = {}  # rating_key -> line
     for r in ev.ratings:
         k = rating_key(r)
         if k in seen:
@@ -263,7 +258,7 @@ def store_evaluation(
     out = {t: _counts() for t in ("questions", "systems", "answers", "judgments")}
     now = utcnow()
     seen, planned, new, stage = max_judgment_id(db), _counts(), [], None
-    staged: dict[str, tuple[list[dict[str, Any]], RowStage]] = {}
+    staged: dict[str, Staged] = {}
     try:
         if len(ev.questions) >= STAGE_ABOVE:
             rows = _new_questions(ev, all_question_texts(db), now)
@@ -291,7 +286,7 @@ def store_evaluation(
 def _insert_new(
     db: Database,
     new: list[dict[str, Any]],
-    staged: tuple[list[dict[str, Any]], RowStage] | None,
+    staged: Staged | None,
     insert: Any,
 ) -> None:
     """Switch the staged rows in when they are exactly ``new`` (the plan inside the
@@ -322,11 +317,7 @@ def _new_questions(ev: Evaluation, known: dict[str, str], now: str) -> list[dict
 
 
 def _store_questions(
-    db: Database,
-    ev: Evaluation,
-    n: dict[str, int],
-    now: str,
-    staged: tuple[list[dict[str, Any]], RowStage] | None = None,
+    db: Database, ev: Evaluation, n: dict[str, int], now: str, staged: Staged | None = None
 ) -> None:
     known = all_question_texts(db)
     new = _new_questions(ev, known, now)
@@ -366,7 +357,7 @@ def _store_answers(
     ns: dict[str, int],
     na: dict[str, int],
     now: str,
-    staged: tuple[list[dict[str, Any]], RowStage] | None = None,
+    staged: Staged | None = None,
 ) -> None:
     systems = system_names(db)
     for a in ev.answers:
