@@ -19,6 +19,7 @@ from typing import Any
 from core.llm.batch import error_response
 from core.llm.providers_google import (
     GoogleProvider,
+    created_name,
     gemini_config,
     gemini_contents,
     parse_generate,
@@ -88,15 +89,16 @@ class GoogleBatch:
             job = self.client.batches.create(
                 model=name, src=inlined, config={"display_name": "workbench"}
             )
-            return job.name, {"mode": "inline", "keys": [cid for cid, _, _ in items]}
+            keys = [cid for cid, _, _ in items]
+            return created_name(job.name, "batch job"), {"mode": "inline", "keys": keys}
         upload = self.client.files.upload(
             file=io.BytesIO(data),
             config={"mime_type": "application/jsonl", "display_name": "workbench-batch"},
         )
         job = self.client.batches.create(
-            model=name, src=upload.name, config={"display_name": "workbench"}
+            model=name, src=created_name(upload.name, "file"), config={"display_name": "workbench"}
         )
-        return job.name, {"mode": "file", "input_file": upload.name}
+        return created_name(job.name, "batch job"), {"mode": "file", "input_file": upload.name}
 
     def status(self, batch_id: str, meta: dict[str, Any]) -> str:
         """Poll ``batches.get``; remembers the result file name in ``meta``."""
