@@ -14,7 +14,7 @@ from __future__ import annotations
 import io
 import json
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from core.llm.batch import error_response
 from core.llm.providers_google import (
@@ -27,6 +27,9 @@ from core.llm.providers_google import (
 from core.llm.sdk_errors import kind_for_status, plain
 from core.llm.types import LLMRequest, LLMResponse
 
+if TYPE_CHECKING:
+    from google.genai.types import BatchJob, GenerateContentResponse, InlinedRequest
+
 INLINE_MAX_BYTES = 10_000_000
 #: google-genai JobState -> normalised status
 STATUS = {
@@ -38,7 +41,7 @@ STATUS = {
 }
 
 
-def _state(job: Any) -> str:
+def _state(job: BatchJob) -> str:
     state = getattr(job, "state", None)
     return str(getattr(state, "value", state) or "")
 
@@ -49,7 +52,7 @@ class GoogleBatch:
     def __init__(self, provider: GoogleProvider) -> None:
         self.client = provider.client
 
-    def inlined(self, items: list[tuple[str, LLMRequest, str]]) -> list[Any]:
+    def inlined(self, items: list[tuple[str, LLMRequest, str]]) -> list[InlinedRequest]:
         """``InlinedRequest`` objects: contents, config (context in the system instruction), key."""
         from google.genai import types
 
@@ -62,7 +65,7 @@ class GoogleBatch:
             for cid, req, _ in items
         ]
 
-    def jsonl(self, inlined: list[Any]) -> bytes:
+    def jsonl(self, inlined: list[InlinedRequest]) -> bytes:
         """The input file: one ``{"key", "request"}`` line per request (the SDK's own REST form)."""
         from google.genai import (
             _common,
@@ -73,11 +76,8 @@ class GoogleBatch:
         for item in inlined:
             body = batches._InlinedRequest_to_mldev(self.client._api_client, item)
             body = _common.encode_unserializable_types(_common.convert_to_dict(body))
-            lines.append(
-                json.dumps(
-                    {"key": item.metadata["key"], "request": body["request"]}, ensure_ascii=False
-                )
-            )
+            key = (item.metadata or {})["key"]  # set by inlined()
+            lines.append(json.dumps({"key": key, "request": body["request"]}, ensure_ascii=False))
         return "\n".join(lines).encode("utf-8")
 
     def submit(self, items: list[tuple[str, LLMRequest, str]]) -> tuple[str, dict[str, Any]]:
@@ -128,7 +128,9 @@ class GoogleBatch:
                     yield entry["key"], self._parse_line(entry)
 
     @staticmethod
-    def _parse(response: Any, error: dict[str, Any] | None) -> LLMResponse:
+    def _parse(
+        response: GenerateContentResponse | None, error: dict[str, Any] | None
+    ) -> LLMResponse:
         if error or response is None:
             error = error or {}
             code = int(error.get("code") or 0)
