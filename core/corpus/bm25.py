@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from functools import lru_cache
-from typing import Any
+from typing import Protocol
 
 import numpy as np
 
@@ -35,12 +35,19 @@ def stop_words() -> frozenset[str]:
     return frozenset(ENGLISH_STOP_WORDS)
 
 
-@lru_cache(maxsize=1)
-def stemmer() -> Any:
-    """The Snowball English stemmer (PyStemmer, a dependency of bm25s)."""
-    import Stemmer
+class Stemmer(Protocol):
+    """The part of PyStemmer's ``Stemmer.Stemmer`` used here."""
 
-    return Stemmer.Stemmer("english")
+    def stemWords(self, words: list[str]) -> list[str]: ...  # noqa: N802 (PyStemmer's name)
+
+
+@lru_cache(maxsize=1)
+def stemmer() -> Stemmer:
+    """The Snowball English stemmer (PyStemmer, a dependency of bm25s)."""
+    import Stemmer as pystemmer
+
+    snowball: Stemmer = pystemmer.Stemmer("english")
+    return snowball
 
 
 def stem_content(words: Iterable[str]) -> list[str]:
@@ -54,9 +61,10 @@ def bm25s_tokenize(texts: list[str]) -> list[list[str]]:
     """bm25s's analyser: lower-cased, bm25s English stop-words removed, stemmed tokens per text."""
     import bm25s
 
-    return bm25s.tokenize(
+    tokens: list[list[str]] = bm25s.tokenize(
         texts, stopwords="en", stemmer=stemmer(), return_ids=False, show_progress=False
     )
+    return tokens
 
 
 class BM25Index:

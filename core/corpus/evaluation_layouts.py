@@ -112,7 +112,9 @@ def _winner(rec: dict[str, Any], name: str, path: Path, line: int) -> str:
     return WINNERS[value.lower()]
 
 
-def _judge(rec: dict[str, Any], default: str | None, path: Path, line: int, auto: bool) -> tuple:
+def _judge(
+    rec: dict[str, Any], default: str | None, path: Path, line: int, auto: bool
+) -> tuple[str, str]:
     judge = rec.get("judge")
     if isinstance(judge, list) and all(isinstance(j, str) for j in judge):
         judge = "/".join(judge)
@@ -125,7 +127,9 @@ def _judge(rec: dict[str, Any], default: str | None, path: Path, line: int, auto
     return parse_rater(f"{kind}:{judge}", path, line)
 
 
-def _common(qid: str, rater: tuple[str, str], label: Any, line: int, rationale: str = "") -> dict:
+def _common(
+    qid: str, rater: tuple[str, str], label: object, line: int, rationale: str = ""
+) -> dict[str, Any]:
     return {
         "question_id": qid,
         "rater": rater[0],

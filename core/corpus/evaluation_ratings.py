@@ -29,17 +29,22 @@ KEY_COLUMNS = ("kind", "question_id", "rater", "system_a", "system_b", "system",
 EFFECTIVE_COLUMNS = (*KEY_COLUMNS, "id", "verdict", "rationale")
 
 
-def _key(values: Sequence[Any]) -> tuple[str, ...]:
+RatingKey = tuple[str, str, str, str, str, str, str]
+"""(kind, question_id, rater, system_a, system_b, system, criterion); missing parts are ''."""
+
+
+def _key(values: Sequence[Any]) -> RatingKey:
     """The item key of the :data:`KEY_COLUMNS` values (a missing system or criterion: "")."""
-    return tuple(v or "" for v in values[: len(KEY_COLUMNS)])
+    kind, qid, rater, sa, sb, system, criterion = (str(v or "") for v in values[:7])
+    return (kind, qid, rater, sa, sb, system, criterion)
 
 
-def rating_key(r: Mapping[str, Any]) -> tuple[str, ...]:
+def rating_key(r: Mapping[str, Any]) -> RatingKey:
     """The item a verdict is on: kind, question, rater, systems (as shown) and criterion."""
     return _key([r[c] for c in KEY_COLUMNS])
 
 
-def judgment_key(j: NewJudgment) -> tuple[str, ...]:
+def judgment_key(j: NewJudgment) -> RatingKey:
     """:func:`rating_key` of a judgment."""
     return _key([getattr(j, c) for c in KEY_COLUMNS])
 
@@ -123,10 +128,10 @@ def assign_slots(ratings: list[dict[str, Any]]) -> None:
     hash of (item, verdict, rationale) and then by their order among identical ratings (which
     are interchangeable), so the same ratings in any file order fill the same slots, and which
     verdict lands in slot 1 still varies from item to item without favouring any label."""
-    groups: dict[tuple[Any, ...], list[dict[str, Any]]] = {}
+    groups: dict[tuple[object, ...], list[dict[str, Any]]] = {}
     for r in ratings:
         if r["rater"].endswith("#"):
-            key = (
+            key: tuple[object, ...] = (
                 r["rater"],
                 r["kind"],
                 r["question_id"],
@@ -137,7 +142,7 @@ def assign_slots(ratings: list[dict[str, Any]]) -> None:
             groups.setdefault(key, []).append(r)
     for key, found in groups.items():
 
-        def order(r: dict[str, Any], key: tuple[Any, ...] = key) -> str:
+        def order(r: dict[str, Any], key: tuple[object, ...] = key) -> str:
             text = json.dumps([*key, r["verdict"], r.get("rationale") or ""], default=str)
             return hashlib.sha256(text.encode()).hexdigest()
 

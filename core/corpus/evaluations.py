@@ -39,6 +39,7 @@ if TYPE_CHECKING:
 
 ANONYMOUS = "human:anonymous#"
 STAGE_ABOVE = 2000  # verdicts: from this many on, staged (short transactions) before the switch
+Staged = tuple[list[dict[str, Any]], RowStage]  # new rows staged outside the lock, and their stage
 ABSOLUTE_VERDICTS = {"yes": "yes", "no": "no", "true": "yes", "false": "no", "1": "yes", "0": "no"}
 
 
@@ -216,7 +217,7 @@ def _check_not_accounts(db: Database, ev: Evaluation) -> None:
 
 
 def _check_duplicates(ev: Evaluation) -> None:
-    seen: dict[tuple, int] = {}
+    seen: dict[tuple[str, ...], int] = {}  # rating_key -> line
     for r in ev.ratings:
         k = rating_key(r)
         if k in seen:
@@ -257,7 +258,7 @@ def store_evaluation(
     out = {t: _counts() for t in ("questions", "systems", "answers", "judgments")}
     now = utcnow()
     seen, planned, new, stage = max_judgment_id(db), _counts(), [], None
-    staged: dict[str, tuple[list[dict[str, Any]], RowStage]] = {}
+    staged: dict[str, Staged] = {}
     try:
         if len(ev.questions) >= STAGE_ABOVE:
             rows = _new_questions(ev, all_question_texts(db), now)
@@ -285,7 +286,7 @@ def store_evaluation(
 def _insert_new(
     db: Database,
     new: list[dict[str, Any]],
-    staged: tuple[list[dict[str, Any]], RowStage] | None,
+    staged: Staged | None,
     insert: Any,
 ) -> None:
     """Switch the staged rows in when they are exactly ``new`` (the plan inside the
@@ -315,7 +316,9 @@ def _new_questions(ev: Evaluation, known: dict[str, str], now: str) -> list[dict
     ]
 
 
-def _store_questions(db: Database, ev: Evaluation, n: dict, now: str, staged: Any = None) -> None:
+def _store_questions(
+    db: Database, ev: Evaluation, n: dict[str, int], now: str, staged: Staged | None = None
+) -> None:
     known = all_question_texts(db)
     new = _new_questions(ev, known, now)
     for qid, q in ev.questions.items():
@@ -349,7 +352,12 @@ def _new_answers(
 
 
 def _store_answers(
-    db: Database, ev: Evaluation, ns: dict, na: dict, now: str, staged: Any = None
+    db: Database,
+    ev: Evaluation,
+    ns: dict[str, int],
+    na: dict[str, int],
+    now: str,
+    staged: Staged | None = None,
 ) -> None:
     systems = system_names(db)
     for a in ev.answers:
@@ -383,7 +391,7 @@ def _store_answers(
     na["inserted"] += len(new)
 
 
-def _store_ratings(db: Database, ev: Evaluation, n: dict, now: str) -> None:
+def _store_ratings(db: Database, ev: Evaluation, n: dict[str, int], now: str) -> None:
     insert_judgments(
         db, plan_ratings(db, ev.ratings, ev.source, n, now, stored_answer_ids(db)), batch_size=500
     )

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
-from typing import Any
+from typing import Any, TypedDict
 
 from rapidfuzz import fuzz
 
@@ -19,6 +19,23 @@ _QUOTES = str.maketrans(
     {"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"', "\u2014": "-", "\u2013": "-"}
 )
 _WINDOW = 4000
+
+
+class QuoteCheck(TypedDict):
+    """One quote looked up in its source: verified, best score (0-100), source offset or -1."""
+
+    quote: str
+    verified: bool
+    score: float
+    start: int
+
+
+class EvidenceShare(TypedDict):
+    """Quotes, verified quotes and their share (None when there are no quotes)."""
+
+    n_quotes: int
+    n_verified: int
+    share: float | None
 
 
 def normalise(text: str) -> tuple[str, list[int]]:
@@ -62,21 +79,21 @@ def verify_quote(
     *,
     threshold: float = DEFAULT_THRESHOLD,
     _norm: tuple[str, list[int]] | None = None,
-) -> dict[str, Any]:
+) -> QuoteCheck:
     """``{quote, verified, score, start}`` for one quote against ``source``.
 
     Exact normalised match scores 100. Otherwise the source is scanned in overlapping windows of
     4,000 normalised characters and the best ``fuzz.partial_ratio_alignment`` is kept.
     """
     cleaned = _clean_quote(quote)
-    result = {"quote": quote, "verified": False, "score": 0.0, "start": -1}
+    result: QuoteCheck = {"quote": quote, "verified": False, "score": 0.0, "start": -1}
     if len(cleaned) < MIN_QUOTE_CHARS or not source:
         return result
     norm_src, offsets = _norm or normalise(source)
     norm_q, _ = normalise(cleaned)
     pos = norm_src.find(norm_q)
     if pos >= 0:
-        return {**result, "verified": True, "score": 100.0, "start": offsets[pos]}
+        return {"quote": quote, "verified": True, "score": 100.0, "start": offsets[pos]}
     best_score, best_start = 0.0, -1
     step = _WINDOW - max(len(norm_q), 1)
     step = max(step, _WINDOW // 2)
@@ -89,7 +106,7 @@ def verify_quote(
                 break
     verified = best_score >= threshold
     return {
-        **result,
+        "quote": quote,
         "verified": verified,
         "score": round(float(best_score), 1),
         "start": offsets[best_start] if verified and 0 <= best_start < len(offsets) else -1,
@@ -98,7 +115,7 @@ def verify_quote(
 
 def verify_quotes(
     quotes: list[str], source: str, *, threshold: float = DEFAULT_THRESHOLD
-) -> list[dict[str, Any]]:
+) -> list[QuoteCheck]:
     """Verify every quote against ``source`` (the text is normalised once)."""
     if not quotes:
         return []
@@ -106,7 +123,7 @@ def verify_quotes(
     return [verify_quote(q, source, threshold=threshold, _norm=norm) for q in quotes]
 
 
-def verified_share(evidence_lists: list[list[dict[str, Any]]]) -> dict[str, float | int]:
+def verified_share(evidence_lists: list[list[dict[str, Any]]]) -> EvidenceShare:
     """``{n_quotes, n_verified, share}`` over many items' evidence (share NaN-free: 0 quotes -> None)."""
     flat = [e for items in evidence_lists for e in (items or []) if isinstance(e, dict)]
     n_ver = sum(1 for e in flat if e.get("verified"))

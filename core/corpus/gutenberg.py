@@ -120,11 +120,11 @@ def _fields(head: str) -> dict[str, str]:
         if value:
             out.setdefault(key, value)
     first = next((ln for ln in head.split("\n")[:6] if ln.strip()), "")
-    m = _TITLE_LINE.match(first.strip().lstrip("\ufeff"))
-    if m:
-        out.setdefault("title", m.group(1).strip(" ,*"))
-        if m.group(2):
-            out.setdefault("author", m.group(2).strip(" ,*"))
+    title = _TITLE_LINE.match(first.strip().lstrip("\ufeff"))
+    if title:
+        out.setdefault("title", title.group(1).strip(" ,*"))
+        if title.group(2):
+            out.setdefault("author", title.group(2).strip(" ,*"))
     return out
 
 

@@ -103,7 +103,8 @@ def import_questions(
     path = Path(path)
     records = read_records(path, ["question", "document_id"])
     known = set(document_ids(db))
-    rows, seen = [], {}
+    rows: list[dict[str, Any]] = []
+    seen: dict[str, int] = {}
     for line, rec in records:
         question = require_text(rec, "question", path, line)
         doc_id = require_text(rec, "document_id", path, line)
@@ -174,7 +175,7 @@ def _plan(
     db: Database, rows: list[dict[str, Any]], path: Path, replace: bool
 ) -> list[tuple[str, dict[str, int]]]:
     """For every row: inserted, updated or unchanged, and what hangs on the stored question."""
-    plan = []
+    plan: list[tuple[str, dict[str, int]]] = []
     for row in rows:
         stored = get_question(db, row["id"], (*CONTENT, "origin", "provenance"))
         if stored is None:

@@ -31,7 +31,8 @@ _LAST_WORD = re.compile(r"([^\W\d_]+)\.$")
 def split_sentences(text: str) -> list[Sentence]:
     """Sentences split at ``.!?`` + whitespace or blank lines (not after ``Mr.``, initials),
     with verbatim offsets."""
-    out, pos = [], 0
+    out: list[Sentence] = []
+    pos = 0
     for m in _SENT_END.finditer(text):
         if m.group(0).strip():
             end = m.start() + len(m.group(0).rstrip())

@@ -14,7 +14,7 @@ from __future__ import annotations
 import importlib
 import time
 from collections.abc import Iterator, Sequence
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from core.errors import ConfigError
 from core.llm.cache import cached_keys, record_call, request_summary
@@ -36,6 +36,9 @@ from core.store.llm_batches import (
     set_item_status,
 )
 from core.store.llm_cache import CacheEntry, write_calls
+
+if TYPE_CHECKING:
+    from core.store.engine import Database
 
 MAX_BATCH = 50_000
 TERMINAL = {"completed", "failed", "expired", "cancelled", "imported"}
@@ -79,7 +82,7 @@ def adapter_for(model_id: str) -> BatchAdapter:
 
 
 def submit_batch(
-    db: Any, requests: Sequence[LLMRequest], *, run_id: str | None = None
+    db: Database, requests: Sequence[LLMRequest], *, run_id: str | None = None
 ) -> list[str]:
     """Submit the requests that are not cached yet; return the new batch ids."""
 
@@ -135,7 +138,7 @@ def submit_batch(
     return ids
 
 
-def _batch_row(db: Any, batch_id: str) -> Batch:
+def _batch_row(db: Database, batch_id: str) -> Batch:
 
     found = get_batch(db, batch_id)
     if found is None:
@@ -143,7 +146,7 @@ def _batch_row(db: Any, batch_id: str) -> Batch:
     return found
 
 
-def batch_status(db: Any, batch_id: str) -> str:
+def batch_status(db: Database, batch_id: str) -> str:
     """Poll the provider (unless finished) and store the status."""
 
     row = _batch_row(db, batch_id)
@@ -161,7 +164,7 @@ def batch_status(db: Any, batch_id: str) -> str:
 
 
 def wait_batch(
-    db: Any, batch_id: str, *, poll_s: float = 30.0, timeout_s: float | None = None
+    db: Database, batch_id: str, *, poll_s: float = 30.0, timeout_s: float | None = None
 ) -> str:
     """Poll until the batch reaches a terminal status (or ``timeout_s`` passes)."""
     start = time.monotonic()
@@ -172,7 +175,7 @@ def wait_batch(
         time.sleep(poll_s)
 
 
-def import_batch(db: Any, batch_id: str) -> dict[str, int]:
+def import_batch(db: Database, batch_id: str) -> dict[str, int]:
     """Import a finished batch's replies into the cache and ledger (idempotent)."""
 
     status = batch_status(db, batch_id)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from core.llm.batch import error_response
 from core.llm.providers_anthropic import (
@@ -13,6 +13,9 @@ from core.llm.providers_anthropic import (
 )
 from core.llm.sdk_errors import plain
 from core.llm.types import LLMRequest, LLMResponse
+
+if TYPE_CHECKING:
+    from anthropic.types.message_create_params import MessageCreateParamsNonStreaming
 
 STATUS = {"in_progress": "in_progress", "canceling": "in_progress", "ended": "completed"}
 
@@ -27,7 +30,11 @@ class AnthropicBatch:
         """Create the batch: one ``{"custom_id", "params"}`` entry per request."""
         batch = self.client.messages.batches.create(
             requests=[
-                {"custom_id": cid, "params": anthropic_params(req, name)}
+                {
+                    "custom_id": cid,
+                    # anthropic_params builds exactly messages.create's keyword arguments
+                    "params": cast("MessageCreateParamsNonStreaming", anthropic_params(req, name)),
+                }
                 for cid, req, name in items
             ]
         )

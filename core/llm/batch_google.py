@@ -14,17 +14,21 @@ from __future__ import annotations
 import io
 import json
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from core.llm.batch import error_response
 from core.llm.providers_google import (
     GoogleProvider,
+    created_name,
     gemini_config,
     gemini_contents,
     parse_generate,
 )
 from core.llm.sdk_errors import kind_for_status, plain
 from core.llm.types import LLMRequest, LLMResponse
+
+if TYPE_CHECKING:
+    from google.genai.types import BatchJob, GenerateContentResponse, InlinedRequest
 
 INLINE_MAX_BYTES = 10_000_000
 #: google-genai JobState -> normalised status
@@ -37,7 +41,7 @@ STATUS = {
 }
 
 
-def _state(job: Any) -> str:
+def _state(job: BatchJob) -> str:
     state = getattr(job, "state", None)
     return str(getattr(state, "value", state) or "")
 
@@ -48,18 +52,20 @@ class GoogleBatch:
     def __init__(self, provider: GoogleProvider) -> None:
         self.client = provider.client
 
-    def inlined(self, items: list[tuple[str, LLMRequest, str]]) -> list[Any]:
+    def inlined(self, items: list[tuple[str, LLMRequest, str]]) -> list[InlinedRequest]:
         """``InlinedRequest`` objects: contents, config (context in the system instruction), key."""
         from google.genai import types
 
         return [
             types.InlinedRequest(
-                contents=gemini_contents(req), config=gemini_config(req), metadata={"key": cid}
+                contents=[types.Content.model_validate(c) for c in gemini_contents(req)],
+                config=types.GenerateContentConfig.model_validate(gemini_config(req)),
+                metadata={"key": cid},
             )
             for cid, req, _ in items
         ]
 
-    def jsonl(self, inlined: list[Any]) -> bytes:
+    def jsonl(self, inlined: list[InlinedRequest]) -> bytes:
         """The input file: one ``{"key", "request"}`` line per request (the SDK's own REST form)."""
         from google.genai import (
             _common,
@@ -70,11 +76,8 @@ class GoogleBatch:
         for item in inlined:
             body = batches._InlinedRequest_to_mldev(self.client._api_client, item)
             body = _common.encode_unserializable_types(_common.convert_to_dict(body))
-            lines.append(
-                json.dumps(
-                    {"key": item.metadata["key"], "request": body["request"]}, ensure_ascii=False
-                )
-            )
+            key = (item.metadata or {})["key"]  # set by inlined()
+            lines.append(json.dumps({"key": key, "request": body["request"]}, ensure_ascii=False))
         return "\n".join(lines).encode("utf-8")
 
     def submit(self, items: list[tuple[str, LLMRequest, str]]) -> tuple[str, dict[str, Any]]:
@@ -86,15 +89,16 @@ class GoogleBatch:
             job = self.client.batches.create(
                 model=name, src=inlined, config={"display_name": "workbench"}
             )
-            return job.name, {"mode": "inline", "keys": [cid for cid, _, _ in items]}
+            keys = [cid for cid, _, _ in items]
+            return created_name(job.name, "batch job"), {"mode": "inline", "keys": keys}
         upload = self.client.files.upload(
             file=io.BytesIO(data),
             config={"mime_type": "application/jsonl", "display_name": "workbench-batch"},
         )
         job = self.client.batches.create(
-            model=name, src=upload.name, config={"display_name": "workbench"}
+            model=name, src=created_name(upload.name, "file"), config={"display_name": "workbench"}
         )
-        return job.name, {"mode": "file", "input_file": upload.name}
+        return created_name(job.name, "batch job"), {"mode": "file", "input_file": upload.name}
 
     def status(self, batch_id: str, meta: dict[str, Any]) -> str:
         """Poll ``batches.get``; remembers the result file name in ``meta``."""
@@ -124,7 +128,9 @@ class GoogleBatch:
                     yield entry["key"], self._parse_line(entry)
 
     @staticmethod
-    def _parse(response: Any, error: dict[str, Any] | None) -> LLMResponse:
+    def _parse(
+        response: GenerateContentResponse | None, error: dict[str, Any] | None
+    ) -> LLMResponse:
         if error or response is None:
             error = error or {}
             code = int(error.get("code") or 0)

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, Final
 
 from core.llm.batch import error_response
 from core.llm.providers_openai import OpenAIProvider, openai_body, parse_chat_completion
 from core.llm.sdk_errors import kind_for_status
 from core.llm.types import LLMRequest, LLMResponse
 
-ENDPOINT = "/v1/chat/completions"
+ENDPOINT: Final = "/v1/chat/completions"
 STATUS = {
     "validating": "in_progress",
     "in_progress": "in_progress",

@@ -9,7 +9,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from core.llm.keys import redact, redact_obj
 from core.llm.types import LLMRequest, LLMResponse
@@ -17,6 +17,9 @@ from core.store.connection import dumps, utcnow
 from core.store.llm_cache import CacheEntry, LedgerEntry, cached_responses, write_calls
 from core.store.llm_cache import cached_keys as stored_keys
 from core.store.runs import add_run_totals
+
+if TYPE_CHECKING:
+    from core.store.engine import Database
 
 
 def request_summary(request: LLMRequest) -> dict[str, Any]:
@@ -35,12 +38,12 @@ def request_summary(request: LLMRequest) -> dict[str, Any]:
     return redact_obj(data)  # type: ignore[return-value]
 
 
-def cached_keys(db: Any, keys: Iterable[str]) -> set[str]:
+def cached_keys(db: Database, keys: Iterable[str]) -> set[str]:
     """The subset of ``keys`` present in ``llm_cache``."""
     return stored_keys(db, keys)
 
 
-def cache_get_many(db: Any, keys: Iterable[str]) -> dict[str, LLMResponse]:
+def cache_get_many(db: Database, keys: Iterable[str]) -> dict[str, LLMResponse]:
     """``{key: LLMResponse}`` for the keys found in the cache."""
     return {k: _response(blob) for k, blob in cached_responses(db, keys).items()}
 
@@ -101,7 +104,7 @@ def ledger_row(
     )
 
 
-def add_to_run(db: Any, run_id: str | None, responses: Iterable[LLMResponse]) -> None:
+def add_to_run(db: Database, run_id: str | None, responses: Iterable[LLMResponse]) -> None:
     """Add the calls (cache hits excluded) to the run's totals in one statement."""
     paid = [r for r in responses if not r.cache_hit]
     if run_id is not None and paid:
@@ -116,7 +119,7 @@ def add_to_run(db: Any, run_id: str | None, responses: Iterable[LLMResponse]) ->
 
 
 def record_call(
-    db: Any,
+    db: Database,
     request: LLMRequest,
     response: LLMResponse,
     *,

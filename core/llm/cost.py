@@ -13,13 +13,16 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from core.llm.cache import cached_keys
 from core.llm.catalog import model_info, provider_settings, split_model_id
 from core.llm.tokens import count_tokens, request_input_tokens
 from core.llm.types import LLMRequest
 from core.store.llm_cache import ledger_totals
+
+if TYPE_CHECKING:
+    from core.store.engine import Database
 
 
 def call_cost(
@@ -33,7 +36,7 @@ def call_cost(
 ) -> float:
     """USD cost of one call (see the module formula)."""
     info = model_info(model_id)
-    if not info.priced:
+    if info.input is None or info.output is None:  # not priced
         return 0.0
     cached_price = info.cached_input if info.cached_input is not None else info.input
     write_price = info.cache_write if info.cache_write is not None else info.input
@@ -51,7 +54,7 @@ def call_cost(
 
 def estimate_cost(
     requests: Iterable[LLMRequest],
-    db: Any = None,
+    db: Database | None = None,
     *,
     output_tokens: int | None = None,
     batch: bool = False,
@@ -130,11 +133,13 @@ GROUPS = {
 
 
 def cost_totals(
-    db: Any, run_id: str | None = None, by: tuple[str, ...] = ("run", "system", "judge", "model")
-) -> dict[str, list[dict]]:
+    db: Database,
+    run_id: str | None = None,
+    by: tuple[str, ...] = ("run", "system", "judge", "model"),
+) -> dict[str, list[dict[str, Any]]]:
     """Totals of calls, tokens and USD from ``llm_calls``, grouped by each key in ``by``."""
 
-    out: dict[str, list[dict]] = {}
+    out: dict[str, list[dict[str, Any]]] = {}
     for name in by:
         out[name] = ledger_totals(db, GROUPS[name], run_id)
     return out

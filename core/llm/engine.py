@@ -22,7 +22,7 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
-from typing import Any
+from typing import TYPE_CHECKING, Protocol
 
 from core.errors import ConfigError
 from core.llm.cache import (
@@ -32,17 +32,21 @@ from core.llm.cache import (
     ledger_row,
     record_call,
 )
+from core.llm.catalog import ProviderSettings
 from core.llm.cost import call_cost
 from core.llm.keys import redact
 from core.llm.limits import limiter_for
 from core.llm.registry import known_provider, resolve
 from core.llm.retry import call_with_retry
 from core.llm.tokens import request_input_tokens
-from core.llm.types import LLMRequest, LLMResponse, ProviderCallError
+from core.llm.types import LLMRequest, LLMResponse, Provider, ProviderCallError
 from core.llm.windows import check_context
 from core.store.connection import transaction
-from core.store.llm_cache import write_calls
+from core.store.llm_cache import CacheEntry, LedgerEntry, write_calls
 from core.store.runs import run_exists
+
+if TYPE_CHECKING:
+    from core.store.engine import Database
 
 MAX_WORKERS = 512
 CACHE_MODES = ("on", "off", "refresh")
@@ -68,7 +72,7 @@ def cache_mode() -> str:
 
 def _call(
     request: LLMRequest,
-    target: tuple[Any, str, Any],
+    target: tuple[Provider, str, ProviderSettings],
     rng: random.Random,
     abort: threading.Event | None = None,
 ) -> tuple[LLMResponse, int]:
@@ -101,9 +105,8 @@ def _call(
             sleep=abort.wait,
         )
     except ProviderCallError as exc:
-        return LLMResponse(error=redact(exc), error_kind=exc.kind, model=request.model), getattr(
-            exc, "attempts", 1
-        )
+        error = LLMResponse(error=redact(exc), error_kind=exc.kind, model=request.model)
+        return error, exc.attempts
     except ConfigError:
         raise
     except Exception as exc:  # a provider bug or an unexpected SDK error: record, carry on
@@ -145,17 +148,17 @@ def preflight(requests: Sequence[LLMRequest], *, keys: bool = True) -> None:
             validate(req, name)
 
 
-def _check_run(db: Any, run_id: str | None) -> None:
+def _check_run(db: Database | None, run_id: str | None) -> None:
     if db is not None and run_id is not None:
         if not run_exists(db, run_id):
             raise ConfigError(f"unknown run {run_id!r}: create the runs row first")
 
 
-def refuse_open_transaction(db: Any) -> None:
+def refuse_open_transaction(db: Database | None) -> None:
     """Raise ConfigError when ``db`` is inside a write transaction: model calls are sent outside
     any transaction (a held ``BEGIN IMMEDIATE`` blocks every other writer for the whole network
     run, and an exception would roll back replies already paid for)."""
-    if db is not None and (getattr(db.conn, "tx_depth", 0) or db.conn.in_transaction):
+    if db is not None and (int(getattr(db.conn, "tx_depth", 0)) or db.conn.in_transaction):
         raise ConfigError(
             "model calls inside a write transaction: send them first (core.llm.stage.run_stage) "
             "and store each result in its own short transaction"
@@ -167,7 +170,7 @@ OnReply = Callable[[int, LLMResponse], None]
 
 
 def complete_many(
-    db: Any,
+    db: Database | None,
     requests: Sequence[LLMRequest],
     *,
     run_id: str | None = None,
@@ -229,7 +232,7 @@ def complete_many(
     )
     store = _Store(db, requests, out, run_id, cacheable, keys)
     with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="llm") as pool:
-        futures: dict[Future, list[int]] = {
+        futures: dict[Future[tuple[LLMResponse, int]], list[int]] = {
             pool.submit(
                 _call,
                 requests[idx[0]],
@@ -265,8 +268,8 @@ def complete_many(
 
 def _keep_paid_replies(
     store: "_Store",
-    futures: dict[Future, list[int]],
-    running: set,
+    futures: dict[Future[tuple[LLMResponse, int]], list[int]],
+    running: set[Future[tuple[LLMResponse, int]]],
     received: list[tuple[list[int], tuple[LLMResponse, int]]],
 ) -> None:
     """After an interrupt: commit the replies ``received`` but not committed yet, wait for the
@@ -290,9 +293,9 @@ class _Store:
 
     def __init__(
         self,
-        db: Any,
+        db: Database | None,
         requests: Sequence[LLMRequest],
-        out: list,
+        out: list[LLMResponse | None],
         run_id: str | None,
         cacheable: list[bool],
         keys: list[str],
@@ -302,27 +305,30 @@ class _Store:
 
     def commit(self, batch: list[tuple[list[int], tuple[LLMResponse, int]]]) -> None:
         """Store ``batch`` (indexes, (reply, attempts)) in one transaction; fill ``out``."""
+        filled: dict[int, LLMResponse] = {}
         for indexes, (resp, _attempts) in batch:
             resp.cache_key = self.keys[indexes[0]]
             for n, i in enumerate(indexes):
-                self.out[i] = (
+                filled[i] = self.out[i] = (
                     resp
                     if n == 0
                     else LLMResponse(**{**resp.__dict__, "cache_hit": True, "cost_usd": 0.0})
                 )
         if self.db is None or not batch:
             return
-        cached, ledger, calls = [], [], []
+        cached: list[CacheEntry] = []
+        ledger: list[LedgerEntry] = []
+        calls: list[LLMResponse] = []
         for indexes, (resp, attempts) in batch:
             first = indexes[0]
             if resp.ok and self.cacheable[first]:
                 cached.append(cache_row(self.requests[first], resp))
             for n, i in enumerate(indexes):
-                calls.append(self.out[i])
+                calls.append(filled[i])
                 ledger.append(
                     ledger_row(
                         self.requests[i],
-                        self.out[i],
+                        filled[i],
                         run_id=self.run_id,
                         attempts=attempts if n == 0 else 0,
                     )
@@ -332,11 +338,19 @@ class _Store:
             add_to_run(self.db, self.run_id, calls)
 
 
-def _progress(enabled: bool, total: int, initial: int = 0):
+class _Bar(Protocol):
+    """The part of a ``tqdm`` progress bar used here."""
+
+    def update(self, n: int = 1) -> object: ...
+    def close(self) -> None: ...
+
+
+def _progress(enabled: bool, total: int, initial: int = 0) -> _Bar:
     if enabled:
         from tqdm import tqdm
 
-        return tqdm(total=total, initial=initial, desc="llm calls", unit="call")
+        bar: _Bar = tqdm(total=total, initial=initial, desc="llm calls", unit="call")
+        return bar
 
     class _Null:
         def update(self, n: int = 1) -> None: ...
@@ -346,7 +360,7 @@ def _progress(enabled: bool, total: int, initial: int = 0):
 
 
 def complete(
-    db: Any,
+    db: Database | None,
     request: LLMRequest,
     *,
     run_id: str | None = None,

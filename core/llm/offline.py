@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from core.corpus.sentences import (
@@ -97,7 +97,7 @@ def _reply(payload: dict[str, Any], raw: dict[str, Any]) -> LLMResponse:
 
 
 def best_window(
-    context: str, answer_words: list[str], question_words: list[str] = ()
+    context: str, answer_words: list[str], question_words: Sequence[str] = ()
 ) -> tuple[float, list[Sentence]]:
     """The ``WINDOW``-sentence window that best covers the claim "question + answer".
 
@@ -239,7 +239,7 @@ def lexical_task(request: LLMRequest) -> LLMResponse:
     if task in ("match_reference", "compare_reference"):
         thr = float(request.params.get("threshold", LEXICAL_MATCH_F1))
         refs = [str(r) for r in f.get("references") or []]
-        best = lambda ans: best_token_f1(ans, refs)  # noqa: E731
+        best: Callable[[str], float] = lambda ans: best_token_f1(ans, refs)  # noqa: E731
         if task == "match_reference":
             s = best(str(f["answer"]))
             return _reply(

@@ -9,12 +9,15 @@ The context is the first system block, byte-identical across a run and marked
 from __future__ import annotations
 
 import threading
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from core.llm.catalog import ProviderSettings
 from core.llm.registry import register
 from core.llm.sdk_errors import from_sdk_error, plain
 from core.llm.types import LLMRequest, LLMResponse, ProviderCallError
+
+if TYPE_CHECKING:
+    import anthropic
 
 
 def anthropic_params(request: LLMRequest, model: str) -> dict[str, Any]:
@@ -74,11 +77,11 @@ class AnthropicProvider:
 
     def __init__(self, settings: ProviderSettings, api_key: str | None) -> None:
         self.settings, self.api_key = settings, api_key
-        self._client: Any = None
+        self._client: anthropic.Anthropic | None = None
         self._lock = threading.Lock()
 
     @property
-    def client(self) -> Any:
+    def client(self) -> anthropic.Anthropic:
         """The SDK client (created on first use; SDK retries off)."""
         with self._lock:
             if self._client is None:

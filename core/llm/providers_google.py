@@ -16,13 +16,17 @@ import atexit
 import hashlib
 import threading
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from core.llm.catalog import ProviderSettings
 from core.llm.registry import register
 from core.llm.sdk_errors import from_sdk_error, plain
 from core.llm.tokens import count_tokens
 from core.llm.types import LLMRequest, LLMResponse, ProviderCallError
+
+if TYPE_CHECKING:
+    from google import genai
+    from google.genai.types import ContentDict, GenerateContentConfigDict
 
 _providers: list["GoogleProvider"] = []
 #: share of the TTL after which a context cache is replaced before the next call
@@ -33,7 +37,14 @@ def _now() -> float:
     return time.monotonic()
 
 
-def gemini_contents(request: LLMRequest) -> list[dict[str, Any]]:
+def created_name(name: str | None, what: str) -> str:
+    """The name of a resource the API just created (cache, batch job, file); none is a bad reply."""
+    if not name:
+        raise ProviderCallError("bad_response", f"google: the new {what} has no name")
+    return name
+
+
+def gemini_contents(request: LLMRequest) -> list[ContentDict]:
     """The turns as Gemini contents (role ``model`` for assistant turns)."""
     return [
         {"role": "model" if t["role"] == "assistant" else "user", "parts": [{"text": t["content"]}]}
@@ -42,9 +53,11 @@ def gemini_contents(request: LLMRequest) -> list[dict[str, Any]]:
     ]
 
 
-def gemini_config(request: LLMRequest, cached_content: str | None = None) -> dict[str, Any]:
+def gemini_config(
+    request: LLMRequest, cached_content: str | None = None
+) -> GenerateContentConfigDict:
     """GenerateContentConfig fields; the system instruction is omitted with a cached content."""
-    config: dict[str, Any] = {
+    config: GenerateContentConfigDict = {
         "temperature": request.temperature,
         "max_output_tokens": request.max_tokens,
     }
@@ -87,7 +100,7 @@ class GoogleProvider:
 
     def __init__(self, settings: ProviderSettings, api_key: str | None) -> None:
         self.settings, self.api_key = settings, api_key
-        self._client: Any = None
+        self._client: genai.Client | None = None
         self._lock = threading.Lock()
         self.context_caches: dict[str, str] = {}
         self._created: dict[str, float] = {}
@@ -95,7 +108,7 @@ class GoogleProvider:
         _providers.append(self)
 
     @property
-    def client(self) -> Any:
+    def client(self) -> genai.Client:
         """The SDK client (created on first use; SDK retries off, timeout in ms)."""
         with self._lock:
             if self._client is None:
@@ -137,12 +150,15 @@ class GoogleProvider:
                 cache = self.client.caches.create(
                     model=model,
                     config=types.CreateCachedContentConfig(
-                        contents=[{"role": "user", "parts": [{"text": request.context}]}],
+                        contents=[
+                            types.Content(role="user", parts=[types.Part(text=request.context)])
+                        ],
                         system_instruction=request.system or None,
                         ttl=f"{ttl}s",
                     ),
                 )
-                self.context_caches[key], self._created[key] = cache.name, _now()
+                name = created_name(cache.name, "context cache")
+                self.context_caches[key], self._created[key] = name, _now()
             return self.context_caches[key]
 
     def forget(self, key: str) -> None:

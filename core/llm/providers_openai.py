@@ -11,13 +11,16 @@ from __future__ import annotations
 
 import re
 import threading
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from core.errors import ConfigError
 from core.llm.catalog import ProviderSettings
 from core.llm.registry import register
 from core.llm.sdk_errors import from_sdk_error
 from core.llm.types import LLMRequest, LLMResponse, ProviderCallError
+
+if TYPE_CHECKING:
+    import openai
 
 _REASONING = re.compile(r"^(o\d|gpt-5)")
 
@@ -73,10 +76,10 @@ class OpenAIProvider:
             api_key,
             compat,
         )
-        self._clients: dict[str | None, Any] = {}
+        self._clients: dict[str | None, openai.OpenAI] = {}
         self._lock = threading.Lock()
 
-    def client(self, base_url: str | None) -> Any:
+    def client(self, base_url: str | None) -> openai.OpenAI:
         """The SDK client for ``base_url`` (created on first use)."""
         with self._lock:
             if base_url not in self._clients:
@@ -125,10 +128,10 @@ class OpenAIProvider:
         return parse_chat_completion(data, raw.headers.get("x-request-id") or "")
 
     @staticmethod
-    def _raw_type() -> Any:
+    def _raw_type() -> type[openai.APIResponse[dict[str, Any]]]:
         import openai
 
-        return openai.APIResponse[dict]
+        return openai.APIResponse[dict[str, Any]]
 
     def close(self) -> None:
         """Close the HTTP pools."""

@@ -33,7 +33,7 @@ def fenced_blocks(text: str) -> list[str]:
     return [m.group(1).strip() for m in FENCE.finditer(text or "")]
 
 
-def _values_in(body: str, openers: re.Pattern = _OPENER) -> Iterator[Any]:
+def _values_in(body: str, openers: re.Pattern[str] = _OPENER) -> Iterator[Any]:
     for match in openers.finditer(body):
         try:
             yield _DECODER.raw_decode(body[match.start() :])[0]
@@ -98,7 +98,7 @@ def balanced_object(text: str) -> str | None:
     return None
 
 
-def load_object(text: str) -> tuple[dict | None, str]:
+def load_object(text: str) -> tuple[dict[Any, Any] | None, str]:
     """Decode ``text`` as JSON, else as a Python literal dict; return (dict, method).
 
     ``method`` is ``'json'`` or ``'literal'``; ``(None, '')`` when ``text`` is neither.
@@ -124,6 +124,7 @@ def outer_object(text: str) -> dict[str, Any] | None:
     if not m:
         return None
     try:
-        return json.loads(m.group(0))
+        value = json.loads(m.group(0))
     except json.JSONDecodeError:
         return None
+    return value if isinstance(value, dict) else None

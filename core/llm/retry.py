@@ -17,7 +17,7 @@ MAX_RETRY_AFTER_S = 600.0
 def backoff_delay(attempt: int, base: float, cap: float, rng: random.Random) -> float:
     """Delay before attempt ``attempt + 1``: ``d = min(cap, base * 2**(attempt-1))``, jittered
     uniformly in ``[d/2, d]`` ("equal jitter")."""
-    d = min(cap, base * 2 ** (attempt - 1))
+    d = min(cap, base * 2.0 ** (attempt - 1))
     return d / 2 + rng.random() * d / 2
 
 
@@ -48,7 +48,7 @@ def call_with_retry(
     base_s: float,
     cap_s: float,
     rng: random.Random | None = None,
-    sleep: Callable[[float], None] = time.sleep,
+    sleep: Callable[[float], object] = time.sleep,
 ) -> tuple[T, int]:
     """Run ``fn`` up to ``max_attempts`` times while it raises a retryable ProviderCallError.
 
@@ -62,7 +62,7 @@ def call_with_retry(
         try:
             return fn(), attempt
         except ProviderCallError as exc:
-            exc.attempts = attempt  # type: ignore[attr-defined]
+            exc.attempts = attempt
             if not exc.retryable or attempt >= max_attempts:
                 raise
             if exc.retry_after is not None:

@@ -82,7 +82,7 @@ def from_sdk_error(exc: BaseException, provider: str) -> ProviderCallError:
     return ProviderCallError("unknown", f"{provider}: {type(exc).__name__}: {_message(exc)}")
 
 
-def plain(obj: Any) -> Any:
+def plain(obj: object) -> Any:
     """A JSON-safe dict of an SDK response object (pydantic models, dataclasses)."""
     for attr in ("model_dump", "to_dict", "dict"):
         fn = getattr(obj, attr, None)

