@@ -25,7 +25,7 @@ if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is
 from core.corpus.tabular import check_path, jsonl_records
 from core.errors import InputError
 from core.store.connection import dumps, rows, transaction, utcnow
-from core.store.questions import document_questions
+from core.store.questions import QuestionOrigin, QuestionStatus, document_questions
 
 REQUIRED = ("query_id", "qid", "question")
 
@@ -236,9 +236,8 @@ def derive_bank(
     qs = document_questions(
         db,
         document_id,
-        origin=origin,
-        statuses=list(statuses),
-        columns=["id", "question", "answers"],
+        origin=QuestionOrigin(origin),
+        statuses=[QuestionStatus(s) for s in statuses],
     )
     if not qs:
         raise InputError(f"document {document_id!r} has no {origin!r} questions to make an exam")
@@ -257,17 +256,17 @@ def derive_bank(
         )
         db["exam_questions"].insert_all(
             {
-                "id": f"{bank_id}::{q['id']}",
+                "id": f"{bank_id}::{q.id}",
                 "bank_id": bank_id,
                 "query_id": document_id,
-                "qid": q["id"],
-                "question": q["question"],
+                "qid": q.id,
+                "question": q.question,
                 "choices": None,
                 "correct_key": None,
                 "correct": None,
-                "answers": dumps(q["answers"] or []),
+                "answers": dumps(q.answers),
                 "facet_id": "",
-                "source_question_id": q["id"],
+                "source_question_id": q.id,
                 "line": None,
                 "metadata": "{}",
             }

@@ -22,7 +22,7 @@ from core.generation.entity_revisions import reapply_edits
 from core.store.connection import dumps, rows, transaction
 from core.store.questions import referenced_entity_ids
 from core.store.row_stage import drop_rows_stage, stage_rows, staged, switch_rows
-from core.store.runs import finish_run, latest_entity_method, start_run
+from core.store.runs import RunStatus, finish_run, latest_entity_method, start_run
 
 if TYPE_CHECKING:
     from core.generation.entities import Entity
@@ -84,9 +84,9 @@ def build_entities(
             note = f"{note}; " if note else ""
             note += f"entity edits no longer applicable: {', '.join(map(str, stale))}"
     except BaseException as exc:
-        finish_run(db, run_id, "failed", str(exc)[:500])
+        finish_run(db, run_id, RunStatus.FAILED, str(exc)[:500])
         raise
-    finish_run(db, run_id, "done", note)
+    finish_run(db, run_id, RunStatus.DONE, note)
     return {
         "run_id": run_id,
         "method": used,

@@ -19,6 +19,7 @@ from __future__ import annotations
 import random
 import uuid
 from collections import Counter
+from dataclasses import asdict
 from typing import TYPE_CHECKING, Any
 
 from core.errors import ConfigError, InputError
@@ -27,8 +28,8 @@ from core.llm.stage import run_stage
 from core.llm.types import LLMRequest, LLMResponse
 from core.store.connection import rows, transaction, utcnow
 from core.store.judgments import insert_judgment
-from core.store.questions import questions_by_id
-from core.store.runs import finish_run, start_run
+from core.store.questions import Question, QuestionStatus, questions_by_id
+from core.store.runs import RunStatus, finish_run, start_run
 from core.store.xrag_results import (
     add_vote,
     answered_cases,
@@ -131,7 +132,9 @@ def question_in(
     if lang == "en":
         return item
     t = translations_of(db, item["id"]).get(lang)
-    return t if t and t["status"] not in ("discarded", "rejected") else None
+    if t is None or t.status in (QuestionStatus.DISCARDED, QuestionStatus.REJECTED):
+        return None
+    return asdict(t)
 
 
 def _context_text(docs: list[dict[str, Any]]) -> str:
@@ -225,9 +228,9 @@ def evaluate(
         _answer(db, model, cases, panel_key, run_id, progress)
         stats = _judge(db, model, panel, run_id, progress)
     except BaseException:
-        finish_run(db, run_id, "failed", None)
+        finish_run(db, run_id, RunStatus.FAILED, None)
         raise
-    finish_run(db, run_id, "done", None)
+    finish_run(db, run_id, RunStatus.DONE, None)
     return {"run_id": run_id, "cases": len(cases), "skipped": len(done), **stats}
 
 
@@ -299,10 +302,10 @@ def _answer(
     run_stage(db, planned, store, run_id=run_id, progress=progress, ordered=True)
 
 
-def _references(question: dict[str, Any], item: dict[str, Any]) -> list[str]:
+def _references(question: Question, item: Question) -> list[str]:
     """The reference answer in the question's language, then the English one."""
-    refs = list(question["answers"])
-    for r in item["answers"]:
+    refs = list(question.answers)
+    for r in item.answers:
         if r not in refs:
             refs.append(r)
     return refs
@@ -323,7 +326,7 @@ def _judge(
     for r in waiting:
         q = qs[r["question_id"]]
         case = {
-            "question": q["question"],
+            "question": q.question,
             "answer": r["answer"],
             "references": _references(q, qs[r["item_id"]]),
         }
