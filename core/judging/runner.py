@@ -52,8 +52,10 @@ from core.judging.tournament import Comparison
 from core.judging.verdicts import parse_reply
 from core.llm.prompts import prompt_hash
 from core.llm.stage import run_stage
+from core.store.answers import Answer, AnswerStatus
 from core.store.connection import dumps, utcnow
 from core.store.judgments import insert_judgment, judged_answer_ids, judged_pairs, last_error_id
+from core.store.questions import Question
 
 __all__ = [
     "CONTEXTS",
@@ -79,7 +81,10 @@ __all__ = [
 
 
 def plan_absolute(
-    db: sqlite_utils.Database, judge: Judge, answers: list[dict], questions: dict[str, dict]
+    db: sqlite_utils.Database,
+    judge: Judge,
+    answers: list[Answer],
+    questions: dict[str, Question],
 ) -> list[JudgeItem]:
     """Judge calls for the answers (rows of ``answers``) not yet judged by ``judge``."""
     if judge.pairwise:
@@ -87,10 +92,10 @@ def plan_absolute(
     done = judged_answer_ids(db, judge.rater)
     items = []
     for ans in answers:
-        if ans["id"] in done or ans["status"] == "error":
+        if ans.id in done or ans.status == AnswerStatus.ERROR:
             continue
-        q = questions[ans["question_id"]]
-        req, source, used = build_request(db, judge, q, [ans["text"]])
+        q = questions[ans.question_id]
+        req, source, used = build_request(db, judge, q, [ans.text])
         items.append(JudgeItem(judge, q, req, source, used, answer=ans))
     return items
 
@@ -99,8 +104,8 @@ def plan_pairwise(
     db: sqlite_utils.Database,
     judge: Judge,
     comparisons: list[Comparison],
-    answers: dict[tuple[str, str], dict],
-    questions: dict[str, dict],
+    answers: dict[tuple[str, str], Answer],
+    questions: dict[str, Question],
     *,
     any_order: bool = True,
 ) -> list[JudgeItem]:
@@ -117,10 +122,10 @@ def plan_pairwise(
             continue
         a = answers.get((comp.question_id, comp.system_a))
         b = answers.get((comp.question_id, comp.system_b))
-        if a is None or b is None or "error" in (a["status"], b["status"]):
+        if a is None or b is None or AnswerStatus.ERROR in (a.status, b.status):
             continue
         q = questions[comp.question_id]
-        req, source, used = build_request(db, judge, q, [a["text"], b["text"]])
+        req, source, used = build_request(db, judge, q, [a.text, b.text])
         items.append(
             JudgeItem(judge, q, req, source, used, comparison=comp, answer_a=a, answer_b=b)
         )
@@ -159,7 +164,7 @@ def _judgment_row(
 ) -> dict[str, Any]:
     judge = item.judge
     base = {
-        "question_id": item.question["id"],
+        "question_id": item.question.id,
         "rater": judge.rater,
         "rater_kind": "auto",
         "criterion": judge.spec["criterion"],
@@ -175,15 +180,15 @@ def _judgment_row(
             kind="pairwise",
             system_a=comp.system_a,
             system_b=comp.system_b,
-            answer_a_id=item.answer_a["id"],
-            answer_b_id=item.answer_b["id"],
+            answer_a_id=item.answer_a.id,
+            answer_b_id=item.answer_b.id,
             order_shown=comp.order_shown,
         )
         prev = last_error_id(db, judge.rater, pair=(comp.question_id, comp.system_a, comp.system_b))
     else:
         assert item.answer is not None
-        base.update(kind="absolute", system=item.answer["system"], answer_id=item.answer["id"])
-        prev = last_error_id(db, judge.rater, answer_id=item.answer["id"])
+        base.update(kind="absolute", system=item.answer.system, answer_id=item.answer.id)
+        prev = last_error_id(db, judge.rater, answer_id=item.answer.id)
     base["supersedes"] = prev
     if resp.error is not None:
         return {**base, "verdict": None, "status": "error", "raw": resp.error}

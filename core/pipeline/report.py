@@ -48,6 +48,7 @@ from core.stats.significance import wilson_ci
 from core.store.answers import answered
 from core.store.experiments import experiment_names, get_experiment
 from core.store.judgments import stored_call_counts
+from core.store.questions import Question
 
 if TYPE_CHECKING:
     import sqlite_utils
@@ -206,8 +207,8 @@ def report(db: sqlite_utils.Database, name: str) -> dict[str, Any]:
     if row is None:
         known = experiment_names(db)
         raise InputError(f"unknown experiment {name!r}; stored: {', '.join(known) or 'none'}")
-    exp = parse_config(row["config"], row["path"])
-    all_qids = list(row["question_ids"])
+    exp = parse_config(row.config, row.path)
+    all_qids = list(row.question_ids)
     comparison = comparison_questions(db, exp, all_qids)
     qids = comparison["questions"]  # systems are compared on the questions all of them answered
     qset, systems = set(qids), [s.name for s in exp.systems]
@@ -215,7 +216,7 @@ def report(db: sqlite_utils.Database, name: str) -> dict[str, Any]:
     level = float(exp.report.get("level", 0.95))
     out: dict[str, Any] = {
         "experiment": name,
-        "status": row["status"],
+        "status": str(row.status),
         "questions": len(all_qids),
         "systems": systems,
         "comparison": comparison,
@@ -299,7 +300,10 @@ def _stored_judge_calls(
 
 
 def judge_preview(
-    db: sqlite_utils.Database, exp: "Experiment", questions: list[dict], planned: list | None = None
+    db: sqlite_utils.Database,
+    exp: "Experiment",
+    questions: list[Question],
+    planned: list | None = None,
 ) -> list[tuple[Any, int]]:
     """One placeholder request per (judge, question) with the number of judge calls it stands
     for: over the answers stored or planned for that question (a system that skips a question
@@ -308,19 +312,19 @@ def judge_preview(
     out: list[tuple[Any, int]] = []
     names = [s.name for s in exp.systems]
     have = answered(db, names) | {(p.question_id, p.system.name) for p in planned or []}
-    per_q = {q["id"]: sum((q["id"], s) in have for s in names) for q in questions}
+    per_q = {q.id: sum((q.id, s) in have for s in names) for q in questions}
     for judge in exp.judges:
         if judge.pairwise and judge not in exp.pairwise_judges:
             continue
         done = _stored_judge_calls(db, judge, names)
         answers = [PLACEHOLDER_ANSWER] * (2 if judge.pairwise else 1)
         for q in questions:
-            n = per_q[q["id"]]
+            n = per_q[q.id]
             calls = (n * (n - 1) // 2 * (2 if judge.both_orders else 1)) if judge.pairwise else n
             if judge.pairwise and exp.design == "adaptive":
                 calls = round(calls * exp.budget)
             req, _, _ = build_request(db, judge, q, answers, nonce="000000000000")
-            out.append((req, max(0, calls - done.get(q["id"], 0))))
+            out.append((req, max(0, calls - done.get(q.id, 0))))
     return out
 
 
@@ -367,7 +371,7 @@ def _estimate_repeated(
 def dry_run_summary(
     db: sqlite_utils.Database,
     exp: "Experiment",
-    questions: list[dict],
+    questions: list[Question],
     planned: list,
     judge_preview: list[tuple[Any, int]],
     missing_keys: list[str],

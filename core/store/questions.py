@@ -35,6 +35,7 @@ class QuestionStatus(StrEnum):
     REJECTED = "rejected"
     DISCARDED = "discarded"
     NEEDS_REVIEW = "needs_review"
+    DISPUTED = "disputed"
 
 
 class QuestionOrigin(StrEnum):
