@@ -85,12 +85,14 @@ class Question:
             }
         )
 
+    def as_dict(self) -> dict[str, Any]:
+        """Every column with plain values (enums as their text), e.g. for display."""
+        return {**asdict(self), "origin": str(self.origin), "status": str(self.status)}
+
     def to_row(self) -> dict[str, Any]:
         """The row to store (JSON columns encoded, enums as their text)."""
-        out = asdict(self)
-        out.update({k: dumps(out[k]) for k in _JSON})
-        out.update(origin=str(self.origin), status=str(self.status))
-        return out
+        out = self.as_dict()
+        return {**out, **{k: dumps(out[k]) for k in _JSON}}
 
 
 class QuestionUpdate(TypedDict, total=False):
@@ -309,13 +311,7 @@ def all_question_ids(db: sqlite_utils.Database) -> list[str]:
 
 def question_texts(db: sqlite_utils.Database, ids: Sequence[str]) -> dict[str, str]:
     """Question id -> its text, for ``ids`` (unknown ids are absent; any number of ids)."""
-    ids = list(ids)
-    out: dict[str, str] = {}
-    for start in range(0, len(ids), 500):
-        chunk = ids[start : start + 500]
-        sql = f"select id, question from questions where id in ({placeholders(chunk)})"
-        out.update(db.execute(sql, chunk).fetchall())
-    return out
+    return {qid: q.question for qid, q in questions_by_id(db, ids).items()}
 
 
 def child_questions(

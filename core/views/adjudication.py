@@ -101,15 +101,14 @@ def _texts(db: sqlite_utils.Database, task: str, item: str, qid: str) -> list[tu
     """The texts the labels are about: both answers, the model answer, or the references."""
     if task == "side-by-side":
         _, s1, s2 = split_pair_key(item)
-        answers = {a["system"]: a["text"] for a in question_answers(db, qid, ["system", "text"])}
+        answers = {a.system: a.text for a in question_answers(db, qid)}
         return [("Answer 1", answers.get(s1, "")), ("Answer 2", answers.get(s2, ""))]
-    q = get_question(db, qid, ["answers"])
-    refs = q["answers"] if q else []
-    texts = [("Reference answer", r) for r in (refs or [])]
+    q = get_question(db, qid)
+    texts = [("Reference answer", r) for r in (q.answers if q else [])]
     if task == "disputes":
         dispute = get_dispute(db, int(item))
-        answer = get_answer(db, dispute["answer_id"], ["text"]) if dispute else None
-        texts.append(("Model answer", answer["text"] if answer else ""))
+        answer = get_answer(db, dispute["answer_id"]) if dispute else None
+        texts.append(("Model answer", answer.text if answer else ""))
     return texts
 
 

@@ -20,8 +20,16 @@ if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is
 
 def question_text(db: sqlite_utils.Database, question_id: str) -> dict[str, Any]:
     """The question's text and ids (no system names, no answers)."""
-    cols = ["id", "question", "document_id", "context_document_id", "origin"]
-    return get_question(db, question_id, cols) or {}
+    q = get_question(db, question_id)
+    if q is None:
+        return {}
+    return {
+        "id": q.id,
+        "question": q.question,
+        "document_id": q.document_id,
+        "context_document_id": q.context_document_id,
+        "origin": str(q.origin),
+    }
 
 
 #: What the Browse page shows of a dispute resolution.
@@ -85,12 +93,14 @@ def browse_detail(db: sqlite_utils.Database, question_id: str) -> dict[str, Any]
     q = get_question(db, question_id)
     if q is None:
         return None
-    answers = question_answers(
-        db, question_id, ["id", "system", "text", "status", "error", "context_tokens", "cost_usd"]
-    )
+    shown = ("id", "system", "text", "status", "error", "context_tokens", "cost_usd")
+    answers = [
+        {**{k: getattr(a, k) for k in shown}, "status": str(a.status)}
+        for a in question_answers(db, question_id)
+    ]
     judgments = question_judgments(db, question_id)
     return {
-        "question": q,
+        "question": q.as_dict(),
         "answers": answers,
         "absolute": [j for j in judgments if j["kind"] == "absolute"],
         "pairwise": [j for j in judgments if j["kind"] == "pairwise"],

@@ -19,7 +19,6 @@ from __future__ import annotations
 import random
 import uuid
 from collections import Counter
-from dataclasses import asdict
 from typing import TYPE_CHECKING, Any
 
 from core.errors import ConfigError, InputError
@@ -134,7 +133,7 @@ def question_in(
     t = translations_of(db, item["id"]).get(lang)
     if t is None or t.status in (QuestionStatus.DISCARDED, QuestionStatus.REJECTED):
         return None
-    return asdict(t)
+    return t.as_dict()
 
 
 def _context_text(docs: list[dict[str, Any]]) -> str:
