@@ -60,8 +60,8 @@ def test_token_is_stored_only_as_a_salted_scrypt_hash(fdb):
     # two accounts never share a salt
     create_account(db, "bob")
     assert len({r[0] for r in db.execute("select salt from accounts")}) == 2
-    assert verify_token(db, token)["name"] == "alice"
-    assert [a["name"] for a in list_accounts(db)] == ["alice", "bob"]
+    assert verify_token(db, token).name == "alice"
+    assert [a.name for a in list_accounts(db)] == ["alice", "bob"]
 
 
 def test_bad_accounts_are_refused_and_write_nothing(fdb):

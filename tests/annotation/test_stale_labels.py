@@ -67,7 +67,7 @@ def test_a_review_tie_goes_to_adjudication_not_to_the_latest(db):
     qid, other = "gen-0", "gen-1"
 
     def status(q: str) -> str:
-        return get_question(db, q, ["status"])["status"]
+        return get_question(db, q).status
 
     submit_review(db, qid, alice, "accept")
     submit_review(db, qid, bob, "reject")  # one accept, one reject: neither wins
