@@ -36,7 +36,7 @@ def similarity_matrix(texts: list[str]) -> np.ndarray:
     matrix = TfidfVectorizer(
         ngram_range=(1, 2), sublinear_tf=True, token_pattern=r"(?u)\b\w+\b"
     ).fit_transform(texts)
-    return (matrix @ matrix.T).toarray()
+    return np.asarray((matrix @ matrix.T).toarray())
 
 
 def _norm(text: str) -> str:
