@@ -304,10 +304,7 @@ def _answer(
 def _references(question: Question, item: Question) -> list[str]:
     """The reference answer in the question's language, then the English one."""
     refs = list(question.answers)
-    for r in item.answers:
-        if r not in refs:
-            refs.append(r)
-    return refs
+    return refs + [r for r in dict.fromkeys(item.answers) if r not in refs]
 
 
 def _judge(
