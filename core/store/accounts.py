@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, Self
 
 from core.errors import AccessError, InputError
 from core.store.connection import rows, transaction, utcnow
+from core.store.stored_enums import stored_enum
 
 if TYPE_CHECKING:
     import sqlite_utils
@@ -61,7 +62,7 @@ class Account:
         """The record of an ``accounts`` row (extra columns such as the hash are ignored)."""
         return cls(
             name=row["name"],
-            role=Role(row["role"]),
+            role=stored_enum(Role, row["role"], "role", row["name"]),
             token_id=row["token_id"],
             created_at=row["created_at"],
             revoked_at=row["revoked_at"],

@@ -9,6 +9,7 @@ from enum import StrEnum
 from typing import TYPE_CHECKING, Any, Self
 
 from core.store.connection import dumps, placeholders, rows
+from core.store.stored_enums import stored_enum
 
 if TYPE_CHECKING:  # sqlite_utils imports pandas: load it only when a database is opened
     import sqlite_utils
@@ -48,7 +49,7 @@ class Answer:
         return cls(
             **{
                 **row,
-                "status": AnswerStatus(row["status"]),
+                "status": stored_enum(AnswerStatus, row["status"], "status", row["id"]),
                 "metadata": dict(metadata) if isinstance(metadata, dict) else {},
             }
         )

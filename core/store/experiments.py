@@ -13,6 +13,7 @@ from enum import StrEnum
 from typing import TYPE_CHECKING, Any, Self
 
 from core.store.connection import dumps, placeholders, rows
+from core.store.stored_enums import stored_enum
 
 if TYPE_CHECKING:  # sqlite_utils imports pandas: load it only when a database is opened
     import sqlite_utils
@@ -54,7 +55,7 @@ class Experiment:
             **{
                 **row,
                 "question_ids": list(row["question_ids"] or []),
-                "status": ExperimentStatus(row["status"]),
+                "status": stored_enum(ExperimentStatus, row["status"], "status", row["name"]),
                 "summary": dict(summary) if isinstance(summary, dict) else {},
             }
         )

@@ -13,6 +13,7 @@ from enum import StrEnum
 from typing import TYPE_CHECKING, Any, Self, TypedDict, Unpack
 
 from core.store.connection import dumps, placeholders, rows
+from core.store.stored_enums import stored_enum
 
 if TYPE_CHECKING:  # sqlite_utils imports pandas: load it only when a database is opened
     import sqlite_utils
@@ -77,8 +78,8 @@ class Question:
         return cls(
             **{
                 **row,
-                "origin": QuestionOrigin(row["origin"]),
-                "status": QuestionStatus(row["status"]),
+                "origin": stored_enum(QuestionOrigin, row["origin"], "origin", row["id"]),
+                "status": stored_enum(QuestionStatus, row["status"], "status", row["id"]),
                 "answers": list(row["answers"] or []),
                 "provenance": dict(row["provenance"] or {}),
                 "metadata": dict(row["metadata"] or {}),

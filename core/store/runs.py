@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, Self
 
 from core.store.connection import dumps, placeholders, rows, transaction, utcnow
 from core.store.experiments import mark_experiments_interrupted
+from core.store.stored_enums import stored_enum
 
 if TYPE_CHECKING:  # sqlite_utils imports pandas: load it only when a database is opened
     import sqlite_utils
@@ -50,7 +51,7 @@ class Run:
     @classmethod
     def from_row(cls, row: Mapping[str, Any]) -> Self:
         """The record of a decoded row (:func:`core.store.connection.rows`)."""
-        return cls(**{**row, "status": RunStatus(row["status"])})
+        return cls(**{**row, "status": stored_enum(RunStatus, row["status"], "status", row["id"])})
 
 
 def _read(db: sqlite_utils.Database, sql: str, params: Sequence[Any] = ()) -> list[Run]:

@@ -7,6 +7,7 @@ from dataclasses import replace
 import pytest
 
 from core.errors import StoreError
+from core.store.answers import get_answer
 from core.store.connection import utcnow
 from core.store.questions import (
     Question,
@@ -18,6 +19,7 @@ from core.store.questions import (
     find_question_ids,
     generated_exists,
     get_question,
+    insert_question,
     pending_review_count,
     question_counts_by_document,
     question_exists,
@@ -90,3 +92,34 @@ def test_upsert_and_generated(seeded):
     )
     assert generated_exists(db, "d1", 7, "m:1", "h")
     assert not generated_exists(db, "d1", 7, "m:1", "other")
+
+
+def test_unknown_stored_status_is_a_store_error(seeded):
+    seeded.execute("update questions set status = 'lost' where id = 'q2'")
+    with pytest.raises(StoreError, match="column 'status' of row 'q2' holds 'lost', not one of"):
+        get_question(seeded, "q2")
+    seeded.execute("update answers set status = 'maybe' where id = 2")
+    with pytest.raises(StoreError, match="column 'status' of row 2 holds 'maybe'"):
+        get_answer(seeded, 2)
+
+
+def test_a_question_round_trips_through_its_row(seeded):
+    q = Question(
+        id="q9",
+        document_id="d1",
+        question="Who?",
+        answers=["Ann", "Anne"],
+        origin=QuestionOrigin.XRAG,
+        status=QuestionStatus.EDITED,
+        provenance={"model": "m:2", "line": 3},
+        metadata={"pair_id": 4},
+        entity_id=None,
+        created_at="2026-01-01",
+        updated_at="2026-01-02",
+    )
+    row = q.to_row()
+    assert row["answers"] == '["Ann", "Anne"]' and row["status"] == "edited"
+    assert type(row["status"]) is str and type(row["origin"]) is str
+    insert_question(seeded, q)
+    assert get_question(seeded, "q9") == q
+    assert q.as_dict()["status"] == "edited" and type(q.as_dict()["origin"]) is str
