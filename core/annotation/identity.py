@@ -42,7 +42,7 @@ if TYPE_CHECKING:  # sqlite_utils imports pandas: loaded only when a database is
 
 OPEN_ROLE = "open"
 #: Role order: a higher role may do what a lower one may.
-_RANK = {Role.ANNOTATOR: 1, Role.ADJUDICATOR: 2, Role.ADMIN: 3}
+_RANK: dict[str, int] = {Role.ANNOTATOR: 1, Role.ADJUDICATOR: 2, Role.ADMIN: 3}
 #: Per-process key sealing every Annotator made by sign-in (never stored or shown).
 _SEAL_KEY = secrets.token_bytes(32)
 

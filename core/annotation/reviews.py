@@ -149,20 +149,14 @@ def record_review(
             meta["status_reason"] = "the reviews tie: waiting for an adjudicator"
         if first:
             meta.setdefault(_BEFORE, str(q.status))  # what an undo of every review returns to
-        xrag = q.origin == QuestionOrigin.XRAG
-        if xrag and out.edited_question:
+        changes: QuestionUpdate = {"status": status, "updated_at": now, "metadata": meta}
+        if q.origin == QuestionOrigin.XRAG and out.edited_question:
             meta.setdefault("original_question", q.question)
-        if xrag and out.edited_answer:
+            changes["question"] = out.edited_question
+        if q.origin == QuestionOrigin.XRAG and out.edited_answer:
             meta.setdefault("original_answers", q.answers)
-        update_question(
-            db,
-            question_id,
-            status=status,
-            updated_at=now,
-            metadata=meta,
-            **({"question": out.edited_question} if xrag and out.edited_question else {}),
-            **({"answers": [out.edited_answer]} if xrag and out.edited_answer else {}),
-        )
+            changes["answers"] = [out.edited_answer]
+        update_question(db, question_id, **changes)
         if status == QuestionStatus.DISCARDED:
             for child in child_questions(db, question_id):
                 cm = dict(child.metadata, status_reason=f"English question discarded: {out.reason}")
@@ -299,16 +293,16 @@ def _recompute_status(db: sqlite_utils.Database, q: Question) -> QuestionStatus:
         status = QuestionStatus(meta.get(_BEFORE, QuestionStatus.PENDING))
         reason = "every review withdrawn"
     meta["status_reason"] = reason
-    texts: QuestionUpdate = {}
+    changes: QuestionUpdate = {"status": status, "updated_at": now, "metadata": meta}
     if q.origin == QuestionOrigin.XRAG:
         edits = [r for r in remaining if r["decision"] == "edit"]
         if "original_question" in meta:
             eq = next((r["edited_question"] for r in reversed(edits) if r["edited_question"]), None)
-            texts["question"] = eq or meta["original_question"]
+            changes["question"] = eq or meta["original_question"]
         if "original_answers" in meta:
             ea = next((r["edited_answer"] for r in reversed(edits) if r["edited_answer"]), None)
-            texts["answers"] = [ea] if ea else meta["original_answers"]
-    update_question(db, qid, status=status, updated_at=now, metadata=meta, **texts)
+            changes["answers"] = [ea] if ea else meta["original_answers"]
+    update_question(db, qid, **changes)
     if status != QuestionStatus.DISCARDED:
         for child in child_questions(db, qid):
             cm = dict(child.metadata)
