@@ -182,7 +182,7 @@ def _plan(
     db: sqlite_utils.Database, rows: list[Question], path: Path, replace: bool
 ) -> list[tuple[str, dict[str, int]]]:
     """For every row: inserted, updated or unchanged, and what hangs on the stored question."""
-    plan = []
+    plan: list[tuple[str, dict[str, int]]] = []
     for row in rows:
         stored = get_question(db, row.id)
         if stored is None:
