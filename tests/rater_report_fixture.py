@@ -11,11 +11,11 @@ from typing import Any
 
 import numpy as np
 
-from core.store.answers import insert_answers
+from core.store.answers import Answer, insert_answers
 from core.store.database import open_db
 from core.store.judgments import JudgmentKind, NewJudgment, RaterKind, insert_judgments
-from core.store.questions import insert_questions
-from core.store.setups import insert_system
+from core.store.questions import Question, QuestionOrigin, insert_questions
+from core.store.setups import StoredSystem, insert_system
 
 PLANT = "<script>alert(1)</script><img src=http://evil.example/x.png>"
 RATER = "auto:gpt-4 (test)"
@@ -40,47 +40,41 @@ def build_report_db(
     try:
         insert_system(
             db,
-            {
-                "name": "alpha",
-                "model": "openai:gpt-4",
-                "context": "none",
-                "created_at": _stamp(start),
-            },
+            StoredSystem(
+                name="alpha", model="openai:gpt-4", context="none", created_at=_stamp(start)
+            ),
         )
         insert_system(
             db,
-            {
-                "name": SYSTEMS[1],
-                "model": "local:llama-3",
-                "context": "none",
-                "created_at": _stamp(start),
-            },
+            StoredSystem(
+                name=SYSTEMS[1], model="local:llama-3", context="none", created_at=_stamp(start)
+            ),
         )
         qids = [f"q{i:02d}" for i in range(n_items)]
         extra = [f"x{i:03d}" for i in range(extra_items)]
         insert_questions(
             db,
             [
-                {
-                    "id": q,
-                    "question": f"Question {q}? {PLANT}",
-                    "origin": "imported",
-                    "qtype": "who" if i % 2 else "why",
-                    "created_at": _stamp(start),
-                    "updated_at": _stamp(start),
-                }
+                Question(
+                    id=q,
+                    question=f"Question {q}? {PLANT}",
+                    origin=QuestionOrigin.IMPORTED,
+                    qtype="who" if i % 2 else "why",
+                    created_at=_stamp(start),
+                    updated_at=_stamp(start),
+                )
                 for i, q in enumerate(qids + extra)
             ],
         )
         insert_answers(
             db,
             [
-                {
-                    "question_id": q,
-                    "system": s,
-                    "created_at": _stamp(start),
-                    "text": ("a long answer " * (3 if s == "alpha" else 1)) + PLANT,
-                }
+                Answer(
+                    question_id=q,
+                    system=s,
+                    created_at=_stamp(start),
+                    text=("a long answer " * (3 if s == "alpha" else 1)) + PLANT,
+                )
                 for q in qids + extra
                 for s in SYSTEMS
             ],

@@ -22,7 +22,7 @@ from core.generation.entity_edits import (
     removed_names,
 )
 from core.generation.entity_revisions import edit_state, write_entities
-from core.store.connection import dumps, transaction, utcnow
+from core.store.connection import transaction, utcnow
 from core.store.entity_edits import (
     document_edits,
     entity_ids_by_name,
@@ -31,13 +31,13 @@ from core.store.entity_edits import (
     mention_spans,
     questions_about,
 )
-from core.store.questions import update_question
+from core.store.questions import QuestionStatus, update_question
 
 if TYPE_CHECKING:
     from core.store.engine import Database
 
 #: The question status an entity edit sets on the questions about an entity it takes away.
-NEEDS_REVIEW = "needs_review"
+NEEDS_REVIEW = QuestionStatus.NEEDS_REVIEW
 
 
 def _payload(db: Database, doc_id: str, action: str, args: dict[str, Any]) -> dict:
@@ -98,9 +98,7 @@ def _flag(db: Database, entity_ids: list[int], edit_id: int, reason: str) -> dic
             continue
         meta = dict(q.get("metadata") or {})
         meta["needs_review"] = {"edit": edit_id, "reason": reason, "status_before": q["status"]}
-        update_question(
-            db, q["id"], {"status": NEEDS_REVIEW, "metadata": dumps(meta), "updated_at": now}
-        )
+        update_question(db, q["id"], status=NEEDS_REVIEW, metadata=meta, updated_at=now)
         flagged[q["id"]] = q["status"]
     return flagged
 
@@ -152,7 +150,9 @@ def undo_entity_edit(db: Database, who: object, doc_id: str, edit_id: int) -> di
             update_question(
                 db,
                 q["id"],
-                {"status": mark["status_before"], "metadata": dumps(meta), "updated_at": utcnow()},
+                status=QuestionStatus(mark["status_before"]),
+                metadata=meta,
+                updated_at=utcnow(),
             )
             restored.append(q["id"])
         write_entities(db, state, entities)

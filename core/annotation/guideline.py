@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from core.errors import InputError
+from core.store.questions import Question, QuestionOrigin
 
 SUPPORT = ("Sufficient", "Some", "None")
 _QUESTION_FIELDS: list[dict[str, Any]] = [
@@ -111,15 +112,15 @@ TRANSLATION_FIELDS: list[dict[str, Any]] = [
 ]
 
 
-def is_cross_document(question: dict[str, Any]) -> bool:
+def is_cross_document(question: Question) -> bool:
     """An English XRAG question (origin ``xrag``, no parent): it needs two articles."""
-    return question.get("origin") == "xrag" and not question.get("parent_id")
+    return question.origin == QuestionOrigin.XRAG and not question.parent_id
 
 
-def checklist_fields(question: dict[str, Any]) -> list[dict[str, Any]]:
+def checklist_fields(question: Question) -> list[dict[str, Any]]:
     """The field spec for a question row: translation fields when it has a ``parent_id``,
     the cross-document checklist for an English XRAG question, else the single-document one."""
-    if question.get("parent_id"):
+    if question.parent_id:
         return TRANSLATION_FIELDS
     return CHECKLIST_FIELDS if is_cross_document(question) else SINGLE_DOCUMENT_FIELDS
 
@@ -184,7 +185,7 @@ _NOT = {
 
 
 def decision_problem(
-    question: dict[str, Any],
+    question: Question,
     checklist: dict[str, Any],
     decision: str,
     edited_question: str | None = None,
@@ -198,7 +199,7 @@ def decision_problem(
     answer when the answer is marked not correct. ``reject``: never refused.
     """
     c = checklist
-    if question.get("parent_id"):
+    if question.parent_id:
         edited = (
             edited_question or c.get("edited_question") or edited_answer or c.get("edited_answer")
         )
@@ -246,7 +247,7 @@ def decision_problem(
 
 
 def review_outcome(
-    question: dict[str, Any],
+    question: Question,
     checklist: dict[str, Any],
     others: list[dict[str, Any]] = (),
     decision: str | None = None,
@@ -267,7 +268,7 @@ def review_outcome(
         problem = decision_problem(question, c, decision, edited_question, edited_answer)
         if problem:
             raise InputError(problem)
-    if question.get("parent_id"):
+    if question.parent_id:
         eq = edited_question or c.get("edited_question")
         ea = edited_answer or c.get("edited_answer")
         if decision is None:

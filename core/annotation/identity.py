@@ -25,6 +25,7 @@ from core.corpus.confusables import check_lookalikes
 from core.corpus.names import check_name
 from core.errors import AccessError, InputError
 from core.store.accounts import (
+    Role,
     account_names,
     accounts_exist,
     active_account,
@@ -41,7 +42,7 @@ if TYPE_CHECKING:
 
 OPEN_ROLE = "open"
 #: Role order: a higher role may do what a lower one may.
-_RANK = {"annotator": 1, "adjudicator": 2, "admin": 3}
+_RANK: dict[str, int] = {Role.ANNOTATOR: 1, Role.ADJUDICATOR: 2, Role.ADMIN: 3}
 #: Per-process key sealing every Annotator made by sign-in (never stored or shown).
 _SEAL_KEY = secrets.token_bytes(32)
 
@@ -96,9 +97,9 @@ def start_session(db: Database, token: str) -> tuple[Annotator, str]:
     stored). AccessError when the token is wrong, revoked or used."""
     account = verify_token(db, token)  # the slow scrypt check, outside the write lock
     with transaction(db):
-        mark_token_used(db, account["token_id"])
-        session_id = create_session(db, account["name"], account["token_id"])
-    who = _issue(account["name"], account["role"], account["token_id"], session_hash(session_id))
+        mark_token_used(db, account.token_id)
+        session_id = create_session(db, account.name, account.token_id)
+    who = _issue(account.name, account.role, account.token_id, session_hash(session_id))
     return who, session_id
 
 
@@ -113,7 +114,7 @@ def resume_session(db: Database, session_id: str) -> Annotator:
     ended (signed out) or is unknown, the account was revoked or given a fresh link."""
     id_hash = session_hash(session_id)
     account = session_account(db, id_hash)
-    return _issue(account["name"], account["role"], account["token_id"], id_hash)
+    return _issue(account.name, account.role, account.token_id, id_hash)
 
 
 def sign_out(db: Database, who: object) -> None:
@@ -157,9 +158,9 @@ def shell_admin(db: Database, name: str | None) -> Annotator:
     if not accounts_exist(db):
         return sign_in_open(db, name)
     account = active_account(db, name)
-    if account is None or account["role"] != "admin":
+    if account is None or account.role != Role.ADMIN:
         raise AccessError(f"{name!r} is not an active admin account; nothing was stored")
-    return _issue(account["name"], account["role"], account["token_id"])
+    return _issue(account.name, account.role, account.token_id)
 
 
 def authorise(db: Database, who: object, role: str = "annotator") -> Annotator:
@@ -178,9 +179,9 @@ def authorise(db: Database, who: object, role: str = "annotator") -> Annotator:
     account = session_account(db, who.session) if who.session else active_account(db, who.name)
     if (
         account is None
-        or account["name"] != who.name
-        or account["token_id"] != who.token_id
-        or account["role"] != who.role
+        or account.name != who.name
+        or account.token_id != who.token_id
+        or account.role != who.role
     ):
         raise AccessError(
             f"the sign-in of {who.name!r} is no longer valid (account revoked or given a new "

@@ -138,8 +138,8 @@ class TaskDefaults:
 
     def texts(self, db: Database, item: str, question_id: str) -> list[tuple[str, str]]:
         """The question's reference answers."""
-        q = get_question(db, question_id, ["answers"])
-        refs = q["answers"] if q else []
+        q = get_question(db, question_id)
+        refs = q.answers if q else []
         return [("Reference answer", r) for r in (refs or [])]
 
     def after_settlement(self, db: Database, item: str) -> None:

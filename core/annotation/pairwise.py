@@ -193,18 +193,18 @@ def blind_item(db: Database, key: str, annotator: str) -> dict[str, Any]:
     rater = rater_name(annotator)
     order = shown_order(queue_seed(db), annotator, key)
     first, second = (s1, s2) if order == "ab" else (s2, s1)
-    answers = {a["system"]: a for a in question_answers(db, question_id, ["id", "system", "text"])}
+    answers = {a.system: a for a in question_answers(db, question_id)}
     if first not in answers or second not in answers:
         raise InputError(f"item {key!r} has no answers for both systems")
-    a, b = answers[first]["text"], answers[second]["text"]
+    a, b = answers[first].text, answers[second].text
     return {
         "key": key,
         "question_id": question_id,
         "order_shown": order,
         "system_a": first,
         "system_b": second,
-        "answer_a_id": answers[first]["id"],
-        "answer_b_id": answers[second]["id"],
+        "answer_a_id": answers[first].id,
+        "answer_b_id": answers[second].id,
         "answer_a": a,
         "answer_b": b,
         "identical": same_text(a, b),

@@ -31,8 +31,16 @@ from core.annotation.base import (
 from core.annotation.identity import Annotator, authorise
 from core.errors import InputError
 from core.store.adjudications import item_adjudication
-from core.store.connection import dumps, retry_when_busy, transaction, utcnow
-from core.store.questions import child_questions, get_question, update_question
+from core.store.connection import retry_when_busy, transaction, utcnow
+from core.store.questions import (
+    Question,
+    QuestionOrigin,
+    QuestionStatus,
+    QuestionUpdate,
+    child_questions,
+    get_question,
+    update_question,
+)
 from core.store.reviews import (
     NewReview,
     Review,
@@ -52,8 +60,12 @@ REVIEW_DECISIONS = (ReviewDecision.ACCEPT, ReviewDecision.REJECT, ReviewDecision
 #: The name of this task (:mod:`core.annotation.label_tasks.review`).
 REVIEW_TASK = "review"
 #: A question's status while its reviews tie (e.g. one accept, one reject): adjudication settles it.
-DISPUTED = "disputed"
-_STATUS_OF_DECISION = {"accept": "accepted", "reject": "rejected", "edit": "edited"}
+DISPUTED = QuestionStatus.DISPUTED
+_STATUS_OF_DECISION = {
+    "accept": QuestionStatus.ACCEPTED,
+    "reject": QuestionStatus.REJECTED,
+    "edit": QuestionStatus.EDITED,
+}
 #: Metadata key: the question's status before its first review (an undo of all returns to it).
 _BEFORE = "status_before_review"
 #: Metadata key of a translation: its status before its English question was discarded.
@@ -137,37 +149,31 @@ def record_review(
             ),
         )
         if out.discarded:
-            status = "discarded"
+            status = QuestionStatus.DISCARDED
         else:
             status = _majority_status(
                 [out.decision, *[r.decision for r in others]], _settled(db, question_id)
             )
-        meta = dict(q.get("metadata") or {}, status_reason=out.reason)
+        meta = dict(q.metadata, status_reason=out.reason)
         if status == DISPUTED:
             meta["status_reason"] = "the reviews tie: waiting for an adjudicator"
         if first:
-            meta.setdefault(_BEFORE, q["status"])  # what an undo of every review returns to
-        updates: dict[str, Any] = {"status": status, "updated_at": now}
-        if q["origin"] == "xrag" and out.edited_question:
-            meta.setdefault("original_question", q["question"])
-            updates["question"] = out.edited_question
-        if q["origin"] == "xrag" and out.edited_answer:
-            meta.setdefault("original_answers", q["answers"])
-            updates["answers"] = dumps([out.edited_answer])
-        updates["metadata"] = dumps(meta)
-        update_question(db, question_id, updates)
-        if status == "discarded":
-            for child in child_questions(db, question_id, ["id", "status", "metadata"]):
-                cm = dict(
-                    child["metadata"] or {},
-                    status_reason=f"English question discarded: {out.reason}",
-                )
-                if child["status"] != "discarded":
-                    cm[_BEFORE_DISCARD] = child["status"]
+            meta.setdefault(_BEFORE, str(q.status))  # what an undo of every review returns to
+        changes: QuestionUpdate = {"status": status, "updated_at": now, "metadata": meta}
+        if q.origin == QuestionOrigin.XRAG and out.edited_question:
+            meta.setdefault("original_question", q.question)
+            changes["question"] = out.edited_question
+        if q.origin == QuestionOrigin.XRAG and out.edited_answer:
+            meta.setdefault("original_answers", q.answers)
+            changes["answers"] = [out.edited_answer]
+        update_question(db, question_id, **changes)
+        if status == QuestionStatus.DISCARDED:
+            for child in child_questions(db, question_id):
+                cm = dict(child.metadata, status_reason=f"English question discarded: {out.reason}")
+                if child.status != QuestionStatus.DISCARDED:
+                    cm[_BEFORE_DISCARD] = str(child.status)
                 update_question(
-                    db,
-                    child["id"],
-                    {"status": "discarded", "metadata": dumps(cm), "updated_at": now},
+                    db, child.id, status=QuestionStatus.DISCARDED, metadata=cm, updated_at=now
                 )
     return ReviewResult(new_id, out.decision, status, out.reason)
 
@@ -236,8 +242,8 @@ def withdraw_last_review(db: Database, who: Annotator) -> Withdrawal | None:
             return None
         qid = last.question_id
         new_id = insert_review(db, _marker(qid, annotator, ReviewDecision.WITHDRAWN, last))
-        q = get_question(db, qid) or {}
-        status = q.get("status", "")
+        q = get_question(db, qid)
+        status: str = q.status if q else ""
         if last.decision in REVIEW_DECISIONS and q:
             status = _recompute_status(db, q)
     return Withdrawal(new_id, qid, last.decision, status)
@@ -274,7 +280,7 @@ def _marker(
     )
 
 
-def _majority_status(decisions: list[str], settled: str | None = None) -> str:
+def _majority_status(decisions: list[str], settled: str | None = None) -> QuestionStatus:
     """The question status of the most frequent of ``decisions``; a tie between different
     decisions (one accept, one reject) is :data:`DISPUTED` (it waits for adjudication), and an
     adjudicator's ``settled`` decision, when there is one, is the status whatever the counts."""
@@ -298,7 +304,7 @@ def settle_status(db: Database, question_id: str) -> str:
     return _recompute_status(db, q) if q else ""
 
 
-def _recompute_status(db: Database, q: dict[str, Any]) -> str:
+def _recompute_status(db: Database, q: Question) -> QuestionStatus:
     """Set the question's status from its effective reviews, as :func:`record_review` does:
     ``discarded`` when a remaining checklist of a cross-document question says Sufficient, else
     the majority decision (:func:`_majority_status`: a tie is ``disputed``, a settled decision
@@ -306,12 +312,12 @@ def _recompute_status(db: Database, q: dict[str, Any]) -> str:
     first review. An XRAG question's texts follow the latest remaining edit (else the
     originals); translations discarded with it get their earlier status back when it is no
     longer discarded. Returns the new status."""
-    qid, now = q["id"], utcnow()
+    qid, now = q.id, utcnow()
     remaining = effective_reviews(db, qid)
-    meta = dict(q.get("metadata") or {})
+    meta = dict(q.metadata)
     why = guideline.sufficient_reason([r.checklist or {} for r in remaining])
     if remaining and guideline.is_cross_document(q) and why:
-        status, reason = "discarded", why
+        status, reason = QuestionStatus.DISCARDED, why
     elif remaining:
         settled = _settled(db, qid)
         status = _majority_status([r.decision for r in remaining], settled)
@@ -321,28 +327,26 @@ def _recompute_status(db: Database, q: dict[str, Any]) -> str:
             else f"majority of {len(remaining)} review(s) after an undo"
         )
     else:
-        status, reason = meta.get(_BEFORE, "pending"), "every review withdrawn"
+        status = QuestionStatus(meta.get(_BEFORE, QuestionStatus.PENDING))
+        reason = "every review withdrawn"
     meta["status_reason"] = reason
-    updates: dict[str, Any] = {"status": status, "updated_at": now}
-    if q["origin"] == "xrag":
+    changes: QuestionUpdate = {"status": status, "updated_at": now, "metadata": meta}
+    if q.origin == QuestionOrigin.XRAG:
         edits = [r for r in remaining if r.decision == "edit"]
         if "original_question" in meta:
             eq = next((r.edited_question for r in reversed(edits) if r.edited_question), None)
-            updates["question"] = eq or meta["original_question"]
+            changes["question"] = eq or meta["original_question"]
         if "original_answers" in meta:
             ea = next((r.edited_answer for r in reversed(edits) if r.edited_answer), None)
-            updates["answers"] = dumps([ea] if ea else meta["original_answers"])
-    updates["metadata"] = dumps(meta)
-    update_question(db, qid, updates)
-    if status != "discarded":
-        for child in child_questions(db, qid, ["id", "status", "metadata"]):
-            cm = dict(child["metadata"] or {})
-            if child["status"] == "discarded" and _BEFORE_DISCARD in cm:
-                back = cm.pop(_BEFORE_DISCARD)
+            changes["answers"] = [ea] if ea else meta["original_answers"]
+    update_question(db, qid, **changes)
+    if status != QuestionStatus.DISCARDED:
+        for child in child_questions(db, qid):
+            cm = dict(child.metadata)
+            if child.status == QuestionStatus.DISCARDED and _BEFORE_DISCARD in cm:
+                back = QuestionStatus(cm.pop(_BEFORE_DISCARD))
                 cm["status_reason"] = "English question no longer discarded"
-                update_question(
-                    db, child["id"], {"status": back, "metadata": dumps(cm), "updated_at": now}
-                )
+                update_question(db, child.id, status=back, metadata=cm, updated_at=now)
     return status
 
 

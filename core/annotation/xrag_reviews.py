@@ -10,16 +10,22 @@ from core.annotation.identity import Annotator
 from core.annotation.reviews import record_review
 from core.errors import InputError
 from core.store.connection import dumps
-from core.store.questions import get_question, root_questions
+from core.store.questions import (
+    Question,
+    QuestionOrigin,
+    QuestionStatus,
+    get_question,
+    root_questions,
+)
 from core.store.reviews import Review, effective_reviews
 
 if TYPE_CHECKING:
     from core.store.engine import Database
 
 
-def _question(db: Database, question_id: str) -> dict[str, Any]:
+def _question(db: Database, question_id: str) -> Question:
     found = get_question(db, question_id)
-    if found is None or found["origin"] != "xrag":
+    if found is None or found.origin != QuestionOrigin.XRAG:
         raise InputError(f"unknown XRAG question {question_id!r}")
     return found
 
@@ -66,11 +72,12 @@ def label_distribution(db: Database) -> dict[str, Any]:
             if "Sufficient" in (r.checklist.get("support_a"), r.checklist.get("support_b"))
             else "no"
         ] += 1
-    english = root_questions(db, "xrag", ["status", "metadata"])
-    status = Counter(r["status"] for r in english)
+    english = root_questions(db, QuestionOrigin.XRAG)
+    status = Counter(str(q.status) for q in english)
     # a discarded question whose stored reasons mention Sufficient (any case, as SQL LIKE does)
     discarded = sum(
-        r["status"] == "discarded" and "sufficient" in dumps(r["metadata"]).lower() for r in english
+        q.status == QuestionStatus.DISCARDED and "sufficient" in dumps(q.metadata).lower()
+        for q in english
     )
     return {
         "n_reviews": len(current),

@@ -28,9 +28,10 @@ from core.errors import ContextTooLongError
 from core.llm.prompts import prompt_hash, render_prompt
 from core.llm.stage import run_stage
 from core.llm.types import LLMRequest
-from core.store.answers import answered, save_answer
-from core.store.connection import dumps, utcnow
+from core.store.answers import Answer, AnswerStatus, answered, save_answer
+from core.store.connection import utcnow
 from core.store.documents import Document
+from core.store.questions import Question
 
 if TYPE_CHECKING:
     from core.store.engine import Database
@@ -55,14 +56,16 @@ class PlannedAnswer:
     context_used: str
 
 
-def _answer_request(system: System, question: dict, doc: Document, context: str) -> Any:
+def _answer_request(
+    system: System, question: Question, doc: Document, context: str
+) -> LLMRequest:
 
     prompt = render_prompt(
         system.prompt,
         title=doc.title or doc.id,
         author=doc.author or "an unknown author",
         # the prompt delimits the question with [[QUESTION]] markers
-        question=question["question"].replace("[[", "[ [").replace("]]", "] ]"),
+        question=question.question.replace("[[", "[ [").replace("]]", "] ]"),
     )
     return LLMRequest(
         model=system.model,
@@ -72,7 +75,7 @@ def _answer_request(system: System, question: dict, doc: Document, context: str)
         max_tokens=system.max_tokens,
         task="answer",
         fields={
-            "question": question["question"],
+            "question": question.question,
             "context": context,
             "title": doc.title or "",
         },
@@ -82,7 +85,7 @@ def _answer_request(system: System, question: dict, doc: Document, context: str)
     )
 
 
-def plan_answer(db: Database, system: System, question: dict) -> PlannedAnswer:
+def plan_answer(db: Database, system: System, question: Question) -> PlannedAnswer:
     """Build the request of ``system`` for ``question``; raise before sending if it cannot fit."""
 
     doc = book_of(db, question)
@@ -90,7 +93,7 @@ def plan_answer(db: Database, system: System, question: dict) -> PlannedAnswer:
     if system.context == "none":
         context = ""
     elif system.context == "rag":
-        context = retrieved_context(db, doc.id, question["question"], system.tokens)
+        context = retrieved_context(db, doc.id, question.question, system.tokens)
     elif system.context == "full":
         context = doc.text
     else:
@@ -99,11 +102,11 @@ def plan_answer(db: Database, system: System, question: dict) -> PlannedAnswer:
     if not fits(request):
         if system.fallback != "rag":
             raise ContextTooLongError(
-                f"system {system.name!r}, question {question['id']!r}: the {used} context "
+                f"system {system.name!r}, question {question.id!r}: the {used} context "
                 f"({doc.n_tokens:,} tokens) does not fit {system.model}'s window; "
                 'set fallback = "rag" or use a longer-context model'
             )
-        context = retrieved_context(db, doc.id, question["question"], system.fallback_tokens)
+        context = retrieved_context(db, doc.id, question.question, system.fallback_tokens)
         used = "rag-fallback"
         request = _answer_request(system, question, doc, context)
         if not fits(request):
@@ -114,16 +117,18 @@ def plan_answer(db: Database, system: System, question: dict) -> PlannedAnswer:
     n_context = (
         (doc.n_tokens or count_tokens(context)) if context is doc.text else count_tokens(context)
     )  # a whole book's count is stored: not recounted
-    return PlannedAnswer(question["id"], system, request, n_context, used)
+    return PlannedAnswer(question.id, system, request, n_context, used)
 
 
-def plan_answers(db: Database, systems: list[System], questions: list[dict]) -> list[PlannedAnswer]:
+def plan_answers(
+    db: Database, systems: list[System], questions: list[Question]
+) -> list[PlannedAnswer]:
     """Every (question, system) answer not stored yet, with its request (nothing is sent)."""
     done = answered(db, [s.name for s in systems])
     out = []
     for s in systems:
         for q in questions:
-            if (q["id"], s.name) in done:
+            if (q.id, s.name) in done:
                 continue
             try:
                 out.append(plan_answer(db, s, q))
@@ -133,12 +138,12 @@ def plan_answers(db: Database, systems: list[System], questions: list[dict]) -> 
     return out
 
 
-def _status(text: str, finish_reason: str = "") -> str:
+def _status(text: str, finish_reason: str = "") -> AnswerStatus:
     """``abstained`` for an empty reply, a declared abstention or an "I don't know"; else ``ok``."""
     low = text.strip().lower()
     if not low or finish_reason == "abstained" or any(a in low[:80] for a in _ABSTAIN):
-        return "abstained"
-    return "ok"
+        return AnswerStatus.ABSTAINED
+    return AnswerStatus.OK
 
 
 def run_answers(
@@ -159,30 +164,28 @@ def run_answers(
 
     def store(db: Database, p: PlannedAnswer, resp: Any) -> str:
         failed = resp.error is not None
-        row = {
-            "question_id": p.question_id,
-            "system": p.system.name,
-            "text": "" if failed else resp.text.strip(),
-            "status": "error" if failed else _status(resp.text, resp.finish_reason),
-            "error": resp.error or "",
-            "context_tokens": p.context_tokens,
-            "input_tokens": resp.input_tokens,
-            "output_tokens": resp.output_tokens,
-            "cost_usd": resp.cost_usd,
-            "cache_key": resp.cache_key or None,
-            "run_id": run_id,
-            "created_at": now,
-            "metadata": dumps(
-                {
-                    "context_used": p.context_used,
-                    "prompt": p.system.prompt,
-                    "prompt_hash": prompt_hash(p.system.prompt),
-                    "cache_hit": bool(resp.cache_hit),
-                }
-            ),
-        }
+        answer = Answer(
+            question_id=p.question_id,
+            system=p.system.name,
+            text="" if failed else resp.text.strip(),
+            status=AnswerStatus.ERROR if failed else _status(resp.text, resp.finish_reason),
+            error=resp.error or "",
+            context_tokens=p.context_tokens,
+            input_tokens=resp.input_tokens,
+            output_tokens=resp.output_tokens,
+            cost_usd=resp.cost_usd,
+            cache_key=resp.cache_key or None,
+            run_id=run_id,
+            created_at=now,
+            metadata={
+                "context_used": p.context_used,
+                "prompt": p.system.prompt,
+                "prompt_hash": prompt_hash(p.system.prompt),
+                "cache_hit": bool(resp.cache_hit),
+            },
+        )
         # only failed answers are re-planned, so a stored row replaced here was an error
-        save_answer(db, row)
+        save_answer(db, answer)
         return "errors" if failed else "answered"
 
     tally = run_stage(

@@ -24,10 +24,10 @@ from typing import TYPE_CHECKING, Any
 from core.corpus.retrieval import format_context, retrieve
 from core.errors import ConfigError, InputError
 from core.llm.windows import fits_context
-from core.store.connection import dumps, utcnow
+from core.store.connection import utcnow
 from core.store.documents import Document, get_document
-from core.store.questions import questions_by_id
-from core.store.setups import get_system, insert_system
+from core.store.questions import Question, questions_by_id
+from core.store.setups import StoredSystem, get_system, insert_system
 
 if TYPE_CHECKING:
     from core.store.engine import Database
@@ -209,7 +209,7 @@ def check_system_setup(db: Database, system: System) -> bool:
     old = get_system(db, system.name)
     if old is None:
         return False
-    if (old["model"], old["context"], old["params"], old["prompt"]) != (
+    if (old.model, old.context, old.params, old.prompt) != (
         system.model,
         system.context,
         system.params(),
@@ -217,8 +217,8 @@ def check_system_setup(db: Database, system: System) -> bool:
     ):
         raise ConfigError(
             f"system {system.name!r} is already stored with another "
-            f"configuration (model {old['model']}, context "
-            f"{old['context']}); give the new one another name"
+            f"configuration (model {old.model}, context "
+            f"{old.context}); give the new one another name"
         )
     return True
 
@@ -229,16 +229,16 @@ def register_system(db: Database, system: System) -> None:
         return
     insert_system(
         db,
-        {
-            "name": system.name,
-            "model": system.model,
-            "context": system.context,
-            "params": dumps(system.params()),
-            "prompt": system.prompt,
-            "family": system.family,
-            "description": system.description or _KINDS[system.context],
-            "created_at": utcnow(),
-        },
+        StoredSystem(
+            name=system.name,
+            model=system.model,
+            context=system.context,
+            params=system.params(),
+            prompt=system.prompt,
+            family=system.family,
+            description=system.description or _KINDS[system.context],
+            created_at=utcnow(),
+        ),
     )
 
 
@@ -251,8 +251,8 @@ class OracleMissingError(InputError):
     """A question has no oracle text (e.g. no NarrativeQA summary)."""
 
 
-def load_questions(db: Database, question_ids: Iterable[str]) -> list[dict]:
-    """Question rows in the given order; an unknown id raises InputError."""
+def load_questions(db: Database, question_ids: Iterable[str]) -> list[Question]:
+    """The questions in the given order; an unknown id raises InputError."""
     ids = list(question_ids)
     found = questions_by_id(db, ids)
     missing = [q for q in ids if q not in found]
@@ -264,7 +264,7 @@ def load_questions(db: Database, question_ids: Iterable[str]) -> list[dict]:
     return [found[q] for q in ids]
 
 
-def book_of(db: Database, question: dict) -> Document:
+def book_of(db: Database, question: Question) -> Document:
     """The text a question is about: its document (book or story) when that has text, else its
     context document (a NarrativeQA question whose story is missing is read from its summary).
 
@@ -272,29 +272,29 @@ def book_of(db: Database, question: dict) -> Document:
     """
 
     tried = []
-    for doc_id in (question.get("document_id"), question.get("context_document_id")):
+    for doc_id in (question.document_id, question.context_document_id):
         if doc_id and doc_id not in tried:
             tried.append(doc_id)
             doc = get_document(db, doc_id)
             if doc is not None and doc.text:
                 return doc
     raise InputError(
-        f"question {question['id']!r}: its book {tried[0] if tried else None!r} "
+        f"question {question.id!r}: its book {tried[0] if tried else None!r} "
         "is not in the store (import it first)"
     )
 
 
-def oracle_document(db: Database, question: dict, suffix: str) -> Document:
+def oracle_document(db: Database, question: Question, suffix: str) -> Document:
     """The oracle text of a question: ``<document_id><suffix>``, else a distinct context doc."""
 
-    for doc_id in (f"{question.get('document_id')}{suffix}", question.get("context_document_id")):
-        if doc_id and doc_id != question.get("document_id"):
+    for doc_id in (f"{question.document_id}{suffix}", question.context_document_id):
+        if doc_id and doc_id != question.document_id:
             doc = get_document(db, doc_id)
             if doc is not None:
                 return doc
     raise OracleMissingError(
-        f"question {question['id']!r}: no oracle text "
-        f"{question.get('document_id')}{suffix!s} in the store "
+        f"question {question.id!r}: no oracle text "
+        f"{question.document_id}{suffix!s} in the store "
         '(set if_missing = "skip" to leave such questions out)'
     )
 

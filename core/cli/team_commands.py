@@ -148,10 +148,10 @@ def cmd_link(args: argparse.Namespace) -> int:
     db = open_args_db(args)
     base = _base_url(db, args)
     token = reissue_token(db, args.name)
-    account = active_account(db, args.name) or {"role": ""}
+    account = active_account(db, args.name)
     out = {
         "name": args.name,
-        "role": account["role"],
+        "role": str(account.role) if account else "",
         "token": token,
         "link": sign_in_link(base, token),
     }
@@ -167,13 +167,23 @@ def cmd_list(args: argparse.Namespace) -> int:
 
     found = list_accounts(open_args_db(args))
     if args.json:
-        print(json.dumps({"accounts": found}))
+        listed = [
+            {
+                "name": a.name,
+                "role": str(a.role),
+                "created_at": a.created_at,
+                "revoked_at": a.revoked_at,
+                "link_used_at": a.token_used_at,
+            }
+            for a in found
+        ]
+        print(json.dumps({"accounts": listed}))
     elif not found:
         print("no accounts (open mode: anyone signs in with a name)")
     else:
         print_aligned(
             ["name", "role", "created", "revoked"],
-            [[a["name"], a["role"], a["created_at"], a["revoked_at"] or ""] for a in found],
+            [[a.name, a.role, a.created_at, a.revoked_at or ""] for a in found],
         )
     return 0
 

@@ -26,20 +26,27 @@ from core.corpus.tabular import optional_text, read_records, require_text
 from core.errors import InputError
 from core.stats.pairwise_counts import parse_verdict
 from core.store.accounts import account_names
+from core.store.answers import Answer, AnswerStatus, answer_texts, insert_answers, set_answer_text
 from core.store.answers import answer_ids as stored_answer_ids
-from core.store.answers import answer_texts, insert_answers, set_answer_text
-from core.store.connection import dumps, transaction, utcnow
+from core.store.connection import transaction, utcnow
 from core.store.judgments import insert_judgments, max_judgment_id, switch_staged_judgments
-from core.store.questions import all_question_texts, insert_questions, set_question_text
+from core.store.questions import (
+    Question,
+    QuestionOrigin,
+    QuestionStatus,
+    all_question_texts,
+    insert_questions,
+    set_question_text,
+)
 from core.store.row_stage import RowStage, drop_rows_stage, stage_rows, switch_rows
-from core.store.setups import insert_system, system_names
+from core.store.setups import StoredSystem, insert_system, system_names
 
 if TYPE_CHECKING:
     from core.store.engine import Database
 
 ANONYMOUS = "human:anonymous#"
 STAGE_ABOVE = 2000  # verdicts: from this many on, staged (short transactions) before the switch
-Staged = tuple[list[dict[str, Any]], RowStage]  # new rows staged outside the lock, and their stage
+Staged = tuple[list[Any], RowStage]  # new rows staged outside the lock, and their stage
 ABSOLUTE_VERDICTS = {"yes": "yes", "no": "no", "true": "yes", "false": "no", "1": "yes", "0": "no"}
 
 
@@ -262,10 +269,10 @@ def store_evaluation(
     try:
         if len(ev.questions) >= STAGE_ABOVE:
             rows = _new_questions(ev, all_question_texts(db), now)
-            staged["questions"] = (rows, stage_rows(db, "questions", rows))
+            staged["questions"] = (rows, stage_rows(db, "questions", [q.to_row() for q in rows]))
         if len(ev.answers) >= STAGE_ABOVE:
-            rows = _new_answers(ev, answer_texts(db), now)
-            staged["answers"] = (rows, stage_rows(db, "answers", rows))
+            answers = _new_answers(ev, answer_texts(db), now)
+            staged["answers"] = (answers, stage_rows(db, "answers", [a.to_row() for a in answers]))
         if len(ev.ratings) >= STAGE_ABOVE:
             new = plan_ratings(db, ev.ratings, ev.source, planned, now, stored_answer_ids(db))
             stage = stage_rows(db, "judgments", [j.row() for j in new]) if new else None
@@ -285,7 +292,7 @@ def store_evaluation(
 
 def _insert_new(
     db: Database,
-    new: list[dict[str, Any]],
+    new: list[Any],
     staged: Staged | None,
     insert: Any,
 ) -> None:
@@ -297,20 +304,20 @@ def _insert_new(
         insert(db, new)
 
 
-def _new_questions(ev: Evaluation, known: dict[str, str], now: str) -> list[dict[str, Any]]:
-    """The question rows of ``ev`` the store does not know (``known``: id -> text)."""
+def _new_questions(ev: Evaluation, known: dict[str, str], now: str) -> list[Question]:
+    """The questions of ``ev`` the store does not know (``known``: id -> text)."""
     return [
-        {
-            "id": qid,
-            "question": q["text"],
-            "context_kind": "none",
-            "origin": "imported",
-            "status": "accepted",
-            "provenance": dumps({"source": "file", "file": ev.source}),
-            "metadata": dumps(q["metadata"]),
-            "created_at": now,
-            "updated_at": now,
-        }
+        Question(
+            id=qid,
+            question=q["text"],
+            context_kind="none",
+            origin=QuestionOrigin.IMPORTED,
+            status=QuestionStatus.ACCEPTED,
+            provenance={"source": "file", "file": ev.source},
+            metadata=q["metadata"],
+            created_at=now,
+            updated_at=now,
+        )
         for qid, q in ev.questions.items()
         if qid not in known
     ]
@@ -335,17 +342,17 @@ def _store_questions(
 
 def _new_answers(
     ev: Evaluation, existing: dict[tuple[str, str], tuple[int, str]], now: str
-) -> list[dict[str, Any]]:
-    """The answer rows of ``ev`` with no stored answer of that question and system."""
+) -> list[Answer]:
+    """The answers of ``ev`` with no stored answer of that question and system."""
     return [
-        {
-            "question_id": a["question_id"],
-            "system": a["system"],
-            "text": a["text"],
-            "status": "ok",
-            "metadata": dumps({"imported_from": ev.source, "line": a["line"]}),
-            "created_at": now,
-        }
+        Answer(
+            question_id=a["question_id"],
+            system=a["system"],
+            text=a["text"],
+            status=AnswerStatus.OK,
+            metadata={"imported_from": ev.source, "line": a["line"]},
+            created_at=now,
+        )
         for a in ev.answers
         if (a["question_id"], a["system"]) not in existing
     ]
@@ -366,13 +373,13 @@ def _store_answers(
         systems.add(a["system"])
         insert_system(
             db,
-            {
-                "name": a["system"],
-                "model": a["model"],
-                "context": a["context"],
-                "description": f"imported from {ev.source}",
-                "created_at": now,
-            },
+            StoredSystem(
+                name=a["system"],
+                model=a["model"],
+                context=a["context"],
+                description=f"imported from {ev.source}",
+                created_at=now,
+            ),
         )
         ns["inserted"] += 1
     ns["unchanged"] = len({a["system"] for a in ev.answers}) - ns["inserted"]

@@ -30,9 +30,9 @@ from core.corpus.gutenberg import clean_gutenberg
 from core.corpus.names import check_name
 from core.corpus.tabular import optional_number, read_document_text, read_records, require_text
 from core.errors import InputError
-from core.store.connection import dumps, transaction, utcnow
+from core.store.connection import transaction, utcnow
 from core.store.documents import Document, document_exists, write_document
-from core.store.questions import upsert_question
+from core.store.questions import Question, QuestionOrigin, QuestionStatus, upsert_question
 
 if TYPE_CHECKING:
     from core.store.engine import Database
@@ -322,22 +322,24 @@ def _store_question(
             now,
         )
     report.by_context[context_kind] = report.by_context.get(context_kind, 0) + 1
-    row = {
-        "id": q["id"],
-        "document_id": doc_id,
-        "context_document_id": context_id,
-        "context_kind": context_kind,
-        "question": q["question"],
-        "answers": dumps(q["answers"]),
-        "origin": "narrativeqa",
-        "split": q["split"],
-        "qtype": "narrativeqa",
-        "language": "en",
-        "provenance": dumps({"source": "narrativeqa", "file": qaps_path.name, "line": q["line"]}),
-        "updated_at": now,
-        "run_id": run_id,
-    }
-    if upsert_question(db, row, {"created_at": now, "status": "accepted"}):
+    question = Question(
+        id=q["id"],
+        document_id=doc_id,
+        context_document_id=context_id,
+        context_kind=context_kind,
+        question=q["question"],
+        answers=q["answers"],
+        origin=QuestionOrigin.NARRATIVEQA,
+        split=q["split"],
+        qtype="narrativeqa",
+        language="en",
+        provenance={"source": "narrativeqa", "file": qaps_path.name, "line": q["line"]},
+        status=QuestionStatus.ACCEPTED,
+        created_at=now,
+        updated_at=now,
+        run_id=run_id,
+    )
+    if upsert_question(db, question):
         report.questions_inserted += 1
     else:
         report.questions_updated += 1

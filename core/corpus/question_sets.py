@@ -17,11 +17,17 @@ from core.corpus.names import check_name
 from core.corpus.tabular import optional_text, read_records, require_text
 from core.errors import InputError
 from core.store.answers import question_answer_count
-from core.store.connection import decode_row, dumps, transaction, utcnow
+from core.store.connection import transaction, utcnow
 from core.store.disputes import question_disputes
 from core.store.documents import document_ids
 from core.store.judgments import question_judgment_count
-from core.store.questions import get_question, insert_question, update_question
+from core.store.questions import (
+    Question,
+    QuestionOrigin,
+    get_question,
+    insert_question,
+    upsert_question,
+)
 from core.store.resolutions import question_resolution_count
 from core.store.reviews import review_count
 
@@ -103,8 +109,9 @@ def import_questions(
     path = Path(path)
     records = read_records(path, ["question", "document_id"])
     known = set(document_ids(db))
-    rows: list[dict[str, Any]] = []
+    rows: list[Question] = []
     seen: dict[str, int] = {}
+    now = utcnow()
     for line, rec in records:
         question = require_text(rec, "question", path, line)
         doc_id = require_text(rec, "document_id", path, line)
@@ -138,76 +145,76 @@ def import_questions(
             )
         seen[qid] = line
         rows.append(
-            {
-                "id": qid,
-                "document_id": doc_id,
-                "context_document_id": context_id,
-                "context_kind": "story" if context_id == doc_id else "other",
-                "question": question,
-                "answers": dumps(_answers(rec, path, line)),
-                "origin": origin,
-                "split": optional_text(rec, "split", path, line),
-                "qtype": optional_text(rec, "qtype", path, line),
-                "language": optional_text(rec, "language", path, line) or "en",
-                "provenance": dumps({"source": "file", "file": path.name, "line": line}),
-                "run_id": run_id,
-            }
+            Question(
+                id=qid,
+                document_id=doc_id,
+                context_document_id=context_id,
+                context_kind="story" if context_id == doc_id else "other",
+                question=question,
+                answers=_answers(rec, path, line),
+                origin=QuestionOrigin(origin),
+                split=optional_text(rec, "split", path, line),
+                qtype=optional_text(rec, "qtype", path, line),
+                language=optional_text(rec, "language", path, line) or "en",
+                provenance={"source": "file", "file": path.name, "line": line},
+                run_id=run_id,
+                created_at=now,
+                updated_at=now,
+            )
         )
     plan = _plan(db, rows, path, replace)
     counts: dict[str, Any] = {"inserted": 0, "updated": 0, "unchanged": 0}
     orphaned = {"answers": 0, "judgments": 0, "disputes": 0}
-    now = utcnow()
     with transaction(db):
         for row, (action, hanging) in zip(rows, plan):
             counts[action] += 1
             if action == "updated":
-                update_question(db, row["id"], {**row, "updated_at": now})
+                upsert_question(db, row)
                 for key in orphaned:
                     orphaned[key] += hanging[key]
             elif action == "inserted":
-                insert_question(db, {**row, "created_at": now, "updated_at": now})
+                insert_question(db, row)
     if any(orphaned.values()):
         counts["orphaned"] = orphaned
     return counts
 
 
 def _plan(
-    db: Database, rows: list[dict[str, Any]], path: Path, replace: bool
+    db: Database, rows: list[Question], path: Path, replace: bool
 ) -> list[tuple[str, dict[str, int]]]:
     """For every row: inserted, updated or unchanged, and what hangs on the stored question."""
     plan: list[tuple[str, dict[str, int]]] = []
     for row in rows:
-        stored = get_question(db, row["id"], (*CONTENT, "origin", "provenance"))
+        stored = get_question(db, row.id)
         if stored is None:
             plan.append(("inserted", {}))
             continue
-        line = json.loads(row["provenance"])["line"]
+        line = row.provenance["line"]
         foreign = _foreign(stored, row)
         if foreign and not replace:
             raise InputError(
-                f"question id {row['id']!r} is already a question from {foreign}; nothing "
+                f"question id {row.id!r} is already a question from {foreign}; nothing "
                 "imported (give --replace to replace it anyway, or use another id)",
                 path=str(path),
                 line=line,
                 column="id",
             )
-        old = {c: stored[c] for c in CONTENT}
-        if old == decode_row({c: row[c] for c in CONTENT}) and not foreign:
+        if _content(stored) == _content(row) and not foreign:
             plan.append(("unchanged", {}))
             continue
-        hanging = _hanging(db, row["id"])
+        hanging = _hanging(db, row.id)
         if any(hanging.values()) and not replace:
             raise InputError(
-                f"question id {row['id']!r} exists with other content and has "
+                f"question id {row.id!r} exists with other content and has "
                 f"{_describe(hanging)}; nothing imported (give --replace to replace it anyway)",
                 path=str(path),
                 line=line,
                 column="id",
             )
-        labels = _human_labels(db, row["id"])
+        labels = _human_labels(db, row.id)
         if labels:
             raise InputError(
-                f"question id {row['id']!r} exists with other content and people labelled it "
+                f"question id {row.id!r} exists with other content and people labelled it "
                 f"({labels}); it cannot be replaced: import it under a new id",
                 path=str(path),
                 line=line,
@@ -217,15 +224,17 @@ def _plan(
     return plan
 
 
-def _foreign(stored: dict[str, Any], row: dict[str, Any]) -> str:
+def _content(question: Question) -> tuple[Any, ...]:
+    """What an import may change: the :data:`CONTENT` columns."""
+    return tuple(getattr(question, c) for c in CONTENT)
+
+
+def _foreign(stored: Question, row: Question) -> str:
     """Where a stored question of the same id comes from when that is another origin or source
     than the imported row's ("" when the same): an id collision, not an update."""
-    provenance = stored.get("provenance")
-    if isinstance(provenance, str):
-        provenance = json.loads(provenance or "{}")
-    source = (provenance or {}).get("source", "") if isinstance(provenance, dict) else ""
-    if stored.get("origin") != row["origin"]:
-        return f"origin {stored.get('origin')!r}"
+    source = stored.provenance.get("source", "")
+    if stored.origin != row.origin:
+        return f"origin {str(stored.origin)!r}"
     if source != "file":
         return f"source {source or 'unknown'!r}"
     return ""

@@ -34,7 +34,7 @@ from core.store.exam_bank import (
     replace_bank,
 )
 from core.store.exam_bank import bank_queries as stored_bank_queries
-from core.store.questions import document_questions
+from core.store.questions import QuestionOrigin, QuestionStatus, document_questions
 
 REQUIRED = ("query_id", "qid", "question")
 
@@ -217,9 +217,8 @@ def derive_bank(
     qs = document_questions(
         db,
         document_id,
-        origin=origin,
-        statuses=list(statuses),
-        columns=["id", "question", "answers"],
+        origin=QuestionOrigin(origin),
+        statuses=[QuestionStatus(s) for s in statuses],
     )
     if not qs:
         raise InputError(f"document {document_id!r} has no {origin!r} questions to make an exam")
@@ -243,13 +242,13 @@ def derive_bank(
             db,
             (
                 ExamQuestion(
-                    id=f"{bank_id}::{q['id']}",
+                    id=f"{bank_id}::{q.id}",
                     bank_id=bank_id,
                     query_id=document_id,
-                    qid=q["id"],
-                    question=q["question"],
-                    answers=list(q["answers"] or []),
-                    source_question_id=q["id"],
+                    qid=q.id,
+                    question=q.question,
+                    answers=list(q.answers),
+                    source_question_id=q.id,
                 )
                 for q in qs
             ),

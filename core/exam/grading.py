@@ -33,7 +33,7 @@ from core.llm.types import LLMRequest, LLMResponse
 from core.store.connection import transaction, utcnow
 from core.store.exam import graded_pairs, open_exam_run, rate_grade, save_grade, unrated_grades
 from core.store.exam_bank import ExamQuestion, bank_articles, bank_questions
-from core.store.runs import finish_run, run_exists, start_run
+from core.store.runs import RunStatus, finish_run, run_exists, start_run
 
 if TYPE_CHECKING:
     from core.store.engine import Database
@@ -384,7 +384,7 @@ def grade_bank(
             if verification == "ground_truth" and rater_model:
                 _rate_with_model(db, {q.id: q for q in questions}, rater_model, run_id)
     except BaseException:
-        finish_run(db, run_id, "failed", None)
+        finish_run(db, run_id, RunStatus.FAILED, None)
         raise
-    finish_run(db, run_id, "done", None, config=config)
+    finish_run(db, run_id, RunStatus.DONE, None, config=config)
     return run_id

@@ -12,14 +12,15 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import TYPE_CHECKING
 
-from core.generation.entities import Entity, _UnionFind
+from core.generation.entities import _UnionFind
+from core.generation.names import Entity
 from core.llm.engine import complete, preflight
 from core.llm.prompts import render_prompt
 from core.llm.reply_json import json_values
 from core.llm.types import LLMRequest
 
 if TYPE_CHECKING:
-    from core.generation.entities import Entity
+    from core.store.engine import Database
 
 
 def apply_merge_groups(entities: list[Entity], groups: list[list[str]]) -> list[Entity]:
@@ -77,7 +78,11 @@ def parse_merge_groups(text: str, names: set[str]) -> list[list[str]]:
 
 
 def llm_merge_groups(
-    db, text: str, entities: list[Entity], model: str, run_id: str | None = None
+    db: Database,
+    text: str,
+    entities: list[Entity],
+    model: str,
+    run_id: str | None = None,
 ) -> list[list[str]]:
     """Ask ``model`` (prompt ``merge_aliases``) which of ``entities`` name the same referent.
 

@@ -84,7 +84,7 @@ def _contains(longer: tuple[str, ...], shorter: tuple[str, ...]) -> bool:
 
 def cluster_mentions(
     mentions: list[Mention],
-    lowers: Counter,
+    lowers: Counter[str],
     *,
     min_mentions: int = 2,
     require_midsentence: bool = True,
@@ -128,7 +128,7 @@ def cluster_mentions(
         uf.union(name, into)
         reasons.setdefault(name, why)
         reasons.setdefault(into, why)
-    group_size: Counter = Counter()
+    group_size: Counter[str] = Counter()
     for key in kept:
         group_size[uf.find(key)] += size[key]
     absorbed: dict[str, list[str]] = defaultdict(list)
@@ -301,7 +301,7 @@ def extract_entities(
         if len(spans) > SPACY_FULL_MAX:
             step = -(-len(spans) // SPACY_SAMPLE)
             ner = spacy_mentions(text, spans[::step], lowers, progress=progress)
-            votes: dict[str, Counter] = defaultdict(Counter)
+            votes: dict[str, Counter[str]] = defaultdict(Counter)
             for m in ner:
                 votes[fold(m.core)][m.label] += 1
             found = proper_noun_mentions(text, lowers)
@@ -321,7 +321,7 @@ def extract_entities(
 def _by_story(  # noqa: PLR0913
     found: list[Mention],
     stories: Sequence[int] | None,
-    lowers: Counter,
+    lowers: Counter[str],
     min_mentions: int,
     midsentence: bool,
     text: str,

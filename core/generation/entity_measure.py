@@ -20,7 +20,8 @@ def character_recall(
     """
     people = [e for e in entities if e.get("label") == "PERSON"][:top]
     names = [[fold(n) for n in [e["name"], *e.get("aliases", [])]] for e in people]
-    found, missing = [], []
+    found: list[str] = []
+    missing: list[str] = []
     for variants in characters:
         keys = [fold(v) for v in variants]
         hit = any(k in n for k in keys for group in names for n in group)

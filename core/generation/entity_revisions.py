@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import bisect
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from core.corpus.documents import require_document
 from core.errors import InputError
@@ -37,7 +37,7 @@ class EditState:
     method: str
     run_id: str
     base: list[EditedEntity]
-    stored: list[dict]
+    stored: list[dict[str, Any]]
 
 
 def edit_state(db: Database, doc_id: str) -> EditState:

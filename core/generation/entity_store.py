@@ -29,7 +29,7 @@ from core.store.entities import (
     replace_entities,
 )
 from core.store.entities import get_entities as stored_entities
-from core.store.runs import finish_run, latest_entity_method, start_run
+from core.store.runs import RunStatus, finish_run, latest_entity_method, start_run
 
 if TYPE_CHECKING:
     from core.generation.names import Entity as FoundEntity
@@ -92,9 +92,9 @@ def build_entities(
             note = f"{note}; " if note else ""
             note += f"entity edits no longer applicable: {', '.join(map(str, stale))}"
     except BaseException as exc:
-        finish_run(db, run_id, "failed", str(exc)[:500])
+        finish_run(db, run_id, RunStatus.FAILED, str(exc)[:500])
         raise
-    finish_run(db, run_id, "done", note)
+    finish_run(db, run_id, RunStatus.DONE, note)
     return {
         "run_id": run_id,
         "method": used,

@@ -74,7 +74,7 @@ def _is_initial(text: str, pos: int) -> bool:
 
 
 def _clean_span(
-    text: str, tokens: list[re.Match], initial: bool, lowers: Counter, label: str = ""
+    text: str, tokens: list[re.Match[str]], initial: bool, lowers: Counter[str], label: str = ""
 ) -> Mention | None:
     """Strip leading stop-words/titles and a possessive from a token run (None if empty)."""
     stop = _stop_words()
@@ -132,11 +132,11 @@ def _label_cue(text: str, m: Mention) -> str:
     return "PLACE" if _PLACE_CUE.search(before) else ""
 
 
-def _token_runs(text: str, start: int = 0, end: int | None = None) -> list[list[re.Match]]:
+def _token_runs(text: str, start: int = 0, end: int | None = None) -> list[list[re.Match[str]]]:
     """Maximal runs of capitalised tokens in ``text[start:end]`` joined by spaces, one line
     break, a title's period or particles; all-caps words and lone letters break a run."""
-    runs: list[list[re.Match]] = []
-    run: list[re.Match] = []
+    runs: list[list[re.Match[str]]] = []
+    run: list[re.Match[str]] = []
     for match in _TOKEN.finditer(text, start, len(text) if end is None else end):
         word = match.group(0)
         abbrev = word.lower() in ABBREVIATIONS and text[match.end() : match.end() + 1] == "."
@@ -162,7 +162,7 @@ def _token_runs(text: str, start: int = 0, end: int | None = None) -> list[list[
     return runs
 
 
-def proper_noun_mentions(text: str, lowers: Counter | None = None) -> list[Mention]:
+def proper_noun_mentions(text: str, lowers: Counter[str] | None = None) -> list[Mention]:
     """Candidate mentions from capitalised token runs (see the module docstring)."""
     lowers = lowers if lowers is not None else lower_counts(text)
     out: list[Mention] = []
@@ -190,7 +190,7 @@ SPACY_BATCH = 256
 
 
 @lru_cache(maxsize=2)
-def _load_spacy(name: str):
+def _load_spacy(name: str) -> Any:
     import spacy  # optional extra (requirements-nlp.txt)
 
     return spacy.load(name, disable=["parser", "lemmatizer", "attribute_ruler", "tagger"])
@@ -199,7 +199,7 @@ def _load_spacy(name: str):
 def spacy_mentions(
     text: str,
     spans: Iterable[tuple[int, int]],
-    lowers: Counter | None = None,
+    lowers: Counter[str] | None = None,
     progress: bool = False,
 ) -> list[Mention]:
     """Candidate mentions from spaCy NER over the given ``(start, end)`` spans of ``text``."""
@@ -229,7 +229,7 @@ def spacy_mentions(
 
 
 def _ner_mentions(
-    text: str, spans: list[tuple[int, int]], docs: Iterable[Any], lowers: Counter
+    text: str, spans: list[tuple[int, int]], docs: Iterable[Any], lowers: Counter[str]
 ) -> list[Mention]:
     """The mentions of spaCy's entities in ``docs`` (one per span of ``text``)."""
     out: list[Mention] = []

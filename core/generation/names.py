@@ -223,7 +223,7 @@ def fold(name: str) -> str:
     return " ".join(bare.casefold().split())
 
 
-def lower_counts(text: str) -> Counter:
+def lower_counts(text: str) -> Counter[str]:
     """How often each word occurs written in lower case (evidence that it is a common word)."""
     return Counter(_LOWER.findall(text))
 

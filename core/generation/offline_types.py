@@ -78,7 +78,7 @@ def bridge(
     starts: dict[int, int],
     length: int,
     min_span: float,
-    same: Callable[[dict, dict], bool],
+    same: Callable[[Entity, Entity], bool],
 ) -> Draft | None:
     """The unique character Z (a PERSON of ``universe``, not X or Y or a name of theirs) mentioned
     in a passage with X in the first zone and in a passage with Y in the last zone of the book;
@@ -123,7 +123,7 @@ def companion(
     starts: dict[int, int],
     length: int,
     min_span: float,
-    same: Callable[[dict, dict], bool],
+    same: Callable[[Entity, Entity], bool],
 ) -> Draft | None:
     """The unique character Z mentioned both in X's first and in X's last mention passage,
     which lie at least ``min_span`` of the book apart."""

@@ -10,8 +10,14 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from core.generation.candidates import Candidate
-from core.store.connection import dumps, transaction, utcnow
-from core.store.questions import document_questions, insert_question
+from core.store.connection import transaction, utcnow
+from core.store.questions import (
+    Question,
+    QuestionOrigin,
+    QuestionStatus,
+    document_questions,
+    insert_question,
+)
 
 if TYPE_CHECKING:
     from core.store.engine import Database
@@ -30,7 +36,7 @@ def similarity_matrix(texts: list[str]) -> np.ndarray:
     matrix = TfidfVectorizer(
         ngram_range=(1, 2), sublinear_tf=True, token_pattern=r"(?u)\b\w+\b"
     ).fit_transform(texts)
-    return (matrix @ matrix.T).toarray()
+    return np.asarray((matrix @ matrix.T).toarray())
 
 
 def _norm(text: str) -> str:
@@ -52,21 +58,15 @@ def store_candidates(
 ) -> dict[str, int]:
     """De-duplicate ``candidates`` against each other and the document's kept generated
     questions, then insert them (one transaction). Returns counts kept/discarded/existing."""
+    generated = QuestionOrigin.GENERATED
     existing = document_questions(
-        db,
-        doc_id,
-        origin="generated",
-        exclude_status="discarded",
-        columns=["id", "question"],
-        order="created",
+        db, doc_id, origin=generated, exclude_status=QuestionStatus.DISCARDED, order="created"
     )
-    known_ids = {
-        r["id"] for r in document_questions(db, doc_id, origin="generated", columns=["id"])
-    }
-    texts = [r["question"] for r in existing] + [c.question for c in candidates]
+    known_ids = {q.id for q in document_questions(db, doc_id, origin=generated)}
+    texts = [q.question for q in existing] + [c.question for c in candidates]
     sims = similarity_matrix(texts)
     kept_pos = list(range(len(existing)))
-    ids = [r["id"] for r in existing]
+    ids = [q.id for q in existing]
     counts = {"kept": 0, "discarded": 0, "existing": 0}
     batch: set[str] = set()
     now = utcnow()
@@ -82,11 +82,11 @@ def store_candidates(
             if qid in known_ids:
                 counts["existing"] += 1
                 continue
-            status, metadata = "pending", dict(cand.metadata)
+            status, metadata = QuestionStatus.PENDING, dict(cand.metadata)
             if kept_pos:
                 best = max(kept_pos, key=lambda j: sims[pos, j])
                 if sims[pos, best] >= threshold:
-                    status = "discarded"
+                    status = QuestionStatus.DISCARDED
                     metadata.update(
                         {
                             "duplicate_of": ids[best],
@@ -95,28 +95,28 @@ def store_candidates(
                             "similarity_measure": f"tfidf-cosine>={threshold}",
                         }
                     )
-            if status == "pending":
+            if status == QuestionStatus.PENDING:
                 kept_pos.append(pos)
             insert_question(
                 db,
-                {
-                    "id": qid,
-                    "document_id": doc_id,
-                    "context_document_id": doc_id,
-                    "context_kind": "story",
-                    "question": cand.question,
-                    "answers": dumps([cand.answer, *cand.references]),
-                    "origin": "generated",
-                    "qtype": cand.qtype,
-                    "entity_id": cand.entity_id,
-                    "status": status,
-                    "provenance": dumps({**cand.provenance, "run_id": run_id}),
-                    "metadata": dumps(metadata),
-                    "run_id": run_id,
-                    "created_at": now,
-                    "updated_at": now,
-                },
+                Question(
+                    id=qid,
+                    document_id=doc_id,
+                    context_document_id=doc_id,
+                    context_kind="story",
+                    question=cand.question,
+                    answers=[cand.answer, *cand.references],
+                    origin=generated,
+                    qtype=cand.qtype,
+                    entity_id=cand.entity_id,
+                    status=status,
+                    provenance={**cand.provenance, "run_id": run_id},
+                    metadata=metadata,
+                    run_id=run_id,
+                    created_at=now,
+                    updated_at=now,
+                ),
             )
             known_ids.add(qid)
-            counts["kept" if status == "pending" else "discarded"] += 1
+            counts["kept" if status == QuestionStatus.PENDING else "discarded"] += 1
     return counts

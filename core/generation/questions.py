@@ -54,7 +54,7 @@ from core.store.documents import Document, get_passages
 from core.store.entities import Entity
 from core.store.generation_failures import GenerationFailure, record_generation_failure
 from core.store.questions import generated_exists
-from core.store.runs import finish_run, start_run
+from core.store.runs import RunStatus, finish_run, start_run
 
 if TYPE_CHECKING:
     from core.store.engine import Database
@@ -329,7 +329,7 @@ def generate_questions(
         else:
             counts, failures = {"kept": 0, "discarded": 0, "existing": 0}, 0
     except BaseException as exc:
-        finish_run(db, run_id, "failed", str(exc)[:500])
+        finish_run(db, run_id, RunStatus.FAILED, str(exc)[:500])
         raise
     summary = {
         "run_id": run_id,
@@ -340,5 +340,5 @@ def generate_questions(
     }
     if is_baseline:
         summary["note"] = shortfall_reason(len(candidates), len(entities), n_entities, per_entity)
-    finish_run(db, run_id, "done", dumps(summary))
+    finish_run(db, run_id, RunStatus.DONE, dumps(summary))
     return summary

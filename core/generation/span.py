@@ -50,11 +50,12 @@ def span_summary(db: Database, question_ids: Sequence[str]) -> dict[str, Any]:
     """Span fractions of the given questions (those that have one): ``n`` with a fraction,
     ``missing`` without, ``flagged`` below their minimum, ``min`` / ``median`` / ``max`` and the
     flagged ids (at most 20)."""
-    found = questions_by_id(db, question_ids, ["id", "metadata"])
+    found = questions_by_id(db, question_ids)
     values, flagged, missing = [], [], 0
     for qid in question_ids:
-        meta = (found.get(qid) or {}).get("metadata") or {}
-        value = meta.get("span_fraction") if isinstance(meta, dict) else None
+        question = found.get(qid)
+        meta = question.metadata if question else {}
+        value = meta.get("span_fraction")
         if not isinstance(value, (int, float)):
             missing += 1
             continue

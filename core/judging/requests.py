@@ -18,7 +18,9 @@ from core.judging.specs import Judge
 from core.judging.tournament import Comparison
 from core.llm.prompts import neutralise, new_nonce, render_prompt
 from core.llm.types import LLMRequest
+from core.store.answers import Answer
 from core.store.documents import Document
+from core.store.questions import Question
 
 if TYPE_CHECKING:
     from core.store.engine import Database
@@ -36,14 +38,14 @@ class JudgeItem:
     """One planned judge call and what is needed to store its judgment."""
 
     judge: Judge
-    question: dict
+    question: Question
     request: Any
     source: str
     context_used: str
-    answer: dict | None = None
+    answer: Answer | None = None
     comparison: Comparison | None = None
-    answer_a: dict | None = None
-    answer_b: dict | None = None
+    answer_a: Answer | None = None
+    answer_b: Answer | None = None
 
 
 def _rater_context(db: Database, judge: Judge, doc: Document, query: str, mode: str) -> str:
@@ -58,7 +60,7 @@ def _rater_context(db: Database, judge: Judge, doc: Document, query: str, mode: 
 def build_request(
     db: Database,
     judge: Judge,
-    question: dict,
+    question: Question,
     answers: Sequence[str],
     *,
     nonce: str | None = None,
@@ -68,20 +70,20 @@ def build_request(
 
     nonce = nonce or new_nonce()
     doc = book_of(db, question)
-    refs = [str(r) for r in (question.get("answers") or [])]
+    refs = [str(r) for r in question.answers]
     if judge.spec["references"] and not refs:
         raise ConfigError(
-            f"judge {judge.name!r} needs reference answers; question {question['id']!r} has none"
+            f"judge {judge.name!r} needs reference answers; question {question.id!r} has none"
         )
-    query = " ".join([question["question"], *answers])
+    query = " ".join([question.question, *answers])
     mode = judge.context
     context = _rater_context(db, judge, doc, query, mode)
     values: dict[str, Any] = {
         "title": doc.title or doc.id,
         "nonce": nonce,
-        "question": neutralise(question["question"], nonce),
+        "question": neutralise(question.question, nonce),
     }
-    fields: dict[str, Any] = {"question": question["question"], "context": context}
+    fields: dict[str, Any] = {"question": question.question, "context": context}
     if judge.pairwise:
         values["answer_a"], values["answer_b"] = (neutralise(a, nonce) for a in answers)
         fields["answer_a"], fields["answer_b"] = answers
@@ -110,7 +112,7 @@ def build_request(
     if not fits(request):
         if judge.fallback != "rag":
             raise ContextTooLongError(
-                f"judge {judge.name!r}, question {question['id']!r}: the {mode} context does not "
+                f"judge {judge.name!r}, question {question.id!r}: the {mode} context does not "
                 f'fit {judge.model}\'s window; set fallback = "rag" or use context = "rag"'
             )
         context = _rater_context(db, judge, doc, query, "rag")

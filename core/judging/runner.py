@@ -53,6 +53,7 @@ from core.judging.tournament import Comparison
 from core.judging.verdicts import parse_reply
 from core.llm.prompts import prompt_hash
 from core.llm.stage import run_stage
+from core.store.answers import Answer, AnswerStatus
 from core.store.connection import utcnow
 from core.store.judge_runs import judged_answer_ids, judged_pairs, last_error_id
 from core.store.judgments import (
@@ -62,6 +63,7 @@ from core.store.judgments import (
     RaterKind,
     insert_judgment,
 )
+from core.store.questions import Question
 
 __all__ = [
     "CONTEXTS",
@@ -89,8 +91,8 @@ __all__ = [
 def plan_absolute(
     db: Database,
     judge: Judge,
-    answers: list[dict[str, Any]],
-    questions: dict[str, dict[str, Any]],
+    answers: list[Answer],
+    questions: dict[str, Question],
 ) -> list[JudgeItem]:
     """Judge calls for the answers (rows of ``answers``) not yet judged by ``judge``."""
     if judge.pairwise:
@@ -98,10 +100,10 @@ def plan_absolute(
     done = judged_answer_ids(db, judge.rater)
     items = []
     for ans in answers:
-        if ans["id"] in done or ans["status"] == "error":
+        if ans.id in done or ans.status == AnswerStatus.ERROR:
             continue
-        q = questions[ans["question_id"]]
-        req, source, used = build_request(db, judge, q, [ans["text"]])
+        q = questions[ans.question_id]
+        req, source, used = build_request(db, judge, q, [ans.text])
         items.append(JudgeItem(judge, q, req, source, used, answer=ans))
     return items
 
@@ -110,8 +112,8 @@ def plan_pairwise(
     db: Database,
     judge: Judge,
     comparisons: list[Comparison],
-    answers: dict[tuple[str, str], dict[str, Any]],
-    questions: dict[str, dict[str, Any]],
+    answers: dict[tuple[str, str], Answer[str, Any]],
+    questions: dict[str, Question[str, Any]],
     *,
     any_order: bool = True,
 ) -> list[JudgeItem]:
@@ -128,10 +130,10 @@ def plan_pairwise(
             continue
         a = answers.get((comp.question_id, comp.system_a))
         b = answers.get((comp.question_id, comp.system_b))
-        if a is None or b is None or "error" in (a["status"], b["status"]):
+        if a is None or b is None or AnswerStatus.ERROR in (a.status, b.status):
             continue
         q = questions[comp.question_id]
-        req, source, used = build_request(db, judge, q, [a["text"], b["text"]])
+        req, source, used = build_request(db, judge, q, [a.text, b.text])
         items.append(
             JudgeItem(judge, q, req, source, used, comparison=comp, answer_a=a, answer_b=b)
         )
@@ -168,7 +170,7 @@ def run_items(
 def _new_judgment(
     db: Database, item: JudgeItem, resp: Any, run_id: str | None, now: str
 ) -> NewJudgment:
-    judge, qid = item.judge, item.question["id"]
+    judge, qid = item.judge, item.question.id
     if judge.pairwise:
         comp = item.comparison
         assert comp is not None and item.answer_a and item.answer_b
@@ -179,8 +181,8 @@ def _new_judgment(
             rater_kind=RaterKind.AUTO,
             system_a=comp.system_a,
             system_b=comp.system_b,
-            answer_a_id=item.answer_a["id"],
-            answer_b_id=item.answer_b["id"],
+            answer_a_id=item.answer_a.id,
+            answer_b_id=item.answer_b.id,
             order_shown=comp.order_shown,
             supersedes=last_error_id(
                 db, judge.rater, pair=(comp.question_id, comp.system_a, comp.system_b)
@@ -194,9 +196,9 @@ def _new_judgment(
             question_id=qid,
             rater=judge.rater,
             rater_kind=RaterKind.AUTO,
-            system=item.answer["system"],
-            answer_id=item.answer["id"],
-            supersedes=last_error_id(db, judge.rater, answer_id=item.answer["id"]),
+            system=item.answer.system,
+            answer_id=item.answer.id,
+            supersedes=last_error_id(db, judge.rater, answer_id=item.answer.id),
             created_at=now,
         )
     base = replace(

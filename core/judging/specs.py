@@ -14,8 +14,8 @@ if TYPE_CHECKING:
     from core.store.engine import Database
 
 from core.errors import ConfigError
-from core.store.connection import dumps, utcnow
-from core.store.setups import get_judge, insert_judge
+from core.store.connection import utcnow
+from core.store.setups import StoredJudge, get_judge, insert_judge
 
 KINDS: dict[str, dict[str, Any]] = {
     "autoais": {
@@ -169,7 +169,7 @@ def check_judge_setup(db: Database, judge: Judge) -> bool:
     old = get_judge(db, judge.name)
     if old is None:
         return False
-    if (old["kind"], old["model"], old["context"], old["params"]) != (
+    if (old.kind, old.model, old.context, old.params) != (
         judge.kind,
         judge.model,
         judge.context,
@@ -177,8 +177,8 @@ def check_judge_setup(db: Database, judge: Judge) -> bool:
     ):
         raise ConfigError(
             f"judge {judge.name!r} is already stored with another "
-            f"configuration (kind {old['kind']}, model {old['model']}, "
-            f"context {old['context']}); give the new one another name"
+            f"configuration (kind {old.kind}, model {old.model}, "
+            f"context {old.context}); give the new one another name"
         )
     return True
 
@@ -189,17 +189,17 @@ def register_judge(db: Database, judge: Judge) -> None:
         return
     insert_judge(
         db,
-        {
-            "name": judge.name,
-            "kind": judge.kind,
-            "model": judge.model,
-            "context": judge.context,
-            "params": dumps(judge.params()),
-            "prompt": judge.spec["prompt"],
-            "family": judge.family,
-            "description": judge.description,
-            "created_at": utcnow(),
-        },
+        StoredJudge(
+            name=judge.name,
+            kind=judge.kind,
+            model=judge.model,
+            context=judge.context,
+            params=judge.params(),
+            prompt=judge.spec["prompt"],
+            family=judge.family,
+            description=judge.description,
+            created_at=utcnow(),
+        ),
     )
 
 

@@ -37,9 +37,10 @@ from core.pipeline.trust import (
     failure_shares,
     over_limit,
 )
-from core.store.answers import answers_of_systems
+from core.store.answers import Answer, answers_of_systems
 from core.store.connection import dumps, transaction, utcnow
 from core.store.experiments import (
+    ExperimentStatus,
     finish_experiment,
     get_experiment,
     save_experiment_start,
@@ -47,14 +48,14 @@ from core.store.experiments import (
 )
 from core.store.judge_runs import run_judgments
 from core.store.judgments import effective_judgments
-from core.store.questions import sample_question_ids
-from core.store.runs import experiment_runs, finish_run, start_run
+from core.store.questions import Question, sample_question_ids
+from core.store.runs import RunStatus, experiment_runs, finish_run, start_run
 
 if TYPE_CHECKING:
     from core.store.engine import Database
 
 
-def select_questions(db: Database, exp: Experiment) -> list[dict[str, Any]]:
+def select_questions(db: Database, exp: Experiment) -> list[Question]:
     """The experiment's sample: filtered by ``[data]`` (review statuses: accepted and edited
     unless it says otherwise, :func:`core.pipeline.config.question_statuses`), ``c`` drawn with
     ``seed``. Listed ``question_ids`` of another status are an error, not silently dropped."""
@@ -62,11 +63,11 @@ def select_questions(db: Database, exp: Experiment) -> list[dict[str, Any]]:
     statuses = question_statuses(data)
     if data.question_ids:
         ids = list(data.question_ids)
-        bad = [q for q in load_questions(db, ids) if q["status"] not in statuses]
+        bad = [q for q in load_questions(db, ids) if q.status not in statuses]
         if bad:
             raise InputError(
-                f"experiment {exp.name!r}: [data] question_ids {', '.join(q['id'] for q in bad)} "
-                f"have status {', '.join(sorted({q['status'] for q in bad}))}, not one of "
+                f"experiment {exp.name!r}: [data] question_ids {', '.join(q.id for q in bad)} "
+                f"have status {', '.join(sorted({str(q.status) for q in bad}))}, not one of "
                 f"{', '.join(statuses)}; add include_unreviewed = true or a status list to [data]"
             )
     else:
@@ -89,7 +90,7 @@ def select_questions(db: Database, exp: Experiment) -> list[dict[str, Any]]:
     return load_questions(db, sample_questions(ids, exp.c, exp.seed))
 
 
-def _check_books(db: Database, questions: list[dict[str, Any]]) -> None:
+def _check_books(db: Database, questions: list[Question]) -> None:
 
     for q in questions:
         book_of(db, q)
@@ -120,10 +121,10 @@ def _check_stored_setups(db: Database, exp: Experiment) -> None:
 # ---------------------------------------------------------------------------------------------
 
 
-def _answers_of(db: Database, exp: Experiment, qids: list[str]) -> list[dict[str, Any]]:
+def _answers_of(db: Database, exp: Experiment, qids: list[str]) -> list[Answer]:
     keep = set(qids)
     return [
-        a for a in answers_of_systems(db, [s.name for s in exp.systems]) if a["question_id"] in keep
+        a for a in answers_of_systems(db, [s.name for s in exp.systems]) if a.question_id in keep
     ]
 
 
@@ -131,8 +132,8 @@ def _run_tournament(
     db: Database,
     exp: Experiment,
     judge: Judge,
-    questions: dict[str, dict[str, Any]],
-    answers: dict[tuple[str, str], dict[str, Any]],
+    questions: dict[str, Question],
+    answers: dict[tuple[str, str], Answer],
     run_id: str,
     progress: bool,
 ) -> dict[str, int]:
@@ -181,8 +182,8 @@ def _adaptive_loop(
     exp: Experiment,
     judge: Judge,
     design: AdaptiveDesign,
-    questions: dict[str, dict[str, Any]],
-    answers: dict[tuple[str, str], dict[str, Any]],
+    questions: dict[str, Question],
+    answers: dict[tuple[str, str], Answer],
     run_id: str,
     total: int,
     budget: int,
@@ -248,7 +249,7 @@ def run_experiment(
     run_id = f"exp-{exp.name}-{uuid.uuid4().hex[:8]}"
     before = get_experiment(db, exp.name)
     now = utcnow()
-    qids = [q["id"] for q in questions]
+    qids = [q.id for q in questions]
     with transaction(db):
         start_run(db, "experiment", exp.name, exp.config(), run_id=run_id, started_at=now)
         save_experiment_start(
@@ -261,8 +262,8 @@ def run_experiment(
             now=now,
         )
     summary: dict[str, Any] = {"experiment": exp.name, "run_id": run_id, "questions": len(qids)}
-    if before and before["status"] in ("interrupted", "failed"):
-        summary["resumed_from"] = before["run_id"]  # stored answers and judgments are skipped
+    if before and before.status in (ExperimentStatus.INTERRUPTED, ExperimentStatus.FAILED):
+        summary["resumed_from"] = before.run_id  # stored answers and judgments are skipped
     try:
         summary["answers"] = run_answers(db, planned, run_id=run_id, progress=progress)
         failed_answers = over_limit(answer_failure_shares(db, exp, qids), exp.max_failure_share)
@@ -271,11 +272,11 @@ def run_experiment(
                 exp.name, failed_answers, {}, exp.max_failure_share
             )
             summary["seconds"] = round(time.perf_counter() - started, 2)
-            _finish(db, exp.name, run_id, "failed", summary)
+            _finish(db, exp.name, run_id, RunStatus.FAILED, summary)
             return summary
-        qmap = {q["id"]: q for q in questions}
+        qmap = {q.id: q for q in questions}
         answers = _answers_of(db, exp, qids)
-        amap = {(a["question_id"], a["system"]): a for a in answers}
+        amap = {(a.question_id, a.system): a for a in answers}
         summary["judges"] = {}
         for judge in exp.absolute_judges:
             items = plan_absolute(db, judge, answers, qmap)
@@ -294,22 +295,24 @@ def run_experiment(
                 run_id=run_id,
             )
     except BaseException as exc:
-        status = "interrupted" if isinstance(exc, KeyboardInterrupt) else "failed"
+        status = RunStatus.INTERRUPTED if isinstance(exc, KeyboardInterrupt) else RunStatus.FAILED
         _finish(db, exp.name, run_id, status, {**summary, "error": str(exc)[:500]})
         raise
     summary["seconds"] = round(time.perf_counter() - started, 2)
     over = over_limit(failure_shares(db, exp, qids), exp.max_failure_share)
     if over:
         summary["failure_summary"] = failure_line(exp.name, {}, over, exp.max_failure_share)
-    _finish(db, exp.name, run_id, "failed" if over else "done", summary)
+    _finish(db, exp.name, run_id, RunStatus.FAILED if over else RunStatus.DONE, summary)
     return summary
 
 
-def _finish(db: Database, name: str, run_id: str, status: str, summary: dict[str, Any]) -> None:
+def _finish(
+    db: Database, name: str, run_id: str, status: RunStatus, summary: dict[str, Any]
+) -> None:
     now = utcnow()
     with transaction(db):
         finish_run(db, run_id, status, dumps(summary)[:2000], finished_at=now)
-        finish_experiment(db, name, status, summary, now)
+        finish_experiment(db, name, ExperimentStatus(status), summary, now)
 
 
 def list_experiments(db: Database) -> list[dict[str, Any]]:
@@ -319,14 +322,23 @@ def list_experiments(db: Database) -> list[dict[str, Any]]:
 
     runs: dict[str, list[dict[str, Any]]] = {}
     for r in experiment_runs(db):
-        runs.setdefault(r.pop("name"), []).append(r)
+        runs.setdefault(r.name, []).append(
+            {
+                "id": r.id,
+                "status": str(r.status),
+                "started_at": r.started_at,
+                "finished_at": r.finished_at,
+                "pid": r.pid,
+                "host": r.host,
+            }
+        )
     return [
         {
-            "name": r["name"],
-            "status": r["status"],
-            "updated_at": r["updated_at"],
-            "questions": len(r["question_ids"]),
-            "runs": runs.get(r["name"], []),
+            "name": e.name,
+            "status": str(e.status),
+            "updated_at": e.updated_at,
+            "questions": len(e.question_ids),
+            "runs": runs.get(e.name, []),
         }
-        for r in stored_experiments(db)
+        for e in stored_experiments(db)
     ]

@@ -50,6 +50,7 @@ from core.store.answers import answered
 from core.store.experiments import experiment_names, get_experiment
 from core.store.judge_runs import stored_call_counts
 from core.store.judgments import Judgment
+from core.store.questions import Question
 
 if TYPE_CHECKING:
     from core.answering.answer_runs import PlannedAnswer
@@ -197,8 +198,8 @@ def report(db: Database, name: str) -> dict[str, Any]:
     if row is None:
         known = experiment_names(db)
         raise InputError(f"unknown experiment {name!r}; stored: {', '.join(known) or 'none'}")
-    exp = parse_config(row["config"], row["path"])
-    all_qids = list(row["question_ids"])
+    exp = parse_config(row.config, row.path)
+    all_qids = list(row.question_ids)
     comparison = comparison_questions(db, exp, all_qids)
     qids = comparison["questions"]  # systems are compared on the questions all of them answered
     qset, systems = set(qids), [s.name for s in exp.systems]
@@ -206,7 +207,7 @@ def report(db: Database, name: str) -> dict[str, Any]:
     level = exp.report.level
     out: dict[str, Any] = {
         "experiment": name,
-        "status": row["status"],
+        "status": str(row.status),
         "questions": len(all_qids),
         "systems": systems,
         "comparison": comparison,
@@ -294,7 +295,7 @@ def _stored_judge_calls(db: Database, judge: "Judge", names: list[str]) -> dict[
 def judge_preview(
     db: Database,
     exp: "Experiment",
-    questions: list[dict[str, Any]],
+    questions: list[Question],
     planned: list[PlannedAnswer] | None = None,
 ) -> list[tuple[Any, int]]:
     """One placeholder request per (judge, question) with the number of judge calls it stands
@@ -304,19 +305,19 @@ def judge_preview(
     out: list[tuple[Any, int]] = []
     names = [s.name for s in exp.systems]
     have = answered(db, names) | {(p.question_id, p.system.name) for p in planned or []}
-    per_q = {q["id"]: sum((q["id"], s) in have for s in names) for q in questions}
+    per_q = {q.id: sum((q.id, s) in have for s in names) for q in questions}
     for judge in exp.judges:
         if judge.pairwise and judge not in exp.pairwise_judges:
             continue
         done = _stored_judge_calls(db, judge, names)
         answers = [PLACEHOLDER_ANSWER] * (2 if judge.pairwise else 1)
         for q in questions:
-            n = per_q[q["id"]]
+            n = per_q[q.id]
             calls = (n * (n - 1) // 2 * (2 if judge.both_orders else 1)) if judge.pairwise else n
             if judge.pairwise and exp.tournament.design == "adaptive":
                 calls = round(calls * exp.tournament.budget)
             req, _, _ = build_request(db, judge, q, answers, nonce="000000000000")
-            out.append((req, max(0, calls - done.get(q["id"], 0))))
+            out.append((req, max(0, calls - done.get(q.id, 0))))
     return out
 
 
@@ -363,7 +364,7 @@ def _estimate_repeated(
 def dry_run_summary(
     db: Database,
     exp: "Experiment",
-    questions: list[dict[str, Any]],
+    questions: list[Question],
     planned: list[PlannedAnswer],
     judge_preview: list[tuple[Any, int]],
     missing_keys: list[str],

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from core.store.answers import answers_of_systems
+from core.store.answers import AnswerStatus, answers_of_systems
 from core.store.judgments import Judgment, effective_judgments
 from core.store.questions import questions_by_id
 
@@ -62,9 +62,9 @@ def answer_failure_shares(
     qset = set(qids)
     out = {s.name: {"n": 0, "failed": 0, "share": 0.0} for s in exp.systems}
     for a in answers_of_systems(db, list(out)):
-        if a["question_id"] in qset:
-            out[a["system"]]["n"] += 1
-            out[a["system"]]["failed"] += a["status"] == "error"
+        if a.question_id in qset:
+            out[a.system]["n"] += 1
+            out[a.system]["failed"] += a.status == AnswerStatus.ERROR
     for f in out.values():
         f["share"] = round(f["failed"] / f["n"], 4) if f["n"] else 0.0
     return out
@@ -102,7 +102,7 @@ def comparison_questions(db: Database, exp: Experiment, qids: list[str]) -> dict
     Returns ``{"questions": [...], "left_out": {system: [...]}, "skipped": {system: [...]}}``
     (only systems with entries)."""
     status = {
-        (a["question_id"], a["system"]): a["status"]
+        (a.question_id, a.system): a.status
         for a in answers_of_systems(db, [s.name for s in exp.systems])
     }
     left_out: dict[str, list[str]] = {}
@@ -112,7 +112,7 @@ def comparison_questions(db: Database, exp: Experiment, qids: list[str]) -> dict
             st = status.get((q, s.name))
             if st is None and s.if_missing == "skip":
                 skipped.setdefault(s.name, []).append(q)
-            elif st is None or st == "error":
+            elif st is None or st == AnswerStatus.ERROR:
                 left_out.setdefault(s.name, []).append(q)
     dropped = {q for qs in left_out.values() for q in qs}
     return {
@@ -126,9 +126,9 @@ def question_statuses(db: Database, qids: list[str]) -> dict[str, int]:
     """How many of the questions are ``reviewed`` (accepted or edited), ``unreviewed``
     (pending), ``rejected`` or ``discarded`` (near-duplicates), by their status now."""
     out = {"reviewed": 0, "unreviewed": 0, "rejected": 0, "discarded": 0}
-    for q in questions_by_id(db, qids, ["id", "status"]).values():
+    for q in questions_by_id(db, qids).values():
         label = {"accepted": "reviewed", "edited": "reviewed", "pending": "unreviewed"}.get(
-            q["status"], q["status"]
+            q.status, str(q.status)
         )
         out[label] = out.get(label, 0) + 1
     return out

@@ -4,7 +4,8 @@ A token is ``<token_id>.<secret>``: ``token_id`` (public) finds the account, and
 ``scrypt(secret, salt)`` is stored; the check uses :func:`hmac.compare_digest`. The plain token
 is returned once, by :func:`create_account` or :func:`reissue_token`, and never stored or logged.
 A token works once (:func:`mark_token_used`, when it starts a session: :mod:`core.store.sessions`);
-a fresh one replaces it (:func:`reissue_token`).
+a fresh one replaces it (:func:`reissue_token`). Readers return :class:`Account` records, which
+carry no token material.
 """
 
 from __future__ import annotations
@@ -13,15 +14,28 @@ import hashlib
 import hmac
 import re
 import secrets
-from typing import TYPE_CHECKING, Any
+from collections.abc import Mapping
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import TYPE_CHECKING, Any, Self
 
 from core.errors import AccessError, InputError
 from core.store.connection import rows, transaction, utcnow
+from core.store.stored_enums import stored_enum
 
 if TYPE_CHECKING:
     from core.store.engine import Database
 
-ROLES = ("annotator", "adjudicator", "admin")
+
+class Role(StrEnum):
+    """What an account may do: label, also settle disagreements, also manage the team."""
+
+    ANNOTATOR = "annotator"
+    ADJUDICATOR = "adjudicator"
+    ADMIN = "admin"
+
+
+ROLES = tuple(Role)
 #: Why a used token signs nobody in.
 USED = (
     "this sign-in link was already used (a link works once); ask an admin for a fresh one "
@@ -30,6 +44,30 @@ USED = (
 NAME = re.compile(r"[^\x00-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]{1,128}")
 #: scrypt cost: 16 MiB and ~30-60 ms per check; tokens are 192-bit random, so this is ample.
 _SCRYPT = {"n": 2**14, "r": 8, "p": 1, "dklen": 32}
+
+
+@dataclass(frozen=True, slots=True)
+class Account:
+    """One ``accounts`` row without its token material (salt and hash stay in the store)."""
+
+    name: str
+    role: Role
+    token_id: str
+    created_at: str
+    revoked_at: str | None = None
+    token_used_at: str | None = None
+
+    @classmethod
+    def from_row(cls, row: Mapping[str, Any]) -> Self:
+        """The record of an ``accounts`` row (extra columns such as the hash are ignored)."""
+        return cls(
+            name=row["name"],
+            role=stored_enum(Role, row["role"], "role", row["name"]),
+            token_id=row["token_id"],
+            created_at=row["created_at"],
+            revoked_at=row["revoked_at"],
+            token_used_at=row["token_used_at"],
+        )
 
 
 def check_name(name: str) -> str:
@@ -66,7 +104,7 @@ def _new_token() -> tuple[str, dict[str, Any]]:
     return f"{token_id}.{secret}", stored
 
 
-def create_account(db: Database, name: str, role: str = "annotator") -> str:
+def create_account(db: Database, name: str, role: str = Role.ANNOTATOR) -> str:
     """Create an account (or give a revoked one a new token); return its plain token (once).
 
     Refuses an active account of that name (revoke it first, or issue a fresh link with
@@ -76,7 +114,13 @@ def create_account(db: Database, name: str, role: str = "annotator") -> str:
     if role not in ROLES:
         raise InputError(f"role must be one of {', '.join(ROLES)}")
     token, stored = _new_token()
-    row = {"name": name, "role": role, **stored, "created_at": utcnow(), "revoked_at": None}
+    row = {
+        "name": name,
+        "role": str(Role(role)),
+        **stored,
+        "created_at": utcnow(),
+        "revoked_at": None,
+    }
     with transaction(db):
         old = rows(db, "select id, revoked_at from accounts where name = ?", [name])
         if old and old[0]["revoked_at"] is None:
@@ -100,13 +144,9 @@ def reissue_token(db: Database, name: str) -> str:
     return token
 
 
-def list_accounts(db: Database) -> list[dict[str, Any]]:
-    """Every account: name, role, created_at, revoked_at, link_used_at (no token material)."""
-    return rows(
-        db,
-        "select name, role, created_at, revoked_at, token_used_at as link_used_at from accounts "
-        "order by name",
-    )
+def list_accounts(db: Database) -> list[Account]:
+    """Every account, by name."""
+    return [Account.from_row(r) for r in rows(db, "select * from accounts order by name")]
 
 
 def account_names(db: Database) -> set[str]:
@@ -124,8 +164,8 @@ def revoke_account(db: Database, name: str) -> None:
             db.table("accounts").update(found[0]["id"], {"revoked_at": utcnow()})
 
 
-def verify_token(db: Database, token: str) -> dict[str, Any]:
-    """The active account of ``token`` (``name``, ``role``, ``token_id``); AccessError otherwise."""
+def verify_token(db: Database, token: str) -> Account:
+    """The active account of ``token``; AccessError otherwise."""
     token_id, _, secret = (token or "").strip().partition(".")
     found = rows(db, "select * from accounts where token_id = ?", [token_id]) if secret else []
     # Hash even when nothing matched, so a wrong token id costs the same time as a wrong secret.
@@ -138,7 +178,7 @@ def verify_token(db: Database, token: str) -> dict[str, Any]:
         raise AccessError("this account was revoked")
     if found[0]["token_used_at"] is not None:
         raise AccessError(USED)
-    return {k: found[0][k] for k in ("name", "role", "token_id")}
+    return Account.from_row(found[0])
 
 
 def mark_token_used(db: Database, token_id: str) -> None:
@@ -154,11 +194,13 @@ def mark_token_used(db: Database, token_id: str) -> None:
         raise AccessError(USED)
 
 
-def active_account(db: Database, name: str) -> dict[str, Any] | None:
-    """The active account of ``name`` (``name``, ``role``, ``token_id``), or None."""
-    found = rows(
-        db,
-        "select name, role, token_id from accounts where name = ? and revoked_at is null",
-        [name],
-    )
-    return found[0] if found else None
+def get_account(db: Database, name: str) -> Account | None:
+    """The account ``name`` (active or revoked), or None."""
+    found = rows(db, "select * from accounts where name = ?", [name])
+    return Account.from_row(found[0]) if found else None
+
+
+def active_account(db: Database, name: str) -> Account | None:
+    """The active account of ``name``, or None."""
+    found = rows(db, "select * from accounts where name = ? and revoked_at is null", [name])
+    return Account.from_row(found[0]) if found else None

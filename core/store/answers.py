@@ -1,46 +1,81 @@
-"""Table ``answers``: the only module with SQL on it (one row per question and system;
-rows come back decoded by :func:`core.store.connection.rows`)."""
+"""Table ``answers``: the only module with SQL on it (one row per question and system), and its
+record :class:`Answer` (``metadata`` decoded)."""
 
 from __future__ import annotations
 
-import re
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from enum import StrEnum
+from typing import TYPE_CHECKING, Any, Self
 
-from core.store.connection import placeholders, rows
+from core.store.connection import dumps, placeholders, rows
+from core.store.stored_enums import stored_enum
 
 if TYPE_CHECKING:
     from core.store.engine import Database
 
-_COLUMN = re.compile(r"^[a-z_]+$")
+
+class AnswerStatus(StrEnum):
+    """How an answer ended: text given, the model declined, or the call failed."""
+
+    OK = "ok"
+    ABSTAINED = "abstained"
+    ERROR = "error"
 
 
-def _columns(columns: Sequence[str] | None) -> str:
-    if columns is None:
-        return "*"
-    for c in columns:
-        if not _COLUMN.match(c):
-            raise ValueError(f"not an answers column: {c!r}")
-    return ", ".join(columns)
+@dataclass(frozen=True, slots=True)
+class Answer:
+    """One ``answers`` row: a system's answer to a question (``id`` 0 until stored)."""
+
+    question_id: str
+    system: str
+    created_at: str
+    text: str = ""
+    status: AnswerStatus = AnswerStatus.OK
+    error: str = ""
+    context_tokens: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost_usd: float = 0.0
+    cache_key: str | None = None
+    run_id: str | None = None
+    metadata: dict[str, Any] = field(default_factory=dict)
+    id: int = 0
+
+    @classmethod
+    def from_row(cls, row: Mapping[str, Any]) -> Self:
+        """The record of a decoded row (:func:`core.store.connection.rows`)."""
+        metadata = row["metadata"]
+        return cls(
+            **{
+                **row,
+                "status": stored_enum(AnswerStatus, row["status"], "status", row["id"]),
+                "metadata": dict(metadata) if isinstance(metadata, dict) else {},
+            }
+        )
+
+    def to_row(self) -> dict[str, Any]:
+        """The row to store (``metadata`` encoded; no ``id`` while it is 0)."""
+        out = asdict(self)
+        out.update(metadata=dumps(self.metadata), status=str(self.status))
+        if not self.id:
+            del out["id"]
+        return out
 
 
-def get_answer(
-    db: Database, answer_id: int, columns: Sequence[str] | None = None
-) -> dict[str, Any] | None:
+def _read(db: Database, sql: str, params: Sequence[Any] = ()) -> list[Answer]:
+    return [Answer.from_row(r) for r in rows(db, sql, params)]
+
+
+def get_answer(db: Database, answer_id: int) -> Answer | None:
     """One answer by id (or None)."""
-    found = rows(db, f"select {_columns(columns)} from answers where id = ?", [answer_id])
+    found = _read(db, "select * from answers where id = ?", [answer_id])
     return found[0] if found else None
 
 
-def question_answers(
-    db: Database, question_id: str, columns: Sequence[str] | None = None
-) -> list[dict[str, Any]]:
+def question_answers(db: Database, question_id: str) -> list[Answer]:
     """Every system's answer to a question, by system."""
-    return rows(
-        db,
-        f"select {_columns(columns)} from answers where question_id = ? order by system",
-        [question_id],
-    )
+    return _read(db, "select * from answers where question_id = ? order by system", [question_id])
 
 
 def answered(db: Database, systems: Sequence[str]) -> set[tuple[str, str]]:
@@ -58,12 +93,13 @@ def answered(db: Database, systems: Sequence[str]) -> set[tuple[str, str]]:
     }
 
 
-def save_answer(db: Database, row: dict[str, Any]) -> int:
+def save_answer(db: Database, answer: Answer) -> int:
     """Store a system's answer to a question: insert it, or replace the stored row of the same
     (question, system). Returns the answer id."""
+    row = answer.to_row()
     old = db.execute(
         "select id from answers where question_id = ? and system = ?",
-        [row["question_id"], row["system"]],
+        [answer.question_id, answer.system],
     ).fetchone()
     if old is None:
         return int(db.table("answers").insert(row).last_pk or 0)
@@ -107,12 +143,12 @@ def question_answer_count(db: Database, question_id: str) -> int:
     )
 
 
-def answers_of_systems(db: Database, systems: Sequence[str]) -> list[dict[str, Any]]:
-    """Every answer of ``systems`` (decoded), by id."""
+def answers_of_systems(db: Database, systems: Sequence[str]) -> list[Answer]:
+    """Every answer of ``systems``, by id."""
     if not systems:
         return []
     marks = placeholders(systems)
-    return rows(db, f"select * from answers where system in ({marks}) order by id", list(systems))
+    return _read(db, f"select * from answers where system in ({marks}) order by id", list(systems))
 
 
 def answer_ids(db: Database) -> dict[tuple[str, str], int]:
@@ -135,10 +171,10 @@ def set_answer_text(db: Database, answer_id: int, text: str) -> None:
     db.execute("update answers set text = ?, status = 'ok' where id = ?", [text, answer_id])
 
 
-def insert_answers(db: Database, new: Sequence[dict[str, Any]]) -> None:
-    """Insert answer rows (one batch statement per chunk)."""
+def insert_answers(db: Database, new: Sequence[Answer]) -> None:
+    """Insert answers (one batch statement per chunk)."""
     if new:
-        db.table("answers").insert_all(new)
+        db.table("answers").insert_all([a.to_row() for a in new])
 
 
 def imported_answer_counts(db: Database) -> dict[str, int]:

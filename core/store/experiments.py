@@ -1,16 +1,19 @@
 """Table ``experiments``: the only module with SQL on it.
 
 One row per experiment name: what its file asked for (``config``), the sampled ``question_ids``,
-its status, the latest run and that run's ``summary``. Rows come back decoded (``config``,
-``question_ids`` and ``summary`` as JSON values) by :func:`core.store.connection.rows`.
+its status, the latest run and that run's ``summary``. Readers return :class:`Experiment`
+records (``config``, ``question_ids`` and ``summary`` decoded).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import TYPE_CHECKING, Any, Self
 
 from core.store.connection import dumps, placeholders, rows
+from core.store.stored_enums import stored_enum
 
 if TYPE_CHECKING:
     from core.store.engine import Database
@@ -19,12 +22,51 @@ if TYPE_CHECKING:
 _JSON = ("question_ids", "summary")
 
 
-def _decoded(db: Database, sql: str, params: Sequence[Any] = ()) -> list[dict[str, Any]]:
-    return rows(db, sql, params, also=_JSON)
+class ExperimentStatus(StrEnum):
+    """Where an experiment stands (the status of its latest run)."""
+
+    PLANNED = "planned"
+    RUNNING = "running"
+    DONE = "done"
+    FAILED = "failed"
+    INTERRUPTED = "interrupted"
 
 
-def get_experiment(db: Database, name: str) -> dict[str, Any] | None:
-    """The stored experiment ``name`` (decoded), or None."""
+@dataclass(frozen=True, slots=True)
+class Experiment:
+    """One ``experiments`` row: ``config`` is what the file asked for, ``summary`` what the
+    latest run reported."""
+
+    name: str
+    created_at: str
+    updated_at: str
+    path: str = ""
+    config: Any = None
+    question_ids: list[str] = field(default_factory=list)
+    status: ExperimentStatus = ExperimentStatus.PLANNED
+    summary: dict[str, Any] = field(default_factory=dict)
+    run_id: str | None = None
+
+    @classmethod
+    def from_row(cls, row: Mapping[str, Any]) -> Self:
+        """The record of a decoded row (:func:`core.store.connection.rows`)."""
+        summary = row["summary"]
+        return cls(
+            **{
+                **row,
+                "question_ids": list(row["question_ids"] or []),
+                "status": stored_enum(ExperimentStatus, row["status"], "status", row["name"]),
+                "summary": dict(summary) if isinstance(summary, dict) else {},
+            }
+        )
+
+
+def _decoded(db: Database, sql: str, params: Sequence[Any] = ()) -> list[Experiment]:
+    return [Experiment.from_row(r) for r in rows(db, sql, params, also=_JSON)]
+
+
+def get_experiment(db: Database, name: str) -> Experiment | None:
+    """The stored experiment ``name``, or None."""
     found = _decoded(db, "select * from experiments where name = ?", [name])
     return found[0] if found else None
 
@@ -34,8 +76,8 @@ def experiment_names(db: Database) -> list[str]:
     return [r[0] for r in db.execute("select name from experiments order by name")]
 
 
-def stored_experiments(db: Database) -> list[dict[str, Any]]:
-    """Every stored experiment (decoded), most recently updated first."""
+def stored_experiments(db: Database) -> list[Experiment]:
+    """Every stored experiment, most recently updated first."""
     return _decoded(db, "select * from experiments order by updated_at desc")
 
 
@@ -57,7 +99,7 @@ def save_experiment_start(
             "path": path,
             "config": dumps(config),
             "question_ids": dumps(list(question_ids)),
-            "status": "running",
+            "status": str(ExperimentStatus.RUNNING),
             "run_id": run_id,
             "created_at": now,
             "updated_at": now,
@@ -66,11 +108,17 @@ def save_experiment_start(
     )
 
 
-def finish_experiment(db: Database, name: str, status: str, summary: Any, updated_at: str) -> None:
+def finish_experiment(
+    db: Database,
+    name: str,
+    status: ExperimentStatus,
+    summary: dict[str, Any],
+    updated_at: str,
+) -> None:
     """Set the status and summary of experiment ``name``."""
     db.execute(
         "update experiments set status = ?, summary = ?, updated_at = ? where name = ?",
-        [status, dumps(summary), updated_at, name],
+        [str(status), dumps(summary), updated_at, name],
     )
 
 

@@ -1,16 +1,19 @@
-"""Table ``questions``: the only module with SQL on it.
+"""Table ``questions``: the only module with SQL on it, and its record :class:`Question`.
 
-Rows come back decoded (``answers``, ``provenance``, ``metadata`` as JSON values) by
-:func:`core.store.connection.rows`.
+Readers return :class:`Question` records (``answers``, ``provenance``, ``metadata`` decoded);
+writers take records or typed keyword arguments and encode the JSON columns themselves.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from enum import StrEnum
+from typing import TYPE_CHECKING, Any, Self, TypedDict, Unpack
 
-from core.store.connection import placeholders, rows
+from core.store.connection import dumps, placeholders, rows
+from core.store.stored_enums import stored_enum
 
 if TYPE_CHECKING:
     from core.store.engine import Database
@@ -18,36 +21,115 @@ if TYPE_CHECKING:
 _COLUMN = re.compile(r"^[a-z_]+$")
 #: Columns :func:`find_question_ids` may filter on by equality.
 FILTER_COLUMNS = ("document_id", "entity_id", "qtype", "status", "origin")
+#: The JSON columns of ``questions``.
+_JSON = ("answers", "provenance", "metadata")
+#: Columns :func:`upsert_question` keeps on a stored question.
+_KEPT = ("id", "created_at", "status", "metadata", "entity_id", "parent_id")
 
 
-def _columns(columns: Sequence[str] | None) -> str:
-    if columns is None:
-        return "*"
-    for c in columns:
-        if not _COLUMN.match(c):
-            raise ValueError(f"not a questions column: {c!r}")
-    return ", ".join(columns)
+class QuestionStatus(StrEnum):
+    """Where a question stands in review (``needs_review``: an entity edit put it back)."""
+
+    PENDING = "pending"
+    ACCEPTED = "accepted"
+    EDITED = "edited"
+    REJECTED = "rejected"
+    DISCARDED = "discarded"
+    NEEDS_REVIEW = "needs_review"
+    DISPUTED = "disputed"
 
 
-def get_question(
-    db: Database, question_id: str, columns: Sequence[str] | None = None
-) -> dict[str, Any] | None:
+class QuestionOrigin(StrEnum):
+    """Where a question comes from."""
+
+    GENERATED = "generated"
+    NARRATIVEQA = "narrativeqa"
+    IMPORTED = "imported"
+    EXAM = "exam"
+    XRAG = "xrag"
+
+
+@dataclass(frozen=True, slots=True)
+class Question:
+    """One ``questions`` row; ``answers`` are the reference answers."""
+
+    id: str
+    question: str
+    origin: QuestionOrigin
+    created_at: str
+    updated_at: str
+    document_id: str | None = None
+    context_document_id: str | None = None
+    context_kind: str = "story"
+    answers: list[Any] = field(default_factory=list)
+    split: str = ""
+    qtype: str = ""
+    entity_id: int | None = None
+    language: str = "en"
+    parent_id: str | None = None
+    status: QuestionStatus = QuestionStatus.PENDING
+    provenance: dict[str, Any] = field(default_factory=dict)
+    metadata: dict[str, Any] = field(default_factory=dict)
+    run_id: str | None = None
+
+    @classmethod
+    def from_row(cls, row: Mapping[str, Any]) -> Self:
+        """The record of a decoded row (:func:`core.store.connection.rows`)."""
+        return cls(
+            **{
+                **row,
+                "origin": stored_enum(QuestionOrigin, row["origin"], "origin", row["id"]),
+                "status": stored_enum(QuestionStatus, row["status"], "status", row["id"]),
+                "answers": list(row["answers"] or []),
+                "provenance": dict(row["provenance"] or {}),
+                "metadata": dict(row["metadata"] or {}),
+            }
+        )
+
+    def as_dict(self) -> dict[str, Any]:
+        """Every column with plain values (enums as their text), e.g. for display."""
+        return {**asdict(self), "origin": str(self.origin), "status": str(self.status)}
+
+    def to_row(self) -> dict[str, Any]:
+        """The row to store (JSON columns encoded, enums as their text)."""
+        out = self.as_dict()
+        return {**out, **{k: dumps(out[k]) for k in _JSON}}
+
+
+class QuestionUpdate(TypedDict, total=False):
+    """Columns :func:`update_question` may set (JSON columns as Python values)."""
+
+    question: str
+    answers: list[Any]
+    status: QuestionStatus
+    metadata: dict[str, Any]
+    updated_at: str
+
+
+def _read(db: Database, sql: str, params: Sequence[Any] = ()) -> list[Question]:
+    return [Question.from_row(r) for r in rows(db, sql, params)]
+
+
+def _column(column: str) -> str:
+    if not _COLUMN.match(column):
+        raise ValueError(f"not a questions column: {column!r}")
+    return column
+
+
+def get_question(db: Database, question_id: str) -> Question | None:
     """One question by id (or None)."""
-    found = rows(db, f"select {_columns(columns)} from questions where id = ?", [question_id])
+    found = _read(db, "select * from questions where id = ?", [question_id])
     return found[0] if found else None
 
 
-def questions_by_id(
-    db: Database, ids: Sequence[str], columns: Sequence[str] | None = None
-) -> dict[str, dict[str, Any]]:
-    """The questions with these ids (``columns`` of them, which must include ``id``; every
-    column by default), keyed by id (unknown ids are absent; any number of ids)."""
+def questions_by_id(db: Database, ids: Sequence[str]) -> dict[str, Question]:
+    """The questions with these ids, keyed by id (unknown ids are absent; any number of ids)."""
     ids = list(ids)
-    out: dict[str, dict[str, Any]] = {}
+    out: dict[str, Question] = {}
     for start in range(0, len(ids), 500):
         chunk = ids[start : start + 500]
-        sql = f"select {_columns(columns)} from questions where id in ({placeholders(chunk)})"
-        out.update((r["id"], r) for r in rows(db, sql, chunk))
+        sql = f"select * from questions where id in ({placeholders(chunk)})"
+        out.update((q.id, q) for q in _read(db, sql, chunk))
     return out
 
 
@@ -55,12 +137,11 @@ def document_questions(
     db: Database,
     document_id: str,
     *,
-    origin: str | None = None,
-    statuses: Sequence[str] | None = None,
-    exclude_status: str | None = None,
-    columns: Sequence[str] | None = None,
+    origin: QuestionOrigin | None = None,
+    statuses: Sequence[QuestionStatus] | None = None,
+    exclude_status: QuestionStatus | None = None,
     order: str = "id",
-) -> list[dict[str, Any]]:
+) -> list[Question]:
     """A document's questions, optionally of one ``origin`` and with a status in ``statuses``
     (or other than ``exclude_status``), ordered by ``id`` or ``created`` (creation time, id)."""
     where, params = ["document_id = ?"], [document_id]
@@ -74,17 +155,12 @@ def document_questions(
         where.append("status != ?")
         params.append(exclude_status)
     by = {"id": "id", "created": "created_at, id"}[order]
-    sql = f"select {_columns(columns)} from questions where {' and '.join(where)} order by {by}"
-    return rows(db, sql, params)
+    return _read(db, f"select * from questions where {' and '.join(where)} order by {by}", params)
 
 
-def origin_questions(
-    db: Database, origin: str, columns: Sequence[str] | None = None
-) -> list[dict[str, Any]]:
+def origin_questions(db: Database, origin: QuestionOrigin) -> list[Question]:
     """Every question of ``origin``, by id."""
-    return rows(
-        db, f"select {_columns(columns)} from questions where origin = ? order by id", [origin]
-    )
+    return _read(db, "select * from questions where origin = ? order by id", [origin])
 
 
 def find_question_ids(db: Database, filters: dict[str, Any], search: str = "") -> list[str]:
@@ -148,18 +224,19 @@ def question_exists(db: Database, question_id: str) -> bool:
     return db.execute("select 1 from questions where id = ?", [question_id]).fetchone() is not None
 
 
-def insert_question(db: Database, row: dict[str, Any]) -> None:
-    """Insert one question row."""
-    db.table("questions").insert(row)
+def insert_question(db: Database, question: Question) -> None:
+    """Insert one question."""
+    db.table("questions").insert(question.to_row())
 
 
-def upsert_question(db: Database, row: dict[str, Any], on_insert: dict[str, Any]) -> bool:
-    """Update the question ``row["id"]`` with ``row`` or, when new, insert ``row`` plus
-    ``on_insert`` (e.g. ``created_at``). Returns True when inserted."""
-    if question_exists(db, row["id"]):
-        db.table("questions").update(row["id"], row)
+def upsert_question(db: Database, question: Question) -> bool:
+    """Insert ``question`` or, when its id is stored, replace its content and provenance but keep
+    its review and derivation (:data:`_KEPT`). Returns True when inserted."""
+    row = question.to_row()
+    if question_exists(db, question.id):
+        db.table("questions").update(question.id, {k: row[k] for k in row if k not in _KEPT})
         return False
-    db.table("questions").insert({**row, **on_insert})
+    db.table("questions").insert(row)
     return True
 
 
@@ -233,42 +310,33 @@ def all_question_ids(db: Database) -> list[str]:
 
 def question_texts(db: Database, ids: Sequence[str]) -> dict[str, str]:
     """Question id -> its text, for ``ids`` (unknown ids are absent; any number of ids)."""
-    return {qid: r["question"] for qid, r in questions_by_id(db, ids, ["id", "question"]).items()}
+    return {qid: q.question for qid, q in questions_by_id(db, ids).items()}
 
 
 def child_questions(
-    db: Database,
-    parent_id: str,
-    columns: Sequence[str] | None = None,
-    *,
-    origin: str | None = None,
-) -> list[dict[str, Any]]:
+    db: Database, parent_id: str, *, origin: QuestionOrigin | None = None
+) -> list[Question]:
     """The questions derived from ``parent_id`` (e.g. an XRAG question's translations, its
     other-language versions), optionally only of ``origin``, by id."""
     where, params = ["parent_id = ?"], [parent_id]
     if origin is not None:
         where.append("origin = ?")
         params.append(origin)
-    sql = f"select {_columns(columns)} from questions where {' and '.join(where)} order by id"
-    return rows(db, sql, params)
+    return _read(db, f"select * from questions where {' and '.join(where)} order by id", params)
 
 
-def root_questions(
-    db: Database, origin: str, columns: Sequence[str] | None = None
-) -> list[dict[str, Any]]:
+def root_questions(db: Database, origin: QuestionOrigin) -> list[Question]:
     """The questions of ``origin`` that derive from no other (``parent_id`` null), by id."""
-    return rows(
-        db,
-        f"select {_columns(columns)} from questions where origin = ? and parent_id is null "
-        "order by id",
-        [origin],
+    return _read(
+        db, "select * from questions where origin = ? and parent_id is null order by id", [origin]
     )
 
 
-def update_question(db: Database, question_id: str, updates: dict[str, Any]) -> None:
-    """Set ``updates`` (column -> value; JSON columns as text, see
-    :func:`core.store.connection.dumps`) on the question ``question_id``."""
-    db.table("questions").update(question_id, updates)
+def update_question(db: Database, question_id: str, **changes: Unpack[QuestionUpdate]) -> None:
+    """Set ``changes`` (column -> value; JSON columns as Python values) on ``question_id``."""
+    row: dict[str, Any] = dict(changes)
+    row.update({k: dumps(row[k]) for k in _JSON if k in row})
+    db.table("questions").update(question_id, row)
 
 
 def sample_question_ids(
@@ -281,11 +349,11 @@ def sample_question_ids(
     where, params = ["1 = 1"], []
     for col, value in (equal or {}).items():
         if value:
-            where.append(f"{_columns([col])} = ?")
+            where.append(f"{_column(col)} = ?")
             params.append(value)
     for col, values in (any_of or {}).items():
         if values:
-            where.append(f"{_columns([col])} in ({placeholders(values)})")
+            where.append(f"{_column(col)} in ({placeholders(values)})")
             params.extend(values)
     sql = f"select id from questions where {' and '.join(where)} order by id"
     return [r[0] for r in db.execute(sql, params)]
@@ -304,10 +372,10 @@ def set_question_text(db: Database, question_id: str, text: str, updated_at: str
     )
 
 
-def insert_questions(db: Database, new: Sequence[dict[str, Any]]) -> None:
-    """Insert question rows (one batch statement per chunk)."""
+def insert_questions(db: Database, new: Sequence[Question]) -> None:
+    """Insert questions (one batch statement per chunk)."""
     if new:
-        db.table("questions").insert_all(new)
+        db.table("questions").insert_all([q.to_row() for q in new])
 
 
 def document_dependents(db: Database, document_id: str) -> dict[str, int]:

@@ -7,14 +7,55 @@ from __future__ import annotations
 import os
 import socket
 import uuid
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import TYPE_CHECKING, Any, Self
 
 from core.store.connection import dumps, placeholders, rows, transaction, utcnow
 from core.store.experiments import mark_experiments_interrupted
+from core.store.stored_enums import stored_enum
 
 if TYPE_CHECKING:
     from core.store.engine import Database
+
+
+class RunStatus(StrEnum):
+    """Where a run stands: ``interrupted`` when its process died (:func:`mark_dead_runs`)."""
+
+    RUNNING = "running"
+    DONE = "done"
+    FAILED = "failed"
+    INTERRUPTED = "interrupted"
+
+
+@dataclass(frozen=True, slots=True)
+class Run:
+    """One ``runs`` row: a pipeline step, its process and the totals of its model calls."""
+
+    id: str
+    kind: str
+    name: str
+    config: Any
+    status: RunStatus
+    started_at: str
+    finished_at: str | None
+    n_calls: int
+    input_tokens: int
+    output_tokens: int
+    cost_usd: float
+    note: str
+    pid: int | None
+    host: str | None
+
+    @classmethod
+    def from_row(cls, row: Mapping[str, Any]) -> Self:
+        """The record of a decoded row (:func:`core.store.connection.rows`)."""
+        return cls(**{**row, "status": stored_enum(RunStatus, row["status"], "status", row["id"])})
+
+
+def _read(db: Database, sql: str, params: Sequence[Any] = ()) -> list[Run]:
+    return [Run.from_row(r) for r in rows(db, sql, params)]
 
 
 def start_run(
@@ -38,7 +79,7 @@ def start_run(
             "kind": kind,
             "name": name,
             "config": dumps(config),
-            "status": "running",
+            "status": str(RunStatus.RUNNING),
             "started_at": started_at or utcnow(),
             "pid": os.getpid(),
             "host": socket.gethostname(),
@@ -50,7 +91,7 @@ def start_run(
 def finish_run(
     db: Database,
     run_id: str,
-    status: str,
+    status: RunStatus,
     note: str | None = "",
     *,
     config: Any = None,
@@ -61,7 +102,7 @@ def finish_run(
     ``note=None`` leaves the stored note alone; ``config`` (when given) replaces the stored
     config; ``finished_at`` defaults to now.
     """
-    sets = {"status": status, "finished_at": finished_at or utcnow()}
+    sets = {"status": str(status), "finished_at": finished_at or utcnow()}
     if note is not None:
         sets["note"] = note
     if config is not None:
@@ -136,28 +177,23 @@ def add_run_totals(
     )
 
 
-def experiment_runs(db: Database) -> list[dict[str, Any]]:
-    """Every experiment run (``id, name, status, started_at, finished_at, pid, host``; ``name``
-    is the experiment's), newest first."""
-    return rows(
-        db,
-        "select id, name, status, started_at, finished_at, pid, host from runs "
-        "where kind = 'experiment' order by started_at desc",
-    )
+def experiment_runs(db: Database) -> list[Run]:
+    """Every experiment run (``name`` is the experiment's), newest first."""
+    return _read(db, "select * from runs where kind = 'experiment' order by started_at desc")
 
 
-def recent_runs(db: Database, limit: int = 50) -> list[dict[str, Any]]:
-    """The ``limit`` latest runs (id, kind, name, status, times, calls, tokens, cost rounded to
-    4 decimals), newest first."""
-    return rows(
+def recent_runs(db: Database, limit: int = 50) -> list[Run]:
+    """The ``limit`` latest runs (cost rounded to 4 decimals), newest first."""
+    return _read(
         db,
-        "select id, kind, name, status, started_at, finished_at, n_calls, input_tokens, "
-        "output_tokens, round(cost_usd, 4) cost_usd from runs order by started_at desc limit ?",
+        "select id, kind, name, config, status, started_at, finished_at, n_calls, input_tokens, "
+        "output_tokens, round(cost_usd, 4) cost_usd, note, pid, host from runs "
+        "order by started_at desc limit ?",
         [int(limit)],
     )
 
 
-def count_runs(db: Database, statuses: Sequence[str]) -> int:
+def count_runs(db: Database, statuses: Sequence[RunStatus]) -> int:
     """Number of runs whose status is one of ``statuses``."""
     if not statuses:
         return 0

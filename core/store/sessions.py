@@ -10,9 +10,12 @@ from __future__ import annotations
 
 import hashlib
 import secrets
-from typing import TYPE_CHECKING, Any
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Self
 
 from core.errors import AccessError
+from core.store.accounts import Account, get_account
 from core.store.connection import rows, utcnow
 
 if TYPE_CHECKING:
@@ -20,6 +23,24 @@ if TYPE_CHECKING:
 
 #: Why an unknown or ended session signs nobody in.
 ENDED = "this sign-in session has ended (signed out, or unknown); sign in with a fresh link"
+
+
+@dataclass(frozen=True, slots=True)
+class Session:
+    """One ``sessions`` row: account ``name`` signed in with token ``token_id``; ``revoked_at``
+    is when it ended (None while open)."""
+
+    id: int
+    id_hash: str
+    name: str
+    token_id: str
+    created_at: str
+    revoked_at: str | None = None
+
+    @classmethod
+    def from_row(cls, row: Mapping[str, Any]) -> Self:
+        """The record of a ``sessions`` row."""
+        return cls(**row)
 
 
 def session_hash(session_id: str) -> str:
@@ -43,27 +64,27 @@ def create_session(db: Database, name: str, token_id: str) -> str:
     return session_id
 
 
-def session_account(db: Database, id_hash: str) -> dict[str, Any]:
-    """The account of the valid session ``id_hash`` (``name``, ``role``, ``token_id``);
-    AccessError with the reason otherwise (ended or unknown, account revoked, token replaced)."""
-    found = rows(
-        db,
-        "select s.revoked_at as ended, a.name, a.role, a.token_id, a.revoked_at, "
-        "s.token_id as session_token from sessions s join accounts a on a.name = s.name "
-        "where s.id_hash = ?",
-        [id_hash],
-    )
-    if not found or found[0]["ended"] is not None:
+def get_session(db: Database, id_hash: str) -> Session | None:
+    """The session ``id_hash`` (open or ended), or None."""
+    found = rows(db, "select * from sessions where id_hash = ?", [id_hash])
+    return Session.from_row(found[0]) if found else None
+
+
+def session_account(db: Database, id_hash: str) -> Account:
+    """The account of the valid session ``id_hash``; AccessError with the reason otherwise
+    (ended or unknown, account revoked, token replaced)."""
+    session = get_session(db, id_hash)
+    account = get_account(db, session.name) if session else None
+    if session is None or session.revoked_at is not None or account is None:
         raise AccessError(ENDED)
-    row = found[0]
-    if row["revoked_at"] is not None:
+    if account.revoked_at is not None:
         raise AccessError("this account was revoked")
-    if row["token_id"] != row["session_token"]:
+    if account.token_id != session.token_id:
         raise AccessError(
-            f"the sign-in of {row['name']!r} is no longer valid (given a fresh link); sign in "
+            f"the sign-in of {account.name!r} is no longer valid (given a fresh link); sign in "
             "with the new link"
         )
-    return {k: row[k] for k in ("name", "role", "token_id")}
+    return account
 
 
 def end_session(db: Database, id_hash: str) -> bool:

@@ -1,30 +1,84 @@
 """Tables ``systems`` and ``judges``: the stored setups behind answer and rater names.
 
 A system name (answers) and a judge name (``auto:<name>`` raters) each mean one configuration:
-model, context strategy, parameters and prompt. Rows come back decoded (``params`` as a dict) by
-:func:`core.store.connection.rows`.
+model, context strategy, parameters and prompt. Readers return :class:`StoredSystem` and
+:class:`StoredJudge` records (``params`` decoded); ``core.answering.systems.System`` and
+``core.judging.specs.Judge`` are the configurations they are made from.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, field
+from typing import TYPE_CHECKING, Any, Self
 
-from core.store.connection import rows
+from core.store.connection import dumps, rows
 
 if TYPE_CHECKING:
     from core.store.engine import Database
 
 
-def get_system(db: Database, name: str) -> dict[str, Any] | None:
-    """The stored system ``name`` (decoded), or None."""
+@dataclass(frozen=True, slots=True)
+class StoredSystem:
+    """One ``systems`` row: ``context`` is the context strategy (``none``, ``rag``, ``full``,
+    ``oracle``, or an imported evaluation's own word)."""
+
+    name: str
+    model: str
+    context: str
+    created_at: str
+    params: dict[str, Any] = field(default_factory=dict)
+    prompt: str = ""
+    family: str = ""
+    description: str = ""
+
+    @classmethod
+    def from_row(cls, row: Mapping[str, Any]) -> Self:
+        """The record of a decoded row (:func:`core.store.connection.rows`)."""
+        params = row["params"]
+        return cls(**{**row, "params": dict(params) if isinstance(params, dict) else {}})
+
+    def to_row(self) -> dict[str, Any]:
+        """The row to store (``params`` encoded)."""
+        return {**asdict(self), "params": dumps(self.params)}
+
+
+@dataclass(frozen=True, slots=True)
+class StoredJudge:
+    """One ``judges`` row: ``kind`` is a judge kind (``core.judging.specs.KINDS``), ``context``
+    what the rater reads besides the answers (``none``, ``rag``, ``full``)."""
+
+    name: str
+    kind: str
+    model: str
+    context: str
+    created_at: str
+    params: dict[str, Any] = field(default_factory=dict)
+    prompt: str = ""
+    family: str = ""
+    description: str = ""
+
+    @classmethod
+    def from_row(cls, row: Mapping[str, Any]) -> Self:
+        """The record of a decoded row (:func:`core.store.connection.rows`)."""
+        params = row["params"]
+        return cls(**{**row, "params": dict(params) if isinstance(params, dict) else {}})
+
+    def to_row(self) -> dict[str, Any]:
+        """The row to store (``params`` encoded)."""
+        return {**asdict(self), "params": dumps(self.params)}
+
+
+def get_system(db: Database, name: str) -> StoredSystem | None:
+    """The stored system ``name``, or None."""
     found = rows(db, "select * from systems where name = ?", [name])
-    return found[0] if found else None
+    return StoredSystem.from_row(found[0]) if found else None
 
 
-def get_judge(db: Database, name: str) -> dict[str, Any] | None:
-    """The stored judge ``name`` (decoded), or None."""
+def get_judge(db: Database, name: str) -> StoredJudge | None:
+    """The stored judge ``name``, or None."""
     found = rows(db, "select * from judges where name = ?", [name])
-    return found[0] if found else None
+    return StoredJudge.from_row(found[0]) if found else None
 
 
 def system_names(db: Database) -> set[str]:
@@ -32,14 +86,14 @@ def system_names(db: Database) -> set[str]:
     return {r[0] for r in db.execute("select name from systems")}
 
 
-def insert_system(db: Database, row: dict[str, Any]) -> None:
-    """Insert one ``systems`` row."""
-    db.table("systems").insert(row)
+def insert_system(db: Database, system: StoredSystem) -> None:
+    """Insert one system."""
+    db.table("systems").insert(system.to_row())
 
 
-def insert_judge(db: Database, row: dict[str, Any]) -> None:
-    """Insert one ``judges`` row."""
-    db.table("judges").insert(row)
+def insert_judge(db: Database, judge: StoredJudge) -> None:
+    """Insert one judge."""
+    db.table("judges").insert(judge.to_row())
 
 
 def setup_models(db: Database) -> set[str]:

@@ -60,9 +60,11 @@ def dispute_detail(db: Database, dispute_id: int) -> dict[str, Any] | None:
     d = get_dispute(db, dispute_id)
     if d is None:
         return None
-    q = get_question(db, d.question_id) or {}
-    answer = get_answer(db, d.answer_id, ["id", "system", "text"])
-    text = same_answer(answer["text"]) if answer else None
+    found = get_question(db, d.question_id)
+    q = found.as_dict() if found else {}
+    stored = get_answer(db, d.answer_id)
+    answer = {"id": stored.id, "system": stored.system, "text": stored.text} if stored else None
+    text = same_answer(stored.text) if stored else None
     systems = sorted(
         {
             system

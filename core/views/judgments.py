@@ -27,8 +27,16 @@ if TYPE_CHECKING:
 
 def question_text(db: Database, question_id: str) -> dict[str, Any]:
     """The question's text and ids (no system names, no answers)."""
-    cols = ["id", "question", "document_id", "context_document_id", "origin"]
-    return get_question(db, question_id, cols) or {}
+    q = get_question(db, question_id)
+    if q is None:
+        return {}
+    return {
+        "id": q.id,
+        "question": q.question,
+        "document_id": q.document_id,
+        "context_document_id": q.context_document_id,
+        "origin": str(q.origin),
+    }
 
 
 #: What the Browse page shows of a dispute resolution.
@@ -92,14 +100,16 @@ def browse_detail(db: Database, question_id: str) -> dict[str, Any] | None:
     q = get_question(db, question_id)
     if q is None:
         return None
-    answers = question_answers(
-        db, question_id, ["id", "system", "text", "status", "error", "context_tokens", "cost_usd"]
-    )
+    shown = ("id", "system", "text", "status", "error", "context_tokens", "cost_usd")
+    answers = [
+        {**{k: getattr(a, k) for k in shown}, "status": str(a.status)}
+        for a in question_answers(db, question_id)
+    ]
     judgments = [
         asdict(j) | {"superseded": gone} for j, gone in question_judgments(db, question_id)
     ]
     return {
-        "question": q,
+        "question": q.as_dict(),
         "answers": answers,
         "absolute": [j for j in judgments if j["kind"] == JudgmentKind.ABSOLUTE],
         "pairwise": [j for j in judgments if j["kind"] == JudgmentKind.PAIRWISE],

@@ -31,7 +31,7 @@ from core.store.judgment_counts import (
 )
 from core.store.questions import generator_models, pending_review_count, review_summary_by_origin
 from core.store.resolutions import resolved_dispute_count
-from core.store.runs import count_runs, recent_runs
+from core.store.runs import RunStatus, count_runs, recent_runs
 from core.store.setups import setup_models
 from core.views.text import InertMarkdown
 
@@ -54,7 +54,23 @@ def overview(db: Database) -> dict[str, Any]:
     datasets = pd.DataFrame(document_totals(db))
     by_origin = pd.DataFrame(review_summary_by_origin(db))
     judgments = pd.DataFrame(summary_by_rater(db))
-    runs = pd.DataFrame(recent_runs(db, 50))
+    runs = pd.DataFrame(
+        [
+            {
+                "id": r.id,
+                "kind": r.kind,
+                "name": r.name,
+                "status": str(r.status),
+                "started_at": r.started_at,
+                "finished_at": r.finished_at,
+                "n_calls": r.n_calls,
+                "input_tokens": r.input_tokens,
+                "output_tokens": r.output_tokens,
+                "cost_usd": r.cost_usd,
+            }
+            for r in recent_runs(db, 50)
+        ]
+    )
     k = required_annotations(db)
     shown = dispute_ids(db) if counts.get("disputes", 0) else []  # one per answer text
     n_disputes = len(shown)
@@ -63,7 +79,9 @@ def overview(db: Database) -> dict[str, Any]:
         "questions pending review": pending_review_count(db),
         "disputes without a resolution": int(n_disputes - resolved),
         "unparsed judge replies": count_judgments(db, "unparsed"),
-        "runs still running or failed": count_runs(db, ("running", "failed", "interrupted")),
+        "runs still running or failed": count_runs(
+            db, (RunStatus.RUNNING, RunStatus.FAILED, RunStatus.INTERRUPTED)
+        ),
     }
     models = sorted(setup_models(db) | generator_models(db) | judge_models(db))
     made_here = [m for m in models if not m.startswith(IMPORTED_PREFIXES)]

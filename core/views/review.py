@@ -119,9 +119,10 @@ def question_detail(db: Database, question_id: str, max_passages: int = 6) -> di
     ``max_passages`` in all, so a reviewer can judge whether it needs distant passages. Every
     entity of the question (``metadata.entity_ids``, e.g. a pair) is highlighted.
     """
-    q = get_question(db, question_id)
-    if q is None:
+    record = get_question(db, question_id)
+    if record is None:
         return None
+    q = record.as_dict()  # the page's view of the question
     entity, passages = None, []
     if q.get("entity_id") is not None:
         ent = get_entity(db, q["entity_id"])
@@ -175,14 +176,13 @@ def question_detail(db: Database, question_id: str, max_passages: int = 6) -> di
     reviews = [asdict(r) for r in effective_reviews(db, question_id)]
     documents = supporting_documents(db, q)
     articles = []  # a cross-document question is judged against each article
-    if guideline.is_cross_document(q) or q.get("parent_id"):
+    if guideline.is_cross_document(record) or record.parent_id:
         for d in documents:
             text = "\n\n".join(p.text for p in first_passages(db, d["id"], 40))
             articles.append({**d, "text": text})
+    found = get_question(db, record.parent_id) if record.parent_id else None
     parent = (
-        get_question(db, q["parent_id"], ["id", "question", "answers"])
-        if q.get("parent_id")
-        else None
+        {"id": found.id, "question": found.question, "answers": found.answers} if found else None
     )
     return {
         "question": q,
@@ -198,7 +198,7 @@ def question_detail(db: Database, question_id: str, max_passages: int = 6) -> di
         "articles": articles,
         "documents": documents,
         "reviews": reviews,
-        "checklist_fields": guideline.checklist_fields(q),
+        "checklist_fields": guideline.checklist_fields(record),
         "review_agreement": review_agreement(reviews),
         "span": question_span(meta),
     }
@@ -251,10 +251,10 @@ def review_agreement(reviews: list[dict]) -> dict[str, Any] | None:
 def searchable_documents(db: Database, question_id: str) -> list[tuple[str, str]]:
     """(doc id, label) of the documents a human can search for this question: the story / book,
     its summary and any other context document."""
-    q = get_question(db, question_id, ["document_id", "context_document_id"])
+    q = get_question(db, question_id)
     if q is None:
         return []
-    ids = [d for d in q.values() if d]
+    ids = [d for d in (q.document_id, q.context_document_id) if d]
     out = documents_with_passages(db, ids)
     return [(r.id, f"{r.kind}: {r.title or r.id}") for r in out]
 

@@ -66,7 +66,7 @@ def team_table(db: Database, task: str = "side-by-side") -> pd.DataFrame:
         if r["status"] == "ok":
             per_item.setdefault(r["item"], {})[r["annotator"]] = r["label"]
     names = {r["annotator"] for r in labels if not is_slot(f"human:{r['annotator']}")} | {
-        a["name"] for a in list_accounts(db) if a["revoked_at"] is None
+        a.name for a in list_accounts(db) if a.revoked_at is None
     }
     gold = gold_agreement(db, task, n_boot=200).set_index("rater")
     n_items = len(task_items(db, task))

@@ -19,7 +19,7 @@ from core.annotation.xrag_reviews import label_distribution
 from core.stats.agreement import cohen_kappa
 from core.stats.significance import mcnemar, paired_bootstrap, wilson_ci
 from core.store.judge_runs import latest_verdicts
-from core.store.questions import origin_questions
+from core.store.questions import QuestionOrigin, origin_questions
 from core.store.xrag_results import finished_results
 from core.xrag.evaluate import CRITERION, PANEL_RATER, controlled_configs
 
@@ -272,14 +272,14 @@ def answers_to_verify(
     random.Random(seed).shuffle(res)
     if limit is not None:
         res = res[:limit]
-    qs = {r["id"]: r for r in origin_questions(db, "xrag", ["id", "question", "answers"])}
+    qs = {q.id: q for q in origin_questions(db, QuestionOrigin.XRAG)}
     out = [
         {
             "result_id": r["id"],
             "language": r["language"],
             "setting": r["setting"],
-            "question": qs[r["question_id"]]["question"],
-            "reference": " | ".join(qs[r["question_id"]]["answers"]),
+            "question": qs[r["question_id"]].question,
+            "reference": " | ".join(qs[r["question_id"]].answers),
             "answer": r["answer"],
             "verdict": "",
         }

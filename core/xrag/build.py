@@ -22,7 +22,7 @@ from core.llm.prompts import prompt_hash, render_prompt
 from core.llm.stage import run_stage
 from core.llm.types import LLMRequest, LLMResponse, require_real_model
 from core.store.connection import dumps, transaction, utcnow
-from core.store.questions import insert_question
+from core.store.questions import Question, QuestionOrigin, QuestionStatus, insert_question
 from core.store.xrag import add_xrag_item, article_notes, xrag_item_count, xrag_item_exists
 from core.xrag.articles import get_pairs
 from core.xrag.language import detect_language
@@ -114,25 +114,26 @@ def store_item(
     with transaction(db):
         insert_question(
             db,
-            {
-                "id": qid,
-                "document_id": pair["article_a"],
-                "context_document_id": pair["article_b"],
-                "context_kind": "articles",
-                "question": item["question"],
-                "answers": dumps([item["answer"]]),
-                "origin": "xrag",
-                "qtype": item["qtype"],
-                "language": "en",
-                "status": "pending",
-                "provenance": dumps(provenance),
-                "metadata": dumps(
-                    {"pair_id": pair["id"], "articles": [pair["article_a"], pair["article_b"]]}
-                ),
-                "run_id": run_id,
-                "created_at": now,
-                "updated_at": now,
-            },
+            Question(
+                id=qid,
+                document_id=pair["article_a"],
+                context_document_id=pair["article_b"],
+                context_kind="articles",
+                question=item["question"],
+                answers=[item["answer"]],
+                origin=QuestionOrigin.XRAG,
+                qtype=item["qtype"],
+                language="en",
+                status=QuestionStatus.PENDING,
+                provenance=provenance,
+                metadata={
+                    "pair_id": pair["id"],
+                    "articles": [pair["article_a"], pair["article_b"]],
+                },
+                run_id=run_id,
+                created_at=now,
+                updated_at=now,
+            ),
         )
         add_xrag_item(
             db,

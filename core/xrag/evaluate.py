@@ -29,8 +29,8 @@ from core.llm.types import LLMRequest, LLMResponse
 from core.store.connection import transaction, utcnow
 from core.store.documents import Document, documents_of_kind
 from core.store.judgments import JudgmentKind, NewJudgment, RaterKind, insert_judgment
-from core.store.questions import questions_by_id
-from core.store.runs import finish_run, start_run
+from core.store.questions import Question, QuestionStatus, questions_by_id
+from core.store.runs import RunStatus, finish_run, start_run
 from core.store.xrag_results import (
     add_vote,
     answered_cases,
@@ -131,7 +131,9 @@ def question_in(db: Database, item: dict[str, Any], lang: str) -> dict[str, Any]
     if lang == "en":
         return item
     t = translations_of(db, item["id"]).get(lang)
-    return t if t and t["status"] not in ("discarded", "rejected") else None
+    if t is None or t.status in (QuestionStatus.DISCARDED, QuestionStatus.REJECTED):
+        return None
+    return t.as_dict()
 
 
 def _context_text(docs: list[Document]) -> str:
@@ -225,9 +227,9 @@ def evaluate(
         _answer(db, model, cases, panel_key, run_id, progress)
         stats = _judge(db, model, panel, run_id, progress)
     except BaseException:
-        finish_run(db, run_id, "failed", None)
+        finish_run(db, run_id, RunStatus.FAILED, None)
         raise
-    finish_run(db, run_id, "done", None)
+    finish_run(db, run_id, RunStatus.DONE, None)
     return {"run_id": run_id, "cases": len(cases), "skipped": len(done), **stats}
 
 
@@ -297,13 +299,10 @@ def _answer(
     run_stage(db, planned, store, run_id=run_id, progress=progress, ordered=True)
 
 
-def _references(question: dict[str, Any], item: dict[str, Any]) -> list[str]:
+def _references(question: Question, item: Question) -> list[str]:
     """The reference answer in the question's language, then the English one."""
-    refs = list(question["answers"])
-    for r in item["answers"]:
-        if r not in refs:
-            refs.append(r)
-    return refs
+    refs = list(question.answers)
+    return refs + [r for r in dict.fromkeys(item.answers) if r not in refs]
 
 
 def _judge(
@@ -321,7 +320,7 @@ def _judge(
     for r in waiting:
         q = qs[r["question_id"]]
         case: JudgeCase = {
-            "question": q["question"],
+            "question": q.question,
             "answer": r["answer"],
             "references": _references(q, qs[r["item_id"]]),
         }

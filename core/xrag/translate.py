@@ -15,8 +15,16 @@ from core.errors import InputError
 from core.llm.prompts import prompt_hash, render_prompt
 from core.llm.stage import run_stage
 from core.llm.types import LLMRequest, LLMResponse, require_real_model
-from core.store.connection import dumps, transaction, utcnow
-from core.store.questions import child_questions, get_question, insert_question, question_exists
+from core.store.connection import transaction, utcnow
+from core.store.questions import (
+    Question,
+    QuestionOrigin,
+    QuestionStatus,
+    child_questions,
+    get_question,
+    insert_question,
+    question_exists,
+)
 from core.store.xrag import english_xrag_questions
 from core.xrag.language import detect_language
 from core.xrag.model_calls import TARGET_LANGUAGES, json_reply, language_name
@@ -47,24 +55,24 @@ def store_translation(
     with transaction(db):
         insert_question(
             db,
-            {
-                "id": qid,
-                "document_id": p["document_id"],
-                "context_document_id": p["context_document_id"],
-                "context_kind": p["context_kind"],
-                "question": question.strip(),
-                "answers": dumps([answer.strip()]),
-                "origin": "xrag",
-                "qtype": p["qtype"],
-                "language": language,
-                "parent_id": parent_id,
-                "status": "pending",
-                "provenance": dumps(provenance),
-                "metadata": dumps(p["metadata"]),
-                "run_id": run_id,
-                "created_at": now,
-                "updated_at": now,
-            },
+            Question(
+                id=qid,
+                document_id=p.document_id,
+                context_document_id=p.context_document_id,
+                context_kind=p.context_kind,
+                question=question.strip(),
+                answers=[answer.strip()],
+                origin=QuestionOrigin.XRAG,
+                qtype=p.qtype,
+                language=language,
+                parent_id=parent_id,
+                status=QuestionStatus.PENDING,
+                provenance=provenance,
+                metadata=p.metadata,
+                run_id=run_id,
+                created_at=now,
+                updated_at=now,
+            ),
         )
     return qid
 
@@ -130,6 +138,6 @@ def translate_questions(
     return run_stage(db, list(zip(jobs, reqs)), store, run_id=run_id)
 
 
-def translations_of(db: Database, question_id: str) -> dict[str, dict[str, Any]]:
+def translations_of(db: Database, question_id: str) -> dict[str, Question]:
     """The stored translations of an English question, by language."""
-    return {r["language"]: r for r in child_questions(db, question_id, origin="xrag")}
+    return {q.language: q for q in child_questions(db, question_id, origin=QuestionOrigin.XRAG)}

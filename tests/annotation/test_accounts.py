@@ -20,6 +20,7 @@ from core.annotation.pairwise import blind_item, skip_item, submit_verdict, undo
 from core.annotation.reviews import submit_review
 from core.errors import AccessError, InputError
 from core.store.accounts import (
+    Role,
     accounts_exist,
     create_account,
     list_accounts,
@@ -60,8 +61,12 @@ def test_token_is_stored_only_as_a_salted_scrypt_hash(fdb):
     # two accounts never share a salt
     create_account(db, "bob")
     assert len({r[0] for r in db.execute("select salt from accounts")}) == 2
-    assert verify_token(db, token)["name"] == "alice"
-    assert [a["name"] for a in list_accounts(db)] == ["alice", "bob"]
+    alice = verify_token(db, token)
+    assert (alice.name, alice.role, alice.token_id) == ("alice", Role.ADMIN, token_id)
+    assert [a.name for a in list_accounts(db)] == ["alice", "bob"]
+    # a record carries no token material: the salt and hash stay in the store
+    fields = {f.name for f in dataclasses.fields(alice)}
+    assert fields.isdisjoint({"salt", "token_hash"}) and "salt" not in dataclasses.asdict(alice)
 
 
 def test_bad_accounts_are_refused_and_write_nothing(fdb):

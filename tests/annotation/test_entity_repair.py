@@ -14,9 +14,16 @@ from core.corpus.books import import_book
 from core.errors import AccessError, InputError
 from core.generation.entity_store import build_entities, get_entities, get_mentions
 from core.store.accounts import create_account
-from core.store.connection import dumps, utcnow
+from core.store.connection import utcnow
 from core.store.entity_edits import document_edits
-from core.store.questions import get_question, insert_question, update_question
+from core.store.questions import (
+    Question,
+    QuestionOrigin,
+    QuestionStatus,
+    get_question,
+    insert_question,
+    update_question,
+)
 from core.views.review import question_filters, question_ids
 
 NOVEL = Path(__file__).resolve().parents[1] / "data" / "entity_repair" / "patronymic_novel.txt"
@@ -38,18 +45,18 @@ def ask(db, qid: str, entity_id: int, status: str = "pending", **meta) -> None:
     now = utcnow()
     insert_question(
         db,
-        {
-            "id": qid,
-            "document_id": DOC,
-            "question": f"What does {qid} do?",
-            "answers": dumps(["x"]),
-            "origin": "generated",
-            "entity_id": entity_id,
-            "status": status,
-            "metadata": dumps(meta),
-            "created_at": now,
-            "updated_at": now,
-        },
+        Question(
+            id=qid,
+            document_id=DOC,
+            question=f"What does {qid} do?",
+            answers=["x"],
+            origin=QuestionOrigin.GENERATED,
+            entity_id=entity_id,
+            status=QuestionStatus(status),
+            metadata=meta,
+            created_at=now,
+            updated_at=now,
+        ),
     )
 
 
@@ -89,21 +96,23 @@ def test_merge_flags_questions_about_the_merged_away_entity_and_undo_restores(no
     assert len(get_mentions(db, merged.id)) == merged.n_mentions
     assert out["flagged"] == ["q-konst", "q-pair"]  # the discarded one is left alone
     q = get_question(db, "q-konst")
-    assert q["status"] == NEEDS_REVIEW
-    assert q["metadata"]["needs_review"]["reason"] == (
+    assert q.status == NEEDS_REVIEW
+    assert q.metadata["needs_review"]["reason"] == (
         f"entity Stiva merged into Stepan Arkadyevitch Oblonsky (entity edit {out['id']} by editor)"
     )
-    assert get_question(db, "q-levin")["status"] == "accepted"
+    assert get_question(db, "q-levin").status == "accepted"
     # Review questions' status filter offers the flag and finds the flagged questions.
     assert NEEDS_REVIEW in question_filters(db)["statuses"]
     assert set(question_ids(db, status=NEEDS_REVIEW)) == {"q-konst", "q-pair"}
 
-    update_question(db, "q-pair", {"status": "accepted"})  # reviewed since: the undo keeps it
+    update_question(
+        db, "q-pair", status=QuestionStatus.ACCEPTED
+    )  # reviewed since: the undo keeps it
     undone = undo_entity_edit(db, admin, DOC, out["id"])
     assert undone["restored"] == ["q-konst"]
-    assert get_question(db, "q-konst")["status"] == "accepted"
-    assert "needs_review" not in get_question(db, "q-konst")["metadata"]
-    assert get_question(db, "q-pair")["status"] == "accepted"
+    assert get_question(db, "q-konst").status == "accepted"
+    assert "needs_review" not in get_question(db, "q-konst").metadata
+    assert get_question(db, "q-pair").status == "accepted"
     restored = by_name(db)
     assert {n: e.n_mentions for n, e in restored.items()} == {
         n: e.n_mentions for n, e in before.items()
@@ -144,7 +153,7 @@ def test_edits_survive_a_new_extraction_and_keep_entity_ids(novel):
     # The entity a question points at keeps its id through the new extraction.
     merged = again["Stepan Arkadyevitch Oblonsky"]
     assert merged.id == first["Stepan Arkadyevitch Oblonsky"].id
-    assert get_question(db, "q-stepan")["entity_id"] == merged.id
+    assert get_question(db, "q-stepan").entity_id == merged.id
     assert again["Stepan Arkadyevitch Oblonsky"].n_mentions == 14
     assert again["Matvey"].label == "PERSON" and "Moscow" not in again
 

@@ -35,7 +35,7 @@ from core.annotation.tasks import human_labels, next_items
 from core.errors import AccessError, InputError
 from core.store.accounts import create_account
 from core.store.database import open_db
-from core.store.questions import update_question
+from core.store.questions import QuestionStatus, update_question
 from core.store.settings import set_setting
 from core.views.team import team_table
 
@@ -91,7 +91,7 @@ def test_review_skip_is_stored_not_done_and_last_in_my_queue_only(fdb):
 def test_review_undo_withdraws_and_recomputes_the_status(fdb):
     db, _, _ = fdb
     alice, bob = sign_in_open(db, "alice"), sign_in_open(db, "bob")
-    update_question(db, "gen-0", {"status": "accepted"})  # e.g. imported as accepted
+    update_question(db, "gen-0", status=QuestionStatus.ACCEPTED)  # e.g. imported as accepted
     submit_review(db, "gen-0", alice, "reject")
     submit_review(db, "gen-0", bob, "edit", edited_question="Better?")
     assert _status(db, "gen-0") == "disputed"  # a tie waits for an adjudicator

@@ -92,7 +92,7 @@ def _status(db: Database, question_id: str) -> str:
     """The question's stored status."""
     from core.store.questions import get_question
 
-    q = get_question(db, question_id, ["status"])
+    q = get_question(db, question_id)
     assert q is not None
     return str(q["status"])
 

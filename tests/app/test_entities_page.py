@@ -12,9 +12,9 @@ from streamlit.testing.v1 import AppTest
 from core.corpus.books import import_book
 from core.generation.entity_store import build_entities, get_entities
 from core.store.accounts import create_account
-from core.store.connection import dumps, utcnow
+from core.store.connection import utcnow
 from core.store.database import open_db
-from core.store.questions import insert_question
+from core.store.questions import Question, QuestionOrigin, QuestionStatus, insert_question
 
 ROOT = Path(__file__).resolve().parents[2]
 NOVEL = ROOT / "tests" / "data" / "entity_repair" / "patronymic_novel.txt"
@@ -32,17 +32,17 @@ def novel_db(tmp_path, monkeypatch) -> Path:
     now = utcnow()
     insert_question(
         db,
-        {
-            "id": "q-stiva",
-            "document_id": DOC,
-            "question": "Why does Stiva come to Moscow?",
-            "answers": dumps(["to propose"]),
-            "origin": "generated",
-            "entity_id": stiva.id,
-            "status": "accepted",
-            "created_at": now,
-            "updated_at": now,
-        },
+        Question(
+            id="q-stiva",
+            document_id=DOC,
+            question="Why does Stiva come to Moscow?",
+            answers=["to propose"],
+            origin=QuestionOrigin.GENERATED,
+            entity_id=stiva.id,
+            status=QuestionStatus.ACCEPTED,
+            created_at=now,
+            updated_at=now,
+        ),
     )
     db.conn.close()
     monkeypatch.setenv("WORKBENCH_DB", str(path))

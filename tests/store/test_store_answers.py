@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from core.store.answers import (
+    Answer,
+    AnswerStatus,
     answered,
     answers_version,
     get_answer,
@@ -12,21 +16,26 @@ from core.store.answers import (
 )
 from core.store.connection import utcnow
 from core.store.fingerprints import answers_fingerprint, data_version, judgments_version
-from core.store.runs import finish_run, start_run
+from core.store.runs import RunStatus, finish_run, start_run
 
 
 def test_answers_lookup_and_save(seeded):
     db = seeded
-    assert [a["system"] for a in question_answers(db, "q1")] == ["s1", "s2"]
-    assert get_answer(db, 1, ["id", "text"]) == {"id": 1, "text": "answer s1"}
+    assert [a.system for a in question_answers(db, "q1")] == ["s1", "s2"]
+    first = get_answer(db, 1)
+    assert (first.id, first.text, first.status, first.metadata) == (1, "answer s1", "ok", {})
+    assert first.status is AnswerStatus.OK
     assert get_answer(db, 99) is None
     assert answered(db, ["s1"]) == {("q1", "s1")} and answered(db, []) == set()
     before = answers_version(db)
-    row = {"question_id": "q1", "system": "s1", "text": "", "status": "error"}
-    assert save_answer(db, {**row, "created_at": utcnow()}) == 1  # replaced in place
+    failed = Answer(
+        question_id="q1", system="s1", text="", status=AnswerStatus.ERROR, created_at=utcnow()
+    )
+    assert save_answer(db, failed) == 1  # replaced in place
+    assert get_answer(db, 1) == replace(failed, id=1)
     assert answered(db, ["s1"]) == set()
     assert answers_version(db) != before and max_answer_id(db) == 2
-    new = save_answer(db, {"question_id": "q2", "system": "s2", "created_at": utcnow()})
+    new = save_answer(db, Answer(question_id="q2", system="s2", created_at=utcnow()))
     assert new == 3 == max_answer_id(db)
 
 
@@ -40,10 +49,10 @@ def test_fingerprints_move_with_the_data_and_stay_small(seeded):
     v1 = data_version(db)
     assert v1 != started
     for i in range(50):  # many runs: the key keeps its size
-        finish_run(db, start_run(db, "judge", f"r{i}", {}), "done")
+        finish_run(db, start_run(db, "judge", f"r{i}", {}), RunStatus.DONE)
     v2 = data_version(db)
     assert len(v2) == len(v0) and v2 != v1
-    finish_run(db, run, "failed")
+    finish_run(db, run, RunStatus.FAILED)
     assert data_version(db) != v2
     j0, a0 = judgments_version(db), answers_fingerprint(db)
     db["judgments"].insert(

@@ -38,6 +38,9 @@ from core.store.judgments import (
     question_judgment_count,
 )
 from core.store.questions import (
+    Question,
+    QuestionOrigin,
+    QuestionStatus,
     all_question_ids,
     child_questions,
     get_question,
@@ -270,8 +273,8 @@ def test_answer_pairs_and_texts(seeded):
             "text_2": "answer s2",
         }
     ]  # the failed answer of s0 makes no pair
-    got = {a["system"]: a for a in question_answers(db, "q1", ["id", "system", "text"])}
-    assert "s9" not in got and got["s2"]["text"] == "answer s2" and got["s2"]["id"] == 2
+    got = {a.system: a for a in question_answers(db, "q1")}
+    assert "s9" not in got and got["s2"].text == "answer s2" and got["s2"].id == 2
     assert (question_answer_count(db, "q1"), question_answer_count(db, "q2")) == (3, 0)
 
 
@@ -281,7 +284,7 @@ def test_dispute_lookups(seeded):
     assert all_dispute_ids(db) == [d1, d2]
     assert dispute_question_ids(db, [d2, 99]) == {d2: "q1"}
     assert dispute_question_ids(db, []) == {}
-    assert get_answer(db, get_dispute(db, d2).answer_id, ["text"]) == {"text": "answer s2"}
+    assert get_answer(db, get_dispute(db, d2).answer_id).text == "answer s2"
     assert get_dispute(db, 99) is None
     assert question_dispute_answers(db, "q1") == [("s1", "answer s1"), ("s2", "answer s2")]
 
@@ -292,29 +295,29 @@ def test_question_lookups_and_update(seeded):
     for qid in ("q1-de", "q1-fr"):
         insert_question(
             db,
-            {
-                "id": qid,
-                "document_id": "d1",
-                "question": f"{qid}?",
-                "answers": "[]",
-                "origin": "generated",
-                "parent_id": "q1",
-                "metadata": '{"language": "x"}',
-                "created_at": now,
-                "updated_at": now,
-            },
+            Question(
+                id=qid,
+                document_id="d1",
+                question=f"{qid}?",
+                origin=QuestionOrigin.GENERATED,
+                parent_id="q1",
+                metadata={"language": "x"},
+                created_at=now,
+                updated_at=now,
+            ),
         )
     assert all_question_ids(db) == ["q1", "q1-de", "q1-fr", "q2"]
     assert question_texts(db, ["q2", "q1", "nope"]) == {"q1": "question q1?", "q2": "question q2?"}
     many = [f"x{i}" for i in range(1200)] + ["q2"]  # more ids than one query takes
     assert question_texts(db, many) == {"q2": "question q2?"}
-    kids = child_questions(db, "q1", ["id", "metadata"])
-    assert kids == [
-        {"id": "q1-de", "metadata": {"language": "x"}},
-        {"id": "q1-fr", "metadata": {"language": "x"}},
+    kids = child_questions(db, "q1")
+    assert [(k.id, k.metadata) for k in kids] == [
+        ("q1-de", {"language": "x"}),
+        ("q1-fr", {"language": "x"}),
     ]
-    assert [r["id"] for r in root_questions(db, "generated")] == ["q1"]
-    assert root_questions(db, "imported", ["id", "status"]) == [{"id": "q2", "status": "accepted"}]
-    update_question(db, "q1", {"status": "discarded", "metadata": '{"status_reason": "why"}'})
-    q = get_question(db, "q1", ["status", "metadata"])
-    assert q == {"status": "discarded", "metadata": {"status_reason": "why"}}
+    assert [q.id for q in root_questions(db, QuestionOrigin.GENERATED)] == ["q1"]
+    imported = root_questions(db, QuestionOrigin.IMPORTED)
+    assert [(q.id, q.status) for q in imported] == [("q2", "accepted")]
+    update_question(db, "q1", status=QuestionStatus.DISCARDED, metadata={"status_reason": "why"})
+    q = get_question(db, "q1")
+    assert (q.status, q.metadata) == (QuestionStatus.DISCARDED, {"status_reason": "why"})

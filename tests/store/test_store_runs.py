@@ -3,9 +3,12 @@ the importer and the overview use on questions, answers, judgments and dispute r
 
 from __future__ import annotations
 
+import os
+
 import pytest
 
 from core.store.answers import (
+    Answer,
     answer_ids,
     answer_texts,
     answers_of_systems,
@@ -16,6 +19,7 @@ from core.store.answers import (
 from core.store.connection import utcnow
 from core.store.disputes import NewDispute, add_dispute
 from core.store.experiments import (
+    ExperimentStatus,
     experiment_names,
     finish_experiment,
     get_experiment,
@@ -33,6 +37,8 @@ from core.store.judgments import (
     insert_judgments,
 )
 from core.store.questions import (
+    Question,
+    QuestionOrigin,
     all_question_texts,
     child_questions,
     insert_questions,
@@ -41,6 +47,7 @@ from core.store.questions import (
 )
 from core.store.resolutions import effective_resolutions, resolved_dispute_count
 from core.store.runs import (
+    RunStatus,
     add_run_totals,
     count_runs,
     experiment_runs,
@@ -50,7 +57,15 @@ from core.store.runs import (
     run_exists,
     start_run,
 )
-from core.store.setups import get_judge, get_system, insert_system, setup_models, system_names
+from core.store.setups import (
+    StoredJudge,
+    StoredSystem,
+    get_judge,
+    get_system,
+    insert_system,
+    setup_models,
+    system_names,
+)
 from core.store.xrag import (
     add_article_note,
     add_distractors,
@@ -105,23 +120,17 @@ def test_runs_exist_add_totals_and_are_listed_newest_first(seeded):
         "select n_calls, input_tokens, output_tokens, cost_usd from runs where id = ?", [a]
     ).fetchone()
     assert tuple(got) == (3, 15, 5, 0.375)
-    assert [(r["id"], r["name"]) for r in experiment_runs(db)] == [(b, "beta"), (a, "alpha")]
-    assert set(experiment_runs(db)[0]) == {
-        "id",
-        "name",
-        "status",
-        "started_at",
-        "finished_at",
-        "pid",
-        "host",
-    }
-    assert [r["id"] for r in recent_runs(db)] == [b, j, a]
-    assert [r["id"] for r in recent_runs(db, 2)] == [b, j]
-    assert recent_runs(db)[2]["cost_usd"] == 0.375
-    finish_run(db, b, "failed")
-    finish_run(db, j, "done")
-    assert count_runs(db, ("running", "failed", "interrupted")) == 2  # a running, b failed
-    assert count_runs(db, ("done",)) == 1 and count_runs(db, ()) == 0
+    assert [(r.id, r.name) for r in experiment_runs(db)] == [(b, "beta"), (a, "alpha")]
+    latest = experiment_runs(db)[0]
+    assert (latest.status, latest.pid, latest.config) == (RunStatus.RUNNING, os.getpid(), {})
+    assert [r.id for r in recent_runs(db)] == [b, j, a]
+    assert [r.id for r in recent_runs(db, 2)] == [b, j]
+    assert recent_runs(db)[2].cost_usd == 0.375 and recent_runs(db)[2].config == {"x": 1}
+    finish_run(db, b, RunStatus.FAILED)
+    finish_run(db, j, RunStatus.DONE)
+    waiting = (RunStatus.RUNNING, RunStatus.FAILED, RunStatus.INTERRUPTED)
+    assert count_runs(db, waiting) == 2  # a running, b failed
+    assert count_runs(db, (RunStatus.DONE,)) == 1 and count_runs(db, ()) == 0
 
 
 def test_latest_entity_method_follows_the_latest_run(seeded):
@@ -166,21 +175,22 @@ def test_experiments_round_trip_decoded(seeded):
         now="2026-01-01T00:00:00.000+00:00",
     )
     row = get_experiment(db, "e1")
-    assert row["question_ids"] == ["q1", "q2"] and row["config"] == {"name": "e1", "c": 2}
-    assert (row["status"], row["run_id"], row["summary"]) == ("running", "r1", {})
-    finish_experiment(db, "e1", "done", {"answers": 3}, "2026-01-02T00:00:00.000+00:00")
+    assert row.question_ids == ["q1", "q2"] and row.config == {"name": "e1", "c": 2}
+    assert (row.status, row.run_id, row.summary) == (ExperimentStatus.RUNNING, "r1", {})
+    done = ExperimentStatus.DONE
+    finish_experiment(db, "e1", done, {"answers": 3}, "2026-01-02T00:00:00.000+00:00")
     row = get_experiment(db, "e1")
-    assert (row["status"], row["summary"]) == ("done", {"answers": 3})
+    assert (row.status, row.summary) == ("done", {"answers": 3})
     start_run(db, "experiment", "e0", {}, run_id="r0")
     save_experiment_start(
         db, name="e0", path="", config={}, question_ids=[], run_id="r0", now="2026-01-03"
     )
     assert experiment_names(db) == ["e0", "e1"]
-    assert [r["name"] for r in stored_experiments(db)] == ["e0", "e1"]  # newest update first
-    assert stored_experiments(db)[0]["question_ids"] == []
+    assert [e.name for e in stored_experiments(db)] == ["e0", "e1"]  # newest update first
+    assert stored_experiments(db)[0].question_ids == []
     mark_experiments_interrupted(db, ["r0", "r1"], "2026-01-04")  # e1 is done: left alone
     mark_experiments_interrupted(db, [], "2026-01-05")
-    assert [(r["name"], r["status"]) for r in stored_experiments(db)] == [
+    assert [(e.name, e.status) for e in stored_experiments(db)] == [
         ("e0", "interrupted"),
         ("e1", "done"),
     ]
@@ -189,16 +199,16 @@ def test_experiments_round_trip_decoded(seeded):
 def test_setups(seeded):
     db = seeded
     assert system_names(db) == {"s1", "s2"}
-    insert_system(
-        db,
-        {"name": "s3", "model": "m:3", "context": "rag", "params": '{"k": 2}', "created_at": "t"},
-    )
-    assert get_system(db, "s3")["params"] == {"k": 2} and get_system(db, "none") is None
+    s3 = StoredSystem(name="s3", model="m:3", context="rag", params={"k": 2}, created_at="t")
+    insert_system(db, s3)
+    assert get_system(db, "s3") == s3 and get_system(db, "none") is None
     assert get_judge(db, "j") is None
     db["judges"].insert(
         {"name": "j", "kind": "autoais", "model": "m:j", "context": "rag", "created_at": "t"}
     )
-    assert get_judge(db, "j")["model"] == "m:j"
+    assert get_judge(db, "j") == StoredJudge(
+        name="j", kind="autoais", model="m:j", context="rag", created_at="t"
+    )
     db.execute(
         "insert into llm_calls (model, provider, status, created_at) values ('m:l', 'm', 'ok', 't')"
     )
@@ -215,9 +225,9 @@ def test_question_readers_and_writers(seeded):
     insert_questions(
         db,
         [
-            _question("q3", split="test", language="en"),
-            _question("q3.de", language="de", parent_id="q3", origin="xrag"),
-            _question("q3.fr", language="fr", parent_id="q3", origin="other"),
+            Question(**_question("q3", split="test", language="en")),
+            Question(**_question("q3.de", language="de", parent_id="q3", origin="xrag")),
+            Question(**_question("q3.fr", language="fr", parent_id="q3", origin="exam")),
         ],
     )
     insert_questions(db, [])
@@ -225,8 +235,8 @@ def test_question_readers_and_writers(seeded):
     assert texts["q3"] == "question q3?" and set(texts) == {"q1", "q2", "q3", "q3.de", "q3.fr"}
     set_question_text(db, "q3", "new text?", "2026-01-01")
     assert all_question_texts(db)["q3"] == "new text?"
-    assert [q["id"] for q in child_questions(db, "q3")] == ["q3.de", "q3.fr"]
-    assert [q["id"] for q in child_questions(db, "q3", origin="xrag")] == ["q3.de"]
+    assert [q.id for q in child_questions(db, "q3")] == ["q3.de", "q3.fr"]
+    assert [q.id for q in child_questions(db, "q3", origin=QuestionOrigin.XRAG)] == ["q3.de"]
     assert sample_question_ids(db) == ["q1", "q2", "q3", "q3.de", "q3.fr"]
     assert sample_question_ids(db, equal={"origin": "imported", "split": None}) == ["q2", "q3"]
     assert sample_question_ids(db, equal={"language": "en", "split": "test"}) == ["q3"]
@@ -241,13 +251,13 @@ def test_answer_readers_and_writers(seeded):
     insert_answers(
         db,
         [
-            {
-                "question_id": "q2",
-                "system": "s2",
-                "text": "t",
-                "metadata": '{"imported_from": "f.csv", "line": 2}',
-                "created_at": utcnow(),
-            }
+            Answer(
+                question_id="q2",
+                system="s2",
+                text="t",
+                metadata={"imported_from": "f.csv", "line": 2},
+                created_at=utcnow(),
+            )
         ],
     )
     assert answer_ids(db) == {("q1", "s1"): 1, ("q1", "s2"): 2, ("q2", "s2"): 3}
@@ -255,8 +265,8 @@ def test_answer_readers_and_writers(seeded):
     set_answer_text(db, 2, "fixed")
     row = db.execute("select text, status from answers where id = 2").fetchone()
     assert tuple(row) == ("fixed", "ok")
-    assert [a["id"] for a in answers_of_systems(db, ["s2"])] == [2, 3]
-    assert answers_of_systems(db, ["s2"])[1]["metadata"] == {"imported_from": "f.csv", "line": 2}
+    assert [a.id for a in answers_of_systems(db, ["s2"])] == [2, 3]
+    assert answers_of_systems(db, ["s2"])[1].metadata == {"imported_from": "f.csv", "line": 2}
     assert answers_of_systems(db, []) == []
     assert imported_answer_counts(db) == {"f.csv": 1}
 

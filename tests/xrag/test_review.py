@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from core.annotation.guideline import CHECKLIST_FIELDS
@@ -9,6 +11,7 @@ from core.annotation.identity import sign_in_open
 from core.annotation.xrag_reviews import apply_review, label_distribution
 from core.errors import InputError
 from core.store.connection import rows
+from core.store.questions import QuestionOrigin, get_question
 from core.xrag.articles import import_articles, pair_articles
 from core.xrag.baseline import compose_baseline
 from core.xrag.notes import import_single_qas
@@ -142,10 +145,11 @@ def test_one_write_path_for_every_review(items):
     from core.annotation.reviews import record_review
 
     db, ids = items
-    q = rows(db, "select * from questions where id = ?", [ids[4]])[0]
+    q = get_question(db, ids[4])
     assert checklist_fields(q) is CHECKLIST_FIELDS
-    assert checklist_fields({**q, "parent_id": ids[4]}) is TRANSLATION_FIELDS
-    assert checklist_fields({"origin": "generated"}) is SINGLE_DOCUMENT_FIELDS
+    assert checklist_fields(replace(q, parent_id=ids[4])) is TRANSLATION_FIELDS
+    generated = replace(q, origin=QuestionOrigin.GENERATED)
+    assert checklist_fields(generated) is SINGLE_DOCUMENT_FIELDS
     # an explicit "accept" is recorded as chosen but does not override the Sufficient filter
     out = record_review(
         db, ids[4], sign_in_open(db, "ann"), {"support_a": "Sufficient"}, decision="accept"

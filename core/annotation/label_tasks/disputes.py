@@ -80,8 +80,8 @@ class DisputesTask(TaskDefaults):
         """The reference answers and the disputed model answer."""
         texts = super().texts(db, item, question_id)
         dispute = get_dispute(db, int(item))
-        answer = get_answer(db, dispute.answer_id, ["text"]) if dispute else None
-        texts.append(("Model answer", answer["text"] if answer else ""))
+        answer = get_answer(db, dispute.answer_id) if dispute else None
+        texts.append(("Model answer", answer.text if answer else ""))
         return texts
 
 

@@ -154,8 +154,7 @@ class SideBySideTask(TaskDefaults):
     def texts(self, db: Database, item: str, question_id: str) -> list[tuple[str, str]]:
         """Both answers, blind, in canonical order."""
         _, s1, s2 = split_pair_key(item)
-        rows = question_answers(db, question_id, ["system", "text"])
-        answers = {a["system"]: a["text"] for a in rows}
+        answers = {a.system: a.text for a in question_answers(db, question_id)}
         return [("Answer 1", answers.get(s1, "")), ("Answer 2", answers.get(s2, ""))]
 
     def auto_labels(self, db: Database) -> dict[str, dict[str, str]]:

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 from core.annotation.pairwise import split_pair_key
 from core.corpus.evaluation_ratings import slot_group
 from core.stats.significance import wilson_ci
-from core.store.questions import questions_by_id
+from core.store.questions import Question, questions_by_id
 from core.views.agreement_view import auto_vs_crowd, slot_agreement
 from core.views.gold import kappa_row, loo_gold_pairs
 from core.views.rater_report.labels import TASK, majority
@@ -43,14 +43,14 @@ def compare(
     return row
 
 
-def _group_of(meta: Mapping[str, Any]) -> tuple[str, str]:
+def _group_of(question: Question | None) -> tuple[str, str]:
     """(grouping, group) of a question: its type, else its metadata category, else its document."""
-    if meta.get("qtype"):
-        return "question type", str(meta["qtype"])
-    category = (meta.get("metadata") or {}).get("category")
+    if question is not None and question.qtype:
+        return "question type", question.qtype
+    category = question.metadata.get("category") if question is not None else None
     if category:
         return "question category", str(category)
-    return "document", str(meta.get("document_id") or "(none)")
+    return "document", str((question.document_id if question else None) or "(none)")
 
 
 def by_group(
@@ -64,11 +64,11 @@ def by_group(
     document): ``{"grouping", "rows": [{"group", **compare}]}``."""
     shared = sorted(set(mine) & set(reference))
     qids = sorted({split_pair_key(k)[0] for k in shared})
-    meta = questions_by_id(db, qids, ["id", "qtype", "metadata", "document_id"])
+    meta = questions_by_id(db, qids)
     groups: dict[str, list[str]] = {}
     grouping = "document"
     for key in shared:
-        grouping, group = _group_of(meta.get(split_pair_key(key)[0], {}))
+        grouping, group = _group_of(meta.get(split_pair_key(key)[0]))
         groups.setdefault(group, []).append(key)
     rows = []
     for group, keys in sorted(groups.items()):

@@ -95,12 +95,12 @@ def _self_preference(
     db: Database, rater: str, mine: Mapping[str, str], humans: Mapping
 ) -> dict[str, Any]:
     judge = get_judge(db, rater.removeprefix("auto:"))
-    family = model_family(judge["model"] if judge and judge.get("model") else rater)
+    family = model_family(judge.model if judge and judge.model else rater)
     systems = {s for key in mine for s in split_pair_key(key)[1:]}
     fam = {}
     for s in systems:
         row = get_system(db, s)
-        fam[s] = model_family(row["model"] if row and row.get("model") else s)
+        fam[s] = model_family(row.model if row and row.model else s)
     own = sorted(s for s in systems if fam[s] == family)
     out: dict[str, Any] = {"family": family, "own_systems": own, "applies": bool(own)}
     if not own:

@@ -64,11 +64,9 @@ def disagreement_sample(
     shown = []
     for key in stable_sample(differ, k, seed):
         qid, first, second = split_pair_key(key)
-        question = get_question(db, qid, ["id", "question"]) or {"question": ""}
+        question = get_question(db, qid)
         answers = {
-            a["system"]: a["text"]
-            for a in question_answers(db, qid)
-            if a["system"] in (first, second)
+            a.system: a.text for a in question_answers(db, qid) if a.system in (first, second)
         }
         judged = [
             j
@@ -99,7 +97,7 @@ def disagreement_sample(
             {
                 "item": key,
                 "question_id": qid,
-                "question": _cut(question["question"]),
+                "question": _cut(question.question if question else ""),
                 "first": first,
                 "second": second,
                 "answer_first": _cut(answers.get(first, "")),
