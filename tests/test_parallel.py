@@ -4,12 +4,22 @@ and the files started first exist."""
 
 from __future__ import annotations
 
+import importlib.util
 import re
 from pathlib import Path
 
-from conftest import BROWSER_SCOPE, SLOW_FIRST, xdist_scope
-
 ROOT = Path(__file__).resolve().parent.parent
+# tests/conftest.py by its path: a bare ``import conftest`` finds whichever conftest module
+# (tests/store/ has one) pytest imported first.
+_spec = importlib.util.spec_from_file_location(
+    "tests_root_conftest", ROOT / "tests" / "conftest.py"
+)
+assert _spec is not None and _spec.loader is not None
+_root_conftest = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(_root_conftest)
+BROWSER_SCOPE = _root_conftest.BROWSER_SCOPE
+SLOW_FIRST = _root_conftest.SLOW_FIRST
+xdist_scope = _root_conftest.xdist_scope
 #: How a test file marks its tests as real-browser tests (the whole module, or one test).
 MARKED = re.compile(r"^(pytestmark = .*pytest\.mark\.browser|\s*@pytest\.mark\.browser)", re.M)
 

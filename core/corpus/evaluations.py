@@ -20,8 +20,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from core.corpus.evaluation_checks import check_duplicates, check_not_accounts
 from core.corpus.evaluation_names import check_evaluation_names
-from core.corpus.evaluation_ratings import assign_slots, plan_ratings, rating_key, touched_since
+from core.corpus.evaluation_ratings import assign_slots, plan_ratings, touched_since
 from core.corpus.tabular import optional_text, read_records, require_text
 from core.errors import InputError
 from core.stats.pairwise_counts import parse_verdict
@@ -206,36 +207,6 @@ def pairwise(common: dict[str, Any], a: str, b: str, verdict: str) -> dict[str, 
     }
 
 
-def _check_not_accounts(db: Database, ev: Evaluation) -> None:
-    """Refuse an imported ``human:NAME`` verdict where NAME is an account: imported raters are
-    never accounts (it would count as that person's own label, and their Undo would withdraw it)."""
-    accounts = account_names(db)
-    for r in ev.ratings:
-        name = r["rater"].partition(":")[2]
-        if r["rater_kind"] == "human" and name in accounts:
-            raise InputError(
-                f"imported rater {r['rater']!r} is the name of the account {name!r}: imported "
-                "raters are never accounts; nothing imported (rename the rater in the file, or "
-                f"pass --rater 'human:{name} (imported)' for rows without a rater)",
-                path=ev.source,
-                line=r["line"],
-                column="rater",
-            )
-
-
-def _check_duplicates(ev: Evaluation) -> None:
-    seen: dict[tuple[str, ...], int] = {}  # rating_key -> line
-    for r in ev.ratings:
-        k = rating_key(r)
-        if k in seen:
-            raise InputError(
-                f"second verdict of {r['rater']} on the same item (first on line {seen[k]})",
-                path=ev.source,
-                line=r["line"],
-            )
-        seen[k] = r["line"]
-
-
 def _counts() -> dict[str, int]:
     return {"inserted": 0, "unchanged": 0, "updated": 0}
 
@@ -260,8 +231,8 @@ def store_evaluation(
     """
     check_evaluation_names(db, ev, allow_lookalike=allow_lookalike)
     assign_slots(ev.ratings)
-    _check_duplicates(ev)
-    _check_not_accounts(db, ev)
+    check_duplicates(ev.ratings, ev.source)
+    check_not_accounts(account_names(db), ev.ratings, ev.source)
     out = {t: _counts() for t in ("questions", "systems", "answers", "judgments")}
     now = utcnow()
     seen, planned, new, stage = max_judgment_id(db), _counts(), [], None

@@ -94,7 +94,7 @@ def _status(db: Database, question_id: str) -> str:
 
     q = get_question(db, question_id)
     assert q is not None
-    return str(q["status"])
+    return str(q.status)
 
 
 def test_a_second_tab_never_overwrites_a_review_silently(db: Database) -> None:

@@ -29,7 +29,7 @@ from core.store.judgments import (
     question_judgments,
 )
 from core.store.postgres import PgConnection, ddl_to_postgres, marks_to_psycopg
-from core.store.questions import get_question, insert_question
+from core.store.questions import Question, QuestionOrigin, get_question, insert_question
 
 LABEL_TABLES = ("judgments", "reviews", "dispute_resolutions", "adjudications")
 
@@ -117,9 +117,16 @@ def seed(db: Database) -> None:
     )
     insert_question(
         db,
-        {"id": "q1", "document_id": "d1", "question": "Who? 100%", "answers": ["ref", "alt"]}
-        | {"origin": "generated", "provenance": {"model": "m:1"}}
-        | {"created_at": now, "updated_at": now},
+        Question(
+            id="q1",
+            document_id="d1",
+            question="Who? 100%",
+            answers=["ref", "alt"],
+            origin=QuestionOrigin.GENERATED,
+            provenance={"model": "m:1"},
+            created_at=now,
+            updated_at=now,
+        ),
     )
     for name in ("s1", "s2"):
         db["systems"].insert({"name": name, "model": "m:1", "context": "none", "created_at": now})
@@ -270,7 +277,7 @@ def test_question_round_trip_decodes_json(any_db: Database) -> None:
     seed(any_db)
     q = get_question(any_db, "q1")
     assert q is not None
-    assert (q["question"], q["answers"], q["provenance"]) == (
+    assert (q.question, q.answers, q.provenance) == (
         "Who? 100%",
         ["ref", "alt"],
         {"model": "m:1"},
