@@ -28,10 +28,10 @@ def insert_edit(
     """Append one edit row; returns its id."""
     cur = db.execute(
         "insert into entity_edits (document_id, action, payload, made_by, created_at, undoes) "
-        "values (?, ?, ?, ?, ?, ?)",
+        "values (?, ?, ?, ?, ?, ?) returning id",  # lastrowid: SQLite only
         [document_id, action, dumps(payload), made_by, utcnow(), undoes],
     )
-    return int(cur.lastrowid or 0)
+    return int(cur.fetchone()[0])
 
 
 def document_edits(db: Database, document_id: str) -> list[dict[str, Any]]:
@@ -213,8 +213,8 @@ def flagged_questions(db: Database, edit_id: int, status: str) -> list[dict[str,
     return rows(
         db,
         "select id, status, metadata from questions where status = ? and json_valid(metadata) "
-        "and json_extract(metadata, '$.needs_review.edit') = ? order by id",
-        [status, edit_id],
+        "and cast(json_extract(metadata, '$.needs_review.edit') as text) = ? order by id",
+        [status, str(edit_id)],  # compared as text: json_extract is text on PostgreSQL
     )
 
 

@@ -90,7 +90,13 @@ def _values(record: object, names: Sequence[str]) -> tuple[Any, ...]:
     return tuple(getattr(record, n) for n in names)
 
 
-_CACHE_INSERT = _insert("llm_cache", CacheEntry).replace("insert", "insert or replace", 1)
+#: A new key is inserted, a stored one overwritten (``on conflict ... do update``: the same on
+#: SQLite and PostgreSQL, where ``insert or replace`` does not exist).
+_CACHE_INSERT = (
+    _insert("llm_cache", CacheEntry)
+    + " on conflict (key) do update set "
+    + ", ".join(f"{f.name} = excluded.{f.name}" for f in fields(CacheEntry) if f.name != "key")
+)
 _LEDGER_INSERT = _insert("llm_calls", LedgerEntry)
 
 
