@@ -92,3 +92,12 @@ def test_a_cache_entry_is_overwritten_by_the_same_key(any_db: Database) -> None:
         )
     assert cached_responses(any_db, ["k1", "k2"]) == {"k1": '"new"', "k2": '"b"'}
     assert any_db.execute("select model from llm_cache where key = 'k1'").fetchone()[0] == "m:2"
+
+
+def test_sums_come_back_as_sqlite_gives_them(any_db: Database) -> None:
+    got = any_db.execute(
+        "select sum(x), sum(x) / 2.0, max(y) from (select 3 as x, 1.5 as y union all "
+        "select 4, 2.25) t"
+    ).fetchone()
+    assert list(got) == [7, 3.5, 2.25]
+    assert [type(v) for v in got] == [int, float, float]
