@@ -173,3 +173,18 @@ def test_a_row_waits_for_the_row_of_its_own_table_it_references() -> None:
     assert ordered.index("z-story") < ordered.index("a-summary") < ordered.index("c")
     with pytest.raises(copy_db.CopyError, match="reference a missing row"):
         list(copy_db._parents_first(plan, iter([("a", "gone")])))
+
+
+def test_the_quick_demo_runs_on_postgresql_with_the_same_counts(
+    demo_db: Path,
+    pg_url: str,  # noqa: F811  (the fixture imported above)
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main(["--db", pg_url, "demo", "--quick"]) == 0
+    capsys.readouterr()
+    code, _, err = run(capsys, "migrate-db", pg_url, str(tmp_path / "from_pg.db"))
+    assert (code, err) == (0, "")
+    on_pg = {t: len(r) for t, r in sqlite_tables(tmp_path / "from_pg.db").items()}
+    assert on_pg == {t: len(r) for t, r in sqlite_tables(demo_db).items()}
+    assert on_pg["judgments"] > 1000
