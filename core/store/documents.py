@@ -250,7 +250,7 @@ def get_passages(db: Database, doc_id: str) -> list[Passage]:
     return [
         Passage.from_row(r)
         for r in db.query(
-            "select idx, start, end, text, n_tokens from passages where document_id = ? "
+            'select idx, start, "end", text, n_tokens from passages where document_id = ? '
             "order by idx",
             [doc_id],
         )
@@ -329,7 +329,7 @@ def passages_at(db: Database, doc_id: str, idxs: Sequence[int]) -> list[Passage]
     return [
         Passage.from_row(r)
         for r in db.query(
-            "select idx, start, end, text, n_tokens from passages where document_id = ? "
+            'select idx, start, "end", text, n_tokens from passages where document_id = ? '
             f"and idx in ({marks}) order by idx",
             [doc_id, *idxs],
         )
@@ -341,7 +341,7 @@ def first_passages(db: Database, doc_id: str, n: int) -> list[Passage]:
     return [
         Passage.from_row(r)
         for r in db.query(
-            "select idx, start, end, text, n_tokens from passages where document_id = ? "
+            'select idx, start, "end", text, n_tokens from passages where document_id = ? '
             "order by idx limit ?",
             [doc_id, n],
         )

@@ -229,7 +229,7 @@ def mention_spans(db: Database, entity_ids: Sequence[int]) -> dict[int, list[tup
     for lo in range(0, len(ids), 500):
         chunk = ids[lo : lo + 500]
         for r in db.execute(
-            "select entity_id, passage_idx, start, end from mentions where entity_id in "
+            'select entity_id, passage_idx, start, "end" from mentions where entity_id in '
             f"({','.join('?' * len(chunk))}) and passage_idx is not null order by start",
             chunk,
         ):

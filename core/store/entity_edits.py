@@ -28,10 +28,10 @@ def insert_edit(
     """Append one edit row; returns its id."""
     cur = db.execute(
         "insert into entity_edits (document_id, action, payload, made_by, created_at, undoes) "
-        "values (?, ?, ?, ?, ?, ?)",
+        "values (?, ?, ?, ?, ?, ?) returning id",  # lastrowid: SQLite only
         [document_id, action, dumps(payload), made_by, utcnow(), undoes],
     )
-    return int(cur.lastrowid or 0)
+    return int(cur.fetchone()[0])
 
 
 def document_edits(db: Database, document_id: str) -> list[dict[str, Any]]:
@@ -90,7 +90,7 @@ def stored_entities(
         return ents
     by_entity: dict[int, list[list[Any]]] = {e["id"]: [] for e in ents}
     for r in db.execute(
-        "select m.entity_id, m.start, m.end, m.surface from mentions m join entities e "
+        'select m.entity_id, m.start, m."end", m.surface from mentions m join entities e '
         "on e.id = m.entity_id where e.document_id = ? and e.method = ? order by m.start",
         [document_id, method],
     ):
@@ -182,13 +182,25 @@ def questions_about(db: Database, entity_ids: Sequence[int]) -> list[dict[str, A
     ``entity_ids``: ``id, status, metadata``."""
     if not entity_ids:
         return []
-    marks = placeholders(entity_ids)
-    return rows(
+    wanted = set(entity_ids)
+    found = rows(  # the JSON list is checked here: json_each is SQLite's, not PostgreSQL's
         db,
-        f"select id, status, metadata from questions q where q.entity_id in ({marks}) or "
-        "exists (select 1 from json_each(case when json_valid(q.metadata) then q.metadata "
-        f"else '{{}}' end, '$.entity_ids') j where j.value in ({marks})) order by id",
-        [*entity_ids, *entity_ids],
+        f"select id, entity_id, status, metadata from questions q where q.entity_id in "
+        f"({placeholders(entity_ids)}) or q.metadata like '%entity_ids%' order by id",
+        list(entity_ids),
+    )
+    return [
+        {k: q[k] for k in ("id", "status", "metadata")}
+        for q in found
+        if q["entity_id"] in wanted or _listed(q["metadata"], wanted)
+    ]
+
+
+def _listed(metadata: Any, wanted: set[int]) -> bool:
+    """Whether the decoded ``metadata`` lists one of ``wanted`` in ``entity_ids``."""
+    listed = metadata.get("entity_ids") if isinstance(metadata, dict) else None
+    return isinstance(listed, list) and any(
+        isinstance(i, int) and not isinstance(i, bool) and i in wanted for i in listed
     )
 
 
@@ -201,7 +213,7 @@ def mention_spans(
     return {
         r[0]: (r[1], r[2])
         for r in db.execute(
-            f"select id, start, end from mentions where entity_id = ? and id in "
+            'select id, start, "end" from mentions where entity_id = ? and id in '
             f"({placeholders(mention_ids)})",
             [entity_id, *mention_ids],
         )
@@ -213,8 +225,8 @@ def flagged_questions(db: Database, edit_id: int, status: str) -> list[dict[str,
     return rows(
         db,
         "select id, status, metadata from questions where status = ? and json_valid(metadata) "
-        "and json_extract(metadata, '$.needs_review.edit') = ? order by id",
-        [status, edit_id],
+        "and cast(json_extract(metadata, '$.needs_review.edit') as text) = ? order by id",
+        [status, str(edit_id)],  # compared as text: json_extract is text on PostgreSQL
     )
 
 
@@ -245,7 +257,7 @@ def mention_rows(db: Database, entity_id: int) -> list[dict[str, Any]]:
     """The mentions of one entity in book order: ``id, start, end, surface, passage_idx``."""
     return rows(
         db,
-        "select id, start, end, surface, passage_idx from mentions where entity_id = ? "
+        'select id, start, "end", surface, passage_idx from mentions where entity_id = ? '
         "order by start",
         [entity_id],
     )

@@ -164,7 +164,7 @@ def bank_queries(db: Database, bank_id: str) -> list[dict[str, Any]]:
         db,
         "select q.query_id, q.query_text, q.document_id, count(x.id) as n_questions "
         "from exam_queries q left join exam_questions x on x.bank_id = q.bank_id "
-        "and x.query_id = q.query_id where q.bank_id = ? group by q.query_id "
+        "and x.query_id = q.query_id where q.bank_id = ? group by q.bank_id, q.query_id "
         "order by q.query_id",
         [bank_id],
     )

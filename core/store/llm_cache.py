@@ -90,7 +90,13 @@ def _values(record: object, names: Sequence[str]) -> tuple[Any, ...]:
     return tuple(getattr(record, n) for n in names)
 
 
-_CACHE_INSERT = _insert("llm_cache", CacheEntry).replace("insert", "insert or replace", 1)
+#: A new key is inserted, a stored one overwritten (``on conflict ... do update``: the same on
+#: SQLite and PostgreSQL, where ``insert or replace`` does not exist).
+_CACHE_INSERT = (
+    _insert("llm_cache", CacheEntry)
+    + " on conflict (key) do update set "
+    + ", ".join(f"{f.name} = excluded.{f.name}" for f in fields(CacheEntry) if f.name != "key")
+)
 _LEDGER_INSERT = _insert("llm_calls", LedgerEntry)
 
 
@@ -134,13 +140,26 @@ def ledger_totals(db: Database, column: str, run_id: str | None = None) -> list[
     if column not in {"run_id", "system_name", "judge_name", "model", "purpose"}:
         raise ValueError(f"cannot group llm_calls by {column!r}")
     where, params = ("where run_id = ?", [run_id]) if run_id else ("", [])
-    return rows(
+    found = rows(
         db,
         f"""
         select {column} as "group", count(*) as calls, sum(cache_hit) as cache_hits,
                sum(status = 'error') as errors, sum(input_tokens) as input_tokens,
                sum(output_tokens) as output_tokens, sum(cached_tokens) as cached_tokens,
-               round(sum(cost_usd), 6) as cost_usd
+               sum(cost_usd) as cost_usd
         from llm_calls {where} group by {column} order by cost_usd desc, "group" """,
         params,
     )
+    # PostgreSQL sums integers as numeric (Decimal) and has no round(double, n): both here
+    for r in found:
+        for key in (
+            "calls",
+            "cache_hits",
+            "errors",
+            "input_tokens",
+            "output_tokens",
+            "cached_tokens",
+        ):
+            r[key] = None if r[key] is None else int(r[key])
+        r["cost_usd"] = None if r["cost_usd"] is None else round(float(r["cost_usd"]), 6)
+    return found

@@ -314,7 +314,7 @@ def connect_postgres(url: str) -> PgConnection:
     import psycopg  # deferred: a SQLite workbench never loads the driver
 
     try:
-        return PgConnection(psycopg.connect(url, autocommit=True))
+        raw = psycopg.connect(url, autocommit=True)
     except psycopg.OperationalError as exc:
         text = str(exc).strip()
         first = text.splitlines()[0] if text else type(exc).__name__
@@ -322,6 +322,27 @@ def connect_postgres(url: str) -> PgConnection:
             f"cannot connect to PostgreSQL at {without_password(url)} ({first}); check --db "
             "(or $WORKBENCH_DB), that the server runs and that the database exists (createdb)"
         ) from None
+    raw.adapters.register_loader("numeric", _numeric_loader())
+    return PgConnection(raw)
+
+
+def sqlite_number(text: str) -> int | float:
+    """A ``numeric`` value as SQLite gives it: an int if it has no fraction, else a float
+    (PostgreSQL sums ``bigint`` columns as ``numeric``, which psycopg reads as ``Decimal``)."""
+    if text.lstrip("-").isdigit():
+        return int(text)
+    return float(text)
+
+
+def _numeric_loader() -> type[Any]:
+    """A psycopg loader giving ``numeric`` values as :func:`sqlite_number` does."""
+    from psycopg.adapt import Loader
+
+    class SqliteNumberLoader(Loader):
+        def load(self, data: Any) -> int | float:
+            return sqlite_number(bytes(data).decode())
+
+    return SqliteNumberLoader
 
 
 def without_password(url: str) -> str:

@@ -3,7 +3,8 @@
 :func:`stage_rows` writes the rows as JSON objects into ``row_stage`` (no reader looks at it) in
 chunks of :data:`CHUNK_ROWS`, each its own transaction with a short pause after it (a waiting
 label write gets the lock); :func:`switch_rows`, inside the caller's one short transaction,
-copies them into their table in SQL (``json_extract`` per column) and :func:`drop_rows_stage`
+copies them into their table in SQL (``json_extract`` per column, on PostgreSQL cast to the
+column's type) and :func:`drop_rows_stage`
 removes the stage afterwards in short chunks. Readers see all of the rows or none. Stages of
 processes that died are removed by the next :func:`stage_rows`.
 """
@@ -84,14 +85,31 @@ def switch_rows(
     fill = fill or {}
     written = tuple(columns or stage.columns)
     cols = ", ".join(f"[{c}]" for c in written)
-    values = ", ".join(
-        f"coalesce({staged(c)}, {fill[c]})" if c in fill else staged(c) for c in written
-    )
+    types = _column_types(db, stage.target)
+
+    def value(c: str) -> str:
+        typed = f"cast({staged(c)} as {types[c]})" if c in types else staged(c)
+        return f"coalesce({typed}, {fill[c]})" if c in fill else typed
+
+    values = ", ".join(value(c) for c in written)
     return db.execute(
         f"insert into [{stage.target}] ({cols}) select {values} from row_stage "
         "where stage = ? order by seq",
         [*params, stage.stage],
     ).rowcount
+
+
+def _column_types(db: Database, table: str) -> dict[str, str]:
+    """PostgreSQL: the non-text columns of ``table`` and their types, to cast each staged value
+    to (``json_extract`` gives text there; SQLite gives the JSON value's own type: none needed)."""
+    if db.dialect.name != "postgresql":
+        return {}
+    found = db.execute(
+        "select column_name, data_type from information_schema.columns where table_schema = "
+        "current_schema() and table_name = ? and data_type not in ('text', 'character varying')",
+        [table],
+    ).fetchall()
+    return {str(name): str(kind) for name, kind in found}
 
 
 def staged(column: str) -> str:
