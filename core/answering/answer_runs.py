@@ -56,9 +56,7 @@ class PlannedAnswer:
     context_used: str
 
 
-def _answer_request(
-    system: System, question: Question, doc: Document, context: str
-) -> LLMRequest:
+def _answer_request(system: System, question: Question, doc: Document, context: str) -> LLMRequest:
 
     prompt = render_prompt(
         system.prompt,
