@@ -11,7 +11,7 @@ labels on known-answer items, given after the item was settled, that equal the k
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Hashable, Mapping
+from collections.abc import Hashable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from core.store.adjudications import Adjudication, effective_adjudications
@@ -62,7 +62,7 @@ def mix_attention(
 
 
 def attention_accuracy(
-    labels: list[dict[str, Any]], known: Mapping[str, Adjudication]
+    labels: Sequence[Mapping[str, Any]], known: Mapping[str, Adjudication]
 ) -> dict[str, tuple[int, int]]:
     """Person -> (correct, checks): over their ``labels`` (of
     :func:`core.annotation.tasks.human_labels`: ``item``, ``annotator``, ``label``, ``status``,

@@ -223,10 +223,10 @@ class PairwiseCounts:
     @classmethod
     def from_history(
         cls,
-        question_id: Sequence[Any],
-        system_a: Sequence[Any],
-        system_b: Sequence[Any],
-        verdict: Sequence[Any],
+        question_id: Sequence[Any] | np.ndarray,
+        system_a: Sequence[Any] | np.ndarray,
+        system_b: Sequence[Any] | np.ndarray,
+        verdict: Sequence[Any] | np.ndarray,
         kept: np.ndarray,
     ) -> "PairwiseCounts":
         """The counts after :meth:`add` of every record (the i-th values of the four columns) in

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 import numpy as np
 import pandas as pd
@@ -36,6 +36,17 @@ UNIT_RULE = (
     "each order is an item of its own (a rater counts in the order(s) it saw), otherwise each "
     "rater's one verdict counts whichever order it saw."
 )
+
+
+class PairAgreement(TypedDict):
+    """Two raters' agreement over their common units (:func:`coded_agreement`)."""
+
+    n: int
+    agreement: float | None
+    kappa: float | None
+    kappa_low: float | None
+    kappa_high: float | None
+
 
 TABLE_COLUMNS = [
     "rater_a",
@@ -143,7 +154,7 @@ class Codes:
         order = frame["order"].to_numpy(dtype=np.int64)
         self.codes = np.full((len(item_ids), len(self.raters), 2), MISSING, dtype=np.int16)
         self.codes[item, rater, order] = label
-        self.seen = (self.codes >= 0).any(axis=2)
+        self.seen: np.ndarray = np.any(self.codes >= 0, axis=2)
         first = frame.drop_duplicates("item_id").set_index("item_id").reindex(item_ids)
         self.items = pd.DataFrame(
             {
@@ -163,7 +174,9 @@ class Codes:
         return pairs, both[item], order
 
 
-def coded_agreement(ca: np.ndarray, cb: np.ndarray, n_boot: int = 500, seed: int = 0) -> dict:
+def coded_agreement(
+    ca: np.ndarray, cb: np.ndarray, n_boot: int = 500, seed: int = 0
+) -> PairAgreement:
     """Percent agreement and Cohen's kappa with its 95% bootstrap interval of two raters' label
     codes over their common units (codes into one label list sorted by text, as
     :func:`core.stats.agreement.cohen_kappa_ci` orders them), from the confusion counts."""
@@ -174,7 +187,7 @@ def coded_agreement(ca: np.ndarray, cb: np.ndarray, n_boot: int = 500, seed: int
     ia, ib = np.searchsorted(present, ca), np.searchsorted(present, cb)
     counts = np.bincount(ia * k + ib, minlength=k * k).reshape(k, k)
     ci = cohen_kappa_ci_counts(counts, n_boot=n_boot, seed=seed)
-    out: dict[str, Any] = {
+    out: PairAgreement = {
         "n": len(ca),
         "agreement": float(np.mean(ca == cb)),
         "kappa": None if np.isnan(ci.estimate) else ci.estimate,
@@ -186,7 +199,7 @@ def coded_agreement(ca: np.ndarray, cb: np.ndarray, n_boot: int = 500, seed: int
     return out
 
 
-def pair_agreement(both: pd.DataFrame, seed: int = 0, n_boot: int = 500) -> dict[str, Any]:
+def pair_agreement(both: pd.DataFrame, seed: int = 0, n_boot: int = 500) -> PairAgreement:
     """Percent agreement and Cohen's kappa with its 95% bootstrap interval (units resampled) of
     the ``a`` and ``b`` labels of ``both`` (:func:`coded_agreement` of their codes)."""
     a, b = both["a"].astype(str).tolist(), both["b"].astype(str).tolist()

@@ -21,11 +21,16 @@ COHEN_VS_FLEISS = (
 )
 
 
-def _missing(x) -> bool:
+def _missing(x: float | None) -> bool:
     return x is None or (isinstance(x, float) and math.isnan(x))
 
 
-def kappa_text(kappa, low=None, high=None, n: int | None = None) -> str:
+def kappa_text(
+    kappa: float | None,
+    low: float | None = None,
+    high: float | None = None,
+    n: int | None = None,
+) -> str:
     """``"0.41 [0.20, 0.62]"`` (the 95% interval in brackets), ``"too few items (n = 3)"``
     below :data:`MIN_ITEMS`, no interval below ``KAPPA_CI_MIN_ITEMS``, ``"-"`` when undefined."""
     if n is not None and n < MIN_ITEMS:
@@ -81,5 +86,5 @@ def default_pair(
     a = humans[0] if humans else raters[0]
     others = [r for r in raters if r != a]
     other_humans = [r for r in others if r.startswith("human:")]
-    b = (other_humans or others or [None])[0]
-    return a, b
+    rest = other_humans or others
+    return a, (rest[0] if rest else None)

@@ -25,7 +25,7 @@ from core.stats.agreement import (
 )
 from core.store.judgments import human_raters, imported_human_raters, pairwise_rater_kinds
 from core.store.verdict_reads import verdict_summary
-from core.views.agreement_pairs import paired, verdict_frame
+from core.views.agreement_pairs import PairAgreement, paired, verdict_frame
 
 if TYPE_CHECKING:
     from core.store.engine import Database
@@ -72,9 +72,14 @@ def default_pair(options: dict[str, list[str]]) -> tuple[str | None, str | None,
     return auto, crowd, next(iter(options["slots"]), None)
 
 
-def _agreement(a: list, b: list, seed: int, n_boot: int) -> dict[str, Any]:
-    out: dict[str, Any] = {"n": len(a), "agreement": None, "kappa": None}
-    out.update(kappa_low=None, kappa_high=None)
+def _agreement(a: list[str], b: list[str], seed: int, n_boot: int) -> PairAgreement:
+    out: PairAgreement = {
+        "n": len(a),
+        "agreement": None,
+        "kappa": None,
+        "kappa_low": None,
+        "kappa_high": None,
+    }
     if not a:
         return out
     out["agreement"] = percent_agreement(a, b)

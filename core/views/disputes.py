@@ -28,7 +28,7 @@ RESOLUTION_LABELS = {
 }
 
 
-def dispute_groups(db: Database) -> dict[int, list[dict]]:
+def dispute_groups(db: Database) -> dict[int, list[dict[str, Any]]]:
     """One dispute per (question, answer text): the lowest dispute id of each group -> every
     dispute of the group ``{id, system}`` (:func:`core.annotation.disputes.group_disputes`)."""
     return group_disputes(list_disputes(db))
@@ -42,7 +42,7 @@ def dispute_ids(db: Database) -> list[int]:
 
 def dispute_choices(db: Database) -> dict[int, str]:
     """Dispute id -> a picker label with the question text (not a bare id)."""
-    out = {}
+    out: dict[int, str] = {}
     for d in list_disputes(db):
         out.setdefault(int(d["id"]), f"{d['question']} ({d['question_id']})")
     return {i: out[i] for i in dispute_ids(db)}
@@ -90,7 +90,7 @@ def dispute_tally(db: Database) -> dict[str, Any]:
     """How often each resolution was chosen over the effective resolutions (one per annotator and
     dispute), and the share where the reference answer was wrong with a 95% Wilson interval."""
     res = effective_resolutions(db)
-    counts = {k: 0 for k in RESOLUTIONS}
+    counts: dict[str, int] = {k: 0 for k in RESOLUTIONS}
     for r in res:
         counts[r.resolution] += 1
     n = len(res)

@@ -10,7 +10,7 @@ its neighbours, for next / previous browsing of the full text.
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypedDict
 
 from core.corpus.retrieval import get_index, tokenize
 from core.errors import InputError
@@ -21,6 +21,37 @@ if TYPE_CHECKING:
     from core.store.engine import Database
 
 _WORD = re.compile(r"\w+", re.UNICODE)
+
+
+class EvidenceHit(TypedDict):
+    """One of the best passages for a question: where it is, its score and the matched words."""
+
+    document_id: str
+    document: str
+    idx: int
+    position: int
+    score: float
+    n_passages: int
+    matched: list[str]
+    markdown: str
+
+
+class WindowPassage(TypedDict):
+    """A passage of a window; ``centre``: the one the window was opened on."""
+
+    idx: int
+    position: int
+    centre: bool
+    markdown: str
+
+
+class PassageWindow(TypedDict):
+    """Passages around a position; ``first`` / ``last``: the window touches an end of the text."""
+
+    passages: list[WindowPassage]
+    first: bool
+    last: bool
+    n_passages: int
 
 
 def evidence_query(question: str, answers: list[str]) -> str:
@@ -42,7 +73,7 @@ def matched_words(text: str, terms: set[str]) -> list[str]:
 
 def evidence_passages(
     db: Database, question_id: str, question: str, answers: list[str], k: int = 3
-) -> list[dict]:
+) -> list[EvidenceHit]:
     """The ``k`` passages (over all the question's searchable documents) that score best for
     :func:`evidence_query`, best first: ``{document_id, document, idx, score, n_passages,
     markdown, matched}`` (``markdown`` escaped, matched words in bold)."""
@@ -59,7 +90,7 @@ def evidence_passages(
         for i, score in index.bm25.top(query, k):
             hits.append((score, doc_id, label, index, i, terms))
     hits.sort(key=lambda h: (-h[0], h[1], h[4]))
-    out = []
+    out: list[EvidenceHit] = []
     for score, doc_id, label, index, i, terms in hits[:k]:
         p = index.passages[i]
         words = matched_words(p.text, terms)
@@ -80,7 +111,7 @@ def evidence_passages(
 
 def passage_window(
     db: Database, doc_id: str, position: int, query: str = "", radius: int = 1
-) -> dict:
+) -> PassageWindow:
     """Passages ``position - radius .. position + radius`` of ``doc_id`` (clamped to the book),
     each ``{idx, position, markdown, centre}`` with the words matching ``query`` in bold, and
     ``first`` / ``last`` telling whether the window touches either end of the text."""
@@ -90,7 +121,7 @@ def passage_window(
         raise InputError(f"passage position {position} is outside 0..{n - 1}")
     terms = set(index.bm25.terms(query)) if query else set()
     lo, hi = max(0, position - radius), min(n - 1, position + radius)
-    out = []
+    out: list[WindowPassage] = []
     for i in range(lo, hi + 1):
         p = index.passages[i]
         out.append(

@@ -175,7 +175,7 @@ def correlation_frame(
         "EXAM": ({r.system: r.exam for r in board}, exam_se),
         "n-EXAM (pool)": ({r.system: r.n_exam_pool for r in board}, pool_se),
     }
-    refs: list[tuple[str, dict, dict | None]] = []
+    refs: list[tuple[str, dict[str, float], dict[str, float] | None]] = []
     try:
         rouge = rouge1_scores(db, bank_id)
         refs.append(
@@ -192,7 +192,7 @@ def correlation_frame(
     if bt_document:
         beta, bse = bradley_terry_reference(db, bt_document, seed=seed)
         refs.append(("Bradley-Terry (side by side)", beta, bse))
-    out = []
+    out: list[dict[str, object]] = []
     for ref_name, ref, ref_se in refs:
         for measure, (scores, se) in measures.items():
             try:

@@ -17,9 +17,9 @@ gives no interval.
 from __future__ import annotations
 
 import math
-from collections.abc import Hashable, Mapping
+from collections.abc import Mapping
 from itertools import combinations
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, NotRequired, TypedDict, TypeVar
 
 import pandas as pd
 
@@ -30,9 +30,9 @@ from core.annotation.gold import (
     gold_labels,
     leave_out_sets,
     person_labels,
-    slot_group,
 )
 from core.annotation.task_registry import task_named
+from core.corpus.evaluation_ratings import slot_group
 from core.stats.agreement import KAPPA_CI_MIN_ITEMS, cohen_kappa_ci, cohen_kappa_ci_clustered
 
 if TYPE_CHECKING:
@@ -50,13 +50,27 @@ LEAVE_ONE_OUT = (
 )
 
 
+#: A label map's key: an item, or ``(rater, item)`` for pooled rows.
+K = TypeVar("K", str, tuple[str, str])
+
+
+class KappaRow(TypedDict):
+    """Cohen's kappa of two label maps as a table row (:func:`kappa_row`)."""
+
+    items: int
+    kappa: float | None
+    interval: str
+    note: str
+    people_kappa: NotRequired[float | None]
+
+
 def kappa_row(
-    a: Mapping[Hashable, str],
-    b: Mapping[Hashable, str],
+    a: Mapping[K, str],
+    b: Mapping[K, str],
     n_boot: int = 1000,
     seed: int = 0,
     pooled: bool = False,
-) -> dict[str, Any]:
+) -> KappaRow:
     """Cohen's kappa of two label maps over their shared keys: ``items``, ``kappa`` (None when
     too few items or undefined), ``interval`` (text ``[low, high]`` at 95 %, from
     :data:`KAPPA_CI_MIN_ITEMS` items on), ``note``. ``pooled``: keys are ``(rater, item)`` and
@@ -64,7 +78,7 @@ def kappa_row(
     (:func:`core.stats.agreement.cohen_kappa_ci_clustered`); ``items`` counts distinct items."""
     shared = sorted(set(a) & set(b), key=repr)
     n_items = len({k[1] for k in shared}) if pooled else len(shared)
-    row: dict[str, Any] = {"items": n_items, "kappa": None, "interval": "", "note": ""}
+    row: KappaRow = {"items": n_items, "kappa": None, "interval": "", "note": ""}
     if n_items < MIN_ITEMS:
         row["note"] = f"too few items (fewer than {MIN_ITEMS} shared)"
         return row
@@ -96,20 +110,20 @@ def gold_agreement(
         p: gold_for(labels, adjudicated, sources, leave_out=out)
         for p, out in leave_out_sets(labels).items()
     }
-    out = []
+    out: list[dict[str, object]] = []
     groups: dict[str, list[str]] = {}
     for name in sorted(labels):
         group = slot_group(name)
         if group is not None:
             groups.setdefault(group, []).append(name)
             continue
-        row = {"rater": name, "kind": "human", **kappa_row(labels[name], loo[name], n_boot, seed)}
+        row = kappa_row(labels[name], loo[name], n_boot, seed)
         if name in derived:
             said = f"the majority of the {derived[name]} slots: scored without them"
             row["note"] = "; ".join(filter(None, [said, row["note"]]))
         if name in sources:
             row["note"] = "; ".join(filter(None, ["a gold source", row["note"]]))
-        out.append(row)
+        out.append({"rater": name, "kind": "human", **row})
     for group, slots in sorted(groups.items()):
         mine = {(s, i): v for s in slots for i, v in labels[s].items()}
         gold = {(s, i): v for s in slots for i, v in loo[s].items()}

@@ -61,7 +61,7 @@ def swap_ab(text: str) -> str:
     ("A man ...") is left alone."""
     text = text or ""
 
-    def swap(m: re.Match) -> str:
+    def swap(m: re.Match[str]) -> str:
         before, after = text[: m.start()], text[m.end() :]
         if _AB_BEFORE.search(before) or _AB_AFTER.match(after):
             return "B" if m.group(1) == "A" else "A"

@@ -24,7 +24,7 @@ import numpy as np
 
 from core.errors import InputError
 from core.pipeline.trust import MIN_INTERVAL_QUESTIONS, TOO_FEW
-from core.stats.leaderboard import leaderboard
+from core.stats.leaderboard import Leaderboard, leaderboard
 from core.stats.pairwise_counts import NotIdentifiableError, PairwiseCounts
 from core.stats.ranking_settings import RankingSettings
 from core.store.judgments import max_judgment_id
@@ -91,7 +91,7 @@ class SystemGroup:
         )
 
 
-def _net_rows(counts) -> tuple[np.ndarray, ...]:
+def _net_rows(counts: PairwiseCounts) -> tuple[np.ndarray, ...]:
     """``(q, a, b, outcome, n)`` with retractions netted out (rows with ``n > 0`` only)."""
     q, a, b, o, w = counts.arrays()
     if not len(w):
@@ -108,7 +108,7 @@ def _net_rows(counts) -> tuple[np.ndarray, ...]:
     return q, a, b, o, net
 
 
-def system_groups(counts) -> tuple[list[SystemGroup], np.ndarray]:
+def system_groups(counts: PairwiseCounts) -> tuple[list[SystemGroup], np.ndarray]:
     """The connected components of a :class:`core.stats.pairwise_counts.PairwiseCounts`' comparison graph.
 
     Returns the groups with at least two systems, largest first (systems, then comparisons), and
@@ -142,7 +142,7 @@ def system_groups(counts) -> tuple[list[SystemGroup], np.ndarray]:
     return groups, comp
 
 
-def group_counts(counts, group: SystemGroup):
+def group_counts(counts: PairwiseCounts, group: SystemGroup) -> PairwiseCounts:
     """A new :class:`core.stats.pairwise_counts.PairwiseCounts` with only the verdicts within ``group``."""
 
     q, a, b, o, k = _net_rows(counts)
@@ -162,7 +162,9 @@ def group_counts(counts, group: SystemGroup):
 # ------------------------------------------------------------------------------------------
 
 
-def compute_leaderboard(records: pd.DataFrame, settings: RankingSettings = PAGE_RANKING):
+def compute_leaderboard(
+    records: pd.DataFrame, settings: RankingSettings = PAGE_RANKING
+) -> tuple[Leaderboard | None, str]:
     """A :class:`core.stats.leaderboard.Leaderboard` of ``records`` (one row per verdict), or an
     explanation why there is none (used to rank one rater's verdicts beside another's)."""
 
@@ -188,7 +190,9 @@ def thin_interval_note(board: Any) -> str:
     )
 
 
-def fit_pairwise(counts, settings: RankingSettings = PAGE_RANKING) -> tuple[Any, str, str]:
+def fit_pairwise(
+    counts: PairwiseCounts, settings: RankingSettings = PAGE_RANKING
+) -> tuple[Leaderboard | None, str, str]:
     """Fit a :class:`core.stats.pairwise_counts.PairwiseCounts`: ``(Leaderboard | None, why none, note)``.
 
     When the maximum-likelihood estimate does not exist (a system never wins or never loses) the
@@ -222,7 +226,7 @@ def fit_pairwise(counts, settings: RankingSettings = PAGE_RANKING) -> tuple[Any,
 class LiveResult:
     """What the live leaderboard shows for one (source, rater) selection and one group."""
 
-    leaderboard: Any  # core.stats.leaderboard.Leaderboard | None
+    leaderboard: Leaderboard | None
     why: str  # why there is no leaderboard
     note: str  # the weak-prior fallback, if used
     last_id: int  # the last judgment id read
@@ -254,7 +258,9 @@ class LiveLeaderboard:
         self.board = StoreLeaderboard(
             rater=self.rater, rater_kind=None if self.source == "both" else self.source
         )
-        self._memo: dict[tuple, tuple] = {}
+        self._memo: dict[
+            tuple[int, RankingSettings, str | None], tuple[Leaderboard | None, str, str]
+        ] = {}
         self._groups: tuple[int, list[SystemGroup], int] | None = None
 
     def view(

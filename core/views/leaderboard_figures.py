@@ -26,10 +26,11 @@ from core.views.leaderboard import PAGE_RANKING, compute_leaderboard
 from core.views.text import chart_template_text, inert_figure
 
 if TYPE_CHECKING:
+    from core.stats.leaderboard import Leaderboard
     from core.store.engine import Database
 
 
-def forest_figure(lb, scale: str = "beta") -> go.Figure:
+def forest_figure(lb: Leaderboard, scale: str = "beta") -> go.Figure:
     """Forest plot of each system's Bradley-Terry score with its bootstrap interval.
 
     ``scale='beta'``: log-strength (centred); ``'strength'``: ``e^beta``.

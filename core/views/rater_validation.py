@@ -101,7 +101,7 @@ def validation_labels(
             elif _is_human(r, rk, include_slots):
                 humans.setdefault(r, {})[item] = [verdict]
         return humans, mine
-    seen: dict[tuple[str, str, str, str], set[str]] = {}
+    seen: dict[tuple[str, ...], set[str]] = {}
     for r, rk, qid, a, b, _ in rows:
         if _is_human(r, rk, include_slots):
             seen.setdefault((r, qid, *sorted((a, b))), set()).add(a)
@@ -109,12 +109,12 @@ def validation_labels(
     for r, rk, qid, a, b, verdict in rows:
         s1, s2 = sorted((a, b))
         order = ("ab" if a == s1 else "ba") if (qid, s1, s2) in split else "any"
-        item = (qid, s1, s2, order)
+        pair_item = (qid, s1, s2, order)
         label = canonical_label(a, b, verdict)
         if r == rater:
-            mine.setdefault(item, []).append(label)
+            mine.setdefault(pair_item, []).append(label)
         elif _is_human(r, rk, include_slots):
-            humans.setdefault(r, {})[item] = [label]
+            humans.setdefault(r, {})[pair_item] = [label]
     return humans, mine
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from html import escape
+from typing import TypeGuard
 
 ROW_H = 22
 LABEL_W = 300
@@ -21,7 +22,7 @@ def _x(value: float, lo: float, hi: float) -> float:
     return LABEL_W + PAD + frac * PLOT_W
 
 
-def _ok(value: float | None) -> bool:
+def _ok(value: float | None) -> TypeGuard[float]:
     return value is not None and not (isinstance(value, float) and math.isnan(value))
 
 
@@ -70,7 +71,7 @@ def interval_chart(
             f'<text x="{LABEL_W:.1f}" y="{y + 4:.1f}" font-size="12" text-anchor="end">'
             f"{escape(str(label))}</text>"
         )
-        if not _ok(est):
+        if est is None or not _ok(est):
             parts.append(
                 f'<text x="{LABEL_W + PAD:.1f}" y="{y + 4:.1f}" font-size="11" fill="#777">'
                 "no estimate</text>"
@@ -93,7 +94,11 @@ def interval_chart(
 
 
 def bar_chart(
-    rows: Sequence[tuple[str, float]], *, hi: float = 1.0, target: float | None = None, title=""
+    rows: Sequence[tuple[str, float]],
+    *,
+    hi: float = 1.0,
+    target: float | None = None,
+    title: str = "",
 ) -> str:
     """Horizontal bars of ``(label, value)`` on ``[0, hi]``; ``target``: a dashed line."""
     height = PAD * 2 + ROW_H * max(len(rows), 1) + 24

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import asdict
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from core.annotation import guideline as guideline
 from core.corpus.retrieval import search
@@ -32,7 +32,44 @@ if TYPE_CHECKING:
     from core.store.engine import Database
 
 
-def question_filters(db: Database) -> dict[str, list]:
+class QuestionFilters(TypedDict):
+    """Options of the question filters: (id, label) pairs and distinct column values."""
+
+    documents: list[tuple[str, str]]
+    entities: list[tuple[int, str]]
+    qtypes: list[str]
+    statuses: list[str]
+    origins: list[str]
+
+
+class DocumentRef(TypedDict):
+    """A document a question draws on, as the Review page lists it."""
+
+    id: str
+    title: str
+    kind: str
+    language: str
+
+
+class EntityRef(TypedDict):
+    """An entity of a question, with the names highlighted in its passages."""
+
+    id: int
+    name: str
+    aliases: list[str]
+    document_id: str
+
+
+class SearchHit(TypedDict):
+    """A BM25 hit in a question's document, the query terms highlighted in ``markdown``."""
+
+    idx: int
+    score: float
+    text: str
+    markdown: str
+
+
+def question_filters(db: Database) -> QuestionFilters:
     """Options of the question filters: documents, entities, types, statuses, origins."""
     return {
         "documents": [(r["id"], r["title"] or r["id"]) for r in question_documents(db)],
@@ -77,7 +114,7 @@ def is_boilerplate(text: str) -> bool:
     )
 
 
-def supporting_documents(db: Database, question: dict) -> list[dict]:
+def supporting_documents(db: Database, question: dict[str, Any]) -> list[DocumentRef]:
     """The documents a question draws on: an XRAG question's two articles (``metadata``), the
     provenance ``documents``, or its context document."""
     prov = question.get("provenance") or {}
@@ -89,7 +126,7 @@ def supporting_documents(db: Database, question: dict) -> list[dict]:
         or [question.get("context_document_id") or question.get("document_id")]
     )
     ids = [d if isinstance(d, str) else d.get("id") for d in ids if d]
-    found = {
+    found: dict[str, DocumentRef] = {
         h.id: {"id": h.id, "title": h.title, "kind": h.kind, "language": h.language}
         for h in document_headers(db, ids).values()
     }
@@ -129,7 +166,8 @@ def question_detail(db: Database, question_id: str, max_passages: int = 6) -> di
         entity = asdict(ent) if ent else None
     prov = q.get("provenance") or {}
     meta = q.get("metadata") or {}
-    evidence = meta.get("evidence") if isinstance(meta.get("evidence"), list) else []
+    stored_evidence = meta.get("evidence")
+    evidence: list[Any] = stored_evidence if isinstance(stored_evidence, list) else []
     built_from = list(
         dict.fromkeys(
             _int_list(e.get("passage_idx") for e in evidence if isinstance(e, dict))
@@ -141,7 +179,7 @@ def question_detail(db: Database, question_id: str, max_passages: int = 6) -> di
     entity_ids = list(
         dict.fromkeys(([entity["id"]] if entity else []) + _int_list(meta.get("entity_ids")))
     )
-    entities = [
+    entities: list[EntityRef] = [
         {"id": e.id, "name": e.name, "aliases": e.aliases, "document_id": e.document_id}
         for e in entities_by_id(db, entity_ids)
     ]
@@ -150,7 +188,7 @@ def question_detail(db: Database, question_id: str, max_passages: int = 6) -> di
     mention_idxs: list[int] = []
     if entities:
         mention_idxs = mention_passages(db, [e["id"] for e in entities])
-    boiler = set()
+    boiler: set[int] = set()
     candidates = list(dict.fromkeys(built_from + mention_idxs))
     if candidates and doc:
         boiler = {p.idx for p in passages_at(db, doc, candidates) if is_boilerplate(p.text)}
@@ -221,7 +259,7 @@ def question_span(meta: dict[str, Any]) -> dict[str, Any] | None:
     return {"fraction": float(value), "minimum": minimum, "flag": flag, "text": text}
 
 
-def review_agreement(reviews: list[dict]) -> dict[str, Any] | None:
+def review_agreement(reviews: list[dict[str, Any]]) -> dict[str, Any] | None:
     """Per checklist item and for the decision: share of reviewer pairs that agree."""
     if len(reviews) < 2:
         return None
@@ -240,7 +278,7 @@ def review_agreement(reviews: list[dict]) -> dict[str, Any] | None:
         values = [(r.get("checklist") or {}).get(key) for r in reviews]
         if any(v is not None for v in values):
             fields[key] = values
-    out = {}
+    out: dict[str, float | None] = {}
     for key, values in fields.items():
         values = [v for v in values if v is not None]
         pairs = [(a, b) for i, a in enumerate(values) for b in values[i + 1 :]]
@@ -259,7 +297,7 @@ def searchable_documents(db: Database, question_id: str) -> list[tuple[str, str]
     return [(r.id, f"{r.kind}: {r.title or r.id}") for r in out]
 
 
-def search_context(db: Database, doc_id: str, query: str, k: int = 5) -> list[dict]:
+def search_context(db: Database, doc_id: str, query: str, k: int = 5) -> list[SearchHit]:
     """BM25 hits ``{idx, score, text, markdown}`` with the query terms highlighted."""
 
     if not query.strip():

@@ -66,7 +66,7 @@ def experiment_config(
     judge_kinds: list[str],
     judge_model: str,
     system_prefix: str | None = None,
-) -> dict:
+) -> dict[str, Any]:
     """An experiment config (the TOML structure of :mod:`core.pipeline.experiment`) from the Run
     form. Systems are named ``PREFIX/context`` (``system_prefix``, default the model's short
     name)."""
@@ -117,6 +117,6 @@ def run_progress(db: Database, baseline: tuple[int, int]) -> int:
     return (now[0] - baseline[0]) + (now[1] - baseline[1])
 
 
-def dry_run_estimate(db: Database, config: dict) -> dict:
+def dry_run_estimate(db: Database, config: dict[str, Any]) -> dict[str, Any]:
     """The dry run of ``config`` (questions, calls, tokens, cost); nothing is stored."""
     return run_experiment(db, config, dry_run=True, progress=False)

@@ -61,7 +61,7 @@ def team_table(db: Database, task: str = "side-by-side") -> pd.DataFrame:
     """
     labels = team_labels(db, human_labels(db, task))[0]
     k = required_annotations(db)
-    per_item: dict[str, dict[str, str]] = {}
+    per_item: dict[str, dict[str, str | None]] = {}
     for r in labels:
         if r["status"] == "ok":
             per_item.setdefault(r["item"], {})[r["annotator"]] = r["label"]

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter, defaultdict
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 import pandas as pd
@@ -38,7 +39,7 @@ def _interval(k: int, n: int, level: float) -> tuple[float | None, float | None,
 
 def accuracy_table(db: Database, model: str | None = None, level: float = LEVEL) -> pd.DataFrame:
     """Accuracy by model x language x setting x question type (plus qtype 'all')."""
-    groups: dict[tuple, list[dict]] = defaultdict(list)
+    groups: dict[tuple[str, ...], list[dict[str, Any]]] = defaultdict(list)
     for r in finished_results(db, model):
         for qtype in (r["qtype"], "all"):
             groups[(r["model"], r["language"], r["setting"], qtype)].append(r)
@@ -90,7 +91,7 @@ def response_language_table(
     ``rate`` = answers detected in the question's language / answers whose language lingua could
     determine; ``n_undetermined`` answers (numbers, names, empty) are left out of the rate.
     """
-    groups: dict[tuple, list[dict]] = defaultdict(list)
+    groups: dict[tuple[str, ...], list[dict[str, Any]]] = defaultdict(list)
     for r in finished_results(db, model):
         for setting in (r["setting"], "all"):
             groups[(r["model"], r["language"], setting)].append(r)
@@ -173,13 +174,13 @@ def controlled_table(
 
 
 def _step(
-    by: dict,
+    by: Mapping[tuple[str, str], Mapping[str, int]],
     model: str,
     lang: str,
     order: str,
     step: int,
-    before: tuple,
-    after: tuple,
+    before: tuple[str, str, str],
+    after: tuple[str, str, str],
     n_boot: int,
     seed: int,
     level: float,

@@ -20,23 +20,34 @@ from core.corpus.evaluation_ratings import slot_group
 from core.stats.significance import wilson_ci
 from core.store.questions import Question, questions_by_id
 from core.views.agreement_view import auto_vs_crowd, slot_agreement
-from core.views.gold import kappa_row, loo_gold_pairs
+from core.views.gold import K, KappaRow, kappa_row, loo_gold_pairs
 from core.views.rater_report.labels import TASK, majority
 
 if TYPE_CHECKING:
     from core.store.engine import Database
 
 
+class Comparison(KappaRow):
+    """A :class:`KappaRow` with the percent agreement and its 95% Wilson interval."""
+
+    agreement: float | None
+    agreement_low: float | None
+    agreement_high: float | None
+
+
 def compare(
-    a: Mapping[Any, str], b: Mapping[Any, str], n_boot: int, seed: int, pooled: bool = False
-) -> dict[str, Any]:
+    a: Mapping[K, str], b: Mapping[K, str], n_boot: int, seed: int, pooled: bool = False
+) -> Comparison:
     """Kappa (:func:`kappa_row`) and percent agreement with its Wilson interval over the shared
     items of two label maps."""
-    row = kappa_row(a, b, n_boot, seed, pooled=pooled)
     shared = set(a) & set(b)
     same = sum(a[i] == b[i] for i in shared)
-    row["agreement"] = same / len(shared) if shared else None
-    row["agreement_low"] = row["agreement_high"] = None
+    row: Comparison = {
+        **kappa_row(a, b, n_boot, seed, pooled=pooled),
+        "agreement": same / len(shared) if shared else None,
+        "agreement_low": None,
+        "agreement_high": None,
+    }
     if shared:
         ci = wilson_ci(same, len(shared))
         row["agreement_low"], row["agreement_high"] = ci.low, ci.high
@@ -77,7 +88,9 @@ def by_group(
     return {"grouping": grouping, "rows": rows}
 
 
-def people_ceiling(people: Mapping[str, Mapping[str, str]], n_boot: int, seed: int) -> list[dict]:
+def people_ceiling(
+    people: Mapping[str, Mapping[str, str]], n_boot: int, seed: int
+) -> list[dict[str, Any]]:
     """Cohen's kappa of every pair of people over the items both labelled."""
     return [
         {"a": a, "b": b, **compare(people[a], people[b], n_boot, seed)}

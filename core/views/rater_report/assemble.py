@@ -9,7 +9,7 @@ page call it. Only side-by-side verdicts are covered.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
@@ -62,7 +62,12 @@ def verdict_sentence(rater: str, alt: dict[str, Any] | None, reason: str = "") -
 
 
 def _needed(
-    humans: dict, mine: dict, epsilon: float, q: float, n_sim: int, seed: int
+    humans: Mapping[str, Mapping[Hashable, list[str]]],
+    mine: Mapping[Hashable, list[str]],
+    epsilon: float,
+    q: float,
+    n_sim: int,
+    seed: int,
 ) -> dict[str, Any]:
     """The items-needed simulation, with ``to_queue`` (more doubly-labelled items) or why not."""
     if not humans or not mine:

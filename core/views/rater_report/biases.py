@@ -26,7 +26,7 @@ from core.stats.rater_bias import length_bias, position_inconsistency
 from core.stats.significance import wilson_ci
 from core.store.answers import answer_texts
 from core.store.setups import get_judge, get_system
-from core.views.figures import verdict_frame
+from core.views.agreement_pairs import verdict_frame
 
 if TYPE_CHECKING:
     from core.store.engine import Database
@@ -70,7 +70,12 @@ def _position(frame: pd.DataFrame, rater: str, people: list[str]) -> dict[str, A
     }
 
 
-def _length(frame: pd.DataFrame, texts: Mapping, rater: str, people: list[str]) -> dict:
+def _length(
+    frame: pd.DataFrame,
+    texts: Mapping[tuple[str, str], tuple[int, str]],
+    rater: str,
+    people: list[str],
+) -> dict[str, dict[str, Any]]:
     def words(qid: str, system: str) -> float:
         found = texts.get((qid, system))
         return float(len(found[1].split())) if found else np.nan
@@ -92,7 +97,7 @@ def _length(frame: pd.DataFrame, texts: Mapping, rater: str, people: list[str]) 
 
 
 def _self_preference(
-    db: Database, rater: str, mine: Mapping[str, str], humans: Mapping
+    db: Database, rater: str, mine: Mapping[str, str], humans: Mapping[str, Mapping[str, str]]
 ) -> dict[str, Any]:
     judge = get_judge(db, rater.removeprefix("auto:"))
     family = model_family(judge.model if judge and judge.model else rater)

@@ -78,7 +78,7 @@ def disagreement_sample(
         # one order's verdict, chosen by the order shown (first system first when judged that
         # way), not by which row was stored last: the same verdicts in any file order agree
         judged = sorted(reversed(judged), key=lambda j: j.system_a != first)  # latest first
-        latest = (
+        latest: dict[str, Any] = (
             {"rationale": judged[0].rationale, "evidence": judged[0].evidence}
             if judged
             else {"rationale": "", "evidence": []}

@@ -43,6 +43,8 @@ def report_labels(db: Database) -> dict[str, Any]:
     rows = [r for r in human_labels(db, TASK) if r["status"] == "ok"]
     humans: dict[str, dict[str, dict[str, str]]] = {"person": {}, "slot": {}, "aggregate": {}}
     for r in rows:
+        if r["label"] is None:  # never for an "ok" row: a skip has status "skipped"
+            continue
         humans[human_group(r["annotator"])].setdefault(r["annotator"], {})[r["item"]] = r["label"]
     return {"auto": auto_pair_labels(db), "humans": humans, "rows": rows}
 
