@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, NotRequired, TypedDict
 
 from core.corpus.sentences import split_sentences
 from core.generation.candidates import BASELINE, Candidate
@@ -29,7 +29,7 @@ from core.generation.offline_types import (
     event_order,
 )
 from core.generation.span import MIN_SPAN_FRACTION, span_fields
-from core.store.documents import Document, get_passages
+from core.store.documents import Document, Passage, get_passages
 from core.store.entities import Entity, mention_spans
 
 if TYPE_CHECKING:
@@ -68,13 +68,24 @@ def same_entity(x: Entity, y: Entity) -> bool:
     return wx <= wy or wy <= wx
 
 
+class Evidence(TypedDict):
+    """One evidence sentence (or sentences joined by " … ") of a question, as stored in
+    ``metadata.evidence``: absolute ``start`` / ``end`` offsets in the book."""
+
+    passage_idx: int
+    start: int
+    end: int
+    text: str
+    same_sentence: NotRequired[bool]
+
+
 _HEADING = re.compile(r"^[^a-z]*[A-Z]{3}[^a-z]*$")
 
 
-def _sentences(text: str, passage: Any) -> list[tuple[int, int]]:
+def _sentences(text: str, passage: Passage) -> list[tuple[int, int]]:
     """Absolute ``(start, end)`` of the sentences of ``passage``, heading lines removed."""
 
-    out = []
+    out: list[tuple[int, int]] = []
     for sent in split_sentences(text[passage.start : passage.end]):
         lo, hi = passage.start + sent.start, passage.start + sent.end
         lines = text[lo:hi].split("\n")
@@ -86,8 +97,8 @@ def _sentences(text: str, passage: Any) -> list[tuple[int, int]]:
 
 
 def _evidence(
-    text: str, passage: Any, spans_x: list[tuple[int, int]], spans_y: list[tuple[int, int]]
-) -> dict[str, Any] | None:
+    text: str, passage: Passage, spans_x: list[tuple[int, int]], spans_y: list[tuple[int, int]]
+) -> Evidence | None:
     """The sentence of ``passage`` that mentions both X and Y (``same_sentence``), else the
     sentence mentioning X nearest to one mentioning Y, joined by " … "; None if neither."""
     sentences = _sentences(text, passage)
@@ -97,23 +108,24 @@ def _evidence(
 
     with_x, with_y = holding(spans_x), holding(spans_y)
     both = [s for s in with_x if s in with_y]
+    chosen: list[tuple[int, int]]
     if both:
         chosen, same = [both[0]], True
     elif with_x and with_y:
-        chosen = sorted(
-            min(((sx, sy) for sx in with_x for sy in with_y), key=lambda p: abs(p[0][0] - p[1][0]))
-        )
+        pairs = ((sx, sy) for sx in with_x for sy in with_y)
+        nearest = min(pairs, key=lambda p: abs(p[0][0] - p[1][0]))
+        chosen = sorted(nearest)
         same = False
     else:
         return None
     parts = [" ".join(text[a:b].split()) for a, b in chosen]
-    return {
-        "passage_idx": passage.idx,
-        "start": chosen[0][0],
-        "end": chosen[-1][1],
-        "text": " … ".join(parts),
-        "same_sentence": same,
-    }
+    return Evidence(
+        passage_idx=passage.idx,
+        start=chosen[0][0],
+        end=chosen[-1][1],
+        text=" … ".join(parts),
+        same_sentence=same,
+    )
 
 
 class _Book:
@@ -167,20 +179,20 @@ class _Book:
             self._by_entity[entity_id] = sorted(found.values(), key=lambda s: s.start)
         return self._by_entity[entity_id]
 
-    def evidence(self, idx: int, ids: tuple[int, ...]) -> dict[str, Any]:
+    def evidence(self, idx: int, ids: tuple[int, ...]) -> Evidence:
         """The evidence sentence(s) of passage ``idx`` naming the entities ``ids`` (two), or the
         passage's start when no sentence can be found."""
         spans = [[(s, e) for p, s, e in self.mentions[i] if p == idx] for i in ids]
         found = _evidence(self.text, self.passages[idx], spans[0], spans[1])
         if found is None:
             p = self.passages[idx]
-            return {"passage_idx": idx, "start": p.start, "end": p.end, "text": _clip(p.text)}
+            return Evidence(passage_idx=idx, start=p.start, end=p.end, text=_clip(p.text))
         found.pop("same_sentence", None)
         return found
 
 
 def _drafts(
-    x: dict, partners: list[dict], universe: list[dict], book: _Book, min_span: float
+    x: Entity, partners: list[Entity], universe: list[Entity], book: _Book, min_span: float
 ) -> list[Iterator[Draft]]:
     """One iterator of drafts per question type, for focus entity ``x`` (event order never
     quotes a sentence twice in one book: ``book.quoted``)."""
@@ -209,8 +221,7 @@ def _drafts(
 def _candidate(d: Draft, book: _Book, min_span: float) -> Candidate | None:
     """The draft with its evidence looked up and its span checked (None when below ``min_span``)."""
     evidence = [book.evidence(idx, ids) for idx, ids in d.anchors] + [
-        {"passage_idx": s.passage_idx, "start": s.start, "end": s.end, "text": s.text}
-        for s in d.quotes
+        Evidence(passage_idx=s.passage_idx, start=s.start, end=s.end, text=s.text) for s in d.quotes
     ]
     span = span_fields([e["start"] for e in evidence], book.length, min_span)
     if span["span_flag"] or fold(d.answer) in fold(d.question):

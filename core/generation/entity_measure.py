@@ -3,14 +3,24 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, TypedDict
 
 from core.generation.names import NORP_WORDS, fold
 
 
+class CharacterRecall(TypedDict):
+    """:func:`character_recall`'s result: characters found / missing, the found share
+    (found / characters; 1.0 with none) and the top PERSON names that are NORP words."""
+
+    found: list[str]
+    missing: list[str]
+    share: float
+    norp: list[str]
+
+
 def character_recall(
     entities: Sequence[dict[str, Any]], characters: Sequence[Sequence[str]], top: int = 15
-) -> dict[str, Any]:
+) -> CharacterRecall:
     """Match ``characters`` (each a list of name variants) against the ``top`` PERSON entities
     (dicts with ``name``, ``label``, ``aliases``, in rank order).
 
@@ -28,4 +38,4 @@ def character_recall(
         (found if hit else missing).append(variants[0])
     norp = [e["name"] for e in people if fold(e["name"]) in NORP_WORDS]
     share = len(found) / len(characters) if characters else 1.0
-    return {"found": found, "missing": missing, "share": share, "norp": norp}
+    return CharacterRecall(found=found, missing=missing, share=share, norp=norp)

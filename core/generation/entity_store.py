@@ -9,7 +9,7 @@ point at them). The readers return :class:`core.store.entities.Entity` records b
 from __future__ import annotations
 
 import bisect
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, TypedDict
 
 from core.corpus.documents import require_document
 from core.generation.alias_merge import (
@@ -44,6 +44,20 @@ __all__ = [
 ]
 
 
+class EntitySummary(TypedDict):
+    """What :func:`build_entities` did: its run, the method used, the counts, a note (LLM merge,
+    edits no longer applicable), the top names, the merges of the top 20 and the extractor."""
+
+    run_id: str
+    method: str
+    n_entities: int
+    n_mentions: int
+    note: str
+    top: list[str]
+    merges: dict[str, list[str]]
+    extractor: str
+
+
 def build_entities(
     db: Database,
     doc_id: str,
@@ -53,7 +67,7 @@ def build_entities(
     merge_top: int = 40,
     min_mentions: int = 2,
     progress: bool = False,
-) -> dict[str, Any]:
+) -> EntitySummary:
     """Extract, optionally LLM-merge, and store the entities of a stored document.
 
     Re-running replaces the entities of the same ``(document, method)`` at once (one short switch);
@@ -95,21 +109,21 @@ def build_entities(
         finish_run(db, run_id, RunStatus.FAILED, str(exc)[:500])
         raise
     finish_run(db, run_id, RunStatus.DONE, note)
-    return {
-        "run_id": run_id,
-        "method": used,
-        "n_entities": len(entities),
-        "n_mentions": sum(e.n_mentions for e in entities),
-        "note": note,
-        "top": [e.name for e in entities[:10]],
-        "merges": {e.name: e.merges for e in entities[:20] if e.merges},
-        "extractor": (
+    return EntitySummary(
+        run_id=run_id,
+        method=used,
+        n_entities=len(entities),
+        n_mentions=sum(e.n_mentions for e in entities),
+        note=note,
+        top=[e.name for e in entities[:10]],
+        merges={e.name: e.merges for e in entities[:20] if e.merges},
+        extractor=(
             "spaCy NER"
             if used.startswith("spacy")
             else "built-in proper-noun extractor"
             + (" (spaCy not installed)" if method == "auto" else "")
         ),
-    }
+    )
 
 
 def _store_entities(

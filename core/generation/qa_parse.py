@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any
 
 from core.llm.reply_json import first_value
 
@@ -31,7 +30,7 @@ _QA_BLOCK = re.compile(
 )
 
 
-def _pairs_from_json(data: Any) -> list[QAPair]:
+def _pairs_from_json(data: object) -> list[QAPair]:
     if isinstance(data, dict):
         for key in ("questions", "items", "pairs", "qa"):
             if isinstance(data.get(key), list):

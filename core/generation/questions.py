@@ -27,7 +27,7 @@ entity that already has questions from the same model and prompt hash is skipped
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, NamedTuple, NotRequired, TypedDict
 
 import numpy as np
 
@@ -43,7 +43,7 @@ from core.generation.entity_store import (
 )
 from core.generation.qa_parse import QAPair, parse_qa_pairs
 from core.generation.question_store import store_candidates
-from core.generation.span import MIN_SPAN_FRACTION, built_from_offsets, span_fields
+from core.generation.span import MIN_SPAN_FRACTION, SpanFields, built_from_offsets, span_fields
 from core.llm.engine import preflight
 from core.llm.prompts import prompt_hash, render_prompt
 from core.llm.stage import run_stage
@@ -62,6 +62,34 @@ if TYPE_CHECKING:
 PROMPT = "generate_long_span"
 MAX_REPLY_TOKENS = 2048
 PROMPT_RESERVE_TOKENS = 1500
+
+
+class PlannedEntity(NamedTuple):
+    """What a planned request was built from: the entity, its context kind (``full`` or
+    ``entity-mentions``), the context's passage indexes, its tokens and its span fields."""
+
+    entity: Entity
+    kind: str
+    idxs: list[int]
+    ctx_tokens: int
+    span: SpanFields
+
+
+#: :func:`plan_generation`'s result: one request per entity and what it was built from.
+Planned = tuple[list[LLMRequest], list[PlannedEntity]]
+
+
+class GenerationSummary(TypedDict):
+    """:func:`generate_questions`' counts (``note``: only for the baseline)."""
+
+    run_id: str
+    model: str
+    kept: int
+    discarded: int
+    existing: int
+    failures: int
+    skipped_entities: int
+    note: NotRequired[str]
 
 
 def entity_context(
@@ -84,7 +112,17 @@ def entity_context(
     raise InputError(f"no mention passage of {entity.name!r} fits {budget_tokens} tokens")
 
 
-def _record_failure(db, run_id, doc_id, entity_id, model, phash, kind, error, raw) -> None:
+def _record_failure(
+    db: Database,
+    run_id: str,
+    doc_id: str,
+    entity_id: int,
+    model: str,
+    phash: str,
+    kind: str,
+    error: str,
+    raw: str | None,
+) -> None:
     record_generation_failure(
         db,
         GenerationFailure(
@@ -102,14 +140,14 @@ def _record_failure(db, run_id, doc_id, entity_id, model, phash, kind, error, ra
 
 
 def plan_generation(
-    db,
+    db: Database,
     doc: Document,
     entities: list[Entity],
     model: str,
     per_entity: int,
     window_tokens: int | None = None,
     min_span: float = MIN_SPAN_FRACTION,
-) -> tuple[list[Any], list[tuple]]:
+) -> Planned:
     """One request per entity (nothing sent) and its ``(entity, context kind, passage
     indexes, context tokens, span fields)``; every request is checked by the model layer
     (provider, key, window, task) before the caller writes anything."""
@@ -121,7 +159,8 @@ def plan_generation(
             f"{model}: a {window}-token window leaves no room for "
             "book passages; use a longer-context model"
         )
-    requests, meta = [], []
+    requests: list[LLMRequest] = []
+    meta: list[PlannedEntity] = []
     for e in entities:
         context, kind, idxs = entity_context(db, doc, e, budget)
         note = (
@@ -156,7 +195,9 @@ def plan_generation(
         )
         n_ctx = doc.n_tokens if kind == "full" and doc.n_tokens else count_tokens(context)
         offsets = built_from_offsets(db, doc.id, idxs, e.id)
-        meta.append((e, kind, idxs, n_ctx, span_fields(offsets, len(doc.text), min_span)))
+        meta.append(
+            PlannedEntity(e, kind, idxs, n_ctx, span_fields(offsets, len(doc.text), min_span))
+        )
     preflight(requests)
     return requests, meta
 
@@ -188,7 +229,7 @@ def _candidates(
     resp: LLMResponse,
     model: str,
     per_entity: int,
-    span: dict[str, Any],
+    span: SpanFields,
 ) -> list[Candidate]:
     phash = prompt_hash(PROMPT)
     return [
@@ -220,9 +261,9 @@ def _candidates(
 
 
 def generate_with_model(
-    db,
+    db: Database,
     doc: Document,
-    planned: tuple[list[Any], list[tuple]],
+    planned: Planned,
     model: str,
     per_entity: int,
     run_id: str,
@@ -241,7 +282,7 @@ def generate_with_model(
     requests, meta = planned
     counts = {"kept": 0, "discarded": 0, "existing": 0}
 
-    def store(db, i: int, resp: LLMResponse) -> str:
+    def store(db: Database, i: int, resp: LLMResponse) -> str:
         e, kind, idxs, ctx_tokens, span = meta[i]
         if resp.error is not None:
             error, kind_of_failure = f"{resp.error_kind}: {resp.error}", "provider_error"
@@ -275,7 +316,7 @@ def generate_questions(
     progress: bool = False,
     entity_method: str = "auto",
     min_span_fraction: float = MIN_SPAN_FRACTION,
-) -> dict[str, Any]:
+) -> GenerationSummary:
     """Generate questions about the top ``n_entities`` entities of ``doc_id`` with ``model``
     (an LLM id, or ``baseline`` / ``baseline:entity-cooccurrence``) and store them.
 
@@ -331,13 +372,15 @@ def generate_questions(
     except BaseException as exc:
         finish_run(db, run_id, RunStatus.FAILED, str(exc)[:500])
         raise
-    summary = {
-        "run_id": run_id,
-        "model": model,
-        **counts,
-        "failures": failures,
-        "skipped_entities": skipped,
-    }
+    summary = GenerationSummary(
+        run_id=run_id,
+        model=model,
+        kept=counts["kept"],
+        discarded=counts["discarded"],
+        existing=counts["existing"],
+        failures=failures,
+        skipped_entities=skipped,
+    )
     if is_baseline:
         summary["note"] = shortfall_reason(len(candidates), len(entities), n_entities, per_entity)
     finish_run(db, run_id, RunStatus.DONE, dumps(summary))

@@ -12,7 +12,7 @@ offsets. A question whose span fraction is below the minimum is flagged
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, TypedDict
 
 from core.generation.entity_store import entity_passage_indexes
 from core.store.documents import get_passages
@@ -35,23 +35,43 @@ def span_fraction(offsets: Iterable[int], length: int) -> float:
     return round((max(values) - min(values)) / length, 4)
 
 
-def span_fields(offsets: Sequence[int], length: int, minimum: float) -> dict[str, Any]:
+class SpanFields(TypedDict):
+    """The span metadata every generated question carries (:func:`span_fields`)."""
+
+    span_fraction: float
+    min_span_fraction: float
+    span_flag: bool
+
+
+def span_fields(offsets: Sequence[int], length: int, minimum: float) -> SpanFields:
     """The metadata every generated question carries: ``span_fraction``, ``min_span_fraction``
     and ``span_flag`` (True when the fraction is below ``minimum``)."""
     fraction = span_fraction(offsets, length)
-    return {
-        "span_fraction": fraction,
-        "min_span_fraction": minimum,
-        "span_flag": fraction < minimum,
-    }
+    return SpanFields(
+        span_fraction=fraction, min_span_fraction=minimum, span_flag=fraction < minimum
+    )
 
 
-def span_summary(db: Database, question_ids: Sequence[str]) -> dict[str, Any]:
+class SpanSummary(TypedDict):
+    """Span fractions of a set of questions (:func:`span_summary`)."""
+
+    n: int
+    missing: int
+    flagged: int
+    flagged_ids: list[str]
+    min: float | None
+    median: float | None
+    max: float | None
+
+
+def span_summary(db: Database, question_ids: Sequence[str]) -> SpanSummary:
     """Span fractions of the given questions (those that have one): ``n`` with a fraction,
     ``missing`` without, ``flagged`` below their minimum, ``min`` / ``median`` / ``max`` and the
     flagged ids (at most 20)."""
     found = questions_by_id(db, question_ids)
-    values, flagged, missing = [], [], 0
+    values: list[float] = []
+    flagged: list[str] = []
+    missing = 0
     for qid in question_ids:
         question = found.get(qid)
         meta = question.metadata if question else {}
@@ -65,15 +85,15 @@ def span_summary(db: Database, question_ids: Sequence[str]) -> dict[str, Any]:
     values.sort()
     n = len(values)
     median = (values[(n - 1) // 2] + values[n // 2]) / 2 if n else None
-    return {
-        "n": n,
-        "missing": missing,
-        "flagged": len(flagged),
-        "flagged_ids": flagged[:20],
-        "min": values[0] if n else None,
-        "median": median,
-        "max": values[-1] if n else None,
-    }
+    return SpanSummary(
+        n=n,
+        missing=missing,
+        flagged=len(flagged),
+        flagged_ids=flagged[:20],
+        min=values[0] if n else None,
+        median=median,
+        max=values[-1] if n else None,
+    )
 
 
 def built_from_offsets(
