@@ -270,7 +270,7 @@ def cmd_book_demo(args: argparse.Namespace) -> int:
     return 0
 
 
-def register(subparsers: Any) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add ``exam`` and its subcommands."""
     p = subparsers.add_parser(
         "exam",
