@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Hashable, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from core.store.adjudications import Adjudication, effective_adjudications
 from core.store.settings import int_setting
@@ -20,15 +20,17 @@ from core.store.settings import int_setting
 if TYPE_CHECKING:
     from core.store.engine import Database
 
+K = TypeVar("K", bound=Hashable)
+
 
 def mix_attention(
     db: Database,
     task: str,
     annotator: str,
-    queue: list[Any],
-    items: list[Any],
+    queue: list[K],
+    items: list[K],
     marks: dict[str, dict[Any, set[str]]],
-) -> list[Any]:
+) -> list[K]:
     """``queue`` (of ``annotator``: a name, or ``human:NAME`` on side by side) with an attention
     check before every N-th entry (N: setting ``attention_every``; 0 = none, ``queue``
     unchanged). Checks are the settled items of ``task`` among ``items``, not in ``queue``,
@@ -38,7 +40,7 @@ def mix_attention(
     if not every or not queue:
         return queue
     name = annotator.removeprefix("human:")
-    present: dict[str, Hashable] = {str(i): i for i in items}
+    present: dict[str, K] = {str(i): i for i in items}
     queued = {str(i) for i in queue}
     seen = marks.get("ok", {}), marks.get("skipped", {})
     checks = [
@@ -53,7 +55,7 @@ def mix_attention(
     checks.sort(
         key=lambda k: hashlib.sha256(f"{seed}|{annotator}|attention|{k}".encode()).hexdigest()
     )
-    out: list[Any] = []
+    out: list[K] = []
     for key in queue:
         if checks and len(out) % every == every - 1:
             out.append(checks.pop(0))

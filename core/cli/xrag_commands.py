@@ -13,6 +13,8 @@ from core.errors import InputError
 from core.store.database import opened
 
 if TYPE_CHECKING:
+    import pandas as pd
+
     from core.store.engine import Database
 
 
@@ -314,7 +316,7 @@ def _verify_import(args: argparse.Namespace) -> int:
         named_annotator,
     )
 
-    def run(db: Any) -> dict[str, int]:
+    def run(db: Database) -> dict[str, int]:
         name = args.annotator or named_annotator(args.path)
         if not name:
             raise InputError("no annotator: add an annotator column or pass --annotator")
@@ -323,7 +325,7 @@ def _verify_import(args: argparse.Namespace) -> int:
     return _run(args, run)
 
 
-def _overall(table: Any) -> Any:
+def _overall(table: pd.DataFrame) -> pd.DataFrame:
     """The ``qtype == 'all'`` rows of an accuracy table."""
     return table[table["qtype"] == "all"]
 
