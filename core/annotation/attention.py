@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Hashable, Mapping
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any
 
 from core.store.adjudications import Adjudication, effective_adjudications
 from core.store.settings import int_setting
@@ -20,17 +20,15 @@ from core.store.settings import int_setting
 if TYPE_CHECKING:
     from core.store.engine import Database
 
-K = TypeVar("K", bound=Hashable)
-
 
 def mix_attention(
     db: Database,
     task: str,
     annotator: str,
-    queue: list[K],
-    items: list[K],
+    queue: list[Any],
+    items: list[Any],
     marks: dict[str, dict[Any, set[str]]],
-) -> list[K]:
+) -> list[Any]:
     """``queue`` (of ``annotator``: a name, or ``human:NAME`` on side by side) with an attention
     check before every N-th entry (N: setting ``attention_every``; 0 = none, ``queue``
     unchanged). Checks are the settled items of ``task`` among ``items``, not in ``queue``,
@@ -40,7 +38,7 @@ def mix_attention(
     if not every or not queue:
         return queue
     name = annotator.removeprefix("human:")
-    present: dict[str, K] = {str(i): i for i in items}
+    present: dict[str, Hashable] = {str(i): i for i in items}
     queued = {str(i) for i in queue}
     seen = marks.get("ok", {}), marks.get("skipped", {})
     checks = [
@@ -55,7 +53,7 @@ def mix_attention(
     checks.sort(
         key=lambda k: hashlib.sha256(f"{seed}|{annotator}|attention|{k}".encode()).hexdigest()
     )
-    out: list[K] = []
+    out: list[Any] = []
     for key in queue:
         if checks and len(out) % every == every - 1:
             out.append(checks.pop(0))

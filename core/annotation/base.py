@@ -23,6 +23,7 @@ from core.store.settings import choice_setting, int_setting
 if TYPE_CHECKING:
     from core.store.engine import Database
 
+#: An item key of a queue (any hashable: a question id, an ``(item, order)`` tuple ...).
 K = TypeVar("K", bound=Hashable)
 
 #: ``expected``/``seen`` id arguments of the write paths: do not check what the page saw (a
