@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Hashable, Iterable
+from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from core.errors import InputError
 from core.store.accounts import account_names
@@ -22,6 +22,9 @@ from core.store.settings import choice_setting, int_setting
 
 if TYPE_CHECKING:
     from core.store.engine import Database
+
+#: An item key of a queue (any hashable: a question id, an ``(item, order)`` tuple ...).
+K = TypeVar("K", bound=Hashable)
 
 #: ``expected``/``seen`` id arguments of the write paths: do not check what the page saw (a
 #: script or the shell, not a page that loaded the item).
@@ -168,7 +171,7 @@ class Withdrawal:
 
 
 def team_queue(
-    items: Iterable[Hashable],
+    items: Iterable[K],
     who: dict[Any, set[str]],
     annotator: str,
     *,
@@ -178,7 +181,7 @@ def team_queue(
     skipped: dict[Any, set[str]] | None = None,
     last: Iterable[Hashable] = (),
     personal: bool = False,
-) -> list:
+) -> list[K]:
     """The queue of ``annotator`` over ``items`` (any hashable keys; ordered by their ``str``).
 
     ``who``: item -> annotators whose label counts towards ``k``; ``skipped``: item ->
@@ -219,7 +222,10 @@ def team_queue(
 
 
 def queue_progress(
-    items: list, marks: dict[str, dict[Any, set[str]]], annotator: str, queue: list
+    items: Iterable[Hashable],
+    marks: dict[str, dict[Any, set[str]]],
+    annotator: str,
+    queue: Sequence[Hashable],
 ) -> Progress:
     """The one progress count of every page and command: ``done`` = the ``items``
     ``annotator`` labelled (among their annotators in ``marks["ok"]``), ``total`` = done +

@@ -40,7 +40,7 @@ if TYPE_CHECKING:
 NEEDS_REVIEW = QuestionStatus.NEEDS_REVIEW
 
 
-def _payload(db: Database, doc_id: str, action: str, args: dict[str, Any]) -> dict:
+def _payload(db: Database, doc_id: str, action: str, args: dict[str, Any]) -> dict[str, Any]:
     """Check an edit's arguments; split mentions given by id become character offsets."""
     if action == "merge":
         names = [clean_name(n) for n in args.get("names") or []]
@@ -89,7 +89,7 @@ def mention_offsets(
     return [list(spans[i]) for i in mention_ids]
 
 
-def _flag(db: Database, entity_ids: list[int], edit_id: int, reason: str) -> dict:
+def _flag(db: Database, entity_ids: list[int], edit_id: int, reason: str) -> dict[str, str]:
     """Set ``needs_review`` on the kept questions about ``entity_ids``: ``{id: old status}``."""
     flagged: dict[str, str] = {}
     now = utcnow()

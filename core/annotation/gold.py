@@ -129,9 +129,9 @@ def derived_raters(labels: Mapping[str, Mapping[str, str]]) -> dict[str, str]:
             for item, label in items.items():
                 groups.setdefault(group, {}).setdefault(item, []).append(label)
     out = {}
-    for group, items in sorted(groups.items()):
-        majority = {}
-        for item, given in items.items():
+    for group, slot_labels in sorted(groups.items()):
+        majority: dict[str, str] = {}
+        for item, given in slot_labels.items():
             if (top := vote_majority(given)) is not None:
                 majority[item] = top
         for person, mine in labels.items():

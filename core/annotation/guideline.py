@@ -29,6 +29,7 @@ scripts). The question's status is then set by :func:`core.annotation.reviews.re
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -249,7 +250,7 @@ def decision_problem(
 def review_outcome(
     question: Question,
     checklist: dict[str, Any],
-    others: list[dict[str, Any]] = (),
+    others: Sequence[dict[str, Any]] = (),
     decision: str | None = None,
     edited_question: str | None = None,
     edited_answer: str | None = None,

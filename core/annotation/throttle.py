@@ -36,7 +36,7 @@ def wait_seconds(failures: Sequence[float], now: float) -> float:
     n = len(recent)
     if n <= FREE_FAILURES:
         return 0.0
-    delay = min(BASE_DELAY_S * 2 ** (n - FREE_FAILURES - 1), MAX_DELAY_S)
+    delay: float = min(BASE_DELAY_S * 2 ** (n - FREE_FAILURES - 1), MAX_DELAY_S)
     return max(0.0, max(recent) + delay - now)
 
 

@@ -9,13 +9,17 @@ from __future__ import annotations
 import argparse
 import json
 import math
+from typing import TYPE_CHECKING
 
 from core.cli.stats_commands import checked_rows, fmt, one_source
 from core.cli.support import count_arg, level_arg
 from core.errors import InputError
 
+if TYPE_CHECKING:
+    import pandas as pd
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the ``agreement`` command."""
     a = subparsers.add_parser(
         "agreement",
@@ -51,7 +55,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     a.set_defaults(func=cmd_agreement)
 
 
-def _read_verdicts(path: str):
+def _read_verdicts(path: str) -> pd.DataFrame:
     import pandas as pd
 
     from core.stats.pairwise_counts import (
@@ -63,7 +67,7 @@ def _read_verdicts(path: str):
     df = pd.DataFrame(
         [{c: str(rec[c]).strip() for c in columns} for _, rec in records], columns=columns
     )
-    lines = {}
+    lines: dict[str, int] = {}
     for line, rec in records:
         lines.setdefault(str(rec["verdict"]).strip(), line)
     missing = [c for c in ("item_id", "rater", "verdict") if c not in df.columns]

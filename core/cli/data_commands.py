@@ -14,7 +14,7 @@ from core.store.database import opened
 from core.store.export import export_rows, exportable
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the data commands to the CLI."""
     p = sub.add_parser(
         "import-narrativeqa",

@@ -134,7 +134,8 @@ DEMO_EXPERIMENT = Path(__file__).resolve().parents[2] / "experiments" / "demo_of
 def _experiment_summary(result: dict[str, Any]) -> dict[str, Any]:
     """The experiment run's digest: name, question count, answers, judges and disputes."""
     keep = ("experiment", "questions", "answers", "judges", "disputes")
-    return _short({k: v for k, v in result.items() if k in keep})
+    digest: dict[str, Any] = _short({k: v for k, v in result.items() if k in keep})
+    return digest
 
 
 def _short(result: Any) -> Any:

@@ -9,7 +9,7 @@ from core.cli.support import print_aligned
 from core.store.database import opened
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the documents command to the CLI."""
     p = sub.add_parser(
         "documents",

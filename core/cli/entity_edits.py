@@ -5,9 +5,13 @@ from __future__ import annotations
 
 import argparse
 import json
+from typing import TYPE_CHECKING, Any
 
 from core.errors import InputError
 from core.store.database import opened
+
+if TYPE_CHECKING:
+    from core.store.engine import Database
 
 #: First words of ``entities`` that name an edit (or a listing) instead of a document.
 EDIT_WORDS = ("merge", "split", "rename", "retype", "drop", "undo", "edits", "mentions")
@@ -89,7 +93,7 @@ def run_edit(args: argparse.Namespace, words: list[str]) -> int:
     return 0
 
 
-def _edit_args(action: str, rest: list[str], args: argparse.Namespace) -> dict:
+def _edit_args(action: str, rest: list[str], args: argparse.Namespace) -> dict[str, Any]:
     if action == "merge":
         return {"names": rest, "into": args.into}
     if action == "split":
@@ -109,7 +113,7 @@ def _edit_args(action: str, rest: list[str], args: argparse.Namespace) -> dict:
     return {"entity": rest[0]}
 
 
-def _listing(db, action: str, doc: str, rest: list[str], as_json: bool) -> int:
+def _listing(db: Database, action: str, doc: str, rest: list[str], as_json: bool) -> int:
     from core.corpus.documents import require_document
     from core.views.entities import (
         edit_history,

@@ -5,10 +5,13 @@ from __future__ import annotations
 import argparse
 import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from core.cli.support import count_arg, open_args_db, print_aligned
 from core.errors import InputError
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 DEFAULT_RESULTS = Path(__file__).resolve().parent.parent.parent / "demo" / "exam" / "car-results"
 
@@ -150,7 +153,7 @@ def cmd_scores(args: argparse.Namespace) -> int:
     return 0
 
 
-def leaderboard_notes(frame: Any) -> list[str]:
+def leaderboard_notes(frame: pd.DataFrame) -> list[str]:
     """The footnotes printed under ``exam scores``: what the SEs are, n-EXAM above 1."""
     notes = [
         "EXAM SE: standard error over queries (sd/sqrt(#queries)); intervals "
@@ -270,7 +273,7 @@ def cmd_book_demo(args: argparse.Namespace) -> int:
     return 0
 
 
-def register(subparsers: Any) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add ``exam`` and its subcommands."""
     p = subparsers.add_parser(
         "exam",

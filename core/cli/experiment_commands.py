@@ -207,7 +207,7 @@ def _disputes(args: argparse.Namespace) -> int:
     return 0
 
 
-def register(subparsers: Any) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the experiment commands."""
     p = subparsers.add_parser(
         "run",

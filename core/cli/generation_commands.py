@@ -10,7 +10,7 @@ from core.errors import InputError
 from core.store.database import opened
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the entities and generate commands to the CLI."""
     p = sub.add_parser(
         "entities",

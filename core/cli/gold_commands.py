@@ -13,7 +13,7 @@ import json
 from core.cli.support import open_args_db, print_aligned
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the ``gold-source`` command."""
     p = subparsers.add_parser("gold-source", help="mark human raters whose labels are gold")
     sub = p.add_subparsers(dest="action", metavar="ACTION", required=True)

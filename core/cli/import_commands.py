@@ -11,7 +11,7 @@ import json
 from core.store.database import opened
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the import-answers and import-judgments commands."""
     p = sub.add_parser(
         "import-answers",

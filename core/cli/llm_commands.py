@@ -8,13 +8,16 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from core.cli.support import finite_arg, print_aligned
 from core.errors import InputError
 
+if TYPE_CHECKING:
+    from core.llm.types import LLMRequest
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the ``models``, ``ask``, ``cost`` and ``batch`` commands."""
     m = subparsers.add_parser(
         "models",
@@ -238,7 +241,7 @@ def cmd_cost(args: argparse.Namespace) -> int:
     return 0
 
 
-def read_requests(path: str) -> list:
+def read_requests(path: str) -> list[LLMRequest]:
     """LLMRequests from a JSONL file (InputError names the line)."""
     from core.corpus.tabular import (
         jsonl_records,

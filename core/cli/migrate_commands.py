@@ -10,7 +10,7 @@ from pathlib import Path
 from core.store.database import open_db, postgres_url
 
 
-def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]  # argparse's private generic
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the migrate-db command to the CLI."""
     p = sub.add_parser(
         "migrate-db",

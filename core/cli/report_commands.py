@@ -16,7 +16,7 @@ from core.cli.support import count_arg, level_arg, open_args_db
 from core.errors import InputError
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the ``rater-report`` command."""
     p = subparsers.add_parser(
         "rater-report",

@@ -23,7 +23,7 @@ APP = Path(__file__).resolve().parents[2] / "app.py"
 LOOPBACK_HOSTS = ["localhost", "127.0.0.1", "::1"]
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the serve command to the CLI."""
     p = sub.add_parser(
         "serve",

@@ -10,17 +10,22 @@ import argparse
 import json
 import math
 import warnings
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from core.cli.support import alpha_arg, count_arg, level_arg, print_aligned
 from core.corpus.names import name_problem, shown
 from core.corpus.tabular import optional_number, read_records
 from core.errors import InputError
 
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from core.stats.pairwise_counts import PairwiseCounts
+
 RANK_COLUMNS = ["question_id", "system_a", "system_b", "verdict"]
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the ``rank`` command."""
     p = subparsers.add_parser(
         "rank",
@@ -70,7 +75,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.set_defaults(func=cmd_rank)
 
 
-def _read_rank_csv(path: str):
+def _read_rank_csv(path: str) -> PairwiseCounts:
     """Read the judgments CSV into :class:`core.stats.pairwise_counts.PairwiseCounts`.
 
     The one reader codes each column (:func:`core.corpus.tabular_columns.read_coded_columns`:
@@ -90,9 +95,11 @@ def _read_rank_csv(path: str):
         for label in col.labels
     ):
         columns = coded(checked_rows(path, RANK_COLUMNS, names), RANK_COLUMNS)
-    parts = [part for col in columns for part in (col.codes, col.labels)]
+    q, a, b, v = columns
     try:
-        return PairwiseCounts.from_codes(*parts)
+        return PairwiseCounts.from_codes(
+            q.codes, q.labels, a.codes, a.labels, b.codes, b.labels, v.codes, v.labels
+        )
     except InputError as exc:
         raise InputError(str(exc), path=path) from None
 
@@ -200,14 +207,14 @@ def checked_rows(
     return records
 
 
-def _read_length_csv(path: str):
+def _read_length_csv(path: str) -> pd.DataFrame:
     import pandas as pd
 
     columns = [*RANK_COLUMNS, "length_a", "length_b"]
     records = checked_rows(path, columns, ("question_id", "system_a", "system_b"))
     rows = []
     for line, rec in records:
-        row = {c: str(rec[c]).strip() for c in RANK_COLUMNS}
+        row: dict[str, str | float | None] = {c: str(rec[c]).strip() for c in RANK_COLUMNS}
         for c in ("length_a", "length_b"):
             row[c] = optional_number(rec, c, path, line, minimum=0)
         rows.append(row)

@@ -10,8 +10,7 @@ from core.stats.pairwise_counts import PairwiseCounts
 from core.store.database import opened
 from core.store.judgments import pairwise_raters
 from core.store.verdict_reads import verdict_summary
-from core.views.agreement_pairs import paired
-from core.views.figures import verdict_frame
+from core.views.agreement_pairs import paired, verdict_frame
 from core.views.live_leaderboard import store_leaderboard
 
 #: ``--task`` of the agreement command -> the judgment kind.
@@ -34,7 +33,7 @@ def store_counts(db_path: str, raters: Sequence[str] | None = None) -> PairwiseC
     return board.counts
 
 
-def store_pair(db_path: str, task: str, rater_a: str, rater_b: str) -> tuple[list, list]:
+def store_pair(db_path: str, task: str, rater_a: str, rater_b: str) -> tuple[list[str], list[str]]:
     """Two raters' canonical labels over their shared units
     (:func:`core.views.agreement_pairs.paired`, as the Agreement page compares them)."""
     if rater_a == rater_b:

@@ -12,11 +12,15 @@ from __future__ import annotations
 
 import argparse
 import json
+from typing import TYPE_CHECKING
 from urllib.parse import urlencode
 
 from core.cli.support import open_args_db, port_arg, print_aligned
 from core.store.accounts import ROLES
 from core.store.settings import SETTINGS, settings_help
+
+if TYPE_CHECKING:
+    from core.store.engine import Database
 
 #: Where printed links point when neither ``--base-url`` nor the ``base_url`` setting says.
 DEFAULT_BASE_URL = "http://127.0.0.1:8501"
@@ -26,7 +30,7 @@ DEFAULT_BASE_URL = "http://127.0.0.1:8501"
 TASKS = ("review", "disputes", "side-by-side")
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the ``annotators``, ``settings`` and ``queue`` commands."""
     p = subparsers.add_parser("annotators", help="accounts of the annotation team")
     sub = p.add_subparsers(dest="action", metavar="ACTION", required=True)
@@ -95,7 +99,7 @@ def sign_in_link(base_url: str, token: str) -> str:
     return f"{base_url.rstrip('/')}/?{urlencode({'token': token})}"
 
 
-def _base_url(db, args: argparse.Namespace) -> str:
+def _base_url(db: Database, args: argparse.Namespace) -> str:
     """``--base-url`` (checked), else ``--host``/``--port``, else the setting, else the default."""
     from core.store.settings import (
         url_setting,
@@ -109,7 +113,7 @@ def _base_url(db, args: argparse.Namespace) -> str:
     return url_setting(db, "base_url") or DEFAULT_BASE_URL
 
 
-def _print_link(args: argparse.Namespace, out: dict, first_line: str) -> None:
+def _print_link(args: argparse.Namespace, out: dict[str, str], first_line: str) -> None:
     if args.json:
         print(json.dumps(out))
     else:

@@ -30,7 +30,7 @@ def epsilon_arg(text: str) -> float:
     return value
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the ``validate-rater`` command."""
     p = subparsers.add_parser(
         "validate-rater",

@@ -5,11 +5,17 @@ from __future__ import annotations
 
 import argparse
 import json
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from core.cli.support import count_arg
 from core.errors import InputError
 from core.store.database import opened
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from core.store.engine import Database
 
 
 def _langs(text: str) -> tuple[str, ...]:
@@ -32,7 +38,7 @@ def _langs(text: str) -> tuple[str, ...]:
     return out
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add ``xrag`` and its subcommands to the CLI."""
     top = sub.add_parser(
         "xrag",
@@ -194,7 +200,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
 
 
-def _run(args: argparse.Namespace, fn) -> int:
+def _run(args: argparse.Namespace, fn: Callable[[Database], object]) -> int:
     with opened(args.db) as db:
         print(json.dumps(fn(db), ensure_ascii=False, indent=1, default=str))
     return 0
@@ -223,8 +229,8 @@ def _build(args: argparse.Namespace) -> int:
         notes,
     )
 
-    def go(db):
-        out = {}
+    def go(db: Database) -> dict[str, Any]:
+        out: dict[str, Any] = {}
         if args.step == "baseline":
             return {"baseline": baseline.compose_baseline(db)}
         if not args.model:
@@ -310,7 +316,7 @@ def _verify_import(args: argparse.Namespace) -> int:
         named_annotator,
     )
 
-    def run(db: Any) -> dict[str, int]:
+    def run(db: Database) -> dict[str, int]:
         name = args.annotator or named_annotator(args.path)
         if not name:
             raise InputError("no annotator: add an annotator column or pass --annotator")
@@ -319,7 +325,7 @@ def _verify_import(args: argparse.Namespace) -> int:
     return _run(args, run)
 
 
-def _overall(table: Any) -> Any:
+def _overall(table: pd.DataFrame) -> pd.DataFrame:
     """The ``qtype == 'all'`` rows of an accuracy table."""
     return table[table["qtype"] == "all"]
 

@@ -39,7 +39,7 @@ class JudgeItem:
 
     judge: Judge
     question: Question
-    request: Any
+    request: LLMRequest
     source: str
     context_used: str
     answer: Answer | None = None
@@ -64,7 +64,7 @@ def build_request(
     answers: Sequence[str],
     *,
     nonce: str | None = None,
-) -> tuple[Any, str, str]:
+) -> tuple[LLMRequest, str, str]:
     """The request of ``judge`` for ``question`` and one (absolute) or two (pairwise) answers
     in the order shown. Returns ``(request, source text for evidence, context used)``."""
 
@@ -94,7 +94,7 @@ def build_request(
         values["references"] = "\n".join(f"- {neutralise(r, nonce)}" for r in refs)
         fields["references"] = refs
 
-    def make(ctx: str, used: str) -> Any:
+    def make(ctx: str, used: str) -> LLMRequest:
         prompt = render_prompt(judge.spec["prompt"], context_note=_NOTES[used], **values)
         return LLMRequest(
             model=judge.model,

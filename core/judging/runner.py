@@ -26,9 +26,10 @@ This module plans and runs judge calls and stores their judgments. The judge set
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 if TYPE_CHECKING:
+    from core.llm.types import LLMResponse
     from core.store.engine import Database
 
 from core.corpus.evidence import verify_quotes
@@ -112,8 +113,8 @@ def plan_pairwise(
     db: Database,
     judge: Judge,
     comparisons: list[Comparison],
-    answers: dict[tuple[str, str], Answer[str, Any]],
-    questions: dict[str, Question[str, Any]],
+    answers: dict[tuple[str, str], Answer],
+    questions: dict[str, Question],
     *,
     any_order: bool = True,
 ) -> list[JudgeItem]:
@@ -158,7 +159,7 @@ def run_items(
         register_judge(db, judge)
     now = utcnow()
 
-    def store(db: Database, item: JudgeItem, resp: Any) -> str:
+    def store(db: Database, item: JudgeItem, resp: LLMResponse) -> str:
         new = _new_judgment(db, item, resp, run_id, now)
         insert_judgment(db, new)
         return {"error": "errors", "unparsed": "unparsed"}.get(new.status, "judged")
@@ -168,7 +169,7 @@ def run_items(
 
 
 def _new_judgment(
-    db: Database, item: JudgeItem, resp: Any, run_id: str | None, now: str
+    db: Database, item: JudgeItem, resp: LLMResponse, run_id: str | None, now: str
 ) -> NewJudgment:
     judge, qid = item.judge, item.question.id
     if judge.pairwise:
@@ -218,5 +219,6 @@ def _new_judgment(
         status=JudgmentStatus(parsed.status),
         raw=resp.text,
         rationale=parsed.explanation[:4000],
-        evidence=evidence,
+        # QuoteCheck TypedDicts are the plain dicts the judgment stores as JSON
+        evidence=cast("list[dict[str, Any]]", evidence),
     )

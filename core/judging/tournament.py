@@ -129,7 +129,8 @@ def canonical_verdict(comp: Comparison, verdict: str | None) -> str | None:
 def fit_strengths(W: np.ndarray, alpha: float) -> np.ndarray:
     """MAP Bradley-Terry log-strengths from win matrix ``W`` under an N(0, 1/alpha) prior."""
 
-    return fit_bradley_terry_batch(np.asarray(W, float)[None], alpha)[0]
+    strengths: np.ndarray = fit_bradley_terry_batch(np.asarray(W, float)[None], alpha)[0]
+    return strengths
 
 
 class AdaptiveDesign:

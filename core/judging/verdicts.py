@@ -119,7 +119,7 @@ def normalise_verdict(value: Any, allowed: tuple[str, ...]) -> str | None:
     return mapped if mapped in allowed else None
 
 
-def _from_dict(obj: dict, allowed: tuple[str, ...], method: str) -> ParsedReply | None:
+def _from_dict(obj: dict[Any, Any], allowed: tuple[str, ...], method: str) -> ParsedReply | None:
     lowered = {str(k).lower(): v for k, v in obj.items()}
     if "verdict" not in lowered:
         return None
