@@ -27,7 +27,7 @@ DEFAULT_BASE_URL = "http://127.0.0.1:8501"
 
 #: The names of :func:`core.annotation.task_registry.task_names` (not imported: start-up time;
 #: tests/annotation/test_label_task.py checks they agree).
-TASKS = ("review", "disputes", "side-by-side")
+TASKS = ("review", "disputes", "side-by-side", "xrag")
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

@@ -4,15 +4,20 @@ when its panel is complete (:mod:`core.xrag.evaluate`)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from core.store.connection import dumps, rows, transaction
+from core.store.connection import dumps, placeholders, rows, transaction
 
 if TYPE_CHECKING:
     from core.store.engine import Database
 
 #: ``panel_status`` of a result whose answer is stored and whose panel has not voted yet.
 PENDING = "pending"
+#: The criterion of every verdict on an XRAG answer (the panel's, each judge's, people's): the
+#: answer gives the key information of the reference. Defined here, below both
+#: :mod:`core.xrag` (which writes the verdicts) and :mod:`core.annotation` (the ``xrag`` task).
+XRAG_CRITERION = "xrag-key-info"
 
 
 def answered_cases(db: Database, model: str, panel: str) -> set[tuple[str, str]]:
@@ -87,3 +92,28 @@ def get_result(db: Database, result_id: int) -> dict[str, Any] | None:
     """The stored result ``result_id`` (decoded), or None."""
     found = rows(db, "select * from xrag_results where id = ?", [result_id])
     return found[0] if found else None
+
+
+def result_ids(db: Database) -> list[int]:
+    """The id of every stored result (any panel or answer status), in id order."""
+    return [int(r[0]) for r in db.execute("select id from xrag_results order by id")]
+
+
+def first_result_ids(db: Database) -> dict[tuple[str, str], int]:
+    """``(question_id, "MODEL@SETTING")`` -> the lowest result id of that question, model and
+    setting (the key a verdict judgment carries; results of other judge panels share it)."""
+    found = db.execute(
+        "select question_id, model, setting, min(id) from xrag_results "
+        "group by question_id, model, setting"
+    )
+    return {(str(q), f"{m}@{s}"): int(i) for q, m, s, i in found}
+
+
+def result_question_ids(db: Database, ids: Sequence[int]) -> dict[int, str]:
+    """Result id -> the question it answers, for those of ``ids`` that are stored."""
+    if not ids:
+        return {}
+    found = db.execute(
+        f"select id, question_id from xrag_results where id in ({placeholders(ids)})", list(ids)
+    )
+    return {int(i): str(q) for i, q in found}

@@ -32,6 +32,7 @@ from core.store.judgments import JudgmentKind, NewJudgment, RaterKind, insert_ju
 from core.store.questions import Question, QuestionStatus, questions_by_id
 from core.store.runs import RunStatus, finish_run, start_run
 from core.store.xrag_results import (
+    XRAG_CRITERION,
     add_vote,
     answered_cases,
     finish_result,
@@ -61,7 +62,8 @@ if TYPE_CHECKING:
     from core.xrag.judges import JudgeCase, VoteJob
 
 SETTINGS = ("english", "monolingual", "multilingual", "none", "oracle")
-CRITERION = "xrag-key-info"
+#: :data:`core.store.xrag_results.XRAG_CRITERION` (one definition, in the store).
+CRITERION = XRAG_CRITERION
 PANEL_RATER = "auto:xrag-panel"
 
 

@@ -41,7 +41,7 @@ from core.views.team import team_table
 
 
 def test_the_shipped_tasks_are_registered_in_page_order():
-    assert task_names() == ["review", "disputes", "side-by-side"]
+    assert task_names() == ["review", "disputes", "side-by-side", "xrag"]
     assert [t.name for t in all_tasks()] == task_names()
     assert task_named("disputes").labels == (
         "reference_wrong",
@@ -51,6 +51,7 @@ def test_the_shipped_tasks_are_registered_in_page_order():
     )
     assert task_named("side-by-side").label_name("first") == "Answer 1 is better"
     assert task_named("side-by-side").stored_key("q|a|b") == '["q","a","b"]'  # old key form
+    assert task_named("xrag").labels == ("yes", "no")
     # the CLI keeps its --task choices literal (start-up time): they must be the registry's
     assert list(CLI_TASKS) == task_names()
 
@@ -60,7 +61,7 @@ def test_an_unknown_task_name_is_one_clear_error(name):
     with pytest.raises(InputError) as caught:
         task_named(name)
     assert str(caught.value) == (
-        f"unknown task {name!r}: task must be one of review, disputes, side-by-side"
+        f"unknown task {name!r}: task must be one of review, disputes, side-by-side, xrag"
     )
     with pytest.raises(InputError, match="task must be one of"):
         check_task(name)
@@ -80,7 +81,7 @@ class ThumbsTask(TaskDefaults):
 
     name = "thumbs"
     labels = ("up", "down")
-    position = 40
+    position = 50
 
     def __init__(self) -> None:
         self.given: list[HumanLabel] = []
