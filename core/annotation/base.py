@@ -35,6 +35,16 @@ class StaleLabelError(InputError):
     """The person's own label on the item changed after the page loaded it (another tab)."""
 
 
+#: How a stale-tab refusal names a stored skip or undo (every label table marks them so).
+_MARKER_TEXT = {"skipped": "a skip", "withdrawn": "an undo"}
+
+
+def marker_text(value: str) -> str:
+    """``skipped`` -> "a skip", ``withdrawn`` -> "an undo" (anything else: itself), for the
+    ``stored`` part of :func:`refuse_stale`."""
+    return _MARKER_TEXT.get(str(value), str(value))
+
+
 def refuse_stale(expected_id: int | None, now_id: int | None, stored: str) -> None:
     """Inside a label write's transaction: raise :class:`StaleLabelError` when the page saw
     another own row on the item (``expected_id``; None: none) than the one stored now

@@ -16,6 +16,7 @@ from core.annotation.base import (
     Progress,
     Withdrawal,
     calibration_size,
+    marker_text,
     personal_order,
     queue_progress,
     queue_seed,
@@ -135,8 +136,7 @@ def _stored(old: Resolution | None) -> str:
         return "no resolution"
     if old.resolution in RESOLUTIONS:
         return f"your resolution '{old.resolution.replace('_', ' ')}'"
-    undone = {DisputeResolution.SKIPPED: "a skip", DisputeResolution.WITHDRAWN: "an undo"}
-    return undone.get(old.resolution, str(old.resolution))
+    return marker_text(old.resolution)
 
 
 def dispute_queue(

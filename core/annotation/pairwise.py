@@ -16,6 +16,7 @@ from core.annotation.base import (
     UNCHECKED,
     Progress,
     calibration_size,
+    marker_text,
     personal_order,
     queue_progress,
     queue_seed,
@@ -294,7 +295,7 @@ def _stale_message(now: Judgment | None) -> str:
             verdict, verdict
         )
         return f"your verdict '{stored}'"
-    return str({"skipped": "a skip", "withdrawn": "an undo"}.get(now.status, now.status))
+    return marker_text(now.status)
 
 
 @retry_when_busy

@@ -19,6 +19,7 @@ from core.annotation.base import (
     Progress,
     Withdrawal,
     calibration_size,
+    marker_text,
     personal_order,
     queue_progress,
     queue_seed,
@@ -263,8 +264,7 @@ def _stored(mine: Review | None) -> str:
     shown = {"accept": "Accept", "reject": "Reject", "edit": "Save edit"}
     if mine.decision in shown:
         return f"your review '{shown[mine.decision]}'"
-    undone = {ReviewDecision.SKIPPED: "a skip", ReviewDecision.WITHDRAWN: "an undo"}
-    return undone.get(mine.decision, str(mine.decision))
+    return marker_text(mine.decision)
 
 
 def _marker(
