@@ -26,7 +26,7 @@ ROOT = Path(__file__).resolve().parents[1]
 CORE = ROOT / "core"
 OUTSIDE_STORE = sorted(p for p in CORE.rglob("*.py") if p.relative_to(CORE).parts[0] != "store")
 VIEWS = sorted((CORE / "views").rglob("*.py"))
-#: Methods that run SQL on a connection or a sqlite_utils database.
+#: Methods that run SQL on a connection or a `core.store.engine.Database`.
 SQL_METHODS = {"execute", "executemany", "executescript", "query", "table", "rows_where"}
 #: SQL verbs that change the database.
 WRITE_VERBS = re.compile(r"(?i)\b(insert|update|delete|replace|create|drop|alter)\b")
@@ -162,7 +162,7 @@ def test_boundary_check_flags_planted_sql() -> None:
 # -- views only read --------------------------------------------------------------------------
 
 
-#: sqlite_utils table methods that write.
+#: `core.store.engine.Table` methods that write.
 TABLE_WRITERS = {"insert", "insert_all", "upsert", "upsert_all", "update", "delete", "delete_where"}
 
 
@@ -199,7 +199,7 @@ def _writes_in(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
 @cache
 def store_writers() -> frozenset[str]:
     """``core.store.<module>.<function>`` of every store function that writes: it opens a
-    transaction, runs INSERT/UPDATE/DELETE, or calls a sqlite_utils writer (one level deep within
+    transaction, runs INSERT/UPDATE/DELETE, or calls a table writer (one level deep within
     its module: a function calling a writer of its own module writes too)."""
     out: set[str] = set()
     for path in sorted((CORE / "store").glob("*.py")):
@@ -217,7 +217,7 @@ def store_writers() -> frozenset[str]:
 
 
 def view_writes(source: str, name: str = "<view>") -> list[str]:
-    """Static check of a view module: no write SQL, no sqlite_utils writer, no store writer."""
+    """Static check of a view module: no write SQL, no table writer, no store writer."""
     tree = ast.parse(source)
     found = [
         f"{name}:{line}: write SQL {text.strip()[:50]!r}"
