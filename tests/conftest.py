@@ -1,14 +1,23 @@
-"""Shared fixtures: a fresh migrated database per test, paths to the bundled demo data."""
+"""Shared fixtures: a fresh migrated database per test on each backend, the bundled demo data.
+
+Every test that takes :func:`db`, :func:`db_path` or :func:`new_db_location` runs twice, once per
+backend (ids end in ``[sqlite]`` / ``[postgresql]``): SQLite files under ``tmp_path`` and
+databases on the throwaway PostgreSQL server of ``tests/pg_server.py`` (skipped without its
+binaries, required under ``CI=true``). ``--backends sqlite`` (or ``WORKBENCH_TEST_BACKENDS``)
+runs one. A test about SQLite itself (a damaged file, the write lock) is marked
+``@pytest.mark.sqlite_only("why")`` and runs on SQLite only.
+"""
 
 from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from pg_server import pg_migrated, pg_server, pg_template_copy  # noqa: F401  (fixtures)
 
 from core.store.database import open_db
 from core.store.engine import Database
@@ -17,20 +26,62 @@ ROOT = Path(__file__).resolve().parent.parent
 DEMO = ROOT / "demo"
 
 
-@pytest.fixture
-def db_path(tmp_path: Path) -> Path:
-    """Path of a fresh, migrated database file."""
-    path = tmp_path / "test.db"
-    open_db(path).conn.close()
-    return path
+#: The databases the suite runs on; a test's backend is the last part of its id.
+BACKENDS = ("sqlite", "postgresql")
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--backends",
+        default=os.environ.get("WORKBENCH_TEST_BACKENDS", ",".join(BACKENDS)),
+        help="comma-separated backends for the database tests (default: sqlite,postgresql)",
+    )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers", "sqlite_only(reason): a test of SQLite itself, not run on PostgreSQL"
+    )
+
+
+@pytest.fixture(params=BACKENDS)
+def backend(request: pytest.FixtureRequest) -> str:
+    """The database backend of this run of the test: ``sqlite`` or ``postgresql``."""
+    return str(request.param)
 
 
 @pytest.fixture
-def db(db_path: Path) -> Iterator[Database]:
+def new_db_location(
+    backend: str, tmp_path: Path, request: pytest.FixtureRequest
+) -> Callable[[str], Path | str]:
+    """Factory of places for a new database: ``make(name)`` is a SQLite path under ``tmp_path``
+    that does not exist yet, or the URL of a new, empty PostgreSQL database (a server cannot
+    create a database from a URL: an operator does, as docs/deploy.md says). Each is
+    unmigrated; ``demo``/``init``/:func:`open_db` migrate it."""
+    if backend == "sqlite":
+        return lambda name="test": tmp_path / f"{name}.db"
+    copy = request.getfixturevalue("pg_template_copy")
+    return lambda name="test": copy(None)
+
+
+@pytest.fixture
+def db_path(backend: str, tmp_path: Path, request: pytest.FixtureRequest) -> Path | str:
+    """Where a fresh, migrated database is: a file path (SQLite) or a URL (PostgreSQL, a copy
+    of the database migrated once per session)."""
+    if backend == "sqlite":
+        path = tmp_path / "test.db"
+        open_db(path).close()
+        return path
+    copy = request.getfixturevalue("pg_template_copy")
+    return str(copy(request.getfixturevalue("pg_migrated")))
+
+
+@pytest.fixture
+def db(db_path: Path | str) -> Iterator[Database]:
     """A fresh migrated database, closed after the test."""
     database = open_db(db_path)
     yield database
-    database.conn.close()
+    database.close()
 
 
 @pytest.fixture
@@ -83,8 +134,32 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
     return FileScopes(config, log)
 
 
+def _backend_of(item: pytest.Item) -> str | None:
+    callspec = getattr(item, "callspec", None)
+    return None if callspec is None else callspec.params.get("backend")
+
+
+def _deselected(config: pytest.Config, item: pytest.Item) -> bool:
+    """A backend not chosen with ``--backends``, or PostgreSQL for a ``sqlite_only`` test."""
+    backend = _backend_of(item)
+    if backend is None:
+        return False
+    chosen = {b.strip() for b in str(config.getoption("--backends")).split(",") if b.strip()}
+    unknown = chosen - set(BACKENDS)
+    if unknown:
+        raise pytest.UsageError(f"--backends: unknown {sorted(unknown)}; choose from {BACKENDS}")
+    return backend not in chosen or (
+        backend != "sqlite" and item.get_closest_marker("sqlite_only") is not None
+    )
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """In a pytest-xdist worker: the browser scope first, then :data:`SLOW_FIRST`, then the rest
-    (stable: the order within a file is kept; the scheduler hands out scopes in this order)."""
+    """Drop backend runs not wanted (:func:`_deselected`). In a pytest-xdist worker: the browser
+    scope first, then :data:`SLOW_FIRST`, then the rest (stable: the order within a file is
+    kept; the scheduler hands out scopes in this order)."""
+    dropped = [item for item in items if _deselected(config, item)]
+    if dropped:
+        config.hook.pytest_deselected(items=dropped)
+        items[:] = [item for item in items if not _deselected(config, item)]
     if os.environ.get("PYTEST_XDIST_WORKER"):
         items.sort(key=_rank)
