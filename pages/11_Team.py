@@ -83,7 +83,7 @@ with connection.database() as db:
     if user is None or not user.may("admin"):
         st.caption("Only an admin (or anyone in open mode, signed in) changes the settings.")
         st.dataframe(
-            [{"setting": k, "value": v} for k, v in data["settings"].items()], hide_index=True
+            [{"setting": k, "value": str(v)} for k, v in data["settings"].items()], hide_index=True
         )
     else:
         with st.form("team_settings"):

@@ -1,7 +1,8 @@
 """Rater validation: can this auto-rater replace the people? The alternative annotator test and
-the evidence around it, one section per auto-rater (ranked by advantage probability), computed
-from the store as verdicts arrive; the whole report as one HTML file to download; for admins,
-the button that queues the items the simulation asks for.
+the evidence around it, one tab per auto-rater (ranked by advantage probability; only the open
+tab is drawn, which keeps the first load short), computed from the store as verdicts arrive;
+the whole report as one HTML file to download (built when clicked); for admins, the button
+that queues the items the simulation asks for.
 """
 
 import streamlit as st
@@ -38,14 +39,16 @@ st.caption(
 )
 st.download_button(
     "Download the report (one HTML file, readable offline)",
-    report_html(data),
+    lambda: report_html(data),  # built when clicked, not on every page load
     file_name="rater-report.html",
     mime="text/html",
 )
 st.subheader("Auto-raters compared (ranked by advantage probability)")
 st.dataframe(compare_frame(data), hide_index=True, width="stretch")
 
-for sec in data["raters"]:
+
+def rater_section(sec: dict) -> None:
+    """One auto-rater's section: verdict, agreement, biases, cost, disagreements, items needed."""
     st.header(md(sec["rater"]))
     show = {"passes": st.success, "fails": st.error}.get(sec["verdict"]["status"], st.warning)
     show(md(sec["verdict"]["sentence"]))
@@ -93,7 +96,7 @@ for sec in data["raters"]:
     st.markdown("**How many more doubly-labelled items**")
     if "error" in needed:
         st.caption(md(needed["error"]))
-        continue
+        return
     st.caption(md(needed["method"]))
     st.dataframe(needed_frame(sec), hide_index=True, width="stretch")
     to_queue = needed.get("to_queue")
@@ -108,3 +111,15 @@ for sec in data["raters"]:
                     st.success(f"Queued {md(len(queued))} items.")
                 except WorkbenchError as exc:
                     st.error(md(exc))
+
+
+names = [sec["rater"] for sec in data["raters"]]
+if len(names) > 1:  # one tab per auto-rater; only the open one runs (its name is in the URL)
+    tabs = st.tabs([md(n) for n in names], key="rater", bind="query-params")
+    for tab, sec in zip(tabs, data["raters"], strict=True):
+        with tab:
+            if tab.open:
+                rater_section(sec)
+else:
+    for sec in data["raters"]:
+        rater_section(sec)

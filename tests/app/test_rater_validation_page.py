@@ -11,8 +11,10 @@ from rater_report_fixture import RATER, build_report_db
 from streamlit.testing.v1 import AppTest
 
 from core.store.database import open_db
+from core.store.judgments import NewJudgment, effective_judgments, insert_judgments
 from core.store.validation_items import validation_requests
 from core.views.rater_report.assemble import report_data
+from core.views.text import md
 
 ROOT = Path(__file__).resolve().parents[2]
 PAGE = "pages/12_Rater_validation.py"
@@ -79,3 +81,39 @@ def test_admin_queues_exactly_the_items_the_simulation_asks_for(tmp_path, monkey
     finally:
         db.conn.close()
     assert len(queued) == to_queue and all(r.overlap == 2 for r in queued)
+
+
+def test_each_auto_rater_has_its_own_tab_and_only_the_open_one_is_drawn(report_db):
+    """Two auto-raters: only the open tab's section is drawn (the first: the higher advantage
+    probability); opening the other tab (its name is the tab's query parameter) draws it."""
+    second = "auto:other <b>rater</b>"
+    db = open_db(report_db)
+    try:
+        mine = effective_judgments(db, rater=RATER)
+        insert_judgments(
+            db,
+            [
+                NewJudgment(
+                    kind=j.kind,
+                    question_id=j.question_id,
+                    rater=second,
+                    rater_kind=j.rater_kind,
+                    criterion=j.criterion,
+                    system_a=j.system_a,
+                    system_b=j.system_b,
+                    order_shown=j.order_shown,
+                    verdict="A" if n % 3 else j.verdict,
+                )
+                for n, j in enumerate(mine)
+            ],
+        )
+        order = [sec["rater"] for sec in report_data(db)["raters"]]
+    finally:
+        db.close()
+    assert sorted(order) == sorted([RATER, second])
+    at = _open()
+    assert [unescaped(h.value) for h in at.header] == [order[0]]
+    at.query_params["rater"] = md(order[1])
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert [unescaped(h.value) for h in at.header] == [order[1]]
