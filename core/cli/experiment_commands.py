@@ -116,7 +116,13 @@ def _run(args: argparse.Namespace) -> int:
 
     db = open_args_db(args)
     try:
-        summary = run_experiment(db, args.file, dry_run=args.dry_run, progress=not args.no_progress)
+        summary = run_experiment(
+            db,
+            args.file,
+            dry_run=args.dry_run,
+            progress=not args.no_progress,
+            allow_lookalike=args.allow_lookalike,
+        )
     finally:
         db.conn.close()
     if args.json:
@@ -223,6 +229,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     p.add_argument("--no-progress", action="store_true", help="no progress bars")
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
+    p.add_argument(
+        "--allow-lookalike",
+        action="store_true",
+        help="run even when a new system or judge name looks like a different stored one "
+        "(same Unicode TR39 confusable skeleton)",
+    )
     p.set_defaults(func=_run)
 
     p = subparsers.add_parser(

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from core.answering.answer_runs import plan_answers, run_answers
 from core.answering.systems import book_of, check_system_setup, load_questions
+from core.corpus.confusables import check_lookalikes
 from core.errors import InputError
 from core.judging.runner import plan_absolute, plan_pairwise, run_items
 from core.judging.specs import Judge, check_judge_setup
@@ -47,9 +48,11 @@ from core.store.experiments import (
     stored_experiments,
 )
 from core.store.judge_runs import run_judgments
+from core.store.judgment_counts import summary_by_rater
 from core.store.judgments import effective_judgments
 from core.store.questions import Question, sample_question_ids
 from core.store.runs import RunStatus, experiment_runs, finish_run, start_run
+from core.store.setups import system_names
 
 if TYPE_CHECKING:
     from core.store.engine import Database
@@ -107,13 +110,30 @@ def _preflight(requests: list[Any], missing_keys: list[str]) -> None:
     preflight([r for r in unique if r.model in missing_keys], keys=False)
 
 
-def _check_stored_setups(db: Database, exp: Experiment) -> None:
+#: How to override a look-alike refusal of :func:`_check_stored_setups`.
+LOOKALIKE_HINT = " (pass --allow-lookalike to run it anyway)"
+
+
+def _check_stored_setups(db: Database, exp: Experiment, allow_lookalike: bool = False) -> None:
     """A system or judge name already stored with another setup is an error before any write
-    (otherwise a rerun would silently mix the old setup's answers or judgments into the new)."""
+    (otherwise a rerun would silently mix the old setup's answers or judgments into the new);
+    so is, unless ``allow_lookalike``, a new system or judge whose name looks like a different
+    stored one (the same confusable skeleton, Unicode TR39: a Cyrillic look-alike of ``gpt4``
+    would otherwise start a second system that reads as the first)."""
     for system in exp.systems:
         check_system_setup(db, system)
     for judge in exp.judges:
         check_judge_setup(db, judge)
+    if not allow_lookalike:
+        check_lookalikes(
+            [s.name for s in exp.systems], system_names(db), "system", hint=LOOKALIKE_HINT
+        )
+        check_lookalikes(
+            [j.rater for j in exp.judges],
+            [r.rater for r in summary_by_rater(db)],
+            "rater",
+            hint=LOOKALIKE_HINT,
+        )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -225,11 +245,13 @@ def run_experiment(
     path_or_config: Experiment | str | Path | dict[str, Any],
     dry_run: bool = False,
     progress: bool = True,
+    allow_lookalike: bool = False,
 ) -> dict[str, Any]:
     """Run (or with ``dry_run`` only plan and price) an experiment; return a summary dict.
 
     Everything is validated before the first request and the first write. A rerun skips what
-    is stored, so an interrupted run resumes.
+    is stored, so an interrupted run resumes. ``allow_lookalike``: see
+    :func:`_check_stored_setups`.
     """
     started = time.perf_counter()
     exp = (
@@ -243,7 +265,7 @@ def run_experiment(
     planned = plan_answers(db, exp.systems, questions)
     preview = judge_preview(db, exp, questions, planned)
     _preflight([p.request for p in planned] + [r for r, _ in preview], missing_keys)
-    _check_stored_setups(db, exp)
+    _check_stored_setups(db, exp, allow_lookalike)
     if dry_run:
         return dry_run_summary(db, exp, questions, planned, preview, missing_keys)
     run_id = f"exp-{exp.name}-{uuid.uuid4().hex[:8]}"

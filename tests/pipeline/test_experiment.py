@@ -435,3 +435,29 @@ def test_offline_rater_bias_2x2_runs_without_keys(db, monkeypatch):
         for fam in ("1s", "3s")
     }
     assert sum(lengths["3s"]) / len(lengths["3s"]) > 1.5 * sum(lengths["1s"]) / len(lengths["1s"])
+
+
+def test_a_lookalike_system_or_judge_name_is_refused_before_any_write(db, db_path):
+    """A new name with the confusable skeleton of a different stored one (Cyrillic 'о' in
+    's-nоne', Cyrillic 'а' in 'аis') is refused before any request or write, with both names;
+    --allow-lookalike (``allow_lookalike``) runs it."""
+    seed(db)
+    scripts()
+    run_experiment(db, config(), progress=False)
+    calls = (call_count("ans"), call_count("judge"))
+    before = _file_bytes(db, db_path)
+    system = {"name": "s-n\u043ene", "kind": "none", "model": "scripted:ans"}
+    systems = [system, {"name": "s-full", "kind": "full", "model": "scripted:ans"}]
+    with pytest.raises(
+        InputError, match="system 's-n\u043ene' looks like the different system 's-none'"
+    ):
+        run_experiment(db, config(name="t2", systems=systems), progress=False)
+    judge = {"name": "\u0430is", "kind": "autoais", "model": "scripted:judge", "context": "rag"}
+    with pytest.raises(InputError, match="rater 'auto:\u0430is' looks like .*'auto:ais'"):
+        run_experiment(db, config(name="t3", judges=[judge]), progress=False)
+    assert _file_bytes(db, db_path) == before
+    assert (call_count("ans"), call_count("judge")) == calls
+    done = run_experiment(
+        db, config(name="t2", systems=systems), progress=False, allow_lookalike=True
+    )
+    assert call_count("ans") > calls[0], done
