@@ -34,8 +34,10 @@ _SUMMARIES_KEPT = 8
 
 def _summary_key(db: Database, kind: str) -> tuple[Any, ...] | None:
     """The memo key of a summary, or None for a database without a file or inside an open
-    transaction (rows it reads could still be rolled back and their ids reused): nothing kept."""
-    if db.conn.in_transaction:
+    transaction (rows it reads could still be rolled back and their ids reused): nothing kept.
+    None on PostgreSQL too: concurrent writers commit ids out of order there, so the largest
+    id does not move with every new row (and there is no file)."""
+    if db.conn.in_transaction or db.dialect.name != "sqlite":
         return None
     path = next((r[2] for r in db.execute("pragma database_list") if r[1] == "main"), "")
     if not path:
