@@ -46,7 +46,8 @@ def data_version(db: Database) -> tuple[Any, ...]:
     ]
     head = tuple(db.execute(f"select {', '.join(parts)}").fetchone())
     running = db.execute(
-        "select count(*), total(n_calls), total(cost_usd) from runs where status = 'running'"
+        "select count(*), coalesce(sum(n_calls), 0), coalesce(sum(cost_usd), 0) from runs "
+        "where status = 'running'"
     ).fetchone()
     return head + tuple(running)
 
