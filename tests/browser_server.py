@@ -102,8 +102,9 @@ def _healthy(base: str) -> bool:
 
 
 @contextlib.contextmanager
-def streamlit_app(db_path: Path, log_path: Path) -> Iterator[str]:
-    """``streamlit run app.py`` on a free loopback port over ``db_path``; yields the base URL.
+def streamlit_app(db_path: Path | str, log_path: Path) -> Iterator[str]:
+    """``streamlit run app.py`` on a free loopback port over ``db_path`` (a SQLite path or a
+    PostgreSQL URL, given as ``$WORKBENCH_DB``); yields the base URL.
 
     The server's output goes to ``log_path`` (a file, not a pipe: a full pipe would block it);
     a server that does not start fails the test with the log's tail.

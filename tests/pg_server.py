@@ -169,3 +169,30 @@ def pg_template_copy(pg_server: str) -> Iterator[Callable[[str | None], str]]:
             return stack.enter_context(_database(pg_server, template))
 
         yield copy
+
+
+@pytest.fixture(scope="module", params=("sqlite", "postgresql"), name="backend")
+def module_backend(request: pytest.FixtureRequest) -> str:
+    """``backend`` once per module (the values of conftest's ``BACKENDS``): a module that builds
+    one database for all its tests (a Streamlit server, a browser) imports it
+    (``from pg_server import module_backend``), so its tests run once per backend, grouped, with
+    one build each; ids still end ``[sqlite]`` / ``[postgresql]`` and ``--backends`` applies."""
+    return str(request.param)
+
+
+@pytest.fixture(scope="module", name="module_db_path")
+def module_database(
+    backend: str, tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest
+) -> Iterator[Path | str]:
+    """``module_db_path``: ``db_path`` once per module (with :func:`module_backend`; import both):
+    a migrated SQLite file, or a copy of :func:`pg_migrated` dropped after the module."""
+    if backend == "sqlite":
+        from core.store.database import open_db
+
+        path = tmp_path_factory.mktemp("module_db") / "test.db"
+        open_db(path).close()
+        yield path
+        return
+    template = request.getfixturevalue("pg_migrated").rsplit("/", 1)[1]
+    with _database(request.getfixturevalue("pg_server"), template) as url:
+        yield url

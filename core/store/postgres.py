@@ -29,6 +29,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from core.errors import DatabaseFileError
+from core.store.connection import busy_timeout_ms
 from core.store.engine import Conflict, Dialect
 
 if TYPE_CHECKING:
@@ -323,6 +324,10 @@ def connect_postgres(url: str) -> PgConnection:
             "(or $WORKBENCH_DB), that the server runs and that the database exists (createdb)"
         ) from None
     raw.adapters.register_loader("numeric", _numeric_loader())
+    # Wait for another transaction's lock no longer than SQLite's busy timeout, then fail as
+    # busy (55P03): a label write retries, then says "press again", instead of waiting forever.
+    timeout = f"{max(1, busy_timeout_ms())}ms"
+    raw.execute("select set_config('lock_timeout', %s, false)", [timeout])
     return PgConnection(raw)
 
 

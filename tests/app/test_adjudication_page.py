@@ -32,9 +32,9 @@ def _label(db, who, key: str, canonical: str, why: str) -> int:
 
 
 @pytest.fixture
-def split(tmp_path, monkeypatch):
+def split(db_path, monkeypatch):
     """alice and bob disagree on two pairs of one question (and on nothing else)."""
-    path = tmp_path / "adj.db"
+    path = db_path
     build_fixture_db(path)
     monkeypatch.setenv("WORKBENCH_DB", str(path))
     db = open_db(path)
@@ -64,7 +64,7 @@ def _open(token: str) -> AppTest:
     return at
 
 
-def _count(path: Path, sql: str) -> int:
+def _count(path: Path | str, sql: str) -> int:
     db = open_db(path)
     try:
         return db.execute(sql).fetchone()[0]
@@ -97,7 +97,9 @@ def test_every_disagreement_is_its_own_entry_and_opens_its_own_item(split):
         settled += 1
         assert _count(path, "select count(*) from adjudications") == settled
     assert settled == 2
-    stored = {r[0] for r in open_db(path).execute("select item_key from adjudications").fetchall()}
+    db = open_db(path)
+    stored = {r[0] for r in db.execute("select item_key from adjudications").fetchall()}
+    db.close()
     assert stored == set(keys)  # each pair settled once: carol reached both
     assert any("No side-by-side disagreements" in unescaped(s.value) for s in at.success)
 

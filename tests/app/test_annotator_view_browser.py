@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from browser_server import IDLE_JS, require_browser, scaled, streamlit_app, wait_for
 from browser_support import build_fixture_db
+from pg_server import module_backend, module_database  # noqa: F401 (fixtures: one per backend)
 
 from core.corpus.evaluation_layouts import read_prd_vicuna80
 from core.corpus.evaluations import store_evaluation
@@ -33,10 +34,10 @@ ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"
 
 
 @pytest.fixture(scope="module")
-def app(tmp_path_factory):
+def app(tmp_path_factory, module_db_path):
     chromium = require_browser()
     tmp = tmp_path_factory.mktemp("annotator_view")
-    db_path = tmp / "view.db"
+    db_path = module_db_path
     build_fixture_db(db_path)
     db = open_db(db_path)
     try:
@@ -47,7 +48,7 @@ def app(tmp_path_factory):
         yield base, db_path, chromium
 
 
-def _count(db_path: Path, sql: str) -> int:
+def _count(db_path: Path | str, sql: str) -> int:
     db = open_db(db_path)
     try:
         return db.execute(sql).fetchone()[0]

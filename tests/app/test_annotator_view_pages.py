@@ -20,8 +20,8 @@ NO_SOURCE = "This item has no source document."
 
 
 @pytest.fixture
-def prd_db(tmp_path, monkeypatch) -> Path:
-    path = tmp_path / "prd.db"
+def prd_db(db_path, monkeypatch) -> Path | str:
+    path = db_path
     build_fixture_db(path)
     db = open_db(path)
     try:

@@ -16,19 +16,18 @@ PAGES = ["app.py", *sorted(f"pages/{p.name}" for p in (ROOT / "pages").glob("[0-
 
 
 @pytest.fixture
-def fixture_db(tmp_path, monkeypatch) -> tuple[Path, dict]:
-    path = tmp_path / "app.db"
-    ids = build_fixture_db(path)
-    monkeypatch.setenv("WORKBENCH_DB", str(path))
-    return path, ids
+def fixture_db(db_path, monkeypatch) -> tuple[Path | str, dict]:
+    """The fixture database (a SQLite path or a PostgreSQL URL), the app's ``WORKBENCH_DB``."""
+    ids = build_fixture_db(db_path)
+    monkeypatch.setenv("WORKBENCH_DB", str(db_path))
+    return db_path, ids
 
 
 @pytest.fixture
-def empty_db(tmp_path, monkeypatch) -> Path:
-    path = tmp_path / "empty.db"
-    open_db(path).conn.close()  # the app never creates a database (`python -m core init` does)
-    monkeypatch.setenv("WORKBENCH_DB", str(path))
-    return path
+def empty_db(db_path, monkeypatch) -> Path | str:
+    # db_path is migrated: the app never creates a database (`python -m core init` does)
+    monkeypatch.setenv("WORKBENCH_DB", str(db_path))
+    return db_path
 
 
 def page(path: str, annotator: str | None = "alice", **params: str) -> AppTest:
@@ -49,7 +48,7 @@ def ok(at: AppTest) -> AppTest:
     return at
 
 
-def count(path: Path, sql: str) -> int:
+def count(path: Path | str, sql: str) -> int:
     db = open_db(path)
     try:
         return db.execute(sql).fetchone()[0]
@@ -274,7 +273,7 @@ def test_a_second_decision_supersedes_my_first(fixture_db):
     )
 
 
-def _add_xrag(path: Path) -> list[str]:
+def _add_xrag(path: Path | str) -> list[str]:
     from core.xrag.articles import import_articles, pair_articles
     from core.xrag.baseline import compose_baseline
     from core.xrag.notes import import_single_qas
@@ -525,10 +524,9 @@ def test_browse_shows_answers_and_verdicts(fixture_db):
     assert any(s.value.startswith("Answers (3)") for s in at.subheader)
 
 
-def test_side_by_side_says_when_the_answers_are_identical(tmp_path, monkeypatch):
-    path = tmp_path / "same.db"
-    build_fixture_db(path, same_answers=True)
-    monkeypatch.setenv("WORKBENCH_DB", str(path))
+def test_side_by_side_says_when_the_answers_are_identical(db_path, monkeypatch):
+    build_fixture_db(db_path, same_answers=True)
+    monkeypatch.setenv("WORKBENCH_DB", str(db_path))
     at = ok(page("pages/3_Side_by_side.py"))
     assert any("The two answers are identical" in i.value for i in at.info)
     assert not re.search(r"fixture-[abc]", " ".join(m.value for m in at.markdown))
@@ -660,8 +658,7 @@ def test_review_shows_the_span_fraction_and_flags_a_short_one(fixture_db):
     db = open_db(path)
     try:
         meta = '{"span_fraction": 0.05, "min_span_fraction": 0.2, "span_flag": true}'
-        db.execute("update questions set metadata = ? where id = 'gen-2'", [meta])
-        db.conn.commit()
+        db.execute("update questions set metadata = ? where id = 'gen-2'", [meta])  # autocommit
     finally:
         db.conn.close()
     rev = page("pages/1_Review_questions.py")

@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 from browser_server import IDLE_JS, free_port, require_browser, scaled, streamlit_app, wait_for
 from browser_support import build_fixture_db
+from pg_server import module_backend, module_database  # noqa: F401 (fixtures: one per backend)
 
 from core.store.database import open_db
 
@@ -72,11 +73,12 @@ def chromium_path():
 
 
 @pytest.fixture(scope="module")
-def app(tmp_path_factory, trap, chromium_path):
-    """``streamlit run app.py`` on a free loopback port over a fixture database."""
+def app(tmp_path_factory, module_db_path, trap, chromium_path):
+    """``streamlit run app.py`` on a free loopback port over a fixture database (once per
+    backend); yields the base URL, the database and the server's log."""
     port_trap, _ = trap
     tmp = tmp_path_factory.mktemp("browser")
-    db_path = tmp / "browser.db"
+    db_path = module_db_path
     unsafe = (
         f"<script>window.__pwned = 1; fetch('http://127.0.0.1:{port_trap}/script')</script>"
         f" ![pixel](http://127.0.0.1:{port_trap}/markdown-image.png)"
@@ -84,10 +86,10 @@ def app(tmp_path_factory, trap, chromium_path):
     )
     build_fixture_db(db_path, unsafe_answer=unsafe)
     with streamlit_app(db_path, tmp / "streamlit.log") as base:
-        yield base, db_path
+        yield base, db_path, tmp / "streamlit.log"
 
 
-def _count(db_path: Path, sql: str) -> int:
+def _count(db_path: Path | str, sql: str) -> int:
     db = open_db(db_path)
     try:
         return db.execute(sql).fetchone()[0]
@@ -95,7 +97,7 @@ def _count(db_path: Path, sql: str) -> int:
         db.conn.close()
 
 
-def _skip_then_undo(page, db_path: Path, table: str, column: str) -> None:
+def _skip_then_undo(page, db_path: Path | str, table: str, column: str) -> None:
     """Press ``s`` (a stored skip) then ``u`` (its withdrawal) on the page and see both rows."""
     for key, value in (("s", "skipped"), ("u", "withdrawn")):
         page.locator("h1").first.click()  # focus the page, not a text box
@@ -135,7 +137,7 @@ def _comparisons(page) -> int:
 def test_annotation_flows_in_a_real_browser(app, trap, chromium_path):
     from playwright.sync_api import sync_playwright
 
-    base, db_path = app
+    base, db_path, _ = app
     _, hits = trap
     SHOTS.mkdir(parents=True, exist_ok=True)
     with sync_playwright() as pw:
@@ -296,8 +298,7 @@ def test_the_served_app_warms_up_once_and_nothing_fails(app, chromium_path):
     visit, logs that it is done exactly once however many visits follow, and logs no failure."""
     from playwright.sync_api import sync_playwright
 
-    base, db_path = app
-    log = db_path.parent / "streamlit.log"
+    base, _, log = app
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=chromium_path, headless=True)
         try:

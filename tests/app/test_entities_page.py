@@ -23,8 +23,8 @@ PAGE = "pages/13_Entities.py"
 
 
 @pytest.fixture
-def novel_db(tmp_path, monkeypatch) -> Path:
-    path = tmp_path / "entities.db"
+def novel_db(db_path, monkeypatch) -> Path | str:
+    path = db_path
     db = open_db(path)
     import_book(db, NOVEL)
     build_entities(db, DOC, method="regex")
@@ -66,7 +66,7 @@ def button(at: AppTest, label: str):
     return next(b for b in at.button if unescaped(b.label) == label)
 
 
-def query(path: Path, sql: str) -> list[tuple]:
+def query(path: Path | str, sql: str) -> list[tuple]:
     db = open_db(path)
     try:
         return [tuple(r) for r in db.execute(sql).fetchall()]

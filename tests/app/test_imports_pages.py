@@ -18,8 +18,8 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture
-def prd_db(tmp_path, monkeypatch) -> Path:
-    path = tmp_path / "prd.db"
+def prd_db(db_path, monkeypatch) -> Path | str:
+    path = db_path
     build_fixture_db(path)
     db = open_db(path)
     try:
@@ -95,10 +95,10 @@ def test_browse_shows_every_answer_and_verdict_of_a_prd_question(prd_db):
     assert "auto:gpt-4 (PRD)" in grid.columns and len(grid) == 20
 
 
-def test_imported_raters_show_whatever_their_names(tmp_path, monkeypatch):
+def test_imported_raters_show_whatever_their_names(db_path, tmp_path, monkeypatch):
     """An imported expert panel named without "majority" and no anonymous slots: the Imported
     crowd tab compares the auto-rater with it and lists it; Team lists it too."""
-    path = tmp_path / "panel.db"
+    path = db_path
     build_fixture_db(path)
     db = open_db(path)
     try:

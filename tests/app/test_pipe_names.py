@@ -33,8 +33,8 @@ ANSWERS = (
 
 
 @pytest.fixture
-def pipe_db(tmp_path, monkeypatch) -> Path:
-    path, csv = tmp_path / "pipe.db", tmp_path / "a.csv"
+def pipe_db(new_db_location, tmp_path, monkeypatch) -> Path | str:
+    path, csv = new_db_location(), tmp_path / "a.csv"
     csv.write_text(ANSWERS, encoding="utf-8")
     with contextlib.redirect_stdout(io.StringIO()):
         assert main(["--db", str(path), "init"]) == 0

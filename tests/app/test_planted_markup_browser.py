@@ -24,6 +24,7 @@ from urllib.parse import quote_plus
 import pytest
 from browser_server import CHROMIUM, IDLE_JS, free_port, require_browser, scaled, streamlit_app
 from browser_support import DOC, build_fixture_db
+from pg_server import module_backend, module_database  # noqa: F401 (fixtures: one per backend)
 
 from core.annotation.base import required_annotations
 from core.corpus.documents import upsert_document
@@ -79,7 +80,7 @@ class _Trap(BaseHTTPRequestHandler):
         pass
 
 
-def plant(db_path: Path, port: int) -> str:
+def plant(db_path: Path | str, port: int) -> str:
     """Plant markup in every imported field; return the planted XRAG question id."""
     db = open_db(db_path)
     try:
@@ -138,9 +139,9 @@ def plant(db_path: Path, port: int) -> str:
             for q in questions:
                 answer = db.execute(
                     "insert into answers (question_id, system, text, created_at) "
-                    "values (?, ?, ?, ?)",
+                    "values (?, ?, ?, ?) returning id",
                     [q, system, payload(port, "answer"), now],
-                ).lastrowid
+                ).fetchone()[0]
                 other = db.execute(
                     "select id, system from answers where question_id = ? and system = 'fixture-a'",
                     [q],
@@ -189,14 +190,14 @@ def plant(db_path: Path, port: int) -> str:
 
 
 @pytest.fixture(scope="module")
-def served(tmp_path_factory):
+def served(tmp_path_factory, module_db_path):
     """The trap server and ``streamlit run app.py`` over a database full of planted markup."""
     require_browser()
     trap = ThreadingHTTPServer(("127.0.0.1", free_port()), _Trap)
     threading.Thread(target=trap.serve_forever, daemon=True).start()
     trap_port = trap.server_address[1]
     tmp = tmp_path_factory.mktemp("planted")
-    db_path = tmp / "planted.db"
+    db_path = module_db_path
     build_fixture_db(db_path, unsafe_answer=payload(trap_port, "fixture-answer"))
     plant(db_path, trap_port)
     try:

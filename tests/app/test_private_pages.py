@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 from browser_support import build_fixture_db, unescaped
+from pg_server import module_backend, module_database  # noqa: F401 (fixtures: one per backend)
 from streamlit.testing.v1 import AppTest
 
 from app_support import frame, signin
@@ -20,8 +21,9 @@ PAGES = sorted(f"pages/{p.name}" for p in (ROOT / "pages").glob("[0-9]*.py"))
 
 
 @pytest.fixture(scope="module")
-def accounts(tmp_path_factory):
-    path = tmp_path_factory.mktemp("private") / "team.db"
+def accounts(module_db_path):
+    """The fixture database with one admin account, built once per backend."""
+    path = module_db_path
     build_fixture_db(path)
     db = open_db(path)
     create_account(db, "root", "admin")
@@ -115,11 +117,11 @@ def test_streamlit_shows_no_error_details_to_visitors():
     assert config["client"]["showErrorDetails"] == "none"
 
 
-def test_sign_in_form_is_throttled_after_repeated_failures(tmp_path, monkeypatch):
+def test_sign_in_form_is_throttled_after_repeated_failures(db_path, monkeypatch):
     """Wrong tokens in the sidebar form: after FREE_FAILURES the right token is refused too."""
     from core.annotation.throttle import FREE_FAILURES
 
-    path = tmp_path / "w.db"
+    path = db_path
     db = open_db(path)
     good = create_account(db, "root", "admin")
     db.conn.close()

@@ -25,8 +25,7 @@ ROOT = Path(__file__).resolve().parents[2]
 SHOT = ROOT / "docs" / "img" / "rater_report.png"
 
 
-def _fixture_report(tmp_path: Path) -> Path:
-    path = tmp_path / "r.db"
+def _fixture_report(path: Path | str, tmp_path: Path) -> Path:
     build_report_db(path)
     db = open_db(path)
     try:
@@ -38,12 +37,12 @@ def _fixture_report(tmp_path: Path) -> Path:
     return out
 
 
-def test_report_opens_from_disk_and_loads_nothing_remote(tmp_path):
+def test_report_opens_from_disk_and_loads_nothing_remote(db_path, tmp_path):
     chromium = require_browser()
     from playwright.sync_api import sync_playwright  # optional test dependency
 
     given = os.environ.get("RATER_REPORT_FILE")
-    report = Path(given).resolve() if given else _fixture_report(tmp_path)
+    report = Path(given).resolve() if given else _fixture_report(db_path, tmp_path)
     requests: list[str] = []
     dialogs: list[str] = []
     with sync_playwright() as pw:

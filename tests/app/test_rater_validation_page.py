@@ -21,8 +21,8 @@ PAGE = "pages/12_Rater_validation.py"
 
 
 @pytest.fixture
-def report_db(tmp_path, monkeypatch) -> Path:
-    path = tmp_path / "r.db"
+def report_db(db_path, monkeypatch) -> Path | str:
+    path = db_path
     build_report_db(path)
     monkeypatch.setenv("WORKBENCH_DB", str(path))
     monkeypatch.delenv("WORKBENCH_ACCESS_CODE", raising=False)
@@ -51,15 +51,15 @@ def test_page_shows_each_rater_with_its_verdict_and_keeps_markup_inert(report_db
     assert len(at.dataframe) >= 4
 
 
-def test_empty_database_says_there_is_nothing_to_validate(tmp_path, monkeypatch):
-    open_db(tmp_path / "empty.db").conn.close()  # an empty database (the app creates none)
-    monkeypatch.setenv("WORKBENCH_DB", str(tmp_path / "empty.db"))
+def test_empty_database_says_there_is_nothing_to_validate(db_path, monkeypatch):
+    # db_path: an empty, migrated database (the app creates none)
+    monkeypatch.setenv("WORKBENCH_DB", str(db_path))
     at = _open()
     assert any("no auto-rater" in unescaped(i.value) for i in at.info)
 
 
-def test_admin_queues_exactly_the_items_the_simulation_asks_for(tmp_path, monkeypatch):
-    path = tmp_path / "q.db"
+def test_admin_queues_exactly_the_items_the_simulation_asks_for(db_path, monkeypatch):
+    path = db_path
     build_report_db(path, extra_items=130)
     monkeypatch.setenv("WORKBENCH_DB", str(path))
     db = open_db(path)

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 import pytest
 from browser_server import IDLE_JS, require_browser, streamlit_app, wait_for
 from browser_support import build_fixture_db
+from pg_server import module_backend, module_database  # noqa: F401 (fixtures: one per backend)
 
 from core.store.database import open_db
 
@@ -31,16 +32,18 @@ VERDICTS = "select verdict from judgments where rater = 'human:alice' order by i
 
 
 @pytest.fixture(scope="module")
-def app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path, str]]:
+def app(
+    tmp_path_factory: pytest.TempPathFactory, module_db_path: Path | str
+) -> Iterator[tuple[str, Path | str, str]]:
     chromium = require_browser()
     tmp = tmp_path_factory.mktemp("stale_keys")
-    db_path = tmp / "stale.db"
+    db_path = module_db_path
     build_fixture_db(db_path)
     with streamlit_app(db_path, tmp / "streamlit.log") as base:
         yield base, db_path, chromium
 
 
-def _rows(db_path: Path, sql: str) -> list[str]:
+def _rows(db_path: Path | str, sql: str) -> list[str]:
     db = open_db(db_path)
     try:
         return [r[0] for r in db.execute(sql).fetchall()]
@@ -63,7 +66,7 @@ def _key(page: Page, key: str) -> None:
     page.keyboard.press(key)
 
 
-def _refused(page: Page, db_path: Path, sql: str, stored: list[str], says: str) -> None:
+def _refused(page: Page, db_path: Path | str, sql: str, stored: list[str], says: str) -> None:
     """The page says another tab changed the label (naming it) and nothing more is stored."""
     page.get_by_text(re.compile("another tab or window stored " + says)).first.wait_for()
     page.wait_for_function(IDLE_JS, timeout=WAIT_S * 1000)
@@ -71,7 +74,7 @@ def _refused(page: Page, db_path: Path, sql: str, stored: list[str], says: str) 
 
 
 def test_a_key_pressed_in_a_stale_tab_stores_nothing_and_says_why(
-    app: tuple[str, Path, str],
+    app: tuple[str, Path | str, str],
 ) -> None:
     from playwright.sync_api import sync_playwright
 

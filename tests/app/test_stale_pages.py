@@ -17,7 +17,7 @@ from core.store.database import open_db
 SBS = "pages/3_Side_by_side.py"
 
 
-def _verdicts(path: Path) -> list[tuple[Any, ...]]:
+def _verdicts(path: Path | str) -> list[tuple[Any, ...]]:
     db = open_db(path)
     try:
         sql = "select verdict, status from judgments where rater = 'human:alice' order by id"
@@ -27,7 +27,7 @@ def _verdicts(path: Path) -> list[tuple[Any, ...]]:
 
 
 def test_a_second_tab_does_not_overwrite_the_verdict_given_in_the_first(
-    fixture_db: tuple[Path, dict[str, Any]],  # noqa: F811
+    fixture_db: tuple[Path | str, dict[str, Any]],  # noqa: F811
 ) -> None:
     path, _ = fixture_db
     first, second = ok(page(SBS)), ok(page(SBS))  # both show the first item of alice's queue
@@ -44,7 +44,7 @@ REVIEW = "pages/1_Review_questions.py"
 DISPUTES = "pages/2_NarrativeQA_disputes.py"
 
 
-def _rows(path: Path, sql: str) -> list[tuple[Any, ...]]:
+def _rows(path: Path | str, sql: str) -> list[tuple[Any, ...]]:
     db = open_db(path)
     try:
         return [tuple(r) for r in db.execute(sql).fetchall()]
@@ -64,7 +64,7 @@ def _pick(at: AppTest, qid: str) -> AppTest:
 
 
 def test_a_second_review_tab_does_not_overwrite_the_review_given_in_the_first(
-    fixture_db: tuple[Path, dict[str, Any]],  # noqa: F811
+    fixture_db: tuple[Path | str, dict[str, Any]],  # noqa: F811
 ) -> None:
     path, _ = fixture_db
     first, second = ok(page(REVIEW)), ok(page(REVIEW))  # both show the first question
@@ -87,7 +87,7 @@ def test_a_second_review_tab_does_not_overwrite_the_review_given_in_the_first(
 
 
 def test_review_pick_mode_refuses_a_stale_decision_then_stores_a_knowing_one(
-    fixture_db: tuple[Path, dict[str, Any]],  # noqa: F811
+    fixture_db: tuple[Path | str, dict[str, Any]],  # noqa: F811
 ) -> None:
     path, _ = fixture_db
     first, second = ok(page(REVIEW)), ok(page(REVIEW))
@@ -111,7 +111,7 @@ def test_review_pick_mode_refuses_a_stale_decision_then_stores_a_knowing_one(
 
 
 def test_a_second_disputes_tab_does_not_overwrite_the_resolution_given_in_the_first(
-    fixture_db: tuple[Path, dict[str, Any]],  # noqa: F811
+    fixture_db: tuple[Path | str, dict[str, Any]],  # noqa: F811
 ) -> None:
     path, _ = fixture_db
     first, second = ok(page(DISPUTES)), ok(page(DISPUTES))

@@ -36,6 +36,7 @@ from browser_server import (
     wait_for,
 )
 from browser_support import build_fixture_db
+from pg_server import module_backend, module_database  # noqa: F401 (fixtures: one per backend)
 
 from core.annotation.adjudication import disagreements
 from core.annotation.pairwise import split_pair_key
@@ -65,7 +66,7 @@ CROWD_ITEMS = 12
 COOKIE = "workbench_session"
 
 
-def _count(db_path: Path, sql: str) -> int:
+def _count(db_path: Path | str, sql: str) -> int:
     db = open_db(db_path)
     try:
         return db.execute(sql).fetchone()[0]
@@ -73,7 +74,7 @@ def _count(db_path: Path, sql: str) -> int:
         db.conn.close()
 
 
-def _cli(db_path: Path, *argv: str) -> str:
+def _cli(db_path: Path | str, *argv: str) -> str:
     out = subprocess.run(
         [sys.executable, "-m", "core", "--db", str(db_path), *argv],
         cwd=ROOT,
@@ -85,10 +86,10 @@ def _cli(db_path: Path, *argv: str) -> str:
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory):
+def server(tmp_path_factory, module_db_path):
     require_browser()
     tmp = tmp_path_factory.mktemp("team")
-    db_path = tmp / "team.db"
+    db_path = module_db_path
     build_fixture_db(db_path)
     db = open_db(db_path)
     update_setting(db, "annotations_per_item", 2)
@@ -143,18 +144,18 @@ def _session_cookie(page) -> dict | None:
     return found[0] if found else None
 
 
-def _first_items(db_path: Path, name: str, n: int) -> list[tuple]:
+def _first_items(db_path: Path | str, name: str, n: int) -> list[tuple]:
     """The first ``n`` side-by-side items ``name`` labelled (question and canonical pair)."""
     db = open_db(db_path)
     try:
         found = db.execute(
-            "select question_id, min(system_a, system_b), max(system_a, system_b) from judgments "
+            "select question_id, system_a, system_b from judgments "
             "where rater = ? and status = 'ok' order by id",
             [f"human:{name}"],
         ).fetchall()
     finally:
         db.conn.close()
-    return [tuple(r) for r in found][:n]
+    return [(q, *sorted((a, b))) for q, a, b in found][:n]
 
 
 def _verdict_button(page, verdict: str):
@@ -180,7 +181,7 @@ def _shown(page) -> tuple[str, ...]:
     return tuple(re.findall(r"Fixture answer number \d to [\w-]+\.", main)[:2])
 
 
-def _label(page, db_path: Path, verdict: str) -> None:
+def _label(page, db_path: Path | str, log_path: Path, verdict: str) -> None:
     """Give one side-by-side verdict with the keyboard only (the button's shortcut)."""
     before = _count(db_path, HUMAN)
     try:
@@ -205,7 +206,7 @@ def _label(page, db_path: Path, verdict: str) -> None:
         wait_for(lambda: len(_shown(page)) == 2 and _shown(page) != item, what="the next item")
     except AssertionError as exc:
         page.screenshot(path=str(SHOTS / "team_failed_verdict.png"), full_page=True)
-        log = (db_path.parent / "streamlit.log").read_text(errors="replace")[-3000:]
+        log = log_path.read_text(errors="replace")[-3000:]
         raise AssertionError(f"{exc} (app: {page.evaluate(STATE_JS)}); server log:\n{log}") from exc
 
 
@@ -253,7 +254,7 @@ def test_team_loop_in_a_real_browser(server):
                 _signed_in_as(page, name)
                 copied[name] = page.url
                 for i, verdict in enumerate(verdicts):
-                    _label(page, db_path, verdict)
+                    _label(page, db_path, log_path, verdict)
                     if i == 1:  # a reload keeps the sign-in (the cookie), with no secret in the URL
                         page.reload()
                         _idle(page)

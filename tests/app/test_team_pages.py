@@ -23,8 +23,8 @@ SBS = "pages/3_Side_by_side.py"
 
 
 @pytest.fixture
-def team(tmp_path, monkeypatch):
-    path = tmp_path / "team.db"
+def team(db_path, monkeypatch):
+    path = db_path
     build_fixture_db(path)
     monkeypatch.setenv("WORKBENCH_DB", str(path))
     db = open_db(path)
@@ -39,7 +39,7 @@ def team(tmp_path, monkeypatch):
     return path, tokens
 
 
-def fresh(path: Path, name: str) -> str:
+def fresh(path: Path | str, name: str) -> str:
     """A fresh sign-in token of ``name`` (``annotators link``): a token works once."""
     db = open_db(path)
     try:
@@ -48,7 +48,7 @@ def fresh(path: Path, name: str) -> str:
         db.conn.close()
 
 
-def count(path: Path, sql: str) -> int:
+def count(path: Path | str, sql: str) -> int:
     db = open_db(path)
     try:
         return db.execute(sql).fetchone()[0]

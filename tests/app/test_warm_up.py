@@ -50,7 +50,7 @@ def _refusing(fn):
 
 
 @pytest.fixture
-def warmed_db(fixture_db) -> Path:
+def warmed_db(fixture_db) -> Path | str:
     path, _ = fixture_db
     with opened(str(path)) as db:
         warmup.warm_views(db)
