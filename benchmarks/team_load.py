@@ -1,276 +1,209 @@
-"""How many annotators one app server carries: N people labelling at once on one server.
+"""How many annotators the app carries: N people labelling at once, on SQLite with one server
+and on PostgreSQL with K servers on one database (issue 25).
 
 1. The database: the key-free demo plus ``--verdicts`` (100,000) stored auto-rater verdicts
-   (``benchmarks/app_pages.py``'s ``demo_db`` and ``add_verdicts``), and one account per
-   simulated annotator (``core.store.accounts.create_account``: a personal one-time token).
-2. One ``streamlit run app.py`` on loopback (``app_pages.start_server``), after its first visit
-   and its start-up warm-up.
-3. For each N in ``--n`` (1, 4, 8, 16): N fresh annotators, each a fresh context of one headless
-   Chromium (Playwright, ``/usr/bin/chromium``), sign in with their own link
-   (``/Side_by_side?token=...``), then all at once make ``--actions`` keyboard verdicts (keys
-   ``1``..``4``) on Side by side. An action is key press -> progress shows one more done, the
-   next item rendered and the script idle (as in ``app_pages.keyboard_actions``). Per N:
-   action p50 / p95, errors (an action not confirmed within ``--action-timeout`` s, or an
-   exception shown on the page), lost labels (confirmed actions without an effective stored
-   verdict of that person; must be 0) and doubled labels (stored rows beyond one per confirmed
-   action, or a person's item labelled twice; must be 0), read back through
-   ``core.store.judgments``; the server's CPU (% of one core, mean over the round) and memory
-   (max PSS: resident memory, shared pages divided among their sharers), and the same for the
-   clients: Chromium, its Playwright driver and this script (they share the machine's two
-   cores with the server), sampled from ``/proc`` every 0.5 s; the server's CPU seconds a label
-   (``server_cpu_s_per_action``); the load average before and after.
+   (``benchmarks/app_pages.py``'s ``demo_db`` and ``add_verdicts``), built once on SQLite. Each
+   configuration labels on its own fresh copy of it: SQLite a file copy; PostgreSQL the SQLite
+   database moved over once with ``python -m core migrate-db`` (verified row for row) into
+   ``--db postgresql://...`` (an empty database; the role needs the right to create databases)
+   or into a throwaway local server (``--db postgresql``, the default:
+   ``scripts/throwaway_pg.py``, with SQLite's durability: ``fsync`` on, ``synchronous_commit``
+   off, as WAL with ``synchronous = NORMAL``), then each configuration a copy of that
+   (``create database ... template``), dropped at the end. One account per simulated
+   annotator (``core.store.accounts.create_account``: a personal one-time token).
+2. A configuration ``BACKEND:K`` (``--configs``, default ``sqlite:1,postgresql:1,postgresql:2,
+   postgresql:4``; ``--servers K`` alone means ``sqlite:1,postgresql:K``): K ``streamlit run
+   app.py`` servers on loopback over its database (``app_pages.start_server``), each after its
+   first visit and its start-up warm-up.
+3. For each N in ``--n`` (1, 4, 8, 16, 32): N fresh annotators, each a fresh context of one headless
+   Chromium (Playwright, ``/usr/bin/chromium``), annotator i on server i mod K directly (as a
+   sticky proxy would keep them), sign in with their own link (``/Side_by_side?token=...``),
+   then all at once make ``--actions`` keyboard verdicts (keys ``1``..``4``) on Side by side.
+   An action is key press -> progress shows one more done, the next item rendered and the
+   script idle (as in ``app_pages.keyboard_actions``). Per N: action p50 / p95, errors (an
+   action not confirmed within ``--action-timeout`` s, or an exception shown on the page), lost
+   labels (confirmed actions without an effective stored verdict of that person; must be 0)
+   and doubled labels (stored rows beyond one per confirmed action, or a person's item labelled
+   twice; must be 0), read back through ``core.store.judgments``; CPU (% of one core, mean over
+   the round) and memory (max PSS: resident memory, shared pages divided among their sharers)
+   of the K servers together, of the PostgreSQL server's processes (when it runs on this
+   machine) and of the clients (Chromium, its Playwright driver and this script: they share
+   the machine's cores with the servers), sampled from ``/proc`` every 0.5 s; the servers' CPU
+   seconds a label (``server_cpu_s_per_action``); the load average before and after.
+   A configuration's sweep stops after the first N whose p95 exceeds :data:`STOP_FACTOR` x 2 s
+   (the larger N would only be slower; said in the output).
 
-``ceiling_n``: the smallest N whose action p95 exceeds 2 s (null: none did). The figures depend
-on what else runs on the machine: the load average is printed with them.
+``ceiling_n`` per configuration: the smallest N whose action p95 exceeds 2 s, or that confirmed
+no action at all (null: no round did). The figures depend on what else runs on the machine: the
+load average is printed with them.
 
 Last line: one JSON object.
 
-    .venv/bin/python benchmarks/team_load.py [--n 1,4,8,16] [--actions 20] [--quick]
-        [--nice-clients 19] [--demo-db PATH]
+    .venv/bin/python benchmarks/team_load.py [--configs sqlite:1,postgresql:2] [--servers K]
+        [--db postgresql | postgresql://USER@HOST/DB] [--n 1,4,8,16,32] [--actions 20]
+        [--quick] [--nice-clients 19] [--demo-db PATH]
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import os
-import random
 import re
 import statistics
 import subprocess
 import sys
 import tempfile
-import threading
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "benchmarks"))
 sys.path.insert(0, str(ROOT))
 
-from app_pages import (  # noqa: E402  (benchmarks/ is on the path above)
-    _IDLE_JS,
-    _PROGRESS_JS,
-    CHROMIUM,
-    add_verdicts,
-    demo_db,
-    p95,
-    start_server,
-    wait_warm_up,
+from app_pages import p95, start_server, wait_warm_up  # noqa: E402  (benchmarks/ is on the path)
+from team_bench.browser import chromium, first_visit, run_round  # noqa: E402
+from team_bench.databases import (  # noqa: E402
+    LOCAL_PG_SETTINGS,
+    Databases,
+    accounts,
+    build_postgres,
+    build_sqlite,
+    stored_check,
 )
+from team_bench.usage import postgres_pid  # noqa: E402
 
-from core.store.accounts import create_account  # noqa: E402
-from core.store.database import open_db  # noqa: E402
-from core.store.judgments import effective_judgments, judgments_after, max_judgment_id  # noqa: E402
+from core.store.database import open_db, postgres_url  # noqa: E402
+from core.store.judgments import max_judgment_id  # noqa: E402
+from scripts.throwaway_pg import PgUnavailable, create_database, throwaway_server  # noqa: E402
 
 CEILING_S = 2.0
-SAMPLE_S = 0.5
-_TICK = os.sysconf("SC_CLK_TCK")
-_EXCEPTION = '[data-testid="stException"]'
+#: A configuration's N sweep stops once a round's p95 passes this many times CEILING_S.
+STOP_FACTOR = 3.0
+BACKENDS = ("sqlite", "postgresql")
+DEFAULT_CONFIGS = "sqlite:1,postgresql:1,postgresql:2,postgresql:4"
 
 
-def _stat(pid: int) -> tuple[int, float] | None:
-    """(parent pid, CPU seconds user + system) of a live process, from ``/proc/PID/stat``."""
-    try:
-        text = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return None
-    fields = text[text.rindex(")") + 2 :].split()
-    return int(fields[1]), (int(fields[11]) + int(fields[12])) / _TICK
+@dataclass(frozen=True)
+class Config:
+    """One configuration: the database kind and how many app servers share it."""
+
+    backend: str
+    servers: int
+
+    @property
+    def label(self) -> str:
+        return f"{self.backend}:{self.servers}"
 
 
-def _pss_mb(pid: int) -> float:
-    """The process's proportional set size (MB): its resident memory with each shared page
-    divided among the processes sharing it, so a tree's sum counts shared pages once."""
-    try:
-        found = re.search(r"Pss:\s+(\d+) kB", Path(f"/proc/{pid}/smaps_rollup").read_text())
-    except OSError:
-        return 0.0
-    return int(found.group(1)) / 1024 if found else 0.0
-
-
-def process_trees(roots: dict[str, int]) -> dict[str, dict[int, float]]:
-    """Each named root's process tree (itself and every descendant): ``{pid: CPU seconds}``.
-    A process under several roots counts for the nearest one."""
-    stats = {}
-    for entry in os.listdir("/proc"):
-        if entry.isdigit() and (found := _stat(int(entry))):
-            stats[int(entry)] = found
-    owner = {pid: name for name, pid in roots.items()}
-    out: dict[str, dict[int, float]] = {name: {} for name in roots}
-    for pid in stats:
-        chain, at = [], pid
-        while at in stats and at not in owner:
-            chain.append(at)
-            at = stats[at][0]
-        if at in owner:
-            for p in chain:
-                owner[p] = owner[at]
-    for pid, (_, cpu) in stats.items():
-        if pid in owner:
-            out[owner[pid]][pid] = cpu
+def parse_configs(text: str) -> list[Config]:
+    """``sqlite:1,postgresql:2`` -> configurations; ValueError with the reason."""
+    out: list[Config] = []
+    for part in filter(None, (p.strip() for p in text.split(","))):
+        backend, _, servers = part.partition(":")
+        if backend not in BACKENDS:
+            raise ValueError(f"--configs: {part!r}: the database is one of {', '.join(BACKENDS)}")
+        if not re.fullmatch(r"[1-9][0-9]?", servers or "1"):
+            raise ValueError(f"--configs: {part!r}: servers is a whole number from 1 to 99")
+        config = Config(backend, int(servers or "1"))
+        if config in out:
+            raise ValueError(f"--configs: {config.label} is given twice")
+        out.append(config)
+    if not out:
+        raise ValueError("--configs: give at least one, e.g. sqlite:1,postgresql:2")
     return out
 
 
-class Usage:
-    """Samples the CPU and resident memory of process trees every :data:`SAMPLE_S` seconds
-    in a thread: ``cpu_pct`` = CPU seconds used in the window / wall seconds x 100 (100 = one
-    core busy; 200 = both of this machine's), ``pss_mb`` = the largest summed PSS sampled."""
-
-    def __init__(self, roots: dict[str, int]) -> None:
-        self.roots = roots
-        self.first: dict[str, dict[int, float]] = {n: {} for n in roots}
-        self.last: dict[str, dict[int, float]] = {n: {} for n in roots}
-        self.pss = dict.fromkeys(roots, 0.0)
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, daemon=True)
-
-    def _sample(self, start: bool = False) -> None:
-        for name, tree in process_trees(self.roots).items():
-            for pid, cpu in tree.items():
-                # a process started inside the window counts from zero
-                self.first[name].setdefault(pid, cpu if start else 0.0)
-                self.last[name][pid] = cpu
-            self.pss[name] = max(self.pss[name], sum(_pss_mb(pid) for pid in tree))
-
-    def _run(self) -> None:
-        while not self._stop.wait(SAMPLE_S):
-            self._sample()
-
-    def __enter__(self) -> Usage:
-        self._sample(start=True)
-        self.t0 = time.perf_counter()
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._stop.set()
-        self._thread.join()
-        self._sample()
-        self.wall = time.perf_counter() - self.t0
-
-    def figures(self, name: str) -> dict[str, float]:
-        used = sum(cpu - self.first[name].get(pid, 0.0) for pid, cpu in self.last[name].items())
-        return {
-            "cpu_s": round(used, 2),
-            "cpu_pct": round(100 * used / self.wall, 1),
-            "pss_mb": round(self.pss[name], 1),
-        }
+def parse_n(text: str) -> list[int]:
+    """``1,4,8`` -> the rounds' numbers of annotators (ascending, each >= 1); ValueError."""
+    try:
+        values = [int(v) for v in text.split(",")]
+    except ValueError:
+        values = []
+    if not values or min(values) < 1 or len(set(values)) < len(values):
+        raise ValueError("--n must be different whole numbers >= 1 separated by commas")
+    return sorted(values)
 
 
-def accounts(path: Path, rounds: list[int]) -> dict[int, list[tuple[str, str]]]:
-    """One account per annotator of each round (fresh people, fresh queues): ``(name, token)``."""
-    db = open_db(path)
-    out = {n: [(f"load{n}-{i}", "") for i in range(n)] for n in rounds}
-    for n in rounds:
-        out[n] = [(name, create_account(db, name)) for name, _ in out[n]]
-    db.conn.close()
-    return out
-
-
-async def _idle(page, timeout_s: float) -> None:
-    await page.wait_for_function(_IDLE_JS, timeout=timeout_s * 1000)
-
-
-async def sign_in(browser, base: str, token: str, timeout_s: float):
-    """A fresh context signed in with its one-time link, on Side by side with an item shown."""
-    context = await browser.new_context(viewport={"width": 1400, "height": 900})
-    page = await context.new_page()
-    await page.goto(f"{base}/Side_by_side?token={token}")
-    await page.get_by_role("heading", name="Answer A").wait_for(timeout=timeout_s * 1000)
-    await _idle(page, timeout_s)
-    return context, page
-
-
-async def _done(page) -> int:
-    found = re.search(r"(\d+) of", await page.evaluate(_PROGRESS_JS) or "")
-    return int(found.group(1)) if found else -1
-
-
-async def annotate(page, name: str, actions: int, timeout_s: float) -> dict:
-    """``actions`` keyboard verdicts: the seconds of each confirmed one, key presses sent and
-    errors (the first error ends this annotator's run: its page state is unknown)."""
-    times: list[float] = []
-    pressed, errors = 0, []
-    rng = random.Random(name)
-    for _ in range(actions):
-        try:
-            await page.locator("h1").first.click()  # focus on the page, not an input
-            before = await _done(page)
-            t = time.perf_counter()
-            pressed += 1
-            await page.keyboard.press(rng.choice("1234"))
-            await page.wait_for_function(
-                f"() => {{ const m = ({_PROGRESS_JS})().match(/(\\d+) of/);"
-                f" return m && Number(m[1]) > {before}; }}",
-                timeout=timeout_s * 1000,
-            )
-            await page.get_by_role("heading", name="Answer A").wait_for(timeout=timeout_s * 1000)
-            await _idle(page, timeout_s)
-            took = time.perf_counter() - t
-            if await page.locator(_EXCEPTION).count():
-                errors.append(
-                    "exception shown: " + (await page.locator(_EXCEPTION).first.inner_text())[:200]
-                )
-                break
-            times.append(took)
-        except Exception as exc:  # a timeout or a closed page: counted, and this run ends
-            errors.append(f"{type(exc).__name__}: {str(exc).splitlines()[0][:200]}")
-            break
-    return {"name": name, "times": times, "pressed": pressed, "errors": errors}
-
-
-async def run_round(
-    base: str, people: list[tuple[str, str]], actions: int, timeout_s: float, server_pid: int
-) -> tuple[list[dict], Usage]:
-    """Sign everyone in, then all label at once (sampled while they label)."""
-    from playwright.async_api import async_playwright  # reason: optional browser dependency
-
-    async with async_playwright() as pw:
-        browser = await pw.chromium.launch(executable_path=CHROMIUM, headless=True)
-        pages = []
-        for _, token in people:
-            pages.append(await sign_in(browser, base, token, timeout_s))
-        with Usage({"server": server_pid, "clients": os.getpid()}) as usage:
-            results = await asyncio.gather(
-                *(
-                    annotate(page, name, actions, timeout_s)
-                    for (name, _), (_, page) in zip(people, pages)
-                )
-            )
-        await browser.close()
-    return list(results), usage
-
-
-def stored_check(path: Path, results: list[dict], since_id: int) -> tuple[int, int]:
-    """(lost, doubled) labels of a round, read back through the store: lost = confirmed actions
-    without an effective verdict of that person; doubled = that person's rows of the round beyond
-    their effective verdicts (an item labelled twice) plus effective verdicts beyond key presses."""
-    db = open_db(path)
-    rows = judgments_after(db, since_id, ["rater"])
-    lost = doubled = 0
-    for r in results:
-        rater = f"human:{r['name']}"
-        effective = len(effective_judgments(db, kind="pairwise", rater=rater, with_verdict=True))
-        raw = sum(1 for row in rows if row[0] == rater)
-        lost += max(0, len(r["times"]) - effective)
-        doubled += (raw - effective) + max(0, effective - r["pressed"])
-    db.conn.close()
-    return lost, doubled
-
-
-def one_round(path: Path, base: str, server_pid: int, people: list[tuple[str, str]], args) -> dict:
-    db = open_db(path)
-    since = max_judgment_id(db)
-    db.conn.close()
-    load_before = os.getloadavg()
-    results, usage = asyncio.run(
-        run_round(base, people, args.actions, args.action_timeout, server_pid)
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    """The command line, checked: ``configs`` (list of :class:`Config`) and ``rounds`` (the N)
+    added; a bad value exits 2 with one ``error:`` line before anything is built."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--configs", help=f"BACKEND:SERVERS,... (default {DEFAULT_CONFIGS})")
+    parser.add_argument(
+        "--servers", type=int, help="K: the same as --configs sqlite:1,postgresql:K"
     )
+    parser.add_argument(
+        "--db",
+        default="postgresql",
+        help="the PostgreSQL database to build in (postgresql://..., empty; its role may create "
+        "databases) or 'postgresql': a throwaway local server (default)",
+    )
+    parser.add_argument("--n", default="1,4,8,16,32", help="annotators at once, one round each")
+    parser.add_argument("--actions", type=int, default=20, help="verdicts per annotator per round")
+    parser.add_argument(
+        "--action-timeout", type=float, default=60.0, help="seconds before an action is an error"
+    )
+    parser.add_argument("--demo-db", help="an existing SQLite demo database (copied, not changed)")
+    parser.add_argument("--verdicts", type=int, default=100_000)
+    parser.add_argument(
+        "--nice-clients",
+        type=int,
+        default=0,
+        help="run the browsers at this niceness (1-19): the servers are scheduled first, so "
+        "the times lean towards the servers' share",
+    )
+    parser.add_argument(
+        "--quick",
+        action="store_true",
+        help="a tiny run: demo --quick + 5,000 verdicts, --n 1,2 --actions 3, "
+        "--configs sqlite:1,postgresql:2 unless given",
+    )
+    args = parser.parse_args(argv)
+    try:
+        if args.servers is not None and args.configs:
+            raise ValueError("give --servers or --configs, not both")
+        if args.servers is not None and not 1 <= args.servers <= 99:
+            raise ValueError("--servers is a whole number from 1 to 99")
+        if args.quick:
+            args.n, args.actions, args.verdicts = "1,2", 3, min(args.verdicts, 5_000)
+        configs = args.configs
+        if args.servers is not None:
+            configs = f"sqlite:1,postgresql:{args.servers}"
+        args.configs = parse_configs(
+            configs or ("sqlite:1,postgresql:2" if args.quick else DEFAULT_CONFIGS)
+        )
+        args.rounds = parse_n(args.n)
+        if args.actions < 1:
+            raise ValueError("--actions must be >= 1")
+        if args.db != "postgresql" and postgres_url(args.db) is None:
+            raise ValueError(
+                "--db is a postgresql:// URL or 'postgresql' (a throwaway local server)"
+            )
+    except ValueError as exc:
+        parser.exit(2, f"error: {exc}\n")
+    return args
+
+
+def one_round(
+    location: Path | str,
+    bases: list[str],
+    roots: dict[str, list[int]],
+    people: list[tuple[str, str]],
+    args: argparse.Namespace,
+) -> dict:
+    db = open_db(location)
+    since = max_judgment_id(db)
+    db.close()
+    load_before = os.getloadavg()
+    results, usage = asyncio.run(run_round(bases, people, args, roots))
     times = [t for r in results for t in r["times"]]
     errors = [e for r in results for e in r["errors"]]
-    lost, doubled = stored_check(path, results, since)
+    lost, doubled = stored_check(location, results, since)
+    servers = usage.figures("servers")
     return {
         "annotators": len(people),
         "actions": len(times),
@@ -281,114 +214,173 @@ def one_round(path: Path, base: str, server_pid: int, people: list[tuple[str, st
         "error_examples": errors[:3],
         "lost_labels": lost,
         "doubled_labels": doubled,
-        "server": usage.figures("server"),
+        "servers": servers,
+        "postgres": usage.figures("postgres") if roots.get("postgres") else None,
         "clients": usage.figures("clients"),
-        # the server's CPU per label: 2 cores / this = the labels per second it could serve
-        "server_cpu_s_per_action": round(usage.figures("server")["cpu_s"] / len(times), 3)
-        if times
-        else None,
+        # the servers' CPU per label: cores / this = the labels per second they could serve
+        "server_cpu_s_per_action": round(servers["cpu_s"] / len(times), 3) if times else None,
         "seconds": round(usage.wall, 1),
         "load_avg_before": [round(v, 2) for v in load_before],
         "load_avg_after": [round(v, 2) for v in os.getloadavg()],
     }
 
 
+def over(round_: dict, limit_s: float) -> bool:
+    """Whether a round's p95 exceeds ``limit_s`` (a round that confirmed no action does)."""
+    return round_["action_p95_s"] is None or round_["action_p95_s"] > limit_s
+
+
 def ceiling(rounds: dict[int, dict]) -> int | None:
     """The smallest N whose action p95 exceeds :data:`CEILING_S` (None: no round did)."""
-    over = [
-        n
-        for n, r in rounds.items()
-        if r["action_p95_s"] is not None and r["action_p95_s"] > CEILING_S
+    found = [n for n, r in rounds.items() if over(r, CEILING_S)]
+    return min(found) if found else None
+
+
+def round_line(r: dict) -> str:
+    pg = r["postgres"]
+    return (
+        f"N={r['annotators']:2d}: p50 {r['action_p50_s']} s, p95 {r['action_p95_s']} s, "
+        f"{r['actions']} actions, {r['errors']} errors, {r['lost_labels']} lost, "
+        f"{r['doubled_labels']} doubled; servers CPU {r['servers']['cpu_pct']} % "
+        f"({r['server_cpu_s_per_action']} s a label), PSS {r['servers']['pss_mb']} MB; "
+        + (f"postgres CPU {pg['cpu_pct']} %, PSS {pg['pss_mb']} MB; " if pg else "")
+        + f"clients CPU {r['clients']['cpu_pct']} %, PSS {r['clients']['pss_mb']} MB; "
+        f"load {r['load_avg_before'][0]} -> {r['load_avg_after'][0]}"
+    )
+
+
+def table(label: str, rounds: dict[int, dict]) -> str:
+    """A configuration's rounds as a Markdown table."""
+    lines = [
+        f"{label}:",
+        "| N | p50 / p95 (s) | labels | errors, lost, doubled | servers CPU % (s a label) "
+        "| servers PSS MB | postgres CPU % / PSS MB | clients CPU % / PSS MB | load |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
-    return min(over) if over else None
+    for n, r in rounds.items():
+        pg = r["postgres"]
+        pg_cell = f"{pg['cpu_pct']} / {pg['pss_mb']}" if pg else "-"
+        lines.append(
+            f"| {n} | {r['action_p50_s']} / {r['action_p95_s']} | {r['actions']} "
+            f"| {r['errors']}, {r['lost_labels']}, {r['doubled_labels']} "
+            f"| {r['servers']['cpu_pct']} ({r['server_cpu_s_per_action']}) "
+            f"| {r['servers']['pss_mb']} | {pg_cell} "
+            f"| {r['clients']['cpu_pct']} / {r['clients']['pss_mb']} "
+            f"| {r['load_avg_before'][0]} -> {r['load_avg_after'][0]} |"
+        )
+    return "\n".join(lines)
+
+
+def run_config(config: Config, location: Path | str, work: Path, args: argparse.Namespace) -> dict:
+    """Every round of one configuration on its own database: K servers started, warmed up,
+    and stopped at the end."""
+    people = accounts(location, args.rounds, args.actions)
+    servers: list[subprocess.Popen] = []
+    rounds: dict[int, dict] = {}
+    stopped_after = None
+    try:
+        bases, logs = [], []
+        for i in range(config.servers):
+            logs.append(work / f"streamlit-{config.backend}-{config.servers}-{i}.log")
+            proc, base = start_server(location, logs[-1])
+            servers.append(proc)
+            bases.append(base)
+        asyncio.run(first_visit(bases, args.chromium))
+        warm = [wait_warm_up(log) for log in logs]
+        print(f"  {config.servers} server(s) warm-up {max(warm):.1f} s", flush=True)
+        roots = {"servers": [p.pid for p in servers]}
+        pg_pid = postgres_pid(str(location)) if config.backend == "postgresql" else None
+        if pg_pid:
+            roots["postgres"] = [pg_pid]
+        for n in args.rounds:
+            r = rounds[n] = one_round(location, bases, roots, people[n], args)
+            print("  " + round_line(r), flush=True)
+            if over(r, STOP_FACTOR * CEILING_S) and n != args.rounds[-1]:
+                stopped_after = n
+                print(
+                    f"  p95 over {STOP_FACTOR:g} x {CEILING_S:g} s: the larger N are not run",
+                    flush=True,
+                )
+                break
+    finally:
+        for proc in servers:
+            proc.terminate()
+        for proc in servers:
+            try:
+                proc.wait(20)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+    return {
+        "backend": config.backend,
+        "servers": config.servers,
+        "rounds": {str(n): r for n, r in rounds.items()},
+        "ceiling_n": ceiling(rounds),
+        "stopped_after_n": stopped_after,
+    }
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--n", default="1,4,8,16", help="annotators at once, one round each")
-    parser.add_argument("--actions", type=int, default=20, help="verdicts per annotator per round")
-    parser.add_argument(
-        "--action-timeout", type=float, default=60.0, help="seconds before an action is an error"
-    )
-    parser.add_argument("--demo-db", help="an existing demo database (copied, not changed)")
-    parser.add_argument("--verdicts", type=int, default=100_000)
-    parser.add_argument(
-        "--nice-clients",
-        type=int,
-        default=0,
-        help="run this script and the browsers at this niceness (1-19): the server, started "
-        "before, is scheduled first, so the times lean towards the server's share",
-    )
-    parser.add_argument("--quick", action="store_true", help="a tiny run: --n 1,2 --actions 3")
-    args = parser.parse_args()
-    if args.quick:
-        args.n, args.actions = "1,2", 3
-    try:
-        rounds_n = [int(v) for v in args.n.split(",")]
-    except ValueError:
-        rounds_n = []
-    if not rounds_n or min(rounds_n) < 1 or args.actions < 1:
-        print(
-            "error: --n must be whole numbers >= 1 separated by commas, --actions >= 1",
-            file=sys.stderr,
-        )
-        raise SystemExit(2)
+    args = parse_args()
     work = Path(tempfile.mkdtemp(prefix="bench_team_"))
+    args.chromium = chromium(work, args.nice_clients)
     t = time.perf_counter()
-    path = demo_db(work, args.demo_db)
-    added = add_verdicts(path, args.verdicts)
-    people = accounts(path, rounds_n)
-    print(
-        f"demo database + {added:,} verdicts + {sum(rounds_n)} accounts in {time.perf_counter() - t:.1f} s",
-        flush=True,
-    )
-    log = work / "streamlit.log"
-    proc, base = start_server(path, log)
-    rounds: dict[int, dict] = {}
-    if args.nice_clients > 0:
-        os.nice(min(args.nice_clients, 19))  # this process and every browser started from now
-    try:
-        asyncio.run(_first_visit(base))
-        print(f"server warm-up {wait_warm_up(log):.1f} s", flush=True)
-        for n in rounds_n:
-            r = rounds[n] = one_round(path, base, proc.pid, people[n], args)
+    base = build_sqlite(work, args)
+    print(f"demo database + verdicts (SQLite) in {time.perf_counter() - t:.1f} s", flush=True)
+    load_start = os.getloadavg()
+    results: dict[str, dict] = {}
+    with contextlib.ExitStack() as stack:
+        pg_target, pg_where = None, None
+        if any(c.backend == "postgresql" for c in args.configs):
+            t = time.perf_counter()
+            if args.db == "postgresql":
+                try:
+                    server = stack.enter_context(throwaway_server(LOCAL_PG_SETTINGS))
+                except PgUnavailable as exc:
+                    raise SystemExit(f"error: {exc}") from None
+                pg_target, pg_where = create_database(server, "bench_team"), "throwaway local"
+            else:
+                pg_target, pg_where = args.db, "given"
+            build_postgres(base, pg_target)
             print(
-                f"N={n:2d}: p50 {r['action_p50_s']} s, p95 {r['action_p95_s']} s, "
-                f"{r['actions']} actions, {r['errors']} errors, {r['lost_labels']} lost, "
-                f"{r['doubled_labels']} doubled; server CPU {r['server']['cpu_pct']} % "
-                f"({r['server_cpu_s_per_action']} s a label), "
-                f"PSS {r['server']['pss_mb']} MB; clients CPU {r['clients']['cpu_pct']} %, "
-                f"PSS {r['clients']['pss_mb']} MB; load {r['load_avg_before'][0]} -> {r['load_avg_after'][0]}",
-                flush=True,
+                f"moved to PostgreSQL ({pg_where}) in {time.perf_counter() - t:.1f} s", flush=True
             )
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-    result = {
-        "rounds": {str(n): r for n, r in rounds.items()},
-        "ceiling_n": ceiling(rounds),
-        "ceiling_p95_s": CEILING_S,
-        "actions_per_annotator": args.actions,
-        "cores": os.cpu_count(),
-        "nice_clients": args.nice_clients,
-        "judgments": args.verdicts,
-    }
-    print(json.dumps(result))
-
-
-async def _first_visit(base: str) -> None:
-    """The server's first script run imports everything: one visit before any round."""
-    from playwright.async_api import async_playwright  # reason: optional browser dependency
-
-    async with async_playwright() as pw:
-        browser = await pw.chromium.launch(executable_path=CHROMIUM, headless=True)
-        page = await browser.new_page()
-        await page.goto(base)  # signed out: the sign-in form only, but the imports are made
-        await _idle(page, 180)
-        await browser.close()
+        databases = stack.enter_context(Databases(work, base, pg_target))
+        for config in args.configs:
+            print(f"{config.label}:", flush=True)
+            results[config.label] = run_config(
+                config,
+                databases.fresh(config.backend, f"{config.backend}_{config.servers}"),
+                work,
+                args,
+            )
+    for label, res in results.items():
+        rounds = {int(n): r for n, r in res["rounds"].items()}
+        print(table(label, rounds))
+        stop = f"; stopped after N={res['stopped_after_n']}" if res["stopped_after_n"] else ""
+        found = res["ceiling_n"]
+        print(
+            f"{label}: ceiling N = {found} (first N with p95 > {CEILING_S:g} s)"
+            if found
+            else f"{label}: no N up to {max(rounds)} had p95 > {CEILING_S:g} s",
+            stop,
+            sep="",
+        )
+    print(
+        json.dumps(
+            {
+                "configs": results,
+                "ceiling_n": {label: res["ceiling_n"] for label, res in results.items()},
+                "ceiling_p95_s": CEILING_S,
+                "stop_p95_s": STOP_FACTOR * CEILING_S,
+                "actions_per_annotator": args.actions,
+                "cores": os.cpu_count(),
+                "nice_clients": args.nice_clients,
+                "judgments": args.verdicts,
+                "postgres": pg_where,
+                "load_avg_start": [round(v, 2) for v in load_start],
+            }
+        )
+    )
 
 
 if __name__ == "__main__":

@@ -1,9 +1,9 @@
 """A throwaway local PostgreSQL server for the tests (issue 25), from the system's binaries.
 
-:func:`pg_server` (session fixture) runs ``initdb`` into a temporary folder and starts ``postgres``
-on a free loopback port (its socket in that folder too, ``fsync`` off), and stops it and deletes
-the folder at the end of the session. ``initdb`` refuses root, so as root the folder belongs to
-the ``postgres`` user and the binaries run as that user (``runuser``). ``$WORKBENCH_TEST_PG``
+:func:`pg_server` (session fixture) is a server of ``scripts/throwaway_pg.py`` (the one start/stop
+logic the benchmarks use too): ``initdb`` into a temporary folder, ``postgres`` on a free loopback
+port (``fsync`` off), stopped and deleted at the end of the session; as root it runs as the
+``postgres`` user (``runuser``). ``$WORKBENCH_TEST_PG``
 (a ``postgresql://`` URL of a server where the user may create databases) uses that server instead.
 
 :func:`pg_url` (per test) is the URL of a new empty database on it, dropped after the test;
@@ -15,45 +15,13 @@ Without PostgreSQL binaries the tests that need it are skipped, with the reason;
 from __future__ import annotations
 
 import contextlib
-import glob
 import os
-import shutil
-import socket
-import subprocess
-import tempfile
 import uuid
 from collections.abc import Callable, Iterator
-from pathlib import Path
 
 import pytest
 
-
-def find_bindir() -> Path | None:
-    """The folder with ``initdb``/``pg_ctl``: ``$PG_BINDIR``, the newest
-    ``/usr/lib/postgresql/*/bin``, or the one on ``PATH``; ``None`` if there is none."""
-    candidates = [os.environ.get("PG_BINDIR", "")]
-    candidates += sorted(
-        glob.glob("/usr/lib/postgresql/*/bin"), key=lambda p: int(p.split("/")[-2]), reverse=True
-    )
-    found = shutil.which("pg_ctl")
-    candidates.append(str(Path(found).parent) if found else "")
-    for folder in filter(None, candidates):
-        if (Path(folder) / "initdb").exists() and (Path(folder) / "pg_ctl").exists():
-            return Path(folder)
-    return None
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-def _run(args: list[str], as_postgres: bool) -> None:
-    cmd = ["runuser", "-u", "postgres", "--", *args] if as_postgres else args
-    done = subprocess.run(cmd, capture_output=True, text=True, timeout=120, check=False)
-    if done.returncode:
-        raise RuntimeError(f"{' '.join(args[:1])} failed: {done.stderr.strip() or done.stdout}")
+from scripts.throwaway_pg import PgUnavailable, throwaway_server
 
 
 def _unavailable(reason: str) -> None:
@@ -69,36 +37,13 @@ def pg_server() -> Iterator[str]:
     if external:
         yield external
         return
-    bindir = find_bindir()
-    if bindir is None:
-        _unavailable("PostgreSQL server binaries (initdb, pg_ctl) not found; install postgresql")
-        return
-    as_postgres = os.geteuid() == 0
-    if as_postgres and shutil.which("runuser") is None:
-        _unavailable("running as root needs runuser to start PostgreSQL as user postgres")
-    base = Path(tempfile.mkdtemp(prefix="workbench-pg-"))
-    if as_postgres:
-        shutil.chown(base, user="postgres")
-    data, port = base / "data", _free_port()
-    try:
-        _run(
-            [str(bindir / "initdb"), "-D", str(data), "-A", "trust", "-U", "postgres"], as_postgres
-        )
-        options = f"-p {port} -k {base} -c listen_addresses=127.0.0.1 -c fsync=off"
-        _run(
-            [str(bindir / "pg_ctl"), "-D", str(data), "-o", options, "-l", str(base / "log"), "-w"]
-            + ["start"],
-            as_postgres,
-        )
-    except (RuntimeError, OSError, subprocess.TimeoutExpired) as exc:
-        shutil.rmtree(base, ignore_errors=True)
-        _unavailable(f"could not start a local PostgreSQL: {exc}")
-        return
-    try:
-        yield f"postgresql://postgres@127.0.0.1:{port}/postgres"
-    finally:
-        _run([str(bindir / "pg_ctl"), "-D", str(data), "-m", "immediate", "stop"], as_postgres)
-        shutil.rmtree(base, ignore_errors=True)
+    with contextlib.ExitStack() as stack:
+        try:
+            url = stack.enter_context(throwaway_server())
+        except PgUnavailable as exc:
+            _unavailable(str(exc))
+            return
+        yield url
 
 
 def _url(server: str, name: str) -> str:

@@ -1,0 +1,228 @@
+"""``benchmarks/team_load.py`` without browsers: its command line and configurations, the ceiling
+and the early stop, the per-configuration databases, the process sampling, and the throwaway
+PostgreSQL helper it shares with the tests (``scripts/throwaway_pg.py``)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import psycopg
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+import team_load  # noqa: E402  (benchmarks/ is on the path above)
+from team_bench import browser, databases, usage  # noqa: E402
+from team_load import Config, ceiling, over, parse_args, parse_configs, parse_n  # noqa: E402
+
+from core.store.accounts import account_names, verify_token  # noqa: E402
+from core.store.database import open_db  # noqa: E402
+from core.store.settings import int_setting  # noqa: E402
+from scripts import throwaway_pg  # noqa: E402
+
+
+def test_configs_parse_in_order_and_refuse_mistakes() -> None:
+    assert parse_configs("sqlite:1, postgresql:2,postgresql:4") == [
+        Config("sqlite", 1),
+        Config("postgresql", 2),
+        Config("postgresql", 4),
+    ]
+    assert parse_configs("postgresql")[0].label == "postgresql:1"
+    for bad, reason in [
+        ("mysql:1", "one of sqlite, postgresql"),
+        ("sqlite:0", "from 1 to 99"),
+        ("postgresql:two", "from 1 to 99"),
+        ("sqlite:1,sqlite:1", "given twice"),
+        (",", "at least one"),
+    ]:
+        with pytest.raises(ValueError, match=reason):
+            parse_configs(bad)
+
+
+def test_n_is_sorted_and_checked() -> None:
+    assert parse_n("8,1,4") == [1, 4, 8]
+    for bad in ("", "0,4", "1,x", "4,4"):
+        with pytest.raises(ValueError, match="--n must be"):
+            parse_n(bad)
+
+
+def test_arguments_defaults_servers_and_quick() -> None:
+    args = parse_args([])
+    assert [c.label for c in args.configs] == [
+        "sqlite:1",
+        "postgresql:1",
+        "postgresql:2",
+        "postgresql:4",
+    ]
+    assert args.rounds == [1, 4, 8, 16, 32] and args.actions == 20 and args.db == "postgresql"
+    assert [c.label for c in parse_args(["--servers", "3"]).configs] == ["sqlite:1", "postgresql:3"]
+    quick = parse_args(["--quick"])
+    assert (quick.rounds, quick.actions, quick.verdicts) == ([1, 2], 3, 5_000)
+    assert [c.label for c in quick.configs] == ["sqlite:1", "postgresql:2"]
+    given = parse_args(["--quick", "--configs", "sqlite:1", "--db", "postgresql://u@h/db"])
+    assert [c.label for c in given.configs] == ["sqlite:1"] and given.db == "postgresql://u@h/db"
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--servers", "2", "--configs", "sqlite:1"], "error: give --servers or --configs"),
+        (["--servers", "0"], "error: --servers is a whole number"),
+        (["--configs", "oracle:1"], "error: --configs: 'oracle:1'"),
+        (["--n", "0"], "error: --n must be"),
+        (["--actions", "0"], "error: --actions must be >= 1"),
+        (["--db", "data/x.db"], "error: --db is a postgresql:// URL"),
+    ],
+)
+def test_bad_arguments_are_one_error_line_and_exit_2(
+    argv: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as exit_:
+        parse_args(argv)
+    assert exit_.value.code == 2
+    err = capsys.readouterr().err
+    assert err.startswith(message) and err.count("\n") == 1
+
+
+def test_bad_arguments_build_nothing(tmp_path: Path) -> None:
+    """The whole script refuses before building any database (no work folder appears)."""
+    env = {**os.environ, "TMPDIR": str(tmp_path)}
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "team_load.py"), "--configs", "sqlite:x"],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
+    )
+    assert done.returncode == 2 and done.stderr.startswith("error: --configs")
+    assert list(tmp_path.iterdir()) == []
+
+
+def _round(n: int, p95: float | None) -> dict:
+    return {"annotators": n, "action_p95_s": p95}
+
+
+def test_ceiling_is_the_first_n_over_two_seconds() -> None:
+    rounds = {1: _round(1, 0.4), 4: _round(4, 1.9), 8: _round(8, 2.3), 16: _round(16, 7.0)}
+    assert ceiling(rounds) == 8
+    assert ceiling({1: _round(1, 0.4), 4: _round(4, 2.0)}) is None  # 2.0 s is within the goal
+    # a round that confirmed no action at all is over any limit
+    assert ceiling({1: _round(1, 0.4), 4: _round(4, None)}) == 4
+    assert over(_round(16, 6.5), team_load.STOP_FACTOR * team_load.CEILING_S)
+    assert not over(_round(8, 5.9), team_load.STOP_FACTOR * team_load.CEILING_S)
+
+
+def test_table_and_line_show_every_figure() -> None:
+    figures = {"cpu_s": 3.0, "cpu_pct": 40.0, "pss_mb": 700.0}
+    r = {
+        "annotators": 4,
+        "actions": 80,
+        "action_p50_s": 0.5,
+        "action_p95_s": 1.2,
+        "errors": 0,
+        "lost_labels": 0,
+        "doubled_labels": 0,
+        "servers": figures,
+        "postgres": {"cpu_s": 1.0, "cpu_pct": 12.5, "pss_mb": 90.0},
+        "clients": figures,
+        "server_cpu_s_per_action": 0.04,
+        "load_avg_before": [1.0],
+        "load_avg_after": [2.0],
+    }
+    text = team_load.table("postgresql:2", {4: r})
+    assert "| 4 | 0.5 / 1.2 | 80 | 0, 0, 0 | 40.0 (0.04) | 700.0 | 12.5 / 90.0 |" in text
+    assert "postgres CPU 12.5 %" in team_load.round_line(r)
+    sqlite = {**r, "postgres": None}
+    assert "| 700.0 | - |" in team_load.table("sqlite:1", {4: sqlite})
+    assert "postgres" not in team_load.round_line(sqlite)
+
+
+def test_niced_browser_wrapper(tmp_path: Path) -> None:
+    assert browser.chromium(tmp_path, 0) == browser.CHROMIUM
+    wrapper = Path(browser.chromium(tmp_path, 25))
+    assert os.access(wrapper, os.X_OK)
+    assert wrapper.read_text().splitlines()[1] == f'exec nice -n 19 {browser.CHROMIUM} "$@"'
+
+
+def test_process_trees_group_a_root_with_its_children() -> None:
+    child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
+    try:
+        trees = usage.process_trees({"me": [os.getpid()], "child": [child.pid]})
+        assert os.getpid() in trees["me"] and child.pid not in trees["me"]  # nearest root wins
+        assert set(trees["child"]) == {child.pid}
+        with usage.Usage({"child": [child.pid]}) as sampled:
+            pass
+        figures = sampled.figures("child")
+        assert set(figures) == {"cpu_s", "cpu_pct", "pss_mb"} and figures["pss_mb"] > 0
+    finally:
+        child.kill()
+        child.wait()
+
+
+def test_accounts_per_round_and_enough_items(db_path: Path | str) -> None:
+    """One fresh account per annotator of each round; with too few side-by-side items for
+    everyone's actions (none here), annotations_per_item is raised to what they need."""
+    people = databases.accounts(db_path, [1, 2], actions=3)
+    assert [name for name, _ in people[1] + people[2]] == ["load1-0", "load2-0", "load2-1"]
+    db = open_db(db_path)
+    try:
+        assert account_names(db) == {"load1-0", "load2-0", "load2-1"}
+        for name, token in people[1] + people[2]:
+            assert verify_token(db, token).name == name  # each link signs its own person in
+        assert int_setting(db, "annotations_per_item") == 9
+    finally:
+        db.close()
+
+
+def test_throwaway_helpers_refuse_unsafe_names_and_keep_the_query() -> None:
+    url = "postgresql://me@db.lab:5432/workbench?sslmode=require"
+    assert (
+        throwaway_pg.database_url(url, "copy_1")
+        == "postgresql://me@db.lab:5432/copy_1?sslmode=require"
+    )
+    assert throwaway_pg.database_name(url) == "workbench"
+    with pytest.raises(ValueError, match="not a plain database name"):
+        throwaway_pg.create_database(url, "x; drop table judgments")
+
+
+def test_throwaway_server_without_binaries_says_why(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(throwaway_pg, "find_bindir", lambda: None)
+    with pytest.raises(throwaway_pg.PgUnavailable, match="binaries"):
+        with throwaway_pg.throwaway_server():
+            pass
+
+
+def test_fresh_databases_per_configuration(tmp_path: Path, pg_server: str) -> None:
+    """A SQLite file copy, and a PostgreSQL copy of the built database (a template copy on its
+    server) that is dropped when the block ends; the server's pid is found for the sampling."""
+    base = tmp_path / "base.db"
+    db = open_db(base)
+    db.close()
+    built = throwaway_pg.create_database(pg_server, "bench_team_test_built")
+    try:
+        open_db(built).close()
+        with databases.Databases(tmp_path, base, built) as fresh:
+            copy_sqlite = fresh.fresh("sqlite", "sqlite_1")
+            copy_pg = str(fresh.fresh("postgresql", "postgresql_2"))
+            assert Path(copy_sqlite).read_bytes() == base.read_bytes()
+            assert throwaway_pg.database_name(copy_pg).startswith("bench_team_postgresql_2_")
+            copied = open_db(copy_pg)
+            try:
+                assert "judgments" in copied.table_names()
+            finally:
+                copied.close()
+            if not os.environ.get("WORKBENCH_TEST_PG"):  # a server of this machine
+                pid = usage.postgres_pid(copy_pg)
+                assert pid and Path(f"/proc/{pid}/comm").read_text().startswith("postgres")
+        with psycopg.connect(pg_server) as admin:
+            left = admin.execute(
+                "select count(*) from pg_database where datname = %s",
+                [throwaway_pg.database_name(copy_pg)],
+            ).fetchone()
+        assert left == (0,)
+    finally:
+        throwaway_pg.drop_database(pg_server, "bench_team_test_built")
