@@ -13,6 +13,7 @@ from collections import OrderedDict
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from core.store.fingerprints import visible_state
 from core.store.judgments import effective_query, max_judgment_id
 
 if TYPE_CHECKING:
@@ -34,9 +35,13 @@ _SUMMARIES_KEPT = 8
 
 def _summary_key(db: Database, kind: str) -> tuple[Any, ...] | None:
     """The memo key of a summary, or None for a database without a file or inside an open
-    transaction (rows it reads could still be rolled back and their ids reused): nothing kept."""
+    transaction (rows it reads could still be rolled back and their ids reused): nothing kept.
+    On PostgreSQL: the database and its snapshot (:func:`core.store.fingerprints.visible_state`)."""
     if db.conn.in_transaction:
         return None
+    state = visible_state(db)
+    if state is not None:  # PostgreSQL: no file; the snapshot, not a largest id (see there)
+        return (*state, kind)
     path = next((r[2] for r in db.execute("pragma database_list") if r[1] == "main"), "")
     if not path:
         return None
