@@ -15,7 +15,7 @@ from streamlit.runtime.scriptrunner import add_script_run_ctx, get_script_run_ct
 
 from app_support.caching import cached_judgments, cached_view, live_leaderboard
 from app_support.connection import db_path, served
-from core.store.database import opened
+from core.store.database import opened, postgres_url
 from core.store.engine import Database
 from core.views.figures import agreement_overview
 from core.views.gold import gold_agreement, gold_size, people_agreement
@@ -56,7 +56,7 @@ def _warm_up(path: str) -> None:
     gc.collect()
     gc.freeze()
     try:
-        if os.path.exists(path):
+        if postgres_url(path) is not None or os.path.exists(path):  # a URL: no file to check
             with opened(path) as db:
                 warm_views(db)
     except Exception:  # reason: a warm-up failure must not stop the app; the page shows it
