@@ -187,7 +187,7 @@ def recent_runs(db: Database, limit: int = 50) -> list[Run]:
     return _read(
         db,
         "select id, kind, name, config, status, started_at, finished_at, n_calls, input_tokens, "
-        "output_tokens, round(cost_usd, 4) cost_usd, note, pid, host from runs "
+        "output_tokens, round(cast(cost_usd as numeric), 4) cost_usd, note, pid, host from runs "
         "order by started_at desc limit ?",
         [int(limit)],
     )
