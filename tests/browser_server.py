@@ -143,3 +143,53 @@ def streamlit_app(db_path: Path | str, log_path: Path) -> Iterator[str]:
             except subprocess.TimeoutExpired:
                 proc.kill()
                 proc.wait(20)
+
+
+@contextlib.contextmanager
+def streamlit_servers(target: str | Path, log_paths: list[Path]) -> Iterator[list[str]]:
+    """``len(log_paths)`` servers of ``streamlit run app.py`` over one database (``target``: a
+    SQLite path or a PostgreSQL URL, as ``WORKBENCH_DB``), each on its own loopback port,
+    started together (they start in parallel, so K servers take about as long as one); yields
+    their base URLs in the order of ``log_paths``."""
+    with contextlib.ExitStack() as stack:
+        env = {
+            **os.environ,
+            "WORKBENCH_DB": str(target),
+            "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false",
+        }
+        procs: list[tuple[subprocess.Popen[bytes], str, Path]] = []
+        for log_path in log_paths:
+            port = free_port()
+            log = stack.enter_context(open(log_path, "wb"))
+            proc = subprocess.Popen(
+                [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port)]
+                + ["--server.address", "127.0.0.1", "--server.headless", "true"],
+                cwd=ROOT,
+                env=env,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+            )
+            stack.callback(_stop, proc)
+            procs.append((proc, f"http://127.0.0.1:{port}", log_path))
+        for proc, base, log_path in procs:
+            try:
+                wait_for(
+                    lambda proc=proc, base=base: _healthy(base) or proc.poll() is not None,
+                    STARTUP_S,
+                    "streamlit to start",
+                )
+                if proc.poll() is not None:
+                    raise AssertionError(f"streamlit exited with {proc.returncode}")
+            except AssertionError as exc:
+                pytest.fail(f"{exc}: {log_path.read_text(errors='replace')[-2000:]}")
+        yield [base for _, base, _ in procs]
+
+
+def _stop(proc: subprocess.Popen[bytes]) -> None:
+    """Stop one server started by :func:`streamlit_servers` (terminate, then kill)."""
+    proc.terminate()
+    try:
+        proc.wait(20)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait(20)

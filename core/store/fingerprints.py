@@ -55,6 +55,7 @@ def data_version(db: Database) -> tuple[Any, ...]:
     cost of the runs still running, and the latest finish time (:func:`core.store.runs.finish_run`
     always sets ``finished_at``).
     """
+    state = visible_state(db)
     parts = [f"(select coalesce(max(id), 0) from {t})" for t in _GROWING]
     parts += [
         "(select count(*) from questions)",
@@ -68,7 +69,7 @@ def data_version(db: Database) -> tuple[Any, ...]:
         "select count(*), coalesce(sum(n_calls), 0), coalesce(sum(cost_usd), 0.0) from runs "
         "where status = 'running'"
     ).fetchone()
-    return head + tuple(running) + (visible_state(db),)
+    return head + tuple(running) + (state,)
 
 
 def judgments_version(db: Database) -> tuple[Any, ...]:
