@@ -25,6 +25,7 @@ from core.annotation.disputes import (
     skip_dispute,
     withdraw_last_resolution,
 )
+from core.annotation.gold import gold_source_names, mark_gold_source
 from core.annotation.identity import Annotator, sign_in_token, start_session
 from core.annotation.pairwise import (
     blind_item,
@@ -41,6 +42,7 @@ from core.annotation.reviews import (
     submit_review,
     withdraw_last_review,
 )
+from core.annotation.validation_queue import queue_validation_items
 from core.errors import AccessError, InputError
 from core.store.accounts import USED, create_account
 from core.store.database import open_db
@@ -48,7 +50,10 @@ from core.store.engine import Database
 from core.store.questions import get_question
 from core.store.settings import set_setting
 
-ROUNDS = 25
+ROUNDS = 20
+#: Rounds of the cases that hash a token (scrypt, about 0.1 s of CPU each).
+TOKEN_ROUNDS = 10
+VALIDATION_ROUNDS = 8  # two of the fixture's 21 side-by-side items per round
 WAIT_S = 60  # the bound on every wait: a hang fails the test instead of blocking it
 LABEL_TABLES = ("judgments", "reviews", "dispute_resolutions", "adjudications")
 _ROWS = {
@@ -74,6 +79,7 @@ class Servers:
                 ("carol", "adjudicator"),
                 ("dan", "adjudicator"),
                 ("erin", "annotator"),
+                ("root", "admin"),
             )
         }
 
@@ -360,7 +366,7 @@ def test_a_one_time_link_used_on_two_servers_at_once_starts_one_session(
 ) -> None:
     """(5) The same sign-in link opened at the same instant on two servers: one session is
     started, the other is refused as a used link."""
-    for round_ in range(ROUNDS):
+    for round_ in range(TOKEN_ROUNDS):
         name = f"person{round_}"
         token = create_account(servers.setup, name)
         out = race(
@@ -370,3 +376,39 @@ def test_a_one_time_link_used_on_two_servers_at_once_starts_one_session(
         assert str(error) == USED
         sessions = "select count(*) from sessions where name = ?"
         assert count(servers.setup, sessions, [name]) == 1
+
+
+def test_two_admins_at_once_change_a_setting_of_the_team_once(servers: Servers) -> None:
+    """The other check-then-writes, by two admins on two servers at the same instant: one new
+    account of a name (the second is refused as existing, not a database error), one gold-source
+    mark of a rater (the second: already one), and two validation requests for one auto-rater
+    that queue different items (the second sees the first's)."""
+    root, alice = servers.people["root"], servers.people["alice"]
+    key = pairwise_items(servers.setup)[0]
+    submit_verdict(servers.setup, blind_item(servers.setup, key, "alice"), alice, "A")
+    for round_ in range(TOKEN_ROUNDS):
+        name = f"new{round_}"
+        out = race(
+            partial(create_account, servers.one, name), partial(create_account, servers.two, name)
+        )
+        assert "exists" in str(one_stored_one_refused(out, InputError))
+        assert count(servers.setup, "select count(*) from accounts where name = ?", [name]) == 1
+        out = race(
+            partial(mark_gold_source, servers.one, root, "human:alice"),
+            partial(mark_gold_source, servers.two, root, "human:alice"),
+        )
+        assert "already a gold source" in str(one_stored_one_refused(out, InputError))
+        assert gold_source_names(servers.setup) == {"alice"}
+        mark_gold_source(servers.setup, root, "human:alice", add=False)
+        assert count(servers.setup, "select count(*) from gold_sources", []) == 2 * round_ + 2
+    requested: list[str] = []
+    for _ in range(VALIDATION_ROUNDS):
+        out = race(
+            partial(queue_validation_items, servers.one, "auto:fixture-sxs", 1, root),
+            partial(queue_validation_items, servers.two, "auto:fixture-sxs", 1, root),
+        )
+        assert [kind for kind, _ in out] == ["ok", "ok"], out
+        requested += [item for _, items in out for item in items]
+        assert len(set(requested)) == len(requested), "one item queued twice"
+        rows = count(servers.setup, "select count(*) from validation_items", [])
+        assert rows == len(requested)
