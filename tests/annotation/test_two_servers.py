@@ -8,6 +8,7 @@ none lost, none doubled, and no row superseded twice (two effective labels of on
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable, Iterator
 from functools import partial
 from pathlib import Path
@@ -45,6 +46,7 @@ from core.annotation.reviews import (
 from core.annotation.validation_queue import queue_validation_items
 from core.errors import AccessError, InputError
 from core.store.accounts import USED, create_account
+from core.store.connection import transaction
 from core.store.database import open_db
 from core.store.engine import Database
 from core.store.questions import get_question
@@ -83,9 +85,16 @@ class Servers:
             )
         }
 
+        self.location = location
+
     def close(self) -> None:
         for db in (self.setup, self.one, self.two):
             db.close()
+
+
+def open_db_like(s: Servers) -> Database:
+    """One more connection to the servers' database."""
+    return open_db(s.location)
 
 
 @pytest.fixture
@@ -412,3 +421,56 @@ def test_two_admins_at_once_change_a_setting_of_the_team_once(servers: Servers) 
         assert len(set(requested)) == len(requested), "one item queued twice"
         rows = count(servers.setup, "select count(*) from validation_items", [])
         assert rows == len(requested)
+
+
+def wait_until_blocked(watcher: Database, done: threading.Event) -> None:
+    """On PostgreSQL: return once another session of this database waits on a lock (the
+    second server's write stopped behind the first's transaction), or the write ended; the
+    bound is WAIT_S. On SQLite the second write waits at ``BEGIN IMMEDIATE`` (not visible from
+    outside): nothing to wait for."""
+    if watcher.dialect.name == "sqlite":
+        return
+    deadline = time.monotonic() + WAIT_S
+    sql = (
+        "select count(*) from pg_stat_activity where datname = current_database() "
+        "and wait_event_type = 'Lock'"
+    )
+    while not done.is_set() and count(watcher, sql, []) == 0:
+        assert time.monotonic() < deadline, "the second write neither waited nor ended"
+        time.sleep(0.005)
+
+
+def test_a_review_waits_for_the_other_servers_open_review_of_the_question(
+    servers: Servers,
+) -> None:
+    """A held, not a raced, interleaving: server one is inside alice's review (its transaction
+    open, her accept stored but not committed) when bob's reject arrives on server two. Bob's
+    write waits for it and then counts her review: the question is ``disputed``. (Without the
+    question's lock bob's status, computed without her uncommitted review, overwrites hers:
+    ``rejected``.)"""
+    alice, bob = servers.people["alice"], servers.people["bob"]
+    qid = servers.ids["generated"][1]
+    watcher = open_db_like(servers)
+    done, out = threading.Event(), []
+
+    def bobs_review() -> None:
+        try:
+            out.append(submit_review(servers.two, qid, bob, "reject"))
+        except Exception as exc:  # reported below
+            out.append(exc)
+        finally:
+            done.set()
+
+    try:
+        with transaction(servers.one):
+            submit_review(servers.one, qid, alice, "accept")
+            second = threading.Thread(target=bobs_review)
+            second.start()
+            wait_until_blocked(watcher, done)
+            assert not done.is_set() or watcher.dialect.name == "sqlite", out
+        second.join(WAIT_S)
+        assert done.is_set() and isinstance(out[0], int), out
+    finally:
+        watcher.close()
+    q = get_question(servers.setup, qid)
+    assert q is not None and q.status == "disputed"
