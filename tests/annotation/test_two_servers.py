@@ -26,6 +26,7 @@ from core.annotation.disputes import (
     skip_dispute,
     withdraw_last_resolution,
 )
+from core.annotation.entity_repair import edit_entities, undo_entity_edit
 from core.annotation.gold import gold_source_names, mark_gold_source
 from core.annotation.identity import Annotator, sign_in_token, start_session
 from core.annotation.pairwise import (
@@ -44,18 +45,24 @@ from core.annotation.reviews import (
     withdraw_last_review,
 )
 from core.annotation.validation_queue import queue_validation_items
+from core.corpus.books import import_book
 from core.errors import AccessError, InputError
+from core.generation.entity_store import build_entities
 from core.store.accounts import USED, create_account
 from core.store.connection import transaction
 from core.store.database import open_db
 from core.store.engine import Database
+from core.store.entity_edits import document_edits
 from core.store.questions import get_question
 from core.store.settings import set_setting
 
 ROUNDS = 20
 #: Rounds of the cases that hash a token (scrypt, about 0.1 s of CPU each).
 TOKEN_ROUNDS = 10
-VALIDATION_ROUNDS = 8  # two of the fixture's 21 side-by-side items per round
+VALIDATION_ROUNDS = 8
+ENTITY_ROUNDS = 5  # each edit rewrites a novel's entities
+NOVEL = Path(__file__).resolve().parents[1] / "data" / "entity_repair" / "patronymic_novel.txt"
+NOVEL_DOC = "book:patronymic-novel"  # two of the fixture's 21 side-by-side items per round
 WAIT_S = 60  # the bound on every wait: a hang fails the test instead of blocking it
 LABEL_TABLES = ("judgments", "reviews", "dispute_resolutions", "adjudications")
 _ROWS = {
@@ -474,3 +481,20 @@ def test_a_review_waits_for_the_other_servers_open_review_of_the_question(
         watcher.close()
     q = get_question(servers.setup, qid)
     assert q is not None and q.status == "disputed"
+
+
+def test_two_admins_undo_one_entity_edit_once(servers: Servers) -> None:
+    """Two admins on two servers undo the same entity edit at the same instant: one undo is
+    stored, the other is refused (undone already)."""
+    root = servers.people["root"]
+    import_book(servers.setup, NOVEL)
+    build_entities(servers.setup, NOVEL_DOC, method="regex")
+    for round_ in range(ENTITY_ROUNDS):
+        edit = edit_entities(servers.setup, root, NOVEL_DOC, "drop", entity="Stiva")
+        out = race(
+            partial(undo_entity_edit, servers.one, root, NOVEL_DOC, edit["id"]),
+            partial(undo_entity_edit, servers.two, root, NOVEL_DOC, edit["id"]),
+        )
+        assert "undone already" in str(one_stored_one_refused(out, InputError))
+        undos = [e for e in document_edits(servers.setup, NOVEL_DOC) if e["action"] == "undo"]
+        assert len(undos) == round_ + 1
