@@ -25,6 +25,7 @@ from core.store.adjudications import (
     own_adjudication,
 )
 from core.store.connection import retry_when_busy, transaction
+from core.store.row_locks import hold_item
 
 if TYPE_CHECKING:
     from core.store.engine import Database
@@ -96,12 +97,15 @@ def adjudicate(
     settled it meanwhile), so no decision is overwritten unseen. A second decision by the same
     adjudicator supersedes the first. Writes nothing on refusal, and says why.
     """
-    scale = task_named(task).labels
-    if label not in scale:
-        raise InputError(f"label must be one of {', '.join(scale)}; nothing was stored")
+    found = task_named(task)
+    if label not in found.labels:
+        raise InputError(f"label must be one of {', '.join(found.labels)}; nothing was stored")
     item = str(item)
     with transaction(db):
         name = authorise(db, who, "adjudicator").name
+        # the item's labels, its settlement and what follows from them (a review's question
+        # status) stay as read until this commits, on every server (core.store.row_locks)
+        hold_item(db, found.name, found.stored_key(item))
         labels = _by_item(db, task, "team").get(item, [])
         if len({r["label"] for r in labels}) < 2:
             raise InputError(

@@ -32,6 +32,7 @@ from core.store.entity_edits import (
     questions_about,
 )
 from core.store.questions import QuestionStatus, update_question
+from core.store.row_locks import hold_name
 
 if TYPE_CHECKING:
     from core.store.engine import Database
@@ -110,6 +111,7 @@ def edit_entities(
     edit ``{"id", "action", "payload", "flagged"}``. Nothing is written when it is refused."""
     with transaction(db):
         name = authorise(db, who, "admin").name
+        hold_name(db, "entity_edits", doc_id)  # one edit of a document's entities at a time
         payload = _payload(db, doc_id, action, args)
         state = edit_state(db, doc_id)
         current, _ = apply_edits(state.base, document_edits(db, doc_id))
@@ -129,6 +131,7 @@ def undo_entity_edit(db: Database, who: object, doc_id: str, edit_id: int) -> di
     it; the questions it flagged and nobody has reviewed since get their status back."""
     with transaction(db):
         name = authorise(db, who, "admin").name
+        hold_name(db, "entity_edits", doc_id)
         edits = document_edits(db, doc_id)
         target = next((e for e in edits if e["id"] == edit_id), None)
         if target is None:

@@ -48,6 +48,7 @@ from core.store.gold_sources import (
     insert_gold_source_change,
 )
 from core.store.judgments import human_raters
+from core.store.row_locks import hold_name
 
 if TYPE_CHECKING:
     from core.store.engine import Database
@@ -203,6 +204,7 @@ def mark_gold_source(db: Database, who: object, rater: str, add: bool = True) ->
     refusal."""
     with transaction(db):
         name = authorise(db, who, "admin").name
+        hold_name(db, "gold_sources", rater)  # "already a gold source" holds until commit
         return _record(db, rater, add, name)
 
 

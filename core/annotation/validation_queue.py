@@ -23,6 +23,7 @@ from core.annotation.pairwise import (
 )
 from core.errors import InputError
 from core.store.connection import transaction, utcnow
+from core.store.row_locks import hold_name
 from core.store.validation_items import (
     NewValidationItem,
     insert_validation_items,
@@ -72,6 +73,7 @@ def queue_validation_items(
         raise InputError(f"the number of items must be at least 1, got {n_items}")
     with transaction(db):
         who = authorise(db, actor, "admin")
+        hold_name(db, "validation_items", rater)  # a second request sees the first's items
         found = validation_candidates(db, rater)
         if len(found) < n_items:
             raise InputError(

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, Self
 
 from core.errors import AccessError, InputError
 from core.store.connection import rows, transaction, utcnow
+from core.store.row_locks import hold_name
 from core.store.stored_enums import stored_enum
 
 if TYPE_CHECKING:
@@ -122,6 +123,7 @@ def create_account(db: Database, name: str, role: str = Role.ANNOTATOR) -> str:
         "revoked_at": None,
     }
     with transaction(db):
+        hold_name(db, "accounts", name)  # two admins adding one name: the second is refused
         old = rows(db, "select id, revoked_at from accounts where name = ?", [name])
         if old and old[0]["revoked_at"] is None:
             raise InputError(f"account {name!r} exists; revoke it first to issue a new token")

@@ -81,6 +81,9 @@ class Dialect:
     begin_sql = "BEGIN IMMEDIATE"
     #: A statement serialising migrations between processes (SQLite's write lock already does).
     migration_lock_sql: str | None = None
+    #: A statement holding a named lock until the transaction ends (one ``?``: the name), for
+    #: :mod:`core.store.row_locks`; none here: ``BEGIN IMMEDIATE`` took the one write lock.
+    row_lock_sql: str | None = None
     #: Whether inserts read the new row's key with ``returning`` (needs the primary key).
     returns_key = False
     #: Statements that give the database SQLite's behaviour the store relies on (run, raw,

@@ -172,6 +172,7 @@ class PostgresDialect(Dialect):
     param = "?"  # the engine writes store-spelled SQL; PgConnection turns it into ``%s``
     begin_sql = "BEGIN"
     migration_lock_sql = "select pg_advisory_xact_lock(2025)"
+    row_lock_sql = "select pg_advisory_xact_lock(hashtextextended(?, 0))"
     table_names_sql = (
         "select table_name from information_schema.tables "
         "where table_schema = current_schema() and table_type = 'BASE TABLE'"
