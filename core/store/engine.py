@@ -222,7 +222,16 @@ class Database:
     @contextlib.contextmanager
     def _atomic(self) -> Iterator[None]:
         """A savepoint: inside a transaction it nests, outside it is a transaction of its own
-        (PostgreSQL: a savepoint only nests, so ``BEGIN`` ... ``COMMIT`` there)."""
+        (PostgreSQL: a savepoint only nests, so ``BEGIN`` ... ``COMMIT`` there, under the
+        connection's lock: another thread's transaction cannot end between the check and the
+        savepoint)."""
+        shared = None if self.dialect is SQLITE else getattr(self.conn, "write_lock", None)
+        with shared or contextlib.nullcontext():
+            with self._atomic_unlocked():
+                yield
+
+    @contextlib.contextmanager
+    def _atomic_unlocked(self) -> Iterator[None]:
         if self.dialect is not SQLITE and not self.conn.in_transaction:
             self.conn.execute("begin")
             try:
