@@ -83,6 +83,10 @@ class Dialect:
     migration_lock_sql: str | None = None
     #: Whether inserts read the new row's key with ``returning`` (needs the primary key).
     returns_key = False
+    #: Whether a committed row's id is always larger than every id committed before it (SQLite:
+    #: one writer at a time). PostgreSQL: a transaction holding a smaller identity value can
+    #: commit later, so "largest id" alone misses it (cache keys add a count).
+    ids_in_commit_order = True
     #: Statements that give the database SQLite's behaviour the store relies on (run, raw,
     #: before the migrations; none here).
     setup_sql: tuple[str, ...] = ()

@@ -32,27 +32,36 @@ def data_version(db: Database) -> tuple[Any, ...]:
     answer, question or document, and on any run started, finished or updated while running.
 
     Constant size and index lookups only (migration ``m0640`` indexes ``runs.status`` and
-    ``runs.finished_at``): runs are summarised by their count and largest rowid, the calls and
+    ``runs.finished_at``): runs are summarised by their count and latest start, the calls and
     cost of the runs still running, and the latest finish time (:func:`core.store.runs.finish_run`
-    always sets ``finished_at``).
+    always sets ``finished_at``). On PostgreSQL the growing tables' row counts are added: there
+    a row with a smaller id can commit after one with a larger id
+    (:attr:`core.store.engine.Dialect.ids_in_commit_order`).
     """
     parts = [f"(select coalesce(max(id), 0) from {t})" for t in _GROWING]
+    if not db.dialect.ids_in_commit_order:
+        parts += [f"(select count(*) from {t})" for t in _GROWING]
     parts += [
         "(select count(*) from questions)",
         "(select count(*) from documents)",
         "(select count(*) from runs)",
-        "(select coalesce(max(rowid), 0) from runs)",
+        "(select coalesce(max(started_at), '') from runs)",
         "(select coalesce(max(finished_at), '') from runs)",
     ]
     head = tuple(db.execute(f"select {', '.join(parts)}").fetchone())
     running = db.execute(
-        "select count(*), total(n_calls), total(cost_usd) from runs where status = 'running'"
+        "select count(*), coalesce(sum(n_calls), 0), coalesce(sum(cost_usd), 0) from runs "
+        "where status = 'running'"
     ).fetchone()
     return head + tuple(running)
 
 
-def judgments_version(db: Database) -> tuple[str, int]:
-    """Fingerprint of the judgments (largest id: judgments are append-only)."""
+def judgments_version(db: Database) -> tuple[Any, ...]:
+    """Fingerprint of the judgments (largest id: judgments are append-only; on PostgreSQL also
+    their count: :attr:`core.store.engine.Dialect.ids_in_commit_order`)."""
+    if not db.dialect.ids_in_commit_order:
+        top, count = db.execute("select coalesce(max(id), 0), count(*) from judgments").fetchone()
+        return ("judgments", int(top), int(count))
     return ("judgments", max_judgment_id(db))
 
 

@@ -182,6 +182,7 @@ class PostgresDialect(Dialect):
         "select table_name from information_schema.views where table_schema = current_schema()"
     )
     returns_key = True
+    ids_in_commit_order = False  # concurrent transactions commit their identity values in any order
     #: ``sum(condition)`` counts the rows where it holds, as in SQLite (``NULL`` over no rows);
     #: ``json_extract(doc, '$.a."b"')`` gives the value as text (SQLite: typed), ``json_valid``.
     setup_sql = (

@@ -34,9 +34,18 @@ _SUMMARIES_KEPT = 8
 
 def _summary_key(db: Database, kind: str) -> tuple[Any, ...] | None:
     """The memo key of a summary, or None for a database without a file or inside an open
-    transaction (rows it reads could still be rolled back and their ids reused): nothing kept."""
+    transaction (rows it reads could still be rolled back and their ids reused): nothing kept.
+    PostgreSQL: the database (name, oid, server port and start time) and the judgments' largest
+    id and count (a smaller id can commit after a larger one there)."""
     if db.conn.in_transaction:
         return None
+    if db.dialect.name == "postgresql":
+        found = db.execute(
+            "select current_database(), (select oid from pg_database where datname = "
+            "current_database()), inet_server_port(), pg_postmaster_start_time()::text, "
+            "coalesce(max(id), 0), count(*) from judgments"
+        ).fetchone()
+        return (*found, kind)
     path = next((r[2] for r in db.execute("pragma database_list") if r[1] == "main"), "")
     if not path:
         return None
@@ -133,6 +142,20 @@ def pairwise_records_since(db: Database, last_id: int) -> list[tuple[Any, ...]]:
         [last_id],
     ).fetchall()
     return found
+
+
+def pairwise_count(db: Database, up_to: int) -> int | None:
+    """How many pairwise judgments have id <= ``up_to``, where that can still grow (PostgreSQL:
+    a transaction holding a smaller id may commit after a larger one,
+    :attr:`core.store.engine.Dialect.ids_in_commit_order`); ``None`` on SQLite, where it cannot
+    (no query)."""
+    if db.dialect.ids_in_commit_order:
+        return None
+    return int(
+        db.execute(
+            "select count(*) from judgments where kind = 'pairwise' and id <= ?", [up_to]
+        ).fetchone()[0]
+    )
 
 
 def counted_pairwise(
