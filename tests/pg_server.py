@@ -169,3 +169,19 @@ def pg_template_copy(pg_server: str) -> Iterator[Callable[[str | None], str]]:
             return stack.enter_context(_database(pg_server, template))
 
         yield copy
+
+
+@pytest.fixture(scope="module")
+def module_db_location(
+    backend: str, tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest
+) -> Iterator[Callable[..., Path | str]]:
+    """:func:`new_db_location` for a database a test module builds once: ``make(name)`` is a new
+    SQLite path under a module folder, or the URL of a new, empty PostgreSQL database (dropped
+    after the module). The module overrides ``backend`` with a module-scoped, parametrized one."""
+    if backend == "sqlite":
+        folder = tmp_path_factory.mktemp("module-db")
+        yield lambda name="test": folder / f"{name}.db"
+        return
+    server = request.getfixturevalue("pg_server")
+    with contextlib.ExitStack() as stack:
+        yield lambda name="test": stack.enter_context(_database(server))
