@@ -34,12 +34,13 @@ from core.views.text import escape_markdown, highlight_markdown, inert_table
 
 
 @pytest.fixture
-def fdb(tmp_path):
-    path = tmp_path / "v.db"
-    ids = build_fixture_db(path)
-    db = open_db(path)
+def fdb(new_db_location):
+    """The fixture database (a database of its own: some tests take the empty ``db`` too)."""
+    location = new_db_location("v")
+    ids = build_fixture_db(location)
+    db = open_db(location)
     yield db, ids
-    db.conn.close()
+    db.close()
 
 
 def test_question_detail_shows_the_passages_the_question_was_built_from(fdb):
@@ -131,12 +132,11 @@ def test_question_detail_never_shows_the_gutenberg_header(fdb):
     header = "The Project Gutenberg eBook of Soames, by Max Beerbohm. This ebook is for the use"
     db.execute("update passages set text = ? where document_id = ? and idx = 0", [header, doc])
     db.execute(
-        "insert into mentions (entity_id, document_id, passage_idx, start, end, surface) "
+        'insert into mentions (entity_id, document_id, passage_idx, start, "end", surface) '
         "select ?, ?, 0, 0, 6, 'Soames' where not exists "
         "(select 1 from mentions where entity_id = ? and passage_idx = 0)",
         [soames, doc, soames],
     )
-    db.conn.commit()
     d = question_detail(db, ids["generated"][0], max_passages=6)
     assert 0 not in [p["idx"] for p in d["passages"]]
     assert d["passages"][0]["role"] == "evidence" or not any(
@@ -391,11 +391,11 @@ def test_live_leaderboard_reads_only_new_judgments(fdb):
     assert human.leaderboard is None and "no pairwise verdicts" in human.why
 
 
-def test_disjoint_tournaments_are_never_ranked_in_one_table(tmp_path):
+def test_disjoint_tournaments_are_never_ranked_in_one_table(db_path):
     """Two tournaments over disjoint systems (different raters): one leaderboard per group."""
     from browser_support import add_tournament
 
-    path = tmp_path / "two.db"
+    path = db_path
     ids = build_fixture_db(path)
     other = ("other-x", "other-y", "other-z", "other-w")
     add_tournament(path, other, "auto:other-sxs", ids["generated"][:3])
@@ -430,7 +430,7 @@ def test_disjoint_tournaments_are_never_ranked_in_one_table(tmp_path):
         assert pairwise_raters(db, "auto") == ["auto:fixture-sxs", "auto:other-sxs"]
         assert pairwise_raters(db, "human") == []
     finally:
-        db.conn.close()
+        db.close()
 
 
 def test_group_fallback_prior_only_inside_the_group(tmp_path):
