@@ -185,3 +185,18 @@ def module_db_location(
     server = request.getfixturevalue("pg_server")
     with contextlib.ExitStack() as stack:
         yield lambda name="test": stack.enter_context(_database(server))
+
+
+@pytest.fixture
+def init_location(
+    backend: str, tmp_path: Path, request: pytest.FixtureRequest
+) -> Callable[..., Path | str]:
+    """Factory of places where a test's ``init`` (or :func:`open_db`) makes a new database:
+    ``make(name)`` is a SQLite path that does not exist yet, or on PostgreSQL a new database
+    copied from the session's migrated one (``init`` finds it up to date; migrating an empty
+    database there takes seconds per test)."""
+    if backend == "sqlite":
+        return lambda name="test": tmp_path / f"{name}.db"
+    copy = request.getfixturevalue("pg_template_copy")
+    migrated = request.getfixturevalue("pg_migrated")
+    return lambda name="test": copy(migrated)

@@ -8,6 +8,7 @@ import re
 import pandas as pd
 import pytest
 from browser_support import build_fixture_db
+from pg_server import init_location  # noqa: F401  (fixture)
 from sklearn.metrics import cohen_kappa_score
 
 from core.annotation.disputes import resolve_dispute
@@ -34,11 +35,9 @@ from core.views.text import escape_markdown, highlight_markdown, inert_table
 
 
 @pytest.fixture
-def fdb(new_db_location):
-    """The fixture database (a database of its own: some tests take the empty ``db`` too)."""
-    location = new_db_location("v")
-    ids = build_fixture_db(location)
-    db = open_db(location)
+def fdb(db_path):
+    ids = build_fixture_db(db_path)
+    db = open_db(db_path)
     yield db, ids
     db.close()
 
@@ -171,8 +170,12 @@ def test_inert_table_escapes_cells_names_and_labels_and_keeps_the_text():
     assert list(inert_table(table.reset_index(drop=True)).index) == [0, 1]  # kept, not text
 
 
-def test_overview_and_empty(fdb, db):
-    assert overview(db)["empty"] is True
+def test_overview_and_empty(fdb, init_location):  # noqa: F811  (the fixture imported above)
+    db = open_db(init_location("empty"))  # a second database, beside the fixture's
+    try:
+        assert overview(db)["empty"] is True
+    finally:
+        db.close()
     fixture, _ = fdb
     ov = overview(fixture)
     assert not ov["empty"] and ov["counts"]["questions"] == 7
