@@ -19,7 +19,9 @@
 threads) of the same two runs: less sensitive than wall time to other processes on a shared machine.
 
 Run: ``.venv/bin/python benchmarks/ranking.py`` (a few minutes; ``--quick``: 250 questions, a
-smoke test of the script, not a measurement).
+smoke test of the script, not a measurement). ``--db postgresql://user@host/db`` builds the live
+leaderboard's 100,000-verdict database in that (empty) PostgreSQL database instead of a temporary
+SQLite file (issue 25); ``--live-only`` with it measures only the live leaderboard.
 """
 
 from __future__ import annotations
@@ -134,16 +136,98 @@ def arena_main(csv: str, n_boot: int, seed: int) -> None:
     print(json.dumps({"work_s": work_s, "work_cpu_s": cpu_s, "ci_width": width}))
 
 
-def main(quick: bool = False) -> None:
+def live_refresh(target: str, quick: bool) -> dict:
+    """The live leaderboard at 100,000 stored verdicts (10,000 with ``quick``) in the database at
+    ``target`` (a SQLite path, or the URL of an empty PostgreSQL database): the first load, then
+    the refresh + refit after one new verdict (median of 5), without and with 1,000 replicates."""
+    from core.stats.ranking_settings import RankingSettings  # deferred: see main
+    from core.store.connection import utcnow  # deferred: see main
+    from core.store.database import open_db  # deferred: see main
+    from core.views.live_leaderboard import store_leaderboard  # deferred: see main
+
+    db = open_db(target)
+    if db["judgments"].count:
+        raise SystemExit(f"error: {target}: the benchmark needs an empty database")
+    small, _ = simulate(20, 527, np.random.default_rng(1))
+    small = small.iloc[: 10_000 if quick else 100_000]
+    now = utcnow()
+    db["questions"].insert_all(
+        [
+            {"id": q, "question": "?", "origin": "imported", "created_at": now, "updated_at": now}
+            for q in small["question_id"].unique()
+        ]
+    )
+    t = time.perf_counter()
+    db["judgments"].insert_all(
+        {
+            "kind": "pairwise",
+            "question_id": r.question_id,
+            "rater": "auto:x",
+            "rater_kind": "auto",
+            "system_a": r.system_a,
+            "system_b": r.system_b,
+            "verdict": r.verdict,
+            "status": "ok",
+            "created_at": now,
+        }
+        for r in small.itertuples()
+    )
+    print(f"stored {len(small):,} verdicts in {db.dialect.name}: {time.perf_counter() - t:.1f} s")
+    if db.dialect.name == "postgresql":  # planner statistics after a bulk load (autovacuum's job)
+        db.execute("analyze judgments")
+    t = time.perf_counter()
+    live = store_leaderboard(db)
+    load_s = time.perf_counter() - t
+    times, boot_times = [], []
+    for k in range(5):
+        db["judgments"].insert(
+            {
+                "kind": "pairwise",
+                "question_id": "q0",
+                "rater": "auto:x",
+                "rater_kind": "auto",
+                "system_a": "sys1",
+                "system_b": "sys2",
+                "verdict": "AB"[k % 2],
+                "status": "ok",
+                "created_at": now,
+            }
+        )
+        t = time.perf_counter()
+        live.refresh(db)
+        live.leaderboard(RankingSettings(n_boot=0))
+        times.append(time.perf_counter() - t)
+        t = time.perf_counter()
+        live.leaderboard(RankingSettings(n_boot=1000, seed=k))
+        boot_times.append(time.perf_counter() - t)
+    db.close()
+    refresh_ms = 1000 * float(np.median(times))
+    refresh_boot = float(np.median(boot_times)) + refresh_ms / 1000
+    print(
+        f"{db.dialect.name}: initial load of {len(small):,} verdicts: {load_s:.2f} s; refresh "
+        f"after one verdict: {refresh_ms:.1f} ms, with 1,000-replicate bootstrap: "
+        f"{refresh_boot:.2f} s"
+    )
+    return dict(
+        refresh_ms=round(refresh_ms, 2),
+        refresh_bootstrap_s=round(refresh_boot, 3),
+        initial_load_s=round(load_s, 3),
+        refresh_backend=db.dialect.name,
+    )
+
+
+def main(quick: bool = False, live_db: str | None = None, live_only: bool = False) -> None:
     # deferred: the baseline's own process (same file) must import only numpy, pandas and scipy
     from core.stats.leaderboard import leaderboard  # deferred: see above
     from core.stats.ranking_settings import RankingSettings  # deferred: see above
-    from core.store.connection import utcnow  # deferred: see above
-    from core.store.database import open_db  # deferred: see above
-    from core.views.live_leaderboard import store_leaderboard  # deferred: see above
 
     rng = np.random.default_rng(0)
     figures: dict = {}
+    if live_db is not None:  # --db: the live leaderboard's database there (e.g. PostgreSQL)
+        figures.update(live_refresh(live_db, quick))
+        if live_only:
+            print(json.dumps(figures))
+            return
     with tempfile.TemporaryDirectory() as tmp:
         df, _ = simulate(20, 250 if quick else 2500, rng)
         csv = os.path.join(tmp, "judgments.csv")
@@ -220,74 +304,8 @@ def main(quick: bool = False) -> None:
             load_average=round(os.getloadavg()[0], 2),
         )
 
-        # -- live leaderboard refresh at 100,000 stored verdicts ------------------------------
-        db = open_db(os.path.join(tmp, "live.db"))
-        small, _ = simulate(20, 527, np.random.default_rng(1))
-        small = small.iloc[: 10_000 if quick else 100_000]
-        now = utcnow()
-        db["questions"].insert_all(
-            [
-                {
-                    "id": q,
-                    "question": "?",
-                    "origin": "imported",
-                    "created_at": now,
-                    "updated_at": now,
-                }
-                for q in small["question_id"].unique()
-            ]
-        )
-        db["judgments"].insert_all(
-            {
-                "kind": "pairwise",
-                "question_id": r.question_id,
-                "rater": "auto:x",
-                "rater_kind": "auto",
-                "system_a": r.system_a,
-                "system_b": r.system_b,
-                "verdict": r.verdict,
-                "status": "ok",
-                "created_at": now,
-            }
-            for r in small.itertuples()
-        )
-        t = time.perf_counter()
-        live = store_leaderboard(db)
-        load_s = time.perf_counter() - t
-        times, boot_times = [], []
-        for k in range(5):
-            db["judgments"].insert(
-                {
-                    "kind": "pairwise",
-                    "question_id": "q0",
-                    "rater": "auto:x",
-                    "rater_kind": "auto",
-                    "system_a": "sys1",
-                    "system_b": "sys2",
-                    "verdict": "AB"[k % 2],
-                    "status": "ok",
-                    "created_at": now,
-                }
-            )
-            t = time.perf_counter()
-            live.refresh(db)
-            live.leaderboard(RankingSettings(n_boot=0))
-            times.append(time.perf_counter() - t)
-            t = time.perf_counter()
-            live.leaderboard(RankingSettings(n_boot=1000, seed=k))
-            boot_times.append(time.perf_counter() - t)
-        db.conn.close()
-        refresh_ms = 1000 * float(np.median(times))
-        refresh_boot = float(np.median(boot_times)) + refresh_ms / 1000
-        print(
-            f"initial load of {len(small):,} verdicts: {load_s:.2f} s; refresh after one verdict: "
-            f"{refresh_ms:.1f} ms, with 1,000-replicate bootstrap: {refresh_boot:.2f} s"
-        )
-        figures.update(
-            refresh_ms=round(refresh_ms, 2),
-            refresh_bootstrap_s=round(refresh_boot, 3),
-            initial_load_s=round(load_s, 3),
-        )
+        if live_db is None:
+            figures.update(live_refresh(os.path.join(tmp, "live.db"), quick))
 
     # -- coverage of the 95% intervals ---------------------------------------------------------
     truth = np.array([0.8, 0.3, 0.0, -0.4, -0.7])
@@ -317,4 +335,18 @@ if __name__ == "__main__":
     if sys.argv[1:2] == ["--arena-baseline"]:
         arena_main(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]))
     else:
-        main(quick="--quick" in sys.argv[1:])
+        import argparse
+
+        parser = argparse.ArgumentParser(description="Benchmark of the statistics core.")
+        parser.add_argument("--quick", action="store_true", help="a smoke test, not a measurement")
+        parser.add_argument(
+            "--db",
+            help="build the live leaderboard's 100,000-verdict database here instead of a "
+            "temporary SQLite file: a SQLite path or the URL of an empty PostgreSQL database "
+            "(postgresql://user@host/db)",
+        )
+        parser.add_argument(
+            "--live-only", action="store_true", help="with --db: only the live leaderboard figures"
+        )
+        args = parser.parse_args()
+        main(quick=args.quick, live_db=args.db, live_only=args.live_only)

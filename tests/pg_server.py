@@ -18,6 +18,7 @@ import contextlib
 import os
 import uuid
 from collections.abc import Callable, Iterator
+from pathlib import Path
 
 import pytest
 
@@ -141,3 +142,34 @@ def module_database(
     template = request.getfixturevalue("pg_migrated").rsplit("/", 1)[1]
     with _database(request.getfixturevalue("pg_server"), template) as url:
         yield url
+
+
+@pytest.fixture(scope="module")
+def module_db_location(
+    backend: str, tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest
+) -> Iterator[Callable[..., Path | str]]:
+    """:func:`new_db_location` for a database a test module builds once: ``make(name)`` is a new
+    SQLite path under a module folder, or the URL of a new, empty PostgreSQL database (dropped
+    after the module). The module overrides ``backend`` with a module-scoped, parametrized one."""
+    if backend == "sqlite":
+        folder = tmp_path_factory.mktemp("module-db")
+        yield lambda name="test": folder / f"{name}.db"
+        return
+    server = request.getfixturevalue("pg_server")
+    with contextlib.ExitStack() as stack:
+        yield lambda name="test": stack.enter_context(_database(server))
+
+
+@pytest.fixture
+def init_location(
+    backend: str, tmp_path: Path, request: pytest.FixtureRequest
+) -> Callable[..., Path | str]:
+    """Factory of places where a test's ``init`` (or :func:`open_db`) makes a new database:
+    ``make(name)`` is a SQLite path that does not exist yet, or on PostgreSQL a new database
+    copied from the session's migrated one (``init`` finds it up to date; migrating an empty
+    database there takes seconds per test)."""
+    if backend == "sqlite":
+        return lambda name="test": tmp_path / f"{name}.db"
+    copy = request.getfixturevalue("pg_template_copy")
+    migrated = request.getfixturevalue("pg_migrated")
+    return lambda name="test": copy(migrated)

@@ -117,7 +117,7 @@ def answers_version(db: Database) -> tuple[Any, ...]:
     return tuple(
         db.execute(
             "select coalesce(max(id), 0), count(*), coalesce(sum(length(text)), 0), "
-            "coalesce(sum(status = 'ok'), 0) from answers"
+            "count(case when status = 'ok' then 1 end) from answers"
         ).fetchone()
     )
 

@@ -325,5 +325,6 @@ def table_counts(db: Database) -> dict[str, int]:
 
 
 def placeholders(values: Sequence[Any]) -> str:
-    """``?,?,...``: one SQL parameter mark per value (for ``in (...)``)."""
-    return ",".join("?" * len(values))
+    """``?,?,...``: one SQL parameter mark per value (for ``in (...)``); ``null`` for none
+    (``x in (null)`` holds for no row, as SQLite's ``x in ()``, which PostgreSQL refuses)."""
+    return ",".join("?" * len(values)) or "null"

@@ -86,6 +86,10 @@ class Dialect:
     row_lock_sql: str | None = None
     #: Whether inserts read the new row's key with ``returning`` (needs the primary key).
     returns_key = False
+    #: Whether a committed row's id is always larger than every id committed before it (SQLite:
+    #: one writer at a time). PostgreSQL: a transaction holding a smaller identity value can
+    #: commit later, so "largest id" alone misses it (cache keys add a count).
+    ids_in_commit_order = True
     #: Statements that give the database SQLite's behaviour the store relies on (run, raw,
     #: before the migrations; none here).
     setup_sql: tuple[str, ...] = ()
@@ -225,7 +229,16 @@ class Database:
     @contextlib.contextmanager
     def _atomic(self) -> Iterator[None]:
         """A savepoint: inside a transaction it nests, outside it is a transaction of its own
-        (PostgreSQL: a savepoint only nests, so ``BEGIN`` ... ``COMMIT`` there)."""
+        (PostgreSQL: a savepoint only nests, so ``BEGIN`` ... ``COMMIT`` there, under the
+        connection's lock: another thread's transaction cannot end between the check and the
+        savepoint)."""
+        shared = None if self.dialect is SQLITE else getattr(self.conn, "write_lock", None)
+        with shared or contextlib.nullcontext():
+            with self._atomic_unlocked():
+                yield
+
+    @contextlib.contextmanager
+    def _atomic_unlocked(self) -> Iterator[None]:
         if self.dialect is not SQLITE and not self.conn.in_transaction:
             self.conn.execute("begin")
             try:

@@ -24,7 +24,9 @@ are not rewritten: docs/storage.md lists the store modules that still have them.
 
 from __future__ import annotations
 
+import contextlib
 import re
+import threading
 from collections.abc import Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -181,6 +183,7 @@ class PostgresDialect(Dialect):
         "select table_name from information_schema.views where table_schema = current_schema()"
     )
     returns_key = True
+    ids_in_commit_order = False  # concurrent transactions commit their identity values in any order
     #: ``sum(condition)`` counts the rows where it holds, as in SQLite (``NULL`` over no rows);
     #: ``json_extract(doc, '$.a."b"')`` gives the value as text (SQLite: typed), ``json_valid``.
     setup_sql = (
@@ -280,29 +283,59 @@ class PgCursor:
 
 
 class PgConnection:
-    """A psycopg connection (autocommit) with the members the store uses of ``sqlite3``'s."""
+    """A psycopg connection (autocommit) with the members the store uses of ``sqlite3``'s.
+
+    Threads may share it as they share SQLite's :class:`core.store.connection.LockedConnection`:
+    a statement that leaves a transaction open (``BEGIN``, a savepoint) keeps the connection's
+    re-entrant :attr:`write_lock` until the statement that ends it, so another thread's
+    statements wait instead of landing inside that transaction; :func:`transaction` holds it too.
+    """
 
     def __init__(self, raw: psycopg.Connection[tuple[Any, ...]]) -> None:
         self.raw = raw
+        self.write_lock = threading.RLock()
+        self._kept = False  # the owner thread keeps one acquisition while in a transaction
 
     @property
     def in_transaction(self) -> bool:
         """Whether a transaction is open (also one a failed statement aborted)."""
         return self.raw.info.transaction_status.name != "IDLE"
 
+    @contextlib.contextmanager
+    def _turn(self) -> Iterator[None]:
+        """This thread's turn on the connection (see the class); kept while a transaction is open."""
+        if not self.write_lock.acquire(timeout=busy_timeout_ms() / 1000):
+            import psycopg  # deferred: loaded already (this connection is psycopg's)
+
+            raise psycopg.errors.LockNotAvailable(
+                "connection busy: another thread held its transaction past the busy timeout"
+            )
+        try:
+            yield
+        finally:
+            if self.in_transaction and not self._kept:
+                self._kept = True  # this acquisition stays until the transaction ends
+            else:
+                if not self.in_transaction and self._kept:
+                    self._kept = False
+                    self.write_lock.release()
+                self.write_lock.release()
+
     def execute(self, query: str, params: Any = None, /) -> PgCursor:
         """Run one store statement (:func:`translate`d; several for a trigger: the last one's
         cursor)."""
         cursor = None
-        for statement in translate(query, params is not None):
-            cursor = self.raw.execute(statement, params)
+        with self._turn():
+            for statement in translate(query, params is not None):
+                cursor = self.raw.execute(statement, params)
         assert cursor is not None
         return PgCursor(cursor)
 
     def executemany(self, query: str, params_seq: Iterable[Any], /) -> PgCursor:
         """Run one store statement once per parameter row."""
-        cursor = self.raw.cursor()
-        cursor.executemany(marks_to_psycopg(query, True), params_seq)
+        with self._turn():
+            cursor = self.raw.cursor()
+            cursor.executemany(marks_to_psycopg(query, True), params_seq)
         return PgCursor(cursor)
 
     def close(self) -> None:

@@ -165,7 +165,7 @@ def origin_questions(db: Database, origin: QuestionOrigin) -> list[Question]:
 
 def find_question_ids(db: Database, filters: dict[str, Any], search: str = "") -> list[str]:
     """Ids of the questions equal on every given filter (:data:`FILTER_COLUMNS`; ``None`` / ``""``
-    ignored) whose text contains ``search`` (or whose id is ``search``)."""
+    ignored) whose text contains ``search``, case ignored (or whose id is ``search``)."""
     where, params = ["1 = 1"], []
     for col, value in filters.items():
         if col not in FILTER_COLUMNS:
@@ -174,7 +174,8 @@ def find_question_ids(db: Database, filters: dict[str, Any], search: str = "") -
             where.append(f"{col} = ?")
             params.append(value)
     if search.strip():
-        where.append("(question like ? or id = ?)")
+        # lower() on both sides: SQLite's like ignores (ASCII) case, PostgreSQL's does not
+        where.append("(lower(question) like lower(?) or id = ?)")
         params += [f"%{search.strip()}%", search.strip()]
     sql = f"select id from questions where {' and '.join(where)} order by id"
     return [r[0] for r in db.execute(sql, params)]
@@ -384,7 +385,7 @@ def document_dependents(db: Database, document_id: str) -> dict[str, int]:
     about = "select id from questions where document_id = ? or context_document_id = ?"
     found = {}
     for what, sql in (
-        ("questions", f"select count(*) from ({about}) q"),
+        ("questions", f"select count(*) from ({about}) q"),  # alias: PostgreSQL
         ("answers", f"select count(*) from answers where question_id in ({about})"),
         ("judgments", f"select count(*) from judgments where question_id in ({about})"),
     ):

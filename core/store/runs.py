@@ -184,14 +184,14 @@ def experiment_runs(db: Database) -> list[Run]:
 
 def recent_runs(db: Database, limit: int = 50) -> list[Run]:
     """The ``limit`` latest runs (cost rounded to 4 decimals, in Python: PostgreSQL has no
-    ``round(double precision, 4)``), newest first."""
+    ``round(double precision, integer)``), newest first."""
     found = _read(
         db,
         "select id, kind, name, config, status, started_at, finished_at, n_calls, input_tokens, "
         "output_tokens, cost_usd, note, pid, host from runs order by started_at desc limit ?",
         [int(limit)],
     )
-    return [replace(r, cost_usd=round(r.cost_usd, 4)) for r in found]
+    return [replace(r, cost_usd=round(float(r.cost_usd), 4)) for r in found]
 
 
 def count_runs(db: Database, statuses: Sequence[RunStatus]) -> int:

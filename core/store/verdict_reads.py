@@ -13,7 +13,6 @@ from collections import OrderedDict
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from core.store.fingerprints import visible_state
 from core.store.judgments import effective_query, max_judgment_id
 
 if TYPE_CHECKING:
@@ -36,12 +35,17 @@ _SUMMARIES_KEPT = 8
 def _summary_key(db: Database, kind: str) -> tuple[Any, ...] | None:
     """The memo key of a summary, or None for a database without a file or inside an open
     transaction (rows it reads could still be rolled back and their ids reused): nothing kept.
-    On PostgreSQL: the database and its snapshot (:func:`core.store.fingerprints.visible_state`)."""
+    PostgreSQL: the database (name, oid, server port and start time) and the judgments' largest
+    id and count (a smaller id can commit after a larger one there)."""
     if db.conn.in_transaction:
         return None
-    state = visible_state(db)
-    if state is not None:  # PostgreSQL: no file; the snapshot, not a largest id (see there)
-        return (*state, kind)
+    if db.dialect.name == "postgresql":
+        found = db.execute(
+            "select current_database(), (select oid from pg_database where datname = "
+            "current_database()), inet_server_port(), pg_postmaster_start_time()::text, "
+            "coalesce(max(id), 0), count(*) from judgments"
+        ).fetchone()
+        return (*found, kind)
     path = next((r[2] for r in db.execute("pragma database_list") if r[1] == "main"), "")
     if not path:
         return None
@@ -105,8 +109,9 @@ def _read_summary(db: Database, kind: str) -> list[tuple[Any, ...]]:
     sql = (
         f"select g.rater, g.rater_kind, {', '.join(f'g.{k}' for k in SUMMARY_KEYS[kind])}, g.n, "
         "g.first_id, f.verdict, g.last_id, l.verdict from ("
-        f"select rater, rater_kind, {keys}, count(*) as n, min(id) as first_id, "
-        f"max(id) as last_id from ({inner}) e group by rater, rater_kind, {keys}) g "
+        # max(rater_kind): one per rater, but PostgreSQL takes no bare column beside group by
+        f"select rater, max(rater_kind) as rater_kind, {keys}, count(*) as n, "
+        f"min(id) as first_id, max(id) as last_id from ({inner}) e group by rater, {keys}) g "
         "join judgments f on f.id = g.first_id join judgments l on l.id = g.last_id "
         "order by g.last_id"
     )
@@ -138,6 +143,20 @@ def pairwise_records_since(db: Database, last_id: int) -> list[tuple[Any, ...]]:
         [last_id],
     ).fetchall()
     return found
+
+
+def pairwise_count(db: Database, up_to: int) -> int | None:
+    """How many pairwise judgments have id <= ``up_to``, where that can still grow (PostgreSQL:
+    a transaction holding a smaller id may commit after a larger one,
+    :attr:`core.store.engine.Dialect.ids_in_commit_order`); ``None`` on SQLite, where it cannot
+    (no query)."""
+    if db.dialect.ids_in_commit_order:
+        return None
+    return int(
+        db.execute(
+            "select count(*) from judgments where kind = 'pairwise' and id <= ?", [up_to]
+        ).fetchone()[0]
+    )
 
 
 def counted_pairwise(

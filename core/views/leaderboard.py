@@ -243,7 +243,7 @@ class LiveLeaderboard:
     Holds a :class:`core.views.live_leaderboard.StoreLeaderboard`: :meth:`view` reads only the judgments
     stored since the last call (one small query), splits the aggregate into system groups when a
     pairwise judgment arrived and refits a group only when asked for it (fits memoised by
-    ``(last judgment id, settings, group)``). Thread-safe: one lock guards the aggregate and
+    ``(StoreLeaderboard.version, settings, group)``). Thread-safe: one lock guards the aggregate and
     the memo.
     """
 
@@ -259,9 +259,10 @@ class LiveLeaderboard:
             rater=self.rater, rater_kind=None if self.source == "both" else self.source
         )
         self._memo: dict[
-            tuple[int, RankingSettings, str | None], tuple[Leaderboard | None, str, str]
+            tuple[tuple[int, int | None], RankingSettings, str | None],
+            tuple[Leaderboard | None, str, str],
         ] = {}
-        self._groups: tuple[int, list[SystemGroup], int] | None = None
+        self._groups: tuple[tuple[int, int | None], list[SystemGroup], int] | None = None
 
     def view(
         self,
@@ -275,15 +276,15 @@ class LiveLeaderboard:
             if top < self.board.last_id:  # the database was rebuilt under the same path
                 self._reset()
             self.board.refresh(db)
-            last = self.board.last_id
-            if self._groups is None or self._groups[0] != last:
+            last, version = self.board.last_id, self.board.version
+            if self._groups is None or self._groups[0] != version:
                 groups, comp = system_groups(self.board.counts)
-                self._groups = (last, groups, int((comp < 0).sum()))
+                self._groups = (version, groups, int((comp < 0).sum()))
             _, groups, unlinked = self._groups
             chosen = next((g for g in groups if g.key == group), groups[0] if groups else None)
-            key = (last, settings, chosen.key if chosen else None)
+            key = (version, settings, chosen.key if chosen else None)
             if key not in self._memo:
-                self._memo = {k: v for k, v in self._memo.items() if k[0] == last}
+                self._memo = {k: v for k, v in self._memo.items() if k[0] == version}
                 if chosen is None:
                     why = (
                         "no pairwise verdicts yet"

@@ -22,6 +22,7 @@ from core.store.judgments import max_judgment_id
 from core.store.verdict_reads import (
     PAIRWISE_SINCE_COLUMNS,
     counted_pairwise,
+    pairwise_count,
     pairwise_records_since,
 )
 
@@ -62,9 +63,22 @@ class StoreLeaderboard:
         }
         self.where = where
         self.raters = None if raters is None else frozenset(raters)
+        self._reset()
+
+    def _reset(self) -> None:
+        """Forget everything read: the next :meth:`refresh` reads from the start."""
         self.counts = PairwiseCounts()
         self.last_id = 0
         self._active: dict[int, tuple[str, str, str, str]] = {}
+        #: Pairwise rows with id <= :attr:`last_id` read so far, where a late commit can add one
+        #: (:func:`core.store.verdict_reads.pairwise_count`; ``None`` on SQLite).
+        self.seen: int | None = None
+
+    @property
+    def version(self) -> tuple[int, int | None]:
+        """Changes whenever the aggregate does: the last id read, and on PostgreSQL also the
+        rows read up to it (a verdict committed late can leave :attr:`last_id` as it was)."""
+        return (self.last_id, self.seen)
 
     def _wanted(self, rec: Sequence[Any]) -> bool:
         if rec[_AT["status"]] != "ok" or rec[_AT["verdict"]] is None:
@@ -76,10 +90,18 @@ class StoreLeaderboard:
         return self.where(dict(zip(PAIRWISE_SINCE_COLUMNS, rec))) if self.where else True
 
     def refresh(self, db: Database) -> int:
-        """Read judgments with id > :attr:`last_id`; return how many rows were read."""
+        """Read judgments with id > :attr:`last_id`; return how many rows were read. Where a
+        verdict with a smaller id can commit late (PostgreSQL) and one did, read everything
+        again."""
+        if self.seen is not None and pairwise_count(db, self.last_id) != self.seen:
+            self._reset()
         if self.last_id == 0 and not self._active and self.where is None:
             return self._load_counted(db)
+        if self.last_id == 0:
+            self.seen = pairwise_count(db, 0)
         found = pairwise_records_since(db, self.last_id)
+        if self.seen is not None:
+            self.seen += len(found)
         for rec in found:
             old = rec[_SUPERSEDES]
             if old is not None and old in self._active:
@@ -97,6 +119,7 @@ class StoreLeaderboard:
         now stored (:attr:`last_id`: the largest pairwise id among them); returns how many
         counted rows were read."""
         top = max_judgment_id(db)
+        self.seen = pairwise_count(db, top)  # before the rows: a row committed between is re-read
         raters = None if self.raters is None else sorted(self.raters)
         found, superseded, last = counted_pairwise(db, top, self.filters, raters)
         self._build(found, superseded)

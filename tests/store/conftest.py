@@ -2,9 +2,23 @@
 
 from __future__ import annotations
 
+import sqlite3
+
 import pytest
 
 from core.store.connection import utcnow
+
+
+@pytest.fixture
+def refused(backend: str) -> tuple[type[Exception], ...]:
+    """What the database raises when it refuses a write (a constraint, an append-only trigger):
+    ``sqlite3.IntegrityError`` on SQLite; on PostgreSQL psycopg's ``IntegrityError`` (a
+    constraint) or ``RaiseException`` (a trigger's ``raise exception``, SQLSTATE P0001)."""
+    if backend == "sqlite":
+        return (sqlite3.IntegrityError,)
+    import psycopg
+
+    return (psycopg.IntegrityError, psycopg.errors.RaiseException)
 
 
 @pytest.fixture

@@ -1,6 +1,9 @@
 """A broken database file is one ``error:`` line and exit 2 for every command, and stays
 byte-identical: missing, a folder, /dev/null, random bytes, truncated, empty, locked, read-only,
-disk full. Only ``init`` and ``demo`` create a database; a valid one is accepted."""
+disk full. Only ``init`` and ``demo`` create a database; a valid one is accepted (on SQLite and
+on PostgreSQL), and a PostgreSQL server that cannot be reached is one error line too.
+
+The broken-file cases are about SQLite's file itself: they take no backend fixture and run once."""
 
 from __future__ import annotations
 
@@ -218,10 +221,18 @@ def test_only_init_and_demo_create_a_database(tmp_path, capsys):
 
 
 @pytest.mark.parametrize("command", COMMANDS, ids=lambda c: c[0])
-def test_a_valid_database_is_accepted(tmp_path, capsys, command):
-    path = _real_db(tmp_path / "ok.db")
-    assert main(["--db", str(path), *command]) == 0
+def test_a_valid_database_is_accepted(db_path, capsys, command):
+    assert main(["--db", str(db_path), *command]) == 0
     assert "error" not in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("command", COMMANDS, ids=lambda c: c[0])
+def test_an_unreachable_postgresql_server_is_one_error_line(capsys, command):
+    """PostgreSQL's counterpart of a missing file: nothing listens there (password masked)."""
+    code = main(["--db", "postgresql://u:secret@127.0.0.1:1/workbench", *command])
+    err = capsys.readouterr().err
+    _one_error(code, err, "cannot connect to PostgreSQL at postgresql://u:***@127.0.0.1:1/")
+    assert "secret" not in err
 
 
 @pytest.mark.parametrize(

@@ -16,7 +16,6 @@ from typing import Any
 import pytest
 
 from core.store.connection import connect, transaction
-from core.store.database import open_db
 from core.store.engine import SQLITE, Database, NotFoundError, unique_keys
 
 sqlite_utils = pytest.importorskip("sqlite_utils")
@@ -124,8 +123,10 @@ def test_engine_matches_sqlite_utils(tmp_path: Path, case: str) -> None:
     assert dump(engine) == dump(reference)
 
 
-def test_missing_rows_and_bad_calls_fail_loudly(tmp_path: Path) -> None:
-    engine, _ = both(tmp_path)
+def test_missing_rows_and_bad_calls_fail_loudly(db: Database, backend: str) -> None:
+    engine = db
+    for sql in DDL:
+        engine.execute(sql)
     with pytest.raises(NotFoundError):
         engine["kv"].get("nope")
     with pytest.raises(NotFoundError):
@@ -138,15 +139,19 @@ def test_missing_rows_and_bad_calls_fail_loudly(tmp_path: Path) -> None:
         engine["t"].insert({"name": "a"}, alter=True)
     with pytest.raises(ValueError, match="execute"):
         engine.query("update t set n = 1")
-    with pytest.raises(sqlite3.OperationalError):
+    missing, taken = (sqlite3.OperationalError, sqlite3.IntegrityError)
+    if backend == "postgresql":
+        import psycopg
+
+        missing, taken = (psycopg.errors.UndefinedTable, psycopg.errors.UniqueViolation)
+    with pytest.raises(missing):
         engine["no_such"].insert({"a": 1})
-    with pytest.raises(sqlite3.IntegrityError):
+    with pytest.raises(taken):
         engine["t"].insert_all([{"name": "z"}, {"name": "z"}])
     assert engine["t"].count == 0  # the failed batch rolled back as a whole
 
 
-def test_insert_all_inside_a_transaction_rolls_back_with_it(tmp_path: Path) -> None:
-    db = open_db(tmp_path / "w.db")
+def test_insert_all_inside_a_transaction_rolls_back_with_it(db: Database) -> None:
     with pytest.raises(RuntimeError), transaction(db):
         db["settings"].insert_all([{"key": f"k{i}", "value": "v"} for i in range(250)])
         raise RuntimeError
@@ -155,8 +160,7 @@ def test_insert_all_inside_a_transaction_rolls_back_with_it(tmp_path: Path) -> N
     assert db["settings"].count == 250 and not db.conn.in_transaction
 
 
-def test_threads_sharing_a_connection_batch_insert_safely(tmp_path: Path) -> None:
-    db = open_db(tmp_path / "t.db")
+def test_threads_sharing_a_connection_batch_insert_safely(db: Database) -> None:
     errors: list[BaseException] = []
 
     def work(k: int) -> None:

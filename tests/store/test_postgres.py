@@ -14,7 +14,7 @@ from typing import Any
 
 import psycopg
 import pytest
-from pg_server import pg_migrated, pg_migrated_url, pg_server, pg_url  # noqa: F401  (fixtures)
+from pg_server import pg_migrated, pg_server, pg_template_copy  # noqa: F401  (fixtures)
 
 from core.errors import DatabaseFileError
 from core.store.connection import is_busy, retry_when_busy, transaction, utcnow
@@ -90,20 +90,19 @@ def test_postgres_url_recognised_also_after_path_folding() -> None:
 # --- one database of each kind ----------------------------------------------------------------
 
 
-@pytest.fixture(params=["sqlite", "postgresql"])
-def any_db(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Database]:
-    """A fresh migrated database: a SQLite file, or on PostgreSQL the session's migrated
-    database emptied (test_every_migration_applies... migrates a new empty one)."""
-    pg = "pg_url" if "every_migration" in request.node.name else "pg_migrated_url"
-    target = tmp_path / "t.db" if request.param == "sqlite" else request.getfixturevalue(pg)
-    db = open_db(target)
-    yield db
-    db.close()
+@pytest.fixture
+def any_db(db: Database) -> Database:
+    """A fresh migrated database of each backend (tests/conftest.py's ``db``)."""
+    return db
 
 
 @pytest.fixture
-def pg_db(pg_migrated_url: str) -> Iterator[Database]:  # noqa: F811
-    db = open_db(pg_migrated_url)
+def pg_db(
+    pg_template_copy: Any,  # noqa: F811  (the fixtures imported above)
+    pg_migrated: str,  # noqa: F811
+) -> Iterator[Database]:
+    """A fresh migrated PostgreSQL database (a copy of the session's migrated one)."""
+    db = open_db(pg_template_copy(pg_migrated))
     yield db
     db.close()
 
@@ -152,12 +151,19 @@ def judgment(rater: str, verdict: str, supersedes: int | None = None) -> NewJudg
     )
 
 
-def test_every_migration_applies_and_tables_match_sqlite(any_db: Database, tmp_path: Path) -> None:
-    assert applied_migrations(any_db) == [name for name, _ in registered_migrations()]
+def test_every_migration_applies_and_tables_match_sqlite(
+    new_db_location: Any, tmp_path: Path
+) -> None:
+    new = open_db(new_db_location("empty"))  # every migration, on an empty database
+    try:
+        assert applied_migrations(new) == [name for name, _ in registered_migrations()]
+        found = {n for n in new.table_names() if not n.startswith("sqlite_")}
+    finally:
+        new.close()
     sqlite_db = open_db(tmp_path / "other.db")
     expected = {n for n in sqlite_db.table_names() if not n.startswith("sqlite_")}
     sqlite_db.close()
-    assert {n for n in any_db.table_names() if not n.startswith("sqlite_")} == expected
+    assert found == expected
 
 
 def test_engine_round_trip(any_db: Database) -> None:

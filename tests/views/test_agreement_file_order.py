@@ -12,6 +12,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from pg_server import module_db_location  # noqa: F401  (fixture)
 from sklearn.metrics import cohen_kappa_score
 
 from core.__main__ import main
@@ -63,11 +64,11 @@ def write(path: Path, rows: list) -> str:
     return str(path)
 
 
-def build(tmp_path: Path, name: str, reverse: bool) -> str:
+def build(tmp_path: Path, location: Path | str, name: str, reverse: bool) -> str:
     rows, changes = verdict_rows(), changed_rows(verdict_rows())
     if reverse:
         rows, changes = rows[::-1], changes[::-1]
-    db = str(tmp_path / f"{name}.db")
+    db = str(location)
     assert main(["--db", db, "init"]) == 0
     for i, part in enumerate((rows, changes)):
         f = write(tmp_path / f"{name}-{i}.csv", part)
@@ -75,10 +76,19 @@ def build(tmp_path: Path, name: str, reverse: bool) -> str:
     return db
 
 
+@pytest.fixture(scope="module", params=("sqlite", "postgresql"))
+def backend(request):
+    """Module-scoped: the two databases are built once per backend."""
+    return request.param
+
+
 @pytest.fixture(scope="module")
-def dbs(tmp_path_factory):
+def dbs(tmp_path_factory, module_db_location):  # noqa: F811  (the fixture imported above)
     tmp = tmp_path_factory.mktemp("order")
-    return build(tmp, "forward", False), build(tmp, "reverse", True)
+    return tuple(
+        build(tmp, module_db_location(name), name, reverse)
+        for name, reverse in (("forward", False), ("reverse", True))
+    )
 
 
 def cli_json(capsys, args: list[str]) -> dict:
@@ -107,7 +117,7 @@ def figures(path: str, capsys) -> dict:
             "prd": rater_pair_view(db, "pairwise", "auto:gpt-4", "human:crowd-majority"),
         }
     finally:
-        db.conn.close()
+        db.close()
     out["cli"] = cli_json(
         capsys,
         ["--db", path, "agreement", "--from-db", "--rater-a", "human:alice"]
@@ -180,7 +190,7 @@ def test_a_rater_that_judged_both_orders_is_compared_over_both(dbs, capsys):
         pv = rater_pair_view(db, "pairwise", "auto:gpt-4", "human:crowd-majority")["overall"]
         crowd_tab = auto_vs_crowd(db, "auto:gpt-4", "human:crowd-majority")["with_ties"]
     finally:
-        db.conn.close()
+        db.close()
     assert pv["n"] == crowd_tab["n"] == 150
     assert pv["agreement"] == pytest.approx(np.mean([x == y for x, y in zip(a, b)]))
     assert pv["kappa"] == pytest.approx(cohen_kappa_score(a, b))
@@ -203,7 +213,7 @@ def test_fleiss_among_auto_raters_splits_where_one_judged_both_orders(dbs):
     try:
         autos = agreement_overview(db, "pairwise")["autos"]
     finally:
-        db.conn.close()
+        db.close()
     assert autos["raters"] == 2 and autos["items"] == 75
 
 
@@ -223,7 +233,7 @@ def withdraw_one(path: str) -> None:
             | {"status": "withdrawn", "verdict": None, "supersedes": row["id"]}
         )
     finally:
-        db.conn.close()
+        db.close()
 
 
 def export(capsys, db: str, path: Path, *extra: str) -> pd.DataFrame:
@@ -231,9 +241,14 @@ def export(capsys, db: str, path: Path, *extra: str) -> pd.DataFrame:
     return pd.read_csv(path, dtype=str, keep_default_na=False)
 
 
-def test_export_writes_effective_verdicts_and_rank_on_it_equals_rank_from_db(dbs, capsys, tmp_path):
-    db = str(tmp_path / "copy.db")
-    Path(db).write_bytes(Path(dbs[1]).read_bytes())
+def test_export_writes_effective_verdicts_and_rank_on_it_equals_rank_from_db(
+    dbs, capsys, tmp_path, backend, request
+):
+    if backend == "sqlite":
+        db = str(tmp_path / "copy.db")
+        Path(db).write_bytes(Path(dbs[1]).read_bytes())
+    else:  # a copy made by the server (a test-only helper: the template has no open connection)
+        db = request.getfixturevalue("pg_template_copy")(dbs[1])
     args = ["--bootstrap", "50", "--json"]
     every = export(capsys, db, tmp_path / "all.csv", "--all-rows")
     gone = set(every["supersedes"]) - {""}

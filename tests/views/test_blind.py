@@ -16,8 +16,8 @@ from core.views.blind import browse_view
 
 
 @pytest.fixture
-def team(tmp_path):
-    path = tmp_path / "b.db"
+def team(db_path):
+    path = db_path
     build_fixture_db(path)
     db = open_db(path)
     update_setting(db, "annotations_per_item", 2)
@@ -31,7 +31,7 @@ def team(tmp_path):
         )
     }
     yield db, people
-    db.conn.close()
+    db.close()
 
 
 def _shown(view) -> str:
@@ -101,10 +101,10 @@ def test_the_verdict_grid_leaves_out_pairs_still_in_my_queue(team):
     assert not pair_rows & set(blind["shown (A vs B)"]) and len(blind) == len(full) - 2
 
 
-def test_open_mode_blinds_a_named_viewer_only(tmp_path):
+def test_open_mode_blinds_a_named_viewer_only(db_path):
     from core.annotation.identity import sign_in_open
 
-    path = tmp_path / "open.db"
+    path = db_path
     build_fixture_db(path)
     db = open_db(path)
     try:
@@ -116,4 +116,4 @@ def test_open_mode_blinds_a_named_viewer_only(tmp_path):
         anyone = browse_view(db, qid, None, None)  # imported evaluations browse without sign-in
         assert anyone["hidden_pairs"] == () and "human:ann" in _shown(anyone)
     finally:
-        db.conn.close()
+        db.close()

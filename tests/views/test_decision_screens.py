@@ -35,12 +35,11 @@ from core.views.text import escape_markdown
 
 
 @pytest.fixture
-def fdb(tmp_path):
-    path = tmp_path / "v.db"
-    ids = build_fixture_db(path)
-    db = open_db(path)
+def fdb(db_path):
+    ids = build_fixture_db(db_path)
+    db = open_db(db_path)
     yield db, ids
-    db.conn.close()
+    db.close()
 
 
 def test_every_task_has_a_guideline_saying_what_the_choices_mean():

@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from pg_server import module_db_location  # noqa: F401  (fixture)
 
 from core.corpus.evaluation_layouts import read_judgments
 from core.corpus.evaluations import store_evaluation
@@ -64,18 +65,26 @@ def _rows() -> list[dict[str, str]]:
     return out
 
 
+@pytest.fixture(scope="module", params=("sqlite", "postgresql"))
+def backend(request):
+    """Module-scoped: the two databases are built once per backend."""
+    return request.param
+
+
 @pytest.fixture(scope="module")
-def two_orders(tmp_path_factory):
+def two_orders(tmp_path_factory, module_db_location):  # noqa: F811  (the fixture imported above)
     rows = _rows()
     shuffled = [rows[i] for i in np.random.default_rng(1).permutation(len(rows))]
     dbs = []
     for name, found in (("one", rows), ("two", shuffled)):
         d = tmp_path_factory.mktemp(name)
         pd.DataFrame(found).to_csv(d / "v.csv", index=False)
-        db = open_db(d / "w.db")
+        db = open_db(module_db_location(name))
         store_evaluation(db, read_judgments(d / "v.csv"))
         dbs.append(db)
-    return dbs
+    yield dbs
+    for db in dbs:
+        db.close()
 
 
 VIEWS = {

@@ -20,12 +20,12 @@ from core.views.report_html import report_html
 
 
 @pytest.fixture
-def built(tmp_path):
-    path = tmp_path / "r.db"
+def built(db_path):
+    path = db_path
     info = build_report_db(path)
     db = open_db(path)
     yield db, info
-    db.conn.close()
+    db.close()
 
 
 def _data(db, raters=None, **kw):
@@ -90,14 +90,14 @@ def test_verdict_and_simulation_are_reported(built):
     assert "method" in needed and needed["pass_probability"]
 
 
-def test_too_few_people_says_not_enough_data(tmp_path):
-    path = tmp_path / "s.db"
+def test_too_few_people_says_not_enough_data(db_path):
+    path = db_path
     build_report_db(path, n_items=12)
     db = open_db(path)
     try:
         (sec,) = _data(db, [RATER])["raters"]
     finally:
-        db.conn.close()
+        db.close()
     assert sec["alt"] is None and sec["verdict"]["status"] == "not enough data"
     assert "not enough data" in sec["verdict"]["sentence"]
 

@@ -1,3 +1,4 @@
+# ruff: noqa: F811  (init_location: the pytest fixture imported from pg_server)
 """validate-rater on a store built in the test (import-judgments): items and labels as the store
 gives them, the JSON contract, file-row-order independence, slots, refusals."""
 
@@ -8,6 +9,7 @@ import json
 import random
 
 import pytest
+from pg_server import init_location  # noqa: F401  (fixture; the tests' argument of that name)
 
 from core.__main__ import main
 from core.stats.alt_test import alt_test
@@ -73,8 +75,9 @@ def write_csv(path, rows) -> str:
     return str(path)
 
 
-def imported(tmp_path, name: str, rows) -> str:
-    dbfile = str(tmp_path / f"{name}.db")
+def imported(tmp_path, init_location, name: str, rows) -> str:
+    """A new database (SQLite file or PostgreSQL URL) with ``rows`` imported by the CLI."""
+    dbfile = str(init_location(name))
     assert main(["--db", dbfile, "init"]) == 0
     assert (
         main(["--db", dbfile, "import-judgments", write_csv(tmp_path / f"{name}.csv", rows)]) == 0
@@ -89,10 +92,10 @@ def run_json(capsys, dbfile: str, *extra: str) -> tuple[int, dict | None, str]:
     return code, (json.loads(out.out) if code == 0 else None), out.err
 
 
-def test_items_labels_and_split(tmp_path):
+def test_items_labels_and_split(tmp_path, init_location):
     from core.store.database import open_db
 
-    db = open_db(imported(tmp_path, "a", pair_rows()))
+    db = open_db(imported(tmp_path, init_location, "a", pair_rows()))
     humans, mine = validation_labels(db, "auto:judge")
     assert sorted(humans) == list(HUMANS)
     # q0 is split by order shown (alice saw both); every other item is order-free
@@ -132,27 +135,28 @@ def test_items_labels_and_split(tmp_path):
     assert out["annotators"] == "people" and out["items"] == len(two) and len(two) in (40, 41)
 
 
-def test_json_independent_of_file_row_order(tmp_path, capsys):
+def test_json_independent_of_file_row_order(tmp_path, init_location, capsys):
     rows = pair_rows(seed=3)
     shuffled = list(rows)
     random.Random(9).shuffle(shuffled)
-    first = run_json(capsys, imported(tmp_path, "one", rows))
-    second = run_json(capsys, imported(tmp_path, "two", shuffled))
+    first = run_json(capsys, imported(tmp_path, init_location, "one", rows))
+    second = run_json(capsys, imported(tmp_path, init_location, "two", shuffled))
     assert first[0] == 0 and first == second
 
 
-def test_passes_and_fails_on_the_store(tmp_path, capsys):
-    code, good, _ = run_json(
-        capsys, imported(tmp_path, "g", pair_rows(seed=1, n=60, rater_acc=1.0))
-    )
+def test_passes_and_fails_on_the_store(tmp_path, init_location, capsys):
+    good_db = imported(tmp_path, init_location, "g", pair_rows(seed=1, n=60, rater_acc=1.0))
+    code, good, _ = run_json(capsys, good_db)
     assert code == 0 and good["passed"]
-    code, bad, _ = run_json(capsys, imported(tmp_path, "b", pair_rows(seed=1, n=60, rater_acc=0.2)))
+    code, bad, _ = run_json(
+        capsys, imported(tmp_path, init_location, "b", pair_rows(seed=1, n=60, rater_acc=0.2))
+    )
     assert code == 0 and not bad["passed"]
-    assert main(["--db", str(tmp_path / "g.db"), "validate-rater", "--rater", "auto:judge"]) == 0
+    assert main(["--db", good_db, "validate-rater", "--rater", "auto:judge"]) == 0
     assert "PASSES" in capsys.readouterr().out
 
 
-def test_absolute_yes_no(tmp_path, capsys):
+def test_absolute_yes_no(tmp_path, init_location, capsys):
     rng = random.Random(5)
     rows = []
     for i in range(35):
@@ -168,21 +172,24 @@ def test_absolute_yes_no(tmp_path, capsys):
                     "verdict": v,
                 }
             )
-    code, out, _ = run_json(capsys, imported(tmp_path, "abs", rows), "--task", "absolute")
+    code, out, _ = run_json(
+        capsys, imported(tmp_path, init_location, "abs", rows), "--task", "absolute"
+    )
     assert code == 0 and out["task"] == "absolute" and out["items"] == 35
     assert len(out["humans"]) == 3
 
 
-def test_refusals_are_one_error_line(tmp_path, capsys):
+def test_refusals_are_one_error_line(tmp_path, init_location, capsys):
     rows = [r for r in pair_rows() if r["rater"] != "human:carol"]
-    code, _, err = run_json(capsys, imported(tmp_path, "two", rows))
+    two = imported(tmp_path, init_location, "two", rows)
+    code, _, err = run_json(capsys, two)
     assert code == 2 and err.startswith("error:") and len(err.strip().splitlines()) == 1
     assert "1 more" in err
-    code, _, err = run_json(capsys, str(tmp_path / "two.db"), "--rater", "auto:nobody")
+    code, _, err = run_json(capsys, two, "--rater", "auto:nobody")
     assert code == 2 and "no effective pairwise verdicts" in err and "auto:judge" in err
 
 
-def test_slots_only_with_include_slots(tmp_path, capsys):
+def test_slots_only_with_include_slots(tmp_path, init_location, capsys):
     rows = pair_rows(seed=4)
     for r in rows:
         if r["rater"].startswith("human:"):
@@ -190,7 +197,7 @@ def test_slots_only_with_include_slots(tmp_path, capsys):
             if r["system_a"] == "y":  # one order shown per item, as in a crowd file
                 r["system_a"], r["system_b"] = "x", "y"
                 r["verdict"] = {"A": "B", "B": "A"}.get(r["verdict"], r["verdict"])
-    dbfile = imported(tmp_path, "slots", rows)
+    dbfile = imported(tmp_path, init_location, "slots", rows)
     code, _, err = run_json(capsys, dbfile)
     assert code == 2 and "0 have that" in err
     code, out, _ = run_json(capsys, dbfile, "--include-slots")
@@ -207,10 +214,10 @@ def test_bad_arguments(tmp_path, bad):
     assert caught.value.code == 2
 
 
-def test_derived_majority_is_not_an_annotator(tmp_path, capsys):
+def test_derived_majority_is_not_an_annotator(tmp_path, init_location, capsys):
     rows = pair_rows(seed=6)
     rows += [dict(r, rater="human:crowd-majority") for r in rows if r["rater"] == "human:bob"]
-    code, out, _ = run_json(capsys, imported(tmp_path, "maj", rows))
+    code, out, _ = run_json(capsys, imported(tmp_path, init_location, "maj", rows))
     assert code == 0 and [h["name"] for h in out["humans"]] == list(HUMANS)
     assert out["skipped"] == [
         {
@@ -222,6 +229,7 @@ def test_derived_majority_is_not_an_annotator(tmp_path, capsys):
         capsys,
         imported(
             tmp_path,
+            init_location,
             "slots",
             [dict(r, rater="human:crowd#") if r["rater"] == "human:carol" else r for r in rows],
         ),
@@ -229,8 +237,8 @@ def test_derived_majority_is_not_an_annotator(tmp_path, capsys):
     assert code == 2 and "anonymous slot raters are left out" in err
 
 
-def test_validation_items_cli(tmp_path, capsys):
-    dbfile = imported(tmp_path, "n", pair_rows(seed=7, n=60, rater_acc=1.0))
+def test_validation_items_cli(tmp_path, init_location, capsys):
+    dbfile = imported(tmp_path, init_location, "n", pair_rows(seed=7, n=60, rater_acc=1.0))
     capsys.readouterr()
     args = ["--db", dbfile, "validation-items", "--rater", "auto:judge", "--sims", "50"]
     assert main([*args, "--json"]) == 0

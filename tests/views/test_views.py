@@ -8,6 +8,7 @@ import re
 import pandas as pd
 import pytest
 from browser_support import build_fixture_db
+from pg_server import init_location  # noqa: F401  (fixture)
 from sklearn.metrics import cohen_kappa_score
 
 from core.annotation.disputes import resolve_dispute
@@ -34,12 +35,11 @@ from core.views.text import escape_markdown, highlight_markdown, inert_table
 
 
 @pytest.fixture
-def fdb(tmp_path):
-    path = tmp_path / "v.db"
-    ids = build_fixture_db(path)
-    db = open_db(path)
+def fdb(db_path):
+    ids = build_fixture_db(db_path)
+    db = open_db(db_path)
     yield db, ids
-    db.conn.close()
+    db.close()
 
 
 def test_question_detail_shows_the_passages_the_question_was_built_from(fdb):
@@ -131,12 +131,11 @@ def test_question_detail_never_shows_the_gutenberg_header(fdb):
     header = "The Project Gutenberg eBook of Soames, by Max Beerbohm. This ebook is for the use"
     db.execute("update passages set text = ? where document_id = ? and idx = 0", [header, doc])
     db.execute(
-        "insert into mentions (entity_id, document_id, passage_idx, start, end, surface) "
+        'insert into mentions (entity_id, document_id, passage_idx, start, "end", surface) '
         "select ?, ?, 0, 0, 6, 'Soames' where not exists "
         "(select 1 from mentions where entity_id = ? and passage_idx = 0)",
         [soames, doc, soames],
     )
-    db.conn.commit()
     d = question_detail(db, ids["generated"][0], max_passages=6)
     assert 0 not in [p["idx"] for p in d["passages"]]
     assert d["passages"][0]["role"] == "evidence" or not any(
@@ -171,8 +170,12 @@ def test_inert_table_escapes_cells_names_and_labels_and_keeps_the_text():
     assert list(inert_table(table.reset_index(drop=True)).index) == [0, 1]  # kept, not text
 
 
-def test_overview_and_empty(fdb, db):
-    assert overview(db)["empty"] is True
+def test_overview_and_empty(fdb, init_location):  # noqa: F811  (the fixture imported above)
+    db = open_db(init_location("empty"))  # a second database, beside the fixture's
+    try:
+        assert overview(db)["empty"] is True
+    finally:
+        db.close()
     fixture, _ = fdb
     ov = overview(fixture)
     assert not ov["empty"] and ov["counts"]["questions"] == 7
@@ -391,11 +394,11 @@ def test_live_leaderboard_reads_only_new_judgments(fdb):
     assert human.leaderboard is None and "no pairwise verdicts" in human.why
 
 
-def test_disjoint_tournaments_are_never_ranked_in_one_table(tmp_path):
+def test_disjoint_tournaments_are_never_ranked_in_one_table(db_path):
     """Two tournaments over disjoint systems (different raters): one leaderboard per group."""
     from browser_support import add_tournament
 
-    path = tmp_path / "two.db"
+    path = db_path
     ids = build_fixture_db(path)
     other = ("other-x", "other-y", "other-z", "other-w")
     add_tournament(path, other, "auto:other-sxs", ids["generated"][:3])
@@ -430,7 +433,7 @@ def test_disjoint_tournaments_are_never_ranked_in_one_table(tmp_path):
         assert pairwise_raters(db, "auto") == ["auto:fixture-sxs", "auto:other-sxs"]
         assert pairwise_raters(db, "human") == []
     finally:
-        db.conn.close()
+        db.close()
 
 
 def test_group_fallback_prior_only_inside_the_group(tmp_path):
