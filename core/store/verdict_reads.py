@@ -34,8 +34,10 @@ _SUMMARIES_KEPT = 8
 
 def _summary_key(db: Database, kind: str) -> tuple[Any, ...] | None:
     """The memo key of a summary, or None for a database without a file or inside an open
-    transaction (rows it reads could still be rolled back and their ids reused): nothing kept."""
-    if db.conn.in_transaction:
+    transaction (rows it reads could still be rolled back and their ids reused): nothing kept.
+    None on PostgreSQL too: no file to name (``pragma`` is SQLite's), and a transaction that
+    took a smaller id may commit after a larger one, so the largest id is no version there."""
+    if db.dialect.name != "sqlite" or db.conn.in_transaction:
         return None
     path = next((r[2] for r in db.execute("pragma database_list") if r[1] == "main"), "")
     if not path:
@@ -87,7 +89,8 @@ def _whole_summary(db: Database, kind: str) -> list[tuple[Any, ...]]:
 
 
 def _read_summary(db: Database, kind: str) -> list[tuple[Any, ...]]:
-    """The summary of every rater, read from the table (one grouped query)."""
+    """The summary of every rater, read from the table (one grouped query; ``rater_kind``, set
+    by the rater's name, is grouped by too, as PostgreSQL wants every selected column named)."""
     keys = ", ".join(SUMMARY_KEYS[kind])
     inner, params = effective_query(
         ["rater", "rater_kind", *SUMMARY_KEYS[kind], "id"],
@@ -100,7 +103,7 @@ def _read_summary(db: Database, kind: str) -> list[tuple[Any, ...]]:
         f"select g.rater, g.rater_kind, {', '.join(f'g.{k}' for k in SUMMARY_KEYS[kind])}, g.n, "
         "g.first_id, f.verdict, g.last_id, l.verdict from ("
         f"select rater, rater_kind, {keys}, count(*) as n, min(id) as first_id, "
-        f"max(id) as last_id from ({inner}) group by rater, {keys}) g "
+        f"max(id) as last_id from ({inner}) e group by rater, rater_kind, {keys}) g "
         "join judgments f on f.id = g.first_id join judgments l on l.id = g.last_id "
         "order by g.last_id"
     )
