@@ -384,7 +384,7 @@ def document_dependents(db: Database, document_id: str) -> dict[str, int]:
     about = "select id from questions where document_id = ? or context_document_id = ?"
     found = {}
     for what, sql in (
-        ("questions", f"select count(*) from ({about})"),
+        ("questions", f"select count(*) from ({about}) a"),  # PostgreSQL: a subquery needs a name
         ("answers", f"select count(*) from answers where question_id in ({about})"),
         ("judgments", f"select count(*) from judgments where question_id in ({about})"),
     ):
