@@ -15,7 +15,9 @@ Without PostgreSQL binaries the tests that need it are skipped, with the reason;
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import os
+import shutil
 import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -173,3 +175,108 @@ def init_location(
     copy = request.getfixturevalue("pg_template_copy")
     migrated = request.getfixturevalue("pg_migrated")
     return lambda name="test": copy(migrated)
+
+
+# --- A database built once per module and copied per test (issue 25) -------------------------
+
+
+@contextlib.contextmanager
+def module_database_place(
+    backend: str, folder: Path, request: pytest.FixtureRequest
+) -> Iterator[Path | str]:
+    """A place for a new, empty database that lives as long as the ``with`` block (a
+    module-scoped fixture's template): ``folder/w.db`` (SQLite) or a new database on
+    :func:`pg_server` (PostgreSQL), dropped at the end. ``init``/:func:`open_db` migrate it."""
+    if backend == "sqlite":
+        yield folder / "w.db"
+        return
+    server = request.getfixturevalue("pg_server")
+    with _database(server) as url:
+        try:
+            yield url
+        finally:
+            if url in _WORK_COPIES:
+                _drop(server, _WORK_COPIES.pop(url)[0])
+
+
+def copy_database(source: Path | str, tmp_path: Path, request: pytest.FixtureRequest) -> Path | str:
+    """A copy of the database at ``source`` for one test: a file copy ``tmp_path/w.db``
+    (SQLite), or a new database made from it as a template, dropped after the test (PostgreSQL:
+    nothing may be connected to ``source``)."""
+    if isinstance(source, Path):
+        shutil.copyfile(source, tmp_path / "w.db")
+        return tmp_path / "w.db"
+    return request.getfixturevalue("pg_template_copy")(source)
+
+
+#: template URL -> (URL of its working copy, digest of the template), for :func:`unchanged_copy`.
+_WORK_COPIES: dict[str, tuple[str, str]] = {}
+
+
+def _drop(server: str, url: str) -> None:
+    import psycopg
+
+    with psycopg.connect(server, autocommit=True) as admin:
+        admin.execute(f"drop database if exists {url.rsplit('/', 1)[1]} with (force)")
+
+
+def unchanged_copy(
+    source: Path | str, tmp_path: Path, request: pytest.FixtureRequest
+) -> Path | str:
+    """A copy of the :func:`module_database_place` at ``source`` for a test that must leave it as it
+    found it (a refused command, checked with :func:`database_digest`). SQLite: a file copy, as
+    :func:`copy_database`. PostgreSQL: one working copy per template, made again only when the
+    test before changed its rows (its digest is no longer the template's): a copy there costs
+    about a second (``create database ... template``), a file copy a millisecond, and every such
+    test still starts from the template's rows."""
+    if isinstance(source, Path):
+        return copy_database(source, tmp_path, request)
+    server = request.getfixturevalue("pg_server")
+    work = _WORK_COPIES.get(source)
+    if work is not None:
+        if database_digest(work[0]) == work[1]:
+            return work[0]
+        _drop(server, work[0])
+    import psycopg
+
+    url = _url(server, f"t_{uuid.uuid4().hex[:12]}")  # dropped by module_database_place
+    with psycopg.connect(server, autocommit=True) as admin:
+        admin.execute(
+            f"create database {url.rsplit('/', 1)[1]} template {source.rsplit('/', 1)[1]}"
+        )
+    _WORK_COPIES[source] = (url, work[1] if work else database_digest(source))
+    return url
+
+
+def database_digest(location: Path | str) -> str:
+    """SHA-256 of a database: the file's bytes (SQLite), or every row of every table, tables by
+    name and rows sorted (PostgreSQL, whose files are the server's: what a refused command must
+    leave unchanged is the stored data; a rolled-back insert may still advance a sequence)."""
+    if isinstance(location, Path):
+        return hashlib.sha256(location.read_bytes()).hexdigest()
+    import psycopg
+
+    with psycopg.connect(location, autocommit=True) as conn:
+        tables = conn.execute(
+            "select table_name from information_schema.tables where table_schema = "
+            "current_schema() and table_type = 'BASE TABLE' order by 1"
+        ).fetchall()
+        each = [  # one statement: md5 of each table's rows as text, sorted (one round trip)
+            f"(select md5(coalesce(string_agg(t::text, E'\\n' order by t::text), '')) "
+            f'from "{table}" t)'
+            for (table,) in tables
+        ]
+        found = conn.execute(f"select {', '.join(each)}").fetchone() if each else ()
+    return hashlib.sha256(repr(list(zip(tables, found or ()))).encode()).hexdigest()
+
+
+def fresh_database(
+    backend: str, tmp_path: Path, request: pytest.FixtureRequest, name: str
+) -> Path | str:
+    """One more fresh database for a test that needs several (``db_path`` is one): the SQLite
+    path ``tmp_path/NAME.db`` (:func:`open_db` creates and migrates it), or a copy of
+    :func:`pg_migrated`, dropped after the test."""
+    if backend == "sqlite":
+        return tmp_path / f"{name}.db"
+    copy = request.getfixturevalue("pg_template_copy")
+    return copy(request.getfixturevalue("pg_migrated"))

@@ -48,8 +48,8 @@ def run(db_path, *args):
     )
 
 
-def test_import_status_export(tmp_path, demo_dir):
-    db_path = tmp_path / "w.db"
+def test_import_status_export(new_db_location, tmp_path, demo_dir):
+    db_path = new_db_location("w")
     assert run(db_path, "init").returncode == 0  # only init and demo create a database
     r = run(db_path, "import-narrativeqa", str(demo_dir / "narrativeqa"), "--split", "test")
     assert r.returncode == 0, r.stderr
@@ -69,32 +69,35 @@ def test_import_status_export(tmp_path, demo_dir):
     assert bad.returncode == 2 and "no table or view 'nope'" in bad.stderr
 
 
-def test_import_book_cli(tmp_path):
+def test_import_book_cli(new_db_location, tmp_path):
     book = tmp_path / "story.txt"
     book.write_text("Once.\n\nTwice.", encoding="utf-8")
-    assert run(tmp_path / "w.db", "init").returncode == 0
-    r = run(tmp_path / "w.db", "import-book", str(book), "--title", "Story")
+    db_path = new_db_location("w")
+    assert run(db_path, "init").returncode == 0
+    r = run(db_path, "import-book", str(book), "--title", "Story")
     assert r.returncode == 0 and "inserted" in r.stdout and "'Story'" in r.stdout
-    missing = run(tmp_path / "w.db", "import-book", str(tmp_path / "none.txt"))
+    missing = run(db_path, "import-book", str(tmp_path / "none.txt"))
     assert missing.returncode == 2 and "no such file" in missing.stderr
 
 
-def test_demo_quick(tmp_path):
-    r = run(tmp_path / "demo.db", "demo", "--quick")
+def test_demo_quick(new_db_location):
+    db_path = new_db_location("demo")
+    r = run(db_path, "demo", "--quick")
     assert r.returncode == 0, r.stderr
-    status = json.loads(run(tmp_path / "demo.db", "status", "--json").stdout)
+    status = json.loads(run(db_path, "status", "--json").stdout)
     assert status["tables"]["questions"] >= 92
     assert status["tables"]["documents"] >= 96
 
 
-def test_global_cache_flags_set_the_llm_cache_mode(tmp_path, capsys):
+def test_global_cache_flags_set_the_llm_cache_mode(new_db_location, capsys):
     from core.llm.engine import cache_mode, set_cache_mode
 
+    db_path = str(new_db_location("c"))
     try:
-        assert main(["--db", str(tmp_path / "c.db"), "init"]) == 0
-        assert main(["--db", str(tmp_path / "c.db"), "--refresh", "status"]) == 0
+        assert main(["--db", db_path, "init"]) == 0
+        assert main(["--db", db_path, "--refresh", "status"]) == 0
         assert cache_mode() == "refresh"
-        assert main(["--db", str(tmp_path / "c.db"), "--no-cache", "status"]) == 0
+        assert main(["--db", db_path, "--no-cache", "status"]) == 0
         assert cache_mode() == "off"
     finally:
         set_cache_mode(None)

@@ -15,8 +15,8 @@ DOC = "book:etext-novel"
 
 
 @pytest.fixture
-def dbpath(tmp_path):
-    path = str(tmp_path / "t.db")
+def dbpath(new_db_location):
+    path = str(new_db_location("t"))
     assert main(["--db", path, "init"]) == 0
     assert main(["--db", path, "import-book", str(ETEXT)]) == 0
     assert main(["--db", path, "entities", DOC, "--method", "regex", "--json"]) == 0
@@ -152,4 +152,4 @@ def test_bad_edits_are_one_error_line_and_write_nothing(capsys, dbpath, argv, me
     assert code == 2 and err.startswith("error: ") and message in err and err.count("\n") == 1
     db = open_db(dbpath)
     assert db.execute("select count(*) from entity_edits").fetchone()[0] == 0
-    db.conn.close()
+    db.close()

@@ -2,7 +2,8 @@
 checked, the JSON reader is bounded, numbers and options are what they say.
 
 Each refused case must end with exit status 2, exactly one ``error:`` line on stderr, no
-traceback, and a database file byte-identical to the one before the command ran. Each accepted
+traceback, and a database file byte-identical to the one before the command ran (on PostgreSQL:
+every table's rows identical; each case runs on both databases). Each accepted
 case must end with exit status 0 (real names: accents, spaces, punctuation, ``|``).
 """
 
@@ -10,14 +11,14 @@ from __future__ import annotations
 
 import codecs
 import contextlib
-import hashlib
 import io
 import json
-import shutil
 import unicodedata
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from pg_server import copy_database, database_digest, module_database_place, unchanged_copy
 
 from core.__main__ import main
 from core.store.database import open_db
@@ -266,43 +267,50 @@ def _cli(argv: list[str]) -> tuple[int, str, str]:
     return code, out.getvalue(), err.getvalue()
 
 
+@pytest.fixture(scope="module", params=("sqlite", "postgresql"))
+def backend(request) -> str:
+    """Module-scoped here (tests/conftest.py's is per test): the template is built once per
+    backend."""
+    return str(request.param)
+
+
 @pytest.fixture(scope="module")
-def template(tmp_path_factory) -> Path:
+def template(backend, tmp_path_factory, request) -> Iterator[Path | str]:
     """A database with a book, two questions, answers of gpt4 and s1, and alice's verdict."""
     folder = tmp_path_factory.mktemp("template")
     (folder / "b.txt").write_text(BOOK, encoding="utf-8")
-    db = str(folder / "w.db")
-    assert _cli(["--db", db, "init"])[0] == 0
-    assert _cli(["--db", db, "import-book", str(folder / "b.txt")])[0] == 0
-    (folder / "q.csv").write_text(
-        "question,document_id,answers,id\nWho kept it?,book:b,Ansel Brand,q1\n"
-        "What was it called?,book:b,Orion,q2\n",
-        encoding="utf-8",
-    )
-    assert _cli(["--db", db, "import-questions", str(folder / "q.csv")])[0] == 0
-    (folder / "a.csv").write_text(
-        ANSWERS + "q1,gpt4,Brand\nq1,s1,Ansel\nq2,gpt4,Orion\nq2,s1,Orion\n", encoding="utf-8"
-    )
-    assert _cli(["--db", db, "import-answers", str(folder / "a.csv")])[0] == 0
-    (folder / "j.csv").write_text(PLAIN + "q1,gpt4,s1,A,human:alice\n", encoding="utf-8")
-    assert _cli(["--db", db, "import-judgments", str(folder / "j.csv")])[0] == 0
-    return folder / "w.db"
+    with module_database_place(backend, folder, request) as location:
+        db = str(location)
+        assert _cli(["--db", db, "init"])[0] == 0
+        assert _cli(["--db", db, "import-book", str(folder / "b.txt")])[0] == 0
+        (folder / "q.csv").write_text(
+            "question,document_id,answers,id\nWho kept it?,book:b,Ansel Brand,q1\n"
+            "What was it called?,book:b,Orion,q2\n",
+            encoding="utf-8",
+        )
+        assert _cli(["--db", db, "import-questions", str(folder / "q.csv")])[0] == 0
+        (folder / "a.csv").write_text(
+            ANSWERS + "q1,gpt4,Brand\nq1,s1,Ansel\nq2,gpt4,Orion\nq2,s1,Orion\n", encoding="utf-8"
+        )
+        assert _cli(["--db", db, "import-answers", str(folder / "a.csv")])[0] == 0
+        (folder / "j.csv").write_text(PLAIN + "q1,gpt4,s1,A,human:alice\n", encoding="utf-8")
+        assert _cli(["--db", db, "import-judgments", str(folder / "j.csv")])[0] == 0
+        yield location
 
 
-def _digest(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
-
-
-def _run(template: Path, tmp_path: Path, files: dict, argv: list[str]):
-    db_path = tmp_path / "w.db"
-    shutil.copyfile(template, db_path)
+def _run(
+    template: Path | str, tmp_path: Path, request, files: dict, argv: list[str], copy=copy_database
+):
+    """Run ``argv`` on a copy of the template (``copy``: :func:`copy_database` for a command
+    that writes, :func:`unchanged_copy` for one that must not)."""
+    db_path = copy(template, tmp_path, request)
     for name, content in files.items():
         path = tmp_path / name
         if isinstance(content, bytes):
             path.write_bytes(content)
         else:
             path.write_text(content, encoding="utf-8", newline="")
-    before = _digest(db_path)
+    before = database_digest(db_path)
     code, out, err = _cli(["--db", str(db_path), *[a.format(t=tmp_path) for a in argv]])
     return db_path, before, code, out, err
 
@@ -315,27 +323,27 @@ def test_the_tables_are_large_enough():
 @pytest.mark.parametrize(
     ("files", "argv", "message"), [c[1:] for c in REFUSED], ids=[c[0] for c in REFUSED]
 )
-def test_hostile_input_is_refused_cleanly(template, tmp_path, files, argv, message):
-    db_path, before, code, out, err = _run(template, tmp_path, files, argv)
+def test_hostile_input_is_refused_cleanly(template, tmp_path, request, files, argv, message):
+    db_path, before, code, out, err = _run(template, tmp_path, request, files, argv, unchanged_copy)
     assert code == 2, (code, out, err[-2000:])
     assert "Traceback" not in err + out
     error_lines = [line for line in err.splitlines() if "error:" in line]
     assert len(error_lines) == 1, err[-2000:]
     assert message in error_lines[0], error_lines[0][:2000]
     assert len(error_lines[0]) < 2000  # a 10 MB name is not echoed back
-    assert _digest(db_path) == before
+    assert database_digest(db_path) == before
 
 
 @pytest.mark.parametrize(("files", "argv"), [c[1:] for c in ACCEPTED], ids=[c[0] for c in ACCEPTED])
-def test_valid_input_is_accepted(template, tmp_path, files, argv):
-    _, before, code, out, err = _run(template, tmp_path, files, argv)
+def test_valid_input_is_accepted(template, tmp_path, request, files, argv):
+    _, before, code, out, err = _run(template, tmp_path, request, files, argv)
     assert code == 0, (code, out, err[-2000:])
     assert "Traceback" not in err
 
 
-def test_names_are_stored_nfc(template, tmp_path):
+def test_names_are_stored_nfc(template, tmp_path, request):
     """A decomposed name (e + combining acute) is stored composed, once."""
-    db_path, _, code, _, err = _run(template, tmp_path, _answers("Jose\u0301"), IMPORT_A)
+    db_path, _, code, _, err = _run(template, tmp_path, request, _answers("Jose\u0301"), IMPORT_A)
     assert code == 0, err
     db = open_db(db_path)
     names = {r[0] for r in db.execute("select name from systems")}

@@ -1,17 +1,18 @@
 """Import collisions: a book id with questions on it, a question id from another origin or source,
 an imported ``human:NAME`` that is an account. Each is refused (exit 2, one ``error:`` line, no
-traceback, byte-identical database) unless ``--replace`` (not for accounts: never)."""
+traceback, byte-identical database; on PostgreSQL identical rows) unless ``--replace`` (not for
+accounts: never). Each case runs on SQLite and on PostgreSQL."""
 
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import io
 import json
-import shutil
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from pg_server import copy_database, database_digest, module_database_place, unchanged_copy
 
 from core.__main__ import main
 from core.store.accounts import create_account
@@ -33,13 +34,25 @@ def _cli(argv: list[str]) -> tuple[int, str, str]:
     return code, out.getvalue(), err.getvalue()
 
 
+@pytest.fixture(scope="module", params=("sqlite", "postgresql"))
+def backend(request) -> str:
+    """Module-scoped here (tests/conftest.py's is per test): the template is built once per
+    backend."""
+    return str(request.param)
+
+
 @pytest.fixture(scope="module")
-def template(tmp_path_factory) -> Path:
+def template(backend, tmp_path_factory, request) -> Iterator[Path | str]:
     """A book with two questions (answers and judgments on them), a NarrativeQA question, and
     the account carol."""
     folder = tmp_path_factory.mktemp("collisions")
     (folder / "b.txt").write_text(BOOK, encoding="utf-8")
-    db_path = folder / "w.db"
+    with module_database_place(backend, folder, request) as db_path:
+        _build(folder, db_path)
+        yield db_path
+
+
+def _build(folder: Path, db_path: Path | str) -> None:
     assert _cli(["--db", str(db_path), "init"])[0] == 0
     assert _cli(["--db", str(db_path), "import-book", str(folder / "b.txt")])[0] == 0
     (folder / "q.csv").write_text(
@@ -58,9 +71,9 @@ def template(tmp_path_factory) -> Path:
         for qid in ("q1", "q2"):
             answer = db.execute(
                 "insert into answers (question_id, system, text, created_at) "
-                "values (?, 's1', 'Brand', ?)",
+                "values (?, 's1', 'Brand', ?) returning id",
                 [qid, now],
-            ).lastrowid
+            ).fetchone()[0]
             db.execute(
                 "insert into judgments (kind, question_id, rater, rater_kind, system, answer_id, "
                 "verdict, created_at) values ('absolute', ?, 'auto:lex', 'auto', 's1', ?, 'yes', ?)",
@@ -82,16 +95,14 @@ def template(tmp_path_factory) -> Path:
         )
     create_account(db, "carol")
     db.close()
-    return db_path
 
 
-def _digest(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
-
-
-def _setup(template: Path, tmp_path: Path, files: dict[str, str]) -> Path:
-    db_path = tmp_path / "w.db"
-    shutil.copyfile(template, db_path)
+def _setup(
+    template: Path | str, tmp_path: Path, request, files: dict[str, str], copy=copy_database
+) -> Path | str:
+    """A copy of the template (``copy``: :func:`copy_database` for a command that writes,
+    :func:`unchanged_copy` for one that must not) and ``files`` under ``tmp_path``."""
+    db_path = copy(template, tmp_path, request)
     for name, text in files.items():
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / name).write_text(text, encoding="utf-8")
@@ -155,20 +166,20 @@ CASES = [
 @pytest.mark.parametrize(
     ("files", "argv", "message"), [c[1:] for c in CASES], ids=[c[0] for c in CASES]
 )
-def test_collision_is_refused_cleanly(template, tmp_path, files, argv, message):
-    db_path = _setup(template, tmp_path, files)
-    before = _digest(db_path)
+def test_collision_is_refused_cleanly(template, tmp_path, request, files, argv, message):
+    db_path = _setup(template, tmp_path, request, files, unchanged_copy)
+    before = database_digest(db_path)
     code, out, err = _cli(["--db", str(db_path), *[a.format(t=tmp_path) for a in argv]])
     assert code == 2, (code, out, err)
     assert "Traceback" not in err + out
     error_lines = [line for line in err.splitlines() if "error:" in line]
     assert len(error_lines) == 1, err
     assert message in error_lines[0], error_lines[0]
-    assert _digest(db_path) == before
+    assert database_digest(db_path) == before
 
 
-def test_book_replace_lists_what_it_orphans(template, tmp_path):
-    db_path = _setup(template, tmp_path, {"o.txt": OTHER})
+def test_book_replace_lists_what_it_orphans(template, tmp_path, request):
+    db_path = _setup(template, tmp_path, request, {"o.txt": OTHER})
     argv = ["--db", str(db_path), "import-book", str(tmp_path / "o.txt"), "--id", "book:b"]
     code, out, err = _cli([*argv, "--replace"])
     assert code == 0, err
@@ -181,15 +192,17 @@ def test_book_replace_lists_what_it_orphans(template, tmp_path):
     db.close()
 
 
-def test_same_book_again_is_no_collision(template, tmp_path):
-    db_path = _setup(template, tmp_path, {"b.txt": BOOK})
+def test_same_book_again_is_no_collision(template, tmp_path, request):
+    db_path = _setup(template, tmp_path, request, {"b.txt": BOOK})
     code, out, err = _cli(["--db", str(db_path), "import-book", str(tmp_path / "b.txt")])
     assert code == 0, err
     assert out.startswith("unchanged") and "warning" not in err
 
 
-def test_question_replace_takes_over_another_origins_id(template, tmp_path):
-    db_path = _setup(template, tmp_path, {"q.csv": HEADER + "Another text?,book:b,X,nq1\n"})
+def test_question_replace_takes_over_another_origins_id(template, tmp_path, request):
+    db_path = _setup(
+        template, tmp_path, request, {"q.csv": HEADER + "Another text?,book:b,X,nq1\n"}
+    )
     code, out, err = _cli(
         ["--db", str(db_path), "import-questions", str(tmp_path / "q.csv"), "--replace"]
     )
@@ -201,9 +214,9 @@ def test_question_replace_takes_over_another_origins_id(template, tmp_path):
     db.close()
 
 
-def test_same_questions_again_are_unchanged(template, tmp_path):
+def test_same_questions_again_are_unchanged(template, tmp_path, request):
     files = {"q.csv": HEADER + "Who kept it?,book:b,Ansel Brand,q1\n"}
-    db_path = _setup(template, tmp_path, files)
+    db_path = _setup(template, tmp_path, request, files)
     code, out, err = _cli(["--db", str(db_path), "import-questions", str(tmp_path / "q.csv")])
     assert code == 0, err
     assert json.loads(out)["unchanged"] == 1

@@ -1,20 +1,21 @@
 """A table of malformed inputs across every command and importer that reads a file or a value.
 
 Each case must end with exit status 2, exactly one ``error:`` line on stderr, no traceback, and
-a database whose file is byte-identical to the one before the command ran.
+a database whose file is byte-identical to the one before the command ran (on PostgreSQL:
+every table's rows identical; each case runs on both databases).
 """
 
 from __future__ import annotations
 
 import codecs
 import contextlib
-import hashlib
 import io
 import json
-import shutil
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from pg_server import copy_database, database_digest, module_database_place, unchanged_copy
 
 from core.__main__ import main
 from core.store.connection import transaction, utcnow
@@ -670,44 +671,47 @@ def _cli(argv: list[str]) -> tuple[int, str, str]:
     return code, out.getvalue(), err.getvalue()
 
 
+@pytest.fixture(scope="module", params=("sqlite", "postgresql"))
+def backend(request) -> str:
+    """Module-scoped here (tests/conftest.py's is per test): the template is built once per
+    backend."""
+    return str(request.param)
+
+
 @pytest.fixture(scope="module")
-def template(tmp_path_factory) -> Path:
+def template(backend, tmp_path_factory, request) -> Iterator[Path | str]:
     """A database with a book, two questions, answers and labels (q2 labelled by a person)."""
     folder = tmp_path_factory.mktemp("template")
     (folder / "b.txt").write_text(BOOK, encoding="utf-8")
-    db_path = folder / "w.db"
-    assert _cli(["--db", str(db_path), "init"])[0] == 0  # only init and demo create one
-    assert _cli(["--db", str(db_path), "import-book", str(folder / "b.txt")])[0] == 0
-    (folder / "q.csv").write_text(
-        HEADER + "Who kept it?,book:b,Ansel Brand,q1\nWhat was it called?,book:b,Orion,q2\n",
-        encoding="utf-8",
-    )
-    assert _cli(["--db", str(db_path), "import-questions", str(folder / "q.csv")])[0] == 0
-    db = open_db(db_path)
-    now = utcnow()
-    with transaction(db):
-        db.execute(
-            "insert into systems (name, model, context, created_at) "
-            "values ('s1', 'offline:extractive', 'rag', ?)",
-            [now],
+    with module_database_place(backend, folder, request) as db_path:
+        assert _cli(["--db", str(db_path), "init"])[0] == 0  # only init and demo create one
+        assert _cli(["--db", str(db_path), "import-book", str(folder / "b.txt")])[0] == 0
+        (folder / "q.csv").write_text(
+            HEADER + "Who kept it?,book:b,Ansel Brand,q1\nWhat was it called?,book:b,Orion,q2\n",
+            encoding="utf-8",
         )
-        for qid, rater in (("q1", "auto:lex"), ("q2", "human:alice")):
-            answer = db.execute(
-                "insert into answers (question_id, system, text, created_at) "
-                "values (?, 's1', 'Brand', ?)",
-                [qid, now],
-            ).lastrowid
+        assert _cli(["--db", str(db_path), "import-questions", str(folder / "q.csv")])[0] == 0
+        db = open_db(db_path)
+        now = utcnow()
+        with transaction(db):
             db.execute(
-                "insert into judgments (kind, question_id, rater, rater_kind, system, answer_id, "
-                "verdict, created_at) values ('absolute', ?, ?, ?, 's1', ?, 'yes', ?)",
-                [qid, rater, rater.split(":")[0], answer, now],
+                "insert into systems (name, model, context, created_at) "
+                "values ('s1', 'offline:extractive', 'rag', ?)",
+                [now],
             )
-    db.close()
-    return db_path
-
-
-def _digest(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
+            for qid, rater in (("q1", "auto:lex"), ("q2", "human:alice")):
+                answer = db.execute(
+                    "insert into answers (question_id, system, text, created_at) "
+                    "values (?, 's1', 'Brand', ?) returning id",
+                    [qid, now],
+                ).fetchone()[0]
+                db.execute(
+                    "insert into judgments (kind, question_id, rater, rater_kind, system, "
+                    "answer_id, verdict, created_at) values ('absolute', ?, ?, ?, 's1', ?, 'yes', ?)",
+                    [qid, rater, rater.split(":")[0], answer, now],
+                )
+        db.close()
+        yield db_path
 
 
 def test_the_table_is_large_enough():
@@ -727,9 +731,8 @@ def test_the_table_is_large_enough():
 @pytest.mark.parametrize(
     ("files", "argv", "message"), [c[1:] for c in CASES], ids=[c[0] for c in CASES]
 )
-def test_malformed_input_is_refused_cleanly(template, tmp_path, files, argv, message):
-    db_path = tmp_path / "w.db"
-    shutil.copyfile(template, db_path)
+def test_malformed_input_is_refused_cleanly(template, tmp_path, request, files, argv, message):
+    db_path = unchanged_copy(template, tmp_path, request)
     for name, content in files.items():
         path = tmp_path / name
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -737,21 +740,20 @@ def test_malformed_input_is_refused_cleanly(template, tmp_path, files, argv, mes
             path.write_bytes(content)
         else:
             path.write_text(content, encoding="utf-8", newline="")
-    before = _digest(db_path)
+    before = database_digest(db_path)
     code, out, err = _cli(["--db", str(db_path), *[a.format(t=tmp_path) for a in argv]])
     assert code == 2, (code, out, err)
     assert "Traceback" not in err + out
     error_lines = [line for line in err.splitlines() if "error:" in line]
     assert len(error_lines) == 1, err
     assert message in error_lines[0], error_lines[0]
-    assert _digest(db_path) == before
+    assert database_digest(db_path) == before
     assert not any(p.name.endswith("-wal") and p.stat().st_size for p in tmp_path.iterdir())
 
 
-def test_replace_says_what_it_orphans(template, tmp_path):
+def test_replace_says_what_it_orphans(template, tmp_path, request):
     """--replace replaces a question without human labels and says what it left behind."""
-    db_path = tmp_path / "w.db"
-    shutil.copyfile(template, db_path)
+    db_path = copy_database(template, tmp_path, request)
     path = tmp_path / "q.csv"
     path.write_text(HEADER + "Who kept the light?,book:b,Brand,q1\n", encoding="utf-8")
     code, out, err = _cli(["--db", str(db_path), "import-questions", str(path), "--replace"])

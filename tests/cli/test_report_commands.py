@@ -11,10 +11,10 @@ from core.__main__ import main
 
 
 @pytest.fixture
-def db_path(tmp_path):
-    path = tmp_path / "r.db"
-    build_report_db(path)
-    return path
+def db_path(db_path):
+    """tests/conftest.py's fresh database (SQLite or PostgreSQL) with the report's store."""
+    build_report_db(db_path)
+    return db_path
 
 
 def _run(db_path, *args):

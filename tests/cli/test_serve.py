@@ -76,20 +76,20 @@ def test_a_team_address_needs_host_names_and_allows_only_them():
         (["serve", "--port", "70000", "--dry-run"], "--port"),
     ],
 )
-def test_unsafe_serve_is_refused_cleanly(tmp_path, argv, message):
-    open_db(tmp_path / "w.db").conn.close()  # the database exists: the refusal is serve's own
-    code, out, err = _cli(["--db", str(tmp_path / "w.db"), *argv])
+def test_unsafe_serve_is_refused_cleanly(db_path, argv, message):
+    # the database exists (db_path is migrated): the refusal is serve's own
+    code, out, err = _cli(["--db", str(db_path), *argv])
     assert code == 2 and "Traceback" not in err
     [line] = [x for x in err.splitlines() if "error:" in x]
     assert message in line
 
 
-def test_dry_run_with_accounts_prints_the_command(tmp_path):
-    db = open_db(tmp_path / "w.db")
+def test_dry_run_with_accounts_prints_the_command(db_path):
+    db = open_db(db_path)
     create_account(db, "root", "admin")
-    db.conn.close()
+    db.close()
     code, out, err = _cli(
-        ["--db", str(tmp_path / "w.db"), "serve", "--address", "0.0.0.0", "--dry-run"]
+        ["--db", str(db_path), "serve", "--address", "0.0.0.0", "--dry-run"]
         + ["--base-url", "https://qa.example.org"]
     )
     assert code == 0, err
@@ -116,13 +116,12 @@ def _handshake(port: int, host: str) -> str:
         return s.recv(200).decode(errors="replace").split("\r\n")[0]
 
 
-def test_served_app_refuses_another_host_name(tmp_path):
+def test_served_app_refuses_another_host_name(db_path):
     """DNS rebinding: a page of evil.example whose name now resolves to 127.0.0.1 cannot open
     the app's WebSocket (403); the app's own names can (101). Loopback only."""
-    open_db(tmp_path / "w.db").conn.close()
     port = free_port()
     env = {**os.environ, "WORKBENCH_WARM_UP": "0"}
-    argv = [sys.executable, "-m", "core", "--db", str(tmp_path / "w.db"), "serve", "--port"]
+    argv = [sys.executable, "-m", "core", "--db", str(db_path), "serve", "--port"]
     proc = subprocess.Popen(
         [*argv, str(port)], cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
     )

@@ -15,10 +15,9 @@ from core.store.database import open_db
 
 
 @pytest.fixture
-def dbpath(tmp_path):
-    path = tmp_path / "t.db"
-    build_fixture_db(path)
-    return str(path)
+def dbpath(db_path):
+    build_fixture_db(db_path)
+    return str(db_path)
 
 
 def cli(capsys, dbpath, *argv) -> tuple[int, str, str]:
@@ -42,7 +41,7 @@ def test_annotators_add_list_revoke(capsys, dbpath):
         assert sign_in_token(db, made["token"]).name == "alice"
         assert made["token"] not in json.dumps(db.execute("select * from accounts").fetchall())
     finally:
-        db.conn.close()
+        db.close()
     code, out, _ = cli(capsys, dbpath, "annotators", "list", "--json")
     listed = json.loads(out)["accounts"]
     assert [(a["name"], a["role"]) for a in listed] == [
@@ -60,7 +59,7 @@ def test_annotators_add_list_revoke(capsys, dbpath):
         with pytest.raises(AccessError, match="revoked"):
             sign_in_token(db, made["token"])
     finally:
-        db.conn.close()
+        db.close()
     code, out, _ = cli(capsys, dbpath, "annotators", "list")
     assert "alice" in out and "revoked" in out
 
@@ -141,7 +140,7 @@ def test_base_url_setting_is_checked_and_used_in_printed_links(capsys, dbpath):
         with pytest.raises(AccessError, match="already used"):
             sign_in_token(db, fresh["token"])
     finally:
-        db.conn.close()
+        db.close()
     code, out, _ = cli(capsys, dbpath, "annotators", "link", "alice")
     assert code == 0 and "https://qa.example.org/?token=" in out and "works once" in out
     for argv in (("link", "nobody"), ("link", "alice", "--base-url", "javascript:alert(1)")):
@@ -166,7 +165,7 @@ def test_queue_lists_items_started_by_others_first(capsys, dbpath):
         later = items[-1]["key"]
         submit_verdict(db, blind_item(db, later, "alice"), alice, "A")
     finally:
-        db.conn.close()
+        db.close()
     items = json.loads(cli(capsys, dbpath, "queue", "bob", "--task", "side-by-side", "--json")[1])
     assert items["items"][0]["key"] == later and items["items"][0]["labels"] == 1
     mine = json.loads(cli(capsys, dbpath, "queue", "alice", "--task", "side-by-side", "--json")[1])

@@ -8,6 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from pg_server import fresh_database
 
 import core.corpus.evaluations as evaluations
 from core.corpus.evaluation_layouts import read_judgments
@@ -41,9 +42,9 @@ COLUMNS = (
 )
 
 
-def _import(tmp_path: Path, name: str, stage_above: int, monkeypatch) -> list[list]:
+def _import(location: Path | str, stage_above: int, monkeypatch) -> list[list]:
     monkeypatch.setattr(evaluations, "STAGE_ABOVE", stage_above)
-    db = open_db(tmp_path / name)
+    db = open_db(location)
     try:
         store_evaluation(db, read_answers(DATA / "answers.csv"))
         counts = store_evaluation(db, read_judgments(DATA / "judgments.csv"))
@@ -61,20 +62,22 @@ def _import(tmp_path: Path, name: str, stage_above: int, monkeypatch) -> list[li
         ]
         return [sorted(got), *stored]
     finally:
-        db.conn.close()
+        db.close()
 
 
-def test_staged_verdicts_equal_the_one_transaction_path(tmp_path, monkeypatch):
-    staged = _import(tmp_path, "staged.db", 1, monkeypatch)
-    direct = _import(tmp_path, "direct.db", 10**9, monkeypatch)
+def test_staged_verdicts_equal_the_one_transaction_path(
+    backend, db_path, tmp_path, request, monkeypatch
+):
+    staged = _import(db_path, 1, monkeypatch)
+    direct = _import(fresh_database(backend, tmp_path, request, "direct"), 10**9, monkeypatch)
     assert staged == direct  # verdicts, answers and questions
     assert any(r[COLUMNS.index("answer_a_id") + 1] for r in staged[0])  # answer ids were filled
     assert len(staged[1]) > 0 and len(staged[2]) > 0
 
 
-def test_a_label_on_the_same_item_during_staging_is_superseded(tmp_path, monkeypatch):
+def test_a_label_on_the_same_item_during_staging_is_superseded(db_path, monkeypatch):
     monkeypatch.setattr(evaluations, "STAGE_ABOVE", 1)
-    db = open_db(tmp_path / "race.db")
+    db = open_db(db_path)
     store_evaluation(db, read_answers(DATA / "answers.csv"))
     ev = read_judgments(DATA / "judgments.csv")
     first = next(r for r in ev.ratings if r["kind"] == "pairwise")
@@ -84,7 +87,7 @@ def test_a_label_on_the_same_item_during_staging_is_superseded(tmp_path, monkeyp
         stage = real_stage_rows(db_, target, rows)
         if target != "judgments":
             return stage
-        other = open_db(tmp_path / "race.db")  # another writer, between staging and the switch
+        other = open_db(db_path)  # another writer, between staging and the switch
         try:
             insert_judgment(
                 other,
@@ -102,7 +105,7 @@ def test_a_label_on_the_same_item_during_staging_is_superseded(tmp_path, monkeyp
                 ),
             )
         finally:
-            other.conn.close()
+            other.close()
         return stage
 
     monkeypatch.setattr(evaluations, "stage_rows", stage_then_someone_labels)
@@ -118,21 +121,17 @@ def test_a_label_on_the_same_item_during_staging_is_superseded(tmp_path, monkeyp
         ]
         assert mine == [first["verdict"]]
     finally:
-        db.conn.close()
+        db.close()
 
 
 @pytest.mark.parametrize("n_rows", [0, 1, 5000, 5001])
-def test_stage_chunks_cover_every_row(tmp_path, n_rows):
+def test_stage_chunks_cover_every_row(db, n_rows):
     from core.store.row_stage import CHUNK_ROWS, drop_rows_stage, stage_rows
 
-    db = open_db(tmp_path / "s.db")
-    try:
-        rows = [{"a": i, "b": f"x{i}", "c": None} for i in range(n_rows)]
-        stage = stage_rows(db, "t", rows)
-        got = db.execute("select count(*) from row_stage where stage = ?", [stage.stage])
-        assert got.fetchone()[0] == n_rows == stage.n_rows
-        assert CHUNK_ROWS == 5000
-        drop_rows_stage(db, stage)
-        assert db.execute("select count(*) from row_stage").fetchone()[0] == 0
-    finally:
-        db.conn.close()
+    rows = [{"a": i, "b": f"x{i}", "c": None} for i in range(n_rows)]
+    stage = stage_rows(db, "t", rows)
+    got = db.execute("select count(*) from row_stage where stage = ?", [stage.stage])
+    assert got.fetchone()[0] == n_rows == stage.n_rows
+    assert CHUNK_ROWS == 5000
+    drop_rows_stage(db, stage)
+    assert db.execute("select count(*) from row_stage").fetchone()[0] == 0

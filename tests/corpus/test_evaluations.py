@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
 from pathlib import Path
 
 import pytest
+from pg_server import database_digest, fresh_database
 
 from core.__main__ import main
 from core.corpus.evaluation_layouts import majority, read_judgments
@@ -17,14 +17,7 @@ from core.store.database import open_db
 DATA = Path(__file__).parent / "data" / "evaluations"
 
 
-@pytest.fixture
-def db(tmp_path):
-    database = open_db(tmp_path / "e.db")
-    yield database
-    database.conn.close()
-
-
-def judgments(db, where: str = "1") -> list[dict]:
+def judgments(db, where: str = "true") -> list[dict]:
     return [
         dict(r)
         for r in db.query(
@@ -68,7 +61,7 @@ def test_plain_judgments_slots_raters_and_unknown_questions(db):
     assert again["judgments"] == {"inserted": 0, "unchanged": 6, "updated": 0}
 
 
-def test_slots_do_not_follow_the_file_row_order(tmp_path):
+def test_slots_do_not_follow_the_file_row_order(backend, tmp_path, request):
     """The same anonymous ratings in any row order fill the same slots (and re-importing either
     file changes nothing)."""
     rows = [
@@ -86,11 +79,16 @@ def test_slots_do_not_follow_the_file_row_order(tmp_path):
     for name, found in (("one", rows), ("two", rows[::-1])):
         path = tmp_path / f"{name}.jsonl"
         path.write_text("".join(json.dumps(r) + "\n" for r in found), encoding="utf-8")
-        d = open_db(tmp_path / f"{name}.db")
-        store_evaluation(d, read_judgments(path))
-        stored.append(sorted((r["question_id"], r["rater"], r["verdict"]) for r in judgments(d)))
-        again = store_evaluation(d, read_judgments(path))
-        assert again["judgments"]["inserted"] == again["judgments"]["updated"] == 0
+        d = open_db(fresh_database(backend, tmp_path, request, name))
+        try:
+            store_evaluation(d, read_judgments(path))
+            stored.append(
+                sorted((r["question_id"], r["rater"], r["verdict"]) for r in judgments(d))
+            )
+            again = store_evaluation(d, read_judgments(path))
+            assert again["judgments"]["inserted"] == again["judgments"]["updated"] == 0
+        finally:
+            d.close()
     assert stored[0] == stored[1]
     firsts = {v for q, r, v in stored[0] if r == "human:crowd#1"}
     assert len(firsts) > 1  # slot 1 is not always the same label
@@ -129,12 +127,11 @@ def test_changed_verdict_supersedes_the_old_one(db, tmp_path):
     ],
 )
 def test_bad_input_is_one_error_line_and_leaves_the_database_unchanged(
-    tmp_path, capsys, path, rater, message
+    db_path, capsys, path, rater, message
 ):
-    dbfile = tmp_path / "w.db"
-    open_db(dbfile).conn.close()
+    dbfile = db_path
     assert main(["--db", str(dbfile), "import-answers", str(DATA / "answers.csv")]) == 0
-    before = hashlib.sha256(dbfile.read_bytes()).hexdigest()
+    before = database_digest(dbfile)
     capsys.readouterr()
     command = "import-answers" if path.startswith("answers") else "import-judgments"
     args = ["--db", str(dbfile), command, str(DATA / path)]
@@ -145,7 +142,7 @@ def test_bad_input_is_one_error_line_and_leaves_the_database_unchanged(
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith("error:")
     assert any(part in err[0] for part in message.split(".*")) or message in err[0]
-    assert hashlib.sha256(dbfile.read_bytes()).hexdigest() == before
+    assert database_digest(dbfile) == before
 
 
 def test_duplicate_named_verdict_is_an_error(db, tmp_path):
@@ -158,9 +155,8 @@ def test_duplicate_named_verdict_is_an_error(db, tmp_path):
     assert db.execute("select count(*) from judgments").fetchone()[0] == 0
 
 
-def test_cli_json_counts(tmp_path, capsys):
-    dbfile = str(tmp_path / "c.db")
-    open_db(dbfile).conn.close()
+def test_cli_json_counts(db_path, capsys):
+    dbfile = str(db_path)
     args = ["--db", dbfile, "import-judgments", str(DATA / "judgments.csv"), "--json"]
     assert main(args) == 0
     out = json.loads(capsys.readouterr().out)

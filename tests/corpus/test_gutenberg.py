@@ -137,10 +137,10 @@ def test_reimport_with_new_metadata_says_updated(db, tmp_path):
     )
 
 
-def test_cli_reimport_prints_what_changed(tmp_path):
+def test_cli_reimport_prints_what_changed(new_db_location, tmp_path):
     book = tmp_path / "novel.txt"
     book.write_text((FIXTURES / "ebook_2010_possessive_cask.txt").read_text())
-    db = str(tmp_path / "x.db")
+    db = str(new_db_location("x"))
     subprocess.run([sys.executable, "-m", "core", "--db", db, "init"], check=True)
     run = [sys.executable, "-m", "core", "--db", db, "import-book", str(book)]
     subprocess.run(run, check=True, capture_output=True, text=True)

@@ -1,12 +1,12 @@
 """Importers: NarrativeQA official layout, books, generic question sets; bad input changes nothing."""
 
-import hashlib
 import json
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from pg_server import database_digest
 
 from core.corpus.books import import_book, import_books
 from core.corpus.narrativeqa import import_narrativeqa, question_id, story_text
@@ -137,8 +137,8 @@ def test_narrativeqa_bad_input_leaves_db_unchanged(db_path, tmp_path, which, con
     good = write_nqa(tmp_path / "good")
     db = open_db(db_path)
     import_narrativeqa(db, good)
-    db.conn.close()
-    before = hashlib.sha256(db_path.read_bytes()).hexdigest()
+    db.close()
+    before = database_digest(db_path)
     bad = write_nqa(tmp_path / "bad", **{which: content})
     result = subprocess.run(
         [sys.executable, "-m", "core", "--db", str(db_path), "import-narrativeqa", str(bad)],
@@ -150,7 +150,7 @@ def test_narrativeqa_bad_input_leaves_db_unchanged(db_path, tmp_path, which, con
     err = result.stderr.strip()
     assert len(err.splitlines()) == 1 and message in err and err.startswith("error: ")
     assert ("qaps.csv" in err) or ("documents.csv" in err)
-    assert hashlib.sha256(db_path.read_bytes()).hexdigest() == before
+    assert database_digest(db_path) == before
 
 
 def test_binary_and_undecodable_story(db, tmp_path):
@@ -234,8 +234,8 @@ def _book(tmp_path):
 def test_import_questions_bad_input(db_path, tmp_path, name, content, message):
     db = open_db(db_path)
     import_book(db, _book(tmp_path))
-    db.conn.close()
-    before = hashlib.sha256(db_path.read_bytes()).hexdigest()
+    db.close()
+    before = database_digest(db_path)
     path = tmp_path / name
     if isinstance(content, bytes):
         path.write_bytes(content)
@@ -250,7 +250,7 @@ def test_import_questions_bad_input(db_path, tmp_path, name, content, message):
     assert result.returncode == 2
     assert message in result.stderr and name in result.stderr
     assert len(result.stderr.strip().splitlines()) == 1
-    assert hashlib.sha256(db_path.read_bytes()).hexdigest() == before
+    assert database_digest(db_path) == before
 
 
 def test_question_id_is_stable():

@@ -73,8 +73,8 @@ def test_each_story_is_a_document_and_entities_stay_within_it(db):
     assert "Martha Bell" in tops[2] and "Martha Quill" not in tops[2]
 
 
-def test_cli_split_stories_and_refusal(tmp_path, capsys):
-    db = str(tmp_path / "t.db")
+def test_cli_split_stories_and_refusal(new_db_location, capsys):
+    db = str(new_db_location("t"))
     assert main(["--db", db, "init"]) == 0
     code = main(["--db", db, "import-book", str(COLLECTION), "--split-stories", "--id", "tales"])
     out = capsys.readouterr().out
@@ -85,5 +85,9 @@ def test_cli_split_stories_and_refusal(tmp_path, capsys):
     assert main(["--db", db, "documents", "--json"]) == 0
     listed = [d["id"] for d in json.loads(capsys.readouterr().out)]
     assert listed == ["tales-s01", "tales-s02", "tales-s03"]
-    with pytest.raises(InputError, match="no stories found"):
-        import_stories(open_db(db), DATA / "etext_novel.txt")
+    database = open_db(db)
+    try:
+        with pytest.raises(InputError, match="no stories found"):
+            import_stories(database, DATA / "etext_novel.txt")
+    finally:
+        database.close()
