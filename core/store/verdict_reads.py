@@ -174,3 +174,13 @@ def counted_pairwise(
         "select coalesce(max(id), 0) from judgments where kind = 'pairwise' and id <= ?", [up_to]
     ).fetchone()[0]
     return found, {int(r[0]) for r in gone}, int(last)
+
+
+def pairwise_count_upto(db: Database, last_id: int) -> int:
+    """How many pairwise judgments (any status, superseded ones too) have id <= ``last_id``:
+    more than an incremental reader read up to there means a row committed late (another
+    server's insert with a smaller id committed after a larger one, PostgreSQL)."""
+    found = db.execute(
+        "select count(*) from judgments where kind = 'pairwise' and id <= ?", [last_id]
+    ).fetchone()
+    return int(found[0])

@@ -18,10 +18,12 @@ import numpy as np
 from core.stats.leaderboard import Leaderboard, leaderboard
 from core.stats.pairwise_counts import PairwiseCounts
 from core.stats.ranking_settings import DEFAULT_RANKING, RankingSettings
+from core.store.fingerprints import visible_state
 from core.store.judgments import max_judgment_id
 from core.store.verdict_reads import (
     PAIRWISE_SINCE_COLUMNS,
     counted_pairwise,
+    pairwise_count_upto,
     pairwise_records_since,
 )
 
@@ -62,9 +64,16 @@ class StoreLeaderboard:
         }
         self.where = where
         self.raters = None if raters is None else frozenset(raters)
+        self._reset()
+
+    def _reset(self) -> None:
         self.counts = PairwiseCounts()
         self.last_id = 0
         self._active: dict[int, tuple[str, str, str, str]] = {}
+        #: pairwise rows (any status) with id <= last_id read so far, and the snapshot of the
+        #: last refresh (PostgreSQL: see refresh)
+        self._read = 0
+        self._state: tuple[Any, ...] | None = None
 
     def _wanted(self, rec: Sequence[Any]) -> bool:
         if rec[_AT["status"]] != "ok" or rec[_AT["verdict"]] is None:
@@ -76,10 +85,22 @@ class StoreLeaderboard:
         return self.where(dict(zip(PAIRWISE_SINCE_COLUMNS, rec))) if self.where else True
 
     def refresh(self, db: Database) -> int:
-        """Read judgments with id > :attr:`last_id`; return how many rows were read."""
+        """Read judgments with id > :attr:`last_id`; return how many rows were read.
+
+        On PostgreSQL several servers write and an id is handed out at insert, not at commit:
+        a row with an id <= :attr:`last_id` can commit after this board read past it. When
+        more pairwise rows are stored up to :attr:`last_id` than were read, the board is read
+        again from the start (rare: only after such a late commit). The count (tens of ms at
+        100,000 verdicts) runs only when the snapshot moved since the last refresh."""
+        state = visible_state(db)  # None on SQLite: ids commit in order there
+        if self.last_id and state is not None and state != self._state:  # something committed
+            if pairwise_count_upto(db, self.last_id) != self._read:
+                self._reset()
+        self._state = state
         if self.last_id == 0 and not self._active and self.where is None:
             return self._load_counted(db)
         found = pairwise_records_since(db, self.last_id)
+        self._read += len(found)
         for rec in found:
             old = rec[_SUPERSEDES]
             if old is not None and old in self._active:
@@ -97,10 +118,14 @@ class StoreLeaderboard:
         now stored (:attr:`last_id`: the largest pairwise id among them); returns how many
         counted rows were read."""
         top = max_judgment_id(db)
+        # counted before the read: a row committing in between shows up as a difference
+        # (read again), never as a row counted but not read
+        read = pairwise_count_upto(db, top) if visible_state(db) is not None else 0
         raters = None if self.raters is None else sorted(self.raters)
         found, superseded, last = counted_pairwise(db, top, self.filters, raters)
         self._build(found, superseded)
         self.last_id = last
+        self._read = read
         return len(found)
 
     def _build(self, rows: list[tuple[Any, ...]], superseded: set[int]) -> None:
