@@ -96,8 +96,7 @@ def _whole_summary(db: Database, kind: str) -> list[tuple[Any, ...]]:
 
 
 def _read_summary(db: Database, kind: str) -> list[tuple[Any, ...]]:
-    """The summary of every rater, read from the table (one grouped query; ``rater_kind``, set
-    by the rater's name, is grouped by too, as PostgreSQL wants every selected column named)."""
+    """The summary of every rater, read from the table (one grouped query)."""
     keys = ", ".join(SUMMARY_KEYS[kind])
     inner, params = effective_query(
         ["rater", "rater_kind", *SUMMARY_KEYS[kind], "id"],
