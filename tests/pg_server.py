@@ -223,7 +223,8 @@ def built_database(
 ) -> tuple[Path | str, Any]:
     """``(location, build's result)``: the test's database filled by ``build(location)``; on
     SQLite built in the test's ``db_path``, on PostgreSQL a copy of the one :func:`pg_built`
-    made once per session under ``key`` (same ``key``, same ``build``)."""
+    made once per session under ``key`` (same ``key``, same ``build``). The calling fixture
+    takes ``backend`` itself, so that its tests run once per backend."""
     if request.getfixturevalue("backend") == "sqlite":
         path = request.getfixturevalue("db_path")
         return path, build(path)

@@ -17,7 +17,7 @@ NO_SOURCE = "This item has no source document."
 
 
 @pytest.fixture
-def prd_db(request, monkeypatch) -> Path | str:
+def prd_db(backend, request, monkeypatch) -> Path | str:
     """The fixture database plus the PRD Vicuna80 demo (on PostgreSQL a copy of one built once
     per session)."""
     path, _ = built_database(request, "prd_db", build_prd_db)

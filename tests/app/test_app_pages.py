@@ -18,7 +18,7 @@ PAGES = ["app.py", *sorted(f"pages/{p.name}" for p in (ROOT / "pages").glob("[0-
 
 
 @pytest.fixture
-def fixture_db(request, monkeypatch) -> tuple[Path | str, dict]:
+def fixture_db(backend, request, monkeypatch) -> tuple[Path | str, dict]:
     """The fixture database (a SQLite path or a PostgreSQL URL), the app's ``WORKBENCH_DB``:
     built for the test on SQLite; on PostgreSQL a copy of one built once per session (a file
     copy on the server, faster than building it again)."""

@@ -18,7 +18,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture
-def prd_db(request, monkeypatch) -> Path | str:
+def prd_db(backend, request, monkeypatch) -> Path | str:
     """The fixture database plus the PRD Vicuna80 demo (on PostgreSQL a copy of one built once
     per session)."""
     path, _ = built_database(request, "prd_db", build_prd_db)
