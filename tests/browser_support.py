@@ -310,6 +310,20 @@ def build_fixture_db(
         db.conn.close()
 
 
+def build_prd_db(path: str | Path) -> dict[str, Any]:
+    """:func:`build_fixture_db` plus the PRD Vicuna80 demo folder (an imported evaluation)."""
+    from core.corpus.evaluation_layouts import read_prd_vicuna80
+    from core.corpus.evaluations import store_evaluation
+
+    ids = build_fixture_db(path)
+    db = open_db(path)
+    try:
+        store_evaluation(db, read_prd_vicuna80(ROOT / "demo" / "prd_vicuna80"))
+    finally:
+        db.conn.close()
+    return ids
+
+
 def add_tournament(
     path: str | Path, systems: tuple[str, ...], rater: str, question_ids: list[str]
 ) -> int:

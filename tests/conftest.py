@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from pg_server import pg_migrated, pg_server, pg_template_copy  # noqa: F401  (fixtures)
+from pg_server import pg_built, pg_migrated, pg_server, pg_template_copy  # noqa: F401  (fixtures)
 
 from core.store.database import open_db
 from core.store.engine import Database

@@ -21,6 +21,7 @@ import shutil
 import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -280,3 +281,36 @@ def fresh_database(
         return tmp_path / f"{name}.db"
     copy = request.getfixturevalue("pg_template_copy")
     return copy(request.getfixturevalue("pg_migrated"))
+
+
+@pytest.fixture(scope="session")
+def pg_built(pg_server: str, pg_migrated: str) -> Iterator[Callable[..., tuple[str, Any]]]:
+    """Factory: ``built(key, build)`` is ``(url, result)``: a database on :func:`pg_server`
+    migrated and filled by ``result = build(url)`` once per session and ``key``. A template:
+    a test copies it (``pg_template_copy(url)``, a file copy, much faster than building the
+    data again) and never opens it itself (a template with a connection cannot be copied)."""
+    made: dict[str, tuple[str, Any]] = {}
+    template = pg_migrated.rsplit("/", 1)[1]
+    with contextlib.ExitStack() as stack:
+
+        def built(key: str, build: Callable[[str], Any]) -> tuple[str, Any]:
+            if key not in made:
+                url = stack.enter_context(_database(pg_server, template))
+                made[key] = (url, build(url))
+            return made[key]
+
+        yield built
+
+
+def built_database(
+    request: pytest.FixtureRequest, key: str, build: Callable[[Path | str], Any]
+) -> tuple[Path | str, Any]:
+    """``(location, build's result)``: the test's database filled by ``build(location)``; on
+    SQLite built in the test's ``db_path``, on PostgreSQL a copy of the one :func:`pg_built`
+    made once per session under ``key`` (same ``key``, same ``build``). The calling fixture
+    takes ``backend`` itself, so that its tests run once per backend."""
+    if request.getfixturevalue("backend") == "sqlite":
+        path = request.getfixturevalue("db_path")
+        return path, build(path)
+    url, result = request.getfixturevalue("pg_built")(key, build)
+    return request.getfixturevalue("pg_template_copy")(url), result

@@ -7,12 +7,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from browser_support import build_fixture_db, unescaped
+from browser_support import build_prd_db, unescaped
+from pg_server import built_database
 from streamlit.testing.v1 import AppTest
-
-from core.corpus.evaluation_layouts import read_prd_vicuna80
-from core.corpus.evaluations import store_evaluation
-from core.store.database import open_db
 
 ROOT = Path(__file__).resolve().parents[2]
 CODE_ITEM = "vicuna80-62"  # "Implement a Python function to find the longest common subsequence"
@@ -20,14 +17,10 @@ NO_SOURCE = "This item has no source document."
 
 
 @pytest.fixture
-def prd_db(db_path, monkeypatch) -> Path | str:
-    path = db_path
-    build_fixture_db(path)
-    db = open_db(path)
-    try:
-        store_evaluation(db, read_prd_vicuna80(ROOT / "demo" / "prd_vicuna80"))
-    finally:
-        db.conn.close()
+def prd_db(backend, request, monkeypatch) -> Path | str:
+    """The fixture database plus the PRD Vicuna80 demo (on PostgreSQL a copy of one built once
+    per session)."""
+    path, _ = built_database(request, "prd_db", build_prd_db)
     monkeypatch.setenv("WORKBENCH_DB", str(path))
     return path
 
