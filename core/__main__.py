@@ -86,9 +86,28 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:  # output piped into `head` and closed early: not an error
         sys.stderr.close()
         return 0
+    except Exception as exc:  # noqa: BLE001  (re-raised unless the PostgreSQL server failed)
+        if not is_server_error(exc):
+            raise
+        first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+        print(
+            f"error: the PostgreSQL server failed during the command ({first}); the transaction "
+            "in progress was rolled back, everything committed before it is kept; check that "
+            "the server runs (and what holds a lock, if it says so) and rerun",
+            file=sys.stderr,
+        )
+        return 2
     except KeyboardInterrupt:
         print("interrupted: everything committed so far is kept; rerun to resume", file=sys.stderr)
         return 130
+
+
+def is_server_error(exc: BaseException) -> bool:
+    """Whether ``exc`` is PostgreSQL's operational failure (the server went away, a lock wait
+    timed out after the retries, the server's disk is full): what SQLite's file errors are there.
+    A SQL mistake (``ProgrammingError``) or a constraint is a bug and keeps its traceback."""
+    psycopg = sys.modules.get("psycopg")  # loaded only when a database URL was opened
+    return psycopg is not None and isinstance(exc, psycopg.OperationalError)
 
 
 if __name__ == "__main__":
