@@ -26,10 +26,9 @@ from core.views.team import team_table
 
 
 @pytest.fixture
-def fdb(tmp_path):
-    path = tmp_path / "a.db"
-    ids = build_fixture_db(path)
-    db = open_db(path)
+def fdb(db_path):
+    ids = build_fixture_db(db_path)
+    db = open_db(db_path)
     yield db, ids
     db.conn.close()
 

@@ -20,10 +20,9 @@ from core.views.team import team_table
 
 
 @pytest.fixture
-def team(tmp_path):
-    path = tmp_path / "att.db"
-    build_fixture_db(path)
-    db = open_db(path)
+def team(db_path):
+    build_fixture_db(db_path)
+    db = open_db(db_path)
     create_account(db, "root", "admin")
     people = {
         n: sign_in_token(db, create_account(db, n, "adjudicator" if n == "carol" else "annotator"))

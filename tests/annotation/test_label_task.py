@@ -134,10 +134,9 @@ class ThumbsTask(TaskDefaults):
 
 
 @pytest.fixture
-def thumbs(tmp_path):
-    path = tmp_path / "t.db"
-    build_fixture_db(path)
-    db = open_db(path)
+def thumbs(db_path):
+    build_fixture_db(db_path)
+    db = open_db(db_path)
     task = ThumbsTask()
     register(task)
     try:

@@ -19,10 +19,9 @@ from core.store.settings import update_setting
 
 
 @pytest.fixture
-def fdb(tmp_path):
-    path = tmp_path / "o.db"
-    build_fixture_db(path)
-    db = open_db(path)
+def fdb(db_path, tmp_path):
+    build_fixture_db(db_path)
+    db = open_db(db_path)
     update_setting(db, "annotations_per_item", 2)
     yield db, tmp_path
     db.conn.close()

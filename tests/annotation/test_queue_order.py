@@ -40,10 +40,9 @@ def test_team_queue_personal_order_is_each_persons_own_seeded_shuffle():
     assert started[0] == "i07"  # items started by others still come first
 
 
-def test_queue_order_setting_reaches_every_queue(tmp_path):
-    path = tmp_path / "o.db"
-    build_fixture_db(path)
-    db = open_db(path)
+def test_queue_order_setting_reaches_every_queue(db_path):
+    build_fixture_db(db_path)
+    db = open_db(db_path)
     try:
         assert all_settings(db)["queue_order"] == "shared"
         with pytest.raises(InputError, match="one of shared, per-annotator"):

@@ -23,10 +23,9 @@ from core.store.engine import Database
 
 
 @pytest.fixture
-def db(tmp_path: Path) -> Iterator[Database]:
-    path = tmp_path / "s.db"
-    build_fixture_db(path)
-    db = open_db(path)
+def db(db_path: Path | str) -> Iterator[Database]:
+    build_fixture_db(db_path)
+    db = open_db(db_path)
     yield db
     db.conn.close()
 

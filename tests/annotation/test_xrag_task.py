@@ -54,10 +54,9 @@ def _result(db: Database, qid: str, setting: str, panel: str, answer: str) -> in
 
 
 @pytest.fixture
-def xdb(tmp_path):
-    path = tmp_path / "x.db"
-    build_fixture_db(path)
-    db = open_db(path)
+def xdb(db_path):
+    build_fixture_db(db_path)
+    db = open_db(db_path)
     qid = all_question_ids(db)[0]
     ids = [
         _result(db, qid, "english", "p1", "Paris."),
