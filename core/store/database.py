@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import core.store.migrations as migrations_pkg
-from core.store.connection import connect, default_db_path, transaction, utcnow
+from core.store.connection import busy_timeout_ms, connect, default_db_path, transaction, utcnow
 from core.store.dbfile import check_db_file, explain_sqlite_error, is_file_error
 from core.store.engine import Database
 from core.store.postgres import POSTGRES, connect_postgres
@@ -92,6 +92,9 @@ def _open_postgres(url: str, *, migrate: bool) -> Database:
     """Connect to PostgreSQL (:func:`core.store.postgres.connect_postgres`; the database must
     exist) and migrate."""
     conn = connect_postgres(url)
+    # a statement waits for another's lock as long as SQLite's busy timeout, then fails with a
+    # lock timeout (55P03) that a label write retries: without it a label waits forever
+    conn.execute(f"set lock_timeout = {busy_timeout_ms()}")
     db = Database(conn, POSTGRES)
     try:
         if migrate:
