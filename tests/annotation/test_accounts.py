@@ -6,7 +6,6 @@ import dataclasses
 import hashlib
 
 import pytest
-from browser_support import build_fixture_db
 
 from core.annotation.disputes import resolve_dispute
 from core.annotation.identity import (
@@ -32,8 +31,8 @@ from core.store.settings import all_settings
 
 
 @pytest.fixture
-def fdb(db_path):
-    ids = build_fixture_db(db_path)
+def fdb(fixture_db):
+    db_path, ids = fixture_db
     db = open_db(db_path)
     yield db, ids
     db.conn.close()

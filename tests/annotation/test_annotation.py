@@ -66,8 +66,8 @@ PAIRS_SEED_0 = [
 
 
 @pytest.fixture
-def fdb(db_path):
-    ids = build_fixture_db(db_path)
+def fdb(fixture_db):
+    db_path, ids = fixture_db
     db = open_db(db_path)
     yield db, ids
     db.conn.close()

@@ -6,7 +6,6 @@ from __future__ import annotations
 import csv
 
 import pytest
-from browser_support import build_fixture_db
 
 from core.annotation.identity import sign_in_open, sign_in_token
 from core.annotation.pairwise import blind_item, split_pair_key, submit_verdict, verdict_queue
@@ -19,8 +18,8 @@ from core.store.settings import update_setting
 
 
 @pytest.fixture
-def fdb(db_path, tmp_path):
-    build_fixture_db(db_path)
+def fdb(fixture_db, tmp_path):
+    db_path, _ = fixture_db
     db = open_db(db_path)
     update_setting(db, "annotations_per_item", 2)
     yield db, tmp_path

@@ -13,7 +13,6 @@ import sqlite3
 
 import psycopg
 import pytest
-from browser_support import build_fixture_db
 
 from core.annotation.adjudication import disagreements
 from core.annotation.disputes import (
@@ -44,8 +43,8 @@ QS = ["gen-0", "gen-1", "gen-2", "gen-3"]  # seeded order (seed 0): gen-3, gen-1
 
 
 @pytest.fixture
-def fdb(db_path):
-    ids = build_fixture_db(db_path)
+def fdb(fixture_db):
+    db_path, ids = fixture_db
     db = open_db(db_path)
     set_setting(db, "queue_seed", 0)
     yield db, ids, db_path

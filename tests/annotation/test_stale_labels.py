@@ -7,7 +7,6 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from browser_support import build_fixture_db
 
 from core.annotation.base import StaleLabelError
 from core.annotation.identity import sign_in_open
@@ -23,8 +22,8 @@ from core.store.engine import Database
 
 
 @pytest.fixture
-def db(db_path: Path | str) -> Iterator[Database]:
-    build_fixture_db(db_path)
+def db(fixture_db: tuple[Path | str, dict]) -> Iterator[Database]:
+    db_path, _ = fixture_db
     db = open_db(db_path)
     yield db
     db.conn.close()

@@ -9,7 +9,6 @@ import threading
 
 import psycopg
 import pytest
-from browser_support import build_fixture_db
 
 import core.store.connection as connection
 import core.store.passage_stage as passage_stage
@@ -47,13 +46,12 @@ def _human_rows(path) -> dict[str, int]:
         db.conn.close()
 
 
-def test_a_long_import_and_four_annotators_lose_no_label(db_path, tmp_path, monkeypatch):
+def test_a_long_import_and_four_annotators_lose_no_label(fixture_db, tmp_path, monkeypatch):
     """The import writes its passages in many chunks; half-way it waits (between chunks, outside
     any transaction) until half of the labels are stored, so labels are stored while the import
     is under way (an import holding one long transaction would block them: the test then fails
     with lost labels). Every one of the 4 x 2 x items verdicts is stored."""
-    path = db_path
-    build_fixture_db(path)
+    path, _ = fixture_db
     book = tmp_path / "long_book.txt"
     _book(book)
     monkeypatch.setattr(passage_stage, "CHUNK_ROWS", 10)  # many short transactions
@@ -157,9 +155,9 @@ class LockHolder:
 
 
 @pytest.fixture
-def locked(db_path, monkeypatch):
+def locked(fixture_db, monkeypatch):
     """A fixture database, a 0.1 s busy timeout, and a :class:`LockHolder`."""
-    build_fixture_db(db_path)
+    db_path, _ = fixture_db
     monkeypatch.setenv("WORKBENCH_BUSY_TIMEOUT", "0.1")
     holder = LockHolder(db_path)
     db = open_db(db_path)

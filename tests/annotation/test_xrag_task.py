@@ -6,7 +6,6 @@ auto-rater of the task; the queue is empty (no page collects the verdicts)."""
 from __future__ import annotations
 
 import pytest
-from browser_support import build_fixture_db
 
 from core.annotation.adjudication import adjudicate, disagreements, settled
 from core.annotation.base import Progress
@@ -54,8 +53,8 @@ def _result(db: Database, qid: str, setting: str, panel: str, answer: str) -> in
 
 
 @pytest.fixture
-def xdb(db_path):
-    build_fixture_db(db_path)
+def xdb(fixture_db):
+    db_path, _ = fixture_db
     db = open_db(db_path)
     qid = all_question_ids(db)[0]
     ids = [
