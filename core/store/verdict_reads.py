@@ -101,8 +101,8 @@ def _read_summary(db: Database, kind: str) -> list[tuple[Any, ...]]:
     sql = (
         f"select g.rater, g.rater_kind, {', '.join(f'g.{k}' for k in SUMMARY_KEYS[kind])}, g.n, "
         "g.first_id, f.verdict, g.last_id, l.verdict from ("
-        f"select rater, rater_kind, {keys}, count(*) as n, min(id) as first_id, "
-        f"max(id) as last_id from ({inner}) e group by rater, rater_kind, {keys}) g "
+        f"select rater, max(rater_kind) as rater_kind, {keys}, count(*) as n, min(id) as first_id, "
+        f"max(id) as last_id from ({inner}) e group by rater, {keys}) g "
         "join judgments f on f.id = g.first_id join judgments l on l.id = g.last_id "
         "order by g.last_id"
     )
