@@ -6,7 +6,6 @@ import dataclasses
 import hashlib
 
 import pytest
-from browser_support import build_fixture_db
 
 from core.annotation.disputes import resolve_dispute
 from core.annotation.identity import (
@@ -32,10 +31,9 @@ from core.store.settings import all_settings
 
 
 @pytest.fixture
-def fdb(tmp_path):
-    path = tmp_path / "a.db"
-    ids = build_fixture_db(path)
-    db = open_db(path)
+def fdb(fixture_db):
+    db_path, ids = fixture_db
+    db = open_db(db_path)
     yield db, ids
     db.conn.close()
 
@@ -176,12 +174,10 @@ def test_roles_gate_settings(fdb):
     assert adj.may("annotator") and adj.may("adjudicator") and not adj.may("admin")
 
 
-def test_open_mode_annotator(tmp_path):
-    db = open_db(tmp_path / "e.db")
+def test_open_mode_annotator(db):
     who = sign_in_open(db, "  zed ")
     assert (who.name, who.role, who.open_mode, who.rater) == ("zed", "open", True, "human:zed")
     assert who.may("admin") and authorise(db, who, "admin") is who
     assert "seal" not in repr(who) and "token" not in repr(who)
     with pytest.raises(InputError):
         sign_in_open(db, "ze\u200bd")
-    db.conn.close()

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pandas as pd
 import pytest
-from browser_support import build_fixture_db
 from sklearn.metrics import cohen_kappa_score
 
 from core.annotation.adjudication import adjudicate, disagreements
@@ -26,10 +25,9 @@ from core.views.team import team_table
 
 
 @pytest.fixture
-def fdb(tmp_path):
-    path = tmp_path / "a.db"
-    ids = build_fixture_db(path)
-    db = open_db(path)
+def fdb(fixture_db):
+    db_path, ids = fixture_db
+    db = open_db(db_path)
     yield db, ids
     db.conn.close()
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sqlite3
 
+import psycopg
 import pytest
 from browser_support import build_fixture_db
 
@@ -65,12 +66,17 @@ PAIRS_SEED_0 = [
 
 
 @pytest.fixture
-def fdb(tmp_path):
-    path = tmp_path / "a.db"
-    ids = build_fixture_db(path)
-    db = open_db(path)
+def fdb(fixture_db):
+    db_path, ids = fixture_db
+    db = open_db(db_path)
     yield db, ids
     db.conn.close()
+
+
+def trigger_error(db) -> type[Exception]:
+    """What a refusing trigger raises on this database: SQLite's ``raise(abort)`` an
+    IntegrityError, the PL/pgSQL function of the PostgreSQL dialect a RaiseException."""
+    return sqlite3.IntegrityError if db.dialect.name == "sqlite" else psycopg.errors.RaiseException
 
 
 def test_review_supersedes_own_and_keeps_original(fdb):
@@ -89,7 +95,7 @@ def test_review_supersedes_own_and_keeps_original(fdb):
     assert [r.id for r in eff] == [second, other]
     original = db.execute("select question, status from questions where id = ?", [q]).fetchone()
     assert "Fixture question" in original[0] and original[1] == "edited"
-    with pytest.raises(sqlite3.IntegrityError, match="append-only"):
+    with pytest.raises(trigger_error(db), match="append-only"):
         db.execute("update reviews set decision = 'reject' where id = ?", [first])
     with pytest.raises(InputError, match="needs an edited question or a corrected answer"):
         submit_review(db, q, sign_in_open(db, "alice"), "edit")  # an edit needs a text
@@ -289,10 +295,9 @@ def test_no_verdict_or_resolution_is_refused_and_nothing_stored(fdb):
     assert db.execute("select count(*) from dispute_resolutions").fetchone()[0] == 0
 
 
-def test_identical_answers_are_flagged_and_stay_in_the_queue(tmp_path):
-    path = tmp_path / "same.db"
-    build_fixture_db(path, same_answers=True)
-    db = open_db(path)
+def test_identical_answers_are_flagged_and_stay_in_the_queue(db_path):
+    build_fixture_db(db_path, same_answers=True)
+    db = open_db(db_path)
     try:
         queue = verdict_queue(db, "alice")
         assert len(queue) == len(pairwise_items(db)) == 7 * 3  # nothing dropped
@@ -369,7 +374,7 @@ def test_nobody_can_change_another_annotators_labels(fdb):
     ]
     for table, row in attacks:
         n = db[table].count
-        with pytest.raises(sqlite3.IntegrityError, match="nobody can change another"):
+        with pytest.raises(trigger_error(db), match="nobody can change another"):
             db[table].insert(row)
         assert db[table].count == n
         ok = dict(row, supersedes=None)  # the same row of one's own is fine

@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import pytest
-from browser_support import build_fixture_db
 
 from core.annotation.adjudication import adjudicate
 from core.annotation.attention import attention_accuracy
@@ -20,10 +19,9 @@ from core.views.team import team_table
 
 
 @pytest.fixture
-def team(tmp_path):
-    path = tmp_path / "att.db"
-    build_fixture_db(path)
-    db = open_db(path)
+def team(fixture_db):
+    db_path, _ = fixture_db
+    db = open_db(db_path)
     create_account(db, "root", "admin")
     people = {
         n: sign_in_token(db, create_account(db, n, "adjudicator" if n == "carol" else "annotator"))

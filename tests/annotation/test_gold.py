@@ -63,8 +63,8 @@ def _rows(seed: int = 0, n: int = 40) -> list[dict[str, str]]:
     return out
 
 
-def _db(tmp_path, rows, name="g.db"):
-    path = tmp_path / name
+def _db(new_db_location, tmp_path, rows, name="g"):
+    path = new_db_location(name)
     csv = tmp_path / f"{name}.csv"
     pd.DataFrame(rows).to_csv(csv, index=False)
     db = open_db(path)
@@ -87,8 +87,8 @@ def _loo_reference(labels: dict[str, dict[str, str]], person: str) -> dict[str, 
     return out
 
 
-def test_leave_one_out_scores_a_contrarian_low_and_crowd_slots_honestly(tmp_path):
-    db, _ = _db(tmp_path, _rows())
+def test_leave_one_out_scores_a_contrarian_low_and_crowd_slots_honestly(new_db_location, tmp_path):
+    db, _ = _db(new_db_location, tmp_path, _rows())
     table = gold_agreement(db).set_index("rater")
     # dee always says the opposite: scored against the others, not against a gold she formed
     assert table.loc["dee", "kappa"] < 0
@@ -108,11 +108,11 @@ def test_leave_one_out_scores_a_contrarian_low_and_crowd_slots_honestly(tmp_path
     assert table.loc["ann", "items"] == len(shared)
 
 
-def test_auto_rater_is_scored_on_the_peoples_items_against_their_golds(tmp_path):
+def test_auto_rater_is_scored_on_the_peoples_items_against_their_golds(new_db_location, tmp_path):
     from core.annotation.gold import person_labels
     from core.annotation.label_tasks.side_by_side import auto_pair_labels
 
-    db, _ = _db(tmp_path, _rows(seed=3))
+    db, _ = _db(new_db_location, tmp_path, _rows(seed=3))
     labels = person_labels(db, "side-by-side")
     auto = auto_pair_labels(db)["auto:judge"]
     mine, gold, people = [], [], []
@@ -128,19 +128,22 @@ def test_auto_rater_is_scored_on_the_peoples_items_against_their_golds(tmp_path)
     assert f"{len(mine)} (person, item) pairs" in row["note"]
 
 
-def test_two_file_orders_give_identical_gold_figures(tmp_path):
+def test_two_file_orders_give_identical_gold_figures(new_db_location, tmp_path):
     rows = _rows(seed=5)
     named = [r for r in rows if "#" not in r["rater"]]  # slot numbers follow file order
     shuffled = [named[i] for i in np.random.default_rng(9).permutation(len(named))]
-    db1, _ = _db(tmp_path, named, "one.db")
-    db2, _ = _db(tmp_path, shuffled, "two.db")
+    db1, _ = _db(new_db_location, tmp_path, named, "one")
+    db2, _ = _db(new_db_location, tmp_path, shuffled, "two")
     pd.testing.assert_frame_equal(gold_agreement(db1), gold_agreement(db2))
     pd.testing.assert_frame_equal(people_agreement(db1), people_agreement(db2))
     assert gold_labels(db1, "side-by-side") == gold_labels(db2, "side-by-side")
     # the slots, pooled, do not depend on which slot got which number either
-    db3, _ = _db(tmp_path, rows, "three.db")
+    db3, _ = _db(new_db_location, tmp_path, rows, "three")
     db4, _ = _db(
-        tmp_path, [rows[i] for i in np.random.default_rng(2).permutation(len(rows))], "four.db"
+        new_db_location,
+        tmp_path,
+        [rows[i] for i in np.random.default_rng(2).permutation(len(rows))],
+        "four",
     )
     pd.testing.assert_frame_equal(gold_agreement(db3), gold_agreement(db4))
 
@@ -151,14 +154,14 @@ def _cli(capsys, path, *argv):
     return code, out.out, out.err
 
 
-def test_gold_source_cli_rules_and_imported_raters(tmp_path, capsys):
+def test_gold_source_cli_rules_and_imported_raters(new_db_location, tmp_path, capsys):
     rows = _rows(seed=1, n=12)
     # an imported expert panel whose name says nothing about majorities; on q0 it judged both
     # orders and disagreed with itself (no gold from it there)
     experts = [dict(r, rater="human:panel") for r in rows if r["rater"] == "human:ann"]
     flip = dict(experts[0], system_a=experts[0]["system_b"], system_b=experts[0]["system_a"])
     flip["verdict"] = experts[0]["verdict"]  # the same letter in the other order: a conflict
-    db, path = _db(tmp_path, rows + experts + [flip])
+    db, path = _db(new_db_location, tmp_path, rows + experts + [flip])
     assert "panel" in set(imported_raters(db)["rater"])
     assert crowd_overview(db)["imported"]  # the imported tab shows whatever the names
     before = gold_labels(db, "side-by-side")

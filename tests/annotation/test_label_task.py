@@ -8,7 +8,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import pytest
-from browser_support import build_fixture_db
 
 from core.annotation.adjudication import adjudicate, disagreements, settled
 from core.annotation.base import Progress, queue_progress, team_queue
@@ -134,10 +133,9 @@ class ThumbsTask(TaskDefaults):
 
 
 @pytest.fixture
-def thumbs(tmp_path):
-    path = tmp_path / "t.db"
-    build_fixture_db(path)
-    db = open_db(path)
+def thumbs(fixture_db):
+    db_path, _ = fixture_db
+    db = open_db(db_path)
     task = ThumbsTask()
     register(task)
     try:

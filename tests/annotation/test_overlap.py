@@ -6,7 +6,6 @@ from __future__ import annotations
 import csv
 
 import pytest
-from browser_support import build_fixture_db
 
 from core.annotation.identity import sign_in_open, sign_in_token
 from core.annotation.pairwise import blind_item, split_pair_key, submit_verdict, verdict_queue
@@ -19,10 +18,9 @@ from core.store.settings import update_setting
 
 
 @pytest.fixture
-def fdb(tmp_path):
-    path = tmp_path / "o.db"
-    build_fixture_db(path)
-    db = open_db(path)
+def fdb(fixture_db, tmp_path):
+    db_path, _ = fixture_db
+    db = open_db(db_path)
     update_setting(db, "annotations_per_item", 2)
     yield db, tmp_path
     db.conn.close()

@@ -6,7 +6,6 @@ from __future__ import annotations
 import hashlib
 
 import pytest
-from browser_support import build_fixture_db
 
 from core.annotation.base import team_queue
 from core.annotation.pairwise import verdict_queue
@@ -40,10 +39,9 @@ def test_team_queue_personal_order_is_each_persons_own_seeded_shuffle():
     assert started[0] == "i07"  # items started by others still come first
 
 
-def test_queue_order_setting_reaches_every_queue(tmp_path):
-    path = tmp_path / "o.db"
-    build_fixture_db(path)
-    db = open_db(path)
+def test_queue_order_setting_reaches_every_queue(fixture_db):
+    db_path, _ = fixture_db
+    db = open_db(db_path)
     try:
         assert all_settings(db)["queue_order"] == "shared"
         with pytest.raises(InputError, match="one of shared, per-annotator"):

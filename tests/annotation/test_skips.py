@@ -11,8 +11,8 @@ from __future__ import annotations
 import dataclasses
 import sqlite3
 
+import psycopg
 import pytest
-from browser_support import build_fixture_db
 
 from core.annotation.adjudication import disagreements
 from core.annotation.disputes import (
@@ -43,13 +43,18 @@ QS = ["gen-0", "gen-1", "gen-2", "gen-3"]  # seeded order (seed 0): gen-3, gen-1
 
 
 @pytest.fixture
-def fdb(tmp_path):
-    path = tmp_path / "a.db"
-    ids = build_fixture_db(path)
-    db = open_db(path)
+def fdb(fixture_db):
+    db_path, ids = fixture_db
+    db = open_db(db_path)
     set_setting(db, "queue_seed", 0)
-    yield db, ids, path
+    yield db, ids, db_path
     db.conn.close()
+
+
+def trigger_error(db) -> type[Exception]:
+    """What a refusing trigger raises on this database: SQLite's ``raise(abort)`` an
+    IntegrityError, the PL/pgSQL function of the PostgreSQL dialect a RaiseException."""
+    return sqlite3.IntegrityError if db.dialect.name == "sqlite" else psycopg.errors.RaiseException
 
 
 def _status(db, qid: str) -> str:
@@ -171,7 +176,7 @@ def test_nobody_can_undo_someone_elses(fdb):
     assert withdraw_last_resolution(db, real_bob) is None
     assert (_rows(db, "reviews"), _rows(db, "dispute_resolutions")) == before
     # and the database refuses a hand-written withdrawal of alice's row by bob
-    with pytest.raises(sqlite3.IntegrityError, match="superseded by its own annotator"):
+    with pytest.raises(trigger_error(db), match="superseded by its own annotator"):
         db.execute(
             "insert into reviews (question_id, annotator, decision, supersedes, created_at) "
             "values ('gen-0', 'bob', 'withdrawn', 1, 'now')"

@@ -7,7 +7,6 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from browser_support import build_fixture_db
 
 from core.annotation.base import StaleLabelError
 from core.annotation.identity import sign_in_open
@@ -23,10 +22,9 @@ from core.store.engine import Database
 
 
 @pytest.fixture
-def db(tmp_path: Path) -> Iterator[Database]:
-    path = tmp_path / "s.db"
-    build_fixture_db(path)
-    db = open_db(path)
+def db(fixture_db: tuple[Path | str, dict]) -> Iterator[Database]:
+    db_path, _ = fixture_db
+    db = open_db(db_path)
     yield db
     db.conn.close()
 

@@ -7,8 +7,8 @@ from __future__ import annotations
 import sqlite3
 import threading
 
+import psycopg
 import pytest
-from browser_support import build_fixture_db
 
 import core.store.connection as connection
 import core.store.passage_stage as passage_stage
@@ -46,13 +46,12 @@ def _human_rows(path) -> dict[str, int]:
         db.conn.close()
 
 
-def test_a_long_import_and_four_annotators_lose_no_label(tmp_path, monkeypatch):
+def test_a_long_import_and_four_annotators_lose_no_label(fixture_db, tmp_path, monkeypatch):
     """The import writes its passages in many chunks; half-way it waits (between chunks, outside
     any transaction) until half of the labels are stored, so labels are stored while the import
     is under way (an import holding one long transaction would block them: the test then fails
     with lost labels). Every one of the 4 x 2 x items verdicts is stored."""
-    path = tmp_path / "w.db"
-    build_fixture_db(path)
+    path, _ = fixture_db
     book = tmp_path / "long_book.txt"
     _book(book)
     monkeypatch.setattr(passage_stage, "CHUNK_ROWS", 10)  # many short transactions
@@ -129,16 +128,40 @@ def test_a_long_import_and_four_annotators_lose_no_label(tmp_path, monkeypatch):
         db.conn.close()
 
 
+class LockHolder:
+    """A second connection that holds the lock a label write needs, the way a long import used
+    to: SQLite's write lock (``BEGIN IMMEDIATE``), or on PostgreSQL an exclusive lock on
+    ``judgments`` (reads go on, inserts wait)."""
+
+    def __init__(self, location) -> None:
+        self.sqlite = not str(location).startswith("postgresql:")
+        if self.sqlite:
+            self.conn = sqlite3.connect(location, isolation_level=None, check_same_thread=False)
+        else:
+            self.conn = psycopg.connect(location, autocommit=True)
+
+    def hold(self) -> None:
+        if self.sqlite:
+            self.conn.execute("begin immediate")
+        else:
+            self.conn.execute("begin")
+            self.conn.execute("lock table judgments in exclusive mode")
+
+    def release(self) -> None:
+        self.conn.rollback() if self.sqlite else self.conn.execute("rollback")
+
+    def close(self) -> None:
+        self.conn.close()
+
+
 @pytest.fixture
-def locked(tmp_path, monkeypatch):
-    """A fixture database, a 0.1 s busy timeout, and a second connection that can hold the
-    write lock (``BEGIN IMMEDIATE``) the way a long import used to."""
-    path = tmp_path / "l.db"
-    build_fixture_db(path)
+def locked(fixture_db, monkeypatch):
+    """A fixture database, a 0.1 s busy timeout, and a :class:`LockHolder`."""
+    db_path, _ = fixture_db
     monkeypatch.setenv("WORKBENCH_BUSY_TIMEOUT", "0.1")
-    holder = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
-    db = open_db(path)
-    yield path, db, holder
+    holder = LockHolder(db_path)
+    db = open_db(db_path)
+    yield db_path, db, holder
     db.conn.close()
     holder.close()
 
@@ -156,11 +179,11 @@ def test_a_label_that_meets_a_lock_retries_and_is_stored(locked, monkeypatch):
         return found
 
     monkeypatch.setattr(connection, "is_busy", is_busy)
-    holder.execute("begin immediate")
+    holder.hold()
 
     def release_after_first_refusal() -> None:
         met_lock.wait(WAIT_S)
-        holder.rollback()
+        holder.release()
 
     releaser = threading.Thread(target=release_after_first_refusal)
     releaser.start()
@@ -175,12 +198,12 @@ def test_a_label_still_locked_after_its_retries_stores_nothing_and_says_so(locke
     who = sign_in_open(db, "ann1")
     item = blind_item(db, pairwise_items(db)[0], "ann1")
     monkeypatch.setattr(connection, "LABEL_RETRY_S", 0.5)
-    holder.execute("begin immediate")
+    holder.hold()
     try:
         with pytest.raises(DatabaseBusyError, match="not saved yet - press again"):
             submit_verdict(db, item, who, "A")
     finally:
-        holder.rollback()
+        holder.release()
     assert _human_rows(path) == {}
     assert submit_verdict(db, item, who, "A")  # pressed again once the lock is gone: stored
     assert _human_rows(path) == {"human:ann1": 1}

@@ -36,11 +36,11 @@ def write_csv(path, rows) -> str:
 
 
 @pytest.fixture
-def store(tmp_path):
+def store(new_db_location, tmp_path):
     """30 questions answered by x and y; auto:judge judged q0..q24; zed and yan (imported people)
     labelled q0..q9 (two people) and zed alone q10..q14; accounts: admin boss, annotators alice,
     bob, carol."""
-    dbfile = str(tmp_path / "v.db")
+    dbfile = str(new_db_location("v"))
     answers = [
         {"question_id": f"q{i}", "system": s, "answer": f"answer {s} {i}"}
         for i in range(N_QUESTIONS)

@@ -6,7 +6,6 @@ auto-rater of the task; the queue is empty (no page collects the verdicts)."""
 from __future__ import annotations
 
 import pytest
-from browser_support import build_fixture_db
 
 from core.annotation.adjudication import adjudicate, disagreements, settled
 from core.annotation.base import Progress
@@ -54,10 +53,9 @@ def _result(db: Database, qid: str, setting: str, panel: str, answer: str) -> in
 
 
 @pytest.fixture
-def xdb(tmp_path):
-    path = tmp_path / "x.db"
-    build_fixture_db(path)
-    db = open_db(path)
+def xdb(fixture_db):
+    db_path, _ = fixture_db
+    db = open_db(db_path)
     qid = all_question_ids(db)[0]
     ids = [
         _result(db, qid, "english", "p1", "Paris."),

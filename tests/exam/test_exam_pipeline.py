@@ -19,6 +19,7 @@ from core.exam.replies import parse_choice, parse_rating
 from core.exam.scores import run_scores
 from core.exam.workflow import build_demo
 from core.store.connection import utcnow
+from core.store.database import open_db
 from core.views.exam import (
     answered_frame,
     car_reproduction_frame,
@@ -566,7 +567,8 @@ def test_cli_bad_inputs_are_one_line_errors(db_path, tmp_path, capsys):
 
 
 def db_rows(db_path, sql):
-    import sqlite3
-
-    with sqlite3.connect(db_path) as con:
-        return con.execute(sql).fetchone()[0]
+    db = open_db(db_path)
+    try:
+        return db.execute(sql).fetchone()[0]
+    finally:
+        db.close()
