@@ -169,3 +169,40 @@ def pg_template_copy(pg_server: str) -> Iterator[Callable[[str | None], str]]:
             return stack.enter_context(_database(pg_server, template))
 
         yield copy
+
+
+@pytest.fixture(scope="module", params=("sqlite", "postgresql"), name="backend")
+def module_backend(request: pytest.FixtureRequest) -> str:
+    """``backend`` at module scope, for a test module that builds one database for all its tests
+    (``from pg_server import module_backend, module_db_location_fixture``): its tests run once per
+    backend, each backend's tests together, and ``--backends`` / ``sqlite_only`` still apply."""
+    return str(request.param)
+
+
+@pytest.fixture(scope="module", name="module_db_location")
+def module_db_location_fixture(
+    backend: str, tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest
+) -> Iterator[Callable[..., Path | str]]:
+    """Module-scoped factory of places for a new database (needs :func:`module_backend`):
+    ``make(name="test", copy_of=None)`` is a SQLite path that does not exist yet, or the URL of a
+    new empty PostgreSQL database; with ``copy_of`` (an earlier location, its connections
+    closed), a copy of that database. PostgreSQL databases are dropped at the module's end."""
+    if backend == "sqlite":
+        folder = tmp_path_factory.mktemp("db")
+
+        def make_file(name: str = "test", copy_of: Path | str | None = None) -> Path:
+            path = folder / f"{name}.db"
+            if copy_of is not None:
+                shutil.copyfile(copy_of, path)
+            return path
+
+        yield make_file
+        return
+    server = request.getfixturevalue("pg_server")
+    with contextlib.ExitStack() as stack:
+
+        def make_database(name: str = "test", copy_of: Path | str | None = None) -> str:
+            template = None if copy_of is None else str(copy_of).rsplit("/", 1)[1]
+            return stack.enter_context(_database(server, template))
+
+        yield make_database
