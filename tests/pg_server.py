@@ -24,6 +24,7 @@ import tempfile
 import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -206,3 +207,30 @@ def module_db_location_fixture(
             return stack.enter_context(_database(server, template))
 
         yield make_database
+
+
+@pytest.fixture(scope="module", name="pg_built_once")
+def pg_built_once_fixture(
+    pg_server: str, pg_migrated: str
+) -> Iterator[Callable[[str, Callable[[Any], Any]], tuple[str, Any]]]:
+    """Module-scoped memo of PostgreSQL databases whose rows take long to build: ``built(key,
+    fill)`` runs ``fill(db)`` once per module on a new migrated database (``db`` open, closed
+    after) and returns ``(url, what fill returned)``; each test then works on its own copy,
+    ``pg_template_copy(url)``, instead of building the rows again (several seconds of small
+    statements on PostgreSQL)."""
+    from core.store.database import open_db
+
+    made: dict[str, tuple[str, Any]] = {}
+    with contextlib.ExitStack() as stack:
+
+        def built(key: str, fill: Callable[[Any], Any]) -> tuple[str, Any]:
+            if key not in made:
+                url = stack.enter_context(_database(pg_server, pg_migrated.rsplit("/", 1)[1]))
+                db = open_db(url)
+                try:
+                    made[key] = (url, fill(db))
+                finally:
+                    db.close()
+            return made[key]
+
+        yield built

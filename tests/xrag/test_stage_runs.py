@@ -13,6 +13,7 @@ import threading
 import pytest
 from interrupting import ctrl_c_raises, ctrl_c_when, wait_until
 from llm_servers import FakeServer
+from pg_server import pg_built_once_fixture  # noqa: F401  (fixture)
 
 from core.annotation.identity import sign_in_open
 from core.annotation.reviews import record_review
@@ -63,16 +64,29 @@ def server(monkeypatch, tmp_path):
     clear_instances()
 
 
-@pytest.fixture
-def items(db, demo_dir):
+def _build(db, demo_dir) -> list[str]:
+    """The bundled XRAG sample composed into items; their question ids."""
     import_articles(db, demo_dir / "xrag" / "articles.jsonl", source="xquad")
     import_single_qas(db, demo_dir / "xrag" / "qas.jsonl")
     pair_articles(db, min_shared=1)
     compose_baseline(db, per_pair=1)
-    ids = [
+    return [
         r["id"] for r in rows(db, "select id from questions where parent_id is null order by id")
     ]
-    return db, ids
+
+
+@pytest.fixture
+def items(backend, demo_dir, request):
+    """A fresh database with the items and where it is: built per test on SQLite; on PostgreSQL
+    built once per module (the same :func:`_build`) and copied for each test."""
+    if backend == "sqlite":
+        db = request.getfixturevalue("db")
+        return db, _build(db, demo_dir), request.getfixturevalue("db_path")
+    url, ids = request.getfixturevalue("pg_built_once")("xrag", lambda db: _build(db, demo_dir))
+    copy = request.getfixturevalue("pg_template_copy")(url)
+    db = open_db(copy)
+    request.addfinalizer(db.close)
+    return db, ids, copy
 
 
 def _stored(db) -> int:
@@ -87,8 +101,8 @@ IDLE_IN_TRANSACTION = (
 )
 
 
-def test_a_label_lands_at_once_during_a_long_xrag_build(server, items, db_path):
-    db, ids = items
+def test_a_label_lands_at_once_during_a_long_xrag_build(server, items):
+    db, ids, db_path = items
     result: dict = {}
     server.hold_after(2)  # two replies, then the build waits on the network
 
@@ -122,9 +136,9 @@ def test_a_label_lands_at_once_during_a_long_xrag_build(server, items, db_path):
 
 
 def test_an_interrupted_build_keeps_every_paid_reply_and_the_rerun_sends_none_of_them(
-    server, items, db_path
+    server, items
 ):
-    db = items[0]
+    db, _, db_path = items
     server.hold_after(4)
     reader = open_db(db_path, migrate=False)  # read on the helper thread
 
