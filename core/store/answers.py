@@ -116,8 +116,8 @@ def answers_version(db: Database) -> tuple[Any, ...]:
     """A cheap fingerprint of the answers table (changes when an answer is added or rewritten)."""
     return tuple(
         db.execute(
-            "select coalesce(max(id), 0), count(*), total(length(text)), total(status = 'ok') "
-            "from answers"
+            "select coalesce(max(id), 0), count(*), coalesce(sum(length(text)), 0), "
+            "coalesce(sum(status = 'ok'), 0) from answers"  # total() is SQLite's only
         ).fetchone()
     )
 

@@ -31,22 +31,24 @@ def data_version(db: Database) -> tuple[Any, ...]:
     """A fingerprint of everything the pages show: changes on any new judgment, label, dispute,
     answer, question or document, and on any run started, finished or updated while running.
 
-    Constant size and index lookups only (migration ``m0640`` indexes ``runs.status`` and
-    ``runs.finished_at``): runs are summarised by their count and largest rowid, the calls and
-    cost of the runs still running, and the latest finish time (:func:`core.store.runs.finish_run`
-    always sets ``finished_at``).
+    Constant size; index lookups (migration ``m0640`` indexes ``runs.status`` and
+    ``runs.finished_at``) but for the latest start, a scan of the small ``runs`` table. Runs are
+    summarised by their count and latest start (not the largest ``rowid``: PostgreSQL has none,
+    and ``ctid`` is no insertion order), the calls and cost of the runs still running, and the
+    latest finish time (:func:`core.store.runs.finish_run` always sets ``finished_at``).
     """
     parts = [f"(select coalesce(max(id), 0) from {t})" for t in _GROWING]
     parts += [
         "(select count(*) from questions)",
         "(select count(*) from documents)",
         "(select count(*) from runs)",
-        "(select coalesce(max(rowid), 0) from runs)",
+        "(select coalesce(max(started_at), '') from runs)",
         "(select coalesce(max(finished_at), '') from runs)",
     ]
     head = tuple(db.execute(f"select {', '.join(parts)}").fetchone())
     running = db.execute(
-        "select count(*), total(n_calls), total(cost_usd) from runs where status = 'running'"
+        "select count(*), coalesce(sum(n_calls), 0), coalesce(sum(cost_usd), 0) from runs "
+        "where status = 'running'"  # total() is SQLite's only
     ).fetchone()
     return head + tuple(running)
 
