@@ -34,8 +34,10 @@ _SUMMARIES_KEPT = 8
 
 def _summary_key(db: Database, kind: str) -> tuple[Any, ...] | None:
     """The memo key of a summary, or None for a database without a file or inside an open
-    transaction (rows it reads could still be rolled back and their ids reused): nothing kept."""
-    if db.conn.in_transaction:
+    transaction (rows it reads could still be rolled back and their ids reused): nothing kept.
+    None on PostgreSQL too: no file, and concurrent writers may commit a smaller id after a
+    larger one, so the largest id does not prove the summary current."""
+    if db.conn.in_transaction or db.dialect.name != "sqlite":
         return None
     path = next((r[2] for r in db.execute("pragma database_list") if r[1] == "main"), "")
     if not path:
@@ -100,7 +102,7 @@ def _read_summary(db: Database, kind: str) -> list[tuple[Any, ...]]:
         f"select g.rater, g.rater_kind, {', '.join(f'g.{k}' for k in SUMMARY_KEYS[kind])}, g.n, "
         "g.first_id, f.verdict, g.last_id, l.verdict from ("
         f"select rater, rater_kind, {keys}, count(*) as n, min(id) as first_id, "
-        f"max(id) as last_id from ({inner}) group by rater, {keys}) g "
+        f"max(id) as last_id from ({inner}) e group by rater, rater_kind, {keys}) g "
         "join judgments f on f.id = g.first_id join judgments l on l.id = g.last_id "
         "order by g.last_id"
     )
