@@ -8,7 +8,7 @@ import os
 import socket
 import uuid
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any, Self
 
@@ -183,14 +183,10 @@ def experiment_runs(db: Database) -> list[Run]:
 
 
 def recent_runs(db: Database, limit: int = 50) -> list[Run]:
-    """The ``limit`` latest runs (cost rounded to 4 decimals), newest first."""
-    return _read(
-        db,
-        "select id, kind, name, config, status, started_at, finished_at, n_calls, input_tokens, "
-        "output_tokens, round(cost_usd, 4) cost_usd, note, pid, host from runs "
-        "order by started_at desc limit ?",
-        [int(limit)],
-    )
+    """The ``limit`` latest runs (cost rounded to 4 decimals, in Python: PostgreSQL has no
+    ``round(double precision, integer)``), newest first."""
+    found = _read(db, "select * from runs order by started_at desc limit ?", [int(limit)])
+    return [replace(r, cost_usd=round(r.cost_usd, 4)) for r in found]
 
 
 def count_runs(db: Database, statuses: Sequence[RunStatus]) -> int:
