@@ -147,20 +147,37 @@ def module_database(
         yield url
 
 
-@pytest.fixture(scope="module")
-def module_db_location(
+@pytest.fixture(scope="module", name="module_db_location")
+def module_db_location_fixture(
     backend: str, tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest
 ) -> Iterator[Callable[..., Path | str]]:
-    """:func:`new_db_location` for a database a test module builds once: ``make(name)`` is a new
-    SQLite path under a module folder, or the URL of a new, empty PostgreSQL database (dropped
-    after the module). The module overrides ``backend`` with a module-scoped, parametrized one."""
+    """Module-scoped factory of places for a new database (needs :func:`module_backend`):
+    ``make(name="test", copy_of=None)`` is a SQLite path that does not exist yet, or the URL of a
+    new empty PostgreSQL database; with ``copy_of`` (an earlier location, its connections
+    closed), a copy of that database. PostgreSQL databases are dropped at the module's end."""
     if backend == "sqlite":
-        folder = tmp_path_factory.mktemp("module-db")
-        yield lambda name="test": folder / f"{name}.db"
+        folder = tmp_path_factory.mktemp("db")
+
+        def make_file(name: str = "test", copy_of: Path | str | None = None) -> Path:
+            path = folder / f"{name}.db"
+            if copy_of is not None:
+                shutil.copyfile(copy_of, path)
+            return path
+
+        yield make_file
         return
     server = request.getfixturevalue("pg_server")
     with contextlib.ExitStack() as stack:
-        yield lambda name="test": stack.enter_context(_database(server))
+
+        def make_database(name: str = "test", copy_of: Path | str | None = None) -> str:
+            template = None if copy_of is None else str(copy_of).rsplit("/", 1)[1]
+            return stack.enter_context(_database(server, template))
+
+        yield make_database
+
+
+#: imported by either name
+module_db_location = module_db_location_fixture
 
 
 @pytest.fixture
@@ -314,3 +331,30 @@ def built_database(
         return path, build(path)
     url, result = request.getfixturevalue("pg_built")(key, build)
     return request.getfixturevalue("pg_template_copy")(url), result
+
+
+@pytest.fixture(scope="module", name="pg_built_once")
+def pg_built_once_fixture(
+    pg_server: str, pg_migrated: str
+) -> Iterator[Callable[[str, Callable[[Any], Any]], tuple[str, Any]]]:
+    """Module-scoped memo of PostgreSQL databases whose rows take long to build: ``built(key,
+    fill)`` runs ``fill(db)`` once per module on a new migrated database (``db`` open, closed
+    after) and returns ``(url, what fill returned)``; each test then works on its own copy,
+    ``pg_template_copy(url)``, instead of building the rows again (several seconds of small
+    statements on PostgreSQL)."""
+    from core.store.database import open_db
+
+    made: dict[str, tuple[str, Any]] = {}
+    with contextlib.ExitStack() as stack:
+
+        def built(key: str, fill: Callable[[Any], Any]) -> tuple[str, Any]:
+            if key not in made:
+                url = stack.enter_context(_database(pg_server, pg_migrated.rsplit("/", 1)[1]))
+                db = open_db(url)
+                try:
+                    made[key] = (url, fill(db))
+                finally:
+                    db.close()
+            return made[key]
+
+        yield built

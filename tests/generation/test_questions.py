@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from db_content import snapshot
 
 from core.__main__ import main
 from core.corpus.documents import upsert_document
@@ -281,20 +282,17 @@ def test_offline_model_refuses_generation(book):
     ],
 )
 def test_bad_model_fails_before_anything_is_written(db, db_path, monkeypatch, model, match):
-    """No runs row, no entities, no failure rows: the database file is byte-identical."""
-    from pathlib import Path
-
+    """No runs row, no entities, no failure rows: the database file is byte-identical (on
+    PostgreSQL: every row of every table is the same)."""
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     monkeypatch.setenv("WORKBENCH_ENV_FILE", "/nonexistent/.env")
     upsert_document(db, "raw", _book(8), kind="book", source="file", title="Raw")
-    db.execute("pragma wal_checkpoint(TRUNCATE)")
-    before = Path(db_path).read_bytes()
+    before = snapshot(db, db_path)
     with pytest.raises(ConfigError, match=match):
         gen.generate_questions(db, "raw", model, n_entities=2, per_entity=1)
     with pytest.raises(ConfigError, match=match):
         build_entities(db, "raw", method="regex", model=model)  # the LLM alias merger
-    db.execute("pragma wal_checkpoint(TRUNCATE)")
-    assert Path(db_path).read_bytes() == before
+    assert snapshot(db, db_path) == before
 
 
 def test_errors(db):

@@ -6,6 +6,7 @@ import json
 import logging
 
 import pytest
+from db_content import stored_blobs
 from llm_servers import FakeServer, reply_text
 
 from core.errors import ContextTooLongError
@@ -238,10 +239,9 @@ def test_planted_key_appears_nowhere(server, db_path, caplog, capsys):
             errors.append(str(exc))
     server.plan = []
     complete_many(db, [req(m, "y") for m in MODELS])
-    db.conn.close()
+    blobs = stored_blobs(db, db_path)  # closes db
     assert len(errors) == 3 and all("401" in e for e in errors)
     assert all(c["auth"] and any(k in c["auth"] for k in KEYS.values()) for c in server.calls)
-    blobs = [db_path.read_bytes()] + [p.read_bytes() for p in db_path.parent.glob("*-wal")]
     text = "\n".join(errors) + caplog.text + capsys.readouterr().err
     for key in KEYS.values():
         assert key not in text

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import os
 import signal
-import sqlite3
 import subprocess
 import sys
 import time
@@ -22,6 +21,7 @@ from core.llm.catalog import configure, reset_configuration
 from core.llm.engine import complete_many
 from core.llm.registry import clear_instances
 from core.llm.types import LLMRequest
+from core.store.database import open_db, postgres_url
 
 ROOT = Path(__file__).resolve().parents[2]
 N = 40
@@ -32,6 +32,7 @@ CHILD = (
 import sys
 from core.llm.engine import complete_many
 from core.llm.types import LLMRequest
+from core.store.database import open_db, postgres_url
 from core.llm.catalog import configure
 from core.store.database import open_db
 configure("openai", base_url=sys.argv[2], max_in_flight=2, max_attempts=5,
@@ -54,7 +55,7 @@ def start_child(tmp_path):
     """Start the child run; a child still alive when the test ends is killed."""
     children: list[subprocess.Popen] = []
 
-    def start(db_path: Path, url: str, names: list[str]) -> subprocess.Popen:
+    def start(db_path: Path | str, url: str, names: list[str]) -> subprocess.Popen:
         env = {**os.environ, "OPENAI_API_KEY": KEY, "PYTHONPATH": str(ROOT)}
         env.pop("WORKBENCH_LLM_CACHE", None)
         child = subprocess.Popen(
@@ -74,29 +75,36 @@ def start_child(tmp_path):
             child.wait()
 
 
-def wait_for_rows(db_path: Path, n: int, child: subprocess.Popen, timeout: float = 300) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        assert child.poll() is None, child.stderr.read().decode()[-2000:]
-        with sqlite3.connect(db_path, timeout=10) as con:
-            if con.execute("select count(*) from llm_cache").fetchone()[0] >= n:
+def wait_for_rows(
+    db_path: Path | str, n: int, child: subprocess.Popen, timeout: float = 300
+) -> None:
+    deadline = time.monotonic() + timeout  # a condition; the deadline only ends a broken run
+    reader = open_db(db_path, migrate=False)  # a second connection, as the app's would be
+    try:
+        while time.monotonic() < deadline:
+            assert child.poll() is None, child.stderr.read().decode()[-2000:]
+            if reader.execute("select count(*) from llm_cache").fetchone()[0] >= n:
                 return
-        time.sleep(0.02)
+            time.sleep(0.02)
+    finally:
+        reader.close()
     raise AssertionError("the child made no progress")
 
 
-def check_whole_rows(db_path: Path) -> int:
+def check_whole_rows(db_path: Path | str) -> int:
     """Every cached reply has its ledger row and vice versa; returns the number stored."""
-    with sqlite3.connect(db_path) as con:
-        assert con.execute("pragma integrity_check").fetchone()[0] == "ok"
-        cache = {r[0] for r in con.execute("select key from llm_cache")}
+    db = open_db(db_path, migrate=False)
+    try:
+        if postgres_url(db_path) is None:  # PostgreSQL has no file to damage
+            assert db.execute("pragma integrity_check").fetchone()[0] == "ok"
+        cache = {r[0] for r in db.execute("select key from llm_cache")}
         ledger = [
             r[0]
-            for r in con.execute(
-                "select cache_key from llm_calls where status='ok' and cache_hit=0"
-            )
+            for r in db.execute("select cache_key from llm_calls where status='ok' and cache_hit=0")
         ]
         assert sorted(ledger) == sorted(cache)  # no reply without its ledger row, no duplicate
+    finally:
+        db.close()
     return len(cache)
 
 
@@ -112,9 +120,7 @@ def server(monkeypatch, tmp_path):
     clear_instances()
 
 
-def resume(db_path: Path, server: FakeServer, stored: int) -> None:
-    from core.store.database import open_db
-
+def resume(db_path: Path | str, server: FakeServer, stored: int) -> None:
     sent = len(server.calls)
     db = open_db(db_path)
     out = complete_many(db, [LLMRequest(model="openai:gpt-4o-mini", prompt=p) for p in prompts()])

@@ -54,14 +54,13 @@ context = "full"
 """
 
 
-def _setup(tmp_path: Path, extra: str = "", data: str = "") -> tuple[Path, Path]:
-    db_path = tmp_path / "wb.db"
+def _setup(tmp_path: Path, db_path: Path | str, extra: str = "", data: str = "") -> Path:
     db = open_db(db_path)
     seed(db)
     db.conn.close()
     exp = tmp_path / "answering.toml"
     exp.write_text(EXPERIMENT.format(extra=extra, data=data), encoding="utf-8")
-    return db_path, exp
+    return exp
 
 
 @pytest.fixture
@@ -79,8 +78,8 @@ def dying(monkeypatch):
     clear_instances()
 
 
-def test_answering_server_killed_mid_run_exits_3_with_one_line(dying, tmp_path, capsys):
-    db_path, exp = _setup(tmp_path)
+def test_answering_server_killed_mid_run_exits_3_with_one_line(dying, tmp_path, db_path, capsys):
+    exp = _setup(tmp_path, db_path)
     code = main(["--db", str(db_path), "run", str(exp), "--no-progress"])
     out = capsys.readouterr()
     assert dying.died.is_set()  # it really died mid-run (after one reply)
@@ -107,18 +106,20 @@ def test_answering_server_killed_mid_run_exits_3_with_one_line(dying, tmp_path, 
     assert "warning: answering: system loopback-full" in capsys.readouterr().out
 
 
-def test_malformed_replies_fail_the_answering_stage(dying, tmp_path, capsys):
+def test_malformed_replies_fail_the_answering_stage(dying, tmp_path, db_path, capsys):
     dying.die_after = None
     dying.plan = ["ok"] + ["nonjson"] * 4  # one reply, then a proxy's HTML page as JSON
-    db_path, exp = _setup(tmp_path)
+    exp = _setup(tmp_path, db_path)
     assert main(["--db", str(db_path), "run", str(exp), "--no-progress"]) == 3
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1
     assert "answering: system loopback-full 1/2 answers failed (50%)" in err
 
 
-def test_partial_answering_failure_warns_and_compares_on_shared_questions(dying, tmp_path, capsys):
-    db_path, exp = _setup(tmp_path, extra="max_failure_share = 0.5")
+def test_partial_answering_failure_warns_and_compares_on_shared_questions(
+    dying, tmp_path, db_path, capsys
+):
+    exp = _setup(tmp_path, db_path, extra="max_failure_share = 0.5")
     assert main(["--db", str(db_path), "run", str(exp), "--no-progress", "--json"]) == 0
     summary = json.loads(capsys.readouterr().out)
     assert summary["answers"] == {"answered": 3, "errors": 1}
@@ -159,14 +160,14 @@ def test_partial_answering_failure_warns_and_compares_on_shared_questions(dying,
 OFFLINE = EXPERIMENT.replace('model = "openai:gpt-4o-mini"', 'model = "offline:extractive"')
 
 
-def _offline(tmp_path: Path, data: str = "") -> tuple[object, Path]:
-    db_path, exp = _setup(tmp_path)
+def _offline(tmp_path: Path, db_path: Path | str, data: str = "") -> tuple[object, Path]:
+    exp = _setup(tmp_path, db_path)
     exp.write_text(OFFLINE.format(extra="", data=data), encoding="utf-8")
     return open_db(db_path), exp
 
 
-def test_interrupted_run_is_a_warning(tmp_path):
-    db, exp = _offline(tmp_path)
+def test_interrupted_run_is_a_warning(tmp_path, db_path):
+    db, exp = _offline(tmp_path, db_path)
     run_experiment(db, exp, progress=False)
     db.execute("update experiments set status = 'interrupted'")
     warns = report(db, "answering")["warnings"]
@@ -175,8 +176,8 @@ def test_interrupted_run_is_a_warning(tmp_path):
     assert not any("interrupted" in w for w in report(db, "answering")["warnings"])
 
 
-def test_questions_are_reviewed_ones_unless_the_file_says_so(tmp_path):
-    db, exp = _offline(tmp_path)
+def test_questions_are_reviewed_ones_unless_the_file_says_so(tmp_path, db_path):
+    db, exp = _offline(tmp_path, db_path)
     db.execute("update questions set status = 'pending' where id = 'q1'")
     db.execute(
         "insert into questions (id, document_id, context_document_id, context_kind, "
@@ -206,8 +207,8 @@ def test_questions_are_reviewed_ones_unless_the_file_says_so(tmp_path):
     assert "rejected questions: 1" in report(db, "answering")["warnings"]
 
 
-def test_listed_unreviewed_question_ids_and_a_double_filter_are_errors(tmp_path):
-    db, exp = _offline(tmp_path, data='question_ids = ["q1", "q2"]')
+def test_listed_unreviewed_question_ids_and_a_double_filter_are_errors(tmp_path, db_path):
+    db, exp = _offline(tmp_path, db_path, data='question_ids = ["q1", "q2"]')
     db.execute("update questions set status = 'pending' where id = 'q1'")
     with pytest.raises(InputError, match="question_ids q1 have status pending"):
         run_experiment(db, exp, progress=False)
@@ -219,8 +220,8 @@ def test_listed_unreviewed_question_ids_and_a_double_filter_are_errors(tmp_path)
         run_experiment(db, exp, progress=False)
 
 
-def test_a_system_skipping_by_design_is_listed_not_left_out(tmp_path, capsys):
-    db, exp = _offline(tmp_path)
+def test_a_system_skipping_by_design_is_listed_not_left_out(tmp_path, db_path, capsys):
+    db, exp = _offline(tmp_path, db_path)
     exp.write_text(
         OFFLINE.format(extra="", data="")
         + '\n[[systems]]\nname = "no-oracle"\nkind = "oracle"\nsuffix = "#missing"\n'
@@ -236,7 +237,7 @@ def test_a_system_skipping_by_design_is_listed_not_left_out(tmp_path, capsys):
     }
     assert not any("compared on" in w for w in rep["warnings"])
     db.conn.close()
-    assert main(["--db", str(tmp_path / "wb.db"), "report", "answering"]) == 0
+    assert main(["--db", str(db_path), "report", "answering"]) == 0
     assert 'note: no-oracle skips 2 questions by design (if_missing = "skip"' in (
         capsys.readouterr().out
     )

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
+from pg_server import module_backend, module_db_location_fixture  # noqa: F401  (fixtures)
 from streamlit.testing.v1 import AppTest
 
 from core.cli.demo import build_demo
@@ -18,8 +18,9 @@ PAGES = ["app.py", *sorted(f"pages/{p.name}" for p in (ROOT / "pages").glob("[0-
 
 
 @pytest.fixture(scope="module")
-def demo_db(tmp_path_factory) -> Path:
-    path = tmp_path_factory.mktemp("demo") / "demo.db"
+def demo_db(module_db_location) -> Path | str:
+    """The full demo, built once per backend for the module's tests."""
+    path = module_db_location("demo")
     db = open_db(path)
     try:
         build_demo(db)
@@ -54,10 +55,8 @@ def test_demo_fills_every_stage(demo_db):
         db.conn.close()
 
 
-def test_demo_rebuild_is_idempotent(demo_db, tmp_path):
-    copy = tmp_path / "again.db"
-    shutil.copyfile(demo_db, copy)
-    db = open_db(copy)
+def test_demo_rebuild_is_idempotent(demo_db, module_db_location):
+    db = open_db(module_db_location("again", copy_of=demo_db))
     try:
         before = {
             t: db[t].count

@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from db_content import snapshot
 from qa_fixtures import seed
 
 from core.errors import ConfigError, ContextTooLongError, InputError
@@ -192,10 +193,10 @@ def test_bad_input_fails_before_any_request_and_writes_nothing(
     assert call_count("ans") == 0 and call_count("judge") == 0
 
 
-def _file_bytes(db, db_path) -> bytes:
-    """The database file's bytes after folding the WAL in (a checkpoint changes no content)."""
-    db.execute("pragma wal_checkpoint(TRUNCATE)")
-    return Path(db_path).read_bytes()
+def _file_bytes(db, db_path) -> object:
+    """The database file's bytes after folding the WAL in (a checkpoint changes no content); on
+    PostgreSQL every row of every table (:func:`db_content.snapshot`)."""
+    return snapshot(db, db_path)
 
 
 @pytest.mark.parametrize(
@@ -346,12 +347,11 @@ def test_shipped_experiments_can_share_one_database():
             assert judges.setdefault(j.name, (setup, path.name))[0] == setup, (j.name, path.name)
 
 
-def test_offline_demo_end_to_end(tmp_path):
+def test_offline_demo_end_to_end(db_path):
     """The shipped offline experiment on the bundled NarrativeQA demo, through the CLI."""
     from core.corpus.narrativeqa import import_narrativeqa
     from core.store.database import open_db
 
-    db_path = tmp_path / "demo.db"
     db = open_db(db_path)
     import_narrativeqa(db, ROOT / "demo" / "narrativeqa")
     db.conn.close()

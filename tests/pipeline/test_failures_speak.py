@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 import os
 import signal
-import sqlite3
 import subprocess
 import sys
 import time
@@ -48,14 +47,13 @@ context = "full"
 """
 
 
-def _setup(tmp_path: Path, extra: str = "") -> tuple[Path, Path]:
-    db_path = tmp_path / "wb.db"
+def _setup(tmp_path: Path, db_path: Path | str, extra: str = "") -> Path:
     db = open_db(db_path)
     seed(db)
     db.conn.close()
     exp = tmp_path / "contract.toml"
     exp.write_text(EXPERIMENT.format(extra=extra), encoding="utf-8")
-    return db_path, exp
+    return exp
 
 
 def _off_contract() -> tuple:
@@ -78,8 +76,8 @@ def loopback(monkeypatch):
     clear_instances()
 
 
-def test_judge_breaking_the_contract_exits_3_with_warnings(loopback, tmp_path, capsys):
-    db_path, exp = _setup(tmp_path)
+def test_judge_breaking_the_contract_exits_3_with_warnings(loopback, tmp_path, db_path, capsys):
+    exp = _setup(tmp_path, db_path)
     code = main(["--db", str(db_path), "run", str(exp), "--no-progress"])
     out = capsys.readouterr()
     assert code == 3, out
@@ -98,8 +96,8 @@ def test_judge_breaking_the_contract_exits_3_with_warnings(loopback, tmp_path, c
     assert text[0].startswith("warning: judge ais-loopback")
 
 
-def test_a_tolerant_max_failure_share_lets_the_run_pass(loopback, tmp_path, capsys):
-    db_path, exp = _setup(tmp_path, extra="max_failure_share = 1.0")
+def test_a_tolerant_max_failure_share_lets_the_run_pass(loopback, tmp_path, db_path, capsys):
+    exp = _setup(tmp_path, db_path, extra="max_failure_share = 1.0")
     assert main(["--db", str(db_path), "run", str(exp), "--no-progress"]) == 0
 
 
@@ -132,10 +130,10 @@ def test_dead_process_run_is_interrupted(db):
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
-def test_killed_run_is_reported_interrupted_and_resumes(monkeypatch, tmp_path, capsys):
+def test_killed_run_is_reported_interrupted_and_resumes(monkeypatch, tmp_path, db_path, capsys):
     monkeypatch.setenv("OPENAI_API_KEY", KEY)
     monkeypatch.delenv("WORKBENCH_LLM_CACHE", raising=False)
-    db_path, exp = _setup(tmp_path, extra="max_failure_share = 1.0")
+    exp = _setup(tmp_path, db_path, extra="max_failure_share = 1.0")
     with FakeServer() as slow:
         slow.hold_after(0)  # the judge never answers before the kill
         env = {
@@ -157,9 +155,12 @@ def test_killed_run_is_reported_interrupted_and_resumes(monkeypatch, tmp_path, c
         assert slow.calls, "the child never reached the judge"
         child.send_signal(signal.SIGKILL)
         child.wait()
-    with sqlite3.connect(db_path) as con:  # nothing opened the db since: still "running"
-        assert con.execute("select status from experiments").fetchone()[0] == "running"
-        n_answers = con.execute("select count(*) from answers").fetchone()[0]
+    raw = open_db(db_path, migrate=False)  # not marking dead runs: still "running"
+    try:
+        assert raw.execute("select status from experiments").fetchone()[0] == "running"
+        n_answers = raw.execute("select count(*) from answers").fetchone()[0]
+    finally:
+        raw.close()
     assert n_answers == 2
 
     assert main(["--db", str(db_path), "experiments", "--json"]) == 0

@@ -8,6 +8,7 @@ import time
 from pathlib import Path
 
 import pytest
+from pg_server import module_backend, module_db_location_fixture  # noqa: F401  (fixtures)
 
 from core.__main__ import main
 from core.annotation.identity import sign_in_open
@@ -30,8 +31,9 @@ DEMO = Path(__file__).resolve().parents[2] / "demo"
 
 
 @pytest.fixture(scope="module")
-def demo(tmp_path_factory):
-    path = tmp_path_factory.mktemp("xrag") / "demo.db"
+def demo(module_db_location):
+    """The XRAG demo built once per backend for the module's tests."""
+    path = module_db_location("demo")
     db = open_db(path)
     started = time.process_time()  # CPU seconds: a budget that holds on a busy machine
     summary = build_demo(db, DEMO)
@@ -219,7 +221,7 @@ def test_cli_unknown_language_is_a_usage_error(demo, capsys):
     assert exc.value.code == 2 and "unsupported language 'fr'" in capsys.readouterr().err
 
 
-def test_failed_answers_are_retried_on_resume(tmp_path):
+def test_failed_answers_are_retried_on_resume(db):
     from core.llm.scripted import set_script
     from core.llm.types import ProviderCallError
     from core.xrag.articles import import_articles, pair_articles
@@ -227,7 +229,6 @@ def test_failed_answers_are_retried_on_resume(tmp_path):
     from core.xrag.evaluate import evaluate
     from core.xrag.notes import import_single_qas
 
-    db = open_db(tmp_path / "r.db")
     import_articles(db, DEMO / "xrag" / "articles.jsonl", source="xquad")
     import_single_qas(db, DEMO / "xrag" / "qas.jsonl")
     pair_articles(db, min_shared=1)
@@ -251,4 +252,3 @@ def test_failed_answers_are_retried_on_resume(tmp_path):
     assert second["cases"] == 18 and second["skipped"] == 18
     got = rows(db, "select answer_status, count(*) n from xrag_results group by 1")
     assert got == [{"answer_status": "ok", "n": 36}]
-    db.conn.close()

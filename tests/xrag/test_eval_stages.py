@@ -21,7 +21,7 @@ DEMO = Path(__file__).resolve().parents[2] / "demo"
 PANEL = ("scripted:xrag-judge-int", "rule:key-recall", "rule:key-facts")
 
 
-def _count(db, where: str = "1") -> int:
+def _count(db, where: str = "true") -> int:
     return db.execute(f"select count(*) from xrag_results where {where}").fetchone()[0]
 
 

@@ -8,12 +8,12 @@ point of the build, not after a wall-clock delay."""
 from __future__ import annotations
 
 import json
-import sqlite3
 import threading
 
 import pytest
 from interrupting import ctrl_c_raises, ctrl_c_when, wait_until
 from llm_servers import FakeServer
+from pg_server import pg_built_once_fixture  # noqa: F401  (fixture)
 
 from core.annotation.identity import sign_in_open
 from core.annotation.reviews import record_review
@@ -24,7 +24,7 @@ from core.llm.registry import clear_instances
 from core.llm.stage import run_stage
 from core.llm.types import LLMRequest
 from core.store.connection import rows, transaction
-from core.store.database import open_db
+from core.store.database import open_db, postgres_url
 from core.xrag.articles import import_articles, pair_articles
 from core.xrag.baseline import compose_baseline
 from core.xrag.build import build_cross_questions
@@ -64,24 +64,45 @@ def server(monkeypatch, tmp_path):
     clear_instances()
 
 
-@pytest.fixture
-def items(db, demo_dir):
+def _build(db, demo_dir) -> list[str]:
+    """The bundled XRAG sample composed into items; their question ids."""
     import_articles(db, demo_dir / "xrag" / "articles.jsonl", source="xquad")
     import_single_qas(db, demo_dir / "xrag" / "qas.jsonl")
     pair_articles(db, min_shared=1)
     compose_baseline(db, per_pair=1)
-    ids = [
+    return [
         r["id"] for r in rows(db, "select id from questions where parent_id is null order by id")
     ]
-    return db, ids
+
+
+@pytest.fixture
+def items(backend, demo_dir, request):
+    """A fresh database with the items and where it is: built per test on SQLite; on PostgreSQL
+    built once per module (the same :func:`_build`) and copied for each test."""
+    if backend == "sqlite":
+        db = request.getfixturevalue("db")
+        return db, _build(db, demo_dir), request.getfixturevalue("db_path")
+    url, ids = request.getfixturevalue("pg_built_once")("xrag", lambda db: _build(db, demo_dir))
+    copy = request.getfixturevalue("pg_template_copy")(url)
+    db = open_db(copy)
+    request.addfinalizer(db.close)
+    return db, ids, copy
 
 
 def _stored(db) -> int:
     return len(rows(db, "select 1 from xrag_items where builder = 'llm'"))
 
 
-def test_a_label_lands_at_once_during_a_long_xrag_build(server, items, db_path):
-    db, ids = items
+#: A lock another connection holds fails at once instead of waiting (SQLite, PostgreSQL).
+NO_WAIT = {False: "pragma busy_timeout = 0", True: "set lock_timeout = '1ms'"}
+IDLE_IN_TRANSACTION = (
+    "select count(*) from pg_stat_activity where datname = current_database() "
+    "and state in ('idle in transaction', 'idle in transaction (aborted)')"
+)
+
+
+def test_a_label_lands_at_once_during_a_long_xrag_build(server, items):
+    db, ids, db_path = items
     result: dict = {}
     server.hold_after(2)  # two replies, then the build waits on the network
 
@@ -91,16 +112,18 @@ def test_a_label_lands_at_once_during_a_long_xrag_build(server, items, db_path):
     worker = threading.Thread(target=build)
     worker.start()
     try:
-        reader = sqlite3.connect(db_path, timeout=30)
-        count = "select count(*) from xrag_items where builder = 'llm'"
+        reader = open_db(db_path, migrate=False)
         # both replies stored and two more calls held: the build is between writes, on the network
         wait_until(
-            lambda: reader.execute(count).fetchone()[0] == 2 and len(server.calls) == 4,
+            lambda: _stored(reader) == 2 and len(server.calls) == 4,
             "two stored items and two held calls",
         )
+        if postgres_url(db_path) is not None:
+            # no session of this database sits in an open transaction (the build's included)
+            assert reader.execute(IDLE_IN_TRANSACTION).fetchone()[0] == 0
         reader.close()
         annotator = open_db(db_path)  # the app's own connection
-        annotator.execute("pragma busy_timeout = 0")  # a held write lock fails at once
+        annotator.execute(NO_WAIT[postgres_url(db_path) is not None])  # a held lock fails at once
         out = record_review(annotator, ids[0], sign_in_open(annotator, "ann1"), OK)
         annotator.conn.close()
         assert worker.is_alive()  # the label landed while the build was still running
@@ -115,13 +138,12 @@ def test_a_label_lands_at_once_during_a_long_xrag_build(server, items, db_path):
 def test_an_interrupted_build_keeps_every_paid_reply_and_the_rerun_sends_none_of_them(
     server, items
 ):
-    db, db_path = items[0], items[0].conn.execute("pragma database_list").fetchone()[2]
+    db, _, db_path = items
     server.hold_after(4)
-    reader = sqlite3.connect(db_path, timeout=30, check_same_thread=False)
+    reader = open_db(db_path, migrate=False)  # read on the helper thread
 
     def four_stored() -> bool:  # and two calls held at the server: the build is on the network
-        count = "select count(*) from xrag_items where builder = 'llm'"
-        return reader.execute(count).fetchone()[0] == 4 and len(server.calls) == 6
+        return _stored(reader) == 4 and len(server.calls) == 6
 
     with ctrl_c_raises(), pytest.raises(KeyboardInterrupt):
         # Ctrl-C after the fourth stored item, then the held calls are answered
