@@ -13,7 +13,7 @@ from core.store.database import open_db
 def test_a_lock_held_past_the_busy_timeout_is_one_error_line(db_path, monkeypatch, capsys):
     import psycopg
 
-    monkeypatch.setenv("WORKBENCH_BUSY_TIMEOUT", "300")  # ms
+    monkeypatch.setenv("WORKBENCH_BUSY_TIMEOUT", "0.3")  # seconds
     with psycopg.connect(str(db_path)) as holder:  # another client's open transaction
         holder.execute("lock table judgments in access exclusive mode")
         code = main(["--db", str(db_path), "status"])
