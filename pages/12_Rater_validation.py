@@ -81,17 +81,23 @@ def rater_section(sec: dict) -> None:
         f"verdict ({md(time['rule'])})."
     )
     dis = sec["disagreements"]
-    with st.expander(f"Disagreements with the people's majority: {md(dis['total'])}"):
-        for x in dis["shown"]:
-            st.markdown(f"**{md(x['question_id'])}**: {md(x['question'])}")
-            render.untrusted(x["answer_first"], label=x["first"])
-            render.untrusted(x["answer_second"], label=x["second"])
-            st.caption(
-                f"Rater: {md(x['rater_label'])}; people's majority: {md(x['majority_label'])}"
-            )
-            if x["rationale"]:
-                render.untrusted(x["rationale"], label="Rater's rationale")
-            st.code(x["link"], language=None)
+    shown = (  # drawn only when asked for: a few dozen elements a first load need not wait on
+        dis["shown"]
+        if st.toggle(
+            f"Show disagreements with the people's majority ({md(dis['total'])} in all, "
+            f"{md(len(dis['shown']))} sampled)",
+            key=f"disagreements_{sec['rater']}",
+        )
+        else []
+    )
+    for x in shown:
+        st.markdown(f"**{md(x['question_id'])}**: {md(x['question'])}")
+        render.untrusted(x["answer_first"], label=x["first"])
+        render.untrusted(x["answer_second"], label=x["second"])
+        st.caption(f"Rater: {md(x['rater_label'])}; people's majority: {md(x['majority_label'])}")
+        if x["rationale"]:
+            render.untrusted(x["rationale"], label="Rater's rationale")
+        st.code(x["link"], language=None)
     needed = sec["needed"]
     st.markdown("**How many more doubly-labelled items**")
     if "error" in needed:

@@ -45,10 +45,16 @@ def test_page_shows_each_rater_with_its_verdict_and_keeps_markup_inert(report_db
     assert [unescaped(h.value) for h in at.header] == [RATER]
     verdicts = [unescaped(m.value) for m in (*at.success, *at.error, *at.warning)]
     assert any("alternative annotator test" in v for v in verdicts)
+    assert len(at.dataframe) >= 4
+    n_markdown = len(at.markdown)
+    (toggle,) = [t for t in at.toggle if "Show disagreements" in unescaped(t.label)]
+    assert not toggle.value  # the sampled disagreements are drawn only when asked for
+    toggle.set_value(True).run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert len(at.markdown) > n_markdown
     texts = [m.value for m in (*at.markdown, *at.caption)]
     assert not any("<script>" in t for t in texts)  # planted markup only ever escaped
     assert any("\\<script\\>" in t for t in texts)
-    assert len(at.dataframe) >= 4
 
 
 def test_empty_database_says_there_is_nothing_to_validate(db_path, monkeypatch):
