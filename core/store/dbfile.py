@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import sqlite3
 import stat
+import time
 from pathlib import Path
 
 from core.errors import DatabaseFileError
@@ -67,14 +68,34 @@ def check_db_file(path: str | Path, *, create: bool) -> None:
     _check_header(p, info.st_size, create)
 
 
+#: How often :func:`_check_header` looks again when the file changed while it looked.
+HEADER_LOOKS = 20
+
+
 def _check_header(p: Path, size: int, create: bool) -> None:
-    """The SQLite header (first 100 bytes): the magic string, and the page count versus size."""
+    """The SQLite header (first 100 bytes): the magic string, and the page count versus size.
+
+    Another process may be writing the file meanwhile: a checkpoint (when a connection closes,
+    SQLite copies the write-ahead log into the file, rewriting the header's page count first,
+    then deletes the log). Header, log and size are therefore read as one consistent look: the
+    file's size and modification time before and after reading them must be equal, else the
+    look is repeated (up to :data:`HEADER_LOOKS` times, then the page-count test is left to
+    SQLite's own "malformed" error). Only a page count larger than a file nobody is writing,
+    with no log holding the rest, is called cut short.
+    """
     if size == 0:
         if create:
             return
         raise DatabaseFileError(f"{p} is an empty file, not a workbench database; {INIT_HINT}")
-    with p.open("rb") as f:
-        header = f.read(100)
+    for _ in range(HEADER_LOOKS):
+        before = _file_state(p)
+        header = _read_header(p)
+        wal_size = _file_state(Path(f"{p}-wal"))[0]
+        if _file_state(p) == before:
+            break
+        time.sleep(0.005)  # a checkpoint takes milliseconds: look again when it is done
+    else:
+        before = None  # written all the while: no consistent look, so no verdict on length
     if not header.startswith(SQLITE_MAGIC):
         raise DatabaseFileError(
             f"{p} is not a SQLite database (damaged, or another kind of file); restore it from a "
@@ -82,14 +103,30 @@ def _check_header(p: Path, size: int, create: bool) -> None:
         )
     if len(header) < 100:
         raise _truncated(p)
+    if before is None:
+        return
     page_size = int.from_bytes(header[16:18], "big")
     page_size = 65536 if page_size == 1 else page_size
     n_pages = int.from_bytes(header[28:32], "big")
     counter_valid = header[24:28] == header[92:96]  # the page count is trusted only then
-    wal = Path(f"{p}-wal")
-    has_wal = wal.exists() and wal.stat().st_size > 0
-    if counter_valid and n_pages and size < page_size * n_pages and not has_wal:
+    if counter_valid and n_pages and before[0] < page_size * n_pages and not wal_size:
         raise _truncated(p)
+
+
+def _file_state(p: Path) -> tuple[int, int]:
+    """(size, modification time in ns) of ``p``; (0, 0) when it does not exist (a log that a
+    closing connection just deleted)."""
+    try:
+        info = p.stat()
+    except FileNotFoundError:
+        return (0, 0)
+    return (info.st_size, info.st_mtime_ns)
+
+
+def _read_header(p: Path) -> bytes:
+    """The file's first 100 bytes (fewer when it is shorter)."""
+    with p.open("rb") as f:
+        return f.read(100)
 
 
 def _truncated(p: Path) -> DatabaseFileError:

@@ -20,6 +20,7 @@ import pytest
 
 import core.store.database as database
 from core.__main__ import main
+from core.errors import DatabaseFileError
 from core.store.database import open_db
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -253,3 +254,59 @@ def test_only_file_errors_become_one_line(exc, about_the_file):
     from core.store.dbfile import is_file_error
 
     assert is_file_error(exc) is about_the_file
+
+
+def _grown_in_the_log(path: Path) -> sqlite3.Connection:
+    """A valid database whose newest pages are only in its write-ahead log, held by an open
+    connection (closing it checkpoints them into the file and deletes the log)."""
+    _real_db(path)
+    conn = sqlite3.connect(path, isolation_level=None)
+    conn.execute("pragma journal_mode=wal")
+    conn.execute("create table grown (text)")
+    conn.executemany("insert into grown values (?)", [("x" * 2000,)] * 400)
+    return conn
+
+
+def test_a_checkpoint_while_the_file_is_checked_is_not_a_cut_short_file(tmp_path, monkeypatch):
+    """The app opens a connection per page run while another session's connection closes: its
+    checkpoint rewrites the header's page count, grows the file and deletes the log between the
+    check's first look at the size and its reading of the header (found by benchmarks/app_pages
+    with four annotators: "cut short", and a FileNotFoundError on the deleted log). The check
+    looks again when the file changed while it looked; a valid database is accepted."""
+    from core.store import dbfile
+
+    path = tmp_path / "busy.db"
+    writer = _grown_in_the_log(path)
+    size_before = path.stat().st_size
+    read_header = dbfile._read_header
+    calls = []
+
+    def checkpoint_meanwhile(p: Path) -> bytes:
+        calls.append(p)
+        if len(calls) == 1:
+            writer.close()  # the last connection: checkpoint, then the log is deleted
+            assert not Path(f"{path}-wal").exists() and path.stat().st_size > size_before
+        return read_header(p)
+
+    monkeypatch.setattr(dbfile, "_read_header", checkpoint_meanwhile)
+    dbfile.check_db_file(path, create=False)  # was: "is cut short (truncated ...)"
+    assert len(calls) == 2  # the changed first look was repeated
+    open_db(path).conn.close()
+
+
+def test_a_file_written_all_the_while_gets_no_length_verdict_but_a_cut_file_still_does(
+    tmp_path, monkeypatch
+):
+    """With no consistent look at a file (written throughout every look), the page count is not
+    judged (SQLite's own "malformed" error remains); a file nobody writes that is shorter than
+    its header says is still called cut short."""
+    from core.store import dbfile
+
+    half = _truncated(tmp_path)
+    with pytest.raises(DatabaseFileError, match="cut short"):
+        dbfile.check_db_file(half, create=False)
+    ticks = iter(range(10**6))
+    real_state = dbfile._file_state
+    monkeypatch.setattr(dbfile, "_file_state", lambda p: (real_state(p)[0], next(ticks)))
+    monkeypatch.setattr(dbfile.time, "sleep", lambda s: None)
+    dbfile.check_db_file(half, create=False)  # no stable look: no verdict on its length
