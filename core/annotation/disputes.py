@@ -39,7 +39,7 @@ from core.store.resolutions import (
     own_resolution,
     resolution_marks,
 )
-from core.store.row_locks import hold_item, hold_person
+from core.store.row_locks import hold_item, hold_label, hold_person
 
 if TYPE_CHECKING:
     from core.store.engine import Database
@@ -105,7 +105,7 @@ def resolve_dispute(
         raise InputError(f"resolution must be one of {', '.join(RESOLUTIONS)}")
     with transaction(db):
         annotator = authorise(db, who).name
-        _hold(db, annotator, dispute_id)
+        hold_label(db, DISPUTES_TASK, annotator, dispute_id)  # core.store.row_locks
         if get_dispute(db, dispute_id) is None:
             raise InputError(f"unknown dispute {dispute_id}")
         old = own_resolution(db, dispute_id, annotator)
@@ -122,13 +122,6 @@ def resolve_dispute(
             ),
         )
     return new_id
-
-
-def _hold(db: Database, annotator: str, dispute_id: int) -> None:
-    """Serialise this write with the person's other tabs and every write on the dispute
-    (:mod:`core.store.row_locks`)."""
-    hold_person(db, DISPUTES_TASK, annotator)
-    hold_item(db, DISPUTES_TASK, dispute_id)
 
 
 def own_resolution_id(db: Database, dispute_id: int, annotator: str) -> int | None:
@@ -197,7 +190,7 @@ def skip_dispute(
     :func:`resolve_dispute`). Returns the new row's id."""
     with transaction(db):
         annotator = authorise(db, who).name
-        _hold(db, annotator, dispute_id)
+        hold_label(db, DISPUTES_TASK, annotator, dispute_id)  # core.store.row_locks
         if get_dispute(db, dispute_id) is None:
             raise InputError(f"unknown dispute {dispute_id}")
         old = own_resolution(db, dispute_id, annotator)

@@ -44,7 +44,7 @@ from core.store.judgments import (
     last_pairwise_label,
     own_pairwise_label,
 )
-from core.store.row_locks import hold_item, hold_person
+from core.store.row_locks import hold_item, hold_label, hold_person
 from core.store.validation_items import validation_overlaps
 
 if TYPE_CHECKING:
@@ -247,8 +247,8 @@ def submit_verdict(
     s1, s2 = item["system_a"], item["system_b"]
     with transaction(db):
         rater = authorise(db, annotator).rater
-        hold_person(db, SIDE_BY_SIDE_TASK, rater)  # two tabs or servers: one at a time
-        hold_item(db, SIDE_BY_SIDE_TASK, pair_key(item["question_id"], s1, s2))
+        # two tabs or servers: one at a time (core.store.row_locks)
+        hold_label(db, SIDE_BY_SIDE_TASK, rater, pair_key(item["question_id"], s1, s2))
         old = own_pairwise_label(db, rater, item["question_id"], s1, s2)
         refuse_stale(expected_last_id, old.id if old else None, _stale_message(old))
         new_id = insert_judgment(

@@ -53,7 +53,7 @@ from core.store.reviews import (
     own_review,
     review_marks,
 )
-from core.store.row_locks import hold_item, hold_person
+from core.store.row_locks import hold_item, hold_label, hold_person
 
 if TYPE_CHECKING:
     from core.store.engine import Database
@@ -122,7 +122,9 @@ def record_review(
     edited_answer = (edited_answer or "").strip() or None
     with transaction(db):
         annotator = authorise(db, who).name
-        _hold(db, annotator, question_id)
+        # the person's other tabs and every write on the question (its status follows all its
+        # reviews and its adjudication) wait until this commits: core.store.row_locks
+        hold_label(db, REVIEW_TASK, annotator, question_id)
         q = get_question(db, question_id)
         if q is None:
             raise InputError(f"unknown question {question_id!r}")
@@ -221,7 +223,7 @@ def skip_review(
     ``expected_last_id`` as in :func:`record_review`. Returns the new row's id."""
     with transaction(db):
         annotator = authorise(db, who).name
-        _hold(db, annotator, question_id)
+        hold_label(db, REVIEW_TASK, annotator, question_id)  # as in record_review
         q = get_question(db, question_id)
         if q is None:
             raise InputError(f"unknown question {question_id!r}")
@@ -253,13 +255,6 @@ def withdraw_last_review(db: Database, who: Annotator) -> Withdrawal | None:
         if last.decision in REVIEW_DECISIONS and q:
             status = _recompute_status(db, q)
     return Withdrawal(new_id, qid, last.decision, status)
-
-
-def _hold(db: Database, annotator: str, question_id: str) -> None:
-    """Serialise this write with the person's other tabs and every write on the question (its
-    status follows all its reviews and its adjudication): :mod:`core.store.row_locks`."""
-    hold_person(db, REVIEW_TASK, annotator)
-    hold_item(db, REVIEW_TASK, question_id)
 
 
 def own_review_id(db: Database, question_id: str, annotator: str) -> int | None:

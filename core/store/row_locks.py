@@ -69,6 +69,13 @@ def hold_item(db: Database, task: str, item: object) -> None:
     hold(db, "item", task, item)
 
 
+def hold_label(db: Database, task: str, person: str, item: object) -> None:
+    """Hold what a label write on ``item`` by ``person`` needs, in the lock order: the person's
+    lock (their other tabs and servers), then the item's (everyone's labels on it)."""
+    hold_person(db, task, person)
+    hold_item(db, task, item)
+
+
 def hold_name(db: Database, scope: str, name: str) -> None:
     """Hold the lock of ``name`` in ``scope`` (e.g. ``accounts``, an account name)."""
     hold(db, scope, name)
