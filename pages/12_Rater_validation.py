@@ -66,9 +66,11 @@ def rater_section(sec: dict) -> None:
     if len(groups):
         st.dataframe(groups, hide_index=True, width="stretch")
     for s in sec["agreement"]["slot_ceiling"]:
+        fk, ka = s["fleiss_kappa"], s["krippendorff_alpha"]
         st.caption(
             f"Ceiling among the slots {md(s['prefix'])}k: Fleiss' kappa "
-            f"{md(s['fleiss_kappa'])}, Krippendorff's alpha {md(s['krippendorff_alpha'])}."
+            f"{'-' if fk is None else f'{fk:.3f}'}, Krippendorff's alpha "
+            f"{'-' if ka is None else f'{ka:.3f}'} (as on Agreement)."
         )
     st.markdown("**Biases** (shares with 95% Wilson intervals)")
     st.dataframe(bias_frame(sec), hide_index=True, width="stretch")

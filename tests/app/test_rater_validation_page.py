@@ -3,6 +3,7 @@ kept as text, the admin's queue button; an empty database says what is missing."
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -123,3 +124,21 @@ def test_each_auto_rater_has_its_own_tab_and_only_the_open_one_is_drawn(report_d
     at.run()
     assert not at.exception, [e.value for e in at.exception]
     assert [unescaped(h.value) for h in at.header] == [order[1]]
+
+
+def test_the_slot_ceiling_is_rounded_as_on_agreement(tmp_path, monkeypatch):
+    """An imported crowd (PRD's anonymous slots): the ceiling among the slots is shown with
+    three decimals, as the Agreement page shows it (it was the float's full repr)."""
+    from browser_support import build_prd_db
+
+    path = tmp_path / "prd.db"
+    build_prd_db(path)
+    monkeypatch.setenv("WORKBENCH_DB", str(path))
+    monkeypatch.delenv("WORKBENCH_ACCESS_CODE", raising=False)
+    at = _open()
+    ceilings = [c.value for c in at.caption if "Ceiling among the slots" in c.value]
+    assert ceilings
+    for text in ceilings:
+        assert re.search(
+            r"Fleiss' kappa (-?\d\.\d{3}|-), Krippendorff's alpha (-?\d\.\d{3}|-) ", text
+        )
