@@ -5,10 +5,12 @@ from __future__ import annotations
 from core.generation.entities import extract_entities
 from core.generation.name_forms import (
     is_demonym,
+    is_diminutive,
     is_patronymic,
     mostly_after_prepositions,
     patronymic_links,
     preceding_word,
+    written_full_names,
 )
 
 FILLER = "the evening was grey and the street was full of carts and noise and people. "
@@ -71,6 +73,23 @@ def test_patronymic_units():
         ("luzhin", "pyotr petrovitch"),  # brothers share "karamazov": no surname link
         ("mitya", "dmitri fyodorovitch"),  # "vanya" is never written near "ivan fyodorovitch"
     ]
+
+
+def test_full_name_cut_by_a_line_break_and_diminutives():
+    """Crime and Punishment writes "Pyotr\\nPetrovitch Luzhin" once; NER cuts it at the line
+    break, so the text itself links the two kept forms (tests/generation/test_translated_novels.py
+    runs it on the real excerpt)."""
+    keys = {
+        "pyotr petrovitch": ("pyotr", "petrovitch"),
+        "luzhin": ("luzhin",),
+        "marfa petrovna": ("marfa", "petrovna"),
+    }
+    text = "a counsellor, Pyotr\nPetrovitch Luzhin, related to Marfa Petrovna, who has been"
+    assert written_full_names(keys, text) == {
+        "pyotr petrovitch luzhin": ("pyotr", "petrovitch", "luzhin")
+    }
+    assert written_full_names(keys, "Pyotr Petrovitch Razumihin came") == {}
+    assert is_diminutive("dounia") and not is_diminutive("paris")
 
 
 def test_demonyms_and_prepositions():
