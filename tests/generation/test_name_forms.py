@@ -136,3 +136,21 @@ def test_stored_story_starts_keep_stories_apart(db):
         ("Alice (story 2)", 2),
     ]
     assert all(e.aliases[0] == "Alice" for e in found)
+
+
+def test_a_name_ner_calls_org_more_than_norp_is_not_dropped_as_a_group():
+    """Hesse's "Govinda": NER said ORG 98 times and NORP 37, and he speaks ("said Govinda"), so
+    he is a PERSON; a name NER calls NORP more often than anything else stays out ("Indian")."""
+    from collections import Counter
+
+    from core.generation.entities import cluster_mentions
+    from core.generation.names import Mention
+
+    def said(core: str, i: int, label: str, cue: str = "") -> Mention:
+        return Mention(i * 100, i * 100 + len(core), core, core, label=label, cue=cue)
+
+    govinda = [said("Govinda", i, "ORG", "PERSON" if i < 2 else "") for i in range(4)]
+    govinda += [said("Govinda", 4 + i, "NORP") for i in range(2)]
+    indian = [said("Indian", 10 + i, "NORP") for i in range(3)] + [said("Indian", 13, "ORG")]
+    labels = {e.name: e.label for e in cluster_mentions(govinda + indian, Counter())}
+    assert labels == {"Govinda": "PERSON"}
