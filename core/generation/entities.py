@@ -41,9 +41,11 @@ from core.errors import ConfigError
 from core.generation.mentions import proper_noun_mentions, spacy_available, spacy_mentions
 from core.generation.name_forms import (
     is_demonym,
+    is_diminutive,
     is_patronymic,
     mostly_after_prepositions,
     patronymic_links,
+    written_full_names,
 )
 from core.generation.names import (
     DIMINUTIVES,
@@ -122,7 +124,7 @@ def cluster_mentions(
     for short, full in _nickname_pairs(kept, words, size):
         uf.union(short, full)
         reasons[short] = "nickname, same surname, co-occur"
-    seen = {k: _words(k) for k in by_key}
+    seen = {k: _words(k) for k in by_key} | written_full_names(words, text)
     near = lambda a, b: _cooccur(kept[a], kept[b], window=400)  # noqa: E731
     for name, into, why in patronymic_links(words, seen, near):
         uf.union(name, into)
@@ -168,10 +170,12 @@ def cluster_mentions(
 
 
 def _mostly_norp(ms: list[Mention]) -> bool:
-    """NER called the name a nationality/religious/political group at least as often as a
-    person or place (e.g. "Indian", "Mormon")."""
+    """NER called the name a nationality/religious/political group at least as often as
+    anything else it called it (e.g. "Indian", "Mormon"). ORG counts as something else: Hesse's
+    "Govinda" (NORP 37, ORG 98, a speaker 13 times) is a person NER could not place."""
     labels = Counter(m.label for m in ms)
-    return labels["NORP"] > 0 and labels["NORP"] >= labels["PERSON"] + labels["PLACE"]
+    others = labels["PERSON"] + labels["PLACE"] + labels["ORG"]
+    return labels["NORP"] > 0 and labels["NORP"] >= others
 
 
 def _nickname_pairs(
@@ -245,8 +249,10 @@ def _entity(ms: list[Mention], female: bool = False, text: str = "") -> Entity:
     titled = sum(bool(m.titles) for m in ms)
     if set(_words(fold(name))) & PLACE_WORDS:
         label = "PLACE"
-    elif any(is_patronymic(w) for c in cores for w in _words(fold(c))):
-        label = "PERSON"  # a name with a patronymic is a person's ("Rodion Romanovitch")
+    elif any(is_patronymic(w) for c in cores for w in _words(fold(c))) or (
+        len(_words(fold(name))) == 1 and is_diminutive(fold(name))
+    ):
+        label = "PERSON"  # a patronymic ("Rodion Romanovitch") or a diminutive ("Dounia")
     elif titled < 2 and mostly_after_prepositions([m.start for m in ms], text):
         label = "PLACE"  # "at Nantucket", "in Salem", "to Lisbon"
     elif sum(m.cue == "PERSON" for m in ms) >= 2 and not labels["NORP"] > len(ms) / 2:

@@ -5,7 +5,9 @@
   patronymic. "First Patronymic Surname" written together links "First Patronymic" and
   "Surname" (when that surname follows only one first name + patronymic); a diminutive from
   :data:`RUSSIAN_DIMINUTIVES` links to the one "First Patronymic" of its full first name when both
-  are written close together (within ``window`` characters) at least once.
+  are written close together (within ``window`` characters) at least once. The full name may be
+  found in the text itself (:func:`written_full_names`) when NER cut it at a line break. A
+  patronymic, or a known diminutive, makes a name a PERSON whatever NER said.
 * Demonyms: "Nantucketer", "Parisian", "Londoner", "Chinese" = a place name of the same book +
   *-er(s), -ian(s), -an(s), -ese, -ite(s)* (the place's final *a / y / e* may drop).
 * Place-like names: mostly written right after *at / in / to* (and never titled twice).
@@ -16,6 +18,8 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 from collections.abc import Callable
+
+from core.generation.names import fold
 
 PATRONYMIC = re.compile(r"^[a-z]{3,}(?:ovitch|evitch|ovich|evich|ovna|evna|ichna)$|^[a-z]{3,}itch$")
 
@@ -75,6 +79,28 @@ def patronymic_links(
         if len(targets) == 1 and near(key, targets[0]):
             links.append((key, targets[0], "diminutive of the first name, written nearby"))
     return links
+
+
+def is_diminutive(word: str) -> bool:
+    """True for a folded first-name diminutive of :data:`RUSSIAN_DIMINUTIVES` ("dounia")."""
+    return word in RUSSIAN_DIMINUTIVES
+
+
+def written_full_names(keys: dict[str, tuple[str, ...]], text: str) -> dict[str, tuple[str, ...]]:
+    """ "First Patronymic Surname" written in ``text`` (words apart by any whitespace, a line
+    break too) where "First Patronymic" and "Surname" are kept ``keys``: NER may cut such a name
+    at a line break ("Pyotr\\nPetrovitch Luzhin"), so the text itself is the evidence that the
+    two are one person's. Returns folded full name -> its words."""
+    firsts = [w for w in keys.values() if len(w) == 2 and is_patronymic(w[1])]
+    singles = {w[0] for w in keys.values() if len(w) == 1}
+    out: dict[str, tuple[str, ...]] = {}
+    for first, patronymic in firsts:
+        pattern = rf"(?<!\w){re.escape(first)}\s+{re.escape(patronymic)}\s+([^\W\d_]+)"
+        for m in re.finditer(pattern, text, re.I):
+            surname = fold(m.group(1))
+            if surname in singles:
+                out[f"{first} {patronymic} {surname}"] = (first, patronymic, surname)
+    return out
 
 
 def is_demonym(key: str, place_keys: set[str]) -> bool:

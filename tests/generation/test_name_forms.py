@@ -5,10 +5,12 @@ from __future__ import annotations
 from core.generation.entities import extract_entities
 from core.generation.name_forms import (
     is_demonym,
+    is_diminutive,
     is_patronymic,
     mostly_after_prepositions,
     patronymic_links,
     preceding_word,
+    written_full_names,
 )
 
 FILLER = "the evening was grey and the street was full of carts and noise and people. "
@@ -73,6 +75,23 @@ def test_patronymic_units():
     ]
 
 
+def test_full_name_cut_by_a_line_break_and_diminutives():
+    """Crime and Punishment writes "Pyotr\\nPetrovitch Luzhin" once; NER cuts it at the line
+    break, so the text itself links the two kept forms (tests/generation/test_translated_novels.py
+    runs it on the real excerpt)."""
+    keys = {
+        "pyotr petrovitch": ("pyotr", "petrovitch"),
+        "luzhin": ("luzhin",),
+        "marfa petrovna": ("marfa", "petrovna"),
+    }
+    text = "a counsellor, Pyotr\nPetrovitch Luzhin, related to Marfa Petrovna, who has been"
+    assert written_full_names(keys, text) == {
+        "pyotr petrovitch luzhin": ("pyotr", "petrovitch", "luzhin")
+    }
+    assert written_full_names(keys, "Pyotr Petrovitch Razumihin came") == {}
+    assert is_diminutive("dounia") and not is_diminutive("paris")
+
+
 def test_demonyms_and_prepositions():
     places = {"nantucket", "paris", "china", "italy", "russia", "london"}
     for word in ["nantucketer", "parisian", "chinese", "italian", "russians", "londoners"]:
@@ -117,3 +136,21 @@ def test_stored_story_starts_keep_stories_apart(db):
         ("Alice (story 2)", 2),
     ]
     assert all(e.aliases[0] == "Alice" for e in found)
+
+
+def test_a_name_ner_calls_org_more_than_norp_is_not_dropped_as_a_group():
+    """Hesse's "Govinda": NER said ORG 98 times and NORP 37, and he speaks ("said Govinda"), so
+    he is a PERSON; a name NER calls NORP more often than anything else stays out ("Indian")."""
+    from collections import Counter
+
+    from core.generation.entities import cluster_mentions
+    from core.generation.names import Mention
+
+    def said(core: str, i: int, label: str, cue: str = "") -> Mention:
+        return Mention(i * 100, i * 100 + len(core), core, core, label=label, cue=cue)
+
+    govinda = [said("Govinda", i, "ORG", "PERSON" if i < 2 else "") for i in range(4)]
+    govinda += [said("Govinda", 4 + i, "NORP") for i in range(2)]
+    indian = [said("Indian", 10 + i, "NORP") for i in range(3)] + [said("Indian", 13, "ORG")]
+    labels = {e.name: e.label for e in cluster_mentions(govinda + indian, Counter())}
+    assert labels == {"Govinda": "PERSON"}

@@ -1,0 +1,308 @@
+"""Real translated novels (issue 23), not fixtures written for the tests: the header read, the
+boilerplate gone, name forms of one person in one entity, no demonym among the people, the main
+characters among the top 15 PERSON entities, and offline questions that need the book.
+
+The books, with their provenance beside them:
+
+* *Crime and Punishment* (Dostoevsky, tr. Constance Garnett; PG #2554), an excerpt with the
+  mother's letter: patronymics, a diminutive, a surname (``tests/data/translated_novel/``);
+* *Siddhartha* (Hesse, tr. from the German; PG #2500) and *Father Goriot* (Balzac, tr. Ellen
+  Marriage; PG #1237), two of the bundled NarrativeQA stories (``demo/narrativeqa/SOURCE.md``;
+  *Father Goriot*'s header only: full NER over its 443 passages took 164 s on a busy machine);
+* *Les Misérables* (Hugo, tr. Isabel F. Hapgood; PG #135; ``demo/books/SOURCE.md``).
+
+The two short ones (the excerpt, *Siddhartha*) are imported and their entities and questions
+built once per backend (module scope; spaCy reads each once per module, :func:`extract_once`).
+*Les Misérables* is read by the extractor alone (NER on a 200-passage sample), without a database.
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import json
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from pg_server import module_backend, module_database  # noqa: F401  (fixtures)
+
+from core.corpus.books import import_book
+from core.corpus.documents import read_text_file, split_passages
+from core.corpus.gutenberg import clean_gutenberg
+from core.generation import entity_store
+from core.generation import questions as gen
+from core.generation.entities import extract_entities
+from core.generation.entity_measure import character_recall
+from core.generation.mentions import spacy_available
+from core.generation.name_forms import is_demonym
+from core.generation.names import NORP_WORDS, TITLES, fold
+from core.generation.offline_types import BLANK, blank_pattern
+from core.generation.span import span_fraction
+from core.store.connection import rows
+from core.store.database import open_db
+from core.store.documents import get_document, get_passages
+from core.store.engine import Database
+
+ROOT = Path(__file__).resolve().parents[2]
+STORIES = ROOT / "demo" / "narrativeqa" / "stories"
+BOOKS = {
+    "crime": ROOT / "tests" / "data" / "translated_novel" / "crime_and_punishment_excerpt.txt",
+    "siddhartha": STORIES / "926198f64d64f2bf796feddd42a4aa1714ddf5b2.txt",
+    "goriot": STORIES / "e62ba8eff570a51d9e5dd256e45012d4d83bfd5f.txt",
+    "lesmis": ROOT / "demo" / "books" / "pg135_les_miserables_hugo_hapgood.txt",
+}
+IN_DB = ("crime", "siddhartha")  # the two short ones; Les Misérables is read without a database
+
+#: title, author (from the header), the body's first and last words.
+HEADERS = {
+    "crime": ("Crime and Punishment", "Fyodor Dostoevsky", "CRIME AND PUNISHMENT", "to turn....”"),
+    "siddhartha": ("Siddhartha", "Herman Hesse", "SIDDHARTHA", "holy to\nhim in his life."),
+    "goriot": ("Father Goriot", "Honore de Balzac", "FATHER GORIOT", "Unconscious Humorists"),
+    "lesmis": (
+        "Les Misérables",  # "Complete in Five Volumes" is not indented: no subtitle
+        "Victor Hugo",
+        "LES MISÉRABLES",
+        "as the night comes when day is gone.]",
+    ),
+}
+BOILERPLATE = re.compile(
+    r"gutenberg|^\s*produced by|\*\*\* ?(start|end)|https?://|this file should be named|"
+    r"^\s*(title|author|release date|character set encoding):",
+    re.I | re.M,
+)
+
+_WANTED = json.loads((ROOT / "tests" / "data" / "main_characters.json").read_text())
+#: Main characters (name variants, as in tests/data/main_characters.json) of each book.
+MAIN = {"siddhartha": _WANTED[BOOKS["siddhartha"].stem]["characters"]}
+MAIN["lesmis"] = _WANTED["pg135_les_miserables_hugo_hapgood"]["characters"]
+MAIN["crime"] = [
+    ["Raskolnikov", "Rodya"],
+    ["Dounia", "Avdotya Romanovna"],
+    ["Luzhin", "Pyotr Petrovitch"],
+    ["Marfa Petrovna"],
+    ["Svidrigaïlov"],
+    ["Nastasya"],
+    ["Sonia"],
+]
+#: Which of them the top 15 PERSON entities hold (the truth of the default extractor).
+FOUND = {
+    "crime": [
+        "Raskolnikov",
+        "Dounia",
+        "Luzhin",
+        "Marfa Petrovna",
+        "Svidrigaïlov",
+        "Nastasya",
+        "Sonia",
+    ],
+    "siddhartha": ["Siddhartha", "Govinda", "Kamala", "Vasudeva", "Kamaswami", "Gotama"],
+    "lesmis": [
+        "Valjean",
+        "Javert",
+        "Fantine",
+        "Cosette",
+        "Marius",
+        "Thenardier",
+        "Gavroche",
+        "Enjolras",
+        "Gillenormand",
+    ],
+}
+#: Name forms of one person that one top-15 PERSON entity holds (its name or aliases, folded).
+ONE_PERSON = {
+    "crime": [("Luzhin", "Pyotr Petrovitch")],
+    "siddhartha": [("Siddhartha",), ("Govinda",), ("Kamala",)],
+    "lesmis": [("Jean Valjean", "Valjean"), ("Marius", "Marius Pontmercy")],
+}
+#: Different people whose names a careless rule would merge: never in one entity.
+APART = {
+    "crime": [("Marfa Petrovna", "Pyotr Petrovitch"), ("Dounia", "Sonia")],
+    "siddhartha": [("Kamala", "Kamaswami"), ("Siddhartha", "Vasudeva")],
+    "lesmis": [("Marius", "Pontmercy"), ("Cosette", "Fantine")],
+}
+
+
+def _people(entities: list[Any], top: int = 15) -> list[Any]:
+    return [e for e in entities if e.label == "PERSON"][:top]
+
+
+def _forms(e: Any) -> set[str]:
+    return {fold(n) for n in [e.name, *(e.aliases or [])]}
+
+
+def _holders(entities: list[Any], form: str) -> list[Any]:
+    return [e for e in entities if fold(form) in _forms(e)]
+
+
+@pytest.mark.parametrize("key", sorted(BOOKS))
+def test_header_read_and_no_boilerplate_in_the_body(key):
+    title, author, first, last = HEADERS[key]
+    book = clean_gutenberg(read_text_file(BOOKS[key]))
+    assert (book.title, book.author) == (title, author)
+    assert book.had_header and book.body.startswith(first) and book.body.endswith(last)
+    assert BOILERPLATE.search(book.body) is None, BOILERPLATE.search(book.body)
+    assert book.removed[0] == "header (start marker)" and book.removed[1].startswith("footer")
+
+
+@pytest.fixture(scope="module")
+def extract_once() -> Iterator[dict[str, Any]]:
+    """spaCy reads each book once per module: :func:`build_entities` on the second backend gets
+    a copy of the result of the same call (same text, method and arguments)."""
+    memo: dict[str, Any] = {}
+    real = entity_store.extract_entities
+
+    def once(text: str, method: str = "auto", **kw: Any) -> Any:
+        key = hashlib.sha256(repr((text, method, sorted(kw.items()))).encode()).hexdigest()
+        if key not in memo:
+            memo[key] = real(text, method, **kw)
+        return copy.deepcopy(memo[key])
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(entity_store, "extract_entities", once)
+        yield memo
+
+
+@pytest.fixture(scope="module")
+def library(module_db_path, extract_once) -> Iterator[Database]:
+    """The two short books imported as a researcher would (``import_book``), their entities
+    built with the default method, 8 x 3 offline questions each."""
+    db = open_db(module_db_path)
+    for key in IN_DB:
+        import_book(db, BOOKS[key], doc_id=key)
+        entity_store.build_entities(db, key)
+        gen.generate_questions(db, key, "baseline", n_entities=8, per_entity=3)
+    yield db
+    db.close()
+
+
+needs_spacy = pytest.mark.skipif(
+    spacy_available() is None, reason="no spaCy English pipeline installed"
+)
+
+
+def test_imported_title_author_and_body(library):
+    for key in IN_DB:
+        doc = get_document(library, key)
+        title, author, first, last = HEADERS[key]
+        assert (doc.title, doc.author) == (title, author)
+        assert doc.text.startswith(first) and doc.text.endswith(last)
+        assert BOILERPLATE.search(doc.text) is None
+
+
+def _check_entities(key: str, entities: list[Any]) -> None:
+    people = _people(entities)
+    for forms in ONE_PERSON[key]:
+        hosts = _holders(people, forms[0])
+        assert len(hosts) == 1, (key, forms, [(e.name, e.aliases) for e in people])
+        assert {fold(f) for f in forms} <= _forms(hosts[0]), (key, forms, hosts[0])
+    for a, b in APART[key]:
+        assert not any({fold(a), fold(b)} <= _forms(e) for e in entities), (key, a, b)
+    shown = [{"name": e.name, "label": e.label, "aliases": e.aliases} for e in entities]
+    recall = character_recall(shown, MAIN[key])
+    assert recall["found"] == FOUND[key], (key, recall, [e.name for e in people])
+    places = {fold(n) for e in entities if e.label == "PLACE" for n in [e.name, *e.aliases]}
+    demonyms = [e.name for e in people if is_demonym(fold(e.name), places)]
+    assert recall["norp"] == [] and demonyms == [], (key, recall["norp"], demonyms)
+    assert not {fold(e.name) for e in people} & NORP_WORDS
+
+
+@needs_spacy
+@pytest.mark.parametrize("key", IN_DB)
+def test_name_forms_main_characters_and_no_demonym(library, key):
+    entities = entity_store.get_entities(library, key)
+    assert entities[0].method == "spacy"
+    _check_entities(key, entities)
+
+
+@needs_spacy
+def test_patronymic_forms_of_the_russian_novel(library):
+    """The issue's translated-name case on the real text: "Pyotr Petrovitch Luzhin" is written
+    once (across a line break), so "Pyotr Petrovitch" and "Luzhin" are one person; names with a
+    patronymic are PERSON whatever NER said; two patronymics of different people stay apart."""
+    people = _people(entity_store.get_entities(library, "crime"))
+    luzhin = _holders(people, "Luzhin")[0]
+    assert "Pyotr Petrovitch" in luzhin.aliases or luzhin.name == "Pyotr Petrovitch"
+    marfa = _holders(people, "Marfa Petrovna")
+    assert len(marfa) == 1 and marfa[0].label == "PERSON" and marfa[0].id != luzhin.id
+    dounia = _holders(people, "Dounia")
+    assert len(dounia) == 1 and people.index(dounia[0]) <= 2  # the letter is about her
+
+
+@needs_spacy
+@pytest.mark.xfail(
+    strict=True,
+    reason="known error (issue 23): spaCy calls 'Gotama' PLACE 23 times, ORG 13, PERSON once "
+    "(the Buddha is found as 'Buddha'); 'Samanas' (a group of ascetics) is a top PERSON",
+)
+def test_siddhartha_known_errors(library):
+    people = _people(entity_store.get_entities(library, "siddhartha"))
+    assert _holders(people, "Gotama") and not _holders(people, "Samanas")
+
+
+def _read_alone(key: str) -> tuple[list[Any], str]:
+    """The default extractor over a cleaned book, its passages as spans (as ``build_entities``
+    reads a stored book), without a database."""
+    body = clean_gutenberg(read_text_file(BOOKS[key])).body
+    return extract_entities(body, "auto", spans=[(p.start, p.end) for p in split_passages(body)])
+
+
+@needs_spacy
+def test_les_miserables_name_forms_and_main_characters():
+    entities, used = _read_alone("lesmis")
+    assert used == "spacy-sampled"  # 2,434 passages: NER on a sample of 200 at most
+    _check_entities("lesmis", entities)
+    # "Madame Thénardier" (female titles) and "Thénardier" (male titles) stay two people
+    thenardiers = {e.name for e in entities if "thenardier" in _forms(e)}
+    assert "Thénardier" in thenardiers, thenardiers
+    assert any(n.startswith(("Madame", "Mme")) for n in thenardiers), thenardiers
+
+
+def _names_in(text: str, entity: Any) -> bool:
+    """Whether a name or alias of the stored entity occurs, as whole words, in ``text``."""
+    folded = fold(text)
+    return any(re.search(rf"(?<!\w){re.escape(f)}(?!\w)", folded) for f in _forms(entity))
+
+
+def _unquoted_flat(text: str) -> str:
+    return " ".join(re.sub(r"[\"“”«»]|(?<![A-Za-z])[‘’']|[‘’'](?![A-Za-z])", "", text).split())
+
+
+@pytest.mark.parametrize("key", IN_DB)
+def test_offline_questions_need_the_book(library, key):
+    """Every offline question of the real book: the answer (and any word of it) not in the
+    question, two evidence passages at least 20 % of the book apart, the span fraction stored;
+    the answer re-derived from the evidence passages' own text."""
+    doc = get_document(library, key)
+    passages = {p.idx: p for p in get_passages(library, key)}
+    ents = {e.id: e for e in entity_store.get_entities(library, key)}
+    qs = rows(library, "select * from questions where document_id = ?", [key])
+    kinds = {q["qtype"] for q in qs}
+    assert kinds == {"companion", "co-occurrence-bridge", "event-order"}, (key, kinds)
+    for q in qs:
+        meta, text = q["metadata"], q["question"]
+        answer = q["answers"][0]
+        assert not any(fold(a) in fold(text) for a in q["answers"]), text
+        words = set(re.findall(r"[^\W\d_]+", fold(text)))
+        named = {w for w in re.findall(r"[^\W\d_]+", fold(answer)) if len(w) > 2} - TITLES
+        assert not named & words, (text, answer)
+        evidence = meta["evidence"]
+        starts = [e["start"] for e in evidence]
+        assert len({e["passage_idx"] for e in evidence}) >= 2
+        assert (max(starts) - min(starts)) / len(doc.text) >= 0.2
+        assert meta["span_fraction"] == span_fraction(starts, len(doc.text)) >= 0.2
+        assert meta["span_flag"] is False and meta["min_span_fraction"] == 0.2
+        target = next(ents[i] for i in meta["entity_ids"] if ents[i].name == answer)
+        if q["qtype"] == "event-order":
+            flat = [_unquoted_flat(doc.text[e["start"] : e["end"]]) for e in evidence]
+            for quote in re.findall(r"“(.+?)”", text):
+                assert BLANK in quote
+                assert sum(bool(blank_pattern(quote).search(f)) for f in flat) == 1, quote
+            early, late = sorted(evidence, key=lambda e: e["start"])
+            assert _names_in(doc.text[early["start"] : early["end"]], target), text
+            assert not _names_in(doc.text[late["start"] : late["end"]], target), text
+        else:  # the answer is named in every evidence passage, beside the question's people
+            for e in evidence:
+                assert _names_in(passages[e["passage_idx"]].text, target), (text, e)
