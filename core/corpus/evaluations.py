@@ -47,7 +47,9 @@ if TYPE_CHECKING:
 
 ANONYMOUS = "human:anonymous#"
 STAGE_ABOVE = 2000  # verdicts: from this many on, staged (short transactions) before the switch
-Staged = tuple[list[Any], RowStage]  # new rows staged outside the lock, and their stage
+Staged = tuple[
+    list[Any], RowStage
+]  # the keys of the new rows staged outside the lock, and their stage
 ABSOLUTE_VERDICTS = {"yes": "yes", "no": "no", "true": "yes", "false": "no", "1": "yes", "0": "no"}
 
 
@@ -240,10 +242,12 @@ def store_evaluation(
     try:
         if len(ev.questions) >= STAGE_ABOVE:
             rows = _new_questions(ev, all_question_texts(db), now)
-            staged["questions"] = (rows, stage_rows(db, "questions", [q.to_row() for q in rows]))
+            qs = stage_rows(db, "questions", [q.to_row() for q in rows])
+            staged["questions"] = ([q.id for q in rows], qs)
         if len(ev.answers) >= STAGE_ABOVE:
             answers = _new_answers(ev, answer_texts(db), now)
-            staged["answers"] = (answers, stage_rows(db, "answers", [a.to_row() for a in answers]))
+            rows_a = stage_rows(db, "answers", [a.to_row() for a in answers])
+            staged["answers"] = ([(a.question_id, a.system) for a in answers], rows_a)
         if len(ev.ratings) >= STAGE_ABOVE:
             new = plan_ratings(db, ev.ratings, ev.source, planned, now, stored_answer_ids(db))
             stage = stage_rows(db, "judgments", [j.row() for j in new]) if new else None
@@ -253,26 +257,22 @@ def store_evaluation(
             if stage is not None and not touched_since(db, seen, new):
                 switch_staged_judgments(db, stage)
                 out["judgments"] = planned
-            else:  # a small import, or someone labelled the same items meanwhile: plan again
-                _store_ratings(db, ev, out["judgments"], now)
+            elif ev.ratings:  # a small import, or someone labelled the same items meanwhile
+                _store_ratings(db, ev, out["judgments"], now)  # (plan again)
     finally:
         for one in [*(s for _, s in staged.values()), *([stage] if stage else [])]:
             drop_rows_stage(db, one)
     return out
 
 
-def _insert_new(
-    db: Database,
-    new: list[Any],
-    staged: Staged | None,
-    insert: Any,
-) -> None:
-    """Switch the staged rows in when they are exactly ``new`` (the plan inside the
-    transaction), else write ``new`` directly with ``insert(db, new)``."""
-    if staged is not None and staged[0] == new:
+def _insert_new(db: Database, keys: list[Any], staged: Staged | None, write: Any) -> None:
+    """Switch the staged rows in when their keys are exactly ``keys``, the new rows planned
+    inside the transaction (the rest of a row follows from the input and its key), else write
+    the planned rows directly with ``write()``."""
+    if staged is not None and staged[0] == keys:
         switch_rows(db, staged[1])
     else:
-        insert(db, new)
+        write()
 
 
 def _new_questions(ev: Evaluation, known: dict[str, str], now: str) -> list[Question]:
@@ -298,7 +298,7 @@ def _store_questions(
     db: Database, ev: Evaluation, n: dict[str, int], now: str, staged: Staged | None = None
 ) -> None:
     known = all_question_texts(db)
-    new = _new_questions(ev, known, now)
+    new = [qid for qid in ev.questions if qid not in known]
     for qid, q in ev.questions.items():
         if qid not in known:
             continue
@@ -307,7 +307,7 @@ def _store_questions(
             n["updated"] += 1
         else:
             n["unchanged"] += 1
-    _insert_new(db, new, staged, insert_questions)
+    _insert_new(db, new, staged, lambda: insert_questions(db, _new_questions(ev, known, now)))
     n["inserted"] += len(new)
 
 
@@ -338,10 +338,12 @@ def _store_answers(
     staged: Staged | None = None,
 ) -> None:
     systems = system_names(db)
+    firsts: dict[str, dict[str, Any]] = {}
     for a in ev.answers:
+        firsts.setdefault(a["system"], a)
+    for a in firsts.values():
         if a["system"] in systems:
             continue
-        systems.add(a["system"])
         insert_system(
             db,
             StoredSystem(
@@ -353,19 +355,19 @@ def _store_answers(
             ),
         )
         ns["inserted"] += 1
-    ns["unchanged"] = len({a["system"] for a in ev.answers}) - ns["inserted"]
+    ns["unchanged"] = len(firsts) - ns["inserted"]
     existing = answer_texts(db)
-    new = _new_answers(ev, existing, now)
+    new = []
     for a in ev.answers:
-        old = existing.get((a["question_id"], a["system"]))
+        old = existing.get(key := (a["question_id"], a["system"]))
         if old is None:
-            continue
-        if old[1] == a["text"]:
+            new.append(key)
+        elif old[1] == a["text"]:
             na["unchanged"] += 1
         else:
             set_answer_text(db, old[0], a["text"])
             na["updated"] += 1
-    _insert_new(db, new, staged, insert_answers)
+    _insert_new(db, new, staged, lambda: insert_answers(db, _new_answers(ev, existing, now)))
     na["inserted"] += len(new)
 
 

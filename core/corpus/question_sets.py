@@ -25,15 +25,17 @@ from core.store.questions import (
     Question,
     QuestionOrigin,
     get_question,
-    insert_question,
+    insert_questions,
     upsert_question,
 )
 from core.store.resolutions import question_resolution_count
 from core.store.reviews import review_count
+from core.store.row_stage import drop_rows_stage, stage_rows, switch_rows
 
 if TYPE_CHECKING:
     from core.store.engine import Database
 
+STAGE_ABOVE = 2000  # new questions: from this many on, staged before the one short switch
 CONTENT = ("document_id", "context_document_id", "question", "answers", "qtype", "language")
 """Columns that make a question what it is: changing them under stored answers needs --replace."""
 
@@ -104,7 +106,8 @@ def import_questions(
     it (answers, judgments, disputes); otherwise the import is refused unless ``replace`` is
     given, and even then refused when people labelled it (human judgments, reviews, dispute
     resolutions). ``orphaned`` in the result counts what a replacement left pointing at the new
-    text.
+    text. From :data:`STAGE_ABOVE` new questions on, they are staged first (no lock held:
+    :mod:`core.store.row_stage`) and copied in by the one short transaction.
     """
     path = Path(path)
     records = read_records(path, ["question", "document_id"])
@@ -165,15 +168,25 @@ def import_questions(
     plan = _plan(db, rows, path, replace)
     counts: dict[str, Any] = {"inserted": 0, "updated": 0, "unchanged": 0}
     orphaned = {"answers": 0, "judgments": 0, "disputes": 0}
-    with transaction(db):
-        for row, (action, hanging) in zip(rows, plan):
-            counts[action] += 1
-            if action == "updated":
-                upsert_question(db, row)
-                for key in orphaned:
-                    orphaned[key] += hanging[key]
-            elif action == "inserted":
-                insert_question(db, row)
+    new = [row for row, (action, _) in zip(rows, plan) if action == "inserted"]
+    stage = (
+        stage_rows(db, "questions", [q.to_row() for q in new]) if len(new) >= STAGE_ABOVE else None
+    )
+    try:
+        with transaction(db):
+            for row, (action, hanging) in zip(rows, plan):
+                counts[action] += 1
+                if action == "updated":
+                    upsert_question(db, row)
+                    for key in orphaned:
+                        orphaned[key] += hanging[key]
+            if stage is None:
+                insert_questions(db, new)
+            else:
+                switch_rows(db, stage)
+    finally:
+        if stage is not None:
+            drop_rows_stage(db, stage)
     if any(orphaned.values()):
         counts["orphaned"] = orphaned
     return counts

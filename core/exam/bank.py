@@ -32,11 +32,14 @@ from core.store.exam_bank import (
     bank_exists,
     insert_exam_questions,
     replace_bank,
+    stage_exam_questions,
 )
 from core.store.exam_bank import bank_queries as stored_bank_queries
 from core.store.questions import QuestionOrigin, QuestionStatus, document_questions
+from core.store.row_stage import drop_rows_stage, switch_rows
 
 REQUIRED = ("query_id", "qid", "question")
+STAGE_ABOVE = 2000  # questions: from this many on, staged before the one short switch
 
 
 class CheckedQuestion(TypedDict):
@@ -172,24 +175,30 @@ def import_car_bank(
         parsed.append(row)
     if not parsed:
         raise InputError("no exam questions found", path=str(path))
-    with transaction(db):
-        replace_bank(
-            db,
-            ExamBank(
-                id=bank_id,
-                name=name or path.name,
-                source="car-y3",
-                path=str(path),
-                document_id=None,
-                n_queries=len(query_text),
-                n_questions=len(parsed),
-            ),
-            query_text,
-        )
-        insert_exam_questions(
-            db,
-            (ExamQuestion(id=f"{bank_id}::{row['qid']}", bank_id=bank_id, **row) for row in parsed),
-        )
+    questions = [ExamQuestion(id=f"{bank_id}::{r['qid']}", bank_id=bank_id, **r) for r in parsed]
+    stage = stage_exam_questions(db, questions) if len(questions) >= STAGE_ABOVE else None
+    try:
+        with transaction(db):
+            replace_bank(
+                db,
+                ExamBank(
+                    id=bank_id,
+                    name=name or path.name,
+                    source="car-y3",
+                    path=str(path),
+                    document_id=None,
+                    n_queries=len(query_text),
+                    n_questions=len(parsed),
+                ),
+                query_text,
+            )
+            if stage is None:
+                insert_exam_questions(db, questions)
+            else:
+                switch_rows(db, stage)
+    finally:
+        if stage is not None:
+            drop_rows_stage(db, stage)
     return {
         "bank_id": bank_id,
         "n_queries": len(query_text),

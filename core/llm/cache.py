@@ -8,18 +8,22 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from core.llm.keys import redact, redact_obj
 from core.llm.types import LLMRequest, LLMResponse
-from core.store.connection import dumps, utcnow
+from core.store.connection import dumps, transaction, utcnow
 from core.store.llm_cache import CacheEntry, LedgerEntry, cached_responses, write_calls
 from core.store.llm_cache import cached_keys as stored_keys
 from core.store.runs import add_run_totals
 
 if TYPE_CHECKING:
     from core.store.engine import Database
+
+#: Cache hits' ledger rows written per transaction (a rerun served from the cache writes one
+#: ledger row per call: 50,000 of them in one transaction held the write lock for seconds).
+HIT_CHUNK = 2000
 
 
 def request_summary(request: LLMRequest) -> dict[str, Any]:
@@ -131,3 +135,16 @@ def record_call(
     entry = ledger_row(request, response, run_id=run_id, attempts=attempts, batch_id=batch_id)
     write_calls(db, [], [entry])
     add_to_run(db, run_id, [response])
+
+
+def record_hits(
+    db: Database, hits: Sequence[tuple[LLMRequest, LLMResponse]], run_id: str | None
+) -> None:
+    """Append the ledger rows of cache hits, :data:`HIT_CHUNK` per short transaction (a hit
+    adds nothing to the run's totals, so each chunk is its own complete record)."""
+    for start in range(0, len(hits), HIT_CHUNK):
+        entries = [
+            ledger_row(r, resp, run_id=run_id) for r, resp in hits[start : start + HIT_CHUNK]
+        ]
+        with transaction(db):
+            write_calls(db, [], entries)

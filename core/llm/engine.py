@@ -30,7 +30,7 @@ from core.llm.cache import (
     cache_get_many,
     cache_row,
     ledger_row,
-    record_call,
+    record_hits,
 )
 from core.llm.catalog import ProviderSettings
 from core.llm.cost import call_cost
@@ -212,10 +212,8 @@ def complete_many(
         else:
             # identical cacheable requests are sent once; uncached ones each get their own call
             pending.setdefault(key if cacheable[i] else f"{key}#{i}", []).append(i)
-    if db is not None and hit_rows:
-        with transaction(db):
-            for i in hit_rows:
-                record_call(db, requests[i], out[i], run_id=run_id)  # type: ignore[arg-type]
+    if db is not None and hit_rows:  # their ledger rows, in short transactions
+        record_hits(db, [(requests[i], r) for i in hit_rows if (r := out[i]) is not None], run_id)
     if on_reply is not None:
         for i in hit_rows:
             on_reply(i, out[i])  # type: ignore[arg-type]

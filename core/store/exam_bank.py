@@ -5,11 +5,12 @@ enter ``questions``, so no answering system can see them."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any, Self
 
 from core.store.connection import dumps, rows, utcnow
+from core.store.row_stage import RowStage, stage_rows
 
 if TYPE_CHECKING:
     from core.store.engine import Database
@@ -133,18 +134,23 @@ def replace_bank(
 
 def insert_exam_questions(db: Database, questions: Iterable[ExamQuestion]) -> None:
     """Insert the questions of a bank (after :func:`replace_bank`, in its transaction)."""
-    db.table("exam_questions").insert_all(
-        (
-            {
-                **asdict(q),
-                "choices": None if q.choices is None else dumps(q.choices),
-                "answers": dumps(q.answers),
-                "metadata": dumps(q.metadata),
-            }
-            for q in questions
-        ),
-        batch_size=500,
-    )
+    db.table("exam_questions").insert_all((_question_row(q) for q in questions), batch_size=500)
+
+
+def stage_exam_questions(db: Database, questions: Sequence[ExamQuestion]) -> RowStage:
+    """Stage the questions of a bank outside any transaction (:mod:`core.store.row_stage`: no
+    lock held); :func:`core.store.row_stage.switch_rows` copies them in after
+    :func:`replace_bank`, :func:`core.store.row_stage.drop_rows_stage` removes the stage."""
+    return stage_rows(db, "exam_questions", [_question_row(q) for q in questions])
+
+
+def _question_row(q: ExamQuestion) -> dict[str, Any]:
+    return {
+        **asdict(q),
+        "choices": None if q.choices is None else dumps(q.choices),
+        "answers": dumps(q.answers),
+        "metadata": dumps(q.metadata),
+    }
 
 
 def bank_questions(db: Database, bank_id: str) -> list[ExamQuestion]:

@@ -1,38 +1,32 @@
-"""Staged rows: a large import's new rows written in short transactions, switched in at once.
+"""Staged rows: a large import's new rows written outside the write lock, switched in at once.
 
-:func:`stage_rows` writes the rows as JSON objects into ``row_stage`` (no reader looks at it) in
-chunks of :data:`CHUNK_ROWS`, each its own transaction with a short pause after it (a waiting
-label write gets the lock); :func:`switch_rows`, inside the caller's one short transaction,
-copies them into their table in SQL (``json_extract`` per column, on PostgreSQL cast to the
-column's type) and :func:`drop_rows_stage`
-removes the stage afterwards in short chunks. Readers see all of the rows or none. Stages of
-processes that died are removed by the next :func:`stage_rows`.
+:func:`stage_rows` writes the rows into a new TEMP table of this connection (typed like the
+target's columns; no other connection can see it, and on SQLite writing it takes no lock on
+the database file, so a label write never waits for it), in chunks of :data:`CHUNK_ROWS` per
+transaction; :func:`switch_rows`, inside the caller's one short transaction, copies them into
+their table with one ``insert ... select`` (plain columns: nothing to parse or cast) and
+:func:`drop_rows_stage` drops the table. Readers see all of the rows or none. A process that dies
+leaves nothing behind: its temp tables go with its connection. (The ``row_stage`` table of
+migration m0751, where rows used to be staged as JSON, is no longer written.)
 """
 
 from __future__ import annotations
 
-import json
-import os
-import socket
-import time
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from core.store.connection import transaction
-from core.store.runs import pid_alive
-
 if TYPE_CHECKING:
     from core.store.engine import Database
 
 CHUNK_ROWS = 5000
-PAUSE_SHARE = 0.25  # after each chunk, pause this share of its hold (at least 5 ms)
+STAGE_PREFIX = "row_stage_"
 
 
 @dataclass
 class RowStage:
-    """One import's staged rows for ``target``: the stage id, the columns, how many rows."""
+    """One import's staged rows for ``target``: the stage's table, the columns, how many rows."""
 
     stage: str
     target: str
@@ -41,27 +35,38 @@ class RowStage:
 
 
 def stage_rows(db: Database, target: str, rows: Sequence[dict[str, Any]]) -> RowStage:
-    """Write ``rows`` (dicts with the same keys: ``target``'s columns) into a new stage, one short
-    transaction per :data:`CHUNK_ROWS` rows. Values must be JSON scalars (text, numbers, None)."""
-    _drop_dead_stages(db)
+    """Write ``rows`` (dicts with the same keys: ``target``'s columns, or extra ones a fill
+    expression reads) into a new stage, one transaction per :data:`CHUNK_ROWS` rows. Values
+    must be scalars (text, numbers, None)."""
     columns = tuple(rows[0]) if rows else ()
-    stage = RowStage(
-        f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:12]}", target, columns
+    stage = RowStage(f"{STAGE_PREFIX}{uuid.uuid4().hex[:16]}", target, columns)
+    if not rows:
+        return stage
+    types = _column_types(db, target)
+    untyped = "text" if db.dialect.name == "postgresql" else ""  # a column the target lacks
+    declared = ", ".join(f"{_q(c)} {types.get(c, untyped)}".rstrip() for c in columns)
+    db.execute(f'create temp table {stage.stage} ("seq" integer primary key, {declared})')
+    insert = (
+        f'insert into {stage.stage} ("seq", {", ".join(_q(c) for c in columns)}) '
+        f"values (?, {', '.join('?' * len(columns))})"
     )
+    own = not db.conn.in_transaction  # else the rows join the caller's transaction
     try:
         for start in range(0, len(rows), CHUNK_ROWS):
-            began = time.perf_counter()
-            with transaction(db):
+            chunk = rows[start : start + CHUNK_ROWS]
+            if own:
+                db.conn.execute("BEGIN")  # deferred: only the temp table is written
+            try:
                 db.conn.executemany(
-                    "insert into row_stage (stage, seq, target, row) values (?, ?, ?, ?)",
-                    (
-                        (stage.stage, start + i, target, json.dumps(r, ensure_ascii=False))
-                        for i, r in enumerate(rows[start : start + CHUNK_ROWS])
-                    ),
+                    insert, ((start + i, *(r[c] for c in columns)) for i, r in enumerate(chunk))
                 )
-            stage.n_rows += len(rows[start : start + CHUNK_ROWS])
-            if not db.conn.in_transaction:
-                time.sleep(max(0.005, (time.perf_counter() - began) * PAUSE_SHARE))
+            except BaseException:
+                if own and db.conn.in_transaction:
+                    db.conn.execute("ROLLBACK")
+                raise
+            if own:
+                db.conn.execute("COMMIT")
+            stage.n_rows += len(chunk)
     except BaseException:
         drop_rows_stage(db, stage)
         raise
@@ -84,60 +89,52 @@ def switch_rows(
         return 0
     fill = fill or {}
     written = tuple(columns or stage.columns)
-    cols = ", ".join(f"[{c}]" for c in written)
-    types = _column_types(db, stage.target)
+    cols = ", ".join(_q(c) for c in written)
 
     def value(c: str) -> str:
-        typed = f"cast({staged(c)} as {types[c]})" if c in types else staged(c)
-        return f"coalesce({typed}, {fill[c]})" if c in fill else typed
+        return f"coalesce({staged(c)}, {fill[c]})" if c in fill else staged(c)
 
     values = ", ".join(value(c) for c in written)
     return db.execute(
-        f"insert into [{stage.target}] ({cols}) select {values} from row_stage "
-        "where stage = ? order by seq",
-        [*params, stage.stage],
+        f'insert into {_q(stage.target)} ({cols}) select {values} from {stage.stage} s order by s."seq"',
+        list(params),
     ).rowcount
 
 
+def staged(column: str) -> str:
+    """SQL: the staged value of ``column`` of the current stage row (alias ``s``)."""
+    return f"s.{_q(column)}"
+
+
+def drop_rows_stage(db: Database, stage: RowStage) -> None:
+    """Remove a stage (switched in, or an import that failed): drop its temp table."""
+    db.execute(f"drop table if exists {stage.stage}")
+
+
+def live_stages(db: Database) -> list[str]:
+    """The stage tables this connection still has (for tests: none after an import)."""
+    if db.dialect.name == "postgresql":
+        sql = (
+            "select relname from pg_class where relnamespace = pg_my_temp_schema() "
+            "and relkind = 'r'"
+        )
+    else:
+        sql = "select name from sqlite_temp_master where type = 'table'"
+    return sorted(str(r[0]) for r in db.execute(sql) if str(r[0]).startswith(STAGE_PREFIX))
+
+
+def _q(column: str) -> str:
+    return f'"{column}"'
+
+
 def _column_types(db: Database, table: str) -> dict[str, str]:
-    """PostgreSQL: the non-text columns of ``table`` and their types, to cast each staged value
-    to (``json_extract`` gives text there; SQLite gives the JSON value's own type: none needed)."""
+    """PostgreSQL: ``table``'s columns and their types, for the stage's columns (SQLite: none,
+    each staged value keeps its own type, as the column it is copied into will)."""
     if db.dialect.name != "postgresql":
         return {}
     found = db.execute(
         "select column_name, data_type from information_schema.columns where table_schema = "
-        "current_schema() and table_name = ? and data_type not in ('text', 'character varying')",
+        "current_schema() and table_name = ?",
         [table],
     ).fetchall()
     return {str(name): str(kind) for name, kind in found}
-
-
-def staged(column: str) -> str:
-    """SQL: the staged value of ``column`` of the current ``row_stage`` row."""
-    return f"json_extract(row, '$.\"{column}\"')"
-
-
-def drop_rows_stage(db: Database, stage: RowStage) -> None:
-    """Remove a stage's rows (switched in, or an import that failed) in short transactions."""
-    if db.conn.in_transaction:
-        db.execute("delete from row_stage where stage = ?", [stage.stage])
-        return
-    while True:
-        with transaction(db):
-            gone = db.execute(
-                "delete from row_stage where rowid in "
-                "(select rowid from row_stage where stage = ? limit ?)",
-                [stage.stage, CHUNK_ROWS],
-            ).rowcount
-        if gone < CHUNK_ROWS:
-            return
-
-
-def _drop_dead_stages(db: Database) -> None:
-    """Remove the stages whose process on this host died (an import killed mid-way)."""
-    host = socket.gethostname()
-    for (stage,) in db.execute("select distinct stage from row_stage").fetchall():
-        owner, _, rest = stage.partition(":")
-        pid = rest.partition(":")[0]
-        if owner == host and pid.isdigit() and not pid_alive(int(pid)):
-            drop_rows_stage(db, RowStage(stage, "", ()))

@@ -21,6 +21,7 @@ from core.store.judgments import (
     effective_values,
     insert_judgment,
 )
+from core.store.row_stage import live_stages
 
 DATA = Path(__file__).parent / "data" / "evaluations"
 COLUMNS = (
@@ -53,6 +54,7 @@ def _import(location: Path | str, stage_above: int, monkeypatch) -> list[list]:
         assert again["judgments"]["inserted"] == again["judgments"]["updated"] == 0
         got = effective_values(db, ("id", *COLUMNS))
         assert db.execute("select count(*) from row_stage").fetchone()[0] == 0
+        assert live_stages(db) == []  # every stage dropped
         stored = [
             db.execute(f"select {cols} from {table} order by 1, 2").fetchall()
             for table, cols in (
@@ -126,12 +128,17 @@ def test_a_label_on_the_same_item_during_staging_is_superseded(db_path, monkeypa
 
 @pytest.mark.parametrize("n_rows", [0, 1, 5000, 5001])
 def test_stage_chunks_cover_every_row(db, n_rows):
-    from core.store.row_stage import CHUNK_ROWS, drop_rows_stage, stage_rows
+    from core.store.row_stage import CHUNK_ROWS, drop_rows_stage, live_stages, stage_rows
 
     rows = [{"a": i, "b": f"x{i}", "c": None} for i in range(n_rows)]
     stage = stage_rows(db, "t", rows)
-    got = db.execute("select count(*) from row_stage where stage = ?", [stage.stage])
-    assert got.fetchone()[0] == n_rows == stage.n_rows
+    if n_rows:
+        got = db.execute(f'select a, b, c from {stage.stage} order by "seq"').fetchall()
+        assert [(str(a), b, c) for a, b, c in got] == [
+            (str(i), f"x{i}", None) for i in range(n_rows)
+        ]
+        assert live_stages(db) == [stage.stage]
+    assert n_rows == stage.n_rows
     assert CHUNK_ROWS == 5000
     drop_rows_stage(db, stage)
-    assert db.execute("select count(*) from row_stage").fetchone()[0] == 0
+    assert live_stages(db) == []

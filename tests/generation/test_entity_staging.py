@@ -30,3 +30,4 @@ def test_staged_mentions_point_at_their_entities(db, monkeypatch):
     assert {e.name: e.id for e in entity_store.get_entities(db, "tale")} == ids
     assert db["mentions"].count == n == sum(e.n_mentions for e in entities)
     assert db["row_stage"].count == 0
+    assert row_stage.live_stages(db) == []

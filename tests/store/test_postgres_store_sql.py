@@ -19,7 +19,7 @@ from core.store.entity_edits import flagged_questions, insert_edit
 from core.store.fingerprints import answers_fingerprint, data_version, judgments_version
 from core.store.llm_cache import CacheEntry, cached_responses, write_calls
 from core.store.questions import document_dependents, find_question_ids
-from core.store.row_stage import drop_rows_stage, stage_rows, switch_rows
+from core.store.row_stage import drop_rows_stage, live_stages, stage_rows, switch_rows
 from core.store.runs import add_run_totals, recent_runs, start_run
 from core.store.verdict_reads import verdict_summary
 from core.views.leaderboard import LiveLeaderboard
@@ -61,6 +61,7 @@ def test_staged_rows_land_in_typed_columns(any_db: Database) -> None:
     assert [tuple(r) for r in got] == [("q1", 5, 0.25, None), ("q2", 7, 1.5, None)]
     assert isinstance(got[0][1], int) and isinstance(got[0][2], float)
     assert any_db.execute("select count(*) from row_stage").fetchone()[0] == 0
+    assert live_stages(any_db) == []
 
 
 def test_an_edit_returns_its_new_id_and_finds_the_questions_it_flagged(any_db: Database) -> None:
