@@ -8,16 +8,14 @@ every table's rows identical; each case runs on both databases).
 from __future__ import annotations
 
 import codecs
-import contextlib
-import io
 import json
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from cli_run import run_cli
 from pg_server import copy_database, database_digest, module_database_place, unchanged_copy
 
-from core.__main__ import main
 from core.store.connection import transaction, utcnow
 from core.store.database import open_db
 
@@ -661,16 +659,6 @@ CASES: list[tuple[str, dict[str, str | bytes], list[str], str]] = [
 ]
 
 
-def _cli(argv: list[str]) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        try:
-            code = main(argv)
-        except SystemExit as exc:  # argparse rejects a value: exit 2 with a usage line
-            code = exc.code if isinstance(exc.code, int) else 1
-    return code, out.getvalue(), err.getvalue()
-
-
 @pytest.fixture(scope="module", params=("sqlite", "postgresql"))
 def backend(request) -> str:
     """Module-scoped here (tests/conftest.py's is per test): the template is built once per
@@ -684,13 +672,13 @@ def template(backend, tmp_path_factory, request) -> Iterator[Path | str]:
     folder = tmp_path_factory.mktemp("template")
     (folder / "b.txt").write_text(BOOK, encoding="utf-8")
     with module_database_place(backend, folder, request) as db_path:
-        assert _cli(["--db", str(db_path), "init"])[0] == 0  # only init and demo create one
-        assert _cli(["--db", str(db_path), "import-book", str(folder / "b.txt")])[0] == 0
+        assert run_cli(["--db", str(db_path), "init"])[0] == 0  # only init and demo create one
+        assert run_cli(["--db", str(db_path), "import-book", str(folder / "b.txt")])[0] == 0
         (folder / "q.csv").write_text(
             HEADER + "Who kept it?,book:b,Ansel Brand,q1\nWhat was it called?,book:b,Orion,q2\n",
             encoding="utf-8",
         )
-        assert _cli(["--db", str(db_path), "import-questions", str(folder / "q.csv")])[0] == 0
+        assert run_cli(["--db", str(db_path), "import-questions", str(folder / "q.csv")])[0] == 0
         db = open_db(db_path)
         now = utcnow()
         with transaction(db):
@@ -741,7 +729,7 @@ def test_malformed_input_is_refused_cleanly(template, tmp_path, request, files, 
         else:
             path.write_text(content, encoding="utf-8", newline="")
     before = database_digest(db_path)
-    code, out, err = _cli(["--db", str(db_path), *[a.format(t=tmp_path) for a in argv]])
+    code, out, err = run_cli(["--db", str(db_path), *[a.format(t=tmp_path) for a in argv]])
     assert code == 2, (code, out, err)
     assert "Traceback" not in err + out
     error_lines = [line for line in err.splitlines() if "error:" in line]
@@ -756,7 +744,7 @@ def test_replace_says_what_it_orphans(template, tmp_path, request):
     db_path = copy_database(template, tmp_path, request)
     path = tmp_path / "q.csv"
     path.write_text(HEADER + "Who kept the light?,book:b,Brand,q1\n", encoding="utf-8")
-    code, out, err = _cli(["--db", str(db_path), "import-questions", str(path), "--replace"])
+    code, out, err = run_cli(["--db", str(db_path), "import-questions", str(path), "--replace"])
     assert code == 0, err
     assert "warning: replaced questions keep their old 1 answer, 1 judgment" in err
     assert json.loads(out)["updated"] == 1
