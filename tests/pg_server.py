@@ -15,7 +15,6 @@ Without PostgreSQL binaries the tests that need it are skipped, with the reason;
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import os
 import shutil
 import uuid
@@ -24,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from db_content import database_digest
 
 from scripts.throwaway_pg import PgUnavailable, throwaway_server
 
@@ -242,7 +242,7 @@ def unchanged_copy(
     source: Path | str, tmp_path: Path, request: pytest.FixtureRequest
 ) -> Path | str:
     """A copy of the :func:`module_database_place` at ``source`` for a test that must leave it as it
-    found it (a refused command, checked with :func:`database_digest`). SQLite: a file copy, as
+    found it (a refused command, checked with :func:`db_content.database_digest`). SQLite: a file copy, as
     :func:`copy_database`. PostgreSQL: one working copy per template, made again only when the
     test before changed its rows (its digest is no longer the template's): a copy there costs
     about a second (``create database ... template``), a file copy a millisecond, and every such
@@ -264,28 +264,6 @@ def unchanged_copy(
         )
     _WORK_COPIES[source] = (url, work[1] if work else database_digest(source))
     return url
-
-
-def database_digest(location: Path | str) -> str:
-    """SHA-256 of a database: the file's bytes (SQLite), or every row of every table, tables by
-    name and rows sorted (PostgreSQL, whose files are the server's: what a refused command must
-    leave unchanged is the stored data; a rolled-back insert may still advance a sequence)."""
-    if isinstance(location, Path):
-        return hashlib.sha256(location.read_bytes()).hexdigest()
-    import psycopg
-
-    with psycopg.connect(location, autocommit=True) as conn:
-        tables = conn.execute(
-            "select table_name from information_schema.tables where table_schema = "
-            "current_schema() and table_type = 'BASE TABLE' order by 1"
-        ).fetchall()
-        each = [  # one statement: md5 of each table's rows as text, sorted (one round trip)
-            f"(select md5(coalesce(string_agg(t::text, E'\\n' order by t::text), '')) "
-            f'from "{table}" t)'
-            for (table,) in tables
-        ]
-        found = conn.execute(f"select {', '.join(each)}").fetchone() if each else ()
-    return hashlib.sha256(repr(list(zip(tables, found or ()))).encode()).hexdigest()
 
 
 def fresh_database(

@@ -17,7 +17,8 @@ from pathlib import Path
 
 import pytest
 from cli_run import run_cli
-from pg_server import copy_database, database_digest, module_database_place, unchanged_copy
+from db_content import database_digest
+from pg_server import copy_database, module_database_place, unchanged_copy
 
 from core.store.database import open_db
 

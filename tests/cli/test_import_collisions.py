@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 from cli_run import run_cli
-from pg_server import copy_database, database_digest, module_database_place, unchanged_copy
+from db_content import database_digest
+from pg_server import copy_database, module_database_place, unchanged_copy
 
 from core.store.accounts import create_account
 from core.store.connection import dumps, transaction, utcnow

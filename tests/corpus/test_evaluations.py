@@ -6,7 +6,8 @@ import json
 from pathlib import Path
 
 import pytest
-from pg_server import database_digest, fresh_database
+from db_content import database_digest
+from pg_server import fresh_database
 
 from core.__main__ import main
 from core.corpus.evaluation_layouts import majority, read_judgments
