@@ -19,6 +19,7 @@ import os
 import shutil
 import uuid
 from collections.abc import Callable, Iterator
+from copy import deepcopy
 from pathlib import Path
 from typing import Any
 
@@ -184,10 +185,10 @@ module_db_location = module_db_location_fixture
 def init_location(
     backend: str, tmp_path: Path, request: pytest.FixtureRequest
 ) -> Callable[..., Path | str]:
-    """Factory of places where a test's ``init`` (or :func:`open_db`) makes a new database:
-    ``make(name)`` is a SQLite path that does not exist yet, or on PostgreSQL a new database
-    copied from the session's migrated one (``init`` finds it up to date; migrating an empty
-    database there takes seconds per test)."""
+    """Factory of more fresh databases for a test that needs several (``db_path`` is one):
+    ``make(name="test")`` is a SQLite path that does not exist yet (``init`` or :func:`open_db`
+    creates and migrates it), or on PostgreSQL a new copy of :func:`pg_migrated` (``init`` finds
+    it up to date; migrating an empty database there takes seconds), dropped after the test."""
     if backend == "sqlite":
         return lambda name="test": tmp_path / f"{name}.db"
     copy = request.getfixturevalue("pg_template_copy")
@@ -266,31 +267,18 @@ def unchanged_copy(
     return url
 
 
-def fresh_database(
-    backend: str, tmp_path: Path, request: pytest.FixtureRequest, name: str
-) -> Path | str:
-    """One more fresh database for a test that needs several (``db_path`` is one): the SQLite
-    path ``tmp_path/NAME.db`` (:func:`open_db` creates and migrates it), or a copy of
-    :func:`pg_migrated`, dropped after the test."""
-    if backend == "sqlite":
-        return tmp_path / f"{name}.db"
-    copy = request.getfixturevalue("pg_template_copy")
-    return copy(request.getfixturevalue("pg_migrated"))
-
-
 @pytest.fixture(scope="session")
 def pg_built(pg_server: str, pg_migrated: str) -> Iterator[Callable[..., tuple[str, Any]]]:
-    """Factory: ``built(key, build)`` is ``(url, result)``: a database on :func:`pg_server`
-    migrated and filled by ``result = build(url)`` once per session and ``key``. A template:
-    a test copies it (``pg_template_copy(url)``, a file copy, much faster than building the
-    data again) and never opens it itself (a template with a connection cannot be copied)."""
+    """Session memo of :func:`built_database`: ``built(key, build)`` is ``(url, result)``, a
+    database on :func:`pg_server` migrated and filled by ``result = build(url)`` once per
+    session and ``key``. A template: tests copy it and never open it (a template with a
+    connection cannot be copied)."""
     made: dict[str, tuple[str, Any]] = {}
-    template = pg_migrated.rsplit("/", 1)[1]
     with contextlib.ExitStack() as stack:
 
         def built(key: str, build: Callable[[str], Any]) -> tuple[str, Any]:
             if key not in made:
-                url = stack.enter_context(_database(pg_server, template))
+                url = stack.enter_context(_database(pg_server, pg_migrated.rsplit("/", 1)[1]))
                 made[key] = (url, build(url))
             return made[key]
 
@@ -300,39 +288,13 @@ def pg_built(pg_server: str, pg_migrated: str) -> Iterator[Callable[..., tuple[s
 def built_database(
     request: pytest.FixtureRequest, key: str, build: Callable[[Path | str], Any]
 ) -> tuple[Path | str, Any]:
-    """``(location, build's result)``: the test's database filled by ``build(location)``; on
-    SQLite built in the test's ``db_path``, on PostgreSQL a copy of the one :func:`pg_built`
-    made once per session under ``key`` (same ``key``, same ``build``). The calling fixture
-    takes ``backend`` itself, so that its tests run once per backend."""
+    """``(location, build's result)``: the test's own database, filled by ``build(location)``
+    (which opens and closes it). SQLite: built in the test's ``db_path``. PostgreSQL: a copy of
+    the one :func:`pg_built` made once per session under ``key`` (a file copy on the server, much
+    faster than several seconds of small statements); ``key`` names one ``build`` in the whole
+    suite. The calling fixture takes ``backend`` itself, so its tests run once per backend."""
     if request.getfixturevalue("backend") == "sqlite":
         path = request.getfixturevalue("db_path")
         return path, build(path)
     url, result = request.getfixturevalue("pg_built")(key, build)
-    return request.getfixturevalue("pg_template_copy")(url), result
-
-
-@pytest.fixture(scope="module", name="pg_built_once")
-def pg_built_once_fixture(
-    pg_server: str, pg_migrated: str
-) -> Iterator[Callable[[str, Callable[[Any], Any]], tuple[str, Any]]]:
-    """Module-scoped memo of PostgreSQL databases whose rows take long to build: ``built(key,
-    fill)`` runs ``fill(db)`` once per module on a new migrated database (``db`` open, closed
-    after) and returns ``(url, what fill returned)``; each test then works on its own copy,
-    ``pg_template_copy(url)``, instead of building the rows again (several seconds of small
-    statements on PostgreSQL)."""
-    from core.store.database import open_db
-
-    made: dict[str, tuple[str, Any]] = {}
-    with contextlib.ExitStack() as stack:
-
-        def built(key: str, fill: Callable[[Any], Any]) -> tuple[str, Any]:
-            if key not in made:
-                url = stack.enter_context(_database(pg_server, pg_migrated.rsplit("/", 1)[1]))
-                db = open_db(url)
-                try:
-                    made[key] = (url, fill(db))
-                finally:
-                    db.close()
-            return made[key]
-
-        yield built
+    return request.getfixturevalue("pg_template_copy")(url), deepcopy(result)

@@ -5,14 +5,14 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
-from pg_server import pg_built_once_fixture  # noqa: F401  (fixture)
+from pg_server import built_database
 
 from core.annotation.guideline import CHECKLIST_FIELDS
 from core.annotation.identity import sign_in_open
 from core.annotation.xrag_reviews import apply_review, label_distribution
 from core.errors import InputError
 from core.store.connection import rows
-from core.store.database import open_db
+from core.store.database import open_db, opened
 from core.store.questions import QuestionOrigin, get_question
 from core.xrag.articles import import_articles, pair_articles
 from core.xrag.baseline import compose_baseline
@@ -41,15 +41,19 @@ def _build(db, demo_dir) -> list[str]:
     ]
 
 
+def _build_at(location, demo_dir) -> list[str]:
+    with opened(location) as db:
+        return _build(db, demo_dir)
+
+
 @pytest.fixture
 def items(backend, demo_dir, request):
     """A fresh database with the items: built per test on SQLite; on PostgreSQL built once per
-    module (the same :func:`_build`) and copied for each test."""
-    if backend == "sqlite":
-        db = request.getfixturevalue("db")
-        return db, _build(db, demo_dir)
-    url, ids = request.getfixturevalue("pg_built_once")("xrag", lambda db: _build(db, demo_dir))
-    db = open_db(request.getfixturevalue("pg_template_copy")(url))
+    session (the same :func:`_build`) and copied for each test (:func:`built_database`)."""
+    location, ids = built_database(
+        request, "xrag_review_items", lambda where: _build_at(where, demo_dir)
+    )
+    db = open_db(location)
     request.addfinalizer(db.close)
     return db, ids
 

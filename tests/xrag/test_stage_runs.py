@@ -13,7 +13,7 @@ import threading
 import pytest
 from interrupting import ctrl_c_raises, ctrl_c_when, wait_until
 from llm_servers import FakeServer
-from pg_server import pg_built_once_fixture  # noqa: F401  (fixture)
+from pg_server import built_database
 
 from core.annotation.identity import sign_in_open
 from core.annotation.reviews import record_review
@@ -24,7 +24,7 @@ from core.llm.registry import clear_instances
 from core.llm.stage import run_stage
 from core.llm.types import LLMRequest
 from core.store.connection import rows, transaction
-from core.store.database import open_db, postgres_url
+from core.store.database import open_db, opened, postgres_url
 from core.xrag.articles import import_articles, pair_articles
 from core.xrag.baseline import compose_baseline
 from core.xrag.build import build_cross_questions
@@ -75,18 +75,22 @@ def _build(db, demo_dir) -> list[str]:
     ]
 
 
+def _build_at(location, demo_dir) -> list[str]:
+    with opened(location) as db:
+        return _build(db, demo_dir)
+
+
 @pytest.fixture
 def items(backend, demo_dir, request):
     """A fresh database with the items and where it is: built per test on SQLite; on PostgreSQL
-    built once per module (the same :func:`_build`) and copied for each test."""
-    if backend == "sqlite":
-        db = request.getfixturevalue("db")
-        return db, _build(db, demo_dir), request.getfixturevalue("db_path")
-    url, ids = request.getfixturevalue("pg_built_once")("xrag", lambda db: _build(db, demo_dir))
-    copy = request.getfixturevalue("pg_template_copy")(url)
-    db = open_db(copy)
+    built once per session (the same :func:`_build`) and copied for each test
+    (:func:`built_database`)."""
+    location, ids = built_database(
+        request, "xrag_stage_items", lambda where: _build_at(where, demo_dir)
+    )
+    db = open_db(location)
     request.addfinalizer(db.close)
-    return db, ids, copy
+    return db, ids, location
 
 
 def _stored(db) -> int:
