@@ -19,6 +19,8 @@ from typing import Any
 import pytest
 from pg_server import (  # noqa: F401  (fixtures, for every test; not module_backend: opt-in)
     init_location,
+    module_db_location,
+    module_db_path,
     pg_built,
     pg_migrated,
     pg_server,

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from browser_server import IDLE_JS, free_port, require_browser, scaled, streamlit_app, wait_for
 from browser_support import build_fixture_db
-from pg_server import module_backend, module_database  # noqa: F401 (fixtures: one per backend)
+from pg_server import module_backend  # noqa: F401  (fixture: one backend per module)
 
 from core.store.database import open_db
 

@@ -36,7 +36,7 @@ from browser_server import (
     wait_for,
 )
 from browser_support import build_fixture_db
-from pg_server import module_backend, module_database  # noqa: F401 (fixtures: one per backend)
+from pg_server import module_backend  # noqa: F401  (fixture: one backend per module)
 
 from core.annotation.adjudication import disagreements
 from core.annotation.pairwise import split_pair_key

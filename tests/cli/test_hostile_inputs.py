@@ -12,13 +12,16 @@ from __future__ import annotations
 import codecs
 import json
 import unicodedata
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from cli_run import run_cli
 from db_content import database_digest
-from pg_server import copy_database, module_database_place, unchanged_copy
+from pg_server import (  # noqa: F401  (module_backend: the template is built once per backend)
+    copy_database,
+    module_backend,
+    unchanged_copy,
+)
 
 from core.store.database import open_db
 
@@ -256,35 +259,28 @@ ACCEPTED: list[tuple[str, dict[str, str | bytes], list[str]]] = [
 ]
 
 
-@pytest.fixture(scope="module", params=("sqlite", "postgresql"))
-def backend(request) -> str:
-    """Module-scoped here (tests/conftest.py's is per test): the template is built once per
-    backend."""
-    return str(request.param)
-
-
 @pytest.fixture(scope="module")
-def template(backend, tmp_path_factory, request) -> Iterator[Path | str]:
+def template(tmp_path_factory, module_db_location) -> Path | str:
     """A database with a book, two questions, answers of gpt4 and s1, and alice's verdict."""
     folder = tmp_path_factory.mktemp("template")
     (folder / "b.txt").write_text(BOOK, encoding="utf-8")
-    with module_database_place(backend, folder, request) as location:
-        db = str(location)
-        assert run_cli(["--db", db, "init"])[0] == 0
-        assert run_cli(["--db", db, "import-book", str(folder / "b.txt")])[0] == 0
-        (folder / "q.csv").write_text(
-            "question,document_id,answers,id\nWho kept it?,book:b,Ansel Brand,q1\n"
-            "What was it called?,book:b,Orion,q2\n",
-            encoding="utf-8",
-        )
-        assert run_cli(["--db", db, "import-questions", str(folder / "q.csv")])[0] == 0
-        (folder / "a.csv").write_text(
-            ANSWERS + "q1,gpt4,Brand\nq1,s1,Ansel\nq2,gpt4,Orion\nq2,s1,Orion\n", encoding="utf-8"
-        )
-        assert run_cli(["--db", db, "import-answers", str(folder / "a.csv")])[0] == 0
-        (folder / "j.csv").write_text(PLAIN + "q1,gpt4,s1,A,human:alice\n", encoding="utf-8")
-        assert run_cli(["--db", db, "import-judgments", str(folder / "j.csv")])[0] == 0
-        yield location
+    location = module_db_location("w")
+    db = str(location)
+    assert run_cli(["--db", db, "init"])[0] == 0
+    assert run_cli(["--db", db, "import-book", str(folder / "b.txt")])[0] == 0
+    (folder / "q.csv").write_text(
+        "question,document_id,answers,id\nWho kept it?,book:b,Ansel Brand,q1\n"
+        "What was it called?,book:b,Orion,q2\n",
+        encoding="utf-8",
+    )
+    assert run_cli(["--db", db, "import-questions", str(folder / "q.csv")])[0] == 0
+    (folder / "a.csv").write_text(
+        ANSWERS + "q1,gpt4,Brand\nq1,s1,Ansel\nq2,gpt4,Orion\nq2,s1,Orion\n", encoding="utf-8"
+    )
+    assert run_cli(["--db", db, "import-answers", str(folder / "a.csv")])[0] == 0
+    (folder / "j.csv").write_text(PLAIN + "q1,gpt4,s1,A,human:alice\n", encoding="utf-8")
+    assert run_cli(["--db", db, "import-judgments", str(folder / "j.csv")])[0] == 0
+    return location
 
 
 def _run(

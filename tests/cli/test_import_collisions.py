@@ -6,13 +6,16 @@ accounts: never). Each case runs on SQLite and on PostgreSQL."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from cli_run import run_cli
 from db_content import database_digest
-from pg_server import copy_database, module_database_place, unchanged_copy
+from pg_server import (  # noqa: F401  (module_backend: the template is built once per backend)
+    copy_database,
+    module_backend,
+    unchanged_copy,
+)
 
 from core.store.accounts import create_account
 from core.store.connection import dumps, transaction, utcnow
@@ -23,22 +26,15 @@ OTHER = "A Different Book\n\nNothing here is about a lighthouse at all, said the
 HEADER = "question,document_id,answers,id\n"
 
 
-@pytest.fixture(scope="module", params=("sqlite", "postgresql"))
-def backend(request) -> str:
-    """Module-scoped here (tests/conftest.py's is per test): the template is built once per
-    backend."""
-    return str(request.param)
-
-
 @pytest.fixture(scope="module")
-def template(backend, tmp_path_factory, request) -> Iterator[Path | str]:
+def template(tmp_path_factory, module_db_location) -> Path | str:
     """A book with two questions (answers and judgments on them), a NarrativeQA question, and
     the account carol."""
     folder = tmp_path_factory.mktemp("collisions")
     (folder / "b.txt").write_text(BOOK, encoding="utf-8")
-    with module_database_place(backend, folder, request) as db_path:
-        _build(folder, db_path)
-        yield db_path
+    db_path = module_db_location("w")
+    _build(folder, db_path)
+    return db_path
 
 
 def _build(folder: Path, db_path: Path | str) -> None:

@@ -9,13 +9,16 @@ from __future__ import annotations
 
 import codecs
 import json
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from cli_run import run_cli
 from db_content import database_digest
-from pg_server import copy_database, module_database_place, unchanged_copy
+from pg_server import (  # noqa: F401  (module_backend: the template is built once per backend)
+    copy_database,
+    module_backend,
+    unchanged_copy,
+)
 
 from core.store.connection import transaction, utcnow
 from core.store.database import open_db
@@ -660,47 +663,40 @@ CASES: list[tuple[str, dict[str, str | bytes], list[str], str]] = [
 ]
 
 
-@pytest.fixture(scope="module", params=("sqlite", "postgresql"))
-def backend(request) -> str:
-    """Module-scoped here (tests/conftest.py's is per test): the template is built once per
-    backend."""
-    return str(request.param)
-
-
 @pytest.fixture(scope="module")
-def template(backend, tmp_path_factory, request) -> Iterator[Path | str]:
+def template(tmp_path_factory, module_db_location) -> Path | str:
     """A database with a book, two questions, answers and labels (q2 labelled by a person)."""
     folder = tmp_path_factory.mktemp("template")
     (folder / "b.txt").write_text(BOOK, encoding="utf-8")
-    with module_database_place(backend, folder, request) as db_path:
-        assert run_cli(["--db", str(db_path), "init"])[0] == 0  # only init and demo create one
-        assert run_cli(["--db", str(db_path), "import-book", str(folder / "b.txt")])[0] == 0
-        (folder / "q.csv").write_text(
-            HEADER + "Who kept it?,book:b,Ansel Brand,q1\nWhat was it called?,book:b,Orion,q2\n",
-            encoding="utf-8",
+    db_path = module_db_location("w")
+    assert run_cli(["--db", str(db_path), "init"])[0] == 0  # only init and demo create one
+    assert run_cli(["--db", str(db_path), "import-book", str(folder / "b.txt")])[0] == 0
+    (folder / "q.csv").write_text(
+        HEADER + "Who kept it?,book:b,Ansel Brand,q1\nWhat was it called?,book:b,Orion,q2\n",
+        encoding="utf-8",
+    )
+    assert run_cli(["--db", str(db_path), "import-questions", str(folder / "q.csv")])[0] == 0
+    db = open_db(db_path)
+    now = utcnow()
+    with transaction(db):
+        db.execute(
+            "insert into systems (name, model, context, created_at) "
+            "values ('s1', 'offline:extractive', 'rag', ?)",
+            [now],
         )
-        assert run_cli(["--db", str(db_path), "import-questions", str(folder / "q.csv")])[0] == 0
-        db = open_db(db_path)
-        now = utcnow()
-        with transaction(db):
+        for qid, rater in (("q1", "auto:lex"), ("q2", "human:alice")):
+            answer = db.execute(
+                "insert into answers (question_id, system, text, created_at) "
+                "values (?, 's1', 'Brand', ?) returning id",
+                [qid, now],
+            ).fetchone()[0]
             db.execute(
-                "insert into systems (name, model, context, created_at) "
-                "values ('s1', 'offline:extractive', 'rag', ?)",
-                [now],
+                "insert into judgments (kind, question_id, rater, rater_kind, system, "
+                "answer_id, verdict, created_at) values ('absolute', ?, ?, ?, 's1', ?, 'yes', ?)",
+                [qid, rater, rater.split(":")[0], answer, now],
             )
-            for qid, rater in (("q1", "auto:lex"), ("q2", "human:alice")):
-                answer = db.execute(
-                    "insert into answers (question_id, system, text, created_at) "
-                    "values (?, 's1', 'Brand', ?) returning id",
-                    [qid, now],
-                ).fetchone()[0]
-                db.execute(
-                    "insert into judgments (kind, question_id, rater, rater_kind, system, "
-                    "answer_id, verdict, created_at) values ('absolute', ?, ?, ?, 's1', ?, 'yes', ?)",
-                    [qid, rater, rater.split(":")[0], answer, now],
-                )
-        db.close()
-        yield db_path
+    db.close()
+    return db_path
 
 
 def test_the_table_is_large_enough():
