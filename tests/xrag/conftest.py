@@ -33,12 +33,14 @@ def _build(location: Path | str, demo_dir: Path) -> list[tuple[str, str]]:
 
 
 @pytest.fixture
-def xrag_items(
+def composed_xrag(
     backend: str, demo_dir: Path, request: pytest.FixtureRequest
 ) -> tuple[Database, list[tuple[str, str]], Path | str]:
     """``(db, roots, location)``: a fresh database of this test alone with the items, open (closed
     after the test), ``(id, origin)`` of its root questions by id, and where it is."""
-    location, roots = built_database(request, "xrag_items", lambda where: _build(where, demo_dir))
+    location, roots = built_database(
+        request, "composed_xrag", lambda where: _build(where, demo_dir)
+    )
     db = open_db(location)
     request.addfinalizer(db.close)
     return db, roots, location

@@ -23,9 +23,9 @@ OK = {
 
 
 @pytest.fixture
-def items(xrag_items):
+def items(composed_xrag):
     """A fresh database with the items and the ids of the XRAG ones (tests/xrag/conftest.py)."""
-    db, roots, _ = xrag_items
+    db, roots, _ = composed_xrag
     return db, [qid for qid, origin in roots if origin == "xrag"]
 
 

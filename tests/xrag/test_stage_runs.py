@@ -61,10 +61,10 @@ def server(monkeypatch, tmp_path):
 
 
 @pytest.fixture
-def items(xrag_items):
+def items(composed_xrag):
     """A fresh database with the items, the ids of every root question, and where it is
     (tests/xrag/conftest.py)."""
-    db, roots, location = xrag_items
+    db, roots, location = composed_xrag
     return db, [qid for qid, _ in roots], location
 
 
