@@ -104,45 +104,14 @@ def _healthy(base: str) -> bool:
 @contextlib.contextmanager
 def streamlit_app(db_path: Path | str, log_path: Path) -> Iterator[str]:
     """``streamlit run app.py`` on a free loopback port over ``db_path`` (a SQLite path or a
-    PostgreSQL URL, given as ``$WORKBENCH_DB``); yields the base URL.
+    PostgreSQL URL, given as ``$WORKBENCH_DB``): the one server of :func:`streamlit_servers`;
+    yields the base URL.
 
     The server's output goes to ``log_path`` (a file, not a pipe: a full pipe would block it);
     a server that does not start fails the test with the log's tail.
     """
-    env = {
-        **os.environ,
-        "WORKBENCH_DB": str(db_path),
-        "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false",
-    }
-    port = free_port()
-    with open(log_path, "wb") as log:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port)]
-            + ["--server.address", "127.0.0.1", "--server.headless", "true"],
-            cwd=ROOT,
-            env=env,
-            stdout=log,
-            stderr=subprocess.STDOUT,
-        )
-        base = f"http://127.0.0.1:{port}"
-        try:
-            wait_for(
-                lambda: _healthy(base) or proc.poll() is not None, STARTUP_S, "streamlit to start"
-            )
-            if proc.poll() is not None:
-                raise AssertionError(f"streamlit exited with {proc.returncode}")
-        except AssertionError as exc:
-            proc.kill()
-            pytest.fail(f"{exc}: {log_path.read_text(errors='replace')[-2000:]}")
-        try:
-            yield base
-        finally:
-            proc.terminate()
-            try:
-                proc.wait(20)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait(20)
+    with streamlit_servers(db_path, [log_path]) as [base]:
+        yield base
 
 
 @contextlib.contextmanager
