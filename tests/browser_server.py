@@ -1,10 +1,12 @@
-"""What the real-browser tests share: the browser requirement, a loopback port, polling, and
-``streamlit run app.py`` over a database, started and stopped in one place."""
+"""What the real-browser tests share: the browser requirement, a loopback port, polling,
+``streamlit run app.py`` over a database, started and stopped in one place, and the waits on a
+page (a finished script run, a sidebar move, a sign-in)."""
 
 from __future__ import annotations
 
 import contextlib
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -13,6 +15,7 @@ import time
 import urllib.request
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -34,6 +37,9 @@ def scaled(seconds: float) -> float:
 
 
 STARTUP_S = scaled(180)
+#: The bound of one wait on a page (a script run, a navigation, a locator): generous, CI runs
+#: the whole suite on 2 shared cores; waits return as soon as they can.
+WAIT_S = scaled(90)
 
 #: True once the connected app's script run has finished (Streamlit's own state attributes).
 IDLE_JS = (
@@ -48,6 +54,33 @@ STATE_JS = (
     " return app ? 'connection ' + app.getAttribute('data-test-connection-state')"
     " + ', script ' + app.getAttribute('data-test-script-state') : 'no app'; }"
 )
+
+
+def idle(page: Any) -> None:
+    """Wait until the connected app's script run has finished (Streamlit's own state flag).
+
+    Call it after waiting for something the new run renders (or writes), so that a run which
+    has not started yet is not mistaken for one that has finished.
+    """
+    page.wait_for_function(IDLE_JS, timeout=WAIT_S * 1000)
+
+
+def nav(page: Any, name: str, slug: str) -> None:
+    """Move to another page through the sidebar (the session, and its sign-in, stay)."""
+    sidebar = page.locator('[data-testid="stSidebarNav"]')
+    link = sidebar.get_by_role("link", name=name, exact=True)
+    more = page.locator('[data-testid="stSidebarNavViewButton"]')
+    if not link.count() and more.count() and "more" in more.inner_text():
+        more.click()  # the navigation lists the first pages; the rest behind "View N more"
+    link.click()
+    page.wait_for_url(re.compile(rf"/{slug}(\?.*)?$"))
+    page.get_by_role("heading", level=1, name=name).wait_for()
+    idle(page)
+
+
+def signed_in_as(page: Any, name: str) -> None:
+    """Wait until the sidebar says ``name`` is signed in."""
+    page.locator('[data-testid="stSidebar"]').get_by_text(f"Signed in as {name}").wait_for()
 
 
 def missing(what: str) -> None:
@@ -104,45 +137,14 @@ def _healthy(base: str) -> bool:
 @contextlib.contextmanager
 def streamlit_app(db_path: Path | str, log_path: Path) -> Iterator[str]:
     """``streamlit run app.py`` on a free loopback port over ``db_path`` (a SQLite path or a
-    PostgreSQL URL, given as ``$WORKBENCH_DB``); yields the base URL.
+    PostgreSQL URL, given as ``$WORKBENCH_DB``): the one server of :func:`streamlit_servers`;
+    yields the base URL.
 
     The server's output goes to ``log_path`` (a file, not a pipe: a full pipe would block it);
     a server that does not start fails the test with the log's tail.
     """
-    env = {
-        **os.environ,
-        "WORKBENCH_DB": str(db_path),
-        "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false",
-    }
-    port = free_port()
-    with open(log_path, "wb") as log:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port)]
-            + ["--server.address", "127.0.0.1", "--server.headless", "true"],
-            cwd=ROOT,
-            env=env,
-            stdout=log,
-            stderr=subprocess.STDOUT,
-        )
-        base = f"http://127.0.0.1:{port}"
-        try:
-            wait_for(
-                lambda: _healthy(base) or proc.poll() is not None, STARTUP_S, "streamlit to start"
-            )
-            if proc.poll() is not None:
-                raise AssertionError(f"streamlit exited with {proc.returncode}")
-        except AssertionError as exc:
-            proc.kill()
-            pytest.fail(f"{exc}: {log_path.read_text(errors='replace')[-2000:]}")
-        try:
-            yield base
-        finally:
-            proc.terminate()
-            try:
-                proc.wait(20)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait(20)
+    with streamlit_servers(db_path, [log_path]) as [base]:
+        yield base
 
 
 @contextlib.contextmanager

@@ -17,7 +17,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from pg_server import pg_built, pg_migrated, pg_server, pg_template_copy  # noqa: F401  (fixtures)
+from pg_server import (  # noqa: F401  (fixtures, for every test; not module_backend: opt-in)
+    init_location,
+    module_db_location,
+    module_db_path,
+    pg_built,
+    pg_migrated,
+    pg_server,
+    pg_template_copy,
+)
 
 from core.store.database import open_db
 from core.store.engine import Database

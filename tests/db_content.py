@@ -1,15 +1,19 @@
-"""What a test compares to prove "nothing was written", on either backend (issue 25).
+"""What is in a test database, to prove "nothing was written" on either backend (issue 25): the
+one place that answers it.
 
-On SQLite: the database file's bytes after folding the WAL in (a checkpoint changes no content),
-as strict as before. On PostgreSQL, where there is no file to read: every row of every table,
-sorted (a write that changed, added or removed a row shows).
+On SQLite: the database file's bytes, as strict as before (:func:`snapshot` folds the WAL in
+first, a checkpoint changes no content; :func:`database_digest` reads a closed database, whose
+last connection already did). On PostgreSQL, where there is no file to read: every row of every
+table, sorted (:func:`all_rows`: a write that changed, added or removed a row shows; a
+rolled-back insert may still advance a sequence, which is not stored data).
 """
 
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
 
-from core.store.database import postgres_url
+from core.store.database import open_db, postgres_url
 from core.store.engine import Database
 
 
@@ -22,11 +26,25 @@ def all_rows(db: Database) -> dict[str, list[str]]:
 
 
 def snapshot(db: Database, location: Path | str) -> bytes | dict[str, list[str]]:
-    """The database's content: the file's bytes (SQLite) or :func:`all_rows` (PostgreSQL)."""
+    """The content of the open database ``db`` at ``location``: the file's bytes after a
+    checkpoint (SQLite) or :func:`all_rows` (PostgreSQL)."""
     if postgres_url(location) is not None:
         return all_rows(db)
     db.execute("pragma wal_checkpoint(TRUNCATE)")
     return Path(location).read_bytes()
+
+
+def database_digest(location: Path | str) -> str:
+    """SHA-256 of the content of the database at ``location``, no connection of the caller's
+    open: the file's bytes (SQLite), or :func:`all_rows` read over a connection of its own that
+    neither migrates nor writes (PostgreSQL)."""
+    if postgres_url(location) is None:
+        return hashlib.sha256(Path(location).read_bytes()).hexdigest()
+    db = open_db(location, migrate=False)
+    try:
+        return hashlib.sha256(repr(all_rows(db)).encode()).hexdigest()
+    finally:
+        db.close()
 
 
 def stored_blobs(db: Database, location: Path | str) -> list[bytes]:

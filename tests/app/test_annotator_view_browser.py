@@ -11,9 +11,15 @@ import re
 from pathlib import Path
 
 import pytest
-from browser_server import IDLE_JS, require_browser, scaled, streamlit_app, wait_for
+from browser_server import (
+    WAIT_S,
+    idle,
+    require_browser,
+    streamlit_app,
+    wait_for,
+)
 from browser_support import build_fixture_db
-from pg_server import module_backend, module_database  # noqa: F401 (fixtures: one per backend)
+from pg_server import module_backend  # noqa: F401  (fixture: one backend per module)
 
 from core.corpus.evaluation_layouts import read_prd_vicuna80
 from core.corpus.evaluations import store_evaluation
@@ -22,7 +28,6 @@ from core.store.database import open_db
 pytestmark = pytest.mark.browser
 ROOT = Path(__file__).resolve().parents[2]
 SHOTS = ROOT / "test-output" / "screenshots"
-WAIT_S = scaled(90)
 CODE_ITEM = "vicuna80-62"  # "Implement a Python function to find the longest common subsequence"
 VERDICTS = ("A", "B", "Equal", "None")
 #: True when some element inside the button is cut (its content wider than its box)
@@ -56,10 +61,6 @@ def _count(db_path: Path | str, sql: str) -> int:
         db.conn.close()
 
 
-def _idle(page) -> None:
-    page.wait_for_function(IDLE_JS, timeout=WAIT_S * 1000)
-
-
 def _verdict(page, label: str):
     return page.get_by_role("button", name=re.compile("^" + re.escape(label) + r"(\s|$)"))
 
@@ -68,7 +69,7 @@ def _open(page, base: str, path: str) -> None:
     page.goto(f"{base}/{path}")
     page.locator("h1").first.wait_for()
     page.get_by_text("Signed in as").wait_for()
-    _idle(page)
+    idle(page)
 
 
 def test_code_renders_as_code_and_the_buttons_fit(app):
@@ -133,7 +134,7 @@ def test_every_decision_by_keyboard_after_a_radio_click_and_after_typing(app):
                 what="Accept by key after radio clicks",
             )
             page.get_by_text(re.compile("Stored: Accept on")).wait_for()
-            _idle(page)
+            idle(page)
 
             _open(page, base, "Side_by_side?name=alice")
             page.get_by_role("heading", name="Answer A").wait_for()
@@ -150,6 +151,6 @@ def test_every_decision_by_keyboard_after_a_radio_click_and_after_typing(app):
             assert _count(db_path, human + " and verdict = 'B' and rationale = '1'") == 1, (
                 "the verdict keeps the rationale typed"
             )
-            _idle(page)
+            idle(page)
         finally:
             browser.close()

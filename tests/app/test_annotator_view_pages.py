@@ -6,23 +6,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-from browser_support import build_prd_db, unescaped
-from pg_server import built_database
+from browser_support import unescaped
 from streamlit.testing.v1 import AppTest
 
 ROOT = Path(__file__).resolve().parents[2]
 CODE_ITEM = "vicuna80-62"  # "Implement a Python function to find the longest common subsequence"
 NO_SOURCE = "This item has no source document."
-
-
-@pytest.fixture
-def prd_db(backend, request, monkeypatch) -> Path | str:
-    """The fixture database plus the PRD Vicuna80 demo (on PostgreSQL a copy of one built once
-    per session)."""
-    path, _ = built_database(request, "prd_db", build_prd_db)
-    monkeypatch.setenv("WORKBENCH_DB", str(path))
-    return path
 
 
 def page(path: str, **params: str) -> AppTest:

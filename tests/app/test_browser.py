@@ -15,9 +15,17 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
-from browser_server import IDLE_JS, free_port, require_browser, scaled, streamlit_app, wait_for
+from browser_server import (
+    IDLE_JS,
+    WAIT_S,
+    free_port,
+    idle,
+    require_browser,
+    streamlit_app,
+    wait_for,
+)
 from browser_support import build_fixture_db
-from pg_server import module_backend, module_database  # noqa: F401 (fixtures: one per backend)
+from pg_server import module_backend  # noqa: F401  (fixture: one backend per module)
 
 from core.store.database import open_db
 
@@ -41,8 +49,6 @@ TITLES = {
     "Run": "Run an experiment",
     "Cross lingual": "Cross-lingual",
 }
-# Generous limits: CI runs the whole suite on 2 shared cores. Waits return as soon as they can.
-WAIT_S = scaled(90)
 
 
 class _Recorder(BaseHTTPRequestHandler):
@@ -108,16 +114,7 @@ def _skip_then_undo(page, db_path: Path | str, table: str, column: str) -> None:
             ),
             what=f"key {key} on {table}",
         )
-        _idle(page)
-
-
-def _idle(page) -> None:
-    """Wait until the connected app's script run has finished (Streamlit's own state flag).
-
-    Call it after waiting for something the new run renders (or writes), so that a run which
-    has not started yet is not mistaken for one that has finished.
-    """
-    page.wait_for_function(IDLE_JS, timeout=WAIT_S * 1000)
+        idle(page)
 
 
 def _goto(page, name: str) -> None:
@@ -126,7 +123,7 @@ def _goto(page, name: str) -> None:
     # open mode keeps ?name=... in the query (a token link leaves the URL once used)
     page.wait_for_url(re.compile(rf"/{slug}(\?.*)?$" if slug else r":\d+/?(\?.*)?$"))
     page.get_by_role("heading", level=1, name=re.compile(TITLES.get(name, name))).wait_for()
-    _idle(page)
+    idle(page)
 
 
 def _comparisons(page) -> int:
@@ -157,14 +154,14 @@ def test_annotation_flows_in_a_real_browser(app, trap, chromium_path):
             page.set_default_timeout(WAIT_S * 1000)
             page.goto(base)
             page.get_by_text("Needs human attention").wait_for()
-            _idle(page)
+            idle(page)
             page.screenshot(path=str(SHOTS / "00_overview.png"), full_page=True)
 
             # Sign in
             page.get_by_label("Annotator name").fill("alice")
             page.get_by_role("button", name="Sign in").click()
             page.get_by_text("Signed in as").wait_for()
-            _idle(page)
+            idle(page)
 
             # Review a question
             _goto(page, "Review questions")
@@ -178,13 +175,13 @@ def test_annotation_flows_in_a_real_browser(app, trap, chromium_path):
                 ).click()
             page.get_by_role("button", name=re.compile(r"^Save edit")).click()  # no edit typed
             page.get_by_text(re.compile("Save edit: nothing was stored")).wait_for()
-            _idle(page)
+            idle(page)
             assert _count(db_path, "select count(*) from reviews") == 0
             page.get_by_role("button", name=re.compile(r"^Accept")).click()
             wait_for(lambda: _count(db_path, "select count(*) from reviews") == 1, what="review")
             page.get_by_text(re.compile(r"Stored: Accept on .* now accepted")).wait_for()
             assert _count(db_path, "select count(*) from reviews where decision = 'accept'") == 1
-            _idle(page)
+            idle(page)
             _skip_then_undo(page, db_path, "reviews", "decision")  # keys s, u; accept stays
             page.screenshot(path=str(SHOTS / "01_review_questions.png"), full_page=True)
 
@@ -196,14 +193,14 @@ def test_annotation_flows_in_a_real_browser(app, trap, chromium_path):
             page.get_by_label("Corrected reference answer (if the reference is wrong)").press(
                 "Enter"
             )
-            _idle(page)
+            idle(page)
             page.locator("h1").first.click()  # focus the page, not the text box
             page.keyboard.press("1")  # Reference answer wrong
             wait_for(
                 lambda: _count(db_path, "select count(*) from dispute_resolutions") == 1,
                 what="dispute resolution",
             )
-            _idle(page)
+            idle(page)
             _skip_then_undo(page, db_path, "dispute_resolutions", "resolution")
             page.screenshot(path=str(SHOTS / "02_disputes.png"), full_page=True)
 
@@ -212,7 +209,7 @@ def test_annotation_flows_in_a_real_browser(app, trap, chromium_path):
             watcher.set_default_timeout(WAIT_S * 1000)
             watcher.goto(base)
             watcher.get_by_text("Needs human attention").wait_for()
-            _idle(watcher)
+            idle(watcher)
             _goto(watcher, "Leaderboard")
             watcher.get_by_text(re.compile(r"\d+ comparisons over")).first.wait_for()
             before = _comparisons(watcher)
@@ -238,7 +235,7 @@ def test_annotation_flows_in_a_real_browser(app, trap, chromium_path):
             wait_for(lambda: _comparisons(watcher) == before + 1, what="live leaderboard update")
             live_s = time.monotonic() - t0
             page.get_by_text(re.compile(r"Stored: A better on")).wait_for()
-            _idle(page)
+            idle(page)
             assert page.evaluate(
                 "() => { const m = document.querySelector('[data-testid=\"stMain\"]');"
                 " return !m || m.scrollTop === 0; }"
@@ -256,7 +253,7 @@ def test_annotation_flows_in_a_real_browser(app, trap, chromium_path):
                     ),
                     what=f"key {key}",
                 )
-                _idle(page)
+                idle(page)
             page.locator("h1").first.click()
             page.keyboard.press("u")  # undo the skip
             wait_for(
@@ -266,7 +263,7 @@ def test_annotation_flows_in_a_real_browser(app, trap, chromium_path):
                 ),
                 what="undo",
             )
-            _idle(page)
+            idle(page)
             assert (
                 _count(
                     db_path,

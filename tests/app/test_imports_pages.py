@@ -4,9 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-from browser_support import build_fixture_db, build_prd_db, unescaped
-from pg_server import built_database
+from browser_support import build_fixture_db, unescaped
 from streamlit.testing.v1 import AppTest
 
 from core.annotation.pairwise import split_pair_key
@@ -15,15 +13,6 @@ from core.store.database import open_db
 from core.views.agreement_pairs import UNIT_RULE
 
 ROOT = Path(__file__).resolve().parents[2]
-
-
-@pytest.fixture
-def prd_db(backend, request, monkeypatch) -> Path | str:
-    """The fixture database plus the PRD Vicuna80 demo (on PostgreSQL a copy of one built once
-    per session)."""
-    path, _ = built_database(request, "prd_db", build_prd_db)
-    monkeypatch.setenv("WORKBENCH_DB", str(path))
-    return path
 
 
 def page(path: str) -> AppTest:

@@ -24,7 +24,7 @@ from urllib.parse import quote_plus
 import pytest
 from browser_server import CHROMIUM, IDLE_JS, free_port, require_browser, scaled, streamlit_app
 from browser_support import DOC, build_fixture_db
-from pg_server import module_backend, module_database  # noqa: F401 (fixtures: one per backend)
+from pg_server import module_backend  # noqa: F401  (fixture: one backend per module)
 
 from core.annotation.base import required_annotations
 from core.corpus.documents import upsert_document

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 from browser_support import build_fixture_db, unescaped
-from pg_server import module_backend, module_database  # noqa: F401 (fixtures: one per backend)
+from pg_server import module_backend  # noqa: F401  (fixture: one backend per module)
 from streamlit.testing.v1 import AppTest
 
 from app_support import frame, signin

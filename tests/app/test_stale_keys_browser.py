@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 import pytest
 from browser_server import IDLE_JS, require_browser, streamlit_app, wait_for
 from browser_support import build_fixture_db
-from pg_server import module_backend, module_database  # noqa: F401 (fixtures: one per backend)
+from pg_server import module_backend  # noqa: F401  (fixture: one backend per module)
 
 from core.store.database import open_db
 

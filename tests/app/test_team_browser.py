@@ -21,22 +21,23 @@ from __future__ import annotations
 import csv
 import json
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from browser_server import (
     CHROMIUM,
-    IDLE_JS,
     STATE_JS,
+    WAIT_S,
+    idle,
+    nav,
     require_browser,
-    scaled,
+    signed_in_as,
     streamlit_app,
     wait_for,
 )
 from browser_support import build_fixture_db
-from pg_server import module_backend, module_database  # noqa: F401 (fixtures: one per backend)
+from cli_run import cli_stdout
+from pg_server import module_backend  # noqa: F401  (fixture: one backend per module)
 
 from core.annotation.adjudication import disagreements
 from core.annotation.pairwise import split_pair_key
@@ -47,7 +48,6 @@ from core.store.settings import update_setting
 pytestmark = pytest.mark.browser
 ROOT = Path(__file__).resolve().parents[2]
 SHOTS = ROOT / "test-output" / "screenshots"
-WAIT_S = scaled(90)
 #: verdict -> (button label on Side by side, its keyboard shortcut)
 VERDICTS = {
     "A": ("A", "1"),
@@ -74,17 +74,6 @@ def _count(db_path: Path | str, sql: str) -> int:
         db.conn.close()
 
 
-def _cli(db_path: Path | str, *argv: str) -> str:
-    out = subprocess.run(
-        [sys.executable, "-m", "core", "--db", str(db_path), *argv],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    return out.stdout
-
-
 @pytest.fixture(scope="module")
 def server(tmp_path_factory, module_db_path):
     require_browser()
@@ -101,37 +90,16 @@ def server(tmp_path_factory, module_db_path):
             qid, s1, s2 = split_pair_key(key)
             out.writerow([qid, s1, s2, "human:crowd#", "A"])
     db.conn.close()
-    _cli(db_path, "import-judgments", str(crowd))
+    cli_stdout(db_path, "import-judgments", str(crowd))
     log_path = tmp / "streamlit.log"
     with streamlit_app(db_path, log_path) as base:
         yield base, db_path, log_path
 
 
-def _idle(page) -> None:
-    page.wait_for_function(IDLE_JS, timeout=WAIT_S * 1000)
-
-
 def _open(page, base: str, slug: str, query: str = "") -> None:
     page.goto(f"{base}/{slug}{query}")
     page.locator('[data-testid="stSidebar"]').wait_for()
-    _idle(page)
-
-
-def _nav(page, name: str, slug: str) -> None:
-    """Move to another page through the sidebar (the session, and its sign-in, stay)."""
-    nav = page.locator('[data-testid="stSidebarNav"]')
-    link = nav.get_by_role("link", name=name, exact=True)
-    more = page.locator('[data-testid="stSidebarNavViewButton"]')
-    if not link.count() and more.count() and "more" in more.inner_text():
-        more.click()  # the navigation lists the first pages; the rest behind "View N more"
-    link.click()
-    page.wait_for_url(re.compile(rf"/{slug}(\?.*)?$"))
-    page.get_by_role("heading", level=1, name=name).wait_for()
-    _idle(page)
-
-
-def _signed_in_as(page, name: str) -> None:
-    page.locator('[data-testid="stSidebar"]').get_by_text(f"Signed in as {name}").wait_for()
+    idle(page)
 
 
 def _nobody_signed_in(page) -> None:
@@ -189,7 +157,7 @@ def _label(page, db_path: Path | str, log_path: Path, verdict: str) -> None:
     except Exception:
         page.screenshot(path=str(SHOTS / "team_failed_item.png"), full_page=True)
         raise
-    _idle(page)
+    idle(page)
     done, item = _done(page), _shown(page)
     assert len(item) == 2, item
     button = _verdict_button(page, verdict)
@@ -202,7 +170,7 @@ def _label(page, db_path: Path | str, log_path: Path, verdict: str) -> None:
         wait_for(lambda: _done(page) == done + 1, what="the progress to count it")
         # The whole run is on the page: the next item, not the one just labelled (its progress
         # and confirmation come first, the item after them: only then is the next key its own).
-        _idle(page)
+        idle(page)
         wait_for(lambda: len(_shown(page)) == 2 and _shown(page) != item, what="the next item")
     except AssertionError as exc:
         page.screenshot(path=str(SHOTS / "team_failed_verdict.png"), full_page=True)
@@ -222,7 +190,9 @@ def test_team_loop_in_a_real_browser(server):
         ("carol", "adjudicator"),
     ):
         made = json.loads(
-            _cli(db_path, "annotators", "add", name, "--role", role, "--base-url", base, "--json")
+            cli_stdout(
+                db_path, "annotators", "add", name, "--role", role, "--base-url", base, "--json"
+            )
         )
         tokens[name], links[name] = made["token"], made["link"]
         assert made["link"] == f"{base}/?token={made['token']}"
@@ -240,8 +210,8 @@ def test_team_loop_in_a_real_browser(server):
                 pages[name] = page
                 page.goto(links[name])  # the link: used once, then gone from the address bar
                 page.locator('[data-testid="stSidebar"]').wait_for()
-                _signed_in_as(page, name)
-                _idle(page)
+                signed_in_as(page, name)
+                idle(page)
                 wait_for(lambda page=page: "token" not in page.url, what="the token to leave")
                 cookie = _session_cookie(page)
                 assert cookie and cookie["sameSite"] == "Strict" and cookie["path"] == "/"
@@ -250,15 +220,15 @@ def test_team_loop_in_a_real_browser(server):
                 links_shown = page.locator('[data-testid="stSidebarNav"] a').all_inner_texts()
                 assert [t.strip() for t in links_shown][:1] == ["Overview"]
                 assert "Team" in links_shown and "app" not in [t.strip() for t in links_shown]
-                _nav(page, "Side by side", "Side_by_side")
-                _signed_in_as(page, name)
+                nav(page, "Side by side", "Side_by_side")
+                signed_in_as(page, name)
                 copied[name] = page.url
                 for i, verdict in enumerate(verdicts):
                     _label(page, db_path, log_path, verdict)
                     if i == 1:  # a reload keeps the sign-in (the cookie), with no secret in the URL
                         page.reload()
-                        _idle(page)
-                        _signed_in_as(page, name)
+                        idle(page)
+                        signed_in_as(page, name)
                         assert "token" not in page.url
                 page.screenshot(path=str(SHOTS / f"team_{name}.png"), full_page=True)
             assert _count(db_path, TEAM) == 20
@@ -272,7 +242,7 @@ def test_team_loop_in_a_real_browser(server):
             stranger.set_default_timeout(WAIT_S * 1000)
             stranger.goto(copied["alice"])
             stranger.locator('[data-testid="stSidebar"]').wait_for()
-            _idle(stranger)
+            idle(stranger)
             _nobody_signed_in(stranger)
             _writes_nothing(stranger)
             stranger.goto(links["alice"])
@@ -282,18 +252,18 @@ def test_team_loop_in_a_real_browser(server):
 
             # carol settles every disagreement; alice may not even open the page
             alice = pages["alice"]
-            _nav(alice, "Adjudication", "Adjudication")
-            _signed_in_as(alice, "alice")  # moving between pages keeps the sign-in
+            nav(alice, "Adjudication", "Adjudication")
+            signed_in_as(alice, "alice")  # moving between pages keeps the sign-in
             assert "token" not in alice.url
             alice.get_by_text("This page needs the adjudicator role").wait_for()
             carol = browser.new_page(viewport={"width": 1400, "height": 1600})
             carol.set_default_timeout(WAIT_S * 1000)
             carol.goto(links["carol"])
-            _signed_in_as(carol, "carol")
-            _nav(carol, "Adjudication", "Adjudication")
+            signed_in_as(carol, "carol")
+            nav(carol, "Adjudication", "Adjudication")
             settled = 0
             while carol.get_by_role("button", name="Settle").count():
-                _idle(carol)
+                idle(carol)
                 labels = carol.locator('[data-testid="stTable"]').first
                 wait_for(
                     lambda labels=labels: "alice" in labels.inner_text(),
@@ -314,7 +284,7 @@ def test_team_loop_in_a_real_browser(server):
                     what="adjudication",
                 )
                 carol.get_by_text("is now the item's gold label").wait_for()
-                _idle(carol)
+                idle(carol)
             assert settled >= 1
             carol.get_by_text("No side-by-side disagreements to settle").wait_for()
             db = open_db(db_path)
@@ -329,7 +299,7 @@ def test_team_loop_in_a_real_browser(server):
             carol.screenshot(path=str(SHOTS / "team_carol.png"), full_page=True)
 
             # Agreement: alice-bob kappa with an interval, and each against gold
-            _nav(carol, "Agreement", "Agreement")
+            nav(carol, "Agreement", "Agreement")
             block = carol.get_by_text("Agreement between people and with gold")
             block.wait_for()
             block.scroll_into_view_if_needed()
@@ -350,16 +320,16 @@ def test_team_loop_in_a_real_browser(server):
 
             # nobody writes without a valid sign-in
             n = _count(db_path, HUMAN)
-            _cli(db_path, "annotators", "revoke", "bob")
+            cli_stdout(db_path, "annotators", "revoke", "bob")
             bob = pages["bob"]
             bob.reload()
-            _idle(bob)
+            idle(bob)
             bob.get_by_text("no longer valid").or_(bob.get_by_text("revoked")).first.wait_for()
             _writes_nothing(bob)
             assert bob.get_by_text("Signed in as").count() == 0
             bob.locator("h1").first.click()
             bob.keyboard.press(VERDICTS["A"][1])  # the shortcut of a button no longer there
-            _idle(bob)
+            idle(bob)
             stranger = browser.new_page()
             stranger.set_default_timeout(WAIT_S * 1000)
             _open(stranger, base, "Side_by_side", "?token=0123456789ab.wrong")
@@ -380,7 +350,7 @@ def test_team_loop_in_a_real_browser(server):
             for step in ("back", "back", "reload"):
                 alice.go_back() if step == "back" else alice.reload()
                 alice.locator('[data-testid="stSidebar"]').wait_for()
-                _idle(alice)
+                idle(alice)
                 _nobody_signed_in(alice)
                 _writes_nothing(alice)
             alice.goto(links["alice"])

@@ -27,8 +27,6 @@ from __future__ import annotations
 import csv
 import json
 import re
-import subprocess
-import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -37,14 +35,17 @@ from typing import Any
 import pytest
 from browser_server import (
     CHROMIUM,
-    IDLE_JS,
     STATE_JS,
+    WAIT_S,
+    idle,
+    nav,
     require_browser,
-    scaled,
+    signed_in_as,
     streamlit_servers,
     wait_for,
 )
 from browser_support import build_fixture_db
+from cli_run import cli_stdout
 from pg_server import _database
 
 from core.annotation.adjudication import disagreements, settled
@@ -60,7 +61,6 @@ from core.views.team import overlap_summary, team_table
 pytestmark = pytest.mark.browser
 ROOT = Path(__file__).resolve().parents[2]
 SHOTS = ROOT / "test-output" / "screenshots"
-WAIT_S = scaled(90)
 TASK = "side-by-side"
 #: verdict -> (button label on Side by side, its keyboard shortcut); Equal and None only, so a
 #: verdict means the same whichever answer each person was shown first
@@ -73,17 +73,6 @@ HUMAN = "select count(*) from judgments where rater_kind = 'human'"
 #: Items with one imported crowd verdict each (of the fixture's 21 side-by-side items)
 CROWD_ITEMS = 12
 PEOPLE = (("alice", "annotator"), ("bob", "annotator"), ("carol", "adjudicator"))
-
-
-def _cli(db: str | Path, *argv: str) -> str:
-    out = subprocess.run(
-        [sys.executable, "-m", "core", "--db", str(db), *argv],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    return out.stdout
 
 
 @pytest.fixture(scope="module")
@@ -112,13 +101,14 @@ def databases(request, tmp_path_factory):
         for key in keys:
             qid, s1, s2 = split_pair_key(key)
             out.writerow([qid, s1, s2, "human:crowd#", "A"])
-    _cli(path, "import-judgments", str(crowd))
+    cli_stdout(path, "import-judgments", str(crowd))
+    add = ("annotators", "add")
     tokens = {
-        name: json.loads(_cli(path, "annotators", "add", name, "--role", role, "--json"))["token"]
+        name: json.loads(cli_stdout(path, *add, name, "--role", role, "--json"))["token"]
         for name, role in PEOPLE
     }
     with _database(server) as url:
-        _cli(path, "migrate-db", str(path), url)  # the same rows, ids kept, verified
+        cli_stdout(path, "migrate-db", str(path), url)  # the same rows, ids kept, verified
         yield path, url, tokens
 
 
@@ -137,27 +127,6 @@ def browser():
             chromium.close()
 
 
-def _idle(page) -> None:
-    page.wait_for_function(IDLE_JS, timeout=WAIT_S * 1000)
-
-
-def _nav(page, name: str, slug: str) -> None:
-    """Move to another page through the sidebar (the session, and its sign-in, stay)."""
-    nav = page.locator('[data-testid="stSidebarNav"]')
-    link = nav.get_by_role("link", name=name, exact=True)
-    more = page.locator('[data-testid="stSidebarNavViewButton"]')
-    if not link.count() and more.count() and "more" in more.inner_text():
-        more.click()  # the navigation lists the first pages; the rest behind "View N more"
-    link.click()
-    page.wait_for_url(re.compile(rf"/{slug}(\?.*)?$"))
-    page.get_by_role("heading", level=1, name=name).wait_for()
-    _idle(page)
-
-
-def _signed_in_as(page, name: str) -> None:
-    page.locator('[data-testid="stSidebar"]').get_by_text(f"Signed in as {name}").wait_for()
-
-
 def _person(browser, base: str, name: str, token: str):
     """A new browser context (own cookies) signed in with ``name``'s one-time link on ``base``."""
     context = browser.new_context(viewport={"width": 1400, "height": 1600})
@@ -165,8 +134,8 @@ def _person(browser, base: str, name: str, token: str):
     page.set_default_timeout(WAIT_S * 1000)
     page.goto(f"{base}/?token={token}")
     page.locator('[data-testid="stSidebar"]').wait_for()
-    _signed_in_as(page, name)
-    _idle(page)
+    signed_in_as(page, name)
+    idle(page)
     wait_for(lambda: "token" not in page.url, what="the token to leave")
     return page
 
@@ -189,13 +158,13 @@ def _press(page, key: str, count: Callable[[], int], what: str, log: Path) -> fr
     before = count()
     try:
         page.get_by_role("heading", name="Answer A").wait_for()
-        _idle(page)
+        idle(page)
         item = _shown(page)
         assert len(item) == 2, item
         page.locator("h1").first.click()  # focus the page, not the rationale field
         page.keyboard.press(key)
         wait_for(lambda: count() == before + 1, what=what)
-        _idle(page)
+        idle(page)
         wait_for(lambda: len(_shown(page)) == 2 and _shown(page) != item, what="the next item")
     except AssertionError as exc:
         page.screenshot(path=str(SHOTS / "two_servers_failed.png"), full_page=True)
@@ -225,12 +194,12 @@ def _team_run(
     shown: dict[str, Any] = {}
     try:
         carol = _person(browser, first, "carol", tokens["carol"])
-        _nav(carol, "Team", "Team")
+        nav(carol, "Team", "Team")
         wait_for(lambda: _metric(carol, "Items started") == "0", what="no item started yet")
         alice = _person(browser, first, "alice", tokens["alice"])
-        _nav(alice, "Side by side", "Side_by_side")
+        nav(alice, "Side by side", "Side_by_side")
         bob = _person(browser, second, "bob", tokens["bob"])
-        _nav(bob, "Side by side", "Side_by_side")
+        nav(bob, "Side by side", "Side_by_side")
         head = _shown(bob)
         assert _shown(alice) == head  # one shared order: the same first item for both
         shown["bob_done_before"] = _done(bob)
@@ -244,8 +213,8 @@ def _team_run(
         # server 2 sees them: bob's reloaded page offers alice's first labelled item, not the
         # item of the shared order's head (which nobody labelled)
         bob.reload()
-        _idle(bob)
-        _signed_in_as(bob, "bob")
+        idle(bob)
+        signed_in_as(bob, "bob")
         wait_for(lambda: _shown(bob) == alice_items[0], what="bob offered alice's item first")
         bob_items = [_press(bob, VERDICTS[v][1], count, f"bob's {v}", logs[-1]) for v in BOB]
         assert bob_items == alice_items  # overlap forms between the two servers' people
@@ -253,17 +222,17 @@ def _team_run(
 
         # server 1 sees server 2's writes (the Team page's cached view included)
         carol.reload()
-        _idle(carol)
-        _signed_in_as(carol, "carol")
+        idle(carol)
+        signed_in_as(carol, "carol")
         wait_for(lambda: _metric(carol, "Items with k labels") == str(N), what="overlap on Team")
         shown["team_started"] = _metric(carol, "Items started")
 
         # carol's session cookie (from server 1) signs her in on server 2 too
         carol.goto(f"{second}/Adjudication")
         carol.locator('[data-testid="stSidebar"]').wait_for()
-        _signed_in_as(carol, "carol")
+        signed_in_as(carol, "carol")
         carol.get_by_role("heading", level=1, name="Adjudication").wait_for()
-        _idle(carol)
+        idle(carol)
         settled_n = 0
         while carol.get_by_role("button", name="Settle").count():
             labels = carol.locator('[data-testid="stTable"]').first
@@ -281,7 +250,7 @@ def _team_run(
                 what="the adjudication",
             )
             carol.get_by_text("is now the item's gold label").wait_for()
-            _idle(carol)
+            idle(carol)
         carol.get_by_text("No side-by-side disagreements to settle").wait_for()
         shown["settled_on_page"] = settled_n
         for page in (alice, bob, carol):

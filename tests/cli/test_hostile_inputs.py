@@ -10,17 +10,19 @@ case must end with exit status 0 (real names: accents, spaces, punctuation, ``|`
 from __future__ import annotations
 
 import codecs
-import contextlib
-import io
 import json
 import unicodedata
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from pg_server import copy_database, database_digest, module_database_place, unchanged_copy
+from cli_run import run_cli
+from db_content import database_digest
+from pg_server import (  # noqa: F401  (module_backend: the template is built once per backend)
+    copy_database,
+    module_backend,
+    unchanged_copy,
+)
 
-from core.__main__ import main
 from core.store.database import open_db
 
 BOOK = "The Lighthouse\n\nAnsel Brand kept the lighthouse. His telescope was named Orion.\n" * 20
@@ -257,45 +259,28 @@ ACCEPTED: list[tuple[str, dict[str, str | bytes], list[str]]] = [
 ]
 
 
-def _cli(argv: list[str]) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        try:
-            code = main(argv)
-        except SystemExit as exc:  # argparse rejects a value: exit 2 with a usage line
-            code = exc.code if isinstance(exc.code, int) else 1
-    return code, out.getvalue(), err.getvalue()
-
-
-@pytest.fixture(scope="module", params=("sqlite", "postgresql"))
-def backend(request) -> str:
-    """Module-scoped here (tests/conftest.py's is per test): the template is built once per
-    backend."""
-    return str(request.param)
-
-
 @pytest.fixture(scope="module")
-def template(backend, tmp_path_factory, request) -> Iterator[Path | str]:
+def template(tmp_path_factory, module_db_location) -> Path | str:
     """A database with a book, two questions, answers of gpt4 and s1, and alice's verdict."""
     folder = tmp_path_factory.mktemp("template")
     (folder / "b.txt").write_text(BOOK, encoding="utf-8")
-    with module_database_place(backend, folder, request) as location:
-        db = str(location)
-        assert _cli(["--db", db, "init"])[0] == 0
-        assert _cli(["--db", db, "import-book", str(folder / "b.txt")])[0] == 0
-        (folder / "q.csv").write_text(
-            "question,document_id,answers,id\nWho kept it?,book:b,Ansel Brand,q1\n"
-            "What was it called?,book:b,Orion,q2\n",
-            encoding="utf-8",
-        )
-        assert _cli(["--db", db, "import-questions", str(folder / "q.csv")])[0] == 0
-        (folder / "a.csv").write_text(
-            ANSWERS + "q1,gpt4,Brand\nq1,s1,Ansel\nq2,gpt4,Orion\nq2,s1,Orion\n", encoding="utf-8"
-        )
-        assert _cli(["--db", db, "import-answers", str(folder / "a.csv")])[0] == 0
-        (folder / "j.csv").write_text(PLAIN + "q1,gpt4,s1,A,human:alice\n", encoding="utf-8")
-        assert _cli(["--db", db, "import-judgments", str(folder / "j.csv")])[0] == 0
-        yield location
+    location = module_db_location("w")
+    db = str(location)
+    assert run_cli(["--db", db, "init"])[0] == 0
+    assert run_cli(["--db", db, "import-book", str(folder / "b.txt")])[0] == 0
+    (folder / "q.csv").write_text(
+        "question,document_id,answers,id\nWho kept it?,book:b,Ansel Brand,q1\n"
+        "What was it called?,book:b,Orion,q2\n",
+        encoding="utf-8",
+    )
+    assert run_cli(["--db", db, "import-questions", str(folder / "q.csv")])[0] == 0
+    (folder / "a.csv").write_text(
+        ANSWERS + "q1,gpt4,Brand\nq1,s1,Ansel\nq2,gpt4,Orion\nq2,s1,Orion\n", encoding="utf-8"
+    )
+    assert run_cli(["--db", db, "import-answers", str(folder / "a.csv")])[0] == 0
+    (folder / "j.csv").write_text(PLAIN + "q1,gpt4,s1,A,human:alice\n", encoding="utf-8")
+    assert run_cli(["--db", db, "import-judgments", str(folder / "j.csv")])[0] == 0
+    return location
 
 
 def _run(
@@ -311,7 +296,7 @@ def _run(
         else:
             path.write_text(content, encoding="utf-8", newline="")
     before = database_digest(db_path)
-    code, out, err = _cli(["--db", str(db_path), *[a.format(t=tmp_path) for a in argv]])
+    code, out, err = run_cli(["--db", str(db_path), *[a.format(t=tmp_path) for a in argv]])
     return db_path, before, code, out, err
 
 

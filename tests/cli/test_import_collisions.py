@@ -5,16 +5,18 @@ accounts: never). Each case runs on SQLite and on PostgreSQL."""
 
 from __future__ import annotations
 
-import contextlib
-import io
 import json
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from pg_server import copy_database, database_digest, module_database_place, unchanged_copy
+from cli_run import run_cli
+from db_content import database_digest
+from pg_server import (  # noqa: F401  (module_backend: the template is built once per backend)
+    copy_database,
+    module_backend,
+    unchanged_copy,
+)
 
-from core.__main__ import main
 from core.store.accounts import create_account
 from core.store.connection import dumps, transaction, utcnow
 from core.store.database import open_db
@@ -24,42 +26,25 @@ OTHER = "A Different Book\n\nNothing here is about a lighthouse at all, said the
 HEADER = "question,document_id,answers,id\n"
 
 
-def _cli(argv: list[str]) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        try:
-            code = main(argv)
-        except SystemExit as exc:
-            code = exc.code if isinstance(exc.code, int) else 1
-    return code, out.getvalue(), err.getvalue()
-
-
-@pytest.fixture(scope="module", params=("sqlite", "postgresql"))
-def backend(request) -> str:
-    """Module-scoped here (tests/conftest.py's is per test): the template is built once per
-    backend."""
-    return str(request.param)
-
-
 @pytest.fixture(scope="module")
-def template(backend, tmp_path_factory, request) -> Iterator[Path | str]:
+def template(tmp_path_factory, module_db_location) -> Path | str:
     """A book with two questions (answers and judgments on them), a NarrativeQA question, and
     the account carol."""
     folder = tmp_path_factory.mktemp("collisions")
     (folder / "b.txt").write_text(BOOK, encoding="utf-8")
-    with module_database_place(backend, folder, request) as db_path:
-        _build(folder, db_path)
-        yield db_path
+    db_path = module_db_location("w")
+    _build(folder, db_path)
+    return db_path
 
 
 def _build(folder: Path, db_path: Path | str) -> None:
-    assert _cli(["--db", str(db_path), "init"])[0] == 0
-    assert _cli(["--db", str(db_path), "import-book", str(folder / "b.txt")])[0] == 0
+    assert run_cli(["--db", str(db_path), "init"])[0] == 0
+    assert run_cli(["--db", str(db_path), "import-book", str(folder / "b.txt")])[0] == 0
     (folder / "q.csv").write_text(
         HEADER + "Who kept it?,book:b,Ansel Brand,q1\nWhat was it called?,book:b,Orion,q2\n",
         encoding="utf-8",
     )
-    assert _cli(["--db", str(db_path), "import-questions", str(folder / "q.csv")])[0] == 0
+    assert run_cli(["--db", str(db_path), "import-questions", str(folder / "q.csv")])[0] == 0
     db = open_db(db_path)
     now = utcnow()
     with transaction(db):
@@ -169,7 +154,7 @@ CASES = [
 def test_collision_is_refused_cleanly(template, tmp_path, request, files, argv, message):
     db_path = _setup(template, tmp_path, request, files, unchanged_copy)
     before = database_digest(db_path)
-    code, out, err = _cli(["--db", str(db_path), *[a.format(t=tmp_path) for a in argv]])
+    code, out, err = run_cli(["--db", str(db_path), *[a.format(t=tmp_path) for a in argv]])
     assert code == 2, (code, out, err)
     assert "Traceback" not in err + out
     error_lines = [line for line in err.splitlines() if "error:" in line]
@@ -181,7 +166,7 @@ def test_collision_is_refused_cleanly(template, tmp_path, request, files, argv, 
 def test_book_replace_lists_what_it_orphans(template, tmp_path, request):
     db_path = _setup(template, tmp_path, request, {"o.txt": OTHER})
     argv = ["--db", str(db_path), "import-book", str(tmp_path / "o.txt"), "--id", "book:b"]
-    code, out, err = _cli([*argv, "--replace"])
+    code, out, err = run_cli([*argv, "--replace"])
     assert code == 0, err
     assert "warning: book:b replaced; its 3 questions, 2 answers, 2 judgments" in err
     db = open_db(db_path)
@@ -194,7 +179,7 @@ def test_book_replace_lists_what_it_orphans(template, tmp_path, request):
 
 def test_same_book_again_is_no_collision(template, tmp_path, request):
     db_path = _setup(template, tmp_path, request, {"b.txt": BOOK})
-    code, out, err = _cli(["--db", str(db_path), "import-book", str(tmp_path / "b.txt")])
+    code, out, err = run_cli(["--db", str(db_path), "import-book", str(tmp_path / "b.txt")])
     assert code == 0, err
     assert out.startswith("unchanged") and "warning" not in err
 
@@ -203,7 +188,7 @@ def test_question_replace_takes_over_another_origins_id(template, tmp_path, requ
     db_path = _setup(
         template, tmp_path, request, {"q.csv": HEADER + "Another text?,book:b,X,nq1\n"}
     )
-    code, out, err = _cli(
+    code, out, err = run_cli(
         ["--db", str(db_path), "import-questions", str(tmp_path / "q.csv"), "--replace"]
     )
     assert code == 0, err
@@ -217,6 +202,6 @@ def test_question_replace_takes_over_another_origins_id(template, tmp_path, requ
 def test_same_questions_again_are_unchanged(template, tmp_path, request):
     files = {"q.csv": HEADER + "Who kept it?,book:b,Ansel Brand,q1\n"}
     db_path = _setup(template, tmp_path, request, files)
-    code, out, err = _cli(["--db", str(db_path), "import-questions", str(tmp_path / "q.csv")])
+    code, out, err = run_cli(["--db", str(db_path), "import-questions", str(tmp_path / "q.csv")])
     assert code == 0, err
     assert json.loads(out)["unchanged"] == 1

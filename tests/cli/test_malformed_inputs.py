@@ -8,16 +8,18 @@ every table's rows identical; each case runs on both databases).
 from __future__ import annotations
 
 import codecs
-import contextlib
-import io
 import json
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from pg_server import copy_database, database_digest, module_database_place, unchanged_copy
+from cli_run import run_cli
+from db_content import database_digest
+from pg_server import (  # noqa: F401  (module_backend: the template is built once per backend)
+    copy_database,
+    module_backend,
+    unchanged_copy,
+)
 
-from core.__main__ import main
 from core.store.connection import transaction, utcnow
 from core.store.database import open_db
 
@@ -661,57 +663,40 @@ CASES: list[tuple[str, dict[str, str | bytes], list[str], str]] = [
 ]
 
 
-def _cli(argv: list[str]) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        try:
-            code = main(argv)
-        except SystemExit as exc:  # argparse rejects a value: exit 2 with a usage line
-            code = exc.code if isinstance(exc.code, int) else 1
-    return code, out.getvalue(), err.getvalue()
-
-
-@pytest.fixture(scope="module", params=("sqlite", "postgresql"))
-def backend(request) -> str:
-    """Module-scoped here (tests/conftest.py's is per test): the template is built once per
-    backend."""
-    return str(request.param)
-
-
 @pytest.fixture(scope="module")
-def template(backend, tmp_path_factory, request) -> Iterator[Path | str]:
+def template(tmp_path_factory, module_db_location) -> Path | str:
     """A database with a book, two questions, answers and labels (q2 labelled by a person)."""
     folder = tmp_path_factory.mktemp("template")
     (folder / "b.txt").write_text(BOOK, encoding="utf-8")
-    with module_database_place(backend, folder, request) as db_path:
-        assert _cli(["--db", str(db_path), "init"])[0] == 0  # only init and demo create one
-        assert _cli(["--db", str(db_path), "import-book", str(folder / "b.txt")])[0] == 0
-        (folder / "q.csv").write_text(
-            HEADER + "Who kept it?,book:b,Ansel Brand,q1\nWhat was it called?,book:b,Orion,q2\n",
-            encoding="utf-8",
+    db_path = module_db_location("w")
+    assert run_cli(["--db", str(db_path), "init"])[0] == 0  # only init and demo create one
+    assert run_cli(["--db", str(db_path), "import-book", str(folder / "b.txt")])[0] == 0
+    (folder / "q.csv").write_text(
+        HEADER + "Who kept it?,book:b,Ansel Brand,q1\nWhat was it called?,book:b,Orion,q2\n",
+        encoding="utf-8",
+    )
+    assert run_cli(["--db", str(db_path), "import-questions", str(folder / "q.csv")])[0] == 0
+    db = open_db(db_path)
+    now = utcnow()
+    with transaction(db):
+        db.execute(
+            "insert into systems (name, model, context, created_at) "
+            "values ('s1', 'offline:extractive', 'rag', ?)",
+            [now],
         )
-        assert _cli(["--db", str(db_path), "import-questions", str(folder / "q.csv")])[0] == 0
-        db = open_db(db_path)
-        now = utcnow()
-        with transaction(db):
+        for qid, rater in (("q1", "auto:lex"), ("q2", "human:alice")):
+            answer = db.execute(
+                "insert into answers (question_id, system, text, created_at) "
+                "values (?, 's1', 'Brand', ?) returning id",
+                [qid, now],
+            ).fetchone()[0]
             db.execute(
-                "insert into systems (name, model, context, created_at) "
-                "values ('s1', 'offline:extractive', 'rag', ?)",
-                [now],
+                "insert into judgments (kind, question_id, rater, rater_kind, system, "
+                "answer_id, verdict, created_at) values ('absolute', ?, ?, ?, 's1', ?, 'yes', ?)",
+                [qid, rater, rater.split(":")[0], answer, now],
             )
-            for qid, rater in (("q1", "auto:lex"), ("q2", "human:alice")):
-                answer = db.execute(
-                    "insert into answers (question_id, system, text, created_at) "
-                    "values (?, 's1', 'Brand', ?) returning id",
-                    [qid, now],
-                ).fetchone()[0]
-                db.execute(
-                    "insert into judgments (kind, question_id, rater, rater_kind, system, "
-                    "answer_id, verdict, created_at) values ('absolute', ?, ?, ?, 's1', ?, 'yes', ?)",
-                    [qid, rater, rater.split(":")[0], answer, now],
-                )
-        db.close()
-        yield db_path
+    db.close()
+    return db_path
 
 
 def test_the_table_is_large_enough():
@@ -741,7 +726,7 @@ def test_malformed_input_is_refused_cleanly(template, tmp_path, request, files, 
         else:
             path.write_text(content, encoding="utf-8", newline="")
     before = database_digest(db_path)
-    code, out, err = _cli(["--db", str(db_path), *[a.format(t=tmp_path) for a in argv]])
+    code, out, err = run_cli(["--db", str(db_path), *[a.format(t=tmp_path) for a in argv]])
     assert code == 2, (code, out, err)
     assert "Traceback" not in err + out
     error_lines = [line for line in err.splitlines() if "error:" in line]
@@ -756,7 +741,7 @@ def test_replace_says_what_it_orphans(template, tmp_path, request):
     db_path = copy_database(template, tmp_path, request)
     path = tmp_path / "q.csv"
     path.write_text(HEADER + "Who kept the light?,book:b,Brand,q1\n", encoding="utf-8")
-    code, out, err = _cli(["--db", str(db_path), "import-questions", str(path), "--replace"])
+    code, out, err = run_cli(["--db", str(db_path), "import-questions", str(path), "--replace"])
     assert code == 0, err
     assert "warning: replaced questions keep their old 1 answer, 1 judgment" in err
     assert json.loads(out)["updated"] == 1

@@ -4,8 +4,6 @@ a served app refuses a WebSocket whose Host header is another name (DNS rebindin
 from __future__ import annotations
 
 import base64
-import contextlib
-import io
 import os
 import socket
 import subprocess
@@ -16,24 +14,14 @@ from pathlib import Path
 
 import pytest
 from browser_server import free_port
+from cli_run import run_cli
 
-from core.__main__ import main
 from core.cli.serve_commands import is_loopback, serve_command
 from core.errors import InputError
 from core.store.accounts import create_account
 from core.store.database import open_db
 
 ROOT = Path(__file__).resolve().parents[2]
-
-
-def _cli(argv: list[str]) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        try:
-            code = main(argv)
-        except SystemExit as exc:
-            code = exc.code if isinstance(exc.code, int) else 1
-    return code, out.getvalue(), err.getvalue()
 
 
 def _options(argv: list[str]) -> list[tuple[str, str]]:
@@ -78,7 +66,7 @@ def test_a_team_address_needs_host_names_and_allows_only_them():
 )
 def test_unsafe_serve_is_refused_cleanly(db_path, argv, message):
     # the database exists (db_path is migrated): the refusal is serve's own
-    code, out, err = _cli(["--db", str(db_path), *argv])
+    code, out, err = run_cli(["--db", str(db_path), *argv])
     assert code == 2 and "Traceback" not in err
     [line] = [x for x in err.splitlines() if "error:" in x]
     assert message in line
@@ -88,7 +76,7 @@ def test_dry_run_with_accounts_prints_the_command(db_path):
     db = open_db(db_path)
     create_account(db, "root", "admin")
     db.close()
-    code, out, err = _cli(
+    code, out, err = run_cli(
         ["--db", str(db_path), "serve", "--address", "0.0.0.0", "--dry-run"]
         + ["--base-url", "https://qa.example.org"]
     )

@@ -8,7 +8,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from pg_server import fresh_database
 
 import core.corpus.evaluations as evaluations
 from core.corpus.evaluation_layouts import read_judgments
@@ -67,11 +66,9 @@ def _import(location: Path | str, stage_above: int, monkeypatch) -> list[list]:
         db.close()
 
 
-def test_staged_verdicts_equal_the_one_transaction_path(
-    backend, db_path, tmp_path, request, monkeypatch
-):
+def test_staged_verdicts_equal_the_one_transaction_path(db_path, init_location, monkeypatch):
     staged = _import(db_path, 1, monkeypatch)
-    direct = _import(fresh_database(backend, tmp_path, request, "direct"), 10**9, monkeypatch)
+    direct = _import(init_location("direct"), 10**9, monkeypatch)
     assert staged == direct  # verdicts, answers and questions
     assert any(r[COLUMNS.index("answer_a_id") + 1] for r in staged[0])  # answer ids were filled
     assert len(staged[1]) > 0 and len(staged[2]) > 0

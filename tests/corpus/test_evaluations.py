@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
-from pg_server import database_digest, fresh_database
+from db_content import database_digest
 
 from core.__main__ import main
 from core.corpus.evaluation_layouts import majority, read_judgments
@@ -61,7 +61,7 @@ def test_plain_judgments_slots_raters_and_unknown_questions(db):
     assert again["judgments"] == {"inserted": 0, "unchanged": 6, "updated": 0}
 
 
-def test_slots_do_not_follow_the_file_row_order(backend, tmp_path, request):
+def test_slots_do_not_follow_the_file_row_order(init_location, tmp_path):
     """The same anonymous ratings in any row order fill the same slots (and re-importing either
     file changes nothing)."""
     rows = [
@@ -79,7 +79,7 @@ def test_slots_do_not_follow_the_file_row_order(backend, tmp_path, request):
     for name, found in (("one", rows), ("two", rows[::-1])):
         path = tmp_path / f"{name}.jsonl"
         path.write_text("".join(json.dumps(r) + "\n" for r in found), encoding="utf-8")
-        d = open_db(fresh_database(backend, tmp_path, request, name))
+        d = open_db(init_location(name))
         try:
             store_evaluation(d, read_judgments(path))
             stored.append(

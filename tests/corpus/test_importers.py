@@ -6,7 +6,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from pg_server import database_digest
+from db_content import database_digest
 
 from core.corpus.books import import_book, import_books
 from core.corpus.narrativeqa import import_narrativeqa, question_id, story_text

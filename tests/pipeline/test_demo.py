@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from pg_server import module_backend, module_db_location_fixture  # noqa: F401  (fixtures)
+from pg_server import module_backend  # noqa: F401  (fixture: one backend per module)
 from streamlit.testing.v1 import AppTest
 
 from core.cli.demo import build_demo

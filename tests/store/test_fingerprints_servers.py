@@ -10,33 +10,16 @@ write lock makes ids commit in order, so the largest id is enough there.
 
 from __future__ import annotations
 
+from pairwise_rows import judgment
+
 from core.store.connection import transaction
 from core.store.database import open_db
 from core.store.fingerprints import data_version, judgments_version
 from core.store.judgments import (
-    JudgmentKind,
-    NewJudgment,
-    RaterKind,
     insert_judgment,
     max_judgment_id,
 )
 from core.store.verdict_reads import verdict_summary
-
-
-def _verdict(rater: str) -> NewJudgment:
-    return NewJudgment(
-        kind=JudgmentKind.PAIRWISE,
-        question_id="q1",
-        rater=rater,
-        rater_kind=RaterKind.HUMAN,
-        criterion="better",
-        system_a="s1",
-        system_b="s2",
-        answer_a_id=1,
-        answer_b_id=2,
-        order_shown="ab",
-        verdict="A",
-    )
 
 
 def _raters(db) -> set[str]:
@@ -47,9 +30,9 @@ def test_a_label_committed_late_moves_every_key(seeded, db_path, backend):
     server_1, server_2, reader = (open_db(db_path) for _ in range(3))
     try:
         with transaction(server_1):
-            late = insert_judgment(server_1, _verdict("human:alice"))  # not committed yet
+            late = insert_judgment(server_1, judgment("human:alice", "A"))  # not committed yet
             if backend == "postgresql":  # another server's insert commits first, a larger id
-                assert insert_judgment(server_2, _verdict("human:bob")) > late
+                assert insert_judgment(server_2, judgment("human:bob", "A")) > late
             before = (data_version(reader), judgments_version(reader), _raters(reader))
             largest = max_judgment_id(reader)
             assert "human:alice" not in before[2]

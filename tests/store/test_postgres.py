@@ -14,6 +14,7 @@ from typing import Any
 
 import psycopg
 import pytest
+from pairwise_rows import judgment
 from pg_server import pg_migrated, pg_server, pg_template_copy  # noqa: F401  (fixtures)
 
 from core.errors import DatabaseFileError
@@ -21,9 +22,6 @@ from core.store.connection import is_busy, retry_when_busy, transaction, utcnow
 from core.store.database import applied_migrations, open_db, postgres_url, registered_migrations
 from core.store.engine import Database
 from core.store.judgments import (
-    JudgmentKind,
-    NewJudgment,
-    RaterKind,
     effective_judgments,
     insert_judgment,
     question_judgments,
@@ -132,23 +130,6 @@ def seed(db: Database) -> None:
         db["answers"].insert(
             {"question_id": "q1", "system": name, "text": f"answer {name}", "created_at": now}
         )
-
-
-def judgment(rater: str, verdict: str, supersedes: int | None = None) -> NewJudgment:
-    return NewJudgment(
-        kind=JudgmentKind.PAIRWISE,
-        question_id="q1",
-        rater=rater,
-        rater_kind=RaterKind.HUMAN,
-        criterion="better",
-        system_a="s1",
-        system_b="s2",
-        answer_a_id=1,
-        answer_b_id=2,
-        order_shown="ab",
-        verdict=verdict,
-        supersedes=supersedes,
-    )
 
 
 def test_every_migration_applies_and_tables_match_sqlite(

@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from pg_server import module_db_location  # noqa: F401  (fixture)
+from pg_server import module_backend  # noqa: F401  (fixture: one backend per module)
 from sklearn.metrics import cohen_kappa_score
 
 from core.__main__ import main
@@ -76,14 +76,8 @@ def build(tmp_path: Path, location: Path | str, name: str, reverse: bool) -> str
     return db
 
 
-@pytest.fixture(scope="module", params=("sqlite", "postgresql"))
-def backend(request):
-    """Module-scoped: the two databases are built once per backend."""
-    return request.param
-
-
 @pytest.fixture(scope="module")
-def dbs(tmp_path_factory, module_db_location):  # noqa: F811  (the fixture imported above)
+def dbs(tmp_path_factory, module_db_location):
     tmp = tmp_path_factory.mktemp("order")
     return tuple(
         build(tmp, module_db_location(name), name, reverse)

@@ -13,7 +13,7 @@ import choix
 import krippendorff
 import numpy as np
 import pytest
-from pg_server import module_db_location  # noqa: F401  (fixture)
+from pg_server import module_backend  # noqa: F401  (fixture: one backend per module)
 from sklearn.metrics import cohen_kappa_score
 from statsmodels.stats.inter_rater import aggregate_raters, fleiss_kappa
 
@@ -40,14 +40,8 @@ def raw(kind: str) -> dict[tuple[int, str, str], list[int]]:
     return out
 
 
-@pytest.fixture(scope="module", params=("sqlite", "postgresql"))
-def backend(request):
-    """Module-scoped: the PRD database is built once per backend."""
-    return request.param
-
-
 @pytest.fixture(scope="module")
-def db(module_db_location):  # noqa: F811  (the fixture imported above)
+def db(module_db_location):
     database = open_db(module_db_location("prd"))
     store_evaluation(database, read_prd_vicuna80(PRD))
     yield database

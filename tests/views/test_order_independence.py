@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
-from pg_server import module_db_location  # noqa: F401  (fixture)
+from pg_server import module_backend  # noqa: F401  (fixture: one backend per module)
 
 from core.corpus.evaluation_layouts import read_judgments
 from core.corpus.evaluations import store_evaluation
@@ -65,14 +65,8 @@ def _rows() -> list[dict[str, str]]:
     return out
 
 
-@pytest.fixture(scope="module", params=("sqlite", "postgresql"))
-def backend(request):
-    """Module-scoped: the two databases are built once per backend."""
-    return request.param
-
-
 @pytest.fixture(scope="module")
-def two_orders(tmp_path_factory, module_db_location):  # noqa: F811  (the fixture imported above)
+def two_orders(tmp_path_factory, module_db_location):
     rows = _rows()
     shuffled = [rows[i] for i in np.random.default_rng(1).permutation(len(rows))]
     dbs = []

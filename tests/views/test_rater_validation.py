@@ -1,4 +1,3 @@
-# ruff: noqa: F811  (init_location: the pytest fixture imported from pg_server)
 """validate-rater on a store built in the test (import-judgments): items and labels as the store
 gives them, the JSON contract, file-row-order independence, slots, refusals."""
 
@@ -9,7 +8,6 @@ import json
 import random
 
 import pytest
-from pg_server import init_location  # noqa: F401  (fixture; the tests' argument of that name)
 
 from core.__main__ import main
 from core.stats.alt_test import alt_test

@@ -8,7 +8,6 @@ import re
 import pandas as pd
 import pytest
 from browser_support import build_fixture_db
-from pg_server import init_location  # noqa: F401  (fixture)
 from sklearn.metrics import cohen_kappa_score
 
 from core.annotation.disputes import resolve_dispute
@@ -170,7 +169,7 @@ def test_inert_table_escapes_cells_names_and_labels_and_keeps_the_text():
     assert list(inert_table(table.reset_index(drop=True)).index) == [0, 1]  # kept, not text
 
 
-def test_overview_and_empty(fdb, init_location):  # noqa: F811  (the fixture imported above)
+def test_overview_and_empty(fdb, init_location):
     db = open_db(init_location("empty"))  # a second database, beside the fixture's
     try:
         assert overview(db)["empty"] is True

@@ -8,7 +8,7 @@ import time
 from pathlib import Path
 
 import pytest
-from pg_server import module_backend, module_db_location_fixture  # noqa: F401  (fixtures)
+from pg_server import module_backend  # noqa: F401  (fixture: one backend per module)
 
 from core.__main__ import main
 from core.annotation.identity import sign_in_open

@@ -5,18 +5,13 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
-from pg_server import pg_built_once_fixture  # noqa: F401  (fixture)
 
 from core.annotation.guideline import CHECKLIST_FIELDS
 from core.annotation.identity import sign_in_open
 from core.annotation.xrag_reviews import apply_review, label_distribution
 from core.errors import InputError
 from core.store.connection import rows
-from core.store.database import open_db
 from core.store.questions import QuestionOrigin, get_question
-from core.xrag.articles import import_articles, pair_articles
-from core.xrag.baseline import compose_baseline
-from core.xrag.notes import import_single_qas
 
 OK = {
     "intelligible": True,
@@ -27,31 +22,11 @@ OK = {
 }
 
 
-def _build(db, demo_dir) -> list[str]:
-    """The bundled XRAG sample composed into items; their question ids."""
-    import_articles(db, demo_dir / "xrag" / "articles.jsonl", source="xquad")
-    import_single_qas(db, demo_dir / "xrag" / "qas.jsonl")
-    pair_articles(db, min_shared=1)
-    compose_baseline(db, per_pair=1)
-    return [
-        r["id"]
-        for r in rows(
-            db, "select id from questions where parent_id is null and origin = 'xrag' order by id"
-        )
-    ]
-
-
 @pytest.fixture
-def items(backend, demo_dir, request):
-    """A fresh database with the items: built per test on SQLite; on PostgreSQL built once per
-    module (the same :func:`_build`) and copied for each test."""
-    if backend == "sqlite":
-        db = request.getfixturevalue("db")
-        return db, _build(db, demo_dir)
-    url, ids = request.getfixturevalue("pg_built_once")("xrag", lambda db: _build(db, demo_dir))
-    db = open_db(request.getfixturevalue("pg_template_copy")(url))
-    request.addfinalizer(db.close)
-    return db, ids
+def items(composed_xrag):
+    """A fresh database with the items and the ids of the XRAG ones (tests/xrag/conftest.py)."""
+    db, roots, _ = composed_xrag
+    return db, [qid for qid, origin in roots if origin == "xrag"]
 
 
 def test_checklist_spec_has_guideline_fields():

@@ -13,7 +13,6 @@ import threading
 import pytest
 from interrupting import ctrl_c_raises, ctrl_c_when, wait_until
 from llm_servers import FakeServer
-from pg_server import pg_built_once_fixture  # noqa: F401  (fixture)
 
 from core.annotation.identity import sign_in_open
 from core.annotation.reviews import record_review
@@ -25,10 +24,7 @@ from core.llm.stage import run_stage
 from core.llm.types import LLMRequest
 from core.store.connection import rows, transaction
 from core.store.database import open_db, postgres_url
-from core.xrag.articles import import_articles, pair_articles
-from core.xrag.baseline import compose_baseline
 from core.xrag.build import build_cross_questions
-from core.xrag.notes import import_single_qas
 
 MODEL = "openai:gpt-4o-mini"
 OK = {
@@ -64,29 +60,12 @@ def server(monkeypatch, tmp_path):
     clear_instances()
 
 
-def _build(db, demo_dir) -> list[str]:
-    """The bundled XRAG sample composed into items; their question ids."""
-    import_articles(db, demo_dir / "xrag" / "articles.jsonl", source="xquad")
-    import_single_qas(db, demo_dir / "xrag" / "qas.jsonl")
-    pair_articles(db, min_shared=1)
-    compose_baseline(db, per_pair=1)
-    return [
-        r["id"] for r in rows(db, "select id from questions where parent_id is null order by id")
-    ]
-
-
 @pytest.fixture
-def items(backend, demo_dir, request):
-    """A fresh database with the items and where it is: built per test on SQLite; on PostgreSQL
-    built once per module (the same :func:`_build`) and copied for each test."""
-    if backend == "sqlite":
-        db = request.getfixturevalue("db")
-        return db, _build(db, demo_dir), request.getfixturevalue("db_path")
-    url, ids = request.getfixturevalue("pg_built_once")("xrag", lambda db: _build(db, demo_dir))
-    copy = request.getfixturevalue("pg_template_copy")(url)
-    db = open_db(copy)
-    request.addfinalizer(db.close)
-    return db, ids, copy
+def items(composed_xrag):
+    """A fresh database with the items, the ids of every root question, and where it is
+    (tests/xrag/conftest.py)."""
+    db, roots, location = composed_xrag
+    return db, [qid for qid, _ in roots], location
 
 
 def _stored(db) -> int:
