@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from pg_server import module_backend, module_database  # noqa: F401  (fixtures)
+from pg_server import module_backend  # noqa: F401  (fixture)
 
 from core.corpus.books import import_book
 from core.corpus.documents import read_text_file, split_passages
