@@ -30,7 +30,7 @@ from core.store.questions import (
 )
 from core.store.resolutions import question_resolution_count
 from core.store.reviews import review_count
-from core.store.row_stage import drop_rows_stage, stage_rows, switch_rows
+from core.store.row_stage import stage_rows, staged_or_direct
 
 if TYPE_CHECKING:
     from core.store.engine import Database
@@ -169,24 +169,23 @@ def import_questions(
     counts: dict[str, Any] = {"inserted": 0, "updated": 0, "unchanged": 0}
     orphaned = {"answers": 0, "judgments": 0, "disputes": 0}
     new = [row for row, (action, _) in zip(rows, plan) if action == "inserted"]
-    stage = (
-        stage_rows(db, "questions", [q.to_row() for q in new]) if len(new) >= STAGE_ABOVE else None
-    )
-    try:
-        with transaction(db):
-            for row, (action, hanging) in zip(rows, plan):
-                counts[action] += 1
-                if action == "updated":
-                    upsert_question(db, row)
-                    for key in orphaned:
-                        orphaned[key] += hanging[key]
-            if stage is None:
-                insert_questions(db, new)
-            else:
-                switch_rows(db, stage)
-    finally:
-        if stage is not None:
-            drop_rows_stage(db, stage)
+    with (
+        staged_or_direct(
+            db,
+            lambda: stage_rows(db, "questions", [q.to_row() for q in new]),
+            lambda: insert_questions(db, new),
+            len(new),
+            STAGE_ABOVE,
+        ) as write_new,
+        transaction(db),
+    ):
+        for row, (action, hanging) in zip(rows, plan):
+            counts[action] += 1
+            if action == "updated":
+                upsert_question(db, row)
+                for key in orphaned:
+                    orphaned[key] += hanging[key]
+        write_new()
     if any(orphaned.values()):
         counts["orphaned"] = orphaned
     return counts

@@ -36,7 +36,7 @@ from core.store.exam_bank import (
 )
 from core.store.exam_bank import bank_queries as stored_bank_queries
 from core.store.questions import QuestionOrigin, QuestionStatus, document_questions
-from core.store.row_stage import drop_rows_stage, switch_rows
+from core.store.row_stage import staged_or_direct
 
 REQUIRED = ("query_id", "qid", "question")
 STAGE_ABOVE = 2000  # questions: from this many on, staged before the one short switch
@@ -176,29 +176,30 @@ def import_car_bank(
     if not parsed:
         raise InputError("no exam questions found", path=str(path))
     questions = [ExamQuestion(id=f"{bank_id}::{r['qid']}", bank_id=bank_id, **r) for r in parsed]
-    stage = stage_exam_questions(db, questions) if len(questions) >= STAGE_ABOVE else None
-    try:
-        with transaction(db):
-            replace_bank(
-                db,
-                ExamBank(
-                    id=bank_id,
-                    name=name or path.name,
-                    source="car-y3",
-                    path=str(path),
-                    document_id=None,
-                    n_queries=len(query_text),
-                    n_questions=len(parsed),
-                ),
-                query_text,
-            )
-            if stage is None:
-                insert_exam_questions(db, questions)
-            else:
-                switch_rows(db, stage)
-    finally:
-        if stage is not None:
-            drop_rows_stage(db, stage)
+    with (
+        staged_or_direct(
+            db,
+            lambda: stage_exam_questions(db, questions),
+            lambda: insert_exam_questions(db, questions),
+            len(questions),
+            STAGE_ABOVE,
+        ) as write_questions,
+        transaction(db),
+    ):
+        replace_bank(
+            db,
+            ExamBank(
+                id=bank_id,
+                name=name or path.name,
+                source="car-y3",
+                path=str(path),
+                document_id=None,
+                n_queries=len(query_text),
+                n_questions=len(parsed),
+            ),
+            query_text,
+        )
+        write_questions()
     return {
         "bank_id": bank_id,
         "n_queries": len(query_text),

@@ -12,8 +12,9 @@ migration m0751, where rows used to be staged as JSON, is no longer written.)
 
 from __future__ import annotations
 
+import contextlib
 import uuid
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -99,6 +100,26 @@ def switch_rows(
         f'insert into {_q(stage.target)} ({cols}) select {values} from {stage.stage} s order by s."seq"',
         list(params),
     ).rowcount
+
+
+@contextlib.contextmanager
+def staged_or_direct(
+    db: Database,
+    stage: Callable[[], RowStage],
+    insert: Callable[[], object],
+    n_rows: int,
+    stage_from: int,
+) -> Iterator[Callable[[], object]]:
+    """The one pattern of a staged import: with at least ``stage_from`` rows, ``stage()`` writes
+    them now (outside the write lock); the yielded ``write`` (called inside the caller's one
+    switch transaction) copies the stage in, or with fewer rows calls ``insert()`` (a direct
+    insert, short enough). The stage is dropped on the way out, switched in or not."""
+    staged_rows = stage() if n_rows >= stage_from else None
+    try:
+        yield insert if staged_rows is None else (lambda: switch_rows(db, staged_rows))
+    finally:
+        if staged_rows is not None:
+            drop_rows_stage(db, staged_rows)
 
 
 def staged(column: str) -> str:
