@@ -213,6 +213,9 @@ def test_team_loop_in_a_real_browser(server):
                 signed_in_as(page, name)
                 idle(page)
                 wait_for(lambda page=page: "token" not in page.url, what="the token to leave")
+                # The cookie is set by a script in the sidebar, whose component the browser
+                # loads on first use: it can land a moment after "Signed in as" shows.
+                wait_for(lambda page=page: _session_cookie(page), what="the session cookie")
                 cookie = _session_cookie(page)
                 assert cookie and cookie["sameSite"] == "Strict" and cookie["path"] == "/"
                 # A page opened by its URL, as the first page of the server, gets the app's
