@@ -83,6 +83,28 @@ def signed_in_as(page: Any, name: str) -> None:
     page.locator('[data-testid="stSidebar"]').get_by_text(f"Signed in as {name}").wait_for()
 
 
+#: The browser cookie that holds the sign-in session (app_support.signin.SESSION_COOKIE).
+SESSION_COOKIE = "workbench_session"
+
+
+def session_cookie(page: Any) -> dict[str, Any] | None:
+    """The session cookie of ``page``'s browser context, or None."""
+    found = [c for c in page.context.cookies() if c["name"] == SESSION_COOKIE]
+    return dict(found[0]) if found else None
+
+
+def signed_in_by_link(page: Any, name: str) -> None:
+    """After opening ``name``'s one-use link: wait for the sign-in, the end of the run, the
+    token to leave the address bar and the session cookie. The cookie is set by a script in
+    the sidebar whose component the browser loads on first use, so it can land a moment after
+    "Signed in as" shows; a reload before it would lose the sign-in."""
+    page.locator('[data-testid="stSidebar"]').wait_for()
+    signed_in_as(page, name)
+    idle(page)
+    wait_for(lambda: "token" not in page.url, what="the token to leave")
+    wait_for(lambda: session_cookie(page), what="the session cookie")
+
+
 def missing(what: str) -> None:
     """Fail when CI=true (the browser tests must run there), otherwise skip."""
     if os.environ.get("CI") == "true":

@@ -31,7 +31,9 @@ from browser_server import (
     idle,
     nav,
     require_browser,
+    session_cookie,
     signed_in_as,
+    signed_in_by_link,
     streamlit_app,
     wait_for,
 )
@@ -63,7 +65,6 @@ HUMAN = "select count(*) from judgments where rater_kind = 'human'"
 TEAM = HUMAN + " and rater in ('human:alice', 'human:bob')"
 #: Items with one imported crowd verdict each (of the fixture's 21 side-by-side items)
 CROWD_ITEMS = 12
-COOKIE = "workbench_session"
 
 
 def _count(db_path: Path | str, sql: str) -> int:
@@ -105,11 +106,6 @@ def _open(page, base: str, slug: str, query: str = "") -> None:
 def _nobody_signed_in(page) -> None:
     page.locator('[data-testid="stSidebar"]').get_by_role("button", name="Sign in").wait_for()
     assert page.get_by_text("Signed in as").count() == 0
-
-
-def _session_cookie(page) -> dict | None:
-    found = [c for c in page.context.cookies() if c["name"] == COOKIE]
-    return found[0] if found else None
 
 
 def _first_items(db_path: Path | str, name: str, n: int) -> list[tuple]:
@@ -209,14 +205,8 @@ def test_team_loop_in_a_real_browser(server):
                 page.set_default_timeout(WAIT_S * 1000)
                 pages[name] = page
                 page.goto(links[name])  # the link: used once, then gone from the address bar
-                page.locator('[data-testid="stSidebar"]').wait_for()
-                signed_in_as(page, name)
-                idle(page)
-                wait_for(lambda page=page: "token" not in page.url, what="the token to leave")
-                # The cookie is set by a script in the sidebar, whose component the browser
-                # loads on first use: it can land a moment after "Signed in as" shows.
-                wait_for(lambda page=page: _session_cookie(page), what="the session cookie")
-                cookie = _session_cookie(page)
+                signed_in_by_link(page, name)
+                cookie = session_cookie(page)
                 assert cookie and cookie["sameSite"] == "Strict" and cookie["path"] == "/"
                 # A page opened by its URL, as the first page of the server, gets the app's
                 # navigation: every page by name, no folder-mode "app" entry, none hidden.
@@ -262,7 +252,7 @@ def test_team_loop_in_a_real_browser(server):
             carol = browser.new_page(viewport={"width": 1400, "height": 1600})
             carol.set_default_timeout(WAIT_S * 1000)
             carol.goto(links["carol"])
-            signed_in_as(carol, "carol")
+            signed_in_by_link(carol, "carol")
             nav(carol, "Adjudication", "Adjudication")
             settled = 0
             while carol.get_by_role("button", name="Settle").count():
@@ -349,7 +339,7 @@ def test_team_loop_in_a_real_browser(server):
             _nobody_signed_in(alice)
             ended = "select count(*) from sessions where name = 'alice' and revoked_at is not null"
             wait_for(lambda: _count(db_path, ended) == 1, what="the session to end")
-            wait_for(lambda: _session_cookie(alice) is None, what="the cookie to be cleared")
+            wait_for(lambda: session_cookie(alice) is None, what="the cookie to be cleared")
             for step in ("back", "back", "reload"):
                 alice.go_back() if step == "back" else alice.reload()
                 alice.locator('[data-testid="stSidebar"]').wait_for()

@@ -41,6 +41,7 @@ from browser_server import (
     nav,
     require_browser,
     signed_in_as,
+    signed_in_by_link,
     streamlit_servers,
     wait_for,
 )
@@ -133,10 +134,7 @@ def _person(browser, base: str, name: str, token: str):
     page = context.new_page()
     page.set_default_timeout(WAIT_S * 1000)
     page.goto(f"{base}/?token={token}")
-    page.locator('[data-testid="stSidebar"]').wait_for()
-    signed_in_as(page, name)
-    idle(page)
-    wait_for(lambda: "token" not in page.url, what="the token to leave")
+    signed_in_by_link(page, name)
     return page
 
 
