@@ -74,6 +74,12 @@ _IDLE_JS = (
     " return !!app && app.getAttribute('data-test-connection-state') === 'CONNECTED'"
     " && app.getAttribute('data-test-script-state') === 'notRunning'; }"
 )
+#: The app's connection and script state as one line (for an error report).
+_STATE_JS = (
+    "() => { const app = document.querySelector('[data-testid=\"stApp\"]');"
+    " return app ? 'connection ' + app.getAttribute('data-test-connection-state')"
+    " + ', script ' + app.getAttribute('data-test-script-state') : 'no app'; }"
+)
 #: The open tab is the one named and its panel has content (a closed tab's panel is not in the
 #: page and a newly opened one is empty until the script's rerun has sent its elements).
 _TAB_SHOWN_JS = (

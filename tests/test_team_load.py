@@ -148,6 +148,32 @@ def test_niced_browser_wrapper(tmp_path: Path) -> None:
     assert wrapper.read_text().splitlines()[1] == f'exec nice -n 19 {browser.CHROMIUM} "$@"'
 
 
+def test_a_failed_action_reports_who_which_and_what_the_page_showed() -> None:
+    """An action that is never confirmed is an error naming the annotator and the action, with
+    the page's progress, app state and messages (here a page without the app at all)."""
+    import asyncio
+
+    from browser_server import require_browser
+
+    require_browser()
+    from playwright.async_api import async_playwright
+
+    async def attempt() -> dict:
+        async with async_playwright() as pw:
+            chromium = await pw.chromium.launch(executable_path=browser.CHROMIUM, headless=True)
+            page = await chromium.new_page()
+            await page.set_content("<h1>Side by side</h1><p>no app here</p>")
+            result = await browser.annotate(page, "alice", 3, timeout_s=0.3)
+            await chromium.close()
+            return result
+
+    result = asyncio.run(attempt())
+    assert result["times"] == [] and result["pressed"] == 1  # the first error ends the run
+    (error,) = result["errors"]
+    assert error.startswith("alice action 1: TimeoutError: ")
+    assert error.endswith("; progress ''; no app; page showed []")
+
+
 def test_process_trees_group_a_root_with_its_children() -> None:
     child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
     try:

@@ -11,7 +11,7 @@ import re
 import time
 from pathlib import Path
 
-from app_pages import _IDLE_JS, _PROGRESS_JS, CHROMIUM
+from app_pages import _IDLE_JS, _PROGRESS_JS, _SHOWN_JS, _STATE_JS, CHROMIUM
 
 from team_bench.usage import Usage
 
@@ -37,6 +37,18 @@ async def _done(page) -> int:
     return int(found.group(1)) if found else -1
 
 
+async def _page_state(page) -> str:
+    """What the page showed when an action failed: its progress line, the messages and
+    exceptions on it, and the app's connection and script state (or why none could be read)."""
+    try:
+        progress = await page.evaluate(_PROGRESS_JS)
+        shown = await page.evaluate(_SHOWN_JS)
+        state = await page.evaluate(_STATE_JS)
+    except Exception as exc:  # a closed page or a lost connection has no state to read
+        return f"page state unreadable ({type(exc).__name__})"
+    return f"progress {progress!r}; {state}; page showed {shown}"
+
+
 async def annotate(page, name: str, actions: int, timeout_s: float) -> dict:
     """``actions`` keyboard verdicts: the seconds of each confirmed one, key presses sent and
     errors (the first error ends this annotator's run: its page state is unknown)."""
@@ -60,12 +72,16 @@ async def annotate(page, name: str, actions: int, timeout_s: float) -> dict:
             took = time.perf_counter() - t
             if await page.locator(_EXCEPTION).count():
                 errors.append(
-                    "exception shown: " + (await page.locator(_EXCEPTION).first.inner_text())[:200]
+                    f"{name} action {pressed}: exception shown: "
+                    + (await page.locator(_EXCEPTION).first.inner_text())[:200]
                 )
                 break
             times.append(took)
         except Exception as exc:  # a timeout or a closed page: counted, and this run ends
-            errors.append(f"{type(exc).__name__}: {str(exc).splitlines()[0][:200]}")
+            errors.append(
+                f"{name} action {pressed}: {type(exc).__name__}: "
+                f"{str(exc).splitlines()[0][:200]}; {await _page_state(page)}"
+            )
             break
     return {"name": name, "times": times, "pressed": pressed, "errors": errors}
 
