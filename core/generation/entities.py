@@ -19,8 +19,10 @@ without titles):
     "Luzhin" when written "Pyotr Petrovitch Luzhin"; "Dounia" = "Avdotya Romanovna" (known
     diminutive, written nearby); a name with a patronymic is a PERSON whatever NER said.
 
-Demonyms of the book's places ("Nantucketer", "Parisian") are dropped; a name mostly written
-right after *at / in / to* is labelled PLACE, not PERSON.
+Demonyms of the book's places ("Nantucketer", "Parisian") and common nouns in capitals ("a
+Samana", "the Samanas", "a State") are dropped; a name mostly written right after *at / in
+/ to* is labelled PLACE, not PERSON; "Gotama, the Buddha", written twice, merges the name into
+its epithet (:mod:`core.generation.name_forms`).
 
 Names that NER tags NORP (nationalities, religious or political groups: "Indian", "Mormon") or
 that the built-in list knows as such are kept out of the PERSON and PLACE lists. Every merge is
@@ -40,6 +42,8 @@ from collections.abc import Iterable, Sequence
 from core.errors import ConfigError
 from core.generation.mentions import proper_noun_mentions, spacy_available, spacy_mentions
 from core.generation.name_forms import (
+    common_nouns,
+    epithet_links,
     is_demonym,
     is_diminutive,
     is_patronymic,
@@ -113,6 +117,8 @@ def cluster_mentions(
         or mostly_after_prepositions([m.start for m in ms], text)
     }
     kept = {k: ms for k, ms in kept.items() if not _mostly_norp(ms) and not is_demonym(k, places)}
+    nouns = common_nouns({k: [m.start for m in ms if not m.titles] for k, ms in kept.items()}, text)
+    kept = {k: ms for k, ms in kept.items() if k not in nouns}
     uf = _UnionFind()
     reasons: dict[str, str] = {}
     size = {k: len(v) for k, v in kept.items()}
@@ -130,6 +136,10 @@ def cluster_mentions(
         uf.union(name, into)
         reasons.setdefault(name, why)
         reasons.setdefault(into, why)
+    starts = {k: [m.start for m in ms] for k, ms in kept.items()}
+    for name, epithet, why in epithet_links(starts, text, PLACE_WORDS):
+        uf.union(name, epithet)
+        reasons.setdefault(name, why)
     group_size: Counter[str] = Counter()
     for key in kept:
         group_size[uf.find(key)] += size[key]

@@ -11,13 +11,20 @@
 * Demonyms: "Nantucketer", "Parisian", "Londoner", "Chinese" = a place name of the same book +
   *-er(s), -ian(s), -an(s), -ese, -ite(s)* (the place's final *a / y / e* may drop).
 * Place-like names: mostly written right after *at / in / to* (and never titled twice).
+* Common nouns in capitals: a one-word name written after *a / an* in at least a quarter of its
+  untitled mentions (at least twice) is a noun, not a name ("a Samana", "an Alsatian", "a
+  State": a person's or a place's name almost never takes the indefinite article); its plural
+  ("the Samanas") is one too. Neither is an entity.
+* Epithets: "Gotama, the Buddha" written at least twice, where the second name is written after
+  *the* in at least a third of its mentions and the first is not, names one person twice.
 """
 
 from __future__ import annotations
 
 import re
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Set as AbstractSet
 
 from core.generation.names import fold
 
@@ -129,3 +136,61 @@ def mostly_after_prepositions(starts: list[int], text: str) -> bool:
         return False
     hits = sum(preceding_word(text, s) in PLACE_PREPOSITIONS for s in starts)
     return hits > len(starts) / 2
+
+
+def _share_after(starts: Sequence[int], text: str, words: frozenset[str]) -> tuple[int, float]:
+    """How many of ``starts`` come right after one of ``words``, and that count's share."""
+    hits = sum(preceding_word(text, s) in words for s in starts)
+    return hits, hits / len(starts) if starts else 0.0
+
+
+_INDEFINITE = frozenset({"a", "an"})
+_DEFINITE = frozenset({"the"})
+
+
+def common_nouns(untitled: Mapping[str, Sequence[int]], text: str) -> set[str]:
+    """The one-word keys of ``untitled`` (key -> starts of its untitled mentions) used as common
+    nouns: after *a / an* at least twice and in at least a quarter of those mentions, plus
+    their plurals (key + "s")."""
+    nouns = set()
+    for key, starts in untitled.items():
+        if " " in key or not starts or not text:
+            continue
+        hits, share = _share_after(starts, text, _INDEFINITE)
+        if hits >= 2 and share >= 0.25:
+            nouns.add(key)
+    return nouns | {key for key in untitled if key.endswith("s") and key[:-1] in nouns}
+
+
+#: "Name, the Epithet": two one-word capitalised names, the second not followed by more word.
+_APPOSITION = re.compile(r"(?<![\w'’])([^\W\d_][\w-]+),\s+the\s+([^\W\d_][\w-]+)(?![\w'’-])")
+
+
+def epithet_links(
+    starts: Mapping[str, Sequence[int]], text: str, place_words: AbstractSet[str]
+) -> list[tuple[str, str, str]]:
+    """``(name, epithet, reason)`` for "Name, the Epithet" written at least twice among the
+    kept keys of ``starts`` (key -> mention starts; the name's there counted only), where the epithet is written after *the*
+    in at least a third of its mentions and the name is not ("Gotama, the Buddha"). Words of
+    ``place_words`` ("Rue", "Street") are never epithets."""
+    written: dict[tuple[str, str], int] = defaultdict(int)
+    shown: dict[tuple[str, str], str] = {}
+    mentioned = {s for found in starts.values() for s in found}  # (in a story: that story's)
+    for m in _APPOSITION.finditer(text):
+        if m.start(1) in mentioned and m.group(1)[0].isupper() and m.group(2)[0].isupper():
+            pair = (fold(m.group(1)), fold(m.group(2)))
+            written[pair] += 1
+            shown.setdefault(pair, f"{m.group(1)}, the {m.group(2)}")
+    links = []
+    for (name, epithet), n in sorted(written.items()):
+        if n < 2 or name == epithet or name not in starts or epithet not in starts:
+            continue
+        if {name, epithet} & place_words:
+            continue
+        if (
+            _share_after(starts[epithet], text, _DEFINITE)[1]
+            >= 1 / 3
+            > _share_after(starts[name], text, _DEFINITE)[1]
+        ):
+            links.append((name, epithet, f"written '{shown[(name, epithet)]}' {n} times"))
+    return links

@@ -1,9 +1,12 @@
-"""Name forms: patronymic clustering, demonyms out, names mostly after at/in/to are places."""
+"""Name forms: patronymic clustering, demonyms out, names mostly after at/in/to are places,
+common nouns in capitals out ("a Samana"), epithets merged ("Gotama, the Buddha")."""
 
 from __future__ import annotations
 
 from core.generation.entities import extract_entities
 from core.generation.name_forms import (
+    common_nouns,
+    epithet_links,
     is_demonym,
     is_diminutive,
     is_patronymic,
@@ -154,3 +157,73 @@ def test_a_name_ner_calls_org_more_than_norp_is_not_dropped_as_a_group():
     indian = [said("Indian", 10 + i, "NORP") for i in range(3)] + [said("Indian", 13, "ORG")]
     labels = {e.name: e.label for e in cluster_mentions(govinda + indian, Counter())}
     assert labels == {"Govinda": "PERSON"}
+
+
+def _starts(text: str, *names: str) -> dict[str, list[int]]:
+    """Folded name -> the starts of its whole-word, capitalised occurrences in ``text``."""
+    import re
+
+    return {
+        n.lower(): [m.start() for m in re.finditer(rf"(?<!\w){n}(?![\w'’])", text)] for n in names
+    }
+
+
+def test_common_nouns_are_names_written_after_a_or_an():
+    text = (
+        "He will become a Samana. A Samana owns nothing. Then Samana Kato spoke. "
+        "The Samanas were thin. Two Samanas came. An Alsatian sang. Alsatian songs. "
+        "Alsatian wine. Alsatian bread. Then Marius said so. Then Marius went. "
+        "It was a Marius moment. Then Marius slept. Then Marius woke. "
+    )
+    found = _starts(text, "Samana", "Samanas", "Alsatian", "Marius")
+    # Samana: 2 of 3 after a/an; Samanas: its plural; Alsatian: 1 of 4 (once is not enough);
+    # Marius: 1 of 5 (under a quarter)
+    assert common_nouns(found, text) == {"samana", "samanas"}
+    assert common_nouns({"samanas": found["samanas"]}, text) == set()  # no singular kept
+    assert common_nouns(found, "") == set()
+
+
+def test_epithets_merge_a_name_written_with_the_epithet_twice():
+    text = (
+        "Gotama, the Buddha, taught. The Buddha walked. Then Gotama, the Buddha, slept. "
+        "The Buddha smiled. Gotama spoke. Marius, the Baron, came. The Baron left. "
+        "Then Marius went. Then Marius, the Baron's son, wept. Paris, the City, glowed. "
+        "The City slept. Paris, the City, woke. Then Paris rose. Then Cosette, the Lark, sang. "
+        "The Lark flew. Then Cosette, the lark, sang. Then the Buddha, the Gotama spoke. "
+    )
+    found = _starts(text, "Gotama", "Buddha", "Marius", "Baron", "Paris", "City", "Cosette", "Lark")
+    places = frozenset({"city"})
+    assert epithet_links(found, text, places) == [
+        ("gotama", "buddha", "written 'Gotama, the Buddha' 2 times")
+    ]  # "Marius, the Baron's": a possessive; the City: a place word; "the lark": lower case
+    assert epithet_links({k: v for k, v in found.items() if k != "buddha"}, text, places) == []
+
+
+def test_a_common_noun_is_no_entity_and_an_epithet_merges_in_a_story():
+    filler = "The river ran on and the boatmen sang all day under the trees. "
+    text = filler.join(
+        [
+            "He wanted to be a Samana. ",
+            "A Samana owns nothing. ",
+            "Then the Samanas said so. ",
+            "Then the Samanas went on. ",
+            "Then Gotama, the Buddha, taught. ",
+            "Then the Buddha said nothing. ",
+            "Then Gotama, the Buddha, walked. ",
+            "Then Gotama said yes. ",
+            "Then the Buddha smiled. ",
+            "Then Gotama slept. ",
+            "Then the Buddha slept. ",
+        ]
+    )
+    (entity,) = extract_entities(text, "regex")[0]
+    assert entity.name == "Buddha" and "Gotama" in entity.aliases and entity.n_mentions == 9
+    assert "Gotama -> Buddha (written 'Gotama, the Buddha' 2 times)" in entity.merges
+    # in a collection, the epithet written in one story merges nothing in the next
+    two = filler.join(["Then Gotama slept. ", "Then Gotama woke. ", "Then the Buddha sang. "] * 2)
+    split = extract_entities(text + two, "regex", stories=[0, len(text)])[0]
+    assert sorted((e.name, e.n_mentions) for e in split) == [
+        ("Buddha (story 1)", 9),
+        ("Buddha (story 2)", 2),
+        ("Gotama", 4),  # its own entity: an alias of story 1's Buddha only there
+    ]
