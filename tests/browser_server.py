@@ -19,6 +19,8 @@ from typing import Any
 
 import pytest
 
+from app_support.signin import SESSION_COOKIE
+
 ROOT = Path(__file__).resolve().parent.parent
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 
@@ -81,10 +83,6 @@ def nav(page: Any, name: str, slug: str) -> None:
 def signed_in_as(page: Any, name: str) -> None:
     """Wait until the sidebar says ``name`` is signed in."""
     page.locator('[data-testid="stSidebar"]').get_by_text(f"Signed in as {name}").wait_for()
-
-
-#: The browser cookie that holds the sign-in session (app_support.signin.SESSION_COOKIE).
-SESSION_COOKIE = "workbench_session"
 
 
 def session_cookie(page: Any) -> dict[str, Any] | None:
