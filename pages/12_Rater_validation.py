@@ -10,7 +10,9 @@ import streamlit as st
 from app_support import caching, connection, frame, render, signin
 from core.annotation.validation_queue import queue_validation_items
 from core.errors import WorkbenchError
+from core.views.numbers import num
 from core.views.rater_report.assemble import report_data
+from core.views.rater_report.costs import cost_texts
 from core.views.rater_report.tables import (
     agreement_frame,
     bias_frame,
@@ -66,18 +68,15 @@ def rater_section(sec: dict) -> None:
     if len(groups):
         st.dataframe(groups, hide_index=True, width="stretch")
     for s in sec["agreement"]["slot_ceiling"]:
-        fk, ka = s["fleiss_kappa"], s["krippendorff_alpha"]
         st.caption(
             f"Ceiling among the slots {md(s['prefix'])}k: Fleiss' kappa "
-            f"{'-' if fk is None else f'{fk:.3f}'}, Krippendorff's alpha "
-            f"{'-' if ka is None else f'{ka:.3f}'} (as on Agreement)."
+            f"{num(s['fleiss_kappa'], '.3f', '-')}, Krippendorff's alpha "
+            f"{num(s['krippendorff_alpha'], '.3f', '-')} (as on Agreement)."
         )
     st.markdown("**Biases** (shares with 95% Wilson intervals)")
     st.dataframe(bias_frame(sec), hide_index=True, width="stretch")
     cost, time = sec["cost"], sec["time"]
-    usd = cost["usd_per_verdict"]
-    per_verdict = "unknown" if usd is None else f"{usd:.5f} USD"
-    seconds = "not recorded" if time["median_s"] is None else f"{time['median_s']:.0f} s"
+    per_verdict, seconds = cost_texts(sec)
     st.caption(
         f"Cost per verdict: {md(per_verdict)} ({md(cost['note'])}). People: {md(seconds)} per "
         f"verdict ({md(time['rule'])})."

@@ -21,6 +21,7 @@ from core.views.figures import (
     consistency_view,
     rater_pair_view,
 )
+from core.views.numbers import num
 from core.views.sections import PAGE_SECTIONS
 from core.views.text import escape_markdown, md
 
@@ -79,7 +80,7 @@ def crowd_section() -> None:
             m[0].metric(f"{md(label)}: items", res["n"])
             m[1].metric(
                 "Percent agreement",
-                "-" if res["agreement"] is None else f"{res['agreement']:.1%}",
+                num(res["agreement"], ".1%", "-"),
             )
             m[2].metric(
                 "Cohen's kappa [95% CI]",
@@ -94,8 +95,8 @@ def crowd_section() -> None:
         m = st.columns(3)
         m[0].metric("Items with 2+ ratings", f"{sl['items']:,}")
         fk, ka = sl["fleiss_kappa"], sl["krippendorff_alpha"]
-        m[1].metric("Fleiss' kappa (slots)", "-" if fk is None else f"{fk:.3f}")
-        m[2].metric("Krippendorff's alpha (slots)", "-" if ka is None else f"{ka:.3f}")
+        m[1].metric("Fleiss' kappa (slots)", num(fk, ".3f", "-"))
+        m[2].metric("Krippendorff's alpha (slots)", num(ka, ".3f", "-"))
         st.caption(
             f"{md(sl['slots'])} slots ({md(prefix)}1, {md(prefix)}2, ...) hold anonymous "
             "ratings: a slot is not a person, so only identity-free statistics are shown for "
@@ -136,8 +137,8 @@ def pairs_and_gold(data: dict) -> None:
             )
             fk, ka = res["fleiss_kappa"], res["krippendorff_alpha"]
             m = st.columns(2)
-            m[0].metric("Fleiss' kappa", "-" if fk is None else f"{fk:.3f}")
-            m[1].metric("Krippendorff's alpha", "-" if ka is None else f"{ka:.3f}")
+            m[0].metric("Fleiss' kappa", num(fk, ".3f", "-"))
+            m[1].metric("Krippendorff's alpha", num(ka, ".3f", "-"))
     with st.expander("Why Cohen's and Fleiss' kappa differ for the same people"):
         st.markdown(COHEN_VS_FLEISS)
     st.divider()

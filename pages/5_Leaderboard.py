@@ -20,6 +20,7 @@ from core.views.leaderboard_figures import (
     ranking_sources,
     slope_figure,
 )
+from core.views.numbers import num
 from core.views.sections import PAGE_SECTIONS
 from core.views.text import md
 
@@ -190,8 +191,8 @@ def ranking_comparison() -> None:
             f"No comparison: {md(cmp['why'] or 'the two sources share fewer than two systems')}."
         )
         return
-    rho = "-" if cmp["spearman"] is None else f"{cmp['spearman']:.3f}"
-    tau = "-" if cmp["kendall"] is None else f"{cmp['kendall']:.3f}"
+    rho = num(cmp["spearman"], ".3f", "-")
+    tau = num(cmp["kendall"], ".3f", "-")
     m = st.columns(4)
     m[0].metric("Systems in both", len(cmp["systems"]))
     m[1].metric("Verdicts (human / auto)", f"{cmp['n_human']:,} / {cmp['n_auto']:,}")

@@ -4,6 +4,7 @@ review labels (DataFrames from core.views.xrag)."""
 import streamlit as st
 
 from app_support import connection, frame, signin
+from core.views.numbers import num
 from core.views.text import md
 from core.views.xrag import (
     accuracy_table,
@@ -57,9 +58,9 @@ with connection.database() as db:
         m[0].metric("Answers both judged", agree["n"])
         m[1].metric(
             "Percent agreement",
-            "-" if agree.get("agreement") is None else f"{agree['agreement']:.1%}",
+            num(agree.get("agreement"), ".1%", "-"),
         )
         m[2].metric(
             "Cohen's kappa",
-            "-" if agree.get("cohen_kappa") is None else f"{agree['cohen_kappa']:.3f}",
+            num(agree.get("cohen_kappa"), ".3f", "-"),
         )

@@ -47,9 +47,8 @@ if TYPE_CHECKING:
 
 ANONYMOUS = "human:anonymous#"
 STAGE_ABOVE = 2000  # verdicts: from this many on, staged (short transactions) before the switch
-Staged = tuple[
-    list[Any], RowStage
-]  # the keys of the new rows staged outside the lock, and their stage
+#: The keys of the new rows staged outside the lock, and their stage.
+Staged = tuple[list[Any], RowStage]
 ABSOLUTE_VERDICTS = {"yes": "yes", "no": "no", "true": "yes", "false": "no", "1": "yes", "0": "no"}
 
 

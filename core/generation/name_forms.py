@@ -46,6 +46,8 @@ RUSSIAN_DIMINUTIVES: dict[str, tuple[str, ...]] = {
 
 DEMONYM_SUFFIXES = ("ers", "er", "ians", "ian", "ans", "an", "ese", "ites", "ite")
 PLACE_PREPOSITIONS = frozenset({"at", "in", "to"})
+_INDEFINITE = frozenset({"a", "an"})
+_DEFINITE = frozenset({"the"})
 
 
 def is_patronymic(word: str) -> bool:
@@ -134,18 +136,13 @@ def mostly_after_prepositions(starts: list[int], text: str) -> bool:
     """More than half of at least three mentions come right after *at / in / to*."""
     if len(starts) < 3 or not text:
         return False
-    hits = sum(preceding_word(text, s) in PLACE_PREPOSITIONS for s in starts)
-    return hits > len(starts) / 2
+    return _share_after(starts, text, PLACE_PREPOSITIONS)[1] > 1 / 2
 
 
 def _share_after(starts: Sequence[int], text: str, words: frozenset[str]) -> tuple[int, float]:
     """How many of ``starts`` come right after one of ``words``, and that count's share."""
     hits = sum(preceding_word(text, s) in words for s in starts)
     return hits, hits / len(starts) if starts else 0.0
-
-
-_INDEFINITE = frozenset({"a", "an"})
-_DEFINITE = frozenset({"the"})
 
 
 def common_nouns(untitled: Mapping[str, Sequence[int]], text: str) -> set[str]:

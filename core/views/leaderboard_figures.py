@@ -23,6 +23,7 @@ from core.stats.significance import bernoulli_ci
 from core.store.judgments import AbsoluteVerdict, JudgmentKind, JudgmentStatus, effective_values
 from core.views.agreement_view import crowd_raters, shown_verdicts
 from core.views.leaderboard import PAGE_RANKING, compute_leaderboard
+from core.views.numbers import num
 from core.views.text import chart_template_text, inert_figure
 
 if TYPE_CHECKING:
@@ -259,8 +260,8 @@ def slope_figure(cmp: dict[str, Any]) -> go.Figure:
                 + "<br>%{x}: beta = %{y:.3f}<extra></extra>",
             )
         )
-    rho = "-" if cmp["spearman"] is None else f"{cmp['spearman']:.2f}"
-    tau = "-" if cmp["kendall"] is None else f"{cmp['kendall']:.2f}"
+    rho = num(cmp["spearman"], ".2f", "-")
+    tau = num(cmp["kendall"], ".2f", "-")
     fig.update_layout(
         title=f"Bradley-Terry beta: {cmp['human']} vs {cmp['auto']} "
         f"(Spearman {rho}, Kendall {tau})",

@@ -5,10 +5,11 @@ through :func:`esc` (:func:`html.escape`); :func:`table` escapes each cell itsel
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable, Sequence
 from html import escape
 from typing import Any
+
+from core.views.numbers import interval, num
 
 CSS = """
 body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,Arial,sans-serif;margin:24px auto;
@@ -38,22 +39,8 @@ def esc(value: Any) -> str:
     return "" if value is None else escape(str(value), quote=True)
 
 
-def num(value: Any, fmt: str = ".2f", missing: str = "–") -> str:
-    """A number formatted (``missing`` for None / NaN)."""
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return missing
-    return format(value, fmt)
-
-
 def pct(value: Any) -> str:
     return num(value, ".0%")
-
-
-def interval(low: Any, high: Any, fmt: str = ".2f") -> str:
-    """``[low, high]`` or "" when either end is missing."""
-    if low is None or high is None:
-        return ""
-    return f"[{num(low, fmt)}, {num(high, fmt)}]"
 
 
 def table(

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from core.views.report_base import CSS, esc, num, pct, table
+from core.views.numbers import num
+from core.views.report_base import CSS, esc, pct, table
 from core.views.report_sections import (
     agreement_html,
     biases_html,

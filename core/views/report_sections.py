@@ -7,7 +7,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from core.views.report_base import esc, interval, num, pct, share_cells, table
+from core.views.numbers import interval, num
+from core.views.rater_report.costs import cost_texts
+from core.views.report_base import esc, pct, share_cells, table
 from core.views.report_svg import bar_chart, interval_chart
 
 
@@ -195,8 +197,7 @@ def biases_html(sec: dict[str, Any]) -> str:
 
 def cost_html(sec: dict[str, Any]) -> str:
     c, t = sec["cost"], sec["time"]
-    per = "unknown" if c["usd_per_verdict"] is None else f"{c['usd_per_verdict']:.5f} USD"
-    human = "not recorded" if t["median_s"] is None else f"{t['median_s']:.0f} s"
+    per, human = cost_texts(sec)
     rows = [
         [p, v["labels"], v["gaps"], num(v["median_s"], ".0f")] for p, v in t["per_person"].items()
     ]

@@ -56,3 +56,13 @@ def people_time(
         "minutes are breaks and left out, as are labels stored at one instant (imported)"
     )
     return out
+
+
+def cost_texts(sec: Mapping[str, Any]) -> tuple[str, str]:
+    """A rater section's cost per verdict ("0.00012 USD", or "unknown") and the people's time
+    per verdict ("7 s", or "not recorded"), as the page and the HTML report both show them."""
+    usd, seconds = sec["cost"]["usd_per_verdict"], sec["time"]["median_s"]
+    return (
+        "unknown" if usd is None else f"{usd:.5f} USD",
+        "not recorded" if seconds is None else f"{seconds:.0f} s",
+    )

@@ -8,9 +8,7 @@ from typing import Any
 
 import pandas as pd
 
-
-def _ci(low: Any, high: Any, fmt: str = ".2f") -> str:
-    return "" if low is None or high is None else f"[{low:{fmt}}, {high:{fmt}}]"
+from core.views.numbers import interval
 
 
 def compare_frame(data: dict[str, Any]) -> pd.DataFrame:
@@ -55,7 +53,7 @@ def agreement_frame(sec: dict[str, Any]) -> pd.DataFrame:
                 "compared with": f"{c['name']} (order shown)",
                 "items": w["n"],
                 "kappa": w["kappa"],
-                "interval": _ci(w["kappa_low"], w["kappa_high"]),
+                "interval": interval(w["kappa_low"], w["kappa_high"]),
                 "agreement": w["agreement"],
                 "agreement interval": "",
                 "note": "",
@@ -73,7 +71,7 @@ def _kappa(row: dict[str, Any]) -> dict[str, Any]:
         "kappa": row["kappa"],
         "interval": row["interval"],
         "agreement": row["agreement"],
-        "agreement interval": _ci(row["agreement_low"], row["agreement_high"], ".0%"),
+        "agreement interval": interval(row["agreement_low"], row["agreement_high"], ".0%"),
         "note": row["note"],
     }
 
@@ -106,10 +104,10 @@ def bias_frame(sec: dict[str, Any]) -> pd.DataFrame:
             {
                 "measure": name,
                 "rater": mine["share"],
-                "rater interval": _ci(mine["low"], mine["high"], ".0%"),
+                "rater interval": interval(mine["low"], mine["high"], ".0%"),
                 "rater n": mine["n"],
                 "people": theirs["share"],
-                "people interval": _ci(theirs["low"], theirs["high"], ".0%"),
+                "people interval": interval(theirs["low"], theirs["high"], ".0%"),
                 "people n": theirs["n"],
             }
         )
