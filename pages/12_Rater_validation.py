@@ -10,7 +10,6 @@ import streamlit as st
 from app_support import caching, connection, frame, render, signin
 from core.annotation.validation_queue import queue_validation_items
 from core.errors import WorkbenchError
-from core.views.numbers import num
 from core.views.rater_report.assemble import report_data
 from core.views.rater_report.costs import cost_texts
 from core.views.rater_report.tables import (
@@ -68,10 +67,11 @@ def rater_section(sec: dict) -> None:
     if len(groups):
         st.dataframe(groups, hide_index=True, width="stretch")
     for s in sec["agreement"]["slot_ceiling"]:
-        st.caption(
+        fk, ka = s["fleiss_kappa"], s["krippendorff_alpha"]
+        st.caption(  # inline formats: tests/test_architecture.py sees them as numbers
             f"Ceiling among the slots {md(s['prefix'])}k: Fleiss' kappa "
-            f"{num(s['fleiss_kappa'], '.3f', '-')}, Krippendorff's alpha "
-            f"{num(s['krippendorff_alpha'], '.3f', '-')} (as on Agreement)."
+            f"{'-' if fk is None else f'{fk:.3f}'}, Krippendorff's alpha "
+            f"{'-' if ka is None else f'{ka:.3f}'} (as on Agreement)."
         )
     st.markdown("**Biases** (shares with 95% Wilson intervals)")
     st.dataframe(bias_frame(sec), hide_index=True, width="stretch")
