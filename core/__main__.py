@@ -61,6 +61,17 @@ def main(argv: list[str] | None = None) -> int:
     """Parse ``argv``, run the command, turn a ``WorkbenchError`` into a one-line error."""
     parser = build_parser()
     args = parser.parse_args(argv)
+    args.opened_dbs = []
+    try:
+        return _run(args)
+    finally:
+        from core.cli.support import close_opened
+
+        close_opened(args)
+
+
+def _run(args: argparse.Namespace) -> int:
+    """Run the parsed command; each failure the user can act on is one ``error:`` line."""
     try:
         if args.cache_mode:  # process-wide default for every command that calls a model
             from core.llm.engine import (

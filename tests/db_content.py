@@ -15,6 +15,7 @@ from pathlib import Path
 
 from core.store.database import open_db, postgres_url
 from core.store.engine import Database
+from core.store.open_files import connections_open_to
 
 
 def all_rows(db: Database) -> dict[str, list[str]]:
@@ -31,7 +32,7 @@ def snapshot(db: Database, location: Path | str) -> bytes | dict[str, list[str]]
     if postgres_url(location) is not None:
         return all_rows(db)
     db.execute("pragma wal_checkpoint(TRUNCATE)")
-    return Path(location).read_bytes()
+    return db.conn.serialize()  # the file's bytes, read through SQLite: no descriptor to close
 
 
 def database_digest(location: Path | str) -> str:
@@ -39,7 +40,7 @@ def database_digest(location: Path | str) -> str:
     open: the file's bytes (SQLite), or :func:`all_rows` read over a connection of its own that
     neither migrates nor writes (PostgreSQL)."""
     if postgres_url(location) is None:
-        return hashlib.sha256(Path(location).read_bytes()).hexdigest()
+        return hashlib.sha256(_file_bytes(Path(location))).hexdigest()
     db = open_db(location, migrate=False)
     try:
         return hashlib.sha256(repr(all_rows(db)).encode()).hexdigest()
@@ -56,4 +57,12 @@ def stored_blobs(db: Database, location: Path | str) -> list[bytes]:
         return blobs
     db.close()
     path = Path(location)
-    return [path.read_bytes()] + [p.read_bytes() for p in path.parent.glob("*-wal")]
+    return [_file_bytes(path)] + [_file_bytes(p) for p in path.parent.glob("*-wal")]
+
+
+def _file_bytes(path: Path) -> bytes:
+    """The bytes of a database file (or its log), read only when no connection of this process
+    has it open: closing the descriptor that read it would drop their SQLite locks (issue 38)."""
+    base = Path(str(path).removesuffix("-wal"))
+    assert connections_open_to(base) == 0, f"close this process's connections to {base} first"
+    return path.read_bytes()

@@ -13,12 +13,25 @@ if TYPE_CHECKING:  # the CLI imports its modules lazily, to start fast
 
 
 def open_args_db(args: argparse.Namespace) -> "Database":
-    """The database at ``args.db`` (``--db``), opened and migrated."""
+    """The database at ``args.db`` (``--db``), opened and migrated; :func:`core.__main__.main`
+    closes it when the command ends, however it ends (in a process that goes on, such as a test
+    or a notebook, a connection left open would keep the file in use)."""
     from core.store.database import (
         open_db,
     )
 
-    return open_db(args.db)
+    db = open_db(args.db)
+    getattr(args, "opened_dbs", []).append(db)
+    return db
+
+
+def close_opened(args: argparse.Namespace) -> None:
+    """Close every database :func:`open_args_db` opened for this command."""
+    for db in getattr(args, "opened_dbs", []):
+        try:
+            db.close()
+        except Exception:  # noqa: BLE001  (a connection the server already dropped)
+            continue
 
 
 def print_aligned(columns: Sequence[str], cells: Sequence[Sequence[str]]) -> None:

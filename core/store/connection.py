@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any, ParamSpec, TypeVar
 
 from core.errors import DatabaseBusyError, StoreError
+from core.store import open_files
 from core.store.engine import Database
 
 DEFAULT_DB = Path("data/workbench.db")
@@ -132,6 +133,15 @@ class LockedConnection(sqlite3.Connection):
         self.write_lock = threading.RLock()
         self.tx_depth = 0
         self._kept = False  # the owner thread keeps one lock acquisition while in a transaction
+        self.leave_register: Callable[[], object] = lambda: None  # open_files.register
+
+    def close(self) -> None:
+        """Close, and leave the process's register of open database files
+        (:func:`core.store.open_files.file_unopened`)."""
+        try:
+            super().close()
+        finally:
+            self.leave_register()
 
     def _take(self) -> None:
         if not self.write_lock.acquire(timeout=busy_timeout_ms() / 1000):
@@ -194,13 +204,15 @@ def connect(path: str | Path) -> sqlite3.Connection:
     must exist: :func:`core.store.database.open_db` checks the path first)."""
     path = str(path)
     timeout_ms = busy_timeout_ms()
-    conn = sqlite3.connect(
-        path,
-        check_same_thread=False,
-        timeout=timeout_ms / 1000,
-        isolation_level=None,
-        factory=LockedConnection,
-    )
+    with open_files.registering():  # no header read of this file runs meanwhile
+        conn = sqlite3.connect(
+            path,
+            check_same_thread=False,
+            timeout=timeout_ms / 1000,
+            isolation_level=None,
+            factory=LockedConnection,
+        )
+        open_files.register(conn, path)
     conn.execute(f"PRAGMA busy_timeout = {timeout_ms}")
     conn.execute("PRAGMA foreign_keys = ON")
     if path != ":memory:":

@@ -16,6 +16,7 @@ from pathlib import Path
 
 from core.errors import DatabaseFileError
 from core.store.connection import busy_timeout_ms
+from core.store.open_files import file_unopened
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
 INIT_HINT = "create one with `python -m core init` (or `make run` for the demo)"
@@ -32,6 +33,11 @@ def check_db_file(path: str | Path, *, create: bool) -> None:
     this process may write, in a folder it may write (SQLite keeps ``-wal``/``-shm`` beside it),
     starting with the SQLite header, and at least as long as the header's page count says
     (unless a write-ahead log holds the rest).
+
+    The header is read only while no connection of this process has the file open
+    (:func:`core.store.open_files.file_unopened`): closing the descriptor that read it would drop
+    their locks. Once one is open, SQLite has read the header itself, and its own errors
+    (:func:`explain_sqlite_error`) speak for the file.
     """
     if _is_memory(path):
         return
@@ -65,7 +71,9 @@ def check_db_file(path: str | Path, *, create: bool) -> None:
             f"the folder {folder} is read-only; SQLite writes its journal beside {p.name}: "
             "make the folder writable or copy the database elsewhere"
         )
-    _check_header(p, info.st_size, create)
+    with file_unopened(p) as unopened:
+        if unopened:  # never open() a file this process's connections hold (their locks go)
+            _check_header(p, info.st_size, create)
 
 
 #: How often :func:`_check_header` looks again when the file changed while it looked.

@@ -1,0 +1,86 @@
+"""The files this process has open through SQLite (issue 38, item 1).
+
+SQLite locks its files with POSIX advisory locks, and on Linux closing ANY descriptor of a file
+drops ALL of the process's locks on it ("How To Corrupt An SQLite Database File", 2.2). A
+Python ``open()``/``close()`` of the database while one of this process's connections is open
+therefore silently unlocks that connection: another process's closing connection then
+checkpoints and deletes the write-ahead log under it ("disk I/O error", labels lost). So the
+process keeps a register of the files its connections have open (by device and inode, which a
+symlink or another spelling of the path cannot hide), and code that must read the file itself
+(the header check, :mod:`core.store.dbfile`) does so only inside :func:`file_unopened`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sqlite3
+import threading
+import weakref
+from collections.abc import Iterator
+from pathlib import Path
+
+#: Re-entrant: a collected connection's finalizer may run inside a holder's block.
+_open_files_lock = threading.RLock()
+#: (st_dev, st_ino) -> how many of this process's connections have that file open
+_open_files: dict[tuple[int, int], int] = {}
+
+
+def _file_key(path: str | Path) -> tuple[int, int] | None:
+    """(device, inode) of the file at ``path``, or ``None`` (in memory, or no such file)."""
+    if str(path) == ":memory:":
+        return None
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None
+    return (info.st_dev, info.st_ino)
+
+
+@contextlib.contextmanager
+def registering() -> Iterator[None]:
+    """Hold the register while a connection is opened and :func:`register`-ed."""
+    with _open_files_lock:
+        yield
+
+
+def register(conn: sqlite3.Connection, path: str) -> None:
+    """Count ``conn`` as open on its file until it is closed or collected (caller holds the lock).
+
+    The file is the one SQLite opened (``pragma database_list``), so a ``file:`` URI counts too."""
+    if path == ":memory:":
+        return
+    row = conn.execute("pragma database_list").fetchone()
+    key = _file_key(row[2]) if row and row[2] else None
+    if key is None or not hasattr(conn, "leave_register"):
+        return
+    _open_files[key] = _open_files.get(key, 0) + 1
+    conn.leave_register = weakref.finalize(conn, _unregister, key)
+
+
+def _unregister(key: tuple[int, int]) -> None:
+    with _open_files_lock:
+        left = _open_files.get(key, 0) - 1
+        if left > 0:
+            _open_files[key] = left
+        else:
+            _open_files.pop(key, None)
+
+
+def connections_open_to(path: str | Path) -> int:
+    """How many of this process's connections (made by :func:`core.store.connection.connect`)
+    have ``path``'s file open."""
+    key = _file_key(path)
+    with _open_files_lock:
+        return 0 if key is None else _open_files.get(key, 0)
+
+
+@contextlib.contextmanager
+def file_unopened(path: str | Path) -> Iterator[bool]:
+    """Hold the register of open files; yield whether no connection of this process has
+    ``path``'s file open. Only then may the block open the file outside SQLite (and no
+    :func:`core.store.connection.connect` starts until the block ends): when it yields
+    ``False``, do not open it."""
+    key = _file_key(path)
+    with _open_files_lock:
+        yield key is None or _open_files.get(key, 0) == 0
