@@ -63,7 +63,7 @@ def checked_output_path(path: str | Path, db: str | Path) -> Path:
         raise InputError(f"{text}: a folder in the path is a file, not a folder") from None
     except OSError as exc:
         raise InputError(f"cannot use {text} ({exc.strerror or exc})") from None
-    _refuse_database(given, info, db)
+    refuse_database_path(given, db, info=info)
     if info is not None and stat.S_ISDIR(info.st_mode):
         raise InputError(f"{text} is a directory; give a file name to write")
     if info is not None and not stat.S_ISREG(info.st_mode):
@@ -91,7 +91,7 @@ def atomic_output(target: Path, db: str | Path, *, newline: str | None = "") -> 
         with _as_input_error(target), open(target, "w", encoding="utf-8", newline=newline) as f:
             yield f
         return
-    tmp = target.parent / f".{target.name}.{secrets.token_hex(4)}.tmp"
+    tmp = target.parent / f".{target.name[:100]}.{secrets.token_hex(4)}.tmp"  # a long name fits
     with _as_input_error(target):
         # 0o666 minus the umask, as open() makes a file (mkstemp would make it private)
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
@@ -131,18 +131,27 @@ def _sqlite_path(db: str | Path) -> str | None:
     return None if postgres_url(text) is not None or text in ("", ":memory:") else text
 
 
-def _refuse_database(given: Path, info: os.stat_result | None, db: str | Path) -> None:
-    """Refuse ``given`` when it names ``db`` or one of its side files: the same path once
-    resolved (also before the file exists), or the same file (device and inode) by any name."""
+def refuse_database_path(
+    path: str | Path, db: str | Path, *, info: os.stat_result | None = None, name: str = "--db"
+) -> None:
+    """Refuse ``path`` when it names the database ``db`` (given as ``name``) or one of its side
+    files: the same path once resolved (also before the file exists), or the same file (device
+    and inode, ``info`` or ``os.stat(path)``) by any name. Nothing is read."""
     db_file = _sqlite_path(db)
     if db_file is None:
         return
+    given = Path(path)
+    if info is None:
+        try:
+            info = os.stat(given)
+        except OSError:
+            pass
     names = {os.path.realpath(given).casefold(), os.path.abspath(given).casefold()}
     for suffix in ("", *SIDE_FILES):
         spellings = {os.path.realpath(db_file) + suffix, os.path.abspath(db_file) + suffix}
         same_name = names & {s.casefold() for s in spellings}
         if same_name or (info is not None and any(_same_file(info, s) for s in spellings)):
-            raise InputError(f"{given} is {_KIND[suffix]} (--db {db_file}); {_HINT}")
+            raise InputError(f"{path} is {_KIND[suffix]} ({name} {db_file}); {_HINT}")
 
 
 def _same_file(info: os.stat_result, other: str) -> bool:
@@ -173,7 +182,7 @@ def _refuse_sibling_of_sqlite(target: Path, text: str, db: str | Path) -> None:
     """Refuse ``X-wal``, ``X-shm`` or ``X-journal`` beside a SQLite database ``X``: SQLite would
     take the output for that database's log. ``X`` is read only when it is not ``db``."""
     for suffix in SIDE_FILES:
-        if not target.name.casefold().endswith(suffix):
+        if len(target.name) <= len(suffix) or target.name[-len(suffix) :].lower() != suffix:
             continue
         owner = target.with_name(target.name[: -len(suffix)])
         try:
@@ -183,6 +192,8 @@ def _refuse_sibling_of_sqlite(target: Path, text: str, db: str | Path) -> None:
         db_file = _sqlite_path(db)
         if db_file is not None and _same_file(info, db_file):
             raise InputError(f"{text} is {_KIND[suffix]} (--db {db_file}); {_HINT}")
+        if db_file is not None and any(_same_file(info, db_file + s) for s in SIDE_FILES):
+            continue  # beside the database's own log: never read it outside SQLite
         if stat.S_ISREG(info.st_mode):
             try:
                 with owner.open("rb") as f:

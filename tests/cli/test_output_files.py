@@ -243,3 +243,26 @@ def test_an_interrupted_write_leaves_the_old_file(tmp_path):
     assert out.read_text(encoding="utf-8") == "old" and [p.name for p in tmp_path.iterdir()] == [
         "r.html"
     ]
+
+
+@pytest.mark.parametrize(
+    "dest", ["{t}/./wb.db", "{db}-wal", "{db}-shm", "{db}-journal", "{t}/l.db"]
+)
+def test_migrate_db_refuses_its_source_by_another_name(db_file, tmp_path, dest):
+    """migrate-db's DEST is a database by design, but never SRC itself or SRC's side files."""
+    (tmp_path / "l.db").symlink_to(db_file)
+    before, files = database_digest(db_file), _files(tmp_path)
+    code, out, err = run_cli(["migrate-db", str(db_file), dest.format(t=tmp_path, db=db_file)])
+    assert code == 2, (code, out, err)
+    assert err.count("error:") == 1 and "SRC" in err and "Traceback" not in err
+    assert database_digest(db_file) == before and _files(tmp_path) == files
+
+
+def test_names_that_only_look_like_a_log_are_written(db_file, tmp_path):
+    (tmp_path / "notes.txt").write_text("plain text", encoding="utf-8")
+    for name in ("-wal", "notes.txt-journal", "x" * 240 + ".csv"):
+        code, _, err = run_cli(
+            ["--db", str(db_file), "export", "questions", "-o", str(tmp_path / name)]
+        )
+        assert code == 0, (name, err)
+        assert (tmp_path / name).read_text(encoding="utf-8").startswith("id,")
