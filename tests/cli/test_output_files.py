@@ -266,3 +266,37 @@ def test_names_that_only_look_like_a_log_are_written(db_file, tmp_path):
         )
         assert code == 0, (name, err)
         assert (tmp_path / name).read_text(encoding="utf-8").startswith("id,")
+
+
+def test_the_database_is_never_opened_outside_sqlite(db_file, tmp_path, monkeypatch):
+    """Closing any descriptor of the database drops this process's SQLite locks on it, so the
+    refusal must come from names and os.stat alone, with a connection open (its log exists)."""
+    import builtins
+    import io
+
+    con = sqlite3.connect(db_file)
+    con.execute("pragma journal_mode=wal")
+    con.execute("select count(*) from questions").fetchone()
+    os.link(db_file, tmp_path / "hard.csv")
+    ours = {(s.st_dev, s.st_ino) for s in (os.stat(db_file), os.stat(f"{db_file}-wal"))}
+    opened_ours: list[str] = []
+    real_open = builtins.open
+
+    def spy(file, *args, **kwargs):
+        if isinstance(file, (str, os.PathLike)) and os.path.exists(file):
+            st = os.stat(file)
+            if (st.st_dev, st.st_ino) in ours:
+                opened_ours.append(str(file))
+        return real_open(file, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "open", spy)
+    monkeypatch.setattr(io, "open", spy)
+    try:
+        for target in (db_file, tmp_path / "hard.csv", f"{db_file}-wal", f"{db_file}-shm"):
+            code, _, err = run_cli(["--db", str(db_file), "export", "questions", "-o", str(target)])
+            assert code == 2 and "error:" in err, (target, err)
+        beside_log = f"{db_file}-wal-journal"  # no SQLite name: allowed, the log left unread
+        output_files.checked_output_path(beside_log, db_file)
+    finally:
+        con.close()
+    assert opened_ours == []
