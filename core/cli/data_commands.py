@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import csv
 import json
 import sys
@@ -93,7 +94,11 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     )
     p.add_argument("table")
     p.add_argument("--format", choices=["csv", "jsonl"], default="csv")
-    p.add_argument("--output", "-o", help="file to write (default: standard output)")
+    p.add_argument(
+        "--output",
+        "-o",
+        help="file to write (default: standard output); not the database nor any SQLite file",
+    )
     p.add_argument(
         "--all-rows",
         action="store_true",
@@ -220,29 +225,24 @@ def _status(args: argparse.Namespace) -> int:
 
 
 def _export(args: argparse.Namespace) -> int:
+    from core.cli.output_files import (
+        atomic_output,
+        checked_output_path,
+    )
+
+    # the output is checked before the database is opened (its file is never read here)
+    target = None if args.output is None else checked_output_path(args.output, args.db)
     with opened(args.db) as db:
         names = exportable(db)
         if args.table not in names:
             raise InputError(
                 f"no table or view {args.table!r}; choose from {', '.join(sorted(names))}"
             )
-        if args.output:
-            target = Path(args.output)
-            if target.is_dir():
-                raise InputError("is a directory; give a file name for --output", path=str(target))
-            if not target.parent.is_dir():
-                raise InputError(
-                    f"folder {str(target.parent)!r} does not exist; create it first",
-                    path=str(target),
-                )
         columns, cursor = export_rows(db, args.table, all_rows=args.all_rows)
-        try:
-            out = (
-                open(args.output, "w", newline="", encoding="utf-8") if args.output else sys.stdout
-            )
-        except OSError as exc:
-            raise InputError(f"cannot write ({exc.strerror})", path=args.output) from None
-        try:
+        sink = (
+            contextlib.nullcontext(sys.stdout) if target is None else atomic_output(target, args.db)
+        )
+        with sink as out:
             if args.format == "csv":
                 writer = csv.writer(out)
                 writer.writerow(columns)
@@ -251,9 +251,6 @@ def _export(args: argparse.Namespace) -> int:
             else:
                 for row in cursor:
                     out.write(json.dumps(dict(zip(columns, row)), ensure_ascii=False) + "\n")
-        finally:
-            if args.output:
-                out.close()
     return 0
 
 

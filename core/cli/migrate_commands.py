@@ -41,11 +41,14 @@ def _dest_file_removed_on_error(dest: str) -> Iterator[None]:
 
 
 def _migrate_db(args: argparse.Namespace) -> int:
+    from core.cli.output_files import refuse_database_path
     from core.store.copy_db import CopyError, copy_database
     from core.store.database import applied_migrations
 
     if str(args.src) == str(args.dest):
         raise CopyError("SRC and DEST are the same database")
+    if postgres_url(args.dest) is None:  # not SRC by another name, nor its -wal/-shm/-journal
+        refuse_database_path(args.dest, args.src, name="SRC")
     src = open_db(args.src, migrate=False, create=False)
     try:
         applied = applied_migrations(src)

@@ -7,8 +7,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -29,7 +27,11 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     p.add_argument("--rater", action="append", default=[], metavar="auto:NAME", help="repeatable")
     p.add_argument("--all", action="store_true", help="every auto-rater with verdicts")
-    p.add_argument("--out", default="rater-report.html", help="HTML file to write")
+    p.add_argument(
+        "--out",
+        default="rater-report.html",
+        help="HTML file to write (not the database nor any SQLite file)",
+    )
     p.add_argument(
         "--task", choices=["side-by-side"], default="side-by-side", help="verdicts compared"
     )
@@ -64,20 +66,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     p.set_defaults(func=cmd_rater_report)
 
 
-def _write(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` whole or not at all (a temporary file, then a rename)."""
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
 def cmd_rater_report(args: argparse.Namespace) -> int:
     """Build the report's data, render it, write the file; print each verdict sentence."""
+    from core.cli.output_files import (
+        atomic_output,
+        checked_output_path,
+    )
     from core.views.rater_report.assemble import (
         report_data,
     )
@@ -95,10 +89,9 @@ def cmd_rater_report(args: argparse.Namespace) -> int:
     out = Path(args.out)
     if out.suffix.lower() not in (".html", ".htm"):
         raise InputError("--out must be an .html file", path=str(out))
-    if not out.parent.is_dir():
-        raise InputError("the folder does not exist", path=str(out.parent))
     if args.simulations < 1:
         raise InputError("--simulations must be at least 1")
+    target = checked_output_path(out, args.db)  # before the database is opened
     db = open_args_db(args)
     data = report_data(
         db,
@@ -111,7 +104,9 @@ def cmd_rater_report(args: argparse.Namespace) -> int:
         seed=args.seed,
         sample=args.sample,
     )
-    _write(out, report_html(data))
+    page = report_html(data)
+    with atomic_output(target, args.db, newline=None) as f:
+        f.write(page)
     if args.json:
         print(json.dumps(_plain(data), default=str))
     else:

@@ -166,7 +166,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "column; fill in yes/no and load it with verify-import. The "
         "panel's verdict is not shown.",
     )
-    p.add_argument("path", help="output .csv")
+    p.add_argument("path", help="output .csv (not the database nor any SQLite file)")
     p.add_argument("--model")
     p.add_argument("--limit", type=int, default=100)
     p.add_argument("--seed", type=count_arg, default=0)
@@ -296,13 +296,19 @@ def _evaluate(args: argparse.Namespace) -> int:
 
 
 def _verify_export(args: argparse.Namespace) -> int:
+    from core.cli.output_files import (
+        atomic_output,
+        checked_output_path,
+    )
     from core.views.xrag import (
         answers_to_verify,
     )
 
+    target = checked_output_path(args.path, args.db)  # before the database is opened
     with opened(args.db) as db:
         frame = answers_to_verify(db, args.model, limit=args.limit, seed=args.seed)
-    frame.to_csv(args.path, index=False)
+    with atomic_output(target, args.db) as out:
+        frame.to_csv(out, index=False)
     print(json.dumps({"written": len(frame), "path": args.path}))
     return 0
 
