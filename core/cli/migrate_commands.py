@@ -46,7 +46,7 @@ def _migrate_db(args: argparse.Namespace) -> int:
 
     if str(args.src) == str(args.dest):
         raise CopyError("SRC and DEST are the same database")
-    src = open_db(args.src, migrate=False, create=False)
+    src = open_db(args.src, migrate=False, create=False, read_only=True)
     try:
         applied = applied_migrations(src)
         with _dest_file_removed_on_error(args.dest):
