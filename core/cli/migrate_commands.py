@@ -19,9 +19,10 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "URL) with the ids kept, in foreign-key order, in one DEST transaction, then verify "
         "each table row for row (count and checksum on both sides) before committing. DEST "
         "must be empty (a new SQLite file is created; a PostgreSQL database must exist, "
-        "createdb) and both must be at the same schema version. --db is not used.",
+        "createdb) and both must be at the same schema version. Another application's "
+        "database, as SRC or DEST, is refused before anything is written. --db is not used.",
     )
-    p.add_argument("src", help="the database to copy (left unchanged)")
+    p.add_argument("src", help="the database to copy (opened read-only, left unchanged)")
     p.add_argument("dest", help="the empty database to copy into")
     p.set_defaults(func=_migrate_db)
 

@@ -140,9 +140,9 @@ def test_a_workbench_database_with_a_table_of_its_users_is_still_accepted(db_pat
 
 
 def test_a_postgresql_database_of_other_tables_is_refused_before_migrating(
-    pg_url,
+    pg_url,  # noqa: F811  (the fixture imported above)
     tmp_path,
-    capsys,  # noqa: F811  (the fixture imported above)
+    capsys,
 ):
     import psycopg
 
