@@ -60,9 +60,18 @@ def refuse_foreign(db: Database, where: str, *, create: bool) -> None:
     if is_workbench(db, tables):
         return
     others = [t for t in tables if t != "schema_migrations"] or tables
-    named = ", ".join(others[:3]) + (f" and {len(others) - 3} more" if len(others) > 3 else "")
+    named = ", ".join(map(shown, others[:3])) + (
+        f" and {len(others) - 3} more" if len(others) > 3 else ""
+    )
     raise DatabaseFileError(
         f"{where} is not a workbench database (it holds another application's tables: {named}); "
-        "nothing was written; point --db at a workbench database, or create a new one with "
+        "nothing was written; give the path of a workbench database, or create a new one with "
         "`python -m core --db NEW.db init`"
     )
+
+
+def shown(name: str, limit: int = 40) -> str:
+    """A table name as the one-line error shows it: characters that are not printable escaped
+    (a line break in another application's table name cannot split the line), cut at ``limit``."""
+    text = "".join(c if c.isprintable() else c.encode("unicode_escape").decode() for c in name)
+    return text if len(text) <= limit else text[: limit - 3] + "..."

@@ -86,6 +86,14 @@ def test_another_applications_file_is_refused_untouched(tmp_path, capsys, make, 
     assert _state(path) == before
 
 
+def test_a_table_name_with_a_line_break_stays_on_the_one_line(tmp_path, capsys):
+    path = _sqlite_file(tmp_path / "odd.sqlite", 'create table "evil\nerror: forged" (x)')
+    before = _state(path)
+    line = _one_error(capsys, main(["--db", str(path), "status"]), "is not a workbench database")
+    assert "evil\\nerror: forged" in line
+    assert _state(path) == before
+
+
 def test_migrate_db_into_another_applications_file_is_refused_untouched(tmp_path, capsys):
     src = tmp_path / "wb.db"
     open_db(src, create=True).close()
