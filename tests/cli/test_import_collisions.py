@@ -304,3 +304,14 @@ def test_same_documents_again_are_quiet(template, tmp_path, request):
     assert json.loads(
         run_cli(["--db", str(db_path), "xrag", "import-articles", str(tmp_path / "a.jsonl")])[1]
     ) == {"unchanged": 1}
+
+
+def test_narrativeqa_replace_takes_over_a_book(template, tmp_path, request):
+    db_path = _setup(template, tmp_path, request, nqa_files("nqa", "book:b", STORY))
+    argv = ["--db", str(db_path), "import-narrativeqa", str(tmp_path / "nqa"), "--replace"]
+    code, out, err = run_cli(argv)
+    assert code == 0, err
+    db = open_db(db_path)
+    row = db.execute("select kind, source from documents where id = 'book:b'").fetchone()
+    assert tuple(row) == ("story", "narrativeqa")
+    db.close()
