@@ -28,6 +28,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("root", help="folder with documents.csv and qaps.csv")
     p.add_argument("--split", choices=["train", "valid", "test"], help="only this set")
     p.add_argument("--stories", help="folder of story files (default: ROOT/stories or ROOT/tmp)")
+    p.add_argument(
+        "--replace",
+        action="store_true",
+        help="replace a stored document of the same id that another import made (a book, an "
+        "article) or a story whose answers or judgments would be orphaned",
+    )
     p.set_defaults(func=_import_narrativeqa)
 
     p = sub.add_parser(
@@ -43,8 +49,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument(
         "--replace",
         action="store_true",
-        help="replace a stored document of the same id whose questions, answers or judgments "
-        "would be orphaned (made for the old text); they are listed",
+        help="replace a stored document of the same id that another import made (a NarrativeQA "
+        "story, an article) or whose questions, answers or judgments would be orphaned (made "
+        "for the old text); they are listed",
     )
     p.add_argument(
         "--split-stories",
@@ -124,7 +131,12 @@ def _import_narrativeqa(args: argparse.Namespace) -> int:
 
     with opened(args.db) as db:
         report = import_narrativeqa(
-            db, args.root, split=args.split, stories_dir=args.stories, progress=True
+            db,
+            args.root,
+            split=args.split,
+            stories_dir=args.stories,
+            progress=True,
+            replace=args.replace,
         )
     print(json.dumps(report.as_dict()))
     return 0

@@ -19,9 +19,10 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "URL) with the ids kept, in foreign-key order, in one DEST transaction, then verify "
         "each table row for row (count and checksum on both sides) before committing. DEST "
         "must be empty (a new SQLite file is created; a PostgreSQL database must exist, "
-        "createdb) and both must be at the same schema version. --db is not used.",
+        "createdb) and both must be at the same schema version. Another application's "
+        "database, as SRC or DEST, is refused before anything is written. --db is not used.",
     )
-    p.add_argument("src", help="the database to copy (left unchanged)")
+    p.add_argument("src", help="the database to copy (opened read-only, left unchanged)")
     p.add_argument("dest", help="the empty database to copy into")
     p.set_defaults(func=_migrate_db)
 
@@ -49,7 +50,7 @@ def _migrate_db(args: argparse.Namespace) -> int:
         raise CopyError("SRC and DEST are the same database")
     if postgres_url(args.dest) is None:  # not SRC by another name, nor its -wal/-shm/-journal
         refuse_database_path(args.dest, args.src, name="SRC")
-    src = open_db(args.src, migrate=False, create=False)
+    src = open_db(args.src, migrate=False, create=False, read_only=True)
     try:
         applied = applied_migrations(src)
         with _dest_file_removed_on_error(args.dest):

@@ -56,11 +56,17 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     )
     p.add_argument("path")
     p.add_argument("--source", default="file")
+    p.add_argument(
+        "--replace",
+        action="store_true",
+        help="replace a stored document of the same id that another import made (a NarrativeQA "
+        "story, a book) or whose questions would be orphaned; they are counted (orphaned_*)",
+    )
     p.set_defaults(
         func=lambda a: _run(
             a,
             lambda db: __import__("core.xrag.articles", fromlist=["x"]).import_articles(
-                db, a.path, source=a.source
+                db, a.path, source=a.source, replace=a.replace
             ),
         )
     )

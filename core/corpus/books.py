@@ -7,14 +7,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from core.corpus.documents import sha256_text, upsert_document
+from core.corpus.documents import check_replacement, upsert_document
 from core.corpus.gutenberg import clean_gutenberg
 from core.corpus.names import check_name
 from core.corpus.stories import require_stories
 from core.corpus.tabular import check_text_value, read_document_text
 from core.errors import InputError
-from core.store.documents import Document, get_document
-from core.store.questions import document_dependents
+from core.store.documents import get_document
 
 if TYPE_CHECKING:
     from core.store.engine import Database
@@ -49,9 +48,10 @@ def prepare_book(
     it) without writing: the keyword arguments of :func:`core.corpus.documents.upsert_document`
     plus ``orphaned``.
 
-    A stored document of the same id whose text, kind or source would change while questions,
-    answers or judgments hang on it is refused unless ``replace`` (they would be orphaned: made
-    for the old text); with ``replace``, ``orphaned`` counts them.
+    A stored document of the same id of another kind or source (another importer's), or whose
+    text would change while questions, answers or judgments hang on it, is refused unless
+    ``replace`` (:func:`core.corpus.documents.check_replacement`); with ``replace``,
+    ``orphaned`` counts what was made for the old text.
     """
     path = Path(path)
     if doc_id is not None:
@@ -65,7 +65,7 @@ def prepare_book(
         raise InputError("book has no text after removing the Gutenberg header", path=str(path))
     doc_id = doc_id or book_id_for(path)
     stored = get_document(db, doc_id)
-    orphaned = _orphaned(db, doc_id, stored, cleaned.body, path, replace)
+    orphaned = _orphaned(db, doc_id, cleaned.body, path, replace)
     # Explicit values win, then the file's header, then what an earlier import stored.
     final_title = title or cleaned.title or (stored.title if stored else "") or path.stem
     final_author = author or cleaned.author or (stored.author if stored else "")
@@ -89,32 +89,18 @@ def prepare_book(
     }
 
 
-def _orphaned(
-    db: Database,
-    doc_id: str,
-    stored: Document | None,
-    text: str,
-    path: Path,
-    replace: bool,
-) -> dict[str, int]:
-    """What hangs on the stored document ``doc_id`` that importing ``text`` over it would orphan
-    ({} when nothing would change or nothing hangs on it); refused without ``replace``."""
-    if stored is None or (
-        stored.sha256 == sha256_text(text) and (stored.kind, stored.source) == ("book", "file")
-    ):
-        return {}
-    hanging = document_dependents(db, doc_id)
-    if not any(hanging.values()):
-        return {}
-    if not replace:
-        what = ", ".join(f"{n} {k if n != 1 else k[:-1]}" for k, n in hanging.items() if n)
-        raise InputError(
-            f"document {doc_id!r} exists ({stored.kind} from {stored.source}) with other "
-            f"text and has {what}; nothing imported (give --replace to replace it anyway, or "
-            "another --id)",
-            path=str(path),
-        )
-    return hanging
+def _orphaned(db: Database, doc_id: str, text: str, path: Path, replace: bool) -> dict[str, int]:
+    """:func:`core.corpus.documents.check_replacement` of a book's text under ``doc_id``."""
+    return check_replacement(
+        db,
+        doc_id,
+        text,
+        kind="book",
+        source="file",
+        replace=replace,
+        path=path,
+        hint="another --id",
+    )
 
 
 def import_book(
@@ -167,7 +153,6 @@ def prepare_stories(
     for n, story in enumerate(stories, start=1):
         part_id = check_name(f"{book['doc_id']}-s{n:02d}", "story document id", column="--id")
         text = book["text"][story.start : story.end].strip()
-        stored = get_document(db, part_id)
         out.append(
             {
                 **book,
@@ -182,7 +167,7 @@ def prepare_stories(
                     "story_title": story.title,
                     "stories": len(stories),
                 },
-                "orphaned": _orphaned(db, part_id, stored, text, Path(path), replace),
+                "orphaned": _orphaned(db, part_id, text, Path(path), replace),
             }
         )
     return out

@@ -30,6 +30,7 @@ from core.store.documents import (
     write_document,
 )
 from core.store.passage_stage import drop_stage, needs_stage, stage_passages, switch_passages
+from core.store.questions import document_dependents
 
 if TYPE_CHECKING:
     from tiktoken import Encoding
@@ -157,6 +158,50 @@ def _split_long(text: str, start: int, end: int, max_tokens: int) -> list[tuple[
 def sha256_text(text: str) -> str:
     """Hex SHA-256 of the UTF-8 text (used to detect changed re-imports)."""
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def check_replacement(
+    db: Database,
+    doc_id: str,
+    text: str | None,
+    *,
+    kind: str,
+    source: str,
+    replace: bool,
+    path: str | Path | None = None,
+    hint: str = "another id",
+) -> dict[str, int]:
+    """What storing ``text`` as a ``kind`` document from ``source`` under the id of a stored
+    document would orphan (its questions, answers, judgments: made for the old text), checked
+    before anything is written by every importer of documents; refused without ``replace``.
+
+    Nothing to say when nothing is stored, or the same text of the same kind and source is (an
+    idempotent re-import), or the stored row is a placeholder without text from the same source
+    (a NarrativeQA story whose file was missing). Another kind or source (another importer's
+    document: a NarrativeQA story under an XRAG article's id) is refused; the same kind and
+    source with other text only when something hangs on it. ``text=None``: the stored text is
+    kept (questions are only attached to it), so only the source must be the same. With
+    ``replace``, the counts of what hangs on it (``{}`` when nothing does).
+    """
+    stored = get_document(db, doc_id)
+    if stored is None or (stored.source == source and not stored.text):
+        return {}
+    same_text = text is None or stored.sha256 == sha256_text(text)
+    same_origin = stored.source == source and (text is None or stored.kind == kind)
+    if same_text and same_origin:
+        return {}
+    hanging = document_dependents(db, doc_id)
+    if same_origin and not any(hanging.values()):
+        return {}
+    if replace:
+        return hanging
+    what = ", ".join(f"{n} {k if n != 1 else k[:-1]}" for k, n in hanging.items() if n)
+    detail = ("" if same_text else " with other text") + (f" and has {what}" if what else "")
+    raise InputError(
+        f"document {doc_id!r} exists ({stored.kind} from {stored.source}){detail}; nothing "
+        f"imported (give --replace to replace it anyway, or {hint})",
+        path=None if path is None else str(path),
+    )
 
 
 def upsert_document(

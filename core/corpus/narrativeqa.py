@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from tqdm import tqdm
 
-from core.corpus.documents import upsert_document
+from core.corpus.documents import check_replacement, upsert_document
 from core.corpus.gutenberg import clean_gutenberg
 from core.corpus.names import check_name
 from core.corpus.tabular import optional_number, read_document_text, read_records, require_text
@@ -142,11 +142,14 @@ def import_narrativeqa(
     stories_dir: str | Path | None = None,
     progress: bool = False,
     run_id: str | None = None,
+    replace: bool = False,
 ) -> ImportReport:
     """Import NarrativeQA from ``root`` (see the module docstring); all-or-nothing.
 
     Only documents that have questions (after the optional ``split`` filter) are imported.
-    Every file is parsed and validated before anything is written.
+    Every file is parsed and validated before anything is written, and a document id that is
+    another importer's document, or a story whose text changed under answers or judgments, is
+    refused unless ``replace`` (:func:`core.corpus.documents.check_replacement`).
     """
     root = Path(root)
     if not root.is_dir():
@@ -245,6 +248,7 @@ def import_narrativeqa(
         )
         if text.strip():
             story_texts[doc_id] = (text, how, path.name)
+    _check_collisions(db, sorted(wanted), story_texts, summaries, docs_path, replace)
 
     report = ImportReport()
     now = utcnow()
@@ -292,6 +296,34 @@ def import_narrativeqa(
                     db, q, documents, story_texts, summaries, qaps_path, now, run_id, report
                 )
     return report
+
+
+def _check_collisions(
+    db: Database,
+    wanted: list[str],
+    story_texts: dict[str, tuple[str, str, str]],
+    summaries: dict[str, str],
+    docs_path: Path,
+    replace: bool,
+) -> None:
+    """Refuse (unless ``replace``) storing a story, a summary or questions over a document of
+    another importer, or a changed story under answers or judgments, before anything is written."""
+    for doc_id in wanted:
+        story = story_texts.get(doc_id)
+        text = story[0] if story else None  # no story: only questions hang on the stored row
+        check_replacement(
+            db, doc_id, text, kind="story", source="narrativeqa", replace=replace, path=docs_path
+        )
+        if doc_id in summaries:
+            check_replacement(
+                db,
+                f"{doc_id}#summary",
+                summaries[doc_id],
+                kind="summary",
+                source="narrativeqa",
+                replace=replace,
+                path=docs_path,
+            )
 
 
 def _store_question(

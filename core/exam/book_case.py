@@ -32,7 +32,7 @@ import numpy as np
 if TYPE_CHECKING:
     from core.store.engine import Database
 
-from core.corpus.documents import upsert_document
+from core.corpus.documents import check_replacement, upsert_document
 from core.errors import ConfigError, InputError
 from core.exam.articles import lead_article, retrieval_article, store_article
 from core.exam.bank import derive_bank
@@ -159,9 +159,12 @@ def write_overviews(
                 raise InputError(
                     f"system {name!r}: strategy {strategy!r} finds nothing in {document_id!r}"
                 )
+            # Another import's document under the overview's id is refused (all rolled back).
+            overview_id = f"{document_id}{SUFFIX}{strategy}"
+            check_replacement(db, overview_id, text, kind="overview", source="exam", replace=False)
             doc = upsert_document(
                 db,
-                f"{document_id}{SUFFIX}{strategy}",
+                overview_id,
                 text,
                 kind="overview",
                 source="exam",

@@ -31,6 +31,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, ParamSpec, TypeVar
+from urllib.parse import quote
 
 from core.errors import DatabaseBusyError, StoreError
 from core.store import open_files
@@ -199,26 +200,39 @@ class LockedConnection(sqlite3.Connection):
             self._give()
 
 
-def connect(path: str | Path) -> sqlite3.Connection:
+def connect(path: str | Path, *, read_only: bool = False, wal: bool = True) -> sqlite3.Connection:
     """Open a raw sqlite3 connection with WAL, foreign keys and a busy timeout (the file's folder
-    must exist: :func:`core.store.database.open_db` checks the path first)."""
+    must exist: :func:`core.store.database.open_db` checks the path first).
+
+    ``read_only`` opens the file with SQLite's ``mode=ro`` (nothing can be written, the journal
+    mode stays as it is); ``wal=False`` leaves switching to WAL to the caller (:func:`use_wal`),
+    so a file can be looked at before anything is written to it.
+    """
     path = str(path)
     timeout_ms = busy_timeout_ms()
+    memory = path == ":memory:"
     with open_files.registering():  # no header read of this file runs meanwhile
         conn = sqlite3.connect(
-            path,
+            path if memory or not read_only else f"file:{quote(os.path.abspath(path))}?mode=ro",
             check_same_thread=False,
             timeout=timeout_ms / 1000,
             isolation_level=None,
             factory=LockedConnection,
+            uri=read_only and not memory,
         )
         open_files.register(conn, path)
     conn.execute(f"PRAGMA busy_timeout = {timeout_ms}")
     conn.execute("PRAGMA foreign_keys = ON")
-    if path != ":memory:":
-        conn.execute("PRAGMA journal_mode = WAL")
-        conn.execute("PRAGMA synchronous = NORMAL")
+    if wal and not read_only and not memory:
+        use_wal(conn)
     return conn
+
+
+def use_wal(conn: sqlite3.Connection) -> None:
+    """Switch the database to write-ahead logging (readers beside one writer) with ``synchronous
+    = NORMAL``: the first write to a new file, a no-op for a file already in WAL mode."""
+    conn.execute("PRAGMA journal_mode = WAL")
+    conn.execute("PRAGMA synchronous = NORMAL")
 
 
 @contextlib.contextmanager

@@ -6,7 +6,9 @@ define ``apply(db)``. They run in name order, each inside one transaction, and a
 
 A missing file is created only where creating is meant (``create=True``, the library default;
 the CLI allows it only in ``init`` and ``demo``, see :func:`creating`); any other broken path or
-SQLite failure while opening is one :class:`core.errors.DatabaseFileError` (:mod:`core.store.dbfile`).
+SQLite failure while opening is one :class:`core.errors.DatabaseFileError` (:mod:`core.store.dbfile`),
+and so is a database holding another application's tables (:mod:`core.store.foreign_db`), found
+before anything is written to it.
 """
 
 from __future__ import annotations
@@ -21,10 +23,11 @@ from pathlib import Path
 from typing import Any
 
 import core.store.migrations as migrations_pkg
-from core.store.connection import connect, default_db_path, transaction, utcnow
+from core.store.connection import connect, default_db_path, transaction, use_wal, utcnow
 from core.store.dbfile import check_db_file, explain_sqlite_error, is_file_error
 from core.store.engine import Database
-from core.store.postgres import POSTGRES, connect_postgres
+from core.store.foreign_db import refuse_foreign
+from core.store.postgres import POSTGRES, connect_postgres, without_password
 from core.store.runs import mark_dead_runs
 
 _migrate_lock = threading.Lock()
@@ -44,15 +47,24 @@ def creating(allowed: bool) -> Iterator[None]:
 
 
 def open_db(
-    path: str | Path | None = None, *, migrate: bool = True, create: bool | None = None
+    path: str | Path | None = None,
+    *,
+    migrate: bool = True,
+    create: bool | None = None,
+    read_only: bool = False,
 ) -> Database:
     """Open (and by default migrate) the workbench database at ``path``.
 
     The connection is in autocommit mode; use :func:`transaction` for multi-row writes. Opening
     with ``migrate`` also marks runs whose process died as ``interrupted``. A missing file is
     created when ``create`` (default: see :func:`creating`); a missing, unusable or damaged file
-    otherwise raises :class:`core.errors.DatabaseFileError` before anything is written.
+    otherwise raises :class:`core.errors.DatabaseFileError` before anything is written, and so
+    does a database that is not the workbench's (:func:`core.store.foreign_db.refuse_foreign`:
+    decided before SQLite's journal mode is switched to WAL). ``read_only`` (SQLite, without
+    ``migrate``): SQLite's ``mode=ro``, the journal mode left as it is (``migrate-db``'s SRC).
     """
+    if read_only and migrate:
+        raise ValueError("a read-only database cannot be migrated")
     path = path if path is not None else default_db_path()
     url = postgres_url(path)
     if url is not None:
@@ -63,17 +75,20 @@ def open_db(
         Path(path).parent.mkdir(parents=True, exist_ok=True)
     conn = None
     try:
-        conn = connect(path)
+        conn = connect(path, read_only=read_only, wal=False)
         db = Database(conn)
+        refuse_foreign(db, str(path), create=make)  # before the first write (WAL)
+        if not read_only and str(path) != ":memory:":
+            use_wal(conn)
         if migrate:
             migrate_db(db)
             mark_dead_runs(db)  # a run whose process died shows as interrupted, not running
-    except sqlite3.Error as exc:
+    except BaseException as exc:
         if conn is not None:
             conn.close()
-        if not is_file_error(exc):
-            raise
-        raise explain_sqlite_error(exc, path) from None
+        if isinstance(exc, sqlite3.Error) and is_file_error(exc):
+            raise explain_sqlite_error(exc, path) from None
+        raise
     return db
 
 
@@ -90,10 +105,12 @@ def postgres_url(path: str | Path) -> str | None:
 
 def _open_postgres(url: str, *, migrate: bool) -> Database:
     """Connect to PostgreSQL (:func:`core.store.postgres.connect_postgres`; the database must
-    exist) and migrate."""
+    exist), refuse someone else's tables (:func:`core.store.foreign_db.refuse_foreign`) and
+    migrate."""
     conn = connect_postgres(url)
     db = Database(conn, POSTGRES)
     try:
+        refuse_foreign(db, without_password(url), create=True)  # before migrating
         if migrate:
             migrate_db(db)
             mark_dead_runs(db)

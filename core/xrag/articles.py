@@ -16,7 +16,7 @@ from collections import defaultdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from core.corpus.documents import upsert_document
+from core.corpus.documents import check_replacement, upsert_document
 from core.corpus.names import name_problem, shown
 from core.corpus.tabular import read_records
 from core.errors import InputError
@@ -45,11 +45,17 @@ class EnglishArticle(DatedArticle):
     metadata: dict[str, Any]
 
 
-def import_articles(db: Database, path: str | Path, *, source: str = "file") -> dict[str, int]:
+def import_articles(
+    db: Database, path: str | Path, *, source: str = "file", replace: bool = False
+) -> dict[str, int]:
     """Validate every row of ``path`` first, then store all articles in one transaction.
 
     Columns: ``id, title, text, published, language, url`` (``date``/``published_date`` accepted
-    for ``published``), optional ``translation_of``. Returns counts by upsert status.
+    for ``published``), optional ``translation_of``. An id that is another importer's document
+    (a NarrativeQA story, a book), or an article whose text changed under questions, is refused
+    unless ``replace`` (:func:`core.corpus.documents.check_replacement`). Returns counts by
+    upsert status, with ``replace`` also what the replaced documents had hanging on them
+    (``orphaned_questions``, ...).
     """
     records = read_records(
         path,
@@ -115,6 +121,13 @@ def import_articles(db: Database, path: str | Path, *, source: str = "file") -> 
                 column="translation_of",
             )
     counts: dict[str, int] = defaultdict(int)
+    for rec in parsed:
+        hanging = check_replacement(
+            db, rec["id"], rec["text"], kind="article", source=source, replace=replace, path=path
+        )
+        for what, n in hanging.items():
+            if n:
+                counts[f"orphaned_{what}"] += n
     with transaction(db):
         for rec in sorted(parsed, key=lambda r: r["parent"] is not None):
             out = upsert_document(

@@ -1,7 +1,9 @@
-"""Import collisions: a book id with questions on it, a question id from another origin or source,
-an imported ``human:NAME`` that is an account. Each is refused (exit 2, one ``error:`` line, no
-traceback, byte-identical database; on PostgreSQL identical rows) unless ``--replace`` (not for
-accounts: never). Each case runs on SQLite and on PostgreSQL."""
+"""Import collisions: a book id with questions on it, a document id of another importer (an XRAG
+article over a NarrativeQA story, a book over an article, a NarrativeQA story or its questions over
+a book or an article), a question id from another origin or source, an imported ``human:NAME``
+that is an account. Each is refused (exit 2, one ``error:`` line, no traceback, byte-identical
+database; on PostgreSQL identical rows) unless ``--replace`` (not for accounts: never); the same
+data again is quiet. Each case runs on SQLite and on PostgreSQL."""
 
 from __future__ import annotations
 
@@ -24,6 +26,29 @@ from core.store.database import open_db
 BOOK = "The Lighthouse\n\nAnsel Brand kept the lighthouse. His telescope was named Orion.\n" * 20
 OTHER = "A Different Book\n\nNothing here is about a lighthouse at all, said the keeper.\n" * 20
 HEADER = "question,document_id,answers,id\n"
+STORY = "Header junk\nIt began with Anna, who kept a lighthouse far away.\n\nThat was the end.\n"
+ARTICLE = {"title": "Storm hits coast", "published": "2024-01-01", "language": "en", "url": ""}
+
+
+def nqa_files(folder: str, doc_id: str, story: str | None) -> dict[str, str]:
+    """A NarrativeQA folder (official layout) of one document with two questions, and its story
+    file unless ``story`` is None."""
+    files = {
+        f"{folder}/documents.csv": "document_id,set,kind,story_url,story_file_size,wiki_url,"
+        f"wiki_title,story_word_count,story_start,story_end\n{doc_id},test,gutenberg,u,1,w,"
+        "Anna,10,It began,the end.\n",
+        f"{folder}/qaps.csv": "document_id,set,question,answer1,answer2\n"
+        f"{doc_id},test,Who began it?,Anna,Anna did\n{doc_id},test,What did she keep?,"
+        "A lighthouse,\n",
+    }
+    if story is not None:
+        files[f"{folder}/stories/{doc_id}.content"] = story
+    return files
+
+
+def article_file(doc_id: str, text: str) -> dict[str, str]:
+    """An XRAG articles file of one English article."""
+    return {"a.jsonl": json.dumps({"id": doc_id, "text": text, **ARTICLE}) + "\n"}
 
 
 @pytest.fixture(scope="module")
@@ -40,6 +65,13 @@ def template(tmp_path_factory, module_db_location) -> Path | str:
 def _build(folder: Path, db_path: Path | str) -> None:
     assert run_cli(["--db", str(db_path), "init"])[0] == 0
     assert run_cli(["--db", str(db_path), "import-book", str(folder / "b.txt")])[0] == 0
+    for name, text in {**nqa_files("nqa", "d1", STORY), **article_file("a1", "Rain.")}.items():
+        (folder / name).parent.mkdir(parents=True, exist_ok=True)
+        (folder / name).write_text(text, encoding="utf-8")
+    assert run_cli(["--db", str(db_path), "import-narrativeqa", str(folder / "nqa")])[0] == 0
+    assert (
+        run_cli(["--db", str(db_path), "xrag", "import-articles", str(folder / "a.jsonl")])[0] == 0
+    )
     (folder / "q.csv").write_text(
         HEADER + "Who kept it?,book:b,Ansel Brand,q1\nWhat was it called?,book:b,Orion,q2\n",
         encoding="utf-8",
@@ -97,6 +129,44 @@ def _setup(
 JUDGED = "question_id,system,verdict,rater\nq1,s1,yes,{rater}\n"
 
 CASES = [
+    (
+        "article-id-of-a-narrativeqa-story",
+        article_file("d1", "Storm hits the coast."),
+        ["xrag", "import-articles", "{t}/a.jsonl"],
+        "document 'd1' exists (story from narrativeqa) with other text and has 2 questions",
+    ),
+    (
+        "article-with-the-text-of-a-narrativeqa-story",
+        article_file(
+            "d1", "It began with Anna, who kept a lighthouse far away.\n\nThat was the end."
+        ),
+        ["xrag", "import-articles", "{t}/a.jsonl"],
+        "document 'd1' exists (story from narrativeqa) and has 2 questions",
+    ),
+    (
+        "article-id-of-a-book",
+        article_file("book:b", "Storm hits the coast."),
+        ["xrag", "import-articles", "{t}/a.jsonl"],
+        "document 'book:b' exists (book from file)",
+    ),
+    (
+        "book-id-of-an-article-without-questions",
+        {"o.txt": OTHER},
+        ["import-book", "{t}/o.txt", "--id", "a1"],
+        "document 'a1' exists (article from file) with other text;",
+    ),
+    (
+        "narrativeqa-story-over-a-book",
+        nqa_files("nqa", "book:b", STORY),
+        ["import-narrativeqa", "{t}/nqa"],
+        "document 'book:b' exists (book from file)",
+    ),
+    (
+        "narrativeqa-questions-on-an-article",
+        nqa_files("nqa", "a1", None),
+        ["import-narrativeqa", "{t}/nqa"],
+        "document 'a1' exists (article from file)",
+    ),
     (
         "book-id-with-questions",
         {"o.txt": OTHER},
@@ -205,3 +275,43 @@ def test_same_questions_again_are_unchanged(template, tmp_path, request):
     code, out, err = run_cli(["--db", str(db_path), "import-questions", str(tmp_path / "q.csv")])
     assert code == 0, err
     assert json.loads(out)["unchanged"] == 1
+
+
+def test_article_replace_takes_over_a_narrativeqa_story(template, tmp_path, request):
+    db_path = _setup(template, tmp_path, request, article_file("d1", "Storm hits the coast."))
+    argv = ["--db", str(db_path), "xrag", "import-articles", str(tmp_path / "a.jsonl")]
+    code, out, err = run_cli([*argv, "--replace"])
+    assert code == 0, err
+    assert json.loads(out) == {"updated": 1, "orphaned_questions": 2}
+    db = open_db(db_path)
+    row = db.execute("select kind, text from documents where id = 'd1'").fetchone()
+    assert tuple(row) == ("article", "Storm hits the coast.")
+    db.close()
+
+
+def test_same_documents_again_are_quiet(template, tmp_path, request):
+    """Re-importing the template's own NarrativeQA folder, article and book: no refusal, no
+    warning, nothing changed."""
+    files = {**nqa_files("nqa", "d1", STORY), **article_file("a1", "Rain."), "b.txt": BOOK}
+    db_path = _setup(template, tmp_path, request, files)
+    for argv in (
+        ["import-narrativeqa", str(tmp_path / "nqa")],
+        ["xrag", "import-articles", str(tmp_path / "a.jsonl")],
+        ["import-book", str(tmp_path / "b.txt")],
+    ):
+        code, out, err = run_cli(["--db", str(db_path), *argv])
+        assert code == 0 and "warning" not in err and "error" not in err, err
+    assert json.loads(
+        run_cli(["--db", str(db_path), "xrag", "import-articles", str(tmp_path / "a.jsonl")])[1]
+    ) == {"unchanged": 1}
+
+
+def test_narrativeqa_replace_takes_over_a_book(template, tmp_path, request):
+    db_path = _setup(template, tmp_path, request, nqa_files("nqa", "book:b", STORY))
+    argv = ["--db", str(db_path), "import-narrativeqa", str(tmp_path / "nqa"), "--replace"]
+    code, out, err = run_cli(argv)
+    assert code == 0, err
+    db = open_db(db_path)
+    row = db.execute("select kind, source from documents where id = 'book:b'").fetchone()
+    assert tuple(row) == ("story", "narrativeqa")
+    db.close()

@@ -126,8 +126,8 @@ def test_a_full_disk_is_one_error_line(tmp_path, capsys, monkeypatch):
     before = _state(path)
     real_connect = database.connect
 
-    def capped(p):
-        conn = real_connect(p)
+    def capped(p, **options):
+        conn = real_connect(p, **options)
         pages = conn.execute("pragma page_count").fetchone()[0]
         conn.execute(f"pragma max_page_count = {pages + 2}")
         return conn

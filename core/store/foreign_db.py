@@ -1,0 +1,77 @@
+"""Whether a database is the workbench's, decided before anything is written to it (issue 38).
+
+Another application's SQLite file (a browser's ``places.sqlite``, a Rails database) or a
+PostgreSQL database of someone else's tables must never be migrated into a workbench database:
+:func:`refuse_foreign` looks at its tables through the open connection (never by reading the
+file: closing another descriptor of it would drop this process's SQLite locks) and raises
+:class:`core.errors.DatabaseFileError` when
+
+- it has tables but no ``schema_migrations`` table, or one that is not the workbench's (no
+  ``name`` column, a name that is no migration module's ``mNNNN_...``, or no migration recorded
+  while other tables exist);
+- it has no tables at all and creating is not allowed (SQLite: only ``init`` and ``demo`` make a
+  new database; an empty PostgreSQL database, made by ``createdb``, is migrated as before).
+"""
+
+from __future__ import annotations
+
+import re
+
+from core.errors import DatabaseFileError
+from core.store.dbfile import INIT_HINT
+from core.store.engine import Database
+from core.store.postgres import POSTGRES
+
+#: A migration as :mod:`core.store.database` records it: the module's name.
+MIGRATION_NAME = re.compile(r"m\d{4}_\w+")
+
+
+def user_tables(db: Database) -> list[str]:
+    """The database's tables, the engine's own bookkeeping (``sqlite_sequence``, ...) left out."""
+    return sorted(t for t in db.table_names() if not t.startswith("sqlite_"))
+
+
+def is_workbench(db: Database, tables: list[str]) -> bool:
+    """Whether ``tables`` (:func:`user_tables` of ``db``) are a workbench database's: a
+    ``schema_migrations`` table whose ``name`` column holds only migration names, with at least
+    one when there are other tables."""
+    if "schema_migrations" not in tables:
+        return False
+    cursor = db.execute("select * from schema_migrations where 1 = 0")
+    if "name" not in [d[0] for d in cursor.description or ()]:
+        return False
+    names = [r[0] for r in db.execute("select name from schema_migrations").fetchall()]
+    if not names and len(tables) > 1:
+        return False
+    return all(isinstance(n, str) and MIGRATION_NAME.fullmatch(n) for n in names)
+
+
+def refuse_foreign(db: Database, where: str, *, create: bool) -> None:
+    """Raise :class:`core.errors.DatabaseFileError` unless ``db`` (at ``where``) is a workbench
+    database, or an empty one that may be made one (``create``; see the module)."""
+    tables = user_tables(db)
+    if not tables:
+        if create or db.dialect is POSTGRES:
+            return
+        raise DatabaseFileError(
+            f"{where} holds no tables: it is not a workbench database; nothing was written; "
+            f"{INIT_HINT}"
+        )
+    if is_workbench(db, tables):
+        return
+    others = [t for t in tables if t != "schema_migrations"] or tables
+    named = ", ".join(map(shown, others[:3])) + (
+        f" and {len(others) - 3} more" if len(others) > 3 else ""
+    )
+    raise DatabaseFileError(
+        f"{where} is not a workbench database (it holds another application's tables: {named}); "
+        "nothing was written; give the path of a workbench database, or create a new one with "
+        "`python -m core --db NEW.db init`"
+    )
+
+
+def shown(name: str, limit: int = 40) -> str:
+    """A table name as the one-line error shows it: characters that are not printable escaped
+    (a line break in another application's table name cannot split the line), cut at ``limit``."""
+    text = "".join(c if c.isprintable() else c.encode("unicode_escape").decode() for c in name)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
