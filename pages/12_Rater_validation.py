@@ -106,6 +106,7 @@ def rater_section(sec: dict) -> None:
             width="stretch",
             key=f"epsilon_curve_{sec['rater']}",
         )
+        st.caption(md(sec["sensitivity_text"]))
     st.markdown("**Agreement** (Cohen's kappa, 95% large-sample interval; none under 20 items)")
     st.dataframe(agreement_frame(sec), hide_index=True, width="stretch")
     groups = group_frame(sec)

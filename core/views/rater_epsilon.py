@@ -83,3 +83,19 @@ def sensitivity(
     0.3 and at ``chosen`` (:func:`core.stats.alt_test_epsilon.epsilon_curve`), as plain dicts."""
     grid = (*EPSILON_GRID, chosen)
     return [asdict(p) for p in epsilon_curve(humans, rater, q=q, grid=grid)]
+
+
+def sensitivity_sentence(curve: list[dict[str, Any]], chosen: EpsilonChoice) -> str:
+    """What the curve says in words: from which epsilon the rater passes, and the choice."""
+    passing = [p["epsilon"] for p in curve if p["passed"]]
+    top = max(p["epsilon"] for p in curve)
+    where = (
+        f"it passes from epsilon = {passing[0]:g}"
+        if passing
+        else f"it fails at every epsilon up to {top:g}"
+    )
+    return (
+        f"The test rerun on the same labels at epsilon 0, 0.01, ..., 0.3: {where} (it passes at a "
+        "winning rate of 50%; the advantage probability does not depend on epsilon). Chosen: "
+        f"{chosen.words}."
+    )

@@ -91,10 +91,6 @@ def sensitivity_html(sec: dict[str, Any], data: dict[str, Any]) -> str:
     if not curve:
         return ""
     chosen = data["epsilon"]
-    flips = [p["epsilon"] for p in curve if p["passed"]]
-    where = (
-        f"it passes from epsilon = {flips[0]:g}" if flips else "it fails at every epsilon up to 0.3"
-    )
     chart = line_chart(
         [
             ("winning rate", [(p["epsilon"], p["winning_rate"]) for p in curve], True),
@@ -109,9 +105,7 @@ def sensitivity_html(sec: dict[str, Any], data: dict[str, Any]) -> str:
     )
     return (
         "<h3>The decision over epsilon</h3>"
-        f"<p class='note'>The test rerun at epsilon 0, 0.01, ..., 0.3 on the same labels: "
-        f"{esc(where)} (passes at a winning rate of 50%; the advantage probability does not "
-        f"depend on epsilon). Chosen: {esc(data['epsilon_choice'])}.</p>" + chart
+        f"<p class='note'>{esc(sec['sensitivity_text'])}</p>" + chart
     )
 
 

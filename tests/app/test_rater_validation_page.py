@@ -174,6 +174,10 @@ def test_who_labelled_sets_epsilon_is_remembered_per_task_and_plotted(report_db)
     assert [s["x0"] for s in spec["layout"]["shapes"] if s.get("x0") == s.get("x1")] == [0.2]
     assert [t["name"] for t in spec["data"]] == ["winning rate", "advantage probability"]
     assert spec["data"][0]["x"][0] == 0 and spec["data"][0]["x"][-1] == 0.3
+    assert any(
+        re.search(r"it (passes from epsilon = 0\.\d+|fails at every epsilon)", unescaped(c.value))
+        for c in at.caption
+    )
 
     radio.set_value("crowd").run()
     assert not at.exception, [e.value for e in at.exception]

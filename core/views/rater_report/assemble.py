@@ -15,9 +15,9 @@ from typing import TYPE_CHECKING, Any
 
 from core.errors import InputError
 from core.stats.alt_test import NotEnoughLabels
-from core.stats.alt_test_epsilon import EPSILON_GUIDANCE, epsilon_choice
+from core.stats.alt_test_epsilon import EPSILON_GUIDANCE, EpsilonChoice, epsilon_choice
 from core.stats.alt_test_power import items_needed
-from core.views.rater_epsilon import resolve_choice, sensitivity
+from core.views.rater_epsilon import resolve_choice, sensitivity, sensitivity_sentence
 from core.views.rater_report.agreement import agreement_section
 from core.views.rater_report.biases import bias_section
 from core.views.rater_report.costs import people_time, rater_cost
@@ -91,8 +91,7 @@ def one_rater(
     rater: str,
     labels: dict[str, Any],
     *,
-    epsilon: float,
-    epsilon_words: str,
+    choice: EpsilonChoice,
     q: float,
     include_slots: bool | None,
     base_url: str,
@@ -102,6 +101,7 @@ def one_rater(
     sample: int,
 ) -> dict[str, Any]:
     """Every section of the report for one auto-rater."""
+    epsilon = choice.epsilon
     mine = labels["auto"].get(rater, {})
     humans, slots_used = compared_humans(labels, rater, include_slots)
     alt, reason, short = None, "", {}
@@ -114,6 +114,7 @@ def one_rater(
         reason = str(exc)
     alt_humans, alt_mine = validation_labels(db, rater, TASK, slots_used)
     reference = majority(humans)
+    curve = sensitivity(alt_humans, alt_mine, epsilon, q) if alt else []
     return {
         "rater": rater,
         "verdicts": len(mine),
@@ -121,8 +122,9 @@ def one_rater(
         "compared": sorted(humans),
         "alt": alt,
         "short": short,
-        "verdict": verdict_sentence(rater, alt, reason, epsilon_words),
-        "sensitivity": sensitivity(alt_humans, alt_mine, epsilon, q) if alt else [],
+        "verdict": verdict_sentence(rater, alt, reason, choice.words),
+        "sensitivity": curve,
+        "sensitivity_text": sensitivity_sentence(curve, choice) if curve else "",
         "agreement": agreement_section(db, rater, mine, humans, labels, slots_used, n_boot, seed),
         "biases": bias_section(db, rater, mine, humans),
         "cost": rater_cost(db, rater, len(mine)),
@@ -179,8 +181,7 @@ def report_data(
             db,
             r,
             labels,
-            epsilon=choice.epsilon,
-            epsilon_words=choice.words,
+            choice=choice,
             q=q,
             include_slots=include_slots,
             base_url=base_url,
