@@ -100,6 +100,7 @@ def sensitivity_html(sec: dict[str, Any], data: dict[str, Any]) -> str:
         marker=chosen,
         marker_label=f"chosen epsilon {chosen:g}",
         reference=0.5,
+        reference_label="passes at a winning rate of 50%",
         x_label="epsilon",
         title=f"{sec['rater']}: winning rate and advantage probability over epsilon",
     )

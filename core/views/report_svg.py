@@ -137,12 +137,14 @@ def line_chart(
     marker: float,
     marker_label: str,
     reference: float | None = None,
+    reference_label: str = "",
     x_label: str = "",
     title: str = "",
 ) -> str:
     """Lines over ``x`` in ``[0, x_hi]``, ``y`` in ``[0, 1]``: per ``(label, points, steps)`` a
     polyline (``steps``: a step line, constant until the next point); ``marker``: a solid
-    vertical line with ``marker_label``; ``reference``: a dashed horizontal line."""
+    vertical line with ``marker_label``; ``reference``: a dashed horizontal line (with
+    ``reference_label``)."""
     left, top, w, h = 50, 26, PLOT_W + 120, 170
     width, height = left + w + PAD * 2, top + h + 64
 
@@ -177,6 +179,8 @@ def line_chart(
         parts.append(
             f'<polyline points="{px(0, reference)} {px(x_hi, reference)}" fill="none" '
             'stroke="#999" stroke-dasharray="2 3"/>'
+            f'<text x="{left + w - 4}" y="{top + (1 - reference) * h - 4:.1f}" font-size="10" '
+            f'text-anchor="end" fill="#777">{escape(reference_label)}</text>'
         )
     colours = ("#1f5fa8", "#e67e22", "#27ae60")
     for i, (label, points, steps) in enumerate(series):
