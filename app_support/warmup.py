@@ -21,7 +21,9 @@ from core.views.figures import agreement_overview
 from core.views.gold import gold_agreement, gold_size, people_agreement
 from core.views.leaderboard import PAGE_RANKING, pairwise_raters
 from core.views.preload import preload
-from core.views.rater_report.assemble import report_data
+from core.views.rater_epsilon import stored_choice
+from core.views.rater_report.assemble import TASK as RATER_TASK
+from core.views.rater_report.assemble import report_for_choice
 from core.views.team import team_view
 
 #: What the pages show first (their widgets' defaults), also computed by the start-up warm-up.
@@ -36,14 +38,15 @@ def warm_views(db: Database) -> None:
     """Compute, through the same caches the pages use, the default views whose first computation
     reads every judgment: Agreement's first tab (the rater pairs and the gold block), the live
     leaderboard's default board (and its rater list), the Team page's table and the Rater
-    validation page's report (the alt-test and its simulation for every auto-rater)."""
+    validation page's report (the alt-test and its simulation for every auto-rater, at the task's
+    remembered epsilon)."""
     cached_judgments(db, agreement_overview, AGREEMENT_KIND)
     for fn in (people_agreement, gold_size, gold_agreement):
         cached_view(db, fn, GOLD_TASK)
     cached_view(db, team_view, GOLD_TASK)
     cached_judgments(db, pairwise_raters, LEADERBOARD_SOURCE)
     live_leaderboard(db, LEADERBOARD_SOURCE, None, PAGE_RANKING)
-    cached_view(db, report_data)
+    cached_view(db, report_for_choice, stored_choice(db, RATER_TASK).text)
 
 
 def _warm_up(path: str) -> None:

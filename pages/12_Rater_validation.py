@@ -1,5 +1,6 @@
-"""Rater validation: can this auto-rater replace the people? The alternative annotator test and
-the evidence around it, one tab per auto-rater (ranked by advantage probability; only the open
+"""Rater validation: can this auto-rater replace the people? Who labelled (experts, skilled
+annotators, crowd workers or a number: the alt-test's epsilon, remembered per task); the
+alternative annotator test and the evidence around it, with the decision over epsilon 0 to 0.3, one tab per auto-rater (ranked by advantage probability; only the open
 tab is drawn, which keeps the first load short), computed from the store as verdicts arrive;
 the whole report as one HTML file to download (built when clicked); for admins, the button
 that queues the items the simulation asks for.
@@ -8,9 +9,12 @@ that queues the items the simulation asks for.
 import streamlit as st
 
 from app_support import caching, connection, frame, render, signin
+from core.annotation.rater_epsilon import remember_epsilon
 from core.annotation.validation_queue import queue_validation_items
 from core.errors import WorkbenchError
-from core.views.rater_report.assemble import report_data
+from core.views.epsilon_figure import sensitivity_figure
+from core.views.rater_epsilon import CHOICE_LABELS, NUMBER, stored_choice
+from core.views.rater_report.assemble import TASK, report_for_choice
 from core.views.rater_report.costs import cost_texts
 from core.views.rater_report.tables import (
     agreement_frame,
@@ -27,15 +31,50 @@ frame.setup("Rater validation")
 who = signin.sign_in_sidebar()
 
 with connection.database() as db:
+    stored = stored_choice(db, TASK)
+may_choose = who is not None and who.may("admin")
+kinds = list(CHOICE_LABELS)
+picked = st.radio(
+    "Who labelled these items? (sets epsilon, the allowance for the auto-rater being cheaper)",
+    kinds,
+    index=kinds.index(str(stored.annotators) if stored.annotators else NUMBER),
+    format_func=CHOICE_LABELS.__getitem__,
+    horizontal=True,
+    key=f"annotators_{TASK}",
+    disabled=not may_choose,
+)
+chosen = picked
+if picked == NUMBER:
+    value = st.number_input(
+        "epsilon",
+        0.0,
+        0.99,
+        stored.epsilon,
+        0.01,
+        "%.3f",
+        key=f"epsilon_{TASK}",
+        disabled=not may_choose,
+    )
+    chosen = f"{value:g}"
+if not may_choose:
+    st.caption("An admin chooses who labelled; it is remembered for the task.")
+elif chosen != stored.text:
+    with connection.database() as db:
+        try:
+            stored = remember_epsilon(db, who, TASK, chosen)
+        except WorkbenchError as exc:
+            st.error(md(exc))
+
+with connection.database() as db:
     try:
-        data = caching.cached_view(db, report_data)
+        data = caching.cached_view(db, report_for_choice, stored.text)
     except WorkbenchError as exc:
         st.info(md(exc))
         st.stop()
 
 st.caption(
     "The alternative annotator test (Calderon, Reichart and Dror, 2025) on the side-by-side "
-    f"verdicts, epsilon = {md(data['epsilon'])}, q = {md(data['q'])}. "
+    f"verdicts, epsilon = {md(data['epsilon_choice'])}, q = {md(data['q'])}. "
     + escape_markdown(data["epsilon_text"])
 )
 st.download_button(
@@ -61,6 +100,13 @@ def rater_section(sec: dict) -> None:
         )
     if sec["alt"]:
         st.dataframe(humans_frame(sec), hide_index=True, width="stretch")
+    if sec["sensitivity"]:
+        st.plotly_chart(
+            sensitivity_figure(sec["rater"], sec["sensitivity"], data["epsilon"]),
+            width="stretch",
+            key=f"epsilon_curve_{sec['rater']}",
+        )
+        st.caption(md(sec["sensitivity_text"]))
     st.markdown("**Agreement** (Cohen's kappa, 95% large-sample interval; none under 20 items)")
     st.dataframe(agreement_frame(sec), hide_index=True, width="stretch")
     groups = group_frame(sec)

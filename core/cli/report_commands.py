@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from core.cli.support import count_arg, level_arg, open_args_db
+from core.cli.validation_commands import EPSILON_HELP, add_epsilon_args
 from core.errors import InputError
 
 
@@ -23,7 +24,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "(no remote resource; prints) per run: for each auto-rater the alternative annotator "
         "test, agreement with gold and with each person beside the people's own agreement, "
         "biases, cost per verdict, a sample of disagreements and how many more items are "
-        "needed; several raters are ranked by advantage probability on one page.",
+        "needed; several raters are ranked by advantage probability on one page. " + EPSILON_HELP,
     )
     p.add_argument("--rater", action="append", default=[], metavar="auto:NAME", help="repeatable")
     p.add_argument("--all", action="store_true", help="every auto-rater with verdicts")
@@ -35,7 +36,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     p.add_argument(
         "--task", choices=["side-by-side"], default="side-by-side", help="verdicts compared"
     )
-    p.add_argument("--epsilon", type=float, default=0.2, help="alt-test epsilon (default 0.2)")
+    add_epsilon_args(p)
     p.add_argument("--q", type=level_arg, default=0.05, help="FDR level q (default 0.05)")
     slots = p.add_mutually_exclusive_group()
     slots.add_argument(
@@ -91,12 +92,18 @@ def cmd_rater_report(args: argparse.Namespace) -> int:
         raise InputError("--out must be an .html file", path=str(out))
     if args.simulations < 1:
         raise InputError("--simulations must be at least 1")
+    from core.views.rater_epsilon import (
+        given_choice,
+    )
+
+    given_choice(args.annotators, args.epsilon)  # a bad value: refused before the database opens
     target = checked_output_path(out, args.db)  # before the database is opened
     db = open_args_db(args)
     data = report_data(
         db,
         args.rater or None,
         epsilon=args.epsilon,
+        annotators=args.annotators,
         q=args.q,
         include_slots=args.include_slots,
         base_url=args.base_url,

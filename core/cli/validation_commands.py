@@ -13,21 +13,46 @@ from core.cli.support import count_arg, level_arg, open_args_db, print_aligned
 from core.errors import InputError
 
 if TYPE_CHECKING:  # the CLI imports its modules lazily, to start fast
-    pass
+    from core.stats.alt_test_epsilon import EpsilonChoice
+    from core.store.engine import Database
 
 #: The tasks of :data:`core.views.rater_validation.VALIDATION_TASKS` (not imported: start-up time).
 VALIDATION_TASKS = ("side-by-side", "absolute")
+#: :class:`core.stats.alt_test_epsilon.Annotators` and the guidance sentence
+#: (:data:`core.stats.alt_test_epsilon.EPSILON_GUIDANCE`), not imported (start-up time; a test
+#: checks they agree).
+ANNOTATORS = ("experts", "skilled", "crowd")
+EPSILON_HELP = (
+    "The paper sets epsilon by who labelled: 0.2 for experts, 0.15 for skilled annotators, 0.1 "
+    "for crowd workers (replacing an expert saves the most, so it allows the most); a smaller "
+    "epsilon asks more of the auto-rater. Choose it before looking at the result. Without "
+    "--annotators or --epsilon: the choice remembered for the task on the Rater validation "
+    "page, else experts (0.2)."
+)
 
 
-def epsilon_arg(text: str) -> float:
-    """argparse type of ``--epsilon``: a number in [0, 1)."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-    if not 0 <= value < 1:
-        raise argparse.ArgumentTypeError(f"{text!r} must be in [0, 1)")
-    return value
+def add_epsilon_args(p: argparse.ArgumentParser) -> None:
+    """``--annotators experts|skilled|crowd`` or ``--epsilon NUMBER`` (one of them; checked by
+    :func:`core.views.rater_epsilon.given_choice`: a bad value is one ``error:`` line)."""
+    p.add_argument(
+        "--annotators",
+        metavar="|".join(ANNOTATORS),
+        help="who labelled: experts (epsilon 0.2), skilled (0.15) or crowd (0.1)",
+    )
+    p.add_argument("--epsilon", metavar="NUMBER", help="instead: epsilon as a number in [0, 1)")
+
+
+def epsilon_and_db(args: argparse.Namespace, task: str) -> tuple[EpsilonChoice, Database]:
+    """The epsilon of ``args`` (``--annotators`` / ``--epsilon``, checked before the database is
+    opened), else the task's remembered choice; and the database."""
+    from core.views.rater_epsilon import (
+        given_choice,
+        stored_choice,
+    )
+
+    given = given_choice(args.annotators, args.epsilon)
+    db = open_args_db(args)
+    return given or stored_choice(db, task), db
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -37,18 +62,14 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="alt-test: can an auto-rater replace the human annotators?",
         description="The alternative annotator test (Calderon, Reichart & Dror, ACL 2025) of an "
         "auto-rater against the people who labelled the same items (each left out in turn; "
-        "Benjamini-Yekutieli over the people). Passes when the winning rate is >= 0.5.",
+        "Benjamini-Yekutieli over the people). Passes when the winning rate is >= 0.5. "
+        + EPSILON_HELP,
     )
     p.add_argument("--rater", required=True, help="the auto-rater, auto:NAME")
     p.add_argument(
         "--task", choices=VALIDATION_TASKS, default="side-by-side", help="default side-by-side"
     )
-    p.add_argument(
-        "--epsilon",
-        type=epsilon_arg,
-        default=0.2,
-        help="cost-benefit margin (default 0.2 for crowd or skilled annotators; 0.1-0.15 experts)",
-    )
+    add_epsilon_args(p)
     p.add_argument("--q", type=level_arg, default=0.05, help="FDR level (default 0.05)")
     p.add_argument(
         "--include-slots",
@@ -63,11 +84,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="how many doubly-labelled items would make the alt-test's decision stable",
         description="Bootstrap at the observed agreement levels: resample the rater's items "
         "(each with all its labels), rerun the alt-test, report pass probability and stability "
-        "per number of items; needed = smallest number stable in --target of samples.",
+        "per number of items; needed = smallest number stable in --target of samples. "
+        + EPSILON_HELP,
     )
     n.add_argument("--rater", required=True, help="the auto-rater, auto:NAME")
     n.add_argument("--task", choices=VALIDATION_TASKS, default="side-by-side")
-    n.add_argument("--epsilon", type=epsilon_arg, default=0.2, help="default 0.2")
+    add_epsilon_args(n)
     n.add_argument("--q", type=level_arg, default=0.05, help="FDR level (default 0.05)")
     n.add_argument("--target", type=level_arg, default=0.9, help="stability (default 0.9)")
     n.add_argument("--sims", type=count_arg, default=200, help="samples per size (default 200)")
@@ -96,9 +118,9 @@ def cmd_validate_rater(args: argparse.Namespace) -> int:
         validate_rater,
     )
 
-    out = validate_rater(
-        open_args_db(args), args.rater, args.task, args.epsilon, args.q, args.include_slots
-    )
+    choice, db = epsilon_and_db(args, args.task)
+    out = validate_rater(db, args.rater, args.task, choice.epsilon, args.q, args.include_slots)
+    out["epsilon_choice"] = choice.words
     if args.json:
         print(json.dumps(out))
         return 0
@@ -110,7 +132,7 @@ def cmd_validate_rater(args: argparse.Namespace) -> int:
     verdict = "PASSES" if out["passed"] else "does not pass"
     print(
         f"{out['rater']} {verdict} the alt-test on {out['items']} {out['task']} items "
-        f"(epsilon {out['epsilon']}, q {out['q']}): winning rate {out['winning_rate']:.3f}, "
+        f"(epsilon {choice.words}, q {out['q']}): winning rate {out['winning_rate']:.3f}, "
         f"advantage probability {out['advantage_prob']:.3f}"
     )
     print_aligned(
@@ -136,11 +158,12 @@ def cmd_validation_items(args: argparse.Namespace) -> int:
         validation_items_needed,
     )
 
+    choice, db = epsilon_and_db(args, args.task)
     out = validation_items_needed(
-        open_args_db(args),
+        db,
         args.rater,
         args.task,
-        epsilon=args.epsilon,
+        epsilon=choice.epsilon,
         q=args.q,
         target=args.target,
         n_sim=max(1, args.sims),
@@ -178,12 +201,19 @@ def cmd_validation_queue(args: argparse.Namespace) -> int:
     actor = shell_admin(db, args.actor or "admin")
     n_items = args.items
     if n_items is None:
+        from core.views.rater_epsilon import (
+            resolve_choice,
+        )
         from core.views.rater_validation import (
             validation_items_needed,
         )
 
         try:
-            found = validation_items_needed(db, args.rater)
+            found = validation_items_needed(
+                db,
+                args.rater,
+                epsilon=resolve_choice(db, "side-by-side").epsilon,
+            )
         except InputError as exc:
             raise InputError(
                 f"cannot estimate how many items are needed ({exc}); pass --items N "

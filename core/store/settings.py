@@ -171,3 +171,21 @@ def update_setting(db: Database, key: str, value: Any) -> int | str:
     with transaction(db):
         set_setting(db, key, parsed)
     return parsed
+
+
+#: Per-task key: who labelled a validation task, i.e. its alt-test epsilon (experts, skilled, crowd
+#: or a number; :mod:`core.annotation.rater_epsilon` writes it, :mod:`core.views.rater_epsilon`
+#: reads it).
+ALT_TEST_EPSILON = "alt_test_epsilon"
+
+
+def task_setting(db: Database, key: str, task: str) -> str:
+    """A per-task value (row ``KEY:TASK`` of table ``settings``; "" when unset). Free text: the
+    layer that owns the value's meaning validates it."""
+    return get_setting(db, f"{key}:{task}", "")
+
+
+def set_task_setting(db: Database, key: str, task: str, value: str) -> None:
+    """Store a per-task value (see :func:`task_setting`)."""
+    with transaction(db):
+        set_setting(db, f"{key}:{task}", value)

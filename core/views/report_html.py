@@ -18,6 +18,7 @@ from core.views.report_sections import (
     disagreements_html,
     needed_html,
 )
+from core.views.report_svg import line_chart
 
 
 def _verdict(sec: dict[str, Any], data: dict[str, Any]) -> str:
@@ -36,6 +37,7 @@ def _verdict(sec: dict[str, Any], data: dict[str, Any]) -> str:
             f"<span>Items<b>{esc(alt['items'])}</b></span></div>"
         )
     out.append(f'<p class="note">{esc(data["epsilon_text"])}</p>')
+    out.append(sensitivity_html(sec, data))
     if sec["annotators"] == "anonymous slots":
         out.append(
             '<p class="caveat">The human labels here come from anonymous slots of an imported '
@@ -81,6 +83,31 @@ def _verdict(sec: dict[str, Any], data: dict[str, Any]) -> str:
         if rows:
             out.append(table(["human", "more shared items needed"], rows, {1}))
     return "".join(out)
+
+
+def sensitivity_html(sec: dict[str, Any], data: dict[str, Any]) -> str:
+    """The decision over epsilon 0 to 0.3 (inline SVG), the chosen epsilon marked."""
+    curve = sec.get("sensitivity") or []
+    if not curve:
+        return ""
+    chosen = data["epsilon"]
+    chart = line_chart(
+        [
+            ("winning rate", [(p["epsilon"], p["winning_rate"]) for p in curve], True),
+            ("advantage probability", [(p["epsilon"], p["advantage_prob"]) for p in curve], False),
+        ],
+        x_hi=max(0.3, chosen),
+        marker=chosen,
+        marker_label=f"chosen epsilon {chosen:g}",
+        reference=0.5,
+        reference_label="passes at a winning rate of 50%",
+        x_label="epsilon",
+        title=f"{sec['rater']}: winning rate and advantage probability over epsilon",
+    )
+    return (
+        "<h3>The decision over epsilon</h3>"
+        f"<p class='note'>{esc(sec['sensitivity_text'])}</p>" + chart
+    )
 
 
 def compare_table(data: dict[str, Any]) -> str:
@@ -135,7 +162,7 @@ def report_html(data: dict[str, Any]) -> str:
         "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>"
         f"<title>{esc(data['title'])}</title><style>{CSS}</style></head><body>"
         f"<h1>{esc(data['title'])}</h1><p class='note'>Can these auto-raters replace the people? "
-        f"Side-by-side verdicts; epsilon = {esc(num(data['epsilon'], 'g'))}, q = "
+        f"Side-by-side verdicts; epsilon = {esc(data['epsilon_choice'])}, q = "
         f"{esc(num(data['q'], 'g'))}; generated {esc(data['generated_at'])}.</p>"
     )
     first = "".join(

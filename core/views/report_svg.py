@@ -128,3 +128,82 @@ def bar_chart(
     parts += _axis(0, hi, height - 24, [hi * k / 4 for k in range(5)])
     parts.append("</svg>")
     return "".join(parts)
+
+
+def line_chart(
+    series: Sequence[tuple[str, Sequence[tuple[float, float]], bool]],
+    *,
+    x_hi: float,
+    marker: float,
+    marker_label: str,
+    reference: float | None = None,
+    reference_label: str = "",
+    x_label: str = "",
+    title: str = "",
+) -> str:
+    """Lines over ``x`` in ``[0, x_hi]``, ``y`` in ``[0, 1]``: per ``(label, points, steps)`` a
+    polyline (``steps``: a step line, constant until the next point); ``marker``: a solid
+    vertical line with ``marker_label``; ``reference``: a dashed horizontal line (with
+    ``reference_label``)."""
+    left, top, w, h = 50, 26, PLOT_W + 120, 170
+    width, height = left + w + PAD * 2, top + h + 64
+
+    def px(x: float, y: float) -> str:
+        cx = left + min(max(x, 0.0), x_hi) / x_hi * w
+        return f"{cx:.1f},{top + (1 - min(max(y, 0.0), 1.0)) * h:.1f}"
+
+    parts = [
+        f'<svg role="img" width="{width}" height="{height}" viewBox="0 0 {width} {height}" '
+        'class="chart">'
+    ]
+    if title:
+        parts.append(f"<title>{escape(title)}</title>")
+    parts.append(f'<rect x="{left}" y="{top}" width="{w}" height="{h}" fill="none" stroke="#ccc"/>')
+    for y in (0.0, 0.25, 0.5, 0.75, 1.0):
+        parts.append(
+            f'<text x="{left - 6}" y="{top + (1 - y) * h + 4:.1f}" font-size="11" '
+            f'text-anchor="end">{y:g}</text>'
+        )
+    for k in range(7):
+        x = x_hi * k / 6
+        parts.append(
+            f'<text x="{left + x / x_hi * w:.1f}" y="{top + h + 16}" font-size="11" '
+            f'text-anchor="middle">{x:.2g}</text>'
+        )
+    if x_label:
+        parts.append(
+            f'<text x="{left + w / 2:.1f}" y="{top + h + 32}" font-size="11" '
+            f'text-anchor="middle">{escape(x_label)}</text>'
+        )
+    if reference is not None:
+        parts.append(
+            f'<polyline points="{px(0, reference)} {px(x_hi, reference)}" fill="none" '
+            'stroke="#999" stroke-dasharray="2 3"/>'
+            f'<text x="{left + w - 4}" y="{top + (1 - reference) * h - 4:.1f}" font-size="10" '
+            f'text-anchor="end" fill="#777">{escape(reference_label)}</text>'
+        )
+    colours = ("#1f5fa8", "#e67e22", "#27ae60")
+    for i, (label, points, steps) in enumerate(series):
+        shown = sorted((x, y) for x, y in points if _ok(y))
+        coords: list[str] = []
+        for k, (x, y) in enumerate(shown):
+            if steps and k:
+                coords.append(px(x, shown[k - 1][1]))
+            coords.append(px(x, y))
+        colour = colours[i % len(colours)]
+        dash = "" if steps else ' stroke-dasharray="6 3"'
+        parts.append(
+            f'<polyline points="{" ".join(coords)}" fill="none" stroke="{colour}" '
+            f'stroke-width="2"{dash}/>'
+            f'<text x="{left + 10 + 190 * i}" y="{top + h + 52}" font-size="11" '
+            f'fill="{colour}">{escape(label)}</text>'
+        )
+    mx = left + min(max(marker, 0.0), x_hi) / x_hi * w
+    parts.append(
+        f'<line x1="{mx:.1f}" y1="{top}" x2="{mx:.1f}" y2="{top + h}" stroke="#c0392b" '
+        f'stroke-width="2" data-marker="{marker:g}"/>'
+        f'<text x="{mx:.1f}" y="{top - 8}" font-size="11" text-anchor="middle" '
+        f'fill="#c0392b">{escape(marker_label)}</text>'
+    )
+    parts.append("</svg>")
+    return "".join(parts)

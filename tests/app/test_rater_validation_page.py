@@ -3,6 +3,7 @@ kept as text, the admin's queue button; an empty database says what is missing."
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -14,6 +15,7 @@ from streamlit.testing.v1 import AppTest
 from core.store.database import open_db
 from core.store.judgments import NewJudgment, effective_judgments, insert_judgments
 from core.store.validation_items import validation_requests
+from core.views.rater_epsilon import stored_choice
 from core.views.rater_report.assemble import report_data
 from core.views.text import md
 
@@ -142,3 +144,73 @@ def test_the_slot_ceiling_is_rounded_as_on_agreement(tmp_path, monkeypatch):
         assert re.search(
             r"Fleiss' kappa (-?\d\.\d{3}|-), Krippendorff's alpha (-?\d\.\d{3}|-) ", text
         )
+
+
+def _choice(at: AppTest):
+    (radio,) = [r for r in at.radio if "Who labelled" in unescaped(r.label)]
+    return radio
+
+
+def test_who_labelled_sets_epsilon_is_remembered_per_task_and_plotted(report_db):
+    """The page offers the CLI's choice (experts 0.2 / skilled 0.15 / crowd 0.1 / a number);
+    an admin's choice is stored for the task, survives a rerun and a new session, and the
+    decision over epsilon is plotted with the chosen epsilon marked."""
+    at = _open()
+    radio = _choice(at)
+    assert list(radio.options) == [
+        "experts (0.2)",
+        "skilled annotators (0.15)",
+        "crowd workers (0.1)",
+        "another number",
+    ]
+    assert radio.value == "experts"
+    assert any("epsilon = 0.2 (experts)" in unescaped(c.value) for c in at.caption)
+    assert any(
+        "0.2 for experts, 0.15 for skilled annotators, 0.1 for crowd workers" in unescaped(c.value)
+        for c in at.caption
+    )
+    (chart,) = at.get("plotly_chart")
+    spec = json.loads(chart.proto.spec)
+    assert [s["x0"] for s in spec["layout"]["shapes"] if s.get("x0") == s.get("x1")] == [0.2]
+    assert [t["name"] for t in spec["data"]] == ["winning rate", "advantage probability"]
+    assert spec["data"][0]["x"][0] == 0 and spec["data"][0]["x"][-1] == 0.3
+    assert any(
+        re.search(r"it (passes from epsilon = 0\.\d+|fails at every epsilon)", unescaped(c.value))
+        for c in at.caption
+    )
+
+    radio.set_value("crowd").run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert any("epsilon = 0.1 (crowd workers)" in unescaped(c.value) for c in at.caption)
+    verdicts = [unescaped(m.value) for m in (*at.success, *at.error)]
+    assert any("at epsilon = 0.1 (crowd workers)" in v for v in verdicts), verdicts
+    (chart,) = at.get("plotly_chart")
+    shapes = json.loads(chart.proto.spec)["layout"]["shapes"]
+    assert [s["x0"] for s in shapes if s.get("x0") == s.get("x1")] == [0.1]
+    at.run()  # a rerun keeps it
+    assert _choice(at).value == "crowd"
+    db = open_db(report_db)
+    try:
+        assert stored_choice(db, "side-by-side").text == "crowd"
+        assert stored_choice(db, "absolute").text == "experts"  # per task
+    finally:
+        db.close()
+
+    fresh = _open("bea")  # a new session: the stored choice
+    assert _choice(fresh).value == "crowd"
+    assert any("epsilon = 0.1 (crowd workers)" in unescaped(c.value) for c in fresh.caption)
+    _choice(fresh).set_value("number").run()
+    (number,) = [n for n in fresh.number_input if n.label == "epsilon"]
+    number.set_value(0.125).run()
+    assert not fresh.exception, [e.value for e in fresh.exception]
+    assert any("epsilon = 0.125 (a chosen number)" in unescaped(c.value) for c in fresh.caption)
+    again = _open()
+    assert _choice(again).value == "number"
+    assert [n.value for n in again.number_input if n.label == "epsilon"] == [0.125]
+
+
+def test_without_sign_in_the_choice_is_shown_not_changed(report_db):
+    at = _open(annotator=None)
+    radio = _choice(at)
+    assert radio.disabled and radio.value == "experts"
+    assert any("An admin chooses who labelled" in unescaped(c.value) for c in at.caption)

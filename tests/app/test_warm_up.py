@@ -16,6 +16,7 @@ from core.store.database import opened
 from core.views import figures, gold, leaderboard, team
 from core.views.live_leaderboard import StoreLeaderboard
 from core.views.preload import modules_to_preload, preload
+from core.views.rater_report import assemble
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -58,10 +59,17 @@ def warmed_db(fixture_db) -> Path | str:
 
 
 @pytest.mark.parametrize(
-    "path", ["pages/4_Agreement.py", "pages/5_Leaderboard.py", "pages/11_Team.py"]
+    "path",
+    [
+        "pages/4_Agreement.py",
+        "pages/5_Leaderboard.py",
+        "pages/11_Team.py",
+        "pages/12_Rater_validation.py",
+    ],
 )
 def test_the_pages_first_views_are_the_warmed_ones(warmed_db, monkeypatch, path):
     for module, name in (
+        (assemble, "report_for_choice"),
         (figures, "agreement_overview"),
         (gold, "people_agreement"),
         (gold, "gold_size"),

@@ -16,6 +16,7 @@ import plotly.graph_objects as go
 import pytest
 
 from core.stats.ranking_settings import RankingSettings
+from core.views.epsilon_figure import sensitivity_figure
 from core.views.figures import confusion_figure
 from core.views.leaderboard import compute_leaderboard
 from core.views.leaderboard_figures import (
@@ -104,6 +105,16 @@ BUILDERS = {
     "accuracy_figure": lambda: [accuracy_figure(_accuracy())],
     "slope_figure": lambda: [slope_figure(_slope())],
     "confusion_figure": lambda: [_confusion()],
+    "sensitivity_figure": lambda: [
+        sensitivity_figure(
+            RATER_B,
+            [
+                {"epsilon": e / 100, "winning_rate": e / 30, "advantage_prob": 0.6}
+                for e in range(31)
+            ],
+            0.1,
+        )
+    ],
 }
 
 

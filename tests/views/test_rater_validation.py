@@ -205,11 +205,30 @@ def test_slots_only_with_include_slots(tmp_path, init_location, capsys):
     assert "caveat: the annotators are anonymous slots" in capsys.readouterr().out
 
 
-@pytest.mark.parametrize("bad", [["--epsilon", "1.5"], ["--q", "0"], ["--task", "review"]])
+@pytest.mark.parametrize("bad", [["--q", "0"], ["--task", "review"]])
 def test_bad_arguments(tmp_path, bad):
     with pytest.raises(SystemExit) as caught:
         main(["--db", str(tmp_path / "x.db"), "validate-rater", "--rater", "auto:j", *bad])
     assert caught.value.code == 2
+
+
+@pytest.mark.parametrize("command", ["validate-rater", "validation-items"])
+@pytest.mark.parametrize(
+    ("bad", "message"),
+    [
+        (["--epsilon", "1.5"], "a number in [0, 1)"),
+        (["--epsilon", "crowd"], "use --annotators"),
+        (["--annotators", "students"], "experts, skilled, crowd"),
+        (["--annotators", "crowd", "--epsilon", "0.1"], "not both"),
+    ],
+)
+def test_bad_epsilon_is_one_error_line_before_the_database_opens(
+    tmp_path, capsys, command, bad, message
+):
+    """The database does not exist: the epsilon is refused first, in one line."""
+    assert main(["--db", str(tmp_path / "x.db"), command, "--rater", "auto:j", *bad]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("error:") and message in err[0], err
 
 
 def test_derived_majority_is_not_an_annotator(tmp_path, init_location, capsys):

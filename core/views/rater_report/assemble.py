@@ -15,7 +15,9 @@ from typing import TYPE_CHECKING, Any
 
 from core.errors import InputError
 from core.stats.alt_test import NotEnoughLabels
+from core.stats.alt_test_epsilon import EPSILON_GUIDANCE, EpsilonChoice, epsilon_choice
 from core.stats.alt_test_power import items_needed
+from core.views.rater_epsilon import resolve_choice, sensitivity, sensitivity_sentence
 from core.views.rater_report.agreement import agreement_section
 from core.views.rater_report.biases import bias_section
 from core.views.rater_report.costs import people_time, rater_cost
@@ -33,13 +35,15 @@ EPSILON_TEXT = (
     "the advantage is the share of items on which one agrees with the other people at least as "
     "well as the other does; the person counts as beaten when a one-sided t-test shows their "
     "advantage over the auto-rater's to be below epsilon (Benjamini-Yekutieli over the people "
-    "at level q). The paper suggests 0.2 when the people are crowd workers or skilled "
-    "annotators and 0.1 to 0.15 when they are experts; a smaller epsilon asks more of the rater."
+    "at level q). " + EPSILON_GUIDANCE
 )
 
 
-def verdict_sentence(rater: str, alt: dict[str, Any] | None, reason: str = "") -> dict[str, str]:
-    """``{"status": "passes" | "fails" | "not enough data", "sentence"}`` in plain words."""
+def verdict_sentence(
+    rater: str, alt: dict[str, Any] | None, reason: str = "", epsilon_words: str = ""
+) -> dict[str, str]:
+    """``{"status": "passes" | "fails" | "not enough data", "sentence"}`` in plain words
+    (``epsilon_words``: the epsilon and why, e.g. ``0.1 (crowd workers)``)."""
     if alt is None:
         return {
             "status": "not enough data",
@@ -51,7 +55,8 @@ def verdict_sentence(rater: str, alt: dict[str, Any] | None, reason: str = "") -
     status = "passes" if alt["passed"] else "fails"
     relation = ">=" if alt["passed"] else "<"
     sentence = (
-        f"{rater} {status} the alternative annotator test at epsilon = {alt['epsilon']:g}: it "
+        f"{rater} {status} the alternative annotator test at epsilon = "
+        f"{epsilon_words or format(alt['epsilon'], 'g')}: it "
         f"wins against {beaten} of {tested} {who} (winning rate {alt['winning_rate']:.0%} "
         f"{relation} 50%) on {alt['items']} items; advantage probability "
         f"{alt['advantage_prob']:.2f}."
@@ -86,7 +91,7 @@ def one_rater(
     rater: str,
     labels: dict[str, Any],
     *,
-    epsilon: float,
+    choice: EpsilonChoice,
     q: float,
     include_slots: bool | None,
     base_url: str,
@@ -96,6 +101,7 @@ def one_rater(
     sample: int,
 ) -> dict[str, Any]:
     """Every section of the report for one auto-rater."""
+    epsilon = choice.epsilon
     mine = labels["auto"].get(rater, {})
     humans, slots_used = compared_humans(labels, rater, include_slots)
     alt, reason, short = None, "", {}
@@ -108,6 +114,7 @@ def one_rater(
         reason = str(exc)
     alt_humans, alt_mine = validation_labels(db, rater, TASK, slots_used)
     reference = majority(humans)
+    curve = sensitivity(alt_humans, alt_mine, epsilon, q) if alt else []
     return {
         "rater": rater,
         "verdicts": len(mine),
@@ -115,7 +122,9 @@ def one_rater(
         "compared": sorted(humans),
         "alt": alt,
         "short": short,
-        "verdict": verdict_sentence(rater, alt, reason),
+        "verdict": verdict_sentence(rater, alt, reason, choice.words),
+        "sensitivity": curve,
+        "sensitivity_text": sensitivity_sentence(curve, choice) if curve else "",
         "agreement": agreement_section(db, rater, mine, humans, labels, slots_used, n_boot, seed),
         "biases": bias_section(db, rater, mine, humans),
         "cost": rater_cost(db, rater, len(mine)),
@@ -137,7 +146,8 @@ def report_data(
     db: Database,
     raters: Sequence[str] | None = None,
     *,
-    epsilon: float = 0.2,
+    epsilon: float | None = None,
+    annotators: str | None = None,
     q: float = 0.05,
     include_slots: bool | None = None,
     base_url: str = "",
@@ -149,6 +159,8 @@ def report_data(
     """The report of ``raters`` (default: every auto-rater with side-by-side verdicts), ranked
     by advantage probability (raters without a test result last), and the compare rows.
 
+    ``annotators`` (``experts``, ``skilled``, ``crowd``) or ``epsilon``: the alt-test's epsilon;
+    neither: the task's remembered choice (:func:`core.views.rater_epsilon.resolve_choice`).
     ``include_slots`` None: anonymous slots stand in for people only for a rater no person
     shares an item with. ``base_url``: the app's address, for absolute item links.
     """
@@ -160,15 +172,16 @@ def report_data(
     if unknown:
         hint = f" (auto-raters with side-by-side verdicts: {', '.join(known)})" if known else ""
         raise InputError(f"no side-by-side verdicts of {', '.join(unknown)}{hint}")
-    if not 0 <= epsilon < 1 or not 0 < q < 1:
-        raise InputError("need 0 <= epsilon < 1 and 0 < q < 1")
+    if not 0 < q < 1:
+        raise InputError(f"q must be between 0 and 1, got {q}")
+    choice = resolve_choice(db, TASK, annotators, epsilon)
     labels = report_labels(db)
     sections = [
         one_rater(
             db,
             r,
             labels,
-            epsilon=epsilon,
+            choice=choice,
             q=q,
             include_slots=include_slots,
             base_url=base_url,
@@ -184,7 +197,8 @@ def report_data(
         "title": "Rater validation",
         "generated_at": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
         "task": TASK,
-        "epsilon": epsilon,
+        "epsilon": choice.epsilon,
+        "epsilon_choice": choice.words,
         "q": q,
         "epsilon_text": EPSILON_TEXT,
         "base_url": base_url,
@@ -206,3 +220,12 @@ def compare_row(section: dict[str, Any]) -> dict[str, Any]:
         "gold_kappa": section["agreement"]["gold"]["kappa"],
         "usd_per_verdict": section["cost"]["usd_per_verdict"],
     }
+
+
+def report_for_choice(db: Database, choice: str) -> dict[str, Any]:
+    """:func:`report_data` of every auto-rater at ``choice`` (``experts``, ``skilled``, ``crowd``
+    or a number), for the page's cache (positional arguments only)."""
+    picked = epsilon_choice(choice)
+    if picked.annotators:
+        return report_data(db, annotators=picked.annotators)
+    return report_data(db, epsilon=picked.epsilon)
