@@ -215,3 +215,50 @@ def _stop(proc: subprocess.Popen[bytes]) -> None:
     except subprocess.TimeoutExpired:
         proc.kill()
         proc.wait(20)
+
+
+@contextlib.contextmanager
+def admin_beside(target: str | Path, name: str) -> Iterator[dict[str, Any]]:
+    """While the block runs, what an admin and a colleague do beside a team (issue 38, item 1):
+    ``python -m core queue NAME`` in a loop (its own process, as docs/team.md suggests for
+    following progress) and, on SQLite, a plain ``sqlite3`` reader opening and closing the file
+    at about 20 Hz. Yields the tally ``{"queue_runs", "queue_failures", "reads"}``; after the
+    block every ``queue`` run must have succeeded, and at least one must have finished."""
+    import sqlite3
+    import threading
+
+    stop = threading.Event()
+    tally: dict[str, Any] = {"queue_runs": 0, "queue_failures": [], "reads": 0}
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    argv = [sys.executable, "-m", "core", "--db", str(target), "queue", name]
+
+    def queue_loop() -> None:
+        while not stop.is_set():
+            done = subprocess.run(
+                [*argv, "--task", "side-by-side"], capture_output=True, text=True, env=env
+            )
+            tally["queue_runs"] += 1
+            if done.returncode != 0:
+                tally["queue_failures"].append(done.stderr[-500:])
+
+    def sqlite3_loop() -> None:
+        while not stop.wait(0.05):
+            plain = sqlite3.connect(str(target))
+            try:
+                plain.execute("select count(*) from judgments").fetchone()
+            finally:
+                plain.close()
+            tally["reads"] += 1
+
+    loops = [threading.Thread(target=queue_loop, daemon=True)]
+    if not str(target).startswith("postgres"):
+        loops.append(threading.Thread(target=sqlite3_loop, daemon=True))
+    for loop in loops:
+        loop.start()
+    try:
+        yield tally
+    finally:
+        stop.set()
+        for loop in loops:
+            loop.join(timeout=scaled(60))
+    assert tally["queue_runs"] >= 1 and not tally["queue_failures"], tally

@@ -28,6 +28,7 @@ from browser_server import (
     CHROMIUM,
     STATE_JS,
     WAIT_S,
+    admin_beside,
     idle,
     nav,
     require_browser,
@@ -200,31 +201,35 @@ def test_team_loop_in_a_real_browser(server):
         )
         try:
             pages, copied = {}, {}
-            for name, verdicts in (("alice", ALICE), ("bob", BOB)):
-                page = browser.new_page(viewport={"width": 1400, "height": 1600})  # own context
-                page.set_default_timeout(WAIT_S * 1000)
-                pages[name] = page
-                page.goto(links[name])  # the link: used once, then gone from the address bar
-                signed_in_by_link(page, name)
-                cookie = session_cookie(page)
-                assert cookie and cookie["sameSite"] == "Strict" and cookie["path"] == "/"
-                # A page opened by its URL, as the first page of the server, gets the app's
-                # navigation: every page by name, no folder-mode "app" entry, none hidden.
-                links_shown = page.locator('[data-testid="stSidebarNav"] a').all_inner_texts()
-                assert [t.strip() for t in links_shown][:1] == ["Overview"]
-                assert "Team" in links_shown and "app" not in [t.strip() for t in links_shown]
-                nav(page, "Side by side", "Side_by_side")
-                signed_in_as(page, name)
-                copied[name] = page.url
-                for i, verdict in enumerate(verdicts):
-                    _label(page, db_path, log_path, verdict)
-                    if i == 1:  # a reload keeps the sign-in (the cookie), with no secret in the URL
-                        page.reload()
-                        idle(page)
-                        signed_in_as(page, name)
-                        assert "token" not in page.url
-                page.screenshot(path=str(SHOTS / f"team_{name}.png"), full_page=True)
-            assert _count(db_path, TEAM) == 20
+            # an admin follows progress with the CLI, a colleague reads with sqlite3, meanwhile
+            with admin_beside(db_path, "alice"):
+                for name, verdicts in (("alice", ALICE), ("bob", BOB)):
+                    page = browser.new_page(viewport={"width": 1400, "height": 1600})  # own context
+                    page.set_default_timeout(WAIT_S * 1000)
+                    pages[name] = page
+                    page.goto(links[name])  # the link: used once, then gone from the address bar
+                    signed_in_by_link(page, name)
+                    cookie = session_cookie(page)
+                    assert cookie and cookie["sameSite"] == "Strict" and cookie["path"] == "/"
+                    # A page opened by its URL, as the first page of the server, gets the app's
+                    # navigation: every page by name, no folder-mode "app" entry, none hidden.
+                    links_shown = page.locator('[data-testid="stSidebarNav"] a').all_inner_texts()
+                    assert [t.strip() for t in links_shown][:1] == ["Overview"]
+                    assert "Team" in links_shown and "app" not in [t.strip() for t in links_shown]
+                    nav(page, "Side by side", "Side_by_side")
+                    signed_in_as(page, name)
+                    copied[name] = page.url
+                    for i, verdict in enumerate(verdicts):
+                        _label(page, db_path, log_path, verdict)
+                        if (
+                            i == 1
+                        ):  # a reload keeps the sign-in (the cookie), with no secret in the URL
+                            page.reload()
+                            idle(page)
+                            signed_in_as(page, name)
+                            assert "token" not in page.url
+                    page.screenshot(path=str(SHOTS / f"team_{name}.png"), full_page=True)
+            assert _count(db_path, TEAM) == 20  # every label stored, none lost beside them
             assert _count(db_path, HUMAN + " and rater like 'human:crowd#%'") == CROWD_ITEMS
             # overlap forms between the two people, crowd labels present
             shared = set(_first_items(db_path, "alice", 10)) & set(_first_items(db_path, "bob", 10))
