@@ -14,6 +14,7 @@ from typing import Any
 
 from core.cli.support import count_arg, level_arg, open_args_db
 from core.errors import InputError
+from core.store.settings import SETTINGS
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -53,7 +54,10 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="never compare with anonymous slots",
     )
     p.add_argument(
-        "--base-url", default="", help="the app's address, for absolute item links (?q=)"
+        "--base-url",
+        default=None,
+        help="the app's address (http:// or https://), for absolute item links (?q=); default: "
+        "the base_url setting",
     )
     p.add_argument("--sample", type=count_arg, default=6, help="disagreements shown per rater")
     p.add_argument(
@@ -99,6 +103,8 @@ def cmd_rater_report(args: argparse.Namespace) -> int:
         raise InputError("the folder does not exist", path=str(out.parent))
     if args.simulations < 1:
         raise InputError("--simulations must be at least 1")
+    if args.base_url is not None:  # the base_url setting's rule: http(s) only
+        args.base_url = str(SETTINGS["base_url"].parse("--base-url", args.base_url))
     db = open_args_db(args)
     data = report_data(
         db,

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from core.errors import InputError
 from core.stats.alt_test import NotEnoughLabels
 from core.stats.alt_test_power import items_needed
+from core.store.settings import SETTINGS, url_setting
 from core.views.rater_report.agreement import agreement_section
 from core.views.rater_report.biases import bias_section
 from core.views.rater_report.costs import people_time, rater_cost
@@ -140,7 +141,7 @@ def report_data(
     epsilon: float = 0.2,
     q: float = 0.05,
     include_slots: bool | None = None,
-    base_url: str = "",
+    base_url: str | None = None,
     n_sim: int = 200,
     n_boot: int = 500,
     seed: int = 0,
@@ -150,8 +151,13 @@ def report_data(
     by advantage probability (raters without a test result last), and the compare rows.
 
     ``include_slots`` None: anonymous slots stand in for people only for a rater no person
-    shares an item with. ``base_url``: the app's address, for absolute item links.
+    shares an item with. ``base_url``: the app's address, for absolute item links (None: the
+    ``base_url`` setting; "": relative links); like the setting, only an ``http(s)://`` address
+    (InputError otherwise: a ``javascript:`` base would run in the reader's browser).
     """
+    if base_url is None:
+        base_url = url_setting(db, "base_url")
+    base_url = str(SETTINGS["base_url"].parse("base_url", base_url))
     known = auto_raters(db, TASK)
     chosen = list(raters) if raters else known
     if not chosen:
