@@ -7,8 +7,9 @@ settled themselves (:func:`mix_attention`; the checks in a seeded order of their
 is reproducible). The places are counted from the labels the person has given, not from the
 head of the queue: the pages serve the head of a queue that is recomputed after each label, so a
 check placed "third from the head" would stay third and never be served. With ``c`` labels
-given, the queue's entry ``i`` is a check when ``(c + i) % N == N - 1`` (N = 1: every entry). A person's attention accuracy (:func:`attention_accuracy`) is the share of their
-labels on known-answer items, given after the item was settled, that equal the known answer.
+given, the queue's entry ``i`` is a check when ``(c + i) % N == N - 1`` (N = 1: every entry).
+A person's attention accuracy (:func:`attention_accuracy`) is the share of their labels on
+known-answer items, given after the item was settled, that equal the known answer.
 """
 
 from __future__ import annotations

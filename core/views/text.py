@@ -7,8 +7,9 @@ also links bare ``http(s)://`` URLs, ``www.`` names and e-mail addresses by itse
 not: an invisible word joiner (U+2060) after each ``:`` before ``//``, after ``www`` before ``.``
 and after each ``@`` breaks those patterns, so no link forms there either (the text reads the
 same). The escaped result is an :class:`InertMarkdown`, which :func:`md` passes through
-unchanged (no double escaping). :func:`split_code_blocks` cuts a text (a model's answer) into prose and fenced code blocks: the
-pages escape the prose and show the code verbatim (``st.code``, which renders no Markdown).
+unchanged (no double escaping). :func:`split_code_blocks` cuts a text (a model's answer) into
+prose and fenced code blocks: the pages escape the prose and show the code verbatim
+(``st.code``, which renders no Markdown).
 """
 
 from __future__ import annotations
