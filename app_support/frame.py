@@ -1,11 +1,15 @@
 """A page's frame: its config and title (and the warm-up, started once per server process), and
-the error boundary ``app.py`` runs the chosen page in."""
+the app's one error path: the boundary ``app.py`` runs the chosen page in (:func:`run_page`) and
+the one every button callback runs in (:func:`action`). Either way a failure is one plain line
+with a reference, and the traceback goes to the server's log with the same reference."""
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import time
-from typing import Protocol
+from collections.abc import Callable
+from typing import ParamSpec, Protocol
 
 import streamlit as st
 from streamlit.logger import get_logger
@@ -16,6 +20,9 @@ from app_support.warmup import warm_up
 from core.views.text import md
 
 _log = get_logger(__name__)  # Streamlit's logger: its lines reach the server's log
+#: Session key: the reference of a callback that failed, shown by the next page run's frame.
+ACTION_FAILED = "_workbench_action_failed"
+P = ParamSpec("P")
 
 
 class Runnable(Protocol):
@@ -25,12 +32,47 @@ class Runnable(Protocol):
 
 
 def setup(title: str) -> None:
-    """Page config and title (and, once per server process, the warm-up: :func:`warm_up`); a
-    run that did not come through ``app.py`` is rerouted first (:func:`route_through_app`)."""
+    """Page config and title (and, once per server process, the warm-up: :func:`warm_up`), then
+    the one line of a button action that failed before this run (:func:`action`); a run that
+    did not come through ``app.py`` is rerouted first (:func:`route_through_app`)."""
     route_through_app()
     warm_up()
     st.set_page_config(page_title=f"{title} - Long-Span QA Workbench", layout="wide")
     st.title(md(title))
+    if ref := st.session_state.pop(ACTION_FAILED, None):
+        st.error(f"This action failed. The details are in the server's log (reference {md(ref)}).")
+
+
+def _logged(what: str) -> str:
+    """Log the exception being handled with its traceback; return its reference (8 hex)."""
+    ref = hashlib.sha256(f"{time.time_ns()}".encode()).hexdigest()[:8]
+    _log.exception("%s failed (reference %s)", what, ref)
+    return ref
+
+
+def _reraise(reraise: bool | None) -> bool:
+    """Raise again? ``reraise``, by default only outside a served app (under AppTest)."""
+    return (not served()) if reraise is None else reraise
+
+
+def action(fn: Callable[P, None], reraise: bool | None = None) -> Callable[P, None]:
+    """``fn`` as a widget callback (``on_click=frame.action(f)`` or ``@frame.action``) inside the
+    app's one error path. Streamlit runs callbacks before the page, outside :func:`run_page`; an
+    exception there would show Streamlit's own error box. Here it is logged with its traceback
+    and a reference, and the page then shows one plain line with that reference (:func:`setup`).
+    ``reraise`` (default: under AppTest) raises it again, so tests see every failure."""
+
+    @functools.wraps(fn)
+    def run(*args: P.args, **kwargs: P.kwargs) -> None:
+        try:
+            fn(*args, **kwargs)
+        except Exception:  # reason: no traceback to visitors; st.stop/st.rerun are BaseException
+            ref = _logged("button action")
+            if _reraise(reraise):
+                raise
+            st.session_state[ACTION_FAILED] = ref
+
+    return run
 
 
 def run_page(navigation: Runnable, reraise: bool | None = None) -> None:
@@ -40,8 +82,7 @@ def run_page(navigation: Runnable, reraise: bool | None = None) -> None:
     try:
         navigation.run()
     except Exception:  # reason: no traceback to visitors; st.stop/st.rerun are BaseException
-        ref = hashlib.sha256(f"{time.time_ns()}".encode()).hexdigest()[:8]
-        _log.exception("page failed (reference %s)", ref)
-        if (not served()) if reraise is None else reraise:
+        ref = _logged("page")
+        if _reraise(reraise):
             raise
         st.error(f"This page failed. The details are in the server's log (reference {md(ref)}).")

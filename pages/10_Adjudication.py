@@ -14,6 +14,7 @@ shortcuts.keys_after_choices()
 user = signin.require_annotator("adjudicator")
 
 
+@frame.action
 def _settle(task: str, item: str, seen: int | None, names: dict[str, str]) -> None:
     """Settle button callback: store the decision on the item this page loaded (bound here, so
     a changed list cannot redirect it); a refusal is shown, never dropped."""

@@ -37,6 +37,7 @@ def _refused(exc: WorkbenchError, what: str, question: str) -> InertMarkdown:
     return InertMarkdown(f"{md(what)}: nothing was stored. {md(exc)}")
 
 
+@frame.action
 def _decide(
     qid: str, decision: str, seen: int | None, fields: list[dict[str, Any]], question: str
 ) -> None:
@@ -79,6 +80,7 @@ def _decide(
     }
 
 
+@frame.action
 def _skip(qid: str, question: str, seen: int | None) -> None:
     """Store a skip: the question goes to the end of my queue (not counted as done)."""
     with connection.database() as db:
@@ -95,6 +97,7 @@ def _skip(qid: str, question: str, seen: int | None) -> None:
     st.query_params.pop("q", None)
 
 
+@frame.action
 def _undo() -> None:
     """Withdraw my latest review or skip (a superseding row; nothing is deleted)."""
     with connection.database() as db:

@@ -54,6 +54,7 @@ def show_judgment(title: str, j: dict | None) -> None:
         st.text(j["raw"] or "")
 
 
+@frame.action
 def _resolve(did: int, resolution: str, question: str, seen: int | None) -> None:
     """Button callback: store the resolution (the next dispute then renders at the top);
     ``seen``: my own row on the dispute when the page showed it (another tab's change refuses)."""
@@ -82,6 +83,7 @@ def _resolve(did: int, resolution: str, question: str, seen: int | None) -> None
     st.query_params.pop("q", None)
 
 
+@frame.action
 def _skip(did: int, question: str, seen: int | None) -> None:
     """Store a skip: the dispute goes to the end of my queue (not counted as done)."""
     with connection.database() as db:
@@ -98,6 +100,7 @@ def _skip(did: int, question: str, seen: int | None) -> None:
     st.query_params.pop("q", None)
 
 
+@frame.action
 def _undo() -> None:
     """Withdraw my latest resolution or skip (a superseding row; nothing is deleted)."""
     with connection.database() as db:

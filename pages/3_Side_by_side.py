@@ -43,6 +43,7 @@ user = signin.require_annotator()  # the signed-in Annotator: every write takes 
 who = user.name
 
 
+@frame.action
 def _store(item: dict, verdict: str, question: str) -> None:
     """Button callback: store the verdict (runs before the page, so the next item renders)."""
     rationale = st.session_state.get(f"sbs_rationale_{item['key']}", "")
@@ -59,6 +60,7 @@ def _store(item: dict, verdict: str, question: str) -> None:
     st.query_params.pop("q", None)
 
 
+@frame.action
 def _skip(item: dict, question: str) -> None:
     with connection.database() as db:
         try:
@@ -71,6 +73,7 @@ def _skip(item: dict, question: str) -> None:
     st.query_params.pop("q", None)
 
 
+@frame.action
 def _undo() -> None:
     with connection.database() as db:
         try:

@@ -190,8 +190,9 @@ def two_raters(data: dict, kind: str) -> None:
     if picked:
         qid = pv["disagreements"].iloc[picked[0]]["question_id"]
         if st.button(f"Open question {md(qid)} in Browse"):
-            st.session_state["browse_question"] = qid
-            st.switch_page("pages/6_Browse.py")
+            # Browse's own deep link (?q=): the query is replaced, not cleared, since clearing
+            # it would drop the tab's bound ?section= (Streamlit refuses that)
+            st.switch_page("pages/6_Browse.py", query_params={"q": qid})
 
 
 def self_consistency(kind: str) -> None:

@@ -31,7 +31,7 @@ with connection.database() as db:
         document_id=None if doc == "(all)" else doc,
         search=search,
     )
-    wanted = st.session_state.pop("browse_question", None) or links.deep_link_id()
+    wanted = links.deep_link_id()
     if wanted and wanted not in ids:
         ids = [wanted, *ids]
     if not ids:

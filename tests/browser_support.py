@@ -44,8 +44,24 @@ def _qaps() -> list[dict[str, str]]:
 
 
 def unescaped(markdown: str) -> str:
-    """Text of escaped Markdown (labels from data go through core.views.text.md)."""
-    return re.sub(r"\\(.)", r"\1", markdown)
+    """Text of escaped Markdown (labels from data go through core.views.text.md), without the
+    invisible word joiners that keep a URL or an address from becoming a link."""
+    return re.sub(r"\\(.)", r"\1", markdown).replace("\u2060", "")
+
+
+#: GFM's autolink literals as Streamlit's Markdown renderer finds them in a text (its remark-gfm
+#: patterns, read from its bundle): ``http(s)://`` or ``www.`` and a domain, and e-mail addresses.
+#: ``\w`` is ASCII only there, as with re.ASCII.
+_AUTOLINK_URL = re.compile(r"(https?://|www(?=\.))([-.\w]+)", re.I | re.A)
+_AUTOLINK_EMAIL = re.compile(r"([-.\w+]+)@([-\w]+(?:\.[-\w]+)+)", re.A)
+
+
+def autolinks(markdown: str) -> list[str]:
+    """Every piece of ``markdown`` that GFM would turn into a link by itself (a bare URL, a
+    ``www.`` name, an e-mail address), matched on the text after the backslash escapes are
+    read (as the renderer sees it), ignoring the rules on the preceding character (stricter)."""
+    text = re.sub(r"\\([!-/:-@\[-`{-~])", r"\1", markdown)
+    return [m.group(0) for p in (_AUTOLINK_URL, _AUTOLINK_EMAIL) for m in p.finditer(text)]
 
 
 def build_fixture_db(

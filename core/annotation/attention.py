@@ -2,10 +2,14 @@
 
 An item's *known answer* is its settled label (an adjudication: :mod:`core.annotation.adjudication`;
 an admin who wants a check on an item settles it). With setting ``attention_every`` = N > 0,
-every N-th entry of a person's queue is such an item they have neither labelled, skipped nor
-settled themselves (:func:`mix_attention`; in a seeded order of their own, so the mix is
-reproducible). A person's attention accuracy (:func:`attention_accuracy`) is the share of their
-labels on known-answer items, given after the item was settled, that equal the known answer.
+every N-th label a person gives is on such an item they have neither labelled, skipped nor
+settled themselves (:func:`mix_attention`; the checks in a seeded order of their own, so the mix
+is reproducible). The places are counted from the labels the person has given, not from the
+head of the queue: the pages serve the head of a queue that is recomputed after each label, so a
+check placed "third from the head" would stay third and never be served. With ``c`` labels
+given, the queue's entry ``i`` is a check when ``(c + i) % N == N - 1`` (N = 1: every entry).
+A person's attention accuracy (:func:`attention_accuracy`) is the share of their labels on
+known-answer items, given after the item was settled, that equal the known answer.
 """
 
 from __future__ import annotations
@@ -29,11 +33,14 @@ def mix_attention(
     items: list[Any],
     marks: dict[str, dict[Any, set[str]]],
 ) -> list[Any]:
-    """``queue`` (of ``annotator``: a name, or ``human:NAME`` on side by side) with an attention
-    check before every N-th entry (N: setting ``attention_every``; 0 = none, ``queue``
-    unchanged). Checks are the settled items of ``task`` among ``items``, not in ``queue``,
-    that ``annotator`` has no label or skip on (``marks``: status -> item -> annotators) and did
-    not settle, ordered by ``sha256(f"{seed}|{annotator}|attention|{key}")``."""
+    """``queue`` (of ``annotator``: a name, or ``human:NAME`` on side by side) with attention
+    checks where the person's every N-th label falls (N: setting ``attention_every``; 0 = none,
+    ``queue`` unchanged): with ``c`` labels given (``marks["ok"]``), entry ``i`` of the result
+    is a check when ``(c + i) % N == N - 1``, so the next item served is a check once N - 1
+    labels followed the last one. Checks are the settled items of ``task`` among ``items``, not
+    in ``queue``, that ``annotator`` has no label or skip on (``marks``: status -> item ->
+    annotators) and did not settle, ordered by ``sha256(f"{seed}|{annotator}|attention|{key}")``;
+    when they run out the rest of ``queue`` follows."""
     every = int_setting(db, "attention_every")
     if not every or not queue:
         return queue
@@ -53,11 +60,14 @@ def mix_attention(
     checks.sort(
         key=lambda k: hashlib.sha256(f"{seed}|{annotator}|attention|{k}".encode()).hexdigest()
     )
+    given = sum(annotator in who for who in marks.get("ok", {}).values())
     out: list[Any] = []
-    for key in queue:
-        if checks and len(out) % every == every - 1:
+    rest = list(queue)
+    while rest:
+        if checks and (given + len(out)) % every == every - 1:
             out.append(checks.pop(0))
-        out.append(key)
+        else:
+            out.append(rest.pop(0))
     return out
 
 

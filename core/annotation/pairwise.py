@@ -134,7 +134,8 @@ def verdict_queue(
     Validation items (put in by an admin for an auto-rater's alt-test,
     :mod:`core.annotation.validation_queue`) come first, in the order requested, and stay open
     until their overlap (2) of distinct people have labelled them, whatever ``k`` is; one the
-    annotator skipped goes to the end like any skip.
+    annotator skipped goes to the end like any skip. Attention checks are mixed into that
+    order last (:func:`core.annotation.attention.mix_attention`).
     """
     k = k or required_annotations(db)
     items = pairwise_items(db) if items is None else items
@@ -152,12 +153,11 @@ def verdict_queue(
         skipped=labelled["skipped"],
         last=same,
     )
-    queue = mix_attention(db, SIDE_BY_SIDE_TASK, rater, queue, items, labelled)
     wanted = {
         canonical_pair_key(k): v for k, v in validation_overlaps(db, SIDE_BY_SIDE_TASK).items()
     }
     if not wanted:
-        return queue
+        return mix_attention(db, SIDE_BY_SIDE_TASK, rater, queue, items, labelled)
     present = set(items)
     first: list[str] = []
     late: list[str] = []
@@ -167,7 +167,9 @@ def verdict_queue(
             skipped = rater in labelled["skipped"].get(key, set())
             (late if skipped else first).append(key)
     chosen = set(first) | set(late)
-    return first + [key for key in queue if key not in chosen] + late
+    queue = first + [key for key in queue if key not in chosen] + late
+    # checks last: their places count the person's labels from the head of the final order
+    return mix_attention(db, SIDE_BY_SIDE_TASK, rater, queue, items, labelled)
 
 
 def verdict_progress(

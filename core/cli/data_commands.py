@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import csv
 import json
 import sys
 from pathlib import Path
 
+from core.cli.spreadsheet import SpreadsheetWriter
 from core.errors import InputError
 from core.store.connection import table_counts
 from core.store.database import opened
@@ -256,7 +256,7 @@ def _export(args: argparse.Namespace) -> int:
         )
         with sink as out:
             if args.format == "csv":
-                writer = csv.writer(out)
+                writer = SpreadsheetWriter(out)  # formula-like cells quoted
                 writer.writerow(columns)
                 for row in cursor:
                     writer.writerow(row)

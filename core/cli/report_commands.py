@@ -13,6 +13,7 @@ from typing import Any
 from core.cli.support import count_arg, level_arg, open_args_db
 from core.cli.validation_commands import EPSILON_HELP, add_epsilon_args
 from core.errors import InputError
+from core.store.settings import SETTINGS
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -56,7 +57,10 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="never compare with anonymous slots",
     )
     p.add_argument(
-        "--base-url", default="", help="the app's address, for absolute item links (?q=)"
+        "--base-url",
+        default=None,
+        help="the app's address (http:// or https://), for absolute item links (?q=); default: "
+        "the base_url setting",
     )
     p.add_argument("--sample", type=count_arg, default=6, help="disagreements shown per rater")
     p.add_argument(
@@ -98,6 +102,8 @@ def cmd_rater_report(args: argparse.Namespace) -> int:
 
     given_choice(args.annotators, args.epsilon)  # a bad value: refused before the database opens
     target = checked_output_path(out, args.db)  # before the database is opened
+    if args.base_url is not None:  # the base_url setting's rule: http(s) only
+        args.base_url = str(SETTINGS["base_url"].parse("--base-url", args.base_url))
     db = open_args_db(args)
     data = report_data(
         db,

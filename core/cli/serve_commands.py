@@ -12,15 +12,19 @@ from __future__ import annotations
 import argparse
 import ipaddress
 import os
+import re
 import sys
 from pathlib import Path
 from urllib.parse import urlsplit
 
 from core.errors import InputError
 from core.store.database import opened
+from core.store.settings import SETTINGS
 
 APP = Path(__file__).resolve().parents[2] / "app.py"
 LOOPBACK_HOSTS = ["localhost", "127.0.0.1", "::1"]
+#: A DNS name: labels of letters, digits and inner hyphens, dot-separated (a final dot allowed).
+_NAME = re.compile(r"(?!-)[a-z0-9-]{1,63}(?<!-)(\.(?!-)[a-z0-9-]{1,63}(?<!-))*\.?", re.I)
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -38,7 +42,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "--allowed-host",
         action="append",
         default=[],
-        help="a host name the team opens the app at (repeatable; *.example.com allowed)",
+        help="a host name the team opens the app at (repeatable; *.example.com allowed; "
+        "'*' and '' are refused: they turn the DNS-rebinding check off)",
     )
     p.add_argument("--base-url", default="", help="the app's address for the team (https://...)")
     p.add_argument("--dry-run", action="store_true", help="print the command, do not start it")
@@ -55,6 +60,26 @@ def is_loopback(address: str) -> bool:
         return False
 
 
+def check_allowed_host(host: str) -> str:
+    """``host`` as an allowed Host name: a DNS name, an IP address or ``*.`` and a name of two
+    labels or more; InputError otherwise. Streamlit takes ``*`` (and, in effect, a blank entry)
+    as "any Host header", which turns its DNS-rebinding check off, so those are refused."""
+    name = host.strip()
+    try:
+        ipaddress.ip_address(name)
+        return name
+    except ValueError:
+        pass
+    wild = name.startswith("*.")
+    rest = name[2:] if wild else name
+    if _NAME.fullmatch(rest) and (not wild or len(rest.rstrip(".").split(".")) >= 2):
+        return name
+    raise InputError(
+        "--allowed-host must be a host name such as qa.example.org or *.example.org (an IP "
+        f"address is fine; '*', '' and ports are not: '*' turns the Host check off), not {host!r}"
+    )
+
+
 def serve_command(
     address: str, port: int, hosts: list[str], base_url: str, accounts: bool
 ) -> list[str]:
@@ -62,11 +87,11 @@ def serve_command(
     if not 1 <= port <= 65535:
         raise InputError(f"--port must be 1..65535, got {port}")
     origins = []
+    hosts = [check_allowed_host(h) for h in hosts]
+    base_url = str(SETTINGS["base_url"].parse("--base-url", base_url))  # the setting's rule
     if base_url:
         parts = urlsplit(base_url)
-        if parts.scheme not in ("http", "https") or not parts.hostname:
-            raise InputError(f"--base-url must be an http:// or https:// URL, got {base_url!r}")
-        hosts = [*hosts, parts.hostname]
+        hosts = [*hosts, str(parts.hostname)]
         origins.append(f"{parts.scheme}://{parts.netloc}")
     if not is_loopback(address):
         if not accounts:

@@ -96,16 +96,17 @@ SETTINGS: dict[str, Setting] = {
     "attention_every": Setting(
         "int",
         0,
-        "every N-th item of each queue is an attention check: an item with a settled "
+        "every N-th label each person gives is on an attention check: an item with a settled "
         "(adjudicated) label the person has not labelled; the Team page shows their accuracy "
         "on them (0 = no checks)",
     ),
     "base_url": Setting(
         "url",
         "",
-        "the address the team opens the app at: used in printed sign-in links and the "
-        "in-page 'Link to this item' (unset: http://127.0.0.1:8501 for printed links, the "
-        "browser's own address in the app)",
+        "the address the team opens the app at: used in printed sign-in links, the "
+        "in-page 'Link to this item' and the rater report's item links (unset: "
+        "http://127.0.0.1:8501 for printed links, the browser's own address in the app, "
+        "relative links in the report)",
     ),
 }
 

@@ -218,8 +218,8 @@ def disagreements_html(sec: dict[str, Any], base_url: str) -> str:
     if not base_url:
         out.append(
             "<p class='note'>Links are relative to the app's address (open the app, then "
-            "the link's <code>Browse?q=...</code> part); give <code>--base-url</code> for "
-            "absolute links.</p>"
+            "the link's <code>Browse?q=...</code> part); set the <code>base_url</code> setting "
+            "or give <code>--base-url</code> for absolute links.</p>"
         )
     for x in d["shown"]:
         people = "".join(

@@ -2,10 +2,14 @@
 button/expander/widget labels, warnings, messages, and ``st.table`` cells).
 
 Every ASCII punctuation character is backslash-escaped, so no link, image, HTML, ``:red[...]``
-directive or LaTeX can form; line breaks are kept as hard breaks. The escaped result is an
-:class:`InertMarkdown`, which :func:`md` passes through unchanged (no double escaping).
-:func:`split_code_blocks` cuts a text (a model's answer) into prose and fenced code blocks: the
-pages escape the prose and show the code verbatim (``st.code``, which renders no Markdown).
+directive or LaTeX can form; line breaks are kept as hard breaks. Streamlit's Markdown (GFM)
+also links bare ``http(s)://`` URLs, ``www.`` names and e-mail addresses by itself, escaped or
+not: an invisible word joiner (U+2060) after each ``:`` before ``//``, after ``www`` before ``.``
+and after each ``@`` breaks those patterns, so no link forms there either (the text reads the
+same). The escaped result is an :class:`InertMarkdown`, which :func:`md` passes through
+unchanged (no double escaping). :func:`split_code_blocks` cuts a text (a model's answer) into
+prose and fenced code blocks: the pages escape the prose and show the code verbatim
+(``st.code``, which renders no Markdown).
 """
 
 from __future__ import annotations
@@ -17,6 +21,10 @@ if TYPE_CHECKING:  # the type only: this module is imported before pandas is nee
     import pandas as pd
 
 _PUNCT = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:&\"'=%^@,;?/])")
+#: Where GFM's autolink literals start: ``scheme:`` before ``//``, ``www`` before ``.``, and ``@``.
+_AUTOLINK = re.compile(r"(?<=:)(?=//)|(?<=www)(?=\.)|(?<=@)", re.I)
+#: WORD JOINER: invisible, no line break; not a character of a URL or an address to GFM.
+_JOINER = "\u2060"
 _INDENT = re.compile(r"^[ \t]+", re.M)
 
 
@@ -38,8 +46,9 @@ def escape_markdown(text: str) -> InertMarkdown:
 
 
 def _punct(text: str) -> str:
-    """``text`` with its punctuation escaped (a piece of a line: indentation left alone)."""
-    return _PUNCT.sub(r"\\\1", text.replace("\r\n", "\n"))
+    """``text`` with its punctuation escaped and its autolink starts broken (a piece of a line:
+    indentation left alone)."""
+    return _PUNCT.sub(r"\\\1", _AUTOLINK.sub(_JOINER, text.replace("\r\n", "\n")))
 
 
 def _lines(escaped: str) -> InertMarkdown:

@@ -129,3 +129,47 @@ def test_review_queue_gets_checks_too(team):
     update_setting(db, "attention_every", 1)
     assert qid in review_queue(db, "dan", task_items(db, "review"))
     assert qid not in review_queue(db, "alice", task_items(db, "review"))
+
+
+def _settle(db, p, keys):
+    for key in keys:  # alice and bob disagree; carol settles "first"
+        _canonical(db, p["alice"], key, "first")
+        _canonical(db, p["bob"], key, "second")
+        adjudicate(db, p["carol"], "side-by-side", key, "first")
+
+
+def test_a_person_labelling_the_head_of_the_queue_meets_every_third_item_a_check(team):
+    """The pages serve the head of the queue, recomputed after each label: the checks must come
+    to the head (the old mix kept the first one third from the head, never served)."""
+    db, p = team
+    keys = task_items(db, "side-by-side")[:5]
+    _settle(db, p, keys)
+    update_setting(db, "attention_every", 3)
+    served = []
+    for _ in range(13):
+        head = verdict_queue(db, "dan")[0]
+        served.append(head)
+        _canonical(db, p["dan"], head, "first")
+    assert [i for i, key in enumerate(served) if key in keys] == [2, 5, 8, 11]
+    assert len(set(served)) == 13
+    assert team_table(db).set_index("annotator").loc["dan", "attention"] == "4/4"
+    # 13 labels given: the 15th is the next check, second in the queue (the last one left)
+    [left] = set(keys) - set(served)
+    assert [k in keys for k in verdict_queue(db, "dan")[:3]] == [False, True, False]
+    assert verdict_queue(db, "dan")[1] == left
+
+
+def test_checks_come_by_labels_given_on_review_too(team):
+    db, p = team
+    qids = task_items(db, "review")
+    for qid in qids[:2]:
+        submit_review(db, qid, p["alice"], "accept")
+        submit_review(db, qid, p["bob"], "reject")
+        adjudicate(db, p["carol"], "review", qid, "accept")
+    update_setting(db, "attention_every", 2)
+    served = []
+    for _ in range(4):
+        head = review_queue(db, "dan", task_items(db, "review"))[0]
+        served.append(head)
+        submit_review(db, head, p["dan"], "accept")
+    assert [i for i, qid in enumerate(served) if qid in qids[:2]] == [1, 3]

@@ -472,14 +472,19 @@ def test_agreement_opens_a_disagreement_in_browse(fixture_db):
     table = at.dataframe[0].value
     assert {"human:alice", "auto:fixture-sxs"} <= set(table["rater_a"]) | set(table["rater_b"])
     assert not at.get("plotly_chart")  # the detail tab is closed: it has not run
-    at.session_state["section"] = "Two raters in detail"
+    at.query_params["section"] = "Two raters in detail"  # the tab in the URL, as a browser has it
     ok(at.run())
     assert len(at.get("plotly_chart")) >= 1
     assert {s.label for s in at.selectbox} >= {"Rater A", "Rater B"}
-    at.session_state["browse_question"] = "gen-0"
-    at.switch_page("pages/6_Browse.py").run()
-    ok(at)
-    assert any("gen-0" in c.value.replace("\\", "") for c in at.caption)
+    # select the disagreement's row (as a click on the table does), then press the button
+    at.session_state["disagree_table"] = {"selection": {"rows": [0], "columns": []}}
+    ok(at.run())
+    [open_it] = [b for b in at.button if unescaped(b.label).startswith("Open question")]
+    qid = unescaped(open_it.label).removeprefix("Open question ").removesuffix(" in Browse")
+    ok(open_it.click().run())  # it failed: switch_page cleared the tab's bound ?section=
+    assert at.query_params["q"] in (qid, [qid])
+    assert any(f"Question {qid} " in unescaped(c.value) for c in at.caption)
+    assert "Answers" in " ".join(s.value for s in at.subheader)  # Browse, on that question
 
 
 def test_agreement_shows_gold_when_no_two_raters_share_an_item(fixture_db):

@@ -72,8 +72,9 @@ def test_leaderboard_compares_human_and_auto_rankings(prd_db):
 def test_browse_shows_every_answer_and_verdict_of_a_prd_question(prd_db):
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=90).run()
     at.session_state["annotator"] = "alice"
-    at.session_state["browse_question"] = "vicuna80-5"
-    at.switch_page("pages/6_Browse.py").run()
+    at.switch_page("pages/6_Browse.py")
+    at.query_params["q"] = "vicuna80-5"  # Browse's deep link
+    at.run()
     assert not at.exception, [e.value for e in at.exception]
     assert any("Answers (5)" in s.value for s in at.subheader)
     grid = at.dataframe[-1].value

@@ -1,7 +1,8 @@
 """Planted markup in every imported field stays inert in a real headless Chromium.
 
-Markdown images, HTML (``<img>``, ``<script>``), ``javascript:`` links, ``:red[...]`` colour
-directives and LaTeX are planted in questions, reference answers, question types, question ids,
+Markdown images, HTML (``<img>``, ``<script>``), ``javascript:`` links, bare URLs, ``www.`` names
+and e-mail addresses (which GFM links by itself), ``:red[...]`` colour directives and LaTeX are
+planted in questions, reference answers, question types, question ids,
 documents' titles, XRAG article titles, system names and judge names (written straight into the
 database, as an old database or another SQLite client could hold them). Every page that shows
 them is opened; a loopback trap server must see 0 requests and no dialog may open. Plotly
@@ -63,7 +64,9 @@ def payload(port: int, field: str) -> str:
         f":red[RED {field}] "
         f"$\\href{{{trap}/latex}}{{tex}}$ $$\\color{{red}}{{x}}$$ "
         f"<iframe src='{trap}/iframe'></iframe> "
-        f'<span style="font-size:40px;color:red">BIG</span> <a href="{trap}/chart-link">l</a>'
+        f'<span style="font-size:40px;color:red">BIG</span> <a href="{trap}/chart-link">l</a> '
+        # bare links, which GFM would link by itself: never a link either
+        "https://evil.example/bare www.evil.example eve@evil.example"
     )
 
 
@@ -243,6 +246,9 @@ def test_planted_markup_stays_inert_on_every_page(served):
                     '[data-testid="stMain"] img[src*="127.0.0.1"]',
                     '[data-testid="stMain"] iframe',
                     '[data-testid="stMain"] a[href^="javascript"]',
+                    '[data-testid="stMain"] a[href*="evil.example"]',
+                    '[data-testid="stMain"] a[href*="/md-image.png"]',
+                    '[data-testid="stMain"] a[href^="mailto:"]',
                     '[data-testid="stMain"] .katex',
                     # the app's own fixed scripts carry data-workbench; data never makes one
                     '[data-testid="stMain"] script:not([data-workbench])',

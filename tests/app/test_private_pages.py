@@ -3,6 +3,7 @@ plain message (no traceback, no server path) and logs the details."""
 
 from __future__ import annotations
 
+import ast
 import logging
 import tomllib
 from pathlib import Path
@@ -99,6 +100,74 @@ def test_a_failing_page_shows_one_plain_message_and_logs_the_details(caplog):
     assert error.value.startswith("This page failed.") and "secret" not in error.value
     assert "secret detail /srv/workbench/core/x.py" in caplog.text
     assert "Traceback" in caplog.text
+
+
+def _failing_action_app():
+    import streamlit as st
+
+    from app_support import frame
+
+    def boom():
+        raise RuntimeError("secret detail /srv/workbench/core/x.py")
+
+    class Page:
+        def run(self):
+            frame.setup("Boom")
+            st.button("Go", on_click=frame.action(boom, reraise=False))
+
+    frame.run_page(Page(), reraise=False)
+
+
+def test_a_failing_button_action_shows_one_plain_message_with_a_reference(caplog):
+    """A callback runs before the page, outside run_page: without frame.action its exception
+    showed Streamlit's own error box."""
+    caplog.set_level(logging.ERROR)
+    at = AppTest.from_function(_failing_action_app, default_timeout=30).run()
+    assert not at.error
+    at.button[0].click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    [error] = at.error
+    text = unescaped(error.value)
+    assert text.startswith("This action failed.") and "secret" not in text
+    ref = text.split("reference ")[1].rstrip(").")
+    assert f"button action failed (reference {ref})" in caplog.text
+    assert "secret detail /srv/workbench/core/x.py" in caplog.text and "Traceback" in caplog.text
+    at.run()  # shown once
+    assert not at.error
+
+
+def _callbacks(tree: ast.Module) -> list[ast.expr]:
+    return [
+        k.value
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call)
+        for k in node.keywords
+        if k.arg in ("on_click", "on_change", "on_submit", "on_select")
+        and not (isinstance(k.value, ast.Constant) and isinstance(k.value.value, str))
+    ]
+
+
+def _in_error_path(value: ast.expr, actions: set[str]) -> bool:
+    """``frame.action(f)`` or a function decorated ``@frame.action``."""
+    if isinstance(value, ast.Call):
+        return ast.unparse(value.func) == "frame.action"
+    return isinstance(value, ast.Name) and value.id in actions
+
+
+def test_every_button_callback_of_the_pages_runs_in_the_one_error_path():
+    found = 0
+    for path in [*(ROOT / "pages").glob("*.py"), *(ROOT / "app_support").glob("*.py")]:
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        actions = {
+            f.name
+            for f in ast.walk(tree)
+            if isinstance(f, ast.FunctionDef)
+            and any(ast.unparse(d) in ("frame.action", "action") for d in f.decorator_list)
+        }
+        for value in _callbacks(tree):
+            found += 1
+            assert _in_error_path(value, actions), f"{path.name}: {ast.unparse(value)}"
+    assert found >= 10  # the check sees the pages' callbacks
 
 
 class _Boom:

@@ -47,6 +47,8 @@ def test_all_and_json(db_path, tmp_path, capsys):
         (["--rater", "human:alice"], "auto-rater"),
         ([], "--rater"),
         (["--rater", RATER, "--epsilon", "2"], "epsilon"),
+        (["--rater", RATER, "--base-url", "javascript:alert(1)"], "--base-url"),
+        (["--rater", RATER, "--base-url", "https://x.example/?a=<b>"], "--base-url"),
     ],
 )
 def test_bad_input_is_one_error_line_and_writes_nothing(db_path, tmp_path, capsys, args, message):
@@ -61,3 +63,15 @@ def test_out_must_be_html_in_an_existing_folder(db_path, tmp_path, capsys):
     assert _run(db_path, "--rater", RATER, "--out", str(tmp_path / "r.pdf")) == 2
     assert _run(db_path, "--rater", RATER, "--out", str(tmp_path / "no" / "r.html")) == 2
     assert not (tmp_path / "r.pdf").exists()
+
+
+def test_links_start_at_the_base_url_setting(db_path, tmp_path, capsys):
+    """Without --base-url the item links are absolute at the base_url setting (a file opened
+    from disk has no app address to be relative to)."""
+    assert (
+        main(["--db", str(db_path), "settings", "set", "base_url", "https://qa.example.org"]) == 0
+    )
+    out = tmp_path / "report.html"
+    assert _run(db_path, "--rater", RATER, "--out", str(out)) == 0
+    page = out.read_text(encoding="utf-8")
+    assert 'href="https://qa.example.org/Browse?q=' in page and 'href="Browse?q=' not in page

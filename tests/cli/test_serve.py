@@ -72,6 +72,39 @@ def test_unsafe_serve_is_refused_cleanly(db_path, argv, message):
     assert message in line
 
 
+@pytest.mark.parametrize(
+    "host", ["*", "", "  ", "*.", "*.com", "qa.example.org:8501", "a b", "https://qa.example.org"]
+)
+def test_an_allowed_host_that_turns_the_host_check_off_is_refused(db_path, host):
+    """``*`` (and an empty name) make Streamlit accept any Host header: no DNS-rebinding check."""
+    db = open_db(db_path)
+    create_account(db, "root", "admin")
+    db.close()
+    for address in ("0.0.0.0", "127.0.0.1"):
+        code, out, err = run_cli(
+            ["--db", str(db_path), "serve", "--address", address, "--dry-run"]
+            + ["--allowed-host", host]
+        )
+        assert code == 2 and out == "" and "Traceback" not in err, (host, err)
+        [line] = [x for x in err.splitlines() if "error:" in x]
+        assert "--allowed-host" in line
+
+
+def test_allowed_host_names_and_addresses_are_accepted():
+    for host in ("qa.example.org", "*.lab.example", "10.0.0.5", "::1", "QA.Example.org."):
+        serve_command("0.0.0.0", 8501, [host], "", accounts=True)
+
+
+@pytest.mark.parametrize(
+    "url", ["javascript:alert(1)", "https://qa.example.org/?x=<script>", "https://u:p@qa.example"]
+)
+def test_serve_base_url_follows_the_base_url_setting_rule(db_path, url):
+    code, out, err = run_cli(["--db", str(db_path), "serve", "--dry-run", "--base-url", url])
+    assert code == 2 and out == "" and "Traceback" not in err
+    [line] = [x for x in err.splitlines() if "error:" in x]
+    assert "--base-url must be an http:// or https:// URL" in line
+
+
 def test_dry_run_with_accounts_prints_the_command(db_path):
     db = open_db(db_path)
     create_account(db, "root", "admin")

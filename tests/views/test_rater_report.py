@@ -15,6 +15,7 @@ from core.cli.demo import import_prd_demo
 from core.errors import InputError
 from core.store.database import open_db
 from core.store.judgments import JudgmentKind, NewJudgment, RaterKind, insert_judgments
+from core.store.settings import update_setting
 from core.views.rater_report.assemble import report_data
 from core.views.report_html import report_html
 
@@ -179,3 +180,20 @@ def test_prd_demo_report_works_out_of_the_box_over_slots(db, demo_dir):
     assert sec["time"]["median_s"] is None  # imported: every label stored at one instant
     page = report_html(data)
     assert "not a person" in page and "slot positions" in page
+
+
+def test_item_links_are_absolute_at_the_base_url_setting_and_only_http(built):
+    """The page's download (``report_data(db)``) links to the app at ``base_url``; a link that
+    is not http(s) (``javascript:``) is refused, not written into every item's href."""
+    db, _ = built
+    update_setting(db, "base_url", "https://qa.example.org/wb/")
+    data = _data(db, [RATER])
+    links = [x["link"] for x in data["raters"][0]["disagreements"]["shown"]]
+    assert links and all(x.startswith("https://qa.example.org/wb/Browse?q=") for x in links)
+    assert "Links are relative" not in report_html(data)
+    assert _data(db, [RATER], base_url="")["raters"][0]["disagreements"]["shown"][0][
+        "link"
+    ].startswith("Browse?q=")  # asked for relative links
+    for bad in ("javascript:alert(1)", "data:text/html,x", "https://x.example/?q=<b>"):
+        with pytest.raises(InputError, match="base_url"):
+            _data(db, [RATER], base_url=bad)

@@ -2,7 +2,18 @@
 
 from __future__ import annotations
 
-from core.views.text import Segment, escape_markdown, highlight_markdown, split_code_blocks
+import pandas as pd
+import pytest
+from browser_support import autolinks, unescaped
+
+from core.views.text import (
+    Segment,
+    escape_markdown,
+    highlight_markdown,
+    inert_table,
+    md,
+    split_code_blocks,
+)
 
 
 def test_a_fenced_block_is_code_with_its_language_and_the_prose_around_it_stays_prose():
@@ -107,3 +118,31 @@ def test_highlighting_in_a_script_without_spaces_matches_inside_the_sentence():
     assert highlight_markdown("张三说他来了", ["张三"]) == "**张三**说他来了"
     assert highlight_markdown("Их герой", ["их"]) == "**Их** герой"  # Cyrillic has word edges
     assert highlight_markdown("Ихний", ["их"]) == "Ихний"
+
+
+#: Bare URLs, www. names and e-mail addresses in data (a model name, an answer, a rater name).
+BARE_LINKS = [
+    "https://evil.example",
+    "see http://evil.example/x?y=1 now",
+    "HTTPS://EVIL.EXAMPLE/path",
+    "www.evil.example",
+    "(WWW.evil.example)",
+    "gpt-4 at https://evil.example (www.evil.example)",
+    "mail bob@evil.example now",
+    "human:eve@evil.example",
+    "mailto:eve@evil.example",
+]
+
+
+@pytest.mark.parametrize("text", BARE_LINKS)
+def test_no_bare_url_or_address_becomes_a_link(text):
+    """Streamlit's Markdown (remark-gfm) links bare URLs, www. names and e-mail addresses by
+    itself, escaped or not; the one escaping path breaks each with an invisible word joiner."""
+    assert autolinks(text)  # the checker finds the link in the raw text
+    assert autolinks(str(escape_markdown(text))) == []
+    assert autolinks(str(md(text))) == []
+    assert autolinks(str(highlight_markdown(text, ["evil", "example"]))) == []
+    assert unescaped(escape_markdown(text)) == text  # the text itself is unchanged
+    table = inert_table(pd.DataFrame({text: [text]}, index=[text]))
+    cells = [*table.columns, *table.index, *table.iloc[:, 0]]
+    assert all(autolinks(str(c)) == [] for c in cells)

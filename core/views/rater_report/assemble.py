@@ -17,6 +17,7 @@ from core.errors import InputError
 from core.stats.alt_test import NotEnoughLabels
 from core.stats.alt_test_epsilon import EPSILON_GUIDANCE, EpsilonChoice, epsilon_choice
 from core.stats.alt_test_power import items_needed
+from core.store.settings import SETTINGS, url_setting
 from core.views.rater_epsilon import resolve_choice, sensitivity, sensitivity_sentence
 from core.views.rater_report.agreement import agreement_section
 from core.views.rater_report.biases import bias_section
@@ -150,7 +151,7 @@ def report_data(
     annotators: str | None = None,
     q: float = 0.05,
     include_slots: bool | None = None,
-    base_url: str = "",
+    base_url: str | None = None,
     n_sim: int = 200,
     n_boot: int = 500,
     seed: int = 0,
@@ -162,8 +163,13 @@ def report_data(
     ``annotators`` (``experts``, ``skilled``, ``crowd``) or ``epsilon``: the alt-test's epsilon;
     neither: the task's remembered choice (:func:`core.views.rater_epsilon.resolve_choice`).
     ``include_slots`` None: anonymous slots stand in for people only for a rater no person
-    shares an item with. ``base_url``: the app's address, for absolute item links.
+    shares an item with. ``base_url``: the app's address, for absolute item links (None: the
+    ``base_url`` setting; "": relative links); like the setting, only an ``http(s)://`` address
+    (InputError otherwise: a ``javascript:`` base would run in the reader's browser).
     """
+    if base_url is None:
+        base_url = url_setting(db, "base_url")
+    base_url = str(SETTINGS["base_url"].parse("base_url", base_url))
     known = auto_raters(db, TASK)
     chosen = list(raters) if raters else known
     if not chosen:
