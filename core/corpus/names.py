@@ -61,6 +61,12 @@ def name_problem(value: object) -> str | None:
     return None
 
 
+def normal_form(text: str) -> str:
+    """``text`` NFC-normalised and trimmed: the form every comparison and duplicate check of
+    names and ids sees (``José`` composed or decomposed, `` alice`` and ``alice`` are one)."""
+    return unicodedata.normalize("NFC", text).strip()
+
+
 def shown(value: object, limit: int = 80) -> str:
     """``repr(value)`` cut to ``limit`` characters: how an error message quotes a bad name (a
     10 MB name is not echoed back)."""
