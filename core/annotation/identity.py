@@ -31,6 +31,7 @@ from core.store.accounts import (
     accounts_exist,
     active_account,
     mark_token_used,
+    set_labels_excluded,
     verify_token,
 )
 from core.store.connection import transaction
@@ -200,6 +201,15 @@ def authorise(db: Database, who: object, role: str = "annotator") -> Annotator:
     if not who.may(role):
         raise AccessError(f"this needs the {role} role; {who.name} is {who.role}")
     return who
+
+
+def leave_out_labels(db: Database, who: object, name: str, exclude: bool = True) -> None:
+    """As ``who`` (admin once accounts exist): leave the revoked account ``name``'s labels out of
+    overlap, gold and agreement (``exclude``), or count them again. Nothing is deleted
+    (:func:`core.store.accounts.set_labels_excluded`)."""
+    with transaction(db):
+        by = authorise(db, who, "admin").name
+        set_labels_excluded(db, name, exclude, by)
 
 
 def change_settings(
