@@ -18,7 +18,8 @@ from core.annotation.reviews import (
     withdraw_last_review,
 )
 from core.errors import WorkbenchError
-from core.views.review import question_detail, question_filters, question_ids, question_labels
+from core.views.blind import review_view
+from core.views.review import question_filters, question_ids, question_labels
 from core.views.text import InertMarkdown, escape_markdown, md
 
 frame.setup("Review questions")
@@ -198,7 +199,7 @@ with connection.database() as db:
         )
         st.button("Undo", key="review_undo", shortcut="U", on_click=_undo)
         st.stop()
-    detail = caching.cached_view(db, question_detail, qid)
+    detail = caching.cached_view(db, review_view, qid, who, user.role)
     seen = own_review_id(db, qid, who)  # what a submit from this page expects
     q = detail["question"]
     if st.session_state.pop("review_scroll", False):
@@ -365,6 +366,8 @@ with connection.database() as db:
     with st.expander("Provenance"):
         st.json(detail["provenance"])
 
+    if detail["hidden_note"]:
+        st.info(md(detail["hidden_note"]))
     if detail["reviews"]:
         st.subheader("Reviews of this question")
         st.dataframe(

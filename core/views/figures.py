@@ -10,6 +10,7 @@ a title, axis labels and hover text with the numbers.
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -148,10 +149,15 @@ def consistency_view(db: Database, kind: str = "pairwise") -> pd.DataFrame:
     return consistency(verdict_frame(db, kind))
 
 
-def rater_pair_view(db: Database, kind: str, rater_a: str, rater_b: str) -> dict[str, Any]:
+def rater_pair_view(
+    db: Database, kind: str, rater_a: str, rater_b: str, hide: Collection[str] = ()
+) -> dict[str, Any]:
     """Two raters: their shared units (:func:`core.views.agreement_pairs.paired`), agreement
-    overall and by system pair, the disagreements (only the two raters' verdicts are read)."""
+    overall and by system pair, the disagreements (only the two raters' verdicts are read);
+    ``hide``: question ids left out of all of it (:func:`core.views.blind.agreement_detail`)."""
     both = paired(verdict_frame(db, kind, raters=[rater_a, rater_b]), rater_a, rater_b)
+    if hide:
+        both = both[~both["question_id"].isin(list(hide))].reset_index(drop=True)
     return {
         "both": both,
         "overall": pair_agreement(both),
