@@ -42,6 +42,7 @@ from core.corpus.evaluation_layouts import PRD_MAJORITY
 from core.corpus.evaluation_layouts import majority as vote_majority
 from core.corpus.evaluation_ratings import slot_group
 from core.errors import InputError
+from core.store.accounts import excluded_names
 from core.store.connection import transaction
 from core.store.gold_sources import (
     GoldAction,
@@ -50,7 +51,6 @@ from core.store.gold_sources import (
     active_gold_sources,
     insert_gold_source_change,
 )
-from core.store.accounts import excluded_names
 from core.store.judgments import human_raters
 from core.store.row_locks import hold_name
 

@@ -25,8 +25,8 @@ from core.annotation.base import team_names
 from core.annotation.disputes import dispute_items, dispute_queue
 from core.annotation.pairwise import pair_key, split_pair_key, verdict_queue
 from core.annotation.reviews import review_queue
-from core.store.disputes import question_disputes
 from core.annotation.task_registry import all_tasks
+from core.store.disputes import question_disputes
 from core.store.questions import all_question_ids
 from core.views.figures import rater_pair_view
 from core.views.judgments import browse_detail

@@ -87,9 +87,7 @@ def test_review_page_hides_colleagues_reviews_also_through_a_link(team):
     _, tokens, qid = team
     at = opened("pages/1_Review_questions.py", tokens["alice"], q=qid)
     shown = _shown(at)
-    assert SECRET not in shown and "Reviews of this question" not in [
-        s.value for s in at.subheader
-    ]
+    assert SECRET not in shown and "Reviews of this question" not in [s.value for s in at.subheader]
     assert "reject" not in " ".join(str(df.value.to_dict()) for df in at.dataframe)
     assert "hidden until you have reviewed it" in shown
     admin = opened("pages/1_Review_questions.py", tokens["root"], q=qid)

@@ -85,9 +85,7 @@ def test_a_full_width_lookalike_of_a_rater_is_refused(db, db_path, tmp_path):
 
 def test_composed_and_decomposed_names_are_one_system(db, db_path, tmp_path):
     before = database_digest(db_path)
-    _refused(
-        _import(db_path, tmp_path, f"q1,{JOSE},{JOSE_NFD},A,human:carol\n"), "against itself"
-    )
+    _refused(_import(db_path, tmp_path, f"q1,{JOSE},{JOSE_NFD},A,human:carol\n"), "against itself")
     assert database_digest(db_path) == before
     assert _import(db_path, tmp_path, f"q1,{JOSE_NFD},s2,A,human:carol\n", "k.csv")[0] == 0
     assert {r["system_a"] for r in db["judgments"].rows} == {JOSE}
