@@ -35,6 +35,8 @@ from core.views.review import question_detail
 if TYPE_CHECKING:
     from core.store.engine import Database
 
+#: What a question's status (the majority of the reviews' decisions) reads while hidden.
+HIDDEN_STATUS = "hidden until you have reviewed it"
 #: Roles that see every label and name (they settle disagreements).
 SEE_ALL = ("adjudicator", "admin")
 
@@ -110,7 +112,7 @@ def review_view(
     mine = [r for r in detail["reviews"] if r["annotator"] == viewer]
     return {
         **detail,
-        "question": {**detail["question"], "status": "hidden until you have reviewed it"},
+        "question": {**detail["question"], "status": HIDDEN_STATUS},
         "reviews": mine,
         "review_agreement": None,
         "hidden_note": (
@@ -140,6 +142,7 @@ def blind_detail(
     out["human_verdicts"] = [j for j in detail["human_verdicts"] if keep(j)]
     if hidden["review"]:
         out["reviews"] = [r for r in detail["reviews"] if r["annotator"] == me]
+        out["question"] = {**detail["question"], "status": HIDDEN_STATUS}
     out["resolutions"] = [
         r
         for r in detail["resolutions"]

@@ -4,6 +4,7 @@ person's label on an item still in their own queue; an admin sees everything."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -14,7 +15,7 @@ from core.annotation.identity import sign_in_token
 from core.annotation.pairwise import blind_item, submit_verdict
 from core.annotation.reviews import review_queue, submit_review
 from core.annotation.tasks import task_items
-from core.store.accounts import create_account
+from core.store.accounts import create_account, reissue_token
 from core.store.database import open_db
 from core.store.questions import all_question_ids
 from core.store.settings import update_setting
@@ -43,6 +44,15 @@ def team(db_path, monkeypatch):
     submit_review(db, qid, bob, "reject", note=SECRET)
     db.conn.close()
     return db_path, tokens, qid
+
+
+def fresh(name: str) -> str:
+    """A fresh sign-in token of ``name`` (a token works once)."""
+    db = open_db(os.environ["WORKBENCH_DB"])
+    try:
+        return reissue_token(db, name)
+    finally:
+        db.conn.close()
 
 
 def opened(path: str, token: str, **params: str) -> AppTest:
@@ -92,3 +102,17 @@ def test_review_page_hides_colleagues_reviews_also_through_a_link(team):
     assert "hidden until you have reviewed it" in shown
     admin = opened("pages/1_Review_questions.py", tokens["root"], q=qid)
     assert SECRET in _shown(admin)
+
+
+def test_a_question_status_is_no_side_channel(team):
+    """A question's status is the majority of the reviews: while its review is in alice's queue,
+    Browse does not show it, and the Review page offers no status filter to a blind reviewer."""
+    _, tokens, qid = team
+    at = opened("pages/6_Browse.py", tokens["alice"], q=qid)
+    shown = " ".join(unescaped(str(e.value)) for e in [*at.markdown, *at.caption])
+    assert "status rejected" not in shown and "hidden until you have reviewed it" in shown
+    review = opened("pages/1_Review_questions.py", fresh("alice"))
+    status = next(b for b in review.selectbox if b.label == "Status")
+    assert status.options == ["(all)"] and status.disabled
+    admin = opened("pages/1_Review_questions.py", tokens["root"])
+    assert "rejected" in next(b for b in admin.selectbox if b.label == "Status").options
