@@ -292,11 +292,13 @@ def own_pairwise_label(
 
 
 def last_pairwise_label(db: Database, rater: str) -> Judgment | None:
-    """``rater``'s latest effective pairwise verdict or skip (status ``ok`` or ``skipped``):
+    """``rater``'s latest effective pairwise verdict or skip (status ``ok`` or ``skipped``) given
+    in the app (``context_kind`` ``human``; an imported verdict is never withdrawn by an undo):
     what an undo withdraws. None when there is none."""
     found = rows(
         db,
         "select j.* from judgments j where j.rater = ? and j.kind = 'pairwise' and "
+        "j.context_kind = 'human' and "
         f"j.status in ('ok', 'skipped') and {not_superseded('judgments', 'j')} "
         "order by j.id desc limit 1",
         [rater],

@@ -11,10 +11,12 @@ import pytest
 from cli_run import run_cli
 from db_content import database_digest
 
-from core.annotation.identity import account_name
+from core.annotation.identity import account_name, sign_in_token
+from core.annotation.pairwise import pair_key, undo_last, verdict_progress
 from core.corpus.confusables import skeleton
 from core.errors import InputError
 from core.exam.bank import import_car_bank
+from core.store.accounts import create_account
 from core.store.exam_bank import bank_questions
 
 PLAIN = "question_id,system_a,system_b,verdict,rater\n"
@@ -108,3 +110,15 @@ def test_exam_ids_composed_and_decomposed_are_one_id(db, tmp_path):
 
 def test_account_name_is_normalised(db):
     assert account_name(db, unicodedata.normalize("NFD", f" {JOSE} ")) == JOSE
+
+
+def test_an_account_sharing_an_imported_name_never_owns_those_verdicts(db, db_path, tmp_path):
+    """A database from before the check (the account made beside imported labels of its name):
+    the imported verdicts are not the account's done items, and its Undo never withdraws one."""
+    assert _import(db_path, tmp_path, "q1,s1,s2,A,human:crowd-majority\n")[0] == 0
+    who = sign_in_token(db, create_account(db, "crowd-majority"))  # the store, unchecked
+    item = pair_key("q1", "s1", "s2")
+    assert verdict_progress(db, "crowd-majority", [item], [item]).done == 0
+    rows = db["judgments"].count
+    assert undo_last(db, who) is None
+    assert db["judgments"].count == rows
