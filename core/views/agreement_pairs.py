@@ -301,4 +301,10 @@ def _derived(frame: pd.DataFrame) -> list[str]:
 
 def _json_keys(*columns: Any) -> list[str]:
     """Item ids as JSON lists of the columns' values (names may hold any punctuation)."""
-    return [json.dumps(list(t), ensure_ascii=False) for t in zip(*columns)]
+    return [unit_key(*t) for t in zip(*columns)]
+
+
+def unit_key(*parts: Any) -> str:
+    """The ``item_id`` of a verdict frame's item: the JSON list of its parts (pairwise: the
+    question and the sorted systems; absolute: question, system, criterion)."""
+    return json.dumps(list(parts), ensure_ascii=False)

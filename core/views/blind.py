@@ -12,8 +12,9 @@ under any name, so only a viewer signed in by name is kept blind (to their own q
 viewer not signed in sees everything (browsing imported evaluations needs no sign-in).
 
 The same rule holds on every page an annotator reaches: Agreement's "Two raters in detail"
-(:func:`agreement_detail`) leaves out every question with an item of any task still in the
-viewer's queue (:func:`open_questions`), and the Review page (:func:`review_view`, also through a
+(:func:`agreement_detail`) leaves out the pairs still in the viewer's queue and hides the systems'
+names of their questions (absolute verdicts: every question with an item of any task in the
+queue, :func:`open_questions`), and the Review page (:func:`review_view`, also through a
 ``?q=`` link) shows only the viewer's own review of a question still in their review queue.
 """
 
@@ -28,6 +29,7 @@ from core.annotation.reviews import review_queue
 from core.annotation.task_registry import all_tasks
 from core.store.disputes import question_disputes
 from core.store.questions import all_question_ids
+from core.views.agreement_pairs import unit_key
 from core.views.figures import rater_pair_view
 from core.views.judgments import browse_detail
 from core.views.review import question_detail
@@ -90,11 +92,27 @@ def agreement_detail(
     db: Database, kind: str, rater_a: str, rater_b: str, viewer: str | None, role: str | None
 ) -> dict[str, Any]:
     """Agreement's "Two raters in detail" (:func:`core.views.figures.rater_pair_view`) as
-    ``viewer`` may see it: the questions still in their queues (:func:`open_questions`) left out
-    of every figure and table; ``hidden``: how many of the two raters' shared units that was."""
-    hide = open_questions(db, viewer, role)
-    shown = rater_pair_view(db, kind, rater_a, rater_b, hide=hide)
-    everything = rater_pair_view(db, kind, rater_a, rater_b) if hide else shown
+    ``viewer`` may see it, by the Browse rule: the side-by-side pairs still in their queue left
+    out of every figure and table, and the systems' names of a question with such a pair
+    hidden; absolute verdicts of a question with an item of any task in their queue
+    (:func:`open_questions`) left out. ``hidden``: how many of the two raters' shared units were
+    left out."""
+    if not _blind(db, viewer, role):
+        return {**rater_pair_view(db, kind, rater_a, rater_b), "hidden": 0}
+    if kind == "pairwise":
+        pairs = [split_pair_key(k) for k in verdict_queue(db, viewer or "")]
+        shown = rater_pair_view(
+            db,
+            kind,
+            rater_a,
+            rater_b,
+            hide_items={unit_key(*p) for p in pairs},
+            hide_names={p[0] for p in pairs},
+        )
+    else:
+        hide = open_questions(db, viewer, role)
+        shown = rater_pair_view(db, kind, rater_a, rater_b, hide_questions=hide)
+    everything = rater_pair_view(db, kind, rater_a, rater_b)
     return {**shown, "hidden": everything["overall"]["n"] - shown["overall"]["n"]}
 
 

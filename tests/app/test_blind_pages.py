@@ -12,7 +12,7 @@ from browser_support import build_fixture_db, unescaped
 from streamlit.testing.v1 import AppTest
 
 from core.annotation.identity import sign_in_token
-from core.annotation.pairwise import blind_item, submit_verdict
+from core.annotation.pairwise import blind_item, split_pair_key, submit_verdict, verdict_queue
 from core.annotation.reviews import review_queue, submit_review
 from core.annotation.tasks import task_items
 from core.store.accounts import create_account, reissue_token
@@ -91,6 +91,21 @@ def test_two_raters_in_detail_hides_colleagues_labels_on_my_queue(team):
     assert "3 shared item(s) left out" in _shown(at)
     admin = _two_raters(tokens["root"])
     assert {m.label: m.value for m in admin.metric}["Items in common"] == "3"
+    db = open_db(os.environ["WORKBENCH_DB"])  # alice labels the first of the three: she sees it
+    try:
+        alice = sign_in_token(db, reissue_token(db, "alice"))
+        key = task_items(db, "side-by-side")[0]
+        submit_verdict(db, blind_item(db, key, "alice"), alice, "B")
+        still_open = split_pair_key(key)[0] in {
+            split_pair_key(k)[0] for k in verdict_queue(db, "alice")
+        }
+    finally:
+        db.conn.close()
+    at = _two_raters(fresh("alice"))
+    assert {m.label: m.value for m in at.metric}["Items in common"] == "1"
+    assert "2 shared item(s) left out" in _shown(at)
+    names = " ".join(str(df.value.to_dict()) for df in at.dataframe)
+    assert still_open and "names hidden" in names
 
 
 def test_review_page_hides_colleagues_reviews_also_through_a_link(team):
