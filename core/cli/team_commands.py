@@ -154,11 +154,15 @@ def cmd_add(args: argparse.Namespace) -> int:
 
 
 def cmd_link(args: argparse.Namespace) -> int:
+    from core.corpus.names import (
+        normal_form,
+    )
     from core.store.accounts import (
         active_account,
         reissue_token,
     )
 
+    args.name = normal_form(args.name)  # the form accounts are stored in (NFC, trimmed)
     db = open_args_db(args)
     base = _base_url(db, args)
     token = reissue_token(db, args.name)
@@ -207,20 +211,28 @@ def cmd_list(args: argparse.Namespace) -> int:
 
 
 def cmd_revoke(args: argparse.Namespace) -> int:
+    from core.corpus.names import (
+        normal_form,
+    )
     from core.store.accounts import (
         revoke_account,
     )
 
+    args.name = normal_form(args.name)
     revoke_account(open_args_db(args), args.name)
     print(f"account {args.name} revoked")
     return 0
 
 
 def cmd_exclude(args: argparse.Namespace) -> int:
+    from core.corpus.names import (
+        normal_form,
+    )
     from core.store.accounts import (
         set_labels_excluded,
     )
 
+    args.name = normal_form(args.name)
     set_labels_excluded(open_args_db(args), args.name, args.exclude, "command line")
     if args.exclude:
         print(f"the labels of {args.name} are left out of overlap, gold and agreement (kept)")

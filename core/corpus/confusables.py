@@ -1,4 +1,5 @@
-"""Confusable skeletons (Unicode TR39 section 4) and the look-alike check of new names.
+"""Confusable skeletons (Unicode TR39 section 4) and the one look-alike check of new names
+(:func:`check_lookalikes`: accounts, raters, systems, judges).
 
 ``skeleton(s)`` = NFD(map(NFD(NFKC(s)))), where ``map`` replaces every character by the prototype of
 its confusable class. The classes come from Unicode's ``confusables.txt`` as shipped (as a
@@ -65,12 +66,6 @@ def skeleton(text: str) -> str:
     folded = unicodedata.normalize("NFD", unicodedata.normalize("NFKC", text))
     mapped = "".join(table.get(ch, ch) for ch in folded)
     return unicodedata.normalize("NFD", mapped)
-
-
-def lookalike(name: str, existing: Iterable[str]) -> str | None:
-    """An existing name other than ``name`` with the same skeleton, or ``None``."""
-    target = skeleton(name)
-    return next((e for e in sorted(existing) if e != name and skeleton(e) == target), None)
 
 
 def check_lookalikes(
