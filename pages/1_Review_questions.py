@@ -138,9 +138,7 @@ with connection.database() as db:
     doc = c[1].selectbox("Document", ["(all)", *docs], format_func=lambda d: docs.get(d, d))
     ent = c[2].selectbox("Entity", ["(all)", *ents], format_func=lambda e: ents.get(e, e))
     qtype = c[3].selectbox("Question type", ["(all)", *opts["qtypes"]])
-    # a question's status is the majority of other people's reviews: a filter for those who
-    # see every label (adjudicators and admins), not for a reviewer kept blind
-    statuses = opts["statuses"] if sees_all(user.role) else []
+    statuses = opts["statuses"] if sees_all(user.role) else []  # others' reviews decide it
     status = c[4].selectbox("Status", ["(all)", *statuses], disabled=not statuses)
     pick = lambda v: None if v == "(all)" else v  # noqa: E731
     ids = question_ids(
