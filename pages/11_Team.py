@@ -4,7 +4,7 @@ import streamlit as st
 
 from app_support import caching, connection, frame, render, signin, warmup
 from core.annotation.gold import mark_gold_source
-from core.annotation.identity import change_settings
+from core.annotation.identity import change_settings, leave_out_labels
 from core.annotation.task_registry import task_names
 from core.errors import WorkbenchError
 from core.views.gold_sources import gold_source_candidates, gold_source_table
@@ -78,6 +78,26 @@ with connection.database() as db:
                 st.rerun()
             except WorkbenchError as exc:
                 st.error(md(exc))
+
+    if data["revoked"]:
+        st.subheader("Revoked accounts")
+        st.caption(
+            "A revoked account's labels count towards overlap, gold and agreement until an admin "
+            "leaves them out (they stay stored; command line: annotators exclude NAME)."
+        )
+        st.dataframe(data["revoked"], hide_index=True)
+        if user is not None and user.may("admin"):
+            names = [r["name"] for r in data["revoked"]]
+            left_out = {r["name"] for r in data["revoked"] if r["left_out"]}
+            c = st.columns(2)
+            who = c[0].selectbox("Revoked account", names, index=None, format_func=md)
+            label = "Count their labels again" if who in left_out else "Leave their labels out"
+            if c[0].button(md(label), disabled=who is None, key="leave_out"):
+                try:
+                    leave_out_labels(db, user, who, exclude=who not in left_out)
+                    st.rerun()
+                except WorkbenchError as exc:
+                    st.error(md(exc))
 
     st.subheader("Settings")
     if user is None or not user.may("admin"):

@@ -18,7 +18,8 @@ from core.annotation.reviews import (
     withdraw_last_review,
 )
 from core.errors import WorkbenchError
-from core.views.review import question_detail, question_filters, question_ids, question_labels
+from core.views.blind import review_view, sees_all
+from core.views.review import question_filters, question_ids, question_labels
 from core.views.text import InertMarkdown, escape_markdown, md
 
 frame.setup("Review questions")
@@ -140,7 +141,8 @@ with connection.database() as db:
     doc = c[1].selectbox("Document", ["(all)", *docs], format_func=lambda d: docs.get(d, d))
     ent = c[2].selectbox("Entity", ["(all)", *ents], format_func=lambda e: ents.get(e, e))
     qtype = c[3].selectbox("Question type", ["(all)", *opts["qtypes"]])
-    status = c[4].selectbox("Status", ["(all)", *opts["statuses"]])
+    statuses = opts["statuses"] if sees_all(user.role) else []  # others' reviews decide it
+    status = c[4].selectbox("Status", ["(all)", *statuses], disabled=not statuses)
     pick = lambda v: None if v == "(all)" else v  # noqa: E731
     ids = question_ids(
         db,
@@ -201,7 +203,7 @@ with connection.database() as db:
         )
         st.button("Undo", key="review_undo", shortcut="U", on_click=_undo)
         st.stop()
-    detail = caching.cached_view(db, question_detail, qid)
+    detail = caching.cached_view(db, review_view, qid, who, user.role)
     seen = own_review_id(db, qid, who)  # what a submit from this page expects
     q = detail["question"]
     if st.session_state.pop("review_scroll", False):
@@ -368,6 +370,8 @@ with connection.database() as db:
     with st.expander("Provenance"):
         st.json(detail["provenance"])
 
+    if detail["hidden_note"]:
+        st.info(md(detail["hidden_note"]))
     if detail["reviews"]:
         st.subheader("Reviews of this question")
         st.dataframe(

@@ -15,18 +15,19 @@ from core.views.agreement_text import (
     readable_agreement,
 )
 from core.views.agreement_view import auto_vs_crowd, crowd_overview, slot_agreement
+from core.views.blind import agreement_detail
 from core.views.figures import (
     agreement_overview,
     confusion_figure,
     consistency_view,
-    rater_pair_view,
 )
 from core.views.numbers import num
 from core.views.sections import PAGE_SECTIONS
 from core.views.text import escape_markdown, md
 
 frame.setup("Agreement")
-signin.sign_in_sidebar()
+who = signin.sign_in_sidebar()
+viewer, role = (who.name, who.role) if who else (None, None)
 
 SECTIONS = PAGE_SECTIONS["Agreement"]
 KINDS = ["pairwise", "absolute"]
@@ -160,11 +161,17 @@ def two_raters(data: dict, kind: str) -> None:
     others = [r for r in raters if r != ra]
     rb = c[1].selectbox("Rater B", others, index=others.index(pick_b) if pick_b in others else 0)
     with connection.database() as db:
-        pv = caching.cached_judgments(db, rater_pair_view, kind, ra, rb)
+        pv = caching.cached_view(db, agreement_detail, kind, ra, rb, viewer, role)
     st.caption(UNIT_RULE)
+    if pv["hidden"]:
+        st.info(
+            f"{md(pv['hidden'])} shared item(s) left out: their questions are still in your "
+            "queue, so other people's labels on them stay hidden until you have done them "
+            "(adjudicators and admins see everything)."
+        )
     ov = pv["overall"]
     if ov["n"] == 0:
-        st.info("These two raters share no item.")
+        st.info("These two raters share no item you may see.")
         return
     m = st.columns(3)
     m[0].metric("Items in common", ov["n"])

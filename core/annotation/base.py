@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from core.errors import InputError
-from core.store.accounts import account_names
+from core.store.accounts import account_names, excluded_names
 from core.store.settings import choice_setting, int_setting
 
 if TYPE_CHECKING:
@@ -60,9 +60,12 @@ def refuse_stale(expected_id: int | None, now_id: int | None, stored: str) -> No
 
 def team_names(db: Database) -> set[str] | None:
     """Whose labels count towards ``k``: the names of every account (active or revoked) once
-    accounts exist; None in open mode (no accounts: every label made in the app counts).
-    Imported raters (``human:crowd#1``, ...) are data, not team members."""
-    return account_names(db) or None
+    accounts exist, less the revoked accounts whose labels an admin left out
+    (:func:`core.store.accounts.excluded_names`); None in open mode (no accounts: every label
+    made in the app counts). Imported raters (``human:crowd#1``, ...) are data, not team
+    members."""
+    names = account_names(db)
+    return names - excluded_names(db) if names else None
 
 
 def team_only(

@@ -21,7 +21,9 @@ of:
 
 So a person is never scored against a gold their own label helped form; for the same reason a
 named rater that is the majority of a group of anonymous slots (:func:`derived_raters`) and those
-slots are left out of each other's gold (:func:`leave_out_sets`). An auto-rater is scored
+slots are left out of each other's gold (:func:`leave_out_sets`), and such a derived rater never
+votes in anyone's gold (:func:`derived_voters`: the slots' votes would count twice). The labels
+of a revoked account an admin left out are not read (:func:`person_labels`). An auto-rater is scored
 against the same leave-one-out golds as the people, on the same (person, item) pairs
 (:func:`core.views.gold.gold_agreement`).
 """
@@ -36,9 +38,11 @@ from core.annotation.adjudication import settled
 from core.annotation.identity import authorise, shell_admin
 from core.annotation.task_registry import all_tasks
 from core.annotation.tasks import human_labels
+from core.corpus.evaluation_layouts import PRD_MAJORITY
 from core.corpus.evaluation_layouts import majority as vote_majority
 from core.corpus.evaluation_ratings import slot_group
 from core.errors import InputError
+from core.store.accounts import excluded_names
 from core.store.connection import transaction
 from core.store.gold_sources import (
     GoldAction,
@@ -57,13 +61,19 @@ if TYPE_CHECKING:
 MIN_OTHERS = 2
 #: Fewest items with a slot majority on which a named rater must match it to count as derived.
 MIN_ITEMS_DERIVED = 5
+#: Raters derived from other humans' labels by their name (without ``human:``).
+DERIVED_NAMES = frozenset({PRD_MAJORITY.removeprefix("human:")})
 
 
 def person_labels(db: Database, task: str) -> dict[str, dict[str, str]]:
     """Person -> item -> label (``ok`` labels; conflicting labels of one person on one item:
-    none)."""
+    none). The labels of a revoked account an admin left out
+    (:func:`core.store.accounts.excluded_names`) are not read."""
     found: dict[str, dict[str, set[str]]] = {}
+    left_out = excluded_names(db)
     for r in human_labels(db, task):
+        if not r["imported"] and r["annotator"] in left_out:
+            continue
         if r["status"] == "ok" and r["label"] is not None:  # an ok label always has one
             found.setdefault(r["annotator"], {}).setdefault(r["item"], set()).add(r["label"])
     return {
@@ -87,7 +97,8 @@ def gold_for(
 
     ``labels``: person -> item -> label; ``adjudicated``: item -> (label, adjudicator);
     ``sources``: gold-source names; ``leave_out``: the person scored, or a set of names left out
-    together (:func:`leave_out_sets`).
+    together (:func:`leave_out_sets`). A derived rater (:func:`derived_voters`) never votes: its
+    label is the slots' own, counted once through them.
     """
     out = (
         frozenset()
@@ -95,7 +106,7 @@ def gold_for(
         else frozenset({leave_out})
         if isinstance(leave_out, str)
         else leave_out
-    )
+    ) | derived_voters(labels)
     by_item: dict[str, dict[str, str]] = {}
     for person, items in labels.items():
         if person in out:
@@ -142,6 +153,14 @@ def derived_raters(labels: Mapping[str, Mapping[str, str]]) -> dict[str, str]:
             if len(shared) >= MIN_ITEMS_DERIVED and all(mine[i] == majority[i] for i in shared):
                 out[person] = group
     return out
+
+
+def derived_voters(labels: Mapping[str, Mapping[str, str]]) -> frozenset[str]:
+    """The raters of ``labels`` that are not annotators: the majority of a slot group found from
+    the labels (:func:`derived_raters`), and PRD's ``crowd-majority`` by name
+    (:data:`DERIVED_NAMES`). They never count as people: not in gold, overlap or the
+    between-annotators kappa and alpha (their labels are the slots' labels again)."""
+    return frozenset(derived_raters(labels)) | (DERIVED_NAMES & set(labels))
 
 
 def leave_out_sets(labels: Mapping[str, Mapping[str, str]]) -> dict[str, frozenset[str]]:

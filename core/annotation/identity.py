@@ -22,7 +22,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from core.corpus.confusables import check_lookalikes
-from core.corpus.names import check_name
+from core.corpus.evaluation_checks import uses_account_name
+from core.corpus.names import check_name, normal_form
 from core.errors import AccessError, InputError
 from core.store.accounts import (
     Role,
@@ -30,10 +31,11 @@ from core.store.accounts import (
     accounts_exist,
     active_account,
     mark_token_used,
+    set_labels_excluded,
     verify_token,
 )
 from core.store.connection import transaction
-from core.store.judgments import human_raters
+from core.store.judgments import human_raters, imported_human_raters
 from core.store.sessions import create_session, end_session, session_account, session_hash
 from core.store.settings import update_setting
 
@@ -126,14 +128,23 @@ def sign_out(db: Database, who: object) -> None:
 
 
 def account_name(db: Database, name: object) -> str:
-    """``name`` (stripped) when it is a valid name (:mod:`core.corpus.names`) that does not look
-    like a different account or labeller (same confusable skeleton, Unicode TR39: always
-    refused for people, so nobody can pass for someone else)."""
+    """``name`` (NFC, stripped: :func:`core.corpus.names.normal_form`) when it is a valid name
+    (:mod:`core.corpus.names`) that no imported labels use (an account of that name would count
+    them as its own, and its Undo would withdraw them: the importer's comparison,
+    :func:`core.corpus.evaluation_checks.uses_account_name`) and that does not look like a
+    different account or labeller (same confusable skeleton, Unicode TR39: always refused for
+    people, so nobody can pass for someone else)."""
     if isinstance(name, str):
-        name = name.strip()
+        name = normal_form(name)
     if not name:
         raise InputError("enter an annotator name")
     name = check_name(name, "name")
+    for rater, n in imported_human_raters(db).items():
+        if uses_account_name(rater, name):
+            raise InputError(
+                f"name {name!r} is the imported rater {rater!r} ({n} verdicts read from a "
+                "file): an account never takes a name imported labels use; choose another name"
+            )
     people = account_names(db) | {r.removeprefix("human:") for r in human_raters(db)}
     check_lookalikes([name], people, "name")
     return name
@@ -152,7 +163,7 @@ def shell_admin(db: Database, name: str | None) -> Annotator:
     database file administers it, so no token is asked (a link works once and belongs to the
     browser). Once accounts exist ``name`` must be an active admin account; in open mode any
     valid name. AccessError otherwise."""
-    name = (name or "").strip()
+    name = normal_form(name or "")
     if not name:
         raise InputError("say who acts: --as ADMIN")
     if not accounts_exist(db):
@@ -190,6 +201,15 @@ def authorise(db: Database, who: object, role: str = "annotator") -> Annotator:
     if not who.may(role):
         raise AccessError(f"this needs the {role} role; {who.name} is {who.role}")
     return who
+
+
+def leave_out_labels(db: Database, who: object, name: str, exclude: bool = True) -> None:
+    """As ``who`` (admin once accounts exist): leave the revoked account ``name``'s labels out of
+    overlap, gold and agreement (``exclude``), or count them again. Nothing is deleted
+    (:func:`core.store.accounts.set_labels_excluded`)."""
+    with transaction(db):
+        by = authorise(db, who, "admin").name
+        set_labels_excluded(db, name, exclude, by)
 
 
 def change_settings(

@@ -183,7 +183,8 @@ def verdict_progress(
     computed when not given)."""
     items = pairwise_items(db) if items is None else items
     queue = verdict_queue(db, annotator, items) if queue is None else queue
-    return queue_progress(items, _human_pairwise_by_status(db), rater_name(annotator), queue)
+    marks = _human_pairwise_by_status(db, team=True)  # an imported verdict is not done by them
+    return queue_progress(items, marks, rater_name(annotator), queue)
 
 
 def blind_item(db: Database, key: str, annotator: str) -> dict[str, Any]:

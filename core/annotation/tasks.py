@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, NotRequired, TypedDict
 from core.annotation.base import Progress, team_names
 from core.annotation.label_task import HumanLabel, ItemKey
 from core.annotation.task_registry import task_named
+from core.store.accounts import excluded_names
 
 if TYPE_CHECKING:
     from core.store.engine import Database
@@ -55,11 +56,15 @@ def team_labels(
 ) -> tuple[list[HumanLabel], list[HumanLabel]]:
     """``labels`` (of :func:`human_labels`) split into the team's and the imported raters'.
 
-    A team label was made in the app by an account (by anyone in open mode, no accounts)."""
+    A team label was made in the app by an account (by anyone in open mode, no accounts); the
+    labels of a revoked account an admin left out are in neither list."""
     names = team_names(db)
+    left_out = excluded_names(db)
     team: list[HumanLabel] = []
     imported: list[HumanLabel] = []
     for r in labels:
+        if not r["imported"] and r["annotator"] in left_out:
+            continue
         mine = not r["imported"] and (names is None or r["annotator"] in names)
         (team if mine else imported).append(r)
     return team, imported

@@ -55,6 +55,16 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     rv = sub.add_parser("revoke", help="revoke an account: its token signs in no more")
     rv.add_argument("name")
     rv.set_defaults(func=cmd_revoke)
+    ex = sub.add_parser(
+        "exclude",
+        help="leave a revoked account's labels out of overlap, gold and agreement (nothing is "
+        "deleted; 'include' counts them again)",
+    )
+    ex.add_argument("name")
+    ex.set_defaults(func=cmd_exclude, exclude=True)
+    inc = sub.add_parser("include", help="count an excluded account's labels again")
+    inc.add_argument("name")
+    inc.set_defaults(func=cmd_exclude, exclude=False)
 
     s = subparsers.add_parser("settings", help="show or set annotation settings")
     ssub = s.add_subparsers(dest="action", metavar="ACTION", required=True)
@@ -144,11 +154,15 @@ def cmd_add(args: argparse.Namespace) -> int:
 
 
 def cmd_link(args: argparse.Namespace) -> int:
+    from core.corpus.names import (
+        normal_form,
+    )
     from core.store.accounts import (
         active_account,
         reissue_token,
     )
 
+    args.name = normal_form(args.name)  # the form accounts are stored in (NFC, trimmed)
     db = open_args_db(args)
     base = _base_url(db, args)
     token = reissue_token(db, args.name)
@@ -178,6 +192,7 @@ def cmd_list(args: argparse.Namespace) -> int:
                 "created_at": a.created_at,
                 "revoked_at": a.revoked_at,
                 "link_used_at": a.token_used_at,
+                "labels_excluded_at": a.labels_excluded_at,
             }
             for a in found
         ]
@@ -186,19 +201,43 @@ def cmd_list(args: argparse.Namespace) -> int:
         print("no accounts (open mode: anyone signs in with a name)")
     else:
         print_aligned(
-            ["name", "role", "created", "revoked"],
-            [[a.name, a.role, a.created_at, a.revoked_at or ""] for a in found],
+            ["name", "role", "created", "revoked", "labels left out"],
+            [
+                [a.name, a.role, a.created_at, a.revoked_at or "", a.labels_excluded_at or ""]
+                for a in found
+            ],
         )
     return 0
 
 
 def cmd_revoke(args: argparse.Namespace) -> int:
+    from core.corpus.names import (
+        normal_form,
+    )
     from core.store.accounts import (
         revoke_account,
     )
 
+    args.name = normal_form(args.name)
     revoke_account(open_args_db(args), args.name)
     print(f"account {args.name} revoked")
+    return 0
+
+
+def cmd_exclude(args: argparse.Namespace) -> int:
+    from core.corpus.names import (
+        normal_form,
+    )
+    from core.store.accounts import (
+        set_labels_excluded,
+    )
+
+    args.name = normal_form(args.name)
+    set_labels_excluded(open_args_db(args), args.name, args.exclude, "command line")
+    if args.exclude:
+        print(f"the labels of {args.name} are left out of overlap, gold and agreement (kept)")
+    else:
+        print(f"the labels of {args.name} count again")
     return 0
 
 

@@ -1,12 +1,15 @@
-"""Confusable skeletons (Unicode TR39 section 4) and the look-alike check of new names.
+"""Confusable skeletons (Unicode TR39 section 4) and the one look-alike check of new names
+(:func:`check_lookalikes`: accounts, raters, systems, judges).
 
-``skeleton(s)`` = NFD(map(NFD(s))), where ``map`` replaces every character by the prototype of
+``skeleton(s)`` = NFD(map(NFD(NFKC(s)))), where ``map`` replaces every character by the prototype of
 its confusable class. The classes come from Unicode's ``confusables.txt`` as shipped (as a
 symmetric source/target table) by the pinned package ``confusable-homoglyphs``: a character
 whose only partner is a multi-character string maps to that string (``m`` -> ``rn``); other
 characters are grouped with their single-character partners and the class maps to its member
 with the most partners (the prototype, which every source of the class points to). Two names
-with the same skeleton look alike (``gpt4`` and ``gрt4`` with a Cyrillic ``р``).
+with the same skeleton look alike (``gpt4`` and ``gрt4`` with a Cyrillic ``р``). The NFKC fold
+first catches the compatibility forms ``confusables.txt`` leaves out: full-width letters and
+punctuation (``(PRD）`` with a full-width parenthesis looks like ``(PRD)``), ligatures, superscripts.
 """
 
 from __future__ import annotations
@@ -60,14 +63,9 @@ def _prototypes() -> dict[str, str]:
 def skeleton(text: str) -> str:
     """The TR39 confusable skeleton of ``text`` (see the module docstring)."""
     table = _prototypes()
-    mapped = "".join(table.get(ch, ch) for ch in unicodedata.normalize("NFD", text))
+    folded = unicodedata.normalize("NFD", unicodedata.normalize("NFKC", text))
+    mapped = "".join(table.get(ch, ch) for ch in folded)
     return unicodedata.normalize("NFD", mapped)
-
-
-def lookalike(name: str, existing: Iterable[str]) -> str | None:
-    """An existing name other than ``name`` with the same skeleton, or ``None``."""
-    target = skeleton(name)
-    return next((e for e in sorted(existing) if e != name and skeleton(e) == target), None)
 
 
 def check_lookalikes(

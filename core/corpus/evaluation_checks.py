@@ -1,5 +1,9 @@
 """Whole-file checks of imported ratings, before anything is stored (each refusal names the file
-and line): no imported rater is an account, and no rater judged the same item twice."""
+and line): no imported rater is an account, and no rater judged the same item twice.
+
+:func:`uses_account_name` is the one comparison of an imported rater with an account, used both
+ways: an import naming an account is refused here, an account taking a name imported labels use
+in :func:`core.annotation.identity.account_name`."""
 
 from __future__ import annotations
 
@@ -8,7 +12,15 @@ from pathlib import Path
 from typing import Any
 
 from core.corpus.evaluation_ratings import RatingKey, rating_key
+from core.corpus.names import normal_form
 from core.errors import InputError
+
+
+def uses_account_name(rater: str, account: str) -> bool:
+    """Whether the rater ``rater`` (``human:NAME``) is the person ``account`` once both are in
+    :func:`core.corpus.names.normal_form` (NFC, trimmed)."""
+    kind, _, name = rater.partition(":")
+    return kind == "human" and normal_form(name) == normal_form(account)
 
 
 def check_not_accounts(
@@ -16,10 +28,10 @@ def check_not_accounts(
 ) -> None:
     """Refuse an imported ``human:NAME`` verdict where NAME is an account: imported raters are
     never accounts (it would count as that person's own label, and their Undo would withdraw it)."""
-    names = set(accounts)
+    names = {normal_form(a): a for a in accounts}
     for r in ratings:
-        name = r["rater"].partition(":")[2]
-        if r["rater_kind"] == "human" and name in names:
+        name = names.get(normal_form(r["rater"].partition(":")[2]), "")
+        if r["rater_kind"] == "human" and name and uses_account_name(r["rater"], name):
             raise InputError(
                 f"imported rater {r['rater']!r} is the name of the account {name!r}: imported "
                 "raters are never accounts; nothing imported (rename the rater in the file, or "

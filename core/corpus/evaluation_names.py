@@ -2,7 +2,9 @@
 
 Every question id, system name and rater read by any importer or layout (plain, PRD Vicuna80,
 MT-Bench, Arena) passes :func:`core.corpus.names.check_name` here, NFC-normalised in place, with
-the file and line it came from. A new system or rater whose confusable skeleton equals a
+the file and line it came from; a rater's name is trimmed after its kind (``human: alice`` is
+``human:alice``), and a verdict whose two systems are one name once normalised (``José``
+composed and decomposed) is refused. A new system or rater whose confusable skeleton equals a
 different known or new one is refused unless ``allow_lookalike`` (``--allow-lookalike``).
 """
 
@@ -12,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from core.corpus.confusables import check_lookalikes
 from core.corpus.names import check_name
+from core.errors import InputError
 from core.store.judgment_counts import summary_by_rater
 from core.store.setups import system_names
 
@@ -41,7 +44,24 @@ def normalise_names(ev: Any) -> None:
         _check(r, "question_id", "question id", ev.source)
         for key in ("system", "system_a", "system_b"):
             _check(r, key, "system", ev.source)
+        if r.get("system_a") is not None and r["system_a"] == r.get("system_b"):
+            raise InputError(
+                f"system {r['system_a']!r} is judged against itself (system_a and system_b are "
+                "one name once normalised)",
+                path=ev.source,
+                line=r.get("line"),
+                column="system_b",
+            )
         _check(r, "rater", "rater", ev.source)
+        if r.get("rater") is not None:
+            r["rater"] = rater_form(r["rater"])
+
+
+def rater_form(rater: str) -> str:
+    """``kind:name`` with the name trimmed (``human: alice`` -> ``human:alice``): the one form
+    every comparison of raters sees (``rater`` is already NFC, :func:`check_name`)."""
+    kind, sep, rest = rater.partition(":")
+    return f"{kind}:{rest.strip()}" if sep else rater
 
 
 def check_evaluation_names(db: Database, ev: Any, *, allow_lookalike: bool = False) -> None:

@@ -11,7 +11,8 @@ structures (:mod:`core.annotation.pairwise`), and pages render names through one
 Every place a name enters (importers and layouts, EXAM and XRAG inputs, accounts, settings, CLI
 options) calls :func:`check_name`; docs/input-formats.md lists the places. Look-alikes (two
 different names with one confusable skeleton, Unicode TR39) are found by
-:func:`core.corpus.confusables.lookalike`.
+:func:`core.corpus.confusables.check_lookalikes`; every comparison and duplicate check sees
+names in :func:`normal_form` (NFC, trimmed).
 """
 
 from __future__ import annotations
@@ -59,6 +60,12 @@ def name_problem(value: object) -> str | None:
                 f"({NAME_RULE})"
             )
     return None
+
+
+def normal_form(text: str) -> str:
+    """``text`` NFC-normalised and trimmed: the form every comparison and duplicate check of
+    names and ids sees (``José`` composed or decomposed, `` alice`` and ``alice`` are one)."""
+    return unicodedata.normalize("NFC", text).strip()
 
 
 def shown(value: object, limit: int = 80) -> str:

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any, TypedDict
 if TYPE_CHECKING:
     from core.store.engine import Database
 
+from core.corpus.names import normal_form
 from core.corpus.tabular import check_path, jsonl_records
 from core.errors import InputError
 from core.store.connection import transaction
@@ -121,8 +122,8 @@ def _check(rec: dict[str, Any], path: Path, n: int) -> CheckedQuestion:
                 line=n,
             )
     return CheckedQuestion(
-        qid=rec["qid"],
-        query_id=rec["query_id"],
+        qid=normal_form(rec["qid"]),  # one id, composed or decomposed (José)
+        query_id=normal_form(rec["query_id"]),
         question=rec["question"].strip(),
         choices=choices,
         correct_key=key if choices is not None else None,
@@ -155,6 +156,8 @@ def import_car_bank(
     seen: set[str] = set()
     blank = 0
     query_text: dict[str, str] = {}
+    if queries is not None:
+        queries = {normal_form(q) for q in queries}
     for n, rec in _records(path):
         if (
             isinstance(rec.get("question"), str)

@@ -57,6 +57,9 @@ class Account:
     created_at: str
     revoked_at: str | None = None
     token_used_at: str | None = None
+    #: When an admin left this (revoked) account's labels out of the team's figures (None: they
+    #: count): :func:`set_labels_excluded`.
+    labels_excluded_at: str | None = None
 
     @classmethod
     def from_row(cls, row: Mapping[str, Any]) -> Self:
@@ -68,6 +71,7 @@ class Account:
             created_at=row["created_at"],
             revoked_at=row["revoked_at"],
             token_used_at=row["token_used_at"],
+            labels_excluded_at=row.get("labels_excluded_at"),
         )
 
 
@@ -121,6 +125,8 @@ def create_account(db: Database, name: str, role: str = Role.ANNOTATOR) -> str:
         **stored,
         "created_at": utcnow(),
         "revoked_at": None,
+        "labels_excluded_at": None,  # an account made again: its labels count again
+        "labels_excluded_by": None,
     }
     with transaction(db):
         hold_name(db, "accounts", name)  # two admins adding one name: the second is refused
@@ -164,6 +170,39 @@ def revoke_account(db: Database, name: str) -> None:
             raise InputError(f"no account named {name!r}")
         if found[0]["revoked_at"] is None:
             db.table("accounts").update(found[0]["id"], {"revoked_at": utcnow()})
+
+
+def set_labels_excluded(db: Database, name: str, exclude: bool, by: str) -> None:
+    """Leave the revoked account ``name``'s labels out of overlap, gold and agreement
+    (``exclude``), or count them again; ``by``: who chose. The labels stay stored (judgments are
+    append-only). InputError for an unknown or active account, or a choice already in force."""
+    with transaction(db):
+        found = rows(
+            db, "select id, revoked_at, labels_excluded_at from accounts where name = ?", [name]
+        )
+        if not found:
+            raise InputError(f"no account named {name!r}")
+        if exclude and found[0]["revoked_at"] is None:
+            raise InputError(
+                f"account {name!r} is active: revoke it first (annotators revoke NAME); only a "
+                "revoked account's labels can be left out"
+            )
+        if exclude == (found[0]["labels_excluded_at"] is not None):
+            state = "already left out" if exclude else "not left out"
+            raise InputError(f"the labels of {name!r} are {state}; nothing was changed")
+        change = {"labels_excluded_at": utcnow() if exclude else None, "labels_excluded_by": by}
+        db.table("accounts").update(found[0]["id"], change)
+
+
+def excluded_names(db: Database) -> set[str]:
+    """The revoked accounts whose labels an admin left out (:func:`set_labels_excluded`)."""
+    return {
+        r[0]
+        for r in db.execute(
+            "select name from accounts where revoked_at is not null "
+            "and labels_excluded_at is not null"
+        )
+    }
 
 
 def verify_token(db: Database, token: str) -> Account:

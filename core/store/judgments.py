@@ -292,11 +292,13 @@ def own_pairwise_label(
 
 
 def last_pairwise_label(db: Database, rater: str) -> Judgment | None:
-    """``rater``'s latest effective pairwise verdict or skip (status ``ok`` or ``skipped``):
+    """``rater``'s latest effective pairwise verdict or skip (status ``ok`` or ``skipped``) given
+    in the app (``context_kind`` ``human``; an imported verdict is never withdrawn by an undo):
     what an undo withdraws. None when there is none."""
     found = rows(
         db,
         "select j.* from judgments j where j.rater = ? and j.kind = 'pairwise' and "
+        "j.context_kind = 'human' and "
         f"j.status in ('ok', 'skipped') and {not_superseded('judgments', 'j')} "
         "order by j.id desc limit 1",
         [rater],
@@ -342,16 +344,17 @@ def insert_judgments(db: Database, new: Sequence[NewJudgment], batch_size: int =
         db.table("judgments").insert_all((j.row() for j in new), batch_size=batch_size)
 
 
-def imported_human_raters(db: Database) -> list[str]:
+def imported_human_raters(db: Database) -> dict[str, int]:
     """Human raters with verdicts imported from a file (``raw`` names the file: see
-    :mod:`core.corpus.evaluations`), sorted; not people who labelled in the app."""
-    return [
-        r[0]
+    :mod:`core.corpus.evaluations`), sorted, each with how many rows it has; not people who
+    labelled in the app."""
+    return {
+        r[0]: int(r[1])
         for r in db.execute(
-            "select distinct rater from judgments where rater_kind = 'human' "
-            "and raw like '{\"file\":%' order by 1"
+            "select rater, count(*) from judgments where rater_kind = 'human' "
+            "and raw like '{\"file\":%' group by rater order by 1"
         )
-    ]
+    }
 
 
 def judgments_after(db: Database, after_id: int, columns: Sequence[str]) -> list[tuple[Any, ...]]:

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, TypedDict
 import numpy as np
 import pandas as pd
 
+from core.annotation.gold import derived_voters
 from core.corpus.evaluation_ratings import is_slot
 from core.stats.agreement import (
     cohen_kappa_ci_counts,
@@ -24,6 +25,7 @@ from core.stats.agreement import (
     krippendorff_alpha_nominal_counts,
 )
 from core.stats.agreement_units import MISSING, paired_units, unit_label_counts
+from core.store.accounts import excluded_names
 from core.store.verdict_reads import SUMMARY_KEYS, verdict_summary
 
 if TYPE_CHECKING:
@@ -84,8 +86,9 @@ def verdict_frame(
     shown first; ``first``/``second`` are the sorted systems and ``order`` 0 when ``first`` was
     shown first, else 1. Absolute items are (question, system, criterion), ``order`` 0.
     """
+    left_out = {f"human:{n}" for n in excluded_names(db)}
     df = pd.DataFrame.from_records(
-        verdict_summary(db, kind, raters),
+        [r for r in verdict_summary(db, kind, raters) if r[0] not in left_out],
         columns=[
             "rater",
             "rater_kind",
@@ -242,8 +245,13 @@ def agreement_table(frame: pd.DataFrame) -> pd.DataFrame:
 def inter_annotator(frame: pd.DataFrame, rater_kind: str = "human") -> dict[str, Any]:
     """Fleiss' kappa and Krippendorff's alpha (nominal) among the raters of one kind over their
     units with at least two labels (units decided for all of them at once). Both depend only on
-    how many raters gave each label to each unit: one units x labels table serves both."""
-    c = Codes(frame[frame["rater_kind"] == rater_kind])
+    how many raters gave each label to each unit: one units x labels table serves both. Among
+    people, a derived rater (the majority of a slot group:
+    :func:`core.annotation.gold.derived_voters`) is not an annotator and is left out."""
+    frame = frame[frame["rater_kind"] == rater_kind]
+    if rater_kind == "human":
+        frame = frame[~frame["rater"].isin(_derived(frame))]
+    c = Codes(frame)
     counts = unit_label_counts(c.codes, len(c.labels))
     out: dict[str, Any] = {
         "raters": len(c.raters),
@@ -283,6 +291,20 @@ def paired(frame: pd.DataFrame, rater_a: str, rater_b: str) -> pd.DataFrame:
     )
 
 
+def _derived(frame: pd.DataFrame) -> list[str]:
+    """The human raters of ``frame`` that are derived from others' labels (``human:NAME``)."""
+    labels: dict[str, dict[str, str]] = {}
+    for rater, item, verdict in zip(frame["rater"], frame["item_id"], frame["verdict"]):
+        labels.setdefault(str(rater).removeprefix("human:"), {})[item] = str(verdict)
+    return [f"human:{n}" for n in derived_voters(labels)]
+
+
 def _json_keys(*columns: Any) -> list[str]:
     """Item ids as JSON lists of the columns' values (names may hold any punctuation)."""
-    return [json.dumps(list(t), ensure_ascii=False) for t in zip(*columns)]
+    return [unit_key(*t) for t in zip(*columns)]
+
+
+def unit_key(*parts: Any) -> str:
+    """The ``item_id`` of a verdict frame's item: the JSON list of its parts (pairwise: the
+    question and the sorted systems; absolute: question, system, criterion)."""
+    return json.dumps(list(parts), ensure_ascii=False)

@@ -145,7 +145,7 @@ def crowd_overview(db: Database) -> dict[str, Any] | None:
     raters (whatever their names); None when no human verdicts were imported and there are no
     anonymous slots."""
     options = crowd_raters(db)
-    imported = imported_human_raters(db)
+    imported = list(imported_human_raters(db))
     if not options["slots"] and not imported:
         return None  # no crowd: people who signed in are compared in the every-pair table
     auto, crowd, prefix = default_pair(options)

@@ -1,4 +1,4 @@
-"""Browse stays blind: what a viewer may not see yet of one question.
+"""Browse, Agreement and Review stay blind: what a viewer may not see yet of one question.
 
 An annotator sees other people's labels and the systems' names of an item only once they have
 finished it, or when it will never reach them (it is complete without them). So for every item
@@ -10,6 +10,12 @@ winner), and replaces the systems' names of the question's answers by ``Answer 1
 ... . Adjudicators and admins see everything. In open mode (no accounts) anyone may sign in
 under any name, so only a viewer signed in by name is kept blind (to their own queue), and a
 viewer not signed in sees everything (browsing imported evaluations needs no sign-in).
+
+The same rule holds on every page an annotator reaches: Agreement's "Two raters in detail"
+(:func:`agreement_detail`) leaves out the pairs still in the viewer's queue and hides the systems'
+names of their questions (absolute verdicts: every question with an item of any task in the
+queue, :func:`open_questions`), and the Review page (:func:`review_view`, also through a
+``?q=`` link) shows only the viewer's own review of a question still in their review queue.
 """
 
 from __future__ import annotations
@@ -20,13 +26,19 @@ from core.annotation.base import team_names
 from core.annotation.disputes import dispute_items, dispute_queue
 from core.annotation.pairwise import pair_key, split_pair_key, verdict_queue
 from core.annotation.reviews import review_queue
+from core.annotation.task_registry import all_tasks
 from core.store.disputes import question_disputes
 from core.store.questions import all_question_ids
+from core.views.agreement_pairs import unit_key
+from core.views.figures import rater_pair_view
 from core.views.judgments import browse_detail
+from core.views.review import question_detail
 
 if TYPE_CHECKING:
     from core.store.engine import Database
 
+#: What a question's status (the majority of the reviews' decisions) reads while hidden.
+HIDDEN_STATUS = "hidden until you have reviewed it"
 #: Roles that see every label and name (they settle disagreements).
 SEE_ALL = ("adjudicator", "admin")
 
@@ -36,20 +48,98 @@ def sees_all(role: str | None) -> bool:
     return role in SEE_ALL
 
 
+def _blind(db: Database, viewer: str | None, role: str | None) -> bool:
+    """Whether ``viewer`` of ``role`` is kept blind (the module's rule): not an adjudicator or
+    admin, and signed in or accounts exist."""
+    return not (sees_all(role) or (viewer is None and team_names(db) is None))
+
+
+def _review_open(db: Database, question_id: str, name: str) -> bool:
+    """Whether the review of ``question_id`` is still in ``name``'s review queue."""
+    return question_id in set(review_queue(db, name, all_question_ids(db)))
+
+
 def hidden_items(
     db: Database, question_id: str, viewer: str | None, role: str | None
 ) -> dict[str, Any]:
     """The items of ``question_id`` still in ``viewer``'s queues: ``pairs`` (side-by-side
     keys), ``review`` (the question itself), ``disputes`` (dispute ids). Nothing for
     adjudicators and admins, nor for a viewer not signed in while no account exists."""
-    if sees_all(role) or (viewer is None and team_names(db) is None):
+    if not _blind(db, viewer, role):
         return {"pairs": set(), "review": False, "disputes": set()}
     name = viewer or ""
     pairs = {k for k in verdict_queue(db, name) if split_pair_key(k)[0] == question_id}
     mine = {d.id for d in question_disputes(db, question_id)}
     disputes = set(dispute_queue(db, name, dispute_items(db))) & mine if mine else set()
-    review = question_id in set(review_queue(db, name, all_question_ids(db)))
-    return {"pairs": pairs, "review": review, "disputes": disputes}
+    return {"pairs": pairs, "review": _review_open(db, question_id, name), "disputes": disputes}
+
+
+def open_questions(db: Database, viewer: str | None, role: str | None) -> frozenset[str]:
+    """The questions with an item of any task still in ``viewer``'s queue (empty for whoever
+    sees everything): where another person's label, or a verdict naming systems, would show
+    ``viewer`` what they have yet to decide."""
+    if not _blind(db, viewer, role):
+        return frozenset()
+    name = viewer or ""
+    found: set[str] = set()
+    for task in all_tasks():
+        keys = task.queue(db, name, task.items(db))
+        found |= {str(f["question_id"]) for f in task.item_fields(db, keys)}
+    return frozenset(found)
+
+
+def agreement_detail(
+    db: Database, kind: str, rater_a: str, rater_b: str, viewer: str | None, role: str | None
+) -> dict[str, Any]:
+    """Agreement's "Two raters in detail" (:func:`core.views.figures.rater_pair_view`) as
+    ``viewer`` may see it, by the Browse rule: the side-by-side pairs still in their queue left
+    out of every figure and table, and the systems' names of a question with such a pair
+    hidden; absolute verdicts of a question with an item of any task in their queue
+    (:func:`open_questions`) left out. ``hidden``: how many of the two raters' shared units were
+    left out."""
+    if not _blind(db, viewer, role):
+        return {**rater_pair_view(db, kind, rater_a, rater_b), "hidden": 0}
+    if kind == "pairwise":
+        pairs = [split_pair_key(k) for k in verdict_queue(db, viewer or "")]
+        shown = rater_pair_view(
+            db,
+            kind,
+            rater_a,
+            rater_b,
+            hide_items={unit_key(*p) for p in pairs},
+            hide_names={p[0] for p in pairs},
+        )
+    else:
+        hide = open_questions(db, viewer, role)
+        shown = rater_pair_view(db, kind, rater_a, rater_b, hide_questions=hide)
+    everything = rater_pair_view(db, kind, rater_a, rater_b)
+    return {**shown, "hidden": everything["overall"]["n"] - shown["overall"]["n"]}
+
+
+def review_view(
+    db: Database, question_id: str, viewer: str | None, role: str | None
+) -> dict[str, Any] | None:
+    """:func:`core.views.review.question_detail` as ``viewer`` may see it on the Review page: while
+    the question's review is in their queue, only their own review, no agreement between
+    reviewers and no status (the majority of the others' decisions); ``hidden_note`` says so."""
+    detail = question_detail(db, question_id)
+    if detail is None or not _blind(db, viewer, role):
+        return detail if detail is None else {**detail, "hidden_note": ""}
+    if not _review_open(db, question_id, viewer or ""):
+        return {**detail, "hidden_note": ""}
+    mine = [r for r in detail["reviews"] if r["annotator"] == viewer]
+    return {
+        **detail,
+        "question": {**detail["question"], "status": HIDDEN_STATUS},
+        "reviews": mine,
+        "review_agreement": None,
+        "hidden_note": (
+            "Still in your queue: other people's reviews of this question and its status stay "
+            "hidden until you have reviewed it (adjudicators and admins see everything)."
+        )
+        if len(mine) < len(detail["reviews"])
+        else "",
+    }
 
 
 def blind_detail(
@@ -70,6 +160,7 @@ def blind_detail(
     out["human_verdicts"] = [j for j in detail["human_verdicts"] if keep(j)]
     if hidden["review"]:
         out["reviews"] = [r for r in detail["reviews"] if r["annotator"] == me]
+        out["question"] = {**detail["question"], "status": HIDDEN_STATUS}
     out["resolutions"] = [
         r
         for r in detail["resolutions"]

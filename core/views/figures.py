@@ -10,6 +10,7 @@ a title, axis labels and hover text with the numbers.
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -148,10 +149,36 @@ def consistency_view(db: Database, kind: str = "pairwise") -> pd.DataFrame:
     return consistency(verdict_frame(db, kind))
 
 
-def rater_pair_view(db: Database, kind: str, rater_a: str, rater_b: str) -> dict[str, Any]:
+#: What a pair of systems reads while pairs of its question are in the viewer's queue.
+HIDDEN_NAMES = "names hidden (pairs of this question are in your queue)"
+
+
+def rater_pair_view(
+    db: Database,
+    kind: str,
+    rater_a: str,
+    rater_b: str,
+    *,
+    hide_items: Collection[str] = (),
+    hide_questions: Collection[str] = (),
+    hide_names: Collection[str] = (),
+) -> dict[str, Any]:
     """Two raters: their shared units (:func:`core.views.agreement_pairs.paired`), agreement
-    overall and by system pair, the disagreements (only the two raters' verdicts are read)."""
+    overall and by system pair, the disagreements (only the two raters' verdicts are read).
+    Left out of all of it (:func:`core.views.blind.agreement_detail`): the items ``hide_items``
+    (``item_id``s, :func:`core.views.agreement_pairs.unit_key`) and every item of the questions
+    ``hide_questions``; the systems' names of the questions ``hide_names`` read "names hidden"."""
     both = paired(verdict_frame(db, kind, raters=[rater_a, rater_b]), rater_a, rater_b)
+    if hide_items or hide_questions:
+        gone = both["item_id"].isin(list(hide_items)) | both["question_id"].isin(
+            list(hide_questions)
+        )
+        both = both[~gone].reset_index(drop=True)
+    if hide_names:
+        masked = both["question_id"].isin(list(hide_names))
+        both.loc[masked, "pair"] = HIDDEN_NAMES
+        both.loc[masked, "shown_first"] = ""
+        both.loc[masked, "item_id"] = ""  # its JSON names the systems
     return {
         "both": both,
         "overall": pair_agreement(both),

@@ -141,11 +141,17 @@ def overlap_summary(db: Database, task: str = "side-by-side") -> dict[str, Any]:
 
 
 def team_view(db: Database, task: str = "side-by-side") -> dict[str, Any]:
-    """Everything the Team page shows for ``task``."""
+    """Everything the Team page shows for ``task``; ``revoked``: the revoked accounts, each with
+    whether an admin left its labels out (``left_out``)."""
     return {
         "table": team_table(db, task),
         "imported": imported_raters(db, task),
         "overlap": overlap_summary(db, task),
+        "revoked": [
+            {"name": a.name, "left_out": a.labels_excluded_at is not None}
+            for a in list_accounts(db)
+            if a.revoked_at is not None
+        ],
         "settings": all_settings(db),
         "descriptions": {key: f"{s.meaning} ({s.value_range})" for key, s in SETTINGS.items()},
         "kinds": {key: s.kind for key, s in SETTINGS.items()},
