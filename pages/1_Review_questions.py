@@ -1,7 +1,6 @@
 """Review questions: the XRAG checklist, then Accept / Reject / Save edit; agreement between
-reviewers. Keys: ``a`` accept, ``x`` reject, ``e`` save edit, ``s`` skip (stored: the question
-goes to the end of my queue, not counted as done), ``u`` undo (withdraw my latest review or
-skip)."""
+reviewers. Keys: ``a`` accept, ``x`` reject, ``e`` save edit, ``s`` skip (to the end of my queue,
+not done), ``u`` undo (withdraw my latest review or skip)."""
 
 from typing import Any
 
@@ -72,13 +71,10 @@ def _decide(
             return
     state["review_scroll"] = True
     st.query_params.pop("q", None)
-    state["last_review"] = {
-        "question": question,
-        "status": res.status,
-        "reason": res.reason,
-        "decision": res.decision,
-        "button": md(BUTTONS[decision]),
-    }
+    state["last_review"] = dict(
+        question=question, status=res.status, reason=res.reason, decision=res.decision,
+        button=md(BUTTONS[decision]),
+    )  # fmt: skip
 
 
 @frame.action

@@ -9,7 +9,7 @@ import unicodedata
 
 import pytest
 from cli_run import run_cli
-from db_content import database_digest
+from db_content import snapshot
 
 from core.annotation.identity import account_name, sign_in_token
 from core.annotation.pairwise import pair_key, undo_last, verdict_progress
@@ -62,9 +62,9 @@ def _accounts(db_path) -> list[str]:
 
 def test_an_imported_rater_with_a_space_is_the_account_it_names(db, db_path, tmp_path):
     assert _cli(db_path, "annotators", "add", "alice")[0] == 0
-    before = database_digest(db_path)
+    before = snapshot(db, db_path)
     _refused(_import(db_path, tmp_path, "q1,s1,s2,A,human: alice\n"), "account 'alice'")
-    assert database_digest(db_path) == before
+    assert snapshot(db, db_path) == before
 
 
 def test_a_rater_name_is_stored_trimmed_after_its_kind(db, db_path, tmp_path):
@@ -76,19 +76,19 @@ def test_a_rater_name_is_stored_trimmed_after_its_kind(db, db_path, tmp_path):
 def test_a_full_width_lookalike_of_a_rater_is_refused(db, db_path, tmp_path):
     assert skeleton("gpt-4 (PRD\uff09") == skeleton("gpt-4 (PRD)")
     assert _import(db_path, tmp_path, "q1,s1,s2,A,auto:gpt-4 (PRD)\n")[0] == 0
-    before = database_digest(db_path)
+    before = snapshot(db, db_path)
     rows = "q2,s1,s2,B,auto:gpt-4 (PRD\uff09\n"
     _refused(_import(db_path, tmp_path, rows, "k.csv"), "looks like")
-    assert database_digest(db_path) == before
+    assert snapshot(db, db_path) == before
     code, _, err = _cli(db_path, "annotators", "add", "\uff41lice")  # full-width a
     assert code == 0, err
     _refused(_cli(db_path, "annotators", "add", "alice"), "looks like")
 
 
 def test_composed_and_decomposed_names_are_one_system(db, db_path, tmp_path):
-    before = database_digest(db_path)
+    before = snapshot(db, db_path)
     _refused(_import(db_path, tmp_path, f"q1,{JOSE},{JOSE_NFD},A,human:carol\n"), "against itself")
-    assert database_digest(db_path) == before
+    assert snapshot(db, db_path) == before
     assert _import(db_path, tmp_path, f"q1,{JOSE_NFD},s2,A,human:carol\n", "k.csv")[0] == 0
     assert {r["system_a"] for r in db["judgments"].rows} == {JOSE}
 
