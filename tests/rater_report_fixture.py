@@ -111,7 +111,7 @@ def build_report_db(
                 rows.append(_pair_row(q, RATER, "auto", label, t, ab, f"because {PLANT}"))
         if majority:
             t = start + timedelta(hours=4)
-            for i, q in enumerate(qids):
+            for q in qids:
                 votes = [labels[p][q] for p in people]
                 top = max(set(votes), key=votes.count)
                 rows.append(_pair_row(q, "human:crowd-majority", "human", top, t, True))

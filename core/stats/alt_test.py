@@ -243,7 +243,9 @@ def _not_enough_message(have: int, short: dict[str, int], min_items: int, min_hu
     if nearest:
         parts.append(
             "closest: "
-            + ", ".join(f"{name} needs {_plural(n, 'more item', 'more items')}" for name, n in nearest)
+            + ", ".join(
+                f"{name} needs {_plural(n, 'more item', 'more items')}" for name, n in nearest
+            )
         )
     missing = more - len(nearest)
     if missing > 0:

@@ -31,7 +31,9 @@ def interval(low: Any, high: Any, fmt: str = ".2f") -> str:
         for extra in range(5):
             spec = f".{digits + extra}{kind}"
             shown = [num(low, spec), num(high, spec)]
-            hidden = [abs(v) > 1e-12 and float(t.rstrip("%")) == 0 for v, t in zip((low, high), shown)]
+            hidden = [
+                abs(v) > 1e-12 and float(t.rstrip("%")) == 0 for v, t in zip((low, high), shown)
+            ]
             if not any(hidden) and (shown[0] != shown[1] or low == high):
                 break
         return f"[{shown[0]}, {shown[1]}]"

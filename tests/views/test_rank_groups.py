@@ -36,7 +36,13 @@ def store_tournaments(db: Database, never_loses: str | None = None) -> None:
         for k in range(30):
             q = f"{name}-q{k}"
             db.table("questions").insert(
-                {"id": q, "question": "?", "origin": "imported", "created_at": now, "updated_at": now}
+                {
+                    "id": q,
+                    "question": "?",
+                    "origin": "imported",
+                    "created_at": now,
+                    "updated_at": now,
+                }
             )
             for i, a in enumerate(systems):
                 for b in systems[i + 1 :]:

@@ -10,7 +10,6 @@ import pandas as pd
 
 from core.views.numbers import interval, num
 
-
 #: The compare table's columns: (header, key of :func:`compare_row`, format of
 #: :func:`core.views.numbers.num`, or None for text).
 COMPARE_COLUMNS = (
