@@ -92,12 +92,7 @@ def rater_section(sec: dict) -> None:
     st.header(md(sec["rater"]))
     show = {"passes": st.success, "fails": st.error}.get(sec["verdict"]["status"], st.warning)
     show(md(sec["verdict"]["sentence"]))
-    if sec["annotators"] == "anonymous slots":
-        st.caption(
-            "The human labels come from anonymous slots of an imported crowd: a slot is a "
-            "position filled by different people, not a person, so the winning rate is over "
-            "slot positions."
-        )
+    st.caption(md(sec["annotators_text"]))  # whom the rater is compared with: the one rule
     if sec["alt"]:
         st.dataframe(humans_frame(sec), hide_index=True, width="stretch")
     if sec["sensitivity"]:

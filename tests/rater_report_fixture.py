@@ -20,6 +20,8 @@ from core.store.setups import StoredSystem, insert_system
 PLANT = "<script>alert(1)</script><img src=http://evil.example/x.png>"
 RATER = "auto:gpt-4 (test)"
 PEOPLE = ("alice", "bob", "carol")
+#: Anonymous slots of an imported crowd (not people), as the demo's PRD crowd.
+CROWD = ("prd-crowd#1", "prd-crowd#2", "prd-crowd#3")
 SYSTEMS = ("alpha", "beta<b>")  # alpha is the rater's own family (model openai:gpt-4)
 N_ITEMS = 40
 
@@ -29,11 +31,20 @@ def _stamp(t: datetime) -> str:
 
 
 def build_report_db(
-    path: str | Path, *, n_items: int = N_ITEMS, extra_items: int = 0, seed: int = 0
+    path: str | Path,
+    *,
+    n_items: int = N_ITEMS,
+    extra_items: int = 0,
+    seed: int = 0,
+    people: tuple[str, ...] = PEOPLE,
+    majority: bool = False,
 ) -> dict[str, Any]:
     """Build the store at ``path``; return the truth, the people's and the rater's labels
     (canonical scale: ``first`` = the alphabetically first system ``alpha`` wins).
-    ``extra_items``: more items only the rater judged (candidates for the validation queue)."""
+    ``extra_items``: more items only the rater judged (candidates for the validation queue).
+    ``people``: the human raters' names (``CROWD``: anonymous slots of an imported crowd, as in
+    the demo's PRD data); ``majority``: also their majority as ``human:crowd-majority`` (a
+    derived label, never an annotator)."""
     rng = np.random.default_rng(seed)
     db = open_db(path)
     start = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)
@@ -81,12 +92,12 @@ def build_report_db(
         )
         truth = rng.choice(["first", "second"], size=n_items, p=[0.6, 0.4])
         flip = {"first": "second", "second": "first"}
-        rows, people = [], {p: {} for p in PEOPLE}
-        for k, person in enumerate(PEOPLE):
+        rows, labels = [], {p: {} for p in people}
+        for k, person in enumerate(people):
             t = start + timedelta(hours=k)
             for i, q in enumerate(qids):
                 label = truth[i] if rng.random() < 0.8 else flip[truth[i]]
-                people[person][q] = label
+                labels[person][q] = label
                 t += timedelta(seconds=30 if i != 20 else 1200)
                 rows.append(_pair_row(q, f"human:{person}", "human", label, t, i % 2 == 0))
         mine = {}
@@ -98,12 +109,18 @@ def build_report_db(
             t = start + timedelta(hours=5, seconds=i)
             for ab in (True, False):  # both orders, the same verdict (no position bias)
                 rows.append(_pair_row(q, RATER, "auto", label, t, ab, f"because {PLANT}"))
+        if majority:
+            t = start + timedelta(hours=4)
+            for q in qids:
+                votes = [labels[p][q] for p in people]
+                top = max(set(votes), key=votes.count)
+                rows.append(_pair_row(q, "human:crowd-majority", "human", top, t, True))
         t = start + timedelta(hours=6)
         rows += [_pair_row(q, RATER, "auto", "first", t, True) for q in extra]
         insert_judgments(db, rows)
     finally:
         db.conn.close()
-    return {"qids": qids, "truth": list(truth), "people": people, "rater": mine}
+    return {"qids": qids, "truth": list(truth), "people": labels, "rater": mine}
 
 
 def _pair_row(

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from core.cli.support import count_arg, level_arg, open_args_db
-from core.cli.validation_commands import EPSILON_HELP, add_epsilon_args
+from core.cli.validation_commands import EPSILON_HELP, add_epsilon_args, add_slot_args
 from core.errors import InputError
 from core.store.settings import SETTINGS
 
@@ -39,23 +39,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     add_epsilon_args(p)
     p.add_argument("--q", type=level_arg, default=0.05, help="FDR level q (default 0.05)")
-    slots = p.add_mutually_exclusive_group()
-    slots.add_argument(
-        "--include-slots",
-        dest="include_slots",
-        action="store_const",
-        const=True,
-        default=None,
-        help="compare with anonymous crowd slots too (default: only when no person shares "
-        "an item with the rater)",
-    )
-    slots.add_argument(
-        "--people-only",
-        dest="include_slots",
-        action="store_const",
-        const=False,
-        help="never compare with anonymous slots",
-    )
+    add_slot_args(p)
     p.add_argument(
         "--base-url",
         default=None,
@@ -125,6 +109,7 @@ def cmd_rater_report(args: argparse.Namespace) -> int:
     else:
         for section in data["raters"]:
             print(section["verdict"]["sentence"])
+            print(section["annotators_text"])
         print(f"wrote {out}")
     return 0
 

@@ -129,15 +129,11 @@ def cmd_rank(args: argparse.Namespace) -> int:
     if args.from_db and args.length_control:
         raise InputError("--length-control needs answer lengths: give a CSV file, not --from-db")
     settings = RankingSettings(args.ties, args.bootstrap, args.seed, args.level, args.alpha)
+    if args.from_db:
+        return rank_groups(args, settings)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", RuntimeWarning)
-        if args.from_db:
-            from core.cli.store_statistics import (
-                store_counts,
-            )
-
-            board = leaderboard(store_counts(args.db, args.rater), settings)
-        elif args.length_control:
+        if args.length_control:
             df = _read_length_csv(args.judgments)
             board = leaderboard_length_controlled(df, settings)
         else:
@@ -148,6 +144,14 @@ def cmd_rank(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(out))
         return 0
+    print_board(out, args)
+    for w in out["warnings"]:
+        print(f"warning: {w}")
+    return 0
+
+
+def print_board(out: dict[str, Any], args: argparse.Namespace) -> None:
+    """One leaderboard (:meth:`core.stats.leaderboard.Leaderboard.to_dict`) as a table."""
     cols = [
         "rank",
         "rank_ub",
@@ -180,6 +184,72 @@ def cmd_rank(args: argparse.Namespace) -> int:
             f"length coefficient {out['length_coefficient']:.3f} "
             f"[{fmt(out['length_coefficient_ci'][0])}, {fmt(out['length_coefficient_ci'][1])}]"
         )
+
+
+def groups_sentence(n: int) -> str:
+    """What ``rank --from-db`` says about the system groups it ranked."""
+    if n == 1:
+        return "1 group: every system is linked to every other by comparisons."
+    return (
+        f"{n} groups of systems that were never compared with each other: each group is "
+        "ranked on its own (as on the Leaderboard page); scores and ranks are not comparable "
+        "across groups."
+    )
+
+
+def rank_groups(args: argparse.Namespace, settings: Any) -> int:
+    """``rank --from-db``: each connected group of systems ranked on its own, with the
+    Leaderboard page's code (:func:`core.views.leaderboard.fit_groups`)."""
+    from core.cli.store_statistics import (
+        store_counts,
+    )
+    from core.views.leaderboard import (
+        fit_groups,
+    )
+
+    counts = store_counts(args.db, args.rater)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", RuntimeWarning)
+        fits, alone = fit_groups(counts, settings)
+    if not fits:
+        raise InputError(
+            "no pairwise verdicts to rank"
+            if not len(counts)
+            else "no two systems are compared by a decided or Equal verdict"
+        )
+    groups = []
+    for i, fit in enumerate(fits, 1):
+        board = fit.leaderboard.to_dict() if fit.leaderboard is not None else {"systems": []}
+        groups.append(
+            {
+                "group": i,
+                "label": fit.group.label,
+                "members": list(fit.group.systems),
+                "why": fit.why,
+                "note": fit.note,
+                **board,
+            }
+        )
+    out = {
+        "groups": groups,
+        "grouping": groups_sentence(len(groups)),
+        "unlinked": alone,
+        "warnings": [str(w.message) for w in caught],
+    }
+    if args.json:
+        print(json.dumps(out))
+        return 0
+    print(out["grouping"])
+    for g in groups:
+        print(f"\ngroup {g['group']} of {len(groups)}: {g['label']}")
+        if g["why"]:
+            print(f"not ranked: {g['why']}")
+            continue
+        print_board(g, args)
+        if g["note"]:
+            print(f"note: {g['note']}")
+    if alone:
+        print(f"\nnot compared with any other system (not ranked): {', '.join(alone)}")
     for w in out["warnings"]:
         print(f"warning: {w}")
     return 0

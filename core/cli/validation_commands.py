@@ -42,6 +42,34 @@ def add_epsilon_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--epsilon", metavar="NUMBER", help="instead: epsilon as a number in [0, 1)")
 
 
+#: What the three commands say about anonymous slots (the rule is
+#: :func:`core.views.rater_validation.choose_annotators`).
+SLOTS_HELP = (
+    "count anonymous crowd slots (human:NAME#k, not people) as annotators beside the people "
+    "(default: only when no named person shares an item with the rater, and then said so)"
+)
+
+
+def add_slot_args(p: argparse.ArgumentParser) -> None:
+    """``--include-slots`` / ``--people-only`` (default None: the automatic rule)."""
+    slots = p.add_mutually_exclusive_group()
+    slots.add_argument(
+        "--include-slots",
+        dest="include_slots",
+        action="store_const",
+        const=True,
+        default=None,
+        help=SLOTS_HELP,
+    )
+    slots.add_argument(
+        "--people-only",
+        dest="include_slots",
+        action="store_const",
+        const=False,
+        help="never compare with anonymous slots",
+    )
+
+
 def epsilon_and_db(args: argparse.Namespace, task: str) -> tuple[EpsilonChoice, Database]:
     """The epsilon of ``args`` (``--annotators`` / ``--epsilon``, checked before the database is
     opened), else the task's remembered choice; and the database."""
@@ -71,11 +99,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     add_epsilon_args(p)
     p.add_argument("--q", type=level_arg, default=0.05, help="FDR level (default 0.05)")
-    p.add_argument(
-        "--include-slots",
-        action="store_true",
-        help="count anonymous human slots (human:NAME#k) as annotators (they are not people)",
-    )
+    add_slot_args(p)
     p.add_argument("--json", action="store_true", help="print JSON instead of a table")
     p.set_defaults(func=cmd_validate_rater)
 
@@ -94,7 +118,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     n.add_argument("--target", type=level_arg, default=0.9, help="stability (default 0.9)")
     n.add_argument("--sims", type=count_arg, default=200, help="samples per size (default 200)")
     n.add_argument("--seed", type=count_arg, default=0, help="default 0")
-    n.add_argument("--include-slots", action="store_true", help="count anonymous slots")
+    add_slot_args(n)
     n.add_argument("--json", action="store_true", help="print JSON")
     n.set_defaults(func=cmd_validation_items)
 
@@ -124,11 +148,7 @@ def cmd_validate_rater(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(out))
         return 0
-    if out["annotators"] == "anonymous slots":
-        print(
-            "caveat: the annotators are anonymous slots, not people; "
-            "the test compares the rater with slot positions"
-        )
+    print(out["annotators_text"])
     verdict = "PASSES" if out["passed"] else "does not pass"
     print(
         f"{out['rater']} {verdict} the alt-test on {out['items']} {out['task']} items "
@@ -136,12 +156,13 @@ def cmd_validate_rater(args: argparse.Namespace) -> int:
         f"advantage probability {out['advantage_prob']:.3f}"
     )
     print_aligned(
-        ["human", "items", "advantage", "p_value", "rejected"],
+        ["human", "items", "rater's advantage", "own advantage", "p_value", "rejected"],
         [
             [
                 h["name"],
                 str(h["items"]),
                 f"{h['advantage']:.3f}",
+                f"{h['human_advantage']:.3f}",
                 f"{h['p_value']:.3g}",
                 "yes" if h["rejected"] else "no",
             ]
@@ -173,6 +194,7 @@ def cmd_validation_items(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(out))
         return 0
+    print(out["annotators_text"])
     print(out["method"])
     print_aligned(
         ["items", "pass probability", "stability", "decision"],
@@ -224,7 +246,9 @@ def cmd_validation_queue(args: argparse.Namespace) -> int:
         n_items = found["needed"] - found["current"]
         if n_items <= 0:
             raise InputError(
-                f"{found['current']} items are there, {found['needed']} are needed: none to queue"
+                f"{found['current']} {'item is' if found['current'] == 1 else 'items are'} "
+                f"there, {found['needed']} {'is' if found['needed'] == 1 else 'are'} needed: "
+                "none to queue"
             )
     chosen = queue_validation_items(db, args.rater, n_items, actor)
     if args.json:

@@ -20,7 +20,9 @@ left out, over the items ``I_j`` that ``j`` labelled:
   *advantage probability* ``rho = mean_j rho^f_j``.
 
 A human with fewer than ``min_items`` used items is skipped (listed with the reason) but their
-labels still count among the "remaining humans" of the others. Fewer than ``min_humans`` humans
+labels still count among the "remaining humans" of the others. ``min_humans`` is 3 by default:
+the paper requires at least 2 annotators (one left out, one to compare with) and recommends 3 or
+more, and the project asks for the recommended 3. Fewer than ``min_humans`` humans
 tested raises :class:`NotEnoughLabels`, which says how many more humans and items are needed.
 """
 
@@ -214,7 +216,8 @@ def alt_test(
         skipped=tuple(
             (
                 n,
-                f"{min_items - short[n]} items shared with the rater and another human, "
+                f"{_plural(min_items - short[n], 'item', 'items')} shared with the rater and "
+                "another human, "
                 f"fewer than {min_items}",
             )
             for n in short
@@ -222,17 +225,30 @@ def alt_test(
     )
 
 
+def _plural(n: int, one: str, many: str) -> str:
+    """``1 item``, ``2 items``: the count with the noun in the right number."""
+    return f"{n} {one if n == 1 else many}"
+
+
 def _not_enough_message(have: int, short: dict[str, int], min_items: int, min_humans: int) -> str:
-    """Plain words: how many more humans and items the alt-test needs."""
+    """Plain words: how many more humans and items the alt-test needs (singular and plural
+    right for every count)."""
     more = min_humans - have
     parts = [
         f"the alt-test needs at least {min_humans} humans with {min_items} or more items labelled "
-        f"also by the rater and another human; {have} have that, so {more} more are needed"
+        f"also by the rater and another human; {have} {'has' if have == 1 else 'have'} that, "
+        f"so {more} more {'is' if more == 1 else 'are'} needed"
     ]
     nearest = sorted(short.items(), key=lambda kv: (kv[1], kv[0]))[:more]
     if nearest:
-        parts.append("closest: " + ", ".join(f"{name} needs {n} more items" for name, n in nearest))
+        parts.append(
+            "closest: "
+            + ", ".join(
+                f"{name} needs {_plural(n, 'more item', 'more items')}" for name, n in nearest
+            )
+        )
     missing = more - len(nearest)
     if missing > 0:
-        parts.append(f"{missing} more people each labelling {min_items} such items")
+        who = "1 more person" if missing == 1 else f"{missing} more people each"
+        parts.append(f"{who} labelling {min_items} such items")
     return "; ".join(parts)

@@ -180,7 +180,7 @@ class Codes:
 def coded_agreement(
     ca: np.ndarray, cb: np.ndarray, n_boot: int = 500, seed: int = 0
 ) -> PairAgreement:
-    """Percent agreement and Cohen's kappa with its 95% bootstrap interval of two raters' label
+    """Percent agreement and Cohen's kappa with its 95% large-sample interval of two raters' label
     codes over their common units (codes into one label list sorted by text, as
     :func:`core.stats.agreement.cohen_kappa_ci` orders them), from the confusion counts."""
     if len(ca) == 0:
@@ -203,7 +203,7 @@ def coded_agreement(
 
 
 def pair_agreement(both: pd.DataFrame, seed: int = 0, n_boot: int = 500) -> PairAgreement:
-    """Percent agreement and Cohen's kappa with its 95% bootstrap interval (units resampled) of
+    """Percent agreement and Cohen's kappa with its 95% large-sample interval (not a bootstrap) of
     the ``a`` and ``b`` labels of ``both`` (:func:`coded_agreement` of their codes)."""
     a, b = both["a"].astype(str).tolist(), both["b"].astype(str).tolist()
     code = {label: i for i, label in enumerate(sorted(set(a) | set(b)))}

@@ -223,6 +223,30 @@ def fit_pairwise(
 
 
 @dataclass(frozen=True)
+class GroupFit:
+    """One system group fitted on its own (:func:`fit_groups`): the group, the leaderboard or why
+    there is none, and the weak-prior note of :func:`fit_pairwise`."""
+
+    group: SystemGroup
+    leaderboard: Leaderboard | None
+    why: str
+    note: str
+
+
+def fit_groups(
+    counts: PairwiseCounts, settings: RankingSettings = PAGE_RANKING
+) -> tuple[list[GroupFit], list[str]]:
+    """Every :class:`SystemGroup` of ``counts`` fitted on its own, as the Leaderboard page fits
+    the group it shows (:func:`group_counts`, :func:`fit_pairwise`), largest group first; and
+    the systems without a counted comparison to another system (ranked in no group)."""
+    groups, comp = system_groups(counts)
+    fits = [GroupFit(g, *fit_pairwise(group_counts(counts, g), settings)) for g in groups]
+    in_groups = {s for g in groups for s in g.systems}
+    alone = sorted(s for s in counts.systems if s not in in_groups)
+    return fits, alone
+
+
+@dataclass(frozen=True)
 class LiveResult:
     """What the live leaderboard shows for one (source, rater) selection and one group."""
 

@@ -14,8 +14,13 @@ Items and labels:
   depend on the order of rows in an imported file and every effective verdict is used.
 - ``absolute``: item ``(question_id, system, criterion)``, labels ``yes`` / ``no``.
 
-Humans are ``human:`` raters; anonymous slots (``human:NAME#k``) are not people and are left out
-unless ``include_slots``. A label derived from other humans' labels (:data:`DERIVED_RATERS`, e.g.
+Humans are ``human:`` raters; anonymous slots (``human:NAME#k``) are not people. Which humans a
+rater is compared with is decided in one place, :func:`choose_annotators`, for ``validate-rater``,
+``validation-items``, ``rater-report`` and the Rater validation page alike: by default the named
+people when any of them shares an item with the rater, else the anonymous slots when any slot
+does (an imported crowd is all there is), and the one sentence it returns says which, and why,
+so the decision is never silently about slot positions. ``include_slots`` True: people and slots;
+False: people only. A label derived from other humans' labels (:data:`DERIVED_RATERS`, e.g.
 PRD's ``human:crowd-majority``) is never an annotator: as one of the "remaining humans" it would
 carry the left-out human's own label; it is listed in ``skipped``.
 """
@@ -23,7 +28,7 @@ carry the left-out human's own label; it is listed in ``skipped``.
 from __future__ import annotations
 
 from collections.abc import Hashable
-from dataclasses import asdict
+from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any
 
 from core.corpus.evaluation_layouts import PRD_MAJORITY
@@ -81,6 +86,83 @@ def _is_human(rater: str, rater_kind: str, include_slots: bool) -> bool:
     )
 
 
+@dataclass(frozen=True)
+class Annotators:
+    """Whom a rater is compared with (:func:`choose_annotators`): ``slots`` whether anonymous
+    slots count, ``people`` / ``n_slots`` how many named people / slots share an item with the
+    rater, and ``sentence``, the one sentence every caller shows."""
+
+    slots: bool
+    people: int
+    n_slots: int
+    sentence: str
+
+    @property
+    def kind(self) -> str:
+        """``anonymous slots`` when slots count, else ``people`` (the JSON's ``annotators``)."""
+        return "anonymous slots" if self.slots else "people"
+
+
+def _count(n: int, one: str, many: str) -> str:
+    """``1 person``, ``3 people``."""
+    return f"{n} {one if n == 1 else many}"
+
+
+def choose_annotators(
+    db: Database, rater: str, task: str = "side-by-side", include_slots: bool | None = None
+) -> Annotators:
+    """The one rule for whom ``rater`` is compared with (see the module docstring) and the
+    sentence saying so. ``include_slots`` None: people when any named person shares an item with
+    the rater, else the slots when any slot does; True: people and slots; False: people only."""
+    kind = _check_task(task)
+    mine: set[Hashable] = set()
+    shared: dict[str, set[Hashable]] = {}
+    rows = _rows(db, kind)
+    for r, _, qid, k1, k2, _ in rows:
+        if r == rater:
+            mine.add((qid, *sorted((k1, k2))) if kind == "pairwise" else (qid, k1, k2))
+    for r, rk, qid, k1, k2, _ in rows:
+        item = (qid, *sorted((k1, k2))) if kind == "pairwise" else (qid, k1, k2)
+        if item in mine and _is_human(r, rk, True):
+            shared.setdefault(r, set()).add(item)
+    people = sum(not is_slot(r) for r in shared)
+    n_slots = len(shared) - people
+    slots = bool(n_slots) and (include_slots or (include_slots is None and not people))
+    return Annotators(bool(slots), people, n_slots, _sentence(people, n_slots, bool(slots)))
+
+
+def _sentence(people: int, n_slots: int, slots: bool) -> str:
+    """The one sentence about whom the rater is compared with."""
+    named = _count(people, "named person", "named people")
+    slot_words = _count(n_slots, "anonymous crowd slot", "anonymous crowd slots")
+    if slots and not people:
+        return (
+            f"No named person labelled these items, so the annotators are {slot_words}: a slot "
+            "is a position filled by different people, not a person, so the test compares "
+            "the rater with slot positions of the crowd."
+        )
+    if slots:
+        return (
+            f"The annotators are {named} and {slot_words} (slots counted on request): a slot is "
+            "a position filled by different people, not a person."
+        )
+    if n_slots and not people:
+        return (
+            f"No named person labelled these items, and the {slot_words} that did "
+            f"{'is' if n_slots == 1 else 'are'} left out (not people; --include-slots counts "
+            "them)."
+        )
+    if n_slots:
+        return (
+            f"The annotators are {named}; {slot_words} sharing these items "
+            f"{'is' if n_slots == 1 else 'are'} left out (not people; --include-slots counts "
+            "them)."
+        )
+    if not people:
+        return "No human labelled these items."
+    return f"The annotators are {named}."
+
+
 def validation_labels(
     db: Database,
     rater: str,
@@ -124,24 +206,24 @@ def auto_raters(db: Database, task: str) -> list[str]:
     return sorted({r for r, rk, *_ in _rows(db, kind) if rk == "auto"})
 
 
-def result_json(
-    rater: str, task: str, result: AltTestResult, annotators: str = "people"
-) -> dict[str, Any]:
-    """The CLI's JSON of an :class:`AltTestResult`."""
+def result_json(rater: str, task: str, result: AltTestResult, who: Annotators) -> dict[str, Any]:
+    """The CLI's JSON of an :class:`AltTestResult`: each person's ``advantage`` (the rater's,
+    ``rho^f_j``) beside ``human_advantage`` (the person's own, ``rho^h_j``); ``annotators``
+    (``people`` or ``anonymous slots``) and ``annotators_text``, the sentence of
+    :func:`choose_annotators`."""
     return {
         "rater": rater,
         "task": task,
         "epsilon": result.epsilon,
         "q": result.q,
         "items": result.items,
-        "humans": [
-            {k: v for k, v in asdict(h).items() if k != "human_advantage"} for h in result.humans
-        ],
+        "humans": [asdict(h) for h in result.humans],
         "winning_rate": result.winning_rate,
         "advantage_prob": result.advantage_prob,
         "passed": result.passed,
         "skipped": [{"name": n, "reason": why} for n, why in result.skipped],
-        "annotators": annotators,
+        "annotators": who.kind,
+        "annotators_text": who.sentence,
     }
 
 
@@ -151,15 +233,16 @@ def validate_rater(
     task: str = "side-by-side",
     epsilon: float = 0.2,
     q: float = 0.05,
-    include_slots: bool = False,
+    include_slots: bool | None = None,
 ) -> dict[str, Any]:
-    """The alt-test of ``rater`` against the humans of ``task``, as the CLI's JSON (see
-    :func:`result_json`). InputError for a rater without verdicts; NotEnoughLabels (an
-    InputError) when too few humans or items."""
+    """The alt-test of ``rater`` against the humans of ``task`` chosen by
+    :func:`choose_annotators`, as the CLI's JSON (see :func:`result_json`). InputError for a
+    rater without verdicts; NotEnoughLabels (an InputError) when too few humans or items."""
     kind = _check_task(task)
     if not rater.startswith("auto:"):
         raise InputError(f"--rater must be an auto-rater (auto:NAME), got {rater!r}")
-    humans, mine = validation_labels(db, rater, task, include_slots)
+    who = choose_annotators(db, rater, task, include_slots)
+    humans, mine = validation_labels(db, rater, task, who.slots)
     if not mine:
         known = auto_raters(db, task)
         hint = f"; auto-raters with {kind} verdicts: {', '.join(known)}" if known else ""
@@ -168,23 +251,10 @@ def validate_rater(
     try:
         result = alt_test(humans, mine, epsilon=epsilon, q=q)
     except NotEnoughLabels as exc:
-        slots = sorted(r for r in left_out if is_slot(r))
-        if slots and not include_slots:
-            raise NotEnoughLabels(
-                f"{exc}; {len(slots)} anonymous slot raters are left out (not people): "
-                "--include-slots counts them",
-                exc.humans_needed,
-                exc.items_needed,
-            ) from None
-        raise
-    out = result_json(
-        rater,
-        task,
-        result,
-        "anonymous slots"
-        if include_slots and any(is_slot(h.name) for h in result.humans)
-        else "people",
-    )
+        raise NotEnoughLabels(
+            f"{exc}. {who.sentence}", exc.humans_needed, exc.items_needed
+        ) from None
+    out = result_json(rater, task, result, who)
     out["skipped"] += [
         {"name": name, "reason": why} for name, why in DERIVED_RATERS.items() if name in left_out
     ]
@@ -201,15 +271,28 @@ def validation_items_needed(
     target: float = 0.9,
     n_sim: int = 200,
     seed: int = 0,
-    include_slots: bool = False,
+    include_slots: bool | None = None,
 ) -> dict[str, Any]:
     """How many doubly-labelled items would make ``rater``'s alt-test decision stable
-    (:func:`core.stats.alt_test_power.items_needed` on the store's labels), with ``rater`` and
-    ``task``; JSON-ready (the per-size maps keyed by the number of items as text)."""
-    humans, mine = validation_labels(db, rater, task, include_slots)
+    (:func:`core.stats.alt_test_power.items_needed` on the labels of the humans
+    :func:`choose_annotators` picks), with ``rater``, ``task``, ``annotators`` and
+    ``annotators_text``; JSON-ready (the per-size maps keyed by the number of items as text)."""
+    who = choose_annotators(db, rater, task, include_slots)
+    humans, mine = validation_labels(db, rater, task, who.slots)
     if not mine:
         raise InputError(f"{rater} has no effective {_check_task(task)} verdicts")
-    out = items_needed(humans, mine, epsilon=epsilon, q=q, target=target, n_sim=n_sim, seed=seed)
+    try:
+        out = items_needed(
+            humans, mine, epsilon=epsilon, q=q, target=target, n_sim=n_sim, seed=seed
+        )
+    except InputError as exc:  # too few labels: say whom the rater was compared with
+        raise InputError(f"{exc}. {who.sentence}") from None
     for key in ("per_item_counts", "pass_probability", "stability", "decision"):
         out[key] = {str(n): v for n, v in out[key].items()}
-    return {"rater": rater, "task": task, **out}
+    return {
+        "rater": rater,
+        "task": task,
+        "annotators": who.kind,
+        "annotators_text": who.sentence,
+        **out,
+    }

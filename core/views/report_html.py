@@ -38,14 +38,8 @@ def _verdict(sec: dict[str, Any], data: dict[str, Any]) -> str:
         )
     out.append(f'<p class="note">{esc(data["epsilon_text"])}</p>')
     out.append(sensitivity_html(sec, data))
-    if sec["annotators"] == "anonymous slots":
-        out.append(
-            '<p class="caveat">The human labels here come from anonymous slots of an imported '
-            "crowd (e.g. <code>prd-crowd#1</code>): a slot is a position, filled by different "
-            "people on different items, not a person. The winning rate is over slot positions, "
-            "so the test says whether the rater can stand in for one crowd vote, not for a "
-            "named annotator.</p>"
-        )
+    cls = "caveat" if sec["annotators"] == "anonymous slots" else "note"
+    out.append(f'<p class="{cls}">{esc(sec["annotators_text"])}</p>')
     if alt:
         out.append("<h3>Per human</h3>")
         out.append(
@@ -53,7 +47,8 @@ def _verdict(sec: dict[str, Any], data: dict[str, Any]) -> str:
                 [
                     "human",
                     "items",
-                    "advantage (rater aligns at least as well)",
+                    "rater's advantage (aligns at least as well)",
+                    "person's own advantage",
                     "p-value",
                     "beaten",
                 ],
@@ -62,12 +57,13 @@ def _verdict(sec: dict[str, Any], data: dict[str, Any]) -> str:
                         h["name"],
                         h["items"],
                         num(h["advantage"]),
+                        num(h["human_advantage"]),
                         num(h["p_value"], ".3g"),
                         "yes" if h["rejected"] else "no",
                     ]
                     for h in alt["humans"]
                 ),
-                {1, 2, 3},
+                {1, 2, 3, 4},
             )
         )
         if alt["skipped"]:
@@ -121,7 +117,8 @@ def compare_table(data: dict[str, Any]) -> str:
             "winning rate",
             "items",
             "humans",
-            "kappa vs gold",
+            "rater's kappa vs gold",
+            "people's kappa vs gold",
             "USD per verdict",
         ],
         (
@@ -134,11 +131,12 @@ def compare_table(data: dict[str, Any]) -> str:
                 r["items"] if r["items"] is not None else "–",
                 r["annotators"],
                 num(r["gold_kappa"]),
+                num(r.get("people_gold_kappa")),
                 num(r["usd_per_verdict"], ".5f"),
             ]
             for i, r in enumerate(data["compare"])
         ),
-        {0, 3, 4, 5, 7, 8},
+        {0, 3, 4, 5, 7, 8, 9},
     )
 
 

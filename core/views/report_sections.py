@@ -61,7 +61,16 @@ def agreement_html(sec: dict[str, Any]) -> str:
             pct(g["agreement"]),
             interval(g["agreement_low"], g["agreement_high"], ".0%"),
             g["note"],
-        ]
+        ],
+        [
+            "people vs gold (same pairs)",
+            g["items"],
+            num(g.get("people_kappa")),
+            "",
+            "",
+            "",
+            "the people's kappa on the pairs the rater is scored on",
+        ],
     ]
     rows += [
         [

@@ -211,7 +211,15 @@ def test_refusal_says_how_many_more():
     assert "1 more" in str(caught.value) and "h2 needs 5 more items" in str(caught.value)
     with pytest.raises(NotEnoughLabels) as caught:
         alt_test({"a": humans["h0"], "b": humans["h1"]}, rater)
-    assert caught.value.humans_needed == 1 and "1 more people" in str(caught.value)
+    said = str(caught.value)  # singular and plural right for every count
+    assert caught.value.humans_needed == 1 and "2 have that, so 1 more is needed" in said
+    assert "1 more person labelling 30 such items" in said and "more people" not in said
+    full, other = list(humans["h0"].items()), list(humans["h1"].items())
+    with pytest.raises(NotEnoughLabels) as caught:  # a: 58 used items, b and c: 29 each
+        alt_test({"a": dict(full), "b": dict(other[:29]), "c": dict(other[31:])}, rater)
+    said = str(caught.value)
+    assert "1 has that, so 2 more are needed" in said
+    assert "b needs 1 more item, c needs 1 more item" in said
 
 
 def test_items_need_two_humans_and_the_rater():

@@ -197,3 +197,65 @@ def test_item_links_are_absolute_at_the_base_url_setting_and_only_http(built):
     for bad in ("javascript:alert(1)", "data:text/html,x", "https://x.example/?q=<b>"):
         with pytest.raises(InputError, match="base_url"):
             _data(db, [RATER], base_url=bad)
+
+
+def test_prd_demo_one_answer_in_validate_rater_and_the_report(db, demo_dir):
+    """The demo's auto:gpt-4 (PRD): validate-rater no longer refuses what the report passes."""
+    from core.views.rater_validation import validate_rater, validation_items_needed
+
+    import_prd_demo(db, demo_dir)
+    rater = "auto:gpt-4 (PRD)"
+    (sec,) = _data(db, [rater])["raters"]
+    alone = validate_rater(db, rater)
+    assert alone["annotators"] == sec["annotators"] == "anonymous slots"
+    assert alone["annotators_text"] == sec["annotators_text"]
+    assert alone["items"] == sec["alt"]["items"] == 480
+    assert alone["passed"] == sec["alt"]["passed"]
+    assert [h["name"] for h in alone["humans"]] == [h["name"] for h in sec["alt"]["humans"]]
+    needed = validation_items_needed(db, rater, n_sim=5)
+    assert needed["current"] == 480 and needed["annotators_text"] == alone["annotators_text"]
+
+
+def test_each_persons_own_advantage_and_the_peoples_gold_kappa_are_reported(built):
+    from core.views.gold import gold_agreement
+    from core.views.rater_report.tables import agreement_frame, compare_frame, humans_frame
+
+    db, _ = built
+    data = _data(db, [RATER])
+    (sec,) = data["raters"]
+    humans = sec["alt"]["humans"]
+    assert all(0 <= h["human_advantage"] <= 1 for h in humans)
+    frame = humans_frame(sec)
+    assert list(frame["person's own advantage"]) == [h["human_advantage"] for h in humans]
+    # the people's kappa against leave-one-out gold, as on the Agreement page, beside the rater's
+    table = gold_agreement(db, "side-by-side").set_index("rater")
+    want = table.loc[RATER]
+    assert sec["agreement"]["gold"]["kappa"] == pytest.approx(want["kappa"], abs=1e-3)
+    assert sec["agreement"]["gold"]["people_kappa"] == want["people_kappa"] is not None
+    rows = agreement_frame(sec).set_index("compared with")
+    assert rows.loc["people vs gold (same pairs)", "kappa"] == want["people_kappa"]
+    assert data["compare"][0]["people_gold_kappa"] == want["people_kappa"]
+    shown = compare_frame(data)
+    assert shown.loc[0, "people's kappa vs gold"] == f"{want['people_kappa']:.3f}"
+    page = report_html(data)
+    assert "person&#x27;s own advantage" in page and "people vs gold (same pairs)" in page
+
+
+def test_the_compare_table_has_readable_headers_and_no_none():
+    from core.views.rater_report.tables import compare_frame
+
+    row = {
+        "rater": "auto:x",
+        "status": "not enough data",
+        "winning_rate": None,
+        "advantage_prob": None,
+        "items": None,
+        "annotators": "people",
+        "gold_kappa": None,
+        "people_gold_kappa": None,
+        "usd_per_verdict": None,
+    }
+    frame = compare_frame({"compare": [row]})
+    assert not any("_" in c for c in frame.columns)  # no raw column names
+    assert "None" not in frame.astype(str).to_numpy().ravel().tolist()
+    assert frame.loc[0, "winning rate"] == "–" and frame.loc[0, "auto-rater"] == "auto:x"

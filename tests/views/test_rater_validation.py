@@ -126,8 +126,20 @@ def test_items_labels_and_split(tmp_path, init_location):
         "passed",
         "skipped",
         "annotators",
+        "annotators_text",
     }
-    assert set(out["humans"][0]) == {"name", "items", "advantage", "p_value", "rejected"}
+    assert out["annotators_text"] == "The annotators are 3 named people."
+    assert set(out["humans"][0]) == {
+        "name",
+        "items",
+        "advantage",
+        "human_advantage",
+        "p_value",
+        "rejected",
+    }
+    # each person's own advantage (rho^h_j), as the alt-test computed it
+    by_name = {h.name: h for h in direct.humans}
+    assert all(h["human_advantage"] == by_name[h["name"]].human_advantage for h in out["humans"])
     # the 39 order-free items and one or both orders of q0 (those with two people)
     two = [k for k in mine if sum(k in h for h in humans.values()) >= 2]
     assert out["annotators"] == "people" and out["items"] == len(two) and len(two) in (40, 41)
@@ -187,7 +199,7 @@ def test_refusals_are_one_error_line(tmp_path, init_location, capsys):
     assert code == 2 and "no effective pairwise verdicts" in err and "auto:judge" in err
 
 
-def test_slots_only_with_include_slots(tmp_path, init_location, capsys):
+def test_slots_stand_in_when_no_person_labelled_and_it_is_said(tmp_path, init_location, capsys):
     rows = pair_rows(seed=4)
     for r in rows:
         if r["rater"].startswith("human:"):
@@ -196,13 +208,15 @@ def test_slots_only_with_include_slots(tmp_path, init_location, capsys):
                 r["system_a"], r["system_b"] = "x", "y"
                 r["verdict"] = {"A": "B", "B": "A"}.get(r["verdict"], r["verdict"])
     dbfile = imported(tmp_path, init_location, "slots", rows)
-    code, _, err = run_json(capsys, dbfile)
-    assert code == 2 and "0 have that" in err
-    code, out, _ = run_json(capsys, dbfile, "--include-slots")
+    code, _, err = run_json(capsys, dbfile, "--people-only")
+    assert code == 2 and "0 have that" in err and "anonymous crowd slots that did are left" in err
+    code, out, _ = run_json(capsys, dbfile)  # no named person: the slots, said so
     assert code == 0 and out["annotators"] == "anonymous slots"
+    assert out["annotators_text"].startswith("No named person labelled these items")
     assert all(h["name"].startswith("human:crowd#") for h in out["humans"])
-    assert main(["--db", dbfile, "validate-rater", "--rater", "auto:judge", "--include-slots"]) == 0
-    assert "caveat: the annotators are anonymous slots" in capsys.readouterr().out
+    assert run_json(capsys, dbfile, "--include-slots")[1] == out
+    assert main(["--db", dbfile, "validate-rater", "--rater", "auto:judge"]) == 0
+    assert out["annotators_text"] in capsys.readouterr().out
 
 
 @pytest.mark.parametrize("bad", [["--q", "0"], ["--task", "review"]])
@@ -251,7 +265,7 @@ def test_derived_majority_is_not_an_annotator(tmp_path, init_location, capsys):
             [dict(r, rater="human:crowd#") if r["rater"] == "human:carol" else r for r in rows],
         ),
     )
-    assert code == 2 and "anonymous slot raters are left out" in err
+    assert code == 2 and "1 anonymous crowd slot sharing these items is left out" in err
 
 
 def test_validation_items_cli(tmp_path, init_location, capsys):

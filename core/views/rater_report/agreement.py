@@ -20,7 +20,7 @@ from core.corpus.evaluation_ratings import slot_group
 from core.stats.significance import wilson_ci
 from core.store.questions import Question, questions_by_id
 from core.views.agreement_view import auto_vs_crowd, slot_agreement
-from core.views.gold import K, KappaRow, kappa_row, loo_gold_pairs
+from core.views.gold import K, KappaRow, gold_agreement, kappa_row, loo_gold_pairs
 from core.views.rater_report.labels import TASK, majority
 
 if TYPE_CHECKING:
@@ -104,6 +104,14 @@ def slot_ceiling(db: Database, slots: Mapping[str, Any]) -> list[dict[str, Any]]
     return [slot_agreement(db, f"human:{p}") for p in prefixes]
 
 
+def auto_gold_rows(db: Database) -> dict[str, dict[str, Any]]:
+    """The auto-raters' rows of the Agreement page's table (:func:`core.views.gold.gold_agreement`)
+    by rater: the rater's kappa against leave-one-out gold and ``people_kappa``, the people's
+    kappa on exactly the same (person, item) pairs."""
+    table = gold_agreement(db, TASK)
+    return {str(r["rater"]): dict(r) for r in table.to_dict("records") if r["kind"] == "auto"}
+
+
 def agreement_section(
     db: Database,
     rater: str,
@@ -113,8 +121,13 @@ def agreement_section(
     slots_used: bool,
     n_boot: int = 500,
     seed: int = 0,
+    gold_rows: Mapping[str, Mapping[str, Any]] | None = None,
 ) -> dict[str, Any]:
-    """Gold, each person (or the crowd aggregates, for slots), the ceiling, by group."""
+    """Gold (beside it ``people_kappa``, the people's kappa against the same leave-one-out golds
+    on the same pairs, from ``gold_rows``: :func:`auto_gold_rows`, computed here when not given), each
+    person (or the crowd aggregates, for slots), the ceiling, by group."""
+    rows = auto_gold_rows(db) if gold_rows is None else gold_rows
+    people_kappa = rows.get(rater, {}).get("people_kappa")
     pairs = loo_gold_pairs(db, TASK)
     mine_pairs = {(p, i): mine[i] for (p, i) in pairs if i in mine}
     gold = {k: pairs[k] for k in mine_pairs}
@@ -123,6 +136,7 @@ def agreement_section(
         "gold": {
             "gold_items": len({i for _, i in pairs}),
             **compare(mine_pairs, gold, n_boot, seed, pooled=True),
+            "people_kappa": None if people_kappa != people_kappa else people_kappa,
         },
         "people": [
             {"name": name, **compare(mine, people[name], n_boot, seed)} for name in sorted(people)

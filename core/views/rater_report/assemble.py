@@ -19,12 +19,17 @@ from core.stats.alt_test_epsilon import EPSILON_GUIDANCE, EpsilonChoice, epsilon
 from core.stats.alt_test_power import items_needed
 from core.store.settings import SETTINGS, url_setting
 from core.views.rater_epsilon import resolve_choice, sensitivity, sensitivity_sentence
-from core.views.rater_report.agreement import agreement_section
+from core.views.rater_report.agreement import agreement_section, auto_gold_rows
 from core.views.rater_report.biases import bias_section
 from core.views.rater_report.costs import people_time, rater_cost
 from core.views.rater_report.evidence import disagreement_sample
 from core.views.rater_report.labels import compared_humans, majority, report_labels
-from core.views.rater_validation import auto_raters, validate_rater, validation_labels
+from core.views.rater_validation import (
+    auto_raters,
+    choose_annotators,
+    validate_rater,
+    validation_labels,
+)
 
 if TYPE_CHECKING:
     from core.store.engine import Database
@@ -62,8 +67,6 @@ def verdict_sentence(
         f"{relation} 50%) on {alt['items']} items; advantage probability "
         f"{alt['advantage_prob']:.2f}."
     )
-    if alt["annotators"] == "anonymous slots":
-        sentence += " The slots are positions in an imported crowd, not people."
     return {"status": status, "sentence": sentence}
 
 
@@ -100,11 +103,15 @@ def one_rater(
     n_boot: int,
     seed: int,
     sample: int,
+    gold: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """Every section of the report for one auto-rater."""
+    """Every section of the report for one auto-rater (``gold``: the auto-raters' rows of
+    :func:`core.views.gold.gold_agreement`, by rater)."""
     epsilon = choice.epsilon
     mine = labels["auto"].get(rater, {})
-    humans, slots_used = compared_humans(labels, rater, include_slots)
+    who = choose_annotators(db, rater, TASK, include_slots)  # the one rule, as in the CLI
+    slots_used = who.slots
+    humans = compared_humans(labels, slots_used)
     alt, reason, short = None, "", {}
     try:
         alt = validate_rater(db, rater, TASK, epsilon, q, slots_used)
@@ -119,14 +126,17 @@ def one_rater(
     return {
         "rater": rater,
         "verdicts": len(mine),
-        "annotators": "anonymous slots" if slots_used else "people",
+        "annotators": who.kind,
+        "annotators_text": who.sentence,
         "compared": sorted(humans),
         "alt": alt,
         "short": short,
         "verdict": verdict_sentence(rater, alt, reason, choice.words),
         "sensitivity": curve,
         "sensitivity_text": sensitivity_sentence(curve, choice) if curve else "",
-        "agreement": agreement_section(db, rater, mine, humans, labels, slots_used, n_boot, seed),
+        "agreement": agreement_section(
+            db, rater, mine, humans, labels, slots_used, n_boot, seed, gold_rows=gold
+        ),
         "biases": bias_section(db, rater, mine, humans),
         "cost": rater_cost(db, rater, len(mine)),
         "time": people_time(labels["rows"], sorted(humans)),
@@ -162,10 +172,12 @@ def report_data(
 
     ``annotators`` (``experts``, ``skilled``, ``crowd``) or ``epsilon``: the alt-test's epsilon;
     neither: the task's remembered choice (:func:`core.views.rater_epsilon.resolve_choice`).
-    ``include_slots`` None: anonymous slots stand in for people only for a rater no person
-    shares an item with. ``base_url``: the app's address, for absolute item links (None: the
-    ``base_url`` setting; "": relative links); like the setting, only an ``http(s)://`` address
-    (InputError otherwise: a ``javascript:`` base would run in the reader's browser).
+    ``include_slots``: :func:`core.views.rater_validation.choose_annotators` (None: anonymous
+    slots stand in for people only for a rater no named person shares an item with, and each
+    section's ``annotators_text`` says so). ``base_url``: the app's address, for absolute item
+    links (None: the ``base_url`` setting; "": relative links); like the setting, only an
+    ``http(s)://`` address (InputError otherwise: a ``javascript:`` base would run in the
+    reader's browser).
     """
     if base_url is None:
         base_url = url_setting(db, "base_url")
@@ -182,6 +194,7 @@ def report_data(
         raise InputError(f"q must be between 0 and 1, got {q}")
     choice = resolve_choice(db, TASK, annotators, epsilon)
     labels = report_labels(db)
+    gold = auto_gold_rows(db)
     sections = [
         one_rater(
             db,
@@ -195,6 +208,7 @@ def report_data(
             n_boot=n_boot,
             seed=seed,
             sample=sample,
+            gold=gold,
         )
         for r in dict.fromkeys(chosen)
     ]
@@ -224,6 +238,7 @@ def compare_row(section: dict[str, Any]) -> dict[str, Any]:
         "items": alt.get("items"),
         "annotators": section["annotators"],
         "gold_kappa": section["agreement"]["gold"]["kappa"],
+        "people_gold_kappa": section["agreement"]["gold"].get("people_kappa"),
         "usd_per_verdict": section["cost"]["usd_per_verdict"],
     }
 

@@ -49,24 +49,13 @@ def report_labels(db: Database) -> dict[str, Any]:
     return {"auto": auto_pair_labels(db), "humans": humans, "rows": rows}
 
 
-def compared_humans(
-    labels: Mapping[str, Any], rater: str, include_slots: bool | None
-) -> tuple[dict[str, dict[str, str]], bool]:
-    """The human label maps the rater is compared with, and whether they are slots.
-
-    ``include_slots`` None (automatic): people when any person shares an item with the rater,
-    else the slots if any slot does. True: people and slots; False: people only.
-    """
-    mine = labels["auto"].get(rater, {})
-    people = labels["humans"]["person"]
-    slots = labels["humans"]["slot"]
-    if include_slots is None:
-        shares = [any(set(mine) & set(m) for m in group.values()) for group in (people, slots)]
-        include_slots = not shares[0] and shares[1]
-    chosen = dict(people)
+def compared_humans(labels: Mapping[str, Any], include_slots: bool) -> dict[str, dict[str, str]]:
+    """The human label maps a rater is compared with: the people, and the slots too when
+    ``include_slots`` (decided by :func:`core.views.rater_validation.choose_annotators`)."""
+    chosen = dict(labels["humans"]["person"])
     if include_slots:
-        chosen.update(slots)
-    return chosen, bool(include_slots)
+        chosen.update(labels["humans"]["slot"])
+    return chosen
 
 
 def majority(humans: Mapping[str, Mapping[str, str]]) -> dict[str, str]:

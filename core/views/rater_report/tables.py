@@ -8,36 +8,57 @@ from typing import Any
 
 import pandas as pd
 
-from core.views.numbers import interval
+from core.views.numbers import interval, num
+
+#: The compare table's columns: (header, key of :func:`compare_row`, format of
+#: :func:`core.views.numbers.num`, or None for text).
+COMPARE_COLUMNS = (
+    ("auto-rater", "rater", None),
+    ("verdict", "status", None),
+    ("advantage probability", "advantage_prob", ".3f"),
+    ("winning rate", "winning_rate", ".0%"),
+    ("items", "items", "d"),
+    ("annotators", "annotators", None),
+    ("rater's kappa vs gold", "gold_kappa", ".3f"),
+    ("people's kappa vs gold", "people_gold_kappa", ".3f"),
+    ("USD per verdict", "usd_per_verdict", ".5f"),
+)
 
 
 def compare_frame(data: dict[str, Any]) -> pd.DataFrame:
-    """The auto-raters ranked by advantage probability."""
-    rows = [{"rank": i + 1, **r} for i, r in enumerate(data["compare"])]
-    return pd.DataFrame(
-        rows,
-        columns=[
-            "rank",
-            "rater",
-            "status",
-            "advantage_prob",
-            "winning_rate",
-            "items",
-            "annotators",
-            "gold_kappa",
-            "usd_per_verdict",
-        ],
-    )
+    """The auto-raters ranked by advantage probability, with readable headers and every figure
+    as text (:func:`core.views.numbers.num`: a missing one is "–", never "None")."""
+    rows = [
+        {
+            "rank": str(i + 1),
+            **{
+                head: num(r.get(key), fmt) if fmt else ("–" if r.get(key) is None else r[key])
+                for head, key, fmt in COMPARE_COLUMNS
+            },
+        }
+        for i, r in enumerate(data["compare"])
+    ]
+    return pd.DataFrame(rows, columns=["rank", *(head for head, _, _ in COMPARE_COLUMNS)])
 
 
 def humans_frame(sec: dict[str, Any]) -> pd.DataFrame:
-    """The alt-test's per-human rows (empty without a test result)."""
+    """The alt-test's per-human rows (empty without a test result): the rater's advantage over
+    the person's items beside the person's own advantage."""
     alt = sec["alt"] or {"humans": []}
     frame = pd.DataFrame(
-        alt["humans"], columns=["name", "items", "advantage", "p_value", "rejected"]
-    ).rename(columns={"rejected": "beaten"})
+        alt["humans"],
+        columns=["name", "items", "advantage", "human_advantage", "p_value", "rejected"],
+    ).rename(
+        columns={
+            "name": "human",
+            "advantage": "rater's advantage",
+            "human_advantage": "person's own advantage",
+            "p_value": "p-value",
+            "rejected": "beaten",
+        }
+    )
     # p-values span many orders of magnitude: shown as text in scientific notation
-    frame["p_value"] = [f"{p:.3g}" for p in frame["p_value"]]
+    frame["p-value"] = [f"{p:.3g}" for p in frame["p-value"]]
     return frame
 
 
@@ -45,6 +66,17 @@ def agreement_frame(sec: dict[str, Any]) -> pd.DataFrame:
     """Gold, each person and each crowd aggregate, and the people's pairs (the ceiling)."""
     ag = sec["agreement"]
     rows = [{"compared with": "gold", **_kappa(ag["gold"])}]
+    rows.append(
+        {
+            "compared with": "people vs gold (same pairs)",
+            "items": ag["gold"]["items"],
+            "kappa": ag["gold"].get("people_kappa"),
+            "interval": "",
+            "agreement": None,
+            "agreement interval": "",
+            "note": "the people's kappa on the pairs the rater is scored on",
+        }
+    )
     rows += [{"compared with": p["name"], **_kappa(p)} for p in ag["people"]]
     for c in ag["crowd"]:
         w = c["with_ties"]
