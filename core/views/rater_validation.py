@@ -199,11 +199,11 @@ def validation_items_needed(
     epsilon: float = 0.2,
     q: float = 0.05,
     target: float = 0.9,
-    n_sim: int = 200,
+    n_sim: int = 100,
     seed: int = 0,
     include_slots: bool = False,
 ) -> dict[str, Any]:
-    """How many doubly-labelled items would make ``rater``'s alt-test decision stable
+    """How many doubly-labelled items would make ``rater``'s alt-test decision hold
     (:func:`core.stats.alt_test_power.items_needed` on the store's labels), with ``rater`` and
     ``task``; JSON-ready (the per-size maps keyed by the number of items as text)."""
     humans, mine = validation_labels(db, rater, task, include_slots)
