@@ -222,6 +222,12 @@ def items_needed(
     current = len(table.items)
     if current == 0:
         raise InputError("no item has both a rater label and two human labels: nothing to resample")
+    people = int(table.labelled.any(axis=0).sum())
+    if people < min_humans:
+        raise InputError(
+            f"only {people} people share items with the rater and another person; the alt-test "
+            f"needs {min_humans}: more items cannot decide, more people can"
+        )
     now = _current_decision(
         humans, rater, epsilon=epsilon, q=q, min_items=min_items, min_humans=min_humans
     )

@@ -143,6 +143,8 @@ def test_bad_input():
         items_needed(humans, {"nowhere": "first"})
     with pytest.raises(InputError):
         items_needed(humans, rater, n_draw=0)
+    with pytest.raises(InputError, match="more items cannot decide, more people can"):
+        items_needed({h: humans[h] for h in list(humans)[:2]}, rater)
 
 
 def test_fast_enough():
