@@ -148,7 +148,7 @@ def rater_section(sec: dict) -> None:
     st.caption(md(needed["method"]))
     st.dataframe(needed_frame(sec), hide_index=True, width="stretch")
     to_queue = needed.get("to_queue")
-    st.caption(f"Needed: {md(needed['needed'])} items (now {md(needed['current'])}).")
+    st.caption(md(needed["advice"][:1].upper() + needed["advice"][1:] + "."))
     if to_queue and who is not None and who.may("admin"):
         if st.button(
             f"Queue {md(to_queue)} items for the team (overlap 2)", key=f"queue_{sec['rater']}"

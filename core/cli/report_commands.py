@@ -48,7 +48,10 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     p.add_argument("--sample", type=count_arg, default=6, help="disagreements shown per rater")
     p.add_argument(
-        "--simulations", type=count_arg, default=200, help="items-needed simulation runs"
+        "--simulations",
+        type=count_arg,
+        default=100,
+        help="plausible populations of the items-needed simulation (default 100)",
     )
     p.add_argument("--seed", type=count_arg, default=0, help="seed of the bootstrap and simulation")
     p.add_argument("--json", action="store_true", help="also print the report's data as JSON")

@@ -105,18 +105,28 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
     n = subparsers.add_parser(
         "validation-items",
-        help="how many doubly-labelled items would make the alt-test's decision stable",
-        description="Bootstrap at the observed agreement levels: resample the rater's items "
-        "(each with all its labels), rerun the alt-test, report pass probability and stability "
-        "per number of items; needed = smallest number stable in --target of samples. "
+        help="how many doubly-labelled items would make the alt-test's decision hold",
+        description="Two-level bootstrap: plausible populations drawn from the rater's items on "
+        "hand (Dirichlet weights, each item with all its labels), samples of each size drawn "
+        "from every population, the alt-test rerun on each; report pass probability and the "
+        "share of populations where the decision holds per number of items (30 to 4x the items "
+        "on hand); needed = smallest number from which the decision on the items on hand holds "
+        "in --target of populations, else 'cannot tell yet: label N more and look again'. "
         + EPSILON_HELP,
     )
     n.add_argument("--rater", required=True, help="the auto-rater, auto:NAME")
     n.add_argument("--task", choices=VALIDATION_TASKS, default="side-by-side")
     add_epsilon_args(n)
     n.add_argument("--q", type=level_arg, default=0.05, help="FDR level (default 0.05)")
-    n.add_argument("--target", type=level_arg, default=0.9, help="stability (default 0.9)")
-    n.add_argument("--sims", type=count_arg, default=200, help="samples per size (default 200)")
+    n.add_argument(
+        "--target",
+        type=level_arg,
+        default=0.9,
+        help="share of samples, and of populations, the decision must reach (default 0.9)",
+    )
+    n.add_argument(
+        "--sims", type=count_arg, default=100, help="plausible populations (default 100)"
+    )
     n.add_argument("--seed", type=count_arg, default=0, help="default 0")
     add_slot_args(n)
     n.add_argument("--json", action="store_true", help="print JSON")
@@ -197,16 +207,13 @@ def cmd_validation_items(args: argparse.Namespace) -> int:
     print(out["annotators_text"])
     print(out["method"])
     print_aligned(
-        ["items", "pass probability", "stability", "decision"],
+        ["items", "pass probability", "decision", "holds in"],
         [
-            [n, f"{p:.3f}", f"{out['stability'][n]:.3f}", out["decision"][n]]
+            [n, f"{p:.3f}", out["decision"][n], f"{out['stability'][n]:.3f}"]
             for n, p in out["pass_probability"].items()
         ],
     )
-    needed = out["needed"]
-    print(
-        f"now {out['current']} items; needed: {needed if needed is not None else 'more than tried'}"
-    )
+    print(f"now {out['current']} items ({out['current_decision']}): {out['advice']}")
     return 0
 
 
@@ -241,14 +248,11 @@ def cmd_validation_queue(args: argparse.Namespace) -> int:
                 f"cannot estimate how many items are needed ({exc}); pass --items N "
                 "(the alt-test needs 3 people with at least 30 items each)"
             ) from None
-        if found["needed"] is None:
-            raise InputError("no number of items tried makes the decision stable; pass --items N")
-        n_items = found["needed"] - found["current"]
+        n_items = found["more"]
         if n_items <= 0:
             raise InputError(
                 f"{found['current']} {'item is' if found['current'] == 1 else 'items are'} "
-                f"there, {found['needed']} {'is' if found['needed'] == 1 else 'are'} needed: "
-                "none to queue"
+                f"there: {found['advice']}; none to queue"
             )
     chosen = queue_validation_items(db, args.rater, n_items, actor)
     if args.json:

@@ -1,16 +1,34 @@
-"""How many doubly-labelled items would make the alt-test's decision stable? A bootstrap at the
-observed agreement levels.
+"""How many doubly-labelled items would make the alt-test's decision hold? A two-level
+(Bayesian) bootstrap that carries what the items on hand leave unknown.
 
-Method: the alt-test's per-item indicators ``W^f_{ij}``, ``W^h_{ij}`` (:func:`indicator_table`)
-depend only on the item's own labels, so an item's *label profile* (which humans labelled it and
-each left-out human's ``W^f``, ``W^h``) is resampled whole. For each candidate number of items
-``n``, ``n_sim`` samples of ``n`` items are drawn with replacement from the observed used items
-(each keeps its humans, labels and the rater's labels, hence the observed agreement levels and the
-observed share of items each human labels); the alt-test is rerun on each sample (humans with
-fewer than ``min_items`` sampled items skipped; fewer than ``min_humans`` tested = no decision).
-``pass_probability[n]`` is the share of samples in which the rater passes, ``stability[n]`` the
-share reaching the majority decision (pass or fail; "no decision" counts against), and ``needed``
-the smallest candidate ``n`` with ``stability >= target`` (None if no candidate reaches it).
+Method. The alt-test's per-item indicators ``W^f_{ij}``, ``W^h_{ij}`` (:func:`indicator_table`)
+depend only on the item's own labels, so an item is resampled whole, as its *label profile* (which
+humans labelled it and each left-out human's ``W^f``, ``W^h``). The ``m`` items on hand are
+reduced to their distinct profiles, sorted, and how many items have each
+(:func:`label_profiles`): a function of the labels alone, so any row order of the same labels
+gives the same figures, to the last digit.
+
+1. ``n_sim`` plausible *populations*: Dirichlet(1, ..., 1) weights over the ``m`` items on hand
+   (Rubin's Bayesian bootstrap; summed per profile, Dirichlet with the profile's item count).
+   How far they spread is what ``m`` items leave unknown; a plain bootstrap of ``n >> m`` items
+   from the ``m`` on hand would behave as if those ``m`` items were the population.
+2. For each candidate size ``n``, ``n_draw`` samples of ``n`` items from every population
+   (multinomial counts), the alt-test rerun on each (humans with fewer than ``min_items`` drawn
+   items skipped; fewer than ``min_humans`` tested = no decision).
+
+Sizes: a geometric grid (ratio 1.5) from 30 to ``max(4 m, 300)``, plus ``m`` itself.
+``pass_probability[n]`` is the share of all samples passing, ``decision[n]`` their majority
+(no decision counts for neither) and ``stability[n]`` the share of populations in which that
+decision comes out in at least ``target`` of their samples (it *holds* there).
+
+The answer. The decision to hold, ``D``, is the alt-test's on all the items on hand; when those
+cannot decide (too few people with ``min_items`` items), the majority at the largest size. ``needed``
+is the smallest size from which ``D`` holds in at least ``target`` of the populations at *every*
+larger size tried (a fail at small sizes only because too few items were drawn per person, before
+passes at larger sizes, is never an answer); ``more`` = ``max(needed - m, 0)``. When no size holds:
+"cannot tell yet", ``more`` = ``max(m, min_items)`` (label that many, then look again). Checked
+against populations with a known decision in ``tests/stats/test_alt_test_power_truth.py``; the
+error rate is in docs/statistics.md.
 """
 
 from __future__ import annotations
@@ -23,14 +41,29 @@ import numpy as np
 from scipy import stats
 
 from core.errors import InputError
-from core.stats.alt_test import Labels, indicator_table
+from core.stats.alt_test import IndicatorTable, Labels, NotEnoughLabels, alt_test, indicator_table
 
 METHOD = (
-    "bootstrap at the observed agreement levels: for each n, {n_sim} samples of n items drawn "
-    "with replacement from the {current} observed items (each with all its human and rater "
-    "labels), the alt-test (epsilon {epsilon}, q {q}) rerun on each; needed = smallest n whose "
-    "majority decision is reached in at least {target:.0%} of samples (seed {seed})"
+    "two-level bootstrap: {n_sim} plausible populations (Dirichlet weights over the {current} "
+    "items on hand), {n_draw} samples of n items from each for every size n, the alt-test "
+    "(epsilon {epsilon}, q {q}) rerun on each; a decision holds at n in a population when it "
+    "comes out in at least {target:.0%} of its samples; needed = smallest n from which the "
+    "decision on the items on hand holds in at least {target:.0%} of populations at every "
+    "larger size (seed {seed})"
 )
+#: Grid of candidate sizes: from ``GRID_START`` by a factor ``GRID_RATIO`` up to ``max(4 m, 300)``.
+GRID_START, GRID_RATIO = 30, 1.5
+
+
+def size_grid(current: int) -> list[int]:
+    """Candidate sizes: geometric from 30 to ``max(4 current, 300)``, with ``current``."""
+    top = max(4 * current, 300)
+    sizes = {current, top}
+    x = float(GRID_START)
+    while x < top:
+        sizes.add(round(x))
+        x *= GRID_RATIO
+    return sorted(s for s in sizes if s >= 1)
 
 
 def _p_values(d_sum: np.ndarray, d_sq: np.ndarray, n: np.ndarray, epsilon: float) -> np.ndarray:
@@ -46,13 +79,38 @@ def _p_values(d_sum: np.ndarray, d_sq: np.ndarray, n: np.ndarray, epsilon: float
     return np.where(n >= 2, p, np.nan)
 
 
-def _by_count(p: np.ndarray, q: float) -> int:
-    """How many hypotheses Benjamini-Yekutieli's step-up rejects at level ``q``."""
-    m = len(p)
-    c_m = float(np.sum(1.0 / np.arange(1, m + 1)))
-    ordered = np.sort(p)
-    below = np.nonzero(ordered <= np.arange(1, m + 1) * q / (m * c_m))[0]
-    return int(below[-1] + 1) if len(below) else 0
+def decisions_from_counts(
+    counts: np.ndarray,
+    wf: np.ndarray,
+    wh: np.ndarray,
+    labelled: np.ndarray,
+    *,
+    epsilon: float,
+    q: float,
+    min_items: int = 30,
+    min_humans: int = 3,
+) -> np.ndarray:
+    """The alt-test's decision on each row of ``counts`` (samples x rows of the indicator arrays:
+    how many copies of each row the sample holds): 1 pass, 0 fail, -1 no decision. BY is the
+    step-up over each sample's tested humans (vectorised)."""
+    counts = np.asarray(counts, dtype=float)
+    d = np.where(labelled, wh - wf, 0.0)
+    count = counts @ labelled.astype(float)
+    p = _p_values(counts @ d, counts @ d**2, count, epsilon)
+    tested = count >= min_items
+    m = tested.sum(axis=1)
+    ordered = np.sort(np.where(tested & ~np.isnan(p), p, np.inf), axis=1)
+    k = np.arange(1, p.shape[1] + 1)
+    harmonic = np.concatenate(([1.0], np.cumsum(1.0 / k)))  # c_m for m = 0 .. humans
+    per = np.maximum(m, 1)[:, None]
+    below = ordered <= k[None, :] * q / (per * harmonic[per])
+    rejected = np.where(below.any(axis=1), p.shape[1] - np.argmax(below[:, ::-1], axis=1), 0)
+    return np.where(m >= min_humans, (rejected / np.maximum(m, 1) >= 0.5).astype(int), -1)
+
+
+def draw_populations(m: int, n_sim: int, rng: np.random.Generator) -> np.ndarray:
+    """``n_sim`` plausible populations: Dirichlet(1, ..., 1) weights over ``m`` items."""
+    return rng.dirichlet(np.ones(m), size=n_sim)
 
 
 def simulate_decisions(
@@ -68,21 +126,70 @@ def simulate_decisions(
     min_items: int = 30,
     min_humans: int = 3,
 ) -> np.ndarray:
-    """Decisions of ``n_sim`` bootstrap samples of ``n`` items (rows of the indicator arrays):
-    1 pass, 0 fail, -1 no decision (too few humans with ``min_items`` sampled items)."""
-    idx = rng.integers(0, wf.shape[0], size=(n_sim, n))
-    mask = labelled[idx]  # (n_sim, n, humans)
-    d = np.where(mask, wh[idx] - wf[idx], 0.0)
-    count = mask.sum(axis=1).astype(float)
-    p = _p_values(d.sum(axis=1), (d**2).sum(axis=1), count, epsilon)
-    tested = count >= min_items
-    out = np.full(n_sim, -1, dtype=int)
-    for s in range(n_sim):
-        m = int(tested[s].sum())
-        if m >= min_humans:
-            winning = _by_count(p[s, tested[s]], q) / m
-            out[s] = int(winning >= 0.5)
-    return out
+    """Decisions of ``n_sim`` two-level samples of ``n`` items (rows of the indicator arrays): a
+    population drawn (:func:`draw_populations`), then ``n`` items from it. 1 pass, 0 fail, -1 no
+    decision (too few humans with ``min_items`` sampled items)."""
+    weights = draw_populations(wf.shape[0], n_sim, rng)
+    counts = rng.multinomial(n, weights)
+    return decisions_from_counts(
+        counts, wf, wh, labelled, epsilon=epsilon, q=q, min_items=min_items, min_humans=min_humans
+    )
+
+
+def _current_decision(
+    humans: Mapping[str, Mapping[Hashable, Labels]],
+    rater: Mapping[Hashable, Labels],
+    **kw: Any,
+) -> str:
+    """The alt-test's decision on all the items on hand: pass, fail or none (too few labels)."""
+    try:
+        return "pass" if alt_test(humans, rater, **kw).passed else "fail"
+    except NotEnoughLabels:
+        return "none"
+
+
+def _held_from(shares: Mapping[int, float], target: float) -> int | None:
+    """The smallest size from which every larger size has a share of at least ``target``."""
+    held = None
+    for n in sorted(shares, reverse=True):
+        if shares[n] < target:
+            break
+        held = n
+    return held
+
+
+def _plural(n: int) -> str:
+    return f"{n} more item" if n == 1 else f"{n} more items"
+
+
+def advice(out: Mapping[str, Any], target: float) -> str:
+    """One sentence a validator can act on, from :func:`items_needed`'s answer."""
+    current, more, largest = out["current"], out["more"], max(out["stability"])
+    if out["status"] == "cannot tell":
+        return (
+            f"cannot tell yet: with {current} items on hand no size up to {largest} makes the "
+            f"decision on them hold in {target:.0%} of plausible populations; label "
+            f"{_plural(more)} and look again"
+        )
+    decision = "passes" if out["recommended"] == "pass" else "fails"
+    holds = (
+        f"from {out['needed']} items on, the rater {decision} in at least {target:.0%} of "
+        f"samples in at least {target:.0%} of plausible populations"
+    )
+    if out["status"] == "holds":
+        return f"the decision holds: {holds}, and {current} are on hand: no more needed"
+    now = f" (as it {decision} on them)" if out["current_decision"] != "none" else ""
+    return f"label {_plural(more)} ({out['needed']} in all, {current} on hand{now}): {holds}"
+
+
+def label_profiles(table: IndicatorTable) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """``(wf, wh, labelled, items)``: the distinct label profiles of ``table`` (rows in sorted
+    order) and how many items have each; a function of the labels alone, never of their order."""
+    humans = len(table.names)
+    rows = np.hstack([table.labelled.astype(float), table.wf, table.wh])
+    unique, items = np.unique(rows, axis=0, return_counts=True)
+    labelled = unique[:, :humans] > 0.5
+    return unique[:, humans : 2 * humans], unique[:, 2 * humans :], labelled, items
 
 
 def items_needed(
@@ -92,58 +199,90 @@ def items_needed(
     epsilon: float = 0.2,
     q: float = 0.05,
     target: float = 0.9,
-    candidates: Sequence[int] = (30, 50, 75, 100, 150, 200, 300),
+    candidates: Sequence[int] | None = None,
     n_sim: int = 200,
     seed: int = 0,
     min_items: int = 30,
     min_humans: int = 3,
+    n_draw: int = 20,
 ) -> dict[str, Any]:
     """Pass probability and decision stability of the alt-test at each candidate number of
-    doubly-labelled items (module docstring). Returns ``{"method", "per_item_counts" (number of
-    human labels -> items), "pass_probability": {n: p}, "stability": {n: s}, "decision":
-    {n: "pass" | "fail" | "none"}, "needed": int | None, "current": int}``."""
+    doubly-labelled items, and the answer (module docstring): ``n_sim`` populations, ``n_draw``
+    samples of each size from each. ``candidates`` default to :func:`size_grid`; the current
+    number of items is always added. Returns ``{"method", "per_item_counts" (number of human
+    labels -> items), "pass_probability": {n: p}, "stability": {n: s}, "decision": {n: "pass" |
+    "fail" | "none"}, "current": int, "current_decision": "pass" | "fail" | "none", "status":
+    "holds" | "label more" | "cannot tell", "recommended": "pass" | "fail" | None, "needed": int |
+    None, "more": int, "advice": str}``."""
     if not 0 < target < 1:
         raise InputError(f"target must be between 0 and 1, got {target}")
-    if n_sim < 1 or any(n < 1 for n in candidates):
+    if n_sim < 1 or n_draw < 1 or (candidates is not None and any(n < 1 for n in candidates)):
         raise InputError("n_sim and every candidate must be at least 1")
     table = indicator_table(humans, rater)
     current = len(table.items)
     if current == 0:
         raise InputError("no item has both a rater label and two human labels: nothing to resample")
+    people = int(table.labelled.any(axis=0).sum())
+    if people < min_humans:
+        raise InputError(
+            f"only {people} people share items with the rater and another person; the alt-test "
+            f"needs {min_humans}: more items cannot decide, more people can"
+        )
+    now = _current_decision(
+        humans, rater, epsilon=epsilon, q=q, min_items=min_items, min_humans=min_humans
+    )
+    sizes = sorted({*(size_grid(current) if candidates is None else candidates), current})
+    wf, wh, labelled, items = label_profiles(table)
     rng = np.random.default_rng(seed)
+    # Dirichlet(1) weights over the items, summed per profile: Dirichlet(items) over profiles
+    weights = np.repeat(rng.dirichlet(items.astype(float), size=n_sim), n_draw, axis=0)
     passing, stability, decision = {}, {}, {}
-    needed = None
-    for n in sorted(set(candidates)):
-        got = simulate_decisions(
-            table.wf,
-            table.wh,
-            table.labelled,
-            n,
+    holds: dict[str, dict[int, float]] = {"pass": {}, "fail": {}}
+    for n in sizes:
+        got = decisions_from_counts(
+            rng.multinomial(n, weights),
+            wf,
+            wh,
+            labelled,
             epsilon=epsilon,
             q=q,
-            n_sim=n_sim,
-            rng=rng,
             min_items=min_items,
             min_humans=min_humans,
-        )
-        share_pass = float(np.mean(got == 1))
-        share_fail = float(np.mean(got == 0))
-        passing[n] = share_pass
-        stability[n] = max(share_pass, share_fail)
-        decision[n] = (
-            "pass" if share_pass > share_fail else "fail" if share_fail > share_pass else "none"
-        )
-        if needed is None and stability[n] >= target:
-            needed = n
+        ).reshape(n_sim, n_draw)
+        passing[n] = float(np.mean(got == 1))
+        failing = float(np.mean(got == 0))
+        holds["pass"][n] = float(np.mean(np.mean(got == 1, axis=1) >= target))
+        holds["fail"][n] = float(np.mean(np.mean(got == 0, axis=1) >= target))
+        decision[n] = "pass" if passing[n] > failing else "fail" if failing > passing[n] else "none"
+        stability[n] = holds[decision[n]][n] if decision[n] != "none" else 0.0
+    held = now if now != "none" else decision[sizes[-1]]
+    needed = _held_from(holds[held], target) if held != "none" else None
+    if needed is None:
+        status, recommended, more = "cannot tell", None, max(current, min_items)
+    else:
+        status = "holds" if needed <= current else "label more"
+        recommended, more = held, max(needed - current, 0)
     per_item = Counter(int(c) for c in table.labelled.sum(axis=1))
-    return {
+    out: dict[str, Any] = {
         "method": METHOD.format(
-            n_sim=n_sim, current=current, epsilon=epsilon, q=q, target=target, seed=seed
+            n_sim=n_sim,
+            n_draw=n_draw,
+            current=current,
+            epsilon=epsilon,
+            q=q,
+            target=target,
+            seed=seed,
         ),
         "per_item_counts": dict(sorted(per_item.items())),
         "pass_probability": passing,
         "stability": stability,
         "decision": decision,
-        "needed": needed,
         "current": current,
+        "current_decision": now,
+        "status": status,
+        "recommended": recommended,
+        "needed": needed,
+        "more": more,
     }
+    out["advice"] = advice(out, target)
+    return out

@@ -269,11 +269,11 @@ def validation_items_needed(
     epsilon: float = 0.2,
     q: float = 0.05,
     target: float = 0.9,
-    n_sim: int = 200,
+    n_sim: int = 100,
     seed: int = 0,
     include_slots: bool | None = None,
 ) -> dict[str, Any]:
-    """How many doubly-labelled items would make ``rater``'s alt-test decision stable
+    """How many doubly-labelled items would make ``rater``'s alt-test decision hold
     (:func:`core.stats.alt_test_power.items_needed` on the labels of the humans
     :func:`choose_annotators` picks), with ``rater``, ``task``, ``annotators`` and
     ``annotators_text``; JSON-ready (the per-size maps keyed by the number of items as text)."""

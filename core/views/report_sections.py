@@ -269,12 +269,12 @@ def needed_html(sec: dict[str, Any]) -> str:
         bar_chart(
             [(f"{k} items", float(n["stability"][k])) for k in sizes],
             target=0.9,
-            title="Share of simulations reaching the majority decision",
+            title="Share of plausible populations in which the majority decision holds",
         )
     )
     out.append(
         table(
-            ["items", "decision", "share reaching it", "share passing"],
+            ["items", "decision", "holds in", "share passing"],
             (
                 [k, n["decision"][k], pct(n["stability"][k]), pct(n["pass_probability"][k])]
                 for k in sizes
@@ -282,16 +282,7 @@ def needed_html(sec: dict[str, Any]) -> str:
             {0, 2, 3},
         )
     )
-    if n["needed"] is None:
-        out.append(
-            "<p>Even the largest size simulated does not make the decision stable: the rater "
-            "sits close to the line at these agreement levels.</p>"
-        )
-        return "".join(out)
-    out.append(
-        f"<p>Needed: <b>{esc(n['needed'])}</b> doubly-labelled items for a stable decision "
-        f"(now {esc(n['current'])}): <b>{esc(n['to_queue'])}</b> more.</p>"
-    )
+    out.append(f"<p><b>{esc(n['advice'][:1].upper() + n['advice'][1:])}.</b></p>")
     if n["to_queue"]:
         out.append(
             "<p>Queue exactly those for the team with overlap 2: <code>python -m core "

@@ -78,15 +78,15 @@ def _needed(
     n_sim: int,
     seed: int,
 ) -> dict[str, Any]:
-    """The items-needed simulation, with ``to_queue`` (more doubly-labelled items) or why not."""
+    """The items-needed simulation, with ``to_queue`` (more doubly-labelled items: up to the
+    size from which the decision holds, or to look again) or why not."""
     if not humans or not mine:
         return {"error": "no human shares an item with this rater yet: nothing to simulate"}
     try:
         sim = items_needed(humans, mine, epsilon=epsilon, q=q, n_sim=n_sim, seed=seed)
     except InputError as exc:
         return {"error": str(exc)}
-    needed, current = sim.get("needed"), sim.get("current") or 0
-    sim["to_queue"] = max(int(needed) - int(current), 0) if needed is not None else None
+    sim["to_queue"] = sim["more"]
     return sim
 
 

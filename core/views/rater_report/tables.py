@@ -147,16 +147,16 @@ def bias_frame(sec: dict[str, Any]) -> pd.DataFrame:
 
 
 def needed_frame(sec: dict[str, Any]) -> pd.DataFrame:
-    """The simulation per number of items: the majority decision, the share of samples reaching
-    it and the share passing."""
+    """The simulation per number of items: the majority decision, the share of plausible
+    populations in which it holds and the share of samples passing."""
     n = sec["needed"]
     rows = [
         {
             "items": int(k),
             "decision": n["decision"][k],
-            "share reaching it": float(n["stability"][k]),
+            "holds in": float(n["stability"][k]),
             "share passing": float(n["pass_probability"][k]),
         }
         for k in sorted(n.get("stability", {}))
     ]
-    return pd.DataFrame(rows, columns=["items", "decision", "share reaching it", "share passing"])
+    return pd.DataFrame(rows, columns=["items", "decision", "holds in", "share passing"])
