@@ -72,8 +72,8 @@ def run_edit(args: argparse.Namespace, words: list[str]) -> int:
             return _listing(db, action, doc, rest, args.json)
         who = shell_admin(db, args.as_admin)
         if action == "undo":
-            if not rest[0].isdigit():
-                raise InputError(f"undo: edit id {rest[0]!r} is not a number")
+            if not is_id(rest[0]):
+                raise InputError(f"undo: edit id {rest[0][:40]!r} is not a stored id (a number)")
             out = undo_entity_edit(db, who, doc, int(rest[0]))
         else:
             out = edit_entities(db, who, doc, action, **_edit_args(action, rest, args))
@@ -93,13 +93,20 @@ def run_edit(args: argparse.Namespace, words: list[str]) -> int:
     return 0
 
 
+def is_id(text: str) -> bool:
+    """Whether ``text`` can be a stored row id: ASCII digits, at most 18 (a 64-bit integer)."""
+    return text.isascii() and text.isdigit() and len(text) <= 18
+
+
 def _edit_args(action: str, rest: list[str], args: argparse.Namespace) -> dict[str, Any]:
     if action == "merge":
         return {"names": rest, "into": args.into}
     if action == "split":
         ids = [i.strip() for i in (args.mentions or "").split(",") if i.strip()]
-        if not all(i.isdigit() for i in ids):
-            raise InputError(f"--mentions {args.mentions!r}: expected mention ids like 12,15")
+        if not ids or not all(is_id(i) for i in ids):
+            raise InputError(
+                f"--mentions {(args.mentions or '')[:80]!r}: expected mention ids like 12,15"
+            )
         return {
             "entity": rest[0],
             "mention_ids": [int(i) for i in ids],

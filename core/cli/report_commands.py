@@ -12,7 +12,14 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from core.cli.support import count_arg, level_arg, open_args_db
+from core.cli.support import (
+    alpha_arg,
+    count_arg,
+    level_arg,
+    open_args_db,
+    replicates_arg,
+    size_arg,
+)
 from core.errors import InputError
 
 
@@ -33,7 +40,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     p.add_argument(
         "--task", choices=["side-by-side"], default="side-by-side", help="verdicts compared"
     )
-    p.add_argument("--epsilon", type=float, default=0.2, help="alt-test epsilon (default 0.2)")
+    p.add_argument("--epsilon", type=alpha_arg, default=0.2, help="alt-test epsilon (default 0.2)")
     p.add_argument("--q", type=level_arg, default=0.05, help="FDR level q (default 0.05)")
     slots = p.add_mutually_exclusive_group()
     slots.add_argument(
@@ -55,9 +62,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     p.add_argument(
         "--base-url", default="", help="the app's address, for absolute item links (?q=)"
     )
-    p.add_argument("--sample", type=count_arg, default=6, help="disagreements shown per rater")
+    p.add_argument("--sample", type=size_arg, default=6, help="disagreements shown per rater")
     p.add_argument(
-        "--simulations", type=count_arg, default=200, help="items-needed simulation runs"
+        "--simulations", type=replicates_arg, default=200, help="items-needed simulation runs"
     )
     p.add_argument("--seed", type=count_arg, default=0, help="seed of the bootstrap and simulation")
     p.add_argument("--json", action="store_true", help="also print the report's data as JSON")

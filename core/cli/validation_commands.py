@@ -9,7 +9,14 @@ import argparse
 import json
 from typing import TYPE_CHECKING
 
-from core.cli.support import count_arg, level_arg, open_args_db, print_aligned
+from core.cli.support import (
+    count_arg,
+    level_arg,
+    open_args_db,
+    print_aligned,
+    replicates_arg,
+    size_arg,
+)
 from core.errors import InputError
 
 if TYPE_CHECKING:  # the CLI imports its modules lazily, to start fast
@@ -70,7 +77,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     n.add_argument("--epsilon", type=epsilon_arg, default=0.2, help="default 0.2")
     n.add_argument("--q", type=level_arg, default=0.05, help="FDR level (default 0.05)")
     n.add_argument("--target", type=level_arg, default=0.9, help="stability (default 0.9)")
-    n.add_argument("--sims", type=count_arg, default=200, help="samples per size (default 200)")
+    n.add_argument(
+        "--sims", type=replicates_arg, default=200, help="samples per size (default 200)"
+    )
     n.add_argument("--seed", type=count_arg, default=0, help="default 0")
     n.add_argument("--include-slots", action="store_true", help="count anonymous slots")
     n.add_argument("--json", action="store_true", help="print JSON")
@@ -85,7 +94,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "finds needed, minus the items there are.",
     )
     v.add_argument("--rater", required=True, help="the auto-rater, auto:NAME")
-    v.add_argument("--items", type=count_arg, help="how many items to queue")
+    v.add_argument("--items", type=size_arg, help="how many items to queue")
     v.add_argument("--as", dest="actor", metavar="ADMIN", help="the admin account acting")
     v.add_argument("--json", action="store_true", help='print {"rater","overlap","items"}')
     v.set_defaults(func=cmd_validation_queue)

@@ -1,8 +1,10 @@
 """Whole-file checks of imported ratings, before anything is stored (each refusal names the file
-and line): no imported rater is an account, and no rater judged the same item twice."""
+and line): no imported rater is an account, no rater judged the same item twice, and no
+pairwise verdict compares a system with itself."""
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -42,3 +44,18 @@ def check_duplicates(ratings: Sequence[Mapping[str, Any]], source: str | Path) -
                 line=r["line"],
             )
         seen[k] = r["line"]
+
+
+def check_distinct_systems(ratings: Sequence[Mapping[str, Any]], source: str | Path) -> None:
+    """Refuse a pairwise verdict (a battle) of a system against itself, in every layout; the names
+    are compared as stored (NFC, trimmed), so two spellings of one name are the same system."""
+    for r in ratings:
+        if r.get("kind") != "pairwise":
+            continue
+        a, b = (unicodedata.normalize("NFC", str(r[k])).strip() for k in ("system_a", "system_b"))
+        if a == b:
+            raise InputError(
+                f"a verdict compares {a!r} with itself (system_a and system_b are the same)",
+                path=str(source),
+                line=r["line"],
+            )

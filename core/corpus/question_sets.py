@@ -9,10 +9,10 @@ answers as ``answers`` (a JSON list, or text with ``|`` between answers), ``answ
 from __future__ import annotations
 
 import hashlib
-import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from core.corpus.json_input import loads_bounded
 from core.corpus.names import check_name
 from core.corpus.tabular import optional_text, read_records, require_text
 from core.errors import InputError
@@ -70,12 +70,7 @@ def _answers(record: dict[str, Any], path: Path, line: int) -> list[str]:
     if isinstance(value, str) and value.strip():
         text = value.strip()
         if text.startswith("["):
-            try:
-                parsed = json.loads(text)
-            except json.JSONDecodeError:
-                raise InputError(
-                    "answers is not a valid JSON list", path=str(path), line=line, column="answers"
-                ) from None
+            parsed = loads_bounded(text, path, line)  # bounded; names the file and line
             if not isinstance(parsed, list):
                 raise InputError(
                     "answers is not a valid JSON list", path=str(path), line=line, column="answers"

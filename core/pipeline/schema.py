@@ -34,6 +34,7 @@ from core.answering.systems import System, make_system
 from core.corpus.names import name_problem
 from core.errors import ConfigError
 from core.judging.specs import Judge, make_judge
+from core.llm.request_checks import check_params
 from core.stats.ranking_settings import RankingSettings, Ties
 
 
@@ -51,7 +52,16 @@ def _text(value: str) -> str:
     return value
 
 
+def _params(value: dict[str, Any]) -> dict[str, Any]:
+    try:
+        check_params(value, "request_params")
+    except ConfigError as exc:
+        raise ValueError(str(exc)) from None
+    return value
+
+
 SafeName = Annotated[str, AfterValidator(_safe_name)]
+Params = Annotated[dict[str, Any], AfterValidator(_params)]
 Text = Annotated[str, AfterValidator(_text)]
 Count = Annotated[int, Field(ge=1)]
 
@@ -92,7 +102,7 @@ class SystemSpec(_Table):
     if_missing: Literal["error", "skip"] | None = None
     family: Text | None = None
     description: Text | None = None
-    request_params: dict[str, Any] | None = None
+    request_params: Params | None = None
 
 
 class JudgeSpec(_Table):
