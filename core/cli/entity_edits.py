@@ -73,7 +73,7 @@ def run_edit(args: argparse.Namespace, words: list[str]) -> int:
         who = shell_admin(db, args.as_admin)
         if action == "undo":
             if not is_id(rest[0]):
-                raise InputError(f"undo: edit id {rest[0][:40]!r} is not a stored id (a number)")
+                raise InputError(f"undo: edit id {rest[0][:40]!r} is not a number (a stored id)")
             out = undo_entity_edit(db, who, doc, int(rest[0]))
         else:
             out = edit_entities(db, who, doc, action, **_edit_args(action, rest, args))

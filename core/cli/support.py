@@ -78,7 +78,7 @@ def whole_arg(minimum: int = 0, maximum: int = MAX_COUNT) -> Callable[[str], int
             if minimum <= value <= maximum:
                 return value
         raise argparse.ArgumentTypeError(
-            f"{text[:40]!r} is not a whole number from {minimum:,} to {maximum:,}"
+            f"{text[:40]!r} is not a whole number >= {minimum} (at most {maximum:,})"
         )
 
     parse.__name__ = "whole_number"

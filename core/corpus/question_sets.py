@@ -9,10 +9,11 @@ answers as ``answers`` (a JSON list, or text with ``|`` between answers), ``answ
 from __future__ import annotations
 
 import hashlib
+import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from core.corpus.json_input import loads_bounded
+from core.corpus.json_input import check_bounds, check_surrogates
 from core.corpus.names import check_name
 from core.corpus.tabular import optional_text, read_records, require_text
 from core.errors import InputError
@@ -70,7 +71,14 @@ def _answers(record: dict[str, Any], path: Path, line: int) -> list[str]:
     if isinstance(value, str) and value.strip():
         text = value.strip()
         if text.startswith("["):
-            parsed = loads_bounded(text, path, line)  # bounded; names the file and line
+            check_bounds(text, path, line)  # depth and number length, then lone surrogates
+            check_surrogates(text, path, line)
+            try:
+                parsed = json.loads(text)
+            except json.JSONDecodeError:
+                raise InputError(
+                    "answers is not a valid JSON list", path=str(path), line=line, column="answers"
+                ) from None
             if not isinstance(parsed, list):
                 raise InputError(
                     "answers is not a valid JSON list", path=str(path), line=line, column="answers"
