@@ -24,6 +24,7 @@ import core.store.migrations as migrations_pkg
 from core.store.connection import connect, default_db_path, transaction, utcnow
 from core.store.dbfile import check_db_file, explain_sqlite_error, is_file_error
 from core.store.engine import Database
+from core.store.passage_stage import drop_dead_stages
 from core.store.postgres import POSTGRES, connect_postgres
 from core.store.runs import mark_dead_runs
 
@@ -68,6 +69,7 @@ def open_db(
         if migrate:
             migrate_db(db)
             mark_dead_runs(db)  # a run whose process died shows as interrupted, not running
+            drop_dead_stages(db)  # and the passages its import staged are removed
     except sqlite3.Error as exc:
         if conn is not None:
             conn.close()
@@ -97,6 +99,7 @@ def _open_postgres(url: str, *, migrate: bool) -> Database:
         if migrate:
             migrate_db(db)
             mark_dead_runs(db)
+            drop_dead_stages(db)
     except BaseException:
         conn.close()
         raise
