@@ -7,6 +7,7 @@ import argparse
 import json
 from typing import TYPE_CHECKING, Any
 
+from core.corpus.row_ids import is_row_id
 from core.errors import InputError
 from core.store.database import opened
 
@@ -72,7 +73,7 @@ def run_edit(args: argparse.Namespace, words: list[str]) -> int:
             return _listing(db, action, doc, rest, args.json)
         who = shell_admin(db, args.as_admin)
         if action == "undo":
-            if not is_id(rest[0]):
+            if not is_row_id(rest[0]):
                 raise InputError(f"undo: edit id {rest[0][:40]!r} is not a number (a stored id)")
             out = undo_entity_edit(db, who, doc, int(rest[0]))
         else:
@@ -93,17 +94,12 @@ def run_edit(args: argparse.Namespace, words: list[str]) -> int:
     return 0
 
 
-def is_id(text: str) -> bool:
-    """Whether ``text`` can be a stored row id: ASCII digits, at most 18 (a 64-bit integer)."""
-    return text.isascii() and text.isdigit() and len(text) <= 18
-
-
 def _edit_args(action: str, rest: list[str], args: argparse.Namespace) -> dict[str, Any]:
     if action == "merge":
         return {"names": rest, "into": args.into}
     if action == "split":
         ids = [i.strip() for i in (args.mentions or "").split(",") if i.strip()]
-        if not ids or not all(is_id(i) for i in ids):
+        if not ids or not all(is_row_id(i) for i in ids):
             raise InputError(
                 f"--mentions {(args.mentions or '')[:80]!r}: expected mention ids like 12,15"
             )

@@ -535,6 +535,27 @@ MORE: list[Case] = [
         {},
         "itself",
     ),
+    (
+        "verify-result-id-overflow",
+        {"v.csv": "result_id,verdict\n" + "9" * 25 + ",yes\n"},
+        ["xrag", "verify-import", "{t}/v.csv", "--annotator", "root"],
+        {},
+        "result_id",
+    ),
+    (
+        "verify-result-id-underscore",
+        {"v.csv": "result_id,verdict\n1_0,yes\n"},
+        ["xrag", "verify-import", "{t}/v.csv", "--annotator", "root"],
+        {},
+        "result_id",
+    ),
+    (
+        "verify-result-id-fraction",
+        {"v.jsonl": _jsonl(result_id=1.5, verdict="yes")},
+        ["xrag", "verify-import", "{t}/v.jsonl", "--annotator", "root"],
+        {},
+        "result_id",
+    ),
     ("seed-huge", {"r.csv": PAIRS}, [*RANK, "--seed", "9" * 19], {}, "--seed"),
     ("port-negative", {}, ["serve", "--port", "-1"], {}, "--port"),
     ("sims-huge", {}, ["report", "x", "--simulations", "9" * 12], {}, "--simulations"),
@@ -753,10 +774,11 @@ def _run(template, tmp_path, request, monkeypatch, files, argv, env, copy):
             path.write_bytes(content)
         else:
             path.write_text(content, encoding="utf-8", newline="")
-    for key, value in env.items():
-        monkeypatch.setenv(key, value.format(t=tmp_path))
     before = database_digest(db_path)
+    for key, value in env.items():  # for the command only: the digests read the database
+        monkeypatch.setenv(key, value.format(t=tmp_path))
     code, out, err = run_cli(["--db", str(db_path), *[a.format(t=tmp_path) for a in argv]])
+    monkeypatch.undo()
     return db_path, before, code, out, err
 
 
