@@ -5,7 +5,7 @@ from __future__ import annotations
 import difflib
 import os
 import threading
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -77,12 +77,11 @@ _KINDS.update({"float": (int, float), "str | None": (str,)})
 def _check_catalog(data: dict[str, Any], path: str) -> None:
     """Refuse a catalogue whose ``providers`` or ``models`` is not a table of tables, or whose
     known settings have the wrong type (a count or price that is negative, text for a number)."""
-    fields = {"providers": ProviderSettings, "models": ModelInfo}
-    for section, cls in fields.items():
+    for section, cls in (("providers", ProviderSettings), ("models", ModelInfo)):
         tables = data.get(section, {})
         if not isinstance(tables, dict):
             raise ConfigError(f"model catalogue {path}: [{section}] must be a table of tables")
-        types = {f.name: str(f.type) for f in cls.__dataclass_fields__.values()}
+        types = {f.name: str(f.type) for f in fields(cls)}
         for name, table in tables.items():
             where = f"model catalogue {path}: [{section}.{name!r}]"
             if not isinstance(table, dict):
