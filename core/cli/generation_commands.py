@@ -6,7 +6,7 @@ import argparse
 import json
 
 from core.cli.entity_edits import EDIT_WORDS, USAGE, add_edit_options, run_edit
-from core.cli.support import number_arg, positive_arg, size_arg
+from core.cli.support import positive_arg, size_arg
 from core.errors import InputError
 from core.store.database import opened
 
@@ -76,7 +76,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     )
     p.add_argument(
         "--min-span-fraction",
-        type=number_arg(0, 1),
+        type=float,  # range checked (one message) by core.generation.questions
         default=0.2,
         metavar="F",
         help="flag questions whose evidence spans less than this share of the book; the "
