@@ -4,7 +4,8 @@ file, validated once, and handed to the runner unchanged.
 Every table forbids unknown keys (the error suggests the closest known key), every value has a
 strict type (no "5" for 5, no true for 1), numbers must be finite, and ranges are stated here:
 ``0 < level < 1``, ``0 < budget <= 1``, ``0 < max_failure_share <= 1``, counts (``c``,
-``batch``, ``bootstrap``, token budgets) ``>= 1``, ``prior_alpha >= 0``. Names of systems and
+``batch``, ``bootstrap``, token budgets) ``>= 1`` (``bootstrap`` at most 100,000),
+``prior_alpha >= 0``; ``request_params`` as :mod:`core.llm.request_checks` says. Names of systems and
 judges follow the one name rule of :mod:`core.corpus.names` (NFC-normalised). After the types,
 the model checks the cross-references between tables (duplicate names, a tournament judge that
 must be pairwise, grounding judges of the right kind, rater-bias families) and builds the
@@ -148,7 +149,7 @@ class ReportSpec(_Table):
     interval, and the prior precision of the MAP fit used when the maximum-likelihood one does
     not exist."""
 
-    bootstrap: Count = 500
+    bootstrap: Annotated[int, Field(ge=1, le=100_000)] = 500
     ties: Ties = "half"
     level: Annotated[float, Field(gt=0, lt=1)] = 0.95
     prior_alpha: Annotated[float, Field(ge=0)] = 0.01

@@ -556,6 +556,13 @@ MORE: list[Case] = [
         {},
         "result_id",
     ),
+    (
+        "run-report-bootstrap-huge",
+        {"r.toml": _run_toml("") + "[report]\nbootstrap = 999999999999\n"},
+        ["run", "{t}/r.toml", "--dry-run"],
+        {},
+        "bootstrap",
+    ),
     ("seed-huge", {"r.csv": PAIRS}, [*RANK, "--seed", "9" * 19], {}, "--seed"),
     ("port-negative", {}, ["serve", "--port", "-1"], {}, "--port"),
     ("sims-huge", {}, ["report", "x", "--simulations", "9" * 12], {}, "--simulations"),
