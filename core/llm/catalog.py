@@ -72,6 +72,8 @@ def _load(path: str) -> dict[str, Any]:
 
 _KINDS: dict[str, tuple[type, ...]] = {"str": (str,), "bool": (bool,), "int": (int,)}
 _KINDS.update({"float": (int, float), "str | None": (str,)})
+#: Settings that 0 would break (no call at all, no slot, an instant timeout); others are >= 0.
+_AT_LEAST = {"max_attempts": 1, "max_in_flight": 1, "timeout_s": 0.001}
 
 
 def _check_catalog(data: dict[str, Any], path: str) -> None:
@@ -93,7 +95,10 @@ def _check_catalog(data: dict[str, Any], path: str) -> None:
                 wrong = kinds is not None and (
                     not isinstance(value, kinds)
                     or (bool not in kinds and isinstance(value, bool))
-                    or (isinstance(value, (int, float)) and not 0 <= value < float("inf"))
+                    or (
+                        isinstance(value, (int, float))
+                        and not _AT_LEAST.get(key, 0) <= value < float("inf")
+                    )
                 )
                 if wrong:
                     raise ConfigError(f"{where}: {key} = {value!r} is not a valid {types[key]}")

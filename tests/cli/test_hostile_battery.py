@@ -164,6 +164,20 @@ ENVIRONMENT: list[Case] = [
         "context_window",
     ),
     (
+        "models-attempts-zero",
+        {"m.toml": "[providers.openai]\nmax_attempts = 0\n"},
+        ["models"],
+        {"WORKBENCH_MODELS_TOML": "{t}/m.toml"},
+        "max_attempts",
+    ),
+    (
+        "models-price-nan",
+        {"m.toml": '[models."openai:x"]\ninput = nan\n'},
+        ["models"],
+        {"WORKBENCH_MODELS_TOML": "{t}/m.toml"},
+        "input",
+    ),
+    (
         "models-deep",
         {"m.toml": DEEP_TOML},
         ["models"],
