@@ -506,7 +506,7 @@ COUNTS: list[Case] = [
         "--entities",
     ),
     ("poll-nan", {}, ["batch", "status", "--poll", "nan"], {}, "--poll"),
-    ("epsilon-inf", {}, ["report", "x", "--epsilon", "inf"], {}, "--epsilon"),
+    ("epsilon-inf", {}, ["rater-report", "--all", "--epsilon", "inf"], {}, "--epsilon"),
 ]
 
 MORE: list[Case] = [
@@ -579,7 +579,7 @@ MORE: list[Case] = [
     ),
     ("seed-huge", {"r.csv": PAIRS}, [*RANK, "--seed", "9" * 19], {}, "--seed"),
     ("port-negative", {}, ["serve", "--port", "-1"], {}, "--port"),
-    ("sims-huge", {}, ["report", "x", "--simulations", "9" * 12], {}, "--simulations"),
+    ("sims-huge", {}, ["rater-report", "--all", "--simulations", "9" * 12], {}, "--simulations"),
 ]
 
 WRONG_ACCEPTANCES: list[Case] = [
