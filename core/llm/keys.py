@@ -78,6 +78,11 @@ def get_key(name: str) -> str | None:
             value = source(candidate)
             if value:
                 remember(value)
+                if not value.isascii() or not value.isprintable():  # never echoed back
+                    raise ConfigError(
+                        f"{candidate}: the key holds characters no API key has (bytes that are "
+                        "not ASCII text, a control character); set it again"
+                    )
                 return value
     return None
 

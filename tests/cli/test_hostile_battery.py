@@ -206,6 +206,13 @@ ENVIRONMENT: list[Case] = [
         {"WORKBENCH_ENV_FILE": "{t}/e.env", "OPENAI_API_KEY": ""},
         "UTF-8",
     ),
+    (
+        "api-key-bytes",
+        {},
+        ["ask", "openai:gpt-4o-mini", "q"],
+        {"OPENAI_API_KEY": "sk-abc\udcff"},
+        "OPENAI_API_KEY",
+    ),
     ("cache-mode-bytes", {}, ["status"], {"WORKBENCH_LLM_CACHE": "o\udcffn"}, "UTF-8"),
 ]
 
