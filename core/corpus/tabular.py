@@ -302,7 +302,9 @@ def _csv(text: str, path: Path, delimiter: str) -> Iterator[tuple[int, dict[str,
 
 #: Columns that hold ids: a JSON number there must be whole (``7`` is the id ``"7"``; ``1.5``,
 #: ``1e2`` or ``-0.0`` would be stored as the text Python prints, not as written).
-ID_COLUMNS = frozenset({"id", "question_id", "document_id", "context_document_id", "item_id"})
+ID_COLUMNS = frozenset(
+    {"id", "question_id", "document_id", "context_document_id", "item_id", "article_id"}
+)
 
 
 def require_text(

@@ -584,6 +584,27 @@ MORE: list[Case] = [
         {},
         "bootstrap",
     ),
+    (
+        "xrag-qa-article-list",
+        {"q.jsonl": _jsonl(id="x", article_id=["a"], language="en", question="q", answers=["a"])},
+        ["xrag", "import-qas", "{t}/q.jsonl"],
+        {},
+        "article_id",
+    ),
+    (
+        "xrag-qa-id-fraction",
+        {"q.jsonl": _jsonl(id=1.5, article_id="a", language="en", question="q", answers=["a"])},
+        ["xrag", "import-qas", "{t}/q.jsonl"],
+        {},
+        "whole number",
+    ),
+    (
+        "xrag-qa-answer-object",
+        {"q.jsonl": _jsonl(id="x", article_id="en1", language="en", question="q", answers=[{}])},
+        ["xrag", "import-qas", "{t}/q.jsonl"],
+        {},
+        "answers",
+    ),
     ("seed-huge", {"r.csv": PAIRS}, [*RANK, "--seed", "9" * 19], {}, "--seed"),
     ("port-negative", {}, ["serve", "--port", "-1"], {}, "--port"),
     ("sims-huge", {}, ["rater-report", "--all", "--simulations", "9" * 12], {}, "--simulations"),
@@ -788,6 +809,8 @@ def template(tmp_path_factory, module_db_location) -> Path | str:
         encoding="utf-8",
     )
     assert run_cli(["--db", db, "exam", "import-bank", str(folder / "bank.jsonl")])[0] == 0
+    (folder / "x.jsonl").write_text(_jsonl(id="en1", language="en", **XART), encoding="utf-8")
+    assert run_cli(["--db", db, "xrag", "import-articles", str(folder / "x.jsonl")])[0] == 0
     return location
 
 
