@@ -41,9 +41,9 @@ class LLMRequest:
     params: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        texts = {n: getattr(self, n) for n in ("model", "prompt", "system", "context", "task")}
+        texts = ("model", "prompt", "system", "context", "task", "purpose")
         check_request_values(
-            {**texts, "purpose": self.purpose},
+            {name: getattr(self, name) for name in texts},
             self.messages,
             self.temperature,
             self.max_tokens,
