@@ -40,7 +40,8 @@ def _from_dotenv(name: str) -> str | None:
         raise ConfigError(
             f"{path}: the .env file is not a regular file (check $WORKBENCH_ENV_FILE)"
         )
-    return _dotenv(str(path), info.st_mtime).get(name) or None
+    mtime = info.st_mtime  # part of the cache key: an edited file is read again
+    return _dotenv(str(path), mtime).get(name) or None
 
 
 @lru_cache(maxsize=4)
