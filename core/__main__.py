@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import pkgutil
 import sqlite3
 import sys
 
+from core.cli.support import not_utf8
 from core.errors import WorkbenchError
 from core.store.connection import default_db_path
 
@@ -59,6 +61,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     """Parse ``argv``, run the command, turn a ``WorkbenchError`` into a one-line error."""
+    argv = sys.argv[1:] if argv is None else list(argv)
+    problem = not_utf8(argv, os.environ)
+    if problem:  # before argparse, which would echo the value back in a usage line
+        print(f"error: {problem}", file=sys.stderr)
+        return 2
     parser = build_parser()
     args = parser.parse_args(argv)
     args.opened_dbs = []

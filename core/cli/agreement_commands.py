@@ -12,7 +12,7 @@ import math
 from typing import TYPE_CHECKING
 
 from core.cli.stats_commands import checked_rows, fmt, one_source
-from core.cli.support import count_arg, level_arg
+from core.cli.support import count_arg, level_arg, replicates_arg
 from core.errors import InputError
 
 if TYPE_CHECKING:
@@ -44,7 +44,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     a.add_argument("--rater-b", help="second rater")
     a.add_argument(
         "--bootstrap",
-        type=count_arg,
+        type=replicates_arg,
         default=1000,
         metavar="N",
         help="unused (Cohen's kappa interval is analytic now; kept for old scripts)",
@@ -68,8 +68,18 @@ def _read_verdicts(path: str) -> pd.DataFrame:
         [{c: str(rec[c]).strip() for c in columns} for _, rec in records], columns=columns
     )
     lines: dict[str, int] = {}
+    first: dict[tuple[str, str], int] = {}  # (item, rater) -> line of its label
     for line, rec in records:
         lines.setdefault(str(rec["verdict"]).strip(), line)
+        key = (str(rec["item_id"]).strip(), str(rec["rater"]).strip())
+        if key in first:  # keeping one of the two silently would change the agreement
+            raise InputError(
+                f"rater {key[1]!r} labelled item {key[0]!r} twice (first on line {first[key]}); "
+                "agreement takes one label per rater and item: keep the one that counts",
+                path=path,
+                line=line,
+            )
+        first[key] = line
     missing = [c for c in ("item_id", "rater", "verdict") if c not in df.columns]
     if missing:
         raise InputError(f"missing column(s): {', '.join(missing)}", path=path)

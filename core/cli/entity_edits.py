@@ -7,6 +7,7 @@ import argparse
 import json
 from typing import TYPE_CHECKING, Any
 
+from core.corpus.row_ids import is_row_id
 from core.errors import InputError
 from core.store.database import opened
 
@@ -72,8 +73,8 @@ def run_edit(args: argparse.Namespace, words: list[str]) -> int:
             return _listing(db, action, doc, rest, args.json)
         who = shell_admin(db, args.as_admin)
         if action == "undo":
-            if not rest[0].isdigit():
-                raise InputError(f"undo: edit id {rest[0]!r} is not a number")
+            if not is_row_id(rest[0]):
+                raise InputError(f"undo: edit id {rest[0][:40]!r} is not a number (a stored id)")
             out = undo_entity_edit(db, who, doc, int(rest[0]))
         else:
             out = edit_entities(db, who, doc, action, **_edit_args(action, rest, args))
@@ -98,8 +99,10 @@ def _edit_args(action: str, rest: list[str], args: argparse.Namespace) -> dict[s
         return {"names": rest, "into": args.into}
     if action == "split":
         ids = [i.strip() for i in (args.mentions or "").split(",") if i.strip()]
-        if not all(i.isdigit() for i in ids):
-            raise InputError(f"--mentions {args.mentions!r}: expected mention ids like 12,15")
+        if not ids or not all(is_row_id(i) for i in ids):
+            raise InputError(
+                f"--mentions {(args.mentions or '')[:80]!r}: expected mention ids like 12,15"
+            )
         return {
             "entity": rest[0],
             "mention_ids": [int(i) for i in ids],

@@ -7,7 +7,13 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from core.cli.support import count_arg, open_args_db, print_aligned
+from core.cli.support import (
+    count_arg,
+    number_arg,
+    open_args_db,
+    positive_arg,
+    print_aligned,
+)
 from core.errors import InputError
 
 if TYPE_CHECKING:
@@ -303,7 +309,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     how.add_argument("--lead", action="store_true", help="the first passages of --document")
     how.add_argument("--generate", metavar="MODEL", help="a model writes an overview")
     s.add_argument("--document", help="source document (default: the query's own)")
-    s.add_argument("--budget", type=int, default=2000, help="token limit (default 2000)")
+    s.add_argument("--budget", type=positive_arg, default=2000, help="token limit (default 2000)")
     s.set_defaults(func=cmd_articles)
 
     s = sub.add_parser("grade", help="answer every exam question from each article, verify")
@@ -320,7 +326,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="free-text rule; multiple choice is always checked by answer key",
     )
     s.add_argument(
-        "--threshold", type=float, help="min self-rating (default 4) or min token F1 (default 0.5)"
+        "--threshold",
+        type=number_arg(),
+        help="min self-rating (default 4) or min token F1 (default 0.5)",
     )
     s.add_argument("--rater-model", help="ground-truth rater model (default: lexical token F1)")
     s.add_argument("--system", action="append", help="grade only this system (repeatable)")
@@ -335,14 +343,14 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     s.add_argument("run_id")
     s.add_argument("--reference", help="rank --json output, or CSV/TSV system,score[,se]")
     s.add_argument("--bt-document", help="also against Bradley-Terry from side-by-side judging")
-    s.add_argument("--repeats", type=int, default=10)
+    s.add_argument("--repeats", type=positive_arg, default=10)
     s.add_argument("--seed", type=count_arg, default=0)
     s.add_argument("--json", action="store_true")
     s.set_defaults(func=cmd_correlate)
 
     s = sub.add_parser("reproduce-car", help="recompute the CAR Y3 leaderboard correlations")
     s.add_argument("results_dir", nargs="?", default=str(DEFAULT_RESULTS))
-    s.add_argument("--repeats", type=int, default=10)
+    s.add_argument("--repeats", type=positive_arg, default=10)
     s.add_argument("--seed", type=count_arg, default=0)
     s.add_argument("--json", action="store_true")
     s.set_defaults(func=cmd_reproduce)

@@ -6,6 +6,7 @@ import argparse
 import json
 
 from core.cli.entity_edits import EDIT_WORDS, USAGE, add_edit_options, run_edit
+from core.cli.support import positive_arg, size_arg
 from core.errors import InputError
 from core.store.database import opened
 
@@ -28,7 +29,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         metavar="DOC_ID",
         help="a stored document id (see `status`), or an action and its arguments",
     )
-    p.add_argument("--top", type=int, default=20, help="how many entities to print (default 20)")
+    p.add_argument(
+        "--top", type=positive_arg, default=20, help="how many entities to print (default 20)"
+    )
     p.add_argument(
         "--method",
         choices=["auto", "regex", "spacy"],
@@ -43,7 +46,10 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help="optional LLM (provider:model) that merges aliases strings cannot show",
     )
     p.add_argument(
-        "--min-mentions", type=int, default=2, help="drop names mentioned fewer times (default 2)"
+        "--min-mentions",
+        type=size_arg,
+        default=2,
+        help="drop names mentioned fewer times (default 2)",
     )
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     add_edit_options(p)
@@ -64,11 +70,13 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         required=True,
         help="provider:model, or 'baseline' for baseline:entity-cooccurrence",
     )
-    p.add_argument("--entities", type=int, default=5, help="top-N entities (default 5)")
-    p.add_argument("--per-entity", type=int, default=3, help="questions per entity (default 3)")
+    p.add_argument("--entities", type=positive_arg, default=5, help="top-N entities (default 5)")
+    p.add_argument(
+        "--per-entity", type=positive_arg, default=3, help="questions per entity (default 3)"
+    )
     p.add_argument(
         "--min-span-fraction",
-        type=float,
+        type=float,  # range checked (one message) by core.generation.questions
         default=0.2,
         metavar="F",
         help="flag questions whose evidence spans less than this share of the book; the "

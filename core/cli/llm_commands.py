@@ -10,7 +10,7 @@ import json
 import sys
 from typing import TYPE_CHECKING, Any
 
-from core.cli.support import finite_arg, print_aligned
+from core.cli.support import finite_arg, number_arg, positive_arg, print_aligned
 from core.errors import InputError
 
 if TYPE_CHECKING:
@@ -42,7 +42,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     a.add_argument("--system", default="", help="system instructions")
     a.add_argument("--context-file", help="a text file sent first as the (cached) context block")
     a.add_argument("--task", default="answer", help="task kind (default: answer)")
-    a.add_argument("--max-tokens", type=int, default=512, help="output limit (default 512)")
+    a.add_argument(
+        "--max-tokens", type=positive_arg, default=512, help="output limit (default 512)"
+    )
     a.add_argument("--temperature", type=finite_arg, default=0.0, help="default 0")
     a.add_argument("--run", help="run id the call belongs to (for cost totals)")
     cache = a.add_mutually_exclusive_group()
@@ -85,7 +87,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     st = bs.add_parser("status", help="poll one batch, or list every stored batch")
     st.add_argument("batch_id", nargs="?", help="batch id (default: list all)")
     st.add_argument("--wait", action="store_true", help="poll until the batch has finished")
-    st.add_argument("--poll", type=float, default=30.0, help="seconds between polls (default 30)")
+    st.add_argument(
+        "--poll",
+        type=number_arg(0.1, 86_400),
+        default=30.0,
+        help="seconds between polls (default 30)",
+    )
     st.set_defaults(func=cmd_batch_status)
     i = bs.add_parser("import", help="import finished batches into the cache (idempotent)")
     i.add_argument("batch_id", nargs="?", help="batch id (default: every finished batch)")
@@ -256,9 +263,7 @@ def read_requests(path: str) -> list[LLMRequest]:
     out = []
     for n, data in jsonl_records(path):
         try:
-            if "messages" in data:
-                data["messages"] = tuple(data["messages"])
-            out.append(LLMRequest(**data))
+            out.append(LLMRequest(**data))  # every value checked (core.llm.request_checks)
         except TypeError as exc:
             raise InputError(f"not a request: {exc}", path=path, line=n) from None
         except WorkbenchError as exc:

@@ -10,7 +10,13 @@ import json
 from pathlib import Path
 from typing import Any
 
-from core.cli.support import count_arg, level_arg, open_args_db
+from core.cli.support import (
+    count_arg,
+    level_arg,
+    open_args_db,
+    replicates_arg,
+    size_arg,
+)
 from core.cli.validation_commands import EPSILON_HELP, add_epsilon_args, add_slot_args
 from core.errors import InputError
 from core.store.settings import SETTINGS
@@ -46,10 +52,10 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="the app's address (http:// or https://), for absolute item links (?q=); default: "
         "the base_url setting",
     )
-    p.add_argument("--sample", type=count_arg, default=6, help="disagreements shown per rater")
+    p.add_argument("--sample", type=size_arg, default=6, help="disagreements shown per rater")
     p.add_argument(
         "--simulations",
-        type=count_arg,
+        type=replicates_arg,
         default=100,
         help="plausible populations of the items-needed simulation (default 100)",
     )

@@ -17,6 +17,7 @@ import sys
 from pathlib import Path
 from urllib.parse import urlsplit
 
+from core.cli.support import port_arg
 from core.errors import InputError
 from core.store.database import opened
 from core.store.settings import SETTINGS
@@ -37,7 +38,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "--allowed-host and the host of --base-url (else the base_url setting).",
     )
     p.add_argument("--address", default="127.0.0.1", help="address to listen on")
-    p.add_argument("--port", type=int, default=8501)
+    p.add_argument("--port", type=port_arg, default=8501)
     p.add_argument(
         "--allowed-host",
         action="append",

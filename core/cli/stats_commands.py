@@ -12,7 +12,13 @@ import math
 import warnings
 from typing import TYPE_CHECKING, Any
 
-from core.cli.support import alpha_arg, count_arg, level_arg, print_aligned
+from core.cli.support import (
+    alpha_arg,
+    count_arg,
+    level_arg,
+    print_aligned,
+    replicates_arg,
+)
 from core.corpus.names import name_problem, shown
 from core.corpus.tabular import optional_number, read_records
 from core.errors import InputError
@@ -53,7 +59,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     p.add_argument(
         "--bootstrap",
-        type=count_arg,
+        type=replicates_arg,
         default=1000,
         metavar="N",
         help="bootstrap replicates over questions (default 1000; 0 = none)",
@@ -274,6 +280,12 @@ def checked_rows(
             why = name_problem(str(rec[c]).strip())
             if why:
                 raise InputError(f"{shown(rec[c])}: {why}", path=path, line=line, column=c)
+        if "system_b" in names and str(rec["system_a"]).strip() == str(rec["system_b"]).strip():
+            raise InputError(
+                f"a comparison of {str(rec['system_a']).strip()!r} with itself",
+                path=path,
+                line=line,
+            )
     return records
 
 

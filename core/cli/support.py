@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import argparse
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # the CLI imports its modules lazily, to start fast
@@ -73,6 +73,58 @@ def count_arg(text: str) -> int:
     return int(text)
 
 
+#: Upper bound of every count option (items, limits, days, tokens): far above any real use,
+#: far below what would overflow a 64-bit database integer or run for days.
+MAX_COUNT = 1_000_000_000
+#: Upper bound of bootstrap and simulation counts (each replicate refits a model).
+MAX_REPLICATES = 100_000
+
+
+def whole_arg(minimum: int = 0, maximum: int = MAX_COUNT) -> Callable[[str], int]:
+    """argparse type of a count option: a whole number in ASCII digits (an optional leading
+    ``-``) from ``minimum`` to ``maximum``; anything else is argparse's one usage error."""
+
+    def parse(text: str) -> int:
+        digits = text.removeprefix("-")
+        if digits.isascii() and digits.isdigit() and len(digits) <= 18:
+            value = int(text)
+            if minimum <= value <= maximum:
+                return value
+        raise argparse.ArgumentTypeError(
+            f"{text[:40]!r} is not a whole number >= {minimum} (at most {maximum:,})"
+        )
+
+    parse.__name__ = "whole_number"
+    return parse
+
+
+def number_arg(minimum: float = 0.0, maximum: float = math.inf) -> Callable[[str], float]:
+    """argparse type of a real-valued option: a finite number from ``minimum`` to ``maximum``."""
+
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            value = math.nan
+        if math.isfinite(value) and minimum <= value <= maximum:
+            return value
+        top = f" to {maximum:g}" if math.isfinite(maximum) else ""
+        raise argparse.ArgumentTypeError(
+            f"{text[:40]!r} is not a finite number from {minimum:g}{top}"
+        )
+
+    parse.__name__ = "number"
+    return parse
+
+
+#: ``--bootstrap``, ``--simulations``, ``--sims``: 0 to :data:`MAX_REPLICATES`.
+replicates_arg = whole_arg(0, MAX_REPLICATES)
+#: ``--limit``, ``--top`` and other "how many": 0 to :data:`MAX_COUNT`.
+size_arg = whole_arg(0)
+#: counts that must be at least 1 (``--max-tokens``, ``--repeats``, ``--entities``).
+positive_arg = whole_arg(1)
+
+
 def port_arg(text: str) -> int:
     """argparse type of ``--port``: a whole number from 1 to 65535."""
     value = count_arg(text)
@@ -84,3 +136,24 @@ def port_arg(text: str) -> int:
 def finite_arg(text: str) -> float:
     """argparse type of ``--temperature``: a finite number >= 0."""
     return alpha_arg(text)
+
+
+def not_utf8(argv: Sequence[str], environ: Mapping[str, str]) -> str | None:
+    """What is wrong when a command-line argument or a ``WORKBENCH_*`` variable holds bytes that
+    are not UTF-8 (Python passes them on as lone surrogates, which no file, database or terminal
+    can store): the first such value, shown with its bytes escaped; None when all are text."""
+    values = [(f"argument {i} ", a) for i, a in enumerate(argv, start=1)]
+    values += [(f"${k} ", v) for k, v in sorted(environ.items()) if k.startswith("WORKBENCH_")]
+    for where, value in values:
+        if not any("\ud800" <= ch <= "\udfff" for ch in value):
+            continue
+        try:
+            raw = value.encode("utf-8", "surrogateescape")
+        except UnicodeEncodeError:
+            raw = value.encode("utf-8", "surrogatepass")
+        shown = raw.decode("ascii", "backslashreplace") if len(raw) <= 200 else "(long value)"
+        return (
+            f"{where}'{shown}' is not valid UTF-8; give names, titles and file names as UTF-8 "
+            "text (rename the file, or set the terminal to UTF-8)"
+        )
+    return None

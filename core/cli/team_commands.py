@@ -15,7 +15,7 @@ import json
 from typing import TYPE_CHECKING
 from urllib.parse import urlencode
 
-from core.cli.support import open_args_db, port_arg, print_aligned
+from core.cli.support import open_args_db, port_arg, print_aligned, size_arg
 from core.store.accounts import ROLES
 from core.store.settings import SETTINGS, settings_help
 
@@ -85,7 +85,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     q = subparsers.add_parser("queue", help="the next items of an annotator's queue, in order")
     q.add_argument("name")
     q.add_argument("--task", choices=TASKS, required=True)
-    q.add_argument("--limit", type=int, default=10, help="how many items (default 10)")
+    q.add_argument("--limit", type=size_arg, default=10, help="how many items (default 10)")
     q.add_argument("--all", action="store_true", help="the whole queue (no --limit)")
     q.add_argument(
         "--json",

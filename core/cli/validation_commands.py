@@ -9,7 +9,14 @@ import argparse
 import json
 from typing import TYPE_CHECKING
 
-from core.cli.support import count_arg, level_arg, open_args_db, print_aligned
+from core.cli.support import (
+    count_arg,
+    level_arg,
+    open_args_db,
+    print_aligned,
+    replicates_arg,
+    size_arg,
+)
 from core.errors import InputError
 
 if TYPE_CHECKING:  # the CLI imports its modules lazily, to start fast
@@ -125,7 +132,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="share of samples, and of populations, the decision must reach (default 0.9)",
     )
     n.add_argument(
-        "--sims", type=count_arg, default=100, help="plausible populations (default 100)"
+        "--sims", type=replicates_arg, default=100, help="plausible populations (default 100)"
     )
     n.add_argument("--seed", type=count_arg, default=0, help="default 0")
     add_slot_args(n)
@@ -141,7 +148,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "finds needed, minus the items there are.",
     )
     v.add_argument("--rater", required=True, help="the auto-rater, auto:NAME")
-    v.add_argument("--items", type=count_arg, help="how many items to queue")
+    v.add_argument("--items", type=size_arg, help="how many items to queue")
     v.add_argument("--as", dest="actor", metavar="ADMIN", help="the admin account acting")
     v.add_argument("--json", action="store_true", help='print {"rater","overlap","items"}')
     v.set_defaults(func=cmd_validation_queue)

@@ -8,7 +8,7 @@ import json
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from core.cli.support import count_arg
+from core.cli.support import count_arg, size_arg
 from core.errors import InputError
 from core.store.database import opened
 
@@ -94,8 +94,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "published at most --max-days apart; --model asks a model to "
         "confirm topical relatedness.",
     )
-    p.add_argument("--min-shared", type=int, default=2)
-    p.add_argument("--max-days", type=int, default=14)
+    p.add_argument("--min-shared", type=size_arg, default=2)
+    p.add_argument("--max-days", type=size_arg, default=14)
     p.add_argument("--model", help="LLM that confirms relatedness (optional)")
     p.set_defaults(func=_pair)
 
@@ -131,7 +131,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "plus three per language for the multilingual setting.",
     )
     p.add_argument("--languages", type=_langs, default=("de", "es", "zh", "ar"))
-    p.add_argument("--gap-days", type=int, default=14)
+    p.add_argument("--gap-days", type=size_arg, default=14)
     p.add_argument("--replace", action="store_true", help="recompute stored distractors")
     p.set_defaults(func=_distractors)
 
@@ -174,7 +174,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     )
     p.add_argument("path", help="output .csv (not the database nor any SQLite file)")
     p.add_argument("--model")
-    p.add_argument("--limit", type=int, default=100)
+    p.add_argument("--limit", type=size_arg, default=100)
     p.add_argument("--seed", type=count_arg, default=0)
     p.set_defaults(func=_verify_export)
 

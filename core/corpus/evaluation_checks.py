@@ -1,5 +1,6 @@
 """Whole-file checks of imported ratings, before anything is stored (each refusal names the file
-and line): no imported rater is an account, and no rater judged the same item twice.
+and line): no imported rater is an account, no rater judged the same item twice, and no
+pairwise verdict compares a system with itself.
 
 :func:`uses_account_name` is the one comparison of an imported rater with an account, used both
 ways: an import naming an account is refused here, an account taking a name imported labels use
@@ -7,6 +8,7 @@ in :func:`core.annotation.identity.account_name`."""
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -54,3 +56,18 @@ def check_duplicates(ratings: Sequence[Mapping[str, Any]], source: str | Path) -
                 line=r["line"],
             )
         seen[k] = r["line"]
+
+
+def check_distinct_systems(ratings: Sequence[Mapping[str, Any]], source: str | Path) -> None:
+    """Refuse a pairwise verdict (a battle) of a system against itself, in every layout; the names
+    are compared as stored (NFC, trimmed), so two spellings of one name are the same system."""
+    for r in ratings:
+        if r.get("kind") != "pairwise":
+            continue
+        a, b = (unicodedata.normalize("NFC", str(r[k])).strip() for k in ("system_a", "system_b"))
+        if a == b:
+            raise InputError(
+                f"a verdict compares {a!r} with itself (system_a and system_b are the same)",
+                path=str(source),
+                line=r["line"],
+            )

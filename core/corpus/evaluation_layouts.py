@@ -28,6 +28,8 @@ from core.corpus.json_input import loads_bounded
 from core.corpus.tabular import check_path, check_values, json_type, jsonl_records, read_input_text
 from core.errors import InputError
 
+#: The highest MT-Bench turn number accepted (the benchmark has two).
+MAX_TURN = 100
 PRD_GPT4 = "auto:gpt-4 (PRD)"
 PRD_CROWD = "human:prd-crowd#"
 PRD_MAJORITY = "human:crowd-majority"
@@ -89,13 +91,17 @@ def _text(rec: dict[str, Any], name: str, path: Path, line: int) -> str:
 
 
 def _turn(rec: dict[str, Any], path: Path, line: int) -> int:
-    """The MT-Bench turn: a whole number >= 1 (JSON number or ASCII digits), default 1."""
+    """The MT-Bench turn: a whole number from 1 to :data:`MAX_TURN` (JSON number or ASCII
+    digits), default 1."""
     value = rec.get("turn", 1)
     if isinstance(value, str) and value.isascii() and value.isdigit():
         value = int(value)
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_TURN:
         raise InputError(
-            f"turn {value!r} is not a whole number >= 1", path=str(path), line=line, column="turn"
+            f"turn {value!r} is not a whole number from 1 to {MAX_TURN}",
+            path=str(path),
+            line=line,
+            column="turn",
         )
     return value
 

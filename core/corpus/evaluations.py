@@ -20,7 +20,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from core.corpus.evaluation_checks import check_duplicates, check_not_accounts
+from core.corpus.evaluation_checks import (
+    check_distinct_systems,
+    check_duplicates,
+    check_not_accounts,
+)
 from core.corpus.evaluation_names import check_evaluation_names
 from core.corpus.evaluation_ratings import assign_slots, plan_ratings, touched_since
 from core.corpus.tabular import optional_text, read_records, require_text
@@ -232,6 +236,7 @@ def store_evaluation(
     """
     check_evaluation_names(db, ev, allow_lookalike=allow_lookalike)
     assign_slots(ev.ratings)
+    check_distinct_systems(ev.ratings, ev.source)
     check_duplicates(ev.ratings, ev.source)
     check_not_accounts(account_names(db), ev.ratings, ev.source)
     out = {t: _counts() for t in ("questions", "systems", "answers", "judgments")}

@@ -1,8 +1,10 @@
 """Bounded JSON parsing for every JSON and JSONL input (the one reader's JSON step).
 
 A document is refused, as an ``InputError`` naming the file and line, when it is not valid JSON,
-uses ``NaN``/``Infinity``, nests deeper than :data:`MAX_DEPTH` or writes a number longer than
-:data:`MAX_NUMBER_CHARS` characters. The bounds are checked by a flat scan of the tokens before
+uses ``NaN``/``Infinity``, nests deeper than :data:`MAX_DEPTH`, writes a number longer than
+:data:`MAX_NUMBER_CHARS` characters or escapes a lone UTF-16 surrogate (``"\\ud800"``: JSON
+accepts it, but it is no character and UTF-8 cannot store it; a high and low pair is one
+character and fine). The bounds are checked by a flat scan of the tokens before
 ``json.loads`` runs, so no input reaches Python's recursion limit or its integer-size limit.
 """
 
@@ -17,6 +19,10 @@ from core.errors import InputError
 
 MAX_DEPTH = 64
 MAX_NUMBER_CHARS = 100
+#: An escaped backslash (skipped), a surrogate pair (fine) or a lone surrogate escape (refused).
+_ESCAPES = re.compile(
+    r"\\\\|\\u[dD][89abAB][0-9a-fA-F]{2}\\u[dD][c-fC-F][0-9a-fA-F]{2}|(\\u[dD][89a-fA-F][0-9a-fA-F]{2})"
+)
 _TOKENS = re.compile(r'"(?:[^"\\]+|\\.)*"|[\[{]|[\]}]|-?[0-9][0-9.eE+\-]*')
 
 
@@ -51,9 +57,25 @@ def check_bounds(text: str, path: str | Path, line: int | None = None) -> None:
             )
 
 
+def check_surrogates(text: str, path: str | Path, line: int | None = None) -> None:
+    """Refuse a lone surrogate escape (``\\ud800`` without its low half, or a low half alone)."""
+    if "\\u" not in text:
+        return
+    for m in _ESCAPES.finditer(text):
+        if m.group(1):
+            where = line or text.count("\n", 0, m.start()) + 1
+            raise InputError(
+                f"JSON escape {m.group(1)} is a lone UTF-16 surrogate, not a character "
+                "(write the character itself, or a high and low surrogate pair)",
+                path=str(path),
+                line=where,
+            )
+
+
 def loads_bounded(text: str, path: str | Path, line: int | None = None) -> Any:
     """``json.loads(text)`` within the bounds above; every failure an ``InputError``."""
     check_bounds(text, path, line)
+    check_surrogates(text, path, line)
     try:
         return json.loads(text, parse_constant=_refuse_constant)
     except json.JSONDecodeError as exc:
@@ -66,3 +88,16 @@ def loads_bounded(text: str, path: str | Path, line: int | None = None) -> Any:
     except (ValueError, RecursionError) as exc:
         message = str(exc) if isinstance(exc, ValueError) else "nested too deeply"
         raise InputError(f"not valid JSON: {message}", path=str(path), line=line) from None
+
+
+def nesting_depth(value: Any) -> int:
+    """How deeply lists and dicts nest in a parsed ``value`` (a walk with its own stack, so a
+    value of any depth is measured without recursion)."""
+    deepest, stack = 0, [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, (dict, list)):
+            deepest = max(deepest, depth)
+            children = item.values() if isinstance(item, dict) else item
+            stack.extend((child, depth + 1) for child in children)
+    return deepest

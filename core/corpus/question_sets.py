@@ -13,9 +13,10 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from core.corpus.json_input import check_bounds, check_surrogates
 from core.corpus.names import check_name
 from core.corpus.tabular import optional_text, read_records, require_text
-from core.errors import InputError
+from core.errors import InputError, StoreError
 from core.store.answers import question_answer_count
 from core.store.connection import transaction, utcnow
 from core.store.disputes import question_disputes
@@ -26,16 +27,20 @@ from core.store.questions import (
     QuestionOrigin,
     get_question,
     insert_questions,
+    questions_by_id,
     upsert_question,
 )
 from core.store.resolutions import question_resolution_count
 from core.store.reviews import review_count
+from core.store.row_locks import hold_name
 from core.store.row_stage import stage_rows, staged_or_direct
 
 if TYPE_CHECKING:
     from core.store.engine import Database
 
 STAGE_ABOVE = 2000  # new questions: from this many on, staged before the one short switch
+#: How often an import plans again when others stored the same new ids meanwhile.
+RACE_ATTEMPTS = 5
 CONTENT = ("document_id", "context_document_id", "question", "answers", "qtype", "language")
 """Columns that make a question what it is: changing them under stored answers needs --replace."""
 
@@ -70,6 +75,8 @@ def _answers(record: dict[str, Any], path: Path, line: int) -> list[str]:
     if isinstance(value, str) and value.strip():
         text = value.strip()
         if text.startswith("["):
+            check_bounds(text, path, line)  # depth and number length, then lone surrogates
+            check_surrogates(text, path, line)
             try:
                 parsed = json.loads(text)
             except json.JSONDecodeError:
@@ -165,30 +172,52 @@ def import_questions(
                 updated_at=now,
             )
         )
-    plan = _plan(db, rows, path, replace)
+    for _ in range(RACE_ATTEMPTS):
+        counts = _write(db, rows, _plan(db, rows, path, replace))
+        if counts is not None:
+            return counts
+    raise StoreError(
+        f"{path.name}: other imports kept storing the same question ids meanwhile; nothing was "
+        "imported by this one: run it again"
+    )
+
+
+def _write(
+    db: Database, rows: list[Question], plan: list[tuple[str, dict[str, int]]]
+) -> dict[str, Any] | None:
+    """Store ``rows`` as ``plan`` says, in one transaction; None (nothing written) when another
+    import stored one of the new ids after the plan was made (the caller plans again)."""
     counts: dict[str, Any] = {"inserted": 0, "updated": 0, "unchanged": 0}
     orphaned = {"answers": 0, "judgments": 0, "disputes": 0}
     new = [row for row, (action, _) in zip(rows, plan) if action == "inserted"]
-    with (
-        staged_or_direct(
-            db,
-            lambda: stage_rows(db, "questions", [q.to_row() for q in new]),
-            lambda: insert_questions(db, new),
-            len(new),
-            STAGE_ABOVE,
-        ) as write_new,
-        transaction(db),
-    ):
-        for row, (action, hanging) in zip(rows, plan):
-            counts[action] += 1
-            if action == "updated":
-                upsert_question(db, row)
-                for key in orphaned:
-                    orphaned[key] += hanging[key]
-        write_new()
+    with staged_or_direct(
+        db,
+        lambda: stage_rows(db, "questions", [q.to_row() for q in new]),
+        lambda: insert_questions(db, new),
+        len(new),
+        STAGE_ABOVE,
+    ) as write_new:
+        try:
+            with transaction(db):
+                hold_name(db, "import", "questions")  # PostgreSQL: one question import at a time
+                if new and questions_by_id(db, [q.id for q in new]):
+                    raise _PlanChanged
+                for row, (action, hanging) in zip(rows, plan):
+                    counts[action] += 1
+                    if action == "updated":
+                        upsert_question(db, row)
+                        for key in orphaned:
+                            orphaned[key] += hanging[key]
+                write_new()
+        except _PlanChanged:
+            return None
     if any(orphaned.values()):
         counts["orphaned"] = orphaned
     return counts
+
+
+class _PlanChanged(Exception):
+    """Another import stored one of the planned new ids first (rolls the transaction back)."""
 
 
 def _plan(

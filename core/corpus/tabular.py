@@ -27,7 +27,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from core.corpus.json_input import loads_bounded
+from core.corpus.json_input import MAX_DEPTH, loads_bounded, nesting_depth
 from core.errors import InputError
 
 csv.field_size_limit(1 << 30)
@@ -132,10 +132,13 @@ def read_document_text(path: str | Path) -> str:
 
 
 def read_toml_file(path: str | Path) -> dict[str, Any]:
-    """A TOML file parsed; encoding and syntax errors name the file, line and column."""
+    """A TOML file parsed; encoding and syntax errors name the file, line and column; arrays and
+    tables nested deeper than :data:`MAX_DEPTH` (the JSON bound) are refused."""
     text = read_input_text(path)
     try:
-        return tomllib.loads(text)
+        data = tomllib.loads(text)
+    except RecursionError:
+        raise InputError(f"TOML nested deeper than {MAX_DEPTH} levels", path=str(path)) from None
     except tomllib.TOMLDecodeError as exc:
         msg = str(exc)
         m = re.search(r"\(at line (\d+), column (\d+)\)", msg)
@@ -147,6 +150,9 @@ def read_toml_file(path: str | Path) -> dict[str, Any]:
                 column=int(m.group(2)),
             ) from None
         raise InputError(f"TOML syntax error: {msg}", path=str(path)) from None
+    if nesting_depth(data) > MAX_DEPTH:
+        raise InputError(f"TOML nested deeper than {MAX_DEPTH} levels", path=str(path))
+    return data
 
 
 def check_text_value(value: str, path: str | Path, line: int | None, column: str | None) -> str:
@@ -294,6 +300,13 @@ def _csv(text: str, path: Path, delimiter: str) -> Iterator[tuple[int, dict[str,
         yield start, dict(zip(header, row))
 
 
+#: Columns that hold ids: a JSON number there must be whole (``7`` is the id ``"7"``; ``1.5``,
+#: ``1e2`` or ``-0.0`` would be stored as the text Python prints, not as written).
+ID_COLUMNS = frozenset(
+    {"id", "question_id", "document_id", "context_document_id", "item_id", "article_id"}
+)
+
+
 def require_text(
     record: dict[str, Any], column: str, path: str | Path, line: int, *, numbers: bool = True
 ) -> str:
@@ -308,6 +321,14 @@ def require_text(
     if isinstance(value, bool) or not isinstance(value, (str, int, float) if numbers else str):
         raise InputError(
             f"expected text, found {json_type(value)}", path=str(path), line=line, column=column
+        )
+    if isinstance(value, float) and column in ID_COLUMNS:  # 1.5, 1e2, -0.0 are no id
+        raise InputError(
+            f"an id is text or a whole number, found the number {value!r} (write it in quotes "
+            "if it is meant as text)",
+            path=str(path),
+            line=line,
+            column=column,
         )
     return str(value).strip()
 
@@ -362,9 +383,9 @@ def optional_number(
             column=column,
         )
     if integer:
-        if number != int(number):
+        if number != int(number) or abs(number) >= 2**63:  # a fraction, or no 64-bit integer
             raise InputError(
-                f"expected a whole number, found {value!r}",
+                f"expected a whole number (at most 18 digits), found {value!r}",
                 path=str(path),
                 line=line,
                 column=column,

@@ -115,9 +115,9 @@ def _check(rec: dict[str, Any], path: Path, n: int) -> CheckedQuestion:
             raise InputError(
                 "'choices' must be an object of at least two texts or null", path=str(path), line=n
             )
-        if key not in choices:
+        if not isinstance(key, str) or key not in choices:
             raise InputError(
-                f"'correctKey' {key!r} is not one of the choices {sorted(choices)}",
+                f"'correctKey' {str(key)[:80]!r} is not one of the choices {sorted(choices)}",
                 path=str(path),
                 line=n,
             )

@@ -3,7 +3,6 @@ verdicts and their rank correlation with the EXAM scores of the same systems."""
 
 from __future__ import annotations
 
-import json
 import warnings
 from collections.abc import Iterable
 from pathlib import Path
@@ -11,6 +10,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from core.corpus.json_input import loads_bounded
+from core.corpus.tabular import read_input_text
 from core.errors import InputError
 from core.exam.articles import GOLD
 from core.exam.scores import leaderboard_correlation, run_scores
@@ -32,7 +33,7 @@ def reference_from_rank_json(path: str | Path) -> tuple[dict[str, float], dict[s
     """
     path = Path(path)
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = loads_bounded(read_input_text(path), path)
         systems = data["systems"]
         beta = {s["name"]: float(s["beta"]) for s in systems}
         se = {
@@ -40,9 +41,7 @@ def reference_from_rank_json(path: str | Path) -> tuple[dict[str, float], dict[s
             for s in systems
             if s.get("ci_low") is not None and s.get("ci_high") is not None
         }
-    except FileNotFoundError:
-        raise InputError("no such file", path=str(path)) from None
-    except (json.JSONDecodeError, KeyError, TypeError, ValueError) as exc:
+    except (KeyError, TypeError, ValueError) as exc:
         raise InputError(f"not a 'rank --json' result ({exc})", path=str(path)) from None
     return beta, se
 

@@ -14,10 +14,12 @@ rounding can create ties the authors' unrounded scores did not have, hence small
 from __future__ import annotations
 
 import csv
+import io
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from core.corpus.tabular import check_path, read_input_text
 from core.errors import InputError
 from core.exam.scores import leaderboard_correlation
 
@@ -46,47 +48,43 @@ def _num(text: str, path: Path, line: int) -> float | None:
 
 def parse_car_results(path: str | Path) -> list[CarBlock]:
     """Parse a car-results TSV into its leaderboard blocks (``InputError`` on a malformed row)."""
-    path = Path(path)
-    if not path.is_file():
-        raise InputError("no such file", path=str(path))
+    path = check_path(path)
+    text = read_input_text(path)  # encodings and binary files refused with file and line
     blocks: list[CarBlock] = []
     cur: CarBlock | None = None
-    with path.open(encoding="utf-8", newline="") as fh:
-        for n, row in enumerate(csv.reader(fh, delimiter="\t"), start=1):
-            cells = [c.strip() for c in row]
-            if not any(cells):
+    for n, row in enumerate(csv.reader(io.StringIO(text), delimiter="\t"), start=1):
+        cells = [c.strip() for c in row]
+        if not any(cells):
+            continue
+        head = cells[0]
+        if head == "method":
+            cur = CarBlock(str(path), path.stem, cells)
+            blocks.append(cur)
+            continue
+        if cur is None:
+            continue  # a title line before the first header
+        if head in ("spearman", "kendall"):
+            measures = [c for c in cur.columns[1:] if c in ("exam", "n-exam")]
+            values = [v for v in cells[1:] if v]
+            for measure, value in zip(measures, values):
+                cur.implied.setdefault(measure, {})[head] = _num(value, path, n)
+            continue
+        if head in ("min_rating", "qrel_file"):
+            cur.label = f"{path.stem} [{head} {cells[1]}]" if head == "min_rating" else cur.label
+            continue
+        if head.startswith("EXAM scores produced") or head.startswith('"'):
+            continue
+        if len(cells) < len(cur.columns) - 2:
+            raise InputError(
+                f"expected {len(cur.columns)} columns, got {len(cells)}", path=str(path), line=n
+            )
+        cells += [""] * (len(cur.columns) - len(cells))
+        record: dict[str, float | None] = {}
+        for col, value in zip(cur.columns[1:], cells[1:]):
+            if col in ("+/-", ""):
                 continue
-            head = cells[0]
-            if head == "method":
-                cur = CarBlock(str(path), path.stem, cells)
-                blocks.append(cur)
-                continue
-            if cur is None:
-                continue  # a title line before the first header
-            if head in ("spearman", "kendall"):
-                measures = [c for c in cur.columns[1:] if c in ("exam", "n-exam")]
-                values = [v for v in cells[1:] if v]
-                for measure, value in zip(measures, values):
-                    cur.implied.setdefault(measure, {})[head] = _num(value, path, n)
-                continue
-            if head in ("min_rating", "qrel_file"):
-                cur.label = (
-                    f"{path.stem} [{head} {cells[1]}]" if head == "min_rating" else cur.label
-                )
-                continue
-            if head.startswith("EXAM scores produced") or head.startswith('"'):
-                continue
-            if len(cells) < len(cur.columns) - 2:
-                raise InputError(
-                    f"expected {len(cur.columns)} columns, got {len(cells)}", path=str(path), line=n
-                )
-            cells += [""] * (len(cur.columns) - len(cells))
-            record: dict[str, float | None] = {}
-            for col, value in zip(cur.columns[1:], cells[1:]):
-                if col in ("+/-", ""):
-                    continue
-                record[col] = _num(value, path, n)
-            cur.runs[head] = record
+            record[col] = _num(value, path, n)
+        cur.runs[head] = record
     if not blocks:
         raise InputError("no 'method' header row found", path=str(path))
     return blocks
@@ -164,12 +162,12 @@ def reproduce_car(
     """Reproduce every table in a car-results folder, or one table (rows of
     :func:`reproduce_block`)."""
     folder = Path(results_dir)
-    if folder.is_file():
-        files = [folder]
+    if folder.is_dir():
+        files = sorted(folder.glob("*.tsv"))
     elif not folder.exists():
         raise InputError("no such folder", path=str(folder))
     else:
-        files = sorted(folder.glob("*.tsv"))
+        files = [check_path(folder)]  # a file, or a device/FIFO refused
     if not files:
         raise InputError("no .tsv tables in the folder", path=str(folder))
     out, seen_orig = [], False

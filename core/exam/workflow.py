@@ -53,6 +53,8 @@ def _nugget_texts(path: Path) -> tuple[dict[str, str], list[str]]:
         try:
             heading = rec["query_text"].split(" / ")[-1]
             nuggets = [i["nugget_text"].strip().rstrip(".") + "." for i in rec["items"]]
+            if not isinstance(rec["query_id"], str):
+                raise TypeError("query_id")
         except (KeyError, TypeError, AttributeError):
             raise InputError("not a car-nuggets record", path=str(path), line=n) from None
         block = f"{heading[:1].upper()}{heading[1:]}. " + " ".join(nuggets)

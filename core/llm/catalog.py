@@ -5,13 +5,13 @@ from __future__ import annotations
 import difflib
 import os
 import threading
-import tomllib
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from core.errors import ConfigError
+from core.corpus.tabular import read_toml_file
+from core.errors import ConfigError, InputError
 
 CATALOG_PATH = Path(__file__).with_name("models.toml")
 _overrides: dict[str, dict[str, Any]] = {}
@@ -60,13 +60,48 @@ class ModelInfo:
 
 @lru_cache(maxsize=4)
 def _load(path: str) -> dict[str, Any]:
+    """The catalogue at ``path`` read by the one TOML reader (a folder, a device, bad bytes or
+    syntax, deep nesting: one ``InputError``) and checked by :func:`_check_catalog`."""
     try:
-        with open(path, "rb") as fh:
-            return tomllib.load(fh)
-    except FileNotFoundError:
-        raise ConfigError(f"model catalogue {path} not found") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"model catalogue {path}: {exc}") from None
+        data = read_toml_file(path)
+    except InputError as exc:
+        raise ConfigError(f"model catalogue: {exc}") from None
+    _check_catalog(data, path)
+    return data
+
+
+_KINDS: dict[str, tuple[type, ...]] = {"str": (str,), "bool": (bool,), "int": (int,)}
+_KINDS.update({"float": (int, float), "str | None": (str,)})
+#: Settings that 0 would break (no call at all, no slot, an instant timeout); others are >= 0.
+_AT_LEAST = {"max_attempts": 1, "max_in_flight": 1, "timeout_s": 0.001}
+
+
+def _check_catalog(data: dict[str, Any], path: str) -> None:
+    """Refuse a catalogue whose ``providers`` or ``models`` is not a table of tables, or whose
+    known settings have the wrong type (a count or price that is negative, text for a number)."""
+    for section, cls in (("providers", ProviderSettings), ("models", ModelInfo)):
+        tables = data.get(section, {})
+        if not isinstance(tables, dict):
+            raise ConfigError(f"model catalogue {path}: [{section}] must be a table of tables")
+        types = {f.name: str(f.type) for f in fields(cls)}
+        for name, table in tables.items():
+            where = f"model catalogue {path}: [{section}.{name!r}]"
+            if not isinstance(table, dict):
+                raise ConfigError(f"{where} must be a table, found {type(table).__name__}")
+            for key, value in table.items():
+                kinds = _KINDS.get(types.get(key, "").replace("float | None", "float"))
+                if key in ("name", "model", "extra") or (kinds is None and section == "models"):
+                    raise ConfigError(f"{where}: unknown setting {key!r}")
+                wrong = kinds is not None and (
+                    not isinstance(value, kinds)
+                    or (bool not in kinds and isinstance(value, bool))
+                    or (
+                        isinstance(value, (int, float))
+                        and not _AT_LEAST.get(key, 0) <= value < float("inf")
+                    )
+                )
+                if wrong:
+                    raise ConfigError(f"{where}: {key} = {value!r} is not a valid {types[key]}")
 
 
 def catalog() -> dict[str, Any]:

@@ -7,12 +7,16 @@ like a bearer token) by ``[redacted]``.
 
 from __future__ import annotations
 
+import io
 import os
 import re
+import stat
 import sys
 import threading
 from functools import lru_cache
 from pathlib import Path
+
+from core.errors import ConfigError
 
 _seen: set[str] = set()
 _lock = threading.Lock()
@@ -29,17 +33,30 @@ def env_file() -> Path:
 def _from_dotenv(name: str) -> str | None:
     path = env_file()
     try:
-        mtime = path.stat().st_mtime
+        info = path.stat()
     except OSError:
         return None
+    if not stat.S_ISREG(info.st_mode):  # a folder, /dev/zero, a FIFO: never read
+        raise ConfigError(
+            f"{path}: the .env file is not a regular file (check $WORKBENCH_ENV_FILE)"
+        )
+    mtime = info.st_mtime  # part of the cache key: an edited file is read again
     return _dotenv(str(path), mtime).get(name) or None
 
 
 @lru_cache(maxsize=4)
 def _dotenv(path: str, mtime: float) -> dict[str, str | None]:
+    """The variables of the ``.env`` file (UTF-8 text; anything else is one ``ConfigError``)."""
     from dotenv import dotenv_values
 
-    return dict(dotenv_values(path))
+    try:
+        text = Path(path).read_bytes().decode("utf-8-sig")
+    except (OSError, UnicodeDecodeError) as exc:
+        reason = "not valid UTF-8" if isinstance(exc, UnicodeDecodeError) else exc.strerror
+        raise ConfigError(f"{path}: cannot read the .env file ({reason})") from None
+    if "\x00" in text:
+        raise ConfigError(f"{path}: the .env file looks binary (NUL byte), expected UTF-8 text")
+    return dict(dotenv_values(stream=io.StringIO(text)))
 
 
 def _from_streamlit(name: str) -> str | None:
@@ -62,6 +79,11 @@ def get_key(name: str) -> str | None:
             value = source(candidate)
             if value:
                 remember(value)
+                if not value.isascii() or not value.isprintable():  # never echoed back
+                    raise ConfigError(
+                        f"{candidate}: the key holds characters no API key has (bytes that are "
+                        "not ASCII text, a control character); set it again"
+                    )
                 return value
     return None
 

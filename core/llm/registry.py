@@ -104,12 +104,15 @@ def model_available(model_id: str) -> tuple[bool, str]:
     _load_modules()
     if prefix not in _factories:
         return False, f"unavailable: unknown provider {prefix!r}"
-    unknown = unknown_model_message(model_id)
-    if unknown:
-        return False, unknown
-    settings = provider_settings(prefix)
-    if settings.key_env and not settings.key_optional and not get_key(settings.key_env):
-        return False, f"unavailable: set {settings.key_env}"
+    try:  # a broken catalogue or key is the reason, not an exception in a page
+        unknown = unknown_model_message(model_id)
+        if unknown:
+            return False, unknown
+        settings = provider_settings(prefix)
+        if settings.key_env and not settings.key_optional and not get_key(settings.key_env):
+            return False, f"unavailable: set {settings.key_env}"
+    except ConfigError as exc:
+        return False, f"unavailable: {exc}"
     check = getattr(_factories[prefix], "available", None)
     return check(model_id) if callable(check) else (True, "ok")
 

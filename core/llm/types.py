@@ -8,6 +8,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
 from core.errors import ConfigError, WorkbenchError
+from core.llm.request_checks import check_request_values
 
 #: Error kinds a provider call can end with; the first five are retried.
 RETRYABLE_KINDS = frozenset({"rate_limit", "server", "connection", "timeout", "bad_response"})
@@ -40,10 +41,16 @@ class LLMRequest:
     params: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
+        texts = ("model", "prompt", "system", "context", "task", "purpose")
+        check_request_values(
+            {name: getattr(self, name) for name in texts},
+            self.messages,
+            self.temperature,
+            self.max_tokens,
+            {"fields": self.fields, "tags": self.tags, "params": self.params},
+        )
         if ":" not in self.model:
             raise ConfigError(f"model id {self.model!r} must look like 'provider:model'")
-        if self.max_tokens <= 0:
-            raise ConfigError(f"max_tokens must be positive, got {self.max_tokens}")
         object.__setattr__(self, "messages", tuple(dict(m) for m in self.messages))
 
     def turns(self) -> list[dict[str, str]]:

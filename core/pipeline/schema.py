@@ -4,7 +4,8 @@ file, validated once, and handed to the runner unchanged.
 Every table forbids unknown keys (the error suggests the closest known key), every value has a
 strict type (no "5" for 5, no true for 1), numbers must be finite, and ranges are stated here:
 ``0 < level < 1``, ``0 < budget <= 1``, ``0 < max_failure_share <= 1``, counts (``c``,
-``batch``, ``bootstrap``, token budgets) ``>= 1``, ``prior_alpha >= 0``. Names of systems and
+``batch``, ``bootstrap``, token budgets) ``>= 1`` (``bootstrap`` at most 100,000),
+``prior_alpha >= 0``; ``request_params`` as :mod:`core.llm.request_checks` says. Names of systems and
 judges follow the one name rule of :mod:`core.corpus.names` (NFC-normalised). After the types,
 the model checks the cross-references between tables (duplicate names, a tournament judge that
 must be pairwise, grounding judges of the right kind, rater-bias families) and builds the
@@ -34,6 +35,7 @@ from core.answering.systems import System, make_system
 from core.corpus.names import name_problem
 from core.errors import ConfigError
 from core.judging.specs import Judge, make_judge
+from core.llm.request_checks import check_params
 from core.stats.ranking_settings import RankingSettings, Ties
 
 
@@ -51,7 +53,16 @@ def _text(value: str) -> str:
     return value
 
 
+def _params(value: dict[str, Any]) -> dict[str, Any]:
+    try:
+        check_params(value, "request_params")
+    except ConfigError as exc:
+        raise ValueError(str(exc)) from None
+    return value
+
+
 SafeName = Annotated[str, AfterValidator(_safe_name)]
+Params = Annotated[dict[str, Any], AfterValidator(_params)]
 Text = Annotated[str, AfterValidator(_text)]
 Count = Annotated[int, Field(ge=1)]
 
@@ -92,7 +103,7 @@ class SystemSpec(_Table):
     if_missing: Literal["error", "skip"] | None = None
     family: Text | None = None
     description: Text | None = None
-    request_params: dict[str, Any] | None = None
+    request_params: Params | None = None
 
 
 class JudgeSpec(_Table):
@@ -138,7 +149,7 @@ class ReportSpec(_Table):
     interval, and the prior precision of the MAP fit used when the maximum-likelihood one does
     not exist."""
 
-    bootstrap: Count = 500
+    bootstrap: Annotated[int, Field(ge=1, le=100_000)] = 500
     ties: Ties = "half"
     level: Annotated[float, Field(gt=0, lt=1)] = 0.95
     prior_alpha: Annotated[float, Field(ge=0)] = 0.01

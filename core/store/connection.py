@@ -23,6 +23,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import json
+import math
 import os
 import sqlite3
 import threading
@@ -33,12 +34,14 @@ from pathlib import Path
 from typing import Any, ParamSpec, TypeVar
 from urllib.parse import quote
 
-from core.errors import DatabaseBusyError, StoreError
+from core.errors import ConfigError, DatabaseBusyError, StoreError
 from core.store import open_files
 from core.store.engine import Database
 
 DEFAULT_DB = Path("data/workbench.db")
 BUSY_TIMEOUT_MS = 30_000
+#: The longest busy timeout ``$WORKBENCH_BUSY_TIMEOUT`` may set (one day).
+MAX_BUSY_TIMEOUT_S = 86_400
 #: How long a label write keeps retrying a locked database in all (each try waits the busy timeout).
 LABEL_RETRY_S = 90.0
 
@@ -48,12 +51,21 @@ R = TypeVar("R")
 
 def busy_timeout_ms() -> int:
     """How long a statement waits for another writer's lock: ``$WORKBENCH_BUSY_TIMEOUT``
-    (seconds) if set, else 30 s."""
-    text = os.environ.get("WORKBENCH_BUSY_TIMEOUT", "")
-    try:
-        return max(0, int(float(text) * 1000)) if text else BUSY_TIMEOUT_MS
-    except ValueError:
+    (seconds, a finite number from 0 to :data:`MAX_BUSY_TIMEOUT_S`) if set, else 30 s; any
+    other value is a ``ConfigError`` (one line), not a silent default."""
+    text = os.environ.get("WORKBENCH_BUSY_TIMEOUT", "").strip()
+    if not text:
         return BUSY_TIMEOUT_MS
+    try:
+        seconds = float(text)
+    except ValueError:
+        seconds = math.nan
+    if not 0 <= seconds <= MAX_BUSY_TIMEOUT_S:  # also refuses nan
+        raise ConfigError(
+            f"WORKBENCH_BUSY_TIMEOUT={text[:40]!r}: expected seconds, a number from 0 to "
+            f"{MAX_BUSY_TIMEOUT_S:g} (unset it for the default {BUSY_TIMEOUT_MS // 1000} s)"
+        )
+    return int(seconds * 1000)
 
 
 #: PostgreSQL SQLSTATEs a retry gets past: serialization failure, deadlock, lock timeout.

@@ -27,6 +27,7 @@ from core.store.connection import connect, default_db_path, transaction, use_wal
 from core.store.dbfile import check_db_file, explain_sqlite_error, is_file_error
 from core.store.engine import Database
 from core.store.foreign_db import refuse_foreign
+from core.store.passage_stage import drop_dead_stages
 from core.store.postgres import POSTGRES, connect_postgres, without_password
 from core.store.runs import mark_dead_runs
 
@@ -83,6 +84,7 @@ def open_db(
         if migrate:
             migrate_db(db)
             mark_dead_runs(db)  # a run whose process died shows as interrupted, not running
+            drop_dead_stages(db)  # and the passages its import staged are removed
     except BaseException as exc:
         if conn is not None:
             conn.close()
@@ -114,6 +116,7 @@ def _open_postgres(url: str, *, migrate: bool) -> Database:
         if migrate:
             migrate_db(db)
             mark_dead_runs(db)
+            drop_dead_stages(db)
     except BaseException:
         conn.close()
         raise

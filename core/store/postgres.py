@@ -350,6 +350,13 @@ def connect_postgres(url: str) -> PgConnection:
 
     try:
         raw = psycopg.connect(url, autocommit=True)
+    except psycopg.ProgrammingError as exc:  # the URL itself cannot be parsed
+        first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+        first = first.replace(url, without_password(url))
+        raise DatabaseFileError(
+            f"not a valid PostgreSQL URL ({first}); check --db (or $WORKBENCH_DB): "
+            "postgresql://USER@HOST:PORT/DATABASE"
+        ) from None
     except psycopg.OperationalError as exc:
         text = str(exc).strip()
         first = text.splitlines()[0] if text else type(exc).__name__

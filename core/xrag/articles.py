@@ -21,7 +21,7 @@ from core.corpus.names import name_problem, shown
 from core.corpus.tabular import read_records
 from core.errors import InputError
 from core.store.connection import transaction, utcnow
-from core.store.documents import document_exists, documents_of_kind, version_id
+from core.store.documents import documents_of_kind, get_document, version_id
 from core.store.xrag import add_pair, article_pairs, set_pair_verdict
 from core.xrag.model_calls import confirm_relatedness
 from core.xrag.title_pairs import (
@@ -112,14 +112,7 @@ def import_articles(
                 "url": str(rec.get("url") or ""),
             }
         )
-    for rec in parsed:
-        if rec["parent"] and rec["parent"] not in seen and not document_exists(db, rec["parent"]):
-            raise InputError(
-                f"translation_of {rec['parent']!r} is not a known article",
-                path=str(path),
-                line=rec["line"],
-                column="translation_of",
-            )
+    _check_parents(db, parsed, path)
     counts: dict[str, int] = defaultdict(int)
     for rec in parsed:
         hanging = check_replacement(
@@ -143,6 +136,34 @@ def import_articles(
             )
             counts[out["status"]] += 1
     return dict(counts)
+
+
+def _check_parents(db: Database, parsed: list[dict[str, Any]], path: str | Path) -> None:
+    """Every ``translation_of`` names another row: an English article of the file or of the
+    database (not the row itself, not a translation, not a book or story)."""
+    in_file = {rec["id"]: rec for rec in parsed}
+    for rec in parsed:
+        parent = rec["parent"]
+        if not parent:
+            continue
+        if parent == rec["id"]:
+            problem = f"article {parent!r} cannot be a translation of itself"
+        elif parent in in_file:
+            english = in_file[parent]["language"] == "en"
+            problem = "" if english else f"translation_of {parent!r} is not an English article"
+        else:
+            doc = get_document(db, parent)
+            if doc is None:
+                problem = f"translation_of {parent!r} is not a known article"
+            elif doc.kind != "article" or doc.language != "en" or doc.parent_id:
+                problem = (
+                    f"translation_of {parent!r} is not an English article (it is a "
+                    f"{doc.kind} in {doc.language!r})"
+                )
+            else:
+                problem = ""
+        if problem:
+            raise InputError(problem, path=str(path), line=rec["line"], column="translation_of")
 
 
 def english_articles(db: Database) -> list[EnglishArticle]:

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from core.annotation.identity import Annotator, authorise
+from core.corpus.row_ids import row_id
 from core.corpus.tabular import read_records
 from core.errors import InputError
 from core.store.connection import retry_when_busy, transaction
@@ -106,15 +107,7 @@ def import_human_verdicts(db: Database, path: str | Path, who: Annotator) -> dic
                 line=line,
                 column="annotator",
             )
-        try:
-            rid = int(str(rec["result_id"]).strip())
-        except ValueError:
-            raise InputError(
-                f"result_id {rec['result_id']!r} is not an integer",
-                path=str(path),
-                line=line,
-                column="result_id",
-            ) from None
+        rid = row_id(rec["result_id"], "result_id", path, line)
         if get_result(db, rid) is None:
             raise InputError(
                 f"unknown XRAG result {rid}", path=str(path), line=line, column="result_id"

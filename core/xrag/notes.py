@@ -12,7 +12,7 @@ from collections import Counter, defaultdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from core.corpus.tabular import read_records
+from core.corpus.tabular import optional_text, read_records, require_text
 from core.errors import ConfigError, InputError
 from core.llm.prompts import prompt_hash, render_prompt
 from core.llm.stage import run_stage
@@ -210,6 +210,10 @@ def import_single_qas(db: Database, path: str | Path, *, builder: str = "xquad-h
                 column="language",
             )
         rec["language"] = lang
+        for column in ("id", "article_id", "question"):  # text (ids: or whole numbers)
+            rec[column] = require_text(rec, column, path, line)
+        if rec.get("xquad_id") is not None:
+            rec["xquad_id"] = optional_text(rec, "xquad_id", path, line)
         if rec["article_id"] not in known:
             raise InputError(
                 f"unknown article {rec['article_id']!r}",
@@ -220,10 +224,12 @@ def import_single_qas(db: Database, path: str | Path, *, builder: str = "xquad-h
         answers = rec["answers"]
         if isinstance(answers, str):
             answers = [answers]
-        if not isinstance(answers, list) or not answers or not str(rec["question"]).strip():
-            raise InputError(
-                "question and a non-empty answers list are required", path=str(path), line=line
-            )
+        if (
+            not isinstance(answers, list)
+            or not answers
+            or not all(isinstance(a, str) and a.strip() for a in answers)
+        ):
+            raise InputError("answers must be a non-empty list of texts", path=str(path), line=line)
         todo.append(rec)
     done = {
         (r["article_id"], r["language"], r["provenance"].get("source_id"))
