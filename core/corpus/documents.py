@@ -15,6 +15,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from core.corpus.tabular import check_path
 from core.errors import InputError
 from core.store.connection import transaction, utcnow
 from core.store.documents import (
@@ -82,9 +83,7 @@ def decode_bytes(data: bytes, path: str | Path = "<bytes>") -> str:
 
 def read_text_file(path: str | Path) -> str:
     """Read a UTF-8 text file (see :func:`decode_bytes`)."""
-    path = Path(path)
-    if not path.is_file():
-        raise InputError("no such file", path=str(path))
+    path = check_path(path)
     return decode_bytes(path.read_bytes(), path)
 
 

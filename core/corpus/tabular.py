@@ -29,6 +29,7 @@ from typing import Any
 
 from core.corpus.json_input import loads_bounded
 from core.errors import InputError
+from core.store.open_files import held_database_of
 
 csv.field_size_limit(1 << 30)
 
@@ -37,7 +38,9 @@ CONTROL_CHARS = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 
 
 def check_path(path: str | Path) -> Path:
-    """``path`` as a ``Path`` when it is an existing regular file; an ``InputError`` otherwise."""
+    """``path`` as a ``Path`` when it is an existing regular file that is not the database this
+    process has open (nor its log: :func:`core.store.open_files.held_database_of`); an
+    ``InputError`` otherwise."""
     path = Path(path)
     if path.is_dir():
         raise InputError("is a directory, expected a file", path=str(path))
@@ -45,6 +48,13 @@ def check_path(path: str | Path) -> Path:
         raise InputError("no such file", path=str(path))
     if not path.is_file():
         raise InputError("not a regular file", path=str(path))
+    db_file = held_database_of(path)
+    if db_file is not None:  # reading it would drop the connection's SQLite locks (issue 38)
+        raise InputError(
+            f"is the database this command works on ({db_file}), or its log; give the input "
+            "file to read",
+            path=str(path),
+        )
     return path
 
 
