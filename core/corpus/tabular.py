@@ -11,7 +11,9 @@ Every failure is an ``InputError`` whose message reads ``FILE, line N, column C:
 - CRLF and CR line ends become LF;
 - text fields may not contain control characters other than tab, line feed and carriage return
   (C0 ``U+0000``-``U+001F`` and ``U+007F``);
-- CSV: a unique, non-empty header; every row has exactly as many fields as the header;
+- CSV: a unique, non-empty header; every row has exactly as many fields as the header; a cell
+  that the project's CSV writers quoted as text (``'=x``, ``'-x``: a ``'`` before a
+  formula-like start, :mod:`core.corpus.spreadsheet`) reads back without that ``'``;
 - JSONL: one JSON object per non-blank line; JSON ``NaN``/``Infinity`` are refused.
 """
 
@@ -28,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from core.corpus.json_input import loads_bounded
+from core.corpus.spreadsheet import unquoted_cell
 from core.errors import InputError
 from core.store.open_files import held_database_of
 
@@ -299,6 +302,7 @@ def _csv(text: str, path: Path, delimiter: str) -> Iterator[tuple[int, dict[str,
                 path=str(path),
                 line=start,
             )
+        row = [unquoted_cell(cell) for cell in row]
         for name, cell in zip(header, row):
             check_text_value(cell, path, start, name)
         yield start, dict(zip(header, row))
