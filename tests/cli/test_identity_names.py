@@ -175,3 +175,19 @@ def test_systems_differing_only_in_case_are_lookalikes(db, db_path, tmp_path):
     before = snapshot(db, db_path)
     _refused(_import(db_path, tmp_path, "q2,GPT4,claude,A,human:carol\n", "k.csv"), "looks like")
     assert snapshot(db, db_path) == before
+
+
+def test_xrag_verdict_files_compare_annotators_in_normal_form(db, tmp_path):
+    """A file's annotator column names the person in any Unicode form (José composed or not,
+    spaces around): one person, the one importing."""
+    from core.annotation.identity import shell_admin
+    from core.xrag.human_verdicts import import_human_verdicts, named_annotator
+
+    path = tmp_path / "v.csv"
+    path.write_text(
+        f"result_id,verdict,annotator\n1,yes,{JOSE}\n2,no, {JOSE_NFD} \n", encoding="utf-8"
+    )
+    assert named_annotator(path) == JOSE
+    who = shell_admin(db, JOSE_NFD)  # open mode: signed in by name, stored in NFC
+    with pytest.raises(InputError, match="unknown XRAG result"):  # not "another person's verdict"
+        import_human_verdicts(db, path, who)
