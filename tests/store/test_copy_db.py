@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from pg_server import pg_server, pg_url  # noqa: F401  (fixtures)
+from pg_server import pg_url  # noqa: F401  (a fixture; pg_server is the session one of conftest)
 
 from core.__main__ import main
 from core.store import copy_db
