@@ -10,6 +10,7 @@ import streamlit as st
 
 from app_support import caching, connection, frame, signin, warmup
 from core.store.fingerprints import judgments_version
+from core.views.blind import pickable_raters
 from core.views.leaderboard import PAGE_RANKING, SOURCES, pairwise_raters
 from core.views.leaderboard_figures import (
     accuracy_figure,
@@ -25,7 +26,8 @@ from core.views.sections import PAGE_SECTIONS
 from core.views.text import md
 
 frame.setup("Leaderboard")
-signin.sign_in_sidebar()
+who = signin.sign_in_sidebar()
+viewer, role = (who.name, who.role) if who else (None, None)
 
 c = st.columns([2, 3, 2, 1])
 source = c[0].selectbox(
@@ -37,6 +39,7 @@ source = c[0].selectbox(
 )
 with connection.database() as db:
     raters = caching.cached_judgments(db, pairwise_raters, source)
+    raters = pickable_raters(db, raters, viewer, role)  # a blind viewer: no colleague alone
 ALL = {"human": "All annotators", "auto": "All auto-raters", "both": "All raters"}[source]
 rater = c[1].selectbox(
     "Rater",
@@ -167,6 +170,7 @@ def ranking_comparison() -> None:
     """The Bradley-Terry ranking from human verdicts next to the one from an auto-rater."""
     with connection.database() as db:
         sources = caching.cached_judgments(db, ranking_sources)
+        sources = {**sources, "human": pickable_raters(db, sources["human"], viewer, role)}
     if not sources["human"] or not sources["auto"]:
         missing = " and ".join(k for k in ("human", "auto") if not sources[k])
         st.info(

@@ -8,7 +8,7 @@ import json
 import sys
 from pathlib import Path
 
-from core.cli.spreadsheet import SpreadsheetWriter
+from core.corpus.spreadsheet import SpreadsheetWriter
 from core.errors import InputError
 from core.store.connection import table_counts
 from core.store.database import opened

@@ -82,6 +82,7 @@ def cmd_articles(args: argparse.Namespace) -> int:
 
     db = open_args_db(args)
     queries = bank_queries(db, args.bank_id)
+    args.system = ea.checked_system(db, args.bank_id, args.system)
     if args.jsonl:
         texts = read_articles_jsonl(args.jsonl)
         n = ea.import_articles(

@@ -4,10 +4,11 @@ guarded way for all of them, so that an output path can never destroy the databa
 :func:`checked_output_path` runs before the command opens the database. It refuses a path that
 is the database (``--db``: also through ``..``, a symbolic link or a hard link), its ``-wal``,
 ``-shm`` or ``-journal`` file, or any other SQLite database or log, and a folder, a missing
-folder or a read-only one, each as one :class:`~core.errors.InputError` line. The database is
-recognised by name and by ``os.stat`` (device and inode) only: its bytes are never read here,
-since closing any descriptor of a file drops every POSIX lock this process holds on it (SQLite's
-"How To Corrupt An SQLite Database File", 2.2). Only a target that is not the database is
+folder, a read-only one or a name ending in a slash (a folder's name), each as one
+:class:`~core.errors.InputError` line. The database is recognised by name and by ``os.stat``
+(device and inode) only: its bytes are never read here, since closing any descriptor of a file
+drops every POSIX lock this process holds on it (SQLite's "How To Corrupt An SQLite Database
+File", 2.2). Only a target that is not the database is
 sniffed for the SQLite header.
 
 :func:`atomic_output` writes a temporary file in the target's folder and renames it into place
@@ -66,6 +67,8 @@ def checked_output_path(path: str | Path, db: str | Path) -> Path:
     refuse_database_path(given, db, info=info)
     if info is not None and stat.S_ISDIR(info.st_mode):
         raise InputError(f"{text} is a directory; give a file name to write")
+    if os.path.basename(text) in ("", ".", ".."):  # "out/": never the file "out" instead
+        raise InputError(f"{text} names a folder, not a file; give a file name to write")
     if info is not None and not stat.S_ISREG(info.st_mode):
         return given  # a device or pipe (/dev/null, /dev/stdout): nothing to sniff or rename
     target = Path(os.path.realpath(given))

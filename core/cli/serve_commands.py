@@ -62,22 +62,38 @@ def is_loopback(address: str) -> bool:
 
 
 def check_allowed_host(host: str) -> str:
-    """``host`` as an allowed Host name: a DNS name, an IP address or ``*.`` and a name of two
-    labels or more; InputError otherwise. Streamlit takes ``*`` (and, in effect, a blank entry)
-    as "any Host header", which turns its DNS-rebinding check off, so those are refused."""
+    """``host`` as an allowed Host name: a DNS name, an IP address (IPv6 also in brackets, given
+    back bare, as Streamlit compares it) or ``*.`` and a name of two labels or more; InputError
+    otherwise. Streamlit takes ``*`` (and, in effect, a blank entry) as "any Host header", which
+    turns its DNS-rebinding check off, so those are refused; so are the unspecified addresses
+    ``0.0.0.0`` and ``::`` (an address to listen on, never a name the team types) and a name
+    ending in a number (``0``, ``127.1``: a browser reads it as a shortened IPv4 address)."""
     name = host.strip()
+    bare = name[1:-1] if name.startswith("[") and name.endswith("]") else name
     try:
-        ipaddress.ip_address(name)
-        return name
+        address = ipaddress.ip_address(bare)
     except ValueError:
-        pass
+        address = None
+    if (
+        address is not None
+        and not address.is_unspecified
+        and (bare == name or address.version == 6)
+    ):
+        return bare
     wild = name.startswith("*.")
     rest = name[2:] if wild else name
-    if _NAME.fullmatch(rest) and (not wild or len(rest.rstrip(".").split(".")) >= 2):
+    labels = rest.rstrip(".").split(".")
+    if (
+        address is None
+        and _NAME.fullmatch(rest)
+        and not labels[-1].isdigit()
+        and (not wild or len(labels) >= 2)
+    ):
         return name
     raise InputError(
         "--allowed-host must be a host name such as qa.example.org or *.example.org (an IP "
-        f"address is fine; '*', '' and ports are not: '*' turns the Host check off), not {host!r}"
+        "address is fine; '*', '', 0.0.0.0, '::' and ports are not: '*' turns the Host check "
+        f"off), not {host!r}"
     )
 
 

@@ -306,6 +306,9 @@ def _verify_export(args: argparse.Namespace) -> int:
         atomic_output,
         checked_output_path,
     )
+    from core.corpus.spreadsheet import (
+        spreadsheet_frame,
+    )
     from core.views.xrag import (
         answers_to_verify,
     )
@@ -314,7 +317,7 @@ def _verify_export(args: argparse.Namespace) -> int:
     with opened(args.db) as db:
         frame = answers_to_verify(db, args.model, limit=args.limit, seed=args.seed)
     with atomic_output(target, args.db) as out:
-        frame.to_csv(out, index=False)
+        spreadsheet_frame(frame).to_csv(out, index=False)  # formula-like text cells quoted
     print(json.dumps({"written": len(frame), "path": args.path}))
     return 0
 

@@ -10,6 +10,7 @@ with the most partners (the prototype, which every source of the class points to
 with the same skeleton look alike (``gpt4`` and ``gрt4`` with a Cyrillic ``р``). The NFKC fold
 first catches the compatibility forms ``confusables.txt`` leaves out: full-width letters and
 punctuation (``(PRD）`` with a full-width parenthesis looks like ``(PRD)``), ligatures, superscripts.
+Names that differ only in case (``Alice``, ``alice``) are look-alikes too (:func:`lookalike_keys`).
 """
 
 from __future__ import annotations
@@ -68,19 +69,30 @@ def skeleton(text: str) -> str:
     return unicodedata.normalize("NFD", mapped)
 
 
+def lookalike_keys(text: str) -> tuple[str, str]:
+    """What two look-alike names share: the TR39 :func:`skeleton`, or the skeleton of the
+    case-folded name (``Alice``, ``ALICE`` and ``alice`` read as one name; the plain skeleton
+    keeps ``I`` and ``l`` alike, which folding alone would part)."""
+    return skeleton(text), skeleton(text.casefold())
+
+
 def check_lookalikes(
     new: Iterable[str], existing: Iterable[str], what: str, *, hint: str = ""
 ) -> None:
     """Refuse the first name of ``new`` that looks like a different name of ``existing`` or of
-    ``new`` itself (an ``InputError`` showing both names); ``hint`` tells how to override."""
-    by_skeleton: dict[str, set[str]] = {}
+    ``new`` itself (same skeleton, also once case-folded: :func:`lookalike_keys`; an
+    ``InputError`` showing both names); ``hint`` tells how to override."""
+    by_key: dict[tuple[int, str], set[str]] = {}
     new = set(new)
     for name in set(existing) | new:
-        by_skeleton.setdefault(skeleton(name), set()).add(name)
+        for i, key in enumerate(lookalike_keys(name)):
+            by_key.setdefault((i, key), set()).add(name)
     for name in sorted(new):
-        others = sorted(by_skeleton[skeleton(name)] - {name})
+        others = sorted(
+            set().union(*(by_key[(i, k)] for i, k in enumerate(lookalike_keys(name)))) - {name}
+        )
         if others:
             raise InputError(
                 f"{what} {name!r} looks like the different {what} {others[0]!r} (same "
-                f"confusable skeleton, Unicode TR39){hint}"
+                f"confusable skeleton, Unicode TR39, or the same letters in another case){hint}"
             )

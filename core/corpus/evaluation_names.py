@@ -16,7 +16,7 @@ from core.corpus.confusables import check_lookalikes
 from core.corpus.names import check_name
 from core.errors import InputError
 from core.store.judgment_counts import summary_by_rater
-from core.store.setups import system_names
+from core.store.setups import known_system_names
 
 if TYPE_CHECKING:
     from core.store.engine import Database
@@ -72,7 +72,7 @@ def check_evaluation_names(db: Database, ev: Any, *, allow_lookalike: bool = Fal
     systems = {a["system"] for a in ev.answers} | {
         s for r in ev.ratings for s in (r["system"], r["system_a"], r["system_b"]) if s
     }
-    check_lookalikes(systems, system_names(db), "system", hint=HINT)
+    check_lookalikes(systems, known_system_names(db), "system", hint=HINT)
     raters = {r["rater"] for r in ev.ratings}
     known = {r.rater for r in summary_by_rater(db)}
     check_lookalikes(raters, known, "rater", hint=HINT)

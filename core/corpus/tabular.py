@@ -11,7 +11,9 @@ Every failure is an ``InputError`` whose message reads ``FILE, line N, column C:
 - CRLF and CR line ends become LF;
 - text fields may not contain control characters other than tab, line feed and carriage return
   (C0 ``U+0000``-``U+001F`` and ``U+007F``);
-- CSV: a unique, non-empty header; every row has exactly as many fields as the header;
+- CSV: a unique, non-empty header; every row has exactly as many fields as the header; a cell
+  that the project's CSV writers quoted as text (``'=x``, ``'-x``: a ``'`` before a
+  formula-like start, :mod:`core.corpus.spreadsheet`) reads back without that ``'``;
 - JSONL: one JSON object per non-blank line; JSON ``NaN``/``Infinity`` are refused.
 """
 
@@ -22,13 +24,14 @@ import csv
 import io
 import math
 import re
-import tomllib
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from core.corpus.json_input import MAX_DEPTH, loads_bounded, nesting_depth
+from core.corpus.json_input import loads_bounded
+from core.corpus.spreadsheet import unquoted_cell
 from core.errors import InputError
+from core.store.open_files import held_database_of
 
 csv.field_size_limit(1 << 30)
 
@@ -37,7 +40,9 @@ CONTROL_CHARS = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 
 
 def check_path(path: str | Path) -> Path:
-    """``path`` as a ``Path`` when it is an existing regular file; an ``InputError`` otherwise."""
+    """``path`` as a ``Path`` when it is an existing regular file that is not the database this
+    process has open (nor its log: :func:`core.store.open_files.held_database_of`); an
+    ``InputError`` otherwise."""
     path = Path(path)
     if path.is_dir():
         raise InputError("is a directory, expected a file", path=str(path))
@@ -45,6 +50,13 @@ def check_path(path: str | Path) -> Path:
         raise InputError("no such file", path=str(path))
     if not path.is_file():
         raise InputError("not a regular file", path=str(path))
+    db_file = held_database_of(path)
+    if db_file is not None:  # reading it would drop the connection's SQLite locks (issue 38)
+        raise InputError(
+            f"is the database this command works on ({db_file}), or its log; give the input "
+            "file to read",
+            path=str(path),
+        )
     return path
 
 
@@ -129,30 +141,6 @@ def read_document_text(path: str | Path) -> str:
             column=column,
         )
     return text
-
-
-def read_toml_file(path: str | Path) -> dict[str, Any]:
-    """A TOML file parsed; encoding and syntax errors name the file, line and column; arrays and
-    tables nested deeper than :data:`MAX_DEPTH` (the JSON bound) are refused."""
-    text = read_input_text(path)
-    try:
-        data = tomllib.loads(text)
-    except RecursionError:
-        raise InputError(f"TOML nested deeper than {MAX_DEPTH} levels", path=str(path)) from None
-    except tomllib.TOMLDecodeError as exc:
-        msg = str(exc)
-        m = re.search(r"\(at line (\d+), column (\d+)\)", msg)
-        if m:
-            raise InputError(
-                f"TOML syntax error: {msg[: m.start()].strip()}",
-                path=str(path),
-                line=int(m.group(1)),
-                column=int(m.group(2)),
-            ) from None
-        raise InputError(f"TOML syntax error: {msg}", path=str(path)) from None
-    if nesting_depth(data) > MAX_DEPTH:
-        raise InputError(f"TOML nested deeper than {MAX_DEPTH} levels", path=str(path))
-    return data
 
 
 def check_text_value(value: str, path: str | Path, line: int | None, column: str | None) -> str:
@@ -295,6 +283,7 @@ def _csv(text: str, path: Path, delimiter: str) -> Iterator[tuple[int, dict[str,
                 path=str(path),
                 line=start,
             )
+        row = [unquoted_cell(cell) for cell in row]
         for name, cell in zip(header, row):
             check_text_value(cell, path, start, name)
         yield start, dict(zip(header, row))

@@ -22,7 +22,9 @@ from collections import Counter
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
+from core.corpus.confusables import check_lookalikes
 from core.corpus.documents import count_tokens
+from core.corpus.names import check_name
 from core.corpus.retrieval import retrieve
 from core.errors import InputError
 from core.exam.lexical import ArticleIndex, bm25_window_scores, content_terms
@@ -45,6 +47,16 @@ if TYPE_CHECKING:
 GOLD = "_gold_"
 
 
+def checked_system(db: Database, bank_id: str, system: object) -> str:
+    """``system`` as a new article's system name: a valid name (:func:`check_name`, NFC) that does
+    not look like a different system of the bank (:func:`check_lookalikes`: Unicode TR39
+    skeletons, case); an ``InputError`` otherwise."""
+    name = check_name(system, "system")
+    known = {a["system"] for a in bank_articles(db, bank_id)}
+    check_lookalikes([name], known, "system")
+    return name
+
+
 def store_article(
     db: Database,
     bank_id: str,
@@ -61,6 +73,7 @@ def store_article(
     Replacing an article drops its old grades (cascade). Empty text raises ``InputError``.
     """
 
+    system = check_name(system, "system")
     if not text.strip():
         raise InputError(f"empty article for system {system!r}, query {query_id!r}")
     if not query_exists(db, bank_id, query_id):

@@ -10,7 +10,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from core.corpus.tabular import read_toml_file
+from core.corpus.toml_input import read_toml_file
 from core.errors import ConfigError, InputError
 
 CATALOG_PATH = Path(__file__).with_name("models.toml")

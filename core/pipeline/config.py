@@ -8,7 +8,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from core.corpus.tabular import read_toml_file
+from core.corpus.toml_input import read_toml_file
 from core.errors import ConfigError, InputError
 from core.llm.catalog import provider_settings, split_model_id
 from core.llm.keys import get_key

@@ -9,14 +9,21 @@ file: closing another descriptor of it would drop this process's SQLite locks) a
 - it has tables but no ``schema_migrations`` table, or one that is not the workbench's (no
   ``name`` column, a name that is no migration module's ``mNNNN_...``, or no migration recorded
   while other tables exist);
+- it has no tables but views, or a SQLite header naming another application
+  (``pragma application_id``, e.g. an empty GeoPackage): foreign even for ``init``;
 - it has no tables at all and creating is not allowed (SQLite: only ``init`` and ``demo`` make a
-  new database; an empty PostgreSQL database, made by ``createdb``, is migrated as before).
+  new database; an empty PostgreSQL database, made by ``createdb``, is migrated as before);
+- it is a workbench database made by a newer version (a recorded migration this copy does not
+  have): this code cannot know that schema, so it neither migrates nor writes it.
 """
 
 from __future__ import annotations
 
+import pkgutil
 import re
+from functools import lru_cache
 
+import core.store.migrations as migrations_pkg
 from core.errors import DatabaseFileError
 from core.store.dbfile import INIT_HINT
 from core.store.engine import Database
@@ -46,11 +53,42 @@ def is_workbench(db: Database, tables: list[str]) -> bool:
     return all(isinstance(n, str) and MIGRATION_NAME.fullmatch(n) for n in names)
 
 
+@lru_cache(maxsize=1)
+def known_migrations() -> frozenset[str]:
+    """The names of this copy's migration modules (:mod:`core.store.migrations`)."""
+    return frozenset(
+        i.name
+        for i in pkgutil.iter_modules(migrations_pkg.__path__)
+        if MIGRATION_NAME.fullmatch(i.name)
+    )
+
+
+def _other_application(db: Database) -> str | None:
+    """What shows that a database without tables is another application's: its views, or (SQLite)
+    the header's application id; ``None`` when nothing does."""
+    views = sorted(db.view_names())
+    if views:
+        return "views " + ", ".join(map(shown, views[:3]))
+    if db.dialect is not POSTGRES:
+        app_id = db.execute("pragma application_id").fetchone()[0]
+        if app_id:
+            return f"application id {app_id:#x} in its header"
+    return None
+
+
 def refuse_foreign(db: Database, where: str, *, create: bool) -> None:
     """Raise :class:`core.errors.DatabaseFileError` unless ``db`` (at ``where``) is a workbench
-    database, or an empty one that may be made one (``create``; see the module)."""
+    database of this version or an older one, or an empty one that may be made one (``create``;
+    see the module)."""
     tables = user_tables(db)
     if not tables:
+        other = _other_application(db)
+        if other is not None:
+            raise DatabaseFileError(
+                f"{where} is not a workbench database (it holds no tables but {other}); nothing "
+                "was written; give the path of a workbench database, or create a new one with "
+                "`python -m core --db NEW.db init`"
+            )
         if create or db.dialect is POSTGRES:
             return
         raise DatabaseFileError(
@@ -58,6 +96,7 @@ def refuse_foreign(db: Database, where: str, *, create: bool) -> None:
             f"{INIT_HINT}"
         )
     if is_workbench(db, tables):
+        _refuse_newer(db, where)
         return
     others = [t for t in tables if t != "schema_migrations"] or tables
     named = ", ".join(map(shown, others[:3])) + (
@@ -68,6 +107,18 @@ def refuse_foreign(db: Database, where: str, *, create: bool) -> None:
         "nothing was written; give the path of a workbench database, or create a new one with "
         "`python -m core --db NEW.db init`"
     )
+
+
+def _refuse_newer(db: Database, where: str) -> None:
+    """Refuse a workbench database with a migration this copy does not have (a newer version's)."""
+    names = {r[0] for r in db.execute("select name from schema_migrations").fetchall()}
+    unknown = sorted(names - known_migrations())
+    if unknown:
+        raise DatabaseFileError(
+            f"{where} was made by a newer version of the workbench (migration "
+            f"{shown(unknown[-1])} is unknown to this copy); nothing was written; update this "
+            "copy (git pull) before using that database"
+        )
 
 
 def shown(name: str, limit: int = 40) -> str:

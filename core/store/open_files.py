@@ -24,6 +24,10 @@ from pathlib import Path
 _open_files_lock = threading.RLock()
 #: (st_dev, st_ino) -> how many of this process's connections have that file open
 _open_files: dict[tuple[int, int], int] = {}
+#: (st_dev, st_ino) -> the path SQLite opened that file by (while it is in :data:`_open_files`)
+_open_paths: dict[tuple[int, int], str] = {}
+#: The files SQLite keeps beside a database (write-ahead log, its index, rollback journal).
+SIDE_SUFFIXES = ("-wal", "-shm", "-journal")
 
 
 def _file_key(path: str | Path) -> tuple[int, int] | None:
@@ -55,6 +59,7 @@ def register(conn: sqlite3.Connection, path: str) -> None:
     if key is None or not hasattr(conn, "leave_register"):
         return
     _open_files[key] = _open_files.get(key, 0) + 1
+    _open_paths[key] = row[2]
     conn.leave_register = weakref.finalize(conn, _unregister, key)
 
 
@@ -65,6 +70,7 @@ def _unregister(key: tuple[int, int]) -> None:
             _open_files[key] = left
         else:
             _open_files.pop(key, None)
+            _open_paths.pop(key, None)
 
 
 def connections_open_to(path: str | Path) -> int:
@@ -73,6 +79,22 @@ def connections_open_to(path: str | Path) -> int:
     key = _file_key(path)
     with _open_files_lock:
         return 0 if key is None else _open_files.get(key, 0)
+
+
+def held_database_of(path: str | Path) -> str | None:
+    """The database file of this process's connections that ``path`` is (by device and inode,
+    whatever its name), or whose ``-wal``, ``-shm`` or ``-journal`` file it is; ``None`` when it is
+    none of those. Code that reads a file a user named (an importer's input) asks this first:
+    reading, and so closing, such a file would drop the connections' locks."""
+    key = _file_key(path)
+    if key is None:
+        return None
+    with _open_files_lock:
+        held = dict(_open_paths)
+    for db_key, db_path in held.items():
+        if key == db_key or any(_file_key(db_path + s) == key for s in SIDE_SUFFIXES):
+            return db_path
+    return None
 
 
 @contextlib.contextmanager

@@ -67,7 +67,7 @@ class Setting:
             or parts.query
             or parts.fragment
             or parts.username
-            or any(c.isspace() or c in "<>\"'`" for c in text)
+            or any(c.isspace() or c in "<>\"'`\\" for c in text)  # a browser reads \ as /
         ):
             raise InputError(
                 f"{key} must be an http:// or https:// URL such as http://10.0.0.5:8501 "

@@ -86,6 +86,20 @@ def system_names(db: Database) -> set[str]:
     return {r[0] for r in db.execute("select name from systems")}
 
 
+def known_system_names(db: Database) -> set[str]:
+    """Every system name the database uses: stored systems, answers' systems and the systems of
+    judgments (an imported verdict may name a system with no answer stored)."""
+    found = system_names(db)
+    for sql in (
+        "select distinct system from answers",
+        "select distinct system from judgments where system is not null",
+        "select distinct system_a from judgments where system_a is not null",
+        "select distinct system_b from judgments where system_b is not null",
+    ):
+        found.update(r[0] for r in db.execute(sql))
+    return found
+
+
 def insert_system(db: Database, system: StoredSystem) -> None:
     """Insert one system."""
     db.table("systems").insert(system.to_row())

@@ -16,6 +16,8 @@ The same rule holds on every page an annotator reaches: Agreement's "Two raters 
 names of their questions (absolute verdicts: every question with an item of any task in the
 queue, :func:`open_questions`), and the Review page (:func:`review_view`, also through a
 ``?q=`` link) shows only the viewer's own review of a question still in their review queue.
+The Leaderboard offers a blind viewer no colleague's verdicts alone (:func:`pickable_raters`): a
+ranking of one person's few verdicts would show their labels on items in the viewer's queue.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from core.annotation.disputes import dispute_items, dispute_queue
 from core.annotation.pairwise import pair_key, split_pair_key, verdict_queue
 from core.annotation.reviews import review_queue
 from core.annotation.task_registry import all_tasks
+from core.store.accounts import account_names
 from core.store.disputes import question_disputes
 from core.store.questions import all_question_ids
 from core.views.agreement_pairs import unit_key
@@ -52,6 +55,17 @@ def _blind(db: Database, viewer: str | None, role: str | None) -> bool:
     """Whether ``viewer`` of ``role`` is kept blind (the module's rule): not an adjudicator or
     admin, and signed in or accounts exist."""
     return not (sees_all(role) or (viewer is None and team_names(db) is None))
+
+
+def pickable_raters(
+    db: Database, raters: list[str], viewer: str | None, role: str | None
+) -> list[str]:
+    """``raters`` that ``viewer`` of ``role`` may pick one by one: a blind viewer (the module's
+    rule) not another account's ``human:NAME``; their own, auto-raters and imported raters stay."""
+    if not _blind(db, viewer, role):
+        return raters
+    peers = {f"human:{n}" for n in account_names(db)} - {f"human:{viewer}"}
+    return [r for r in raters if r not in peers]
 
 
 def _review_open(db: Database, question_id: str, name: str) -> bool:

@@ -20,6 +20,7 @@ from core.annotation.base import Progress, required_annotations
 from core.annotation.pairwise import pairwise_items
 from core.annotation.task_registry import task_names
 from core.annotation.tasks import task_progress
+from core.corpus.spreadsheet import spreadsheet_frame
 from core.store.answers import imported_answer_counts
 from core.store.connection import table_counts
 from core.store.documents import document_totals
@@ -138,15 +139,18 @@ def imported_sources(db: Database) -> list[dict[str, Any]]:
 
 
 def export_bytes(frame: pd.DataFrame, fmt: str) -> bytes:
-    """A table as CSV or JSON Lines bytes (for ``st.download_button``)."""
+    """A table as CSV or JSON Lines bytes (for ``st.download_button``); CSV cells that a
+    spreadsheet would run as a formula are written as text (:mod:`core.corpus.spreadsheet`)."""
     if fmt == "csv":
         buf = io.StringIO()
-        frame.assign(
-            **{
-                c: frame[c].map(json.dumps)
-                for c in frame.columns
-                if frame[c].map(lambda v: isinstance(v, (list, dict))).any()
-            }
+        spreadsheet_frame(
+            frame.assign(
+                **{
+                    c: frame[c].map(json.dumps)
+                    for c in frame.columns
+                    if frame[c].map(lambda v: isinstance(v, (list, dict))).any()
+                }
+            )
         ).to_csv(buf, index=False)
         return buf.getvalue().encode("utf-8")
     return "".join(

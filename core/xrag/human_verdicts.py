@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from core.annotation.identity import Annotator, authorise
+from core.corpus.names import normal_form
 from core.corpus.row_ids import row_id
 from core.corpus.tabular import read_records
 from core.errors import InputError
@@ -63,10 +64,10 @@ def record_human_verdict(db: Database, who: Annotator, result_id: int, verdict: 
 
 
 def named_annotator(path: str | Path) -> str | None:
-    """The one name in the file's ``annotator`` column (None when the column is empty or
-    missing); InputError when it names several people."""
+    """The one name in the file's ``annotator`` column, in its normal form (NFC, trimmed; None
+    when the column is empty or missing); InputError when it names several people."""
     names = {
-        str(rec.get("annotator") or "").strip()
+        normal_form(str(rec.get("annotator") or ""))
         for _, rec in read_records(path, ["result_id", "verdict"])
     } - {""}
     if len(names) > 1:
@@ -98,7 +99,7 @@ def import_human_verdicts(db: Database, path: str | Path, who: Annotator) -> dic
                 line=line,
                 column="verdict",
             )
-        named = str(rec.get("annotator") or "").strip()
+        named = normal_form(str(rec.get("annotator") or ""))  # NFC, trimmed: as names compare
         if named and named != who.name:
             raise InputError(
                 f"the row is {named!r}'s verdict but {who.name!r} is importing; a label belongs "

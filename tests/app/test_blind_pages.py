@@ -131,3 +131,17 @@ def test_a_question_status_is_no_side_channel(team):
     assert status.options == ["(all)"] and status.disabled
     admin = opened("pages/1_Review_questions.py", tokens["root"])
     assert "rejected" in next(b for b in admin.selectbox if b.label == "Status").options
+
+
+def test_the_leaderboard_offers_no_colleague_alone(team):
+    """A ranking of one colleague's few verdicts shows their labels on items still in the
+    viewer's queue: an annotator picks among auto-raters and their own verdicts only."""
+    _, tokens, _ = team
+    at = opened("pages/5_Leaderboard.py", tokens["alice"])
+    raters = next(b for b in at.selectbox if b.label == "Rater").options
+    assert not {"human:bob", "human:carol"} & set(raters), raters
+    assert any(r.startswith("auto:") for r in raters)
+    admin = opened("pages/5_Leaderboard.py", tokens["root"])
+    assert {"human:bob", "human:carol"} <= set(
+        next(b for b in admin.selectbox if b.label == "Rater").options
+    )

@@ -122,3 +122,72 @@ def test_an_account_sharing_an_imported_name_never_owns_those_verdicts(db, db_pa
     rows = db["judgments"].count
     assert undo_last(db, who) is None
     assert db["judgments"].count == rows
+
+
+# A system name given to `exam articles` is checked like every other system name: the one rule
+# (no invisible character, no edge space), stored in its normal form, look-alikes refused.
+EXAM_EXISTING = "lead-pool"
+EXAM_SYSTEMS = [
+    ("edge-space", "lead-pool ", "leading or trailing space"),
+    ("zero-width", "lead\u200b-pool", "U+200B"),
+    ("nbsp", "lead\u00a0pool", "U+00A0"),
+    ("cyrillic", "l\u0435ad-pool", "looks like"),
+    ("full-width", "\uff4cead-pool", "looks like"),
+    ("case", "Lead-Pool", "looks like"),
+]
+
+
+@pytest.mark.parametrize(
+    ("system", "message"), [c[1:] for c in EXAM_SYSTEMS], ids=[c[0] for c in EXAM_SYSTEMS]
+)
+def test_exam_article_systems_are_checked_names(db, db_path, tmp_path, system, message):
+    line = {"query_id": "q1", "qid": "x1", "question": "Who?", "correct": "x"}
+    (tmp_path / "bank.jsonl").write_text(json.dumps(line) + "\n", encoding="utf-8")
+    import_car_bank(db, tmp_path / "bank.jsonl", bank_id="b")
+    arts = tmp_path / "a.jsonl"
+    arts.write_text(json.dumps({"query_id": "q1", "text": "An article."}) + "\n", "utf-8")
+    assert _cli(db_path, "exam", "articles", "b", EXAM_EXISTING, "--jsonl", str(arts))[0] == 0
+    before = snapshot(db, db_path)
+    _refused(_cli(db_path, "exam", "articles", "b", system, "--jsonl", str(arts)), message)
+    assert snapshot(db, db_path) == before
+
+
+def test_an_exam_system_is_stored_in_its_normal_form(db, db_path, tmp_path):
+    line = {"query_id": "q1", "qid": "x1", "question": "Who?", "correct": "x"}
+    (tmp_path / "bank.jsonl").write_text(json.dumps(line) + "\n", encoding="utf-8")
+    import_car_bank(db, tmp_path / "bank.jsonl", bank_id="b")
+    arts = tmp_path / "a.jsonl"
+    arts.write_text(json.dumps({"query_id": "q1", "text": "An article."}) + "\n", "utf-8")
+    for name in (JOSE_NFD, JOSE):
+        assert _cli(db_path, "exam", "articles", "b", name, "--jsonl", str(arts))[0] == 0
+    assert {r["system"] for r in db["exam_articles"].rows} == {JOSE}
+
+
+@pytest.mark.parametrize("other", ["Alice", "ALICE", "al\u0456ce"], ids=["title", "upper", "cyr"])
+def test_an_account_differing_only_in_case_is_a_lookalike(db_path, other):
+    assert _cli(db_path, "annotators", "add", "alice")[0] == 0
+    _refused(_cli(db_path, "annotators", "add", other), "looks like")
+    assert _accounts(db_path) == ["alice"]
+
+
+def test_systems_differing_only_in_case_are_lookalikes(db, db_path, tmp_path):
+    assert _import(db_path, tmp_path, "q1,gpt4,claude,A,human:carol\n")[0] == 0
+    before = snapshot(db, db_path)
+    _refused(_import(db_path, tmp_path, "q2,GPT4,claude,A,human:carol\n", "k.csv"), "looks like")
+    assert snapshot(db, db_path) == before
+
+
+def test_xrag_verdict_files_compare_annotators_in_normal_form(db, tmp_path):
+    """A file's annotator column names the person in any Unicode form (José composed or not,
+    spaces around): one person, the one importing."""
+    from core.annotation.identity import shell_admin
+    from core.xrag.human_verdicts import import_human_verdicts, named_annotator
+
+    path = tmp_path / "v.csv"
+    path.write_text(
+        f"result_id,verdict,annotator\n1,yes,{JOSE}\n2,no, {JOSE_NFD} \n", encoding="utf-8"
+    )
+    assert named_annotator(path) == JOSE
+    who = shell_admin(db, JOSE_NFD)  # open mode: signed in by name, stored in NFC
+    with pytest.raises(InputError, match="unknown XRAG result"):  # not "another person's verdict"
+        import_human_verdicts(db, path, who)

@@ -104,6 +104,12 @@ DB_CASES = [
     ("verify-under-file", "file", ["xrag", "verify-export", "{t}/f.txt/v.csv"], "is a file"),
     ("export-empty-name", None, ["export", "questions", "-o", " "], "empty"),
     ("export-dev-full", None, ["export", "questions", "-o", "/dev/full"], "is full"),
+    # a name ending in a slash means a folder: never a file written under its bare name
+    ("export-new-folder-slash", None, ["export", "questions", "-o", "{t}/new/"], "a folder"),
+    ("verify-new-folder-slash", None, ["xrag", "verify-export", "new/"], "a folder"),
+    ("export-dot-slash", None, ["export", "questions", "-o", "{t}/new/."], "a folder"),
+    ("export-db-slash", None, ["export", "questions", "-o", "{db}/"], "wb.db"),
+    ("export-relative-db", None, ["export", "questions", "-o", "./sub/../wb.db"], "the database"),
 ]
 
 

@@ -49,6 +49,15 @@ def test_all_and_json(db_path, tmp_path, capsys):
         (["--rater", RATER, "--epsilon", "2"], "epsilon"),
         (["--rater", RATER, "--base-url", "javascript:alert(1)"], "--base-url"),
         (["--rater", RATER, "--base-url", "https://x.example/?a=<b>"], "--base-url"),
+        # held-out spellings of a script or foreign address
+        (["--rater", RATER, "--base-url", "JAVASCRIPT:alert(1)"], "--base-url"),
+        (["--rater", RATER, "--base-url", " javascript:alert(1)"], "--base-url"),
+        (["--rater", RATER, "--base-url", "data:text/html,x"], "--base-url"),
+        (["--rater", RATER, "--base-url", "vbscript:x"], "--base-url"),
+        (["--rater", RATER, "--base-url", "//evil.example"], "--base-url"),
+        (["--rater", RATER, "--base-url", "http:/evil.example"], "--base-url"),
+        (["--rater", RATER, "--base-url", "http://evil.example\\@qa.example"], "--base-url"),
+        (["--rater", RATER, "--base-url", "http://qa.example\\evil"], "--base-url"),
     ],
 )
 def test_bad_input_is_one_error_line_and_writes_nothing(db_path, tmp_path, capsys, args, message):

@@ -73,7 +73,10 @@ def test_unsafe_serve_is_refused_cleanly(db_path, argv, message):
 
 
 @pytest.mark.parametrize(
-    "host", ["*", "", "  ", "*.", "*.com", "qa.example.org:8501", "a b", "https://qa.example.org"]
+    "host",
+    ["*", "", "  ", "*.", "*.com", "qa.example.org:8501", "a b", "https://qa.example.org"]
+    # an address to listen on, not a name the team types: '0.0.0.0' and '::' match no real Host
+    + ["0.0.0.0", "::", "[::]", ".", "*.*", "*..org", "0", "*.example.org:*"],
 )
 def test_an_allowed_host_that_turns_the_host_check_off_is_refused(db_path, host):
     """``*`` (and an empty name) make Streamlit accept any Host header: no DNS-rebinding check."""
@@ -93,6 +96,9 @@ def test_an_allowed_host_that_turns_the_host_check_off_is_refused(db_path, host)
 def test_allowed_host_names_and_addresses_are_accepted():
     for host in ("qa.example.org", "*.lab.example", "10.0.0.5", "::1", "QA.Example.org."):
         serve_command("0.0.0.0", 8501, [host], "", accounts=True)
+    # an IPv6 address as a URL writes it: in brackets; Streamlit compares the bare address
+    argv = serve_command("::", 8501, ["[2001:db8::5]"], "", accounts=True)
+    assert "--server.allowedHosts=2001:db8::5" in argv
 
 
 @pytest.mark.parametrize(

@@ -7,7 +7,8 @@ import codecs
 import pytest
 
 from core.corpus.names import check_name, name_problem
-from core.corpus.tabular import decode_input, optional_number, read_records, read_toml_file
+from core.corpus.tabular import decode_input, optional_number, read_records
+from core.corpus.toml_input import read_toml_file
 from core.errors import InputError
 from core.pipeline.config import parse_config
 from core.views.text import md

@@ -177,3 +177,37 @@ def test_a_postgresql_database_of_other_tables_is_refused_before_migrating(
     open_db(src, create=True).close()
     _one_error(capsys, main(["migrate-db", str(src), pg_url]), "is not a workbench database")
     assert tables() == before
+
+
+# A file whose only schema is a view, or whose header names another application
+# (``application_id``), is foreign even for ``init``.
+FOREIGN_WITHOUT_TABLES = [
+    ("a-view", ["create view v as select 1 as one"]),
+    ("an-application-id", ["pragma application_id = 1196444487"]),  # a GeoPackage's ('GPKG')
+]
+
+
+@pytest.mark.parametrize("command", [["init"], ["status"]], ids=lambda c: c[0])
+@pytest.mark.parametrize(
+    "statements", [c[1] for c in FOREIGN_WITHOUT_TABLES], ids=[c[0] for c in FOREIGN_WITHOUT_TABLES]
+)
+def test_a_file_of_another_application_without_tables_is_refused(
+    tmp_path, capsys, statements, command
+):
+    path = _sqlite_file(tmp_path / "other.sqlite", *statements)
+    before = _state(path)
+    _one_error(capsys, main(["--db", str(path), *command]), "not a workbench database")
+    assert _state(path) == before
+
+
+def test_a_database_of_a_newer_workbench_is_refused_untouched(tmp_path, capsys):
+    """A migration this copy does not know: its code cannot read that schema safely."""
+    db_path = tmp_path / "wb.db"
+    db = open_db(db_path, create=True)
+    db.execute("insert into schema_migrations (name) values ('m9999_from_the_future')")
+    db.close()
+    before = hashlib.sha256(db_path.read_bytes()).hexdigest()
+    for command in (["status"], ["import-book", str(BOOK)], ["init"]):
+        line = _one_error(capsys, main(["--db", str(db_path), *command]), "newer")
+        assert "m9999_from_the_future" in line
+    assert hashlib.sha256(db_path.read_bytes()).hexdigest() == before

@@ -19,6 +19,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from core.store import dbfile
 from core.store.connection import transaction
 from core.store.database import open_db
@@ -111,3 +113,78 @@ def test_a_connection_left_to_the_collector_leaves_the_register(tmp_path):
     del db
     gc.collect()
     assert connections_open_to(path) == 0
+
+
+def _spy_on_open(monkeypatch, db_file: Path, opened: list[str]) -> None:
+    """Record every ``open()`` (builtins, io, ``Path.open``) of ``db_file``, its log or its index
+    (by device and inode) made while a connection of this process has ``db_file`` open."""
+    import builtins
+    import io
+
+    def held(file: object) -> bool:
+        if not isinstance(file, (str, os.PathLike)) or not os.path.exists(file):
+            return False
+        if connections_open_to(db_file) == 0:
+            return False
+        mine = os.stat(file)
+        for suffix in ("", "-wal", "-shm"):
+            other = Path(f"{db_file}{suffix}")
+            if other.exists() and os.path.samestat(mine, os.stat(other)):
+                return True
+        return False
+
+    real_open, real_path_open = builtins.open, Path.open
+
+    def spy(file, *args, **kwargs):
+        if held(file):
+            opened.append(str(file))
+        return real_open(file, *args, **kwargs)
+
+    def path_open(self, *args, **kwargs):
+        if held(self):
+            opened.append(str(self))
+        return real_path_open(self, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "open", spy)
+    monkeypatch.setattr(io, "open", spy)
+    monkeypatch.setattr(Path, "open", path_open)
+
+
+INPUT_CASES = [
+    ("import-book", ["import-book", "{input}"]),
+    ("import-questions", ["import-questions", "{input}"]),
+    ("import-answers", ["import-answers", "{input}"]),
+    ("exam-import-bank", ["exam", "import-bank", "{input}"]),
+    ("xrag-import-articles", ["xrag", "import-articles", "{input}"]),
+]
+
+
+@pytest.mark.parametrize("name", ["wb.db", "book.csv", "log.csv", "index.csv"])
+@pytest.mark.parametrize("argv", [c[1] for c in INPUT_CASES], ids=[c[0] for c in INPUT_CASES])
+def test_an_input_file_that_is_the_open_database_is_refused_unread(
+    tmp_path, monkeypatch, argv, name
+):
+    """An importer given the database itself (or a hard link to it, its log or its index) as its
+    input refuses it (one line) and never reads it while its connection is open."""
+    from cli_run import run_cli
+
+    db_file = tmp_path / "wb.db"
+    assert run_cli(["--db", str(db_file), "init"])[0] == 0
+    keep = sqlite3.connect(db_file)  # another connection keeps the log and index in place
+    keep.execute("pragma journal_mode=wal")
+    keep.execute("create table if not exists keep_log (x)")
+    keep.execute("insert into keep_log values (1)")
+    targets = {"book.csv": "wb.db", "log.csv": "wb.db-wal", "index.csv": "wb.db-shm"}
+    if name in targets:
+        os.link(tmp_path / targets[name], tmp_path / name)  # the same file by another name
+    opened: list[str] = []
+    _spy_on_open(monkeypatch, db_file, opened)
+    try:
+        code, out, err = run_cli(
+            ["--db", str(db_file), *[a.format(input=tmp_path / name) for a in argv]]
+        )
+    finally:
+        keep.close()
+    assert code == 2, (code, out, err)
+    assert err.count("error:") == 1 and "Traceback" not in err, err
+    assert opened == []

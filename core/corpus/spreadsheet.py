@@ -5,6 +5,10 @@ return before one) as a formula: a question, answer or name from data could then
 run a command on the reader's machine. As OWASP advises, such a text cell is written with a
 leading ``'`` (shown as text, the quote hidden); numbers are left as they are. JSON Lines output
 is not a spreadsheet's and keeps every value unchanged.
+
+The project's own CSV reader (:mod:`core.corpus.tabular`) takes that quote off again
+(:func:`unquoted_cell`), so a file written here reads back as it was: ``export judgments`` then
+``rank`` or ``import-judgments`` see the system ``-x``, not ``'-x``.
 """
 
 from __future__ import annotations
@@ -23,6 +27,19 @@ def spreadsheet_cell(value: Any) -> Any:
     if isinstance(value, str) and value.startswith(FORMULA_START):
         return "'" + value
     return value
+
+
+def unquoted_cell(text: str) -> str:
+    """A CSV cell as read back: the ``'`` :func:`spreadsheet_cell` put before a formula-like text
+    taken off (``'=x`` -> ``=x``); any other text unchanged."""
+    if text.startswith("'") and text[1:].startswith(FORMULA_START):
+        return text[1:]
+    return text
+
+
+def spreadsheet_frame(frame: Any) -> Any:
+    """A pandas DataFrame with every cell through :func:`spreadsheet_cell` (for ``to_csv``)."""
+    return frame.map(spreadsheet_cell)
 
 
 class SpreadsheetWriter:
