@@ -143,6 +143,7 @@ def _pair(db, rater, a="s1", b="s2", status="ok", verdict="A", supersedes=None, 
             verdict=verdict if status == "ok" else None,
             status=JudgmentStatus(status),
             supersedes=supersedes,
+            context_kind="human",  # given in the app, as a page stores it (undo takes only those)
         ),
     )
 
