@@ -279,6 +279,7 @@ def main(quick: bool = False, live_db: str | None = None, live_only: bool = Fals
             f"speedup in process: {baseline_in_process_s / in_process_s:.1f}x "
             f"(project {in_process_s:.2f} s, baseline {baseline_in_process_s:.2f} s)"
         )
+        (ours,) = ours["groups"]  # the simulated tournament is one connected group
         width = np.mean([s["ci_high"] - s["ci_low"] for s in ours["systems"]])
         print(
             f"CPU time (user+sys, whole processes): project {project_cpu_s:.2f} s, baseline "

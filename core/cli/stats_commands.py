@@ -119,9 +119,6 @@ def fmt(v: Any, nd: int = 3) -> str:
 def cmd_rank(args: argparse.Namespace) -> int:
     """Fit and print the leaderboard."""
 
-    from core.stats.leaderboard import (
-        leaderboard,
-    )
     from core.stats.length_control import (
         leaderboard_length_controlled,
     )
@@ -136,15 +133,17 @@ def cmd_rank(args: argparse.Namespace) -> int:
         raise InputError("--length-control needs answer lengths: give a CSV file, not --from-db")
     settings = RankingSettings(args.ties, args.bootstrap, args.seed, args.level, args.alpha)
     if args.from_db:
-        return rank_groups(args, settings)
+        from core.cli.store_statistics import (
+            store_counts,
+        )
+
+        return rank_groups(args, settings, store_counts(args.db, args.rater))
+    if not args.length_control:  # a file ranks as the database does: each connected group
+        return rank_groups(args, settings, _read_rank_csv(args.judgments))
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", RuntimeWarning)
-        if args.length_control:
-            df = _read_length_csv(args.judgments)
-            board = leaderboard_length_controlled(df, settings)
-        else:
-            counts = _read_rank_csv(args.judgments)
-            board = leaderboard(counts, settings)
+        df = _read_length_csv(args.judgments)
+        board = leaderboard_length_controlled(df, settings)
     out = board.to_dict()
     out["warnings"] = [str(w.message) for w in caught]
     if args.json:
@@ -183,7 +182,12 @@ def print_board(out: dict[str, Any], args: argparse.Namespace) -> None:
     print(
         f"\nbeta = log-strength (mean 0); interval: {out['interval']}; "
         f"{out['n_judgments']} judgments over {out['n_questions']} questions, "
-        f"{out['n_excluded_none']} None excluded, ties={args.ties}"
+        + (
+            ""
+            if out.get("n_excluded_none") is None
+            else f"{out['n_excluded_none']} None excluded, "
+        )
+        + f"ties={args.ties}"
     )
     if args.length_control:
         print(
@@ -203,17 +207,13 @@ def groups_sentence(n: int) -> str:
     )
 
 
-def rank_groups(args: argparse.Namespace, settings: Any) -> int:
-    """``rank --from-db``: each connected group of systems ranked on its own, with the
-    Leaderboard page's code (:func:`core.views.leaderboard.fit_groups`)."""
-    from core.cli.store_statistics import (
-        store_counts,
-    )
+def rank_groups(args: argparse.Namespace, settings: Any, counts: PairwiseCounts) -> int:
+    """``rank --from-db`` and ``rank FILE.csv``: each connected group of systems ranked on its
+    own, with the Leaderboard page's code (:func:`core.views.leaderboard.fit_groups`)."""
     from core.views.leaderboard import (
         fit_groups,
     )
 
-    counts = store_counts(args.db, args.rater)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", RuntimeWarning)
         fits, alone = fit_groups(counts, settings)
@@ -234,11 +234,13 @@ def rank_groups(args: argparse.Namespace, settings: Any) -> int:
                 "why": fit.why,
                 "note": fit.note,
                 **board,
+                "n_excluded_none": None,  # a None verdict belongs to no group: counted once below
             }
         )
-    out = {
+    out: dict[str, Any] = {
         "groups": groups,
         "grouping": groups_sentence(len(groups)),
+        "n_excluded_none": counts.n_none,  # 'None (both wrong)' verdicts: no preference, left out
         "unlinked": alone,
         "warnings": [str(w.message) for w in caught],
     }
@@ -246,6 +248,7 @@ def rank_groups(args: argparse.Namespace, settings: Any) -> int:
         print(json.dumps(out))
         return 0
     print(out["grouping"])
+    print(f"{counts.n_none} None (both wrong) verdicts excluded: they state no preference.")
     for g in groups:
         print(f"\ngroup {g['group']} of {len(groups)}: {g['label']}")
         if g["why"]:

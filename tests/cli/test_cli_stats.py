@@ -42,21 +42,25 @@ def rank_csv(tmp_path: Path, rows=RANK_ROWS, extra: str = "") -> str:
 def test_rank_json_contract(tmp_path: Path, capsys) -> None:
     path = rank_csv(tmp_path)
     assert main(["rank", path, "--bootstrap", "200", "--seed", "3", "--json"]) == 0
-    out = json.loads(capsys.readouterr().out)
+    whole = json.loads(capsys.readouterr().out)
+    (out,) = whole["groups"]  # one connected group
     ref = leaderboard(RANK_ROWS, RankingSettings(n_boot=200, seed=3))
     ours = {s["name"]: s for s in out["systems"]}
     for k, name in enumerate(ref.systems):
         assert ours[name]["beta"] == pytest.approx(ref.beta[k], abs=1e-10)
         assert ours[name]["ci_low"] <= ours[name]["beta"] <= ours[name]["ci_high"]
         assert {"rank", "rank_ub", "strength", "wins"} <= set(ours[name])
-    assert out["n_excluded_none"] == 1 and out["level"] == 0.95
+    assert whole["n_excluded_none"] == 1 and out["level"] == 0.95
 
 
 def test_rank_table_and_ties_drop(tmp_path: Path, capsys) -> None:
     path = rank_csv(tmp_path)
     assert main(["rank", path, "--bootstrap", "0", "--ties", "drop"]) == 0
     text = capsys.readouterr().out
-    assert text.splitlines()[0].split()[:4] == ["rank", "rank_ub", "name", "beta"]
+    lines = text.splitlines()
+    assert lines[0].startswith("1 group: every system is linked")
+    assert lines[1] == "1 None (both wrong) verdicts excluded: they state no preference."
+    assert lines[4].split()[:4] == ["rank", "rank_ub", "name", "beta"]
     assert "ties=drop" in text
 
 
@@ -79,8 +83,7 @@ def test_rank_length_control(tmp_path: Path, capsys) -> None:
         ("question_id,system_a\nq1,x\n", "column 'system_b': missing required column"),
         ("question_id,system_a,system_b,verdict\nq1,x,y,maybe\n", "line 2, column 'verdict'"),
         ("question_id,system_a,system_b,verdict\nq1,x,y,A\nq2,y,x,A\n", None),
-        ("question_id,system_a,system_b,verdict\nq1,x,y,A\nq2,y,x,B\n", "'x' never loses"),
-        ("question_id,system_a,system_b,verdict\nq1,x,y,None\n", "no decided comparisons"),
+        ("question_id,system_a,system_b,verdict\nq1,x,y,None\n", "no two systems are compared"),
         ("question_id,system_a,system_b,verdict\nq1,x,x,A\n", "compared with itself"),
         ("question_id,system_a,system_b,verdict\nq1,x,,A\n", "column 'system_b'"),
     ],
@@ -162,3 +165,18 @@ def test_agreement_bad_input(tmp_path: Path, capsys, text: str, args: list, mess
     assert main(["agreement", path, *args]) == 2
     err = capsys.readouterr().err
     assert err.startswith("error: ") and message in err
+
+
+def test_rank_file_answers_as_the_database_does(tmp_path: Path, capsys) -> None:
+    """A file of three tournaments that never met ranks each on its own (as ``--from-db`` and
+    the Leaderboard page do), and a system that never loses gets the page's weak-prior fit and
+    its note instead of an exit."""
+    rows = [("q1", "a", "b", "A"), ("q2", "b", "a", "A"), ("q3", "c", "d", "A")]
+    rows += [("q4", "d", "c", "A"), ("q5", "x", "y", "A"), ("q6", "y", "x", "B")]
+    path = rank_csv(tmp_path, rows)
+    assert main(["rank", path, "--bootstrap", "0", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert [sorted(g["members"]) for g in out["groups"]] == [["a", "b"], ["c", "d"], ["x", "y"]]
+    assert out["grouping"].startswith("3 groups of systems that were never compared")
+    never = next(g for g in out["groups"] if "x" in g["members"])
+    assert "'x' never loses" in never["note"] and never["systems"][0]["name"] == "x"

@@ -248,7 +248,7 @@ def test_export_writes_effective_verdicts_and_rank_on_it_equals_rank_from_db(
     gone = set(every["supersedes"]) - {""}
     old = every[every["id"].isin(gone)]
     assert len(old) == len(changed_rows(verdict_rows()))
-    trail = cli_json(capsys, ["rank", str(tmp_path / "all.csv"), *args])
+    (trail,) = cli_json(capsys, ["rank", str(tmp_path / "all.csv"), *args])["groups"]
     (from_db,) = cli_json(capsys, ["--db", db, "rank", "--from-db", *args])["groups"]
     # the audit trail counts the changed verdicts twice (None verdicts never count)
     assert trail["n_judgments"] == from_db["n_judgments"] + (old["verdict"] != "None").sum()
@@ -258,9 +258,11 @@ def test_export_writes_effective_verdicts_and_rank_on_it_equals_rank_from_db(
     assert len(every) == len(eff) + len(old) + 2 and len(eff) == len(verdict_rows()) - 1
     assert "withdrawn" in set(every["status"]) and set(eff["status"]) == {"ok"}
     assert eff["id"].is_unique and not set(eff["id"]) & (set(every["supersedes"]) - {""})
-    from_file = cli_json(capsys, ["rank", str(tmp_path / "effective.csv"), *args])
-    (from_db,) = cli_json(capsys, ["--db", db, "rank", "--from-db", *args])["groups"]
+    file_out = cli_json(capsys, ["rank", str(tmp_path / "effective.csv"), *args])
+    db_out = cli_json(capsys, ["--db", db, "rank", "--from-db", *args])
+    (from_file,), (from_db,) = file_out["groups"], db_out["groups"]
     assert from_file["n_judgments"] == from_db["n_judgments"]
+    assert file_out["n_excluded_none"] == db_out["n_excluded_none"]
     assert_close(from_file["systems"], from_db["systems"])
 
 
