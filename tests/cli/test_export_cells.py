@@ -95,7 +95,7 @@ def test_an_exported_csv_reads_back_as_it_was(db_path, tmp_path):
     assert "'-x" in out.read_text(encoding="utf-8")
     code, text, err = run_cli(["rank", str(out), "--json"])
     assert code == 0, err
-    assert sorted(s["name"] for s in json.loads(text)["systems"]) == ["-x", "=y"]
+    assert sorted(s["name"] for s in json.loads(text)["groups"][0]["systems"]) == ["-x", "=y"]
     code, text, err = run_cli(["--db", str(db_path), "import-judgments", str(out), "--json"])
     assert code == 0, err
     assert json.loads(text)["judgments"]["inserted"] == 0  # the same verdicts, not new systems
