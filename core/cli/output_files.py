@@ -30,9 +30,10 @@ from typing import TextIO
 from core.errors import InputError
 from core.store.database import postgres_url
 from core.store.dbfile import SQLITE_MAGIC
+from core.store.open_files import SIDE_SUFFIXES, same_file
 
 #: The files SQLite keeps beside a database (write-ahead log, its index, rollback journal).
-SIDE_FILES = ("-wal", "-shm", "-journal")
+SIDE_FILES = SIDE_SUFFIXES
 #: How a SQLite write-ahead log (either checksum byte order) and a rollback journal begin.
 LOG_MAGICS = (b"\x37\x7f\x06\x82", b"\x37\x7f\x06\x83", b"\xd9\xd5\x05\xf9\x20\xa1\x63\xd7")
 _KIND = {
@@ -64,7 +65,7 @@ def checked_output_path(path: str | Path, db: str | Path) -> Path:
         raise InputError(f"{text}: a folder in the path is a file, not a folder") from None
     except OSError as exc:
         raise InputError(f"cannot use {text} ({exc.strerror or exc})") from None
-    refuse_database_path(given, db, info=info)
+    refuse_database_path(given, db)
     if info is not None and stat.S_ISDIR(info.st_mode):
         raise InputError(f"{text} is a directory; give a file name to write")
     if os.path.basename(text) in ("", ".", ".."):  # "out/": never the file "out" instead
@@ -134,43 +135,32 @@ def _sqlite_path(db: str | Path) -> str | None:
     return None if postgres_url(text) is not None or text in ("", ":memory:") else text
 
 
-def refuse_database_path(
-    path: str | Path, db: str | Path, *, info: os.stat_result | None = None, name: str = "--db"
-) -> None:
+def refuse_database_path(path: str | Path, db: str | Path, *, name: str = "--db") -> None:
     """Refuse ``path`` when it names the database ``db`` (given as ``name``) or one of its side
     files: the same path once resolved (also before the file exists), or the same file (device
-    and inode, ``info`` or ``os.stat(path)``) by any name. Nothing is read."""
+    and inode, :func:`core.store.open_files.same_file`) by any name. Nothing is read."""
     db_file = _sqlite_path(db)
     if db_file is None:
         return
     given = Path(path)
-    if info is None:
-        try:
-            info = os.stat(given)
-        except OSError:
-            pass
     names = {os.path.realpath(given).casefold(), os.path.abspath(given).casefold()}
     for suffix in ("", *SIDE_FILES):
         spellings = {os.path.realpath(db_file) + suffix, os.path.abspath(db_file) + suffix}
         same_name = names & {s.casefold() for s in spellings}
-        if same_name or (info is not None and any(_same_file(info, s) for s in spellings)):
+        if same_name or any(same_file(given, s) for s in spellings):
             raise InputError(f"{path} is {_KIND[suffix]} ({name} {db_file}); {_HINT}")
 
 
-def _same_file(info: os.stat_result, other: str) -> bool:
-    """Whether ``other`` exists and is the file ``info`` describes (by ``os.stat`` only)."""
-    try:
-        theirs = os.stat(other)
-    except OSError:
-        return False
-    return (info.st_dev, info.st_ino) == (theirs.st_dev, theirs.st_ino)
+def _head(path: Path) -> bytes:
+    """The first 16 bytes of ``path`` (a file known not to be the open database)."""
+    with path.open("rb") as f:
+        return f.read(len(SQLITE_MAGIC))
 
 
 def _refuse_sqlite_file(target: Path, text: str) -> None:
     """Refuse an existing ``target`` (not the open database) that is a SQLite database or log."""
     try:
-        with target.open("rb") as f:
-            head = f.read(len(SQLITE_MAGIC))
+        head = _head(target)
     except OSError as exc:
         raise InputError(
             f"cannot read {text} to check that it is no database ({exc.strerror or exc})"
@@ -193,14 +183,13 @@ def _refuse_sibling_of_sqlite(target: Path, text: str, db: str | Path) -> None:
         except OSError:
             continue
         db_file = _sqlite_path(db)
-        if db_file is not None and _same_file(info, db_file):
+        if db_file is not None and same_file(owner, db_file):
             raise InputError(f"{text} is {_KIND[suffix]} (--db {db_file}); {_HINT}")
-        if db_file is not None and any(_same_file(info, db_file + s) for s in SIDE_FILES):
+        if db_file is not None and any(same_file(owner, db_file + s) for s in SIDE_FILES):
             continue  # beside the database's own log: never read it outside SQLite
         if stat.S_ISREG(info.st_mode):
             try:
-                with owner.open("rb") as f:
-                    is_sqlite = f.read(len(SQLITE_MAGIC)) == SQLITE_MAGIC
+                is_sqlite = _head(owner) == SQLITE_MAGIC
             except OSError:
                 continue
             if is_sqlite:

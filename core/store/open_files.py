@@ -81,6 +81,13 @@ def connections_open_to(path: str | Path) -> int:
         return 0 if key is None else _open_files.get(key, 0)
 
 
+def same_file(path: str | Path, other: str | Path) -> bool:
+    """Whether both paths exist and are one file (device and inode: a symlink, a hard link or
+    another spelling of the path is the same file); nothing is opened."""
+    key = _file_key(path)
+    return key is not None and key == _file_key(other)
+
+
 def held_database_of(path: str | Path) -> str | None:
     """The database file of this process's connections that ``path`` is (by device and inode,
     whatever its name), or whose ``-wal``, ``-shm`` or ``-journal`` file it is; ``None`` when it is
