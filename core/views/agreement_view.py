@@ -1,7 +1,8 @@
 """Agreement page, imported evaluations: an auto-rater against a crowd (its majority and its slots).
 
-Items here are *shown* items: (question, system shown as A, system shown as B). An auto-rater that
-judged both orders is compared in each order with the crowd's verdict in that order, as PRD does.
+Items follow the one unit rule (:data:`core.views.agreement_pairs.UNIT_RULE`): a question and a
+pair of systems, verdicts read relative to the pair in alphabetical order; an auto-rater that judged
+both orders is compared in each order with the crowd's verdict in that order, as PRD does.
 Anonymous human slots (raters named ``human:NAME#1``, ``#2``, ...; see
 :mod:`core.corpus.evaluations`) are not people, so only identity-free statistics are computed over
 them: Fleiss' kappa and Krippendorff's alpha (nominal), never a per-slot Cohen's kappa.
@@ -18,14 +19,11 @@ import pandas as pd
 from core.corpus.evaluation_ratings import is_slot, slot_group
 from core.stats.agreement import (
     cohen_kappa_ci,
-    fleiss_kappa,
-    krippendorff_alpha_nominal,
     percent_agreement,
-    ratings_matrix,
 )
 from core.store.judgments import human_raters, imported_human_raters, pairwise_rater_kinds
 from core.store.verdict_reads import verdict_summary
-from core.views.agreement_pairs import PairAgreement, paired, verdict_frame
+from core.views.agreement_pairs import PairAgreement, inter_annotator, paired, verdict_frame
 
 if TYPE_CHECKING:
     from core.store.engine import Database
@@ -119,25 +117,14 @@ def auto_vs_crowd(
 
 def slot_agreement(db: Database, prefix: str) -> dict[str, Any]:
     """Fleiss' kappa and Krippendorff's alpha of the anonymous slots ``prefix1, prefix2, ...``
-    over the shown items with at least two of their ratings."""
+    over the items with at least two of their ratings, by the one unit rule (:data:`UNIT_RULE`:
+    verdicts relative to the pair in alphabetical order), so they equal "Between annotators"
+    for the same people (:func:`core.views.agreement_pairs.inter_annotator`)."""
     slots = [r for r in human_raters(db) if is_slot(r) and slot_group(r) == prefix]
-    df = shown_verdicts(db, slots)
-    multi = df[df.groupby("item_id")["rater"].transform("size") >= 2]
-    out: dict[str, Any] = {
-        "prefix": prefix,
-        "slots": len(slots),
-        "ratings": len(df),
-        "items": int(multi["item_id"].nunique()),
-        "fleiss_kappa": None,
-        "krippendorff_alpha": None,
+    frame = verdict_frame(db, "pairwise", slots)
+    return {"prefix": prefix, "slots": len(slots), "ratings": len(frame)} | {
+        k: v for k, v in inter_annotator(frame, "human").items() if k != "raters"
     }
-    if out["items"]:
-        long = multi[["item_id", "rater", "verdict"]]
-        fk = fleiss_kappa(long)
-        ka = krippendorff_alpha_nominal(ratings_matrix(long))
-        out["fleiss_kappa"] = None if np.isnan(fk) else float(fk)
-        out["krippendorff_alpha"] = None if np.isnan(ka) else float(ka)
-    return out
 
 
 def crowd_overview(db: Database) -> dict[str, Any] | None:

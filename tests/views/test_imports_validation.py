@@ -84,7 +84,9 @@ def test_gpt4_vs_crowd_majority_equals_sklearn(db):
 
 
 def test_fleiss_and_krippendorff_of_human_slots_equal_statsmodels_and_krippendorff(db):
-    items = [v for v in raw("human").values() if len(v) >= 2]
+    """By the one unit rule, as every agreement figure: labels relative to the sorted pair (the
+    shown-order labels gave other figures: Fleiss' chance term pools label shares over items)."""
+    items = [[_canonical(k, s) for s in v] for k, v in raw("human").items() if len(v) >= 2]
     assert {len(v) for v in items} == {3}
     table, _ = aggregate_raters(np.array(items))
     res = slot_agreement(db, "human:prd-crowd#")
