@@ -18,7 +18,8 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class Setting:
-    """One known setting: ``kind`` ``int`` (a whole number >= ``minimum``), ``choice`` (one of
+    """One known setting: ``kind`` ``int`` (a whole number from ``minimum`` to ``maximum``, when
+    one is set), ``choice`` (one of
     ``choices``) or ``url`` (an ``http(s)://host[:port][/path]`` address, or empty for "not
     set"), its ``default`` and ``meaning``."""
 
@@ -27,11 +28,14 @@ class Setting:
     meaning: str
     minimum: int = 0
     choices: tuple[str, ...] = ()
+    maximum: int | None = None
 
     @property
     def value_range(self) -> str:
         """The values it takes, in words."""
         if self.kind == "int":
+            if self.maximum is not None:
+                return f"whole number from {self.minimum} to {self.maximum:,}"
             return f"whole number >= {self.minimum}"
         if self.kind == "choice":
             return "one of: " + ", ".join(self.choices)
@@ -52,6 +56,8 @@ class Setting:
             number = int(text)
             if number < self.minimum:
                 raise InputError(f"{key} must be at least {self.minimum}")
+            if self.maximum is not None and number > self.maximum:
+                raise InputError(f"{key} must be at most {self.maximum:,}, not {number:,}")
             return number
         if not text:
             return ""
@@ -79,10 +85,17 @@ class Setting:
 #: Every known setting, the one registry (CLI help, ``settings show``, the Team page).
 SETTINGS: dict[str, Setting] = {
     "annotations_per_item": Setting(
-        "int", 1, "how many team members label each item (k); imported raters do not count", 1
+        "int",
+        1,
+        "how many team members label each item (k); imported raters do not count",
+        1,
+        maximum=100,
     ),
     "calibration_items": Setting(
-        "int", 0, "the first N items of each queue, shown to every annotator (0 = none)"
+        "int",
+        0,
+        "the first N items of each queue, shown to every annotator (0 = none)",
+        maximum=10_000,
     ),
     "queue_seed": Setting("int", 0, "seed of the queue orders and of the A/B orders"),
     "queue_order": Setting(
@@ -99,6 +112,7 @@ SETTINGS: dict[str, Setting] = {
         "every N-th label each person gives is on an attention check: an item with a settled "
         "(adjudicated) label the person has not labelled; the Team page shows their accuracy "
         "on them (0 = no checks)",
+        maximum=1_000,
     ),
     "base_url": Setting(
         "url",

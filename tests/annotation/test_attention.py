@@ -11,10 +11,11 @@ from core.annotation.identity import sign_in_token
 from core.annotation.pairwise import blind_item, submit_verdict, verdict_progress, verdict_queue
 from core.annotation.reviews import review_queue, submit_review
 from core.annotation.tasks import task_items
+from core.errors import InputError
 from core.store.accounts import create_account
 from core.store.adjudications import Adjudication
 from core.store.database import open_db
-from core.store.settings import update_setting
+from core.store.settings import get_setting, update_setting
 from core.views.team import team_table
 
 
@@ -173,3 +174,21 @@ def test_checks_come_by_labels_given_on_review_too(team):
         served.append(head)
         submit_review(db, head, p["dan"], "accept")
     assert [i for i, qid in enumerate(served) if qid in qids[:2]] == [1, 3]
+
+
+@pytest.mark.parametrize(
+    ("key", "value", "message"),
+    [
+        ("attention_every", "99999999999999999", "attention_every must be at most 1,000"),
+        ("calibration_items", "10001", "calibration_items must be at most 10,000"),
+        ("annotations_per_item", "101", "annotations_per_item must be at most 100"),
+    ],
+)
+def test_a_setting_beyond_any_team_is_refused_not_stored(team, key, value, message):
+    """A number no team means (every 10^17-th label a check) is a slip, refused in one line;
+    the stored value stays as it was."""
+    db = team[0]
+    before = get_setting(db, key, "unset")
+    with pytest.raises(InputError, match=message):
+        update_setting(db, key, value)
+    assert get_setting(db, key, "unset") == before

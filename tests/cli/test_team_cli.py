@@ -106,7 +106,7 @@ def test_settings_show_and_help_list_every_key_with_meaning_type_and_range(capsy
             assert spec.value_range in " ".join(text.split()), key
             assert spec.meaning.split(";")[0][:30] in " ".join(text.split()), key
             assert line
-    assert "whole number >= 1" in helped and "http:// or https:// URL" in helped
+    assert "whole number from 1 to 100" in helped and "http:// or https:// URL" in helped
 
 
 def test_base_url_setting_is_checked_and_used_in_printed_links(capsys, dbpath):
