@@ -92,7 +92,7 @@ def atomic_output(target: Path, db: str | Path, *, newline: str | None = "") -> 
     checked again just before). Any ``OSError`` (a full disk, a read-only folder) is one
     :class:`InputError` line, with the temporary file removed and the old ``target`` unchanged."""
     if target.exists() and not target.is_file():  # a device or pipe: in place, nothing to rename
-        with _as_input_error(target), open(target, "w", encoding="utf-8", newline=newline) as f:
+        with _as_input_error(target), _open_in_place(target, newline) as f:
             yield f
         return
     tmp = target.parent / f".{target.name[:100]}.{secrets.token_hex(4)}.tmp"  # a long name fits
@@ -111,6 +111,26 @@ def atomic_output(target: Path, db: str | Path, *, newline: str | None = "") -> 
         except BaseException:
             tmp.unlink(missing_ok=True)
             raise
+
+
+def _open_in_place(target: Path, newline: str | None) -> TextIO:
+    """``target``, a device or a named pipe, open for writing. A pipe that no process reads would
+    block the command for ever: its write end is opened without waiting, which fails with ENXIO
+    exactly then (POSIX ``open(O_WRONLY | O_NONBLOCK)``); once open, writes wait for the reader
+    as usual. (Probing earlier and closing would end a reader such as ``cat`` at once.)"""
+    if not stat.S_ISFIFO(os.stat(target).st_mode):
+        return open(target, "w", encoding="utf-8", newline=newline)
+    try:
+        fd = os.open(target, os.O_WRONLY | os.O_NONBLOCK)
+    except OSError as exc:
+        if exc.errno != errno.ENXIO:
+            raise
+        raise InputError(
+            f"{target} is a named pipe that no process reads; start its reader first "
+            "(nothing was written)"
+        ) from None
+    os.set_blocking(fd, True)
+    return os.fdopen(fd, "w", encoding="utf-8", newline=newline)
 
 
 @contextmanager

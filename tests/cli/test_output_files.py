@@ -306,3 +306,19 @@ def test_the_database_is_never_opened_outside_sqlite(db_file, tmp_path, monkeypa
     finally:
         con.close()
     assert opened_ours == []
+
+
+def test_a_named_pipe_without_a_reader_is_refused_not_waited_on(db_file, tmp_path):
+    """``-o`` a FIFO no process reads used to block the command for ever (open() waits for a
+    reader); now one line. With a reader, the export goes through the pipe whole."""
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    _refused(["export", "questions", "-o", str(fifo)], db_file, "no process reads")
+    reader = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)  # a reader, before the command runs
+    try:
+        code, _, err = run_cli(["--db", str(db_file), "export", "questions", "-o", str(fifo)])
+        assert code == 0, err
+        got = os.read(reader, 1 << 16)  # a small export fits the pipe's buffer
+    finally:
+        os.close(reader)
+    assert got.decode("utf-8").startswith("id,") and len(got.splitlines()) == 3
