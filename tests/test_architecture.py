@@ -340,3 +340,17 @@ def test_markdown_check_catches_unescaped_data():
             if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
         ]
         assert _Markup(tree).problem(calls[-1].args[0]) is None, source
+
+
+def test_no_test_imports_through_a_tests_package_name():
+    """``from tests.x import ...`` resolves to whichever ``tests`` package comes first, and an
+    installed wheel may ship one (ppi-python 0.2.3 does): shared test code is imported by its
+    module name, from ``tests/`` or the test's own folder, both on ``sys.path`` under pytest."""
+    root = Path(__file__).parent
+    found = [
+        f"{p.relative_to(root)}:{i}"
+        for p in root.rglob("*.py")
+        for i, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1)
+        if re.match(r"\s*(from|import)\s+tests(\.|\s|$)", line)
+    ]
+    assert not found, found

@@ -6,8 +6,8 @@ from __future__ import annotations
 import json
 import random
 
-from tests.cli_run import run_cli
-from tests.views.test_rater_validation import pair_rows, write_csv
+from cli_run import run_cli
+from rater_rows import pair_rows, write_csv
 
 
 def _outputs(tmp_path, name: str, rows) -> dict[str, object]:

@@ -8,11 +8,11 @@ import time
 
 import numpy as np
 import pytest
+from test_alt_test import PAIR, YES_NO, noisy_data
 
 from core.errors import InputError
 from core.stats.alt_test import NotEnoughLabels, alt_test, indicator_table
 from core.stats.alt_test_power import items_needed, simulate_decisions, size_grid
-from tests.stats.test_alt_test import PAIR, YES_NO, noisy_data
 
 
 def rerun_decisions(humans, rater, n, n_sim, seed, epsilon=0.2, q=0.05):

@@ -7,10 +7,10 @@ in them at the target rate (docs/statistics.md gives the rates measured this way
 from __future__ import annotations
 
 import numpy as np
+from test_alt_test import PAIR, YES_NO, noisy_data
 
 from core.stats.alt_test import alt_test, indicator_table
 from core.stats.alt_test_power import decisions_from_counts, items_needed
-from tests.stats.test_alt_test import PAIR, YES_NO, noisy_data
 
 TARGET = 0.9
 #: (labels, people, their accuracy, the rater's accuracy, share of items each person labels)

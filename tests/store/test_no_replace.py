@@ -8,10 +8,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from qa_fixtures import seed
 
 from core.store.connection import transaction, utcnow
 from core.store.database import open_db
-from tests.qa_fixtures import seed
 
 
 def seed_label_rows(db) -> dict[str, int]:
