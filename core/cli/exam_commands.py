@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -22,14 +23,14 @@ if TYPE_CHECKING:
 DEFAULT_RESULTS = Path(__file__).resolve().parent.parent.parent / "demo" / "exam" / "car-results"
 
 
-def _print_table(records: list[dict[str, Any]]) -> None:
+def _print_table(records: Sequence[Mapping[Any, Any]]) -> None:
     """Plain aligned text table (floats to 3 decimals)."""
     if not records:
         print("(nothing)")
         return
     cols = list(records[0])
     print_aligned(
-        cols,
+        [str(c) for c in cols],
         [
             [
                 ("" if v != v else f"{v:.3f}")

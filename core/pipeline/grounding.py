@@ -242,7 +242,7 @@ def rater_bias_pairwise(
     table = self_preference(frame, dict(rater_family), dict(system_family), reference)
     return [
         {
-            k: (
+            str(k): (
                 None
                 if isinstance(v, float) and v != v
                 else round(v, 4)

@@ -54,8 +54,8 @@ def _coded(df: pd.DataFrame) -> dict[str, Any]:
     lo = np.where(rank[ca] <= rank[cb], ca, cb)
     q = pd.factorize(d["question_id"].to_numpy(dtype=object))[0]
     if "rater" in d.columns:
-        rater, raters = pd.factorize(d["rater"].to_numpy(dtype=object), sort=True)
-        raters = list(raters)
+        rater, found = pd.factorize(d["rater"].to_numpy(dtype=object), sort=True)
+        raters: list[Any] = list(found)
     else:
         rater, raters = np.zeros(n, dtype=np.int64), ([""] if n else [])
     return {
@@ -191,7 +191,8 @@ def self_preference(
     decided = ((win == lo) | (win == hi)) & (own >= 0)
     ref_decided = ((ref_code == lo) | (ref_code == hi)) & (own >= 0)
     out = []
-    for (rf, af), idx in sorted(m.groupby(["rater_family", "answer_family"]).indices.items()):
+    groups: Any = m.groupby(["rater_family", "answer_family"]).indices  # (rf, af) -> rows
+    for (rf, af), idx in sorted(groups.items()):
         row = {
             "rater_family": rf,
             "answer_family": af,

@@ -99,16 +99,16 @@ def consistency(frame: pd.DataFrame) -> pd.DataFrame:
             "position inconsistency": None,
         }
         if len(rep):
-            key = rep["item_id"] + "|" + rep["position"]
-            key = key.tolist()
+            key = (rep["item_id"] + "|" + rep["position"]).tolist()
             sc = self_consistency(
                 dict(zip(key, rep["first_verdict"].tolist(), strict=True)),
                 dict(zip(key, rep["verdict"].tolist(), strict=True)),
             )
             row["self-consistency"], row["self kappa"] = sc["agreement"], sc["cohen_kappa"]
         if len(pos) and rater in pos.index:
-            row["items in both orders"] = int(pos.loc[rater, "n_pairs"])
-            rate = pos.loc[rater, "inconsistency_rate"]
+            cells: Any = pos.loc[rater]  # one row: a Series of numbers
+            row["items in both orders"] = int(cells["n_pairs"])
+            rate = float(cells["inconsistency_rate"])
             row["position inconsistency"] = None if np.isnan(rate) else float(rate)
         out.append(row)
     return pd.DataFrame(

@@ -109,7 +109,11 @@ def auto_gold_rows(db: Database) -> dict[str, dict[str, Any]]:
     by rater: the rater's kappa against leave-one-out gold and ``people_kappa``, the people's
     kappa on exactly the same (person, item) pairs."""
     table = gold_agreement(db, TASK)
-    return {str(r["rater"]): dict(r) for r in table.to_dict("records") if r["kind"] == "auto"}
+    return {
+        str(r["rater"]): {str(k): v for k, v in r.items()}
+        for r in table.to_dict("records")
+        if r["kind"] == "auto"
+    }
 
 
 def agreement_section(

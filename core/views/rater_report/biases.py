@@ -90,7 +90,8 @@ def _length(
     out = {}
     for who in ("rater", "people"):
         if who in table.index:
-            out[who] = share(int(table.loc[who, "longer_wins"]), int(table.loc[who, "n_decided"]))
+            cells: Any = table.loc[who]  # one row: a Series of counts
+            out[who] = share(int(cells["longer_wins"]), int(cells["n_decided"]))
         else:
             out[who] = share(0, 0)
     return out
