@@ -148,7 +148,7 @@ def krippendorff_alpha(
     expected = float((np.outer(n_c, n_c) * d).sum())
     if expected == 0.0:
         return float("nan")
-    return 1.0 - (n - 1) * float((o * d).sum()) / expected
+    return 1.0 - float(n - 1) * float((o * d).sum()) / expected
 
 
 def kappa_paradox(
