@@ -32,8 +32,8 @@ from core.stats.agreement_scales import (
     prevalence,
     weighted_kappa,
 )
-from core.views.rater_validation import choose_annotators, validation_labels
-from core.views.task_scales import TaskScale, task_scale
+from core.views.rater_validation import auto_raters, choose_annotators, validation_labels
+from core.views.task_scales import BUILT_IN, TaskScale, task_scale, validation_tasks
 
 if TYPE_CHECKING:
     from core.store.engine import Database
@@ -225,3 +225,26 @@ def scale_notes(sa: Mapping[str, Any]) -> list[str]:
             seen.add(why)
             notes.append(why)
     return notes
+
+
+def task_agreement(db: Database, task: str) -> dict[str, Any]:
+    """The Agreement page's view of ``task`` on its scale: for each auto-rater with labels in it,
+    the rows of :func:`scale_rows` and the sentences of :func:`scale_notes`."""
+    ts = task_scale(db, task)
+    raters = []
+    for rater in auto_raters(db, task):
+        sa = scale_agreement(db, rater, task)
+        raters.append(
+            {
+                "rater": rater,
+                "annotators_text": sa["annotators_text"],
+                "rows": scale_rows(sa),
+                "notes": scale_notes(sa),
+            }
+        )
+    return {"task": task, "scale": ts.scale, "labels": list(ts.labels), "raters": raters}
+
+
+def imported_tasks(db: Database) -> list[str]:
+    """The tasks imported on their own scale (not the built-in side-by-side and yes/no)."""
+    return [t for t in validation_tasks(db) if t not in BUILT_IN]

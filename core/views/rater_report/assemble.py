@@ -257,6 +257,12 @@ def report_task(db: Database, task: str | None) -> str:
     return with_raters[0]
 
 
+def report_tasks(db: Database) -> list[str]:
+    """The tasks the Rater validation page offers: those with an auto-rater's labels
+    (side-by-side first), else side-by-side alone (whose report then says there is none)."""
+    return [t for t in validation_tasks(db) if auto_raters(db, t)] or [TASK]
+
+
 def _report(
     sections: list[dict[str, Any]],
     task: str,
