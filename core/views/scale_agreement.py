@@ -132,7 +132,7 @@ def scale_agreement(
         {"a": a, "b": b, **pair_figures(*_shared(people[a], people[b]), ts, labels)}
         for a, b in combinations(sorted(people), 2)
     ]
-    units = {}
+    units: dict[Hashable, list[str]] = {}
     for labels_of in people.values():
         for item, label in labels_of.items():
             units.setdefault(item, []).append(label)
