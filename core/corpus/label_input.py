@@ -127,7 +127,7 @@ def _check(label: str, scale: LabelScale, path: Path, line: int) -> None:
     """Refuse a label outside the declared set, or a non-number on an undeclared ordinal."""
     if scale.declared and label not in scale.labels:
         raise InputError(
-            f"label {label!r} is not one of task {scale.task!r}'s labels "
+            f"label {label!r} is not one of the labels of task {scale.task!r} "
             f"({', '.join(scale.labels)}); nothing imported",
             path=str(path),
             line=line,
