@@ -95,3 +95,11 @@ def test_rater_validation_page_on_yes_no_verdicts(tmp_path, monkeypatch):
     at = _open("pages/12_Rater_validation.py")
     assert not any("nothing to validate" in unescaped(i.value) for i in at.info)
     assert any("labels of task absolute (yes/no)" in t for t in _texts(at))
+
+
+@pytest.mark.parametrize(
+    "page", sorted(p.name for p in (ROOT / "pages").glob("*.py")), ids=lambda p: p[:-3]
+)
+def test_every_page_renders_beside_labelled_tasks(scaled_db, page):
+    """Judgments of kind ``label`` are read only where a page asks for them: no page breaks."""
+    _open(f"pages/{page}")
