@@ -12,6 +12,8 @@ import pytest
 from cli_run import run_cli
 from scaled_fixture import CATEGORIES, PEOPLE, import_rows, label_rows
 
+from core.corpus.evaluation_layouts import read_judgments
+from core.corpus.evaluations import store_evaluation
 from core.errors import InputError
 from core.store.database import open_db
 from core.views.rater_report.assemble import report_data
@@ -71,20 +73,7 @@ def test_scale_agreement_figures(scaled_db):
 
 
 def test_yes_no_report_and_hint(tmp_path):
-    rng = np.random.default_rng(5)
-    rows = []
-    for q in range(40):
-        truth = rng.random() < 0.6
-        for rater in [*PEOPLE, "auto:judge"]:
-            said = truth if rng.random() < 0.85 else not truth
-            rows.append(
-                {
-                    "question_id": f"q{q}",
-                    "system": "s1",
-                    "verdict": "yes" if said else "no",
-                    "rater": rater,
-                }
-            )
+    rows = yes_no_rows()
     path = tmp_path / "yn.csv"
     pd.DataFrame(rows).to_csv(path, index=False)
     db_path = tmp_path / "yn.db"
@@ -106,16 +95,35 @@ def test_yes_no_report_and_hint(tmp_path):
     assert "Task absolute (yes/no labels)" in report.read_text(encoding="utf-8")
 
 
+def yes_no_rows(n: int = 40) -> list[dict[str, str]]:
+    """Yes/no verdicts of the people and the auto-rater on one system's answers."""
+    rng = np.random.default_rng(5)
+    rows = []
+    for q in range(n):
+        truth = rng.random() < 0.6
+        for rater in [*PEOPLE, "auto:judge"]:
+            said = truth if rng.random() < 0.85 else not truth
+            rows.append(
+                {
+                    "question_id": f"q{q}",
+                    "system": "s1",
+                    "verdict": "yes" if said else "no",
+                    "rater": rater,
+                }
+            )
+    return rows
+
+
 def _without_time(data):
     return {k: v for k, v in data.items() if k != "generated_at"}
 
 
-def test_every_figure_identical_in_two_orders(tmp_path):
+def test_every_figure_identical_in_two_orders(tmp_path, new_db_location):
     outputs = []
     for name, seed in (("one", None), ("two", 7)):
         folder = tmp_path / name
         folder.mkdir()
-        db = open_db(folder / "d.db")
+        db = open_db(new_db_location(name))
         for task, scale, labels in (
             ("aspects", "categorical", CATEGORIES),
             ("stars", "ordinal", ()),
@@ -124,8 +132,13 @@ def test_every_figure_identical_in_two_orders(tmp_path):
             if seed is not None:
                 rows = [rows[i] for i in np.random.default_rng(seed).permutation(len(rows))]
             import_rows(db, folder, rows, task, scale, labels)
+        yes_no = yes_no_rows()
+        if seed is not None:
+            yes_no = [yes_no[i] for i in np.random.default_rng(seed).permutation(len(yes_no))]
+        pd.DataFrame(yes_no).to_csv(folder / "yn.csv", index=False)
+        store_evaluation(db, read_judgments(folder / "yn.csv"))
         got = {}
-        for task in ("aspects", "stars"):
+        for task in ("aspects", "stars", "absolute"):
             got[task] = (
                 validate_rater(db, "auto:judge", task, 0.15),
                 validation_items_needed(db, "auto:judge", task, n_sim=10),
