@@ -12,7 +12,6 @@ from core.store.database import open_db
 from core.store.label_scales import label_scale
 
 CATEGORIES = ["Food", "Location", "Service", "unknown"]
-STARS = ["1", "2", "3", "4", "5"]
 PEOPLE = ["human:ann", "human:ben", "human:cat", "human:dan"]
 
 
