@@ -148,3 +148,27 @@ def test_every_figure_identical_in_two_orders(tmp_path, new_db_location):
         outputs.append(json.dumps(got, sort_keys=True, default=str))
         db.close()
     assert outputs[0] == outputs[1]
+
+
+def test_multilabel_task_uses_jaccard(tmp_path):
+    rng = np.random.default_rng(11)
+    topics = ["a", "b", "c"]
+    rows = []
+    for q in range(40):
+        truth = {t for t in topics if rng.random() < 0.5}
+        for rater in [*PEOPLE, "auto:judge"]:
+            given = truth ^ ({topics[int(rng.integers(3))]} if rng.random() < 0.3 else set())
+            rows.append({"question_id": f"q{q}", "verdict": "|".join(sorted(given)) or "[]",
+                         "rater": rater})  # fmt: skip
+    db = open_db(tmp_path / "m.db")
+    try:
+        import_rows(db, tmp_path, rows, "topics", "multilabel", topics)
+        out = validate_rater(db, "auto:judge", "topics", 0.2)
+        assert (out["scale"], out["metric"], out["items"]) == ("multilabel", "jaccard", 40)
+        sa = scale_agreement(db, "auto:judge", "topics")
+        assert sa["gold"]["rater"]["n"] > 0 and '["a", "b"]' in sa["labels"]
+        assert "Agreement on the multilabel scale" in report_html(
+            report_data(db, task="topics", n_sim=5)
+        )
+    finally:
+        db.close()
