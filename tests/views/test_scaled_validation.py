@@ -42,6 +42,8 @@ def test_validate_rater_on_categorical_and_ordinal(scaled_db):
     assert [h["advantage"] for h in exact["humans"]] != [h["advantage"] for h in stars["humans"]]
     with pytest.raises(InputError, match="neg_rmse needs ordered labels"):
         validate_rater(scaled_db, "auto:judge", "aspects", 0.2, metric="neg_rmse")
+    with pytest.raises(InputError, match="neg_rmse needs ordered labels"):
+        report_data(scaled_db, task="aspects", metric="neg_rmse")
     with pytest.raises(InputError, match="no task 'nope'; tasks: side-by-side, absolute"):
         validate_rater(scaled_db, "auto:judge", "nope", 0.2)
 

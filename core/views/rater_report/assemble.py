@@ -33,7 +33,7 @@ from core.views.rater_validation import (
     validate_rater,
     validation_labels,
 )
-from core.views.task_scales import task_scale, validation_tasks
+from core.views.task_scales import alignment_of, task_scale, validation_tasks
 
 if TYPE_CHECKING:
     from core.store.engine import Database
@@ -188,6 +188,7 @@ def report_data(
     """
     task = report_task(db, task)
     ts = task_scale(db, task)
+    alignment_of(ts, metric)  # a metric the labels do not allow: refused before any work
     if base_url is None:
         base_url = url_setting(db, "base_url")
     base_url = str(SETTINGS["base_url"].parse("base_url", base_url))
