@@ -15,7 +15,7 @@ from core.annotation.validation_queue import queue_validation_items
 from core.errors import WorkbenchError
 from core.views.epsilon_figure import sensitivity_figure
 from core.views.rater_epsilon import CHOICE_LABELS, NUMBER, stored_choice
-from core.views.rater_report.assemble import TASK, report_for_choice, report_tasks
+from core.views.rater_report.assemble import first_task, report_for_choice, report_tasks
 from core.views.rater_report.costs import cost_texts
 from core.views.rater_report.tables import (
     agreement_frame,
@@ -35,7 +35,7 @@ who = signin.sign_in_sidebar()
 with connection.database() as db:
     tasks = caching.cached_judgments(db, report_tasks)
 task = (
-    st.selectbox("Task", tasks, index=tasks.index(TASK) if TASK in tasks else 0, key="task")
+    st.selectbox("Task", tasks, index=tasks.index(first_task(tasks)), key="task")
     if len(tasks) > 1
     else tasks[0]
 )

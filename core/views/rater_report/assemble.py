@@ -264,6 +264,12 @@ def report_tasks(db: Database) -> list[str]:
     return [t for t in validation_tasks(db) if auto_raters(db, t)] or [TASK]
 
 
+def first_task(tasks: Sequence[str]) -> str:
+    """The task the Rater validation page opens on (and the warm-up computes): side-by-side
+    when offered, else the first of :func:`report_tasks`."""
+    return TASK if TASK in tasks else tasks[0]
+
+
 def _report(
     sections: list[dict[str, Any]],
     task: str,
