@@ -19,7 +19,7 @@ from core.store.database import open_db
 from core.views.rater_report.assemble import report_data
 from core.views.rater_validation import validate_rater, validation_items_needed
 from core.views.report_html import report_html
-from core.views.scale_agreement import scale_agreement
+from core.views.scale_agreement import scale_agreement, task_agreement
 
 
 @pytest.fixture
@@ -146,6 +146,7 @@ def test_every_figure_identical_in_two_orders(tmp_path, new_db_location):
                 validation_items_needed(db, "auto:judge", task, n_sim=10),
                 _without_time(report_data(db, task=task, n_sim=10)),
                 scale_agreement(db, "auto:judge", task),
+                task_agreement(db, task),  # the Agreement page's view
             )
         outputs.append(json.dumps(got, sort_keys=True, default=str))
         db.close()
