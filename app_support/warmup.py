@@ -22,8 +22,7 @@ from core.views.gold import gold_agreement, gold_size, people_agreement
 from core.views.leaderboard import PAGE_RANKING, pairwise_raters
 from core.views.preload import preload
 from core.views.rater_epsilon import stored_choice
-from core.views.rater_report.assemble import TASK as RATER_TASK
-from core.views.rater_report.assemble import report_for_choice
+from core.views.rater_report.assemble import first_task, report_for_choice, report_tasks
 from core.views.team import team_view
 
 #: What the pages show first (their widgets' defaults), also computed by the start-up warm-up.
@@ -46,7 +45,8 @@ def warm_views(db: Database) -> None:
     cached_view(db, team_view, GOLD_TASK)
     cached_judgments(db, pairwise_raters, LEADERBOARD_SOURCE)
     live_leaderboard(db, LEADERBOARD_SOURCE, None, PAGE_RANKING)
-    cached_view(db, report_for_choice, stored_choice(db, RATER_TASK).text)
+    rater_task = first_task(cached_judgments(db, report_tasks))
+    cached_view(db, report_for_choice, stored_choice(db, rater_task).text, rater_task)
 
 
 def _warm_up(path: str) -> None:

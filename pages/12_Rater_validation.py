@@ -1,4 +1,5 @@
-"""Rater validation: can this auto-rater replace the people? Who labelled (experts, skilled
+"""Rater validation: can this auto-rater replace the people? The task (side-by-side, yes/no, or
+one imported on its own scale: categories, ordered ratings, label sets); who labelled (experts, skilled
 annotators, crowd workers or a number: the alt-test's epsilon, remembered per task); the
 alternative annotator test and the evidence around it, with the decision over epsilon 0 to 0.3, one tab per auto-rater (ranked by advantage probability; only the open
 tab is drawn, which keeps the first load short), computed from the store as verdicts arrive;
@@ -14,7 +15,7 @@ from core.annotation.validation_queue import queue_validation_items
 from core.errors import WorkbenchError
 from core.views.epsilon_figure import sensitivity_figure
 from core.views.rater_epsilon import CHOICE_LABELS, NUMBER, stored_choice
-from core.views.rater_report.assemble import TASK, report_for_choice
+from core.views.rater_report.assemble import first_task, report_for_choice, report_tasks
 from core.views.rater_report.costs import cost_texts
 from core.views.rater_report.tables import (
     agreement_frame,
@@ -25,13 +26,21 @@ from core.views.rater_report.tables import (
     needed_frame,
 )
 from core.views.report_html import report_html
+from core.views.scale_agreement import scale_notes, scale_rows
 from core.views.text import escape_markdown, md
 
 frame.setup("Rater validation")
 who = signin.sign_in_sidebar()
 
 with connection.database() as db:
-    stored = stored_choice(db, TASK)
+    tasks = caching.cached_judgments(db, report_tasks)
+task = (
+    st.selectbox("Task", tasks, index=tasks.index(first_task(tasks)), key="task")
+    if len(tasks) > 1
+    else tasks[0]
+)
+with connection.database() as db:
+    stored = stored_choice(db, task)
 may_choose = who is not None and who.may("admin")
 kinds = list(CHOICE_LABELS)
 picked = st.radio(
@@ -40,7 +49,7 @@ picked = st.radio(
     index=kinds.index(str(stored.annotators) if stored.annotators else NUMBER),
     format_func=CHOICE_LABELS.__getitem__,
     horizontal=True,
-    key=f"annotators_{TASK}",
+    key=f"annotators_{task}",
     disabled=not may_choose,
 )
 chosen = picked
@@ -52,7 +61,7 @@ if picked == NUMBER:
         stored.epsilon,
         0.01,
         "%.3f",
-        key=f"epsilon_{TASK}",
+        key=f"epsilon_{task}",
         disabled=not may_choose,
     )
     chosen = f"{value:g}"
@@ -61,21 +70,21 @@ if not may_choose:
 elif chosen != stored.text:
     with connection.database() as db:
         try:
-            stored = remember_epsilon(db, who, TASK, chosen)
+            stored = remember_epsilon(db, who, task, chosen)
         except WorkbenchError as exc:
             st.error(md(exc))
 
 with connection.database() as db:
     try:
-        data = caching.cached_view(db, report_for_choice, stored.text)
+        data = caching.cached_view(db, report_for_choice, stored.text, task)
     except WorkbenchError as exc:
         st.info(md(exc))
         st.stop()
 
 st.caption(
-    "The alternative annotator test (Calderon, Reichart and Dror, 2025) on the side-by-side "
-    f"verdicts, epsilon = {md(data['epsilon_choice'])}, q = {md(data['q'])}. "
-    + escape_markdown(data["epsilon_text"])
+    "The alternative annotator test (Calderon, Reichart and Dror, 2025) on the labels of task "
+    f"{md(data['task'])} ({md(data['scale'])}), epsilon = {md(data['epsilon_choice'])}, "
+    f"q = {md(data['q'])}. " + escape_markdown(data["epsilon_text"])
 )
 st.download_button(
     "Download the report (one HTML file, readable offline)",
@@ -102,6 +111,27 @@ def rater_section(sec: dict) -> None:
             key=f"epsilon_curve_{sec['rater']}",
         )
         st.caption(md(sec["sensitivity_text"]))
+    if sec.get("scale_agreement"):
+        scale_section(sec)
+    else:
+        pairwise_section(sec)
+    needed_section(sec)
+
+
+def scale_section(sec: dict) -> None:
+    """Agreement on the task's own scale (yes/no, categories, ordered ratings, label sets)."""
+    sa = sec["scale_agreement"]
+    st.markdown(
+        f"**Agreement on the {md(sa['scale'])} scale** (alt-test alignment {md(sec['metric'])}; "
+        "leave-one-out gold: the label more than half of the other people gave)"
+    )
+    st.dataframe(scale_rows(sa), hide_index=True, width="stretch")
+    for note in scale_notes(sa):
+        st.caption(md(note))
+
+
+def pairwise_section(sec: dict) -> None:
+    """Side-by-side: agreement with gold and people, biases, cost, disagreements."""
     st.markdown("**Agreement** (Cohen's kappa, 95% large-sample interval; none under 20 items)")
     st.dataframe(agreement_frame(sec), hide_index=True, width="stretch")
     groups = group_frame(sec)
@@ -140,6 +170,10 @@ def rater_section(sec: dict) -> None:
         if x["rationale"]:
             render.untrusted(x["rationale"], label="Rater's rationale")
         st.code(x["link"], language=None)
+
+
+def needed_section(sec: dict) -> None:
+    """How many more doubly-labelled items, and (admins, side-by-side) the queue button."""
     needed = sec["needed"]
     st.markdown("**How many more doubly-labelled items**")
     if "error" in needed:

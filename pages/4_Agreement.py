@@ -1,4 +1,6 @@
-"""Agreement: human vs auto-raters and auto vs auto; kappa with intervals; consistency.
+"""Agreement: human vs auto-raters and auto vs auto; kappa with intervals; consistency; and each
+task imported on its own scale (categories, ordered ratings, label sets): kappa, weighted kappa,
+Krippendorff's alpha, Gwet's AC1 and the labels' prevalence, against leave-one-out gold.
 
 Four tabs; only the open one runs (``st.tabs`` with ``bind="query-params"``: the tab is in the
 URL as ``?section=...``, so it survives a reload and can be linked).
@@ -22,6 +24,7 @@ from core.views.figures import (
     consistency_view,
 )
 from core.views.numbers import num
+from core.views.scale_agreement import imported_tasks, task_agreement
 from core.views.sections import PAGE_SECTIONS
 from core.views.text import escape_markdown, md
 
@@ -202,6 +205,27 @@ def two_raters(data: dict, kind: str) -> None:
             st.switch_page("pages/6_Browse.py", query_params={"q": qid})
 
 
+def scale_block(task: str) -> None:
+    """Each auto-rater of ``task`` on the task's own scale: against leave-one-out gold, each
+    person and the people among themselves; prevalence, alpha and why kappa may be low."""
+    with connection.database() as db:
+        view = caching.cached_judgments(db, task_agreement, task)
+    st.markdown(
+        f"**Task {md(view['task'])}** ({md(view['scale'])} labels: "
+        + ", ".join(escape_markdown(x) for x in view["labels"])
+        + "). Cohen's kappa beside Gwet's AC1 (and weighted kappa for ordered labels); "
+        "leave-one-out gold is the label more than half of the other people gave (at least two)."
+    )
+    if not view["raters"]:
+        st.info("No auto-rater has labels in this task yet.")
+    for r in view["raters"]:
+        st.markdown(f"**{md(r['rater'])}**")
+        st.caption(md(r["annotators_text"]))
+        st.dataframe(r["rows"], hide_index=True, width="stretch")
+        for note in r["notes"]:
+            st.caption(md(note))
+
+
 def self_consistency(kind: str) -> None:
     """Per rater: the same item judged again, and the same pair judged in both orders."""
     st.caption(
@@ -215,16 +239,20 @@ def self_consistency(kind: str) -> None:
 
 
 with connection.database() as db:
+    tasks = caching.cached_judgments(db, imported_tasks)
     kind = st.radio(
         "Judgments",
-        KINDS,
+        [*KINDS, *tasks],
         index=KINDS.index(warmup.AGREEMENT_KIND),
         horizontal=True,
-        format_func={
+        format_func=lambda k: {
             "pairwise": "Side by side (pairwise)",
             "absolute": "Absolute (AutoAIS and others)",
-        }.get,
+        }.get(k, f"Task {k}"),
     )
+    if kind not in KINDS:  # a task imported on its own scale
+        scale_block(kind)
+        st.stop()
     data = caching.cached_judgments(db, agreement_overview, kind)
 if data["n_verdicts"] == 0:
     st.info("No verdicts of this kind yet. " + connection.EMPTY_HINT)
@@ -236,6 +264,9 @@ pairs_tab, detail_tab, consistency_tab, crowd_tab = st.tabs(
 with pairs_tab:
     if pairs_tab.open:
         pairs_and_gold(data)
+        if kind == "absolute":
+            st.divider()
+            scale_block("absolute")
 with detail_tab:
     if detail_tab.open:
         two_raters(data, kind)

@@ -17,7 +17,12 @@ from core.cli.support import (
     replicates_arg,
     size_arg,
 )
-from core.cli.validation_commands import EPSILON_HELP, add_epsilon_args, add_slot_args
+from core.cli.validation_commands import (
+    EPSILON_HELP,
+    METRIC_HELP,
+    add_epsilon_args,
+    add_slot_args,
+)
 from core.errors import InputError
 from core.store.settings import SETTINGS
 
@@ -41,8 +46,13 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="HTML file to write (not the database nor any SQLite file)",
     )
     p.add_argument(
-        "--task", choices=["side-by-side"], default="side-by-side", help="verdicts compared"
+        "--task",
+        metavar="NAME",
+        help="the task whose labels are compared: side-by-side, absolute (yes/no) or a task "
+        "imported with import-judgments --task NAME; default side-by-side when an auto-rater "
+        "has side-by-side verdicts, else the first task that has an auto-rater's labels",
     )
+    p.add_argument("--metric", metavar="accuracy|neg_rmse|jaccard", help=METRIC_HELP)
     add_epsilon_args(p)
     p.add_argument("--q", type=level_arg, default=0.05, help="FDR level q (default 0.05)")
     add_slot_args(p)
@@ -109,6 +119,8 @@ def cmd_rater_report(args: argparse.Namespace) -> int:
         n_sim=args.simulations,
         seed=args.seed,
         sample=args.sample,
+        task=args.task,
+        metric=args.metric,
     )
     page = report_html(data)
     with atomic_output(target, args.db, newline=None) as f:

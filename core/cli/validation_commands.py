@@ -23,8 +23,26 @@ if TYPE_CHECKING:  # the CLI imports its modules lazily, to start fast
     from core.stats.alt_test_epsilon import EpsilonChoice
     from core.store.engine import Database
 
-#: The tasks of :data:`core.views.rater_validation.VALIDATION_TASKS` (not imported: start-up time).
-VALIDATION_TASKS = ("side-by-side", "absolute")
+#: The tasks (:mod:`core.views.task_scales`: the built-in ones and every imported one).
+TASK_HELP = (
+    "side-by-side (pairwise verdicts), absolute (yes/no verdicts) or a task imported with "
+    "import-judgments --task NAME (categories, ordered ratings, label sets); default "
+    "side-by-side"
+)
+METRIC_HELP = (
+    "the alt-test's alignment: accuracy (exact match), neg_rmse (negative RMSE, ordered labels) "
+    "or jaccard (label sets); default the scale's: accuracy for categories, yes/no and "
+    "side-by-side, neg_rmse for ordinal, jaccard for multilabel"
+)
+
+
+def add_task_args(p: argparse.ArgumentParser, task_default: str | None = "side-by-side") -> None:
+    """``--task NAME`` and ``--metric accuracy|neg_rmse|jaccard`` (checked by
+    :mod:`core.views.task_scales`: an unknown one is one ``error:`` line)."""
+    p.add_argument("--task", metavar="NAME", default=task_default, help=TASK_HELP)
+    p.add_argument("--metric", metavar="accuracy|neg_rmse|jaccard", help=METRIC_HELP)
+
+
 #: :class:`core.stats.alt_test_epsilon.Annotators` and the guidance sentence
 #: (:data:`core.stats.alt_test_epsilon.EPSILON_GUIDANCE`), not imported (start-up time; a test
 #: checks they agree).
@@ -101,9 +119,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         + EPSILON_HELP,
     )
     p.add_argument("--rater", required=True, help="the auto-rater, auto:NAME")
-    p.add_argument(
-        "--task", choices=VALIDATION_TASKS, default="side-by-side", help="default side-by-side"
-    )
+    add_task_args(p)
     add_epsilon_args(p)
     p.add_argument("--q", type=level_arg, default=0.05, help="FDR level (default 0.05)")
     add_slot_args(p)
@@ -122,7 +138,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         + EPSILON_HELP,
     )
     n.add_argument("--rater", required=True, help="the auto-rater, auto:NAME")
-    n.add_argument("--task", choices=VALIDATION_TASKS, default="side-by-side")
+    add_task_args(n)
     add_epsilon_args(n)
     n.add_argument("--q", type=level_arg, default=0.05, help="FDR level (default 0.05)")
     n.add_argument(
@@ -160,7 +176,9 @@ def cmd_validate_rater(args: argparse.Namespace) -> int:
     )
 
     choice, db = epsilon_and_db(args, args.task)
-    out = validate_rater(db, args.rater, args.task, choice.epsilon, args.q, args.include_slots)
+    out = validate_rater(
+        db, args.rater, args.task, choice.epsilon, args.q, args.include_slots, args.metric
+    )
     out["epsilon_choice"] = choice.words
     if args.json:
         print(json.dumps(out))
@@ -170,7 +188,8 @@ def cmd_validate_rater(args: argparse.Namespace) -> int:
     print(
         f"{out['rater']} {verdict} the alt-test on {out['items']} {out['task']} items "
         f"(epsilon {choice.words}, q {out['q']}): winning rate {out['winning_rate']:.3f}, "
-        f"advantage probability {out['advantage_prob']:.3f}"
+        f"advantage probability {out['advantage_prob']:.3f}; {out['scale']} labels, "
+        f"alignment {out['metric']}"
     )
     print_aligned(
         ["human", "items", "rater's advantage", "own advantage", "p_value", "rejected"],
@@ -207,6 +226,7 @@ def cmd_validation_items(args: argparse.Namespace) -> int:
         n_sim=max(1, args.sims),
         seed=args.seed,
         include_slots=args.include_slots,
+        metric=args.metric,
     )
     if args.json:
         print(json.dumps(out))

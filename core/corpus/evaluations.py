@@ -35,6 +35,7 @@ from core.store.answers import Answer, AnswerStatus, answer_texts, insert_answer
 from core.store.answers import answer_ids as stored_answer_ids
 from core.store.connection import transaction, utcnow
 from core.store.judgments import insert_judgments, max_judgment_id, switch_staged_judgments
+from core.store.label_scales import LabelScale, save_label_scale
 from core.store.questions import (
     Question,
     QuestionOrigin,
@@ -64,6 +65,8 @@ class Evaluation:
     questions: dict[str, dict[str, Any]] = field(default_factory=dict)
     answers: list[dict[str, Any]] = field(default_factory=list)
     ratings: list[dict[str, Any]] = field(default_factory=list)
+    #: The task's label scale after this import (labels on a declared scale only).
+    scale: LabelScale | None = None
 
     def question(self, qid: str, text: str | None = None, **metadata: Any) -> None:
         """Note a question id (and its text, the first one given wins)."""
@@ -256,6 +259,8 @@ def store_evaluation(
             new = plan_ratings(db, ev.ratings, ev.source, planned, now, stored_answer_ids(db))
             stage = stage_rows(db, "judgments", [j.row() for j in new]) if new else None
         with transaction(db):
+            if ev.scale is not None:
+                save_label_scale(db, ev.scale)
             _store_questions(db, ev, out["questions"], now, staged.get("questions"))
             _store_answers(db, ev, out["systems"], out["answers"], now, staged.get("answers"))
             if stage is not None and not touched_since(db, seen, new):

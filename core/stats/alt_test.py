@@ -1,11 +1,14 @@
 """The alternative annotator test (alt-test) of Calderon, Reichart & Dror (ACL 2025): can an
 auto-rater replace the people who labelled these items?
 
-Definitions (the paper's, for categorical labels with ``sim(x, y) = 1[x == y]``). An item is used
+Definitions (the paper's; shown for categorical labels, ``S`` = share of equal labels; ordinal
+labels and label sets use the alignment functions of :mod:`core.stats.alt_test_metrics`, passed
+as ``alignment``). An item is used
 when it has at least two human labels and at least one label by the rater. For each human ``j``
 left out, over the items ``I_j`` that ``j`` labelled:
 
-- alignment of a label ``l`` with the remaining humans: ``S(l) = mean_{k != j} 1[l == h_k]``;
+- alignment of a label ``l`` with the remaining humans: ``S(l) = mean_{k != j} 1[l == h_k]``
+  (``accuracy``; ``neg_rmse`` and ``jaccard`` for ordinal labels and label sets);
 - ``W^f_i = 1[S(f_i) >= S(h_j,i)]`` and ``W^h_i = 1[S(h_j,i) >= S(f_i)]``. When the rater gave
   several labels on the item (e.g. both presentation orders of a pair), each of ``W^f_i``,
   ``W^h_i`` is the mean of the indicator over its labels (0, 0.5 or 1 for two labels);
@@ -36,6 +39,7 @@ import numpy as np
 from scipy import stats
 
 from core.errors import InputError
+from core.stats.alt_test_metrics import Alignment, accuracy
 
 Labels = Sequence[str] | str
 
@@ -130,9 +134,12 @@ class IndicatorTable:
 
 
 def indicator_table(
-    humans: Mapping[str, Mapping[Hashable, Labels]], rater: Mapping[Hashable, Labels]
+    humans: Mapping[str, Mapping[Hashable, Labels]],
+    rater: Mapping[Hashable, Labels],
+    alignment: Alignment = accuracy,
 ) -> IndicatorTable:
-    """``W^f`` and ``W^h`` of every used item (:func:`used_items`) and human (names sorted)."""
+    """``W^f`` and ``W^h`` of every used item (:func:`used_items`) and human (names sorted),
+    ``S`` being ``alignment`` (:mod:`core.stats.alt_test_metrics`)."""
     names = tuple(sorted(humans))
     used = used_items(humans, rater)
     wf = np.zeros((len(used), len(names)))
@@ -147,8 +154,8 @@ def indicator_table(
         mine = _as_list(rater[item])
         for j, own in given.items():
             others = [label for k, label in given.items() if k != j]
-            s_h = sum(o == own for o in others) / len(others)
-            rater_s = [sum(o == label for o in others) / len(others) for label in mine]
+            s_h = alignment(own, others)
+            rater_s = [alignment(label, others) for label in mine]
             wf[i, j] = sum(s >= s_h for s in rater_s) / len(rater_s)
             wh[i, j] = sum(s_h >= s for s in rater_s) / len(rater_s)
             labelled[i, j] = True
@@ -174,15 +181,16 @@ def alt_test(
     q: float = 0.05,
     min_items: int = 30,
     min_humans: int = 3,
+    alignment: Alignment = accuracy,
 ) -> AltTestResult:
     """Run the alt-test of ``rater`` (item -> label(s)) against ``humans`` (name -> item ->
-    label). Returns :class:`AltTestResult`; raises :class:`NotEnoughLabels` when fewer than
+    label), ``S`` being ``alignment``. Returns :class:`AltTestResult`; raises :class:`NotEnoughLabels` when fewer than
     ``min_humans`` humans have ``min_items`` used items, InputError for bad parameters."""
     if not 0 < q < 1:
         raise InputError(f"q must be between 0 and 1, got {q}")
     if not 0 <= epsilon < 1:
         raise InputError(f"epsilon must be in [0, 1), got {epsilon}")
-    table = indicator_table(humans, rater)
+    table = indicator_table(humans, rater, alignment)
     counts = dict(zip(table.names, table.labelled.sum(axis=0).tolist(), strict=True))
     tested = [n for n in table.names if counts[n] >= min_items]
     short = {n: min_items - c for n, c in counts.items() if c < min_items}

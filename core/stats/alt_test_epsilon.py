@@ -32,6 +32,7 @@ from types import MappingProxyType
 
 from core.errors import InputError
 from core.stats.alt_test import Labels, alt_test
+from core.stats.alt_test_metrics import Alignment, accuracy
 
 
 class Annotators(enum.StrEnum):
@@ -138,6 +139,7 @@ def epsilon_curve(
     grid: Sequence[float] = EPSILON_GRID,
     min_items: int = 30,
     min_humans: int = 3,
+    alignment: Alignment = accuracy,
 ) -> list[EpsilonPoint]:
     """The alt-test (:func:`core.stats.alt_test.alt_test`, the same labels) rerun at each epsilon
     of ``grid`` (sorted, duplicates dropped). Raises what ``alt_test`` raises (e.g.
@@ -145,7 +147,13 @@ def epsilon_curve(
     out = []
     for eps in sorted(set(grid)):
         result = alt_test(
-            humans, rater, epsilon=eps, q=q, min_items=min_items, min_humans=min_humans
+            humans,
+            rater,
+            epsilon=eps,
+            q=q,
+            min_items=min_items,
+            min_humans=min_humans,
+            alignment=alignment,
         )
         out.append(EpsilonPoint(eps, result.winning_rate, result.advantage_prob, result.passed))
     return out

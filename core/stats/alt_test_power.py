@@ -42,6 +42,7 @@ from scipy import stats
 
 from core.errors import InputError
 from core.stats.alt_test import IndicatorTable, Labels, NotEnoughLabels, alt_test, indicator_table
+from core.stats.alt_test_metrics import Alignment, accuracy
 
 METHOD = (
     "two-level bootstrap: {n_sim} plausible populations (Dirichlet weights over the {current} "
@@ -205,10 +206,11 @@ def items_needed(
     min_items: int = 30,
     min_humans: int = 3,
     n_draw: int = 20,
+    alignment: Alignment = accuracy,
 ) -> dict[str, Any]:
     """Pass probability and decision stability of the alt-test at each candidate number of
     doubly-labelled items, and the answer (module docstring): ``n_sim`` populations, ``n_draw``
-    samples of each size from each. ``candidates`` default to :func:`size_grid`; the current
+    samples of each size from each (``alignment``: the alt-test's ``S``, by scale). ``candidates`` default to :func:`size_grid`; the current
     number of items is always added. Returns ``{"method", "per_item_counts" (number of human
     labels -> items), "pass_probability": {n: p}, "stability": {n: s}, "decision": {n: "pass" |
     "fail" | "none"}, "current": int, "current_decision": "pass" | "fail" | "none", "status":
@@ -218,7 +220,7 @@ def items_needed(
         raise InputError(f"target must be between 0 and 1, got {target}")
     if n_sim < 1 or n_draw < 1 or (candidates is not None and any(n < 1 for n in candidates)):
         raise InputError("n_sim and every candidate must be at least 1")
-    table = indicator_table(humans, rater)
+    table = indicator_table(humans, rater, alignment)
     current = len(table.items)
     if current == 0:
         raise InputError("no item has both a rater label and two human labels: nothing to resample")
@@ -229,7 +231,13 @@ def items_needed(
             f"needs {min_humans}: more items cannot decide, more people can"
         )
     now = _current_decision(
-        humans, rater, epsilon=epsilon, q=q, min_items=min_items, min_humans=min_humans
+        humans,
+        rater,
+        epsilon=epsilon,
+        q=q,
+        min_items=min_items,
+        min_humans=min_humans,
+        alignment=alignment,
     )
     sizes = sorted({*(size_grid(current) if candidates is None else candidates), current})
     wf, wh, labelled, items = label_profiles(table)

@@ -25,10 +25,13 @@ _COLUMN = re.compile(r"^[a-z_]+$")
 
 
 class JudgmentKind(StrEnum):
-    """What a judgment rates: one answer (``absolute``) or two shown side by side."""
+    """What a judgment rates: one answer (``absolute``, yes/no), two shown side by side, or an
+    item of a labelling task on a declared scale (``label``: ``criterion`` is the task, see
+    :mod:`core.store.label_scales`)."""
 
     ABSOLUTE = "absolute"
     PAIRWISE = "pairwise"
+    LABEL = "label"
 
 
 class RaterKind(StrEnum):

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
 SUMMARY_KEYS = {
     "pairwise": ("question_id", "system_a", "system_b"),
     "absolute": ("question_id", "system", "criterion"),
+    "label": ("question_id", "system", "criterion"),
 }
 
 

@@ -21,6 +21,7 @@ from core.stats.alt_test_epsilon import (
     epsilon_curve,
     for_annotators,
 )
+from core.stats.alt_test_metrics import Alignment, accuracy
 from core.store.settings import ALT_TEST_EPSILON, task_setting
 
 if TYPE_CHECKING:
@@ -78,11 +79,12 @@ def sensitivity(
     rater: Mapping[Hashable, Labels],
     chosen: float,
     q: float,
+    alignment: Alignment = accuracy,
 ) -> list[dict[str, Any]]:
     """The alt-test's winning rate, advantage probability and decision at epsilon 0, 0.01, ...,
     0.3 and at ``chosen`` (:func:`core.stats.alt_test_epsilon.epsilon_curve`), as plain dicts."""
     grid = (*EPSILON_GRID, chosen)
-    return [asdict(p) for p in epsilon_curve(humans, rater, q=q, grid=grid)]
+    return [asdict(p) for p in epsilon_curve(humans, rater, q=q, grid=grid, alignment=alignment)]
 
 
 def sensitivity_sentence(curve: list[dict[str, Any]], chosen: EpsilonChoice) -> str:

@@ -13,6 +13,9 @@ Items and labels:
   its verdicts that fall in it (one per order it judged, at most two), so the results do not
   depend on the order of rows in an imported file and every effective verdict is used.
 - ``absolute``: item ``(question_id, system, criterion)``, labels ``yes`` / ``no``.
+- a task imported on its own scale (:mod:`core.views.task_scales`): item ``(question_id,
+  system or "", task)``, the label in its canonical form; the alt-test's alignment is the
+  scale's metric (exact match, negative RMSE, Jaccard) or the one asked for.
 
 Humans are ``human:`` raters; anonymous slots (``human:NAME#k``) are not people. Which humans a
 rater is compared with is decided in one place, :func:`choose_annotators`, for ``validate-rater``,
@@ -37,12 +40,11 @@ from core.errors import InputError
 from core.stats.alt_test import AltTestResult, NotEnoughLabels, alt_test
 from core.stats.alt_test_power import items_needed
 from core.store.verdict_reads import verdict_summary
+from core.views.task_scales import TaskScale, alignment_of, task_scale, validation_tasks
 
 if TYPE_CHECKING:
     from core.store.engine import Database
 
-#: The validation tasks and the judgment kind each reads.
-VALIDATION_TASKS = {"side-by-side": "pairwise", "absolute": "absolute"}
 PAIR_VERDICTS = ("A", "B", "Equal", "None")
 #: Human raters whose labels are derived from other humans' (never annotators here).
 DERIVED_RATERS = {
@@ -50,11 +52,9 @@ DERIVED_RATERS = {
 }
 
 
-def _check_task(task: str) -> str:
-    """The judgment kind of ``task`` (InputError for an unknown task)."""
-    if task not in VALIDATION_TASKS:
-        raise InputError(f"task must be one of {', '.join(VALIDATION_TASKS)}, got {task!r}")
-    return VALIDATION_TASKS[task]
+def _what(ts: TaskScale) -> str:
+    """How a task's labels are called in messages (``pairwise verdicts``, ...)."""
+    return f"{ts.kind} verdicts" if ts.kind != "label" else f"labels of task {ts.task!r}"
 
 
 def canonical_label(system_a: str, system_b: str, verdict: str) -> str:
@@ -65,13 +65,18 @@ def canonical_label(system_a: str, system_b: str, verdict: str) -> str:
     return "first" if winner == min(system_a, system_b) else "second"
 
 
-def _rows(db: Database, kind: str) -> list[tuple[str, str, str, str, str, str]]:
+def _rows(db: Database, ts: TaskScale) -> list[tuple[str, str, str, str, str, str]]:
     """``(rater, rater_kind, question_id, K1, K2, verdict)``: each rater's latest effective verdict
-    per item as shown (K1, K2: the systems as shown, or system and criterion)."""
+    per item as shown (K1, K2: the systems as shown, or system and criterion; a labelled task's
+    system or "" and the task)."""
     out = []
-    for rater, rater_kind, qid, k1, k2, _, _, _, _, verdict in verdict_summary(db, kind):
-        if kind == "pairwise" and verdict not in PAIR_VERDICTS:
+    for rater, rater_kind, qid, k1, k2, _, _, _, _, verdict in verdict_summary(db, ts.kind):
+        if ts.kind == "pairwise" and verdict not in PAIR_VERDICTS:
             continue
+        if ts.kind == "label":
+            if k2 != ts.task:
+                continue
+            k1 = k1 or ""
         out.append((rater, rater_kind, qid, k1, k2, verdict))
     return out
 
@@ -114,10 +119,10 @@ def choose_annotators(
     """The one rule for whom ``rater`` is compared with (see the module docstring) and the
     sentence saying so. ``include_slots`` None: people when any named person shares an item with
     the rater, else the slots when any slot does; True: people and slots; False: people only."""
-    kind = _check_task(task)
+    kind = task_scale(db, task).kind
     mine: set[Hashable] = set()
     shared: dict[str, set[Hashable]] = {}
-    rows = _rows(db, kind)
+    rows = _rows(db, task_scale(db, task))
     for r, _, qid, k1, k2, _ in rows:
         if r == rater:
             mine.add((qid, *sorted((k1, k2))) if kind == "pairwise" else (qid, k1, k2))
@@ -171,11 +176,12 @@ def validation_labels(
 ) -> tuple[dict[str, dict[Hashable, list[str]]], dict[Hashable, list[str]]]:
     """``(humans, rater_labels)``: human rater -> item -> ``[label]`` and item -> the rater's
     labels, built as the module docstring says (items keyed as tuples)."""
-    kind = _check_task(task)
-    rows = _rows(db, kind)
+    ts = task_scale(db, task)
+    kind = ts.kind
+    rows = _rows(db, ts)
     humans: dict[str, dict[Hashable, list[str]]] = {}
     mine: dict[Hashable, list[str]] = {}
-    if kind == "absolute":
+    if kind != "pairwise":
         for r, rk, qid, system, criterion, verdict in rows:
             item = (qid, system, criterion)
             if r == rater:
@@ -202,11 +208,17 @@ def validation_labels(
 
 def auto_raters(db: Database, task: str) -> list[str]:
     """Auto-raters (``auto:`` raters) with effective verdicts of ``task``, sorted."""
-    kind = _check_task(task)
-    return sorted({r for r, rk, *_ in _rows(db, kind) if rk == "auto"})
+    return sorted({r for r, rk, *_ in _rows(db, task_scale(db, task)) if rk == "auto"})
 
 
-def result_json(rater: str, task: str, result: AltTestResult, who: Annotators) -> dict[str, Any]:
+def rater_tasks(db: Database, rater: str) -> list[str]:
+    """The tasks in which ``rater`` has effective verdicts (for a hint)."""
+    return [t for t in validation_tasks(db) if rater in auto_raters(db, t)]
+
+
+def result_json(
+    rater: str, task: str, result: AltTestResult, who: Annotators, scale: str = "", metric: str = ""
+) -> dict[str, Any]:
     """The CLI's JSON of an :class:`AltTestResult`: each person's ``advantage`` (the rater's,
     ``rho^f_j``) beside ``human_advantage`` (the person's own, ``rho^h_j``); ``annotators``
     (``people`` or ``anonymous slots``) and ``annotators_text``, the sentence of
@@ -214,6 +226,8 @@ def result_json(rater: str, task: str, result: AltTestResult, who: Annotators) -
     return {
         "rater": rater,
         "task": task,
+        "scale": scale,
+        "metric": metric,
         "epsilon": result.epsilon,
         "q": result.q,
         "items": result.items,
@@ -234,27 +248,29 @@ def validate_rater(
     epsilon: float = 0.2,
     q: float = 0.05,
     include_slots: bool | None = None,
+    metric: str | None = None,
 ) -> dict[str, Any]:
     """The alt-test of ``rater`` against the humans of ``task`` chosen by
-    :func:`choose_annotators`, as the CLI's JSON (see :func:`result_json`). InputError for a
-    rater without verdicts; NotEnoughLabels (an InputError) when too few humans or items."""
-    kind = _check_task(task)
+    :func:`choose_annotators`, as the CLI's JSON (see :func:`result_json`), the alignment being
+    ``metric`` (default: the task's scale's). InputError for a rater without verdicts (naming
+    the tasks it has verdicts in); NotEnoughLabels (an InputError) when too few humans or
+    items."""
+    ts = task_scale(db, task)
+    chosen, alignment = alignment_of(ts, metric)
     if not rater.startswith("auto:"):
         raise InputError(f"--rater must be an auto-rater (auto:NAME), got {rater!r}")
     who = choose_annotators(db, rater, task, include_slots)
     humans, mine = validation_labels(db, rater, task, who.slots)
     if not mine:
-        known = auto_raters(db, task)
-        hint = f"; auto-raters with {kind} verdicts: {', '.join(known)}" if known else ""
-        raise InputError(f"{rater} has no effective {kind} verdicts{hint}")
-    left_out = {r for r, rk, *_ in _rows(db, kind) if rk == "human" and r not in humans}
+        raise InputError(no_labels_message(db, rater, ts))
+    left_out = {r for r, rk, *_ in _rows(db, ts) if rk == "human" and r not in humans}
     try:
-        result = alt_test(humans, mine, epsilon=epsilon, q=q)
+        result = alt_test(humans, mine, epsilon=epsilon, q=q, alignment=alignment)
     except NotEnoughLabels as exc:
         raise NotEnoughLabels(
             f"{exc}. {who.sentence}", exc.humans_needed, exc.items_needed
         ) from None
-    out = result_json(rater, task, result, who)
+    out = result_json(rater, task, result, who, ts.scale, chosen)
     out["skipped"] += [
         {"name": name, "reason": why} for name, why in DERIVED_RATERS.items() if name in left_out
     ]
@@ -272,18 +288,28 @@ def validation_items_needed(
     n_sim: int = 100,
     seed: int = 0,
     include_slots: bool | None = None,
+    metric: str | None = None,
 ) -> dict[str, Any]:
     """How many doubly-labelled items would make ``rater``'s alt-test decision hold
     (:func:`core.stats.alt_test_power.items_needed` on the labels of the humans
     :func:`choose_annotators` picks), with ``rater``, ``task``, ``annotators`` and
     ``annotators_text``; JSON-ready (the per-size maps keyed by the number of items as text)."""
+    ts = task_scale(db, task)
+    chosen, alignment = alignment_of(ts, metric)
     who = choose_annotators(db, rater, task, include_slots)
     humans, mine = validation_labels(db, rater, task, who.slots)
     if not mine:
-        raise InputError(f"{rater} has no effective {_check_task(task)} verdicts")
+        raise InputError(no_labels_message(db, rater, ts))
     try:
         out = items_needed(
-            humans, mine, epsilon=epsilon, q=q, target=target, n_sim=n_sim, seed=seed
+            humans,
+            mine,
+            epsilon=epsilon,
+            q=q,
+            target=target,
+            n_sim=n_sim,
+            seed=seed,
+            alignment=alignment,
         )
     except InputError as exc:  # too few labels: say whom the rater was compared with
         raise InputError(f"{exc}. {who.sentence}") from None
@@ -292,7 +318,22 @@ def validation_items_needed(
     return {
         "rater": rater,
         "task": task,
+        "scale": ts.scale,
+        "metric": chosen,
         "annotators": who.kind,
         "annotators_text": who.sentence,
         **out,
     }
+
+
+def no_labels_message(db: Database, rater: str, ts: TaskScale) -> str:
+    """Why ``rater`` cannot be validated on ``ts``: it has none of its labels; the tasks it has
+    labels in (``--task ...``) and the auto-raters that have this task's."""
+    elsewhere = [t for t in rater_tasks(db, rater) if t != ts.task]
+    known = auto_raters(db, ts.task)
+    hint = ""
+    if elsewhere:
+        hint += f"; it has verdicts in task {', '.join(elsewhere)}: pass --task {elsewhere[0]}"
+    if known:
+        hint += f"; auto-raters with {_what(ts)}: {', '.join(known)}"
+    return f"{rater} has no effective {_what(ts)}{hint}"

@@ -11,6 +11,7 @@ from typing import Any
 
 from core.views.numbers import num
 from core.views.report_base import CSS, esc, pct, table
+from core.views.report_scale import scale_agreement_html
 from core.views.report_sections import (
     agreement_html,
     biases_html,
@@ -142,13 +143,19 @@ def compare_table(data: dict[str, Any]) -> str:
 
 def rater_html(sec: dict[str, Any], data: dict[str, Any]) -> str:
     """One auto-rater's section (also used alone by the app page)."""
+    if sec.get("scale_agreement"):  # a task on its own scale: no side-by-side sections
+        middle = scale_agreement_html(sec)
+    else:
+        middle = (
+            agreement_html(sec)
+            + biases_html(sec)
+            + cost_html(sec)
+            + disagreements_html(sec, data["base_url"])
+        )
     return (
         f"<section class='rater'><h2>{esc(sec['rater'])}</h2>"
         + _verdict(sec, data)
-        + agreement_html(sec)
-        + biases_html(sec)
-        + cost_html(sec)
-        + disagreements_html(sec, data["base_url"])
+        + middle
         + needed_html(sec)
         + "</section>"
     )
@@ -160,7 +167,8 @@ def report_html(data: dict[str, Any]) -> str:
         "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>"
         f"<title>{esc(data['title'])}</title><style>{CSS}</style></head><body>"
         f"<h1>{esc(data['title'])}</h1><p class='note'>Can these auto-raters replace the people? "
-        f"Side-by-side verdicts; epsilon = {esc(data['epsilon_choice'])}, q = "
+        f"Task {esc(data['task'])} ({esc(data.get('scale', 'pairwise'))} labels); epsilon = "
+        f"{esc(data['epsilon_choice'])}, q = "
         f"{esc(num(data['q'], 'g'))}; generated {esc(data['generated_at'])}.</p>"
     )
     first = "".join(

@@ -55,9 +55,12 @@ def test_items_labels_and_split(tmp_path, init_location):
     direct = alt_test(humans, mine)
     assert out["winning_rate"] == direct.winning_rate
     assert out["advantage_prob"] == direct.advantage_prob
+    assert (out["scale"], out["metric"]) == ("pairwise", "accuracy")
     assert set(out) == {
         "rater",
         "task",
+        "scale",
+        "metric",
         "epsilon",
         "q",
         "items",
@@ -160,11 +163,20 @@ def test_slots_stand_in_when_no_person_labelled_and_it_is_said(tmp_path, init_lo
     assert out["annotators_text"] in capsys.readouterr().out
 
 
-@pytest.mark.parametrize("bad", [["--q", "0"], ["--task", "review"]])
+@pytest.mark.parametrize("bad", [["--q", "0"]])
 def test_bad_arguments(tmp_path, bad):
     with pytest.raises(SystemExit) as caught:
         main(["--db", str(tmp_path / "x.db"), "validate-rater", "--rater", "auto:j", *bad])
     assert caught.value.code == 2
+
+
+def test_unknown_task_is_one_line_naming_the_tasks(tmp_path, capsys):
+    db = str(tmp_path / "x.db")
+    assert main(["--db", db, "init"]) == 0
+    capsys.readouterr()
+    assert main(["--db", db, "validate-rater", "--rater", "auto:j", "--task", "review"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == ["error: no task 'review'; tasks: side-by-side, absolute"]
 
 
 @pytest.mark.parametrize("command", ["validate-rater", "validation-items"])

@@ -3,7 +3,9 @@ Reichart and Dror, 2025) and the evidence around it, ranked by advantage probabi
 
 :func:`report_data` returns plain data (dicts, lists, numbers, text) and never writes:
 :mod:`core.views.report_html` renders it, the CLI ``rater-report`` and the *Rater validation*
-page call it. Only side-by-side verdicts are covered.
+page call it. Side-by-side verdicts get every section; any other task (yes/no verdicts, categories,
+ordered ratings, label sets) the alt-test on its scale and agreement on it
+(:mod:`core.views.rater_report.scaled`).
 """
 
 from __future__ import annotations
@@ -24,12 +26,14 @@ from core.views.rater_report.biases import bias_section
 from core.views.rater_report.costs import people_time, rater_cost
 from core.views.rater_report.evidence import disagreement_sample
 from core.views.rater_report.labels import compared_humans, majority, report_labels
+from core.views.rater_report.scaled import scaled_rater
 from core.views.rater_validation import (
     auto_raters,
     choose_annotators,
     validate_rater,
     validation_labels,
 )
+from core.views.task_scales import alignment_of, task_scale, validation_tasks
 
 if TYPE_CHECKING:
     from core.store.engine import Database
@@ -166,8 +170,10 @@ def report_data(
     n_boot: int = 500,
     seed: int = 0,
     sample: int = 6,
+    task: str | None = None,
+    metric: str | None = None,
 ) -> dict[str, Any]:
-    """The report of ``raters`` (default: every auto-rater with side-by-side verdicts), ranked
+    """The report of ``raters`` (default: every auto-rater with verdicts in ``task``), ranked
     by advantage probability (raters without a test result last), and the compare rows.
 
     ``annotators`` (``experts``, ``skilled``, ``crowd``) or ``epsilon``: the alt-test's epsilon;
@@ -177,22 +183,43 @@ def report_data(
     section's ``annotators_text`` says so). ``base_url``: the app's address, for absolute item
     links (None: the ``base_url`` setting; "": relative links); like the setting, only an
     ``http(s)://`` address (InputError otherwise: a ``javascript:`` base would run in the
-    reader's browser).
+    reader's browser). ``task``: the task compared (:func:`report_task`); ``metric``: the
+    alt-test's alignment (default the task's scale's).
     """
+    task = report_task(db, task)
+    ts = task_scale(db, task)
+    alignment_of(ts, metric)  # a metric the labels do not allow: refused before any work
     if base_url is None:
         base_url = url_setting(db, "base_url")
     base_url = str(SETTINGS["base_url"].parse("base_url", base_url))
-    known = auto_raters(db, TASK)
+    known = auto_raters(db, task)
     chosen = list(raters) if raters else known
     if not chosen:
-        raise InputError("no auto-rater has side-by-side verdicts: nothing to validate")
+        raise InputError(f"no auto-rater has verdicts in task {task}: nothing to validate")
     unknown = [r for r in chosen if r not in known]
     if unknown:
-        hint = f" (auto-raters with side-by-side verdicts: {', '.join(known)})" if known else ""
-        raise InputError(f"no side-by-side verdicts of {', '.join(unknown)}{hint}")
+        hint = f" (auto-raters with them: {', '.join(known)})" if known else ""
+        raise InputError(f"no {task} verdicts of {', '.join(unknown)}{hint}")
     if not 0 < q < 1:
         raise InputError(f"q must be between 0 and 1, got {q}")
-    choice = resolve_choice(db, TASK, annotators, epsilon)
+    choice = resolve_choice(db, task, annotators, epsilon)
+    if task != TASK:
+        sections = [
+            scaled_rater(
+                db,
+                r,
+                ts,
+                metric=metric,
+                choice=choice,
+                q=q,
+                include_slots=include_slots,
+                n_sim=n_sim,
+                seed=seed,
+                verdict_sentence=verdict_sentence,
+            )
+            for r in dict.fromkeys(chosen)
+        ]
+        return _report(sections, task, ts.scale, choice, q, base_url)
     labels = report_labels(db)
     gold = auto_gold_rows(db)
     sections = [
@@ -212,11 +239,52 @@ def report_data(
         )
         for r in dict.fromkeys(chosen)
     ]
+    return _report(sections, TASK, ts.scale, choice, q, base_url)
+
+
+def report_task(db: Database, task: str | None) -> str:
+    """The task a report compares: ``task`` when given, else side-by-side when an auto-rater
+    has side-by-side verdicts, else the first task with an auto-rater's labels (InputError when
+    there is none)."""
+    if task is not None:
+        task_scale(db, task)  # an unknown task: one error naming the tasks there are
+        return task
+    tasks = validation_tasks(db)
+    with_raters = [t for t in tasks if auto_raters(db, t)]
+    if not with_raters:
+        raise InputError(
+            "no auto-rater has verdicts in any task (" + ", ".join(tasks) + "): nothing to validate"
+        )
+    return with_raters[0]
+
+
+def report_tasks(db: Database) -> list[str]:
+    """The tasks the Rater validation page offers: those with an auto-rater's labels
+    (side-by-side first), else side-by-side alone (whose report then says there is none)."""
+    return [t for t in validation_tasks(db) if auto_raters(db, t)] or [TASK]
+
+
+def first_task(tasks: Sequence[str]) -> str:
+    """The task the Rater validation page opens on (and the warm-up computes): side-by-side
+    when offered, else the first of :func:`report_tasks`."""
+    return TASK if TASK in tasks else tasks[0]
+
+
+def _report(
+    sections: list[dict[str, Any]],
+    task: str,
+    scale: str,
+    choice: EpsilonChoice,
+    q: float,
+    base_url: str,
+) -> dict[str, Any]:
+    """The report's data around its ``sections`` (ranked by advantage probability)."""
     sections.sort(key=_rank_key)
     return {
         "title": "Rater validation",
         "generated_at": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
-        "task": TASK,
+        "task": task,
+        "scale": scale,
         "epsilon": choice.epsilon,
         "epsilon_choice": choice.words,
         "q": q,
@@ -230,6 +298,14 @@ def report_data(
 def compare_row(section: dict[str, Any]) -> dict[str, Any]:
     """One line of the compare table: the verdict, rates, gold kappa, cost per verdict."""
     alt = section["alt"] or {}
+    scaled = section.get("scale_agreement")
+    if scaled is not None:
+        gold = {
+            "kappa": scaled["gold"]["rater"]["kappa"],
+            "people_kappa": scaled["gold"]["people"]["kappa"],
+        }
+    else:
+        gold = section["agreement"]["gold"]
     return {
         "rater": section["rater"],
         "status": section["verdict"]["status"],
@@ -237,16 +313,16 @@ def compare_row(section: dict[str, Any]) -> dict[str, Any]:
         "advantage_prob": alt.get("advantage_prob"),
         "items": alt.get("items"),
         "annotators": section["annotators"],
-        "gold_kappa": section["agreement"]["gold"]["kappa"],
-        "people_gold_kappa": section["agreement"]["gold"].get("people_kappa"),
+        "gold_kappa": gold["kappa"],
+        "people_gold_kappa": gold.get("people_kappa"),
         "usd_per_verdict": section["cost"]["usd_per_verdict"],
     }
 
 
-def report_for_choice(db: Database, choice: str) -> dict[str, Any]:
-    """:func:`report_data` of every auto-rater at ``choice`` (``experts``, ``skilled``, ``crowd``
-    or a number), for the page's cache (positional arguments only)."""
+def report_for_choice(db: Database, choice: str, task: str = TASK) -> dict[str, Any]:
+    """:func:`report_data` of every auto-rater of ``task`` at ``choice`` (``experts``,
+    ``skilled``, ``crowd`` or a number), for the page's cache (positional arguments only)."""
     picked = epsilon_choice(choice)
     if picked.annotators:
-        return report_data(db, annotators=picked.annotators)
-    return report_data(db, epsilon=picked.epsilon)
+        return report_data(db, annotators=picked.annotators, task=task)
+    return report_data(db, epsilon=picked.epsilon, task=task)
