@@ -15,9 +15,11 @@ from __future__ import annotations
 
 import io
 import json
+import zipfile
 from typing import TYPE_CHECKING, Any
 
-from core.views.benchmark import Benchmark, BenchmarkOptions, build_benchmark
+from core.store.benchmark import status_counts
+from core.views.benchmark import DEFAULT_STATUSES, Benchmark, BenchmarkOptions, build_benchmark
 from core.views.benchmark_card import croissant_metadata, dataset_card, rater_validation
 from core.views.benchmark_schema import TABLES, arrow_schema
 
@@ -78,3 +80,19 @@ def benchmark_files(
         "croissant.json": (json.dumps(meta, indent=1, ensure_ascii=False) + "\n").encode("utf-8"),
         **flat,
     }
+
+
+def exportable_questions(db: Database) -> int:
+    """How many questions the default export holds (accepted or edited)."""
+    counts = status_counts(db)
+    return sum(counts.get(s, 0) for s in DEFAULT_STATUSES)
+
+
+def benchmark_zip(db: Database, fmt: str = "jsonl") -> bytes:
+    """The default export (accepted and edited questions, no split) as one zip, every file
+    under ``benchmark/``: the app's download, the same files as ``export benchmark``."""
+    sink = io.BytesIO()
+    with zipfile.ZipFile(sink, "w", zipfile.ZIP_DEFLATED) as archive:
+        for rel, data in benchmark_files(db, BenchmarkOptions(), fmt).items():
+            archive.writestr(f"benchmark/{rel}", data)
+    return sink.getvalue()

@@ -304,3 +304,23 @@ def test_the_database_and_a_full_folder_are_refused_and_force_replaces(built, tm
     empty = tmp_path / "empty"
     empty.mkdir()
     assert export(db_path, empty)[0] == 0 and (empty / "croissant.json").is_file()
+
+
+def test_the_apps_zip_holds_the_same_files(built, jsonl_dir):
+    import io
+    import zipfile
+
+    from core.views.benchmark_files import benchmark_zip
+
+    db = open_db(built[0])
+    try:
+        data = benchmark_zip(db)
+    finally:
+        db.close()
+    with zipfile.ZipFile(io.BytesIO(data)) as archive:
+        names = {n.removeprefix("benchmark/"): archive.read(n) for n in archive.namelist()}
+    on_disk = {str(p.relative_to(jsonl_dir)) for p in jsonl_dir.rglob("*") if p.is_file()}
+    assert set(names) == on_disk
+    assert (
+        names["questions/questions.jsonl"] == (jsonl_dir / "questions/questions.jsonl").read_bytes()
+    )
