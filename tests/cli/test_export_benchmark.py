@@ -324,3 +324,19 @@ def test_the_apps_zip_holds_the_same_files(built, jsonl_dir):
     assert (
         names["questions/questions.jsonl"] == (jsonl_dir / "questions/questions.jsonl").read_bytes()
     )
+
+
+def test_the_export_reads_the_same_on_each_backend(db_path, tmp_path):
+    """The store's reads (chunked ``in`` lists, the quoted ``end`` column) on SQLite and
+    PostgreSQL alike."""
+    db = open_db(db_path)
+    try:
+        build(db)
+    finally:
+        db.close()
+    out = tmp_path / "bench"
+    code, _, err = export(db_path, out, "--split-by", "document")
+    assert code == 0, err
+    assert sorted(r["id"] for r in _rows(out, "questions")) == ["g1", "g2", "g5", "g6", "q1", "q2"]
+    assert len(_rows(out, "verdicts")) == 3 and len(_rows(out, "passages")) == 1
+    assert [g["label"] for g in _rows(out, "gold")] == ["first"]
