@@ -173,13 +173,13 @@ def _question_row(
         "answers": answers,
         "evidence": [
             {
-                "passage_id": passage_ids.get((q.document_id or "", int(e["passage_idx"])))
-                if isinstance(e.get("passage_idx"), int)
+                "passage_id": passage_ids.get((q.document_id or "", idx))
+                if (idx := _int(e.get("passage_idx"))) is not None
                 else None,
-                "passage_index": e.get("passage_idx"),
-                "start": e.get("start"),
-                "end": e.get("end"),
-                "text": e.get("text"),
+                "passage_index": idx,
+                "start": _int(e.get("start")),
+                "end": _int(e.get("end")),
+                "text": str(e.get("text") or ""),
             }
             for e in evidence
         ],
@@ -204,6 +204,11 @@ def _question_row(
         "original_answers": original_a,
         "split": split,
     }
+
+
+def _int(value: Any) -> int | None:
+    """A stored whole number, else None (the schema's int64 fields never get text)."""
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
 def _document_row(doc: Document) -> dict[str, Any]:
@@ -271,7 +276,7 @@ def build_benchmark(db: Database, options: BenchmarkOptions) -> Benchmark:
         (q.document_id or "", int(e["passage_idx"]))
         for q in questions
         for e in short_answers(q)[1]
-        if isinstance(e.get("passage_idx"), int)
+        if _int(e.get("passage_idx")) is not None
     ]
     travelling = {d for d, doc in docs.items() if licence_of(doc)[2]}
     found = passages_of(db, keys)
