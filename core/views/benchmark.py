@@ -383,6 +383,7 @@ def _facts(
         "prompts": dict(Counter(str(r["prompt_version"]) for r in rows if r["prompt_version"])),
         "reviewers": sorted({r.annotator for rs in reviews.values() for r in rs}),
         "reviews": sum(len(rs) for rs in reviews.values()),
+        "with_review": sum(1 for r in rows if r["reviews"]),
         "guidelines": sorted({str(r["guideline_version"]) for r in rows if r["guideline_version"]}),
         "statuses_in_scope": statuses,
         "reviewed": reviewed,

@@ -24,6 +24,8 @@ if TYPE_CHECKING:
     from core.store.engine import Database
 
 NAME = "long-span-qa-benchmark"
+#: Documents the card names one by one (the rest are counted).
+LISTED = 12
 MEDIA = {"jsonl": "application/jsonlines", "parquet": "application/x-parquet"}
 #: Croissant 1.0's standard JSON-LD ``@context`` (as ``mlcroissant`` writes it).
 _CR_TERMS = (
@@ -154,11 +156,12 @@ def dataset_card(
     ]
     out = ["---", *header, "---", "", "# Long-span QA benchmark (reviewed)", ""]
     out += [
-        f"{counts['questions']} questions about whole books and stories, reviewed by people "
-        f"(statuses {', '.join(opts.statuses)}), with short reference answers, evidence "
-        f"passages, {counts['answers']} system answers, {counts['verdicts']} verdicts of people "
-        f"and auto-raters and {counts['gold']} gold labels. Exported by the Long-Span QA "
-        f"Workbench (`python -m core export benchmark`).",
+        f"{counts['questions']} questions about books and stories (review statuses "
+        f"{', '.join(opts.statuses)}; {facts['with_review']} of them reviewed by people, the "
+        "others stored as accepted by their importer), with short reference answers, evidence, "
+        f"{counts['answers']} system answers, {counts['verdicts']} verdicts of people and "
+        f"auto-raters and {counts['gold']} gold labels. Exported by the Long-Span QA Workbench "
+        "(`python -m core export benchmark`).",
         "",
         "## Files",
         "",
@@ -195,13 +198,16 @@ def dataset_card(
             for name, _ in facts["licences"]
         ],
     )
+    docs = bench.tables["documents"]
     out += [
         "",
         *(
             f"- `{d['id']}` {d['title']}: text {'included' if d['text_included'] else 'not included'}"
-            for d in bench.tables["documents"]
+            for d in docs[:LISTED]
         ),
     ]
+    if len(docs) > LISTED:
+        out.append(f"- ... and {len(docs) - LISTED} more (every one in `documents`)")
     out += [
         "",
         "## How the questions were made",
@@ -212,7 +218,10 @@ def dataset_card(
         "",
         "## How they were reviewed",
         "",
-        f"- {len(facts['reviewers'])} reviewers, {facts['reviews']} effective reviews of the exported questions",
+        f"- {len(facts['reviewers'])} reviewers, {facts['reviews']} effective reviews of "
+        f"{facts['with_review']} exported questions; the other "
+        f"{counts['questions'] - facts['with_review']} were stored as accepted on import "
+        "(NarrativeQA, question sets) and never reviewed here",
         f"- guideline versions (hash of the review checklist): {', '.join(facts['guidelines']) or 'none'}",
         f"- statuses of the questions in scope: {_counts(facts['statuses_in_scope'])}",
         f"- accepted or edited: {facts['kept']} of the {facts['reviewed']} questions no longer "
