@@ -109,7 +109,7 @@ def card_header(bench: Benchmark, files: dict[str, dict[str, bytes]]) -> dict[st
     facts = bench.facts
     ids = sorted({hf for _, hf in facts["licences"]})
     return {
-        "license": ids[0] if len(ids) == 1 else ids,
+        "license": ids[0] if len(ids) == 1 else ids or "unknown",
         "pretty_name": "Long-span QA benchmark (reviewed)",
         "task_categories": ["question-answering"],
         "language": facts["languages"],
@@ -157,8 +157,8 @@ def dataset_card(
     out = ["---", *header, "---", "", "# Long-span QA benchmark (reviewed)", ""]
     out += [
         f"{counts['questions']} questions about books and stories (review statuses "
-        f"{', '.join(opts.statuses)}; {facts['with_review']} of them reviewed by people, the "
-        "others stored as accepted by their importer), with short reference answers, evidence, "
+        f"{', '.join(opts.statuses)}; {facts['with_review']} of them reviewed by people), with "
+        "short reference answers, evidence, "
         f"{counts['answers']} system answers, {counts['verdicts']} verdicts of people and "
         f"auto-raters and {counts['gold']} gold labels. Exported by the Long-Span QA Workbench "
         "(`python -m core export benchmark`).",
@@ -202,7 +202,8 @@ def dataset_card(
     out += [
         "",
         *(
-            f"- `{d['id']}` {d['title']}: text {'included' if d['text_included'] else 'not included'}"
+            f"- `{d['id']}` {d['title']}: text "
+            + ("included" if d["text_included"] else "not included")
             for d in docs[:LISTED]
         ),
     ]
@@ -220,9 +221,10 @@ def dataset_card(
         "",
         f"- {len(facts['reviewers'])} reviewers, {facts['reviews']} effective reviews of "
         f"{facts['with_review']} exported questions; the other "
-        f"{counts['questions'] - facts['with_review']} were stored as accepted on import "
-        "(NarrativeQA, question sets) and never reviewed here",
-        f"- guideline versions (hash of the review checklist): {', '.join(facts['guidelines']) or 'none'}",
+        f"{counts['questions'] - facts['with_review']} have no review (not reviewed yet, or "
+        "stored as accepted by their importer: NarrativeQA, question sets)",
+        "- guideline versions (hash of the review checklist): "
+        + (", ".join(facts["guidelines"]) or "none"),
         f"- statuses of the questions in scope: {_counts(facts['statuses_in_scope'])}",
         f"- accepted or edited: {facts['kept']} of the {facts['reviewed']} questions no longer "
         "pending" + (f" ({facts['kept'] / facts['reviewed']:.0%})" if facts["reviewed"] else ""),
