@@ -94,6 +94,13 @@ def rater_validation(db: Database) -> dict[str, Any]:
     }
 
 
+def title(bench: Benchmark) -> str:
+    """The dataset's name: "(reviewed)" only when every exported status is a kept review."""
+    statuses = bench.facts["options"].statuses
+    kept = set(statuses) <= {"accepted", "edited"}
+    return "Long-span QA benchmark " + ("(reviewed)" if kept else f"({', '.join(statuses)})")
+
+
 def _size_category(n: int) -> str:
     bounds = ((1_000, "n<1K"), (10_000, "1K<n<10K"), (100_000, "10K<n<100K"))
     return next((name for top, name in bounds if n < top), "100K<n<1M")
@@ -110,7 +117,7 @@ def card_header(bench: Benchmark, files: dict[str, dict[str, bytes]]) -> dict[st
     ids = sorted({hf for _, hf in facts["licences"]})
     return {
         "license": ids[0] if len(ids) == 1 else ids or "unknown",
-        "pretty_name": "Long-span QA benchmark (reviewed)",
+        "pretty_name": title(bench),
         "task_categories": ["question-answering"],
         "language": facts["languages"],
         "size_categories": [_size_category(facts["counts"]["questions"])],
@@ -154,7 +161,7 @@ def dataset_card(
     header = [
         f"{k}: {json.dumps(v, ensure_ascii=False)}" for k, v in card_header(bench, files).items()
     ]
-    out = ["---", *header, "---", "", "# Long-span QA benchmark (reviewed)", ""]
+    out = ["---", *header, "---", "", f"# {title(bench)}", ""]
     out += [
         f"{counts['questions']} questions about books and stories (review statuses "
         f"{', '.join(opts.statuses)}; {facts['with_review']} of them reviewed by people), with "
