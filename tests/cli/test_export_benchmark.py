@@ -340,3 +340,28 @@ def test_the_export_reads_the_same_on_each_backend(db_path, tmp_path):
     assert sorted(r["id"] for r in _rows(out, "questions")) == ["g1", "g2", "g5", "g6", "q1", "q2"]
     assert len(_rows(out, "verdicts")) == 3 and len(_rows(out, "passages")) == 1
     assert [g["label"] for g in _rows(out, "gold")] == ["first"]
+
+
+def test_a_failure_while_writing_leaves_no_folder_and_the_old_one_whole(tmp_path):
+    from core.cli.output_files import atomic_folder
+    from core.errors import InputError
+
+    db_file = tmp_path / "x.db"
+    target = tmp_path / "bench"
+    with pytest.raises(KeyboardInterrupt), atomic_folder(target, db_file) as folder:
+        (folder / "README.md").write_text("half")
+        raise KeyboardInterrupt
+    assert list(tmp_path.iterdir()) == []
+    target.mkdir()
+    (target / "old.txt").write_text("old")
+    with (
+        pytest.raises(InputError, match="nothing was written"),
+        atomic_folder(target, db_file, force=True) as folder,
+    ):
+        (folder / "README.md").write_text("half")
+        raise OSError("disk full")
+    assert [p.name for p in tmp_path.iterdir()] == ["bench"]
+    assert [p.name for p in target.iterdir()] == ["old.txt"]
+    with pytest.raises(InputError, match="does not exist"):
+        with atomic_folder(tmp_path / "missing" / "bench", db_file):
+            pass
