@@ -3,6 +3,7 @@
 import streamlit as st
 
 from app_support import caching, connection, frame, signin
+from core.views.benchmark_files import benchmark_zip, exportable_questions
 from core.views.overview import my_queues, overview
 from core.views.text import escape_markdown, md
 
@@ -96,3 +97,29 @@ if len(data["runs"]):
     st.dataframe(data["runs"], hide_index=True, width="stretch")
 else:
     st.caption("No runs yet.")
+
+
+def _benchmark_zip() -> bytes:
+    with connection.database() as db:
+        return benchmark_zip(db)
+
+
+if user is not None and user.may("admin"):
+    st.subheader("Export the benchmark")
+    with connection.database() as db:
+        ready = exportable_questions(db)
+    if ready:
+        st.caption(
+            f"The {ready:,} accepted and edited questions with their short references, "
+            "evidence, documents (or a pointer where the licence keeps the text home), answers, "
+            "verdicts and gold, a dataset card and Croissant metadata: the files of "
+            "`python -m core export benchmark` (docs/export.md)."
+        )
+        st.download_button(
+            "Download the benchmark (zip)",
+            _benchmark_zip,  # built when clicked, not on every page load
+            file_name="benchmark.zip",
+            mime="application/zip",
+        )
+    else:
+        st.caption("No accepted or edited question yet: review questions first.")

@@ -8,9 +8,10 @@ import json
 import sys
 from pathlib import Path
 
+from core.cli.support import count_arg
 from core.corpus.spreadsheet import SpreadsheetWriter
 from core.errors import InputError
-from core.store.connection import table_counts
+from core.store.connection import decode_row, table_counts
 from core.store.database import opened
 from core.store.export import export_rows, exportable
 
@@ -94,13 +95,24 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
     p = sub.add_parser(
         "export",
-        help="export a table to CSV or JSONL",
-        description="Write every row of a table (or view) to CSV or JSONL. For judgments, only "
-        "the effective verdicts by default: status ok, a verdict, not superseded by a later row "
-        "(what rank and agreement count); --all-rows writes the whole audit trail.",
+        help="export a table to CSV or JSONL, or the benchmark as a dataset folder",
+        description="Write every row of a table (or view) to CSV or JSONL (the format from "
+        "--format, else the file's extension .csv/.jsonl, else CSV; a mismatch is refused). "
+        "JSONL keeps JSON columns as objects and lists; CSV quotes cells a spreadsheet would "
+        "run as formulas. For judgments, only the effective verdicts by default: status ok, a "
+        "verdict, not superseded by a later row (what rank and agreement count); --all-rows "
+        "writes the whole audit trail. `export benchmark --out DIR` writes the reviewed "
+        "questions with their references, evidence, documents, answers, verdicts and gold as "
+        "one dataset folder with a dataset card (README.md) and Croissant metadata "
+        "(docs/export.md).",
     )
-    p.add_argument("table")
-    p.add_argument("--format", choices=["csv", "jsonl"], default="csv")
+    p.add_argument("table", help="a table or view, or `benchmark`")
+    p.add_argument(
+        "--format",
+        choices=["csv", "jsonl", "parquet"],
+        help="csv or jsonl for a table (default: from the file name, else csv); jsonl "
+        "(default) or parquet for the benchmark",
+    )
     p.add_argument(
         "--output",
         "-o",
@@ -110,6 +122,23 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "--all-rows",
         action="store_true",
         help="judgments: every row (superseded, withdrawn and unparsed ones too)",
+    )
+    p.add_argument("--out", help="benchmark: the dataset folder to write (new or empty)")
+    p.add_argument(
+        "--status",
+        help="benchmark: review statuses to export, comma-separated (default: accepted,edited)",
+    )
+    p.add_argument(
+        "--documents", nargs="+", metavar="ID", help="benchmark: only these documents' questions"
+    )
+    p.add_argument(
+        "--split-by",
+        choices=["document", "random"],
+        help="benchmark: split the questions into train and test (20 %%) by document or at random",
+    )
+    p.add_argument("--seed", type=count_arg, help="benchmark: the split's seed (default 0)")
+    p.add_argument(
+        "--force", action="store_true", help="benchmark: replace a folder that is not empty"
     )
     p.set_defaults(func=_export)
 
@@ -237,32 +266,41 @@ def _status(args: argparse.Namespace) -> int:
 
 
 def _export(args: argparse.Namespace) -> int:
+    from core.cli.benchmark_export import (
+        export_benchmark,
+        table_format,
+    )
     from core.cli.output_files import (
         atomic_output,
         checked_output_path,
     )
 
+    if args.table == "benchmark":
+        return export_benchmark(args)
+    fmt = table_format(args)
     # the output is checked before the database is opened (its file is never read here)
     target = None if args.output is None else checked_output_path(args.output, args.db)
     with opened(args.db) as db:
         names = exportable(db)
         if args.table not in names:
             raise InputError(
-                f"no table or view {args.table!r}; choose from {', '.join(sorted(names))}"
+                f"no table or view {args.table!r}; choose from benchmark, "
+                + ", ".join(sorted(names))
             )
         columns, cursor = export_rows(db, args.table, all_rows=args.all_rows)
         sink = (
             contextlib.nullcontext(sys.stdout) if target is None else atomic_output(target, args.db)
         )
         with sink as out:
-            if args.format == "csv":
+            if fmt == "csv":
                 writer = SpreadsheetWriter(out)  # formula-like cells quoted
                 writer.writerow(columns)
                 for row in cursor:
                     writer.writerow(row)
-            else:
+            else:  # JSON columns as objects and lists, not as text
                 for row in cursor:
-                    out.write(json.dumps(dict(zip(columns, row)), ensure_ascii=False) + "\n")
+                    record = decode_row(dict(zip(columns, row)))
+                    out.write(json.dumps(record, ensure_ascii=False) + "\n")
     return 0
 
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 import errno
 import os
 import secrets
+import shutil
 import stat
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -216,3 +217,53 @@ def _refuse_sibling_of_sqlite(target: Path, text: str, db: str | Path) -> None:
                 raise InputError(
                     f"{text} would be taken for the log of the database {owner}; {_HINT}"
                 )
+
+
+def checked_output_folder(path: str | Path, db: str | Path, *, force: bool = False) -> Path:
+    """The folder to write for ``path`` (symbolic links followed), once it is safe to write:
+    refused, as one :class:`InputError` line, the database or its side files, a file, a folder
+    that is not empty (unless ``force``; never one holding the database), a missing parent or
+    a read-only one. Nothing is read or written."""
+    text = str(path)
+    if not text.strip():
+        raise InputError("the output folder name is empty; give a folder to write")
+    refuse_database_path(path, db)
+    target = Path(os.path.realpath(text))
+    if target.exists() and not target.is_dir():
+        raise InputError(f"{text} is a file, not a folder; give a new folder to write")
+    full = target.is_dir() and any(target.iterdir())
+    if full and not force:
+        raise InputError(f"{text} is a folder that is not empty; choose a new one or give --force")
+    db_file = _sqlite_path(db)
+    if full and db_file is not None:
+        if os.path.realpath(db_file).startswith(str(target) + os.sep):
+            raise InputError(f"{text} holds the database {db_file}; {_HINT}")
+    if not target.parent.is_dir():
+        raise InputError(f"the folder {target.parent} does not exist; create it first", path=text)
+    if not os.access(target.parent, os.W_OK | os.X_OK):
+        raise InputError(f"the folder {target.parent} is read-only for this user", path=text)
+    return target
+
+
+@contextmanager
+def atomic_folder(path: str | Path, db: str | Path, *, force: bool = False) -> Iterator[Path]:
+    """A new empty folder to fill, renamed to ``path`` (:func:`checked_output_folder`) once
+    everything was written: a failure leaves no half folder and an old ``path`` as it was;
+    under ``force`` the old folder is replaced whole."""
+    target = checked_output_folder(path, db, force=force)
+    tmp = target.parent / f".{target.name[:100]}.{secrets.token_hex(4)}.tmp"
+    old = target.parent / f".{target.name[:100]}.{secrets.token_hex(4)}.old"
+    with _as_input_error(target):
+        tmp.mkdir()
+        try:
+            yield tmp
+            checked_output_folder(path, db, force=force)  # nothing changed meanwhile
+            if target.exists():
+                os.replace(target, old)  # an empty folder, or a full one under --force
+            os.replace(tmp, target)
+        except BaseException:
+            shutil.rmtree(tmp, ignore_errors=True)
+            if old.exists() and not target.exists():
+                os.replace(old, target)
+            raise
+        shutil.rmtree(old, ignore_errors=True)

@@ -3,7 +3,9 @@
 Columns: ``question`` and ``document_id`` (required; the document must already be imported),
 answers as ``answers`` (a JSON list, or text with ``|`` between answers), ``answer``, or
 ``answer1`` ... ``answerN``; optional ``id``, ``qtype``, ``split``, ``language``,
-``context_document_id``. Without ``id`` the id is a hash of document and question.
+``context_document_id``, ``evidence`` (a list of objects with ``text`` and optional
+``passage_index``, ``start``, ``end``, as ``export benchmark`` writes it; kept in the
+question's ``metadata``). Without ``id`` the id is a hash of document and question.
 """
 
 from __future__ import annotations
@@ -57,6 +59,42 @@ def _answer_list(values: list[Any], path: Path, line: int) -> list[str]:
             )
         if str(value).strip():
             out.append(str(value).strip())
+    return out
+
+
+def _evidence(record: dict[str, Any], path: Path, line: int) -> list[dict[str, Any]]:
+    """The ``evidence`` column as the generator stores it (``passage_idx``, ``start``, ``end``,
+    ``text``); a JSON list in a CSV cell is read too."""
+    value = record.get("evidence")
+    if isinstance(value, str) and value.strip():
+        check_bounds(value, path, line)
+        check_surrogates(value, path, line)
+        try:
+            value = json.loads(value)
+        except json.JSONDecodeError:
+            value = None  # refused below
+    elif value is None or value == "":
+        return []
+    wrong = InputError(
+        "evidence must be a list of objects with a text and optional passage_index, start "
+        "and end (whole numbers)",
+        path=str(path),
+        line=line,
+        column="evidence",
+    )
+    if not isinstance(value, list):
+        raise wrong
+    out = []
+    for entry in value:
+        if not isinstance(entry, dict) or not isinstance(entry.get("text"), str):
+            raise wrong
+        numbers = {
+            key: entry.get(name)
+            for key, name in (("passage_idx", "passage_index"), ("start", "start"), ("end", "end"))
+        }
+        if any(isinstance(n, bool) or not isinstance(n, int | None) for n in numbers.values()):
+            raise wrong
+        out.append({**numbers, "text": entry["text"]})
     return out
 
 
@@ -167,6 +205,7 @@ def import_questions(
                 qtype=optional_text(rec, "qtype", path, line),
                 language=optional_text(rec, "language", path, line) or "en",
                 provenance={"source": "file", "file": path.name, "line": line},
+                metadata={"evidence": ev} if (ev := _evidence(rec, path, line)) else {},
                 run_id=run_id,
                 created_at=now,
                 updated_at=now,

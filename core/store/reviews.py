@@ -87,6 +87,11 @@ def insert_review(db: Database, new: NewReview) -> int:
     return int(db.table("reviews").insert(row).last_pk or 0)
 
 
+def effective_reviews_sql(condition: str) -> str:
+    """The query of the effective reviews (alias ``r``) that also meet ``condition``."""
+    return f"select r.* from reviews r where {_OPEN} and {condition} order by r.id"
+
+
 def effective_reviews(
     db: Database, question_id: str | None = None, *, origin: str | None = None
 ) -> list[Review]:

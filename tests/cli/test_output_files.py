@@ -221,7 +221,7 @@ def test_a_normal_export_is_written_whole(db_file, tmp_path):
     lines = out.read_text(encoding="utf-8").splitlines()
     assert lines[0].startswith("id,") and len(lines) == 3
     assert stat.S_IMODE(out.stat().st_mode) == 0o640  # kept, as writing in place keeps it
-    link = tmp_path / "latest.csv"
+    link = tmp_path / "latest"  # no extension: --format decides (a .csv name would refuse jsonl)
     link.symlink_to(out)
     code, _, err = run_cli(
         ["--db", str(db_file), "export", "questions", "--format", "jsonl", "-o", str(link)]
