@@ -62,6 +62,12 @@ def check_raters(db: Database, people: Sequence[str], judge: str) -> None:
             raise InputError(f"{rater!r} is a {kinds[rater]} rater: {what}")
 
 
+def ppi_sources(db: Database) -> dict[str, list[str]]:
+    """The raters the page offers: ``human`` (people's raters) and ``auto`` (judges)."""
+    kinds = pairwise_rater_kinds(db)
+    return {kind: [r for r, k in kinds if k == kind] for kind in ("human", "auto")}
+
+
 def _battle_scores(
     db: Database, raters: Sequence[str], ties: str
 ) -> dict[Key, tuple[float, float]]:
