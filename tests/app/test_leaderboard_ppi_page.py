@@ -63,13 +63,8 @@ def test_people_and_judge_tab_shows_three_intervals_and_the_judges_bias(battles_
     assert not at.dataframe
 
 
-def test_people_and_judge_tab_says_what_is_missing(empty_db) -> None:
-    at = open_tab()
-    assert any("No human and auto pairwise verdicts yet" in i.value for i in at.info)
-
-
-@pytest.fixture
-def empty_db(db_path, monkeypatch) -> Path | str:
+def test_people_and_judge_tab_says_what_is_missing(db_path, monkeypatch) -> None:
     monkeypatch.setenv("WORKBENCH_DB", str(db_path))
     monkeypatch.delenv("WORKBENCH_ACCESS_CODE", raising=False)
-    return db_path
+    at = open_tab()
+    assert any("No human and auto pairwise verdicts yet" in i.value for i in at.info)
