@@ -208,6 +208,31 @@ def people_judge_ranking(
     }
 
 
+def judge_worth(db: Database, judge: str, people: Sequence[str]) -> dict[str, Any]:
+    """The rater report's "what this judge is worth for ranking": combined with ``people``'s
+    verdicts (:func:`people_judge_ranking`, 95%), the number of people's verdicts alone that
+    would rank as precisely (``effective_people``), the ratio to the current ``n_both`` and a
+    sentence; ``why`` (and no numbers) when it cannot be measured."""
+    try:
+        r = people_judge_ranking(db, people, judge)
+    except InputError as exc:
+        return {"why": str(exc), "sentence": f"Not measured: {exc}."}
+    n, worth = r["n_both"], r["effective_people"]
+    return {
+        "why": "",
+        "n_both": n,
+        "n_judge_only": r["n_judge_only"],
+        "lambda": r["lambda"],
+        "effective_people": worth,
+        "ratio": worth / n,
+        "judge_outside": r["judge_outside"],
+        "sentence": f"With the people's verdicts on the {n:,} battles it also judged and its "
+        f"{r['n_judge_only']:,} battles judged alone, this judge ranks the systems as precisely "
+        f"as {worth:,.0f} people's verdicts alone would: {worth / n:.2f} times the {n:,} people "
+        f"have given (lambda = {r['lambda']:.2f}; rank --method ppi, docs/statistics.md).",
+    }
+
+
 def ppi_table(result: dict[str, Any]) -> list[dict[str, Any]]:
     """One row per system: the three estimates, intervals and rank-sets side by side."""
     out = []
