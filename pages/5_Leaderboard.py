@@ -275,6 +275,22 @@ def people_and_judge() -> None:
     )
     st.plotly_chart(ppi_figure(r), width="stretch")
     st.dataframe(ppi_table(r), hide_index=True, width="stretch", key="ppi_table")
+    sizes = list(range(1, len(r["systems"]) + 1))
+    target = st.selectbox(
+        "How many more people's verdicts for a widest rank-set of at most",
+        sizes,
+        index=0,
+        key="ppi_target",
+        format_func=lambda n: f"{n} rank(s) (now {r['widest_rank_set']})",
+    )
+    with connection.database() as db:
+        plan = caching.cached_judgments(
+            db, people_judge_ranking, tuple(people), judge, alpha, ties, target
+        )
+    st.caption(
+        f"{md(plan['people_needed']['sentence'])} (a simulation; the people's battles must be "
+        "a random sample, as the validation queue draws them)."
+    )
 
 
 def autoais() -> None:

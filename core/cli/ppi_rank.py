@@ -15,7 +15,7 @@ from core.errors import InputError
 def ppi_options(args: argparse.Namespace) -> tuple[float, str]:
     """``(alpha, ties)`` of a ``--method ppi`` call, after checking the options fit it."""
     if args.method != "ppi":
-        raise InputError("--people and --judge go with --method ppi")
+        raise InputError("--people, --judge and --rank-set-size go with --method ppi")
     if not args.from_db or args.judgments is not None:
         raise InputError("--method ppi ranks the database's verdicts: give --from-db, no file")
     if not args.people or not args.judge:
@@ -48,7 +48,7 @@ def rank_ppi(args: argparse.Namespace) -> int:
 
     alpha, ties = ppi_options(args)
     with opened(args.db) as db:
-        out = people_judge_ranking(db, args.people, args.judge, alpha, ties)
+        out = people_judge_ranking(db, args.people, args.judge, alpha, ties, args.rank_set_size)
     if args.json:
         print(json.dumps(out))
         return 0
@@ -83,5 +83,9 @@ def print_ppi(out: dict[str, Any]) -> None:
         f"judge alone ({out['n_people_unpaired']} by people alone, not used); together they are "
         f"worth {out['effective_people']:.0f} people's verdicts alone."
     )
+    if "people_needed" in out:
+        print(
+            f"widest rank-set: {out['widest_rank_set']} ranks; {out['people_needed']['sentence']}"
+        )
     if out["judge_outside"]:
         print(f"judge-only rank outside the rank-set: {', '.join(out['judge_outside'])}")

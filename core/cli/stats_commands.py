@@ -16,6 +16,7 @@ from core.cli.support import (
     alpha_arg,
     count_arg,
     level_arg,
+    positive_arg,
     print_aligned,
     replicates_arg,
 )
@@ -90,6 +91,13 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="with --method ppi: a people's rater whose verdicts are the truth (repeatable)",
     )
     p.add_argument(
+        "--rank-set-size",
+        type=positive_arg,
+        metavar="R",
+        help="with --method ppi: also say how many more people's verdicts would make the "
+        "widest rank-set at most R ranks (a simulation)",
+    )
+    p.add_argument(
         "--judge",
         metavar="auto:NAME",
         help="with --method ppi: the auto-rater whose verdicts are combined with the people's",
@@ -148,7 +156,7 @@ def cmd_rank(args: argparse.Namespace) -> int:
         RankingSettings,  # deferred: a command imports only what it runs (fast `python -m core`)
     )
 
-    if args.method == "ppi" or args.people or args.judge:
+    if args.method == "ppi" or args.people or args.judge or args.rank_set_size is not None:
         from core.cli.ppi_rank import (
             rank_ppi,
         )

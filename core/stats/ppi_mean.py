@@ -78,11 +78,15 @@ class Battles:
 
 @dataclass(frozen=True)
 class WinRates:
-    """Per-system win probabilities, their covariance and the weight ``lam`` used."""
+    """Per-system win probabilities, their covariance and the weight ``lam`` used; for a PPI
+    estimate also ``rect_cov`` and ``judge_cov``, the covariances of the correction (people's
+    battles) and of the judge's mean (judge-only battles): ``cov = rect_cov + lam^2 judge_cov``."""
 
     estimate: np.ndarray
     cov: np.ndarray
     lam: float
+    rect_cov: np.ndarray | None = None
+    judge_cov: np.ndarray | None = None
 
     def intervals(self, alpha: float) -> np.ndarray:
         """``k x 2`` marginal normal intervals at level ``1 - alpha``:
@@ -175,7 +179,13 @@ def ppi_win_rates(
         raise InputError(f"lambda must be in [0, 1], not {lam}")
     rect_mean, rect_cov = mean_and_cov(y - lam * f, mask_l)
     judge_mean, judge_cov = mean_and_cov(g, mask_u)
-    return WinRates(lam * judge_mean + rect_mean, rect_cov + lam**2 * judge_cov, float(lam))
+    return WinRates(
+        lam * judge_mean + rect_mean,
+        rect_cov + lam**2 * judge_cov,
+        float(lam),
+        rect_cov,
+        judge_cov,
+    )
 
 
 def effective_people(people_only: WinRates, combined: WinRates, n: int) -> float:

@@ -31,6 +31,7 @@ from core.stats.ppi_mean import (
     ppi_win_rates,
     tie_scores,
 )
+from core.stats.ppi_planning import people_needed
 from core.stats.rank_sets import point_ranks, rank_sets
 from core.store.judgments import pairwise_rater_kinds
 from core.views.agreement_view import shown_verdicts
@@ -136,11 +137,14 @@ def people_judge_ranking(
     judge: str,
     alpha: float = 0.05,
     ties: str = "none",
+    target: int | None = None,
 ) -> dict[str, Any]:
     """The people-only, judge-only and combined (PPI++) win probabilities of every system, with
     ``1 - alpha`` intervals and rank-sets, as ``rank --method ppi --json`` prints them (module
-    docstring). Bad input (unknown rater, no shared battle, a system without enough battles):
-    an :class:`InputError` naming it."""
+    docstring). ``target``: also ``people_needed``, how many more people's verdicts on the
+    judge-only battles would make the widest rank-set at most ``target`` ranks
+    (:func:`core.stats.ppi_planning.people_needed`). Bad input (unknown rater, no shared battle,
+    a system without enough battles): an :class:`InputError` naming it."""
     alpha = check_alpha(alpha)
     people = list(dict.fromkeys(people))
     check_raters(db, people, judge)
@@ -205,6 +209,35 @@ def people_judge_ranking(
         "n_people_unpaired": len(set(said) - set(judged)),
         "effective_people": effective_people(fits["people"], fits["combined"], len(paired)),
         "judge_outside": [r["name"] for r in rows if r["judge_rank_outside"]],
+        "widest_rank_set": max(hi - lo + 1 for lo, hi in parts["combined"]["rank_set"]),
+        **(
+            {}
+            if target is None
+            else {"people_needed": _needed(fits["combined"], paired, alone, alpha, target)}
+        ),
+    }
+
+
+def _needed(
+    fit: WinRates, paired: list[Key], alone: list[Key], alpha: float, target: int
+) -> dict[str, Any]:
+    """:func:`core.stats.ppi_planning.people_needed` with its JSON keys and a sentence."""
+    plan = people_needed(fit, len(paired), len(alone), alpha, target)
+    more, curve = plan["more"], plan["curve"]
+    said = (
+        f"About {more:,} more people's verdicts on battles the judge judged alone (drawn at "
+        f"random) make the widest rank-set at most {target} rank(s) in "
+        f"{plan['share']:.0%} of simulated outcomes"
+        if more is not None
+        else f"No number of people's verdicts on the {len(alone):,} judge-only battles makes "
+        f"the widest rank-set at most {target} rank(s) in {plan['share']:.0%} of simulations"
+    )
+    return {
+        "target": target,
+        "more": more,
+        "share": plan["share"],
+        "curve": {str(m): v for m, v in curve.items()},
+        "sentence": said,
     }
 
 

@@ -54,6 +54,10 @@ def test_people_and_judge_tab_shows_three_intervals_and_the_judges_bias(battles_
     assert all(name in fig for name in ("people only", "judge only", "combined (PPI++)"))
     assert any(md(FAVOURED) in w.value and "bias" in w.value for w in at.warning)
     assert {m.label for m in at.metric} >= {"lambda (judge's weight)", "Battles: judge alone"}
+    assert any(md("at most 1 rank(s)") in c.value and "simulation" in c.value for c in at.caption)
+    at.selectbox(key="ppi_target").set_value(4)
+    ok(at.run())
+    assert any(md("at most 4 rank(s)") in c.value for c in at.caption)
     at.toggle(key="ppi_half").set_value(True)
     ok(at.run())
     assert any("a tie counting half" in c.value for c in at.caption)

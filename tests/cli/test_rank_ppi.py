@@ -125,3 +125,18 @@ def test_unknown_people_and_missing_options(battles_db: str) -> None:
     assert code == 2 and "go with --method ppi" in err
     code, _, err = run_cli(["--db", battles_db, "rank", "--from-db", "--method", "ppi"])
     assert code == 2 and "needs --people" in err
+
+
+def test_rank_set_size_says_how_many_more_people_verdicts(battles_db: str) -> None:
+    code, out, err = ppi(battles_db, "--judge", JUDGE, "--json", "--rank-set-size", "1")
+    assert code == 0, err
+    result = json.loads(out)
+    needed = result["people_needed"]
+    assert needed["target"] == 1 and needed["share"] == 0.8
+    assert result["widest_rank_set"] >= 1 and "curve" in needed and needed["sentence"]
+    code, out, _ = ppi(battles_db, "--judge", JUDGE, "--rank-set-size", "4")
+    assert code == 0 and "widest rank-set:" in out and "at most 4 rank(s)" in out
+    code, _, err = ppi(battles_db, "--judge", JUDGE, "--rank-set-size", "9")
+    assert code == 2 and "target must be a number of ranks from 1 to 4" in err
+    code, _, err = run_cli(["--db", battles_db, "rank", "--from-db", "--rank-set-size", "2"])
+    assert code == 2 and "go with --method ppi" in err
