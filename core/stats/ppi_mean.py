@@ -66,14 +66,15 @@ class Battles:
     def __len__(self) -> int:
         return len(self.a)
 
-    def matrix(self, k: int) -> tuple[np.ndarray, np.ndarray]:
-        """``(X, M)``: ``n x k`` scores and the mask of who took part (``X`` 0 elsewhere)."""
-        n = len(self.a)
-        x, m = np.zeros((n, k)), np.zeros((n, k), bool)
-        rows = np.arange(n)
-        x[rows, self.a], x[rows, self.b] = self.score_a, self.score_b
-        m[rows, self.a] = m[rows, self.b] = True
-        return x, m
+    def long(self) -> tuple[np.ndarray, np.ndarray]:
+        """``(system, score)`` of every (battle, side), ``a`` sides first: ``2n`` entries."""
+        return np.concatenate([self.a, self.b]), np.concatenate([self.score_a, self.score_b])
+
+    def minus(self, other: Battles, lam: float) -> Battles:
+        """The same battles scored ``self - lam * other`` (``other``: the same battles)."""
+        return Battles(
+            self.a, self.b, self.score_a - lam * other.score_a, self.score_b - lam * other.score_b
+        )
 
 
 @dataclass(frozen=True)
@@ -117,38 +118,56 @@ def tie_scores(verdict: str, ties: str = "none") -> tuple[float, float]:
     raise InputError(f"not a pairwise verdict: {verdict!r}")
 
 
-def mean_and_cov(x: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Per-column means of ``x`` over the rows where ``mask`` holds, and their sandwich
-    covariance ``Sigma_ml = sum_j r_jm r_jl / (n_m n_l)``, ``r = (x - mean)`` on the mask."""
-    n_m = mask.sum(0)
+def counts(battles: Battles, k: int) -> np.ndarray:
+    """The number of battles of each system."""
+    return np.bincount(battles.long()[0], minlength=k)
+
+
+def mean_and_cov(battles: Battles, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """Per-system mean score over its battles and the sandwich covariance of those means,
+    ``Sigma_ml = sum_j r_jm r_jl / (n_m n_l)`` with ``r = score - mean`` (a battle touches two
+    systems: its own two diagonal terms and one off-diagonal pair). O(n) time and memory."""
+    system, score = battles.long()
+    n_m = np.bincount(system, minlength=k)
     if (n_m == 0).any():
         raise InputError("a system has no battle in this set")
-    mean = (x * mask).sum(0) / n_m
-    r = np.where(mask, x - mean, 0.0) / n_m
-    return mean, r.T @ r
+    mean = np.bincount(system, score, minlength=k) / n_m
+    r = (score - mean[system]) / n_m[system]
+    cov = np.diag(np.bincount(system, r * r, minlength=k))
+    half = len(battles)
+    cross = r[:half] * r[half:]
+    np.add.at(cov, (battles.a, battles.b), cross)
+    np.add.at(cov, (battles.b, battles.a), cross)
+    return mean, cov
 
 
 def classical_win_rates(battles: Battles, k: int) -> WinRates:
     """The plain mean score per system over ``battles`` (people alone, or the judge alone) with
     its sandwich covariance (:func:`mean_and_cov`); ``lam`` is 0."""
-    mean, cov = mean_and_cov(*battles.matrix(k))
+    mean, cov = mean_and_cov(battles, k)
     return WinRates(mean, cov, 0.0)
 
 
 def power_tuned_lambda(
-    y: np.ndarray, f: np.ndarray, mask_l: np.ndarray, g: np.ndarray, mask_u: np.ndarray
+    people: Battles, judge_paired: Battles, judge_only: Battles, k: int
 ) -> float:
-    """``lambda*`` of the module docstring from the labelled ``n x k`` people's scores ``y``,
-    judge's scores ``f`` (mask ``mask_l``) and judge-only scores ``g`` (mask ``mask_u``)."""
-    n_m, big_m = mask_l.sum(0), mask_u.sum(0)
-    ybar = (y * mask_l).sum(0) / n_m
-    fbar = (f * mask_l).sum(0) / n_m
-    c = (np.where(mask_l, (y - ybar) * (f - fbar), 0.0)).sum(0) / n_m
+    """``lambda*`` of the module docstring from the labelled battles' people's and judge's
+    scores and the judge-only battles' scores (every system in both sets)."""
+    system, y = people.long()
+    _, f = judge_paired.long()
+    system_u, g = judge_only.long()
+    n_m = np.bincount(system, minlength=k)
+    big_m = np.bincount(system_u, minlength=k)
+    ybar = np.bincount(system, y, minlength=k) / n_m
+    fbar = np.bincount(system, f, minlength=k) / n_m
+    c = np.bincount(system, (y - ybar[system]) * (f - fbar[system]), minlength=k) / n_m
     pooled_n = n_m + big_m
-    pooled_mean = ((f * mask_l).sum(0) + (g * mask_u).sum(0)) / pooled_n
-    ss = np.where(mask_l, (f - pooled_mean) ** 2, 0.0).sum(0) + np.where(
-        mask_u, (g - pooled_mean) ** 2, 0.0
-    ).sum(0)
+    pooled_mean = (np.bincount(system, f, minlength=k) + np.bincount(system_u, g, minlength=k)) / (
+        pooled_n
+    )
+    ss = np.bincount(system, (f - pooled_mean[system]) ** 2, minlength=k) + np.bincount(
+        system_u, (g - pooled_mean[system_u]) ** 2, minlength=k
+    )
     s2 = ss / np.maximum(pooled_n - 1, 1)
     denom = float((s2 * (1 / n_m + 1 / big_m)).sum())
     if denom <= 0:
@@ -168,17 +187,14 @@ def ppi_win_rates(
     """
     if not (np.array_equal(people.a, judge_paired.a) and np.array_equal(people.b, judge_paired.b)):
         raise InputError("the people's and the judge's labelled battles differ")
-    y, mask_l = people.matrix(k)
-    f, _ = judge_paired.matrix(k)
-    g, mask_u = judge_only.matrix(k)
-    if (mask_l.sum(0) == 0).any() or (mask_u.sum(0) == 0).any():
+    if (counts(people, k) == 0).any() or (counts(judge_only, k) == 0).any():
         raise InputError("every system needs battles judged by both and by the judge alone")
     if lam is None:
-        lam = power_tuned_lambda(y, f, mask_l, g, mask_u)
+        lam = power_tuned_lambda(people, judge_paired, judge_only, k)
     elif not 0 <= lam <= 1:
         raise InputError(f"lambda must be in [0, 1], not {lam}")
-    rect_mean, rect_cov = mean_and_cov(y - lam * f, mask_l)
-    judge_mean, judge_cov = mean_and_cov(g, mask_u)
+    rect_mean, rect_cov = mean_and_cov(people.minus(judge_paired, lam), k)
+    judge_mean, judge_cov = mean_and_cov(judge_only, k)
     return WinRates(
         lam * judge_mean + rect_mean,
         rect_cov + lam**2 * judge_cov,
