@@ -2,10 +2,11 @@
 intervals that stay honest whatever the judge's bias (prediction-powered ranking).
 
 A *battle* is one question and one unordered pair of systems. The people's verdicts (raters
-``human:...``) and the judge's (one ``auto:...`` rater) are read as the Agreement page reads them
-(each rater's latest effective verdict per item as shown); a battle judged several times on a
-side (two people, or both orders) scores the mean. Battles judged by both sides are the
-labelled set, battles judged by the judge alone the unlabelled one; battles only people judged
+``human:...``) and the judge's (one ``auto:...`` rater) are read as the Agreement page reads them:
+each rater's latest effective verdict per item as shown
+(:func:`core.store.verdict_reads.verdict_summary`); a battle judged several times on a side (two
+people, or both orders) scores the mean. Battles judged by both sides are the labelled set,
+battles judged by the judge alone the unlabelled one; battles only people judged
 are counted (``n_people_unpaired``) but not used. Each system's win probability (a tie, Equal or
 None, is no win unless ``ties="half"``) is estimated three ways: people alone (the labelled
 battles), the judge alone (all its battles) and combined (PPI++,
@@ -34,7 +35,7 @@ from core.stats.ppi_mean import (
 from core.stats.ppi_planning import people_needed
 from core.stats.rank_sets import point_ranks, rank_sets
 from core.store.judgments import pairwise_rater_kinds
-from core.views.agreement_view import shown_verdicts
+from core.store.verdict_reads import verdict_summary
 from core.views.text import inert_figure
 
 if TYPE_CHECKING:
@@ -74,9 +75,7 @@ def _battle_scores(
 ) -> dict[Key, tuple[float, float]]:
     """The mean score of each battle's two systems (sorted) over ``raters``' verdicts."""
     sums: dict[Key, list[float]] = {}
-    for q, a, b, _, verdict in shown_verdicts(db, list(raters))[
-        ["question_id", "system_a", "system_b", "rater", "verdict"]
-    ].itertuples(index=False):
+    for _, _, q, a, b, _, _, _, _, verdict in verdict_summary(db, "pairwise", list(raters)):
         sa, sb = tie_scores(str(verdict), ties)
         key, first, second = ((q, a, b), sa, sb) if a < b else ((q, b, a), sb, sa)
         acc = sums.setdefault(key, [0.0, 0.0, 0.0])
