@@ -23,7 +23,9 @@ Measured 2026-12-03 on the shared 2-core machine under load, one run: import 8.4
 for the bare executemany (ratio 3.8: the goal of 3 is not reached yet; the import took 18.8 s
 before ``Question.to_row`` stopped deep-copying its JSON columns); live leaderboard refresh after
 one verdict 1,508 ms (goal 200 ms: not reached; the page's 200-replicate bootstrap refit over
-107,677 verdicts), first view 2.52 s; people + judge ranking 2.78 s.
+107,677 verdicts), first view 2.52 s; people + judge ranking 2.78 s. A second run, busier (after
+``name_problem``'s ASCII fast path and the ranking's tuple read): 12.41 s against 3.16 s (3.9),
+refresh 1,731 ms, first view 4.88 s, people + judge 3.88 s (most of it reading the verdict summary).
 """
 
 from __future__ import annotations
