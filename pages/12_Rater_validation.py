@@ -152,6 +152,8 @@ def pairwise_section(sec: dict) -> None:
         f"Cost per verdict: {md(per_verdict)} ({md(cost['note'])}). People: {md(seconds)} per "
         f"verdict ({md(time['rule'])})."
     )
+    st.markdown("**What this judge is worth for ranking**")
+    st.caption(md(sec["ranking"]["sentence"]))
     dis = sec["disagreements"]
     shown = (  # drawn only when asked for: a few dozen elements a first load need not wait on
         dis["shown"]

@@ -16,6 +16,7 @@ from core.cli.support import (
     alpha_arg,
     count_arg,
     level_arg,
+    positive_arg,
     print_aligned,
     replicates_arg,
 )
@@ -54,8 +55,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     p.add_argument(
         "--ties",
         choices=["half", "drop"],
-        default="half",
-        help="Equal counts half a win each (default) or is dropped",
+        default=None,
+        help="Equal counts half a win each (default) or is dropped; with --method ppi a tie "
+        "is no win (the default) or half a win (half)",
     )
     p.add_argument(
         "--bootstrap",
@@ -65,12 +67,40 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="bootstrap replicates over questions (default 1000; 0 = none)",
     )
     p.add_argument("--seed", type=count_arg, default=0, help="bootstrap seed (default 0)")
-    p.add_argument("--level", type=level_arg, default=0.95, help="interval level (default 0.95)")
+    p.add_argument("--level", type=level_arg, default=None, help="interval level (default 0.95)")
     p.add_argument(
         "--alpha",
         type=alpha_arg,
-        default=0.0,
-        help="Gaussian prior strength; > 0 allows data that never lose/win (MAP)",
+        default=None,
+        help="Bradley-Terry: Gaussian prior strength (default 0); > 0 allows data that never "
+        "lose/win (MAP). --method ppi: the error level of the intervals and rank-sets "
+        "(default 0.05, i.e. 1 - --level)",
+    )
+    p.add_argument(
+        "--method",
+        choices=["bt", "ppi"],
+        default="bt",
+        help="bt: Bradley-Terry (default); ppi: win probabilities from a few people's "
+        "verdicts and many of one judge's, prediction-powered (PPI++), with rank-sets "
+        "(needs --from-db, --people, --judge)",
+    )
+    p.add_argument(
+        "--people",
+        action="append",
+        metavar="human:NAME",
+        help="with --method ppi: a people's rater whose verdicts are the truth (repeatable)",
+    )
+    p.add_argument(
+        "--rank-set-size",
+        type=positive_arg,
+        metavar="R",
+        help="with --method ppi: also say how many more people's verdicts would make the "
+        "widest rank-set at most R ranks (a simulation)",
+    )
+    p.add_argument(
+        "--judge",
+        metavar="auto:NAME",
+        help="with --method ppi: the auto-rater whose verdicts are combined with the people's",
     )
     p.add_argument(
         "--length-control",
@@ -126,6 +156,15 @@ def cmd_rank(args: argparse.Namespace) -> int:
         RankingSettings,  # deferred: a command imports only what it runs (fast `python -m core`)
     )
 
+    if args.method == "ppi" or args.people or args.judge or args.rank_set_size is not None:
+        from core.cli.ppi_rank import (
+            rank_ppi,
+        )
+
+        return rank_ppi(args)
+    args.ties = args.ties or "half"
+    args.level = 0.95 if args.level is None else args.level
+    args.alpha = args.alpha or 0.0
     one_source(args, args.judgments, "JUDGMENTS.csv")
     if args.rater and not args.from_db:
         raise InputError("--rater needs --from-db (a CSV file has no rater column)")

@@ -12,7 +12,8 @@
   GPT-4 pair file (``model_1, model_2, g1_winner, g2_winner``: both presentation orders).
   Question ids are ``<question_id>`` for turn 1 and ``<question_id>-turn<k>`` for later turns.
 - ``arena``: a Chatbot Arena battle dump, JSON list or JSONL of ``model_a, model_b, winner``,
-  optional ``question_id`` (else ``arena-<record number>``) and ``judge``; ``tie (bothbad)`` is None.
+  optional ``question_id`` (else ``arena-<record number>``) and ``judge``; ``tie (bothbad)`` is None,
+  ``tie`` Equal; a named rater's repeated battle (same question and pair) is ``<question_id>~k``.
 """
 
 from __future__ import annotations
@@ -182,15 +183,24 @@ def read_mt_bench(path: str | Path, rater: str | None = None) -> Evaluation:
 
 
 def read_arena(path: str | Path, rater: str | None = None) -> Evaluation:
-    """A Chatbot Arena battle dump."""
+    """A Chatbot Arena battle dump. One line is one vote: when a named rater (not the default
+    anonymous slots ``human:arena#k``, which already keep each vote) meets the same question and
+    pair of systems again, the k-th such battle gets question id ``<question_id>~k`` (k >= 2),
+    so two files listing the same battles in the same order (people's and a judge's verdicts)
+    still pair battle by battle."""
     path = Path(path)
     ev = Evaluation(source=path.name)
+    seen: Counter[tuple[str, str, str, str]] = Counter()
     for line, rec in json_records(path):
         qid = _field(rec, "question_id", path, line, ids=True) if "question_id" in rec else ""
         qid = qid or f"arena-{line}"
-        ev.question(qid, None)
         a, b = _field(rec, "model_a", path, line), _field(rec, "model_b", path, line)
         who = _judge(rec, rater or "human:arena#", path, line, auto=False)
+        if not who[0].endswith("#"):
+            key = (qid, min(a, b), max(a, b), who[0])
+            seen[key] += 1
+            qid = qid if seen[key] == 1 else f"{qid}~{seen[key]}"
+        ev.question(qid, None)
         verdict = _winner(rec, "winner", path, line)
         ev.ratings.append(pairwise(_common(qid, who, rec["winner"], line), a, b, verdict))
     if not ev.ratings:

@@ -52,6 +52,8 @@ def name_problem(value: object) -> str | None:
         return f"name of {len(text)} characters, longer than {MAX_LENGTH} ({NAME_RULE})"
     if text != text.strip():
         return f"leading or trailing space ({NAME_RULE})"
+    if text.isascii() and text.isprintable():  # letters, digits, punctuation, symbols, " ":
+        return None  # no refused category (the loop below, without a call per character)
     for position, ch in enumerate(text, start=1):
         category = unicodedata.category(ch)
         if category in _REFUSED_CATEGORIES and ch != " ":

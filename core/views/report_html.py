@@ -18,6 +18,7 @@ from core.views.report_sections import (
     cost_html,
     disagreements_html,
     needed_html,
+    ranking_html,
 )
 from core.views.report_svg import line_chart
 
@@ -150,6 +151,7 @@ def rater_html(sec: dict[str, Any], data: dict[str, Any]) -> str:
             agreement_html(sec)
             + biases_html(sec)
             + cost_html(sec)
+            + ranking_html(sec)
             + disagreements_html(sec, data["base_url"])
         )
     return (

@@ -219,6 +219,11 @@ def cost_html(sec: dict[str, Any]) -> str:
     )
 
 
+def ranking_html(sec: dict[str, Any]) -> str:
+    """What the judge is worth for ranking (:func:`core.views.ppi_ranking.judge_worth`)."""
+    return f"<h3>What this judge is worth for ranking</h3><p>{esc(sec['ranking']['sentence'])}</p>"
+
+
 def disagreements_html(sec: dict[str, Any], base_url: str) -> str:
     d = sec["disagreements"]
     out = [

@@ -9,5 +9,10 @@ PAGE_SECTIONS: dict[str, tuple[str, ...]] = {
         "Self-consistency",
         "Imported crowd",
     ),
-    "Leaderboard": ("Live leaderboard", "Human vs auto-rater", "AutoAIS accuracy"),
+    "Leaderboard": (
+        "Live leaderboard",
+        "Human vs auto-rater",
+        "People + judge",
+        "AutoAIS accuracy",
+    ),
 }

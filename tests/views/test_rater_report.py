@@ -259,3 +259,29 @@ def test_the_compare_table_has_readable_headers_and_no_none():
     assert not any("_" in c for c in frame.columns)  # no raw column names
     assert "None" not in frame.astype(str).to_numpy().ravel().tolist()
     assert frame.loc[0, "winning rate"] == "–" and frame.loc[0, "auto-rater"] == "auto:x"
+
+
+def test_what_the_judge_is_worth_for_ranking(db_path):
+    # The people's 3 raters and the rater on the same battles, plus 40 battles the rater judged
+    # alone: the section is people_judge_ranking's effective number of people's verdicts.
+    from core.views.ppi_ranking import people_judge_ranking
+
+    build_report_db(db_path, extra_items=40)
+    db = open_db(db_path)
+    try:
+        data = _data(db, [RATER])
+        r = people_judge_ranking(db, [f"human:{p}" for p in PEOPLE], RATER)
+    finally:
+        db.close()
+    worth = data["raters"][0]["ranking"]
+    assert not worth["why"] and worth["n_both"] == r["n_both"] > 0 and r["n_judge_only"] == 40
+    assert worth["effective_people"] == pytest.approx(r["effective_people"])
+    assert worth["ratio"] == pytest.approx(r["effective_people"] / r["n_both"])
+    assert f"{r['effective_people']:,.0f} people's verdicts alone" in worth["sentence"]
+    assert "What this judge is worth for ranking" in report_html(data)
+
+
+def test_judge_worth_says_why_without_battles_judged_alone(built):
+    db, _ = built  # the rater judged only battles people judged too
+    worth = _data(db, [RATER])["raters"][0]["ranking"]
+    assert worth["why"] and "no battle judged by" in worth["sentence"]

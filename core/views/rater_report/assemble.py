@@ -20,6 +20,7 @@ from core.stats.alt_test import NotEnoughLabels
 from core.stats.alt_test_epsilon import EPSILON_GUIDANCE, EpsilonChoice, epsilon_choice
 from core.stats.alt_test_power import items_needed
 from core.store.settings import SETTINGS, url_setting
+from core.views.ppi_ranking import judge_worth
 from core.views.rater_epsilon import resolve_choice, sensitivity, sensitivity_sentence
 from core.views.rater_report.agreement import agreement_section, auto_gold_rows
 from core.views.rater_report.biases import bias_section
@@ -148,6 +149,7 @@ def one_rater(
             db, rater, mine, reference, labels["rows"], k=sample, seed=seed, base_url=base_url
         ),
         "needed": _needed(alt_humans, alt_mine, epsilon, q, n_sim, seed),
+        "ranking": judge_worth(db, rater, [f"human:{name}" for name in sorted(humans)]),
     }
 
 

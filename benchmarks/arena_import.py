@@ -1,0 +1,177 @@
+"""Arena-scale verdicts (issue 39): importing 26,919 battles against a bare ``executemany`` of the
+same rows, the live leaderboard's refresh and the people + judge ranking at 4 x 26,919 verdicts.
+
+One run, in a temporary folder:
+
+1. four arena JSONL files of the same 26,919 seeded battles over 20 systems (as Chatzi et al.
+   publish theirs: people's verdicts and three judges'), ``tie`` and ``tie (bothbad)`` included;
+2. ``import_s``: the wall time of ``python -m core import-judgments PEOPLE.jsonl --layout arena
+   --rater human:arena-crowd`` into a new database (a subprocess, as an operator runs it);
+3. ``executemany_s``: the same judgment rows (read back from that database, every column but
+   ``id``) written by one bare ``executemany`` in one transaction into the ``judgments`` table of
+   another new, migrated database with the same questions; ``import_ratio`` = import / executemany
+   (the issue's goal: at most 3);
+4. the three judges' files imported too (4 x 26,919 verdicts); ``refresh_ms``: the live
+   leaderboard (``LiveLeaderboard("both")``, what the Leaderboard page holds) answering after one
+   new verdict arrives (its first, cold fit is ``first_view_s``); goal: at most 200 ms;
+5. ``ppi_s``: ``people_judge_ranking`` of a random tenth of the battles judged by people
+   (``human:sample``) against the first judge's 26,919 verdicts.
+
+Last printed line: one JSON object of the figures.
+
+Measured 2026-12-03 on the shared 2-core machine under load, one run: import 8.43 s against 2.20 s
+for the bare executemany (ratio 3.8: the goal of 3 is not reached yet; the import took 18.8 s
+before ``Question.to_row`` stopped deep-copying its JSON columns); live leaderboard refresh after
+one verdict 1,508 ms (goal 200 ms: not reached; the page's 200-replicate bootstrap refit over
+107,677 verdicts), first view 2.52 s; people + judge ranking 2.78 s. A second run, busier (after
+``name_problem``'s ASCII fast path and the ranking's tuple read): 12.41 s against 3.16 s (3.9),
+refresh 1,731 ms, first view 4.88 s, people + judge 3.88 s (most of it reading the verdict summary).
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from core.store.connection import transaction, utcnow  # noqa: E402
+from core.store.database import open_db  # noqa: E402
+from core.views.leaderboard import LiveLeaderboard  # noqa: E402
+from core.views.ppi_ranking import people_judge_ranking  # noqa: E402
+
+N_BATTLES = 26_919
+SYSTEMS = [f"model-{i:02d}" for i in range(20)]
+RATERS = ("human:arena-crowd", "auto:judge-1", "auto:judge-2", "auto:judge-3")
+WINNERS = ("model_a", "model_b", "tie", "tie (bothbad)")
+
+
+def write_files(folder: Path) -> list[Path]:
+    """The four files: the same battles, each rater's winners (the judges agree 70% with people)."""
+    rng = random.Random(39)
+    battles = [(f"{rng.getrandbits(64):016x}", *rng.sample(SYSTEMS, 2)) for _ in range(N_BATTLES)]
+    people = [rng.choices(WINNERS, weights=(40, 40, 15, 5))[0] for _ in battles]
+    paths = []
+    for k, rater in enumerate(RATERS):
+        path = folder / f"{rater.split(':')[1]}.jsonl"
+        with path.open("w") as f:
+            for (q, a, b), w in zip(battles, people):
+                won = w if k == 0 or rng.random() < 0.7 else rng.choice(WINNERS)
+                f.write(json.dumps({"question_id": q, "model_a": a, "model_b": b, "winner": won}))
+                f.write("\n")
+        paths.append(path)
+    sample = folder / "sample.jsonl"  # a random tenth of the battles, for the people + judge step
+    with sample.open("w") as f:
+        for (q, a, b), w in zip(battles, people):
+            if rng.random() < 0.1:
+                f.write(json.dumps({"question_id": q, "model_a": a, "model_b": b, "winner": w}))
+                f.write("\n")
+    return [*paths, sample]
+
+
+def run_import(db: Path, path: Path, rater: str) -> float:
+    start = time.perf_counter()
+    subprocess.run(
+        [sys.executable, "-m", "core", "--db", str(db), "import-judgments", str(path)]
+        + ["--layout", "arena", "--rater", rater],
+        cwd=ROOT,
+        check=True,
+        capture_output=True,
+    )
+    return time.perf_counter() - start
+
+
+def bare_executemany(source: Path, target: Path) -> float:
+    """The judgments rows of ``source`` inserted into ``target`` by one ``executemany``."""
+    src = open_db(source)
+    try:
+        cols = [d[0] for d in src.execute("select * from judgments limit 0").description]
+        cols = [c for c in cols if c != "id"]
+        rows = src.execute(f"select {', '.join(cols)} from judgments order by id").fetchall()
+        questions = src.execute("select * from questions").fetchall()
+        qcols = [d[0] for d in src.execute("select * from questions limit 0").description]
+    finally:
+        src.close()
+    dst = open_db(target, create=True)
+    try:
+        with transaction(dst):
+            dst.conn.executemany(
+                f"insert into questions ({', '.join(qcols)}) values ({', '.join('?' * len(qcols))})",
+                questions,
+            )
+        sql = f"insert into judgments ({', '.join(cols)}) values ({', '.join('?' * len(cols))})"
+        start = time.perf_counter()
+        with transaction(dst):
+            dst.conn.executemany(sql, rows)
+        return time.perf_counter() - start
+    finally:
+        dst.close()
+
+
+def main() -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        files = write_files(folder)
+        db = folder / "arena.db"
+        subprocess.run(
+            [sys.executable, "-m", "core", "--db", str(db), "init"], cwd=ROOT, check=True
+        )
+        import_s = run_import(db, files[0], RATERS[0])
+        executemany_s = bare_executemany(db, folder / "bare.db")
+        for path, rater in zip(files[1:4], RATERS[1:]):
+            run_import(db, path, rater)
+        store = open_db(db)
+        try:
+            board = LiveLeaderboard("both")
+            start = time.perf_counter()
+            board.view(store)
+            first_view_s = time.perf_counter() - start
+            q, a, b = store.execute(
+                "select question_id, system_a, system_b from judgments limit 1"
+            ).fetchone()
+            store.table("judgments").insert(
+                {
+                    "kind": "pairwise",
+                    "question_id": q,
+                    "rater": "human:late",
+                    "rater_kind": "human",
+                    "system_a": a,
+                    "system_b": b,
+                    "verdict": "A",
+                    "status": "ok",
+                    "created_at": utcnow(),
+                }
+            )
+            start = time.perf_counter()
+            board.view(store)
+            refresh_ms = 1000 * (time.perf_counter() - start)
+        finally:
+            store.close()
+        run_import(db, files[4], "human:sample")
+        store = open_db(db)
+        try:
+            start = time.perf_counter()
+            people_judge_ranking(store, ["human:sample"], RATERS[1])
+            ppi_s = time.perf_counter() - start
+        finally:
+            store.close()
+    out = {
+        "battles": N_BATTLES,
+        "import_s": round(import_s, 2),
+        "executemany_s": round(executemany_s, 3),
+        "import_ratio": round(import_s / executemany_s, 1),
+        "first_view_s": round(first_view_s, 2),
+        "refresh_ms": round(refresh_ms, 1),
+        "ppi_s": round(ppi_s, 2),
+    }
+    print(json.dumps(out))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,74 @@
+"""AppTest of the Leaderboard page's "People + judge" tab: the three intervals side by side, the
+judge's bias named, other choices rerun cleanly, and what is missing said in one line."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from ppi_fixture import FAVOURED, JUDGE, store_battles
+from streamlit.testing.v1 import AppTest
+
+from core.store.database import open_db
+from core.views.text import md
+
+ROOT = Path(__file__).resolve().parents[2]
+SECTION = "People + judge"
+
+
+@pytest.fixture
+def battles_db(db_path, monkeypatch) -> Path | str:
+    db = open_db(db_path)
+    try:
+        store_battles(db)
+    finally:
+        db.close()
+    monkeypatch.setenv("WORKBENCH_DB", str(db_path))
+    monkeypatch.delenv("WORKBENCH_ACCESS_CODE", raising=False)
+    return db_path
+
+
+def open_tab() -> AppTest:
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
+    at.query_params["name"] = "alice"
+    at.run()
+    at.switch_page("pages/5_Leaderboard.py")
+    at.query_params["section"] = SECTION
+    return ok(at.run())
+
+
+def ok(at: AppTest) -> AppTest:
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def test_people_and_judge_tab_shows_three_intervals_and_the_judges_bias(battles_db) -> None:
+    at = open_tab()
+    at.selectbox(key="ppi_judge").set_value(JUDGE)
+    ok(at.run())
+    table = at.dataframe[0].value
+    assert list(table["system"])[0] == "sys/a" and len(table) == 4
+    for kind in ("people", "judge", "combined"):
+        assert {kind, f"{kind} interval", f"{kind} rank-set"} <= set(table.columns)
+    fig = at.get("plotly_chart")[0].proto.spec
+    assert all(name in fig for name in ("people only", "judge only", "combined (PPI++)"))
+    assert any(md(FAVOURED) in w.value and "bias" in w.value for w in at.warning)
+    assert {m.label for m in at.metric} >= {"lambda (judge's weight)", "Battles: judge alone"}
+    assert any(md("at most 1 rank(s)") in c.value and "simulation" in c.value for c in at.caption)
+    at.selectbox(key="ppi_target").set_value(4)
+    ok(at.run())
+    assert any(md("at most 4 rank(s)") in c.value for c in at.caption)
+    at.toggle(key="ppi_half").set_value(True)
+    ok(at.run())
+    assert any("a tie counting half" in c.value for c in at.caption)
+    at.selectbox(key="ppi_judge").set_value("auto:other")
+    ok(at.run())
+    assert any("share no battle" in i.value for i in at.info)
+    assert not at.dataframe
+
+
+def test_people_and_judge_tab_says_what_is_missing(db_path, monkeypatch) -> None:
+    monkeypatch.setenv("WORKBENCH_DB", str(db_path))
+    monkeypatch.delenv("WORKBENCH_ACCESS_CODE", raising=False)
+    at = open_tab()
+    assert any("No human and auto pairwise verdicts yet" in i.value for i in at.info)
