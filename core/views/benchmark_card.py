@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from core.errors import WorkbenchError
 from core.views.benchmark import Benchmark
-from core.views.benchmark_schema import CROISSANT_TYPES, TABLES, Type, type_text
+from core.views.benchmark_schema import CROISSANT_TYPES, TABLES, Type, hf_features, type_text
 from core.views.rater_epsilon import stored_choice
 from core.views.rater_report.assemble import TASK, report_for_choice
 
@@ -130,6 +130,7 @@ def card_header(bench: Benchmark, files: dict[str, dict[str, bytes]]) -> dict[st
             }
             for table, paths in files.items()
         ],
+        "dataset_info": [{"config_name": table, "features": hf_features(table)} for table in files],
     }
 
 

@@ -164,3 +164,30 @@ def type_text(t: Type) -> str:
     if isinstance(t, dict):
         return "struct<" + ", ".join(f"{k}: {type_text(v)}" for k, v in t.items()) + ">"
     return str(t)
+
+
+def _hf_element(t: Type) -> Any:
+    """The Hugging Face card's spelling of a type inside a ``list``: a dtype name, a list of
+    named fields (a record) or ``{"list": ...}`` (a list of lists)."""
+    if isinstance(t, list):
+        return {"list": _hf_element(t[0])}
+    if isinstance(t, dict):
+        return [hf_feature(k, v) for k, v in t.items()]
+    return "string" if t == "datetime" else str(t)
+
+
+def hf_feature(name: str, t: Type) -> dict[str, Any]:
+    """One field as the card's ``dataset_info.features`` spells it (as ``datasets`` writes it:
+    ``dtype`` for a scalar, ``list`` for a list, ``struct`` for a record), so every file of a
+    config is read with the declared types, not types inferred file by file (a split whose
+    evidence lists are all empty would read as ``list<null>`` and clash with the other)."""
+    if isinstance(t, list):
+        return {"name": name, "list": _hf_element(t[0])}
+    if isinstance(t, dict):
+        return {"name": name, "struct": [hf_feature(k, v) for k, v in t.items()]}
+    return {"name": name, "dtype": _hf_element(t)}
+
+
+def hf_features(table: str) -> list[dict[str, Any]]:
+    """The card's feature list of ``table``."""
+    return [hf_feature(k, t) for k, (t, _) in TABLES[table][1].items()]

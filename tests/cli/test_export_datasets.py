@@ -88,3 +88,15 @@ def test_a_split_export_loads_as_train_and_test(bench_db, tmp_path, offline):
 
 def _lines_of(path: Path) -> list[str]:
     return path.read_text(encoding="utf-8").splitlines()
+
+
+def test_the_cards_declared_features_are_the_parquet_schema_as_datasets_reads_it():
+    """The card's ``dataset_info`` (written without ``datasets``) equals what ``datasets``
+    derives from the same Arrow schema, table by table."""
+    import datasets
+
+    from core.views.benchmark_schema import TABLES, arrow_schema, hf_features
+
+    for table in TABLES:
+        declared = datasets.Features._from_yaml_list(hf_features(table))
+        assert declared == datasets.Features.from_arrow_schema(arrow_schema(table)), table
