@@ -95,10 +95,15 @@ def rater_validation(db: Database) -> dict[str, Any]:
 
 
 def title(bench: Benchmark) -> str:
-    """The dataset's name: "(reviewed)" only when every exported status is a kept review."""
-    statuses = bench.facts["options"].statuses
+    """The dataset's name: "(reviewed)" only when every exported status is a kept review and
+    every exported question has a person's review (an imported question may arrive accepted)."""
+    facts = bench.facts
+    statuses = facts["options"].statuses
     kept = set(statuses) <= {"accepted", "edited"}
-    return "Long-span QA benchmark " + ("(reviewed)" if kept else f"({', '.join(statuses)})")
+    by_people = facts["with_review"] == facts["counts"]["questions"]
+    return "Long-span QA benchmark " + (
+        "(reviewed)" if kept and by_people else f"({', '.join(statuses)})"
+    )
 
 
 def _size_category(n: int) -> str:
@@ -121,7 +126,8 @@ def card_header(bench: Benchmark, files: dict[str, dict[str, bytes]]) -> dict[st
         "task_categories": ["question-answering"],
         "language": facts["languages"],
         "size_categories": [_size_category(facts["counts"]["questions"])],
-        "tags": ["long-context", "books", "human-reviewed", "llm-as-a-judge"],
+        "tags": ["long-context", "books", "llm-as-a-judge"]
+        + (["human-reviewed"] if facts["with_review"] else []),
         "configs": [
             {
                 "config_name": table,

@@ -27,8 +27,16 @@ def test_licence_of(source, metadata, hf, travels, url):
     assert (found_hf, found_travels, found_url) == (hf, travels, url)
 
 
-def test_title_says_reviewed_only_for_kept_reviews():
-    kept = Benchmark({}, {"options": BenchmarkOptions()})
-    pending = Benchmark({}, {"options": BenchmarkOptions(statuses=("pending",))})
-    assert title(kept) == "Long-span QA benchmark (reviewed)"
-    assert title(pending) == "Long-span QA benchmark (pending)"
+def _bench(statuses: tuple[str, ...], with_review: int, questions: int = 3) -> Benchmark:
+    facts = {"with_review": with_review, "counts": {"questions": questions}}
+    return Benchmark({}, {"options": BenchmarkOptions(statuses=statuses), **facts})
+
+
+def test_title_says_reviewed_only_for_kept_reviews_by_people():
+    """Kept statuses alone do not make a reviewed set: the demo's imported questions arrive
+    accepted with no person's review (its card said "(reviewed)" with 0 reviewed by people)."""
+    kept = ("accepted", "edited")
+    assert title(_bench(kept, 3)) == "Long-span QA benchmark (reviewed)"
+    assert title(_bench(kept, 0)) == "Long-span QA benchmark (accepted, edited)"
+    assert title(_bench(kept, 2)) == "Long-span QA benchmark (accepted, edited)"
+    assert title(_bench(("pending",), 0)) == "Long-span QA benchmark (pending)"
