@@ -87,3 +87,71 @@ def test_every_page_renders_on_demo_db(demo_db, path, monkeypatch):
         at.switch_page(path)
     at.run()
     assert not at.exception, [e.value for e in at.exception]
+
+
+def test_the_demos_benchmark_exports_and_loads_as_a_dataset(demo_db, tmp_path, monkeypatch):
+    """Issue 35, on the demo itself: its accepted questions export; every config loads with
+    Hugging Face ``datasets`` offline (``load_dataset(DIR, CONFIG)`` and
+    ``load_dataset("json", data_dir=...)``) and with pandas; ``croissant.json`` validates and
+    yields every record in ``mlcroissant``; the card's per-rater decision is the Rater
+    validation page's."""
+    import socket
+
+    import datasets
+    import mlcroissant as mlc
+    import pandas as pd
+    from cli_run import run_cli
+
+    from core.views.rater_epsilon import stored_choice
+    from core.views.rater_report.assemble import TASK, report_for_choice
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("a loader tried the network")
+
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setenv("HF_DATASETS_OFFLINE", "1")
+    monkeypatch.setenv("HF_HOME", str(tmp_path / "hf"))
+    monkeypatch.setattr(socket.socket, "connect", refuse)
+    monkeypatch.setattr(socket, "create_connection", refuse)
+    out = tmp_path / "bench"
+    code, _, err = run_cli(["--db", str(demo_db), "export", "benchmark", "--out", str(out)])
+    assert code == 0, err
+    card = (out / "README.md").read_text(encoding="utf-8")
+    head = _yaml_header(card)
+    configs = [c["config_name"] for c in head["configs"]]
+    assert "questions" in configs and "verdicts" in configs
+    cache = str(tmp_path / "cache")
+    croissant = mlc.Dataset(jsonld=out / "croissant.json")
+    assert not croissant.metadata.ctx.issues.errors
+    for config in configs:
+        lines = sum(
+            len(f.read_text(encoding="utf-8").splitlines()) for f in (out / config).glob("*.jsonl")
+        )
+        assert datasets.load_dataset(str(out), config, cache_dir=cache)["train"].num_rows == lines
+        plain = datasets.load_dataset("json", data_dir=str(out / config), cache_dir=cache)
+        assert plain["train"].num_rows == lines
+        frame = pd.concat(
+            pd.read_json(f, lines=True) for f in sorted((out / config).glob("*.jsonl"))
+        )
+        assert len(frame) == lines
+        assert sum(1 for _ in croissant.records(config)) == lines, config
+    questions = pd.read_json(out / "questions" / "questions.jsonl", lines=True)
+    assert set(questions["status"]) <= {"accepted", "edited"} and len(questions) > 100
+    assert all(isinstance(a, list) for a in questions["answers"])
+    db = open_db(demo_db)
+    try:
+        page = report_for_choice(db, stored_choice(db, TASK).text)
+    finally:
+        db.close()
+    assert page["compare"]
+    for row in page["compare"]:
+        assert f"| {row['rater']} | {row['status']} |" in card
+
+
+def _yaml_header(card: str) -> dict:
+    """The card's YAML header: one ``key: value`` per line, values in JSON's flow syntax (which
+    is YAML too)."""
+    import json
+
+    head = card.split("---\n")[1]
+    return {k: json.loads(v) for k, v in (line.split(": ", 1) for line in head.splitlines())}
