@@ -4,15 +4,19 @@
 1. The database (SQLite): the key-free demo (``--quick``: ``demo --quick``; or ``--demo-db
    PATH``, copied) plus stored auto-rater verdicts on the demo's answer pairs up to
    ``--verdicts`` (``benchmarks/app_pages.py``'s ``add_verdicts``).
-2. The old path, as the app refreshed before issue 37, on a copy without the planner's
-   statistics (``sqlite_stat1`` dropped, as a database the app never analysed): the new rows read
-   with ``kind = 'pairwise' and id > ?`` (which then walks the ``(kind, rater)`` index over every
-   pairwise row and sorts them), the system groups and the chosen group's counts each netting
-   every stored row (:func:`core.views.net_rows.net_rows`, twice), and the fit.
+2. The old path, as the app refreshed before issue 37 (re-enacted here with today's functions),
+   on a copy without the planner's statistics (``sqlite_stat1`` dropped, as a database the app
+   never analysed): the new rows read with ``kind = 'pairwise' and id > ?`` (which then walks the
+   ``(kind, rater)`` index over every pairwise row and sorts them), every stored row copied once
+   (the old ``PairwiseCounts.arrays`` concatenated the new rows onto all the others), the system
+   groups and the chosen group's counts each netting every row
+   (:func:`core.views.net_rows.net_rows`, twice), the group's comparisons repeated once per
+   judgment, and the fit over those rows.
 3. The project's path: :class:`core.views.leaderboard.LiveLeaderboard` on the database after
    ``PRAGMA optimize`` (what every app connection runs before it closes; the first time it
-   analyses the table: ``optimize_s``): the new rows by a primary-key range, the netted rows
-   merged in (:class:`core.views.net_rows.NetRows`), the fit.
+   analyses the table: ``optimize_s``): the new rows by a primary-key range, written into spare
+   room of the arrays, the netted rows merged in (:class:`core.views.net_rows.NetRows`), the
+   group's distinct comparisons weighted by their counts, the fit.
 
 Each path: its cold view (``cold_s`` / ``old_cold_s``: the first read of every verdict), then
 ``--repeats`` times one new verdict stored (its own transaction) and the refresh timed;
@@ -40,6 +44,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+import numpy as np
+
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "benchmarks"))
 sys.path.insert(0, str(ROOT))
@@ -61,11 +67,13 @@ from core.store.verdict_reads import pairwise_records_since  # noqa: E402
 from core.views.leaderboard import (  # noqa: E402
     PAGE_RANKING,
     LiveLeaderboard,
+    SystemGroup,
     fit_pairwise,
     group_counts,
     system_groups,
 )
 from core.views.live_leaderboard import StoreLeaderboard  # noqa: E402
+from core.views.net_rows import net_rows  # noqa: E402
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -104,12 +112,28 @@ def build(work: Path, args: argparse.Namespace) -> Path:
     return path
 
 
+def old_group_counts(counts: PairwiseCounts, group: SystemGroup) -> PairwiseCounts:
+    """``group_counts`` before issue 37: every row netted again, each comparison repeated once
+    per judgment."""
+    q, a, b, o, k = net_rows(counts)
+    local = np.full(max(counts.n_systems, 1), -1, np.int64)
+    for i, s in enumerate(group.systems):
+        local[counts.systems.index(s)] = i
+    rows = (local[a] >= 0) & (local[b] >= 0)
+    q, a, b, o = (np.repeat(x[rows], k[rows]) for x in (q, local[a], local[b], o))
+    names = list(group.systems)
+    return PairwiseCounts.from_codes(
+        q, list(counts.questions), a, names, b, names, o, ["A", "B", "Equal", "None"]
+    )
+
+
 def old_view(board: StoreLeaderboard, db: Database) -> None:
-    """The refresh as before issue 37: every stored row netted twice, then the fit."""
+    """The refresh as before issue 37 (see the module docstring, step 2)."""
     board.refresh(db)
+    [np.concatenate([x, x[:0]]) for x in board.counts.arrays()]  # the old arrays() copy
     groups, _ = system_groups(board.counts)
     if groups:
-        fit_pairwise(group_counts(board.counts, groups[0]), PAGE_RANKING)
+        fit_pairwise(old_group_counts(board.counts, groups[0]), PAGE_RANKING)
 
 
 def new_verdict(db: Database, n: int) -> None:

@@ -1,7 +1,7 @@
 """The query planner's statistics: SQLite chooses an index from the statistics ``ANALYZE`` stores
 in ``sqlite_stat1``, and without them it guesses. With a million verdicts the live leaderboard's
 read of the new rows (``kind = 'pairwise' and id > ?``) took the ``(kind, rater)`` index and sorted
-every pairwise row (about 0.2-0.3 s a refresh) instead of a range of the primary key (0.1 ms),
+every pairwise row (0.2-0.5 s a refresh) instead of a range of the primary key (0.02 ms),
 because nothing told it that every row has the same ``kind`` (issue 37).
 
 :func:`optimize` is what SQLite advises for an application with short-lived connections: ``PRAGMA

@@ -139,10 +139,18 @@ def group_counts(
     for i, s in enumerate(group.systems):
         local[counts.systems.index(s)] = i
     rows = (local[a] >= 0) & (local[b] >= 0)
-    q, a, b, o = (np.repeat(x[rows], k[rows]) for x in (q, local[a], local[b], o))
     names = list(group.systems)
+    # one row per distinct comparison, weighted by its count (not repeated: issue 37)
     return PairwiseCounts.from_codes(
-        q, list(counts.questions), a, names, b, names, o, ["A", "B", "Equal", "None"]
+        q[rows],
+        list(counts.questions),
+        local[a][rows],
+        names,
+        local[b][rows],
+        names,
+        o[rows],
+        ["A", "B", "Equal", "None"],
+        weights=k[rows],
     )
 
 

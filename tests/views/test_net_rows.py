@@ -15,7 +15,13 @@ from core.stats.pairwise_counts import PairwiseCounts
 from core.store.connection import transaction
 from core.store.database import open_db
 from core.store.judgments import JudgmentKind, NewJudgment, RaterKind, insert_judgment
-from core.views.leaderboard import LiveLeaderboard
+from core.views.leaderboard import (
+    PAGE_RANKING,
+    LiveLeaderboard,
+    fit_pairwise,
+    group_counts,
+    system_groups,
+)
 from core.views.net_rows import NetRows, net_rows
 
 SYSTEMS = ["fixture-a", "fixture-b", "fixture-c"]
@@ -98,3 +104,45 @@ def test_live_leaderboard_refreshed_equals_a_full_recomputation(db_path) -> None
         assert incremental.last_id == max(mine)
     finally:
         db.close()
+
+
+def test_a_group_counted_with_weights_fits_as_with_repeated_rows() -> None:
+    """``group_counts`` keeps one row per distinct comparison weighted by its count instead of
+    repeating it: every count and the fit (estimates and bootstrap interval) are the same."""
+    rng = random.Random(11)
+    counts = PairwiseCounts()
+    for _ in range(400):
+        a, b = rng.sample(["s0", "s1", "s2", "s3"], 2)
+        counts.add(f"q{rng.randint(0, 30)}", a, b, rng.choice(VERDICTS))
+    (group,), _ = system_groups(counts)
+    weighted = group_counts(counts, group)
+    q, a, b, o, k = net_rows(counts)
+    local = np.array([group.systems.index(s) for s in counts.systems])
+    repeated = PairwiseCounts.from_codes(
+        *(np.repeat(q, k), list(counts.questions)),
+        *(np.repeat(local[a], k), list(group.systems)),
+        *(np.repeat(local[b], k), list(group.systems)),
+        *(np.repeat(o, k), ["A", "B", "Equal", "None"]),
+    )
+    assert len(weighted.arrays()[0]) < len(repeated.arrays()[0]) and len(weighted) == len(repeated)
+    assert np.array_equal(weighted.win_matrix(), repeated.win_matrix())
+    for x, y in zip(weighted.question_matrix(), repeated.question_matrix(), strict=True):
+        assert np.array_equal(x, y)
+    fits = [fit_pairwise(c, PAGE_RANKING)[0] for c in (weighted, repeated)]
+    assert np.array_equal(fits[0].beta, fits[1].beta)
+    assert np.array_equal(fits[0].ci_low, fits[1].ci_low)
+    assert np.array_equal(fits[0].ci_high, fits[1].ci_high)
+
+
+def test_arrays_grow_in_place_and_keep_every_row() -> None:
+    counts, rows = PairwiseCounts(), []
+    for i in range(300):
+        row = (f"q{i % 17}", f"s{i % 5}", f"s{(i + 1) % 5}", VERDICTS[i % 3])
+        counts.add(*row)
+        rows.append(row)
+        if i % 7 == 0:
+            earlier = [x.copy() for x in counts.arrays()]
+            assert all(len(x) == len(earlier[0]) for x in earlier)
+    again = PairwiseCounts.from_records(rows)
+    for x, y in zip(counts.arrays(), again.arrays(), strict=True):
+        assert np.array_equal(x, y)
