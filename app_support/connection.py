@@ -13,6 +13,7 @@ from core.errors import DatabaseFileError
 from core.store.connection import default_db_path
 from core.store.database import open_db
 from core.store.engine import Database
+from core.store.planner import optimize
 from core.views.text import md
 
 EMPTY_HINT = (
@@ -33,8 +34,9 @@ def db_path() -> str:
 
 @contextlib.contextmanager
 def database() -> Iterator[Database]:
-    """A migrated connection for this script run, closed afterwards. A missing or broken
-    database file stops the page with its one-line reason (the app never creates one)."""
+    """A migrated connection for this script run, closed afterwards (after ``PRAGMA optimize``:
+    :func:`core.store.planner.optimize`). A missing or broken database file stops the page with
+    its one-line reason (the app never creates one)."""
     try:
         db = open_db(db_path(), create=False)
     except DatabaseFileError as exc:
@@ -43,4 +45,5 @@ def database() -> Iterator[Database]:
     try:
         yield db
     finally:
+        optimize(db)  # SQLite's advice before closing a short-lived connection (issue 37)
         db.conn.close()

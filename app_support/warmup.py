@@ -17,6 +17,7 @@ from app_support.caching import cached_judgments, cached_view, live_leaderboard
 from app_support.connection import db_path, served
 from core.store.database import opened, postgres_url
 from core.store.engine import Database
+from core.store.planner import optimize
 from core.views.figures import agreement_overview
 from core.views.gold import gold_agreement, gold_size, people_agreement
 from core.views.leaderboard import PAGE_RANKING, pairwise_raters
@@ -62,6 +63,9 @@ def _warm_up(path: str) -> None:
         if postgres_url(path) is not None or os.path.exists(path):  # a URL: no file to check
             with opened(path) as db:
                 warm_views(db)
+                # the views read every judgment: the planner's statistics for those tables are
+                # made now, at start-up, rather than by the first page run that closes
+                optimize(db)
     except Exception:  # reason: a warm-up failure must not stop the app; the page shows it
         _log.exception("warm-up: a default view failed (its page will compute it on visit)")
     _log.info("warm-up done in %.2f s", time.perf_counter() - started)

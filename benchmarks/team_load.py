@@ -1,5 +1,5 @@
 """How many annotators the app carries: N people labelling at once, on SQLite with one server
-and on PostgreSQL with K servers on one database (issue 25).
+and on PostgreSQL with K servers on one database (issues 25 and 37).
 
 1. The database: the key-free demo plus ``--verdicts`` (100,000) stored auto-rater verdicts
    (``benchmarks/app_pages.py``'s ``demo_db`` and ``add_verdicts``), built once on SQLite. Each
@@ -15,21 +15,25 @@ and on PostgreSQL with K servers on one database (issue 25).
    postgresql:4``; ``--servers K`` alone means ``sqlite:1,postgresql:K``): K ``streamlit run
    app.py`` servers on loopback over its database (``app_pages.start_server``), each after its
    first visit and its start-up warm-up.
-3. For each N in ``--n`` (1, 4, 8, 16, 32): N fresh annotators, each a fresh context of one headless
-   Chromium (Playwright, ``/usr/bin/chromium``), annotator i on server i mod K directly (as a
-   sticky proxy would keep them), sign in with their own link (``/Side_by_side?token=...``),
-   then all at once make ``--actions`` keyboard verdicts (keys ``1``..``4``) on Side by side.
-   An action is key press -> progress shows one more done, the next item rendered and the
-   script idle (as in ``app_pages.keyboard_actions``). Per N: action p50 / p95, errors (an
-   action not confirmed within ``--action-timeout`` s, or an exception shown on the page), lost
-   labels (confirmed actions without an effective stored verdict of that person; must be 0)
-   and doubled labels (stored rows beyond one per confirmed action, or a person's item labelled
-   twice; must be 0), read back through ``core.store.judgments``; CPU (% of one core, mean over
-   the round) and memory (max PSS: resident memory, shared pages divided among their sharers)
-   of the K servers together, of the PostgreSQL server's processes (when it runs on this
-   machine) and of the clients (Chromium, its Playwright driver and this script: they share
-   the machine's cores with the servers), sampled from ``/proc`` every 0.5 s; the servers' CPU
-   seconds a label (``server_cpu_s_per_action``); the load average before and after.
+3. For each N in ``--n`` (1, 4, 8, 16, 32): N fresh annotators, annotator i on server i mod K
+   directly (as a sticky proxy would keep them), sign in with their own link
+   (``/Side_by_side?token=...``), then all at once make ``--actions`` keyboard verdicts (keys
+   ``1``..``4``) on Side by side. ``--client protocol`` (default): one websocket each speaking
+   Streamlit's protocol as the browser's frontend does (``team_bench/protocol.py``; an action is
+   key -> its run finished, progress one further, next item shown), a few per cent of a core.
+   ``--client browser``: a context each of one headless Chromium (the end-to-end check; the
+   browsers take most of 2 cores); an action is key press -> progress one further, next item
+   rendered, script idle. Closed loop (the next key as soon as the last is confirmed) or paced
+   (``--think-seconds LO-HI`` before each key, not counted in the action's time). Per N: action
+   p50 / p95, labels per second, errors (an action not confirmed within ``--action-timeout`` s,
+   or an exception shown), lost labels (confirmed actions without an effective stored verdict
+   of that person; must be 0) and doubled labels (stored rows beyond one per confirmed action,
+   or a person's item labelled twice; must be 0), read back through ``core.store.judgments``;
+   CPU (% of one core over the round, from the kernel's cumulative counters at its start and
+   end, so a PostgreSQL backend that lived between two samples counts too) and memory (max
+   PSS, sampled every 0.5 s) of the K servers, of the PostgreSQL server (when on this machine)
+   and of the clients; the servers' and the database's CPU seconds a label
+   (``server_cpu_s_per_action``, ``postgres_cpu_s_per_action``); the load average.
    A configuration's sweep stops after the first N whose p95 exceeds :data:`STOP_FACTOR` x 2 s
    (the larger N would only be slower; said in the output).
 
@@ -39,7 +43,8 @@ load average is printed with them.
 
 Last line: one JSON object.
 
-    .venv/bin/python benchmarks/team_load.py [--configs sqlite:1,postgresql:2] [--servers K]
+    .venv/bin/python benchmarks/team_load.py [--client protocol|browser]
+        [--configs sqlite:1,postgresql:2] [--servers K] [--think-seconds 8-20]
         [--db postgresql | postgresql://USER@HOST/DB] [--n 1,4,8,16,32] [--actions 20]
         [--quick] [--nice-clients 19] [--demo-db PATH]
 """
@@ -65,7 +70,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 sys.path.insert(0, str(ROOT))
 
 from app_pages import p95, start_server, wait_warm_up  # noqa: E402  (benchmarks/ is on the path)
-from team_bench.browser import chromium, first_visit, run_round  # noqa: E402
+from team_bench import browser, protocol  # noqa: E402
 from team_bench.databases import (  # noqa: E402
     LOCAL_PG_SETTINGS,
     Databases,
@@ -74,6 +79,7 @@ from team_bench.databases import (  # noqa: E402
     build_sqlite,
     stored_check,
 )
+from team_bench.report import round_line, table  # noqa: E402
 from team_bench.usage import postgres_pid  # noqa: E402
 
 from core.store.database import open_db, postgres_url  # noqa: E402
@@ -128,10 +134,34 @@ def parse_n(text: str) -> list[int]:
     return sorted(values)
 
 
+def parse_think(text: str) -> tuple[float, float]:
+    """``8-20`` or ``10`` -> a think time range in seconds (0: closed loop); ValueError."""
+    low, _, high = text.partition("-")
+    try:
+        lo, hi = float(low), float(high or low)
+    except ValueError:
+        lo = hi = -1.0
+    if not (0 <= lo <= hi <= 3600):
+        raise ValueError("--think-seconds is SECONDS or LOW-HIGH, from 0 to 3600, e.g. 8-20")
+    return lo, hi
+
+
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     """The command line, checked: ``configs`` (list of :class:`Config`) and ``rounds`` (the N)
     added; a bad value exits 2 with one ``error:`` line before anything is built."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "--client",
+        choices=("protocol", "browser"),
+        default="protocol",
+        help="protocol: Streamlit's websocket protocol (default); browser: headless Chromium",
+    )
+    parser.add_argument(
+        "--think-seconds",
+        default="0",
+        help="a person's think time before each key, SECONDS or LOW-HIGH (uniform), e.g. "
+        "8-20; 0 (default): closed loop",
+    )
     parser.add_argument("--configs", help=f"BACKEND:SERVERS,... (default {DEFAULT_CONFIGS})")
     parser.add_argument(
         "--servers", type=int, help="K: the same as --configs sqlite:1,postgresql:K"
@@ -153,8 +183,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "--nice-clients",
         type=int,
         default=0,
-        help="run the browsers at this niceness (1-19): the servers are scheduled first, so "
-        "the times lean towards the servers' share",
+        help="--client browser: run the browsers at this niceness (1-19): the servers are "
+        "scheduled first, so the times lean towards the servers' share",
     )
     parser.add_argument(
         "--quick",
@@ -179,6 +209,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         args.rounds = parse_n(args.n)
         if args.actions < 1:
             raise ValueError("--actions must be >= 1")
+        args.think = parse_think(args.think_seconds)
+        if args.nice_clients and args.client != "browser":
+            raise ValueError("--nice-clients applies to --client browser only")
         if args.db != "postgresql" and postgres_url(args.db) is None:
             raise ValueError(
                 "--db is a postgresql:// URL or 'postgresql' (a throwaway local server)"
@@ -199,12 +232,16 @@ def one_round(
     since = max_judgment_id(db)
     db.close()
     load_before = os.getloadavg()
-    results, usage = asyncio.run(run_round(bases, people, args, roots))
+    client = protocol if args.client == "protocol" else browser
+    results, usage = asyncio.run(client.run_round(bases, people, args, roots))
     times = [t for r in results for t in r["times"]]
     errors = [e for r in results for e in r["errors"]]
     lost, doubled = stored_check(location, results, since)
     servers = usage.figures("servers")
+    pg = usage.figures("postgres") if roots.get("postgres") else None
     return {
+        "client": args.client,
+        "think_s": list(args.think),
         "annotators": len(people),
         "actions": len(times),
         "action_p50_s": round(statistics.median(times), 3) if times else None,
@@ -215,10 +252,12 @@ def one_round(
         "lost_labels": lost,
         "doubled_labels": doubled,
         "servers": servers,
-        "postgres": usage.figures("postgres") if roots.get("postgres") else None,
+        "postgres": pg,
         "clients": usage.figures("clients"),
         # the servers' CPU per label: cores / this = the labels per second they could serve
         "server_cpu_s_per_action": round(servers["cpu_s"] / len(times), 3) if times else None,
+        "postgres_cpu_s_per_action": (round(pg["cpu_s"] / len(times), 3) if pg and times else None),
+        "labels_per_s": round(len(times) / usage.wall, 2) if usage.wall else None,
         "seconds": round(usage.wall, 1),
         "load_avg_before": [round(v, 2) for v in load_before],
         "load_avg_after": [round(v, 2) for v in os.getloadavg()],
@@ -236,41 +275,6 @@ def ceiling(rounds: dict[int, dict]) -> int | None:
     return min(found) if found else None
 
 
-def round_line(r: dict) -> str:
-    pg = r["postgres"]
-    return (
-        f"N={r['annotators']:2d}: p50 {r['action_p50_s']} s, p95 {r['action_p95_s']} s, "
-        f"{r['actions']} actions, {r['errors']} errors, {r['lost_labels']} lost, "
-        f"{r['doubled_labels']} doubled; servers CPU {r['servers']['cpu_pct']} % "
-        f"({r['server_cpu_s_per_action']} s a label), PSS {r['servers']['pss_mb']} MB; "
-        + (f"postgres CPU {pg['cpu_pct']} %, PSS {pg['pss_mb']} MB; " if pg else "")
-        + f"clients CPU {r['clients']['cpu_pct']} %, PSS {r['clients']['pss_mb']} MB; "
-        f"load {r['load_avg_before'][0]} -> {r['load_avg_after'][0]}"
-    )
-
-
-def table(label: str, rounds: dict[int, dict]) -> str:
-    """A configuration's rounds as a Markdown table."""
-    lines = [
-        f"{label}:",
-        "| N | p50 / p95 (s) | labels | errors, lost, doubled | servers CPU % (s a label) "
-        "| servers PSS MB | postgres CPU % / PSS MB | clients CPU % / PSS MB | load |",
-        "|---|---|---|---|---|---|---|---|---|",
-    ]
-    for n, r in rounds.items():
-        pg = r["postgres"]
-        pg_cell = f"{pg['cpu_pct']} / {pg['pss_mb']}" if pg else "-"
-        lines.append(
-            f"| {n} | {r['action_p50_s']} / {r['action_p95_s']} | {r['actions']} "
-            f"| {r['errors']}, {r['lost_labels']}, {r['doubled_labels']} "
-            f"| {r['servers']['cpu_pct']} ({r['server_cpu_s_per_action']}) "
-            f"| {r['servers']['pss_mb']} | {pg_cell} "
-            f"| {r['clients']['cpu_pct']} / {r['clients']['pss_mb']} "
-            f"| {r['load_avg_before'][0]} -> {r['load_avg_after'][0]} |"
-        )
-    return "\n".join(lines)
-
-
 def run_config(config: Config, location: Path | str, work: Path, args: argparse.Namespace) -> dict:
     """Every round of one configuration on its own database: K servers started, warmed up,
     and stopped at the end."""
@@ -285,7 +289,10 @@ def run_config(config: Config, location: Path | str, work: Path, args: argparse.
             proc, base = start_server(location, logs[-1])
             servers.append(proc)
             bases.append(base)
-        asyncio.run(first_visit(bases, args.chromium))
+        if args.client == "browser":
+            asyncio.run(browser.first_visit(bases, args.chromium))
+        else:
+            asyncio.run(protocol.first_visit(bases))
         warm = [wait_warm_up(log) for log in logs]
         print(f"  {config.servers} server(s) warm-up {max(warm):.1f} s", flush=True)
         roots = {"servers": [p.pid for p in servers]}
@@ -322,7 +329,8 @@ def run_config(config: Config, location: Path | str, work: Path, args: argparse.
 def main() -> None:
     args = parse_args()
     work = Path(tempfile.mkdtemp(prefix="bench_team_"))
-    args.chromium = chromium(work, args.nice_clients)
+    if args.client == "browser":
+        args.chromium = browser.chromium(work, args.nice_clients)
     t = time.perf_counter()
     base = build_sqlite(work, args)
     print(f"demo database + verdicts (SQLite) in {time.perf_counter() - t:.1f} s", flush=True)
@@ -373,6 +381,8 @@ def main() -> None:
                 "ceiling_p95_s": CEILING_S,
                 "stop_p95_s": STOP_FACTOR * CEILING_S,
                 "actions_per_annotator": args.actions,
+                "client": args.client,
+                "think_s": list(args.think),
                 "cores": os.cpu_count(),
                 "nice_clients": args.nice_clients,
                 "judgments": args.verdicts,

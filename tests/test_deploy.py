@@ -20,7 +20,8 @@ def services() -> dict[str, str]:
 
 def test_the_files_compose_names_exist() -> None:
     for name in re.findall(r"(?:dockerfile: |- \./)([\w./-]+)", COMPOSE):
-        assert (ROOT / name.split(":")[0]).is_file(), name
+        path = ROOT / name.split(":")[0]
+        assert path.is_file() or (path / ".gitignore").is_file(), name  # a folder kept in git
     assert "deploy/Dockerfile" in COMPOSE and "./deploy/nginx.conf" in COMPOSE
 
 
@@ -46,3 +47,50 @@ def test_no_secret_is_written_in_the_files() -> None:
     for key in ("POSTGRES_PASSWORD", "PGPASSWORD", "STREAMLIT_SERVER_COOKIE_SECRET"):
         values = re.findall(rf"{key}: (\S+)", COMPOSE)
         assert values and all(v.startswith("${") for v in values), key
+
+
+DOCKERFILE = (ROOT / "deploy" / "Dockerfile").read_text(encoding="utf-8")
+
+
+def test_app_servers_are_health_checked_and_the_proxy_waits_for_them() -> None:
+    """Each app server's health is Streamlit's /_stcore/health (ok once it serves), and the
+    proxy starts only when both are healthy (issue 37)."""
+    anchor = COMPOSE.split("x-app: &app", 1)[1].split("\nservices:", 1)[0]
+    check = anchor.split("healthcheck:", 1)[1]
+    assert "http://127.0.0.1:8501/_stcore/health" in check.split("interval:", 1)[0]
+    for key in ("interval:", "timeout:", "retries:", "start_period:"):
+        assert key in check, key
+    proxy = services()["proxy"]
+    waits = re.findall(r"^      (app\d+):\n        condition: (\w+)$", proxy, re.M)
+    assert waits == [("app1", "service_healthy"), ("app2", "service_healthy")]
+
+
+def test_nginx_has_a_tls_server_for_the_same_upstream() -> None:
+    """Port 443 with TLS 1.2/1.3 and the certificate files of a mounted folder, the websocket
+    headers as on port 80, HSTS; the compose file publishes 443 and mounts the folder; plain
+    HTTP stays for a first start without certificates."""
+    tls = (ROOT / "deploy" / "nginx-tls.conf").read_text(encoding="utf-8")
+    assert re.search(r"^\s*listen 443 ssl;", tls, re.M)
+    assert "ssl_protocols TLSv1.2 TLSv1.3;" in tls
+    assert "ssl_certificate /etc/nginx/tls/fullchain.pem;" in tls
+    assert "ssl_certificate_key /etc/nginx/tls/privkey.pem;" in tls
+    assert "proxy_pass http://workbench;" in tls
+    assert "proxy_set_header Upgrade $http_upgrade;" in tls
+    assert "proxy_set_header X-Forwarded-Proto https;" in tls
+    assert "Strict-Transport-Security" in tls
+    assert "include /etc/nginx/tls/*.conf;" in NGINX  # enabled by copying the block there
+    proxy = services()["proxy"]
+    assert '"8443:443"' in proxy and "./deploy/tls:/etc/nginx/tls:ro" in proxy
+
+
+def test_the_image_runs_as_a_user_without_root() -> None:
+    users = re.findall(r"^USER (\S+)$", DOCKERFILE, re.M)
+    assert users and users[-1] not in ("root", "0")
+    assert DOCKERFILE.index(f"USER {users[-1]}") > DOCKERFILE.index("COPY . .")
+    assert re.search(rf"useradd .*{users[-1]}", DOCKERFILE)
+
+
+def test_secrets_and_sign_in_links_stay_out_of_the_image() -> None:
+    ignored = (ROOT / ".dockerignore").read_text(encoding="utf-8").split()
+    for secret in (".streamlit/secrets.toml", "**/links.jsonl", ".env", "deploy/tls"):
+        assert secret in ignored, secret

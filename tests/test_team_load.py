@@ -16,7 +16,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
 import team_load  # noqa: E402  (benchmarks/ is on the path above)
-from team_bench import browser, databases, usage  # noqa: E402
+from team_bench import browser, databases, report, usage  # noqa: E402
 from team_load import Config, ceiling, over, parse_args, parse_configs, parse_n  # noqa: E402
 
 from core.store.accounts import account_names, verify_token  # noqa: E402
@@ -59,6 +59,10 @@ def test_arguments_defaults_servers_and_quick() -> None:
         "postgresql:4",
     ]
     assert args.rounds == [1, 4, 8, 16, 32] and args.actions == 20 and args.db == "postgresql"
+    assert args.client == "protocol" and args.think == (0.0, 0.0)  # closed loop, no browser
+    paced = parse_args(["--think-seconds", "8-20", "--client", "browser", "--nice-clients", "5"])
+    assert (paced.client, paced.think, paced.nice_clients) == ("browser", (8.0, 20.0), 5)
+    assert parse_args(["--think-seconds", "10"]).think == (10.0, 10.0)
     assert [c.label for c in parse_args(["--servers", "3"]).configs] == ["sqlite:1", "postgresql:3"]
     quick = parse_args(["--quick"])
     assert (quick.rounds, quick.actions, quick.verdicts) == ([1, 2], 3, 5_000)
@@ -76,6 +80,9 @@ def test_arguments_defaults_servers_and_quick() -> None:
         (["--n", "0"], "error: --n must be"),
         (["--actions", "0"], "error: --actions must be >= 1"),
         (["--db", "data/x.db"], "error: --db is a postgresql:// URL"),
+        (["--think-seconds", "20-8"], "error: --think-seconds is SECONDS or LOW-HIGH"),
+        (["--think-seconds", "x"], "error: --think-seconds is SECONDS or LOW-HIGH"),
+        (["--nice-clients", "5"], "error: --nice-clients applies to --client browser"),
     ],
 )
 def test_bad_arguments_are_one_error_line_and_exit_2(
@@ -130,15 +137,22 @@ def test_table_and_line_show_every_figure() -> None:
         "postgres": {"cpu_s": 1.0, "cpu_pct": 12.5, "pss_mb": 90.0},
         "clients": figures,
         "server_cpu_s_per_action": 0.04,
+        "postgres_cpu_s_per_action": 0.0125,
+        "labels_per_s": 8.5,
         "load_avg_before": [1.0],
         "load_avg_after": [2.0],
     }
-    text = team_load.table("postgresql:2", {4: r})
-    assert "| 4 | 0.5 / 1.2 | 80 | 0, 0, 0 | 40.0 (0.04) | 700.0 | 12.5 / 90.0 |" in text
-    assert "postgres CPU 12.5 %" in team_load.round_line(r)
+    text = report.table("postgresql:2", {4: r})
+    assert (
+        "| 4 | 0.5 / 1.2 | 80 (8.5) | 0, 0, 0 | 40.0 (0.04) | 700.0 | 12.5 (0.0125) / 90.0 |"
+        in text
+    )
+    line = report.round_line(r)
+    assert "80 actions (8.5 a second)" in line
+    assert "postgres CPU 12.5 % (0.0125 s a label)" in line
     sqlite = {**r, "postgres": None}
-    assert "| 700.0 | - |" in team_load.table("sqlite:1", {4: sqlite})
-    assert "postgres" not in team_load.round_line(sqlite)
+    assert "| 700.0 | - |" in report.table("sqlite:1", {4: sqlite})
+    assert "postgres" not in report.round_line(sqlite)
 
 
 def test_niced_browser_wrapper(tmp_path: Path) -> None:
@@ -252,3 +266,38 @@ def test_fresh_databases_per_configuration(tmp_path: Path, pg_server: str) -> No
         assert left == (0,)
     finally:
         throwaway_pg.drop_database(pg_server, "bench_team_test_built")
+
+
+@pytest.mark.parametrize("sample_s", [3600.0, 0.05])
+def test_cpu_counts_a_child_that_starts_and_ends_between_samples(
+    sample_s: float, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A process that lives only between two samples (a PostgreSQL backend of one short
+    connection) is counted once: its CPU moves into its parent's cumulative counters when it is
+    reaped, and the figure is read from those counters at the start and the end of the window,
+    not from sampling live processes (issue 37). With no sample inside the window (3600 s) the
+    child is not missed; with samples while it runs (0.05 s) it is not counted twice."""
+    monkeypatch.setattr(usage, "SAMPLE_S", sample_s)
+    burn = (
+        "import subprocess, sys; sys.stdin.readline(); "
+        "done = subprocess.run([sys.executable, '-c', "
+        "'import time; t = time.process_time()\\nwhile time.process_time() - t < 0.4: pass\\n"
+        "print(time.process_time())'], capture_output=True, text=True); "
+        "print(done.stdout.strip(), flush=True); sys.stdin.readline()"
+    )
+    parent = subprocess.Popen(
+        [sys.executable, "-c", burn], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+    )
+    try:
+        with usage.Usage({"parent": [parent.pid]}) as sampled:
+            assert parent.stdin and parent.stdout
+            parent.stdin.write("go\n")
+            parent.stdin.flush()
+            child_cpu = float(parent.stdout.readline())
+        assert child_cpu >= 0.4
+        # the child's whole CPU (less a clock tick of rounding each side) is in the figure, once
+        # (the rest: the child's start-up before its clock began, the parent's spawn)
+        assert child_cpu - 0.03 <= sampled.figures("parent")["cpu_s"] <= child_cpu + 0.2
+    finally:
+        parent.kill()
+        parent.wait()

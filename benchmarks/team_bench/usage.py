@@ -1,5 +1,11 @@
 """CPU and memory of process trees, read from ``/proc`` (Linux) while a round runs
-(``benchmarks/team_load.py``): the app servers, the PostgreSQL server's processes, the clients."""
+(``benchmarks/team_load.py``): the app servers, the PostgreSQL server's processes, the clients.
+
+CPU comes from the kernel's cumulative counters at the start and the end of the window, not from
+sampling live processes: a process that starts and ends between two samples (a PostgreSQL
+backend serving one short connection) is counted too, because its parent's ``cutime`` /
+``cstime`` receive its whole CPU time when it is reaped (issue 37: sampling every 0.5 s saw 4.13
+CPU s of PostgreSQL where the postmaster's counters said 15.13). Memory (PSS) is sampled."""
 
 from __future__ import annotations
 
@@ -14,13 +20,15 @@ _TICK = os.sysconf("SC_CLK_TCK")
 
 
 def _stat(pid: int) -> tuple[int, float] | None:
-    """(parent pid, CPU seconds user + system) of a live process, from ``/proc/PID/stat``."""
+    """(parent pid, CPU seconds) of a live process, from ``/proc/PID/stat``: its own user +
+    system time plus that of its children it has reaped (``cutime`` + ``cstime``), so a
+    process's figure only grows, and a child's CPU moves into it when the child ends."""
     try:
         text = Path(f"/proc/{pid}/stat").read_text()
     except OSError:
         return None
     fields = text[text.rindex(")") + 2 :].split()
-    return int(fields[1]), (int(fields[11]) + int(fields[12])) / _TICK
+    return int(fields[1]), sum(int(f) for f in fields[11:15]) / _TICK
 
 
 def _pss_mb(pid: int) -> float:
@@ -57,10 +65,12 @@ def process_trees(roots: dict[str, list[int]]) -> dict[str, dict[int, float]]:
 
 
 class Usage:
-    """Samples the CPU and resident memory of named groups of process trees every
-    :data:`SAMPLE_S` seconds in a thread: ``cpu_pct`` = CPU seconds used in the window / wall
-    seconds x 100 (100 = one core busy; 200 = both of this machine's), ``pss_mb`` = the largest
-    PSS summed over the group's processes at one sample."""
+    """The CPU and memory of named groups of process trees over a window (a ``with`` block):
+    ``cpu_s`` = the group's cumulative CPU seconds (:func:`_stat`) at the end less at the start
+    (a process born in the window starts from zero; one that ended moved its time into its
+    parent), ``cpu_pct`` = that / wall seconds x 100 (100 = one core busy; 200 = both of this
+    machine's), ``pss_mb`` = the largest PSS summed over the group's processes at one sample,
+    sampled every :data:`SAMPLE_S` seconds in a thread."""
 
     def __init__(self, roots: dict[str, list[int]]) -> None:
         self.roots = roots
@@ -70,20 +80,18 @@ class Usage:
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
 
-    def _sample(self, start: bool = False) -> None:
-        for name, tree in process_trees(self.roots).items():
-            for pid, cpu in tree.items():
-                # a process started inside the window counts from zero
-                self.first[name].setdefault(pid, cpu if start else 0.0)
-                self.last[name][pid] = cpu
+    def _sample(self) -> dict[str, dict[int, float]]:
+        trees = process_trees(self.roots)
+        for name, tree in trees.items():
             self.pss[name] = max(self.pss[name], sum(_pss_mb(pid) for pid in tree))
+        return trees
 
     def _run(self) -> None:
         while not self._stop.wait(SAMPLE_S):
             self._sample()
 
     def __enter__(self) -> Usage:
-        self._sample(start=True)
+        self.first = self._sample()
         self.t0 = time.perf_counter()
         self._thread.start()
         return self
@@ -91,11 +99,11 @@ class Usage:
     def __exit__(self, *exc: object) -> None:
         self._stop.set()
         self._thread.join()
-        self._sample()
+        self.last = self._sample()
         self.wall = time.perf_counter() - self.t0
 
     def figures(self, name: str) -> dict[str, float]:
-        used = sum(cpu - self.first[name].get(pid, 0.0) for pid, cpu in self.last[name].items())
+        used = sum(self.last[name].values()) - sum(self.first[name].values())
         return {
             "cpu_s": round(used, 2),
             "cpu_pct": round(100 * used / self.wall, 1),

@@ -80,6 +80,7 @@ class PairwiseCounts:
         self._sidx: dict[str, int] = {}
         self._qidx: dict[Any, int] = {}
         self._base = [np.zeros(0, np.int64) for _ in range(4)] + [np.zeros(0, np.int64)]
+        self._size = 0  # rows of _base in use (its arrays grow by doubling)
         self._tail: list[tuple[int, int, int, int, int]] = []
         self.n_none = 0
 
@@ -180,8 +181,11 @@ class PairwiseCounts:
         b_labels: list[str],
         v: np.ndarray,
         v_labels: list[str],
+        weights: np.ndarray | None = None,
     ) -> "PairwiseCounts":
-        """Build from dictionary-encoded columns (codes index into the label lists)."""
+        """Build from dictionary-encoded columns (codes index into the label lists); ``weights``:
+        how many judgments each row stands for (default one each: the same counts as the row
+        repeated that many times, in a fraction of the rows)."""
         counts = cls()
         vmap = np.empty(len(v_labels), np.int64)
         for k, label in enumerate(v_labels):
@@ -216,8 +220,11 @@ class PairwiseCounts:
             a[keep],
             b[keep],
             outcome[keep],
-            np.ones(int(keep.sum()), np.int64),
+            np.ones(int(keep.sum()), np.int64)
+            if weights is None
+            else np.asarray(weights, np.int64)[keep],
         ]
+        counts._size = len(qk)
         return counts
 
     @classmethod
@@ -267,16 +274,27 @@ class PairwiseCounts:
             outcome[decided][k],
             np.ones(int(k.sum()), np.int64),
         ]
+        counts._size = int(k.sum())
         return counts
 
     # -- aggregates ----------------------------------------------------------------------------
     def arrays(self) -> tuple[np.ndarray, ...]:
-        """(question, a, b, outcome, weight) integer arrays of every stored judgment."""
+        """(question, a, b, outcome, weight) integer arrays of every stored judgment. Judgments
+        added since the last call are written into spare room at the end (the arrays double when
+        full), so a live refresh does not copy every row (issue 37)."""
         if self._tail:
             tail = np.array(self._tail, np.int64).T
-            self._base = [np.concatenate([base, t]) for base, t in zip(self._base, tail)]
-            self._tail = []
-        return tuple(self._base)
+            need = self._size + tail.shape[1]
+            if need > len(self._base[0]):
+                room = max(need, 2 * len(self._base[0]), 64)
+                grown = [np.empty(room, np.int64) for _ in self._base]
+                for new, old in zip(grown, self._base):
+                    new[: self._size] = old[: self._size]
+                self._base = grown
+            for buf, t in zip(self._base, tail):
+                buf[self._size : need] = t
+            self._size, self._tail = need, []
+        return tuple(x[: self._size] for x in self._base)
 
     @property
     def n_systems(self) -> int:

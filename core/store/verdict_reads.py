@@ -13,6 +13,7 @@ from collections import OrderedDict
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from core.store.fingerprints import recent_count_sql
 from core.store.judgments import effective_query, max_judgment_id
 
 if TYPE_CHECKING:
@@ -37,14 +38,15 @@ def _summary_key(db: Database, kind: str) -> tuple[Any, ...] | None:
     """The memo key of a summary, or None for a database without a file or inside an open
     transaction (rows it reads could still be rolled back and their ids reused): nothing kept.
     PostgreSQL: the database (name, oid, server port and start time) and the judgments' largest
-    id and count (a smaller id can commit after a larger one there)."""
+    id and recent count (a smaller id can commit after a larger one there:
+    :func:`core.store.fingerprints.recent_count_sql`)."""
     if db.conn.in_transaction:
         return None
     if db.dialect.name == "postgresql":
         found = db.execute(
             "select current_database(), (select oid from pg_database where datname = "
             "current_database()), inet_server_port(), pg_postmaster_start_time()::text, "
-            "coalesce(max(id), 0), count(*) from judgments"
+            f"coalesce(max(id), 0), {recent_count_sql('judgments')} from judgments"
         ).fetchone()
         return (*found, kind)
     path = next((r[2] for r in db.execute("pragma database_list") if r[1] == "main"), "")
@@ -145,18 +147,22 @@ def pairwise_records_since(db: Database, last_id: int) -> list[tuple[Any, ...]]:
     return found
 
 
-def pairwise_count(db: Database, up_to: int) -> int | None:
-    """How many pairwise judgments have id <= ``up_to``, where that can still grow (PostgreSQL:
-    a transaction holding a smaller id may commit after a larger one,
+def pairwise_count(db: Database, up_to: int, above: int, above_next: int) -> tuple[int, int] | None:
+    """How many pairwise judgments have ``above < id <= up_to``, and how many ``above_next < id
+    <= up_to`` (one statement, one snapshot), where that can still grow (PostgreSQL: a
+    transaction holding a smaller id may commit after a larger one,
     :attr:`core.store.engine.Dialect.ids_in_commit_order`); ``None`` on SQLite, where it cannot
-    (no query)."""
+    (no query). A range of the primary key: callers keep it within
+    :data:`core.store.fingerprints.LATE_WINDOW` ids."""
     if db.dialect.ids_in_commit_order:
         return None
-    return int(
-        db.execute(
-            "select count(*) from judgments where kind = 'pairwise' and id <= ?", [up_to]
-        ).fetchone()[0]
-    )
+    low = min(above, above_next)
+    found = db.execute(
+        "select count(*) filter (where id > ?), count(*) filter (where id > ?) from judgments "
+        "where kind = 'pairwise' and id > ? and id <= ?",
+        [above, above_next, low, up_to],
+    ).fetchone()
+    return int(found[0]), int(found[1])
 
 
 def counted_pairwise(

@@ -30,6 +30,7 @@ from core.stats.ranking_settings import RankingSettings
 from core.store.judgments import max_judgment_id
 from core.store.judgments import pairwise_raters as store_pairwise_raters
 from core.views.live_leaderboard import StoreLeaderboard
+from core.views.net_rows import NetRows, net_rows
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -91,24 +92,9 @@ class SystemGroup:
         )
 
 
-def _net_rows(counts: PairwiseCounts) -> tuple[np.ndarray, ...]:
-    """``(q, a, b, outcome, n)`` with retractions netted out (rows with ``n > 0`` only)."""
-    q, a, b, o, w = counts.arrays()
-    if not len(w):
-        return tuple(np.zeros(0, np.int64) for _ in range(5))
-    n = max(counts.n_systems, 1)
-    key = ((q * n + a) * n + b) * 4 + o
-    uniq, inv = np.unique(key, return_inverse=True)
-    net = np.bincount(inv, w).astype(np.int64)
-    keep = net > 0
-    uniq, net = uniq[keep], net[keep]
-    o, rest = uniq % 4, uniq // 4
-    b, rest = rest % n, rest // n
-    a, q = rest % n, rest // n
-    return q, a, b, o, net
-
-
-def system_groups(counts: PairwiseCounts) -> tuple[list[SystemGroup], np.ndarray]:
+def system_groups(
+    counts: PairwiseCounts, net: tuple[np.ndarray, ...] | None = None
+) -> tuple[list[SystemGroup], np.ndarray]:
     """The connected components of a :class:`core.stats.pairwise_counts.PairwiseCounts`' comparison graph.
 
     Returns the groups with at least two systems, largest first (systems, then comparisons), and
@@ -121,7 +107,7 @@ def system_groups(counts: PairwiseCounts) -> tuple[list[SystemGroup], np.ndarray
     )
 
     n = counts.n_systems
-    q, a, b, _, k = _net_rows(counts)
+    q, a, b, _, k = net_rows(counts) if net is None else net
     if n == 0 or not len(k):
         return [], np.full(n, -1)
     adj = coo_matrix((np.ones(len(a)), (a, b)), shape=(n, n))
@@ -142,18 +128,29 @@ def system_groups(counts: PairwiseCounts) -> tuple[list[SystemGroup], np.ndarray
     return groups, comp
 
 
-def group_counts(counts: PairwiseCounts, group: SystemGroup) -> PairwiseCounts:
-    """A new :class:`core.stats.pairwise_counts.PairwiseCounts` with only the verdicts within ``group``."""
+def group_counts(
+    counts: PairwiseCounts, group: SystemGroup, net: tuple[np.ndarray, ...] | None = None
+) -> PairwiseCounts:
+    """A new :class:`core.stats.pairwise_counts.PairwiseCounts` with only the verdicts within
+    ``group`` (``net``: :func:`core.views.net_rows.net_rows` of ``counts``, when known)."""
 
-    q, a, b, o, k = _net_rows(counts)
+    q, a, b, o, k = net_rows(counts) if net is None else net
     local = np.full(max(counts.n_systems, 1), -1, np.int64)
     for i, s in enumerate(group.systems):
         local[counts.systems.index(s)] = i
     rows = (local[a] >= 0) & (local[b] >= 0)
-    q, a, b, o = (np.repeat(x[rows], k[rows]) for x in (q, local[a], local[b], o))
     names = list(group.systems)
+    # one row per distinct comparison, weighted by its count (not repeated: issue 37)
     return PairwiseCounts.from_codes(
-        q, list(counts.questions), a, names, b, names, o, ["A", "B", "Equal", "None"]
+        q[rows],
+        list(counts.questions),
+        local[a][rows],
+        names,
+        local[b][rows],
+        names,
+        o[rows],
+        ["A", "B", "Equal", "None"],
+        weights=k[rows],
     )
 
 
@@ -287,6 +284,9 @@ class LiveLeaderboard:
             tuple[Leaderboard | None, str, str],
         ] = {}
         self._groups: tuple[tuple[int, int | None], list[SystemGroup], int] | None = None
+        self._net = NetRows()
+        self._net_version: tuple[int, int | None] | None = None
+        self._net_rows: tuple[np.ndarray, ...] = ()
 
     def view(
         self,
@@ -301,8 +301,10 @@ class LiveLeaderboard:
                 self._reset()
             self.board.refresh(db)
             last, version = self.board.last_id, self.board.version
+            if self._net_version != version:  # once a version, merging in only the new rows
+                self._net_rows, self._net_version = self._net(self.board.counts), version
             if self._groups is None or self._groups[0] != version:
-                groups, comp = system_groups(self.board.counts)
+                groups, comp = system_groups(self.board.counts, self._net_rows)
                 self._groups = (version, groups, int((comp < 0).sum()))
             _, groups, unlinked = self._groups
             chosen = next((g for g in groups if g.key == group), groups[0] if groups else None)
@@ -318,7 +320,7 @@ class LiveLeaderboard:
                     self._memo[key] = (None, why, "")
                 else:
                     self._memo[key] = fit_pairwise(
-                        group_counts(self.board.counts, chosen), settings
+                        group_counts(self.board.counts, chosen, self._net_rows), settings
                     )
             lb, why, note = self._memo[key]
             return LiveResult(

@@ -18,6 +18,7 @@ import numpy as np
 from core.stats.leaderboard import Leaderboard, leaderboard
 from core.stats.pairwise_counts import PairwiseCounts
 from core.stats.ranking_settings import DEFAULT_RANKING, RankingSettings
+from core.store.fingerprints import LATE_WINDOW
 from core.store.judgments import max_judgment_id
 from core.store.verdict_reads import (
     PAIRWISE_SINCE_COLUMNS,
@@ -70,14 +71,19 @@ class StoreLeaderboard:
         self.counts = PairwiseCounts()
         self.last_id = 0
         self._active: dict[int, tuple[str, str, str, str]] = {}
-        #: Pairwise rows with id <= :attr:`last_id` read so far, where a late commit can add one
-        #: (:func:`core.store.verdict_reads.pairwise_count`; ``None`` on SQLite).
+        #: Pairwise rows with :attr:`low` < id <= :attr:`last_id` read so far, where a late
+        #: commit can add one (:func:`core.store.verdict_reads.pairwise_count`; ``None`` on
+        #: SQLite). The window's lower end follows :attr:`last_id` at
+        #: :data:`core.store.fingerprints.LATE_WINDOW` ids: a refresh counts a range of keys,
+        #: not every row (issue 37: 0.17 s a refresh at a million verdicts).
         self.seen: int | None = None
+        self.low = 0
 
     @property
     def version(self) -> tuple[int, int | None]:
         """Changes whenever the aggregate does: the last id read, and on PostgreSQL also the
-        rows read up to it (a verdict committed late can leave :attr:`last_id` as it was)."""
+        rows read in the window below it (a verdict committed late can leave :attr:`last_id`
+        as it was)."""
         return (self.last_id, self.seen)
 
     def _wanted(self, rec: Sequence[Any]) -> bool:
@@ -93,12 +99,18 @@ class StoreLeaderboard:
         """Read judgments with id > :attr:`last_id`; return how many rows were read. Where a
         verdict with a smaller id can commit late (PostgreSQL) and one did, read everything
         again."""
-        if self.seen is not None and pairwise_count(db, self.last_id) != self.seen:
-            self._reset()
+        if self.seen is not None:
+            low = max(self.low, self.last_id - LATE_WINDOW)  # the window moves up with last_id
+            counted = pairwise_count(db, self.last_id, self.low, low)
+            if counted is not None and counted[0] != self.seen:
+                self._reset()  # a row committed late below last_id: read everything again
+            elif counted is not None:
+                self.seen, self.low = counted[1], low
         if self.last_id == 0 and not self._active and self.where is None:
             return self._load_counted(db)
         if self.last_id == 0:
-            self.seen = pairwise_count(db, 0)
+            counted = pairwise_count(db, 0, 0, 0)
+            self.seen, self.low = (None if counted is None else counted[0]), 0
         found = pairwise_records_since(db, self.last_id)
         if self.seen is not None:
             self.seen += len(found)
@@ -119,7 +131,9 @@ class StoreLeaderboard:
         now stored (:attr:`last_id`: the largest pairwise id among them); returns how many
         counted rows were read."""
         top = max_judgment_id(db)
-        self.seen = pairwise_count(db, top)  # before the rows: a row committed between is re-read
+        low = max(0, top - LATE_WINDOW)
+        counted = pairwise_count(db, top, low, low)  # before the rows: one committed between
+        self.seen, self.low = (None if counted is None else counted[0]), low  # is re-read
         raters = None if self.raters is None else sorted(self.raters)
         found, superseded, last = counted_pairwise(db, top, self.filters, raters)
         self._build(found, superseded)

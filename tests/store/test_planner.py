@@ -1,0 +1,52 @@
+"""The planner's statistics (issue 37): after ``PRAGMA optimize`` as SQLite advises, the live
+leaderboard's read of the new pairwise rows is a range of the primary key, not a walk of the
+``(kind, rater)`` index over every pairwise row followed by a sort."""
+
+from __future__ import annotations
+
+import sqlite3
+
+from pairwise_rows import judgment
+
+from core.store.engine import Database
+from core.store.judgments import insert_judgments
+from core.store.planner import optimize
+from core.store.verdict_reads import pairwise_records_since
+
+SINCE = "select id from judgments where kind = 'pairwise' and id > ? order by id"
+
+
+def _plan(db: Database) -> str:
+    return " ".join(str(row[-1]) for row in db.conn.execute(f"explain query plan {SINCE}", [0]))
+
+
+def test_optimize_makes_the_new_rows_read_a_primary_key_range(seeded: Database) -> None:
+    db = seeded
+    insert_judgments(db, [judgment(f"human:p{i % 7}", "A") for i in range(3000)])
+    if db.dialect.name != "sqlite":
+        assert optimize(db) is False  # PostgreSQL keeps its statistics itself
+        return
+    assert "judgments_kind" in _plan(db)  # without statistics: the index, then a sort
+    assert len(pairwise_records_since(db, 2990)) == 10  # the query the connection used
+    assert optimize(db) is True
+    assert "PRIMARY KEY" in _plan(db) and "judgments_kind" not in _plan(db)
+    assert optimize(db) is True  # again: nothing left to analyse, still fine
+
+
+def test_optimize_on_a_busy_database_is_skipped_not_raised(seeded: Database) -> None:
+    """``ANALYZE`` writes: with another connection holding the write lock, ``optimize`` gives
+    up (after the busy timeout) and says so instead of failing the page that closes."""
+    db = seeded
+    if db.dialect.name != "sqlite":
+        return
+    insert_judgments(db, [judgment("human:p", "A") for _ in range(50)])
+    pairwise_records_since(db, 0)
+    path = db.conn.execute("pragma database_list").fetchone()[2]
+    other = sqlite3.connect(path, isolation_level=None)
+    try:
+        other.execute("begin immediate")
+        db.conn.execute("pragma busy_timeout = 1")
+        assert optimize(db) is False
+    finally:
+        other.execute("rollback")
+        other.close()
