@@ -15,7 +15,7 @@ frame.setup("Team")
 user = signin.sign_in_sidebar()
 
 with connection.database() as db:
-    tasks = task_names()
+    tasks = task_names(db)
     task = st.radio(
         "Task", tasks, index=tasks.index(warmup.GOLD_TASK), format_func=md, horizontal=True
     )
