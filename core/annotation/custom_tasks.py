@@ -12,6 +12,7 @@ row is one ``error:`` line naming the file and line, and nothing is stored.
 from __future__ import annotations
 
 import re
+import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -177,6 +178,15 @@ def add_items(db: Database, who: object, name: str, path: str | Path) -> int:
         insert_questions(db, list(questions.values()))
         insert_task_items(db, new)
     return len(new)
+
+
+def add_uploaded_items(db: Database, who: object, name: str, filename: str, data: bytes) -> int:
+    """:func:`add_items` on an uploaded file (``filename`` gives its format: .csv, .tsv, .jsonl)."""
+    suffix = Path(filename).suffix.lower()
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / f"items{suffix}"
+        path.write_bytes(data)
+        return add_items(db, who, name, path)
 
 
 def task_summaries(db: Database) -> list[dict[str, object]]:

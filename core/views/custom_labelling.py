@@ -23,6 +23,8 @@ LABEL_KEYS = ("1", "2", "3", "4", "5", "6", "7", "8", "9", "0")
 SUBMIT_KEY = "Enter"
 #: Key of undo.
 UNDO_KEY = "U"
+#: The scales a custom task may have (the Team page's choice).
+SCALES = tuple(str(s) for s in Scale)
 
 
 def labelling_tasks(db: Database) -> list[dict[str, Any]]:
