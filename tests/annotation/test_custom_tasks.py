@@ -20,6 +20,9 @@ from core.annotation.tasks import human_labels, task_progress, task_queue
 from core.errors import AccessError, InputError
 from core.store.accounts import create_account
 from core.store.settings import set_setting
+from core.views.adjudication import adjudication_detail, adjudication_queue
+from core.views.overview import my_queues
+from core.views.team import team_table
 
 
 def _items(tmp_path: Path, rows: list[dict[str, str]]) -> Path:
@@ -88,6 +91,12 @@ def test_overlap_keeps_an_item_in_the_next_persons_queue_until_met(tone):
         adjudicate(tone, alice, "tone", str(first), "good")
     with pytest.raises(InputError, match="label must be one of good, bad, unsure"):
         adjudicate(tone, carol, "tone", str(first), "meh")
+    # the shared views reach it through the registry: the Adjudication, Team and Overview pages
+    assert [e["item"] for e in adjudication_queue(tone, "tone")] == [first]
+    detail = adjudication_detail(tone, "tone", str(first))
+    assert detail is not None and list(detail["options"]) == ["good", "bad", "unsure"]
+    assert sorted(team_table(tone, "tone")["annotator"]) == ["alice", "bob"]
+    assert str(my_queues(tone, "carol")["tone"]) == "0 of 2 done"
     adjudicate(tone, carol, "tone", str(first), "bad")
     assert gold_labels(tone, "tone")[str(first)] == "bad"
 

@@ -50,11 +50,14 @@ def test_label_a_categorical_task_and_overlap_holds_the_item_for_a_second_person
     assert "Say whether it is \\*good\\*\\." in [m.value for m in at.markdown]  # escaped
     first = _shown_item(at)
     ok(button(at, "good").click().run())
-    assert count(
-        tasks_db,
-        "select count(*) from judgments where rater = 'human:alice' and kind = 'label' "
-        "and criterion = 'tone' and verdict = 'good'",
-    ) == 1
+    assert (
+        count(
+            tasks_db,
+            "select count(*) from judgments where rater = 'human:alice' and kind = 'label' "
+            "and criterion = 'tone' and verdict = 'good'",
+        )
+        == 1
+    )
     assert _shown_item(at) != first and "1 of 2 done" in at.get("progress")[0].proto.text
     bob = ok(page(LABEL, "bob", task="tone"))
     assert _shown_item(bob) == first  # alice started it: overlap 2 not met yet
@@ -63,10 +66,13 @@ def test_label_a_categorical_task_and_overlap_holds_the_item_for_a_second_person
     assert _shown_item(carol) != first  # overlap met
     ok(button(at, "Undo").click().run())  # alice withdraws her own label only
     assert count(tasks_db, "select count(*) from judgments where status = 'withdrawn'") == 1
-    assert count(
-        tasks_db,
-        "select count(*) from judgments where rater = 'human:bob' and status = 'ok'",
-    ) == 1
+    assert (
+        count(
+            tasks_db,
+            "select count(*) from judgments where rater = 'human:bob' and status = 'ok'",
+        )
+        == 1
+    )
 
 
 def test_label_a_multilabel_task_with_toggles_and_submit(tasks_db):
@@ -78,11 +84,14 @@ def test_label_a_multilabel_task_with_toggles_and_submit(tasks_db):
     ok(button(at, "☑ plot").click().run())  # toggled off again
     ok(button(at, "☐ plot").click().run())
     ok(button(at, "Submit").click().run())
-    assert count(
-        tasks_db,
-        "select count(*) from judgments where criterion = 'topics' "
-        """and verdict = '["place", "plot"]' and rater = 'human:alice'""",
-    ) == 1
+    assert (
+        count(
+            tasks_db,
+            "select count(*) from judgments where criterion = 'topics' "
+            """and verdict = '["place", "plot"]' and rater = 'human:alice'""",
+        )
+        == 1
+    )
     ok(button(at, "Submit").click().run())  # the next item, nothing ticked: the empty set
     assert count(tasks_db, "select count(*) from judgments where verdict = '[]'") == 1
     assert any("queue for topics is empty" in s.value for s in at.success)

@@ -33,8 +33,12 @@ def _define(tmp_path, db: str) -> None:
          ",".join(LABELS), "--guideline", str(guide)]
     )  # fmt: skip
     assert (code, out, err) == (0, "task tone: categorical, labels good, bad, unsure\n", "")
-    items = [{"item": f"i{n}", "text": f"Question {n}?", "answer": f"Answer {n}"} for n in range(32)]
-    code, out, err = run_cli(["--db", db, "tasks", "add-items", "tone", _write(tmp_path / "i.csv", items)])
+    items = [
+        {"item": f"i{n}", "text": f"Question {n}?", "answer": f"Answer {n}"} for n in range(32)
+    ]
+    code, out, err = run_cli(
+        ["--db", db, "tasks", "add-items", "tone", _write(tmp_path / "i.csv", items)]
+    )
     assert (code, out) == (0, "added 32 items to task tone\n"), err
 
 
@@ -57,7 +61,8 @@ def test_define_add_list_and_the_labels_reach_validate_rater(tmp_path):
         label_item(store, who, "tone", "i0", "bad")  # carol's second label of i0 supersedes
         undo_label(store, who, "tone")  # ... and is withdrawn: i0 has no label of carol's
     bot = [
-        {"question_id": item, "verdict": label, "rater": "auto:bot"} for item, label in truth.items()
+        {"question_id": item, "verdict": label, "rater": "auto:bot"}
+        for item, label in truth.items()
     ]
     code, _, err = run_cli(
         ["--db", db, "import-judgments", _write(tmp_path / "bot.csv", bot), "--task", "tone",
@@ -70,7 +75,11 @@ def test_define_add_list_and_the_labels_reach_validate_rater(tmp_path):
     assert code == 0, err
     result = json.loads(out)
     assert (result["task"], result["scale"], result["items"]) == ("tone", "categorical", 32)
-    assert sorted(h["name"] for h in result["humans"]) == ["human:alice", "human:bob", "human:carol"]
+    assert sorted(h["name"] for h in result["humans"]) == [
+        "human:alice",
+        "human:bob",
+        "human:carol",
+    ]
     carol = next(h for h in result["humans"] if h["name"] == "human:carol")
     assert carol["items"] == 31  # her withdrawn label of i0 is not counted
 
