@@ -99,6 +99,10 @@ def test_overlap_keeps_an_item_in_the_next_persons_queue_until_met(tone):
     assert str(my_queues(tone, "carol")["tone"]) == "0 of 2 done"
     adjudicate(tone, carol, "tone", str(first), "bad")
     assert gold_labels(tone, "tone")[str(first)] == "bad"
+    # the settled item is an attention check for someone new (setting attention_every)
+    assert task_queue(tone, "dave", "tone")[0] != first
+    set_setting(tone, "attention_every", 1)
+    assert task_queue(tone, "dave", "tone")[0] == first
 
 
 def test_a_second_label_supersedes_and_undo_withdraws_only_my_own(tone):

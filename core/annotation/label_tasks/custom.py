@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from itertools import combinations
 from typing import TYPE_CHECKING
 
+from core.annotation.attention import mix_attention
 from core.annotation.base import (
     Progress,
     calibration_size,
@@ -98,18 +99,21 @@ class CustomLabelTask(TaskDefaults):
 
     def queue(self, db: Database, annotator: str, items: list[ItemKey]) -> list[ItemKey]:
         """:func:`core.annotation.base.team_queue` with the team settings (overlap ``k``,
-        calibration items, queue order)."""
+        calibration items, queue order), attention checks mixed in
+        (:func:`core.annotation.attention.mix_attention`)."""
         marks = self._marks(db, team=True)
-        return team_queue(
+        rater = rater_name(annotator)
+        queue = team_queue(
             items,
             marks["ok"],
-            rater_name(annotator),
+            rater,
             k=required_annotations(db),
             seed=queue_seed(db),
             calibration=calibration_size(db),
             personal=personal_order(db),
             skipped=marks["skipped"],
         )
+        return mix_attention(db, self.name, rater, queue, items, marks)
 
     def progress(
         self, db: Database, annotator: str, items: list[ItemKey], queue: list[ItemKey]
