@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 import tempfile
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypedDict
 
 from core.annotation.identity import authorise
 from core.annotation.label_task import registered
@@ -47,6 +47,16 @@ if TYPE_CHECKING:
 NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,39}$")
 #: Names the validation pages use for the built-in judgments (besides the registered tasks).
 RESERVED = ("absolute",)
+
+
+class TaskSummary(TypedDict):
+    """One custom task as ``tasks list`` shows it."""
+
+    task: str
+    scale: str
+    labels: list[str]
+    items: int
+    defined_by: str
 
 
 def check_name(name: str) -> str:
@@ -189,9 +199,9 @@ def add_uploaded_items(db: Database, who: object, name: str, filename: str, data
         return add_items(db, who, name, path)
 
 
-def task_summaries(db: Database) -> list[dict[str, object]]:
+def task_summaries(db: Database) -> list[TaskSummary]:
     """Every custom task: ``task``, ``scale``, ``labels``, ``items``, ``defined_by``."""
-    out: list[dict[str, object]] = []
+    out: list[TaskSummary] = []
     for found in sorted(_defined(db), key=lambda t: t.name):
         definition = custom_task(db, found.name)
         out.append(

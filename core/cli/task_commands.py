@@ -79,11 +79,11 @@ def cmd_list(args: argparse.Namespace) -> int:
         ["task", "scale", "labels", "items", "defined by"],
         [
             [
-                str(t["task"]),
-                str(t["scale"]),
-                ",".join(str(x) for x in t["labels"]),  # type: ignore[attr-defined]
+                t["task"],
+                t["scale"],
+                ",".join(t["labels"]),
                 str(t["items"]),
-                str(t["defined_by"]),
+                t["defined_by"],
             ]
             for t in found
         ],

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from core.annotation.base import rater_name
 from core.annotation.custom_labels import custom_label_task, own_label, task_item
-from core.annotation.custom_tasks import task_summaries
+from core.annotation.custom_tasks import TaskSummary, task_summaries
 from core.annotation.tasks import task_progress, task_queue
 from core.store.label_scales import Scale
 from core.store.questions import question_texts
@@ -27,7 +27,7 @@ UNDO_KEY = "U"
 SCALES = tuple(str(s) for s in Scale)
 
 
-def labelling_tasks(db: Database) -> list[dict[str, Any]]:
+def labelling_tasks(db: Database) -> list[TaskSummary]:
     """Every custom task with items: ``task``, ``scale``, ``labels``, ``items``."""
     return [t for t in task_summaries(db) if t["items"]]
 
