@@ -34,7 +34,7 @@ def _settle(task: str, item: str, seen: int | None, names: dict[str, str]) -> No
 
 with connection.database() as db:
     c = st.columns([2, 1])
-    tasks = task_names()
+    tasks = task_names(db)
     task = c[0].radio(
         "Task", tasks, index=tasks.index("side-by-side"), format_func=md, horizontal=True
     )

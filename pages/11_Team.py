@@ -3,10 +3,12 @@
 import streamlit as st
 
 from app_support import caching, connection, frame, render, signin, warmup
+from core.annotation.custom_tasks import add_uploaded_items, define_task
 from core.annotation.gold import mark_gold_source
 from core.annotation.identity import change_settings, leave_out_labels
 from core.annotation.task_registry import task_names
 from core.errors import WorkbenchError
+from core.views.custom_labelling import SCALES
 from core.views.gold_sources import gold_source_candidates, gold_source_table
 from core.views.team import team_view
 from core.views.text import inert_table, md
@@ -15,7 +17,7 @@ frame.setup("Team")
 user = signin.sign_in_sidebar()
 
 with connection.database() as db:
-    tasks = task_names()
+    tasks = task_names(db)
     task = st.radio(
         "Task", tasks, index=tasks.index(warmup.GOLD_TASK), format_func=md, horizontal=True
     )
@@ -127,5 +129,33 @@ with connection.database() as db:
                     changed = {k: v for k, v in values.items() if v != data["settings"][k]}
                     change_settings(db, user, changed)
                     st.rerun()
+                except WorkbenchError as exc:
+                    st.error(md(exc))
+
+    st.subheader("Custom label tasks")
+    st.caption(
+        "A task people label on the Label page: its name, scale, labels (comma-separated; "
+        "ordinal: lowest first) and guideline, then its items (a CSV or JSONL file with columns "
+        "item, question_id or text, optional system and answer). Command line: tasks define."
+    )
+    if user is None or not user.may("admin"):
+        st.caption("Only an admin (or anyone in open mode, signed in) defines a task.")
+    else:
+        with st.form("custom_task"):
+            c = st.columns(3)
+            name = c[0].text_input("Task name")
+            scale = c[1].selectbox("Scale", SCALES)
+            labels = c[2].text_input("Labels", placeholder="good,bad,unsure")
+            guideline = st.text_area("Guideline")
+            upload = st.file_uploader("Items", type=["csv", "tsv", "jsonl"])
+            if st.form_submit_button("Define task"):
+                try:
+                    define_task(db, user, name.strip(), scale, labels, guideline)
+                    added = (
+                        add_uploaded_items(db, user, name.strip(), upload.name, upload.getvalue())
+                        if upload is not None
+                        else 0
+                    )
+                    st.success(md(f"Task {name.strip()} defined; {added} items added."))
                 except WorkbenchError as exc:
                     st.error(md(exc))

@@ -46,7 +46,7 @@ def _by_item(db: Database, task: str, part: str = "all") -> dict[str, list[Human
 def settled(db: Database, task: str) -> dict[str, Adjudication]:
     """Item -> its effective adjudication (latest row of any adjudicator), for ``task``; a key
     stored in an older form (a side-by-side ``a|b|c``) is read in its current form."""
-    found = task_named(task)
+    found = task_named(task, db)
     return {found.stored_key(r.item_key): r for r in effective_adjudications(db, found.name)}
 
 
@@ -97,7 +97,7 @@ def adjudicate(
     settled it meanwhile), so no decision is overwritten unseen. A second decision by the same
     adjudicator supersedes the first. Writes nothing on refusal, and says why.
     """
-    found = task_named(task)
+    found = task_named(task, db)
     if label not in found.labels:
         raise InputError(f"label must be one of {', '.join(found.labels)}; nothing was stored")
     item = str(item)
@@ -134,5 +134,5 @@ def adjudicate(
                 supersedes=old.id if old else None,
             ),
         )
-        task_named(task).after_settlement(db, item)  # e.g. a review's question status
+        task_named(task, db).after_settlement(db, item)  # e.g. a review's question status
     return new_id

@@ -200,7 +200,7 @@ def _known_human(db: Database, rater: str) -> str:
         raise InputError(f"a gold source is a human rater, human:NAME (not {rater!r})")
     name = rater.removeprefix("human:")
     if rater in human_raters(db) or any(
-        r["annotator"] == name for task in all_tasks() for r in task.human_labels(db)
+        r["annotator"] == name for task in all_tasks(db) for r in task.human_labels(db)
     ):
         return rater
     raise InputError(f"no labels from {rater!r}; nothing was stored")

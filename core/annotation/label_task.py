@@ -12,7 +12,7 @@ and Overview pages) reaches a task only through the registry and never compares 
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, NotRequired, Protocol, TypedDict
 
 from core.annotation.base import Progress
@@ -152,6 +152,8 @@ class TaskDefaults:
 
 _TASKS: dict[str, LabelTask] = {}
 _LOCK = threading.Lock()
+#: Functions giving the tasks a database defines (e.g. the tasks an admin defined in the app).
+_SOURCES: list[Callable[[Database], list[LabelTask]]] = []
 
 
 def register(task: LabelTask) -> LabelTask:
@@ -162,6 +164,21 @@ def register(task: LabelTask) -> LabelTask:
             raise InputError(f"a label task named {task.name!r} is registered already")
         _TASKS[task.name] = task
     return task
+
+
+def register_source(source: Callable[[Database], list[LabelTask]]) -> None:
+    """Add a function giving the tasks a database defines (a module calls this when imported):
+    :func:`core.annotation.task_registry.task_named` asks it when given a database."""
+    with _LOCK:
+        if source not in _SOURCES:
+            _SOURCES.append(source)
+
+
+def defined_in(db: Database) -> list[LabelTask]:
+    """The tasks ``db`` defines, from every source of :func:`register_source`."""
+    with _LOCK:
+        sources = list(_SOURCES)
+    return [task for source in sources for task in source(db)]
 
 
 def unregister(name: str) -> None:

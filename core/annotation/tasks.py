@@ -29,15 +29,16 @@ class QueueEntry(TypedDict):
     systems: NotRequired[list[str]]
 
 
-def check_task(task: str) -> str:
-    """``task`` if a task of that name is registered; InputError otherwise."""
-    return task_named(task).name
+def check_task(task: str, db: Database | None = None) -> str:
+    """``task`` if a task of that name is registered (or defined in ``db``); InputError
+    otherwise."""
+    return task_named(task, db).name
 
 
 def task_items(db: Database, task: str) -> list[ItemKey]:
     """Every item of ``task``: question ids, dispute ids (one per question and answer text), or
     side-by-side pair keys."""
-    return task_named(task).items(db)
+    return task_named(task, db).items(db)
 
 
 def human_labels(db: Database, task: str) -> list[HumanLabel]:
@@ -48,7 +49,7 @@ def human_labels(db: Database, task: str) -> list[HumanLabel]:
     (True for a verdict read from a file: an imported rater, not a team member). A withdrawn
     label (undo) is no label: neither the withdrawal nor what it took back is listed.
     """
-    return task_named(task).human_labels(db)
+    return task_named(task, db).human_labels(db)
 
 
 def team_labels(
@@ -73,7 +74,7 @@ def team_labels(
 def task_queue(db: Database, name: str, task: str) -> list[ItemKey]:
     """``name``'s whole queue for ``task``, in order (the items the Review, Disputes and Side by
     side pages show next)."""
-    found = task_named(task)
+    found = task_named(task, db)
     return found.queue(db, name, found.items(db))
 
 
@@ -82,7 +83,7 @@ def task_progress(
 ) -> Progress:
     """``name``'s progress on their own queue for ``task``: what the pages, ``queue NAME`` and
     the Overview show (:func:`core.annotation.base.queue_progress`)."""
-    found = task_named(task)
+    found = task_named(task, db)
     items = found.items(db)
     queue = found.queue(db, name, items) if queue is None else queue
     return found.progress(db, name, items, queue)
@@ -101,7 +102,7 @@ def next_items(
     Each: ``key``, ``question_id``, ``labels`` (how many team members have labelled it already:
     imported raters do not count) and, for side-by-side, the two ``systems`` in canonical order.
     """
-    found = task_named(task)
+    found = task_named(task, db)
     counts: dict[str, int] = {}
     for r in team_labels(db, found.human_labels(db))[0]:
         if r["status"] == "ok":

@@ -20,11 +20,11 @@ if TYPE_CHECKING:
     from core.store.engine import Database
 
 
-def label_name(task: str, label: str | None) -> str:
+def label_name(task: str, label: str | None, db: Database | None = None) -> str:
     """How a label reads on the page (the task's :meth:`~core.annotation.label_task.LabelTask.label_name`)."""
     if label is None:
         return ""
-    return task_named(task).label_name(label)
+    return task_named(task, db).label_name(label)
 
 
 def adjudication_queue(
@@ -38,12 +38,14 @@ def adjudication_queue(
     text must never merge two items of one question)."""
     found = disagreements(db, task, open_only=not include_settled)
     text = question_texts(db, sorted({d["question_id"] for d in found}))
-    places = task_named(task).places(db, [d["item"] for d in found])
+    places = task_named(task, db).places(db, [d["item"] for d in found])
     out = []
     for d in found:
         where = places[d["item"]]
-        said = "; ".join(f"{r['annotator']}: {label_name(task, r['label'])}" for r in d["labels"])
-        settled = label_name(task, d["settled"].label) if d["settled"] else ""
+        said = "; ".join(
+            f"{r['annotator']}: {label_name(task, r['label'], db)}" for r in d["labels"]
+        )
+        settled = label_name(task, d["settled"].label, db) if d["settled"] else ""
         question = text.get(d["question_id"], d["question_id"])
         choice = f"{_short(question)} [{d['question_id']}, {where}] {said}"
         out.append(
@@ -72,12 +74,12 @@ def _short(text: str, n: int = 70) -> str:
     return text if len(text) <= n else text[: n - 1] + "…"
 
 
-def _label_table(task: str, labels: list[HumanLabel], who: str) -> pd.DataFrame:
+def _label_table(db: Database, task: str, labels: list[HumanLabel], who: str) -> pd.DataFrame:
     return pd.DataFrame(
         [
             {
                 who: r["annotator"],
-                "label": label_name(task, r["label"]),
+                "label": label_name(task, r["label"], db),
                 "rationale": r["rationale"],
             }
             for r in labels
@@ -92,18 +94,18 @@ def adjudication_detail(db: Database, task: str, item: str) -> dict[str, Any] | 
     a table of rater, label, rationale: data, not the team), ``options`` (label values) and
     ``names`` (how they read), ``settled`` (the adjudication row or None). None when ``item`` is
     not in disagreement."""
-    kind = task_named(task)
+    kind = task_named(task, db)
     found = [d for d in disagreements(db, task) if d["item"] == str(item)]
     if not found:
         return None
     d = found[0]
-    labels = _label_table(task, d["labels"], "annotator")
+    labels = _label_table(db, task, d["labels"], "annotator")
     return {
         "item": d["item"],
         "question": question_texts(db, [d["question_id"]]).get(d["question_id"], ""),
         "texts": kind.texts(db, d["item"], d["question_id"]),
         "labels": labels,
-        "imported": _label_table(task, d["imported"], "imported rater"),
+        "imported": _label_table(db, task, d["imported"], "imported rater"),
         "options": list(kind.labels),
         "names": {v: kind.label_name(v) for v in kind.labels},
         "settled": asdict(d["settled"]) if d["settled"] else None,

@@ -96,7 +96,7 @@ def open_questions(db: Database, viewer: str | None, role: str | None) -> frozen
         return frozenset()
     name = viewer or ""
     found: set[str] = set()
-    for task in all_tasks():
+    for task in all_tasks(db):
         keys = task.queue(db, name, task.items(db))
         found |= {str(f["question_id"]) for f in task.item_fields(db, keys)}
     return frozenset(found)

@@ -133,7 +133,7 @@ def gold_agreement(
             filter(None, [f"{len(slots)} slots pooled: {n} ratings", row["note"]])
         )
         out.append({"rater": f"{group} (slots)", "kind": "slots", **row})
-    autos = task_named(task).auto_labels(db)  # side by side: the auto-raters' verdicts
+    autos = task_named(task, db).auto_labels(db)  # side by side: the auto-raters' verdicts
     if autos:
         pairs = person_gold_pairs(labels, loo)
         for rater, auto in sorted(autos.items()):

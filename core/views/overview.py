@@ -120,7 +120,7 @@ PRD_ABOUT = (
 def my_queues(db: Database, name: str) -> dict[str, Progress]:
     """Task -> ``name``'s progress on their own queue (:func:`core.annotation.tasks.task_progress`:
     the numbers the task's page and ``queue NAME --task TASK`` show)."""
-    return {task: task_progress(db, name, task) for task in task_names()}
+    return {task: task_progress(db, name, task) for task in task_names(db)}
 
 
 def imported_sources(db: Database) -> list[dict[str, Any]]:

@@ -1,0 +1,125 @@
+"""Label: the custom tasks an admin defined (``tasks define``, the Team page), one item at a
+time from my queue, the labels as buttons with keys (``1``-``9``, ``0``); a multilabel task's
+labels toggle and ``Enter`` stores the set. ``U`` undoes my last label of the task."""
+
+import streamlit as st
+
+from app_support import connection, frame, shortcuts, signin
+from core.annotation.custom_labels import label_item, undo_label
+from core.errors import WorkbenchError
+from core.views.custom_labelling import SUBMIT_KEY, UNDO_KEY, labelling_tasks, labelling_view
+from core.views.text import md
+
+frame.setup("Label")
+shortcuts.keys_after_choices()
+user = signin.require_annotator()
+
+
+def _chosen(task: str, item: str) -> set[str]:
+    """The labels toggled on for a multilabel item (this session)."""
+    chosen: set[str] = st.session_state.setdefault(f"lab_set_{task}_{item}", set())
+    return chosen
+
+
+@frame.action
+def _toggle(task: str, item: str, label: str) -> None:
+    _chosen(task, item).symmetric_difference_update({label})
+
+
+@frame.action
+def _store(task: str, item: dict, label: str | list[str]) -> None:
+    with connection.database() as db:
+        try:
+            label_item(db, user, task, item["key"], label, expected_id=item["label_id"])
+        except WorkbenchError as exc:
+            st.session_state["lab_error"] = str(exc)
+            return
+    st.session_state["lab_notice"] = f"Stored on item {item['key']}."
+    st.session_state.pop(f"lab_set_{task}_{item['key']}", None)
+
+
+@frame.action
+def _undo(task: str) -> None:
+    with connection.database() as db:
+        try:
+            undone = undo_label(db, user, task)
+        except WorkbenchError as exc:
+            st.session_state["lab_error"] = f"Undo: {exc}"
+            return
+    st.session_state["lab_notice"] = (
+        "Withdrawn your last label; the item is back in your queue."
+        if undone
+        else "Nothing to undo."
+    )
+
+
+with connection.database() as db:
+    tasks = [t["task"] for t in labelling_tasks(db)]
+    if not tasks:
+        st.info("No custom task with items yet: an admin defines one on the Team page.")
+        st.stop()
+    wanted = st.query_params.get("task")
+    task = st.radio(
+        "Task",
+        tasks,
+        index=tasks.index(wanted) if wanted in tasks else 0,
+        format_func=md,
+        horizontal=True,
+        key="lab_task",
+    )
+    view = labelling_view(db, user.name, task)
+    st.progress(view["done"] / view["total"] if view["total"] else 0.0, text=view["progress"])
+    st.caption(md(view["keys"]))
+    if notice := st.session_state.pop("lab_notice", None):
+        st.success(md(notice))
+    if error := st.session_state.pop("lab_error", None):
+        st.error(md(error))
+    item = view["item"]
+    if item is None:
+        st.success(md(f"Your queue for {task} is empty."))
+        st.button("Undo", key="lab_undo", shortcut=UNDO_KEY, on_click=_undo, args=(task,))
+        st.stop()
+    main, side = st.columns([3, 2], gap="large")
+    with main:
+        st.subheader("Item")
+        st.caption(md(f"Item {item['key']} · question {item['question_id']}"))
+        st.markdown(md(item["question"]))
+        if item["answer"]:
+            st.markdown("**Answer**")
+            st.markdown(md(item["answer"]))
+        cols = st.columns(min(len(view["buttons"]), 5))
+        chosen = _chosen(task, item["key"]) if view["multilabel"] else set()
+        for n, (label, key) in enumerate(view["buttons"]):
+            col = cols[n % len(cols)]
+            if view["multilabel"]:
+                mark = "☑" if label in chosen else "☐"
+                col.button(
+                    md(f"{mark} {label}"),
+                    key=f"lab_{n}",
+                    shortcut=key,
+                    on_click=_toggle,
+                    args=(task, item["key"], label),
+                    width="stretch",
+                )
+            else:
+                col.button(
+                    md(label),
+                    key=f"lab_{n}",
+                    shortcut=key,
+                    on_click=_store,
+                    args=(task, item, label),
+                    width="stretch",
+                )
+        cols = st.columns(4)
+        if view["multilabel"]:
+            cols[0].button(
+                "Submit",
+                key="lab_submit",
+                shortcut=SUBMIT_KEY,
+                on_click=_store,
+                args=(task, item, sorted(chosen)),
+            )
+        cols[1].button("Undo", key="lab_undo", shortcut=UNDO_KEY, on_click=_undo, args=(task,))
+    with side:
+        with st.expander("Guideline", expanded=True):
+            st.markdown(md(view["guideline"]) if view["guideline"] else "*(no guideline)*")
