@@ -1,0 +1,79 @@
+"""Running SQLAlchemy Core statements on a store :class:`~core.store.engine.Database` (issue 33).
+
+A converted store module builds its statements with Core over :mod:`core.store.tables` (or with
+``text()`` and bound parameters) and runs them here: :func:`compiled` spells a statement in the
+database's own dialect (SQLite's ``?`` marks, psycopg's ``%(name)s``, each dialect's upsert),
+and :func:`run` sends it on the database's connection as it is, never through the PostgreSQL
+translation of store-spelled SQL (:func:`core.store.postgres.translate`). Same connection, same
+locks and transactions (:func:`core.store.connection.transaction`) as every other statement.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+import sqlalchemy as sa
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.engine.interfaces import Dialect as SaDialect
+from sqlalchemy.ext.compiler import compiles
+
+from core.store.connection import decode_row
+from core.store.engine import Cursor, Database, unique_keys
+from core.store.pg_connection import PgConnection
+
+
+@functools.cache
+def sa_dialect(name: str) -> SaDialect:
+    """SQLAlchemy's dialect for a store dialect name (``sqlite`` or ``postgresql``)."""
+    if name == "postgresql":
+        return postgresql.psycopg.dialect()  # type: ignore[no-untyped-call]
+    return sqlite.pysqlite.dialect()
+
+
+class json_text(sa.sql.functions.GenericFunction[str]):  # noqa: N801 (an SQL function)
+    """``json_text(column, key)``: the top-level ``key`` of a JSON text column, as text
+    (SQLite: ``json_extract(column, '$.key')``; PostgreSQL: ``column::jsonb ->> 'key'``)."""
+
+    type = sa.Text()
+    inherit_cache = True
+
+
+@compiles(json_text, "sqlite")
+def _json_text_sqlite(element: json_text, compiler: Any, **kw: Any) -> str:
+    column, key = element.clauses
+    return f"json_extract({compiler.process(column, **kw)}, '$.' || {compiler.process(key, **kw)})"
+
+
+@compiles(json_text, "postgresql")
+def _json_text_postgresql(element: json_text, compiler: Any, **kw: Any) -> str:
+    column, key = element.clauses
+    return f"(({compiler.process(column, **kw)})::jsonb ->> {compiler.process(key, **kw)})"
+
+
+def compiled(db: Database, statement: sa.Executable) -> tuple[str, Any]:
+    """``statement`` as SQL text in ``db``'s dialect and its parameters (a list for SQLite's
+    ``?`` marks, a dict for psycopg's named ones); ``in`` lists expanded."""
+    done = statement.compile(  # type: ignore[attr-defined]
+        dialect=sa_dialect(db.dialect.name), compile_kwargs={"render_postcompile": True}
+    )
+    params = done.construct_params()
+    if done.positional:
+        return str(done), [params[name] for name in done.positiontup]
+    return str(done), params
+
+
+def run(db: Database, statement: sa.Executable) -> Cursor:
+    """Run a Core statement on ``db``'s connection (autocommit unless in a transaction)."""
+    sql, params = compiled(db, statement)
+    if isinstance(db.conn, PgConnection):
+        return db.conn.execute_native(sql, params)
+    cursor: Cursor = db.conn.execute(sql, params)
+    return cursor
+
+
+def all_rows(db: Database, statement: sa.Executable) -> list[dict[str, Any]]:
+    """A Core query's rows as dicts, JSON columns decoded (:func:`core.store.connection.rows`)."""
+    cursor = run(db, statement)
+    keys = unique_keys(d[0] for d in cursor.description)
+    return [decode_row(dict(zip(keys, row, strict=True))) for row in cursor.fetchall()]

@@ -1,0 +1,61 @@
+"""The store's tables declared once for SQLAlchemy Core (issue 33), with per-dialect types.
+
+Only the tables of converted modules are here (docs/storage.md lists them); each declaration is
+the schema its migrations made, column for column (``tests/store/test_tables.py`` compares it
+with the migrated database on both backends). The migrations still create the tables: this is
+what statements are built from, so no SQL text is rewritten for them.
+
+Types: an ``integer`` column is SQLite's ``INTEGER`` and PostgreSQL's ``BIGINT`` (what the
+migrations made there), a ``real`` one ``REAL`` / ``DOUBLE PRECISION``; text stays text (JSON
+columns are stored as text on both and decoded by :func:`core.store.connection.decode_row`).
+"""
+
+from __future__ import annotations
+
+import sqlalchemy as sa
+from sqlalchemy.dialects import postgresql
+
+metadata = sa.MetaData()
+
+#: SQLite ``integer`` / PostgreSQL ``bigint``.
+Int = sa.Integer().with_variant(sa.BigInteger(), "postgresql")
+#: SQLite ``real`` / PostgreSQL ``double precision``.
+Real = sa.Float().with_variant(postgresql.DOUBLE_PRECISION(), "postgresql")
+
+#: m0001, append-only (triggers): auto-raters' and people's verdicts.
+judgments = sa.Table(
+    "judgments",
+    metadata,
+    sa.Column("id", Int, primary_key=True),
+    sa.Column("kind", sa.Text, nullable=False),
+    sa.Column("question_id", sa.Text, nullable=False),
+    sa.Column("rater", sa.Text, nullable=False),
+    sa.Column("rater_kind", sa.Text, nullable=False),
+    sa.Column("criterion", sa.Text, nullable=False, server_default=""),
+    sa.Column("system", sa.Text),
+    sa.Column("answer_id", Int),
+    sa.Column("system_a", sa.Text),
+    sa.Column("system_b", sa.Text),
+    sa.Column("answer_a_id", Int),
+    sa.Column("answer_b_id", Int),
+    sa.Column("order_shown", sa.Text, nullable=False, server_default=""),
+    sa.Column("verdict", sa.Text),
+    sa.Column("status", sa.Text, nullable=False, server_default="ok"),
+    sa.Column("evidence", sa.Text, nullable=False, server_default="[]"),
+    sa.Column("rationale", sa.Text, nullable=False, server_default=""),
+    sa.Column("raw", sa.Text, nullable=False, server_default=""),
+    sa.Column("prompt_hash", sa.Text, nullable=False, server_default=""),
+    sa.Column("context_kind", sa.Text, nullable=False, server_default=""),
+    sa.Column("run_id", sa.Text),
+    sa.Column("supersedes", Int),
+    sa.Column("created_at", sa.Text, nullable=False),
+)
+
+#: m0760: failed sign-in attempts per client.
+sign_in_failures = sa.Table(
+    "sign_in_failures",
+    metadata,
+    sa.Column("id", Int, primary_key=True),
+    sa.Column("client", sa.Text, nullable=False),
+    sa.Column("failed_at", Real, nullable=False),
+)
