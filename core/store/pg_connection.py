@@ -117,6 +117,13 @@ class PgConnection:
             cursor = self.raw.execute(query, params)
         return PgCursor(cursor)
 
+    def executemany_native(self, query: str, params_seq: Iterable[Any]) -> PgCursor:
+        """Run one statement in psycopg's spelling once per parameter set, untranslated."""
+        with self._turn():
+            cursor = self.raw.cursor()
+            cursor.executemany(query, params_seq)
+        return PgCursor(cursor)
+
     def executemany(self, query: str, params_seq: Iterable[Any], /) -> PgCursor:
         """Run one store statement once per parameter row."""
         with self._turn():

@@ -11,6 +11,7 @@ locks and transactions (:func:`core.store.connection.transaction`) as every othe
 from __future__ import annotations
 
 import functools
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import sqlalchemy as sa
@@ -51,6 +52,14 @@ def _json_text_postgresql(element: json_text, compiler: Any, **kw: Any) -> str:
     return f"(({compiler.process(column, **kw)})::jsonb ->> {compiler.process(key, **kw)})"
 
 
+def insert(db: Database, table: sa.Table) -> Any:
+    """The insert of ``db``'s dialect for ``table``: the one with ``on_conflict_do_nothing`` /
+    ``on_conflict_do_update`` (SQLite's and PostgreSQL's spell the same clause)."""
+    if db.dialect.name == "postgresql":
+        return postgresql.insert(table)
+    return sqlite.insert(table)
+
+
 def compiled(db: Database, statement: sa.Executable) -> tuple[str, Any]:
     """``statement`` as SQL text in ``db``'s dialect and its parameters (a list for SQLite's
     ``?`` marks, a dict for psycopg's named ones); ``in`` lists expanded."""
@@ -61,6 +70,25 @@ def compiled(db: Database, statement: sa.Executable) -> tuple[str, Any]:
     if done.positional:
         return str(done), [params[name] for name in done.positiontup]
     return str(done), params
+
+
+def run_many(
+    db: Database, statement: sa.Executable, rows: Sequence[Mapping[str, Any]]
+) -> Cursor | None:
+    """Run a Core statement once per row (one ``executemany``): each row gives the values of
+    the columns named by the first row's keys. Nothing is run for no rows."""
+    if not rows:
+        return None
+    names = list(rows[0])
+    done = statement.compile(  # type: ignore[attr-defined]
+        dialect=sa_dialect(db.dialect.name), column_keys=names
+    )
+    sql = str(done)
+    if isinstance(db.conn, PgConnection):
+        return db.conn.executemany_native(sql, [dict(r) for r in rows])
+    order = done.positiontup
+    cursor: Cursor = db.conn.executemany(sql, [[r[name] for name in order] for r in rows])
+    return cursor
 
 
 def run(db: Database, statement: sa.Executable) -> Cursor:

@@ -59,3 +59,46 @@ sign_in_failures = sa.Table(
     sa.Column("client", sa.Text, nullable=False),
     sa.Column("failed_at", Real, nullable=False),
 )
+
+#: m0100: content-addressed model replies.
+llm_cache = sa.Table(
+    "llm_cache",
+    metadata,
+    sa.Column("key", sa.Text, primary_key=True),
+    sa.Column("model", sa.Text, nullable=False),
+    sa.Column("request", sa.Text, nullable=False, server_default="{}"),
+    sa.Column("response", sa.Text, nullable=False),
+    sa.Column("created_at", sa.Text, nullable=False),
+)
+
+#: m0100: the call ledger (one row per model call, cache hits and failures included).
+#: ``system_name`` / ``judge_name`` are generated from ``tags`` (never inserted).
+llm_calls = sa.Table(
+    "llm_calls",
+    metadata,
+    sa.Column("id", Int, primary_key=True),
+    sa.Column("run_id", sa.Text),
+    sa.Column("model", sa.Text, nullable=False),
+    sa.Column("provider", sa.Text, nullable=False),
+    sa.Column("task", sa.Text, nullable=False, server_default=""),
+    sa.Column("purpose", sa.Text, nullable=False, server_default=""),
+    sa.Column("tags", sa.Text, nullable=False, server_default="{}"),
+    sa.Column("system_name", sa.Text, sa.Computed("json_extract(tags, '$.system')")),
+    sa.Column("judge_name", sa.Text, sa.Computed("json_extract(tags, '$.judge')")),
+    sa.Column("cache_key", sa.Text),
+    sa.Column("cache_hit", Int, nullable=False, server_default="0"),
+    sa.Column("batch_id", sa.Text),
+    sa.Column("status", sa.Text, nullable=False),
+    sa.Column("error_kind", sa.Text),
+    sa.Column("error", sa.Text, nullable=False, server_default=""),
+    sa.Column("attempts", Int, nullable=False, server_default="1"),
+    sa.Column("input_tokens", Int, nullable=False, server_default="0"),
+    sa.Column("output_tokens", Int, nullable=False, server_default="0"),
+    sa.Column("cached_tokens", Int, nullable=False, server_default="0"),
+    sa.Column("cache_write_tokens", Int, nullable=False, server_default="0"),
+    sa.Column("cost_usd", Real, nullable=False, server_default="0"),
+    sa.Column("latency_s", Real, nullable=False, server_default="0"),
+    sa.Column("finish_reason", sa.Text, nullable=False, server_default=""),
+    sa.Column("request_id", sa.Text, nullable=False, server_default=""),
+    sa.Column("created_at", sa.Text, nullable=False),
+)

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 import sqlalchemy as sa
 
@@ -20,6 +22,14 @@ from core.store.judgments import (
     NewJudgment,
     RaterKind,
     insert_judgment,
+)
+from core.store.llm_cache import (
+    CacheEntry,
+    LedgerEntry,
+    cached_keys,
+    cached_responses,
+    ledger_totals,
+    write_calls,
 )
 from core.store.postgres import translate
 from core.store.schema import execute_script
@@ -122,3 +132,52 @@ def test_declared_tables_match_the_migrated_schema(db, table):
     cursor = db.execute(f"select * from {table} where 1 = 0")
     assert [d[0] for d in cursor.description] == declared
     assert isinstance(tables.metadata.tables[table], sa.Table)
+
+
+def _entry(key: str, response: str = '{"text": "r"}') -> CacheEntry:
+    return CacheEntry(key=key, model="m:x", request="{}", response=response, created_at=utcnow())
+
+
+def _call(model: str, status: str = "ok", hit: int = 0, cost: float = 0.5, **tags: str):
+    return LedgerEntry(
+        run_id=None, model=model, provider=model.split(":")[0], task="answer", purpose="p",
+        tags=json.dumps(tags), cache_key="k", cache_hit=hit, batch_id=None, status=status,
+        error_kind=None if status == "ok" else "server", error="", attempts=1, input_tokens=10,
+        output_tokens=5, cached_tokens=1, cache_write_tokens=0, cost_usd=cost, latency_s=0.1,
+        finish_reason="stop", request_id="", created_at=utcnow(),
+    )  # fmt: skip
+
+
+def test_llm_cache_and_ledger(db):
+    assert cached_responses(db, ["a"]) == {} and cached_keys(db, []) == set()
+    with transaction(db):
+        write_calls(db, [_entry("a"), _entry("b")], [_call("m:x", system="s1")])
+    with transaction(db):  # a stored key is replaced, not doubled
+        write_calls(db, [_entry("a", '{"text": "new"}')], [])
+    keys = [f"k{i}" for i in range(1200)]  # more than one chunk of keys
+    assert cached_responses(db, ["a", "b", "c", *keys]) == {
+        "a": '{"text": "new"}',
+        "b": '{"text": "r"}',
+    }
+    assert cached_keys(db, ["b", "c", "b"]) == {"b"}
+    with transaction(db):
+        write_calls(
+            db,
+            [],
+            [_call("m:x", status="error", cost=0.25, system="s1"), _call("n:y", hit=1, cost=2.0)],
+        )
+    totals = ledger_totals(db, "model")
+    assert [t["group"] for t in totals] == ["n:y", "m:x"]  # costliest first
+    assert totals[1] == {
+        "group": "m:x",
+        "calls": 2,
+        "cache_hits": 0,
+        "errors": 1,
+        "input_tokens": 20,
+        "output_tokens": 10,
+        "cached_tokens": 2,
+        "cost_usd": 0.75,
+    }
+    assert {t["group"]: t["calls"] for t in ledger_totals(db, "system_name")} == {"s1": 2, None: 1}
+    with pytest.raises(ValueError):
+        ledger_totals(db, "tags")
