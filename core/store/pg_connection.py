@@ -5,7 +5,7 @@ connection in autocommit mode behind the members the store uses of ``sqlite3``'s
 :class:`core.errors.DatabaseFileError`, password masked); :mod:`core.store.pool` keeps them in
 SQLAlchemy's ``QueuePool`` and hands each borrower a :class:`PgConnection`, whose ``close`` gives
 the connection back. Statements are translated by :func:`core.store.postgres.translate`, except
-those a converted module compiled for PostgreSQL already (:meth:`PgConnection.execute_native`).
+those a converted module compiled for PostgreSQL already (``native=True``).
 """
 
 from __future__ import annotations
@@ -100,35 +100,24 @@ class PgConnection:
                     self.write_lock.release()
                 self.write_lock.release()
 
-    def execute(self, query: str, params: Any = None, /) -> PgCursor:
+    def execute(self, query: str, params: Any = None, /, *, native: bool = False) -> PgCursor:
         """Run one store statement (:func:`translate`d; several for a trigger: the last one's
-        cursor)."""
+        cursor); ``native``: one already in psycopg's spelling (compiled by SQLAlchemy for
+        PostgreSQL: :func:`core.store.statements.run`), sent as it is."""
         cursor = None
         with self._turn():
-            for statement in translate(query, params is not None):
+            for statement in [query] if native else translate(query, params is not None):
                 cursor = self.raw.execute(statement, params)
         assert cursor is not None
         return PgCursor(cursor)
 
-    def execute_native(self, query: str, params: Any = None) -> PgCursor:
-        """Run one statement already in psycopg's spelling (compiled by SQLAlchemy for
-        PostgreSQL: :meth:`core.store.engine.Database.run`), untranslated."""
-        with self._turn():
-            cursor = self.raw.execute(query, params)
-        return PgCursor(cursor)
-
-    def executemany_native(self, query: str, params_seq: Iterable[Any]) -> PgCursor:
-        """Run one statement in psycopg's spelling once per parameter set, untranslated."""
+    def executemany(
+        self, query: str, params_seq: Iterable[Any], /, *, native: bool = False
+    ) -> PgCursor:
+        """Run one store statement once per parameter row (``native``: as :meth:`execute`)."""
         with self._turn():
             cursor = self.raw.cursor()
-            cursor.executemany(query, params_seq)
-        return PgCursor(cursor)
-
-    def executemany(self, query: str, params_seq: Iterable[Any], /) -> PgCursor:
-        """Run one store statement once per parameter row."""
-        with self._turn():
-            cursor = self.raw.cursor()
-            cursor.executemany(marks_to_psycopg(query, True), params_seq)
+            cursor.executemany(query if native else marks_to_psycopg(query, True), params_seq)
         return PgCursor(cursor)
 
     def close(self) -> None:

@@ -85,7 +85,7 @@ def run_many(
     )
     sql = str(done)
     if isinstance(db.conn, PgConnection):
-        return db.conn.executemany_native(sql, [dict(r) for r in rows])
+        return db.conn.executemany(sql, [dict(r) for r in rows], native=True)
     order = done.positiontup
     cursor: Cursor = db.conn.executemany(sql, [[r[name] for name in order] for r in rows])
     return cursor
@@ -95,7 +95,7 @@ def run(db: Database, statement: sa.Executable) -> Cursor:
     """Run a Core statement on ``db``'s connection (autocommit unless in a transaction)."""
     sql, params = compiled(db, statement)
     if isinstance(db.conn, PgConnection):
-        return db.conn.execute_native(sql, params)
+        return db.conn.execute(sql, params, native=True)
     cursor: Cursor = db.conn.execute(sql, params)
     return cursor
 

@@ -102,3 +102,24 @@ llm_calls = sa.Table(
     sa.Column("request_id", sa.Text, nullable=False, server_default=""),
     sa.Column("created_at", sa.Text, nullable=False),
 )
+
+#: m0001 (index on ``system``: m0250): one answer per question and system.
+answers = sa.Table(
+    "answers",
+    metadata,
+    sa.Column("id", Int, primary_key=True),
+    sa.Column("question_id", sa.Text, nullable=False),
+    sa.Column("system", sa.Text, nullable=False),
+    sa.Column("text", sa.Text, nullable=False, server_default=""),
+    sa.Column("status", sa.Text, nullable=False, server_default="ok"),
+    sa.Column("error", sa.Text, nullable=False, server_default=""),
+    sa.Column("context_tokens", Int, nullable=False, server_default="0"),
+    sa.Column("input_tokens", Int, nullable=False, server_default="0"),
+    sa.Column("output_tokens", Int, nullable=False, server_default="0"),
+    sa.Column("cost_usd", Real, nullable=False, server_default="0"),
+    sa.Column("cache_key", sa.Text),
+    sa.Column("run_id", sa.Text),
+    sa.Column("metadata", sa.Text, nullable=False, server_default="{}"),
+    sa.Column("created_at", sa.Text, nullable=False),
+    sa.UniqueConstraint("question_id", "system"),
+)

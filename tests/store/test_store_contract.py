@@ -9,6 +9,24 @@ import pytest
 import sqlalchemy as sa
 
 from core.store import tables
+from core.store.answers import (
+    Answer,
+    AnswerStatus,
+    answer_ids,
+    answer_pairs,
+    answer_texts,
+    answered,
+    answers_of_systems,
+    answers_version,
+    get_answer,
+    imported_answer_counts,
+    insert_answers,
+    max_answer_id,
+    question_answer_count,
+    question_answers,
+    save_answer,
+    set_answer_text,
+)
 from core.store.connection import transaction, utcnow
 from core.store.judgment_counts import (
     count_judgments,
@@ -181,3 +199,54 @@ def test_llm_cache_and_ledger(db):
     assert {t["group"]: t["calls"] for t in ledger_totals(db, "system_name")} == {"s1": 2, None: 1}
     with pytest.raises(ValueError):
         ledger_totals(db, "tags")
+
+
+def test_answers(seeded):
+    db = seeded  # answers 1 (s1) and 2 (s2) to q1
+    assert [a.system for a in question_answers(db, "q1")] == ["s1", "s2"]
+    first = get_answer(db, 1)
+    assert first is not None and first.text == "answer s1" and first.metadata == {}
+    assert get_answer(db, 99) is None
+    assert max_answer_id(db) == 2 and question_answer_count(db, "q1") == 2
+    assert answered(db, ["s1"]) == {("q1", "s1")} and answered(db, []) == set()
+    now = utcnow()
+    new_id = save_answer(
+        db,
+        Answer(
+            question_id="q2",
+            system="s1",
+            created_at=now,
+            text="x",
+            status=AnswerStatus.ERROR,
+            metadata={"imported_from": "a.jsonl"},
+        ),
+    )
+    assert new_id == 3 and answered(db, ["s1", "s2"]) == {("q1", "s1"), ("q1", "s2")}
+    again = save_answer(db, Answer(question_id="q2", system="s1", created_at=now, text="y"))
+    assert again == 3 and get_answer(db, 3).status == AnswerStatus.OK  # replaced, same id
+    before = answers_version(db)
+    set_answer_text(db, 3, "longer text")
+    assert answers_version(db) != before and get_answer(db, 3).text == "longer text"
+    insert_answers(
+        db,
+        [
+            Answer(
+                question_id="q2",
+                system="s2",
+                created_at=now,
+                text="z",
+                metadata={"imported_from": "b.jsonl"},
+            )
+        ],
+    )
+    assert [a.id for a in answers_of_systems(db, ["s2"])] == [2, 4]
+    assert answers_of_systems(db, []) == []
+    assert answer_ids(db) == {("q1", "s1"): 1, ("q1", "s2"): 2, ("q2", "s1"): 3, ("q2", "s2"): 4}
+    assert answer_texts(db)[("q2", "s2")] == (4, "z")
+    pairs = answer_pairs(db)
+    assert [(p["question_id"], p["system_1"], p["system_2"]) for p in pairs] == [
+        ("q1", "s1", "s2"),
+        ("q2", "s1", "s2"),
+    ]
+    assert pairs[1]["text_1"] == "longer text" and pairs[1]["text_2"] == "z"
+    assert imported_answer_counts(db) == {"b.jsonl": 1}  # the replaced answer lost its metadata
