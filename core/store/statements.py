@@ -100,8 +100,11 @@ def run(db: Database, statement: sa.Executable) -> Cursor:
     return cursor
 
 
-def all_rows(db: Database, statement: sa.Executable) -> list[dict[str, Any]]:
-    """A Core query's rows as dicts, JSON columns decoded (:func:`core.store.connection.rows`)."""
+def all_rows(
+    db: Database, statement: sa.Executable, also: Sequence[str] = ()
+) -> list[dict[str, Any]]:
+    """A Core query's rows as dicts, JSON columns decoded (:func:`core.store.connection.rows`;
+    ``also``: more JSON columns, by their labels)."""
     cursor = run(db, statement)
     keys = unique_keys(d[0] for d in cursor.description)
-    return [decode_row(dict(zip(keys, row, strict=True))) for row in cursor.fetchall()]
+    return [decode_row(dict(zip(keys, row, strict=True)), also) for row in cursor.fetchall()]

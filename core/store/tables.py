@@ -123,3 +123,58 @@ answers = sa.Table(
     sa.Column("created_at", sa.Text, nullable=False),
     sa.UniqueConstraint("question_id", "system"),
 )
+
+#: m0680: items put into the team's queue with an overlap, to validate an auto-rater.
+validation_items = sa.Table(
+    "validation_items",
+    metadata,
+    sa.Column("id", Int, primary_key=True),
+    sa.Column("task", sa.Text, nullable=False),
+    sa.Column("item_key", sa.Text, nullable=False),
+    sa.Column("rater", sa.Text, nullable=False),
+    sa.Column("overlap", Int, nullable=False),
+    sa.Column("requested_by", sa.Text, nullable=False),
+    sa.Column("created_at", sa.Text, nullable=False),
+    sa.UniqueConstraint("task", "item_key", "rater"),
+)
+
+#: m0001: questions (generated, imported, exam, xrag), reference answers as JSON text.
+questions = sa.Table(
+    "questions",
+    metadata,
+    sa.Column("id", sa.Text, primary_key=True),
+    sa.Column("document_id", sa.Text),
+    sa.Column("context_document_id", sa.Text),
+    sa.Column("context_kind", sa.Text, nullable=False, server_default="story"),
+    sa.Column("question", sa.Text, nullable=False),
+    sa.Column("answers", sa.Text, nullable=False, server_default="[]"),
+    sa.Column("origin", sa.Text, nullable=False),
+    sa.Column("split", sa.Text, nullable=False, server_default=""),
+    sa.Column("qtype", sa.Text, nullable=False, server_default=""),
+    sa.Column("entity_id", Int),
+    sa.Column("language", sa.Text, nullable=False, server_default="en"),
+    sa.Column("parent_id", sa.Text),
+    sa.Column("status", sa.Text, nullable=False, server_default="pending"),
+    sa.Column("provenance", sa.Text, nullable=False, server_default="{}"),
+    sa.Column("metadata", sa.Text, nullable=False, server_default="{}"),
+    sa.Column("run_id", sa.Text),
+    sa.Column("created_at", sa.Text, nullable=False),
+    sa.Column("updated_at", sa.Text, nullable=False),
+)
+
+#: m0001: answers whose ground-truth and context judgments disagree.
+disputes = sa.Table(
+    "disputes",
+    metadata,
+    sa.Column("id", Int, primary_key=True),
+    sa.Column("question_id", sa.Text, nullable=False),
+    sa.Column("answer_id", Int, nullable=False),
+    sa.Column("system", sa.Text, nullable=False),
+    sa.Column("gt_judgment_id", Int, nullable=False),
+    sa.Column("ctx_judgment_id", Int, nullable=False),
+    sa.Column("gt_verdict", sa.Text, nullable=False),
+    sa.Column("ctx_verdict", sa.Text, nullable=False),
+    sa.Column("run_id", sa.Text),
+    sa.Column("created_at", sa.Text, nullable=False),
+    sa.UniqueConstraint("gt_judgment_id", "ctx_judgment_id"),
+)

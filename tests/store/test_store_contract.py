@@ -28,6 +28,16 @@ from core.store.answers import (
     set_answer_text,
 )
 from core.store.connection import transaction, utcnow
+from core.store.disputes import (
+    NewDispute,
+    add_dispute,
+    all_dispute_ids,
+    dispute_question_ids,
+    dispute_records,
+    get_dispute,
+    question_dispute_answers,
+    question_disputes,
+)
 from core.store.judgment_counts import (
     count_judgments,
     imported_verdict_counts,
@@ -52,6 +62,12 @@ from core.store.llm_cache import (
 from core.store.postgres import translate
 from core.store.schema import execute_script
 from core.store.sign_in_failures import clear_failures, failures_since, record_failure
+from core.store.validation_items import (
+    NewValidationItem,
+    insert_validation_items,
+    validation_overlaps,
+    validation_requests,
+)
 
 #: A planted migration: ``integer``/``real``/``end`` words, ``--`` and ``;`` inside quotes.
 PLANTED = """
@@ -88,7 +104,7 @@ def test_the_postgresql_ddl_translation_leaves_quoted_text_alone():
     assert "'integer'" in out and "'a real end'" in out
 
 
-def _judgment(db, rater, status="ok", raw=""):
+def _judgment(db, rater, status="ok", raw="", evidence=()):
     new = NewJudgment(
         kind=JudgmentKind.ABSOLUTE,
         question_id="q1",
@@ -100,6 +116,7 @@ def _judgment(db, rater, status="ok", raw=""):
         verdict=None if status == "unparsed" else "yes",
         status=JudgmentStatus(status),
         raw=raw,
+        evidence=list(evidence),
         created_at=utcnow(),
     )
     return insert_judgment(db, new)
@@ -250,3 +267,51 @@ def test_answers(seeded):
     ]
     assert pairs[1]["text_1"] == "longer text" and pairs[1]["text_2"] == "z"
     assert imported_answer_counts(db) == {"b.jsonl": 1}  # the replaced answer lost its metadata
+
+
+def test_validation_items(db):
+    def item(key: str, rater: str = "auto:j", overlap: int = 2) -> NewValidationItem:
+        return NewValidationItem(
+            task="review", item_key=key, rater=rater, overlap=overlap, requested_by="lead"
+        )
+
+    assert insert_validation_items(db, [item("q2"), item("q1"), item("q2")]) == 2
+    assert insert_validation_items(db, [item("q2", overlap=5), item("q1", "auto:k", 3)]) == 1
+    assert validation_overlaps(db, "review") == {"q2": 2, "q1": 3}  # in order of first request
+    assert validation_overlaps(db, "other") == {}
+    found = validation_requests(db, "review")
+    # ids ascending (PostgreSQL spends an identity value on a skipped duplicate: not 1, 2, 3)
+    assert [(v.item_key, v.rater) for v in found] == [
+        ("q2", "auto:j"),
+        ("q1", "auto:j"),
+        ("q1", "auto:k"),
+    ]
+    assert [v.id for v in found] == sorted(v.id for v in found)
+    assert validation_requests(db, "review", "auto:k") == found[2:]
+
+
+def test_disputes(seeded):
+    db = seeded
+    gt = _judgment(db, "auto:gt", evidence=[{"quote": "a"}])
+    ctx = _judgment(db, "auto:ctx")
+    new = NewDispute(
+        question_id="q1",
+        answer_id=1,
+        system="s1",
+        gt_judgment_id=gt,
+        ctx_judgment_id=ctx,
+        gt_verdict="yes",
+        ctx_verdict="no",
+    )
+    assert add_dispute(db, new) is True and add_dispute(db, new) is False
+    (stored,) = question_disputes(db, "q1")
+    assert get_dispute(db, stored.id) == stored and get_dispute(db, 99) is None
+    assert stored.gt_judgment_id == gt and question_disputes(db, "q2") == []
+    assert all_dispute_ids(db) == [stored.id]
+    assert dispute_question_ids(db, [stored.id, 99]) == {stored.id: "q1"}
+    assert dispute_question_ids(db, []) == {}
+    assert question_dispute_answers(db, "q1") == [("s1", "answer s1")]
+    (record,) = dispute_records(db)
+    assert record.references == ["ref"] and record.answer == "answer s1"
+    assert record.gt_rater == "auto:gt" and record.gt_evidence == [{"quote": "a"}]
+    assert record.ctx_rater == "auto:ctx" and record.ctx_evidence == []
