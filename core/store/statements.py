@@ -18,6 +18,7 @@ import sqlalchemy as sa
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine.interfaces import Dialect as SaDialect
 from sqlalchemy.ext.compiler import compiles
+from sqlalchemy.util import LRUCache
 
 from core.store.connection import decode_row
 from core.store.engine import Cursor, Database, unique_keys
@@ -60,16 +61,35 @@ def insert(db: Database, table: sa.Table) -> Any:
     return sqlite.insert(table)
 
 
+@functools.cache
+def _compiled_cache(name: str) -> Any:
+    """The dialect's cache of compiled statements: a statement of the same shape is compiled
+    once per process, as SQLAlchemy's own execution does (bounded: shapes made from data, such
+    as an ``in`` list's length, do not grow it for ever)."""
+    return LRUCache(2000)
+
+
 def compiled(db: Database, statement: sa.Executable) -> tuple[str, Any]:
     """``statement`` as SQL text in ``db``'s dialect and its parameters (a list for SQLite's
-    ``?`` marks, a dict for psycopg's named ones); ``in`` lists expanded."""
-    done = statement.compile(  # type: ignore[attr-defined]
-        dialect=sa_dialect(db.dialect.name), compile_kwargs={"render_postcompile": True}
+    ``?`` marks, a dict for psycopg's named ones); ``in`` lists expanded.
+
+    Through SQLAlchemy's statement cache (``_compile_w_cache``: a cache key, the compiled form
+    of that shape, the new statement's values put in), the path its own ``execute`` takes;
+    ``SQLAlchemy`` is pinned, and ``tests/store/test_store_contract.py`` checks this against
+    a plain ``compile`` on both dialects."""
+    name = db.dialect.name
+    found: tuple[Any, ...] = statement._compile_w_cache(
+        sa_dialect(name), compiled_cache=_compiled_cache(name), column_keys=[]
     )
-    params = done.construct_params()
+    done, extracted, collected = found[:3]
+    params = done.construct_params(extracted_parameters=extracted, _collected_params=collected)
+    sql, order = done.string, done.positiontup
+    if done.post_compile_params:  # ``in`` lists: SQLAlchemy's expansion, as in its execution
+        expanded = done._process_parameters_for_postcompile(params)
+        sql, params, order = expanded.statement, expanded.parameters, expanded.positiontup
     if done.positional:
-        return str(done), [params[name] for name in done.positiontup]
-    return str(done), params
+        return sql, [params[n] for n in order]
+    return sql, params
 
 
 def run_many(

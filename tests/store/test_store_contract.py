@@ -8,7 +8,7 @@ import json
 import pytest
 import sqlalchemy as sa
 
-from core.store import tables
+from core.store import statements, tables
 from core.store.answers import (
     Answer,
     AnswerStatus,
@@ -315,3 +315,34 @@ def test_disputes(seeded):
     assert record.references == ["ref"] and record.answer == "answer s1"
     assert record.gt_rater == "auto:gt" and record.gt_evidence == [{"quote": "a"}]
     assert record.ctx_rater == "auto:ctx" and record.ctx_evidence == []
+
+
+class _On:
+    """A stand-in database of one dialect (only ``dialect.name`` is read by ``compiled``)."""
+
+    def __init__(self, name: str) -> None:
+        self.dialect = type("D", (), {"name": name})()
+
+
+def _statements(dialect: str, key: str, keys: list[int]) -> list[sa.Executable]:
+    j, f = tables.judgments, tables.sign_in_failures
+    new = statements.insert(_On(dialect), f)
+    return [
+        sa.select(j.c.id).where(j.c.rater == key, j.c.id.in_(keys), j.c.raw.like('{"file"%')),
+        sa.select(statements.json_text(j.c.raw, key)).where(j.c.supersedes.in_(keys)),
+        sa.update(f).where(f.c.client == key).values(failed_at=len(keys) + 0.5),
+        new.values(client=key, failed_at=1.0).on_conflict_do_nothing(),
+    ]
+
+
+@pytest.mark.parametrize("dialect", ["sqlite", "postgresql"])
+def test_cached_compilation_gives_what_a_fresh_compile_gives(dialect):
+    on = _On(dialect)
+    for key, keys in (("a", [1, 2]), ("b", [3, 4]), ("c%", [5, 6, 7]), ("d", [8, 9])):
+        for statement in _statements(dialect, key, keys):
+            fresh = statement.compile(
+                dialect=statements.sa_dialect(dialect), compile_kwargs={"render_postcompile": True}
+            )
+            params = fresh.construct_params()
+            want = [params[n] for n in fresh.positiontup] if fresh.positional else params
+            assert statements.compiled(on, statement) == (str(fresh), want)
