@@ -178,3 +178,58 @@ disputes = sa.Table(
     sa.Column("created_at", sa.Text, nullable=False),
     sa.UniqueConstraint("gt_judgment_id", "ctx_judgment_id"),
 )
+
+#: m0400 (XRAG): pairs of related articles.
+article_pairs = sa.Table(
+    "article_pairs",
+    metadata,
+    sa.Column("id", Int, primary_key=True),
+    sa.Column("article_a", sa.Text, nullable=False),
+    sa.Column("article_b", sa.Text, nullable=False),
+    sa.Column("shared_entities", sa.Text, nullable=False, server_default="[]"),
+    sa.Column("days_apart", Int, nullable=False),
+    sa.Column("method", sa.Text, nullable=False, server_default="title-entities"),
+    sa.Column("related", sa.Text),
+    sa.Column("status", sa.Text, nullable=False, server_default="active"),
+    sa.Column("provenance", sa.Text, nullable=False, server_default="{}"),
+    sa.Column("created_at", sa.Text, nullable=False),
+    sa.UniqueConstraint("article_a", "article_b"),
+)
+
+#: m0400 (XRAG): an article's summaries and single-step QA notes.
+xrag_article_notes = sa.Table(
+    "xrag_article_notes",
+    metadata,
+    sa.Column("id", Int, primary_key=True),
+    sa.Column("article_id", sa.Text, nullable=False),
+    sa.Column("kind", sa.Text, nullable=False),
+    sa.Column("question", sa.Text, nullable=False, server_default=""),
+    sa.Column("answer", sa.Text, nullable=False, server_default=""),
+    sa.Column("language", sa.Text, nullable=False, server_default="en"),
+    sa.Column("provenance", sa.Text, nullable=False, server_default="{}"),
+    sa.Column("created_at", sa.Text, nullable=False),
+)
+
+#: m0400 (XRAG): the cross-article item of an English question.
+xrag_items = sa.Table(
+    "xrag_items",
+    metadata,
+    sa.Column("question_id", sa.Text, primary_key=True),
+    sa.Column("pair_id", Int, nullable=False),
+    sa.Column("qtype", sa.Text, nullable=False),
+    sa.Column("sub_questions", sa.Text, nullable=False, server_default="[]"),
+    sa.Column("builder", sa.Text, nullable=False),
+    sa.Column("created_at", sa.Text, nullable=False),
+)
+
+#: m0400 (XRAG): distractor articles of a pair, per language, in rank order.
+xrag_distractors = sa.Table(
+    "xrag_distractors",
+    metadata,
+    sa.Column("pair_id", Int, primary_key=True),
+    sa.Column("language", sa.Text, primary_key=True),
+    sa.Column("rank", Int, primary_key=True),
+    sa.Column("document_id", sa.Text, nullable=False),
+    sa.Column("english_id", sa.Text, nullable=False),
+    sa.Column("score", Real, nullable=False),
+)

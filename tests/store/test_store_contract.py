@@ -8,7 +8,7 @@ import json
 import pytest
 import sqlalchemy as sa
 
-from core.store import statements, tables
+from core.store import statements, tables, xrag
 from core.store.answers import (
     Answer,
     AnswerStatus,
@@ -346,3 +346,60 @@ def test_cached_compilation_gives_what_a_fresh_compile_gives(dialect):
             params = fresh.construct_params()
             want = [params[n] for n in fresh.positiontup] if fresh.positional else params
             assert statements.compiled(on, statement) == (str(fresh), want)
+
+
+def test_xrag(seeded):
+    db = seeded
+    now = utcnow()
+    db["documents"].insert(
+        {
+            "id": "d2",
+            "kind": "article",
+            "source": "test",
+            "title": "Other",
+            "text": "y",
+            "n_chars": 1,
+            "n_tokens": 1,
+            "sha256": "",
+            "created_at": now,
+            "updated_at": now,
+        }
+    )
+    pair = {"article_a": "d1", "article_b": "d2", "shared_entities": ["Paris"], "days_apart": 3}
+    assert xrag.add_pair(db, pair, now) is True and xrag.add_pair(db, pair, now) is False
+    (stored,) = xrag.article_pairs(db)
+    assert stored["shared_entities"] == ["Paris"] and stored["related"] is None
+    assert xrag.confirmed_pairs(db, "title-entities") == set()
+    verdict = {**pair, "method": "m", "related": "no", "status": "rejected", "provenance": {"a": 1}}
+    xrag.set_pair_verdict(db, verdict)
+    assert xrag.article_pairs(db) == [] and xrag.confirmed_pairs(db, "m") == {("d1", "d2")}
+    assert xrag.article_pairs(db, None)[0]["provenance"] == {"a": 1}
+    note = {"article_id": "d2", "kind": "qa", "question": "q", "answer": "a", "created_at": now}
+    xrag.add_article_note(db, {**note, "provenance": {"builder": "llm"}})
+    xrag.add_article_note(db, {**note, "language": "de", "provenance": "{}"})
+    assert [n["language"] for n in xrag.article_notes(db, "d2", "qa")] == ["en"]
+    assert [n["language"] for n in xrag.translated_qa_notes(db, "d2")] == ["de"]
+    assert [s["provenance"] for s in xrag.qa_note_sources(db)] == [{"builder": "llm"}, {}]
+    pair_id = stored["id"]
+    item = {"question_id": "q2", "pair_id": pair_id, "qtype": "set", "builder": "llm"}
+    xrag.add_xrag_item(db, {**item, "sub_questions": [{"question": "x"}], "created_at": now})
+    assert xrag.xrag_item_count(db, pair_id, "set") == 1
+    assert xrag.xrag_item_count(db, pair_id, "multihop") == 0
+    assert xrag.xrag_item_exists(db, pair_id, builder="llm")
+    assert not xrag.xrag_item_exists(db, pair_id, builder="llm", qtype="multihop")
+    (question,) = xrag.english_xrag_questions(db, ["accepted", "edited"])
+    assert question["id"] == "q2" and question["pair_id"] == pair_id
+    assert question["answers"] == ["ref"] and xrag.english_xrag_questions(db, []) == []
+    assert not xrag.has_distractors(db, pair_id)
+    xrag.add_distractors(
+        db,
+        [
+            {"pair_id": pair_id, "language": "en", "rank": r, "document_id": "d1",
+             "english_id": "d1", "score": 1.0 / r}
+            for r in (2, 1, 3)
+        ],
+    )  # fmt: skip
+    assert [d["rank"] for d in xrag.pair_distractors(db, pair_id)] == [1, 2, 3]
+    assert xrag.pair_distractors(db, pair_id, "de") == [] and xrag.has_distractors(db, pair_id)
+    xrag.delete_distractors(db, pair_id)
+    assert not xrag.has_distractors(db, pair_id)
