@@ -4,7 +4,8 @@ once per engine, and a SQLite connection still leaves the register of open files
 from __future__ import annotations
 
 import core.store.database as database
-from core.store.database import open_db
+from core.store.database import open_db, postgres_url
+from core.store.pool import dispose
 from core.store.open_files import connections_open_to
 
 
@@ -41,3 +42,36 @@ def test_a_replaced_sqlite_file_is_migrated_again(tmp_path):
         assert "judgments" in db.table_names()
     finally:
         db.close()
+
+
+def test_a_connection_given_back_keeps_nothing_of_its_borrower(db_path):
+    """An open transaction is rolled back and temp tables go (PostgreSQL: the session is kept
+    for the next borrower; SQLite: the connection is closed)."""
+    db = open_db(db_path)
+    db.execute("create temp table scratch (x integer)")
+    db.execute("BEGIN")
+    db.execute("insert into sign_in_failures (client, failed_at) values ('c', 1.0)")
+    db.close()
+    again = open_db(db_path)
+    try:
+        assert again.execute("select count(*) from sign_in_failures").fetchone()[0] == 0
+        again.execute("create temp table scratch (x integer)")  # the borrower's one is gone
+    finally:
+        again.close()
+
+
+def test_dispose_closes_the_idle_sessions_of_a_database(db_path):
+    if not isinstance(db_path, str):
+        return  # SQLite's engines keep no connection open
+    url = postgres_url(db_path)
+    open_db(db_path).close()
+    name = url.rsplit("/", 1)[1]
+    dispose(name)
+    probe = open_db(db_path)
+    try:
+        sessions = probe.execute(
+            "select count(*) from pg_stat_activity where datname = current_database()"
+        ).fetchone()[0]
+        assert sessions == 1  # only the probe's own (a new one after dispose)
+    finally:
+        probe.close()
