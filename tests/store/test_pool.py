@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import core.store.database as database
 from core.store.database import open_db, postgres_url
-from core.store.pool import dispose
 from core.store.open_files import connections_open_to
+from core.store.pool import dispose
 
 
 def _session(db) -> object:
