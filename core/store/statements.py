@@ -34,8 +34,9 @@ def sa_dialect(name: str) -> SaDialect:
 
 
 class json_text(sa.sql.functions.GenericFunction[str]):  # noqa: N801 (an SQL function)
-    """``json_text(column, key)``: the top-level ``key`` of a JSON text column, as text
-    (SQLite: ``json_extract(column, '$.key')``; PostgreSQL: ``column::jsonb ->> 'key'``)."""
+    """``json_text(column, path)``: the value at ``path`` (keys joined by dots: ``a.b``) of a
+    JSON text column (SQLite: ``json_extract(column, '$.' || path)``, typed; PostgreSQL:
+    ``column::jsonb #>> string_to_array(path, '.')``, text: cast to compare)."""
 
     type = sa.Text()
     inherit_cache = True
@@ -50,7 +51,8 @@ def _json_text_sqlite(element: json_text, compiler: Any, **kw: Any) -> str:
 @compiles(json_text, "postgresql")
 def _json_text_postgresql(element: json_text, compiler: Any, **kw: Any) -> str:
     column, key = element.clauses
-    return f"(({compiler.process(column, **kw)})::jsonb ->> {compiler.process(key, **kw)})"
+    path = f"string_to_array({compiler.process(key, **kw)}, '.')"
+    return f"(({compiler.process(column, **kw)})::jsonb #>> {path})"
 
 
 def insert(db: Database, table: sa.Table) -> Any:

@@ -233,3 +233,90 @@ xrag_distractors = sa.Table(
     sa.Column("english_id", sa.Text, nullable=False),
     sa.Column("score", Real, nullable=False),
 )
+
+#: m0001: books, stories, summaries, articles.
+documents = sa.Table(
+    "documents",
+    metadata,
+    sa.Column("id", sa.Text, primary_key=True),
+    sa.Column("title", sa.Text, nullable=False, server_default=""),
+    sa.Column("author", sa.Text, nullable=False, server_default=""),
+    sa.Column("kind", sa.Text, nullable=False),
+    sa.Column("source", sa.Text, nullable=False),
+    sa.Column("language", sa.Text, nullable=False, server_default="en"),
+    sa.Column("parent_id", sa.Text),
+    sa.Column("text", sa.Text, nullable=False),
+    sa.Column("n_chars", Int, nullable=False),
+    sa.Column("n_tokens", Int, nullable=False),
+    sa.Column("sha256", sa.Text, nullable=False),
+    sa.Column("metadata", sa.Text, nullable=False, server_default="{}"),
+    sa.Column("created_at", sa.Text, nullable=False),
+    sa.Column("updated_at", sa.Text, nullable=False),
+)
+
+#: m0001: a document's passages in book order (``end``: a reserved word, quoted by Core).
+passages = sa.Table(
+    "passages",
+    metadata,
+    sa.Column("id", Int, primary_key=True),
+    sa.Column("document_id", sa.Text, nullable=False),
+    sa.Column("idx", Int, nullable=False),
+    sa.Column("start", Int, nullable=False),
+    sa.Column("end", Int, nullable=False),
+    sa.Column("text", sa.Text, nullable=False),
+    sa.Column("n_tokens", Int, nullable=False),
+    sa.UniqueConstraint("document_id", "idx"),
+)
+
+#: m0001: a document's entities per extraction method, ranked.
+entities = sa.Table(
+    "entities",
+    metadata,
+    sa.Column("id", Int, primary_key=True),
+    sa.Column("document_id", sa.Text, nullable=False),
+    sa.Column("name", sa.Text, nullable=False),
+    sa.Column("aliases", sa.Text, nullable=False, server_default="[]"),
+    sa.Column("label", sa.Text, nullable=False, server_default=""),
+    sa.Column("n_mentions", Int, nullable=False),
+    sa.Column("rank", Int, nullable=False),
+    sa.Column("method", sa.Text, nullable=False),
+    sa.Column("run_id", sa.Text),
+    sa.UniqueConstraint("document_id", "name", "method"),
+)
+
+#: m0001: an entity's mentions (character spans of the document).
+mentions = sa.Table(
+    "mentions",
+    metadata,
+    sa.Column("id", Int, primary_key=True),
+    sa.Column("entity_id", Int, nullable=False),
+    sa.Column("document_id", sa.Text, nullable=False),
+    sa.Column("start", Int, nullable=False),
+    sa.Column("end", Int, nullable=False),
+    sa.Column("surface", sa.Text, nullable=False),
+    sa.Column("passage_idx", Int),
+)
+
+#: m0690: people's edits of a document's entities (append-only; ``undoes`` names an undone one).
+entity_edits = sa.Table(
+    "entity_edits",
+    metadata,
+    sa.Column("id", Int, primary_key=True),
+    sa.Column("document_id", sa.Text, nullable=False),
+    sa.Column("action", sa.Text, nullable=False),
+    sa.Column("payload", sa.Text, nullable=False, server_default="{}"),
+    sa.Column("made_by", sa.Text, nullable=False),
+    sa.Column("created_at", sa.Text, nullable=False),
+    sa.Column("undoes", Int),
+)
+
+#: m0690: an extraction run's output, kept before its first edit.
+entity_bases = sa.Table(
+    "entity_bases",
+    metadata,
+    sa.Column("document_id", sa.Text, primary_key=True),
+    sa.Column("method", sa.Text, primary_key=True),
+    sa.Column("run_id", sa.Text, primary_key=True),
+    sa.Column("entities", sa.Text, nullable=False),
+    sa.Column("created_at", sa.Text, nullable=False),
+)

@@ -8,7 +8,7 @@ import json
 import pytest
 import sqlalchemy as sa
 
-from core.store import statements, tables, xrag
+from core.store import entity_edits, statements, tables, xrag
 from core.store.answers import (
     Answer,
     AnswerStatus,
@@ -403,3 +403,61 @@ def test_xrag(seeded):
     assert xrag.pair_distractors(db, pair_id, "de") == [] and xrag.has_distractors(db, pair_id)
     xrag.delete_distractors(db, pair_id)
     assert not xrag.has_distractors(db, pair_id)
+
+
+def test_entity_edits(seeded):
+    db = seeded  # document d1 (no passages yet), questions q1, q2
+    db["passages"].insert_all(
+        [
+            {"document_id": "d1", "idx": i, "start": 10 * i, "end": 10 * i + 9, "text": "p",
+             "n_tokens": 1}
+            for i in (1, 0)
+        ]
+    )  # fmt: skip
+    assert entity_edits.passage_starts(db, "d1") == [0, 10]
+    first = entity_edits.insert_edit(db, "d1", "rename", {"from": "A", "to": "B"}, "ann")
+    undo = entity_edits.insert_edit(db, "d1", "undo", {}, "ann", undoes=first)
+    edits = entity_edits.document_edits(db, "d1")
+    assert [(e["id"], e["undone_by"]) for e in edits] == [(first, undo), (undo, None)]
+    assert edits[0]["payload"] == {"from": "A", "to": "B"}
+    assert entity_edits.get_base(db, "d1", "m", "r1") is None
+    entity_edits.put_base(db, "d1", "m", "r1", [{"name": "Ann"}])
+    entity_edits.put_base(db, "d1", "m", "r1", [{"name": "other"}])  # written once
+    assert entity_edits.get_base(db, "d1", "m", "r1") == [{"name": "Ann"}]
+    ann = {"name": "Ann", "aliases": ["A."], "label": "PERSON", "mentions": [(12, 15, "Ann", 1),
+           (2, 5, "A.", 0)]}  # fmt: skip
+    bob = {"name": "Bob", "aliases": [], "label": "PERSON", "mentions": [(20, 23, "Bob", 2)]}
+    with transaction(db):
+        entity_edits.replace_entities(db, "d1", "m", None, [ann, bob], referenced=set())
+    ids = entity_edits.entity_ids_by_name(db, "d1", "m")
+    stored = entity_edits.stored_entities(db, "d1", "m")
+    assert [(e["name"], e["rank"], e["aliases"]) for e in stored] == [
+        ("Ann", 1, ["A."]),
+        ("Bob", 2, []),
+    ]
+    assert stored[0]["mentions"] == [[2, 5, "A."], [12, 15, "Ann"]]
+    assert "mentions" not in entity_edits.stored_entities(db, "d1", "m", chains=False)[0]
+    spans = entity_edits.mention_rows(db, ids["Ann"])
+    assert [(r["start"], r["end"], r["passage_idx"]) for r in spans] == [(2, 5, 0), (12, 15, 1)]
+    assert entity_edits.mention_spans(db, ids["Ann"], [spans[1]["id"], 999]) == {
+        spans[1]["id"]: (12, 15)
+    }
+    assert entity_edits.mention_spans(db, ids["Ann"], []) == {}
+    assert entity_edits.documents_with_entities(db) == [("d1", "Book")]
+    db.execute("update questions set entity_id = ? where id = 'q1'", [ids["Bob"]])
+    meta = json.dumps({"entity_ids": [ids["Ann"]], "needs_review": {"edit": first}})
+    db.execute("update questions set metadata = ? where id = 'q2'", [meta])
+    assert entity_edits.entity_question_counts(db, "d1") == {ids["Bob"]: 1}
+    about = entity_edits.questions_about(db, [ids["Ann"], ids["Bob"]])
+    assert [q["id"] for q in about] == ["q1", "q2"] and entity_edits.questions_about(db, []) == []
+    assert [q["id"] for q in entity_edits.questions_about(db, [ids["Ann"]])] == ["q2"]
+    flagged = entity_edits.flagged_questions(db, first, "accepted")
+    assert [q["id"] for q in flagged] == ["q2"] and flagged[0]["metadata"]["entity_ids"]
+    assert entity_edits.flagged_questions(db, undo, "accepted") == []
+    with transaction(db):  # Bob kept (a question points at it), Ann renamed onto its row
+        entity_edits.replace_entities(
+            db, "d1", "m", None, [{**ann, "name": "Anne", "keep": "Ann"}], referenced={ids["Bob"]}
+        )
+    assert entity_edits.entity_ids_by_name(db, "d1", "m") == {"Anne": ids["Ann"], "Bob": ids["Bob"]}
+    assert [e["name"] for e in entity_edits.stored_entities(db, "d1", "m")] == ["Anne"]
+    assert entity_edits.mention_rows(db, ids["Bob"]) == []
