@@ -320,3 +320,31 @@ entity_bases = sa.Table(
     sa.Column("entities", sa.Text, nullable=False),
     sa.Column("created_at", sa.Text, nullable=False),
 )
+
+#: m0200: failed question-generation calls with the raw reply.
+generation_failures = sa.Table(
+    "generation_failures",
+    metadata,
+    sa.Column("id", Int, primary_key=True),
+    sa.Column("run_id", sa.Text),
+    sa.Column("document_id", sa.Text),
+    sa.Column("entity_id", Int),
+    sa.Column("model", sa.Text, nullable=False),
+    sa.Column("prompt_hash", sa.Text, nullable=False, server_default=""),
+    sa.Column("kind", sa.Text, nullable=False),
+    sa.Column("error", sa.Text, nullable=False, server_default=""),
+    sa.Column("raw", sa.Text, nullable=False, server_default=""),
+    sa.Column("created_at", sa.Text, nullable=False),
+)
+
+#: m0683: sign-in sessions (the cookie's id stored as its hash).
+sessions = sa.Table(
+    "sessions",
+    metadata,
+    sa.Column("id", Int, primary_key=True),
+    sa.Column("id_hash", sa.Text, nullable=False, unique=True),
+    sa.Column("name", sa.Text, nullable=False),
+    sa.Column("token_id", sa.Text, nullable=False),
+    sa.Column("created_at", sa.Text, nullable=False),
+    sa.Column("revoked_at", sa.Text),
+)

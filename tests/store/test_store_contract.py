@@ -8,7 +8,9 @@ import json
 import pytest
 import sqlalchemy as sa
 
-from core.store import entity_edits, statements, tables, xrag
+from core.errors import AccessError
+from core.store import entity_edits, sessions, statements, tables, xrag
+from core.store.accounts import create_account, get_account
 from core.store.answers import (
     Answer,
     AnswerStatus,
@@ -38,6 +40,7 @@ from core.store.disputes import (
     question_dispute_answers,
     question_disputes,
 )
+from core.store.generation_failures import GenerationFailure, record_generation_failure
 from core.store.judgment_counts import (
     count_judgments,
     imported_verdict_counts,
@@ -461,3 +464,35 @@ def test_entity_edits(seeded):
     assert entity_edits.entity_ids_by_name(db, "d1", "m") == {"Anne": ids["Ann"], "Bob": ids["Bob"]}
     assert [e["name"] for e in entity_edits.stored_entities(db, "d1", "m")] == ["Anne"]
     assert entity_edits.mention_rows(db, ids["Bob"]) == []
+
+
+def test_sessions(db):
+    create_account(db, "ann")
+    account = get_account(db, "ann")
+    plain = sessions.create_session(db, "ann", account.token_id)
+    key = sessions.session_hash(plain)
+    stored = sessions.get_session(db, key)
+    assert stored.name == "ann" and stored.revoked_at is None and stored.id_hash != plain
+    assert sessions.get_session(db, "unknown") is None
+    assert sessions.session_account(db, key).name == "ann"
+    assert sessions.end_session(db, key) is True and sessions.end_session(db, key) is False
+    assert sessions.get_session(db, key).revoked_at is not None
+    with pytest.raises(AccessError):
+        sessions.session_account(db, key)
+
+
+def test_generation_failures(db):
+    failure = GenerationFailure(
+        run_id=None,
+        document_id=None,
+        entity_id=None,
+        model="m:x",
+        prompt_hash="h",
+        kind="unparsed",
+        error="e" * 1500,
+        raw="{",
+        created_at=utcnow(),
+    )
+    record_generation_failure(db, failure)
+    (row,) = db.query("select model, kind, error, raw from generation_failures")
+    assert row == {"model": "m:x", "kind": "unparsed", "error": "e" * 1000, "raw": "{"}
