@@ -39,6 +39,7 @@ import pytest
 from db_content import database_digest
 
 from core.store.database import open_db
+from core.store.pool import dispose
 from scripts.throwaway_pg import PgUnavailable, throwaway_server
 
 
@@ -77,6 +78,8 @@ def _database(server: str, template: Path | str | None = None) -> Iterator[str]:
 
     name = f"t_{uuid.uuid4().hex[:12]}"
     copy = "" if template is None else f" template {_name(template)}"
+    if template is not None:  # this process's idle pooled connections to it block the copy
+        dispose(_name(template))
     with psycopg.connect(server, autocommit=True) as admin:
         admin.execute(f"create database {name}{copy}")
     try:
@@ -88,6 +91,7 @@ def _database(server: str, template: Path | str | None = None) -> Iterator[str]:
 def _drop(server: str, name: str) -> None:
     import psycopg
 
+    dispose(name)
     with psycopg.connect(server, autocommit=True) as admin:
         admin.execute(f"drop database if exists {name} with (force)")
 

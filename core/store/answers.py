@@ -1,5 +1,6 @@
 """Table ``answers``: the only module with SQL on it (one row per question and system), and its
-record :class:`Answer` (``metadata`` decoded)."""
+record :class:`Answer` (``metadata`` decoded). SQLAlchemy Core over :mod:`core.store.tables`
+(issue 33): nothing here is translated for PostgreSQL."""
 
 from __future__ import annotations
 
@@ -8,11 +9,18 @@ from dataclasses import asdict, dataclass, field
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any, Self
 
-from core.store.connection import dumps, placeholders, rows
+import sqlalchemy as sa
+
+from core.store.connection import dumps, transaction
+from core.store.statements import all_rows, json_text, run, run_many
 from core.store.stored_enums import stored_enum
+from core.store.tables import answers
 
 if TYPE_CHECKING:
     from core.store.engine import Database
+
+#: Answers per insert statement (:func:`insert_answers`).
+_CHUNK = 500
 
 
 class AnswerStatus(StrEnum):
@@ -63,127 +71,133 @@ class Answer:
         return out
 
 
-def _read(db: Database, sql: str, params: Sequence[Any] = ()) -> list[Answer]:
-    return [Answer.from_row(r) for r in rows(db, sql, params)]
+def _read(db: Database, query: sa.Select[Any]) -> list[Answer]:
+    return [Answer.from_row(r) for r in all_rows(db, query)]
+
+
+_ALL = sa.select(answers)
 
 
 def get_answer(db: Database, answer_id: int) -> Answer | None:
     """One answer by id (or None)."""
-    found = _read(db, "select * from answers where id = ?", [answer_id])
+    found = _read(db, _ALL.where(answers.c.id == answer_id))
     return found[0] if found else None
 
 
 def question_answers(db: Database, question_id: str) -> list[Answer]:
     """Every system's answer to a question, by system."""
-    return _read(db, "select * from answers where question_id = ? order by system", [question_id])
+    return _read(db, _ALL.where(answers.c.question_id == question_id).order_by(answers.c.system))
 
 
 def answered(db: Database, systems: Sequence[str]) -> set[tuple[str, str]]:
     """(question id, system) of the answers of ``systems`` stored without error."""
     if not systems:
         return set()
-    marks = placeholders(systems)
-    return {
-        (r[0], r[1])
-        for r in db.execute(
-            "select question_id, system from answers where status != 'error' and "
-            f"system in ({marks})",
-            list(systems),
-        )
-    }
+    query = sa.select(answers.c.question_id, answers.c.system).where(
+        answers.c.status != "error", answers.c.system.in_(list(systems))
+    )
+    return {(r[0], r[1]) for r in run(db, query).fetchall()}
 
 
 def save_answer(db: Database, answer: Answer) -> int:
     """Store a system's answer to a question: insert it, or replace the stored row of the same
     (question, system). Returns the answer id."""
     row = answer.to_row()
-    old = db.execute(
-        "select id from answers where question_id = ? and system = ?",
-        [answer.question_id, answer.system],
+    old = run(
+        db,
+        sa.select(answers.c.id).where(
+            answers.c.question_id == answer.question_id, answers.c.system == answer.system
+        ),
     ).fetchone()
     if old is None:
-        return int(db.table("answers").insert(row).last_pk or 0)
-    db.table("answers").update(old[0], row)
+        new = run(db, sa.insert(answers).values(**row).returning(answers.c.id)).fetchone()
+        return int(new[0] if new else 0)
+    run(db, sa.update(answers).where(answers.c.id == old[0]).values(**row))
     return int(old[0])
 
 
 def max_answer_id(db: Database) -> int:
     """The largest answer id (0 when empty)."""
-    return int(db.execute("select coalesce(max(id), 0) from answers").fetchone()[0])
+    return int(run(db, sa.select(sa.func.coalesce(sa.func.max(answers.c.id), 0))).fetchone()[0])
 
 
 def answers_version(db: Database) -> tuple[Any, ...]:
     """A cheap fingerprint of the answers table (changes when an answer is added or rewritten)."""
-    return tuple(
-        db.execute(
-            "select coalesce(max(id), 0), count(*), coalesce(sum(length(text)), 0), "
-            "count(case when status = 'ok' then 1 end) from answers"
-        ).fetchone()
+    query = sa.select(
+        sa.func.coalesce(sa.func.max(answers.c.id), 0),
+        sa.func.count(),
+        sa.func.coalesce(sa.func.sum(sa.func.length(answers.c.text)), 0),
+        sa.func.count(sa.case((answers.c.status == "ok", 1))),
     )
+    return tuple(run(db, query).fetchone())
 
 
 def answer_pairs(db: Database) -> list[dict[str, Any]]:
     """Every pair of systems with an ok answer to the same question: ``question_id``,
     ``system_1`` < ``system_2`` and their ``text_1`` / ``text_2``, by question and systems."""
-    return rows(
-        db,
-        "select a.question_id, a.system as system_1, a.text as text_1, b.system as system_2, "
-        "b.text as text_2 from answers a join answers b on a.question_id = b.question_id and "
-        "a.system < b.system where a.status = 'ok' and b.status = 'ok' "
-        "order by a.question_id, a.system, b.system",
+    a, b = answers.alias("a"), answers.alias("b")
+    query = (
+        sa.select(
+            a.c.question_id,
+            a.c.system.label("system_1"),
+            a.c.text.label("text_1"),
+            b.c.system.label("system_2"),
+            b.c.text.label("text_2"),
+        )
+        .join_from(a, b, sa.and_(a.c.question_id == b.c.question_id, a.c.system < b.c.system))
+        .where(a.c.status == "ok", b.c.status == "ok")
+        .order_by(a.c.question_id, a.c.system, b.c.system)
     )
+    return all_rows(db, query)
 
 
 def question_answer_count(db: Database, question_id: str) -> int:
     """How many answers a question has (any status)."""
-    return int(
-        db.execute("select count(*) from answers where question_id = ?", [question_id]).fetchone()[
-            0
-        ]
-    )
+    query = sa.select(sa.func.count()).where(answers.c.question_id == question_id)
+    return int(run(db, query).fetchone()[0])
 
 
 def answers_of_systems(db: Database, systems: Sequence[str]) -> list[Answer]:
     """Every answer of ``systems``, by id."""
     if not systems:
         return []
-    marks = placeholders(systems)
-    return _read(db, f"select * from answers where system in ({marks}) order by id", list(systems))
+    return _read(db, _ALL.where(answers.c.system.in_(list(systems))).order_by(answers.c.id))
 
 
 def answer_ids(db: Database) -> dict[tuple[str, str], int]:
     """(question id, system) -> answer id, of every stored answer."""
-    return {
-        (r[0], r[1]): int(r[2]) for r in db.execute("select question_id, system, id from answers")
-    }
+    query = sa.select(answers.c.question_id, answers.c.system, answers.c.id)
+    return {(r[0], r[1]): int(r[2]) for r in run(db, query).fetchall()}
 
 
 def answer_texts(db: Database) -> dict[tuple[str, str], tuple[int, str]]:
     """(question id, system) -> (answer id, text), of every stored answer."""
-    return {
-        (r[0], r[1]): (int(r[2]), r[3])
-        for r in db.execute("select question_id, system, id, text from answers")
-    }
+    query = sa.select(answers.c.question_id, answers.c.system, answers.c.id, answers.c.text)
+    return {(r[0], r[1]): (int(r[2]), r[3]) for r in run(db, query).fetchall()}
 
 
 def set_answer_text(db: Database, answer_id: int, text: str) -> None:
     """Replace the text of answer ``answer_id`` and mark it ``ok``."""
-    db.execute("update answers set text = ?, status = 'ok' where id = ?", [text, answer_id])
+    run(db, sa.update(answers).where(answers.c.id == answer_id).values(text=text, status="ok"))
 
 
 def insert_answers(db: Database, new: Sequence[Answer]) -> None:
-    """Insert answers (one batch statement per chunk)."""
-    if new:
-        db.table("answers").insert_all([a.to_row() for a in new])
+    """Insert answers (one ``executemany`` per chunk of :data:`_CHUNK`, each chunk atomic; the
+    answers with an id apart from those without)."""
+    for i in range(0, len(new), _CHUNK):
+        chunk = [a.to_row() for a in new[i : i + _CHUNK]]
+        with transaction(db):
+            for keyed in (True, False):
+                batch = [r for r in chunk if ("id" in r) is keyed]
+                run_many(db, sa.insert(answers), batch)
 
 
 def imported_answer_counts(db: Database) -> dict[str, int]:
     """Per source file named in ``metadata.imported_from``: the answers imported from it."""
-    return {
-        r[0]: int(r[1])
-        for r in db.execute(
-            "select json_extract(metadata, '$.imported_from'), count(*) from answers "
-            "where json_valid(metadata) and json_extract(metadata, '$.imported_from') is not null "
-            "group by 1"
-        )
-    }
+    source = json_text(answers.c.metadata, "imported_from")
+    query = (
+        sa.select(source, sa.func.count())
+        .where(sa.func.json_valid(answers.c.metadata), source.is_not(None))
+        .group_by(source)
+    )
+    return {r[0]: int(r[1]) for r in run(db, query).fetchall()}

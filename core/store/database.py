@@ -23,12 +23,14 @@ from pathlib import Path
 from typing import Any
 
 import core.store.migrations as migrations_pkg
-from core.store.connection import connect, default_db_path, transaction, use_wal, utcnow
+from core.store.connection import default_db_path, transaction, use_wal, utcnow
 from core.store.dbfile import check_db_file, explain_sqlite_error, is_file_error
 from core.store.engine import Database
 from core.store.foreign_db import refuse_foreign
 from core.store.passage_stage import drop_dead_stages
-from core.store.postgres import POSTGRES, connect_postgres, without_password
+from core.store.pg_connection import without_password
+from core.store.pool import Pooled, borrow_postgres, borrow_sqlite, engine_for
+from core.store.postgres import POSTGRES
 from core.store.runs import mark_dead_runs
 
 _migrate_lock = threading.Lock()
@@ -74,17 +76,19 @@ def open_db(
     check_db_file(path, create=make)
     if make and str(path) != ":memory:":
         Path(path).parent.mkdir(parents=True, exist_ok=True)
+    memory = str(path) == ":memory:"
+    pooled = engine_for(path, postgres=False, read_only=read_only)
     conn = None
     try:
-        conn = connect(path, read_only=read_only, wal=False)
+        conn = borrow_sqlite(pooled)
         db = Database(conn)
-        refuse_foreign(db, str(path), create=make)  # before the first write (WAL)
-        if not read_only and str(path) != ":memory:":
+        known = not memory and _up_to_date(db, pooled)
+        if not known:
+            refuse_foreign(db, str(path), create=make)  # before the first write (WAL)
+        if not read_only and not memory:
             use_wal(conn)
         if migrate:
-            migrate_db(db)
-            mark_dead_runs(db)  # a run whose process died shows as interrupted, not running
-            drop_dead_stages(db)  # and the passages its import staged are removed
+            _migrate_once(db, pooled, known)
     except BaseException as exc:
         if conn is not None:
             conn.close()
@@ -106,21 +110,44 @@ def postgres_url(path: str | Path) -> str | None:
 
 
 def _open_postgres(url: str, *, migrate: bool) -> Database:
-    """Connect to PostgreSQL (:func:`core.store.postgres.connect_postgres`; the database must
+    """Borrow a connection from the URL's pool (:mod:`core.store.pool`; the database must
     exist), refuse someone else's tables (:func:`core.store.foreign_db.refuse_foreign`) and
-    migrate."""
-    conn = connect_postgres(url)
-    db = Database(conn, POSTGRES)
+    migrate, the first time in this process only."""
+    pooled = engine_for(url, postgres=True)
+    db = Database(borrow_postgres(pooled), POSTGRES)
     try:
-        refuse_foreign(db, without_password(url), create=True)  # before migrating
+        known = _up_to_date(db, pooled)
+        if not known:
+            refuse_foreign(db, without_password(url), create=True)  # before migrating
         if migrate:
-            migrate_db(db)
-            mark_dead_runs(db)
-            drop_dead_stages(db)
+            _migrate_once(db, pooled, known)
     except BaseException:
-        conn.close()
+        db.conn.close()
         raise
     return db
+
+
+def _up_to_date(db: Database, pooled: Pooled) -> bool:
+    """Whether this process migrated (or found migrated) this database already: its engine
+    knows the applied migrations and ``schema_migrations`` still holds as many (one count; a
+    file replaced by another one at the same path is checked again)."""
+    if pooled.migrated is None:
+        return False
+    try:  # autocommit: a failed query leaves no transaction behind on either database
+        found = db.execute("select count(*) from schema_migrations").fetchone()[0]
+    except Exception:
+        return False
+    return int(found) == len(pooled.migrated)
+
+
+def _migrate_once(db: Database, pooled: Pooled, known: bool) -> None:
+    """Apply pending migrations unless this process knows there are none; then the
+    bookkeeping every open does (runs whose process died, their staged passages)."""
+    if not known:
+        migrate_db(db)
+        pooled.migrated = frozenset(applied_migrations(db))
+    mark_dead_runs(db)  # a run whose process died shows as interrupted, not running
+    drop_dead_stages(db)  # and the passages its import staged are removed
 
 
 @contextlib.contextmanager

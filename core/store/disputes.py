@@ -3,7 +3,8 @@
 
 A dispute is an answer on which the ground-truth rater (reference answers) and the context rater
 (the story) gave different verdicts; it points at both judgments. A dispute is a :class:`Dispute`; :func:`dispute_records` adds
-what an auditor reads (:class:`DisputeRecord`).
+what an auditor reads (:class:`DisputeRecord`). SQLAlchemy Core over :mod:`core.store.tables`
+(issue 33): nothing here is translated for PostgreSQL.
 """
 
 from __future__ import annotations
@@ -12,7 +13,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Self
 
-from core.store.connection import decode_row, placeholders, rows, utcnow
+import sqlalchemy as sa
+
+from core.store.connection import utcnow
+from core.store.statements import all_rows, insert, run
+from core.store.tables import answers, disputes, judgments, questions
 
 if TYPE_CHECKING:
     from core.store.engine import Database
@@ -95,67 +100,77 @@ _LISTS = ("references", "gt_evidence", "ctx_evidence")
 
 def add_dispute(db: Database, new: NewDispute) -> bool:
     """Store a dispute unless one for the same two judgments exists; True when added."""
-    cur = db.execute(
-        f"insert or ignore into disputes ({', '.join(_COLUMNS)}) "
-        f"values ({', '.join('?' * len(_COLUMNS))})",
-        [getattr(new, c) for c in _COLUMNS],
-    )
-    return cur.rowcount > 0
+    row = {c: getattr(new, c) for c in _COLUMNS}
+    return run(db, insert(db, disputes).values(**row).on_conflict_do_nothing()).rowcount > 0
 
 
 def get_dispute(db: Database, dispute_id: int) -> Dispute | None:
     """One dispute by id (or None)."""
-    found = rows(db, "select * from disputes where id = ?", [dispute_id])
+    found = all_rows(db, sa.select(disputes).where(disputes.c.id == dispute_id))
     return Dispute.from_row(found[0]) if found else None
 
 
 def question_disputes(db: Database, question_id: str) -> list[Dispute]:
     """The disputes of one question, by id."""
-    found = rows(db, "select * from disputes where question_id = ? order by id", [question_id])
-    return [Dispute.from_row(r) for r in found]
+    query = sa.select(disputes).where(disputes.c.question_id == question_id)
+    return [Dispute.from_row(r) for r in all_rows(db, query.order_by(disputes.c.id))]
 
 
 def dispute_records(db: Database) -> list[DisputeRecord]:
     """Every dispute with its question, references, answer text and both raters' names,
     rationales and evidence (``references``, ``gt_evidence``, ``ctx_evidence`` decoded), by id."""
-    found = db.query(
-        """
-        select d.id, d.question_id, d.answer_id, d.system, d.gt_verdict, d.ctx_verdict,
-               d.run_id, d.created_at, q.question, q.answers as "references",
-               q.document_id, a.text as answer, g.rater as gt_rater, g.evidence as gt_evidence,
-               g.rationale as gt_rationale, c.rater as ctx_rater, c.evidence as ctx_evidence,
-               c.rationale as ctx_rationale, c.context_kind as ctx_context
-        from disputes d join questions q on q.id = d.question_id
-        join answers a on a.id = d.answer_id
-        join judgments g on g.id = d.gt_judgment_id join judgments c on c.id = d.ctx_judgment_id
-        order by d.id"""
+    d, q, a = disputes, questions, answers
+    g, c = judgments.alias("g"), judgments.alias("c")
+    query = (
+        sa.select(
+            d.c.id,
+            d.c.question_id,
+            d.c.answer_id,
+            d.c.system,
+            d.c.gt_verdict,
+            d.c.ctx_verdict,
+            d.c.run_id,
+            d.c.created_at,
+            q.c.question,
+            q.c.answers.label("references"),
+            q.c.document_id,
+            a.c.text.label("answer"),
+            g.c.rater.label("gt_rater"),
+            g.c.evidence.label("gt_evidence"),
+            g.c.rationale.label("gt_rationale"),
+            c.c.rater.label("ctx_rater"),
+            c.c.evidence.label("ctx_evidence"),
+            c.c.rationale.label("ctx_rationale"),
+            c.c.context_kind.label("ctx_context"),
+        )
+        .join(q, q.c.id == d.c.question_id)
+        .join(a, a.c.id == d.c.answer_id)
+        .join(g, g.c.id == d.c.gt_judgment_id)
+        .join(c, c.c.id == d.c.ctx_judgment_id)
+        .order_by(d.c.id)
     )
-    return [DisputeRecord.from_row(decode_row(r, _LISTS)) for r in found]
+    return [DisputeRecord.from_row(r) for r in all_rows(db, query, also=_LISTS)]
 
 
 def all_dispute_ids(db: Database) -> list[int]:
     """Every dispute id, ascending."""
-    return [int(r[0]) for r in db.execute("select id from disputes order by id")]
+    return [int(r[0]) for r in run(db, sa.select(disputes.c.id).order_by(disputes.c.id))]
 
 
 def dispute_question_ids(db: Database, ids: Sequence[int]) -> dict[int, str]:
     """Dispute id -> its question id, for ``ids`` (unknown ids are absent)."""
     if not ids:
         return {}
-    marks = placeholders(ids)
-    return {
-        int(r[0]): r[1]
-        for r in db.execute(f"select id, question_id from disputes where id in ({marks})", ids)
-    }
+    query = sa.select(disputes.c.id, disputes.c.question_id).where(disputes.c.id.in_(list(ids)))
+    return {int(r[0]): r[1] for r in run(db, query).fetchall()}
 
 
 def question_dispute_answers(db: Database, question_id: str) -> list[tuple[str, str]]:
     """(system, answer text) of every dispute of a question, by dispute id."""
-    return [
-        (r[0], r[1])
-        for r in db.execute(
-            "select d.system, a.text from disputes d join answers a on a.id = d.answer_id "
-            "where d.question_id = ? order by d.id",
-            [question_id],
-        )
-    ]
+    query = (
+        sa.select(disputes.c.system, answers.c.text)
+        .join(answers, answers.c.id == disputes.c.answer_id)
+        .where(disputes.c.question_id == question_id)
+        .order_by(disputes.c.id)
+    )
+    return [(r[0], r[1]) for r in run(db, query).fetchall()]

@@ -2,6 +2,8 @@
 document's stored entities by an edited list: the only module with SQL on them.
 
 Edits are append-only; an edit is undone when an ``undo`` row names it (``undoes``).
+SQLAlchemy Core over :mod:`core.store.tables` (issue 33): nothing here is translated for
+PostgreSQL.
 """
 
 from __future__ import annotations
@@ -9,12 +11,26 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from core.store.connection import dumps, placeholders, rows, utcnow
+import sqlalchemy as sa
+
+from core.store.connection import dumps, utcnow
+from core.store.statements import all_rows, insert, json_text, run, run_many
+from core.store.tables import (
+    documents,
+    entity_bases,
+    entity_edits,
+    mentions,
+    passages,
+    questions,
+)
+from core.store.tables import entities as ents_table
 
 if TYPE_CHECKING:
     from core.store.engine import Database
 
 _JSON = ("payload", "entities")
+#: Mentions per insert statement (:func:`replace_entities`).
+_MENTION_CHUNK = 1000
 
 
 def insert_edit(
@@ -26,36 +42,40 @@ def insert_edit(
     undoes: int | None = None,
 ) -> int:
     """Append one edit row; returns its id."""
-    cur = db.execute(
-        "insert into entity_edits (document_id, action, payload, made_by, created_at, undoes) "
-        "values (?, ?, ?, ?, ?, ?) returning id",  # lastrowid: SQLite only
-        [document_id, action, dumps(payload), made_by, utcnow(), undoes],
-    )
-    return int(cur.fetchone()[0])
+    row = {
+        "document_id": document_id,
+        "action": action,
+        "payload": dumps(payload),
+        "made_by": made_by,
+        "created_at": utcnow(),
+        "undoes": undoes,
+    }
+    new = sa.insert(entity_edits).values(**row).returning(entity_edits.c.id)
+    return int(run(db, new).fetchone()[0])
 
 
 def document_edits(db: Database, document_id: str) -> list[dict[str, Any]]:
     """Every edit row of a document in order, each with ``undone_by`` (the id of the undo row
     that reverses it, or None)."""
-    return rows(
-        db,
-        "select e.*, (select u.id from entity_edits u where u.undoes = e.id) undone_by "
-        "from entity_edits e where e.document_id = ? order by e.id",
-        [document_id],
-        also=_JSON,
+    e, u = entity_edits.alias("e"), entity_edits.alias("u")
+    undone_by = sa.select(u.c.id).where(u.c.undoes == e.c.id).scalar_subquery()
+    query = (
+        sa.select(e, undone_by.label("undone_by"))
+        .where(e.c.document_id == document_id)
+        .order_by(e.c.id)
     )
+    return all_rows(db, query, also=_JSON)
 
 
 def get_base(
     db: Database, document_id: str, method: str, run_id: str
 ) -> list[dict[str, Any]] | None:
     """The stored extraction output of one run (a list of entity dicts), or None."""
-    found = rows(
-        db,
-        "select entities from entity_bases where document_id = ? and method = ? and run_id = ?",
-        [document_id, method, run_id],
-        also=_JSON,
+    b = entity_bases
+    query = sa.select(b.c.entities).where(
+        b.c.document_id == document_id, b.c.method == method, b.c.run_id == run_id
     )
+    found = all_rows(db, query, also=_JSON)
     return found[0]["entities"] if found else None
 
 
@@ -67,11 +87,14 @@ def put_base(
     entities: list[dict[str, Any]],
 ) -> None:
     """Keep the extraction output of one run (written once, before its first edit)."""
-    db.execute(
-        "insert or ignore into entity_bases (document_id, method, run_id, entities, created_at) "
-        "values (?, ?, ?, ?, ?)",
-        [document_id, method, run_id, dumps(entities), utcnow()],
-    )
+    row = {
+        "document_id": document_id,
+        "method": method,
+        "run_id": run_id,
+        "entities": dumps(entities),
+        "created_at": utcnow(),
+    }
+    run(db, insert(db, entity_bases).values(**row).on_conflict_do_nothing())
 
 
 def stored_entities(
@@ -80,36 +103,34 @@ def stored_entities(
     """The stored entities of a document and method with mentions (``n_mentions > 0``) by
     rank, each with ``mentions`` = ``[[start, end, surface], ...]`` in book order (left out
     when not ``chains``)."""
-    ents = rows(
-        db,
-        "select id, name, aliases, label, n_mentions, rank, run_id from entities "
-        "where document_id = ? and method = ? and n_mentions > 0 order by rank",
-        [document_id, method],
-    )
+    e, m = ents_table, mentions
+    mine = (e.c.document_id == document_id, e.c.method == method)
+    query = sa.select(
+        e.c.id, e.c.name, e.c.aliases, e.c.label, e.c.n_mentions, e.c.rank, e.c.run_id
+    ).where(*mine, e.c.n_mentions > 0)
+    ents = all_rows(db, query.order_by(e.c.rank))
     if not chains:
         return ents
     by_entity: dict[int, list[list[Any]]] = {e["id"]: [] for e in ents}
-    for r in db.execute(
-        'select m.entity_id, m.start, m."end", m.surface from mentions m join entities e '
-        "on e.id = m.entity_id where e.document_id = ? and e.method = ? order by m.start",
-        [document_id, method],
-    ):
+    spans = (
+        sa.select(m.c.entity_id, m.c.start, m.c.end, m.c.surface)
+        .join(e, e.c.id == m.c.entity_id)
+        .where(*mine)
+        .order_by(m.c.start)
+    )
+    for r in run(db, spans).fetchall():
         if r[0] in by_entity:
             by_entity[r[0]].append([r[1], r[2], r[3]])
-    for e in ents:
-        e["mentions"] = by_entity[e["id"]]
+    for ent in ents:
+        ent["mentions"] = by_entity[ent["id"]]
     return ents
 
 
 def entity_ids_by_name(db: Database, document_id: str, method: str) -> dict[str, int]:
     """``name -> id`` of every stored entity row of a document and method."""
-    return {
-        r[1]: r[0]
-        for r in db.execute(
-            "select id, name from entities where document_id = ? and method = ?",
-            [document_id, method],
-        )
-    }
+    e = ents_table
+    query = sa.select(e.c.id, e.c.name).where(e.c.document_id == document_id, e.c.method == method)
+    return {r[1]: r[0] for r in run(db, query).fetchall()}
 
 
 def replace_entities(
@@ -130,51 +151,49 @@ def replace_entities(
     ``unchanged`` names entities stored exactly so already: only their rank is set. Call inside a
     transaction.
     """
+    e = ents_table
     old = entity_ids_by_name(db, document_id, method)
-    for rank, e in enumerate(entities, start=1):
-        if e["name"] in unchanged and e["name"] in old:
-            db.execute("update entities set rank = ? where id = ?", [rank, old.pop(e["name"])])
+    for rank, ent in enumerate(entities, start=1):
+        if ent["name"] in unchanged and ent["name"] in old:
+            run(db, sa.update(e).where(e.c.id == old.pop(ent["name"])).values(rank=rank))
             continue
         row = {
             "document_id": document_id,
-            "name": e["name"],
-            "aliases": dumps(list(e["aliases"])),
-            "label": e["label"],
-            "n_mentions": len(e["mentions"]),
+            "name": ent["name"],
+            "aliases": dumps(list(ent["aliases"])),
+            "label": ent["label"],
+            "n_mentions": len(ent["mentions"]),
             "rank": rank,
             "method": method,
             "run_id": run_id,
         }
-        entity_id = old.pop(e["name"], None)
-        if entity_id is None and e.get("keep") in old:
-            entity_id = old.pop(e["keep"])
+        entity_id = old.pop(ent["name"], None)
+        if entity_id is None and ent.get("keep") in old:
+            entity_id = old.pop(ent["keep"])
         if entity_id is None:
-            entity_id = db.table("entities").insert(row).last_pk
+            entity_id = run(db, sa.insert(e).values(**row).returning(e.c.id)).fetchone()[0]
         else:
-            db.table("entities").update(entity_id, row)
-            db.execute("delete from mentions where entity_id = ?", [entity_id])
-        db.table("mentions").insert_all(
-            (
-                {
-                    "entity_id": entity_id,
-                    "document_id": document_id,
-                    "start": m[0],
-                    "end": m[1],
-                    "surface": m[2],
-                    "passage_idx": m[3],
-                }
-                for m in e["mentions"]
-            ),
-            batch_size=1000,
-        )
+            run(db, sa.update(e).where(e.c.id == entity_id).values(**row))
+            run(db, sa.delete(mentions).where(mentions.c.entity_id == entity_id))
+        spans = [
+            {
+                "entity_id": entity_id,
+                "document_id": document_id,
+                "start": m[0],
+                "end": m[1],
+                "surface": m[2],
+                "passage_idx": m[3],
+            }
+            for m in ent["mentions"]
+        ]
+        for i in range(0, len(spans), _MENTION_CHUNK):
+            run_many(db, sa.insert(mentions), spans[i : i + _MENTION_CHUNK])
     for extra, entity_id in enumerate(old.values(), start=len(entities) + 1):
-        db.execute("delete from mentions where entity_id = ?", [entity_id])
+        run(db, sa.delete(mentions).where(mentions.c.entity_id == entity_id))
         if entity_id in referenced:
-            db.execute(
-                "update entities set n_mentions = 0, rank = ? where id = ?", [extra, entity_id]
-            )
+            run(db, sa.update(e).where(e.c.id == entity_id).values(n_mentions=0, rank=extra))
         else:
-            db.execute("delete from entities where id = ?", [entity_id])
+            run(db, sa.delete(e).where(e.c.id == entity_id))
 
 
 def questions_about(db: Database, entity_ids: Sequence[int]) -> list[dict[str, Any]]:
@@ -183,16 +202,16 @@ def questions_about(db: Database, entity_ids: Sequence[int]) -> list[dict[str, A
     if not entity_ids:
         return []
     wanted = set(entity_ids)
-    found = rows(  # the JSON list is checked here: json_each is SQLite's, not PostgreSQL's
-        db,
-        f"select id, entity_id, status, metadata from questions q where q.entity_id in "
-        f"({placeholders(entity_ids)}) or q.metadata like '%entity_ids%' order by id",
-        list(entity_ids),
+    q = questions
+    query = (  # the JSON list is checked here: json_each is SQLite's, not PostgreSQL's
+        sa.select(q.c.id, q.c.entity_id, q.c.status, q.c.metadata)
+        .where(sa.or_(q.c.entity_id.in_(list(entity_ids)), q.c.metadata.like("%entity_ids%")))
+        .order_by(q.c.id)
     )
     return [
-        {k: q[k] for k in ("id", "status", "metadata")}
-        for q in found
-        if q["entity_id"] in wanted or _listed(q["metadata"], wanted)
+        {k: found[k] for k in ("id", "status", "metadata")}
+        for found in all_rows(db, query)
+        if found["entity_id"] in wanted or _listed(found["metadata"], wanted)
     ]
 
 
@@ -210,64 +229,51 @@ def mention_spans(
     """``mention id -> (start, end)`` of those of ``mention_ids`` that belong to the entity."""
     if not mention_ids:
         return {}
-    return {
-        r[0]: (r[1], r[2])
-        for r in db.execute(
-            'select id, start, "end" from mentions where entity_id = ? and id in '
-            f"({placeholders(mention_ids)})",
-            [entity_id, *mention_ids],
-        )
-    }
+    m = mentions
+    query = sa.select(m.c.id, m.c.start, m.c.end).where(
+        m.c.entity_id == entity_id, m.c.id.in_(list(mention_ids))
+    )
+    return {r[0]: (r[1], r[2]) for r in run(db, query).fetchall()}
 
 
 def flagged_questions(db: Database, edit_id: int, status: str) -> list[dict[str, Any]]:
     """Questions with ``status`` whose ``metadata.needs_review.edit`` is ``edit_id``."""
-    return rows(
-        db,
-        "select id, status, metadata from questions where status = ? and json_valid(metadata) "
-        "and cast(json_extract(metadata, '$.needs_review.edit') as text) = ? order by id",
-        [status, str(edit_id)],  # compared as text: json_extract is text on PostgreSQL
-    )
+    q = questions
+    edit = sa.cast(json_text(q.c.metadata, "needs_review.edit"), sa.Text)
+    query = sa.select(q.c.id, q.c.status, q.c.metadata).where(
+        q.c.status == status, sa.func.json_valid(q.c.metadata), edit == str(edit_id)
+    )  # compared as text: PostgreSQL's JSON value is text, SQLite's a number
+    return all_rows(db, query.order_by(q.c.id))
 
 
 def documents_with_entities(db: Database) -> list[tuple[str, str]]:
     """``(id, title)`` of the documents that have stored entities, by id."""
-    return [
-        (r[0], r[1] or r[0])
-        for r in db.execute(
-            "select d.id, d.title from documents d where exists (select 1 from entities e "
-            "where e.document_id = d.id and e.n_mentions > 0) order by d.id"
-        )
-    ]
+    d, e = documents, ents_table
+    has = sa.exists().where(e.c.document_id == d.c.id, e.c.n_mentions > 0)
+    query = sa.select(d.c.id, d.c.title).where(has).order_by(d.c.id)
+    return [(r[0], r[1] or r[0]) for r in run(db, query).fetchall()]
 
 
 def entity_question_counts(db: Database, document_id: str) -> dict[int, int]:
     """``entity id -> number of questions about it`` for one document's entities."""
-    return {
-        int(r[0]): int(r[1])
-        for r in db.execute(
-            "select q.entity_id, count(*) from questions q join entities e on e.id = q.entity_id "
-            "where e.document_id = ? group by q.entity_id",
-            [document_id],
-        )
-    }
+    q, e = questions, ents_table
+    query = (
+        sa.select(q.c.entity_id, sa.func.count())
+        .join(e, e.c.id == q.c.entity_id)
+        .where(e.c.document_id == document_id)
+        .group_by(q.c.entity_id)
+    )
+    return {int(r[0]): int(r[1]) for r in run(db, query).fetchall()}
 
 
 def mention_rows(db: Database, entity_id: int) -> list[dict[str, Any]]:
     """The mentions of one entity in book order: ``id, start, end, surface, passage_idx``."""
-    return rows(
-        db,
-        'select id, start, "end", surface, passage_idx from mentions where entity_id = ? '
-        "order by start",
-        [entity_id],
-    )
+    m = mentions
+    query = sa.select(m.c.id, m.c.start, m.c.end, m.c.surface, m.c.passage_idx)
+    return all_rows(db, query.where(m.c.entity_id == entity_id).order_by(m.c.start))
 
 
 def passage_starts(db: Database, document_id: str) -> list[int]:
     """Start offsets of a document's passages in order (to index mentions by passage)."""
-    return [
-        r[0]
-        for r in db.execute(
-            "select start from passages where document_id = ? order by idx", [document_id]
-        )
-    ]
+    query = sa.select(passages.c.start).where(passages.c.document_id == document_id)
+    return [r[0] for r in run(db, query.order_by(passages.c.idx)).fetchall()]

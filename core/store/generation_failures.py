@@ -1,10 +1,16 @@
 """The ``generation_failures`` table (migration m0200): one row per failed question-generation
-call (provider error or unparseable reply) with the raw reply."""
+call (provider error or unparseable reply) with the raw reply. SQLAlchemy Core over
+:mod:`core.store.tables` (issue 33)."""
 
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING
+
+import sqlalchemy as sa
+
+from core.store.statements import run
+from core.store.tables import generation_failures
 
 if TYPE_CHECKING:
     from core.store.engine import Database
@@ -30,4 +36,4 @@ def record_generation_failure(db: Database, failure: GenerationFailure) -> None:
     """Append ``failure`` (its error cut to 1,000 characters)."""
     row = asdict(failure)
     row["error"] = failure.error[:1000]
-    db.table("generation_failures").insert(row)
+    run(db, sa.insert(generation_failures).values(**row))

@@ -7,6 +7,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+import sqlalchemy as sa
+
+from core.store.statements import json_text, run
+from core.store.tables import judgments
+
 if TYPE_CHECKING:
     from core.store.engine import Database
 
@@ -24,41 +29,40 @@ class RaterSummary:
 
 def summary_by_rater(db: Database) -> list[RaterSummary]:
     """Per (rater kind, kind, rater): judgments and unparsed replies (withdrawn rows left out)."""
-    return [
-        RaterSummary(r[0], r[1], r[2], int(r[3]), int(r[4]))
-        for r in db.execute(
-            "select rater_kind, kind, rater, count(*), sum(status = 'unparsed') from judgments "
-            "where status != 'withdrawn' group by 1, 2, 3 order by 1, 2, 3"
-        )
-    ]
+    j = judgments
+    keys = (j.c.rater_kind, j.c.kind, j.c.rater)
+    unparsed = sa.func.sum(sa.case((j.c.status == "unparsed", 1), else_=0))
+    query = (
+        sa.select(*keys, sa.func.count(), unparsed)
+        .where(j.c.status != "withdrawn")
+        .group_by(*keys)
+        .order_by(*keys)
+    )
+    return [RaterSummary(r[0], r[1], r[2], int(r[3]), int(r[4])) for r in run(db, query).fetchall()]
 
 
 def count_judgments(db: Database, status: str | None = None) -> int:
     """Number of stored judgments (optionally only of ``status``)."""
-    if status is None:
-        return int(db.execute("select count(*) from judgments").fetchone()[0])
-    return int(
-        db.execute("select count(*) from judgments where status = ?", [status]).fetchone()[0]
-    )
+    query = sa.select(sa.func.count()).select_from(judgments)
+    if status is not None:
+        query = query.where(judgments.c.status == status)
+    return int(run(db, query).fetchone()[0])
 
 
 def judge_models(db: Database) -> set[str]:
     """Model ids named by auto-raters (``auto:<provider>:<model>`` -> ``<provider>:<model>``)."""
-    return {
-        r[0]
-        for r in db.execute(
-            "select distinct substr(rater, 6) from judgments where rater like 'auto:%:%'"
-        )
-        if r[0]
-    }
+    model = sa.func.substr(judgments.c.rater, 6)
+    query = sa.select(model).distinct().where(judgments.c.rater.like("auto:%:%"))
+    return {r[0] for r in run(db, query).fetchall() if r[0]}
 
 
 def imported_verdict_counts(db: Database) -> dict[str, int]:
     """Per source file named in ``raw.file`` (verdicts imported from files): their number."""
-    return {
-        r[0]: int(r[1])
-        for r in db.execute(
-            "select json_extract(raw, '$.file'), count(*) from judgments "
-            "where raw like '{\"file\"%' and json_valid(raw) group by 1"
-        )
-    }
+    raw = judgments.c.raw
+    source = json_text(raw, "file")
+    query = (
+        sa.select(source, sa.func.count())
+        .where(raw.like('{"file"%'), sa.func.json_valid(raw))
+        .group_by(source)
+    )
+    return {r[0]: int(r[1]) for r in run(db, query).fetchall()}

@@ -3,7 +3,8 @@ call, cache hits and failures included), migration m0100.
 
 The model layer (:mod:`core.llm.cache`) builds the records; this module is their only SQL. A round
 of replies is written with two ``executemany`` statements (:func:`write_calls`), not one per
-reply: the engine stores a few statements per round.
+reply: the engine stores a few statements per round. SQLAlchemy Core over
+:mod:`core.store.tables` (issue 33): nothing here is translated for PostgreSQL.
 """
 
 from __future__ import annotations
@@ -12,7 +13,10 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING, Any, Self
 
-from core.store.connection import rows
+import sqlalchemy as sa
+
+from core.store.statements import all_rows, insert, run, run_many
+from core.store.tables import llm_cache, llm_calls
 
 if TYPE_CHECKING:
     from core.store.engine import Database
@@ -76,28 +80,12 @@ class LedgerEntry:
         return cls(**{f.name: row[f.name] for f in fields(cls)})
 
 
-def _insert(table: str, cls: type) -> str:
-    names = [f.name for f in fields(cls)]
-    marks = ",".join("?" * len(names))
-    return f"insert into {table} ({', '.join(names)}) values ({marks})"
-
-
 _CACHE_COLUMNS = [f.name for f in fields(CacheEntry)]
 _LEDGER_COLUMNS = [f.name for f in fields(LedgerEntry)]
 
 
-def _values(record: object, names: Sequence[str]) -> tuple[Any, ...]:
-    return tuple(getattr(record, n) for n in names)
-
-
-#: A new key is inserted, a stored one overwritten (``on conflict ... do update``: the same on
-#: SQLite and PostgreSQL, where ``insert or replace`` does not exist).
-_CACHE_INSERT = (
-    _insert("llm_cache", CacheEntry)
-    + " on conflict (key) do update set "
-    + ", ".join(f"{f.name} = excluded.{f.name}" for f in fields(CacheEntry) if f.name != "key")
-)
-_LEDGER_INSERT = _insert("llm_calls", LedgerEntry)
+def _values(record: object, names: Sequence[str]) -> dict[str, Any]:
+    return {n: getattr(record, n) for n in names}
 
 
 def cached_responses(db: Database, keys: Iterable[str]) -> dict[str, str]:
@@ -105,10 +93,10 @@ def cached_responses(db: Database, keys: Iterable[str]) -> dict[str, str]:
     wanted = list(dict.fromkeys(keys))
     found: dict[str, str] = {}
     for i in range(0, len(wanted), _CHUNK):
-        chunk = wanted[i : i + _CHUNK]
-        marks = ",".join("?" * len(chunk))
-        for row in db.execute(f"select key, response from llm_cache where key in ({marks})", chunk):
-            found[row[0]] = row[1]
+        query = sa.select(llm_cache.c.key, llm_cache.c.response).where(
+            llm_cache.c.key.in_(wanted[i : i + _CHUNK])
+        )
+        found.update((r[0], r[1]) for r in run(db, query).fetchall())
     return found
 
 
@@ -117,21 +105,24 @@ def cached_keys(db: Database, keys: Iterable[str]) -> set[str]:
     wanted = list(dict.fromkeys(keys))
     found: set[str] = set()
     for i in range(0, len(wanted), _CHUNK):
-        chunk = wanted[i : i + _CHUNK]
-        marks = ",".join("?" * len(chunk))
-        found.update(
-            r[0] for r in db.execute(f"select key from llm_cache where key in ({marks})", chunk)
-        )
+        query = sa.select(llm_cache.c.key).where(llm_cache.c.key.in_(wanted[i : i + _CHUNK]))
+        found.update(r[0] for r in run(db, query).fetchall())
     return found
 
 
 def write_calls(db: Database, cache: Sequence[CacheEntry], ledger: Sequence[LedgerEntry]) -> None:
-    """Store cache entries (replacing the same keys) and ledger rows, one statement each (call
-    inside the transaction that also adds the calls to their run)."""
+    """Store cache entries (replacing the same keys: each dialect's ``on conflict (key) do
+    update``) and ledger rows, one statement each (call inside the transaction that also adds
+    the calls to their run)."""
     if cache:
-        db.conn.executemany(_CACHE_INSERT, [_values(c, _CACHE_COLUMNS) for c in cache])
+        new = insert(db, llm_cache)
+        replace = new.on_conflict_do_update(
+            index_elements=[llm_cache.c.key],
+            set_={name: new.excluded[name] for name in _CACHE_COLUMNS if name != "key"},
+        )
+        run_many(db, replace, [_values(c, _CACHE_COLUMNS) for c in cache])
     if ledger:
-        db.conn.executemany(_LEDGER_INSERT, [_values(e, _LEDGER_COLUMNS) for e in ledger])
+        run_many(db, sa.insert(llm_calls), [_values(e, _LEDGER_COLUMNS) for e in ledger])
 
 
 def ledger_totals(db: Database, column: str, run_id: str | None = None) -> list[dict[str, Any]]:
@@ -139,17 +130,22 @@ def ledger_totals(db: Database, column: str, run_id: str | None = None) -> list[
     ``run_id``, ``system_name``, ``judge_name``, ``model``, ``purpose``), costliest first."""
     if column not in {"run_id", "system_name", "judge_name", "model", "purpose"}:
         raise ValueError(f"cannot group llm_calls by {column!r}")
-    where, params = ("where run_id = ?", [run_id]) if run_id else ("", [])
-    found = rows(
-        db,
-        f"""
-        select {column} as "group", count(*) as calls, sum(cache_hit) as cache_hits,
-               sum(status = 'error') as errors, sum(input_tokens) as input_tokens,
-               sum(output_tokens) as output_tokens, sum(cached_tokens) as cached_tokens,
-               sum(cost_usd) as cost_usd
-        from llm_calls {where} group by {column} order by cost_usd desc, "group" """,
-        params,
+    t = llm_calls
+    group = t.c[column].label("group")
+    cost = sa.func.sum(t.c.cost_usd).label("cost_usd")
+    query = sa.select(
+        group,
+        sa.func.count().label("calls"),
+        sa.func.sum(t.c.cache_hit).label("cache_hits"),
+        sa.func.sum(sa.case((t.c.status == "error", 1), else_=0)).label("errors"),
+        sa.func.sum(t.c.input_tokens).label("input_tokens"),
+        sa.func.sum(t.c.output_tokens).label("output_tokens"),
+        sa.func.sum(t.c.cached_tokens).label("cached_tokens"),
+        cost,
     )
+    if run_id:
+        query = query.where(t.c.run_id == run_id)
+    found = all_rows(db, query.group_by(t.c[column]).order_by(cost.desc(), group))
     # PostgreSQL sums integers as numeric (Decimal) and has no round(double, n): both here
     for r in found:
         for key in (

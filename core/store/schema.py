@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-import re
 from typing import TYPE_CHECKING
+
+from core.store.sql_text import split_statements
 
 if TYPE_CHECKING:
     from core.store.engine import Database
@@ -13,12 +14,11 @@ def execute_script(db: Database, script: str) -> None:
     """Run a multi-statement DDL script inside the current transaction.
 
     (``sqlite3.executescript`` would COMMIT first, breaking the migration's transaction.)
-    ``--`` comments are removed before the script is split on semicolons.
+    Split at the semicolons outside quoted text, ``--`` comments removed
+    (:func:`core.store.sql_text.split_statements`): ``default ';'`` and ``default '--'`` stay.
     """
-    body = re.sub(r"--[^\n]*", "", script)
-    for statement in body.split(";"):
-        if statement.strip():
-            db.execute(statement)
+    for statement in split_statements(script):
+        db.execute(statement)
 
 
 def append_only(db: Database, table: str) -> None:

@@ -3,7 +3,8 @@
 A session id is 256 random bits, handed to the browser once (as a cookie) and stored only as its
 SHA-256 (a stolen database copy holds no usable id; the id is random, so no salt or slow hash is
 needed). A session is valid while it is not ended, its account is active, and the account still
-has the token the session was started with (a fresh link ends the older sessions).
+has the token the session was started with (a fresh link ends the older sessions). SQLAlchemy
+Core over :mod:`core.store.tables` (issue 33).
 """
 
 from __future__ import annotations
@@ -14,9 +15,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Self
 
+import sqlalchemy as sa
+
 from core.errors import AccessError
 from core.store.accounts import Account, get_account
-from core.store.connection import rows, utcnow
+from core.store.connection import utcnow
+from core.store.statements import all_rows, run
+from core.store.tables import sessions
 
 if TYPE_CHECKING:
     from core.store.engine import Database
@@ -52,21 +57,20 @@ def create_session(db: Database, name: str, token_id: str) -> str:
     """Store a new session of account ``name`` (started with token ``token_id``); return its
     plain id (once). Run inside the transaction that used the token."""
     session_id = secrets.token_urlsafe(32)
-    db.table("sessions").insert(
-        {
-            "id_hash": session_hash(session_id),
-            "name": name,
-            "token_id": token_id,
-            "created_at": utcnow(),
-            "revoked_at": None,
-        }
-    )
+    row = {
+        "id_hash": session_hash(session_id),
+        "name": name,
+        "token_id": token_id,
+        "created_at": utcnow(),
+        "revoked_at": None,
+    }
+    run(db, sa.insert(sessions).values(**row))
     return session_id
 
 
 def get_session(db: Database, id_hash: str) -> Session | None:
     """The session ``id_hash`` (open or ended), or None."""
-    found = rows(db, "select * from sessions where id_hash = ?", [id_hash])
+    found = all_rows(db, sa.select(sessions).where(sessions.c.id_hash == id_hash))
     return Session.from_row(found[0]) if found else None
 
 
@@ -89,8 +93,5 @@ def session_account(db: Database, id_hash: str) -> Account:
 
 def end_session(db: Database, id_hash: str) -> bool:
     """End the session ``id_hash`` (sign-out); True when it was open."""
-    done = db.execute(
-        "update sessions set revoked_at = ? where id_hash = ? and revoked_at is null",
-        [utcnow(), id_hash],
-    )
-    return done.rowcount == 1
+    end = sa.update(sessions).where(sessions.c.id_hash == id_hash, sessions.c.revoked_at.is_(None))
+    return run(db, end.values(revoked_at=utcnow())).rowcount == 1

@@ -4,7 +4,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+import sqlalchemy as sa
+
 from core.store.connection import transaction
+from core.store.statements import run
+from core.store.tables import sign_in_failures as failures
 
 if TYPE_CHECKING:
     from core.store.engine import Database
@@ -14,23 +18,21 @@ def record_failure(db: Database, client: str, at: float, keep_s: float) -> None:
     """Store one failed attempt of ``client`` at ``at``; drop every failure older than
     ``keep_s`` seconds (of any client)."""
     with transaction(db):
-        db.execute("delete from sign_in_failures where failed_at < ?", [at - keep_s])
-        db.execute(
-            "insert into sign_in_failures (client, failed_at) values (?, ?)", [client, float(at)]
-        )
+        run(db, sa.delete(failures).where(failures.c.failed_at < at - keep_s))
+        run(db, sa.insert(failures).values(client=client, failed_at=float(at)))
 
 
 def failures_since(db: Database, client: str, since: float) -> list[float]:
     """The times of ``client``'s failed attempts at or after ``since``, oldest first."""
-    found = db.execute(
-        "select failed_at from sign_in_failures where client = ? and failed_at >= ? "
-        "order by failed_at",
-        [client, float(since)],
+    query = (
+        sa.select(failures.c.failed_at)
+        .where(failures.c.client == client, failures.c.failed_at >= float(since))
+        .order_by(failures.c.failed_at)
     )
-    return [float(r[0]) for r in found]
+    return [float(r[0]) for r in run(db, query).fetchall()]
 
 
 def clear_failures(db: Database, client: str) -> None:
     """Forget ``client``'s failed attempts (after a successful sign-in)."""
     with transaction(db):
-        db.execute("delete from sign_in_failures where client = ?", [client])
+        run(db, sa.delete(failures).where(failures.c.client == client))

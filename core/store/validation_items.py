@@ -1,6 +1,7 @@
 """Table ``validation_items``: the only module with SQL on it (items put into the team's queue
 with an overlap so that an auto-rater can be validated; see
-:mod:`core.store.migrations.m0680_validation_items`)."""
+:mod:`core.store.migrations.m0680_validation_items`). SQLAlchemy Core over
+:mod:`core.store.tables` (issue 33): nothing here is translated for PostgreSQL."""
 
 from __future__ import annotations
 
@@ -8,7 +9,11 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Self
 
-from core.store.connection import rows, utcnow
+import sqlalchemy as sa
+
+from core.store.connection import utcnow
+from core.store.statements import all_rows, insert, run
+from core.store.tables import validation_items as items
 
 if TYPE_CHECKING:
     from core.store.engine import Database
@@ -48,34 +53,37 @@ class ValidationItem(NewValidationItem):
 
 
 def insert_validation_items(db: Database, found: Iterable[NewValidationItem]) -> int:
-    """Append requests; one already made for the same task, item and rater is left as it is.
-    Returns the rows added."""
+    """Append requests; one already made for the same task, item and rater is left as it is
+    (each dialect's ``on conflict do nothing``). Returns the rows added."""
     added = 0
     for new in found:
-        cur = db.execute(
-            "insert or ignore into validation_items "
-            "(task, item_key, rater, overlap, requested_by, created_at) values (?, ?, ?, ?, ?, ?)",
-            [str(new.task), new.item_key, new.rater, new.overlap, new.requested_by, new.created_at],
-        )
-        added += cur.rowcount
+        row = {
+            "task": str(new.task),
+            "item_key": new.item_key,
+            "rater": new.rater,
+            "overlap": new.overlap,
+            "requested_by": new.requested_by,
+            "created_at": new.created_at,
+        }
+        added += run(db, insert(db, items).values(**row).on_conflict_do_nothing()).rowcount
     return added
 
 
 def validation_overlaps(db: Database, task: str) -> dict[str, int]:
     """Item key -> the largest overlap requested for it in ``task``, in order of first request."""
-    found = rows(
-        db,
-        "select item_key, max(overlap) as overlap, min(id) as first from validation_items "
-        "where task = ? group by item_key order by first",
-        [task],
+    first = sa.func.min(items.c.id)
+    query = (
+        sa.select(items.c.item_key, sa.func.max(items.c.overlap))
+        .where(items.c.task == task)
+        .group_by(items.c.item_key)
+        .order_by(first)
     )
-    return {r["item_key"]: int(r["overlap"]) for r in found}
+    return {r[0]: int(r[1]) for r in run(db, query).fetchall()}
 
 
 def validation_requests(db: Database, task: str, rater: str | None = None) -> list[ValidationItem]:
     """Every request of ``task`` (of ``rater`` when given), oldest first."""
-    where, params = "task = ?", [task]
+    query = sa.select(items).where(items.c.task == task).order_by(items.c.id)
     if rater is not None:
-        where, params = where + " and rater = ?", [task, rater]
-    found = rows(db, f"select * from validation_items where {where} order by id", params)
-    return [ValidationItem.from_row(r) for r in found]
+        query = query.where(items.c.rater == rater)
+    return [ValidationItem.from_row(r) for r in all_rows(db, query)]

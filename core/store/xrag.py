@@ -2,18 +2,36 @@
 the only module with SQL on them (``xrag_results`` belongs to the evaluation).
 
 Rows come back decoded (``shared_entities``, ``provenance``, ``metadata`` ... as JSON values) by
-:func:`core.store.connection.rows`.
+:func:`core.store.statements.all_rows`. SQLAlchemy Core over :mod:`core.store.tables` (issue 33):
+nothing here is translated for PostgreSQL.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from core.store.connection import dumps, placeholders, rows
+import sqlalchemy as sa
+
+from core.store.connection import dumps, transaction
+from core.store.engine import storable
+from core.store.statements import all_rows, insert, run, run_many
+from core.store.tables import article_pairs as pairs
+from core.store.tables import questions
+from core.store.tables import xrag_article_notes as notes
+from core.store.tables import xrag_distractors as distractors
+from core.store.tables import xrag_items as items
 
 if TYPE_CHECKING:
     from core.store.engine import Database
+
+_CHUNK = 100  # rows per atomic insert batch (:func:`add_distractors`)
+
+
+def _stored(row: Mapping[str, Any]) -> dict[str, Any]:
+    """A row's values as stored (dicts and lists as JSON text: :func:`core.store.engine.storable`)."""
+    return {k: storable(v) for k, v in row.items()}
+
 
 # ---------------------------------------------------------------------------------------------
 # article_pairs
@@ -22,46 +40,39 @@ if TYPE_CHECKING:
 
 def article_pairs(db: Database, status: str | None = "active") -> list[dict[str, Any]]:
     """Stored pairs, optionally only those with ``status``, by id."""
-    sql = "select * from article_pairs" + (" where status = ?" if status else "") + " order by id"
-    return rows(db, sql, [status] if status else [])
+    query = sa.select(pairs).order_by(pairs.c.id)
+    return all_rows(db, query.where(pairs.c.status == status) if status else query)
 
 
 def set_pair_verdict(db: Database, pair: dict[str, Any]) -> None:
     """Record a model's verdict on the stored pair ``(article_a, article_b)``: its method,
     verdict, status and provenance (nothing happens when the pair is not stored)."""
-    db.execute(
-        "update article_pairs set method = ?, related = ?, status = ?, "
-        "provenance = ? where article_a = ? and article_b = ?",
-        [
-            pair["method"],
-            pair.get("related"),
-            pair["status"],
-            dumps(pair.get("provenance", {})),
-            pair["article_a"],
-            pair["article_b"],
-        ],
+    change = sa.update(pairs).where(
+        pairs.c.article_a == pair["article_a"], pairs.c.article_b == pair["article_b"]
     )
+    values = {
+        "method": pair["method"],
+        "related": pair.get("related"),
+        "status": pair["status"],
+        "provenance": dumps(pair.get("provenance", {})),
+    }
+    run(db, change.values(**values))
 
 
 def add_pair(db: Database, pair: dict[str, Any], created_at: str) -> bool:
     """Insert a pair unless ``(article_a, article_b)`` is stored; True when inserted."""
-    cur = db.execute(
-        "insert or ignore into article_pairs (article_a, article_b, shared_entities, "
-        "days_apart, method, related, status, provenance, created_at) "
-        "values (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        [
-            pair["article_a"],
-            pair["article_b"],
-            dumps(pair["shared_entities"]),
-            pair["days_apart"],
-            pair.get("method", "title-entities"),
-            pair.get("related"),
-            pair.get("status", "active"),
-            dumps(pair.get("provenance", {})),
-            created_at,
-        ],
-    )
-    return cur.rowcount > 0
+    row = {
+        "article_a": pair["article_a"],
+        "article_b": pair["article_b"],
+        "shared_entities": dumps(pair["shared_entities"]),
+        "days_apart": pair["days_apart"],
+        "method": pair.get("method", "title-entities"),
+        "related": pair.get("related"),
+        "status": pair.get("status", "active"),
+        "provenance": dumps(pair.get("provenance", {})),
+        "created_at": created_at,
+    }
+    return run(db, insert(db, pairs).values(**row).on_conflict_do_nothing()).rowcount > 0
 
 
 # ---------------------------------------------------------------------------------------------
@@ -73,36 +84,29 @@ def article_notes(
     db: Database, article_id: str, kind: str, language: str = "en"
 ) -> list[dict[str, Any]]:
     """The notes (``summary`` or ``qa``) of an article in ``language``, in insertion order."""
-    return rows(
-        db,
-        "select * from xrag_article_notes where article_id = ? and kind = ? "
-        "and language = ? order by id",
-        [article_id, kind, language],
+    query = sa.select(notes).where(
+        notes.c.article_id == article_id, notes.c.kind == kind, notes.c.language == language
     )
+    return all_rows(db, query.order_by(notes.c.id))
 
 
 def translated_qa_notes(db: Database, article_id: str) -> list[dict[str, Any]]:
     """The single-step QA notes of an English article in other languages, by id."""
-    return rows(
-        db,
-        "select * from xrag_article_notes where article_id = ? and kind = 'qa' "
-        "and language != 'en' order by id",
-        [article_id],
+    query = sa.select(notes).where(
+        notes.c.article_id == article_id, notes.c.kind == "qa", notes.c.language != "en"
     )
+    return all_rows(db, query.order_by(notes.c.id))
 
 
 def qa_note_sources(db: Database) -> list[dict[str, Any]]:
     """``article_id, language, provenance`` of every single-step QA note, by id."""
-    return rows(
-        db,
-        "select article_id, language, provenance from xrag_article_notes where kind = 'qa' "
-        "order by id",
-    )
+    query = sa.select(notes.c.article_id, notes.c.language, notes.c.provenance)
+    return all_rows(db, query.where(notes.c.kind == "qa").order_by(notes.c.id))
 
 
 def add_article_note(db: Database, row: dict[str, Any]) -> None:
     """Insert one note row (``provenance`` as stored JSON text)."""
-    db.table("xrag_article_notes").insert(row)
+    run(db, sa.insert(notes).values(**_stored(row)))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -112,26 +116,21 @@ def add_article_note(db: Database, row: dict[str, Any]) -> None:
 
 def xrag_item_count(db: Database, pair_id: int, qtype: str) -> int:
     """Number of items of a pair and question type (any builder)."""
-    return int(
-        db.execute(
-            "select count(*) from xrag_items where pair_id = ? and qtype = ?", [pair_id, qtype]
-        ).fetchone()[0]
-    )
+    query = sa.select(sa.func.count()).where(items.c.pair_id == pair_id, items.c.qtype == qtype)
+    return int(run(db, query).fetchone()[0])
 
 
 def xrag_item_exists(db: Database, pair_id: int, *, builder: str, qtype: str | None = None) -> bool:
     """Whether ``builder`` made an item for the pair (of ``qtype`` when given)."""
-    where, params = ["pair_id = ?", "builder = ?"], [pair_id, builder]
+    query = sa.select(sa.literal(1)).where(items.c.pair_id == pair_id, items.c.builder == builder)
     if qtype is not None:
-        where.append("qtype = ?")
-        params.append(qtype)
-    sql = f"select 1 from xrag_items where {' and '.join(where)} limit 1"
-    return db.execute(sql, params).fetchone() is not None
+        query = query.where(items.c.qtype == qtype)
+    return run(db, query.limit(1)).fetchone() is not None
 
 
 def add_xrag_item(db: Database, row: dict[str, Any]) -> None:
     """Insert one ``xrag_items`` row (``sub_questions`` as stored JSON text)."""
-    db.table("xrag_items").insert(row)
+    run(db, sa.insert(items).values(**_stored(row)))
 
 
 def english_xrag_questions(db: Database, statuses: Sequence[str]) -> list[dict[str, Any]]:
@@ -139,13 +138,13 @@ def english_xrag_questions(db: Database, statuses: Sequence[str]) -> list[dict[s
     ``statuses``, each with its item's ``pair_id`` and ``builder``, by id."""
     if not statuses:
         return []
-    marks = placeholders(statuses)
-    return rows(
-        db,
-        "select q.*, i.pair_id, i.builder from questions q join xrag_items i "
-        f"on i.question_id = q.id where q.status in ({marks}) order by q.id",
-        list(statuses),
+    query = (
+        sa.select(questions, items.c.pair_id, items.c.builder)
+        .join(items, items.c.question_id == questions.c.id)
+        .where(questions.c.status.in_(list(statuses)))
+        .order_by(questions.c.id)
     )
+    return all_rows(db, query)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -155,37 +154,36 @@ def english_xrag_questions(db: Database, statuses: Sequence[str]) -> list[dict[s
 
 def has_distractors(db: Database, pair_id: int) -> bool:
     """Whether distractors are stored for the pair."""
-    found = db.execute("select 1 from xrag_distractors where pair_id = ? limit 1", [pair_id])
-    return found.fetchone() is not None
+    query = sa.select(sa.literal(1)).where(distractors.c.pair_id == pair_id).limit(1)
+    return run(db, query).fetchone() is not None
 
 
 def delete_distractors(db: Database, pair_id: int) -> None:
     """Remove the pair's stored distractors (before choosing them again)."""
-    db.execute("delete from xrag_distractors where pair_id = ?", [pair_id])
+    run(db, sa.delete(distractors).where(distractors.c.pair_id == pair_id))
 
 
 def add_distractors(db: Database, new: Iterable[dict[str, Any]]) -> None:
-    """Insert distractor rows (``pair_id, language, rank, document_id, english_id, score``)."""
-    db.table("xrag_distractors").insert_all(new)
+    """Insert distractor rows (``pair_id, language, rank, document_id, english_id, score``),
+    :data:`_CHUNK` at a time, each chunk atomic."""
+    found = [_stored(r) for r in new]
+    for i in range(0, len(found), _CHUNK):
+        with transaction(db):
+            run_many(db, sa.insert(distractors), found[i : i + _CHUNK])
 
 
 def pair_distractors(db: Database, pair_id: int, language: str = "en") -> list[dict[str, Any]]:
     """The stored distractors of a pair for ``language``, in rank order."""
-    return rows(
-        db,
-        "select * from xrag_distractors where pair_id = ? and language = ? order by rank",
-        [pair_id, language],
+    query = sa.select(distractors).where(
+        distractors.c.pair_id == pair_id, distractors.c.language == language
     )
+    return all_rows(db, query.order_by(distractors.c.rank))
 
 
 def confirmed_pairs(db: Database, method: str) -> set[tuple[str, str]]:
     """``(article_a, article_b)`` of the stored pairs a model already said yes or no about
     (pairing ``method``)."""
-    return {
-        (r[0], r[1])
-        for r in db.execute(
-            "select article_a, article_b from article_pairs "
-            "where method = ? and related is not null",
-            [method],
-        )
-    }
+    query = sa.select(pairs.c.article_a, pairs.c.article_b).where(
+        pairs.c.method == method, pairs.c.related.is_not(None)
+    )
+    return {(r[0], r[1]) for r in run(db, query).fetchall()}

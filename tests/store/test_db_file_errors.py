@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-import core.store.database as database
+import core.store.pool as pool
 from core.__main__ import main
 from core.errors import DatabaseFileError
 from core.store.database import open_db
@@ -124,7 +124,7 @@ def test_a_full_disk_is_one_error_line(tmp_path, capsys, monkeypatch):
     error SQLite raises when the disk is full."""
     path = _real_db(tmp_path / "full.db")
     before = _state(path)
-    real_connect = database.connect
+    real_connect = pool.connect
 
     def capped(p, **options):
         conn = real_connect(p, **options)
@@ -132,7 +132,7 @@ def test_a_full_disk_is_one_error_line(tmp_path, capsys, monkeypatch):
         conn.execute(f"pragma max_page_count = {pages + 2}")
         return conn
 
-    monkeypatch.setattr(database, "connect", capped)
+    monkeypatch.setattr(pool, "connect", capped)  # the engine's creator opens through it
     code = main(["--db", str(path), "import-book", str(BOOK)])
     _one_error(code, capsys.readouterr().err, "is full")
     assert _state(path) == before

@@ -26,7 +26,8 @@ from core.store.judgments import (
     insert_judgment,
     question_judgments,
 )
-from core.store.postgres import PgConnection, ddl_to_postgres, marks_to_psycopg
+from core.store.pg_connection import PgConnection
+from core.store.postgres import ddl_to_postgres, marks_to_psycopg
 from core.store.questions import Question, QuestionOrigin, get_question, insert_question
 
 LABEL_TABLES = ("judgments", "reviews", "dispute_resolutions", "adjudications")
