@@ -144,21 +144,7 @@ def undo_label(db: Database, who: Annotator, task: str) -> int | None:
             return None
         places = {(i.question_id, i.system or ""): i.item for i in found.item_rows(db)}
         hold_item(db, found.name, places.get((old.question_id, old.system or ""), ""))
-        return insert_judgment(
-            db,
-            NewJudgment(
-                kind=old.kind,
-                question_id=old.question_id,
-                rater=old.rater,
-                rater_kind=old.rater_kind,
-                criterion=old.criterion,
-                system=old.system,
-                context_kind=old.context_kind,
-                status=JudgmentStatus.WITHDRAWN,
-                rationale="undo",
-                supersedes=old.id,
-            ),
-        )
+        return insert_judgment(db, old.withdrawal())
 
 
 def stored_text(row: Judgment | None) -> str:

@@ -319,22 +319,4 @@ def undo_last(db: Database, annotator: Annotator) -> int | None:
             return None
         pair = pair_key(old.question_id, old.system_a or "", old.system_b or "")
         hold_item(db, SIDE_BY_SIDE_TASK, pair)
-        return insert_judgment(
-            db,
-            NewJudgment(
-                kind=old.kind,
-                question_id=old.question_id,
-                rater=old.rater,
-                rater_kind=old.rater_kind,
-                criterion=old.criterion,
-                system_a=old.system_a,
-                system_b=old.system_b,
-                answer_a_id=old.answer_a_id,
-                answer_b_id=old.answer_b_id,
-                order_shown=old.order_shown,
-                context_kind=old.context_kind,
-                status=JudgmentStatus.WITHDRAWN,
-                rationale="undo",
-                supersedes=old.id,
-            ),
-        )
+        return insert_judgment(db, old.withdrawal())

@@ -144,6 +144,20 @@ class Judgment(NewJudgment):
             created_at=row["created_at"],
         )
 
+    def withdrawal(self) -> NewJudgment:
+        """The row that withdraws this one (an undo): the same item and rater, status
+        ``withdrawn``, no verdict, ``supersedes`` this id (judgments are append-only)."""
+        same = (
+            "kind question_id rater rater_kind criterion system answer_id system_a system_b "
+            "answer_a_id answer_b_id order_shown context_kind"
+        ).split()
+        return NewJudgment(
+            **{k: getattr(self, k) for k in same},
+            status=JudgmentStatus.WITHDRAWN,
+            rationale="undo",
+            supersedes=self.id,
+        )
+
 
 def _columns(columns: Sequence[str] | None) -> str:
     if columns is None:
