@@ -44,6 +44,7 @@ from core.generation.mentions import proper_noun_mentions, spacy_available, spac
 from core.generation.name_forms import (
     common_nouns,
     epithet_links,
+    first_name_host,
     is_demonym,
     is_diminutive,
     is_patronymic,
@@ -144,12 +145,26 @@ def cluster_mentions(
     for key in kept:
         group_size[uf.find(key)] += size[key]
     absorbed: dict[str, list[str]] = defaultdict(list)
+    members: dict[str, list[str]] = defaultdict(list)
+    for key in kept:
+        members[uf.find(key)].append(key)
     for key in kept:
         if not words[key] or words[key][-1] in PLACE_WORDS:
             continue
-        roots = {uf.find(k) for k in kept if _contains(words[k], words[key])} - {uf.find(key)}
+        fuller = [k for k in kept if _contains(words[k], words[key])]
+        roots = {uf.find(k) for k in fuller} - {uf.find(key)}
+        # a name already joined to another full name ("Oblonsky" = "Stepan Arkadyevitch") is not
+        # moved on into a second person ("Pyotr Oblonsky") by a shared word
+        roots = {r for r in roots if not _other_person(key, members[uf.find(key)], r, words)}
         hosts = sorted(roots, key=lambda k: (-group_size[k], k))
-        if hosts and (len(hosts) == 1 or group_size[hosts[0]] >= 2 * group_size[hosts[1]]):
+        if len(words[key]) == 1 and all(words[k][0] == words[key][0] for k in fuller):
+            starts = {
+                r: [m.start for k in fuller if uf.find(k) == r for m in kept[k]] for r in hosts
+            }
+            host = first_name_host([m.start for m in kept[key]], starts)
+            if host is not None:
+                absorbed[host].append(key)
+        elif hosts and (len(hosts) == 1 or group_size[hosts[0]] >= 2 * group_size[hosts[1]]):
             absorbed[hosts[0]].append(key)
     for host, subs in absorbed.items():
         # "Marius" and "Pontmercy" both outnumber "Marius Pontmercy": only the larger joins it.
@@ -177,6 +192,18 @@ def cluster_mentions(
         e.merges = _merge_notes(e, reasons)
     entities.sort(key=lambda e: (-e.n_mentions, e.name))
     return entities
+
+
+def _other_person(key: str, group: list[str], host: str, words: dict[str, tuple[str, ...]]) -> bool:
+    """``key``'s group already holds a full name (two words or more) that is not part of the
+    ``host`` root's name: moving ``key`` into ``host`` would merge two people."""
+    return any(
+        k != key
+        and len(words[k]) > 1
+        and words[k] != words[host]
+        and not _contains(words[host], words[k])
+        for k in group
+    )
 
 
 def _mostly_norp(ms: list[Mention]) -> bool:

@@ -17,10 +17,17 @@
   ("the Samanas") is one too. Neither is an entity.
 * Epithets: "Gotama, the Buddha" written at least twice, where the second name is written after
   *the* in at least a third of its mentions and the first is not, names one person twice.
+* A bare first name and the fuller names that begin with it (:func:`first_name_host`): a shared
+  token is no evidence. "Nikolay" (the brother) is not "Nikolay Ivanovitch Sviazhsky", "Alexey"
+  (Anna's lover) is not "Alexey Alexandrovitch", the servant "Mary" is not "Mary Jane". The bare
+  name joins a fuller name only where the two are written close together (within a paragraph,
+  ``FIRST_NAME_WINDOW`` characters) in at least half of the mentions of one of them, and only
+  when exactly one fuller name has that evidence; otherwise it stays an entity of its own.
 """
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
@@ -88,6 +95,41 @@ def patronymic_links(
         if len(targets) == 1 and near(key, targets[0]):
             links.append((key, targets[0], "diminutive of the first name, written nearby"))
     return links
+
+
+#: How close (characters, about a paragraph) a bare first name and its fuller name are written
+#: to count as evidence that they name one person (:func:`first_name_host`).
+FIRST_NAME_WINDOW = 600
+
+
+def _near_share(xs: Sequence[int], ys: Sequence[int], window: int) -> float:
+    """The share of ``xs`` (offsets) with one of ``ys`` within ``window`` characters."""
+    ordered = sorted(ys)
+    hits = 0
+    for x in xs:
+        i = bisect.bisect_left(ordered, x - window)
+        hits += i < len(ordered) and ordered[i] <= x + window
+    return hits / len(xs) if xs else 0.0
+
+
+def first_name_host(
+    bare: Sequence[int], hosts: Mapping[str, Sequence[int]], window: int = FIRST_NAME_WINDOW
+) -> str | None:
+    """The one host a bare first name joins, or None.
+
+    ``bare``: the starts of the bare name's mentions; ``hosts``: each candidate person (a group
+    root) -> the starts of its fuller names that begin with the bare name ("Marius" ->
+    "Marius Pontmercy"). A host has evidence when at least half of the bare mentions, or half
+    of its fuller mentions, have the other within ``window`` characters; the bare name joins
+    the host only when exactly one host has evidence (two people sharing a first name: the bare
+    form stays unresolved, never goes to both).
+    """
+    with_evidence = [
+        root
+        for root, full in hosts.items()
+        if max(_near_share(bare, full, window), _near_share(full, bare, window)) >= 1 / 2
+    ]
+    return with_evidence[0] if len(with_evidence) == 1 else None
 
 
 def is_diminutive(word: str) -> bool:
