@@ -158,10 +158,8 @@ def cluster_mentions(
         roots = {r for r in roots if not _other_person(key, members[uf.find(key)], r, words)}
         hosts = sorted(roots, key=lambda k: (-group_size[k], k))
         if len(words[key]) == 1 and all(words[k][0] == words[key][0] for k in fuller):
-            starts = {
-                r: [m.start for k in fuller if uf.find(k) == r for m in kept[k]] for r in hosts
-            }
-            host = first_name_host([m.start for m in kept[key]], starts)
+            by_host = {r: [m for k in fuller if uf.find(k) == r for m in kept[k]] for r in hosts}
+            host = first_name_host(kept[key], by_host)
             if host is not None:
                 absorbed[host].append(key)
         elif hosts and (len(hosts) == 1 or group_size[hosts[0]] >= 2 * group_size[hosts[1]]):

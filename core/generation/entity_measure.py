@@ -4,16 +4,16 @@ A character counts as found only when a variant of its name is part of one top e
 name: an alias does not count, so a wrong merge ("Nikolay" the brother inside "Nikolay Ivanovitch
 Sviazhsky") is no longer a hit. Beside the share the measure reports *splits* (one character
 named by several top entities) and *wrong merges* (one top entity that holds two characters: one
-named by it, or by an alias, and another by an alias, as a whole name).
+named by it, or by an alias, and another by an alias that is one of its name variants, titles
+aside).
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from typing import Any, TypedDict
 
-from core.generation.names import NORP_WORDS, fold
+from core.generation.names import NORP_WORDS, TITLES, fold
 
 
 class CharacterRecall(TypedDict):
@@ -30,9 +30,12 @@ class CharacterRecall(TypedDict):
     wrong_merges: dict[str, list[str]]
 
 
-def _whole(variant: str, name: str) -> bool:
-    """``variant`` (folded) written as whole words inside ``name`` (folded)."""
-    return re.search(rf"(?<!\w){re.escape(variant)}(?!\w)", name) is not None
+def _untitled(alias: str) -> str:
+    """An alias folded, its leading titles dropped ("Mr. Kritsky" -> "kritsky")."""
+    words = fold(alias).split()
+    while len(words) > 1 and words[0].rstrip(".") in TITLES:
+        words = words[1:]
+    return " ".join(words)
 
 
 def character_recall(
@@ -42,9 +45,10 @@ def character_recall(
     PERSON entities (dicts with ``name``, ``label``, ``aliases``, in rank order).
 
     found: a variant (folded) is part of a top entity's own name. splits: a character found in
-    the names of two or more top entities. wrong_merges: a top entity whose name or aliases
-    hold variants of two or more characters (aliases matched as whole words, so "Ann" is not
-    found in "Anna").
+    the names of two or more top entities. wrong_merges: a top entity that holds two or more
+    characters, each by its name or by an alias that is one of the character's variants (titles
+    aside: "Fanny Minafer" does not hold the variant "Minafer" of her nephew George; a bare
+    "Nikolay" does hold Levin's brother).
     """
     people = [e for e in entities if e.get("label") == "PERSON"][:top]
     keys = [[fold(v) for v in variants] for variants in characters]
@@ -59,11 +63,11 @@ def character_recall(
             splits[variants[0]] = named
     for e in people:
         name = fold(e["name"])
-        aliases = [fold(a) for a in e.get("aliases", [])]
+        aliases = {_untitled(a) for a in e.get("aliases", [])}
         held[e["name"]] = [
             variants[0]
             for variants, folded in zip(characters, keys)
-            if any(k in name or any(_whole(k, a) for a in aliases) for k in folded)
+            if any(k in name or k in aliases for k in folded)
         ]
     wrong = {name: chars for name, chars in held.items() if len(chars) > 1}
     norp = [e["name"] for e in people if fold(e["name"]) in NORP_WORDS]

@@ -21,7 +21,8 @@
   token is no evidence. "Nikolay" (the brother) is not "Nikolay Ivanovitch Sviazhsky", "Alexey"
   (Anna's lover) is not "Alexey Alexandrovitch", the servant "Mary" is not "Mary Jane". The bare
   name joins a fuller name only where the two are written close together (within a paragraph,
-  ``FIRST_NAME_WINDOW`` characters) in at least half of the mentions of one of them, and only
+  ``FIRST_NAME_WINDOW`` characters) in at least half of the mentions of one of them, or where
+  the bare name carries the fuller name's title ("Sir Robert" / "Sir Robert Chiltern"), and only
   when exactly one fuller name has that evidence; otherwise it stays an entity of its own.
 """
 
@@ -33,7 +34,7 @@ from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 
-from core.generation.names import fold
+from core.generation.names import Mention, fold
 
 PATRONYMIC = re.compile(r"^[a-z]{3,}(?:ovitch|evitch|ovich|evich|ovna|evna|ichna)$|^[a-z]{3,}itch$")
 
@@ -112,23 +113,36 @@ def _near_share(xs: Sequence[int], ys: Sequence[int], window: int) -> float:
     return hits / len(xs) if xs else 0.0
 
 
+def _same_titles(bare: Sequence[Mention], full: Sequence[Mention]) -> bool:
+    """At least two of the bare name's mentions carry a title, and at least half of those
+    share one with the fuller name's mentions ("Sir Robert" and "Sir Robert Chiltern")."""
+    titles = {t for m in full for t in m.titles}
+    titled = [m for m in bare if m.titles]
+    return len(titled) >= 2 and sum(bool(titles & set(m.titles)) for m in titled) * 2 >= len(titled)
+
+
 def first_name_host(
-    bare: Sequence[int], hosts: Mapping[str, Sequence[int]], window: int = FIRST_NAME_WINDOW
+    bare: Sequence[Mention],
+    hosts: Mapping[str, Sequence[Mention]],
+    window: int = FIRST_NAME_WINDOW,
 ) -> str | None:
     """The one host a bare first name joins, or None.
 
-    ``bare``: the starts of the bare name's mentions; ``hosts``: each candidate person (a group
-    root) -> the starts of its fuller names that begin with the bare name ("Marius" ->
-    "Marius Pontmercy"). A host has evidence when at least half of the bare mentions, or half
-    of its fuller mentions, have the other within ``window`` characters; the bare name joins
-    the host only when exactly one host has evidence (two people sharing a first name: the bare
+    ``bare``: the bare name's mentions; ``hosts``: each candidate person (a group root) -> the
+    mentions of its fuller names that begin with the bare name ("Marius" -> "Marius
+    Pontmercy"). A host has evidence when at least half of the bare mentions, or half of its
+    fuller mentions, have the other within ``window`` characters, or when the bare name is
+    titled as the fuller one is ("Sir Robert" / "Sir Robert Chiltern"); the bare name joins the
+    host only when exactly one host has evidence (two people sharing a first name: the bare
     form stays unresolved, never goes to both).
     """
-    with_evidence = [
-        root
-        for root, full in hosts.items()
-        if max(_near_share(bare, full, window), _near_share(full, bare, window)) >= 1 / 2
-    ]
+    starts = [m.start for m in bare]
+    with_evidence = []
+    for root, full in hosts.items():
+        at = [m.start for m in full]
+        near = max(_near_share(starts, at, window), _near_share(at, starts, window))
+        if near >= 1 / 2 or _same_titles(bare, full):
+            with_evidence.append(root)
     return with_evidence[0] if len(with_evidence) == 1 else None
 
 

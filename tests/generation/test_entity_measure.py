@@ -59,6 +59,13 @@ def test_character_recall_counts_own_names_and_reports_splits_and_wrong_merges()
     # the brother inside Sviazhsky's entity; "Ann" is not a whole alias of anyone
     assert r["wrong_merges"] == {"Nikolay Ivanovitch Sviazhsky": ["Sviazhsky", "Nikolay Levin"]}
     assert r["norp"] == ["Indian"]
+    # a family name or a title in an alias is no wrong merge; a variant written as the alias is
+    family = [
+        {"name": "Fanny", "label": "PERSON", "aliases": ["Fanny Minafer", "Miss Fanny"]},
+        {"name": "Wilbur", "label": "PERSON", "aliases": ["Mr. Georgie"]},
+    ]
+    r = character_recall(family, [["Georgie", "Minafer"], ["Fanny"], ["Wilbur"]])
+    assert r["wrong_merges"] == {"Wilbur": ["Georgie", "Wilbur"]}
     # an alias alone finds nobody (it used to: 'Madeleine' as an alias of Jean Valjean)
     only_alias = character_recall(ents, [["Kostya Levin"], ["Konstantin Levin"]])
     assert only_alias["found"] == [] and only_alias["share"] == 0.0
