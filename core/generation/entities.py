@@ -44,6 +44,7 @@ from core.generation.mentions import proper_noun_mentions, spacy_available, spac
 from core.generation.name_forms import (
     common_nouns,
     epithet_links,
+    equated_names,
     first_name_host,
     is_demonym,
     is_diminutive,
@@ -141,6 +142,9 @@ def cluster_mentions(
     for name, epithet, why in epithet_links(starts, text, PLACE_WORDS):
         uf.union(name, epithet)
         reasons.setdefault(name, why)
+    for nick, full, why in equated_names(words, text):  # "... Oblonsky—Stiva, as he was called"
+        uf.union(nick, full)
+        reasons.setdefault(nick, why)
     group_size: Counter[str] = Counter()
     for key in kept:
         group_size[uf.find(key)] += size[key]

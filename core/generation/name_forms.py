@@ -17,6 +17,9 @@
   ("the Samanas") is one too. Neither is an entity.
 * Epithets: "Gotama, the Buddha" written at least twice, where the second name is written after
   *the* in at least a third of its mentions and the first is not, names one person twice.
+* The text's own equation: "Stepan Arkadyevitch Oblonsky—Stiva, as he was called" (a dash or
+  comma, then *as he/she was called / known*) names one person twice: the short name joins the
+  longest kept name written in the full one (:func:`equated_names`).
 * A bare first name and the fuller names that begin with it (:func:`first_name_host`): a shared
   token is no evidence. "Nikolay" (the brother) is not "Nikolay Ivanovitch Sviazhsky", "Alexey"
   (Anna's lover) is not "Alexey Alexandrovitch", the servant "Mary" is not "Mary Jane". The bare
@@ -95,6 +98,35 @@ def patronymic_links(
         targets = [f for first in RUSSIAN_DIMINUTIVES.get(w[0], ()) for f in forms.get(first, [])]
         if len(targets) == 1 and near(key, targets[0]):
             links.append((key, targets[0], "diminutive of the first name, written nearby"))
+    return links
+
+
+_CAP = r"[A-ZÀ-ÖØ-Þ][^\W\d_]*(?:[’'-][^\W\d_]+)*"
+#: "Full Name—Nick, as he was called": up to five capitalised words, a dash (or comma), one.
+_EQUATION = re.compile(
+    rf"({_CAP}(?:[ \t]*\n?[ \t]*{_CAP}){{0,4}})[ \t]*(?:—|--|,)[ \t\n]*({_CAP}),?\s+"
+    r"as\s+(?:he|she)\s+was\s+(?:called|known)\b"
+)
+
+
+def equated_names(keys: Mapping[str, tuple[str, ...]], text: str) -> list[tuple[str, str, str]]:
+    """``(nick, into, reason)`` for each "Full Name—Nick, as he was called" of ``text`` whose
+    one-word nick is a kept key (``keys``: key -> its words) and whose full name holds a kept
+    key of two words or more as consecutive words (the longest such key is ``into``)."""
+    links = []
+    for m in _EQUATION.finditer(text):
+        nick, full = fold(m.group(2)), tuple(fold(m.group(1)).split())
+        if nick not in keys:
+            continue
+        inside = [
+            k
+            for k, w in keys.items()
+            if len(w) > 1 and any(full[i : i + len(w)] == w for i in range(len(full) - len(w) + 1))
+        ]
+        if inside:
+            into = max(inside, key=lambda k: (len(keys[k]), k))
+            shown = " ".join(m.group(0).split())
+            links.append((nick, into, f"the text says '{shown}'"))
     return links
 
 
