@@ -23,8 +23,9 @@
 * A bare first name and the fuller names that begin with it (:func:`first_name_host`): a shared
   token is no evidence. "Nikolay" (the brother) is not "Nikolay Ivanovitch Sviazhsky", "Alexey"
   (Anna's lover) is not "Alexey Alexandrovitch", the servant "Mary" is not "Mary Jane". The bare
-  name joins a fuller name only where the two are written close together (within a paragraph,
-  ``FIRST_NAME_WINDOW`` characters) in at least half of the mentions of one of them, or where
+  name joins a fuller name only where the two are written close together (within a page,
+  ``FIRST_NAME_WINDOW`` characters) in at least half of the mentions of one of them (not for a
+  first name + patronymic), or where
   the bare name carries the fuller name's title ("Sir Robert" / "Sir Robert Chiltern"), and only
   when exactly one fuller name has that evidence; otherwise it stays an entity of its own.
 """
@@ -130,9 +131,9 @@ def equated_names(keys: Mapping[str, tuple[str, ...]], text: str) -> list[tuple[
     return links
 
 
-#: How close (characters, about a paragraph) a bare first name and its fuller name are written
+#: How close (characters, about a page) a bare first name and its fuller name are written
 #: to count as evidence that they name one person (:func:`first_name_host`).
-FIRST_NAME_WINDOW = 600
+FIRST_NAME_WINDOW = 3000
 
 
 def _near_share(xs: Sequence[int], ys: Sequence[int], window: int) -> float:
@@ -143,6 +144,11 @@ def _near_share(xs: Sequence[int], ys: Sequence[int], window: int) -> float:
         i = bisect.bisect_left(ordered, x - window)
         hits += i < len(ordered) and ordered[i] <= x + window
     return hits / len(xs) if xs else 0.0
+
+
+def _all_patronymic(full: Sequence[Mention]) -> bool:
+    """Every fuller name is a first name + patronymic ("Alexey Alexandrovitch ...")."""
+    return all(len(w) > 1 and is_patronymic(w[1]) for w in (fold(m.core).split() for m in full))
 
 
 def _same_titles(bare: Sequence[Mention], full: Sequence[Mention]) -> bool:
@@ -163,8 +169,10 @@ def first_name_host(
     ``bare``: the bare name's mentions; ``hosts``: each candidate person (a group root) -> the
     mentions of its fuller names that begin with the bare name ("Marius" -> "Marius
     Pontmercy"). A host has evidence when at least half of the bare mentions, or half of its
-    fuller mentions, have the other within ``window`` characters, or when the bare name is
-    titled as the fuller one is ("Sir Robert" / "Sir Robert Chiltern"); the bare name joins the
+    fuller mentions, have the other within ``window`` characters (not for a first name +
+    patronymic: Russian first names are shared by many people, and "Alexey" is written beside
+    "Alexey Alexandrovitch" when Anna speaks to her lover of her husband), or when the bare name
+    is titled as the fuller one is ("Sir Robert" / "Sir Robert Chiltern"); the bare name joins the
     host only when exactly one host has evidence (two people sharing a first name: the bare
     form stays unresolved, never goes to both).
     """
@@ -173,7 +181,7 @@ def first_name_host(
     for root, full in hosts.items():
         at = [m.start for m in full]
         near = max(_near_share(starts, at, window), _near_share(at, starts, window))
-        if near >= 1 / 2 or _same_titles(bare, full):
+        if (near >= 1 / 2 and not _all_patronymic(full)) or _same_titles(bare, full):
             with_evidence.append(root)
     return with_evidence[0] if len(with_evidence) == 1 else None
 
