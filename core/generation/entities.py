@@ -50,6 +50,7 @@ from core.generation.name_forms import (
     is_diminutive,
     is_patronymic,
     mostly_after_prepositions,
+    of_phrase,
     patronymic_links,
     written_full_names,
 )
@@ -102,7 +103,8 @@ def cluster_mentions(
     the document, for the words before each mention)."""
     by_key: dict[str, list[Mention]] = defaultdict(list)
     for m in mentions:
-        by_key[fold(m.core)].append(m)
+        if m.titles or not of_phrase(text, m.start, m.end):  # not "the Hill of Howth"
+            by_key[fold(m.core)].append(m)
     kept: dict[str, list[Mention]] = {}
     for key, ms in by_key.items():
         mid = sum(not m.initial or bool(m.titles) for m in ms)

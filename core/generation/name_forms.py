@@ -17,6 +17,9 @@
   ("the Samanas") is one too. Neither is an entity.
 * Epithets: "Gotama, the Buddha" written at least twice, where the second name is written after
   *the* in at least a third of its mentions and the first is not, names one person twice.
+* A feature's name: an untitled mention written "the X of Y" ("the Hill of Howth", "the Bank of
+  Ireland") names a place or a thing, not the person X ("Miss Hill"):
+  :func:`of_phrase`, whose mentions the clustering drops.
 * The text's own equation: "Stepan Arkadyevitch Oblonsky—Stiva, as he was called" (a dash or
   comma, then *as he/she was called / known*) names one person twice: the short name joins the
   longest kept name written in the full one (:func:`equated_names`).
@@ -100,6 +103,14 @@ def patronymic_links(
         if len(targets) == 1 and near(key, targets[0]):
             links.append((key, targets[0], "diminutive of the first name, written nearby"))
     return links
+
+
+_OF_AFTER = re.compile(r"[ \t]*\n?[ \t]*of[ \t]*\n?[ \t]*[A-ZÀ-ÖØ-Þ]")
+
+
+def of_phrase(text: str, start: int, end: int) -> bool:
+    """The mention ``text[start:end]`` is written "the X of Y" (Y capitalised)."""
+    return preceding_word(text, start) == "the" and bool(_OF_AFTER.match(text, end))
 
 
 _CAP = r"[A-ZÀ-ÖØ-Þ][^\W\d_]*(?:[’'-][^\W\d_]+)*"

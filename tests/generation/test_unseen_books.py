@@ -8,7 +8,8 @@ and a title spaCy leaves outside its span still keeps man and woman apart.
   Stepan Arkadyevitch because the text says so ("Stepan Arkadyevitch Oblonsky—Stiva, as he was
   called").
 * *Dubliners* (Joyce): the servant "Mary" of *The Boarding House* is not "Mary Jane" of *The
-  Dead* when the collection is read as one document; Mr Kernan and Mrs Kernan stay two people.
+  Dead* when the collection is read as one document; Mr Kernan and Mrs Kernan stay two people;
+  "the Hill of Howth" is not Eveline, "Miss Hill".
 """
 
 from __future__ import annotations
@@ -92,3 +93,13 @@ def test_mr_and_mrs_kernan_stay_two_people(method):
     assert sorted(map(sorted, titles)) == [["mr"], ["mrs"]], [(e.name, e.aliases) for e in kernans]
     by_title = {next(iter(t)): e for t, e in zip(titles, kernans)}
     assert by_title["mr"].n_mentions == 10 and by_title["mrs"].n_mentions == 5
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_the_hill_of_howth_is_not_miss_hill(method):
+    ents = entities("dubliners_utf8_excerpt.txt", method)
+    body = clean_gutenberg(read_text_file(DATA / "dubliners_utf8_excerpt.txt")).body
+    hill = holding(ents, "Hill")
+    assert len(hill) == 1 and hill[0].label == "PERSON"
+    assert [m.surface for m in hill[0].mentions] == ["Miss Hill", "Miss Hill"]
+    assert body.count("Hill\nof Howth") == 1
