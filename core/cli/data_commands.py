@@ -201,6 +201,8 @@ def _import_book(args: argparse.Namespace) -> int:
             f"{r['n_tokens']} tokens, {r['n_passages']} passages"
             + (f" ({changed} changed)" if changed else "")
         )
+        for warning in r.get("warnings", []):
+            print(f"warning: {r['id']}: {warning}", file=sys.stderr)
         if r.get("orphaned"):
             print(
                 f"warning: {r['id']} replaced; its "

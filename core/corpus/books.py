@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 from core.corpus.documents import check_replacement, upsert_document
 from core.corpus.gutenberg import clean_gutenberg
 from core.corpus.names import check_name
-from core.corpus.stories import require_stories
+from core.corpus.stories import collection_hint, require_stories
 from core.corpus.tabular import check_text_value, read_document_text
 from core.errors import InputError
 from core.store.documents import get_document
@@ -46,7 +46,8 @@ def prepare_book(
 ) -> dict[str, Any]:
     """Read and check one UTF-8 book (Gutenberg header/footer stripped; title/author read from
     it) without writing: the keyword arguments of :func:`core.corpus.documents.upsert_document`
-    plus ``orphaned``.
+    plus ``orphaned`` and ``warnings`` (a book that looks like a story collection:
+    :func:`core.corpus.stories.collection_hint`).
 
     A stored document of the same id of another kind or source (another importer's), or whose
     text would change while questions, answers or judgments hang on it, is refused unless
@@ -86,6 +87,7 @@ def prepare_book(
             "gutenberg_removed": cleaned.removed,
         },
         "orphaned": orphaned,
+        "warnings": [hint] if (hint := collection_hint(cleaned.body)) else [],
     }
 
 
@@ -116,8 +118,8 @@ def import_book(
     """Import one book (:func:`prepare_book`) in short transactions, all or nothing to a reader
     (:func:`core.corpus.documents.upsert_document`; ``progress`` is its chunk callback).
 
-    Returns the :func:`core.corpus.documents.upsert_document` report plus ``title``, ``author``
-    and ``orphaned``.
+    Returns the :func:`core.corpus.documents.upsert_document` report plus ``title``, ``author``,
+    ``orphaned`` and ``warnings``.
     """
     book = prepare_book(db, path, doc_id=doc_id, title=title, author=author, replace=replace)
     return _store(db, book, progress)
@@ -128,8 +130,15 @@ def _store(
 ) -> dict[str, Any]:
     book = dict(book)
     orphaned = book.pop("orphaned")
+    warnings = book.pop("warnings", [])
     result = upsert_document(db, **book, progress=progress)
-    return {**result, "title": book["title"], "author": book["author"], "orphaned": orphaned}
+    return {
+        **result,
+        "title": book["title"],
+        "author": book["author"],
+        "orphaned": orphaned,
+        "warnings": warnings,
+    }
 
 
 def prepare_stories(
@@ -146,9 +155,10 @@ def prepare_stories(
     metadata names the book (``book_id``, ``book_title``, ``story``, ``story_title``,
     ``stories``). The whole book is not stored, so entities and questions stay within a story.
     ``InputError`` (nothing written) when no stories are found; each story id is checked for
-    orphans like a book's (``replace``)."""
+    orphans like a book's (``replace``). The first story carries the ``warnings`` about the
+    contents list (:func:`core.corpus.stories.read_stories`)."""
     book = prepare_book(db, path, doc_id=doc_id, title=title, author=author, replace=True)
-    stories = require_stories(book["text"], str(path))
+    stories, warnings = require_stories(book["text"], str(path))
     out = []
     for n, story in enumerate(stories, start=1):
         part_id = check_name(f"{book['doc_id']}-s{n:02d}", "story document id", column="--id")
@@ -168,6 +178,7 @@ def prepare_stories(
                     "stories": len(stories),
                 },
                 "orphaned": _orphaned(db, part_id, text, Path(path), replace),
+                "warnings": warnings if n == 1 else [],
             }
         )
     return out

@@ -13,6 +13,12 @@ Rule (:func:`find_stories`), on the text after the Gutenberg header is removed:
    is at most 80 characters long, and does not start with CHAPTER, BOOK, PART, VOLUME, CONTENTS,
    PREFACE, INTRODUCTION or THE END (those divide a novel, not a collection). At least two.
 
+With a contents list, the headings found in the text win over it (:func:`read_stories`, issue
+36): a heading in capitals after the list that is not written as any entry, but nearly as one
+(``COUNTERPARTS`` where the list says "Couterparts": similarity of the title keys at least
+``NEAR_TITLE``), starts that story under the heading's title, with a warning naming both; and the
+number of stories is checked against the list (a warning names the entries not found).
+
 A story runs from its heading to the next one (or the end of the text); the text before the
 first story (title page, contents, preface) is not stored. No stories found: ``InputError``.
 """
@@ -21,6 +27,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from difflib import SequenceMatcher
 
 from core.errors import InputError
 
@@ -34,6 +41,9 @@ _NOT_A_STORY = re.compile(
     re.I,
 )
 _MIN_STORIES = 2
+#: How alike (difflib ratio of the title keys) a heading and a contents entry must be for the
+#: heading to stand for that entry ("couterparts" / "counterparts": 0.96).
+NEAR_TITLE = 0.8
 
 
 @dataclass(frozen=True)
@@ -124,25 +134,68 @@ def _from_headings(text: str) -> list[tuple[int, str]]:
     ]
 
 
-def find_stories(text: str) -> list[Story]:
-    """The stories of a collection by the rule in the module docstring ([] when fewer than
-    two are found)."""
+def _near_entry(heading: str, entries: list[str]) -> str | None:
+    """The entry most like ``heading`` when at least :data:`NEAR_TITLE` alike, else None."""
+    scored = [(SequenceMatcher(None, _key(e), _key(heading)).ratio(), e) for e in entries]
+    best = max(scored, default=(0.0, ""))
+    return best[1] if best[0] >= NEAR_TITLE else None
+
+
+def _checked_contents(text: str) -> tuple[list[tuple[int, str]], list[str]]:
+    """Story starts from the contents list and the headings in the text, and the warnings."""
+    entries, after = _contents_entries(text)
     starts = _from_contents(text)
+    used = [title for _, title in starts]
+    taken = {off for off, _ in starts}
+    warnings = []
+    for off, line in _lone_lines(text, after):
+        if off in taken or not _is_heading(line):
+            continue
+        heading = _ENTRY_NUMBER.sub("", line).strip()
+        entry = _near_entry(heading, [e for e in entries if e not in used])
+        if entry is not None:
+            starts.append((off, heading))
+            used.append(entry)
+            warnings.append(
+                f"the Contents lists {entry!r} but the heading in the text reads {heading!r}: "
+                "the heading is used"
+            )
+    missing = [e for e in entries if e not in used]
+    if missing and len(starts) >= _MIN_STORIES:
+        shown = ", ".join(repr(e) for e in missing[:5]) + (", ..." if len(missing) > 5 else "")
+        warnings.append(
+            f"the Contents lists {len(entries)} stories but {len(starts)} were found as "
+            f"headings in the text; not found: {shown}"
+        )
+    return sorted(starts), warnings
+
+
+def read_stories(text: str) -> tuple[list[Story], list[str]]:
+    """The stories of a collection by the rule in the module docstring ([] when fewer than
+    two are found) and the warnings about the contents list (a heading that differs from its
+    entry, entries not found)."""
+    starts, warnings = _checked_contents(text)
     if len(starts) < _MIN_STORIES:
-        starts = _from_headings(text)
+        starts, warnings = _from_headings(text), []
     if len(starts) < _MIN_STORIES:
-        return []
+        return [], []
     ends = [s for s, _ in starts[1:]] + [len(text)]
-    return [
+    stories = [
         Story(title.title() if title.isupper() else title, start, end)
         for (start, title), end in zip(starts, ends)
         if text[start:end].strip()
     ]
+    return stories, warnings
 
 
-def require_stories(text: str, path: str) -> list[Story]:
-    """:func:`find_stories`, or an ``InputError`` that says what was looked for."""
-    stories = find_stories(text)
+def find_stories(text: str) -> list[Story]:
+    """The stories of :func:`read_stories`, without its warnings."""
+    return read_stories(text)[0]
+
+
+def require_stories(text: str, path: str) -> tuple[list[Story], list[str]]:
+    """:func:`read_stories`, or an ``InputError`` that says what was looked for."""
+    stories, warnings = read_stories(text)
     if not stories:
         raise InputError(
             "--split-stories: no stories found (looked for a CONTENTS list whose titles recur "
@@ -150,4 +203,20 @@ def require_stories(text: str, path: str) -> list[Story]:
             "import it without --split-stories",
             path=path,
         )
-    return stories
+    return stories, warnings
+
+
+def collection_hint(text: str) -> str | None:
+    """A warning for a book imported whole that looks like a story collection (a contents
+    list whose titles, at least three and none a CHAPTER/BOOK/PART..., recur as headings),
+    suggesting ``--split-stories``; None otherwise."""
+    starts, _ = _checked_contents(text)
+    titles = [t for _, t in starts]
+    if len(titles) < 3 or any(_NOT_A_STORY.match(t) for t in titles):
+        return None
+    shown = ", ".join(repr(t) for t in titles[:3]) + (", ..." if len(titles) > 3 else "")
+    return (
+        f"this looks like a collection of {len(titles)} stories ({shown}); import it with "
+        "--split-stories to keep each story a document of its own (entities and questions "
+        "then stay within a story)"
+    )

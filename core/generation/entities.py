@@ -44,10 +44,13 @@ from core.generation.mentions import proper_noun_mentions, spacy_available, spac
 from core.generation.name_forms import (
     common_nouns,
     epithet_links,
+    equated_names,
+    first_name_host,
     is_demonym,
     is_diminutive,
     is_patronymic,
     mostly_after_prepositions,
+    of_phrase,
     patronymic_links,
     written_full_names,
 )
@@ -100,7 +103,8 @@ def cluster_mentions(
     the document, for the words before each mention)."""
     by_key: dict[str, list[Mention]] = defaultdict(list)
     for m in mentions:
-        by_key[fold(m.core)].append(m)
+        if m.titles or not of_phrase(text, m.start, m.end):  # not "the Hill of Howth"
+            by_key[fold(m.core)].append(m)
     kept: dict[str, list[Mention]] = {}
     for key, ms in by_key.items():
         mid = sum(not m.initial or bool(m.titles) for m in ms)
@@ -140,16 +144,31 @@ def cluster_mentions(
     for name, epithet, why in epithet_links(starts, text, PLACE_WORDS):
         uf.union(name, epithet)
         reasons.setdefault(name, why)
+    for nick, full, why in equated_names(words, text):  # "... Oblonsky—Stiva, as he was called"
+        uf.union(nick, full)
+        reasons.setdefault(nick, why)
     group_size: Counter[str] = Counter()
     for key in kept:
         group_size[uf.find(key)] += size[key]
     absorbed: dict[str, list[str]] = defaultdict(list)
+    members: dict[str, list[str]] = defaultdict(list)
+    for key in kept:
+        members[uf.find(key)].append(key)
     for key in kept:
         if not words[key] or words[key][-1] in PLACE_WORDS:
             continue
-        roots = {uf.find(k) for k in kept if _contains(words[k], words[key])} - {uf.find(key)}
+        fuller = [k for k in kept if _contains(words[k], words[key])]
+        roots = {uf.find(k) for k in fuller} - {uf.find(key)}
+        # a name already joined to another full name ("Oblonsky" = "Stepan Arkadyevitch") is not
+        # moved on into a second person ("Pyotr Oblonsky") by a shared word
+        roots = {r for r in roots if not _other_person(key, members[uf.find(key)], r, words)}
         hosts = sorted(roots, key=lambda k: (-group_size[k], k))
-        if hosts and (len(hosts) == 1 or group_size[hosts[0]] >= 2 * group_size[hosts[1]]):
+        if len(words[key]) == 1 and all(words[k][0] == words[key][0] for k in fuller):
+            by_host = {r: [m for k in fuller if uf.find(k) == r for m in kept[k]] for r in hosts}
+            host = first_name_host(kept[key], by_host)
+            if host is not None:
+                absorbed[host].append(key)
+        elif hosts and (len(hosts) == 1 or group_size[hosts[0]] >= 2 * group_size[hosts[1]]):
             absorbed[hosts[0]].append(key)
     for host, subs in absorbed.items():
         # "Marius" and "Pontmercy" both outnumber "Marius Pontmercy": only the larger joins it.
@@ -177,6 +196,18 @@ def cluster_mentions(
         e.merges = _merge_notes(e, reasons)
     entities.sort(key=lambda e: (-e.n_mentions, e.name))
     return entities
+
+
+def _other_person(key: str, group: list[str], host: str, words: dict[str, tuple[str, ...]]) -> bool:
+    """``key``'s group already holds a full name (two words or more) that is not part of the
+    ``host`` root's name: moving ``key`` into ``host`` would merge two people."""
+    return any(
+        k != key
+        and len(words[k]) > 1
+        and words[k] != words[host]
+        and not _contains(words[host], words[k])
+        for k in group
+    )
 
 
 def _mostly_norp(ms: list[Mention]) -> bool:

@@ -1,41 +1,77 @@
-"""How many of a book's known main characters the top PERSON entities hold (the issue-13 measure)."""
+"""How many of a book's known main characters the top PERSON entities hold (issues 13 and 36).
+
+A character counts as found only when a variant of its name is part of one top entity's own
+name: an alias does not count, so a wrong merge ("Nikolay" the brother inside "Nikolay Ivanovitch
+Sviazhsky") is no longer a hit. Beside the share the measure reports *splits* (one character
+named by several top entities) and *wrong merges* (one top entity that holds two characters: one
+named by it, or by an alias, and another by an alias that is one of its name variants, titles
+aside).
+"""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import Any, TypedDict
 
-from core.generation.names import NORP_WORDS, fold
+from core.generation.names import NORP_WORDS, TITLES, fold
 
 
 class CharacterRecall(TypedDict):
     """:func:`character_recall`'s result: characters found / missing, the found share
-    (found / characters; 1.0 with none) and the top PERSON names that are NORP words."""
+    (found / characters; 1.0 with none), the top PERSON names that are NORP words, ``splits``
+    (character -> the top entities named after it, when more than one) and ``wrong_merges``
+    (top entity name -> the characters it holds, when more than one)."""
 
     found: list[str]
     missing: list[str]
     share: float
     norp: list[str]
+    splits: dict[str, list[str]]
+    wrong_merges: dict[str, list[str]]
+
+
+def _untitled(alias: str) -> str:
+    """An alias folded, its leading titles dropped ("Mr. Kritsky" -> "kritsky")."""
+    words = fold(alias).split()
+    while len(words) > 1 and words[0].rstrip(".") in TITLES:
+        words = words[1:]
+    return " ".join(words)
 
 
 def character_recall(
     entities: Sequence[dict[str, Any]], characters: Sequence[Sequence[str]], top: int = 15
 ) -> CharacterRecall:
-    """Match ``characters`` (each a list of name variants) against the ``top`` PERSON entities
-    (dicts with ``name``, ``label``, ``aliases``, in rank order).
+    """Match ``characters`` (each a list of name variants of one person) against the ``top``
+    PERSON entities (dicts with ``name``, ``label``, ``aliases``, in rank order).
 
-    A character is found when a variant (folded) is part of one top entity's name or alias.
-    Returns ``{"found", "missing", "share", "norp"}`` where ``norp`` lists top PERSON names that
-    are nationalities or religious/political groups.
+    found: a variant (folded) is part of a top entity's own name. splits: a character found in
+    the names of two or more top entities. wrong_merges: a top entity that holds two or more
+    characters, each by its name or by an alias that is one of the character's variants (titles
+    aside: "Fanny Minafer" does not hold the variant "Minafer" of her nephew George; a bare
+    "Nikolay" does hold Levin's brother).
     """
     people = [e for e in entities if e.get("label") == "PERSON"][:top]
-    names = [[fold(n) for n in [e["name"], *e.get("aliases", [])]] for e in people]
+    keys = [[fold(v) for v in variants] for variants in characters]
     found: list[str] = []
     missing: list[str] = []
-    for variants in characters:
-        keys = [fold(v) for v in variants]
-        hit = any(k in n for k in keys for group in names for n in group)
-        (found if hit else missing).append(variants[0])
+    splits: dict[str, list[str]] = {}
+    held: dict[str, list[str]] = {}
+    for variants, folded in zip(characters, keys):
+        named = [e["name"] for e in people if any(k in fold(e["name"]) for k in folded)]
+        (found if named else missing).append(variants[0])
+        if len(named) > 1:
+            splits[variants[0]] = named
+    for e in people:
+        name = fold(e["name"])
+        aliases = {_untitled(a) for a in e.get("aliases", [])}
+        held[e["name"]] = [
+            variants[0]
+            for variants, folded in zip(characters, keys)
+            if any(k in name or k in aliases for k in folded)
+        ]
+    wrong = {name: chars for name, chars in held.items() if len(chars) > 1}
     norp = [e["name"] for e in people if fold(e["name"]) in NORP_WORDS]
     share = len(found) / len(characters) if characters else 1.0
-    return CharacterRecall(found=found, missing=missing, share=share, norp=norp)
+    return CharacterRecall(
+        found=found, missing=missing, share=share, norp=norp, splits=splits, wrong_merges=wrong
+    )

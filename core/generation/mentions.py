@@ -228,6 +228,22 @@ def spacy_mentions(
     return out
 
 
+#: Capitalised titles written right before a name ("Mr ", "Mrs. ", "Miss "): spaCy leaves them
+#: outside its PERSON span ("Mr Kernan" -> "Kernan").
+_TITLE_BEFORE = re.compile(r"(?<![\w’'])([A-Z][a-z]*)\.?[ \t]*\n?[ \t]*$")
+
+
+def _title_before(text: str, start: int) -> int:
+    """``start`` moved back over the titles written right before it ("Mrs Kernan": the offset
+    of "Mrs"), so the clustering reads the title as the built-in finder does and keeps Mr and
+    Mrs Kernan apart."""
+    while True:
+        m = _TITLE_BEFORE.search(text, max(0, start - 16), start)
+        if m is None or m.group(1).lower() not in TITLES:
+            return start
+        start = m.start(1)
+
+
 def _ner_mentions(
     text: str, spans: list[tuple[int, int]], docs: Iterable[Any], lowers: Counter[str]
 ) -> list[Mention]:
@@ -238,7 +254,8 @@ def _ner_mentions(
             label = SPACY_LABELS.get(ent.label_)
             if label is None:
                 continue
-            for run in _token_runs(text, offset + ent.start_char, offset + ent.end_char):
+            start = _title_before(text, offset + ent.start_char)
+            for run in _token_runs(text, start, offset + ent.end_char):
                 mention = _clean_span(text, run, False, lowers, label)
                 if mention is not None:
                     if label != "NORP" and _label_cue(text, mention) == "PERSON":

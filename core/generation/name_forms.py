@@ -17,16 +17,31 @@
   ("the Samanas") is one too. Neither is an entity.
 * Epithets: "Gotama, the Buddha" written at least twice, where the second name is written after
   *the* in at least a third of its mentions and the first is not, names one person twice.
+* A feature's name: an untitled mention written "the X of Y" ("the Hill of Howth", "the Bank of
+  Ireland") names a place or a thing, not the person X ("Miss Hill"):
+  :func:`of_phrase`, whose mentions the clustering drops.
+* The text's own equation: "Stepan Arkadyevitch Oblonsky—Stiva, as he was called" (a dash or
+  comma, then *as he/she was called / known*) names one person twice: the short name joins the
+  longest kept name written in the full one (:func:`equated_names`).
+* A bare first name and the fuller names that begin with it (:func:`first_name_host`): a shared
+  token is no evidence. "Nikolay" (the brother) is not "Nikolay Ivanovitch Sviazhsky", "Alexey"
+  (Anna's lover) is not "Alexey Alexandrovitch", the servant "Mary" is not "Mary Jane". The bare
+  name joins a fuller name only where the two are written close together (within a page,
+  ``FIRST_NAME_WINDOW`` characters) in at least half of the mentions of one of them (not for a
+  first name + patronymic), or where
+  the bare name carries the fuller name's title ("Sir Robert" / "Sir Robert Chiltern"), and only
+  when exactly one fuller name has that evidence; otherwise it stays an entity of its own.
 """
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 
-from core.generation.names import fold
+from core.generation.names import Mention, fold
 
 PATRONYMIC = re.compile(r"^[a-z]{3,}(?:ovitch|evitch|ovich|evich|ovna|evna|ichna)$|^[a-z]{3,}itch$")
 
@@ -88,6 +103,98 @@ def patronymic_links(
         if len(targets) == 1 and near(key, targets[0]):
             links.append((key, targets[0], "diminutive of the first name, written nearby"))
     return links
+
+
+_OF_AFTER = re.compile(r"[ \t]*\n?[ \t]*of[ \t]*\n?[ \t]*[A-ZÀ-ÖØ-Þ]")
+
+
+def of_phrase(text: str, start: int, end: int) -> bool:
+    """The mention ``text[start:end]`` is written "the X of Y" (Y capitalised)."""
+    return preceding_word(text, start) == "the" and bool(_OF_AFTER.match(text, end))
+
+
+_CAP = r"[A-ZÀ-ÖØ-Þ][^\W\d_]*(?:[’'-][^\W\d_]+)*"
+#: "Full Name—Nick, as he was called": up to five capitalised words, a dash (or comma), one.
+_EQUATION = re.compile(
+    rf"({_CAP}(?:[ \t]*\n?[ \t]*{_CAP}){{0,4}})[ \t]*(?:—|--|,)[ \t\n]*({_CAP}),?\s+"
+    r"as\s+(?:he|she)\s+was\s+(?:called|known)\b"
+)
+
+
+def equated_names(keys: Mapping[str, tuple[str, ...]], text: str) -> list[tuple[str, str, str]]:
+    """``(nick, into, reason)`` for each "Full Name—Nick, as he was called" of ``text`` whose
+    one-word nick is a kept key (``keys``: key -> its words) and whose full name holds a kept
+    key of two words or more as consecutive words (the longest such key is ``into``)."""
+    links = []
+    for m in _EQUATION.finditer(text):
+        nick, full = fold(m.group(2)), tuple(fold(m.group(1)).split())
+        if nick not in keys:
+            continue
+        inside = [
+            k
+            for k, w in keys.items()
+            if len(w) > 1 and any(full[i : i + len(w)] == w for i in range(len(full) - len(w) + 1))
+        ]
+        if inside:
+            into = max(inside, key=lambda k: (len(keys[k]), k))
+            shown = " ".join(m.group(0).split())
+            links.append((nick, into, f"the text says '{shown}'"))
+    return links
+
+
+#: How close (characters, about a page) a bare first name and its fuller name are written
+#: to count as evidence that they name one person (:func:`first_name_host`).
+FIRST_NAME_WINDOW = 3000
+
+
+def _near_share(xs: Sequence[int], ys: Sequence[int], window: int) -> float:
+    """The share of ``xs`` (offsets) with one of ``ys`` within ``window`` characters."""
+    ordered = sorted(ys)
+    hits = 0
+    for x in xs:
+        i = bisect.bisect_left(ordered, x - window)
+        hits += i < len(ordered) and ordered[i] <= x + window
+    return hits / len(xs) if xs else 0.0
+
+
+def _all_patronymic(full: Sequence[Mention]) -> bool:
+    """Every fuller name is a first name + patronymic ("Alexey Alexandrovitch ...")."""
+    return all(len(w) > 1 and is_patronymic(w[1]) for w in (fold(m.core).split() for m in full))
+
+
+def _same_titles(bare: Sequence[Mention], full: Sequence[Mention]) -> bool:
+    """At least two of the bare name's mentions carry a title, and at least half of those
+    share one with the fuller name's mentions ("Sir Robert" and "Sir Robert Chiltern")."""
+    titles = {t for m in full for t in m.titles}
+    titled = [m for m in bare if m.titles]
+    return len(titled) >= 2 and sum(bool(titles & set(m.titles)) for m in titled) * 2 >= len(titled)
+
+
+def first_name_host(
+    bare: Sequence[Mention],
+    hosts: Mapping[str, Sequence[Mention]],
+    window: int = FIRST_NAME_WINDOW,
+) -> str | None:
+    """The one host a bare first name joins, or None.
+
+    ``bare``: the bare name's mentions; ``hosts``: each candidate person (a group root) -> the
+    mentions of its fuller names that begin with the bare name ("Marius" -> "Marius
+    Pontmercy"). A host has evidence when at least half of the bare mentions, or half of its
+    fuller mentions, have the other within ``window`` characters (not for a first name +
+    patronymic: Russian first names are shared by many people, and "Alexey" is written beside
+    "Alexey Alexandrovitch" when Anna speaks to her lover of her husband), or when the bare name
+    is titled as the fuller one is ("Sir Robert" / "Sir Robert Chiltern"); the bare name joins the
+    host only when exactly one host has evidence (two people sharing a first name: the bare
+    form stays unresolved, never goes to both).
+    """
+    starts = [m.start for m in bare]
+    with_evidence = []
+    for root, full in hosts.items():
+        at = [m.start for m in full]
+        near = max(_near_share(starts, at, window), _near_share(at, starts, window))
+        if (near >= 1 / 2 and not _all_patronymic(full)) or _same_titles(bare, full):
+            with_evidence.append(root)
+    return with_evidence[0] if len(with_evidence) == 1 else None
 
 
 def is_diminutive(word: str) -> bool:

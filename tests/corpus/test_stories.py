@@ -10,7 +10,7 @@ import pytest
 from core.__main__ import main
 from core.corpus.books import import_stories
 from core.corpus.gutenberg import clean_gutenberg
-from core.corpus.stories import find_stories
+from core.corpus.stories import find_stories, read_stories
 from core.errors import InputError
 from core.generation.entity_store import build_entities, get_entities
 from core.store.database import open_db
@@ -19,6 +19,26 @@ from core.store.documents import get_document
 DATA = Path(__file__).resolve().parents[1] / "data" / "entity_repair"
 COLLECTION = DATA / "story_collection.txt"
 TITLES = ["The Ferryman's Daughter", "A Lantern at Millbrook", "The Winter Fair"]
+#: Real text (issue 36): Dubliners, PG #2814, UTF-8 edition: the header, the Contents of fifteen
+#: stories and the headings and openings of four of them (tests/data/unseen_books/SOURCE.md).
+DUBLINERS = (
+    Path(__file__).resolve().parents[1] / "data" / "unseen_books" / "dubliners_utf8_stories.txt"
+)
+
+
+def _dubliners(tmp_path: Path | None = None, typo: bool = False) -> str | Path:
+    """The Dubliners excerpt's body; with ``typo`` its Contents says "Couterparts" where the
+    heading says COUNTERPARTS (as the edition the issue read does); with ``tmp_path`` the
+    whole file written there (a path to import)."""
+    raw = DUBLINERS.read_text(encoding="utf-8")
+    if typo:
+        raw = raw.replace("\nCOUNTERPARTS\n\nCLAY\n", "\nCouterparts\n\nCLAY\n")
+        assert "Couterparts" in raw
+    if tmp_path is None:
+        return clean_gutenberg(raw).body
+    path = tmp_path / "dubliners.txt"
+    path.write_text(raw, encoding="utf-8")
+    return path
 
 
 def test_contents_list_titles_found_as_headings():
@@ -42,6 +62,54 @@ def test_headings_without_a_contents_list():
     # "A FEW TALES" is a capitals heading too: the rule takes every heading it allows.
     assert [s.title for s in stories] == ["A Few Tales", "The Mill", "The Weir"]
     assert "CHAPTER I" in text[stories[-1].start : stories[-1].end]
+
+
+def test_a_heading_that_differs_from_its_contents_entry_wins_and_is_named():
+    # The Contents' "Couterparts" is written nowhere: the story used to vanish into the one
+    # before it (A Little Cloud held both), silently.
+    stories, warnings = read_stories(str(_dubliners(typo=True)))
+    assert [s.title for s in stories] == [
+        "The Sisters",
+        "A Little Cloud",
+        "Counterparts",
+        "The Dead",
+    ]
+    cloud = stories[1]
+    body = str(_dubliners(typo=True))
+    assert "Farrington" not in body[cloud.start : cloud.end]
+    assert warnings[0] == (
+        "the Contents lists 'Couterparts' but the heading in the text reads 'COUNTERPARTS': "
+        "the heading is used"
+    )
+
+
+def test_the_story_count_is_checked_against_the_contents():
+    stories, warnings = read_stories(str(_dubliners()))
+    assert len(stories) == 4
+    assert warnings == [
+        "the Contents lists 15 stories but 4 were found as headings in the text; not found: "
+        "'AN ENCOUNTER', 'ARABY', 'EVELINE', 'AFTER THE RACE', 'TWO GALLANTS', ..."
+    ]
+    whole, none = read_stories(clean_gutenberg(COLLECTION.read_text(encoding="utf-8")).body)
+    assert len(whole) == 3 and none == []  # every entry found, as written
+
+
+def test_cli_warns_of_a_contents_mismatch_and_suggests_splitting_a_collection(
+    new_db_location, tmp_path, capsys
+):
+    db = str(new_db_location("t"))
+    assert main(["--db", db, "init"]) == 0
+    path = str(_dubliners(tmp_path, typo=True))
+    assert main(["--db", db, "import-book", path, "--split-stories", "--id", "dub"]) == 0
+    captured = capsys.readouterr()
+    assert "dub-s03" in captured.out and "'Dubliners: Counterparts'" in captured.out
+    assert "warning: dub-s01: the Contents lists 'Couterparts' but the heading" in captured.err
+    assert main(["--db", db, "import-book", path, "--id", "whole"]) == 0
+    err = capsys.readouterr().err
+    assert err.startswith("warning: whole: this looks like a collection of 4 stories")
+    assert "import it with --split-stories" in err
+    assert main(["--db", db, "import-book", str(DATA / "patronymic_novel.txt")]) == 0
+    assert capsys.readouterr().err == ""  # a novel gets no such hint
 
 
 def test_a_novel_with_chapters_has_no_stories():

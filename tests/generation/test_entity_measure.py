@@ -39,15 +39,36 @@ def test_nicknames_merge_and_norp_stays_out(method):
     assert not {"Indian", "Mormon"} & set(by_name)
 
 
-def test_character_recall_counts_aliases():
+def test_character_recall_counts_own_names_and_reports_splits_and_wrong_merges():
+    # Issue 36: an alias no longer finds a character, so a wrong merge is not a hit; it is
+    # reported beside the share, as is a character split over two top entities.
     ents = [
-        {"name": "Jean Valjean", "label": "PERSON", "aliases": ["M. Madeleine"]},
+        {"name": "Nikolay Ivanovitch Sviazhsky", "label": "PERSON", "aliases": ["Nikolay"]},
+        {"name": "Levin", "label": "PERSON", "aliases": ["Konstantin Levin"]},
+        {"name": "Kostya", "label": "PERSON", "aliases": []},
+        {"name": "Konstantin", "label": "PERSON", "aliases": []},
         {"name": "Indian", "label": "PERSON", "aliases": []},
+        {"name": "Anna", "label": "PERSON", "aliases": []},
         {"name": "Paris", "label": "PLACE", "aliases": []},
     ]
-    r = character_recall(ents, [["Valjean"], ["Madeleine"], ["Paris"]])
-    assert r["found"] == ["Valjean", "Madeleine"] and r["missing"] == ["Paris"]
-    assert r["norp"] == ["Indian"] and r["share"] == pytest.approx(2 / 3)
+    chars = [["Sviazhsky"], ["Nikolay Levin", "Nikolay"], ["Levin", "Konstantin"], ["Ann"]]
+    r = character_recall(ents, chars + [["Paris"]])
+    assert r["found"] == ["Sviazhsky", "Nikolay Levin", "Levin", "Ann"]  # "Ann": part of "Anna"
+    assert r["missing"] == ["Paris"] and r["share"] == pytest.approx(4 / 5)
+    assert r["splits"] == {"Levin": ["Levin", "Konstantin"]}
+    # the brother inside Sviazhsky's entity; "Ann" is not a whole alias of anyone
+    assert r["wrong_merges"] == {"Nikolay Ivanovitch Sviazhsky": ["Sviazhsky", "Nikolay Levin"]}
+    assert r["norp"] == ["Indian"]
+    # a family name or a title in an alias is no wrong merge; a variant written as the alias is
+    family = [
+        {"name": "Fanny", "label": "PERSON", "aliases": ["Fanny Minafer", "Miss Fanny"]},
+        {"name": "Wilbur", "label": "PERSON", "aliases": ["Mr. Georgie"]},
+    ]
+    r = character_recall(family, [["Georgie", "Minafer"], ["Fanny"], ["Wilbur"]])
+    assert r["wrong_merges"] == {"Wilbur": ["Georgie", "Wilbur"]}
+    # an alias alone finds nobody (it used to: 'Madeleine' as an alias of Jean Valjean)
+    only_alias = character_recall(ents, [["Kostya Levin"], ["Konstantin Levin"]])
+    assert only_alias["found"] == [] and only_alias["share"] == 0.0
 
 
 @pytest.mark.skipif(spacy_available() is None, reason="no spaCy English pipeline installed")
