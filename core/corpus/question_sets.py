@@ -1,6 +1,9 @@
 """Generic question sets in CSV or JSONL.
 
-Columns: ``question`` and ``document_id`` (required; the document must already be imported),
+Columns: ``question`` and ``document_id`` (required; the document must already be imported; in
+JSON lines ``"document_id": null`` says the question has no document, an open question answered
+without context, as ``export benchmark`` writes imported open questions such as Vicuna-80: an
+empty CSV cell stays an error),
 answers as ``answers`` (a JSON list, or text with ``|`` between answers), ``answer``, or
 ``answer1`` ... ``answerN``; optional ``id``, ``qtype``, ``split``, ``language``,
 ``context_document_id``, ``evidence`` (a list of objects with ``text`` and optional
@@ -98,6 +101,33 @@ def _evidence(record: dict[str, Any], path: Path, line: int) -> list[dict[str, A
     return out
 
 
+def _documents(
+    record: dict[str, Any], known: set[str], path: Path, line: int
+) -> tuple[str | None, str | None]:
+    """The question's document and the document that answers it (both imported already);
+    ``(None, None)`` for JSON's ``"document_id": null``, an open question with no document."""
+    if record.get("document_id", "") is None:
+        return None, None
+    doc_id = require_text(record, "document_id", path, line)
+    if doc_id not in known:
+        raise InputError(
+            f"unknown document_id {doc_id!r}: import the document first",
+            path=str(path),
+            line=line,
+            column="document_id",
+        )
+    check_name(doc_id, "document_id", path=str(path), line=line, column="document_id")
+    context_id = optional_text(record, "context_document_id", path, line) or doc_id
+    if context_id not in known:
+        raise InputError(
+            f"unknown context_document_id {context_id!r}",
+            path=str(path),
+            line=line,
+            column="context_document_id",
+        )
+    return doc_id, context_id
+
+
 def _answers(record: dict[str, Any], path: Path, line: int) -> list[str]:
     value = record.get("answers")
     if isinstance(value, list):
@@ -162,26 +192,10 @@ def import_questions(
     now = utcnow()
     for line, rec in records:
         question = require_text(rec, "question", path, line)
-        doc_id = require_text(rec, "document_id", path, line)
-        if doc_id not in known:
-            raise InputError(
-                f"unknown document_id {doc_id!r}: import the document first",
-                path=str(path),
-                line=line,
-                column="document_id",
-            )
-        check_name(doc_id, "document_id", path=str(path), line=line, column="document_id")
-        context_id = optional_text(rec, "context_document_id", path, line) or doc_id
-        if context_id not in known:
-            raise InputError(
-                f"unknown context_document_id {context_id!r}",
-                path=str(path),
-                line=line,
-                column="context_document_id",
-            )
+        doc_id, context_id = _documents(rec, known, path, line)
         qid = (
             optional_text(rec, "id", path, line)
-            or "q-" + hashlib.sha1(f"{doc_id}\x1f{question}".encode()).hexdigest()[:16]
+            or "q-" + hashlib.sha1(f"{doc_id or ''}\x1f{question}".encode()).hexdigest()[:16]
         )
         qid = check_name(qid, "question id", path=str(path), line=line, column="id")
         if qid in seen:
@@ -197,7 +211,9 @@ def import_questions(
                 id=qid,
                 document_id=doc_id,
                 context_document_id=context_id,
-                context_kind="story" if context_id == doc_id else "other",
+                context_kind=(
+                    "none" if doc_id is None else "story" if context_id == doc_id else "other"
+                ),
                 question=question,
                 answers=_answers(rec, path, line),
                 origin=QuestionOrigin(origin),

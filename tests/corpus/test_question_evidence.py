@@ -58,3 +58,25 @@ def test_malformed_evidence_is_one_line_and_imports_nothing(db, tmp_path, eviden
         import_questions(db, path)
     assert "\n" not in str(caught.value) and "evidence" in str(caught.value)
     assert get_question(db, "g1") is None
+
+
+def test_a_json_null_document_is_an_open_question_and_an_empty_csv_cell_an_error(db, tmp_path):
+    """``export benchmark`` writes ``"document_id": null`` for an imported open question
+    (Vicuna-80); importing it back keeps it open (no document, answered without context). In
+    CSV an empty cell cannot say "none" on purpose, so it stays the one-line error it was."""
+    path = tmp_path / "q.jsonl"
+    row = {"id": "v1", "question": "Why?", "document_id": None, "answers": ["Because"]}
+    path.write_text(json.dumps(row) + "\n", encoding="utf-8")
+    assert import_questions(db, path)["inserted"] == 1
+    stored = get_question(db, "v1")
+    assert (stored.document_id, stored.context_document_id, stored.context_kind) == (
+        None,
+        None,
+        "none",
+    )
+    assert stored.answers == ["Because"]
+    path = tmp_path / "q.csv"
+    path.write_text("id,question,document_id\nv2,Why?,\n", encoding="utf-8")
+    with pytest.raises(InputError, match="empty value"):
+        import_questions(db, path)
+    assert get_question(db, "v2") is None
