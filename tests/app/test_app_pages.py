@@ -443,7 +443,7 @@ def test_side_by_side_skip_is_not_done_and_deep_link_opens_the_question(fixture_
     at.query_params["q"] = "gen-1"
     ok(at.run())
     assert any("Side_by_side?q=gen-1" in c.value for c in at.code)
-    assert any("Guidelines" in e.label for e in at.expander)
+    assert button(at, "Guidelines").proto.shortcut == "g"  # one key away, not an expander
     assert any(c.value.startswith("Evidence") or "passage" in c.value for c in at.caption)
 
 
