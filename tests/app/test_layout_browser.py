@@ -137,7 +137,7 @@ def _settled(page: Any, wanted: dict[str, Callable[[Any], Any]]) -> dict[str, tu
 
 
 #: Pages not laid out for deciding yet (each removed as its page lands).
-PENDING = {"disputes", "review", "adjudication"}
+PENDING = {"review", "adjudication"}
 
 
 @pytest.mark.parametrize(
