@@ -134,19 +134,7 @@ def _settled(page: Any, wanted: dict[str, Callable[[Any], Any]]) -> dict[str, tu
     return seen[-1]
 
 
-#: Pages not laid out for deciding yet (each removed as its page lands).
-PENDING = {"adjudication"}
-
-
-@pytest.mark.parametrize(
-    "case",
-    [
-        pytest.param(c, marks=pytest.mark.xfail(strict=True, reason="not laid out yet"))
-        if c in PENDING
-        else c
-        for c in CASES
-    ],
-)
+@pytest.mark.parametrize("case", list(CASES))
 def test_decision_controls_on_the_first_screen(app, case):
     from playwright.sync_api import sync_playwright
 
