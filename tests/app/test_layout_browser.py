@@ -50,7 +50,7 @@ def app(tmp_path_factory):
     finally:
         db.conn.close()
     with streamlit_app(db_path, tmp / "streamlit.log") as base:
-        yield base, chromium
+        yield base, chromium, db_path
 
 
 def _button(label: str) -> Callable[[Any], Any]:
@@ -138,7 +138,7 @@ def _settled(page: Any, wanted: dict[str, Callable[[Any], Any]]) -> dict[str, tu
 def test_decision_controls_on_the_first_screen(app, case):
     from playwright.sync_api import sync_playwright
 
-    base, chromium = app
+    base, chromium, _ = app
     address, content, controls = CASES[case]
     shots = os.environ.get("LAYOUT_SHOTS")
     late: list[str] = []
@@ -175,7 +175,7 @@ def test_code_in_answers_gets_the_width(app):
     is at least 400 px wide at 1280 px (about 50 characters), not a 25-character column."""
     from playwright.sync_api import sync_playwright
 
-    base, chromium = app
+    base, chromium, _ = app
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=chromium, args=ARGS)
         try:
@@ -187,5 +187,47 @@ def test_code_in_answers_gets_the_width(app):
             idle(page)
             widths = [round(b["width"]) for b in (c.bounding_box() for c in code.all()) if b]
             assert widths and min(widths) >= 400, widths
+        finally:
+            browser.close()
+
+
+def _count(db_path: Path, sql: str) -> int:
+    db = open_db(db_path)
+    try:
+        return int(db.execute(sql).fetchone()[0])
+    finally:
+        db.conn.close()
+
+
+def test_review_by_keyboard_only_and_guidelines_one_key_away(app):
+    """Keys 1, 3, 5 answer the checklist's three items Yes (the keys shown on its buttons), A
+    accepts: no Tab, Space or mouse first. G opens the guidelines over the page."""
+    from playwright.sync_api import sync_playwright
+
+    base, chromium, db_path = app
+    accepted = "select count(*) from reviews where annotator = 'erin' and decision = 'accept'"
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=chromium, args=ARGS)
+        try:
+            page = browser.new_page(viewport={"width": 1280, "height": 800})
+            page.set_default_timeout(WAIT_S * 1000)
+            page.goto(f"{base}/Review_questions?name=erin")
+            accept = _button("Accept")(page)
+            accept.wait_for()
+            idle(page)
+            assert "A" in accept.inner_text() and "1" in _button("Yes")(page).first.inner_text()
+            for key, item in zip("135", ("intelligible", "answered", "answer is correct")):
+                page.keyboard.press(key)
+                yes = _radio(item)(page).locator("input").first  # the item's Yes
+                wait_for(yes.is_checked, what=f"key {key} to answer Yes")
+                idle(page)
+            assert _count(db_path, accepted) == 0  # the checklist alone stores nothing
+            page.keyboard.press("a")
+            wait_for(lambda: _count(db_path, accepted) == 1, what="Accept by keys 1 3 5 a")
+            page.get_by_text(re.compile("Stored: Accept on")).wait_for()
+            idle(page)
+            page.keyboard.press("g")
+            dialog = page.get_by_role("dialog")
+            dialog.get_by_text("Review: is this question fit").wait_for()
         finally:
             browser.close()
