@@ -6,7 +6,17 @@ from typing import Any
 
 import streamlit as st
 
-from app_support import caching, connection, frame, links, render, shortcuts, signin
+from app_support import (
+    caching,
+    checklist,
+    connection,
+    frame,
+    links,
+    render,
+    shortcuts,
+    signin,
+    workspace,
+)
 from core.annotation.base import StaleLabelError
 from core.annotation.reviews import (
     own_review_id,
@@ -18,12 +28,17 @@ from core.annotation.reviews import (
 )
 from core.errors import WorkbenchError
 from core.views.blind import review_view, sees_all
-from core.views.review import question_filters, question_ids, question_labels
+from core.views.queue_head import queue_headline
+from core.views.review import question_filters, question_ids, question_labels, review_rules
 from core.views.text import InertMarkdown, escape_markdown, md
 
 frame.setup("Review questions")
+workspace.compact()
 shortcuts.keys_after_choices()
-KEYS_HINT = "Keys: **A** accept · **X** reject · **E** save edit · **S** skip · **U** undo"
+KEYS_HINT = (
+    "Keys: **1**-**6** the checklist's Yes / No (shown on its buttons) · **A** accept · "
+    "**X** reject · **E** save edit · **S** skip · **U** undo · **G** guidelines"
+)
 #: decision -> its button (keys A, X, E: a key clicks its button, so it takes the same path)
 BUTTONS = {"accept": "Accept", "reject": "Reject", "edit": "Save edit"}
 user = signin.require_annotator()  # the signed-in Annotator: every write takes it
@@ -125,7 +140,8 @@ with connection.database() as db:
     if not opts["origins"]:
         st.info(connection.EMPTY_HINT)
         st.stop()
-    c = st.columns(6)
+    # the filters and the picker behind one button: the question starts near the top
+    c = [st.popover("Filters and question picker", width="stretch")] * 6
     docs = dict(opts["documents"])
     ents = dict(opts["entities"])
     origins = opts["origins"]
@@ -150,7 +166,7 @@ with connection.database() as db:
     )
     queue = review_queue(db, who, ids)  # the questions I skipped come last
     progress = review_progress(db, who, ids, queue)  # done of done + my queue
-    st.progress(progress.done / progress.total if progress.total else 0.0, text=str(progress))
+    head = st.empty()  # the progress line, once the question shown is known
     st.caption(KEYS_HINT)
     mode = c[5].radio("Show", ["Next in my queue", "Pick a question"])
     wanted = links.deep_link_id()
@@ -204,12 +220,14 @@ with connection.database() as db:
     q = detail["question"]
     if st.session_state.pop("review_scroll", False):
         shortcuts.scroll_to_top(qid)
-    main, side = st.columns([3, 1], gap="large")
-    with side:
-        render.guideline("review", expanded=True)
-        links.share_link("Review_questions", qid)
+    head.progress(
+        progress.done / progress.total if progress.total else 0.0,
+        text=queue_headline(progress, queue, qid, "a decision stores and opens the next question"),
+    )
+    sources = detail["passages"] or detail["articles"]
+    main, side = st.columns([3, 2], gap="medium") if sources else (st.container(), None)
     with main:
-        st.subheader("Question")
+        st.caption("Question")
         render.untrusted(q["question"])
         st.caption(
             f"id {md(q['id'])} · origin {md(q['origin'])} · type {md(q['qtype'] or '-')} · "
@@ -220,14 +238,13 @@ with connection.database() as db:
             st.warning(f"Span: {md(detail['span']['text'])}")
         if flag := (q.get("metadata") or {}).get("needs_review"):  # an entity edit took its entity
             st.warning(f"Needs review: {md(flag.get('reason'))}")
-        st.markdown("**Reference answer**" if q["origin"] == "xrag" else "**Generated answer**")
+        st.caption("Reference answer" if q["origin"] == "xrag" else "Generated answer")
         render.untrusted(detail["answer"])
         if detail["parent"]:
             par = detail["parent"]
             st.markdown(f"**The English original** ({md(par['id'])})")
             render.untrusted(par["question"])
             render.untrusted((par["answers"] or [""])[0], "its answer")
-        st.subheader("Checklist and decision")
         fields = detail["checklist_fields"]
         translation = bool(q.get("parent_id"))
         meta = q.get("metadata") or {}
@@ -238,50 +255,21 @@ with connection.database() as db:
                 if meta.get("original_answers"):
                     render.untrusted((meta["original_answers"] or [""])[0], "answer")
         mine = next((r for r in detail["reviews"] if r["annotator"] == who), None)
-        old = (mine or {}).get("checklist") or {}
         titles = [d.get("title") or d["id"] for d in detail["documents"]]
-        with st.form(f"review_{qid}"):
-            # the decision first (in view without scrolling); the checklist below
-            cols = st.columns(3)
-            for col, (decision, title), key in zip(cols, BUTTONS.items(), "AXE"):
-                col.form_submit_button(
-                    md(title),
-                    type="primary" if decision == "accept" else "secondary",
-                    shortcut=key,
-                    help=md(f"{title} (key {key})"),
-                    on_click=_decide,
-                    args=(qid, decision, seen, fields, q["question"]),
-                )
+        with st.form(f"review_{qid}", border=False):
+            checklist.checklist(fields, qid, (mine or {}).get("checklist") or {}, titles)
+            with workspace.decision_bar():  # stays in view (sticky) below the checklist
+                for (decision, title), key in zip(BUTTONS.items(), "AXE"):
+                    st.form_submit_button(
+                        md(title),
+                        type="primary" if decision == "accept" else "secondary",
+                        shortcut=key,
+                        help=md(f"{title} (key {key})"),
+                        on_click=_decide,
+                        args=(qid, decision, seen, fields, q["question"]),
+                    )
             if refusal and refusal[0] == qid:  # a refusal shows here, beside the buttons
                 st.error(md(refusal[1]))
-            for f in fields:
-                name, label, key = f["name"], md(f["label"]), f"chk_{f['name']}_{qid}"
-                if name in ("support_a", "support_b") and len(titles) > "ab".index(name[-1]):
-                    label += f" ({escape_markdown(titles['ab'.index(name[-1])])})"
-                if f["type"] == "bool" and f["required"]:  # no default: Yes or No, chosen
-                    before = old.get(name)
-                    st.radio(
-                        label,
-                        ["Yes", "No"],
-                        horizontal=True,
-                        key=key,
-                        index=None if before is None else (0 if before else 1),
-                    )
-                elif f["type"] == "bool":
-                    st.checkbox(label, value=bool(old.get(name)), key=key)
-                elif f["type"] == "choice":
-                    st.radio(
-                        label,
-                        f["choices"],
-                        format_func=md,
-                        horizontal=True,
-                        key=key,
-                        index=f["choices"].index(old[name])
-                        if old.get(name) in f["choices"]
-                        else None,
-                    )
-                else:
-                    st.text_input(label, value=old.get(name) or "", key=key)
             boxes = st.columns(2)
             if not translation:
                 boxes[0].text_area(
@@ -291,33 +279,45 @@ with connection.database() as db:
                 )
             boxes[1].text_input("Note (optional)", key=f"note_{qid}")
             st.caption(shortcuts.CHOICE_HINT + " " + shortcuts.TYPING_HINT)
-        c = st.columns(6)
-        c[0].button(
-            "Skip", key="review_skip", shortcut="S", on_click=_skip, args=(qid, q["question"], seen)
-        )
-        c[1].button("Undo", key="review_undo", shortcut="U", on_click=_undo)
-        if translation:
-            st.caption(
-                "Answer the checklist, then decide. **Accept** is refused when the translation "
-                "does not keep the meaning; **Reject** needs nothing more (a note is optional); "
-                "**Save edit** needs a corrected translation (the original is kept)."
+        with st.container(horizontal=True):
+            st.button(
+                "Skip",
+                key="review_skip",
+                shortcut="S",
+                on_click=_skip,
+                args=(qid, q["question"], seen),
             )
-        else:
-            st.caption(
-                "Answer the checklist, then decide. **Accept** is refused when the checklist "
-                "says not intelligible, not answerable or answer not correct; **Reject** needs "
-                "nothing more (a note is optional); **Save edit** needs an edited question or "
-                "a corrected answer (the original is kept)."
-            )
-        if any(f["name"] == "support_a" for f in fields):
-            st.caption(
-                "If either article alone is **Sufficient**, the question is discarded whatever "
-                "the decision: it does not need both articles."
-            )
-        st.caption(
-            "The question's status is the majority of the current reviews' decisions; "
-            "submitting again replaces your own earlier review (kept in the history)."
-        )
+            st.button("Undo", key="review_undo", shortcut="U", on_click=_undo)
+            workspace.guideline_button("review", "review_guidelines")
+        st.caption(md(review_rules(translation, any(f["name"] == "support_a" for f in fields))))
+        links.share_link("Review_questions", qid)
+    if side is not None:
+        with side, workspace.pane(f"review_sources_{qid}", workspace.EVIDENCE_PX, False):
+            if detail["passages"]:
+                n_built = sum(p["role"] == "evidence" for p in detail["passages"])
+                st.caption(
+                    f"Passages: {len(detail['passages'])} of the document's "
+                    f"{md(detail['n_passages'])}, entity names in bold; {n_built:d} the question "
+                    f"was built from, then mentions of its entities from first to last "
+                    f"({md(detail['n_mention_passages'])} passages mention them). Far-apart "
+                    "passage numbers mean a long span."
+                )
+                for p in detail["passages"]:
+                    st.caption(
+                        f"Passage {md(p['idx'])} · "
+                        + (
+                            "the question was built from it"
+                            if p["role"] == "evidence"
+                            else "mentions the entity"
+                        )
+                    )
+                    render.highlighted(p["markdown"])
+            for i, a in enumerate(detail["articles"]):
+                st.markdown(
+                    f"**Article {md('AB'[i] if i < 2 else i + 1)}: "
+                    f"{escape_markdown(a.get('title') or a['id'])}**"
+                )
+                render.untrusted(a["text"])
     if detail["entity"]:
         e = detail["entity"]
         others = [x["name"] for x in detail["entities"] if x["id"] != e["id"]]
@@ -326,43 +326,6 @@ with connection.database() as db:
             f"({md(e['n_mentions'])} mentions, rank {md(e['rank'])})"
             + (" · also about: " + ", ".join(escape_markdown(o) for o in others) if others else "")
         )
-    if detail["passages"]:
-        n_built = sum(p["role"] == "evidence" for p in detail["passages"])
-        with (
-            st.expander(
-                f"Passages ({len(detail['passages'])} of the document's "
-                f"{md(detail['n_passages'])}; entity names in bold)",
-                expanded=True,
-            ),
-            st.container(height=480),
-        ):
-            st.caption(
-                f"{n_built:d} passage(s) the question was built from, then mentions of its "
-                f"entities spread from first to last ({md(detail['n_mention_passages'])} "
-                "passages mention them). Far-apart passage numbers mean a long span."
-            )
-            for p in detail["passages"]:
-                st.caption(
-                    f"Passage {md(p['idx'])} · "
-                    + (
-                        "the question was built from it"
-                        if p["role"] == "evidence"
-                        else "mentions the entity"
-                    )
-                )
-                render.highlighted(p["markdown"])
-    if detail["articles"]:
-        cols = st.columns(len(detail["articles"]))
-        for i, (col, a) in enumerate(zip(cols, detail["articles"])):
-            with (
-                col,
-                st.expander(
-                    f"Article {md('AB'[i] if i < 2 else i + 1)}: {md(a.get('title') or a['id'])}",
-                    expanded=True,
-                ),
-                st.container(height=360),
-            ):
-                render.untrusted(a["text"])
     with st.expander("Provenance"):
         st.json(detail["provenance"])
 

@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from app_support import caching, connection, frame, links, render, shortcuts, signin
+from app_support import caching, connection, frame, links, render, shortcuts, signin, workspace
 from core.annotation.disputes import (
     dispute_progress,
     dispute_queue,
@@ -21,6 +21,7 @@ from core.views.disputes import (
     dispute_tally,
 )
 from core.views.overview import export_bytes
+from core.views.queue_head import queue_headline
 from core.views.review import search_context, searchable_documents
 from core.views.text import InertMarkdown, escape_markdown, md
 
@@ -30,10 +31,11 @@ KEYS = dict(zip(RESOLUTION_LABELS, "1234"))
 SHORT = dict(zip(RESOLUTION_LABELS, ("Ref. wrong", "Model wrong", "Both OK", "Ambiguous")))
 KEYS_HINT = (
     " · ".join(f"**{KEYS[r]}** {label}" for r, label in RESOLUTION_LABELS.items())
-    + " · **S** skip · **U** undo"
+    + " · **S** skip · **U** undo · **G** guidelines"
 )
 
 frame.setup("NarrativeQA disputes")
+workspace.compact()
 shortcuts.keys_after_choices()
 user = signin.require_annotator()  # the signed-in Annotator: every write takes it
 who = user.name
@@ -138,7 +140,7 @@ with connection.database() as db:
         st.stop()
     queue = dispute_queue(db, who, all_ids)  # the disputes I skipped come last
     progress = dispute_progress(db, who, all_ids, queue)  # done of done + my queue
-    st.progress(progress.done / progress.total if progress.total else 0.0, text=str(progress))
+    head = st.empty()  # the progress line, once the dispute shown is known
     st.caption("Keys: " + KEYS_HINT)
     if last := st.session_state.pop("dispute_last", None):
         st.success(md(last))
@@ -156,6 +158,12 @@ with connection.database() as db:
         did = next((d for d in queue if d in linked), linked[0])
     else:
         did = queue[0] if queue else None
+    head.progress(
+        progress.done / progress.total if progress.total else 0.0,
+        text=str(progress)
+        if did is None
+        else queue_headline(progress, queue, did, "a resolution stores and opens the next dispute"),
+    )
     if did is None:
         st.success("No disputes left in your queue.")
         st.button("Undo", key="dispute_undo", shortcut="U", on_click=_undo)
@@ -165,42 +173,49 @@ with connection.database() as db:
         seen = own_resolution_id(db, did, who)  # what a submit from this page expects
         if st.session_state.pop("dispute_scroll", False):
             shortcuts.scroll_to_top(str(did))
-        main, side = st.columns([3, 2], gap="large")
+        docs = dict(searchable_documents(db, d["question"]["id"]))
+        main, side = st.columns([3, 2], gap="medium") if docs else (st.container(), None)
         with main:
-            st.subheader("Question")
+            st.caption("Question")
             render.untrusted(question)
+            if not docs:
+                st.caption("This item has no source document.")
             left, right = st.columns(2)
-            with left:
+            with left, workspace.pane(f"dispute_answers_{did}"):
                 st.markdown("**Reference answers**")
                 for i, ref in enumerate(d["references"], 1):
                     render.untrusted(ref, f"Reference {i}")
                 st.markdown("**Model answer**")
                 render.untrusted(d["answer"]["text"], "given by " + ", ".join(d["systems"]))
-            with right:
+            with right, workspace.pane(f"dispute_raters_{did}"):
                 show_judgment("Ground-truth rater (against the references)", d["gt"])
                 show_judgment("Context rater (against the story)", d["ctx"])
-            st.text_input(
+            with workspace.decision_bar():
+                for resolution, label in RESOLUTION_LABELS.items():
+                    st.button(
+                        md(SHORT[resolution]),
+                        key=f"dispute_{resolution}",
+                        help=md(f"{label} (key {KEYS[resolution]})"),
+                        shortcut=KEYS[resolution],
+                        on_click=_resolve,
+                        args=(did, resolution, question, seen),
+                    )
+                st.button(
+                    "Skip",
+                    key="dispute_skip",
+                    shortcut="S",
+                    on_click=_skip,
+                    args=(did, question, seen),
+                )
+                st.button("Undo", key="dispute_undo", shortcut="U", on_click=_undo)
+                workspace.guideline_button("disputes", "dispute_guidelines")
+            boxes = st.columns(2)
+            boxes[0].text_input(
                 "Corrected reference answer (if the reference is wrong)",
                 key=f"corrected_ref_{did}",
             )
-            st.text_input("Note (optional)", key=f"dnote_{did}")
+            boxes[1].text_input("Note (optional)", key=f"dnote_{did}")
             st.caption(shortcuts.TYPING_HINT)
-            cols = st.columns(2) + st.columns(2)  # two rows: each label and its key fit
-            for col, (resolution, label) in zip(cols, RESOLUTION_LABELS.items()):
-                col.button(
-                    md(SHORT[resolution]),
-                    key=f"dispute_{resolution}",
-                    help=md(f"{label} (key {KEYS[resolution]})"),
-                    shortcut=KEYS[resolution],
-                    on_click=_resolve,
-                    args=(did, resolution, question, seen),
-                    width="stretch",
-                )
-            cols = st.columns(4)
-            cols[0].button(
-                "Skip", key="dispute_skip", shortcut="S", on_click=_skip, args=(did, question, seen)
-            )
-            cols[1].button("Undo", key="dispute_undo", shortcut="U", on_click=_undo)
             links.share_link("NarrativeQA_disputes", d["question"]["id"])
             if d["resolutions"]:
                 st.markdown("**Resolutions so far**")
@@ -220,17 +235,15 @@ with connection.database() as db:
                     ],
                     hide_index=True,
                 )
-        with side:
-            render.guideline("disputes")
-            has_source = render.evidence_beside(
-                db,
-                d["question"]["id"],
-                question,
-                [*d["references"], d["answer"]["text"]],
-                f"dispute_{did}",
-            )
-            docs = dict(searchable_documents(db, d["question"]["id"])) if has_source else {}
-            if docs:
+        if side is not None:
+            with side, workspace.pane(f"dispute_evidence_{did}", workspace.EVIDENCE_PX, False):
+                render.evidence_beside(
+                    db,
+                    d["question"]["id"],
+                    question,
+                    [*d["references"], d["answer"]["text"]],
+                    f"dispute_{did}",
+                )
                 with st.expander("Search the story or its summary (BM25)"):
                     doc = st.selectbox(
                         "Search in", list(docs), format_func=docs.get, key=f"dsearch_doc_{did}"

@@ -6,7 +6,7 @@ at once (the rationale is optional); the next item then opens at the top of the 
 
 import streamlit as st
 
-from app_support import caching, connection, frame, links, render, shortcuts, signin
+from app_support import caching, connection, frame, links, render, shortcuts, signin, workspace
 from core.annotation.pairwise import (
     blind_item,
     identical_items,
@@ -20,6 +20,7 @@ from core.annotation.pairwise import (
 )
 from core.errors import WorkbenchError
 from core.views.judgments import auto_verdicts_shown, question_text
+from core.views.queue_head import queue_headline
 from core.views.review import search_context, searchable_documents
 from core.views.text import escape_markdown, md
 
@@ -34,10 +35,11 @@ VERDICT_BUTTONS = (
 LABELS = {v: meaning for v, _, meaning, _ in VERDICT_BUTTONS}
 KEYS_HINT = (
     "Keys: **1** A better · **2** B better · **3** Equal · **4** None (both wrong) · "
-    "**S** skip · **U** undo"
+    "**S** skip · **U** undo · **G** guidelines"
 )
 
 frame.setup("Side by side")
+workspace.compact()
 shortcuts.keys_after_choices()
 user = signin.require_annotator()  # the signed-in Annotator: every write takes it
 who = user.name
@@ -102,7 +104,7 @@ with connection.database() as db:
     same = caching.cached_answers(db, identical_items)
     queue = verdict_queue(db, who, items, identical=same)
     progress = verdict_progress(db, who, items, queue)  # done of done + my queue
-    st.progress(progress.done / progress.total if progress.total else 0.0, text=str(progress))
+    head = st.empty()  # the progress line, once the item shown is known
     st.caption(KEYS_HINT)
 
     last = st.session_state.get("sbs_last")
@@ -135,57 +137,61 @@ with connection.database() as db:
         current = queue[0] if queue else None
 
     if current is None:
+        head.progress(progress.done / progress.total if progress.total else 0.0, text=str(progress))
         st.success("Your side-by-side queue is empty.")
         st.button("Undo", key="sbs_undo", shortcut="U", on_click=_undo)
         st.stop()
 
+    head.progress(
+        progress.done / progress.total if progress.total else 0.0,
+        text=queue_headline(progress, queue, current, "a verdict stores and opens the next pair"),
+    )
     item = blind_item(db, current, who)
     q = question_text(db, item["question_id"])
     question = q.get("question", "")
     if st.session_state.pop("sbs_scroll", False):
         shortcuts.scroll_to_top(item["key"])
 
-    main, side = st.columns([3, 2], gap="large")
+    docs = dict(searchable_documents(db, item["question_id"]))  # none: answers take the width
+    main, side = st.columns([3, 2], gap="medium") if docs else (st.container(), None)
     with main:
-        st.subheader("Question")
+        st.caption("Question")
         render.untrusted(question)
+        if not docs:
+            st.caption("This item has no source document.")
         if item["identical"]:
             st.info(
                 "The two answers are identical (up to spacing). If neither is better, choose "
                 "**Equal**, or **None** if both are wrong."
             )
         left, right = st.columns(2)
-        with left:
-            st.markdown("### Answer A")
-            render.untrusted(item["answer_a"])
-        with right:
-            st.markdown("### Answer B")
-            render.untrusted(item["answer_b"])
+        for col, side_name, text in ((left, "A", item["answer_a"]), (right, "B", item["answer_b"])):
+            with col:
+                st.markdown(f"#### Answer {md(side_name)}")
+                with workspace.pane(f"sbs_{side_name}"):
+                    render.untrusted(text)
+        with workspace.decision_bar():
+            for verdict, label, meaning, key in VERDICT_BUTTONS:
+                st.button(
+                    md(label),
+                    key=f"sbs_{verdict}",
+                    help=md(f"{meaning} (key {key})"),
+                    shortcut=key,
+                    on_click=_store,
+                    args=(item, verdict, question),
+                )
+            st.button("Skip", key="sbs_skip", shortcut="S", on_click=_skip, args=(item, question))
+            st.button("Undo", key="sbs_undo", shortcut="U", on_click=_undo)
+            workspace.guideline_button("side_by_side", "sbs_guidelines")
         st.text_input("Short rationale (optional)", key=f"sbs_rationale_{item['key']}")
         st.caption(shortcuts.TYPING_HINT)
-        cols = st.columns(4)  # a row of 4 fits each label and its key at 1280 px
-        for col, (verdict, label, meaning, key) in zip(cols, VERDICT_BUTTONS):
-            col.button(
-                md(label),
-                key=f"sbs_{verdict}",
-                help=md(f"{meaning} (key {key})"),
-                shortcut=key,
-                on_click=_store,
-                args=(item, verdict, question),
-                width="stretch",
-            )
-        cols = st.columns(4)
-        cols[0].button("Skip", key="sbs_skip", shortcut="S", on_click=_skip, args=(item, question))
-        cols[1].button("Undo", key="sbs_undo", shortcut="U", on_click=_undo)
         st.toggle("Reveal the auto-raters' verdicts after I submit", key="sbs_reveal")
         links.share_link("Side_by_side", item["question_id"])
-    with side:
-        render.guideline("side_by_side")
-        has_source = render.evidence_beside(
-            db, item["question_id"], question, [item["answer_a"], item["answer_b"]], "sbs"
-        )
-        docs = dict(searchable_documents(db, item["question_id"])) if has_source else {}
-        if docs:
+    if side is not None:
+        with side, workspace.pane("sbs_evidence", workspace.EVIDENCE_PX, border=False):
+            render.evidence_beside(
+                db, item["question_id"], question, [item["answer_a"], item["answer_b"]], "sbs"
+            )
             with st.expander("Search the context (BM25)"):
                 doc = st.selectbox("Search in", list(docs), format_func=docs.get, key="sbs_doc")
                 query = st.text_input("Search words", key="sbs_query")

@@ -26,7 +26,7 @@ from core.store.questions import (
     question_texts,
 )
 from core.store.reviews import effective_reviews
-from core.views.text import highlight_markdown
+from core.views.text import InertMarkdown, highlight_markdown
 
 if TYPE_CHECKING:
     from core.store.engine import Database
@@ -312,3 +312,45 @@ def search_context(db: Database, doc_id: str, query: str, k: int = 5) -> list[Se
         }
         for p, s in search(db, doc_id, query, k)
     ]
+
+
+#: Keys a checklist's choices take, in order (after the digits, letters no other key of the
+#: Review page uses: A, X, E, S, U, G are taken; C and R are Streamlit's own).
+CHECKLIST_KEYS = "1234567890QWTYIOPHJKLZVBNMDF"
+
+
+def checklist_keys(fields: list[dict[str, Any]]) -> list[tuple[str, str, str]]:
+    """``(field name, choice, key)`` for every choice of the checklist's radio items (a required
+    Yes / No item: ``Yes``, ``No``; a choice item: its choices), in order: the first item's
+    Yes is ``1`` and its No ``2``, the second's ``3`` and ``4``, and so on."""
+    choices = [
+        (f["name"], option)
+        for f in fields
+        if f["type"] == "choice" or (f["type"] == "bool" and f["required"])
+        for option in (f["choices"] if f["type"] == "choice" else ("Yes", "No"))
+    ]
+    return [(name, option, key) for (name, option), key in zip(choices, CHECKLIST_KEYS)]
+
+
+def review_rules(translation: bool, two_articles: bool) -> InertMarkdown:
+    """What each decision needs, shown under the Review page's buttons (constant text)."""
+    needs = (
+        "**Accept** is refused when the translation does not keep the meaning; **Reject** "
+        "needs nothing more (a note is optional); **Save edit** needs a corrected translation "
+        "(the original is kept)."
+        if translation
+        else "**Accept** is refused when the checklist says not intelligible, not answerable or "
+        "answer not correct; **Reject** needs nothing more (a note is optional); **Save edit** "
+        "needs an edited question or a corrected answer (the original is kept)."
+    )
+    articles = (
+        " If either article alone is **Sufficient**, the question is discarded whatever the "
+        "decision: it does not need both articles."
+        if two_articles
+        else ""
+    )
+    return InertMarkdown(
+        f"Answer the checklist, then decide. {needs}{articles} The question's status is the "
+        "majority of the current reviews' decisions; submitting again replaces your own "
+        "earlier review (kept in the history)."
+    )

@@ -59,12 +59,12 @@ def test_decision_buttons_are_short_and_name_their_key(prd_db):
 
 def test_review_decision_comes_before_the_passages(prd_db):
     """The checklist and its Accept / Reject / Save edit (keys a, x, e) come right after the
-    question and its answer, before the long passages."""
+    question and its answer, before the long passages (in a pane of their own beside them)."""
     at = page("pages/1_Review_questions.py")
     order = [
         getattr(el, "label", None) or getattr(el, "value", None)
         for el in _walk(at.main)
-        if type(el).__name__ in ("Button", "FormSubmitButton", "Expander", "Subheader")
+        if type(el).__name__ in ("Button", "FormSubmitButton", "Expander", "Subheader", "Caption")
     ]
     accept = next(i for i, x in enumerate(order) if x == "Accept")
     passages = next(i for i, x in enumerate(order) if str(x).startswith("Passages"))

@@ -394,7 +394,7 @@ def test_dispute_skip_is_not_done_and_moves_on(fixture_db):
     assert "0 of" in at.get("progress")[0].proto.text  # a skip is not counted as done
     assert "1 skipped" in at.get("progress")[0].proto.text
     assert [m.value for m in at.markdown][0] != question or first != at.subheader[0].value
-    assert any(e.label == "Guidelines" for e in at.expander)
+    assert button(at, "Guidelines").proto.shortcut == "g"  # one key away, not an expander
 
 
 def test_side_by_side_verdict_writes_one_row_and_reveals_names_after(fixture_db):
@@ -443,7 +443,7 @@ def test_side_by_side_skip_is_not_done_and_deep_link_opens_the_question(fixture_
     at.query_params["q"] = "gen-1"
     ok(at.run())
     assert any("Side_by_side?q=gen-1" in c.value for c in at.code)
-    assert any("Guidelines" in e.label for e in at.expander)
+    assert button(at, "Guidelines").proto.shortcut == "g"  # one key away, not an expander
     assert any(c.value.startswith("Evidence") or "passage" in c.value for c in at.caption)
 
 

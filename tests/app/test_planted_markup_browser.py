@@ -294,9 +294,11 @@ def test_planted_markup_stays_inert_on_every_page(served):
                     )  # the sign-in stays in the query
                 if name == "Review questions":  # the planted XRAG question: Origin = xrag
                     page.wait_for_function(IDLE_JS, timeout=WAIT_S * 1000)
+                    page.get_by_role("button", name="Filters and question picker").click()
                     box = page.locator('[data-testid="stSelectbox"]').filter(has_text="Origin")
                     box.locator("input").click()
                     page.get_by_role("option", name="xrag", exact=True).click()
+                    page.keyboard.press("Escape")  # the filters' popover closes
                 try:
                     page.get_by_text(marker).first.wait_for()
                 except Exception as exc:

@@ -136,7 +136,8 @@ def _writes_nothing(page) -> None:
 
 
 def _done(page) -> int:
-    text = page.get_by_text(re.compile(r"^\d+ of \d+ done$")).first.inner_text()
+    # the progress line: "N of M done", then where the item stands in the queue
+    text = page.get_by_text(re.compile(r"^\d+ of \d+ done( ·|$)")).first.inner_text()
     return int(text.split()[0])
 
 

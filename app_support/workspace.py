@@ -1,0 +1,71 @@
+"""The labelling screens' frame (issue 34): a compact page top, answers in panes of their own
+height that scroll inside, a decision bar that stays in view (sticky at the bottom of the
+window while the page scrolls), and the task's guideline one key away (``G``).
+
+The style sheet is constant text (no data reaches it); it is scoped to the containers this
+module makes (``st-key-...`` classes) and, for the page top, to the pages that call
+:func:`compact`."""
+
+from __future__ import annotations
+
+import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
+
+from core.views.guidelines import task_guideline
+from core.views.text import md
+
+#: The decision bar's container key (its CSS class is ``st-key-<key>``).
+BAR = "decision_bar"
+#: Height in pixels of an answer's pane at 1280x800 (the item, both answers and the decision
+#: bar then fit the first screen); longer answers scroll inside the pane.
+PANE_PX = 330
+#: Height in pixels of the evidence column beside them (it scrolls inside too).
+EVIDENCE_PX = 560
+#: The key that opens the guideline.
+GUIDELINE_KEY = "G"
+
+_STYLE = (
+    "<style data-workbench='workspace'>"
+    "[data-testid='stMainBlockContainer'] { padding: 3.25rem 2.5rem 2rem 2.5rem; }"
+    "[data-testid='stMainBlockContainer'] h1 { font-size: 1.9rem; padding: 0.25rem 0 0 0; }"
+    # sticky on the bar's wrapper: its parent (the column) is what it may travel along
+    f"[data-testid='stLayoutWrapper']:has(> .st-key-{BAR}) {{ position: sticky; bottom: 0;"
+    " z-index: 90; padding: 0.35rem 0; background-color: #ffffff;"
+    " border-top: 1px solid rgba(49, 51, 63, 0.2); }"
+    "@media (prefers-color-scheme: dark) {"
+    f" [data-testid='stLayoutWrapper']:has(> .st-key-{BAR}) {{ background-color: #0e1117; }} }}"
+    "[class*='st-key-pane_'] [data-testid='stCode'] pre { overflow-x: auto; }"
+    "</style>"
+)
+
+
+def compact() -> None:
+    """A labelling page's top: less padding above a smaller title, so the item starts high."""
+    st.html(_STYLE)
+
+
+def pane(key: str, height: int = PANE_PX, border: bool = True) -> DeltaGenerator:
+    """A pane of fixed ``height`` whose content scrolls inside it (an answer, the evidence)."""
+    return st.container(height=height, border=border, key=f"pane_{key}")
+
+
+def decision_bar() -> DeltaGenerator:
+    """The row of decision buttons, kept in view at the bottom of the window (sticky): buttons
+    sit side by side and wrap on a phone instead of stacking one per line."""
+    return st.container(key=BAR, horizontal=True, gap="small")
+
+
+@st.dialog("Guidelines", width="large")
+def _guideline_dialog(task: str) -> None:
+    st.markdown(md(task_guideline(task)))  # project Markdown: md() keeps it as written
+
+
+def guideline_button(task: str, key: str) -> None:
+    """A *Guidelines* button (key ``G``) that opens the task's guideline over the page."""
+    if st.button(
+        "Guidelines",
+        key=key,
+        shortcut=GUIDELINE_KEY,
+        help=f"The task's guidelines (key {GUIDELINE_KEY})",
+    ):
+        _guideline_dialog(task)
