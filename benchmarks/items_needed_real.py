@@ -14,7 +14,8 @@ its own labels only); fewer than 3 people with 30 items in a subset is no decisi
 as not the recommended one. Each set is scored by the authors' metric (exact match, or negative
 RMSE for 10k_prompts' 1-5 ratings: ``core.stats.alt_test_metrics``).
 
-Run: ``.venv/bin/python benchmarks/items_needed_real.py [--sets lgbteen] [--seeds 5]``; offline.
+Run: ``.venv/bin/python benchmarks/items_needed_real.py [--sets lgbteen] [--on-hand 100] [--seeds 20]``;
+offline (docs/statistics.md gives the figures, before and after the pass rule).
 Prints one row per (set, rater, seed), then a summary, then one JSON line of the figures.
 """
 
