@@ -16,6 +16,13 @@ gives the same figures, to the last digit.
    (multinomial counts), the alt-test rerun on each (humans with fewer than ``min_items`` drawn
    items skipped; fewer than ``min_humans`` tested = no decision).
 
+3. A pass is counted only where it also comes out with every person's margin ``caution`` (1)
+   standard errors worse than on the items on hand (``W^h - W^f`` raised by ``caution *
+   sd / sqrt(items)``, :func:`margin_errors`): the resampling knows only the sample's spread,
+   and a recommendation to pass appears just when the sample happens to flatter a rater near
+   the line; a margin that clears the line by less than a standard error is no ground for one.
+   A fail (the alt-test's answer whenever the evidence is short) is counted as it comes out.
+
 Sizes: a geometric grid (ratio 1.5) from 30 to ``max(4 m, 300)``, plus ``m`` itself.
 ``pass_probability[n]`` is the share of all samples passing, ``decision[n]`` their majority
 (no decision counts for neither) and ``stability[n]`` the share of populations in which that
@@ -48,12 +55,15 @@ METHOD = (
     "two-level bootstrap: {n_sim} plausible populations (Dirichlet weights over the {current} "
     "items on hand), {n_draw} samples of n items from each for every size n, the alt-test "
     "(epsilon {epsilon}, q {q}) rerun on each; a decision holds at n in a population when it "
-    "comes out in at least {target:.0%} of its samples; needed = smallest n from which the "
-    "decision on the items on hand holds in at least {target:.0%} of populations at every "
-    "larger size (seed {seed})"
+    "comes out in at least {target:.0%} of its samples (a pass: with every person's margin "
+    "{caution:g} standard error(s) worse than on the items on hand); needed = smallest n from "
+    "which the decision on the items on hand holds in at least {target:.0%} of populations at "
+    "every larger size (seed {seed})"
 )
 #: Grid of candidate sizes: from ``GRID_START`` by a factor ``GRID_RATIO`` up to ``max(4 m, 300)``.
 GRID_START, GRID_RATIO = 30, 1.5
+#: A pass must hold with every person's margin this many standard errors worse than measured.
+CAUTION = 1.0
 
 
 def size_grid(current: int) -> list[int]:
@@ -94,10 +104,34 @@ def decisions_from_counts(
     """The alt-test's decision on each row of ``counts`` (samples x rows of the indicator arrays:
     how many copies of each row the sample holds): 1 pass, 0 fail, -1 no decision. BY is the
     step-up over each sample's tested humans (vectorised)."""
+    d_sum, d_sq, count = margin_sums(counts, wf, wh, labelled)
+    return decisions_from_sums(
+        d_sum, d_sq, count, epsilon=epsilon, q=q, min_items=min_items, min_humans=min_humans
+    )
+
+
+def margin_sums(
+    counts: np.ndarray, wf: np.ndarray, wh: np.ndarray, labelled: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per sample and human: the sum of ``d = W^h - W^f`` over the sample's items, of ``d**2``,
+    and how many of its items the human labelled."""
     counts = np.asarray(counts, dtype=float)
     d = np.where(labelled, wh - wf, 0.0)
-    count = counts @ labelled.astype(float)
-    p = _p_values(counts @ d, counts @ d**2, count, epsilon)
+    return counts @ d, counts @ d**2, counts @ labelled.astype(float)
+
+
+def decisions_from_sums(
+    d_sum: np.ndarray,
+    d_sq: np.ndarray,
+    count: np.ndarray,
+    *,
+    epsilon: float,
+    q: float,
+    min_items: int = 30,
+    min_humans: int = 3,
+) -> np.ndarray:
+    """:func:`decisions_from_counts` from the samples' :func:`margin_sums`."""
+    p = _p_values(d_sum, d_sq, count, epsilon)
     tested = count >= min_items
     m = tested.sum(axis=1)
     ordered = np.sort(np.where(tested & ~np.isnan(p), p, np.inf), axis=1)
@@ -163,7 +197,7 @@ def _plural(n: int) -> str:
     return f"{n} more item" if n == 1 else f"{n} more items"
 
 
-def advice(out: Mapping[str, Any], target: float) -> str:
+def advice(out: Mapping[str, Any], target: float, caution: float = CAUTION) -> str:
     """One sentence a validator can act on, from :func:`items_needed`'s answer."""
     current, more, largest = out["current"], out["more"], max(out["stability"])
     if out["status"] == "cannot tell":
@@ -176,11 +210,28 @@ def advice(out: Mapping[str, Any], target: float) -> str:
     holds = (
         f"from {out['needed']} items on, the rater {decision} in at least {target:.0%} of "
         f"samples in at least {target:.0%} of plausible populations"
+        + (
+            f", even with its margins {caution:g} standard error(s) worse"
+            if decision == "passes" and caution
+            else ""
+        )
     )
     if out["status"] == "holds":
         return f"the decision holds: {holds}, and {current} are on hand: no more needed"
     now = f" (as it {decision} on them)" if out["current_decision"] != "none" else ""
     return f"label {_plural(more)} ({out['needed']} in all, {current} on hand{now}): {holds}"
+
+
+def margin_errors(table: IndicatorTable) -> np.ndarray:
+    """Each person's standard error of ``mean(W^h - W^f)`` over the items on hand
+    (``sd / sqrt(items)``; 0 with fewer than 2 items)."""
+    d = np.where(table.labelled, table.wh - table.wf, 0.0)
+    k = table.labelled.sum(axis=0).astype(float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        mean = d.sum(axis=0) / k
+        var = np.maximum((d**2).sum(axis=0) - k * mean**2, 0.0) / (k - 1)
+        se = np.sqrt(var / k)
+    return np.where(k >= 2, se, 0.0)
 
 
 def label_profiles(table: IndicatorTable) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -207,6 +258,7 @@ def items_needed(
     min_humans: int = 3,
     n_draw: int = 20,
     alignment: Alignment = accuracy,
+    caution: float = CAUTION,
 ) -> dict[str, Any]:
     """Pass probability and decision stability of the alt-test at each candidate number of
     doubly-labelled items, and the answer (module docstring): ``n_sim`` populations, ``n_draw``
@@ -246,20 +298,21 @@ def items_needed(
     weights = np.repeat(rng.dirichlet(items.astype(float), size=n_sim), n_draw, axis=0)
     passing, stability, decision = {}, {}, {}
     holds: dict[str, dict[int, float]] = {"pass": {}, "fail": {}}
-    for n in sizes:
-        got = decisions_from_counts(
-            rng.multinomial(n, weights),
-            wf,
-            wh,
-            labelled,
-            epsilon=epsilon,
-            q=q,
-            min_items=min_items,
-            min_humans=min_humans,
+    se = margin_errors(table) * caution
+
+    def decide(d_sum: np.ndarray, d_sq: np.ndarray, count: np.ndarray) -> np.ndarray:
+        return decisions_from_sums(
+            d_sum, d_sq, count, epsilon=epsilon, q=q, min_items=min_items, min_humans=min_humans
         ).reshape(n_sim, n_draw)
+
+    for n in sizes:
+        d_sum, d_sq, count = margin_sums(rng.multinomial(n, weights), wf, wh, labelled)
+        got = decide(d_sum, d_sq, count)
+        # a pass counts only on the same samples with every margin (d) `caution` errors worse
+        worse = decide(d_sum + count * se, d_sq + 2 * se * d_sum + count * se**2, count)
         passing[n] = float(np.mean(got == 1))
         failing = float(np.mean(got == 0))
-        holds["pass"][n] = float(np.mean(np.mean(got == 1, axis=1) >= target))
+        holds["pass"][n] = float(np.mean(np.mean(worse == 1, axis=1) >= target))
         holds["fail"][n] = float(np.mean(np.mean(got == 0, axis=1) >= target))
         decision[n] = "pass" if passing[n] > failing else "fail" if failing > passing[n] else "none"
         stability[n] = holds[decision[n]][n] if decision[n] != "none" else 0.0
@@ -279,6 +332,7 @@ def items_needed(
             epsilon=epsilon,
             q=q,
             target=target,
+            caution=caution,
             seed=seed,
         ),
         "per_item_counts": dict(sorted(per_item.items())),
@@ -292,5 +346,5 @@ def items_needed(
         "needed": needed,
         "more": more,
     }
-    out["advice"] = advice(out, target)
+    out["advice"] = advice(out, target, caution)
     return out

@@ -26,7 +26,8 @@ import numpy as np
 import pytest
 
 from benchmarks.items_needed_real import check_sample
-from core.stats.alt_test import alt_test, by_reject, one_sided_p
+from core.stats.alt_test import alt_test, by_reject, indicator_table, one_sided_p
+from core.stats.alt_test_metrics import accuracy, alignment_for
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "alttest"
 #: Characters of each file at nitaytech/AltTest commit cc1d1f40 (the index's total_chars).
@@ -96,6 +97,8 @@ PUBLISHED = {
 SETS = [s for s in PUBLISHED if (DATA / s / "llm_annotations.json").exists()]
 EXACT = [s for s in SETS if PUBLISHED[s][0] == "accuracy"]
 EPSILONS = (0.2, 0.15, 0.1)
+#: The workbench's alignment for each scoring (10k_prompts' 1-5 ratings: negative RMSE).
+METRIC = {"accuracy": accuracy, "neg_rmse": alignment_for("neg_rmse", ["1", "2", "3", "4", "5"])}
 
 
 def load(name):
@@ -181,13 +184,6 @@ def test_the_workbench_decision_at_the_papers_epsilon_is_the_authors(name):
     }
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the advice misses its documented rate on real lgbteen samples (issue 32): here 6 "
-    "recommendations, mean 87 %, gpt-4o-mini seed 10 recommends pass at 342 items, which comes "
-    "out in 38 % of real subsets; every 'pass' recommendation on lgbteen is below the target "
-    "(benchmarks/items_needed_real.py)",
-)
 def test_items_needed_holds_on_real_lgbteen_subsets():
     """docs/rater-validation.md: the recommended decision came out in 95 % of fresh samples of
     the recommended size (target 90 %), the wrong decision for 2 % of recommendations. Here: a
@@ -197,12 +193,38 @@ def test_items_needed_holds_on_real_lgbteen_subsets():
     humans, llms = load("lgbteen")
     shares = []
     for labels in llms.values():
+        full = indicator_table(humans, labels)
         for seed in range(12):
             row = check_sample(
-                humans, labels, epsilon=0.2, on_hand=100, seed=seed, subsets=100, n_sim=100
+                humans,
+                labels,
+                epsilon=0.2,
+                on_hand=100,
+                seed=seed,
+                subsets=100,
+                n_sim=100,
+                full=full,
             )
             if row["share"] is not None:
                 shares.append(row["share"])
     assert len(shares) >= 4, "too few recommendations to check"
     assert np.mean(shares) >= 0.9, shares
     assert sum(s < 0.5 for s in shares) <= 0.05 * len(shares), shares
+
+
+@pytest.mark.parametrize(
+    ("name", "llm", "seed"),
+    [("lgbteen", "gpt-4o-mini", 2), ("10k_prompts", "gpt-4o", 2)],
+)
+def test_a_lucky_sample_of_a_rater_near_the_line_is_no_ground_to_pass(name, llm, seed):
+    """40 items that happen to flatter a rater near the line (the old advice: lgbteen
+    gpt-4o-mini 'pass at 228', which 20 % of real 228-item subsets give; 10k_prompts gpt-4o
+    'pass at 152', 40 %): the advice must not recommend a pass that real subsets do not give."""
+    scoring, epsilon, _ = PUBLISHED[name]
+    humans, llms = load(name)
+    humans = {h: {k: str(v) for k, v in got.items()} for h, got in humans.items()}
+    rater = {k: str(v) for k, v in llms[llm].items()}
+    row = check_sample(
+        humans, rater, epsilon=epsilon, on_hand=40, seed=seed, metric=METRIC[scoring]
+    )
+    assert row["recommended"] != "pass" or row["share"] >= 0.9, row
