@@ -1,5 +1,6 @@
 """End to end on real labels (issue 32): the alt-test authors' lgbteen (categories: Yes, No,
-Partially, ...) and 10k_prompts (1-5 ratings) annotations, written as the plain CSV a team would
+Partially, ...), 10k_prompts (1-5 ratings), cebab_aspects (Positive / Negative / unknown) and wax
+(16 relation types) annotations, written as the plain CSV a team would
 have (question_id, verdict, rater), imported with ``import-judgments --task NAME --scale ...``
 and tested with ``validate-rater --task NAME --epsilon E --json`` for each LLM: the authors'
 published winning rate and pass/fail (tests/stats/test_alt_test_real_data.py), and the same JSON
@@ -23,7 +24,21 @@ SCALES = {
         "--scale", "categorical", "--labels", "Yes,No,Partially,No response,Irrelevant,Ignore",
     ],
     "10k_prompts": ["--scale", "ordinal", "--labels", "1,2,3,4,5"],
+    "cebab_aspects": ["--scale", "categorical", "--labels", "Positive,Negative,unknown"],
+    "wax": ["--scale", "categorical"],  # its 16 relation labels: declared below, from the data
 }  # fmt: skip
+
+
+def _scale_options(name: str) -> list[str]:
+    """The import's options; for wax the declared set is every label its people and LLMs used
+    (16 relation types, e.g. 'Material-MadeOf', 'Members-of-the-same-Category')."""
+    if "--labels" in SCALES[name]:
+        return SCALES[name]
+    humans, llms = load(name)
+    labels = sorted(
+        {str(v) for who in (humans, llms) for got in who.values() for v in got.values()}
+    )
+    return [*SCALES[name], "--labels", ",".join(labels)]
 
 
 def _rows(name: str) -> list[tuple[str, str, str]]:
@@ -45,7 +60,8 @@ def _validate(tmp_path, name: str, rows: list[tuple[str, str, str]], tag: str) -
         writer.writerow(["question_id", "verdict", "rater"])
         writer.writerows(rows)
     code, _, err = run_cli(
-        ["--db", str(db), "import-judgments", str(path), "--task", name, *SCALES[name], "--json"]
+        ["--db", str(db), "import-judgments", str(path), "--task", name, *_scale_options(name)]
+        + ["--json"]
     )
     assert code == 0, err
     epsilon = PUBLISHED[name][1]
