@@ -10,6 +10,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field, fields
 from enum import StrEnum
+from functools import cache
 from typing import TYPE_CHECKING, Any, Self, TypedDict, Unpack
 
 from core.store.connection import dumps, placeholders, rows
@@ -94,9 +95,15 @@ class Question:
         """The row to store (JSON columns encoded, enums as their text). Read field by field:
         :func:`dataclasses.asdict` deep-copies the JSON columns only for them to be encoded,
         which was 40% of importing 26,919 arena battles."""
-        out = {f.name: getattr(self, f.name) for f in fields(self)}
+        out = {name: getattr(self, name) for name in _question_fields()}
         out["origin"], out["status"] = str(self.origin), str(self.status)
         return {**out, **{k: dumps(out[k]) for k in _JSON}}
+
+
+@cache
+def _question_fields() -> tuple[str, ...]:
+    """The names of :class:`Question`'s fields (``dataclasses.fields`` once, not per row)."""
+    return tuple(f.name for f in fields(Question))
 
 
 class QuestionUpdate(TypedDict, total=False):
