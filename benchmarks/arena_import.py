@@ -26,6 +26,17 @@ one verdict 1,508 ms (goal 200 ms: not reached; the page's 200-replicate bootstr
 107,677 verdicts), first view 2.52 s; people + judge ranking 2.78 s. A second run, busier (after
 ``name_problem``'s ASCII fast path and the ranking's tuple read): 12.41 s against 3.16 s (3.9),
 refresh 1,731 ms, first view 4.88 s, people + judge 3.88 s (most of it reading the verdict summary).
+
+Re-measured 2026-12-03 23:14-23:33, two runs before and two after the changes, each on the shared
+2-core machine under load (load average 11.3 before, 4.4-5.3 after; wall-clock ratios swing with
+it). Before: ratio 2.4 and 6.7 (import 11.64 / 18.54 s against 4.91 / 2.77 s; median 4.55),
+refresh 1,842 / 1,380 ms (median 1,611; issue 37's changes alone did not meet 200 ms: 0.94 s of
+it was the bootstrap's dense product with a per-question matrix of 26,919 rows that are nearly
+all zeros). After (the per-question matrix sparse when mostly zeros; the import's empty JSON
+values and dataclass field lists not recomputed per row, import CPU 3.72 -> 3.38 s in process):
+ratio 5.3 and 3.3 (import 8.37 / 5.31 s against 1.58 / 1.59 s; median 4.3: above the goal of 3),
+refresh 234.5 / 250.5 ms (median 242; goal 200 not reached under this load), first view 1.86 /
+2.16 s, people + judge 2.16 / 2.37 s.
 """
 
 from __future__ import annotations

@@ -20,7 +20,7 @@ from core.cli.support import (
     print_aligned,
     replicates_arg,
 )
-from core.corpus.names import name_problem, shown
+from core.corpus.names import all_names, name_problem, shown
 from core.corpus.tabular import optional_number, read_records
 from core.errors import InputError
 
@@ -125,10 +125,8 @@ def _read_rank_csv(path: str) -> PairwiseCounts:
 
     columns = read_coded_columns(path, RANK_COLUMNS)
     names = ("question_id", "system_a", "system_b")
-    if any(
-        not label.strip() or (c in names and name_problem(label))
-        for c, col in zip(RANK_COLUMNS, columns)
-        for label in col.labels
+    if any(not label.strip() for col in columns for label in col.labels) or not all(
+        all_names(col.labels) for c, col in zip(RANK_COLUMNS, columns) if c in names
     ):
         columns = coded(checked_rows(path, RANK_COLUMNS, names), RANK_COLUMNS)
     q, a, b, v = columns

@@ -161,10 +161,22 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         description="Queue exactly N side-by-side items the auto-rater judged that have fewer "
         "than 2 people's labels (seeded choice); everyone gets them first until two people "
         "labelled each. Once accounts exist, --as names an active admin account. Without --items: the number validation-items "
-        "finds needed, minus the items there are.",
+        "finds needed, minus the items there are. With --random (for rank --method ppi): N "
+        "battles the auto-rater judged that no person labelled, drawn uniformly at random "
+        "(seeded), overlap 1; the combined intervals' guarantee needs the people's battles to "
+        "be such a random sample.",
     )
     v.add_argument("--rater", required=True, help="the auto-rater, auto:NAME")
     v.add_argument("--items", type=size_arg, help="how many items to queue")
+    v.add_argument(
+        "--random",
+        action="store_true",
+        help="draw the items uniformly at random from the judged battles no person labelled "
+        "(overlap 1; needs --items)",
+    )
+    v.add_argument(
+        "--seed", type=count_arg, help="the seed of the --random draw (default the queue seed)"
+    )
     v.add_argument("--as", dest="actor", metavar="ADMIN", help="the admin account acting")
     v.add_argument("--json", action="store_true", help='print {"rater","overlap","items"}')
     v.set_defaults(func=cmd_validation_queue)
@@ -249,10 +261,16 @@ def cmd_validation_queue(args: argparse.Namespace) -> int:
         shell_admin,
     )
     from core.annotation.validation_queue import (
+        RANDOM_OVERLAP,
         VALIDATION_OVERLAP,
         queue_validation_items,
     )
 
+    if args.seed is not None and not args.random:
+        raise InputError("--seed goes with --random")
+    if args.random and args.items is None:
+        raise InputError("--random needs --items N (how many battles to draw)")
+    overlap = RANDOM_OVERLAP if args.random else VALIDATION_OVERLAP
     db = open_args_db(args)
     actor = shell_admin(db, args.actor or "admin")
     n_items = args.items
@@ -281,13 +299,14 @@ def cmd_validation_queue(args: argparse.Namespace) -> int:
                 f"{found['current']} {'item is' if found['current'] == 1 else 'items are'} "
                 f"there: {found['advice']}; none to queue"
             )
-    chosen = queue_validation_items(db, args.rater, n_items, actor)
+    chosen = queue_validation_items(
+        db, args.rater, n_items, actor, random_draw=args.random, seed=args.seed
+    )
     if args.json:
-        print(json.dumps({"rater": args.rater, "overlap": VALIDATION_OVERLAP, "items": chosen}))
+        print(json.dumps({"rater": args.rater, "overlap": overlap, "items": chosen}))
     else:
-        print(
-            f"queued {len(chosen)} items for {args.rater} (each needs {VALIDATION_OVERLAP} people):"
-        )
+        needs = f"{overlap} {'person' if overlap == 1 else 'people'}"
+        print(f"queued {len(chosen)} items for {args.rater} (each needs {needs}):")
         for key in chosen:
             print(f"  {key}")
     return 0

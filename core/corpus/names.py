@@ -64,6 +64,16 @@ def name_problem(value: object) -> str | None:
     return None
 
 
+def all_names(values: list[str]) -> bool:
+    """Whether every one of ``values`` is a valid name (:func:`name_problem` is ``None`` for
+    each). Printable ASCII throughout (tested once on the joined text: the common case of
+    thousands of question ids) needs only the length and space rules per value."""
+    joined = " ".join(values)
+    if joined.isascii() and joined.isprintable():  # NFC is the identity, no refused category
+        return all(v and len(v) <= MAX_LENGTH and v == v.strip() for v in values)
+    return all(name_problem(v) is None for v in values)
+
+
 def normal_form(text: str) -> str:
     """``text`` NFC-normalised and trimmed: the form every comparison and duplicate check of
     names and ids sees (``José`` composed or decomposed, `` alice`` and ``alice`` are one)."""

@@ -108,8 +108,10 @@ def decode_input(data: bytes, path: str | Path = "<bytes>") -> str:
                 line=line,
                 column=col,
             ) from None
-    if not text.strip():
+    if not text or text.isspace():  # = not text.strip(), without copying the text
         raise InputError("file is empty", path=path)
+    if "\r" not in text:  # two passes over the whole text saved (most files)
+        return text
     return text.replace("\r\n", "\n").replace("\r", "\n")
 
 

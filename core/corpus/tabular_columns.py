@@ -73,7 +73,8 @@ def _arrow_columns(text: str, columns: list[str], delimiter: str) -> list[CodedC
     try:
         table = pacsv.read_csv(
             pa.BufferReader(text.encode("utf-8")),
-            parse_options=pacsv.ParseOptions(delimiter=delimiter, newlines_in_values=True),
+            # without a quote no value can hold a newline; pyarrow's slower parse is not needed
+            parse_options=pacsv.ParseOptions(delimiter=delimiter, newlines_in_values='"' in text),
             convert_options=pacsv.ConvertOptions(
                 column_types={c: dict_type for c in columns},
                 include_columns=columns,
@@ -89,8 +90,12 @@ def _arrow_columns(text: str, columns: list[str], delimiter: str) -> list[CodedC
     for c in columns:
         col = table.column(c).unify_dictionaries().combine_chunks()
         labels = col.dictionary.to_pylist()
-        if col.null_count or any(
-            CONTROL_CHARS.search(v) or not v.strip() or unquoted_cell(v) != v for v in labels
+        joined = " ".join(labels)  # one search of all labels (none holds a refused character)
+        if (
+            col.null_count
+            or CONTROL_CHARS.search(joined)
+            or any(not v.strip() for v in labels)
+            or ("'" in joined and any(unquoted_cell(v) != v for v in labels))
         ):
             return None  # a refused character, maybe a blank row the row reader skips, or a
             # cell a spreadsheet writer quoted (the row reader takes the quote off)

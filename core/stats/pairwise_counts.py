@@ -322,7 +322,10 @@ class PairwiseCounts:
         Questions left without any counted comparison (all retracted, or only dropped ties) are
         left out, so they are not resampled as empty clusters. Rows are in the order of the
         questions' ids as text, not of their first appearance: a seeded bootstrap over them draws
-        the same replicates whatever order the judgments came in.
+        the same replicates whatever order the judgments came in. Sparse (scipy CSR) when the
+        dense matrix would be large or mostly zeros (arena data: one battle per question, where
+        the dense product of the bootstrap's weights took a live refresh 1 s); the sums are exact
+        either way, so the replicates are the same.
         """
         q, a, b, o, w = self.arrays()
         n, nq = self.n_systems, len(self.questions)
@@ -345,7 +348,9 @@ class PairwiseCounts:
         pair = win_i * n + los_i
         present = np.bincount(pair, minlength=n * n) > 0  # np.unique in O(rows)
         pairs, col = np.flatnonzero(present), (np.cumsum(present) - 1)[pair]
-        if nq * len(pairs) <= 20_000_000:
+        # dense unless large or mostly zeros (by the comparisons counted, not the rows holding
+        # them: a weighted row and its repeats choose alike)
+        if nq * len(pairs) <= min(20_000_000, 8 * float(np.abs(val).sum())):
             m = np.bincount(q * len(pairs) + col, val, nq * len(pairs)).reshape(nq, len(pairs))
             return m[np.abs(m).sum(axis=1) > 0], pairs
         from scipy import sparse

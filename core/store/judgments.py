@@ -12,6 +12,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from enum import StrEnum
+from functools import cache
 from typing import TYPE_CHECKING, Any, Self
 
 from core.store.connection import dumps, placeholders, rows, utcnow
@@ -99,13 +100,19 @@ class NewJudgment:
 
     def row(self) -> dict[str, Any]:
         """The columns to insert (``evidence`` JSON-encoded, enums as their text)."""
-        out = {f.name: getattr(self, f.name) for f in fields(NewJudgment)}
+        out = {name: getattr(self, name) for name in _new_judgment_fields()}
         out["evidence"] = dumps(self.evidence)
         for key in ("kind", "rater_kind", "status"):
             out[key] = str(out[key])
         if out["verdict"] is not None:
             out["verdict"] = str(out["verdict"])
         return out
+
+
+@cache
+def _new_judgment_fields() -> tuple[str, ...]:
+    """The names of :class:`NewJudgment`'s fields (``dataclasses.fields`` once, not per row)."""
+    return tuple(f.name for f in fields(NewJudgment))
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

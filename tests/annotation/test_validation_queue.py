@@ -6,7 +6,9 @@ from __future__ import annotations
 import csv
 import json
 
+import numpy as np
 import pytest
+from scipy.stats import chisquare
 
 from core.__main__ import main
 from core.annotation.identity import sign_in_token
@@ -17,12 +19,18 @@ from core.annotation.pairwise import (
     submit_verdict,
     verdict_queue,
 )
-from core.annotation.validation_queue import queue_validation_items, validation_candidates
+from core.annotation.validation_queue import (
+    draw_uniform,
+    queue_validation_items,
+    random_candidates,
+    validation_candidates,
+)
 from core.errors import AccessError, InputError
 from core.store.accounts import create_account
 from core.store.database import open_db
 from core.store.settings import update_setting
 from core.store.validation_items import validation_requests
+from core.views.ppi_ranking import people_judge_ranking
 
 N_QUESTIONS = 30
 
@@ -154,3 +162,61 @@ def test_cli_without_items_explains_when_it_cannot_estimate(store, capsys):
     args = ["--db", dbfile, "validation-queue", "--rater", "auto:judge", "--as", "boss"]
     assert main(args) == 2  # two people only: no sample size makes a decision
     assert "pass --items N" in capsys.readouterr().err
+
+
+def test_random_draw_is_uniform():
+    """Every battle equally likely: over 4,000 seeded draws of 10 of 40, the times each battle
+    is drawn (and drawn first) pass a chi-square test against uniform; no battle twice a draw."""
+    population = [pair_key(f"q{i}", "x", "y") for i in range(40)]
+    drawn = np.zeros(40)
+    first = np.zeros(40)
+    for seed in range(4000):
+        got = draw_uniform(population, 10, seed)
+        assert len(set(got)) == 10
+        for key in got:
+            drawn[population.index(key)] += 1
+        first[population.index(got[0])] += 1
+    assert drawn.sum() == 40_000
+    assert chisquare(drawn).pvalue > 0.01
+    assert chisquare(first).pvalue > 0.01
+    assert draw_uniform(population, 10, 3) == draw_uniform(population, 10, 3)
+
+
+def test_random_draw_is_what_the_ppi_ranking_pairs(store):
+    """--random draws from the judge's battles no person labelled (the ranking's judge-only
+    battles), overlap 1; the people's verdicts on the drawn battles are exactly the battles the
+    prediction-powered ranking then pairs with the judge's."""
+    db, _, who, _ = store
+    found = random_candidates(db, "auto:judge")
+    assert found == sorted(pair_key(f"q{i}", "x", "y") for i in range(15, 25))
+    before = people_judge_ranking(db, ["human:zed", "human:yan"], "auto:judge")
+    assert before["n_judge_only"] == len(found)
+    chosen = queue_validation_items(db, "auto:judge", 4, who["boss"], random_draw=True, seed=7)
+    assert chosen == draw_uniform(found, 4, 7)
+    rows = validation_requests(db, "side-by-side", "auto:judge")
+    assert [(r.item_key, r.overlap) for r in rows] == [(k, 1) for k in chosen]
+    assert verdict_queue(db, "alice")[:4] == chosen
+    for key, verdict in zip(chosen, "ABAB", strict=True):
+        submit_verdict(db, blind_item(db, key, "alice"), who["alice"], verdict)
+    alone = people_judge_ranking(db, ["human:alice"], "auto:judge")
+    assert (alone["n_both"], alone["n_people_unpaired"]) == (4, 0)
+    both = people_judge_ranking(db, ["human:zed", "human:yan", "human:alice"], "auto:judge")
+    assert (both["n_both"], both["n_judge_only"]) == (before["n_both"] + 4, len(found) - 4)
+    assert sorted(random_candidates(db, "auto:judge")) == sorted(set(found) - set(chosen))
+
+
+def test_cli_validation_queue_random(store, capsys):
+    db, dbfile, _, _ = store
+    found = random_candidates(db, "auto:judge")
+    capsys.readouterr()
+    args = ["--db", dbfile, "validation-queue", "--rater", "auto:judge", "--as", "boss"]
+    assert main([*args, "--random"]) == 2
+    assert "--random needs --items" in capsys.readouterr().err
+    assert main([*args, "--items", "2", "--seed", "5"]) == 2
+    assert "--seed goes with --random" in capsys.readouterr().err
+    assert main([*args, "--random", "--items", "11"]) == 2
+    assert "at most 10" in capsys.readouterr().err
+    assert validation_requests(db, "side-by-side") == []
+    assert main([*args, "--random", "--items", "3", "--seed", "5", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out == {"rater": "auto:judge", "overlap": 1, "items": draw_uniform(found, 3, 5)}

@@ -73,3 +73,27 @@ def test_a_well_formed_file_is_read_by_pyarrow(tmp_path: Path, monkeypatch: Any)
     path = _write(tmp_path, "plain.csv", GOOD["plain.csv"])
     monkeypatch.setattr(tc, "read_records", lambda *a, **k: pytest.fail("row reader used"))
     assert _plain(read_coded_columns(path, COLUMNS))[1] == ["x", "y", "y"]
+
+
+def test_all_names_agrees_with_name_problem_one_by_one():
+    """The batch check of many names (the rank CSV's question ids) takes its ASCII fast path
+    only when it gives name_problem's answer for every value."""
+    from core.corpus.names import all_names, name_problem
+
+    cases = [
+        ["q1", "q2", "sys 0"],
+        ["q1", ""],
+        ["q1", " q2"],
+        ["q1", "q2 "],
+        ["q1", "x" * 129],
+        ["q1", "x" * 128],
+        ["q1", "a\x7fb"],
+        ["q1", "a\tb"],
+        ["José", "q2"],
+        ["Jose\u0301", "q2"],
+        ["q1", "a\u200bb"],
+        ["q1", "a\u00a0b"],
+        ["日本語", "q|1:(x)#/"],
+    ]
+    for values in cases:
+        assert all_names(values) == all(name_problem(v) is None for v in values), values

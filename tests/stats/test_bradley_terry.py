@@ -17,12 +17,14 @@ from scipy.sparse.csgraph import connected_components
 from core.cli.stats_commands import _read_rank_csv
 from core.errors import InputError
 from core.stats.bradley_terry import (
+    bootstrap_bradley_terry,
     fit_bradley_terry_batch,
     percentile_interval,
     question_weights,
     strongly_connected,
 )
 from core.stats.pairwise_counts import PairwiseCounts
+from core.stats.ranking_settings import RankingSettings
 
 
 def random_records(rng: np.random.Generator, n_sys: int, n_rows: int, n_q: int) -> list:
@@ -170,3 +172,24 @@ def test_cli_reader_matches_pandas_on_a_multi_block_file(tmp_path: Path) -> None
     with pytest.raises(InputError, match="line 150002") as err:
         _read_rank_csv(str(path))
     assert "system_b" in str(err.value)
+
+
+def test_one_battle_per_question_bootstraps_sparse_with_the_same_replicates(monkeypatch) -> None:
+    """Arena data (one battle per question): the per-question matrix is sparse (the dense product
+    with the bootstrap's weights made a live refresh take a second), and the replicates equal
+    the dense matrix's exactly."""
+    rng = np.random.default_rng(5)
+    recs = [
+        (f"q{k}", *(f"s{x}" for x in rng.choice(8, 2, replace=False)), v)
+        for k, v in enumerate(rng.choice(["A", "B", "Equal"], 3000))
+    ]
+    counts = PairwiseCounts.from_records(recs)
+    m, pairs = counts.question_matrix("half")
+    assert hasattr(m, "tocsc")  # sparse
+    settings = RankingSettings(n_boot=50, seed=1)
+    sparse_run = bootstrap_bradley_terry(counts, settings)
+    monkeypatch.setattr(
+        PairwiseCounts, "question_matrix", lambda self, ties="half": (m.toarray(), pairs)
+    )
+    dense_run = bootstrap_bradley_terry(counts, settings)
+    assert np.array_equal(sparse_run.beta, dense_run.beta)

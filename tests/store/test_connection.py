@@ -199,3 +199,14 @@ def test_one_connection_shared_by_eight_threads_is_safe(db):
     counts = dict(db.execute("select kind, count(*) from t group by kind").fetchall())
     assert counts == {"plain": 8 * 10, "tx": 8 * 10 * 2}  # nothing of a failed call committed
     assert not db.conn.in_transaction
+
+
+def test_dumps_of_empty_values_is_the_encoders():
+    """dumps answers empty lists, dicts, tuples and None without the encoder (a bulk import
+    encodes several per row): the same text the encoder gives, and anything else still encoded."""
+    import json
+
+    from core.store.connection import dumps
+
+    for value in (None, [], {}, (), "", 0, False, 0.0, [None], {"b": 1, "a": "é"}, (1,)):
+        assert dumps(value) == json.dumps(value, ensure_ascii=False, sort_keys=True), value
