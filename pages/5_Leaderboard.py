@@ -126,7 +126,8 @@ def live_board() -> None:
     columns = {
         "name": st.column_config.TextColumn("name", width="medium"),
         "rank_ub": st.column_config.NumberColumn(
-            "Rank (UB)", help="1 + systems whose lower bound exceeds this upper bound"
+            "Best possible rank",
+            help="1 + the systems surely better (their whole interval lies above this one's)",
         ),
         **{
             c: st.column_config.NumberColumn(c, format="%.3f")

@@ -23,6 +23,7 @@ from core.views.browse_list import (
     browse_choices,
     browse_rows,
     page_of,
+    table_rows,
 )
 from core.views.review import question_labels
 from core.views.text import escape_markdown, md, option
@@ -150,63 +151,57 @@ for a in d["answers"]:
             render.evidence(j["evidence"])
             if j["rationale"]:
                 render.untrusted(j["rationale"])
-            with st.expander("Raw reply"):
+            with st.expander("The rater's reply, as received"):
                 st.text(j["raw"])
 
 st.subheader(f"Side-by-side verdicts ({len(d['pairwise'])})")
 if d["pairwise"]:
     st.dataframe(
-        [
-            {
-                k: j[k]
-                for k in (
-                    "rater",
-                    "system_a",
-                    "system_b",
-                    "verdict",
-                    "status",
-                    "order_shown",
-                    "rationale",
-                    "superseded",
-                    "created_at",
-                )
-            }
-            for j in d["pairwise"]
-        ],
+        table_rows(
+            d["pairwise"],
+            (
+                "rater",
+                "system_a",
+                "system_b",
+                "verdict",
+                "status",
+                "order_shown",
+                "rationale",
+                "superseded",
+                "created_at",
+            ),
+        ),
         hide_index=True,
         width="stretch",
     )
-    pick = st.selectbox("Raw reply of judgment", [j["id"] for j in d["pairwise"]])
+    pick = st.selectbox("Reply as received, of judgment no.", [j["id"] for j in d["pairwise"]])
     st.text(next(j["raw"] for j in d["pairwise"] if j["id"] == pick))
 
 st.subheader("Human labels")
 if d["reviews"]:
     st.markdown(f"**Reviews ({len(d['reviews'])})**")
     st.dataframe(
-        [
-            {
-                k: r[k]
-                for k in (
-                    "annotator",
-                    "decision",
-                    "edited_question",
-                    "edited_answer",
-                    "note",
-                    "supersedes",
-                    "created_at",
-                )
-            }
-            for r in d["reviews"]
-        ],
+        table_rows(
+            d["reviews"],
+            (
+                "annotator",
+                "decision",
+                "edited_question",
+                "edited_answer",
+                "note",
+                "supersedes",
+                "created_at",
+            ),
+        ),
         hide_index=True,
         width="stretch",
     )
 if d["human_verdicts"]:
     st.markdown(f"**Verdicts of people ({len(d['human_verdicts'])}, current only)**")
-    st.dataframe(d["human_verdicts"], hide_index=True, width="stretch")
+    st.dataframe(table_rows(d["human_verdicts"]), hide_index=True, width="stretch")
 if d["resolutions"]:
     st.markdown(f"**Dispute resolutions ({len(d['resolutions'])})**")
-    st.dataframe(d["resolutions"], hide_index=True, width="stretch")
+    st.dataframe(table_rows(d["resolutions"]), hide_index=True, width="stretch")
 if not d["reviews"] and not d["human_verdicts"] and not d["resolutions"]:
     st.caption("No human labels on this question yet.")
 

@@ -245,3 +245,14 @@ def page_of(rows: list[BrowseRow], page: int, size: int = PAGE_SIZE) -> list[Bro
     last = max(1, -(-len(rows) // size))
     start = (min(max(page, 1), last) - 1) * size
     return rows[start : start + size]
+
+
+def table_rows(
+    rows: list[dict[str, Any]], columns: tuple[str, ...] | None = None
+) -> list[dict[str, Any]]:
+    """``rows`` (only ``columns``, when given) for a table: a missing value (None) as an empty
+    cell, never the word ``None``."""
+    return [
+        {k: "" if v is None else v for k, v in r.items() if columns is None or k in columns}
+        for r in rows
+    ]

@@ -53,6 +53,18 @@ def browse_db(db_path, monkeypatch):
             }
         )
         _people_disagree(db, "gen-2")
+        insert_judgment(  # a person's absolute verdict: no system_a / system_b
+            db,
+            NewJudgment(
+                kind=JudgmentKind.ABSOLUTE,
+                question_id="gen-2",
+                rater="human:carol",
+                rater_kind=RaterKind.HUMAN,
+                criterion="supported",
+                system="fixture-a",
+                verdict="yes",
+            ),
+        )
     finally:
         db.close()
     monkeypatch.setenv("WORKBENCH_DB", str(db_path))
@@ -92,7 +104,9 @@ def test_browse_lists_questions_and_opens_the_busiest_first(browse_db):
     assert len(listed) == 8 and "aaa-discarded" in listed
     assert listed[0] == "gen-2"  # the most verdicts (two people's too) first
     assert _opened(at) == "gen-2" and any(s.value == "Answers (3)" for s in at.subheader)
-    assert "None" not in at.dataframe[0].value.to_string()
+    tables = [t.value.to_string() for t in at.dataframe]
+    assert len(tables) >= 3 and not [t for t in tables if "None" in t]  # empty cells, no None
+    assert "Raw reply" not in str([e.label for e in at.expander])
 
 
 def test_browse_filters_sorts_and_keeps_deep_links(browse_db):

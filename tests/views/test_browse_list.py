@@ -17,6 +17,7 @@ from core.views.browse_list import (
     browse_rows,
     page_of,
 )
+from core.views.figures import rater_pair_view
 
 
 def _person(db, qid: str, name: str, verdict: str) -> None:
@@ -80,6 +81,19 @@ def test_the_list_filters_on_status_origin_system_rater_verdict_disagreement_and
         choices = browse_choices(db)
         assert "human:bob" in choices["raters"] and "fixture-a" in choices["systems"]
         assert {"tie", "yes", "no"} <= set(choices["verdicts"])
+    finally:
+        db.close()
+
+
+def test_two_raters_disagreements_name_no_json_item_key(db_path):
+    build_fixture_db(db_path)
+    db = open_db(db_path)
+    try:
+        _person(db, "gen-0", "alice", "A")
+        _person(db, "gen-0", "bob", "B")
+        found = rater_pair_view(db, "pairwise", "human:alice", "human:bob")["disagreements"]
+        assert len(found) == 1 and "item_id" not in found.columns
+        assert not [c for c in found.astype(str).to_numpy().ravel() if c.startswith("[")]
     finally:
         db.close()
 
