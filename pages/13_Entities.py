@@ -66,7 +66,10 @@ with connection.database() as db:
     )
     with merge:
         parts = st.multiselect(
-            "Entities to merge (the first keeps its id)", names, format_func=option, key="merge_parts"
+            "Entities to merge (the first keeps its id)",
+            names,
+            format_func=option,
+            key="merge_parts",
         )
         into = st.text_input("Name of the merged entity (default: the first)", key="merge_into")
         if st.button("Merge", disabled=len(parts) < 2):
