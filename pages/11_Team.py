@@ -15,6 +15,10 @@ from core.views.text import inert_table, md, option
 
 frame.setup("Team")
 user = signin.sign_in_sidebar()
+st.caption(
+    "Who labels what and how far each task is: check each annotator's progress below, and "
+    "choose which people's labels count as gold."
+)
 
 with connection.database() as db:
     tasks = task_names(db)

@@ -23,6 +23,10 @@ from core.views.text import md, option
 
 frame.setup("Entities")
 user = signin.require_annotator("admin")
+st.caption(
+    "The people and places found in each document, which questions are built on: pick a "
+    "document and an entity, check its mentions, then rename, merge or drop it."
+)
 
 
 def _do(db, action: str, **args) -> None:

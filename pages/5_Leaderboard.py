@@ -30,6 +30,10 @@ from core.views.text import md
 frame.setup("Leaderboard")
 who = signin.sign_in_sidebar()
 viewer, role = (who.name, who.role) if who else (None, None)
+st.caption(
+    "Which system answers best, ranked from the side-by-side verdicts with intervals: pick "
+    "whose verdicts count, then filter Browse by System to read the verdicts behind a rank."
+)
 
 c = st.columns([2, 3, 2, 1])
 source = c[0].selectbox(
