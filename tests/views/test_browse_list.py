@@ -104,3 +104,19 @@ def test_pages_of_the_list():
     assert [r["id"] for r in page_of(rows, 3, 25)] == [str(i) for i in range(50, 60)]
     assert page_of(rows, 9, 25) == page_of(rows, 3, 25)  # past the end: the last page
     assert page_of([], 1) == []
+
+
+def test_a_blind_viewer_sees_no_other_labels_on_questions_still_in_their_queue(db_path):
+    build_fixture_db(db_path)
+    db = open_db(db_path)
+    try:
+        _person(db, "gen-0", "bob", "B")
+        seen = {r["id"]: r for r in browse_rows(db, BrowseFilters(), "carol", "annotator")}
+        everything = {r["id"]: r for r in browse_rows(db, BrowseFilters(), "carol", "admin")}
+        assert everything["gen-0"]["people"] == 1 and everything["gen-0"]["systems"]
+        assert seen["gen-0"]["people"] == 0 and seen["gen-0"]["judges"] == 0  # in her queue
+        assert seen["gen-0"]["systems"] == "" and seen["gen-0"]["status"] != "pending"
+        assert browse_rows(db, BrowseFilters(rater="human:bob"), "carol", "annotator") == []
+        assert browse_rows(db, BrowseFilters(system="fixture-a"), "carol", "annotator") == []
+    finally:
+        db.close()
