@@ -92,7 +92,7 @@ with connection.database() as db:
                 min_value=1,
                 max_value=pages,
                 value=1,
-                key="browse_page",
+                key=f"browse_page_{hash(filters)}",  # other filters: back to the first page
             )
         )
     shown = page_of(rows, number)

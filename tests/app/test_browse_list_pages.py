@@ -138,3 +138,8 @@ def test_browse_pages_through_a_long_list(db_path, monkeypatch):
     at.number_input[0].set_value(2).run()
     assert not at.exception
     assert len(_listed(at)) == 8 and not first & set(_listed(at))
+    at = _select(at, "Origin", "generated")  # 30 questions: still two pages, back on the first
+    assert len(_listed(at)) == 25 and not at.exception
+    at.number_input[0].set_value(2).run()
+    at = _select(at, "Origin", "narrativeqa")  # one page: no page picker
+    assert len(_listed(at)) == 3 and not at.number_input
