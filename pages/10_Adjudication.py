@@ -7,7 +7,7 @@ from core.annotation.adjudication import adjudicate
 from core.annotation.task_registry import task_names
 from core.errors import WorkbenchError
 from core.views.adjudication import adjudication_detail, adjudication_queue
-from core.views.text import escape_markdown, inert_table, md
+from core.views.text import escape_markdown, inert_table, md, option
 
 frame.setup("Adjudication")
 workspace.compact()
@@ -54,7 +54,7 @@ with connection.database() as db:
     item = st.selectbox(
         "Item",
         list(by_item),
-        format_func=lambda i: md(by_item[i]["choice"]),  # distinct for every item
+        format_func=lambda i: option(by_item[i]["choice"]),  # distinct for every item
         key=f"adj_item_{task}",
     )
     position.caption(

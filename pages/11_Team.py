@@ -11,10 +11,14 @@ from core.errors import WorkbenchError
 from core.views.custom_labelling import SCALES
 from core.views.gold_sources import gold_source_candidates, gold_source_table
 from core.views.team import team_view
-from core.views.text import inert_table, md
+from core.views.text import inert_table, md, option
 
 frame.setup("Team")
 user = signin.sign_in_sidebar()
+st.caption(
+    "Who labels what and how far each task is: check each annotator's progress below, and "
+    "choose which people's labels count as gold."
+)
 
 with connection.database() as db:
     tasks = task_names(db)
@@ -65,7 +69,7 @@ with connection.database() as db:
     if user is not None and user.may("admin"):
         c = st.columns(2)
         candidates = gold_source_candidates(db)
-        pick = c[0].selectbox("Human rater", candidates, index=None, format_func=md)
+        pick = c[0].selectbox("Human rater", candidates, index=None, format_func=option)
         if c[0].button("Make gold source", disabled=pick is None):
             try:
                 mark_gold_source(db, user, pick, add=True)
@@ -73,7 +77,7 @@ with connection.database() as db:
             except WorkbenchError as exc:
                 st.error(md(exc))
         current = list(sources["rater"])
-        drop = c[1].selectbox("Gold source", current, index=None, format_func=md)
+        drop = c[1].selectbox("Gold source", current, index=None, format_func=option)
         if c[1].button("Stop being gold source", disabled=drop is None):
             try:
                 mark_gold_source(db, user, drop, add=False)
@@ -92,7 +96,7 @@ with connection.database() as db:
             names = [r["name"] for r in data["revoked"]]
             left_out = {r["name"] for r in data["revoked"] if r["left_out"]}
             c = st.columns(2)
-            who = c[0].selectbox("Revoked account", names, index=None, format_func=md)
+            who = c[0].selectbox("Revoked account", names, index=None, format_func=option)
             label = "Count their labels again" if who in left_out else "Leave their labels out"
             if c[0].button(md(label), disabled=who is None, key="leave_out"):
                 try:

@@ -19,10 +19,14 @@ from core.views.entities import (
     mention_label,
     mention_samples,
 )
-from core.views.text import md
+from core.views.text import md, option
 
 frame.setup("Entities")
 user = signin.require_annotator("admin")
+st.caption(
+    "The people and places found in each document, which questions are built on: pick a "
+    "document and an entity, check its mentions, then rename, merge or drop it."
+)
 
 
 def _do(db, action: str, **args) -> None:
@@ -48,14 +52,14 @@ with connection.database() as db:
     if not docs:
         st.info("No entities yet: run `python -m core entities DOC` on a document first.")
         st.stop()
-    doc = st.selectbox("Document", list(docs), format_func=lambda d: md(docs.get(d, d)))
+    doc = st.selectbox("Document", list(docs), format_func=lambda d: option(docs.get(d, d)))
     if notice := st.session_state.pop("entities_notice", None):
         st.success(md(notice))
     entities = caching.cached_view(db, document_entities, doc)
     st.subheader("Top entities")
     st.dataframe(caching.cached_view(db, entity_overview, doc), hide_index=True, width="stretch")
     names = [e["name"] for e in entities]
-    name = st.selectbox("Entity", names, format_func=md, key="entity")
+    name = st.selectbox("Entity", names, format_func=option, key="entity")
     samples = caching.cached_view(db, mention_samples, doc, name, 1000)
     st.caption(f"{len(samples)} mentions in context (book order)")
     for s in samples[:12]:
@@ -66,7 +70,10 @@ with connection.database() as db:
     )
     with merge:
         parts = st.multiselect(
-            "Entities to merge (the first keeps its id)", names, format_func=md, key="merge_parts"
+            "Entities to merge (the first keeps its id)",
+            names,
+            format_func=option,
+            key="merge_parts",
         )
         into = st.text_input("Name of the merged entity (default: the first)", key="merge_into")
         if st.button("Merge", disabled=len(parts) < 2):
@@ -76,7 +83,7 @@ with connection.database() as db:
         moved = st.multiselect(
             "Mentions that belong to another entity",
             list(labels),
-            format_func=lambda i: md(labels[i]),
+            format_func=lambda i: option(labels[i]),
             key="split_mentions",
         )
         new = st.text_input("Name of the new entity", key="split_name")
@@ -105,7 +112,7 @@ with connection.database() as db:
                 "Edit to undo",
                 list(undoable),
                 index=None,
-                format_func=lambda i: md(f"{i}: {undoable[i]}"),
+                format_func=lambda i: option(f"{i}: {undoable[i]}"),
                 key="undo_edit",
             )
             if st.button("Undo", disabled=pick is None):

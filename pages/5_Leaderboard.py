@@ -30,6 +30,10 @@ from core.views.text import md
 frame.setup("Leaderboard")
 who = signin.sign_in_sidebar()
 viewer, role = (who.name, who.role) if who else (None, None)
+st.caption(
+    "Which system answers best, ranked from the side-by-side verdicts with intervals: pick "
+    "whose verdicts count, then filter Browse by System to read the verdicts behind a rank."
+)
 
 c = st.columns([2, 3, 2, 1])
 source = c[0].selectbox(
@@ -126,7 +130,8 @@ def live_board() -> None:
     columns = {
         "name": st.column_config.TextColumn("name", width="medium"),
         "rank_ub": st.column_config.NumberColumn(
-            "Rank (UB)", help="1 + systems whose lower bound exceeds this upper bound"
+            "Best possible rank",
+            help="1 + the systems surely better (their whole interval lies above this one's)",
         ),
         **{
             c: st.column_config.NumberColumn(c, format="%.3f")

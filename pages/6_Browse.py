@@ -1,45 +1,114 @@
-"""Browse: one question at a time - every answer, every rater's verdicts, the human labels.
+"""Browse: every question as a list (filter, sort, page through) and the one opened in place,
+with every answer, every rater's verdicts and the human labels.
 
 Blind for annotators (core.views.blind): other people's labels and the systems' names of items
 still in the viewer's queue are held back; adjudicators and admins see everything."""
 
+from collections.abc import Callable
+
 import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
 
 from app_support import caching, connection, frame, links, render, signin
 from core.views.blind import browse_view
 from core.views.browse_grid import verdict_grid
-from core.views.review import question_filters, question_ids, question_labels
-from core.views.text import escape_markdown, md
+from core.views.browse_list import (
+    JUDGES,
+    PAGE_SIZE,
+    PEOPLE,
+    PEOPLE_VS_JUDGE,
+    PEOPLE_VS_PEOPLE,
+    SORTS,
+    BrowseFilters,
+    browse_choices,
+    browse_rows,
+    page_of,
+    table_rows,
+)
+from core.views.review import question_labels
+from core.views.text import escape_markdown, md, option
 
 frame.setup("Browse")
 who = signin.sign_in_sidebar()
 viewer, role = (who.name, who.role) if who else (None, None)
+st.caption(
+    "Find any question and see who answered and judged it: narrow the list with the filters, "
+    "then pick a question below the list to open it here."
+)
+ANY = "(all)"
+
+
+def _pick(
+    col: DeltaGenerator, label: str, values: list[str], show: Callable[[str], str] = option
+) -> str | None:
+    """A filter's choice (None: any)."""
+    got = col.selectbox(md(label), [ANY, *values], format_func=show, key=f"browse_{label}")
+    return None if got == ANY else got
+
 
 with connection.database() as db:
-    opts = caching.cached_view(db, question_filters)
+    opts = caching.cached_view(db, browse_choices)
     if not opts["origins"]:
         st.info(connection.EMPTY_HINT)
         st.stop()
-    c = st.columns([1, 1, 2])
-    origin = c[0].selectbox("Origin", ["(all)", *opts["origins"]])
     docs = dict(opts["documents"])
-    doc = c[1].selectbox("Document", ["(all)", *docs], format_func=lambda d: docs.get(d, d))
-    search = c[2].text_input("Search question text or id")
-    ids = question_ids(
-        db,
-        origin=None if origin == "(all)" else origin,
-        document_id=None if doc == "(all)" else doc,
-        search=search,
+    c = st.columns(4)
+    status = _pick(c[0], "Status", opts["statuses"])
+    origin = _pick(c[1], "Origin", opts["origins"])
+    doc = c[2].selectbox(
+        "Document", [ANY, *docs], format_func=lambda d: option(docs.get(d, d)), key="browse_doc"
     )
+    system = _pick(c[3], "System", opts["systems"])
+    c = st.columns(4)
+    rater = _pick(c[0], "Rater", [PEOPLE, JUDGES, *opts["raters"]])
+    winners = set(opts["systems"])
+    verdict = _pick(
+        c[1], "Verdict", opts["verdicts"], lambda v: option(f"{v} wins" if v in winners else v)
+    )
+    split = _pick(c[2], "Disagreement", [PEOPLE_VS_PEOPLE, PEOPLE_VS_JUDGE])
+    gold = _pick(c[3], "Gold", ["with gold", "without gold"])
+    c = st.columns([3, 1])
+    search = c[0].text_input("Search question text or id", key="browse_search")
+    sort = c[1].selectbox("Sort", SORTS, key="browse_sort")
+    filters = BrowseFilters(
+        status=status,
+        origin=origin,
+        document_id=None if doc == ANY else doc,
+        system=system,
+        rater=rater,
+        verdict=verdict,
+        disagreement=split,
+        gold=None if gold is None else gold == "with gold",
+        search=search,
+        sort=sort,
+    )
+    rows = caching.cached_view(db, browse_rows, filters, viewer, role)
+    pages = max(1, -(-len(rows) // PAGE_SIZE))
+    number = 1
+    if pages > 1:
+        number = int(
+            st.number_input(
+                f"Page (of {md(pages)}, {md(PAGE_SIZE)} questions each)",
+                min_value=1,
+                max_value=pages,
+                value=1,
+                key=f"browse_page_{hash(filters)}",  # other filters: back to the first page
+            )
+        )
+    shown = page_of(rows, number)
+    st.caption(f"{len(rows)} questions match.")
+    if shown:
+        st.dataframe(shown, hide_index=True, width="stretch")
+    ids = [r["id"] for r in shown]
     wanted = links.deep_link_id()
     if wanted and wanted not in ids:
         ids = [wanted, *ids]
     if not ids:
-        st.info("No question matches.")
+        st.info("No question matches: clear a filter above.")
         st.stop()
     labels = caching.cached_view(db, question_labels, tuple(ids))
     qid = st.selectbox(
-        f"Question ({len(ids)} match)",
+        "Open question",
         ids,
         index=ids.index(wanted) if wanted in ids else 0,
         format_func=lambda i: render.short(labels.get(i, i), 100),
@@ -82,63 +151,57 @@ for a in d["answers"]:
             render.evidence(j["evidence"])
             if j["rationale"]:
                 render.untrusted(j["rationale"])
-            with st.expander("Raw reply"):
+            with st.expander("The rater's reply, as received"):
                 st.text(j["raw"])
 
 st.subheader(f"Side-by-side verdicts ({len(d['pairwise'])})")
 if d["pairwise"]:
     st.dataframe(
-        [
-            {
-                k: j[k]
-                for k in (
-                    "rater",
-                    "system_a",
-                    "system_b",
-                    "verdict",
-                    "status",
-                    "order_shown",
-                    "rationale",
-                    "superseded",
-                    "created_at",
-                )
-            }
-            for j in d["pairwise"]
-        ],
+        table_rows(
+            d["pairwise"],
+            (
+                "rater",
+                "system_a",
+                "system_b",
+                "verdict",
+                "status",
+                "order_shown",
+                "rationale",
+                "superseded",
+                "created_at",
+            ),
+        ),
         hide_index=True,
         width="stretch",
     )
-    pick = st.selectbox("Raw reply of judgment", [j["id"] for j in d["pairwise"]])
+    pick = st.selectbox("Reply as received, of judgment no.", [j["id"] for j in d["pairwise"]])
     st.text(next(j["raw"] for j in d["pairwise"] if j["id"] == pick))
 
 st.subheader("Human labels")
 if d["reviews"]:
     st.markdown(f"**Reviews ({len(d['reviews'])})**")
     st.dataframe(
-        [
-            {
-                k: r[k]
-                for k in (
-                    "annotator",
-                    "decision",
-                    "edited_question",
-                    "edited_answer",
-                    "note",
-                    "supersedes",
-                    "created_at",
-                )
-            }
-            for r in d["reviews"]
-        ],
+        table_rows(
+            d["reviews"],
+            (
+                "annotator",
+                "decision",
+                "edited_question",
+                "edited_answer",
+                "note",
+                "supersedes",
+                "created_at",
+            ),
+        ),
         hide_index=True,
         width="stretch",
     )
 if d["human_verdicts"]:
     st.markdown(f"**Verdicts of people ({len(d['human_verdicts'])}, current only)**")
-    st.dataframe(d["human_verdicts"], hide_index=True, width="stretch")
+    st.dataframe(table_rows(d["human_verdicts"]), hide_index=True, width="stretch")
 if d["resolutions"]:
     st.markdown(f"**Dispute resolutions ({len(d['resolutions'])})**")
-    st.dataframe(d["resolutions"], hide_index=True, width="stretch")
+    st.dataframe(table_rows(d["resolutions"]), hide_index=True, width="stretch")
 if not d["reviews"] and not d["human_verdicts"] and not d["resolutions"]:
     st.caption("No human labels on this question yet.")
 

@@ -9,6 +9,11 @@ from core.views.text import md
 
 frame.setup("EXAM")
 signin.sign_in_sidebar()
+st.caption(
+    "How many exam questions each system's article answers (EXAM), a grade that needs no "
+    "human label: pick a run below, read its leaderboard, then check which article answered "
+    "which question."
+)
 
 with connection.database() as db:
     runs = runs_frame(db)

@@ -1,6 +1,9 @@
 """Cross-lingual (XRAG): accuracy, response-language correctness, the controlled analysis and the
 review labels (DataFrames from core.views.xrag)."""
 
+from typing import Any
+
+import pandas as pd
 import streamlit as st
 
 from app_support import connection, frame, signin
@@ -15,7 +18,29 @@ from core.views.xrag import (
 )
 
 frame.setup("Cross-lingual")
+
+
+def ci_columns(
+    table: pd.DataFrame, interval: str = "Wilson interval of the rate"
+) -> dict[str, Any]:
+    """The interval's level in its columns' names instead of a ``level`` column on every row."""
+    if "level" not in table or table.empty:
+        return {}
+    level = f"{float(table['level'].iloc[0]):.0%}"
+    what = f"{level} {interval}"
+    return {
+        "level": None,
+        "ci_low": st.column_config.NumberColumn(f"{level} CI low", help=what, format="%.3f"),
+        "ci_high": st.column_config.NumberColumn(f"{level} CI high", help=what, format="%.3f"),
+    }
+
+
 signin.sign_in_sidebar()
+st.caption(
+    "How well each model answers a question over two articles in different languages, and in "
+    "which language it replies: read the accuracy table first, then compute the controlled "
+    "analysis to compare settings."
+)
 
 with connection.database() as db:
     acc = accuracy_table(db)
@@ -24,27 +49,34 @@ with connection.database() as db:
             "No cross-lingual results yet: build the XRAG demo (`python -m core demo`) or "
             "run an XRAG evaluation."
         )
-    for title, frame, empty in (
+    for title, table, empty in (
         ("Accuracy by model, language, setting and question type", acc, "Nothing yet."),
         ("Response-language correctness", response_language_table(db), "Nothing yet."),
         (
             "Review label distribution",
             label_distribution_table(db),
-            "No XRAG question reviewed yet: review them on the **Review questions** page "
+            "No XRAG question reviewed yet: review them on the Review questions page "
             "(Origin = xrag). A question that either article answers alone (Sufficient) is "
             "discarded.",
         ),
     ):
         st.subheader(md(title))
-        if frame.empty:
+        if table.empty:
             st.caption(md(empty))
         else:
-            st.dataframe(frame, hide_index=True, width="stretch")
+            st.dataframe(table, hide_index=True, width="stretch", column_config=ci_columns(table))
     st.subheader("Controlled analysis (paired, McNemar + paired bootstrap)")
     if st.toggle("Compute the controlled analysis", key="xrag_controlled"):
         ctl = controlled_table(db, n_boot=1000, seed=0)
         if len(ctl):
-            st.dataframe(ctl, hide_index=True, width="stretch")
+            st.dataframe(
+                ctl,
+                hide_index=True,
+                width="stretch",
+                column_config=ci_columns(
+                    ctl, "paired bootstrap interval of the difference in accuracy"
+                ),
+            )
         else:
             st.caption("Nothing yet.")
     st.subheader("Panel vs human verdicts")

@@ -201,3 +201,14 @@ def imported_answer_counts(db: Database) -> dict[str, int]:
         .group_by(source)
     )
     return {r[0]: int(r[1]) for r in run(db, query).fetchall()}
+
+
+def systems_by_question(db: Database) -> dict[str, list[str]]:
+    """Question id -> the systems that answered it (any status), sorted."""
+    query = sa.select(answers.c.question_id, answers.c.system).order_by(
+        answers.c.question_id, answers.c.system
+    )
+    out: dict[str, list[str]] = {}
+    for qid, system in run(db, query).fetchall():
+        out.setdefault(str(qid), []).append(str(system))
+    return out

@@ -126,7 +126,7 @@ def consistency(frame: pd.DataFrame) -> pd.DataFrame:
 
 def disagreements(both: pd.DataFrame, rater_a: str, rater_b: str, limit: int = 500) -> pd.DataFrame:
     """Items (of :func:`paired`) on which the two raters disagree, to open in Browse."""
-    diff = both[both["a"] != both["b"]].head(limit)
+    diff = both[both["a"] != both["b"]].head(limit).drop(columns="item_id")  # a JSON key
     return diff.rename(columns={"a": rater_a, "b": rater_b}).reset_index(drop=True)
 
 

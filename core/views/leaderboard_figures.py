@@ -63,7 +63,7 @@ def forest_figure(lb: Leaderboard, scale: str = "beta") -> go.Figure:
             + " = %{x:.3f}<br>"
             + f"{lb.settings.level:.0%} CI "
             + "[%{customdata[0]:.3f}, %{customdata[1]:.3f}]"
-            "<br>comparisons = %{customdata[2]}<br>Rank (UB) = %{customdata[3]}<extra></extra>",
+            "<br>comparisons = %{customdata[2]}<br>best possible rank = %{customdata[3]}<extra></extra>",
         )
     )
     label = "strength e^beta" if scale == "strength" else "beta (log-strength, centred)"

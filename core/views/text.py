@@ -155,6 +155,13 @@ def md(value: object) -> InertMarkdown:
     return InertMarkdown("" if value is None else escape_markdown(str(value)))
 
 
+def option(value: object) -> str:
+    """Any value as the plain text of a ``st.selectbox`` / ``st.multiselect`` option, which
+    renders no Markdown (so it is never escaped: ``Mary: A Fiction``, not ``Mary\\: A Fiction``):
+    ``None`` becomes ``""`` and runs of whitespace (line breaks too) one space."""
+    return " ".join(("" if value is None else str(value)).split())
+
+
 def inert_table(table: pd.DataFrame) -> pd.DataFrame:
     """``table`` for ``st.table``, which renders Markdown in its cells, column names and index:
     every one of them as inert text (:func:`escape_markdown`), missing values as empty cells."""

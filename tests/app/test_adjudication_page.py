@@ -84,6 +84,7 @@ def test_every_disagreement_is_its_own_entry_and_opens_its_own_item(split):
     at = _open(carol)
     picker = at.selectbox(key="adj_item_side-by-side")
     assert sorted(picker.options) == sorted(set(picker.options)) and len(picker.options) == 2
+    assert not [o for o in picker.options if "\\" in o]  # plain text: no Markdown escapes
     shown = " ".join(unescaped(o) for o in picker.options)
     assert "pair 1 of 3" in shown and "pair 2 of 3" in shown  # which pair, no system name
     assert "bob: Equal" in shown and "bob: None (both wrong)" in shown  # what each said

@@ -644,7 +644,7 @@ def test_browse_deep_link_shows_human_labels_and_resolutions(fixture_db):
     at.query_params["q"] = dqid
     ok(at.run())
     assert any(m.value.startswith("**Dispute resolutions (1)") for m in at.markdown)
-    picker = [s for s in at.selectbox if s.label.startswith("Question (")][0]
+    picker = [s for s in at.selectbox if s.label == "Open question"][0]
     assert "?" in picker.format_func(picker.value) or len(picker.format_func(picker.value)) > 10
 
 

@@ -297,6 +297,8 @@ def test_team_page_gold_sources_for_admins(team):
     assert "Gold sources" in {s.value for s in at.subheader}
     assert not [b for b in at.button if b.label == "Make gold source"]
     at = opened("pages/11_Team.py", token=tokens["root"])
+    picker = [s for s in at.selectbox if unescaped(s.label) == "Human rater"][0]
+    assert "human:alice" in picker.options  # plain text, not human\\:alice (no Markdown)
     ok(
         [s for s in at.selectbox if unescaped(s.label) == "Human rater"][0]
         .set_value("human:alice")
