@@ -9,10 +9,12 @@ from typing import Any
 
 import streamlit as st
 
+from app_support import frame
 from core.views.review import checklist_keys
 from core.views.text import escape_markdown, md
 
 
+@frame.action
 def _choose(state_key: str, choice: str) -> None:
     """Form-button callback: the radio ``state_key`` takes ``choice`` (the form's other values
     are kept: a form button submits them first)."""
