@@ -1,0 +1,133 @@
+"""Store contract (issue 33), continued: the modules converted after the first twelve, each
+public function called on SQLite and PostgreSQL (``db`` / ``seeded`` run on both)."""
+
+from __future__ import annotations
+
+from core.store import judge_runs, label_rows, setups, tables_more  # noqa: F401 (declarations)
+from core.store.connection import utcnow
+from core.store.gold_sources import (
+    GoldAction,
+    NewGoldSource,
+    active_gold_sources,
+    insert_gold_source_change,
+)
+from core.store.judgments import JudgmentKind, JudgmentStatus, NewJudgment, RaterKind
+from core.store.judgments import insert_judgment as _insert
+from core.store.runs import start_run
+
+
+def test_gold_sources(db):
+    assert active_gold_sources(db) == []
+    first = insert_gold_source_change(
+        db, NewGoldSource(rater="human:ann", action=GoldAction.ADD, marked_by="lead")
+    )
+    assert first.id > 0 and first.action is GoldAction.ADD
+    insert_gold_source_change(
+        db, NewGoldSource(rater="human:bob", action=GoldAction.ADD, marked_by="lead")
+    )
+    insert_gold_source_change(
+        db, NewGoldSource(rater="human:bob", action=GoldAction.REMOVE, marked_by="lead")
+    )
+    insert_gold_source_change(
+        db, NewGoldSource(rater="human:al", action=GoldAction.ADD, marked_by="x")
+    )
+    found = active_gold_sources(db)
+    assert [(g.rater, g.marked_by) for g in found] == [("human:al", "x"), ("human:ann", "lead")]
+    assert found[1] == first
+
+
+def _review(db, question, annotator, decision, supersedes=None):
+    return db["reviews"].insert(
+        {"question_id": question, "annotator": annotator, "decision": decision,
+         "supersedes": supersedes, "created_at": utcnow()}
+    ).last_pk  # fmt: skip
+
+
+def test_label_rows(seeded):
+    db = seeded
+    assert label_rows.own_row(db, "reviews", "q1", "ann") is None
+    assert label_rows.last_row(db, "reviews", "ann") is None
+    assert label_rows.label_marks(db, "reviews") == {"ok": {}, "skipped": {}}
+    first = _review(db, "q1", "ann", "accept")
+    skip = _review(db, "q2", "ann", label_rows.SKIPPED)
+    _review(db, "q1", "bob", "reject")
+    assert label_rows.own_row(db, "reviews", "q1", "ann")["id"] == first
+    assert label_rows.last_row(db, "reviews", "ann")["id"] == skip
+    assert label_rows.label_marks(db, "reviews") == {
+        "ok": {"q1": {"ann", "bob"}},
+        "skipped": {"q2": {"ann"}},
+    }
+    undo = _review(db, "q2", "ann", label_rows.WITHDRAWN, supersedes=skip)
+    assert label_rows.own_row(db, "reviews", "q2", "ann")["id"] == undo
+    assert label_rows.last_row(db, "reviews", "ann")["id"] == first
+    assert label_rows.label_marks(db, "reviews")["skipped"] == {}
+    assert label_rows.own_row(db, "dispute_resolutions", 1, "ann") is None
+    assert label_rows.last_row(db, "dispute_resolutions", "ann") is None
+
+
+def _verdict(db, rater, *, status="ok", kind="absolute", run_id=None, **fields):
+    new = NewJudgment(
+        kind=JudgmentKind(kind),
+        question_id="q1",
+        rater=rater,
+        rater_kind=RaterKind.AUTO,
+        criterion="supported",
+        verdict=None if status == "error" else fields.pop("verdict", "yes"),
+        status=JudgmentStatus(status),
+        run_id=run_id,
+        **fields,
+    )
+    return _insert(db, new)
+
+
+def test_judge_runs(seeded):
+    db = seeded
+    run = start_run(db, "judge", "j", {})
+    j = "auto:j"
+    assert judge_runs.judged_answer_ids(db, j) == set() and judge_runs.judged_pairs(db, j) == set()
+    _verdict(db, j, system="s1", answer_id=1, run_id=run)
+    failed = _verdict(db, j, system="s2", answer_id=2, status="error", run_id=run)
+    pair = {"system_a": "s1", "system_b": "s2", "answer_a_id": 1, "answer_b_id": 2}
+    _verdict(db, j, kind="pairwise", verdict="A", **pair)
+    bad_pair = _verdict(db, j, kind="pairwise", status="error", **pair)
+    _verdict(db, "auto:other", system="s2", answer_id=2, verdict="no")
+    assert judge_runs.judged_answer_ids(db, j) == {1}
+    assert judge_runs.judged_pairs(db, j) == {("q1", "s1", "s2")}
+    assert judge_runs.last_error_id(db, j, answer_id=2) == failed
+    assert judge_runs.last_error_id(db, j, answer_id=1) is None
+    assert judge_runs.last_error_id(db, j, pair=("q1", "s1", "s2")) == bad_pair
+    assert judge_runs.stored_call_counts(db, j, "absolute", ["s1", "s2"]) == {"q1": 1}
+    assert judge_runs.stored_call_counts(db, j, "absolute", []) == {}
+    assert judge_runs.stored_call_counts(db, j, "pairwise", ["s1", "s2"]) == {"q1": 1}
+    assert judge_runs.stored_call_counts(db, j, "pairwise", ["s1"]) == {}
+    found = judge_runs.run_judgments(db, j, run, "absolute")
+    assert [(r.answer_id, r.status) for r in found] == [(1, "ok"), (2, "error")]
+    assert judge_runs.run_judgments(db, j, run, "pairwise") == []
+    latest = {("q1", "s1"): "yes", ("q1", None): "A"}  # the pairwise row has no system
+    assert judge_runs.latest_verdicts(db, "supported", rater=j) == latest
+    assert judge_runs.latest_verdicts(db, "supported", rater_prefix="auto:") == {
+        **latest,
+        ("q1", "s2"): "no",
+    }
+    assert judge_runs.latest_verdicts(db, "other", rater=j) == {}
+
+
+def test_setups(seeded):
+    db = seeded  # systems s1, s2 (model m:1)
+    now = utcnow()
+    assert setups.get_system(db, "s1").model == "m:1" and setups.get_system(db, "x") is None
+    system = setups.StoredSystem(
+        name="s3", model="m:3", context="rag", created_at=now, params={"k": 5}, family="f"
+    )
+    setups.insert_system(db, system)
+    assert setups.get_system(db, "s3") == system
+    assert setups.system_names(db) == {"s1", "s2", "s3"}
+    assert setups.get_judge(db, "j") is None
+    judge = setups.StoredJudge(
+        name="j", kind="autoais", model="m:j", context="none", created_at=now, params={"t": 0}
+    )
+    setups.insert_judge(db, judge)
+    assert setups.get_judge(db, "j") == judge
+    _verdict(db, "auto:j", kind="pairwise", verdict="A", system_a="s1", system_b="imported")
+    assert setups.known_system_names(db) == {"s1", "s2", "s3", "imported"}
+    assert setups.setup_models(db) == {"m:1", "m:3", "m:j"}
