@@ -80,3 +80,11 @@ judges = sa.Table(
     sa.Column("description", sa.Text, nullable=False, server_default=""),
     sa.Column("created_at", sa.Text, nullable=False),
 )
+
+#: m0001: workbench settings (key and text value).
+settings = sa.Table(
+    "settings",
+    metadata,
+    sa.Column("key", sa.Text, primary_key=True),
+    sa.Column("value", sa.Text, nullable=False),
+)

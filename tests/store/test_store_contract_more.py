@@ -3,7 +3,10 @@ public function called on SQLite and PostgreSQL (``db`` / ``seeded`` run on both
 
 from __future__ import annotations
 
-from core.store import judge_runs, label_rows, setups, tables_more  # noqa: F401 (declarations)
+import pytest
+
+from core.errors import InputError
+from core.store import judge_runs, label_rows, settings, setups
 from core.store.connection import utcnow
 from core.store.gold_sources import (
     GoldAction,
@@ -131,3 +134,32 @@ def test_setups(seeded):
     _verdict(db, "auto:j", kind="pairwise", verdict="A", system_a="s1", system_b="imported")
     assert setups.known_system_names(db) == {"s1", "s2", "s3", "imported"}
     assert setups.setup_models(db) == {"m:1", "m:3", "m:j"}
+
+
+def test_settings(db):
+    assert settings.get_setting(db, "nothing", "d") == "d"
+    assert "annotations_per_item" in settings.settings_help()
+    defaults = settings.all_settings(db)
+    assert defaults["annotations_per_item"] == 1 and defaults["queue_order"] == "shared"
+    assert defaults["base_url"] == ""
+    settings.set_setting(db, "free", 5)
+    settings.set_setting(db, "free", "six")  # replaced, not doubled
+    assert settings.get_setting(db, "free") == "six"
+    assert settings.update_setting(db, "annotations_per_item", "3") == 3
+    assert settings.int_setting(db, "annotations_per_item") == 3
+    settings.set_setting(db, "calibration_items", "many")  # unreadable: the default
+    assert settings.int_setting(db, "calibration_items") == 0
+    assert settings.update_setting(db, "queue_order", "per-annotator") == "per-annotator"
+    settings.set_setting(db, "queue_order", "other")  # not a choice: the default
+    assert settings.choice_setting(db, "queue_order") == "shared"
+    assert settings.update_setting(db, "base_url", "https://qa.example.org") != ""
+    assert settings.url_setting(db, "base_url").startswith("https://qa.example.org")
+    with pytest.raises(InputError):
+        settings.update_setting(db, "unknown", 1)
+    with pytest.raises(InputError):
+        settings.update_setting(db, "annotations_per_item", "0")
+    assert settings.int_setting(db, "annotations_per_item") == 3  # nothing written
+    assert settings.task_setting(db, settings.ALT_TEST_EPSILON, "review") == ""
+    settings.set_task_setting(db, settings.ALT_TEST_EPSILON, "review", "experts")
+    assert settings.task_setting(db, settings.ALT_TEST_EPSILON, "review") == "experts"
+    assert db.execute("select count(*) from settings where key = 'free'").fetchone()[0] == 1
