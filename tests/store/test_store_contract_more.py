@@ -6,8 +6,9 @@ from __future__ import annotations
 import pytest
 
 from core.errors import InputError
-from core.store import judge_runs, label_rows, settings, setups
+from core.store import judge_runs, label_rows, resolutions, settings, setups
 from core.store.connection import utcnow
+from core.store.disputes import NewDispute, add_dispute, question_disputes
 from core.store.gold_sources import (
     GoldAction,
     NewGoldSource,
@@ -163,3 +164,55 @@ def test_settings(db):
     settings.set_task_setting(db, settings.ALT_TEST_EPSILON, "review", "experts")
     assert settings.task_setting(db, settings.ALT_TEST_EPSILON, "review") == "experts"
     assert db.execute("select count(*) from settings where key = 'free'").fetchone()[0] == 1
+
+
+def _dispute(db, answer_id: int, system: str) -> int:
+    gt = _verdict(db, "auto:gt", system=system, answer_id=answer_id)
+    ctx = _verdict(db, "auto:ctx", system=system, answer_id=answer_id, verdict="no")
+    new = NewDispute(question_id="q1", answer_id=answer_id, system=system, gt_judgment_id=gt,
+                     ctx_judgment_id=ctx, gt_verdict="yes", ctx_verdict="no")  # fmt: skip
+    add_dispute(db, new)
+    return max(d.id for d in question_disputes(db, "q1"))
+
+
+def test_resolutions(seeded):
+    db = seeded
+    one, two = _dispute(db, 1, "s1"), _dispute(db, 2, "s2")
+    R = resolutions.DisputeResolution  # noqa: N806
+
+    def put(dispute, who, what, supersedes=None):
+        new = resolutions.NewResolution(
+            dispute_id=dispute, annotator=who, resolution=what, supersedes=supersedes
+        )
+        return resolutions.insert_resolution(db, new)
+
+    assert resolutions.own_resolution(db, one, "ann") is None
+    assert resolutions.last_resolution(db, "ann") is None
+    assert resolutions.effective_resolutions(db) == [] and resolutions.skipped_resolutions(db) == []
+    first = put(one, "ann", R.MODEL_WRONG)
+    changed = put(one, "ann", R.REFERENCE_WRONG, supersedes=first)
+    skip = put(two, "ann", R.SKIPPED)
+    put(two, "bob", R.AMBIGUOUS)
+    assert resolutions.own_resolution(db, one, "ann").id == changed
+    assert resolutions.last_resolution(db, "ann").id == skip
+    ((skipped, question),) = resolutions.skipped_resolutions(db)
+    assert skipped.id == skip and question == "q1"
+    assert resolutions.resolution_marks(db) == {
+        "ok": {one: {"ann"}, two: {"bob"}},
+        "skipped": {two: {"ann"}},
+    }
+    found = resolutions.effective_resolutions(db)
+    assert [(r.id, r.system, r.question, r.answers) for r in found] == [
+        (changed, "s1", "question q1?", ["ref"]),
+        (found[1].id, "s2", "question q1?", ["ref"]),
+    ]
+    assert [r.annotator for r in resolutions.effective_resolutions(db, dispute_id=two)] == ["bob"]
+    assert resolutions.effective_resolutions(db, question_id="q2") == []
+    assert len(resolutions.effective_resolutions(db, question_id="q1")) == 2
+    assert resolutions.question_resolution_count(db, "q1") == 4
+    assert resolutions.question_resolution_count(db, "q2") == 0
+    assert resolutions.resolved_dispute_count(db, [one, two, 999]) == 2
+    assert resolutions.resolved_dispute_count(db, []) == 0
+    put(one, "ann", R.WITHDRAWN, supersedes=changed)  # undo: no resolution of ``one`` left
+    assert resolutions.resolved_dispute_count(db, [one]) == 0
+    assert resolutions.last_resolution(db, "ann").id == skip
