@@ -88,3 +88,31 @@ settings = sa.Table(
     sa.Column("key", sa.Text, primary_key=True),
     sa.Column("value", sa.Text, nullable=False),
 )
+
+#: m0100: provider batch jobs.
+llm_batches = sa.Table(
+    "llm_batches",
+    metadata,
+    sa.Column("id", sa.Text, primary_key=True),
+    sa.Column("provider", sa.Text, nullable=False),
+    sa.Column("model", sa.Text, nullable=False),
+    sa.Column("status", sa.Text, nullable=False),
+    sa.Column("n_requests", Int, nullable=False),
+    sa.Column("n_imported", Int, nullable=False, server_default="0"),
+    sa.Column("n_failed", Int, nullable=False, server_default="0"),
+    sa.Column("run_id", sa.Text),
+    sa.Column("metadata", sa.Text, nullable=False, server_default="{}"),
+    sa.Column("created_at", sa.Text, nullable=False),
+    sa.Column("updated_at", sa.Text, nullable=False),
+)
+
+#: m0100: one row per request of a batch job.
+llm_batch_items = sa.Table(
+    "llm_batch_items",
+    metadata,
+    sa.Column("batch_id", sa.Text, primary_key=True),
+    sa.Column("custom_id", sa.Text, primary_key=True),
+    sa.Column("cache_key", sa.Text, nullable=False),
+    sa.Column("request", sa.Text, nullable=False),
+    sa.Column("status", sa.Text, nullable=False, server_default="pending"),
+)

@@ -3,11 +3,13 @@ public function called on SQLite and PostgreSQL (``db`` / ``seeded`` run on both
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from core.errors import InputError
-from core.store import judge_runs, label_rows, resolutions, settings, setups
-from core.store.connection import utcnow
+from core.store import judge_runs, label_rows, llm_batches, resolutions, settings, setups
+from core.store.connection import transaction, utcnow
 from core.store.disputes import NewDispute, add_dispute, question_disputes
 from core.store.gold_sources import (
     GoldAction,
@@ -216,3 +218,34 @@ def test_resolutions(seeded):
     put(one, "ann", R.WITHDRAWN, supersedes=changed)  # undo: no resolution of ``one`` left
     assert resolutions.resolved_dispute_count(db, [one]) == 0
     assert resolutions.last_resolution(db, "ann").id == skip
+
+
+def test_llm_batches(db):
+    run = start_run(db, "answer", "a", {})
+    assert llm_batches.get_batch(db, "b1") is None and llm_batches.list_batches(db) == []
+    batch = llm_batches.Batch(
+        id="b1", provider="openai", model="openai:m", status="submitted", n_requests=3,
+        run_id=run, metadata={"file": "f1"}, created_at="2026-01-01", updated_at="2026-01-01",
+    )  # fmt: skip
+    items = [llm_batches.BatchItem(f"c{i}", f"k{i}", {"task": "answer", "i": i}) for i in range(3)]
+    with transaction(db):
+        llm_batches.add_batch(db, batch, items)
+        llm_batches.add_batch(db, replace(batch, id="b2", run_id=None, created_at="2026-02-01"), [])
+    assert llm_batches.get_batch(db, "b1") == batch
+    llm_batches.set_batch_status(db, "b1", "completed", {"file": "f2"})
+    stored = llm_batches.get_batch(db, "b1")
+    assert stored.status == "completed" and stored.metadata == {"file": "f2"}
+    assert sorted(llm_batches.pending_items(db, "b1"), key=lambda i: i.custom_id) == items
+    llm_batches.set_item_status(db, "b1", "c0", "ok")
+    llm_batches.set_item_status(db, "b1", "c1", "error")
+    assert [i.custom_id for i in llm_batches.pending_items(db, "b1")] == ["c2"]
+    with transaction(db):
+        assert llm_batches.finish_import(db, "b1") == (1, 1)
+    listed = llm_batches.list_batches(db)
+    assert [b["id"] for b in listed] == ["b2", "b1"] and "metadata" not in listed[0]
+    assert (listed[1]["status"], listed[1]["n_imported"], listed[1]["n_failed"]) == (
+        "imported",
+        1,
+        1,
+    )
+    assert [b["id"] for b in llm_batches.list_batches(db, run)] == ["b1"]
