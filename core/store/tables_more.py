@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import sqlalchemy as sa
 
-from core.store.tables import Int, metadata
+from core.store.tables import Int, Real, metadata
 
 #: m0685, append-only (triggers): which human raters are gold sources (latest row decides).
 gold_sources = sa.Table(
@@ -115,4 +115,24 @@ llm_batch_items = sa.Table(
     sa.Column("cache_key", sa.Text, nullable=False),
     sa.Column("request", sa.Text, nullable=False),
     sa.Column("status", sa.Text, nullable=False, server_default="pending"),
+)
+
+#: m0001 (``pid``, ``host``: m0630): one bookkeeping row per pipeline step.
+runs = sa.Table(
+    "runs",
+    metadata,
+    sa.Column("id", sa.Text, primary_key=True),
+    sa.Column("kind", sa.Text, nullable=False),
+    sa.Column("name", sa.Text, nullable=False, server_default=""),
+    sa.Column("config", sa.Text, nullable=False, server_default="{}"),
+    sa.Column("status", sa.Text, nullable=False, server_default="running"),
+    sa.Column("started_at", sa.Text, nullable=False),
+    sa.Column("finished_at", sa.Text),
+    sa.Column("n_calls", Int, nullable=False, server_default="0"),
+    sa.Column("input_tokens", Int, nullable=False, server_default="0"),
+    sa.Column("output_tokens", Int, nullable=False, server_default="0"),
+    sa.Column("cost_usd", Real, nullable=False, server_default="0"),
+    sa.Column("note", sa.Text, nullable=False, server_default=""),
+    sa.Column("pid", Int),
+    sa.Column("host", sa.Text),
 )

@@ -3,12 +3,13 @@ public function called on SQLite and PostgreSQL (``db`` / ``seeded`` run on both
 
 from __future__ import annotations
 
+import os
 from dataclasses import replace
 
 import pytest
 
 from core.errors import InputError
-from core.store import judge_runs, label_rows, llm_batches, resolutions, settings, setups
+from core.store import judge_runs, label_rows, llm_batches, resolutions, runs, settings, setups
 from core.store.connection import transaction, utcnow
 from core.store.disputes import NewDispute, add_dispute, question_disputes
 from core.store.gold_sources import (
@@ -249,3 +250,44 @@ def test_llm_batches(db):
         1,
     )
     assert [b["id"] for b in llm_batches.list_batches(db, run)] == ["b1"]
+
+
+def test_runs(seeded, monkeypatch):
+    db = seeded  # document d1
+    assert runs.recent_runs(db) == [] and runs.experiment_runs(db) == []
+    assert not runs.run_exists(db, "x") and runs.count_runs(db, [runs.RunStatus.RUNNING]) == 0
+    first = runs.start_run(db, "experiment", "e1", {"k": 1}, started_at="2026-01-01")
+    second = runs.start_run(db, "judge", "j", {}, run_id="judge-1", started_at="2026-01-02")
+    assert second == "judge-1" and runs.run_exists(db, first)
+    runs.add_run_totals(db, first, n_calls=2, input_tokens=10, output_tokens=5, cost_usd=0.123456)
+    runs.add_run_totals(db, first, n_calls=1, input_tokens=1, output_tokens=1, cost_usd=1.0)
+    (stored,) = runs.experiment_runs(db)
+    assert (stored.n_calls, stored.input_tokens, stored.config) == (3, 11, {"k": 1})
+    assert stored.status is runs.RunStatus.RUNNING and stored.pid == os.getpid()
+    assert [r.id for r in runs.recent_runs(db)] == [second, first]
+    assert runs.recent_runs(db, 1)[0].id == second
+    assert runs.recent_runs(db)[1].cost_usd == 1.1235
+    runs.finish_run(db, second, runs.RunStatus.DONE, "fine", config={"n": 2})
+    done = runs.recent_runs(db)[0]
+    assert (done.status, done.note, done.config) == ("done", "fine", {"n": 2})
+    assert done.finished_at is not None
+    runs.finish_run(db, second, runs.RunStatus.FAILED, None, finished_at="2026-01-03")
+    failed = runs.recent_runs(db)[0]
+    assert (failed.status, failed.note, failed.finished_at) == ("failed", "fine", "2026-01-03")
+    assert runs.count_runs(db, [runs.RunStatus.RUNNING, runs.RunStatus.FAILED]) == 2
+    assert runs.count_runs(db, []) == 0
+    assert runs.pid_alive(os.getpid()) and not runs.pid_alive(2**31 - 2)
+    monkeypatch.setattr(runs, "pid_alive", lambda pid: pid == os.getpid())
+    assert runs.mark_dead_runs(db) == []
+    monkeypatch.setattr(runs, "pid_alive", lambda pid: False)
+    assert runs.mark_dead_runs(db) == [first]
+    dead = runs.experiment_runs(db)[0]
+    assert (dead.status, dead.note) == ("interrupted", "process died")
+    assert runs.latest_entity_method(db, "d1") is None
+    for name, method, run_id in (("A", "m-old", None), ("B", "m-run", first), ("C", "m-new", None)):
+        db["entities"].insert(
+            {"document_id": "d1", "name": name, "n_mentions": 1, "rank": 1, "method": method,
+             "run_id": run_id}
+        )  # fmt: skip
+    assert runs.latest_entity_method(db, "d1") == "m-run"  # entities of no run come last
+    assert runs.latest_entity_method(db, "d2") is None
