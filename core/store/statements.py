@@ -71,6 +71,15 @@ def insert(db: Database, table: sa.Table) -> Any:
     return sqlite.insert(table)
 
 
+def upsert(db: Database, table: sa.Table, row: Mapping[str, Any]) -> Any:
+    """Insert ``row`` into ``table``, or on a primary-key collision overwrite the row's other
+    given columns (each dialect's ``on_conflict_do_update``; columns not given keep theirs)."""
+    keys = [c.name for c in table.primary_key.columns]
+    new = insert(db, table).values(**row)
+    sets = {name: new.excluded[name] for name in row if name not in keys}
+    return new.on_conflict_do_update(index_elements=keys, set_=sets)
+
+
 @functools.cache
 def _compiled_cache(name: str) -> Any:
     """The dialect's cache of compiled statements: a statement of the same shape is compiled

@@ -136,3 +136,39 @@ runs = sa.Table(
     sa.Column("pid", Int),
     sa.Column("host", sa.Text),
 )
+
+#: m0784: the label scale each labelling task declares.
+label_scales = sa.Table(
+    "label_scales",
+    metadata,
+    sa.Column("task", sa.Text, primary_key=True),
+    sa.Column("scale", sa.Text, nullable=False),
+    sa.Column("labels", sa.Text, nullable=False, server_default="[]"),
+    sa.Column("declared", Int, nullable=False, server_default="0"),
+    sa.Column("created_at", sa.Text, nullable=False),
+    sa.Column("updated_at", sa.Text, nullable=False),
+)
+
+#: m0785: label tasks an admin defines.
+custom_tasks = sa.Table(
+    "custom_tasks",
+    metadata,
+    sa.Column("task", sa.Text, primary_key=True),
+    sa.Column("guideline", sa.Text, nullable=False, server_default=""),
+    sa.Column("defined_by", sa.Text, nullable=False, server_default=""),
+    sa.Column("created_at", sa.Text, nullable=False),
+    sa.Column("updated_at", sa.Text, nullable=False),
+)
+
+#: m0785: the items of a custom task.
+custom_task_items = sa.Table(
+    "custom_task_items",
+    metadata,
+    sa.Column("task", sa.Text, primary_key=True),
+    sa.Column("item", sa.Text, primary_key=True),
+    sa.Column("question_id", sa.Text, nullable=False),
+    sa.Column("system", sa.Text),
+    sa.Column("answer", sa.Text, nullable=False, server_default=""),
+    sa.Column("position", Int, nullable=False),
+    sa.Column("created_at", sa.Text, nullable=False),
+)

@@ -9,7 +9,16 @@ from dataclasses import replace
 import pytest
 
 from core.errors import InputError
-from core.store import judge_runs, label_rows, llm_batches, resolutions, runs, settings, setups
+from core.store import (
+    judge_runs,
+    label_rows,
+    label_scales,
+    llm_batches,
+    resolutions,
+    runs,
+    settings,
+    setups,
+)
 from core.store.connection import transaction, utcnow
 from core.store.disputes import NewDispute, add_dispute, question_disputes
 from core.store.gold_sources import (
@@ -291,3 +300,20 @@ def test_runs(seeded, monkeypatch):
         )  # fmt: skip
     assert runs.latest_entity_method(db, "d1") == "m-run"  # entities of no run come last
     assert runs.latest_entity_method(db, "d2") is None
+
+
+def test_label_scales(db):
+    LS, S = label_scales.LabelScale, label_scales.Scale  # noqa: N806
+    assert label_scales.label_scale(db, "tone") is None and label_scales.label_scales(db) == []
+    tone = LS(task="tone", scale=S.ORDINAL, labels=("1", "2"), declared=True,
+              created_at="2026-01-01", updated_at="2026-01-01")  # fmt: skip
+    assert label_scales.save_label_scale(db, tone) is True
+    assert label_scales.label_scale(db, "tone") == tone
+    assert label_scales.save_label_scale(db, replace(tone, updated_at="2026-01-02")) is False
+    wider = replace(tone, labels=("1", "2", "3"), created_at="2026-02-01", updated_at="2026-02-01")
+    assert label_scales.save_label_scale(db, wider) is True  # keeps its creation time
+    assert label_scales.label_scale(db, "tone") == replace(wider, created_at="2026-01-01")
+    topic = LS(task="a-topic", scale=S.MULTILABEL, labels=(), declared=False)
+    label_scales.save_label_scale(db, topic)
+    assert [s.task for s in label_scales.label_scales(db)] == ["a-topic", "tone"]
+    assert label_scales.label_scale(db, "a-topic").declared is False
