@@ -10,6 +10,7 @@ import pytest
 
 from core.errors import InputError
 from core.store import (
+    custom_tasks,
     judge_runs,
     label_rows,
     label_scales,
@@ -317,3 +318,33 @@ def test_label_scales(db):
     label_scales.save_label_scale(db, topic)
     assert [s.task for s in label_scales.label_scales(db)] == ["a-topic", "tone"]
     assert label_scales.label_scale(db, "a-topic").declared is False
+
+
+def test_custom_tasks(seeded, refused):
+    db = seeded  # questions q1, q2
+    CT, TI = custom_tasks.CustomTask, custom_tasks.TaskItem  # noqa: N806
+    assert custom_tasks.custom_task(db, "tone") is None and custom_tasks.custom_tasks(db) == []
+    for name in ("tone", "a-topic"):
+        scale = label_scales.LabelScale(
+            task=name, scale=label_scales.Scale.CATEGORICAL, labels=("x",), declared=True
+        )
+        label_scales.save_label_scale(db, scale)
+    tone = CT(task="tone", guideline="be kind", defined_by="lead", created_at="2026-01-01",
+              updated_at="2026-01-01")  # fmt: skip
+    custom_tasks.save_custom_task(db, tone)
+    assert custom_tasks.custom_task(db, "tone") == tone
+    again = replace(tone, guideline="be fair", created_at="2026-02-01", updated_at="2026-02-01")
+    custom_tasks.save_custom_task(db, again)  # keeps its creation time
+    assert custom_tasks.custom_task(db, "tone") == replace(again, created_at="2026-01-01")
+    custom_tasks.save_custom_task(db, CT(task="a-topic", guideline="", defined_by="lead"))
+    assert [t.task for t in custom_tasks.custom_tasks(db)] == ["a-topic", "tone"]
+    assert custom_tasks.task_items(db, "tone") == []
+    items = [TI(task="tone", item="i2", question_id="q2", system=None, answer="", position=1),
+             TI(task="tone", item="i1", question_id="q1", system="s1", answer="a", position=0)]  # fmt: skip
+    custom_tasks.insert_task_items(db, items)
+    custom_tasks.insert_task_items(db, [])
+    assert custom_tasks.task_items(db, "tone") == items[::-1]  # by position
+    clash = TI(task="tone", item="i3", question_id="q1", system=None, answer="", position=2)
+    with pytest.raises(refused):  # an item key already stored: none of the items written
+        custom_tasks.insert_task_items(db, [clash, items[0]])
+    assert len(custom_tasks.task_items(db, "tone")) == 2
