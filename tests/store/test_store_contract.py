@@ -14,6 +14,7 @@ from core.store import (
     sessions,
     statements,
     tables,
+    tables_exam,  # noqa: F401  (its tables join tables.metadata)
     tables_more,  # noqa: F401  (its tables join tables.metadata)
     xrag,
 )

@@ -11,6 +11,7 @@ import pytest
 from core.errors import InputError
 from core.store import (
     custom_tasks,
+    exam_results,
     judge_runs,
     label_rows,
     label_scales,
@@ -348,3 +349,72 @@ def test_custom_tasks(seeded, refused):
     with pytest.raises(refused):  # an item key already stored: none of the items written
         custom_tasks.insert_task_items(db, [clash, items[0]])
     assert len(custom_tasks.task_items(db, "tone")) == 2
+
+
+def _exam_run(db) -> str:
+    now = utcnow()
+    db["exam_banks"].insert({"id": "b", "source": "jsonl", "created_at": now})
+    for query in ("t1", "t2"):
+        db["exam_queries"].insert({"bank_id": "b", "query_id": query})
+    for qid, query in (("x1", "t1"), ("x2", "t1"), ("x3", "t2")):
+        db["exam_questions"].insert(
+            {"id": f"b::{qid}", "bank_id": "b", "query_id": query, "qid": qid, "question": "?"}
+        )
+    for system, query in (("s2", "t1"), ("s1", "t1"), ("s1", "t2")):
+        db["exam_articles"].insert(
+            {"bank_id": "b", "query_id": query, "system": system, "kind": "generated",
+             "text": "t", "created_at": now}
+        )  # fmt: skip
+    run_id = start_run(db, "exam", "e", {}, run_id="exam-1")
+    db["exam_runs"].insert(
+        {"id": run_id, "bank_id": "b", "qa_model": "offline:x", "verification": "answer_key",
+         "created_at": "2026-01-01"}
+    )  # fmt: skip
+    articles = {
+        (r["system"], r["query_id"]): r["id"] for r in db.query("select * from exam_articles")
+    }
+    for system, query, qid, correct in (("s2", "t1", "x1", 1), ("s1", "t1", "x1", 0),
+                                        ("s1", "t2", "x3", None)):  # fmt: skip
+        db["exam_grades"].insert(
+            {"run_id": run_id, "article_id": articles[(system, query)], "question_id": f"b::{qid}",
+             "correct": correct, "status": "ok" if correct is not None else "unparsed",
+             "created_at": now}
+        )  # fmt: skip
+    return run_id
+
+
+def test_exam_results(seeded):
+    db = seeded  # document d1 "Book"
+    assert exam_results.exam_runs_overview(db) == [] and exam_results.book_correlations(db) == []
+    assert exam_results.latest_book_systems(db) is None
+    run_id = _exam_run(db)
+    grades = exam_results.run_grades(db, run_id)
+    assert sorted((g.system, g.query_id, g.correct) for g in grades) == [
+        ("s1", "t1", 0), ("s1", "t2", None), ("s2", "t1", 1)
+    ]  # fmt: skip
+    assert {g.system for g in exam_results.run_grades(db, run_id, "t2")} == {"s1"}
+    assert exam_results.run_grades(db, "none") == []
+    assert exam_results.run_systems(db, run_id) == ["s1", "s2"]
+    assert exam_results.run_questions_of_query(db, run_id, "t1") == 2
+    assert exam_results.run_questions_of_query(db, run_id, "t9") == 0
+    (overview,) = exam_results.exam_runs_overview(db)
+    assert (overview["run_id"], overview["graded"], overview["threshold"]) == (run_id, 3, None)
+    corr = exam_results.BookCorrelation(
+        document_id="d1", exam_run_id=run_id, experiment="x", rater="auto:j", n_systems=2,
+        n_questions=3, spearman=0.5, kendall=0.25, systems=[{"system": "s1"}],
+        created_at="2026-01-01",
+    )  # fmt: skip
+    exam_results.replace_book_correlation(db, corr)
+    exam_results.replace_book_correlation(
+        db, replace(corr, spearman=1.0, systems=[{"system": "s2"}], created_at="2026-01-02")
+    )  # replaced: one row per (book, run, rater)
+    (stored,) = exam_results.book_correlations(db)
+    assert (stored["title"], stored["spearman"], stored["created_at"]) == (
+        "Book",
+        1.0,
+        "2026-01-02",
+    )
+    assert "systems" not in stored and exam_results.book_correlations(db, "d2") == []
+    assert exam_results.latest_book_systems(db) == [{"system": "s2"}]
+    assert exam_results.latest_book_systems(db, "d1") == [{"system": "s2"}]
+    assert exam_results.latest_book_systems(db, "d2") is None
