@@ -11,6 +11,7 @@ import pytest
 from core.errors import InputError
 from core.store import (
     custom_tasks,
+    exam,
     exam_results,
     judge_runs,
     label_rows,
@@ -418,3 +419,36 @@ def test_exam_results(seeded):
     assert exam_results.latest_book_systems(db) == [{"system": "s2"}]
     assert exam_results.latest_book_systems(db, "d1") == [{"system": "s2"}]
     assert exam_results.latest_book_systems(db, "d2") is None
+
+
+def test_exam(seeded):
+    db = seeded
+    run_id = _exam_run(db)  # exam run exam-1 with 3 grades (x1 of s2 and s1, x3 of s1)
+    assert exam.get_exam_run(db, "none") is None
+    config = {"threshold": 4}
+    assert exam.open_exam_run(db, {**exam.get_exam_run(db, run_id), "config": {}}) is False
+    assert len(exam.graded_pairs(db, run_id)) == 3  # same configuration: grades kept
+    assert exam.open_exam_run(db, {**exam.get_exam_run(db, run_id), "config": config}) is True
+    assert (
+        exam.graded_pairs(db, run_id) == set() and exam.get_exam_run(db, run_id)["config"] == config
+    )
+    article = db.execute("select min(id) from exam_articles").fetchone()[0]
+
+    def grade(status: str, answer: str) -> dict:
+        return {"run_id": run_id, "article_id": article, "question_id": "b::x1", "answer": answer,
+                "self_rating": None, "score": None, "correct": None, "status": status, "raw": "r",
+                "prompt_hash": "", "rater": "", "created_at": utcnow()}  # fmt: skip
+
+    exam.save_grade(db, grade("error", ""))
+    assert exam.graded_pairs(db, run_id) == set() and exam.unrated_grades(db, run_id) == []
+    exam.save_grade(db, grade("ok", "Paris"))  # replaces the error grade of the same pair
+    assert exam.graded_pairs(db, run_id) == {(article, "b::x1")}
+    (unrated,) = exam.unrated_grades(db, run_id)
+    assert unrated["answer"] == "Paris" and set(unrated) == {"id", "question_id", "answer"}
+    exam.rate_grade(db, unrated["id"], rater="m:judge", correct=1, status="ok")
+    assert exam.unrated_grades(db, run_id) == []
+    (row,) = db.query("select rater, correct, raw from exam_grades where run_id = ?", [run_id])
+    assert row == {"rater": "m:judge", "correct": 1, "raw": "r"}
+    exam.rate_grade(db, unrated["id"], rater="m:judge", correct=0, status="ok", raw="new")
+    (row,) = db.query("select correct, raw from exam_grades where run_id = ?", [run_id])
+    assert row == {"correct": 0, "raw": "new"}
