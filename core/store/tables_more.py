@@ -172,3 +172,18 @@ custom_task_items = sa.Table(
     sa.Column("position", Int, nullable=False),
     sa.Column("created_at", sa.Text, nullable=False),
 )
+
+#: m0250: one row per experiment name.
+experiments = sa.Table(
+    "experiments",
+    metadata,
+    sa.Column("name", sa.Text, primary_key=True),
+    sa.Column("path", sa.Text, nullable=False, server_default=""),
+    sa.Column("config", sa.Text, nullable=False, server_default="{}"),
+    sa.Column("question_ids", sa.Text, nullable=False, server_default="[]"),
+    sa.Column("status", sa.Text, nullable=False, server_default="planned"),
+    sa.Column("summary", sa.Text, nullable=False, server_default="{}"),
+    sa.Column("run_id", sa.Text),
+    sa.Column("created_at", sa.Text, nullable=False),
+    sa.Column("updated_at", sa.Text, nullable=False),
+)

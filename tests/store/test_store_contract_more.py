@@ -13,6 +13,7 @@ from core.store import (
     custom_tasks,
     exam,
     exam_results,
+    experiments,
     judge_runs,
     label_rows,
     label_scales,
@@ -452,3 +453,39 @@ def test_exam(seeded):
     exam.rate_grade(db, unrated["id"], rater="m:judge", correct=0, status="ok", raw="new")
     (row,) = db.query("select correct, raw from exam_grades where run_id = ?", [run_id])
     assert row == {"correct": 0, "raw": "new"}
+
+
+def test_experiments(db):
+    ex, S = experiments, experiments.ExperimentStatus  # noqa: N806
+    assert ex.get_experiment(db, "e") is None and ex.experiment_names(db) == []
+    assert ex.stored_experiments(db) == []
+    first, second = (start_run(db, "experiment", n, {}) for n in ("b", "a"))
+    ex.save_experiment_start(db, name="b", path="b.toml", config={"k": 1}, question_ids=["q1"],
+                             run_id=first, now="2026-01-01")  # fmt: skip
+    ex.save_experiment_start(db, name="a", path="a.toml", config=[1], question_ids=[],
+                             run_id=second, now="2026-01-02")  # fmt: skip
+    stored = ex.get_experiment(db, "b")
+    assert (stored.config, stored.question_ids, stored.status) == ({"k": 1}, ["q1"], S.RUNNING)
+    assert stored.summary == {} and stored.run_id == first and stored.path == "b.toml"
+    assert ex.experiment_names(db) == ["a", "b"]
+    assert [e.name for e in ex.stored_experiments(db)] == ["a", "b"]
+    ex.finish_experiment(db, "b", S.DONE, {"n": 3}, "2026-01-03")
+    done = ex.get_experiment(db, "b")
+    assert (done.status, done.summary, done.updated_at) == (S.DONE, {"n": 3}, "2026-01-03")
+    assert [e.name for e in ex.stored_experiments(db)] == ["b", "a"]
+    ex.save_experiment_start(
+        db,
+        name="b",
+        path="b2.toml",
+        config={"k": 2},
+        question_ids=["q2"],
+        run_id=first,
+        now="2026-01-04",
+    )  # fmt: skip  (replaced, not doubled)
+    again = ex.get_experiment(db, "b")
+    assert (again.path, again.config, again.status, again.summary) == ("b2.toml", {"k": 2},
+                                                                       S.RUNNING, {"n": 3})  # fmt: skip
+    ex.mark_experiments_interrupted(db, [], "2026-01-05")
+    ex.mark_experiments_interrupted(db, [first, "other"], "2026-01-05")
+    assert ex.get_experiment(db, "b").status is S.INTERRUPTED
+    assert ex.get_experiment(db, "a").status is S.RUNNING
