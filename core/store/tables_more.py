@@ -187,3 +187,29 @@ experiments = sa.Table(
     sa.Column("created_at", sa.Text, nullable=False),
     sa.Column("updated_at", sa.Text, nullable=False),
 )
+
+#: m0400: XRAG answers and their judge panel's votes.
+xrag_results = sa.Table(
+    "xrag_results",
+    metadata,
+    sa.Column("id", Int, primary_key=True),
+    sa.Column("question_id", sa.Text, nullable=False),
+    sa.Column("item_id", sa.Text, nullable=False),
+    sa.Column("language", sa.Text, nullable=False),
+    sa.Column("setting", sa.Text, nullable=False),
+    sa.Column("model", sa.Text, nullable=False),
+    sa.Column("qtype", sa.Text, nullable=False, server_default=""),
+    sa.Column("documents", sa.Text, nullable=False, server_default="[]"),
+    sa.Column("answer", sa.Text, nullable=False, server_default=""),
+    sa.Column("answer_status", sa.Text, nullable=False, server_default="ok"),
+    sa.Column("response_language", sa.Text),
+    sa.Column("language_ok", Int),
+    sa.Column("votes", sa.Text, nullable=False, server_default="[]"),
+    sa.Column("content_verdict", sa.Text),
+    sa.Column("panel_status", sa.Text, nullable=False),
+    sa.Column("verdict", sa.Text),
+    sa.Column("judge_panel", sa.Text, nullable=False, server_default=""),
+    sa.Column("run_id", sa.Text),
+    sa.Column("created_at", sa.Text, nullable=False),
+    sa.UniqueConstraint("question_id", "setting", "model", "judge_panel"),
+)

@@ -3,6 +3,7 @@ public function called on SQLite and PostgreSQL (``db`` / ``seeded`` run on both
 
 from __future__ import annotations
 
+import json
 import os
 from dataclasses import replace
 
@@ -22,9 +23,11 @@ from core.store import (
     runs,
     settings,
     setups,
+    xrag_results,
 )
 from core.store.connection import transaction, utcnow
 from core.store.disputes import NewDispute, add_dispute, question_disputes
+from core.store.engine import NotFoundError
 from core.store.gold_sources import (
     GoldAction,
     NewGoldSource,
@@ -489,3 +492,47 @@ def test_experiments(db):
     ex.mark_experiments_interrupted(db, [first, "other"], "2026-01-05")
     assert ex.get_experiment(db, "b").status is S.INTERRUPTED
     assert ex.get_experiment(db, "a").status is S.RUNNING
+
+
+def test_xrag_results(seeded):
+    db = seeded  # questions q1, q2
+    xr = xrag_results
+    assert xr.answered_cases(db, "m", "p") == set() and xr.result_ids(db) == []
+
+    def answer(question: str, setting: str, status: str = "ok") -> dict:
+        return {"question_id": question, "item_id": "q1", "language": "en", "setting": setting,
+                "model": "m", "documents": ["d1"], "answer": "a", "answer_status": status,
+                "judge_panel": "p", "created_at": utcnow()}  # fmt: skip
+
+    xr.insert_answer(db, answer("q1", "english", "error"))
+    assert xr.answered_cases(db, "m", "p") == set()
+    xr.insert_answer(db, answer("q1", "english"))  # replaces the failed answer
+    xr.insert_answer(db, answer("q2", "none"))
+    assert xr.answered_cases(db, "m", "p") == {("q1", "english"), ("q2", "none")}
+    assert xr.answered_cases(db, "m", "other") == set()
+    pending = xr.pending_results(db, "m", "p")
+    assert [(r["question_id"], r["votes"], r["documents"]) for r in pending] == [
+        ("q1", [], ["d1"]), ("q2", [], ["d1"])
+    ]  # fmt: skip
+    first, second = (r["id"] for r in pending)
+    assert xr.result_ids(db) == [first, second]
+    assert xr.add_vote(db, first, {"judge": "j1", "verdict": "yes"}) == [
+        {"judge": "j1", "verdict": "yes"}
+    ]
+    votes = xr.add_vote(db, first, {"judge": "j2", "verdict": "no"})
+    assert [v["judge"] for v in votes] == ["j1", "j2"]
+    assert xr.finished_results(db) == []
+    xr.finish_result(db, first, {"votes": votes, "content_verdict": "yes", "panel_status": "ok",
+                                 "verdict": "yes", "run_id": None})  # fmt: skip
+    (done,) = xr.finished_results(db)
+    assert (
+        done["id"] == first and done["verdict"] == "yes" and json.loads(done["votes"]) == votes
+    )  # text here
+    assert xr.finished_results(db, "m") == [done] and xr.finished_results(db, "n") == []
+    assert xr.get_result(db, first) == done and xr.get_result(db, 999) is None
+    assert [r["id"] for r in xr.pending_results(db, "m", "p")] == [second]
+    with pytest.raises(NotFoundError):
+        xr.finish_result(db, 999, {"votes": [], "panel_status": "ok"})
+    assert xr.first_result_ids(db) == {("q1", "m@english"): first, ("q2", "m@none"): second}
+    assert xr.result_question_ids(db, [second, 999]) == {second: "q2"}
+    assert xr.result_question_ids(db, []) == {}
