@@ -20,6 +20,7 @@ from core.store import (
     label_scales,
     llm_batches,
     resolutions,
+    row_locks,
     runs,
     settings,
     setups,
@@ -536,3 +537,31 @@ def test_xrag_results(seeded):
     assert xr.first_result_ids(db) == {("q1", "m@english"): first, ("q2", "m@none"): second}
     assert xr.result_question_ids(db, [second, 999]) == {second: "q2"}
     assert xr.result_question_ids(db, []) == {}
+
+
+def _advisory_locks(db) -> int:
+    if db.dialect.name != "postgresql":
+        return 0
+    sql = "select count(*) from pg_locks where locktype = 'advisory' and pid = pg_backend_pid()"
+    return int(db.execute(sql).fetchone()[0])
+
+
+def test_row_locks(db):
+    assert row_locks.lock_name("item", "t", 1) == '["item", "t", "1"]'
+    assert row_locks.lock_name("a", "b,c") != row_locks.lock_name("a", "b", "c")
+    postgres = db.dialect.name == "postgresql"
+    with transaction(db):
+        row_locks.hold_label(db, "review", "ann", "q1")  # the person's lock, then the item's
+        row_locks.hold_name(db, "accounts", "ann")
+        row_locks.hold(db, "custom", "x", 2)
+        assert _advisory_locks(db) == (4 if postgres else 0)  # held until the transaction ends
+    assert _advisory_locks(db) == 0
+    with transaction(db):
+        row_locks.hold_person(db, "review", "bob")
+        row_locks.hold_item(db, "review", "q2")
+        assert _advisory_locks(db) == (2 if postgres else 0)
+    if postgres:  # a lock outside a transaction would end with its statement
+        with pytest.raises(RuntimeError):
+            row_locks.hold_item(db, "review", "q1")
+    else:
+        row_locks.hold_item(db, "review", "q1")  # SQLite: the write lock serialises writers
