@@ -12,9 +12,9 @@ So a write path holds, right after it opens its transaction and before it reads,
 by what it is about; a second writer of the same name waits there until the first commits, and
 then reads what the first stored (each statement of a read-committed transaction sees every
 commit before it). On PostgreSQL a lock is ``pg_advisory_xact_lock(hashtextextended(name, 0))``
-(:attr:`core.store.engine.Dialect.row_locks`; built with SQLAlchemy Core, issue 33): held by the server, so across processes and
-machines, released by ``COMMIT`` or ``ROLLBACK`` (also when the connection dies). On SQLite
-these calls do nothing: the write lock already serialises every writer. Two different names
+(built with SQLAlchemy Core, issue 33; :attr:`core.store.engine.Dialect.row_locks`): held by
+the server, so across processes and machines, released by ``COMMIT`` or ``ROLLBACK`` (also
+when the connection dies). On SQLite these calls do nothing: the write lock already serialises every writer. Two different names
 hashing alike only serialise two writes that did not need it.
 
 The names (the lock order, so that two writers never wait on each other in a cycle: a
