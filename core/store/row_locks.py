@@ -14,8 +14,8 @@ then reads what the first stored (each statement of a read-committed transaction
 commit before it). On PostgreSQL a lock is ``pg_advisory_xact_lock(hashtextextended(name, 0))``
 (built with SQLAlchemy Core, issue 33; :attr:`core.store.engine.Dialect.row_locks`): held by
 the server, so across processes and machines, released by ``COMMIT`` or ``ROLLBACK`` (also
-when the connection dies). On SQLite these calls do nothing: the write lock already serialises every writer. Two different names
-hashing alike only serialise two writes that did not need it.
+when the connection dies). On SQLite these calls do nothing: the write lock already serialises
+every writer. Two different names hashing alike only serialise two writes that did not need it.
 
 The names (the lock order, so that two writers never wait on each other in a cycle: a
 person's lock first, then one or more items, then nothing else):
