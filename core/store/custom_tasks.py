@@ -1,5 +1,6 @@
 """Tables ``custom_tasks`` and ``custom_task_items``: the only module with SQL on them (label
-tasks an admin defines; see :mod:`core.store.migrations.m0785_custom_tasks`)."""
+tasks an admin defines; see :mod:`core.store.migrations.m0785_custom_tasks`). SQLAlchemy Core
+over :mod:`core.store.tables_more` (issue 33)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Self
 
-from core.store.connection import rows, utcnow
+import sqlalchemy as sa
+
+from core.store.connection import transaction, utcnow
+from core.store.statements import all_rows, run, run_many, upsert
+from core.store.tables_more import custom_task_items as items_
+from core.store.tables_more import custom_tasks as tasks_
 
 if TYPE_CHECKING:
     from core.store.engine import Database
@@ -62,41 +68,42 @@ class TaskItem:
 
 def custom_task(db: Database, task: str) -> CustomTask | None:
     """The definition of ``task``, or None."""
-    found = rows(db, "select * from custom_tasks where task = ?", [task])
+    found = all_rows(db, sa.select(tasks_).where(tasks_.c.task == task))
     return CustomTask.from_row(found[0]) if found else None
 
 
 def custom_tasks(db: Database) -> list[CustomTask]:
     """Every defined task, by name."""
-    return [CustomTask.from_row(r) for r in rows(db, "select * from custom_tasks order by task")]
+    return [CustomTask.from_row(r) for r in all_rows(db, sa.select(tasks_).order_by(tasks_.c.task))]
 
 
 def save_custom_task(db: Database, task: CustomTask) -> None:
     """Store ``task``'s definition (a stored one keeps its creation time)."""
     old = custom_task(db, task.task)
-    db.table("custom_tasks").upsert(
-        {
-            "task": task.task,
-            "guideline": task.guideline,
-            "defined_by": task.defined_by,
-            "created_at": old.created_at if old else task.created_at,
-            "updated_at": task.updated_at,
-        },
-        pk="task",
-    )
+    row = {
+        "task": task.task,
+        "guideline": task.guideline,
+        "defined_by": task.defined_by,
+        "created_at": old.created_at if old else task.created_at,
+        "updated_at": task.updated_at,
+    }
+    run(db, upsert(db, tasks_, row))
 
 
 def task_items(db: Database, task: str) -> list[TaskItem]:
     """The items of ``task``, in the order added."""
-    sql = "select * from custom_task_items where task = ? order by position, item"
-    return [TaskItem.from_row(r) for r in rows(db, sql, [task])]
+    query = sa.select(items_).where(items_.c.task == task)
+    found = all_rows(db, query.order_by(items_.c.position, items_.c.item))
+    return [TaskItem.from_row(r) for r in found]
 
 
 def insert_task_items(db: Database, items: Sequence[TaskItem]) -> None:
-    """Append items (their keys new to their task)."""
+    """Append items (their keys new to their task), all or none."""
     now = utcnow()
-    if items:
-        db.table("custom_task_items").insert_all(
+    with transaction(db):
+        run_many(
+            db,
+            sa.insert(items_),
             [
                 {
                     "task": i.task,
@@ -108,5 +115,5 @@ def insert_task_items(db: Database, items: Sequence[TaskItem]) -> None:
                     "created_at": now,
                 }
                 for i in items
-            ]
+            ],
         )

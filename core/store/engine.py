@@ -81,9 +81,9 @@ class Dialect:
     begin_sql = "BEGIN IMMEDIATE"
     #: A statement serialising migrations between processes (SQLite's write lock already does).
     migration_lock_sql: str | None = None
-    #: A statement holding a named lock until the transaction ends (one ``?``: the name), for
-    #: :mod:`core.store.row_locks`; none here: ``BEGIN IMMEDIATE`` took the one write lock.
-    row_lock_sql: str | None = None
+    #: Whether a write path holds named locks (:mod:`core.store.row_locks`); not here:
+    #: ``BEGIN IMMEDIATE`` took the one write lock.
+    row_locks = False
     #: Whether inserts read the new row's key with ``returning`` (needs the primary key).
     returns_key = False
     #: Whether a committed row's id is always larger than every id committed before it (SQLite:

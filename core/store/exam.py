@@ -1,14 +1,23 @@
 """Tables ``exam_runs`` and ``exam_grades``: the SQL of an EXAM grading run, which stores each
-grade in its own short transaction as its reply arrives (:mod:`core.exam.grading`)."""
+grade in its own short transaction as its reply arrives (:mod:`core.exam.grading`). SQLAlchemy
+Core over :mod:`core.store.tables_exam` (issue 33)."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from core.store.connection import dumps, rows, transaction
+import sqlalchemy as sa
+
+from core.store.connection import dumps, transaction
+from core.store.statements import all_rows, insert, upsert
+from core.store.statements import run as run_sql  # ``run`` is the run record here
+from core.store.tables_exam import exam_grades, exam_runs
 
 if TYPE_CHECKING:
     from core.store.engine import Database
+
+#: The key a grade collides on: one grade per run, article and question.
+_GRADE_KEY = ("run_id", "article_id", "question_id")
 
 
 def open_exam_run(db: Database, run: dict[str, Any]) -> bool:
@@ -19,46 +28,44 @@ def open_exam_run(db: Database, run: dict[str, Any]) -> bool:
     Returns True when grades were deleted.
     """
     with transaction(db):
-        stored = rows(db, "select config from exam_runs where id = ?", [run["id"]])
+        query = sa.select(exam_runs.c.config).where(exam_runs.c.id == run["id"])
+        stored = all_rows(db, query)
         reset = bool(stored) and stored[0]["config"] != run["config"]
         if reset:
-            db.execute("delete from exam_grades where run_id = ?", [run["id"]])
-        db.table("exam_runs").upsert({**run, "config": dumps(run["config"])}, pk="id")
+            run_sql(db, sa.delete(exam_grades).where(exam_grades.c.run_id == run["id"]))
+        run_sql(db, upsert(db, exam_runs, {**run, "config": dumps(run["config"])}))
     return reset
 
 
 def get_exam_run(db: Database, run_id: str) -> dict[str, Any] | None:
     """The stored ``exam_runs`` row ``run_id`` (decoded), or None."""
-    found = rows(db, "select * from exam_runs where id = ?", [run_id])
+    found = all_rows(db, sa.select(exam_runs).where(exam_runs.c.id == run_id))
     return found[0] if found else None
 
 
 def graded_pairs(db: Database, run_id: str) -> set[tuple[int, str]]:
     """``(article_id, question_id)`` of the run's grades stored without a provider error."""
-    return {
-        (r[0], r[1])
-        for r in db.execute(
-            "select article_id, question_id from exam_grades where run_id = ? "
-            "and status != 'error'",
-            [run_id],
-        )
-    }
+    g = exam_grades.c
+    query = sa.select(g.article_id, g.question_id).where(g.run_id == run_id, g.status != "error")
+    return {(r[0], r[1]) for r in run_sql(db, query)}
 
 
 def save_grade(db: Database, grade: dict[str, Any]) -> None:
-    """Insert one grade, replacing the run's earlier (error) grade of the same pair."""
+    """Insert one grade, replacing the run's earlier (error) grade of the same pair (its other
+    given columns overwritten, its id kept; each dialect's ``on_conflict_do_update``)."""
+    new = insert(db, exam_grades).values(**grade)
+    sets = {name: new.excluded[name] for name in grade if name not in (*_GRADE_KEY, "id")}
     with transaction(db):
-        db.table("exam_grades").insert(grade, replace=True)
+        run_sql(db, new.on_conflict_do_update(index_elements=list(_GRADE_KEY), set_=sets))
 
 
 def unrated_grades(db: Database, run_id: str) -> list[dict[str, Any]]:
     """The run's answered (``ok``) grades that no model rater has rated yet."""
-    return rows(
-        db,
-        "select id, question_id, answer from exam_grades "
-        "where run_id = ? and status = 'ok' and rater = '' order by id",
-        [run_id],
+    g = exam_grades.c
+    query = sa.select(g.id, g.question_id, g.answer).where(
+        g.run_id == run_id, g.status == "ok", g.rater == ""
     )
+    return all_rows(db, query.order_by(g.id))
 
 
 def rate_grade(
@@ -71,9 +78,8 @@ def rate_grade(
     raw: str | None = None,
 ) -> None:
     """Record a model rater's verdict on a grade (``raw`` replaced only when given)."""
+    g = exam_grades.c
+    change = sa.update(exam_grades).where(g.id == grade_id)
+    sets = {"rater": rater, "correct": correct, "status": status}
     with transaction(db):
-        db.execute(
-            "update exam_grades set rater = ?, correct = ?, status = ?, raw = coalesce(?, raw) "
-            "where id = ?",
-            [rater, correct, status, raw, grade_id],
-        )
+        run_sql(db, change.values(**sets, raw=sa.func.coalesce(raw, g.raw)))

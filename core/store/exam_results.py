@@ -1,5 +1,6 @@
 """Reads of EXAM grades joined with their articles and questions (leaderboards, per-question
-tables), and the ``exam_book_correlations`` table (EXAM against Bradley-Terry on one book)."""
+tables), and the ``exam_book_correlations`` table (EXAM against Bradley-Terry on one book).
+SQLAlchemy Core over :mod:`core.store.tables_exam` (issue 33)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,18 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any, Self
 
-from core.store.connection import dumps, rows, transaction
+import sqlalchemy as sa
+
+from core.store.connection import dumps, transaction
+from core.store.statements import all_rows, run
+from core.store.tables import documents
+from core.store.tables_exam import (
+    exam_articles,
+    exam_book_correlations,
+    exam_grades,
+    exam_questions,
+    exam_runs,
+)
 
 if TYPE_CHECKING:
     from core.store.engine import Database
@@ -41,47 +53,53 @@ class ExamGrade:
 
 def run_grades(db: Database, run_id: str, query_id: str | None = None) -> list[ExamGrade]:
     """Every grade of ``run_id`` (of ``query_id``'s articles when given)."""
-    sql = (
-        "select a.system, a.query_id, g.question_id, g.correct, g.status, g.self_rating "
-        "from exam_grades g join exam_articles a on a.id = g.article_id where g.run_id = ?"
-    )
-    params = [run_id]
+    g, a = exam_grades.alias("g"), exam_articles.alias("a")
+    query = (
+        sa.select(a.c.system, a.c.query_id, g.c.question_id, g.c.correct, g.c.status,
+                  g.c.self_rating)
+        .join_from(g, a, a.c.id == g.c.article_id)
+        .where(g.c.run_id == run_id)
+    )  # fmt: skip
     if query_id is not None:
-        sql, params = sql + " and a.query_id = ?", [run_id, query_id]
-    return [ExamGrade.from_row(r) for r in db.query(sql, params)]
+        query = query.where(a.c.query_id == query_id)
+    return [ExamGrade.from_row(r) for r in all_rows(db, query)]
 
 
 def run_systems(db: Database, run_id: str) -> list[str]:
     """The systems with a grade in ``run_id``, sorted."""
-    return [
-        r[0]
-        for r in db.execute(
-            "select distinct a.system from exam_grades g join exam_articles a "
-            "on a.id = g.article_id where g.run_id = ? order by a.system",
-            [run_id],
-        )
-    ]
+    g, a = exam_grades.alias("g"), exam_articles.alias("a")
+    query = (
+        sa.select(a.c.system)
+        .distinct()
+        .join_from(g, a, a.c.id == g.c.article_id)
+        .where(g.c.run_id == run_id)
+        .order_by(a.c.system)
+    )
+    return [r[0] for r in run(db, query)]
 
 
 def run_questions_of_query(db: Database, run_id: str, query_id: str) -> int:
     """How many questions of ``query_id`` the bank of ``run_id`` has."""
-    n: int = db.execute(
-        "select count(*) from exam_questions x join exam_runs r on "
-        "r.bank_id = x.bank_id where r.id = ? and x.query_id = ?",
-        [run_id, query_id],
-    ).fetchone()[0]
-    return n
+    x, r = exam_questions.alias("x"), exam_runs.alias("r")
+    query = (
+        sa.select(sa.func.count())
+        .select_from(x)
+        .join(r, r.c.bank_id == x.c.bank_id)
+        .where(r.c.id == run_id, x.c.query_id == query_id)
+    )
+    return int(run(db, query).fetchone()[0])
 
 
 def exam_runs_overview(db: Database) -> list[dict[str, Any]]:
     """Every EXAM run, newest first: ``run_id, bank_id, qa_model, verification, threshold,
     graded`` (number of grades), ``created_at``."""
-    return rows(
-        db,
-        "select r.id as run_id, r.bank_id, r.qa_model, r.verification, r.threshold, "
-        "(select count(*) from exam_grades g where g.run_id = r.id) as graded, "
-        "r.created_at from exam_runs r order by r.created_at desc",
-    )
+    r, g = exam_runs.alias("r"), exam_grades.alias("g")
+    graded = sa.select(sa.func.count()).where(g.c.run_id == r.c.id).scalar_subquery()
+    query = sa.select(
+        r.c.id.label("run_id"), r.c.bank_id, r.c.qa_model, r.c.verification, r.c.threshold,
+        graded.label("graded"), r.c.created_at,
+    )  # fmt: skip
+    return all_rows(db, query.order_by(r.c.created_at.desc()))
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,27 +129,31 @@ class BookCorrelation:
 def replace_book_correlation(db: Database, corr: BookCorrelation) -> None:
     """Insert or replace the stored correlation of (book, EXAM run, rater)."""
     with transaction(db):
-        db.execute(
-            "delete from exam_book_correlations where document_id = ? and exam_run_id = ? "
-            "and rater = ?",
-            [corr.document_id, corr.exam_run_id, corr.rater],
+        c = exam_book_correlations.c
+        run(
+            db,
+            sa.delete(exam_book_correlations).where(
+                c.document_id == corr.document_id,
+                c.exam_run_id == corr.exam_run_id,
+                c.rater == corr.rater,
+            ),
         )
-        db.table("exam_book_correlations").insert({**asdict(corr), "systems": dumps(corr.systems)})
+        row = {**asdict(corr), "systems": dumps(corr.systems)}
+        run(db, sa.insert(exam_book_correlations).values(**row))
 
 
 def book_correlations(db: Database, document_id: str | None = None) -> list[dict[str, Any]]:
     """Stored book correlations (of ``document_id`` when given) with the book's title, newest
     first (without the per-system figures)."""
-    where, params = ("where c.document_id = ?", [document_id]) if document_id else ("", [])
-    return rows(
-        db,
-        "select c.document_id, d.title, c.exam_run_id, c.experiment, c.rater, "
-        "c.n_systems, c.n_questions, c.n_judgments, c.n_decisive, c.spearman, "
-        "c.kendall, c.spearman_ties, c.kendall_ties, c.repeats, c.bt_estimate, "
-        "c.created_at from exam_book_correlations c left join documents d on "
-        f"d.id = c.document_id {where} order by c.created_at desc, c.id desc",
-        params,
-    )
+    c, d = exam_book_correlations.alias("c"), documents.alias("d")
+    query = sa.select(
+        c.c.document_id, d.c.title, c.c.exam_run_id, c.c.experiment, c.c.rater, c.c.n_systems,
+        c.c.n_questions, c.c.n_judgments, c.c.n_decisive, c.c.spearman, c.c.kendall,
+        c.c.spearman_ties, c.c.kendall_ties, c.c.repeats, c.c.bt_estimate, c.c.created_at,
+    ).join_from(c, d, d.c.id == c.c.document_id, isouter=True)  # fmt: skip
+    if document_id:
+        query = query.where(c.c.document_id == document_id)
+    return all_rows(db, query.order_by(c.c.created_at.desc(), c.c.id.desc()))
 
 
 def latest_book_systems(
@@ -139,12 +161,11 @@ def latest_book_systems(
 ) -> list[dict[str, Any]] | None:
     """The per-system figures of the newest stored correlation (of ``document_id`` when
     given), or None when none is stored."""
-    where, params = ("where document_id = ?", [document_id]) if document_id else ("", [])
-    found = db.execute(
-        f"select systems from exam_book_correlations {where} "
-        "order by created_at desc, id desc limit 1",
-        params,
-    ).fetchone()
+    c = exam_book_correlations.c
+    query = sa.select(c.systems).order_by(c.created_at.desc(), c.id.desc()).limit(1)
+    if document_id:
+        query = query.where(c.document_id == document_id)
+    found = run(db, query).fetchone()
     if found is None:
         return None
     systems: list[dict[str, Any]] = json.loads(found[0] or "[]")

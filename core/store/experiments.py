@@ -2,7 +2,8 @@
 
 One row per experiment name: what its file asked for (``config``), the sampled ``question_ids``,
 its status, the latest run and that run's ``summary``. Readers return :class:`Experiment`
-records (``config``, ``question_ids`` and ``summary`` decoded).
+records (``config``, ``question_ids`` and ``summary`` decoded). SQLAlchemy Core over
+:mod:`core.store.tables_more` (issue 33).
 """
 
 from __future__ import annotations
@@ -12,8 +13,12 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any, Self
 
-from core.store.connection import dumps, placeholders, rows
+import sqlalchemy as sa
+
+from core.store.connection import dumps
+from core.store.statements import all_rows, run, upsert
 from core.store.stored_enums import stored_enum
+from core.store.tables_more import experiments
 
 if TYPE_CHECKING:
     from core.store.engine import Database
@@ -61,24 +66,25 @@ class Experiment:
         )
 
 
-def _decoded(db: Database, sql: str, params: Sequence[Any] = ()) -> list[Experiment]:
-    return [Experiment.from_row(r) for r in rows(db, sql, params, also=_JSON)]
+def _decoded(db: Database, query: sa.Select[Any]) -> list[Experiment]:
+    return [Experiment.from_row(r) for r in all_rows(db, query, also=_JSON)]
 
 
 def get_experiment(db: Database, name: str) -> Experiment | None:
     """The stored experiment ``name``, or None."""
-    found = _decoded(db, "select * from experiments where name = ?", [name])
+    found = _decoded(db, sa.select(experiments).where(experiments.c.name == name))
     return found[0] if found else None
 
 
 def experiment_names(db: Database) -> list[str]:
     """Names of the stored experiments, sorted."""
-    return [r[0] for r in db.execute("select name from experiments order by name")]
+    query = sa.select(experiments.c.name).order_by(experiments.c.name)
+    return [r[0] for r in run(db, query)]
 
 
 def stored_experiments(db: Database) -> list[Experiment]:
     """Every stored experiment, most recently updated first."""
-    return _decoded(db, "select * from experiments order by updated_at desc")
+    return _decoded(db, sa.select(experiments).order_by(experiments.c.updated_at.desc()))
 
 
 def save_experiment_start(
@@ -93,19 +99,17 @@ def save_experiment_start(
 ) -> None:
     """Store (insert or replace the fields of) experiment ``name`` as running under ``run_id``
     with its config and sampled question ids."""
-    db.table("experiments").upsert(
-        {
-            "name": name,
-            "path": path,
-            "config": dumps(config),
-            "question_ids": dumps(list(question_ids)),
-            "status": str(ExperimentStatus.RUNNING),
-            "run_id": run_id,
-            "created_at": now,
-            "updated_at": now,
-        },
-        pk="name",
-    )
+    row = {
+        "name": name,
+        "path": path,
+        "config": dumps(config),
+        "question_ids": dumps(list(question_ids)),
+        "status": str(ExperimentStatus.RUNNING),
+        "run_id": run_id,
+        "created_at": now,
+        "updated_at": now,
+    }
+    run(db, upsert(db, experiments, row))
 
 
 def finish_experiment(
@@ -116,19 +120,14 @@ def finish_experiment(
     updated_at: str,
 ) -> None:
     """Set the status and summary of experiment ``name``."""
-    db.execute(
-        "update experiments set status = ?, summary = ?, updated_at = ? where name = ?",
-        [str(status), dumps(summary), updated_at, name],
-    )
+    change = sa.update(experiments).where(experiments.c.name == name)
+    run(db, change.values(status=str(status), summary=dumps(summary), updated_at=updated_at))
 
 
 def mark_experiments_interrupted(db: Database, run_ids: Sequence[str], updated_at: str) -> None:
     """Mark ``interrupted`` the running experiments whose current run is one of ``run_ids``."""
     if not run_ids:
         return
-    marks = placeholders(run_ids)
-    db.execute(
-        f"update experiments set status = 'interrupted', updated_at = ? "
-        f"where status = 'running' and run_id in ({marks})",
-        [updated_at, *run_ids],
-    )
+    e = experiments.c
+    change = sa.update(experiments).where(e.status == "running", e.run_id.in_(list(run_ids)))
+    run(db, change.values(status="interrupted", updated_at=updated_at))

@@ -1,7 +1,7 @@
 """Table ``gold_sources``: the only module with SQL on it (which human raters are gold sources).
 
 Append-only (triggers abort UPDATE and DELETE): marking and unmarking are rows; the latest row of a
-rater decides.
+rater decides. SQLAlchemy Core over :mod:`core.store.tables_more` (issue 33).
 """
 
 from __future__ import annotations
@@ -11,7 +11,11 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any, Self
 
-from core.store.connection import rows, utcnow
+import sqlalchemy as sa
+
+from core.store.connection import utcnow
+from core.store.statements import all_rows, run
+from core.store.tables_more import gold_sources
 
 if TYPE_CHECKING:
     from core.store.engine import Database
@@ -60,17 +64,16 @@ def insert_gold_source_change(db: Database, new: NewGoldSource) -> GoldSource:
         "marked_by": new.marked_by,
         "created_at": new.created_at,
     }
-    row_id = int(db.table("gold_sources").insert(row).last_pk or 0)
+    new_id = run(db, sa.insert(gold_sources).values(**row).returning(gold_sources.c.id))
+    row_id = int(new_id.fetchone()[0])
     return GoldSource.from_row({**row, "id": row_id})
 
 
 def active_gold_sources(db: Database) -> list[GoldSource]:
     """The rows that make their rater a gold source now (each rater's latest row, when it is an
     ``add``), by rater."""
-    found = rows(
-        db,
-        "select g.* from gold_sources g where g.id = "
-        "(select max(h.id) from gold_sources h where h.rater = g.rater) and g.action = 'add' "
-        "order by g.rater",
-    )
+    g, h = gold_sources.alias("g"), gold_sources.alias("h")
+    latest = sa.select(sa.func.max(h.c.id)).where(h.c.rater == g.c.rater).scalar_subquery()
+    query = sa.select(g).where(g.c.id == latest, g.c.action == "add").order_by(g.c.rater)
+    found = all_rows(db, query)
     return [GoldSource.from_row(r) for r in found]

@@ -1,14 +1,18 @@
 """What auto-raters' runs stored in table ``judgments`` (SQL on it besides
 :mod:`core.store.judgments`): what a judge already judged, the failed row a retry supersedes,
-the calls stored per question, a run's rows, the latest verdict per answer."""
+the calls stored per question, a run's rows, the latest verdict per answer. SQLAlchemy Core over
+:mod:`core.store.tables` (issue 33)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from core.store.connection import placeholders, rows
+import sqlalchemy as sa
+
 from core.store.judgments import Judgment
+from core.store.statements import all_rows, run
+from core.store.tables import judgments as j
 
 if TYPE_CHECKING:
     from core.store.engine import Database
@@ -18,10 +22,11 @@ def judged_answer_ids(db: Database, rater: str) -> set[int]:
     """Answer ids ``rater`` judged (absolute) without an error."""
     return {
         int(r[0])
-        for r in db.execute(
-            "select answer_id from judgments where rater = ? and kind = 'absolute' "
-            "and status != 'error'",
-            [rater],
+        for r in run(
+            db,
+            sa.select(j.c.answer_id).where(
+                j.c.rater == rater, j.c.kind == "absolute", j.c.status != "error"
+            ),
         )
     }
 
@@ -30,10 +35,11 @@ def judged_pairs(db: Database, rater: str) -> set[tuple[str, str, str]]:
     """(question id, system A, system B) ``rater`` judged side by side without an error."""
     return {
         (r[0], r[1], r[2])
-        for r in db.execute(
-            "select question_id, system_a, system_b from judgments where rater = ? "
-            "and kind = 'pairwise' and status != 'error'",
-            [rater],
+        for r in run(
+            db,
+            sa.select(j.c.question_id, j.c.system_a, j.c.system_b).where(
+                j.c.rater == rater, j.c.kind == "pairwise", j.c.status != "error"
+            ),
         )
     }
 
@@ -47,15 +53,14 @@ def last_error_id(
 ) -> int | None:
     """Id of ``rater``'s latest failed judgment of an answer (or of a (question, A, B) pair):
     the row a retry supersedes."""
-    params: list[Any]
+    where: list[sa.ColumnElement[bool]]
     if pair is not None:
-        where, params = "question_id = ? and system_a = ? and system_b = ?", list(pair)
+        question, a, b = pair
+        where = [j.c.question_id == question, j.c.system_a == a, j.c.system_b == b]
     else:
-        where, params = "answer_id = ?", [answer_id]
-    found = db.execute(
-        f"select max(id) from judgments where rater = ? and status = 'error' and {where}",
-        [rater, *params],
-    ).fetchone()[0]
+        where = [j.c.answer_id == answer_id]
+    query = sa.select(sa.func.max(j.c.id)).where(j.c.rater == rater, j.c.status == "error", *where)
+    found = run(db, query).fetchone()[0]
     return None if found is None else int(found)
 
 
@@ -64,28 +69,24 @@ def stored_call_counts(
 ) -> dict[str, int]:
     """Per question: ``rater``'s judgments of ``kind`` stored without error on ``systems``
     (pairwise: both systems among them)."""
-    marks = placeholders(systems)
+    names = list(systems)
     if kind == "pairwise":
-        cond = f"system_a in ({marks}) and system_b in ({marks})"
-        params = [rater, kind, *systems, *systems]
+        cond = [j.c.system_a.in_(names), j.c.system_b.in_(names)]
     else:
-        cond = f"system in ({marks})"
-        params = [rater, kind, *systems]
-    sql = (
-        "select question_id, count(*) from judgments where rater = ? and kind = ? and "
-        f"status != 'error' and {cond} group by question_id"
+        cond = [j.c.system.in_(names)]
+    query = (
+        sa.select(j.c.question_id, sa.func.count())
+        .where(j.c.rater == rater, j.c.kind == kind, j.c.status != "error", *cond)
+        .group_by(j.c.question_id)
     )
-    return {r[0]: int(r[1]) for r in db.execute(sql, params)}
+    return {r[0]: int(r[1]) for r in run(db, query)}
 
 
 def run_judgments(db: Database, rater: str, run_id: str, kind: str) -> list[Judgment]:
     """Every judgment of ``kind`` that ``rater`` stored in run ``run_id`` (superseded ones and
     errors too), by id."""
-    found = rows(
-        db,
-        "select * from judgments where rater = ? and run_id = ? and kind = ? order by id",
-        [rater, run_id, kind],
-    )
+    query = sa.select(j).where(j.c.rater == rater, j.c.run_id == run_id, j.c.kind == kind)
+    found = all_rows(db, query.order_by(j.c.id))
     return [Judgment.from_row(r) for r in found]
 
 
@@ -94,16 +95,14 @@ def latest_verdicts(
 ) -> dict[tuple[str, str], str]:
     """(question id, system) -> the latest non-null verdict on ``criterion`` by ``rater`` (or by
     any rater whose name starts with ``rater_prefix``)."""
-    params: list[Any]
     if rater is not None:
-        cond, params = "rater = ?", [rater]
+        cond = j.c.rater == rater
     else:
-        cond, params = "substr(rater, 1, ?) = ?", [len(rater_prefix), rater_prefix]
+        cond = sa.func.substr(j.c.rater, 1, len(rater_prefix)) == rater_prefix
     got: dict[tuple[str, str], str] = {}
-    for r in db.execute(
-        "select question_id, system, verdict from judgments where criterion = ? and verdict is "
-        f"not null and {cond} order by id",
-        [criterion, *params],
-    ):
+    query = sa.select(j.c.question_id, j.c.system, j.c.verdict).where(
+        j.c.criterion == criterion, j.c.verdict.is_not(None), cond
+    )
+    for r in run(db, query.order_by(j.c.id)):
         got[(r[0], r[1])] = r[2]
     return got

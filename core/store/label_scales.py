@@ -1,5 +1,6 @@
 """Table ``label_scales``: the only module with SQL on it (the scale each labelling task read from
-a file declares; see :mod:`core.store.migrations.m0784_label_scales`)."""
+a file declares; see :mod:`core.store.migrations.m0784_label_scales`). SQLAlchemy Core over
+:mod:`core.store.tables_more` (issue 33)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,11 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any, Self
 
-from core.store.connection import dumps, rows, utcnow
+import sqlalchemy as sa
+
+from core.store.connection import dumps, utcnow
+from core.store.statements import all_rows, run, upsert
+from core.store.tables_more import label_scales as scales_table
 
 if TYPE_CHECKING:
     from core.store.engine import Database
@@ -53,13 +58,14 @@ class LabelScale:
 
 def label_scale(db: Database, task: str) -> LabelScale | None:
     """The stored scale of ``task``, or None."""
-    found = rows(db, "select * from label_scales where task = ?", [task])
+    found = all_rows(db, sa.select(scales_table).where(scales_table.c.task == task))
     return LabelScale.from_row(found[0]) if found else None
 
 
 def label_scales(db: Database) -> list[LabelScale]:
     """Every stored task scale, by task name."""
-    return [LabelScale.from_row(r) for r in rows(db, "select * from label_scales order by task")]
+    found = all_rows(db, sa.select(scales_table).order_by(scales_table.c.task))
+    return [LabelScale.from_row(r) for r in found]
 
 
 def save_label_scale(db: Database, scale: LabelScale) -> bool:
@@ -71,15 +77,13 @@ def save_label_scale(db: Database, scale: LabelScale) -> bool:
         scale.declared,
     ):
         return False
-    db.table("label_scales").upsert(
-        {
-            "task": scale.task,
-            "scale": str(scale.scale),
-            "labels": dumps(list(scale.labels)),
-            "declared": int(scale.declared),
-            "created_at": old.created_at if old else scale.created_at,
-            "updated_at": scale.updated_at,
-        },
-        pk="task",
-    )
+    row = {
+        "task": scale.task,
+        "scale": str(scale.scale),
+        "labels": dumps(list(scale.labels)),
+        "declared": int(scale.declared),
+        "created_at": old.created_at if old else scale.created_at,
+        "updated_at": scale.updated_at,
+    }
+    run(db, upsert(db, scales_table, row))
     return True

@@ -177,7 +177,7 @@ class PostgresDialect(Dialect):
     )
     begin_sql = "BEGIN"
     migration_lock_sql = "select pg_advisory_xact_lock(2025)"
-    row_lock_sql = "select pg_advisory_xact_lock(hashtextextended(?, 0))"
+    row_locks = True  # pg_advisory_xact_lock (core.store.row_locks)
     table_names_sql = (
         "select table_name from information_schema.tables "
         "where table_schema = current_schema() and table_type = 'BASE TABLE'"

@@ -7,8 +7,9 @@ whose ``supersedes`` names the annotator's previous one, and an undo is a row wi
 back; a skip is a row with ``resolution = 'skipped'`` (:data:`SKIPPED`). Neither is a
 resolution: every reader of resolutions here leaves them out; skips are read by
 :func:`skipped_resolutions` only. The
-"not superseded" condition is :func:`core.store.schema.not_superseded`; rows come back decoded by
-:func:`core.store.connection.rows`.
+"not superseded" condition is :func:`core.store.statements.not_superseded`; rows come back decoded by
+:func:`core.store.statements.all_rows`. SQLAlchemy Core over :mod:`core.store.tables_more`
+(issue 33).
 """
 
 from __future__ import annotations
@@ -18,9 +19,13 @@ from dataclasses import dataclass, field, fields
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any, Self
 
-from core.store.connection import rows, utcnow
+import sqlalchemy as sa
+
+from core.store.connection import utcnow
 from core.store.label_rows import SKIPPED, WITHDRAWN, label_marks, last_row, own_row
-from core.store.schema import not_superseded
+from core.store.statements import all_rows, not_superseded, run
+from core.store.tables import disputes, questions
+from core.store.tables_more import dispute_resolutions
 
 if TYPE_CHECKING:
     from core.store.engine import Database
@@ -94,10 +99,11 @@ class ResolvedDispute(Resolution):
         )
 
 
-#: Effective rows of alias ``r`` that are resolutions (not withdrawals, not skips).
-_OPEN = (
-    f"{not_superseded('dispute_resolutions', 'r')} "
-    f"and r.resolution not in ('{WITHDRAWN}', '{SKIPPED}')"
+#: The resolution rows (alias ``r``) and their disputes (``d``).
+_R, _D = dispute_resolutions.alias("r"), disputes.alias("d")
+#: Effective rows of ``r`` that are resolutions (not withdrawals, not skips).
+_OPEN = sa.and_(
+    not_superseded(dispute_resolutions, _R), _R.c.resolution.not_in([WITHDRAWN, SKIPPED])
 )
 
 
@@ -105,7 +111,8 @@ def insert_resolution(db: Database, new: NewResolution) -> int:
     """Append one resolution row; returns its id."""
     row = {f.name: getattr(new, f.name) for f in fields(NewResolution)}
     row["resolution"] = str(new.resolution)
-    return int(db.table("dispute_resolutions").insert(row).last_pk or 0)
+    new_id = sa.insert(dispute_resolutions).values(**row).returning(dispute_resolutions.c.id)
+    return int(run(db, new_id).fetchone()[0])
 
 
 def own_resolution(db: Database, dispute_id: int, annotator: str) -> Resolution | None:
@@ -124,12 +131,12 @@ def last_resolution(db: Database, annotator: str) -> Resolution | None:
 
 def skipped_resolutions(db: Database) -> list[tuple[Resolution, str]]:
     """Every effective skip of a dispute with its dispute's question id, oldest first."""
-    found = rows(
-        db,
-        "select r.*, d.question_id from dispute_resolutions r join disputes d on d.id = "
-        f"r.dispute_id where {not_superseded('dispute_resolutions', 'r')} "
-        f"and r.resolution = '{SKIPPED}' order by r.id",
+    query = (
+        sa.select(_R, _D.c.question_id)
+        .join_from(_R, _D, _D.c.id == _R.c.dispute_id)
+        .where(not_superseded(dispute_resolutions, _R), _R.c.resolution == SKIPPED)
     )
+    found = all_rows(db, query.order_by(_R.c.id))
     return [(Resolution.from_row(r), r["question_id"]) for r in found]
 
 
@@ -146,44 +153,37 @@ def effective_resolutions(
     """The effective resolutions (withdrawals left out), oldest first, optionally of one dispute
     or of one question's disputes. Each row also carries its dispute's ``question_id`` and
     ``system`` and the question's text (``question``) and reference ``answers`` (decoded)."""
-    where: list[str] = [_OPEN]
-    params: list[Any] = []
+    where: list[sa.ColumnElement[bool]] = [_OPEN]
     if dispute_id is not None:
-        where.append("r.dispute_id = ?")
-        params.append(dispute_id)
+        where.append(_R.c.dispute_id == dispute_id)
     if question_id is not None:
-        where.append("d.question_id = ?")
-        params.append(question_id)
-    found = rows(
-        db,
-        "select r.*, d.question_id, d.system, q.question, q.answers from dispute_resolutions r "
-        "join disputes d on d.id = r.dispute_id join questions q on q.id = d.question_id "
-        f"where {' and '.join(where)} order by r.id",
-        params,
+        where.append(_D.c.question_id == question_id)
+    q = questions.alias("q")
+    query = (
+        sa.select(_R, _D.c.question_id, _D.c.system, q.c.question, q.c.answers)
+        .join_from(_R, _D, _D.c.id == _R.c.dispute_id)
+        .join(q, q.c.id == _D.c.question_id)
+        .where(*where)
     )
+    found = all_rows(db, query.order_by(_R.c.id))
     return [ResolvedDispute.from_row(r) for r in found]
 
 
 def question_resolution_count(db: Database, question_id: str) -> int:
     """How many resolution rows (superseded and withdrawals too) the disputes of a question
     have."""
-    return int(
-        db.execute(
-            "select count(*) from dispute_resolutions where dispute_id in "
-            "(select id from disputes where question_id = ?)",
-            [question_id],
-        ).fetchone()[0]
-    )
+    of_question = sa.select(disputes.c.id).where(disputes.c.question_id == question_id)
+    query = sa.select(sa.func.count()).where(dispute_resolutions.c.dispute_id.in_(of_question))
+    return int(run(db, query).fetchone()[0])
 
 
 def resolved_dispute_count(db: Database, dispute_ids: Sequence[int]) -> int:
     """How many of ``dispute_ids`` have an effective resolution (withdrawals and skips aside)."""
     if not dispute_ids:
         return 0
-    listed = ",".join(str(int(d)) for d in dispute_ids)  # ints only: no variable limit
-    return int(
-        db.execute(
-            f"select count(distinct dispute_id) from dispute_resolutions r where {_OPEN} "
-            f"and dispute_id in ({listed})"
-        ).fetchone()[0]
-    )
+    ids = [int(d) for d in dispute_ids]
+    listed: sa.BindParameter[list[int]] = sa.bindparam("listed", ids, literal_execute=True)
+    query = sa.select(sa.func.count(sa.distinct(_R.c.dispute_id))).where(
+        _OPEN, _R.c.dispute_id.in_(listed)
+    )  # ints written into the statement (literal_execute): no bound-variable limit
+    return int(run(db, query).fetchone()[0])

@@ -12,10 +12,10 @@ So a write path holds, right after it opens its transaction and before it reads,
 by what it is about; a second writer of the same name waits there until the first commits, and
 then reads what the first stored (each statement of a read-committed transaction sees every
 commit before it). On PostgreSQL a lock is ``pg_advisory_xact_lock(hashtextextended(name, 0))``
-(:attr:`core.store.engine.Dialect.row_lock_sql`): held by the server, so across processes and
-machines, released by ``COMMIT`` or ``ROLLBACK`` (also when the connection dies). On SQLite
-these calls do nothing: the write lock already serialises every writer. Two different names
-hashing alike only serialise two writes that did not need it.
+(built with SQLAlchemy Core, issue 33; :attr:`core.store.engine.Dialect.row_locks`): held by
+the server, so across processes and machines, released by ``COMMIT`` or ``ROLLBACK`` (also
+when the connection dies). On SQLite these calls do nothing: the write lock already serialises
+every writer. Two different names hashing alike only serialise two writes that did not need it.
 
 The names (the lock order, so that two writers never wait on each other in a cycle: a
 person's lock first, then one or more items, then nothing else):
@@ -36,6 +36,10 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING
 
+import sqlalchemy as sa
+
+from core.store.statements import run
+
 if TYPE_CHECKING:
     from core.store.engine import Database
 
@@ -50,12 +54,12 @@ def hold(db: Database, scope: str, *parts: object) -> None:
     """Hold the lock ``(scope, *parts)`` until the current write transaction ends (waiting while
     another transaction holds it). Nothing to do on SQLite. Outside a transaction: an error,
     since the lock would end with the statement."""
-    sql = db.dialect.row_lock_sql
-    if sql is None:
+    if not db.dialect.row_locks:
         return
     if not db.conn.in_transaction:
         raise RuntimeError("a row lock is held inside a write transaction (transaction(db))")
-    db.execute(sql, [lock_name(scope, *parts)])
+    key = sa.func.hashtextextended(lock_name(scope, *parts), 0)
+    run(db, sa.select(sa.func.pg_advisory_xact_lock(key)))
 
 
 def hold_person(db: Database, task: str, person: str) -> None:

@@ -1,6 +1,6 @@
 """Table ``runs``: the only module with SQL on it. One bookkeeping row per pipeline step (entities,
 generation, experiments, EXAM grading, XRAG evaluation, ...) with its status, process and the
-running totals of its model calls."""
+running totals of its model calls. SQLAlchemy Core over :mod:`core.store.tables_more` (issue 33)."""
 
 from __future__ import annotations
 
@@ -12,9 +12,14 @@ from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any, Self
 
-from core.store.connection import dumps, placeholders, rows, transaction, utcnow
+import sqlalchemy as sa
+
+from core.store.connection import dumps, transaction, utcnow
 from core.store.experiments import mark_experiments_interrupted
+from core.store.statements import all_rows, run
 from core.store.stored_enums import stored_enum
+from core.store.tables import entities
+from core.store.tables_more import runs
 
 if TYPE_CHECKING:
     from core.store.engine import Database
@@ -54,8 +59,8 @@ class Run:
         return cls(**{**row, "status": stored_enum(RunStatus, row["status"], "status", row["id"])})
 
 
-def _read(db: Database, sql: str, params: Sequence[Any] = ()) -> list[Run]:
-    return [Run.from_row(r) for r in rows(db, sql, params)]
+def _read(db: Database, query: sa.Select[Any]) -> list[Run]:
+    return [Run.from_row(r) for r in all_rows(db, query)]
 
 
 def start_run(
@@ -73,18 +78,17 @@ def start_run(
     process's ``pid`` and ``host`` (see :func:`mark_dead_runs`).
     """
     run_id = run_id or f"{kind}-{uuid.uuid4().hex[:12]}"
-    db.table("runs").insert(
-        {
-            "id": run_id,
-            "kind": kind,
-            "name": name,
-            "config": dumps(config),
-            "status": str(RunStatus.RUNNING),
-            "started_at": started_at or utcnow(),
-            "pid": os.getpid(),
-            "host": socket.gethostname(),
-        }
-    )
+    row = {
+        "id": run_id,
+        "kind": kind,
+        "name": name,
+        "config": dumps(config),
+        "status": str(RunStatus.RUNNING),
+        "started_at": started_at or utcnow(),
+        "pid": os.getpid(),
+        "host": socket.gethostname(),
+    }
+    run(db, sa.insert(runs).values(**row))
     return run_id
 
 
@@ -107,10 +111,7 @@ def finish_run(
         sets["note"] = note
     if config is not None:
         sets["config"] = dumps(config)
-    db.execute(
-        f"update runs set {', '.join(f'{k} = ?' for k in sets)} where id = ?",
-        [*sets.values(), run_id],
-    )
+    run(db, sa.update(runs).where(runs.c.id == run_id).values(**sets))
 
 
 def pid_alive(pid: int) -> bool:
@@ -135,29 +136,28 @@ def mark_dead_runs(db: Database) -> list[str]:
     host = socket.gethostname()
     dead = [
         run_id
-        for run_id, pid in db.execute(
-            "select id, pid from runs where status = 'running' and host = ? and pid is not null",
-            [host],
+        for run_id, pid in run(
+            db,
+            sa.select(runs.c.id, runs.c.pid).where(
+                runs.c.status == "running", runs.c.host == host, runs.c.pid.is_not(None)
+            ),
         ).fetchall()
         if not pid_alive(pid)
     ]
     if not dead:
         return []
-    marks = placeholders(dead)
     now = utcnow()
+    note = sa.func.coalesce(sa.func.nullif(runs.c.note, ""), "process died")
     with transaction(db):
-        db.execute(
-            f"update runs set status = 'interrupted', finished_at = ?, "
-            f"note = coalesce(nullif(note, ''), 'process died') where id in ({marks})",
-            [now, *dead],
-        )
+        interrupted = sa.update(runs).where(runs.c.id.in_(dead))
+        run(db, interrupted.values(status="interrupted", finished_at=now, note=note))
         mark_experiments_interrupted(db, dead, now)
     return dead
 
 
 def run_exists(db: Database, run_id: str) -> bool:
     """Whether a ``runs`` row with this id is stored."""
-    return db.execute("select 1 from runs where id = ?", [run_id]).fetchone() is not None
+    return run(db, sa.select(sa.literal(1)).where(runs.c.id == run_id)).fetchone() is not None
 
 
 def add_run_totals(
@@ -170,27 +170,29 @@ def add_run_totals(
     cost_usd: float,
 ) -> None:
     """Add paid calls, their tokens and their cost to a run's running totals (one statement)."""
-    db.execute(
-        "update runs set n_calls = n_calls + ?, input_tokens = input_tokens + ?, "
-        "output_tokens = output_tokens + ?, cost_usd = cost_usd + ? where id = ?",
-        [n_calls, input_tokens, output_tokens, cost_usd, run_id],
+    r = runs.c
+    add = sa.update(runs).where(r.id == run_id)
+    run(
+        db,
+        add.values(
+            n_calls=r.n_calls + n_calls,
+            input_tokens=r.input_tokens + input_tokens,
+            output_tokens=r.output_tokens + output_tokens,
+            cost_usd=r.cost_usd + cost_usd,
+        ),
     )
 
 
 def experiment_runs(db: Database) -> list[Run]:
     """Every experiment run (``name`` is the experiment's), newest first."""
-    return _read(db, "select * from runs where kind = 'experiment' order by started_at desc")
+    query = sa.select(runs).where(runs.c.kind == "experiment")
+    return _read(db, query.order_by(runs.c.started_at.desc()))
 
 
 def recent_runs(db: Database, limit: int = 50) -> list[Run]:
     """The ``limit`` latest runs (cost rounded to 4 decimals, in Python: PostgreSQL has no
     ``round(double precision, integer)``), newest first."""
-    found = _read(
-        db,
-        "select id, kind, name, config, status, started_at, finished_at, n_calls, input_tokens, "
-        "output_tokens, cost_usd, note, pid, host from runs order by started_at desc limit ?",
-        [int(limit)],
-    )
+    found = _read(db, sa.select(runs).order_by(runs.c.started_at.desc()).limit(int(limit)))
     return [replace(r, cost_usd=round(float(r.cost_usd), 4)) for r in found]
 
 
@@ -198,20 +200,19 @@ def count_runs(db: Database, statuses: Sequence[RunStatus]) -> int:
     """Number of runs whose status is one of ``statuses``."""
     if not statuses:
         return 0
-    marks = placeholders(statuses)
-    return int(
-        db.execute(
-            f"select count(*) from runs where status in ({marks})", list(statuses)
-        ).fetchone()[0]
-    )
+    query = sa.select(sa.func.count()).where(runs.c.status.in_([str(s) for s in statuses]))
+    return int(run(db, query).fetchone()[0])
 
 
 def latest_entity_method(db: Database, document_id: str) -> str | None:
     """The method of the entities of ``document_id`` stored by the latest run (by the run's
     start; entities without a run come last, newest id first), or None when it has none."""
-    row = db.execute(
-        "select e.method from entities e left join runs r on r.id = e.run_id "
-        "where e.document_id = ? order by r.started_at desc, e.id desc limit 1",
-        [document_id],
-    ).fetchone()
+    e, r = entities.alias("e"), runs.alias("r")
+    query = (
+        sa.select(e.c.method)
+        .join_from(e, r, r.c.id == e.c.run_id, isouter=True)
+        .where(e.c.document_id == document_id)
+        .order_by(r.c.started_at.desc().nulls_last(), e.c.id.desc())
+    )  # entities without a run last on both (PostgreSQL sorts nulls first when descending)
+    row = run(db, query.limit(1)).fetchone()
     return row[0] if row else None

@@ -1,6 +1,6 @@
 """Workbench settings (table ``settings``): the one registry of known keys (:data:`SETTINGS`:
 meaning, type, range, default) and their validation. ``settings show``, ``settings set --help``
-and the Team page all read it."""
+and the Team page all read it. SQLAlchemy Core over :mod:`core.store.tables_more` (issue 33)."""
 
 from __future__ import annotations
 
@@ -9,8 +9,12 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
+import sqlalchemy as sa
+
 from core.errors import InputError
 from core.store.connection import transaction
+from core.store.statements import insert, run
+from core.store.tables_more import settings
 
 if TYPE_CHECKING:
     from core.store.engine import Database
@@ -135,13 +139,14 @@ def settings_help() -> str:
 
 def get_setting(db: Database, key: str, default: str = "") -> str:
     """A value from table ``settings`` (text), or ``default``."""
-    row = db.execute("select value from settings where key = ?", [key]).fetchone()
+    row = run(db, sa.select(settings.c.value).where(settings.c.key == key)).fetchone()
     return row[0] if row else default
 
 
 def set_setting(db: Database, key: str, value: Any) -> None:
     """Set a value in table ``settings`` (no validation; see :func:`update_setting`)."""
-    db.table("settings").upsert({"key": key, "value": str(value)}, pk="key")
+    new = insert(db, settings).values(key=key, value=str(value))
+    run(db, new.on_conflict_do_update(index_elements=[settings.c.key], set_={"value": str(value)}))
 
 
 def int_setting(db: Database, key: str) -> int:

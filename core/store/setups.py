@@ -3,7 +3,8 @@
 A system name (answers) and a judge name (``auto:<name>`` raters) each mean one configuration:
 model, context strategy, parameters and prompt. Readers return :class:`StoredSystem` and
 :class:`StoredJudge` records (``params`` decoded); ``core.answering.systems.System`` and
-``core.judging.specs.Judge`` are the configurations they are made from.
+``core.judging.specs.Judge`` are the configurations they are made from. SQLAlchemy Core over
+:mod:`core.store.tables_more` (issue 33).
 """
 
 from __future__ import annotations
@@ -12,7 +13,12 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any, Self
 
-from core.store.connection import dumps, rows
+import sqlalchemy as sa
+
+from core.store.connection import dumps
+from core.store.statements import all_rows, run
+from core.store.tables import answers, judgments, llm_calls
+from core.store.tables_more import judges, systems
 
 if TYPE_CHECKING:
     from core.store.engine import Database
@@ -71,52 +77,53 @@ class StoredJudge:
 
 def get_system(db: Database, name: str) -> StoredSystem | None:
     """The stored system ``name``, or None."""
-    found = rows(db, "select * from systems where name = ?", [name])
+    found = all_rows(db, sa.select(systems).where(systems.c.name == name))
     return StoredSystem.from_row(found[0]) if found else None
 
 
 def get_judge(db: Database, name: str) -> StoredJudge | None:
     """The stored judge ``name``, or None."""
-    found = rows(db, "select * from judges where name = ?", [name])
+    found = all_rows(db, sa.select(judges).where(judges.c.name == name))
     return StoredJudge.from_row(found[0]) if found else None
 
 
 def system_names(db: Database) -> set[str]:
     """Names of the stored systems."""
-    return {r[0] for r in db.execute("select name from systems")}
+    return {r[0] for r in run(db, sa.select(systems.c.name))}
 
 
 def known_system_names(db: Database) -> set[str]:
     """Every system name the database uses: stored systems, answers' systems and the systems of
     judgments (an imported verdict may name a system with no answer stored)."""
     found = system_names(db)
-    for sql in (
-        "select distinct system from answers",
-        "select distinct system from judgments where system is not null",
-        "select distinct system_a from judgments where system_a is not null",
-        "select distinct system_b from judgments where system_b is not null",
-    ):
-        found.update(r[0] for r in db.execute(sql))
+    j = judgments.c
+    for column in (answers.c.system, j.system, j.system_a, j.system_b):
+        query = sa.select(column).distinct().where(column.is_not(None))
+        found.update(r[0] for r in run(db, query))
     return found
 
 
 def insert_system(db: Database, system: StoredSystem) -> None:
     """Insert one system."""
-    db.table("systems").insert(system.to_row())
+    run(db, sa.insert(systems).values(**system.to_row()))
 
 
 def insert_judge(db: Database, judge: StoredJudge) -> None:
     """Insert one judge."""
-    db.table("judges").insert(judge.to_row())
+    run(db, sa.insert(judges).values(**judge.to_row()))
 
 
 def setup_models(db: Database) -> set[str]:
     """Model ids named by the stored systems, judges and model calls of the ledger."""
     return {
         r[0]
-        for r in db.execute(
-            "select model from systems union select model from judges union "
-            "select distinct model from llm_calls"
+        for r in run(
+            db,
+            sa.union(
+                sa.select(systems.c.model),
+                sa.select(judges.c.model),
+                sa.select(llm_calls.c.model).distinct(),
+            ),
         )
         if r[0]
     }

@@ -55,12 +55,29 @@ def _json_text_postgresql(element: json_text, compiler: Any, **kw: Any) -> str:
     return f"(({compiler.process(column, **kw)})::jsonb #>> {path})"
 
 
+def not_superseded(table: sa.Table, row: sa.FromClause) -> sa.ColumnElement[bool]:
+    """Row ``row`` (``table`` or an alias of it) of an append-only label table is effective: no
+    row of ``table`` names it in ``supersedes`` (the Core form of
+    :func:`core.store.schema.not_superseded`)."""
+    later = table.alias("s")
+    return ~sa.exists().where(later.c.supersedes == row.c.id)
+
+
 def insert(db: Database, table: sa.Table) -> Any:
     """The insert of ``db``'s dialect for ``table``: the one with ``on_conflict_do_nothing`` /
     ``on_conflict_do_update`` (SQLite's and PostgreSQL's spell the same clause)."""
     if db.dialect.name == "postgresql":
         return postgresql.insert(table)
     return sqlite.insert(table)
+
+
+def upsert(db: Database, table: sa.Table, row: Mapping[str, Any]) -> Any:
+    """Insert ``row`` into ``table``, or on a primary-key collision overwrite the row's other
+    given columns (each dialect's ``on_conflict_do_update``; columns not given keep theirs)."""
+    keys = [c.name for c in table.primary_key.columns]
+    new = insert(db, table).values(**row)
+    sets = {name: new.excluded[name] for name in row if name not in keys}
+    return new.on_conflict_do_update(index_elements=keys, set_=sets)
 
 
 @functools.cache

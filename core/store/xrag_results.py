@@ -1,13 +1,22 @@
 """Table ``xrag_results``: the SQL of an XRAG evaluation run, which stores each answer as its
 reply arrives (``panel_status = 'pending'``) and then each panel vote, and finishes a result
-when its panel is complete (:mod:`core.xrag.evaluate`)."""
+when its panel is complete (:mod:`core.xrag.evaluate`). SQLAlchemy Core over
+:mod:`core.store.tables_more` (issue 33)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from core.store.connection import dumps, placeholders, rows, transaction
+import sqlalchemy as sa
+
+from core.store.connection import dumps, transaction
+from core.store.engine import NotFoundError
+from core.store.statements import all_rows, run
+from core.store.tables_more import xrag_results
+
+#: The columns of ``xrag_results``.
+_X = xrag_results.c
 
 if TYPE_CHECKING:
     from core.store.engine import Database
@@ -24,10 +33,11 @@ def answered_cases(db: Database, model: str, panel: str) -> set[tuple[str, str]]
     """``(question_id, setting)`` answered without a provider error by ``model`` for ``panel``."""
     return {
         (r[0], r[1])
-        for r in db.execute(
-            "select question_id, setting from xrag_results where model = ? and judge_panel = ? "
-            "and answer_status = 'ok'",
-            [model, panel],
+        for r in run(
+            db,
+            sa.select(_X.question_id, _X.setting).where(
+                _X.model == model, _X.judge_panel == panel, _X.answer_status == "ok"
+            ),
         )
     }
 
@@ -36,75 +46,76 @@ def insert_answer(db: Database, row: dict[str, Any]) -> None:
     """Store an answer awaiting its panel (``votes`` empty, status pending), replacing an earlier
     failed answer of the same question, setting, model and panel."""
     with transaction(db):
-        db.execute(
-            "delete from xrag_results where question_id = ? and setting = ? and model = ? "
-            "and judge_panel = ? and answer_status = 'error'",
-            [row["question_id"], row["setting"], row["model"], row["judge_panel"]],
+        failed = sa.delete(xrag_results).where(
+            _X.question_id == row["question_id"],
+            _X.setting == row["setting"],
+            _X.model == row["model"],
+            _X.judge_panel == row["judge_panel"],
+            _X.answer_status == "error",
         )
-        db.table("xrag_results").insert(
-            {
-                **row,
-                "documents": dumps(row["documents"]),
-                "votes": "[]",
-                "panel_status": PENDING,
-            }
-        )
+        run(db, failed)
+        new = {**row, "documents": dumps(row["documents"]), "votes": "[]", "panel_status": PENDING}
+        run(db, sa.insert(xrag_results).values(**new))
 
 
 def pending_results(db: Database, model: str, panel: str) -> list[dict[str, Any]]:
     """Results of ``model`` and ``panel`` still waiting for votes (``votes`` decoded), by id."""
-    return rows(
-        db,
-        "select * from xrag_results where model = ? and judge_panel = ? "
-        "and panel_status = ? order by id",
-        [model, panel, PENDING],
-        also=("votes", "documents"),
+    query = sa.select(xrag_results).where(
+        _X.model == model, _X.judge_panel == panel, _X.panel_status == PENDING
     )
+    return all_rows(db, query.order_by(_X.id), also=("votes", "documents"))
 
 
 def add_vote(db: Database, result_id: int, vote: dict[str, Any]) -> list[Any]:
     """Append one judge's vote to a pending result; return all its votes so far."""
     with transaction(db):
-        found = rows(
-            db, "select id, votes from xrag_results where id = ?", [result_id], also=("votes",)
-        )
+        query = sa.select(_X.id, _X.votes).where(_X.id == result_id)
+        found = all_rows(db, query, also=("votes",))
         votes = list(found[0]["votes"]) if found else []
         votes.append(vote)
-        db.execute("update xrag_results set votes = ? where id = ?", [dumps(votes), result_id])
+        change = sa.update(xrag_results).where(_X.id == result_id)
+        run(db, change.values(votes=dumps(votes)))
     return votes
 
 
 def finish_result(db: Database, result_id: int, fields: dict[str, Any]) -> None:
     """Write the panel's outcome (``votes``, ``content_verdict``, ``panel_status``, ``verdict``,
-    ``run_id``) on a result."""
+    ``run_id``) on a result (``NotFoundError`` when it is not stored)."""
+    change = sa.update(xrag_results).where(_X.id == result_id)
     with transaction(db):
-        db.table("xrag_results").update(result_id, {**fields, "votes": dumps(fields["votes"])})
+        done = run(db, change.values(**{**fields, "votes": dumps(fields["votes"])}))
+        if done.rowcount == 0:
+            raise NotFoundError(f"xrag_results has no row {result_id!r}")
 
 
 def finished_results(db: Database, model: str | None = None) -> list[dict[str, Any]]:
     """Results whose panel has voted (of ``model``, or of every model), by id; an interrupted
     evaluation's answers awaiting the panel are left out."""
-    sql = "select * from xrag_results where panel_status != ?" + (" and model = ?" if model else "")
-    return rows(db, sql + " order by id", [PENDING, model] if model else [PENDING])
+    query = sa.select(xrag_results).where(_X.panel_status != PENDING)
+    if model:
+        query = query.where(_X.model == model)
+    return all_rows(db, query.order_by(_X.id))
 
 
 def get_result(db: Database, result_id: int) -> dict[str, Any] | None:
     """The stored result ``result_id`` (decoded), or None."""
-    found = rows(db, "select * from xrag_results where id = ?", [result_id])
+    found = all_rows(db, sa.select(xrag_results).where(_X.id == result_id))
     return found[0] if found else None
 
 
 def result_ids(db: Database) -> list[int]:
     """The id of every stored result (any panel or answer status), in id order."""
-    return [int(r[0]) for r in db.execute("select id from xrag_results order by id")]
+    return [int(r[0]) for r in run(db, sa.select(_X.id).order_by(_X.id))]
 
 
 def first_result_ids(db: Database) -> dict[tuple[str, str], int]:
     """``(question_id, "MODEL@SETTING")`` -> the lowest result id of that question, model and
     setting (the key a verdict judgment carries; results of other judge panels share it)."""
-    found = db.execute(
-        "select question_id, model, setting, min(id) from xrag_results "
-        "group by question_id, model, setting"
+    found = run(
+        db,
+        sa.select(_X.question_id, _X.model, _X.setting, sa.func.min(_X.id)).group_by(
+            _X.question_id, _X.model, _X.setting
+        ),
     )
     return {(str(q), f"{m}@{s}"): int(i) for q, m, s, i in found}
 
@@ -113,7 +124,5 @@ def result_question_ids(db: Database, ids: Sequence[int]) -> dict[int, str]:
     """Result id -> the question it answers, for those of ``ids`` that are stored."""
     if not ids:
         return {}
-    found = db.execute(
-        f"select id, question_id from xrag_results where id in ({placeholders(ids)})", list(ids)
-    )
+    found = run(db, sa.select(_X.id, _X.question_id).where(_X.id.in_(list(ids))))
     return {int(i): str(q) for i, q in found}

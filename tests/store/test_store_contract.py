@@ -9,7 +9,15 @@ import pytest
 import sqlalchemy as sa
 
 from core.errors import AccessError
-from core.store import entity_edits, sessions, statements, tables, xrag
+from core.store import (
+    entity_edits,
+    sessions,
+    statements,
+    tables,
+    tables_exam,  # noqa: F401  (its tables join tables.metadata)
+    tables_more,  # noqa: F401  (its tables join tables.metadata)
+    xrag,
+)
 from core.store.accounts import create_account, get_account
 from core.store.answers import (
     Answer,
