@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, Self
 
 from core.store.connection import dumps, placeholders, rows, transaction, utcnow
 from core.store.experiments import mark_experiments_interrupted
+from core.store.llm_cache import forget_cached_run_calls
 from core.store.stored_enums import stored_enum
 
 if TYPE_CHECKING:
@@ -111,6 +112,55 @@ def finish_run(
         f"update runs set {', '.join(f'{k} = ?' for k in sets)} where id = ?",
         [*sets.values(), run_id],
     )
+
+
+#: The columns that point at a run (``run_id text references runs(id)``; a test compares this with
+#: the migrated schema's foreign keys).
+RUN_REFERENCES = (
+    ("entities", "run_id"),
+    ("questions", "run_id"),
+    ("answers", "run_id"),
+    ("judgments", "run_id"),
+    ("disputes", "run_id"),
+    ("llm_calls", "run_id"),
+    ("llm_batches", "run_id"),
+    ("generation_failures", "run_id"),
+    ("experiments", "run_id"),
+    ("xrag_results", "run_id"),
+    ("exam_articles", "run_id"),
+    ("exam_runs", "id"),
+)
+
+
+def run_ids(db: Database) -> set[str]:
+    """The id of every run."""
+    return {r[0] for r in db.execute("select id from runs")}
+
+
+def discard_idle_runs(db: Database, run_ids: Sequence[str]) -> list[str]:
+    """Delete the finished (``done``) runs among ``run_ids`` that changed nothing: every model
+    call they logged was answered from the cache and no row but those calls points at them (a
+    re-run with nothing new leaves no trace: no runs or ``llm_calls`` rows). Return their ids."""
+    idle = []
+    for run_id in run_ids:
+        with transaction(db):
+            done = db.execute("select status from runs where id = ?", [run_id]).fetchone()
+            if (
+                done is None
+                or done[0] != RunStatus.DONE
+                or any(
+                    db.execute(
+                        f"select 1 from {table} where {column} = ? limit 1", [run_id]
+                    ).fetchone()
+                    for table, column in RUN_REFERENCES
+                    if table != "llm_calls"
+                )
+            ):
+                continue
+            if forget_cached_run_calls(db, run_id):
+                db.execute("delete from runs where id = ?", [run_id])
+                idle.append(run_id)
+    return idle
 
 
 def pid_alive(pid: int) -> bool:
