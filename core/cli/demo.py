@@ -32,7 +32,14 @@ if TYPE_CHECKING:
     from core.store.engine import Database
 
 
+from core.store.connection import transaction
 from core.store.documents import document_ids
+from core.store.experiments import (
+    Experiment,
+    ExperimentStatus,
+    restore_experiment,
+    stored_experiments,
+)
 from core.store.runs import discard_idle_runs, run_ids
 from core.store.settings import get_setting, update_setting
 
@@ -70,6 +77,7 @@ def build_demo(
     summary: dict[str, Any] = {}
     bars = progress and sys.stderr.isatty()  # no bar noise in a log or a pipe
     runs_before = run_ids(db)
+    experiments_before = {e.name: e for e in stored_experiments(db)}
     if get_setting(db, "annotations_per_item") == "":
         # Two annotations per item, so two people meet on the same items and their agreement
         # (and adjudication of their disagreements) appears. A value set earlier is kept.
@@ -107,8 +115,33 @@ def build_demo(
     step("prd_vicuna80", lambda: import_prd_demo(db, demo_dir))
     if not quick:
         _model_steps(db, demo_dir, step, bars)
-    discard_idle_runs(db, sorted(run_ids(db) - runs_before))
+    _discard_idle_runs(db, runs_before, experiments_before)
     return summary
+
+
+def _discard_idle_runs(
+    db: Database, runs_before: set[str], experiments_before: dict[str, Experiment]
+) -> None:
+    """Delete the runs of this build that changed nothing (:func:`discard_idle_runs`). An
+    experiment's row points at its latest run: for an idle re-run it points back at the run
+    before it, as it was."""
+    new = run_ids(db) - runs_before
+    done = ExperimentStatus.DONE
+    with transaction(db):
+        moved = [
+            exp
+            for exp in stored_experiments(db)
+            if exp.run_id in new
+            and exp.status == done
+            and exp.name in experiments_before
+            and experiments_before[exp.name].status == done
+        ]
+        for exp in moved:
+            restore_experiment(db, experiments_before[exp.name])
+        idle = discard_idle_runs(db, sorted(new))
+        for exp in moved:
+            if exp.run_id not in idle:  # the run did something: its experiment row stays on it
+                restore_experiment(db, exp)
 
 
 def _model_steps(

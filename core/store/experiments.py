@@ -8,7 +8,7 @@ records (``config``, ``question_ids`` and ``summary`` decoded).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any, Self
 
@@ -132,3 +132,11 @@ def mark_experiments_interrupted(db: Database, run_ids: Sequence[str], updated_a
         f"where status = 'running' and run_id in ({marks})",
         [updated_at, *run_ids],
     )
+
+
+def restore_experiment(db: Database, exp: Experiment) -> None:
+    """Write ``exp`` back as it was read, every column (a re-run that changed nothing undone)."""
+    row = {f.name: getattr(exp, f.name) for f in fields(Experiment)}
+    row["status"] = str(exp.status)
+    row.update({k: dumps(row[k]) for k in ("config", *_JSON)})
+    db.table("experiments").upsert(row, pk="name")
