@@ -6,6 +6,7 @@ import argparse
 import contextlib
 import json
 import sys
+import time
 from pathlib import Path
 
 from core.cli.support import count_arg
@@ -150,6 +151,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     )
     p.add_argument("--demo-dir", default=None, help="bundled demo folder (default: ./demo)")
     p.add_argument("--quick", action="store_true", help="imports only, no offline runs")
+    p.add_argument(
+        "--json", action="store_true", help="print every step's result as JSON, not the summary"
+    )
     p.set_defaults(func=_demo, creates_db=True)
 
 
@@ -309,11 +313,18 @@ def _export(args: argparse.Namespace) -> int:
 def _demo(args: argparse.Namespace) -> int:
     from core.cli.demo import (
         build_demo,
+        summary_text,
     )
 
+    start = time.perf_counter()
     with opened(args.db) as db:
+        before = table_counts(db)
         summary = build_demo(
             db, Path(args.demo_dir) if args.demo_dir else None, quick=args.quick, progress=True
         )
-    print(json.dumps(summary, indent=1, default=str))
+        after = table_counts(db)
+    if args.json:
+        print(json.dumps(summary, indent=1, default=str))
+    else:
+        print(summary_text(str(args.db), time.perf_counter() - start, before, after))
     return 0

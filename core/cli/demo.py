@@ -22,6 +22,7 @@ anonymous human ratings; see its SOURCE.md), imported with the ``prd-vicuna80`` 
 
 from __future__ import annotations
 
+import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -31,11 +32,32 @@ if TYPE_CHECKING:
     from core.store.engine import Database
 
 
+from core.store.connection import transaction
 from core.store.documents import document_ids
+from core.store.experiments import (
+    Experiment,
+    ExperimentStatus,
+    restore_experiment,
+    stored_experiments,
+)
+from core.store.runs import discard_idle_runs, run_ids
 from core.store.settings import get_setting, update_setting
 
 DEMO_DIR = Path(__file__).resolve().parents[2] / "demo"
 DEMO_ANNOTATIONS_PER_ITEM = 2
+
+
+#: Each step's name in the summary and the words its progress line says.
+STEPS = {
+    "narrativeqa": "NarrativeQA sample",
+    "books": "bundled book",
+    "prd_vicuna80": "PRD Vicuna-80 answers and reviews",
+    "generated_questions": "entities and long-span questions (offline baseline)",
+    "experiment": "offline NarrativeQA experiment (answers, raters, side by side)",
+    "xrag": "XRAG demo (XQuAD sample)",
+    "exam": "EXAM demo (TREC CAR sample)",
+    "exam_book": "EXAM meets side by side on Les Misérables",
+}
 
 
 def build_demo(
@@ -45,20 +67,38 @@ def build_demo(
     quick: bool = False,
     progress: bool = False,
 ) -> dict[str, Any]:
-    """Build (or refresh) the demo database; return what each step did and how long it took."""
+    """Build (or refresh) the demo database; return what each step did and how long it took.
+
+    ``progress``: one line per step on stderr (and the steps' own bars on a terminal). A re-run
+    with nothing changed changes nothing: the runs it starts that made no fresh model call and
+    wrote no row are deleted with their cached ``llm_calls`` (:func:`discard_idle_runs`).
+    """
     demo_dir = demo_dir or DEMO_DIR
     summary: dict[str, Any] = {}
+    bars = progress and sys.stderr.isatty()  # no bar noise in a log or a pipe
+    runs_before = run_ids(db)
+    experiments_before = {e.name: e for e in stored_experiments(db)}
     if get_setting(db, "annotations_per_item") == "":
         # Two annotations per item, so two people meet on the same items and their agreement
         # (and adjudication of their disagreements) appears. A value set earlier is kept.
         update_setting(db, "annotations_per_item", DEMO_ANNOTATIONS_PER_ITEM)
+    n_steps = 3 if quick else len(STEPS)
 
     def step(name: str, fn: Callable[[], Any]) -> None:
+        line = f"demo: {len(summary) + 1}/{n_steps} {STEPS[name]} ..."
+        if progress:  # the line's end waits for the step, unless bars come between
+            print(line, end="\n" if bars else "", file=sys.stderr, flush=True)
         start = time.perf_counter()
-        result = fn()
+        try:
+            result = fn()
+        except BaseException:
+            if progress:  # the error's own line starts on a line of its own
+                print(" failed", file=sys.stderr, flush=True)
+            raise
         summary[name] = {"result": result, "seconds": round(time.perf_counter() - start, 2)}
         if progress:
-            print(f"demo: {name} done in {summary[name]['seconds']} s", flush=True)
+            done = f"done in {summary[name]['seconds']:.1f} s"
+            print(f"{line} {done}" if bars else f" {done}", file=sys.stderr, flush=True)
 
     from core.corpus.books import (
         import_books,
@@ -69,13 +109,45 @@ def build_demo(
 
     step(
         "narrativeqa",
-        lambda: import_narrativeqa(db, demo_dir / "narrativeqa", progress=progress).as_dict(),
+        lambda: import_narrativeqa(db, demo_dir / "narrativeqa", progress=bars).as_dict(),
     )
     step("books", lambda: [r["id"] for r in import_books(db, demo_dir / "books")])
     step("prd_vicuna80", lambda: import_prd_demo(db, demo_dir))
-    if quick:
-        return summary
+    if not quick:
+        _model_steps(db, demo_dir, step, bars)
+    _discard_idle_runs(db, runs_before, experiments_before)
+    return summary
 
+
+def _discard_idle_runs(
+    db: Database, runs_before: set[str], experiments_before: dict[str, Experiment]
+) -> None:
+    """Delete the runs of this build that changed nothing (:func:`discard_idle_runs`). An
+    experiment's row points at its latest run: for an idle re-run it points back at the run
+    before it, as it was."""
+    new = run_ids(db) - runs_before
+    done = ExperimentStatus.DONE
+    with transaction(db):
+        moved = [
+            exp
+            for exp in stored_experiments(db)
+            if exp.run_id in new
+            and exp.status == done
+            and exp.name in experiments_before
+            and experiments_before[exp.name].status == done
+        ]
+        for exp in moved:
+            restore_experiment(db, experiments_before[exp.name])
+        idle = discard_idle_runs(db, sorted(new))
+        for exp in moved:
+            if exp.run_id not in idle:  # the run did something: its experiment row stays on it
+                restore_experiment(db, exp)
+
+
+def _model_steps(
+    db: Database, demo_dir: Path, step: Callable[[str, Callable[[], Any]], None], bars: bool
+) -> None:
+    """Steps 4-8: the offline generation, experiment, XRAG and EXAM runs."""
     from core.exam.book_case import (
         build_book_demo as build_exam_book_demo,
     )
@@ -93,9 +165,13 @@ def build_demo(
     )
 
     def generate_all() -> dict[str, Any]:
+        from tqdm import (
+            tqdm,
+        )
+
         full_texts = document_ids(db, ["book", "story"])
         out = {}
-        for doc_id in full_texts:
+        for doc_id in tqdm(full_texts, desc="documents", unit="doc", disable=not bars):
             out[doc_id] = generate_questions(
                 db, doc_id, "baseline", n_entities=8, per_entity=2, progress=False
             )["kept"]
@@ -104,12 +180,11 @@ def build_demo(
     step("generated_questions", generate_all)
     step(
         "experiment",
-        lambda: _experiment_summary(run_experiment(db, DEMO_EXPERIMENT, progress=progress)),
+        lambda: _experiment_summary(run_experiment(db, DEMO_EXPERIMENT, progress=bars)),
     )
     step("xrag", lambda: _short(build_xrag_demo(db, demo_dir)))
     step("exam", lambda: _short(build_exam_demo(db, demo_dir)))
-    step("exam_book", lambda: _short(build_exam_book_demo(db, progress=progress)))
-    return summary
+    step("exam_book", lambda: _short(build_exam_book_demo(db, progress=bars)))
 
 
 def import_prd_demo(db: Database, demo_dir: Path) -> dict[str, Any]:
@@ -147,3 +222,40 @@ def _short(result: Any) -> Any:
             if isinstance(v, (int, float, str, dict)) or (isinstance(v, list) and len(v) <= 5)
         }
     return result
+
+
+#: What the summary counts, in its words (table, singular, plural).
+COUNTED = (
+    ("documents", "document", "documents"),
+    ("questions", "question", "questions"),
+    ("answers", "answer", "answers"),
+    ("judgments", "judgment", "judgments"),
+    ("disputes", "dispute", "disputes"),
+)
+
+
+def summary_text(
+    db_label: str, seconds: float, before: dict[str, int], after: dict[str, int]
+) -> str:
+    """The demo's closing lines for a person: what the database holds (and what this build
+    added, or that it changed nothing), where to open it and which page to start on."""
+    held = ", ".join(
+        f"{after.get(t, 0):,} {one if after.get(t, 0) == 1 else many}" for t, one, many in COUNTED
+    )
+    added = {t: after.get(t, 0) - before.get(t, 0) for t in after}
+    if not any(added.values()):
+        change = "nothing changed: the database already held this demo"
+    else:
+        grew = [f"{n:,} {t}" for t, n in sorted(added.items(), key=lambda x: -x[1]) if n > 0][:4]
+        change = f"added {', '.join(grew)}" if grew else "rows changed"
+    return "\n".join(
+        [
+            f"Demo database ready: {db_label} ({change}; {seconds:.0f} s).",
+            f"It holds {held}.",
+            f"Open it:  make run (or python -m core --db {db_label} serve), then "
+            "http://127.0.0.1:8501",
+            "Start on: Overview (what is here and where to start), then Side by side and "
+            "NarrativeQA disputes.",
+            f"Details:  python -m core --db {db_label} demo --json (every step's result)",
+        ]
+    )

@@ -13,6 +13,7 @@ import argparse
 import ipaddress
 import os
 import re
+import shlex
 import sys
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -147,8 +148,8 @@ def _serve(args: argparse.Namespace) -> int:
         accounts = accounts_exist(db)
         base_url = args.base_url or url_setting(db, "base_url")
     argv = serve_command(args.address, args.port, args.allowed_host, base_url, accounts)
-    if args.dry_run:
-        print(" ".join(argv))
+    if args.dry_run:  # the command as a shell runs it, with the database it serves
+        print(shlex.join([f"WORKBENCH_DB={args.db}", *argv]))
         return 0
     os.environ["WORKBENCH_DB"] = str(args.db)
     os.execv(argv[0], argv)  # replaces this process: the server's log is this terminal's

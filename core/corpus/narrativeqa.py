@@ -52,6 +52,7 @@ class ImportReport:
     summaries: int = 0
     questions_inserted: int = 0
     questions_updated: int = 0
+    questions_unchanged: int = 0  # a re-import of the same file writes nothing
     by_context: dict[str, int] = field(default_factory=dict)
 
     def as_dict(self) -> dict[str, Any]:
@@ -371,10 +372,8 @@ def _store_question(
         updated_at=now,
         run_id=run_id,
     )
-    if upsert_question(db, question):
-        report.questions_inserted += 1
-    else:
-        report.questions_updated += 1
+    outcome = upsert_question(db, question)
+    setattr(report, f"questions_{outcome}", getattr(report, f"questions_{outcome}") + 1)
 
 
 def _ensure_placeholder_parent(

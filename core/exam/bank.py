@@ -31,6 +31,7 @@ from core.store.exam_bank import (
     ExamBank,
     ExamQuestion,
     bank_exists,
+    bank_questions,
     insert_exam_questions,
     replace_bank,
     stage_exam_questions,
@@ -179,6 +180,14 @@ def import_car_bank(
     if not parsed:
         raise InputError("no exam questions found", path=str(path))
     questions = [ExamQuestion(id=f"{bank_id}::{r['qid']}", bank_id=bank_id, **r) for r in parsed]
+    summary = {
+        "bank_id": bank_id,
+        "n_queries": len(query_text),
+        "n_questions": len(parsed),
+        "n_blank_skipped": blank,
+    }
+    if _holds(db, bank_id, query_text, questions):
+        return summary  # the same bank again: nothing written, its grades kept
     with (
         staged_or_direct(
             db,
@@ -203,12 +212,19 @@ def import_car_bank(
             query_text,
         )
         write_questions()
-    return {
-        "bank_id": bank_id,
-        "n_queries": len(query_text),
-        "n_questions": len(parsed),
-        "n_blank_skipped": blank,
-    }
+    return summary
+
+
+def _holds(
+    db: Database, bank_id: str, queries: dict[str, str], questions: list[ExamQuestion]
+) -> bool:
+    """Whether bank ``bank_id`` is stored with exactly these queries and questions (a re-import
+    that would change nothing writes nothing, so the bank's grades stay)."""
+    if not bank_exists(db, bank_id):
+        return False
+    stored = {q["query_id"]: q["query_text"] for q in stored_bank_queries(db, bank_id)}
+    by_id = sorted(questions, key=lambda q: q.id)
+    return stored == queries and sorted(bank_questions(db, bank_id), key=lambda q: q.id) == by_id
 
 
 def derive_bank(
@@ -236,6 +252,21 @@ def derive_bank(
     if not qs:
         raise InputError(f"document {document_id!r} has no {origin!r} questions to make an exam")
     bank_id = bank_id or f"{origin}:{document_id}"
+    questions = [
+        ExamQuestion(
+            id=f"{bank_id}::{q.id}",
+            bank_id=bank_id,
+            query_id=document_id,
+            qid=q.id,
+            question=q.question,
+            answers=list(q.answers),
+            source_question_id=q.id,
+        )
+        for q in qs
+    ]
+    summary = {"bank_id": bank_id, "n_queries": 1, "n_questions": len(qs)}
+    if _holds(db, bank_id, {document_id: doc.title or document_id}, questions):
+        return summary  # the same bank again: nothing written, its grades kept
     with transaction(db):
         replace_bank(
             db,
@@ -251,22 +282,8 @@ def derive_bank(
             {document_id: doc.title or document_id},
             {document_id: document_id},
         )
-        insert_exam_questions(
-            db,
-            (
-                ExamQuestion(
-                    id=f"{bank_id}::{q.id}",
-                    bank_id=bank_id,
-                    query_id=document_id,
-                    qid=q.id,
-                    question=q.question,
-                    answers=list(q.answers),
-                    source_question_id=q.id,
-                )
-                for q in qs
-            ),
-        )
-    return {"bank_id": bank_id, "n_queries": 1, "n_questions": len(qs)}
+        insert_exam_questions(db, questions)
+    return summary
 
 
 def bank_queries(db: Database, bank_id: str) -> list[dict[str, Any]]:

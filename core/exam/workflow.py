@@ -90,13 +90,15 @@ def build_demo(db: Database, demo_dir: str | Path) -> dict[str, Any]:
             break
         lead.append(passage)
         used += n
+    kept: list[int] = []  # an article stored again unchanged keeps its id and its grades
+
+    def put(query_id: str, system: str, text: str, **how: Any) -> None:
+        kept.append(store_article(db, DEMO_BANK, query_id, system, text, **how))
+
     with transaction(db):
-        delete_bank_articles(db, DEMO_BANK)
         for qid, text in queries.items():
             if qid in gold:
-                store_article(
-                    db,
-                    DEMO_BANK,
+                put(
                     qid,
                     GOLD,
                     gold[qid],
@@ -106,24 +108,21 @@ def build_demo(db: Database, demo_dir: str | Path) -> dict[str, Any]:
             for budget in (60, 200):
                 article = pool_article(pool, text, budget)
                 if article:
-                    store_article(
-                        db,
-                        DEMO_BANK,
+                    put(
                         qid,
                         f"bm25-pool-{budget}",
                         article,
                         kind="retrieval",
                         metadata={"budget_tokens": budget},
                     )
-            store_article(
-                db,
-                DEMO_BANK,
+            put(
                 qid,
                 "lead-pool-200",
                 "\n\n".join(lead),
                 kind="retrieval",
                 metadata={"budget_tokens": 200, "query_blind": True},
             )
+        delete_bank_articles(db, DEMO_BANK, keep=kept)  # the articles no longer written
     run_id = grade_bank(db, DEMO_BANK, verification="self_rating", threshold=DEMO_THRESHOLD)
     board = run_scores(db, run_id)
     return {

@@ -9,7 +9,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any, Self
 
-from core.store.connection import dumps, rows, utcnow
+from core.store.connection import dumps, placeholders, rows, utcnow
 from core.store.row_stage import RowStage, stage_rows
 
 if TYPE_CHECKING:
@@ -210,19 +210,25 @@ def run_query_ids(db: Database, run_id: str) -> list[str]:
 
 def replace_article(db: Database, article: ExamArticle) -> int:
     """Insert the article of (bank, query, system), replacing the stored one (its grades go by
-    cascade); returns its id. Call inside a transaction."""
-    db.execute(
-        "delete from exam_articles where bank_id = ? and query_id = ? and system = ?",
-        [article.bank_id, article.query_id, article.system],
-    )
+    cascade) unless it is the same (kept with its grades: nothing written); returns its id.
+    Call inside a transaction."""
+    key = [article.bank_id, article.query_id, article.system]
+    where = "where bank_id = ? and query_id = ? and system = ?"
+    found = rows(db, f"select * from exam_articles {where}", key)
+    if found and all(found[0][k] == v for k, v in asdict(article).items()):
+        return int(found[0]["id"])
+    db.execute(f"delete from exam_articles {where}", key)
     row = {**asdict(article), "metadata": dumps(article.metadata), "created_at": utcnow()}
     new_id = db.table("exam_articles").insert(row).last_pk
     return int(new_id or 0)
 
 
-def delete_bank_articles(db: Database, bank_id: str) -> None:
-    """Remove every article of a bank (their grades go by cascade)."""
-    db.execute("delete from exam_articles where bank_id = ?", [bank_id])
+def delete_bank_articles(db: Database, bank_id: str, keep: Sequence[int] = ()) -> None:
+    """Remove every article of a bank but those of ids ``keep`` (their grades go by cascade)."""
+    db.execute(
+        f"delete from exam_articles where bank_id = ? and id not in ({placeholders(keep)})",
+        [bank_id, *keep],
+    )
 
 
 def bank_articles(db: Database, bank_id: str) -> list[dict[str, Any]]:

@@ -9,7 +9,7 @@ records (``config``, ``question_ids`` and ``summary`` decoded). SQLAlchemy Core 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any, Self
 
@@ -131,3 +131,11 @@ def mark_experiments_interrupted(db: Database, run_ids: Sequence[str], updated_a
     e = experiments.c
     change = sa.update(experiments).where(e.status == "running", e.run_id.in_(list(run_ids)))
     run(db, change.values(status="interrupted", updated_at=updated_at))
+
+
+def restore_experiment(db: Database, exp: Experiment) -> None:
+    """Write ``exp`` back as it was read, every column (a re-run that changed nothing undone)."""
+    row = {f.name: getattr(exp, f.name) for f in fields(Experiment)}
+    row["status"] = str(exp.status)
+    row.update({k: dumps(row[k]) for k in ("config", *_JSON)})
+    run(db, upsert(db, experiments, row))

@@ -159,3 +159,14 @@ def ledger_totals(db: Database, column: str, run_id: str | None = None) -> list[
             r[key] = None if r[key] is None else int(r[key])
         r["cost_usd"] = None if r["cost_usd"] is None else round(float(r["cost_usd"]), 6)
     return found
+
+
+def forget_cached_run_calls(db: Database, run_id: str) -> bool:
+    """Delete the ledger rows of ``run_id`` when every one was answered from the cache (nothing
+    paid, nothing new learnt); True when deleted, False (nothing deleted) when any was not."""
+    t = llm_calls
+    fresh = sa.select(sa.func.count()).where(t.c.run_id == run_id, t.c.cache_hit == 0)
+    if run(db, fresh).fetchone()[0]:
+        return False
+    run(db, sa.delete(t).where(t.c.run_id == run_id))
+    return True

@@ -233,15 +233,19 @@ def insert_question(db: Database, question: Question) -> None:
     db.table("questions").insert(question.to_row())
 
 
-def upsert_question(db: Database, question: Question) -> bool:
-    """Insert ``question`` or, when its id is stored, replace its content and provenance but keep
-    its review and derivation (:data:`_KEPT`). Returns True when inserted."""
-    row = question.to_row()
-    if question_exists(db, question.id):
-        db.table("questions").update(question.id, {k: row[k] for k in row if k not in _KEPT})
-        return False
-    db.table("questions").insert(row)
-    return True
+def upsert_question(db: Database, question: Question) -> str:
+    """Insert ``question`` or, when its id is stored with other content, replace its content and
+    provenance but keep its review and derivation (:data:`_KEPT`). Returns ``inserted``,
+    ``updated`` or ``unchanged`` (the same content: nothing written, ``updated_at`` kept)."""
+    stored, row = get_question(db, question.id), question.to_row()
+    if stored is None:
+        db.table("questions").insert(row)
+        return "inserted"
+    same = ("updated_at", "run_id", *_KEPT)  # when and by which run, not what it is
+    if all(getattr(stored, k) == getattr(question, k) for k in row if k not in same):
+        return "unchanged"
+    db.table("questions").update(question.id, {k: row[k] for k in row if k not in _KEPT})
+    return "updated"
 
 
 def generated_exists(

@@ -16,6 +16,7 @@ import sqlalchemy as sa
 
 from core.store.connection import dumps, transaction, utcnow
 from core.store.experiments import mark_experiments_interrupted
+from core.store.llm_cache import forget_cached_run_calls
 from core.store.statements import all_rows, run
 from core.store.stored_enums import stored_enum
 from core.store.tables import entities
@@ -112,6 +113,59 @@ def finish_run(
     if config is not None:
         sets["config"] = dumps(config)
     run(db, sa.update(runs).where(runs.c.id == run_id).values(**sets))
+
+
+#: The columns that point at a run (``run_id text references runs(id)``; a test compares this with
+#: the migrated schema's foreign keys).
+RUN_REFERENCES = (
+    ("entities", "run_id"),
+    ("questions", "run_id"),
+    ("answers", "run_id"),
+    ("judgments", "run_id"),
+    ("disputes", "run_id"),
+    ("llm_calls", "run_id"),
+    ("llm_batches", "run_id"),
+    ("generation_failures", "run_id"),
+    ("experiments", "run_id"),
+    ("xrag_results", "run_id"),
+    ("exam_articles", "run_id"),
+    ("exam_runs", "id"),
+)
+
+
+def run_ids(db: Database) -> set[str]:
+    """The id of every run."""
+    return {r[0] for r in run(db, sa.select(runs.c.id))}
+
+
+def discard_idle_runs(db: Database, run_ids: Sequence[str]) -> list[str]:
+    """Delete the finished (``done``) runs among ``run_ids`` that changed nothing: every model
+    call they logged was answered from the cache and no row but those calls points at them (a
+    re-run with nothing new leaves no trace: no runs or ``llm_calls`` rows). Return their ids."""
+    idle = []
+    for run_id in run_ids:
+        with transaction(db):
+            done = run(db, sa.select(runs.c.status).where(runs.c.id == run_id)).fetchone()
+            if (
+                done is None
+                or done[0] != RunStatus.DONE
+                or any(
+                    _points_at(db, table, column, run_id)
+                    for table, column in RUN_REFERENCES
+                    if table != "llm_calls"
+                )
+            ):
+                continue
+            if forget_cached_run_calls(db, run_id):
+                run(db, sa.delete(runs).where(runs.c.id == run_id))
+                idle.append(run_id)
+    return idle
+
+
+def _points_at(db: Database, table: str, column: str, run_id: str) -> bool:
+    """Whether a row of ``table`` names ``run_id`` in ``column`` (one of :data:`RUN_REFERENCES`)."""
+    found = sa.select(sa.literal(1)).select_from(sa.table(table)).where(sa.column(column) == run_id)
+    return run(db, found.limit(1)).fetchone() is not None
 
 
 def pid_alive(pid: int) -> bool:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import base64
 import os
+import shlex
 import socket
 import subprocess
 import sys
@@ -168,3 +169,14 @@ def test_served_app_refuses_another_host_name(db_path):
     finally:
         proc.terminate()
         proc.wait(timeout=30)
+
+
+def test_dry_run_names_the_database_it_was_given(tmp_path):
+    """The printed command serves the database given with --db (as WORKBENCH_DB), shell-quoted."""
+    db_path = tmp_path / "a team's db.sqlite"
+    open_db(db_path).close()
+    code, out, err = run_cli(["--db", str(db_path), "serve", "--dry-run"])
+    assert code == 0, err
+    words = shlex.split(out)
+    assert words[0] == f"WORKBENCH_DB={db_path}"
+    assert words[1:4] == [sys.executable, "-m", "streamlit"]

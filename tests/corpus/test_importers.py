@@ -81,8 +81,14 @@ def test_narrativeqa_official_layout(db, tmp_path):
 def test_narrativeqa_reimport_updates_not_duplicates(db, tmp_path):
     root = write_nqa(tmp_path / "nqa")
     import_narrativeqa(db, root)
+    stamps = {r["id"]: r["updated_at"] for r in db.query("select id, updated_at from questions")}
     again = import_narrativeqa(db, root)
-    assert again.questions_inserted == 0 and again.questions_updated == 2
+    # the same file again: nothing changed, so nothing is written (issue 34)
+    assert again.questions_inserted == 0 and again.questions_updated == 0
+    assert again.questions_unchanged == 2
+    assert {r["id"]: r["updated_at"] for r in db.query("select id, updated_at from questions")} == (
+        stamps
+    )
     assert (
         db["questions"].count == 2 and db["documents"].count == 4
     )  # d1, d1#summary, d2, d2#summary

@@ -341,8 +341,11 @@ def test_demo_is_fast_and_orders_systems(db):
     assert board.loc[board["system"] == GOLD, "n-EXAM (gold)"].item() == pytest.approx(1.0)
     corr = correlation_frame(db, res["run_id"])
     assert set(corr["reference"]) == {"ROUGE-1 F1 vs gold"}
-    build_demo(db, ROOT / "demo")  # idempotent
+    grades = "select id, article_id, question_id, answer from exam_grades order by id"
+    graded, calls = db.execute(grades).fetchall(), db["llm_calls"].count
+    build_demo(db, ROOT / "demo")  # idempotent: the same bank and articles keep their grades
     assert db["exam_banks"].count == 1
+    assert db.execute(grades).fetchall() == graded and db["llm_calls"].count == calls
 
 
 def test_cli_commands(db_path, tmp_path, capsys):

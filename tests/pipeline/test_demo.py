@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
 from pg_server import module_backend  # noqa: F401  (fixture: one backend per module)
 from streamlit.testing.v1 import AppTest
 
-from core.cli.demo import build_demo
-from core.store.connection import rows
+from core.cli.demo import build_demo, summary_text
+from core.store.connection import rows, table_counts
 from core.store.database import open_db
+from core.store.runs import recent_runs
 from core.store.settings import all_settings
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -56,25 +58,45 @@ def test_demo_fills_every_stage(demo_db):
 
 
 def test_demo_rebuild_is_idempotent(demo_db, module_db_location):
+    """A re-run with nothing changed changes nothing (issue 34): every table keeps its row count,
+    no question is re-stamped, and no ``runs`` or ``llm_calls`` rows are added (every call is
+    answered from the cache), so the Overview's runs and cost stay as they were."""
     db = open_db(module_db_location("again", copy_of=demo_db))
     try:
-        before = {
-            t: db[t].count
-            for t in (
-                "questions",
-                "answers",
-                "judgments",
-                "disputes",
-                "entities",
-                "exam_grades",
-                "xrag_results",
-            )
-        }
-        build_demo(db)
-        after = {t: db[t].count for t in before}
+        stamps = "select id, updated_at from questions order by id"
+        before, stamped = table_counts(db), db.execute(stamps).fetchall()
+        runs = [r.id for r in recent_runs(db, 1000)]
+        summary = build_demo(db)
+        after = table_counts(db)
+        assert db.execute(stamps).fetchall() == stamped
+        assert [r.id for r in recent_runs(db, 1000)] == runs
     finally:
         db.conn.close()
-    assert after == before
+    assert before["runs"] > 0 and before["llm_calls"] > 0
+    assert {t: n for t, n in after.items() if before.get(t) != n} == {}
+    assert summary["narrativeqa"]["result"]["questions_unchanged"] == 92
+    text = summary_text("demo.db", 1.0, before, after)
+    assert text.startswith("Demo database ready: demo.db (nothing changed: ")
+
+
+def test_demo_summary_says_what_was_built_where_to_open_it_and_where_to_start(demo_db):
+    """The closing lines of ``make run``'s first build: short, for a person, no ids or floats."""
+    db = open_db(demo_db)
+    try:
+        after = table_counts(db)
+    finally:
+        db.conn.close()
+    text = summary_text("data/workbench.db", 312.4, {}, after)
+    lines = text.splitlines()
+    assert len(lines) <= 6 and max(map(len, lines)) <= 120
+    assert lines[0].startswith("Demo database ready: data/workbench.db (added ")
+    assert lines[0].endswith("; 312 s).")
+    assert (
+        f"{after['questions']:,} questions" in text and f"{after['judgments']:,} judgments" in text
+    )
+    assert "http://127.0.0.1:8501" in text and "make run" in text
+    assert "Start on: Overview" in text and "demo --json" in text
+    assert not re.search(r"\d\.\d{4}", text) and "{" not in text
 
 
 @pytest.mark.parametrize("path", PAGES)

@@ -74,16 +74,19 @@ def test_upsert_and_generated(seeded):
         created_at=now,
         updated_at=now,
     )
-    assert upsert_question(db, new) is True
+    assert upsert_question(db, new) == "inserted"
     assert question_exists(db, "q3")
     update_question(db, "q3", status=QuestionStatus.ACCEPTED, metadata={"note": "kept"})
     changed = replace(new, question="changed?", answers=["a"], created_at="x")
-    assert upsert_question(db, changed) is False
+    assert upsert_question(db, changed) == "updated"
     stored = get_question(db, "q3")
     assert (stored.question, stored.answers, stored.created_at) == ("changed?", ["a"], now)
     # the review (status) and metadata of a stored question stay
     assert (stored.status, stored.metadata) == ("accepted", {"note": "kept"})
     assert stored == replace(changed, created_at=now, status="accepted", metadata={"note": "kept"})
+    # the same content again (a later time, another run): nothing is written
+    assert upsert_question(db, replace(changed, updated_at="later", run_id=None)) == "unchanged"
+    assert get_question(db, "q3") == stored
     entity = {"id": 7, "document_id": "d1", "name": "E", "n_mentions": 1, "rank": 1}
     db["entities"].insert({**entity, "method": "proper-noun"})
     db.execute(

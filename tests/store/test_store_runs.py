@@ -4,6 +4,7 @@ the importer and the overview use on questions, answers, judgments and dispute r
 from __future__ import annotations
 
 import os
+from dataclasses import fields
 
 import pytest
 
@@ -17,6 +18,7 @@ from core.store.answers import (
     set_answer_text,
 )
 from core.store.connection import utcnow
+from core.store.database import open_db
 from core.store.disputes import NewDispute, add_dispute
 from core.store.experiments import (
     ExperimentStatus,
@@ -36,6 +38,7 @@ from core.store.judgments import (
     insert_judgment,
     insert_judgments,
 )
+from core.store.llm_cache import LedgerEntry, write_calls
 from core.store.questions import (
     Question,
     QuestionOrigin,
@@ -47,9 +50,11 @@ from core.store.questions import (
 )
 from core.store.resolutions import effective_resolutions, resolved_dispute_count
 from core.store.runs import (
+    RUN_REFERENCES,
     RunStatus,
     add_run_totals,
     count_runs,
+    discard_idle_runs,
     experiment_runs,
     finish_run,
     latest_entity_method,
@@ -463,3 +468,49 @@ def test_xrag_pairs_notes_items_and_distractors(seeded):
     assert [d["document_id"] for d in pair_distractors(db, pid, "de")] == ["c.de"]
     delete_distractors(db, pid)
     assert not has_distractors(db, pid) and pair_distractors(db, pid) == []
+
+
+def test_run_references_are_every_foreign_key_to_runs():
+    """discard_idle_runs looks for rows pointing at a run in RUN_REFERENCES: every one."""
+    db = open_db(":memory:")
+    found = {
+        (table, fk[3])
+        for (table,) in db.execute("select name from sqlite_master where type = 'table'")
+        for fk in db.execute(f"pragma foreign_key_list({table})").fetchall()
+        if fk[2] == "runs"
+    }
+    db.close()
+    assert found == set(RUN_REFERENCES)
+
+
+def _call(run_id: str, cache_hit: int) -> LedgerEntry:
+    return LedgerEntry(
+        **{
+            **{f.name: "" for f in fields(LedgerEntry)},
+            **dict.fromkeys(("attempts", "input_tokens", "output_tokens", "cached_tokens"), 0),
+            **{
+                "cache_write_tokens": 0,
+                "cost_usd": 0.0,
+                "latency_s": 0.0,
+                "batch_id": None,
+                "tags": "{}",
+            },
+            **{"run_id": run_id, "cache_hit": cache_hit, "error_kind": None, "status": "ok"},
+            "created_at": utcnow(),
+        }
+    )
+
+
+def test_discard_idle_runs_drops_only_runs_that_changed_nothing(seeded):
+    """A done run whose calls all came from the cache and that no row points at leaves no trace;
+    a run with a fresh call, a row of its own, or not done is kept (issue 34: quiet re-runs)."""
+    db = seeded
+    ids = {name: start_run(db, "generate", name, {}) for name in ("idle", "fresh", "wrote", "live")}
+    for name in ("idle", "fresh", "wrote"):
+        finish_run(db, ids[name], RunStatus.DONE)
+    write_calls(db, [], [_call(ids["idle"], 1), _call(ids["fresh"], 1), _call(ids["fresh"], 0)])
+    db.execute("update questions set run_id = ? where id = 'q1'", [ids["wrote"]])
+    assert discard_idle_runs(db, list(ids.values())) == [ids["idle"]]
+    assert not run_exists(db, ids["idle"])
+    assert all(run_exists(db, ids[n]) for n in ("fresh", "wrote", "live"))
+    assert db.execute("select run_id from llm_calls").fetchall() == [(ids["fresh"],)] * 2
