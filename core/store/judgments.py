@@ -124,32 +124,15 @@ class Judgment(NewJudgment):
     @classmethod
     def from_row(cls, row: Mapping[str, Any]) -> Self:
         """The record of a decoded ``judgments`` row (every column)."""
+        values = {name: row[name] for name in _new_judgment_fields()}
         evidence = row["evidence"]
-        return cls(
-            id=int(row["id"]),
+        values.update(
             kind=JudgmentKind(row["kind"]),
-            question_id=row["question_id"],
-            rater=row["rater"],
             rater_kind=RaterKind(row["rater_kind"]),
-            criterion=row["criterion"],
-            system=row["system"],
-            answer_id=row["answer_id"],
-            system_a=row["system_a"],
-            system_b=row["system_b"],
-            answer_a_id=row["answer_a_id"],
-            answer_b_id=row["answer_b_id"],
-            order_shown=row["order_shown"],
-            verdict=row["verdict"],
             status=JudgmentStatus(row["status"]),
             evidence=evidence if isinstance(evidence, list) else [],
-            rationale=row["rationale"],
-            raw=row["raw"],
-            prompt_hash=row["prompt_hash"],
-            context_kind=row["context_kind"],
-            run_id=row["run_id"],
-            supersedes=row["supersedes"],
-            created_at=row["created_at"],
         )
+        return cls(id=int(row["id"]), **values)
 
     def withdrawal(self) -> NewJudgment:
         """The row that withdraws this one (an undo): the same item and rater, status
