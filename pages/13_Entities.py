@@ -60,7 +60,7 @@ with connection.database() as db:
     st.dataframe(caching.cached_view(db, entity_overview, doc), hide_index=True, width="stretch")
     names = [e["name"] for e in entities]
     name = st.selectbox("Entity", names, format_func=option, key="entity")
-    samples = caching.cached_view(db, mention_samples, doc, name, 1000)
+    samples = caching.cached_view(db, mention_samples, doc, name, None)  # every one can be picked
     st.caption(f"{len(samples)} mentions in context (book order)")
     for s in samples[:12]:
         st.markdown(md(kwic_markdown(s)))  # built escaped; md() passes it through
@@ -89,6 +89,13 @@ with connection.database() as db:
         new = st.text_input("Name of the new entity", key="split_name")
         if st.button("Split", disabled=not moved or not new.strip()):
             _do(db, "split", entity=name, mention_ids=moved, name=new)
+        st.caption(
+            "Or by surface form: every mention written so (right after a word), kept as a rule."
+        )
+        surface = st.text_input("Written as", key="split_surface")
+        after = st.text_input("Right after the word (optional)", key="split_after")
+        if st.button("Split by form", disabled=not surface.strip() or not new.strip()):
+            _do(db, "split", entity=name, surface=surface, after=after.strip() or None, name=new)
     with rename:
         renamed = st.text_input("New name", key="rename_name")
         if st.button("Rename", disabled=not renamed.strip()):

@@ -41,8 +41,11 @@ if TYPE_CHECKING:
 NEEDS_REVIEW = QuestionStatus.NEEDS_REVIEW
 
 
-def _payload(db: Database, doc_id: str, action: str, args: dict[str, Any]) -> dict[str, Any]:
-    """Check an edit's arguments; split mentions given by id become character offsets."""
+def _payload(
+    db: Database, doc_id: str, action: str, args: dict[str, Any], method: str
+) -> dict[str, Any]:
+    """Check an edit's arguments; split mentions given by id become character offsets; a merge
+    records the extraction ``method`` it was made on (not replayed on another's entities)."""
     if action == "merge":
         names = [clean_name(n) for n in args.get("names") or []]
         into = (
@@ -52,8 +55,16 @@ def _payload(db: Database, doc_id: str, action: str, args: dict[str, Any]) -> di
             if names
             else ""
         )
-        return {"names": names, "into": into}
+        return {"names": names, "into": into, "method": method}
     entity = clean_name(args.get("entity"))
+    if action == "split" and args.get("surface"):
+        return {
+            "entity": entity,
+            "surface": clean_name(args["surface"], "split: the --surface form"),
+            "after": clean_name(args["after"], "split: --after word") if args.get("after") else "",
+            "name": clean_name(args.get("name"), "split: the new entity's --name"),
+            "label": check_label(args["label"]) if args.get("label") else "",
+        }
     if action == "split":
         ids = [int(i) for i in args.get("mention_ids") or []]
         spans = mention_offsets(db, doc_id, entity, ids)
@@ -112,10 +123,10 @@ def edit_entities(
     with transaction(db):
         name = authorise(db, who, "admin").name
         hold_name(db, "entity_edits", doc_id)  # one edit of a document's entities at a time
-        payload = _payload(db, doc_id, action, args)
         state = edit_state(db, doc_id)
-        current, _ = apply_edits(state.base, document_edits(db, doc_id))
-        after = apply_edit(current, action, payload)
+        payload = _payload(db, doc_id, action, args, state.method)
+        current, _ = apply_edits(state.base, document_edits(db, doc_id), state.text, state.method)
+        after = apply_edit(current, action, payload, state.text, state.method)
         gone = removed_names(current, action, payload)
         ids = entity_ids_by_name(db, doc_id, state.method)
         edit_id = insert_edit(db, doc_id, action, payload, name)
@@ -144,7 +155,7 @@ def undo_entity_edit(db: Database, who: object, doc_id: str, edit_id: int) -> di
             raise InputError(f"edit {edit_id} was undone already (edit {target['undone_by']})")
         state = edit_state(db, doc_id)
         rest = [e for e in edits if e["id"] != edit_id]
-        entities, skipped = apply_edits(state.base, rest)
+        entities, skipped = apply_edits(state.base, rest, state.text, state.method)
         undo_id = insert_edit(db, doc_id, "undo", {"edit": edit_id}, name, undoes=edit_id)
         restored = []
         for q in flagged_questions(db, edit_id, NEEDS_REVIEW):

@@ -30,8 +30,8 @@ _SHAPES = {
 }
 
 USAGE = (
-    "entities merge DOC A B [C ...] [--into NAME] | split DOC ENTITY --mentions ID,ID --name NEW "
-    "[--type TYPE] | rename DOC ENTITY NEW | retype DOC ENTITY TYPE | drop DOC ENTITY | "
+    "entities merge DOC A B [C ...] [--into NAME] | split DOC ENTITY (--mentions ID,ID | "
+    "--surface FORM [--after WORD]) --name NEW [--type TYPE] | rename DOC ENTITY NEW | retype DOC ENTITY TYPE | drop DOC ENTITY | "
     "undo DOC EDIT_ID (each with --as ADMIN) | edits DOC | mentions DOC ENTITY"
 )
 
@@ -42,6 +42,14 @@ def add_edit_options(p: argparse.ArgumentParser) -> None:
     g.add_argument("--as", dest="as_admin", metavar="ADMIN", help="the admin account that edits")
     g.add_argument("--into", metavar="NAME", help="merge: the merged entity's name")
     g.add_argument("--mentions", metavar="ID,ID", help="split: mention ids (see `mentions`)")
+    g.add_argument(
+        "--surface",
+        metavar="FORM",
+        help="split: every mention written FORM (instead of --mentions; replayed by form)",
+    )
+    g.add_argument(
+        "--after", metavar="WORD", help="split --surface: only mentions right after WORD"
+    )
     g.add_argument("--name", metavar="NEW", help="split: the new entity's name")
     g.add_argument("--type", dest="label", metavar="TYPE", help="split: the new entity's type")
 
@@ -97,6 +105,16 @@ def run_edit(args: argparse.Namespace, words: list[str]) -> int:
 def _edit_args(action: str, rest: list[str], args: argparse.Namespace) -> dict[str, Any]:
     if action == "merge":
         return {"names": rest, "into": args.into}
+    if action == "split" and args.surface:
+        if args.mentions:
+            raise InputError("split: give --mentions or --surface, not both")
+        return {
+            "entity": rest[0],
+            "surface": args.surface,
+            "after": args.after,
+            "name": args.name,
+            "label": args.label,
+        }
     if action == "split":
         ids = [i.strip() for i in (args.mentions or "").split(",") if i.strip()]
         if not ids or not all(is_row_id(i) for i in ids):

@@ -95,6 +95,12 @@ def format_report(rep: dict[str, Any]) -> str:
             f"{_fmt(sp['median'])}, min {_fmt(sp['min'])}; {sp['flagged']} flagged below their "
             f"minimum; {sp['missing']} without"
         )
+        if sp.get("evidence"):
+            lines.append(
+                f"evidence spread: {sp['evidence_at_ends']} of {sp['evidence']} evidence "
+                "offsets in the first or last 10 % of the book"
+            )
+    lines += [f"note: {line}" for line in rep.get("offline_scope", [])]
     for kind, cells in (rep.get("rater_bias") or {}).items():
         lines.append(f"rater bias ({kind}):")
         if isinstance(cells, dict):

@@ -7,7 +7,6 @@ import json
 
 from core.cli.entity_edits import EDIT_WORDS, USAGE, add_edit_options, run_edit
 from core.cli.support import positive_arg, size_arg
-from core.errors import InputError
 from core.store.database import opened
 
 
@@ -27,7 +26,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "doc_id",
         nargs="+",
         metavar="DOC_ID",
-        help="a stored document id (see `status`), or an action and its arguments",
+        help="stored document ids (see `status`; several in one call share one spaCy "
+        "pipeline load), or an action and its arguments",
     )
     p.add_argument(
         "--top", type=positive_arg, default=20, help="how many entities to print (default 20)"
@@ -90,58 +90,64 @@ def _entities(args: argparse.Namespace) -> int:
     words = args.doc_id
     if words[0] in EDIT_WORDS:
         return run_edit(args, words)
-    if len(words) > 1:
-        raise InputError(f"entities: one document id, or an action first ({USAGE})")
-    args.doc_id = words[0]
+    from core.corpus.documents import require_document
     from core.generation.entity_store import (
         build_entities,
         get_entities,
     )
 
+    docs = list(dict.fromkeys(words))
+    results = []
     with opened(args.db) as db:
-        summary = build_entities(
-            db,
-            args.doc_id,
-            method=args.method,
-            model=args.merge_model,
-            min_mentions=args.min_mentions,
-            progress=not args.json,
-        )
-        top = get_entities(db, args.doc_id, method=summary["method"], top=args.top)
-    if args.json:
-        print(
-            json.dumps(
-                {
-                    **summary,
-                    "top": [
-                        {
-                            "rank": e.rank,
-                            "name": e.name,
-                            "label": e.label,
-                            "n_mentions": e.n_mentions,
-                            "aliases": e.aliases,
-                        }
-                        for e in top
-                    ],
-                },
-                ensure_ascii=False,
+        for doc in docs:  # every id checked before anything is extracted
+            require_document(db, doc)
+        for doc in docs:  # one process: spaCy's pipeline is loaded once for all of them
+            summary = build_entities(
+                db,
+                doc,
+                method=args.method,
+                model=args.merge_model,
+                min_mentions=args.min_mentions,
+                progress=not args.json,
             )
-        )
+            top = get_entities(db, doc, method=summary["method"], top=args.top)
+            results.append((doc, summary, top))
+    if args.json:
+        out = [
+            {
+                **summary,
+                "top": [
+                    {
+                        "rank": e.rank,
+                        "name": e.name,
+                        "label": e.label,
+                        "n_mentions": e.n_mentions,
+                        "aliases": e.aliases,
+                    }
+                    for e in top
+                ],
+            }
+            for _, summary, top in results
+        ]
+        print(json.dumps(out[0] if len(out) == 1 else out, ensure_ascii=False))
         return 0
-    print(
-        f"{summary['n_entities']} entities, {summary['n_mentions']} mentions "
-        f"(method {summary['method']}: {summary['extractor']}, run {summary['run_id']})"
-    )
-    if summary["note"]:
-        print(f"note: {summary['note']}")
-    for e in top:
-        aliases = ", ".join(e.aliases[:4])
+    for doc, summary, top in results:
+        if len(results) > 1:
+            print(f"== {doc}")
         print(
-            f"{e.rank:>4}  {e.n_mentions:>6}  {e.label or '-':<7} {e.name}"
-            + (f"  ({aliases})" if aliases else "")
+            f"{summary['n_entities']} entities, {summary['n_mentions']} mentions "
+            f"(method {summary['method']}: {summary['extractor']}, run {summary['run_id']})"
         )
-        for note in summary["merges"].get(e.name, [])[:4]:
-            print(f"{'':>20}merged: {note}")
+        if summary["note"]:
+            print(f"note: {summary['note']}")
+        for e in top:
+            aliases = ", ".join(e.aliases[:4])
+            print(
+                f"{e.rank:>4}  {e.n_mentions:>6}  {e.label or '-':<7} {e.name}"
+                + (f"  ({aliases})" if aliases else "")
+            )
+            for note in summary["merges"].get(e.name, [])[:4]:
+                print(f"{'':>20}merged: {note}")
     return 0
 
 

@@ -270,16 +270,25 @@ def build_book_demo(
         run_id=f"exam:{bank_id}:book-demo",
     )
     experiment = run_experiment(db, raw, progress=progress)
-    corr = correlate_with_bradley_terry(
-        db,
-        run_id,
-        document_id,
-        rater=judge.rater,
-        systems=list(systems),
-        n_boot=n_boot,
-        repeats=repeats,
-        seed=seed,
-    )
+    try:
+        corr = correlate_with_bradley_terry(
+            db,
+            run_id,
+            document_id,
+            rater=judge.rater,
+            systems=list(systems),
+            n_boot=n_boot,
+            repeats=repeats,
+            seed=seed,
+        )
+    except InputError as exc:  # no decisive verdict: offline answers that only copy sentences
+        return {
+            "document_id": document_id,
+            "exam_run_id": run_id,
+            "experiment": exp.name,
+            "n_questions": bank["n_questions"],
+            "error": f"no Bradley-Terry ranking of the overviews ({exc}); nothing stored",
+        }
     per_system = [
         {
             "system": s,

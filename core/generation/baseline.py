@@ -20,10 +20,9 @@ from core.generation.candidates import BASELINE, Candidate
 from core.generation.entity_store import get_entities
 from core.generation.names import fold
 from core.generation.offline_types import (
-    BLANK,
     Draft,
+    Pairings,
     Sentence,
-    blank_pattern,
     bridge,
     companion,
     event_order,
@@ -141,25 +140,7 @@ class _Book:
         self._sentences: dict[int, list[tuple[int, int]]] = {}
         self._by_entity: dict[int, list[Sentence]] = {}
         self.quoted: set[int] = set()
-        self._flat = ""
-
-    def occurrences(self, quote: str) -> int:
-        """How often the blanked ``quote`` (:func:`blank_pattern`: any name in each blank)
-        matches the whitespace-collapsed, unquoted book, counting up to 2. Only the places
-        holding its longest literal part are tried."""
-        if not self._flat:
-            self._flat = _unquote(self.text)
-        pattern = blank_pattern(quote)
-        literal = max((" ".join(p.split()) for p in quote.split(BLANK)), key=len)
-        found: set[int] = set()
-        i = self._flat.find(literal)
-        while i >= 0 and len(found) < 2:
-            lo = max(0, i - len(quote) - 200)
-            for m in pattern.finditer(self._flat, lo, i + len(quote) + 200):
-                if m.start() <= i < m.end():
-                    found.add(m.start())
-            i = self._flat.find(literal, i + 1)
-        return len(found)
+        self._paired: Pairings | None = None
 
     def sentences_of(self, idx: int) -> list[tuple[int, int]]:
         """Sentences of passage ``idx`` (heading lines removed)."""
@@ -179,6 +160,28 @@ class _Book:
             self._by_entity[entity_id] = sorted(found.values(), key=lambda s: s.start)
         return self._by_entity[entity_id]
 
+    def paired(self, people: list[Entity]) -> Pairings:
+        """Per person Z: the sentences naming Z and exactly one other of ``people`` (another
+        name of Z does not count), in book order, with that one's id (computed once)."""
+        if self._paired is None:
+            named: dict[tuple[int, int], set[int]] = {}
+            for p in people:
+                for s in self.mention_sentences(p.id):
+                    named.setdefault((s.start, s.end), set()).add(p.id)
+            by_id = {p.id: p for p in people}
+            self._paired = {}
+            for p in people:
+                out = self._paired[p.id] = []
+                for s in self.mention_sentences(p.id):
+                    others = [
+                        o
+                        for o in named[(s.start, s.end)]
+                        if o != p.id and not same_entity(by_id[o], p)
+                    ]
+                    if len(others) == 1:
+                        out.append((s, others[0]))
+        return self._paired
+
     def evidence(self, idx: int, ids: tuple[int, ...]) -> Evidence:
         """The evidence sentence(s) of passage ``idx`` naming the entities ``ids`` (two), or the
         passage's start when no sentence can be found."""
@@ -195,9 +198,10 @@ def _drafts(
     x: Entity, partners: list[Entity], universe: list[Entity], book: _Book, min_span: float
 ) -> list[Iterator[Draft]]:
     """One iterator of drafts per question type, for focus entity ``x`` (event order never
-    quotes a sentence twice in one book: ``book.quoted``)."""
+    describes a sentence twice in one book: ``book.quoted``)."""
     args = (universe, book.where, book.starts, book.length, min_span, same_entity)
     others = [y for y in partners if y.id != x.id and not same_entity(x, y)]
+    people = {e.id: e for e in universe if e.label == "PERSON"}
     companions = (d for d in [companion(x, *args)] if d)
     bridges = (d for y in others if (d := bridge(x, y, *args)))
     orders = (
@@ -207,11 +211,11 @@ def _drafts(
             d := event_order(
                 x,
                 y,
-                {i: book.mention_sentences(i) for i in (x.id, y.id)},
+                people,
+                book.paired(list(people.values())),
                 book.length,
                 min_span,
                 book.quoted,
-                book.occurrences,
             )
         )
     )
@@ -247,6 +251,8 @@ def _candidate(d: Draft, book: _Book, min_span: float) -> Candidate | None:
             "entities": [e.name for e in d.entities],
             "evidence": evidence,
             "answer_kind": "exact",
+            # the two characters the question chooses between (a reply naming both is no answer)
+            **({"candidates": [e.name for e in d.entities]} if d.qtype == "event-order" else {}),
             **span,
         },
     )

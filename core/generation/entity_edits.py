@@ -8,7 +8,13 @@ The effective entities are the extraction output with the edits replayed in orde
   the union of the mention chains; it keeps A's label and stored id, the others' names become
   aliases.
 * ``split``  ``{"entity": E, "mentions": [[start, end], ...], "name": NEW, "label": L}``: the
-  listed mentions of E (by character offsets) become a new entity NEW.
+  listed mentions of E (by character offsets) become a new entity NEW; or, by surface form,
+  ``{"entity": E, "surface": S, "after": W, "name": NEW, "label": L}``: every mention of E
+  written S (whose preceding word is W, case-insensitive, when W is given: "brother
+  Nikolay"), found again in the document's text at each replay. An alias of E none of whose
+  mentions stays with E is removed from E.
+* A merge recorded for one extraction method (``"method"`` in its payload) is skipped when the
+  entities come from another method: its names may be other people there.
 * ``rename`` ``{"entity": E, "name": NEW}`` (E becomes an alias); ``retype``
   ``{"entity": E, "label": L}``; ``drop`` ``{"entity": E}``.
 
@@ -100,12 +106,40 @@ def _ranked(entities: list[EditedEntity]) -> list[EditedEntity]:
     return sorted(entities, key=lambda e: -e.n_mentions)
 
 
+_WORD_BEFORE = re.compile(r"([^\W\d_]+)[^\w]*$")
+
+
+def surface_mentions(
+    source: EditedEntity, surface: str, after: str, text: str
+) -> set[tuple[int, int]]:
+    """Offsets of ``source``'s mentions written ``surface`` whose preceding word in ``text`` is
+    ``after`` (any word when ``after`` is empty; case-insensitive)."""
+    out = set()
+    for s, e, written in source.mentions:
+        if written != surface:
+            continue
+        before = _WORD_BEFORE.search(text[max(0, s - 60) : s]) if after else None
+        if not after or (before and before[1].casefold() == after.casefold()):
+            out.add((s, e))
+    return out
+
+
 def apply_edit(
-    entities: Sequence[EditedEntity], action: str, payload: dict[str, Any]
+    entities: Sequence[EditedEntity],
+    action: str,
+    payload: dict[str, Any],
+    text: str = "",
+    method: str = "",
 ) -> list[EditedEntity]:
     """The entity list after one edit (see the module docstring); ``InputError`` when the edit
-    does not apply (unknown entity, a name taken, a mention not of the entity, ...)."""
+    does not apply (unknown entity, a name taken, a mention not of the entity, a merge of
+    another method, ...). ``text``: the document (splits by surface form); ``method``: the
+    extraction method of ``entities``."""
     out = list(entities)
+    if action == "merge" and method and payload.get("method") not in (None, method):
+        raise InputError(
+            f"merge recorded on {payload['method']} entities; these come from {method}"
+        )
     if action == "merge":
         names = list(dict.fromkeys(payload["names"]))
         if len(names) < 2:
@@ -129,7 +163,15 @@ def apply_edit(
         i = _index(out, payload["entity"])
         source, new = out[i], payload["name"]
         _absent(out, new)
-        wanted = {(int(s), int(e)) for s, e in payload["mentions"]}
+        if payload.get("surface"):
+            wanted = surface_mentions(source, payload["surface"], payload.get("after", ""), text)
+            if not wanted:
+                raise InputError(
+                    f"split: no mention of {source.name!r} written {payload['surface']!r}"
+                    + (f" after {payload['after']!r}" if payload.get("after") else "")
+                )
+        else:
+            wanted = {(int(s), int(e)) for s, e in payload["mentions"]}
         own = {(m[0], m[1]) for m in source.mentions}
         if not wanted or not wanted <= own:
             missing = sorted(wanted - own)[:3]
@@ -137,7 +179,10 @@ def apply_edit(
         if wanted == own:
             raise InputError("split: that is every mention of the entity; rename it instead")
         moved = tuple(m for m in source.mentions if (m[0], m[1]) in wanted)
-        out[i] = replace(source, mentions=tuple(m for m in source.mentions if m not in moved))
+        kept = tuple(m for m in source.mentions if m not in moved)
+        stale = {m[2] for m in moved} - {m[2] for m in kept}  # every mention of it moved
+        aliases = tuple(a for a in source.aliases if a not in stale)
+        out[i] = replace(source, mentions=kept, aliases=aliases)
         label = payload.get("label") or source.label
         out.append(
             EditedEntity(new, label, _aliases((m[2] for m in moved), exclude=new), moved, "")
@@ -172,18 +217,22 @@ def removed_names(
 
 
 def apply_edits(
-    base: Sequence[EditedEntity], edits: Iterable[dict[str, Any]]
+    base: Sequence[EditedEntity],
+    edits: Iterable[dict[str, Any]],
+    text: str = "",
+    method: str = "",
 ) -> tuple[list[EditedEntity], list[int]]:
-    """Replay ``edits`` (rows with ``id, action, payload, undone_by``) on ``base`` in order.
+    """Replay ``edits`` (rows with ``id, action, payload, undone_by``) on ``base`` (entities of
+    extraction ``method`` from the document ``text``) in order.
 
-    Undo rows and undone edits are skipped; an edit that no longer applies is skipped and its
-    id returned in the second list."""
+    Undo rows and undone edits are skipped; an edit that no longer applies (a merge of another
+    method included) is skipped and its id returned in the second list."""
     out, skipped = _ranked(list(base)), []
     for edit in edits:
         if edit["action"] == "undo" or edit.get("undone_by") is not None:
             continue
         try:
-            out = apply_edit(out, edit["action"], edit["payload"])
+            out = apply_edit(out, edit["action"], edit["payload"], text, method)
         except InputError:
             skipped.append(int(edit["id"]))
     return out, skipped

@@ -38,12 +38,13 @@ class EditState:
     run_id: str
     base: list[EditedEntity]
     stored: list[dict[str, Any]]
+    text: str = ""
 
 
 def edit_state(db: Database, doc_id: str) -> EditState:
     """The entities of ``doc_id`` ready for an edit; the base of the latest extraction run is
     stored first if it is not yet (call inside a transaction). InputError if there are none."""
-    require_document(db, doc_id)
+    text = require_document(db, doc_id).text
     method = latest_entity_method(db, doc_id)
     stored = stored_entities(db, doc_id, method) if method else []
     if method is None or not stored:
@@ -55,7 +56,7 @@ def edit_state(db: Database, doc_id: str) -> EditState:
     if raw is None:  # no edit since this extraction: the stored entities are its output
         raw = [from_dict(e).as_dict() for e in stored]
         put_base(db, doc_id, method, run_id, raw)
-    return EditState(doc_id, method, run_id, [from_dict(e) for e in raw], stored)
+    return EditState(doc_id, method, run_id, [from_dict(e) for e in raw], stored, text)
 
 
 def write_entities(db: Database, state: EditState, entities: list[EditedEntity]) -> None:
@@ -104,6 +105,6 @@ def reapply_edits(db: Database, doc_id: str) -> list[int]:
             state = edit_state(db, doc_id)
         except InputError:  # the new extraction found nothing: nothing to edit
             return []
-        entities, skipped = apply_edits(state.base, edits)
+        entities, skipped = apply_edits(state.base, edits, state.text, state.method)
         write_entities(db, state, entities)
     return skipped

@@ -7,11 +7,13 @@ two evidence passages at least ``min_span`` of the book apart.
   the first third (fifth, tenth) of the book and in a passage with Y in its last third (fifth,
   tenth); zones narrow until Z is unique, else no question.
 * ``companion`` (:func:`companion`): the one character Z mentioned both in the passage where X is
-  first mentioned and in the one where X is last mentioned.
-* ``event-order`` (:func:`event_order`): two quoted sentences, one naming A (early) and one naming
-  B (at least ``min_span`` later), with A's and B's names blanked; the answer is the character of
-  the earlier one. Which of A / B is the earlier one, and which sentence is quoted first, follow a
-  hash of the names (not always the first-listed).
+  first mentioned after the book's first tenth (fifth, quarter) and in the one where X is last
+  mentioned before its last tenth (fifth, quarter).
+* ``event-order`` (:func:`event_order`): two moments described, never quoted (the first
+  sentence naming Z_A with exactly one other character, A; the last one naming Z_B with exactly
+  one other, B, at least ``min_span`` later); the answer is the character of the earlier one.
+  Which of A / B is the earlier one, and which moment is listed first, follow a hash of the
+  names (not always the first-listed).
 """
 
 from __future__ import annotations
@@ -26,7 +28,9 @@ from core.store.entities import Entity
 
 #: (zone fraction, its name) tried in turn by :func:`bridge`.
 ZONES = ((1 / 3, "third"), (1 / 5, "fifth"), (1 / 10, "tenth"))
-BLANK = "___"
+#: :func:`companion` looks for X's first and last appearance inside the book's first and last
+#: END zone (tried in turn).
+END = ((1 / 10, "tenth"), (1 / 5, "fifth"), (1 / 4, "quarter"))
 
 
 @dataclass(frozen=True)
@@ -82,7 +86,8 @@ def bridge(
 ) -> Draft | None:
     """The unique character Z (a PERSON of ``universe``, not X or Y or a name of theirs) mentioned
     in a passage with X in the first zone and in a passage with Y in the last zone of the book;
-    evidence: the earliest such X passage and the latest such Y passage, ``min_span`` apart."""
+    evidence: the latest such X passage and the earliest such Y passage (the ones nearest the
+    middle of the book, not its two ends), ``min_span`` apart."""
     for frac, word in ZONES:
         early = {p for p in where[x.id] if starts[p] < frac * length}
         late = {p for p in where[y.id] if starts[p] >= (1 - frac) * length}
@@ -91,7 +96,7 @@ def bridge(
             a, b = where[z.id] & early, where[z.id] & late
             if not a or not b or z.id in (x.id, y.id) or same(z, x) or same(z, y):
                 continue
-            hits.append((z, (min(a), max(b))))
+            hits.append((z, (max(a, key=starts.__getitem__), min(b, key=starts.__getitem__))))
         if not hits:
             return None
         if len(hits) > 1:
@@ -125,118 +130,106 @@ def companion(
     min_span: float,
     same: Callable[[Entity, Entity], bool],
 ) -> Draft | None:
-    """The unique character Z mentioned both in X's first and in X's last mention passage,
-    which lie at least ``min_span`` of the book apart."""
-    first, last = min(where[x.id]), max(where[x.id])
-    if (starts[last] - starts[first]) / length < min_span:
-        return None
-    hits = [z for z in universe if {first, last} <= where[z.id] and z.id != x.id and not same(z, x)]
-    if len(hits) != 1 or hits[0].label != "PERSON":
-        return None
-    z = hits[0]
-    question = (
-        f"Which character is mentioned together with {x.name} (in the same passage) both "
-        f"where {x.name} first appears in the book and where {x.name} last appears?"
-    )
-    if leaks(z, question):
-        return None
-    return Draft(
-        "companion",
-        question,
-        z.name,
-        x,
-        [x, z],
-        anchors=[(first, (z.id, x.id)), (last, (z.id, x.id))],
-    )
-
-
-def blank(text: str, entities: Sequence[Entity]) -> str:
-    """``text`` with every name, alias and name word of ``entities`` replaced by ``___``."""
-    terms = sorted(
-        {t for e in entities for t in names_of(e)}
-        | {w for e in entities for n in names_of(e) for w in n.split() if len(w) >= 3},
-        key=lambda t: (-len(t), t),
-    )
-    terms = [t for t in terms if fold(t).strip(".") not in TITLES]
-    if not terms:
-        return text
-    pattern = re.compile(r"(?<!\w)(?:" + "|".join(map(re.escape, terms)) + r")(?!\w)", re.I)
-    return pattern.sub(BLANK, text)
-
-
-def blank_pattern(quote: str) -> re.Pattern[str]:
-    """A pattern matching ``quote`` in the book's whitespace-collapsed, unquoted text with any
-    name (1-4 words) in each blank."""
-    parts = [re.escape(re.sub(r"\s+", " ", p)).replace("\\ ", " ") for p in quote.split(BLANK)]
-    return re.compile(r"[^\s.!?]+(?: [^\s.!?]+){0,3}?".join(parts))
-
-
-_END = re.compile(r"[.!?][\"'’”)\]]*$")
-
-
-def prose(text: str) -> bool:
-    """A sentence fit to quote: 8-40 words, ending in . ! or ?, at least 60 % of its words in
-    lower case (not a heading, a table of contents or a list of names)."""
-    words = text.split()
-    lower = sum(w[0].islower() for w in words if w[0].isalpha())
-    return 8 <= len(words) <= 40 and bool(_END.search(text)) and lower >= 0.6 * len(words)
+    """The unique character Z mentioned both in X's first and in X's last mention passage
+    outside the book's first and last ``END`` zone (a tenth, else a fifth or a quarter: a main
+    character's first and last appearance are the book's two ends), which lie at least
+    ``min_span`` of the book apart. The first zone with such a Z is taken."""
+    for end, word in END:
+        inner = [p for p in where[x.id] if end * length <= starts[p] < (1 - end) * length]
+        if not inner:
+            return None
+        first, last = min(inner, key=starts.__getitem__), max(inner, key=starts.__getitem__)
+        if (starts[last] - starts[first]) / length < min_span:
+            return None
+        hits = [
+            z for z in universe if {first, last} <= where[z.id] and z.id != x.id and not same(z, x)
+        ]
+        if len(hits) != 1 or hits[0].label != "PERSON":
+            continue
+        z = hits[0]
+        question = (
+            f"Which character is mentioned together with {x.name} (in the same passage) both "
+            f"where {x.name} first appears after the book's first {word} and where {x.name} "
+            f"last appears before its last {word}?"
+        )
+        if leaks(z, question):
+            continue
+        return Draft(
+            "companion",
+            question,
+            z.name,
+            x,
+            [x, z],
+            anchors=[(first, (z.id, x.id)), (last, (z.id, x.id))],
+        )
+    return None
 
 
 def _flip(*keys: str) -> bool:
     return hashlib.sha256("\x1f".join(keys).encode()).digest()[0] % 2 == 1
 
 
+#: Per entity Z: the sentences naming Z and exactly one other character, in book order, each
+#: with that character's id (see :func:`event_order`).
+Pairings = dict[int, list[tuple[Sentence, int]]]
+
+
 def event_order(
     x: Entity,
     y: Entity,
-    sentences: dict[int, list[Sentence]],
+    people: dict[int, Entity],
+    paired: Pairings,
     length: int,
     min_span: float,
     used: set[int] | None = None,
-    occurrences: Callable[[str], int] | None = None,
 ) -> Draft | None:
-    """Of a sentence naming A (its earliest usable one) and a sentence naming B (its latest one
-    at least ``min_span`` later), both with A's and B's names blanked, which character is named
-    in the earlier? A/B = X/Y or Y/X by a hash of the names; the quotes' order by another. Both
-    must be PERSON. A usable sentence is prose (see :func:`prose`), names only its own character
-    of the two, and does not start at an offset in ``used`` (sentences quoted before); each
-    blanked quote must match exactly one place of the book (``occurrences(quote)``, e.g. of its
-    :func:`blank_pattern`), so the two moments are unambiguous."""
+    """Two moments described, not quoted: (A's moment) the first sentence naming a character
+    Z_A together with exactly one other character, who is A; (B's moment) the last sentence
+    naming Z_B (another character) together with exactly one other, who is B, at least
+    ``min_span`` later. Which of the two characters is named in the earlier moment? The answer
+    is A. A/B = X/Y or Y/X by a hash of the names, the order the moments are listed in by
+    another. Of the possible pairs of moments, the closest (at least ``min_span`` apart) is
+    taken, so evidence does not sit at the book's two ends. All four must be PERSON (``people``); a sentence starting at an offset in ``used``
+    (described before) is not described again. A quoted sentence with the names blanked was
+    found verbatim by BM25 and given back whole, both names in it (issue 36)."""
     a, b = (y, x) if _flip(x.name, y.name, "roles") else (x, y)
     if a.label != "PERSON" or b.label != "PERSON":
         return None
-    words_a, words_b = name_words(a), name_words(b)
     used = used if used is not None else set()
 
-    def clean(s: Sentence, other: set[str]) -> bool:
-        words = set(re.findall(r"[^\W\d_]+", fold(s.text)))
-        return not words & other and s.start not in used and prose(s.text)
+    def moments(ix: int, who: int) -> list[tuple[Sentence, int]]:
+        found = [
+            (ps[ix][0], z)
+            for z, ps in paired.items()
+            if ps and ps[ix][1] == who and z not in (a.id, b.id) and ps[ix][0].start not in used
+        ]
+        return sorted(found, key=lambda m: (m[0].start, m[1]))
 
-    early = next((s for s in sentences.get(a.id, []) if clean(s, words_b)), None)
-    if early is None:
+    early = moments(0, a.id)
+    late = moments(-1, b.id)
+    if not early or not late:
         return None
-    late = next(
-        (
-            s
-            for s in reversed(sentences.get(b.id, []))
-            if clean(s, words_a) and (s.start - early.start) / length >= min_span
-        ),
-        None,
-    )
-    if late is None:
+    pairs = [
+        (s_b.start - s_a.start, s_a.start, (s_a, z_a), (s_b, z_b))
+        for s_a, z_a in early
+        for s_b, z_b in late
+        if z_b != z_a and (s_b.start - s_a.start) / length >= min_span
+    ]
+    if not pairs:
         return None
-    quoted = [blank(s.text, [a, b]) for s in (early, late)]
-    if BLANK not in quoted[0] or BLANK not in quoted[1] or quoted[0] == quoted[1]:
-        return None
-    if occurrences is not None and any(occurrences(q) != 1 for q in quoted):
-        return None
+    *_, (s_a, z_a), (s_b, z_b) = min(pairs, key=lambda p: (p[0], p[1]))
+    described = [
+        f"the first sentence of the book that names {people[z_a].name} together with exactly "
+        "one other character",
+        f"the last sentence of the book that names {people[z_b].name} together with exactly "
+        "one other character",
+    ]
     if _flip(x.name, y.name, "order"):
-        quoted.reverse()
+        described.reverse()
     question = (
-        "Two moments of the book are quoted below with the characters' names blanked (___). "
-        f"Which character is named in the one that comes first in the book? (1) “{quoted[0]}” "
-        f"(2) “{quoted[1]}”"
+        f"Two moments of the book: (1) {described[0]}; (2) {described[1]}. Which character is "
+        "that one other character in whichever of the two moments comes first in the book?"
     )
     if leaks(a, question) or leaks(b, question):
         return None
-    return Draft("event-order", question, a.name, x, [a, b], quotes=[early, late])
+    return Draft("event-order", question, a.name, x, [a, b], quotes=[s_a, s_b])

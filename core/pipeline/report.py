@@ -37,6 +37,7 @@ from core.pipeline.trust import (
     comparison_questions,
     failure_shares,
     latest_judgments,
+    offline_scope,
     question_statuses,
     report_warnings,
 )
@@ -254,6 +255,7 @@ def report(db: Database, name: str) -> dict[str, Any]:
     out["warnings"] = report_warnings(out, exp.max_failure_share)
     out["disputes"] = dispute_summary(db, all_qids, systems)
     out["span"] = span_summary(db, qids)  # evidence span fractions of the questions (flagged)
+    out["offline_scope"] = offline_scope(exp)  # what offline baselines' scores can show
     bias_refs = exp.rater_bias.model_dump(exclude_none=True)
     if bias_refs:
         rfam = {j.rater: j.family for j in exp.judges}

@@ -203,3 +203,31 @@ def report_warnings(rep: dict[str, Any], max_failure_share: float = 0.2) -> list
                 f"verdicts, need {MIN_INTERVAL_QUESTIONS})"
             )
     return out
+
+
+def offline_scope(exp: Experiment) -> list[str]:
+    """What the scores can and cannot show when a system or judge is an offline baseline
+    (``offline:*``): empty when none is."""
+    systems = sorted(s.name for s in exp.systems if s.model.startswith("offline:"))
+    judges = sorted(j.name for j in exp.judges if j.model.startswith("offline:"))
+    if not systems and not judges:
+        return []
+    out = []
+    if systems:
+        out.append(
+            f"offline systems ({', '.join(systems)}) copy sentences out of the context they are "
+            "given: their scores show what retrieval puts in front of a reader, not reading"
+        )
+    if judges:
+        out.append(
+            f"offline judges ({', '.join(judges)}) count shared words and names: they show "
+            "whether an answer's words are in the text (and, for reference judges, how close "
+            "it is to the reference), not whether it answers the question or reasons over "
+            "the book; a reply naming every character a question chooses between scores 0, "
+            "yet other hedges pass"
+        )
+    out.append(
+        "offline scores can rank retrieval set-ups and check the pipeline end to end; they "
+        "cannot show how well a model reads a long book: use a real model as system and judge"
+    )
+    return out

@@ -62,17 +62,17 @@ def entity_overview(db: Database, doc_id: str, top: int = 50) -> pd.DataFrame:
 
 
 def mention_samples(
-    db: Database, doc_id: str, entity_name: str, limit: int = 30, width: int = 60
+    db: Database, doc_id: str, entity_name: str, limit: int | None = 30, width: int = 60
 ) -> list[dict[str, Any]]:
     """Mentions of one entity in book order with ``width`` characters of context each side:
     ``id`` (the mention row id), ``start``, ``left``, ``surface``, ``right``. At most ``limit``,
-    spread evenly over the book."""
+    spread evenly over the book; every mention when ``limit`` is None."""
     text = require_document(db, doc_id).text
     ent = next((e for e in document_entities(db, doc_id) if e["name"] == entity_name), None)
     if ent is None:
         return []
     found = mention_rows(db, ent["id"])
-    if len(found) > limit:
+    if limit is not None and len(found) > limit:
         step = len(found) / limit
         found = [found[int(i * step)] for i in range(limit)]
     return [
@@ -106,7 +106,12 @@ def describe_edit(action: str, payload: dict[str, Any]) -> str:
     if action == "merge":
         return f"{' + '.join(payload['names'])} -> {payload['into']}"
     if action == "split":
-        return f"{len(payload['mentions'])} mentions of {payload['entity']} -> {payload['name']}"
+        if payload.get("surface"):
+            after = f" after {payload['after']!r}" if payload.get("after") else ""
+            which = f"mentions written {payload['surface']!r}{after}"
+        else:
+            which = f"{len(payload['mentions'])} mentions"
+        return f"{which} of {payload['entity']} -> {payload['name']}"
     if action == "rename":
         return f"{payload['entity']} -> {payload['name']}"
     if action == "retype":

@@ -256,6 +256,9 @@ def question_span(meta: dict[str, Any]) -> dict[str, Any] | None:
         if flag and minimum is not None
         else ""
     )
+    n, ends = meta.get("evidence_n"), meta.get("evidence_at_ends")
+    if isinstance(n, int) and isinstance(ends, int) and n:
+        text += f"; {ends} of its {n} evidence offsets in the first or last 10 %"
     return {"fraction": float(value), "minimum": minimum, "flag": flag, "text": text}
 
 

@@ -4,6 +4,7 @@ entity merged away or dropped are flagged for review."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -11,11 +12,14 @@ import pytest
 from core.annotation.entity_repair import NEEDS_REVIEW, edit_entities, undo_entity_edit
 from core.annotation.identity import shell_admin, sign_in_open, start_session
 from core.corpus.books import import_book
+from core.corpus.documents import read_text_file, upsert_document
+from core.corpus.gutenberg import clean_gutenberg
 from core.errors import AccessError, InputError
+from core.generation.entity_edits import apply_edits, from_dict
 from core.generation.entity_store import build_entities, get_entities, get_mentions
 from core.store.accounts import create_account
 from core.store.connection import utcnow
-from core.store.entity_edits import document_edits
+from core.store.entity_edits import document_edits, stored_entities
 from core.store.questions import (
     Question,
     QuestionOrigin,
@@ -24,6 +28,7 @@ from core.store.questions import (
     insert_question,
     update_question,
 )
+from core.store.runs import latest_entity_method
 from core.views.review import question_filters, question_ids
 
 NOVEL = Path(__file__).resolve().parents[1] / "data" / "entity_repair" / "patronymic_novel.txt"
@@ -205,3 +210,81 @@ def test_refusals_write_nothing(db, novel):
         shell_admin(db, "ann")
     edit_entities(db, shell_admin(db, "boss"), DOC, "drop", entity="Stiva")
     assert [r["made_by"] for r in document_edits(db, DOC)] == ["boss"]
+
+
+AK = Path(__file__).resolve().parents[1] / "data" / "unseen_books" / "anna_karenina_excerpt.txt"
+
+
+@pytest.fixture
+def anna(db):
+    body = clean_gutenberg(read_text_file(AK)).body
+    upsert_document(db, "ak", body, kind="book", source="file", title="Anna Karenina")
+    build_entities(db, "ak", method="regex")
+    return db, body
+
+
+def _surfaces(db, name: str) -> list[tuple[int, str]]:
+    ent = next(e for e in get_entities(db, "ak") if e.name == name)
+    return [(m.start, m.surface) for m in get_mentions(db, ent.id)]
+
+
+def test_split_by_surface_form_after_a_word_and_replayed_after_reextraction(anna):
+    """Issue 36: "every mention written 'Nikolay' that follows 'brother'", not 58 mention ids;
+    the rule is kept, so a re-extraction moves the same mentions again."""
+    db, body = anna
+    before = _surfaces(db, "Nikolay Levin")
+    brother = [
+        (s, w) for s, w in before if w == "Nikolay" and re.search(r"brother\W*$", body[s - 20 : s])
+    ]
+    assert len(brother) == 4 and len([1 for _, w in before if w == "Nikolay"]) == 9
+    admin = sign_in_open(db, "editor")
+    out = edit_entities(
+        db,
+        admin,
+        "ak",
+        "split",
+        entity="Nikolay Levin",
+        surface="Nikolay",
+        after="brother",
+        name="Levin's brother",
+    )
+    assert out["payload"]["surface"] == "Nikolay" and "mentions" not in out["payload"]
+    assert _surfaces(db, "Levin's brother") == brother
+    assert len(_surfaces(db, "Nikolay Levin")) == len(before) - 4
+    levin = next(e for e in get_entities(db, "ak") if e.name == "Nikolay Levin")
+    assert "Nikolay" in levin.aliases  # five mentions written so stay
+    build_entities(db, "ak", method="regex")  # re-extraction: the rule is replayed
+    assert _surfaces(db, "Levin's brother") == brother
+    with pytest.raises(InputError, match="written 'Nikolai'"):
+        edit_entities(db, admin, "ak", "split", entity="Nikolay Levin", surface="Nikolai", name="N")
+
+
+def test_a_split_moving_every_mention_of_an_alias_removes_the_alias(anna):
+    db, _ = anna
+    admin = sign_in_open(db, "editor")
+    edit_entities(
+        db, admin, "ak", "split", entity="Nikolay Levin", surface="Nikolay", name="Nikolay?"
+    )
+    levin = next(e for e in get_entities(db, "ak") if e.name == "Nikolay Levin")
+    assert "Nikolay" not in levin.aliases and {w for _, w in _surfaces(db, "Nikolay?")} == {
+        "Nikolay"
+    }
+
+
+def test_a_merge_made_on_one_method_is_not_replayed_on_another(anna):
+    db, _ = anna
+    base = [from_dict(e) for e in stored_entities(db, "ak", latest_entity_method(db, "ak"))]
+    merge = {
+        "id": 1,
+        "action": "merge",
+        "payload": {"names": ["Nikolay Levin", "Sviazhsky"], "into": "Nikolay Levin"},
+        "undone_by": None,
+    }
+    merged, skipped = apply_edits(base, [merge], method="regex")  # no method: replayed
+    assert skipped == [] and "Sviazhsky" not in {e.name for e in merged}
+    merge["payload"]["method"] = "spacy"
+    kept, skipped = apply_edits(base, [merge], method="regex")
+    assert skipped == [1] and {"Nikolay Levin", "Sviazhsky"} <= {e.name for e in kept}
+    admin = sign_in_open(db, "editor")
+    out = edit_entities(db, admin, "ak", "merge", names=["Nikolay Levin", "Sviazhsky"])
+    assert out["payload"]["method"] == latest_entity_method(db, "ak")

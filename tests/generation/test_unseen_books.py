@@ -14,15 +14,22 @@ and a title spaCy leaves outside its span still keeps man and woman apart.
 
 from __future__ import annotations
 
+import json
+import re
 from pathlib import Path
 
 import pytest
 
-from core.corpus.documents import read_text_file, split_passages
+from core.corpus.documents import read_text_file, split_passages, upsert_document
 from core.corpus.gutenberg import clean_gutenberg
 from core.generation.entities import extract_entities
+from core.generation.entity_store import build_entities
 from core.generation.mentions import spacy_available
-from core.generation.names import Entity
+from core.generation.names import Entity, fold
+from core.generation.questions import generate_questions
+from core.llm.offline import lexical_task
+from core.llm.types import LLMRequest
+from core.store.connection import rows
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "unseen_books"
 METHODS = [
@@ -103,3 +110,40 @@ def test_the_hill_of_howth_is_not_miss_hill(method):
     assert len(hill) == 1 and hill[0].label == "PERSON"
     assert [m.surface for m in hill[0].mentions] == ["Miss Hill", "Miss Hill"]
     assert body.count("Hill\nof Howth") == 1
+
+
+def _runs(text: str, n: int = 6) -> set[tuple[str, ...]]:
+    words = re.findall(r"[^\W\d_]+", fold(text))
+    return {tuple(words[i : i + n]) for i in range(len(words) - n + 1)}
+
+
+def test_offline_questions_describe_their_moments_rather_than_quote_them(db):
+    """Issue 36: a question quoting its evidence sentence (names blanked) is answered by BM25
+    retrieving that very sentence. No six words in a row of any evidence sentence are in the
+    question; every question type is still made on the excerpt."""
+    body = clean_gutenberg(read_text_file(DATA / "anna_karenina_excerpt.txt")).body
+    upsert_document(db, "ak", body, kind="book", source="file", title="Anna Karenina")
+    build_entities(db, "ak", method="regex")
+    generate_questions(db, "ak", "baseline", n_entities=8, per_entity=3)
+    qs = rows(db, "select * from questions where document_id = 'ak'")
+    assert "event-order" in {q["qtype"] for q in qs}
+    for q in qs:
+        for ev in q["metadata"]["evidence"]:
+            assert not _runs(ev["text"]) & _runs(q["question"]), (q["question"], ev["text"])
+    # an answer made of both evidence sentences names both characters: no answer for the
+    # lexical AutoAIS judge, though every word of it is in the book
+    order = next(q for q in qs if q["qtype"] == "event-order")
+    both = " ".join(e["text"] for e in order["metadata"]["evidence"])
+    candidates = order["metadata"]["candidates"]
+    assert sorted(candidates) == sorted(order["metadata"]["entities"])
+    fields = {"question": "Who is it?", "context": both, "answer": both}  # as retrieved
+    plain = LLMRequest(model="offline:lexical", prompt="", task="support", fields=fields)
+    assert json.loads(lexical_task(plain).text)["verdict"] == "yes"
+    request = LLMRequest(
+        model="offline:lexical",
+        prompt="",
+        task="support",
+        fields={**fields, "candidates": candidates},
+    )
+    reply = json.loads(lexical_task(request).text)
+    assert reply["verdict"] == "no" and "more than one" in reply["explanation"]

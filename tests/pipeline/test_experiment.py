@@ -84,6 +84,7 @@ def test_scripted_experiment_runs_reports_and_resumes(db):
     assert rep["position_consistency"]["sbs"]["n_pairs"] == 2
     # seeded questions store no span fraction: counted as missing, none flagged
     assert rep["span"]["n"] == 0 and rep["span"]["missing"] == 2 and rep["span"]["flagged"] == 0
+    assert rep["offline_scope"] == []  # no offline baseline: nothing to qualify
     n_calls = call_count("judge")
     again = run_experiment(db, config(), progress=False)
     assert again["answers"]["answered"] == 0 and call_count("judge") == n_calls
@@ -389,6 +390,11 @@ def test_offline_demo_end_to_end(db_path):
     assert board[-1]["name"] == "extractive/none"  # the closed-book baseline abstains
     assert rep["disputes"]["n"] > 0
     assert rep["accuracy"]["autoais-lexical"][0]["ci_high"] is not None
+    # issue 36: the report says what offline scores can and cannot show
+    scope = " ".join(rep["offline_scope"])
+    assert "offline systems (" in scope and "offline judges (" in scope
+    assert "cannot show how well a model reads a long book" in scope
+    assert rep["span"]["evidence"] >= rep["span"]["evidence_at_ends"]  # the spread, reported
     text = subprocess.run(
         [sys.executable, "-m", "core", "--db", str(db_path), "report", "demo_offline"],
         cwd=ROOT,
@@ -398,6 +404,7 @@ def test_offline_demo_end_to_end(db_path):
         timeout=120,
     )
     assert "Bradley-Terry ranking by sbs-lexical" in text.stdout
+    assert "note: offline scores can rank retrieval set-ups" in text.stdout
 
 
 def test_offline_rater_bias_2x2_runs_without_keys(db, monkeypatch):
