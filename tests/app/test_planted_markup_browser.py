@@ -47,7 +47,7 @@ PAGES = [
     ("Run", "Run", "Run an experiment"),
     ("EXAM", "EXAM", "EXAM"),
     ("Cross lingual", "Cross_lingual", "Cross-lingual"),
-    ("Adjudication", "Adjudication", "Every label of the team, side by side"),
+    ("Adjudication", "Adjudication", "Every label of the team"),
     ("Team", "Team", "Annotators"),
     ("Rater validation", "Rater_validation", "Rater validation"),
 ]

@@ -25,6 +25,7 @@ from core.views.leaderboard_figures import (
     matrix_figure,
     slope_figure,
 )
+from core.views.ppi_ranking import ppi_figure
 from core.views.text import chart_template_text, chart_text, inert_figure
 
 VIEWS = Path(__file__).resolve().parents[2] / "core" / "views"
@@ -95,6 +96,22 @@ def _confusion():
     return confusion_figure(both, RATER_A, RATER_B)
 
 
+def _ppi() -> dict:
+    """A people + judge result (:func:`core.views.ppi_ranking.ppi_ranking`'s shape) naming the
+    planted systems."""
+
+    def est(x: float) -> dict:
+        return {"estimate": x, "interval": [x - 0.1, x + 0.1]}
+
+    return {
+        "level": 0.95,
+        "systems": [
+            {"name": s, **est(0.5), "people": est(0.4 + i / 10), "judge": est(0.6)}
+            for i, s in enumerate(SYSTEMS)
+        ],
+    }
+
+
 #: Every figure function of core.views -> the figures it builds from planted data.
 BUILDERS = {
     "forest_figure": lambda: [forest_figure(_board()), forest_figure(_board(), "strength")],
@@ -105,6 +122,7 @@ BUILDERS = {
     "accuracy_figure": lambda: [accuracy_figure(_accuracy())],
     "slope_figure": lambda: [slope_figure(_slope())],
     "confusion_figure": lambda: [_confusion()],
+    "ppi_figure": lambda: [ppi_figure(_ppi())],
     "sensitivity_figure": lambda: [
         sensitivity_figure(
             RATER_B,
