@@ -241,6 +241,27 @@ def result_json(
     }
 
 
+def validate_or_why(
+    db: Database,
+    rater: str,
+    task: str,
+    epsilon: float,
+    q: float,
+    include_slots: bool | None,
+    metric: str | None = None,
+) -> tuple[dict[str, Any] | None, str, dict[str, Any]]:
+    """:func:`validate_rater`'s result, or why there is none: ``(result, reason, short)``, with
+    ``short`` the humans and items still needed when too few were labelled (a report section
+    states the reason instead of failing)."""
+    try:
+        return validate_rater(db, rater, task, epsilon, q, include_slots, metric), "", {}
+    except NotEnoughLabels as exc:
+        needed = {"humans_needed": exc.humans_needed, "items_needed": dict(exc.items_needed)}
+        return None, str(exc), needed
+    except InputError as exc:
+        return None, str(exc), {}
+
+
 def validate_rater(
     db: Database,
     rater: str,

@@ -16,7 +16,6 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from core.errors import InputError
-from core.stats.alt_test import NotEnoughLabels
 from core.stats.alt_test_epsilon import EPSILON_GUIDANCE, EpsilonChoice, epsilon_choice
 from core.stats.alt_test_power import items_needed
 from core.store.settings import SETTINGS, url_setting
@@ -31,7 +30,7 @@ from core.views.rater_report.scaled import scaled_rater
 from core.views.rater_validation import (
     auto_raters,
     choose_annotators,
-    validate_rater,
+    validate_or_why,
     validation_labels,
 )
 from core.views.task_scales import alignment_of, task_scale, validation_tasks
@@ -117,14 +116,7 @@ def one_rater(
     who = choose_annotators(db, rater, TASK, include_slots)  # the one rule, as in the CLI
     slots_used = who.slots
     humans = compared_humans(labels, slots_used)
-    alt, reason, short = None, "", {}
-    try:
-        alt = validate_rater(db, rater, TASK, epsilon, q, slots_used)
-    except NotEnoughLabels as exc:
-        reason = str(exc)
-        short = {"humans_needed": exc.humans_needed, "items_needed": dict(exc.items_needed)}
-    except InputError as exc:
-        reason = str(exc)
+    alt, reason, short = validate_or_why(db, rater, TASK, epsilon, q, slots_used)
     alt_humans, alt_mine = validation_labels(db, rater, TASK, slots_used)
     reference = majority(humans)
     curve = sensitivity(alt_humans, alt_mine, epsilon, q) if alt else []

@@ -9,12 +9,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from core.errors import InputError
-from core.stats.alt_test import NotEnoughLabels
 from core.stats.alt_test_epsilon import EpsilonChoice
 from core.stats.alt_test_power import items_needed
 from core.views.rater_epsilon import sensitivity, sensitivity_sentence
 from core.views.rater_report.costs import rater_cost
-from core.views.rater_validation import choose_annotators, validate_rater, validation_labels
+from core.views.rater_validation import choose_annotators, validate_or_why, validation_labels
 from core.views.scale_agreement import scale_agreement
 from core.views.task_scales import TaskScale, alignment_of
 
@@ -40,14 +39,7 @@ def scaled_rater(
     chosen, alignment = alignment_of(ts, metric)
     who = choose_annotators(db, rater, ts.task, include_slots)
     humans, mine = validation_labels(db, rater, ts.task, who.slots)
-    alt, reason, short = None, "", {}
-    try:
-        alt = validate_rater(db, rater, ts.task, choice.epsilon, q, who.slots, chosen)
-    except NotEnoughLabels as exc:
-        reason = str(exc)
-        short = {"humans_needed": exc.humans_needed, "items_needed": dict(exc.items_needed)}
-    except InputError as exc:
-        reason = str(exc)
+    alt, reason, short = validate_or_why(db, rater, ts.task, choice.epsilon, q, who.slots, chosen)
     curve = sensitivity(humans, mine, choice.epsilon, q, alignment) if alt else []
     needed: dict[str, Any]
     if not humans or not mine:
