@@ -221,16 +221,35 @@ def _stop(proc: subprocess.Popen[bytes]) -> None:
 def admin_beside(target: str | Path, name: str) -> Iterator[dict[str, Any]]:
     """While the block runs, what an admin and a colleague do beside a team (issue 38, item 1):
     ``python -m core queue NAME`` in a loop (its own process, as docs/team.md suggests for
-    following progress) and, on SQLite, a plain ``sqlite3`` reader opening and closing the file
-    at about 20 Hz. Yields the tally ``{"queue_runs", "queue_failures", "reads"}``; after the
-    block every ``queue`` run must have succeeded, and at least one must have finished."""
+    following progress), a long book import in a loop (``import-book`` of a generated book of
+    about 1 MB, a new document id each time: the long writer a team meets), and, on SQLite, a
+    plain ``sqlite3`` reader opening and closing the file at about 20 Hz. Yields the tally
+    ``{"queue_runs", "queue_failures", "imports", "import_failures", "reads"}``; after the block
+    every ``queue`` run and every import must have succeeded, and one of each must have
+    finished."""
     import sqlite3
+    import tempfile
     import threading
 
     stop = threading.Event()
-    tally: dict[str, Any] = {"queue_runs": 0, "queue_failures": [], "reads": 0}
+    tally: dict[str, Any] = {
+        "queue_runs": 0,
+        "queue_failures": [],
+        "imports": 0,
+        "import_failures": [],
+        "reads": 0,
+    }
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     argv = [sys.executable, "-m", "core", "--db", str(target), "queue", name]
+    book = Path(tempfile.mkdtemp(prefix="beside-")) / "book.txt"
+    words = "river lantern orchard harbour meadow violin granite thimble".split()
+    book.write_text(
+        "\n\n".join(
+            f"Chapter {i}. " + " ".join(words[(i * k) % len(words)] for k in range(1, 150)) + "."
+            for i in range(1000)
+        ),
+        encoding="utf-8",
+    )
 
     def queue_loop() -> None:
         while not stop.is_set():
@@ -241,6 +260,21 @@ def admin_beside(target: str | Path, name: str) -> Iterator[dict[str, Any]]:
             if done.returncode != 0:
                 tally["queue_failures"].append(done.stderr[-500:])
 
+    def import_loop() -> None:
+        n = 0
+        while not stop.is_set():
+            n += 1
+            done = subprocess.run(
+                [sys.executable, "-m", "core", "--db", str(target), "import-book", str(book)]
+                + ["--id", f"beside-book-{n}", "--title", f"Beside {n}"],
+                capture_output=True,
+                text=True,
+                env=env,
+            )
+            tally["imports"] += 1
+            if done.returncode != 0:
+                tally["import_failures"].append(done.stderr[-500:])
+
     def sqlite3_loop() -> None:
         while not stop.wait(0.05):
             plain = sqlite3.connect(str(target))
@@ -250,7 +284,7 @@ def admin_beside(target: str | Path, name: str) -> Iterator[dict[str, Any]]:
                 plain.close()
             tally["reads"] += 1
 
-    loops = [threading.Thread(target=queue_loop, daemon=True)]
+    loops = [threading.Thread(target=f, daemon=True) for f in (queue_loop, import_loop)]
     if not str(target).startswith("postgres"):
         loops.append(threading.Thread(target=sqlite3_loop, daemon=True))
     for loop in loops:
@@ -261,4 +295,6 @@ def admin_beside(target: str | Path, name: str) -> Iterator[dict[str, Any]]:
         stop.set()
         for loop in loops:
             loop.join(timeout=scaled(60))
+        shutil.rmtree(book.parent, ignore_errors=True)
     assert tally["queue_runs"] >= 1 and not tally["queue_failures"], tally
+    assert tally["imports"] >= 1 and not tally["import_failures"], tally
