@@ -171,7 +171,9 @@ def _model_steps(
 
         full_texts = document_ids(db, ["book", "story"])
         out = {}
-        for doc_id in tqdm(full_texts, desc="documents", unit="doc", disable=not bars):
+        for doc_id in tqdm(
+            full_texts, desc="documents", unit="doc", disable=None if bars else True
+        ):
             out[doc_id] = generate_questions(
                 db, doc_id, "baseline", n_entities=8, per_entity=2, progress=False
             )["kept"]

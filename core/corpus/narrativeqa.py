@@ -255,7 +255,9 @@ def import_narrativeqa(
     now = utcnow()
     # Short transactions (a label clicked meanwhile never waits long): each story appears with
     # its passages at once (upsert_document), then its summary; then the questions in chunks.
-    for doc_id in tqdm(sorted(wanted), desc="documents", disable=not progress, unit="doc"):
+    for doc_id in tqdm(
+        sorted(wanted), desc="documents", disable=None if progress else True, unit="doc"
+    ):
         meta = documents[doc_id]
         base_meta = {
             k: meta.get(k, "") for k in ("set", "kind", "story_url", "wiki_url", "story_word_count")

@@ -215,7 +215,7 @@ def spacy_mentions(
 
         # created after the model loaded and advanced once per finished batch: spaCy yields the
         # first passage only after its whole batch, so a per-passage bar showed an ETA of hours
-        bar = tqdm(total=len(spans), desc="spaCy NER", unit="passage")
+        bar = tqdm(total=len(spans), desc="spaCy NER", unit="passage", disable=None)
     out: list[Mention] = []
     for first in range(0, len(spans), SPACY_BATCH):
         batch = spans[first : first + SPACY_BATCH]

@@ -347,7 +347,7 @@ def _progress(enabled: bool, total: int, initial: int = 0) -> _Bar:
     if enabled:
         from tqdm import tqdm
 
-        bar: _Bar = tqdm(total=total, initial=initial, desc="llm calls", unit="call")
+        bar: _Bar = tqdm(total=total, initial=initial, desc="llm calls", unit="call", disable=None)
         return bar
 
     class _Null:

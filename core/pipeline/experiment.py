@@ -184,7 +184,7 @@ def _run_tournament(
     bar = tqdm(
         total=budget,
         initial=min(budget, total - design.remaining),
-        disable=not progress,
+        disable=None if progress else True,  # None: no bar off a terminal
         desc=f"adaptive {judge.name}",
         unit="call",
     )
