@@ -35,7 +35,7 @@ sys.path.insert(0, str(ROOT))
 
 from core.stats.alt_test import IndicatorTable, indicator_table
 from core.stats.alt_test_metrics import Alignment, accuracy, alignment_for
-from core.stats.alt_test_power import decisions_from_counts, items_needed
+from core.stats.alt_test_power import CAUTION, decisions_from_counts, items_needed
 
 DATA = ROOT / "tests" / "data" / "alttest"
 #: The authors' scoring and epsilon per set (alt_test_example.ipynb).
@@ -83,6 +83,7 @@ def check_sample(
     n_sim: int = 200,
     metric: Alignment = accuracy,
     full: IndicatorTable | None = None,
+    caution: float = CAUTION,
 ) -> dict[str, Any]:
     """The advice on a random sample of ``on_hand`` usable items and, when it recommends a
     decision, the share of ``subsets`` real subsets of the recommended size giving it (``full``:
@@ -98,6 +99,7 @@ def check_sample(
         n_sim=n_sim,
         seed=seed,
         alignment=metric,
+        caution=caution,
     )
     row: dict[str, Any] = {
         "on_hand": len(keep),
@@ -136,6 +138,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--on-hand", type=int, default=40)
     parser.add_argument("--seeds", type=int, default=5)
     parser.add_argument("--subsets", type=int, default=200)
+    parser.add_argument(
+        "--caution", type=float, default=CAUTION, help="standard errors a pass must survive"
+    )
     args = parser.parse_args(argv)
     names = args.sets or available()
     start = time.perf_counter()
@@ -156,6 +161,7 @@ def main(argv: list[str] | None = None) -> int:
                     subsets=args.subsets,
                     metric=alignment(name),
                     full=full,
+                    caution=args.caution,
                 )
                 row.update(set=name, rater=rater)
                 rows.append(row)

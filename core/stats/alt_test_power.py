@@ -63,7 +63,7 @@ METHOD = (
 #: Grid of candidate sizes: from ``GRID_START`` by a factor ``GRID_RATIO`` up to ``max(4 m, 300)``.
 GRID_START, GRID_RATIO = 30, 1.5
 #: A pass must hold with every person's margin this many standard errors worse than measured.
-CAUTION = 1.0
+CAUTION = 2.0
 
 
 def size_grid(current: int) -> list[int]:
@@ -317,7 +317,11 @@ def items_needed(
         decision[n] = "pass" if passing[n] > failing else "fail" if failing > passing[n] else "none"
         stability[n] = holds[decision[n]][n] if decision[n] != "none" else 0.0
     held = now if now != "none" else decision[sizes[-1]]
-    needed = _held_from(holds[held], target) if held != "none" else None
+    # claimed only from the items on hand up: a smaller size is no action, and samples smaller
+    # than the items on hand miss who labelled what (people who labelled some of the items get
+    # fewer than 30 of a small sample in the population, though all of a small sample on hand)
+    above = {n: share for n, share in holds[held].items() if n >= current} if held != "none" else {}
+    needed = _held_from(above, target) if above else None
     if needed is None:
         status, recommended, more = "cannot tell", None, max(current, min_items)
     else:

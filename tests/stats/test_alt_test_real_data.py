@@ -214,12 +214,17 @@ def test_items_needed_holds_on_real_lgbteen_subsets():
 
 @pytest.mark.parametrize(
     ("name", "llm", "seed"),
-    [("lgbteen", "gpt-4o-mini", 2), ("10k_prompts", "gpt-4o", 2)],
+    [
+        ("lgbteen", "gpt-4o-mini", 2),
+        ("10k_prompts", "gpt-4o", 2),
+        ("cebab_aspects", "gemini_pro", 2),
+    ],
 )
 def test_a_lucky_sample_of_a_rater_near_the_line_is_no_ground_to_pass(name, llm, seed):
     """40 items that happen to flatter a rater near the line (the old advice: lgbteen
     gpt-4o-mini 'pass at 228', which 20 % of real 228-item subsets give; 10k_prompts gpt-4o
-    'pass at 152', 40 %): the advice must not recommend a pass that real subsets do not give."""
+    'pass at 152', 40 %; with margins one standard error worse, cebab_aspects gemini_pro still
+    'pass at 152', 46 %): the advice must not recommend a pass that real subsets do not give."""
     scoring, epsilon, _ = PUBLISHED[name]
     humans, llms = load(name)
     humans = {h: {k: str(v) for k, v in got.items()} for h, got in humans.items()}
@@ -228,3 +233,17 @@ def test_a_lucky_sample_of_a_rater_near_the_line_is_no_ground_to_pass(name, llm,
         humans, rater, epsilon=epsilon, on_hand=40, seed=seed, metric=METRIC[scoring]
     )
     assert row["recommended"] != "pass" or row["share"] >= 0.9, row
+
+
+@pytest.mark.parametrize("llm", ["gpt-4o-mini", "mistral-v03"])
+def test_a_decision_that_holds_is_claimed_for_the_items_on_hand_not_fewer(llm):
+    """wax: people labelled 89 to 246 of the 246 items. 40 items on hand in which three people
+    labelled all 40: the old advice claimed the fail 'from 30 items on', but most real subsets
+    of 30 items give no decision (too few people with 30 of them): 19 % gave the fail. A
+    decision is now claimed from the items on hand up, where real subsets give it."""
+    humans, llms = load("wax")
+    humans = {h: {k: str(v) for k, v in got.items()} for h, got in humans.items()}
+    rater = {k: str(v) for k, v in llms[llm].items()}
+    row = check_sample(humans, rater, epsilon=0.1, on_hand=40, seed=1)
+    assert row["recommended"] == "fail" and row["needed"] >= 40
+    assert row["share"] >= 0.9, row
