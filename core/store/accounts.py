@@ -5,7 +5,8 @@ A token is ``<token_id>.<secret>``: ``token_id`` (public) finds the account, and
 is returned once, by :func:`create_account` or :func:`reissue_token`, and never stored or logged.
 A token works once (:func:`mark_token_used`, when it starts a session: :mod:`core.store.sessions`);
 a fresh one replaces it (:func:`reissue_token`). Readers return :class:`Account` records, which
-carry no token material.
+carry no token material. SQLAlchemy Core over :mod:`core.store.tables_people` (issue 33): nothing
+here is translated for PostgreSQL.
 """
 
 from __future__ import annotations
@@ -19,10 +20,14 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any, Self
 
+import sqlalchemy as sa
+
 from core.errors import AccessError, InputError
-from core.store.connection import rows, transaction, utcnow
+from core.store.connection import transaction, utcnow
 from core.store.row_locks import hold_name
+from core.store.statements import all_rows, run
 from core.store.stored_enums import stored_enum
+from core.store.tables_people import accounts
 
 if TYPE_CHECKING:
     from core.store.engine import Database
@@ -91,9 +96,19 @@ def _digest(secret: str, salt: bytes) -> bytes:
     return hashlib.scrypt(secret.encode("utf-8"), salt=salt, maxmem=64 * 2**20, **_SCRYPT)
 
 
+def _named(name: str, *, active: bool = False) -> sa.Select[Any]:
+    """Every column of the account ``name`` (only an active one: ``active``)."""
+    query = sa.select(accounts).where(accounts.c.name == name)
+    return query.where(accounts.c.revoked_at.is_(None)) if active else query
+
+
+def _update(db: Database, account_id: int, values: Mapping[str, Any]) -> None:
+    run(db, sa.update(accounts).where(accounts.c.id == account_id).values(**values))
+
+
 def accounts_exist(db: Database) -> bool:
     """Whether any account (active or revoked) exists: then names alone no longer sign in."""
-    return db.execute("select 1 from accounts limit 1").fetchone() is not None
+    return run(db, sa.select(sa.literal(1)).select_from(accounts).limit(1)).fetchone() is not None
 
 
 def _new_token() -> tuple[str, dict[str, Any]]:
@@ -130,13 +145,13 @@ def create_account(db: Database, name: str, role: str = Role.ANNOTATOR) -> str:
     }
     with transaction(db):
         hold_name(db, "accounts", name)  # two admins adding one name: the second is refused
-        old = rows(db, "select id, revoked_at from accounts where name = ?", [name])
+        old = all_rows(db, _named(name))
         if old and old[0]["revoked_at"] is None:
             raise InputError(f"account {name!r} exists; revoke it first to issue a new token")
         if old:
-            db.table("accounts").update(old[0]["id"], row)
+            _update(db, old[0]["id"], row)
         else:
-            db.table("accounts").insert(row)
+            run(db, sa.insert(accounts).values(**row))
     return token
 
 
@@ -145,31 +160,33 @@ def reissue_token(db: Database, name: str) -> str:
     not, signs in no more, and sessions started with it end (they name the old token)."""
     token, stored = _new_token()
     with transaction(db):
-        found = rows(db, "select id from accounts where name = ? and revoked_at is null", [name])
+        found = all_rows(db, _named(name, active=True))
         if not found:
             raise InputError(f"no active account named {name!r} (annotators add NAME makes one)")
-        db.table("accounts").update(found[0]["id"], stored)
+        _update(db, found[0]["id"], stored)
     return token
 
 
 def list_accounts(db: Database) -> list[Account]:
     """Every account, by name."""
-    return [Account.from_row(r) for r in rows(db, "select * from accounts order by name")]
+    return [
+        Account.from_row(r) for r in all_rows(db, sa.select(accounts).order_by(accounts.c.name))
+    ]
 
 
 def account_names(db: Database) -> set[str]:
     """The names of every account, active or revoked: the team whose labels count."""
-    return {r[0] for r in db.execute("select name from accounts")}
+    return {r[0] for r in run(db, sa.select(accounts.c.name))}
 
 
 def revoke_account(db: Database, name: str) -> None:
     """Revoke an account: its token signs in no more (its labels stay)."""
     with transaction(db):
-        found = rows(db, "select id, revoked_at from accounts where name = ?", [name])
+        found = all_rows(db, _named(name))
         if not found:
             raise InputError(f"no account named {name!r}")
         if found[0]["revoked_at"] is None:
-            db.table("accounts").update(found[0]["id"], {"revoked_at": utcnow()})
+            _update(db, found[0]["id"], {"revoked_at": utcnow()})
 
 
 def set_labels_excluded(db: Database, name: str, exclude: bool, by: str) -> None:
@@ -177,9 +194,7 @@ def set_labels_excluded(db: Database, name: str, exclude: bool, by: str) -> None
     (``exclude``), or count them again; ``by``: who chose. The labels stay stored (judgments are
     append-only). InputError for an unknown or active account, or a choice already in force."""
     with transaction(db):
-        found = rows(
-            db, "select id, revoked_at, labels_excluded_at from accounts where name = ?", [name]
-        )
+        found = all_rows(db, _named(name))
         if not found:
             raise InputError(f"no account named {name!r}")
         if exclude and found[0]["revoked_at"] is None:
@@ -191,24 +206,22 @@ def set_labels_excluded(db: Database, name: str, exclude: bool, by: str) -> None
             state = "already left out" if exclude else "not left out"
             raise InputError(f"the labels of {name!r} are {state}; nothing was changed")
         change = {"labels_excluded_at": utcnow() if exclude else None, "labels_excluded_by": by}
-        db.table("accounts").update(found[0]["id"], change)
+        _update(db, found[0]["id"], change)
 
 
 def excluded_names(db: Database) -> set[str]:
     """The revoked accounts whose labels an admin left out (:func:`set_labels_excluded`)."""
-    return {
-        r[0]
-        for r in db.execute(
-            "select name from accounts where revoked_at is not null "
-            "and labels_excluded_at is not null"
-        )
-    }
+    query = sa.select(accounts.c.name).where(
+        accounts.c.revoked_at.is_not(None), accounts.c.labels_excluded_at.is_not(None)
+    )
+    return {r[0] for r in run(db, query)}
 
 
 def verify_token(db: Database, token: str) -> Account:
     """The active account of ``token``; AccessError otherwise."""
     token_id, _, secret = (token or "").strip().partition(".")
-    found = rows(db, "select * from accounts where token_id = ?", [token_id]) if secret else []
+    query = sa.select(accounts).where(accounts.c.token_id == token_id)
+    found = all_rows(db, query) if secret else []
     # Hash even when nothing matched, so a wrong token id costs the same time as a wrong secret.
     salt = bytes.fromhex(found[0]["salt"]) if found else b"\0" * 16
     expected = bytes.fromhex(found[0]["token_hash"]) if found else b"\0" * 32
@@ -226,10 +239,15 @@ def mark_token_used(db: Database, token_id: str) -> None:
     """Mark the (verified) token ``token_id`` used, once: AccessError when it was used already,
     also when two sign-ins race (the update is conditional). Run inside the transaction that
     starts the session."""
-    marked = db.execute(
-        "update accounts set token_used_at = ? where token_id = ? and token_used_at is null "
-        "and revoked_at is null",
-        [utcnow(), token_id],
+    marked = run(
+        db,
+        sa.update(accounts)
+        .where(
+            accounts.c.token_id == token_id,
+            accounts.c.token_used_at.is_(None),
+            accounts.c.revoked_at.is_(None),
+        )
+        .values(token_used_at=utcnow()),
     )
     if marked.rowcount != 1:
         raise AccessError(USED)
@@ -237,11 +255,11 @@ def mark_token_used(db: Database, token_id: str) -> None:
 
 def get_account(db: Database, name: str) -> Account | None:
     """The account ``name`` (active or revoked), or None."""
-    found = rows(db, "select * from accounts where name = ?", [name])
+    found = all_rows(db, _named(name))
     return Account.from_row(found[0]) if found else None
 
 
 def active_account(db: Database, name: str) -> Account | None:
     """The active account of ``name``, or None."""
-    found = rows(db, "select * from accounts where name = ? and revoked_at is null", [name])
+    found = all_rows(db, _named(name, active=True))
     return Account.from_row(found[0]) if found else None

@@ -3,8 +3,8 @@ an item people disagree on).
 
 Adjudications are append-only (triggers abort UPDATE and DELETE): a changed decision is a new row
 whose ``supersedes`` names the adjudicator's previous one. The "not superseded" condition is
-:func:`core.store.schema.not_superseded`; rows come back decoded by
-:func:`core.store.connection.rows`.
+:func:`core.store.statements.not_superseded`. SQLAlchemy Core over
+:mod:`core.store.tables_people` (issue 33): nothing here is translated for PostgreSQL.
 """
 
 from __future__ import annotations
@@ -13,13 +13,18 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, Any, Self
 
-from core.store.connection import rows, utcnow
-from core.store.schema import not_superseded
+import sqlalchemy as sa
+
+from core.store.connection import utcnow
+from core.store.statements import all_rows, not_superseded, run
+from core.store.tables_people import adjudications
 
 if TYPE_CHECKING:
     from core.store.engine import Database
 
-_EFFECTIVE = not_superseded("adjudications", "a")
+_A = adjudications.alias("a")
+#: The effective (not superseded) adjudications, alias ``a``.
+_EFFECTIVE = sa.select(_A).where(not_superseded(adjudications, _A))
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -60,17 +65,19 @@ def insert_adjudication(db: Database, new: NewAdjudication) -> int:
     """Append one adjudication row; returns its id."""
     row = {f.name: getattr(new, f.name) for f in fields(NewAdjudication)}
     row["task"] = str(new.task)
-    return int(db.table("adjudications").insert(row).last_pk or 0)
+    added = run(db, sa.insert(adjudications).values(**row).returning(adjudications.c.id))
+    return int(added.fetchone()[0])
+
+
+def _latest(db: Database, query: sa.Select[Any]) -> Adjudication | None:
+    found = all_rows(db, query.order_by(_A.c.id.desc()).limit(1))
+    return Adjudication.from_row(found[0]) if found else None
 
 
 def effective_adjudications(db: Database, task: str) -> list[Adjudication]:
     """The effective (not superseded) adjudications of ``task``, oldest first."""
-    found = rows(
-        db,
-        f"select a.* from adjudications a where a.task = ? and {_EFFECTIVE} order by a.id",
-        [task],
-    )
-    return [Adjudication.from_row(r) for r in found]
+    query = _EFFECTIVE.where(_A.c.task == task).order_by(_A.c.id)
+    return [Adjudication.from_row(r) for r in all_rows(db, query)]
 
 
 def own_adjudication(
@@ -78,22 +85,15 @@ def own_adjudication(
 ) -> Adjudication | None:
     """``adjudicator``'s effective decision on ``item_key`` of ``task`` (the row their next
     decision supersedes), or None."""
-    found = rows(
+    return _latest(
         db,
-        "select a.* from adjudications a where a.task = ? and a.item_key = ? and "
-        f"a.adjudicator = ? and {_EFFECTIVE} order by a.id desc limit 1",
-        [task, item_key, adjudicator],
+        _EFFECTIVE.where(
+            _A.c.task == task, _A.c.item_key == item_key, _A.c.adjudicator == adjudicator
+        ),
     )
-    return Adjudication.from_row(found[0]) if found else None
 
 
 def item_adjudication(db: Database, task: str, item_key: str) -> Adjudication | None:
     """The effective adjudication of ``item_key`` of ``task`` (the latest of any adjudicator),
     or None."""
-    found = rows(
-        db,
-        f"select a.* from adjudications a where a.task = ? and a.item_key = ? and {_EFFECTIVE} "
-        "order by a.id desc limit 1",
-        [task, item_key],
-    )
-    return Adjudication.from_row(found[0]) if found else None
+    return _latest(db, _EFFECTIVE.where(_A.c.task == task, _A.c.item_key == item_key))

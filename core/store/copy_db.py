@@ -13,6 +13,10 @@ the row count and a checksum of the rows are computed the same way on both sides
 each identity sequence is then moved past the largest id (``setval``), as explicit ids do not
 advance it. The source is read in one snapshot (SQLite: a read transaction; PostgreSQL:
 repeatable read).
+
+Every table is read and written through SQLAlchemy Core over a lightweight ``sa.table`` of the
+plan's columns, the catalogue queries as ``text()`` with bound parameters (issue 33): nothing
+here is translated for PostgreSQL.
 """
 
 from __future__ import annotations
@@ -26,10 +30,13 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import sqlalchemy as sa
+
 from core.errors import WorkbenchError
 from core.store.connection import transaction
 from core.store.engine import Database
 from core.store.postgres import POSTGRES
+from core.store.statements import run, run_many
 
 #: Rows read (and inserted) per statement.
 CHUNK = 2000
@@ -67,37 +74,49 @@ def is_postgres(db: Database) -> bool:
     return db.dialect is POSTGRES
 
 
+def _fetch(db: Database, sql: str, **params: Any) -> list[tuple[Any, ...]]:
+    """The rows of a catalogue query (``text()``, ``:name`` parameters bound)."""
+    return [tuple(r) for r in run(db, sa.text(sql).bindparams(**params)).fetchall()]
+
+
+def _table(plan: TablePlan) -> sa.TableClause:
+    """The table of ``plan`` with its copied columns, for Core statements."""
+    return sa.table(plan.table, *(sa.column(c) for c in plan.columns))
+
+
 def copied_tables(db: Database) -> list[str]:
     """The tables a copy carries, sorted by name."""
-    return sorted(t for t in db.table_names() if t not in SKIPPED)
+    return sorted(str(r[0]) for r in _fetch(db, db.dialect.table_names_sql) if r[0] not in SKIPPED)
 
 
 def foreign_keys(db: Database, table: str) -> list[tuple[str, str, str]]:
     """``(column, referenced table, referenced column)`` for each one-column foreign key."""
     if is_postgres(db):
-        rows = db.execute(
+        rows = _fetch(
+            db,
             "select a.attname, c.confrelid::regclass::text, b.attname from pg_constraint c "
             "join pg_attribute a on a.attrelid = c.conrelid and a.attnum = c.conkey[1] "
             "join pg_attribute b on b.attrelid = c.confrelid and b.attnum = c.confkey[1] "
-            "where c.contype = 'f' and c.conrelid = ?::regclass",
-            [db.dialect.quote(table)],
-        ).fetchall()
+            "where c.contype = 'f' and c.conrelid = cast(:t as regclass)",
+            t=db.dialect.quote(table),
+        )
         return [(str(r[0]), str(r[1]).strip('"'), str(r[2])) for r in rows]
-    rows = db.execute(f"pragma foreign_key_list({db.dialect.quote(table)})").fetchall()
+    rows = _fetch(db, f"pragma foreign_key_list({db.dialect.quote(table)})")
     return [(str(r[3]), str(r[2]), str(r[4] or "id")) for r in rows]
 
 
 def writable_columns(db: Database, table: str) -> list[str]:
     """The table's columns in declaration order, generated (computed) columns left out."""
     if is_postgres(db):
-        rows = db.execute(
+        rows = _fetch(
+            db,
             "select column_name from information_schema.columns where table_schema = "
-            "current_schema() and table_name = ? and is_generated = 'NEVER' "
+            "current_schema() and table_name = :t and is_generated = 'NEVER' "
             "order by ordinal_position",
-            [table],
-        ).fetchall()
+            t=table,
+        )
         return [str(r[0]) for r in rows]
-    rows = db.execute(f"pragma table_xinfo({db.dialect.quote(table)})").fetchall()
+    rows = _fetch(db, f"pragma table_xinfo({db.dialect.quote(table)})")
     return [str(r[1]) for r in rows if r[6] == 0]
 
 
@@ -124,27 +143,42 @@ def plan_table(src: Database, dest: Database, table: str) -> TablePlan:
     missing = sorted(set(columns) - set(writable_columns(src, table)))
     if missing:
         raise CopyError(f"table {table}: SRC has no column {', '.join(missing)} (schemas differ)")
-    pk = tuple(dest.dialect.primary_key(dest.conn, table))
+    pk = tuple(_primary_key(dest, table))
     selfs = tuple((c, rc) for c, rt, rc in foreign_keys(dest, table) if rt == table)
     return TablePlan(table, tuple(columns), pk, selfs)
+
+
+def _primary_key(db: Database, table: str) -> list[str]:
+    """The primary-key columns of ``table`` in key order (``["rowid"]`` if it has none)."""
+    if is_postgres(db):
+        found = _fetch(
+            db,
+            "select a.attname from pg_index i join pg_attribute a on a.attrelid = i.indrelid "
+            "and a.attnum = any(i.indkey) where i.indrelid = cast(:t as regclass) and "
+            "i.indisprimary order by array_position(i.indkey::int2[], a.attnum)",
+            t=db.dialect.quote(table),
+        )
+        return [str(r[0]) for r in found]
+    info = _fetch(db, f"pragma table_info({db.dialect.quote(table)})")
+    if not info:
+        raise sqlite3.OperationalError(f"no such table: {table}")
+    return [name for _, name in sorted((r[5], r[1]) for r in info if r[5])] or ["rowid"]
 
 
 def read_rows(db: Database, plan: TablePlan, chunk: int = CHUNK) -> Iterator[tuple[Any, ...]]:
     """Every row of the table (``plan.columns`` in order), in primary-key order, ``chunk`` rows
     per query (``where (key) > (last key)``, so each query starts where the last one stopped)."""
-    q = db.dialect.quote
-    cols = ", ".join(q(c) for c in plan.columns)
-    keys = ", ".join(q(k) for k in plan.pk)
+    table = _table(plan)
+    keys = [table.c[k] for k in plan.pk]
     at = [plan.columns.index(k) for k in plan.pk]
-    base = f"select {cols} from {q(plan.table)}"
-    order = f" order by {keys} limit {int(chunk)}"
+    first = sa.select(*table.c).order_by(*keys).limit(int(chunk))
     last: list[Any] | None = None
     while True:
         if last is None:
-            rows = db.execute(base + order).fetchall()
+            rows = run(db, first).fetchall()
         else:
-            where = f" where ({keys}) > ({db.dialect.marks(len(last))})"
-            rows = db.execute(base + where + order, last).fetchall()
+            after = sa.tuple_(*keys) > sa.tuple_(*(sa.literal(v) for v in last))
+            rows = run(db, first.where(after)).fetchall()
         yield from (tuple(r) for r in rows)
         if len(rows) < chunk:
             return
@@ -187,17 +221,16 @@ def table_checksum(rows: Iterator[tuple[Any, ...]]) -> tuple[int, str]:
 
 def _insert_rows(dest: Database, plan: TablePlan, rows: Iterator[tuple[Any, ...]]) -> None:
     """Insert the rows in chunks; with a self-reference, a row waits for the row it names."""
-    sql = dest.dialect.insert_sql(plan.table, plan.columns)
-    batch: list[tuple[Any, ...]] = []
+    insert = sa.insert(_table(plan))
+    batch: list[dict[str, Any]] = []
 
     def flush() -> None:
-        if batch:
-            dest.executemany(sql, batch)
-            batch.clear()
+        run_many(dest, insert, batch)
+        batch.clear()
 
     ordered = _parents_first(plan, rows) if plan.self_refs else rows
     for row in ordered:
-        batch.append(row)
+        batch.append(dict(zip(plan.columns, row, strict=True)))
         if len(batch) >= CHUNK:
             flush()
     flush()
@@ -238,22 +271,29 @@ def _parents_first(plan: TablePlan, rows: Iterator[tuple[Any, ...]]) -> Iterator
 
 def _advance_identities(dest: Database) -> None:
     """PostgreSQL: each identity sequence continues after the largest id now stored."""
-    found = dest.execute(
+    found = _fetch(
+        dest,
         "select table_name, column_name from information_schema.columns where table_schema = "
-        "current_schema() and is_identity = 'YES'"
-    ).fetchall()
+        "current_schema() and is_identity = 'YES'",
+    )
     q = dest.dialect.quote
     for table, column in found:
-        dest.execute(
-            f"select setval(pg_get_serial_sequence(?, ?), coalesce(max({q(column)}), 0) + 1, "
+        _fetch(
+            dest,
+            f"select setval(pg_get_serial_sequence(:t, :c), coalesce(max({q(column)}), 0) + 1, "
             f"false) from {q(table)}",
-            [q(table), column],
+            t=q(table),
+            c=column,
         )
 
 
 def check_empty(dest: Database) -> None:
     """Refuse a DEST with rows in any table (``schema_migrations`` aside), naming them."""
-    full = [f"{t} ({dest[t].count})" for t in copied_tables(dest) if dest[t].count]
+    counts = {
+        t: int(run(dest, sa.select(sa.func.count()).select_from(sa.table(t))).fetchone()[0])
+        for t in copied_tables(dest)
+    }
+    full = [f"{t} ({n})" for t, n in counts.items() if n]
     if full:
         raise CopyError(
             f"DEST is not empty: {', '.join(full[:5])}{' ...' if len(full) > 5 else ''}; "
@@ -263,7 +303,7 @@ def check_empty(dest: Database) -> None:
 
 def check_same_schema(src: Database, dest: Database, src_applied: Sequence[str]) -> None:
     """Both databases must have exactly the same migrations applied."""
-    dest_applied = [r[0] for r in dest.execute("select name from schema_migrations").fetchall()]
+    dest_applied = [r[0] for r in _fetch(dest, "select name from schema_migrations")]
     if sorted(src_applied) != sorted(dest_applied):
         missing = sorted(set(dest_applied) - set(src_applied))
         extra = sorted(set(src_applied) - set(dest_applied))
@@ -279,11 +319,11 @@ def check_same_schema(src: Database, dest: Database, src_applied: Sequence[str])
 @contextlib.contextmanager
 def snapshot(src: Database) -> Iterator[None]:
     """Read ``src`` in one consistent snapshot (a read transaction), ended afterwards."""
-    src.execute("begin isolation level repeatable read" if is_postgres(src) else "begin")
+    run(src, sa.text("begin isolation level repeatable read" if is_postgres(src) else "begin"))
     try:
         yield
     finally:
-        src.execute("rollback")
+        run(src, sa.text("rollback"))
 
 
 def copy_database(src: Database, dest: Database, src_applied: Sequence[str]) -> list[TableCopy]:
@@ -300,7 +340,7 @@ def copy_database(src: Database, dest: Database, src_applied: Sequence[str]) -> 
     try:
         with snapshot(src), transaction(dest):
             if not is_postgres(dest):
-                dest.execute("pragma defer_foreign_keys = on")  # checked at commit instead
+                run(dest, sa.text("pragma defer_foreign_keys = on"))  # checked at commit instead
             for plan in plans:
                 step = f"copying table {plan.table}"
                 _insert_rows(dest, plan, read_rows(src, plan))

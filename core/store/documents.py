@@ -2,7 +2,8 @@
 
 A document's text is written once per import (an ``insert ... on conflict do update``); its
 passages are replaced as a whole (:func:`replace_passages`; long texts go through
-:mod:`core.store.passage_stage`).
+:mod:`core.store.passage_stage`). SQLAlchemy Core over :mod:`core.store.tables` (issue 33):
+nothing here is translated for PostgreSQL.
 """
 
 from __future__ import annotations
@@ -12,7 +13,12 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any, Self
 
+import sqlalchemy as sa
+
 from core.store.connection import dumps
+from core.store.statements import insert, run, run_many
+from core.store.tables import documents
+from core.store.tables import passages as passage_rows
 
 if TYPE_CHECKING:
     from core.store.engine import Database
@@ -120,30 +126,50 @@ def write_document(db: Database, doc: Document) -> None:
     """Insert ``doc`` or replace the stored row in place with a single write of its text."""
     row = asdict(doc)
     row["metadata"] = dumps(doc.metadata)
-    cols = list(row)
-    sets = ", ".join(f"[{c}] = excluded.[{c}]" for c in cols if c != "id")
-    db.execute(
-        f"insert into documents ({', '.join(f'[{c}]' for c in cols)}) "
-        f"values ({', '.join('?' * len(cols))}) on conflict(id) do update set {sets}",
-        [row[c] for c in cols],
+    new = insert(db, documents).values(**row)
+    sets = {c: new.excluded[c] for c in row if c != "id"}
+    run(db, new.on_conflict_do_update(index_elements=["id"], set_=sets))
+
+
+def _documents(db: Database, query: sa.Select[Any]) -> list[Document]:
+    return [Document.from_row(r) for r in _plain(db, query)]
+
+
+def _plain(db: Database, query: sa.Select[Any]) -> list[dict[str, Any]]:
+    """A query's rows as dicts, nothing decoded (``from_row`` decodes ``metadata`` itself)."""
+    cursor = run(db, query)
+    names = [c[0] for c in cursor.description]
+    return [dict(zip(names, r, strict=True)) for r in cursor.fetchall()]
+
+
+_ALL = sa.select(documents)
+_D = documents.c
+_P = passage_rows.c
+#: The passage columns of :class:`Passage`.
+_PASSAGE = sa.select(_P.idx, _P.start, _P.end, _P.text, _P.n_tokens)
+
+
+def _passage_count(document_id: sa.ColumnElement[Any]) -> sa.ScalarSelect[Any]:
+    """The number of passages of the document ``document_id`` (a correlated subquery)."""
+    return (
+        sa.select(sa.func.count())
+        .select_from(passage_rows)
+        .where(_P.document_id == document_id)
+        .scalar_subquery()
     )
 
 
 def document_stamp(db: Database, doc_id: str) -> DocumentStamp | None:
     """The stored :class:`DocumentStamp` of a document, or None."""
-    row = db.execute(
-        "select sha256, created_at, title, author from documents where id = ?", [doc_id]
-    ).fetchone()
+    query = sa.select(_D.sha256, _D.created_at, _D.title, _D.author).where(_D.id == doc_id)
+    row = run(db, query).fetchone()
     return DocumentStamp(*row) if row else None
 
 
 def get_document(db: Database, doc_id: str) -> Document | None:
     """The document ``doc_id`` or None."""
-    cur = db.execute("select * from documents where id = ?", [doc_id])
-    row = cur.fetchone()
-    if row is None:
-        return None
-    return Document.from_row(dict(zip([c[0] for c in cur.description], row)))
+    found = _documents(db, _ALL.where(_D.id == doc_id))
+    return found[0] if found else None
 
 
 def documents_by_id(db: Database, ids: Sequence[str]) -> dict[str, Document]:
@@ -151,32 +177,22 @@ def documents_by_id(db: Database, ids: Sequence[str]) -> dict[str, Document]:
     out: dict[str, Document] = {}
     for start in range(0, len(ids), 500):
         chunk = list(ids[start : start + 500])
-        cur = db.execute(
-            f"select * from documents where id in ({', '.join('?' * len(chunk))})", chunk
-        )
-        cols = [c[0] for c in cur.description]
-        for r in cur.fetchall():
-            doc = Document.from_row(dict(zip(cols, r)))
+        for doc in _documents(db, _ALL.where(_D.id.in_(chunk))):
             out[doc.id] = doc
     return out
 
 
 def document_exists(db: Database, doc_id: str) -> bool:
     """Whether a document ``doc_id`` is stored."""
-    return db.execute("select 1 from documents where id = ?", [doc_id]).fetchone() is not None
+    return run(db, sa.select(_D.id).where(_D.id == doc_id)).fetchone() is not None
 
 
 def document_ids(db: Database, kinds: Sequence[str] | None = None) -> list[str]:
     """Ids of the stored documents (of ``kinds`` when given), by id."""
-    if kinds is None:
-        return [r[0] for r in db.execute("select id from documents order by id")]
-    marks = ", ".join("?" * len(kinds))
-    return [
-        r[0]
-        for r in db.execute(
-            f"select id from documents where kind in ({marks}) order by id", list(kinds)
-        )
-    ]
+    query = sa.select(_D.id).order_by(_D.id)
+    if kinds is not None:
+        query = query.where(_D.kind.in_(list(kinds)))
+    return [r[0] for r in run(db, query)]
 
 
 def documents_of_kind(
@@ -184,77 +200,70 @@ def documents_of_kind(
 ) -> list[Document]:
     """Documents of ``kind`` by id; only ``language`` when given; ``originals``: only those
     that are not a version of another (``parent_id`` null)."""
-    sql = "select * from documents where kind = ?"
-    params: list[Any] = [kind]
+    query = _ALL.where(_D.kind == kind)
     if language is not None:
-        sql += " and language = ?"
-        params.append(language)
+        query = query.where(_D.language == language)
     if originals:
-        sql += " and parent_id is null"
-    cur = db.execute(sql + " order by id", params)
-    cols = [c[0] for c in cur.description]
-    return [Document.from_row(dict(zip(cols, r))) for r in cur.fetchall()]
+        query = query.where(_D.parent_id.is_(None))
+    return _documents(db, query.order_by(_D.id))
 
 
 def version_id(db: Database, parent_id: str, language: str, kind: str = "article") -> str | None:
     """The first (by id) document of ``kind`` in ``language`` whose parent is ``parent_id``."""
-    row = db.execute(
-        "select id from documents where parent_id = ? and language = ? and kind = ? "
-        "order by id limit 1",
-        [parent_id, language, kind],
-    ).fetchone()
+    query = sa.select(_D.id).where(
+        _D.parent_id == parent_id, _D.language == language, _D.kind == kind
+    )
+    row = run(db, query.order_by(_D.id).limit(1)).fetchone()
     return row[0] if row else None
 
 
 def document_summaries(db: Database) -> list[DocumentSummary]:
     """Every stored document without its text, with its passage count, by id."""
-    return [
-        DocumentSummary.from_row(r)
-        for r in db.query(
-            "select d.id, d.title, d.author, d.kind, d.n_tokens as tokens, "
-            "(select count(*) from passages p where p.document_id = d.id) as passages "
-            "from documents d order by d.id"
-        )
-    ]
+    query = sa.select(
+        _D.id,
+        _D.title,
+        _D.author,
+        _D.kind,
+        _D.n_tokens.label("tokens"),
+        _passage_count(_D.id).label("passages"),
+    ).order_by(_D.id)
+    return [DocumentSummary.from_row(r) for r in _plain(db, query)]
 
 
 def count_passages(db: Database, doc_id: str) -> int:
     """How many passages ``doc_id`` has."""
-    n: int = db.execute("select count(*) from passages where document_id = ?", [doc_id]).fetchone()[
-        0
-    ]
-    return n
+    query = sa.select(sa.func.count()).select_from(passage_rows).where(_P.document_id == doc_id)
+    return int(run(db, query).fetchone()[0])
 
 
 def passage_key(db: Database, doc_id: str) -> tuple[str, int] | None:
     """``(sha256 of the text, number of passages)`` of a document, or None when unknown (what a
     cached index of its passages is keyed on)."""
-    row = db.execute(
-        "select d.sha256, (select count(*) from passages p where p.document_id = d.id) "
-        "from documents d where d.id = ?",
-        [doc_id],
-    ).fetchone()
+    query = sa.select(_D.sha256, _passage_count(_D.id)).where(_D.id == doc_id)
+    row = run(db, query).fetchone()
     return (row[0], int(row[1])) if row else None
 
 
 def replace_passages(db: Database, doc_id: str, passages: Iterable[Passage]) -> None:
-    """Replace the passages of ``doc_id`` (call inside the document's write transaction)."""
-    db.execute("delete from passages where document_id = ?", [doc_id])
-    db.table("passages").insert_all(
-        ({"document_id": doc_id, **asdict(p)} for p in passages), batch_size=500
-    )
+    """Replace the passages of ``doc_id`` (call inside the document's write transaction; rows
+    inserted 500 per ``executemany``)."""
+    run(db, sa.delete(passage_rows).where(_P.document_id == doc_id))
+    batch: list[dict[str, Any]] = []
+    for p in passages:
+        batch.append({"document_id": doc_id, **asdict(p)})
+        if len(batch) == 500:
+            run_many(db, sa.insert(passage_rows), batch)
+            batch = []
+    run_many(db, sa.insert(passage_rows), batch)
+
+
+def _passages(db: Database, query: sa.Select[Any]) -> list[Passage]:
+    return [Passage.from_row(r) for r in _plain(db, query)]
 
 
 def get_passages(db: Database, doc_id: str) -> list[Passage]:
     """The stored passages of a document in document order."""
-    return [
-        Passage.from_row(r)
-        for r in db.query(
-            'select idx, start, "end", text, n_tokens from passages where document_id = ? '
-            "order by idx",
-            [doc_id],
-        )
-    ]
+    return _passages(db, _PASSAGE.where(_P.document_id == doc_id).order_by(_P.idx))
 
 
 @dataclass(frozen=True, slots=True)
@@ -279,18 +288,15 @@ class DocumentHeader:
         )
 
 
-_HEADER = "select id, title, kind, language, parent_id from documents"
+_HEADER = sa.select(_D.id, _D.title, _D.kind, _D.language, _D.parent_id)
 
 
 def document_headers(db: Database, ids: Sequence[str]) -> dict[str, DocumentHeader]:
     """The headers of the stored documents among ``ids``, by id."""
     if not ids:
         return {}
-    marks = ", ".join("?" * len(ids))
-    return {
-        r["id"]: DocumentHeader.from_row(r)
-        for r in db.query(f"{_HEADER} where id in ({marks})", list(ids))
-    }
+    found = _plain(db, _HEADER.where(_D.id.in_(list(ids))))
+    return {r["id"]: DocumentHeader.from_row(r) for r in found}
 
 
 def searchable_documents(db: Database, ids: Sequence[str]) -> list[DocumentHeader]:
@@ -298,51 +304,36 @@ def searchable_documents(db: Database, ids: Sequence[str]) -> list[DocumentHeade
     id."""
     if not ids:
         return []
-    marks = ", ".join("?" * len(ids))
-    return [
-        DocumentHeader.from_row(r)
-        for r in db.query(
-            f"{_HEADER} where (id in ({marks}) or parent_id in ({marks})) "
-            "and exists (select 1 from passages p where p.document_id = documents.id) "
-            "order by kind, id",
-            [*ids, *ids],
-        )
-    ]
+    has_passages = sa.exists().where(_P.document_id == _D.id)
+    query = _HEADER.where(
+        sa.or_(_D.id.in_(list(ids)), _D.parent_id.in_(list(ids))), has_passages
+    ).order_by(_D.kind, _D.id)
+    return [DocumentHeader.from_row(r) for r in _plain(db, query)]
 
 
 def document_totals(db: Database) -> list[dict[str, Any]]:
     """Documents and tokens per ``(source, kind)``: ``source, kind, documents, tokens``."""
-    return [
-        dict(r)
-        for r in db.query(
-            "select source, kind, count(*) documents, sum(n_tokens) tokens from documents "
-            "group by source, kind order by source, kind"
+    query = (
+        sa.select(
+            _D.source,
+            _D.kind,
+            sa.func.count().label("documents"),
+            sa.func.sum(_D.n_tokens).label("tokens"),
         )
-    ]
+        .group_by(_D.source, _D.kind)
+        .order_by(_D.source, _D.kind)
+    )
+    return _plain(db, query)
 
 
 def passages_at(db: Database, doc_id: str, idxs: Sequence[int]) -> list[Passage]:
     """The passages of ``doc_id`` at the indexes ``idxs`` (those that exist), in book order."""
     if not idxs:
         return []
-    marks = ", ".join("?" * len(idxs))
-    return [
-        Passage.from_row(r)
-        for r in db.query(
-            'select idx, start, "end", text, n_tokens from passages where document_id = ? '
-            f"and idx in ({marks}) order by idx",
-            [doc_id, *idxs],
-        )
-    ]
+    query = _PASSAGE.where(_P.document_id == doc_id, _P.idx.in_(list(idxs)))
+    return _passages(db, query.order_by(_P.idx))
 
 
 def first_passages(db: Database, doc_id: str, n: int) -> list[Passage]:
     """The first ``n`` passages of ``doc_id``."""
-    return [
-        Passage.from_row(r)
-        for r in db.query(
-            'select idx, start, "end", text, n_tokens from passages where document_id = ? '
-            "order by idx limit ?",
-            [doc_id, n],
-        )
-    ]
+    return _passages(db, _PASSAGE.where(_P.document_id == doc_id).order_by(_P.idx).limit(n))

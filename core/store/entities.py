@@ -4,6 +4,9 @@
 book has 100,000 and more) are staged first in short transactions (:mod:`core.store.row_stage`),
 then one short transaction writes the entity rows (ids kept for names that still exist: questions
 point at them) and switches the mentions in. ``entity_edits`` are in :mod:`core.store.entity_edits`.
+SQLAlchemy Core over :mod:`core.store.tables` (issue 33): nothing here is translated for
+PostgreSQL (the staged mentions are switched in by :mod:`core.store.row_stage`, with
+:data:`ENTITY_BY_NAME` as its fill).
 """
 
 from __future__ import annotations
@@ -13,9 +16,14 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any, Self
 
+import sqlalchemy as sa
+
 from core.store.connection import dumps, transaction
 from core.store.questions import referenced_entity_ids
 from core.store.row_stage import drop_rows_stage, stage_rows, staged, switch_rows
+from core.store.statements import run
+from core.store.tables import entities as entity_rows
+from core.store.tables import mentions as mention_rows
 
 if TYPE_CHECKING:
     from core.store.engine import Database
@@ -105,9 +113,14 @@ ENTITY_BY_NAME = (
 )
 
 
-def _records(cur: Any, cls: Any) -> list[Any]:
-    cols = [c[0] for c in cur.description]
-    return [cls.from_row(dict(zip(cols, r))) for r in cur.fetchall()]
+def _records(db: Database, query: sa.Select[Any], cls: Any) -> list[Any]:
+    cursor = run(db, query)
+    cols = [c[0] for c in cursor.description]
+    return [cls.from_row(dict(zip(cols, r, strict=True))) for r in cursor.fetchall()]
+
+
+_E = entity_rows.c
+_M = mention_rows.c
 
 
 def replace_entities(
@@ -141,20 +154,15 @@ def replace_entities(
 def _write_entity_rows(
     db: Database,
     doc_id: str,
-    entities: Sequence[EntityDraft],
+    drafts: Sequence[EntityDraft],
     method: str,
     run_id: str,
 ) -> None:
     """The entity rows (ids kept for names that still exist); old mentions removed."""
-    old = {
-        r[1]: r[0]
-        for r in db.execute(
-            "select id, name from entities where document_id = ? and method = ?",
-            [doc_id, method],
-        )
-    }
+    query = sa.select(_E.id, _E.name).where(_E.document_id == doc_id, _E.method == method)
+    old = {r[1]: r[0] for r in run(db, query)}
     referenced = referenced_entity_ids(db)
-    for rank, e in enumerate(entities, start=1):
+    for rank, e in enumerate(drafts, start=1):
         row = {
             "document_id": doc_id,
             "name": e.name,
@@ -167,59 +175,55 @@ def _write_entity_rows(
         }
         if e.name in old:
             entity_id = old.pop(e.name)
-            db.table("entities").update(entity_id, row)
-            db.execute("delete from mentions where entity_id = ?", [entity_id])
+            run(db, sa.update(entity_rows).where(_E.id == entity_id).values(**row))
+            run(db, sa.delete(mention_rows).where(_M.entity_id == entity_id))
         else:
-            db.table("entities").insert(row)
-    for extra, entity_id in enumerate(old.values(), start=len(entities) + 1):
-        db.execute("delete from mentions where entity_id = ?", [entity_id])
+            run(db, sa.insert(entity_rows).values(**row))
+    for extra, entity_id in enumerate(old.values(), start=len(drafts) + 1):
+        run(db, sa.delete(mention_rows).where(_M.entity_id == entity_id))
         if entity_id in referenced:  # keep the row questions point at, unranked
-            db.execute(
-                "update entities set n_mentions = 0, rank = ?, run_id = ? where id = ?",
-                [extra, run_id, entity_id],
-            )
+            kept = dict(n_mentions=0, rank=extra, run_id=run_id)
+            run(db, sa.update(entity_rows).where(_E.id == entity_id).values(**kept))
         else:
-            db.execute("delete from entities where id = ?", [entity_id])
+            run(db, sa.delete(entity_rows).where(_E.id == entity_id))
 
 
 def get_entities(db: Database, doc_id: str, method: str, *, top: int | None = None) -> list[Entity]:
     """The mentioned entities of ``(doc_id, method)`` by rank (the first ``top`` when given)."""
-    sql = (
-        "select * from entities where document_id = ? and method = ? and n_mentions > 0 "
-        "order by rank"
+    query = (
+        sa.select(entity_rows)
+        .where(_E.document_id == doc_id, _E.method == method, _E.n_mentions > 0)
+        .order_by(_E.rank)
     )
-    cur = db.execute(sql + (f" limit {int(top)}" if top else ""), [doc_id, method])
-    return _records(cur, Entity)
+    return _records(db, query.limit(int(top)) if top else query, Entity)
 
 
 def get_entity(db: Database, entity_id: int) -> Entity | None:
     """The entity ``entity_id`` or None."""
-    found = _records(db.execute("select * from entities where id = ?", [entity_id]), Entity)
+    found = _records(db, sa.select(entity_rows).where(_E.id == entity_id), Entity)
     return found[0] if found else None
 
 
 def latest_method_entity_names(db: Database, doc_id: str, n: int) -> list[str]:
     """Names of the ``n`` top-ranked entities of the document's most recently stored method
     (by entity id; mentioned or not)."""
-    latest = db.execute(
-        "select method from entities where document_id = ? order by id desc limit 1", [doc_id]
-    ).fetchone()
+    query = sa.select(_E.method).where(_E.document_id == doc_id).order_by(_E.id.desc()).limit(1)
+    latest = run(db, query).fetchone()
     if latest is None:
         return []
-    return [
-        r[0]
-        for r in db.execute(
-            "select name from entities where document_id = ? and method = ? order by rank, id "
-            "limit ?",
-            [doc_id, latest[0], n],
-        )
-    ]
+    names = (
+        sa.select(_E.name)
+        .where(_E.document_id == doc_id, _E.method == latest[0])
+        .order_by(_E.rank, _E.id)
+        .limit(n)
+    )
+    return [r[0] for r in run(db, names)]
 
 
 def get_mentions(db: Database, entity_id: int) -> list[Mention]:
     """The mention chain of an entity in book order."""
-    cur = db.execute("select * from mentions where entity_id = ? order by start", [entity_id])
-    return _records(cur, Mention)
+    query = sa.select(mention_rows).where(_M.entity_id == entity_id).order_by(_M.start)
+    return _records(db, query, Mention)
 
 
 def mention_spans(db: Database, entity_ids: Sequence[int]) -> dict[int, list[tuple[int, int, int]]]:
@@ -227,47 +231,42 @@ def mention_spans(db: Database, entity_ids: Sequence[int]) -> dict[int, list[tup
     ids = list(entity_ids)
     out: dict[int, list[tuple[int, int, int]]] = {i: [] for i in ids}
     for lo in range(0, len(ids), 500):
-        chunk = ids[lo : lo + 500]
-        for r in db.execute(
-            'select entity_id, passage_idx, start, "end" from mentions where entity_id in '
-            f"({','.join('?' * len(chunk))}) and passage_idx is not null order by start",
-            chunk,
-        ):
+        query = (
+            sa.select(_M.entity_id, _M.passage_idx, _M.start, _M.end)
+            .where(_M.entity_id.in_(ids[lo : lo + 500]), _M.passage_idx.is_not(None))
+            .order_by(_M.start)
+        )
+        for r in run(db, query):
             out[r[0]].append((r[1], r[2], r[3]))
     return out
 
 
+def _passage_indexes(db: Database, condition: sa.ColumnElement[bool]) -> list[int]:
+    """Distinct passage indexes of the mentions meeting ``condition``, in book order."""
+    query = (
+        sa.select(_M.passage_idx)
+        .distinct()
+        .where(condition, _M.passage_idx.is_not(None))
+        .order_by(_M.passage_idx)
+    )
+    return [r[0] for r in run(db, query)]
+
+
 def entity_passage_indexes(db: Database, entity_id: int) -> list[int]:
     """Distinct passage indexes of an entity's mentions, in book order."""
-    return [
-        r[0]
-        for r in db.execute(
-            "select distinct passage_idx from mentions where entity_id = ? and passage_idx is not "
-            "null order by passage_idx",
-            [entity_id],
-        )
-    ]
+    return _passage_indexes(db, _M.entity_id == entity_id)
 
 
 def entities_by_id(db: Database, ids: Sequence[int]) -> list[Entity]:
     """The stored entities among ``ids``, by id."""
     if not ids:
         return []
-    marks = ",".join("?" * len(ids))
-    cur = db.execute(f"select * from entities where id in ({marks}) order by id", list(ids))
-    return _records(cur, Entity)
+    query = sa.select(entity_rows).where(_E.id.in_(list(ids))).order_by(_E.id)
+    return _records(db, query, Entity)
 
 
 def mention_passages(db: Database, entity_ids: Sequence[int]) -> list[int]:
     """Distinct passage indexes where any of ``entity_ids`` is mentioned, in book order."""
     if not entity_ids:
         return []
-    marks = ",".join("?" * len(entity_ids))
-    return [
-        r[0]
-        for r in db.execute(
-            f"select distinct passage_idx from mentions where entity_id in ({marks}) "
-            "and passage_idx is not null order by passage_idx",
-            list(entity_ids),
-        )
-    ]
+    return _passage_indexes(db, _M.entity_id.in_(list(entity_ids)))

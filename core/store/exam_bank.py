@@ -1,6 +1,7 @@
 """Tables ``exam_banks``, ``exam_queries``, ``exam_questions`` and ``exam_articles``: EXAM's
 question banks and the articles graded against them (migration m0500). Exam questions never
-enter ``questions``, so no answering system can see them."""
+enter ``questions``, so no answering system can see them. SQLAlchemy Core over :mod:`core.store.tables_people` and
+:mod:`core.store.tables_exam` (issue 33): nothing here is translated for PostgreSQL."""
 
 from __future__ import annotations
 
@@ -9,8 +10,13 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any, Self
 
-from core.store.connection import dumps, placeholders, rows, utcnow
+import sqlalchemy as sa
+
+from core.store.connection import dumps, utcnow
 from core.store.row_stage import RowStage, stage_rows
+from core.store.statements import all_rows, run, run_many, upsert
+from core.store.tables_exam import exam_articles, exam_grades, exam_questions, exam_runs
+from core.store.tables_people import exam_banks, exam_queries
 
 if TYPE_CHECKING:
     from core.store.engine import Database
@@ -88,17 +94,21 @@ class ExamArticle:
     run_id: str | None = None
 
 
+_Q = exam_questions.c
+_A = exam_articles.c
+
+
 def bank_exists(db: Database, bank_id: str) -> bool:
     """Whether the exam bank ``bank_id`` is stored."""
-    return db.execute("select 1 from exam_banks where id = ?", [bank_id]).fetchone() is not None
+    query = sa.select(exam_banks.c.id).where(exam_banks.c.id == bank_id)
+    return run(db, query).fetchone() is not None
 
 
 def query_exists(db: Database, bank_id: str, query_id: str) -> bool:
     """Whether ``query_id`` is a query of ``bank_id``."""
-    found = db.execute(
-        "select 1 from exam_queries where bank_id = ? and query_id = ?", [bank_id, query_id]
-    ).fetchone()
-    return found is not None
+    c = exam_queries.c
+    query = sa.select(c.query_id).where(c.bank_id == bank_id, c.query_id == query_id)
+    return run(db, query).fetchone() is not None
 
 
 def replace_bank(
@@ -110,31 +120,26 @@ def replace_bank(
     """(Re)create the bank row and its queries (``{query_id: text}``); old questions and grades
     of the bank go. Call inside a transaction."""
     if bank_exists(db, bank.id):
-        db.execute(
-            "delete from exam_grades where question_id in "
-            "(select id from exam_questions where bank_id = ?)",
-            [bank.id],
-        )
-        db.execute("delete from exam_questions where bank_id = ?", [bank.id])
-    db.table("exam_banks").upsert(
-        {**asdict(bank), "metadata": "{}", "created_at": utcnow()},
-        pk="id",
-    )
+        of_bank = sa.select(_Q.id).where(_Q.bank_id == bank.id)
+        run(db, sa.delete(exam_grades).where(exam_grades.c.question_id.in_(of_bank)))
+        run(db, sa.delete(exam_questions).where(_Q.bank_id == bank.id))
+    run(db, upsert(db, exam_banks, {**asdict(bank), "metadata": "{}", "created_at": utcnow()}))
     for qid, text in queries.items():
-        db.table("exam_queries").upsert(
-            {
-                "bank_id": bank.id,
-                "query_id": qid,
-                "query_text": text,
-                "document_id": (query_documents or {}).get(qid),
-            },
-            pk=("bank_id", "query_id"),
-        )
+        row = {
+            "bank_id": bank.id,
+            "query_id": qid,
+            "query_text": text,
+            "document_id": (query_documents or {}).get(qid),
+        }
+        run(db, upsert(db, exam_queries, row))
 
 
 def insert_exam_questions(db: Database, questions: Iterable[ExamQuestion]) -> None:
-    """Insert the questions of a bank (after :func:`replace_bank`, in its transaction)."""
-    db.table("exam_questions").insert_all((_question_row(q) for q in questions), batch_size=500)
+    """Insert the questions of a bank (after :func:`replace_bank`, in its transaction; 500 per
+    ``executemany``)."""
+    new = [_question_row(q) for q in questions]
+    for start in range(0, len(new), 500):
+        run_many(db, sa.insert(exam_questions), new[start : start + 500])
 
 
 def stage_exam_questions(db: Database, questions: Sequence[ExamQuestion]) -> RowStage:
@@ -155,84 +160,86 @@ def _question_row(q: ExamQuestion) -> dict[str, Any]:
 
 def bank_questions(db: Database, bank_id: str) -> list[ExamQuestion]:
     """Every question of a bank, ordered by query and qid."""
-    return [
-        ExamQuestion.from_row(r)
-        for r in db.query(
-            "select * from exam_questions where bank_id = ? order by query_id, qid", [bank_id]
-        )
-    ]
+    query = sa.select(exam_questions).where(_Q.bank_id == bank_id).order_by(_Q.query_id, _Q.qid)
+    cursor = run(db, query)
+    names = [d[0] for d in cursor.description]
+    return [ExamQuestion.from_row(dict(zip(names, r, strict=True))) for r in cursor.fetchall()]
 
 
 def bank_queries(db: Database, bank_id: str) -> list[dict[str, Any]]:
     """The queries of a bank with their question counts (``query_id, query_text, document_id,
     n_questions``)."""
-    return rows(
-        db,
-        "select q.query_id, q.query_text, q.document_id, count(x.id) as n_questions "
-        "from exam_queries q left join exam_questions x on x.bank_id = q.bank_id "
-        "and x.query_id = q.query_id where q.bank_id = ? group by q.bank_id, q.query_id "
-        "order by q.query_id",
-        [bank_id],
+    q, x = exam_queries.alias("q"), exam_questions.alias("x")
+    query = (
+        sa.select(
+            q.c.query_id,
+            q.c.query_text,
+            q.c.document_id,
+            sa.func.count(x.c.id).label("n_questions"),
+        )
+        .select_from(
+            q.outerjoin(x, sa.and_(x.c.bank_id == q.c.bank_id, x.c.query_id == q.c.query_id))
+        )
+        .where(q.c.bank_id == bank_id)
+        .group_by(q.c.bank_id, q.c.query_id)
+        .order_by(q.c.query_id)
     )
+    return all_rows(db, query)
 
 
 def count_bank_questions(db: Database, bank_id: str, query_id: str | None = None) -> int:
     """How many questions the bank has (of ``query_id`` when given)."""
-    sql, params = "select count(*) from exam_questions where bank_id = ?", [bank_id]
+    query = sa.select(sa.func.count()).select_from(exam_questions).where(_Q.bank_id == bank_id)
     if query_id is not None:
-        sql, params = sql + " and query_id = ?", [bank_id, query_id]
-    n: int = db.execute(sql, params).fetchone()[0]
-    return n
+        query = query.where(_Q.query_id == query_id)
+    return int(run(db, query).fetchone()[0])
 
 
 def questions_per_query(db: Database, bank_id: str) -> dict[str, int]:
     """``{query_id: number of questions}`` of a bank."""
-    return {
-        r[0]: r[1]
-        for r in db.execute(
-            "select query_id, count(*) from exam_questions where bank_id = ? group by query_id",
-            [bank_id],
-        )
-    }
+    query = (
+        sa.select(_Q.query_id, sa.func.count()).where(_Q.bank_id == bank_id).group_by(_Q.query_id)
+    )
+    return {r[0]: int(r[1]) for r in run(db, query)}
 
 
 def run_query_ids(db: Database, run_id: str) -> list[str]:
     """The query ids of an EXAM run's bank, sorted."""
-    return [
-        r[0]
-        for r in db.execute(
-            "select q.query_id from exam_queries q join exam_runs r on r.bank_id = q.bank_id "
-            "where r.id = ? order by q.query_id",
-            [run_id],
-        )
-    ]
+    q = exam_queries.c
+    query = (
+        sa.select(q.query_id)
+        .join(exam_runs, exam_runs.c.bank_id == q.bank_id)
+        .where(exam_runs.c.id == run_id)
+        .order_by(q.query_id)
+    )
+    return [r[0] for r in run(db, query)]
 
 
 def replace_article(db: Database, article: ExamArticle) -> int:
     """Insert the article of (bank, query, system), replacing the stored one (its grades go by
     cascade) unless it is the same (kept with its grades: nothing written); returns its id.
     Call inside a transaction."""
-    key = [article.bank_id, article.query_id, article.system]
-    where = "where bank_id = ? and query_id = ? and system = ?"
-    found = rows(db, f"select * from exam_articles {where}", key)
+    key = sa.and_(
+        _A.bank_id == article.bank_id, _A.query_id == article.query_id, _A.system == article.system
+    )
+    found = all_rows(db, sa.select(exam_articles).where(key))
     if found and all(found[0][k] == v for k, v in asdict(article).items()):
         return int(found[0]["id"])
-    db.execute(f"delete from exam_articles {where}", key)
+    run(db, sa.delete(exam_articles).where(key))
     row = {**asdict(article), "metadata": dumps(article.metadata), "created_at": utcnow()}
-    new_id = db.table("exam_articles").insert(row).last_pk
-    return int(new_id or 0)
+    added = run(db, sa.insert(exam_articles).values(**row).returning(_A.id))
+    return int(added.fetchone()[0])
 
 
 def delete_bank_articles(db: Database, bank_id: str, keep: Sequence[int] = ()) -> None:
     """Remove every article of a bank but those of ids ``keep`` (their grades go by cascade)."""
-    db.execute(
-        f"delete from exam_articles where bank_id = ? and id not in ({placeholders(keep)})",
-        [bank_id, *keep],
+    run(
+        db,
+        sa.delete(exam_articles).where(_A.bank_id == bank_id, _A.id.not_in(list(keep))),
     )
 
 
 def bank_articles(db: Database, bank_id: str) -> list[dict[str, Any]]:
     """Stored articles of a bank (``metadata`` decoded), by system and query."""
-    return rows(
-        db, "select * from exam_articles where bank_id = ? order by system, query_id", [bank_id]
-    )
+    query = sa.select(exam_articles).where(_A.bank_id == bank_id).order_by(_A.system, _A.query_id)
+    return all_rows(db, query)
