@@ -44,7 +44,7 @@ def _dest_file_removed_on_error(dest: str) -> Iterator[None]:
 def _migrate_db(args: argparse.Namespace) -> int:
     from core.cli.output_files import refuse_database_path
     from core.store.copy_db import CopyError, copy_database
-    from core.store.database import applied_migrations
+    from core.store.schema_upgrade import applied_migrations
 
     if str(args.src) == str(args.dest):
         raise CopyError("SRC and DEST are the same database")

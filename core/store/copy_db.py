@@ -33,8 +33,14 @@ from core.store.postgres import POSTGRES
 
 #: Rows read (and inserted) per statement.
 CHUNK = 2000
-#: Tables never copied: the migration record (DEST has its own) and SQLite's bookkeeping.
-SKIPPED = {"schema_migrations", "sqlite_sequence", "sqlite_stat1", "sqlite_stat4"}
+#: Tables never copied: the migration records (DEST has its own) and SQLite's bookkeeping.
+SKIPPED = {
+    "schema_migrations",
+    "alembic_version",
+    "sqlite_sequence",
+    "sqlite_stat1",
+    "sqlite_stat4",
+}
 
 
 class CopyError(WorkbenchError):
