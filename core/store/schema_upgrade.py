@@ -27,6 +27,9 @@ import threading
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+import sqlalchemy as sa
+from sqlalchemy.pool import StaticPool
+
 import core.store.migrations as migrations_pkg
 from core.errors import DatabaseFileError
 from core.store.connection import transaction, utcnow
@@ -97,24 +100,11 @@ def upgrade_schema(db: Database, where: str) -> Upgrade | None:
 def _run_alembic(db: Database, where: str, *, stamp: bool) -> str:
     """Stamp at the baseline (if ``stamp`` and not stamped meanwhile) and upgrade to the head,
     in one transaction on ``db``'s own connection; the revision reached."""
-    import sqlalchemy as sa
     from alembic import command
     from alembic.config import Config
     from alembic.util import CommandError
 
-    postgres = db.dialect.name == "postgresql"
-    raw: Any = db.conn.raw if postgres else db.conn  # type: ignore[attr-defined]
-    engine = sa.create_engine(
-        "postgresql+psycopg://" if postgres else "sqlite://",
-        creator=lambda: raw,
-        poolclass=sa.pool.StaticPool,
-        pool_reset_on_return=None,
-    )
-
-    @sa.event.listens_for(engine, "begin")
-    def _begin(conn: sa.Connection) -> None:  # the drivers are in autocommit mode
-        conn.exec_driver_sql(db.dialect.begin_sql)
-
+    engine = engine_over(db)
     config = Config()
     config.set_main_option("script_location", str(HERE).replace("%", "%%"))
     config.set_main_option("path_separator", "os")
@@ -135,6 +125,28 @@ def _run_alembic(db: Database, where: str, *, stamp: bool) -> str:
             ) from None
         reached = conn.exec_driver_sql("select version_num from alembic_version").scalar()
     return str(reached)
+
+
+def engine_over(db: Database) -> sa.Engine:
+    """A SQLAlchemy engine whose one connection is ``db``'s own (same session, same temp
+    tables; never closed by the engine); ``engine.begin()`` opens the dialect's write
+    transaction (``BEGIN IMMEDIATE`` / ``BEGIN``: the drivers are in autocommit mode)."""
+    import sqlalchemy as sa
+
+    postgres = db.dialect.name == "postgresql"
+    raw: Any = db.conn.raw if postgres else db.conn  # type: ignore[attr-defined]
+    engine = sa.create_engine(
+        "postgresql+psycopg://" if postgres else "sqlite://",
+        creator=lambda: raw,
+        poolclass=StaticPool,
+        pool_reset_on_return=None,
+    )
+
+    @sa.event.listens_for(engine, "begin")
+    def _begin(conn: sa.Connection) -> None:
+        conn.exec_driver_sql(db.dialect.begin_sql)
+
+    return engine
 
 
 def registered_migrations() -> list[tuple[str, Any]]:
