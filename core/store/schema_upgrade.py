@@ -131,8 +131,6 @@ def engine_over(db: Database) -> sa.Engine:
     """A SQLAlchemy engine whose one connection is ``db``'s own (same session, same temp
     tables; never closed by the engine); ``engine.begin()`` opens the dialect's write
     transaction (``BEGIN IMMEDIATE`` / ``BEGIN``: the drivers are in autocommit mode)."""
-    import sqlalchemy as sa
-
     postgres = db.dialect.name == "postgresql"
     raw: Any = db.conn.raw if postgres else db.conn  # type: ignore[attr-defined]
     engine = sa.create_engine(

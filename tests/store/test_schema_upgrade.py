@@ -247,3 +247,25 @@ def test_a_revision_from_a_newer_workbench_is_refused(tmp_path: Path) -> None:
     db.close()
     with pytest.raises(DatabaseFileError, match="made by a newer version"):
         open_db(path)
+
+
+def test_migrate_and_the_app_s_start_say_what_they_upgrade(old_demo: Path, tmp_path: Path) -> None:
+    from cli_run import run_cli
+
+    path = tmp_path / "old.db"
+    shutil.copy(old_demo, path)
+    assert run_cli(["--db", str(path), "migrate"]) == (
+        0,
+        f"upgraded the schema of {path} from {LEGACY_LAST} to revision {HEAD}\n",
+        "",
+    )
+    assert run_cli(["--db", str(path), "migrate"]) == (
+        0,
+        f"{path} is at revision {HEAD}: nothing to upgrade\n",
+        "",
+    )
+    served = tmp_path / "served.db"
+    shutil.copy(old_demo, served)
+    code, out, err = run_cli(["--db", str(served), "serve", "--dry-run"])
+    assert code == 0 and f"WORKBENCH_DB={served}" in out
+    assert err == f"upgraded the schema of {served} from {LEGACY_LAST} to revision {HEAD}\n"
