@@ -31,6 +31,11 @@ from core.store.postgres import POSTGRES
 from core.store.runs import mark_dead_runs
 from core.store.schema_upgrade import Upgrade, schema_revision, upgrade_schema
 
+#: What an engine remembers of its database's schema: the revision and the numbered migrations.
+_KNOWN_SQL = (
+    "select (select version_num from alembic_version), (select count(*) from schema_migrations)"
+)
+
 _create_missing = True  # whether open_db creates a missing file when not told (see creating())
 
 
@@ -126,15 +131,15 @@ def _open_postgres(url: str, *, migrate: bool) -> Database:
 
 def _up_to_date(db: Database, pooled: Pooled) -> bool:
     """Whether this process migrated (or found migrated) this database already: its engine
-    knows the revision and ``alembic_version`` still holds it (one query; a file replaced by
-    another one at the same path is checked again)."""
+    knows the revision and the numbered migrations recorded, and the database still has them
+    (one query; a file replaced by another one at the same path is checked again)."""
     if pooled.revision is None:
         return False
     try:  # autocommit: a failed query leaves no transaction behind on either database
-        found = db.execute("select version_num from alembic_version").fetchone()
+        found = db.execute(_KNOWN_SQL).fetchone()
     except Exception:
         return False
-    return found is not None and found[0] == pooled.revision
+    return found is not None and tuple(found) == pooled.revision
 
 
 def _migrate_once(db: Database, pooled: Pooled, known: bool, where: str) -> None:
@@ -145,7 +150,7 @@ def _migrate_once(db: Database, pooled: Pooled, known: bool, where: str) -> None
         done = migrate_db(db, where)
         if done is not None and done.before is not None:
             print(done.line(where), file=sys.stderr)
-        pooled.revision = schema_revision(db)
+        pooled.revision = tuple(db.execute(_KNOWN_SQL).fetchone())
     mark_dead_runs(db)  # a run whose process died shows as interrupted, not running
     drop_dead_stages(db)  # and the passages its import staged are removed
 
