@@ -17,6 +17,7 @@ import shutil
 import subprocess
 import sys
 import tarfile
+import textwrap
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +25,8 @@ import pytest
 import sqlalchemy as sa
 
 from core.errors import DatabaseFileError
-from core.store.database import open_db
+from core.store import schema_upgrade
+from core.store.database import migrate_db, open_db
 from core.store.pool import dispose
 from core.store.revisions import HEAD, HERE, LEGACY_LAST
 from core.store.schema_upgrade import LEGACY_RELEASE, applied_migrations, registered_migrations
@@ -269,3 +271,32 @@ def test_migrate_and_the_app_s_start_say_what_they_upgrade(old_demo: Path, tmp_p
     code, out, err = run_cli(["--db", str(served), "serve", "--dry-run"])
     assert code == 0 and f"WORKBENCH_DB={served}" in out
     assert err == f"upgraded the schema of {served} from {LEGACY_LAST} to revision {HEAD}\n"
+
+
+def _recipe() -> str:
+    """The revision of docs/storage.md's "Adding a table" recipe (its Python block)."""
+    text = (ROOT / "docs" / "storage.md").read_text(encoding="utf-8")
+    start = text.index("```python", text.index("### Adding a table")) + len("```python")
+    return textwrap.dedent(text[start : text.index("```", start)])
+
+
+def test_the_docs_recipe_revision_upgrades_a_database(
+    db_path: Path | str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, refused: Any
+) -> None:
+    """A newcomer's revision (docs/storage.md, verbatim) runs on both databases: the table, its
+    index, a column on ``judgments`` and the append-only triggers."""
+    here = tmp_path / "revisions"
+    shutil.copytree(HERE, here)
+    (here / "versions" / "r0002_notes.py").write_text(_recipe(), encoding="utf-8")
+    monkeypatch.setattr(schema_upgrade, "HERE", here)
+    monkeypatch.setattr(schema_upgrade, "HEAD", "0002")
+    db = open_db(db_path, migrate=False)
+    try:
+        assert migrate_db(db, "the test database") == schema_upgrade.Upgrade("0001", "0002")
+        db.execute("insert into notes (body, created_at) values ('integer; --', 't')")
+        assert [r["body"] for r in db.query("select body from notes")] == ["integer; --"]
+        assert "note_id" in [r[0] for r in db.execute("select * from judgments").description]
+        with pytest.raises(refused, match="notes is append-only"):
+            db.execute("delete from notes")
+    finally:
+        db.close()
