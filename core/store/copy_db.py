@@ -30,6 +30,8 @@ from core.errors import WorkbenchError
 from core.store.connection import transaction
 from core.store.engine import Database
 from core.store.postgres import POSTGRES
+from core.store.revisions import BASELINE
+from core.store.schema_upgrade import alembic_revision
 
 #: Rows read (and inserted) per statement.
 CHUNK = 2000
@@ -268,7 +270,7 @@ def check_empty(dest: Database) -> None:
 
 
 def check_same_schema(src: Database, dest: Database, src_applied: Sequence[str]) -> None:
-    """Both databases must have exactly the same migrations applied."""
+    """Both databases must have exactly the same numbered migrations and the same revision."""
     dest_applied = [r[0] for r in dest.execute("select name from schema_migrations").fetchall()]
     if sorted(src_applied) != sorted(dest_applied):
         missing = sorted(set(dest_applied) - set(src_applied))
@@ -279,6 +281,13 @@ def check_same_schema(src: Database, dest: Database, src_applied: Sequence[str])
         raise CopyError(
             f"SRC and DEST are at different schema versions ({what}); migrate SRC first "
             "(python -m core --db SRC init) with this version of the workbench"
+        )
+    src_at = alembic_revision(src) or BASELINE  # a numbered migrations' database: the baseline
+    dest_at = alembic_revision(dest)
+    if src_at != dest_at:
+        raise CopyError(
+            f"SRC and DEST are at different schema revisions ({src_at} and {dest_at}); migrate "
+            "SRC first (python -m core --db SRC migrate) with this version of the workbench"
         )
 
 
