@@ -293,7 +293,9 @@ def test_the_docs_recipe_revision_upgrades_a_database(
     db = open_db(db_path, migrate=False)
     try:
         assert migrate_db(db, "the test database") == schema_upgrade.Upgrade("0001", "0002")
+        assert not db.conn.in_transaction  # the connection is back in autocommit, as it came
         db.execute("insert into notes (body, created_at) values ('integer; --', 't')")
+        assert not db.conn.in_transaction  # committed by itself: autocommit kept
         assert [r["body"] for r in db.query("select body from notes")] == ["integer; --"]
         assert "note_id" in [r[0] for r in db.execute("select * from judgments").description]
         with pytest.raises(refused, match="notes is append-only"):
