@@ -9,7 +9,9 @@ from __future__ import annotations
 
 from alembic import context
 
-connection = context.config.attributes["connection"]
+connection = context.config.attributes.get("connection")
+if connection is None:  # the alembic CLI: history, heads and revision work; upgrades do not
+    raise SystemExit("error: upgrade a database with `python -m core --db DB migrate`")
 context.configure(connection=connection, target_metadata=None)
 with context.begin_transaction():  # inside the caller's transaction: nothing of its own
     context.run_migrations()
