@@ -1,4 +1,5 @@
-"""``migrate-db``: copy a workbench database into an empty one (SQLite or PostgreSQL, issue 25)."""
+"""``migrate``: bring a database's schema to the newest revision (issue 33); ``migrate-db``: copy a
+workbench database into an empty one (SQLite or PostgreSQL, issue 25)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,18 @@ from core.store.database import open_db, postgres_url
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Add the migrate-db command to the CLI."""
+    """Add the migrate and migrate-db commands to the CLI."""
+    m = sub.add_parser(
+        "migrate",
+        help="upgrade the database's schema to this version's newest revision",
+        description="Bring the schema of --db (a SQLite path or a postgresql:// URL) to the "
+        "newest Alembic revision and say from which revision to which, in one line. A "
+        "database made by an earlier version of the workbench is upgraded in place with "
+        "every row kept (every command and the app do this when they open it). An older "
+        "PostgreSQL database than the last numbered migration is refused, naming the release "
+        "to upgrade it with first (docs/storage.md).",
+    )
+    m.set_defaults(func=_migrate)
     p = sub.add_parser(
         "migrate-db",
         help="copy a database (SQLite path or PostgreSQL URL) into an empty one, verified",
@@ -25,6 +37,22 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("src", help="the database to copy (opened read-only, left unchanged)")
     p.add_argument("dest", help="the empty database to copy into")
     p.set_defaults(func=_migrate_db)
+
+
+def _migrate(args: argparse.Namespace) -> int:
+    from core.store.database import migrate_db
+    from core.store.pg_connection import without_password
+    from core.store.revisions import HEAD
+
+    url = postgres_url(args.db)
+    where = str(args.db) if url is None else without_password(url)
+    db = open_db(args.db, migrate=False)
+    try:
+        done = migrate_db(db, where)
+    finally:
+        db.close()
+    print(done.line(where) if done else f"{where} is at revision {HEAD}: nothing to upgrade")
+    return 0
 
 
 @contextlib.contextmanager
@@ -44,7 +72,7 @@ def _dest_file_removed_on_error(dest: str) -> Iterator[None]:
 def _migrate_db(args: argparse.Namespace) -> int:
     from core.cli.output_files import refuse_database_path
     from core.store.copy_db import CopyError, copy_database
-    from core.store.database import applied_migrations
+    from core.store.schema_upgrade import applied_migrations
 
     if str(args.src) == str(args.dest):
         raise CopyError("SRC and DEST are the same database")

@@ -365,7 +365,7 @@ def table_counts(db: Database) -> dict[str, int]:
     return {
         name: db[name].count
         for name in sorted(db.table_names())
-        if name != "schema_migrations" and not name.startswith("sqlite_")
+        if name not in ("schema_migrations", "alembic_version") and not name.startswith("sqlite_")
     }
 
 

@@ -36,12 +36,20 @@ from core.errors import WorkbenchError
 from core.store.connection import transaction
 from core.store.engine import Database
 from core.store.postgres import POSTGRES
+from core.store.revisions import BASELINE
+from core.store.schema_upgrade import alembic_revision
 from core.store.statements import run, run_many
 
 #: Rows read (and inserted) per statement.
 CHUNK = 2000
-#: Tables never copied: the migration record (DEST has its own) and SQLite's bookkeeping.
-SKIPPED = {"schema_migrations", "sqlite_sequence", "sqlite_stat1", "sqlite_stat4"}
+#: Tables never copied: the migration records (DEST has its own) and SQLite's bookkeeping.
+SKIPPED = {
+    "schema_migrations",
+    "alembic_version",
+    "sqlite_sequence",
+    "sqlite_stat1",
+    "sqlite_stat4",
+}
 
 
 class CopyError(WorkbenchError):
@@ -302,7 +310,7 @@ def check_empty(dest: Database) -> None:
 
 
 def check_same_schema(src: Database, dest: Database, src_applied: Sequence[str]) -> None:
-    """Both databases must have exactly the same migrations applied."""
+    """Both databases must have exactly the same numbered migrations and the same revision."""
     dest_applied = [r[0] for r in _fetch(dest, "select name from schema_migrations")]
     if sorted(src_applied) != sorted(dest_applied):
         missing = sorted(set(dest_applied) - set(src_applied))
@@ -313,6 +321,13 @@ def check_same_schema(src: Database, dest: Database, src_applied: Sequence[str])
         raise CopyError(
             f"SRC and DEST are at different schema versions ({what}); migrate SRC first "
             "(python -m core --db SRC init) with this version of the workbench"
+        )
+    src_at = alembic_revision(src) or BASELINE  # a numbered migrations' database: the baseline
+    dest_at = alembic_revision(dest)
+    if src_at != dest_at:
+        raise CopyError(
+            f"SRC and DEST are at different schema revisions ({src_at} and {dest_at}); migrate "
+            "SRC first (python -m core --db SRC migrate) with this version of the workbench"
         )
 
 

@@ -1,8 +1,9 @@
-"""Opening the workbench database: connect, then apply every pending registered migration.
+"""Opening the workbench database: connect, then bring its schema to the newest revision.
 
-Registered migrations live in :mod:`core.store.migrations` as modules ``mNNNN_<name>.py`` that
-define ``apply(db)``. They run in name order, each inside one transaction, and are recorded in
-``schema_migrations``; the schema version is the number of applied migrations.
+The schema's history is Alembic's (:mod:`core.store.schema_upgrade`, ``core/store/revisions/``);
+a database made by an earlier version (numbered migrations, ``schema_migrations``) is upgraded in
+place. The check runs once per engine; an upgrade of an existing database says so on stderr in
+one line (from which revision to which).
 
 A missing file is created only where creating is meant (``create=True``, the library default;
 the CLI allows it only in ``init`` and ``demo``, see :func:`creating`); any other broken path or
@@ -14,16 +15,12 @@ before anything is written to it.
 from __future__ import annotations
 
 import contextlib
-import importlib
-import pkgutil
 import sqlite3
-import threading
+import sys
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
-import core.store.migrations as migrations_pkg
-from core.store.connection import default_db_path, transaction, use_wal, utcnow
+from core.store.connection import default_db_path, use_wal
 from core.store.dbfile import check_db_file, explain_sqlite_error, is_file_error
 from core.store.engine import Database
 from core.store.foreign_db import refuse_foreign
@@ -32,8 +29,13 @@ from core.store.pg_connection import without_password
 from core.store.pool import Pooled, borrow_postgres, borrow_sqlite, engine_for
 from core.store.postgres import POSTGRES
 from core.store.runs import mark_dead_runs
+from core.store.schema_upgrade import Upgrade, schema_revision, upgrade_schema
 
-_migrate_lock = threading.Lock()
+#: What an engine remembers of its database's schema: the revision and the numbered migrations.
+_KNOWN_SQL = (
+    "select (select version_num from alembic_version), (select count(*) from schema_migrations)"
+)
+
 _create_missing = True  # whether open_db creates a missing file when not told (see creating())
 
 
@@ -88,7 +90,7 @@ def open_db(
         if not read_only and not memory:
             use_wal(conn)
         if migrate:
-            _migrate_once(db, pooled, known)
+            _migrate_once(db, pooled, known, str(path))
     except BaseException as exc:
         if conn is not None:
             conn.close()
@@ -120,7 +122,7 @@ def _open_postgres(url: str, *, migrate: bool) -> Database:
         if not known:
             refuse_foreign(db, without_password(url), create=True)  # before migrating
         if migrate:
-            _migrate_once(db, pooled, known)
+            _migrate_once(db, pooled, known, without_password(url))
     except BaseException:
         db.conn.close()
         raise
@@ -129,23 +131,26 @@ def _open_postgres(url: str, *, migrate: bool) -> Database:
 
 def _up_to_date(db: Database, pooled: Pooled) -> bool:
     """Whether this process migrated (or found migrated) this database already: its engine
-    knows the applied migrations and ``schema_migrations`` still holds as many (one count; a
-    file replaced by another one at the same path is checked again)."""
-    if pooled.migrated is None:
+    knows the revision and the numbered migrations recorded, and the database still has them
+    (one query; a file replaced by another one at the same path is checked again)."""
+    if pooled.revision is None:
         return False
     try:  # autocommit: a failed query leaves no transaction behind on either database
-        found = db.execute("select count(*) from schema_migrations").fetchone()[0]
+        found = db.execute(_KNOWN_SQL).fetchone()
     except Exception:
         return False
-    return int(found) == len(pooled.migrated)
+    return found is not None and tuple(found) == pooled.revision
 
 
-def _migrate_once(db: Database, pooled: Pooled, known: bool) -> None:
-    """Apply pending migrations unless this process knows there are none; then the
-    bookkeeping every open does (runs whose process died, their staged passages)."""
+def _migrate_once(db: Database, pooled: Pooled, known: bool, where: str) -> None:
+    """Upgrade the schema unless this process knows it is current (an existing database's
+    upgrade is one line on stderr); then the bookkeeping every open does (runs whose process
+    died, their staged passages)."""
     if not known:
-        migrate_db(db)
-        pooled.migrated = frozenset(applied_migrations(db))
+        done = migrate_db(db, where)
+        if done is not None and done.before is not None:
+            print(done.line(where), file=sys.stderr)
+        pooled.revision = tuple(db.execute(_KNOWN_SQL).fetchone())
     mark_dead_runs(db)  # a run whose process died shows as interrupted, not running
     drop_dead_stages(db)  # and the passages its import staged are removed
 
@@ -160,50 +165,13 @@ def opened(path: str | Path | None = None, *, create: bool | None = None) -> Ite
         db.conn.close()
 
 
-def registered_migrations() -> list[tuple[str, Any]]:
-    """All migration modules in :mod:`core.store.migrations`, sorted by name."""
-    found = []
-    for info in pkgutil.iter_modules(migrations_pkg.__path__):
-        if info.name.startswith("m") and info.name[1:5].isdigit():
-            found.append((info.name, importlib.import_module(f"core.store.migrations.{info.name}")))
-    return sorted(found, key=lambda item: item[0])
+def schema_version(db: Database) -> str:
+    """Where the schema is: its Alembic revision (a database made by an earlier version and
+    not upgraded yet: its last numbered migration; ``none``: empty)."""
+    return schema_revision(db) or "none"
 
 
-def applied_migrations(db: Database) -> list[str]:
-    """Names of the migrations already applied to ``db``."""
-    if "schema_migrations" not in db.table_names():
-        return []
-    return [r["name"] for r in db.query("select name from schema_migrations order by name")]
-
-
-def schema_version(db: Database) -> int:
-    """The schema version: how many registered migrations have been applied."""
-    return len(applied_migrations(db))
-
-
-def migrate_db(db: Database) -> list[str]:
-    """Apply every pending migration, each in its own transaction; return the names applied."""
-    with _migrate_lock:
-        db.execute(
-            "create table if not exists schema_migrations (name text primary key, applied_at text)"
-        )
-        done = set(applied_migrations(db))
-        pending = [(name, module) for name, module in registered_migrations() if name not in done]
-        if pending and db.dialect.setup_sql:  # PostgreSQL: functions giving SQLite's behaviour
-            with transaction(db):  # (a change to setup_sql ships with a migration, so it runs)
-                if db.dialect.migration_lock_sql:
-                    db.execute(db.dialect.migration_lock_sql)
-                for statement in db.dialect.setup_sql:
-                    db.conn.execute(statement)
-        applied = []
-        for name, module in pending:
-            with transaction(db):
-                if db.dialect.migration_lock_sql:  # PostgreSQL: one migrating process at a time
-                    db.execute(db.dialect.migration_lock_sql)
-                # Another process may have migrated meanwhile: re-check inside the write lock.
-                if db.execute("select 1 from schema_migrations where name = ?", [name]).fetchone():
-                    continue
-                module.apply(db)
-                db.table("schema_migrations").insert({"name": name, "applied_at": utcnow()})
-            applied.append(name)
-        return applied
+def migrate_db(db: Database, where: str = "the database") -> Upgrade | None:
+    """Bring ``db``'s schema to the newest revision (:func:`core.store.schema_upgrade.upgrade_schema`);
+    what was done, ``None`` if nothing."""
+    return upgrade_schema(db, where)

@@ -90,9 +90,6 @@ class Dialect:
     #: one writer at a time). PostgreSQL: a transaction holding a smaller identity value can
     #: commit later, so "largest id" alone misses it (cache keys add a count).
     ids_in_commit_order = True
-    #: Statements that give the database SQLite's behaviour the store relies on (run, raw,
-    #: before the migrations; none here).
-    setup_sql: tuple[str, ...] = ()
     table_names_sql = "select name from sqlite_master where type = 'table'"
     view_names_sql = "select name from sqlite_master where type = 'view'"
 

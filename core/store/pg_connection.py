@@ -101,9 +101,9 @@ class PgConnection:
                 self.write_lock.release()
 
     def execute(self, query: str, params: Any = None, /, *, native: bool = False) -> PgCursor:
-        """Run one store statement (:func:`translate`d; several for a trigger: the last one's
-        cursor); ``native``: one already in psycopg's spelling (compiled by SQLAlchemy for
-        PostgreSQL: :func:`core.store.statements.run`), sent as it is."""
+        """Run one store statement (:func:`translate`d); ``native``: one already in psycopg's
+        spelling (compiled by SQLAlchemy for PostgreSQL: :func:`core.store.statements.run`),
+        sent as it is."""
         cursor = None
         with self._turn():
             for statement in [query] if native else translate(query, params is not None):

@@ -17,8 +17,8 @@ page run of a server borrows a connection from it instead of opening one:
   would refuse the header check and input files, and would hold its POSIX locks after the page
   run that needed them.
 
-:attr:`Pooled.migrated` is what :func:`core.store.database.open_db` knows of the database:
-the migrations applied when this process last checked, so the check runs once per engine.
+:attr:`Pooled.revision` is what :func:`core.store.database.open_db` knows of the database:
+its schema revision (and numbered migrations) when this process last checked, so the check runs once per engine.
 :func:`dispose` closes an engine's idle connections (a PostgreSQL database about to be dropped
 or copied as a template must have none).
 """
@@ -28,6 +28,7 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import sqlalchemy as sa
 from sqlalchemy.pool import NullPool, QueuePool
@@ -46,8 +47,9 @@ class Pooled:
 
     engine: sa.Engine
     postgres: bool
-    #: The migration names found applied (``None``: not checked yet in this process).
-    migrated: frozenset[str] | None = None
+    #: The schema revision and the count of numbered migrations found (``None``: not checked
+    #: yet in this process).
+    revision: tuple[Any, ...] | None = None
 
 
 _engines: dict[tuple[str, bool, int], Pooled] = {}

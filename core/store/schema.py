@@ -1,9 +1,11 @@
-"""SQL helpers of the migrations: DDL scripts inside a transaction, append-only triggers."""
+"""SQL helpers of the numbered migrations (run on an older SQLite database only): DDL scripts
+inside a transaction, append-only triggers; and the one "effective row" condition."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from core.store.revisions import ddl
 from core.store.sql_text import split_statements
 
 if TYPE_CHECKING:
@@ -22,12 +24,10 @@ def execute_script(db: Database, script: str) -> None:
 
 
 def append_only(db: Database, table: str) -> None:
-    """Install triggers that make ``table`` append-only (UPDATE and DELETE abort)."""
-    for op in ("update", "delete"):
-        db.execute(
-            f"create trigger if not exists {table}_no_{op} before {op} on {table} "
-            f"begin select raise(abort, '{table} is append-only: add a superseding row'); end"
-        )
+    """Install triggers that make ``table`` append-only (UPDATE and DELETE abort), in the
+    database's own dialect (:func:`core.store.revisions.ddl.append_only`)."""
+    for statement in ddl.append_only(table, db.dialect.name):
+        db.execute(statement)
 
 
 def not_superseded(table: str, alias: str = "t") -> str:

@@ -2,14 +2,13 @@
 
 A scanner, not a pattern over the whole text, so quoted text is never taken for SQL:
 ``'...'`` literals (``''`` inside), ``"..."`` identifiers, ``--`` comments to the end of the
-line. :func:`split_statements` cuts a migration script at the semicolons of its code only;
-:func:`map_code` rewrites only the code between quotes (the PostgreSQL DDL translation, until
-the migrations are replaced).
+line. :func:`split_statements` cuts a numbered migration's script (``core/store/migrations/``,
+run on an older SQLite database only) at the semicolons of its code.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 
 
 def segments(sql: str) -> Iterator[tuple[bool, str]]:
@@ -35,11 +34,6 @@ def segments(sql: str) -> Iterator[tuple[bool, str]]:
         i = start = end
     if start < n:
         yield True, sql[start:]
-
-
-def map_code(sql: str, change: Callable[[str], str]) -> str:
-    """``sql`` with ``change`` applied to each piece of code between quotes and comments."""
-    return "".join(change(text) if code else text for code, text in segments(sql))
 
 
 def split_statements(script: str) -> list[str]:

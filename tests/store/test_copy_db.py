@@ -123,7 +123,7 @@ def test_a_non_empty_dest_is_refused_and_left_as_it_was(
     assert {k: len(v) for k, v in contents(dest).items() if v} == {"settings": 1}
 
 
-@pytest.mark.parametrize("case", ["same", "missing", "older-schema"])
+@pytest.mark.parametrize("case", ["same", "missing", "older-schema", "older-revision"])
 def test_bad_arguments_are_one_error_line_and_write_nothing(
     case: str,
     demo_db: Path,
@@ -140,9 +140,13 @@ def test_bad_arguments_are_one_error_line_and_write_nothing(
     else:
         older = tmp_path / "older.db"
         db = open_db(older)
-        db.execute(
-            "delete from schema_migrations where name = (select max(name) from schema_migrations)"
-        )
+        if case == "older-schema":
+            db.execute(
+                "delete from schema_migrations where name = "
+                "(select max(name) from schema_migrations)"
+            )
+        else:  # an Alembic revision DEST's copy of the workbench is past
+            db.execute("update alembic_version set version_num = '0000'")
         db.close()
         src = str(older)
     before = sqlite_tables(demo_db)
@@ -153,6 +157,8 @@ def test_bad_arguments_are_one_error_line_and_write_nothing(
         assert untouched(dest)
     if case == "older-schema":
         assert "different schema versions" in err
+    if case == "older-revision":
+        assert "different schema revisions (0000 and 0001)" in err
 
 
 def test_a_copy_that_does_not_verify_is_rolled_back(

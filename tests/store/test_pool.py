@@ -19,7 +19,7 @@ def test_a_second_open_borrows_and_does_not_migrate_again(db_path, monkeypatch):
     open_db(db_path).close()  # this process's engine knows the database now
     calls = []
     real = database.migrate_db
-    monkeypatch.setattr(database, "migrate_db", lambda db: calls.append(1) or real(db))
+    monkeypatch.setattr(database, "migrate_db", lambda db, *a: calls.append(1) or real(db, *a))
     first = open_db(db_path)
     session = _session(first)
     first.close()
