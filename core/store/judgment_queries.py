@@ -89,8 +89,10 @@ def effective_select(
 
 
 _LATER = judgments.alias("s")
+#: ``select 1`` (an ``exists`` over it reads only a covering index on SQLite).
+_ONE: sa.Select[Any] = sa.select(sa.literal_column("1"))
 QUESTION_ROWS = (
-    sa.select(J, sa.exists().where(_LATER.c.supersedes == J.c.id).label("superseded"))
+    sa.select(J, sa.exists(_ONE.where(_LATER.c.supersedes == J.c.id)).label("superseded"))
     .where(J.c.question_id == sa.bindparam("question_id"))
     .order_by(J.c.kind, J.c.rater, J.c.id)
 )

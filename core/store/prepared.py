@@ -13,30 +13,50 @@ A statement given to :func:`run_bound` must be built once (a module constant, or
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 import sqlalchemy as sa
-from sqlalchemy.util import LRUCache
 
 from core.store.connection import decode_row
 from core.store.engine import Cursor, Database, unique_keys
 from core.store.pg_connection import PgConnection
 from core.store.statements import sa_dialect
 
-#: (id of a statement, dialect) -> (the statement, its compiled form, its literal values);
-#: bounded (a statement built per call by mistake cannot grow it for ever).
-_COMPILED: Any = LRUCache(2000)
+#: (id of a statement, dialect) -> :class:`_Compiled`; cleared when it grows past
+#: :data:`_KEPT` (a statement built per call by mistake cannot grow it for ever).
+_COMPILED: dict[tuple[int, str], _Compiled] = {}
+_KEPT = 4000
 
 
-def _compiled(statement: sa.Executable, name: str) -> tuple[Any, dict[str, Any]]:
-    """``statement`` compiled for dialect ``name`` (once per process) and its literal values."""
+class _Compiled(NamedTuple):
+    statement: sa.Executable  # kept: its id is not reused while the entry lives
+    done: Any  # SQLAlchemy's compiled form
+    sql: str  # its text (constant ``in`` lists expanded)
+    order: Any  # the parameters' names in mark order (SQLite), else None
+    literal: dict[str, Any]  # the values written into the statement
+    plain: Any  # the parameters when no value is bound; None: ``in`` lists to expand per call
+
+
+def _compiled(statement: sa.Executable, name: str) -> _Compiled:
+    """``statement`` compiled for dialect ``name`` (once per process)."""
     key = (id(statement), name)
     found = _COMPILED.get(key)
-    if found is None or found[0] is not statement:
+    if found is None or found.statement is not statement:
         done = statement.compile(dialect=sa_dialect(name))  # type: ignore[attr-defined]
-        found = (statement, done, done.construct_params(_check=False))
-        _COMPILED[key] = found  # the statement is kept with it: its id is not reused meanwhile
-    return found[1], found[2]
+        literal = done.construct_params(_check=False)
+        post = done.post_compile_params
+        sql, order = done.string, done.positiontup
+        if post and not any(p.required for p in post):
+            # ``in`` lists of constants only: expanded once, here, not on every call
+            expanded = done._process_parameters_for_postcompile(literal)
+            sql, literal, order = expanded.statement, expanded.parameters, expanded.positiontup
+            post = None
+        order = order if done.positional else None
+        plain = None if post else ([literal[n] for n in order] if order else literal)
+        if len(_COMPILED) >= _KEPT:
+            _COMPILED.clear()
+        found = _COMPILED[key] = _Compiled(statement, done, sql, order, literal, plain)
+    return found
 
 
 def bound(
@@ -44,13 +64,15 @@ def bound(
 ) -> tuple[str, Any]:
     """The SQL text of ``statement`` in ``db``'s dialect and its parameters (a list for SQLite's
     ``?`` marks, a dict for psycopg's named ones), ``values`` bound by name."""
-    done, literal = _compiled(statement, db.dialect.name)
-    params = {**literal, **values} if values else literal
-    sql, order = done.string, done.positiontup
-    if done.post_compile_params:  # ``in`` lists: SQLAlchemy's expansion, as in its execution
-        expanded = done._process_parameters_for_postcompile(params)
+    found = _compiled(statement, db.dialect.name)
+    if not values and found.plain is not None:
+        return found.sql, found.plain
+    params = {**found.literal, **values} if values else found.literal
+    sql, order = found.sql, found.order
+    if found.plain is None:  # ``in`` lists to bind: SQLAlchemy's expansion, as in its execution
+        expanded = found.done._process_parameters_for_postcompile(params)
         sql, params, order = expanded.statement, expanded.parameters, expanded.positiontup
-    if done.positional:
+    if order is not None:
         return sql, [params[n] for n in order]
     return sql, params
 

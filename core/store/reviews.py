@@ -139,7 +139,11 @@ _HISTORY = (
     .where(
         _R.c.question_id == sa.bindparam("question_id"),
         _IS_REVIEW,
-        ~sa.exists().where(_LATER.c.supersedes == _R.c.id, _LATER.c.decision == WITHDRAWN),
+        ~sa.exists(
+            sa.select(sa.literal_column("1")).where(
+                _LATER.c.supersedes == _R.c.id, _LATER.c.decision == WITHDRAWN
+            )
+        ),
     )
     .order_by(_R.c.id)
 )
