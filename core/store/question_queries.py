@@ -150,7 +150,7 @@ def distinct(name: str) -> sa.Select[Any]:
 
 
 @cache
-def update(names: tuple[str, ...]) -> sa.Update:
+def set_columns(names: tuple[str, ...]) -> sa.Update:
     """Set the columns ``names`` (bound by name) of the question with the bound ``key``."""
     values: dict[Any, Any] = {column(n): sa.bindparam(f"set_{n}") for n in names}
     return sa.update(questions).where(q.id == sa.bindparam("key")).values(values)

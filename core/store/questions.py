@@ -229,7 +229,7 @@ def _update(db: Database, question_id: str, row: dict[str, Any]) -> None:
             raise NotFoundError(f"questions has no row {question_id!r}")
         return
     values = {f"set_{k}": v for k, v in row.items()}
-    if run_bound(db, qq.update(tuple(row)), {**values, "key": question_id}).rowcount == 0:
+    if run_bound(db, qq.set_columns(tuple(row)), {**values, "key": question_id}).rowcount == 0:
         raise NotFoundError(f"questions has no row {question_id!r}")
 
 

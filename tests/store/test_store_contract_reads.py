@@ -505,7 +505,9 @@ def test_questions(seeded):
         and question_queries.distinct("qtype") is not None
     )
     assert question_queries.matching_ids((), (), False) is not None
-    assert question_queries.update(("question",)) is question_queries.update(("question",))
+    assert question_queries.set_columns(("question",)) is question_queries.set_columns(
+        ("question",)
+    )
 
 
 def test_questions_generated_exists(seeded):
