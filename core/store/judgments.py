@@ -3,7 +3,9 @@
 Judgments are append-only (triggers abort UPDATE and DELETE): a changed verdict is a new row whose
 ``supersedes`` names the old one, and :func:`effective_judgments` is the one reader of the rows no
 later row supersedes. A new row is a :class:`NewJudgment` (the one constructor of a judgment);
-a stored row comes back as a :class:`Judgment` (``evidence`` decoded as a list).
+a stored row comes back as a :class:`Judgment` (``evidence`` decoded as a list). The
+statements are SQLAlchemy Core, built once in :mod:`core.store.judgment_queries` (issue 33):
+nothing here is translated for PostgreSQL.
 """
 
 from __future__ import annotations
