@@ -181,9 +181,45 @@ def _table_write(node: ast.AST) -> bool:
     return isinstance(table, ast.Call) and _name(table.func) == "table"
 
 
+#: SQLAlchemy Core's write builders: ``sa.insert(t)``, ``postgresql.insert(t)``,
+#: ``statements.insert(db, t)``, ``sa.update`` / ``sa.delete`` (a ``dict.update`` is none).
+CORE_WRITES = {"insert", "update", "delete", "upsert"}
+
+
+def _core_write(node: ast.AST) -> bool:
+    if not isinstance(node, ast.Call) or _name(node.func) not in CORE_WRITES:
+        return False
+    func = node.func
+    return isinstance(func, ast.Name) or (
+        isinstance(func.value, ast.Name)
+        and func.value.id in {"sa", "sqlalchemy", "postgresql", "sqlite", "statements"}
+    )
+
+
+@cache
+def core_write_names() -> frozenset[str]:
+    """Names of the store's Core write statements built once (a module constant holding an
+    insert, update or delete, e.g. ``judgment_queries.INSERT``) and of the functions that build
+    one (``question_queries.set_columns``): a store function using one writes."""
+    out: set[str] = set()
+    for path in sorted((CORE / "store").glob("*.py")):
+        for node in ast.parse(path.read_text(encoding="utf-8")).body:
+            value = getattr(node, "value", None)
+            if isinstance(node, (ast.Assign, ast.AnnAssign)) and value is not None:
+                if any(_core_write(n) for n in ast.walk(value)):
+                    targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                    out |= {t.id for t in targets if isinstance(t, ast.Name)}
+            elif isinstance(node, ast.FunctionDef) and node.name not in CORE_WRITES:
+                if any(_core_write(n) for n in ast.walk(node)):
+                    out.add(node.name)
+    return frozenset(out)
+
+
 def _writes_in(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
     for node in ast.walk(fn):
-        if _table_write(node):
+        if _table_write(node) or _core_write(node):
+            return True
+        if isinstance(node, (ast.Name, ast.Attribute)) and _name(node) in core_write_names():
             return True
         if isinstance(node, ast.Call) and _name(node.func) in {"transaction", "executemany"}:
             return True

@@ -15,6 +15,9 @@ file: closing another descriptor of it would drop this process's SQLite locks) a
   new database; an empty PostgreSQL database, made by ``createdb``, is migrated as before);
 - it is a workbench database made by a newer version (a recorded migration this copy does not
   have): this code cannot know that schema, so it neither migrates nor writes it.
+
+Its statements are SQLAlchemy Core or ``text()`` in each dialect's own spelling (issue 33):
+nothing here is translated for PostgreSQL.
 """
 
 from __future__ import annotations
@@ -23,11 +26,21 @@ import pkgutil
 import re
 from functools import lru_cache
 
+import sqlalchemy as sa
+
 import core.store.migrations as migrations_pkg
 from core.errors import DatabaseFileError
 from core.store.dbfile import INIT_HINT
 from core.store.engine import Database
 from core.store.postgres import POSTGRES
+from core.store.prepared import run_bound
+
+#: The recorded migrations (declared here alone: the check must not assume more columns).
+_MIGRATIONS = sa.table("schema_migrations", sa.column("name"))
+_NAMES = sa.select(_MIGRATIONS.c.name)
+#: No row, only the table's column names.
+_COLUMNS = sa.text("select * from schema_migrations where 1 = 0")
+_APPLICATION_ID = sa.text("pragma application_id")
 
 #: A migration as :mod:`core.store.database` records it: the module's name.
 MIGRATION_NAME = re.compile(r"m\d{4}_\w+")
@@ -35,7 +48,14 @@ MIGRATION_NAME = re.compile(r"m\d{4}_\w+")
 
 def user_tables(db: Database) -> list[str]:
     """The database's tables, the engine's own bookkeeping (``sqlite_sequence``, ...) left out."""
-    return sorted(t for t in db.table_names() if not t.startswith("sqlite_"))
+    found = run_bound(db, _catalogue(db.dialect.table_names_sql))
+    return sorted(str(r[0]) for r in found if not str(r[0]).startswith("sqlite_"))
+
+
+@lru_cache(maxsize=8)
+def _catalogue(sql: str) -> sa.TextClause:
+    """A catalogue query of a dialect (:class:`core.store.engine.Dialect`), spelled for it."""
+    return sa.text(sql)
 
 
 def is_workbench(db: Database, tables: list[str]) -> bool:
@@ -44,10 +64,10 @@ def is_workbench(db: Database, tables: list[str]) -> bool:
     one when there are other tables."""
     if "schema_migrations" not in tables:
         return False
-    cursor = db.execute("select * from schema_migrations where 1 = 0")
+    cursor = run_bound(db, _COLUMNS)
     if "name" not in [d[0] for d in cursor.description or ()]:
         return False
-    names = [r[0] for r in db.execute("select name from schema_migrations").fetchall()]
+    names = [r[0] for r in run_bound(db, _NAMES).fetchall()]
     if not names and len(tables) > 1:
         return False
     return all(isinstance(n, str) and MIGRATION_NAME.fullmatch(n) for n in names)
@@ -66,11 +86,11 @@ def known_migrations() -> frozenset[str]:
 def _other_application(db: Database) -> str | None:
     """What shows that a database without tables is another application's: its views, or (SQLite)
     the header's application id; ``None`` when nothing does."""
-    views = sorted(db.view_names())
+    views = sorted(str(r[0]) for r in run_bound(db, _catalogue(db.dialect.view_names_sql)))
     if views:
         return "views " + ", ".join(map(shown, views[:3]))
     if db.dialect is not POSTGRES:
-        app_id = db.execute("pragma application_id").fetchone()[0]
+        app_id = run_bound(db, _APPLICATION_ID).fetchone()[0]
         if app_id:
             return f"application id {app_id:#x} in its header"
     return None
@@ -111,7 +131,7 @@ def refuse_foreign(db: Database, where: str, *, create: bool) -> None:
 
 def _refuse_newer(db: Database, where: str) -> None:
     """Refuse a workbench database with a migration this copy does not have (a newer version's)."""
-    names = {r[0] for r in db.execute("select name from schema_migrations").fetchall()}
+    names = {r[0] for r in run_bound(db, _NAMES).fetchall()}
     unknown = sorted(names - known_migrations())
     if unknown:
         raise DatabaseFileError(

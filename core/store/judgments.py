@@ -3,26 +3,46 @@
 Judgments are append-only (triggers abort UPDATE and DELETE): a changed verdict is a new row whose
 ``supersedes`` names the old one, and :func:`effective_judgments` is the one reader of the rows no
 later row supersedes. A new row is a :class:`NewJudgment` (the one constructor of a judgment);
-a stored row comes back as a :class:`Judgment` (``evidence`` decoded as a list).
+a stored row comes back as a :class:`Judgment` (``evidence`` decoded as a list). The
+statements are SQLAlchemy Core, built once in :mod:`core.store.judgment_queries` (issue 33):
+nothing here is translated for PostgreSQL.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from enum import StrEnum
 from functools import cache
 from typing import TYPE_CHECKING, Any, Self
 
-from core.store.connection import dumps, placeholders, rows, utcnow
-from core.store.row_stage import RowStage, staged, switch_rows
-from core.store.schema import not_superseded
+import sqlalchemy as sa
+
+from core.store.connection import dumps, transaction, utcnow
+from core.store.judgment_queries import (
+    BY_ID,
+    HUMAN_OF_QUESTION,
+    HUMANS,
+    IMPORTED_HUMANS,
+    INSERT,
+    LAST_PAIRWISE,
+    MAX_ID,
+    OF_QUESTION,
+    OWN_PAIRWISE,
+    PAIRWISE_RATERS,
+    PAIRWISE_RATERS_OF_KIND,
+    QUESTION_ROWS,
+    RATER_KINDS,
+    after_query,
+    effective_select,
+)
+from core.store.prepared import bound_rows, run_bound, scalar, sqlite_text
+from core.store.row_stage import RowStage, staged_value, switch_rows
+from core.store.statements import run_many
+from core.store.tables import answers, judgments
 
 if TYPE_CHECKING:
     from core.store.engine import Database
-
-_COLUMN = re.compile(r"^[a-z_]+$")
 
 
 class JudgmentKind(StrEnum):
@@ -149,54 +169,16 @@ class Judgment(NewJudgment):
         )
 
 
-def _columns(columns: Sequence[str] | None) -> str:
-    if columns is None:
-        return "j.*"
-    for c in columns:
-        if not _COLUMN.match(c):
-            raise ValueError(f"not a judgments column: {c!r}")
-    return ", ".join(f"j.{c}" for c in columns)
-
-
 def effective_query(
     columns: Sequence[str] | None,
     *,
-    kind: str | None = None,
-    rater: str | None = None,
-    raters: Sequence[str] | None = None,
-    rater_kind: str | None = None,
-    criterion: str | None = None,
-    status: str | None = None,
-    with_verdict: bool = False,
-    question_id: str | None = None,
-    document_id: str | None = None,
     ordered: bool = True,
+    **filters: Any,
 ) -> tuple[str, list[Any]]:
-    """The SQL and parameters of :func:`effective_judgments` (also the inner query of
-    :func:`core.store.verdict_reads.verdict_summary`, with ``ordered=False``: no ``order by``)."""
-    where = [not_superseded("judgments", "j")]
-    params: list[Any] = []
-    for col, value in (
-        ("j.kind", kind),
-        ("j.rater", rater),
-        ("j.rater_kind", rater_kind),
-        ("j.criterion", criterion),
-        ("j.status", status),
-        ("j.question_id", question_id),
-    ):
-        if value is not None:
-            where.append(f"{col} = ?")
-            params.append(value)
-    if raters is not None:
-        where.append(f"j.rater in ({placeholders(raters)})")
-        params.extend(raters)
-    if with_verdict:
-        where.append("j.verdict is not null")
-    if document_id is not None:
-        where.append("j.question_id in (select id from questions where document_id = ?)")
-        params.append(document_id)
-    sql = f"select {_columns(columns)} from judgments j where {' and '.join(where)}"
-    return (sql + " order by j.id" if ordered else sql), params
+    """The SQL (SQLite's spelling, ``?`` marks) and parameters of :func:`effective_judgments`,
+    for callers still writing SQL text around it (alias ``j``; ``ordered=False``: no ``order
+    by``): :func:`effective_select` compiled for SQLite."""
+    return sqlite_text(*effective_select(columns, ordered=ordered, **filters))
 
 
 def effective_judgments(
@@ -217,7 +199,7 @@ def effective_judgments(
     ``raters``: any of these raters; ``with_verdict``: only rows with a non-null verdict;
     ``document_id``: only judgments of that document's questions.
     """
-    sql, params = effective_query(
+    query, values = effective_select(
         None,
         kind=kind,
         rater=rater,
@@ -229,58 +211,46 @@ def effective_judgments(
         question_id=question_id,
         document_id=document_id,
     )
-    return [Judgment.from_row(r) for r in rows(db, sql, params)]
+    return [Judgment.from_row(r) for r in bound_rows(db, query, values)]
 
 
 def effective_values(db: Database, columns: Sequence[str], **filters: Any) -> list[tuple[Any, ...]]:
     """The plain ``columns`` (nothing decoded) of the judgments :func:`effective_judgments`
     returns for the same keyword ``filters``, as tuples in id order: the narrow read of the
     hot paths (queues, leaderboards)."""
-    sql, params = effective_query(columns, **filters)
-    found: list[tuple[Any, ...]] = db.conn.execute(sql, params).fetchall()
-    return found
+    query, values = effective_select(columns, **filters)
+    return [tuple(r) for r in run_bound(db, query, values).fetchall()]
 
 
 def question_judgments(db: Database, question_id: str) -> list[tuple[Judgment, bool]]:
     """Every judgment of a question (superseded ones too) with whether it is superseded, by
     kind, rater and id."""
-    found = rows(
-        db,
-        f"select j.*, not {not_superseded('judgments', 'j')} as superseded from judgments j "
-        "where question_id = ? order by kind, rater, id",
-        [question_id],
-    )
+    found = bound_rows(db, QUESTION_ROWS, {"question_id": question_id})
     return [(Judgment.from_row(r), bool(r["superseded"])) for r in found]
 
 
 def get_judgment(db: Database, judgment_id: int) -> Judgment | None:
     """One judgment by id (or None)."""
-    found = rows(db, "select * from judgments where id = ?", [judgment_id])
+    found = bound_rows(db, BY_ID, {"id": judgment_id})
     return Judgment.from_row(found[0]) if found else None
 
 
 def insert_judgment(db: Database, new: NewJudgment) -> int:
     """Append one judgment; returns its id."""
-    return int(db.table("judgments").insert(new.row()).last_pk or 0)
+    return int(scalar(db, INSERT, new.row()) or 0)
 
 
 def pairwise_raters(db: Database, rater_kind: str | None = None) -> list[str]:
     """Raters with a parsed pairwise verdict (optionally only of ``rater_kind``), sorted."""
-    cond = "" if rater_kind is None else " and rater_kind = ?"
-    return [
-        r[0]
-        for r in db.execute(
-            f"select distinct rater from judgments where kind = 'pairwise' and status = 'ok'{cond} "
-            "order by 1",
-            [] if rater_kind is None else [rater_kind],
-        )
-    ]
+    if rater_kind is None:
+        return [r[0] for r in run_bound(db, PAIRWISE_RATERS)]
+    return [r[0] for r in run_bound(db, PAIRWISE_RATERS_OF_KIND, {"rater_kind": rater_kind})]
 
 
 def max_judgment_id(db: Database) -> int:
     """The largest judgment id (0 when empty): grows whenever a judgment is appended, so it is
     the judgments' cache fingerprint."""
-    return int(db.execute("select coalesce(max(id), 0) from judgments").fetchone()[0])
+    return int(scalar(db, MAX_ID))
 
 
 def own_pairwise_label(
@@ -288,13 +258,8 @@ def own_pairwise_label(
 ) -> Judgment | None:
     """``rater``'s effective pairwise row on the question's pair of systems (shown in either
     order; any status): the row their next label on that item supersedes. None when none."""
-    found = rows(
-        db,
-        "select j.* from judgments j where j.kind = 'pairwise' and j.question_id = ? and "
-        "((j.system_a = ? and j.system_b = ?) or (j.system_a = ? and j.system_b = ?)) and "
-        f"j.rater = ? and {not_superseded('judgments', 'j')} order by j.id desc limit 1",
-        [question_id, system_1, system_2, system_2, system_1, rater],
-    )
+    values = {"question_id": question_id, "one": system_1, "two": system_2, "rater": rater}
+    found = bound_rows(db, OWN_PAIRWISE, values)
     return Judgment.from_row(found[0]) if found else None
 
 
@@ -302,84 +267,60 @@ def last_pairwise_label(db: Database, rater: str) -> Judgment | None:
     """``rater``'s latest effective pairwise verdict or skip (status ``ok`` or ``skipped``) given
     in the app (``context_kind`` ``human``; an imported verdict is never withdrawn by an undo):
     what an undo withdraws. None when there is none."""
-    found = rows(
-        db,
-        "select j.* from judgments j where j.rater = ? and j.kind = 'pairwise' and "
-        "j.context_kind = 'human' and "
-        f"j.status in ('ok', 'skipped') and {not_superseded('judgments', 'j')} "
-        "order by j.id desc limit 1",
-        [rater],
-    )
+    found = bound_rows(db, LAST_PAIRWISE, {"rater": rater})
     return Judgment.from_row(found[0]) if found else None
 
 
 def pairwise_rater_kinds(db: Database) -> list[tuple[str, str]]:
     """(rater, rater kind) of every rater with a parsed pairwise verdict, sorted by rater."""
-    return [
-        (r[0], r[1])
-        for r in db.execute(
-            "select distinct rater, rater_kind from judgments where kind = 'pairwise' "
-            "and status = 'ok' order by 1"
-        )
-    ]
+    return [(r[0], r[1]) for r in run_bound(db, RATER_KINDS)]
 
 
 def human_raters(db: Database) -> list[str]:
     """Every rater of kind ``human`` with a stored judgment (any kind or status), sorted."""
-    return [
-        r[0]
-        for r in db.execute(
-            "select distinct rater from judgments where rater_kind = 'human' order by 1"
-        )
-    ]
+    return [r[0] for r in run_bound(db, HUMANS)]
 
 
 def question_judgment_count(db: Database, question_id: str, *, human_only: bool = False) -> int:
     """How many judgment rows (superseded ones too) a question has; ``human_only``: only those
     of raters named ``human:...``."""
-    cond = " and rater like 'human:%'" if human_only else ""
-    return int(
-        db.execute(
-            f"select count(*) from judgments where question_id = ?{cond}", [question_id]
-        ).fetchone()[0]
-    )
+    query = HUMAN_OF_QUESTION if human_only else OF_QUESTION
+    return int(scalar(db, query, {"question_id": question_id}))
 
 
 def insert_judgments(db: Database, new: Sequence[NewJudgment], batch_size: int = 500) -> None:
-    """Append judgments (``batch_size`` rows per statement)."""
-    if new:
-        db.table("judgments").insert_all((j.row() for j in new), batch_size=batch_size)
+    """Append judgments (``batch_size`` rows per ``executemany``, each batch atomic)."""
+    size = max(1, batch_size)
+    for start in range(0, len(new), size):
+        with transaction(db):
+            run_many(db, sa.insert(judgments), [j.row() for j in new[start : start + size]])
 
 
 def imported_human_raters(db: Database) -> dict[str, int]:
     """Human raters with verdicts imported from a file (``raw`` names the file: see
     :mod:`core.corpus.evaluations`), sorted, each with how many rows it has; not people who
     labelled in the app."""
-    return {
-        r[0]: int(r[1])
-        for r in db.execute(
-            "select rater, count(*) from judgments where rater_kind = 'human' "
-            "and raw like '{\"file\":%' group by rater order by 1"
-        )
-    }
+    return {r[0]: int(r[1]) for r in run_bound(db, IMPORTED_HUMANS)}
 
 
 def judgments_after(db: Database, after_id: int, columns: Sequence[str]) -> list[tuple[Any, ...]]:
     """Every judgment row (effective or not) with an id above ``after_id``: the plain
     ``columns`` only, as tuples."""
-    sql = f"select {_columns(columns)} from judgments j where j.id > ?"
-    found: list[tuple[Any, ...]] = db.conn.execute(sql, [after_id]).fetchall()
-    return found
+    return [tuple(r) for r in run_bound(db, after_query(tuple(columns)), {"after": after_id})]
 
 
 def switch_staged_judgments(db: Database, stage: RowStage) -> int:
     """Append the staged judgment rows (:mod:`core.store.row_stage`); a null answer id is filled
     with the stored answer of that question and system (as shown), if any. Returns how many."""
 
-    def answer(system: str) -> str:
+    def answer(system: str) -> sa.ColumnElement[Any]:
         return (
-            f"(select max(a.id) from answers a where a.question_id = {staged('question_id')} "
-            f"and a.system = {staged(system)})"
+            sa.select(sa.func.max(answers.c.id))
+            .where(
+                answers.c.question_id == staged_value("question_id"),
+                answers.c.system == staged_value(system),
+            )
+            .scalar_subquery()
         )
 
     fill = {"answer_id": answer("system"), "answer_a_id": answer("system_a")}

@@ -7,7 +7,8 @@ chunks of at most :data:`CHUNK_ROWS` rows / :data:`CHUNK_CHARS` characters, each
 transaction, pausing briefly after each so a waiting writer gets the lock; then, inside the one
 short transaction that also writes the document row, :func:`switch_passages` replaces the
 document's passages with the staged ones (the stage is then dropped in short chunks). Readers see the old document or the new one, never a
-mix. A stage left by a process that died is removed by :func:`drop_dead_stages`.
+mix. A stage left by a process that died is removed by :func:`drop_dead_stages`. SQLAlchemy Core
+over :mod:`core.store.tables_reads` (issue 33): nothing here is translated for PostgreSQL.
 """
 
 from __future__ import annotations
@@ -20,9 +21,15 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+import sqlalchemy as sa
+
 from core.errors import StoreError
 from core.store.connection import transaction
+from core.store.prepared import run_bound, scalar
 from core.store.runs import pid_alive
+from core.store.statements import run_many
+from core.store.tables import passages
+from core.store.tables_reads import passage_stage
 
 if TYPE_CHECKING:
     from core.store.engine import Database
@@ -32,6 +39,32 @@ CHUNK_CHARS = 2_000_000
 #: After each chunk the importer pauses this share of the chunk's lock hold (at least 5 ms).
 PAUSE_SHARE = 0.25
 COLUMNS = ("idx", "start", "end", "text", "n_tokens")
+
+
+_S = passage_stage.c
+_INSERT = sa.insert(passage_stage)
+_OF_STAGE = _S.stage == sa.bindparam("stage")
+_COUNT = sa.select(sa.func.count()).where(_OF_STAGE)
+_DELETE_PASSAGES = sa.delete(passages).where(passages.c.document_id == sa.bindparam("document_id"))
+_SWITCH = sa.insert(passages).from_select(
+    ["document_id", *COLUMNS],
+    sa.select(_S.document_id, *(_S[c] for c in COLUMNS)).where(_OF_STAGE).order_by(_S.idx),
+)
+_DROP = sa.delete(passage_stage).where(_OF_STAGE)
+#: At most ``n`` rows of a stage, by its primary key (no row address: SQLite's ``rowid`` is
+#: not PostgreSQL's).
+_FIRST = passage_stage.alias("f")
+_DROP_CHUNK = sa.delete(passage_stage).where(
+    _OF_STAGE,
+    _S.idx.in_(
+        sa.select(_FIRST.c.idx)
+        .where(_FIRST.c.stage == sa.bindparam("stage"))
+        .order_by(_FIRST.c.idx)
+        .limit(sa.bindparam("n"))
+    ),
+)
+_STAGES = sa.select(_S.stage).distinct()
+_DOCUMENT_STAGES = _STAGES.where(_S.document_id == sa.bindparam("document_id"))
 
 
 @dataclass
@@ -78,10 +111,10 @@ def stage_passages(
         for chunk in _chunks(rows):
             started = time.perf_counter()
             with transaction(db):
-                db.table("passage_stage").insert_all(
-                    ({"stage": stage.stage, "document_id": document_id, **r} for r in chunk),
-                    batch_size=500,
-                )
+                for start in range(0, len(chunk), 500):
+                    batch = chunk[start : start + 500]
+                    keys = {"stage": stage.stage, "document_id": document_id}
+                    run_many(db, _INSERT, [{**keys, **r} for r in batch])
             held = time.perf_counter() - started
             stage.longest_hold_s = max(stage.longest_hold_s, held)
             stage.n_rows += len(chunk)
@@ -102,36 +135,25 @@ def switch_passages(db: Database, stage: Stage) -> None:
     Call inside the transaction that writes the document row. Raises StoreError (and changes
     nothing, the caller's transaction rolls back) when rows of the stage are missing: another
     import of the same document ran at the same time and removed them."""
-    n = db.execute("select count(*) from passage_stage where stage = ?", [stage.stage]).fetchone()[
-        0
-    ]
+    n = scalar(db, _COUNT, {"stage": stage.stage})
     if n != stage.n_rows:
         raise StoreError(
             f"another import of {stage.document_id!r} ran at the same time and replaced this "
             "one's staged passages; nothing was changed: run the import again"
         )
-    db.execute("delete from passages where document_id = ?", [stage.document_id])
-    cols = ", ".join(f"[{c}]" for c in COLUMNS)
-    db.execute(
-        f"insert into passages (document_id, {cols}) "
-        f"select document_id, {cols} from passage_stage where stage = ? order by idx",
-        [stage.stage],
-    )
+    run_bound(db, _DELETE_PASSAGES, {"document_id": stage.document_id})
+    run_bound(db, _SWITCH, {"stage": stage.stage})
 
 
 def drop_stage(db: Database, stage: str) -> None:
     """Remove one stage's rows (switched in, or an import that failed), in short transactions
     of at most :data:`CHUNK_ROWS` rows (inside a caller's transaction: all at once)."""
     if db.conn.in_transaction:
-        db.execute("delete from passage_stage where stage = ?", [stage])
+        run_bound(db, _DROP, {"stage": stage})
         return
     while True:
         with transaction(db):
-            gone = db.execute(
-                "delete from passage_stage where rowid in (select rowid from passage_stage "
-                "where stage = ? limit ?)",
-                [stage, CHUNK_ROWS],
-            ).rowcount
+            gone = run_bound(db, _DROP_CHUNK, {"stage": stage, "n": CHUNK_ROWS}).rowcount
         if gone < CHUNK_ROWS:
             return
 
@@ -142,15 +164,10 @@ def drop_dead_stages(db: Database, document_id: str | None = None) -> int:
     run by :func:`core.store.database.open_db`, so a killed import leaves nothing behind for
     longer than the next open). Returns how many stages were removed."""
     host = socket.gethostname()
-    stages = [r[0] for r in db.execute("select distinct stage from passage_stage")]
+    stages = [r[0] for r in run_bound(db, _STAGES)]
     if not stages:
         return 0
-    doc_stages = {
-        r[0]
-        for r in db.execute(
-            "select distinct stage from passage_stage where document_id = ?", [document_id]
-        )
-    }
+    doc_stages = {r[0] for r in run_bound(db, _DOCUMENT_STAGES, {"document_id": document_id})}
     dead = []
     for stage in stages:
         owner_host, _, rest = stage.partition(":")

@@ -1,24 +1,31 @@
 """Table ``questions``: the only module with SQL on it, and its record :class:`Question`.
 
 Readers return :class:`Question` records (``answers``, ``provenance``, ``metadata`` decoded);
-writers take records or typed keyword arguments and encode the JSON columns themselves.
+writers take records or typed keyword arguments and encode the JSON columns themselves. The
+statements are SQLAlchemy Core, built once in :mod:`core.store.question_queries` (issue 33):
+nothing here is translated for PostgreSQL.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any, Self, TypedDict, Unpack
 
-from core.store.connection import dumps, placeholders, rows
+import sqlalchemy as sa
+
+from core.store import question_queries as qq
+from core.store.connection import dumps, transaction
+from core.store.engine import NotFoundError
+from core.store.prepared import bound_rows, run_bound, scalar
+from core.store.statements import run_many
 from core.store.stored_enums import stored_enum
+from core.store.tables import questions
 
 if TYPE_CHECKING:
     from core.store.engine import Database
 
-_COLUMN = re.compile(r"^[a-z_]+$")
 #: Columns :func:`find_question_ids` may filter on by equality.
 FILTER_COLUMNS = ("document_id", "entity_id", "qtype", "status", "origin")
 #: The JSON columns of ``questions``.
@@ -109,19 +116,15 @@ class QuestionUpdate(TypedDict, total=False):
     updated_at: str
 
 
-def _read(db: Database, sql: str, params: Sequence[Any] = ()) -> list[Question]:
-    return [Question.from_row(r) for r in rows(db, sql, params)]
-
-
-def _column(column: str) -> str:
-    if not _COLUMN.match(column):
-        raise ValueError(f"not a questions column: {column!r}")
-    return column
+def _read(
+    db: Database, statement: sa.Executable, values: dict[str, Any] | None = None
+) -> list[Question]:
+    return [Question.from_row(r) for r in bound_rows(db, statement, values)]
 
 
 def get_question(db: Database, question_id: str) -> Question | None:
     """One question by id (or None)."""
-    found = _read(db, "select * from questions where id = ?", [question_id])
+    found = _read(db, qq.BY_ID, {"id": question_id})
     return found[0] if found else None
 
 
@@ -130,9 +133,7 @@ def questions_by_id(db: Database, ids: Sequence[str]) -> dict[str, Question]:
     ids = list(ids)
     out: dict[str, Question] = {}
     for start in range(0, len(ids), 500):
-        chunk = ids[start : start + 500]
-        sql = f"select * from questions where id in ({placeholders(chunk)})"
-        out.update((q.id, q) for q in _read(db, sql, chunk))
+        out.update((q.id, q) for q in _read(db, qq.BY_IDS, {"ids": ids[start : start + 500]}))
     return out
 
 
@@ -147,90 +148,62 @@ def document_questions(
 ) -> list[Question]:
     """A document's questions, optionally of one ``origin`` and with a status in ``statuses``
     (or other than ``exclude_status``), ordered by ``id`` or ``created`` (creation time, id)."""
-    where, params = ["document_id = ?"], [document_id]
-    if origin is not None:
-        where.append("origin = ?")
-        params.append(origin)
-    if statuses is not None:
-        where.append(f"status in ({placeholders(statuses)})")
-        params.extend(statuses)
-    if exclude_status is not None:
-        where.append("status != ?")
-        params.append(exclude_status)
-    by = {"id": "id", "created": "created_at, id"}[order]
-    return _read(db, f"select * from questions where {' and '.join(where)} order by {by}", params)
+    query = qq.of_document(
+        origin is not None, statuses is not None, exclude_status is not None, order
+    )
+    values = {"document_id": document_id, "origin": origin, "exclude": exclude_status}
+    return _read(db, query, {**values, "statuses": list(statuses or [])})
 
 
 def origin_questions(db: Database, origin: QuestionOrigin) -> list[Question]:
     """Every question of ``origin``, by id."""
-    return _read(db, "select * from questions where origin = ? order by id", [origin])
+    return _read(db, qq.OF_ORIGIN, {"origin": origin})
 
 
 def find_question_ids(db: Database, filters: dict[str, Any], search: str = "") -> list[str]:
     """Ids of the questions equal on every given filter (:data:`FILTER_COLUMNS`; ``None`` / ``""``
     ignored) whose text contains ``search``, case ignored (or whose id is ``search``)."""
-    where, params = ["1 = 1"], []
-    for col, value in filters.items():
+    for col in filters:
         if col not in FILTER_COLUMNS:
             raise ValueError(f"not a question filter: {col!r}")
-        if value not in (None, ""):
-            where.append(f"{col} = ?")
-            params.append(value)
-    if search.strip():
-        # lower() on both sides: SQLite's like ignores (ASCII) case, PostgreSQL's does not
-        where.append("(lower(question) like lower(?) or id = ?)")
-        params += [f"%{search.strip()}%", search.strip()]
-    sql = f"select id from questions where {' and '.join(where)} order by id"
-    return [r[0] for r in db.execute(sql, params)]
+    values = {c: v for c, v in filters.items() if v not in (None, "")}
+    wanted = search.strip()
+    if wanted:
+        values.update(like=f"%{wanted}%", search=wanted)
+    query = qq.matching_ids(tuple(c for c in filters if c in values), (), bool(wanted))
+    return [r[0] for r in run_bound(db, query, values)]
 
 
 def distinct_values(db: Database, column: str) -> list[Any]:
     """The distinct non-empty values of a filter column (:data:`FILTER_COLUMNS`), sorted."""
     if column not in FILTER_COLUMNS:
         raise ValueError(f"not a question filter: {column!r}")
-    return [
-        r[0]
-        for r in db.execute(
-            f"select distinct {column} from questions where {column} is not null and "
-            f"{column} != '' order by 1"
-        )
-    ]
+    return [r[0] for r in run_bound(db, qq.distinct(column))]
 
 
 def question_documents(db: Database) -> list[dict[str, Any]]:
     """(id, title) of the documents that have questions, by title."""
-    return rows(
-        db,
-        "select distinct d.id, d.title from documents d join questions q "
-        "on q.document_id = d.id order by d.title, d.id",
-    )
+    return bound_rows(db, qq.DOCUMENTS)
 
 
 def question_entities(db: Database) -> list[dict[str, Any]]:
     """(id, name) of the entities that have questions, by name."""
-    return rows(
-        db,
-        "select distinct e.id, e.name from entities e join questions q on q.entity_id = e.id "
-        "order by e.name",
-    )
+    return bound_rows(db, qq.ENTITIES)
 
 
 def referenced_entity_ids(db: Database) -> set[int]:
     """Entity ids some question is about."""
-    return {
-        int(r[0])
-        for r in db.execute("select distinct entity_id from questions where entity_id is not null")
-    }
+    return {int(r[0]) for r in run_bound(db, qq.ENTITY_IDS)}
 
 
 def question_exists(db: Database, question_id: str) -> bool:
     """Whether a question with this id is stored."""
-    return db.execute("select 1 from questions where id = ?", [question_id]).fetchone() is not None
+    return run_bound(db, qq.EXISTS, {"id": question_id}).fetchone() is not None
 
 
 def insert_question(db: Database, question: Question) -> None:
     """Insert one question."""
-    db.table("questions").insert(question.to_row())
+    run_bound(db, qq.INSERT, question.to_row())
 
 
 def upsert_question(db: Database, question: Question) -> str:
@@ -239,13 +212,25 @@ def upsert_question(db: Database, question: Question) -> str:
     ``updated`` or ``unchanged`` (the same content: nothing written, ``updated_at`` kept)."""
     stored, row = get_question(db, question.id), question.to_row()
     if stored is None:
-        db.table("questions").insert(row)
+        run_bound(db, qq.INSERT, row)
         return "inserted"
     same = ("updated_at", "run_id", *_KEPT)  # when and by which run, not what it is
     if all(getattr(stored, k) == getattr(question, k) for k in row if k not in same):
         return "unchanged"
-    db.table("questions").update(question.id, {k: row[k] for k in row if k not in _KEPT})
+    _update(db, question.id, {k: row[k] for k in row if k not in _KEPT})
     return "updated"
+
+
+def _update(db: Database, question_id: str, row: dict[str, Any]) -> None:
+    """Set the columns of ``row`` on ``question_id`` (:class:`NotFoundError` when it is not
+    stored, as the engine's ``Table.update``)."""
+    if not row:
+        if not question_exists(db, question_id):
+            raise NotFoundError(f"questions has no row {question_id!r}")
+        return
+    values = {f"set_{k}": v for k, v in row.items()}
+    if run_bound(db, qq.set_columns(tuple(row)), {**values, "key": question_id}).rowcount == 0:
+        raise NotFoundError(f"questions has no row {question_id!r}")
 
 
 def generated_exists(
@@ -253,40 +238,24 @@ def generated_exists(
 ) -> bool:
     """Whether questions were generated on this document and entity by ``model`` with the prompt
     of ``prompt_hash``."""
-    found = db.execute(
-        "select 1 from questions where document_id = ? and entity_id = ? and origin = "
-        "'generated' and json_extract(provenance, '$.model') = ? and "
-        "json_extract(provenance, '$.prompt_hash') = ? limit 1",
-        [document_id, entity_id, model, prompt_hash],
-    ).fetchone()
-    return found is not None
+    values = {"document_id": document_id, "entity_id": entity_id}
+    found = run_bound(db, qq.GENERATED, {**values, "model": model, "prompt_hash": prompt_hash})
+    return found.fetchone() is not None
 
 
 def counts_by_origin(db: Database) -> dict[str, int]:
     """Number of questions per origin."""
-    return {
-        r[0]: int(r[1])
-        for r in db.execute("select origin, count(*) from questions group by origin order by 1")
-    }
+    return {r[0]: int(r[1]) for r in run_bound(db, qq.BY_ORIGIN)}
 
 
 def review_summary_by_origin(db: Database) -> list[dict[str, Any]]:
     """Per origin: questions, pending, accepted (or edited) and rejected."""
-    return rows(
-        db,
-        "select origin, count(*) questions, sum(status = 'pending') pending, "
-        "sum(status in ('accepted', 'edited')) accepted, sum(status = 'rejected') rejected "
-        "from questions group by origin order by origin",
-    )
+    return bound_rows(db, qq.REVIEW_SUMMARY)
 
 
 def pending_review_count(db: Database) -> int:
     """Questions waiting for a human review (NarrativeQA's own questions need none)."""
-    return int(
-        db.execute(
-            "select count(*) from questions where status = 'pending' and origin != 'narrativeqa'"
-        ).fetchone()[0]
-    )
+    return int(scalar(db, qq.PENDING))
 
 
 def question_counts_by_document(
@@ -294,26 +263,18 @@ def question_counts_by_document(
 ) -> dict[str, int]:
     """Per document of one of ``document_kinds``: its questions of ``origin`` with a status in
     ``statuses``."""
-    sql = (
-        "select q.document_id, count(*) from questions q join documents d on d.id = q.document_id "
-        f"where q.origin = ? and q.status in ({placeholders(statuses)}) and d.kind in "
-        f"({placeholders(document_kinds)}) group by q.document_id"
-    )
-    return {r[0]: int(r[1]) for r in db.execute(sql, [origin, *statuses, *document_kinds])}
+    values = {"origin": origin, "statuses": list(statuses), "kinds": list(document_kinds)}
+    return {r[0]: int(r[1]) for r in run_bound(db, qq.BY_DOCUMENT, values)}
 
 
 def generator_models(db: Database) -> set[str]:
     """Model ids named in the questions' provenance."""
-    return {
-        r[0]
-        for r in db.execute("select distinct json_extract(provenance, '$.model') from questions")
-        if r[0]
-    }
+    return {r[0] for r in run_bound(db, qq.MODELS) if r[0]}
 
 
 def all_question_ids(db: Database) -> list[str]:
     """Every question id, sorted."""
-    return [r[0] for r in db.execute("select id from questions order by id")]
+    return [r[0] for r in run_bound(db, qq.IDS)]
 
 
 def question_texts(db: Database, ids: Sequence[str]) -> dict[str, str]:
@@ -326,25 +287,19 @@ def child_questions(
 ) -> list[Question]:
     """The questions derived from ``parent_id`` (e.g. an XRAG question's translations, its
     other-language versions), optionally only of ``origin``, by id."""
-    where, params = ["parent_id = ?"], [parent_id]
-    if origin is not None:
-        where.append("origin = ?")
-        params.append(origin)
-    return _read(db, f"select * from questions where {' and '.join(where)} order by id", params)
+    return _read(db, qq.children(origin is not None), {"parent_id": parent_id, "origin": origin})
 
 
 def root_questions(db: Database, origin: QuestionOrigin) -> list[Question]:
     """The questions of ``origin`` that derive from no other (``parent_id`` null), by id."""
-    return _read(
-        db, "select * from questions where origin = ? and parent_id is null order by id", [origin]
-    )
+    return _read(db, qq.ROOTS, {"origin": origin})
 
 
 def update_question(db: Database, question_id: str, **changes: Unpack[QuestionUpdate]) -> None:
     """Set ``changes`` (column -> value; JSON columns as Python values) on ``question_id``."""
     row: dict[str, Any] = dict(changes)
     row.update({k: dumps(row[k]) for k in _JSON if k in row})
-    db.table("questions").update(question_id, row)
+    _update(db, question_id, row)
 
 
 def sample_question_ids(
@@ -354,47 +309,35 @@ def sample_question_ids(
 ) -> list[str]:
     """Ids (sorted) of the questions whose column equals each ``equal`` value and lies in each
     ``any_of`` list (empty values and lists are no filter): an experiment's ``[data]`` pool."""
-    where, params = ["1 = 1"], []
-    for col, value in (equal or {}).items():
-        if value:
-            where.append(f"{_column(col)} = ?")
-            params.append(value)
-    for col, values in (any_of or {}).items():
-        if values:
-            where.append(f"{_column(col)} in ({placeholders(values)})")
-            params.extend(values)
-    sql = f"select id from questions where {' and '.join(where)} order by id"
-    return [r[0] for r in db.execute(sql, params)]
+    for col in [*(equal or {}), *(any_of or {})]:
+        qq.column(col)
+    same = {c: v for c, v in (equal or {}).items() if v}
+    within = {c: list(v) for c, v in (any_of or {}).items() if v}
+    query = qq.matching_ids(tuple(same), tuple(within), False)
+    values = {**same, **{f"in_{c}": v for c, v in within.items()}}
+    return [r[0] for r in run_bound(db, query, values)]
 
 
 def all_question_texts(db: Database) -> dict[str, str]:
     """Every question's text, keyed by id."""
-    return dict(db.execute("select id, question from questions").fetchall())
+    return {r[0]: r[1] for r in run_bound(db, qq.TEXTS)}
 
 
 def set_question_text(db: Database, question_id: str, text: str, updated_at: str) -> None:
     """Replace the text of question ``question_id``."""
-    db.execute(
-        "update questions set question = ?, updated_at = ? where id = ?",
-        [text, updated_at, question_id],
-    )
+    values = {"question_id": question_id, "text": text, "updated_at": updated_at}
+    run_bound(db, qq.SET_TEXT, values)
 
 
 def insert_questions(db: Database, new: Sequence[Question]) -> None:
-    """Insert questions (one batch statement per chunk)."""
-    if new:
-        db.table("questions").insert_all([q.to_row() for q in new])
+    """Insert questions (one ``executemany`` per chunk of 100, each chunk atomic)."""
+    for start in range(0, len(new), 100):
+        with transaction(db):
+            run_many(db, sa.insert(questions), [q.to_row() for q in new[start : start + 100]])
 
 
 def document_dependents(db: Database, document_id: str) -> dict[str, int]:
     """How many questions are about ``document_id`` (as their document or their context), and how
     many answers and judgments those questions have: what replacing its text would orphan."""
-    about = "select id from questions where document_id = ? or context_document_id = ?"
-    found = {}
-    for what, sql in (
-        ("questions", f"select count(*) from ({about}) q"),  # alias: PostgreSQL
-        ("answers", f"select count(*) from answers where question_id in ({about})"),
-        ("judgments", f"select count(*) from judgments where question_id in ({about})"),
-    ):
-        found[what] = int(db.execute(sql, [document_id, document_id]).fetchone()[0])
-    return found
+    found = run_bound(db, qq.DEPENDENTS, {"doc": document_id}).fetchone()
+    return {what: int(n) for what, n in zip(("questions", "answers", "judgments"), found)}

@@ -6,8 +6,9 @@ reader of the reviews no later row supersedes. Besides reviews (decision accept 
 edit) the table holds an annotator's *skip* (``decision = 'skipped'``, :data:`SKIPPED`) and an
 *undo* (``decision = 'withdrawn'``, :data:`WITHDRAWN`, superseding the review or skip it takes
 back). Neither is a review: every reader of reviews here leaves them out; skips are read by
-:func:`skipped_reviews` only. Rows come back decoded (``checklist`` as a dict) by
-:func:`core.store.connection.rows`.
+:func:`skipped_reviews` only. Rows come back decoded (``checklist`` as a dict). SQLAlchemy Core
+over :mod:`core.store.tables_more`, each statement built once (:mod:`core.store.prepared`; issue
+33): nothing here is translated for PostgreSQL.
 """
 
 from __future__ import annotations
@@ -15,11 +16,18 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from enum import StrEnum
+from functools import cache
 from typing import TYPE_CHECKING, Any, Self
 
-from core.store.connection import dumps, rows, utcnow
+import sqlalchemy as sa
+
+from core.store import schema
+from core.store.connection import dumps, utcnow
 from core.store.label_rows import SKIPPED, WITHDRAWN, label_marks, last_row, own_row
-from core.store.schema import not_superseded
+from core.store.prepared import bound_rows, run_bound, scalar
+from core.store.statements import not_superseded
+from core.store.tables import questions
+from core.store.tables_more import reviews
 
 if TYPE_CHECKING:
     from core.store.engine import Database
@@ -74,22 +82,44 @@ class Review(NewReview):
         )
 
 
+#: The alias ``r`` of the readers.
+_R = reviews.alias("r")
 #: Rows of alias ``r`` that are reviews (not skips, not withdrawals).
-_REVIEW = f"r.decision not in ('{SKIPPED}', '{WITHDRAWN}')"
-#: Effective rows of alias ``r`` that are reviews.
-_OPEN = f"{not_superseded('reviews', 'r')} and {_REVIEW}"
+_IS_REVIEW = _R.c.decision.not_in([SKIPPED, WITHDRAWN])
+#: The same as SQL text, for :func:`effective_reviews_sql`.
+_OPEN = (
+    f"{schema.not_superseded('reviews', 'r')} and r.decision not in ('{SKIPPED}', '{WITHDRAWN}')"
+)
+_INSERT = (
+    sa.insert(reviews)
+    .values({f.name: sa.bindparam(f.name) for f in fields(NewReview)})
+    .returning(reviews.c.id)
+)
 
 
 def insert_review(db: Database, new: NewReview) -> int:
     """Append one review row; returns its id."""
     row = {f.name: getattr(new, f.name) for f in fields(NewReview)}
     row.update(decision=str(new.decision), checklist=dumps(new.checklist))
-    return int(db.table("reviews").insert(row).last_pk or 0)
+    return int(scalar(db, _INSERT, row) or 0)
 
 
 def effective_reviews_sql(condition: str) -> str:
-    """The query of the effective reviews (alias ``r``) that also meet ``condition``."""
+    """The query (SQL text, the store's spelling) of the effective reviews (alias ``r``) that
+    also meet ``condition``, for callers still writing SQL text around it."""
     return f"select r.* from reviews r where {_OPEN} and {condition} order by r.id"
+
+
+@cache
+def _effective(of_question: bool, of_origin: bool) -> sa.Select[Any]:
+    """The effective reviews (of the bound ``question_id`` / questions of ``origin``)."""
+    where = [not_superseded(reviews, _R), _IS_REVIEW]
+    if of_question:
+        where.append(_R.c.question_id == sa.bindparam("question_id"))
+    if of_origin:
+        of = sa.select(questions.c.id).where(questions.c.origin == sa.bindparam("origin"))
+        where.append(_R.c.question_id.in_(of))
+    return sa.select(_R).where(*where).order_by(_R.c.id)
 
 
 def effective_reviews(
@@ -98,29 +128,31 @@ def effective_reviews(
     """The effective (not superseded) reviews, oldest first: of one question when
     ``question_id`` is given, of the questions of ``origin`` when that is given. Skips and
     withdrawals are no reviews and are left out."""
-    where: list[str] = [_OPEN]
-    params: list[Any] = []
-    if question_id is not None:
-        where.append("r.question_id = ?")
-        params.append(question_id)
-    if origin is not None:
-        where.append("r.question_id in (select id from questions where origin = ?)")
-        params.append(origin)
-    sql = f"select r.* from reviews r where {' and '.join(where)} order by r.id"
-    return [Review.from_row(r) for r in rows(db, sql, params)]
+    query = _effective(question_id is not None, origin is not None)
+    found = bound_rows(db, query, {"question_id": question_id, "origin": origin})
+    return [Review.from_row(r) for r in found]
+
+
+_LATER = reviews.alias("s")
+_HISTORY = (
+    sa.select(_R)
+    .where(
+        _R.c.question_id == sa.bindparam("question_id"),
+        _IS_REVIEW,
+        ~sa.exists(
+            sa.select(sa.literal_column("1")).where(
+                _LATER.c.supersedes == _R.c.id, _LATER.c.decision == WITHDRAWN
+            )
+        ),
+    )
+    .order_by(_R.c.id)
+)
 
 
 def question_reviews(db: Database, question_id: str) -> list[Review]:
     """The reviews of a question, superseded ones too (the history), by id: skips,
     withdrawals and the reviews withdrawn by an undo left out (a withdrawn review is no label)."""
-    found = rows(
-        db,
-        f"select * from reviews r where r.question_id = ? and {_REVIEW} and not exists "
-        f"(select 1 from reviews s where s.supersedes = r.id and s.decision = '{WITHDRAWN}') "
-        "order by r.id",
-        [question_id],
-    )
-    return [Review.from_row(r) for r in found]
+    return [Review.from_row(r) for r in bound_rows(db, _HISTORY, {"question_id": question_id})]
 
 
 def own_review(db: Database, question_id: str, annotator: str) -> Review | None:
@@ -137,26 +169,27 @@ def last_review(db: Database, annotator: str) -> Review | None:
     return None if found is None else Review.from_row(found)
 
 
+_SKIPS = (
+    sa.select(_R).where(not_superseded(reviews, _R), _R.c.decision == SKIPPED).order_by(_R.c.id)
+)
+
+
 def skipped_reviews(db: Database) -> list[Review]:
     """Every effective skip (a row with decision ``skipped`` no later row supersedes), oldest
     first."""
-    found = rows(
-        db,
-        f"select * from reviews r where {not_superseded('reviews', 'r')} "
-        f"and r.decision = '{SKIPPED}' order by r.id",
-    )
-    return [Review.from_row(r) for r in found]
+    return [Review.from_row(r) for r in bound_rows(db, _SKIPS)]
+
+
+_EVER = (
+    sa.select(sa.literal(1))
+    .where(_R.c.question_id == sa.bindparam("question_id"), _IS_REVIEW)
+    .limit(1)
+)
 
 
 def ever_reviewed(db: Database, question_id: str) -> bool:
     """Whether the question has any review row (superseded or withdrawn too; skips aside)."""
-    return (
-        db.execute(
-            f"select 1 from reviews r where r.question_id = ? and {_REVIEW} limit 1",
-            [question_id],
-        ).fetchone()
-        is not None
-    )
+    return run_bound(db, _EVER, {"question_id": question_id}).fetchone() is not None
 
 
 def review_marks(db: Database) -> dict[str, dict[str, set[str]]]:
@@ -166,11 +199,10 @@ def review_marks(db: Database) -> dict[str, dict[str, set[str]]]:
     return label_marks(db, "reviews")
 
 
+_COUNT = sa.select(sa.func.count()).where(reviews.c.question_id == sa.bindparam("question_id"))
+
+
 def review_count(db: Database, question_id: str) -> int:
     """How many rows (superseded ones, skips and withdrawals too) a question has in
     ``reviews``."""
-    return int(
-        db.execute("select count(*) from reviews where question_id = ?", [question_id]).fetchone()[
-            0
-        ]
-    )
+    return int(scalar(db, _COUNT, {"question_id": question_id}))

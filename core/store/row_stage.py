@@ -14,9 +14,15 @@ from __future__ import annotations
 
 import contextlib
 import uuid
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
+
+import sqlalchemy as sa
+
+from core.store.prepared import run_ddl
+from core.store.statements import run, run_many
+from core.store.tables import Int
 
 if TYPE_CHECKING:
     from core.store.engine import Database
@@ -35,6 +41,31 @@ class RowStage:
     n_rows: int = 0
 
 
+class _Declared(sa.types.UserDefinedType[Any]):
+    """A column type spelled as the target table's catalogue names it (PostgreSQL), or none
+    (SQLite: each staged value keeps its own type, as the column it is copied into will)."""
+
+    cache_ok = True
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def get_col_spec(self, **kw: Any) -> str:
+        return self.name
+
+
+def _stage_table(stage: RowStage, types: Mapping[str, str] | None = None) -> sa.Table:
+    """The stage's temp table (``seq``: the rows' order, then the staged columns)."""
+    typed = types or {}
+    return sa.Table(
+        stage.stage,
+        sa.MetaData(),
+        sa.Column("seq", Int, primary_key=True, autoincrement=False),
+        *(sa.Column(c, _Declared(typed.get(c, ""))) for c in stage.columns),
+        prefixes=["TEMPORARY"],
+    )
+
+
 def stage_rows(db: Database, target: str, rows: Sequence[dict[str, Any]]) -> RowStage:
     """Write ``rows`` (dicts with the same keys: ``target``'s columns, or extra ones a fill
     expression reads) into a new stage, one transaction per :data:`CHUNK_ROWS` rows. Values
@@ -44,29 +75,29 @@ def stage_rows(db: Database, target: str, rows: Sequence[dict[str, Any]]) -> Row
     if not rows:
         return stage
     types = _column_types(db, target)
-    untyped = "text" if db.dialect.name == "postgresql" else ""  # a column the target lacks
-    declared = ", ".join(f"{_q(c)} {types.get(c, untyped)}".rstrip() for c in columns)
-    db.execute(f'create temp table {stage.stage} ("seq" integer primary key, {declared})')
-    insert = (
-        f'insert into {stage.stage} ("seq", {", ".join(_q(c) for c in columns)}) '
-        f"values (?, {', '.join('?' * len(columns))})"
-    )
+    if db.dialect.name == "postgresql":  # a column the target lacks
+        types = {c: types.get(c, "text") for c in columns}
+    table = _stage_table(stage, types)
+    run_ddl(db, sa.schema.CreateTable(table))
+    insert = sa.insert(table)
     own = not db.conn.in_transaction  # else the rows join the caller's transaction
     try:
         for start in range(0, len(rows), CHUNK_ROWS):
             chunk = rows[start : start + CHUNK_ROWS]
             if own:
-                db.conn.execute("BEGIN")  # deferred: only the temp table is written
+                run(db, sa.text("BEGIN"))  # deferred: only the temp table is written
             try:
-                db.conn.executemany(
-                    insert, ((start + i, *(r[c] for c in columns)) for i, r in enumerate(chunk))
+                run_many(
+                    db,
+                    insert,
+                    [{"seq": start + i, **{c: r[c] for c in columns}} for i, r in enumerate(chunk)],
                 )
             except BaseException:
                 if own and db.conn.in_transaction:
-                    db.conn.execute("ROLLBACK")
+                    run(db, sa.text("ROLLBACK"))
                 raise
             if own:
-                db.conn.execute("COMMIT")
+                run(db, sa.text("COMMIT"))
             stage.n_rows += len(chunk)
     except BaseException:
         drop_rows_stage(db, stage)
@@ -77,19 +108,39 @@ def stage_rows(db: Database, target: str, rows: Sequence[dict[str, Any]]) -> Row
 def switch_rows(
     db: Database,
     stage: RowStage,
-    fill: dict[str, str] | None = None,
+    fill: Mapping[str, str | sa.ColumnElement[Any]] | None = None,
     params: Sequence[Any] = (),
     columns: Sequence[str] | None = None,
 ) -> int:
     """Copy the staged rows into ``stage.target`` in their order (call inside the caller's
-    transaction); return how many. ``fill`` maps a column to the SQL expression used when the
-    staged value is null (it may read the staged values with :func:`staged`; its ``?`` marks
-    take ``params``, in column order); ``columns`` (default: all staged) are the ones written.
-    The stage stays until :func:`drop_rows_stage`."""
+    transaction); return how many. ``fill`` maps a column to the expression used when the
+    staged value is null: a Core expression (it may read the staged values with
+    :func:`staged_value`), or SQL text in the store's spelling (:func:`staged`; its ``?`` marks
+    take ``params``, in column order; such a statement is still translated on PostgreSQL);
+    ``columns`` (default: all staged) are the ones written. The stage stays until
+    :func:`drop_rows_stage`."""
     if not stage.n_rows:
         return 0
     fill = fill or {}
     written = tuple(columns or stage.columns)
+    if any(isinstance(e, str) for e in fill.values()):
+        return _switch_text(db, stage, fill, params, written)
+    s = _stage_table(stage).alias("s")
+    values = [sa.func.coalesce(s.c[c], fill[c]).label(c) if c in fill else s.c[c] for c in written]
+    target = sa.table(stage.target, *(sa.column(c) for c in written))
+    query = sa.select(*values).select_from(s).order_by(s.c.seq)
+    return run(db, sa.insert(target).from_select(list(written), query)).rowcount
+
+
+def _switch_text(
+    db: Database,
+    stage: RowStage,
+    fill: Mapping[str, str | sa.ColumnElement[Any]],
+    params: Sequence[Any],
+    written: tuple[str, ...],
+) -> int:
+    """:func:`switch_rows` with a fill given as store-spelled SQL text (translated on
+    PostgreSQL: the caller's SQL, :mod:`core.store.entities` until it passes Core)."""
     cols = ", ".join(_q(c) for c in written)
 
     def value(c: str) -> str:
@@ -123,29 +174,45 @@ def staged_or_direct(
 
 
 def staged(column: str) -> str:
-    """SQL: the staged value of ``column`` of the current stage row (alias ``s``)."""
+    """SQL text: the staged value of ``column`` of the current stage row (alias ``s``), for a
+    fill given as text (:func:`switch_rows`)."""
     return f"s.{_q(column)}"
+
+
+def staged_value(column: str) -> sa.ColumnElement[Any]:
+    """Core: the staged value of ``column`` of the current stage row (alias ``s``), for a fill
+    expression of :func:`switch_rows` (a subquery reading it correlates by that name)."""
+    return sa.literal_column(staged(column))
 
 
 def drop_rows_stage(db: Database, stage: RowStage) -> None:
     """Remove a stage (switched in, or an import that failed): drop its temp table."""
-    db.execute(f"drop table if exists {stage.stage}")
+    run_ddl(db, sa.schema.DropTable(_stage_table(stage), if_exists=True))
+
+
+#: Each dialect's tables of this connection's own (temp) schema.
+_TEMP_TABLES = {
+    "postgresql": sa.text(
+        "select relname from pg_class where relnamespace = pg_my_temp_schema() and relkind = 'r'"
+    ),
+    "sqlite": sa.text("select name from sqlite_temp_master where type = 'table'"),
+}
 
 
 def live_stages(db: Database) -> list[str]:
     """The stage tables this connection still has (for tests: none after an import)."""
-    if db.dialect.name == "postgresql":
-        sql = (
-            "select relname from pg_class where relnamespace = pg_my_temp_schema() "
-            "and relkind = 'r'"
-        )
-    else:
-        sql = "select name from sqlite_temp_master where type = 'table'"
-    return sorted(str(r[0]) for r in db.execute(sql) if str(r[0]).startswith(STAGE_PREFIX))
+    found = run(db, _TEMP_TABLES[db.dialect.name])
+    return sorted(str(r[0]) for r in found if str(r[0]).startswith(STAGE_PREFIX))
 
 
 def _q(column: str) -> str:
     return f'"{column}"'
+
+
+_TYPES = sa.text(
+    "select column_name, data_type from information_schema.columns where table_schema = "
+    "current_schema() and table_name = :table"
+)
 
 
 def _column_types(db: Database, table: str) -> dict[str, str]:
@@ -153,9 +220,5 @@ def _column_types(db: Database, table: str) -> dict[str, str]:
     each staged value keeps its own type, as the column it is copied into will)."""
     if db.dialect.name != "postgresql":
         return {}
-    found = db.execute(
-        "select column_name, data_type from information_schema.columns where table_schema = "
-        "current_schema() and table_name = ?",
-        [table],
-    ).fetchall()
+    found = run(db, _TYPES.bindparams(table=table)).fetchall()
     return {str(name): str(kind) for name, kind in found}

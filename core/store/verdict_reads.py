@@ -2,7 +2,9 @@
 and item (Agreement, gold) and the pairwise feed the live leaderboard reads incrementally.
 
 Plain columns only (nothing to decode); the effective-rows condition is the one of
-:func:`core.store.judgments.effective_query`.
+:func:`core.store.judgment_queries.effective_select`. SQLAlchemy Core over
+:mod:`core.store.tables`, each statement built once (:mod:`core.store.prepared`; issue 33):
+nothing here is translated for PostgreSQL.
 """
 
 from __future__ import annotations
@@ -11,10 +13,16 @@ import os
 import threading
 from collections import OrderedDict
 from collections.abc import Sequence
+from functools import cache
 from typing import TYPE_CHECKING, Any
 
-from core.store.fingerprints import recent_count_sql
-from core.store.judgments import effective_query, max_judgment_id
+import sqlalchemy as sa
+
+from core.store.fingerprints import recent_count
+from core.store.judgment_queries import effective_select
+from core.store.judgments import max_judgment_id
+from core.store.prepared import run_bound
+from core.store.tables import judgments
 
 if TYPE_CHECKING:
     from core.store.engine import Database
@@ -34,6 +42,22 @@ _SUMMARIES_LOCK = threading.Lock()
 _SUMMARIES_KEPT = 8
 
 
+_PG_DATABASE = sa.table("pg_database", sa.column("oid"), sa.column("datname"))
+#: PostgreSQL: the database (name, oid, server port and start time), the judgments' largest id
+#: and recent count.
+_PG_KEY = sa.select(
+    sa.func.current_database(),
+    sa.select(_PG_DATABASE.c.oid)
+    .where(_PG_DATABASE.c.datname == sa.func.current_database())
+    .scalar_subquery(),
+    sa.func.inet_server_port(),
+    sa.cast(sa.func.pg_postmaster_start_time(), sa.Text),
+    sa.func.coalesce(sa.func.max(judgments.c.id), 0),
+    recent_count("judgments"),
+).select_from(judgments)
+_DATABASES = sa.text("pragma database_list")
+
+
 def _summary_key(db: Database, kind: str) -> tuple[Any, ...] | None:
     """The memo key of a summary, or None for a database without a file or inside an open
     transaction (rows it reads could still be rolled back and their ids reused): nothing kept.
@@ -43,13 +67,8 @@ def _summary_key(db: Database, kind: str) -> tuple[Any, ...] | None:
     if db.conn.in_transaction:
         return None
     if db.dialect.name == "postgresql":
-        found = db.execute(
-            "select current_database(), (select oid from pg_database where datname = "
-            "current_database()), inet_server_port(), pg_postmaster_start_time()::text, "
-            f"coalesce(max(id), 0), {recent_count_sql('judgments')} from judgments"
-        ).fetchone()
-        return (*found, kind)
-    path = next((r[2] for r in db.execute("pragma database_list") if r[1] == "main"), "")
+        return (*run_bound(db, _PG_KEY).fetchone(), kind)
+    path = next((r[2] for r in run_bound(db, _DATABASES) if r[1] == "main"), "")
     if not path:
         return None
     try:
@@ -100,24 +119,51 @@ def _whole_summary(db: Database, kind: str) -> list[tuple[Any, ...]]:
 
 def _read_summary(db: Database, kind: str) -> list[tuple[Any, ...]]:
     """The summary of every rater, read from the table (one grouped query)."""
-    keys = ", ".join(SUMMARY_KEYS[kind])
-    inner, params = effective_query(
+    return [tuple(r) for r in run_bound(db, *_summary_query(kind)).fetchall()]
+
+
+@cache
+def _summary_query(kind: str) -> tuple[sa.Select[Any], dict[str, Any]]:
+    """The grouped query of :func:`_read_summary` and its values (built once per kind)."""
+    inner, values = effective_select(
         ["rater", "rater_kind", *SUMMARY_KEYS[kind], "id"],
+        ordered=False,
         kind=kind,
         status="ok",
         with_verdict=True,
-        ordered=False,
     )
-    sql = (
-        f"select g.rater, g.rater_kind, {', '.join(f'g.{k}' for k in SUMMARY_KEYS[kind])}, g.n, "
-        "g.first_id, f.verdict, g.last_id, l.verdict from ("
+    e = inner.subquery("e")
+    keys = [e.c[k] for k in SUMMARY_KEYS[kind]]
+    g = (
         # max(rater_kind): one per rater, but PostgreSQL takes no bare column beside group by
-        f"select rater, max(rater_kind) as rater_kind, {keys}, count(*) as n, "
-        f"min(id) as first_id, max(id) as last_id from ({inner}) e group by rater, {keys}) g "
-        "join judgments f on f.id = g.first_id join judgments l on l.id = g.last_id "
-        "order by g.last_id"
+        sa.select(
+            e.c.rater,
+            sa.func.max(e.c.rater_kind).label("rater_kind"),
+            *keys,
+            sa.func.count().label("n"),
+            sa.func.min(e.c.id).label("first_id"),
+            sa.func.max(e.c.id).label("last_id"),
+        )
+        .group_by(e.c.rater, *keys)
+        .subquery("g")
     )
-    return [tuple(r) for r in db.execute(sql, params).fetchall()]
+    f, last = judgments.alias("f"), judgments.alias("l")
+    query = (
+        sa.select(
+            g.c.rater,
+            g.c.rater_kind,
+            *(g.c[k] for k in SUMMARY_KEYS[kind]),
+            g.c.n,
+            g.c.first_id,
+            f.c.verdict,
+            g.c.last_id,
+            last.c.verdict,
+        )
+        .join_from(g, f, f.c.id == g.c.first_id)
+        .join(last, last.c.id == g.c.last_id)
+        .order_by(g.c.last_id)
+    )
+    return query, values
 
 
 #: The columns of :func:`pairwise_records_since`, in order.
@@ -135,16 +181,25 @@ PAIRWISE_SINCE_COLUMNS = (
 )
 
 
+_SINCE = (
+    sa.select(*(judgments.c[c] for c in PAIRWISE_SINCE_COLUMNS))
+    .where(judgments.c.kind == "pairwise", judgments.c.id > sa.bindparam("last_id"))
+    .order_by(judgments.c.id)
+)
+
+
 def pairwise_records_since(db: Database, last_id: int) -> list[tuple[Any, ...]]:
     """Pairwise judgments (superseded ones too) with id > ``last_id``, in id order, as tuples of
     :data:`PAIRWISE_SINCE_COLUMNS` (the columns an incremental aggregate needs; plain columns,
     nothing to decode)."""
-    found: list[tuple[Any, ...]] = db.conn.execute(
-        f"select {', '.join(PAIRWISE_SINCE_COLUMNS)} from judgments where kind = 'pairwise' "
-        "and id > ? order by id",
-        [last_id],
-    ).fetchall()
-    return found
+    return [tuple(r) for r in run_bound(db, _SINCE, {"last_id": last_id}).fetchall()]
+
+
+_ID = judgments.c.id
+_PAIRWISE_COUNT = sa.select(
+    sa.func.count().filter(_ID > sa.bindparam("above")),
+    sa.func.count().filter(_ID > sa.bindparam("above_next")),
+).where(judgments.c.kind == "pairwise", _ID > sa.bindparam("low"), _ID <= sa.bindparam("up_to"))
 
 
 def pairwise_count(db: Database, up_to: int, above: int, above_next: int) -> tuple[int, int] | None:
@@ -156,13 +211,25 @@ def pairwise_count(db: Database, up_to: int, above: int, above_next: int) -> tup
     :data:`core.store.fingerprints.LATE_WINDOW` ids."""
     if db.dialect.ids_in_commit_order:
         return None
-    low = min(above, above_next)
-    found = db.execute(
-        "select count(*) filter (where id > ?), count(*) filter (where id > ?) from judgments "
-        "where kind = 'pairwise' and id > ? and id <= ?",
-        [above, above_next, low, up_to],
-    ).fetchone()
+    values = {"above": above, "above_next": above_next, "low": min(above, above_next)}
+    found = run_bound(db, _PAIRWISE_COUNT, {**values, "up_to": up_to}).fetchone()
     return int(found[0]), int(found[1])
+
+
+_UP_TO = (judgments.c.kind == "pairwise", _ID <= sa.bindparam("up_to"))
+_GONE = sa.select(judgments.c.supersedes).where(*_UP_TO, judgments.c.supersedes.is_not(None))
+_LAST = sa.select(sa.func.coalesce(sa.func.max(_ID), 0)).where(*_UP_TO)
+
+
+@cache
+def _counted(equal: tuple[str, ...], raters: bool) -> sa.Select[Any]:
+    """The rows of :func:`counted_pairwise` for one filter shape (values bound by name)."""
+    where = [*_UP_TO, judgments.c.status == "ok", judgments.c.verdict.is_not(None)]
+    where += [judgments.c[c] == sa.bindparam(c) for c in equal]
+    if raters:
+        where.append(judgments.c.rater.in_(sa.bindparam("raters", expanding=True)))
+    columns = ("id", "question_id", "system_a", "system_b", "verdict")
+    return sa.select(*(judgments.c[c] for c in columns)).where(*where).order_by(_ID)
 
 
 def counted_pairwise(
@@ -176,27 +243,15 @@ def counted_pairwise(
     ``filters``: equal ``rater``, ``rater_kind`` or ``criterion``; ``raters``: any of these), in
     id order; the ids that pairwise rows up to ``up_to`` supersede; and the largest pairwise id
     up to ``up_to`` (0 when none)."""
-    where = ["kind = 'pairwise'", "id <= ?", "status = 'ok'", "verdict is not null"]
-    params: list[Any] = [up_to]
+    values: dict[str, Any] = {"up_to": up_to}
     for col, value in (filters or {}).items():
         if col not in ("rater", "rater_kind", "criterion"):
             raise ValueError(f"not a filter of counted_pairwise: {col!r}")
-        where.append(f"{col} = ?")
-        params.append(value)
+        values[col] = value
     if raters is not None:
-        where.append(f"rater in ({', '.join('?' for _ in raters) or 'null'})")
-        params.extend(raters)
-    found = db.execute(
-        "select id, question_id, system_a, system_b, verdict from judgments where "
-        f"{' and '.join(where)} order by id",
-        params,
-    ).fetchall()
-    gone = db.execute(
-        "select supersedes from judgments where kind = 'pairwise' and id <= ? "
-        "and supersedes is not null",
-        [up_to],
-    ).fetchall()
-    last = db.execute(
-        "select coalesce(max(id), 0) from judgments where kind = 'pairwise' and id <= ?", [up_to]
-    ).fetchone()[0]
+        values["raters"] = list(raters)
+    query = _counted(tuple(c for c in (filters or {})), raters is not None)
+    found = [tuple(r) for r in run_bound(db, query, values).fetchall()]
+    gone = run_bound(db, _GONE, {"up_to": up_to}).fetchall()
+    last = run_bound(db, _LAST, {"up_to": up_to}).fetchone()[0]
     return found, {int(r[0]) for r in gone}, int(last)

@@ -24,9 +24,9 @@ def _spy(db: Database, monkeypatch: pytest.MonkeyPatch) -> list[str]:
     for owner, name in ((db, "execute"), (db.conn, "execute")):
         real = getattr(owner, name)
 
-        def spy(sql: str, *args: Any, _real: Any = real) -> Any:
+        def spy(sql: str, *args: Any, _real: Any = real, **kwargs: Any) -> Any:
             seen.append(" ".join(sql.split()).lower())
-            return _real(sql, *args)
+            return _real(sql, *args, **kwargs)
 
         monkeypatch.setattr(owner, name, spy)
     return seen

@@ -1,0 +1,131 @@
+"""Core statements built once, with named :func:`sqlalchemy.bindparam` values, and compiled once
+per dialect (issue 33): the store's hot paths (cache keys polled every two seconds, the live
+leaderboard's feed, labelling queues) pay for neither building nor compiling a statement on each
+call, and still send SQL spelled by SQLAlchemy for the database's own dialect, never through
+:func:`core.store.postgres.translate`.
+
+A statement given to :func:`run_bound` must be built once (a module constant, or a
+``functools.cache`` builder keyed by its shape); its bound values come per call. ``in`` lists are
+``bindparam(name, expanding=True)``, expanded per call as SQLAlchemy's own execution does
+(an empty list selects no row on both databases).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, NamedTuple
+
+import sqlalchemy as sa
+
+from core.store.connection import decode_row
+from core.store.engine import Cursor, Database, unique_keys
+from core.store.pg_connection import PgConnection
+from core.store.statements import sa_dialect
+
+#: (id of a statement, dialect) -> :class:`_Compiled`; cleared when it grows past
+#: :data:`_KEPT` (a statement built per call by mistake cannot grow it for ever).
+_COMPILED: dict[tuple[int, str], _Compiled] = {}
+_KEPT = 4000
+
+
+class _Compiled(NamedTuple):
+    statement: sa.Executable  # kept: its id is not reused while the entry lives
+    done: Any  # SQLAlchemy's compiled form
+    sql: str  # its text (constant ``in`` lists expanded)
+    order: Any  # the parameters' names in mark order (SQLite), else None
+    literal: dict[str, Any]  # the values written into the statement
+    plain: Any  # the parameters when no value is bound; None: ``in`` lists to expand per call
+
+
+def _compiled(statement: sa.Executable, name: str) -> _Compiled:
+    """``statement`` compiled for dialect ``name`` (once per process)."""
+    key = (id(statement), name)
+    found = _COMPILED.get(key)
+    if found is None or found.statement is not statement:
+        done = statement.compile(dialect=sa_dialect(name))  # type: ignore[attr-defined]
+        literal = done.construct_params(_check=False)
+        post = done.post_compile_params
+        sql, order = done.string, done.positiontup
+        if post and not any(p.required for p in post):
+            # ``in`` lists of constants only: expanded once, here, not on every call
+            expanded = done._process_parameters_for_postcompile(literal)
+            sql, literal, order = expanded.statement, expanded.parameters, expanded.positiontup
+            post = None
+        order = order if done.positional else None
+        plain = None if post else ([literal[n] for n in order] if order else literal)
+        if len(_COMPILED) >= _KEPT:
+            _COMPILED.clear()
+        found = _COMPILED[key] = _Compiled(statement, done, sql, order, literal, plain)
+    return found
+
+
+def bound(
+    db: Database, statement: sa.Executable, values: Mapping[str, Any] | None = None
+) -> tuple[str, Any]:
+    """The SQL text of ``statement`` in ``db``'s dialect and its parameters (a list for SQLite's
+    ``?`` marks, a dict for psycopg's named ones), ``values`` bound by name."""
+    found = _compiled(statement, db.dialect.name)
+    if not values and found.plain is not None:
+        return found.sql, found.plain
+    params = {**found.literal, **values} if values else found.literal
+    sql, order = found.sql, found.order
+    if found.plain is None:  # ``in`` lists to bind: SQLAlchemy's expansion, as in its execution
+        expanded = found.done._process_parameters_for_postcompile(params)
+        sql, params, order = expanded.statement, expanded.parameters, expanded.positiontup
+    if order is not None:
+        return sql, [params[n] for n in order]
+    return sql, params
+
+
+class _SqliteText:
+    """A stand-in database of SQLite's dialect (only ``dialect.name`` is read by :func:`bound`)."""
+
+    dialect = type("SqliteName", (), {"name": "sqlite"})()
+
+
+def sqlite_text(statement: sa.Executable, values: Mapping[str, Any]) -> tuple[str, list[Any]]:
+    """``statement`` as SQLite-spelled text (``?`` marks) and its parameters: for store callers
+    that still write SQL text around a converted module's query."""
+    sql, params = bound(_SqliteText(), statement, values)  # type: ignore[arg-type]
+    return sql, list(params)
+
+
+def run_bound(
+    db: Database, statement: sa.Executable, values: Mapping[str, Any] | None = None
+) -> Cursor:
+    """Run ``statement`` (built once) with ``values`` bound by name on ``db``'s connection."""
+    return send(db, *bound(db, statement, values))
+
+
+def run_ddl(db: Database, ddl: sa.ExecutableDDLElement) -> Cursor:
+    """Run a Core DDL statement (``CreateTable``, ``DropTable``: no parameters), compiled for
+    ``db``'s dialect each time (DDL is not cached)."""
+    return send(db, str(ddl.compile(dialect=sa_dialect(db.dialect.name))), None)
+
+
+def send(db: Database, sql: str, params: Any) -> Cursor:
+    """Send SQL already spelled for ``db``'s dialect (by SQLAlchemy) on its connection, as it
+    is (never :func:`core.store.postgres.translate`d); ``params``: None, a list or a dict."""
+    if isinstance(db.conn, PgConnection):
+        return db.conn.execute(sql, params, native=True)
+    cursor: Cursor = db.conn.execute(sql) if params is None else db.conn.execute(sql, params)
+    return cursor
+
+
+def bound_rows(
+    db: Database,
+    statement: sa.Executable,
+    values: Mapping[str, Any] | None = None,
+    also: Sequence[str] = (),
+) -> list[dict[str, Any]]:
+    """The rows of ``statement`` (built once) as dicts, JSON columns decoded
+    (:func:`core.store.connection.decode_row`; ``also``: more JSON columns, by their labels)."""
+    cursor = run_bound(db, statement, values)
+    keys = unique_keys(d[0] for d in cursor.description)
+    return [decode_row(dict(zip(keys, row, strict=True)), also) for row in cursor.fetchall()]
+
+
+def scalar(db: Database, statement: sa.Executable, values: Mapping[str, Any] | None = None) -> Any:
+    """The first column of the first row of ``statement`` (built once), or ``None``."""
+    found = run_bound(db, statement, values).fetchone()
+    return None if found is None else found[0]
