@@ -36,10 +36,15 @@ from scipy import stats as sps
 from scipy.special import expit
 
 from core.errors import InputError
+from core.stats.bradley_terry import strongly_connected
 from core.stats.ppi_mean import Battles, check_alpha
 
 MAX_NEWTON = 100
 BIG = 30.0  # |theta| beyond this: a system wins (or loses) every battle, no finite strength
+NOT_FINITE = (
+    "a system (or group of systems) wins or loses every battle against the rest, or the "
+    "battles do not connect the systems: its Bradley-Terry strength is not finite"
+)
 
 
 @dataclass(frozen=True)
@@ -113,7 +118,7 @@ def _solve(
         try:
             step = np.linalg.solve(hess, grad)
         except np.linalg.LinAlgError:
-            raise InputError("the battles do not connect the systems (singular fit)") from None
+            raise InputError(NOT_FINITE) from None
         size = 1.0
         while True:
             trial = theta - size * step
@@ -125,10 +130,19 @@ def _solve(
         if np.max(np.abs(size * step)) < 1e-13:
             break
     if not np.all(np.isfinite(theta)) or np.max(np.abs(theta)) > BIG:
-        raise InputError(
-            "a system wins (or loses) every battle: its Bradley-Terry strength is not finite"
-        )
+        raise InputError(NOT_FINITE)
     return theta
+
+
+def _check_finite(battles: Battles, k: int) -> None:
+    """The maximum-likelihood strengths of ``battles`` are finite only when the graph of wins
+    (a tie both ways) is strongly connected (:func:`core.stats.bradley_terry.strongly_connected`)."""
+    y = design(battles, k).y
+    wins = np.zeros((k, k))
+    np.add.at(wins, (battles.a, battles.b), y)
+    np.add.at(wins, (battles.b, battles.a), 1 - y)
+    if not bool(strongly_connected(wins[None])[0]):
+        raise InputError(NOT_FINITE)
 
 
 def _stats(
@@ -181,6 +195,9 @@ def ppi_strengths(
     :func:`core.stats.ppi_mean.ppi_win_rates`."""
     if not (np.array_equal(people.a, judge_paired.a) and np.array_equal(people.b, judge_paired.b)):
         raise InputError("the people's and the judge's labelled battles differ")
+    if lam is not None and not 0 <= lam <= 1:
+        raise InputError(f"lambda must be in [0, 1], not {lam}")
+    _check_finite(people, k)
     lab, unl = design(people, k), design(judge_only, k)
     f = design(judge_paired, k).y
     start = _solve(lab, f, lab, 0.0, np.zeros(k - 1))
@@ -189,8 +206,6 @@ def ppi_strengths(
         for _ in range(2):
             lam = _tuned_lambda(*_stats(theta, lab, f, unl, True))
             theta = _solve(lab, f, unl, lam, theta)
-    elif not 0 <= lam <= 1:
-        raise InputError(f"lambda must be in [0, 1], not {lam}")
     else:
         theta = _solve(lab, f, unl, lam, start)
     return _fit(theta, _covariance(theta, lab, f, unl, lam), lam, k)
@@ -199,6 +214,7 @@ def ppi_strengths(
 def classical_strengths(battles: Battles, k: int) -> StrengthFit:
     """The Bradley-Terry MLE of ``battles`` alone (people alone, or the judge alone) with its
     sandwich covariance: the PPI fit at ``lambda = 0``."""
+    _check_finite(battles, k)
     lab = design(battles, k)
     theta = _solve(lab, lab.y, lab, 0.0, np.zeros(k - 1))
     return _fit(theta, _covariance(theta, lab, lab.y, lab, 0.0), 0.0, k)
