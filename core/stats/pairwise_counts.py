@@ -329,7 +329,8 @@ class PairwiseCounts:
         """
         q, a, b, o, w = self.arrays()
         n, nq = self.n_systems, len(self.questions)
-        by_id = np.argsort(np.array([str(x) for x in self.questions], dtype=object), kind="stable")
+        ids = [str(x) for x in self.questions]
+        by_id = np.array(sorted(range(nq), key=ids.__getitem__), np.int64)  # stable, as argsort
         row_of = np.empty(nq, np.int64)
         row_of[by_id] = np.arange(nq)
         q = row_of[q]
