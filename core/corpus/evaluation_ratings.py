@@ -8,8 +8,8 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from json.encoder import encode_basestring_ascii  # type: ignore[attr-defined]
 from collections.abc import Mapping, Sequence
+from json.encoder import encode_basestring_ascii
 from typing import TYPE_CHECKING, Any
 
 from core.store.judgments import (

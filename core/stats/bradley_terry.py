@@ -294,7 +294,7 @@ def bootstrap_bradley_terry(
     for start, w in zip(range(0, n_boot, chunk), weights):
         k = len(w)
         flat = w @ m if dense else np.asarray((m.T @ w.T).T)
-        W = np.zeros((k, n * n))
+        W: np.ndarray = np.zeros((k, n * n))
         W[:, pairs] = flat
         W = W.reshape(k, n, n)
         ok = strongly_connected(W)

@@ -49,10 +49,41 @@ NOT_FINITE = (
 
 @dataclass(frozen=True)
 class Design:
-    """The covariates ``x`` (``n x (k - 1)``) and outcomes ``y`` of some battles."""
+    """Some battles as the model sees them: systems ``a``, ``b``, outcomes ``y`` and the
+    contrasts ``q``. The covariates ``x = Q_a - Q_b`` are never formed for the fit: every
+    product with them is a sum over the battles' two systems (O(n), no dense ``n x k`` matrix)."""
 
-    x: np.ndarray
+    a: np.ndarray
+    b: np.ndarray
     y: np.ndarray
+    q: np.ndarray
+
+    @property
+    def x(self) -> np.ndarray:
+        """The ``n x (k - 1)`` covariates (for comparison with ppi_py)."""
+        x: np.ndarray = self.q[self.a] - self.q[self.b]
+        return x
+
+    def eta(self, theta: np.ndarray) -> np.ndarray:
+        """``x . theta`` of every battle: ``beta_a - beta_b`` with ``beta = Q theta``."""
+        beta = self.q @ theta
+        out: np.ndarray = beta[self.a] - beta[self.b]
+        return out
+
+    def xt(self, r: np.ndarray) -> np.ndarray:
+        """``X^T r``."""
+        k = len(self.q)
+        out: np.ndarray = self.q.T @ (np.bincount(self.a, r, k) - np.bincount(self.b, r, k))
+        return out
+
+    def gram(self, w: np.ndarray) -> np.ndarray:
+        """``X^T diag(w) X = Q^T L Q``, ``L`` the Laplacian of the battles weighted by ``w``."""
+        k = len(self.q)
+        lap = np.diag(np.bincount(self.a, w, k) + np.bincount(self.b, w, k))
+        cross = np.bincount(self.a * k + self.b, w, k * k).reshape(k, k)
+        lap -= cross + cross.T
+        out: np.ndarray = self.q.T @ lap @ self.q
+        return out
 
 
 @dataclass(frozen=True)
@@ -91,30 +122,35 @@ def contrasts(k: int) -> np.ndarray:
 
 def design(battles: Battles, k: int) -> Design:
     """The covariates ``Q_a - Q_b`` and outcomes ``(1 + s_a - s_b) / 2`` of ``battles``."""
-    q = contrasts(k)
     y = np.clip((1 + battles.score_a - battles.score_b) / 2, 0.0, 1.0)
-    return Design(q[battles.a] - q[battles.b], y)
+    return Design(np.asarray(battles.a), np.asarray(battles.b), y, contrasts(k))
 
 
-def _solve(
-    lab: Design, f: np.ndarray, unl: Design, lam: float, theta: np.ndarray
-) -> np.ndarray:
+def _row_cov(parts: list[tuple[Design, np.ndarray]]) -> np.ndarray:
+    """``np.cov`` (divisor count - 1) of the rows ``x_j r_j`` of every ``(design, r)`` in
+    ``parts`` together: ``(sum x x^T r^2 - count m m^T) / (count - 1)``, ``m`` their mean."""
+    count = sum(len(d.y) for d, _ in parts)
+    mean = sum(d.xt(r) for d, r in parts) / count
+    square = sum(d.gram(r * r) for d, r in parts)
+    out: np.ndarray = (square - count * np.outer(mean, mean)) / (count - 1)
+    return out
+
+
+def _solve(lab: Design, f: np.ndarray, unl: Design, lam: float, theta: np.ndarray) -> np.ndarray:
     """``theta_hat(lambda)`` of the module docstring by damped Newton steps from ``theta``."""
     n, big_n = len(lab.y), len(unl.y)
 
     def loss(t: np.ndarray) -> float:
-        eta, eta_u = lab.x @ t, unl.x @ t
+        eta, eta_u = lab.eta(t), unl.eta(t)
         soft, soft_u = np.logaddexp(0, eta), np.logaddexp(0, eta_u)
         labelled = ((1 - lam) * soft - (lab.y - lam * f) * eta).sum() / n
         return float(labelled + lam * (soft_u - unl.y * eta_u).sum() / big_n)
 
     current = loss(theta)
     for _ in range(MAX_NEWTON):
-        mu, mu_u = expit(lab.x @ theta), expit(unl.x @ theta)
-        grad = lab.x.T @ ((1 - lam) * mu - lab.y + lam * f) / n
-        grad += lam * unl.x.T @ (mu_u - unl.y) / big_n
-        hess = (lab.x.T * ((1 - lam) * mu * (1 - mu))) @ lab.x / n
-        hess += lam * (unl.x.T * (mu_u * (1 - mu_u))) @ unl.x / big_n
+        mu, mu_u = expit(lab.eta(theta)), expit(unl.eta(theta))
+        grad = lab.xt((1 - lam) * mu - lab.y + lam * f) / n + lam * unl.xt(mu_u - unl.y) / big_n
+        hess = (1 - lam) * lab.gram(mu * (1 - mu)) / n + lam * unl.gram(mu_u * (1 - mu_u)) / big_n
         try:
             step = np.linalg.solve(hess, grad)
         except np.linalg.LinAlgError:
@@ -145,31 +181,29 @@ def _check_finite(battles: Battles, k: int) -> None:
         raise InputError(NOT_FINITE)
 
 
-def _stats(
+def _residuals(
     theta: np.ndarray, lab: Design, f: np.ndarray, unl: Design, use_unlabelled: bool
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """ppi_py's ``_logistic_get_stats``: per-battle gradients and the inverse Hessian."""
+    """ppi_py's ``_logistic_get_stats`` with each gradient row ``x_j r_j`` kept as its residual
+    ``r_j`` (``mu - Y``, ``mu - F``, ``mu - G``), and the inverse Hessian."""
     n, big_n = len(lab.y), len(unl.y)
-    mu, mu_u = expit(lab.x @ theta), expit(unl.x @ theta)
-    hess = (lab.x.T * (mu * (1 - mu))) @ lab.x
+    mu, mu_u = expit(lab.eta(theta)), expit(unl.eta(theta))
+    hess = lab.gram(mu * (1 - mu))
     if use_unlabelled:
-        hess = (hess + (unl.x.T * (mu_u * (1 - mu_u))) @ unl.x) / (n + big_n)
+        hess = (hess + unl.gram(mu_u * (1 - mu_u))) / (n + big_n)
     else:
         hess = hess / n
-    grads = lab.x * (mu - lab.y)[:, None]
-    grads_hat = lab.x * (mu - f)[:, None]
-    grads_hat_u = unl.x * (mu_u - unl.y)[:, None]
-    return grads, grads_hat, grads_hat_u, np.linalg.inv(hess)
+    return mu - lab.y, mu - f, mu_u - unl.y, np.linalg.inv(hess)
 
 
 def _tuned_lambda(
-    grads: np.ndarray, grads_hat: np.ndarray, grads_hat_u: np.ndarray, inv_h: np.ndarray
+    lab: Design, unl: Design, r_y: np.ndarray, r_f: np.ndarray, r_g: np.ndarray, inv_h: np.ndarray
 ) -> float:
     """ppi_py's ``_calc_lam_glm(..., clip=True)`` for the total variance."""
-    n, big_n = len(grads), len(grads_hat_u)
-    gc, hc = grads - grads.mean(0), grads_hat - grads_hat.mean(0)
-    cov_grads = (gc.T @ hc + hc.T @ gc) / n
-    var_hat = np.atleast_2d(np.cov(np.concatenate([grads_hat, grads_hat_u]).T))
+    n, big_n = len(r_y), len(r_g)
+    m_y, m_f = lab.xt(r_y) / n, lab.xt(r_f) / n
+    cov_grads = (2 * lab.gram(r_y * r_f) - n * (np.outer(m_y, m_f) + np.outer(m_f, m_y))) / n
+    var_hat = _row_cov([(lab, r_f), (unl, r_g)])
     num = np.trace(inv_h @ cov_grads @ inv_h)
     den = 2 * (1 + n / big_n) * np.trace(inv_h @ var_hat @ inv_h)
     return float(np.clip(num / den, 0, 1)) if den > 0 else 0.0
@@ -179,10 +213,9 @@ def _covariance(
     theta: np.ndarray, lab: Design, f: np.ndarray, unl: Design, lam: float
 ) -> np.ndarray:
     n, big_n = len(lab.y), len(unl.y)
-    grads, grads_hat, grads_hat_u, inv_h = _stats(theta, lab, f, unl, lam != 0)
-    d = len(theta)
-    var_u = np.atleast_2d(np.cov((lam * grads_hat_u).T)).reshape(d, d)
-    var = np.atleast_2d(np.cov((grads - lam * grads_hat).T)).reshape(d, d)
+    r_y, r_f, r_g, inv_h = _residuals(theta, lab, f, unl, lam != 0)
+    var_u = lam**2 * _row_cov([(unl, r_g)])
+    var = _row_cov([(lab, r_y - lam * r_f)])
     cov: np.ndarray = inv_h @ (n / big_n * var_u + var) @ inv_h / n
     return cov
 
@@ -204,11 +237,12 @@ def ppi_strengths(
     if lam is None:
         theta = _solve(lab, f, unl, 1.0, start)
         for _ in range(2):
-            lam = _tuned_lambda(*_stats(theta, lab, f, unl, True))
-            theta = _solve(lab, f, unl, lam, theta)
+            used = _tuned_lambda(lab, unl, *_residuals(theta, lab, f, unl, True))
+            theta = _solve(lab, f, unl, used, theta)
     else:
-        theta = _solve(lab, f, unl, lam, start)
-    return _fit(theta, _covariance(theta, lab, f, unl, lam), lam, k)
+        used = float(lam)
+        theta = _solve(lab, f, unl, used, start)
+    return _fit(theta, _covariance(theta, lab, f, unl, used), used, k)
 
 
 def classical_strengths(battles: Battles, k: int) -> StrengthFit:

@@ -63,8 +63,10 @@ def replicates(
     if n_boot < 2:
         raise InputError(f"the question bootstrap needs at least 2 replicates, not {n_boot}")
     nq = data.n_questions
-    if len(data.q_paired) and int(data.q_paired.max()) >= nq or (
-        len(data.q_only) and int(data.q_only.max()) >= nq
+    if (
+        len(data.q_paired)
+        and int(data.q_paired.max()) >= nq
+        or (len(data.q_only) and int(data.q_only.max()) >= nq)
     ):
         raise InputError("a battle's question is outside the questions given")
     n_l, y_l = _sums(data.people, data.q_paired, nq, k)

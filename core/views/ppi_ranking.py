@@ -23,6 +23,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from core.errors import InputError
+from core.stats.ppi_cluster import Clustered, clustered, replicates
 from core.stats.ppi_mean import (
     Battles,
     WinRates,
@@ -32,7 +33,6 @@ from core.stats.ppi_mean import (
     ppi_win_rates,
     tie_scores,
 )
-from core.stats.ppi_cluster import Clustered, clustered, replicates
 from core.stats.ppi_planning import people_needed
 from core.stats.rank_sets import point_ranks, rank_sets
 from core.store.judgments import pairwise_rater_kinds

@@ -46,8 +46,10 @@ def test_json_has_bradley_terry_strengths(battles_db: str) -> None:
         assert lo <= s["strength"] <= hi and lo - 0.2 <= t <= hi + 0.2
 
     def total(kind: str) -> float:  # the total variance lambda is tuned to lower
-        return sum(np.diff((s if kind == "combined" else s[kind])["interval"])[0] ** 2
-                   for s in bt["systems"])
+        return sum(
+            np.diff((s if kind == "combined" else s[kind])["interval"])[0] ** 2
+            for s in bt["systems"]
+        )
 
     assert total("combined") <= total("people")
     # the judge gives every battle of its favourite to it: no finite strength of its own

@@ -14,6 +14,7 @@ from core.errors import InputError
 from core.stats.ppi_bt import classical_strengths, contrasts, design, ppi_strengths
 from core.stats.ppi_mean import Battles
 
+
 @pytest.fixture(autouse=True)
 def uncompiled_stats(monkeypatch: pytest.MonkeyPatch) -> None:
     """ppi-python's own ``_logistic_get_stats`` as written, without numba's compilation
@@ -102,7 +103,9 @@ def test_centred_strengths_people_alone_and_truth() -> None:
     assert np.allclose(q.T @ q, np.eye(k - 1)) and np.allclose(q.sum(axis=0), 0)
     fit = ppi_strengths(people, judge, only, k)
     assert abs(fit.estimate.sum()) < 1e-12
-    assert np.allclose(fit.estimate, q @ fit.theta) and np.allclose(fit.cov, q @ fit.theta_cov @ q.T)
+    assert np.allclose(fit.estimate, q @ fit.theta) and np.allclose(
+        fit.cov, q @ fit.theta_cov @ q.T
+    )
     iv = fit.intervals(0.01)
     assert ((iv[:, 0] <= BETA - BETA.mean()) & (BETA - BETA.mean() <= iv[:, 1])).all()
     alone = classical_strengths(people, k)

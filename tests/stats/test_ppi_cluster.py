@@ -63,8 +63,10 @@ def test_replicates_do_not_depend_on_the_order_of_battles() -> None:
     a = replicates(data, 2, 0.5, 50, seed=3)
     order = np.random.default_rng(0).permutation(50)
     shuffled = Clustered(
-        *(Battles(*(x[order] for x in (b.a, b.b, b.score_a, b.score_b))) for b in (
-            data.people, data.judge_paired)),
+        *(
+            Battles(*(x[order] for x in (b.a, b.b, b.score_a, b.score_b)))
+            for b in (data.people, data.judge_paired)
+        ),
         data.judge_only,
         data.q_paired[order],
         data.q_only,
@@ -79,8 +81,9 @@ def test_too_few_questions_or_replicates_is_one_clear_error() -> None:
     data = one_per_question(7, n=50, big_n=200)
     with pytest.raises(InputError, match="at least 2 replicates"):
         replicates(data, 2, 0.5, 1, seed=0)
-    thin = Clustered(data.people, data.judge_paired, data.judge_only, data.q_paired * 0,
-                     data.q_only * 0 + 1, 2)
+    thin = Clustered(
+        data.people, data.judge_paired, data.judge_only, data.q_paired * 0, data.q_only * 0 + 1, 2
+    )
     with pytest.raises(InputError, match="too few questions"):
         replicates(thin, 2, 0.5, 200, seed=0)
 
