@@ -299,7 +299,7 @@ def people_and_judge() -> None:
         note = f" No strengths from the {md(r['bt']['judge_why'])}." if r["bt"]["judge_why"] else ""
         st.caption(
             f"{md(r['bt']['scale'])}; {md(r['bt']['interval'])}; lambda = "
-            f"{num(r['bt']['lambda'], '.2f', '-')}.{note}"
+            f"{md(num(r['bt']['lambda'], '.2f', '-'))}.{note}"
         )
     sizes = list(range(1, len(r["systems"]) + 1))
     target = st.selectbox(
