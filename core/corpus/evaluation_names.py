@@ -45,10 +45,13 @@ def _check(
 def normalise_names(ev: Any) -> None:
     """Check (and NFC-normalise in place) every id and name of ``ev``."""
     questions = {}
-    for qid, entry in ev.questions.items():
-        questions[check_name(qid, "question id", path=ev.source, column="question_id")] = entry
-    ev.questions = questions
     valid: dict[tuple[str, Any], str] = {}
+    for qid, entry in ev.questions.items():
+        checked = check_name(qid, "question id", path=ev.source, column="question_id")
+        questions[checked] = entry
+        if isinstance(qid, str):  # the ratings name the same ids: checked once
+            valid["question id", qid] = checked
+    ev.questions = questions
     for a in ev.answers:
         _check(a, "question_id", "question id", ev.source, valid)
         _check(a, "system", "system", ev.source, valid)

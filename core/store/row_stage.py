@@ -13,6 +13,7 @@ migration m0751, where rows used to be staged as JSON, is no longer written.)
 from __future__ import annotations
 
 import contextlib
+import operator
 import uuid
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -51,6 +52,9 @@ def stage_rows(db: Database, target: str, rows: Sequence[dict[str, Any]]) -> Row
         f'insert into {stage.stage} ("seq", {", ".join(_q(c) for c in columns)}) '
         f"values (?, {', '.join('?' * len(columns))})"
     )
+    # the values of a row in column order (itemgetter of one column gives the value, not a tuple)
+    get = operator.itemgetter(*columns)
+    values = get if len(columns) > 1 else (lambda r: (get(r),))
     own = not db.conn.in_transaction  # else the rows join the caller's transaction
     try:
         for start in range(0, len(rows), CHUNK_ROWS):
@@ -59,7 +63,7 @@ def stage_rows(db: Database, target: str, rows: Sequence[dict[str, Any]]) -> Row
                 db.conn.execute("BEGIN")  # deferred: only the temp table is written
             try:
                 db.conn.executemany(
-                    insert, ((start + i, *(r[c] for c in columns)) for i, r in enumerate(chunk))
+                    insert, ((start + i, *values(r)) for i, r in enumerate(chunk))
                 )
             except BaseException:
                 if own and db.conn.in_transaction:
