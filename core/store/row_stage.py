@@ -62,9 +62,7 @@ def stage_rows(db: Database, target: str, rows: Sequence[dict[str, Any]]) -> Row
             if own:
                 db.conn.execute("BEGIN")  # deferred: only the temp table is written
             try:
-                db.conn.executemany(
-                    insert, ((start + i, *values(r)) for i, r in enumerate(chunk))
-                )
+                db.conn.executemany(insert, ((start + i, *values(r)) for i, r in enumerate(chunk)))
             except BaseException:
                 if own and db.conn.in_transaction:
                     db.conn.execute("ROLLBACK")
