@@ -37,12 +37,29 @@ values and dataclass field lists not recomputed per row, import CPU 3.72 -> 3.38
 ratio 5.3 and 3.3 (import 8.37 / 5.31 s against 1.58 / 1.59 s; median 4.3: above the goal of 3),
 refresh 234.5 / 250.5 ms (median 242; goal 200 not reached under this load), first view 1.86 /
 2.16 s, people + judge 2.16 / 2.37 s.
+
+Re-measured 2026-12-04 02:00-02:40 (issue 39, branch h39), the machine far busier (load average
+16-22 on 2 cores: the bare executemany alone took 6.4-15.2 s against 1.6 s before, so every wall
+figure is inflated several times). After the import's per-row shortcuts (each distinct name
+checked once, the provenance text without the JSON encoder, plain JSONL lines without the
+bounds' token scan, staged rows read by one itemgetter): ratio 3.0 and 3.1 in the last two runs
+(41.6 / 34.4 s against 13.8 / 11.1 s; 3.4 and 3.1 in two runs before the last shortcuts). Import
+CPU of the same file, old and new code alternated in one session: 4.19 / 4.29 s before, 3.74 /
+3.75 s after. Refresh after one verdict (the bootstrap's weights reused for the same seed and
+questions, question ids sorted by Python's sort, the new rows read by primary key without
+planner statistics): 873 / 451 ms wall in those runs; old and new code alternated on one
+database: CPU 135-140 ms before, 61-64 ms after (wall 724 / 734 ms against 256 / 352 ms).
+``refresh_cpu_ms`` and ``import_cpu_s`` (CPU seconds, added then) are less sensitive to the
+load than the wall figures. People + judge with the Bradley-Terry strengths: 8.1 / 12.5 s wall
+(1.4 s CPU, most of it reading the verdict summary).
 """
 
 from __future__ import annotations
 
 import json
+import os
 import random
+import resource
 import subprocess
 import sys
 import tempfile
@@ -61,6 +78,7 @@ N_BATTLES = 26_919
 SYSTEMS = [f"model-{i:02d}" for i in range(20)]
 RATERS = ("human:arena-crowd", "auto:judge-1", "auto:judge-2", "auto:judge-3")
 WINNERS = ("model_a", "model_b", "tie", "tie (bothbad)")
+CPU: list[float] = []  # CPU seconds of each import subprocess, in order
 
 
 def write_files(folder: Path) -> list[Path]:
@@ -87,6 +105,8 @@ def write_files(folder: Path) -> list[Path]:
 
 
 def run_import(db: Path, path: Path, rater: str) -> float:
+    """Wall seconds of the import subprocess (its CPU seconds added to :data:`CPU`)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     subprocess.run(
         [sys.executable, "-m", "core", "--db", str(db), "import-judgments", str(path)]
@@ -95,7 +115,10 @@ def run_import(db: Path, path: Path, rater: str) -> float:
         check=True,
         capture_output=True,
     )
-    return time.perf_counter() - start
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    CPU.append((after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime))
+    return wall
 
 
 def bare_executemany(source: Path, target: Path) -> float:
@@ -159,9 +182,10 @@ def main() -> None:
                     "created_at": utcnow(),
                 }
             )
-            start = time.perf_counter()
+            start, cpu = time.perf_counter(), time.process_time()
             board.view(store)
             refresh_ms = 1000 * (time.perf_counter() - start)
+            refresh_cpu_ms = 1000 * (time.process_time() - cpu)
         finally:
             store.close()
         run_import(db, files[4], "human:sample")
@@ -177,8 +201,11 @@ def main() -> None:
         "import_s": round(import_s, 2),
         "executemany_s": round(executemany_s, 3),
         "import_ratio": round(import_s / executemany_s, 1),
+        "import_cpu_s": round(CPU[0], 2),
         "first_view_s": round(first_view_s, 2),
         "refresh_ms": round(refresh_ms, 1),
+        "refresh_cpu_ms": round(refresh_cpu_ms, 1),
+        "load_average": round(os.getloadavg()[0], 2),
         "ppi_s": round(ppi_s, 2),
     }
     print(json.dumps(out))

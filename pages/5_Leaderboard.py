@@ -24,6 +24,7 @@ from core.views.leaderboard_figures import (
 )
 from core.views.numbers import num
 from core.views.ppi_ranking import people_judge_ranking, ppi_figure, ppi_sources, ppi_table
+from core.views.ppi_strengths import strengths_table
 from core.views.sections import PAGE_SECTIONS
 from core.views.text import md
 
@@ -252,13 +253,23 @@ def people_and_judge() -> None:
         "Error level alpha", [0.01, 0.05, 0.1, 0.2], value=0.05, key="ppi_alpha"
     )
     ties = "half" if c[3].toggle("Tie = half a win", key="ppi_half") else "none"
+    cluster = (
+        "question"
+        if c[3].toggle(
+            "Cluster by question",
+            key="ppi_cluster",
+            help="Intervals from a bootstrap that resamples questions: for questions with "
+            "several battles, which are not independent (docs/statistics.md).",
+        )
+        else None
+    )
     if not people:
         st.caption("Pick at least one person's verdicts.")
         return
     with connection.database() as db:
         try:
             r = caching.cached_judgments(
-                db, people_judge_ranking, tuple(people), judge, alpha, ties
+                db, people_judge_ranking, tuple(people), judge, alpha, ties, None, cluster
             )
         except InputError as exc:
             st.info(f"No combined ranking: {md(str(exc))}.")
@@ -280,6 +291,16 @@ def people_and_judge() -> None:
     )
     st.plotly_chart(ppi_figure(r), width="stretch")
     st.dataframe(ppi_table(r), hide_index=True, width="stretch", key="ppi_table")
+    st.markdown("**Bradley-Terry strengths** (how far apart, on the scale of the other tabs)")
+    if "why" in r["bt"]:
+        st.caption(f"None: {md(r['bt']['why'])}.")
+    else:
+        st.dataframe(strengths_table(r), hide_index=True, width="stretch", key="ppi_bt_table")
+        note = f" No strengths from the {md(r['bt']['judge_why'])}." if r["bt"]["judge_why"] else ""
+        st.caption(
+            f"{md(r['bt']['scale'])}; {md(r['bt']['interval'])}; lambda = "
+            f"{md(num(r['bt']['lambda'], '.2f', '-'))}.{note}"
+        )
     sizes = list(range(1, len(r["systems"]) + 1))
     target = st.selectbox(
         "How many more people's verdicts for a widest rank-set of at most",
@@ -290,7 +311,7 @@ def people_and_judge() -> None:
     )
     with connection.database() as db:
         plan = caching.cached_judgments(
-            db, people_judge_ranking, tuple(people), judge, alpha, ties, target
+            db, people_judge_ranking, tuple(people), judge, alpha, ties, target, cluster
         )
     st.caption(
         f"{md(plan['people_needed']['sentence'])} (a simulation; the people's battles must be "

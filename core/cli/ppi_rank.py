@@ -15,7 +15,7 @@ from core.errors import InputError
 def ppi_options(args: argparse.Namespace) -> tuple[float, str]:
     """``(alpha, ties)`` of a ``--method ppi`` call, after checking the options fit it."""
     if args.method != "ppi":
-        raise InputError("--people, --judge and --rank-set-size go with --method ppi")
+        raise InputError("--people, --judge, --rank-set-size and --cluster go with --method ppi")
     if not args.from_db or args.judgments is not None:
         raise InputError("--method ppi ranks the database's verdicts: give --from-db, no file")
     if not args.people or not args.judge:
@@ -48,7 +48,17 @@ def rank_ppi(args: argparse.Namespace) -> int:
 
     alpha, ties = ppi_options(args)
     with opened(args.db) as db:
-        out = people_judge_ranking(db, args.people, args.judge, alpha, ties, args.rank_set_size)
+        out = people_judge_ranking(
+            db,
+            args.people,
+            args.judge,
+            alpha,
+            ties,
+            args.rank_set_size,
+            args.cluster,
+            args.bootstrap,
+            args.seed,
+        )
     if args.json:
         print(json.dumps(out))
         return 0
@@ -89,3 +99,28 @@ def print_ppi(out: dict[str, Any]) -> None:
         )
     if out["judge_outside"]:
         print(f"judge-only rank outside the rank-set: {', '.join(out['judge_outside'])}")
+    print_strengths(out["bt"])
+
+
+def print_strengths(bt: dict[str, Any]) -> None:
+    """The Bradley-Terry strengths block (:func:`core.views.ppi_strengths.strengths_block`)."""
+    if "why" in bt:
+        print(f"\nBradley-Terry strengths: none ({bt['why']})")
+        return
+    print()
+    cols = ["name", "strength (combined)", "people only", "judge only"]
+    rows = [
+        [r["name"], _strength(r), _strength(r["people"]), _strength(r["judge"])]
+        for r in bt["systems"]
+    ]
+    print_aligned(cols, rows)
+    print(f"\n{bt['scale']}; {bt['interval']}. lambda = {bt['lambda']:.3f}.")
+    if bt["judge_why"]:
+        print(f"no strengths from the {bt['judge_why']}")
+
+
+def _strength(entry: dict[str, Any] | None) -> str:
+    if entry is None:
+        return "-"
+    lo, hi = entry["interval"]
+    return f"{entry['strength']:+.3f} [{lo:+.3f}, {hi:+.3f}]"

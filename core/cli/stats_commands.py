@@ -98,6 +98,14 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "widest rank-set at most R ranks (a simulation)",
     )
     p.add_argument(
+        "--cluster",
+        choices=["question"],
+        default=None,
+        help="with --method ppi: intervals and rank-sets from a bootstrap that resamples "
+        "questions (--bootstrap replicates, --seed), for battles of one question that are "
+        "not independent (default: battles counted as independent)",
+    )
+    p.add_argument(
         "--judge",
         metavar="auto:NAME",
         help="with --method ppi: the auto-rater whose verdicts are combined with the people's",
@@ -154,7 +162,13 @@ def cmd_rank(args: argparse.Namespace) -> int:
         RankingSettings,  # deferred: a command imports only what it runs (fast `python -m core`)
     )
 
-    if args.method == "ppi" or args.people or args.judge or args.rank_set_size is not None:
+    if (
+        args.method == "ppi"
+        or args.people
+        or args.judge
+        or args.rank_set_size is not None
+        or args.cluster
+    ):
         from core.cli.ppi_rank import (
             rank_ppi,
         )

@@ -24,26 +24,41 @@ if TYPE_CHECKING:
 HINT = " (pass --allow-lookalike to import it anyway)"
 
 
-def _check(record: dict[str, Any], key: str, what: str, source: str) -> None:
-    if record.get(key) is not None:
-        record[key] = check_name(
-            record[key], what, path=source, line=record.get("line"), column=key
+def _check(
+    record: dict[str, Any], key: str, what: str, source: str, valid: dict[tuple[str, Any], str]
+) -> None:
+    """``record[key]`` checked as a ``what``; ``valid`` remembers the names already found
+    valid (an arena file repeats 20 system names 53,838 times): each distinct one is checked
+    once, and a bad one still raises at its first line."""
+    value = record.get(key)
+    if value is None:
+        return
+    try:
+        record[key] = valid[what, value]
+    except (KeyError, TypeError):  # new, or not hashable (then not a name: check_name says so)
+        record[key] = checked = check_name(
+            value, what, path=source, line=record.get("line"), column=key
         )
+        valid[what, value] = checked
 
 
 def normalise_names(ev: Any) -> None:
     """Check (and NFC-normalise in place) every id and name of ``ev``."""
     questions = {}
+    valid: dict[tuple[str, Any], str] = {}
     for qid, entry in ev.questions.items():
-        questions[check_name(qid, "question id", path=ev.source, column="question_id")] = entry
+        checked = check_name(qid, "question id", path=ev.source, column="question_id")
+        questions[checked] = entry
+        if isinstance(qid, str):  # the ratings name the same ids: checked once
+            valid["question id", qid] = checked
     ev.questions = questions
     for a in ev.answers:
-        _check(a, "question_id", "question id", ev.source)
-        _check(a, "system", "system", ev.source)
+        _check(a, "question_id", "question id", ev.source, valid)
+        _check(a, "system", "system", ev.source, valid)
     for r in ev.ratings:
-        _check(r, "question_id", "question id", ev.source)
+        _check(r, "question_id", "question id", ev.source, valid)
         for key in ("system", "system_a", "system_b"):
-            _check(r, key, "system", ev.source)
+            _check(r, key, "system", ev.source, valid)
         if r.get("system_a") is not None and r["system_a"] == r.get("system_b"):
             raise InputError(
                 f"system {r['system_a']!r} is judged against itself (system_a and system_b are "
@@ -52,7 +67,7 @@ def normalise_names(ev: Any) -> None:
                 line=r.get("line"),
                 column="system_b",
             )
-        _check(r, "rater", "rater", ev.source)
+        _check(r, "rater", "rater", ev.source, valid)
         if r.get("rater") is not None:
             r["rater"] = rater_form(r["rater"])
 

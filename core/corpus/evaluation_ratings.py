@@ -9,6 +9,7 @@ import hashlib
 import json
 import re
 from collections.abc import Mapping, Sequence
+from json.encoder import encode_basestring_ascii
 from typing import TYPE_CHECKING, Any
 
 from core.store.judgments import (
@@ -51,8 +52,11 @@ def judgment_key(j: NewJudgment) -> RatingKey:
 
 def touched_since(db: Database, seen: int, new: list[NewJudgment]) -> bool:
     """Whether a judgment stored after id ``seen`` is on an item of the judgments ``new``."""
+    later = judgments_after(db, seen, KEY_COLUMNS)
+    if not later:  # the usual case: nobody labelled meanwhile, no key to compute
+        return False
     keys = {judgment_key(j) for j in new}
-    return any(_key(r) in keys for r in judgments_after(db, seen, KEY_COLUMNS))
+    return any(_key(r) in keys for r in later)
 
 
 def plan_ratings(
@@ -72,8 +76,9 @@ def plan_ratings(
     for row in effective_values(db, EFFECTIVE_COLUMNS):
         existing[_key(row)] = row[len(KEY_COLUMNS) :]
     new = []
+    file_part = '{"file": ' + json.dumps(source) + ', "line": '
     for r in ratings:
-        old = existing.get(rating_key(r))
+        old = existing.get(rating_key(r)) if existing else None  # none stored: no key needed
         if old is not None and old[1] == r["verdict"] and old[2] == r["rationale"]:
             n["unchanged"] += 1
             continue
@@ -96,7 +101,7 @@ def plan_ratings(
                 verdict=r["verdict"],
                 status=JudgmentStatus.OK,
                 rationale=r["rationale"],
-                raw=json.dumps({"file": source, "line": r["line"], "label": r["label"]}),
+                raw=_raw(file_part, r["line"], r["label"]),
                 supersedes=None if old is None else old[0],
                 created_at=now,
             )
@@ -104,6 +109,17 @@ def plan_ratings(
         n["updated" if old is not None else "inserted"] += 1
     return new
 
+
+def _raw(file_part: str, line: Any, label: Any) -> str:
+    """``json.dumps({"file": source, "line": line, "label": label})`` (the same text), with the
+    file's part encoded once per file and a text label by the encoder's string function."""
+    if type(line) is not int or type(label) is not str:
+        source = json.loads(file_part + "0}")["file"]
+        return json.dumps({"file": source, "line": line, "label": label})
+    return f"{file_part}{line}, {_LABEL_KEY}{encode_basestring_ascii(label)}}}"
+
+
+_LABEL_KEY = '"label": '
 
 #: An anonymous slot's name, ``NAME#<k>`` (with or without ``human:``); group 1 is its slot
 #: group ``NAME#``. A slot is a position in an imported crowd, not a person.

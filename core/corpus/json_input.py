@@ -23,6 +23,8 @@ MAX_NUMBER_CHARS = 100
 _ESCAPES = re.compile(
     r"\\\\|\\u[dD][89abAB][0-9a-fA-F]{2}\\u[dD][c-fC-F][0-9a-fA-F]{2}|(\\u[dD][89a-fA-F][0-9a-fA-F]{2})"
 )
+#: A run of characters long enough to be an over-long number (strings may hold one too).
+_LONG_RUN = re.compile(rf"[0-9.eE+\-]{{{MAX_NUMBER_CHARS + 1}}}")
 _TOKENS = re.compile(r'"(?:[^"\\]+|\\.)*"|[\[{]|[\]}]|-?[0-9][0-9.eE+\-]*')
 
 
@@ -32,7 +34,13 @@ def _refuse_constant(name: str) -> float:
 
 def check_bounds(text: str, path: str | Path, line: int | None = None) -> None:
     """Refuse nesting deeper than :data:`MAX_DEPTH` and numbers longer than
-    :data:`MAX_NUMBER_CHARS` (``line``: the line of ``text`` in its file, for JSONL)."""
+    :data:`MAX_NUMBER_CHARS` (``line``: the line of ``text`` in its file, for JSONL).
+
+    Without more opening brackets than :data:`MAX_DEPTH` (inside strings or not) and without a
+    run of number characters longer than :data:`MAX_NUMBER_CHARS`, no bound can be broken: such
+    a text (every line of an ordinary JSONL file) skips the token scan."""
+    if text.count("{") + text.count("[") <= MAX_DEPTH and not _LONG_RUN.search(text):
+        return
     depth = 0
     for m in _TOKENS.finditer(text):
         token = m.group()

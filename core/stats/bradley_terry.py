@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 import warnings
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 import numpy as np
@@ -226,6 +227,44 @@ def question_weights(rng: np.random.Generator, n_questions: int, n_boot: int) ->
     return out.reshape(n_boot, n_questions)
 
 
+#: The weights of the last bootstrap, reused while its seed, question count and chunks are the
+#: same (a live leaderboard refits after each new verdict with the same seed; the draws are
+#: then the same, and redrawing them was most of a refresh at 26,919 questions). One entry, at
+#: most :data:`CACHED_CELLS` weights; a read-only tuple swapped whole, so threads may share it.
+_LAST_WEIGHTS: tuple[tuple[int, int, int, int, bool], tuple[np.ndarray, ...]] | None = None
+CACHED_CELLS = 8_000_000
+
+
+def replicate_weights(
+    seed: int, n_questions: int, n_boot: int, chunk: int, exact32: bool
+) -> Iterable[np.ndarray]:
+    """:func:`question_weights` of ``n_boot`` replicates drawn ``chunk`` at a time from
+    ``default_rng(seed)``, as float32 (when ``exact32``) or float arrays; the same draws again
+    come from :data:`_LAST_WEIGHTS` when they were the last ones and small enough to keep
+    (larger ones are drawn a chunk at a time, as they are used)."""
+    global _LAST_WEIGHTS
+    key = (seed, n_questions, n_boot, chunk, exact32)
+    last = _LAST_WEIGHTS
+    if last is not None and last[0] == key:
+        return last[1]
+    drawn = _drawn(np.random.default_rng(seed), n_questions, n_boot, chunk, exact32)
+    if n_boot * n_questions > CACHED_CELLS:
+        return drawn
+    kept = tuple(drawn)
+    _LAST_WEIGHTS = (key, kept)
+    return kept
+
+
+def _drawn(
+    rng: np.random.Generator, n_questions: int, n_boot: int, chunk: int, exact32: bool
+) -> Iterator[np.ndarray]:
+    for start in range(0, n_boot, chunk):
+        w = question_weights(rng, n_questions, min(chunk, n_boot - start))
+        w = w.astype(np.float32 if exact32 else float)
+        w.flags.writeable = False
+        yield w
+
+
 def bootstrap_bradley_terry(
     counts: PairwiseCounts,
     settings: RankingSettings = DEFAULT_RANKING,
@@ -242,7 +281,6 @@ def bootstrap_bradley_terry(
     ties, n_boot, level, alpha = settings.ties, settings.n_boot, settings.level, settings.alpha
     if n_boot < 1:
         raise InputError(f"n_boot must be positive, not {n_boot}")
-    rng = np.random.default_rng(settings.seed)
     m, pairs = counts.question_matrix(ties)
     n, nq = counts.n_systems, m.shape[0]
     dense = not hasattr(m, "tocsc")
@@ -252,11 +290,11 @@ def bootstrap_bradley_terry(
     chunk = max(1, min(n_boot, 20_000_000 // max(nq, len(pairs) * 4, 1), 4_000_000 // (n * n)))
     out = np.empty((n_boot, n))
     n_degenerate = 0
-    for start in range(0, n_boot, chunk):
-        k = min(chunk, n_boot - start)
-        w = question_weights(rng, nq, k).astype(np.float32 if exact32 else float)
+    weights = replicate_weights(settings.seed, nq, n_boot, chunk, exact32)
+    for start, w in zip(range(0, n_boot, chunk), weights):
+        k = len(w)
         flat = w @ m if dense else np.asarray((m.T @ w.T).T)
-        W = np.zeros((k, n * n))
+        W: np.ndarray = np.zeros((k, n * n))
         W[:, pairs] = flat
         W = W.reshape(k, n, n)
         ok = strongly_connected(W)

@@ -329,10 +329,8 @@ class PairwiseCounts:
         """
         q, a, b, o, w = self.arrays()
         n, nq = self.n_systems, len(self.questions)
-        by_id = np.argsort(np.array([str(x) for x in self.questions], dtype=object), kind="stable")
-        row_of = np.empty(nq, np.int64)
-        row_of[by_id] = np.arange(nq)
-        q = row_of[q]
+        ids = [str(x) for x in self.questions]
+        by_id = np.array(sorted(range(nq), key=ids.__getitem__), np.int64)  # stable, as argsort
         win_i = np.where(o == B_WINS, b, a)
         los_i = np.where(o == B_WINS, a, b)
         val = w.astype(float)
@@ -351,11 +349,16 @@ class PairwiseCounts:
         # dense unless large or mostly zeros (by the comparisons counted, not the rows holding
         # them: a weighted row and its repeats choose alike)
         if nq * len(pairs) <= min(20_000_000, 8 * float(np.abs(val).sum())):
+            # summed in the rows' own order (a file sorted by question writes in sequence), then
+            # the rows put in id order: the same matrix as summing into id-ordered rows
             m = np.bincount(q * len(pairs) + col, val, nq * len(pairs)).reshape(nq, len(pairs))
+            m = m[by_id]
             return m[np.abs(m).sum(axis=1) > 0], pairs
         from scipy import sparse
 
-        m = sparse.csr_matrix((val, (q, col)), shape=(nq, len(pairs)))
+        row_of = np.empty(nq, np.int64)
+        row_of[by_id] = np.arange(nq)
+        m = sparse.csr_matrix((val, (row_of[q], col)), shape=(nq, len(pairs)))
         m.eliminate_zeros()
         return m[m.getnnz(axis=1) > 0], pairs
 

@@ -13,6 +13,7 @@ migration m0751, where rows used to be staged as JSON, is no longer written.)
 from __future__ import annotations
 
 import contextlib
+import operator
 import uuid
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -21,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 import sqlalchemy as sa
 
 from core.store.prepared import run_ddl
-from core.store.statements import run, run_many
+from core.store.statements import many_sender, run
 from core.store.tables import Int
 
 if TYPE_CHECKING:
@@ -79,7 +80,10 @@ def stage_rows(db: Database, target: str, rows: Sequence[dict[str, Any]]) -> Row
         types = {c: types.get(c, "text") for c in columns}
     table = _stage_table(stage, types)
     run_ddl(db, sa.schema.CreateTable(table))
-    insert = sa.insert(table)
+    send = many_sender(db, sa.insert(table), ("seq", *columns))
+    # the values of a row in column order (itemgetter of one column gives the value, not a tuple)
+    get = operator.itemgetter(*columns)
+    values = get if len(columns) > 1 else (lambda r: (get(r),))
     own = not db.conn.in_transaction  # else the rows join the caller's transaction
     try:
         for start in range(0, len(rows), CHUNK_ROWS):
@@ -87,11 +91,7 @@ def stage_rows(db: Database, target: str, rows: Sequence[dict[str, Any]]) -> Row
             if own:
                 run(db, sa.text("BEGIN"))  # deferred: only the temp table is written
             try:
-                run_many(
-                    db,
-                    insert,
-                    [{"seq": start + i, **{c: r[c] for c in columns}} for i, r in enumerate(chunk)],
-                )
+                send((start + i, *values(r)) for i, r in enumerate(chunk))
             except BaseException:
                 if own and db.conn.in_transaction:
                     run(db, sa.text("ROLLBACK"))

@@ -11,7 +11,7 @@ locks and transactions (:func:`core.store.connection.transaction`) as every othe
 from __future__ import annotations
 
 import functools
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 import sqlalchemy as sa
@@ -129,6 +129,27 @@ def run_many(
     order = done.positiontup
     cursor: Cursor = db.conn.executemany(sql, [[r[name] for name in order] for r in rows])
     return cursor
+
+
+def many_sender(
+    db: Database, statement: sa.Executable, names: Sequence[str]
+) -> Callable[[Iterable[Sequence[Any]]], Cursor]:
+    """``statement`` compiled once for ``db``'s dialect, as a function that runs it once per
+    row of values given in ``names`` order (tuples: no dict per row on SQLite, the hot path of
+    long imports; psycopg takes them by name)."""
+    done = statement.compile(  # type: ignore[attr-defined]
+        dialect=sa_dialect(db.dialect.name), column_keys=list(names)
+    )
+    sql = str(done)
+    if isinstance(db.conn, PgConnection):
+        conn = db.conn
+        return lambda rows: conn.executemany(
+            sql, [dict(zip(names, r, strict=True)) for r in rows], native=True
+        )
+    order = [list(names).index(name) for name in done.positiontup]
+    if order == list(range(len(names))):
+        return lambda rows: db.conn.executemany(sql, rows)
+    return lambda rows: db.conn.executemany(sql, ([r[i] for i in order] for r in rows))
 
 
 def run(db: Database, statement: sa.Executable) -> Cursor:

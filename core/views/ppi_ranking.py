@@ -23,6 +23,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from core.errors import InputError
+from core.stats.ppi_cluster import Clustered, clustered, replicates
 from core.stats.ppi_mean import (
     Battles,
     WinRates,
@@ -36,6 +37,7 @@ from core.stats.ppi_planning import people_needed
 from core.stats.rank_sets import point_ranks, rank_sets
 from core.store.judgments import pairwise_rater_kinds
 from core.store.verdict_reads import verdict_summary
+from core.views.ppi_strengths import strengths_block
 from core.views.text import inert_figure
 
 if TYPE_CHECKING:
@@ -43,6 +45,7 @@ if TYPE_CHECKING:
 
 #: The three estimates, in the order the page shows them.
 KINDS = ("people", "judge", "combined")
+CLUSTERS = ("question",)  # what the intervals may be clustered by
 MIN_PAIRED = 2  # labelled battles a system needs (a variance from one battle is zero)
 
 Key = tuple[str, str, str]  # (question_id, first system, second system), systems sorted
@@ -137,14 +140,23 @@ def people_judge_ranking(
     alpha: float = 0.05,
     ties: str = "none",
     target: int | None = None,
+    cluster: str | None = None,
+    n_boot: int = 1000,
+    seed: int = 0,
 ) -> dict[str, Any]:
     """The people-only, judge-only and combined (PPI++) win probabilities of every system, with
     ``1 - alpha`` intervals and rank-sets, as ``rank --method ppi --json`` prints them (module
-    docstring). ``target``: also ``people_needed``, how many more people's verdicts on the
-    judge-only battles would make the widest rank-set at most ``target`` ranks
-    (:func:`core.stats.ppi_planning.people_needed`). Bad input (unknown rater, no shared battle,
-    a system without enough battles): an :class:`InputError` naming it."""
+    docstring), and the Bradley-Terry strengths the same three ways (``"bt"``,
+    :func:`core.views.ppi_strengths.strengths_block`). ``target``: also ``people_needed``, how
+    many more people's verdicts on the judge-only battles would make the widest rank-set at most
+    ``target`` ranks (:func:`core.stats.ppi_planning.people_needed`, under independence).
+    ``cluster="question"``: the win probabilities' covariances (so intervals and rank-sets) from
+    an ``n_boot``-replicate bootstrap over questions (:mod:`core.stats.ppi_cluster`, ``seed``).
+    Bad input (unknown rater, no shared battle, a system without enough battles): an
+    :class:`InputError` naming it."""
     alpha = check_alpha(alpha)
+    if cluster is not None and cluster not in CLUSTERS:
+        raise InputError(f"cluster must be one of {', '.join(CLUSTERS)}, not {cluster!r}")
     people = list(dict.fromkeys(people))
     check_raters(db, people, judge)
     who = ", ".join(people)
@@ -162,11 +174,24 @@ def people_judge_ranking(
     k = len(systems)
     human, paired_judge = _battles(paired, said, index), _battles(paired, judged, index)
     only = _battles(alone, judged, index)
+    judge_all = _battles(paired + alone, judged, index)
     fits = {
         "people": classical_win_rates(human, k),
-        "judge": classical_win_rates(_battles(paired + alone, judged, index), k),
+        "judge": classical_win_rates(judge_all, k),
         "combined": ppi_win_rates(human, paired_judge, only, k),
     }
+    questions = sorted({key[0] for key in paired + alone})
+    if cluster == "question":
+        row_of = {q: i for i, q in enumerate(questions)}  # in id order: the draws are order-free
+        data = Clustered(
+            human,
+            paired_judge,
+            only,
+            np.array([row_of[key[0]] for key in paired], int),
+            np.array([row_of[key[0]] for key in alone], int),
+            len(questions),
+        )
+        fits = clustered(fits, replicates(data, k, fits["combined"].lam, n_boot, seed))
     parts = {name: _summary(fit, alpha) for name, fit in fits.items()}
     n_both = np.bincount(np.r_[human.a, human.b], minlength=k)
     n_only = np.bincount(np.r_[only.a, only.b], minlength=k)
@@ -199,7 +224,15 @@ def people_judge_ranking(
         "alpha": alpha,
         "level": 1 - alpha,
         "interval": f"{1 - alpha:.0%} normal interval per system; rank-sets from the "
-        f"simultaneous {1 - alpha:.0%} chi-square ellipsoid",
+        f"simultaneous {1 - alpha:.0%} chi-square ellipsoid"
+        + (
+            f"; covariances from a {n_boot}-replicate bootstrap over {len(questions):,} questions"
+            if cluster
+            else "; battles counted as independent"
+        ),
+        "cluster": cluster,
+        "n_boot": n_boot if cluster else 0,
+        "n_questions": len(questions),
         "ties": ties,
         "people": people,
         "judge": judge,
@@ -209,6 +242,7 @@ def people_judge_ranking(
         "effective_people": effective_people(fits["people"], fits["combined"], len(paired)),
         "judge_outside": [r["name"] for r in rows if r["judge_rank_outside"]],
         "widest_rank_set": max(hi - lo + 1 for lo, hi in parts["combined"]["rank_set"]),
+        "bt": strengths_block(systems, human, paired_judge, only, judge_all, alpha),
         **(
             {}
             if target is None

@@ -55,6 +55,14 @@ def test_people_and_judge_tab_shows_three_intervals_and_the_judges_bias(battles_
     assert any(md(FAVOURED) in w.value and "bias" in w.value for w in at.warning)
     assert {m.label for m in at.metric} >= {"lambda (judge's weight)", "Battles: judge alone"}
     assert any(md("at most 1 rank(s)") in c.value and "simulation" in c.value for c in at.caption)
+    strengths = at.dataframe[1].value
+    assert list(strengths["system"]) == ["sys/a", "sys/b", "sys/c", "sys/d"]
+    assert {"people strength", "judge strength", "combined strength"} <= set(strengths.columns)
+    assert any("No strengths from the judge alone" in c.value for c in at.caption)
+    assert any("battles counted as independent" in c.value for c in at.caption)
+    at.toggle(key="ppi_cluster").set_value(True)
+    ok(at.run())
+    assert any("bootstrap over 60 questions" in c.value for c in at.caption)
     at.selectbox(key="ppi_target").set_value(4)
     ok(at.run())
     assert any(md("at most 4 rank(s)") in c.value for c in at.caption)
