@@ -37,9 +37,15 @@ def cached_view(db: Database, fn: Callable[..., Any], *args: Hashable) -> Any:
     return _cached(db_path(), data_version(db), _ref(fn), tuple(args))
 
 
+def judgments_key(db: Database) -> Hashable:
+    """The judgments' change counter (:func:`core.store.fingerprints.judgments_version`): it
+    changes when a judgment is stored, e.g. for a page watching for new verdicts."""
+    return judgments_version(db)
+
+
 def cached_judgments(db: Database, fn: Callable[..., Any], *args: Hashable) -> Any:
     """Like :func:`cached_view` but keyed on the judgments change counter only (cheaper)."""
-    return _cached(db_path(), judgments_version(db), _ref(fn), tuple(args))
+    return _cached(db_path(), judgments_key(db), _ref(fn), tuple(args))
 
 
 def cached_answers(db: Database, fn: Callable[..., Any], *args: Hashable) -> Any:

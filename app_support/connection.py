@@ -11,7 +11,7 @@ from streamlit import runtime
 
 from core.errors import DatabaseFileError
 from core.store.connection import default_db_path
-from core.store.database import open_db
+from core.store.database import open_db, opened
 from core.store.engine import Database
 from core.store.planner import optimize
 from core.views.text import md
@@ -47,3 +47,11 @@ def database() -> Iterator[Database]:
     finally:
         optimize(db)  # SQLite's advice before closing a short-lived connection (issue 37)
         db.conn.close()
+
+
+@contextlib.contextmanager
+def worker_database() -> Iterator[Database]:
+    """A connection of its own for a background thread of this script run (e.g. the Run page's
+    experiment), closed afterwards; it never stops the page (a missing database raises)."""
+    with opened(db_path()) as db:
+        yield db

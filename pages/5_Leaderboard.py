@@ -10,7 +10,6 @@ import streamlit as st
 
 from app_support import caching, connection, frame, signin, warmup
 from core.errors import InputError
-from core.store.fingerprints import judgments_version
 from core.views.blind import pickable_raters
 from core.views.leaderboard import PAGE_RANKING, SOURCES, pairwise_raters
 from core.views.leaderboard_figures import (
@@ -70,7 +69,7 @@ def watch_judgments(drawn: tuple) -> None:
     (``drawn``: the judgments' version then). It draws nothing, so an idle page costs the
     browser nothing; redrawing the board's charts on every poll kept it busy about 1 s in 2."""
     with connection.database() as db:
-        changed = judgments_version(db) != drawn
+        changed = caching.judgments_key(db) != drawn
     if changed:
         st.rerun()
 
@@ -347,7 +346,7 @@ live_tab, compare_tab, ppi_tab, accuracy_tab = st.tabs(SECTIONS, key="section", 
 with live_tab:
     if live_tab.open:
         with connection.database() as db:
-            version = judgments_version(db)
+            version = caching.judgments_key(db)
         live_board()
         watch_judgments(version)
 with compare_tab:

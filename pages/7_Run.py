@@ -10,7 +10,6 @@ from core.answering.systems import system_kinds
 from core.errors import WorkbenchError
 from core.judging.specs import judge_names
 from core.pipeline.experiment import run_experiment
-from core.store.database import opened
 from core.views.review import question_filters
 from core.views.run import (
     DEFAULT_ANSWER_MODEL,
@@ -128,7 +127,7 @@ if st.button("Run", type="primary", disabled=bool(unavailable)):
 
     def work() -> None:
         try:
-            with opened(connection.db_path()) as wdb:
+            with connection.worker_database() as wdb:
                 result["summary"] = run_experiment(wdb, config, dry_run=False, progress=False)
         except Exception as exc:  # shown to the user below
             result["error"] = str(exc)

@@ -183,32 +183,6 @@ def record_review(
     return ReviewResult(new_id, out.decision, status, out.reason)
 
 
-def submit_review(
-    db: Database,
-    question_id: str,
-    who: Annotator,
-    decision: str | None = None,
-    *,
-    checklist: dict[str, Any] | None = None,
-    edited_question: str | None = None,
-    edited_answer: str | None = None,
-    note: str = "",
-    expected_last_id: int | None = UNCHECKED,
-) -> int:
-    """:func:`record_review`; return the new review's id."""
-    return record_review(
-        db,
-        question_id,
-        who,
-        checklist,
-        decision=decision,
-        edited_question=edited_question,
-        edited_answer=edited_answer,
-        note=note,
-        expected_last_id=expected_last_id,
-    ).review_id
-
-
 @retry_when_busy
 def skip_review(
     db: Database,

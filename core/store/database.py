@@ -20,6 +20,8 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 
+import sqlalchemy as sa
+
 from core.store.connection import default_db_path, use_wal
 from core.store.dbfile import check_db_file, explain_sqlite_error, is_file_error
 from core.store.engine import Database
@@ -30,9 +32,10 @@ from core.store.pool import Pooled, borrow_postgres, borrow_sqlite, engine_for
 from core.store.postgres import POSTGRES
 from core.store.runs import mark_dead_runs
 from core.store.schema_upgrade import Upgrade, schema_revision, upgrade_schema
+from core.store.statements import run
 
 #: What an engine remembers of its database's schema: the revision and the numbered migrations.
-_KNOWN_SQL = (
+_KNOWN = sa.text(
     "select (select version_num from alembic_version), (select count(*) from schema_migrations)"
 )
 
@@ -136,7 +139,7 @@ def _up_to_date(db: Database, pooled: Pooled) -> bool:
     if pooled.revision is None:
         return False
     try:  # autocommit: a failed query leaves no transaction behind on either database
-        found = db.execute(_KNOWN_SQL).fetchone()
+        found = run(db, _KNOWN).fetchone()
     except Exception:
         return False
     return found is not None and tuple(found) == pooled.revision
@@ -150,7 +153,7 @@ def _migrate_once(db: Database, pooled: Pooled, known: bool, where: str) -> None
         done = migrate_db(db, where)
         if done is not None and done.before is not None:
             print(done.line(where), file=sys.stderr)
-        pooled.revision = tuple(db.execute(_KNOWN_SQL).fetchone())
+        pooled.revision = tuple(run(db, _KNOWN).fetchone())
     mark_dead_runs(db)  # a run whose process died shows as interrupted, not running
     drop_dead_stages(db)  # and the passages its import staged are removed
 

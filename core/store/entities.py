@@ -5,8 +5,8 @@ book has 100,000 and more) are staged first in short transactions (:mod:`core.st
 then one short transaction writes the entity rows (ids kept for names that still exist: questions
 point at them) and switches the mentions in. ``entity_edits`` are in :mod:`core.store.entity_edits`.
 SQLAlchemy Core over :mod:`core.store.tables` (issue 33): nothing here is translated for
-PostgreSQL (the staged mentions are switched in by :mod:`core.store.row_stage`, with
-:data:`ENTITY_BY_NAME` as its fill).
+PostgreSQL (the staged mentions are switched in by :mod:`core.store.row_stage`, each one's
+entity id filled by :func:`_entity_by_name`).
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ import sqlalchemy as sa
 
 from core.store.connection import dumps, transaction
 from core.store.questions import referenced_entity_ids
-from core.store.row_stage import drop_rows_stage, stage_rows, staged, switch_rows
+from core.store.row_stage import drop_rows_stage, stage_rows, staged_value, switch_rows
 from core.store.statements import run
 from core.store.tables import entities as entity_rows
 from core.store.tables import mentions as mention_rows
@@ -107,10 +107,13 @@ class MentionDraft:
     passage_idx: int | None
 
 
-#: SQL: the id of the entity named ``{name}`` of the document and method bound as ``?, ?``.
-ENTITY_BY_NAME = (
-    "(select e.id from entities e where e.document_id = ? and e.method = ? and e.name = {name})"
-)
+def _entity_by_name(doc_id: str, method: str) -> sa.ScalarSelect[Any]:
+    """The id of the entity of ``(doc_id, method)`` named as the staged mention's
+    ``entity_name`` (a fill of :func:`core.store.row_stage.switch_rows`)."""
+    e = entity_rows.alias("e")
+    named = e.c.name == staged_value("entity_name")
+    query = sa.select(e.c.id).where(e.c.document_id == doc_id, e.c.method == method, named)
+    return query.scalar_subquery()
 
 
 def _records(db: Database, query: sa.Select[Any], cls: Any) -> list[Any]:
@@ -142,8 +145,7 @@ def replace_entities(
                 switch_rows(
                     db,
                     stage,
-                    fill={"entity_id": ENTITY_BY_NAME.format(name=staged("entity_name"))},
-                    params=[doc_id, method],
+                    fill={"entity_id": _entity_by_name(doc_id, method)},
                     columns=[c for c in stage.columns if c != "entity_name"],
                 )
     finally:

@@ -36,7 +36,7 @@ from core.store.judgment_queries import (
     after_query,
     effective_select,
 )
-from core.store.prepared import bound_rows, run_bound, scalar, sqlite_text
+from core.store.prepared import bound_rows, run_bound, scalar
 from core.store.row_stage import RowStage, staged_value, switch_rows
 from core.store.statements import run_many
 from core.store.tables import answers, judgments
@@ -167,18 +167,6 @@ class Judgment(NewJudgment):
             rationale="undo",
             supersedes=self.id,
         )
-
-
-def effective_query(
-    columns: Sequence[str] | None,
-    *,
-    ordered: bool = True,
-    **filters: Any,
-) -> tuple[str, list[Any]]:
-    """The SQL (SQLite's spelling, ``?`` marks) and parameters of :func:`effective_judgments`,
-    for callers still writing SQL text around it (alias ``j``; ``ordered=False``: no ``order
-    by``): :func:`effective_select` compiled for SQLite."""
-    return sqlite_text(*effective_select(columns, ordered=ordered, **filters))
 
 
 def effective_judgments(

@@ -30,11 +30,6 @@ _WORD = re.compile(r"\w+")
 _BRACKETED = re.compile(r"\[([A-Za-z_]\w*)\]")
 
 
-def is_postgres_url(target: object) -> bool:
-    """Whether a ``--db`` value names a PostgreSQL database (``postgresql://`` or ``postgres://``)."""
-    return isinstance(target, str) and target.startswith(("postgresql://", "postgres://"))
-
-
 def marks_to_psycopg(sql: str, with_params: bool) -> str:
     """``sql`` with SQLite parameter marks and ``[name]`` quoting in psycopg's spelling.
 

@@ -77,19 +77,6 @@ def bound(
     return sql, params
 
 
-class _SqliteText:
-    """A stand-in database of SQLite's dialect (only ``dialect.name`` is read by :func:`bound`)."""
-
-    dialect = type("SqliteName", (), {"name": "sqlite"})()
-
-
-def sqlite_text(statement: sa.Executable, values: Mapping[str, Any]) -> tuple[str, list[Any]]:
-    """``statement`` as SQLite-spelled text (``?`` marks) and its parameters: for store callers
-    that still write SQL text around a converted module's query."""
-    sql, params = bound(_SqliteText(), statement, values)  # type: ignore[arg-type]
-    return sql, list(params)
-
-
 def run_bound(
     db: Database, statement: sa.Executable, values: Mapping[str, Any] | None = None
 ) -> Cursor:

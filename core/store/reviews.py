@@ -21,7 +21,6 @@ from typing import TYPE_CHECKING, Any, Self
 
 import sqlalchemy as sa
 
-from core.store import schema
 from core.store.connection import dumps, utcnow
 from core.store.label_rows import SKIPPED, WITHDRAWN, label_marks, last_row, own_row
 from core.store.prepared import bound_rows, run_bound, scalar
@@ -86,10 +85,6 @@ class Review(NewReview):
 _R = reviews.alias("r")
 #: Rows of alias ``r`` that are reviews (not skips, not withdrawals).
 _IS_REVIEW = _R.c.decision.not_in([SKIPPED, WITHDRAWN])
-#: The same as SQL text, for :func:`effective_reviews_sql`.
-_OPEN = (
-    f"{schema.not_superseded('reviews', 'r')} and r.decision not in ('{SKIPPED}', '{WITHDRAWN}')"
-)
 _INSERT = (
     sa.insert(reviews)
     .values({f.name: sa.bindparam(f.name) for f in fields(NewReview)})
@@ -102,12 +97,6 @@ def insert_review(db: Database, new: NewReview) -> int:
     row = {f.name: getattr(new, f.name) for f in fields(NewReview)}
     row.update(decision=str(new.decision), checklist=dumps(new.checklist))
     return int(scalar(db, _INSERT, row) or 0)
-
-
-def effective_reviews_sql(condition: str) -> str:
-    """The query (SQL text, the store's spelling) of the effective reviews (alias ``r``) that
-    also meet ``condition``, for callers still writing SQL text around it."""
-    return f"select r.* from reviews r where {_OPEN} and {condition} order by r.id"
 
 
 @cache

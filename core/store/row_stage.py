@@ -108,49 +108,23 @@ def stage_rows(db: Database, target: str, rows: Sequence[dict[str, Any]]) -> Row
 def switch_rows(
     db: Database,
     stage: RowStage,
-    fill: Mapping[str, str | sa.ColumnElement[Any]] | None = None,
-    params: Sequence[Any] = (),
+    fill: Mapping[str, sa.ColumnElement[Any]] | None = None,
     columns: Sequence[str] | None = None,
 ) -> int:
     """Copy the staged rows into ``stage.target`` in their order (call inside the caller's
-    transaction); return how many. ``fill`` maps a column to the expression used when the
-    staged value is null: a Core expression (it may read the staged values with
-    :func:`staged_value`), or SQL text in the store's spelling (:func:`staged`; its ``?`` marks
-    take ``params``, in column order; such a statement is still translated on PostgreSQL);
+    transaction); return how many. ``fill`` maps a column to the Core expression used when the
+    staged value is null (it may read the staged values with :func:`staged_value`);
     ``columns`` (default: all staged) are the ones written. The stage stays until
     :func:`drop_rows_stage`."""
     if not stage.n_rows:
         return 0
     fill = fill or {}
     written = tuple(columns or stage.columns)
-    if any(isinstance(e, str) for e in fill.values()):
-        return _switch_text(db, stage, fill, params, written)
     s = _stage_table(stage).alias("s")
     values = [sa.func.coalesce(s.c[c], fill[c]).label(c) if c in fill else s.c[c] for c in written]
     target = sa.table(stage.target, *(sa.column(c) for c in written))
     query = sa.select(*values).select_from(s).order_by(s.c.seq)
     return run(db, sa.insert(target).from_select(list(written), query)).rowcount
-
-
-def _switch_text(
-    db: Database,
-    stage: RowStage,
-    fill: Mapping[str, str | sa.ColumnElement[Any]],
-    params: Sequence[Any],
-    written: tuple[str, ...],
-) -> int:
-    """:func:`switch_rows` with a fill given as store-spelled SQL text (translated on
-    PostgreSQL: the caller's SQL, :mod:`core.store.entities` until it passes Core)."""
-    cols = ", ".join(_q(c) for c in written)
-
-    def value(c: str) -> str:
-        return f"coalesce({staged(c)}, {fill[c]})" if c in fill else staged(c)
-
-    values = ", ".join(value(c) for c in written)
-    return db.execute(
-        f'insert into {_q(stage.target)} ({cols}) select {values} from {stage.stage} s order by s."seq"',
-        list(params),
-    ).rowcount
 
 
 @contextlib.contextmanager
@@ -173,16 +147,10 @@ def staged_or_direct(
             drop_rows_stage(db, staged_rows)
 
 
-def staged(column: str) -> str:
-    """SQL text: the staged value of ``column`` of the current stage row (alias ``s``), for a
-    fill given as text (:func:`switch_rows`)."""
-    return f"s.{_q(column)}"
-
-
 def staged_value(column: str) -> sa.ColumnElement[Any]:
     """Core: the staged value of ``column`` of the current stage row (alias ``s``), for a fill
     expression of :func:`switch_rows` (a subquery reading it correlates by that name)."""
-    return sa.literal_column(staged(column))
+    return sa.literal_column(f"s.{_q(column)}")
 
 
 def drop_rows_stage(db: Database, stage: RowStage) -> None:

@@ -6,6 +6,7 @@ import dataclasses
 import hashlib
 
 import pytest
+from reviewing import submit_review
 
 from core.annotation.disputes import resolve_dispute
 from core.annotation.identity import (
@@ -16,7 +17,6 @@ from core.annotation.identity import (
     sign_in_token,
 )
 from core.annotation.pairwise import blind_item, skip_item, submit_verdict, undo_last, verdict_queue
-from core.annotation.reviews import submit_review
 from core.errors import AccessError, InputError
 from core.store.accounts import (
     Role,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pandas as pd
 import pytest
+from reviewing import submit_review
 from sklearn.metrics import cohen_kappa_score
 
 from core.annotation.adjudication import adjudicate, disagreements
@@ -13,7 +14,7 @@ from core.annotation.gold import gold_labels
 from core.annotation.identity import sign_in_open, sign_in_token
 from core.annotation.label_tasks.side_by_side import auto_pair_labels
 from core.annotation.pairwise import blind_item, split_pair_key, submit_verdict, verdict_queue
-from core.annotation.reviews import review_queue, submit_review
+from core.annotation.reviews import review_queue
 from core.annotation.tasks import human_labels, next_items, task_items
 from core.errors import AccessError, InputError
 from core.store.accounts import create_account

@@ -7,6 +7,7 @@ import sqlite3
 import psycopg
 import pytest
 from browser_support import build_fixture_db
+from reviewing import submit_review
 
 import core.annotation.base
 import core.annotation.disputes
@@ -27,7 +28,7 @@ from core.annotation.pairwise import (
     verdict_progress,
     verdict_queue,
 )
-from core.annotation.reviews import review_progress, review_queue, submit_review
+from core.annotation.reviews import review_progress, review_queue
 from core.errors import InputError
 from core.store.database import open_db
 from core.store.reviews import effective_reviews

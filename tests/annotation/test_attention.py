@@ -4,12 +4,13 @@
 from __future__ import annotations
 
 import pytest
+from reviewing import submit_review
 
 from core.annotation.adjudication import adjudicate
 from core.annotation.attention import attention_accuracy
 from core.annotation.identity import sign_in_token
 from core.annotation.pairwise import blind_item, submit_verdict, verdict_progress, verdict_queue
-from core.annotation.reviews import review_queue, submit_review
+from core.annotation.reviews import review_queue
 from core.annotation.tasks import task_items
 from core.errors import InputError
 from core.store.accounts import create_account

@@ -6,10 +6,11 @@ from __future__ import annotations
 import csv
 
 import pytest
+from reviewing import submit_review
 
 from core.annotation.identity import sign_in_open, sign_in_token
 from core.annotation.pairwise import blind_item, split_pair_key, submit_verdict, verdict_queue
-from core.annotation.reviews import review_queue, submit_review
+from core.annotation.reviews import review_queue
 from core.annotation.tasks import task_items
 from core.corpus.evaluations import read_plain_judgments, store_evaluation
 from core.store.accounts import create_account

@@ -13,6 +13,7 @@ import sqlite3
 
 import psycopg
 import pytest
+from reviewing import submit_review
 
 from core.annotation.adjudication import disagreements
 from core.annotation.disputes import (
@@ -28,7 +29,6 @@ from core.annotation.reviews import (
     review_progress,
     review_queue,
     skip_review,
-    submit_review,
     withdraw_last_review,
 )
 from core.annotation.tasks import human_labels, next_items

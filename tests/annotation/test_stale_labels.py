@@ -57,9 +57,10 @@ def test_a_second_tab_never_overwrites_a_verdict_silently(db: Database) -> None:
 
 
 def test_a_review_tie_goes_to_adjudication_not_to_the_latest(db: Database) -> None:
+    from reviewing import submit_review
+
     from core.annotation.adjudication import adjudicate, disagreements
     from core.annotation.identity import sign_in_token
-    from core.annotation.reviews import submit_review
     from core.store.accounts import create_account
 
     alice = sign_in_token(db, create_account(db, "alice"))
@@ -96,11 +97,12 @@ def _status(db: Database, question_id: str) -> str:
 
 
 def test_a_second_tab_never_overwrites_a_review_silently(db: Database) -> None:
+    from reviewing import submit_review
+
     from core.annotation.reviews import (
         own_review_id,
         record_review,
         skip_review,
-        submit_review,
         withdraw_last_review,
     )
 

@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 from browser_support import build_fixture_db
+from reviewing import submit_review
 
 from core.annotation.adjudication import adjudicate, disagreements, settled
 from core.annotation.base import StaleLabelError
@@ -41,7 +42,6 @@ from core.annotation.reviews import (
     own_review_id,
     review_queue,
     skip_review,
-    submit_review,
     withdraw_last_review,
 )
 from core.annotation.validation_queue import queue_validation_items

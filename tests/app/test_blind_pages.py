@@ -9,11 +9,12 @@ from pathlib import Path
 
 import pytest
 from browser_support import build_fixture_db, unescaped
+from reviewing import submit_review
 from streamlit.testing.v1 import AppTest
 
 from core.annotation.identity import sign_in_token
 from core.annotation.pairwise import blind_item, split_pair_key, submit_verdict, verdict_queue
-from core.annotation.reviews import review_queue, submit_review
+from core.annotation.reviews import review_queue
 from core.annotation.tasks import task_items
 from core.store.accounts import create_account, reissue_token
 from core.store.database import open_db

@@ -42,6 +42,8 @@ from core.store.runs import start_run
 #: The modules of this batch: none of their statements may be translated.
 MODULES = (accounts, adjudications, benchmark, copy_db, documents, entities, exam_bank, export)
 _OWNERS = {Path(m.__file__ or "").name: m.__name__ for m in MODULES}
+#: ``entities``' staged mentions are switched in by ``row_stage`` (with its Core fill).
+_OWNERS["row_stage.py"] = "core.store.row_stage"
 #: Store modules that only pass a statement on (the caller up the stack owns it).
 _PASSING = {"pg_connection.py", "postgres.py", "engine.py", "statements.py"}
 _STORE = Path(tables.__file__ or "").parent

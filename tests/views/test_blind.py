@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import pytest
 from browser_support import SYSTEMS, build_fixture_db
+from reviewing import submit_review
 
 from core.annotation.identity import sign_in_token
 from core.annotation.pairwise import blind_item, split_pair_key, submit_verdict, verdict_queue
-from core.annotation.reviews import submit_review
 from core.store.accounts import create_account
 from core.store.database import open_db
 from core.store.settings import update_setting

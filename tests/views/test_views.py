@@ -8,12 +8,12 @@ import re
 import pandas as pd
 import pytest
 from browser_support import build_fixture_db
+from reviewing import submit_review
 from sklearn.metrics import cohen_kappa_score
 
 from core.annotation.disputes import resolve_dispute
 from core.annotation.identity import sign_in_open
 from core.annotation.pairwise import blind_item, pair_key, submit_verdict, undo_last, verdict_queue
-from core.annotation.reviews import submit_review
 from core.stats.ranking_settings import RankingSettings
 from core.store.database import open_db
 from core.store.judgments import NewJudgment, effective_judgments, insert_judgment
