@@ -561,7 +561,15 @@ def test_exam(seeded):
     assert row == {"correct": 0, "raw": "new"}
 
 
-@contract_case(start_run)
+@contract_case(
+    experiments.experiment_names,
+    experiments.finish_experiment,
+    experiments.get_experiment,
+    experiments.mark_experiments_interrupted,
+    experiments.save_experiment_start,
+    experiments.stored_experiments,
+    start_run,
+)
 def test_experiments(db):
     ex, S = experiments, experiments.ExperimentStatus  # noqa: N806
     assert ex.get_experiment(db, "e") is None and ex.experiment_names(db) == []
@@ -598,7 +606,19 @@ def test_experiments(db):
     assert ex.get_experiment(db, "a").status is S.RUNNING
 
 
-@contract_case(utcnow)
+@contract_case(
+    utcnow,
+    xrag_results.add_vote,
+    xrag_results.answered_cases,
+    xrag_results.finish_result,
+    xrag_results.finished_results,
+    xrag_results.first_result_ids,
+    xrag_results.get_result,
+    xrag_results.insert_answer,
+    xrag_results.pending_results,
+    xrag_results.result_ids,
+    xrag_results.result_question_ids,
+)
 def test_xrag_results(seeded):
     db = seeded  # questions q1, q2
     xr = xrag_results
