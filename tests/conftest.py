@@ -30,6 +30,8 @@ from pg_server import (  # noqa: F401  (fixtures, for every test; not module_bac
     pg_migrated,
     pg_server,
     pg_template_copy,
+    sqlite_built,
+    sqlite_copy,
 )
 
 from core.store.database import open_db
@@ -91,12 +93,11 @@ def new_db_location(
 
 @pytest.fixture
 def db_path(backend: str, tmp_path: Path, request: pytest.FixtureRequest) -> Path | str:
-    """Where a fresh, migrated database is: a file path (SQLite) or a URL (PostgreSQL, a copy
-    of the database migrated once per session)."""
-    if backend == "sqlite":
-        path = tmp_path / "test.db"
-        open_db(path).close()
-        return path
+    """Where a fresh, migrated database is: a file path (SQLite) or a URL (PostgreSQL): a copy
+    of the database migrated once per session."""
+    if backend == "sqlite":  # a file copy of one migrated once per session (milliseconds)
+        template, _ = request.getfixturevalue("sqlite_built")("migrated")
+        return sqlite_copy(template, tmp_path / "test.db")
     copy = request.getfixturevalue("pg_template_copy")
     return str(copy(request.getfixturevalue("pg_migrated")))
 
