@@ -1,11 +1,16 @@
-"""Shared fixtures: a fresh migrated database per test on each backend, the bundled demo data.
+"""Shared fixtures: a fresh migrated database per test, the bundled demo data.
 
-Every test that takes :func:`db`, :func:`db_path` or :func:`new_db_location` runs twice, once per
-backend (ids end in ``[sqlite]`` / ``[postgresql]``): SQLite files under ``tmp_path`` and
-databases on the throwaway PostgreSQL server of ``tests/pg_server.py`` (skipped without its
-binaries, required under ``CI=true``). ``--backends sqlite`` (or ``WORKBENCH_TEST_BACKENDS``)
-runs one. A test about SQLite itself (a damaged file, the write lock) is marked
-``@pytest.mark.sqlite_only("why")`` and runs on SQLite only.
+The test matrix (issue 33): the store's own tests (``tests/store/``, the store contract) run on
+both backends, ids ending in ``[sqlite]`` / ``[postgresql]``: SQLite files under ``tmp_path``
+and databases on the throwaway PostgreSQL server of ``tests/pg_server.py`` (skipped without its
+binaries, required under ``CI=true``). Everything above the store calls only store functions,
+whose contract cases run on both, so it runs once, on SQLite: the PostgreSQL run of a test that
+takes :func:`db`, :func:`db_path`, :func:`new_db_location` (or ``module_backend``) outside
+``tests/store/`` is deselected, unless the test is marked ``@pytest.mark.postgresql("why")`` (the
+one browser smoke test) or parametrises ``backend`` itself (a PostgreSQL-only message).
+``--pg-everywhere`` (or ``WORKBENCH_TEST_PG_EVERYWHERE=1``) runs the whole old matrix;
+``--backends sqlite`` (or ``WORKBENCH_TEST_BACKENDS``) runs one backend. A test about SQLite
+itself (a damaged file, the write lock) is marked ``@pytest.mark.sqlite_only("why")``.
 """
 
 from __future__ import annotations
@@ -25,6 +30,8 @@ from pg_server import (  # noqa: F401  (fixtures, for every test; not module_bac
     pg_migrated,
     pg_server,
     pg_template_copy,
+    sqlite_built,
+    sqlite_copy,
 )
 
 from core.store.database import open_db
@@ -44,11 +51,23 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         default=os.environ.get("WORKBENCH_TEST_BACKENDS", ",".join(BACKENDS)),
         help="comma-separated backends for the database tests (default: sqlite,postgresql)",
     )
+    parser.addoption(
+        "--pg-everywhere",
+        action="store_true",
+        default=os.environ.get("WORKBENCH_TEST_PG_EVERYWHERE") == "1",
+        help="run the tests above the store on PostgreSQL too (default: tests/store/ only)",
+    )
 
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers", "sqlite_only(reason): a test of SQLite itself, not run on PostgreSQL"
+    )
+    config.addinivalue_line(
+        "markers", "postgresql(reason): a test above the store that runs on PostgreSQL too"
+    )
+    config.addinivalue_line(
+        "markers", "store_contract: a store contract case (tests/store/contract_registry.py)"
     )
 
 
@@ -74,12 +93,11 @@ def new_db_location(
 
 @pytest.fixture
 def db_path(backend: str, tmp_path: Path, request: pytest.FixtureRequest) -> Path | str:
-    """Where a fresh, migrated database is: a file path (SQLite) or a URL (PostgreSQL, a copy
-    of the database migrated once per session)."""
-    if backend == "sqlite":
-        path = tmp_path / "test.db"
-        open_db(path).close()
-        return path
+    """Where a fresh, migrated database is: a file path (SQLite) or a URL (PostgreSQL): a copy
+    of the database migrated once per session."""
+    if backend == "sqlite":  # a file copy of one migrated once per session (milliseconds)
+        template, _ = request.getfixturevalue("sqlite_built")("migrated")
+        return sqlite_copy(template, tmp_path / "test.db")
     copy = request.getfixturevalue("pg_template_copy")
     return str(copy(request.getfixturevalue("pg_migrated")))
 
@@ -147,8 +165,34 @@ def _backend_of(item: pytest.Item) -> str | None:
     return None if callspec is None else callspec.params.get("backend")
 
 
+#: The store's own tests: the only ones run on both backends without a ``postgresql`` mark.
+STORE_TESTS = "tests/store/"
+
+
+def _chooses_backend(item: pytest.Item) -> bool:
+    """The test parametrises ``backend`` itself (``@pytest.mark.parametrize("backend", ...)``)."""
+    for mark in item.iter_markers("parametrize"):
+        names = mark.args[0] if mark.args else mark.kwargs.get("argnames", "")
+        if "backend" in (names.replace(" ", "").split(",") if isinstance(names, str) else names):
+            return True
+    return False
+
+
+def above_the_store_on_postgresql(config: pytest.Config, item: pytest.Item) -> bool:
+    """The PostgreSQL run of a test above the store that is not kept on PostgreSQL: neither
+    marked ``postgresql`` nor choosing its backend, and ``--pg-everywhere`` not given."""
+    return (
+        _backend_of(item) == "postgresql"
+        and not item.nodeid.startswith(STORE_TESTS)
+        and not config.getoption("--pg-everywhere")
+        and item.get_closest_marker("postgresql") is None
+        and not _chooses_backend(item)
+    )
+
+
 def _deselected(config: pytest.Config, item: pytest.Item) -> bool:
-    """A backend not chosen with ``--backends``, or PostgreSQL for a ``sqlite_only`` test."""
+    """A backend not chosen with ``--backends``, PostgreSQL for a ``sqlite_only`` test, or
+    :func:`above_the_store_on_postgresql`."""
     backend = _backend_of(item)
     if backend is None:
         return False
@@ -156,15 +200,29 @@ def _deselected(config: pytest.Config, item: pytest.Item) -> bool:
     unknown = chosen - set(BACKENDS)
     if unknown:
         raise pytest.UsageError(f"--backends: unknown {sorted(unknown)}; choose from {BACKENDS}")
-    return backend not in chosen or (
-        backend != "sqlite" and item.get_closest_marker("sqlite_only") is not None
+    return (
+        backend not in chosen
+        or (backend != "sqlite" and item.get_closest_marker("sqlite_only") is not None)
+        or above_the_store_on_postgresql(config, item)
     )
+
+
+def _check_contract_case(item: pytest.Item) -> None:
+    """A store contract case runs on both backends, in ``tests/store/``."""
+    if item.get_closest_marker("store_contract") is None:
+        return
+    if not item.nodeid.startswith(STORE_TESTS) or _backend_of(item) is None:
+        raise pytest.UsageError(f"{item.nodeid}: a store contract case runs on both backends")
+    if item.get_closest_marker("sqlite_only") is not None or _chooses_backend(item):
+        raise pytest.UsageError(f"{item.nodeid}: a store contract case runs on both backends")
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Drop backend runs not wanted (:func:`_deselected`). In a pytest-xdist worker: the browser
     scope first, then :data:`SLOW_FIRST`, then the rest (stable: the order within a file is
     kept; the scheduler hands out scopes in this order)."""
+    for item in items:
+        _check_contract_case(item)
     dropped = [item for item in items if _deselected(config, item)]
     if dropped:
         config.hook.pytest_deselected(items=dropped)

@@ -18,8 +18,10 @@ Which fixture (conftest's ``db``, ``db_path``, ``new_db_location`` come first):
 - per module (``from pg_server import module_backend``: the module's tests run once per backend,
   grouped): :func:`module_db_location` (places for databases built once for the module, and
   copies of them), :func:`module_db_path` (a migrated one);
-- per session: :func:`built_database` (a database whose rows take long to build, built once on
-  PostgreSQL and copied per test; memo :func:`pg_built`), on :func:`pg_migrated`.
+- per session: :func:`built_database` (a database whose rows take long to build, built once per
+  backend and copied per test; memos :func:`sqlite_built`, :func:`pg_built`), on
+  :func:`pg_migrated`; conftest's ``db_path`` on SQLite is a copy of :func:`sqlite_built`'s
+  migrated file too.
 
 tests/conftest.py registers them all but :func:`module_backend`.
 """
@@ -234,6 +236,41 @@ def module_db_path(
 # --- Per session: a database whose rows take long to build, copied for each test -------------
 
 
+def sqlite_copy(source: Path, target: Path) -> Path:
+    """``target``, a copy of the SQLite database ``source`` by SQLite's backup API (what a
+    connection still holds in the WAL file is copied too; ``target`` must not exist)."""
+    import sqlite3
+
+    src, dst = sqlite3.connect(source), sqlite3.connect(target)
+    try:
+        src.backup(dst)
+    finally:
+        dst.close()
+        src.close()
+    return target
+
+
+@pytest.fixture(scope="session")
+def sqlite_built(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Callable[..., tuple[Path, Any]]:
+    """Session memo on SQLite, as :func:`pg_built` on PostgreSQL: ``built(key, build)`` is
+    ``(path, result)``, a migrated database filled by ``result = build(path)`` once per session
+    and ``key`` (``build=None``: migrated only). A template: tests copy it
+    (:func:`sqlite_copy`, milliseconds) and never open it; migrating a new file costs a test
+    tens of milliseconds, building the fixture rows seconds."""
+    made: dict[str, tuple[Path, Any]] = {}
+
+    def built(key: str, build: Callable[[Path], Any] | None = None) -> tuple[Path, Any]:
+        if key not in made:
+            path = tmp_path_factory.mktemp("built") / f"{key}.db"
+            open_db(path).close()
+            made[key] = (path, None if build is None else build(path))
+        return made[key]
+
+    return built
+
+
 @pytest.fixture(scope="session")
 def pg_built(pg_server: str, pg_migrated: str) -> Iterator[Callable[..., tuple[str, Any]]]:
     """Session memo of :func:`built_database`: ``built(key, build)`` is ``(url, result)``, a
@@ -255,13 +292,14 @@ def pg_built(pg_server: str, pg_migrated: str) -> Iterator[Callable[..., tuple[s
 def built_database(
     request: pytest.FixtureRequest, key: str, build: Callable[[Path | str], Any]
 ) -> tuple[Path | str, Any]:
-    """``(location, build's result)``: the test's own database, filled by ``build(location)``
-    (which opens and closes it). SQLite: built in the test's ``db_path``. PostgreSQL: a copy of
-    the one :func:`pg_built` made once per session under ``key`` (a file copy on the server, much
-    faster than several seconds of small statements); ``key`` names one ``build`` in the whole
-    suite. The calling fixture takes ``backend`` itself, so its tests run once per backend."""
+    """``(location, build's result)``: the test's own database, a copy of the one built by
+    ``build(location)`` (which opens and closes it) once per session and backend under ``key``
+    (:func:`sqlite_built`: a file ``tmp_path/test.db``; :func:`pg_built`: a new database made
+    from it as a template); ``key`` names one ``build`` in the whole suite. The calling fixture
+    takes ``backend`` itself."""
     if request.getfixturevalue("backend") == "sqlite":
-        path = request.getfixturevalue("db_path")
-        return path, build(path)
+        path, result = request.getfixturevalue("sqlite_built")(key, build)
+        target = request.getfixturevalue("tmp_path") / "test.db"
+        return sqlite_copy(path, target), deepcopy(result)
     url, result = request.getfixturevalue("pg_built")(key, build)
     return request.getfixturevalue("pg_template_copy")(url), deepcopy(result)

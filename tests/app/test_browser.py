@@ -131,6 +131,7 @@ def _comparisons(page) -> int:
     return int(re.search(r"(\d+) comparisons", text).group(1))
 
 
+@pytest.mark.postgresql("the browser smoke test on PostgreSQL (issue 33): sign in and write")
 def test_annotation_flows_in_a_real_browser(app, trap, chromium_path):
     from playwright.sync_api import sync_playwright
 

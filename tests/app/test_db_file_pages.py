@@ -28,6 +28,7 @@ def _pg_exists(server: str, name: str) -> bool:
         return found.fetchone() is not None
 
 
+@pytest.mark.postgresql("a missing PostgreSQL database is its own message (createdb)")
 @pytest.mark.parametrize("path", ["app.py", SBS, "pages/1_Review_questions.py"])
 def test_a_missing_database_stops_the_page_with_one_line(
     backend, tmp_path, request, monkeypatch, path
@@ -74,6 +75,7 @@ def _held_write_lock(backend: str, path: Path | str) -> Iterator[None]:
             pg.execute("rollback")
 
 
+@pytest.mark.postgresql("a lock on PostgreSQL is a lock timeout, not SQLite's busy file")
 def test_a_verdict_on_a_locked_database_stays_on_screen_and_is_stored_when_pressed_again(
     fixture_db,  # noqa: F811
     backend,

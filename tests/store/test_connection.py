@@ -3,6 +3,7 @@
 import threading
 
 import pytest
+from contract_registry import contract_case
 
 from core.store.connection import transaction, utcnow
 from core.store.database import migrate_db, open_db, schema_version
@@ -39,6 +40,7 @@ def _question(db, qid="q1"):
     )
 
 
+@contract_case(applied_migrations, migrate_db, open_db, registered_migrations, schema_version)
 def test_migrations_apply_once_and_are_recorded(db_path):
     db = open_db(db_path)
     names = [n for n, _ in registered_migrations()]
@@ -68,6 +70,7 @@ def test_pragmas(db):
     assert db.execute("pragma busy_timeout").fetchone()[0] >= 1000
 
 
+@contract_case(transaction, utcnow)
 def test_transaction_rolls_back_everything(db):
     _question(db)
     with pytest.raises(RuntimeError):
@@ -82,6 +85,7 @@ def test_transaction_rolls_back_everything(db):
     assert db["systems"].count == 0
 
 
+@contract_case(transaction)
 def test_nested_transaction_is_a_savepoint(db):
     with transaction(db):
         db["settings"].insert({"key": "a", "value": "1"})
@@ -92,6 +96,7 @@ def test_nested_transaction_is_a_savepoint(db):
     assert [r["key"] for r in db["settings"].rows] == ["a"]
 
 
+@contract_case(utcnow)
 def test_judgments_are_append_only(db, refused):
     _question(db)
     db["judgments"].insert(
@@ -125,6 +130,7 @@ def test_foreign_keys_enforced(db, refused):
         )
 
 
+@contract_case(open_db, transaction)
 def test_connections_work_across_threads(db_path):
     db = open_db(db_path)
     errors = []
@@ -155,6 +161,7 @@ def _key(db) -> str:
     return "id integer primary key"
 
 
+@contract_case(append_only)
 def test_append_only_helper_on_new_table(db, refused):
     db.execute(f"create table notes ({_key(db)}, body text)")
     append_only(db, "notes")
@@ -163,6 +170,7 @@ def test_append_only_helper_on_new_table(db, refused):
         db.execute("delete from notes")
 
 
+@contract_case(transaction)
 def test_one_connection_shared_by_eight_threads_is_safe(db):
     """sqlite-utils reads run inside a SAVEPOINT and its writes commit an implicit transaction:
     on a shared connection another thread's BEGIN used to land inside them ("cannot start a

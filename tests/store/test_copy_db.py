@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from contract_registry import contract_case
 from pg_server import pg_url  # noqa: F401  (a fixture; pg_server is conftest's, shared)
 
 from core.__main__ import main
@@ -97,6 +98,7 @@ def test_sqlite_to_postgresql_and_back_is_equal_row_for_row(
         pg.close()
 
 
+@contract_case(open_db)
 def test_sqlite_to_either_prints_the_counts(
     demo_db: Path, new_db_location: Any, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -110,6 +112,7 @@ def test_sqlite_to_either_prints_the_counts(
     assert copied == source
 
 
+@contract_case(open_db)
 def test_a_non_empty_dest_is_refused_and_left_as_it_was(
     demo_db: Path, new_db_location: Any, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -123,6 +126,7 @@ def test_a_non_empty_dest_is_refused_and_left_as_it_was(
     assert {k: len(v) for k, v in contents(dest).items() if v} == {"settings": 1}
 
 
+@contract_case(open_db)
 @pytest.mark.parametrize("case", ["same", "missing", "older-schema", "older-revision"])
 def test_bad_arguments_are_one_error_line_and_write_nothing(
     case: str,
@@ -161,6 +165,7 @@ def test_bad_arguments_are_one_error_line_and_write_nothing(
         assert "different schema revisions (0000 and 0001)" in err
 
 
+@contract_case(copy_db.copy_database, copy_db.read_rows, open_db)
 def test_a_copy_that_does_not_verify_is_rolled_back(
     demo_db: Path,
     new_db_location: Any,

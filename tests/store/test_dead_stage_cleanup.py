@@ -9,6 +9,8 @@ import socket
 import subprocess
 import sys
 
+from contract_registry import contract_case
+
 from core.corpus.documents import upsert_document
 from core.store.database import open_db
 
@@ -43,6 +45,7 @@ def _stages(db) -> set[str]:
     return {r[0] for r in db.execute("select distinct stage from passage_stage")}
 
 
+@contract_case(open_db)
 def test_open_removes_the_stage_of_a_dead_import_only(db_path):
     db = open_db(db_path)
     upsert_document(db, "book:a", "A story.\n", kind="book", source="file", title="A")

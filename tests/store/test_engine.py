@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from contract_registry import contract_case
 
 from core.store.connection import connect, transaction
 from core.store.engine import SQLITE, Database, NotFoundError, unique_keys
@@ -151,6 +152,7 @@ def test_missing_rows_and_bad_calls_fail_loudly(db: Database, backend: str) -> N
     assert engine["t"].count == 0  # the failed batch rolled back as a whole
 
 
+@contract_case(transaction)
 def test_insert_all_inside_a_transaction_rolls_back_with_it(db: Database) -> None:
     with pytest.raises(RuntimeError), transaction(db):
         db["settings"].insert_all([{"key": f"k{i}", "value": "v"} for i in range(250)])

@@ -10,6 +10,7 @@ write lock makes ids commit in order, so the largest id is enough there.
 
 from __future__ import annotations
 
+from contract_registry import contract_case
 from pairwise_rows import judgment
 
 from core.store.connection import transaction
@@ -26,6 +27,15 @@ def _raters(db) -> set[str]:
     return {row[0] for row in verdict_summary(db, "pairwise")}
 
 
+@contract_case(
+    data_version,
+    insert_judgment,
+    judgments_version,
+    max_judgment_id,
+    open_db,
+    transaction,
+    verdict_summary,
+)
 def test_a_label_committed_late_moves_every_key(seeded, db_path, backend):
     server_1, server_2, reader = (open_db(db_path) for _ in range(3))
     try:

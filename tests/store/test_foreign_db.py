@@ -15,6 +15,7 @@ import sqlite3
 from pathlib import Path
 
 import pytest
+from contract_registry import contract_case
 from pg_server import pg_url  # noqa: F401  (a fixture; pg_server is conftest's, shared)
 
 from core.__main__ import main
@@ -138,6 +139,7 @@ def test_a_file_without_tables_is_a_database_only_for_init(tmp_path, capsys):
     assert main(["--db", str(path), "status"]) == 0
 
 
+@contract_case(open_db)
 def test_a_workbench_database_with_a_table_of_its_users_is_still_accepted(db_path, capsys):
     """A table someone added beside the workbench's does not make the database foreign."""
     db = open_db(db_path)

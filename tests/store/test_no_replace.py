@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from contract_registry import contract_case
 from qa_fixtures import seed
 
 from core.store.connection import transaction, utcnow
@@ -106,6 +107,7 @@ class PlainClient:
         return [f"insert {plain} on conflict (id) do update set {sets}", f"insert {plain}"]
 
 
+@contract_case(open_db, transaction, utcnow)
 def test_a_plain_client_cannot_replace_labels(db_path, backend):
     db = open_db(db_path)
     ids = seed_label_rows(db)

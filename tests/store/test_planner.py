@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import sqlite3
 
+from contract_registry import contract_case
 from pairwise_rows import judgment
 
 from core.store.engine import Database
@@ -20,6 +21,7 @@ def _plan(db: Database) -> str:
     return " ".join(str(row[-1]) for row in db.conn.execute(f"explain query plan {SINCE}", [0]))
 
 
+@contract_case(insert_judgments, optimize, pairwise_records_since)
 def test_optimize_makes_the_new_rows_read_a_primary_key_range(seeded: Database) -> None:
     db = seeded
     insert_judgments(db, [judgment(f"human:p{i % 7}", "A") for i in range(3000)])
@@ -33,6 +35,7 @@ def test_optimize_makes_the_new_rows_read_a_primary_key_range(seeded: Database) 
     assert optimize(db) is True  # again: nothing left to analyse, still fine
 
 
+@contract_case(insert_judgments, optimize, pairwise_records_since)
 def test_optimize_on_a_busy_database_is_skipped_not_raised(seeded: Database) -> None:
     """``ANALYZE`` writes: with another connection holding the write lock, ``optimize`` gives
     up (after the busy timeout) and says so instead of failing the page that closes."""

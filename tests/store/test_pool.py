@@ -3,6 +3,8 @@ once per engine, and a SQLite connection still leaves the register of open files
 
 from __future__ import annotations
 
+from contract_registry import contract_case
+
 import core.store.database as database
 from core.store.database import open_db, postgres_url
 from core.store.open_files import connections_open_to
@@ -15,6 +17,7 @@ def _session(db) -> object:
     return None
 
 
+@contract_case(connections_open_to, database.migrate_db, open_db)
 def test_a_second_open_borrows_and_does_not_migrate_again(db_path, monkeypatch):
     open_db(db_path).close()  # this process's engine knows the database now
     calls = []
@@ -44,6 +47,7 @@ def test_a_replaced_sqlite_file_is_migrated_again(tmp_path):
         db.close()
 
 
+@contract_case(open_db)
 def test_a_connection_given_back_keeps_nothing_of_its_borrower(db_path):
     """An open transaction is rolled back and temp tables go (PostgreSQL: the session is kept
     for the next borrower; SQLite: the connection is closed)."""
@@ -60,6 +64,7 @@ def test_a_connection_given_back_keeps_nothing_of_its_borrower(db_path):
         again.close()
 
 
+@contract_case(dispose, open_db, postgres_url)
 def test_dispose_closes_the_idle_sessions_of_a_database(db_path):
     if not isinstance(db_path, str):
         return  # SQLite's engines keep no connection open

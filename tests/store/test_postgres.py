@@ -14,6 +14,7 @@ from typing import Any
 
 import psycopg
 import pytest
+from contract_registry import contract_case
 from pairwise_rows import judgment
 from pg_server import pg_migrated, pg_server, pg_template_copy  # noqa: F401  (fixtures)
 
@@ -110,6 +111,7 @@ def seed(db: Database) -> None:
         )
 
 
+@contract_case(applied_migrations, open_db, registered_migrations)
 def test_every_migration_applies_and_tables_match_sqlite(
     new_db_location: Any, tmp_path: Path
 ) -> None:
@@ -125,6 +127,7 @@ def test_every_migration_applies_and_tables_match_sqlite(
     assert found == expected
 
 
+@contract_case(insert_question, utcnow)
 def test_engine_round_trip(any_db: Database) -> None:
     db = any_db
     seed(db)
@@ -165,6 +168,7 @@ def test_engine_round_trip(any_db: Database) -> None:
     assert list(db.query(counted, ["nothing%"])) == [{"n": None, "none": None}]
 
 
+@contract_case(transaction)
 def test_transaction_rolls_back_and_savepoints_nest(any_db: Database) -> None:
     db = any_db
     with pytest.raises(RuntimeError), transaction(db):
@@ -181,6 +185,7 @@ def test_transaction_rolls_back_and_savepoints_nest(any_db: Database) -> None:
     assert not db.conn.in_transaction
 
 
+@contract_case(insert_judgment, insert_question, utcnow)
 @pytest.mark.parametrize("table", LABEL_TABLES)
 def test_label_tables_refuse_update_and_delete(any_db: Database, table: str) -> None:
     db = any_db
@@ -221,6 +226,7 @@ def _adjudication() -> dict[str, Any]:
     return cols | _at()
 
 
+@contract_case(effective_judgments, insert_judgment, insert_question, question_judgments, utcnow)
 def test_supersede_by_own_rater_only_and_effective_verdicts(any_db: Database) -> None:
     db = any_db
     seed(db)
@@ -238,6 +244,7 @@ def test_supersede_by_own_rater_only_and_effective_verdicts(any_db: Database) ->
     assert flagged == {first: True, 2: False, second: False}
 
 
+@contract_case(get_question, insert_question, utcnow)
 def test_question_round_trip_decodes_json(any_db: Database) -> None:
     seed(any_db)
     q = get_question(any_db, "q1")

@@ -9,6 +9,7 @@ import json
 from typing import Any
 
 import pytest
+from contract_registry import contract_case
 from pg_server import pg_migrated, pg_server, pg_template_copy  # noqa: F401  (fixtures)
 
 from core.stats.ranking_settings import RankingSettings
@@ -44,6 +45,7 @@ def any_db(db: Database) -> Database:
     return db
 
 
+@contract_case(drop_rows_stage, live_stages, stage_rows, switch_rows, transaction, utcnow)
 def test_staged_rows_land_in_typed_columns(any_db: Database) -> None:
     now = utcnow()
     rows = [
@@ -64,6 +66,7 @@ def test_staged_rows_land_in_typed_columns(any_db: Database) -> None:
     assert live_stages(any_db) == []
 
 
+@contract_case(flagged_questions, insert_edit, utcnow)
 def test_an_edit_returns_its_new_id_and_finds_the_questions_it_flagged(any_db: Database) -> None:
     first = insert_edit(any_db, "d1", "rename", {"to": "A"}, "human:admin")
     second = insert_edit(any_db, "d1", "rename", {"to": "B"}, "human:admin", undoes=first)
@@ -78,6 +81,7 @@ def test_an_edit_returns_its_new_id_and_finds_the_questions_it_flagged(any_db: D
     assert flagged_questions(any_db, first, "accepted") == []
 
 
+@contract_case(cached_responses, transaction, utcnow, write_calls)
 def test_a_cache_entry_is_overwritten_by_the_same_key(any_db: Database) -> None:
     now = utcnow()
     with transaction(any_db):
@@ -95,6 +99,7 @@ def test_a_cache_entry_is_overwritten_by_the_same_key(any_db: Database) -> None:
     assert any_db.execute("select model from llm_cache where key = 'k1'").fetchone()[0] == "m:2"
 
 
+@contract_case(utcnow)
 def test_sums_come_back_as_sqlite_gives_them(any_db: Database) -> None:
     got = any_db.execute(
         "select sum(x), sum(x) / 2.0, max(y) from (select 3 as x, 1.5 as y union all "
@@ -104,6 +109,7 @@ def test_sums_come_back_as_sqlite_gives_them(any_db: Database) -> None:
     assert [type(v) for v in got] == [int, float, float]
 
 
+@contract_case(find_question_ids, utcnow)
 def test_question_search_ignores_case_on_both(any_db: Database) -> None:
     """SQLite's ``like`` ignores (ASCII) case, PostgreSQL's does not: both search the same."""
     any_db.execute("update questions set question = 'Who keeps the Lighthouse?' where id = 'q2'")
@@ -112,6 +118,7 @@ def test_question_search_ignores_case_on_both(any_db: Database) -> None:
     assert find_question_ids(any_db, {}, search="q1") == ["q1"]  # an id matches as it is
 
 
+@contract_case(add_run_totals, recent_runs, start_run, utcnow)
 def test_recent_runs_round_the_cost_on_both(any_db: Database) -> None:
     """``round(double, n)`` does not exist on PostgreSQL: the cost is rounded in Python."""
     run = start_run(any_db, "judge", "j", {}, started_at="2026-01-01")
@@ -120,6 +127,7 @@ def test_recent_runs_round_the_cost_on_both(any_db: Database) -> None:
     assert (found.id, found.cost_usd, found.config) == (run, 0.1235, {})
 
 
+@contract_case(add_run_totals, answers_fingerprint, data_version, start_run, utcnow)
 def test_fingerprints_follow_runs_and_answers_on_both(any_db: Database) -> None:
     """No ``total()``, no ``max(rowid)``: a new run, a running run's cost and an answer's text
     each move the keys."""
@@ -147,6 +155,7 @@ def _verdict(db: Database, rater: str, verdict: str = "A") -> None:
     )
 
 
+@contract_case(open_db, utcnow, verdict_summary)
 def test_the_kept_summary_belongs_to_its_database(any_db: Database, new_db_location: Any) -> None:
     """Two databases with the same largest judgment id never share a kept summary (the key is
     the file on SQLite; the database, server and counts on PostgreSQL)."""
@@ -219,6 +228,7 @@ def test_a_verdict_committed_late_reaches_every_view(
         late.close()
 
 
+@contract_case(document_dependents, utcnow)
 def test_document_dependents_on_both(any_db: Database) -> None:
     """A subquery in FROM needs an alias on PostgreSQL."""
     any_db["answers"].insert({"question_id": "q1", "system": "s1", "text": "x"} | _at())

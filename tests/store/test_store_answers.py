@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from contract_registry import contract_case
+
 from core.store.answers import (
     Answer,
     AnswerStatus,
@@ -19,6 +21,9 @@ from core.store.fingerprints import answers_fingerprint, data_version, judgments
 from core.store.runs import RunStatus, finish_run, start_run
 
 
+@contract_case(
+    answered, answers_version, get_answer, max_answer_id, question_answers, save_answer, utcnow
+)
 def test_answers_lookup_and_save(seeded):
     db = seeded
     assert [a.system for a in question_answers(db, "q1")] == ["s1", "s2"]
@@ -39,6 +44,7 @@ def test_answers_lookup_and_save(seeded):
     assert new == 3 == max_answer_id(db)
 
 
+@contract_case(answers_fingerprint, data_version, finish_run, judgments_version, start_run, utcnow)
 def test_fingerprints_move_with_the_data_and_stay_small(seeded):
     db = seeded
     v0 = data_version(db)

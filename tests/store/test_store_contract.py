@@ -7,6 +7,7 @@ import json
 
 import pytest
 import sqlalchemy as sa
+from contract_registry import contract_case
 
 from core.errors import AccessError
 from core.store import (
@@ -139,6 +140,14 @@ def _judgment(db, rater, status="ok", raw="", evidence=()):
     return insert_judgment(db, new)
 
 
+@contract_case(
+    count_judgments,
+    imported_verdict_counts,
+    insert_judgment,
+    judge_models,
+    summary_by_rater,
+    utcnow,
+)
 def test_judgment_counts(seeded):
     db = seeded
     assert summary_by_rater(db) == [] and count_judgments(db) == 0
@@ -162,6 +171,7 @@ def test_judgment_counts(seeded):
     assert imported_verdict_counts(db) == {"a.csv": 2}
 
 
+@contract_case(clear_failures, failures_since, record_failure)
 def test_sign_in_failures(db):
     record_failure(db, "10.0.0.1", 100.0, keep_s=50)
     record_failure(db, "10.0.0.1", 120.5, keep_s=50)
@@ -200,6 +210,7 @@ def _call(model: str, status: str = "ok", hit: int = 0, cost: float = 0.5, **tag
     )  # fmt: skip
 
 
+@contract_case(cached_keys, cached_responses, ledger_totals, transaction, utcnow, write_calls)
 def test_llm_cache_and_ledger(db):
     assert cached_responses(db, ["a"]) == {} and cached_keys(db, []) == set()
     with transaction(db):
@@ -235,6 +246,23 @@ def test_llm_cache_and_ledger(db):
         ledger_totals(db, "tags")
 
 
+@contract_case(
+    answer_ids,
+    answer_pairs,
+    answer_texts,
+    answered,
+    answers_of_systems,
+    answers_version,
+    get_answer,
+    imported_answer_counts,
+    insert_answers,
+    max_answer_id,
+    question_answer_count,
+    question_answers,
+    save_answer,
+    set_answer_text,
+    utcnow,
+)
 def test_answers(seeded):
     db = seeded  # answers 1 (s1) and 2 (s2) to q1
     assert [a.system for a in question_answers(db, "q1")] == ["s1", "s2"]
@@ -286,6 +314,7 @@ def test_answers(seeded):
     assert imported_answer_counts(db) == {"b.jsonl": 1}  # the replaced answer lost its metadata
 
 
+@contract_case(insert_validation_items, validation_overlaps, validation_requests)
 def test_validation_items(db):
     def item(key: str, rater: str = "auto:j", overlap: int = 2) -> NewValidationItem:
         return NewValidationItem(
@@ -307,6 +336,17 @@ def test_validation_items(db):
     assert validation_requests(db, "review", "auto:k") == found[2:]
 
 
+@contract_case(
+    add_dispute,
+    all_dispute_ids,
+    dispute_question_ids,
+    dispute_records,
+    get_dispute,
+    insert_judgment,
+    question_dispute_answers,
+    question_disputes,
+    utcnow,
+)
 def test_disputes(seeded):
     db = seeded
     gt = _judgment(db, "auto:gt", evidence=[{"quote": "a"}])
@@ -365,6 +405,25 @@ def test_cached_compilation_gives_what_a_fresh_compile_gives(dialect):
             assert statements.compiled(on, statement) == (str(fresh), want)
 
 
+@contract_case(
+    utcnow,
+    xrag.add_article_note,
+    xrag.add_distractors,
+    xrag.add_pair,
+    xrag.add_xrag_item,
+    xrag.article_notes,
+    xrag.article_pairs,
+    xrag.confirmed_pairs,
+    xrag.delete_distractors,
+    xrag.english_xrag_questions,
+    xrag.has_distractors,
+    xrag.pair_distractors,
+    xrag.qa_note_sources,
+    xrag.set_pair_verdict,
+    xrag.translated_qa_notes,
+    xrag.xrag_item_count,
+    xrag.xrag_item_exists,
+)
 def test_xrag(seeded):
     db = seeded
     now = utcnow()
@@ -422,6 +481,23 @@ def test_xrag(seeded):
     assert not xrag.has_distractors(db, pair_id)
 
 
+@contract_case(
+    entity_edits.document_edits,
+    entity_edits.documents_with_entities,
+    entity_edits.entity_ids_by_name,
+    entity_edits.entity_question_counts,
+    entity_edits.flagged_questions,
+    entity_edits.get_base,
+    entity_edits.insert_edit,
+    entity_edits.mention_rows,
+    entity_edits.mention_spans,
+    entity_edits.passage_starts,
+    entity_edits.put_base,
+    entity_edits.questions_about,
+    entity_edits.replace_entities,
+    entity_edits.stored_entities,
+    transaction,
+)
 def test_entity_edits(seeded):
     db = seeded  # document d1 (no passages yet), questions q1, q2
     db["passages"].insert_all(
@@ -480,6 +556,15 @@ def test_entity_edits(seeded):
     assert entity_edits.mention_rows(db, ids["Bob"]) == []
 
 
+@contract_case(
+    create_account,
+    get_account,
+    sessions.create_session,
+    sessions.end_session,
+    sessions.get_session,
+    sessions.session_account,
+    sessions.session_hash,
+)
 def test_sessions(db):
     create_account(db, "ann")
     account = get_account(db, "ann")
@@ -495,6 +580,7 @@ def test_sessions(db):
         sessions.session_account(db, key)
 
 
+@contract_case(record_generation_failure, utcnow)
 def test_generation_failures(db):
     failure = GenerationFailure(
         run_id=None,

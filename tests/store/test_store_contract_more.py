@@ -8,6 +8,7 @@ import os
 from dataclasses import replace
 
 import pytest
+from contract_registry import contract_case
 
 from core.errors import InputError
 from core.store import (
@@ -40,6 +41,7 @@ from core.store.judgments import insert_judgment as _insert
 from core.store.runs import start_run
 
 
+@contract_case(active_gold_sources, insert_gold_source_change)
 def test_gold_sources(db):
     assert active_gold_sources(db) == []
     first = insert_gold_source_change(
@@ -67,6 +69,7 @@ def _review(db, question, annotator, decision, supersedes=None):
     ).last_pk  # fmt: skip
 
 
+@contract_case(label_rows.label_marks, label_rows.last_row, label_rows.own_row, utcnow)
 def test_label_rows(seeded):
     db = seeded
     assert label_rows.own_row(db, "reviews", "q1", "ann") is None
@@ -104,6 +107,16 @@ def _verdict(db, rater, *, status="ok", kind="absolute", run_id=None, **fields):
     return _insert(db, new)
 
 
+@contract_case(
+    _insert,
+    judge_runs.judged_answer_ids,
+    judge_runs.judged_pairs,
+    judge_runs.last_error_id,
+    judge_runs.latest_verdicts,
+    judge_runs.run_judgments,
+    judge_runs.stored_call_counts,
+    start_run,
+)
 def test_judge_runs(seeded):
     db = seeded
     run = start_run(db, "judge", "j", {})
@@ -136,6 +149,17 @@ def test_judge_runs(seeded):
     assert judge_runs.latest_verdicts(db, "other", rater=j) == {}
 
 
+@contract_case(
+    _insert,
+    setups.get_judge,
+    setups.get_system,
+    setups.insert_judge,
+    setups.insert_system,
+    setups.known_system_names,
+    setups.setup_models,
+    setups.system_names,
+    utcnow,
+)
 def test_setups(seeded):
     db = seeded  # systems s1, s2 (model m:1)
     now = utcnow()
@@ -157,6 +181,18 @@ def test_setups(seeded):
     assert setups.setup_models(db) == {"m:1", "m:3", "m:j"}
 
 
+@contract_case(
+    settings.all_settings,
+    settings.choice_setting,
+    settings.get_setting,
+    settings.int_setting,
+    settings.set_setting,
+    settings.set_task_setting,
+    settings.settings_help,
+    settings.task_setting,
+    settings.update_setting,
+    settings.url_setting,
+)
 def test_settings(db):
     assert settings.get_setting(db, "nothing", "d") == "d"
     assert "annotations_per_item" in settings.settings_help()
@@ -195,6 +231,19 @@ def _dispute(db, answer_id: int, system: str) -> int:
     return max(d.id for d in question_disputes(db, "q1"))
 
 
+@contract_case(
+    _insert,
+    add_dispute,
+    question_disputes,
+    resolutions.effective_resolutions,
+    resolutions.insert_resolution,
+    resolutions.last_resolution,
+    resolutions.own_resolution,
+    resolutions.question_resolution_count,
+    resolutions.resolution_marks,
+    resolutions.resolved_dispute_count,
+    resolutions.skipped_resolutions,
+)
 def test_resolutions(seeded):
     db = seeded
     one, two = _dispute(db, 1, "s1"), _dispute(db, 2, "s2")
@@ -238,6 +287,17 @@ def test_resolutions(seeded):
     assert resolutions.last_resolution(db, "ann").id == skip
 
 
+@contract_case(
+    llm_batches.add_batch,
+    llm_batches.finish_import,
+    llm_batches.get_batch,
+    llm_batches.list_batches,
+    llm_batches.pending_items,
+    llm_batches.set_batch_status,
+    llm_batches.set_item_status,
+    start_run,
+    transaction,
+)
 def test_llm_batches(db):
     run = start_run(db, "answer", "a", {})
     assert llm_batches.get_batch(db, "b1") is None and llm_batches.list_batches(db) == []
@@ -269,6 +329,18 @@ def test_llm_batches(db):
     assert [b["id"] for b in llm_batches.list_batches(db, run)] == ["b1"]
 
 
+@contract_case(
+    runs.add_run_totals,
+    runs.count_runs,
+    runs.experiment_runs,
+    runs.finish_run,
+    runs.latest_entity_method,
+    runs.mark_dead_runs,
+    runs.pid_alive,
+    runs.recent_runs,
+    runs.run_exists,
+    runs.start_run,
+)
 def test_runs(seeded, monkeypatch):
     db = seeded  # document d1
     assert runs.recent_runs(db) == [] and runs.experiment_runs(db) == []
@@ -310,6 +382,7 @@ def test_runs(seeded, monkeypatch):
     assert runs.latest_entity_method(db, "d2") is None
 
 
+@contract_case(label_scales.label_scale, label_scales.label_scales, label_scales.save_label_scale)
 def test_label_scales(db):
     LS, S = label_scales.LabelScale, label_scales.Scale  # noqa: N806
     assert label_scales.label_scale(db, "tone") is None and label_scales.label_scales(db) == []
@@ -327,6 +400,14 @@ def test_label_scales(db):
     assert label_scales.label_scale(db, "a-topic").declared is False
 
 
+@contract_case(
+    custom_tasks.custom_task,
+    custom_tasks.custom_tasks,
+    custom_tasks.insert_task_items,
+    custom_tasks.save_custom_task,
+    custom_tasks.task_items,
+    label_scales.save_label_scale,
+)
 def test_custom_tasks(seeded, refused):
     db = seeded  # questions q1, q2
     CT, TI = custom_tasks.CustomTask, custom_tasks.TaskItem  # noqa: N806
@@ -389,6 +470,17 @@ def _exam_run(db) -> str:
     return run_id
 
 
+@contract_case(
+    exam_results.book_correlations,
+    exam_results.exam_runs_overview,
+    exam_results.latest_book_systems,
+    exam_results.replace_book_correlation,
+    exam_results.run_grades,
+    exam_results.run_questions_of_query,
+    exam_results.run_systems,
+    start_run,
+    utcnow,
+)
 def test_exam_results(seeded):
     db = seeded  # document d1 "Book"
     assert exam_results.exam_runs_overview(db) == [] and exam_results.book_correlations(db) == []
@@ -426,6 +518,16 @@ def test_exam_results(seeded):
     assert exam_results.latest_book_systems(db, "d2") is None
 
 
+@contract_case(
+    exam.get_exam_run,
+    exam.graded_pairs,
+    exam.open_exam_run,
+    exam.rate_grade,
+    exam.save_grade,
+    exam.unrated_grades,
+    start_run,
+    utcnow,
+)
 def test_exam(seeded):
     db = seeded
     run_id = _exam_run(db)  # exam run exam-1 with 3 grades (x1 of s2 and s1, x3 of s1)
@@ -459,6 +561,15 @@ def test_exam(seeded):
     assert row == {"correct": 0, "raw": "new"}
 
 
+@contract_case(
+    experiments.experiment_names,
+    experiments.finish_experiment,
+    experiments.get_experiment,
+    experiments.mark_experiments_interrupted,
+    experiments.save_experiment_start,
+    experiments.stored_experiments,
+    start_run,
+)
 def test_experiments(db):
     ex, S = experiments, experiments.ExperimentStatus  # noqa: N806
     assert ex.get_experiment(db, "e") is None and ex.experiment_names(db) == []
@@ -495,6 +606,19 @@ def test_experiments(db):
     assert ex.get_experiment(db, "a").status is S.RUNNING
 
 
+@contract_case(
+    utcnow,
+    xrag_results.add_vote,
+    xrag_results.answered_cases,
+    xrag_results.finish_result,
+    xrag_results.finished_results,
+    xrag_results.first_result_ids,
+    xrag_results.get_result,
+    xrag_results.insert_answer,
+    xrag_results.pending_results,
+    xrag_results.result_ids,
+    xrag_results.result_question_ids,
+)
 def test_xrag_results(seeded):
     db = seeded  # questions q1, q2
     xr = xrag_results
@@ -546,6 +670,15 @@ def _advisory_locks(db) -> int:
     return int(db.execute(sql).fetchone()[0])
 
 
+@contract_case(
+    row_locks.hold,
+    row_locks.hold_item,
+    row_locks.hold_label,
+    row_locks.hold_name,
+    row_locks.hold_person,
+    row_locks.lock_name,
+    transaction,
+)
 def test_row_locks(db):
     assert row_locks.lock_name("item", "t", 1) == '["item", "t", "1"]'
     assert row_locks.lock_name("a", "b,c") != row_locks.lock_name("a", "b", "c")

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
+from contract_registry import contract_case
 
 from core.errors import StoreError
 from core.store.disputes import (
@@ -32,6 +33,7 @@ def _judgment(db, rater, verdict, evidence):
     return int(db["judgments"].insert({**new.row(), "evidence": evidence}).last_pk)
 
 
+@contract_case(add_dispute, dispute_records, get_dispute, question_disputes)
 def test_disputes_are_added_once_and_come_back_decoded(seeded):
     db = seeded
     g = _judgment(db, "auto:gt", "no", '[{"quote": "ref", "verified": true}]')

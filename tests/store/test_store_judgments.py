@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from contract_registry import contract_case
 
 from core.errors import StoreError
 from core.store.connection import transaction, utcnow
@@ -86,6 +87,7 @@ def _naive_effective(db):
     return [i for i in ids if i not in gone]
 
 
+@contract_case(effective_judgments, insert_judgment, question_judgments, utcnow)
 def test_effective_rows_leave_out_superseded_ones(seeded):
     db = seeded
     first = _abs(db, verdict="no")
@@ -102,6 +104,7 @@ def test_effective_rows_leave_out_superseded_ones(seeded):
     assert flagged == {first: True, second: True, other: False, third: False, fourth: False}
 
 
+@contract_case(effective_judgments, effective_values, insert_judgment, utcnow)
 def test_effective_filters(seeded):
     db = seeded
     _abs(db)
@@ -123,6 +126,7 @@ def test_effective_filters(seeded):
         effective_values(db, ["verdict; drop table judgments"])
 
 
+@contract_case(effective_judgments, get_judgment, insert_judgment, utcnow)
 def test_rows_come_back_decoded_and_bad_json_raises(seeded):
     db = seeded
     jid = _abs(db, evidence='[{"quote": "x", "verified": true}]')
@@ -135,6 +139,9 @@ def test_rows_come_back_decoded_and_bad_json_raises(seeded):
         get_judgment(db, bad)
 
 
+@contract_case(
+    insert_judgment, judged_answer_ids, judged_pairs, last_error_id, stored_call_counts, utcnow
+)
 def test_retry_bookkeeping(seeded):
     db = seeded
     failed = _abs(db, verdict=None, status="error")
@@ -154,6 +161,16 @@ def test_retry_bookkeeping(seeded):
     assert stored_call_counts(db, "auto:p", "pairwise", ["s1"]) == {}
 
 
+@contract_case(
+    count_judgments,
+    insert_judgment,
+    judge_models,
+    latest_verdicts,
+    max_judgment_id,
+    pairwise_raters,
+    pairwise_records_since,
+    utcnow,
+)
 def test_raters_verdicts_counts_and_fingerprint(seeded):
     db = seeded
     assert max_judgment_id(db) == 0 and count_judgments(db) == 0
@@ -178,6 +195,7 @@ def test_raters_verdicts_counts_and_fingerprint(seeded):
     assert [r["id"] for r in new] == [2, 3] and "supersedes" in new[0]
 
 
+@contract_case(insert_judgment, transaction, utcnow, verdict_summary)
 def test_verdict_summary_per_rater_and_item_and_never_stale(seeded):
     """One row per rater and item as shown (count, first, latest); the kept summary follows every
     new row (a verdict, a correction superseding one), and is not kept inside a transaction."""
@@ -206,6 +224,7 @@ def test_verdict_summary_per_rater_and_item_and_never_stale(seeded):
     assert "auto:r" in raters and "auto:q" not in raters
 
 
+@contract_case(get_judgment, insert_judgment)
 def test_a_record_round_trips_and_stores_its_enums_as_text(seeded):
     """What goes in as a NewJudgment comes back as the same fields (evidence decoded, enums equal
     to their stored text), read back independently with plain SQL too."""

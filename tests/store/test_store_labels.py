@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import asdict
 
 import pytest
+from contract_registry import contract_case
 
 from core.errors import StoreError
 from core.store.adjudications import (
@@ -148,6 +149,7 @@ def _pair(db, rater, a="s1", b="s2", status="ok", verdict="A", supersedes=None, 
     )
 
 
+@contract_case(effective_reviews, insert_review, question_reviews, review_count, review_marks)
 def test_reviews_effective_decoded_and_append_only(seeded, refused):
     db = seeded
     first = _review(db, "q1", "alice", checklist={"answerable": True})
@@ -174,6 +176,17 @@ def test_reviews_effective_decoded_and_append_only(seeded, refused):
         effective_reviews(db, "q2")
 
 
+@contract_case(
+    add_dispute,
+    all_dispute_ids,
+    effective_resolutions,
+    insert_judgment,
+    insert_resolution,
+    last_resolution,
+    own_resolution,
+    question_resolution_count,
+    resolution_marks,
+)
 def test_resolutions_effective_withdrawn_left_out_and_append_only(seeded, refused):
     db = seeded
     d1, d2 = _dispute(db, "s1", 1), _dispute(db, "s2", 2)
@@ -207,6 +220,7 @@ def test_resolutions_effective_withdrawn_left_out_and_append_only(seeded, refuse
         db.execute("update dispute_resolutions set resolution = 'ambiguous' where id = ?", [a1])
 
 
+@contract_case(effective_adjudications, insert_adjudication, own_adjudication)
 def test_adjudications_effective_and_own(seeded, refused):
     db = seeded
 
@@ -236,6 +250,14 @@ def test_adjudications_effective_and_own(seeded, refused):
         db.execute("delete from adjudications where id = ?", [first])
 
 
+@contract_case(
+    human_raters,
+    insert_judgment,
+    last_pairwise_label,
+    own_pairwise_label,
+    pairwise_rater_kinds,
+    question_judgment_count,
+)
 def test_pairwise_labels_of_a_person(seeded):
     db = seeded
     first = _pair(db, "human:alice", "s1", "s2", verdict="A")
@@ -258,6 +280,7 @@ def test_pairwise_labels_of_a_person(seeded):
     assert question_judgment_count(db, "q2", human_only=True) == 2
 
 
+@contract_case(answer_pairs, question_answer_count, question_answers, utcnow)
 def test_answer_pairs_and_texts(seeded):
     db = seeded
     db["systems"].insert({"name": "s0", "model": "m:1", "context": "none", "created_at": utcnow()})
@@ -278,6 +301,15 @@ def test_answer_pairs_and_texts(seeded):
     assert (question_answer_count(db, "q1"), question_answer_count(db, "q2")) == (3, 0)
 
 
+@contract_case(
+    add_dispute,
+    all_dispute_ids,
+    dispute_question_ids,
+    get_answer,
+    get_dispute,
+    insert_judgment,
+    question_dispute_answers,
+)
 def test_dispute_lookups(seeded):
     db = seeded
     d1, d2 = _dispute(db, "s1", 1), _dispute(db, "s2", 2)
@@ -289,6 +321,16 @@ def test_dispute_lookups(seeded):
     assert question_dispute_answers(db, "q1") == [("s1", "answer s1"), ("s2", "answer s2")]
 
 
+@contract_case(
+    all_question_ids,
+    child_questions,
+    get_question,
+    insert_question,
+    question_texts,
+    root_questions,
+    update_question,
+    utcnow,
+)
 def test_question_lookups_and_update(seeded):
     db = seeded
     now = utcnow()

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
+from contract_registry import contract_case
 
 from core.errors import StoreError
 from core.store.answers import get_answer
@@ -29,6 +30,7 @@ from core.store.questions import (
 )
 
 
+@contract_case(get_question, questions_by_id)
 def test_get_and_decode(seeded):
     q = get_question(seeded, "q1")
     assert q.answers == ["ref"] and q.provenance == {"model": "m:1"}
@@ -43,6 +45,14 @@ def test_get_and_decode(seeded):
         get_question(seeded, "q2")
 
 
+@contract_case(
+    counts_by_origin,
+    distinct_values,
+    document_questions,
+    find_question_ids,
+    pending_review_count,
+    question_counts_by_document,
+)
 def test_filters_and_counts(seeded):
     db = seeded
     assert find_question_ids(db, {"origin": "generated"}) == ["q1"]
@@ -63,6 +73,9 @@ def test_filters_and_counts(seeded):
     assert question_counts_by_document(db, "imported", ["accepted"], ["story"]) == {}
 
 
+@contract_case(
+    generated_exists, get_question, question_exists, update_question, upsert_question, utcnow
+)
 def test_upsert_and_generated(seeded):
     db = seeded
     now = utcnow()
@@ -97,6 +110,7 @@ def test_upsert_and_generated(seeded):
     assert not generated_exists(db, "d1", 7, "m:1", "other")
 
 
+@contract_case(get_answer, get_question)
 def test_unknown_stored_status_is_a_store_error(seeded):
     seeded.execute("update questions set status = 'lost' where id = 'q2'")
     with pytest.raises(StoreError, match="column 'status' of row 'q2' holds 'lost', not one of"):
@@ -106,6 +120,7 @@ def test_unknown_stored_status_is_a_store_error(seeded):
         get_answer(seeded, 2)
 
 
+@contract_case(get_question, insert_question)
 def test_a_question_round_trips_through_its_row(seeded):
     q = Question(
         id="q9",

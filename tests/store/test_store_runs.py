@@ -7,6 +7,7 @@ import os
 from dataclasses import fields
 
 import pytest
+from contract_registry import contract_case
 
 from core.store.answers import (
     Answer,
@@ -112,6 +113,9 @@ def _question(qid, **extra):
 # ---------------------------------------------------------------------------------------------
 
 
+@contract_case(
+    add_run_totals, count_runs, experiment_runs, finish_run, recent_runs, run_exists, start_run
+)
 def test_runs_exist_add_totals_and_are_listed_newest_first(seeded):
     db = seeded
     assert not run_exists(db, "exp-a")
@@ -138,6 +142,7 @@ def test_runs_exist_add_totals_and_are_listed_newest_first(seeded):
     assert count_runs(db, (RunStatus.DONE,)) == 1 and count_runs(db, ()) == 0
 
 
+@contract_case(latest_entity_method, start_run)
 def test_latest_entity_method_follows_the_latest_run(seeded):
     db = seeded
     assert latest_entity_method(db, "d1") is None
@@ -166,6 +171,15 @@ def test_latest_entity_method_follows_the_latest_run(seeded):
 # ---------------------------------------------------------------------------------------------
 
 
+@contract_case(
+    experiment_names,
+    finish_experiment,
+    get_experiment,
+    mark_experiments_interrupted,
+    save_experiment_start,
+    start_run,
+    stored_experiments,
+)
 def test_experiments_round_trip_decoded(seeded):
     db = seeded
     assert get_experiment(db, "e1") is None and experiment_names(db) == []
@@ -201,6 +215,7 @@ def test_experiments_round_trip_decoded(seeded):
     ]
 
 
+@contract_case(get_judge, get_system, insert_system, setup_models, system_names)
 def test_setups(seeded):
     db = seeded
     assert system_names(db) == {"s1", "s2"}
@@ -225,6 +240,14 @@ def test_setups(seeded):
 # ---------------------------------------------------------------------------------------------
 
 
+@contract_case(
+    all_question_texts,
+    child_questions,
+    insert_questions,
+    sample_question_ids,
+    set_question_text,
+    utcnow,
+)
 def test_question_readers_and_writers(seeded):
     db = seeded
     insert_questions(
@@ -251,6 +274,15 @@ def test_question_readers_and_writers(seeded):
         sample_question_ids(db, equal={"origin = origin or 1": "x"})
 
 
+@contract_case(
+    answer_ids,
+    answer_texts,
+    answers_of_systems,
+    imported_answer_counts,
+    insert_answers,
+    set_answer_text,
+    utcnow,
+)
 def test_answer_readers_and_writers(seeded):
     db = seeded
     insert_answers(
@@ -284,6 +316,7 @@ def _verdict(rater, run_id=None, kind="pairwise", **extra):
     )
 
 
+@contract_case(imported_verdict_counts, insert_judgment, insert_judgments, run_judgments, start_run)
 def test_judgment_writers_and_run_readers(seeded):
     db = seeded
     start_run(db, "judge", "j", {}, run_id="r1")
@@ -312,6 +345,7 @@ def test_judgment_writers_and_run_readers(seeded):
     assert imported_verdict_counts(db) == {"f.csv": 2}
 
 
+@contract_case(add_dispute, effective_resolutions, insert_judgment, resolved_dispute_count, utcnow)
 def test_resolutions_effective_and_counted(seeded):
     db = seeded
     g = insert_judgment(db, _verdict("auto:gt", kind="absolute", verdict="no"))
@@ -383,6 +417,24 @@ def _article(db, doc_id):
     )
 
 
+@contract_case(
+    add_article_note,
+    add_distractors,
+    add_pair,
+    add_xrag_item,
+    article_notes,
+    article_pairs,
+    delete_distractors,
+    english_xrag_questions,
+    has_distractors,
+    pair_distractors,
+    qa_note_sources,
+    set_pair_verdict,
+    translated_qa_notes,
+    utcnow,
+    xrag_item_count,
+    xrag_item_exists,
+)
 def test_xrag_pairs_notes_items_and_distractors(seeded):
     db = seeded
     for doc in ("a", "b", "c", "c.de"):
@@ -501,6 +553,7 @@ def _call(run_id: str, cache_hit: int) -> LedgerEntry:
     )
 
 
+@contract_case(discard_idle_runs, finish_run, run_exists, start_run, utcnow, write_calls)
 def test_discard_idle_runs_drops_only_runs_that_changed_nothing(seeded):
     """A done run whose calls all came from the cache and that no row points at leaves no trace;
     a run with a fresh call, a row of its own, or not done is kept (issue 34: quiet re-runs)."""

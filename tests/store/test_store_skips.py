@@ -3,6 +3,7 @@ their own readers only; every reader of labels leaves them (and what a withdrawa
 
 from __future__ import annotations
 
+from contract_registry import contract_case
 from test_store_labels import _dispute, _resolution, _review
 
 from core.store.resolutions import (
@@ -29,6 +30,16 @@ from core.store.reviews import (
 )
 
 
+@contract_case(
+    effective_reviews,
+    ever_reviewed,
+    last_review,
+    own_review,
+    question_reviews,
+    review_count,
+    review_marks,
+    skipped_reviews,
+)
 def test_review_skips_and_withdrawals_are_no_reviews(seeded):
     db = seeded
     a = _review(db, "q1", "alice")
@@ -50,6 +61,14 @@ def test_review_skips_and_withdrawals_are_no_reviews(seeded):
     assert skipped_reviews(db) == [] and last_review(db, "alice") is None
 
 
+@contract_case(
+    effective_resolutions,
+    last_resolution,
+    own_resolution,
+    resolution_marks,
+    resolved_dispute_count,
+    skipped_resolutions,
+)
 def test_resolution_skips_are_no_resolutions(seeded):
     db = seeded
     d1, d2 = _dispute(db, "s1", 1), _dispute(db, "s2", 2)

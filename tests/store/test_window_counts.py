@@ -9,6 +9,7 @@ import re
 from typing import Any
 
 import pytest
+from contract_registry import contract_case
 from pairwise_rows import judgment
 
 from core.store.engine import Database
@@ -32,6 +33,7 @@ def _spy(db: Database, monkeypatch: pytest.MonkeyPatch) -> list[str]:
     return seen
 
 
+@contract_case(insert_judgments, judgments_version)
 def test_markers_count_a_range_of_ids_not_every_row(
     seeded: Database, monkeypatch: pytest.MonkeyPatch
 ) -> None:

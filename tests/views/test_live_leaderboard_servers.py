@@ -9,6 +9,7 @@ the same steps run without the second server's insert and must give the same res
 
 from __future__ import annotations
 
+import pytest
 from browser_support import build_fixture_db
 
 from core.store.connection import transaction
@@ -31,6 +32,7 @@ def _verdict(rater: str, question: str, verdict: str) -> NewJudgment:
     )
 
 
+@pytest.mark.postgresql("only on PostgreSQL does a larger id commit first")
 def test_a_verdict_committed_late_is_counted(db_path, backend):
     build_fixture_db(db_path)  # auto-raters' pairwise verdicts on three systems
     server_1, server_2, reader = (open_db(db_path) for _ in range(3))
