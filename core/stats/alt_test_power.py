@@ -48,7 +48,13 @@ import numpy as np
 from scipy import stats
 
 from core.errors import InputError
-from core.stats.alt_test import IndicatorTable, Labels, NotEnoughLabels, alt_test, indicator_table
+from core.stats.alt_test import (
+    IndicatorTable,
+    Labels,
+    NotEnoughLabels,
+    alt_test_on_table,
+    indicator_table,
+)
 from core.stats.alt_test_metrics import Alignment, accuracy
 
 METHOD = (
@@ -171,14 +177,10 @@ def simulate_decisions(
     )
 
 
-def _current_decision(
-    humans: Mapping[str, Mapping[Hashable, Labels]],
-    rater: Mapping[Hashable, Labels],
-    **kw: Any,
-) -> str:
+def _current_decision(table: IndicatorTable, **kw: Any) -> str:
     """The alt-test's decision on all the items on hand: pass, fail or none (too few labels)."""
     try:
-        return "pass" if alt_test(humans, rater, **kw).passed else "fail"
+        return "pass" if alt_test_on_table(table, **kw).passed else "fail"
     except NotEnoughLabels:
         return "none"
 
@@ -282,15 +284,7 @@ def items_needed(
             f"only {people} people share items with the rater and another person; the alt-test "
             f"needs {min_humans}: more items cannot decide, more people can"
         )
-    now = _current_decision(
-        humans,
-        rater,
-        epsilon=epsilon,
-        q=q,
-        min_items=min_items,
-        min_humans=min_humans,
-        alignment=alignment,
-    )
+    now = _current_decision(table, epsilon=epsilon, q=q, min_items=min_items, min_humans=min_humans)
     sizes = sorted({*(size_grid(current) if candidates is None else candidates), current})
     wf, wh, labelled, items = label_profiles(table)
     rng = np.random.default_rng(seed)

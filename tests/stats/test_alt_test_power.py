@@ -9,6 +9,7 @@ import time
 import numpy as np
 import pytest
 from test_alt_test import PAIR, YES_NO, noisy_data
+from test_alt_test_epsilon import counting_tables
 
 from core.errors import InputError
 from core.stats.alt_test import NotEnoughLabels, alt_test, indicator_table
@@ -156,3 +157,15 @@ def test_fast_enough():
     start = time.perf_counter()
     items_needed(humans, rater, n_sim=100)
     assert time.perf_counter() - start < 8.0
+
+
+def test_the_simulation_builds_the_indicator_table_once(monkeypatch):
+    """The decision on the items on hand is read from the simulation's own table (was a second
+    alt-test from the labels); the figures are those of the labels either way."""
+    import core.stats.alt_test_power as power_module
+
+    humans, rater = noisy_data(9, PAIR, 120, 4, [0.8], 0.8)
+    expected = items_needed(humans, rater, n_sim=10)
+    built = counting_tables(monkeypatch, power_module)
+    assert items_needed(humans, rater, n_sim=10) == expected
+    assert len(built) == 1
