@@ -261,6 +261,7 @@ def items_needed(
     n_draw: int = 20,
     alignment: Alignment = accuracy,
     caution: float = CAUTION,
+    table: IndicatorTable | None = None,
 ) -> dict[str, Any]:
     """Pass probability and decision stability of the alt-test at each candidate number of
     doubly-labelled items, and the answer (module docstring): ``n_sim`` populations, ``n_draw``
@@ -274,7 +275,8 @@ def items_needed(
         raise InputError(f"target must be between 0 and 1, got {target}")
     if n_sim < 1 or n_draw < 1 or (candidates is not None and any(n < 1 for n in candidates)):
         raise InputError("n_sim and every candidate must be at least 1")
-    table = indicator_table(humans, rater, alignment)
+    if table is None:  # else: built from these labels with ``alignment`` already
+        table = indicator_table(humans, rater, alignment)
     current = len(table.items)
     if current == 0:
         raise InputError("no item has both a rater label and two human labels: nothing to resample")

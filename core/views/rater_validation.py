@@ -37,10 +37,10 @@ from typing import TYPE_CHECKING, Any
 from core.corpus.evaluation_layouts import PRD_MAJORITY
 from core.corpus.evaluation_ratings import is_slot
 from core.errors import InputError
-from core.stats.alt_test import AltTestResult, NotEnoughLabels, alt_test
+from core.stats.alt_test import AltTestResult, NotEnoughLabels, alt_test_on_table, check_parameters
 from core.stats.alt_test_power import items_needed
 from core.store.verdict_reads import verdict_summary
-from core.views.shared_reads import shared
+from core.views.shared_reads import shared, shared_table
 from core.views.task_scales import TaskScale, alignment_of, task_scale, validation_tasks
 
 if TYPE_CHECKING:
@@ -124,15 +124,13 @@ def choose_annotators(
     """The one rule for whom ``rater`` is compared with (see the module docstring) and the
     sentence saying so. ``include_slots`` None: people when any named person shares an item with
     the rater, else the slots when any slot does; True: people and slots; False: people only."""
-    return shared(
-        ("annotators", id(db), rater, task, include_slots),
-        lambda: _choose_annotators(db, rater, task, include_slots),
-    )
+    people, n_slots = shared(("sharers", id(db), rater, task), lambda: _sharers(db, rater, task))
+    slots = bool(n_slots) and (include_slots or (include_slots is None and not people))
+    return Annotators(bool(slots), people, n_slots, _sentence(people, n_slots, bool(slots)))
 
 
-def _choose_annotators(
-    db: Database, rater: str, task: str, include_slots: bool | None
-) -> Annotators:
+def _sharers(db: Database, rater: str, task: str) -> tuple[int, int]:
+    """How many named people and anonymous slots share an item with ``rater``."""
     kind = task_scale(db, task).kind
     mine: set[Hashable] = set()
     shared: dict[str, set[Hashable]] = {}
@@ -145,9 +143,7 @@ def _choose_annotators(
         if item in mine and _is_human(r, rk, True):
             shared.setdefault(r, set()).add(item)
     people = sum(not is_slot(r) for r in shared)
-    n_slots = len(shared) - people
-    slots = bool(n_slots) and (include_slots or (include_slots is None and not people))
-    return Annotators(bool(slots), people, n_slots, _sentence(people, n_slots, bool(slots)))
+    return people, len(shared) - people
 
 
 def _sentence(people: int, n_slots: int, slots: bool) -> str:
@@ -310,7 +306,9 @@ def validate_rater(
         raise InputError(no_labels_message(db, rater, ts))
     left_out = {r for r, rk, *_ in _rows(db, ts) if rk == "human" and r not in humans}
     try:
-        result = alt_test(humans, mine, epsilon=epsilon, q=q, alignment=alignment)
+        check_parameters(epsilon, q)  # before the table, as alt_test checks them
+        table = shared_table(humans, mine, alignment)
+        result = alt_test_on_table(table, epsilon=epsilon, q=q)
     except NotEnoughLabels as exc:
         raise NotEnoughLabels(
             f"{exc}. {who.sentence}", exc.humans_needed, exc.items_needed

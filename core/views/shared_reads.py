@@ -13,9 +13,12 @@ same objects: callers only read them.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable, Hashable, Iterator
+from collections.abc import Callable, Hashable, Iterator, Mapping
 from contextvars import ContextVar
 from typing import Any, TypeVar
+
+from core.stats.alt_test import IndicatorTable, Labels, indicator_table
+from core.stats.alt_test_metrics import Alignment
 
 T = TypeVar("T")
 
@@ -45,3 +48,21 @@ def shared(key: Hashable, compute: Callable[[], T]) -> T:
         memo[key] = compute()
     found: T = memo[key]
     return found
+
+
+def shared_table(
+    humans: Mapping[str, Mapping[Hashable, Labels]],
+    rater: Mapping[Hashable, Labels],
+    alignment: Alignment,
+) -> IndicatorTable:
+    """The alt-test's :func:`core.stats.alt_test.indicator_table` of these very label objects
+    (the same dicts, as :func:`core.views.rater_validation.validation_labels` hands out in a
+    scope), built once for the rater's test, its sensitivity curve and its simulation. The entry
+    keeps the objects, so their ids cannot be reused within the scope."""
+    kept = shared(
+        ("indicator_table", id(humans), id(rater), id(alignment)),
+        lambda: (humans, rater, alignment, indicator_table(humans, rater, alignment)),
+    )
+    if kept[0] is humans and kept[1] is rater and kept[2] is alignment:
+        return kept[3]
+    return indicator_table(humans, rater, alignment)

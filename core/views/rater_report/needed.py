@@ -18,6 +18,7 @@ from core.stats.alt_test_epsilon import epsilon_choice
 from core.stats.alt_test_metrics import Alignment
 from core.stats.alt_test_power import items_needed
 from core.views.rater_validation import choose_annotators, validation_labels
+from core.views.shared_reads import shared_table
 from core.views.task_scales import alignment_of, task_scale
 
 if TYPE_CHECKING:
@@ -47,9 +48,11 @@ def needed_from_labels(
     if not humans or not mine:
         return {"error": "no human shares an item with this rater yet: nothing to simulate"}
     try:
+        table = shared_table(humans, mine, alignment)  # the rater's test's, in a report
         sim = items_needed(
-            humans, mine, epsilon=epsilon, q=q, n_sim=n_sim, seed=seed, alignment=alignment
-        )
+            humans, mine, epsilon=epsilon, q=q, n_sim=n_sim, seed=seed, alignment=alignment,
+            table=table,
+        )  # fmt: skip
     except InputError as exc:
         return {"error": str(exc)}
     sim["to_queue"] = sim["more"] if queue else None
