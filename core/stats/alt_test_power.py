@@ -83,14 +83,35 @@ def size_grid(current: int) -> list[int]:
     return sorted(s for s in sizes if s >= 1)
 
 
-def _p_values(d_sum: np.ndarray, d_sq: np.ndarray, n: np.ndarray, epsilon: float) -> np.ndarray:
+def _p_values(
+    d_sum: np.ndarray,
+    d_sq: np.ndarray,
+    n: np.ndarray,
+    epsilon: float,
+    band: tuple[float, float] | None = None,
+) -> np.ndarray:
     """One-sided one-sample t-test p-values of ``mean(d) < epsilon`` from sums, elementwise
-    (zero variance: 0 if the mean is below epsilon else 1; ``n < 2``: NaN)."""
+    (zero variance: 0 if the mean is below epsilon else 1; ``n < 2``: NaN).
+
+    ``band`` ``(lo, hi)``: only p-values within it are computed; one certainly below ``lo`` is
+    given as 0 and one certainly above ``hi`` as 1 (its t beyond the t distribution's quantile of
+    ``lo`` or ``hi`` with a 1 % margin; the cdf, the costly part, is monotone in t). For the
+    Benjamini-Yekutieli step, whose thresholds all lie in the band, that changes no decision."""
     with np.errstate(divide="ignore", invalid="ignore"):
         mean = d_sum / n
         var = np.maximum(d_sq - n * mean**2, 0.0) / (n - 1)
         t = (mean - epsilon) / np.sqrt(var / n)
-        p = stats.t.cdf(t, df=np.maximum(n - 1, 1))
+        df = np.maximum(n - 1, 1)
+        if band is None:
+            p = stats.t.cdf(t, df=df)
+        else:
+            degrees, where = np.unique(df, return_inverse=True)
+            t_lo = stats.t.ppf(band[0] * 0.99, degrees)[where].reshape(df.shape)
+            t_hi = stats.t.ppf(min(band[1] * 1.01, 1.0), degrees)[where].reshape(df.shape)
+            below, above = t < t_lo, t > t_hi
+            p = np.where(below, 0.0, 1.0)
+            exact = ~below & ~above  # NaN t too: its p stays NaN
+            p[exact] = stats.t.cdf(t[exact], df=df[exact])
     flat = var <= 1e-12
     p = np.where(flat, np.where(mean < epsilon, 0.0, 1.0), p)
     return np.where(n >= 2, p, np.nan)
@@ -121,8 +142,17 @@ def margin_sums(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Per sample and human: the sum of ``d = W^h - W^f`` over the sample's items, of ``d**2``,
     and how many of its items the human labelled."""
-    counts = np.asarray(counts, dtype=float)
     d = np.where(labelled, wh - wf, 0.0)
+    quarters = np.stack([2 * d, 4 * d**2, labelled], axis=1).reshape(len(d), -1)
+    whole = np.asarray(counts)
+    exact = whole.ndim == 2 and np.issubdtype(whole.dtype, np.integer)
+    if exact and np.array_equal(quarters, np.round(quarters)):
+        # whole counts and margins in halves (one or two labels of the rater per item): one
+        # exact integer product, the same sums as floating point gives them (every partial sum
+        # is a multiple of 1/4 far below 2**53), without the threads of a BLAS call
+        sums = (whole.astype(np.int64) @ quarters.astype(np.int64)).reshape(len(whole), 3, -1)
+        return sums[:, 0] / 2, sums[:, 1] / 4, sums[:, 2].astype(float)
+    counts = np.asarray(counts, dtype=float)
     return counts @ d, counts @ d**2, counts @ labelled.astype(float)
 
 
@@ -137,12 +167,15 @@ def decisions_from_sums(
     min_humans: int = 3,
 ) -> np.ndarray:
     """:func:`decisions_from_counts` from the samples' :func:`margin_sums`."""
-    p = _p_values(d_sum, d_sq, count, epsilon)
+    k = np.arange(1, d_sum.shape[1] + 1)
+    harmonic = np.concatenate(([1.0], np.cumsum(1.0 / k)))  # c_m for m = 0 .. humans
+    # every threshold k q / (m c_m) lies in [q / (H c_H), q] (H humans): p-values outside are
+    # only compared, so they are not computed to the last digit (_p_values' band)
+    band = (q / (k[-1] * harmonic[-1]), q) if len(k) else None
+    p = _p_values(d_sum, d_sq, count, epsilon, band)
     tested = count >= min_items
     m = tested.sum(axis=1)
     ordered = np.sort(np.where(tested & ~np.isnan(p), p, np.inf), axis=1)
-    k = np.arange(1, p.shape[1] + 1)
-    harmonic = np.concatenate(([1.0], np.cumsum(1.0 / k)))  # c_m for m = 0 .. humans
     per = np.maximum(m, 1)[:, None]
     below = ordered <= k[None, :] * q / (per * harmonic[per])
     rejected = np.where(below.any(axis=1), p.shape[1] - np.argmax(below[:, ::-1], axis=1), 0)
