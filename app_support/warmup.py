@@ -24,6 +24,7 @@ from core.views.leaderboard import PAGE_RANKING, pairwise_raters
 from core.views.preload import preload
 from core.views.rater_epsilon import stored_choice
 from core.views.rater_report.assemble import first_task, report_for_choice, report_tasks
+from core.views.rater_report.needed import rater_needed_for_choice
 from core.views.team import team_view
 
 #: What the pages show first (their widgets' defaults), also computed by the start-up warm-up.
@@ -38,8 +39,8 @@ def warm_views(db: Database) -> None:
     """Compute, through the same caches the pages use, the default views whose first computation
     reads every judgment: Agreement's first tab (the rater pairs and the gold block), the live
     leaderboard's default board (and its rater list), the Team page's table and the Rater
-    validation page's report (the alt-test and its simulation for every auto-rater, at the task's
-    remembered epsilon)."""
+    validation page's report (the alt-test for every auto-rater, at the task's remembered
+    epsilon, and the items-needed simulation of the rater its first tab shows)."""
     cached_judgments(db, agreement_overview, AGREEMENT_KIND)
     for fn in (people_agreement, gold_size, gold_agreement):
         cached_view(db, fn, GOLD_TASK)
@@ -47,7 +48,10 @@ def warm_views(db: Database) -> None:
     cached_judgments(db, pairwise_raters, LEADERBOARD_SOURCE)
     live_leaderboard(db, LEADERBOARD_SOURCE, None, PAGE_RANKING)
     rater_task = first_task(cached_judgments(db, report_tasks))
-    cached_view(db, report_for_choice, stored_choice(db, rater_task).text, rater_task)
+    choice = stored_choice(db, rater_task).text
+    report = cached_view(db, report_for_choice, choice, rater_task, False)
+    for sec in report["raters"][:1]:  # the simulation of the tab the page opens on
+        cached_view(db, rater_needed_for_choice, choice, rater_task, sec["rater"])
 
 
 def _warm_up(path: str) -> None:

@@ -17,6 +17,7 @@ from core.views.epsilon_figure import sensitivity_figure
 from core.views.rater_epsilon import CHOICE_LABELS, NUMBER, stored_choice
 from core.views.rater_report.assemble import first_task, report_for_choice, report_tasks
 from core.views.rater_report.costs import cost_texts
+from core.views.rater_report.needed import rater_needed_for_choice, with_needed
 from core.views.rater_report.tables import (
     agreement_frame,
     bias_frame,
@@ -76,7 +77,8 @@ elif chosen != stored.text:
 
 with connection.database() as db:
     try:
-        data = caching.cached_view(db, report_for_choice, stored.text, task)
+        # every rater's figures but the items-needed simulation, computed for the open tab only
+        data = caching.cached_view(db, report_for_choice, stored.text, task, False)
     except WorkbenchError as exc:
         st.info(md(exc))
         st.stop()
@@ -86,9 +88,24 @@ st.caption(
     f"{md(data['task'])} ({md(data['scale'])}), epsilon = {md(data['epsilon_choice'])}, "
     f"q = {md(data['q'])}. " + escape_markdown(data["epsilon_text"])
 )
+
+
+def rater_needed(rater: str) -> dict:
+    """``rater``'s items-needed simulation at the task's epsilon (cached until the data change)."""
+    with connection.database() as db:
+        return caching.cached_view(db, rater_needed_for_choice, stored.text, task, rater)
+
+
+def whole_report() -> str:
+    """The report with every rater's simulation: built when the download is clicked."""
+    return report_html(
+        with_needed(data, {s["rater"]: rater_needed(s["rater"]) for s in data["raters"]})
+    )
+
+
 st.download_button(
     "Download the report (one HTML file, readable offline)",
-    lambda: report_html(data),  # built when clicked, not on every page load
+    whole_report,  # built when clicked, not on every page load
     file_name="rater-report.html",
     mime="text/html",
 )
@@ -176,8 +193,13 @@ def pairwise_section(sec: dict) -> None:
 
 def needed_section(sec: dict) -> None:
     """How many more doubly-labelled items, and (admins, side-by-side) the queue button."""
-    needed = sec["needed"]
     st.markdown("**How many more doubly-labelled items**")
+    with st.spinner(
+        "Simulating how many more items would make the decision hold (the alt-test rerun on "
+        "thousands of resampled item sets; a few seconds, once per rater until the labels change)"
+    ):
+        needed = rater_needed(sec["rater"])
+    sec = {**sec, "needed": needed}
     if "error" in needed:
         st.caption(md(needed["error"]))
         return

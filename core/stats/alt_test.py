@@ -103,14 +103,20 @@ def one_sided_p(d: np.ndarray, epsilon: float) -> float:
 
     ``d`` is sorted first, so the floating-point sums (and the p-value, to the last bit) do not
     depend on the order of the items."""
+    return one_sided_ps(d, [epsilon])[0]
+
+
+def one_sided_ps(d: np.ndarray, epsilons: Sequence[float]) -> list[float]:
+    """:func:`one_sided_p` at each of ``epsilons``: the mean and deviation of ``d`` once, the t
+    distribution's cdf in one call (element by element: the same values as one call each)."""
     d = np.sort(np.asarray(d, dtype=float))
     n = len(d)
     mean = float(d.mean())
     sd = float(d.std(ddof=1)) if n > 1 else 0.0
     if sd == 0.0 or not math.isfinite(sd):
-        return 0.0 if mean < epsilon else 1.0
-    t = (mean - epsilon) / (sd / math.sqrt(n))
-    return float(stats.t.cdf(t, df=n - 1))
+        return [0.0 if mean < epsilon else 1.0 for epsilon in epsilons]
+    t = [(mean - epsilon) / (sd / math.sqrt(n)) for epsilon in epsilons]
+    return [float(p) for p in np.atleast_1d(stats.t.cdf(np.asarray(t), df=n - 1))]
 
 
 def by_reject(p_values: Sequence[float], q: float) -> list[bool]:
@@ -145,6 +151,8 @@ def indicator_table(
     wf = np.zeros((len(used), len(names)))
     wh = np.zeros((len(used), len(names)))
     labelled = np.zeros((len(used), len(names)), dtype=bool)
+    # items with the same labels (by the same people) have the same indicators: computed once
+    seen: dict[Hashable, list[tuple[int, float, float]]] = {}
     for i, item in enumerate(used):
         given = {
             j: _human_label(name, item, humans[name][item])
@@ -152,14 +160,38 @@ def indicator_table(
             if item in humans[name]
         }
         mine = _as_list(rater[item])
-        for j, own in given.items():
-            others = [label for k, label in given.items() if k != j]
-            s_h = alignment(own, others)
-            rater_s = [alignment(label, others) for label in mine]
-            wf[i, j] = sum(s >= s_h for s in rater_s) / len(rater_s)
-            wh[i, j] = sum(s_h >= s for s in rater_s) / len(rater_s)
-            labelled[i, j] = True
+        key: Hashable = (tuple(given.items()), tuple(mine))
+        try:
+            found = seen.get(key)
+        except TypeError:  # labels that cannot be hashed: computed for the item alone
+            key, found = None, None
+        if found is None:
+            found = _item_indicators(given, mine, alignment)
+            if key is not None:
+                seen[key] = found
+        for j, f, h in found:
+            wf[i, j], wh[i, j], labelled[i, j] = f, h, True
     return IndicatorTable(tuple(used), names, wf, wh, labelled)
+
+
+def _item_indicators(
+    given: Mapping[int, str], mine: Sequence[str], alignment: Alignment
+) -> list[tuple[int, float, float]]:
+    """``(j, W^f, W^h)`` of one item for each human ``j`` who labelled it (``given``: ``j`` ->
+    label; ``mine``: the rater's labels there)."""
+    out = []
+    for j, own in given.items():
+        others = [label for k, label in given.items() if k != j]
+        s_h = alignment(own, others)
+        rater_s = [alignment(label, others) for label in mine]
+        out.append(
+            (
+                j,
+                sum(s >= s_h for s in rater_s) / len(rater_s),
+                sum(s_h >= s for s in rater_s) / len(rater_s),
+            )
+        )
+    return out
 
 
 def used_items(
@@ -186,11 +218,51 @@ def alt_test(
     """Run the alt-test of ``rater`` (item -> label(s)) against ``humans`` (name -> item ->
     label), ``S`` being ``alignment``. Returns :class:`AltTestResult`; raises :class:`NotEnoughLabels` when fewer than
     ``min_humans`` humans have ``min_items`` used items, InputError for bad parameters."""
+    check_parameters(epsilon, q)
+    return alt_test_on_table(
+        indicator_table(humans, rater, alignment),
+        epsilon=epsilon,
+        q=q,
+        min_items=min_items,
+        min_humans=min_humans,
+    )
+
+
+def check_parameters(epsilon: float, q: float) -> None:
+    """InputError unless ``0 < q < 1`` and ``0 <= epsilon < 1``."""
     if not 0 < q < 1:
         raise InputError(f"q must be between 0 and 1, got {q}")
     if not 0 <= epsilon < 1:
         raise InputError(f"epsilon must be in [0, 1), got {epsilon}")
-    table = indicator_table(humans, rater, alignment)
+
+
+def alt_test_on_table(
+    table: IndicatorTable,
+    *,
+    epsilon: float = 0.2,
+    q: float = 0.05,
+    min_items: int = 30,
+    min_humans: int = 3,
+) -> AltTestResult:
+    """:func:`alt_test` on the labels' :func:`indicator_table`, computed once and shared: the same
+    result as :func:`alt_test` on them."""
+    (result,) = alt_test_over(table, [epsilon], q=q, min_items=min_items, min_humans=min_humans)
+    return result
+
+
+def alt_test_over(
+    table: IndicatorTable,
+    epsilons: Sequence[float],
+    *,
+    q: float = 0.05,
+    min_items: int = 30,
+    min_humans: int = 3,
+) -> list[AltTestResult]:
+    """:func:`alt_test_on_table` at each of ``epsilons`` (e.g. a sensitivity curve): each
+    person's margins summed once and every epsilon's p-value in one call of the t distribution,
+    the same figures as one test per epsilon."""
+    for epsilon in epsilons:
+        check_parameters(epsilon, q)
     counts = dict(zip(table.names, table.labelled.sum(axis=0).tolist(), strict=True))
     tested = [n for n in table.names if counts[n] >= min_items]
     short = {n: min_items - c for n, c in counts.items() if c < min_items}
@@ -205,32 +277,38 @@ def alt_test(
         j = table.names.index(name)
         rows = table.labelled[:, j]
         wf, wh = table.wf[rows, j], table.wh[rows, j]
-        p = one_sided_p(wh - wf, epsilon)
-        results.append((name, len(wf), float(wf.mean()), float(wh.mean()), p))
-    rejected = by_reject([r[4] for r in results], q)
-    out = tuple(
-        HumanAltResult(name, n, adv, hadv, p, rej)
-        for (name, n, adv, hadv, p), rej in zip(results, rejected, strict=True)
+        ps = one_sided_ps(wh - wf, epsilons)
+        results.append((name, len(wf), float(wf.mean()), float(wh.mean()), ps))
+    skipped = tuple(
+        (
+            n,
+            f"{_plural(min_items - short[n], 'item', 'items')} shared with the rater and "
+            "another human, "
+            f"fewer than {min_items}",
+        )
+        for n in short
     )
-    winning = sum(rejected) / len(out)
-    return AltTestResult(
-        epsilon=epsilon,
-        q=q,
-        items=len(table.items),
-        humans=out,
-        winning_rate=winning,
-        advantage_prob=float(np.mean([h.advantage for h in out])),
-        passed=winning >= 0.5,
-        skipped=tuple(
-            (
-                n,
-                f"{_plural(min_items - short[n], 'item', 'items')} shared with the rater and "
-                "another human, "
-                f"fewer than {min_items}",
+    out = []
+    for k, epsilon in enumerate(epsilons):
+        rejected = by_reject([r[4][k] for r in results], q)
+        humans = tuple(
+            HumanAltResult(name, n, adv, hadv, ps[k], rej)
+            for (name, n, adv, hadv, ps), rej in zip(results, rejected, strict=True)
+        )
+        winning = sum(rejected) / len(humans)
+        out.append(
+            AltTestResult(
+                epsilon=epsilon,
+                q=q,
+                items=len(table.items),
+                humans=humans,
+                winning_rate=winning,
+                advantage_prob=float(np.mean([h.advantage for h in humans])),
+                passed=winning >= 0.5,
+                skipped=skipped,
             )
-            for n in short
-        ),
-    )
+        )
+    return out
 
 
 def _plural(n: int, one: str, many: str) -> str:

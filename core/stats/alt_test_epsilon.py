@@ -31,7 +31,13 @@ from dataclasses import dataclass
 from types import MappingProxyType
 
 from core.errors import InputError
-from core.stats.alt_test import Labels, alt_test
+from core.stats.alt_test import (
+    IndicatorTable,
+    Labels,
+    alt_test_over,
+    check_parameters,
+    indicator_table,
+)
 from core.stats.alt_test_metrics import Alignment, accuracy
 
 
@@ -140,20 +146,21 @@ def epsilon_curve(
     min_items: int = 30,
     min_humans: int = 3,
     alignment: Alignment = accuracy,
+    table: IndicatorTable | None = None,
 ) -> list[EpsilonPoint]:
     """The alt-test (:func:`core.stats.alt_test.alt_test`, the same labels) rerun at each epsilon
-    of ``grid`` (sorted, duplicates dropped). Raises what ``alt_test`` raises (e.g.
-    :class:`core.stats.alt_test.NotEnoughLabels`)."""
-    out = []
-    for eps in sorted(set(grid)):
-        result = alt_test(
-            humans,
-            rater,
-            epsilon=eps,
-            q=q,
-            min_items=min_items,
-            min_humans=min_humans,
-            alignment=alignment,
-        )
-        out.append(EpsilonPoint(eps, result.winning_rate, result.advantage_prob, result.passed))
-    return out
+    of ``grid`` (sorted, duplicates dropped), on one indicator table: the per-item indicators do
+    not depend on epsilon, so they are computed once. Raises what ``alt_test`` raises (e.g.
+    :class:`core.stats.alt_test.NotEnoughLabels`). ``table``: that table when already built
+    from these labels with ``alignment``."""
+    epsilons = sorted(set(grid))
+    if not epsilons:
+        return []
+    check_parameters(epsilons[0], q)  # before the table, as alt_test checks them
+    if table is None:
+        table = indicator_table(humans, rater, alignment)
+    results = alt_test_over(table, epsilons, q=q, min_items=min_items, min_humans=min_humans)
+    return [
+        EpsilonPoint(eps, r.winning_rate, r.advantage_prob, r.passed)
+        for eps, r in zip(epsilons, results, strict=True)
+    ]

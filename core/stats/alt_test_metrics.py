@@ -99,5 +99,12 @@ def alignment_for(metric: str, labels: Sequence[str] = ()) -> Alignment:
     if metric == "neg_rmse":
         if not labels:
             raise InputError("neg_rmse needs ordered labels (an ordinal task)")
-        return neg_rmse_of(ordinal_values(labels))
+        return _neg_rmse_for(tuple(labels))
     raise InputError(f"metric must be one of {', '.join(METRICS)}, got {metric!r}")
+
+
+@lru_cache(maxsize=64)
+def _neg_rmse_for(labels: tuple[str, ...]) -> Alignment:
+    """One ``neg_rmse`` function per scale (the same object each time: shared work can be
+    keyed on it)."""
+    return neg_rmse_of(ordinal_values(labels))

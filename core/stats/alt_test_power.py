@@ -48,7 +48,13 @@ import numpy as np
 from scipy import stats
 
 from core.errors import InputError
-from core.stats.alt_test import IndicatorTable, Labels, NotEnoughLabels, alt_test, indicator_table
+from core.stats.alt_test import (
+    IndicatorTable,
+    Labels,
+    NotEnoughLabels,
+    alt_test_on_table,
+    indicator_table,
+)
 from core.stats.alt_test_metrics import Alignment, accuracy
 
 METHOD = (
@@ -77,14 +83,35 @@ def size_grid(current: int) -> list[int]:
     return sorted(s for s in sizes if s >= 1)
 
 
-def _p_values(d_sum: np.ndarray, d_sq: np.ndarray, n: np.ndarray, epsilon: float) -> np.ndarray:
+def _p_values(
+    d_sum: np.ndarray,
+    d_sq: np.ndarray,
+    n: np.ndarray,
+    epsilon: float,
+    band: tuple[float, float] | None = None,
+) -> np.ndarray:
     """One-sided one-sample t-test p-values of ``mean(d) < epsilon`` from sums, elementwise
-    (zero variance: 0 if the mean is below epsilon else 1; ``n < 2``: NaN)."""
+    (zero variance: 0 if the mean is below epsilon else 1; ``n < 2``: NaN).
+
+    ``band`` ``(lo, hi)``: only p-values within it are computed; one certainly below ``lo`` is
+    given as 0 and one certainly above ``hi`` as 1 (its t beyond the t distribution's quantile of
+    ``lo`` or ``hi`` with a 1 % margin; the cdf, the costly part, is monotone in t). For the
+    Benjamini-Yekutieli step, whose thresholds all lie in the band, that changes no decision."""
     with np.errstate(divide="ignore", invalid="ignore"):
         mean = d_sum / n
         var = np.maximum(d_sq - n * mean**2, 0.0) / (n - 1)
         t = (mean - epsilon) / np.sqrt(var / n)
-        p = stats.t.cdf(t, df=np.maximum(n - 1, 1))
+        df = np.maximum(n - 1, 1)
+        if band is None:
+            p = stats.t.cdf(t, df=df)
+        else:
+            degrees, where = np.unique(df, return_inverse=True)
+            t_lo = stats.t.ppf(band[0] * 0.99, degrees)[where].reshape(df.shape)
+            t_hi = stats.t.ppf(min(band[1] * 1.01, 1.0), degrees)[where].reshape(df.shape)
+            below, above = t < t_lo, t > t_hi
+            p = np.where(below, 0.0, 1.0)
+            exact = ~below & ~above  # NaN t too: its p stays NaN
+            p[exact] = stats.t.cdf(t[exact], df=df[exact])
     flat = var <= 1e-12
     p = np.where(flat, np.where(mean < epsilon, 0.0, 1.0), p)
     return np.where(n >= 2, p, np.nan)
@@ -115,8 +142,17 @@ def margin_sums(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Per sample and human: the sum of ``d = W^h - W^f`` over the sample's items, of ``d**2``,
     and how many of its items the human labelled."""
-    counts = np.asarray(counts, dtype=float)
     d = np.where(labelled, wh - wf, 0.0)
+    quarters = np.stack([2 * d, 4 * d**2, labelled], axis=1).reshape(len(d), -1)
+    whole = np.asarray(counts)
+    exact = whole.ndim == 2 and np.issubdtype(whole.dtype, np.integer)
+    if exact and np.array_equal(quarters, np.round(quarters)):
+        # whole counts and margins in halves (one or two labels of the rater per item): one
+        # exact integer product, the same sums as floating point gives them (every partial sum
+        # is a multiple of 1/4 far below 2**53), without the threads of a BLAS call
+        sums = (whole.astype(np.int64) @ quarters.astype(np.int64)).reshape(len(whole), 3, -1)
+        return sums[:, 0] / 2, sums[:, 1] / 4, sums[:, 2].astype(float)
+    counts = np.asarray(counts, dtype=float)
     return counts @ d, counts @ d**2, counts @ labelled.astype(float)
 
 
@@ -131,12 +167,15 @@ def decisions_from_sums(
     min_humans: int = 3,
 ) -> np.ndarray:
     """:func:`decisions_from_counts` from the samples' :func:`margin_sums`."""
-    p = _p_values(d_sum, d_sq, count, epsilon)
+    k = np.arange(1, d_sum.shape[1] + 1)
+    harmonic = np.concatenate(([1.0], np.cumsum(1.0 / k)))  # c_m for m = 0 .. humans
+    # every threshold k q / (m c_m) lies in [q / (H c_H), q] (H humans): p-values outside are
+    # only compared, so they are not computed to the last digit (_p_values' band)
+    band = (q / (k[-1] * harmonic[-1]), q) if len(k) else None
+    p = _p_values(d_sum, d_sq, count, epsilon, band)
     tested = count >= min_items
     m = tested.sum(axis=1)
     ordered = np.sort(np.where(tested & ~np.isnan(p), p, np.inf), axis=1)
-    k = np.arange(1, p.shape[1] + 1)
-    harmonic = np.concatenate(([1.0], np.cumsum(1.0 / k)))  # c_m for m = 0 .. humans
     per = np.maximum(m, 1)[:, None]
     below = ordered <= k[None, :] * q / (per * harmonic[per])
     rejected = np.where(below.any(axis=1), p.shape[1] - np.argmax(below[:, ::-1], axis=1), 0)
@@ -171,14 +210,10 @@ def simulate_decisions(
     )
 
 
-def _current_decision(
-    humans: Mapping[str, Mapping[Hashable, Labels]],
-    rater: Mapping[Hashable, Labels],
-    **kw: Any,
-) -> str:
+def _current_decision(table: IndicatorTable, **kw: Any) -> str:
     """The alt-test's decision on all the items on hand: pass, fail or none (too few labels)."""
     try:
-        return "pass" if alt_test(humans, rater, **kw).passed else "fail"
+        return "pass" if alt_test_on_table(table, **kw).passed else "fail"
     except NotEnoughLabels:
         return "none"
 
@@ -259,6 +294,7 @@ def items_needed(
     n_draw: int = 20,
     alignment: Alignment = accuracy,
     caution: float = CAUTION,
+    table: IndicatorTable | None = None,
 ) -> dict[str, Any]:
     """Pass probability and decision stability of the alt-test at each candidate number of
     doubly-labelled items, and the answer (module docstring): ``n_sim`` populations, ``n_draw``
@@ -272,7 +308,8 @@ def items_needed(
         raise InputError(f"target must be between 0 and 1, got {target}")
     if n_sim < 1 or n_draw < 1 or (candidates is not None and any(n < 1 for n in candidates)):
         raise InputError("n_sim and every candidate must be at least 1")
-    table = indicator_table(humans, rater, alignment)
+    if table is None:  # else: built from these labels with ``alignment`` already
+        table = indicator_table(humans, rater, alignment)
     current = len(table.items)
     if current == 0:
         raise InputError("no item has both a rater label and two human labels: nothing to resample")
@@ -282,15 +319,7 @@ def items_needed(
             f"only {people} people share items with the rater and another person; the alt-test "
             f"needs {min_humans}: more items cannot decide, more people can"
         )
-    now = _current_decision(
-        humans,
-        rater,
-        epsilon=epsilon,
-        q=q,
-        min_items=min_items,
-        min_humans=min_humans,
-        alignment=alignment,
-    )
+    now = _current_decision(table, epsilon=epsilon, q=q, min_items=min_items, min_humans=min_humans)
     sizes = sorted({*(size_grid(current) if candidates is None else candidates), current})
     wf, wh, labelled, items = label_profiles(table)
     rng = np.random.default_rng(seed)

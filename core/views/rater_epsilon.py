@@ -10,7 +10,7 @@ from dataclasses import asdict
 from typing import TYPE_CHECKING, Any
 
 from core.errors import InputError
-from core.stats.alt_test import Labels
+from core.stats.alt_test import Labels, check_parameters
 from core.stats.alt_test_epsilon import (
     ANNOTATOR_WORDS,
     DEFAULT_CHOICE,
@@ -23,6 +23,7 @@ from core.stats.alt_test_epsilon import (
 )
 from core.stats.alt_test_metrics import Alignment, accuracy
 from core.store.settings import ALT_TEST_EPSILON, task_setting
+from core.views.shared_reads import shared_table
 
 if TYPE_CHECKING:
     from core.store.engine import Database
@@ -84,7 +85,10 @@ def sensitivity(
     """The alt-test's winning rate, advantage probability and decision at epsilon 0, 0.01, ...,
     0.3 and at ``chosen`` (:func:`core.stats.alt_test_epsilon.epsilon_curve`), as plain dicts."""
     grid = (*EPSILON_GRID, chosen)
-    return [asdict(p) for p in epsilon_curve(humans, rater, q=q, grid=grid, alignment=alignment)]
+    check_parameters(min(grid), q)  # before the table, as epsilon_curve checks them
+    table = shared_table(humans, rater, alignment)  # the rater's test's, in a report
+    curve = epsilon_curve(humans, rater, q=q, grid=grid, alignment=alignment, table=table)
+    return [asdict(p) for p in curve]
 
 
 def sensitivity_sentence(curve: list[dict[str, Any]], chosen: EpsilonChoice) -> str:

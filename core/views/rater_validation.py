@@ -37,9 +37,10 @@ from typing import TYPE_CHECKING, Any
 from core.corpus.evaluation_layouts import PRD_MAJORITY
 from core.corpus.evaluation_ratings import is_slot
 from core.errors import InputError
-from core.stats.alt_test import AltTestResult, NotEnoughLabels, alt_test
+from core.stats.alt_test import AltTestResult, NotEnoughLabels, alt_test_on_table, check_parameters
 from core.stats.alt_test_power import items_needed
 from core.store.verdict_reads import verdict_summary
+from core.views.shared_reads import shared, shared_table
 from core.views.task_scales import TaskScale, alignment_of, task_scale, validation_tasks
 
 if TYPE_CHECKING:
@@ -68,7 +69,11 @@ def canonical_label(system_a: str, system_b: str, verdict: str) -> str:
 def _rows(db: Database, ts: TaskScale) -> list[tuple[str, str, str, str, str, str]]:
     """``(rater, rater_kind, question_id, K1, K2, verdict)``: each rater's latest effective verdict
     per item as shown (K1, K2: the systems as shown, or system and criterion; a labelled task's
-    system or "" and the task)."""
+    system or "" and the task); read once per :func:`core.views.shared_reads.shared_reads`."""
+    return shared(("rows", id(db), ts), lambda: _read_rows(db, ts))
+
+
+def _read_rows(db: Database, ts: TaskScale) -> list[tuple[str, str, str, str, str, str]]:
     out = []
     for rater, rater_kind, qid, k1, k2, _, _, _, _, verdict in verdict_summary(db, ts.kind):
         if ts.kind == "pairwise" and verdict not in PAIR_VERDICTS:
@@ -119,6 +124,13 @@ def choose_annotators(
     """The one rule for whom ``rater`` is compared with (see the module docstring) and the
     sentence saying so. ``include_slots`` None: people when any named person shares an item with
     the rater, else the slots when any slot does; True: people and slots; False: people only."""
+    people, n_slots = shared(("sharers", id(db), rater, task), lambda: _sharers(db, rater, task))
+    slots = bool(n_slots) and (include_slots or (include_slots is None and not people))
+    return Annotators(bool(slots), people, n_slots, _sentence(people, n_slots, bool(slots)))
+
+
+def _sharers(db: Database, rater: str, task: str) -> tuple[int, int]:
+    """How many named people and anonymous slots share an item with ``rater``."""
     kind = task_scale(db, task).kind
     mine: set[Hashable] = set()
     shared: dict[str, set[Hashable]] = {}
@@ -131,9 +143,7 @@ def choose_annotators(
         if item in mine and _is_human(r, rk, True):
             shared.setdefault(r, set()).add(item)
     people = sum(not is_slot(r) for r in shared)
-    n_slots = len(shared) - people
-    slots = bool(n_slots) and (include_slots or (include_slots is None and not people))
-    return Annotators(bool(slots), people, n_slots, _sentence(people, n_slots, bool(slots)))
+    return people, len(shared) - people
 
 
 def _sentence(people: int, n_slots: int, slots: bool) -> str:
@@ -175,7 +185,17 @@ def validation_labels(
     include_slots: bool = False,
 ) -> tuple[dict[str, dict[Hashable, list[str]]], dict[Hashable, list[str]]]:
     """``(humans, rater_labels)``: human rater -> item -> ``[label]`` and item -> the rater's
-    labels, built as the module docstring says (items keyed as tuples)."""
+    labels, built as the module docstring says (items keyed as tuples). Callers only read them
+    (inside :func:`core.views.shared_reads.shared_reads` every caller gets the same dicts)."""
+    return shared(
+        ("labels", id(db), rater, task, include_slots),
+        lambda: _validation_labels(db, rater, task, include_slots),
+    )
+
+
+def _validation_labels(
+    db: Database, rater: str, task: str, include_slots: bool
+) -> tuple[dict[str, dict[Hashable, list[str]]], dict[Hashable, list[str]]]:
     ts = task_scale(db, task)
     kind = ts.kind
     rows = _rows(db, ts)
@@ -286,7 +306,9 @@ def validate_rater(
         raise InputError(no_labels_message(db, rater, ts))
     left_out = {r for r, rk, *_ in _rows(db, ts) if rk == "human" and r not in humans}
     try:
-        result = alt_test(humans, mine, epsilon=epsilon, q=q, alignment=alignment)
+        check_parameters(epsilon, q)  # before the table, as alt_test checks them
+        table = shared_table(humans, mine, alignment)
+        result = alt_test_on_table(table, epsilon=epsilon, q=q)
     except NotEnoughLabels as exc:
         raise NotEnoughLabels(
             f"{exc}. {who.sentence}", exc.humans_needed, exc.items_needed

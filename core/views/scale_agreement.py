@@ -33,6 +33,7 @@ from core.stats.agreement_scales import (
     weighted_kappa,
 )
 from core.views.rater_validation import auto_raters, choose_annotators, validation_labels
+from core.views.shared_reads import shared, shared_reads
 from core.views.task_scales import BUILT_IN, TaskScale, task_scale, validation_tasks
 
 if TYPE_CHECKING:
@@ -110,41 +111,38 @@ def scale_agreement(
     ts = task_scale(db, task)
     who = choose_annotators(db, rater, task, include_slots)
     humans, mine_all = validation_labels(db, rater, task, who.slots)
-    people = {n: {i: v[0] for i, v in sorted(m.items(), key=repr)} for n, m in humans.items()}
+    # the people's labels do not depend on the (auto-)rater: what only they decide is shared
+    # by every rater of a report (core.views.shared_reads)
+    key = ("scale_people", id(db), task, who.slots, "" if rater.startswith("auto:") else rater)
+    people = shared(
+        key,
+        lambda: {n: {i: v[0] for i, v in sorted(m.items(), key=repr)} for n, m in humans.items()},
+    )
     mine = {i: x for i, v in sorted(mine_all.items(), key=repr) if (x := one_label(v))}
     seen = [*mine.values(), *(v for m in people.values() for v in m.values())]
     labels = scale_labels(ts, seen)
     per_person = []
     for name in sorted(people):
-        shared = [i for i in people[name] if i in mine]
+        common = [i for i in people[name] if i in mine]
         per_person.append(
             {
                 "name": name,
                 **pair_figures(
-                    [mine[i] for i in shared], [people[name][i] for i in shared], ts, labels
+                    [mine[i] for i in common], [people[name][i] for i in common], ts, labels
                 ),
             }
         )
-    gold = loo_gold(people)
+    gold = shared((*key, "gold"), lambda: loo_gold(people))
     pairs = sorted((k for k in gold if k[1] in mine), key=repr)
-    every = sorted(gold, key=repr)
-    among = [
-        {"a": a, "b": b, **pair_figures(*_shared(people[a], people[b]), ts, labels)}
-        for a, b in combinations(sorted(people), 2)
-    ]
-    units: dict[Hashable, list[str]] = {}
-    for labels_of in people.values():
-        for item, label in labels_of.items():
-            units.setdefault(item, []).append(label)
-    levels = ("nominal", "ordinal", "interval") if ts.ordered else ("nominal",)
-    ordered_units = [sorted(units[i]) for i in sorted(units, key=repr)]
+    every = shared((*key, "every"), lambda: sorted(gold, key=repr))
+    among_people = shared((*key, tuple(labels), ts), lambda: _among(people, ts, labels))
     return {
         "task": ts.task,
         "scale": ts.scale,
         "labels": labels,
         "annotators_text": who.sentence,
         "prevalence": {
-            "people": prevalence((v for m in people.values() for v in m.values()), labels),
+            "people": among_people["prevalence"],
             "rater": prevalence(mine.values(), labels),
         },
         "people": per_person,
@@ -158,11 +156,29 @@ def scale_agreement(
                 [people[k[0]][k[1]] for k in pairs], [gold[k] for k in pairs], ts, labels
             ),
         },
-        "among_people": {
-            "pairs": among,
-            "alpha": {
-                level: _finite(krippendorff_alpha(ordered_units, labels, level)) for level in levels
-            },
+        "among_people": {"pairs": among_people["pairs"], "alpha": among_people["alpha"]},
+    }
+
+
+def _among(
+    people: Mapping[str, Mapping[Hashable, str]], ts: TaskScale, labels: Sequence[str]
+) -> dict[str, Any]:
+    """What the people's labels alone give: their prevalence, each pair's figures and
+    Krippendorff's alpha among them (the ordinal and interval metrics too on an ordered scale)."""
+    units: dict[Hashable, list[str]] = {}
+    for labels_of in people.values():
+        for item, label in labels_of.items():
+            units.setdefault(item, []).append(label)
+    levels = ("nominal", "ordinal", "interval") if ts.ordered else ("nominal",)
+    ordered_units = [sorted(units[i]) for i in sorted(units, key=repr)]
+    return {
+        "prevalence": prevalence((v for m in people.values() for v in m.values()), labels),
+        "pairs": [
+            {"a": a, "b": b, **pair_figures(*_shared(people[a], people[b]), ts, labels)}
+            for a, b in combinations(sorted(people), 2)
+        ],
+        "alpha": {
+            level: _finite(krippendorff_alpha(ordered_units, labels, level)) for level in levels
         },
     }
 
@@ -232,8 +248,9 @@ def task_agreement(db: Database, task: str) -> dict[str, Any]:
     the rows of :func:`scale_rows` and the sentences of :func:`scale_notes`."""
     ts = task_scale(db, task)
     raters = []
-    for rater in auto_raters(db, task):
-        sa = scale_agreement(db, rater, task)
+    with shared_reads():  # the rows and the people's figures read once for every rater
+        sas = [(rater, scale_agreement(db, rater, task)) for rater in auto_raters(db, task)]
+    for rater, sa in sas:
         raters.append(
             {
                 "rater": rater,

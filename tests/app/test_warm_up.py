@@ -16,7 +16,7 @@ from core.store.database import opened
 from core.views import figures, gold, leaderboard, team
 from core.views.live_leaderboard import StoreLeaderboard
 from core.views.preload import modules_to_preload, preload
-from core.views.rater_report import assemble
+from core.views.rater_report import assemble, needed
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -70,6 +70,7 @@ def warmed_db(fixture_db) -> Path | str:
 def test_the_pages_first_views_are_the_warmed_ones(warmed_db, monkeypatch, path):
     for module, name in (
         (assemble, "report_for_choice"),
+        (needed, "rater_needed_for_choice"),  # the simulation of the tab the page opens on
         (figures, "agreement_overview"),
         (gold, "people_agreement"),
         (gold, "gold_size"),

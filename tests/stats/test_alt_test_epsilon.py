@@ -8,7 +8,7 @@ import pytest
 from test_alt_test import PAIR, YES_NO, noisy_data, reference_alt_test
 
 from core.errors import InputError
-from core.stats.alt_test import NotEnoughLabels, alt_test
+from core.stats.alt_test import NotEnoughLabels, alt_test, alt_test_over, indicator_table
 from core.stats.alt_test_epsilon import (
     DEFAULT_CHOICE,
     EPSILON_BY_ANNOTATORS,
@@ -90,3 +90,36 @@ def test_too_few_people_is_refused_as_by_the_test():
     humans, rater = noisy_data(3, YES_NO, 20, 3, [0.75], 0.8)
     with pytest.raises(NotEnoughLabels):
         epsilon_curve(humans, rater)
+
+
+def counting_tables(monkeypatch, *modules):
+    """Count the indicator tables built (the per-item work of an alt-test) through ``modules``."""
+    import core.stats.alt_test as alt_module
+
+    built = []
+    real = alt_module.indicator_table
+
+    def counting(*args, **kwargs):
+        built.append(1)
+        return real(*args, **kwargs)
+
+    for module in (alt_module, *modules):
+        monkeypatch.setattr(module, "indicator_table", counting, raising=False)
+    return built
+
+
+def test_the_curve_builds_the_indicator_table_once(monkeypatch):
+    """The per-item indicators do not depend on epsilon: one table for the 31 grid points (was
+    one per point, 40 s of the Rater validation page on 1,008 items), the same figures as one
+    alt-test per epsilon, p-values and all."""
+    import core.stats.alt_test_epsilon as epsilon_module
+
+    humans, rater = noisy_data(5, PAIR, 150, 8, [0.6, 0.8, 0.7, 0.9], 0.78, coverage=0.6)
+    expected = [alt_test(humans, rater, epsilon=e, q=0.05) for e in EPSILON_GRID]
+    built = counting_tables(monkeypatch, epsilon_module)
+    curve = epsilon_curve(humans, rater, q=0.05)
+    assert len(built) == 1
+    got = [(p.epsilon, p.winning_rate, p.advantage_prob, p.passed) for p in curve]
+    assert got == [(r.epsilon, r.winning_rate, r.advantage_prob, r.passed) for r in expected]
+    table = indicator_table(humans, rater)
+    assert alt_test_over(table, EPSILON_GRID, q=0.05) == expected  # every person's p-value too

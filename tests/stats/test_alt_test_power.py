@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from test_alt_test import PAIR, YES_NO, noisy_data
+from test_alt_test_epsilon import counting_tables
 
 from core.errors import InputError
 from core.stats.alt_test import NotEnoughLabels, alt_test, indicator_table
@@ -145,3 +146,54 @@ def test_bad_input():
         items_needed(humans, rater, n_draw=0)
     with pytest.raises(InputError, match="more items cannot decide, more people can"):
         items_needed({h: humans[h] for h in list(humans)[:2]}, rater)
+
+
+def test_the_simulation_builds_the_indicator_table_once(monkeypatch):
+    """The decision on the items on hand is read from the simulation's own table (was a second
+    alt-test from the labels); the figures are those of the labels either way."""
+    import core.stats.alt_test_power as power_module
+
+    humans, rater = noisy_data(9, PAIR, 120, 4, [0.8], 0.8)
+    expected = items_needed(humans, rater, n_sim=10)
+    built = counting_tables(monkeypatch, power_module)
+    assert items_needed(humans, rater, n_sim=10) == expected
+    assert len(built) == 1
+
+
+def test_shortcuts_give_the_plain_computations_figures():
+    """The simulation's two shortcuts change no figure: margins in halves summed as integers
+    (bit for bit the floating-point products), and p-values outside the Benjamini-Yekutieli
+    thresholds' band not computed (the same decisions as every p-value computed)."""
+    from scipy import stats
+
+    from core.stats.alt_test_power import decisions_from_sums, margin_sums
+
+    rng = np.random.default_rng(4)
+    for step in (1, 2, 3):  # one, two or three rater labels per item
+        labelled = rng.random((40, 6)) < 0.7
+        wf, wh = (rng.integers(0, step + 1, (40, 6)) / step for _ in range(2))
+        counts = rng.multinomial(900, np.ones(40) / 40, size=200)
+        d = np.where(labelled, wh - wf, 0.0)
+        plain = (counts @ d, counts @ d**2, counts @ labelled.astype(float))
+        for got, want in zip(margin_sums(counts, wf, wh, labelled), plain, strict=True):
+            assert got.dtype == want.dtype and (got.view(np.int64) == want.view(np.int64)).all()
+    n = rng.integers(0, 300, (3000, 8)).astype(float)
+    d_sum = np.round(np.clip(rng.normal(0.1, 0.2, (3000, 8)), -1, 1) * n * 2) / 2
+    d_sq = np.maximum(np.abs(d_sum), np.round(n * rng.uniform(0, 1, (3000, 8))))
+    for epsilon, q in ((0.1, 0.05), (0.2, 0.01), (0.0, 0.1)):
+        with np.errstate(divide="ignore", invalid="ignore"):  # every p-value, as before
+            mean = d_sum / n
+            var = np.maximum(d_sq - n * mean**2, 0.0) / (n - 1)
+            p = stats.t.cdf((mean - epsilon) / np.sqrt(var / n), df=np.maximum(n - 1, 1))
+        p = np.where(n >= 2, np.where(var <= 1e-12, np.where(mean < epsilon, 0.0, 1.0), p), np.nan)
+        tested = n >= 30
+        m = tested.sum(axis=1)
+        ordered = np.sort(np.where(tested & ~np.isnan(p), p, np.inf), axis=1)
+        k = np.arange(1, 9)
+        harmonic = np.concatenate(([1.0], np.cumsum(1.0 / k)))
+        per = np.maximum(m, 1)[:, None]
+        below = ordered <= k[None, :] * q / (per * harmonic[per])
+        rejected = np.where(below.any(axis=1), 8 - np.argmax(below[:, ::-1], axis=1), 0)
+        want = np.where(m >= 3, (rejected / np.maximum(m, 1) >= 0.5).astype(int), -1)
+        got = decisions_from_sums(d_sum, d_sq, n, epsilon=epsilon, q=q)
+        assert (got == want).all() and {0, 1} <= set(want.tolist())

@@ -11,13 +11,13 @@ ordered ratings, label sets) the alt-test on its scale and agreement on it
 from __future__ import annotations
 
 import math
-from collections.abc import Hashable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from core.errors import InputError
 from core.stats.alt_test_epsilon import EPSILON_GUIDANCE, EpsilonChoice, epsilon_choice
-from core.stats.alt_test_power import items_needed
+from core.stats.alt_test_metrics import accuracy
 from core.store.settings import SETTINGS, url_setting
 from core.views.ppi_ranking import judge_worth
 from core.views.rater_epsilon import resolve_choice, sensitivity, sensitivity_sentence
@@ -26,6 +26,7 @@ from core.views.rater_report.biases import bias_section
 from core.views.rater_report.costs import people_time, rater_cost
 from core.views.rater_report.evidence import disagreement_sample
 from core.views.rater_report.labels import compared_humans, majority, report_labels
+from core.views.rater_report.needed import N_SIM, SEED, Q, needed_from_labels
 from core.views.rater_report.scaled import scaled_rater
 from core.views.rater_validation import (
     auto_raters,
@@ -33,6 +34,7 @@ from core.views.rater_validation import (
     validate_or_why,
     validation_labels,
 )
+from core.views.shared_reads import shared_reads
 from core.views.task_scales import alignment_of, task_scale, validation_tasks
 
 if TYPE_CHECKING:
@@ -74,26 +76,6 @@ def verdict_sentence(
     return {"status": status, "sentence": sentence}
 
 
-def _needed(
-    humans: Mapping[str, Mapping[Hashable, list[str]]],
-    mine: Mapping[Hashable, list[str]],
-    epsilon: float,
-    q: float,
-    n_sim: int,
-    seed: int,
-) -> dict[str, Any]:
-    """The items-needed simulation, with ``to_queue`` (more doubly-labelled items: up to the
-    size from which the decision holds, or to look again) or why not."""
-    if not humans or not mine:
-        return {"error": "no human shares an item with this rater yet: nothing to simulate"}
-    try:
-        sim = items_needed(humans, mine, epsilon=epsilon, q=q, n_sim=n_sim, seed=seed)
-    except InputError as exc:
-        return {"error": str(exc)}
-    sim["to_queue"] = sim["more"]
-    return sim
-
-
 def one_rater(
     db: Database,
     rater: str,
@@ -108,9 +90,11 @@ def one_rater(
     seed: int,
     sample: int,
     gold: Mapping[str, Any] | None = None,
+    needed: bool = True,
 ) -> dict[str, Any]:
     """Every section of the report for one auto-rater (``gold``: the auto-raters' rows of
-    :func:`core.views.gold.gold_agreement`, by rater)."""
+    :func:`core.views.gold.gold_agreement`, by rater; ``needed`` False: the items-needed
+    simulation left out, None)."""
     epsilon = choice.epsilon
     mine = labels["auto"].get(rater, {})
     who = choose_annotators(db, rater, TASK, include_slots)  # the one rule, as in the CLI
@@ -140,7 +124,18 @@ def one_rater(
         "disagreements": disagreement_sample(
             db, rater, mine, reference, labels["rows"], k=sample, seed=seed, base_url=base_url
         ),
-        "needed": _needed(alt_humans, alt_mine, epsilon, q, n_sim, seed),
+        "needed": needed_from_labels(
+            alt_humans,
+            alt_mine,
+            epsilon=epsilon,
+            q=q,
+            n_sim=n_sim,
+            seed=seed,
+            alignment=accuracy,
+            queue=True,
+        )
+        if needed
+        else None,  # fmt: skip
         "ranking": judge_worth(db, rater, [f"human:{name}" for name in sorted(humans)]),
     }
 
@@ -151,21 +146,23 @@ def _rank_key(section: dict[str, Any]) -> tuple[float, str]:
     return (-value, section["rater"])
 
 
+@shared_reads()  # the rows and the people's figures read once for every rater
 def report_data(
     db: Database,
     raters: Sequence[str] | None = None,
     *,
     epsilon: float | None = None,
     annotators: str | None = None,
-    q: float = 0.05,
+    q: float = Q,
     include_slots: bool | None = None,
     base_url: str | None = None,
-    n_sim: int = 200,
+    n_sim: int = N_SIM,
     n_boot: int = 500,
-    seed: int = 0,
+    seed: int = SEED,
     sample: int = 6,
     task: str | None = None,
     metric: str | None = None,
+    needed: bool = True,
 ) -> dict[str, Any]:
     """The report of ``raters`` (default: every auto-rater with verdicts in ``task``), ranked
     by advantage probability (raters without a test result last), and the compare rows.
@@ -178,7 +175,9 @@ def report_data(
     links (None: the ``base_url`` setting; "": relative links); like the setting, only an
     ``http(s)://`` address (InputError otherwise: a ``javascript:`` base would run in the
     reader's browser). ``task``: the task compared (:func:`report_task`); ``metric``: the
-    alt-test's alignment (default the task's scale's).
+    alt-test's alignment (default the task's scale's). ``needed`` False: each section's
+    items-needed simulation (the costliest part) is left out, None
+    (:mod:`core.views.rater_report.needed` computes it one rater at a time).
     """
     task = report_task(db, task)
     ts = task_scale(db, task)
@@ -210,6 +209,7 @@ def report_data(
                 n_sim=n_sim,
                 seed=seed,
                 verdict_sentence=verdict_sentence,
+                needed=needed,
             )
             for r in dict.fromkeys(chosen)
         ]
@@ -230,6 +230,7 @@ def report_data(
             seed=seed,
             sample=sample,
             gold=gold,
+            needed=needed,
         )
         for r in dict.fromkeys(chosen)
     ]
@@ -313,10 +314,14 @@ def compare_row(section: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def report_for_choice(db: Database, choice: str, task: str = TASK) -> dict[str, Any]:
+def report_for_choice(
+    db: Database, choice: str, task: str = TASK, needed: bool = True
+) -> dict[str, Any]:
     """:func:`report_data` of every auto-rater of ``task`` at ``choice`` (``experts``,
-    ``skilled``, ``crowd`` or a number), for the page's cache (positional arguments only)."""
+    ``skilled``, ``crowd`` or a number), for the page's cache (positional arguments only;
+    ``needed`` False: without the items-needed simulation, which the page computes for the open
+    tab only, :func:`core.views.rater_report.needed.rater_needed_for_choice`)."""
     picked = epsilon_choice(choice)
     if picked.annotators:
-        return report_data(db, annotators=picked.annotators, task=task)
-    return report_data(db, epsilon=picked.epsilon, task=task)
+        return report_data(db, annotators=picked.annotators, task=task, needed=needed)
+    return report_data(db, epsilon=picked.epsilon, task=task, needed=needed)

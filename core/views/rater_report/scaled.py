@@ -8,11 +8,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from core.errors import InputError
 from core.stats.alt_test_epsilon import EpsilonChoice
-from core.stats.alt_test_power import items_needed
 from core.views.rater_epsilon import sensitivity, sensitivity_sentence
 from core.views.rater_report.costs import rater_cost
+from core.views.rater_report.needed import needed_from_labels
 from core.views.rater_validation import choose_annotators, validate_or_why, validation_labels
 from core.views.scale_agreement import scale_agreement
 from core.views.task_scales import TaskScale, alignment_of
@@ -33,26 +32,24 @@ def scaled_rater(
     n_sim: int,
     seed: int,
     verdict_sentence: Any,
+    needed: bool = True,
 ) -> dict[str, Any]:
     """One auto-rater's section on task ``ts`` (``verdict_sentence``: the report's
-    :func:`core.views.rater_report.assemble.verdict_sentence`)."""
+    :func:`core.views.rater_report.assemble.verdict_sentence`; ``needed`` False: without the
+    items-needed simulation, None)."""
     chosen, alignment = alignment_of(ts, metric)
     who = choose_annotators(db, rater, ts.task, include_slots)
     humans, mine = validation_labels(db, rater, ts.task, who.slots)
     alt, reason, short = validate_or_why(db, rater, ts.task, choice.epsilon, q, who.slots, chosen)
     curve = sensitivity(humans, mine, choice.epsilon, q, alignment) if alt else []
-    needed: dict[str, Any]
-    if not humans or not mine:
-        needed = {"error": "no human shares an item with this rater yet: nothing to simulate"}
-    else:
-        try:
-            needed = items_needed(
-                humans, mine, epsilon=choice.epsilon, q=q, n_sim=n_sim, seed=seed,
-                alignment=alignment,
-            )  # fmt: skip
-            needed["to_queue"] = None  # the validation queue holds side-by-side items only
-        except InputError as exc:
-            needed = {"error": str(exc)}
+    wanted = (
+        needed_from_labels(
+            humans, mine, epsilon=choice.epsilon, q=q, n_sim=n_sim, seed=seed,
+            alignment=alignment, queue=False,  # the validation queue holds side-by-side items
+        )
+        if needed
+        else None
+    )  # fmt: skip
     return {
         "rater": rater,
         "task": ts.task,
@@ -73,5 +70,5 @@ def scaled_rater(
         "cost": rater_cost(db, rater, len(mine)),
         "time": None,
         "disagreements": None,
-        "needed": needed,
+        "needed": wanted,
     }
