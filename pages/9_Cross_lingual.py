@@ -8,6 +8,7 @@ import streamlit as st
 
 from app_support import connection, frame, signin
 from core.views.numbers import num
+from core.views.score_figures import xrag_accuracy_figure
 from core.views.text import md
 from core.views.xrag import (
     accuracy_table,
@@ -61,6 +62,8 @@ with connection.database() as db:
         ),
     ):
         st.subheader(md(title))
+        if table is acc and not acc.empty:
+            st.plotly_chart(xrag_accuracy_figure(acc), width="stretch")
         if table.empty:
             st.caption(md(empty))
         else:

@@ -26,6 +26,7 @@ from core.views.leaderboard_figures import (
     slope_figure,
 )
 from core.views.ppi_ranking import ppi_figure
+from core.views.score_figures import exam_scores_figure, xrag_accuracy_figure
 from core.views.text import chart_template_text, chart_text, inert_figure
 
 VIEWS = Path(__file__).resolve().parents[2] / "core" / "views"
@@ -123,6 +124,28 @@ BUILDERS = {
     "slope_figure": lambda: [slope_figure(_slope())],
     "confusion_figure": lambda: [_confusion()],
     "ppi_figure": lambda: [ppi_figure(_ppi())],
+    "xrag_accuracy_figure": lambda: [
+        xrag_accuracy_figure(
+            pd.DataFrame(
+                [
+                    {"model": m, "language": SPAN, "setting": LINK, "qtype": "all", "n": 4}
+                    | {"n_correct": 2, "accuracy": 0.5, "ci_low": 0.2, "ci_high": 0.8}
+                    | {"level": 0.95}
+                    for m in SYSTEMS
+                ]
+            )
+        )
+    ],
+    "exam_scores_figure": lambda: [
+        exam_scores_figure(
+            pd.DataFrame(
+                [
+                    {"system": s, "gold": i == 0, "EXAM": 0.5, "EXAM SE": 0.1}
+                    for i, s in enumerate(SYSTEMS)
+                ]
+            )
+        )
+    ],
     "sensitivity_figure": lambda: [
         sensitivity_figure(
             RATER_B,

@@ -1,0 +1,56 @@
+"""The EXAM and Cross lingual plots (issue 34) show what their tables say: one dot per language
+and setting with the table's interval, one bar per system with its 95% interval."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from core.views.exam_book import UNDEFINED
+from core.views.score_figures import exam_scores_figure, xrag_accuracy_figure
+
+
+def _accuracy(models=("m1",)) -> pd.DataFrame:
+    rows = []
+    for m in models:
+        for lang in ("en", "de"):
+            for setting in ("monolingual", "cross-lingual"):
+                for qtype in ("all", "single"):
+                    rows.append(
+                        {"model": m, "language": lang, "setting": setting, "qtype": qtype}
+                        | {"n": 10, "n_correct": 6, "accuracy": 0.6, "ci_low": 0.3}
+                        | {"ci_high": 0.8, "level": 0.95}
+                    )
+    return pd.DataFrame(rows)
+
+
+def test_xrag_accuracy_figure_has_a_dot_per_language_and_setting_with_its_interval():
+    fig = xrag_accuracy_figure(_accuracy())
+    assert sorted(t.name for t in fig.data) == ["cross-lingual", "monolingual"]
+    for trace in fig.data:  # question type "all" only: one dot per language
+        assert list(trace.y) == ["en", "de"]
+        assert list(trace.x) == [0.6, 0.6]
+        assert list(trace.error_x.array) == pytest.approx([0.2, 0.2])
+        assert list(trace.error_x.arrayminus) == pytest.approx([0.3, 0.3])
+    assert "95% Wilson interval" in fig.layout.title.text
+    two = xrag_accuracy_figure(_accuracy(("m1", "m2")))
+    assert list(two.data[0].y) == ["m1 · en", "m1 · de", "m2 · en", "m2 · de"]
+
+
+def _board(queries: int) -> pd.DataFrame:
+    return pd.DataFrame(
+        [
+            {"rank": 1, "system": "gold", "gold": True, "EXAM": 0.9, "EXAM SE": 0.05},
+            {"rank": 2, "system": "sys", "gold": False, "EXAM": 0.5, "EXAM SE": 0.1},
+        ]
+    ).assign(queries=queries, **{"EXAM SE (per question, binomial)": [0.02, 0.04]})
+
+
+def test_exam_scores_figure_has_a_bar_per_system_with_its_interval():
+    (bar,) = exam_scores_figure(_board(4)).data
+    assert list(bar.y) == ["gold", "sys"] and list(bar.x) == [0.9, 0.5]
+    assert list(bar.error_x.array) == pytest.approx([0.098, 0.196])
+    assert bar.marker.color[0] != bar.marker.color[1]  # the gold articles stand out
+    one = _board(1).assign(**{"EXAM SE": UNDEFINED})  # a book: SE over queries undefined
+    (bar,) = exam_scores_figure(one).data
+    assert list(bar.error_x.array) == pytest.approx([1.96 * 0.02, 1.96 * 0.04])
