@@ -27,6 +27,7 @@ from core.views.rater_report.tables import (
 )
 from core.views.report_html import report_html
 from core.views.scale_agreement import scale_notes, scale_rows
+from core.views.score_figures import bias_figure
 from core.views.text import escape_markdown, md
 
 frame.setup("Rater validation")
@@ -145,6 +146,7 @@ def pairwise_section(sec: dict) -> None:
             f"{'-' if ka is None else f'{ka:.3f}'} (as on Agreement)."
         )
     st.markdown("**Biases** (shares with 95% Wilson intervals)")
+    st.plotly_chart(bias_figure(sec), width="stretch", key=f"biases_{sec['rater']}")
     st.dataframe(bias_frame(sec), hide_index=True, width="stretch")
     cost, time = sec["cost"], sec["time"]
     per_verdict, seconds = cost_texts(sec)

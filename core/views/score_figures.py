@@ -7,6 +7,8 @@ disagree, and goes through :func:`core.views.text.inert_figure`.
 - :func:`exam_scores_figure`: the EXAM score of each system of a run, with mean +- 1.96 SE over
   queries (or, for a single query, +- 1.96 x the per-question binomial SE), the gold articles
   marked.
+- :func:`bias_figure`: a Rater validation section's biases, the auto-rater's share and the
+  people's side by side, each with its Wilson interval.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from typing import Any
 import pandas as pd
 import plotly.graph_objects as go
 
+from core.views.rater_report.tables import bias_rows
 from core.views.text import chart_template_text, inert_figure
 
 #: One colour per setting / for the gold articles (colour-blind safe, plotly's defaults apart).
@@ -106,5 +109,46 @@ def exam_scores_figure(board: pd.DataFrame) -> go.Figure:
         height=max(240, 60 + 30 * len(board)),
         margin={"l": 10, "r": 10, "t": 50, "b": 10},
         showlegend=False,
+    )
+    return inert_figure(fig)
+
+
+def bias_figure(sec: dict[str, Any]) -> go.Figure:
+    """The biases of a Rater validation section (:func:`core.views.rater_report.tables.bias_rows`:
+    the same rows as its table): per measure the auto-rater's share and the people's, dots with
+    their 95% Wilson intervals; a share without data is left out."""
+    fig = go.Figure()
+    for i, (who, pick) in enumerate((("auto-rater", 1), ("people", 2))):
+        names, shares, lows, highs, ns = [], [], [], [], []
+        for row in bias_rows(sec):
+            got = row[pick]
+            share = _number((got or {}).get("share"))
+            if got is None or share is None:
+                continue
+            names.append(row[0])
+            shares.append(share)
+            low, high = _number(got.get("low")), _number(got.get("high"))
+            lows.append(0.0 if low is None else share - low)
+            highs.append(0.0 if high is None else high - share)
+            ns.append(got.get("n") or 0)
+        fig.add_trace(
+            go.Scatter(
+                x=shares,
+                y=names,
+                mode="markers",
+                name=who,
+                marker={"size": 11, "color": _COLOURS[i], "symbol": ("circle", "diamond")[i]},
+                error_x={"type": "data", "symmetric": False, "array": highs, "arrayminus": lows},
+                customdata=ns,
+                hovertemplate=f"{who}: %{{y}} %{{x:.0%}} (n = %{{customdata}})<extra></extra>",
+            )
+        )
+    fig.update_layout(
+        title="Biases: the auto-rater beside the people (dots; bars: 95% Wilson interval)",
+        xaxis={"title": "share of the verdicts", "range": [0, 1.02], "tickformat": ".0%"},
+        yaxis={"autorange": "reversed"},
+        height=300,
+        margin={"l": 10, "r": 10, "t": 50, "b": 10},
+        legend={"orientation": "h", "y": -0.25},
     )
     return inert_figure(fig)

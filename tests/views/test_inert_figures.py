@@ -26,7 +26,7 @@ from core.views.leaderboard_figures import (
     slope_figure,
 )
 from core.views.ppi_ranking import ppi_figure
-from core.views.score_figures import exam_scores_figure, xrag_accuracy_figure
+from core.views.score_figures import bias_figure, exam_scores_figure, xrag_accuracy_figure
 from core.views.text import chart_template_text, chart_text, inert_figure
 
 VIEWS = Path(__file__).resolve().parents[2] / "core" / "views"
@@ -113,6 +113,18 @@ def _ppi() -> dict:
     }
 
 
+def _bias() -> go.Figure:
+    """A section's biases with a planted family name in its self-preference measure."""
+    s = {"share": 0.5, "low": 0.4, "high": 0.6, "n": 10}
+    biases = {
+        "position": {"both_orders": s, "first_shown": s, "people_first_shown": s},
+        "length": {"rater": s, "people": s},
+        "ties": {"rater": {"Equal": s, "None": s}, "people": {"Equal": s, "None": s}},
+        "self_preference": {"applies": True, "family": SPAN + LINK, "rater": s, "people": s},
+    }
+    return bias_figure({"biases": biases})
+
+
 #: Every figure function of core.views -> the figures it builds from planted data.
 BUILDERS = {
     "forest_figure": lambda: [forest_figure(_board()), forest_figure(_board(), "strength")],
@@ -136,6 +148,7 @@ BUILDERS = {
             )
         )
     ],
+    "bias_figure": lambda: [_bias()],
     "exam_scores_figure": lambda: [
         exam_scores_figure(
             pd.DataFrame(

@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 from core.views.exam_book import UNDEFINED
-from core.views.score_figures import exam_scores_figure, xrag_accuracy_figure
+from core.views.score_figures import bias_figure, exam_scores_figure, xrag_accuracy_figure
 
 
 def _accuracy(models=("m1",)) -> pd.DataFrame:
@@ -54,3 +54,45 @@ def test_exam_scores_figure_has_a_bar_per_system_with_its_interval():
     one = _board(1).assign(**{"EXAM SE": UNDEFINED})  # a book: SE over queries undefined
     (bar,) = exam_scores_figure(one).data
     assert list(bar.error_x.array) == pytest.approx([1.96 * 0.02, 1.96 * 0.04])
+
+
+def share(x: float | None, n: int = 20) -> dict:
+    if x is None:
+        return {"share": None, "low": None, "high": None, "n": 0}
+    return {"share": x, "low": x - 0.1, "high": x + 0.2, "n": n}
+
+
+def biases(family: str = "gpt") -> dict:
+    """A Rater validation section's ``biases`` (core/views/rater_report/biases.py's shape)."""
+    return {
+        "biases": {
+            "position": {
+                "both_orders": share(0.2),
+                "first_shown": share(0.6),
+                "people_first_shown": share(0.5),
+            },
+            "length": {"rater": share(0.7), "people": share(None)},
+            "ties": {
+                "rater": {"Equal": share(0.1), "None": share(0.05)},
+                "people": {"Equal": share(0.3), "None": share(0.1)},
+            },
+            "self_preference": {"applies": False, "family": family},
+        }
+    }
+
+
+def test_bias_figure_shows_the_rater_beside_the_people_with_intervals():
+    rater, people = bias_figure(biases()).data
+    assert rater.name == "auto-rater" and people.name == "people"
+    assert list(rater.y) == [
+        "position: both orders disagree",
+        "position: first-shown wins",
+        "length: longer wins",
+        "ties: Equal",
+        "ties: None",
+    ]
+    assert list(rater.x) == [0.2, 0.6, 0.7, 0.1, 0.05]
+    assert list(rater.error_x.arrayminus) == pytest.approx([0.1] * 5)
+    assert list(rater.error_x.array) == pytest.approx([0.2] * 5)
+    # no people's share for "both orders" (a rater-only measure) or without data (length)
+    assert list(people.y) == ["position: first-shown wins", "ties: Equal", "ties: None"]
