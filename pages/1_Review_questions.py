@@ -267,7 +267,7 @@ with connection.database() as db:
                 for (decision, title), key in zip(BUTTONS.items(), "AXE"):
                     st.form_submit_button(
                         md(title),
-                        type="primary" if decision == "accept" else "secondary",
+                        type="secondary",  # filled means a chosen checklist answer
                         shortcut=key,
                         help=md(f"{title} (key {key})"),
                         on_click=_decide,

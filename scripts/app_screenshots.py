@@ -45,7 +45,7 @@ PAGES = {
     "disputes": ("NarrativeQA_disputes?name=dana", "Model answer"),
     "review": ("Review_questions?name=dana", "Question"),
     "adjudication": ("Adjudication?name=carol", "Settled label"),
-    "label": ("Label?name=dana", "Helpfulness"),
+    "label": ("Label?name=dana", "Item"),
     "browse": ("Browse?name=dana", "Browse"),
 }
 #: The custom task added for the Label page (its items: the demo's first generated questions).

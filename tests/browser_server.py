@@ -89,7 +89,8 @@ def choose(page: Any, label: str, choice: str = "Yes") -> None:
     """Click ``choice`` of the Review checklist's item ``label`` and wait until it shows
     chosen (drawn filled: a primary button) and the script is idle."""
     item = checklist_item(page, label)
-    pattern = re.compile("^" + re.escape(choice) + r"(\s|$)")
+    # the button's name is "Yes 1", its text "Yes1" (the key shown on it follows the choice)
+    pattern = re.compile("^" + re.escape(choice) + "(?![A-Za-z])")
     item.get_by_role("button", name=pattern).first.click()
     item.locator('[data-testid="stBaseButton-primaryFormSubmit"]').filter(
         has_text=pattern
