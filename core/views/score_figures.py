@@ -3,7 +3,7 @@ rather look than read). Each is built from the table the page already shows, so 
 disagree, and goes through :func:`core.views.text.inert_figure`.
 
 - :func:`xrag_accuracy_figure`: accuracy by language x setting (every question type together),
-  a dot per model, language and setting with its Wilson interval.
+  a heatmap whose cells give the accuracy and the number of answers, the Wilson interval on hover.
 - :func:`exam_scores_figure`: the EXAM score of each system of a run, with mean +- 1.96 SE over
   queries (or, for a single query, +- 1.96 x the per-question binomial SE), the gold articles
   marked.
@@ -20,8 +20,10 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from core.views.rater_report.tables import bias_rows
-from core.views.text import chart_template_text, inert_figure
+from core.views.text import inert_figure
 
+#: The controlled analysis's settings (``controlled:<q>-<s>-<d>``): its own table, not the plot.
+CONTROLLED = "controlled:"
 #: One colour per setting / for the gold articles (colour-blind safe, plotly's defaults apart).
 _COLOURS = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442")
 
@@ -36,44 +38,65 @@ def _number(value: Any) -> float | None:
 
 
 def xrag_accuracy_figure(acc: pd.DataFrame) -> go.Figure:
-    """Accuracy by language (rows) and setting (colour) from
-    :func:`core.views.xrag.accuracy_table`'s rows over every question type (``qtype`` ``all``);
-    with several models a row is ``model · language``. The bars are the table's intervals."""
+    """Accuracy by language (rows) x setting (columns), a heatmap from
+    :func:`core.views.xrag.accuracy_table`'s rows over every question type (``qtype`` ``all``)
+    and the main settings (the controlled analysis's ``controlled:...`` ones have their own
+    table, unless there are no others); with several models a row is ``model · language``. Each cell shows the accuracy and its
+    number of answers; the hover adds the table's interval."""
     rows = acc[acc["qtype"] == "all"] if "qtype" in acc else acc
+    main = ~rows["setting"].astype(str).str.startswith(CONTROLLED)
+    rows = rows[main] if main.any() else rows
     several = rows["model"].nunique() > 1
-    fig = go.Figure()
-    for i, (setting, part) in enumerate(rows.groupby("setting", sort=True)):
-        names = [
+    rows = rows.assign(
+        row=[
             f"{m} · {lang}" if several else str(lang)
-            for m, lang in zip(part["model"], part["language"])
+            for m, lang in zip(rows["model"], rows["language"])
         ]
-        acc_v = part["accuracy"].astype(float)
-        fig.add_trace(
-            go.Scatter(
-                x=acc_v,
-                y=names,
-                mode="markers",
-                name=str(setting),
-                marker={"size": 11, "color": _COLOURS[i % len(_COLOURS)]},
-                error_x={
-                    "type": "data",
-                    "symmetric": False,
-                    "array": (part["ci_high"].astype(float) - acc_v).tolist(),
-                    "arrayminus": (acc_v - part["ci_low"].astype(float)).tolist(),
-                },
-                customdata=list(zip(part["n_correct"], part["n"])),
-                hovertemplate=chart_template_text(str(setting))
-                + ": %{y}<br>accuracy %{x:.1%} (%{customdata[0]} of %{customdata[1]} "
-                "answers with a verdict)<extra></extra>",
+    )
+    ys = list(dict.fromkeys(rows["row"]))
+    xs = sorted(dict.fromkeys(rows["setting"].astype(str)))
+    cell = {(r["row"], str(r["setting"])): r for _, r in rows.iterrows()}
+    z: list[list[float | None]] = []
+    counts: list[list[str]] = []  # per cell: answers with a verdict ("n=12")
+    data: list[list[str]] = []  # per cell: the hover's sentence
+    for y in ys:
+        z.append([])
+        counts.append([])
+        data.append([])
+        for x in xs:
+            r = cell.get((y, x))
+            value = None if r is None else _number(r["accuracy"])
+            z[-1].append(value)
+            counts[-1].append("" if r is None or value is None else f"n={int(r['n'])}")
+            data[-1].append(
+                "no answer with a verdict"
+                if r is None or value is None
+                else f"{value:.1%} ({int(r['n_correct'])} of {int(r['n'])} answers with a "
+                f"verdict), interval {_number(r['ci_low']) or 0:.1%} to "
+                f"{_number(r['ci_high']) or 0:.1%}"
             )
-        )
     level = f"{float(rows['level'].iloc[0]):.0%} " if "level" in rows and len(rows) else ""
+    fig = go.Figure(
+        go.Heatmap(
+            z=z,
+            x=xs,
+            y=ys,
+            text=counts,
+            customdata=data,
+            texttemplate="%{z:.0%}<br>%{text}",
+            hovertemplate="%{y}, %{x}: %{customdata}<extra></extra>",
+            zmin=0,
+            zmax=1,
+            colorscale="Blues",
+            colorbar={"title": {"text": "accuracy"}, "tickformat": ".0%"},
+        )
+    )
     fig.update_layout(
-        title=f"Accuracy by language and setting (dots; bars: {level}Wilson interval)",
-        xaxis={"title": "accuracy (share of answers judged correct)", "range": [0, 1.02]},
-        yaxis={"title": "answer language", "autorange": "reversed"},
-        legend={"title": {"text": "setting"}},
-        height=max(260, 60 + 34 * rows[["model", "language"]].drop_duplicates().shape[0]),
+        title=f"Accuracy by answer language and setting (cells: accuracy and answers; hover: "
+        f"{level}Wilson interval)",
+        xaxis={"title": "setting", "type": "category", "tickangle": -30},
+        yaxis={"title": "answer language", "type": "category", "autorange": "reversed"},
+        height=max(260, 140 + 40 * len(ys)),
         margin={"l": 10, "r": 10, "t": 50, "b": 10},
     )
     return inert_figure(fig)

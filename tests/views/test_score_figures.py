@@ -24,15 +24,18 @@ def _accuracy(models=("m1",)) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def test_xrag_accuracy_figure_has_a_dot_per_language_and_setting_with_its_interval():
-    fig = xrag_accuracy_figure(_accuracy())
-    assert sorted(t.name for t in fig.data) == ["cross-lingual", "monolingual"]
-    for trace in fig.data:  # question type "all" only: one dot per language
-        assert list(trace.y) == ["en", "de"]
-        assert list(trace.x) == [0.6, 0.6]
-        assert list(trace.error_x.array) == pytest.approx([0.2, 0.2])
-        assert list(trace.error_x.arrayminus) == pytest.approx([0.3, 0.3])
-    assert "95% Wilson interval" in fig.layout.title.text
+def test_xrag_accuracy_figure_is_language_by_setting_with_counts_and_intervals():
+    acc = _accuracy()
+    acc.loc[(acc["language"] == "de") & (acc["setting"] == "monolingual"), "accuracy"] = 0.25
+    (cells,) = xrag_accuracy_figure(acc).data
+    assert list(cells.y) == ["en", "de"] and list(cells.x) == ["cross-lingual", "monolingual"]
+    assert [list(r) for r in cells.z] == [[0.6, 0.6], [0.6, 0.25]]  # question type "all" only
+    assert cells.texttemplate == "%{z:.0%}<br>%{text}" and cells.text[1][1] == "n=10"
+    says = cells.customdata[1][1]
+    assert "25.0% (6 of 10 answers" in says and "30.0% to 80.0%" in says
+    controlled = _accuracy().assign(setting="controlled:de-de-en")
+    (cells,) = xrag_accuracy_figure(pd.concat([acc, controlled])).data
+    assert list(cells.x) == ["cross-lingual", "monolingual"]  # its own table, not the plot
     two = xrag_accuracy_figure(_accuracy(("m1", "m2")))
     assert list(two.data[0].y) == ["m1 · en", "m1 · de", "m2 · en", "m2 · de"]
 
