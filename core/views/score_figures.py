@@ -143,12 +143,12 @@ def bias_figure(sec: dict[str, Any]) -> go.Figure:
     fig = go.Figure()
     for i, (who, pick) in enumerate((("auto-rater", 1), ("people", 2))):
         names, shares, lows, highs, ns = [], [], [], [], []
-        for row in bias_rows(sec):
-            got = row[pick]
+        for measure, rater, people in bias_rows(sec):
+            got = rater if pick == 1 else people
             share = _number((got or {}).get("share"))
             if got is None or share is None:
                 continue
-            names.append(row[0])
+            names.append(measure)
             shares.append(share)
             low, high = _number(got.get("low")), _number(got.get("high"))
             lows.append(0.0 if low is None else share - low)
