@@ -606,6 +606,12 @@ def test_leaderboard_ranks_disjoint_tournaments_separately(fixture_db):
     assert set(at.dataframe[0].value["name"]) == {"fixture-a", "fixture-b", "fixture-c"}
 
 
+def test_dispute_page_names_the_raters_reply_in_words(fixture_db):
+    """No "Raw reply" (jargon, issue 34): the reply is "as received", as on Browse."""
+    labels = [e.label for e in ok(page("pages/2_NarrativeQA_disputes.py")).expander]
+    assert "Raw reply" not in labels and "The rater's reply, as received" in labels
+
+
 def test_dispute_page_marks_verified_quotes_and_searches_the_story(fixture_db):
     at = ok(page("pages/2_NarrativeQA_disputes.py"))
     shown = [m.value for m in at.markdown]
