@@ -11,7 +11,7 @@ import streamlit as st
 
 from app_support import caching, connection, frame, render, signin
 from core.annotation.rater_epsilon import remember_epsilon
-from core.annotation.validation_queue import queue_validation_items
+from core.annotation.validation_queue import queue_validation_items, queued_for_validation
 from core.errors import WorkbenchError
 from core.views.epsilon_figure import sensitivity_figure
 from core.views.rater_epsilon import CHOICE_LABELS, NUMBER, stored_choice
@@ -188,7 +188,17 @@ def needed_section(sec: dict) -> None:
     to_queue = needed.get("to_queue")
     st.caption(md(needed["advice"][:1].upper() + needed["advice"][1:] + "."))
     if to_queue and who is not None and who.may("admin"):
-        if st.button(
+        with connection.database() as db:
+            already = queued_for_validation(db, sec["rater"])
+        if already:  # queued: say so, not a button whose second press is refused
+            st.button(
+                f"{md(already)} items queued for the team (overlap 2)",
+                key=f"queue_{sec['rater']}",
+                disabled=True,
+                help="They are in the annotators' Side by side queues; their labels enter "
+                "this report as they arrive.",
+            )
+        elif st.button(
             f"Queue {md(to_queue)} items for the team (overlap 2)", key=f"queue_{sec['rater']}"
         ):
             with connection.database() as db:

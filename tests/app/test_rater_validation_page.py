@@ -90,6 +90,12 @@ def test_admin_queues_exactly_the_items_the_simulation_asks_for(db_path, monkeyp
     finally:
         db.conn.close()
     assert len(queued) == to_queue and all(r.overlap == 2 for r in queued)
+    at.run()  # the next run says how many are queued instead of offering a second press
+    assert not [b for b in at.button if unescaped(b.label) == label]
+    (done,) = [
+        b for b in at.button if unescaped(b.label).endswith("items queued for the team (overlap 2)")
+    ]
+    assert done.disabled and unescaped(done.label).startswith(f"{to_queue} items")
 
 
 def test_each_auto_rater_has_its_own_tab_and_only_the_open_one_is_drawn(report_db):
