@@ -640,7 +640,7 @@ def test_run_page_runs_offline_with_a_progress_bar(fixture_db):
     assert [s for s in at.selectbox if s.label == "Answering model"][
         0
     ].value == "offline:extractive"
-    [n for n in at.number_input if n.label.startswith("c (")][0].set_value(2).run()
+    [n for n in at.number_input if n.label == "Questions to sample"][0].set_value(2).run()
     assert any(m.label == "Calls" for m in ok(at).metric)
     answers = count(path, "select count(*) from answers")
     ok(button(at, "Run").click().run())
