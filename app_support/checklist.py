@@ -1,7 +1,16 @@
-"""The Review page's checklist, inside its form (issue 34): every radio item keeps its radio
-(for the mouse) and gets a button per choice with its own key, shown on the button (the first
-item's Yes is ``1``, its No ``2``, ...: :func:`core.views.review.checklist_keys`); a key press
-sets that choice. The other items (a checkbox, a text box) are as they were."""
+"""The Review page's checklist, inside its form (issue 34): one control per choice. Every Yes / No
+or multiple-choice item is its question followed by a button per choice, each with its own key
+shown on it (the first item's Yes is ``1``, its No ``2``, ...:
+:func:`core.views.review.checklist_keys`); a click or a key press chooses it, and the chosen
+button is drawn filled (primary). The other items (a checkbox, a text box) are as they were.
+
+A choice is held in the session under ``chk_<name>_<qid>`` (no widget owns that key), starting
+from the person's earlier answer or from nothing (a required item is chosen, never defaulted);
+:func:`forget` drops it once the question is decided or skipped.
+
+A choice reruns the page, so the form also holds the id of my own label on the question as the
+page first showed it (:func:`held_label_id`): a review stored meanwhile in another tab is still
+refused as stale, not taken in silently by the rerun."""
 
 from __future__ import annotations
 
@@ -14,21 +23,55 @@ from core.views.review import checklist_keys
 from core.views.text import escape_markdown, md
 
 
-@frame.action
-def _choose(state_key: str, choice: str) -> None:
-    """Form-button callback: the radio ``state_key`` takes ``choice`` (the form's other values
-    are kept: a form button submits them first)."""
-    st.session_state[state_key] = choice
+def state_key(name: str, qid: str) -> str:
+    """Where the session holds item ``name``'s answer on question ``qid``."""
+    return f"chk_{name}_{qid}"
 
 
-def _index(options: list[str], before: Any, state_key: str) -> int | None:
-    """The radio's first choice: none once a key has set it (the session holds the value), else
-    the person's earlier answer, else none (a required item is chosen, never defaulted)."""
-    if state_key in st.session_state or before is None:
-        return None
+def button_key(name: str, qid: str, choice: str) -> str:
+    """The key of ``choice``'s button of item ``name`` on question ``qid``."""
+    return f"{state_key(name, qid)}_{choice}_key"
+
+
+def _choices(field: dict[str, Any]) -> list[str] | None:
+    """The item's choices, None for an item that is not chosen by buttons."""
+    if field["type"] == "choice":
+        return list(field["choices"])
+    return ["Yes", "No"] if field["type"] == "bool" and field["required"] else None
+
+
+def _earlier(options: list[str], before: Any) -> str | None:
+    """The person's earlier answer as one of ``options`` (a stored bool is Yes / No)."""
     if isinstance(before, bool):
-        return 0 if before else 1
-    return options.index(before) if before in options else None
+        return "Yes" if before else "No"
+    return before if before in options else None
+
+
+@frame.action
+def _choose(key: str, choice: str) -> None:
+    """Form-button callback: the item takes ``choice`` (the form's other values are kept: a
+    form button submits them first)."""
+    st.session_state[key] = choice
+
+
+def held_label_id(qid: str, current: int | None) -> int | None:
+    """My own label's id on question ``qid`` when the page first showed it (``current``: the id
+    now), held until :func:`release` or :func:`forget`."""
+    return st.session_state.setdefault(f"chk_seen_{qid}", current)  # type: ignore[no-any-return]
+
+
+def release(qid: str) -> None:
+    """Stop holding my label's id on ``qid`` (refused as stale, or undone: the page shows the
+    label now stored, and the next decision is a knowing one)."""
+    st.session_state.pop(f"chk_seen_{qid}", None)
+
+
+def forget(fields: list[dict[str, Any]], qid: str) -> None:
+    """Drop the choices held for question ``qid`` (decided or skipped: it starts afresh)."""
+    release(qid)
+    for f in fields:
+        if _choices(f) is not None:
+            st.session_state.pop(state_key(f["name"], qid), None)
 
 
 def checklist(
@@ -38,32 +81,35 @@ def checklist(
     ``titles``: the articles' titles, added to the per-article items)."""
     keys = {(name, choice): key for name, choice, key in checklist_keys(fields)}
     for f in fields:
-        name, label, state_key = f["name"], md(f["label"]), f"chk_{f['name']}_{qid}"
+        name, label, key = f["name"], md(f["label"]), state_key(f["name"], qid)
         if name in ("support_a", "support_b") and len(titles) > "ab".index(name[-1]):
             label += f" ({escape_markdown(titles['ab'.index(name[-1])])})"
-        if f["type"] == "bool" and not f["required"]:
-            st.checkbox(label, value=bool(old.get(name)), key=state_key)
+        options = _choices(f)
+        if options is None and f["type"] == "bool":
+            st.checkbox(label, value=bool(old.get(name)), key=key)
             continue
-        if f["type"] not in ("bool", "choice"):
-            st.text_input(label, value=old.get(name) or "", key=state_key)
+        if options is None:
+            st.text_input(label, value=old.get(name) or "", key=key)
             continue
-        options = list(f["choices"]) if f["type"] == "choice" else ["Yes", "No"]
-        with st.container(horizontal=True, vertical_alignment="bottom", gap="small"):
-            st.radio(
-                label,
-                options,
-                format_func=md,
-                horizontal=True,
-                key=state_key,
-                index=_index(options, old.get(name), state_key),
-            )
+        if key not in st.session_state:
+            st.session_state[key] = _earlier(options, old.get(name))
+        chosen = st.session_state[key]
+        with st.container(
+            horizontal=True, vertical_alignment="center", gap="small", key=f"item_{key}"
+        ):
+            st.markdown(label, width="stretch")
             for choice in options:
-                key = keys.get((name, choice))
+                shortcut = keys.get((name, choice))
                 st.form_submit_button(
                     md(choice),
-                    key=f"{state_key}_{choice}_key",
-                    shortcut=key,
-                    help=md(f"{f['label']}: {choice}" + (f" (key {key})" if key else "")),
+                    key=button_key(name, qid, choice),
+                    type="primary" if choice == chosen else "secondary",
+                    shortcut=shortcut,
+                    help=md(
+                        f"{f['label']}: {choice}"
+                        + (f" (key {shortcut})" if shortcut else "")
+                        + (" - chosen" if choice == chosen else "")
+                    ),
                     on_click=_choose,
-                    args=(state_key, choice),
+                    args=(key, choice),
                 )

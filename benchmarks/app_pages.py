@@ -13,7 +13,13 @@
    in this server; ``first_load_median_max_s``: the slowest page's median over ``--load-repeats``
    rounds of fresh contexts, each a new visitor; ``first_load_floor_s``: the median first load
    of a one-line Streamlit page served beside it, loaded between them: the framework's own
-   floor on this machine); on Side by side, keyboard verdict (key
+   floor on this machine; ``first_load_over_floor_s``: each page's median minus that floor, and
+   ``pages_over_budget``: the pages over the issue's budget, floor + 0.8 s); every page's second
+   visit in the same browser right after its first (a reload, the sign-in cookie and the
+   server's caches warm: ``reruns_s``, ``rerun_max_s``); every one of the
+   15 pages, signed in where it needs it, and a table of them all printed at the end;
+   ``problems``: an exception a page showed, a script error in the browser, a traceback or
+   Python warning in the server's log (expected empty); on Side by side, keyboard verdict (key
    ``1``..``4``) -> next item rendered and the script idle, for one annotator
    (``action_p50_s``, ``action_p95_s``) and for four annotators at once (``action_p95_4_s``;
    an action not confirmed within 120 s is listed in ``errors_4`` with what the page showed).
@@ -67,8 +73,19 @@ PAGE_SLUGS = {
     "Run": "Run",
     "EXAM": "EXAM",
     "Cross lingual": "Cross_lingual",
+    "Adjudication": "Adjudication",
+    "Team": "Team",
     "Rater validation": "Rater_validation",
+    "Entities": "Entities",
+    "Label": "Label",
 }
+#: Pages that need a signed-in person (open mode: a name in the link signs in).
+SIGNED_IN = {
+    "Review questions", "NarrativeQA disputes", "Side by side", "Run", "Adjudication",
+    "Entities", "Label",
+}  # fmt: skip
+#: The issue's budget: a page's first load within the floor (a one-line page) + this.
+BUDGET_OVER_FLOOR_S = 0.8
 _IDLE_JS = (
     "() => { const app = document.querySelector('[data-testid=\"stApp\"]');"
     " return !!app && app.getAttribute('data-test-connection-state') === 'CONNECTED'"
@@ -294,27 +311,57 @@ def _idle(page, timeout_s: float = 120) -> None:
     page.wait_for_function(_IDLE_JS, timeout=timeout_s * 1000)
 
 
+#: What went wrong on a page, as shown or thrown in the browser: "URL: what" (filled by
+#: :func:`_open`; the run's ``problems``).
+PROBLEMS: list[str] = []
+_EXCEPTIONS_JS = (
+    "() => Array.from(document.querySelectorAll('[data-testid=\"stException\"]'))"
+    ".map(e => e.innerText.slice(0, 300))"
+)
+
+
 def _open(browser, url: str):
     """``url`` in a fresh browser context, waited for until its title shows and the script is
-    idle: ``(context, page, seconds taken)``."""
+    idle: ``(context, page, seconds taken)``. An exception the page shows or a script error in
+    the browser is added to :data:`PROBLEMS`."""
     context = browser.new_context(viewport={"width": 1400, "height": 900})
     page = context.new_page()
+    page.on("pageerror", lambda exc: PROBLEMS.append(f"{url}: browser error {exc}"))
     t = time.perf_counter()
     page.goto(url)
     page.locator("h1").first.wait_for(timeout=120_000)
     _idle(page)
-    return context, page, round(time.perf_counter() - t, 3)
+    took = round(time.perf_counter() - t, 3)
+    PROBLEMS.extend(f"{url}: shown exception {e!r}" for e in page.evaluate(_EXCEPTIONS_JS))
+    return context, page, took
 
 
-def _first_load(browser, url: str) -> float:
-    context, _, took = _open(browser, url)
+def _rerun(page) -> float:
+    """The page's second visit in the same browser (a reload: the sign-in cookie and the
+    server's caches warm): reload -> title shown and script idle, in seconds."""
+    t = time.perf_counter()
+    page.reload()
+    page.locator("h1").first.wait_for(timeout=120_000)
+    _idle(page)
+    return round(time.perf_counter() - t, 3)
+
+
+def _first_load(browser, url: str, reruns: dict[str, float] | None = None) -> float:
+    """``url``'s load in a fresh context; with ``reruns``, its rerun too (keyed by the URL)."""
+    context, page, took = _open(browser, url)
+    if reruns is not None:
+        reruns[url] = _rerun(page)
     context.close()
     return took
 
 
 def page_urls(base: str) -> dict[str, str]:
-    """Every page, then each later tab of Agreement and Leaderboard by its link."""
-    urls = {name: f"{base}/{slug}" for name, slug in PAGE_SLUGS.items()}
+    """Every page (signed in where it needs it), then each later tab of Agreement and
+    Leaderboard by its link."""
+    urls = {
+        name: f"{base}/{slug}" + ("?name=bench-view" if name in SIGNED_IN else "")
+        for name, slug in PAGE_SLUGS.items()
+    }
     for name, tabs in PAGE_SECTIONS.items():
         for tab in tabs[1:]:
             urls[f"{name} / {tab}"] = f"{base}/{PAGE_SLUGS[name]}?section={quote_plus(tab)}"
@@ -325,21 +372,54 @@ FLOOR_APP = 'import streamlit as st\n\nst.title("Floor")\nst.write("One line of 
 FLOOR = "(floor: a one-line Streamlit page)"
 
 
-def first_loads(browser, base: str, repeats: int, floor: str | None) -> dict[str, list[float]]:
+def first_loads(
+    browser, base: str, repeats: int, floor: str | None
+) -> tuple[dict[str, list[float]], dict[str, float]]:
     """Each page (and each later tab, by its link) opened in a fresh context, ``repeats`` rounds
-    (the first round is each page's first load in this server): navigation start -> title
-    shown and script idle. ``floor``: the URL of a one-line Streamlit page (the framework's own
-    first load on this machine), loaded at the start, middle and end of every round (key
-    :data:`FLOOR`)."""
+    (the first round is each page's first load in this server, the later ones a new visitor's
+    load with the server's caches warm): navigation start -> title shown and script idle; in
+    the first round each page's second visit too (:func:`_rerun`). ``floor``: the URL of a one-line
+    Streamlit page (the framework's own first load on this machine), loaded at the start,
+    middle and end of every round (key :data:`FLOOR`). Returns (loads, reruns) by page name."""
     out: dict[str, list[float]] = {}
+    reruns: dict[str, float] = {}
     urls = list(page_urls(base).items())
-    for _ in range(repeats):
+    for round_ in range(repeats):
         for n, (name, url) in enumerate(urls):
             if floor and n in (0, len(urls) // 2, len(urls) - 1):
                 out.setdefault(FLOOR, []).append(_first_load(browser, floor))
-            out.setdefault(name, []).append(_first_load(browser, url))
-            print(f"first load {name:34s} {out[name][-1]:6.3f} s", flush=True)
-    return out
+            by_url: dict[str, float] | None = {} if round_ == 0 else None
+            out.setdefault(name, []).append(_first_load(browser, url, by_url))
+            if by_url is not None:
+                reruns[name] = by_url[url]
+            print(
+                f"{'first load' if round_ == 0 else 'next visit'} {name:34s} "
+                f"{out[name][-1]:6.3f} s" + (f"   rerun {reruns[name]} s" if round_ == 0 else ""),
+                flush=True,
+            )
+    return out, reruns
+
+
+def server_log_problems(log: Path) -> list[str]:
+    """Tracebacks and Python warnings the server logged (the first line of each)."""
+    lines = log.read_text(errors="replace").splitlines()
+    found = re.compile(r"Traceback \(most recent call last\)|\w+Warning\b|Exception\b")
+    return [line.strip()[:300] for line in lines if found.search(line)]
+
+
+def page_table(loads: dict[str, list[float]], reruns: dict[str, float], floor: float) -> None:
+    """Print each page's first load, median load, second visit and how far the median is over
+    the floor, marking a page over the budget (floor + :data:`BUDGET_OVER_FLOOR_S`)."""
+    print(f"{'page':44s} {'first':>7s} {'median':>7s} {'again':>7s} {'over floor':>10s}")
+    for name, values in loads.items():
+        over = statistics.median(values) - floor
+        rerun = reruns.get(name)
+        print(
+            f"{name:44s} {values[0]:7.3f} {statistics.median(values):7.3f} "
+            f"{'-' if rerun is None else f'{rerun:7.3f}':>7s} {over:+10.3f}"
+            + ("  OVER BUDGET" if over > BUDGET_OVER_FLOOR_S else ""),
+            flush=True,
+        )
 
 
 def start_floor_server(work: Path) -> tuple[subprocess.Popen, str]:
@@ -391,7 +471,7 @@ def sign_in(page, base: str, name: str) -> None:
     page.goto(f"{base}/Side_by_side")
     page.get_by_label("Annotator name").fill(name)
     page.get_by_role("button", name="Sign in").click()
-    page.get_by_role("heading", name="Answer A").wait_for(timeout=120_000)
+    page.get_by_role("heading", name="Answer A").first.wait_for(timeout=120_000)
     _idle(page)
 
 
@@ -439,7 +519,7 @@ def keyboard_actions(
                     f" return m && Number(m[1]) > {before}; }}",
                     timeout=120_000,
                 )
-                page.get_by_role("heading", name="Answer A").wait_for(timeout=120_000)
+                page.get_by_role("heading", name="Answer A").first.wait_for(timeout=120_000)
                 _idle(page)
             except Exception as exc:  # reason: playwright's TimeoutError; report, go on
                 if errors is None:
@@ -452,7 +532,7 @@ def keyboard_actions(
                 )
                 print("error:", errors[-1], flush=True)
                 page.reload()
-                page.get_by_role("heading", name="Answer A").wait_for(timeout=120_000)
+                page.get_by_role("heading", name="Answer A").first.wait_for(timeout=120_000)
                 _idle(page)
                 continue
             out.append(time.perf_counter() - t)
@@ -487,7 +567,12 @@ def browser_figures(path: Path, work: Path, actions: int, warm_up: bool, load_re
             spare = browser.new_context()
             spare.new_page().goto(f"{base}/_stcore/health")
             spare.close()
-            loads = first_loads(browser, base, load_repeats, floor)
+            loads, reruns = first_loads(browser, base, load_repeats, floor)
+            page_table(  # now, not after the keyboard actions: a failure there keeps it
+                {k: v for k, v in loads.items() if k != FLOOR},
+                reruns,
+                statistics.median(loads[FLOOR]),
+            )
             clicks = tab_clicks(browser, base)
             browser.close()
         one: list[float] = []
@@ -522,7 +607,19 @@ def browser_figures(path: Path, work: Path, actions: int, warm_up: bool, load_re
             except subprocess.TimeoutExpired:
                 server.kill()
     floor_loads = loads.pop(FLOOR)
+    floor_s = statistics.median(floor_loads)
+    over = {k: round(statistics.median(v) - floor_s, 3) for k, v in loads.items()}
+    problems = PROBLEMS + server_log_problems(log)
+    for problem in problems:
+        print("problem:", problem, flush=True)
     return {
+        "pages": len(PAGE_SLUGS),
+        "first_load_over_floor_max_s": max(over.values()),
+        "first_load_over_floor_s": over,
+        "pages_over_budget": sorted(k for k, v in over.items() if v > BUDGET_OVER_FLOOR_S),
+        "rerun_max_s": max(reruns.values()),
+        "reruns_s": reruns,
+        "problems": problems,
         "action_p50_s": round(statistics.median(one), 3),
         "action_p95_s": round(p95(one), 3),
         "action_p95_4_s": round(p95(four), 3) if four else None,
@@ -532,7 +629,7 @@ def browser_figures(path: Path, work: Path, actions: int, warm_up: bool, load_re
         "first_loads_s": {k: v[0] for k, v in loads.items()},
         "first_load_median_max_s": max(statistics.median(v) for v in loads.values()),
         "first_loads_median_s": {k: statistics.median(v) for k, v in loads.items()},
-        "first_load_floor_s": statistics.median(floor_loads),
+        "first_load_floor_s": floor_s,
         "tab_click_max_s": max(clicks.values()),
         "tab_clicks_s": clicks,
         "server_rss_mb": rss_mb,

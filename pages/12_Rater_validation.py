@@ -11,7 +11,7 @@ import streamlit as st
 
 from app_support import caching, connection, frame, render, signin
 from core.annotation.rater_epsilon import remember_epsilon
-from core.annotation.validation_queue import queue_validation_items
+from core.annotation.validation_queue import queue_validation_items, queued_for_validation
 from core.errors import WorkbenchError
 from core.views.epsilon_figure import sensitivity_figure
 from core.views.rater_epsilon import CHOICE_LABELS, NUMBER, stored_choice
@@ -28,6 +28,7 @@ from core.views.rater_report.tables import (
 )
 from core.views.report_html import report_html
 from core.views.scale_agreement import scale_notes, scale_rows
+from core.views.score_figures import bias_figure
 from core.views.text import escape_markdown, md
 
 frame.setup("Rater validation")
@@ -162,6 +163,7 @@ def pairwise_section(sec: dict) -> None:
             f"{'-' if ka is None else f'{ka:.3f}'} (as on Agreement)."
         )
     st.markdown("**Biases** (shares with 95% Wilson intervals)")
+    st.plotly_chart(bias_figure(sec), width="stretch", key=f"biases_{sec['rater']}")
     st.dataframe(bias_frame(sec), hide_index=True, width="stretch")
     cost, time = sec["cost"], sec["time"]
     per_verdict, seconds = cost_texts(sec)
@@ -208,7 +210,17 @@ def needed_section(sec: dict) -> None:
     to_queue = needed.get("to_queue")
     st.caption(md(needed["advice"][:1].upper() + needed["advice"][1:] + "."))
     if to_queue and who is not None and who.may("admin"):
-        if st.button(
+        with connection.database() as db:
+            already = queued_for_validation(db, sec["rater"])
+        if already:  # queued: say so, not a button whose second press is refused
+            st.button(
+                f"{md(already)} items queued for the team (overlap 2)",
+                key=f"queue_{sec['rater']}",
+                disabled=True,
+                help="They are in the annotators' Side by side queues; their labels enter "
+                "this report as they arrive.",
+            )
+        elif st.button(
             f"Queue {md(to_queue)} items for the team (overlap 2)", key=f"queue_{sec['rater']}"
         ):
             with connection.database() as db:

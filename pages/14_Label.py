@@ -4,13 +4,14 @@ labels toggle and ``Enter`` stores the set. ``U`` undoes my last label of the ta
 
 import streamlit as st
 
-from app_support import connection, frame, shortcuts, signin
+from app_support import connection, frame, shortcuts, signin, workspace
 from core.annotation.custom_labels import label_item, undo_label
 from core.errors import WorkbenchError
 from core.views.custom_labelling import SUBMIT_KEY, UNDO_KEY, labelling_tasks, labelling_view
 from core.views.text import md
 
 frame.setup("Label")
+workspace.compact()
 shortcuts.keys_after_choices()
 user = signin.require_annotator()
 
@@ -110,16 +111,16 @@ with connection.database() as db:
                     args=(task, item, label),
                     width="stretch",
                 )
-        cols = st.columns(4)
-        if view["multilabel"]:
-            cols[0].button(
-                "Submit",
-                key="lab_submit",
-                shortcut=SUBMIT_KEY,
-                on_click=_store,
-                args=(task, item, sorted(chosen)),
-            )
-        cols[1].button("Undo", key="lab_undo", shortcut=UNDO_KEY, on_click=_undo, args=(task,))
+        with st.container(horizontal=True):  # Submit (a label set) and Undo, side by side
+            if view["multilabel"]:
+                st.button(
+                    "Submit",
+                    key="lab_submit",
+                    shortcut=SUBMIT_KEY,
+                    on_click=_store,
+                    args=(task, item, sorted(chosen)),
+                )
+            st.button("Undo", key="lab_undo", shortcut=UNDO_KEY, on_click=_undo, args=(task,))
     with side:
         with st.expander("Guideline", expanded=True):
             st.markdown(md(view["guideline"]) if view["guideline"] else "*(no guideline)*")

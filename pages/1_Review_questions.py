@@ -45,9 +45,10 @@ user = signin.require_annotator()  # the signed-in Annotator: every write takes 
 who = user.name
 
 
-def _refused(exc: WorkbenchError, what: str, question: str) -> InertMarkdown:
+def _refused(exc: WorkbenchError, what: str, qid: str, question: str) -> InertMarkdown:
     """Why nothing was stored (another tab's change names the question: the page moves on)."""
     if isinstance(exc, StaleLabelError):
+        checklist.release(qid)  # shown again with the label now stored: the next is knowing
         return InertMarkdown(f"{md(what)} on '{md(render.short(question))}': {md(exc)}")
     return InertMarkdown(f"{md(what)}: nothing was stored. {md(exc)}")
 
@@ -59,8 +60,8 @@ def _decide(
     """Form-button callback: store my review of ``qid`` as the form holds it; ``seen``: my own
     row on the question when the page showed it (changed since in another tab: refused)."""
     state = st.session_state
-    values = {f["name"]: state.get(f"chk_{f['name']}_{qid}") for f in fields}
-    for f in fields:  # a required Yes / No item is a radio of "Yes" and "No"
+    values = {f["name"]: state.get(checklist.state_key(f["name"], qid)) for f in fields}
+    for f in fields:  # a required Yes / No item is chosen by its "Yes" or "No" button
         if f["type"] == "bool" and f["required"] and values[f["name"]] is not None:
             values[f["name"]] = values[f["name"]] == "Yes"
     must = [f for f in fields if f["required"] and f["type"] != "text"]
@@ -82,8 +83,9 @@ def _decide(
                 expected_last_id=seen,
             )
         except WorkbenchError as exc:
-            state["review_error"] = qid, _refused(exc, BUTTONS[decision], question)
+            state["review_error"] = qid, _refused(exc, BUTTONS[decision], qid, question)
             return
+    checklist.forget(fields, qid)
     state["review_scroll"] = True
     st.query_params.pop("q", None)
     state["last_review"] = dict(
@@ -93,14 +95,15 @@ def _decide(
 
 
 @frame.action
-def _skip(qid: str, question: str, seen: int | None) -> None:
+def _skip(qid: str, question: str, seen: int | None, fields: list[dict[str, Any]]) -> None:
     """Store a skip: the question goes to the end of my queue (not counted as done)."""
     with connection.database() as db:
         try:
             skip_review(db, qid, user, expected_last_id=seen)
         except WorkbenchError as exc:
-            st.session_state["review_error"] = qid, _refused(exc, "Skip", question)
+            st.session_state["review_error"] = qid, _refused(exc, "Skip", qid, question)
             return
+    checklist.forget(fields, qid)
     st.session_state["review_notice"] = InertMarkdown(
         f"Skipped '{escape_markdown(render.short(question))}': it goes to the end of your queue "
         "(not counted as done; **Undo** takes the skip back)."
@@ -119,6 +122,8 @@ def _undo() -> None:
             st.session_state["review_notice"] = InertMarkdown(f"Undo: {md(exc)}")
             return
         text = question_labels(db, (undone.item,)).get(undone.item, "") if undone else ""
+    if undone is not None:
+        checklist.release(undone.item)
     if undone is None:
         st.session_state["review_notice"] = "Nothing to undo: you have no review or skip left."
     elif undone.was_skip:
@@ -216,7 +221,7 @@ with connection.database() as db:
         st.button("Undo", key="review_undo", shortcut="U", on_click=_undo)
         st.stop()
     detail = caching.cached_view(db, review_view, qid, who, user.role)
-    seen = own_review_id(db, qid, who)  # what a submit from this page expects
+    seen = checklist.held_label_id(qid, own_review_id(db, qid, who))  # what a submit expects
     q = detail["question"]
     if st.session_state.pop("review_scroll", False):
         shortcuts.scroll_to_top(qid)
@@ -262,7 +267,7 @@ with connection.database() as db:
                 for (decision, title), key in zip(BUTTONS.items(), "AXE"):
                     st.form_submit_button(
                         md(title),
-                        type="primary" if decision == "accept" else "secondary",
+                        type="secondary",  # filled means a chosen checklist answer
                         shortcut=key,
                         help=md(f"{title} (key {key})"),
                         on_click=_decide,
@@ -278,14 +283,14 @@ with connection.database() as db:
                     height=68,
                 )
             boxes[1].text_input("Note (optional)", key=f"note_{qid}")
-            st.caption(shortcuts.CHOICE_HINT + " " + shortcuts.TYPING_HINT)
+            st.caption(shortcuts.TYPING_HINT)
         with st.container(horizontal=True):
             st.button(
                 "Skip",
                 key="review_skip",
                 shortcut="S",
                 on_click=_skip,
-                args=(qid, q["question"], seen),
+                args=(qid, q["question"], seen, fields),
             )
             st.button("Undo", key="review_undo", shortcut="U", on_click=_undo)
             workspace.guideline_button("review", "review_guidelines")

@@ -52,7 +52,7 @@ def show_judgment(title: str, j: dict | None) -> None:
     render.evidence(j["evidence"])
     if j["rationale"]:
         render.untrusted(j["rationale"], "Explanation")
-    with st.expander("Raw reply"):
+    with st.expander("The rater's reply, as received"):
         st.text(j["raw"] or "")
 
 

@@ -67,7 +67,7 @@ with connection.database() as db:
     )
     split = _pick(c[2], "Disagreement", [PEOPLE_VS_PEOPLE, PEOPLE_VS_JUDGE])
     gold = _pick(c[3], "Gold", ["with gold", "without gold"])
-    c = st.columns([3, 1])
+    c = st.columns([4, 2, 1])  # search, sort and the page number on one row
     search = c[0].text_input("Search question text or id", key="browse_search")
     sort = c[1].selectbox("Sort", SORTS, key="browse_sort")
     filters = BrowseFilters(
@@ -87,8 +87,8 @@ with connection.database() as db:
     number = 1
     if pages > 1:
         number = int(
-            st.number_input(
-                f"Page (of {md(pages)}, {md(PAGE_SIZE)} questions each)",
+            c[2].number_input(
+                f"Page (of {md(pages)})",
                 min_value=1,
                 max_value=pages,
                 value=1,
@@ -96,7 +96,10 @@ with connection.database() as db:
             )
         )
     shown = page_of(rows, number)
-    st.caption(f"{len(rows)} questions match.")
+    st.caption(
+        f"{len(rows)} questions match"
+        + (f", {md(PAGE_SIZE)} a page: page {md(number)} of {md(pages)}." if pages > 1 else ".")
+    )
     if shown:
         st.dataframe(shown, hide_index=True, width="stretch")
     ids = [r["id"] for r in shown]

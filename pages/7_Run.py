@@ -49,7 +49,15 @@ origin = c[1].selectbox(
     origins,
     index=origins.index("narrativeqa") if "narrativeqa" in origins else 0,
 )
-n = int(c[2].number_input("c (questions sampled)", min_value=1, value=20, step=10))
+n = int(
+    c[2].number_input(
+        "Questions to sample",
+        min_value=1,
+        value=20,
+        step=10,
+        help="How many questions the run draws with the seed (`c` in an experiment's TOML).",
+    )
+)
 seed = int(c[3].number_input("Seed", value=0, step=1))
 kinds = system_kinds()
 c = st.columns(2)

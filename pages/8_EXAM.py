@@ -5,6 +5,7 @@ import streamlit as st
 from app_support import connection, frame, signin
 from core.views.exam import answered_frame, car_reproduction_frame, correlation_frame, runs_frame
 from core.views.exam_book import book_correlation, exam_leaderboard, exam_query_ids
+from core.views.score_figures import exam_scores_figure
 from core.views.text import md
 
 frame.setup("EXAM")
@@ -28,6 +29,8 @@ with connection.database() as db:
         run_id = st.selectbox("Run", runs["run_id"].tolist())
         st.subheader("Leaderboard")
         board, caption = exam_leaderboard(db, run_id)
+        if not board.empty:
+            st.plotly_chart(exam_scores_figure(board), width="stretch")
         st.dataframe(board, hide_index=True, width="stretch")
         st.caption(md(caption))
         queries = exam_query_ids(db, run_id)

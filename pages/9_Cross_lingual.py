@@ -8,6 +8,7 @@ import streamlit as st
 
 from app_support import connection, frame, signin
 from core.views.numbers import num
+from core.views.score_figures import xrag_accuracy_figure
 from core.views.text import md
 from core.views.xrag import (
     accuracy_table,
@@ -35,6 +36,19 @@ def ci_columns(
     }
 
 
+#: Column names people read instead of the tables' field names.
+NAMES: dict[str, Any] = {
+    "qtype": st.column_config.TextColumn(
+        "question type", help="'all': every question type together"
+    ),
+    "n": st.column_config.NumberColumn("answers", help="answers with a verdict"),
+    "n_correct": "correct",
+    "n_no_verdict": st.column_config.NumberColumn(
+        "no verdict", help="answers the judge panel left undecided (a tie or unparsed)"
+    ),
+    "content_correct": "content correct",
+}
+
 signin.sign_in_sidebar()
 st.caption(
     "How well each model answers a question over two articles in different languages, and in "
@@ -61,10 +75,17 @@ with connection.database() as db:
         ),
     ):
         st.subheader(md(title))
+        if table is acc and not acc.empty:
+            st.plotly_chart(xrag_accuracy_figure(acc), width="stretch")
         if table.empty:
             st.caption(md(empty))
         else:
-            st.dataframe(table, hide_index=True, width="stretch", column_config=ci_columns(table))
+            st.dataframe(
+                table,
+                hide_index=True,
+                width="stretch",
+                column_config=ci_columns(table) | NAMES,
+            )
     st.subheader("Controlled analysis (paired, McNemar + paired bootstrap)")
     if st.toggle("Compute the controlled analysis", key="xrag_controlled"):
         ctl = controlled_table(db, n_boot=1000, seed=0)

@@ -80,6 +80,24 @@ def nav(page: Any, name: str, slug: str) -> None:
     idle(page)
 
 
+def checklist_item(page: Any, label: str) -> Any:
+    """The Review checklist's item ``label``: its question and a button per choice."""
+    return page.locator("[class*='st-key-item_chk_']").filter(has_text=label)
+
+
+def choose(page: Any, label: str, choice: str = "Yes") -> None:
+    """Click ``choice`` of the Review checklist's item ``label`` and wait until it shows
+    chosen (drawn filled: a primary button) and the script is idle."""
+    item = checklist_item(page, label)
+    # the button's name is "Yes 1", its text "Yes1" (the key shown on it follows the choice)
+    pattern = re.compile("^" + re.escape(choice) + "(?![A-Za-z])")
+    item.get_by_role("button", name=pattern).first.click()
+    item.locator('[data-testid="stBaseButton-primaryFormSubmit"]').filter(
+        has_text=pattern
+    ).first.wait_for()
+    idle(page)
+
+
 def signed_in_as(page: Any, name: str) -> None:
     """Wait until the sidebar says ``name`` is signed in."""
     page.locator('[data-testid="stSidebar"]').get_by_text(f"Signed in as {name}").wait_for()

@@ -92,6 +92,13 @@ def draw_uniform(population: Sequence[str], n_items: int, seed: int) -> list[str
     return [population[int(i)] for i in picked]
 
 
+def queued_for_validation(db: Database, rater: str) -> int:
+    """How many side-by-side items are queued with overlap 2 for ``rater``'s validation (the
+    Rater validation page's button says so instead of offering to queue them again)."""
+    rows = validation_requests(db, SIDE_BY_SIDE_TASK, rater)
+    return sum(r.overlap == VALIDATION_OVERLAP for r in rows)
+
+
 def queue_validation_items(
     db: Database,
     rater: str,

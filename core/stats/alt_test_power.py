@@ -16,7 +16,7 @@ gives the same figures, to the last digit.
    (multinomial counts), the alt-test rerun on each (humans with fewer than ``min_items`` drawn
    items skipped; fewer than ``min_humans`` tested = no decision).
 
-3. A pass is counted only where it also comes out with every person's margin ``caution`` (1)
+3. A pass is counted only where it also comes out with every person's margin ``caution`` (2)
    standard errors worse than on the items on hand (``W^h - W^f`` raised by ``caution *
    sd / sqrt(items)``, :func:`margin_errors`): the resampling knows only the sample's spread,
    and a recommendation to pass appears just when the sample happens to flatter a rater near

@@ -1,6 +1,6 @@
 """What the annotator sees, in a real headless Chromium: an answer's code renders as code, the
 verdict buttons fit at 1280 px and on a 390 px phone, and every decision works by keyboard
-(after a click on a checklist radio, and after leaving the rationale box with Esc).
+(after a click on a checklist choice, and after leaving the rationale box with Esc).
 
 Needs Debian chromium and the ``playwright`` PyPI package (see ``tests/browser_server.py``).
 """
@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from browser_server import (
     WAIT_S,
+    choose,
     idle,
     require_browser,
     streamlit_app,
@@ -102,7 +103,7 @@ def test_code_renders_as_code_and_the_buttons_fit(app):
             browser.close()
 
 
-def test_every_decision_by_keyboard_after_a_radio_click_and_after_typing(app):
+def test_every_decision_by_keyboard_after_a_checklist_click_and_after_typing(app):
     from playwright.sync_api import sync_playwright
 
     base, db_path, chromium = app
@@ -121,17 +122,15 @@ def test_every_decision_by_keyboard_after_a_radio_click_and_after_typing(app):
                 "The question is intelligible and reads naturally",
                 "The question can be answered from the source",
                 "The reference answer is correct",
-            ):  # clicked with the mouse: the radio keeps no focus, so the keys still work
-                page.locator('[data-testid="stRadio"]').filter(has_text=label).get_by_text(
-                    "Yes", exact=True
-                ).click()
+            ):  # clicked with the mouse: the keys still work after it
+                choose(page, label)
             page.wait_for_function("() => document.activeElement.tagName !== 'INPUT'")
             page.keyboard.press("a")  # no click elsewhere first
             wait_for(
                 lambda: (
                     _count(db_path, "select count(*) from reviews where decision = 'accept'") == 1
                 ),
-                what="Accept by key after radio clicks",
+                what="Accept by key after checklist clicks",
             )
             page.get_by_text(re.compile("Stored: Accept on")).wait_for()
             idle(page)

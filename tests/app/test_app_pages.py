@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 from browser_support import build_fixture_db, unescaped
@@ -94,17 +95,32 @@ def test_open_mode_sign_in_by_name(fixture_db):
 REVIEW = "pages/1_Review_questions.py"
 
 
+def _choices(at: AppTest) -> dict[str, dict[str, Any]]:
+    """The checklist's items chosen by buttons: item label -> {choice: its button}, in order."""
+    items: dict[str, dict[str, Any]] = {}
+    for b in at.button:
+        if b.key and b.key.startswith("chk_") and b.key.endswith("_key"):
+            label, choice = unescaped(b.help).split(" (key ")[0].rsplit(": ", 1)
+            items.setdefault(label, {})[unescaped(b.label)] = b
+    return items
+
+
+def _choose(at: AppTest, label: str, choice: str) -> None:
+    """Click ``choice`` of the checklist item ``label`` (a form button: the page reruns)."""
+    ok(_choices(at)[label][choice].click().run())
+
+
 def _answer(at: AppTest, **answers: str) -> None:
-    """Set the Yes / No checklist items (default Yes; ``answerable="No"`` etc. by field)."""
+    """Choose the Yes / No checklist items (default Yes; ``answerable="No"`` etc. by field)."""
     names = {
         "The question is intelligible and reads naturally": "intelligible",
         "The question can be answered from the source": "answerable",
         "The question can be answered from the two articles": "answerable",
         "The reference answer is correct": "answer_correct",
     }
-    for r in at.radio:
-        if r.options == ["Yes", "No"]:
-            r.set_value(answers.get(names[r.label], "Yes"))
+    for label, buttons in _choices(at).items():
+        if list(buttons) == ["Yes", "No"]:
+            _choose(at, label, answers.get(names[label], "Yes"))
 
 
 def _text(at: AppTest, label_start: str):
@@ -119,13 +135,14 @@ def _shown_question(at: AppTest) -> str:
 def test_submit_review_writes_one_row(fixture_db):
     path, _ = fixture_db
     at = ok(page(REVIEW))
-    checks = [r for r in at.radio if r.options == ["Yes", "No"]]
-    assert [r.label for r in checks] == [
+    checks = _choices(at)
+    assert list(checks) == [
         "The question is intelligible and reads naturally",
         "The question can be answered from the source",
         "The reference answer is correct",
     ]
-    assert all(r.value is None for r in checks)  # no default answer
+    assert all(list(c) == ["Yes", "No"] for c in checks.values())
+    assert all(b.proto.type == "secondary" for c in checks.values() for b in c.values())
     assert [b.label for b in at.button if b.label in ("Accept", "Reject", "Save edit")] == [
         "Accept",
         "Reject",
@@ -160,6 +177,31 @@ def test_submit_review_writes_one_row(fixture_db):
         s.value.startswith("Stored: **Accept** on") and "now **accepted**" in s.value
         for s in at.success
     )
+
+
+def test_the_checklist_has_one_control_per_choice_with_its_key(fixture_db):
+    """Each checklist choice is one button showing its key (no radio beside it for the same
+    choice); the chosen one is drawn filled, and an earlier answer is shown chosen."""
+    path, _ = fixture_db
+    at = ok(page(REVIEW))
+    assert not [r for r in at.radio if r.options == ["Yes", "No"]]
+    checks = _choices(at)
+    shortcuts = [b.proto.shortcut for c in checks.values() for b in c.values()]
+    assert shortcuts == list("123456")
+    label = "The question can be answered from the source"
+    _choose(at, label, "No")
+    kinds = {k: {c: b.proto.type for c, b in v.items()} for k, v in _choices(at).items()}
+    assert kinds[label] == {"Yes": "secondary", "No": "primary"}
+    assert all(t == "secondary" for k, v in kinds.items() if k != label for t in v.values())
+    assert count(path, "select count(*) from reviews") == 0  # choosing stores nothing
+    [r for r in at.radio if r.label == "Show"][0].set_value("Pick a question").run()
+    qid = _shown_question(at)
+    _answer(at, answer_correct="No")
+    ok(button(at, "Reject").click().run())
+    assert count(path, "select count(*) from reviews") == 1
+    [s for s in at.selectbox if s.label == "Question"][0].set_value(qid).run()
+    kinds = {k: {c: b.proto.type for c, b in v.items()} for k, v in _choices(ok(at)).items()}
+    assert [v["Yes"] for v in kinds.values()] == ["primary", "primary", "secondary"]
 
 
 def test_reject_and_save_edit_each_write_one_row(fixture_db):
@@ -305,18 +347,17 @@ def test_xrag_review_on_the_page_applies_the_sufficient_filter(fixture_db):
     [r for r in at.radio if r.label == "Show"][0].set_value("Pick a question").run()
     [s for s in at.selectbox if s.label == "Question"][0].set_value(qid).run()
     ok(at)
-    assert [r.label for r in at.radio if r.options == ["Yes", "No"]] == [
+    assert [k for k, c in _choices(at).items() if list(c) == ["Yes", "No"]] == [
         "The question is intelligible and reads naturally",
         "The question can be answered from the two articles",
         "The reference answer is correct",
     ]
-    for r in at.radio:
-        if r.options == ["Yes", "No"]:
-            r.set_value("Yes")
-    support = [r for r in at.radio if r.label.startswith("How much of the answer")]
-    assert len(support) == 2 and all(r.value is None for r in support)  # no default
-    support[0].set_value("Sufficient")
-    support[1].set_value("Some")
+    _answer(at)
+    support = [k for k in _choices(at) if k.startswith("How much of the answer")]
+    assert len(support) == 2  # no default: nothing is chosen
+    assert all(b.proto.type == "secondary" for k in support for b in _choices(at)[k].values())
+    _choose(at, support[0], "Sufficient")
+    _choose(at, support[1], "Some")
     ok(button(at, "Accept").click().run())  # discarded whatever the button
     assert (
         count(path, f"select count(*) from questions where id = '{qid}' and status = 'discarded'")
@@ -565,6 +606,12 @@ def test_leaderboard_ranks_disjoint_tournaments_separately(fixture_db):
     assert set(at.dataframe[0].value["name"]) == {"fixture-a", "fixture-b", "fixture-c"}
 
 
+def test_dispute_page_names_the_raters_reply_in_words(fixture_db):
+    """No "Raw reply" (jargon, issue 34): the reply is "as received", as on Browse."""
+    labels = [e.label for e in ok(page("pages/2_NarrativeQA_disputes.py")).expander]
+    assert "Raw reply" not in labels and "The rater's reply, as received" in labels
+
+
 def test_dispute_page_marks_verified_quotes_and_searches_the_story(fixture_db):
     at = ok(page("pages/2_NarrativeQA_disputes.py"))
     shown = [m.value for m in at.markdown]
@@ -593,7 +640,7 @@ def test_run_page_runs_offline_with_a_progress_bar(fixture_db):
     assert [s for s in at.selectbox if s.label == "Answering model"][
         0
     ].value == "offline:extractive"
-    [n for n in at.number_input if n.label.startswith("c (")][0].set_value(2).run()
+    [n for n in at.number_input if n.label == "Questions to sample"][0].set_value(2).run()
     assert any(m.label == "Calls" for m in ok(at).metric)
     answers = count(path, "select count(*) from answers")
     ok(button(at, "Run").click().run())

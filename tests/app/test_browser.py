@@ -18,6 +18,7 @@ import pytest
 from browser_server import (
     IDLE_JS,
     WAIT_S,
+    choose,
     free_port,
     idle,
     require_browser,
@@ -171,9 +172,7 @@ def test_annotation_flows_in_a_real_browser(app, trap, chromium_path):
                 "The question can be answered from the source",
                 "The reference answer is correct",
             ):  # Yes / No, no default
-                page.locator('[data-testid="stRadio"]').filter(has_text=label).get_by_text(
-                    "Yes", exact=True
-                ).click()
+                choose(page, label)
             page.get_by_role("button", name=re.compile(r"^Save edit")).click()  # no edit typed
             page.get_by_text(re.compile("Save edit: nothing was stored")).wait_for()
             idle(page)

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from browser_server import WAIT_S, idle, require_browser, streamlit_app, wait_for
+from browser_server import WAIT_S, checklist_item, idle, require_browser, streamlit_app, wait_for
 from browser_support import build_prd_db
 
 from core.annotation.identity import sign_in_open
@@ -63,6 +63,11 @@ def _radio(label: str) -> Callable[[Any], Any]:
     return lambda page: page.locator('[data-testid="stRadio"]').filter(has_text=label)
 
 
+def _item(label: str) -> Callable[[Any], Any]:
+    """A Review checklist item: its question and its choices' buttons."""
+    return lambda page: checklist_item(page, label)
+
+
 def _text(text: str) -> Callable[[Any], Any]:
     return lambda page: page.get_by_text(text, exact=True)
 
@@ -96,9 +101,9 @@ CASES: dict[str, tuple[str, dict[str, Callable[[Any], Any]], dict[str, Callable[
     "review": (
         "Review_questions?name=dana",
         {  # on a phone the checklist is scrolled through (its keys 1-6 work from anywhere)
-            "intelligible": _radio("The question is intelligible"),
-            "answerable": _radio("The question can be answered"),
-            "correct": _radio("The reference answer is correct"),
+            "intelligible": _item("The question is intelligible"),
+            "answerable": _item("The question can be answered"),
+            "correct": _item("The reference answer is correct"),
             "Passages": lambda page: page.get_by_text(re.compile(r"^Passage \d+ ·")).first,
         },
         {v: _button(v) for v in ("Accept", "Reject", "Save edit")},
@@ -200,12 +205,14 @@ def _count(db_path: Path, sql: str) -> int:
 
 
 def test_review_by_keyboard_only_and_guidelines_one_key_away(app):
-    """Keys 1, 3, 5 answer the checklist's three items Yes (the keys shown on its buttons), A
-    accepts: no Tab, Space or mouse first. G opens the guidelines over the page."""
+    """Keys 1, 3, 5 answer the checklist's three items Yes (the keys shown on its buttons, one
+    control per choice: no radio beside them), A accepts: no Tab, Space or mouse first. G opens
+    the guidelines over the page."""
     from playwright.sync_api import sync_playwright
 
     base, chromium, db_path = app
     accepted = "select count(*) from reviews where annotator = 'erin' and decision = 'accept'"
+    items = ("intelligible", "answered", "answer is correct")
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=chromium, args=ARGS)
         try:
@@ -215,11 +222,16 @@ def test_review_by_keyboard_only_and_guidelines_one_key_away(app):
             accept = _button("Accept")(page)
             accept.wait_for()
             idle(page)
-            assert "A" in accept.inner_text() and "1" in _button("Yes")(page).first.inner_text()
-            for key, item in zip("135", ("intelligible", "answered", "answer is correct")):
+            assert "A" in accept.inner_text()
+            for item, keys in zip(items, ("12", "34", "56")):
+                shown = [b.inner_text() for b in _item(item)(page).get_by_role("button").all()]
+                assert [k in text for text, k in zip(shown, keys)] == [True, True], shown
+            assert not page.locator('[data-testid="stRadio"]').filter(has_text="Yes").count()
+            chosen = '[data-testid="stBaseButton-primaryFormSubmit"]'
+            for key, item in zip("135", items):
                 page.keyboard.press(key)
-                yes = _radio(item)(page).locator("input").first  # the item's Yes
-                wait_for(yes.is_checked, what=f"key {key} to answer Yes")
+                yes = _item(item)(page).locator(chosen).filter(has_text=re.compile("^Yes"))
+                wait_for(lambda yes=yes: yes.count() > 0, what=f"key {key} to choose Yes")
                 idle(page)
             assert _count(db_path, accepted) == 0  # the checklist alone stores nothing
             page.keyboard.press("a")

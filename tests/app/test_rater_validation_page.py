@@ -90,6 +90,12 @@ def test_admin_queues_exactly_the_items_the_simulation_asks_for(db_path, monkeyp
     finally:
         db.conn.close()
     assert len(queued) == to_queue and all(r.overlap == 2 for r in queued)
+    at.run()  # the next run says how many are queued instead of offering a second press
+    assert not [b for b in at.button if unescaped(b.label) == label]
+    (done,) = [
+        b for b in at.button if unescaped(b.label).endswith("items queued for the team (overlap 2)")
+    ]
+    assert done.disabled and unescaped(done.label).startswith(f"{to_queue} items")
 
 
 def test_each_auto_rater_has_its_own_tab_and_only_the_open_one_is_drawn(report_db):
@@ -151,6 +157,13 @@ def _choice(at: AppTest):
     return radio
 
 
+def _epsilon_curve(at: AppTest) -> dict:
+    """The plotly spec of the decision over epsilon (the section's biases are plotted too)."""
+    specs = [json.loads(chart.proto.spec) for chart in at.get("plotly_chart")]
+    (spec,) = [s for s in specs if s["data"][0].get("name") == "winning rate"]
+    return spec
+
+
 def test_who_labelled_sets_epsilon_is_remembered_per_task_and_plotted(report_db):
     """The page offers the CLI's choice (experts 0.2 / skilled 0.15 / crowd 0.1 / a number);
     an admin's choice is stored for the task, survives a rerun and a new session, and the
@@ -169,8 +182,10 @@ def test_who_labelled_sets_epsilon_is_remembered_per_task_and_plotted(report_db)
         "0.2 for experts, 0.15 for skilled annotators, 0.1 for crowd workers" in unescaped(c.value)
         for c in at.caption
     )
-    (chart,) = at.get("plotly_chart")
-    spec = json.loads(chart.proto.spec)
+    spec = _epsilon_curve(at)
+    specs = [json.loads(chart.proto.spec) for chart in at.get("plotly_chart")]
+    (biases,) = [s for s in specs if s["layout"]["title"]["text"].startswith("Biases")]
+    assert [t["name"] for t in biases["data"]] == ["auto-rater", "people"]
     assert [s["x0"] for s in spec["layout"]["shapes"] if s.get("x0") == s.get("x1")] == [0.2]
     assert [t["name"] for t in spec["data"]] == ["winning rate", "advantage probability"]
     assert spec["data"][0]["x"][0] == 0 and spec["data"][0]["x"][-1] == 0.3
@@ -184,8 +199,7 @@ def test_who_labelled_sets_epsilon_is_remembered_per_task_and_plotted(report_db)
     assert any("epsilon = 0.1 (crowd workers)" in unescaped(c.value) for c in at.caption)
     verdicts = [unescaped(m.value) for m in (*at.success, *at.error)]
     assert any("at epsilon = 0.1 (crowd workers)" in v for v in verdicts), verdicts
-    (chart,) = at.get("plotly_chart")
-    shapes = json.loads(chart.proto.spec)["layout"]["shapes"]
+    shapes = _epsilon_curve(at)["layout"]["shapes"]
     assert [s["x0"] for s in shapes if s.get("x0") == s.get("x1")] == [0.1]
     at.run()  # a rerun keeps it
     assert _choice(at).value == "crowd"

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
-from browser_server import IDLE_JS, require_browser, streamlit_app, wait_for
+from browser_server import IDLE_JS, choose, require_browser, streamlit_app, wait_for
 from browser_support import build_fixture_db
 from pg_server import module_backend  # noqa: F401  (fixture: one backend per module)
 
@@ -96,9 +96,7 @@ def test_a_key_pressed_in_a_stale_tab_stores_nothing_and_says_why(
                 "The question can be answered from the source",
                 "The reference answer is correct",
             ):
-                second.locator('[data-testid="stRadio"]').filter(has_text=label).get_by_text(
-                    "Yes", exact=True
-                ).click()
+                choose(second, label)
             _key(second, "a")
             wait_for(lambda: _rows(db_path, REVIEWS) == ["accept"], what="Accept by key a")
             _key(first, "x")  # Reject needs nothing more: only the stale check refuses it

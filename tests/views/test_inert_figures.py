@@ -26,6 +26,7 @@ from core.views.leaderboard_figures import (
     slope_figure,
 )
 from core.views.ppi_ranking import ppi_figure
+from core.views.score_figures import bias_figure, exam_scores_figure, xrag_accuracy_figure
 from core.views.text import chart_template_text, chart_text, inert_figure
 
 VIEWS = Path(__file__).resolve().parents[2] / "core" / "views"
@@ -112,6 +113,18 @@ def _ppi() -> dict:
     }
 
 
+def _bias() -> go.Figure:
+    """A section's biases with a planted family name in its self-preference measure."""
+    s = {"share": 0.5, "low": 0.4, "high": 0.6, "n": 10}
+    biases = {
+        "position": {"both_orders": s, "first_shown": s, "people_first_shown": s},
+        "length": {"rater": s, "people": s},
+        "ties": {"rater": {"Equal": s, "None": s}, "people": {"Equal": s, "None": s}},
+        "self_preference": {"applies": True, "family": SPAN + LINK, "rater": s, "people": s},
+    }
+    return bias_figure({"biases": biases})
+
+
 #: Every figure function of core.views -> the figures it builds from planted data.
 BUILDERS = {
     "forest_figure": lambda: [forest_figure(_board()), forest_figure(_board(), "strength")],
@@ -123,6 +136,29 @@ BUILDERS = {
     "slope_figure": lambda: [slope_figure(_slope())],
     "confusion_figure": lambda: [_confusion()],
     "ppi_figure": lambda: [ppi_figure(_ppi())],
+    "xrag_accuracy_figure": lambda: [
+        xrag_accuracy_figure(
+            pd.DataFrame(
+                [
+                    {"model": m, "language": SPAN, "setting": LINK, "qtype": "all", "n": 4}
+                    | {"n_correct": 2, "accuracy": 0.5, "ci_low": 0.2, "ci_high": 0.8}
+                    | {"level": 0.95}
+                    for m in SYSTEMS
+                ]
+            )
+        )
+    ],
+    "bias_figure": lambda: [_bias()],
+    "exam_scores_figure": lambda: [
+        exam_scores_figure(
+            pd.DataFrame(
+                [
+                    {"system": s, "gold": i == 0, "EXAM": 0.5, "EXAM SE": 0.1}
+                    for i, s in enumerate(SYSTEMS)
+                ]
+            )
+        )
+    ],
     "sensitivity_figure": lambda: [
         sensitivity_figure(
             RATER_B,

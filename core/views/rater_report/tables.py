@@ -116,8 +116,9 @@ def group_frame(sec: dict[str, Any]) -> pd.DataFrame:
     )
 
 
-def bias_frame(sec: dict[str, Any]) -> pd.DataFrame:
-    """Each bias share of the rater and of the people, with its Wilson interval."""
+def bias_rows(sec: dict[str, Any]) -> list[tuple[str, dict[str, Any], dict[str, Any] | None]]:
+    """``(measure, the rater's share, the people's share or None)`` of each bias of a section;
+    a share is a dict with ``share``, ``low``, ``high`` (95% Wilson interval) and ``n``."""
     b = sec["biases"]
     pos, ln, ties, sp = b["position"], b["length"], b["ties"], b["self_preference"]
     rows = [
@@ -129,8 +130,13 @@ def bias_frame(sec: dict[str, Any]) -> pd.DataFrame:
     ]
     if sp["applies"]:
         rows.append((f"self-preference ({sp['family']})", sp["rater"], sp["people"]))
+    return rows
+
+
+def bias_frame(sec: dict[str, Any]) -> pd.DataFrame:
+    """Each bias share of the rater and of the people, with its Wilson interval."""
     out = []
-    for name, mine, theirs in rows:
+    for name, mine, theirs in bias_rows(sec):
         theirs = theirs or {"share": None, "low": None, "high": None, "n": None}
         out.append(
             {
