@@ -9,9 +9,12 @@ from collections.abc import Iterator
 
 import pytest
 from cli_run import run_cli
+from pg_outage import Outage, forwarded_url
 
 from core.errors import ConfigError, DatabaseUnreachableError
+from core.store.database import open_db
 from core.store.pg_connection import connect_psycopg, connect_timeout_s
+from core.store.settings import get_setting, set_setting
 
 
 @pytest.fixture
@@ -52,3 +55,25 @@ def test_the_connect_timeout_setting(monkeypatch):
         monkeypatch.setenv("WORKBENCH_CONNECT_TIMEOUT", bad)
         with pytest.raises(ConfigError, match="WORKBENCH_CONNECT_TIMEOUT"):
             connect_timeout_s()
+
+
+def test_a_connection_cut_mid_run_is_unreachable_and_the_pool_recovers(pg_migrated, monkeypatch):
+    """The server goes away under a borrowed connection: its statement is one
+    DatabaseUnreachableError, a new open while it is away too; once it is back the next open
+    works (the broken connection was discarded, not handed out again)."""
+    monkeypatch.setenv("WORKBENCH_CONNECT_TIMEOUT", "2")
+    with Outage.before(pg_migrated) as outage:
+        url = forwarded_url(pg_migrated, outage)
+        db = open_db(url)
+        outage.down()
+        with pytest.raises(DatabaseUnreachableError, match="went away"):
+            set_setting(db, "k", "1")
+        db.conn.close()
+        with pytest.raises(DatabaseUnreachableError, match="unreachable"):
+            open_db(url)
+        outage.up()
+        db = open_db(url)
+        try:
+            assert get_setting(db, "k") == ""  # nothing of the cut statement was stored
+        finally:
+            db.conn.close()
