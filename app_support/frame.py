@@ -1,7 +1,10 @@
 """A page's frame: its config and title (and the warm-up, started once per server process), and
 the app's one error path: the boundary ``app.py`` runs the chosen page in (:func:`run_page`) and
 the one every button callback runs in (:func:`action`). Either way a failure is one plain line
-with a reference, and the traceback goes to the server's log with the same reference."""
+with a reference, and the traceback goes to the server's log with the same reference. A database
+server that cannot be reached (:class:`core.errors.DatabaseUnreachableError`) is a fault, not a
+bug: one plain line for the visitor (a button's action: "not saved ... press again"), the
+operator's detail in the log, and the next run renders as soon as the server is back."""
 
 from __future__ import annotations
 
@@ -14,14 +17,18 @@ from typing import ParamSpec, Protocol
 import streamlit as st
 from streamlit.logger import get_logger
 
+from app_support import connection
 from app_support.connection import served
 from app_support.navigation import route_through_app
 from app_support.warmup import warm_up
+from core.errors import DatabaseUnreachableError
 from core.views.text import md
 
 _log = get_logger(__name__)  # Streamlit's logger: its lines reach the server's log
 #: Session key: the reference of a callback that failed, shown by the next page run's frame.
 ACTION_FAILED = "_workbench_action_failed"
+#: Session key: a button action found the database unreachable (nothing was stored).
+NOT_SAVED = "_workbench_not_saved"
 P = ParamSpec("P")
 
 
@@ -41,6 +48,9 @@ def setup(title: str) -> None:
     st.title(md(title))
     if ref := st.session_state.pop(ACTION_FAILED, None):
         st.error(f"This action failed. The details are in the server's log (reference {md(ref)}).")
+    said = st.session_state[connection.UNREACHABLE_SAID] = st.session_state.pop(NOT_SAVED, False)
+    if said:
+        st.error(connection.NOT_SAVED_LINE)
 
 
 def _logged(what: str) -> str:
@@ -65,7 +75,11 @@ def action(fn: Callable[P, None], reraise: bool | None = None) -> Callable[P, No
     @functools.wraps(fn)
     def run(*args: P.args, **kwargs: P.kwargs) -> None:
         try:
-            fn(*args, **kwargs)
+            with connection.acting():
+                fn(*args, **kwargs)
+        except DatabaseUnreachableError as exc:  # nothing stored: the page says "press again"
+            connection.log_unreachable("button action", exc)
+            st.session_state[NOT_SAVED] = True
         except Exception:  # reason: no traceback to visitors; st.stop/st.rerun are BaseException
             ref = _logged("button action")
             if _reraise(reraise):
@@ -81,6 +95,10 @@ def run_page(navigation: Runnable, reraise: bool | None = None) -> None:
     so tests see every failure."""
     try:
         navigation.run()
+    except DatabaseUnreachableError as exc:  # opened elsewhere than connection.database()
+        connection.log_unreachable("page", exc)
+        if not st.session_state.get(connection.UNREACHABLE_SAID):
+            st.error(connection.UNREACHABLE_LINE)
     except Exception:  # reason: no traceback to visitors; st.stop/st.rerun are BaseException
         ref = _logged("page")
         if _reraise(reraise):

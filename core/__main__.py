@@ -17,7 +17,7 @@ import sqlite3
 import sys
 
 from core.cli.support import not_utf8
-from core.errors import WorkbenchError
+from core.errors import DatabaseUnreachableError, WorkbenchError
 from core.store.connection import default_db_path
 
 
@@ -90,7 +90,7 @@ def _run(args: argparse.Namespace) -> int:
 
         with creating(getattr(args, "creates_db", False)):
             return int(args.func(args) or 0)
-    except WorkbenchError as exc:
+    except (WorkbenchError, DatabaseUnreachableError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     except sqlite3.DatabaseError as exc:  # the database file failed (locked, full, damaged)

@@ -54,3 +54,13 @@ class DatabaseFileError(WorkbenchError):
 
 class DatabaseBusyError(WorkbenchError):
     """A label write still met another writer's lock after its bounded retries (nothing stored)."""
+
+
+class DatabaseUnreachableError(Exception):
+    """The PostgreSQL server could not be reached: the connection was refused, its connect
+    timeout passed, or it broke during a run (nothing of the statement in progress was stored).
+
+    The message is for operators (address, reason). Not a :class:`WorkbenchError`, on purpose:
+    the pages show a ``WorkbenchError``'s message to the visitor, while for this one the app
+    shows its own plain line and logs the message (``app_support/frame.py``); the CLI prints
+    it as one ``error:`` line (exit 2)."""

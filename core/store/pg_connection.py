@@ -11,17 +11,25 @@ those a converted module compiled for PostgreSQL already (``native=True``).
 from __future__ import annotations
 
 import contextlib
+import math
+import os
 import re
+import sys
 import threading
 from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
-from core.errors import DatabaseFileError
+from core.errors import ConfigError, DatabaseFileError, DatabaseUnreachableError
 from core.store.connection import busy_timeout_ms
 from core.store.postgres import marks_to_psycopg, translate
 
 if TYPE_CHECKING:
     import psycopg
+
+#: How long opening a connection may take (seconds) unless ``$WORKBENCH_CONNECT_TIMEOUT`` says.
+CONNECT_TIMEOUT_S = 5
+#: The longest connect timeout ``$WORKBENCH_CONNECT_TIMEOUT`` may set (one hour).
+MAX_CONNECT_TIMEOUT_S = 3600
 
 
 class PgCursor:
@@ -78,7 +86,7 @@ class PgConnection:
     @property
     def in_transaction(self) -> bool:
         """Whether a transaction is open (also one a failed statement aborted)."""
-        return self.raw.info.transaction_status.name != "IDLE"
+        return self.raw.info.transaction_status.name not in ("IDLE", "UNKNOWN")  # UNKNOWN: broken
 
     @contextlib.contextmanager
     def _turn(self) -> Iterator[None]:
@@ -105,7 +113,7 @@ class PgConnection:
         spelling (compiled by SQLAlchemy for PostgreSQL: :func:`core.store.statements.run`),
         sent as it is."""
         cursor = None
-        with self._turn():
+        with self._turn(), _reached():
             for statement in [query] if native else translate(query, params is not None):
                 cursor = self.raw.execute(statement, params)
         assert cursor is not None
@@ -115,7 +123,7 @@ class PgConnection:
         self, query: str, params_seq: Iterable[Any], /, *, native: bool = False
     ) -> PgCursor:
         """Run one store statement once per parameter row (``native``: as :meth:`execute`)."""
-        with self._turn():
+        with self._turn(), _reached():
             cursor = self.raw.cursor()
             cursor.executemany(query if native else marks_to_psycopg(query, True), params_seq)
         return PgCursor(cursor)
@@ -137,13 +145,68 @@ class PgConnection:
         release()
 
 
+def connect_timeout_s() -> int:
+    """How long opening a PostgreSQL connection may take: ``$WORKBENCH_CONNECT_TIMEOUT``
+    (whole seconds, 1 to :data:`MAX_CONNECT_TIMEOUT_S`; psycopg, like libpq, waits at least 2)
+    if set, else :data:`CONNECT_TIMEOUT_S`; any other value is a ``ConfigError`` (one line). A
+    ``connect_timeout`` in the URL itself wins."""
+    text = os.environ.get("WORKBENCH_CONNECT_TIMEOUT", "").strip()
+    if not text:
+        return CONNECT_TIMEOUT_S
+    try:
+        seconds = float(text)
+    except ValueError:
+        seconds = math.nan
+    if not 1 <= seconds <= MAX_CONNECT_TIMEOUT_S:  # also refuses nan
+        raise ConfigError(
+            f"WORKBENCH_CONNECT_TIMEOUT={text[:40]!r}: expected seconds, a number from 1 to "
+            f"{MAX_CONNECT_TIMEOUT_S} (unset it for the default {CONNECT_TIMEOUT_S} s)"
+        )
+    return math.ceil(seconds)
+
+
+def is_unreachable(exc: BaseException) -> bool:
+    """Whether ``exc`` says the server cannot be reached (psycopg's ``OperationalError`` without
+    a server error code: refused, timed out, connection lost; or classes 08 connection exception
+    and 57P server shut down or starting): not a lock wait, a full disk or a missing database."""
+    psycopg = sys.modules.get("psycopg")  # loaded only once a URL was opened
+    if psycopg is None or not isinstance(exc, psycopg.OperationalError):
+        return False
+    state = exc.sqlstate or ""
+    return not state or state.startswith(("08", "57P"))
+
+
+@contextlib.contextmanager
+def _reached() -> Iterator[None]:
+    """A statement's failure because the server went away is one
+    :class:`core.errors.DatabaseUnreachableError` (other errors pass as they are)."""
+    try:
+        yield
+    except Exception as exc:
+        if not is_unreachable(exc):
+            raise
+        raise DatabaseUnreachableError(
+            f"the PostgreSQL server went away during the statement ({_first_line(exc)}); "
+            "nothing of it was stored; check that the server runs"
+        ) from exc
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
+
+
 def connect_psycopg(url: str) -> psycopg.Connection[tuple[Any, ...]]:
-    """Open an autocommit psycopg connection (``BEGIN`` opens a transaction, as with SQLite); a
-    refused connection is one :class:`core.errors.DatabaseFileError` (password masked)."""
+    """Open an autocommit psycopg connection (``BEGIN`` opens a transaction, as with SQLite),
+    waiting at most :func:`connect_timeout_s`; a server that cannot be reached (refused, timed
+    out) is one :class:`core.errors.DatabaseUnreachableError`, any other refusal (no such
+    database, a wrong password) one :class:`core.errors.DatabaseFileError` (password masked)."""
     import psycopg  # deferred: a SQLite workbench never loads the driver
 
+    timeout = connect_timeout_s()
+    extra: dict[str, Any] = {} if "connect_timeout=" in url else {"connect_timeout": timeout}
     try:
-        raw = psycopg.connect(url, autocommit=True)
+        raw = psycopg.connect(url, autocommit=True, **extra)
     except psycopg.ProgrammingError as exc:  # the URL itself cannot be parsed
         first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
         first = first.replace(url, without_password(url))
@@ -152,8 +215,13 @@ def connect_psycopg(url: str) -> psycopg.Connection[tuple[Any, ...]]:
             "postgresql://USER@HOST:PORT/DATABASE"
         ) from None
     except psycopg.OperationalError as exc:
-        text = str(exc).strip()
-        first = text.splitlines()[0] if text else type(exc).__name__
+        first, text = _first_line(exc), str(exc)
+        if "FATAL:" not in text or "the database system is" in text:  # no answer, or starting
+            raise DatabaseUnreachableError(
+                f"cannot connect to PostgreSQL at {without_password(url)}: the server is "
+                f"unreachable ({first}; connect timeout {timeout} s, $WORKBENCH_CONNECT_TIMEOUT); "
+                "check --db (or $WORKBENCH_DB) and that the server runs"
+            ) from None
         raise DatabaseFileError(
             f"cannot connect to PostgreSQL at {without_password(url)} ({first}); check --db "
             "(or $WORKBENCH_DB), that the server runs and that the database exists (createdb)"
@@ -161,8 +229,8 @@ def connect_psycopg(url: str) -> psycopg.Connection[tuple[Any, ...]]:
     raw.adapters.register_loader("numeric", _numeric_loader())
     # Wait for another transaction's lock no longer than SQLite's busy timeout, then fail as
     # busy (55P03): a label write retries, then says "press again", instead of waiting forever.
-    timeout = f"{max(1, busy_timeout_ms())}ms"
-    raw.execute("select set_config('lock_timeout', %s, false)", [timeout])
+    lock_wait = f"{max(1, busy_timeout_ms())}ms"
+    raw.execute("select set_config('lock_timeout', %s, false)", [lock_wait])
     return raw
 
 

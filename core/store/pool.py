@@ -89,9 +89,18 @@ def engine_for(target: str | Path, *, postgres: bool, read_only: bool = False) -
 
 
 def borrow_postgres(pooled: Pooled) -> PgConnection:
-    """A connection from the engine's ``QueuePool`` (pinged first); its ``close`` gives it back."""
+    """A connection from the engine's ``QueuePool`` (pinged first); its ``close`` gives it back
+    (or discards it if it broke: the server went away)."""
     proxy = pooled.engine.raw_connection()
-    return PgConnection(proxy.dbapi_connection, release=proxy.close)  # type: ignore[arg-type]
+    raw = proxy.dbapi_connection
+
+    def release() -> None:  # a connection the server dropped is discarded, not pooled
+        if raw is None or raw.closed or raw.broken:
+            proxy.invalidate()
+        else:
+            proxy.close()
+
+    return PgConnection(raw, release=release)  # type: ignore[arg-type]
 
 
 def borrow_sqlite(pooled: Pooled) -> LockedConnection:

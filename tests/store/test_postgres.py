@@ -18,7 +18,7 @@ from contract_registry import contract_case
 from pairwise_rows import judgment
 from pg_server import pg_migrated, pg_server, pg_template_copy  # noqa: F401  (fixtures)
 
-from core.errors import DatabaseFileError
+from core.errors import DatabaseUnreachableError
 from core.store.connection import is_busy, retry_when_busy, transaction, utcnow
 from core.store.database import open_db, postgres_url
 from core.store.engine import Database
@@ -284,5 +284,7 @@ def test_lock_timeout_is_busy_and_retried(pg_db: Database) -> None:
 
 
 def test_unreachable_server_is_one_plain_error() -> None:
-    with pytest.raises(DatabaseFileError, match=r"cannot connect to PostgreSQL at .*u:\*\*\*@"):
+    with pytest.raises(
+        DatabaseUnreachableError, match=r"cannot connect to PostgreSQL at .*u:\*\*\*@"
+    ):
         open_db("postgresql://u:secret@127.0.0.1:1/nothing")
