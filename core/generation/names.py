@@ -39,6 +39,7 @@ MALE_TITLES = {
     "colonel",
     "general",
     "captain",
+    "admiral",
     "maire",
     "curé",
     "sergeant",
