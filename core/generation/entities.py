@@ -155,6 +155,8 @@ def cluster_mentions(
         if not words[key] or words[key][-1] in PLACE_WORDS:
             continue
         fuller = [k for k in kept if _contains(words[k], words[key])]
+        if any(m.titles for m in kept[key]):  # "Mme. Vauquer" is not the "Maison Vauquer"
+            fuller = [k for k in fuller if not set(words[k]) & PLACE_WORDS]
         roots = {uf.find(k) for k in fuller} - {uf.find(key)}
         # a name already joined to another full name ("Oblonsky" = "Stepan Arkadyevitch") is not
         # moved on into a second person ("Pyotr Oblonsky") by a shared word
@@ -181,9 +183,11 @@ def cluster_mentions(
         groups[uf.find(key)].extend(ms)
     entities: list[Entity] = []
     for ms in groups.values():
-        male = sum(bool(set(m.titles) & MALE_TITLES) for m in ms)
-        fem = [m for m in ms if set(m.titles) & FEMALE_TITLES and not set(m.titles) & MALE_TITLES]
-        if male and fem and male + len(fem) >= 3:  # Mr Conroy (once) and Mrs Conroy
+        him = [m for m in ms if set(m.titles) & MALE_TITLES]
+        fem = [m for m in ms if set(m.titles) & FEMALE_TITLES and m not in him]
+        if him and fem and len(him) + len(fem) >= 3:  # Mr Conroy (once) and Mrs Conroy
+            # one "M." (her late husband) takes none of the untitled mentions ("Mme. Vauquer")
+            fem = fem if len(him) >= 2 else [m for m in ms if m not in him]
             rest = [m for m in ms if m not in fem]
             entities.append(_entity(fem, female=True, text=text))
             entities.append(_entity(rest, text=text))

@@ -182,6 +182,7 @@ PLACE_WORDS = {
     "hôtel",
     "bridge",
     "quay",
+    "maison",
 }
 
 _LOWER = re.compile(r"(?<![\w’'])[a-zß-öø-ÿ][^\W\d_]*")

@@ -1,12 +1,19 @@
 """An entity's label from the words around its mentions (issue 36, core/generation/entity_labels.py).
 
-The short texts below are written for the tests; the real-text cases are in test_unseen_books.py
-("Darmstadt", "Kiev", "Mary Jane"). Each mention's context is marked in a comment.
+The short texts below are written for the tests (each mention's context marked in a comment);
+real text: two bundled NarrativeQA stories here, the unseen excerpts in test_unseen_books.py
+("Darmstadt", "Kiev", "Mary Jane").
 """
 
+from pathlib import Path
+
+from core.corpus.documents import read_text_file
+from core.corpus.gutenberg import clean_gutenberg
 from core.generation.entities import extract_entities
 from core.generation.entity_labels import context_evidence, entity_label
 from core.generation.names import Mention
+
+STORIES = Path(__file__).resolve().parents[2] / "demo" / "narrativeqa" / "stories"
 
 
 def _mentions(text: str, core: str, label: str) -> list[Mention]:
@@ -52,3 +59,27 @@ def test_admiral_is_a_title_and_keeps_the_admiral_and_his_wife_apart():
     crofts = [e for e in ents if "Croft" in e.name]
     titles = sorted(sorted({t for m in e.mentions for t in m.titles}) for e in crofts)
     assert titles == [["admiral"], ["mrs"]], [(e.name, e.aliases) for e in crofts]
+
+
+def _regex_entities(doc_id: str):
+    return extract_entities(
+        clean_gutenberg(read_text_file(STORIES / f"{doc_id}.txt")).body, "regex"
+    )[0]
+
+
+def test_a_horse_is_not_a_person():
+    # The Magnificent Ambersons: "Pendennis will gallop straight home to his stable"
+    ents = {e.name: e for e in _regex_entities("c3fe35b1c129aa367e223e6cb1cecaba20a26a37")}
+    assert ents["Pendennis"].label == "OTHER"
+    assert ents["George"].label == ents["Lucy"].label == ents["Major"].label == "PERSON"
+
+
+def test_a_landlady_is_not_her_boarding_house_nor_her_late_husband():
+    # Father Goriot: "Mme. Vauquer" does not join the "Maison Vauquer"; the one "M. Vauquer"
+    # (her late husband) is split off without taking her untitled mentions
+    ents = _regex_entities("e62ba8eff570a51d9e5dd256e45012d4d83bfd5f")
+    her = [e for e in ents if any(m.surface == "Mme. Vauquer" for m in e.mentions)]
+    assert len(her) == 1 and her[0].name == "Mme. Vauquer" and her[0].label == "PERSON"
+    assert not any(m.core == "Maison Vauquer" or "m" in m.titles for m in her[0].mentions)
+    house = [e for e in ents if e.name == "Maison Vauquer"]
+    assert len(house) == 1 and house[0].label == "PLACE"
