@@ -184,11 +184,13 @@ def cluster_mentions(
     entities: list[Entity] = []
     for ms in groups.values():
         him = [m for m in ms if set(m.titles) & MALE_TITLES]
-        fem = [m for m in ms if set(m.titles) & FEMALE_TITLES and m not in him]
+        fem = [m for m in ms if set(m.titles) & FEMALE_TITLES and not set(m.titles) & MALE_TITLES]
         if him and fem and len(him) + len(fem) >= 3:  # Mr Conroy (once) and Mrs Conroy
-            # one "M." (her late husband) takes none of the untitled mentions ("Mme. Vauquer")
-            fem = fem if len(him) >= 2 else [m for m in ms if m not in him]
-            rest = [m for m in ms if m not in fem]
+            if len(him) == 1:  # one "M." (her late husband): her names' untitled mentions too
+                hers = Counter(m.core for m in fem)
+                fem += [m for m in ms if not m.titles and hers[m.core] > (m.core == him[0].core)]
+            ids = {id(m) for m in fem}
+            rest = [m for m in ms if id(m) not in ids]
             entities.append(_entity(fem, female=True, text=text))
             entities.append(_entity(rest, text=text))
         else:
@@ -277,7 +279,8 @@ def _entity(ms: list[Mention], female: bool = False, text: str = "") -> Entity:
     ms = sorted(ms, key=lambda m: m.start)
     cores = Counter(m.core for m in ms)
     surfaces = Counter(m.surface for m in ms)
-    name = (surfaces if female else cores).most_common(1)[0][0]
+    titled = Counter(m.surface for m in ms if m.titles)  # hers: "Mme. Vauquer", not "Vauquer"
+    name = (titled if female and titled else cores).most_common(1)[0][0]
     if name.endswith("s") and name[:-1] in cores:
         name = name[:-1]  # "Croft", not the family's "the Crofts" merged into him (plural)
     if not female:  # prefer a full name ("Jean Valjean") used at least half as often

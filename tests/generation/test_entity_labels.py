@@ -83,3 +83,17 @@ def test_a_landlady_is_not_her_boarding_house_nor_her_late_husband():
     assert not any(m.core == "Maison Vauquer" or "m" in m.titles for m in her[0].mentions)
     house = [e for e in ents if e.name == "Maison Vauquer"]
     assert len(house) == 1 and house[0].label == "PLACE"
+
+
+def test_one_monsieur_and_a_mother_are_two_entities_with_two_names():
+    # Les Misérables: "Monsieur Jondrette" once, "Mother Jondrette" and "Jondrette" often; both
+    # entities were named "Jondrette" and could not be stored (one name per document)
+    text = (
+        "Mother Jondrette came in. “Bread,” said Mother Jondrette. Jondrette was tired.\n\n"
+        "Monsieur Jondrette was out. Later Mother Jondrette slept, and Jondrette wept."
+    )
+    ents, _ = extract_entities(text, "regex")
+    names = [e.name for e in ents if "Jondrette" in e.name]
+    assert sorted(names) == ["Jondrette", "Mother Jondrette"], names
+    him = next(e for e in ents if e.name == "Jondrette")
+    assert [m.surface for m in him.mentions] == ["Monsieur Jondrette"]  # her untitled go to her
