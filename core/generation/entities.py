@@ -13,8 +13,9 @@ without titles):
 (4) subsumption: a name whose words form a contiguous part of longer names joins the most frequent
     of them when that one has at least twice the mentions of the runner-up ("Valjean" into
     "Jean Valjean", "Holt" into "Hickman Holt");
-(5) a name used with both male (M., Monsieur) and female (Madame, Mme.) titles at least twice each
-    keeps its female-titled mentions as a separate entity;
+(5) a name used with both male (M., Monsieur) and female (Madame, Mme.) titles, three titled
+    mentions at least ("Mr Conroy" once, "Mrs Conroy" twice), keeps its female-titled mentions
+    as a separate entity;
 (6) name forms of patronymic languages (:mod:`core.generation.name_forms`): "Pyotr Petrovitch" =
     "Luzhin" when written "Pyotr Petrovitch Luzhin"; "Dounia" = "Avdotya Romanovna" (known
     diminutive, written nearby); a name with a patronymic is a PERSON whatever NER said.
@@ -22,7 +23,8 @@ without titles):
 Demonyms of the book's places ("Nantucketer", "Parisian") and common nouns in capitals ("a
 Samana", "the Samanas", "a State") are dropped; a name mostly written right after *at / in
 / to* is labelled PLACE, not PERSON; "Gotama, the Buddha", written twice, merges the name into
-its epithet (:mod:`core.generation.name_forms`).
+its epithet (:mod:`core.generation.name_forms`). The words around the mentions overrule NER's
+label ("at Darmstadt" is no person, "Perrault nodded" is one: :mod:`core.generation.entity_labels`).
 
 Names that NER tags NORP (nationalities, religious or political groups: "Indian", "Mormon") or
 that the built-in list knows as such are kept out of the PERSON and PLACE lists. Every merge is
@@ -40,6 +42,8 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 
 from core.errors import ConfigError
+from core.generation.entity_labels import entity_label
+from core.generation.entity_labels import key_words as _words
 from core.generation.mentions import proper_noun_mentions, spacy_available, spacy_mentions
 from core.generation.name_forms import (
     common_nouns,
@@ -47,8 +51,6 @@ from core.generation.name_forms import (
     equated_names,
     first_name_host,
     is_demonym,
-    is_diminutive,
-    is_patronymic,
     mostly_after_prepositions,
     of_phrase,
     patronymic_links,
@@ -58,7 +60,6 @@ from core.generation.names import (
     DIMINUTIVES,
     FEMALE_TITLES,
     MALE_TITLES,
-    PARTICLES,
     PLACE_WORDS,
     Entity,
     Mention,
@@ -80,10 +81,6 @@ class _UnionFind:
 
     def union(self, child: str, parent: str) -> None:
         self.parent[self.find(child)] = self.find(parent)
-
-
-def _words(key: str) -> tuple[str, ...]:
-    return tuple(w for w in re.split(r"[ ']", key) if w and w not in PARTICLES and len(w) > 1)
 
 
 def _contains(longer: tuple[str, ...], shorter: tuple[str, ...]) -> bool:
@@ -158,6 +155,8 @@ def cluster_mentions(
         if not words[key] or words[key][-1] in PLACE_WORDS:
             continue
         fuller = [k for k in kept if _contains(words[k], words[key])]
+        if any(m.titles for m in kept[key]):  # "Mme. Vauquer" is not the "Maison Vauquer"
+            fuller = [k for k in fuller if not set(words[k]) & PLACE_WORDS]
         roots = {uf.find(k) for k in fuller} - {uf.find(key)}
         # a name already joined to another full name ("Oblonsky" = "Stepan Arkadyevitch") is not
         # moved on into a second person ("Pyotr Oblonsky") by a shared word
@@ -184,10 +183,14 @@ def cluster_mentions(
         groups[uf.find(key)].extend(ms)
     entities: list[Entity] = []
     for ms in groups.values():
-        male = sum(bool(set(m.titles) & MALE_TITLES) for m in ms)
+        him = [m for m in ms if set(m.titles) & MALE_TITLES]
         fem = [m for m in ms if set(m.titles) & FEMALE_TITLES and not set(m.titles) & MALE_TITLES]
-        if male >= 2 and len(fem) >= 2:
-            rest = [m for m in ms if m not in fem]
+        if him and fem and len(him) + len(fem) >= 3:  # Mr Conroy (once) and Mrs Conroy
+            if len(him) == 1:  # one "M." (her late husband): her names' untitled mentions too
+                hers = Counter(m.core for m in fem)
+                fem += [m for m in ms if not m.titles and hers[m.core] > (m.core == him[0].core)]
+            ids = {id(m) for m in fem}
+            rest = [m for m in ms if id(m) not in ids]
             entities.append(_entity(fem, female=True, text=text))
             entities.append(_entity(rest, text=text))
         else:
@@ -276,7 +279,10 @@ def _entity(ms: list[Mention], female: bool = False, text: str = "") -> Entity:
     ms = sorted(ms, key=lambda m: m.start)
     cores = Counter(m.core for m in ms)
     surfaces = Counter(m.surface for m in ms)
-    name = (surfaces if female else cores).most_common(1)[0][0]
+    titled = Counter(m.surface for m in ms if m.titles)  # hers: "Mme. Vauquer", not "Vauquer"
+    name = (titled if female and titled else cores).most_common(1)[0][0]
+    if name.endswith("s") and name[:-1] in cores:
+        name = name[:-1]  # "Croft", not the family's "the Crofts" merged into him (plural)
     if not female:  # prefer a full name ("Jean Valjean") used at least half as often
         best = _words(fold(name))
         fuller = [
@@ -286,24 +292,7 @@ def _entity(ms: list[Mention], female: bool = False, text: str = "") -> Entity:
         ]
         name = fuller[0] if fuller else name
     aliases = [s for s, _ in (cores + surfaces).most_common() if s != name]
-    labels = Counter(m.label for m in ms if m.label)
-    titled = sum(bool(m.titles) for m in ms)
-    if set(_words(fold(name))) & PLACE_WORDS:
-        label = "PLACE"
-    elif any(is_patronymic(w) for c in cores for w in _words(fold(c))) or (
-        len(_words(fold(name))) == 1 and is_diminutive(fold(name))
-    ):
-        label = "PERSON"  # a patronymic ("Rodion Romanovitch") or a diminutive ("Dounia")
-    elif titled < 2 and mostly_after_prepositions([m.start for m in ms], text):
-        label = "PLACE"  # "at Nantucket", "in Salem", "to Lisbon"
-    elif sum(m.cue == "PERSON" for m in ms) >= 2 and not labels["NORP"] > len(ms) / 2:
-        label = "PERSON"  # spoken by / titled at least twice: a character, whatever NER said
-    elif labels["PERSON"] and (any(m.titles for m in ms) or labels["PERSON"] >= labels["PLACE"]):
-        label = "PERSON"
-    elif labels["PLACE"] >= max(2, 0.3 * len(ms)):
-        label = "PLACE"
-    else:
-        label = labels.most_common(1)[0][0] if labels else ""
+    label = entity_label(ms, name, text)
     return Entity(name=name, aliases=aliases, label=label, mentions=ms)
 
 

@@ -1,7 +1,8 @@
 """How many of a book's known main characters the top PERSON entities hold (issues 13 and 36).
 
 A character counts as found only when a variant of its name is part of one top entity's own
-name: an alias does not count, so a wrong merge ("Nikolay" the brother inside "Nikolay Ivanovitch
+name (or of that name written with a title: "Sir Walter" of the entity "Walter"): another alias
+does not count, so a wrong merge ("Nikolay" the brother inside "Nikolay Ivanovitch
 Sviazhsky") is no longer a hit. Beside the share the measure reports *splits* (one character
 named by several top entities) and *wrong merges* (one top entity that holds two characters: one
 named by it, or by an alias, and another by an alias that is one of its name variants, titles
@@ -38,15 +39,25 @@ def _untitled(alias: str) -> str:
     return " ".join(words)
 
 
+def _own(entity: dict[str, Any]) -> list[str]:
+    """The entity's own name (folded), also as written with a title: an alias that is the name
+    after a title ("Sir Walter" of "Walter", "Mr Elliot" of "Elliot"), since an entity's name
+    drops the titles of its mentions."""
+    name = fold(entity["name"])
+    return [name] + [fold(a) for a in entity.get("aliases", []) if _untitled(a) == name != fold(a)]
+
+
 def character_recall(
     entities: Sequence[dict[str, Any]], characters: Sequence[Sequence[str]], top: int = 15
 ) -> CharacterRecall:
     """Match ``characters`` (each a list of name variants of one person) against the ``top``
     PERSON entities (dicts with ``name``, ``label``, ``aliases``, in rank order).
 
-    found: a variant (folded) is part of a top entity's own name. splits: a character found in
+    found: a variant (folded) is part of a top entity's own name, or of that name written with a
+    title ("Sir Walter" for the entity "Walter" whose alias it is). splits: a character found in
     the names of two or more top entities. wrong_merges: a top entity that holds two or more
-    characters, each by its name or by an alias that is one of the character's variants (titles
+    characters, each by its name (also written with a title) or by an alias that is one of the
+    character's variants (titles
     aside: "Fanny Minafer" does not hold the variant "Minafer" of her nephew George; a bare
     "Nikolay" does hold Levin's brother).
     """
@@ -57,17 +68,17 @@ def character_recall(
     splits: dict[str, list[str]] = {}
     held: dict[str, list[str]] = {}
     for variants, folded in zip(characters, keys):
-        named = [e["name"] for e in people if any(k in fold(e["name"]) for k in folded)]
+        named = [e["name"] for e in people if any(k in f for k in folded for f in _own(e))]
         (found if named else missing).append(variants[0])
         if len(named) > 1:
             splits[variants[0]] = named
     for e in people:
-        name = fold(e["name"])
+        own = _own(e)
         aliases = {_untitled(a) for a in e.get("aliases", [])}
         held[e["name"]] = [
             variants[0]
             for variants, folded in zip(characters, keys)
-            if any(k in name or k in aliases for k in folded)
+            if any(k in aliases or any(k in f for f in own) for k in folded)
         ]
     wrong = {name: chars for name, chars in held.items() if len(chars) > 1}
     norp = [e["name"] for e in people if fold(e["name"]) in NORP_WORDS]

@@ -39,6 +39,7 @@ MALE_TITLES = {
     "colonel",
     "general",
     "captain",
+    "admiral",
     "maire",
     "curé",
     "sergeant",
@@ -181,6 +182,7 @@ PLACE_WORDS = {
     "hôtel",
     "bridge",
     "quay",
+    "maison",
 }
 
 _LOWER = re.compile(r"(?<![\w’'])[a-zß-öø-ÿ][^\W\d_]*")

@@ -66,6 +66,18 @@ def test_character_recall_counts_own_names_and_reports_splits_and_wrong_merges()
     ]
     r = character_recall(family, [["Georgie", "Minafer"], ["Fanny"], ["Wilbur"]])
     assert r["wrong_merges"] == {"Wilbur": ["Georgie", "Wilbur"]}
+    # the entity's own name written with a title finds a character ("Sir Walter" of "Walter");
+    # a title before another name does not ("Mr. Georgie" of "Wilbur"), and a man and a woman
+    # in one entity are a wrong merge
+    titled = [
+        {"name": "Walter", "label": "PERSON", "aliases": ["Sir Walter", "Walter Elliot"]},
+        {"name": "Croft", "label": "PERSON", "aliases": ["Admiral Croft", "Mrs Croft"]},
+        {"name": "Wilbur", "label": "PERSON", "aliases": ["Mr. Georgie"]},
+    ]
+    r = character_recall(titled, [["Sir Walter"], ["Admiral Croft"], ["Mrs Croft"], ["Mr Georgie"]])
+    assert r["found"] == ["Sir Walter", "Admiral Croft", "Mrs Croft"]
+    assert r["missing"] == ["Mr Georgie"]
+    assert r["wrong_merges"] == {"Croft": ["Admiral Croft", "Mrs Croft"]}
     # an alias alone finds nobody (it used to: 'Madeleine' as an alias of Jean Valjean)
     only_alias = character_recall(ents, [["Kostya Levin"], ["Konstantin Levin"]])
     assert only_alias["found"] == [] and only_alias["share"] == 0.0
