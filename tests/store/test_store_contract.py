@@ -90,6 +90,7 @@ STORED = {
 }
 
 
+@contract_case(engine_over)
 def test_a_planted_alembic_migration_stores_quoted_text_as_written(db):
     """An Alembic migration's defaults and literal inserts come back byte for byte, on both
     databases (the DDL was rewritten by pattern on PostgreSQL: ``'integer'`` became

@@ -8,13 +8,13 @@ reaches it from these modules, and each test here fails when there is one."""
 from __future__ import annotations
 
 import dataclasses
-import inspect
 import sys
 from collections.abc import Iterator
 from pathlib import Path
 from types import FrameType
 
 import pytest
+from contract_registry import contract_case
 
 from core.errors import AccessError, InputError
 from core.store import (
@@ -87,17 +87,6 @@ def untranslated(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
     assert seen == [], "translated statements:\n" + "\n".join(seen)
 
 
-def test_every_public_function_has_a_contract_case():
-    text = Path(__file__).read_text()
-    missing = [
-        f"{m.__name__}.{name}"
-        for m in MODULES
-        for name, f in inspect.getmembers(m, inspect.isfunction)
-        if not name.startswith("_") and f.__module__ == m.__name__ and f"{name}(" not in text
-    ]
-    assert missing == []
-
-
 @pytest.mark.parametrize("table", ["accounts", "adjudications", "exam_banks", "exam_queries"])
 def test_declared_tables_match_the_migrated_schema(db, table):
     """Each table of :mod:`core.store.tables_people` has the migrated table's columns, in
@@ -107,6 +96,22 @@ def test_declared_tables_match_the_migrated_schema(db, table):
     assert [d[0] for d in cursor.description] == declared
 
 
+@contract_case(
+    accounts.account_names,
+    accounts.accounts_exist,
+    accounts.active_account,
+    accounts.check_name,
+    accounts.create_account,
+    accounts.excluded_names,
+    accounts.get_account,
+    accounts.list_accounts,
+    accounts.mark_token_used,
+    accounts.reissue_token,
+    accounts.revoke_account,
+    accounts.set_labels_excluded,
+    accounts.verify_token,
+    transaction,
+)
 def test_accounts(db):
     assert accounts.check_name("  ann ") == "ann"
     with pytest.raises(InputError):
@@ -164,6 +169,12 @@ def test_accounts(db):
     assert [a.name for a in accounts.list_accounts(db)] == ["ann", "bob"]
 
 
+@contract_case(
+    adjudications.effective_adjudications,
+    adjudications.insert_adjudication,
+    adjudications.item_adjudication,
+    adjudications.own_adjudication,
+)
 def test_adjudications(db):
     new = adjudications.NewAdjudication
     assert adjudications.effective_adjudications(db, "review") == []
@@ -205,6 +216,27 @@ def _passages(n: int) -> list[Passage]:
     ]
 
 
+@contract_case(
+    documents.count_passages,
+    documents.document_exists,
+    documents.document_headers,
+    documents.document_ids,
+    documents.document_stamp,
+    documents.document_summaries,
+    documents.document_totals,
+    documents.documents_by_id,
+    documents.documents_of_kind,
+    documents.first_passages,
+    documents.get_document,
+    documents.get_passages,
+    documents.passage_key,
+    documents.passages_at,
+    documents.replace_passages,
+    documents.searchable_documents,
+    documents.version_id,
+    documents.write_document,
+    transaction,
+)
 def test_documents(db):
     assert documents.get_document(db, "b1") is None and documents.document_ids(db) == []
     documents.write_document(db, _document("b1"))
@@ -254,6 +286,18 @@ def test_documents(db):
     ]
 
 
+@contract_case(
+    entities.entities_by_id,
+    entities.entity_passage_indexes,
+    entities.get_entities,
+    entities.get_entity,
+    entities.get_mentions,
+    entities.latest_method_entity_names,
+    entities.mention_passages,
+    entities.mention_spans,
+    entities.replace_entities,
+    start_run,
+)
 def test_entities(seeded):
     db = seeded  # document d1, questions q1, q2
     run_id = start_run(db, "entities", "e", {})
@@ -305,6 +349,25 @@ def _exam_question(qid: str, query: str = "Q1") -> exam_bank.ExamQuestion:
     )  # fmt: skip
 
 
+@contract_case(
+    exam_bank.bank_articles,
+    exam_bank.bank_exists,
+    exam_bank.bank_queries,
+    exam_bank.bank_questions,
+    exam_bank.count_bank_questions,
+    exam_bank.delete_bank_articles,
+    exam_bank.insert_exam_questions,
+    exam_bank.query_exists,
+    exam_bank.questions_per_query,
+    exam_bank.replace_article,
+    exam_bank.replace_bank,
+    exam_bank.run_query_ids,
+    exam_bank.stage_exam_questions,
+    switch_rows,
+    drop_rows_stage,
+    start_run,
+    transaction,
+)
 def test_exam_bank(seeded):
     db = seeded
     bank = exam_bank.ExamBank("b", "Bank", "jsonl", "b.jsonl", "d1", 2, 3)
@@ -372,6 +435,17 @@ def _verdict(db, question: str, rater: str, verdict: str | None = "yes", superse
     )  # fmt: skip
 
 
+@contract_case(
+    benchmark.answers_of,
+    benchmark.benchmark_questions,
+    benchmark.passages_of,
+    benchmark.reviews_of,
+    benchmark.status_counts,
+    benchmark.verdicts_of,
+    insert_review,
+    _insert_judgment,
+    documents.replace_passages,
+)
 def test_benchmark(seeded, monkeypatch):
     db = seeded  # q1 pending (answers 1, 2), q2 accepted, both of d1
     monkeypatch.setattr(benchmark, "CHUNK", 1)  # every read in several chunks
@@ -409,6 +483,11 @@ def test_benchmark(seeded, monkeypatch):
     assert benchmark.status_counts(db, []) == {}
 
 
+@contract_case(
+    export.export_rows,
+    export.exportable,
+    _insert_judgment,
+)
 def test_export(seeded):
     db = seeded
     names = export.exportable(db)
@@ -428,6 +507,24 @@ def test_export(seeded):
     assert columns[0] == "id" and sorted(r[0] for r in found) == ["q1", "q2"]
 
 
+@contract_case(
+    copy_db.canonical,
+    copy_db.check_empty,
+    copy_db.check_same_schema,
+    copy_db.copied_tables,
+    copy_db.copy_database,
+    copy_db.foreign_keys,
+    copy_db.is_postgres,
+    copy_db.plan_table,
+    copy_db.read_rows,
+    copy_db.row_digest,
+    copy_db.snapshot,
+    copy_db.table_checksum,
+    copy_db.table_order,
+    copy_db.writable_columns,
+    open_db,
+    _insert_judgment,
+)
 def test_copy_db(seeded, init_location):
     src = seeded
     _verdict(src, "q1", "auto:a")

@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 import sqlalchemy as sa
+from contract_registry import contract_case
 
 from core.errors import DatabaseFileError, StoreError
 from core.store import (
@@ -149,20 +150,6 @@ def _is_db(node: ast.expr) -> bool:
     return isinstance(node, ast.Name) and node.id == "db"
 
 
-def test_every_public_function_has_a_contract_case():
-    text = Path(__file__).read_text()
-    missing = [
-        f"{m.__name__}.{name}"
-        for m in MODULES
-        for name, obj in vars(m).items()
-        if not name.startswith("_")
-        and inspect.isfunction(obj)
-        and obj.__module__ == m.__name__
-        and f"{name}(" not in text
-    ]
-    assert missing == []
-
-
 #: The tables :mod:`core.store.tables_reads` declares.
 _DECLARED = [t for t in vars(tables_reads).values() if isinstance(t, sa.Table)]
 
@@ -189,6 +176,23 @@ def _verdict(db, rater, **fields):
     return judgments.insert_judgment(db, NewJudgment(**values))
 
 
+@contract_case(
+    judgments.effective_judgments,
+    judgments.effective_values,
+    judgments.get_judgment,
+    judgments.human_raters,
+    judgments.imported_human_raters,
+    judgments.insert_judgment,
+    judgments.insert_judgments,
+    judgments.judgments_after,
+    judgments.last_pairwise_label,
+    judgments.max_judgment_id,
+    judgments.own_pairwise_label,
+    judgments.pairwise_rater_kinds,
+    judgments.pairwise_raters,
+    judgments.question_judgment_count,
+    judgments.question_judgments,
+)
 def test_judgments(seeded):
     db = seeded
     assert judgments.max_judgment_id(db) == 0 and judgments.effective_judgments(db) == []
@@ -270,6 +274,14 @@ def vars_of(new: NewJudgment) -> dict[str, Any]:
     return {f: getattr(new, f) for f in judgments._new_judgment_fields()}
 
 
+@contract_case(
+    judgments.switch_staged_judgments,
+    judgments.effective_values,
+    row_stage.stage_rows,
+    row_stage.drop_rows_stage,
+    row_stage.live_stages,
+    transaction,
+)
 def test_staged_judgments_get_their_answer_ids(seeded):
     db = seeded
     rows = [
@@ -288,7 +300,13 @@ def test_staged_judgments_get_their_answer_ids(seeded):
     assert row_stage.live_stages(db) == []
 
 
-def test_judgment_queries():
+@contract_case(
+    judgment_queries.columns_of,
+    judgment_queries.effective_select,
+    prepared.run_bound,
+)
+def test_judgment_queries(seeded):
+    db = seeded
     query, values = judgment_queries.effective_select(["id"], kind="pairwise", raters=("a",))
     again, _ = judgment_queries.effective_select(["id"], kind="absolute", raters=["b"])
     assert query is again and values == {"kind": "pairwise", "raters": ["a"]}  # built once
@@ -297,6 +315,20 @@ def test_judgment_queries():
     assert [c.name for c in judgment_queries.columns_of(["id", "rater"])] == ["id", "rater"]
     assert judgment_queries.columns_of(None) == [judgment_queries.J]
     assert judgment_queries.after_query(("id",)) is judgment_queries.after_query(("id",))
+    with pytest.raises(ValueError, match="not a judgments column"):
+        judgment_queries.columns_of(["id", "nope"])
+    with pytest.raises(TypeError, match="not a filter"):
+        judgment_queries.effective_select(None, colour="red")
+    one = _verdict(db, "auto:a")
+    two = _verdict(db, "auto:b", verdict="B")
+    _verdict(db, "auto:a", verdict="B", supersedes=one)  # one is no longer effective
+    query, values = judgment_queries.effective_select(
+        ["id", "rater"], raters=["auto:b", "auto:c"], document_id="d1"
+    )
+    assert values == {"raters": ["auto:b", "auto:c"], "document_id": "d1"}
+    assert [tuple(r) for r in prepared.run_bound(db, query, values)] == [(two, "auto:b")]
+    query, values = judgment_queries.effective_select(None, ordered=False, document_id="d9")
+    assert prepared.run_bound(db, query, values).fetchall() == []
 
 
 def _pairwise_rows(db):
@@ -311,6 +343,13 @@ def _pairwise_rows(db):
     return one, two, three, four, five
 
 
+@contract_case(
+    verdict_reads.counted_pairwise,
+    verdict_reads.pairwise_count,
+    verdict_reads.pairwise_records_since,
+    verdict_reads.verdict_summary,
+    judgments.insert_judgment,
+)
 def test_verdict_reads(seeded):
     db = seeded
     assert verdict_reads.verdict_summary(db, "pairwise") == []
@@ -341,6 +380,15 @@ def test_verdict_reads(seeded):
         verdict_reads.counted_pairwise(db, four, {"verdict": "A"})
 
 
+@contract_case(
+    fingerprints.answers_fingerprint,
+    fingerprints.data_version,
+    fingerprints.judgments_version,
+    fingerprints.recent_count,
+    fingerprints.recent_count_sql,
+    prepared.scalar,
+    answers_version,
+)
 def test_fingerprints(seeded):
     db = seeded
     late = not db.dialect.ids_in_commit_order
@@ -363,6 +411,14 @@ def test_fingerprints(seeded):
     )
 
 
+@contract_case(
+    foreign_db.is_workbench,
+    foreign_db.known_migrations,
+    foreign_db.refuse_foreign,
+    foreign_db.shown,
+    foreign_db.user_tables,
+    prepared.run_bound,
+)
 def test_foreign_db(db):
     tables_found = foreign_db.user_tables(db)
     assert "judgments" in tables_found and not any(t.startswith("sqlite_") for t in tables_found)
@@ -382,6 +438,16 @@ def test_foreign_db(db):
     assert foreign_db.shown("a\nb") == "a\\nb" and foreign_db.shown("x" * 50).endswith("...")
 
 
+@contract_case(
+    passage_stage.drop_dead_stages,
+    passage_stage.drop_stage,
+    passage_stage.needs_stage,
+    passage_stage.stage_passages,
+    passage_stage.switch_passages,
+    prepared.run_bound,
+    prepared.scalar,
+    transaction,
+)
 def test_passage_stage(seeded, monkeypatch):
     db = seeded
     monkeypatch.setattr(passage_stage, "CHUNK_ROWS", 2)
@@ -419,6 +485,37 @@ def _question(qid: str, **fields: Any) -> Question:
     return Question(id=qid, **values)
 
 
+@contract_case(
+    questions.all_question_ids,
+    questions.all_question_texts,
+    questions.child_questions,
+    questions.counts_by_origin,
+    questions.distinct_values,
+    questions.document_dependents,
+    questions.document_questions,
+    questions.find_question_ids,
+    questions.generated_exists,
+    questions.generator_models,
+    questions.get_question,
+    questions.insert_question,
+    questions.insert_questions,
+    questions.origin_questions,
+    questions.pending_review_count,
+    questions.question_counts_by_document,
+    questions.question_documents,
+    questions.question_entities,
+    questions.question_exists,
+    questions.question_texts,
+    questions.questions_by_id,
+    questions.referenced_entity_ids,
+    questions.review_summary_by_origin,
+    questions.root_questions,
+    questions.sample_question_ids,
+    questions.set_question_text,
+    questions.update_question,
+    questions.upsert_question,
+    question_queries.column,
+)
 def test_questions(seeded):
     db = seeded  # q1 (generated, pending), q2 (imported, accepted), both of d1
     q1 = questions.get_question(db, "q1")
@@ -506,6 +603,13 @@ def test_questions(seeded):
     )
 
 
+@contract_case(
+    questions.generated_exists,
+    questions.insert_question,
+    questions.question_entities,
+    questions.referenced_entity_ids,
+    prepared.run_bound,
+)
 def test_questions_generated_exists(seeded):
     db = seeded
     entity = {
@@ -532,6 +636,17 @@ def _review(db, qid, who, decision, supersedes=None):
     return reviews.insert_review(db, new)
 
 
+@contract_case(
+    reviews.effective_reviews,
+    reviews.ever_reviewed,
+    reviews.insert_review,
+    reviews.last_review,
+    reviews.own_review,
+    reviews.question_reviews,
+    reviews.review_count,
+    reviews.review_marks,
+    reviews.skipped_reviews,
+)
 def test_reviews(seeded):
     db = seeded
     assert reviews.effective_reviews(db) == [] and reviews.skipped_reviews(db) == []
@@ -556,6 +671,17 @@ def test_reviews(seeded):
     assert reviews.review_count(db, "q1") == 4 and reviews.review_count(db, "q9") == 0
 
 
+@contract_case(
+    row_stage.drop_rows_stage,
+    row_stage.live_stages,
+    row_stage.stage_rows,
+    row_stage.staged_or_direct,
+    row_stage.staged_value,
+    row_stage.switch_rows,
+    questions.get_question,
+    questions.question_exists,
+    transaction,
+)
 def test_row_stage(seeded, monkeypatch):
     db = seeded
     monkeypatch.setattr(row_stage, "CHUNK_ROWS", 2)
@@ -598,6 +724,14 @@ def test_row_stage(seeded, monkeypatch):
     assert questions.question_exists(db, "u0") and row_stage.live_stages(db) == []
 
 
+@contract_case(
+    prepared.bound,
+    prepared.bound_rows,
+    prepared.run_bound,
+    prepared.run_ddl,
+    prepared.scalar,
+    prepared.send,
+)
 def test_prepared(db):
     query = sa.select(tables.judgments.c.id).where(
         tables.judgments.c.rater.in_(sa.bindparam("raters", expanding=True)),

@@ -1,0 +1,217 @@
+"""Store contract (issue 33), the schema and the statement helpers: ``schema_upgrade``,
+``schema``, ``sql_text``, ``statements.many_sender``, ``stored_enums``, the engine's value
+helpers and the PostgreSQL spelling of store-spelled SQL (``postgres``), each case run on SQLite
+and on PostgreSQL (``db`` / ``seeded`` / ``new_db_location`` run on both)."""
+
+from __future__ import annotations
+
+import datetime
+import decimal
+import sqlite3
+import uuid
+from enum import StrEnum
+
+import psycopg
+import pytest
+import sqlalchemy as sa
+from contract_registry import contract_case
+
+from core.errors import DatabaseFileError, StoreError
+from core.store import engine, postgres, prepared, schema, schema_upgrade, sql_text, statements
+from core.store.connection import transaction
+from core.store.database import open_db
+from core.store.questions import QuestionStatus, get_question
+from core.store.revisions import HEAD
+from core.store.stored_enums import stored_enum
+from core.store.tables import questions
+from core.store.tables_more import settings
+
+
+@contract_case(
+    schema_upgrade.alembic_revision,
+    schema_upgrade.schema_revision,
+    schema_upgrade.upgrade_schema,
+    open_db,
+)
+def test_a_new_database_gets_the_schema_once_and_a_newer_one_is_refused(db, new_db_location):
+    assert schema_upgrade.alembic_revision(db) == HEAD == schema_upgrade.schema_revision(db)
+    assert schema_upgrade.upgrade_schema(db, "here") is None  # at the head: nothing to do
+    fresh = open_db(new_db_location("fresh"), migrate=False, create=True)
+    try:
+        assert schema_upgrade.alembic_revision(fresh) is None
+        assert schema_upgrade.schema_revision(fresh) is None
+        done = schema_upgrade.upgrade_schema(fresh, "the new one")
+        assert done == schema_upgrade.Upgrade(None, HEAD)
+        assert done.line("the new one") == f"created the schema of the new one at revision {HEAD}"
+        assert schema_upgrade.alembic_revision(fresh) == HEAD
+        assert "judgments" in fresh.table_names()
+        assert schema_upgrade.upgrade_schema(fresh, "the new one") is None  # once
+        fresh.execute("update alembic_version set version_num = 'ffff'")
+        assert schema_upgrade.schema_revision(fresh) == "ffff"
+        with pytest.raises(DatabaseFileError, match="made by a newer version"):
+            schema_upgrade.upgrade_schema(fresh, "the new one")
+        assert schema_upgrade.alembic_revision(fresh) == "ffff"  # refused untouched
+    finally:
+        fresh.close()
+
+
+#: A numbered migration's script (SQLite's spelling, as ``core/store/migrations/`` write them):
+#: ``;``, ``--`` and a type name inside quoted text, comments holding ``;``.
+SCRIPT = """
+-- the planted table; its defaults are quoted text
+create table planted_script (
+    id integer primary key,
+    k text default 'integer',  -- a type name; not a type
+    semi text default 'a;b',
+    dash text default '--',
+    both_ text default 'it''s; -- not a comment',
+    "odd;name" text default 'x'
+);
+insert into planted_script (id) values (1);;
+insert into planted_script (id, dash) values (2, '-- two; ');
+"""
+
+
+@contract_case(schema.execute_script, sql_text.split_statements, sql_text.segments, transaction)
+def test_a_script_is_cut_at_its_own_semicolons_and_stores_quoted_text_as_written(db):
+    pieces = list(sql_text.segments('select \'a;b\' -- c;\n, "x""y" from t; \'open'))
+    assert pieces == [
+        (True, "select "),
+        (False, "'a;b'"),
+        (True, " "),
+        (False, "-- c;"),
+        (True, "\n, "),
+        (False, '"x""y"'),
+        (True, " from t; "),
+        (False, "'open"),  # unterminated: to the end
+    ]
+    assert "".join(text for _, text in pieces).endswith("'open")
+    found = sql_text.split_statements(SCRIPT)
+    assert len(found) == 3 and found[1].strip() == "insert into planted_script (id) values (1)"
+    assert "the planted table" not in found[0] and "a type name" not in found[0]  # comments
+    assert "'it''s; -- not a comment'" in found[0] and '"odd;name"' in found[0]
+    with transaction(db):
+        schema.execute_script(db, SCRIPT)
+    rows = db.query('select id, k, semi, dash, both_, "odd;name" as odd from planted_script')
+    expected = {"k": "integer", "semi": "a;b", "both_": "it's; -- not a comment", "odd": "x"}
+    assert sorted(rows, key=lambda r: r["id"]) == [
+        {"id": 1, "dash": "--", **expected},
+        {"id": 2, "dash": "-- two; ", **expected},
+    ]
+    with pytest.raises((sqlite3.OperationalError, psycopg.errors.SyntaxError)), transaction(db):
+        schema.execute_script(db, "insert into planted_script (id) values (3); nonsense;")
+    assert db.execute("select count(*) from planted_script").fetchone()[0] == 2  # rolled back
+
+
+@contract_case(statements.many_sender, prepared.run_bound)
+def test_one_compiled_statement_is_run_for_many_rows_given_in_any_column_order(db):
+    insert = sa.insert(settings).values(key=sa.bindparam("key"), value=sa.bindparam("value"))
+    in_order = statements.many_sender(db, insert, ["key", "value"])
+    in_order([("a", "1"), ("b", "2")])
+    swapped = statements.many_sender(db, insert, ["value", "key"])
+    swapped(iter([("3", "c"), ("it's; 4", "d")]))  # a generator of tuples, values first
+    swapped([])
+    found = prepared.run_bound(db, sa.select(settings).order_by(settings.c.key)).fetchall()
+    assert [tuple(r) for r in found] == [("a", "1"), ("b", "2"), ("c", "3"), ("d", "it's; 4")]
+    with pytest.raises(ValueError):
+        statements.many_sender(db, insert, ["key"])([("e", "5")])  # a value without a name
+
+
+class Colour(StrEnum):
+    RED = "red"
+    BLUE = "blue"
+
+
+@contract_case(stored_enum, get_question, prepared.scalar)
+def test_stored_text_is_its_enum_member_and_an_unknown_one_names_its_column(seeded):
+    db = seeded  # q1 pending
+    text = prepared.scalar(db, sa.select(questions.c.status).where(questions.c.id == "q1"))
+    assert stored_enum(QuestionStatus, text, "status", "q1") is QuestionStatus.PENDING
+    assert stored_enum(Colour, "blue", "colour") is Colour.BLUE
+    with pytest.raises(StoreError, match=r"column 'colour' holds 'green', not one of: red, blue"):
+        stored_enum(Colour, "green", "colour")
+    db.execute("update questions set status = 'paused' where id = 'q1'")
+    with pytest.raises(StoreError, match=r"column 'status' of row 'q1' holds 'paused'"):
+        get_question(db, "q1")
+
+
+@contract_case(engine.storable, engine.unique_keys, statements.all_rows)
+def test_values_are_stored_as_text_alike_and_repeated_column_names_kept_apart(seeded):
+    db = seeded
+    when = datetime.datetime(2030, 1, 2, 3, 4, 5, tzinfo=datetime.UTC)
+    values = {
+        "json": {"b": [1, (2, 3)], "a": "é"},
+        "date": when,
+        "day": datetime.date(2030, 1, 2),
+        "money": decimal.Decimal("2.50"),
+        "key": uuid.UUID(int=1),
+        "wait": datetime.timedelta(seconds=90),
+        "plain": "text",
+        "none": None,
+    }
+    stored = {k: engine.storable(v) for k, v in values.items()}
+    assert stored == {
+        "json": '{"b": [1, [2, 3]], "a": "é"}',
+        "date": "2030-01-02T03:04:05+00:00",
+        "day": "2030-01-02",
+        "money": 2.5,
+        "key": "00000000-0000-0000-0000-000000000001",
+        "wait": "0:01:30",
+        "plain": "text",
+        "none": None,
+    }
+    for name, value in values.items():  # each as the engine stores it, read back alike
+        if name in ("money", "none"):
+            continue
+        db["settings"].insert({"key": name, "value": value})
+    got = dict(db.execute("select key, value from settings").fetchall())
+    assert got == {k: v for k, v in stored.items() if k not in ("money", "none")}
+    assert engine.unique_keys(["id", "id", "id_2", "id"]) == ["id", "id_3", "id_2", "id_4"]
+    assert engine.unique_keys(["a", "b"]) == ["a", "b"]
+    both = sa.text(  # two columns named id: the second is id_2 on both databases
+        "select q.id, a.id, a.system from questions q join answers a on a.question_id = q.id "
+        "order by a.id"
+    )
+    rows = statements.all_rows(db, both)
+    assert rows == [
+        {"id": "q1", "id_2": 1, "system": "s1"},
+        {"id": "q1", "id_2": 2, "system": "s2"},
+    ]
+
+
+#: Store-spelled statements (``?`` and ``:name`` marks, ``[name]`` quoting, ``insert or
+#: ignore``, ``%`` and marks inside literals) and their PostgreSQL spelling.
+SPELLED = [
+    (
+        "insert or ignore into settings (key, value) values (?, ?)",
+        ["k", "50% ? done"],
+        "insert into settings (key, value) values (%s, %s) on conflict do nothing",
+    ),
+    (
+        "select [key], value from settings where value like '50%' || ? and key = ?",
+        ["%", "k"],
+        "select \"key\", value from settings where value like '50%%' || %s and key = %s",
+    ),
+    (
+        "select value from settings where key = :key and value <> '?:no'",
+        {"key": "k"},
+        "select value from settings where key = %(key)s and value <> '?:no'",
+    ),
+]
+
+
+@contract_case(postgres.translate, postgres.marks_to_psycopg)
+def test_store_spelled_statements_give_the_same_rows_on_both(db):
+    """Each statement runs as written on SQLite and as :func:`postgres.translate` spells it on
+    PostgreSQL: the same rows."""
+    for sql, _, spelled in SPELLED:
+        assert postgres.translate(sql, True) == [spelled]
+    assert postgres.marks_to_psycopg("select '50%' from t", False) == "select '50%' from t"
+    assert postgres.marks_to_psycopg("select 1::text, [a] from t", False) == (
+        'select 1::text, "a" from t'
+    )
+    insert, select_like, select_named = SPELLED
+    db.execute(insert[0], insert[1])
+    db.execute(insert[0], ["k", "ignored: the key is taken"])
+    assert db.execute(select_like[0], select_like[1]).fetchall() == [("k", "50% ? done")]
+    assert db.execute(select_named[0], select_named[1]).fetchall() == [("50% ? done",)]
