@@ -145,8 +145,12 @@ SQLITE = Dialect()
 
 
 def storable(value: Any) -> Any:
-    """A value as stored: dict/list/tuple -> JSON text, date/time -> ISO text, Decimal -> float,
-    UUID/timedelta -> text, anything else unchanged (sqlite-utils' conversions)."""
+    """A value as stored: bool -> 1/0 (what SQLite stores; PostgreSQL would store ``'true'`` in
+    a text column and refuse it for an integer one), dict/list/tuple -> JSON text, date/time ->
+    ISO text, Decimal -> float, UUID/timedelta -> text, anything else unchanged (sqlite-utils'
+    conversions)."""
+    if isinstance(value, bool):
+        return int(value)
     if isinstance(value, dict | list | tuple):
         return json.dumps(value, default=repr, ensure_ascii=False)
     if isinstance(value, datetime.date | datetime.time):

@@ -166,6 +166,25 @@ def test_values_are_stored_as_text_alike_and_repeated_column_names_kept_apart(se
         db["settings"].insert({"key": name, "value": value})
     got = dict(db.execute("select key, value from settings").fetchall())
     assert got == {k: v for k, v in stored.items() if k not in ("money", "none")}
+    assert [repr(engine.storable(v)) for v in (True, False)] == ["1", "0"]  # as SQLite stores it
+    db["settings"].insert({"key": "flag", "value": True})  # PostgreSQL stored 'true'
+    assert db.execute("select value from settings where key = 'flag'").fetchone()[0] == "1"
+    flags = sa.Table(
+        "t_flags",
+        sa.MetaData(),
+        sa.Column("k", sa.Integer, primary_key=True),
+        sa.Column("flag", sa.Integer),
+        prefixes=["TEMPORARY"],
+    )
+    prepared.run_ddl(db, sa.schema.CreateTable(flags))
+    db["t_flags"].insert_all([{"k": 1, "flag": True}, {"k": 2, "flag": False}])  # PostgreSQL
+    db["t_flags"].insert({"k": 3, "flag": True})  # refused a bool for an integer column
+    assert db.execute("select k, flag from t_flags order by k").fetchall() == [
+        (1, 1),
+        (2, 0),
+        (3, 1),
+    ]
+    prepared.run_ddl(db, sa.schema.DropTable(flags))
     assert engine.unique_keys(["id", "id", "id_2", "id"]) == ["id", "id_3", "id_2", "id_4"]
     assert engine.unique_keys(["a", "b"]) == ["a", "b"]
     both = sa.text(  # two columns named id: the second is id_2 on both databases
