@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from core.store.answers import AnswerStatus, answers_of_systems
-from core.store.judgments import Judgment, effective_judgments
+from core.store.judgments import Judgment, JudgmentKind, JudgmentStatus, effective_judgments
 from core.store.questions import questions_by_id
 
 if TYPE_CHECKING:
@@ -28,7 +28,7 @@ def latest_judgments(
 ) -> list[Judgment]:
     """Latest (not superseded) judgments of ``rater`` over these questions and systems."""
     found = effective_judgments(db, rater=rater, kind=kind)
-    if kind == "absolute":
+    if kind == JudgmentKind.ABSOLUTE:
         return [r for r in found if r.question_id in qids and r.system in systems]
     return [
         r
@@ -45,7 +45,7 @@ def failure_shares(db: Database, exp: Experiment, qids: list[str]) -> dict[str, 
     for judge in exp.judges:
         kind = "pairwise" if judge.pairwise else "absolute"
         js = latest_judgments(db, judge.rater, kind, qset, sset)
-        failed = sum(1 for r in js if r.status in ("unparsed", "error"))
+        failed = sum(1 for r in js if r.status in (JudgmentStatus.UNPARSED, JudgmentStatus.ERROR))
         out[judge.name] = {
             "n": len(js),
             "failed": failed,

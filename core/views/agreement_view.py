@@ -21,7 +21,12 @@ from core.stats.agreement import (
     cohen_kappa_ci,
     percent_agreement,
 )
-from core.store.judgments import human_raters, imported_human_raters, pairwise_rater_kinds
+from core.store.judgments import (
+    PairwiseVerdict,
+    human_raters,
+    imported_human_raters,
+    pairwise_rater_kinds,
+)
 from core.store.verdict_reads import verdict_summary
 from core.views.agreement_pairs import PairAgreement, inter_annotator, paired, verdict_frame
 
@@ -99,7 +104,10 @@ def auto_vs_crowd(
     both = paired(verdict_frame(db, "pairwise", [auto, crowd]), auto, crowd).rename(
         columns={"a": "verdict_auto", "b": "verdict_crowd"}
     )
-    no_ties = both[(both["verdict_auto"] != "Equal") & (both["verdict_crowd"] != "Equal")]
+    no_ties = both[
+        (both["verdict_auto"] != PairwiseVerdict.EQUAL)
+        & (both["verdict_crowd"] != PairwiseVerdict.EQUAL)
+    ]
     return {
         "auto": auto,
         "crowd": crowd,

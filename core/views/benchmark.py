@@ -367,7 +367,11 @@ def _facts(
 ) -> dict[str, Any]:
     """The card's figures, all read off what is exported (and the review statuses in scope)."""
     statuses = status_counts(db, options.documents)
-    reviewed = sum(n for s, n in statuses.items() if s not in ("pending", "needs_review"))
+    reviewed = sum(
+        n
+        for s, n in statuses.items()
+        if s not in (QuestionStatus.PENDING, QuestionStatus.NEEDS_REVIEW)
+    )
     kept = sum(statuses.get(s, 0) for s in DEFAULT_STATUSES)
     rows = tables["questions"]
     return {

@@ -25,6 +25,7 @@ from core.annotation.pairwise import split_pair_key
 from core.stats.rater_bias import length_bias, position_inconsistency
 from core.stats.significance import wilson_ci
 from core.store.answers import answer_texts
+from core.store.judgments import PairwiseVerdict
 from core.store.setups import get_judge, get_system
 from core.views.agreement_pairs import verdict_frame
 
@@ -61,7 +62,7 @@ def _position(frame: pd.DataFrame, rater: str, people: list[str]) -> dict[str, A
 
     def first_wins(part: pd.DataFrame) -> dict[str, Any]:
         decided = part[part["shown_verdict"].isin(["A", "B"])]
-        return share(int((decided["shown_verdict"] == "A").sum()), len(decided))
+        return share(int((decided["shown_verdict"] == PairwiseVerdict.A).sum()), len(decided))
 
     return {
         "both_orders": share(bad, n),
