@@ -12,7 +12,7 @@ from __future__ import annotations
 import random
 from collections import Counter, defaultdict
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 import pandas as pd
 
@@ -242,7 +242,15 @@ def label_distribution_table(db: Database) -> pd.DataFrame:
     return pd.DataFrame(out, columns=["field", "value", "count", "share"])
 
 
-def panel_human_agreement(db: Database) -> dict[str, Any]:
+class PanelAgreement(TypedDict):
+    """The panel's verdicts against people's (:func:`panel_human_agreement`)."""
+
+    n: int  # answers both judged
+    agreement: float | None  # share of equal verdicts (None: no common answer)
+    cohen_kappa: float | None
+
+
+def panel_human_agreement(db: Database) -> PanelAgreement:
     """Cohen's kappa between the panel's final verdict and human verdicts on the same answers.
 
     Human verdicts are judgments with ``rater='human:<name>'`` and criterion ``xrag-key-info``
