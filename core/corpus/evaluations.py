@@ -84,7 +84,7 @@ class Evaluation:
 def parse_rater(name: str, path: str | Path, line: int | None) -> tuple[str, str]:
     """``(rater, rater_kind)`` of ``auto:NAME`` / ``human:NAME`` (bare ``human`` = anonymous)."""
     name = str(name).strip()
-    if name == "human":
+    if name == RaterKind.HUMAN:
         return ANONYMOUS, "human"
     kind, sep, rest = name.partition(":")
     if not sep or kind not in (RaterKind.AUTO, RaterKind.HUMAN) or not rest.strip("# "):

@@ -282,7 +282,13 @@ def _rate_with_model(
             return "error"
         verdict = parse_reply(resp.text or "", "absolute").verdict
         if verdict in (AbsoluteVerdict.YES, AbsoluteVerdict.NO):
-            rate_grade(db, grade_id, rater=rater_model, correct=int(verdict == "yes"), status="ok")
+            rate_grade(
+                db,
+                grade_id,
+                rater=rater_model,
+                correct=int(verdict == AbsoluteVerdict.YES),
+                status="ok",
+            )
             return "ok"
         rate_grade(
             db, grade_id, rater=rater_model, correct=None, status="unparsed", raw=resp.text or ""

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from core.store.answers import AnswerStatus, answers_of_systems
+from core.store.experiments import ExperimentStatus
 from core.store.judgments import Judgment, JudgmentKind, JudgmentStatus, effective_judgments
 from core.store.questions import questions_by_id
 
@@ -142,7 +143,7 @@ def run_warnings(rep: dict[str, Any], max_failure_share: float) -> list[str]:
     """Warnings about the run and its inputs: an interrupted run, failed answers per system,
     questions left out of the comparison, unreviewed (or rejected) questions."""
     out = []
-    if rep.get("status") == "interrupted":
+    if rep.get("status") == ExperimentStatus.INTERRUPTED:
         out.append("run interrupted: the results are partial; rerun the experiment file to resume")
     answers = rep.get("answer_failures", {})
     past = over_limit(answers, max_failure_share)

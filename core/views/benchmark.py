@@ -39,7 +39,7 @@ from core.store.benchmark import (
 )
 from core.store.documents import Document, documents_by_id
 from core.store.questions import Question, QuestionStatus
-from core.store.reviews import Review
+from core.store.reviews import Review, ReviewDecision
 
 if TYPE_CHECKING:
     from core.store.engine import Database
@@ -159,7 +159,7 @@ def _question_row(
 ) -> dict[str, Any]:
     answers, evidence = short_answers(q)
     text, original_q, original_a = q.question, None, None
-    edits = [r for r in reviews if str(r.decision) == "edit"]
+    edits = [r for r in reviews if r.decision == ReviewDecision.EDIT]
     if q.status == QuestionStatus.EDITED and edits:
         if edits[-1].edited_question:
             text, original_q = edits[-1].edited_question, q.question

@@ -83,7 +83,7 @@ def auto_verdicts_shown(db: Database, item: dict[str, Any]) -> pd.DataFrame:
         verdict, rationale = r.verdict, r.rationale
         if r.system_a != item["system_a"]:  # stored in the other order: flip both
             if verdict in (PairwiseVerdict.A, PairwiseVerdict.B):
-                verdict = "B" if verdict == "A" else "A"
+                verdict = "B" if verdict == PairwiseVerdict.A else "A"
             rationale = swap_ab(rationale)
         out.append(
             {
