@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from core.annotation.task_names import VALIDATION_TASKS, TaskName
+from core.annotation.task_names import TaskName
 from core.errors import InputError
 from core.stats.alt_test_metrics import DEFAULT_METRIC, METRICS, Alignment, alignment_for
 from core.store.label_scales import label_scale, label_scales
@@ -25,7 +25,6 @@ BUILT_IN = {
     TaskName.SIDE_BY_SIDE.value: ("pairwise", "pairwise", ("first", "second", "Equal", "None")),
     TaskName.ABSOLUTE.value: ("absolute", "yes/no", ("no", "yes")),
 }
-assert tuple(BUILT_IN) == VALIDATION_TASKS
 
 
 @dataclass(frozen=True)
