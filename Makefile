@@ -54,7 +54,7 @@ test-stress: $(VENV)/.dev-installed
 	echo "test-stress: $(BURNERS) CPU burners ($$pids), SIGINT ignored"; \
 	(trap '' INT; $(PY) -m pytest -p no:cacheprovider $(XDIST) $(PYTEST_ARGS))
 
-# Layers and cycles (import-linter), lint and format (ruff), mypy --strict over all of core/
+# Layers and cycles (import-linter), lint and format (ruff), mypy --strict over core/, app_support/ and pages/
 lint: $(VENV)/.dev-installed
 	PYTHONPATH=. $(VENV)/bin/lint-imports
 	$(VENV)/bin/ruff check .

@@ -20,9 +20,10 @@ from core.views.leaderboard import LiveLeaderboard, LiveResult
 
 
 @st.cache_data(show_spinner=False, max_entries=128)
-def _cached(path: str, version: Hashable, ref: str, args: tuple[Hashable, ...]) -> Any:
+def _cached(path: str, version: Hashable, ref: str, args: tuple[object, ...]) -> Any:
     """``ref``'s function (``module:name``) on a fresh connection to ``path``; the cache key is
-    the data's version, so a change of the data is a miss."""
+    the data's version, so a change of the data is a miss (``args``: anything ``st.cache_data``
+    hashes, dicts included)."""
     module, _, name = ref.partition(":")
     with opened(path) as db:
         return getattr(importlib.import_module(module), name)(db, *args)
@@ -32,7 +33,7 @@ def _ref(fn: Callable[..., Any]) -> str:
     return f"{fn.__module__}:{fn.__qualname__}"
 
 
-def cached_view(db: Database, fn: Callable[..., Any], *args: Hashable) -> Any:
+def cached_view(db: Database, fn: Callable[..., Any], *args: object) -> Any:
     """``fn(db, *args)`` cached until the data change (``data_version``)."""
     return _cached(db_path(), data_version(db), _ref(fn), tuple(args))
 
@@ -43,12 +44,12 @@ def judgments_key(db: Database) -> Hashable:
     return judgments_version(db)
 
 
-def cached_judgments(db: Database, fn: Callable[..., Any], *args: Hashable) -> Any:
+def cached_judgments(db: Database, fn: Callable[..., Any], *args: object) -> Any:
     """Like :func:`cached_view` but keyed on the judgments change counter only (cheaper)."""
     return _cached(db_path(), judgments_key(db), _ref(fn), tuple(args))
 
 
-def cached_answers(db: Database, fn: Callable[..., Any], *args: Hashable) -> Any:
+def cached_answers(db: Database, fn: Callable[..., Any], *args: object) -> Any:
     """Like :func:`cached_view` but keyed on the answers only (a verdict does not invalidate)."""
     return _cached(db_path(), answers_fingerprint(db), _ref(fn), tuple(args))
 

@@ -20,7 +20,7 @@ import streamlit as st
 
 from app_support import frame
 from core.views.review import checklist_keys
-from core.views.text import escape_markdown, md
+from core.views.text import InertMarkdown, escape_markdown, md
 
 
 def state_key(name: str, qid: str) -> str:
@@ -57,7 +57,8 @@ def _choose(key: str, choice: str) -> None:
 def held_label_id(qid: str, current: int | None) -> int | None:
     """My own label's id on question ``qid`` when the page first showed it (``current``: the id
     now), held until :func:`release` or :func:`forget`."""
-    return st.session_state.setdefault(f"chk_seen_{qid}", current)  # type: ignore[no-any-return]
+    held: int | None = st.session_state.setdefault(f"chk_seen_{qid}", current)
+    return held
 
 
 def release(qid: str) -> None:
@@ -83,7 +84,7 @@ def checklist(
     for f in fields:
         name, label, key = f["name"], md(f["label"]), state_key(f["name"], qid)
         if name in ("support_a", "support_b") and len(titles) > "ab".index(name[-1]):
-            label += f" ({escape_markdown(titles['ab'.index(name[-1])])})"
+            label = InertMarkdown(f"{label} ({escape_markdown(titles['ab'.index(name[-1])])})")
         options = _choices(f)
         if options is None and f["type"] == "bool":
             st.checkbox(label, value=bool(old.get(name)), key=key)

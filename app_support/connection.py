@@ -22,7 +22,7 @@ from streamlit.logger import get_logger
 from core.errors import DatabaseFileError, DatabaseUnreachableError
 from core.store.connection import default_db_path
 from core.store.database import open_db, opened
-from core.store.engine import Database
+from core.store.engine import Database as Database  # re-exported: a page types its connection
 from core.store.planner import optimize
 from core.views.text import md
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import streamlit as st
 
 from app_support.caching import cached_answers, cached_view
+from core.annotation.task_names import SIDE_BY_SIDE_TASK
 from core.stats.agreement import KAPPA_CI_MIN_ITEMS
 from core.store.engine import Database
 from core.views.evidence_panel import evidence_passages, evidence_query, passage_window
@@ -55,7 +56,7 @@ def highlighted(markdown_safe: str) -> None:
     st.markdown(md(markdown_safe))
 
 
-def gold_block(db: Database, task: str = "side-by-side") -> None:
+def gold_block(db: Database, task: str = SIDE_BY_SIDE_TASK) -> None:
     """Agreement between people (pairwise kappa) and of every rater with gold, with intervals."""
     st.subheader("Agreement between people and with gold")
     pairs = cached_view(db, people_agreement, task)

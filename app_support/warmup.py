@@ -15,6 +15,7 @@ from streamlit.runtime.scriptrunner import add_script_run_ctx, get_script_run_ct
 
 from app_support.caching import cached_judgments, cached_view, live_leaderboard
 from app_support.connection import db_path, served
+from core.annotation.task_names import SIDE_BY_SIDE_TASK
 from core.store.database import opened, postgres_url
 from core.store.engine import Database
 from core.store.planner import optimize
@@ -29,7 +30,7 @@ from core.views.team import team_view
 
 #: What the pages show first (their widgets' defaults), also computed by the start-up warm-up.
 AGREEMENT_KIND = "pairwise"
-GOLD_TASK = "side-by-side"
+GOLD_TASK = SIDE_BY_SIDE_TASK
 LEADERBOARD_SOURCE = "both"
 
 _log = get_logger(__name__)  # Streamlit's logger: its lines reach the server's log

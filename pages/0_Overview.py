@@ -1,6 +1,9 @@
 """Overview (the default page): what the database holds, what needs human attention, runs with their cost."""
 
+from collections.abc import Sequence
+
 import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
 
 from app_support import caching, connection, frame, signin
 from core.views.benchmark_files import benchmark_zip, exportable_questions
@@ -55,7 +58,7 @@ for src in data["imported"]:
         f"{src['verdicts']:,} verdicts imported."
     )
 
-cols = st.columns(5)
+cols: Sequence[DeltaGenerator] = st.columns(5)
 for col, table in zip(cols, ("documents", "questions", "answers", "judgments", "disputes")):
     col.metric(md(table.capitalize()), f"{counts.get(table, 0):,}")
 

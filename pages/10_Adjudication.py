@@ -8,6 +8,7 @@ from core.annotation.task_registry import task_names
 from core.errors import WorkbenchError
 from core.views.adjudication import adjudication_detail, adjudication_queue
 from core.views.text import escape_markdown, inert_table, md, option
+from core.views.vocabulary import TaskName
 
 frame.setup("Adjudication")
 workspace.compact()
@@ -37,7 +38,7 @@ with connection.database() as db:
     c = st.columns([2, 1])
     tasks = task_names(db)
     task = c[0].radio(
-        "Task", tasks, index=tasks.index("side-by-side"), format_func=md, horizontal=True
+        "Task", tasks, index=tasks.index(TaskName.SIDE_BY_SIDE), format_func=md, horizontal=True
     )
     include = c[1].toggle("Show settled items too", key="adj_settled")
     done = st.session_state.pop("adj_last", None)

@@ -1,6 +1,9 @@
 """Team: per annotator progress, speed, overlap and agreement; the annotation settings."""
 
+from collections.abc import Sequence
+
 import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
 
 from app_support import caching, connection, frame, render, signin, warmup
 from core.annotation.custom_tasks import add_uploaded_items, define_task
@@ -27,7 +30,7 @@ with connection.database() as db:
     )
     data = caching.cached_view(db, team_view, task)
     ov = data["overlap"]
-    c = st.columns(3)
+    c: Sequence[DeltaGenerator] = st.columns(3)
     c[0].metric("Annotations per item (k)", ov["k"])
     c[1].metric("Items started", ov["started"])
     c[2].metric("Items with k labels", ov["complete"])
@@ -70,7 +73,7 @@ with connection.database() as db:
         c = st.columns(2)
         candidates = gold_source_candidates(db)
         pick = c[0].selectbox("Human rater", candidates, index=None, format_func=option)
-        if c[0].button("Make gold source", disabled=pick is None):
+        if c[0].button("Make gold source", disabled=pick is None) and pick is not None:
             try:
                 mark_gold_source(db, user, pick, add=True)
                 st.rerun()
@@ -78,7 +81,7 @@ with connection.database() as db:
                 st.error(md(exc))
         current = list(sources["rater"])
         drop = c[1].selectbox("Gold source", current, index=None, format_func=option)
-        if c[1].button("Stop being gold source", disabled=drop is None):
+        if c[1].button("Stop being gold source", disabled=drop is None) and drop is not None:
             try:
                 mark_gold_source(db, user, drop, add=False)
                 st.rerun()
@@ -98,7 +101,7 @@ with connection.database() as db:
             c = st.columns(2)
             who = c[0].selectbox("Revoked account", names, index=None, format_func=option)
             label = "Count their labels again" if who in left_out else "Leave their labels out"
-            if c[0].button(md(label), disabled=who is None, key="leave_out"):
+            if c[0].button(md(label), disabled=who is None, key="leave_out") and who is not None:
                 try:
                     leave_out_labels(db, user, who, exclude=who not in left_out)
                     st.rerun()

@@ -7,6 +7,8 @@ the whole report as one HTML file to download (built when clicked); for admins, 
 that queues the items the simulation asks for.
 """
 
+from typing import Any
+
 import streamlit as st
 
 from app_support import caching, connection, frame, render, signin
@@ -91,10 +93,13 @@ st.caption(
 )
 
 
-def rater_needed(rater: str) -> dict:
+def rater_needed(rater: str) -> dict[str, Any]:
     """``rater``'s items-needed simulation at the task's epsilon (cached until the data change)."""
     with connection.database() as db:
-        return caching.cached_view(db, rater_needed_for_choice, stored.text, task, rater)
+        needed: dict[str, Any] = caching.cached_view(
+            db, rater_needed_for_choice, stored.text, task, rater
+        )
+    return needed
 
 
 def whole_report() -> str:
@@ -114,7 +119,7 @@ st.subheader("Auto-raters compared (ranked by advantage probability)")
 st.dataframe(compare_frame(data), hide_index=True, width="stretch")
 
 
-def rater_section(sec: dict) -> None:
+def rater_section(sec: dict[str, Any]) -> None:
     """One auto-rater's section: verdict, agreement, biases, cost, disagreements, items needed."""
     st.header(md(sec["rater"]))
     show = {"passes": st.success, "fails": st.error}.get(sec["verdict"]["status"], st.warning)
@@ -136,7 +141,7 @@ def rater_section(sec: dict) -> None:
     needed_section(sec)
 
 
-def scale_section(sec: dict) -> None:
+def scale_section(sec: dict[str, Any]) -> None:
     """Agreement on the task's own scale (yes/no, categories, ordered ratings, label sets)."""
     sa = sec["scale_agreement"]
     st.markdown(
@@ -148,7 +153,7 @@ def scale_section(sec: dict) -> None:
         st.caption(md(note))
 
 
-def pairwise_section(sec: dict) -> None:
+def pairwise_section(sec: dict[str, Any]) -> None:
     """Side-by-side: agreement with gold and people, biases, cost, disagreements."""
     st.markdown("**Agreement** (Cohen's kappa, 95% large-sample interval; none under 20 items)")
     st.dataframe(agreement_frame(sec), hide_index=True, width="stretch")
@@ -193,7 +198,7 @@ def pairwise_section(sec: dict) -> None:
         st.code(x["link"], language=None)
 
 
-def needed_section(sec: dict) -> None:
+def needed_section(sec: dict[str, Any]) -> None:
     """How many more doubly-labelled items, and (admins, side-by-side) the queue button."""
     st.markdown("**How many more doubly-labelled items**")
     with st.spinner(

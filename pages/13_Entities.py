@@ -3,6 +3,8 @@ a person's repairs (merge by selection, split by mention, rename, retype, drop),
 with who and when and undoable from the history. Questions about an entity merged away or
 dropped get status ``needs_review`` (Review questions: filter Status)."""
 
+from typing import Any
+
 import streamlit as st
 
 from app_support import caching, connection, frame, signin
@@ -29,7 +31,7 @@ st.caption(
 )
 
 
-def _do(db, action: str, **args) -> None:
+def _do(db: connection.Database, action: str, **args: Any) -> None:
     """Store one edit (or undo) and rerun; a refusal is shown and nothing is stored."""
     try:
         if action == "undo":

@@ -2,6 +2,8 @@
 time from my queue, the labels as buttons with keys (``1``-``9``, ``0``); a multilabel task's
 labels toggle and ``Enter`` stores the set. ``U`` undoes my last label of the task."""
 
+from typing import Any
+
 import streamlit as st
 
 from app_support import connection, frame, shortcuts, signin, workspace
@@ -28,7 +30,7 @@ def _toggle(task: str, item: str, label: str) -> None:
 
 
 @frame.action
-def _store(task: str, item: dict, label: str | list[str]) -> None:
+def _store(task: str, item: dict[str, Any], label: str | list[str]) -> None:
     with connection.database() as db:
         try:
             label_item(db, user, task, item["key"], label, expected_id=item["label_id"])

@@ -2,7 +2,7 @@
 reviewers. Keys: ``a`` accept, ``x`` reject, ``e`` save edit, ``s`` skip (to the end of my queue,
 not done), ``u`` undo (withdraw my latest review or skip)."""
 
-from typing import Any
+from typing import Any, TypeVar
 
 import streamlit as st
 
@@ -31,6 +31,9 @@ from core.views.blind import review_view, sees_all
 from core.views.queue_head import queue_headline
 from core.views.review import question_filters, question_ids, question_labels, review_rules
 from core.views.text import InertMarkdown, escape_markdown, md
+from core.views.vocabulary import QuestionOrigin, QuestionStatus, ReviewDecision
+
+_V = TypeVar("_V")  # a filter's value type
 
 frame.setup("Review questions")
 workspace.compact()
@@ -66,7 +69,7 @@ def _decide(
             values[f["name"]] = values[f["name"]] == "Yes"
     must = [f for f in fields if f["required"] and f["type"] != "text"]
     missing = [md(f["label"]) for f in must if values[f["name"]] is None]
-    if missing and decision != "reject":  # Reject needs nothing more
+    if missing and decision != ReviewDecision.REJECT:  # Reject needs nothing more
         why = "Answer every required checklist item first (nothing was stored): "
         state["review_error"] = qid, InertMarkdown(why + "; ".join(missing) + ".")
         return
@@ -160,7 +163,10 @@ with connection.database() as db:
     qtype = c[3].selectbox("Question type", ["(all)", *opts["qtypes"]])
     statuses = opts["statuses"] if sees_all(user.role) else []  # others' reviews decide it
     status = c[4].selectbox("Status", ["(all)", *statuses], disabled=not statuses)
-    pick = lambda v: None if v == "(all)" else v  # noqa: E731
+
+    def pick(v: _V) -> _V | None:
+        return None if v == "(all)" else v
+
     ids = question_ids(
         db,
         document_id=pick(doc),
@@ -195,7 +201,7 @@ with connection.database() as db:
     if last:
         said = f"Stored: **{md(last['button'])}** on '{escape_markdown(render.short(last['question']))}'"
         why = escape_markdown(last["reason"]) if last["reason"] else ""
-        if last["status"] == "discarded":
+        if last["status"] == QuestionStatus.DISCARDED:
             st.warning(
                 f"{said}, but the question is **discarded** whatever the decision: {why}. "
                 "Its translations are discarded too."
@@ -243,7 +249,7 @@ with connection.database() as db:
             st.warning(f"Span: {md(detail['span']['text'])}")
         if flag := (q.get("metadata") or {}).get("needs_review"):  # an entity edit took its entity
             st.warning(f"Needs review: {md(flag.get('reason'))}")
-        st.caption("Reference answer" if q["origin"] == "xrag" else "Generated answer")
+        st.caption("Reference answer" if q["origin"] == QuestionOrigin.XRAG else "Generated answer")
         render.untrusted(detail["answer"])
         if detail["parent"]:
             par = detail["parent"]

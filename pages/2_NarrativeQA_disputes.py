@@ -1,5 +1,7 @@
 """NarrativeQA disputes: the ground-truth rater and the context rater disagree; a human settles it."""
 
+from typing import Any
+
 import streamlit as st
 
 from app_support import caching, connection, frame, links, render, shortcuts, signin, workspace
@@ -41,7 +43,7 @@ user = signin.require_annotator()  # the signed-in Annotator: every write takes 
 who = user.name
 
 
-def show_judgment(title: str, j: dict | None) -> None:
+def show_judgment(title: str, j: dict[str, Any] | None) -> None:
     st.markdown(f"**{md(title)}**")
     if not j:
         st.caption("(judgment missing)")
@@ -151,7 +153,7 @@ with connection.database() as db:
     wanted = links.deep_link_id()
     linked = [d for d in all_ids if wanted and choices.get(d, "").endswith(f"({wanted})")]
     if mode == "Pick a dispute":
-        did = st.selectbox(
+        did: int | None = st.selectbox(
             "Dispute", all_ids, format_func=lambda d: render.short(choices.get(d, str(d)), 100)
         )
     elif linked:
@@ -246,7 +248,10 @@ with connection.database() as db:
                 )
                 with st.expander("Search the story or its summary (BM25)"):
                     doc = st.selectbox(
-                        "Search in", list(docs), format_func=docs.get, key=f"dsearch_doc_{did}"
+                        "Search in",
+                        list(docs),
+                        format_func=docs.__getitem__,
+                        key=f"dsearch_doc_{did}",
                     )
                     query = st.text_input("Search words", key=f"dsearch_q_{did}")
                     for hit in search_context(db, doc, query, k=5):

@@ -4,6 +4,8 @@ Keys: ``1`` A better, ``2`` B better, ``3`` Equal, ``4`` None, ``s`` skip, ``u``
 at once (the rationale is optional); the next item then opens at the top of the page.
 """
 
+from typing import Any
+
 import streamlit as st
 
 from app_support import caching, connection, frame, links, render, shortcuts, signin, workspace
@@ -23,6 +25,7 @@ from core.views.judgments import auto_verdicts_shown, question_text
 from core.views.queue_head import queue_headline
 from core.views.review import search_context, searchable_documents
 from core.views.text import escape_markdown, md
+from core.views.vocabulary import TaskName
 
 #: (verdict, button label, what it means, keyboard shortcut): labels short enough to fit a
 #: 1280 px screen and a phone; the meaning is in the confirmation and the button's tooltip.
@@ -46,7 +49,7 @@ who = user.name
 
 
 @frame.action
-def _store(item: dict, verdict: str, question: str) -> None:
+def _store(item: dict[str, Any], verdict: str, question: str) -> None:
     """Button callback: store the verdict (runs before the page, so the next item renders)."""
     rationale = st.session_state.get(f"sbs_rationale_{item['key']}", "")
     with connection.database() as db:
@@ -63,7 +66,7 @@ def _store(item: dict, verdict: str, question: str) -> None:
 
 
 @frame.action
-def _skip(item: dict, question: str) -> None:
+def _skip(item: dict[str, Any], question: str) -> None:
     with connection.database() as db:
         try:
             skip_item(db, item, user, expected_last_id=item["label_id"])
@@ -182,7 +185,7 @@ with connection.database() as db:
                 )
             st.button("Skip", key="sbs_skip", shortcut="S", on_click=_skip, args=(item, question))
             st.button("Undo", key="sbs_undo", shortcut="U", on_click=_undo)
-            workspace.guideline_button("side_by_side", "sbs_guidelines")
+            workspace.guideline_button(TaskName.SIDE_BY_SIDE, "sbs_guidelines")
         st.text_input("Short rationale (optional)", key=f"sbs_rationale_{item['key']}")
         st.caption(shortcuts.TYPING_HINT)
         st.toggle("Reveal the auto-raters' verdicts after I submit", key="sbs_reveal")
@@ -193,7 +196,9 @@ with connection.database() as db:
                 db, item["question_id"], question, [item["answer_a"], item["answer_b"]], "sbs"
             )
             with st.expander("Search the context (BM25)"):
-                doc = st.selectbox("Search in", list(docs), format_func=docs.get, key="sbs_doc")
+                doc = st.selectbox(
+                    "Search in", list(docs), format_func=docs.__getitem__, key="sbs_doc"
+                )
                 query = st.text_input("Search words", key="sbs_query")
                 for hit in search_context(db, doc, query, k=5):
                     st.caption(f"Passage {md(hit['idx'])} · BM25 {md(hit['score'])}")

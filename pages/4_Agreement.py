@@ -6,6 +6,8 @@ Four tabs; only the open one runs (``st.tabs`` with ``bind="query-params"``: the
 URL as ``?section=...``, so it survives a reload and can be linked).
 """
 
+from typing import Any
+
 import streamlit as st
 
 from app_support import caching, connection, frame, render, signin, warmup
@@ -27,6 +29,7 @@ from core.views.numbers import num
 from core.views.scale_agreement import imported_tasks, task_agreement
 from core.views.sections import PAGE_SECTIONS
 from core.views.text import escape_markdown, md
+from core.views.vocabulary import JudgmentKind
 
 frame.setup("Agreement")
 who = signin.sign_in_sidebar()
@@ -108,7 +111,7 @@ def crowd_section() -> None:
         )
 
 
-def pairs_and_gold(data: dict) -> None:
+def pairs_and_gold(data: dict[str, Any]) -> None:
     """Every rater pair's Cohen's kappa, Fleiss' kappa and Krippendorff's alpha per group, and
     each person and auto-rater against gold."""
     st.caption(
@@ -150,7 +153,7 @@ def pairs_and_gold(data: dict) -> None:
         render.gold_block(db, warmup.GOLD_TASK)
 
 
-def two_raters(data: dict, kind: str) -> None:
+def two_raters(data: dict[str, Any], kind: str) -> None:
     """Two raters' common items: agreement, confusion, by system pair, the disagreements."""
     raters = data["raters"]
     if len(raters) < 2:
@@ -264,7 +267,7 @@ pairs_tab, detail_tab, consistency_tab, crowd_tab = st.tabs(
 with pairs_tab:
     if pairs_tab.open:
         pairs_and_gold(data)
-        if kind == "absolute":
+        if kind == JudgmentKind.ABSOLUTE:
             st.divider()
             scale_block("absolute")
 with detail_tab:
@@ -275,7 +278,7 @@ with consistency_tab:
         self_consistency(kind)
 with crowd_tab:
     if crowd_tab.open:
-        if kind == "pairwise":
+        if kind == JudgmentKind.PAIRWISE:
             crowd_section()
         else:
             st.info("The crowd comparison is of side-by-side verdicts: switch to them above.")

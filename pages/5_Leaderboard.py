@@ -40,14 +40,18 @@ source = c[0].selectbox(
     "Verdicts",
     SOURCES,
     index=SOURCES.index(warmup.LEADERBOARD_SOURCE),
-    format_func={"human": "Human verdicts", "auto": "Auto-rater verdicts", "both": "Both"}.get,
+    format_func={
+        "human": "Human verdicts",
+        "auto": "Auto-rater verdicts",
+        "both": "Both",
+    }.__getitem__,
     key="lb_source",
 )
 with connection.database() as db:
     raters = caching.cached_judgments(db, pairwise_raters, source)
     raters = pickable_raters(db, raters, viewer, role)  # a blind viewer: no colleague alone
 ALL = {"human": "All annotators", "auto": "All auto-raters", "both": "All raters"}[source]
-rater = c[1].selectbox(
+rater: str | None = c[1].selectbox(
     "Rater",
     [ALL, *raters],
     key=f"lb_rater_{source}",
@@ -64,7 +68,7 @@ SECTIONS = PAGE_SECTIONS["Leaderboard"]
 
 
 @st.fragment(run_every=POLL_S)
-def watch_judgments(drawn: tuple) -> None:
+def watch_judgments(drawn: object) -> None:
     """Every POLL_S seconds: rerun the page when a judgment arrived after the board was drawn
     (``drawn``: the judgments' version then). It draws nothing, so an idle page costs the
     browser nothing; redrawing the board's charts on every poll kept it busy about 1 s in 2."""
@@ -98,9 +102,9 @@ def live_board() -> None:
         st.selectbox(
             "System group",
             keys,
-            index=keys.index(r.group.key),
+            index=keys.index(r.group.key) if r.group is not None else 0,
             key=group_key,
-            format_func=labels.get,
+            format_func=labels.__getitem__,
         )
     elif r.groups:
         st.caption(

@@ -4,7 +4,7 @@ with every answer, every rater's verdicts and the human labels.
 Blind for annotators (core.views.blind): other people's labels and the systems' names of items
 still in the viewer's queue are held back; adjudicators and admins see everything."""
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
@@ -52,7 +52,7 @@ with connection.database() as db:
         st.info(connection.EMPTY_HINT)
         st.stop()
     docs = dict(opts["documents"])
-    c = st.columns(4)
+    c: Sequence[DeltaGenerator] = st.columns(4)
     status = _pick(c[0], "Status", opts["statuses"])
     origin = _pick(c[1], "Origin", opts["origins"])
     doc = c[2].selectbox(

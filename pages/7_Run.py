@@ -2,13 +2,16 @@
 
 import threading
 import time
+from collections.abc import Sequence
+from typing import Any
 
 import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
 
 from app_support import caching, connection, frame, signin
 from core.answering.systems import system_kinds
 from core.errors import WorkbenchError
-from core.judging.specs import judge_names
+from core.judging.specs import JudgeKind, judge_names
 from core.pipeline.experiment import run_experiment
 from core.views.review import question_filters
 from core.views.run import (
@@ -41,7 +44,7 @@ if not opts["origins"]:
     st.info(connection.EMPTY_HINT)
     st.stop()
 
-c = st.columns(4)
+c: Sequence[DeltaGenerator] = st.columns(4)
 name = c[0].text_input("Experiment name", value="app_offline")
 origins = opts["origins"]
 origin = c[1].selectbox(
@@ -64,7 +67,7 @@ c = st.columns(2)
 answer_model = c[0].selectbox(
     "Answering model",
     all_models,
-    format_func=label.get,
+    format_func=label.__getitem__,
     index=all_models.index(DEFAULT_ANSWER_MODEL) if DEFAULT_ANSWER_MODEL in all_models else 0,
 )
 contexts = c[0].multiselect(
@@ -76,13 +79,17 @@ contexts = c[0].multiselect(
 judge_model = c[1].selectbox(
     "Judge model",
     all_models,
-    format_func=label.get,
+    format_func=label.__getitem__,
     index=all_models.index(DEFAULT_JUDGE_MODEL) if DEFAULT_JUDGE_MODEL in all_models else 0,
 )
 judge_kinds = c[1].multiselect(
     "Judges",
     judge_names(),
-    default=[k for k in ("autoais", "reference_absolute", "side_by_side") if k in judge_names()],
+    default=[
+        k
+        for k in (JudgeKind.AUTOAIS, JudgeKind.REFERENCE_ABSOLUTE, JudgeKind.SIDE_BY_SIDE)
+        if k in judge_names()
+    ],
 )
 with connection.database() as db:
     free_prefix = unused_system_prefix(db, answer_model, contexts)
@@ -131,7 +138,7 @@ m[3].metric("Cost (USD)", f"{estimate['cost_usd']:.4f}")
 st.caption(md(estimate.get("note", "")))
 
 if st.button("Run", type="primary", disabled=bool(unavailable)):
-    result: dict = {}
+    result: dict[str, Any] = {}
 
     def work() -> None:
         try:

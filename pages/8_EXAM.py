@@ -56,7 +56,7 @@ with connection.database() as db:
         )
         if len(book["books"]) > 1:
             st.selectbox(
-                "Book", list(book["books"]), format_func=book["books"].get, key="exam_book"
+                "Book", list(book["books"]), format_func=book["books"].__getitem__, key="exam_book"
             )
         st.dataframe(book["correlations"], hide_index=True, width="stretch")
         st.dataframe(book["systems"], hide_index=True, width="stretch")

@@ -25,6 +25,7 @@ from core.store.adjudications import (
     own_adjudication,
 )
 from core.store.connection import retry_when_busy, transaction
+from core.store.judgments import JudgmentStatus
 from core.store.row_locks import hold_item
 
 if TYPE_CHECKING:
@@ -38,7 +39,7 @@ def _by_item(db: Database, task: str, part: str = "all") -> dict[str, list[Human
         labels = team_labels(db, labels)[0 if part == "team" else 1]
     items: dict[str, list[HumanLabel]] = {}
     for r in labels:
-        if r["status"] == "ok":
+        if r["status"] == JudgmentStatus.OK:
             items.setdefault(r["item"], []).append(r)
     return items
 

@@ -19,6 +19,7 @@ from collections.abc import Hashable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from core.store.adjudications import Adjudication, effective_adjudications
+from core.store.judgments import JudgmentStatus
 from core.store.settings import int_setting
 
 if TYPE_CHECKING:
@@ -82,7 +83,7 @@ def attention_accuracy(
     out: dict[str, tuple[int, int]] = {}
     for r in labels:
         k = known.get(r["item"])
-        if r["status"] != "ok" or k is None or r["annotator"] == k.adjudicator:
+        if r["status"] != JudgmentStatus.OK or k is None or r["annotator"] == k.adjudicator:
             continue
         if r["created_at"] <= k.created_at:
             continue  # labelled before it was settled: part of the disagreement, not a check

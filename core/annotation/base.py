@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from core.errors import InputError
 from core.store.accounts import account_names, excluded_names
+from core.store.label_rows import SKIPPED
 from core.store.settings import choice_setting, int_setting
 
 if TYPE_CHECKING:
@@ -180,7 +181,7 @@ class Withdrawal:
     @property
     def was_skip(self) -> bool:
         """Whether the undo took back a skip (not a label)."""
-        return self.label == "skipped"
+        return self.label == SKIPPED
 
 
 def team_queue(

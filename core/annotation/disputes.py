@@ -27,6 +27,7 @@ from core.annotation.base import (
     team_queue,
 )
 from core.annotation.identity import Annotator, authorise
+from core.annotation.task_names import TaskName
 from core.errors import InputError
 from core.store.connection import retry_when_busy, transaction
 from core.store.disputes import dispute_records, get_dispute
@@ -50,7 +51,7 @@ RESOLUTIONS = tuple(
     if r not in (DisputeResolution.SKIPPED, DisputeResolution.WITHDRAWN)
 )
 #: The name of this task (:mod:`core.annotation.label_tasks.disputes`).
-DISPUTES_TASK = "disputes"
+DISPUTES_TASK = TaskName.DISPUTES.value
 
 
 def same_answer(text: str | None) -> str:

@@ -106,7 +106,7 @@ def _flag(db: Database, entity_ids: list[int], edit_id: int, reason: str) -> dic
     flagged: dict[str, str] = {}
     now = utcnow()
     for q in questions_about(db, entity_ids):
-        if q["status"] in ("discarded", NEEDS_REVIEW):
+        if q["status"] in (QuestionStatus.DISCARDED, NEEDS_REVIEW):
             continue
         meta = dict(q.get("metadata") or {})
         meta["needs_review"] = {"edit": edit_id, "reason": reason, "status_before": q["status"]}

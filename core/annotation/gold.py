@@ -51,7 +51,7 @@ from core.store.gold_sources import (
     active_gold_sources,
     insert_gold_source_change,
 )
-from core.store.judgments import human_raters
+from core.store.judgments import JudgmentStatus, human_raters
 from core.store.row_locks import hold_name
 
 if TYPE_CHECKING:
@@ -74,7 +74,8 @@ def person_labels(db: Database, task: str) -> dict[str, dict[str, str]]:
     for r in human_labels(db, task):
         if not r["imported"] and r["annotator"] in left_out:
             continue
-        if r["status"] == "ok" and r["label"] is not None:  # an ok label always has one
+        # an ok label always has one
+        if r["status"] == JudgmentStatus.OK and r["label"] is not None:
             found.setdefault(r["annotator"], {}).setdefault(r["item"], set()).add(r["label"])
     return {
         p: {item: next(iter(v)) for item, v in items.items() if len(v) == 1}

@@ -35,6 +35,7 @@ from typing import Any
 
 from core.errors import InputError
 from core.store.questions import Question, QuestionOrigin
+from core.store.reviews import ReviewDecision
 
 SUPPORT = ("Sufficient", "Some", "None")
 _QUESTION_FIELDS: list[dict[str, Any]] = [
@@ -204,24 +205,24 @@ def decision_problem(
         edited = (
             edited_question or c.get("edited_question") or edited_answer or c.get("edited_answer")
         )
-        if decision == "accept" and c.get("translation_ok") is False:
+        if decision == ReviewDecision.ACCEPT and c.get("translation_ok") is False:
             return (
                 "Accept is refused: the checklist says the translation does not keep the "
                 "meaning. Choose Reject, or Save edit with a corrected translation."
             )
-        if decision == "accept" and edited:
+        if decision == ReviewDecision.ACCEPT and edited:
             return (
                 "Accept is refused: you entered a corrected translation. Choose Save edit "
                 "to keep it, or clear it to accept."
             )
-        if decision == "edit" and not edited:
+        if decision == ReviewDecision.EDIT and not edited:
             return (
                 "Save edit needs a corrected translation of the question or of the answer; "
                 "to turn the translation down choose Reject."
             )
         return ""
     ea = edited_answer or c.get("correction")
-    if decision == "accept":
+    if decision == ReviewDecision.ACCEPT:
         said = [text for name, text in _NOT.items() if c.get(name) is False]
         if said:
             return (
@@ -233,7 +234,7 @@ def decision_problem(
                 "Accept is refused: you entered an edited question or a corrected answer. "
                 "Choose Save edit to keep it, or clear it to accept."
             )
-    if decision == "edit":
+    if decision == ReviewDecision.EDIT:
         if not (edited_question or ea):
             return (
                 "Save edit needs an edited question or a corrected answer; to turn the "
@@ -279,7 +280,7 @@ def review_outcome(
             "accept": "",
             "reject": "translation rejected",
         }[decision]
-        if decision != "edit":
+        if decision != ReviewDecision.EDIT:
             eq = ea = None
         return Outcome(decision, reason, False, eq, ea)
     eq, ea = edited_question, edited_answer or c.get("correction")
@@ -309,7 +310,7 @@ def review_outcome(
             "edit": "answer or question corrected by the reviewer",
             "accept": "",
         }[decision]
-    if decision != "edit":
+    if decision != ReviewDecision.EDIT:
         eq = ea = None
     if own:
         return Outcome(decision, own, True, eq, ea)

@@ -29,6 +29,7 @@ from core.annotation.base import (
     team_queue,
 )
 from core.annotation.identity import Annotator, authorise
+from core.annotation.task_names import SIDE_BY_SIDE_TASK as SIDE_BY_SIDE_TASK
 from core.errors import InputError
 from core.store.answers import answer_pairs, question_answers
 from core.store.connection import retry_when_busy, transaction
@@ -51,8 +52,6 @@ if TYPE_CHECKING:
     from core.store.engine import Database
 
 PAIRWISE_VERDICTS = tuple(PairwiseVerdict)
-#: The name of this task (:mod:`core.annotation.label_tasks.side_by_side`).
-SIDE_BY_SIDE_TASK = "side-by-side"
 HUMAN_CRITERION = "better"
 #: Columns of a person's side-by-side label the queues and tallies read.
 _LABEL_COLUMNS = ("question_id", "system_a", "system_b", "rater", "status", "context_kind")
@@ -243,9 +242,9 @@ def submit_verdict(
     stored one), nothing is stored and :class:`core.annotation.base.StaleLabelError` says
     what is stored now.
     """
-    if status == "ok" and not verdict:
+    if status == JudgmentStatus.OK and not verdict:
         raise InputError("choose a verdict first (A, B, Equal or None); nothing was stored")
-    if status == "ok" and verdict not in PAIRWISE_VERDICTS:
+    if status == JudgmentStatus.OK and verdict not in PAIRWISE_VERDICTS:
         raise InputError(f"verdict must be one of {', '.join(PAIRWISE_VERDICTS)}")
     s1, s2 = item["system_a"], item["system_b"]
     with transaction(db):
@@ -267,7 +266,7 @@ def submit_verdict(
                 answer_a_id=item["answer_a_id"],
                 answer_b_id=item["answer_b_id"],
                 order_shown=item["order_shown"],
-                verdict=PairwiseVerdict(verdict) if status == "ok" else None,
+                verdict=PairwiseVerdict(verdict) if status == JudgmentStatus.OK else None,
                 status=JudgmentStatus(status),
                 rationale=rationale or "",
                 context_kind=APP_CONTEXT,

@@ -30,6 +30,7 @@ from core.annotation.base import (
     team_queue,
 )
 from core.annotation.identity import Annotator, authorise
+from core.annotation.task_names import TaskName
 from core.errors import InputError
 from core.store.adjudications import item_adjudication
 from core.store.connection import retry_when_busy, transaction, utcnow
@@ -60,7 +61,7 @@ if TYPE_CHECKING:
 
 REVIEW_DECISIONS = (ReviewDecision.ACCEPT, ReviewDecision.REJECT, ReviewDecision.EDIT)
 #: The name of this task (:mod:`core.annotation.label_tasks.review`).
-REVIEW_TASK = "review"
+REVIEW_TASK = TaskName.REVIEW.value
 #: A question's status while its reviews tie (e.g. one accept, one reject): adjudication settles it.
 DISPUTED = QuestionStatus.DISPUTED
 _STATUS_OF_DECISION = {
@@ -313,7 +314,7 @@ def _recompute_status(db: Database, q: Question) -> QuestionStatus:
     meta["status_reason"] = reason
     changes: QuestionUpdate = {"status": status, "updated_at": now, "metadata": meta}
     if q.origin == QuestionOrigin.XRAG:
-        edits = [r for r in remaining if r.decision == "edit"]
+        edits = [r for r in remaining if r.decision == ReviewDecision.EDIT]
         if "original_question" in meta:
             eq = next((r.edited_question for r in reversed(edits) if r.edited_question), None)
             changes["question"] = eq or meta["original_question"]

@@ -15,6 +15,7 @@ from core.annotation.base import Progress, team_names
 from core.annotation.label_task import HumanLabel, ItemKey
 from core.annotation.task_registry import task_named
 from core.store.accounts import excluded_names
+from core.store.judgments import JudgmentStatus
 
 if TYPE_CHECKING:
     from core.store.engine import Database
@@ -105,7 +106,7 @@ def next_items(
     found = task_named(task, db)
     counts: dict[str, int] = {}
     for r in team_labels(db, found.human_labels(db))[0]:
-        if r["status"] == "ok":
+        if r["status"] == JudgmentStatus.OK:
             counts[r["item"]] = counts.get(r["item"], 0) + 1
     keys = (task_queue(db, name, task) if queue is None else queue)[:limit]
     out: list[QueueEntry] = []

@@ -11,9 +11,11 @@ import json
 import math
 from typing import TYPE_CHECKING
 
+from core.annotation.task_names import SIDE_BY_SIDE_TASK, VALIDATION_TASKS
 from core.cli.stats_commands import checked_rows, fmt, one_source
 from core.cli.support import count_arg, level_arg, replicates_arg
 from core.errors import InputError
+from core.store.judgments import AbsoluteVerdict
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -36,8 +38,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     a.add_argument(
         "--task",
-        choices=["side-by-side", "absolute"],
-        default="side-by-side",
+        choices=list(VALIDATION_TASKS),
+        default=SIDE_BY_SIDE_TASK,
         help="with --from-db: pairwise (side-by-side, default) or absolute verdicts",
     )
     a.add_argument("--rater-a", help="first rater (with --rater-b: one pair only)")
@@ -88,7 +90,7 @@ def _read_verdicts(path: str) -> pd.DataFrame:
     labels = {}
     for v in df["verdict"].unique():
         key = v.strip().lower()
-        if key in ("yes", "no"):
+        if key in (AbsoluteVerdict.YES, AbsoluteVerdict.NO):
             labels[v] = key
             continue
         try:

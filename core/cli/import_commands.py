@@ -8,11 +8,12 @@ from __future__ import annotations
 import argparse
 import json
 
+from core.annotation.task_names import VALIDATION_TASKS
 from core.errors import InputError
 from core.store.database import opened
 
 #: The tasks with fixed scales (not imported from core.views: start-up time).
-BUILT_IN_TASKS = ("side-by-side", "absolute")
+BUILT_IN_TASKS = VALIDATION_TASKS
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

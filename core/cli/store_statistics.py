@@ -12,9 +12,10 @@ from core.store.judgments import pairwise_raters
 from core.store.verdict_reads import verdict_summary
 from core.views.agreement_pairs import paired, verdict_frame
 from core.views.live_leaderboard import store_leaderboard
+from core.views.task_scales import BUILT_IN
 
 #: ``--task`` of the agreement command -> the judgment kind.
-TASK_KINDS = {"side-by-side": "pairwise", "absolute": "absolute"}
+TASK_KINDS = {task: kind for task, (kind, _, _) in BUILT_IN.items()}
 
 
 def store_counts(db_path: str, raters: Sequence[str] | None = None) -> PairwiseCounts:

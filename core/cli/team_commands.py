@@ -15,6 +15,7 @@ import json
 from typing import TYPE_CHECKING
 from urllib.parse import urlencode
 
+from core.annotation.task_names import LABEL_TASKS
 from core.cli.support import open_args_db, port_arg, print_aligned, size_arg
 from core.store.accounts import ROLES
 from core.store.settings import SETTINGS, settings_help
@@ -27,7 +28,7 @@ DEFAULT_BASE_URL = "http://127.0.0.1:8501"
 
 #: The names of :func:`core.annotation.task_registry.task_names` (not imported: start-up time;
 #: tests/annotation/test_label_task.py checks they agree).
-TASKS = ("review", "disputes", "side-by-side", "xrag")
+TASKS = LABEL_TASKS
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

@@ -9,6 +9,7 @@ import argparse
 import json
 from typing import TYPE_CHECKING
 
+from core.annotation.task_names import SIDE_BY_SIDE_TASK
 from core.cli.support import (
     count_arg,
     level_arg,
@@ -36,7 +37,7 @@ METRIC_HELP = (
 )
 
 
-def add_task_args(p: argparse.ArgumentParser, task_default: str | None = "side-by-side") -> None:
+def add_task_args(p: argparse.ArgumentParser, task_default: str | None = SIDE_BY_SIDE_TASK) -> None:
     """``--task NAME`` and ``--metric accuracy|neg_rmse|jaccard`` (checked by
     :mod:`core.views.task_scales`: an unknown one is one ``error:`` line)."""
     p.add_argument("--task", metavar="NAME", default=task_default, help=TASK_HELP)
@@ -286,7 +287,7 @@ def cmd_validation_queue(args: argparse.Namespace) -> int:
             found = validation_items_needed(
                 db,
                 args.rater,
-                epsilon=resolve_choice(db, "side-by-side").epsilon,
+                epsilon=resolve_choice(db, SIDE_BY_SIDE_TASK).epsilon,
             )
         except InputError as exc:
             raise InputError(

@@ -16,13 +16,14 @@ from typing import Any
 from core.corpus.evaluation_ratings import RatingKey, rating_key
 from core.corpus.names import normal_form
 from core.errors import InputError
+from core.store.judgments import JudgmentKind, RaterKind
 
 
 def uses_account_name(rater: str, account: str) -> bool:
     """Whether the rater ``rater`` (``human:NAME``) is the person ``account`` once both are in
     :func:`core.corpus.names.normal_form` (NFC, trimmed)."""
     kind, _, name = rater.partition(":")
-    return kind == "human" and normal_form(name) == normal_form(account)
+    return kind == RaterKind.HUMAN and normal_form(name) == normal_form(account)
 
 
 def check_not_accounts(
@@ -33,7 +34,7 @@ def check_not_accounts(
     names = {normal_form(a): a for a in accounts}
     for r in ratings:
         name = names.get(normal_form(r["rater"].partition(":")[2]), "")
-        if r["rater_kind"] == "human" and name and uses_account_name(r["rater"], name):
+        if r["rater_kind"] == RaterKind.HUMAN and name and uses_account_name(r["rater"], name):
             raise InputError(
                 f"imported rater {r['rater']!r} is the name of the account {name!r}: imported "
                 "raters are never accounts; nothing imported (rename the rater in the file, or "
@@ -62,7 +63,7 @@ def check_distinct_systems(ratings: Sequence[Mapping[str, Any]], source: str | P
     """Refuse a pairwise verdict (a battle) of a system against itself, in every layout; the names
     are compared as stored (NFC, trimmed), so two spellings of one name are the same system."""
     for r in ratings:
-        if r.get("kind") != "pairwise":
+        if r.get("kind") != JudgmentKind.PAIRWISE:
             continue
         a, b = (unicodedata.normalize("NFC", str(r[k])).strip() for k in ("system_a", "system_b"))
         if a == b:

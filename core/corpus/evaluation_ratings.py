@@ -83,7 +83,7 @@ def plan_ratings(
             n["unchanged"] += 1
             continue
         q = r["question_id"]
-        pair = r["kind"] == "pairwise"
+        pair = r["kind"] == JudgmentKind.PAIRWISE
         new.append(
             NewJudgment(
                 kind=JudgmentKind(r["kind"]),

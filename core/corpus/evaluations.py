@@ -34,7 +34,12 @@ from core.store.accounts import account_names
 from core.store.answers import Answer, AnswerStatus, answer_texts, insert_answers, set_answer_text
 from core.store.answers import answer_ids as stored_answer_ids
 from core.store.connection import transaction, utcnow
-from core.store.judgments import insert_judgments, max_judgment_id, switch_staged_judgments
+from core.store.judgments import (
+    RaterKind,
+    insert_judgments,
+    max_judgment_id,
+    switch_staged_judgments,
+)
 from core.store.label_scales import LabelScale, save_label_scale
 from core.store.questions import (
     Question,
@@ -79,17 +84,17 @@ class Evaluation:
 def parse_rater(name: str, path: str | Path, line: int | None) -> tuple[str, str]:
     """``(rater, rater_kind)`` of ``auto:NAME`` / ``human:NAME`` (bare ``human`` = anonymous)."""
     name = str(name).strip()
-    if name == "human":
+    if name == RaterKind.HUMAN:
         return ANONYMOUS, "human"
     kind, sep, rest = name.partition(":")
-    if not sep or kind not in ("auto", "human") or not rest.strip("# "):
+    if not sep or kind not in (RaterKind.AUTO, RaterKind.HUMAN) or not rest.strip("# "):
         raise InputError(
             f"rater {name!r} must be auto:NAME or human:NAME",
             path=str(path),
             line=line,
             column="rater",
         )
-    if kind == "auto" and rest.endswith("#"):
+    if kind == RaterKind.AUTO and rest.endswith("#"):
         raise InputError(
             "only human raters can be anonymous (NAME#)", path=str(path), line=line, column="rater"
         )

@@ -33,6 +33,7 @@ from core.llm.types import LLMRequest, LLMResponse
 from core.store.connection import transaction, utcnow
 from core.store.exam import graded_pairs, open_exam_run, rate_grade, save_grade, unrated_grades
 from core.store.exam_bank import ExamQuestion, bank_articles, bank_questions
+from core.store.judgments import AbsoluteVerdict
 from core.store.runs import RunStatus, finish_run, run_exists, start_run
 
 if TYPE_CHECKING:
@@ -280,8 +281,14 @@ def _rate_with_model(
             )
             return "error"
         verdict = parse_reply(resp.text or "", "absolute").verdict
-        if verdict in ("yes", "no"):
-            rate_grade(db, grade_id, rater=rater_model, correct=int(verdict == "yes"), status="ok")
+        if verdict in (AbsoluteVerdict.YES, AbsoluteVerdict.NO):
+            rate_grade(
+                db,
+                grade_id,
+                rater=rater_model,
+                correct=int(verdict == AbsoluteVerdict.YES),
+                status="ok",
+            )
             return "ok"
         rate_grade(
             db, grade_id, rater=rater_model, correct=None, status="unparsed", raw=resp.text or ""

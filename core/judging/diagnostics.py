@@ -7,7 +7,13 @@ from typing import TYPE_CHECKING, Any
 
 from core.corpus.evidence import verified_share
 from core.judging.tournament import Comparison
-from core.store.judgments import Judgment, effective_judgments
+from core.store.judgments import (
+    Judgment,
+    JudgmentKind,
+    JudgmentStatus,
+    PairwiseVerdict,
+    effective_judgments,
+)
 
 if TYPE_CHECKING:
     from core.store.engine import Database
@@ -26,11 +32,15 @@ def position_consistency(
     """
     items: dict[tuple[str, tuple[str, str]], dict[str, str]] = {}
     for r in _latest(db, rater, "pairwise", question_ids, systems):
-        if r.status != "ok":
+        if r.status != JudgmentStatus.OK:
             continue
         a, b = r.system_a or "", r.system_b or ""
         comp = Comparison(r.question_id, a, b, r.order_shown)
-        winner = a if r.verdict == "A" else (b if r.verdict == "B" else r.verdict or "")
+        winner = (
+            a
+            if r.verdict == PairwiseVerdict.A
+            else (b if r.verdict == PairwiseVerdict.B else r.verdict or "")
+        )
         items.setdefault((comp.question_id, comp.pair), {})[r.order_shown] = winner
     both = [v for v in items.values() if len(v) == 2]
     bad = sum(1 for v in both if v["ab"] != v["ba"])
@@ -61,7 +71,7 @@ def _latest(
             for r in found
             if (
                 r.system in names
-                if kind == "absolute"
+                if kind == JudgmentKind.ABSOLUTE
                 else r.system_a in names and r.system_b in names
             )
         ]

@@ -71,7 +71,7 @@ def build_request(
     nonce = nonce or new_nonce()
     doc = book_of(db, question)
     refs = [str(r) for r in question.answers]
-    if judge.spec["references"] and not refs:
+    if judge.spec.references and not refs:
         raise ConfigError(
             f"judge {judge.name!r} needs reference answers; question {question.id!r} has none"
         )
@@ -93,19 +93,19 @@ def build_request(
     else:
         values["answer"] = neutralise(answers[0], nonce)
         fields["answer"] = answers[0]
-    if judge.spec["references"]:
+    if judge.spec.references:
         values["references"] = "\n".join(f"- {neutralise(r, nonce)}" for r in refs)
         fields["references"] = refs
 
     def make(ctx: str, used: str) -> LLMRequest:
-        prompt = render_prompt(judge.spec["prompt"], context_note=_NOTES[used], **values)
+        prompt = render_prompt(judge.spec.prompt, context_note=_NOTES[used], **values)
         return LLMRequest(
             model=judge.model,
             prompt=prompt,
             context=ctx,
             temperature=0.0,
             max_tokens=judge.max_tokens,
-            task=judge.spec["task"],
+            task=judge.spec.task,
             fields={**fields, "context": ctx},
             purpose="judge",
             tags={"judge": judge.name},
@@ -120,5 +120,5 @@ def build_request(
             )
         context = _rater_context(db, judge, doc, query, "rag")
         request, mode = make(context, "rag"), "rag-fallback"
-    source = "\n".join(refs) if judge.spec["references"] else doc.text
+    source = "\n".join(refs) if judge.spec.references else doc.text
     return request, source, mode

@@ -204,15 +204,17 @@ def _new_judgment(
         )
     base = replace(
         base,
-        criterion=judge.spec["criterion"],
-        prompt_hash=prompt_hash(judge.spec["prompt"]),
+        criterion=judge.spec.criterion,
+        prompt_hash=prompt_hash(judge.spec.prompt),
         context_kind=item.context_used,
         run_id=run_id,
     )
     if resp.error is not None:
         return replace(base, status=JudgmentStatus.ERROR, raw=resp.error)
-    parsed = parse_reply(resp.text, judge.spec["verdicts"])
-    evidence = verify_quotes(parsed.evidence, item.source) if parsed.status == "ok" else []
+    parsed = parse_reply(resp.text, judge.spec.verdicts)
+    evidence = (
+        verify_quotes(parsed.evidence, item.source) if parsed.status == JudgmentStatus.OK else []
+    )
     return replace(
         base,
         verdict=parsed.verdict,

@@ -8,6 +8,7 @@ A judge = kind (prompt + task + verdict set) + model + context strategy (``none`
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, replace
+from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -17,46 +18,71 @@ from core.errors import ConfigError
 from core.store.connection import utcnow
 from core.store.setups import StoredJudge, get_judge, insert_judge
 
-KINDS: dict[str, dict[str, Any]] = {
-    "autoais": {
-        "task": "support",
-        "prompt": "judge_autoais",
-        "pairwise": False,
-        "verdicts": "absolute",
-        "criterion": "supported",
-        "references": False,
-    },
-    "side_by_side": {
-        "task": "compare",
-        "prompt": "judge_side_by_side",
-        "pairwise": True,
-        "verdicts": "pairwise_equal",
-        "criterion": "better",
-        "references": False,
-    },
-    "reference_absolute": {
-        "task": "match_reference",
-        "prompt": "judge_reference_absolute",
-        "pairwise": False,
-        "verdicts": "absolute",
-        "criterion": "matches-reference",
-        "references": True,
-    },
-    "reference_side_by_side": {
-        "task": "compare_reference",
-        "prompt": "judge_reference_side_by_side",
-        "pairwise": True,
-        "verdicts": "pairwise_equal",
-        "criterion": "better-vs-reference",
-        "references": True,
-    },
+
+class JudgeKind(StrEnum):
+    """The judge kinds an experiment can name (``kind = ...`` in a ``[[judges]]`` table)."""
+
+    AUTOAIS = "autoais"
+    SIDE_BY_SIDE = "side_by_side"
+    REFERENCE_ABSOLUTE = "reference_absolute"
+    REFERENCE_SIDE_BY_SIDE = "reference_side_by_side"
+
+
+@dataclass(frozen=True, slots=True)
+class JudgeKindSpec:
+    """A judge kind's fixed settings: the ``task`` of its model calls, its ``prompt`` template,
+    whether it compares two answers (``pairwise``), its ``verdicts`` set (for
+    :func:`core.judging.verdicts.parse_reply`), the stored ``criterion`` and whether it reads the
+    reference answers instead of the document (``references``)."""
+
+    task: str
+    prompt: str
+    pairwise: bool
+    verdicts: str
+    criterion: str
+    references: bool
+
+
+KINDS: dict[JudgeKind, JudgeKindSpec] = {
+    JudgeKind.AUTOAIS: JudgeKindSpec(
+        task="support",
+        prompt="judge_autoais",
+        pairwise=False,
+        verdicts="absolute",
+        criterion="supported",
+        references=False,
+    ),
+    JudgeKind.SIDE_BY_SIDE: JudgeKindSpec(
+        task="compare",
+        prompt="judge_side_by_side",
+        pairwise=True,
+        verdicts="pairwise_equal",
+        criterion="better",
+        references=False,
+    ),
+    JudgeKind.REFERENCE_ABSOLUTE: JudgeKindSpec(
+        task="match_reference",
+        prompt="judge_reference_absolute",
+        pairwise=False,
+        verdicts="absolute",
+        criterion="matches-reference",
+        references=True,
+    ),
+    JudgeKind.REFERENCE_SIDE_BY_SIDE: JudgeKindSpec(
+        task="compare_reference",
+        prompt="judge_reference_side_by_side",
+        pairwise=True,
+        verdicts="pairwise_equal",
+        criterion="better-vs-reference",
+        references=True,
+    ),
 }
 CONTEXTS = ("none", "rag", "full")
 
 
 def judge_names() -> list[str]:
     """The judge kinds an experiment can name (``kind = ...`` in a ``[[judges]]`` table)."""
-    return sorted(KINDS)
+    return sorted(str(k) for k in KINDS)
 
 
 @dataclass(frozen=True)
@@ -98,14 +124,14 @@ class Judge:
         return f"auto:{self.name}"
 
     @property
-    def spec(self) -> dict[str, Any]:
+    def spec(self) -> JudgeKindSpec:
         """The kind's fixed settings (task, prompt, verdict set, ...)."""
-        return KINDS[self.kind]
+        return KINDS[JudgeKind(self.kind)]
 
     @property
     def pairwise(self) -> bool:
         """True for side-by-side kinds."""
-        return bool(self.spec["pairwise"])
+        return self.spec.pairwise
 
     def params(self) -> dict[str, Any]:
         """Stored parameters."""
@@ -117,26 +143,38 @@ class Judge:
 
 def autoais(model: str, *, context: str = "rag", name: str | None = None, **kw: Any) -> Judge:
     """AutoAIS absolute rater (is the answer supported by the source?)."""
-    return Judge(name or f"autoais/{context}/{model}", "autoais", model, context, **kw)
+    return Judge(
+        name or f"autoais/{context}/{model}", JudgeKind.AUTOAIS.value, model, context, **kw
+    )
 
 
 def side_by_side(model: str, *, context: str = "rag", name: str | None = None, **kw: Any) -> Judge:
     """Side-by-side rater with the book as context."""
-    return Judge(name or f"sbs/{context}/{model}", "side_by_side", model, context, **kw)
+    return Judge(
+        name or f"sbs/{context}/{model}", JudgeKind.SIDE_BY_SIDE.value, model, context, **kw
+    )
 
 
 def reference_absolute(
     model: str, *, context: str = "none", name: str | None = None, **kw: Any
 ) -> Judge:
     """Ground-truth rater: does the answer match either reference answer?"""
-    return Judge(name or f"reference/{model}", "reference_absolute", model, context, **kw)
+    return Judge(
+        name or f"reference/{model}", JudgeKind.REFERENCE_ABSOLUTE.value, model, context, **kw
+    )
 
 
 def reference_side_by_side(
     model: str, *, context: str = "none", name: str | None = None, **kw: Any
 ) -> Judge:
     """Ground-truth side-by-side rater with ``Equal``."""
-    return Judge(name or f"reference-sbs/{model}", "reference_side_by_side", model, context, **kw)
+    return Judge(
+        name or f"reference-sbs/{model}",
+        JudgeKind.REFERENCE_SIDE_BY_SIDE.value,
+        model,
+        context,
+        **kw,
+    )
 
 
 def similarity(*, name: str = "similarity") -> Judge:
@@ -158,7 +196,7 @@ def make_judge(spec: dict[str, Any]) -> Judge:
             f"judge {spec['name']!r}: unknown judge kind {spec['kind']!r}; "
             f"known: {', '.join(judge_names())}"
         )
-    spec.setdefault("context", "none" if KINDS[spec["kind"]]["references"] else "rag")
+    spec.setdefault("context", "none" if KINDS[JudgeKind(spec["kind"])].references else "rag")
     return Judge(**spec)
 
 
@@ -195,7 +233,7 @@ def register_judge(db: Database, judge: Judge) -> None:
             model=judge.model,
             context=judge.context,
             params=judge.params(),
-            prompt=judge.spec["prompt"],
+            prompt=judge.spec.prompt,
             family=judge.family,
             description=judge.description,
             created_at=utcnow(),

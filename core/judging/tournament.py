@@ -43,6 +43,7 @@ from scipy.special import ndtr
 
 from core.errors import ConfigError
 from core.stats.bradley_terry import fit_bradley_terry_batch
+from core.store.judgments import PairwiseVerdict
 
 
 @dataclass(frozen=True)
@@ -121,8 +122,8 @@ def full_design(
 
 def canonical_verdict(comp: Comparison, verdict: str | None) -> str | None:
     """A verdict relative to the canonical pair: the winning system's name, ``Equal``, ``None``."""
-    if verdict in ("A", "B"):
-        return comp.system_a if verdict == "A" else comp.system_b
+    if verdict in (PairwiseVerdict.A, PairwiseVerdict.B):
+        return comp.system_a if verdict == PairwiseVerdict.A else comp.system_b
     return verdict
 
 
@@ -183,11 +184,11 @@ class AdaptiveDesign:
         q = self._queue.get((lo, hi))
         if q and question_id in q:
             q.remove(question_id)
-        if winner in (None, "None"):
+        if winner in (None, PairwiseVerdict.NONE):
             return
         self.informative[i, j] += 1
         self.informative[j, i] += 1
-        if winner == "Equal":
+        if winner == PairwiseVerdict.EQUAL:
             self.W[i, j] += 0.5
             self.W[j, i] += 0.5
         elif winner == lo:

@@ -49,7 +49,7 @@ from core.store.experiments import (
 )
 from core.store.judge_runs import run_judgments
 from core.store.judgment_counts import summary_by_rater
-from core.store.judgments import effective_judgments
+from core.store.judgments import JudgmentStatus, effective_judgments
 from core.store.questions import Question, sample_question_ids
 from core.store.runs import RunStatus, experiment_runs, finish_run, start_run
 from core.store.setups import system_names
@@ -167,14 +167,14 @@ def _run_tournament(
         return run_items(db, items, run_id=run_id, progress=progress)
     design = AdaptiveDesign(names, qids, seed=exp.seed)
     for r in effective_judgments(db, rater=judge.rater, kind="pairwise"):
-        if r.status == "error":
+        if r.status == JudgmentStatus.ERROR:
             continue
         if r.question_id in questions and r.system_a in names and r.system_b in names:
             comp = shown(r.question_id, (r.system_a, r.system_b), r.order_shown)
             design.observe(
                 r.question_id,
                 comp.pair,
-                canonical_verdict(comp, r.verdict) if r.status == "ok" else None,
+                canonical_verdict(comp, r.verdict) if r.status == JudgmentStatus.OK else None,
             )
     total = sum(1 for _ in full_design(qids, names))
     budget = int(round(exp.tournament.budget * total))
@@ -229,7 +229,7 @@ def _adaptive_loop(
         for q, pair in chosen:
             r = stored.get((q, pair)) if (q, pair) in planned else None
             verdict = None
-            if r is not None and r.status == "ok":
+            if r is not None and r.status == JudgmentStatus.OK:
                 verdict = canonical_verdict(shown(q, pair, r.order_shown), r.verdict)
             design.observe(q, pair, verdict)
         bar.update(len(chosen))

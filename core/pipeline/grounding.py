@@ -26,6 +26,7 @@ from core.stats.rater_bias import self_preference
 from core.store.connection import transaction, utcnow
 from core.store.disputes import NewDispute, add_dispute, dispute_records
 from core.store.judgments import (
+    AbsoluteVerdict,
     Judgment,
     JudgmentKind,
     JudgmentStatus,
@@ -105,7 +106,9 @@ def find_disputes(
 
 def dispute_kind(gt_verdict: str, ctx_verdict: str) -> str:
     """``supported_not_matching`` (story yes, references no) or ``matching_not_supported``."""
-    return "supported_not_matching" if ctx_verdict == "yes" else "matching_not_supported"
+    return (
+        "supported_not_matching" if ctx_verdict == AbsoluteVerdict.YES else "matching_not_supported"
+    )
 
 
 def list_disputes(

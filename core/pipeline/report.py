@@ -50,8 +50,11 @@ from core.stats.significance import wilson_ci
 from core.store.answers import answered
 from core.store.experiments import experiment_names, get_experiment
 from core.store.judge_runs import stored_call_counts
-from core.store.judgments import Judgment
+from core.store.judgments import AbsoluteVerdict, Judgment, JudgmentStatus, PairwiseVerdict
 from core.store.questions import Question
+
+_OK = JudgmentStatus.OK
+_DECISIVE = (PairwiseVerdict.A, PairwiseVerdict.B, PairwiseVerdict.EQUAL)  # a verdict, not None
 
 if TYPE_CHECKING:
     from core.answering.answer_runs import PlannedAnswer
@@ -68,14 +71,14 @@ def _accuracy(judgments: list[Judgment], systems: list[str], level: float) -> li
     out = []
     for name in systems:
         mine = [r for r in judgments if r.system == name]
-        ok = [r for r in mine if r.status == "ok"]
-        yes = sum(1 for r in ok if r.verdict == "yes")
+        ok = [r for r in mine if r.status == JudgmentStatus.OK]
+        yes = sum(1 for r in ok if r.verdict == AbsoluteVerdict.YES)
         row: dict[str, Any] = {
             "system": name,
             "n": len(ok),
             "yes": yes,
-            "unparsed": sum(1 for r in mine if r.status == "unparsed"),
-            "errors": sum(1 for r in mine if r.status == "error"),
+            "unparsed": sum(1 for r in mine if r.status == JudgmentStatus.UNPARSED),
+            "errors": sum(1 for r in mine if r.status == JudgmentStatus.ERROR),
         }
         n_q = len({r.question_id for r in ok})
         row["n_questions"] = n_q
@@ -98,7 +101,7 @@ def _accuracy(judgments: list[Judgment], systems: list[str], level: float) -> li
 def _ranking(js: list[Judgment], settings: RankingSettings, alpha: float) -> dict[str, Any]:
     """Bradley-Terry leaderboard (``settings``), the MAP one under an ``N(0, 1/alpha)`` prior
     when the maximum-likelihood one does not exist."""
-    records = [(r.question_id, r.system_a, r.system_b, r.verdict) for r in js if r.status == "ok"]
+    records = [(r.question_id, r.system_a, r.system_b, r.verdict) for r in js if r.status == _OK]
     note = "maximum likelihood"
     try:
         try:
@@ -112,7 +115,7 @@ def _ranking(js: list[Judgment], settings: RankingSettings, alpha: float) -> dic
     except WorkbenchError as exc:
         return {"error": str(exc), "n_judgments": len(records)}
     d = board.to_dict()
-    decisive = {q for q, _, _, v in records if v in ("A", "B", "Equal")}
+    decisive = {q for q, _, _, v in records if v in _DECISIVE}
     return {
         "too_few": len(decisive) < MIN_INTERVAL_QUESTIONS,
         "n_decisive_questions": len(decisive),
@@ -234,7 +237,7 @@ def report(db: Database, name: str) -> dict[str, Any]:
             )
             items: dict[Any, str] = {}
             for r in js:  # in id order: the latest verdict per shown order stays
-                if r.status == "ok" and r.verdict is not None:
+                if r.status == JudgmentStatus.OK and r.verdict is not None:
                     # canonical label (A = the alphabetically first system wins), as in the app
                     a, b = r.system_a or "", r.system_b or ""
                     order = int(a > b)
@@ -245,7 +248,7 @@ def report(db: Database, name: str) -> dict[str, Any]:
         else:
             out["accuracy"][judge.name] = _accuracy(js, systems, level)
             absolute[judge.name] = {
-                (r.question_id, r.system): r.verdict or "" for r in js if r.status == "ok"
+                (r.question_id, r.system): r.verdict or "" for r in js if r.status == _OK
             }
     out["agreement"] = {
         "absolute": _agreement(absolute),

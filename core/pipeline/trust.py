@@ -11,7 +11,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from core.store.answers import AnswerStatus, answers_of_systems
-from core.store.judgments import Judgment, effective_judgments
+from core.store.experiments import ExperimentStatus
+from core.store.judgments import Judgment, JudgmentKind, JudgmentStatus, effective_judgments
 from core.store.questions import questions_by_id
 
 if TYPE_CHECKING:
@@ -28,7 +29,7 @@ def latest_judgments(
 ) -> list[Judgment]:
     """Latest (not superseded) judgments of ``rater`` over these questions and systems."""
     found = effective_judgments(db, rater=rater, kind=kind)
-    if kind == "absolute":
+    if kind == JudgmentKind.ABSOLUTE:
         return [r for r in found if r.question_id in qids and r.system in systems]
     return [
         r
@@ -45,7 +46,7 @@ def failure_shares(db: Database, exp: Experiment, qids: list[str]) -> dict[str, 
     for judge in exp.judges:
         kind = "pairwise" if judge.pairwise else "absolute"
         js = latest_judgments(db, judge.rater, kind, qset, sset)
-        failed = sum(1 for r in js if r.status in ("unparsed", "error"))
+        failed = sum(1 for r in js if r.status in (JudgmentStatus.UNPARSED, JudgmentStatus.ERROR))
         out[judge.name] = {
             "n": len(js),
             "failed": failed,
@@ -142,7 +143,7 @@ def run_warnings(rep: dict[str, Any], max_failure_share: float) -> list[str]:
     """Warnings about the run and its inputs: an interrupted run, failed answers per system,
     questions left out of the comparison, unreviewed (or rejected) questions."""
     out = []
-    if rep.get("status") == "interrupted":
+    if rep.get("status") == ExperimentStatus.INTERRUPTED:
         out.append("run interrupted: the results are partial; rerun the experiment file to resume")
     answers = rep.get("answer_failures", {})
     past = over_limit(answers, max_failure_share)

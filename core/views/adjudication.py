@@ -7,7 +7,7 @@ Names are shown here (the page is for adjudicators only); the side-by-side answe
 from __future__ import annotations
 
 from dataclasses import asdict
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 import pandas as pd
 
@@ -27,9 +27,35 @@ def label_name(task: str, label: str | None, db: Database | None = None) -> str:
     return task_named(task, db).label_name(label)
 
 
+class Disagreement(TypedDict):
+    """One entry of :func:`adjudication_queue`."""
+
+    item: str
+    question: str
+    question_id: str
+    where: str
+    said: str
+    n_labels: int
+    settled: str
+    choice: str
+
+
+class DisagreementDetail(TypedDict):
+    """One disagreement with every label (:func:`adjudication_detail`)."""
+
+    item: str
+    question: str
+    texts: list[tuple[str, str]]
+    labels: pd.DataFrame
+    imported: pd.DataFrame
+    options: list[str]
+    names: dict[str, str]
+    settled: dict[str, Any] | None
+
+
 def adjudication_queue(
     db: Database, task: str, include_settled: bool = False
-) -> list[dict[str, Any]]:
+) -> list[Disagreement]:
     """Disagreements of ``task`` (open ones only unless ``include_settled``): ``item``,
     ``question`` (its text), ``question_id``, ``where`` (the pair, "pair 2 of 3", or the
     dispute: which item of the question it is), ``said`` ("alice: Equal; bob: Answer 1 is
@@ -39,7 +65,7 @@ def adjudication_queue(
     found = disagreements(db, task, open_only=not include_settled)
     text = question_texts(db, sorted({d["question_id"] for d in found}))
     places = task_named(task, db).places(db, [d["item"] for d in found])
-    out = []
+    out: list[Disagreement] = []
     for d in found:
         where = places[d["item"]]
         said = "; ".join(
@@ -88,7 +114,7 @@ def _label_table(db: Database, task: str, labels: list[HumanLabel], who: str) ->
     )
 
 
-def adjudication_detail(db: Database, task: str, item: str) -> dict[str, Any] | None:
+def adjudication_detail(db: Database, task: str, item: str) -> DisagreementDetail | None:
     """One disagreement: ``question``, ``texts`` [(title, text)], ``labels`` (the team's: a
     table of annotator, label, rationale), ``imported`` (the imported raters' labels of the item,
     a table of rater, label, rationale: data, not the team), ``options`` (label values) and

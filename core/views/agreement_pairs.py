@@ -26,6 +26,7 @@ from core.stats.agreement import (
 )
 from core.stats.agreement_units import MISSING, paired_units, unit_label_counts
 from core.store.accounts import excluded_names
+from core.store.judgments import JudgmentKind, RaterKind
 from core.store.verdict_reads import SUMMARY_KEYS, verdict_summary
 
 if TYPE_CHECKING:
@@ -101,7 +102,7 @@ def verdict_frame(
         ],
     )
     df["shown_verdict"] = df["verdict"]
-    if kind == "pairwise":
+    if kind == JudgmentKind.PAIRWISE:
         swap = df["system_a"] > df["system_b"]
         first = df["system_a"].where(~swap, df["system_b"])
         second = df["system_b"].where(~swap, df["system_a"])
@@ -249,7 +250,7 @@ def inter_annotator(frame: pd.DataFrame, rater_kind: str = "human") -> dict[str,
     people, a derived rater (the majority of a slot group:
     :func:`core.annotation.gold.derived_voters`) is not an annotator and is left out."""
     frame = frame[frame["rater_kind"] == rater_kind]
-    if rater_kind == "human":
+    if rater_kind == RaterKind.HUMAN:
         frame = frame[~frame["rater"].isin(_derived(frame))]
     c = Codes(frame)
     counts = unit_label_counts(c.codes, len(c.labels))

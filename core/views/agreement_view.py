@@ -11,7 +11,7 @@ them: Fleiss' kappa and Krippendorff's alpha (nominal), never a per-slot Cohen's
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 import numpy as np
 import pandas as pd
@@ -21,7 +21,13 @@ from core.stats.agreement import (
     cohen_kappa_ci,
     percent_agreement,
 )
-from core.store.judgments import human_raters, imported_human_raters, pairwise_rater_kinds
+from core.store.judgments import (
+    PairwiseVerdict,
+    RaterKind,
+    human_raters,
+    imported_human_raters,
+    pairwise_rater_kinds,
+)
 from core.store.verdict_reads import verdict_summary
 from core.views.agreement_pairs import PairAgreement, inter_annotator, paired, verdict_frame
 
@@ -53,8 +59,8 @@ def crowd_raters(db: Database) -> dict[str, list[str]]:
     names = pairwise_rater_kinds(db)
     slots = sorted({str(slot_group(r)) for r, _ in names if is_slot(r)})
     return {
-        "auto": [r for r, k in names if k == "auto"],
-        "crowd": [r for r, k in names if k == "human" and not is_slot(r)],
+        "auto": [r for r, k in names if k == RaterKind.AUTO],
+        "crowd": [r for r, k in names if k == RaterKind.HUMAN and not is_slot(r)],
         "slots": slots,
     }
 
@@ -88,9 +94,28 @@ def _agreement(a: list[str], b: list[str], seed: int, n_boot: int) -> PairAgreem
     return out
 
 
+class AutoVsCrowd(TypedDict):
+    """An auto-rater against a crowd rater (:func:`auto_vs_crowd`)."""
+
+    auto: str
+    crowd: str
+    with_ties: PairAgreement
+    without_ties: PairAgreement  # units where either said Equal left out
+    confusion: pd.DataFrame
+
+
+class CrowdOverview(TypedDict):
+    """The imported crowd on the Agreement page (:func:`crowd_overview`)."""
+
+    options: dict[str, list[str]]  # :func:`crowd_raters`
+    imported: list[str]  # the imported human raters
+    vs: AutoVsCrowd | None
+    slots: dict[str, Any] | None  # :func:`slot_agreement` of the first slot group
+
+
 def auto_vs_crowd(
     db: Database, auto: str, crowd: str, seed: int = 0, n_boot: int = 500
-) -> dict[str, Any]:
+) -> AutoVsCrowd:
     """An auto-rater vs a crowd rater on their shared units (canonical labels; an item either
     judged in both orders is compared per order: :func:`core.views.agreement_pairs.paired`, as
     every agreement figure): percent agreement and Cohen's kappa (95% large-sample interval over
@@ -99,7 +124,10 @@ def auto_vs_crowd(
     both = paired(verdict_frame(db, "pairwise", [auto, crowd]), auto, crowd).rename(
         columns={"a": "verdict_auto", "b": "verdict_crowd"}
     )
-    no_ties = both[(both["verdict_auto"] != "Equal") & (both["verdict_crowd"] != "Equal")]
+    no_ties = both[
+        (both["verdict_auto"] != PairwiseVerdict.EQUAL)
+        & (both["verdict_crowd"] != PairwiseVerdict.EQUAL)
+    ]
     return {
         "auto": auto,
         "crowd": crowd,
@@ -127,7 +155,7 @@ def slot_agreement(db: Database, prefix: str) -> dict[str, Any]:
     }
 
 
-def crowd_overview(db: Database) -> dict[str, Any] | None:
+def crowd_overview(db: Database) -> CrowdOverview | None:
     """The default auto-vs-crowd comparison and slot agreement, with the ``imported`` human
     raters (whatever their names); None when no human verdicts were imported and there are no
     anonymous slots."""

@@ -39,7 +39,7 @@ from core.store.benchmark import (
 )
 from core.store.documents import Document, documents_by_id
 from core.store.questions import Question, QuestionStatus
-from core.store.reviews import Review
+from core.store.reviews import Review, ReviewDecision
 
 if TYPE_CHECKING:
     from core.store.engine import Database
@@ -159,7 +159,7 @@ def _question_row(
 ) -> dict[str, Any]:
     answers, evidence = short_answers(q)
     text, original_q, original_a = q.question, None, None
-    edits = [r for r in reviews if str(r.decision) == "edit"]
+    edits = [r for r in reviews if r.decision == ReviewDecision.EDIT]
     if q.status == QuestionStatus.EDITED and edits:
         if edits[-1].edited_question:
             text, original_q = edits[-1].edited_question, q.question
@@ -367,7 +367,11 @@ def _facts(
 ) -> dict[str, Any]:
     """The card's figures, all read off what is exported (and the review statuses in scope)."""
     statuses = status_counts(db, options.documents)
-    reviewed = sum(n for s, n in statuses.items() if s not in ("pending", "needs_review"))
+    reviewed = sum(
+        n
+        for s, n in statuses.items()
+        if s not in (QuestionStatus.PENDING, QuestionStatus.NEEDS_REVIEW)
+    )
     kept = sum(statuses.get(s, 0) for s in DEFAULT_STATUSES)
     rows = tables["questions"]
     return {

@@ -31,6 +31,7 @@ from core.annotation.reviews import review_queue
 from core.annotation.task_registry import all_tasks
 from core.store.accounts import account_names
 from core.store.disputes import question_disputes
+from core.store.judgments import JudgmentKind
 from core.store.questions import all_question_ids
 from core.views.agreement_pairs import unit_key
 from core.views.figures import rater_pair_view
@@ -113,7 +114,7 @@ def agreement_detail(
     left out."""
     if not _blind(db, viewer, role):
         return {**rater_pair_view(db, kind, rater_a, rater_b), "hidden": 0}
-    if kind == "pairwise":
+    if kind == JudgmentKind.PAIRWISE:
         pairs = [split_pair_key(k) for k in verdict_queue(db, viewer or "")]
         shown = rater_pair_view(
             db,
@@ -168,7 +169,10 @@ def blind_detail(
     def keep(j: dict[str, Any]) -> bool:
         """Not a verdict on a pair still in the viewer's queue (a person's or an auto-rater's:
         the viewer has none there, or the pair would be done)."""
-        return j["kind"] != "pairwise" or pair_key(qid, j["system_a"], j["system_b"]) not in pairs
+        return (
+            j["kind"] != JudgmentKind.PAIRWISE
+            or pair_key(qid, j["system_a"], j["system_b"]) not in pairs
+        )
 
     out["pairwise"] = [j for j in detail["pairwise"] if keep(j)]
     out["human_verdicts"] = [j for j in detail["human_verdicts"] if keep(j)]

@@ -19,10 +19,11 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypedDict
 
 from core.annotation.pairwise import split_pair_key
+from core.annotation.task_names import SIDE_BY_SIDE_TASK
 from core.store.adjudications import effective_adjudications
 from core.store.answers import systems_by_question
 from core.store.gold_sources import active_gold_sources
-from core.store.judgments import JudgmentStatus, RaterKind, effective_values
+from core.store.judgments import JudgmentKind, JudgmentStatus, RaterKind, effective_values
 from core.store.questions import find_question_ids, questions_by_id
 from core.views.blind import HIDDEN_STATUS, open_questions
 from core.views.review import question_filters
@@ -100,7 +101,7 @@ class Choices(TypedDict):
 def _winner(j: tuple[Any, ...]) -> str:
     """What a verdict chose: the winning system of a pair, ``tie``, ``neither``, or the label."""
     verdict = str(j[8])
-    if j[3] == "pairwise":
+    if j[3] == JudgmentKind.PAIRWISE:
         return {"A": str(j[5]), "B": str(j[6]), "Equal": "tie"}.get(verdict, "neither")
     return verdict
 
@@ -140,7 +141,7 @@ def _rater_matches(j: tuple[Any, ...], rater: str | None) -> bool:
 
 def _gold_questions(db: Database, found: list[tuple[Any, ...]]) -> set[str]:
     """Questions with an adjudicated side-by-side pair or a verdict by a gold-source rater."""
-    out = {split_pair_key(a.item_key)[0] for a in effective_adjudications(db, "side-by-side")}
+    out = {split_pair_key(a.item_key)[0] for a in effective_adjudications(db, SIDE_BY_SIDE_TASK)}
     sources = {g.rater for g in active_gold_sources(db)}
     return out | {str(j[0]) for j in found if j[1] in sources}
 
@@ -229,7 +230,7 @@ def browse_choices(db: Database) -> Choices:
     )
     systems = {s for names in systems_by_question(db).values() for s in names}
     systems |= {str(s) for r in found for s in r[2:4] if s}
-    verdicts = {str(v) for r in found if r[1] != "pairwise" and (v := r[4]) is not None}
+    verdicts = {str(v) for r in found if r[1] != JudgmentKind.PAIRWISE and (v := r[4]) is not None}
     return {
         "statuses": [str(s) for s in opts["statuses"]],
         "origins": [str(o) for o in opts["origins"]],

@@ -5,7 +5,7 @@ buttons with keys, and their progress. Strings from data reach the page through
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, TypedDict
 
 from core.annotation.base import rater_name
 from core.annotation.custom_labels import custom_label_task, own_label, task_item
@@ -45,7 +45,33 @@ def keys_hint(labels: tuple[str, ...], multilabel: bool) -> str:
     return "Keys: " + " · ".join([*parts, f"{UNDO_KEY} undo"])
 
 
-def labelling_view(db: Database, name: str, task: str) -> dict[str, Any]:
+class LabelItem(TypedDict):
+    """The item a person labels next (:func:`labelling_view`)."""
+
+    key: str
+    question_id: str
+    question: str
+    answer: str
+    label_id: int | None  # their own row on it as loaded (the stale-tab check)
+
+
+class LabellingView(TypedDict):
+    """What the Label page shows a person on a custom task (:func:`labelling_view`)."""
+
+    task: str
+    scale: str
+    multilabel: bool
+    labels: tuple[str, ...]
+    buttons: list[tuple[str, str | None]]
+    keys: str
+    guideline: str
+    progress: str
+    done: int
+    total: int
+    item: LabelItem | None  # None: their queue is empty
+
+
+def labelling_view(db: Database, name: str, task: str) -> LabellingView:
     """For person ``name`` on custom task ``task``: ``task``, ``scale``, ``multilabel``,
     ``labels``, ``buttons`` (:func:`label_buttons`), ``keys`` (:func:`keys_hint`),
     ``guideline``, ``progress`` (its text), ``done``, ``total``, and ``item`` (None when their
@@ -55,7 +81,7 @@ def labelling_view(db: Database, name: str, task: str) -> dict[str, Any]:
     queue = task_queue(db, name, task)
     progress = task_progress(db, name, task, queue)
     multilabel = found.scale.scale == Scale.MULTILABEL
-    view: dict[str, Any] = {
+    view: LabellingView = {
         "task": found.name,
         "scale": str(found.scale.scale),
         "multilabel": multilabel,

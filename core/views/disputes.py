@@ -4,7 +4,7 @@ resolutions, and the corrected reference answers."""
 from __future__ import annotations
 
 from dataclasses import asdict
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 import pandas as pd
 
@@ -54,7 +54,20 @@ def _judgment(db: Database, jid: int) -> dict[str, Any] | None:
     return None if j is None else {c: getattr(j, c) for c in cols}
 
 
-def dispute_detail(db: Database, dispute_id: int) -> dict[str, Any] | None:
+class DisputeDetail(TypedDict):
+    """One dispute as its page shows it (:func:`dispute_detail`)."""
+
+    dispute: dict[str, Any]  # the disputes row
+    question: dict[str, Any]  # the question's fields ({} when it is gone)
+    references: list[str]  # the reference answers
+    answer: dict[str, Any]  # the model answer: id, system, text
+    gt: dict[str, Any] | None  # the judgment against the references
+    ctx: dict[str, Any] | None  # the judgment against the context
+    resolutions: list[dict[str, Any]]  # the effective resolutions
+    systems: list[str]  # the systems that gave this answer text
+
+
+def dispute_detail(db: Database, dispute_id: int) -> DisputeDetail | None:
     """Question, reference answers, model answer, both raters' verdicts with evidence, and the
     effective resolutions."""
     d = get_dispute(db, dispute_id)
@@ -86,7 +99,17 @@ def dispute_detail(db: Database, dispute_id: int) -> dict[str, Any] | None:
     }
 
 
-def dispute_tally(db: Database) -> dict[str, Any]:
+class DisputeTally(TypedDict):
+    """The resolutions' tally (:func:`dispute_tally`); no share and no interval without one."""
+
+    n_disputes: int
+    n_resolutions: int
+    counts: dict[str, int]  # resolution -> how often chosen
+    reference_wrong_share: float | None
+    ci: tuple[float, float, float] | None  # (low, high, level) of the share
+
+
+def dispute_tally(db: Database) -> DisputeTally:
     """How often each resolution was chosen over the effective resolutions (one per annotator and
     dispute), and the share where the reference answer was wrong with a 95% Wilson interval."""
     res = effective_resolutions(db)
@@ -94,7 +117,7 @@ def dispute_tally(db: Database) -> dict[str, Any]:
     for r in res:
         counts[r.resolution] += 1
     n = len(res)
-    out: dict[str, Any] = {
+    out: DisputeTally = {
         "n_disputes": len(dispute_ids(db)),
         "n_resolutions": n,
         "counts": counts,

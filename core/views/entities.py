@@ -3,7 +3,7 @@ context (KWIC) and the history of people's edits."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 import pandas as pd
 
@@ -61,9 +61,31 @@ def entity_overview(db: Database, doc_id: str, top: int = 50) -> pd.DataFrame:
     return entity_table(document_entities(db, doc_id)[:top], entity_question_counts(db, doc_id))
 
 
+class MentionSample(TypedDict):
+    """A mention in context (:func:`mention_samples`)."""
+
+    id: int  # the mention row's id
+    start: int
+    left: str
+    surface: str
+    right: str
+
+
+class EditRecord(TypedDict):
+    """One entity edit as the Entities page lists it (:func:`edit_history`)."""
+
+    id: int
+    action: str
+    what: str
+    made_by: str
+    created_at: str
+    undone_by: int | None
+    undoable: bool
+
+
 def mention_samples(
     db: Database, doc_id: str, entity_name: str, limit: int | None = 30, width: int = 60
-) -> list[dict[str, Any]]:
+) -> list[MentionSample]:
     """Mentions of one entity in book order with ``width`` characters of context each side:
     ``id`` (the mention row id), ``start``, ``left``, ``surface``, ``right``. At most ``limit``,
     spread evenly over the book; every mention when ``limit`` is None."""
@@ -87,7 +109,7 @@ def mention_samples(
     ]
 
 
-def kwic_markdown(sample: dict[str, Any]) -> InertMarkdown:
+def kwic_markdown(sample: MentionSample) -> InertMarkdown:
     """A mention in context as inert Markdown: ``#id ... left **surface** right ...`` (every
     part escaped)."""
     return InertMarkdown(
@@ -96,7 +118,7 @@ def kwic_markdown(sample: dict[str, Any]) -> InertMarkdown:
     )
 
 
-def mention_label(sample: dict[str, Any]) -> str:
+def mention_label(sample: MentionSample) -> str:
     """A short plain-text label of a mention for a picker: ``#id … left [surface] right …``."""
     return f"#{sample['id']} …{sample['left'][-30:]} [{sample['surface']}] {sample['right'][:30]}…"
 
@@ -121,7 +143,7 @@ def describe_edit(action: str, payload: dict[str, Any]) -> str:
     return f"undo of edit {payload.get('edit')}"
 
 
-def edit_history(db: Database, doc_id: str) -> list[dict[str, Any]]:
+def edit_history(db: Database, doc_id: str) -> list[EditRecord]:
     """The edits of ``doc_id`` newest first: ``id, action, what, made_by, created_at,
     undone_by, undoable`` (an edit not undone and not itself an undo)."""
     return [
@@ -138,7 +160,7 @@ def edit_history(db: Database, doc_id: str) -> list[dict[str, Any]]:
     ]
 
 
-def history_table(history: list[dict[str, Any]]) -> pd.DataFrame:
+def history_table(history: list[EditRecord]) -> pd.DataFrame:
     """:func:`edit_history` as a table."""
     return pd.DataFrame(
         [

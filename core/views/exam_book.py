@@ -8,7 +8,7 @@ point. :func:`exam_leaderboard` shows those cells as undefined instead.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, TypedDict
 
 import pandas as pd
 
@@ -51,7 +51,17 @@ def exam_leaderboard(db: Database, run_id: str) -> tuple[pd.DataFrame, str]:
     )
 
 
-def book_correlation(db: Database, document_id: str | None = None) -> dict[str, Any]:
+class BookCorrelation(TypedDict):
+    """EXAM vs side-by-side on single books (:func:`book_correlation`)."""
+
+    books: dict[str, str]  # book id -> title
+    document_id: str | None  # the book shown
+    correlations: pd.DataFrame
+    systems: pd.DataFrame
+    caption: str
+
+
+def book_correlation(db: Database, document_id: str | None = None) -> BookCorrelation:
     """EXAM vs side-by-side (Bradley-Terry) on single books, for the Rank correlation section.
 
     ``{"books": {id: title}, "correlations": frame, "systems": frame, "caption": str}``; the

@@ -11,7 +11,7 @@ a title, axis labels and hover text with the numbers.
 from __future__ import annotations
 
 from collections.abc import Collection
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 import numpy as np
 import pandas as pd
@@ -130,7 +130,17 @@ def disagreements(both: pd.DataFrame, rater_a: str, rater_b: str, limit: int = 5
     return diff.rename(columns={"a": rater_a, "b": rater_b}).reset_index(drop=True)
 
 
-def agreement_overview(db: Database, kind: str = "pairwise") -> dict[str, Any]:
+class AgreementOverview(TypedDict):
+    """The Agreement page's first tab (:func:`agreement_overview`)."""
+
+    raters: list[str]
+    n_verdicts: int
+    table: pd.DataFrame  # every rater pair's agreement
+    humans: dict[str, Any]  # among annotators (:func:`inter_annotator`)
+    autos: dict[str, Any]  # among auto-raters
+
+
+def agreement_overview(db: Database, kind: str = "pairwise") -> AgreementOverview:
     """What the Agreement page's first tab shows: the raters, every rater pair's agreement and
     Fleiss' kappa / Krippendorff's alpha among annotators and among auto-raters."""
     frame = verdict_frame(db, kind)

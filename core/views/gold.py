@@ -31,6 +31,7 @@ from core.annotation.gold import (
     leave_out_sets,
     person_labels,
 )
+from core.annotation.task_names import SIDE_BY_SIDE_TASK
 from core.annotation.task_registry import task_named
 from core.corpus.evaluation_ratings import slot_group
 from core.stats.agreement import KAPPA_CI_MIN_ITEMS, cohen_kappa_ci, cohen_kappa_ci_clustered
@@ -99,7 +100,7 @@ def kappa_row(
 
 
 def gold_agreement(
-    db: Database, task: str = "side-by-side", n_boot: int = 1000, seed: int = 0
+    db: Database, task: str = SIDE_BY_SIDE_TASK, n_boot: int = 1000, seed: int = 0
 ) -> pd.DataFrame:
     """One row per person (kind ``human``), per group of anonymous slots (``slots``, pooled)
     and, on a task auto-raters label too (side by side), per auto-rater (``auto``): Cohen's
@@ -156,7 +157,7 @@ def person_gold_pairs(
     return {(p, i): g for p, golds in loo.items() for i, g in golds.items() if i in labels[p]}
 
 
-def loo_gold_pairs(db: Database, task: str = "side-by-side") -> dict[tuple[str, str], str]:
+def loo_gold_pairs(db: Database, task: str = SIDE_BY_SIDE_TASK) -> dict[tuple[str, str], str]:
     """:func:`person_gold_pairs` of the store's labels of ``task``."""
     labels, adjudicated, sources = gold_inputs(db, task)
     loo = {
@@ -167,7 +168,7 @@ def loo_gold_pairs(db: Database, task: str = "side-by-side") -> dict[tuple[str, 
 
 
 def people_agreement(
-    db: Database, task: str = "side-by-side", n_boot: int = 1000, seed: int = 0
+    db: Database, task: str = SIDE_BY_SIDE_TASK, n_boot: int = 1000, seed: int = 0
 ) -> pd.DataFrame:
     """Cohen's kappa of every pair of annotators over the items both labelled
     (columns ``a``, ``b``, ``items``, ``kappa``, ``interval``, ``note``). Anonymous slots are
@@ -180,6 +181,6 @@ def people_agreement(
     return pd.DataFrame(out, columns=["a", "b", "items", "kappa", "interval", "note"])
 
 
-def gold_size(db: Database, task: str = "side-by-side") -> int:
+def gold_size(db: Database, task: str = SIDE_BY_SIDE_TASK) -> int:
     """How many items of ``task`` have a gold label (nobody left out)."""
     return len(gold_labels(db, task))

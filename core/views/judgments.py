@@ -13,6 +13,7 @@ from core.store.disputes import question_disputes
 from core.store.judgments import (
     JudgmentKind,
     JudgmentStatus,
+    PairwiseVerdict,
     RaterKind,
     effective_judgments,
     question_judgments,
@@ -64,7 +65,7 @@ def swap_ab(text: str) -> str:
     def swap(m: re.Match[str]) -> str:
         before, after = text[: m.start()], text[m.end() :]
         if _AB_BEFORE.search(before) or _AB_AFTER.match(after):
-            return "B" if m.group(1) == "A" else "A"
+            return "B" if m.group(1) == PairwiseVerdict.A else "A"
         return m.group(1)
 
     return _AB.sub(swap, text)
@@ -81,8 +82,8 @@ def auto_verdicts_shown(db: Database, item: dict[str, Any]) -> pd.DataFrame:
             continue
         verdict, rationale = r.verdict, r.rationale
         if r.system_a != item["system_a"]:  # stored in the other order: flip both
-            if verdict in ("A", "B"):
-                verdict = "B" if verdict == "A" else "A"
+            if verdict in (PairwiseVerdict.A, PairwiseVerdict.B):
+                verdict = "B" if verdict == PairwiseVerdict.A else "A"
             rationale = swap_ab(rationale)
         out.append(
             {

@@ -19,7 +19,7 @@ from core.stats.leaderboard import Leaderboard, leaderboard
 from core.stats.pairwise_counts import PairwiseCounts
 from core.stats.ranking_settings import DEFAULT_RANKING, RankingSettings
 from core.store.fingerprints import LATE_WINDOW
-from core.store.judgments import max_judgment_id
+from core.store.judgments import JudgmentStatus, max_judgment_id
 from core.store.verdict_reads import (
     PAIRWISE_SINCE_COLUMNS,
     counted_pairwise,
@@ -87,7 +87,7 @@ class StoreLeaderboard:
         return (self.last_id, self.seen)
 
     def _wanted(self, rec: Sequence[Any]) -> bool:
-        if rec[_AT["status"]] != "ok" or rec[_AT["verdict"]] is None:
+        if rec[_AT["status"]] != JudgmentStatus.OK or rec[_AT["verdict"]] is None:
             return False
         if any(rec[_AT[k]] != v for k, v in self.filters.items()):
             return False

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import io
 import json
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 import pandas as pd
 
@@ -30,6 +30,7 @@ from core.store.judgment_counts import (
     judge_models,
     summary_by_rater,
 )
+from core.store.judgments import JudgmentStatus
 from core.store.questions import generator_models, pending_review_count, review_summary_by_origin
 from core.store.resolutions import resolved_dispute_count
 from core.store.runs import RunStatus, count_runs, recent_runs
@@ -48,7 +49,26 @@ OFFLINE_PREFIXES = ("offline", "baseline", "rule")
 IMPORTED_PREFIXES = ("prd:", "imported:")
 
 
-def overview(db: Database) -> dict[str, Any]:
+class Overview(TypedDict):
+    """What the Overview page shows (:func:`overview`)."""
+
+    empty: bool  # no documents and no questions
+    counts: dict[str, int]  # rows per table
+    datasets: pd.DataFrame
+    by_origin: pd.DataFrame
+    judgments: pd.DataFrame
+    runs: pd.DataFrame
+    attention: dict[str, int]  # what needs human attention -> how many
+    k: int  # annotations required per item
+    models: list[str]
+    made_here: list[str]  # the models not imported from elsewhere
+    offline_only: bool
+    imported: list[dict[str, Any]]
+    side_by_side_items: int
+    total_cost_usd: float
+
+
+def overview(db: Database) -> Overview:
     """Counts, datasets, runs and what needs human attention."""
     counts = table_counts(db)
     empty = counts.get("documents", 0) == 0 and counts.get("questions", 0) == 0
@@ -79,7 +99,7 @@ def overview(db: Database) -> dict[str, Any]:
     attention = {
         "questions pending review": pending_review_count(db),
         "disputes without a resolution": int(n_disputes - resolved),
-        "unparsed judge replies": count_judgments(db, "unparsed"),
+        "unparsed judge replies": count_judgments(db, JudgmentStatus.UNPARSED),
         "runs still running or failed": count_runs(
             db, (RunStatus.RUNNING, RunStatus.FAILED, RunStatus.INTERRUPTED)
         ),

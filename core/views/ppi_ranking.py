@@ -35,7 +35,7 @@ from core.stats.ppi_mean import (
 )
 from core.stats.ppi_planning import people_needed
 from core.stats.rank_sets import point_ranks, rank_sets
-from core.store.judgments import pairwise_rater_kinds
+from core.store.judgments import RaterKind, pairwise_rater_kinds
 from core.store.verdict_reads import verdict_summary
 from core.views.ppi_strengths import strengths_block
 from core.views.text import inert_figure
@@ -62,7 +62,9 @@ def check_raters(db: Database, people: Sequence[str], judge: str) -> None:
             raise InputError(f"rater {rater!r} has no pairwise verdict ({kind} raters: {known})")
         if kinds[rater] != kind:
             what = (
-                "the people's raters are human:..." if kind == "human" else "the judge is auto:..."
+                "the people's raters are human:..."
+                if kind == RaterKind.HUMAN
+                else "the judge is auto:..."
             )
             raise InputError(f"{rater!r} is a {kinds[rater]} rater: {what}")
 

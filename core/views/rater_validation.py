@@ -34,11 +34,13 @@ from collections.abc import Hashable
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any
 
+from core.annotation.task_names import SIDE_BY_SIDE_TASK
 from core.corpus.evaluation_layouts import PRD_MAJORITY
 from core.corpus.evaluation_ratings import is_slot
 from core.errors import InputError
 from core.stats.alt_test import AltTestResult, NotEnoughLabels, alt_test_on_table, check_parameters
 from core.stats.alt_test_power import items_needed
+from core.store.judgments import JudgmentKind, PairwiseVerdict, RaterKind
 from core.store.verdict_reads import verdict_summary
 from core.views.shared_reads import shared, shared_table
 from core.views.task_scales import TaskScale, alignment_of, task_scale, validation_tasks
@@ -55,14 +57,14 @@ DERIVED_RATERS = {
 
 def _what(ts: TaskScale) -> str:
     """How a task's labels are called in messages (``pairwise verdicts``, ...)."""
-    return f"{ts.kind} verdicts" if ts.kind != "label" else f"labels of task {ts.task!r}"
+    return f"{ts.kind} verdicts" if ts.kind != JudgmentKind.LABEL else f"labels of task {ts.task!r}"
 
 
 def canonical_label(system_a: str, system_b: str, verdict: str) -> str:
     """A pairwise verdict (relative to the order shown) on the sorted pair's scale."""
-    if verdict in ("Equal", "None"):
+    if verdict in (PairwiseVerdict.EQUAL, PairwiseVerdict.NONE):
         return verdict
-    winner = system_a if verdict == "A" else system_b
+    winner = system_a if verdict == PairwiseVerdict.A else system_b
     return "first" if winner == min(system_a, system_b) else "second"
 
 
@@ -76,9 +78,9 @@ def _rows(db: Database, ts: TaskScale) -> list[tuple[str, str, str, str, str, st
 def _read_rows(db: Database, ts: TaskScale) -> list[tuple[str, str, str, str, str, str]]:
     out = []
     for rater, rater_kind, qid, k1, k2, _, _, _, _, verdict in verdict_summary(db, ts.kind):
-        if ts.kind == "pairwise" and verdict not in PAIR_VERDICTS:
+        if ts.kind == JudgmentKind.PAIRWISE and verdict not in PAIR_VERDICTS:
             continue
-        if ts.kind == "label":
+        if ts.kind == JudgmentKind.LABEL:
             if k2 != ts.task:
                 continue
             k1 = k1 or ""
@@ -89,7 +91,7 @@ def _read_rows(db: Database, ts: TaskScale) -> list[tuple[str, str, str, str, st
 def _is_human(rater: str, rater_kind: str, include_slots: bool) -> bool:
     """A person (or, with ``include_slots``, also an anonymous slot); never a derived label."""
     return (
-        rater_kind == "human"
+        rater_kind == RaterKind.HUMAN
         and rater.startswith("human:")
         and rater not in DERIVED_RATERS
         and (include_slots or not is_slot(rater))
@@ -119,7 +121,7 @@ def _count(n: int, one: str, many: str) -> str:
 
 
 def choose_annotators(
-    db: Database, rater: str, task: str = "side-by-side", include_slots: bool | None = None
+    db: Database, rater: str, task: str = SIDE_BY_SIDE_TASK, include_slots: bool | None = None
 ) -> Annotators:
     """The one rule for whom ``rater`` is compared with (see the module docstring) and the
     sentence saying so. ``include_slots`` None: people when any named person shares an item with
@@ -137,9 +139,9 @@ def _sharers(db: Database, rater: str, task: str) -> tuple[int, int]:
     rows = _rows(db, task_scale(db, task))
     for r, _, qid, k1, k2, _ in rows:
         if r == rater:
-            mine.add((qid, *sorted((k1, k2))) if kind == "pairwise" else (qid, k1, k2))
+            mine.add((qid, *sorted((k1, k2))) if kind == JudgmentKind.PAIRWISE else (qid, k1, k2))
     for r, rk, qid, k1, k2, _ in rows:
-        item = (qid, *sorted((k1, k2))) if kind == "pairwise" else (qid, k1, k2)
+        item = (qid, *sorted((k1, k2))) if kind == JudgmentKind.PAIRWISE else (qid, k1, k2)
         if item in mine and _is_human(r, rk, True):
             shared.setdefault(r, set()).add(item)
     people = sum(not is_slot(r) for r in shared)
@@ -181,7 +183,7 @@ def _sentence(people: int, n_slots: int, slots: bool) -> str:
 def validation_labels(
     db: Database,
     rater: str,
-    task: str = "side-by-side",
+    task: str = SIDE_BY_SIDE_TASK,
     include_slots: bool = False,
 ) -> tuple[dict[str, dict[Hashable, list[str]]], dict[Hashable, list[str]]]:
     """``(humans, rater_labels)``: human rater -> item -> ``[label]`` and item -> the rater's
@@ -201,7 +203,7 @@ def _validation_labels(
     rows = _rows(db, ts)
     humans: dict[str, dict[Hashable, list[str]]] = {}
     mine: dict[Hashable, list[str]] = {}
-    if kind != "pairwise":
+    if kind != JudgmentKind.PAIRWISE:
         for r, rk, qid, system, criterion, verdict in rows:
             item = (qid, system, criterion)
             if r == rater:
@@ -228,7 +230,7 @@ def _validation_labels(
 
 def auto_raters(db: Database, task: str) -> list[str]:
     """Auto-raters (``auto:`` raters) with effective verdicts of ``task``, sorted."""
-    return sorted({r for r, rk, *_ in _rows(db, task_scale(db, task)) if rk == "auto"})
+    return sorted({r for r, rk, *_ in _rows(db, task_scale(db, task)) if rk == RaterKind.AUTO})
 
 
 def rater_tasks(db: Database, rater: str) -> list[str]:
@@ -285,7 +287,7 @@ def validate_or_why(
 def validate_rater(
     db: Database,
     rater: str,
-    task: str = "side-by-side",
+    task: str = SIDE_BY_SIDE_TASK,
     epsilon: float = 0.2,
     q: float = 0.05,
     include_slots: bool | None = None,
@@ -304,7 +306,7 @@ def validate_rater(
     humans, mine = validation_labels(db, rater, task, who.slots)
     if not mine:
         raise InputError(no_labels_message(db, rater, ts))
-    left_out = {r for r, rk, *_ in _rows(db, ts) if rk == "human" and r not in humans}
+    left_out = {r for r, rk, *_ in _rows(db, ts) if rk == RaterKind.HUMAN and r not in humans}
     try:
         check_parameters(epsilon, q)  # before the table, as alt_test checks them
         table = shared_table(humans, mine, alignment)
@@ -323,7 +325,7 @@ def validate_rater(
 def validation_items_needed(
     db: Database,
     rater: str,
-    task: str = "side-by-side",
+    task: str = SIDE_BY_SIDE_TASK,
     *,
     epsilon: float = 0.2,
     q: float = 0.05,

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from core.views.numbers import num
+from core.views.rater_report.records import RaterReport
 from core.views.report_base import CSS, esc, pct, table
 from core.views.report_scale import scale_agreement_html
 from core.views.report_sections import (
@@ -23,7 +24,7 @@ from core.views.report_sections import (
 from core.views.report_svg import line_chart
 
 
-def _verdict(sec: dict[str, Any], data: dict[str, Any]) -> str:
+def _verdict(sec: dict[str, Any], data: RaterReport) -> str:
     status = sec["verdict"]["status"]
     cls = {"passes": "passes", "fails": "fails"}.get(status, "nodata")
     out = [
@@ -83,7 +84,7 @@ def _verdict(sec: dict[str, Any], data: dict[str, Any]) -> str:
     return "".join(out)
 
 
-def sensitivity_html(sec: dict[str, Any], data: dict[str, Any]) -> str:
+def sensitivity_html(sec: dict[str, Any], data: RaterReport) -> str:
     """The decision over epsilon 0 to 0.3 (inline SVG), the chosen epsilon marked."""
     curve = sec.get("sensitivity") or []
     if not curve:
@@ -108,7 +109,7 @@ def sensitivity_html(sec: dict[str, Any], data: dict[str, Any]) -> str:
     )
 
 
-def compare_table(data: dict[str, Any]) -> str:
+def compare_table(data: RaterReport) -> str:
     """The auto-raters ranked by advantage probability."""
     return table(
         [
@@ -142,7 +143,7 @@ def compare_table(data: dict[str, Any]) -> str:
     )
 
 
-def rater_html(sec: dict[str, Any], data: dict[str, Any]) -> str:
+def rater_html(sec: dict[str, Any], data: RaterReport) -> str:
     """One auto-rater's section (also used alone by the app page)."""
     if sec.get("scale_agreement"):  # a task on its own scale: no side-by-side sections
         middle = scale_agreement_html(sec)
@@ -163,7 +164,7 @@ def rater_html(sec: dict[str, Any], data: dict[str, Any]) -> str:
     )
 
 
-def report_html(data: dict[str, Any]) -> str:
+def report_html(data: RaterReport) -> str:
     """The whole report as one HTML document."""
     head = (
         "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>"

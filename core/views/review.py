@@ -242,7 +242,23 @@ def question_detail(db: Database, question_id: str, max_passages: int = 6) -> di
     }
 
 
-def question_span(meta: dict[str, Any]) -> dict[str, Any] | None:
+class QuestionSpan(TypedDict):
+    """How much of the book a generated question's evidence spans (:func:`question_span`)."""
+
+    fraction: float
+    minimum: float | None
+    flag: bool  # below the minimum
+    text: str
+
+
+class ReviewAgreement(TypedDict):
+    """Reviewers' agreement on one question (:func:`review_agreement`)."""
+
+    n_reviewers: int
+    pairwise_agreement: dict[str, float | None]  # decision / checklist item -> share agreeing
+
+
+def question_span(meta: dict[str, Any]) -> QuestionSpan | None:
     """``{"fraction", "minimum", "flag", "text"}`` of a generated question's stored span fraction
     (share of the book between its first and last evidence), or None when it has none."""
     value = meta.get("span_fraction")
@@ -262,7 +278,7 @@ def question_span(meta: dict[str, Any]) -> dict[str, Any] | None:
     return {"fraction": float(value), "minimum": minimum, "flag": flag, "text": text}
 
 
-def review_agreement(reviews: list[dict[str, Any]]) -> dict[str, Any] | None:
+def review_agreement(reviews: list[dict[str, Any]]) -> ReviewAgreement | None:
     """Per checklist item and for the decision: share of reviewer pairs that agree."""
     if len(reviews) < 2:
         return None

@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
+from core.judging.specs import JudgeKind
 from core.llm.catalog import known_models
 from core.llm.registry import model_available
 from core.store.answers import max_answer_id
@@ -20,7 +21,7 @@ from core.pipeline.experiment import run_experiment
 
 DEFAULT_ANSWER_MODEL = "offline:extractive"
 DEFAULT_JUDGE_MODEL = "offline:lexical"
-_JUDGE_DEFAULT_CONTEXT = {"autoais": "rag", "side_by_side": "rag"}
+_JUDGE_DEFAULT_CONTEXT: dict[str, str] = {JudgeKind.AUTOAIS: "rag", JudgeKind.SIDE_BY_SIDE: "rag"}
 
 
 def model_choices() -> pd.DataFrame:
@@ -95,7 +96,9 @@ def experiment_config(
         "judges": judges,
     }
     pairwise = [
-        j["name"] for j in judges if j["kind"] in ("side_by_side", "reference_side_by_side")
+        j["name"]
+        for j in judges
+        if j["kind"] in (JudgeKind.SIDE_BY_SIDE, JudgeKind.REFERENCE_SIDE_BY_SIDE)
     ]
     if pairwise and len(systems) >= 2:
         config["tournament"] = {"judges": pairwise, "design": "full"}

@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from core.annotation.task_names import TaskName
 from core.errors import InputError
 from core.stats.alt_test_metrics import DEFAULT_METRIC, METRICS, Alignment, alignment_for
 from core.store.label_scales import label_scale, label_scales
@@ -21,8 +22,8 @@ if TYPE_CHECKING:
 
 #: The built-in tasks: name -> (judgment kind, scale, labels).
 BUILT_IN = {
-    "side-by-side": ("pairwise", "pairwise", ("first", "second", "Equal", "None")),
-    "absolute": ("absolute", "yes/no", ("no", "yes")),
+    TaskName.SIDE_BY_SIDE.value: ("pairwise", "pairwise", ("first", "second", "Equal", "None")),
+    TaskName.ABSOLUTE.value: ("absolute", "yes/no", ("no", "yes")),
 }
 
 

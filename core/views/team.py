@@ -4,17 +4,19 @@ from __future__ import annotations
 
 import statistics
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, TypedDict
 
 import pandas as pd
 
 from core.annotation.adjudication import settled
 from core.annotation.attention import attention_accuracy
 from core.annotation.base import required_annotations
+from core.annotation.task_names import SIDE_BY_SIDE_TASK
 from core.annotation.tasks import human_labels, next_items, task_items, team_labels
 from core.corpus.evaluation_ratings import is_slot
 from core.store.accounts import list_accounts
 from core.store.gold_sources import active_gold_sources
+from core.store.judgments import JudgmentStatus, RaterKind
 from core.store.settings import SETTINGS, all_settings
 from core.views.gold import gold_agreement
 
@@ -46,7 +48,7 @@ TEAM_COLUMNS = [
 ]
 
 
-def team_table(db: Database, task: str = "side-by-side") -> pd.DataFrame:
+def team_table(db: Database, task: str = SIDE_BY_SIDE_TASK) -> pd.DataFrame:
     """One row per team member (with labels, or with an active account) for ``task``; the
     imported raters are in :func:`imported_raters`; anonymous slots
     (``NAME#k``, not people) are left out.
@@ -63,7 +65,7 @@ def team_table(db: Database, task: str = "side-by-side") -> pd.DataFrame:
     k = required_annotations(db)
     per_item: dict[str, dict[str, str | None]] = {}
     for r in labels:
-        if r["status"] == "ok":
+        if r["status"] == JudgmentStatus.OK:
             per_item.setdefault(r["item"], {})[r["annotator"]] = r["label"]
     names = {r["annotator"] for r in labels if not is_slot(f"human:{r['annotator']}")} | {
         a.name for a in list_accounts(db) if a.revoked_at is None
@@ -74,19 +76,23 @@ def team_table(db: Database, task: str = "side-by-side") -> pd.DataFrame:
     out = []
     for name in sorted(names):
         mine = [r for r in labels if r["annotator"] == name]
-        done_items = [r["item"] for r in mine if r["status"] == "ok"]
+        done_items = [r["item"] for r in mine if r["status"] == JudgmentStatus.OK]
         same = total = 0
         for item in done_items:
             for other, label in per_item.get(item, {}).items():
                 if other != name:
                     total += 1
                     same += label == per_item[item][name]
-        g = gold.loc[name] if name in gold.index and gold.loc[name]["kind"] == "human" else None
+        g = (
+            gold.loc[name]
+            if name in gold.index and gold.loc[name]["kind"] == RaterKind.HUMAN
+            else None
+        )
         out.append(
             {
                 "annotator": name,
                 "done": len(done_items),
-                "skipped": sum(r["status"] == "skipped" for r in mine),
+                "skipped": sum(r["status"] == JudgmentStatus.SKIPPED for r in mine),
                 "remaining": len(next_items(db, name, task, limit=n_items or 1)),
                 "median_s": _seconds_per_item([r["created_at"] for r in mine]),
                 "overlap": (
@@ -103,13 +109,13 @@ def team_table(db: Database, task: str = "side-by-side") -> pd.DataFrame:
     return pd.DataFrame(out, columns=TEAM_COLUMNS)
 
 
-def imported_raters(db: Database, task: str = "side-by-side") -> pd.DataFrame:
+def imported_raters(db: Database, task: str = SIDE_BY_SIDE_TASK) -> pd.DataFrame:
     """One row per imported rater (labels read from a file: data, not team members), whatever
     their names: ``rater``, ``labels`` (effective labels on ``task``'s items),
     ``anonymous_slot`` (``NAME#k``: a position in a crowd, not a person) and ``gold_source``."""
     counts: dict[str, int] = {}
     for r in team_labels(db, human_labels(db, task))[1]:
-        if r["status"] == "ok":
+        if r["status"] == JudgmentStatus.OK:
             counts[r["annotator"]] = counts.get(r["annotator"], 0) + 1
     sources = {r.rater for r in active_gold_sources(db)}
     return pd.DataFrame(
@@ -126,12 +132,40 @@ def imported_raters(db: Database, task: str = "side-by-side") -> pd.DataFrame:
     )
 
 
-def overlap_summary(db: Database, task: str = "side-by-side") -> dict[str, Any]:
+class Overlap(TypedDict):
+    """How far the team got on a task (:func:`overlap_summary`)."""
+
+    k: int  # team labels an item needs
+    started: int  # items with a team label
+    complete: int  # items with k team labels
+
+
+class RevokedAccount(TypedDict):
+    """A revoked account and whether an admin left its labels out."""
+
+    name: str
+    left_out: bool
+
+
+class TeamView(TypedDict):
+    """What the Team page shows for one task (:func:`team_view`)."""
+
+    table: pd.DataFrame
+    imported: pd.DataFrame
+    overlap: Overlap
+    revoked: list[RevokedAccount]
+    settings: dict[str, int | str]
+    descriptions: dict[str, str]
+    kinds: dict[str, str]
+    choices: dict[str, list[str]]
+
+
+def overlap_summary(db: Database, task: str = SIDE_BY_SIDE_TASK) -> Overlap:
     """Items started, items with ``k`` team labels (complete), and ``k``."""
     k = required_annotations(db)
     counts: dict[str, set[str]] = {}
     for r in team_labels(db, human_labels(db, task))[0]:
-        if r["status"] == "ok":
+        if r["status"] == JudgmentStatus.OK:
             counts.setdefault(r["item"], set()).add(r["annotator"])
     return {
         "k": k,
@@ -140,7 +174,7 @@ def overlap_summary(db: Database, task: str = "side-by-side") -> dict[str, Any]:
     }
 
 
-def team_view(db: Database, task: str = "side-by-side") -> dict[str, Any]:
+def team_view(db: Database, task: str = SIDE_BY_SIDE_TASK) -> TeamView:
     """Everything the Team page shows for ``task``; ``revoked``: the revoked accounts, each with
     whether an admin left its labels out (``left_out``)."""
     return {

@@ -12,14 +12,16 @@ from __future__ import annotations
 import random
 from collections import Counter, defaultdict
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 import pandas as pd
 
 from core.annotation.xrag_reviews import label_distribution
 from core.stats.agreement import cohen_kappa
 from core.stats.significance import mcnemar, paired_bootstrap, wilson_ci
+from core.store.answers import AnswerStatus
 from core.store.judge_runs import latest_verdicts
+from core.store.judgments import AbsoluteVerdict
 from core.store.questions import QuestionOrigin, origin_questions
 from core.store.xrag_results import finished_results
 from core.xrag.evaluate import CRITERION, PANEL_RATER, controlled_configs
@@ -45,8 +47,8 @@ def accuracy_table(db: Database, model: str | None = None, level: float = LEVEL)
             groups[(r["model"], r["language"], r["setting"], qtype)].append(r)
     out = []
     for (m, lang, setting, qtype), rs in sorted(groups.items()):
-        decided = [r for r in rs if r["verdict"] in ("yes", "no")]
-        k = sum(r["verdict"] == "yes" for r in decided)
+        decided = [r for r in rs if r["verdict"] in (AbsoluteVerdict.YES, AbsoluteVerdict.NO)]
+        k = sum(r["verdict"] == AbsoluteVerdict.YES for r in decided)
         acc, lo, hi = _interval(k, len(decided), level)
         out.append(
             {
@@ -61,7 +63,7 @@ def accuracy_table(db: Database, model: str | None = None, level: float = LEVEL)
                 "ci_high": hi,
                 "level": level,
                 "n_no_verdict": len(rs) - len(decided),
-                "content_correct": sum(r["content_verdict"] == "yes" for r in rs),
+                "content_correct": sum(r["content_verdict"] == AbsoluteVerdict.YES for r in rs),
             }
         )
     return pd.DataFrame(
@@ -158,8 +160,8 @@ def controlled_table(
     res = finished_results(db, model)
     by: dict[tuple[str, str], dict[str, int]] = defaultdict(dict)
     for r in res:
-        if r["verdict"] in ("yes", "no"):
-            by[(r["model"], r["setting"])][r["item_id"]] = int(r["verdict"] == "yes")
+        if r["verdict"] in (AbsoluteVerdict.YES, AbsoluteVerdict.NO):
+            by[(r["model"], r["setting"])][r["item_id"]] = int(r["verdict"] == AbsoluteVerdict.YES)
     langs = sorted({r["language"] for r in res if r["setting"].startswith("controlled:")} - {"en"})
     models = sorted({r["model"] for r in res})
     out = []
@@ -240,7 +242,15 @@ def label_distribution_table(db: Database) -> pd.DataFrame:
     return pd.DataFrame(out, columns=["field", "value", "count", "share"])
 
 
-def panel_human_agreement(db: Database) -> dict[str, Any]:
+class PanelAgreement(TypedDict):
+    """The panel's verdicts against people's (:func:`panel_human_agreement`)."""
+
+    n: int  # answers both judged
+    agreement: float | None  # share of equal verdicts (None: no common answer)
+    cohen_kappa: float | None
+
+
+def panel_human_agreement(db: Database) -> PanelAgreement:
     """Cohen's kappa between the panel's final verdict and human verdicts on the same answers.
 
     Human verdicts are judgments with ``rater='human:<name>'`` and criterion ``xrag-key-info``
@@ -269,7 +279,7 @@ def answers_to_verify(
     left empty for the annotator: ``yes`` / ``no``). The panel's verdict is not shown.
     """
 
-    res = [r for r in finished_results(db, model) if r["answer_status"] == "ok"]
+    res = [r for r in finished_results(db, model) if r["answer_status"] == AnswerStatus.OK]
     random.Random(seed).shuffle(res)
     if limit is not None:
         res = res[:limit]

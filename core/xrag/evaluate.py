@@ -26,6 +26,7 @@ from core.errors import ConfigError, InputError
 from core.llm.prompts import render_prompt
 from core.llm.stage import run_stage
 from core.llm.types import LLMRequest, LLMResponse
+from core.store.answers import AnswerStatus
 from core.store.connection import transaction, utcnow
 from core.store.documents import Document, documents_of_kind
 from core.store.judgments import JudgmentKind, NewJudgment, RaterKind, insert_judgment
@@ -358,7 +359,7 @@ def _finish(
     votes = [rule_vote(j, case) if j in RULE_JUDGES else by_judge[j] for j in panel]
     content, status = panel_vote([v["verdict"] for v in votes])
     lang_ok = None if result["language_ok"] is None else bool(result["language_ok"])
-    failed = result["answer_status"] == "error"
+    failed = result["answer_status"] == AnswerStatus.ERROR
     verdict = None if failed else final_verdict(content, lang_ok)
     status = "error" if failed else status
     finish_result(

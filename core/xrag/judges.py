@@ -204,7 +204,7 @@ def judgment_status(verdict: str | None, status: str) -> JudgmentStatus:
     ``error``), else ``unparsed``."""
     if verdict:
         return JudgmentStatus.OK
-    return JudgmentStatus.ERROR if status == "error" else JudgmentStatus.UNPARSED
+    return JudgmentStatus.ERROR if status == JudgmentStatus.ERROR else JudgmentStatus.UNPARSED
 
 
 def vote_judgment(vote: dict[str, Any], base: NewJudgment) -> NewJudgment:

@@ -12,6 +12,7 @@ from core.llm.reply_json import first_object
 from core.llm.stage import run_stage
 from core.llm.types import LLMRequest, LLMResponse, require_real_model
 from core.store.documents import documents_by_id
+from core.store.judgments import AbsoluteVerdict
 from core.store.xrag import confirmed_pairs
 
 if TYPE_CHECKING:
@@ -101,7 +102,7 @@ def confirm_relatedness(
     def store(db: Database, p: dict[str, Any], resp: LLMResponse) -> str:
         verdict = str((json_reply(resp) or {}).get("related", "")).strip().lower()
         p["method"] = CONFIRMED
-        p["related"] = verdict if verdict in ("yes", "no") else None
+        p["related"] = verdict if verdict in (AbsoluteVerdict.YES, AbsoluteVerdict.NO) else None
         p["status"] = {"yes": "active", "no": "rejected"}.get(verdict, "unconfirmed")
         p["provenance"] = provenance
         counts["new"] += store_pairs(db, [p])

@@ -43,11 +43,11 @@ def fdb(db_path):
 
 
 def test_every_task_has_a_guideline_saying_what_the_choices_mean():
-    sbs = task_guideline("side_by_side")
+    sbs = task_guideline("side-by-side")
     assert "better" in sbs and "`1`" in sbs and "Equal" in sbs
     assert "Reference wrong" in task_guideline("disputes")
     assert "needs nothing more" in task_guideline("review")
-    assert set(TASKS) == {"review", "disputes", "side_by_side"}
+    assert set(TASKS) == {"review", "disputes", "side-by-side"}
 
 
 def test_guideline_is_read_from_the_editable_file(tmp_path):

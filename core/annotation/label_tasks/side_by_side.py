@@ -24,7 +24,13 @@ from core.annotation.pairwise import (
     verdict_queue,
 )
 from core.store.answers import question_answers
-from core.store.judgments import JudgmentKind, JudgmentStatus, RaterKind, effective_values
+from core.store.judgments import (
+    JudgmentKind,
+    JudgmentStatus,
+    PairwiseVerdict,
+    RaterKind,
+    effective_values,
+)
 from core.store.verdict_reads import verdict_summary
 
 if TYPE_CHECKING:
@@ -44,9 +50,9 @@ PAIR_LABEL_NAMES = {
 def pair_label(r: Mapping[str, Any]) -> str:
     """A verdict (``system_a``, ``system_b``, ``verdict`` A/B/Equal/None) on the canonical scale."""
     first = min(r["system_a"], r["system_b"])
-    if r["verdict"] in ("Equal", "None"):
+    if r["verdict"] in (PairwiseVerdict.EQUAL, PairwiseVerdict.NONE):
         return str(r["verdict"])
-    winner = r["system_a"] if r["verdict"] == "A" else r["system_b"]
+    winner = r["system_a"] if r["verdict"] == PairwiseVerdict.A else r["system_b"]
     return "first" if winner == first else "second"
 
 
@@ -60,7 +66,7 @@ def auto_pair_labels(db: Database) -> dict[str, dict[str, str]]:
     depend on which order was stored last."""
     found: dict[str, dict[str, set[str]]] = {}
     for rater, rater_kind, qid, a, b, _, _, _, _, verdict in verdict_summary(db, "pairwise"):
-        if rater_kind != "auto" or verdict not in ("A", "B", "Equal", "None"):
+        if rater_kind != RaterKind.AUTO or verdict not in tuple(PairwiseVerdict):
             continue
         label = pair_label({"system_a": a, "system_b": b, "verdict": verdict})
         found.setdefault(rater, {}).setdefault(pair_key(qid, a, b), set()).add(label)
@@ -117,7 +123,7 @@ class SideBySideTask(TaskDefaults):
                     "item": pair_key(r["question_id"], r["system_a"], r["system_b"]),
                     "question_id": r["question_id"],
                     "annotator": r["rater"].removeprefix("human:"),
-                    "label": pair_label(r) if r["status"] == "ok" else None,
+                    "label": pair_label(r) if r["status"] == JudgmentStatus.OK else None,
                     "status": r["status"],
                     "rationale": r["rationale"],
                     "created_at": r["created_at"],

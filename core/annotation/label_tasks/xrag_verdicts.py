@@ -31,6 +31,7 @@ from core.annotation.label_task import (
     human_label_rows,
     register,
 )
+from core.annotation.task_names import TaskName
 from core.store.judgments import AbsoluteVerdict, JudgmentKind, RaterKind, effective_values
 from core.store.xrag_results import (
     XRAG_CRITERION,
@@ -44,7 +45,7 @@ if TYPE_CHECKING:
     from core.store.engine import Database
 
 #: The task's name (stored in adjudications; chosen on the pages and ``queue --task``).
-XRAG_TASK = "xrag"
+XRAG_TASK = TaskName.XRAG.value
 #: The scale: does the answer give the key information of the reference?
 XRAG_LABELS = tuple(str(v) for v in AbsoluteVerdict)
 #: How the labels read on the Adjudication page.

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from core.annotation.pairwise import split_pair_key
 from core.corpus.evaluation_ratings import slot_group
 from core.stats.significance import wilson_ci
+from core.store.judgments import RaterKind
 from core.store.questions import Question, questions_by_id
 from core.views.agreement_view import auto_vs_crowd, slot_agreement
 from core.views.gold import K, KappaRow, gold_agreement, kappa_row, loo_gold_pairs
@@ -112,7 +113,7 @@ def auto_gold_rows(db: Database) -> dict[str, dict[str, Any]]:
     return {
         str(r["rater"]): {str(k): v for k, v in r.items()}
         for r in table.to_dict("records")
-        if r["kind"] == "auto"
+        if r["kind"] == RaterKind.AUTO
     }
 
 

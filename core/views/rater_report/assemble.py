@@ -15,6 +15,7 @@ from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
+from core.annotation.task_names import SIDE_BY_SIDE_TASK
 from core.errors import InputError
 from core.stats.alt_test_epsilon import EPSILON_GUIDANCE, EpsilonChoice, epsilon_choice
 from core.stats.alt_test_metrics import accuracy
@@ -27,6 +28,7 @@ from core.views.rater_report.costs import people_time, rater_cost
 from core.views.rater_report.evidence import disagreement_sample
 from core.views.rater_report.labels import compared_humans, majority, report_labels
 from core.views.rater_report.needed import N_SIM, SEED, Q, needed_from_labels
+from core.views.rater_report.records import CompareRow, RaterReport, Verdict
 from core.views.rater_report.scaled import scaled_rater
 from core.views.rater_validation import (
     auto_raters,
@@ -40,7 +42,7 @@ from core.views.task_scales import alignment_of, task_scale, validation_tasks
 if TYPE_CHECKING:
     from core.store.engine import Database
 
-TASK = "side-by-side"
+TASK = SIDE_BY_SIDE_TASK
 
 EPSILON_TEXT = (
     "epsilon is the allowance the test gives the auto-rater for being cheaper. For each person, "
@@ -53,7 +55,7 @@ EPSILON_TEXT = (
 
 def verdict_sentence(
     rater: str, alt: dict[str, Any] | None, reason: str = "", epsilon_words: str = ""
-) -> dict[str, str]:
+) -> Verdict:
     """``{"status": "passes" | "fails" | "not enough data", "sentence"}`` in plain words
     (``epsilon_words``: the epsilon and why, e.g. ``0.1 (crowd workers)``)."""
     if alt is None:
@@ -163,7 +165,7 @@ def report_data(
     task: str | None = None,
     metric: str | None = None,
     needed: bool = True,
-) -> dict[str, Any]:
+) -> RaterReport:
     """The report of ``raters`` (default: every auto-rater with verdicts in ``task``), ranked
     by advantage probability (raters without a test result last), and the compare rows.
 
@@ -272,7 +274,7 @@ def _report(
     choice: EpsilonChoice,
     q: float,
     base_url: str,
-) -> dict[str, Any]:
+) -> RaterReport:
     """The report's data around its ``sections`` (ranked by advantage probability)."""
     sections.sort(key=_rank_key)
     return {
@@ -290,7 +292,7 @@ def _report(
     }
 
 
-def compare_row(section: dict[str, Any]) -> dict[str, Any]:
+def compare_row(section: dict[str, Any]) -> CompareRow:
     """One line of the compare table: the verdict, rates, gold kappa, cost per verdict."""
     alt = section["alt"] or {}
     scaled = section.get("scale_agreement")
@@ -316,7 +318,7 @@ def compare_row(section: dict[str, Any]) -> dict[str, Any]:
 
 def report_for_choice(
     db: Database, choice: str, task: str = TASK, needed: bool = True
-) -> dict[str, Any]:
+) -> RaterReport:
     """:func:`report_data` of every auto-rater of ``task`` at ``choice`` (``experts``,
     ``skilled``, ``crowd`` or a number), for the page's cache (positional arguments only;
     ``needed`` False: without the items-needed simulation, which the page computes for the open

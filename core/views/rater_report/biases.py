@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 import numpy as np
 import pandas as pd
@@ -25,6 +25,7 @@ from core.annotation.pairwise import split_pair_key
 from core.stats.rater_bias import length_bias, position_inconsistency
 from core.stats.significance import wilson_ci
 from core.store.answers import answer_texts
+from core.store.judgments import PairwiseVerdict
 from core.store.setups import get_judge, get_system
 from core.views.agreement_pairs import verdict_frame
 
@@ -32,7 +33,17 @@ if TYPE_CHECKING:
     from core.store.engine import Database
 
 
-def share(k: int, n: int) -> dict[str, Any]:
+class Share(TypedDict):
+    """``k`` of ``n`` with its 95% Wilson interval (:func:`share`)."""
+
+    k: int
+    n: int
+    share: float | None
+    low: float | None
+    high: float | None
+
+
+def share(k: int, n: int) -> Share:
     """``k / n`` with its 95% Wilson interval (all None when ``n = 0``)."""
     if n <= 0:
         return {"k": 0, "n": 0, "share": None, "low": None, "high": None}
@@ -59,9 +70,9 @@ def _position(frame: pd.DataFrame, rater: str, people: list[str]) -> dict[str, A
     n = int(row["n_pairs"].iloc[0]) if len(row) else 0
     bad = int(row["inconsistent"].iloc[0]) if len(row) else 0
 
-    def first_wins(part: pd.DataFrame) -> dict[str, Any]:
+    def first_wins(part: pd.DataFrame) -> Share:
         decided = part[part["shown_verdict"].isin(["A", "B"])]
-        return share(int((decided["shown_verdict"] == "A").sum()), len(decided))
+        return share(int((decided["shown_verdict"] == PairwiseVerdict.A).sum()), len(decided))
 
     return {
         "both_orders": share(bad, n),
@@ -75,7 +86,7 @@ def _length(
     texts: Mapping[tuple[str, str], tuple[int, str]],
     rater: str,
     people: list[str],
-) -> dict[str, dict[str, Any]]:
+) -> dict[str, Share]:
     def words(qid: str, system: str) -> float:
         found = texts.get((qid, system))
         return float(len(found[1].split())) if found else np.nan
@@ -112,7 +123,7 @@ def _self_preference(
     if not own:
         return out
 
-    def own_share(labels: Iterable[tuple[str, str]]) -> dict[str, Any]:
+    def own_share(labels: Iterable[tuple[str, str]]) -> Share:
         k = n = 0
         for key, label in labels:
             _, first, second = split_pair_key(key)

@@ -10,7 +10,7 @@ labels, gaps over 10 minutes counted as breaks (:func:`core.stats.label_time.sec
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from core.llm.cost import cost_totals
 from core.stats.label_time import MAX_GAP_S, seconds_per_label
@@ -19,25 +19,39 @@ if TYPE_CHECKING:
     from core.store.engine import Database
 
 
-def rater_cost(db: Database, rater: str, verdicts: int) -> dict[str, Any]:
+class RaterCost(TypedDict):
+    """An auto-rater's cost (:func:`rater_cost`)."""
+
+    calls: int
+    cost_usd: float
+    verdicts: int
+    usd_per_verdict: float | None  # None without recorded calls
+    note: str
+
+
+def rater_cost(db: Database, rater: str, verdicts: int) -> RaterCost:
     """``calls``, ``cost_usd``, ``verdicts``, ``usd_per_verdict`` (None without recorded calls)
     and ``note`` for the auto-rater ``rater``."""
     judge = rater.removeprefix("auto:")
     found = [r for r in cost_totals(db, by=("judge",))["judge"] if r["group"] == judge]
     calls = int(found[0]["calls"]) if found else 0
     usd = float(found[0]["cost_usd"] or 0.0) if found else 0.0
-    out: dict[str, Any] = {"calls": calls, "cost_usd": usd, "verdicts": verdicts}
-    out["usd_per_verdict"] = usd / verdicts if calls and verdicts else None
     if not calls:
-        out["note"] = (
+        note = (
             "no model call of this rater is in the call ledger (imported verdicts, or made "
             "elsewhere): its cost is unknown here"
         )
     elif usd == 0:
-        out["note"] = "its calls cost nothing here (an offline baseline, cached or unpriced model)"
+        note = "its calls cost nothing here (an offline baseline, cached or unpriced model)"
     else:
-        out["note"] = f"{calls} recorded call(s), {usd:.4f} USD in all"
-    return out
+        note = f"{calls} recorded call(s), {usd:.4f} USD in all"
+    return {
+        "calls": calls,
+        "cost_usd": usd,
+        "verdicts": verdicts,
+        "usd_per_verdict": usd / verdicts if calls and verdicts else None,
+        "note": note,
+    }
 
 
 def people_time(

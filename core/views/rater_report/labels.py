@@ -16,15 +16,17 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from core.annotation.label_tasks.side_by_side import auto_pair_labels
+from core.annotation.task_names import SIDE_BY_SIDE_TASK
 from core.annotation.tasks import human_labels
 from core.corpus.evaluation_layouts import majority as vote_majority
 from core.corpus.evaluation_ratings import is_slot
+from core.store.judgments import JudgmentStatus
 from core.views.rater_validation import DERIVED_RATERS
 
 if TYPE_CHECKING:
     from core.store.engine import Database
 
-TASK = "side-by-side"
+TASK = SIDE_BY_SIDE_TASK
 
 
 def human_group(name: str) -> str:
@@ -40,7 +42,7 @@ def report_labels(db: Database) -> dict[str, Any]:
     """Everything the report's sections read once: ``auto`` (rater -> item -> label),
     ``humans`` (group -> name -> item -> label), ``rows`` (the effective human label rows, for
     timestamps and rationales)."""
-    rows = [r for r in human_labels(db, TASK) if r["status"] == "ok"]
+    rows = [r for r in human_labels(db, TASK) if r["status"] == JudgmentStatus.OK]
     humans: dict[str, dict[str, dict[str, str]]] = {"person": {}, "slot": {}, "aggregate": {}}
     for r in rows:
         if r["label"] is None:  # never for an "ok" row: a skip has status "skipped"

@@ -13,10 +13,12 @@ from __future__ import annotations
 from collections.abc import Hashable, Mapping
 from typing import TYPE_CHECKING, Any
 
+from core.annotation.task_names import SIDE_BY_SIDE_TASK
 from core.errors import InputError
 from core.stats.alt_test_epsilon import epsilon_choice
 from core.stats.alt_test_metrics import Alignment
 from core.stats.alt_test_power import items_needed
+from core.views.rater_report.records import RaterReport
 from core.views.rater_validation import choose_annotators, validation_labels
 from core.views.shared_reads import shared_table
 from core.views.task_scales import alignment_of, task_scale
@@ -27,7 +29,7 @@ if TYPE_CHECKING:
 #: The report's simulation settings (``report_data``'s defaults; the page uses these).
 N_SIM, SEED, Q = 200, 0, 0.05
 #: The only task whose items the validation queue holds (``to_queue``).
-QUEUED_TASK = "side-by-side"
+QUEUED_TASK = SIDE_BY_SIDE_TASK
 
 
 def needed_from_labels(
@@ -94,11 +96,12 @@ def rater_needed_for_choice(db: Database, choice: str, task: str, rater: str) ->
     return rater_needed(db, rater, task, epsilon=epsilon_choice(choice).epsilon)
 
 
-def with_needed(data: Mapping[str, Any], needed: Mapping[str, dict[str, Any]]) -> dict[str, Any]:
+def with_needed(data: RaterReport, needed: Mapping[str, dict[str, Any]]) -> RaterReport:
     """A copy of the report ``data`` with each rater's ``needed`` section from ``needed`` (rater
     -> section) where it has none."""
-    sections = [
+    out = data.copy()
+    out["raters"] = [
         {**sec, "needed": needed[sec["rater"]]} if sec.get("needed") is None else sec
         for sec in data["raters"]
     ]
-    return {**data, "raters": sections}
+    return out

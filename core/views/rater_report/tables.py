@@ -4,11 +4,13 @@ Markdown or HTML)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import pandas as pd
 
 from core.views.numbers import interval, num
+from core.views.rater_report.records import RaterReport
 
 #: The compare table's columns: (header, key of :func:`compare_row`, format of
 #: :func:`core.views.numbers.num`, or None for text).
@@ -25,9 +27,10 @@ COMPARE_COLUMNS = (
 )
 
 
-def compare_frame(data: dict[str, Any]) -> pd.DataFrame:
+def compare_frame(data: RaterReport) -> pd.DataFrame:
     """The auto-raters ranked by advantage probability, with readable headers and every figure
     as text (:func:`core.views.numbers.num`: a missing one is "–", never "None")."""
+    compared: Sequence[Mapping[str, Any]] = data["compare"]  # read by the columns' keys
     rows = [
         {
             "rank": str(i + 1),
@@ -36,7 +39,7 @@ def compare_frame(data: dict[str, Any]) -> pd.DataFrame:
                 for head, key, fmt in COMPARE_COLUMNS
             },
         }
-        for i, r in enumerate(data["compare"])
+        for i, r in enumerate(compared)
     ]
     return pd.DataFrame(rows, columns=["rank", *(head for head, _, _ in COMPARE_COLUMNS)])
 
