@@ -284,7 +284,7 @@ def bootstrap_bradley_terry(
     m, pairs = counts.question_matrix(ties)
     n, nq = counts.n_systems, m.shape[0]
     dense = not hasattr(m, "tocsc")
-    exact32 = dense and nq * float(np.abs(m).max(initial=0.0)) < 2**22
+    exact32 = dense and nq * max(float(m.max(initial=0.0)), -float(m.min(initial=0.0))) < 2**22
     if exact32:
         m = m.astype(np.float32)
     chunk = max(1, min(n_boot, 20_000_000 // max(nq, len(pairs) * 4, 1), 4_000_000 // (n * n)))
