@@ -76,6 +76,7 @@ def _arrow_columns(text: str, columns: list[str], delimiter: str) -> list[CodedC
             # without a quote no value can hold a newline; pyarrow's slower parse is not needed
             parse_options=pacsv.ParseOptions(delimiter=delimiter, newlines_in_values='"' in text),
             convert_options=pacsv.ConvertOptions(
+                check_utf8=False,  # encoded from a str just above: valid UTF-8
                 column_types={c: dict_type for c in columns},
                 include_columns=columns,
                 strings_can_be_null=False,

@@ -5,6 +5,7 @@ See :mod:`core.stats` for the model. All functions are re-exported there.
 
 from __future__ import annotations
 
+import functools
 import math
 import warnings
 from collections.abc import Iterable, Iterator
@@ -50,14 +51,28 @@ def _objective(W: np.ndarray, beta: np.ndarray, alpha: np.ndarray) -> np.ndarray
     return out
 
 
+@functools.cache
+def _triangles(n: int) -> tuple[np.ndarray, np.ndarray]:
+    """Flat indices ``i*n+j`` of the cells above the diagonal (``i < j``) and of their mirrors."""
+    i, j = np.triu_indices(n, 1)
+    return i * n + j, j * n + i
+
+
 def _gradient(
     N: np.ndarray, n_sum: np.ndarray, wins: np.ndarray, beta: np.ndarray, alpha: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
     """``(T, g)``: ``T_ij = tanh((beta_i - beta_j) / 2)`` (so ``p_ij = (1 + T_ij) / 2``) and the
-    gradient ``g_i = sum_j W_ij - sum_j N_ij p_ij - alpha beta_i``."""
-    t = beta[:, :, None] - beta[:, None, :]
-    t *= 0.5
-    np.tanh(t, out=t)
+    gradient ``g_i = sum_j W_ij - sum_j N_ij p_ij - alpha beta_i``. ``tanh`` (most of the time
+    of a fit) is taken above the diagonal only: ``T`` is antisymmetric, ``T_ji = -T_ij``."""
+    k, n = beta.shape
+    upper, lower = _triangles(n)
+    d = beta[:, upper // n] - beta[:, upper % n]
+    d *= 0.5
+    np.tanh(d, out=d)
+    t = np.zeros((k, n * n))
+    t[:, upper] = d
+    t[:, lower] = -d
+    t = t.reshape(k, n, n)
     g = wins - 0.5 * (n_sum + np.einsum("bij,bij->bi", N, t)) - alpha[:, None] * beta
     return t, g
 
@@ -222,9 +237,14 @@ def question_weights(rng: np.random.Generator, n_questions: int, n_boot: int) ->
     """
     dtype = np.int32 if n_boot * n_questions < 2**31 else np.int64  # same draws, less memory
     draws = rng.integers(0, n_questions, size=(n_boot, n_questions), dtype=dtype)
+    if n_questions >= 1000:  # a count per replicate: no offset pass, no int64 copy of all draws
+        out = np.empty((n_boot, n_questions), np.int64)
+        for r in range(n_boot):
+            out[r] = np.bincount(draws[r], minlength=n_questions)
+        return out
     draws += (np.arange(n_boot, dtype=np.int64) * n_questions).astype(draws.dtype)[:, None]
-    out: np.ndarray = np.bincount(draws.ravel(), minlength=n_boot * n_questions)
-    return out.reshape(n_boot, n_questions)
+    counts: np.ndarray = np.bincount(draws.ravel(), minlength=n_boot * n_questions)
+    return counts.reshape(n_boot, n_questions)
 
 
 #: The weights of the last bootstrap, reused while its seed, question count and chunks are the
@@ -284,7 +304,7 @@ def bootstrap_bradley_terry(
     m, pairs = counts.question_matrix(ties)
     n, nq = counts.n_systems, m.shape[0]
     dense = not hasattr(m, "tocsc")
-    exact32 = dense and nq * float(np.abs(m).max(initial=0.0)) < 2**22
+    exact32 = dense and nq * max(float(m.max(initial=0.0)), -float(m.min(initial=0.0))) < 2**22
     if exact32:
         m = m.astype(np.float32)
     chunk = max(1, min(n_boot, 20_000_000 // max(nq, len(pairs) * 4, 1), 4_000_000 // (n * n)))

@@ -198,10 +198,10 @@ class PairwiseCounts:
                     line=line,
                     column="verdict",
                 ) from None
-        outcome = vmap[np.asarray(v, np.int64)]
+        outcome = vmap[_codes(v)]
         amap = np.array([counts._system(s) for s in a_labels], np.int64)
         bmap = np.array([counts._system(s) for s in b_labels], np.int64)
-        a, b = amap[np.asarray(a, np.int64)], bmap[np.asarray(b, np.int64)]
+        a, b = amap[_codes(a)], bmap[_codes(b)]
         same = np.flatnonzero(a == b)
         if same.size:
             raise InputError(
@@ -209,19 +209,26 @@ class PairwiseCounts:
                 line=int(same[0]) + 2,
             )
         keep = outcome != NONE
-        counts.n_none = int((~keep).sum())
-        qk = np.asarray(q, np.int64)[keep]
+        n_kept = int(np.count_nonzero(keep))
+        counts.n_none = len(keep) - n_kept
+        every = n_kept == len(keep)  # no None verdict: no row to leave out, no masked copies
+        qk = np.array(q, np.int64) if every else np.asarray(q, np.int64)[keep]
         present = np.bincount(qk, minlength=len(q_labels)) > 0  # np.unique in O(rows)
-        used, qk = np.flatnonzero(present), (np.cumsum(present) - 1)[qk]
-        counts.questions = [q_labels[i] for i in used]
+        if present.all():  # every question has a row: the codes are already 0..Q-1
+            counts.questions = list(q_labels)
+        else:
+            used, qk = np.flatnonzero(present), (np.cumsum(present) - 1)[qk]
+            counts.questions = [q_labels[i] for i in used]
         counts._qidx = {label: i for i, label in enumerate(counts.questions)}
         counts._base = [
-            qk.astype(np.int64),
-            a[keep],
-            b[keep],
-            outcome[keep],
-            np.ones(int(keep.sum()), np.int64)
+            qk,
+            a if every else a[keep],
+            b if every else b[keep],
+            outcome if every else outcome[keep],
+            np.ones(n_kept, np.int64)
             if weights is None
+            else np.array(weights, np.int64)
+            if every
             else np.asarray(weights, np.int64)[keep],
         ]
         counts._size = len(qk)
@@ -331,36 +338,42 @@ class PairwiseCounts:
         n, nq = self.n_systems, len(self.questions)
         ids = [str(x) for x in self.questions]
         by_id = np.array(sorted(range(nq), key=ids.__getitem__), np.int64)  # stable, as argsort
-        win_i = np.where(o == B_WINS, b, a)
-        los_i = np.where(o == B_WINS, a, b)
-        val = w.astype(float)
-        if _check_ties(ties) == "half":
-            tie = o == EQUAL
-            val = np.where(tie, 0.5 * val, val)
-            q = np.concatenate([q, q[tie]])
-            win_i, los_i = np.concatenate([win_i, b[tie]]), np.concatenate([los_i, a[tie]])
-            val = np.concatenate([val, val[tie]])
+        row_of = np.empty(nq, np.int64)
+        row_of[by_id] = np.arange(nq)  # question code -> its row in id order
+        ab, ba = a * n + b, b * n + a  # the pair code of "a beats b" and of "b beats a"
+        pair = np.where(o == B_WINS, ba, ab)  # the winner's pair (a's for a tie)
+        tie = o == EQUAL
+        if _check_ties(ties) == "half":  # a tie: half a win each way
+            val = w.astype(float)
+            t = np.flatnonzero(tie)
+            val[t] *= 0.5
+            rows = row_of[q]
+            pair = np.concatenate([pair, ba[t]])
+            rows, val = np.concatenate([rows, rows[t]]), np.concatenate([val, val[t]])
         else:
-            keep = o != EQUAL
-            q, win_i, los_i, val = q[keep], win_i[keep], los_i[keep], val[keep]
-        pair = win_i * n + los_i
+            keep = ~tie
+            pair, rows, val = pair[keep], row_of[q[keep]], w[keep].astype(float)
         present = np.bincount(pair, minlength=n * n) > 0  # np.unique in O(rows)
         pairs, col = np.flatnonzero(present), (np.cumsum(present) - 1)[pair]
         # dense unless large or mostly zeros (by the comparisons counted, not the rows holding
-        # them: a weighted row and its repeats choose alike)
+        # them: a weighted row and its repeats choose alike); summed straight into id-ordered
+        # rows (every sum is of halves of whole counts, so exact in any order)
         if nq * len(pairs) <= min(20_000_000, 8 * float(np.abs(val).sum())):
-            # summed in the rows' own order (a file sorted by question writes in sequence), then
-            # the rows put in id order: the same matrix as summing into id-ordered rows
-            m = np.bincount(q * len(pairs) + col, val, nq * len(pairs)).reshape(nq, len(pairs))
-            m = m[by_id]
-            return m[np.abs(m).sum(axis=1) > 0], pairs
+            m = np.bincount(rows * len(pairs) + col, val, nq * len(pairs))
+            m = m.reshape(nq, len(pairs))
+            filled = m.any(axis=1)
+            return (m if filled.all() else m[filled]), pairs
         from scipy import sparse
 
-        row_of = np.empty(nq, np.int64)
-        row_of[by_id] = np.arange(nq)
-        m = sparse.csr_matrix((val, (row_of[q], col)), shape=(nq, len(pairs)))
+        m = sparse.csr_matrix((val, (rows, col)), shape=(nq, len(pairs)))
         m.eliminate_zeros()
         return m[m.getnnz(axis=1) > 0], pairs
+
+
+def _codes(x: Any) -> np.ndarray:
+    """``x`` as an integer index array: integer codes as they are (no int64 copy of every row)."""
+    arr = np.asarray(x)
+    return arr if arr.dtype.kind in "iu" else arr.astype(np.int64)
 
 
 def _missing(col: Any) -> np.ndarray:
