@@ -45,6 +45,7 @@ from core.errors import ConfigError
 from core.generation.entity_labels import entity_label
 from core.generation.entity_labels import key_words as _words
 from core.generation.mentions import proper_noun_mentions, spacy_available, spacy_mentions
+from core.generation.name_address import names_ner_missed, vocative_links
 from core.generation.name_forms import (
     common_nouns,
     epithet_links,
@@ -144,6 +145,11 @@ def cluster_mentions(
     for nick, full, why in equated_names(words, text):  # "... Oblonsky—Stiva, as he was called"
         uf.union(nick, full)
         reasons.setdefault(nick, why)
+    group_of = {k: uf.find(k) for k in kept}
+    for pet, full, why in vocative_links(kept, words, group_of, text):  # "Dolly!" to her
+        uf.union(pet, full)
+        reasons.setdefault(pet, why)
+        reasons.setdefault(full, why)
     group_size: Counter[str] = Counter()
     for key in kept:
         group_size[uf.find(key)] += size[key]
@@ -349,6 +355,8 @@ def extract_entities(
                     m.label = vote.most_common(1)[0][0]
             return _by_story(found, stories, lowers, min_mentions, True, text), "spacy-sampled"
         found = spacy_mentions(text, spans, lowers, progress=progress)
+        found += names_ner_missed(found, proper_noun_mentions(text, lowers), text)
+        found.sort(key=lambda m: m.start)
         return _by_story(found, stories, lowers, min_mentions, False, text), "spacy"
     found = proper_noun_mentions(text, lowers)
     return _by_story(found, stories, lowers, min_mentions, True, text), "proper-noun"
