@@ -13,7 +13,9 @@ full name.
 * The link (:func:`vocative_links`): a one-word name ``V`` with a known gender, that begins no
   longer kept name and whose group holds no longer name, is said as a vocative; around each
   vocative (``SCENE_WINDOW`` characters either side) the first names + patronymic of ``V``'s
-  gender are its candidates. A vocative with exactly one candidate is a vote for it. ``V`` joins
+  gender that the narrator writes (outside quotations: a name spoken or thought of there may be
+  absent, as Marfa Petrovna is when Raskolnikov says "No, Dounia, ..." to himself) are its
+  candidates. A vocative with exactly one candidate is a vote for it. ``V`` joins
   the best-voted name when it has at least two votes, at least a third of ``V``'s vocatives
   and more than twice the votes of any other. A shared word is never evidence here.
 * Names NER never tags (:func:`names_ner_missed`): spaCy leaves out "Dolly" (10 times in the
@@ -46,14 +48,20 @@ _SENTENCE_END = re.compile(r"[.!?](?:[”’\"]|\s|$)")
 _FEMALE = re.compile(r"(?:ovna|evna|ichna)$")
 
 
+def quoted(text: str, start: int) -> bool:
+    """Offset ``start`` lies inside a quotation opened earlier in its paragraph."""
+    before = text[text.rfind("\n\n", 0, start) + 1 : start]
+    return before.count(_OPEN) > before.count(_CLOSE)
+
+
 def is_vocative(text: str, m: Mention) -> bool:
     """``m`` is said to someone: inside an open quotation of its paragraph, after the quotation
     mark or a clause's punctuation, before ``! ?``, a comma or the closing mark."""
-    para = text.rfind("\n\n", 0, m.start) + 1
-    before = text[para : m.start]
-    if before.count(_OPEN) <= before.count(_CLOSE):
-        return False
-    return bool(_BEFORE.search(before[-3:]) and _AFTER.match(text[m.end : m.end + 6]))
+    return (
+        quoted(text, m.start)
+        and bool(_BEFORE.search(text[max(0, m.start - 3) : m.start]))
+        and bool(_AFTER.match(text[m.end : m.end + 6]))
+    )
 
 
 def pronoun_gender(ms: Sequence[Mention], text: str) -> str:
@@ -94,7 +102,9 @@ def vocative_links(
     patronymic of its gender (module docstring). ``kept``: key -> mentions; ``words``: key ->
     its words; ``group_of``: key -> its group root (names already joined)."""
     full = {k: patronymic_gender(w) for k, w in words.items() if patronymic_gender(w)}
-    starts = {k: sorted(m.start for m in kept[k]) for k in full}
+    # the narrator's mentions only: a name spoken or thought in the scene ("Marfa Petrovna" in
+    # Raskolnikov's monologue to an absent "Dounia") says nothing of who is there
+    starts = {k: sorted(m.start for m in kept[k] if not quoted(text, m.start)) for k in full}
     firsts = {w[0] for w in words.values() if len(w) > 1}
     multi = {group_of[k] for k, w in words.items() if len(w) > 1}
     links = []

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from core.corpus.documents import read_text_file
 from core.corpus.gutenberg import clean_gutenberg
+from core.generation.entities import extract_entities
 from core.generation.name_address import (
     is_vocative,
     names_ner_missed,
@@ -101,3 +102,17 @@ def test_names_ner_missed_are_added_where_ner_has_nothing():
     assert all(m.cue == "PERSON" for m in added)
     # a name said once and never equated is not added ("“Ah, Kostya!”")
     assert names_ner_missed([], _mentions(text, "Kostya"), text) == []
+
+
+def test_a_name_addressed_in_a_monologue_is_not_the_woman_it_mentions():
+    """Crime and Punishment (tests/data/translated_novel): Raskolnikov, alone, says "No, mother,
+    no, Dounia, you won't deceive me!" with Marfa Petrovna named in his thoughts and the
+    letter; only the narrator's names are the scene's, so Dounia does not become Marfa
+    Petrovna (she did while every name near a vocative counted)."""
+    path = BOOK.parents[1] / "translated_novel" / "crime_and_punishment_excerpt.txt"
+    text = clean_gutenberg(read_text_file(path)).body
+    dounia = [m for m in _mentions(text, "Dounia") if is_vocative(text, m)]
+    assert len(dounia) == 5
+    ents = extract_entities(text, "regex")[0]
+    marfa = [e for e in ents if any(m.core == "Marfa Petrovna" for m in e.mentions)]
+    assert marfa and all(m.core != "Dounia" for e in marfa for m in e.mentions), marfa[0].merges
