@@ -18,7 +18,9 @@ without titles):
     as a separate entity;
 (6) name forms of patronymic languages (:mod:`core.generation.name_forms`): "Pyotr Petrovitch" =
     "Luzhin" when written "Pyotr Petrovitch Luzhin"; "Dounia" = "Avdotya Romanovna" (known
-    diminutive, written nearby); a name with a patronymic is a PERSON whatever NER said.
+    diminutive, written nearby); a name with a patronymic is a PERSON whatever NER said;
+(7) a pet name said to the one first name + patronymic of its gender that the narrator names in
+    those scenes ("Dolly!" to Darya Alexandrovna: :mod:`core.generation.name_address`).
 
 Demonyms of the book's places ("Nantucketer", "Parisian") and common nouns in capitals ("a
 Samana", "the Samanas", "a State") are dropped; a name mostly written right after *at / in

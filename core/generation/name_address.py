@@ -15,7 +15,8 @@ full name.
   vocative (``SCENE_WINDOW`` characters either side) the first names + patronymic of ``V``'s
   gender that the narrator writes (outside quotations: a name spoken or thought of there may be
   absent, as Marfa Petrovna is when Raskolnikov says "No, Dounia, ..." to himself) are its
-  candidates. A vocative with exactly one candidate is a vote for it. ``V`` joins
+  candidates. A vocative with exactly one candidate is a vote for it, unless the narrator names
+  that one in the vocative's own paragraph (“Kitty!” said Darya Alexandrovna: the speaker). ``V`` joins
   the best-voted name when it has at least two votes, at least a third of ``V``'s vocatives
   and more than twice the votes of any other. A shared word is never evidence here.
 * Names NER never tags (:func:`names_ner_missed`): spaCy leaves out "Dolly" (10 times in the
@@ -117,12 +118,16 @@ def vocative_links(
             continue
         votes: Counter[str] = Counter()
         for m in said:
+            para = _paragraph(text, m.start)
             near = {
                 group_of[k]
                 for k, g in full.items()
                 if g == gender and _within(starts[k], m.start, window)
             }
-            if len(near) == 1:
+            speakers = {  # named by the narrator in the vocative's own paragraph: its speaker
+                group_of[k] for k in full if _between(starts[k], *para)
+            }
+            if len(near) == 1 and not near & speakers:
                 votes[near.pop()] += 1
         ranked = votes.most_common(2) + [("", 0), ("", 0)]
         (best, n), (_, runner) = ranked[0], ranked[1]
@@ -132,6 +137,18 @@ def vocative_links(
             why = f"addressed {n} times in scenes naming no other {who} by first name + patronymic"
             links.append((key, into, why))
     return links
+
+
+def _paragraph(text: str, at: int) -> tuple[int, int]:
+    """``(start, end)`` of the paragraph (blank-line delimited) holding offset ``at``."""
+    end = text.find("\n\n", at)
+    return text.rfind("\n\n", 0, at) + 1, len(text) if end < 0 else end
+
+
+def _between(ordered: Sequence[int], start: int, end: int) -> bool:
+    """One of the sorted ``ordered`` offsets lies in ``[start, end)``."""
+    i = bisect.bisect_left(ordered, start)
+    return i < len(ordered) and ordered[i] < end
 
 
 def _within(ordered: Sequence[int], at: int, window: int) -> bool:

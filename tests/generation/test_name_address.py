@@ -80,6 +80,11 @@ def test_no_link_with_two_women_in_the_scene_or_without_a_pronoun():
     assert _links(no_pronoun) == []
     once = SCENE.replace("“Dolly!” he repeated.", "He said nothing.")
     assert _links(once) == []  # said to once: no evidence
+    # the one woman named is the speaker of the vocatives: she says "Dolly", she is not Dolly
+    said_by_her = SCENE.replace("he said.", "said Darya Alexandrovna.").replace(
+        "he repeated.", "repeated Darya Alexandrovna."
+    )
+    assert _links(said_by_her) == []
 
 
 def test_a_first_name_of_a_fuller_name_is_not_a_pet_name():
