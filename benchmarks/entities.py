@@ -16,7 +16,11 @@ test reads (NarrativeQA stories of the shared data folder, ``WORKBENCH_SHARED_DA
 before the extractor was run on them; the top-30 PERSON entities of each are printed too, to
 count non-people by reading them.
 
-Run: ``.venv/bin/python benchmarks/entities.py [--no-lesmis | --held-out]``.
+``--excerpts`` measures the bundled translated-novel excerpts (``tests/data``, characters in
+``benchmarks/excerpt_characters.json``) on both paths, the built-in finder and spaCy (issue 36:
+name forms such as Dolly / Darya Alexandrovna).
+
+Run: ``.venv/bin/python benchmarks/entities.py [--no-lesmis | --held-out | --excerpts]``.
 """
 
 from __future__ import annotations
@@ -31,16 +35,19 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from core.corpus.documents import read_text_file, upsert_document
+from core.corpus.documents import read_text_file, split_passages, upsert_document
 from core.corpus.gutenberg import clean_gutenberg
+from core.generation.entities import extract_entities
 from core.generation.entity_measure import character_recall
 from core.generation.entity_store import build_entities, get_entities
+from core.generation.mentions import spacy_available
 from core.store.database import open_db
 
 STORIES = ROOT / "demo" / "narrativeqa" / "stories"
 LESMIS = [ROOT / "demo" / "books", Path("/work/shared/data/gutenberg")]
 SHARED = Path(os.environ.get("WORKBENCH_SHARED_DATA", "/work/shared/data"))
 HELD_OUT = ROOT / "benchmarks" / "held_out_characters.json"
+EXCERPTS = ROOT / "benchmarks" / "excerpt_characters.json"
 
 
 def book_files(with_lesmis: bool) -> dict[str, Path]:
@@ -61,7 +68,35 @@ def held_out_files(wanted: dict[str, dict[str, object]]) -> dict[str, Path]:
     return {k: folder / f"{k}.txt" for k in wanted if (folder / f"{k}.txt").is_file()}
 
 
+def excerpts() -> None:
+    """Share, splits and wrong merges of each bundled excerpt, per extraction path; the last line
+    is one JSON object of the counts summed per path."""
+    wanted = {k: v for k, v in json.loads(EXCERPTS.read_text()).items() if not k.startswith("_")}
+    methods = ["regex"] + (["spacy"] if spacy_available() else [])
+    totals = {m: {"found": 0, "characters": 0, "splits": 0, "wrong_merges": 0} for m in methods}
+    for rel, book in wanted.items():
+        body = clean_gutenberg(read_text_file(ROOT / "tests" / "data" / rel)).body
+        spans = [(p.start, p.end) for p in split_passages(body)]
+        for method in methods:
+            ents = extract_entities(body, method, spans=spans)[0]
+            shown = [{"name": e.name, "label": e.label, "aliases": e.aliases} for e in ents]
+            r = character_recall(shown, book["characters"])
+            t = totals[method]
+            t["found"] += len(r["found"])
+            t["characters"] += len(r["found"]) + len(r["missing"])
+            t["splits"] += len(r["splits"])
+            t["wrong_merges"] += len(r["wrong_merges"])
+            print(
+                f"{book['title'][:30]:30} {method:5} {r['share']:.2f}  missing {r['missing']}  "
+                f"splits {r['splits']}  wrong merges {r['wrong_merges']}"
+            )
+    print(json.dumps(totals, ensure_ascii=False))
+
+
 def main() -> None:
+    if "--excerpts" in sys.argv:
+        excerpts()
+        return
     held_out = "--held-out" in sys.argv
     gold = HELD_OUT if held_out else ROOT / "tests" / "data" / "main_characters.json"
     wanted = json.loads(gold.read_text())

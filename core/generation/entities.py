@@ -18,7 +18,9 @@ without titles):
     as a separate entity;
 (6) name forms of patronymic languages (:mod:`core.generation.name_forms`): "Pyotr Petrovitch" =
     "Luzhin" when written "Pyotr Petrovitch Luzhin"; "Dounia" = "Avdotya Romanovna" (known
-    diminutive, written nearby); a name with a patronymic is a PERSON whatever NER said.
+    diminutive, written nearby); a name with a patronymic is a PERSON whatever NER said;
+(7) a pet name said to the one first name + patronymic of its gender that the narrator names in
+    those scenes ("Dolly!" to Darya Alexandrovna: :mod:`core.generation.name_address`).
 
 Demonyms of the book's places ("Nantucketer", "Parisian") and common nouns in capitals ("a
 Samana", "the Samanas", "a State") are dropped; a name mostly written right after *at / in
@@ -45,6 +47,7 @@ from core.errors import ConfigError
 from core.generation.entity_labels import entity_label
 from core.generation.entity_labels import key_words as _words
 from core.generation.mentions import proper_noun_mentions, spacy_available, spacy_mentions
+from core.generation.name_address import names_ner_missed, vocative_links
 from core.generation.name_forms import (
     common_nouns,
     epithet_links,
@@ -144,6 +147,11 @@ def cluster_mentions(
     for nick, full, why in equated_names(words, text):  # "... Oblonsky—Stiva, as he was called"
         uf.union(nick, full)
         reasons.setdefault(nick, why)
+    group_of = {k: uf.find(k) for k in kept}
+    for pet, full, why in vocative_links(kept, words, group_of, text):  # "Dolly!" to her
+        uf.union(pet, full)
+        reasons.setdefault(pet, why)
+        reasons.setdefault(full, why)
     group_size: Counter[str] = Counter()
     for key in kept:
         group_size[uf.find(key)] += size[key]
@@ -349,6 +357,8 @@ def extract_entities(
                     m.label = vote.most_common(1)[0][0]
             return _by_story(found, stories, lowers, min_mentions, True, text), "spacy-sampled"
         found = spacy_mentions(text, spans, lowers, progress=progress)
+        found += names_ner_missed(found, proper_noun_mentions(text, lowers), text)
+        found.sort(key=lambda m: m.start)
         return _by_story(found, stories, lowers, min_mentions, False, text), "spacy"
     found = proper_noun_mentions(text, lowers)
     return _by_story(found, stories, lowers, min_mentions, True, text), "proper-noun"

@@ -142,6 +142,11 @@ def equated_names(keys: Mapping[str, tuple[str, ...]], text: str) -> list[tuple[
     return links
 
 
+def equated_nicks(text: str) -> set[str]:
+    """The folded one-word nicks of every "Full Name—Nick, as he was called" of ``text``."""
+    return {fold(m.group(2)) for m in _EQUATION.finditer(text)}
+
+
 #: How close (characters, about a page) a bare first name and its fuller name are written
 #: to count as evidence that they name one person (:func:`first_name_host`).
 FIRST_NAME_WINDOW = 3000
