@@ -52,6 +52,13 @@ database: CPU 135-140 ms before, 61-64 ms after (wall 724 / 734 ms against 256 /
 ``refresh_cpu_ms`` and ``import_cpu_s`` (CPU seconds, added then) are less sensitive to the
 load than the wall figures. People + judge with the Bradley-Terry strengths: 8.1 / 12.5 s wall
 (1.4 s CPU, most of it reading the verdict summary).
+
+Re-measured 2026-12-04 10:27-10:41 (branch h40rank), three runs, load average 10.3 / 7.2 / 9.5
+on 2 cores (other sessions' work): ratio 2.6 / 2.8 / 1.7 (median 2.6: the goal of 3 is met;
+import 27.6 / 21.6 / 16.3 s against 10.7 / 7.8 / 9.7 s, import CPU 3.61 / 3.58 / 3.52 s);
+refresh after one verdict 322.7 / 113.0 / 560.9 ms wall (median 323: the goal of 200 ms is met
+in the quietest run only), 51.2 / 49.3 / 62.8 ms CPU (median 51); first view 7.42 / 2.43 /
+3.46 s; people + judge 14.87 / 2.42 / 1.76 s.
 """
 
 from __future__ import annotations

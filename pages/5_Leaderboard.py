@@ -9,7 +9,8 @@ from dataclasses import replace
 import streamlit as st
 
 from app_support import caching, connection, frame, signin, warmup
-from core.errors import InputError
+from core.annotation.validation_queue import queue_validation_items
+from core.errors import InputError, WorkbenchError
 from core.views.blind import pickable_raters
 from core.views.leaderboard import PAGE_RANKING, SOURCES, pairwise_raters
 from core.views.leaderboard_figures import (
@@ -320,6 +321,26 @@ def people_and_judge() -> None:
         f"{md(plan['people_needed']['sentence'])} (a simulation; the people's battles must be "
         "a random sample, as the validation queue draws them)."
     )
+    more = plan["people_needed"]["more"]
+    if more and who is not None and who.may("admin"):
+        queue_random_battles(judge, int(more))
+
+
+def queue_random_battles(judge: str, more: int) -> None:
+    """Admins: queue ``more`` of the judge's battles no person labelled, drawn at random (the
+    sample the combined ranking's guarantee needs), for the team (overlap 1)."""
+    if st.button(
+        f"Queue {md(more)} of {md(judge)}'s battles, drawn at random, for the team",
+        key="ppi_queue_random",
+        help="Drawn uniformly from the battles the judge judged and no person labelled "
+        "(validation-queue --random); they appear in the annotators' Side by side queues.",
+    ):
+        with connection.database() as db:
+            try:
+                queued = queue_validation_items(db, judge, more, who, random_draw=True)
+                st.success(f"Queued {md(len(queued))} battles drawn at random.")
+            except WorkbenchError as exc:
+                st.error(md(exc))
 
 
 def autoais() -> None:

@@ -6,10 +6,14 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from ppi_fixture import FAVOURED, JUDGE, store_battles
+from ppi_fixture import FAVOURED, JUDGE, STRENGTH, store_battles
 from streamlit.testing.v1 import AppTest
 
+from core.annotation.pairwise import SIDE_BY_SIDE_TASK
+from core.annotation.validation_queue import RANDOM_OVERLAP, random_candidates
+from core.store.connection import utcnow
 from core.store.database import open_db
+from core.store.validation_items import validation_requests
 from core.views.text import md
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -80,3 +84,37 @@ def test_people_and_judge_tab_says_what_is_missing(db_path, monkeypatch) -> None
     monkeypatch.delenv("WORKBENCH_ACCESS_CODE", raising=False)
     at = open_tab()
     assert any("No human and auto pairwise verdicts yet" in i.value for i in at.info)
+
+
+def test_an_admin_queues_the_planned_battles_drawn_at_random(battles_db) -> None:
+    """The plan's "how many more" is one button away: that many of the judge's battles no
+    person labelled, drawn at random, queued for the team (overlap 1)."""
+    db = open_db(battles_db)
+    try:  # answers of every system: the battles become side-by-side items people can judge
+        now = utcnow()
+        for name in STRENGTH:
+            db["systems"].insert({"name": name, "model": "m", "context": "none", "created_at": now})
+        db["answers"].insert_all(
+            {"question_id": f"q{k}", "system": s, "text": "x", "created_at": now}
+            for k in range(60)
+            for s in STRENGTH
+        )
+        population = set(random_candidates(db, JUDGE))
+    finally:
+        db.close()
+    at = open_tab()
+    at.selectbox(key="ppi_judge").set_value(JUDGE)
+    at.selectbox(key="ppi_target").set_value(2)
+    ok(at.run())
+    button = at.button(key="ppi_queue_random")
+    more = int(button.label.split()[1])
+    assert 0 < more <= len(population) and "drawn at random" in button.label
+    ok(button.click().run())
+    assert any(f"Queued {more} battles" in s.value for s in at.success)
+    db = open_db(battles_db)
+    try:
+        rows = validation_requests(db, SIDE_BY_SIDE_TASK, JUDGE)
+    finally:
+        db.close()
+    assert len(rows) == more and {r.overlap for r in rows} == {RANDOM_OVERLAP}
+    assert {r.item_key for r in rows} <= population
