@@ -12,6 +12,7 @@ page at each size there. Needs Debian chromium and the ``playwright`` PyPI packa
 
 from __future__ import annotations
 
+import json
 import os
 import re
 from collections.abc import Callable
@@ -22,6 +23,7 @@ import pytest
 from browser_server import WAIT_S, checklist_item, idle, require_browser, streamlit_app, wait_for
 from browser_support import build_prd_db
 
+from core.annotation.custom_tasks import add_items, define_task
 from core.annotation.identity import sign_in_open
 from core.annotation.pairwise import blind_item, split_pair_key, submit_verdict
 from core.annotation.tasks import task_items
@@ -31,12 +33,16 @@ pytestmark = pytest.mark.browser
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"]
 SIZES = ((1280, 800), (390, 844))
 CODE_ITEM = "vicuna80-62"  # two long answers with Python code, no source document
+#: The custom task of the Label page's case: its one item has a long answer (about 40 lines).
+LABELS = ("good", "bad", "unsure")
+LONG_ANSWER = "\n\n".join(f"Paragraph {n}: " + "a rather long answer, " * 12 for n in range(40))
 
 
 @pytest.fixture(scope="module")
 def app(tmp_path_factory):
     """The fixture database plus the PRD demo (SQLite: the layout does not depend on the
-    backend), with one side-by-side pair that two people labelled differently."""
+    backend), with one side-by-side pair that two people labelled differently and a custom
+    task ``tone`` whose item has a long answer (the Label page)."""
     chromium = require_browser()
     tmp = tmp_path_factory.mktemp("layout")
     db_path = tmp / "layout.db"
@@ -47,6 +53,12 @@ def app(tmp_path_factory):
         for name, verdict in (("ann1", "A"), ("ann2", "None")):
             who = sign_in_open(db, name)
             submit_verdict(db, blind_item(db, key, name), who, verdict, "")
+        items = tmp / "items.jsonl"
+        row = {"item": "t1", "text": "Is this answer polite?", "answer": LONG_ANSWER}
+        items.write_text(json.dumps(row) + "\n", encoding="utf-8")
+        admin = sign_in_open(db, "admin")
+        define_task(db, admin, "tone", "categorical", ",".join(LABELS), "Say if it is good.")
+        add_items(db, admin, "tone", items)
     finally:
         db.conn.close()
     with streamlit_app(db_path, tmp / "streamlit.log") as base:
@@ -57,10 +69,6 @@ def _button(label: str) -> Callable[[Any], Any]:
     """A button whose name starts with ``label`` (the key shown on it follows)."""
     pattern = re.compile("^" + re.escape(label) + r"(\s|$)")
     return lambda page: page.get_by_role("button", name=pattern)
-
-
-def _radio(label: str) -> Callable[[Any], Any]:
-    return lambda page: page.locator('[data-testid="stRadio"]').filter(has_text=label)
 
 
 def _item(label: str) -> Callable[[Any], Any]:
@@ -111,7 +119,18 @@ CASES: dict[str, tuple[str, dict[str, Callable[[Any], Any]], dict[str, Callable[
     "adjudication": (
         "Adjudication?name=carol",
         {"Answer 1": _text("Answer 1"), "Answer 2": _text("Answer 2")},
-        {"Settled label": _radio("Settled label"), "Settle": _button("Settle")},
+        {
+            v: _button(v)
+            for v in ("Answer 1 is better", "Answer 2 is better", "Equal", "None (both wrong)")
+        },
+    ),
+    "label": (
+        "Label?name=dana&task=tone",
+        {
+            "Answer": _text("Answer"),
+            "Guideline": lambda page: page.get_by_text("Say if it is good."),
+        },
+        {**{v: _button(v) for v in LABELS}, "Undo": _button("Undo")},
     ),
 }
 #: Where each control was found, for the report: {(case, width): {what: (top, bottom)}}.
