@@ -262,3 +262,33 @@ def test_review_by_keyboard_only_and_guidelines_one_key_away(app):
             dialog.get_by_text("Review: is this question fit").wait_for()
         finally:
             browser.close()
+
+
+def test_browse_list_on_the_first_screen_of_a_phone(app):
+    """Browse at 390x844: the filters sit behind one button, so the list of questions starts on
+    the first screen with at least 200 px of it in view (five rows); the button opens the
+    filters."""
+    from playwright.sync_api import sync_playwright
+
+    base, chromium, _ = app
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=chromium, args=ARGS)
+        try:
+            for width, height in SIZES:
+                page = browser.new_page(viewport={"width": width, "height": height})
+                page.set_default_timeout(WAIT_S * 1000)
+                page.goto(f"{base}/Browse")
+                page.locator("h1").first.wait_for()
+                idle(page)
+                found = _settled(
+                    page, {"list": lambda page: page.locator('[data-testid="stDataFrame"]')}
+                )
+                print(f"browse {width}x{height}: {found}")
+                top = found["list"][0]
+                assert 0 <= top <= height - 200, f"the list starts at y={top} ({width} px wide)"
+                page.get_by_role("button", name="Filters").click()
+                for name in ("Status", "Origin", "Document", "Rater", "Disagreement", "Gold"):
+                    page.get_by_text(name, exact=True).first.wait_for()
+                page.close()
+        finally:
+            browser.close()
