@@ -48,11 +48,17 @@ OFFLINE_PREFIXES = ("offline", "baseline", "rule")
 IMPORTED_PREFIXES = ("prd:", "imported:")
 
 
+#: Document kinds as people read them (a stored kind not listed here is shown as stored).
+KIND_WORDS = {"story-missing": "story without its text (summary only)"}
+
+
 def overview(db: Database) -> dict[str, Any]:
     """Counts, datasets, runs and what needs human attention."""
     counts = table_counts(db)
     empty = counts.get("documents", 0) == 0 and counts.get("questions", 0) == 0
     datasets = pd.DataFrame(document_totals(db))
+    if "kind" in datasets:
+        datasets["kind"] = [KIND_WORDS.get(k, k) for k in datasets["kind"]]
     by_origin = pd.DataFrame(review_summary_by_origin(db))
     judgments = pd.DataFrame(summary_by_rater(db))
     runs = pd.DataFrame(
