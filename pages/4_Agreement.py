@@ -186,7 +186,7 @@ def two_raters(data: dict, kind: str) -> None:
     )
     st.plotly_chart(confusion_figure(pv["both"], ra, rb), width="stretch")
     st.markdown("**By system pair**")
-    st.dataframe(pv["by_pair"], hide_index=True, width="stretch")
+    st.dataframe(readable_agreement(pv["by_pair"]), hide_index=True, width="stretch")
     st.markdown(f"**Disagreements ({len(pv['disagreements'])})** - select a row to open it")
     event = st.dataframe(
         pv["disagreements"],
