@@ -292,3 +292,37 @@ def test_browse_list_on_the_first_screen_of_a_phone(app):
                 page.close()
         finally:
             browser.close()
+
+
+def test_adjudication_by_keys_guidelines_then_a_label_s_key_settles(app):
+    """On Adjudication, G opens how settling works and the task's guideline; then key 3 (shown on
+    the Equal button) settles the item as Equal at once: no radio, no second key. Runs last: it
+    settles the module's one disagreement."""
+    from playwright.sync_api import sync_playwright
+
+    base, chromium, db_path = app
+    settled = "select count(*) from adjudications where adjudicator = 'carol' and label = 'Equal'"
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=chromium, args=ARGS)
+        try:
+            page = browser.new_page(viewport={"width": 1280, "height": 800})
+            page.set_default_timeout(WAIT_S * 1000)
+            page.goto(f"{base}/Adjudication?name=carol")
+            equal = _button("Equal")(page)
+            equal.wait_for()
+            idle(page)
+            assert "3" in equal.inner_text()
+            page.get_by_text(re.compile(r"^Item 1 of \d+ open disagreements")).wait_for()
+            page.keyboard.press("g")
+            dialog = page.get_by_role("dialog")
+            dialog.get_by_text("Settling a disagreement").wait_for()
+            dialog.get_by_text("Side by side: which answer is better?").wait_for()
+            page.keyboard.press("Escape")
+            dialog.wait_for(state="detached")
+            idle(page)
+            assert _count(db_path, settled) == 0
+            page.keyboard.press("3")
+            wait_for(lambda: _count(db_path, settled) == 1, what="Equal settled by key 3")
+            page.get_by_text("is now the item's gold label").wait_for()
+        finally:
+            browser.close()
