@@ -60,7 +60,9 @@ with connection.database() as db:
     keys = [f"browse_{n}" for n in FILTERS] + ["browse_doc"]
     set_now = sum(st.session_state.get(k, ANY) != ANY for k in keys)
     pop = bar.popover(
-        f"Filters ({set_now} set)" if set_now else "Filters", width="content", key="browse_filters"
+        md(f"Filters ({set_now} set)") if set_now else "Filters",
+        width="content",
+        key="browse_filters",
     )
     c = pop.columns(2)
     status = _pick(c[0], "Status", opts["statuses"])
