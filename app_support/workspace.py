@@ -12,7 +12,7 @@ import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
 from core.views.guidelines import task_guideline
-from core.views.text import md
+from core.views.text import InertMarkdown, md
 
 #: The decision bar's container key (its CSS class is ``st-key-<key>``).
 BAR = "decision_bar"
@@ -56,16 +56,18 @@ def decision_bar() -> DeltaGenerator:
 
 
 @st.dialog("Guidelines", width="large")
-def _guideline_dialog(task: str) -> None:
-    st.markdown(md(task_guideline(task)))  # project Markdown: md() keeps it as written
+def _guideline_dialog(text: InertMarkdown) -> None:
+    st.markdown(md(text))  # project Markdown or escaped data: md() keeps it as built
 
 
-def guideline_button(task: str, key: str) -> None:
-    """A *Guidelines* button (key ``G``) that opens the task's guideline over the page."""
+def guideline_button(task: str, key: str, text: InertMarkdown | None = None) -> None:
+    """A *Guidelines* button (key ``G``) that opens the guideline over the page: the shipped
+    ``task``'s (:func:`~core.views.guidelines.task_guideline`), or ``text`` when given (built
+    by a view). Not inside a form (a plain button)."""
     if st.button(
         "Guidelines",
         key=key,
         shortcut=GUIDELINE_KEY,
         help=f"The task's guidelines (key {GUIDELINE_KEY})",
     ):
-        _guideline_dialog(task)
+        _guideline_dialog(task_guideline(task) if text is None else text)

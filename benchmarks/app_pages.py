@@ -41,7 +41,6 @@ import os
 import random
 import re
 import shutil
-import socket
 import statistics
 import subprocess
 import sys
@@ -59,9 +58,9 @@ from core.annotation.pairwise import blind_item, submit_verdict, verdict_queue
 from core.store.connection import transaction, utcnow
 from core.store.database import open_db
 from core.views.sections import PAGE_SECTIONS
+from scripts.served_app import CHROMIUM, IDLE_JS, STATE_JS, idle, open_idle, serve, stop
 
 POLL_S = 2.0
-CHROMIUM = "/usr/bin/chromium"
 PAGE_SLUGS = {
     "Overview": "",
     "Review questions": "Review_questions",
@@ -86,17 +85,9 @@ SIGNED_IN = {
 }  # fmt: skip
 #: The issue's budget: a page's first load within the floor (a one-line page) + this.
 BUDGET_OVER_FLOOR_S = 0.8
-_IDLE_JS = (
-    "() => { const app = document.querySelector('[data-testid=\"stApp\"]');"
-    " return !!app && app.getAttribute('data-test-connection-state') === 'CONNECTED'"
-    " && app.getAttribute('data-test-script-state') === 'notRunning'; }"
-)
-#: The app's connection and script state as one line (for an error report).
-_STATE_JS = (
-    "() => { const app = document.querySelector('[data-testid=\"stApp\"]');"
-    " return app ? 'connection ' + app.getAttribute('data-test-connection-state')"
-    " + ', script ' + app.getAttribute('data-test-script-state') : 'no app'; }"
-)
+# the app's state in the browser: scripts/served_app.py (the names team_bench imports from here)
+_IDLE_JS = IDLE_JS
+_STATE_JS = STATE_JS
 #: The open tab is the one named and its panel has content (a closed tab's panel is not in the
 #: page and a newly opened one is empty until the script's rerun has sent its elements).
 _TAB_SHOWN_JS = (
@@ -242,43 +233,10 @@ def apptest_figures(path: Path, warm_runs: int) -> dict:
     }
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def start_server(path: Path, log: Path, warm_up: bool = True) -> tuple[subprocess.Popen, str]:
     """``streamlit run app.py`` over ``path`` (``warm_up=False``: with ``WORKBENCH_WARM_UP=0``)."""
     env = {"WORKBENCH_DB": str(path), "WORKBENCH_WARM_UP": "1" if warm_up else "0"}
-    return _serve(ROOT, env, log)
-
-
-def _serve(folder: Path, env: dict[str, str], log: Path) -> tuple[subprocess.Popen, str]:
-    """``streamlit run app.py`` in ``folder`` on a free loopback port, with ``env`` added, its
-    output to ``log``; waits for its health check."""
-    import urllib.request  # reason: only the server start-up needs it
-
-    port = _free_port()
-    env = {**os.environ, "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false", **env}
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port)]
-        + ["--server.address", "127.0.0.1", "--server.headless", "true"],
-        cwd=folder,
-        env=env,
-        stdout=log.open("wb"),
-        stderr=subprocess.STDOUT,
-    )
-    base = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline:
-        try:
-            if urllib.request.urlopen(f"{base}/_stcore/health", timeout=5).status == 200:
-                return proc, base
-        except OSError:
-            time.sleep(0.3)
-    proc.kill()
-    raise SystemExit("streamlit did not start: " + log.read_text(errors="replace")[-2000:])
+    return serve(env, log)
 
 
 _WARM_UP_DONE = re.compile(r"warm-up done in ([0-9.]+) s")
@@ -307,10 +265,6 @@ def server_rss_mb(pid: int) -> float | None:
     return round(int(found.group(1)) / 1024, 1) if found else None
 
 
-def _idle(page, timeout_s: float = 120) -> None:
-    page.wait_for_function(_IDLE_JS, timeout=timeout_s * 1000)
-
-
 #: What went wrong on a page, as shown or thrown in the browser: "URL: what" (filled by
 #: :func:`_open`; the run's ``problems``).
 PROBLEMS: list[str] = []
@@ -328,9 +282,7 @@ def _open(browser, url: str):
     page = context.new_page()
     page.on("pageerror", lambda exc: PROBLEMS.append(f"{url}: browser error {exc}"))
     t = time.perf_counter()
-    page.goto(url)
-    page.locator("h1").first.wait_for(timeout=120_000)
-    _idle(page)
+    open_idle(page, url)
     took = round(time.perf_counter() - t, 3)
     PROBLEMS.extend(f"{url}: shown exception {e!r}" for e in page.evaluate(_EXCEPTIONS_JS))
     return context, page, took
@@ -342,7 +294,7 @@ def _rerun(page) -> float:
     t = time.perf_counter()
     page.reload()
     page.locator("h1").first.wait_for(timeout=120_000)
-    _idle(page)
+    idle(page)
     return round(time.perf_counter() - t, 3)
 
 
@@ -427,7 +379,7 @@ def start_floor_server(work: Path) -> tuple[subprocess.Popen, str]:
     folder = work / "floor_app"
     folder.mkdir(exist_ok=True)
     (folder / "app.py").write_text(FLOOR_APP)
-    return _serve(folder, {}, work / "floor.log")
+    return serve({}, work / "floor.log", folder)
 
 
 def tab_clicks(browser, base: str) -> dict[str, float]:
@@ -472,7 +424,7 @@ def sign_in(page, base: str, name: str) -> None:
     page.get_by_label("Annotator name").fill(name)
     page.get_by_role("button", name="Sign in").click()
     page.get_by_role("heading", name="Answer A").first.wait_for(timeout=120_000)
-    _idle(page)
+    idle(page)
 
 
 def _done(page) -> int:
@@ -520,7 +472,7 @@ def keyboard_actions(
                     timeout=120_000,
                 )
                 page.get_by_role("heading", name="Answer A").first.wait_for(timeout=120_000)
-                _idle(page)
+                idle(page)
             except Exception as exc:  # reason: playwright's TimeoutError; report, go on
                 if errors is None:
                     raise
@@ -533,7 +485,7 @@ def keyboard_actions(
                 print("error:", errors[-1], flush=True)
                 page.reload()
                 page.get_by_role("heading", name="Answer A").first.wait_for(timeout=120_000)
-                _idle(page)
+                idle(page)
                 continue
             out.append(time.perf_counter() - t)
         browser.close()
@@ -555,9 +507,7 @@ def browser_figures(path: Path, work: Path, actions: int, warm_up: bool, load_re
             browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True)
             for url in (base, floor):  # each server's first script run imports everything
                 warm = browser.new_page()
-                warm.goto(url)
-                warm.locator("h1").first.wait_for(timeout=180_000)
-                _idle(warm)
+                open_idle(warm, url, timeout_s=180)
             browser.close()
         warm_up_s = wait_warm_up(log) if warm_up else None
         with sync_playwright() as pw:
@@ -601,11 +551,7 @@ def browser_figures(path: Path, work: Path, actions: int, warm_up: bool, load_re
         rss_mb = server_rss_mb(proc.pid)
     finally:
         for server in (proc, floor_proc):
-            server.terminate()
-            try:
-                server.wait(20)
-            except subprocess.TimeoutExpired:
-                server.kill()
+            stop(server)
     floor_loads = loads.pop(FLOOR)
     floor_s = statistics.median(floor_loads)
     over = {k: round(statistics.median(v) - floor_s, 3) for k, v in loads.items()}

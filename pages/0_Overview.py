@@ -74,7 +74,15 @@ st.markdown(
     f"- **NarrativeQA disputes**: settle where the reference-based rater and the context-based "
     f"rater disagree ({att['disputes without a resolution']:,} open).\n"
     f"- **Side by side**: compare two answers blind ({data['side_by_side_items']:,} pairs); your "
-    "verdicts feed the **Leaderboard** and the **Agreement** page live."
+    "verdicts feed the **Leaderboard** and the **Agreement** page live.\n"
+    "- **Label**: the custom tasks an admin defined (on **Team**), one item at a time by keys; "
+    "**Adjudication** (adjudicators): settle the items people disagree on (the gold label).\n"
+    "- Read the results: **Leaderboard** (which system answers best), **Agreement** (how far "
+    "raters agree), **Rater validation** (can an auto-rater replace people), **Browse** (any "
+    "question with every answer and verdict), **EXAM** and **Cross lingual** (the EXAM and XRAG "
+    "evaluations), **Entities** (the people and places of each book).\n"
+    "- Run the team: **Team** (who labels what, accounts, settings); **Run** (admins: answer and "
+    "judge questions with a model)."
 )
 st.caption(f"Each item needs {md(data['k'])} annotation(s) (setting `annotations_per_item`).")
 if user is not None:

@@ -1,4 +1,8 @@
-"""Adjudication: settle the items people disagree on; the settled label is the item's gold."""
+"""Adjudication: settle the items people disagree on; the settled label is the item's gold.
+
+Keys: a label's key (``1``-``9``, ``0``, shown on its button) settles the item with that label
+at once (the *Why* box is optional); ``G`` opens the guidelines. The next item then opens.
+"""
 
 import streamlit as st
 
@@ -6,7 +10,13 @@ from app_support import connection, frame, render, shortcuts, signin, workspace
 from core.annotation.adjudication import adjudicate
 from core.annotation.task_registry import task_names
 from core.errors import WorkbenchError
-from core.views.adjudication import adjudication_detail, adjudication_queue
+from core.views.adjudication import (
+    adjudication_detail,
+    adjudication_guideline,
+    adjudication_queue,
+    queue_position,
+    settle_buttons,
+)
 from core.views.text import escape_markdown, inert_table, md, option
 from core.views.vocabulary import TaskName
 
@@ -17,13 +27,9 @@ user = signin.require_annotator("adjudicator")
 
 
 @frame.action
-def _settle(task: str, item: str, seen: int | None, names: dict[str, str]) -> None:
-    """Settle button callback: store the decision on the item this page loaded (bound here, so
-    a changed list cannot redirect it); a refusal is shown, never dropped."""
-    label = st.session_state.get(f"adj_label_{task}_{item}")
-    if label is None:
-        st.session_state["adj_error"] = "Choose the settled label first. Nothing was stored."
-        return
+def _settle(task: str, item: str, label: str, seen: int | None, names: dict[str, str]) -> None:
+    """A label's button callback: store ``label`` as the decision on the item this page loaded
+    (bound here, so a changed list cannot redirect it); a refusal is shown, never dropped."""
     why = st.session_state.get(f"adj_why_{task}_{item}", "")
     with connection.database() as db:
         try:
@@ -32,43 +38,45 @@ def _settle(task: str, item: str, seen: int | None, names: dict[str, str]) -> No
             st.session_state["adj_error"] = str(exc)
             return
     st.session_state["adj_last"] = names[label]
+    st.session_state["adj_scroll"] = True
 
 
 with connection.database() as db:
-    c = st.columns([2, 1])
+    position = st.empty()  # where the item shown stands in the queue, once it is known
     tasks = task_names(db)
-    task = c[0].radio(
-        "Task", tasks, index=tasks.index(TaskName.SIDE_BY_SIDE), format_func=md, horizontal=True
+    pick = st.container(horizontal=True, vertical_alignment="bottom", gap="small")
+    task = pick.selectbox(
+        "Task", tasks, index=tasks.index(TaskName.SIDE_BY_SIDE), format_func=option, width=170
     )
-    include = c[1].toggle("Show settled items too", key="adj_settled")
     done = st.session_state.pop("adj_last", None)
     if done:
         st.success(f"Settled: **{escape_markdown(done)}** is now the item's gold label.")
     if error := st.session_state.pop("adj_error", None):
         st.error(md(error))
+    include = st.session_state.get("adj_settled", False)
     queue = adjudication_queue(db, task, include)
-    if not queue:
-        st.success(f"No {md(task)} disagreements to settle.")
-        st.stop()
     by_item = {q["item"]: q for q in queue}
-    position = st.empty()  # where the item chosen stands among the disagreements
-    item = st.selectbox(
-        "Item",
+    item = pick.selectbox(
+        "Item (a question, pair or dispute, and what each person said)",
         list(by_item),
         format_func=lambda i: option(by_item[i]["choice"]),  # distinct for every item
         key=f"adj_item_{task}",
+        width="stretch",
     )
-    position.caption(
-        md(
-            f"Item {list(by_item).index(item) + 1} of {len(queue)} where team members gave "
-            "different labels (each entry: a question, pair or dispute, and what each person "
-            "said); a settled label becomes the item's gold."
-        )
-    )
+    pick.toggle("Show settled items too", key="adj_settled")
+    with pick:
+        workspace.guideline_button("", "adj_guidelines", adjudication_guideline(db, task))
+    if not queue:
+        position.caption("Nothing to settle")
+        st.success(f"No {md(task)} disagreements to settle.")
+        st.stop()
+    position.caption(md(queue_position(list(by_item), item, include)))
     detail = adjudication_detail(db, task, item)
     if detail is None:
         st.info("This item is no longer in disagreement.")
         st.stop()
+    if st.session_state.pop("adj_scroll", False):
+        shortcuts.scroll_to_top(f"{task}/{item}")
     seen = detail["settled"]["id"] if detail["settled"] else None
     main, side = st.columns([3, 2], gap="medium")
     with side:
@@ -91,23 +99,19 @@ with connection.database() as db:
         for n, (col, (title, text)) in enumerate(zip(cols, detail["texts"])):
             with col:
                 st.markdown(f"#### {escape_markdown(title)}")
-                with workspace.pane(f"adj_{n}", workspace.PANE_PX - 60):
+                with workspace.pane(f"adj_{n}", workspace.PANE_PX - 80):
                     render.untrusted(text)
         with workspace.decision_bar():
-            st.radio(
-                "Settled label",
-                detail["options"],
-                index=None,
-                format_func=detail["names"].get,
-                horizontal=True,
-                key=f"adj_label_{task}_{item}",
-            )
-            st.form_submit_button(
-                "Settle",
-                shortcut="S",
-                help="Settle (key S)",
-                on_click=_settle,
-                args=(task, item, seen, detail["names"]),
-            )
+            for n, (label, name, key) in enumerate(
+                settle_buttons(detail["options"], detail["names"])
+            ):
+                st.form_submit_button(
+                    md(name),
+                    key=f"adj_settle_{n}",
+                    shortcut=key,
+                    help=md(f"Settle as {name}" + (f" (key {key})" if key else "")),
+                    on_click=_settle,
+                    args=(task, item, label, seen, detail["names"]),
+                )
         st.text_input("Why (optional)", key=f"adj_why_{task}_{item}")
-        st.caption(shortcuts.CHOICE_HINT + " " + shortcuts.TYPING_HINT)
+        st.caption("Type the reason before pressing a label. " + shortcuts.TYPING_HINT)

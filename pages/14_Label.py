@@ -6,7 +6,7 @@ from typing import Any
 
 import streamlit as st
 
-from app_support import connection, frame, shortcuts, signin, workspace
+from app_support import connection, frame, render, shortcuts, signin, workspace
 from core.annotation.custom_labels import label_item, undo_label
 from core.errors import WorkbenchError
 from core.views.custom_labelling import SUBMIT_KEY, UNDO_KEY, labelling_tasks, labelling_view
@@ -71,7 +71,7 @@ with connection.database() as db:
         key="lab_task",
     )
     view = labelling_view(db, user.name, task)
-    st.progress(view["done"] / view["total"] if view["total"] else 0.0, text=view["progress"])
+    st.progress(view["done"] / view["total"] if view["total"] else 0.0, text=md(view["headline"]))
     st.caption(md(view["keys"]))
     if notice := st.session_state.pop("lab_notice", None):
         st.success(md(notice))
@@ -82,38 +82,37 @@ with connection.database() as db:
         st.success(md(f"Your queue for {task} is empty."))
         st.button("Undo", key="lab_undo", shortcut=UNDO_KEY, on_click=_undo, args=(task,))
         st.stop()
-    main, side = st.columns([3, 2], gap="large")
+    guideline = md(view["guideline"]) if view["guideline"] else md("(no guideline)")
+    main, side = st.columns([3, 2], gap="medium")
     with main:
-        st.subheader("Item")
         st.caption(md(f"Item {item['key']} · question {item['question_id']}"))
-        st.markdown(md(item["question"]))
+        render.untrusted(item["question"])
         if item["answer"]:
-            st.markdown("**Answer**")
-            st.markdown(md(item["answer"]))
-        cols = st.columns(min(len(view["buttons"]), 5))
+            st.caption("Answer")
+            with workspace.pane("lab_answer", workspace.PANE_PX - 80):
+                render.untrusted(item["answer"])
         chosen = _chosen(task, item["key"]) if view["multilabel"] else set()
-        for n, (label, key) in enumerate(view["buttons"]):
-            col = cols[n % len(cols)]
-            if view["multilabel"]:
-                mark = "☑" if label in chosen else "☐"
-                col.button(
-                    md(f"{mark} {label}"),
-                    key=f"lab_{n}",
-                    shortcut=key,
-                    on_click=_toggle,
-                    args=(task, item["key"], label),
-                    width="stretch",
-                )
-            else:
-                col.button(
-                    md(label),
-                    key=f"lab_{n}",
-                    shortcut=key,
-                    on_click=_store,
-                    args=(task, item, label),
-                    width="stretch",
-                )
-        with st.container(horizontal=True):  # Submit (a label set) and Undo, side by side
+        with workspace.decision_bar():  # stays in view (sticky) below the item
+            for n, (label, key) in enumerate(view["buttons"]):
+                if view["multilabel"]:
+                    mark = "☑" if label in chosen else "☐"
+                    st.button(
+                        md(f"{mark} {label}"),
+                        key=f"lab_{n}",
+                        shortcut=key,
+                        help=md(f"Toggle {label}" + (f" (key {key})" if key else "")),
+                        on_click=_toggle,
+                        args=(task, item["key"], label),
+                    )
+                else:
+                    st.button(
+                        md(label),
+                        key=f"lab_{n}",
+                        shortcut=key,
+                        help=md(label + (f" (key {key})" if key else "")),
+                        on_click=_store,
+                        args=(task, item, label),
+                    )
             if view["multilabel"]:
                 st.button(
                     "Submit",
@@ -123,6 +122,7 @@ with connection.database() as db:
                     args=(task, item, sorted(chosen)),
                 )
             st.button("Undo", key="lab_undo", shortcut=UNDO_KEY, on_click=_undo, args=(task,))
+            workspace.guideline_button("", "lab_guidelines", guideline)
     with side:
         with st.expander("Guideline", expanded=True):
-            st.markdown(md(view["guideline"]) if view["guideline"] else "*(no guideline)*")
+            st.markdown(guideline if view["guideline"] else "*(no guideline)*")

@@ -15,7 +15,7 @@ from core.views.agreement_pairs import UNIT_RULE
 from core.views.agreement_text import (
     COHEN_VS_FLEISS,
     default_pair,
-    kappa_text,
+    kappa_metric,
     readable_agreement,
 )
 from core.views.agreement_view import auto_vs_crowd, crowd_overview, slot_agreement
@@ -89,10 +89,11 @@ def crowd_section() -> None:
                 "Percent agreement",
                 num(res["agreement"], ".1%", "-"),
             )
+            value, note = kappa_metric(res["kappa"], res["kappa_low"], res["kappa_high"], res["n"])
             m[2].metric(
-                "Cohen's kappa [95% CI]",
-                kappa_text(res["kappa"], res["kappa_low"], res["kappa_high"], res["n"]),
+                "Cohen's kappa", value, help="Agreement beyond chance (1 = full, 0 = chance)"
             )
+            m[2].caption(md(note))
         st.markdown(f"**Confusion** (rows {md(auto)}, columns {md(crowd)})")
         st.dataframe(vs["confusion"], width="stretch")
     if opts["slots"]:
@@ -182,14 +183,17 @@ def two_raters(data: dict[str, Any], kind: str) -> None:
     m = st.columns(3)
     m[0].metric("Items in common", ov["n"])
     m[1].metric("Percent agreement", f"{ov['agreement']:.1%}")
+    value, note = kappa_metric(ov["kappa"], ov["kappa_low"], ov["kappa_high"], ov["n"])
     m[2].metric(
-        "Cohen's kappa [95% CI]",
-        kappa_text(ov["kappa"], ov["kappa_low"], ov["kappa_high"], ov["n"]),
-        help="95% large-sample interval in brackets (from 20 common items on).",
+        "Cohen's kappa",
+        value,
+        help="Agreement beyond chance (1 = full, 0 = chance); 95% large-sample interval "
+        "under it (from 20 common items on).",
     )
+    m[2].caption(md(note))
     st.plotly_chart(confusion_figure(pv["both"], ra, rb), width="stretch")
     st.markdown("**By system pair**")
-    st.dataframe(pv["by_pair"], hide_index=True, width="stretch")
+    st.dataframe(readable_agreement(pv["by_pair"]), hide_index=True, width="stretch")
     st.markdown(f"**Disagreements ({len(pv['disagreements'])})** - select a row to open it")
     event = st.dataframe(
         pv["disagreements"],

@@ -9,6 +9,7 @@ from dataclasses import replace
 import streamlit as st
 
 from app_support import caching, connection, frame, signin, warmup
+from core.annotation.identity import Annotator
 from core.annotation.validation_queue import queue_validation_items
 from core.errors import InputError, WorkbenchError
 from core.views.blind import pickable_raters
@@ -132,16 +133,40 @@ def live_board() -> None:
         f"over {md(lb.n_questions)} questions** ({md(r.n_none)} 'None' verdicts excluded, counted "
         "over all groups; Equal counts half a win each)"
     )
+    level = f"{lb.settings.level:.0%}"  # the bootstrap intervals' level
     columns = {
-        "name": st.column_config.TextColumn("name", width="medium"),
+        "name": st.column_config.TextColumn("system", width="medium"),
+        "beta": st.column_config.NumberColumn(
+            "beta",
+            help="Bradley-Terry log-strength, centred (0 = average system; +1 = e times the odds)",
+            format="%.3f",
+        ),
+        "ci_low": st.column_config.NumberColumn(
+            f"beta {level} low",
+            help=f"{level} bootstrap interval of beta (resampled questions)",
+            format="%.3f",
+        ),
+        "ci_high": st.column_config.NumberColumn(
+            f"beta {level} high",
+            help=f"{level} bootstrap interval of beta (resampled questions)",
+            format="%.3f",
+        ),
+        "strength": st.column_config.NumberColumn(
+            "strength",
+            help="e^beta: the odds of beating an average system (1 = even)",
+            format="%.3f",
+        ),
+        "rank": st.column_config.NumberColumn("rank", help="1 = the highest beta"),
         "rank_ub": st.column_config.NumberColumn(
             "Best possible rank",
             help="1 + the systems surely better (their whole interval lies above this one's)",
         ),
-        **{
-            c: st.column_config.NumberColumn(c, format="%.3f")
-            for c in ("beta", "ci_low", "ci_high", "strength")
-        },
+        "n_comparisons": st.column_config.NumberColumn(
+            "comparisons", help="verdicts on pairs with this system (wins + losses + ties)"
+        ),
+        "wins": st.column_config.NumberColumn("wins", help="verdicts it won"),
+        "losses": st.column_config.NumberColumn("losses", help="verdicts it lost"),
+        "ties": st.column_config.NumberColumn("ties", help="Equal verdicts (half a win each)"),
     }
     st.dataframe(
         lb.table, hide_index=True, width="stretch", key=f"lb_table_{source}", column_config=columns
@@ -323,10 +348,10 @@ def people_and_judge() -> None:
     )
     more = plan["people_needed"]["more"]
     if more and who is not None and who.may("admin"):
-        queue_random_battles(judge, int(more))
+        queue_random_battles(judge, int(more), who)
 
 
-def queue_random_battles(judge: str, more: int) -> None:
+def queue_random_battles(judge: str, more: int, actor: Annotator) -> None:
     """Admins: queue ``more`` of the judge's battles no person labelled, drawn at random (the
     sample the combined ranking's guarantee needs), for the team (overlap 1)."""
     if st.button(
@@ -337,7 +362,7 @@ def queue_random_battles(judge: str, more: int) -> None:
     ):
         with connection.database() as db:
             try:
-                queued = queue_validation_items(db, judge, more, who, random_draw=True)
+                queued = queue_validation_items(db, judge, more, actor, random_draw=True)
                 st.success(f"Queued {md(len(queued))} battles drawn at random.")
             except WorkbenchError as exc:
                 st.error(md(exc))

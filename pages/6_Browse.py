@@ -4,7 +4,7 @@ with every answer, every rater's verdicts and the human labels.
 Blind for annotators (core.views.blind): other people's labels and the systems' names of items
 still in the viewer's queue are held back; adjudicators and admins see everything."""
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
@@ -32,10 +32,12 @@ frame.setup("Browse")
 who = signin.sign_in_sidebar()
 viewer, role = (who.name, who.role) if who else (None, None)
 st.caption(
-    "Find any question and see who answered and judged it: narrow the list with the filters, "
-    "then pick a question below the list to open it here."
+    "Find any question and see who answered and judged it: narrow the list with **Filters** "
+    "and the search, then pick a question below the list to open it here."
 )
 ANY = "(all)"
+#: The filters behind the *Filters* button besides *Document* (each keyed ``browse_<name>``).
+FILTERS = ("Status", "Origin", "System", "Rater", "Verdict", "Disagreement", "Gold")
 
 
 def _pick(
@@ -52,24 +54,32 @@ with connection.database() as db:
         st.info(connection.EMPTY_HINT)
         st.stop()
     docs = dict(opts["documents"])
-    c: Sequence[DeltaGenerator] = st.columns(4)
+    # the eight filters behind one button (its label says which are set), beside the search, the
+    # sort and the page number: on a phone the list starts on the first screen, not under them
+    bar = st.container(horizontal=True, vertical_alignment="bottom", gap="small")
+    keys = [f"browse_{n}" for n in FILTERS] + ["browse_doc"]
+    set_now = sum(st.session_state.get(k, ANY) != ANY for k in keys)
+    pop = bar.popover(
+        md(f"Filters ({set_now} set)") if set_now else "Filters",
+        width="content",
+        key="browse_filters",
+    )
+    c = pop.columns(2)
     status = _pick(c[0], "Status", opts["statuses"])
     origin = _pick(c[1], "Origin", opts["origins"])
-    doc = c[2].selectbox(
+    doc = c[0].selectbox(
         "Document", [ANY, *docs], format_func=lambda d: option(docs.get(d, d)), key="browse_doc"
     )
-    system = _pick(c[3], "System", opts["systems"])
-    c = st.columns(4)
+    system = _pick(c[1], "System", opts["systems"])
     rater = _pick(c[0], "Rater", [PEOPLE, JUDGES, *opts["raters"]])
     winners = set(opts["systems"])
     verdict = _pick(
         c[1], "Verdict", opts["verdicts"], lambda v: option(f"{v} wins" if v in winners else v)
     )
-    split = _pick(c[2], "Disagreement", [PEOPLE_VS_PEOPLE, PEOPLE_VS_JUDGE])
-    gold = _pick(c[3], "Gold", ["with gold", "without gold"])
-    c = st.columns([4, 2, 1])  # search, sort and the page number on one row
-    search = c[0].text_input("Search question text or id", key="browse_search")
-    sort = c[1].selectbox("Sort", SORTS, key="browse_sort")
+    split = _pick(c[0], "Disagreement", [PEOPLE_VS_PEOPLE, PEOPLE_VS_JUDGE])
+    gold = _pick(c[1], "Gold", ["with gold", "without gold"])
+    search = bar.text_input("Search question text or id", key="browse_search", width=320)
+    sort = bar.selectbox("Sort", SORTS, key="browse_sort", width=200)
     filters = BrowseFilters(
         status=status,
         origin=origin,
@@ -87,12 +97,13 @@ with connection.database() as db:
     number = 1
     if pages > 1:
         number = int(
-            c[2].number_input(
+            bar.number_input(
                 f"Page (of {md(pages)})",
                 min_value=1,
                 max_value=pages,
                 value=1,
                 key=f"browse_page_{hash(filters)}",  # other filters: back to the first page
+                width=120,
             )
         )
     shown = page_of(rows, number)

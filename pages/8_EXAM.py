@@ -38,6 +38,11 @@ with connection.database() as db:
             qid = st.selectbox("Query", queries)
             st.subheader("Which article answered which question")
             st.dataframe(answered_frame(db, run_id, qid), hide_index=True, width="stretch")
+            st.caption(
+                "A cell says whether the system's article answers the exam question (yes / no); "
+                "'rated N of 5' is the grader's 0-5 self-rating of the article, counted as "
+                "answered from the run's threshold up; 'no article': the system wrote none."
+            )
         st.subheader("Rank correlation")
         st.markdown("**With the references of this run**")
         try:

@@ -39,14 +39,41 @@ def ci_columns(
 #: Column names people read instead of the tables' field names.
 NAMES: dict[str, Any] = {
     "qtype": st.column_config.TextColumn(
-        "question type", help="'all': every question type together"
+        "question type",
+        help="XRAG's question types: aggregation, comparison, multihop, set (all items of a "
+        "kind across both articles); 'all': every type together",
     ),
     "n": st.column_config.NumberColumn("answers", help="answers with a verdict"),
     "n_correct": "correct",
     "n_no_verdict": st.column_config.NumberColumn(
         "no verdict", help="answers the judge panel left undecided (a tie or unparsed)"
     ),
-    "content_correct": "content correct",
+    "content_correct": st.column_config.NumberColumn(
+        "content correct", help="answers whose content the panel judged correct"
+    ),
+    "accuracy": st.column_config.NumberColumn(
+        "accuracy", help="correct / answers with a verdict (0 to 1)", format="%.3f"
+    ),
+    # the response-language table
+    "n_answers": st.column_config.NumberColumn("answers", help="answers in this group"),
+    "n_detected": st.column_config.NumberColumn(
+        "language detected", help="answers whose language the detector (lingua) could tell"
+    ),
+    "n_in_language": st.column_config.NumberColumn(
+        "in the question's language", help="detected answers written in the question's language"
+    ),
+    "rate": st.column_config.NumberColumn(
+        "share in language",
+        help="in the question's language / language detected (0 to 1)",
+        format="%.3f",
+    ),
+    "n_undetermined": st.column_config.NumberColumn(
+        "language undetermined",
+        help="answers too short to tell (numbers, names, empty): left out of the share",
+    ),
+    "wrong_languages": st.column_config.TextColumn(
+        "other languages (answers)", help="the languages of the answers in another language"
+    ),
 }
 
 signin.sign_in_sidebar()

@@ -14,18 +14,16 @@ Chromium page (Debian's ``/usr/bin/chromium`` through the ``playwright`` PyPI pa
 from __future__ import annotations
 
 import argparse
-import os
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
-import time
-import urllib.request
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+
+from served_app import CHROMIUM, open_idle, served  # noqa: E402 (scripts/, the script's own folder)
 
 from core.annotation.identity import sign_in_open  # noqa: E402 (after the sys.path line)
 from core.annotation.pairwise import (  # noqa: E402
@@ -37,24 +35,18 @@ from core.annotation.tasks import task_items  # noqa: E402
 from core.store.database import open_db  # noqa: E402
 from core.views.review import question_ids  # noqa: E402
 
-CHROMIUM = "/usr/bin/chromium"
 SIZES = ((1280, 800), (390, 844))
 #: file stem -> (address, the text that says the page has drawn its item)
 PAGES = {
     "side_by_side": ("Side_by_side?name=dana", "Answer A"),
     "disputes": ("NarrativeQA_disputes?name=dana", "Model answer"),
     "review": ("Review_questions?name=dana", "Question"),
-    "adjudication": ("Adjudication?name=carol", "Settled label"),
-    "label": ("Label?name=dana", "Item"),
+    "adjudication": ("Adjudication?name=carol", "Why (optional)"),
+    "label": ("Label?name=dana", "Guideline"),
     "browse": ("Browse?name=dana", "Browse"),
 }
 #: The custom task added for the Label page (its items: the demo's first generated questions).
 TASK = "helpfulness"
-_IDLE_JS = (
-    "() => { const app = document.querySelector('[data-testid=\"stApp\"]');"
-    " return !!app && app.getAttribute('data-test-connection-state') === 'CONNECTED'"
-    " && app.getAttribute('data-test-script-state') === 'notRunning'; }"
-)
 
 
 def _core(db: Path, *args: str) -> None:
@@ -91,36 +83,6 @@ def prepare(db_path: Path, work: Path) -> None:
     _core(db_path, "tasks", "add-items", TASK, str(items))
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def serve(db_path: Path, log: Path) -> tuple[subprocess.Popen[bytes], str]:
-    """``streamlit run app.py`` over ``db_path`` on a free loopback port, once healthy."""
-    port = _free_port()
-    env = {**os.environ, "WORKBENCH_DB": str(db_path), "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "0"}
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port)]
-        + ["--server.address", "127.0.0.1", "--server.headless", "true"],
-        cwd=ROOT,
-        env=env,
-        stdout=log.open("wb"),
-        stderr=subprocess.STDOUT,
-    )
-    base = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline:
-        try:
-            if urllib.request.urlopen(f"{base}/_stcore/health", timeout=5).status == 200:
-                return proc, base
-        except OSError:
-            time.sleep(0.3)
-    proc.kill()
-    raise SystemExit("streamlit did not start: " + log.read_text(errors="replace")[-2000:])
-
-
 def shoot(base: str, out: Path, chromium: str) -> list[Path]:
     """Every page of :data:`PAGES` at both sizes, its first screen once drawn and idle."""
     from playwright.sync_api import sync_playwright  # reason: optional browser dependency
@@ -133,9 +95,7 @@ def shoot(base: str, out: Path, chromium: str) -> list[Path]:
                 for width, height in SIZES:
                     page = browser.new_page(viewport={"width": width, "height": height})
                     page.set_default_timeout(180_000)
-                    page.goto(f"{base}/{address}")
-                    page.get_by_text(ready, exact=True).first.wait_for(state="attached")
-                    page.wait_for_function(_IDLE_JS)
+                    open_idle(page, f"{base}/{address}", ready, timeout_s=180)
                     page.wait_for_timeout(1500)  # code blocks, charts and panes settle
                     page.evaluate("() => window.scrollTo(0, 0)")
                     path = out / f"{stem}_{width}.png"
@@ -164,15 +124,8 @@ def main() -> None:
         prepare(db_path, work)
         out = Path(args.out).resolve()
         out.mkdir(parents=True, exist_ok=True)
-        proc, base = serve(db_path, work / "streamlit.log")
-        try:
+        with served({"WORKBENCH_DB": str(db_path)}, work / "streamlit.log") as base:
             shoot(base, out, args.chromium)
-        finally:
-            proc.terminate()
-            try:
-                proc.wait(20)
-            except subprocess.TimeoutExpired:
-                proc.kill()
     finally:
         shutil.rmtree(work, ignore_errors=True)
 

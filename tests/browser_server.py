@@ -8,7 +8,6 @@ import contextlib
 import os
 import re
 import shutil
-import socket
 import subprocess
 import sys
 import time
@@ -20,6 +19,7 @@ from typing import Any
 import pytest
 
 from app_support.signin import SESSION_COOKIE
+from scripts import served_app
 
 ROOT = Path(__file__).resolve().parent.parent
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
@@ -43,19 +43,10 @@ STARTUP_S = scaled(180)
 #: the whole suite on 2 shared cores; waits return as soon as they can.
 WAIT_S = scaled(90)
 
-#: True once the connected app's script run has finished (Streamlit's own state attributes).
-IDLE_JS = (
-    "() => { const app = document.querySelector('[data-testid=\"stApp\"]');"
-    " return !!app && app.getAttribute('data-test-connection-state') === 'CONNECTED'"
-    " && app.getAttribute('data-test-script-state') === 'notRunning'; }"
-)
-
-#: The app's state as one line, for a failure message: its connection and its script run.
-STATE_JS = (
-    "() => { const app = document.querySelector('[data-testid=\"stApp\"]');"
-    " return app ? 'connection ' + app.getAttribute('data-test-connection-state')"
-    " + ', script ' + app.getAttribute('data-test-script-state') : 'no app'; }"
-)
+#: The app's state in the browser, shared with the scripts that serve the app
+#: (``scripts/served_app.py``): its script run finished, and its state as one line.
+IDLE_JS = served_app.IDLE_JS
+STATE_JS = served_app.STATE_JS
 
 
 def idle(page: Any) -> None:
@@ -139,11 +130,7 @@ def require_browser() -> str:
     return CHROMIUM
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
+free_port = served_app.free_port
 
 
 def wait_for(

@@ -13,11 +13,31 @@ import pandas as pd
 
 from core.annotation.adjudication import disagreements
 from core.annotation.label_task import HumanLabel
+from core.annotation.label_tasks.custom import CustomLabelTask
 from core.annotation.task_registry import task_named
 from core.store.questions import question_texts
+from core.views.custom_labelling import LABEL_KEYS
+from core.views.guidelines import task_guideline
+from core.views.text import InertMarkdown, md
 
 if TYPE_CHECKING:
     from core.store.engine import Database
+
+
+#: The shipped tasks' guideline files (:data:`core.views.guidelines.TASKS`), by task name.
+_SHIPPED_GUIDELINES = {
+    "side-by-side": "side_by_side",
+    "review": "review",
+    "xrag": "review",
+    "disputes": "disputes",
+}
+#: The page's own lines above a task's guideline (constant text).
+_SETTLING = (
+    "### Settling a disagreement\n\nRead the item and every label with its rationale, then "
+    "press the label the guideline below asks for (its key is shown on its button). The "
+    "settled label becomes the item's gold; a settled item can be settled again under "
+    "**Show settled items too**.\n\n"
+)
 
 
 def label_name(task: str, label: str | None, db: Database | None = None) -> str:
@@ -136,3 +156,35 @@ def adjudication_detail(db: Database, task: str, item: str) -> DisagreementDetai
         "names": {v: kind.label_name(v) for v in kind.labels},
         "settled": asdict(d["settled"]) if d["settled"] else None,
     }
+
+
+def settle_buttons(options: list[str], names: dict[str, str]) -> list[tuple[str, str, str | None]]:
+    """``(label, how it reads, key)`` for each label of a task: the first ten get the keys
+    ``1``-``9``, ``0`` (as the Label page's buttons), later ones none."""
+    return [
+        (v, names.get(v, v), LABEL_KEYS[n] if n < len(LABEL_KEYS) else None)
+        for n, v in enumerate(options)
+    ]
+
+
+def adjudication_guideline(db: Database, task: str) -> InertMarkdown:
+    """What an adjudicator of ``task`` reads behind the page's *Guidelines* key: how settling
+    works, then the task's own guideline (a shipped task's file, trusted Markdown; a custom
+    task's text from its author, escaped; nothing said when it has none)."""
+    found = task_named(task, db)
+    if task in _SHIPPED_GUIDELINES:
+        body = task_guideline(_SHIPPED_GUIDELINES[task])
+    elif isinstance(found, CustomLabelTask) and found.guideline.strip():
+        body = InertMarkdown(f"**Guideline of {md(task)}**\n\n" + md(found.guideline))
+    else:
+        body = InertMarkdown(f"*The task {md(task)} has no guideline of its own.*")
+    return InertMarkdown(_SETTLING + body)
+
+
+def queue_position(items: list[str], item: str, include_settled: bool) -> str:
+    """The line at the top of the page: ``"Item 12 of 40 open disagreements · ..."``."""
+    what = "disagreements (settled ones included)" if include_settled else "open disagreements"
+    return (
+        f"Item {items.index(item) + 1} of {len(items)} {what} · a label's key settles the "
+        "item, its label becomes the gold, and the next item opens"
+    )

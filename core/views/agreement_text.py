@@ -44,6 +44,24 @@ def kappa_text(
     return f"{kappa:.2f} [{low:.2f}, {high:.2f}]"
 
 
+def kappa_metric(
+    kappa: float | None, low: float | None, high: float | None, n: int | None
+) -> tuple[str, str]:
+    """Cohen's kappa as a metric's short value and the line under it (a metric cuts a long
+    value): ``("0.41", "95% interval [0.20, 0.62]")``, ``("too few", "n = 3 items; kappa from
+    5")``, ``("0.67", "no interval under 20 items")``, ``("-", "undefined ...")``. The same
+    cases as :func:`kappa_text`."""
+    if n is not None and n < MIN_ITEMS:
+        return "too few", f"n = {n} items; kappa from {MIN_ITEMS}"
+    if _missing(kappa):
+        return "-", "undefined (one label only, on both sides)"
+    if _missing(low) or _missing(high):
+        if n is not None and n < KAPPA_CI_MIN_ITEMS:
+            return f"{kappa:.2f}", f"no interval under {KAPPA_CI_MIN_ITEMS} items"
+        return f"{kappa:.2f}", ""
+    return f"{kappa:.2f}", f"95% interval [{low:.2f}, {high:.2f}]"
+
+
 def readable_agreement(table: pd.DataFrame) -> pd.DataFrame:
     """The pairwise agreement table with one ``kappa [95% CI]`` text column instead of the raw
     ``kappa`` / ``kappa_low`` / ``kappa_high`` columns."""

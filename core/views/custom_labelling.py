@@ -13,6 +13,7 @@ from core.annotation.custom_tasks import TaskSummary, task_summaries
 from core.annotation.tasks import task_progress, task_queue
 from core.store.label_scales import Scale
 from core.store.questions import question_texts
+from core.views.queue_head import queue_headline
 
 if TYPE_CHECKING:
     from core.store.engine import Database
@@ -66,6 +67,7 @@ class LabellingView(TypedDict):
     keys: str
     guideline: str
     progress: str
+    headline: str  # the progress with the item's place in the queue
     done: int
     total: int
     item: LabelItem | None  # None: their queue is empty
@@ -74,7 +76,8 @@ class LabellingView(TypedDict):
 def labelling_view(db: Database, name: str, task: str) -> LabellingView:
     """For person ``name`` on custom task ``task``: ``task``, ``scale``, ``multilabel``,
     ``labels``, ``buttons`` (:func:`label_buttons`), ``keys`` (:func:`keys_hint`),
-    ``guideline``, ``progress`` (its text), ``done``, ``total``, and ``item`` (None when their
+    ``guideline``, ``progress`` (its text), ``headline`` (the progress with the item's place in
+    the queue, :func:`~core.views.queue_head.queue_headline`), ``done``, ``total``, and ``item`` (None when their
     queue is empty): ``key``, ``question_id``, ``question``, ``answer``, ``label_id`` (their own
     row on it as loaded, for the stale-tab check)."""
     found = custom_label_task(db, task)
@@ -90,11 +93,16 @@ def labelling_view(db: Database, name: str, task: str) -> LabellingView:
         "keys": keys_hint(found.scale.labels, multilabel),
         "guideline": found.guideline,
         "progress": str(progress),
+        "headline": str(progress),
         "done": progress.done,
         "total": progress.total,
         "item": None,
     }
     if queue:
+        after = "a label stores it and opens the next item"
+        if multilabel:
+            after = f"toggle the labels, {SUBMIT_KEY} stores the set and opens the next item"
+        view["headline"] = queue_headline(progress, queue, queue[0], after)
         place = task_item(db, found, str(queue[0]))
         own = own_label(db, rater_name(name), found.name, place)
         view["item"] = {

@@ -114,8 +114,10 @@ def leaderboard_frame(db: Database, run_id: str) -> pd.DataFrame:
 def answered_frame(db: Database, run_id: str, query_id: str) -> pd.DataFrame:
     """Per question of one query: which system's article answered it.
 
-    Cells: ``yes`` / ``no`` / ``unparsed`` / ``error``, or ``no article`` when the system wrote
-    none for this query (scored as not answered). Extra columns give the question and facet.
+    Cells: ``yes`` / ``no`` / ``unparsed`` / ``error``, with the article's self-rating when the
+    grade came from one (``yes, rated 5 of 5``: answered when the rating reaches the threshold),
+    or ``no article`` when the system wrote none for this query (scored as not answered). Extra
+    columns give the question and facet.
     """
     bank_id = exam_run_bank(db, run_id)
     qs = sorted(
@@ -127,7 +129,7 @@ def answered_frame(db: Database, run_id: str, query_id: str) -> pd.DataFrame:
     for g in graded:
         label = {1: "yes", 0: "no"}.get(g.correct, g.status) if g.correct is not None else g.status
         if g.self_rating is not None:
-            label += f" ({g.self_rating})"
+            label += f", rated {g.self_rating:g} of 5"
         cell[(g.system, g.question_id)] = label
     data = [
         {

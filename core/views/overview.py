@@ -49,6 +49,10 @@ OFFLINE_PREFIXES = ("offline", "baseline", "rule")
 IMPORTED_PREFIXES = ("prd:", "imported:")
 
 
+#: Document kinds as people read them (a stored kind not listed here is shown as stored).
+KIND_WORDS = {"story-missing": "story without its text (summary only)"}
+
+
 class Overview(TypedDict):
     """What the Overview page shows (:func:`overview`)."""
 
@@ -73,6 +77,8 @@ def overview(db: Database) -> Overview:
     counts = table_counts(db)
     empty = counts.get("documents", 0) == 0 and counts.get("questions", 0) == 0
     datasets = pd.DataFrame(document_totals(db))
+    if "kind" in datasets:
+        datasets["kind"] = [KIND_WORDS.get(k, k) for k in datasets["kind"]]
     by_origin = pd.DataFrame(review_summary_by_origin(db))
     judgments = pd.DataFrame(summary_by_rater(db))
     runs = pd.DataFrame(

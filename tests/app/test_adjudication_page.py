@@ -16,6 +16,7 @@ from core.annotation.tasks import task_items
 from core.store.accounts import create_account
 from core.store.database import open_db
 from core.store.settings import update_setting
+from core.views.adjudication import label_name
 
 ROOT = Path(__file__).resolve().parents[2]
 PAGE = "pages/10_Adjudication.py"
@@ -72,9 +73,14 @@ def _count(path: Path | str, sql: str) -> int:
         db.conn.close()
 
 
+def _settle_buttons(at: AppTest) -> list:
+    return [b for b in at.button if (b.key or "").startswith("adj_settle_")]
+
+
 def _settle(at: AppTest, label: str) -> AppTest:
-    [r for r in at.radio if r.label == "Settled label"][0].set_value(label)
-    [b for b in at.button if unescaped(b.label) == "Settle"][0].click().run()
+    """Press the button of ``label`` (one per label, its key shown on it): it settles at once."""
+    name = label_name("side-by-side", label)
+    [b for b in _settle_buttons(at) if unescaped(b.label) == name][0].click().run()
     assert not at.exception, [e.value for e in at.exception]
     return at
 
@@ -93,7 +99,7 @@ def test_every_disagreement_is_its_own_entry_and_opens_its_own_item(split):
         rationales = set(at.table[0].value["rationale"].map(unescaped))
         assert rationales == {f"alice on pair {n}", f"bob on pair {n}"}  # this item, no other
     settled = 0
-    while [b for b in at.button if unescaped(b.label) == "Settle"]:
+    while _settle_buttons(at):
         _settle(at, "Equal")
         settled += 1
         assert _count(path, "select count(*) from adjudications") == settled
@@ -103,6 +109,30 @@ def test_every_disagreement_is_its_own_entry_and_opens_its_own_item(split):
     db.close()
     assert stored == set(keys)  # each pair settled once: carol reached both
     assert any("No side-by-side disagreements" in unescaped(s.value) for s in at.success)
+
+
+def test_a_key_per_label_shown_on_its_button_guidelines_and_position_at_the_top(split):
+    """Every label is its own button with its key (1-4 for side by side), no radio and no
+    separate Settle; G opens the guidelines; the top line says where the item stands."""
+    _, carol, keys, _ = split
+    at = _open(carol)
+    shown = {unescaped(b.label): b.proto.shortcut for b in _settle_buttons(at)}
+    assert shown == {
+        "Answer 1 is better": "1",
+        "Answer 2 is better": "2",
+        "Equal": "3",
+        "None (both wrong)": "4",
+    }
+    assert not [r for r in at.radio if r.label == "Settled label"]
+    assert [b for b in at.button if b.label == "Guidelines"][0].proto.shortcut.upper() == "G"
+    top = [c.value for c in at.caption if unescaped(c.value).startswith("Item ")]
+    assert top and unescaped(top[0]).startswith("Item 1 of 2 open disagreements"), top
+    at.selectbox(key="adj_item_side-by-side").set_value(keys[1]).run()
+    top = [unescaped(c.value) for c in at.caption if unescaped(c.value).startswith("Item ")]
+    assert top[0].startswith("Item 2 of 2 open disagreements"), top
+    [b for b in at.button if b.label == "Guidelines"][0].click().run()
+    assert any("Settling a disagreement" in m.value for m in at.markdown)
+    assert any("Side by side: which answer is better" in m.value for m in at.markdown)
 
 
 def test_settle_on_an_item_no_longer_disputed_stores_nothing_and_says_so(split):

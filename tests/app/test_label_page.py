@@ -48,6 +48,9 @@ def test_label_a_categorical_task_and_overlap_holds_the_item_for_a_second_person
         "bad": "2",
     }
     assert "Say whether it is \\*good\\*\\." in [m.value for m in at.markdown]  # escaped
+    head = at.get("progress")[0].proto.text
+    assert "0 of 2 done · item 1 of 2 · a label stores it" in head  # where the item stands
+    assert [b for b in at.button if b.label == "Guidelines"][0].proto.shortcut.upper() == "G"
     first = _shown_item(at)
     ok(button(at, "good").click().run())
     assert (

@@ -12,6 +12,7 @@ page at each size there. Needs Debian chromium and the ``playwright`` PyPI packa
 
 from __future__ import annotations
 
+import json
 import os
 import re
 from collections.abc import Callable
@@ -22,6 +23,7 @@ import pytest
 from browser_server import WAIT_S, checklist_item, idle, require_browser, streamlit_app, wait_for
 from browser_support import build_prd_db
 
+from core.annotation.custom_tasks import add_items, define_task
 from core.annotation.identity import sign_in_open
 from core.annotation.pairwise import blind_item, split_pair_key, submit_verdict
 from core.annotation.tasks import task_items
@@ -31,12 +33,16 @@ pytestmark = pytest.mark.browser
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"]
 SIZES = ((1280, 800), (390, 844))
 CODE_ITEM = "vicuna80-62"  # two long answers with Python code, no source document
+#: The custom task of the Label page's case: its one item has a long answer (about 40 lines).
+LABELS = ("good", "bad", "unsure")
+LONG_ANSWER = "\n\n".join(f"Paragraph {n}: " + "a rather long answer, " * 12 for n in range(40))
 
 
 @pytest.fixture(scope="module")
 def app(tmp_path_factory):
     """The fixture database plus the PRD demo (SQLite: the layout does not depend on the
-    backend), with one side-by-side pair that two people labelled differently."""
+    backend), with one side-by-side pair that two people labelled differently and a custom
+    task ``tone`` whose item has a long answer (the Label page)."""
     chromium = require_browser()
     tmp = tmp_path_factory.mktemp("layout")
     db_path = tmp / "layout.db"
@@ -47,6 +53,12 @@ def app(tmp_path_factory):
         for name, verdict in (("ann1", "A"), ("ann2", "None")):
             who = sign_in_open(db, name)
             submit_verdict(db, blind_item(db, key, name), who, verdict, "")
+        items = tmp / "items.jsonl"
+        row = {"item": "t1", "text": "Is this answer polite?", "answer": LONG_ANSWER}
+        items.write_text(json.dumps(row) + "\n", encoding="utf-8")
+        admin = sign_in_open(db, "admin")
+        define_task(db, admin, "tone", "categorical", ",".join(LABELS), "Say if it is good.")
+        add_items(db, admin, "tone", items)
     finally:
         db.conn.close()
     with streamlit_app(db_path, tmp / "streamlit.log") as base:
@@ -57,10 +69,6 @@ def _button(label: str) -> Callable[[Any], Any]:
     """A button whose name starts with ``label`` (the key shown on it follows)."""
     pattern = re.compile("^" + re.escape(label) + r"(\s|$)")
     return lambda page: page.get_by_role("button", name=pattern)
-
-
-def _radio(label: str) -> Callable[[Any], Any]:
-    return lambda page: page.locator('[data-testid="stRadio"]').filter(has_text=label)
 
 
 def _item(label: str) -> Callable[[Any], Any]:
@@ -111,7 +119,18 @@ CASES: dict[str, tuple[str, dict[str, Callable[[Any], Any]], dict[str, Callable[
     "adjudication": (
         "Adjudication?name=carol",
         {"Answer 1": _text("Answer 1"), "Answer 2": _text("Answer 2")},
-        {"Settled label": _radio("Settled label"), "Settle": _button("Settle")},
+        {
+            v: _button(v)
+            for v in ("Answer 1 is better", "Answer 2 is better", "Equal", "None (both wrong)")
+        },
+    ),
+    "label": (
+        "Label?name=dana&task=tone",
+        {
+            "Answer": _text("Answer"),
+            "Guideline": lambda page: page.get_by_text("Say if it is good."),
+        },
+        {**{v: _button(v) for v in LABELS}, "Undo": _button("Undo")},
     ),
 }
 #: Where each control was found, for the report: {(case, width): {what: (top, bottom)}}.
@@ -241,5 +260,69 @@ def test_review_by_keyboard_only_and_guidelines_one_key_away(app):
             page.keyboard.press("g")
             dialog = page.get_by_role("dialog")
             dialog.get_by_text("Review: is this question fit").wait_for()
+        finally:
+            browser.close()
+
+
+def test_browse_list_on_the_first_screen_of_a_phone(app):
+    """Browse at 390x844: the filters sit behind one button, so the list of questions starts on
+    the first screen with at least 200 px of it in view (five rows); the button opens the
+    filters."""
+    from playwright.sync_api import sync_playwright
+
+    base, chromium, _ = app
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=chromium, args=ARGS)
+        try:
+            for width, height in SIZES:
+                page = browser.new_page(viewport={"width": width, "height": height})
+                page.set_default_timeout(WAIT_S * 1000)
+                page.goto(f"{base}/Browse")
+                page.locator("h1").first.wait_for()
+                idle(page)
+                found = _settled(
+                    page, {"list": lambda page: page.locator('[data-testid="stDataFrame"]')}
+                )
+                print(f"browse {width}x{height}: {found}")
+                top = found["list"][0]
+                assert 0 <= top <= height - 200, f"the list starts at y={top} ({width} px wide)"
+                page.get_by_role("button", name="Filters").click()
+                for name in ("Status", "Origin", "Document", "Rater", "Disagreement", "Gold"):
+                    page.get_by_text(name, exact=True).first.wait_for()
+                page.close()
+        finally:
+            browser.close()
+
+
+def test_adjudication_by_keys_guidelines_then_a_label_s_key_settles(app):
+    """On Adjudication, G opens how settling works and the task's guideline; then key 3 (shown on
+    the Equal button) settles the item as Equal at once: no radio, no second key. Runs last: it
+    settles the module's one disagreement."""
+    from playwright.sync_api import sync_playwright
+
+    base, chromium, db_path = app
+    settled = "select count(*) from adjudications where adjudicator = 'carol' and label = 'Equal'"
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=chromium, args=ARGS)
+        try:
+            page = browser.new_page(viewport={"width": 1280, "height": 800})
+            page.set_default_timeout(WAIT_S * 1000)
+            page.goto(f"{base}/Adjudication?name=carol")
+            equal = _button("Equal")(page)
+            equal.wait_for()
+            idle(page)
+            assert "3" in equal.inner_text()
+            page.get_by_text(re.compile(r"^Item 1 of \d+ open disagreements")).wait_for()
+            page.keyboard.press("g")
+            dialog = page.get_by_role("dialog")
+            dialog.get_by_text("Settling a disagreement").wait_for()
+            dialog.get_by_text("Side by side: which answer is better?").wait_for()
+            page.keyboard.press("Escape")
+            dialog.wait_for(state="detached")
+            idle(page)
+            assert _count(db_path, settled) == 0
+            page.keyboard.press("3")
+            wait_for(lambda: _count(db_path, settled) == 1, what="Equal settled by key 3")
+            page.get_by_text("is now the item's gold label").wait_for()
         finally:
             browser.close()

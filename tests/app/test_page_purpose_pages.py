@@ -92,3 +92,19 @@ def test_leaderboard_says_best_possible_rank_not_rank_ub(tmp_path, monkeypatch):
     columns = json.loads(at.dataframe[0].proto.columns)
     assert columns["rank_ub"]["label"] == "Best possible rank"
     assert "Rank (UB)" not in at.dataframe[0].proto.columns
+
+
+def test_the_overview_s_where_to_start_names_every_page(tmp_path, monkeypatch):
+    """Each of the 14 other pages is named in the Overview's "Where to start", with what it is
+    for (it named 3 of 14)."""
+    path = tmp_path / "fixture.db"
+    build_fixture_db(path)
+    monkeypatch.setenv("WORKBENCH_DB", str(path))
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60).run()
+    assert not at.exception, [e.value for e in at.exception]
+    [start] = [m.value for m in at.markdown if m.value.startswith("**Where to start**")]
+    pages = sorted((ROOT / "pages").glob("[0-9]*.py"))
+    names = [p.stem.split("_", 1)[1].replace("_", " ") for p in pages if p.stem != "0_Overview"]
+    assert len(names) == 14
+    missing = [n for n in names if f"**{n}**" not in start]
+    assert not missing, missing

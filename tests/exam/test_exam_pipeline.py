@@ -164,8 +164,8 @@ def test_offline_grading_run(db, tmp_path):
     )
     assert grades[0]["answer"] == "b" and grades[1]["status"] == "abstained"
     frame = answered_frame(db, run, "q1")
-    assert sorted(frame["good"]) == ["yes", "yes (5)"]  # mc by key; free text rated 5
-    assert set(frame["bad"]) == {"no", "no (0)"}
+    assert sorted(frame["good"]) == ["yes", "yes, rated 5 of 5"]  # mc by key; free text rated 5
+    assert set(frame["bad"]) == {"no", "no, rated 0 of 5"}
     assert len(runs_frame(db)) == 1
     # re-running replaces the run's grades instead of doubling them
     grade_bank(db, "toy")

@@ -18,7 +18,7 @@ import pytest
 from statsmodels.stats.inter_rater import cohens_kappa
 
 from core.stats.agreement import KAPPA_CI_MIN_ITEMS, cohen_kappa_ci, cohen_kappa_ci_counts
-from core.views.agreement_text import kappa_text
+from core.views.agreement_text import kappa_metric, kappa_text
 from core.views.gold import kappa_row
 
 SETTINGS = {
@@ -110,3 +110,11 @@ def test_clustered_interval_counts_an_item_once():
     assert naive.high - naive.low < 0.6 * (thrice.high - thrice.low)
     few = cohen_kappa_ci_clustered(list(a[:30]) * 2, list(b[:30]) * 2, list(range(10)) * 6)
     assert np.isnan(few.low)  # 10 distinct items: too few for an interval
+
+
+def test_kappa_metric_says_the_same_as_kappa_text_in_two_short_parts():
+    """The metric's value stays short (Streamlit cuts a long one), the rest goes under it."""
+    assert kappa_metric(0.41, 0.2, 0.62, 40) == ("0.41", "95% interval [0.20, 0.62]")
+    assert kappa_metric(0.67, None, None, 6) == ("0.67", "no interval under 20 items")
+    assert kappa_metric(0.9, None, None, 3) == ("too few", "n = 3 items; kappa from 5")
+    assert kappa_metric(None, None, None, 30)[0] == "-"

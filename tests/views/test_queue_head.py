@@ -1,9 +1,14 @@
-"""The labelling screens' top line and the Review checklist's keys (issue 34)."""
+"""The labelling screens' top line, the Review checklist's keys and the Adjudication page's
+keys, position line and guideline (issue 34)."""
 
 from __future__ import annotations
 
 from core.annotation.base import Progress
+from core.annotation.custom_tasks import define_task
 from core.annotation.guideline import CHECKLIST_FIELDS, SINGLE_DOCUMENT_FIELDS, TRANSLATION_FIELDS
+from core.annotation.identity import sign_in_open
+from core.store.database import opened
+from core.views.adjudication import adjudication_guideline, queue_position, settle_buttons
 from core.views.queue_head import queue_headline
 from core.views.review import checklist_keys
 
@@ -34,3 +39,30 @@ def test_every_checklist_choice_has_its_own_key_and_none_is_taken():
         ("intelligible", "Yes", "1"),
         ("intelligible", "No", "2"),
     ]
+
+
+def test_adjudication_keys_one_per_label_the_first_ten_only():
+    options = [f"l{n}" for n in range(12)]
+    plan = settle_buttons(options, {"l0": "first label"})
+    assert plan[0] == ("l0", "first label", "1") and plan[1] == ("l1", "l1", "2")
+    assert [k for _, _, k in plan] == [*"1234567890", None, None]
+    assert not {k for _, _, k in plan} & set("GSUCR")  # the page's guideline key, Streamlit's
+
+
+def test_adjudication_position_line():
+    line = queue_position(["a", "b", "c"], "b", include_settled=False)
+    assert line.startswith("Item 2 of 3 open disagreements · ")
+    assert "settled ones included" in queue_position(["a"], "a", include_settled=True)
+
+
+def test_adjudication_guideline_shipped_and_custom_task_text_escaped(tmp_path):
+    shipped = adjudication_guideline(None, "side-by-side")  # type: ignore[arg-type]
+    assert "Settling a disagreement" in shipped and "### Side by side" in shipped
+    with opened(tmp_path / "g.db") as db:
+        admin = sign_in_open(db, "admin")
+        define_task(db, admin, "tone", "categorical", "good,bad", "Say *good* <b>x</b>")
+        text = adjudication_guideline(db, "tone")
+        define_task(db, admin, "bare", "categorical", "yes,no", "")
+        bare = adjudication_guideline(db, "bare")
+    assert "Say \\*good\\*" in text and "<b>" not in text  # the author's text stays inert
+    assert "has no guideline of its own" in bare

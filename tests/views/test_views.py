@@ -511,3 +511,30 @@ def test_thin_leaderboard_is_flagged_for_the_pages():
         in thin_interval_note(SimpleNamespace(n_questions=1)).lower()
     )
     assert thin_interval_note(SimpleNamespace(n_questions=10)) == ""
+
+
+def test_overview_names_a_story_without_its_text_in_words(init_location):
+    """The Datasets table reads 'story without its text (summary only)', not the stored kind
+    'story-missing' (issue 34: no jargon)."""
+    from core.store.connection import utcnow
+
+    db = open_db(init_location("missing"))
+    try:
+        now = utcnow()
+        db["documents"].insert(
+            {
+                "id": "gone",
+                "kind": "story-missing",
+                "source": "narrativeqa",
+                "text": "",
+                "n_chars": 0,
+                "n_tokens": 0,
+                "sha256": "",
+                "created_at": now,
+                "updated_at": now,
+            }
+        )
+        kinds = list(overview(db)["datasets"]["kind"])
+    finally:
+        db.close()
+    assert kinds == ["story without its text (summary only)"]
