@@ -14,6 +14,7 @@ import pandas as pd
 from core.annotation.adjudication import disagreements
 from core.annotation.label_task import HumanLabel
 from core.annotation.label_tasks.custom import CustomLabelTask
+from core.annotation.task_names import TaskName
 from core.annotation.task_registry import task_named
 from core.store.questions import question_texts
 from core.views.custom_labelling import LABEL_KEYS
@@ -26,10 +27,10 @@ if TYPE_CHECKING:
 
 #: The shipped tasks' guideline files (:data:`core.views.guidelines.TASKS`), by task name.
 _SHIPPED_GUIDELINES = {
-    "side-by-side": "side_by_side",
-    "review": "review",
-    "xrag": "review",
-    "disputes": "disputes",
+    TaskName.SIDE_BY_SIDE.value: TaskName.SIDE_BY_SIDE.value,
+    TaskName.REVIEW.value: TaskName.REVIEW.value,
+    TaskName.XRAG.value: TaskName.REVIEW.value,
+    TaskName.DISPUTES.value: TaskName.DISPUTES.value,
 }
 #: The page's own lines above a task's guideline (constant text).
 _SETTLING = (
