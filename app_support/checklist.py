@@ -20,7 +20,7 @@ import streamlit as st
 
 from app_support import frame
 from core.views.review import checklist_keys
-from core.views.text import InertMarkdown, escape_markdown, md
+from core.views.text import escape_markdown, md
 
 
 def state_key(name: str, qid: str) -> str:
@@ -82,9 +82,10 @@ def checklist(
     ``titles``: the articles' titles, added to the per-article items)."""
     keys = {(name, choice): key for name, choice, key in checklist_keys(fields)}
     for f in fields:
-        name, label, key = f["name"], md(f["label"]), state_key(f["name"], qid)
+        name, key = f["name"], state_key(f["name"], qid)
+        label: str = md(f["label"])  # escaped, then an escaped title added
         if name in ("support_a", "support_b") and len(titles) > "ab".index(name[-1]):
-            label = InertMarkdown(f"{label} ({escape_markdown(titles['ab'.index(name[-1])])})")
+            label += f" ({escape_markdown(titles['ab'.index(name[-1])])})"
         options = _choices(f)
         if options is None and f["type"] == "bool":
             st.checkbox(label, value=bool(old.get(name)), key=key)
