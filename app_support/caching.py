@@ -12,6 +12,7 @@ from typing import Any
 import streamlit as st
 
 from app_support.connection import db_path
+from core.annotation.pairwise_marks import Marks, TeamMarks
 from core.stats.ranking_settings import RankingSettings
 from core.store.database import opened
 from core.store.engine import Database
@@ -53,6 +54,37 @@ def cached_answers(db: Database, fn: Callable[..., Any], *args: Hashable) -> Any
     return _cached(db_path(), answers_fingerprint(db), _ref(fn), tuple(args))
 
 
+def cached_answers_each(db: Database, *fns: Callable[[Database], Any]) -> tuple[Any, ...]:
+    """``fn(db)`` of each of ``fns``, like :func:`cached_answers` but reading the answers'
+    fingerprint once for all (it reads every answer's length: a table scan)."""
+    path, version = db_path(), answers_fingerprint(db)
+    return tuple(_cached(path, version, _ref(fn), ()) for fn in fns)
+
+
+def _file_id(path: str) -> tuple[int, ...]:
+    """The database file's identity (device, inode; empty for a server URL): a file replaced
+    under the same path is another database."""
+    try:
+        stat = os.stat(path)
+    except OSError:
+        return ()
+    return (stat.st_dev, stat.st_ino)
+
+
+@st.cache_resource(show_spinner=False, max_entries=32)
+def _team_marks(path: str, file_id: tuple[int, ...]) -> TeamMarks:
+    """One thread-safe incremental side-by-side marks table per database file."""
+    return TeamMarks()
+
+
+def team_marks(db: Database) -> Marks:
+    """The team's side-by-side marks (:func:`core.annotation.pairwise.team_marks`), kept up to
+    date from the judgments appended since the last run of any session
+    (:class:`core.annotation.pairwise_marks.TeamMarks`) instead of read in full each run."""
+    path = db_path()
+    return _team_marks(path, _file_id(path)).marks(db)
+
+
 @st.cache_resource(show_spinner=False, max_entries=32)
 def _live_board(
     path: str, file_id: tuple[int, ...], source: str, rater: str | None
@@ -70,9 +102,4 @@ def live_leaderboard(
 ) -> LiveResult:
     """The live leaderboard of one system group (default: the largest); reads only new judgments."""
     path = db_path()
-    try:
-        stat = os.stat(path)
-        file_id: tuple[int, ...] = (stat.st_dev, stat.st_ino)
-    except OSError:
-        file_id = ()
-    return _live_board(path, file_id, source, rater).view(db, settings, group)
+    return _live_board(path, _file_id(path), source, rater).view(db, settings, group)
