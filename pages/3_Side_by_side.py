@@ -7,6 +7,7 @@ at once (the rationale is optional); the next item then opens at the top of the 
 import streamlit as st
 
 from app_support import caching, connection, frame, links, render, shortcuts, signin, workspace
+from core.annotation.identity import authorise
 from core.annotation.pairwise import (
     blind_item,
     identical_items,
@@ -99,6 +100,10 @@ def decision_area() -> None:
     buttons. A key reruns this fragment alone, not the page (issue 37: the sign-in, the
     navigation and the page's frame are not run again for each label)."""
     with connection.database() as db:
+        try:  # a fragment run skips the page's sign-in check: one ended or revoked since
+            authorise(db, user)  # reruns the whole page, whose sign-in says so
+        except WorkbenchError:
+            st.rerun()
         items, same = caching.cached_answers_each(db, pairwise_items, identical_items)
         if not items:
             st.info(
