@@ -6,12 +6,15 @@ from __future__ import annotations
 
 import importlib
 import os
+import threading
+import weakref
 from collections.abc import Callable, Hashable
 from typing import Any
 
 import streamlit as st
 
 from app_support.connection import db_path
+from core.annotation.pairwise_marks import Marks, TeamMarks
 from core.stats.ranking_settings import RankingSettings
 from core.store.database import opened
 from core.store.engine import Database
@@ -49,9 +52,58 @@ def cached_judgments(db: Database, fn: Callable[..., Any], *args: object) -> Any
     return _cached(db_path(), judgments_key(db), _ref(fn), tuple(args))
 
 
-def cached_answers(db: Database, fn: Callable[..., Any], *args: object) -> Any:
-    """Like :func:`cached_view` but keyed on the answers only (a verdict does not invalidate)."""
-    return _cached(db_path(), answers_fingerprint(db), _ref(fn), tuple(args))
+#: The answers' fingerprint of each open connection, read once: it reads every answer's length
+#: (a table scan, 3 ms at the demo's size), and a connection lives for one script run, so a run
+#: asking twice (Side by side: its items, then the evidence) sees the answers as they were when
+#: it first asked.
+_ANSWERS_SEEN: weakref.WeakKeyDictionary[Database, Hashable] = weakref.WeakKeyDictionary()
+_answers_lock = threading.Lock()
+
+
+def _answers_key(db: Database) -> Hashable:
+    with _answers_lock:
+        found = _ANSWERS_SEEN.get(db)
+    if found is None:
+        found = answers_fingerprint(db)
+        with _answers_lock:
+            _ANSWERS_SEEN[db] = found
+    return found
+
+
+def cached_answers(db: Database, fn: Callable[..., Any], *args: Hashable) -> Any:
+    """Like :func:`cached_view` but keyed on the answers only (a verdict does not invalidate);
+    the answers' fingerprint is read once per connection (a script run)."""
+    return _cached(db_path(), _answers_key(db), _ref(fn), tuple(args))
+
+
+def cached_answers_each(db: Database, *fns: Callable[[Database], Any]) -> tuple[Any, ...]:
+    """``fn(db)`` of each of ``fns``, as :func:`cached_answers` gives each."""
+    path, version = db_path(), _answers_key(db)
+    return tuple(_cached(path, version, _ref(fn), ()) for fn in fns)
+
+
+def _file_id(path: str) -> tuple[int, ...]:
+    """The database file's identity (device, inode; empty for a server URL): a file replaced
+    under the same path is another database."""
+    try:
+        stat = os.stat(path)
+    except OSError:
+        return ()
+    return (stat.st_dev, stat.st_ino)
+
+
+@st.cache_resource(show_spinner=False, max_entries=32)
+def _team_marks(path: str, file_id: tuple[int, ...]) -> TeamMarks:
+    """One thread-safe incremental side-by-side marks table per database file."""
+    return TeamMarks()
+
+
+def team_marks(db: Database) -> Marks:
+    """The team's side-by-side marks (:func:`core.annotation.pairwise.team_marks`), kept up to
+    date from the judgments appended since the last run of any session
+    (:class:`core.annotation.pairwise_marks.TeamMarks`) instead of read in full each run."""
+    path = db_path()
+    return _team_marks(path, _file_id(path)).marks(db)
 
 
 @st.cache_resource(show_spinner=False, max_entries=32)
@@ -71,9 +123,4 @@ def live_leaderboard(
 ) -> LiveResult:
     """The live leaderboard of one system group (default: the largest); reads only new judgments."""
     path = db_path()
-    try:
-        stat = os.stat(path)
-        file_id: tuple[int, ...] = (stat.st_dev, stat.st_ino)
-    except OSError:
-        file_id = ()
-    return _live_board(path, file_id, source, rater).view(db, settings, group)
+    return _live_board(path, _file_id(path), source, rater).view(db, settings, group)

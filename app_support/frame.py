@@ -46,6 +46,12 @@ def setup(title: str) -> None:
     warm_up()
     st.set_page_config(page_title=f"{title} - Long-Span QA Workbench", layout="wide")
     st.title(md(title))
+    action_lines()
+
+
+def action_lines() -> None:
+    """The one line of a button action that failed before this run (:func:`action`): its
+    reference, or "not saved" when the database was unreachable (each said once)."""
     if ref := st.session_state.pop(ACTION_FAILED, None):
         st.error(f"This action failed. The details are in the server's log (reference {md(ref)}).")
     said = st.session_state[connection.UNREACHABLE_SAID] = st.session_state.pop(NOT_SAVED, False)
@@ -93,8 +99,13 @@ def run_page(navigation: Runnable, reraise: bool | None = None) -> None:
     """Run the navigation's page; an error shows one plain message (no traceback, no server
     path) and is logged with its traceback. ``reraise`` (default: under AppTest) raises it again,
     so tests see every failure."""
+    _guarded(navigation.run, reraise)
+
+
+def _guarded(run: Callable[[], None], reraise: bool | None) -> None:
+    """``run()`` inside the page's error path (:func:`run_page`)."""
     try:
-        navigation.run()
+        run()
     except DatabaseUnreachableError as exc:  # opened elsewhere than connection.database()
         connection.log_unreachable("page", exc)
         if not st.session_state.get(connection.UNREACHABLE_SAID):
@@ -104,3 +115,18 @@ def run_page(navigation: Runnable, reraise: bool | None = None) -> None:
         if _reraise(reraise):
             raise
         st.error(f"This page failed. The details are in the server's log (reference {md(ref)}).")
+
+
+def fragment(fn: Callable[[], None]) -> Callable[[], None]:
+    """``fn`` as an ``st.fragment`` (a button inside it reruns ``fn`` alone, not the page: the
+    app, the sign-in and what lies outside are not run again), inside the same error path as
+    the page: a fragment's own run does not pass through :func:`run_page` or :func:`setup`, so
+    it shows the failed action's line itself (:func:`action_lines`) and catches as
+    :func:`run_page` does."""
+
+    @functools.wraps(fn)
+    def body() -> None:
+        action_lines()
+        _guarded(fn, None)
+
+    return st.fragment(body)

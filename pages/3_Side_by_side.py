@@ -9,6 +9,7 @@ from typing import Any
 import streamlit as st
 
 from app_support import caching, connection, frame, links, render, shortcuts, signin, workspace
+from core.annotation.identity import authorise
 from core.annotation.pairwise import (
     blind_item,
     identical_items,
@@ -96,110 +97,131 @@ def _undo() -> None:
     st.session_state["sbs_scroll"] = True
 
 
-with connection.database() as db:
-    items = caching.cached_answers(db, pairwise_items)
-    if not items:
-        st.info(
-            "No pairs to compare yet: at least two systems must have answered a question. "
-            + connection.EMPTY_HINT
-        )
-        st.stop()
-    same = caching.cached_answers(db, identical_items)
-    queue = verdict_queue(db, who, items, identical=same)
-    progress = verdict_progress(db, who, items, queue)  # done of done + my queue
-    head = st.empty()  # the progress line, once the item shown is known
-    st.caption(KEYS_HINT)
-
-    last = st.session_state.get("sbs_last")
-    if last:
-        q_short = escape_markdown(render.short(last["q"]))
-        names = (
-            f"A was **{escape_markdown(last['item']['system_a'])}**, B was "
-            f"**{escape_markdown(last['item']['system_b'])}**."
-        )
-        if last["verdict"] == "skip":
-            st.info(f"Skipped '{q_short}' (not counted as done).")
-        else:
-            st.success(f"Stored: **{md(LABELS[last['verdict']])}** on '{q_short}'. {names}")
-            if st.session_state.get("sbs_reveal"):
-                st.dataframe(auto_verdicts_shown(db, last["item"]), hide_index=True)
-    if notice := st.session_state.pop("sbs_notice", None):
-        st.toast(md(notice))
-    if error := st.session_state.pop("sbs_error", None):
-        st.error(md(error))
-
-    wanted = links.deep_link_id()
-    if wanted:
-        mine = [k for k in queue if split_pair_key(k)[0] == wanted]
-        anyone = [k for k in items if split_pair_key(k)[0] == wanted]
-        current = (mine or anyone or [None])[0]
-        if current is None:
-            st.warning("The linked question has no side-by-side pair; showing your queue.")
-            current = queue[0] if queue else None
-    else:
-        current = queue[0] if queue else None
-
-    if current is None:
-        head.progress(progress.done / progress.total if progress.total else 0.0, text=str(progress))
-        st.success("Your side-by-side queue is empty.")
-        st.button("Undo", key="sbs_undo", shortcut="U", on_click=_undo)
-        st.stop()
-
-    head.progress(
-        progress.done / progress.total if progress.total else 0.0,
-        text=queue_headline(progress, queue, current, "a verdict stores and opens the next pair"),
-    )
-    item = blind_item(db, current, who)
-    q = question_text(db, item["question_id"])
-    question = q.get("question", "")
-    if st.session_state.pop("sbs_scroll", False):
-        shortcuts.scroll_to_top(item["key"])
-
-    docs = dict(searchable_documents(db, item["question_id"]))  # none: answers take the width
-    main, side = st.columns([3, 2], gap="medium") if docs else (st.container(), None)
-    with main:
-        st.caption("Question")
-        render.untrusted(question)
-        if not docs:
-            st.caption("This item has no source document.")
-        if item["identical"]:
+@frame.fragment
+def decision_area() -> None:
+    """Everything a verdict changes: progress, the last verdict's line, the item and its
+    buttons. A key reruns this fragment alone, not the page (issue 37: the sign-in, the
+    navigation and the page's frame are not run again for each label)."""
+    with connection.database() as db:
+        try:  # a fragment run skips the page's sign-in check: one ended or revoked since
+            authorise(db, user)  # reruns the whole page, whose sign-in says so
+        except WorkbenchError:
+            st.rerun()
+        items, same = caching.cached_answers_each(db, pairwise_items, identical_items)
+        if not items:
             st.info(
-                "The two answers are identical (up to spacing). If neither is better, choose "
-                "**Equal**, or **None** if both are wrong."
+                "No pairs to compare yet: at least two systems must have answered a question. "
+                + connection.EMPTY_HINT
             )
-        left, right = st.columns(2)
-        for col, side_name, text in ((left, "A", item["answer_a"]), (right, "B", item["answer_b"])):
-            with col:
-                st.markdown(f"#### Answer {md(side_name)}")
-                with workspace.pane(f"sbs_{side_name}"):
-                    render.untrusted(text)
-        with workspace.decision_bar():
-            for verdict, label, meaning, key in VERDICT_BUTTONS:
-                st.button(
-                    md(label),
-                    key=f"sbs_{verdict}",
-                    help=md(f"{meaning} (key {key})"),
-                    shortcut=key,
-                    on_click=_store,
-                    args=(item, verdict, question),
-                )
-            st.button("Skip", key="sbs_skip", shortcut="S", on_click=_skip, args=(item, question))
+            st.stop()
+        marks = caching.team_marks(db)  # kept up to date, not read in full (issue 37)
+        queue = verdict_queue(db, who, items, identical=same, marks=marks)
+        progress = verdict_progress(db, who, items, queue, marks)  # done of done + my queue
+        head = st.empty()  # the progress line, once the item shown is known
+        st.caption(KEYS_HINT)
+
+        last = st.session_state.get("sbs_last")
+        if last:
+            q_short = escape_markdown(render.short(last["q"]))
+            names = (
+                f"A was **{escape_markdown(last['item']['system_a'])}**, B was "
+                f"**{escape_markdown(last['item']['system_b'])}**."
+            )
+            if last["verdict"] == "skip":
+                st.info(f"Skipped '{q_short}' (not counted as done).")
+            else:
+                st.success(f"Stored: **{md(LABELS[last['verdict']])}** on '{q_short}'. {names}")
+                if st.session_state.get("sbs_reveal"):
+                    st.dataframe(auto_verdicts_shown(db, last["item"]), hide_index=True)
+        if notice := st.session_state.pop("sbs_notice", None):
+            st.toast(md(notice))
+        if error := st.session_state.pop("sbs_error", None):
+            st.error(md(error))
+
+        wanted = links.deep_link_id()
+        if wanted:
+            mine = [k for k in queue if split_pair_key(k)[0] == wanted]
+            anyone = [k for k in items if split_pair_key(k)[0] == wanted]
+            current = (mine or anyone or [None])[0]
+            if current is None:
+                st.warning("The linked question has no side-by-side pair; showing your queue.")
+                current = queue[0] if queue else None
+        else:
+            current = queue[0] if queue else None
+
+        if current is None:
+            head.progress(
+                progress.done / progress.total if progress.total else 0.0, text=str(progress)
+            )
+            st.success("Your side-by-side queue is empty.")
             st.button("Undo", key="sbs_undo", shortcut="U", on_click=_undo)
-            workspace.guideline_button(TaskName.SIDE_BY_SIDE, "sbs_guidelines")
-        st.text_input("Short rationale (optional)", key=f"sbs_rationale_{item['key']}")
-        st.caption(shortcuts.TYPING_HINT)
-        st.toggle("Reveal the auto-raters' verdicts after I submit", key="sbs_reveal")
-        links.share_link("Side_by_side", item["question_id"])
-    if side is not None:
-        with side, workspace.pane("sbs_evidence", workspace.EVIDENCE_PX, border=False):
-            render.evidence_beside(
-                db, item["question_id"], question, [item["answer_a"], item["answer_b"]], "sbs"
-            )
-            with st.expander("Search the context (BM25)"):
-                doc = st.selectbox(
-                    "Search in", list(docs), format_func=docs.__getitem__, key="sbs_doc"
+            st.stop()
+
+        head.progress(
+            progress.done / progress.total if progress.total else 0.0,
+            text=queue_headline(
+                progress, queue, current, "a verdict stores and opens the next pair"
+            ),
+        )
+        item = blind_item(db, current, who)
+        q = question_text(db, item["question_id"])
+        question = q.get("question", "")
+        if st.session_state.pop("sbs_scroll", False):
+            shortcuts.scroll_to_top(item["key"])
+
+        docs = dict(searchable_documents(db, item["question_id"]))  # none: answers take the width
+        main, side = st.columns([3, 2], gap="medium") if docs else (st.container(), None)
+        with main:
+            st.caption("Question")
+            render.untrusted(question)
+            if not docs:
+                st.caption("This item has no source document.")
+            if item["identical"]:
+                st.info(
+                    "The two answers are identical (up to spacing). If neither is better, choose "
+                    "**Equal**, or **None** if both are wrong."
                 )
-                query = st.text_input("Search words", key="sbs_query")
-                for hit in search_context(db, doc, query, k=5):
-                    st.caption(f"Passage {md(hit['idx'])} · BM25 {md(hit['score'])}")
-                    render.highlighted(hit["markdown"])
+            left, right = st.columns(2)
+            for col, side_name, text in (
+                (left, "A", item["answer_a"]),
+                (right, "B", item["answer_b"]),
+            ):
+                with col:
+                    st.markdown(f"#### Answer {md(side_name)}")
+                    with workspace.pane(f"sbs_{side_name}"):
+                        render.untrusted(text)
+            with workspace.decision_bar():
+                for verdict, label, meaning, key in VERDICT_BUTTONS:
+                    st.button(
+                        md(label),
+                        key=f"sbs_{verdict}",
+                        help=md(f"{meaning} (key {key})"),
+                        shortcut=key,
+                        on_click=_store,
+                        args=(item, verdict, question),
+                    )
+                st.button(
+                    "Skip", key="sbs_skip", shortcut="S", on_click=_skip, args=(item, question)
+                )
+                st.button("Undo", key="sbs_undo", shortcut="U", on_click=_undo)
+                workspace.guideline_button(TaskName.SIDE_BY_SIDE, "sbs_guidelines")
+            st.text_input("Short rationale (optional)", key=f"sbs_rationale_{item['key']}")
+            st.caption(shortcuts.TYPING_HINT)
+            st.toggle("Reveal the auto-raters' verdicts after I submit", key="sbs_reveal")
+            links.share_link("Side_by_side", item["question_id"], db)
+        if side is not None:
+            with side, workspace.pane("sbs_evidence", workspace.EVIDENCE_PX, border=False):
+                render.evidence_beside(
+                    db, item["question_id"], question, [item["answer_a"], item["answer_b"]], "sbs"
+                )
+                with st.expander("Search the context (BM25)"):
+                    doc = st.selectbox(
+                        "Search in", list(docs), format_func=docs.__getitem__, key="sbs_doc"
+                    )
+                    query = st.text_input("Search words", key="sbs_query")
+                    for hit in search_context(db, doc, query, k=5):
+                        st.caption(f"Passage {md(hit['idx'])} · BM25 {md(hit['score'])}")
+                        render.highlighted(hit["markdown"])
+
+
+decision_area()

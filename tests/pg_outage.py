@@ -1,7 +1,9 @@
 """A PostgreSQL server going away and coming back, for tests (issue 37): :class:`Outage` is a
 TCP forwarder on a free loopback port in front of the test's server. ``down()`` cuts every open
 connection and refuses new ones (what a stopped server does to its clients), ``up()`` listens
-again on the same port; the server itself (shared by the session) keeps running."""
+again on the same port; ``freeze()`` holds every byte (a hung server: nothing refused, nothing
+answered), ``thaw()`` lets them through; the server itself (shared by the session) keeps
+running."""
 
 from __future__ import annotations
 
@@ -24,6 +26,8 @@ class Outage:
         self._threads: list[threading.Thread] = []
         self._listener: socket.socket | None = None
         self._acceptor: threading.Thread | None = None
+        self._flowing = threading.Event()
+        self._flowing.set()
 
     @classmethod
     @contextlib.contextmanager
@@ -54,6 +58,7 @@ class Outage:
 
     def down(self) -> None:
         """Refuse new connections and cut the open ones; wait for every forwarding thread."""
+        self._flowing.set()  # a frozen pump passes on what it holds, then sees the cut
         listener, self._listener = self._listener, None
         assert listener is not None and self._acceptor is not None
         with contextlib.suppress(OSError):
@@ -69,6 +74,15 @@ class Outage:
         for sock in cut:
             sock.close()
         self._threads = []
+
+    def freeze(self) -> None:
+        """Hang: connections stay open and new ones are accepted, but nothing is forwarded (what
+        clients see of a server whose processes are stopped, e.g. SIGSTOP): a client waits."""
+        self._flowing.clear()
+
+    def thaw(self) -> None:
+        """Forward again (what was held is passed on)."""
+        self._flowing.set()
 
     def _start(self, target, *args) -> None:
         thread = threading.Thread(target=target, args=args, daemon=True)
@@ -86,10 +100,10 @@ class Outage:
             self._start(self._pump, client, server)
             self._start(self._pump, server, client)
 
-    @staticmethod
-    def _pump(source: socket.socket, sink: socket.socket) -> None:
+    def _pump(self, source: socket.socket, sink: socket.socket) -> None:
         with contextlib.suppress(OSError):
             while data := source.recv(65536):
+                self._flowing.wait()
                 sink.sendall(data)
         with contextlib.suppress(OSError):
             sink.shutdown(socket.SHUT_WR)

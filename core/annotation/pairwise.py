@@ -100,6 +100,14 @@ def _human_pairwise_by_status(db: Database, team: bool = False) -> dict[str, dic
     return out
 
 
+def team_marks(db: Database) -> dict[str, dict[str, set[str]]]:
+    """Status (``ok``, ``skipped``) -> item key -> the raters whose effective human verdict
+    given in the app has that status (imported ones are data, not a team member's label): what
+    :func:`verdict_queue` and :func:`verdict_progress` read, computed from every row
+    (:class:`core.annotation.pairwise_marks.TeamMarks` keeps the same up to date instead)."""
+    return _human_pairwise_by_status(db, team=True)
+
+
 def people_per_item(db: Database) -> dict[str, set[str]]:
     """Side-by-side item key -> the human raters whose effective verdict on it is a label (ok)."""
     return _human_pairwise_by_status(db)["ok"]
@@ -120,6 +128,7 @@ def verdict_queue(
     items: list[str] | None = None,
     k: int | None = None,
     identical: Iterable[str] | None = None,
+    marks: dict[str, dict[str, set[str]]] | None = None,
 ) -> list[str]:
     """Side-by-side items that need a verdict and that ``annotator`` (a name) has not done.
 
@@ -135,10 +144,12 @@ def verdict_queue(
     until their overlap (2) of distinct people have labelled them, whatever ``k`` is; one the
     annotator skipped goes to the end like any skip. Attention checks are mixed into that
     order last (:func:`core.annotation.attention.mix_attention`).
+    ``marks``: the team's marks (:func:`team_marks`, read when not given).
     """
     k = k or required_annotations(db)
     items = pairwise_items(db) if items is None else items
-    labelled = team_only(_human_pairwise_by_status(db, team=True), team_names(db), "human:")
+    marks = team_marks(db) if marks is None else marks
+    labelled = team_only(marks, team_names(db), "human:")
     same = identical_items(db) if identical is None else identical
     rater = rater_name(annotator)
     queue = team_queue(
@@ -176,13 +187,14 @@ def verdict_progress(
     annotator: str,
     items: list[str] | None = None,
     queue: list[str] | None = None,
+    marks: dict[str, dict[str, set[str]]] | None = None,
 ) -> Progress:
     """This annotator's progress on their own side-by-side queue
     (:func:`core.annotation.base.queue_progress`; ``queue``: their :func:`verdict_queue`,
-    computed when not given)."""
+    computed when not given; ``marks``: :func:`team_marks`, read when not given)."""
     items = pairwise_items(db) if items is None else items
-    queue = verdict_queue(db, annotator, items) if queue is None else queue
-    marks = _human_pairwise_by_status(db, team=True)  # an imported verdict is not done by them
+    marks = team_marks(db) if marks is None else marks  # an imported verdict is not done by them
+    queue = verdict_queue(db, annotator, items, marks=marks) if queue is None else queue
     return queue_progress(items, marks, rater_name(annotator), queue)
 
 

@@ -5,7 +5,8 @@ kept for the life of the process (one per database, read-only flag and busy time
 page run of a server borrows a connection from it instead of opening one:
 
 - PostgreSQL: SQLAlchemy's ``QueuePool`` with ``pre_ping`` (a connection the server dropped is
-  replaced, not handed out) over autocommit psycopg connections
+  replaced, not handed out; one the server does not answer within :func:`_ping_timeout_s` is cut
+  and replaced: :mod:`core.store.deadline`) over autocommit psycopg connections
   (:func:`core.store.pg_connection.connect_psycopg`); :func:`borrow` wraps one in a
   :class:`core.store.pg_connection.PgConnection` whose ``close`` gives it back (rolled back, temp
   tables dropped).
@@ -34,7 +35,8 @@ import sqlalchemy as sa
 from sqlalchemy.pool import NullPool, QueuePool
 
 from core.store.connection import LockedConnection, busy_timeout_ms, connect
-from core.store.pg_connection import PgConnection, connect_psycopg
+from core.store.deadline import within
+from core.store.pg_connection import PgConnection, connect_psycopg, connect_timeout_s
 
 #: Connections a PostgreSQL engine keeps open, and how many more it opens under load.
 PG_POOL_SIZE = 8
@@ -56,9 +58,28 @@ _engines: dict[tuple[str, bool, int], Pooled] = {}
 _engines_lock = threading.Lock()
 
 
+def _ping_timeout_s() -> float:
+    """How long the pool's check of a pooled PostgreSQL connection may take before the
+    connection is cut (:mod:`core.store.deadline`): the connect timeout
+    (:func:`core.store.pg_connection.connect_timeout_s`), a server that answers at all answers
+    ``;`` in far less."""
+    return float(connect_timeout_s())
+
+
+def _bounded_ping(dbapi_connection: Any) -> bool:
+    """The pre-ping of :func:`_new_engine` (SQLAlchemy's: an empty statement) within
+    :func:`_ping_timeout_s`: a hung server's connection is cut, so the ping fails as a lost
+    connection and the pool opens a new one (bounded by the connect timeout) instead of
+    waiting forever (issue 37)."""
+    with within(_ping_timeout_s(), dbapi_connection):
+        with dbapi_connection.cursor() as cursor:
+            cursor.execute(";")
+    return True
+
+
 def _new_engine(target: str, postgres: bool, read_only: bool) -> sa.Engine:
     if postgres:
-        return sa.create_engine(
+        engine = sa.create_engine(
             "postgresql+psycopg://",
             creator=lambda: connect_psycopg(target),
             poolclass=QueuePool,
@@ -68,6 +89,9 @@ def _new_engine(target: str, postgres: bool, read_only: bool) -> sa.Engine:
             pool_timeout=max(1.0, busy_timeout_ms() / 1000),
             pool_reset_on_return=None,  # PgConnection.close rolls back itself
         )
+        # the dialect's ping, bounded: SQLAlchemy has no ping timeout of its own
+        engine.dialect.do_ping = _bounded_ping  # type: ignore[method-assign]
+        return engine
     return sa.create_engine(
         "sqlite://",
         creator=lambda: connect(target, read_only=read_only, wal=False),

@@ -178,6 +178,7 @@ PAIRWISE_SINCE_COLUMNS = (
     "rater",
     "rater_kind",
     "criterion",
+    "context_kind",
 )
 
 

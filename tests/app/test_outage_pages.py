@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import time
 from collections.abc import Iterator
 
 import pytest
@@ -93,3 +94,30 @@ def test_a_page_opened_while_the_database_is_down_shows_one_line_and_recovers(ou
     ok(at.run())
     assert not at.error, [e.value for e in at.error]
     assert any(unescaped(b.label) == "A" for b in at.button)
+
+
+def test_a_verdict_while_the_database_hangs_says_not_saved_within_the_timeouts(outage_db):
+    """A hung server (nothing refused, nothing answered) while the pool holds warm connections:
+    the pool's check of a pooled connection is cut after the ping timeout, the new connection
+    it then opens gives up after the connect timeout (2 s each here), and the page says "not
+    saved" instead of staying grey; once the server answers again the verdict is stored."""
+    _, direct, outage = outage_db
+    mine = "select count(*) from judgments where rater = 'human:alice'"
+    at = ok(page(SBS))
+    ok(at.run())  # the pool holds a warm connection now
+    outage.freeze()
+    try:
+        started = time.monotonic()
+        ok(button(at, "A").click().run(timeout=60))
+        took = time.monotonic() - started
+    finally:
+        outage.thaw()
+    errors = [unescaped(e.value) for e in at.error]
+    assert len(errors) == 1 and "not saved" in errors[0].lower(), errors
+    assert took < 20, took  # ping cut at 2 s + connect timeout 2 s (psycopg waits >= 2 s)
+    assert count(direct, mine) == 0
+    ok(at.run())
+    assert not at.error, [e.value for e in at.error]
+    ok(button(at, "A").click().run())
+    assert not at.error, [e.value for e in at.error]
+    assert count(direct, mine) == 1

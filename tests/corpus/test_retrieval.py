@@ -131,3 +131,28 @@ def test_errors(book):
         retrieval.retrieve(book, "book", "x", budget_tokens=0)
     with pytest.raises(InputError):
         retrieval.search(book, "book", "x", k=0)
+
+
+def test_cache_keeps_indexes_within_the_passage_budget(db, monkeypatch):
+    """More than CACHE_SIZE indexes stay while their passages fit CACHE_PASSAGES; past it the
+    least recently used go, down to CACHE_SIZE at least."""
+    retrieval.clear_cache()
+    monkeypatch.setattr(retrieval, "CACHE_SIZE", 2)
+    for n in range(5):
+        upsert_document(db, f"doc{n}", _book(), kind="book", source="file", title=f"T{n}")
+    per_doc = len(get_passages(db, "doc0"))
+    monkeypatch.setattr(retrieval, "CACHE_PASSAGES", 4 * per_doc)
+    for n in range(4):
+        retrieval.search(db, f"doc{n}", "lighthouse")
+    assert retrieval.cache_info()["size"] == 4  # 4 x per_doc passages: within the budget
+    retrieval.search(db, "doc0", "lighthouse")  # doc0 is now the most recently used
+    retrieval.search(db, "doc4", "lighthouse")  # over the budget: the oldest (doc1) goes
+    assert retrieval.cache_info()["size"] == 4
+    assert retrieval.cache_info()["passages"] == 4 * per_doc
+    assert {key[0] for key in retrieval._cache} == {"doc0", "doc2", "doc3", "doc4"}
+    monkeypatch.setattr(retrieval, "CACHE_PASSAGES", 0)  # no budget: CACHE_SIZE latest stay
+    retrieval.search(db, "doc1", "lighthouse")
+    assert retrieval.cache_info()["size"] == 2
+    kept = {key[0] for key in retrieval._cache}
+    assert kept == {"doc4", "doc1"}
+    retrieval.clear_cache()

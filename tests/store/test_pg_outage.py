@@ -4,15 +4,21 @@ of hanging; a connection that breaks mid-run is one :class:`DatabaseUnreachableE
 
 from __future__ import annotations
 
+import os
+import signal
 import socket
+import time
 from collections.abc import Iterator
 
 import pytest
 from cli_run import run_cli
+from contract_registry import contract_case
 from pg_outage import Outage, forwarded_url
 
 from core.errors import ConfigError, DatabaseUnreachableError
+from core.store import deadline
 from core.store.database import open_db
+from core.store.engine import Database
 from core.store.pg_connection import connect_psycopg, connect_timeout_s
 from core.store.settings import get_setting, set_setting
 
@@ -77,3 +83,74 @@ def test_a_connection_cut_mid_run_is_unreachable_and_the_pool_recovers(pg_migrat
             assert get_setting(db, "k") == ""  # nothing of the cut statement was stored
         finally:
             db.conn.close()
+
+
+@contract_case(deadline.within, deadline.sever)
+def test_a_block_past_its_deadline_has_its_connection_cut(db: Database) -> None:
+    """PostgreSQL: a statement still running at its deadline fails at once as a lost connection
+    (the connection broken, so the pool discards it). SQLite has no socket: a socket pair stands
+    for one. A block that ends in time is left alone."""
+    if db.dialect.name == "sqlite":
+        mine, theirs = socket.socketpair()
+        with mine, theirs:
+            started = time.monotonic()
+            with deadline.within(0.3, mine):
+                assert mine.recv(1) == b""  # woken by the cut, not by the other end
+            assert 0.25 <= time.monotonic() - started < 5
+        mine, theirs = socket.socketpair()
+        with mine, theirs:
+            with deadline.within(0.3, mine):
+                theirs.sendall(b"x")
+                assert mine.recv(1) == b"x"
+            time.sleep(0.6)  # past the deadline of the block that ended in time
+            theirs.sendall(b"y")
+            assert mine.recv(1) == b"y"  # still connected: not cut
+        return
+    import psycopg
+
+    raw = db.conn.raw  # the psycopg connection under the store's PgConnection
+    with deadline.within(30, raw):
+        assert raw.execute("select 1").fetchone() == (1,)
+    started = time.monotonic()
+    with pytest.raises(psycopg.OperationalError), deadline.within(0.5, raw):
+        raw.execute("select pg_sleep(20)")
+    assert time.monotonic() - started < 10
+    assert raw.broken
+    deadline.sever(raw)  # a cut connection cut again: nothing happens
+
+
+def _postmaster(backend_pid: int) -> int:
+    """The PostgreSQL server process a backend was forked from (its parent)."""
+    with open(f"/proc/{backend_pid}/stat") as stat:
+        return int(stat.read().rpartition(")")[2].split()[1])
+
+
+def test_a_stopped_server_with_a_warm_pool_is_unreachable_within_the_timeouts(
+    pg_migrated, monkeypatch
+):
+    """The server's processes stopped (SIGSTOP: the kernel keeps the connections open, nothing
+    answers) while the pool holds a connection: the next open does not hang; the pool's check
+    is cut after the ping timeout, the new connection gives up after the connect timeout, and
+    the open is one DatabaseUnreachableError. Continued, the server serves again at once."""
+    monkeypatch.setenv("WORKBENCH_CONNECT_TIMEOUT", "2")
+    url = str(pg_migrated)
+    db = open_db(url)
+    backend = int(db.conn.execute("select pg_backend_pid()").fetchone()[0])
+    db.conn.close()  # back in the pool, warm
+    stopped = [backend, _postmaster(backend)]
+    for pid in stopped:
+        os.kill(pid, signal.SIGSTOP)
+    try:
+        started = time.monotonic()
+        with pytest.raises(DatabaseUnreachableError):
+            open_db(url)
+        took = time.monotonic() - started
+    finally:
+        for pid in stopped:
+            os.kill(pid, signal.SIGCONT)
+    assert took < 15, took  # ping cut at 2 s + connect timeout 2 s (psycopg waits >= 2 s)
+    db = open_db(url)
+    try:
+        assert db.conn.execute("select 1").fetchone()[0] == 1
+    finally:
+        db.conn.close()
