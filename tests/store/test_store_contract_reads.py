@@ -367,7 +367,7 @@ def test_verdict_reads(seeded):
         verdict_reads.verdict_summary(db, "other")
     since = verdict_reads.pairwise_records_since(db, one)
     assert [r[0] for r in since] == [two, three, four]
-    assert since[0] == (two, "q1", "s1", "s2", "B", "ok", one, "auto:x", "auto", "")
+    assert since[0] == (two, "q1", "s1", "s2", "B", "ok", one, "auto:x", "auto", "", "")
     counted = verdict_reads.pairwise_count(db, four, one, two)
     assert counted == (None if db.dialect.name == "sqlite" else (3, 2))
     found, gone, last = verdict_reads.counted_pairwise(db, four)
