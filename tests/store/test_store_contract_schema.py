@@ -219,6 +219,23 @@ SPELLED = [
 ]
 
 
+@contract_case(engine.plain)
+def test_a_plain_statement_is_sent_as_written_inside_and_outside_a_transaction(db):
+    """``engine.plain`` sends a parameterless statement as it is on both databases: a ``%`` and
+    a ``?`` inside a literal stay, and a savepoint rolled back undoes its write."""
+    assert tuple(engine.plain(db.conn, "select 'a%b', '?', 1").fetchone()) == ("a%b", "?", 1)
+    engine.plain(db.conn, "BEGIN")
+    engine.plain(db.conn, "insert into settings (key, value) values ('kept', '1')")
+    engine.plain(db.conn, "SAVEPOINT p")
+    engine.plain(db.conn, "insert into settings (key, value) values ('undone', '2')")
+    engine.plain(db.conn, "ROLLBACK TO p")
+    engine.plain(db.conn, "RELEASE p")
+    engine.plain(db.conn, "COMMIT")
+    found = engine.plain(db.conn, "select key from settings where key in ('kept', 'undone')")
+    assert [r[0] for r in found.fetchall()] == ["kept"]
+    assert not db.conn.in_transaction
+
+
 @contract_case(postgres.translate, postgres.marks_to_psycopg)
 def test_store_spelled_statements_give_the_same_rows_on_both(db):
     """Each statement runs as written on SQLite and as :func:`postgres.translate` spells it on
