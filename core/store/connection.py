@@ -36,7 +36,7 @@ from urllib.parse import quote
 
 from core.errors import ConfigError, DatabaseBusyError, StoreError
 from core.store import open_files
-from core.store.engine import Database
+from core.store.engine import Database, plain
 
 DEFAULT_DB = Path("data/workbench.db")
 BUSY_TIMEOUT_MS = 30_000
@@ -271,30 +271,30 @@ def transaction(db: Database) -> Iterator[Database]:
         depth = getattr(conn, "tx_depth", 1 if conn.in_transaction else 0)
         if depth:
             name = f"sp_{depth}"
-            conn.execute(f"SAVEPOINT {name}")
+            plain(conn, f"SAVEPOINT {name}")
             _set_depth(conn, depth + 1)
             try:
                 yield db
             except BaseException:
                 if conn.in_transaction:  # SQLite may have rolled back already (disk full, ...)
-                    conn.execute(f"ROLLBACK TO {name}")
-                    conn.execute(f"RELEASE {name}")
+                    plain(conn, f"ROLLBACK TO {name}")
+                    plain(conn, f"RELEASE {name}")
                 raise
             finally:
                 _set_depth(conn, depth)
-            conn.execute(f"RELEASE {name}")
+            plain(conn, f"RELEASE {name}")
             return
-        conn.execute(db.dialect.begin_sql)
+        plain(conn, db.dialect.begin_sql)
         _set_depth(conn, 1)
         try:
             yield db
         except BaseException:
             if conn.in_transaction:  # SQLite rolls back by itself on some errors (disk full)
-                conn.execute("ROLLBACK")
+                plain(conn, "ROLLBACK")
             raise
         finally:
             _set_depth(conn, 0)
-        conn.execute("COMMIT")
+        plain(conn, "COMMIT")
 
 
 def _set_depth(conn: object, depth: int) -> None:

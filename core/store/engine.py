@@ -61,6 +61,17 @@ class Connection(Protocol):
     def close(self) -> None: ...  # noqa: D102
 
 
+def plain(conn: Connection, sql: str) -> Cursor:
+    """Run ``sql``, a statement without parameters spelled alike in every dialect (``BEGIN``,
+    ``COMMIT``, savepoints, a catalogue query), as it is: on PostgreSQL as a native statement
+    (:class:`core.store.pg_connection.PgConnection` refuses any other)."""
+    if getattr(conn, "native_only", False):
+        native: Cursor = conn.execute(sql, None, native=True)  # type: ignore[call-arg]
+        return native
+    cursor: Cursor = conn.execute(sql)
+    return cursor
+
+
 class NotFoundError(KeyError):
     """No row has the given primary key (:meth:`Table.get`, :meth:`Table.update`)."""
 
@@ -123,6 +134,16 @@ class Dialect:
         action = "do update set " + ", ".join(sets) if sets else "do nothing"
         keys = ", ".join(self.quote(c) for c in pk)
         return f"{self.insert_sql(table, columns)} on conflict ({keys}) {action}"
+
+    def insert_core(self, table: Any) -> Any:
+        """A Core insert into ``table`` offering ``on_conflict_do_*`` (PostgreSQL's dialect; the
+        SQLite path of :class:`Table` runs :meth:`insert_sql`'s strings)."""
+        raise NotImplementedError(f"{self.name}: the engine runs its own SQL strings here")
+
+    def run_core(self, conn: Any, statement: Any, rows: Sequence[Mapping[str, Any]] = ()) -> Any:
+        """Run a Core statement compiled for this dialect on ``conn`` (``rows``: once per row,
+        the values of the columns the first row names)."""
+        raise NotImplementedError(f"{self.name}: the engine runs its own SQL strings here")
 
     def returning(self, pk: Sequence[str]) -> str:
         """The clause that makes an insert return its key (none here: ``lastrowid``)."""
@@ -189,9 +210,9 @@ class Database:
 
     def execute(self, sql: str, params: Params | None = None) -> Cursor:
         """Run one statement and return its cursor (autocommit unless in a transaction)."""
-        cursor: Cursor = (
-            self.conn.execute(sql) if params is None else self.conn.execute(sql, params)
-        )
+        if params is None:
+            return plain(self.conn, sql)
+        cursor: Cursor = self.conn.execute(sql, params)
         return cursor
 
     def executemany(self, sql: str, rows: Iterable[Params]) -> Cursor:
@@ -217,11 +238,11 @@ class Database:
 
     def table_names(self) -> list[str]:
         """Every table's name (SQLite's own included, e.g. ``sqlite_sequence``)."""
-        return [r[0] for r in self.execute(self.dialect.table_names_sql).fetchall()]
+        return [r[0] for r in plain(self.conn, self.dialect.table_names_sql).fetchall()]
 
     def view_names(self) -> list[str]:
         """Every view's name."""
-        return [r[0] for r in self.execute(self.dialect.view_names_sql).fetchall()]
+        return [r[0] for r in plain(self.conn, self.dialect.view_names_sql).fetchall()]
 
     def close(self) -> None:
         """Close the connection."""
@@ -241,23 +262,23 @@ class Database:
     @contextlib.contextmanager
     def _atomic_unlocked(self) -> Iterator[None]:
         if self.dialect is not SQLITE and not self.conn.in_transaction:
-            self.conn.execute("begin")
+            plain(self.conn, "begin")
             try:
                 yield
             except BaseException:
-                self.conn.execute("rollback")
+                plain(self.conn, "rollback")
                 raise
-            self.conn.execute("commit")
+            plain(self.conn, "commit")
             return
-        self.conn.execute("savepoint engine_write")
+        plain(self.conn, "savepoint engine_write")
         try:
             yield
         except BaseException:
             if self.conn.in_transaction:  # SQLite may have rolled back already (disk full)
-                self.conn.execute("rollback to engine_write")
-                self.conn.execute("release engine_write")
+                plain(self.conn, "rollback to engine_write")
+                plain(self.conn, "release engine_write")
             raise
-        self.conn.execute("release engine_write")
+        plain(self.conn, "release engine_write")
 
 
 class Table:
@@ -274,13 +295,43 @@ class Table:
         return self.db.dialect.quote(self.name)
 
     @property
+    def _core(self) -> bool:
+        """Whether statements are SQLAlchemy Core compiled for the dialect (PostgreSQL; SQLite
+        runs the strings of :data:`SQLITE`, its own spelling)."""
+        return self.db.dialect is not SQLITE
+
+    def _clause(self, columns: Iterable[str] = ()) -> Any:
+        """This table as a Core table clause with ``columns``."""
+        import sqlalchemy as sa  # deferred: SQLite's path never builds Core statements
+
+        return sa.table(self.name, *(sa.column(c) for c in dict.fromkeys(columns)))
+
+    def _run(self, statement: Any) -> Cursor:
+        cursor: Cursor = self.db.dialect.run_core(self.db.conn, statement)
+        return cursor
+
+    def _rows(self, statement: Any) -> Iterator[dict[str, Any]]:
+        cursor = self._run(statement)
+        keys = unique_keys(d[0] for d in cursor.description)
+        return iter([dict(zip(keys, row, strict=True)) for row in cursor.fetchall()])
+
+    @property
     def count(self) -> int:
         """How many rows the table has."""
+        if self._core:
+            import sqlalchemy as sa
+
+            statement = sa.select(sa.func.count()).select_from(self._clause())
+            return int(self._run(statement).fetchone()[0])
         return int(self.db.execute(f"select count(*) from {self._q}").fetchone()[0])
 
     @property
     def rows(self) -> Iterator[dict[str, Any]]:
         """Every row as a dict, in storage order."""
+        if self._core:
+            import sqlalchemy as sa
+
+            return self._rows(sa.select(sa.text("*")).select_from(self._clause()))
         return self.db.query(f"select * from {self._q}")
 
     @property
@@ -288,18 +339,36 @@ class Table:
         """The primary-key columns (``["rowid"]`` for a table without one)."""
         return self.db.dialect.primary_key(self.db.conn, self.name)
 
-    def _where_pk(self, pk_values: PkValue) -> tuple[str, list[Any]]:
+    def _key_values(self, pk_values: PkValue) -> tuple[list[str], list[Any]]:
         values = list(pk_values) if isinstance(pk_values, list | tuple) else [pk_values]
         pks = self.pks
         if len(values) != len(pks):
             raise NotFoundError(f"{self.name} needs {len(pks)} primary key value(s)")
+        return pks, values
+
+    def _key_match(self, table: Any, pk_values: PkValue) -> Any:
+        """The Core condition selecting the row with this primary key."""
+        import sqlalchemy as sa
+
+        pks, values = self._key_values(pk_values)
+        return sa.and_(*(table.c[k] == v for k, v in zip(pks, values, strict=True)))
+
+    def _where_pk(self, pk_values: PkValue) -> tuple[str, list[Any]]:
+        pks, values = self._key_values(pk_values)
         mark = self.db.dialect.param
         return " and ".join(f"{self.db.dialect.quote(k)} = {mark}" for k in pks), values
 
     def get(self, pk_values: PkValue) -> dict[str, Any]:
         """The row with this primary key (a tuple for a compound key); else ``NotFoundError``."""
-        where, values = self._where_pk(pk_values)
-        found = next(self.db.query(f"select * from {self._q} where {where}", values), None)
+        if self._core:
+            import sqlalchemy as sa
+
+            table = self._clause(self.pks)
+            statement = sa.select(sa.text("*")).select_from(table)
+            found = next(self._rows(statement.where(self._key_match(table, pk_values))), None)
+        else:
+            where, values = self._where_pk(pk_values)
+            found = next(self.db.query(f"select * from {self._q} where {where}", values), None)
         if found is None:
             raise NotFoundError(f"{self.name} has no row {pk_values!r}")
         self.last_pk = pk_values
@@ -319,6 +388,14 @@ class Table:
         columns = list(row)
         dialect = self.db.dialect
         pk = self.pks if dialect.returns_key else []
+        if self._core:
+            statement = self._insert(columns, conflict, pk)
+            if columns:
+                statement = statement.values({c: storable(row[c]) for c in columns})
+            if len(pk) == 1:
+                statement = statement.returning(statement.table.c[pk[0]])
+            self.last_rowid = self.last_pk = dialect.last_insert_id(self._run(statement))
+            return self
         sql = dialect.insert_sql(self.name, columns, conflict, pk) + dialect.returning(pk)
         cursor = self.db.execute(sql, [storable(row[c]) for c in columns])
         self.last_rowid = self.last_pk = dialect.last_insert_id(cursor)
@@ -341,18 +418,48 @@ class Table:
         while batch := list(itertools.islice(source, max(1, batch_size))):
             columns = list(dict.fromkeys(k for r in batch for k in r))
             pk = self.pks if conflict == "replace" and self.db.dialect.returns_key else []
+            if self._core:
+                dicts = [{c: storable(r.get(c)) for c in columns} for r in batch]
+                with self.db._atomic():
+                    self.db.dialect.run_core(
+                        self.db.conn, self._insert(columns, conflict, pk), dicts
+                    )
+                continue
             sql = self.db.dialect.insert_sql(self.name, columns, conflict, pk)
             values = [[storable(r.get(c)) for c in columns] for r in batch]
             with self.db._atomic():
                 self.db.executemany(sql, values)
         return self
 
+    def _insert(self, columns: Sequence[str], conflict: Conflict, pk: Sequence[str]) -> Any:
+        """The dialect's Core insert into this table: on a collision fail, skip (``ignore``) or
+        overwrite the given non-key columns of the row with key ``pk`` (``replace``)."""
+        statement = self.db.dialect.insert_core(self._clause([*columns, *pk]))
+        if conflict == "ignore":
+            return statement.on_conflict_do_nothing()
+        if conflict == "replace" and pk:
+            sets = {c: statement.excluded[c] for c in columns if c not in pk}
+            if not sets:
+                return statement.on_conflict_do_nothing(index_elements=list(pk))
+            return statement.on_conflict_do_update(index_elements=list(pk), set_=sets)
+        return statement
+
     def update(self, pk_values: PkValue, updates: Mapping[str, Any] | None = None) -> Self:
         """Set the given columns of the row with this primary key (``NotFoundError`` if none)."""
-        where, values = self._where_pk(pk_values)
         if not updates:
             self.get(pk_values)
             return self
+        if self._core:
+            import sqlalchemy as sa
+
+            table = self._clause([*self.pks, *updates])
+            statement = sa.update(table).where(self._key_match(table, pk_values))
+            changed = statement.values({c: storable(v) for c, v in updates.items()})
+            if self._run(changed).rowcount == 0:
+                raise NotFoundError(f"{self.name} has no row {pk_values!r}")
+            self.last_pk = pk_values
+            return self
+        where, values = self._where_pk(pk_values)
         mark = self.db.dialect.param
         sets = ", ".join(f"{self.db.dialect.quote(c)} = {mark}" for c in updates)
         args = [storable(v) for v in updates.values()] + values
@@ -367,8 +474,12 @@ class Table:
         if any(row.get(k) is None for k in keys):
             raise ValueError(f"upsert into {self.name} needs a value for {', '.join(keys)}")
         columns = list(row)
-        sql = self.db.dialect.upsert_sql(self.name, columns, keys)
-        self.db.execute(sql, [storable(row[c]) for c in columns])
+        if self._core:
+            statement = self._insert(columns, "replace", keys)
+            self._run(statement.values({c: storable(row[c]) for c in columns}))
+        else:
+            sql = self.db.dialect.upsert_sql(self.name, columns, keys)
+            self.db.execute(sql, [storable(row[c]) for c in columns])
         self.last_pk = row[keys[0]] if len(keys) == 1 else tuple(row[k] for k in keys)
         return self
 

@@ -75,6 +75,9 @@ class PgConnection:
     statements wait instead of landing inside that transaction; :func:`transaction` holds it too.
     """
 
+    #: Statements must come spelled for PostgreSQL (``native=True``; :func:`core.store.engine.plain`).
+    native_only = True
+
     def __init__(
         self, raw: psycopg.Connection[tuple[Any, ...]], release: Callable[[], None] | None = None
     ) -> None:

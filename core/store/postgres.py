@@ -21,8 +21,11 @@ are not rewritten: docs/storage.md lists the store modules that still have them.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
+
+import sqlalchemy as sa
+from sqlalchemy.dialects import postgresql
 
 from core.store.engine import Conflict, Dialect
 
@@ -103,6 +106,17 @@ def translate(sql: str, with_params: bool) -> list[str]:
     return [marks_to_psycopg(sql, with_params)]
 
 
+#: SQLAlchemy's dialect for psycopg 3 (what :meth:`PostgresDialect.run_core` compiles for).
+_PG_DIALECT = postgresql.psycopg.dialect()  # type: ignore[no-untyped-call]
+
+#: The primary-key columns of table ``:table`` (a quoted name) in key order.
+_PRIMARY_KEY = sa.text(
+    "select a.attname from pg_index i join pg_attribute a on a.attrelid = i.indrelid "
+    "and a.attnum = any(i.indkey) where i.indrelid = cast(:table as regclass) and i.indisprimary "
+    "order by array_position(cast(i.indkey as int2[]), a.attnum)"
+)
+
+
 class PostgresDialect(Dialect):
     """PostgreSQL's spelling of the engine's dialect-specific statements (see the module)."""
 
@@ -145,6 +159,19 @@ class PostgresDialect(Dialect):
             return f"{base} on conflict ({', '.join(self.quote(k) for k in pk)}) {action}"
         return base
 
+    def insert_core(self, table: Any) -> Any:
+        """PostgreSQL's Core insert into ``table`` (``on_conflict_do_nothing`` / ``_do_update``)."""
+        return postgresql.insert(table)
+
+    def run_core(self, conn: Any, statement: Any, rows: Sequence[Mapping[str, Any]] = ()) -> Any:
+        """Run a Core statement compiled by SQLAlchemy for PostgreSQL, as it is (``native``);
+        ``rows``: once per row (one ``executemany``), nothing for none."""
+        if rows:
+            done = statement.compile(dialect=_PG_DIALECT, column_keys=list(rows[0]))
+            return conn.executemany(done.string, [dict(r) for r in rows], native=True)
+        done = statement.compile(dialect=_PG_DIALECT)
+        return conn.execute(done.string, done.params, native=True)
+
     def returning(self, pk: Sequence[str]) -> str:
         """``returning <key>`` for a one-column key (what :meth:`last_insert_id` reads)."""
         return f" returning {self.quote(pk[0])}" if len(pk) == 1 else ""
@@ -158,12 +185,7 @@ class PostgresDialect(Dialect):
 
     def primary_key(self, conn: Any, table: str) -> list[str]:
         """The primary-key columns of ``table`` in key order, from ``pg_index``."""
-        found = conn.execute(
-            "select a.attname from pg_index i join pg_attribute a on a.attrelid = i.indrelid "
-            "and a.attnum = any(i.indkey) where i.indrelid = ?::regclass and i.indisprimary "
-            "order by array_position(i.indkey::int2[], a.attnum)",
-            [self.quote(table)],
-        ).fetchall()
+        found = self.run_core(conn, _PRIMARY_KEY.bindparams(table=self.quote(table))).fetchall()
         if not found:
             raise LookupError(f"table {table} has no primary key")
         return [str(r[0]) for r in found]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from core.store.engine import plain
 from core.store.revisions import ddl
 from core.store.sql_text import split_statements
 
@@ -20,14 +21,14 @@ def execute_script(db: Database, script: str) -> None:
     (:func:`core.store.sql_text.split_statements`): ``default ';'`` and ``default '--'`` stay.
     """
     for statement in split_statements(script):
-        db.execute(statement)
+        plain(db.conn, statement)
 
 
 def append_only(db: Database, table: str) -> None:
     """Install triggers that make ``table`` append-only (UPDATE and DELETE abort), in the
     database's own dialect (:func:`core.store.revisions.ddl.append_only`)."""
     for statement in ddl.append_only(table, db.dialect.name):
-        db.execute(statement)
+        plain(db.conn, statement)
 
 
 def not_superseded(table: str, alias: str = "t") -> str:

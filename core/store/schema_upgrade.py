@@ -33,6 +33,7 @@ from sqlalchemy.pool import StaticPool
 import core.store.migrations as migrations_pkg
 from core.errors import DatabaseFileError
 from core.store.connection import transaction, utcnow
+from core.store.engine import plain
 from core.store.revisions import BASELINE, HEAD, HERE, LEGACY_LAST
 
 if TYPE_CHECKING:
@@ -64,7 +65,7 @@ def alembic_revision(db: Database) -> str | None:
     """The revision recorded in ``alembic_version`` (``None``: no such table yet)."""
     if "alembic_version" not in db.table_names():
         return None
-    found = db.execute("select version_num from alembic_version").fetchone()
+    found = plain(db.conn, "select version_num from alembic_version").fetchone()
     return None if found is None else str(found[0])
 
 
@@ -160,7 +161,7 @@ def applied_migrations(db: Database) -> list[str]:
     """Names of the numbered migrations recorded in ``db``'s ``schema_migrations``."""
     if "schema_migrations" not in db.table_names():
         return []
-    return [r["name"] for r in db.query("select name from schema_migrations order by name")]
+    return [str(r[0]) for r in plain(db.conn, "select name from schema_migrations order by name")]
 
 
 def _legacy_migrate(db: Database) -> list[str]:

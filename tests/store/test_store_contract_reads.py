@@ -104,7 +104,7 @@ def test_the_guard_catches_a_store_spelled_statement(db, untranslated):
     """A planted store-spelled statement sent from one of the modules fails on PostgreSQL."""
     planted: dict[str, Any] = {}
     exec(  # a function whose code is in judgments.py, as a store function's would be
-        compile("def planted(db):\n    return db.execute('select 1').fetchone()\n",
+        compile("def planted(db):\n    return db.execute('select ?', [1]).fetchone()\n",
                 inspect.getfile(judgments), "exec"),
         planted,
     )  # fmt: skip

@@ -219,6 +219,56 @@ SPELLED = [
 ]
 
 
+@contract_case(engine.plain)
+def test_a_plain_statement_is_sent_as_written_inside_and_outside_a_transaction(db):
+    """``engine.plain`` sends a parameterless statement as it is on both databases: a ``%`` and
+    a ``?`` inside a literal stay, and a savepoint rolled back undoes its write."""
+    assert tuple(engine.plain(db.conn, "select 'a%b', '?', 1").fetchone()) == ("a%b", "?", 1)
+    engine.plain(db.conn, "BEGIN")
+    engine.plain(db.conn, "insert into settings (key, value) values ('kept', '1')")
+    engine.plain(db.conn, "SAVEPOINT p")
+    engine.plain(db.conn, "insert into settings (key, value) values ('undone', '2')")
+    engine.plain(db.conn, "ROLLBACK TO p")
+    engine.plain(db.conn, "RELEASE p")
+    engine.plain(db.conn, "COMMIT")
+    found = engine.plain(db.conn, "select key from settings where key in ('kept', 'undone')")
+    assert [r[0] for r in found.fetchall()] == ["kept"]
+    assert not db.conn.in_transaction
+
+
+@contract_case(engine.plain, transaction, schema_upgrade.alembic_revision)
+def test_the_engine_helpers_and_transactions_send_nothing_to_translate(db, monkeypatch):
+    """On PostgreSQL the engine's table helpers, ``transaction()`` (with a savepoint) and the
+    schema bookkeeping send SQLAlchemy-compiled or plain statements: with ``translate`` made to
+    fail they still work, and give the same rows as on SQLite."""
+    from core.store import pg_connection
+
+    def refused(*_: object) -> None:
+        raise AssertionError("reached the translation of store-spelled SQL")
+
+    monkeypatch.setattr(pg_connection, "translate", refused)
+    monkeypatch.setattr(pg_connection, "marks_to_psycopg", refused)
+    table = db["settings"]
+    with transaction(db):
+        table.insert({"key": "a", "value": "1"})
+        table.insert({"key": "a", "value": "x"}, ignore=True)
+        with transaction(db):
+            table.insert_all([{"key": "b", "value": "2"}, {"key": "c", "value": "3"}])
+        table.insert({"key": "c", "value": "30"}, replace=True)
+    table.update("b", {"value": "20"})
+    table.upsert({"key": "d", "value": "4"}, pk="key")
+    table.upsert({"key": "d", "value": "40"}, pk="key")
+    assert table.get("a")["value"] == "1"
+    assert table.count == 4
+    assert sorted((r["key"], r["value"]) for r in table.rows) == [
+        ("a", "1"), ("b", "20"), ("c", "30"), ("d", "40")
+    ]  # fmt: skip
+    with pytest.raises(engine.NotFoundError):
+        table.update("zz", {"value": "0"})
+    assert "settings" in db.table_names()
+    assert schema_upgrade.alembic_revision(db) == HEAD
+
+
 @contract_case(postgres.translate, postgres.marks_to_psycopg)
 def test_store_spelled_statements_give_the_same_rows_on_both(db):
     """Each statement runs as written on SQLite and as :func:`postgres.translate` spells it on
