@@ -196,7 +196,7 @@ def streamlit_servers(target: str | Path, log_paths: list[Path]) -> Iterator[lis
                 stdout=log,
                 stderr=subprocess.STDOUT,
             )
-            stack.callback(_stop, proc)
+            stack.callback(served_app.stop, proc)
             procs.append((proc, f"http://127.0.0.1:{port}", log_path))
         for proc, base, log_path in procs:
             try:
@@ -210,16 +210,6 @@ def streamlit_servers(target: str | Path, log_paths: list[Path]) -> Iterator[lis
             except AssertionError as exc:
                 pytest.fail(f"{exc}: {log_path.read_text(errors='replace')[-2000:]}")
         yield [base for _, base, _ in procs]
-
-
-def _stop(proc: subprocess.Popen[bytes]) -> None:
-    """Stop one server started by :func:`streamlit_servers` (terminate, then kill)."""
-    proc.terminate()
-    try:
-        proc.wait(20)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait(20)
 
 
 @contextlib.contextmanager
