@@ -17,13 +17,17 @@ $(VENV)/.dev-installed: requirements.txt requirements-dev.txt $(VENV)/.app-insta
 	$(PY) -m pip install --disable-pip-version-check -q -r requirements-dev.txt
 	touch $@
 
-$(DB): | $(VENV)/.app-installed
+# DB as a file to build (a SQLite file, built with the demo when missing; none for a URL)
+DB_FILE := $(if $(findstring ://,$(DB)),,$(DB))
+ifneq ($(DB_FILE),)
+$(DB_FILE): | $(VENV)/.app-installed
 	$(PY) -m core --db $(DB) demo
+endif
 
 demo: $(VENV)/.app-installed
 	$(PY) -m core --db $(DB) demo
 
-run: $(VENV)/.app-installed $(DB)
+run: $(VENV)/.app-installed $(DB_FILE)
 	WORKBENCH_DB=$(DB) $(PY) -m streamlit run app.py --server.headless true \
 	  --server.address 127.0.0.1 --server.port $(PORT) --browser.gatherUsageStats false
 
@@ -32,9 +36,17 @@ run: $(VENV)/.app-installed $(DB)
 ADDRESS ?= 127.0.0.1
 HOSTS ?=
 BASE_URL ?=
+# SERVERS=N (N > 1, DB a postgresql:// URL): N servers on 127.0.0.1 ports PORT+1..PORT+N behind a
+# local nginx on ADDRESS:PORT with sticky sessions (scripts/serve_cluster.py; Ctrl-C stops all).
+SERVERS ?= 1
+SERVE_OPTIONS = $(if $(BASE_URL),--base-url $(BASE_URL)) $(foreach h,$(HOSTS),--allowed-host $(h))
 serve: $(VENV)/.app-installed
-	$(PY) -m core --db $(DB) serve --address $(ADDRESS) --port $(PORT) \
-	  $(if $(BASE_URL),--base-url $(BASE_URL)) $(foreach h,$(HOSTS),--allowed-host $(h))
+ifeq ($(SERVERS),1)
+	$(PY) -m core --db $(DB) serve --address $(ADDRESS) --port $(PORT) $(SERVE_OPTIONS)
+else
+	$(PY) scripts/serve_cluster.py --db $(DB) --servers $(SERVERS) --address $(ADDRESS) \
+	  --port $(PORT) $(SERVE_OPTIONS)
+endif
 
 # Two pytest-xdist workers (JOBS, at most the machine's cores): a file's tests stay on one worker,
 # all browser tests on one, the longest files first (tests/conftest.py).

@@ -72,13 +72,23 @@ def serve(
             stderr=subprocess.STDOUT,
         )
     base = f"http://127.0.0.1:{port}"
+    wait_healthy(proc, base, log)
+    return proc, base
+
+
+def wait_healthy(
+    proc: subprocess.Popen[bytes], base: str, log: Path, what: str = "streamlit"
+) -> None:
+    """Wait until ``base``'s health check (``/_stcore/health``) answers; a process that exits or
+    does not answer within :data:`STARTUP_S` is stopped and stops the script with the log's
+    tail (``what`` names it)."""
     deadline = time.monotonic() + STARTUP_S
     while time.monotonic() < deadline and proc.poll() is None:
         if _healthy(base):
-            return proc, base
+            return
         time.sleep(0.3)
     stop(proc)
-    raise SystemExit("streamlit did not start: " + log.read_text(errors="replace")[-2000:])
+    raise SystemExit(f"{what} did not start: " + log.read_text(errors="replace")[-2000:])
 
 
 def stop(proc: subprocess.Popen[bytes]) -> None:

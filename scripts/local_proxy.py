@@ -1,0 +1,131 @@
+"""A local nginx in front of app servers on loopback, with sticky websocket sessions (issue 37):
+for ``scripts/serve_cluster.py`` (``make serve SERVERS=N``), the proxy test and
+``benchmarks/team_load.py``.
+
+:func:`render` fills ``deploy/nginx-local.conf.template`` for the servers' ports; :func:`local_proxy`
+(a context manager) writes it into a new temporary prefix folder, runs Debian's ``nginx`` in the
+foreground as a child of this process (``-p`` that folder: pid file, log and temporary files
+there; no root needed, no port below 1024 unless asked), waits until the proxy answers the app's
+health check and yields the proxy's URL and process; on exit it stops nginx and deletes the
+folder. Without ``nginx`` it raises :class:`ProxyUnavailable` before anything is started.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import grp
+import os
+import pwd
+import shutil
+import subprocess
+import tempfile
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from scripts.served_app import free_port, stop, wait_healthy
+
+ROOT = Path(__file__).resolve().parent.parent
+TEMPLATE = ROOT / "deploy" / "nginx-local.conf.template"
+#: The temporary folders nginx writes (request bodies of uploads and the like).
+TEMP_FOLDERS = ("client_body", "proxy", "fastcgi", "uwsgi", "scgi")
+
+
+class ProxyUnavailable(RuntimeError):
+    """No nginx here; the message says how to install it."""
+
+
+@dataclass(frozen=True)
+class Proxy:
+    """A running local proxy: its URL, its nginx master process and its prefix folder."""
+
+    url: str
+    process: subprocess.Popen[bytes]
+    prefix: Path
+
+
+def find_nginx() -> str | None:
+    """The ``nginx`` binary (``PATH`` or ``/usr/sbin``), or ``None``."""
+    found = shutil.which("nginx") or "/usr/sbin/nginx"
+    return found if Path(found).exists() else None
+
+
+def render(ports: list[int], listen: str, prefix: Path, worker_user: str = "") -> str:
+    """The proxy's configuration for app servers on ``127.0.0.1:port`` (``ports``, one each):
+    ``listen`` is nginx's ``listen`` value (``127.0.0.1:8501``); ``worker_user`` a ``user``
+    line's user and group (only when started as root, when nginx needs one)."""
+    if not ports:
+        raise ValueError("the proxy needs at least one app server")
+    addresses = [f"127.0.0.1:{port}" for port in ports]
+    servers = "\n".join(f"        server {a} max_fails=1 fail_timeout=5s;" for a in addresses)
+    sticky = []
+    for i, address in enumerate(addresses, start=1):
+        others = [a for a in addresses if a != address]
+        lines = [f"        server {address} max_fails=1 fail_timeout=5s;"]
+        lines += [f"        server {a} backup;" for a in others]
+        sticky.append(f"    upstream workbench_s{i} {{\n" + "\n".join(lines) + "\n    }")
+    cookie_map = "\n".join(f"        s{i} workbench_s{i};" for i in range(1, len(ports) + 1))
+    escaped = [a.replace(".", "\\.") for a in addresses]  # a regular expression each
+    address_map = "\n".join(f'        "~(^|\\s){e}$" s{i};' for i, e in enumerate(escaped, 1))
+    values = {
+        "@USER@": f"user {worker_user};" if worker_user else "",
+        "@PREFIX@": str(prefix),
+        "@SERVERS@": servers,
+        "@STICKY_UPSTREAMS@": "\n\n".join(sticky),
+        "@COOKIE_MAP@": cookie_map,
+        "@ADDRESS_MAP@": address_map,
+        "@LISTEN@": listen,
+    }
+    text = TEMPLATE.read_text(encoding="utf-8")
+    for key, value in values.items():
+        text = text.replace(key, value)
+    return text
+
+
+def _prepare(prefix: Path) -> str:
+    """Make nginx's temporary folders; as root, the worker user (``nobody``) owns them and the
+    ``user`` line names it; otherwise nginx runs entirely as the current user."""
+    user = ""
+    for name in TEMP_FOLDERS:
+        (prefix / name).mkdir()
+    if os.geteuid() == 0:
+        nobody = pwd.getpwnam("nobody")
+        user = f"nobody {grp.getgrgid(nobody.pw_gid).gr_name}"
+        for name in TEMP_FOLDERS:
+            os.chown(prefix / name, nobody.pw_uid, nobody.pw_gid)
+    return user
+
+
+@contextlib.contextmanager
+def local_proxy(
+    ports: list[int], port: int | None = None, address: str = "127.0.0.1"
+) -> Iterator[Proxy]:
+    """nginx on ``address:port`` (a free loopback port by default) in front of the app servers
+    on ``ports`` for the ``with`` block (see the module docstring)."""
+    nginx = find_nginx()
+    if nginx is None:
+        raise ProxyUnavailable("nginx not found: apt-get install nginx-light (or nginx)")
+    port = port or free_port()
+    prefix = Path(tempfile.mkdtemp(prefix="workbench-nginx-"))
+    try:
+        user = _prepare(prefix)
+        host = f"[{address}]" if ":" in address else address
+        config = prefix / "nginx.conf"
+        config.write_text(render(ports, f"{host}:{port}", prefix, user), encoding="utf-8")
+        log = prefix / "error.log"
+        argv = [nginx, "-p", str(prefix), "-e", str(log), "-c", str(config)]
+        checked = subprocess.run([*argv, "-t"], capture_output=True, text=True, check=False)
+        if checked.returncode:
+            raise ProxyUnavailable(f"nginx refused the configuration: {checked.stderr.strip()}")
+        with open(prefix / "nginx.out", "wb") as out:
+            proc = subprocess.Popen(argv, stdout=out, stderr=subprocess.STDOUT)
+        local = "127.0.0.1" if address in ("0.0.0.0", "::") else address
+        url = f"http://{f'[{local}]' if ':' in local else local}:{port}"
+        try:
+            wait_healthy(proc, url, log, "nginx")
+            yield Proxy(url, proc, prefix)
+        finally:
+            if proc.poll() is None:
+                stop(proc)
+    finally:
+        shutil.rmtree(prefix, ignore_errors=True)
