@@ -11,12 +11,14 @@ and on PostgreSQL with K servers on one database (issues 25 and 37).
    off, as WAL with ``synchronous = NORMAL``), then each configuration a copy of that
    (``create database ... template``), dropped at the end. One account per simulated
    annotator (``core.store.accounts.create_account``: a personal one-time token).
-2. A configuration ``BACKEND:K`` (``--configs``, default ``sqlite:1,postgresql:1,postgresql:2,
+2. A configuration ``BACKEND:K`` (``--configs``; ``postgres`` = ``postgresql``; default ``sqlite:1,postgresql:1,postgresql:2,
    postgresql:4``; ``--servers K`` alone means ``sqlite:1,postgresql:K``): K ``streamlit run
    app.py`` servers on loopback over its database (``app_pages.start_server``), each after its
    first visit and its start-up warm-up.
-3. For each N in ``--n`` (1, 4, 8, 16, 32): N fresh annotators, annotator i on server i mod K
-   directly (as a sticky proxy would keep them), sign in with their own link
+3. For each N in ``--n`` (1, 4, 8, 16, 32): N fresh annotators (one server: on it directly;
+   K > 1: all through a local nginx in front of the K servers, ``scripts/local_proxy.py``, the
+   proxy of ``make serve SERVERS=K``: a new websocket goes to the server with the fewest open
+   connections and stays there; its CPU is reported as ``proxy``), sign in with their own link
    (``/Side_by_side?token=...``), then all at once make ``--actions`` keyboard verdicts (keys
    ``1``..``4``) on Side by side. ``--client protocol`` (default): one websocket each speaking
    Streamlit's protocol as the browser's frontend does (``team_bench/protocol.py``; an action is
@@ -41,7 +43,8 @@ and on PostgreSQL with K servers on one database (issues 25 and 37).
 no action at all (null: no round did). The figures depend on what else runs on the machine: the
 load average is printed with them.
 
-Last line: one JSON object.
+Last line: one JSON object. Everything is built in a temporary folder (``bench_team_*``),
+deleted at the end, also on Ctrl-C or SIGTERM.
 
     .venv/bin/python benchmarks/team_load.py [--client protocol|browser]
         [--configs sqlite:1,postgresql:2] [--servers K] [--think-seconds 8-20]
@@ -57,6 +60,8 @@ import contextlib
 import json
 import os
 import re
+import shutil
+import signal
 import statistics
 import subprocess
 import sys
@@ -84,6 +89,7 @@ from team_bench.usage import postgres_pid  # noqa: E402
 
 from core.store.database import open_db, postgres_url  # noqa: E402
 from core.store.judgments import max_judgment_id  # noqa: E402
+from scripts.local_proxy import ProxyUnavailable, local_proxy  # noqa: E402
 from scripts.throwaway_pg import PgUnavailable, create_database, throwaway_server  # noqa: E402
 
 CEILING_S = 2.0
@@ -110,6 +116,7 @@ def parse_configs(text: str) -> list[Config]:
     out: list[Config] = []
     for part in filter(None, (p.strip() for p in text.split(","))):
         backend, _, servers = part.partition(":")
+        backend = "postgresql" if backend == "postgres" else backend
         if backend not in BACKENDS:
             raise ValueError(f"--configs: {part!r}: the database is one of {', '.join(BACKENDS)}")
         if not re.fullmatch(r"[1-9][0-9]?", servers or "1"):
@@ -239,6 +246,7 @@ def one_round(
     lost, doubled = stored_check(location, results, since)
     servers = usage.figures("servers")
     pg = usage.figures("postgres") if roots.get("postgres") else None
+    proxy = usage.figures("proxy") if roots.get("proxy") else None
     return {
         "client": args.client,
         "think_s": list(args.think),
@@ -254,6 +262,7 @@ def one_round(
         "servers": servers,
         "postgres": pg,
         "clients": usage.figures("clients"),
+        "proxy": proxy,
         # the servers' CPU per label: cores / this = the labels per second they could serve
         "server_cpu_s_per_action": round(servers["cpu_s"] / len(times), 3) if times else None,
         "postgres_cpu_s_per_action": (round(pg["cpu_s"] / len(times), 3) if pg and times else None),
@@ -277,11 +286,12 @@ def ceiling(rounds: dict[int, dict]) -> int | None:
 
 def run_config(config: Config, location: Path | str, work: Path, args: argparse.Namespace) -> dict:
     """Every round of one configuration on its own database: K servers started, warmed up,
-    and stopped at the end."""
+    (K > 1) a local nginx in front of them, and all stopped at the end."""
     people = accounts(location, args.rounds, args.actions)
     servers: list[subprocess.Popen] = []
     rounds: dict[int, dict] = {}
     stopped_after = None
+    stack = contextlib.ExitStack()
     try:
         bases, logs = [], []
         for i in range(config.servers):
@@ -296,6 +306,15 @@ def run_config(config: Config, location: Path | str, work: Path, args: argparse.
         warm = [wait_warm_up(log) for log in logs]
         print(f"  {config.servers} server(s) warm-up {max(warm):.1f} s", flush=True)
         roots = {"servers": [p.pid for p in servers]}
+        if config.servers > 1:  # everyone through the proxy, as a team would reach them
+            ports = [int(base.rsplit(":", 1)[1]) for base in bases]
+            try:
+                proxy = stack.enter_context(local_proxy(ports))
+            except ProxyUnavailable as exc:
+                raise SystemExit(f"error: {exc}") from None
+            roots["proxy"] = [proxy.process.pid]
+            bases = [proxy.url]
+            print(f"  through nginx at {proxy.url} (sticky sessions)", flush=True)
         pg_pid = postgres_pid(str(location)) if config.backend == "postgresql" else None
         if pg_pid:
             roots["postgres"] = [pg_pid]
@@ -310,6 +329,7 @@ def run_config(config: Config, location: Path | str, work: Path, args: argparse.
                 )
                 break
     finally:
+        stack.close()
         for proc in servers:
             proc.terminate()
         for proc in servers:
@@ -327,8 +347,21 @@ def run_config(config: Config, location: Path | str, work: Path, args: argparse.
 
 
 def main() -> None:
+    """Run the benchmark in a temporary folder, deleted at the end (also on Ctrl-C/SIGTERM)."""
     args = parse_args()
+    signal.signal(signal.SIGTERM, signal.default_int_handler)
     work = Path(tempfile.mkdtemp(prefix="bench_team_"))
+    try:
+        measure(args, work)
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        raise SystemExit(130) from None
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def measure(args: argparse.Namespace, work: Path) -> None:
+    """Every configuration (see the module docstring); the figures printed."""
     if args.client == "browser":
         args.chromium = browser.chromium(work, args.nice_clients)
     t = time.perf_counter()

@@ -1,0 +1,100 @@
+"""The local cluster's proxy configuration and its command (issue 37; ``make serve SERVERS=N``,
+``scripts/serve_cluster.py``, ``scripts/local_proxy.py``): without starting any app server."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from scripts.local_proxy import find_nginx, render
+from scripts.serve_cluster import refusal
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _nginx() -> str:
+    found = find_nginx()
+    if found is None:
+        if os.environ.get("CI") == "true":
+            pytest.fail("nginx is required when CI=true (.ci/run installs nginx-light)")
+        pytest.skip("nginx not installed (apt-get install nginx-light)")
+    return found
+
+
+def test_each_server_has_a_sticky_upstream_with_the_others_as_backups(tmp_path: Path) -> None:
+    text = render([9102, 9103, 9104], "127.0.0.1:9101", tmp_path)
+    assert "@" not in re.sub(r"#.*", "", text)  # every placeholder filled
+    assert "listen 127.0.0.1:9101;" in text and not re.search(r"^user ", text, re.M)
+    new = re.search(r"upstream workbench \{(.*?)\}", text, re.S)
+    assert new is not None and "least_conn;" in new.group(1)
+    assert re.findall(r"server 127\.0\.0\.1:(\d+) max_fails", new.group(1)) == [
+        "9102",
+        "9103",
+        "9104",
+    ]
+    for i, port in enumerate((9102, 9103, 9104), start=1):
+        block = re.search(rf"upstream workbench_s{i} \{{(.*?)\}}", text, re.S)
+        assert block is not None
+        primary = re.findall(r"server 127\.0\.0\.1:(\d+) max_fails", block.group(1))
+        backups = re.findall(r"server 127\.0\.0\.1:(\d+) backup;", block.group(1))
+        assert primary == [str(port)] and sorted(backups + primary) == ["9102", "9103", "9104"]
+        assert f"s{i} workbench_s{i};" in text  # the cookie's value picks it
+    assert "proxy_set_header Upgrade $http_upgrade;" in text
+    assert "proxy_set_header Connection $connection_upgrade;" in text
+    assert f"pid {tmp_path}/nginx.pid;" in text and f"error_log {tmp_path}/error.log" in text
+    with pytest.raises(ValueError):
+        render([], "127.0.0.1:9101", tmp_path)
+
+
+def test_nginx_accepts_the_configuration_as_this_user(tmp_path: Path) -> None:
+    nginx = _nginx()
+    for name in ("client_body", "proxy", "fastcgi", "uwsgi", "scgi"):
+        (tmp_path / name).mkdir()
+    user = "nobody nogroup" if os.geteuid() == 0 else ""
+    conf = tmp_path / "nginx.conf"
+    conf.write_text(render([9102, 9103], "127.0.0.1:9101", tmp_path, user), encoding="utf-8")
+    done = subprocess.run(
+        [nginx, "-t", "-p", str(tmp_path), "-e", str(tmp_path / "error.log"), "-c", str(conf)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+
+
+def test_several_servers_on_sqlite_are_refused_with_one_line(tmp_path: Path) -> None:
+    assert refusal(str(tmp_path / "wb.db"), 1) is None
+    assert refusal("postgresql://u@h/db", 2) is None
+    line = refusal(str(tmp_path / "wb.db"), 2)
+    assert line is not None and "PostgreSQL" in line and "\n" not in line
+    assert refusal("postgresql://u@h/db", 0) is not None
+    done = subprocess.run(
+        [sys.executable, "scripts/serve_cluster.py", "--db", str(tmp_path / "wb.db")]
+        + ["--servers", "2"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.strip().splitlines() == [f"error: {line}"]
+    assert not (tmp_path / "wb.db").exists()  # refused before anything was opened
+
+
+def test_make_serve_starts_the_cluster_only_for_several_servers() -> None:
+    def dry(*options: str) -> str:
+        done = subprocess.run(
+            ["make", "-n", "serve", *options], cwd=ROOT, capture_output=True, text=True
+        )
+        assert done.returncode == 0, done.stderr
+        return done.stdout
+
+    assert "-m core --db data/workbench.db serve" in dry()
+    cluster = dry("SERVERS=2", "DB=postgresql://wb@db.lab/wb", "PORT=9000")
+    assert "scripts/serve_cluster.py --db postgresql://wb@db.lab/wb --servers 2" in cluster
+    assert "--port 9000" in cluster
