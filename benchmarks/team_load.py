@@ -349,7 +349,8 @@ def run_config(config: Config, location: Path | str, work: Path, args: argparse.
 def main() -> None:
     """Run the benchmark in a temporary folder, deleted at the end (also on Ctrl-C/SIGTERM)."""
     args = parse_args()
-    signal.signal(signal.SIGTERM, signal.default_int_handler)
+    for signum in (signal.SIGINT, signal.SIGTERM):  # SIGINT too: a background job ignores it
+        signal.signal(signum, signal.default_int_handler)
     work = Path(tempfile.mkdtemp(prefix="bench_team_"))
     try:
         measure(args, work)

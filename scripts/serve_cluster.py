@@ -116,7 +116,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     extra = [f"--base-url={args.base_url}"] if args.base_url else []
     extra += [f"--allowed-host={h}" for h in args.allowed_host]
-    signal.signal(signal.SIGTERM, signal.default_int_handler)
+    for signum in (signal.SIGINT, signal.SIGTERM):  # SIGINT too: a background job ignores it
+        signal.signal(signum, signal.default_int_handler)
     try:
         with cluster(args.db, args.servers, args.port, args.address, extra) as (proxy, procs, logs):
             ports = ", ".join(str(args.port + i) for i in range(1, args.servers + 1))

@@ -5,14 +5,17 @@ from __future__ import annotations
 
 import os
 import re
+import signal
 import subprocess
 import sys
+import urllib.request
 from pathlib import Path
 
 import pytest
 
 from scripts.local_proxy import find_nginx, render
 from scripts.serve_cluster import refusal
+from scripts.served_app import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -98,3 +101,49 @@ def test_make_serve_starts_the_cluster_only_for_several_servers() -> None:
     cluster = dry("SERVERS=2", "DB=postgresql://wb@db.lab/wb", "PORT=9000")
     assert "scripts/serve_cluster.py --db postgresql://wb@db.lab/wb --servers 2" in cluster
     assert "--port 9000" in cluster
+
+
+def test_the_cluster_command_serves_through_nginx_and_stops_everything_on_sigint(
+    tmp_path: Path,
+) -> None:
+    """``serve_cluster.py`` (one server: SQLite allows that) started as a background job would
+    be (SIGINT ignored by inheritance), answered through the proxy, then SIGINT: exit 0, nginx
+    and the server gone, the folders it printed deleted."""
+    _nginx()
+    db = tmp_path / "wb.db"
+    subprocess.run(
+        [sys.executable, "-m", "core", "--db", str(db), "init"],
+        cwd=ROOT,
+        check=True,
+        capture_output=True,
+    )
+    port = free_port()
+    proc = subprocess.Popen(
+        [sys.executable, "scripts/serve_cluster.py", "--db", str(db), "--servers", "1"]
+        + ["--port", str(port)],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN),
+    )
+    try:
+        assert proc.stdout is not None
+        first = proc.stdout.readline()  # printed once nginx answers the health check
+        assert first.startswith(f"http://127.0.0.1:{port}: nginx -> 1 servers"), first
+        folders = re.findall(r"(/\S+workbench-(?:cluster|nginx)-[^/\s]+)", proc.stdout.readline())
+        assert len(folders) == 2 and all(Path(f).is_dir() for f in folders), folders
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=10) as r:
+            cookies = r.headers.get_all("Set-Cookie") or []
+            assert r.status == 200 and any(c.startswith("workbench_server=s1;") for c in cookies)
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 0 and out.strip().endswith("stopped"), (out, err)
+    assert not any(Path(f).exists() for f in folders)
+    for p in (port, port + 1):  # nothing listens any more
+        with pytest.raises(OSError):
+            urllib.request.urlopen(f"http://127.0.0.1:{p}/_stcore/health", timeout=5)
