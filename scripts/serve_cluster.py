@@ -5,7 +5,8 @@ Server i is ``python -m core --db DB serve --port PORT+i`` on 127.0.0.1 (i = 1..
 cookie secret (``STREAMLIT_SERVER_COOKIE_SECRET`` from the environment, else a new random one
 for this cluster: a session's XSRF cookie then holds on whichever server it lands); the proxy
 (``scripts/local_proxy.py``) listens on ``--address:PORT``. Ctrl-C or SIGTERM stops them all and
-deletes the proxy's folder; the servers' logs are in a temporary folder printed at the start
+deletes the proxy's folder. A proxy address off loopback gets ``serve``'s rules for it (accounts
+exist, the team's host names given), checked before anything starts; the servers' logs are in a temporary folder printed at the start
 (deleted at the end). N > 1 on SQLite is refused: one database file takes one writing server.
 
     .venv/bin/python scripts/serve_cluster.py --db postgresql://USER@HOST/DB --servers 2 \\
@@ -30,6 +31,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from core.cli.serve_commands import is_loopback  # noqa: E402
 from core.store.database import postgres_url  # noqa: E402
 from scripts.local_proxy import Proxy, ProxyUnavailable, local_proxy  # noqa: E402
 from scripts.served_app import stop, wait_healthy  # noqa: E402
@@ -111,11 +113,27 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     return args
 
 
+def exposed_refusal(db: str, address: str, port: int, extra: list[str]) -> str | None:
+    """The servers listen on loopback, but the proxy on ``address`` may not: ``serve``'s own
+    rules for that address (accounts exist, the team's host names known) checked with
+    ``serve --dry-run`` there; its one ``error:`` line, or ``None``."""
+    if is_loopback(address):
+        return None
+    argv = [sys.executable, "-m", "core", "--db", db, "serve", "--address", address]
+    argv += ["--port", str(port), "--dry-run", *extra]
+    done = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True, check=False)
+    return done.stderr.strip() or "serve refused the address" if done.returncode else None
+
+
 def main(argv: list[str] | None = None) -> int:
     """Start the cluster, print where it is, stop everything on Ctrl-C or SIGTERM."""
     args = parse_args(argv)
     extra = [f"--base-url={args.base_url}"] if args.base_url else []
     extra += [f"--allowed-host={h}" for h in args.allowed_host]
+    refused = exposed_refusal(args.db, args.address, args.port, extra)
+    if refused:
+        print(refused, file=sys.stderr)
+        return 2
     for signum in (signal.SIGINT, signal.SIGTERM):  # SIGINT too: a background job ignores it
         signal.signal(signum, signal.default_int_handler)
     try:

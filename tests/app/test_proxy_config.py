@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from scripts.local_proxy import find_nginx, render
-from scripts.serve_cluster import refusal
+from scripts.serve_cluster import exposed_refusal, refusal
 from scripts.served_app import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -147,3 +147,18 @@ def test_the_cluster_command_serves_through_nginx_and_stops_everything_on_sigint
     for p in (port, port + 1):  # nothing listens any more
         with pytest.raises(OSError):
             urllib.request.urlopen(f"http://127.0.0.1:{p}/_stcore/health", timeout=5)
+
+
+def test_a_proxy_off_loopback_gets_serves_rules(tmp_path: Path) -> None:
+    """The servers listen on 127.0.0.1, so the proxy's address is the one the team reaches:
+    open mode (no accounts) there is refused with serve's one line, before anything starts."""
+    db = tmp_path / "wb.db"
+    subprocess.run(
+        [sys.executable, "-m", "core", "--db", str(db), "init"],
+        cwd=ROOT,
+        check=True,
+        capture_output=True,
+    )
+    assert exposed_refusal(str(db), "127.0.0.1", 8501, []) is None
+    line = exposed_refusal(str(db), "0.0.0.0", 8501, [])
+    assert line is not None and line.startswith("error: open mode") and "\n" not in line
