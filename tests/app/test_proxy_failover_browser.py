@@ -161,11 +161,17 @@ def test_a_server_killed_mid_session_loses_no_label(team, browser, tmp_path) -> 
         victim.send_signal(signal.SIGKILL)
         victim.wait(30)
         page.keyboard.press("3")
+        other = "s2" if holder == "s1" else "s1"
+        # the page's reconnection reached the other server (its answer set the cookie) ...
+        wait_for(lambda: _holder(page) == other, what="the proxy's cookie naming the other one")
         wait_for(lambda: page.evaluate(IDLE_JS), what="the page reconnected and idle")
-        signed_in_as(page, "alice")
+        signed_in_as(page, "alice")  # ... which signed her in from the session cookie
         page.get_by_role("heading", name="Answer A").wait_for()
         idle(page)
-        assert _holder(page) == ("s2" if holder == "s1" else "s1")  # the cookie followed
+        wait_for(  # the page drawn by the new session: its count is the database's
+            lambda: _done(page) == done_before + count() - rows_before,
+            what="the page's count agreeing with the stored labels",
+        )
         stored_while_down = count() - rows_before
         text = page.locator('[data-testid="stMain"]').inner_text()
         print(
