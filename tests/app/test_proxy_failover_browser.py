@@ -12,11 +12,12 @@ she gave is stored exactly once, under her name, each on its own item, none lost
 
 The key pressed while the page was losing its connection is not stored: Streamlit's page refuses
 to send while disconnected ("Cannot send message when server is disconnected" in the browser's
-console), or sends into the socket of the dead server. The page comes back on the same item with
-the same "N of M done", which is all the annotator sees of it: no "not saved, press again" line
-yet (that needs the app to notice a session that resumed after a lost connection; issue 37,
-"Faults a team meets"). The test accepts either outcome, stored (the page moved on) or not (the
-page stayed), and nothing else.
+console), or sends into the socket of the dead server; after reconnecting it does not rerun
+the script, so no server learns of the press. The page stays on the same item with the same
+"N of M done", which is all the annotator sees of it: no "not saved, press again" line (that
+needs a script in the browser watching the connection state; issue 37, "Faults a team meets").
+The test accepts either outcome, stored (the page moved on) or not (the page stayed), and
+nothing else.
 
 Needs Debian chromium, the playwright package, PostgreSQL binaries and nginx; skipped without them
 unless CI=true (``.ci/run`` installs them).
