@@ -13,10 +13,12 @@ folder. Without ``nginx`` it raises :class:`ProxyUnavailable` before anything is
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import grp
 import os
 import pwd
 import shutil
+import signal
 import subprocess
 import tempfile
 from collections.abc import Iterator
@@ -42,6 +44,16 @@ class Proxy:
     url: str
     process: subprocess.Popen[bytes]
     prefix: Path
+
+
+def die_with_parent() -> None:
+    """For ``preexec_fn``: the child gets SIGTERM when the process that started it dies, even by
+    SIGKILL (Linux ``prctl(PR_SET_PDEATHSIG)``; kept across ``exec``), so no server or nginx is
+    left behind; elsewhere nothing."""
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # 1: PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
 
 
 def find_nginx() -> str | None:
@@ -118,7 +130,9 @@ def local_proxy(
         if checked.returncode:
             raise ProxyUnavailable(f"nginx refused the configuration: {checked.stderr.strip()}")
         with open(prefix / "nginx.out", "wb") as out:
-            proc = subprocess.Popen(argv, stdout=out, stderr=subprocess.STDOUT)
+            proc = subprocess.Popen(
+                argv, stdout=out, stderr=subprocess.STDOUT, preexec_fn=die_with_parent
+            )
         local = "127.0.0.1" if address in ("0.0.0.0", "::") else address
         url = f"http://{f'[{local}]' if ':' in local else local}:{port}"
         try:

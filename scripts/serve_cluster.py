@@ -33,7 +33,7 @@ sys.path.insert(0, str(ROOT))
 
 from core.cli.serve_commands import is_loopback  # noqa: E402
 from core.store.database import postgres_url  # noqa: E402
-from scripts.local_proxy import Proxy, ProxyUnavailable, local_proxy  # noqa: E402
+from scripts.local_proxy import Proxy, ProxyUnavailable, die_with_parent, local_proxy  # noqa: E402
 from scripts.served_app import stop, wait_healthy  # noqa: E402
 
 
@@ -82,6 +82,7 @@ def cluster(
                         env=env,
                         stdout=out,
                         stderr=subprocess.STDOUT,
+                        preexec_fn=die_with_parent,
                     )
                 )
         for i, proc in enumerate(procs, start=1):

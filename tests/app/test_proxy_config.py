@@ -139,9 +139,13 @@ def test_the_cluster_command_serves_through_nginx_and_stops_everything_on_sigint
         proc.send_signal(signal.SIGINT)
         out, err = proc.communicate(timeout=60)
     finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
+        if proc.poll() is None:  # a failed check: stop it as Ctrl-C would, so it stops the rest
+            proc.terminate()
+            try:
+                proc.wait(60)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
     assert proc.returncode == 0 and out.strip().endswith("stopped"), (out, err)
     assert not any(Path(f).exists() for f in folders)
     for p in (port, port + 1):  # nothing listens any more
