@@ -171,6 +171,9 @@ with connection.database() as db:
         st.button("Undo", key="dispute_undo", shortcut="U", on_click=_undo)
     else:
         d = caching.cached_view(db, dispute_detail, did)
+        if d is None:  # deleted (or the data replaced) since the queue was read
+            st.warning("This dispute is no longer in the database: reload the page.")
+            st.stop()
         question = d["question"]["question"]
         seen = own_resolution_id(db, did, who)  # what a submit from this page expects
         if st.session_state.pop("dispute_scroll", False):
