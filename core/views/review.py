@@ -146,7 +146,51 @@ def _spread(values: list[int], n: int) -> list[int]:
     return [values[round(i * (len(values) - 1) / (n - 1))] for i in range(n)]
 
 
-def question_detail(db: Database, question_id: str, max_passages: int = 6) -> dict[str, Any] | None:
+class PassageShown(TypedDict):
+    """A passage beside a question: one it was built from (``evidence``) or a ``mention``."""
+
+    idx: int
+    text: str
+    role: str  # "evidence" or "mention"
+    markdown: str  # escaped, the entities' names in bold
+
+
+class ParentQuestion(TypedDict):
+    """The English question a translation was made from."""
+
+    id: str
+    question: str
+    answers: list[Any]  # the reference answers as stored (JSON)
+
+
+class Article(DocumentRef):
+    """A document of a cross-document question with its first passages' text."""
+
+    text: str
+
+
+class QuestionDetail(TypedDict):
+    """One question as the Review page shows it (:func:`question_detail`)."""
+
+    question: dict[str, Any]  # Question.as_dict(): every column, JSON columns as stored
+    answer: Any  # the first reference answer ("" without one), as stored (JSON)
+    answers: list[Any]  # the reference answers as stored (JSON)
+    parent: ParentQuestion | None
+    entities: list[EntityRef]
+    n_mention_passages: int
+    n_passages: int
+    entity: dict[str, Any] | None  # asdict(core.store.entities.Entity)
+    passages: list[PassageShown]
+    provenance: dict[str, Any]  # the stored provenance JSON, passed through
+    articles: list[Article]
+    documents: list[DocumentRef]
+    reviews: list[dict[str, Any]]  # asdict(core.store.reviews.Review)
+    checklist_fields: list[dict[str, Any]]  # the guideline's field spec
+    review_agreement: ReviewAgreement | None
+    span: QuestionSpan | None
+
+
+def question_detail(db: Database, question_id: str, max_passages: int = 6) -> QuestionDetail | None:
     """A question with its entity, highlighted mention passages, provenance and reviews.
 
     Passages: first the ones the question was built from (``metadata.evidence[].passage_idx``,
@@ -160,7 +204,8 @@ def question_detail(db: Database, question_id: str, max_passages: int = 6) -> di
     if record is None:
         return None
     q = record.as_dict()  # the page's view of the question
-    entity, passages = None, []
+    entity: dict[str, Any] | None = None
+    passages: list[PassageShown] = []
     if q.get("entity_id") is not None:
         ent = get_entity(db, q["entity_id"])
         entity = asdict(ent) if ent else None
@@ -213,13 +258,13 @@ def question_detail(db: Database, question_id: str, max_passages: int = 6) -> di
     answers = q.get("answers") or []
     reviews = [asdict(r) for r in effective_reviews(db, question_id)]
     documents = supporting_documents(db, q)
-    articles = []  # a cross-document question is judged against each article
+    articles: list[Article] = []  # a cross-document question is judged against each article
     if guideline.is_cross_document(record) or record.parent_id:
         for d in documents:
             text = "\n\n".join(p.text for p in first_passages(db, d["id"], 40))
             articles.append({**d, "text": text})
     found = get_question(db, record.parent_id) if record.parent_id else None
-    parent = (
+    parent: ParentQuestion | None = (
         {"id": found.id, "question": found.question, "answers": found.answers} if found else None
     )
     return {
