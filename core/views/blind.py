@@ -22,7 +22,7 @@ ranking of one person's few verdicts would show their labels on items in the vie
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, TypedDict
+from typing import TYPE_CHECKING, TypedDict
 
 from core.annotation.base import team_names
 from core.annotation.disputes import dispute_items, dispute_queue
@@ -247,7 +247,7 @@ def blind_detail(detail: BrowseDetail, hidden: HiddenItems, viewer: str | None) 
 
 def browse_view(
     db: Database, question_id: str, viewer: str | None, role: str | None
-) -> dict[str, Any] | None:
+) -> BrowseView | None:
     """:func:`core.views.judgments.browse_detail` of ``question_id`` as ``viewer`` (a name, or
     None when not signed in) of ``role`` may see it (:func:`blind_detail`); None when there is
     no such question. ``hidden_pairs``: the side-by-side keys held back (for the verdict grid)."""

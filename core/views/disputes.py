@@ -28,10 +28,20 @@ RESOLUTION_LABELS = {
 }
 
 
-def dispute_groups(db: Database) -> dict[int, list[dict[str, Any]]]:
+class GroupMember(TypedDict):
+    """A dispute of a group: the systems that gave the same answer text (:func:`dispute_groups`)."""
+
+    id: int
+    system: str
+
+
+def dispute_groups(db: Database) -> dict[int, list[GroupMember]]:
     """One dispute per (question, answer text): the lowest dispute id of each group -> every
     dispute of the group ``{id, system}`` (:func:`core.annotation.disputes.group_disputes`)."""
-    return group_disputes(list_disputes(db))
+    return {
+        first: [{"id": int(m["id"]), "system": str(m["system"])} for m in members]
+        for first, members in group_disputes(list_disputes(db)).items()
+    }
 
 
 def dispute_ids(db: Database) -> list[int]:
