@@ -21,12 +21,8 @@ def scale_agreement_html(sec: dict[str, Any]) -> str:
     head = list(rows[0])
     cells = (
         [
-            r[h]
-            if h in ("compared with", "items")
-            else pct(r[h])
-            if h == "agreement"
-            else num(r[h])
-            for h in head
+            v if h in ("compared with", "items") else pct(v) if h == "agreement" else num(v)
+            for h, v in r.items()  # every row has the same columns, in order
         ]
         for r in rows
     )
