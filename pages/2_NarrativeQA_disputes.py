@@ -1,7 +1,5 @@
 """NarrativeQA disputes: the ground-truth rater and the context rater disagree; a human settles it."""
 
-from typing import Any
-
 import streamlit as st
 
 from app_support import caching, connection, frame, links, render, shortcuts, signin, workspace
@@ -16,6 +14,7 @@ from core.annotation.disputes import (
 from core.errors import WorkbenchError
 from core.views.disputes import (
     RESOLUTION_LABELS,
+    JudgmentShown,
     corrected_references,
     dispute_choices,
     dispute_detail,
@@ -43,7 +42,7 @@ user = signin.require_annotator()  # the signed-in Annotator: every write takes 
 who = user.name
 
 
-def show_judgment(title: str, j: dict[str, Any] | None) -> None:
+def show_judgment(title: str, j: JudgmentShown | None) -> None:
     st.markdown(f"**{md(title)}**")
     if not j:
         st.caption("(judgment missing)")

@@ -36,7 +36,8 @@ from core.store.questions import all_question_ids
 from core.views.agreement_pairs import unit_key
 from core.views.figures import RaterPairView, rater_pair_view
 from core.views.judgments import BrowseDetail, browse_detail
-from core.views.review import QuestionDetail, question_detail
+from core.views.review import question_detail
+from core.views.review_records import QuestionDetail
 
 if TYPE_CHECKING:
     from core.store.engine import Database

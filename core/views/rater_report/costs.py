@@ -10,24 +10,14 @@ labels, gaps over 10 minutes counted as breaks (:func:`core.stats.label_time.sec
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any, TypedDict
+from typing import TYPE_CHECKING, Any
 
 from core.llm.cost import cost_totals
 from core.stats.label_time import MAX_GAP_S, seconds_per_label
 
 if TYPE_CHECKING:
     from core.store.engine import Database
-    from core.views.rater_report.records import PeopleTime, RaterSection
-
-
-class RaterCost(TypedDict):
-    """An auto-rater's cost (:func:`rater_cost`)."""
-
-    calls: int
-    cost_usd: float
-    verdicts: int
-    usd_per_verdict: float | None  # None without recorded calls
-    note: str
+    from core.views.rater_report.records import PeopleTime, RaterCost, RaterSection
 
 
 def rater_cost(db: Database, rater: str, verdicts: int) -> RaterCost:

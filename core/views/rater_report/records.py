@@ -13,7 +13,6 @@ if TYPE_CHECKING:
     from core.views.agreement_view import SlotAgreement
     from core.views.ppi_records import JudgeWorth
     from core.views.rater_epsilon import SensitivityPoint
-    from core.views.rater_report.costs import RaterCost
     from core.views.scale_records import ScaleAgreement
     from core.views.validation_records import AltResult, Short
 
@@ -228,6 +227,16 @@ class NeededError(TypedDict):
     """Why there is no simulation."""
 
     error: str
+
+
+class RaterCost(TypedDict):
+    """An auto-rater's cost (:func:`rater_cost`)."""
+
+    calls: int
+    cost_usd: float
+    verdicts: int
+    usd_per_verdict: float | None  # None without recorded calls
+    note: str
 
 
 class RaterSection(TypedDict):
