@@ -21,6 +21,7 @@ from core.store.judgments import (
 from core.store.questions import get_question
 from core.store.resolutions import effective_resolutions
 from core.store.reviews import question_reviews
+from core.views.review_records import QuestionRecord, question_record
 
 if TYPE_CHECKING:
     from core.store.engine import Database
@@ -135,7 +136,7 @@ class BrowseDetail(TypedDict):
     ``pairwise`` (each with ``superseded``), ``reviews``, ``disputes`` and ``resolutions`` are the
     store's records as dicts (``dataclasses.asdict``), their columns those of the store record."""
 
-    question: dict[str, Any]  # Question.as_dict(): every column, JSON columns as stored
+    question: QuestionRecord
     answers: list[AnswerShown]
     absolute: list[dict[str, Any]]  # asdict(Judgment) | {"superseded"}
     pairwise: list[dict[str, Any]]  # asdict(Judgment) | {"superseded"}
@@ -167,7 +168,7 @@ def browse_detail(db: Database, question_id: str) -> BrowseDetail | None:
         asdict(j) | {"superseded": gone} for j, gone in question_judgments(db, question_id)
     ]
     return {
-        "question": q.as_dict(),
+        "question": question_record(q),
         "answers": answers,
         "absolute": [j for j in judgments if j["kind"] == JudgmentKind.ABSOLUTE],
         "pairwise": [j for j in judgments if j["kind"] == JudgmentKind.PAIRWISE],

@@ -4,6 +4,7 @@ agreement, and BM25 search of the question's documents."""
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import asdict
 from typing import TYPE_CHECKING, Any
 
@@ -37,6 +38,7 @@ from core.views.review_records import (
     QuestionSpan,
     ReviewAgreement,
     SearchHit,
+    question_record,
 )
 from core.views.text import InertMarkdown, highlight_markdown
 
@@ -89,7 +91,7 @@ def is_boilerplate(text: str) -> bool:
     )
 
 
-def supporting_documents(db: Database, question: dict[str, Any]) -> list[DocumentRef]:
+def supporting_documents(db: Database, question: Mapping[str, Any]) -> list[DocumentRef]:
     """The documents a question draws on: an XRAG question's two articles (``metadata``), the
     provenance ``documents``, or its context document."""
     prov = question.get("provenance") or {}
@@ -134,11 +136,11 @@ def question_detail(db: Database, question_id: str, max_passages: int = 6) -> Qu
     record = get_question(db, question_id)
     if record is None:
         return None
-    q = record.as_dict()  # the page's view of the question
+    q = question_record(record)  # the page's view of the question
     entity: dict[str, Any] | None = None
     passages: list[PassageShown] = []
-    if q.get("entity_id") is not None:
-        ent = get_entity(db, q["entity_id"])
+    if record.entity_id is not None:
+        ent = get_entity(db, record.entity_id)
         entity = asdict(ent) if ent else None
     prov = q.get("provenance") or {}
     meta = q.get("metadata") or {}

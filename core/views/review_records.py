@@ -3,7 +3,11 @@ and :func:`core.views.blind.review_view` read them)."""
 
 from __future__ import annotations
 
-from typing import Any, TypedDict
+from copy import deepcopy
+from typing import TYPE_CHECKING, Any, TypedDict
+
+if TYPE_CHECKING:
+    from core.store.questions import Question
 
 
 class QuestionFilters(TypedDict):
@@ -69,7 +73,7 @@ class Article(DocumentRef):
 class QuestionDetail(TypedDict):
     """One question as the Review page shows it (:func:`question_detail`)."""
 
-    question: dict[str, Any]  # Question.as_dict(): every column, JSON columns as stored
+    question: QuestionRecord
     answer: Any  # the first reference answer ("" without one), as stored (JSON)
     answers: list[Any]  # the reference answers as stored (JSON)
     parent: ParentQuestion | None
@@ -101,3 +105,51 @@ class ReviewAgreement(TypedDict):
 
     n_reviewers: int
     pairwise_agreement: dict[str, float | None]  # decision / checklist item -> share agreeing
+
+
+class QuestionRecord(TypedDict):
+    """Every column of a question (:class:`core.store.questions.Question`), enums as their text
+    (:func:`question_record`)."""
+
+    id: str
+    question: str
+    origin: str
+    created_at: str
+    updated_at: str
+    document_id: str | None
+    context_document_id: str | None
+    context_kind: str
+    answers: list[Any]  # the reference answers as stored (JSON)
+    split: str
+    qtype: str
+    entity_id: int | None
+    language: str
+    parent_id: str | None
+    status: str
+    provenance: dict[str, Any]  # the stored provenance JSON, passed through
+    metadata: dict[str, Any]  # the stored metadata JSON, passed through
+    run_id: str | None
+
+
+def question_record(q: Question) -> QuestionRecord:
+    """``q`` as a record (a deep copy: the page may not change the stored record's JSON)."""
+    return {
+        "id": q.id,
+        "question": q.question,
+        "origin": str(q.origin),
+        "created_at": q.created_at,
+        "updated_at": q.updated_at,
+        "document_id": q.document_id,
+        "context_document_id": q.context_document_id,
+        "context_kind": q.context_kind,
+        "answers": deepcopy(q.answers),
+        "split": q.split,
+        "qtype": q.qtype,
+        "entity_id": q.entity_id,
+        "language": q.language,
+        "parent_id": q.parent_id,
+        "status": str(q.status),
+        "provenance": deepcopy(q.provenance),
+        "metadata": deepcopy(q.metadata),
+        "run_id": q.run_id,
+    }
