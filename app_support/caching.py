@@ -1,6 +1,9 @@
 """Cached reads keyed on what changed: a view is recomputed only when the data it reads changed
 (``data_version``, or the cheaper judgments / answers fingerprints), and one incremental live
-leaderboard per database file, verdict source and rater."""
+leaderboard per database file, verdict source and rater.
+
+The cached readers are generic in the view: ``cached_view(db, fn, *args)`` has ``fn``'s return
+type and checks ``args`` against ``fn``'s parameters, so a page sees the view's typed record."""
 
 from __future__ import annotations
 
@@ -9,7 +12,7 @@ import os
 import threading
 import weakref
 from collections.abc import Callable, Hashable
-from typing import Any
+from typing import Any, TypeVar, TypeVarTuple, overload
 
 import streamlit as st
 
@@ -20,6 +23,10 @@ from core.store.database import opened
 from core.store.engine import Database
 from core.store.fingerprints import answers_fingerprint, data_version, judgments_version
 from core.views.leaderboard import LiveLeaderboard, LiveResult
+
+T = TypeVar("T")
+U = TypeVar("U")
+Ts = TypeVarTuple("Ts")
 
 
 @st.cache_data(show_spinner=False, max_entries=128)
@@ -32,13 +39,14 @@ def _cached(path: str, version: Hashable, ref: str, args: tuple[object, ...]) ->
         return getattr(importlib.import_module(module), name)(db, *args)
 
 
-def _ref(fn: Callable[..., Any]) -> str:
+def _ref(fn: Callable[..., object]) -> str:
     return f"{fn.__module__}:{fn.__qualname__}"
 
 
-def cached_view(db: Database, fn: Callable[..., Any], *args: object) -> Any:
+def cached_view(db: Database, fn: Callable[[Database, *Ts], T], *args: *Ts) -> T:
     """``fn(db, *args)`` cached until the data change (``data_version``)."""
-    return _cached(db_path(), data_version(db), _ref(fn), tuple(args))
+    result: T = _cached(db_path(), data_version(db), _ref(fn), tuple(args))
+    return result
 
 
 def judgments_key(db: Database) -> Hashable:
@@ -47,9 +55,10 @@ def judgments_key(db: Database) -> Hashable:
     return judgments_version(db)
 
 
-def cached_judgments(db: Database, fn: Callable[..., Any], *args: object) -> Any:
+def cached_judgments(db: Database, fn: Callable[[Database, *Ts], T], *args: *Ts) -> T:
     """Like :func:`cached_view` but keyed on the judgments change counter only (cheaper)."""
-    return _cached(db_path(), judgments_key(db), _ref(fn), tuple(args))
+    result: T = _cached(db_path(), judgments_key(db), _ref(fn), tuple(args))
+    return result
 
 
 #: The answers' fingerprint of each open connection, read once: it reads every answer's length
@@ -70,13 +79,20 @@ def _answers_key(db: Database) -> Hashable:
     return found
 
 
-def cached_answers(db: Database, fn: Callable[..., Any], *args: Hashable) -> Any:
+def cached_answers(db: Database, fn: Callable[[Database, *Ts], T], *args: *Ts) -> T:
     """Like :func:`cached_view` but keyed on the answers only (a verdict does not invalidate);
     the answers' fingerprint is read once per connection (a script run)."""
-    return _cached(db_path(), _answers_key(db), _ref(fn), tuple(args))
+    result: T = _cached(db_path(), _answers_key(db), _ref(fn), tuple(args))
+    return result
 
 
-def cached_answers_each(db: Database, *fns: Callable[[Database], Any]) -> tuple[Any, ...]:
+@overload
+def cached_answers_each(db: Database, first: Callable[[Database], T], /) -> tuple[T]: ...
+@overload
+def cached_answers_each(
+    db: Database, first: Callable[[Database], T], second: Callable[[Database], U], /
+) -> tuple[T, U]: ...
+def cached_answers_each(db: Database, *fns: Callable[[Database], object]) -> tuple[object, ...]:
     """``fn(db)`` of each of ``fns``, as :func:`cached_answers` gives each."""
     path, version = db_path(), _answers_key(db)
     return tuple(_cached(path, version, _ref(fn), ()) for fn in fns)
@@ -110,7 +126,10 @@ def team_marks(db: Database) -> Marks:
 def _live_board(
     path: str, file_id: tuple[int, ...], source: str, rater: str | None
 ) -> LiveLeaderboard:
-    """One thread-safe incremental leaderboard per database file, verdict source and rater."""
+    """One thread-safe incremental leaderboard per database file, verdict source and rater.
+
+    The cached readers are generic in the view: ``cached_view(db, fn, *args)`` has ``fn``'s return
+    type and checks ``args`` against ``fn``'s parameters, so a page sees the view's typed record."""
     return LiveLeaderboard(source, rater)
 
 

@@ -13,7 +13,7 @@ from core.annotation.task_registry import task_names
 from core.errors import WorkbenchError
 from core.views.custom_labelling import SCALES
 from core.views.gold_sources import gold_source_candidates, gold_source_table
-from core.views.team import team_view
+from core.views.team import TeamView, team_view
 from core.views.text import inert_table, md, option
 
 frame.setup("Team")
@@ -22,6 +22,18 @@ st.caption(
     "Who labels what and how far each task is: check each annotator's progress below, and "
     "choose which people's labels count as gold."
 )
+
+
+def _setting_input(data: TeamView, key: str, value: int | str) -> int | str | None:
+    """The input of one setting: a number, one of its choices, or text."""
+    why = md(data["descriptions"][key])
+    if data["kinds"][key] == "int":
+        return st.number_input(md(key), value=int(value), min_value=0, step=1, help=why)
+    if data["kinds"][key] == "choice":
+        options = data["choices"][key]
+        return st.selectbox(md(key), options, index=options.index(str(value)), help=why)
+    return st.text_input(md(key), value=str(value), help=why)
+
 
 with connection.database() as db:
     tasks = task_names(db)
@@ -117,19 +129,7 @@ with connection.database() as db:
     else:
         with st.form("team_settings"):
             values = {
-                key: st.number_input(
-                    md(key), value=value, min_value=0, step=1, help=md(data["descriptions"][key])
-                )
-                if data["kinds"][key] == "int"
-                else st.selectbox(
-                    md(key),
-                    data["choices"][key],
-                    index=data["choices"][key].index(value),
-                    help=md(data["descriptions"][key]),
-                )
-                if data["kinds"][key] == "choice"
-                else st.text_input(md(key), value=value, help=md(data["descriptions"][key]))
-                for key, value in data["settings"].items()
+                key: _setting_input(data, key, value) for key, value in data["settings"].items()
             }
             if st.form_submit_button("Save settings"):
                 try:

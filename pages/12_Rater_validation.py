@@ -7,8 +7,6 @@ the whole report as one HTML file to download (built when clicked); for admins, 
 that queues the items the simulation asks for.
 """
 
-from typing import Any
-
 import streamlit as st
 
 from app_support import caching, connection, frame, render, signin
@@ -20,6 +18,7 @@ from core.views.rater_epsilon import CHOICE_LABELS, NUMBER, stored_choice
 from core.views.rater_report.assemble import first_task, report_for_choice, report_tasks
 from core.views.rater_report.costs import cost_texts
 from core.views.rater_report.needed import rater_needed_for_choice, with_needed
+from core.views.rater_report.records import Needed, NeededError, RaterSection
 from core.views.rater_report.tables import (
     agreement_frame,
     bias_frame,
@@ -93,12 +92,10 @@ st.caption(
 )
 
 
-def rater_needed(rater: str) -> dict[str, Any]:
+def rater_needed(rater: str) -> Needed | NeededError:
     """``rater``'s items-needed simulation at the task's epsilon (cached until the data change)."""
     with connection.database() as db:
-        needed: dict[str, Any] = caching.cached_view(
-            db, rater_needed_for_choice, stored.text, task, rater
-        )
+        needed = caching.cached_view(db, rater_needed_for_choice, stored.text, task, rater)
     return needed
 
 
@@ -119,7 +116,7 @@ st.subheader("Auto-raters compared (ranked by advantage probability)")
 st.dataframe(compare_frame(data), hide_index=True, width="stretch")
 
 
-def rater_section(sec: dict[str, Any]) -> None:
+def rater_section(sec: RaterSection) -> None:
     """One auto-rater's section: verdict, agreement, biases, cost, disagreements, items needed."""
     st.header(md(sec["rater"]))
     show = {"passes": st.success, "fails": st.error}.get(sec["verdict"]["status"], st.warning)
@@ -141,7 +138,7 @@ def rater_section(sec: dict[str, Any]) -> None:
     needed_section(sec)
 
 
-def scale_section(sec: dict[str, Any]) -> None:
+def scale_section(sec: RaterSection) -> None:
     """Agreement on the task's own scale (yes/no, categories, ordered ratings, label sets)."""
     sa = sec["scale_agreement"]
     st.markdown(
@@ -153,14 +150,18 @@ def scale_section(sec: dict[str, Any]) -> None:
         st.caption(md(note))
 
 
-def pairwise_section(sec: dict[str, Any]) -> None:
+def pairwise_section(sec: RaterSection) -> None:
     """Side-by-side: agreement with gold and people, biases, cost, disagreements."""
+    ag, time, dis = sec["agreement"], sec["time"], sec["disagreements"]
+    if ag is None or time is None or dis is None:  # a section of another task has none
+        st.info("No side-by-side agreement, biases or disagreements for this rater.")
+        return
     st.markdown("**Agreement** (Cohen's kappa, 95% large-sample interval; none under 20 items)")
     st.dataframe(agreement_frame(sec), hide_index=True, width="stretch")
     groups = group_frame(sec)
     if len(groups):
         st.dataframe(groups, hide_index=True, width="stretch")
-    for s in sec["agreement"]["slot_ceiling"]:
+    for s in ag["slot_ceiling"]:
         fk, ka = s["fleiss_kappa"], s["krippendorff_alpha"]
         st.caption(  # inline formats: tests/test_architecture.py sees them as numbers
             f"Ceiling among the slots {md(s['prefix'])}k: Fleiss' kappa "
@@ -170,7 +171,7 @@ def pairwise_section(sec: dict[str, Any]) -> None:
     st.markdown("**Biases** (shares with 95% Wilson intervals)")
     st.plotly_chart(bias_figure(sec), width="stretch", key=f"biases_{sec['rater']}")
     st.dataframe(bias_frame(sec), hide_index=True, width="stretch")
-    cost, time = sec["cost"], sec["time"]
+    cost = sec["cost"]
     per_verdict, seconds = cost_texts(sec)
     st.caption(
         f"Cost per verdict: {md(per_verdict)} ({md(cost['note'])}). People: {md(seconds)} per "
@@ -178,7 +179,6 @@ def pairwise_section(sec: dict[str, Any]) -> None:
     )
     st.markdown("**What this judge is worth for ranking**")
     st.caption(md(sec["ranking"]["sentence"]))
-    dis = sec["disagreements"]
     shown = (  # drawn only when asked for: a few dozen elements a first load need not wait on
         dis["shown"]
         if st.toggle(
@@ -198,7 +198,7 @@ def pairwise_section(sec: dict[str, Any]) -> None:
         st.code(x["link"], language=None)
 
 
-def needed_section(sec: dict[str, Any]) -> None:
+def needed_section(sec: RaterSection) -> None:
     """How many more doubly-labelled items, and (admins, side-by-side) the queue button."""
     st.markdown("**How many more doubly-labelled items**")
     with st.spinner(

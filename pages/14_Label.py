@@ -2,14 +2,18 @@
 time from my queue, the labels as buttons with keys (``1``-``9``, ``0``); a multilabel task's
 labels toggle and ``Enter`` stores the set. ``U`` undoes my last label of the task."""
 
-from typing import Any
-
 import streamlit as st
 
 from app_support import connection, frame, render, shortcuts, signin, workspace
 from core.annotation.custom_labels import label_item, undo_label
 from core.errors import WorkbenchError
-from core.views.custom_labelling import SUBMIT_KEY, UNDO_KEY, labelling_tasks, labelling_view
+from core.views.custom_labelling import (
+    SUBMIT_KEY,
+    UNDO_KEY,
+    LabelItem,
+    labelling_tasks,
+    labelling_view,
+)
 from core.views.text import md
 
 frame.setup("Label")
@@ -30,7 +34,7 @@ def _toggle(task: str, item: str, label: str) -> None:
 
 
 @frame.action
-def _store(task: str, item: dict[str, Any], label: str | list[str]) -> None:
+def _store(task: str, item: LabelItem, label: str | list[str]) -> None:
     with connection.database() as db:
         try:
             label_item(db, user, task, item["key"], label, expected_id=item["label_id"])

@@ -170,7 +170,7 @@ with connection.database() as db:
     ids = question_ids(
         db,
         document_id=pick(doc),
-        entity_id=pick(ent),
+        entity_id=ent if isinstance(ent, int) else None,
         qtype=pick(qtype),
         status=pick(status),
         origin=pick(origin),
@@ -184,7 +184,9 @@ with connection.database() as db:
     if mode == "Pick a question":
         labels = caching.cached_view(db, question_labels, tuple(ids))
         qid = (
-            st.selectbox("Question", ids, format_func=lambda i: render.short(labels.get(i, i), 100))
+            st.selectbox(
+                "Question", ids, format_func=lambda i: render.short(labels.get(i, str(i)), 100)
+            )
             if ids
             else None
         )
@@ -227,6 +229,9 @@ with connection.database() as db:
         st.button("Undo", key="review_undo", shortcut="U", on_click=_undo)
         st.stop()
     detail = caching.cached_view(db, review_view, qid, who, user.role)
+    if detail is None:  # deleted (or the data replaced) since the queue was read
+        st.warning("This question is no longer in the database: pick another.")
+        st.stop()
     seen = checklist.held_label_id(qid, own_review_id(db, qid, who))  # what a submit expects
     q = detail["question"]
     if st.session_state.pop("review_scroll", False):

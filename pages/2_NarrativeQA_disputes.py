@@ -1,7 +1,5 @@
 """NarrativeQA disputes: the ground-truth rater and the context rater disagree; a human settles it."""
 
-from typing import Any
-
 import streamlit as st
 
 from app_support import caching, connection, frame, links, render, shortcuts, signin, workspace
@@ -16,6 +14,7 @@ from core.annotation.disputes import (
 from core.errors import WorkbenchError
 from core.views.disputes import (
     RESOLUTION_LABELS,
+    JudgmentShown,
     corrected_references,
     dispute_choices,
     dispute_detail,
@@ -43,7 +42,7 @@ user = signin.require_annotator()  # the signed-in Annotator: every write takes 
 who = user.name
 
 
-def show_judgment(title: str, j: dict[str, Any] | None) -> None:
+def show_judgment(title: str, j: JudgmentShown | None) -> None:
     st.markdown(f"**{md(title)}**")
     if not j:
         st.caption("(judgment missing)")
@@ -171,6 +170,9 @@ with connection.database() as db:
         st.button("Undo", key="dispute_undo", shortcut="U", on_click=_undo)
     else:
         d = caching.cached_view(db, dispute_detail, did)
+        if d is None:  # deleted (or the data replaced) since the queue was read
+            st.warning("This dispute is no longer in the database: reload the page.")
+            st.stop()
         question = d["question"]["question"]
         seen = own_resolution_id(db, did, who)  # what a submit from this page expects
         if st.session_state.pop("dispute_scroll", False):

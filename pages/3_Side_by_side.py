@@ -142,7 +142,7 @@ def decision_area() -> None:
         if wanted:
             mine = [k for k in queue if split_pair_key(k)[0] == wanted]
             anyone = [k for k in items if split_pair_key(k)[0] == wanted]
-            current = (mine or anyone or [None])[0]
+            current: str | None = next(iter(mine or anyone), None)
             if current is None:
                 st.warning("The linked question has no side-by-side pair; showing your queue.")
                 current = queue[0] if queue else None

@@ -6,8 +6,6 @@ Four tabs; only the open one runs (``st.tabs`` with ``bind="query-params"``: the
 URL as ``?section=...``, so it survives a reload and can be linked).
 """
 
-from typing import Any
-
 import streamlit as st
 
 from app_support import caching, connection, frame, render, signin, warmup
@@ -21,6 +19,7 @@ from core.views.agreement_text import (
 from core.views.agreement_view import auto_vs_crowd, crowd_overview, slot_agreement
 from core.views.blind import agreement_detail
 from core.views.figures import (
+    AgreementOverview,
     agreement_overview,
     confusion_figure,
     consistency_view,
@@ -112,7 +111,7 @@ def crowd_section() -> None:
         )
 
 
-def pairs_and_gold(data: dict[str, Any]) -> None:
+def pairs_and_gold(data: AgreementOverview) -> None:
     """Every rater pair's Cohen's kappa, Fleiss' kappa and Krippendorff's alpha per group, and
     each person and auto-rater against gold."""
     st.caption(
@@ -154,7 +153,7 @@ def pairs_and_gold(data: dict[str, Any]) -> None:
         render.gold_block(db, warmup.GOLD_TASK)
 
 
-def two_raters(data: dict[str, Any], kind: str) -> None:
+def two_raters(data: AgreementOverview, kind: str) -> None:
     """Two raters' common items: agreement, confusion, by system pair, the disagreements."""
     raters = data["raters"]
     if len(raters) < 2:

@@ -125,7 +125,7 @@ with connection.database() as db:
         "Open question",
         ids,
         index=ids.index(wanted) if wanted in ids else 0,
-        format_func=lambda i: render.short(labels.get(i, i), 100),
+        format_func=lambda i: render.short(labels.get(i, str(i)), 100),
     )
     d = caching.cached_view(db, browse_view, qid, viewer, role)
     if d is None:
@@ -133,6 +133,7 @@ with connection.database() as db:
         st.stop()
 
 q = d["question"]
+hidden_pairs = d["hidden_pairs"]  # d is known here; a section function sees it as optional
 render.untrusted(q["question"], f"Question {q['id']} · {q['origin']} · status {q['status']}")
 if d["hidden_note"]:
     st.info(md(d["hidden_note"]))
@@ -228,7 +229,7 @@ if not d["reviews"] and not d["human_verdicts"] and not d["resolutions"]:
 def verdict_grid_section() -> None:
     """Pairs as shown (rows) x raters (columns), each cell the winner that rater chose."""
     with connection.database() as db:
-        grid = caching.cached_judgments(db, verdict_grid, qid, d["hidden_pairs"])
+        grid = caching.cached_judgments(db, verdict_grid, qid, hidden_pairs)
     if len(grid):
         st.subheader("Who won, by pair and rater")
         st.caption("Every effective pairwise verdict on this question; 'tie' = Equal.")

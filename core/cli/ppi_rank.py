@@ -6,10 +6,13 @@ from __future__ import annotations
 
 import argparse
 import json
-from typing import Any
+from typing import TYPE_CHECKING
 
 from core.cli.support import print_aligned
 from core.errors import InputError
+
+if TYPE_CHECKING:
+    from core.views.ppi_records import PpiRanking, Strength, StrengthsBlock, WinEstimate
 
 
 def ppi_options(args: argparse.Namespace) -> tuple[float, str]:
@@ -66,12 +69,12 @@ def rank_ppi(args: argparse.Namespace) -> int:
     return 0
 
 
-def _cell(entry: dict[str, Any]) -> str:
+def _cell(entry: WinEstimate) -> str:
     lo, hi = entry["interval"]
     return f"{entry['estimate']:.3f} [{lo:.3f}, {hi:.3f}]"
 
 
-def print_ppi(out: dict[str, Any]) -> None:
+def print_ppi(out: PpiRanking) -> None:
     """The three estimates side by side, then what they rest on."""
     cols = ["rank_set", "name", "combined", "people only", "judge only", "judge_rank", "note"]
     rows = [
@@ -102,7 +105,7 @@ def print_ppi(out: dict[str, Any]) -> None:
     print_strengths(out["bt"])
 
 
-def print_strengths(bt: dict[str, Any]) -> None:
+def print_strengths(bt: StrengthsBlock) -> None:
     """The Bradley-Terry strengths block (:func:`core.views.ppi_strengths.strengths_block`)."""
     if "why" in bt:
         print(f"\nBradley-Terry strengths: none ({bt['why']})")
@@ -119,7 +122,7 @@ def print_strengths(bt: dict[str, Any]) -> None:
         print(f"no strengths from the {bt['judge_why']}")
 
 
-def _strength(entry: dict[str, Any] | None) -> str:
+def _strength(entry: Strength | None) -> str:
     if entry is None:
         return "-"
     lo, hi = entry["interval"]

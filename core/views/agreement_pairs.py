@@ -243,7 +243,16 @@ def agreement_table(frame: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(out, columns=TABLE_COLUMNS)
 
 
-def inter_annotator(frame: pd.DataFrame, rater_kind: str = "human") -> dict[str, Any]:
+class InterAnnotator(TypedDict):
+    """Agreement among the raters of one kind (:func:`inter_annotator`); None without units."""
+
+    raters: int
+    items: int
+    fleiss_kappa: float | None
+    krippendorff_alpha: float | None
+
+
+def inter_annotator(frame: pd.DataFrame, rater_kind: str = "human") -> InterAnnotator:
     """Fleiss' kappa and Krippendorff's alpha (nominal) among the raters of one kind over their
     units with at least two labels (units decided for all of them at once). Both depend only on
     how many raters gave each label to each unit: one units x labels table serves both. Among
@@ -254,7 +263,7 @@ def inter_annotator(frame: pd.DataFrame, rater_kind: str = "human") -> dict[str,
         frame = frame[~frame["rater"].isin(_derived(frame))]
     c = Codes(frame)
     counts = unit_label_counts(c.codes, len(c.labels))
-    out: dict[str, Any] = {
+    out: InterAnnotator = {
         "raters": len(c.raters),
         "items": len(counts),
         "fleiss_kappa": None,
@@ -263,8 +272,8 @@ def inter_annotator(frame: pd.DataFrame, rater_kind: str = "human") -> dict[str,
     if len(counts):
         fk = fleiss_kappa(counts)
         ka = krippendorff_alpha_nominal_counts(counts)
-        out["fleiss_kappa"] = None if np.isnan(fk) else fk
-        out["krippendorff_alpha"] = None if np.isnan(ka) else ka
+        out["fleiss_kappa"] = None if np.isnan(fk) else float(fk)
+        out["krippendorff_alpha"] = None if np.isnan(ka) else float(ka)
     return out
 
 

@@ -11,7 +11,7 @@ them: Fleiss' kappa and Krippendorff's alpha (nominal), never a per-slot Cohen's
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any, TypedDict
+from typing import TYPE_CHECKING, TypedDict
 
 import numpy as np
 import pandas as pd
@@ -104,13 +104,24 @@ class AutoVsCrowd(TypedDict):
     confusion: pd.DataFrame
 
 
+class SlotAgreement(TypedDict):
+    """Agreement among one group of anonymous slots (:func:`slot_agreement`)."""
+
+    prefix: str
+    slots: int
+    ratings: int
+    items: int
+    fleiss_kappa: float | None
+    krippendorff_alpha: float | None
+
+
 class CrowdOverview(TypedDict):
     """The imported crowd on the Agreement page (:func:`crowd_overview`)."""
 
     options: dict[str, list[str]]  # :func:`crowd_raters`
     imported: list[str]  # the imported human raters
     vs: AutoVsCrowd | None
-    slots: dict[str, Any] | None  # :func:`slot_agreement` of the first slot group
+    slots: SlotAgreement | None  # :func:`slot_agreement` of the first slot group
 
 
 def auto_vs_crowd(
@@ -143,15 +154,21 @@ def auto_vs_crowd(
     }
 
 
-def slot_agreement(db: Database, prefix: str) -> dict[str, Any]:
+def slot_agreement(db: Database, prefix: str) -> SlotAgreement:
     """Fleiss' kappa and Krippendorff's alpha of the anonymous slots ``prefix1, prefix2, ...``
     over the items with at least two of their ratings, by the one unit rule (:data:`UNIT_RULE`:
     verdicts relative to the pair in alphabetical order), so they equal "Between annotators"
     for the same people (:func:`core.views.agreement_pairs.inter_annotator`)."""
     slots = [r for r in human_raters(db) if is_slot(r) and slot_group(r) == prefix]
     frame = verdict_frame(db, "pairwise", slots)
-    return {"prefix": prefix, "slots": len(slots), "ratings": len(frame)} | {
-        k: v for k, v in inter_annotator(frame, "human").items() if k != "raters"
+    among = inter_annotator(frame, "human")
+    return {
+        "prefix": prefix,
+        "slots": len(slots),
+        "ratings": len(frame),
+        "items": among["items"],
+        "fleiss_kappa": among["fleiss_kappa"],
+        "krippendorff_alpha": among["krippendorff_alpha"],
     }
 
 

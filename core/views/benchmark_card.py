@@ -19,6 +19,7 @@ from core.views.benchmark import Benchmark
 from core.views.benchmark_schema import CROISSANT_TYPES, TABLES, Type, hf_features, type_text
 from core.views.rater_epsilon import stored_choice
 from core.views.rater_report.assemble import TASK, report_for_choice
+from core.views.validation_records import CardRater, CardValidation, CardValidationError
 
 if TYPE_CHECKING:
     from core.store.engine import Database
@@ -61,7 +62,7 @@ LIMITATIONS = (
 )
 
 
-def rater_validation(db: Database) -> dict[str, Any]:
+def rater_validation(db: Database) -> CardValidation | CardValidationError:
     """The Rater validation page's figures: epsilon, q and per auto-rater the alt-test decision,
     advantage probability, winning rate, items and agreement with gold (with intervals);
     ``{"error": why}`` when there is nothing to validate."""
@@ -69,21 +70,25 @@ def rater_validation(db: Database) -> dict[str, Any]:
         data = report_for_choice(db, stored_choice(db, TASK).text)
     except WorkbenchError as exc:
         return {"error": str(exc)}
-    raters = []
+    raters: list[CardRater] = []
     for sec in data["raters"]:
-        alt, gold = sec["alt"] or {}, sec["agreement"]["gold"]
+        alt, ag = sec["alt"], sec["agreement"]  # side by side: every section has its agreement
+        gold = ag["gold"] if ag else None
         raters.append(
             {
                 "rater": sec["rater"],
                 "decision": sec["verdict"]["status"],
                 "sentence": sec["verdict"]["sentence"],
-                "advantage_prob": alt.get("advantage_prob"),
-                "winning_rate": alt.get("winning_rate"),
-                "items": alt.get("items"),
-                "gold_kappa": gold.get("kappa"),
-                "gold_kappa_interval": gold.get("interval"),
-                "gold_agreement": gold.get("agreement"),
-                "gold_agreement_interval": [gold.get("agreement_low"), gold.get("agreement_high")],
+                "advantage_prob": alt["advantage_prob"] if alt else None,
+                "winning_rate": alt["winning_rate"] if alt else None,
+                "items": alt["items"] if alt else None,
+                "gold_kappa": gold["kappa"] if gold else None,
+                "gold_kappa_interval": gold["interval"] if gold else None,
+                "gold_agreement": gold["agreement"] if gold else None,
+                "gold_agreement_interval": [
+                    gold["agreement_low"] if gold else None,
+                    gold["agreement_high"] if gold else None,
+                ],
             }
         )
     return {
@@ -160,7 +165,10 @@ def _counts(found: dict[str, int]) -> str:
 
 
 def dataset_card(
-    bench: Benchmark, files: dict[str, dict[str, bytes]], fmt: str, validation: dict[str, Any]
+    bench: Benchmark,
+    files: dict[str, dict[str, bytes]],
+    fmt: str,
+    validation: CardValidation | CardValidationError,
 ) -> str:
     """``README.md``: the YAML header, then what is in the dataset and how it was made."""
     facts, opts = bench.facts, bench.facts["options"]
@@ -264,7 +272,7 @@ def dataset_card(
     return "\n".join(out)
 
 
-def _validation_lines(validation: dict[str, Any]) -> list[str]:
+def _validation_lines(validation: CardValidation | CardValidationError) -> list[str]:
     if "error" in validation:
         return [f"No rater validation: {validation['error']}."]
     lines = [

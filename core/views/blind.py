@@ -22,7 +22,7 @@ ranking of one person's few verdicts would show their labels on items in the vie
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, TypedDict
 
 from core.annotation.base import team_names
 from core.annotation.disputes import dispute_items, dispute_queue
@@ -34,9 +34,10 @@ from core.store.disputes import question_disputes
 from core.store.judgments import JudgmentKind
 from core.store.questions import all_question_ids
 from core.views.agreement_pairs import unit_key
-from core.views.figures import rater_pair_view
-from core.views.judgments import browse_detail
+from core.views.figures import RaterPairView, rater_pair_view
+from core.views.judgments import BrowseDetail, browse_detail
 from core.views.review import question_detail
+from core.views.review_records import QuestionDetail
 
 if TYPE_CHECKING:
     from core.store.engine import Database
@@ -74,9 +75,41 @@ def _review_open(db: Database, question_id: str, name: str) -> bool:
     return question_id in set(review_queue(db, name, all_question_ids(db)))
 
 
+class HiddenItems(TypedDict):
+    """What of one question is still in a viewer's queues (:func:`hidden_items`)."""
+
+    pairs: set[str]  # side-by-side keys
+    review: bool  # the question's review
+    disputes: set[int]  # dispute ids
+
+
+class AgreementDetail(RaterPairView):
+    """:class:`core.views.figures.RaterPairView` as a viewer may see it (:func:`agreement_detail`)."""
+
+    hidden: int  # the two raters' shared units left out
+
+
+class ReviewView(QuestionDetail):
+    """:class:`core.views.review.QuestionDetail` as a viewer may see it (:func:`review_view`)."""
+
+    hidden_note: str  # what was held back ("" when nothing)
+
+
+class BlindDetail(BrowseDetail):
+    """:class:`core.views.judgments.BrowseDetail` as a viewer may see it (:func:`blind_detail`)."""
+
+    hidden_note: str  # what was held back ("" when nothing)
+
+
+class BrowseView(BlindDetail):
+    """Browse's question (:func:`browse_view`)."""
+
+    hidden_pairs: tuple[str, ...]  # the side-by-side keys held back (for the verdict grid)
+
+
 def hidden_items(
     db: Database, question_id: str, viewer: str | None, role: str | None
-) -> dict[str, Any]:
+) -> HiddenItems:
     """The items of ``question_id`` still in ``viewer``'s queues: ``pairs`` (side-by-side
     keys), ``review`` (the question itself), ``disputes`` (dispute ids). Nothing for
     adjudicators and admins, nor for a viewer not signed in while no account exists."""
@@ -105,7 +138,7 @@ def open_questions(db: Database, viewer: str | None, role: str | None) -> frozen
 
 def agreement_detail(
     db: Database, kind: str, rater_a: str, rater_b: str, viewer: str | None, role: str | None
-) -> dict[str, Any]:
+) -> AgreementDetail:
     """Agreement's "Two raters in detail" (:func:`core.views.figures.rater_pair_view`) as
     ``viewer`` may see it, by the Browse rule: the side-by-side pairs still in their queue left
     out of every figure and table, and the systems' names of a question with such a pair
@@ -133,13 +166,15 @@ def agreement_detail(
 
 def review_view(
     db: Database, question_id: str, viewer: str | None, role: str | None
-) -> dict[str, Any] | None:
+) -> ReviewView | None:
     """:func:`core.views.review.question_detail` as ``viewer`` may see it on the Review page: while
     the question's review is in their queue, only their own review, no agreement between
     reviewers and no status (the majority of the others' decisions); ``hidden_note`` says so."""
     detail = question_detail(db, question_id)
-    if detail is None or not _blind(db, viewer, role):
-        return detail if detail is None else {**detail, "hidden_note": ""}
+    if detail is None:
+        return None
+    if not _blind(db, viewer, role):
+        return {**detail, "hidden_note": ""}
     if not _review_open(db, question_id, viewer or ""):
         return {**detail, "hidden_note": ""}
     mine = [r for r in detail["reviews"] if r["annotator"] == viewer]
@@ -157,25 +192,27 @@ def review_view(
     }
 
 
-def blind_detail(
-    detail: dict[str, Any], hidden: dict[str, Any], viewer: str | None
-) -> dict[str, Any]:
+def blind_detail(detail: BrowseDetail, hidden: HiddenItems, viewer: str | None) -> BlindDetail:
     """``detail`` (:func:`core.views.judgments.browse_detail`) as ``viewer`` may see it, with
     ``hidden_note`` (what was held back, "" when nothing)."""
     pairs, me = hidden["pairs"], viewer or ""
-    out = dict(detail)
+    out: BlindDetail = {**detail, "hidden_note": ""}
     qid = detail["question"]["id"]
 
-    def keep(j: dict[str, Any]) -> bool:
+    def keep(kind: str, system_a: str | None, system_b: str | None) -> bool:
         """Not a verdict on a pair still in the viewer's queue (a person's or an auto-rater's:
         the viewer has none there, or the pair would be done)."""
         return (
-            j["kind"] != JudgmentKind.PAIRWISE
-            or pair_key(qid, j["system_a"], j["system_b"]) not in pairs
+            kind != JudgmentKind.PAIRWISE
+            or pair_key(qid, system_a or "", system_b or "") not in pairs  # pairwise: both named
         )
 
-    out["pairwise"] = [j for j in detail["pairwise"] if keep(j)]
-    out["human_verdicts"] = [j for j in detail["human_verdicts"] if keep(j)]
+    out["pairwise"] = [
+        j for j in detail["pairwise"] if keep(j["kind"], j["system_a"], j["system_b"])
+    ]
+    out["human_verdicts"] = [
+        j for j in detail["human_verdicts"] if keep(j["kind"], j["system_a"], j["system_b"])
+    ]
     if hidden["review"]:
         out["reviews"] = [r for r in detail["reviews"] if r["annotator"] == me]
         out["question"] = {**detail["question"], "status": HIDDEN_STATUS}
@@ -211,7 +248,7 @@ def blind_detail(
 
 def browse_view(
     db: Database, question_id: str, viewer: str | None, role: str | None
-) -> dict[str, Any] | None:
+) -> BrowseView | None:
     """:func:`core.views.judgments.browse_detail` of ``question_id`` as ``viewer`` (a name, or
     None when not signed in) of ``role`` may see it (:func:`blind_detail`); None when there is
     no such question. ``hidden_pairs``: the side-by-side keys held back (for the verdict grid)."""
@@ -219,6 +256,4 @@ def browse_view(
     if detail is None:
         return None
     hidden = hidden_items(db, question_id, viewer, role)
-    out = blind_detail(detail, hidden, viewer)
-    out["hidden_pairs"] = tuple(sorted(hidden["pairs"]))
-    return out
+    return {**blind_detail(detail, hidden, viewer), "hidden_pairs": tuple(sorted(hidden["pairs"]))}

@@ -15,6 +15,7 @@ the viewer's own verdicts count, and its status and systems read as hidden.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypedDict
 
@@ -249,10 +250,10 @@ def page_of(rows: list[BrowseRow], page: int, size: int = PAGE_SIZE) -> list[Bro
 
 
 def table_rows(
-    rows: list[dict[str, Any]], columns: tuple[str, ...] | None = None
-) -> list[dict[str, Any]]:
+    rows: Sequence[Mapping[str, object]], columns: tuple[str, ...] | None = None
+) -> list[dict[str, object]]:
     """``rows`` (only ``columns``, when given) for a table: a missing value (None) as an empty
-    cell, never the word ``None``."""
+    cell, never the word ``None`` (a table's cells: any value a data frame shows)."""
     return [
         {k: "" if v is None else v for k, v in r.items() if columns is None or k in columns}
         for r in rows

@@ -4,7 +4,7 @@ resolutions, and the corrected reference answers."""
 from __future__ import annotations
 
 from dataclasses import asdict
-from typing import TYPE_CHECKING, Any, TypedDict
+from typing import TYPE_CHECKING, Any, NotRequired, TypedDict
 
 import pandas as pd
 
@@ -28,10 +28,20 @@ RESOLUTION_LABELS = {
 }
 
 
-def dispute_groups(db: Database) -> dict[int, list[dict[str, Any]]]:
+class GroupMember(TypedDict):
+    """A dispute of a group: the systems that gave the same answer text (:func:`dispute_groups`)."""
+
+    id: int
+    system: str
+
+
+def dispute_groups(db: Database) -> dict[int, list[GroupMember]]:
     """One dispute per (question, answer text): the lowest dispute id of each group -> every
     dispute of the group ``{id, system}`` (:func:`core.annotation.disputes.group_disputes`)."""
-    return group_disputes(list_disputes(db))
+    return {
+        first: [{"id": int(m["id"]), "system": str(m["system"])} for m in members]
+        for first, members in group_disputes(list_disputes(db)).items()
+    }
 
 
 def dispute_ids(db: Database) -> list[int]:
@@ -48,10 +58,41 @@ def dispute_choices(db: Database) -> dict[int, str]:
     return {i: out[i] for i in dispute_ids(db)}
 
 
-def _judgment(db: Database, jid: int) -> dict[str, Any] | None:
-    cols = ["id", "rater", "verdict", "status", "evidence", "rationale", "raw", "context_kind"]
+class JudgmentShown(TypedDict):
+    """One rater's judgment beside a dispute."""
+
+    id: int
+    rater: str
+    verdict: str | None
+    status: str
+    evidence: list[dict[str, Any]]  # the stored evidence quotes (JSON), as stored
+    rationale: str
+    raw: str  # the reply as received
+    context_kind: str
+
+
+class AnswerShown(TypedDict):
+    """The disputed model answer (``id`` left out when the answer row is gone)."""
+
+    id: NotRequired[int]
+    system: str
+    text: str
+
+
+def _judgment(db: Database, jid: int) -> JudgmentShown | None:
     j = get_judgment(db, jid)
-    return None if j is None else {c: getattr(j, c) for c in cols}
+    if j is None:
+        return None
+    return {
+        "id": j.id,
+        "rater": j.rater,
+        "verdict": j.verdict,
+        "status": j.status,
+        "evidence": j.evidence,
+        "rationale": j.rationale,
+        "raw": j.raw,
+        "context_kind": j.context_kind,
+    }
 
 
 class DisputeDetail(TypedDict):
@@ -60,9 +101,9 @@ class DisputeDetail(TypedDict):
     dispute: dict[str, Any]  # the disputes row
     question: dict[str, Any]  # the question's fields ({} when it is gone)
     references: list[str]  # the reference answers
-    answer: dict[str, Any]  # the model answer: id, system, text
-    gt: dict[str, Any] | None  # the judgment against the references
-    ctx: dict[str, Any] | None  # the judgment against the context
+    answer: AnswerShown
+    gt: JudgmentShown | None  # the judgment against the references
+    ctx: JudgmentShown | None  # the judgment against the context
     resolutions: list[dict[str, Any]]  # the effective resolutions
     systems: list[str]  # the systems that gave this answer text
 
@@ -76,7 +117,9 @@ def dispute_detail(db: Database, dispute_id: int) -> DisputeDetail | None:
     found = get_question(db, d.question_id)
     q = found.as_dict() if found else {}
     stored = get_answer(db, d.answer_id)
-    answer = {"id": stored.id, "system": stored.system, "text": stored.text} if stored else None
+    answer: AnswerShown | None = (
+        {"id": stored.id, "system": stored.system, "text": stored.text} if stored else None
+    )
     text = same_answer(stored.text) if stored else None
     systems = sorted(
         {

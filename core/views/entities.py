@@ -31,14 +31,38 @@ def entity_documents(db: Database) -> list[tuple[str, str]]:
     return documents_with_entities(db)
 
 
-def document_entities(db: Database, doc_id: str) -> list[dict[str, Any]]:
+class EntityRow(TypedDict):
+    """A stored (effective) entity of a document (:func:`document_entities`)."""
+
+    id: int
+    name: str
+    aliases: list[str]
+    label: str | None
+    n_mentions: int
+    rank: int
+    run_id: str | None
+
+
+def document_entities(db: Database, doc_id: str) -> list[EntityRow]:
     """The stored (effective) entities of ``doc_id`` by rank: ``id, name, label, n_mentions,
-    aliases, rank`` (no mention chains: see :func:`mention_samples`)."""
+    aliases, rank, run_id`` (no mention chains: see :func:`mention_samples`)."""
     method = latest_entity_method(db, doc_id)
-    return stored_entities(db, doc_id, method, chains=False) if method else []
+    rows = stored_entities(db, doc_id, method, chains=False) if method else []
+    return [
+        {
+            "id": int(r["id"]),
+            "name": str(r["name"]),
+            "aliases": list(r["aliases"] or []),
+            "label": r["label"],
+            "n_mentions": int(r["n_mentions"]),
+            "rank": int(r["rank"]),
+            "run_id": r["run_id"],
+        }
+        for r in rows
+    ]
 
 
-def entity_table(entities: list[dict[str, Any]], questions: dict[int, int]) -> pd.DataFrame:
+def entity_table(entities: list[EntityRow], questions: dict[int, int]) -> pd.DataFrame:
     """One row per entity: rank, name, type, mention count, questions about it, aliases."""
     return pd.DataFrame(
         [

@@ -5,14 +5,17 @@ as inline SVG, :func:`core.views.report_svg.line_chart`)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING
 
 import plotly.graph_objects as go
 
 from core.views.text import inert_figure
 
+if TYPE_CHECKING:
+    from core.views.rater_epsilon import SensitivityPoint
 
-def sensitivity_figure(rater: str, curve: Sequence[dict[str, Any]], chosen: float) -> go.Figure:
+
+def sensitivity_figure(rater: str, curve: Sequence[SensitivityPoint], chosen: float) -> go.Figure:
     """Winning rate (steps) and advantage probability (flat: it does not depend on epsilon) of
     ``rater`` over ``curve``'s epsilons; the pass line at 0.5 dashed, ``chosen`` a dotted line."""
     eps = [p["epsilon"] for p in curve]

@@ -18,6 +18,8 @@ from core.views.review import searchable_documents
 from core.views.text import highlight_markdown
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from core.store.engine import Database
 
 _WORD = re.compile(r"\w+", re.UNICODE)
@@ -54,7 +56,7 @@ class PassageWindow(TypedDict):
     n_passages: int
 
 
-def evidence_query(question: str, answers: list[str]) -> str:
+def evidence_query(question: str, answers: Sequence[str]) -> str:
     """The BM25 query: the question followed by every answer (empty parts dropped)."""
     return "\n".join(t.strip() for t in [question, *answers] if t and t.strip())
 
@@ -72,7 +74,7 @@ def matched_words(text: str, terms: set[str]) -> list[str]:
 
 
 def evidence_passages(
-    db: Database, question_id: str, question: str, answers: list[str], k: int = 3
+    db: Database, question_id: str, question: str, answers: Sequence[str], k: int = 3
 ) -> list[EvidenceHit]:
     """The ``k`` passages (over all the question's searchable documents) that score best for
     :func:`evidence_query`, best first: ``{document_id, document, idx, score, n_passages,

@@ -21,6 +21,8 @@ from core.corpus.evaluation_ratings import is_slot
 from core.stats.agreement import confusion, self_consistency
 from core.stats.rater_bias import position_inconsistency
 from core.views.agreement_pairs import (
+    InterAnnotator,
+    PairAgreement,
     agreement_table,
     inter_annotator,
     pair_agreement,
@@ -136,8 +138,8 @@ class AgreementOverview(TypedDict):
     raters: list[str]
     n_verdicts: int
     table: pd.DataFrame  # every rater pair's agreement
-    humans: dict[str, Any]  # among annotators (:func:`inter_annotator`)
-    autos: dict[str, Any]  # among auto-raters
+    humans: InterAnnotator  # among annotators (:func:`inter_annotator`)
+    autos: InterAnnotator  # among auto-raters
 
 
 def agreement_overview(db: Database, kind: str = "pairwise") -> AgreementOverview:
@@ -159,6 +161,15 @@ def consistency_view(db: Database, kind: str = "pairwise") -> pd.DataFrame:
     return consistency(verdict_frame(db, kind))
 
 
+class RaterPairView(TypedDict):
+    """Two raters compared (:func:`rater_pair_view`)."""
+
+    both: pd.DataFrame  # their shared units (:func:`core.views.agreement_pairs.paired`)
+    overall: PairAgreement
+    by_pair: pd.DataFrame  # agreement by system pair (:func:`by_system_pair`)
+    disagreements: pd.DataFrame  # (:func:`disagreements`)
+
+
 #: What a pair of systems reads while pairs of its question are in the viewer's queue.
 HIDDEN_NAMES = "names hidden (pairs of this question are in your queue)"
 
@@ -172,7 +183,7 @@ def rater_pair_view(
     hide_items: Collection[str] = (),
     hide_questions: Collection[str] = (),
     hide_names: Collection[str] = (),
-) -> dict[str, Any]:
+) -> RaterPairView:
     """Two raters: their shared units (:func:`core.views.agreement_pairs.paired`), agreement
     overall and by system pair, the disagreements (only the two raters' verdicts are read).
     Left out of all of it (:func:`core.views.blind.agreement_detail`): the items ``hide_items``

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import asdict
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 import pandas as pd
 
@@ -21,12 +21,23 @@ from core.store.judgments import (
 from core.store.questions import get_question
 from core.store.resolutions import effective_resolutions
 from core.store.reviews import question_reviews
+from core.views.review_records import QuestionRecord, question_record
 
 if TYPE_CHECKING:
     from core.store.engine import Database
 
 
-def question_text(db: Database, question_id: str) -> dict[str, Any]:
+class QuestionText(TypedDict, total=False):
+    """A question's text and ids (:func:`question_text`; empty when there is no such question)."""
+
+    id: str
+    question: str
+    document_id: str | None
+    context_document_id: str | None
+    origin: str
+
+
+def question_text(db: Database, question_id: str) -> QuestionText:
     """The question's text and ids (no system names, no answers)."""
     q = get_question(db, question_id)
     if q is None:
@@ -95,22 +106,69 @@ def auto_verdicts_shown(db: Database, item: dict[str, Any]) -> pd.DataFrame:
     return pd.DataFrame(out, columns=["rater", "verdict (as shown)", "rationale"])
 
 
-def browse_detail(db: Database, question_id: str) -> dict[str, Any] | None:
+class AnswerShown(TypedDict):
+    """A system's answer as Browse shows it (status as its text)."""
+
+    id: int
+    system: str
+    text: str
+    status: str
+    error: str
+    context_tokens: int
+    cost_usd: float
+
+
+class HumanVerdict(TypedDict):
+    """A person's effective verdict on the question (Browse's "Human labels")."""
+
+    rater: str
+    kind: str
+    system_a: str | None
+    system_b: str | None
+    verdict: str | None
+    status: str
+    rationale: str
+    created_at: str
+
+
+class BrowseDetail(TypedDict):
+    """One question as Browse shows it (:func:`browse_detail`); the rows of ``absolute``,
+    ``pairwise`` (each with ``superseded``), ``reviews``, ``disputes`` and ``resolutions`` are the
+    store's records as dicts (``dataclasses.asdict``), their columns those of the store record."""
+
+    question: QuestionRecord
+    answers: list[AnswerShown]
+    absolute: list[dict[str, Any]]  # asdict(Judgment) | {"superseded"}
+    pairwise: list[dict[str, Any]]  # asdict(Judgment) | {"superseded"}
+    reviews: list[dict[str, Any]]  # asdict(Review)
+    disputes: list[dict[str, Any]]  # asdict(Dispute)
+    resolutions: list[dict[str, Any]]  # _RESOLUTION_COLUMNS of each Resolution
+    human_verdicts: list[HumanVerdict]
+
+
+def browse_detail(db: Database, question_id: str) -> BrowseDetail | None:
     """One question: every system's answer, every rater's verdicts (evidence, raw reply) and the
     human labels."""
     q = get_question(db, question_id)
     if q is None:
         return None
-    shown = ("id", "system", "text", "status", "error", "context_tokens", "cost_usd")
-    answers = [
-        {**{k: getattr(a, k) for k in shown}, "status": str(a.status)}
+    answers: list[AnswerShown] = [
+        {
+            "id": a.id,
+            "system": a.system,
+            "text": a.text,
+            "status": str(a.status),
+            "error": a.error,
+            "context_tokens": a.context_tokens,
+            "cost_usd": a.cost_usd,
+        }
         for a in question_answers(db, question_id)
     ]
     judgments = [
         asdict(j) | {"superseded": gone} for j, gone in question_judgments(db, question_id)
     ]
     return {
-        "question": q.as_dict(),
+        "question": question_record(q),
         "answers": answers,
         "absolute": [j for j in judgments if j["kind"] == JudgmentKind.ABSOLUTE],
         "pairwise": [j for j in judgments if j["kind"] == JudgmentKind.PAIRWISE],
@@ -122,10 +180,15 @@ def browse_detail(db: Database, question_id: str) -> dict[str, Any] | None:
         ],
         "human_verdicts": [
             {
-                k: j[k]
-                for k in ("rater", "kind", "system_a", "system_b", "verdict", "status", "rationale")
+                "rater": j["rater"],
+                "kind": j["kind"],
+                "system_a": j["system_a"],
+                "system_b": j["system_b"],
+                "verdict": j["verdict"],
+                "status": j["status"],
+                "rationale": j["rationale"],
+                "created_at": j["created_at"],
             }
-            | {"created_at": j["created_at"]}
             for j in judgments
             if j["rater_kind"] == RaterKind.HUMAN
             and not j["superseded"]

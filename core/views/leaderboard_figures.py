@@ -10,7 +10,7 @@ two beta vectors. A source is one rater, or ``NAME#*``: every anonymous slot ``N
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, NotRequired, TypedDict
 
 import numpy as np
 import pandas as pd
@@ -204,19 +204,39 @@ def _records(db: Database, source: str) -> pd.DataFrame:
     return df[["question_id", "system_a", "system_b", "verdict"]]
 
 
+class RankingComparison(TypedDict):
+    """Two Bradley-Terry leaderboards compared (:func:`compare_rankings`): ``why`` says why
+    there is none (and the rest is left out), else the boards, the table and the correlations
+    (None under three common systems)."""
+
+    human: str
+    auto: str
+    systems: list[str]  # the systems both sources judged
+    why: str  # "" when both rankings exist
+    n_human: NotRequired[int]  # verdicts on the common systems
+    n_auto: NotRequired[int]
+    leaderboards: NotRequired[dict[str, Leaderboard]]  # "human", "auto"
+    table: NotRequired[pd.DataFrame]  # system, beta and rank of each
+    spearman: NotRequired[float | None]
+    kendall: NotRequired[float | None]
+
+
 def compare_rankings(
     db: Database, human: str, auto: str, settings: RankingSettings = PAGE_RANKING
-) -> dict[str, Any]:
+) -> RankingComparison:
     """Two Bradley-Terry leaderboards (``settings``) over the common systems and their rank
     correlations."""
     recs = {"human": _records(db, human), "auto": _records(db, auto)}
     systems = [set(r["system_a"]) | set(r["system_b"]) if len(r) else set() for r in recs.values()]
     common = sorted(systems[0] & systems[1])
-    out: dict[str, Any] = {"human": human, "auto": auto, "systems": common, "why": ""}
+    out: RankingComparison = {"human": human, "auto": auto, "systems": common, "why": ""}
     boards = {}
     for key, r in recs.items():
         r = r[r["system_a"].isin(common) & r["system_b"].isin(common)]
-        out[f"n_{key}"] = len(r)
+        if key == "human":
+            out["n_human"] = len(r)
+        else:
+            out["n_auto"] = len(r)
         lb, why = compute_leaderboard(r, settings)
         if lb is None:
             out["why"] = f"{key} ranking: {why}"
@@ -238,11 +258,11 @@ def compare_rankings(
         out["spearman"] = float(stats.spearmanr(merged["beta human"], merged["beta auto"])[0])
         out["kendall"] = float(stats.kendalltau(merged["beta human"], merged["beta auto"])[0])
     else:
-        out["spearman"] = out["kendall"] = None
+        out["spearman"], out["kendall"] = None, None
     return out
 
 
-def slope_figure(cmp: dict[str, Any]) -> go.Figure:
+def slope_figure(cmp: RankingComparison) -> go.Figure:
     """Slope chart: each system's Bradley-Terry beta from human verdicts (left) and from the
     auto-rater (right)."""
     t = cmp["table"]

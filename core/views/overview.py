@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import io
 import json
-from typing import TYPE_CHECKING, Any, TypedDict
+from typing import TYPE_CHECKING, TypedDict
 
 import pandas as pd
 
@@ -53,6 +53,15 @@ IMPORTED_PREFIXES = ("prd:", "imported:")
 KIND_WORDS = {"story-missing": "story without its text (summary only)"}
 
 
+class ImportedSource(TypedDict):
+    """An evaluation imported from elsewhere (:func:`imported_sources`)."""
+
+    source: str  # the source file's name
+    answers: int
+    verdicts: int
+    about: InertMarkdown | str  # the project's description of a known set, else ""
+
+
 class Overview(TypedDict):
     """What the Overview page shows (:func:`overview`)."""
 
@@ -67,7 +76,7 @@ class Overview(TypedDict):
     models: list[str]
     made_here: list[str]  # the models not imported from elsewhere
     offline_only: bool
-    imported: list[dict[str, Any]]
+    imported: list[ImportedSource]
     side_by_side_items: int
     total_cost_usd: float
 
@@ -149,19 +158,20 @@ def my_queues(db: Database, name: str) -> dict[str, Progress]:
     return {task: task_progress(db, name, task) for task in task_names(db)}
 
 
-def imported_sources(db: Database) -> list[dict[str, Any]]:
+def imported_sources(db: Database) -> list[ImportedSource]:
     """Evaluations imported from elsewhere (``import-answers`` / ``import-judgments``): per
     source file the answers and verdicts it brought, and a description of known sets (PRD)."""
-    found: dict[str, dict[str, Any]] = {}
-    for source, n in imported_answer_counts(db).items():
-        found.setdefault(source, {"source": source, "answers": 0, "verdicts": 0})["answers"] = n
-    for source, n in imported_verdict_counts(db).items():
-        found.setdefault(source, {"source": source, "answers": 0, "verdicts": 0})["verdicts"] = n
-    out = sorted(found.values(), key=lambda r: r["source"])
-    for r in out:
-        # the project's own Markdown about a known source: inert, rendered as written
-        r["about"] = InertMarkdown(PRD_ABOUT) if r["source"] == "prd_vicuna80" else ""
-    return out
+    answers, verdicts = imported_answer_counts(db), imported_verdict_counts(db)
+    return [
+        {
+            "source": source,
+            "answers": answers.get(source, 0),
+            "verdicts": verdicts.get(source, 0),
+            # the project's own Markdown about a known source: inert, rendered as written
+            "about": InertMarkdown(PRD_ABOUT) if source == "prd_vicuna80" else "",
+        }
+        for source in sorted({*answers, *verdicts})
+    ]
 
 
 def export_bytes(frame: pd.DataFrame, fmt: str) -> bytes:

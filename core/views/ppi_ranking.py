@@ -37,6 +37,14 @@ from core.stats.ppi_planning import people_needed
 from core.stats.rank_sets import point_ranks, rank_sets
 from core.store.judgments import RaterKind, pairwise_rater_kinds
 from core.store.verdict_reads import verdict_summary
+from core.views.ppi_records import (
+    JudgeWorth,
+    PeopleNeeded,
+    PpiRanking,
+    PpiSystem,
+    TableRow,
+    WinEstimate,
+)
 from core.views.ppi_strengths import strengths_block
 from core.views.text import inert_figure
 
@@ -145,7 +153,7 @@ def people_judge_ranking(
     cluster: str | None = None,
     n_boot: int = 1000,
     seed: int = 0,
-) -> dict[str, Any]:
+) -> PpiRanking:
     """The people-only, judge-only and combined (PPI++) win probabilities of every system, with
     ``1 - alpha`` intervals and rank-sets, as ``rank --method ppi --json`` prints them (module
     docstring), and the Bradley-Terry strengths the same three ways (``"bt"``,
@@ -197,27 +205,23 @@ def people_judge_ranking(
     parts = {name: _summary(fit, alpha) for name, fit in fits.items()}
     n_both = np.bincount(np.r_[human.a, human.b], minlength=k)
     n_only = np.bincount(np.r_[only.a, only.b], minlength=k)
-    rows = []
+    rows: list[PpiSystem] = []
     for m, name in enumerate(systems):
-        row: dict[str, Any] = {"name": name}
-        for kind in ("combined", "people", "judge"):
-            p = parts[kind]
-            entry = {
-                "estimate": float(p["estimate"][m]),
-                "interval": [float(x) for x in p["interval"][m]],
-                "rank_set": list(p["rank_set"][m]),
-                "rank": int(p["rank"][m]),
+        combined, judge_alone = _entry(parts["combined"], m), _entry(parts["judge"], m)
+        lo, hi = combined["rank_set"]
+        rows.append(
+            {
+                "name": name,
+                **combined,
+                "people": _entry(parts["people"], m),
+                "judge": judge_alone,
+                "judge_rank_outside": not lo <= judge_alone["rank"] <= hi,
+                "n_both": int(n_both[m]),
+                "n_judge_only": int(n_only[m]),
             }
-            if kind == "combined":
-                row.update(entry)
-            else:
-                row[kind] = entry
-        lo, hi = row["rank_set"]
-        row["judge_rank_outside"] = not lo <= row["judge"]["rank"] <= hi
-        row["n_both"], row["n_judge_only"] = int(n_both[m]), int(n_only[m])
-        rows.append(row)
+        )
     rows.sort(key=lambda r: (-r["estimate"], r["name"]))
-    return {
+    out: PpiRanking = {
         "method": "ppi",
         "estimand": "win probability: the share of its battles a system wins by people's "
         + ("verdicts, a tie counting half" if ties == "half" else "verdicts, a tie no win"),
@@ -245,17 +249,25 @@ def people_judge_ranking(
         "judge_outside": [r["name"] for r in rows if r["judge_rank_outside"]],
         "widest_rank_set": max(hi - lo + 1 for lo, hi in parts["combined"]["rank_set"]),
         "bt": strengths_block(systems, human, paired_judge, only, judge_all, alpha),
-        **(
-            {}
-            if target is None
-            else {"people_needed": _needed(fits["combined"], paired, alone, alpha, target)}
-        ),
+    }
+    if target is not None:
+        out["people_needed"] = _needed(fits["combined"], paired, alone, alpha, target)
+    return out
+
+
+def _entry(part: dict[str, Any], m: int) -> WinEstimate:
+    """System ``m``'s figures of one :func:`_summary`."""
+    return {
+        "estimate": float(part["estimate"][m]),
+        "interval": [float(x) for x in part["interval"][m]],
+        "rank_set": [int(r) for r in part["rank_set"][m]],
+        "rank": int(part["rank"][m]),
     }
 
 
 def _needed(
     fit: WinRates, paired: list[Key], alone: list[Key], alpha: float, target: int
-) -> dict[str, Any]:
+) -> PeopleNeeded:
     """:func:`core.stats.ppi_planning.people_needed` with its JSON keys and a sentence."""
     plan = people_needed(fit, len(paired), len(alone), alpha, target)
     more, curve = plan["more"], plan["curve"]
@@ -276,7 +288,7 @@ def _needed(
     }
 
 
-def judge_worth(db: Database, judge: str, people: Sequence[str]) -> dict[str, Any]:
+def judge_worth(db: Database, judge: str, people: Sequence[str]) -> JudgeWorth:
     """The rater report's "what this judge is worth for ranking": combined with ``people``'s
     verdicts (:func:`people_judge_ranking`, 95%), the number of people's verdicts alone that
     would rank as precisely (``effective_people``), the ratio to the current ``n_both`` and a
@@ -301,12 +313,17 @@ def judge_worth(db: Database, judge: str, people: Sequence[str]) -> dict[str, An
     }
 
 
-def ppi_table(result: dict[str, Any]) -> list[dict[str, Any]]:
+def ppi_table(result: PpiRanking) -> list[TableRow]:
     """One row per system: the three estimates, intervals and rank-sets side by side."""
     out = []
     for r in result["systems"]:
-        row: dict[str, Any] = {"system": r["name"]}
-        for kind, src in (("people", r["people"]), ("judge", r["judge"]), ("combined", r)):
+        row: TableRow = {"system": r["name"]}
+        ways: tuple[tuple[str, WinEstimate], ...] = (
+            ("people", r["people"]),
+            ("judge", r["judge"]),
+            ("combined", r),
+        )
+        for kind, src in ways:
             lo, hi = src["interval"]
             row[f"{kind}"] = round(src["estimate"], 3)
             row[f"{kind} interval"] = f"[{lo:.3f}, {hi:.3f}]"
@@ -317,14 +334,16 @@ def ppi_table(result: dict[str, Any]) -> list[dict[str, Any]]:
     return out
 
 
-def ppi_figure(result: dict[str, Any]) -> go.Figure:
+def ppi_figure(result: PpiRanking) -> go.Figure:
     """Each system's three intervals side by side (people only / judge only / combined)."""
     rows = result["systems"][::-1]
     fig = go.Figure()
     offsets = {"people": -0.22, "judge": 0.0, "combined": 0.22}
     labels = {"people": "people only", "judge": "judge only", "combined": "combined (PPI++)"}
     for kind in KINDS:
-        src = [r if kind == "combined" else r[kind] for r in rows]
+        src = [
+            r if kind == "combined" else r["people" if kind == "people" else "judge"] for r in rows
+        ]
         x = np.array([s["estimate"] for s in src])
         lo = np.array([s["interval"][0] for s in src])
         hi = np.array([s["interval"][1] for s in src])

@@ -8,16 +8,15 @@ much, on the Bradley-Terry scale of ``rank --method bt``. docs/statistics.md, "P
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 
 from core.errors import InputError
 from core.stats.ppi_bt import StrengthFit, classical_strengths, ppi_strengths
 from core.stats.ppi_mean import Battles
+from core.views.ppi_records import PpiRanking, Strength, StrengthsBlock, StrengthSystem, TableRow
 
 
-def _entry(fit: StrengthFit, iv: np.ndarray, m: int) -> dict[str, Any]:
+def _entry(fit: StrengthFit, iv: np.ndarray, m: int) -> Strength:
     return {"strength": float(fit.estimate[m]), "interval": [float(x) for x in iv[m]]}
 
 
@@ -28,7 +27,7 @@ def strengths_block(
     judge_only: Battles,
     judge_all: Battles,
     alpha: float,
-) -> dict[str, Any]:
+) -> StrengthsBlock:
     """``{"lambda", "scale", "interval", "systems": [{"name", "strength", "interval", "people":
     {...}, "judge": {...}}], "judge_why"}`` best first; ``{"why": ...}`` alone when the combined
     or the people's strengths are not finite (a system that wins or loses every battle); the
@@ -48,12 +47,15 @@ def strengths_block(
     except InputError as exc:
         judge_why = f"judge alone: {exc}"
     ivs = {name: fit.intervals(alpha) for name, fit in fits.items()}
-    rows = []
-    for m, name in enumerate(systems):
-        row: dict[str, Any] = {"name": name, **_entry(fits["combined"], ivs["combined"], m)}
-        row["people"] = _entry(fits["people"], ivs["people"], m)
-        row["judge"] = _entry(fits["judge"], ivs["judge"], m) if "judge" in fits else None
-        rows.append(row)
+    rows: list[StrengthSystem] = [
+        {
+            "name": name,
+            **_entry(fits["combined"], ivs["combined"], m),
+            "people": _entry(fits["people"], ivs["people"], m),
+            "judge": _entry(fits["judge"], ivs["judge"], m) if "judge" in fits else None,
+        }
+        for m, name in enumerate(systems)
+    ]
     rows.sort(key=lambda r: (-r["strength"], r["name"]))
     return {
         "lambda": fits["combined"].lam,
@@ -65,13 +67,18 @@ def strengths_block(
     }
 
 
-def strengths_table(result: dict[str, Any]) -> list[dict[str, Any]]:
+def strengths_table(result: PpiRanking) -> list[TableRow]:
     """One row per system of ``result["bt"]``: the three strengths and intervals side by side
     (empty when there are none)."""
     out = []
-    for r in result.get("bt", {}).get("systems", []):
-        row: dict[str, Any] = {"system": r["name"]}
-        for kind, src in (("people", r["people"]), ("judge", r["judge"]), ("combined", r)):
+    for r in result["bt"].get("systems", []):
+        row: TableRow = {"system": r["name"]}
+        ways: tuple[tuple[str, Strength | None], ...] = (
+            ("people", r["people"]),
+            ("judge", r["judge"]),
+            ("combined", r),
+        )
+        for kind, src in ways:
             if src is None:  # the judge's alone are not finite (judge_why)
                 row[f"{kind} strength"], row[f"{kind} interval"] = None, "-"
                 continue

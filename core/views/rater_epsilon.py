@@ -6,8 +6,7 @@ paper's default (experts, 0.2); and the decision's sensitivity to it (read-only)
 from __future__ import annotations
 
 from collections.abc import Hashable, Mapping
-from dataclasses import asdict
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, TypedDict
 
 from core.errors import InputError
 from core.stats.alt_test import Labels, check_parameters
@@ -75,23 +74,40 @@ def resolve_choice(
     return given_choice(annotators, epsilon) or stored_choice(db, task)
 
 
+class SensitivityPoint(TypedDict):
+    """The alt-test's outcome at one epsilon (:class:`core.stats.alt_test_epsilon.EpsilonPoint`)."""
+
+    epsilon: float
+    winning_rate: float
+    advantage_prob: float
+    passed: bool
+
+
 def sensitivity(
     humans: Mapping[str, Mapping[Hashable, Labels]],
     rater: Mapping[Hashable, Labels],
     chosen: float,
     q: float,
     alignment: Alignment = accuracy,
-) -> list[dict[str, Any]]:
+) -> list[SensitivityPoint]:
     """The alt-test's winning rate, advantage probability and decision at epsilon 0, 0.01, ...,
     0.3 and at ``chosen`` (:func:`core.stats.alt_test_epsilon.epsilon_curve`), as plain dicts."""
     grid = (*EPSILON_GRID, chosen)
     check_parameters(min(grid), q)  # before the table, as epsilon_curve checks them
     table = shared_table(humans, rater, alignment)  # the rater's test's, in a report
     curve = epsilon_curve(humans, rater, q=q, grid=grid, alignment=alignment, table=table)
-    return [asdict(p) for p in curve]
+    return [
+        {
+            "epsilon": p.epsilon,
+            "winning_rate": p.winning_rate,
+            "advantage_prob": p.advantage_prob,
+            "passed": p.passed,
+        }
+        for p in curve
+    ]
 
 
-def sensitivity_sentence(curve: list[dict[str, Any]], chosen: EpsilonChoice) -> str:
+def sensitivity_sentence(curve: list[SensitivityPoint], chosen: EpsilonChoice) -> str:
     """What the curve says in words: from which epsilon the rater passes, and the choice."""
     passing = [p["epsilon"] for p in curve if p["passed"]]
     top = max(p["epsilon"] for p in curve)

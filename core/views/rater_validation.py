@@ -31,7 +31,7 @@ carry the left-out human's own label; it is listed in ``skipped``.
 from __future__ import annotations
 
 from collections.abc import Hashable
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from core.annotation.task_names import SIDE_BY_SIDE_TASK
@@ -44,6 +44,7 @@ from core.store.judgments import JudgmentKind, PairwiseVerdict, RaterKind
 from core.store.verdict_reads import verdict_summary
 from core.views.shared_reads import shared, shared_table
 from core.views.task_scales import TaskScale, alignment_of, task_scale, validation_tasks
+from core.views.validation_records import AltResult, Short
 
 if TYPE_CHECKING:
     from core.store.engine import Database
@@ -240,7 +241,7 @@ def rater_tasks(db: Database, rater: str) -> list[str]:
 
 def result_json(
     rater: str, task: str, result: AltTestResult, who: Annotators, scale: str = "", metric: str = ""
-) -> dict[str, Any]:
+) -> AltResult:
     """The CLI's JSON of an :class:`AltTestResult`: each person's ``advantage`` (the rater's,
     ``rho^f_j``) beside ``human_advantage`` (the person's own, ``rho^h_j``); ``annotators``
     (``people`` or ``anonymous slots``) and ``annotators_text``, the sentence of
@@ -253,7 +254,17 @@ def result_json(
         "epsilon": result.epsilon,
         "q": result.q,
         "items": result.items,
-        "humans": [asdict(h) for h in result.humans],
+        "humans": [
+            {
+                "name": h.name,
+                "items": h.items,
+                "advantage": h.advantage,
+                "human_advantage": h.human_advantage,
+                "p_value": h.p_value,
+                "rejected": h.rejected,
+            }
+            for h in result.humans
+        ],
         "winning_rate": result.winning_rate,
         "advantage_prob": result.advantage_prob,
         "passed": result.passed,
@@ -271,15 +282,15 @@ def validate_or_why(
     q: float,
     include_slots: bool | None,
     metric: str | None = None,
-) -> tuple[dict[str, Any] | None, str, dict[str, Any]]:
+) -> tuple[AltResult | None, str, Short]:
     """:func:`validate_rater`'s result, or why there is none: ``(result, reason, short)``, with
     ``short`` the humans and items still needed when too few were labelled (a report section
     states the reason instead of failing)."""
     try:
         return validate_rater(db, rater, task, epsilon, q, include_slots, metric), "", {}
     except NotEnoughLabels as exc:
-        needed = {"humans_needed": exc.humans_needed, "items_needed": dict(exc.items_needed)}
-        return None, str(exc), needed
+        short: Short = {"humans_needed": exc.humans_needed, "items_needed": dict(exc.items_needed)}
+        return None, str(exc), short
     except InputError as exc:
         return None, str(exc), {}
 
@@ -292,7 +303,7 @@ def validate_rater(
     q: float = 0.05,
     include_slots: bool | None = None,
     metric: str | None = None,
-) -> dict[str, Any]:
+) -> AltResult:
     """The alt-test of ``rater`` against the humans of ``task`` chosen by
     :func:`choose_annotators`, as the CLI's JSON (see :func:`result_json`), the alignment being
     ``metric`` (default: the task's scale's). InputError for a rater without verdicts (naming

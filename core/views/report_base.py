@@ -7,9 +7,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from html import escape
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from core.views.numbers import interval, num
+
+if TYPE_CHECKING:
+    from core.views.rater_report.records import Share
 
 CSS = """
 body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,Arial,sans-serif;margin:24px auto;
@@ -62,5 +65,5 @@ def table(
     return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
 
 
-def share_cells(s: dict[str, Any]) -> list[str]:
+def share_cells(s: Share) -> list[str]:
     return [pct(s["share"]), interval(s["low"], s["high"], ".0%"), str(s["n"])]

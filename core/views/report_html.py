@@ -7,10 +7,8 @@ offline and prints. Every string from data goes through :func:`html.escape`
 
 from __future__ import annotations
 
-from typing import Any
-
 from core.views.numbers import num
-from core.views.rater_report.records import RaterReport
+from core.views.rater_report.records import RaterReport, RaterSection
 from core.views.report_base import CSS, esc, pct, table
 from core.views.report_scale import scale_agreement_html
 from core.views.report_sections import (
@@ -24,7 +22,7 @@ from core.views.report_sections import (
 from core.views.report_svg import line_chart
 
 
-def _verdict(sec: dict[str, Any], data: RaterReport) -> str:
+def _verdict(sec: RaterSection, data: RaterReport) -> str:
     status = sec["verdict"]["status"]
     cls = {"passes": "passes", "fails": "fails"}.get(status, "nodata")
     out = [
@@ -84,7 +82,7 @@ def _verdict(sec: dict[str, Any], data: RaterReport) -> str:
     return "".join(out)
 
 
-def sensitivity_html(sec: dict[str, Any], data: RaterReport) -> str:
+def sensitivity_html(sec: RaterSection, data: RaterReport) -> str:
     """The decision over epsilon 0 to 0.3 (inline SVG), the chosen epsilon marked."""
     curve = sec.get("sensitivity") or []
     if not curve:
@@ -143,7 +141,7 @@ def compare_table(data: RaterReport) -> str:
     )
 
 
-def rater_html(sec: dict[str, Any], data: RaterReport) -> str:
+def rater_html(sec: RaterSection, data: RaterReport) -> str:
     """One auto-rater's section (also used alone by the app page)."""
     if sec.get("scale_agreement"):  # a task on its own scale: no side-by-side sections
         middle = scale_agreement_html(sec)

@@ -5,14 +5,13 @@ prevalence, alpha and kappa-paradox sentences. Values are escaped with
 
 from __future__ import annotations
 
-from typing import Any
-
 from core.views.numbers import num
+from core.views.rater_report.records import RaterSection
 from core.views.report_base import esc, pct, table
 from core.views.scale_agreement import scale_notes, scale_rows
 
 
-def scale_agreement_html(sec: dict[str, Any]) -> str:
+def scale_agreement_html(sec: RaterSection) -> str:
     """Agreement on the task's scale, or "" for a side-by-side section."""
     sa = sec.get("scale_agreement")
     if not sa:
@@ -21,12 +20,8 @@ def scale_agreement_html(sec: dict[str, Any]) -> str:
     head = list(rows[0])
     cells = (
         [
-            r[h]
-            if h in ("compared with", "items")
-            else pct(r[h])
-            if h == "agreement"
-            else num(r[h])
-            for h in head
+            v if h in ("compared with", "items") else pct(v) if h == "agreement" else num(v)
+            for h, v in r.items()  # every row has the same columns, in order
         ]
         for r in rows
     )

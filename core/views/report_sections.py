@@ -9,12 +9,12 @@ from typing import Any
 
 from core.views.numbers import interval, num
 from core.views.rater_report.costs import cost_texts
+from core.views.rater_report.records import AgreementSection, RaterSection
 from core.views.report_base import esc, pct, share_cells, table
 from core.views.report_svg import bar_chart, interval_chart
 
 
-def _kappa_rows(sec: dict[str, Any]) -> list[tuple[str, Any, Any, Any]]:
-    ag = sec["agreement"]
+def _kappa_rows(ag: AgreementSection) -> list[tuple[str, Any, Any, Any]]:
     rows = [("rater vs gold", ag["gold"]["kappa"], *_bounds(ag["gold"]["interval"]))]
     rows += [(f"rater vs {p['name']}", p["kappa"], *_bounds(p["interval"])) for p in ag["people"]]
     rows += [
@@ -46,10 +46,13 @@ def _bounds(text: str) -> tuple[float | None, float | None]:
         return None, None
 
 
-def agreement_html(sec: dict[str, Any]) -> str:
+def agreement_html(sec: RaterSection) -> str:
+    """The side-by-side agreement section ("" for a section without one: another task)."""
     ag = sec["agreement"]
+    if ag is None:
+        return ""
     out = ["<h3>Agreement (Cohen's kappa, 95% large-sample interval; none under 20 items)</h3>"]
-    out.append(interval_chart(_kappa_rows(sec), lo=-0.2, hi=1.0, title="Cohen's kappa"))
+    out.append(interval_chart(_kappa_rows(ag), lo=-0.2, hi=1.0, title="Cohen's kappa"))
     head = ["compared with", "items", "kappa", "95% interval", "agreement", "95% Wilson", "note"]
     g = ag["gold"]
     rows = [
@@ -162,8 +165,11 @@ def agreement_html(sec: dict[str, Any]) -> str:
     return "".join(out)
 
 
-def biases_html(sec: dict[str, Any]) -> str:
+def biases_html(sec: RaterSection) -> str:
+    """The side-by-side biases ("" for a section without them: another task)."""
     b = sec["biases"]
+    if b is None:
+        return ""
     pos, ln, ties, sp = b["position"], b["length"], b["ties"], b["self_preference"]
     rows = [
         ("position: both orders disagree", pos["both_orders"], None),
@@ -204,8 +210,11 @@ def biases_html(sec: dict[str, Any]) -> str:
     return "".join(out)
 
 
-def cost_html(sec: dict[str, Any]) -> str:
+def cost_html(sec: RaterSection) -> str:
+    """The rater's cost beside the people's time ("" without the people's time: another task)."""
     c, t = sec["cost"], sec["time"]
+    if t is None:
+        return ""
     per, human = cost_texts(sec)
     rows = [
         [p, v["labels"], v["gaps"], num(v["median_s"], ".0f")] for p, v in t["per_person"].items()
@@ -219,13 +228,19 @@ def cost_html(sec: dict[str, Any]) -> str:
     )
 
 
-def ranking_html(sec: dict[str, Any]) -> str:
+def ranking_html(sec: RaterSection) -> str:
     """What the judge is worth for ranking (:func:`core.views.ppi_ranking.judge_worth`)."""
-    return f"<h3>What this judge is worth for ranking</h3><p>{esc(sec['ranking']['sentence'])}</p>"
+    ranking = sec.get("ranking")
+    if ranking is None:  # measured on side-by-side battles only
+        return ""
+    return f"<h3>What this judge is worth for ranking</h3><p>{esc(ranking['sentence'])}</p>"
 
 
-def disagreements_html(sec: dict[str, Any], base_url: str) -> str:
+def disagreements_html(sec: RaterSection, base_url: str) -> str:
+    """A sample of the side-by-side disagreements ("" without one: another task)."""
     d = sec["disagreements"]
+    if d is None:
+        return ""
     out = [
         f"<h3>Disagreements with the people's majority: {esc(len(d['shown']))} of {esc(d['total'])}</h3>"
     ]
@@ -261,11 +276,13 @@ def disagreements_html(sec: dict[str, Any], base_url: str) -> str:
     return "".join(out)
 
 
-def needed_html(sec: dict[str, Any]) -> str:
+def needed_html(sec: RaterSection) -> str:
     """The items-needed simulation: its method, the chance the decision holds at each size, and
     the command that queues the missing items."""
     n = sec["needed"]
     out = ["<h3>How many more doubly-labelled items</h3>"]
+    if n is None:  # left out of this report (computed one rater at a time)
+        return ""
     if "error" in n:
         return out[0] + f"<p>{esc(n['error'])}</p>"
     sizes = sorted(int(k) for k in n["stability"])

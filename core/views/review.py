@@ -4,8 +4,9 @@ agreement, and BM25 search of the question's documents."""
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import asdict
-from typing import TYPE_CHECKING, Any, TypedDict
+from typing import TYPE_CHECKING, Any
 
 from core.annotation import guideline as guideline
 from core.corpus.retrieval import search
@@ -26,47 +27,23 @@ from core.store.questions import (
     question_texts,
 )
 from core.store.reviews import effective_reviews
+from core.views.review_records import (
+    Article,
+    DocumentRef,
+    EntityRef,
+    ParentQuestion,
+    PassageShown,
+    QuestionDetail,
+    QuestionFilters,
+    QuestionSpan,
+    ReviewAgreement,
+    SearchHit,
+    question_record,
+)
 from core.views.text import InertMarkdown, highlight_markdown
 
 if TYPE_CHECKING:
     from core.store.engine import Database
-
-
-class QuestionFilters(TypedDict):
-    """Options of the question filters: (id, label) pairs and distinct column values."""
-
-    documents: list[tuple[str, str]]
-    entities: list[tuple[int, str]]
-    qtypes: list[str]
-    statuses: list[str]
-    origins: list[str]
-
-
-class DocumentRef(TypedDict):
-    """A document a question draws on, as the Review page lists it."""
-
-    id: str
-    title: str
-    kind: str
-    language: str
-
-
-class EntityRef(TypedDict):
-    """An entity of a question, with the names highlighted in its passages."""
-
-    id: int
-    name: str
-    aliases: list[str]
-    document_id: str
-
-
-class SearchHit(TypedDict):
-    """A BM25 hit in a question's document, the query terms highlighted in ``markdown``."""
-
-    idx: int
-    score: float
-    text: str
-    markdown: str
 
 
 def question_filters(db: Database) -> QuestionFilters:
@@ -114,7 +91,7 @@ def is_boilerplate(text: str) -> bool:
     )
 
 
-def supporting_documents(db: Database, question: dict[str, Any]) -> list[DocumentRef]:
+def supporting_documents(db: Database, question: Mapping[str, Any]) -> list[DocumentRef]:
     """The documents a question draws on: an XRAG question's two articles (``metadata``), the
     provenance ``documents``, or its context document."""
     prov = question.get("provenance") or {}
@@ -146,7 +123,7 @@ def _spread(values: list[int], n: int) -> list[int]:
     return [values[round(i * (len(values) - 1) / (n - 1))] for i in range(n)]
 
 
-def question_detail(db: Database, question_id: str, max_passages: int = 6) -> dict[str, Any] | None:
+def question_detail(db: Database, question_id: str, max_passages: int = 6) -> QuestionDetail | None:
     """A question with its entity, highlighted mention passages, provenance and reviews.
 
     Passages: first the ones the question was built from (``metadata.evidence[].passage_idx``,
@@ -159,10 +136,11 @@ def question_detail(db: Database, question_id: str, max_passages: int = 6) -> di
     record = get_question(db, question_id)
     if record is None:
         return None
-    q = record.as_dict()  # the page's view of the question
-    entity, passages = None, []
-    if q.get("entity_id") is not None:
-        ent = get_entity(db, q["entity_id"])
+    q = question_record(record)  # the page's view of the question
+    entity: dict[str, Any] | None = None
+    passages: list[PassageShown] = []
+    if record.entity_id is not None:
+        ent = get_entity(db, record.entity_id)
         entity = asdict(ent) if ent else None
     prov = q.get("provenance") or {}
     meta = q.get("metadata") or {}
@@ -213,13 +191,13 @@ def question_detail(db: Database, question_id: str, max_passages: int = 6) -> di
     answers = q.get("answers") or []
     reviews = [asdict(r) for r in effective_reviews(db, question_id)]
     documents = supporting_documents(db, q)
-    articles = []  # a cross-document question is judged against each article
+    articles: list[Article] = []  # a cross-document question is judged against each article
     if guideline.is_cross_document(record) or record.parent_id:
         for d in documents:
             text = "\n\n".join(p.text for p in first_passages(db, d["id"], 40))
             articles.append({**d, "text": text})
     found = get_question(db, record.parent_id) if record.parent_id else None
-    parent = (
+    parent: ParentQuestion | None = (
         {"id": found.id, "question": found.question, "answers": found.answers} if found else None
     )
     return {
@@ -240,22 +218,6 @@ def question_detail(db: Database, question_id: str, max_passages: int = 6) -> di
         "review_agreement": review_agreement(reviews),
         "span": question_span(meta),
     }
-
-
-class QuestionSpan(TypedDict):
-    """How much of the book a generated question's evidence spans (:func:`question_span`)."""
-
-    fraction: float
-    minimum: float | None
-    flag: bool  # below the minimum
-    text: str
-
-
-class ReviewAgreement(TypedDict):
-    """Reviewers' agreement on one question (:func:`review_agreement`)."""
-
-    n_reviewers: int
-    pairwise_agreement: dict[str, float | None]  # decision / checklist item -> share agreeing
 
 
 def question_span(meta: dict[str, Any]) -> QuestionSpan | None:

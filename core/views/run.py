@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 import pandas as pd
 
@@ -120,6 +120,37 @@ def run_progress(db: Database, baseline: tuple[int, int]) -> int:
     return (now[0] - baseline[0]) + (now[1] - baseline[1])
 
 
-def dry_run_estimate(db: Database, config: dict[str, Any]) -> dict[str, Any]:
+class DryRunEstimate(TypedDict):
+    """What a run would cost (:func:`dry_run_estimate`; :func:`core.pipeline.report.dry_run_summary`)."""
+
+    experiment: str
+    questions: int
+    systems: list[str]
+    judges: list[str]
+    answer_calls: int
+    judge_calls: int
+    calls: int
+    input_tokens: int
+    output_tokens: int
+    cost_usd: float
+    note: str
+    missing_keys: list[str]
+
+
+def dry_run_estimate(db: Database, config: dict[str, Any]) -> DryRunEstimate:
     """The dry run of ``config`` (questions, calls, tokens, cost); nothing is stored."""
-    return run_experiment(db, config, dry_run=True, progress=False)
+    s = run_experiment(db, config, dry_run=True, progress=False)
+    return {
+        "experiment": str(s["experiment"]),
+        "questions": int(s["questions"]),
+        "systems": list(s["systems"]),
+        "judges": list(s["judges"]),
+        "answer_calls": int(s["answer_calls"]),
+        "judge_calls": int(s["judge_calls"]),
+        "calls": int(s["calls"]),
+        "input_tokens": int(s["input_tokens"]),
+        "output_tokens": int(s["output_tokens"]),
+        "cost_usd": float(s["cost_usd"]),
+        "note": str(s["note"]),
+        "missing_keys": list(s["missing_keys"]),
+    }

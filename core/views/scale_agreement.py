@@ -22,7 +22,7 @@ import math
 from collections import Counter
 from collections.abc import Hashable, Mapping, Sequence
 from itertools import combinations
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from core.stats.agreement import cohen_kappa
 from core.stats.agreement_scales import (
@@ -33,6 +33,16 @@ from core.stats.agreement_scales import (
     weighted_kappa,
 )
 from core.views.rater_validation import auto_raters, choose_annotators, validation_labels
+from core.views.scale_records import (
+    AmongPeople,
+    PairFigures,
+    PeoplePair,
+    PersonFigures,
+    ScaleAgreement,
+    ScaleRow,
+    TaskAgreement,
+    TaskRater,
+)
 from core.views.shared_reads import shared, shared_reads
 from core.views.task_scales import BUILT_IN, TaskScale, task_scale, validation_tasks
 
@@ -54,7 +64,7 @@ def scale_labels(ts: TaskScale, seen: Sequence[str]) -> list[str]:
 
 def pair_figures(
     a: Sequence[str], b: Sequence[str], ts: TaskScale, labels: Sequence[str]
-) -> dict[str, Any]:
+) -> PairFigures:
     """``n``, ``agreement``, ``kappa``, ``weighted_kappa`` (ordinal only), ``ac1`` and, when
     kappa is low at high agreement, ``why`` (the kappa-paradox sentence)."""
     n = len(a)
@@ -63,7 +73,7 @@ def pair_figures(
     agreement = sum(x == y for x, y in zip(a, b, strict=True)) / n
     kappa = cohen_kappa(list(a), list(b), list(labels))
     ac1 = gwet_ac1(a, b, labels) if len(labels) > 1 else float("nan")
-    out: dict[str, Any] = {
+    out: PairFigures = {
         "n": n,
         "agreement": agreement,
         "kappa": _finite(kappa),
@@ -103,7 +113,7 @@ def loo_gold(people: Mapping[str, Mapping[Hashable, str]]) -> dict[tuple[str, Ha
 
 def scale_agreement(
     db: Database, rater: str, task: str, include_slots: bool | None = None
-) -> dict[str, Any]:
+) -> ScaleAgreement:
     """Agreement of ``rater`` on ``task``'s scale (module docstring): ``{"task", "scale",
     "labels", "prevalence": {"people", "rater"}, "people": [{"name", **figures}], "gold":
     {"pairs", "items", "rater", "people"}, "among_people": {"pairs": [...], "alpha": {level:
@@ -121,17 +131,13 @@ def scale_agreement(
     mine = {i: x for i, v in sorted(mine_all.items(), key=repr) if (x := one_label(v))}
     seen = [*mine.values(), *(v for m in people.values() for v in m.values())]
     labels = scale_labels(ts, seen)
-    per_person = []
+    per_person: list[PersonFigures] = []
     for name in sorted(people):
         common = [i for i in people[name] if i in mine]
-        per_person.append(
-            {
-                "name": name,
-                **pair_figures(
-                    [mine[i] for i in common], [people[name][i] for i in common], ts, labels
-                ),
-            }
+        figures = pair_figures(
+            [mine[i] for i in common], [people[name][i] for i in common], ts, labels
         )
+        per_person.append({"name": name, **figures})
     gold = shared((*key, "gold"), lambda: loo_gold(people))
     pairs = sorted((k for k in gold if k[1] in mine), key=repr)
     every = shared((*key, "every"), lambda: sorted(gold, key=repr))
@@ -160,9 +166,13 @@ def scale_agreement(
     }
 
 
+class _Among(AmongPeople):
+    prevalence: dict[str, float]
+
+
 def _among(
     people: Mapping[str, Mapping[Hashable, str]], ts: TaskScale, labels: Sequence[str]
-) -> dict[str, Any]:
+) -> _Among:
     """What the people's labels alone give: their prevalence, each pair's figures and
     Krippendorff's alpha among them (the ordinal and interval metrics too on an ordered scale)."""
     units: dict[Hashable, list[str]] = {}
@@ -174,7 +184,7 @@ def _among(
     return {
         "prevalence": prevalence((v for m in people.values() for v in m.values()), labels),
         "pairs": [
-            {"a": a, "b": b, **pair_figures(*_shared(people[a], people[b]), ts, labels)}
+            _pair(a, b, pair_figures(*_shared(people[a], people[b]), ts, labels))
             for a, b in combinations(sorted(people), 2)
         ],
         "alpha": {
@@ -183,14 +193,18 @@ def _among(
     }
 
 
+def _pair(a: str, b: str, figures: PairFigures) -> PeoplePair:
+    return {"a": a, "b": b, **figures}
+
+
 def _shared(a: Mapping[Hashable, str], b: Mapping[Hashable, str]) -> tuple[list[str], list[str]]:
     """The two people's labels on the items both labelled, in item order."""
     items = [i for i in a if i in b]
     return [a[i] for i in items], [b[i] for i in items]
 
 
-def _row(compared: str, f: Mapping[str, Any], ordered: bool) -> dict[str, Any]:
-    row = {
+def _row(compared: str, f: PairFigures, ordered: bool) -> ScaleRow:
+    row: ScaleRow = {
         "compared with": compared,
         "items": f["n"],
         "agreement": f["agreement"],
@@ -202,7 +216,7 @@ def _row(compared: str, f: Mapping[str, Any], ordered: bool) -> dict[str, Any]:
     return row
 
 
-def scale_rows(sa: Mapping[str, Any]) -> list[dict[str, Any]]:
+def scale_rows(sa: ScaleAgreement) -> list[ScaleRow]:
     """The agreement table of :func:`scale_agreement`'s result, one row per comparison: the
     rater against leave-one-out gold, the people against the same gold, the rater against each
     person, each pair of people (the ceiling)."""
@@ -218,7 +232,7 @@ def scale_rows(sa: Mapping[str, Any]) -> list[dict[str, Any]]:
     return rows
 
 
-def scale_notes(sa: Mapping[str, Any]) -> list[str]:
+def scale_notes(sa: ScaleAgreement) -> list[str]:
     """Sentences under the table: the labels' prevalence, Krippendorff's alpha among the people
     and every kappa-paradox explanation."""
 
@@ -234,7 +248,7 @@ def scale_notes(sa: Mapping[str, Any]) -> list[str]:
         f"{shares(sa['prevalence']['rater'])}.",
         f"Krippendorff's alpha among the people: {alpha}.",
     ]
-    seen = set()
+    seen: set[str] = set()
     for f in [sa["gold"]["rater"], sa["gold"]["people"], *sa["people"]]:
         why = f.get("why")
         if why and why not in seen:
@@ -243,11 +257,11 @@ def scale_notes(sa: Mapping[str, Any]) -> list[str]:
     return notes
 
 
-def task_agreement(db: Database, task: str) -> dict[str, Any]:
+def task_agreement(db: Database, task: str) -> TaskAgreement:
     """The Agreement page's view of ``task`` on its scale: for each auto-rater with labels in it,
     the rows of :func:`scale_rows` and the sentences of :func:`scale_notes`."""
     ts = task_scale(db, task)
-    raters = []
+    raters: list[TaskRater] = []
     with shared_reads():  # the rows and the people's figures read once for every rater
         sas = [(rater, scale_agreement(db, rater, task)) for rater in auto_raters(db, task)]
     for rater, sa in sas:

@@ -19,6 +19,7 @@ from typing import Any
 import pandas as pd
 import plotly.graph_objects as go
 
+from core.views.rater_report.records import RaterSection
 from core.views.rater_report.tables import bias_rows
 from core.views.text import inert_figure
 
@@ -136,7 +137,7 @@ def exam_scores_figure(board: pd.DataFrame) -> go.Figure:
     return inert_figure(fig)
 
 
-def bias_figure(sec: dict[str, Any]) -> go.Figure:
+def bias_figure(sec: RaterSection) -> go.Figure:
     """The biases of a Rater validation section (:func:`core.views.rater_report.tables.bias_rows`:
     the same rows as its table): per measure the auto-rater's share and the people's, dots with
     their 95% Wilson intervals; a share without data is left out."""
@@ -145,15 +146,15 @@ def bias_figure(sec: dict[str, Any]) -> go.Figure:
         names, shares, lows, highs, ns = [], [], [], [], []
         for measure, rater, people in bias_rows(sec):
             got = rater if pick == 1 else people
-            share = _number((got or {}).get("share"))
+            share = _number(got["share"]) if got else None
             if got is None or share is None:
                 continue
             names.append(measure)
             shares.append(share)
-            low, high = _number(got.get("low")), _number(got.get("high"))
+            low, high = _number(got["low"]), _number(got["high"])
             lows.append(0.0 if low is None else share - low)
             highs.append(0.0 if high is None else high - share)
-            ns.append(got.get("n") or 0)
+            ns.append(got["n"] or 0)
         fig.add_trace(
             go.Scatter(
                 x=shares,

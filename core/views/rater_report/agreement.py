@@ -13,27 +13,27 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from itertools import combinations
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from core.annotation.pairwise import split_pair_key
 from core.corpus.evaluation_ratings import slot_group
 from core.stats.significance import wilson_ci
 from core.store.judgments import RaterKind
 from core.store.questions import Question, questions_by_id
-from core.views.agreement_view import auto_vs_crowd, slot_agreement
-from core.views.gold import K, KappaRow, gold_agreement, kappa_row, loo_gold_pairs
+from core.views.agreement_view import SlotAgreement, auto_vs_crowd, slot_agreement
+from core.views.gold import K, gold_agreement, kappa_row, loo_gold_pairs
 from core.views.rater_report.labels import TASK, majority
+from core.views.rater_report.records import (
+    AgreementSection,
+    ByGroup,
+    Comparison,
+    GroupComparison,
+    PeopleComparison,
+    ReportLabels,
+)
 
 if TYPE_CHECKING:
     from core.store.engine import Database
-
-
-class Comparison(KappaRow):
-    """A :class:`KappaRow` with the percent agreement and its 95% Wilson interval."""
-
-    agreement: float | None
-    agreement_low: float | None
-    agreement_high: float | None
 
 
 def compare(
@@ -71,7 +71,7 @@ def by_group(
     reference: Mapping[str, str],
     n_boot: int,
     seed: int,
-) -> dict[str, Any]:
+) -> ByGroup:
     """The rater against the people's majority label, per question type (or category, or
     document): ``{"grouping", "rows": [{"group", **compare}]}``."""
     shared = sorted(set(mine) & set(reference))
@@ -82,7 +82,7 @@ def by_group(
     for key in shared:
         grouping, group = _group_of(meta.get(split_pair_key(key)[0]))
         groups.setdefault(group, []).append(key)
-    rows = []
+    rows: list[GroupComparison] = []
     for group, keys in sorted(groups.items()):
         part = {k: mine[k] for k in keys}
         rows.append({"group": group, **compare(part, reference, n_boot, seed)})
@@ -91,7 +91,7 @@ def by_group(
 
 def people_ceiling(
     people: Mapping[str, Mapping[str, str]], n_boot: int, seed: int
-) -> list[dict[str, Any]]:
+) -> list[PeopleComparison]:
     """Cohen's kappa of every pair of people over the items both labelled."""
     return [
         {"a": a, "b": b, **compare(people[a], people[b], n_boot, seed)}
@@ -99,22 +99,23 @@ def people_ceiling(
     ]
 
 
-def slot_ceiling(db: Database, slots: Mapping[str, Any]) -> list[dict[str, Any]]:
+def slot_ceiling(db: Database, slots: Mapping[str, object]) -> list[SlotAgreement]:
     """Fleiss' kappa and Krippendorff's alpha of each group of anonymous slots."""
     prefixes = sorted({g for s in slots if (g := slot_group(s)) is not None})
     return [slot_agreement(db, f"human:{p}") for p in prefixes]
 
 
-def auto_gold_rows(db: Database) -> dict[str, dict[str, Any]]:
-    """The auto-raters' rows of the Agreement page's table (:func:`core.views.gold.gold_agreement`)
-    by rater: the rater's kappa against leave-one-out gold and ``people_kappa``, the people's
-    kappa on exactly the same (person, item) pairs."""
+def auto_people_kappas(db: Database) -> dict[str, float | None]:
+    """Auto-rater -> ``people_kappa`` of its row of the Agreement page's table
+    (:func:`core.views.gold.gold_agreement`): the people's kappa against leave-one-out gold on
+    exactly the (person, item) pairs the rater is scored on (None when there is none)."""
     table = gold_agreement(db, TASK)
-    return {
-        str(r["rater"]): {str(k): v for k, v in r.items()}
+    found = {
+        str(r["rater"]): r.get("people_kappa")
         for r in table.to_dict("records")
         if r["kind"] == RaterKind.AUTO
     }
+    return {k: None if v is None or v != v else float(v) for k, v in found.items()}  # NaN: none
 
 
 def agreement_section(
@@ -122,26 +123,26 @@ def agreement_section(
     rater: str,
     mine: Mapping[str, str],
     humans: Mapping[str, Mapping[str, str]],
-    labels: Mapping[str, Any],
+    labels: ReportLabels,
     slots_used: bool,
     n_boot: int = 500,
     seed: int = 0,
-    gold_rows: Mapping[str, Mapping[str, Any]] | None = None,
-) -> dict[str, Any]:
+    people_kappas: Mapping[str, float | None] | None = None,
+) -> AgreementSection:
     """Gold (beside it ``people_kappa``, the people's kappa against the same leave-one-out golds
-    on the same pairs, from ``gold_rows``: :func:`auto_gold_rows`, computed here when not given), each
-    person (or the crowd aggregates, for slots), the ceiling, by group."""
-    rows = auto_gold_rows(db) if gold_rows is None else gold_rows
-    people_kappa = rows.get(rater, {}).get("people_kappa")
+    on the same pairs, from ``people_kappas``: :func:`auto_people_kappas`, computed here when not
+    given), each person (or the crowd aggregates, for slots), the ceiling, by group."""
+    kappas = auto_people_kappas(db) if people_kappas is None else people_kappas
+    people_kappa = kappas.get(rater)
     pairs = loo_gold_pairs(db, TASK)
     mine_pairs = {(p, i): mine[i] for (p, i) in pairs if i in mine}
     gold = {k: pairs[k] for k in mine_pairs}
     people = labels["humans"]["person"]
-    out: dict[str, Any] = {
+    out: AgreementSection = {
         "gold": {
             "gold_items": len({i for _, i in pairs}),
             **compare(mine_pairs, gold, n_boot, seed, pooled=True),
-            "people_kappa": None if people_kappa != people_kappa else people_kappa,
+            "people_kappa": people_kappa,
         },
         "people": [
             {"name": name, **compare(mine, people[name], n_boot, seed)} for name in sorted(people)
@@ -149,6 +150,7 @@ def agreement_section(
         "ceiling": people_ceiling(people, n_boot, seed),
         "crowd": [],
         "slot_ceiling": [],
+        "by_group": by_group(db, mine, majority(humans), n_boot, seed),
     }
     if slots_used:
         for name in sorted(labels["humans"]["aggregate"]):
@@ -157,5 +159,4 @@ def agreement_section(
                 {"name": name, "with_ties": vs["with_ties"], "without_ties": vs["without_ties"]}
             )
         out["slot_ceiling"] = slot_ceiling(db, labels["humans"]["slot"])
-    out["by_group"] = by_group(db, mine, majority(humans), n_boot, seed)
     return out

@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from core.annotation.task_names import SIDE_BY_SIDE_TASK
 from core.errors import InputError
@@ -22,13 +22,19 @@ from core.stats.alt_test_metrics import accuracy
 from core.store.settings import SETTINGS, url_setting
 from core.views.ppi_ranking import judge_worth
 from core.views.rater_epsilon import resolve_choice, sensitivity, sensitivity_sentence
-from core.views.rater_report.agreement import agreement_section, auto_gold_rows
+from core.views.rater_report.agreement import agreement_section, auto_people_kappas
 from core.views.rater_report.biases import bias_section
 from core.views.rater_report.costs import people_time, rater_cost
 from core.views.rater_report.evidence import disagreement_sample
 from core.views.rater_report.labels import compared_humans, majority, report_labels
 from core.views.rater_report.needed import N_SIM, SEED, Q, needed_from_labels
-from core.views.rater_report.records import CompareRow, RaterReport, Verdict
+from core.views.rater_report.records import (
+    CompareRow,
+    RaterReport,
+    RaterSection,
+    ReportLabels,
+    Verdict,
+)
 from core.views.rater_report.scaled import scaled_rater
 from core.views.rater_validation import (
     auto_raters,
@@ -41,6 +47,7 @@ from core.views.task_scales import alignment_of, task_scale, validation_tasks
 
 if TYPE_CHECKING:
     from core.store.engine import Database
+    from core.views.validation_records import AltResult
 
 TASK = SIDE_BY_SIDE_TASK
 
@@ -54,7 +61,7 @@ EPSILON_TEXT = (
 
 
 def verdict_sentence(
-    rater: str, alt: dict[str, Any] | None, reason: str = "", epsilon_words: str = ""
+    rater: str, alt: AltResult | None, reason: str = "", epsilon_words: str = ""
 ) -> Verdict:
     """``{"status": "passes" | "fails" | "not enough data", "sentence"}`` in plain words
     (``epsilon_words``: the epsilon and why, e.g. ``0.1 (crowd workers)``)."""
@@ -81,7 +88,7 @@ def verdict_sentence(
 def one_rater(
     db: Database,
     rater: str,
-    labels: dict[str, Any],
+    labels: ReportLabels,
     *,
     choice: EpsilonChoice,
     q: float,
@@ -91,12 +98,12 @@ def one_rater(
     n_boot: int,
     seed: int,
     sample: int,
-    gold: Mapping[str, Any] | None = None,
+    gold: Mapping[str, float | None] | None = None,
     needed: bool = True,
-) -> dict[str, Any]:
-    """Every section of the report for one auto-rater (``gold``: the auto-raters' rows of
-    :func:`core.views.gold.gold_agreement`, by rater; ``needed`` False: the items-needed
-    simulation left out, None)."""
+) -> RaterSection:
+    """Every section of the report for one auto-rater (``gold``: the people's kappa against
+    leave-one-out gold on each auto-rater's pairs, :func:`auto_people_kappas`; ``needed``
+    False: the items-needed simulation left out, None)."""
     epsilon = choice.epsilon
     mine = labels["auto"].get(rater, {})
     who = choose_annotators(db, rater, TASK, include_slots)  # the one rule, as in the CLI
@@ -118,7 +125,7 @@ def one_rater(
         "sensitivity": curve,
         "sensitivity_text": sensitivity_sentence(curve, choice) if curve else "",
         "agreement": agreement_section(
-            db, rater, mine, humans, labels, slots_used, n_boot, seed, gold_rows=gold
+            db, rater, mine, humans, labels, slots_used, n_boot, seed, people_kappas=gold
         ),
         "biases": bias_section(db, rater, mine, humans),
         "cost": rater_cost(db, rater, len(mine)),
@@ -142,7 +149,7 @@ def one_rater(
     }
 
 
-def _rank_key(section: dict[str, Any]) -> tuple[float, str]:
+def _rank_key(section: RaterSection) -> tuple[float, str]:
     alt = section["alt"]
     value = alt["advantage_prob"] if alt else -math.inf
     return (-value, section["rater"])
@@ -217,7 +224,7 @@ def report_data(
         ]
         return _report(sections, task, ts.scale, choice, q, base_url)
     labels = report_labels(db)
-    gold = auto_gold_rows(db)
+    gold = auto_people_kappas(db)
     sections = [
         one_rater(
             db,
@@ -268,7 +275,7 @@ def first_task(tasks: Sequence[str]) -> str:
 
 
 def _report(
-    sections: list[dict[str, Any]],
+    sections: list[RaterSection],
     task: str,
     scale: str,
     choice: EpsilonChoice,
@@ -292,26 +299,24 @@ def _report(
     }
 
 
-def compare_row(section: dict[str, Any]) -> CompareRow:
+def compare_row(section: RaterSection) -> CompareRow:
     """One line of the compare table: the verdict, rates, gold kappa, cost per verdict."""
-    alt = section["alt"] or {}
-    scaled = section.get("scale_agreement")
+    alt, scaled, agreement = section["alt"], section.get("scale_agreement"), section["agreement"]
+    kappa: float | None = None
+    people_kappa: float | None = None
     if scaled is not None:
-        gold = {
-            "kappa": scaled["gold"]["rater"]["kappa"],
-            "people_kappa": scaled["gold"]["people"]["kappa"],
-        }
-    else:
-        gold = section["agreement"]["gold"]
+        kappa, people_kappa = scaled["gold"]["rater"]["kappa"], scaled["gold"]["people"]["kappa"]
+    elif agreement is not None:
+        kappa, people_kappa = agreement["gold"]["kappa"], agreement["gold"].get("people_kappa")
     return {
         "rater": section["rater"],
         "status": section["verdict"]["status"],
-        "winning_rate": alt.get("winning_rate"),
-        "advantage_prob": alt.get("advantage_prob"),
-        "items": alt.get("items"),
+        "winning_rate": alt["winning_rate"] if alt else None,
+        "advantage_prob": alt["advantage_prob"] if alt else None,
+        "items": alt["items"] if alt else None,
         "annotators": section["annotators"],
-        "gold_kappa": gold["kappa"],
-        "people_gold_kappa": gold.get("people_kappa"),
+        "gold_kappa": kappa,
+        "people_gold_kappa": people_kappa,
         "usd_per_verdict": section["cost"]["usd_per_verdict"],
     }
 

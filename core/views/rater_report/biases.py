@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
-from typing import TYPE_CHECKING, Any, TypedDict
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -28,19 +28,16 @@ from core.store.answers import answer_texts
 from core.store.judgments import PairwiseVerdict
 from core.store.setups import get_judge, get_system
 from core.views.agreement_pairs import verdict_frame
+from core.views.rater_report.records import (
+    BiasSection,
+    LengthBias,
+    PositionBias,
+    SelfPreference,
+    Share,
+)
 
 if TYPE_CHECKING:
     from core.store.engine import Database
-
-
-class Share(TypedDict):
-    """``k`` of ``n`` with its 95% Wilson interval (:func:`share`)."""
-
-    k: int
-    n: int
-    share: float | None
-    low: float | None
-    high: float | None
 
 
 def share(k: int, n: int) -> Share:
@@ -64,7 +61,7 @@ def model_family(model: str) -> str:
     return re.sub(r"[^a-z0-9]", "", text.lower())
 
 
-def _position(frame: pd.DataFrame, rater: str, people: list[str]) -> dict[str, Any]:
+def _position(frame: pd.DataFrame, rater: str, people: list[str]) -> PositionBias:
     pos = position_inconsistency(frame.assign(verdict=frame["shown_verdict"]))
     row = pos[pos["rater"] == rater] if len(pos) else pos
     n = int(row["n_pairs"].iloc[0]) if len(row) else 0
@@ -86,7 +83,7 @@ def _length(
     texts: Mapping[tuple[str, str], tuple[int, str]],
     rater: str,
     people: list[str],
-) -> dict[str, Share]:
+) -> LengthBias:
     def words(qid: str, system: str) -> float:
         found = texts.get((qid, system))
         return float(len(found[1].split())) if found else np.nan
@@ -98,19 +95,19 @@ def _length(
         rater=np.where(frame["rater"] == rater, "rater", "people"),
     )
     table = length_bias(d).set_index("rater") if len(d) else pd.DataFrame()
-    out = {}
+    found = {}
     for who in ("rater", "people"):
         if who in table.index:
             cells: Any = table.loc[who]  # one row: a Series of counts
-            out[who] = share(int(cells["longer_wins"]), int(cells["n_decided"]))
+            found[who] = share(int(cells["longer_wins"]), int(cells["n_decided"]))
         else:
-            out[who] = share(0, 0)
-    return out
+            found[who] = share(0, 0)
+    return {"rater": found["rater"], "people": found["people"]}
 
 
 def _self_preference(
     db: Database, rater: str, mine: Mapping[str, str], humans: Mapping[str, Mapping[str, str]]
-) -> dict[str, Any]:
+) -> SelfPreference:
     judge = get_judge(db, rater.removeprefix("auto:"))
     family = model_family(judge.model if judge and judge.model else rater)
     systems = {s for key in mine for s in split_pair_key(key)[1:]}
@@ -119,7 +116,7 @@ def _self_preference(
         row = get_system(db, s)
         fam[s] = model_family(row.model if row and row.model else s)
     own = sorted(s for s in systems if fam[s] == family)
-    out: dict[str, Any] = {"family": family, "own_systems": own, "applies": bool(own)}
+    out: SelfPreference = {"family": family, "own_systems": own, "applies": bool(own)}
     if not own:
         return out
 
@@ -142,7 +139,9 @@ def _self_preference(
     return out
 
 
-def _ties(mine: Mapping[str, str], humans: Mapping[str, Mapping[str, str]]) -> dict[str, Any]:
+def _ties(
+    mine: Mapping[str, str], humans: Mapping[str, Mapping[str, str]]
+) -> dict[str, dict[str, Share]]:
     theirs = [v for m in humans.values() for v in m.values()]
     mine_v = list(mine.values())
     return {
@@ -156,7 +155,7 @@ def bias_section(
     rater: str,
     mine: Mapping[str, str],
     humans: Mapping[str, Mapping[str, str]],
-) -> dict[str, Any]:
+) -> BiasSection:
     """Position, length, self-preference and ties of ``rater`` beside the compared humans."""
     people = [f"human:{n}" for n in humans]
     frame = verdict_frame(db, "pairwise", raters=[rater, *people])

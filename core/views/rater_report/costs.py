@@ -10,23 +10,14 @@ labels, gaps over 10 minutes counted as breaks (:func:`core.stats.label_time.sec
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any, TypedDict
+from typing import TYPE_CHECKING, Any
 
 from core.llm.cost import cost_totals
 from core.stats.label_time import MAX_GAP_S, seconds_per_label
 
 if TYPE_CHECKING:
     from core.store.engine import Database
-
-
-class RaterCost(TypedDict):
-    """An auto-rater's cost (:func:`rater_cost`)."""
-
-    calls: int
-    cost_usd: float
-    verdicts: int
-    usd_per_verdict: float | None  # None without recorded calls
-    note: str
+    from core.views.rater_report.records import PeopleTime, RaterCost, RaterSection
 
 
 def rater_cost(db: Database, rater: str, verdicts: int) -> RaterCost:
@@ -56,7 +47,7 @@ def rater_cost(db: Database, rater: str, verdicts: int) -> RaterCost:
 
 def people_time(
     rows: Sequence[Mapping[str, Any]], names: Sequence[str], max_gap_s: float = MAX_GAP_S
-) -> dict[str, Any]:
+) -> PeopleTime:
     """Median seconds per label of each of ``names`` and pooled, from the ``created_at`` of
     their label ``rows`` (:func:`core.annotation.tasks.human_labels` rows)."""
     wanted = set(names)
@@ -64,18 +55,26 @@ def people_time(
     for r in rows:
         if r["annotator"] in wanted and r.get("created_at"):
             stamps[r["annotator"]].append(r["created_at"])
-    out = seconds_per_label(stamps, max_gap_s)
-    out["rule"] = (
-        f"median gap between one person's consecutive labels; gaps over {max_gap_s / 60:g} "
-        "minutes are breaks and left out, as are labels stored at one instant (imported)"
-    )
-    return out
+    found = seconds_per_label(stamps, max_gap_s)
+    return {
+        "per_person": {
+            name: {"labels": p["labels"], "gaps": p["gaps"], "median_s": p["median_s"]}
+            for name, p in found["per_person"].items()
+        },
+        "gaps": found["gaps"],
+        "median_s": found["median_s"],
+        "max_gap_s": found["max_gap_s"],
+        "rule": f"median gap between one person's consecutive labels; gaps over "
+        f"{max_gap_s / 60:g} minutes are breaks and left out, as are labels stored at one "
+        "instant (imported)",
+    }
 
 
-def cost_texts(sec: Mapping[str, Any]) -> tuple[str, str]:
+def cost_texts(sec: RaterSection) -> tuple[str, str]:
     """A rater section's cost per verdict ("0.00012 USD", or "unknown") and the people's time
     per verdict ("7 s", or "not recorded"), as the page and the HTML report both show them."""
-    usd, seconds = sec["cost"]["usd_per_verdict"], sec["time"]["median_s"]
+    time = sec["time"]
+    usd, seconds = sec["cost"]["usd_per_verdict"], time["median_s"] if time else None
     return (
         "unknown" if usd is None else f"{usd:.5f} USD",
         "not recorded" if seconds is None else f"{seconds:.0f} s",

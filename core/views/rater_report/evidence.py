@@ -17,8 +17,10 @@ from core.store.answers import question_answers
 from core.store.judgments import JudgmentKind, effective_judgments
 from core.store.questions import get_question
 from core.views.rater_report.labels import stable_sample
+from core.views.rater_report.records import Disagreement, DisagreementSample, PersonLabel
 
 if TYPE_CHECKING:
+    from core.annotation.label_task import HumanLabel
     from core.store.engine import Database
 
 #: The app page the item links open (it accepts ``?q=QUESTION_ID``).
@@ -52,16 +54,16 @@ def disagreement_sample(
     rater: str,
     mine: Mapping[str, str],
     reference: Mapping[str, str],
-    rows: Sequence[Mapping[str, Any]],
+    rows: Sequence[HumanLabel],
     *,
     k: int = 6,
     seed: int = 0,
     base_url: str = "",
-) -> dict[str, Any]:
+) -> DisagreementSample:
     """``{"total", "shown": [...]}``: how many shared items disagree and ``k`` of them with
     their evidence (``rows``: the human label rows, for names and rationales)."""
     differ = [i for i in mine if i in reference and mine[i] != reference[i]]
-    shown = []
+    shown: list[Disagreement] = []
     for key in stable_sample(differ, k, seed):
         qid, first, second = split_pair_key(key)
         question = get_question(db, qid)
@@ -83,10 +85,10 @@ def disagreement_sample(
             if judged
             else {"rationale": "", "evidence": []}
         )
-        people = [
+        people: list[PersonLabel] = [
             {
                 "name": r["annotator"],
-                "label": _in_words(r["label"], first, second),
+                "label": _in_words(r["label"] or "", first, second),
                 "rationale": _cut(r.get("rationale") or ""),
             }
             for r in sorted(rows, key=lambda r: r["annotator"])

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from core.annotation.label_tasks.side_by_side import auto_pair_labels
 from core.annotation.task_names import SIDE_BY_SIDE_TASK
@@ -21,6 +21,7 @@ from core.annotation.tasks import human_labels
 from core.corpus.evaluation_layouts import majority as vote_majority
 from core.corpus.evaluation_ratings import is_slot
 from core.store.judgments import JudgmentStatus
+from core.views.rater_report.records import ReportLabels
 from core.views.rater_validation import DERIVED_RATERS
 
 if TYPE_CHECKING:
@@ -38,7 +39,7 @@ def human_group(name: str) -> str:
     return "person"
 
 
-def report_labels(db: Database) -> dict[str, Any]:
+def report_labels(db: Database) -> ReportLabels:
     """Everything the report's sections read once: ``auto`` (rater -> item -> label),
     ``humans`` (group -> name -> item -> label), ``rows`` (the effective human label rows, for
     timestamps and rationales)."""
@@ -51,7 +52,7 @@ def report_labels(db: Database) -> dict[str, Any]:
     return {"auto": auto_pair_labels(db), "humans": humans, "rows": rows}
 
 
-def compared_humans(labels: Mapping[str, Any], include_slots: bool) -> dict[str, dict[str, str]]:
+def compared_humans(labels: ReportLabels, include_slots: bool) -> dict[str, dict[str, str]]:
     """The human label maps a rater is compared with: the people, and the slots too when
     ``include_slots`` (decided by :func:`core.views.rater_validation.choose_annotators`)."""
     chosen = dict(labels["humans"]["person"])

@@ -11,14 +11,14 @@ figures (:func:`core.views.rater_report.assemble.report_data` calls :func:`neede
 from __future__ import annotations
 
 from collections.abc import Hashable, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from core.annotation.task_names import SIDE_BY_SIDE_TASK
 from core.errors import InputError
 from core.stats.alt_test_epsilon import epsilon_choice
 from core.stats.alt_test_metrics import Alignment
 from core.stats.alt_test_power import items_needed
-from core.views.rater_report.records import RaterReport
+from core.views.rater_report.records import Needed, NeededError, RaterReport
 from core.views.rater_validation import choose_annotators, validation_labels
 from core.views.shared_reads import shared_table
 from core.views.task_scales import alignment_of, task_scale
@@ -42,7 +42,7 @@ def needed_from_labels(
     seed: int,
     alignment: Alignment,
     queue: bool,
-) -> dict[str, Any]:
+) -> Needed | NeededError:
     """The items-needed simulation of ``mine`` against ``humans``, with ``to_queue`` (more
     doubly-labelled items to queue: up to the size from which the decision holds, or to look
     again; None when ``queue`` is False, the task's items not being queued) or why there is
@@ -57,8 +57,21 @@ def needed_from_labels(
         )  # fmt: skip
     except InputError as exc:
         return {"error": str(exc)}
-    sim["to_queue"] = sim["more"] if queue else None
-    return sim
+    return {
+        "method": sim["method"],
+        "per_item_counts": sim["per_item_counts"],
+        "pass_probability": sim["pass_probability"],
+        "stability": sim["stability"],
+        "decision": sim["decision"],
+        "current": sim["current"],
+        "current_decision": sim["current_decision"],
+        "status": sim["status"],
+        "recommended": sim["recommended"],
+        "needed": sim["needed"],
+        "more": sim["more"],
+        "advice": sim["advice"],
+        "to_queue": sim["more"] if queue else None,
+    }
 
 
 def rater_needed(
@@ -72,7 +85,7 @@ def rater_needed(
     n_sim: int = N_SIM,
     seed: int = SEED,
     metric: str | None = None,
-) -> dict[str, Any]:
+) -> Needed | NeededError:
     """``rater``'s ``needed`` section of the report on ``task``: the same labels (the people
     :func:`choose_annotators` picks) and figures as :func:`report_data` gives it."""
     _, alignment = alignment_of(task_scale(db, task), metric)
@@ -90,13 +103,15 @@ def rater_needed(
     )
 
 
-def rater_needed_for_choice(db: Database, choice: str, task: str, rater: str) -> dict[str, Any]:
+def rater_needed_for_choice(
+    db: Database, choice: str, task: str, rater: str
+) -> Needed | NeededError:
     """:func:`rater_needed` at ``choice`` (``experts``, ``skilled``, ``crowd`` or a number), the
     report's other settings as ``report_for_choice`` uses them: for the page's cache."""
     return rater_needed(db, rater, task, epsilon=epsilon_choice(choice).epsilon)
 
 
-def with_needed(data: RaterReport, needed: Mapping[str, dict[str, Any]]) -> RaterReport:
+def with_needed(data: RaterReport, needed: Mapping[str, Needed | NeededError]) -> RaterReport:
     """A copy of the report ``data`` with each rater's ``needed`` section from ``needed`` (rater
     -> section) where it has none."""
     out = data.copy()

@@ -6,18 +6,24 @@ disagreement sample with both answers) do not apply and are None."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from core.stats.alt_test_epsilon import EpsilonChoice
 from core.views.rater_epsilon import sensitivity, sensitivity_sentence
 from core.views.rater_report.costs import rater_cost
 from core.views.rater_report.needed import needed_from_labels
+from core.views.rater_report.records import RaterSection, Verdict
 from core.views.rater_validation import choose_annotators, validate_or_why, validation_labels
 from core.views.scale_agreement import scale_agreement
 from core.views.task_scales import TaskScale, alignment_of
 
 if TYPE_CHECKING:
     from core.store.engine import Database
+    from core.views.validation_records import AltResult
+
+#: The report's verdict in words: (rater, alt-test result or None, reason, epsilon words).
+VerdictSentence = Callable[[str, "AltResult | None", str, str], Verdict]
 
 
 def scaled_rater(
@@ -31,9 +37,9 @@ def scaled_rater(
     include_slots: bool | None,
     n_sim: int,
     seed: int,
-    verdict_sentence: Any,
+    verdict_sentence: VerdictSentence,
     needed: bool = True,
-) -> dict[str, Any]:
+) -> RaterSection:
     """One auto-rater's section on task ``ts`` (``verdict_sentence``: the report's
     :func:`core.views.rater_report.assemble.verdict_sentence`; ``needed`` False: without the
     items-needed simulation, None)."""

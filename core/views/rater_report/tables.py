@@ -10,7 +10,7 @@ from typing import Any
 import pandas as pd
 
 from core.views.numbers import interval, num
-from core.views.rater_report.records import RaterReport
+from core.views.rater_report.records import Comparison, RaterReport, RaterSection, Share
 
 #: The compare table's columns: (header, key of :func:`compare_row`, format of
 #: :func:`core.views.numbers.num`, or None for text).
@@ -44,12 +44,12 @@ def compare_frame(data: RaterReport) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["rank", *(head for head, _, _ in COMPARE_COLUMNS)])
 
 
-def humans_frame(sec: dict[str, Any]) -> pd.DataFrame:
+def humans_frame(sec: RaterSection) -> pd.DataFrame:
     """The alt-test's per-human rows (empty without a test result): the rater's advantage over
     the person's items beside the person's own advantage."""
-    alt = sec["alt"] or {"humans": []}
+    alt = sec["alt"]
     frame = pd.DataFrame(
-        alt["humans"],
+        alt["humans"] if alt else [],
         columns=["name", "items", "advantage", "human_advantage", "p_value", "rejected"],
     ).rename(
         columns={
@@ -65,10 +65,12 @@ def humans_frame(sec: dict[str, Any]) -> pd.DataFrame:
     return frame
 
 
-def agreement_frame(sec: dict[str, Any]) -> pd.DataFrame:
+def agreement_frame(sec: RaterSection) -> pd.DataFrame:
     """Gold, each person and each crowd aggregate, and the people's pairs (the ceiling)."""
     ag = sec["agreement"]
-    rows = [{"compared with": "gold", **_kappa(ag["gold"])}]
+    if ag is None:  # another task: its agreement is on its own scale (scale_rows)
+        return pd.DataFrame()
+    rows: list[dict[str, object]] = [{"compared with": "gold", **_kappa(ag["gold"])}]
     rows.append(
         {
             "compared with": "people vs gold (same pairs)",
@@ -100,7 +102,7 @@ def agreement_frame(sec: dict[str, Any]) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def _kappa(row: dict[str, Any]) -> dict[str, Any]:
+def _kappa(row: Comparison) -> dict[str, object]:
     return {
         "items": row["items"],
         "kappa": row["kappa"],
@@ -111,20 +113,26 @@ def _kappa(row: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def group_frame(sec: dict[str, Any]) -> pd.DataFrame:
+def group_frame(sec: RaterSection) -> pd.DataFrame:
     """Agreement with the people's majority by question type, category or document."""
-    grp = sec["agreement"]["by_group"]
+    ag = sec["agreement"]
+    if ag is None:  # another task: no side-by-side groups
+        return pd.DataFrame()
+    grp = ag["by_group"]
     return pd.DataFrame(
         [{grp["grouping"]: r["group"], **_kappa(r)} for r in grp["rows"]],
     )
 
 
-def bias_rows(sec: dict[str, Any]) -> list[tuple[str, dict[str, Any], dict[str, Any] | None]]:
-    """``(measure, the rater's share, the people's share or None)`` of each bias of a section;
-    a share is a dict with ``share``, ``low``, ``high`` (95% Wilson interval) and ``n``."""
+def bias_rows(sec: RaterSection) -> list[tuple[str, Share, Share | None]]:
+    """``(measure, the rater's share, the people's share or None)`` of each bias of a section
+    (none off side-by-side); a share has ``share``, ``low``, ``high`` (95% Wilson interval)
+    and ``n``."""
     b = sec["biases"]
+    if b is None:
+        return []
     pos, ln, ties, sp = b["position"], b["length"], b["ties"], b["self_preference"]
-    rows = [
+    rows: list[tuple[str, Share, Share | None]] = [
         ("position: both orders disagree", pos["both_orders"], None),
         ("position: first-shown wins", pos["first_shown"], pos["people_first_shown"]),
         ("length: longer wins", ln["rater"], ln["people"]),
@@ -136,36 +144,39 @@ def bias_rows(sec: dict[str, Any]) -> list[tuple[str, dict[str, Any], dict[str, 
     return rows
 
 
-def bias_frame(sec: dict[str, Any]) -> pd.DataFrame:
+def bias_frame(sec: RaterSection) -> pd.DataFrame:
     """Each bias share of the rater and of the people, with its Wilson interval."""
     out = []
     for name, mine, theirs in bias_rows(sec):
-        theirs = theirs or {"share": None, "low": None, "high": None, "n": None}
         out.append(
             {
                 "measure": name,
                 "rater": mine["share"],
                 "rater interval": interval(mine["low"], mine["high"], ".0%"),
                 "rater n": mine["n"],
-                "people": theirs["share"],
-                "people interval": interval(theirs["low"], theirs["high"], ".0%"),
-                "people n": theirs["n"],
+                "people": theirs["share"] if theirs else None,
+                "people interval": interval(theirs["low"], theirs["high"], ".0%") if theirs else "",
+                "people n": theirs["n"] if theirs else None,
             }
         )
     return pd.DataFrame(out)
 
 
-def needed_frame(sec: dict[str, Any]) -> pd.DataFrame:
+def needed_frame(sec: RaterSection) -> pd.DataFrame:
     """The simulation per number of items: the majority decision, the share of plausible
     populations in which it holds and the share of samples passing."""
     n = sec["needed"]
-    rows = [
-        {
-            "items": int(k),
-            "decision": n["decision"][k],
-            "holds in": float(n["stability"][k]),
-            "share passing": float(n["pass_probability"][k]),
-        }
-        for k in sorted(n.get("stability", {}))
-    ]
+    rows = (
+        []
+        if n is None or "error" in n
+        else [
+            {
+                "items": int(k),
+                "decision": n["decision"][k],
+                "holds in": float(n["stability"][k]),
+                "share passing": float(n["pass_probability"][k]),
+            }
+            for k in sorted(n["stability"])
+        ]
+    )
     return pd.DataFrame(rows, columns=["items", "decision", "holds in", "share passing"])
