@@ -77,14 +77,13 @@ def cached_answers(db: Database, fn: Callable[..., Any], *args: Hashable) -> Any
 
 
 def cached_answers_each(db: Database, *fns: Callable[[Database], Any]) -> tuple[Any, ...]:
-    """``fn(db)`` of each of ``fns``, as :func:`cached_answers` gives each (the same object to
-    every caller until the answers change: read-only, see :data:`_SHARED`)."""
+    """``fn(db)`` of each of ``fns``, as :func:`cached_answers` gives each."""
     path, version = db_path(), _answers_key(db)
     return tuple(_shared(path, version, _ref(fn)) for fn in fns)
 
 
-#: (path, ``module:name``) -> (answers' fingerprint, value) of :func:`cached_answers_each`: the
-#: value itself, shared by every session of the process, not a copy. ``st.cache_data`` gives
+#: (path, ``module:name``) -> (answers' fingerprint, value) of :func:`cached_answers_each`, which
+#: gives the value itself, shared by every session of the process, not a copy. ``st.cache_data`` gives
 #: each hit its own copy (unpickled: 0.8 ms a Side by side run for its 1,063 items and the
 #: identical pairs, issue 37), so callers treat these values as read-only.
 _SHARED: dict[tuple[str, str], tuple[Hashable, Any]] = {}
