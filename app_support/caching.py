@@ -82,10 +82,10 @@ def cached_answers_each(db: Database, *fns: Callable[[Database], Any]) -> tuple[
     return tuple(_shared(path, version, _ref(fn)) for fn in fns)
 
 
-#: (path, ``module:name``) -> (answers' fingerprint, value) of :func:`cached_answers_each`, which
-#: gives the value itself, shared by every session of the process, not a copy. ``st.cache_data`` gives
-#: each hit its own copy (unpickled: 0.8 ms a Side by side run for its 1,063 items and the
-#: identical pairs, issue 37), so callers treat these values as read-only.
+#: (path, ``module:name``) -> (answers' fingerprint, value) of :func:`cached_answers_each`,
+#: which gives the value itself, shared by every session of the process, not a copy.
+#: ``st.cache_data`` gives each hit its own copy (unpickled: 0.8 ms a Side by side run for its
+#: 1,063 items and the identical pairs, issue 37), so callers treat these values as read-only.
 _SHARED: dict[tuple[str, str], tuple[Hashable, Any]] = {}
 
 
