@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Hashable, Iterable, Sequence
+from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -217,30 +217,91 @@ def team_queue(
     the shared one (``sha256(f"{seed}|{key}")``), or with ``personal`` the annotator's own
     (``sha256(f"{seed}|{annotator}|{key}")``). Calibration items are the first ``calibration``
     of the shared order either way (the same items for everyone).
+
+    That is the sort of the open items by ``(skipped by annotator, not calibration, not
+    started, in last, -labels, seeded rank)``. Computed without sorting every item each call
+    (issue 37: every Side by side run asks): an item nobody marked has the key ``(False, not
+    calibration, True, in last, 0, rank)``, fixed for the items, so those come in a remembered
+    order (:func:`_static_order`) and only the marked items (``who``, the person's skips) are
+    sorted, then put before the unmarked ones of their group (started before new) or last
+    (skipped). ``k`` <= 0 leaves only calibration items open.
     """
+    own = annotator if personal else ""
+    static = _static_order(
+        seeded_order, tuple(items), seed, calibration, frozenset(last), personal, own
+    )
+    rank, calib, late = static.rank, static.calib, static.late
     skips = skipped or {}
-    by_str = {str(i): i for i in items}
-    order = [by_str[s] for s in seeded_order(by_str, seed)]
-    calib = set(order[:calibration])
-    late = set(last)
-    if personal:
-        order = [by_str[s] for s in seeded_order(by_str, f"{seed}|{annotator}")]
-    rank = {i: n for n, i in enumerate(order)}
-    todo = [
+    started = {i: w for i, w in who.items() if w and i in rank}
+    mine_skipped = {i for i, w in skips.items() if annotator in w and i in rank}
+    marked = started.keys() | mine_skipped
+    open_marked = [
         i
-        for i in order
-        if annotator not in who.get(i, ()) and (i in calib or len(who.get(i, ())) < k)
+        for i in marked
+        if annotator not in started.get(i, ()) and (i in calib or len(started.get(i, ())) < k)
     ]
-    return sorted(
-        todo,
+    open_marked.sort(
         key=lambda i: (
-            annotator in skips.get(i, ()),
+            i in mine_skipped,
             i not in calib,
-            not who.get(i),
+            i not in started,
             i in late,
-            -len(who.get(i, ())),
+            -len(started.get(i, ())),
             rank[i],
-        ),
+        )
+    )
+    # a marked item that is open and not skipped was started (marked = started | skipped)
+    started_open = [i for i in open_marked if i not in mine_skipped]
+    unmarked_other = [i for i in static.other_order if i not in marked] if k > 0 else []
+    return (
+        [i for i in started_open if i in calib]
+        + [i for i in static.calib_order if i not in marked]
+        + [i for i in started_open if i not in calib]
+        + unmarked_other
+        + [i for i in open_marked if i in mine_skipped]
+    )
+
+
+@dataclass(frozen=True)
+class _StaticOrder:
+    """What :func:`team_queue` needs of the items that no mark changes: each item's seeded
+    ``rank``, the ``calib`` and ``late`` sets, and the calibration items and the others each
+    in the order of ``(in late, rank)``."""
+
+    rank: dict[Any, int]
+    calib: frozenset[Any]
+    late: frozenset[Any]
+    calib_order: list[Any]
+    other_order: list[Any]
+
+
+@lru_cache(maxsize=256)
+def _static_order(
+    shuffle: Callable[[Iterable[str], int | str], list[str]],
+    items: tuple[Any, ...],
+    seed: int,
+    calibration: int,
+    last: frozenset[Hashable],
+    personal: bool,
+    annotator: str,
+) -> _StaticOrder:
+    """:func:`team_queue`'s order of the items with no mark, remembered (the same for every
+    call with the same items and settings; ``annotator`` matters only with ``personal``).
+    ``shuffle``: :func:`seeded_order`, passed in so the remembered order is the one it gives."""
+    by_str = {str(i): i for i in items}
+    order = [by_str[s] for s in shuffle(by_str, seed)]
+    calib = frozenset(order[:calibration])
+    if personal:
+        order = [by_str[s] for s in shuffle(by_str, f"{seed}|{annotator}")]
+    rank = {i: n for n, i in enumerate(order)}
+    late = frozenset(i for i in last if i in rank)
+    ordered = sorted(order, key=lambda i: (i in late, rank[i]))
+    return _StaticOrder(
+        rank,
+        calib,
+        late,
+        [i for i in ordered if i in calib],
+        [i for i in ordered if i not in calib],
     )
 
 
@@ -255,6 +316,9 @@ def queue_progress(
     ``len(queue)`` (their own queue: what is left for them, not every item), ``skipped`` = the
     queue's items they skipped (``marks["skipped"]``)."""
     ok, skips = marks["ok"], marks["skipped"]
-    done = sum(1 for i in items if annotator in ok.get(i, ()))
-    skipped = sum(1 for i in queue if annotator in skips.get(i, ()))
+    # the person's marks first: a set lookup an item, not a dict lookup and a scan of raters
+    mine = {i for i, who in ok.items() if annotator in who}
+    done = sum(1 for i in items if i in mine) if mine else 0
+    mine_skipped = {i for i, who in skips.items() if annotator in who}
+    skipped = sum(1 for i in queue if i in mine_skipped) if mine_skipped else 0
     return Progress(done, done + len(queue), skipped)

@@ -24,6 +24,7 @@ import sqlalchemy as sa
 
 from core.errors import AccessError, InputError
 from core.store.connection import transaction, utcnow
+from core.store.prepared import bound_rows, run_bound
 from core.store.row_locks import hold_name
 from core.store.statements import all_rows, run
 from core.store.stored_enums import stored_enum
@@ -174,9 +175,17 @@ def list_accounts(db: Database) -> list[Account]:
     ]
 
 
+#: Statements of the reads every labelling run makes (built once, issue 37).
+_NAMES = sa.select(accounts.c.name)
+_EXCLUDED = sa.select(accounts.c.name).where(
+    accounts.c.revoked_at.is_not(None), accounts.c.labels_excluded_at.is_not(None)
+)
+_BY_NAME = sa.select(accounts).where(accounts.c.name == sa.bindparam("name"))
+
+
 def account_names(db: Database) -> set[str]:
     """The names of every account, active or revoked: the team whose labels count."""
-    return {r[0] for r in run(db, sa.select(accounts.c.name))}
+    return {r[0] for r in run_bound(db, _NAMES)}
 
 
 def revoke_account(db: Database, name: str) -> None:
@@ -211,10 +220,7 @@ def set_labels_excluded(db: Database, name: str, exclude: bool, by: str) -> None
 
 def excluded_names(db: Database) -> set[str]:
     """The revoked accounts whose labels an admin left out (:func:`set_labels_excluded`)."""
-    query = sa.select(accounts.c.name).where(
-        accounts.c.revoked_at.is_not(None), accounts.c.labels_excluded_at.is_not(None)
-    )
-    return {r[0] for r in run(db, query)}
+    return {r[0] for r in run_bound(db, _EXCLUDED)}
 
 
 def verify_token(db: Database, token: str) -> Account:
@@ -255,7 +261,7 @@ def mark_token_used(db: Database, token_id: str) -> None:
 
 def get_account(db: Database, name: str) -> Account | None:
     """The account ``name`` (active or revoked), or None."""
-    found = all_rows(db, _named(name))
+    found = bound_rows(db, _BY_NAME, {"name": name})
     return Account.from_row(found[0]) if found else None
 
 

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any, Self
 import sqlalchemy as sa
 
 from core.store.connection import dumps, transaction
+from core.store.prepared import bound_rows, run_bound
 from core.store.statements import all_rows, json_text, run, run_many
 from core.store.stored_enums import stored_enum
 from core.store.tables import answers
@@ -84,9 +85,16 @@ def get_answer(db: Database, answer_id: int) -> Answer | None:
     return found[0] if found else None
 
 
+#: A question's answers by system (built once: every Side by side item reads them, issue 37).
+_OF_QUESTION = _ALL.where(answers.c.question_id == sa.bindparam("question_id")).order_by(
+    answers.c.system
+)
+
+
 def question_answers(db: Database, question_id: str) -> list[Answer]:
     """Every system's answer to a question, by system."""
-    return _read(db, _ALL.where(answers.c.question_id == question_id).order_by(answers.c.system))
+    found = bound_rows(db, _OF_QUESTION, {"question_id": question_id})
+    return [Answer.from_row(r) for r in found]
 
 
 def answered(db: Database, systems: Sequence[str]) -> set[tuple[str, str]]:
@@ -121,15 +129,17 @@ def max_answer_id(db: Database) -> int:
     return int(run(db, sa.select(sa.func.coalesce(sa.func.max(answers.c.id), 0))).fetchone()[0])
 
 
+_VERSION = sa.select(
+    sa.func.coalesce(sa.func.max(answers.c.id), 0),
+    sa.func.count(),
+    sa.func.coalesce(sa.func.sum(sa.func.length(answers.c.text)), 0),
+    sa.func.count(sa.case((answers.c.status == "ok", 1))),
+)
+
+
 def answers_version(db: Database) -> tuple[Any, ...]:
     """A cheap fingerprint of the answers table (changes when an answer is added or rewritten)."""
-    query = sa.select(
-        sa.func.coalesce(sa.func.max(answers.c.id), 0),
-        sa.func.count(),
-        sa.func.coalesce(sa.func.sum(sa.func.length(answers.c.text)), 0),
-        sa.func.count(sa.case((answers.c.status == "ok", 1))),
-    )
-    return tuple(run(db, query).fetchone())
+    return tuple(run_bound(db, _VERSION).fetchone())
 
 
 def answer_pairs(db: Database) -> list[dict[str, Any]]:

@@ -30,9 +30,9 @@ from core.store.passage_stage import drop_dead_stages
 from core.store.pg_connection import without_password
 from core.store.pool import Pooled, borrow_postgres, borrow_sqlite, engine_for
 from core.store.postgres import POSTGRES
+from core.store.prepared import run_bound
 from core.store.runs import mark_dead_runs
 from core.store.schema_upgrade import Upgrade, schema_revision, upgrade_schema
-from core.store.statements import run
 
 #: What an engine remembers of its database's schema: the revision and the numbered migrations.
 _KNOWN = sa.text(
@@ -139,7 +139,7 @@ def _up_to_date(db: Database, pooled: Pooled) -> bool:
     if pooled.revision is None:
         return False
     try:  # autocommit: a failed query leaves no transaction behind on either database
-        found = run(db, _KNOWN).fetchone()
+        found = run_bound(db, _KNOWN).fetchone()
     except Exception:
         return False
     return found is not None and tuple(found) == pooled.revision
@@ -153,7 +153,7 @@ def _migrate_once(db: Database, pooled: Pooled, known: bool, where: str) -> None
         done = migrate_db(db, where)
         if done is not None and done.before is not None:
             print(done.line(where), file=sys.stderr)
-        pooled.revision = tuple(run(db, _KNOWN).fetchone())
+        pooled.revision = tuple(run_bound(db, _KNOWN).fetchone())
     mark_dead_runs(db)  # a run whose process died shows as interrupted, not running
     drop_dead_stages(db)  # and the passages its import staged are removed
 

@@ -17,6 +17,7 @@ import sqlalchemy as sa
 from core.store.connection import dumps, transaction, utcnow
 from core.store.experiments import mark_experiments_interrupted
 from core.store.llm_cache import forget_cached_run_calls
+from core.store.prepared import run_bound
 from core.store.statements import all_rows, run
 from core.store.stored_enums import stored_enum
 from core.store.tables import entities
@@ -183,21 +184,19 @@ def pid_alive(pid: int) -> bool:
         return True
 
 
+#: The running runs of a host (built once: every open of the database asks, issue 37).
+_RUNNING_HERE = sa.select(runs.c.id, runs.c.pid).where(
+    runs.c.status == "running", runs.c.host == sa.bindparam("host"), runs.c.pid.is_not(None)
+)
+
+
 def mark_dead_runs(db: Database) -> list[str]:
     """Mark ``interrupted`` every ``running`` run of this host whose process is gone (killed,
     crashed), and the experiments pointing at them; return their ids. Runs of other hosts are
     left alone (their liveness cannot be checked from here)."""
     host = socket.gethostname()
-    dead = [
-        run_id
-        for run_id, pid in run(
-            db,
-            sa.select(runs.c.id, runs.c.pid).where(
-                runs.c.status == "running", runs.c.host == host, runs.c.pid.is_not(None)
-            ),
-        ).fetchall()
-        if not pid_alive(pid)
-    ]
+    found = run_bound(db, _RUNNING_HERE, {"host": host}).fetchall()
+    dead = [run_id for run_id, pid in found if not pid_alive(pid)]
     if not dead:
         return []
     now = utcnow()

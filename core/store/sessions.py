@@ -20,7 +20,8 @@ import sqlalchemy as sa
 from core.errors import AccessError
 from core.store.accounts import Account, get_account
 from core.store.connection import utcnow
-from core.store.statements import all_rows, run
+from core.store.prepared import bound_rows
+from core.store.statements import run
 from core.store.tables import sessions
 
 if TYPE_CHECKING:
@@ -68,9 +69,13 @@ def create_session(db: Database, name: str, token_id: str) -> str:
     return session_id
 
 
+#: A session by its id's hash (built once: every labelling run checks the sign-in, issue 37).
+_BY_HASH = sa.select(sessions).where(sessions.c.id_hash == sa.bindparam("id_hash"))
+
+
 def get_session(db: Database, id_hash: str) -> Session | None:
     """The session ``id_hash`` (open or ended), or None."""
-    found = all_rows(db, sa.select(sessions).where(sessions.c.id_hash == id_hash))
+    found = bound_rows(db, _BY_HASH, {"id_hash": id_hash})
     return Session.from_row(found[0]) if found else None
 
 

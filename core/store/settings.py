@@ -13,6 +13,7 @@ import sqlalchemy as sa
 
 from core.errors import InputError
 from core.store.connection import transaction
+from core.store.prepared import run_bound
 from core.store.statements import insert, run
 from core.store.tables_more import settings
 
@@ -137,9 +138,13 @@ def settings_help() -> str:
     )
 
 
+#: One setting's value (built once: each Side by side run reads several, issue 37).
+_VALUE = sa.select(settings.c.value).where(settings.c.key == sa.bindparam("key"))
+
+
 def get_setting(db: Database, key: str, default: str = "") -> str:
     """A value from table ``settings`` (text), or ``default``."""
-    row = run(db, sa.select(settings.c.value).where(settings.c.key == key)).fetchone()
+    row = run_bound(db, _VALUE, {"key": key}).fetchone()
     return row[0] if row else default
 
 

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any, Self
 import sqlalchemy as sa
 
 from core.store.connection import utcnow
+from core.store.prepared import run_bound
 from core.store.statements import all_rows, insert, run
 from core.store.tables import validation_items as items
 
@@ -69,16 +70,18 @@ def insert_validation_items(db: Database, found: Iterable[NewValidationItem]) ->
     return added
 
 
+#: :func:`validation_overlaps`' query (built once: every Side by side run reads it, issue 37).
+_OVERLAPS = (
+    sa.select(items.c.item_key, sa.func.max(items.c.overlap))
+    .where(items.c.task == sa.bindparam("task"))
+    .group_by(items.c.item_key)
+    .order_by(sa.func.min(items.c.id))
+)
+
+
 def validation_overlaps(db: Database, task: str) -> dict[str, int]:
     """Item key -> the largest overlap requested for it in ``task``, in order of first request."""
-    first = sa.func.min(items.c.id)
-    query = (
-        sa.select(items.c.item_key, sa.func.max(items.c.overlap))
-        .where(items.c.task == task)
-        .group_by(items.c.item_key)
-        .order_by(first)
-    )
-    return {r[0]: int(r[1]) for r in run(db, query).fetchall()}
+    return {r[0]: int(r[1]) for r in run_bound(db, _OVERLAPS, {"task": task}).fetchall()}
 
 
 def validation_requests(db: Database, task: str, rater: str | None = None) -> list[ValidationItem]:

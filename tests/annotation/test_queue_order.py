@@ -4,6 +4,7 @@ own seeded shuffle); calibration items first and overlap priority either way."""
 from __future__ import annotations
 
 import hashlib
+import random
 
 import pytest
 
@@ -58,3 +59,67 @@ def test_queue_order_setting_reaches_every_queue(fixture_db):
         assert sorted(review_queue(db, "alice", qs)) == sorted(shared_reviews)
     finally:
         db.conn.close()
+
+
+def _reference_queue(
+    items, who, annotator, *, k, seed, calibration=0, skipped=None, last=(), personal=False
+):
+    """team_queue as it was written before issue 37: every open item sorted by its full key."""
+    skips = skipped or {}
+    by_str = {str(i): i for i in items}
+    order = sorted(by_str, key=lambda s: hashlib.sha256(f"{seed}|{s}".encode()).hexdigest())
+    order = [by_str[s] for s in order]
+    calib = set(order[:calibration])
+    late = set(last)
+    if personal:
+        mine = sorted(
+            by_str, key=lambda s: hashlib.sha256(f"{seed}|{annotator}|{s}".encode()).hexdigest()
+        )
+        order = [by_str[s] for s in mine]
+    rank = {i: n for n, i in enumerate(order)}
+    todo = [
+        i
+        for i in order
+        if annotator not in who.get(i, ()) and (i in calib or len(who.get(i, ())) < k)
+    ]
+    return sorted(
+        todo,
+        key=lambda i: (
+            annotator in skips.get(i, ()),
+            i not in calib,
+            not who.get(i),
+            i in late,
+            -len(who.get(i, ())),
+            rank[i],
+        ),
+    )
+
+
+def test_team_queue_equals_the_full_sort_of_every_open_item():
+    """The queue built from the remembered order of unmarked items and the sorted marked ones
+    (issue 37) is the full sort, on random marks, skips, calibration, k, last and orders."""
+    rng = random.Random(7)
+    people = ["alice", "bob", "carol", "dave", "erin"]
+    for case in range(300):
+        n = rng.randint(0, 40)
+        items = [f"i{j:02d}" for j in range(n)]
+        who = {}
+        skipped = {}
+        for i in items:
+            if rng.random() < 0.4:
+                who[i] = set(rng.sample(people, rng.randint(0, 3)))  # empty sets too
+            if rng.random() < 0.25:
+                skipped[i] = set(rng.sample(people, rng.randint(1, 2)))
+        who["not-an-item"] = {"bob"}  # marks on keys outside items are ignored
+        skipped["gone"] = {"alice"}
+        args = {
+            "k": rng.randint(0, 3),
+            "seed": rng.randint(0, 5),
+            "calibration": rng.randint(0, 6),
+            "skipped": skipped if rng.random() < 0.8 else None,
+            "last": set(rng.sample(items, min(len(items), rng.randint(0, 5)))),
+            "personal": rng.random() < 0.4,
+        }
+        annotator = rng.choice(people)
+        got = team_queue(items, who, annotator, **args)
+        assert got == _reference_queue(items, who, annotator, **args), (case, args)

@@ -3,11 +3,18 @@
 
 from __future__ import annotations
 
+import json
+import sqlite3
+import threading
+from dataclasses import replace
+
+import pytest
 from test_app_pages import fixture_db as fixture_db  # noqa: F401 (the fixture)
 
-from app_support import caching
+from app_support import caching, connection
 from core.annotation.pairwise import identical_items, pairwise_items
-from core.store.database import open_db
+from core.store.answers import question_answers, save_answer
+from core.store.database import open_db, opened, postgres_url
 
 
 def test_the_answers_fingerprint_is_read_once_a_connection(fixture_db, monkeypatch):  # noqa: F811
@@ -30,3 +37,50 @@ def test_the_answers_fingerprint_is_read_once_a_connection(fixture_db, monkeypat
         assert len(reads) == 2  # a new connection (the next run) reads it again
     finally:
         again.conn.close()
+
+
+def test_the_items_are_shared_until_the_answers_change(fixture_db, monkeypatch):  # noqa: F811
+    """cached_answers_each gives every run the same object (no copy a run) while the answers'
+    fingerprint stays, and the new value once an answer is added (issue 37)."""
+    path, _ = fixture_db
+    monkeypatch.setenv("WORKBENCH_DB", str(path))
+    with opened(path) as db:
+        items, same = caching.cached_answers_each(db, pairwise_items, identical_items)
+    with opened(path) as db:
+        again, same_again = caching.cached_answers_each(db, pairwise_items, identical_items)
+        assert again is items and same_again is same
+        question, system, _ = json.loads(items[0])
+        old = next(a for a in question_answers(db, question) if a.system == system)
+        save_answer(db, replace(old, id=0, text=old.text + " Retried, longer."))  # in place
+    with opened(path) as db:
+        after, same_after = caching.cached_answers_each(db, pairwise_items, identical_items)
+        assert after is not items and after == pairwise_items(db) == items
+        assert same_after is not same
+
+
+def test_an_action_hands_its_connection_to_the_run_that_follows(fixture_db):  # noqa: F811
+    """A button's action's SQLite connection is the next block's in the same thread (one open
+    a label, issue 37); a page block closes its own; another thread opens its own. PostgreSQL's
+    connections come from a pool: not handed over."""
+    path, _ = fixture_db
+    sqlite = postgres_url(path) is None
+    with connection.acting(), connection.database() as in_action:
+        pass
+    seen: list[object] = []
+    worker = threading.Thread(target=lambda: _open_once(seen))
+    worker.start()
+    worker.join()
+    assert seen and seen[0] is not in_action  # another thread does not take it
+    with connection.database() as in_run:
+        assert (in_run is in_action) == sqlite
+        assert in_run.conn.execute("select count(*) from answers").fetchone()[0] > 0
+    if sqlite:
+        with pytest.raises(sqlite3.ProgrammingError, match="closed"):
+            in_run.conn.execute("select 1")  # the run's block closed it
+    with connection.database() as fresh:
+        assert fresh is not in_action
+
+
+def _open_once(seen: list[object]) -> None:
+    with connection.database() as db:
+        seen.append(db)
