@@ -38,8 +38,10 @@ def surname_forms(
             fulls.setdefault((w[0], w[2]), []).append(w)
     links = []
     for key, w in sorted(words.items()):
-        found = list(dict.fromkeys(fulls.get((w[0], w[1]), []))) if len(w) == 2 else []
-        if is_patronymic(w[-1]) or len(found) != 1:
+        if len(w) != 2 or is_patronymic(w[1]):  # (a key of particles alone has no words)
+            continue
+        found = list(dict.fromkeys(fulls.get((w[0], w[1]), [])))
+        if len(found) != 1:
             continue
         first = " ".join(found[0][:2])
         if first in words:

@@ -103,6 +103,8 @@ def test_first_name_and_surname_need_exactly_one_written_full_name():
         "nikolay dmitrievitch": ("nikolay", "dmitrievitch"),
     }
     assert surname_forms(words2, dict(words2)) == []
+    # a key with no words left (particles, single letters: "de la") is no name form
+    assert surname_forms({"de la": ()} | words, {"de la": ()} | seen) == []
 
 
 def test_a_diminutive_of_a_first_name_two_people_bear_joins_neither():
