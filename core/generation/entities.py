@@ -46,6 +46,7 @@ from collections.abc import Iterable, Sequence
 from core.errors import ConfigError
 from core.generation.entity_labels import entity_label
 from core.generation.entity_labels import key_words as _words
+from core.generation.full_names import name_form_links
 from core.generation.mentions import proper_noun_mentions, spacy_available, spacy_mentions
 from core.generation.name_address import names_ner_missed, vocative_links
 from core.generation.name_forms import (
@@ -147,6 +148,8 @@ def cluster_mentions(
     for nick, full, why in equated_names(words, text):  # "... Oblonsky—Stiva, as he was called"
         uf.union(nick, full)
         reasons.setdefault(nick, why)
+    for name, _into, why in name_form_links(kept, words, seen, uf.union, uf.find):  # "Kostya"
+        reasons.setdefault(name, why)
     group_of = {k: uf.find(k) for k in kept}
     for pet, full, why in vocative_links(kept, words, group_of, text):  # "Dolly!" to her
         uf.union(pet, full)

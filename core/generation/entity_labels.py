@@ -19,10 +19,12 @@ A name NER calls a PERSON with no person's mention at all and a place's mention 
 quarter of its mentions (one at least; one after *to* counts a half) is a PLACE. A name NER
 calls a PLACE or ORG with at least two mentions followed by a person's verb and at least three
 person's mentions, twice its place's mentions or more, is a PERSON. Names with a patronymic or
-a known diminutive, titled or spoken names keep their PERSON label. An untitled name with a
+a known diminutive, titled or spoken names keep their PERSON label. An untitled name never a speaker, with a
 horse's word (*horse, mare, gallop, stable, saddle, ...*) within 100 characters of at least half
 of its mentions is a horse, labelled OTHER ("Pendennis" in *The Magnificent Ambersons*: 10 of 15;
-none of that book's people has more than a fifth). A name with no label (the
+none of that book's people has more than a fifth). A name every mention of which is
+written in Gutenberg's italics (``_Araby_``: a title, a word, a ship) is no person, labelled
+OTHER. A name with no label (the
 built-in finder has no NER) and two person's mentions, more than twice its place's mentions, is a
 PERSON.
 """
@@ -115,6 +117,26 @@ def _horse_share(ms: Sequence[Mention], text: str) -> float:
     return sum(bool(_HORSE.search(text, max(0, m.start - w), m.end + w)) for m in ms) / len(ms)
 
 
+_SPEECH = r"(?:said|asked|replied|answered|cried|exclaimed|whispered|shouted|murmured)"
+_SAID_BEFORE = re.compile(rf"\b{_SPEECH}[ \t\n]+$")
+_SAID_AFTER = re.compile(rf"^[ \t\n]+{_SPEECH}\b")
+
+
+def _speaker(text: str, m: Mention) -> bool:
+    """``m`` is a speaker: "said Mary Jane" or "Perrault said" (not "Johnny,” said Mary Jane",
+    where the name ends the quotation)."""
+    return bool(
+        _SAID_BEFORE.search(text[max(0, m.start - 16) : m.start])
+        or _SAID_AFTER.match(text[m.end : m.end + 16])
+    )
+
+
+def _italic(text: str, start: int) -> bool:
+    """Offset ``start`` lies inside Gutenberg's italics (an odd number of ``_`` before it in
+    its paragraph: "_The Abbot_", "going to _Araby_")."""
+    return text.count("_", text.rfind("\n\n", 0, start) + 1, start) % 2 == 1
+
+
 def entity_label(ms: Sequence[Mention], name: str, text: str) -> str:
     """The label of an entity named ``name`` with mentions ``ms`` in ``text``."""
     labels = Counter(m.label for m in ms if m.label)
@@ -126,7 +148,10 @@ def entity_label(ms: Sequence[Mention], name: str, text: str) -> str:
         len(words) == 1 and is_diminutive(words[0])
     ):
         return "PERSON"  # a patronymic ("Rodion Romanovitch") or a diminutive ("Dounia")
-    if not titled and text and _horse_share(ms, text) >= 1 / 2:
+    if text and all(_italic(text, m.start) for m in ms):
+        return "OTHER"  # "going to _Araby_", "the word _Araby_": a title or a word, no one
+    speaker = any(_speaker(text, m) for m in ms)  # "said Mary Jane": no horse speaks
+    if not titled and not speaker and text and _horse_share(ms, text) >= 1 / 2:
         return "OTHER"  # "Pendennis will gallop straight home to his stable": a horse
     if titled < 2 and mostly_after_prepositions([m.start for m in ms], text):
         return "PLACE"  # "at Nantucket", "in Salem", "to Lisbon"

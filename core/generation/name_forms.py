@@ -57,6 +57,7 @@ RUSSIAN_DIMINUTIVES: dict[str, tuple[str, ...]] = {
     "vanya": ("ivan",), "misha": ("mikhail",), "natasha": ("natalya",), "masha": ("marya",),
     "grusha": ("agrafena",), "grushenka": ("agrafena",), "pasha": ("pavel",),
     "sasha": ("alexandr", "alexander", "alexandra"), "lida": ("lidia",), "nastya": ("anastasia",),
+    "kostya": ("konstantin",),
 }  # fmt: skip
 
 DEMONYM_SUFFIXES = ("ers", "er", "ians", "ian", "ans", "an", "ese", "ites", "ite")

@@ -159,3 +159,26 @@ def test_cli_split_stories_and_refusal(new_db_location, capsys):
             import_stories(database, DATA / "etext_novel.txt")
     finally:
         database.close()
+
+
+#: Real text, the other header style (issue 36): *The Adventures of Sherlock Holmes*, PG #1661, the
+#: gutenbergbooks/1661 copy (tests/data/unseen_books/SOURCE.md): a "Contents" list of twelve
+#: numbered title-case entries ("I.     A Scandal in Bohemia"), numbered headings in capitals
+#: ("I. A SCANDAL IN BOHEMIA"), a part numeral "I." alone on a line inside the first story, an
+#: indented first paragraph in the second; two stories kept.
+HOLMES = DUBLINERS.parent / "sherlock_holmes_stories.txt"
+
+
+def test_numbered_title_case_contents_and_numbered_capital_headings():
+    text = clean_gutenberg(HOLMES.read_text(encoding="utf-8")).body
+    stories, warnings = read_stories(text)
+    assert [s.title for s in stories] == ["A Scandal in Bohemia", "The Red-Headed League"]
+    first, second = (text[s.start : s.end] for s in stories)
+    assert first.startswith("I. A SCANDAL IN BOHEMIA\n") and "\nI.\n" in first  # not a story
+    assert first.rstrip().endswith("title of _the_ woman.") and "Contents" not in first
+    assert second.startswith("II. THE RED-HEADED LEAGUE\n") and "Red-Headed League" not in first
+    assert warnings == [
+        "the Contents lists 12 stories but 2 were found as headings in the text; not found: "
+        "'A Case of Identity', 'The Boscombe Valley Mystery', 'The Five Orange Pips', "
+        "'The Man with the Twisted Lip', 'The Adventure of the Blue Carbuncle', ..."
+    ]

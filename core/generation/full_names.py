@@ -1,0 +1,101 @@
+"""Name forms of one person that a written full name or a known diminutive ties together (issue
+36: Levin written "Levin", "Konstantin Levin", "Konstantin Dmitrievitch" and "Kostya" was four
+entities of the novel).
+
+* First name + surname: "Konstantin Levin" is the person of "Konstantin Dmitrievitch Levin"
+  when the text writes that full name, and it is the only full name of the text with that first
+  name and that surname ("Nikolay Levin", his brother, matches no written full name and stays
+  apart). The link goes to the group of the full name's "first name + patronymic".
+* A known diminutive (:data:`core.generation.name_forms.RUSSIAN_DIMINUTIVES`: "Kostya" of
+  "Konstantin") joins the one person the text names by its full first name (a name of two
+  words or more beginning with it), when all those names are already one group, and the
+  diminutive is written within ``SCENE_WINDOW`` characters of a mention of that group at least
+  once. Two people sharing the full first name ("Nikolay" Levin and "Nikolay Ivanovitch"
+  Sviazhsky): no link, whatever the diminutive ("Kolya") — a shared token is never evidence.
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Callable, Mapping, Sequence
+
+from core.generation.name_forms import RUSSIAN_DIMINUTIVES, is_patronymic
+from core.generation.names import Mention
+
+#: How close (characters, about a page) a diminutive and its person's names are written.
+SCENE_WINDOW = 3000
+
+
+def surname_forms(
+    words: Mapping[str, tuple[str, ...]], seen: Mapping[str, tuple[str, ...]]
+) -> list[tuple[str, str, str]]:
+    """``(first surname, first patronymic, reason)``: each kept two-word key whose words are the
+    first and last words of exactly one written "First Patronymic Surname" of ``seen`` (every
+    name written, also those NER cut), whose "First Patronymic" is kept."""
+    fulls: dict[tuple[str, str], list[tuple[str, ...]]] = {}
+    for w in seen.values():
+        if len(w) == 3 and is_patronymic(w[1]):
+            fulls.setdefault((w[0], w[2]), []).append(w)
+    links = []
+    for key, w in sorted(words.items()):
+        if len(w) != 2 or is_patronymic(w[1]):  # (a key of particles alone has no words)
+            continue
+        found = list(dict.fromkeys(fulls.get((w[0], w[1]), [])))
+        if len(found) != 1:
+            continue
+        first = " ".join(found[0][:2])
+        if first in words:
+            why = f"first name + surname of the written full name '{' '.join(found[0])}'"
+            links.append((key, first, why))
+    return links
+
+
+def diminutive_links(
+    kept: Mapping[str, Sequence[Mention]],
+    words: Mapping[str, tuple[str, ...]],
+    group_of: Callable[[str], str],
+    window: int = SCENE_WINDOW,
+) -> list[tuple[str, str, str]]:
+    """``(diminutive, into, reason)``: each kept one-word key that is a known diminutive of a
+    first name borne by exactly one group's names (two words or more), at least half of its
+    mentions within ``window`` characters of a mention of that group; ``into`` is the group's most
+    mentioned such name."""
+    links = []
+    for key, w in sorted(words.items()):
+        if len(w) != 1 or w[0] not in RUSSIAN_DIMINUTIVES:
+            continue
+        fulls = [k for k, kw in words.items() if len(kw) > 1 and kw[0] in RUSSIAN_DIMINUTIVES[w[0]]]
+        groups = {group_of(k) for k in fulls}
+        if len(groups) != 1 or group_of(key) in groups:
+            continue
+        group = groups.pop()
+        starts = sorted(m.start for k in words if group_of(k) == group for m in kept[k])
+        near = sum(_within(starts, m.start, window) for m in kept[key])
+        if near * 2 >= len(kept[key]):
+            into = max(fulls, key=lambda k: (len(kept[k]), k))
+            links.append((key, into, f"diminutive of the one person named '{into}', nearby"))
+    return links
+
+
+def name_form_links(
+    kept: Mapping[str, Sequence[Mention]],
+    words: Mapping[str, tuple[str, ...]],
+    seen: Mapping[str, tuple[str, ...]],
+    union: Callable[[str, str], None],
+    group_of: Callable[[str], str],
+) -> list[tuple[str, str, str]]:
+    """Apply :func:`surname_forms`, then :func:`diminutive_links` (which sees the groups the
+    first made) through ``union``; returns every link made."""
+    made = surname_forms(words, seen)
+    for name, into, _ in made:
+        union(name, into)
+    more = diminutive_links(kept, words, group_of)
+    for name, into, _ in more:
+        union(name, into)
+    return made + more
+
+
+def _within(ordered: Sequence[int], at: int, window: int) -> bool:
+    """One of the sorted ``ordered`` offsets lies within ``window`` characters of ``at``."""
+    i = bisect.bisect_left(ordered, at - window)
+    return i < len(ordered) and ordered[i] <= at + window
