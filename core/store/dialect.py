@@ -13,12 +13,17 @@ import uuid
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any, Literal, Protocol
 
+from sqlalchemy.dialects import sqlite
+from sqlalchemy.engine.interfaces import Dialect as SaDialect
+
 #: Statement parameters: positional values or named ones (``:name``).
 Params = Sequence[Any] | Mapping[str, Any]
 #: A primary key value: one column's value, or a tuple for a compound key.
 PkValue = Any
 #: What an insert does when the row collides with a unique key.
 Conflict = Literal["error", "ignore", "replace"]
+#: A statement compiled for a dialect: its SQL and its parameters' names in mark order.
+Compiled = tuple[str, tuple[str, ...]]
 
 
 class Cursor(Protocol):
@@ -62,17 +67,18 @@ class NotFoundError(KeyError):
 
 
 class Dialect:
-    """The spelling of every dialect-specific statement (SQLite's here).
+    """The dialect-specific parts of the engine (SQLite's here).
 
-    A dialect for another database (PostgreSQL, issue 25) overrides these members: ``param``
-    (``?`` here, ``%s`` for psycopg), :meth:`quote`, :meth:`insert_sql` (``insert or ignore`` /
-    ``insert or replace`` here; ``on conflict do nothing`` / ``... do update`` there),
-    :meth:`upsert_sql`, :meth:`last_insert_id` (``cursor.lastrowid`` here; ``returning`` there),
-    :attr:`table_names_sql`, :attr:`view_names_sql` and :meth:`primary_key`.
+    :class:`core.store.engine.Table` builds every statement with SQLAlchemy Core; the dialect
+    object chooses the insert that offers ``on_conflict_do_nothing`` / ``on_conflict_do_update``
+    (:meth:`insert_core`), compiles for its database with positional marks (:meth:`compiled`,
+    :attr:`sqlalchemy_dialect`) and sends the text with bound parameters (:meth:`send`,
+    :meth:`send_many`). PostgreSQL's (:mod:`core.store.postgres`) overrides those, how an insert
+    reports its key (:meth:`returned_key`), :attr:`table_names_sql`, :attr:`view_names_sql`,
+    :meth:`primary_key` and :meth:`column_names`.
     """
 
     name = "sqlite"
-    param = "?"
     #: How :func:`core.store.connection.transaction` opens a write transaction.
     begin_sql = "BEGIN IMMEDIATE"
     #: A statement serialising migrations between processes (SQLite's write lock already does).
@@ -80,7 +86,8 @@ class Dialect:
     #: Whether a write path holds named locks (:mod:`core.store.row_locks`); not here:
     #: ``BEGIN IMMEDIATE`` took the one write lock.
     row_locks = False
-    #: Whether inserts read the new row's key with ``returning`` (needs the primary key).
+    #: Whether every insert reads the new row's key with ``returning`` (needs the primary key;
+    #: here only a replace does, :meth:`returned_key`).
     returns_key = False
     #: Whether a committed row's id is always larger than every id committed before it (SQLite:
     #: one writer at a time). PostgreSQL: a transaction holding a smaller identity value can
@@ -93,50 +100,46 @@ class Dialect:
         """An identifier in double quotes (inner quotes doubled): ``a"b`` -> ``"a""b"``."""
         return '"{}"'.format(identifier.replace('"', '""'))
 
-    def marks(self, n: int) -> str:
-        """``n`` parameter marks separated by commas."""
-        return ", ".join([self.param] * n)
-
-    def insert_sql(
-        self,
-        table: str,
-        columns: Sequence[str],
-        conflict: Conflict = "error",
-        pk: Sequence[str] = (),
-    ) -> str:
-        """One-row insert of ``columns``; on a unique-key collision fail, skip or replace
-        (``pk``: the key a replace collides on, unused here)."""
-        verb = {"error": "insert", "ignore": "insert or ignore", "replace": "insert or replace"}
-        if not columns:
-            return f"{verb[conflict]} into {self.quote(table)} default values"
-        cols = ", ".join(self.quote(c) for c in columns)
-        return f"{verb[conflict]} into {self.quote(table)} ({cols}) values ({self.marks(len(columns))})"
-
-    def upsert_sql(self, table: str, columns: Sequence[str], pk: Sequence[str]) -> str:
-        """Insert a row, or on a primary-key collision overwrite the given non-key columns
-        (columns not given keep their values)."""
-        sets = [f"{self.quote(c)} = excluded.{self.quote(c)}" for c in columns if c not in pk]
-        action = "do update set " + ", ".join(sets) if sets else "do nothing"
-        keys = ", ".join(self.quote(c) for c in pk)
-        return f"{self.insert_sql(table, columns)} on conflict ({keys}) {action}"
+    #: SQLAlchemy's dialect this one compiles for (``?`` marks).
+    sqlalchemy_dialect: SaDialect = sqlite.pysqlite.dialect()
 
     def insert_core(self, table: Any) -> Any:
-        """A Core insert into ``table`` offering ``on_conflict_do_*`` (PostgreSQL's dialect; the
-        SQLite path of :class:`Table` runs :meth:`insert_sql`'s strings)."""
-        raise NotImplementedError(f"{self.name}: the engine runs its own SQL strings here")
+        """A Core insert into ``table`` offering ``on_conflict_do_nothing`` / ``_do_update``."""
+        return sqlite.insert(table)
 
-    def run_core(self, conn: Any, statement: Any, rows: Sequence[Mapping[str, Any]] = ()) -> Any:
-        """Run a Core statement compiled for this dialect on ``conn`` (``rows``: once per row,
-        the values of the columns the first row names)."""
-        raise NotImplementedError(f"{self.name}: the engine runs its own SQL strings here")
+    def compiled(self, statement: Any, column_keys: Sequence[str] | None = None) -> Compiled:
+        """``statement`` as SQL text for this dialect and the names of its parameters in the
+        order of their marks (``column_keys``: an insert's columns, bound by name)."""
+        done = statement.compile(dialect=self.sqlalchemy_dialect, column_keys=column_keys)
+        return done.string, tuple(done.positiontup or ())
 
-    def returning(self, pk: Sequence[str]) -> str:
-        """The clause that makes an insert return its key (none here: ``lastrowid``)."""
-        return ""
+    def run_core(self, conn: Any, statement: Any) -> Any:
+        """Run a Core statement (its values bound as parameters) compiled for this dialect."""
+        done = statement.compile(dialect=self.sqlalchemy_dialect)
+        values = done.construct_params()
+        return self.send(conn, done.string, [values[n] for n in done.positiontup or ()])
+
+    def send(self, conn: Any, sql: str, params: Sequence[Any]) -> Any:
+        """Run SQL :meth:`compiled` for this dialect with its positional parameters."""
+        return conn.execute(sql, params)
+
+    def send_many(self, conn: Any, sql: str, rows: Sequence[Sequence[Any]]) -> Any:
+        """Run SQL :meth:`compiled` for this dialect once per row of parameters."""
+        return conn.executemany(sql, rows)
+
+    def returned_key(self, pk: Sequence[str], conflict: Conflict) -> str | None:
+        """The column an insert returns as the written row's key: none here (``lastrowid``)
+        but for a replace, which may update a row in place (``lastrowid`` stays the previous
+        insert's there): its ``rowid``."""
+        return "rowid" if conflict == "replace" else None
 
     def last_insert_id(self, cursor: Any) -> Any:
-        """The rowid of the row the cursor's insert wrote."""
-        return cursor.lastrowid
+        """The key the insert's ``returning`` gave (``None``: no row written), else the
+        cursor's ``lastrowid``."""
+        if cursor.description is None:
+            return cursor.lastrowid
+        row = cursor.fetchone()
+        return None if row is None else row[0]
 
     def primary_key(self, conn: Any, table: str) -> list[str]:
         """The primary-key columns of ``table`` in key order (``["rowid"]`` if it has none)."""
@@ -145,6 +148,10 @@ class Dialect:
             raise sqlite3.OperationalError(f"no such table: {table}")
         keyed = sorted((row[5], row[1]) for row in info if row[5])
         return [name for _, name in keyed] or ["rowid"]
+
+    def column_names(self, conn: Any, table: str) -> list[str]:
+        """The columns of ``table`` a row may set, in table order (generated ones left out)."""
+        return [row[1] for row in conn.execute(f"pragma table_info({self.quote(table)})")]
 
 
 SQLITE = Dialect()

@@ -21,7 +21,7 @@ are not rewritten: docs/storage.md lists the store modules that still have them.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import sqlalchemy as sa
@@ -116,6 +116,12 @@ _PRIMARY_KEY = sa.text(
     "order by array_position(cast(i.indkey as int2[]), a.attnum)"
 )
 
+#: The columns of table ``:table`` a row may set, in table order.
+_COLUMNS = sa.text(
+    "select column_name from information_schema.columns where table_schema = current_schema() "
+    "and table_name = :table and is_generated = 'NEVER' order by ordinal_position"
+)
+
 
 class PostgresDialect(Dialect):
     """PostgreSQL's spelling of the engine's dialect-specific statements (see the module)."""
@@ -137,51 +143,29 @@ class PostgresDialect(Dialect):
     returns_key = True
     ids_in_commit_order = False  # concurrent transactions commit their identity values in any order
 
-    def insert_sql(
-        self,
-        table: str,
-        columns: Sequence[str],
-        conflict: Conflict = "error",
-        pk: Sequence[str] = (),
-    ) -> str:
-        """One-row insert; ``ignore`` -> ``on conflict do nothing``, ``replace`` -> ``on conflict
-        (pk) do update`` of every given non-key column."""
-        if not columns:
-            base = f"insert into {self.quote(table)} default values"
-        else:
-            cols = ", ".join(self.quote(c) for c in columns)
-            base = f"insert into {self.quote(table)} ({cols}) values ({self.marks(len(columns))})"
-        if conflict == "ignore":
-            return base + " on conflict do nothing"
-        if conflict == "replace" and pk:
-            sets = [f"{self.quote(c)} = excluded.{self.quote(c)}" for c in columns if c not in pk]
-            action = "do update set " + ", ".join(sets) if sets else "do nothing"
-            return f"{base} on conflict ({', '.join(self.quote(k) for k in pk)}) {action}"
-        return base
+    #: SQLAlchemy's dialect for psycopg 3, with positional ``%s`` marks (as SQLite's ``?``).
+    sqlalchemy_dialect = postgresql.psycopg.dialect(paramstyle="format")  # type: ignore[no-untyped-call]
 
     def insert_core(self, table: Any) -> Any:
         """PostgreSQL's Core insert into ``table`` (``on_conflict_do_nothing`` / ``_do_update``)."""
         return postgresql.insert(table)
 
-    def run_core(self, conn: Any, statement: Any, rows: Sequence[Mapping[str, Any]] = ()) -> Any:
-        """Run a Core statement compiled by SQLAlchemy for PostgreSQL, as it is (``native``);
-        ``rows``: once per row (one ``executemany``), nothing for none."""
-        if rows:
-            done = statement.compile(dialect=_PG_DIALECT, column_keys=list(rows[0]))
-            return conn.executemany(done.string, [dict(r) for r in rows], native=True)
-        done = statement.compile(dialect=_PG_DIALECT)
-        return conn.execute(done.string, done.params, native=True)
+    def send(self, conn: Any, sql: str, params: Sequence[Any]) -> Any:
+        """Run SQL compiled by SQLAlchemy for PostgreSQL as it is (``native``)."""
+        return conn.execute(sql, params, native=True)
 
-    def returning(self, pk: Sequence[str]) -> str:
-        """``returning <key>`` for a one-column key (what :meth:`last_insert_id` reads)."""
-        return f" returning {self.quote(pk[0])}" if len(pk) == 1 else ""
+    def send_many(self, conn: Any, sql: str, rows: Sequence[Sequence[Any]]) -> Any:
+        """Run SQL compiled for PostgreSQL once per row of parameters (one ``executemany``)."""
+        return conn.executemany(sql, rows, native=True)
 
-    def last_insert_id(self, cursor: Any) -> Any:
-        """The key the insert's ``returning`` clause gave (``None`` if no row was written)."""
-        if cursor.description is None:
-            return None
-        row = cursor.fetchone()
-        return None if row is None else row[0]
+    def returned_key(self, pk: Sequence[str], conflict: Conflict) -> str | None:
+        """Every insert returns a one-column key (what :meth:`last_insert_id` reads)."""
+        return pk[0] if len(pk) == 1 else None
+
+    def column_names(self, conn: Any, table: str) -> list[str]:
+        """The columns of ``table`` a row may set, in table order (generated ones left out)."""
+        found = self.run_core(conn, _COLUMNS.bindparams(table=table)).fetchall()
+        return [str(r[0]) for r in found]
 
     def primary_key(self, conn: Any, table: str) -> list[str]:
         """The primary-key columns of ``table`` in key order, from ``pg_index``."""
