@@ -14,7 +14,7 @@ from typing import Any
 import sqlalchemy as sa
 
 from core.store.engine import Cursor, Database
-from core.store.statements import run, run_many
+from core.store.statements import all_rows, run, run_many
 
 
 def run_sql(db: Database, sql: str, /, **values: Any) -> Cursor:
@@ -33,3 +33,10 @@ def sql_rows(db: Database, sql: str, /, **values: Any) -> list[dict[str, Any]]:
 def run_sql_many(db: Database, sql: str, rows: Sequence[Mapping[str, Any]]) -> None:
     """Run ``sql`` once per row of values (one ``executemany``)."""
     run_many(db, sa.text(sql), rows)
+
+
+def decoded_rows(db: Database, sql: str, /, **values: Any) -> list[dict[str, Any]]:
+    """The rows of ``sql`` (``values`` bound) as dicts, JSON columns decoded as the store reads
+    them (:func:`core.store.statements.all_rows`)."""
+    statement = sa.text(sql).bindparams(**values) if values else sa.text(sql)
+    return all_rows(db, statement)

@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from bound_sql import run_sql
 
 from core.annotation.base import StaleLabelError
 from core.annotation.identity import sign_in_open
@@ -30,8 +31,8 @@ def db(fixture_db: tuple[Path | str, dict]) -> Iterator[Database]:
 
 
 def _count(db: Database, rater: str) -> int:
-    sql = "select count(*) from judgments where rater = ?"
-    return int(db.execute(sql, [rater]).fetchone()[0])
+    sql = "select count(*) from judgments where rater = :rater"
+    return int(run_sql(db, sql, rater=rater).fetchone()[0])
 
 
 def test_a_second_tab_never_overwrites_a_verdict_silently(db: Database) -> None:
