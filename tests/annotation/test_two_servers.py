@@ -166,20 +166,20 @@ def effective_own(db: Database, task: str, name: str, item: Any) -> int:
     if task == "side-by-side":
         qid, s1, s2 = item
         sql = (
-            "select count(*) from judgments j where j.rater = 'human:' || ? and j.kind = "
-            "'pairwise' and j.question_id = ? and ((j.system_a = ? and j.system_b = ?) or "
-            "(j.system_a = ? and j.system_b = ?)) and not exists "
+            "select count(*) from judgments j where j.rater = 'human:' || :name and j.kind = "
+            "'pairwise' and j.question_id = :q and ((j.system_a = :a and j.system_b = :b) or "
+            "(j.system_a = :b and j.system_b = :a)) and not exists "
             "(select 1 from judgments s where s.supersedes = j.id)"
         )
-        return count(db, sql, [name, qid, s1, s2, s2, s1])
+        return count(db, sql, name=name, q=qid, a=s1, b=s2)
     table, column = (
         ("reviews", "question_id") if task == "review" else ("dispute_resolutions", "dispute_id")
     )
     sql = (
-        f"select count(*) from {table} r where r.annotator = ? and r.{column} = ? and not "
-        f"exists (select 1 from {table} s where s.supersedes = r.id)"
+        f"select count(*) from {table} r where r.annotator = :name and r.{column} = :item and "
+        f"not exists (select 1 from {table} s where s.supersedes = r.id)"
     )
-    return count(db, sql, [name, item])
+    return count(db, sql, name=name, item=item)
 
 
 class Task:
@@ -229,7 +229,7 @@ class Task:
         return withdraw_last_resolution(db, who)
 
     def rows(self) -> int:
-        return count(self.s.setup, _ROWS[self.name], ["alice"])
+        return count(self.s.setup, _ROWS[self.name], name="alice")
 
     def own(self) -> int:
         return effective_own(self.s.setup, self.name, "alice", self.item)
@@ -446,7 +446,7 @@ def wait_until_blocked(watcher: Database, done: threading.Event) -> None:
         "select count(*) from pg_stat_activity where datname = current_database() "
         "and wait_event_type = 'Lock'"
     )
-    while not done.is_set() and count(watcher, sql, []) == 0:
+    while not done.is_set() and count(watcher, sql) == 0:
         assert time.monotonic() < deadline, "the second write neither waited nor ended"
         time.sleep(0.005)
 
