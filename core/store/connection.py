@@ -353,7 +353,9 @@ def rows(
     also: Sequence[str] = (),
 ) -> list[dict[str, Any]]:
     """Run a query and return decoded rows as dicts (the one place rows are decoded); ``also``
-    names extra JSON columns to decode (see :func:`decode_row`)."""
+    names extra JSON columns to decode (see :func:`decode_row`). ``sql`` goes to the driver as
+    written: with ``params`` it is one database's spelling (PostgreSQL refuses SQLite's ``?``
+    marks); a statement for both is a Core one (:func:`core.store.statements.all_rows`)."""
     args: Sequence[Any] | dict[str, Any] = (
         params if isinstance(params, dict) else list(params or [])
     )
@@ -367,9 +369,3 @@ def table_counts(db: Database) -> dict[str, int]:
         for name in sorted(db.table_names())
         if name not in ("schema_migrations", "alembic_version") and not name.startswith("sqlite_")
     }
-
-
-def placeholders(values: Sequence[Any]) -> str:
-    """``?,?,...``: one SQL parameter mark per value (for ``in (...)``); ``null`` for none
-    (``x in (null)`` holds for no row, as SQLite's ``x in ()``, which PostgreSQL refuses)."""
-    return ",".join("?" * len(values)) or "null"

@@ -53,11 +53,7 @@ class Connection(Protocol):
 
 def plain(conn: Connection, sql: str) -> Cursor:
     """Run ``sql``, a statement without parameters spelled alike in every dialect (``BEGIN``,
-    ``COMMIT``, savepoints, a catalogue query), as it is: on PostgreSQL as a native statement
-    (:class:`core.store.pg_connection.PgConnection` refuses any other)."""
-    if getattr(conn, "native_only", False):
-        native: Cursor = conn.execute(sql, None, native=True)  # type: ignore[call-arg]
-        return native
+    ``COMMIT``, savepoints, a catalogue query), as it is on every database."""
     cursor: Cursor = conn.execute(sql)
     return cursor
 

@@ -4,8 +4,9 @@ connection in autocommit mode behind the members the store uses of ``sqlite3``'s
 :func:`connect_psycopg` opens one (a refused connection or a bad URL is one
 :class:`core.errors.DatabaseFileError`, password masked); :mod:`core.store.pool` keeps them in
 SQLAlchemy's ``QueuePool`` and hands each borrower a :class:`PgConnection`, whose ``close`` gives
-the connection back. Statements are translated by :func:`core.store.postgres.translate`, except
-those a converted module compiled for PostgreSQL already (``native=True``).
+the connection back. Statements are sent as written: the store's are spelled for PostgreSQL by
+SQLAlchemy (:mod:`core.store.statements`, :mod:`core.store.prepared`) and nothing rewrites SQL;
+one with SQLite's ``?`` mark and parameters is refused (:func:`refuse_sqlite_marks`).
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from core.errors import ConfigError, DatabaseFileError, DatabaseUnreachableError
 from core.store.connection import busy_timeout_ms
-from core.store.postgres import marks_to_psycopg, translate
+from core.store.sql_text import segments
 
 if TYPE_CHECKING:
     import psycopg
@@ -75,9 +76,6 @@ class PgConnection:
     statements wait instead of landing inside that transaction; :func:`transaction` holds it too.
     """
 
-    #: Statements must come spelled for PostgreSQL (``native=True``; :func:`core.store.engine.plain`).
-    native_only = True
-
     def __init__(
         self, raw: psycopg.Connection[tuple[Any, ...]], release: Callable[[], None] | None = None
     ) -> None:
@@ -111,24 +109,22 @@ class PgConnection:
                     self.write_lock.release()
                 self.write_lock.release()
 
-    def execute(self, query: str, params: Any = None, /, *, native: bool = False) -> PgCursor:
-        """Run one store statement (:func:`translate`d); ``native``: one already in psycopg's
-        spelling (compiled by SQLAlchemy for PostgreSQL: :func:`core.store.statements.run`),
-        sent as it is."""
-        cursor = None
+    def execute(self, query: str, params: Any = None, /) -> PgCursor:
+        """Run one statement spelled for PostgreSQL, as written (psycopg's ``%s`` /
+        ``%(name)s`` marks, e.g. compiled by SQLAlchemy: :func:`core.store.statements.run`);
+        with ``params``, one holding SQLite's ``?`` mark is refused (:func:`refuse_sqlite_marks`)."""
+        if params is not None:
+            refuse_sqlite_marks(query)
         with self._turn(), _reached():
-            for statement in [query] if native else translate(query, params is not None):
-                cursor = self.raw.execute(statement, params)
-        assert cursor is not None
+            cursor = self.raw.execute(query, params)
         return PgCursor(cursor)
 
-    def executemany(
-        self, query: str, params_seq: Iterable[Any], /, *, native: bool = False
-    ) -> PgCursor:
-        """Run one store statement once per parameter row (``native``: as :meth:`execute`)."""
+    def executemany(self, query: str, params_seq: Iterable[Any], /) -> PgCursor:
+        """Run one statement once per parameter row (spelled as for :meth:`execute`)."""
+        refuse_sqlite_marks(query)
         with self._turn(), _reached():
             cursor = self.raw.cursor()
-            cursor.executemany(query if native else marks_to_psycopg(query, True), params_seq)
+            cursor.executemany(query, params_seq)
         return PgCursor(cursor)
 
     def close(self) -> None:
@@ -146,6 +142,22 @@ class PgConnection:
                     self.raw.rollback()
                 self.raw.execute("discard temp")
         release()
+
+
+def refuse_sqlite_marks(sql: str) -> None:
+    """Raise ``ValueError`` when ``sql`` holds SQLite's ``?`` parameter mark outside quotes and
+    comments (:func:`core.store.sql_text.segments`): a statement in SQLite's spelling reached
+    PostgreSQL, where nothing rewrites it; psycopg would send the ``?`` as text and fail later,
+    or, as a jsonb operator, mean something else. A check, not a rewrite."""
+    if "?" not in sql:
+        return
+    if any(code and "?" in text for code, text in segments(sql)):
+        shown = " ".join(sql.split())[:200]
+        raise ValueError(
+            "a statement with SQLite's '?' parameter mark reached PostgreSQL, where SQL is sent "
+            "as written: build it with SQLAlchemy Core, or text() with :name values, compiled "
+            f"and bound per dialect (core.store.statements.run): {shown}"
+        )
 
 
 def connect_timeout_s() -> int:

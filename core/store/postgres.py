@@ -1,26 +1,16 @@
 """The PostgreSQL dialect of the store's engine (issue 25): psycopg 3 behind :class:`Database`.
 
-:data:`POSTGRES` is the second :class:`core.store.engine.Dialect`. The store modules not yet
-converted to SQLAlchemy Core write their SQL in SQLite's spelling with ``?`` marks; this dialect
-rewrites each such statement before psycopg sees it (DDL is no longer rewritten: the schema is
-Alembic's, written per dialect, ``core/store/revisions/``):
-
-- parameter marks: ``?`` -> ``%s`` and ``:name`` -> ``%(name)s`` outside string literals, quoted
-  identifiers and comments; a literal ``%`` -> ``%%`` (psycopg's own escape) when there are
-  parameters; SQLite's ``[name]`` identifier quoting -> ``"name"``; ``rowid`` (SQLite's row
-  address) -> ``ctid`` (PostgreSQL's), which serves chunked deletes, not ordering;
-- ``sum(boolean)``, ``json_extract`` (text only: a number comes back as text, unlike SQLite) and
-  ``json_valid``: functions the baseline revision creates (``revisions/baseline/postgresql.sql``);
-- ``insert or ignore into`` (also in store modules' own SQL) -> ``on conflict do nothing``, ``insert or replace`` -> ``on conflict (pk)
-  do update``, the new row's key via ``returning``; tables and views from the catalogue.
-
-Queries that use SQLite-only functions (``json_extract``, ``glob``, ``rowid``, ``strftime``, ...)
-are not rewritten: docs/storage.md lists the store modules that still have them.
+:data:`POSTGRES` is the second :class:`core.store.engine.Dialect`: the statements the engine
+spells per dialect (``BEGIN``, the migration lock, the catalogue queries) and its table helpers'
+Core statements compiled by SQLAlchemy for PostgreSQL (:meth:`PostgresDialect.run_core`). Nothing
+rewrites SQL (issue 33): a store module's statement is SQLAlchemy Core or ``text()`` with bound
+parameters, compiled per dialect (:mod:`core.store.statements`), and the connection refuses one
+in SQLite's spelling (:func:`core.store.pg_connection.refuse_sqlite_marks`). The schema is
+Alembic's, written per dialect (``core/store/revisions/``).
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -28,86 +18,6 @@ import sqlalchemy as sa
 from sqlalchemy.dialects import postgresql
 
 from core.store.engine import Conflict, Dialect
-
-_WORD = re.compile(r"\w+")
-_BRACKETED = re.compile(r"\[([A-Za-z_]\w*)\]")
-
-
-def marks_to_psycopg(sql: str, with_params: bool) -> str:
-    """``sql`` with SQLite parameter marks and ``[name]`` quoting in psycopg's spelling.
-
-    Marks inside ``'...'`` literals, ``"..."`` identifiers and ``--`` comments stay; ``::`` (a
-    cast) is not a named mark. Without parameters psycopg sends the text as is, so only the
-    ``[name]`` quoting changes.
-    """
-    if not with_params and "[" not in sql and "rowid" not in sql.lower():
-        return sql
-    pct = "%%" if with_params else "%"
-    out: list[str] = []
-    i, n = 0, len(sql)
-    while i < n:
-        ch = sql[i]
-        if ch in "'\"":
-            end = sql.find(ch, i + 1)
-            while end != -1 and end + 1 < n and sql[end + 1] == ch:
-                end = sql.find(ch, end + 2)
-            end = n - 1 if end == -1 else end
-            out.append(sql[i : end + 1].replace("%", pct))
-            i = end + 1
-            continue
-        if ch == "-" and sql.startswith("--", i):
-            end = sql.find("\n", i)
-            end = n if end == -1 else end
-            out.append(sql[i:end].replace("%", pct))
-            i = end
-            continue
-        if ch.isalpha() or ch == "_":
-            word = _WORD.match(sql, i)
-            assert word is not None
-            out.append("ctid" if word.group(0).lower() == "rowid" else word.group(0))
-            i = word.end()
-            continue
-        bracketed = _BRACKETED.match(sql, i) if ch == "[" else None
-        if bracketed:
-            out.append(f'"{bracketed.group(1)}"')
-            i = bracketed.end()
-            continue
-        if ch == "?" and with_params:
-            out.append("%s")
-        elif ch == "%":
-            out.append(pct)
-        elif ch == ":" and sql.startswith("::", i):
-            out.append("::")
-            i += 2
-            continue
-        elif (
-            ch == ":" and with_params and i + 1 < n and (sql[i + 1].isalpha() or sql[i + 1] == "_")
-        ):
-            m = re.match(r"\w+", sql[i + 1 :])
-            assert m is not None
-            out.append(f"%({m.group(0)})s")
-            i += 1 + m.end()
-            continue
-        else:
-            out.append(ch)
-        i += 1
-    return "".join(out)
-
-
-_INSERT_OR_IGNORE = re.compile(r"(\s*)insert\s+or\s+ignore\s+into\b", re.I)
-
-
-def translate(sql: str, with_params: bool) -> list[str]:
-    """The PostgreSQL statement for one store statement: ``insert or ignore`` as ``on conflict do
-    nothing`` and the marks rewritten (:func:`marks_to_psycopg`); a list (one statement)."""
-    ignore = _INSERT_OR_IGNORE.match(sql)
-    if ignore and "on conflict" not in sql.lower():
-        sql = f"{ignore.group(1)}insert into{sql[ignore.end() :].rstrip().rstrip(';')} on conflict do nothing"
-    return [marks_to_psycopg(sql, with_params)]
-
-
-#: SQLAlchemy's dialect for psycopg 3 (what :meth:`PostgresDialect.run_core` compiles for).
-_PG_DIALECT = postgresql.psycopg.dialect()  # type: ignore[no-untyped-call]
 
 #: The primary-key columns of table ``:table`` (a quoted name) in key order.
 _PRIMARY_KEY = sa.text(
@@ -127,9 +37,6 @@ class PostgresDialect(Dialect):
     """PostgreSQL's spelling of the engine's dialect-specific statements (see the module)."""
 
     name = "postgresql"
-    param = (
-        "?"  # the engine writes store-spelled SQL; pg_connection.PgConnection turns it into ``%s``
-    )
     begin_sql = "BEGIN"
     migration_lock_sql = "select pg_advisory_xact_lock(2025)"
     row_locks = True  # pg_advisory_xact_lock (core.store.row_locks)
@@ -151,12 +58,12 @@ class PostgresDialect(Dialect):
         return postgresql.insert(table)
 
     def send(self, conn: Any, sql: str, params: Sequence[Any]) -> Any:
-        """Run SQL compiled by SQLAlchemy for PostgreSQL as it is (``native``)."""
-        return conn.execute(sql, params, native=True)
+        """Run SQL compiled by SQLAlchemy for PostgreSQL as it is."""
+        return conn.execute(sql, params)
 
     def send_many(self, conn: Any, sql: str, rows: Sequence[Sequence[Any]]) -> Any:
         """Run SQL compiled for PostgreSQL once per row of parameters (one ``executemany``)."""
-        return conn.executemany(sql, rows, native=True)
+        return conn.executemany(sql, rows)
 
     def returned_key(self, pk: Sequence[str], conflict: Conflict) -> str | None:
         """Every insert returns a one-column key (what :meth:`last_insert_id` reads)."""

@@ -1,8 +1,8 @@
 """Core statements built once, with named :func:`sqlalchemy.bindparam` values, and compiled once
 per dialect (issue 33): the store's hot paths (cache keys polled every two seconds, the live
 leaderboard's feed, labelling queues) pay for neither building nor compiling a statement on each
-call, and still send SQL spelled by SQLAlchemy for the database's own dialect, never through
-:func:`core.store.postgres.translate`.
+call, and still send SQL spelled by SQLAlchemy for the database's own dialect, as written
+(nothing rewrites SQL).
 
 A statement given to :func:`run_bound` must be built once (a module constant, or a
 ``functools.cache`` builder keyed by its shape); its bound values come per call. ``in`` lists are
@@ -92,9 +92,9 @@ def run_ddl(db: Database, ddl: sa.ExecutableDDLElement) -> Cursor:
 
 def send(db: Database, sql: str, params: Any) -> Cursor:
     """Send SQL already spelled for ``db``'s dialect (by SQLAlchemy) on its connection, as it
-    is (never :func:`core.store.postgres.translate`d); ``params``: None, a list or a dict."""
+    is; ``params``: None, a list or a dict."""
     if isinstance(db.conn, PgConnection):
-        return db.conn.execute(sql, params, native=True)
+        return db.conn.execute(sql, params)
     cursor: Cursor = db.conn.execute(sql) if params is None else db.conn.execute(sql, params)
     return cursor
 

@@ -3,9 +3,10 @@
 A converted store module builds its statements with Core over :mod:`core.store.tables` (or with
 ``text()`` and bound parameters) and runs them here: :func:`compiled` spells a statement in the
 database's own dialect (SQLite's ``?`` marks, psycopg's ``%(name)s``, each dialect's upsert),
-and :func:`run` sends it on the database's connection as it is, never through the PostgreSQL
-translation of store-spelled SQL (:func:`core.store.postgres.translate`). Same connection, same
-locks and transactions (:func:`core.store.connection.transaction`) as every other statement.
+and :func:`run` sends it on the database's connection as it is: nothing rewrites SQL (the
+PostgreSQL connection refuses SQLite's spelling: :func:`core.store.pg_connection.refuse_sqlite_marks`).
+Same connection, same locks and transactions (:func:`core.store.connection.transaction`) as
+every other statement.
 """
 
 from __future__ import annotations
@@ -125,7 +126,7 @@ def run_many(
     )
     sql = str(done)
     if isinstance(db.conn, PgConnection):
-        return db.conn.executemany(sql, [dict(r) for r in rows], native=True)
+        return db.conn.executemany(sql, [dict(r) for r in rows])
     order = done.positiontup
     cursor: Cursor = db.conn.executemany(sql, [[r[name] for name in order] for r in rows])
     return cursor
@@ -143,9 +144,7 @@ def many_sender(
     sql = str(done)
     if isinstance(db.conn, PgConnection):
         conn = db.conn
-        return lambda rows: conn.executemany(
-            sql, [dict(zip(names, r, strict=True)) for r in rows], native=True
-        )
+        return lambda rows: conn.executemany(sql, [dict(zip(names, r, strict=True)) for r in rows])
     order = [list(names).index(name) for name in done.positiontup]
     if order == list(range(len(names))):
         return lambda rows: db.conn.executemany(sql, rows)
@@ -156,7 +155,7 @@ def run(db: Database, statement: sa.Executable) -> Cursor:
     """Run a Core statement on ``db``'s connection (autocommit unless in a transaction)."""
     sql, params = compiled(db, statement)
     if isinstance(db.conn, PgConnection):
-        return db.conn.execute(sql, params, native=True)
+        return db.conn.execute(sql, params)
     cursor: Cursor = db.conn.execute(sql, params)
     return cursor
 

@@ -7,23 +7,23 @@ from __future__ import annotations
 
 import sqlalchemy as sa
 
-from core.store.tables import Int, metadata
+from core.store.tables import Int, Text, metadata
 
 #: m0600 (+ ``token_used_at`` m0683, ``labels_excluded_*`` m0773): the team's accounts.
 accounts = sa.Table(
     "accounts",
     metadata,
     sa.Column("id", Int, primary_key=True),
-    sa.Column("name", sa.Text, nullable=False, unique=True),
-    sa.Column("role", sa.Text, nullable=False),
-    sa.Column("token_id", sa.Text, nullable=False, unique=True),
-    sa.Column("salt", sa.Text, nullable=False),
-    sa.Column("token_hash", sa.Text, nullable=False),
-    sa.Column("created_at", sa.Text, nullable=False),
-    sa.Column("revoked_at", sa.Text),
-    sa.Column("token_used_at", sa.Text),
-    sa.Column("labels_excluded_at", sa.Text),
-    sa.Column("labels_excluded_by", sa.Text),
+    sa.Column("name", Text, nullable=False, unique=True),
+    sa.Column("role", Text, nullable=False),
+    sa.Column("token_id", Text, nullable=False, unique=True),
+    sa.Column("salt", Text, nullable=False),
+    sa.Column("token_hash", Text, nullable=False),
+    sa.Column("created_at", Text, nullable=False),
+    sa.Column("revoked_at", Text),
+    sa.Column("token_used_at", Text),
+    sa.Column("labels_excluded_at", Text),
+    sa.Column("labels_excluded_by", Text),
 )
 
 #: m0601, append-only (triggers): an adjudicator's settled label of an item.
@@ -31,36 +31,36 @@ adjudications = sa.Table(
     "adjudications",
     metadata,
     sa.Column("id", Int, primary_key=True),
-    sa.Column("task", sa.Text, nullable=False),
-    sa.Column("item_key", sa.Text, nullable=False),
-    sa.Column("label", sa.Text, nullable=False),
-    sa.Column("rationale", sa.Text, nullable=False, server_default=""),
-    sa.Column("adjudicator", sa.Text, nullable=False),
+    sa.Column("task", Text, nullable=False),
+    sa.Column("item_key", Text, nullable=False),
+    sa.Column("label", Text, nullable=False),
+    sa.Column("rationale", Text, nullable=False, server_default=""),
+    sa.Column("adjudicator", Text, nullable=False),
     sa.Column("supersedes", Int),
-    sa.Column("created_at", sa.Text, nullable=False),
+    sa.Column("created_at", Text, nullable=False),
 )
 
 #: m0500: EXAM question banks.
 exam_banks = sa.Table(
     "exam_banks",
     metadata,
-    sa.Column("id", sa.Text, primary_key=True),
-    sa.Column("name", sa.Text, nullable=False, server_default=""),
-    sa.Column("source", sa.Text, nullable=False),
-    sa.Column("path", sa.Text, nullable=False, server_default=""),
-    sa.Column("document_id", sa.Text),
+    sa.Column("id", Text, primary_key=True),
+    sa.Column("name", Text, nullable=False, server_default=""),
+    sa.Column("source", Text, nullable=False),
+    sa.Column("path", Text, nullable=False, server_default=""),
+    sa.Column("document_id", Text),
     sa.Column("n_queries", Int, nullable=False, server_default="0"),
     sa.Column("n_questions", Int, nullable=False, server_default="0"),
-    sa.Column("metadata", sa.Text, nullable=False, server_default="{}"),
-    sa.Column("created_at", sa.Text, nullable=False),
+    sa.Column("metadata", Text, nullable=False, server_default="{}"),
+    sa.Column("created_at", Text, nullable=False),
 )
 
 #: m0500: the queries of an EXAM bank.
 exam_queries = sa.Table(
     "exam_queries",
     metadata,
-    sa.Column("bank_id", sa.Text, primary_key=True),
-    sa.Column("query_id", sa.Text, primary_key=True),
-    sa.Column("query_text", sa.Text, nullable=False, server_default=""),
-    sa.Column("document_id", sa.Text),
+    sa.Column("bank_id", Text, primary_key=True),
+    sa.Column("query_id", Text, primary_key=True),
+    sa.Column("query_text", Text, nullable=False, server_default=""),
+    sa.Column("document_id", Text),
 )

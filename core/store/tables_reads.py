@@ -8,17 +8,17 @@ from __future__ import annotations
 
 import sqlalchemy as sa
 
-from core.store.tables import Int, metadata
+from core.store.tables import Int, Text, metadata
 
 #: m0750: a long document import's passages, staged in short transactions before the switch.
 passage_stage = sa.Table(
     "passage_stage",
     metadata,
-    sa.Column("stage", sa.Text, primary_key=True),
-    sa.Column("document_id", sa.Text, nullable=False),
+    sa.Column("stage", Text, primary_key=True),
+    sa.Column("document_id", Text, nullable=False),
     sa.Column("idx", Int, primary_key=True),
     sa.Column("start", Int, nullable=False),
     sa.Column("end", Int, nullable=False),
-    sa.Column("text", sa.Text, nullable=False),
+    sa.Column("text", Text, nullable=False),
     sa.Column("n_tokens", Int, nullable=False),
 )

@@ -137,10 +137,7 @@ def test_disagreements_reach_the_adjudicator_who_settles_them(fdb):
     assert db["adjudications"].count == n
     first = adjudicate(db, carol, "side-by-side", keys[1], "second", "B's reading is right")
     again = adjudicate(db, carol, "side-by-side", keys[1], "first")
-    assert (
-        db.execute("select supersedes from adjudications where id = ?", [again]).fetchone()[0]
-        == first
-    )
+    assert db["adjudications"].get(again)["supersedes"] == first
     adjudicate(db, carol, "side-by-side", keys[3], "second")
     assert [q["item"] for q in adjudication_queue(db, "side-by-side")] == []
     assert len(adjudication_queue(db, "side-by-side", include_settled=True)) == 2

@@ -6,6 +6,7 @@ import sqlite3
 
 import psycopg
 import pytest
+from bound_sql import run_sql, sql_rows
 from browser_support import build_fixture_db
 from reviewing import submit_review
 
@@ -94,10 +95,10 @@ def test_review_supersedes_own_and_keeps_original(fdb):
     assert rows[second]["supersedes"] == first and rows[other]["supersedes"] is None
     eff = effective_reviews(db, q)
     assert [r.id for r in eff] == [second, other]
-    original = db.execute("select question, status from questions where id = ?", [q]).fetchone()
-    assert "Fixture question" in original[0] and original[1] == "edited"
+    original = db["questions"].get(q)
+    assert "Fixture question" in original["question"] and original["status"] == "edited"
     with pytest.raises(trigger_error(db), match="append-only"):
-        db.execute("update reviews set decision = 'reject' where id = ?", [first])
+        run_sql(db, "update reviews set decision = 'reject' where id = :id", id=first)
     with pytest.raises(InputError, match="needs an edited question or a corrected answer"):
         submit_review(db, q, sign_in_open(db, "alice"), "edit")  # an edit needs a text
     with pytest.raises(InputError, match="Accept is refused.*not answerable"):
@@ -201,7 +202,7 @@ def test_verdict_order_is_seeded_per_annotator_and_stored(fdb):
     assert item == blind_item(db, items[0], "alice")  # reproducible
     assert (item["system_a"] < item["system_b"]) == (item["order_shown"] == "ab")
     jid = submit_verdict(db, item, sign_in_open(db, "alice"), "A", "clearer")
-    row = next(db.query("select * from judgments where id = ?", [jid]))
+    row = db["judgments"].get(jid)
     assert (row["rater"], row["rater_kind"], row["system_a"], row["order_shown"]) == (
         "human:alice",
         "human",
@@ -209,10 +210,7 @@ def test_verdict_order_is_seeded_per_annotator_and_stored(fdb):
         item["order_shown"],
     )
     again = submit_verdict(db, item, sign_in_open(db, "alice"), "B")
-    assert (
-        next(db.query("select supersedes from judgments where id = ?", [again]))["supersedes"]
-        == jid
-    )
+    assert db["judgments"].get(again)["supersedes"] == jid
     with pytest.raises(InputError):
         submit_verdict(db, item, sign_in_open(db, "alice"), "maybe")
 
@@ -237,7 +235,7 @@ def test_verdict_queue_skip_and_undo(fdb):
     n = db["judgments"].count
     undo = undo_last(db, sign_in_open(db, "alice"))  # withdraws the skip
     assert db["judgments"].count == n + 1
-    assert next(db.query("select status, verdict from judgments where id = ?", [undo])) == {
+    assert sql_rows(db, "select status, verdict from judgments where id = :id", id=undo)[0] == {
         "status": "withdrawn",
         "verdict": None,
     }
@@ -269,12 +267,7 @@ def test_resolve_dispute_and_queue(fdb):
     second = resolve_dispute(
         db, d[0], sign_in_open(db, "alice"), "reference_wrong", corrected_answer="X"
     )
-    assert (
-        next(db.query("select supersedes from dispute_resolutions where id = ?", [second]))[
-            "supersedes"
-        ]
-        == first
-    )
+    assert db["dispute_resolutions"].get(second)["supersedes"] == first
     assert dispute_queue(db, "alice", d) == [3, 2]
     assert str(dispute_progress(db, "alice", d)) == f"1 of {len(d)} done"
     with pytest.raises(InputError):
@@ -395,12 +388,15 @@ def test_identical_pairs_come_after_the_others(fdb):
     assert queue == PAIRS_SEED_0[3:] + PAIRS_SEED_0[:3]  # seeded order within each part
     # Make one pair's answers the same text (up to spacing): found and moved back by default.
     qid, s1, s2 = split_pair_key(plain[0])
-    text = db.execute(
-        "select text from answers where question_id = ? and system = ?", [qid, s1]
+    text = run_sql(
+        db, "select text from answers where question_id = :q and system = :s", q=qid, s=s1
     ).fetchone()[0]
-    db.execute(
-        "update answers set text = ? where question_id = ? and system = ?",
-        ["  " + text.replace(" ", "\n", 1) + " ", qid, s2],
+    run_sql(
+        db,
+        "update answers set text = :t where question_id = :q and system = :s",
+        t="  " + text.replace(" ", "\n", 1) + " ",
+        q=qid,
+        s=s2,
     )
     assert identical_items(db) == ['["gen-1","fixture-a","fixture-c"]']
     assert verdict_queue(db, "alice") == PAIRS_SEED_0[1:] + ['["gen-1","fixture-a","fixture-c"]']

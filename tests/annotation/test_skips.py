@@ -58,7 +58,7 @@ def trigger_error(db) -> type[Exception]:
 
 
 def _status(db, qid: str) -> str:
-    return db.execute("select status from questions where id = ?", [qid]).fetchone()[0]
+    return db["questions"].get(qid)["status"]
 
 
 def _rows(db, table: str) -> list[tuple]:

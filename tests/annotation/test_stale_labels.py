@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from bound_sql import run_sql
 
 from core.annotation.base import StaleLabelError
 from core.annotation.identity import sign_in_open
@@ -30,8 +31,8 @@ def db(fixture_db: tuple[Path | str, dict]) -> Iterator[Database]:
 
 
 def _count(db: Database, rater: str) -> int:
-    sql = "select count(*) from judgments where rater = ?"
-    return int(db.execute(sql, [rater]).fetchone()[0])
+    sql = "select count(*) from judgments where rater = :rater"
+    return int(run_sql(db, sql, rater=rater).fetchone()[0])
 
 
 def test_a_second_tab_never_overwrites_a_verdict_silently(db: Database) -> None:
@@ -48,8 +49,11 @@ def test_a_second_tab_never_overwrites_a_verdict_silently(db: Database) -> None:
     reloaded = blind_item(db, key, "alice")  # the page reloaded: it sees the stored verdict
     assert reloaded["label_id"] == jid
     new = submit_verdict(db, reloaded, alice, "B", expected_last_id=reloaded["label_id"])
-    row = db.execute("select verdict, supersedes from judgments where id = ?", [new]).fetchone()
-    assert tuple(row) == ("B", jid)  # a change made knowingly supersedes the old verdict
+    row = db["judgments"].get(new)
+    assert (row["verdict"], row["supersedes"]) == (
+        "B",
+        jid,
+    )  # a change made knowingly supersedes the old verdict
     undo_last(db, alice)  # an undo in another tab is a change too
     with pytest.raises(StaleLabelError, match="an undo"):
         submit_verdict(db, reloaded, alice, "Equal", expected_last_id=new)
@@ -120,8 +124,11 @@ def test_a_second_tab_never_overwrites_a_review_silently(db: Database) -> None:
     seen = own_review_id(db, qid, "alice")  # the page reloaded: it sees the stored review
     assert seen == rid
     new = submit_review(db, qid, alice, "accept", expected_last_id=seen)
-    row = db.execute("select decision, supersedes from reviews where id = ?", [new]).fetchone()
-    assert tuple(row) == ("accept", rid)  # a change made knowingly supersedes the old review
+    row = db["reviews"].get(new)
+    assert (row["decision"], row["supersedes"]) == (
+        "accept",
+        rid,
+    )  # a change made knowingly supersedes the old review
     assert _status(db, qid) == "accepted"
     withdraw_last_review(db, alice)  # an undo in another tab is a change too
     with pytest.raises(StaleLabelError, match="an undo"):

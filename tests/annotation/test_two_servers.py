@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from bound_sql import run_sql
 from browser_support import build_fixture_db
 from reviewing import submit_review
 
@@ -66,9 +67,9 @@ NOVEL_DOC = "book:patronymic-novel"  # two of the fixture's 21 side-by-side item
 WAIT_S = 60  # the bound on every wait: a hang fails the test instead of blocking it
 LABEL_TABLES = ("judgments", "reviews", "dispute_resolutions", "adjudications")
 _ROWS = {
-    "side-by-side": "select count(*) from judgments where rater = 'human:' || ?",
-    "review": "select count(*) from reviews where annotator = ?",
-    "disputes": "select count(*) from dispute_resolutions where annotator = ?",
+    "side-by-side": "select count(*) from judgments where rater = 'human:' || :name",
+    "review": "select count(*) from reviews where annotator = :name",
+    "disputes": "select count(*) from dispute_resolutions where annotator = :name",
 }
 
 
@@ -155,8 +156,9 @@ def forks(db: Database) -> dict[str, list[Any]]:
     return found
 
 
-def count(db: Database, sql: str, params: list[Any]) -> int:
-    return int(db.execute(sql, params).fetchone()[0])
+def count(db: Database, sql: str, **values: Any) -> int:
+    """The count ``sql`` gives with ``values`` bound to its ``:name`` marks (both databases)."""
+    return int(run_sql(db, sql, **values).fetchone()[0])
 
 
 def effective_own(db: Database, task: str, name: str, item: Any) -> int:
@@ -164,20 +166,20 @@ def effective_own(db: Database, task: str, name: str, item: Any) -> int:
     if task == "side-by-side":
         qid, s1, s2 = item
         sql = (
-            "select count(*) from judgments j where j.rater = 'human:' || ? and j.kind = "
-            "'pairwise' and j.question_id = ? and ((j.system_a = ? and j.system_b = ?) or "
-            "(j.system_a = ? and j.system_b = ?)) and not exists "
+            "select count(*) from judgments j where j.rater = 'human:' || :name and j.kind = "
+            "'pairwise' and j.question_id = :q and ((j.system_a = :a and j.system_b = :b) or "
+            "(j.system_a = :b and j.system_b = :a)) and not exists "
             "(select 1 from judgments s where s.supersedes = j.id)"
         )
-        return count(db, sql, [name, qid, s1, s2, s2, s1])
+        return count(db, sql, name=name, q=qid, a=s1, b=s2)
     table, column = (
         ("reviews", "question_id") if task == "review" else ("dispute_resolutions", "dispute_id")
     )
     sql = (
-        f"select count(*) from {table} r where r.annotator = ? and r.{column} = ? and not "
-        f"exists (select 1 from {table} s where s.supersedes = r.id)"
+        f"select count(*) from {table} r where r.annotator = :name and r.{column} = :item and "
+        f"not exists (select 1 from {table} s where s.supersedes = r.id)"
     )
-    return count(db, sql, [name, item])
+    return count(db, sql, name=name, item=item)
 
 
 class Task:
@@ -227,7 +229,7 @@ class Task:
         return withdraw_last_resolution(db, who)
 
     def rows(self) -> int:
-        return count(self.s.setup, _ROWS[self.name], ["alice"])
+        return count(self.s.setup, _ROWS[self.name], name="alice")
 
     def own(self) -> int:
         return effective_own(self.s.setup, self.name, "alice", self.item)
@@ -311,8 +313,8 @@ def test_two_reviewers_at_once_with_overlap_2_both_count_and_a_tie_is_disputed(
         tied = {d["item"] for d in disagreements(servers.setup, "review", open_only=True)}
         assert (qid in tied) == (expected == "disputed")
         assert qid not in review_queue(servers.setup, "erin", questions)
-        assert count(servers.setup, _ROWS["review"], ["alice"]) == 2 * round_ + 1
-        assert count(servers.setup, _ROWS["review"], ["bob"]) == 2 * round_ + 1
+        assert count(servers.setup, _ROWS["review"], name="alice") == 2 * round_ + 1
+        assert count(servers.setup, _ROWS["review"], name="bob") == 2 * round_ + 1
         withdraw_last_review(servers.setup, alice)
         withdraw_last_review(servers.setup, bob)
         assert qid in review_queue(servers.setup, "erin", questions)
@@ -341,8 +343,8 @@ def test_two_annotators_at_once_with_overlap_2_complete_a_pair(servers: Servers)
         assert key not in verdict_queue(servers.setup, "erin")
         assert dispute not in dispute_queue(servers.setup, "erin", disputes)
         for name in ("alice", "bob"):
-            assert count(servers.setup, _ROWS["side-by-side"], [name]) == 2 * round_ + 1
-            assert count(servers.setup, _ROWS["disputes"], [name]) == 2 * round_ + 1
+            assert count(servers.setup, _ROWS["side-by-side"], name=name) == 2 * round_ + 1
+            assert count(servers.setup, _ROWS["disputes"], name=name) == 2 * round_ + 1
         for who in (alice, bob):
             undo_last(servers.setup, who)
             withdraw_last_resolution(servers.setup, who)
@@ -373,7 +375,7 @@ def test_two_adjudicators_settle_one_disagreement_once(servers: Servers) -> None
         assert "after your page loaded; nothing was stored" in str(error)
         winner = next(value for kind, value in out if kind == "ok")
         assert settled(servers.setup, "side-by-side")[item].id == winner
-        assert count(servers.setup, "select count(*) from adjudications", []) == round_ + 1
+        assert count(servers.setup, "select count(*) from adjudications") == round_ + 1
         assert forks(servers.setup) == {}
 
 
@@ -390,8 +392,8 @@ def test_a_one_time_link_used_on_two_servers_at_once_starts_one_session(
         )
         error = one_stored_one_refused(out, AccessError)
         assert str(error) == USED
-        sessions = "select count(*) from sessions where name = ?"
-        assert count(servers.setup, sessions, [name]) == 1
+        sessions = "select count(*) from sessions where name = :name"
+        assert count(servers.setup, sessions, name=name) == 1
 
 
 def test_two_admins_at_once_change_a_setting_of_the_team_once(servers: Servers) -> None:
@@ -408,7 +410,9 @@ def test_two_admins_at_once_change_a_setting_of_the_team_once(servers: Servers) 
             partial(create_account, servers.one, name), partial(create_account, servers.two, name)
         )
         assert "exists" in str(one_stored_one_refused(out, InputError))
-        assert count(servers.setup, "select count(*) from accounts where name = ?", [name]) == 1
+        assert (
+            count(servers.setup, "select count(*) from accounts where name = :name", name=name) == 1
+        )
         out = race(
             partial(mark_gold_source, servers.one, root, "human:alice"),
             partial(mark_gold_source, servers.two, root, "human:alice"),
@@ -416,7 +420,7 @@ def test_two_admins_at_once_change_a_setting_of_the_team_once(servers: Servers) 
         assert "already a gold source" in str(one_stored_one_refused(out, InputError))
         assert gold_source_names(servers.setup) == {"alice"}
         mark_gold_source(servers.setup, root, "human:alice", add=False)
-        assert count(servers.setup, "select count(*) from gold_sources", []) == 2 * round_ + 2
+        assert count(servers.setup, "select count(*) from gold_sources") == 2 * round_ + 2
     requested: list[str] = []
     for _ in range(VALIDATION_ROUNDS):
         out = race(
@@ -426,7 +430,7 @@ def test_two_admins_at_once_change_a_setting_of_the_team_once(servers: Servers) 
         assert [kind for kind, _ in out] == ["ok", "ok"], out
         requested += [item for _, items in out for item in items]
         assert len(set(requested)) == len(requested), "one item queued twice"
-        rows = count(servers.setup, "select count(*) from validation_items", [])
+        rows = count(servers.setup, "select count(*) from validation_items")
         assert rows == len(requested)
 
 
@@ -442,7 +446,7 @@ def wait_until_blocked(watcher: Database, done: threading.Event) -> None:
         "select count(*) from pg_stat_activity where datname = current_database() "
         "and wait_event_type = 'Lock'"
     )
-    while not done.is_set() and count(watcher, sql, []) == 0:
+    while not done.is_set() and count(watcher, sql) == 0:
         assert time.monotonic() < deadline, "the second write neither waited nor ended"
         time.sleep(0.005)
 

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from bound_sql import run_sql
 from browser_support import build_fixture_db, unescaped
 from pg_server import built_database
 from streamlit.testing.v1 import AppTest
@@ -713,7 +714,7 @@ def test_review_shows_the_span_fraction_and_flags_a_short_one(fixture_db):
     db = open_db(path)
     try:
         meta = '{"span_fraction": 0.05, "min_span_fraction": 0.2, "span_flag": true}'
-        db.execute("update questions set metadata = ? where id = 'gen-2'", [meta])  # autocommit
+        run_sql(db, "update questions set metadata = :m where id = 'gen-2'", m=meta)  # autocommit
     finally:
         db.conn.close()
     rev = page("pages/1_Review_questions.py")

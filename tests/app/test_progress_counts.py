@@ -32,8 +32,8 @@ def _cli(capsys, path, *argv) -> str:
 def _duplicate_dispute(db) -> None:
     """A second system with the same answer text as the first dispute's: one item, two rows."""
     first = dict(next(db.query("select * from disputes order by id limit 1")))
-    answer = dict(next(db.query("select * from answers where id = ?", [first["answer_id"]])))
-    system = dict(next(db.query("select * from systems where name = ?", [first["system"]])))
+    answer = db["answers"].get(first["answer_id"])
+    system = db["systems"].get(first["system"])
     db["systems"].insert(dict(system, name="fixture-z"))
     answer.pop("id")
     aid = db["answers"].insert(dict(answer, system="fixture-z")).last_pk

@@ -11,6 +11,7 @@ import json
 from pathlib import Path
 
 import pytest
+from bound_sql import run_sql
 from cli_run import run_cli
 from db_content import database_digest
 from pg_server import (  # noqa: F401  (module_backend: the template is built once per backend)
@@ -80,21 +81,28 @@ def _build(folder: Path, db_path: Path | str) -> None:
     db = open_db(db_path)
     now = utcnow()
     with transaction(db):
-        db.execute(
+        run_sql(
+            db,
             "insert into systems (name, model, context, created_at) "
-            "values ('s1', 'offline:extractive', 'rag', ?)",
-            [now],
+            "values ('s1', 'offline:extractive', 'rag', :now)",
+            now=now,
         )
         for qid in ("q1", "q2"):
-            answer = db.execute(
+            answer = run_sql(
+                db,
                 "insert into answers (question_id, system, text, created_at) "
-                "values (?, 's1', 'Brand', ?) returning id",
-                [qid, now],
+                "values (:q, 's1', 'Brand', :now) returning id",
+                q=qid,
+                now=now,
             ).fetchone()[0]
-            db.execute(
+            run_sql(
+                db,
                 "insert into judgments (kind, question_id, rater, rater_kind, system, answer_id, "
-                "verdict, created_at) values ('absolute', ?, 'auto:lex', 'auto', 's1', ?, 'yes', ?)",
-                [qid, answer, now],
+                "verdict, created_at) values ('absolute', :q, 'auto:lex', 'auto', 's1', :a, "
+                "'yes', :now)",
+                q=qid,
+                a=answer,
+                now=now,
             )
         db["questions"].insert(
             {

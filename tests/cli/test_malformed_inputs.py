@@ -12,6 +12,7 @@ import json
 from pathlib import Path
 
 import pytest
+from bound_sql import run_sql
 from cli_run import run_cli
 from db_content import database_digest
 from pg_server import (  # noqa: F401  (module_backend: the template is built once per backend)
@@ -679,21 +680,29 @@ def template(tmp_path_factory, module_db_location) -> Path | str:
     db = open_db(db_path)
     now = utcnow()
     with transaction(db):
-        db.execute(
+        run_sql(
+            db,
             "insert into systems (name, model, context, created_at) "
-            "values ('s1', 'offline:extractive', 'rag', ?)",
-            [now],
+            "values ('s1', 'offline:extractive', 'rag', :now)",
+            now=now,
         )
         for qid, rater in (("q1", "auto:lex"), ("q2", "human:alice")):
-            answer = db.execute(
+            answer = run_sql(
+                db,
                 "insert into answers (question_id, system, text, created_at) "
-                "values (?, 's1', 'Brand', ?) returning id",
-                [qid, now],
+                "values (:q, 's1', 'Brand', :now) returning id",
+                q=qid,
+                now=now,
             ).fetchone()[0]
-            db.execute(
-                "insert into judgments (kind, question_id, rater, rater_kind, system, "
-                "answer_id, verdict, created_at) values ('absolute', ?, ?, ?, 's1', ?, 'yes', ?)",
-                [qid, rater, rater.split(":")[0], answer, now],
+            run_sql(
+                db,
+                "insert into judgments (kind, question_id, rater, rater_kind, system, answer_id, "
+                "verdict, created_at) values ('absolute', :q, :r, :k, 's1', :a, 'yes', :now)",
+                q=qid,
+                r=rater,
+                k=rater.split(":")[0],
+                a=answer,
+                now=now,
             )
     db.close()
     return db_path

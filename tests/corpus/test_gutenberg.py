@@ -130,8 +130,8 @@ def test_reimport_with_new_metadata_says_updated(db, tmp_path):
     again = import_book(db, book, title="Persuasion (1818)", author="J. Austen")
     assert again["status"] == "updated" and again["metadata_changed"] == ["title", "author"]
     assert not again["text_changed"]
-    row = db.execute("select title, author from documents where id = ?", [first["id"]]).fetchone()
-    assert row == ("Persuasion (1818)", "J. Austen")
+    row = db["documents"].get(first["id"])
+    assert (row["title"], row["author"]) == ("Persuasion (1818)", "J. Austen")
     assert import_book(db, book, title="Persuasion (1818)", author="J. Austen")["status"] == (
         "unchanged"
     )

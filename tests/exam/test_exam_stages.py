@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from bound_sql import decoded_rows
 from interrupting import answered, interrupt_after, one_call_in_flight
 
 from core.exam.articles import generate_articles, store_article
@@ -105,10 +106,14 @@ def test_interrupted_grading_keeps_every_stored_grade_and_rating_and_resumes(db,
         interrupt_after("exam-grade-int", None, _grader)
         run_id = grade_bank(db, bank, **kwargs)
         assert answered("exam-grade-int") == 3  # only the three ratings still missing
-    got = rows(db, "select correct, status, rater from exam_grades where run_id = ?", [run_id])
+    got = decoded_rows(
+        db, "select correct, status, rater from exam_grades where run_id = :v", v=run_id
+    )
     assert len(got) == 10 and all(g["correct"] == 1 and g["status"] == "ok" for g in got)
     assert sum(g["rater"] == model for g in got) == 5  # the free-text grades, rated once each
-    assert rows(db, "select status from runs where id = ?", [run_id])[0]["status"] == "done"
+    assert (
+        decoded_rows(db, "select status from runs where id = :v", v=run_id)[0]["status"] == "done"
+    )
     # a finished run graded again with the same configuration sends nothing
     interrupt_after("exam-grade-int", 0, _grader)
     assert grade_bank(db, bank, **kwargs) == run_id

@@ -7,6 +7,7 @@ import re
 from pathlib import Path
 
 import pytest
+from bound_sql import decoded_rows
 
 from core.corpus.documents import read_text_file, upsert_document
 from core.corpus.gutenberg import clean_gutenberg
@@ -176,7 +177,7 @@ def test_bundled_books_no_question_holds_its_answer(db):
         build_entities(db, path.stem, method="regex")
         gen.generate_questions(db, path.stem, "baseline", n_entities=4, per_entity=2)
         length = len(book.body)
-        for q in rows(db, "select * from questions where document_id = ?", [path.stem]):
+        for q in decoded_rows(db, "select * from questions where document_id = :v", v=path.stem):
             meta = q["metadata"]
             assert not any(fold(a) in fold(q["question"]) for a in q["answers"]), q["question"]
             starts = [e["start"] for e in meta["evidence"]]

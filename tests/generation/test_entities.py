@@ -154,8 +154,8 @@ def test_llm_merge_with_scripted_model(db):
     set_script("merge-bad", lambda request: "They are all the same person, I think.")
     summary = entity_store.build_entities(db, "story2", method="regex", model="scripted:merge-bad")
     assert "unparsed" in summary["note"]
-    run = db.execute("select status, note from runs where id = ?", [summary["run_id"]]).fetchone()
-    assert run[0] == "done" and "They are all the same" in run[1]
+    run = db["runs"].get(summary["run_id"])
+    assert run["status"] == "done" and "They are all the same" in run["note"]
 
 
 @pytest.mark.skipif(ent.spacy_available() is None, reason="no spaCy English pipeline installed")

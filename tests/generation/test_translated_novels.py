@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from bound_sql import decoded_rows
 from pg_server import module_backend  # noqa: F401  (fixture)
 
 from core.corpus.books import import_book
@@ -40,7 +41,6 @@ from core.generation.mentions import spacy_available
 from core.generation.name_forms import is_demonym
 from core.generation.names import NORP_WORDS, TITLES, fold
 from core.generation.span import span_fraction
-from core.store.connection import rows
 from core.store.database import open_db
 from core.store.documents import get_document, get_passages
 from core.store.engine import Database
@@ -274,7 +274,7 @@ def test_offline_questions_need_the_book(library, key):
     doc = get_document(library, key)
     passages = {p.idx: p for p in get_passages(library, key)}
     ents = {e.id: e for e in entity_store.get_entities(library, key)}
-    qs = rows(library, "select * from questions where document_id = ?", [key])
+    qs = decoded_rows(library, "select * from questions where document_id = :v", v=key)
     kinds = {q["qtype"] for q in qs}
     assert kinds == {"companion", "co-occurrence-bridge", "event-order"}, (key, kinds)
     for q in qs:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from bound_sql import run_sql
 from llm_servers import FakeServer, reply_text
 
 from core.llm.batch import BatchError, batch_status, import_batch, submit_batch
@@ -151,8 +152,10 @@ def test_gemini_file_mode_errors_and_resume_by_id(server, db, monkeypatch):
     clear_instances()  # as after a restart: only the batch id is known
     assert import_batch(db, bid) == {"ok": 3, "failed": 1, "new": 4}
     assert import_batch(db, bid)["new"] == 0
-    err = db.execute(
-        "select status, error_kind from llm_calls where batch_id = ? and status = 'error'", [bid]
+    err = run_sql(
+        db,
+        "select status, error_kind from llm_calls where batch_id = :b and status = 'error'",
+        b=bid,
     ).fetchall()
     assert err == [("error", "bad_request")]
     n_before = len(server.calls)

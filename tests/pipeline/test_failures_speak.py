@@ -13,6 +13,7 @@ import time
 from pathlib import Path
 
 import pytest
+from bound_sql import run_sql
 from llm_servers import FakeServer, openai_reply
 from qa_fixtures import seed
 
@@ -118,15 +119,13 @@ def test_dead_process_run_is_interrupted(db):
     child = subprocess.Popen([sys.executable, "-c", "pass"])
     child.wait()
     run_id = start_run(db, "experiment", "x", {})
-    db.execute("update runs set pid = ? where id = ?", [child.pid, run_id])
+    run_sql(db, "update runs set pid = :pid where id = :id", pid=child.pid, id=run_id)
     assert not pid_alive(child.pid) and pid_alive(os.getpid())
     assert mark_dead_runs(db) == [run_id]
-    assert db.execute("select status from runs where id = ?", [run_id]).fetchone()[0] == (
-        "interrupted"
-    )
+    assert db["runs"].get(run_id)["status"] == "interrupted"
     mine = start_run(db, "experiment", "y", {})  # this process: alive, left running
     assert mark_dead_runs(db) == []
-    assert db.execute("select status from runs where id = ?", [mine]).fetchone()[0] == "running"
+    assert db["runs"].get(mine)["status"] == "running"
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")

@@ -3,6 +3,7 @@
 import threading
 
 import pytest
+from bound_sql import run_sql
 from contract_registry import contract_case
 
 from core.store.connection import transaction, utcnow
@@ -187,13 +188,15 @@ def test_one_connection_shared_by_eight_threads_is_safe(db):
         for n in range(40):
             try:
                 if n % 4 == 0:
-                    list(db.query("select count(*) from t where thread = ?", [k]))
+                    run_sql(db, "select count(*) from t where thread = :k", k=k).fetchall()
                 elif n % 4 == 1:
                     db["t"].insert({"thread": k, "n": n, "kind": "plain"})
                 elif n % 4 == 2:
                     with transaction(db):
                         db["t"].insert({"thread": k, "n": n, "kind": "tx"})
-                        db.execute("insert into t (thread, n, kind) values (?, ?, 'tx')", [k, n])
+                        run_sql(
+                            db, "insert into t (thread, n, kind) values (:k, :n, 'tx')", k=k, n=n
+                        )
                 else:
                     with pytest.raises(Planned), transaction(db):
                         db["t"].insert({"thread": k, "n": n, "kind": "rolled back"})

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from bound_sql import run_sql
 from contract_registry import contract_case
 from qa_fixtures import seed
 
@@ -20,42 +21,58 @@ def seed_label_rows(db) -> dict[str, int]:
     seed(db)
     now = utcnow()
     with transaction(db):
-        db.execute(
-            "insert into systems (name, model, context, created_at) values ('s', 'x:y', 'rag', ?)",
-            [now],
+        run_sql(
+            db,
+            "insert into systems (name, model, context, created_at) values ('s', 'x:y', 'rag', :now)",
+            now=now,
         )
-        answer = db.execute(
-            "insert into answers (question_id, system, text, created_at) values ('q1', 's', 'a', ?) returning id",
-            [now],
+        answer = run_sql(
+            db,
+            "insert into answers (question_id, system, text, created_at) "
+            "values ('q1', 's', 'a', :now) returning id",
+            now=now,
         ).fetchone()[0]
         judgment_ids = [
-            db.execute(
+            run_sql(
+                db,
                 "insert into judgments (kind, question_id, rater, rater_kind, system, answer_id, "
-                "verdict, created_at) values ('absolute', 'q1', ?, ?, 's', ?, 'yes', ?) returning id",
-                [rater, rater.split(":")[0], answer, now],
+                "verdict, created_at) values ('absolute', 'q1', :rater, :kind, 's', :answer, "
+                "'yes', :now) returning id",
+                rater=rater,
+                kind=rater.split(":")[0],
+                answer=answer,
+                now=now,
             ).fetchone()[0]
             for rater in ("human:alice", "auto:x")
         ]
-        review = db.execute(
+        review = run_sql(
+            db,
             "insert into reviews (question_id, annotator, decision, created_at) "
-            "values ('q1', 'alice', 'accept', ?) returning id",
-            [now],
+            "values ('q1', 'alice', 'accept', :now) returning id",
+            now=now,
         ).fetchone()[0]
-        dispute = db.execute(
+        dispute = run_sql(
+            db,
             "insert into disputes (question_id, answer_id, system, gt_judgment_id, "
             "ctx_judgment_id, gt_verdict, ctx_verdict, created_at) "
-            "values ('q1', ?, 's', ?, ?, 'yes', 'no', ?) returning id",
-            [answer, *judgment_ids, now],
+            "values ('q1', :answer, 's', :gt, :ctx, 'yes', 'no', :now) returning id",
+            answer=answer,
+            gt=judgment_ids[0],
+            ctx=judgment_ids[1],
+            now=now,
         ).fetchone()[0]
-        resolution = db.execute(
+        resolution = run_sql(
+            db,
             "insert into dispute_resolutions (dispute_id, annotator, resolution, created_at) "
-            "values (?, 'alice', 'ambiguous', ?) returning id",
-            [dispute, now],
+            "values (:dispute, 'alice', 'ambiguous', :now) returning id",
+            dispute=dispute,
+            now=now,
         ).fetchone()[0]
-        adjudication = db.execute(
+        adjudication = run_sql(
+            db,
             "insert into adjudications (task, item_key, label, adjudicator, created_at) "
-            "values ('side-by-side', 'q1|a|b', 'first', 'carol', ?) returning id",
-            [now],
+            "values ('side-by-side', 'q1|a|b', 'first', 'carol', :now) returning id",
+            now=now,
         ).fetchone()[0]
     return {
         "judgments": judgment_ids[0],

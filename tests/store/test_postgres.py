@@ -1,4 +1,4 @@
-"""The store on PostgreSQL (issue 25): the dialect's rewriting, the migrations, the engine API, the
+"""The store on PostgreSQL (issue 25): SQL sent as written, the migrations, the engine API, the
 append-only triggers, transactions and a few store functions, the same tests on SQLite beside it.
 
 The PostgreSQL server is a throwaway local one (``tests/pg_server.py``); without its binaries
@@ -14,6 +14,7 @@ from typing import Any
 
 import psycopg
 import pytest
+from bound_sql import run_sql, sql_rows
 from contract_registry import contract_case
 from pairwise_rows import judgment
 from pg_server import pg_migrated, pg_server, pg_template_copy  # noqa: F401  (fixtures)
@@ -28,33 +29,30 @@ from core.store.judgments import (
     question_judgments,
 )
 from core.store.pg_connection import PgConnection
-from core.store.postgres import marks_to_psycopg
 from core.store.questions import Question, QuestionOrigin, get_question, insert_question
 from core.store.schema_upgrade import applied_migrations, registered_migrations
 
 LABEL_TABLES = ("judgments", "reviews", "dispute_resolutions", "adjudications")
 
 
-# --- the dialect's rewriting (no server) ------------------------------------------------------
+# --- SQL reaches PostgreSQL as written -------------------------------------------------------
 
 
-def test_marks_become_psycopg_marks_outside_literals() -> None:
-    sql = "select '?', \"a?\", x from t where a = ? and b like '50%' and c = :name -- ?\n and d::text = ?"
-    assert marks_to_psycopg(sql, True) == (
-        "select '?', \"a?\", x from t where a = %s and b like '50%%' and c = %(name)s -- ?\n"
-        " and d::text = %s"
-    )
-    assert marks_to_psycopg("select '50%'", False) == "select '50%'"
-    assert marks_to_psycopg("select 'it''s ?', ?", True) == "select 'it''s ?', %s"
-    assert marks_to_psycopg("insert into [t] ([id], [end]) values (?, '[x]')", True) == (
-        'insert into "t" ("id", "end") values (%s, \'[x]\')'
-    )
-    assert marks_to_psycopg("delete from t where rowid in (select rowid from t limit ?)", True) == (
-        "delete from t where ctid in (select ctid from t limit %s)"
-    )
-    assert marks_to_psycopg("select [a] from t where b like '5%'", False) == (
-        "select \"a\" from t where b like '5%'"
-    )
+def test_a_sqlite_mark_outside_quotes_is_refused_not_rewritten(pg_db: Database) -> None:
+    """A statement in SQLite's spelling (``?`` marks) sent with parameters fails at once, naming
+    the fix; a ``?`` inside a literal, a quoted name or a comment is text, and psycopg's own
+    marks and ``%`` in a literal pass as written."""
+    conn = pg_db.conn
+    assert isinstance(conn, PgConnection)
+    for sql in ("select ? as x", "select '?', x from t where a = ? -- ?"):
+        with pytest.raises(ValueError, match=r"SQLite's '\?' parameter mark .* bound"):
+            conn.execute(sql, ["a"])
+        with pytest.raises(ValueError, match="parameter mark"):
+            conn.executemany(sql, [["a"]])
+    found = conn.execute('select \'?\' a, "b?" b, %s c -- ?\n from (select 1 "b?") t', ["x"])
+    assert found.fetchall() == [("?", 1, "x")]
+    assert conn.execute("select '50%%' || %(v)s", {"v": "?"}).fetchall() == [("50%?",)]
+    assert conn.execute("select '50% ?'").fetchall() == [("50% ?",)]  # no parameters: as is
 
 
 def test_postgres_url_recognised_also_after_path_folding() -> None:
@@ -153,19 +151,21 @@ def test_engine_round_trip(any_db: Database) -> None:
     )
     assert db["settings"].get("k")["value"] == "5"
     assert db["settings"].count == 6
-    rows = list(db.query("select value from settings where key like ? order by key", ["n%"]))
+    rows = sql_rows(db, "select value from settings where key like :k order by key", k="n%")
     assert [r["value"] for r in rows] == ["0", "1", "2", "3", "4"]
     assert db.execute("select count(*) from settings where value like '%'").fetchone()[0] == 6
     assert {"questions", "judgments", "settings"} <= set(db.table_names())
-    db.execute("insert or ignore into settings (key, value) values (?, ?)", ["k", "dup"])
+    db["settings"].insert({"key": "k", "value": "dup"}, ignore=True)
     assert db["settings"].get("k")["value"] == "5"
-    db.execute("insert into settings values ('j', ?)", ['{"a": {"b c": "x"}, "n": 1}'])
-    got = "select json_extract(value, ?) v, json_valid(value) ok, json_valid(key) bad from settings"
-    row = next(db.query(got + " where key = 'j'", ['$.a."b c"']))
+    run_sql(db, "insert into settings values ('j', :v)", v='{"a": {"b c": "x"}, "n": 1}')
+    got = (
+        "select json_extract(value, :p) v, json_valid(value) ok, json_valid(key) bad from settings"
+    )
+    row = sql_rows(db, got + " where key = 'j'", p='$.a."b c"')[0]
     assert (row["v"], bool(row["ok"]), bool(row["bad"])) == ("x", True, False)
-    counted = "select sum(value > '2') n, sum(value > 'z') none from settings where key like ?"
-    assert list(db.query(counted, ["n%"])) == [{"n": 2, "none": 0}]
-    assert list(db.query(counted, ["nothing%"])) == [{"n": None, "none": None}]
+    counted = "select sum(value > '2') n, sum(value > 'z') none from settings where key like :k"
+    assert sql_rows(db, counted, k="n%") == [{"n": 2, "none": 0}]
+    assert sql_rows(db, counted, k="nothing%") == [{"n": None, "none": None}]
 
 
 @contract_case(transaction)
@@ -207,14 +207,14 @@ def test_label_tables_refuse_update_and_delete(any_db: Database, table: str) -> 
         db[table].insert(_adjudication())
     row_id = db.execute(f"select max(id) from {table}").fetchone()[0]
     for sql in (
-        f"update {table} set created_at = 'x' where id = ?",
-        f"delete from {table} where id = ?",
+        f"update {table} set created_at = 'x' where id = :id",
+        f"delete from {table} where id = :id",
     ):
         with pytest.raises(Exception, match="append-only"):
-            db.execute(sql, [row_id])
+            run_sql(db, sql, id=row_id)
     assert db[table].count >= 1
     with pytest.raises(Exception, match="append-only"):
-        db.execute(f"insert into {table} select * from {table} where id = ?", [row_id])
+        run_sql(db, f"insert into {table} select * from {table} where id = :id", id=row_id)
 
 
 def _at() -> dict[str, str]:

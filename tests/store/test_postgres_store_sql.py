@@ -9,6 +9,7 @@ import json
 from typing import Any
 
 import pytest
+from bound_sql import run_sql
 from contract_registry import contract_case
 from pg_server import pg_migrated, pg_server, pg_template_copy  # noqa: F401  (fixtures)
 
@@ -75,7 +76,7 @@ def test_an_edit_returns_its_new_id_and_finds_the_questions_it_flagged(any_db: D
     assert ids == [first, second]
     for qid, edit in (("q1", second), ("q2", first)):
         meta = json.dumps({"needs_review": {"edit": edit}})
-        any_db.execute("update questions set metadata = ? where id = ?", [meta, qid])
+        run_sql(any_db, "update questions set metadata = :m where id = :q", m=meta, q=qid)
     assert [r["id"] for r in flagged_questions(any_db, second, "pending")] == ["q1"]
     assert [r["id"] for r in flagged_questions(any_db, first, "pending")] == ["q2"]
     assert flagged_questions(any_db, first, "accepted") == []

@@ -287,12 +287,12 @@ def test_the_docs_recipe_revision_upgrades_a_database(
     index, a column on ``judgments`` and the append-only triggers."""
     here = tmp_path / "revisions"
     shutil.copytree(HERE, here)
-    (here / "versions" / "r0002_notes.py").write_text(_recipe(), encoding="utf-8")
+    (here / "versions" / "r0003_notes.py").write_text(_recipe(), encoding="utf-8")
     monkeypatch.setattr(schema_upgrade, "HERE", here)
-    monkeypatch.setattr(schema_upgrade, "HEAD", "0002")
+    monkeypatch.setattr(schema_upgrade, "HEAD", "0003")
     db = open_db(db_path, migrate=False)
     try:
-        assert migrate_db(db, "the test database") == schema_upgrade.Upgrade("0001", "0002")
+        assert migrate_db(db, "the test database") == schema_upgrade.Upgrade(HEAD, "0003")
         assert not db.conn.in_transaction  # the connection is back in autocommit, as it came
         db.execute("insert into notes (body, created_at) values ('integer; --', 't')")
         assert not db.conn.in_transaction  # committed by itself: autocommit kept

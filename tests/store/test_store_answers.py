@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from bound_sql import run_sql
 from contract_registry import contract_case
 
 from core.store.answers import (
@@ -51,7 +52,7 @@ def test_fingerprints_move_with_the_data_and_stay_small(seeded):
     run = start_run(db, "judge", "r", {})
     started = data_version(db)
     assert started != v0
-    db.execute("update runs set n_calls = 5 where id = ?", [run])  # a running run's progress
+    run_sql(db, "update runs set n_calls = 5 where id = :id", id=run)  # a running run's progress
     v1 = data_version(db)
     assert v1 != started
     for i in range(50):  # many runs: the key keeps its size

@@ -7,6 +7,7 @@ import json
 
 import pytest
 import sqlalchemy as sa
+from bound_sql import run_sql
 from contract_registry import contract_case
 
 from core.errors import AccessError
@@ -538,9 +539,9 @@ def test_entity_edits(seeded):
     }
     assert entity_edits.mention_spans(db, ids["Ann"], []) == {}
     assert entity_edits.documents_with_entities(db) == [("d1", "Book")]
-    db.execute("update questions set entity_id = ? where id = 'q1'", [ids["Bob"]])
+    run_sql(db, "update questions set entity_id = :e where id = 'q1'", e=ids["Bob"])
     meta = json.dumps({"entity_ids": [ids["Ann"]], "needs_review": {"edit": first}})
-    db.execute("update questions set metadata = ? where id = 'q2'", [meta])
+    run_sql(db, "update questions set metadata = :m where id = 'q2'", m=meta)
     assert entity_edits.entity_question_counts(db, "d1") == {ids["Bob"]: 1}
     about = entity_edits.questions_about(db, [ids["Ann"], ids["Bob"]])
     assert [q["id"] for q in about] == ["q1", "q2"] and entity_edits.questions_about(db, []) == []

@@ -8,6 +8,7 @@ import os
 from dataclasses import replace
 
 import pytest
+from bound_sql import sql_rows
 from contract_registry import contract_case
 
 from core.errors import InputError
@@ -554,10 +555,10 @@ def test_exam(seeded):
     assert unrated["answer"] == "Paris" and set(unrated) == {"id", "question_id", "answer"}
     exam.rate_grade(db, unrated["id"], rater="m:judge", correct=1, status="ok")
     assert exam.unrated_grades(db, run_id) == []
-    (row,) = db.query("select rater, correct, raw from exam_grades where run_id = ?", [run_id])
+    (row,) = sql_rows(db, "select rater, correct, raw from exam_grades where run_id = :r", r=run_id)
     assert row == {"rater": "m:judge", "correct": 1, "raw": "r"}
     exam.rate_grade(db, unrated["id"], rater="m:judge", correct=0, status="ok", raw="new")
-    (row,) = db.query("select correct, raw from exam_grades where run_id = ?", [run_id])
+    (row,) = sql_rows(db, "select correct, raw from exam_grades where run_id = :r", r=run_id)
     assert row == {"correct": 0, "raw": "new"}
 
 

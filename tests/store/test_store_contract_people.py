@@ -1,19 +1,14 @@
 """Store contract (issue 33), the people, corpus and export batch: every public function of
 ``accounts``, ``adjudications``, ``benchmark``, ``copy_db``, ``documents``, ``entities``,
-``exam_bank`` and ``export`` called on SQLite and PostgreSQL (``db`` / ``seeded`` run on both),
-with none of their statements sent through the PostgreSQL translation of store-spelled SQL
-(:func:`core.store.postgres.translate`): :func:`untranslated` records every statement that
-reaches it from these modules, and each test here fails when there is one."""
+``exam_bank`` and ``export`` called on SQLite and PostgreSQL (``db`` / ``seeded`` run on both);
+on PostgreSQL a SQLite-spelled statement would be refused by the connection, not rewritten."""
 
 from __future__ import annotations
 
 import dataclasses
-import sys
-from collections.abc import Iterator
-from pathlib import Path
-from types import FrameType
 
 import pytest
+from bound_sql import run_sql
 from contract_registry import contract_case
 
 from core.errors import AccessError, InputError
@@ -26,7 +21,6 @@ from core.store import (
     entities,
     exam_bank,
     export,
-    pg_connection,
     tables,
     tables_people,
 )
@@ -38,53 +32,6 @@ from core.store.judgments import insert_judgment as _insert_judgment
 from core.store.reviews import NewReview, ReviewDecision, insert_review
 from core.store.row_stage import drop_rows_stage, switch_rows
 from core.store.runs import start_run
-
-#: The modules of this batch: none of their statements may be translated.
-MODULES = (accounts, adjudications, benchmark, copy_db, documents, entities, exam_bank, export)
-_OWNERS = {Path(m.__file__ or "").name: m.__name__ for m in MODULES}
-#: ``entities``' staged mentions are switched in by ``row_stage`` (with its Core fill).
-_OWNERS["row_stage.py"] = "core.store.row_stage"
-#: Store modules that only pass a statement on (the caller up the stack owns it).
-_PASSING = {"pg_connection.py", "postgres.py", "engine.py", "statements.py"}
-_STORE = Path(tables.__file__ or "").parent
-
-
-def _owner(frame: FrameType | None) -> str | None:
-    """The store module that issued the statement being translated (the first frame of
-    ``core/store/`` up the stack that is not a pass-through, ``connection.rows`` included)."""
-    while frame is not None:
-        path = Path(frame.f_code.co_filename)
-        if path.parent == _STORE and not (
-            path.name in _PASSING
-            or (path.name == "connection.py" and frame.f_code.co_name == "rows")
-        ):
-            return path.name
-        frame = frame.f_back
-    return None
-
-
-@pytest.fixture(autouse=True)
-def untranslated(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
-    """Fail the test when a statement of this batch's modules reaches the translation (the
-    PostgreSQL connection's ``translate`` and ``marks_to_psycopg``, for ``execute`` and
-    ``executemany``)."""
-    seen: list[str] = []
-
-    def watch(name: str):  # type: ignore[no-untyped-def]
-        original = getattr(pg_connection, name)
-
-        def watched(sql: str, *args: object) -> object:
-            owner = _owner(sys._getframe(1))
-            if owner in _OWNERS:
-                seen.append(f"{_OWNERS[owner]}: {' '.join(sql.split())[:120]}")
-            return original(sql, *args)
-
-        monkeypatch.setattr(pg_connection, name, watched)
-
-    watch("translate")
-    watch("marks_to_psycopg")
-    yield seen
-    assert seen == [], "translated statements:\n" + "\n".join(seen)
 
 
 @pytest.mark.parametrize("table", ["accounts", "adjudications", "exam_banks", "exam_queries"])
@@ -326,7 +273,7 @@ def test_entities(seeded):
     assert entities.entity_passage_indexes(db, ann.id) == [0, 1]
     assert entities.mention_passages(db, [ann.id, bob[1].id]) == [0, 1]
     assert entities.mention_passages(db, []) == []
-    db.execute("update questions set entity_id = ? where id = 'q1'", [bob[1].id])
+    run_sql(db, "update questions set entity_id = :e where id = 'q1'", e=bob[1].id)
     again = [entities.EntityDraft("Cy", [], "PERSON", 1), entities.EntityDraft("Ann")]
     entities.replace_entities(db, "d1", "m", run_id, again, [])
     kept = {e.name: e for e in entities.entities_by_id(db, [ann.id, bob[1].id, ann.id + 2])}

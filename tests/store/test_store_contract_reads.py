@@ -1,16 +1,14 @@
 """Store contract (issue 33), the read and staging modules: every public function of
 ``fingerprints``, ``foreign_db``, ``judgments``, ``passage_stage``, ``questions``, ``reviews``,
 ``row_stage`` and ``verdict_reads`` (and of their statement modules) called on SQLite and
-PostgreSQL (``db`` / ``seeded`` run on both) with the same expected result, and none of their
-statements sent through the run-time translation of store-spelled SQL
-(:func:`core.store.postgres.translate`): the autouse guard below fails a test when one is."""
+PostgreSQL (``db`` / ``seeded`` run on both) with the same expected result; none of them sends
+SQL text of its own (:func:`test_no_store_spelled_sql_is_sent`), and a SQLite-spelled statement
+is refused on PostgreSQL (:func:`test_a_store_spelled_statement_fails_loudly`)."""
 
 from __future__ import annotations
 
 import ast
 import inspect
-import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -42,7 +40,7 @@ from core.store.judgments import JudgmentKind, JudgmentStatus, NewJudgment, Rate
 from core.store.questions import Question, QuestionOrigin, QuestionStatus
 from core.store.reviews import NewReview, ReviewDecision
 
-#: The converted modules of this file (their statements must never be translated).
+#: The converted modules of this file (they send only statements SQLAlchemy spelled).
 MODULES = (
     fingerprints,
     foreign_db,
@@ -57,51 +55,20 @@ MODULES = (
     tables_reads,
     verdict_reads,
 )
-_FILES = {inspect.getfile(m) for m in MODULES}
-#: What lies between a store module and the translation: the connection, the engine's helpers.
-_BETWEEN = {inspect.getfile(pg_connection), inspect.getfile(sys.modules["core.store.engine"])}
-_CONNECTION = inspect.getfile(sys.modules["core.store.connection"])
-#: The one sender of statements SQLAlchemy spelled (never translated: ``native=True``).
+#: The one sender of statements SQLAlchemy spelled (the connection's ``execute``).
 _SENDS = {(inspect.getfile(prepared), "send")}
 
 
-def _sender() -> tuple[str, str]:
-    """(file, function) of the code that sent the statement being translated."""
-    frame = sys._getframe(2)
-    while frame is not None:
-        code = frame.f_code
-        if code.co_filename not in _BETWEEN and not (
-            code.co_filename == _CONNECTION and code.co_name == "rows"
-        ):
-            return code.co_filename, code.co_name
-        frame = frame.f_back  # type: ignore[assignment]
-    return "", ""
-
-
-@pytest.fixture(autouse=True)
-def untranslated(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
-    """Fail when a statement of :data:`MODULES` reaches the translation (PostgreSQL; SQLite has
-    none: :func:`test_no_store_spelled_sql_is_sent` checks the modules' text for both)."""
-    seen: list[str] = []
-
-    def guard(real: Any) -> Any:
-        def translated(sql: str, *args: Any) -> Any:
-            sender = _sender()
-            if sender[0] in _FILES:
-                seen.append(f"{Path(sender[0]).name}:{sender[1]}: {sql}")
-                raise AssertionError(f"translated: {seen[-1]}")
-            return real(sql, *args)
-
-        return translated
-
-    monkeypatch.setattr(pg_connection, "translate", guard(pg_connection.translate))
-    monkeypatch.setattr(pg_connection, "marks_to_psycopg", guard(pg_connection.marks_to_psycopg))
-    yield seen
-    assert seen == []
-
-
-def test_the_guard_catches_a_store_spelled_statement(db, untranslated):
-    """A planted store-spelled statement sent from one of the modules fails on PostgreSQL."""
+@contract_case(pg_connection.refuse_sqlite_marks)
+def test_a_store_spelled_statement_fails_loudly(db):
+    """A planted SQLite-spelled statement (a ``?`` mark) sent from a store module is refused on
+    PostgreSQL (nothing rewrites it), and runs on SQLite. The check reads quotes and comments:
+    a ``?`` in a literal, a quoted name or a ``--`` comment is text."""
+    for text in ("select '?', \"a?\" from t -- ?", "select %(x)s, 'it''s ?'", "select 1"):
+        pg_connection.refuse_sqlite_marks(text)
+    for text in ("select ?", "select 'a' || ? -- ?", "select 'it''s', ?"):
+        with pytest.raises(ValueError, match="SQLite's '\\?' parameter mark"):
+            pg_connection.refuse_sqlite_marks(text)
     planted: dict[str, Any] = {}
     exec(  # a function whose code is in judgments.py, as a store function's would be
         compile("def planted(db):\n    return db.execute('select ?', [1]).fetchone()\n",
@@ -109,10 +76,8 @@ def test_the_guard_catches_a_store_spelled_statement(db, untranslated):
         planted,
     )  # fmt: skip
     if db.dialect.name == "postgresql":
-        with pytest.raises(AssertionError, match="translated"):
+        with pytest.raises(ValueError, match="parameter mark"):
             planted["planted"](db)
-        assert len(untranslated) == 1
-        untranslated.clear()
     else:
         assert planted["planted"](db) == (1,)
 

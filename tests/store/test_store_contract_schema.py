@@ -1,7 +1,6 @@
 """Store contract (issue 33), the schema and the statement helpers: ``schema_upgrade``,
 ``schema``, ``sql_text``, ``statements.many_sender``, ``stored_enums``, the engine's value
-helpers and the PostgreSQL spelling of store-spelled SQL (``postgres``), each case run on SQLite
-and on PostgreSQL (``db`` / ``seeded`` / ``new_db_location`` run on both)."""
+helpers and ``text()`` statements sent as written, each case run on SQLite and on PostgreSQL (``db`` / ``seeded`` / ``new_db_location`` run on both)."""
 
 from __future__ import annotations
 
@@ -17,7 +16,7 @@ import sqlalchemy as sa
 from contract_registry import contract_case
 
 from core.errors import DatabaseFileError, StoreError
-from core.store import engine, postgres, prepared, schema, schema_upgrade, sql_text, statements
+from core.store import engine, prepared, schema, schema_upgrade, sql_text, statements
 from core.store.connection import transaction
 from core.store.database import open_db
 from core.store.questions import QuestionStatus, get_question
@@ -198,27 +197,6 @@ def test_values_are_stored_as_text_alike_and_repeated_column_names_kept_apart(se
     ]
 
 
-#: Store-spelled statements (``?`` and ``:name`` marks, ``[name]`` quoting, ``insert or
-#: ignore``, ``%`` and marks inside literals) and their PostgreSQL spelling.
-SPELLED = [
-    (
-        "insert or ignore into settings (key, value) values (?, ?)",
-        ["k", "50% ? done"],
-        "insert into settings (key, value) values (%s, %s) on conflict do nothing",
-    ),
-    (
-        "select [key], value from settings where value like '50%' || ? and key = ?",
-        ["%", "k"],
-        "select \"key\", value from settings where value like '50%%' || %s and key = %s",
-    ),
-    (
-        "select value from settings where key = :key and value <> '?:no'",
-        {"key": "k"},
-        "select value from settings where key = %(key)s and value <> '?:no'",
-    ),
-]
-
-
 @contract_case(engine.plain)
 def test_a_plain_statement_is_sent_as_written_inside_and_outside_a_transaction(db):
     """``engine.plain`` sends a parameterless statement as it is on both databases: a ``%`` and
@@ -237,17 +215,10 @@ def test_a_plain_statement_is_sent_as_written_inside_and_outside_a_transaction(d
 
 
 @contract_case(engine.plain, transaction, schema_upgrade.alembic_revision)
-def test_the_engine_helpers_and_transactions_send_nothing_to_translate(db, monkeypatch):
-    """On PostgreSQL the engine's table helpers, ``transaction()`` (with a savepoint) and the
-    schema bookkeeping send SQLAlchemy-compiled or plain statements: with ``translate`` made to
-    fail they still work, and give the same rows as on SQLite."""
-    from core.store import pg_connection
-
-    def refused(*_: object) -> None:
-        raise AssertionError("reached the translation of store-spelled SQL")
-
-    monkeypatch.setattr(pg_connection, "translate", refused)
-    monkeypatch.setattr(pg_connection, "marks_to_psycopg", refused)
+def test_the_engine_helpers_and_transactions_send_sql_as_written(db):
+    """The engine's table helpers, ``transaction()`` (with a savepoint) and the schema
+    bookkeeping send SQLAlchemy-compiled or plain statements (the PostgreSQL connection refuses
+    a SQLite-spelled one): they work, and give the same rows on both databases."""
     table = db["settings"]
     with transaction(db):
         table.insert({"key": "a", "value": "1"})
@@ -269,18 +240,18 @@ def test_the_engine_helpers_and_transactions_send_nothing_to_translate(db, monke
     assert schema_upgrade.alembic_revision(db) == HEAD
 
 
-@contract_case(postgres.translate, postgres.marks_to_psycopg)
-def test_store_spelled_statements_give_the_same_rows_on_both(db):
-    """Each statement runs as written on SQLite and as :func:`postgres.translate` spells it on
-    PostgreSQL: the same rows."""
-    for sql, _, spelled in SPELLED:
-        assert postgres.translate(sql, True) == [spelled]
-    assert postgres.marks_to_psycopg("select '50%' from t", False) == "select '50%' from t"
-    assert postgres.marks_to_psycopg("select 1::text, [a] from t", False) == (
-        'select 1::text, "a" from t'
+@contract_case(statements.run)
+def test_text_with_bound_values_gives_the_same_rows_on_both(db):
+    """One statement text for both databases (``text()`` with ``:name`` values, compiled per
+    dialect, nothing rewritten): ``%`` and ``?`` inside literals stay text, a quoted name stays
+    a name, ``on conflict do nothing`` skips a taken key, ``\\:`` is a literal colon."""
+    insert = sa.text("insert into settings (key, value) values (:k, :v) on conflict do nothing")
+    statements.run(db, insert.bindparams(k="k", v="50% ? done"))
+    statements.run(db, insert.bindparams(k="k", v="ignored: the key is taken"))
+    like = sa.text(
+        "select \"key\", value from settings where value like '50%' || :tail and key = :k"
     )
-    insert, select_like, select_named = SPELLED
-    db.execute(insert[0], insert[1])
-    db.execute(insert[0], ["k", "ignored: the key is taken"])
-    assert db.execute(select_like[0], select_like[1]).fetchall() == [("k", "50% ? done")]
-    assert db.execute(select_named[0], select_named[1]).fetchall() == [("50% ? done",)]
+    assert statements.run(db, like.bindparams(tail="%", k="k")).fetchall() == [("k", "50% ? done")]
+    named = sa.text("select value from settings where key = :key and value <> '?\\:no'")
+    assert statements.run(db, named.bindparams(key="k")).fetchall() == [("50% ? done",)]
+    assert statements.run(db, sa.text("select '?\\:no'")).fetchall() == [("?:no",)]

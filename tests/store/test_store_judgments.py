@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from bound_sql import run_sql
 from contract_registry import contract_case
 
 from core.errors import StoreError
@@ -248,8 +249,8 @@ def test_a_record_round_trips_and_stores_its_enums_as_text(seeded):
     assert isinstance(got, Judgment) and got.id == jid
     assert {f: getattr(got, f) for f in new.row()} == {f: getattr(new, f) for f in new.row()}
     assert got.kind is JudgmentKind.PAIRWISE and got.status is JudgmentStatus.OK
-    raw = db.execute(
-        "select kind, rater_kind, status, evidence from judgments where id = ?", [jid]
+    raw = run_sql(
+        db, "select kind, rater_kind, status, evidence from judgments where id = :id", id=jid
     ).fetchone()
     assert raw == ("pairwise", "human", "ok", '[{"quote": "q", "verified": false}]')
     with pytest.raises(ValueError):

@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import asdict
 
 import pytest
+from bound_sql import run_sql
 from contract_registry import contract_case
 
 from core.errors import StoreError
@@ -168,9 +169,9 @@ def test_reviews_effective_decoded_and_append_only(seeded, refused):
     assert review_marks(db)["ok"] == {"q1": {"alice", "bob"}, "q2": {"carol"}}
     assert (review_count(db, "q1"), review_count(db, "q2"), review_count(db, "q9")) == (3, 1, 0)
     with pytest.raises(refused, match="append-only"):
-        db.execute("update reviews set decision = 'edit' where id = ?", [first])
+        run_sql(db, "update reviews set decision = 'edit' where id = :id", id=first)
     with pytest.raises(refused, match="append-only"):
-        db.execute("delete from reviews where id = ?", [first])
+        run_sql(db, "delete from reviews where id = :id", id=first)
     _review(db, "q2", "dave", checklist="{broken")
     with pytest.raises(StoreError, match="column 'checklist'"):
         effective_reviews(db, "q2")
@@ -217,7 +218,7 @@ def test_resolutions_effective_withdrawn_left_out_and_append_only(seeded, refuse
     assert question_resolution_count(db, "q1") == 5  # every row, superseded and undo too
     assert question_resolution_count(db, "q2") == 0
     with pytest.raises(refused, match="append-only"):
-        db.execute("update dispute_resolutions set resolution = 'ambiguous' where id = ?", [a1])
+        run_sql(db, "update dispute_resolutions set resolution = 'ambiguous' where id = :id", id=a1)
 
 
 @contract_case(effective_adjudications, insert_adjudication, own_adjudication)
@@ -247,7 +248,7 @@ def test_adjudications_effective_and_own(seeded, refused):
     assert own_adjudication(db, "review", "q1", "ben") is None
     assert own_adjudication(db, "side-by-side", "q1", "ann") is None
     with pytest.raises(refused, match="append-only"):
-        db.execute("delete from adjudications where id = ?", [first])
+        run_sql(db, "delete from adjudications where id = :id", id=first)
 
 
 @contract_case(

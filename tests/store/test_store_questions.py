@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
+from bound_sql import run_sql
 from contract_registry import contract_case
 
 from core.errors import StoreError
@@ -102,9 +103,10 @@ def test_upsert_and_generated(seeded):
     assert get_question(db, "q3") == stored
     entity = {"id": 7, "document_id": "d1", "name": "E", "n_mentions": 1, "rank": 1}
     db["entities"].insert({**entity, "method": "proper-noun"})
-    db.execute(
-        "update questions set entity_id = 7, provenance = ? where id = 'q1'",
-        ['{"model": "m:1", "prompt_hash": "h"}'],
+    run_sql(
+        db,
+        "update questions set entity_id = 7, provenance = :p where id = 'q1'",
+        p='{"model": "m:1", "prompt_hash": "h"}',
     )
     assert generated_exists(db, "d1", 7, "m:1", "h")
     assert not generated_exists(db, "d1", 7, "m:1", "other")

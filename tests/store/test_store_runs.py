@@ -7,6 +7,7 @@ import os
 from dataclasses import fields
 
 import pytest
+from bound_sql import run_sql
 from contract_registry import contract_case
 
 from core.store.answers import (
@@ -125,8 +126,8 @@ def test_runs_exist_add_totals_and_are_listed_newest_first(seeded):
     assert run_exists(db, a) and run_exists(db, j)
     add_run_totals(db, a, n_calls=2, input_tokens=10, output_tokens=4, cost_usd=0.25)
     add_run_totals(db, a, n_calls=1, input_tokens=5, output_tokens=1, cost_usd=0.125)
-    got = db.execute(
-        "select n_calls, input_tokens, output_tokens, cost_usd from runs where id = ?", [a]
+    got = run_sql(
+        db, "select n_calls, input_tokens, output_tokens, cost_usd from runs where id = :id", id=a
     ).fetchone()
     assert tuple(got) == (3, 15, 5, 0.375)
     assert [(r.id, r.name) for r in experiment_runs(db)] == [(b, "beta"), (a, "alpha")]
@@ -562,7 +563,7 @@ def test_discard_idle_runs_drops_only_runs_that_changed_nothing(seeded):
     for name in ("idle", "fresh", "wrote"):
         finish_run(db, ids[name], RunStatus.DONE)
     write_calls(db, [], [_call(ids["idle"], 1), _call(ids["fresh"], 1), _call(ids["fresh"], 0)])
-    db.execute("update questions set run_id = ? where id = 'q1'", [ids["wrote"]])
+    run_sql(db, "update questions set run_id = :r where id = 'q1'", r=ids["wrote"])
     assert discard_idle_runs(db, list(ids.values())) == [ids["idle"]]
     assert not run_exists(db, ids["idle"])
     assert all(run_exists(db, ids[n]) for n in ("fresh", "wrote", "live"))

@@ -149,9 +149,9 @@ def test_an_item_without_a_source_document_has_no_evidence_and_nothing_to_search
 def test_one_dispute_per_question_and_answer_text_lists_every_system(fdb):
     db, ids = fdb
     first = dict(next(db.query("select * from disputes order by id limit 1")))
-    answer = dict(next(db.query("select * from answers where id = ?", [first["answer_id"]])))
+    answer = db["answers"].get(first["answer_id"])
     before = dispute_ids(db)
-    system = dict(next(db.query("select * from systems where name = ?", [first["system"]])))
+    system = db["systems"].get(first["system"])
     db["systems"].insert(dict(system, name="fixture-z"))
     new_answer = dict(answer, id=None, system="fixture-z", text="  " + answer["text"].upper())
     new_answer.pop("id")
@@ -174,7 +174,7 @@ def test_undo_withdraws_my_last_resolution_only(fdb):
     assert dispute_progress(db, "alice", [d1, d2]).done == 1
     assert d1 not in dispute_queue(db, "alice", [d1, d2])
     wid = withdraw_last_resolution(db, sign_in_open(db, "alice")).row_id
-    row = next(db.query("select * from dispute_resolutions where id = ?", [wid]))
+    row = db["dispute_resolutions"].get(wid)
     assert row["resolution"] == "withdrawn" and row["annotator"] == "alice"
     assert dispute_progress(db, "alice", [d1, d2]).done == 0
     assert d1 in dispute_queue(db, "alice", [d1, d2])

@@ -7,6 +7,7 @@ import re
 
 import pandas as pd
 import pytest
+from bound_sql import run_sql
 from browser_support import build_fixture_db
 from reviewing import submit_review
 from sklearn.metrics import cohen_kappa_score
@@ -48,12 +49,14 @@ def test_question_detail_shows_the_passages_the_question_was_built_from(fdb):
     doc, soames = ids["document_id"], ids["entity_id"]
     mentioned = [
         r[0]
-        for r in db.execute(
-            "select distinct passage_idx from mentions where entity_id = ? order by 1", [soames]
+        for r in run_sql(
+            db,
+            "select distinct passage_idx from mentions where entity_id = :e order by 1",
+            e=soames,
         )
     ]
     assert len(mentioned) > 6
-    n = db.execute("select count(*) from passages where document_id = ?", [doc]).fetchone()[0]
+    n = run_sql(db, "select count(*) from passages where document_id = :d", d=doc).fetchone()[0]
     late = [i for i in range(n) if i not in mentioned][-1]  # no mention in it
     other = (
         db["entities"]
@@ -128,12 +131,14 @@ def test_question_detail_never_shows_the_gutenberg_header(fdb):
     db, ids = fdb
     doc, soames = ids["document_id"], ids["entity_id"]
     header = "The Project Gutenberg eBook of Soames, by Max Beerbohm. This ebook is for the use"
-    db.execute("update passages set text = ? where document_id = ? and idx = 0", [header, doc])
-    db.execute(
+    run_sql(db, "update passages set text = :t where document_id = :d and idx = 0", t=header, d=doc)
+    run_sql(
+        db,
         'insert into mentions (entity_id, document_id, passage_idx, start, "end", surface) '
-        "select ?, ?, 0, 0, 6, 'Soames' where not exists "
-        "(select 1 from mentions where entity_id = ? and passage_idx = 0)",
-        [soames, doc, soames],
+        "select :e, :d, 0, 0, 6, 'Soames' where not exists "
+        "(select 1 from mentions where entity_id = :e and passage_idx = 0)",
+        e=soames,
+        d=doc,
     )
     d = question_detail(db, ids["generated"][0], max_passages=6)
     assert 0 not in [p["idx"] for p in d["passages"]]

@@ -8,6 +8,7 @@ import time
 from pathlib import Path
 
 import pytest
+from bound_sql import decoded_rows
 from pg_server import module_backend  # noqa: F401  (fixture: one backend per module)
 
 from core.__main__ import main
@@ -124,7 +125,10 @@ def test_human_verdicts_belong_to_the_signed_in_annotator(demo, tmp_path):
         record_human_verdict(db, "ann", rid, "yes")  # type: ignore[arg-type]
     ann = sign_in_open(db, "ann")
     jid = record_human_verdict(db, ann, rid, "no")
-    assert rows(db, "select rater from judgments where id = ?", [jid])[0]["rater"] == "human:ann"
+    assert (
+        decoded_rows(db, "select rater from judgments where id = :v", v=jid)[0]["rater"]
+        == "human:ann"
+    )
     sheet = tmp_path / "v.csv"
     sheet.write_text(f"result_id,verdict,annotator\n{rid},yes,ann\n{rid},no,bob\n")
     n = rows(db, "select count(*) as n from judgments")[0]["n"]

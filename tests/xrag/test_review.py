@@ -5,12 +5,12 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
+from bound_sql import decoded_rows
 
 from core.annotation.guideline import CHECKLIST_FIELDS
 from core.annotation.identity import sign_in_open
 from core.annotation.xrag_reviews import apply_review, label_distribution
 from core.errors import InputError
-from core.store.connection import rows
 from core.store.questions import QuestionOrigin, get_question
 
 OK = {
@@ -46,11 +46,11 @@ def test_sufficient_discards_question_and_translations(items):
     db, ids = items
     out = apply_review(db, ids[0], sign_in_open(db, "ann"), {**OK, "support_b": "Sufficient"})
     assert out["status"] == "discarded" and "article B alone" in out["reason"]
-    q = rows(db, "select status, metadata from questions where id = ?", [ids[0]])[0]
+    q = decoded_rows(db, "select status, metadata from questions where id = :v", v=ids[0])[0]
     assert q["status"] == "discarded" and "Sufficient" in q["metadata"]["status_reason"]
-    kids = rows(db, "select status from questions where parent_id = ?", [ids[0]])
+    kids = decoded_rows(db, "select status from questions where parent_id = :v", v=ids[0])
     assert len(kids) == 4 and {k["status"] for k in kids} == {"discarded"}
-    review = rows(db, "select * from reviews where question_id = ?", [ids[0]])[0]
+    review = decoded_rows(db, "select * from reviews where question_id = :v", v=ids[0])[0]
     assert review["decision"] == "reject" and review["checklist"]["support_b"] == "Sufficient"
 
 
@@ -60,8 +60,8 @@ def test_any_annotators_sufficient_keeps_it_discarded(items):
     assert apply_review(db, ids[1], sign_in_open(db, "bob"), OK)["status"] == "discarded"
     # ann changes her mind: a superseding row, the old one is kept (append-only)
     assert apply_review(db, ids[1], sign_in_open(db, "ann"), OK)["status"] == "accepted"
-    revs = rows(
-        db, "select annotator, supersedes from reviews where question_id = ? order by id", [ids[1]]
+    revs = decoded_rows(
+        db, "select annotator, supersedes from reviews where question_id = :v order by id", v=ids[1]
     )
     assert [r["annotator"] for r in revs] == ["ann", "bob", "ann"]
     assert revs[2]["supersedes"] is not None
@@ -73,7 +73,7 @@ def test_correction_and_rejection(items):
         db, ids[2], sign_in_open(db, "ann"), {**OK, "answer_correct": False, "correction": "42"}
     )
     assert out["status"] == "edited"
-    q = rows(db, "select answers, metadata from questions where id = ?", [ids[2]])[0]
+    q = decoded_rows(db, "select answers, metadata from questions where id = :v", v=ids[2])[0]
     assert q["answers"] == ["42"] and q["metadata"]["original_answers"]
     with pytest.raises(InputError, match="corrected answer"):
         apply_review(db, ids[3], sign_in_open(db, "ann"), {**OK, "answer_correct": False})
@@ -90,7 +90,10 @@ def test_translation_review_edits(items):
         db, tid, sign_in_open(db, "ann"), {"translation_ok": False, "edited_question": "Neu?"}
     )
     assert out["status"] == "edited"
-    assert rows(db, "select question from questions where id = ?", [tid])[0]["question"] == "Neu?"
+    assert (
+        decoded_rows(db, "select question from questions where id = :v", v=tid)[0]["question"]
+        == "Neu?"
+    )
 
 
 @pytest.mark.parametrize(
@@ -150,7 +153,7 @@ def test_one_write_path_for_every_review(items):
         record_review(db, f"{ids[5]}.de", sign_in_open(db, "ann"), OK)
     out = record_review(db, f"{ids[5]}.de", sign_in_open(db, "ann"), {"translation_ok": True})
     assert out.status == "accepted"
-    stored = rows(db, "select checklist from reviews where id = ?", [out.review_id])[0]
+    stored = decoded_rows(db, "select checklist from reviews where id = :v", v=out.review_id)[0]
     assert stored["checklist"] == {"translation_ok": True}
 
 
@@ -167,10 +170,11 @@ def test_sufficient_discards_whatever_the_decision(items, decision):
         decision=decision,
     )
     assert out["status"] == "discarded" and "article A alone" in out["reason"]
-    review = rows(db, "select decision from reviews where question_id = ?", [ids[0]])[0]
+    review = decoded_rows(db, "select decision from reviews where question_id = :v", v=ids[0])[0]
     assert review["decision"] == decision
     assert {
-        r["status"] for r in rows(db, "select status from questions where parent_id = ?", [ids[0]])
+        r["status"]
+        for r in decoded_rows(db, "select status from questions where parent_id = :v", v=ids[0])
     } == {"discarded"}
 
 
@@ -203,7 +207,9 @@ def test_refused_decisions_write_nothing(items, checklist, decision, kw, msg):
     with pytest.raises(InputError, match=msg):
         record_review(db, ids[0], sign_in_open(db, "ann"), checklist, decision=decision, **kw)
     assert db["reviews"].count == 0
-    assert rows(db, "select status from questions where id = ?", [ids[0]])[0]["status"] not in (
+    assert decoded_rows(db, "select status from questions where id = :v", v=ids[0])[0][
+        "status"
+    ] not in (
         "accepted",
         "rejected",
         "edited",
@@ -216,16 +222,16 @@ def test_explicit_decisions_on_an_xrag_question(items):
     from core.store.reviews import effective_reviews
 
     db, ids = items
-    before = rows(db, "select question, answers from questions where id = ?", [ids[1]])[0]
+    before = decoded_rows(db, "select question, answers from questions where id = :v", v=ids[1])[0]
     # Reject needs nothing more, even with a positive checklist; a typed edit is not applied
     out = record_review(
         db, ids[1], sign_in_open(db, "ann"), OK, decision="reject", edited_question="Other?"
     )
     assert (out.decision, out.status) == ("reject", "rejected")
-    stored = rows(db, "select * from reviews where id = ?", [out.review_id])[0]
+    stored = decoded_rows(db, "select * from reviews where id = :v", v=out.review_id)[0]
     assert stored["edited_question"] is None and stored["note"] == ""
     assert (
-        rows(db, "select question from questions where id = ?", [ids[1]])[0]["question"]
+        decoded_rows(db, "select question from questions where id = :v", v=ids[1])[0]["question"]
         == before["question"]
     )
     # Save edit with a corrected answer: the reference changes, the original is kept
@@ -237,7 +243,7 @@ def test_explicit_decisions_on_an_xrag_question(items):
         decision="edit",
     )
     assert (out.decision, out.status) == ("edit", "edited")
-    q = rows(db, "select answers, metadata from questions where id = ?", [ids[1]])[0]
+    q = decoded_rows(db, "select answers, metadata from questions where id = :v", v=ids[1])[0]
     assert q["answers"] == ["42"] and q["metadata"]["original_answers"] == before["answers"]
     # majority of current decisions: bob and carol accept, ann's edit is outvoted
     record_review(db, ids[1], sign_in_open(db, "bob"), OK, decision="accept")
@@ -268,7 +274,7 @@ def test_explicit_decisions_on_a_translation(items):
         decision="edit",
     )
     assert out.status == "edited"
-    q = rows(db, "select answers, metadata from questions where id = ?", [tid])[0]
+    q = decoded_rows(db, "select answers, metadata from questions where id = :v", v=tid)[0]
     assert q["answers"] == ["Zwei"] and q["metadata"]["original_answers"]
     assert (
         record_review(
@@ -285,18 +291,24 @@ def test_undo_of_a_review_restores_status_texts_and_translations(items):
 
     db, ids = items
     ann, bob = sign_in_open(db, "ann"), sign_in_open(db, "bob")
-    kids_before = rows(db, "select id, status from questions where parent_id = ?", [ids[0]])
+    kids_before = decoded_rows(
+        db, "select id, status from questions where parent_id = :v", v=ids[0]
+    )
     apply_review(db, ids[0], bob, OK)
     apply_review(db, ids[0], ann, {**OK, "support_b": "Sufficient"})
     assert withdraw_last_review(db, ann).status == "accepted"  # bob's review is left
-    assert rows(db, "select id, status from questions where parent_id = ?", [ids[0]]) == (
+    assert decoded_rows(db, "select id, status from questions where parent_id = :v", v=ids[0]) == (
         kids_before
     )
-    original = rows(db, "select answers from questions where id = ?", [ids[2]])[0]["answers"]
+    original = decoded_rows(db, "select answers from questions where id = :v", v=ids[2])[0][
+        "answers"
+    ]
     apply_review(
         db, ids[2], ann, {**OK, "answer_correct": False, "correction": "42"}, decision=None
     )
-    assert rows(db, "select answers from questions where id = ?", [ids[2]])[0]["answers"] == ["42"]
+    assert decoded_rows(db, "select answers from questions where id = :v", v=ids[2])[0][
+        "answers"
+    ] == ["42"]
     assert withdraw_last_review(db, ann).status == "pending"
-    q = rows(db, "select status, answers from questions where id = ?", [ids[2]])[0]
+    q = decoded_rows(db, "select status, answers from questions where id = :v", v=ids[2])[0]
     assert (q["status"], q["answers"]) == ("pending", original)

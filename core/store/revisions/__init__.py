@@ -17,6 +17,6 @@ HERE = Path(__file__).parent
 #: The revision that creates the schema of the numbered migrations.
 BASELINE = "0001"
 #: The newest revision in ``versions/``.
-HEAD = "0001"
+HEAD = "0002"
 #: The last numbered migration; a database that has it is stamped at :data:`BASELINE`.
 LEGACY_LAST = "m0785_custom_tasks"

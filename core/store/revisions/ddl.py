@@ -1,10 +1,19 @@
-"""DDL a revision writes for each dialect, spelled out once here (no SQL is rewritten).
+"""DDL a revision writes for each dialect, spelled out once here (no SQL is rewritten), and the
+text column type of the collation rule (:data:`Text`).
 
 A revision runs them on its connection: ``for s in append_only("notes", bind.dialect.name):
 op.execute(s)``.
 """
 
 from __future__ import annotations
+
+import sqlalchemy as sa
+from sqlalchemy.dialects import postgresql
+
+#: A text column compared by its bytes on both databases: SQLite ``TEXT`` (bytes already),
+#: PostgreSQL ``TEXT COLLATE "C"`` whatever the database's collation (revision 0002). A
+#: revision's text columns use it, as :mod:`core.store.tables` does.
+Text = sa.Text().with_variant(postgresql.TEXT(collation="C"), "postgresql")
 
 
 def append_only(table: str, dialect: str) -> list[str]:
