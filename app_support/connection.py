@@ -17,9 +17,9 @@ import threading
 from collections.abc import Iterator
 
 import streamlit as st
-from streamlit import runtime
 from streamlit.logger import get_logger
 
+from app_support.hosting import served as served  # re-exported: the pages ask here
 from core.errors import DatabaseFileError, DatabaseUnreachableError
 from core.store.connection import default_db_path
 from core.store.database import open_db, opened
@@ -51,11 +51,6 @@ EMPTY_HINT = (
     "The database is empty. Build the key-free demo with `make run` (or "
     "`python -m core demo`), or import data with `python -m core import ...`."
 )
-
-
-def served() -> bool:
-    """True in a served app (``streamlit run``), False under AppTest (a stand-in runtime)."""
-    return runtime.exists() and type(runtime.get_instance()) is runtime.Runtime
 
 
 def db_path() -> str:

@@ -17,7 +17,7 @@ from typing import ParamSpec, Protocol
 import streamlit as st
 from streamlit.logger import get_logger
 
-from app_support import connection
+from app_support import connection, loading
 from app_support.connection import served
 from app_support.navigation import route_through_app
 from app_support.warmup import warm_up
@@ -39,13 +39,14 @@ class Runnable(Protocol):
 
 
 def setup(title: str) -> None:
-    """Page config and title (and, once per server process, the warm-up: :func:`warm_up`), then
-    the one line of a button action that failed before this run (:func:`action`); a run that
-    did not come through ``app.py`` is rerouted first (:func:`route_through_app`)."""
+    """Page config and title (in the place of the page's loading line: :mod:`app_support.loading`;
+    and, once per server process, the warm-up: :func:`warm_up`), then the one line of a button
+    action that failed before this run (:func:`action`); a run that did not come through
+    ``app.py`` is rerouted first (:func:`route_through_app`)."""
     route_through_app()
     warm_up()
     st.set_page_config(page_title=f"{title} - Long-Span QA Workbench", layout="wide")
-    st.title(md(title))
+    loading.title(md(title))
     action_lines()
 
 
@@ -98,8 +99,12 @@ def action(fn: Callable[P, None], reraise: bool | None = None) -> Callable[P, No
 def run_page(navigation: Runnable, reraise: bool | None = None) -> None:
     """Run the navigation's page; an error shows one plain message (no traceback, no server
     path) and is logged with its traceback. ``reraise`` (default: under AppTest) raises it again,
-    so tests see every failure."""
-    _guarded(navigation.run, reraise)
+    so tests see every failure. A loading line the page did not replace with its title (it
+    stopped or failed first) is removed."""
+    try:
+        _guarded(navigation.run, reraise)
+    finally:
+        loading.clear()
 
 
 def _guarded(run: Callable[[], None], reraise: bool | None) -> None:

@@ -6,21 +6,26 @@
 
 Streamlit runs a server's very first script in its older folder mode when ``pages/`` sits beside
 ``app.py`` and that first visit is a page's own URL: the page runs without ``app.py``, and the
-sidebar lists the folder's files plus an "app" entry. :func:`route_through_app` (called by every
-page's :func:`app_support.frame.setup`) notices such a run by the missing mark, declares the
-app's navigation with the public ``st.navigation`` (which ends the folder mode) and reruns, now
-through ``app.py``, which opens the same page from the URL.
+sidebar lists the folder's files plus an "app" entry. :func:`route_through_app` notices such a
+run by the missing mark, declares the app's navigation with the public ``st.navigation`` (which
+ends the folder mode) and reruns, now through ``app.py``, which opens the same page from the URL.
+It runs when the package ``app_support`` is first imported (``app_support/__init__.py``: the
+first thing every page imports, before the seconds of its other imports on a server that just
+started) and again in every page's :func:`app_support.frame.setup`.
+
+Streamlit only (no store): ``app.py`` imports this module, declares the navigation and draws the
+page's loading line (:mod:`app_support.loading`) before it imports the pages' helpers.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Literal
 
 import streamlit as st
 from streamlit.navigation.page import StreamlitPage
 
-from app_support.connection import served
+from app_support import loading
+from app_support.hosting import served
 
 PAGES_DIR = Path(__file__).resolve().parents[1] / "pages"
 #: Session key set by ``app.py`` on each run: this session is routed by the app's navigation.
@@ -40,15 +45,20 @@ def app_pages() -> list[StreamlitPage]:
     ]
 
 
-def navigate(position: Literal["sidebar", "hidden"] = "sidebar") -> StreamlitPage:
-    """Declare the app's navigation (expanded: every page listed) and mark the session routed."""
+def navigate() -> StreamlitPage:
+    """Declare the app's navigation (in the sidebar, expanded: every page listed), mark the
+    session routed and set the wide layout (before anything is drawn, so nothing moves)."""
     st.session_state[ROUTED] = True
-    return st.navigation(app_pages(), position=position, expanded=True)
+    page = st.navigation(app_pages(), position="sidebar", expanded=True)
+    st.set_page_config(layout="wide")
+    return page
 
 
 def route_through_app() -> None:
     """In a served app, a page run that did not come through ``app.py`` (the folder-mode first
-    visit described above) declares the navigation and reruns through ``app.py``."""
+    visit described above) declares the navigation (the same list as ``app.py``'s, so the
+    sidebar does not change again), draws the page's loading line and reruns through
+    ``app.py`` (which draws the line again in the same place)."""
     if served() and not st.session_state.get(ROUTED):
-        navigate(position="hidden")
+        loading.line(navigate().title)
         st.rerun()

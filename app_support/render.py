@@ -18,6 +18,9 @@ from core.views.judgments import evidence_table
 from core.views.review import searchable_documents
 from core.views.text import escape_markdown, inert_table, md, split_code_blocks
 
+#: The line an item without a source document shows where its evidence would be.
+NO_SOURCE = "This item has no source document."
+
 
 def untrusted(text: str, label: str | None = None) -> None:
     """Render untrusted text (a book passage, a model answer): its prose as escaped Markdown,
@@ -100,7 +103,7 @@ def evidence_beside(
     An item without a source document gets one line saying so; False then (nothing to search)."""
     hits = cached_answers(db, evidence_passages, question_id, question, tuple(answers))
     if not hits and not searchable_documents(db, question_id):  # e.g. imported PRD answers
-        st.caption("This item has no source document.")
+        st.caption(NO_SOURCE)
         return False
     st.markdown("**Evidence** (best BM25 passages for the question and the answers)")
     if not hits:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
+from app_support import render
 from core.views.guidelines import task_guideline
 from core.views.text import InertMarkdown, md
 
@@ -42,6 +43,24 @@ _STYLE = (
 def compact() -> None:
     """A labelling page's top: less padding above a smaller title, so the item starts high."""
     st.html(_STYLE)
+
+
+def item_columns(question: str, has_source: bool) -> tuple[DeltaGenerator, DeltaGenerator | None]:
+    """An item's top on a labelling page: the main column, headed by the ``question``
+    (untrusted text), and the evidence column beside it (3:2), or, for an item without a source
+    document, the main column alone (its answers then take the page's width) with a line saying
+    so and ``None`` for the evidence."""
+    side: DeltaGenerator | None = None
+    if has_source:
+        main, side = st.columns([3, 2], gap="medium")
+    else:
+        main = st.container()
+    with main:
+        st.caption("Question")
+        render.untrusted(question)
+        if not has_source:
+            st.caption(render.NO_SOURCE)
+    return main, side
 
 
 def pane(key: str, height: int = PANE_PX, border: bool = True) -> DeltaGenerator:

@@ -6,7 +6,11 @@
 2. AppTest (no browser): every page's warm script run (``max_page_s``) and the leaderboard's
    recompute after a human verdict + its polling interval (``verdict_to_leaderboard_s``).
 3. Headless Chromium (Playwright, ``/usr/bin/chromium``; never ``playwright install``) against
-   ``streamlit run app.py``, after its first visit and its start-up warm-up
+   ``streamlit run app.py``: its first visit, by a page's own URL (``/Leaderboard``: the
+   server's first script run, which imports everything; ``first_visit_loading_s``: navigation
+   start -> the page's "Loading Leaderboard..." line shown, ``first_visit_s``: -> title shown
+   and the script idle; ``first_visit_floor_s``: the one-line page's own first visit, below);
+   then, after its start-up warm-up
    (``app_support.warmup.warm_up``: the imports and the costliest default views, in the
    background; ``warm_up_s`` is how long it took; ``--no-warm-up`` serves without it): the first load of each page in a fresh browser
    context (page rendered and the script idle; ``first_load_max_s``: the slowest page's first load
@@ -374,6 +378,40 @@ def page_table(loads: dict[str, list[float]], reruns: dict[str, float], floor: f
         )
 
 
+#: The page opened by its own URL as the app server's first visit (its loading state measured).
+FIRST_VISIT = "Leaderboard"
+#: Milliseconds from navigation start until the main pane first showed "Loading <page>"
+#: (``window.__loadingAt``), watched from the page's first byte.
+_LOADING_AT_JS = (
+    "(page) => { window.__loadingAt = null; new MutationObserver(() => {"
+    " const m = document.querySelector('[data-testid=\"stMain\"]');"
+    " if (window.__loadingAt === null && m && m.innerText.includes('Loading ' + page))"
+    " window.__loadingAt = performance.now(); })"
+    ".observe(document, {subtree: true, childList: true, characterData: true}); }"
+)
+
+
+def first_visit(browser, url: str, page_name: str | None) -> dict[str, float | None]:
+    """A server's first visit (its first script run: the imports), in a fresh context:
+    navigation start -> the page's loading line shown (``loading_s``; ``page_name`` None: not
+    watched) and -> title shown and script idle (``idle_s``)."""
+    context = browser.new_context(viewport={"width": 1400, "height": 900})
+    page = context.new_page()
+    if page_name is not None:
+        page.add_init_script(f"({_LOADING_AT_JS})({json.dumps(page_name)})")
+    t = time.perf_counter()
+    open_idle(page, url, timeout_s=180)
+    idle_s = round(time.perf_counter() - t, 3)
+    at = page.evaluate("() => window.__loadingAt") if page_name is not None else None
+    context.close()
+    print(
+        f"first visit {url}: loading line at {'-' if at is None else f'{at / 1000:.3f}'} s,"
+        f" idle at {idle_s:.3f} s",
+        flush=True,
+    )
+    return {"loading_s": None if at is None else round(at / 1000, 3), "idle_s": idle_s}
+
+
 def start_floor_server(work: Path) -> tuple[subprocess.Popen, str]:
     """``streamlit run`` of :data:`FLOOR_APP` (Streamlit's defaults) on a free loopback port."""
     folder = work / "floor_app"
@@ -505,9 +543,9 @@ def browser_figures(path: Path, work: Path, actions: int, warm_up: bool, load_re
     try:
         with sync_playwright() as pw:
             browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True)
-            for url in (base, floor):  # each server's first script run imports everything
-                warm = browser.new_page()
-                open_idle(warm, url, timeout_s=180)
+            # each server's first script run imports everything: the app's is a page's URL
+            visit = first_visit(browser, f"{base}/{FIRST_VISIT}", FIRST_VISIT)
+            floor_visit = first_visit(browser, floor, None)
             browser.close()
         warm_up_s = wait_warm_up(log) if warm_up else None
         with sync_playwright() as pw:
@@ -560,6 +598,9 @@ def browser_figures(path: Path, work: Path, actions: int, warm_up: bool, load_re
         print("problem:", problem, flush=True)
     return {
         "pages": len(PAGE_SLUGS),
+        "first_visit_loading_s": visit["loading_s"],
+        "first_visit_s": visit["idle_s"],
+        "first_visit_floor_s": floor_visit["idle_s"],
         "first_load_over_floor_max_s": max(over.values()),
         "first_load_over_floor_s": over,
         "pages_over_budget": sorted(k for k, v in over.items() if v > BUDGET_OVER_FLOOR_S),

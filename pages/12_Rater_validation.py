@@ -13,7 +13,7 @@ from app_support import caching, connection, frame, render, signin
 from core.annotation.rater_epsilon import remember_epsilon
 from core.annotation.validation_queue import queue_validation_items, queued_for_validation
 from core.errors import WorkbenchError
-from core.views.epsilon_figure import sensitivity_figure
+from core.views.epsilon_figure import needed_figure, sensitivity_figure
 from core.views.rater_epsilon import CHOICE_LABELS, NUMBER, stored_choice
 from core.views.rater_report.assemble import first_task, report_for_choice, report_tasks
 from core.views.rater_report.costs import cost_texts
@@ -211,6 +211,9 @@ def needed_section(sec: RaterSection) -> None:
         st.caption(md(needed["error"]))
         return
     st.caption(md(needed["method"]))
+    st.plotly_chart(
+        needed_figure(sec["rater"], needed), width="stretch", key=f"needed_{sec['rater']}"
+    )
     st.dataframe(needed_frame(sec), hide_index=True, width="stretch")
     to_queue = needed.get("to_queue")
     st.caption(md(needed["advice"][:1].upper() + needed["advice"][1:] + "."))

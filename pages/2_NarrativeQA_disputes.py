@@ -178,12 +178,8 @@ with connection.database() as db:
         if st.session_state.pop("dispute_scroll", False):
             shortcuts.scroll_to_top(str(did))
         docs = dict(searchable_documents(db, d["question"]["id"]))
-        main, side = st.columns([3, 2], gap="medium") if docs else (st.container(), None)
+        main, side = workspace.item_columns(question, bool(docs))
         with main:
-            st.caption("Question")
-            render.untrusted(question)
-            if not docs:
-                st.caption("This item has no source document.")
             left, right = st.columns(2)
             with left, workspace.pane(f"dispute_answers_{did}"):
                 st.markdown("**Reference answers**")

@@ -170,12 +170,8 @@ def decision_area() -> None:
             shortcuts.scroll_to_top(item["key"])
 
         docs = dict(searchable_documents(db, item["question_id"]))  # none: answers take the width
-        main, side = st.columns([3, 2], gap="medium") if docs else (st.container(), None)
+        main, side = workspace.item_columns(question, bool(docs))
         with main:
-            st.caption("Question")
-            render.untrusted(question)
-            if not docs:
-                st.caption("This item has no source document.")
             if item["identical"]:
                 st.info(
                     "The two answers are identical (up to spacing). If neither is better, choose "

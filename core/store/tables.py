@@ -15,7 +15,7 @@ from __future__ import annotations
 import sqlalchemy as sa
 from sqlalchemy.dialects import postgresql
 
-from core.store.revisions.ddl import Text as Text  # SQLite ``text``, PostgreSQL ``collate "C"``
+from core.store.column_types import Text as Text  # SQLite ``text``, PostgreSQL ``collate "C"``
 
 metadata = sa.MetaData()
 

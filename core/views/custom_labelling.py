@@ -39,11 +39,12 @@ def label_buttons(labels: tuple[str, ...]) -> list[tuple[str, str | None]]:
 
 
 def keys_hint(labels: tuple[str, ...], multilabel: bool) -> str:
-    """The page's line of keys, e.g. "Keys: 1 good · 2 bad · U undo" (plain text)."""
+    """The page's line of keys, e.g. "Keys: 1 good · 2 bad · U undo · G guidelines" (plain
+    text; ``G`` opens the guideline, as on every labelling page)."""
     parts = [f"{key} {label}" for label, key in label_buttons(labels) if key]
     if multilabel:
         parts = [f"{p} (toggle)" for p in parts] + [f"{SUBMIT_KEY} submit"]
-    return "Keys: " + " · ".join([*parts, f"{UNDO_KEY} undo"])
+    return "Keys: " + " · ".join([*parts, f"{UNDO_KEY} undo", "G guidelines"])
 
 
 class LabelItem(TypedDict):

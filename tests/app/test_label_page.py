@@ -51,6 +51,7 @@ def test_label_a_categorical_task_and_overlap_holds_the_item_for_a_second_person
     head = at.get("progress")[0].proto.text
     assert "0 of 2 done · item 1 of 2 · a label stores it" in head  # where the item stands
     assert [b for b in at.button if b.label == "Guidelines"][0].proto.shortcut.upper() == "G"
+    assert "Keys\\: 1 good · 2 bad · U undo · G guidelines" in [c.value for c in at.caption]
     first = _shown_item(at)
     ok(button(at, "good").click().run())
     assert (

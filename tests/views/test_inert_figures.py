@@ -16,7 +16,7 @@ import plotly.graph_objects as go
 import pytest
 
 from core.stats.ranking_settings import RankingSettings
-from core.views.epsilon_figure import sensitivity_figure
+from core.views.epsilon_figure import needed_figure, sensitivity_figure
 from core.views.figures import confusion_figure
 from core.views.leaderboard import compute_leaderboard
 from core.views.leaderboard_figures import (
@@ -157,6 +157,16 @@ BUILDERS = {
                     for i, s in enumerate(SYSTEMS)
                 ]
             )
+        )
+    ],
+    "needed_figure": lambda: [
+        needed_figure(
+            RATER_B,
+            {
+                "stability": {"30": 0.5, "120": 0.95},
+                "decision": {"30": "none", "120": "pass"},
+                "pass_probability": {"30": 0.4, "120": 0.9},
+            },
         )
     ],
     "sensitivity_figure": lambda: [

@@ -1,11 +1,13 @@
-"""The EXAM and Cross lingual plots (issue 34) show what their tables say: one dot per language
-and setting with the table's interval, one bar per system with its 95% interval."""
+"""The EXAM, Cross lingual and Rater validation plots (issue 34) show what their tables say: one
+dot per language and setting with the table's interval, one bar per system with its 95%
+interval, one bar per simulated number of items with the share its decision holds in."""
 
 from __future__ import annotations
 
 import pandas as pd
 import pytest
 
+from core.views.epsilon_figure import needed_figure
 from core.views.exam_book import UNDEFINED
 from core.views.score_figures import bias_figure, exam_scores_figure, xrag_accuracy_figure
 
@@ -99,3 +101,19 @@ def test_bias_figure_shows_the_rater_beside_the_people_with_intervals():
     assert list(rater.error_x.array) == pytest.approx([0.2] * 5)
     # no people's share for "both orders" (a rater-only measure) or without data (length)
     assert list(people.y) == ["position: first-shown wins", "ties: Equal", "ties: None"]
+
+
+def test_needed_figure_is_one_bar_per_size_in_number_order_with_the_table_s_shares():
+    """Sizes as stored (string keys) come out in number order, not text order ("120" < "30"),
+    each bar the share its decision holds in, the hover its decision and share passing."""
+    needed = {
+        "stability": {"30": 0.4, "120": 0.95, "60": 0.7},
+        "decision": {"30": "none", "120": "pass", "60": "pass"},
+        "pass_probability": {"30": 0.35, "120": 0.91, "60": 0.6},
+    }
+    fig = needed_figure("auto:judge", needed)
+    (bars,) = fig.data
+    assert list(bars.x) == ["30 items", "60 items", "120 items"]
+    assert list(bars.y) == [0.4, 0.7, 0.95]
+    assert [list(c) for c in bars.customdata] == [["none", 0.35], ["pass", 0.6], ["pass", 0.91]]
+    assert [s.y0 for s in fig.layout.shapes] == [0.9]  # the simulation's target
