@@ -18,6 +18,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from bound_sql import run_sql
 from browser_server import WAIT_S, streamlit_app
 from browser_support import build_fixture_db
 
@@ -36,7 +37,7 @@ def _newer_release_migrated(location: Path | str) -> None:
     """What a newer release's migration leaves behind, as far as this code can tell."""
     db = open_db(location)
     try:
-        db.execute("update alembic_version set version_num = ?", [NEWER])
+        run_sql(db, "update alembic_version set version_num = :v", v=NEWER)
     finally:
         db.close()
 
