@@ -130,6 +130,32 @@ def pet_name_links(
     return links
 
 
+def stray_namesakes(
+    by_key: Mapping[str, list[Mention]], window: int = SCENE_WINDOW
+) -> dict[str, list[Mention]]:
+    """``by_key`` without the untitled mentions of a titled one-word name ("Princess Varvara")
+    written within ``window`` characters of a first name + patronymic that begins with it
+    ("Varvara Andreevna", another woman) and farther than that from every titled mention: the
+    bare "Varvara" two women bear stays unresolved where the titled one is not the nearer."""
+    out = dict(by_key)
+    for key, ms in by_key.items():
+        if " " in key or all(m.titles for m in ms) or not any(m.titles for m in ms):
+            continue
+        other = sorted(
+            m.start
+            for k, ks in by_key.items()
+            if len(w := k.split()) == 2 and w[0] == key and is_patronymic(w[1])
+            for m in ks
+        )
+        titled = sorted(m.start for m in ms if m.titles)
+        out[key] = [
+            m
+            for m in ms
+            if m.titles or not _within(other, m.start, window) or _within(titled, m.start, window)
+        ]
+    return out
+
+
 def _within(ordered: Sequence[int], at: int, window: int) -> bool:
     """One of the sorted ``ordered`` offsets lies within ``window`` characters of ``at``."""
     i = bisect.bisect_left(ordered, at - window)

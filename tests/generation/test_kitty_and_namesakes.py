@@ -10,7 +10,8 @@ Karenina* (PG #1399), the bundled excerpt, then Levin's chapters, then ``anna_ka
   whose bare surname "Oblonsky" (Part Four, Chapter 8) joins him through the written full name
   "Stepan Arkadyevitch Oblonsky": the shared surname is no evidence.
 * "Princess Varvara", Anna's aunt (Part Six, Chapter 17), and "Varvara Andreevna", Varenka
-  (Part Six, Chapters 5 and 7), are two women sharing a first name.
+  (Part Six, Chapters 5 and 7), are two women sharing a first name; the bare "Varvara" written
+  beside "Varvara Andreevna" and far from the princess is not counted as the princess's.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ import pytest
 from core.corpus.documents import read_text_file, split_passages
 from core.corpus.gutenberg import clean_gutenberg
 from core.generation.entities import extract_entities
-from core.generation.full_names import pet_name_links
+from core.generation.full_names import pet_name_links, stray_namesakes
 from core.generation.mentions import spacy_available
 from core.generation.names import Entity, Mention
 
@@ -92,6 +93,9 @@ def test_princess_varvara_and_varvara_andreevna_are_two_women(method):
     princess = [e for e in ents if any("princess" in m.titles for m in e.mentions)]
     princess = [e for e in princess if e.name == "Varvara"]
     assert len(princess) == 1 and sum(bool(m.titles) for m in princess[0].mentions) >= 5
+    # "ten paces from Varvara" (Chapter 5, two lines after "Varvara Andreevna", far from every
+    # "Princess Varvara") is Varenka: it stays unresolved, not the princess's
+    assert all(m.titles for m in princess[0].mentions), _forms(princess[0])
     assert not {"Varvara Andreevna", "Varenka"} & _forms(princess[0])
     andreevna = _holding(ents, "Varvara Andreevna")
     if method == "spacy":  # the built-in finder keeps no name written only sentence-first
@@ -117,3 +121,19 @@ def test_two_pet_names_of_one_first_name_join_only_nearby_and_without_a_fuller_n
     # pet names of different first names ("Kostya", "Kitty") never join
     other = {"kitty": kept["kitty"], "kostya": [_m(300, "Kostya")]}
     assert pet_name_links(other, {k: (k,) for k in other}, lambda k: k) == []
+
+
+def test_a_bare_first_name_nearer_another_womans_full_name_leaves_the_titled_one():
+    princess = [Mention(start=s, end=s + 16, surface="Princess Varvara", core="Varvara",
+                        titles=("princess",)) for s in (50_000, 51_000)]  # fmt: skip
+    by_key = {
+        "varvara": [_m(1200, "Varvara"), *princess, _m(50_500, "Varvara")],
+        "varvara andreevna": [_m(1000, "Varvara Andreevna")],
+    }
+    kept = stray_namesakes(by_key)
+    # near her and far from the princess: dropped; beside the princess: kept
+    assert [m.start for m in kept["varvara"]] == [50_000, 51_000, 50_500]
+    assert kept["varvara andreevna"] == by_key["varvara andreevna"]
+    # no first name + patronymic beginning with it (a surname "Varvara Petrov" is none): unchanged
+    other = {"varvara": by_key["varvara"], "varvara petrov": [_m(1000, "Varvara Petrov")]}
+    assert stray_namesakes(other) == other
