@@ -46,7 +46,7 @@ from collections.abc import Iterable, Sequence
 from core.errors import ConfigError
 from core.generation.entity_labels import entity_label
 from core.generation.entity_labels import key_words as _words
-from core.generation.full_names import name_form_links
+from core.generation.full_names import name_form_links, stray_namesakes
 from core.generation.mentions import proper_noun_mentions, spacy_available, spacy_mentions
 from core.generation.name_address import names_ner_missed, vocative_links
 from core.generation.name_forms import (
@@ -106,6 +106,7 @@ def cluster_mentions(
     for m in mentions:
         if m.titles or not of_phrase(text, m.start, m.end):  # not "the Hill of Howth"
             by_key[fold(m.core)].append(m)
+    by_key = stray_namesakes(by_key)  # "Varvara" by "Varvara Andreevna": not the princess
     kept: dict[str, list[Mention]] = {}
     for key, ms in by_key.items():
         mid = sum(not m.initial or bool(m.titles) for m in ms)

@@ -12,6 +12,10 @@ entities of the novel).
   diminutive is written within ``SCENE_WINDOW`` characters of a mention of that group at least
   once. Two people sharing the full first name ("Nikolay" Levin and "Nikolay Ivanovitch"
   Sviazhsky): no link, whatever the diminutive ("Kolya") — a shared token is never evidence.
+* Two known diminutives of one first name ("Katya" and "Kitty", of Katerina) where the text
+  writes no fuller name beginning with that first name (:func:`pet_name_links`): the rarer
+  joins the most mentioned when at least half of its mentions are written within
+  ``SCENE_WINDOW`` characters of that one's names (Levin's "Katya, I'm a criminal" to Kitty).
 """
 
 from __future__ import annotations
@@ -92,7 +96,64 @@ def name_form_links(
     more = diminutive_links(kept, words, group_of)
     for name, into, _ in more:
         union(name, into)
-    return made + more
+    pets = pet_name_links(kept, words, group_of)
+    for name, into, _ in pets:
+        union(name, into)
+    return made + more + pets
+
+
+def pet_name_links(
+    kept: Mapping[str, Sequence[Mention]],
+    words: Mapping[str, tuple[str, ...]],
+    group_of: Callable[[str], str],
+    window: int = SCENE_WINDOW,
+) -> list[tuple[str, str, str]]:
+    """``(pet name, into, reason)``: two known diminutives of one first name ("Katya", "Kitty":
+    Katerina) where the text writes no name of two words or more beginning with that first name
+    (else :func:`diminutive_links` decides): each joins the most mentioned of them when at least
+    half of its mentions are within ``window`` characters of a mention of that one's group."""
+    pets = sorted(k for k, w in words.items() if len(w) == 1 and w[0] in RUSSIAN_DIMINUTIVES)
+    links = []
+    for key in pets:
+        first = set(RUSSIAN_DIMINUTIVES[key])
+        if any(len(w) > 1 and w[0] in first for w in words.values()):
+            continue
+        same = [k for k in pets if first & set(RUSSIAN_DIMINUTIVES[k])]
+        host = max(same, key=lambda k: (len(kept[k]), k))
+        if group_of(key) == group_of(host):
+            continue
+        starts = sorted(m.start for k in words if group_of(k) == group_of(host) for m in kept[k])
+        near = sum(_within(starts, m.start, window) for m in kept[key])
+        if near * 2 >= len(kept[key]):
+            why = f"pet name of the same first name as '{host}', nearby; no fuller name has it"
+            links.append((key, host, why))
+    return links
+
+
+def stray_namesakes(
+    by_key: Mapping[str, list[Mention]], window: int = SCENE_WINDOW
+) -> dict[str, list[Mention]]:
+    """``by_key`` without the untitled mentions of a titled one-word name ("Princess Varvara")
+    written within ``window`` characters of a first name + patronymic that begins with it
+    ("Varvara Andreevna", another woman) and farther than that from every titled mention: the
+    bare "Varvara" two women bear stays unresolved where the titled one is not the nearer."""
+    out = dict(by_key)
+    for key, ms in by_key.items():
+        if " " in key or all(m.titles for m in ms) or not any(m.titles for m in ms):
+            continue
+        other = sorted(
+            m.start
+            for k, ks in by_key.items()
+            if len(w := k.split()) == 2 and w[0] == key and is_patronymic(w[1])
+            for m in ks
+        )
+        titled = sorted(m.start for m in ms if m.titles)
+        out[key] = [
+            m
+            for m in ms
+            if m.titles or not _within(other, m.start, window) or _within(titled, m.start, window)
+        ]
+    return out
 
 
 def _within(ordered: Sequence[int], at: int, window: int) -> bool:

@@ -57,7 +57,9 @@ RUSSIAN_DIMINUTIVES: dict[str, tuple[str, ...]] = {
     "vanya": ("ivan",), "misha": ("mikhail",), "natasha": ("natalya",), "masha": ("marya",),
     "grusha": ("agrafena",), "grushenka": ("agrafena",), "pasha": ("pavel",),
     "sasha": ("alexandr", "alexander", "alexandra"), "lida": ("lidia",), "nastya": ("anastasia",),
-    "kostya": ("konstantin",),
+    "kostya": ("konstantin",), "varenka": ("varvara",), "varya": ("varvara",),
+    # the English pet name Garnett keeps for Ekaterina Shtcherbatskaya ("Kitty", "Katya")
+    "kitty": ("katerina", "ekaterina"),
 }  # fmt: skip
 
 DEMONYM_SUFFIXES = ("ers", "er", "ians", "ian", "ans", "an", "ese", "ites", "ite")
