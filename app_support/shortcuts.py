@@ -5,8 +5,11 @@ Each script is constant text (no data reaches it) marked ``data-workbench``."""
 from __future__ import annotations
 
 import hashlib
+import json
 
 import streamlit as st
+
+from app_support.workspace import GUIDELINE_KEY
 
 # Runs in the page (not an iframe) so it can scroll Streamlit's main container; the marker is
 # a hex digest, so nothing from the data reaches the script.
@@ -48,7 +51,63 @@ _KEYS_BACK = (
 )
 
 
+#: The line shown when a decision key is pressed while the page has no server (issue 37).
+NOT_SAVED = "Not saved: the connection to the server was lost. Press again when the page is back."
+
+# Runs in the page (not an iframe), once per browser tab. While the server is gone Streamlit
+# greys the page, disables its buttons and sends nothing, so a key pressed meanwhile is lost.
+# This watches Streamlit's own state flag (stApp's data-test-connection-state): a shortcut key
+# of a button in the page's main area (the decision bar, a checklist's choices, Skip, Undo; not
+# the guideline's key) pressed while it is not CONNECTED shows NOT_SAVED in one line fixed at
+# the top of the window (outside the page's flow: nothing moves), until the page is connected
+# again and a script run starts (or the annotator acts again). And after reconnecting Streamlit
+# does not rerun: the new server's session has never run the page, so it drops every press of
+# a decision key (they rerun a fragment it does not know: "The fragment with id ... does not
+# exist anymore") until a full run. So, on a page with such keys, the reconnected page asks for
+# one full run (Streamlit's own rerun key, R), which stores nothing (a button's press is not
+# kept across runs). Constant text, no data; costs the server nothing but these bytes.
+_NOT_SAVED_JS = (
+    "<script data-workbench='not-saved'>if (!window.__workbenchNotSaved) {"
+    " window.__workbenchNotSaved = true; const doc = document; let line = null;"
+    " let away = false;"
+    " const app = () => doc.querySelector('[data-testid=\"stApp\"]');"
+    " const state = (name) => { const a = app(); return a ? a.getAttribute(name) : null; };"
+    " const online = () => state('data-test-connection-state') === 'CONNECTED';"
+    " const keys = () => new Set([...doc.querySelectorAll("
+    '\'[data-testid="stMain"] button kbd[aria-label^="Shortcut "]\')]'
+    ".map((k) => k.textContent.trim().toLowerCase()).filter((k) => k && k !== '{guide}'));"
+    " const hide = () => { if (line) { line.remove(); line = null; } };"
+    " const show = () => { if (line) { return; } line = doc.createElement('div');"
+    " line.setAttribute('data-workbench', 'not-saved'); line.setAttribute('role', 'alert');"
+    " line.textContent = {text};"
+    " line.style.cssText = 'position: fixed; top: 0; left: 0; right: 0; z-index: 1000002;"
+    " padding: 0.6rem 1rem; background: #fde8e8; color: #7a1010; font: 600 1rem sans-serif;"
+    " border-bottom: 2px solid #c81e1e; text-align: center;'; doc.body.appendChild(line); };"
+    " setInterval(() => { if (!online()) { away = true; return; }"
+    " if (away && keys().size && state('data-test-script-state') === 'notRunning') {"
+    " away = false; for (const kind of ['keydown', 'keyup']) {"
+    " doc.dispatchEvent(new KeyboardEvent(kind, { key: 'r', code: 'KeyR', bubbles: true })); }"
+    " }"
+    " if (line && state('data-test-script-state') === 'running') { hide(); } },"
+    " 250);"
+    " const typing = (t) => t && (['INPUT', 'TEXTAREA', 'SELECT'].includes(t.tagName)"
+    " || t.isContentEditable);"
+    " doc.addEventListener('keydown', (e) => { if (!e.isTrusted) { return; }"
+    " if (e.ctrlKey || e.metaKey || e.altKey || e.repeat || typing(e.target)) { return; }"
+    " if (online()) { if (line && keys().has(e.key.toLowerCase())) { hide(); } return; }"
+    " if (keys().has(e.key.toLowerCase())) { show(); } }, true);"
+    " doc.addEventListener('click', () => { if (line && online()) { hide(); } }, true); }"
+    "</script>"
+)
+
+_NOT_SAVED_SCRIPT = _NOT_SAVED_JS.replace("{guide}", GUIDELINE_KEY.lower()).replace(
+    "{text}", json.dumps(NOT_SAVED)
+)
+
+
 def keys_after_choices() -> None:
     """Keep a decision page's shortcut keys working after a click on a radio button or a
-    checkbox, and let Esc leave a text box (see :data:`TYPING_HINT`)."""
-    st.html(_KEYS_BACK, unsafe_allow_javascript=True)
+    checkbox, let Esc leave a text box (see :data:`TYPING_HINT`), and say "not saved" for a
+    decision key pressed while the page has lost its server (:data:`NOT_SAVED`). One element,
+    constant text."""
+    st.html(_KEYS_BACK + _NOT_SAVED_SCRIPT, unsafe_allow_javascript=True)

@@ -10,14 +10,16 @@ other server (the sticky upstream's backup), which signs her in again from the s
 (the session lives in the database) and shows her queue; she labels on. Afterwards every label
 she gave is stored exactly once, under her name, each on its own item, none lost.
 
-The key pressed while the page was losing its connection is not stored: Streamlit's page refuses
-to send while disconnected ("Cannot send message when server is disconnected" in the browser's
-console), or sends into the socket of the dead server; after reconnecting it does not rerun
-the script, so no server learns of the press. The page stays on the same item with the same
-"N of M done", which is all the annotator sees of it: no "not saved, press again" line (that
-needs a script in the browser watching the connection state; issue 37, "Faults a team meets").
-The test accepts either outcome, stored (the page moved on) or not (the page stayed), and
-nothing else.
+The key pressed while the page was losing its connection is not stored: Streamlit's page
+refuses to send while disconnected ("Cannot send message when server is disconnected" in the
+browser's console), or sends into the socket of the dead server. When the page already knew it
+was disconnected, the labelling pages' script shows "Not saved: ... Press again when the page is
+back." (``tests/app/test_not_saved_browser.py`` tests that line); here the key is pressed at the
+instant of the kill, so the page may not know yet, and the line is not required. Once
+reconnected the same script asks for one full run (the other server's session has never run the
+page and would drop the decision bar's keys), so the page stays on the same item with the same
+"N of M done". The test accepts either outcome, stored (the page moved on) or not (the page
+stayed), and nothing else.
 
 Needs Debian chromium, the playwright package, PostgreSQL binaries and nginx; skipped without them
 unless CI=true (``.ci/run`` installs them).

@@ -1,0 +1,179 @@
+"""A decision key pressed while the page has lost its server, in a real headless Chromium
+(issue 37, "Faults a team meets"): Streamlit greys the page, disables its buttons and sends
+nothing, and after reconnecting it does not rerun, so the press is lost. The page's own script
+(``app_support/shortcuts.py``, :data:`~app_support.shortcuts.NOT_SAVED`) says so in one line.
+
+One server on the SQLite fixture; alice opens Side by side; the server is killed (SIGKILL) and
+she presses ``1``: the line shows at the top of the window (fixed, the page does not move),
+nothing is stored. A new server comes up on the same port, the page reconnects; she presses
+``1`` again: exactly one label is stored, hers, and the next item shows.
+
+The new server's session has never run the page, and a key reruns only the decision bar's
+fragment, which that session does not know: Streamlit drops such a rerun ("The fragment with id
+... does not exist anymore" in its log) and would drop every key until a full run. The page's
+script asks for one full run once reconnected; the line goes with that run, and nothing is
+stored by it.
+
+Needs Debian chromium and the ``playwright`` PyPI package (see ``tests/browser_server.py``).
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from browser_server import (
+    IDLE_JS,
+    ROOT,
+    STARTUP_S,
+    WAIT_S,
+    free_port,
+    idle,
+    require_browser,
+    wait_for,
+)
+from browser_support import build_fixture_db
+
+from app_support.shortcuts import NOT_SAVED
+from core.store.database import open_db
+from scripts import served_app
+
+pytestmark = pytest.mark.browser
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"]
+SHOTS = ROOT / "test-output" / "screenshots"
+VERDICTS = "select verdict from judgments where rater = 'human:alice' order by id"
+CONNECTION_JS = (
+    "() => document.querySelector('[data-testid=\"stApp\"]')"
+    ".getAttribute('data-test-connection-state')"
+)
+LINE = "[data-workbench='not-saved'][role='alert']"
+
+
+def _healthy(base: str) -> bool:
+    try:
+        return bool(urllib.request.urlopen(f"{base}/_stcore/health", timeout=5).status == 200)
+    except OSError:
+        return False
+
+
+def _serve(db_path: Path, port: int, log: Path) -> subprocess.Popen[bytes]:
+    """``streamlit run app.py`` over ``db_path`` on ``port`` (the same port again after a kill,
+    as a restarted server would be), once healthy."""
+    env = {
+        **os.environ,
+        "WORKBENCH_DB": str(db_path),
+        "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false",
+    }
+    with log.open("ab") as out:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port)]
+            + ["--server.address", "127.0.0.1", "--server.headless", "true"],
+            cwd=ROOT,
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+        )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        wait_for(lambda: _healthy(base) or proc.poll() is not None, STARTUP_S, "streamlit")
+    except AssertionError:
+        served_app.stop(proc)
+        raise
+    if proc.poll() is not None:
+        pytest.fail("streamlit exited: " + log.read_text(errors="replace")[-2000:])
+    return proc
+
+
+def _verdicts(db_path: Path) -> list[str]:
+    db = open_db(db_path)
+    try:
+        return [r[0] for r in db.execute(VERDICTS).fetchall()]
+    finally:
+        db.conn.close()
+
+
+def _shown(page: Any) -> str:
+    return str(page.locator("[class*='st-key-pane_']").first.inner_text())
+
+
+@pytest.fixture
+def app(tmp_path: Path) -> Iterator[dict[str, Any]]:
+    """The SQLite fixture, a port and a running server over them (stopped after the test)."""
+    chromium = require_browser()
+    db_path = tmp_path / "fixture.db"
+    build_fixture_db(db_path)
+    port, log = free_port(), tmp_path / "streamlit.log"
+    procs = [_serve(db_path, port, log)]
+    try:
+        yield {"db": db_path, "port": port, "log": log, "procs": procs, "chromium": chromium}
+    finally:
+        for proc in procs:
+            if proc.poll() is None:
+                served_app.stop(proc)
+
+
+def test_a_key_pressed_without_a_server_says_not_saved_and_pressing_again_stores_once(
+    app: dict[str, Any],
+) -> None:
+    from playwright.sync_api import sync_playwright
+
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    base = f"http://127.0.0.1:{app['port']}"
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=app["chromium"], args=ARGS)
+        page = browser.new_page(viewport={"width": 1280, "height": 800})
+        page.set_default_timeout(WAIT_S * 1000)
+        try:
+            page.goto(f"{base}/Side_by_side?name=alice")
+            page.get_by_text("Signed in as alice").wait_for()
+            page.get_by_role("button", name="Equal").first.wait_for()
+            idle(page)
+            line = page.locator(LINE)
+            page.locator("h1").first.click()  # focus the page, not the rationale field
+            page.keyboard.press("7")  # no button's key, connected: nothing shown
+            assert line.count() == 0
+            item, top = _shown(page), page.locator("h1").first.bounding_box()
+
+            # the server dies; the page greys out and its buttons are disabled
+            victim = app["procs"][0]
+            victim.send_signal(signal.SIGKILL)
+            victim.wait(30)
+            wait_for(lambda: page.evaluate(CONNECTION_JS) != "CONNECTED", what="disconnected")
+            page.keyboard.press("g")  # the guideline's key is no decision: nothing shown
+            assert line.count() == 0
+            page.keyboard.press("1")
+            line.wait_for(state="visible")
+            assert line.inner_text().strip() == NOT_SAVED
+            box = line.bounding_box()
+            assert box is not None and box["y"] == 0 and box["height"] > 10
+            assert page.locator("h1").first.bounding_box() == top  # nothing moved
+            page.screenshot(path=str(SHOTS / "not_saved_line.png"))
+            assert _verdicts(app["db"]) == []
+
+            # a server comes back on the same address; the page reconnects
+            app["procs"].append(_serve(app["db"], app["port"], app["log"]))
+            # the page asks the new session for one full run (without it the server would
+            # drop every key: they rerun a fragment it has never run); the line goes with it
+            line.wait_for(state="detached")
+            wait_for(lambda: page.evaluate(IDLE_JS), what="the page reconnected and idle")
+            assert _verdicts(app["db"]) == []  # reconnecting stored nothing
+            assert _shown(page) == item  # the same item again
+            page.get_by_role("button", name="Equal").first.wait_for()
+            page.locator("h1").first.click()
+            page.keyboard.press("1")
+            wait_for(lambda: _verdicts(app["db"]) == ["A"], what="one label stored")
+            wait_for(lambda: _shown(page) != item, what="the next item")
+            idle(page)
+            assert _verdicts(app["db"]) == ["A"]  # exactly one
+        except Exception:
+            page.screenshot(path=str(SHOTS / "not_saved_failed.png"), full_page=True)
+            raise
+        finally:
+            browser.close()
