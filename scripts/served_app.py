@@ -54,15 +54,17 @@ def _healthy(base: str) -> bool:
 
 
 def serve(
-    env: dict[str, str], log: Path, folder: Path = ROOT
+    env: dict[str, str], log: Path, folder: Path = ROOT, port: int | None = None
 ) -> tuple[subprocess.Popen[bytes], str]:
-    """``streamlit run app.py`` in ``folder`` (the project by default) on a free loopback port,
+    """``streamlit run app.py`` in ``folder`` (the project by default) on ``port`` (a free loopback
+    port by default; a given one, e.g. a killed server's again, appends to ``log``),
     with ``env`` added to this process's environment (e.g. ``WORKBENCH_DB``) and its output to
     ``log`` (a file: a full pipe would block it); returns ``(process, base URL)`` once its health
     check answers. A server that does not start stops the script with the log's tail."""
-    port = free_port()
+    mode = "wb" if port is None else "ab"
+    port = free_port() if port is None else port
     full = {**os.environ, "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false", **env}
-    with log.open("wb") as out:  # the child keeps its own handle
+    with log.open(mode) as out:  # the child keeps its own handle
         proc = subprocess.Popen(
             [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port)]
             + ["--server.address", "127.0.0.1", "--server.headless", "true"],

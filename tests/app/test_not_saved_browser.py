@@ -19,11 +19,8 @@ Needs Debian chromium and the ``playwright`` PyPI package (see ``tests/browser_s
 
 from __future__ import annotations
 
-import os
 import signal
 import subprocess
-import sys
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -32,7 +29,6 @@ import pytest
 from browser_server import (
     IDLE_JS,
     ROOT,
-    STARTUP_S,
     WAIT_S,
     free_port,
     idle,
@@ -56,39 +52,10 @@ CONNECTION_JS = (
 LINE = "[data-workbench='not-saved'][role='alert']"
 
 
-def _healthy(base: str) -> bool:
-    try:
-        return bool(urllib.request.urlopen(f"{base}/_stcore/health", timeout=5).status == 200)
-    except OSError:
-        return False
-
-
 def _serve(db_path: Path, port: int, log: Path) -> subprocess.Popen[bytes]:
     """``streamlit run app.py`` over ``db_path`` on ``port`` (the same port again after a kill,
     as a restarted server would be), once healthy."""
-    env = {
-        **os.environ,
-        "WORKBENCH_DB": str(db_path),
-        "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false",
-    }
-    with log.open("ab") as out:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port)]
-            + ["--server.address", "127.0.0.1", "--server.headless", "true"],
-            cwd=ROOT,
-            env=env,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-        )
-    base = f"http://127.0.0.1:{port}"
-    try:
-        wait_for(lambda: _healthy(base) or proc.poll() is not None, STARTUP_S, "streamlit")
-    except AssertionError:
-        served_app.stop(proc)
-        raise
-    if proc.poll() is not None:
-        pytest.fail("streamlit exited: " + log.read_text(errors="replace")[-2000:])
-    return proc
+    return served_app.serve({"WORKBENCH_DB": str(db_path)}, log, port=port)[0]
 
 
 def _verdicts(db_path: Path) -> list[str]:

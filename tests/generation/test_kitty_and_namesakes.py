@@ -16,38 +16,13 @@ Karenina* (PG #1399), the bundled excerpt, then Levin's chapters, then ``anna_ka
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
+from unseen_novel import METHODS, holding, novel_entities, novel_text
 
-from core.corpus.documents import read_text_file, split_passages
-from core.corpus.gutenberg import clean_gutenberg
-from core.generation.entities import extract_entities
 from core.generation.full_names import pet_name_links, stray_namesakes
-from core.generation.mentions import spacy_available
 from core.generation.names import Entity, Mention
 
-DATA = Path(__file__).resolve().parents[1] / "data" / "unseen_books"
 PARTS = ("anna_karenina_excerpt.txt", "anna_karenina_levin.txt", "anna_karenina_kitty.txt")
-SPACY = pytest.mark.skipif(spacy_available() is None, reason="no spaCy English pipeline")
-METHODS = ["regex", pytest.param("spacy", marks=SPACY)]
-_CACHE: dict[str, list[Entity]] = {}
-
-
-def _body() -> str:
-    return "\n\n".join(clean_gutenberg(read_text_file(DATA / name)).body for name in PARTS)
-
-
-def _entities(method: str) -> list[Entity]:
-    if method not in _CACHE:
-        body = _body()
-        spans = [(p.start, p.end) for p in split_passages(body)]
-        _CACHE[method] = extract_entities(body, method, spans=spans)[0]
-    return _CACHE[method]
-
-
-def _holding(ents: list[Entity], core: str) -> list[Entity]:
-    return [e for e in ents if any(m.core == core for m in e.mentions)]
 
 
 def _forms(e: Entity) -> set[str]:
@@ -55,7 +30,7 @@ def _forms(e: Entity) -> set[str]:
 
 
 def test_the_text_holds_the_forms():
-    body = _body()
+    body = novel_text(PARTS)
     assert body.count("Katya, I") == 2 and body.count("Kitty") >= 40
     assert body.count("Prince Pyotr Oblonsky") == 1 and body.count("Pyotr Oblonsky") == 3
     assert body.count("Stepan Arkadyevitch Oblonsky") == 1
@@ -65,10 +40,10 @@ def test_the_text_holds_the_forms():
 
 @pytest.mark.parametrize("method", METHODS)
 def test_katya_said_to_kitty_is_kitty(method):
-    ents = _entities(method)
-    kitty = _holding(ents, "Kitty")
+    ents = novel_entities(PARTS, method)
+    kitty = holding(ents, "Kitty")
     assert len(kitty) == 1 and kitty[0].name == "Kitty"
-    katya = _holding(ents, "Katya")
+    katya = holding(ents, "Katya")
     if method == "regex":  # written only after an opening quote or "!": dropped, not split
         assert katya == []
         return
@@ -78,10 +53,10 @@ def test_katya_said_to_kitty_is_kitty(method):
 
 @pytest.mark.parametrize("method", METHODS)
 def test_pyotr_oblonsky_is_not_stepan_arkadyevitch(method):
-    ents = _entities(method)
-    stepan = _holding(ents, "Stepan Arkadyevitch")
+    ents = novel_entities(PARTS, method)
+    stepan = holding(ents, "Stepan Arkadyevitch")
     assert len(stepan) == 1 and {"Oblonsky", "Stiva"} <= _forms(stepan[0]), _forms(stepan[0])
-    pyotr = _holding(ents, "Pyotr Oblonsky")
+    pyotr = holding(ents, "Pyotr Oblonsky")
     assert len(pyotr) == 1 and pyotr != stepan
     assert _forms(pyotr[0]) == {"Pyotr Oblonsky"}
     assert any("prince" in m.titles for m in pyotr[0].mentions)
@@ -89,7 +64,7 @@ def test_pyotr_oblonsky_is_not_stepan_arkadyevitch(method):
 
 @pytest.mark.parametrize("method", METHODS)
 def test_princess_varvara_and_varvara_andreevna_are_two_women(method):
-    ents = _entities(method)
+    ents = novel_entities(PARTS, method)
     princess = [e for e in ents if any("princess" in m.titles for m in e.mentions)]
     princess = [e for e in princess if e.name == "Varvara"]
     assert len(princess) == 1 and sum(bool(m.titles) for m in princess[0].mentions) >= 5
@@ -97,7 +72,7 @@ def test_princess_varvara_and_varvara_andreevna_are_two_women(method):
     # "Princess Varvara") is Varenka: it stays unresolved, not the princess's
     assert all(m.titles for m in princess[0].mentions), _forms(princess[0])
     assert not {"Varvara Andreevna", "Varenka"} & _forms(princess[0])
-    andreevna = _holding(ents, "Varvara Andreevna")
+    andreevna = holding(ents, "Varvara Andreevna")
     if method == "spacy":  # the built-in finder keeps no name written only sentence-first
         assert len(andreevna) == 1 and andreevna != princess
     assert andreevna == [] or "Varvara" not in _forms(andreevna[0])

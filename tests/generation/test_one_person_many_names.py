@@ -12,60 +12,30 @@ first name, stay apart, on both extraction paths.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
+from unseen_novel import METHODS, holding, novel_entities, novel_text
 
-from core.corpus.documents import read_text_file, split_passages
-from core.corpus.gutenberg import clean_gutenberg
-from core.generation.entities import extract_entities
 from core.generation.full_names import diminutive_links, surname_forms
-from core.generation.mentions import spacy_available
-from core.generation.names import Entity, Mention
+from core.generation.names import Mention
 
-DATA = Path(__file__).resolve().parents[1] / "data" / "unseen_books"
 PARTS = ("anna_karenina_excerpt.txt", "anna_karenina_levin.txt")
-METHODS = [
-    "regex",
-    pytest.param(
-        "spacy",
-        marks=pytest.mark.skipif(spacy_available() is None, reason="no spaCy English pipeline"),
-    ),
-]
-_CACHE: dict[str, list[Entity]] = {}
-
-
-def _body() -> str:
-    return "\n\n".join(clean_gutenberg(read_text_file(DATA / name)).body for name in PARTS)
-
-
-def _entities(method: str) -> list[Entity]:
-    if method not in _CACHE:
-        body = _body()
-        spans = [(p.start, p.end) for p in split_passages(body)]
-        _CACHE[method] = extract_entities(body, method, spans=spans)[0]
-    return _CACHE[method]
-
-
-def _holding(ents: list[Entity], core: str) -> list[Entity]:
-    return [e for e in ents if any(m.core == core for m in e.mentions)]
 
 
 def test_the_text_holds_the_forms_and_their_evidence():
-    body = _body()
+    body = novel_text(PARTS)
     assert body.count("Konstantin Dmitrievitch Levin") == 2
     assert body.count("Kostya") == 3 and body.count("Konstantin Levin") >= 5
 
 
 @pytest.mark.parametrize("method", METHODS)
 def test_levin_under_five_names_is_one_entity(method):
-    ents = _entities(method)
-    levin = _holding(ents, "Levin")
+    ents = novel_entities(PARTS, method)
+    levin = holding(ents, "Levin")
     assert len(levin) == 1, [e.name for e in levin]
     forms = {m.core for m in levin[0].mentions}
     assert {"Levin", "Konstantin Levin", "Konstantin Dmitrievitch", "Kostya"} <= forms, forms
     for form in ("Konstantin Levin", "Konstantin Dmitrievitch", "Kostya", "Konstantin"):
-        assert _holding(ents, form) == levin, form
+        assert holding(ents, form) == levin, form
     notes = " | ".join(levin[0].merges)
     assert "written full name 'konstantin dmitrievitch levin'" in notes, notes
     assert "Kostya -> " in notes and "diminutive of the one person" in notes, notes
@@ -73,12 +43,12 @@ def test_levin_under_five_names_is_one_entity(method):
 
 @pytest.mark.parametrize("method", METHODS)
 def test_his_brother_and_sviazhsky_stay_other_people(method):
-    ents = _entities(method)
-    levin = _holding(ents, "Levin")[0]
+    ents = novel_entities(PARTS, method)
+    levin = holding(ents, "Levin")[0]
     assert not {"Nikolay", "Nikolay Levin", "Nikolay Ivanovitch"} & {m.core for m in levin.mentions}
-    sviazhsky = _holding(ents, "Sviazhsky")
-    assert len(sviazhsky) == 1 and not _holding(sviazhsky, "Nikolay")
-    assert not _holding(sviazhsky, "Nikolay Levin")
+    sviazhsky = holding(ents, "Sviazhsky")
+    assert len(sviazhsky) == 1 and not holding(sviazhsky, "Nikolay")
+    assert not holding(sviazhsky, "Nikolay Levin")
 
 
 def _m(start: int, core: str) -> Mention:

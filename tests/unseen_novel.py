@@ -1,0 +1,46 @@
+"""The bundled *Anna Karenina* parts (``tests/data/unseen_books/SOURCE.md``) joined into one
+text, and its entities per extraction path, computed once per test process: shared by the
+name-form tests (``tests/generation/test_one_person_many_names.py``,
+``tests/generation/test_kitty_and_namesakes.py``)."""
+
+from __future__ import annotations
+
+import functools
+from pathlib import Path
+
+import pytest
+
+from core.corpus.documents import read_text_file, split_passages
+from core.corpus.gutenberg import clean_gutenberg
+from core.generation.entities import extract_entities
+from core.generation.mentions import spacy_available
+from core.generation.names import Entity
+
+DATA = Path(__file__).resolve().parent / "data" / "unseen_books"
+#: The built-in finder always; spaCy where its English pipeline is installed.
+METHODS = [
+    "regex",
+    pytest.param(
+        "spacy",
+        marks=pytest.mark.skipif(spacy_available() is None, reason="no spaCy English pipeline"),
+    ),
+]
+
+
+def novel_text(parts: tuple[str, ...]) -> str:
+    """The Gutenberg bodies of ``parts`` (file names under :data:`DATA`), blank-line joined."""
+    return "\n\n".join(clean_gutenberg(read_text_file(DATA / name)).body for name in parts)
+
+
+@functools.cache
+def novel_entities(parts: tuple[str, ...], method: str) -> list[Entity]:
+    """The entities ``method`` extracts from :func:`novel_text` of ``parts`` (its passages as
+    the spans), once per (parts, method)."""
+    body = novel_text(parts)
+    spans = [(p.start, p.end) for p in split_passages(body)]
+    return extract_entities(body, method, spans=spans)[0]
+
+
+def holding(ents: list[Entity], core: str) -> list[Entity]:
+    """The entities with a mention whose core name is ``core``."""
+    return [e for e in ents if any(m.core == core for m in e.mentions)]
