@@ -9,6 +9,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 COMPOSE = (ROOT / "compose.yaml").read_text(encoding="utf-8")
 NGINX = (ROOT / "deploy" / "nginx.conf").read_text(encoding="utf-8")
+PROXYING = (ROOT / "deploy" / "nginx-proxy.conf").read_text(encoding="utf-8")
 
 
 def services() -> dict[str, str]:
@@ -35,10 +36,15 @@ def test_two_app_servers_on_one_postgresql_behind_a_sticky_proxy() -> None:
     assert "WORKBENCH_DB: postgresql://workbench@db:5432/workbench" in anchor
     upstream = re.search(r"upstream workbench \{(.*?)\}", NGINX, re.S)
     assert upstream is not None
-    assert "ip_hash;" in upstream.group(1)
-    assert re.findall(r"server (\w+):8501;", upstream.group(1)) == ["app1", "app2"]
-    assert "proxy_set_header Upgrade $http_upgrade;" in NGINX
-    assert "proxy_set_header Connection $connection_upgrade;" in NGINX
+    assert "hash $workbench_route consistent;" in upstream.group(1)  # by cookie, not ip_hash
+    assert "ip_hash" not in upstream.group(1)
+    assert re.findall(r"server (\w+):8501 ", upstream.group(1)) == ["app1", "app2"]
+    # nginx runs it for real in tests/app/test_compose_proxy.py; the websocket headers:
+    assert "proxy_set_header Upgrade $http_upgrade;" in PROXYING
+    assert "proxy_set_header Connection $connection_upgrade;" in PROXYING
+    mounted = "./deploy/nginx-proxy.conf:/etc/nginx/workbench-proxy.conf:ro"
+    assert mounted in services()["proxy"]
+    assert "include /etc/nginx/workbench-proxy.conf;" in NGINX
 
 
 def test_no_secret_is_written_in_the_files() -> None:
@@ -66,18 +72,20 @@ def test_app_servers_are_health_checked_and_the_proxy_waits_for_them() -> None:
 
 
 def test_nginx_has_a_tls_server_for_the_same_upstream() -> None:
-    """Port 443 with TLS 1.2/1.3 and the certificate files of a mounted folder, the websocket
-    headers as on port 80, HSTS; the compose file publishes 443 and mounts the folder; plain
-    HTTP stays for a first start without certificates."""
+    """Port 443 with TLS 1.2/1.3 and the certificate files of a mounted folder, the proxying
+    (websocket headers, sticky cookie) of port 80, HSTS; the compose file publishes 443 and
+    mounts the folder; plain HTTP stays for a first start without certificates."""
     tls = (ROOT / "deploy" / "nginx-tls.conf").read_text(encoding="utf-8")
     assert re.search(r"^\s*listen 443 ssl;", tls, re.M)
     assert "ssl_protocols TLSv1.2 TLSv1.3;" in tls
     assert "ssl_certificate /etc/nginx/tls/fullchain.pem;" in tls
     assert "ssl_certificate_key /etc/nginx/tls/privkey.pem;" in tls
     assert "proxy_pass http://workbench;" in tls
-    assert "proxy_set_header Upgrade $http_upgrade;" in tls
-    assert "proxy_set_header X-Forwarded-Proto https;" in tls
-    assert "Strict-Transport-Security" in tls
+    location = tls.split("location / {", 1)[1]
+    assert "include /etc/nginx/workbench-proxy.conf;" in location
+    assert "proxy_set_header X-Forwarded-Proto $scheme;" in PROXYING  # https on port 443
+    # in the location: its included add_header would hide a server-level one
+    assert "add_header Strict-Transport-Security" in location
     assert "include /etc/nginx/tls/*.conf;" in NGINX  # enabled by copying the block there
     proxy = services()["proxy"]
     assert '"8443:443"' in proxy and "./deploy/tls:/etc/nginx/tls:ro" in proxy

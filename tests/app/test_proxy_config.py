@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from scripts.local_proxy import find_nginx, render
+from scripts.local_proxy import PROXY_CONF, find_nginx, render
 from scripts.serve_cluster import exposed_refusal, refusal
 from scripts.served_app import free_port
 
@@ -47,8 +47,8 @@ def test_each_server_has_a_sticky_upstream_with_the_others_as_backups(tmp_path: 
         backups = re.findall(r"server 127\.0\.0\.1:(\d+) backup;", block.group(1))
         assert primary == [str(port)] and sorted(backups + primary) == ["9102", "9103", "9104"]
         assert f"s{i} workbench_s{i};" in text  # the cookie's value picks it
-    assert "proxy_set_header Upgrade $http_upgrade;" in text
-    assert "proxy_set_header Connection $connection_upgrade;" in text
+    assert f'include "{PROXY_CONF}";' in text  # compose's proxying: websocket headers
+    assert 'workbench_server=s2; Path=/; HttpOnly; SameSite=Lax";' in text  # 127.0.0.1:9103
     assert f"pid {tmp_path}/nginx.pid;" in text and f"error_log {tmp_path}/error.log" in text
     with pytest.raises(ValueError):
         render([], "127.0.0.1:9101", tmp_path)
