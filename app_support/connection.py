@@ -33,9 +33,10 @@ NOT_SAVED_LINE = (
     "(your choice is still on screen)."
 )
 UNREACHABLE_LINE = (
-    "The database is unreachable just now. This page loads again once it is back: press any "
-    "key or reload in a moment."
+    "The database is unreachable just now. This page loads again by itself once it is back."
 )
+#: Seconds between a stopped page's checks whether its database is back (:func:`retry_when_back`).
+RETRY_S = 3.0
 #: Session key: this run's frame said "not saved" already (:func:`say_unreachable` adds no line).
 UNREACHABLE_SAID = "_workbench_unreachable_said"
 #: Inside a button's action (:func:`acting`): an unreachable database is raised to the action's
@@ -151,4 +152,26 @@ def say_unreachable(exc: DatabaseUnreachableError) -> None:
     log_unreachable("page", exc)
     if not st.session_state.get(UNREACHABLE_SAID):
         st.error(UNREACHABLE_LINE)
+    retry_when_back()
     st.stop()
+
+
+def retry_when_back() -> None:
+    """The page stopped short of its content (the database is unreachable): it checks every
+    :data:`RETRY_S` seconds whether the database answers (a fragment rerun that renders
+    nothing) and, once it does, runs again in full, so it recovers without a key or a reload."""
+    _retry_when_back()
+
+
+@st.fragment(run_every=RETRY_S)
+def _retry_when_back() -> None:
+    """One check (see :func:`retry_when_back`): open and close a connection; rerun the page
+    when that worked."""
+    try:
+        with opened(db_path(), create=False):
+            pass
+    except DatabaseUnreachableError:
+        return  # still away: the next check in RETRY_S seconds
+    except Exception:  # reason: reachable, but refused: the page's own run says why, once
+        pass
+    st.rerun(scope="app")

@@ -115,6 +115,7 @@ def _guarded(run: Callable[[], None], reraise: bool | None) -> None:
         connection.log_unreachable("page", exc)
         if not st.session_state.get(connection.UNREACHABLE_SAID):
             st.error(connection.UNREACHABLE_LINE)
+        connection.retry_when_back()
     except Exception:  # reason: no traceback to visitors; st.stop/st.rerun are BaseException
         ref = _logged("page")
         if _reraise(reraise):

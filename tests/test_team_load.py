@@ -4,10 +4,12 @@ PostgreSQL helper it shares with the tests (``scripts/throwaway_pg.py``)."""
 
 from __future__ import annotations
 
+import asyncio
 import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import psycopg
 import pytest
@@ -16,7 +18,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
 import team_load  # noqa: E402  (benchmarks/ is on the path above)
-from team_bench import browser, databases, report, usage  # noqa: E402
+from team_bench import browser, databases, protocol, report, usage  # noqa: E402
 from team_load import Config, ceiling, over, parse_args, parse_configs, parse_n  # noqa: E402
 
 from core.store.accounts import account_names, verify_token  # noqa: E402
@@ -301,3 +303,49 @@ def test_cpu_counts_a_child_that_starts_and_ends_between_samples(
     finally:
         parent.kill()
         parent.wait()
+
+
+class _FakeTab:
+    """A protocol tab whose key press is confirmed after ``press_s`` seconds of a fake clock."""
+
+    def __init__(self, clock: list[float], press_s: float) -> None:
+        self.clock, self.press_s, self.count = clock, press_s, 0
+
+    def done(self) -> int:
+        return self.count
+
+    async def press(self, key: str, timeout_s: float) -> None:
+        self.clock[0] += self.press_s
+        self.count += 1
+
+    def exceptions(self) -> list[str]:
+        return []
+
+    def shows_heading(self, text: str) -> bool:
+        return True
+
+
+def test_paced_annotators_think_before_each_key_and_the_think_is_not_timed(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``--think-seconds LO-HI``: before each key the protocol client waits a time drawn from
+    LO..HI (here on a fake clock), and an action's time is the key to its confirmation only
+    (issue 37's paced mode); closed loop (0, 0) does not wait at all."""
+    clock = [0.0]
+    waits: list[float] = []
+
+    async def sleep(seconds: float) -> None:
+        waits.append(seconds)
+        clock[0] += seconds
+
+    monkeypatch.setattr(protocol.asyncio, "sleep", sleep)
+    monkeypatch.setattr(protocol.time, "perf_counter", lambda: clock[0])
+    tab = _FakeTab(clock, 0.25)
+    fake: Any = tab  # a Tab to annotate
+    paced = asyncio.run(protocol.annotate(fake, "ann", 5, 30.0, (8.0, 20.0)))
+    assert paced["errors"] == [] and paced["pressed"] == 5
+    assert paced["times"] == [0.25] * 5  # the think time is not in the action's time
+    assert len(waits) == 5 and all(8.0 <= w <= 20.0 for w in waits) and len(set(waits)) > 1
+    waits.clear()
+    closed = asyncio.run(protocol.annotate(fake, "ann", 3, 30.0, (0.0, 0.0)))
+    assert closed["times"] == [0.25] * 3 and waits == []
