@@ -371,7 +371,23 @@ def copy_database(src: Database, dest: Database, src_applied: Sequence[str]) -> 
         raise CopyError(
             f"{step} failed ({first}); the copy was rolled back, DEST is empty"
         ) from None
+    settle(dest)
     return done
+
+
+def settle(dest: Database) -> None:
+    """PostgreSQL, after the copy committed: ``VACUUM (ANALYZE)`` the database, as its manual
+    advises after a bulk load (issue 33). ``ANALYZE`` gives the planner the tables' statistics
+    at once, and ``VACUUM`` marks the copied pages all-visible, so an index-only scan (the
+    judgments' window count every label reads, :func:`core.store.fingerprints.recent_count`)
+    does not visit each row's page: 31 ms of database time a label at 100,000 verdicts on a
+    copy autovacuum had not reached yet, 1.5 ms after. Nothing on SQLite (its statistics:
+    :mod:`core.store.planner`). A failure here leaves the copy as it is (autovacuum does the
+    same later)."""
+    if not is_postgres(dest):
+        return
+    with contextlib.suppress(_pg_error()):
+        run(dest, sa.text("vacuum (analyze)"))
 
 
 def _verify(src: Database, dest: Database, plan: TablePlan) -> TableCopy:
