@@ -12,7 +12,8 @@ the row count and a checksum of the rows are computed the same way on both sides
 (:func:`table_checksum`); a difference, or any error, rolls the whole copy back. On PostgreSQL
 each identity sequence is then moved past the largest id (``setval``), as explicit ids do not
 advance it. The source is read in one snapshot (SQLite: a read transaction; PostgreSQL:
-repeatable read).
+repeatable read). A PostgreSQL DEST is then vacuumed and analysed (issue 33: planner statistics,
+and all-visible pages, so an index-only scan visits no row's page: docs/storage.md).
 
 Every table is read and written through SQLAlchemy Core over a lightweight ``sa.table`` of the
 plan's columns, the catalogue queries as ``text()`` with bound parameters (issue 33): nothing
@@ -371,23 +372,10 @@ def copy_database(src: Database, dest: Database, src_applied: Sequence[str]) -> 
         raise CopyError(
             f"{step} failed ({first}); the copy was rolled back, DEST is empty"
         ) from None
-    settle(dest)
+    if is_postgres(dest):  # as after any bulk load; a failure leaves the copy as it is
+        with contextlib.suppress(_pg_error()):
+            run(dest, sa.text("vacuum (analyze)"))
     return done
-
-
-def settle(dest: Database) -> None:
-    """PostgreSQL, after the copy committed: ``VACUUM (ANALYZE)`` the database, as its manual
-    advises after a bulk load (issue 33). ``ANALYZE`` gives the planner the tables' statistics
-    at once, and ``VACUUM`` marks the copied pages all-visible, so an index-only scan (the
-    judgments' window count every label reads, :func:`core.store.fingerprints.recent_count`)
-    does not visit each row's page: 31 ms of database time a label at 100,000 verdicts on a
-    copy autovacuum had not reached yet, 1.5 ms after. Nothing on SQLite (its statistics:
-    :mod:`core.store.planner`). A failure here leaves the copy as it is (autovacuum does the
-    same later)."""
-    if not is_postgres(dest):
-        return
-    with contextlib.suppress(_pg_error()):
-        run(dest, sa.text("vacuum (analyze)"))
 
 
 def _verify(src: Database, dest: Database, plan: TablePlan) -> TableCopy:

@@ -92,7 +92,7 @@ def test_sqlite_to_postgresql_and_back_is_equal_row_for_row(
     # the identity sequences moved past the copied ids: a new judgment gets a fresh id
     pg = open_db(pg_url)
     try:
-        # vacuumed and analysed (copy_db.settle): statistics and every page all-visible
+        # vacuumed and analysed (copy_database): statistics and every page all-visible
         pages, visible, tuples = pg.execute(
             "select relpages, relallvisible, reltuples from pg_class where relname = 'judgments'"
         ).fetchone()
