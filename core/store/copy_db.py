@@ -12,7 +12,8 @@ the row count and a checksum of the rows are computed the same way on both sides
 (:func:`table_checksum`); a difference, or any error, rolls the whole copy back. On PostgreSQL
 each identity sequence is then moved past the largest id (``setval``), as explicit ids do not
 advance it. The source is read in one snapshot (SQLite: a read transaction; PostgreSQL:
-repeatable read).
+repeatable read). A PostgreSQL DEST is then vacuumed and analysed (issue 33: planner statistics,
+and all-visible pages, so an index-only scan visits no row's page: docs/storage.md).
 
 Every table is read and written through SQLAlchemy Core over a lightweight ``sa.table`` of the
 plan's columns, the catalogue queries as ``text()`` with bound parameters (issue 33): nothing
@@ -371,6 +372,9 @@ def copy_database(src: Database, dest: Database, src_applied: Sequence[str]) -> 
         raise CopyError(
             f"{step} failed ({first}); the copy was rolled back, DEST is empty"
         ) from None
+    if is_postgres(dest):  # as after any bulk load; a failure leaves the copy as it is
+        with contextlib.suppress(_pg_error()):
+            run(dest, sa.text("vacuum (analyze)"))
     return done
 
 

@@ -15,6 +15,7 @@ before anything is written to it.
 from __future__ import annotations
 
 import contextlib
+import socket
 import sqlite3
 import sys
 from collections.abc import Iterator
@@ -26,17 +27,29 @@ from core.store.connection import default_db_path, use_wal
 from core.store.dbfile import check_db_file, explain_sqlite_error, is_file_error
 from core.store.engine import Database
 from core.store.foreign_db import refuse_foreign
-from core.store.passage_stage import drop_dead_stages
+from core.store.passage_stage import ANY_STAGE, drop_dead_stages
 from core.store.pg_connection import without_password
 from core.store.pool import Pooled, borrow_postgres, borrow_sqlite, engine_for
 from core.store.postgres import POSTGRES
 from core.store.prepared import run_bound
-from core.store.runs import mark_dead_runs
+from core.store.runs import ANY_RUNNING_HERE, mark_dead_runs
 from core.store.schema_upgrade import Upgrade, schema_revision, upgrade_schema
 
 #: What an engine remembers of its database's schema: the revision and the numbered migrations.
 _KNOWN = sa.text(
     "select (select version_num from alembic_version), (select count(*) from schema_migrations)"
+)
+_ALEMBIC = sa.table("alembic_version", sa.column("version_num"))
+_NUMBERED = sa.table("schema_migrations", sa.column("name"))
+#: What every open of a database this process knows checks, in one statement (one round trip:
+#: issue 33, a label on PostgreSQL borrows twice): :data:`_KNOWN`'s two values, and whether a
+#: run of this host (``:host``) is marked running or a passage stage is left, so the dead-run
+#: and dead-stage bookkeeping runs only when there is something to look at.
+_OPEN_CHECK = sa.select(
+    sa.select(_ALEMBIC.c.version_num).scalar_subquery(),
+    sa.select(sa.func.count()).select_from(_NUMBERED).scalar_subquery(),
+    ANY_RUNNING_HERE,
+    ANY_STAGE,
 )
 
 _create_missing = True  # whether open_db creates a missing file when not told (see creating())
@@ -87,8 +100,8 @@ def open_db(
     try:
         conn = borrow_sqlite(pooled)
         db = Database(conn)
-        known = not memory and _up_to_date(db, pooled)
-        if not known:
+        known = None if memory else _up_to_date(db, pooled)
+        if known is None:
             refuse_foreign(db, str(path), create=make)  # before the first write (WAL)
         if not read_only and not memory:
             use_wal(conn)
@@ -122,7 +135,7 @@ def _open_postgres(url: str, *, migrate: bool) -> Database:
     db = Database(borrow_postgres(pooled), POSTGRES)
     try:
         known = _up_to_date(db, pooled)
-        if not known:
+        if known is None:
             refuse_foreign(db, without_password(url), create=True)  # before migrating
         if migrate:
             _migrate_once(db, pooled, known, without_password(url))
@@ -132,30 +145,41 @@ def _open_postgres(url: str, *, migrate: bool) -> Database:
     return db
 
 
-def _up_to_date(db: Database, pooled: Pooled) -> bool:
+def _up_to_date(db: Database, pooled: Pooled) -> tuple[bool, bool] | None:
     """Whether this process migrated (or found migrated) this database already: its engine
     knows the revision and the numbered migrations recorded, and the database still has them
-    (one query; a file replaced by another one at the same path is checked again)."""
+    (a file replaced by another one at the same path is checked again). If so, whether a run
+    of this host is marked running and whether a passage stage is left (what the bookkeeping
+    of :func:`_migrate_once` looks at); else ``None``. One statement (:data:`_OPEN_CHECK`)."""
     if pooled.revision is None:
-        return False
+        return None
     try:  # autocommit: a failed query leaves no transaction behind on either database
-        found = run_bound(db, _KNOWN).fetchone()
+        found = run_bound(db, _OPEN_CHECK, {"host": socket.gethostname()}).fetchone()
     except Exception:
-        return False
-    return found is not None and tuple(found) == pooled.revision
+        return None
+    if found is None or tuple(found[:2]) != pooled.revision:
+        return None
+    return bool(found[2]), bool(found[3])
 
 
-def _migrate_once(db: Database, pooled: Pooled, known: bool, where: str) -> None:
-    """Upgrade the schema unless this process knows it is current (an existing database's
-    upgrade is one line on stderr); then the bookkeeping every open does (runs whose process
-    died, their staged passages)."""
-    if not known:
+def _migrate_once(
+    db: Database, pooled: Pooled, known: tuple[bool, bool] | None, where: str
+) -> None:
+    """Upgrade the schema unless this process knows it is current (``known``, from
+    :func:`_up_to_date`; an existing database's upgrade is one line on stderr); then the
+    bookkeeping of every open: runs whose process died are marked interrupted, and the
+    passages their imports staged removed (when :func:`_up_to_date` saw any such run or stage;
+    always after a migration check)."""
+    if known is None:
         done = migrate_db(db, where)
         if done is not None and done.before is not None:
             print(done.line(where), file=sys.stderr)
         pooled.revision = tuple(run_bound(db, _KNOWN).fetchone())
-    mark_dead_runs(db)  # a run whose process died shows as interrupted, not running
-    drop_dead_stages(db)  # and the passages its import staged are removed
+    running, staged = (True, True) if known is None else known
+    if running:
+        mark_dead_runs(db)  # a run whose process died shows as interrupted, not running
+    if staged:
+        drop_dead_stages(db)  # and the passages its import staged are removed
 
 
 @contextlib.contextmanager

@@ -64,6 +64,9 @@ _DROP_CHUNK = sa.delete(passage_stage).where(
     ),
 )
 _STAGES = sa.select(_S.stage).distinct()
+#: Whether any stage is left (what :func:`drop_dead_stages` looks at): checked by every open in
+#: one statement with the schema check (:func:`core.store.database.open_db`).
+ANY_STAGE = sa.exists(sa.select(_S.stage))
 _DOCUMENT_STAGES = _STAGES.where(_S.document_id == sa.bindparam("document_id"))
 
 

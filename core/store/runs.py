@@ -188,6 +188,10 @@ def pid_alive(pid: int) -> bool:
 _RUNNING_HERE = sa.select(runs.c.id, runs.c.pid).where(
     runs.c.status == "running", runs.c.host == sa.bindparam("host"), runs.c.pid.is_not(None)
 )
+#: Whether any run of host ``:host`` is marked running with a pid (what :func:`mark_dead_runs`
+#: looks at): checked by every open in one statement with the schema check
+#: (:func:`core.store.database.open_db`), which calls :func:`mark_dead_runs` only then.
+ANY_RUNNING_HERE = sa.exists(_RUNNING_HERE)
 
 
 def mark_dead_runs(db: Database) -> list[str]:

@@ -92,6 +92,11 @@ def test_sqlite_to_postgresql_and_back_is_equal_row_for_row(
     # the identity sequences moved past the copied ids: a new judgment gets a fresh id
     pg = open_db(pg_url)
     try:
+        # vacuumed and analysed (copy_database): statistics and every page all-visible
+        pages, visible, tuples = pg.execute(
+            "select relpages, relallvisible, reltuples from pg_class where relname = 'judgments'"
+        ).fetchone()
+        assert pages > 0 and visible == pages and tuples > 0
         biggest = pg.execute("select max(id) from judgments").fetchone()[0]
         next_id = pg.execute("select nextval(pg_get_serial_sequence('judgments', 'id'))")
         assert next_id.fetchone()[0] == biggest + 1

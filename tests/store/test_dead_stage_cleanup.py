@@ -62,3 +62,31 @@ def test_open_removes_the_stage_of_a_dead_import_only(db_path):
         assert db.execute("select count(*) from passages").fetchone()[0] >= 1  # book:a kept
     finally:
         db.close()
+
+
+@contract_case(open_db)
+def test_open_marks_a_dead_run_and_skips_the_bookkeeping_when_nothing_is_left(db_path, monkeypatch):
+    """Every open checks in its one schema statement whether a run of this host is marked
+    running or a stage is left (issue 33: fewer round trips a page run); the dead-run and
+    dead-stage bookkeeping runs only then, and still marks a dead process's run."""
+    from core.store import database, runs
+
+    open_db(db_path).close()  # this process now knows the database's schema
+    called: list[str] = []
+    for name in ("mark_dead_runs", "drop_dead_stages"):
+        real = getattr(database, name)
+        monkeypatch.setattr(
+            database, name, lambda db, _real=real, _name=name: called.append(_name) or _real(db)
+        )
+    open_db(db_path).close()
+    assert called == []  # nothing running here, no stage: one statement, no bookkeeping
+    db = open_db(db_path)
+    run_id = runs.start_run(db, "experiment", "e1", {})
+    db["runs"].update(run_id, {"pid": _dead_pid()})  # the run's process has died
+    db.close()
+    db = open_db(db_path)
+    try:
+        assert called == ["mark_dead_runs"]
+        assert runs.experiment_runs(db)[0].status is runs.RunStatus.INTERRUPTED
+    finally:
+        db.close()
