@@ -43,6 +43,8 @@ from collections.abc import Set as AbstractSet
 
 from core.generation.names import Mention, fold
 
+#: A woman's patronymic ending ("Alexandrovna"); the others are a man's.
+FEMALE_PATRONYMIC = re.compile(r"(?:ovna|evna|ichna)$")
 PATRONYMIC = re.compile(r"^[a-z]{3,}(?:ovitch|evitch|ovich|evich|ovna|evna|ichna)$|^[a-z]{3,}itch$")
 
 #: Common Russian diminutives -> full first names (small on purpose; folded, transliterations
@@ -94,12 +96,14 @@ def patronymic_links(
             surnames[w[2]].add(f"{w[0]} {w[1]}")
     links = []
     for surname, fulls in surnames.items():
-        full = next(iter(fulls)) if len(fulls) == 1 else ""
+        # the bare (masculine) surname is the one man's: "Levin", not "Katerina Alexandrovna Levin"
+        men = {f for f in fulls if not FEMALE_PATRONYMIC.search(f.split()[1])}
+        full = next(iter(fulls)) if len(fulls) == 1 else next(iter(men)) if len(men) == 1 else ""
         if full in keys and surname in keys:
             links.append((surname, full, "surname written with first name + patronymic"))
-            if f"{full} {surname}" in keys:
-                links.append((f"{full} {surname}", full, "first name + patronymic + surname"))
-    for key, w in keys.items():
+    for key, w in keys.items():  # "Katerina Alexandrovna Levin": whatever other Levins
+        if len(w) == 3 and is_patronymic(w[1]) and f"{w[0]} {w[1]}" in keys:
+            links.append((key, f"{w[0]} {w[1]}", "first name + patronymic + surname"))
         if len(w) != 1:
             continue
         targets = [f for first in RUSSIAN_DIMINUTIVES.get(w[0], ()) for f in forms.get(first, [])]
