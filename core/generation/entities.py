@@ -124,7 +124,7 @@ def cluster_mentions(
         or mostly_after_prepositions([m.start for m in ms], text)
     }
     kept = {k: ms for k, ms in kept.items() if not _mostly_norp(ms) and not is_demonym(k, places)}
-    nouns = common_nouns({k: [m.start for m in ms if not m.titles] for k, ms in kept.items()}, text)
+    nouns = common_nouns({k: [m.start for m in v if not m.titles] for k, v in by_key.items()}, text)
     kept = {k: ms for k, ms in kept.items() if k not in nouns}
     uf = _UnionFind()
     reasons: dict[str, str] = {}

@@ -67,6 +67,7 @@ RUSSIAN_DIMINUTIVES: dict[str, tuple[str, ...]] = {
 DEMONYM_SUFFIXES = ("ers", "er", "ians", "ian", "ans", "an", "ese", "ites", "ite")
 PLACE_PREPOSITIONS = frozenset({"at", "in", "to"})
 _INDEFINITE = frozenset({"a", "an"})
+_QUANTIFIERS = frozenset({"some", "many", "every", "each"})
 _DEFINITE = frozenset({"the"})
 
 
@@ -265,15 +266,19 @@ def _share_after(starts: Sequence[int], text: str, words: frozenset[str]) -> tup
 
 
 def common_nouns(untitled: Mapping[str, Sequence[int]], text: str) -> set[str]:
-    """The one-word keys of ``untitled`` (key -> starts of its untitled mentions) used as common
-    nouns: after *a / an* at least twice and in at least a quarter of those mentions, plus
-    their plurals (key + "s")."""
+    """The keys of ``untitled`` (key -> starts of its untitled mentions) used as common nouns:
+    after *a / an* (or, for a name and its plural counted together, *some / many / every /
+    each*: "so many Hallow Eves", "some Hallow Eve games", a feast, not a person) at least twice
+    and in at least a quarter of those mentions, plus their plurals (key + "s"). Names of one
+    word only for *a / an* ("a Samana"; "a Mr Smith" is titled, "an Ideal Husband" a title)."""
     nouns = set()
     for key, starts in untitled.items():
-        if " " in key or not starts or not text:
+        if not starts or not text:
             continue
-        hits, share = _share_after(starts, text, _INDEFINITE)
-        if hits >= 2 and share >= 0.25:
+        hits, share = (0, 0.0) if " " in key else _share_after(starts, text, _INDEFINITE)
+        both = [*starts, *untitled.get(key + "s", ())]
+        counted, part = _share_after(both, text, _QUANTIFIERS | _INDEFINITE)
+        if (hits >= 2 and share >= 0.25) or (counted >= 2 and part >= 0.25):
             nouns.add(key)
     return nouns | {key for key in untitled if key.endswith("s") and key[:-1] in nouns}
 
