@@ -46,7 +46,7 @@ from collections.abc import Iterable, Sequence
 from core.errors import ConfigError
 from core.generation.entity_labels import entity_label
 from core.generation.entity_labels import key_words as _words
-from core.generation.full_names import name_form_links, stray_namesakes
+from core.generation.full_names import mention_counts, name_form_links, stray_namesakes
 from core.generation.mentions import proper_noun_mentions, spacy_available, spacy_mentions
 from core.generation.name_address import names_ner_missed, vocative_links
 from core.generation.name_forms import (
@@ -108,9 +108,10 @@ def cluster_mentions(
             by_key[fold(m.core)].append(m)
     by_key = stray_namesakes(by_key)  # "Varvara" by "Varvara Andreevna": not the princess
     kept: dict[str, list[Mention]] = {}
+    counts = mention_counts(by_key)  # "Katerina Alexandrovna" with "... Levin": one name
     for key, ms in by_key.items():
-        mid = sum(not m.initial or bool(m.titles) for m in ms)
-        if len(ms) < min_mentions or (require_midsentence and mid == 0):
+        n, mid = counts[key]
+        if n < min_mentions or (require_midsentence and mid == 0):
             continue
         if " " not in key and "-" not in key and not any(m.titles for m in ms):
             if lowers.get(ms[0].core.lower(), 0) > mid or key in PLACE_WORDS:
@@ -123,7 +124,7 @@ def cluster_mentions(
         or mostly_after_prepositions([m.start for m in ms], text)
     }
     kept = {k: ms for k, ms in kept.items() if not _mostly_norp(ms) and not is_demonym(k, places)}
-    nouns = common_nouns({k: [m.start for m in ms if not m.titles] for k, ms in kept.items()}, text)
+    nouns = common_nouns({k: [m.start for m in v if not m.titles] for k, v in by_key.items()}, text)
     kept = {k: ms for k, ms in kept.items() if k not in nouns}
     uf = _UnionFind()
     reasons: dict[str, str] = {}
@@ -150,18 +151,17 @@ def cluster_mentions(
         uf.union(nick, full)
         reasons.setdefault(nick, why)
     for name, _into, why in name_form_links(kept, words, seen, uf.union, uf.find):  # "Kostya"
-        reasons.setdefault(name, why)
+        reasons[name] = why
     group_of = {k: uf.find(k) for k in kept}
     for pet, full, why in vocative_links(kept, words, group_of, text):  # "Dolly!" to her
         uf.union(pet, full)
         reasons.setdefault(pet, why)
         reasons.setdefault(full, why)
     group_size: Counter[str] = Counter()
-    for key in kept:
-        group_size[uf.find(key)] += size[key]
     absorbed: dict[str, list[str]] = defaultdict(list)
     members: dict[str, list[str]] = defaultdict(list)
     for key in kept:
+        group_size[uf.find(key)] += size[key]
         members[uf.find(key)].append(key)
     for key in kept:
         if not words[key] or words[key][-1] in PLACE_WORDS:

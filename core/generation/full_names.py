@@ -16,6 +16,13 @@ entities of the novel).
   writes no fuller name beginning with that first name (:func:`pet_name_links`): the rarer
   joins the most mentioned when at least half of its mentions are written within
   ``SCENE_WINDOW`` characters of that one's names (Levin's "Katya, I'm a criminal" to Kitty).
+* The other direction (:func:`diminutive_links`): a full name written at least twice, each time
+  with the diminutive within ``SCENE_WINDOW`` characters and no other diminutive of that first
+  name ("Katerina Alexandrovna Levin," answered the footman. / "Kitty! Kitty, whom ...": Kitty
+  is too often far from her two full names for the first direction), joins the diminutive.
+* Counting (:func:`mention_counts`): "Katerina Alexandrovna" and "Katerina Alexandrovna Levin"
+  count together for the clustering's thresholds, and a name with a patronymic counts
+  sentence-first too ("“Varvara Andreevna and he must sing ...”").
 """
 
 from __future__ import annotations
@@ -75,10 +82,38 @@ def diminutive_links(
         group = groups.pop()
         starts = sorted(m.start for k in words if group_of(k) == group for m in kept[k])
         near = sum(_within(starts, m.start, window) for m in kept[key])
+        into = max(fulls, key=lambda k: (len(kept[k]), -len(words[k]), k))
         if near * 2 >= len(kept[key]):
-            into = max(fulls, key=lambda k: (len(kept[k]), k))
             links.append((key, into, f"diminutive of the one person named '{into}', nearby"))
+        elif _in_scenes_of(kept, fulls, key, words, window):  # the full name joins the pet's
+            why = f"written only in scenes of '{key}', its first name's diminutive, no other's"
+            links.append((into, key, why))
     return links
+
+
+def _in_scenes_of(
+    kept: Mapping[str, Sequence[Mention]],
+    fulls: Sequence[str],
+    pet: str,
+    words: Mapping[str, tuple[str, ...]],
+    window: int,
+) -> bool:
+    """Every mention (two at least) of the full names ``fulls`` has ``pet`` within ``window``
+    characters and no other kept diminutive of that first name: the full name is the pet
+    name's person ("Katerina Alexandrovna Levin," answered the footman. / "Kitty! Kitty, ...":
+    Kitty, 95 mentions, is too often far from her two full names for the other direction)."""
+    at = [m.start for k in fulls for m in kept[k]]
+    firsts = set(RUSSIAN_DIMINUTIVES[words[pet][0]])
+    others = sorted(
+        m.start
+        for k, w in words.items()
+        if k != pet and len(w) == 1 and firsts & set(RUSSIAN_DIMINUTIVES.get(w[0], ()))
+        for m in kept[k]
+    )
+    own = sorted(m.start for m in kept[pet])
+    return len(at) >= 2 and all(
+        _within(own, a, window) and not _within(others, a, window) for a in at
+    )
 
 
 def name_form_links(
@@ -109,23 +144,23 @@ def pet_name_links(
     window: int = SCENE_WINDOW,
 ) -> list[tuple[str, str, str]]:
     """``(pet name, into, reason)``: two known diminutives of one first name ("Katya", "Kitty":
-    Katerina) where the text writes no name of two words or more beginning with that first name
-    (else :func:`diminutive_links` decides): each joins the most mentioned of them when at least
+    Katerina) where every name of two words or more beginning with that first name the text
+    writes is already the most mentioned one's (else :func:`diminutive_links` decides): each
+    joins the most mentioned of them when at least
     half of its mentions are within ``window`` characters of a mention of that one's group."""
     pets = sorted(k for k, w in words.items() if len(w) == 1 and w[0] in RUSSIAN_DIMINUTIVES)
     links = []
     for key in pets:
         first = set(RUSSIAN_DIMINUTIVES[key])
-        if any(len(w) > 1 and w[0] in first for w in words.values()):
-            continue
         same = [k for k in pets if first & set(RUSSIAN_DIMINUTIVES[k])]
         host = max(same, key=lambda k: (len(kept[k]), k))
-        if group_of(key) == group_of(host):
+        fuller = [k for k, w in words.items() if len(w) > 1 and w[0] in first]
+        if group_of(key) == group_of(host) or {group_of(k) for k in fuller} - {group_of(host)}:
             continue
         starts = sorted(m.start for k in words if group_of(k) == group_of(host) for m in kept[k])
         near = sum(_within(starts, m.start, window) for m in kept[key])
         if near * 2 >= len(kept[key]):
-            why = f"pet name of the same first name as '{host}', nearby; no fuller name has it"
+            why = f"pet name of the same first name as '{host}', nearby; no other person's fuller name has it"
             links.append((key, host, why))
     return links
 
@@ -160,3 +195,23 @@ def _within(ordered: Sequence[int], at: int, window: int) -> bool:
     """One of the sorted ``ordered`` offsets lies within ``window`` characters of ``at``."""
     i = bisect.bisect_left(ordered, at - window)
     return i < len(ordered) and ordered[i] <= at + window
+
+
+def mention_counts(by_key: Mapping[str, Sequence[Mention]]) -> dict[str, tuple[int, int]]:
+    """Each key's ``(mentions, mentions not sentence-first or titled)`` for the clustering's
+    thresholds. A first name + patronymic ("katerina alexandrovna") and its "First Patronymic
+    Surname" forms ("katerina alexandrovna levin") count together, one person's name written
+    once each; a name with a patronymic is a name wherever it stands (sentence-first too)."""
+    words = {k: k.split() for k in by_key}
+    pooled: dict[str, list[str]] = {k: [k] for k in by_key}
+    for key, w in words.items():
+        first = " ".join(w[:2])
+        if len(w) == 3 and is_patronymic(w[1]) and first in by_key:
+            pooled[key].append(first)
+            pooled[first].append(key)
+    counts = {}
+    for key, w in words.items():
+        ms = [m for k in pooled[key] for m in by_key[k]]
+        named = len(w) > 1 and is_patronymic(w[1])
+        counts[key] = (len(ms), sum(named or not m.initial or bool(m.titles) for m in ms))
+    return counts

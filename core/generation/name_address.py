@@ -18,12 +18,14 @@ full name.
   candidates. A vocative with exactly one candidate is a vote for it, unless the narrator names
   that one in the vocative's own paragraph (“Kitty!” said Darya Alexandrovna: the speaker). ``V`` joins
   the best-voted name when it has at least two votes, at least a third of ``V``'s vocatives
-  and more than twice the votes of any other. A shared word is never evidence here.
+  and more than twice the votes of any other. A shared word is never evidence here, and a
+  known diminutive ("Kitty": Katerina) votes only for a name of its own first name.
 * Names NER never tags (:func:`names_ner_missed`): spaCy leaves out "Dolly" (10 times in the
   bundled *Anna Karenina* excerpt) and tags "Stiva" once, as an ORG, so they vanished from the
   spaCy path. The built-in finder's mentions of a one-word name that the text equates with a
   full name ("—Stiva, as he was called") or says as a vocative at least twice, with a known
-  gender, are added where no NER mention lies, marked as a person's.
+  gender, are added where no NER mention lies, marked as a person's; so are its mentions of a
+  name with a patronymic ("Katerina Alexandrovna", which spaCy leaves out).
 """
 
 from __future__ import annotations
@@ -33,7 +35,12 @@ import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
 
-from core.generation.name_forms import equated_nicks, is_patronymic
+from core.generation.name_forms import (
+    FEMALE_PATRONYMIC,
+    RUSSIAN_DIMINUTIVES,
+    equated_nicks,
+    is_patronymic,
+)
 from core.generation.names import Mention, fold
 
 #: How far (characters, about a page) from a vocative its scene's names are looked for.
@@ -46,7 +53,6 @@ _BEFORE = re.compile(r"(?:“|[,.!?…][ \t]+)$")
 _AFTER = re.compile(r"^(?:[!?]|,[ \t]|[.…]*[”\"])")
 _PRONOUN = re.compile(r"\b(he|him|his|himself|she|her|hers|herself)\b", re.I)
 _SENTENCE_END = re.compile(r"[.!?](?:[”’\"]|\s|$)")
-_FEMALE = re.compile(r"(?:ovna|evna|ichna)$")
 
 
 def quoted(text: str, start: int) -> bool:
@@ -89,7 +95,7 @@ def patronymic_gender(words: Sequence[str]) -> str:
     patronymic)."""
     if len(words) < 2 or not is_patronymic(words[1]):
         return ""
-    return "f" if _FEMALE.search(words[1]) else "m"
+    return "f" if FEMALE_PATRONYMIC.search(words[1]) else "m"
 
 
 def vocative_links(
@@ -117,12 +123,15 @@ def vocative_links(
         if not gender:
             continue
         votes: Counter[str] = Counter()
+        own = RUSSIAN_DIMINUTIVES.get(w[0])  # "Kitty" (Katerina) is said to no Darya
         for m in said:
             para = _paragraph(text, m.start)
             near = {
                 group_of[k]
                 for k, g in full.items()
-                if g == gender and _within(starts[k], m.start, window)
+                if g == gender
+                and _within(starts[k], m.start, window)
+                and (own is None or words[k][0] in own)
             }
             speakers = {  # named by the narrator in the vocative's own paragraph: its speaker
                 group_of[k] for k in full if _between(starts[k], *para)
@@ -166,14 +175,18 @@ def names_ner_missed(ner: Sequence[Mention], found: Sequence[Mention], text: str
     by_key: dict[str, list[Mention]] = {}
     for m in found:
         i = bisect.bisect_left(ends, m.start + 1)  # the first NER mention ending after m starts
-        if " " in m.core or (i < len(taken) and taken[i][0] < m.end):
+        if i < len(taken) and taken[i][0] < m.end:
             continue
         by_key.setdefault(fold(m.core), []).append(m)
     nicks = equated_nicks(text)
     out: list[Mention] = []
     for key, ms in by_key.items():
-        said = sum(is_vocative(text, m) for m in ms)
-        if key in nicks or (said >= 2 and pronoun_gender(ms, text)):
+        said = sum(is_vocative(text, m) for m in ms) if " " not in key else 0
+        if (
+            key in nicks
+            or (said >= 2 and pronoun_gender(ms, text))
+            or patronymic_gender(key.split())
+        ):
             for m in ms:
                 m.cue = "PERSON"
             out += ms

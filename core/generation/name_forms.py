@@ -43,6 +43,8 @@ from collections.abc import Set as AbstractSet
 
 from core.generation.names import Mention, fold
 
+#: A woman's patronymic ending ("Alexandrovna"); the others are a man's.
+FEMALE_PATRONYMIC = re.compile(r"(?:ovna|evna|ichna)$")
 PATRONYMIC = re.compile(r"^[a-z]{3,}(?:ovitch|evitch|ovich|evich|ovna|evna|ichna)$|^[a-z]{3,}itch$")
 
 #: Common Russian diminutives -> full first names (small on purpose; folded, transliterations
@@ -65,6 +67,7 @@ RUSSIAN_DIMINUTIVES: dict[str, tuple[str, ...]] = {
 DEMONYM_SUFFIXES = ("ers", "er", "ians", "ian", "ans", "an", "ese", "ites", "ite")
 PLACE_PREPOSITIONS = frozenset({"at", "in", "to"})
 _INDEFINITE = frozenset({"a", "an"})
+_QUANTIFIERS = frozenset({"some", "many", "every", "each"})
 _DEFINITE = frozenset({"the"})
 
 
@@ -94,12 +97,14 @@ def patronymic_links(
             surnames[w[2]].add(f"{w[0]} {w[1]}")
     links = []
     for surname, fulls in surnames.items():
-        full = next(iter(fulls)) if len(fulls) == 1 else ""
+        # the bare (masculine) surname is the one man's: "Levin", not "Katerina Alexandrovna Levin"
+        men = {f for f in fulls if not FEMALE_PATRONYMIC.search(f.split()[1])}
+        full = next(iter(fulls)) if len(fulls) == 1 else next(iter(men)) if len(men) == 1 else ""
         if full in keys and surname in keys:
             links.append((surname, full, "surname written with first name + patronymic"))
-            if f"{full} {surname}" in keys:
-                links.append((f"{full} {surname}", full, "first name + patronymic + surname"))
-    for key, w in keys.items():
+    for key, w in keys.items():  # "Katerina Alexandrovna Levin": whatever other Levins
+        if len(w) == 3 and is_patronymic(w[1]) and f"{w[0]} {w[1]}" in keys:
+            links.append((key, f"{w[0]} {w[1]}", "first name + patronymic + surname"))
         if len(w) != 1:
             continue
         targets = [f for first in RUSSIAN_DIMINUTIVES.get(w[0], ()) for f in forms.get(first, [])]
@@ -261,15 +266,19 @@ def _share_after(starts: Sequence[int], text: str, words: frozenset[str]) -> tup
 
 
 def common_nouns(untitled: Mapping[str, Sequence[int]], text: str) -> set[str]:
-    """The one-word keys of ``untitled`` (key -> starts of its untitled mentions) used as common
-    nouns: after *a / an* at least twice and in at least a quarter of those mentions, plus
-    their plurals (key + "s")."""
+    """The keys of ``untitled`` (key -> starts of its untitled mentions) used as common nouns:
+    after *a / an* (or, for a name and its plural counted together, *some / many / every /
+    each*: "so many Hallow Eves", "some Hallow Eve games", a feast, not a person) at least twice
+    and in at least a quarter of those mentions, plus their plurals (key + "s"). Names of one
+    word only for *a / an* ("a Samana"; "a Mr Smith" is titled, "an Ideal Husband" a title)."""
     nouns = set()
     for key, starts in untitled.items():
-        if " " in key or not starts or not text:
+        if not starts or not text:
             continue
-        hits, share = _share_after(starts, text, _INDEFINITE)
-        if hits >= 2 and share >= 0.25:
+        hits, share = (0, 0.0) if " " in key else _share_after(starts, text, _INDEFINITE)
+        both = [*starts, *untitled.get(key + "s", ())]
+        counted, part = _share_after(both, text, _QUANTIFIERS | _INDEFINITE)
+        if (hits >= 2 and share >= 0.25) or (counted >= 2 and part >= 0.25):
             nouns.add(key)
     return nouns | {key for key in untitled if key.endswith("s") and key[:-1] in nouns}
 

@@ -6,6 +6,9 @@ edition), paragraphs of *Araby* and *The Dead* (``tests/data/unseen_books/SOURCE
 * "Johnny", the grandfather's horse ("a horse by the name of Johnny", "harnessed Johnny"), has a
   horse's word near most of its mentions and never speaks: OTHER. Mary Jane, whose two mentions
   here are as near those words, speaks ("said Mary Jane"): still a PERSON.
+* "Hallow Eve", the feast of *Clay* ("so many Hallow Eves", "about Hallow Eve", "some Hallow
+  Eve games"; ``dubliners_utf8_clay.txt``), is written after *many* and *some*, as a common noun
+  is: no entity (spaCy called it a PERSON). Maria, Joe and Alphy stay people.
 """
 
 from __future__ import annotations
@@ -73,3 +76,14 @@ def test_a_horse_that_speaks_is_a_person():
     speaking = text + "“Hay, please,” said Dobbin by the horse."
     ms = [_mention(speaking, "Dobbin", i) for i in range(3)]
     assert entity_label(ms, "Dobbin", speaking) == "PERSON"
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_a_feast_written_after_some_and_many_is_no_one(method):
+    body = clean_gutenberg(read_text_file(TEXT.with_name("dubliners_utf8_clay.txt"))).body
+    assert "so many Hallow\nEves" in body and "some Hallow Eve games" in body
+    spans = [(p.start, p.end) for p in split_passages(body)]
+    ents = {e.name: e for e in extract_entities(body, method, spans=spans)[0]}
+    assert not [n for n in ents if "Hallow" in n], sorted(ents)
+    assert {"Maria", "Joe", "Alphy"} <= set(ents)
+    assert ents["Maria"].label == ents["Joe"].label == "PERSON"
