@@ -117,52 +117,52 @@ def decision_area() -> None:
         marks = caching.team_marks(db)  # kept up to date, not read in full (issue 37)
         queue = verdict_queue(db, who, items, identical=same, marks=marks)
         progress = verdict_progress(db, who, items, queue, marks)  # done of done + my queue
-        head = st.empty()  # the progress line, once the item shown is known
+        wanted, unlinked = links.deep_link_id(), False
+        if wanted:
+            mine = [k for k in queue if split_pair_key(k)[0] == wanted]
+            anyone = [k for k in items if split_pair_key(k)[0] == wanted]
+            current: str | None = next(iter(mine or anyone), None)
+            if current is None:
+                unlinked, current = True, queue[0] if queue else None
+        else:
+            current = queue[0] if queue else None
+        headline = (  # the progress line is drawn once the item shown is known: one element
+            str(progress)
+            if current is None
+            else queue_headline(
+                progress, queue, current, "a verdict stores and opens the next pair"
+            )
+        )
+        st.progress(progress.done / progress.total if progress.total else 0.0, text=headline)
         st.caption(KEYS_HINT)
 
         last = st.session_state.get("sbs_last")
-        if last:
+        if last:  # icon="": no search of the text for a leading emoji (1.5 ms a label, issue 37)
             q_short = escape_markdown(render.short(last["q"]))
             names = (
                 f"A was **{escape_markdown(last['item']['system_a'])}**, B was "
                 f"**{escape_markdown(last['item']['system_b'])}**."
             )
             if last["verdict"] == "skip":
-                st.info(f"Skipped '{q_short}' (not counted as done).")
+                st.info(f"Skipped '{q_short}' (not counted as done).", icon="")
             else:
-                st.success(f"Stored: **{md(LABELS[last['verdict']])}** on '{q_short}'. {names}")
+                st.success(
+                    f"Stored: **{md(LABELS[last['verdict']])}** on '{q_short}'. {names}", icon=""
+                )
                 if st.session_state.get("sbs_reveal"):
                     st.dataframe(auto_verdicts_shown(db, last["item"]), hide_index=True)
         if notice := st.session_state.pop("sbs_notice", None):
             st.toast(md(notice))
         if error := st.session_state.pop("sbs_error", None):
             st.error(md(error))
-
-        wanted = links.deep_link_id()
-        if wanted:
-            mine = [k for k in queue if split_pair_key(k)[0] == wanted]
-            anyone = [k for k in items if split_pair_key(k)[0] == wanted]
-            current: str | None = next(iter(mine or anyone), None)
-            if current is None:
-                st.warning("The linked question has no side-by-side pair; showing your queue.")
-                current = queue[0] if queue else None
-        else:
-            current = queue[0] if queue else None
+        if unlinked:
+            st.warning("The linked question has no side-by-side pair; showing your queue.")
 
         if current is None:
-            head.progress(
-                progress.done / progress.total if progress.total else 0.0, text=str(progress)
-            )
             st.success("Your side-by-side queue is empty.")
             st.button("Undo", key="sbs_undo", shortcut="U", on_click=_undo)
             st.stop()
 
-        head.progress(
-            progress.done / progress.total if progress.total else 0.0,
-            text=queue_headline(
-                progress, queue, current, "a verdict stores and opens the next pair"
-            ),
-        )
         item = blind_item(db, current, who)
         q = question_text(db, item["question_id"])
         question = q.get("question", "")
