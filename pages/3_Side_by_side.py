@@ -42,6 +42,11 @@ KEYS_HINT = (
     "**S** skip · **U** undo · **G** guidelines"
 )
 
+#: Session key: this run's button action stored, skipped or undid a label, so it checked the
+#: sign-in against the database moments ago (in its transaction): the decision area does not
+#: read it again (two statements a label, issue 37).
+CHECKED = "sbs_signed_in_checked"
+
 frame.setup("Side by side")
 workspace.compact()
 shortcuts.keys_after_choices()
@@ -62,6 +67,7 @@ def _store(item: dict[str, Any], verdict: str, question: str) -> None:
             st.session_state["sbs_error"] = str(exc)
             return
     st.session_state["sbs_last"] = {"id": jid, "verdict": verdict, "item": item, "q": question}
+    st.session_state[CHECKED] = True
     st.session_state["sbs_scroll"] = True
     st.query_params.pop("q", None)
 
@@ -75,6 +81,7 @@ def _skip(item: dict[str, Any], question: str) -> None:
             st.session_state["sbs_error"] = f"Skip: {exc}"  # busy: the item stays, nothing stored
             return
     st.session_state["sbs_last"] = {"verdict": "skip", "item": item, "q": question}
+    st.session_state[CHECKED] = True
     st.session_state["sbs_scroll"] = True
     st.query_params.pop("q", None)
 
@@ -88,6 +95,7 @@ def _undo() -> None:
             st.session_state["sbs_error"] = f"Undo: {exc}"
             return
     st.session_state.pop("sbs_last", None)
+    st.session_state[CHECKED] = True
     st.session_state["sbs_notice"] = (
         "Withdrawn your last verdict or skip (a superseding row was added); the item is back "
         "in your queue."
@@ -102,11 +110,13 @@ def decision_area() -> None:
     """Everything a verdict changes: progress, the last verdict's line, the item and its
     buttons. A key reruns this fragment alone, not the page (issue 37: the sign-in, the
     navigation and the page's frame are not run again for each label)."""
+    checked = st.session_state.pop(CHECKED, False)  # this run's action checked the sign-in
     with connection.database() as db:
-        try:  # a fragment run skips the page's sign-in check: one ended or revoked since
-            authorise(db, user)  # reruns the whole page, whose sign-in says so
-        except WorkbenchError:
-            st.rerun()
+        if not checked:
+            try:  # a fragment run skips the page's sign-in check: one ended or revoked since
+                authorise(db, user)  # reruns the whole page, whose sign-in says so
+            except WorkbenchError:
+                st.rerun()
         items, same = caching.cached_answers_each(db, pairwise_items, identical_items)
         if not items:
             st.info(
