@@ -126,10 +126,26 @@ def _file_id(path: str) -> tuple[int, ...]:
     return (stat.st_dev, stat.st_ino)
 
 
-@st.cache_resource(show_spinner=False, max_entries=32)
+#: (path, file identity) -> the one :class:`TeamMarks` of that database file in this process
+#: (the :data:`MARKS_KEPT` latest). A plain dictionary, not ``st.cache_resource``, whose lookup
+#: hashes its arguments each call: 1.6 % of a Side by side label's server CPU (issue 37).
+_TEAM_MARKS: dict[tuple[str, tuple[int, ...]], TeamMarks] = {}
+MARKS_KEPT = 32
+_marks_lock = threading.Lock()
+
+
 def _team_marks(path: str, file_id: tuple[int, ...]) -> TeamMarks:
     """One thread-safe incremental side-by-side marks table per database file."""
-    return TeamMarks()
+    key = (path, file_id)
+    found = _TEAM_MARKS.get(key)
+    if found is None:
+        with _marks_lock:
+            found = _TEAM_MARKS.get(key)
+            if found is None:
+                found = _TEAM_MARKS[key] = TeamMarks()
+                while len(_TEAM_MARKS) > MARKS_KEPT:  # the oldest file first
+                    del _TEAM_MARKS[next(iter(_TEAM_MARKS))]
+    return found
 
 
 def team_marks(db: Database) -> Marks:

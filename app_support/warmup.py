@@ -13,12 +13,19 @@ import streamlit as st
 from streamlit.logger import get_logger
 from streamlit.runtime.scriptrunner import add_script_run_ctx, get_script_run_ctx
 
-from app_support.caching import cached_judgments, cached_view, live_leaderboard
+from app_support.caching import (
+    cached_answers_each,
+    cached_judgments,
+    cached_view,
+    live_leaderboard,
+)
 from app_support.connection import db_path, served
+from core.annotation.pairwise import identical_items, pairwise_items, split_pair_key
 from core.annotation.task_names import SIDE_BY_SIDE_TASK
 from core.store.database import opened, postgres_url
 from core.store.engine import Database
 from core.store.planner import optimize
+from core.views.evidence_panel import warm_indexes
 from core.views.figures import agreement_overview
 from core.views.gold import gold_agreement, gold_size, people_agreement
 from core.views.leaderboard import PAGE_RANKING, pairwise_raters
@@ -41,7 +48,9 @@ def warm_views(db: Database) -> None:
     reads every judgment: Agreement's first tab (the rater pairs and the gold block), the live
     leaderboard's default board (and its rater list), the Team page's table and the Rater
     validation page's report (the alt-test for every auto-rater, at the task's remembered
-    epsilon, and the items-needed simulation of the rater its first tab shows)."""
+    epsilon, and the items-needed simulation of the rater its first tab shows). And Side by
+    side's items and the BM25 indexes of their documents (:func:`warm_indexes`): otherwise the
+    label that first shows a document's item builds its index (issue 37)."""
     cached_judgments(db, agreement_overview, AGREEMENT_KIND)
     for fn in (people_agreement, gold_size, gold_agreement):
         cached_view(db, fn, GOLD_TASK)
@@ -53,6 +62,8 @@ def warm_views(db: Database) -> None:
     report = cached_view(db, report_for_choice, choice, rater_task, False)
     for sec in report["raters"][:1]:  # the simulation of the tab the page opens on
         cached_view(db, rater_needed_for_choice, choice, rater_task, sec["rater"])
+    items, _ = cached_answers_each(db, pairwise_items, identical_items)
+    warm_indexes(db, dict.fromkeys(split_pair_key(key)[0] for key in items))
 
 
 def _warm_up(path: str) -> None:

@@ -42,6 +42,11 @@ KEYS_HINT = (
     "**S** skip · **U** undo · **G** guidelines"
 )
 
+#: Session key: this run's button action stored, skipped or undid a label, so it checked the
+#: sign-in against the database moments ago (in its transaction): the decision area does not
+#: read it again (two statements a label, issue 37).
+CHECKED = "sbs_signed_in_checked"
+
 frame.setup("Side by side")
 workspace.compact()
 shortcuts.keys_after_choices()
@@ -62,6 +67,7 @@ def _store(item: dict[str, Any], verdict: str, question: str) -> None:
             st.session_state["sbs_error"] = str(exc)
             return
     st.session_state["sbs_last"] = {"id": jid, "verdict": verdict, "item": item, "q": question}
+    st.session_state[CHECKED] = True
     st.session_state["sbs_scroll"] = True
     st.query_params.pop("q", None)
 
@@ -75,6 +81,7 @@ def _skip(item: dict[str, Any], question: str) -> None:
             st.session_state["sbs_error"] = f"Skip: {exc}"  # busy: the item stays, nothing stored
             return
     st.session_state["sbs_last"] = {"verdict": "skip", "item": item, "q": question}
+    st.session_state[CHECKED] = True
     st.session_state["sbs_scroll"] = True
     st.query_params.pop("q", None)
 
@@ -88,6 +95,7 @@ def _undo() -> None:
             st.session_state["sbs_error"] = f"Undo: {exc}"
             return
     st.session_state.pop("sbs_last", None)
+    st.session_state[CHECKED] = True
     st.session_state["sbs_notice"] = (
         "Withdrawn your last verdict or skip (a superseding row was added); the item is back "
         "in your queue."
@@ -102,11 +110,13 @@ def decision_area() -> None:
     """Everything a verdict changes: progress, the last verdict's line, the item and its
     buttons. A key reruns this fragment alone, not the page (issue 37: the sign-in, the
     navigation and the page's frame are not run again for each label)."""
+    checked = st.session_state.pop(CHECKED, False)  # this run's action checked the sign-in
     with connection.database() as db:
-        try:  # a fragment run skips the page's sign-in check: one ended or revoked since
-            authorise(db, user)  # reruns the whole page, whose sign-in says so
-        except WorkbenchError:
-            st.rerun()
+        if not checked:
+            try:  # a fragment run skips the page's sign-in check: one ended or revoked since
+                authorise(db, user)  # reruns the whole page, whose sign-in says so
+            except WorkbenchError:
+                st.rerun()
         items, same = caching.cached_answers_each(db, pairwise_items, identical_items)
         if not items:
             st.info(
@@ -117,52 +127,52 @@ def decision_area() -> None:
         marks = caching.team_marks(db)  # kept up to date, not read in full (issue 37)
         queue = verdict_queue(db, who, items, identical=same, marks=marks)
         progress = verdict_progress(db, who, items, queue, marks)  # done of done + my queue
-        head = st.empty()  # the progress line, once the item shown is known
+        wanted, unlinked = links.deep_link_id(), False
+        if wanted:
+            mine = [k for k in queue if split_pair_key(k)[0] == wanted]
+            anyone = [k for k in items if split_pair_key(k)[0] == wanted]
+            current: str | None = next(iter(mine or anyone), None)
+            if current is None:
+                unlinked, current = True, queue[0] if queue else None
+        else:
+            current = queue[0] if queue else None
+        headline = (  # the progress line is drawn once the item shown is known: one element
+            str(progress)
+            if current is None
+            else queue_headline(
+                progress, queue, current, "a verdict stores and opens the next pair"
+            )
+        )
+        st.progress(progress.done / progress.total if progress.total else 0.0, text=headline)
         st.caption(KEYS_HINT)
 
         last = st.session_state.get("sbs_last")
-        if last:
+        if last:  # icon="": no search of the text for a leading emoji (1.5 ms a label, issue 37)
             q_short = escape_markdown(render.short(last["q"]))
             names = (
                 f"A was **{escape_markdown(last['item']['system_a'])}**, B was "
                 f"**{escape_markdown(last['item']['system_b'])}**."
             )
             if last["verdict"] == "skip":
-                st.info(f"Skipped '{q_short}' (not counted as done).")
+                st.info(f"Skipped '{q_short}' (not counted as done).", icon="")
             else:
-                st.success(f"Stored: **{md(LABELS[last['verdict']])}** on '{q_short}'. {names}")
+                st.success(
+                    f"Stored: **{md(LABELS[last['verdict']])}** on '{q_short}'. {names}", icon=""
+                )
                 if st.session_state.get("sbs_reveal"):
                     st.dataframe(auto_verdicts_shown(db, last["item"]), hide_index=True)
         if notice := st.session_state.pop("sbs_notice", None):
             st.toast(md(notice))
         if error := st.session_state.pop("sbs_error", None):
             st.error(md(error))
-
-        wanted = links.deep_link_id()
-        if wanted:
-            mine = [k for k in queue if split_pair_key(k)[0] == wanted]
-            anyone = [k for k in items if split_pair_key(k)[0] == wanted]
-            current: str | None = next(iter(mine or anyone), None)
-            if current is None:
-                st.warning("The linked question has no side-by-side pair; showing your queue.")
-                current = queue[0] if queue else None
-        else:
-            current = queue[0] if queue else None
+        if unlinked:
+            st.warning("The linked question has no side-by-side pair; showing your queue.")
 
         if current is None:
-            head.progress(
-                progress.done / progress.total if progress.total else 0.0, text=str(progress)
-            )
             st.success("Your side-by-side queue is empty.")
             st.button("Undo", key="sbs_undo", shortcut="U", on_click=_undo)
             st.stop()
 
-        head.progress(
-            progress.done / progress.total if progress.total else 0.0,
-            text=queue_headline(
-                progress, queue, current, "a verdict stores and opens the next pair"
-            ),
-        )
         item = blind_item(db, current, who)
         q = question_text(db, item["question_id"])
         question = q.get("question", "")

@@ -5,12 +5,14 @@ session across reloads is tested in tests/app/test_team_browser.py.)"""
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import pytest
 from browser_support import build_fixture_db, unescaped
 from streamlit.testing.v1 import AppTest
 
+from core.annotation import identity, pairwise
 from core.annotation.identity import sign_in_token
 from core.annotation.pairwise import blind_item, submit_verdict
 from core.annotation.tasks import task_items
@@ -310,3 +312,39 @@ def test_team_page_gold_sources_for_admins(team):
     )
     ok(button(at, "Stop being gold source").click().run())
     assert count(path, "select count(*) from gold_sources where action = 'remove'") == 1
+
+
+def test_a_label_checks_the_sign_in_once(team, monkeypatch):
+    """The decision area reads the sign-in again only when no action of the run just checked
+    it (issue 37): a verdict's run checks it once, in the verdict's transaction; a run without
+    an action checks it in the decision area; a revoked sign-in still writes nothing."""
+    path, tokens = team
+    calls: list[str] = []
+    real = identity.authorise
+
+    def counted(db, who, role="annotator"):
+        caller = Path(sys._getframe(1).f_code.co_filename).name
+        if caller != "signin.py":  # AppTest runs the whole page: its sign-in checks too
+            calls.append(caller)
+        return real(db, who, role)
+
+    monkeypatch.setattr(identity, "authorise", counted)  # the page's name for it
+    monkeypatch.setattr(pairwise, "authorise", counted)  # the verdict's transaction
+    at = opened(SBS, token=tokens["alice"])
+    calls.clear()
+    ok(at.run())  # no action: the decision area checks
+    assert calls == ["3_Side_by_side.py"]
+    calls.clear()
+    _verdict(at, "A")  # an action: its transaction checks, the decision area does not again
+    assert calls == ["pairwise.py"]
+    calls.clear()
+    ok(at.run())
+    assert calls == ["3_Side_by_side.py"]
+    before = count(path, HUMAN)
+    db = open_db(path)
+    revoke_account(db, "alice")
+    db.conn.close()
+    found = button(at, VERDICTS["B"][0])
+    found.click().run()
+    assert count(path, HUMAN) == before  # refused in the transaction, nothing stored
+    assert not verdict_buttons(at)  # and the page then shows the sign-in, not the item

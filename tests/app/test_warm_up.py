@@ -12,6 +12,7 @@ from test_app_pages import ok, page
 
 import core.views.preload as preload_module
 from app_support import warmup
+from core.corpus import retrieval
 from core.store.database import opened
 from core.views import figures, gold, leaderboard, team
 from core.views.live_leaderboard import StoreLeaderboard
@@ -84,6 +85,23 @@ def test_the_pages_first_views_are_the_warmed_ones(warmed_db, monkeypatch, path)
     )
     at = ok(page(path, annotator=None))
     assert at.title  # the page rendered, from the warm-up's results
+
+
+def test_side_by_side_shows_evidence_from_the_warmed_indexes(fixture_db, monkeypatch):
+    """The warm-up builds the BM25 index of every side-by-side item's document, so a label
+    that opens an item with evidence builds none (issue 37)."""
+    path, _ = fixture_db
+    retrieval.clear_cache()
+    with opened(str(path)) as db:
+        warmup.warm_views(db)
+    assert retrieval.cache_info()["size"] == 2  # the fixture's story and its summary
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("a BM25 index built by the page: the warm-up missed it")
+
+    monkeypatch.setattr(retrieval, "BM25Index", refuse)
+    at = ok(page("pages/3_Side_by_side.py"))
+    assert any("Evidence" in m.value for m in at.markdown)  # the item's evidence was shown
 
 
 def test_an_unwarmed_view_is_computed_by_its_page(warmed_db, monkeypatch):

@@ -15,7 +15,8 @@ from core.annotation.disputes import (
     withdraw_last_resolution,
 )
 from core.annotation.identity import sign_in_open
-from core.annotation.pairwise import blind_item, verdict_queue
+from core.annotation.pairwise import blind_item, pairwise_items, split_pair_key, verdict_queue
+from core.corpus import retrieval
 from core.corpus.retrieval import get_index
 from core.errors import InputError
 from core.store.database import open_db
@@ -26,6 +27,7 @@ from core.views.evidence_panel import (
     evidence_query,
     matched_words,
     passage_window,
+    warm_indexes,
 )
 from core.views.guidelines import TASKS, task_guideline
 from core.views.judgments import auto_verdicts_shown, question_text, swap_ab
@@ -95,6 +97,24 @@ def test_matched_words_follow_the_stemmer_and_skip_stop_words():
     assert "running" in words and "castles" in words
     assert "The" not in words and "ran" not in words
     assert matched_words("anything", set()) == []
+
+
+def test_warm_indexes_builds_each_document_once_within_the_cache_budget(fdb, monkeypatch):
+    db, _ = fdb
+    questions = sorted({split_pair_key(k)[0] for k in pairwise_items(db)})
+    docs = {d for q in questions for d, _ in searchable_documents(db, q)}
+    assert len(docs) == 2  # the fixture's story and its summary
+    retrieval.clear_cache()
+    assert warm_indexes(db, questions) == 2
+    assert retrieval.cache_info()["size"] == 2
+    assert warm_indexes(db, questions) == 0  # built already: nothing built again
+    # a budget of one index: the first is built, the second would push it out, so it stops
+    retrieval.clear_cache()
+    monkeypatch.setattr(retrieval, "CACHE_SIZE", 1)
+    monkeypatch.setattr(retrieval, "CACHE_PASSAGES", 1)
+    assert warm_indexes(db, questions) == 1
+    assert retrieval.cache_info()["size"] == 1
+    retrieval.clear_cache()
 
 
 def test_passage_window_reads_further_and_clamps_at_the_ends(fdb):
