@@ -2,8 +2,8 @@
 status or kind (``status``, ``kind``, ``rater_kind``, ``verdict``, ...) is compared with a string
 literal that spells one of its enum's values; the comparison names the member
 (``JudgmentKind.PAIRWISE``, not ``"pairwise"``). ``core/stats`` compares labels as text by design
-(statistics import nothing of the store: the import-linter contract), and ``core/store`` spells its
-own SQL."""
+(statistics import nothing of the store: the import-linter contract); the few store modules in
+:data:`ALLOWED` say why."""
 
 from __future__ import annotations
 
@@ -27,9 +27,23 @@ from core.store.reviews import ReviewDecision
 from core.store.runs import RunStatus
 
 ROOT = Path(__file__).resolve().parent.parent
-#: Where the rule holds: everything above the store (core/stats and core/store left out).
+#: Where the rule holds: the app, its pages and core (core/stats left out: labels as text).
 SCANNED = ("app.py", "app_support", "pages", "core")
-SKIPPED = ("core/stats/", "core/store/")
+SKIPPED = ("core/stats/",)
+_CYCLE = (
+    "imported by the module that defines the enum (core/store/{0}.py imports it), so it cannot "
+    "import the enum back; moving the store's enums to a leaf module would lift this"
+)
+#: A module still comparing a field with literal text -> why.
+ALLOWED = {
+    "core/store/judgment_queries.py": _CYCLE.format("judgments"),
+    "core/store/question_queries.py": _CYCLE.format("questions"),
+    "core/store/exam.py": "exam_grades.status (ok / error / unparsed of a grading call) has no "
+    "enum; the literal is not JudgmentStatus's though spelled alike",
+    "core/store/llm_batches.py": "llm_batch_items.status (pending / ok / error of a batch "
+    "item) has no enum; 'pending' only looks like QuestionStatus's",
+    "core/store/llm_cache.py": "llm_calls.status (ok / error of a model call) has no enum",
+}
 
 
 def _values(*enums: type[StrEnum]) -> frozenset[str]:
@@ -98,7 +112,12 @@ def _scanned_files() -> list[Path]:
     for name in SCANNED:
         top = ROOT / name
         out += [top] if top.is_file() else sorted(top.rglob("*.py"))
-    return [p for p in out if not str(p.relative_to(ROOT)).startswith(SKIPPED)]
+    return [
+        p
+        for p in out
+        if not str(p.relative_to(ROOT)).startswith(SKIPPED)
+        and str(p.relative_to(ROOT)) not in ALLOWED
+    ]
 
 
 def test_no_status_or_kind_is_compared_with_its_value_spelled_out() -> None:
@@ -124,3 +143,8 @@ if name == "pairwise": ...
 """
     found = literal_comparisons(planted, "m.py")
     assert [hit.split(":")[1] for hit in found] == ["2", "3", "4", "5", "6"]
+
+
+def test_every_allowed_module_still_needs_it() -> None:
+    stale = [name for name in ALLOWED if not literal_comparisons((ROOT / name).read_text(), name)]
+    assert not stale, f"no literal comparison left: remove from ALLOWED: {stale}"
