@@ -273,7 +273,7 @@ with connection.database() as db:
         mine = next((r for r in detail["reviews"] if r["annotator"] == who), None)
         titles = [d.get("title") or d["id"] for d in detail["documents"]]
         with st.form(f"review_{qid}", border=False):
-            checklist.checklist(fields, qid, (mine or {}).get("checklist") or {}, titles)
+            checklist.checklist(fields, qid, mine["checklist"] if mine else {}, titles)
             with workspace.decision_bar():  # stays in view (sticky) below the checklist
                 for (decision, title), key in zip(BUTTONS.items(), "AXE"):
                     st.form_submit_button(

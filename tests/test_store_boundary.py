@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from bound_sql import sql_rows
 
 from core.store.database import open_db
 
@@ -34,16 +35,12 @@ WRITE_VERBS = re.compile(r"(?i)\b(insert|update|delete|replace|create|drop|alter
 
 @cache
 def migrated_tables() -> frozenset[str]:
-    """Every table the migrations create (read from ``sqlite_master``)."""
+    """Every table and view the migrations create."""
     db = open_db(":memory:")
     try:
-        found = db.execute(
-            "select name from sqlite_master where type in ('table', 'view') "
-            "and name not like 'sqlite_%'"
-        ).fetchall()
+        return frozenset(db.table_names() + db.view_names())
     finally:
         db.conn.close()
-    return frozenset(r[0] for r in found)
 
 
 @cache
@@ -423,7 +420,7 @@ def test_write_guard_flags_a_planted_writing_view(fixture_db: tuple[Any, dict[st
         db.execute("insert into settings (key, value) values ('planted', '1')")
 
     def reads(db: Any, question_id: str) -> int:
-        return len(db.execute("select * from questions where id = ?", [question_id]).fetchall())
+        return len(sql_rows(db, "select * from questions where id = :id", id=question_id))
 
     writes, called = call_views(db, [writes_a_setting, reads], _sample_values(db, ids))
     assert called == 2 and len(writes) == 1 and "writes_a_setting" in writes[0]

@@ -45,8 +45,8 @@ def export_benchmark(args: argparse.Namespace) -> int:
     """Write the benchmark folder ``--out`` (see the module docstring)."""
     from core.cli.output_files import atomic_folder, checked_output_folder
     from core.store.database import opened
-    from core.views.benchmark import DEFAULT_STATUSES, BenchmarkOptions
     from core.views.benchmark_files import benchmark_files
+    from core.views.benchmark_records import DEFAULT_STATUSES, BenchmarkOptions
 
     if args.out is None:
         raise InputError("export benchmark needs --out DIR (the dataset folder to write)")

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from core.llm.reply_json import balanced_object, fenced_blocks, load_object
+from core.store.judgments import JudgmentKind
 
 ABSOLUTE = ("yes", "no")
 PAIRWISE = ("A", "B", "None")
@@ -136,9 +137,9 @@ def _from_dict(obj: dict[Any, Any], allowed: tuple[str, ...], method: str) -> Pa
 
 
 def _from_phrases(text: str, kind: str, allowed: tuple[str, ...]) -> ParsedReply | None:
-    patterns = _PHRASES_ABSOLUTE if kind == "absolute" else _PHRASES_PAIRWISE
+    patterns = _PHRASES_ABSOLUTE if kind == JudgmentKind.ABSOLUTE else _PHRASES_PAIRWISE
     found = set()
-    if kind != "absolute":
+    if kind != JudgmentKind.ABSOLUTE:
         # "Neither A nor B is better" must not read as "B is better".
         text, n = _NEITHER.subn(" ", text)
         if n and "None" in allowed:

@@ -41,6 +41,7 @@ from core.llm.offline_context import cited_passages, mask_markup
 from core.llm.registry import register
 from core.llm.similarity import cosine_to, embedder_name, match_threshold
 from core.llm.types import LLMRequest, LLMResponse, NeedsRealModelError
+from core.store.judgments import PairwiseVerdict
 
 WINDOW = 3
 QUESTION_WEIGHT = 0.5
@@ -132,13 +133,13 @@ def names_several(answer: str, candidates: Sequence[str]) -> bool:
     return len(named) >= 2
 
 
-def pairwise(score_a: float, score_b: float, threshold: float, tie: bool = True) -> str:
+def pairwise(score_a: float, score_b: float, threshold: float, tie: bool = True) -> PairwiseVerdict:
     """``None`` if both under threshold, ``Equal`` within TIE (when allowed), else the higher."""
     if score_a < threshold and score_b < threshold:
-        return "None"
+        return PairwiseVerdict.NONE
     if tie and abs(score_a - score_b) < TIE:
-        return "Equal"
-    return "A" if score_a > score_b else "B"
+        return PairwiseVerdict.EQUAL
+    return PairwiseVerdict.A if score_a > score_b else PairwiseVerdict.B
 
 
 class Baseline:
@@ -266,9 +267,11 @@ def lexical_task(request: LLMRequest) -> LLMResponse:
         )
     (sa, ea), (sb, eb) = (support(str(f[k])) for k in ("answer_a", "answer_b"))
     verdict = pairwise(sa, sb, thr)
-    evidence = (
-        ea if verdict == "A" else eb if verdict == "B" else (ea + eb if verdict == "Equal" else [])
-    )
+    evidence = {
+        PairwiseVerdict.A: ea,
+        PairwiseVerdict.B: eb,
+        PairwiseVerdict.EQUAL: ea + eb,
+    }.get(verdict, [])
     return _reply(
         {
             "verdict": verdict,
@@ -340,7 +343,7 @@ def similarity_task(request: LLMRequest) -> LLMResponse:
     return _reply(
         {
             "verdict": verdict,
-            "evidence": ea if verdict == "A" else eb if verdict == "B" else [],
+            "evidence": {PairwiseVerdict.A: ea, PairwiseVerdict.B: eb}.get(verdict, []),
             "explanation": f"cosine to the best context passage: A {sa:.2f}, B {sb:.2f}",
             "scores": [round(sa, 4), round(sb, 4)],
         },

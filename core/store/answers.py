@@ -102,7 +102,7 @@ def answered(db: Database, systems: Sequence[str]) -> set[tuple[str, str]]:
     if not systems:
         return set()
     query = sa.select(answers.c.question_id, answers.c.system).where(
-        answers.c.status != "error", answers.c.system.in_(list(systems))
+        answers.c.status != AnswerStatus.ERROR, answers.c.system.in_(list(systems))
     )
     return {(r[0], r[1]) for r in run(db, query).fetchall()}
 
@@ -133,7 +133,7 @@ _VERSION = sa.select(
     sa.func.coalesce(sa.func.max(answers.c.id), 0),
     sa.func.count(),
     sa.func.coalesce(sa.func.sum(sa.func.length(answers.c.text)), 0),
-    sa.func.count(sa.case((answers.c.status == "ok", 1))),
+    sa.func.count(sa.case((answers.c.status == AnswerStatus.OK, 1))),
 )
 
 
@@ -155,7 +155,7 @@ def answer_pairs(db: Database) -> list[dict[str, Any]]:
             b.c.text.label("text_2"),
         )
         .join_from(a, b, sa.and_(a.c.question_id == b.c.question_id, a.c.system < b.c.system))
-        .where(a.c.status == "ok", b.c.status == "ok")
+        .where(a.c.status == AnswerStatus.OK, b.c.status == AnswerStatus.OK)
         .order_by(a.c.question_id, a.c.system, b.c.system)
     )
     return all_rows(db, query)

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, Self
 import sqlalchemy as sa
 
 from core.store.answers import Answer
-from core.store.judgments import Judgment
+from core.store.judgments import Judgment, JudgmentStatus
 from core.store.label_rows import SKIPPED, WITHDRAWN
 from core.store.questions import Question
 from core.store.reviews import Review
@@ -98,7 +98,7 @@ def verdicts_of(db: Database, question_ids: Sequence[str]) -> list[Judgment]:
     status ok, a verdict, not superseded or withdrawn), by id."""
     j = judgments.alias("j")
     effective = sa.select(j).where(
-        not_superseded(judgments, j), j.c.status == "ok", j.c.verdict.is_not(None)
+        not_superseded(judgments, j), j.c.status == JudgmentStatus.OK, j.c.verdict.is_not(None)
     )
     out: list[Judgment] = []
     for chunk in _chunks(question_ids):

@@ -129,8 +129,10 @@ def mark_experiments_interrupted(db: Database, run_ids: Sequence[str], updated_a
     if not run_ids:
         return
     e = experiments.c
-    change = sa.update(experiments).where(e.status == "running", e.run_id.in_(list(run_ids)))
-    run(db, change.values(status="interrupted", updated_at=updated_at))
+    change = sa.update(experiments).where(
+        e.status == ExperimentStatus.RUNNING, e.run_id.in_(list(run_ids))
+    )
+    run(db, change.values(status=ExperimentStatus.INTERRUPTED, updated_at=updated_at))
 
 
 def restore_experiment(db: Database, exp: Experiment) -> None:

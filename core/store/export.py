@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 import sqlalchemy as sa
 
+from core.store.judgments import JudgmentStatus
 from core.store.statements import not_superseded, run
 from core.store.tables import judgments
 
@@ -39,7 +40,11 @@ def export_rows(
         j = judgments.alias("j")
         query = (
             sa.select(j)
-            .where(not_superseded(judgments, j), j.c.status == "ok", j.c.verdict.is_not(None))
+            .where(
+                not_superseded(judgments, j),
+                j.c.status == JudgmentStatus.OK,
+                j.c.verdict.is_not(None),
+            )
             .order_by(j.c.id)
         )
     else:

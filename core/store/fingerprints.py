@@ -14,6 +14,7 @@ import sqlalchemy as sa
 from core.store.answers import answers_version
 from core.store.judgments import max_judgment_id
 from core.store.prepared import run_bound
+from core.store.runs import RunStatus
 from core.store.tables import documents, questions
 from core.store.tables_more import runs
 
@@ -104,7 +105,7 @@ _RUNNING = sa.select(
     sa.func.count(),
     sa.func.coalesce(sa.func.sum(runs.c.n_calls), 0),
     sa.func.coalesce(sa.func.sum(runs.c.cost_usd), 0),
-).where(runs.c.status == "running")
+).where(runs.c.status == RunStatus.RUNNING)
 _JUDGMENTS = _ids("judgments")
 _LATE_JUDGMENTS = sa.select(_max_id(_JUDGMENTS), recent_count("judgments"))
 

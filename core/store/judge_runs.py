@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 import sqlalchemy as sa
 
-from core.store.judgments import Judgment
+from core.store.judgments import Judgment, JudgmentKind, JudgmentStatus
 from core.store.statements import all_rows, run
 from core.store.tables import judgments as j
 
@@ -25,7 +25,9 @@ def judged_answer_ids(db: Database, rater: str) -> set[int]:
         for r in run(
             db,
             sa.select(j.c.answer_id).where(
-                j.c.rater == rater, j.c.kind == "absolute", j.c.status != "error"
+                j.c.rater == rater,
+                j.c.kind == JudgmentKind.ABSOLUTE,
+                j.c.status != JudgmentStatus.ERROR,
             ),
         )
     }
@@ -38,7 +40,9 @@ def judged_pairs(db: Database, rater: str) -> set[tuple[str, str, str]]:
         for r in run(
             db,
             sa.select(j.c.question_id, j.c.system_a, j.c.system_b).where(
-                j.c.rater == rater, j.c.kind == "pairwise", j.c.status != "error"
+                j.c.rater == rater,
+                j.c.kind == JudgmentKind.PAIRWISE,
+                j.c.status != JudgmentStatus.ERROR,
             ),
         )
     }
@@ -59,7 +63,9 @@ def last_error_id(
         where = [j.c.question_id == question, j.c.system_a == a, j.c.system_b == b]
     else:
         where = [j.c.answer_id == answer_id]
-    query = sa.select(sa.func.max(j.c.id)).where(j.c.rater == rater, j.c.status == "error", *where)
+    query = sa.select(sa.func.max(j.c.id)).where(
+        j.c.rater == rater, j.c.status == JudgmentStatus.ERROR, *where
+    )
     found = run(db, query).fetchone()[0]
     return None if found is None else int(found)
 
@@ -70,13 +76,13 @@ def stored_call_counts(
     """Per question: ``rater``'s judgments of ``kind`` stored without error on ``systems``
     (pairwise: both systems among them)."""
     names = list(systems)
-    if kind == "pairwise":
+    if kind == JudgmentKind.PAIRWISE:
         cond = [j.c.system_a.in_(names), j.c.system_b.in_(names)]
     else:
         cond = [j.c.system.in_(names)]
     query = (
         sa.select(j.c.question_id, sa.func.count())
-        .where(j.c.rater == rater, j.c.kind == kind, j.c.status != "error", *cond)
+        .where(j.c.rater == rater, j.c.kind == kind, j.c.status != JudgmentStatus.ERROR, *cond)
         .group_by(j.c.question_id)
     )
     return {r[0]: int(r[1]) for r in run(db, query)}

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 import sqlalchemy as sa
 
+from core.store.judgments import JudgmentStatus
 from core.store.statements import json_text, run
 from core.store.tables import judgments
 
@@ -31,10 +32,10 @@ def summary_by_rater(db: Database) -> list[RaterSummary]:
     """Per (rater kind, kind, rater): judgments and unparsed replies (withdrawn rows left out)."""
     j = judgments
     keys = (j.c.rater_kind, j.c.kind, j.c.rater)
-    unparsed = sa.func.sum(sa.case((j.c.status == "unparsed", 1), else_=0))
+    unparsed = sa.func.sum(sa.case((j.c.status == JudgmentStatus.UNPARSED, 1), else_=0))
     query = (
         sa.select(*keys, sa.func.count(), unparsed)
-        .where(j.c.status != "withdrawn")
+        .where(j.c.status != JudgmentStatus.WITHDRAWN)
         .group_by(*keys)
         .order_by(*keys)
     )

@@ -186,7 +186,7 @@ def pid_alive(pid: int) -> bool:
 
 #: The running runs of a host (built once: every open of the database asks, issue 37).
 _RUNNING_HERE = sa.select(runs.c.id, runs.c.pid).where(
-    runs.c.status == "running", runs.c.host == sa.bindparam("host"), runs.c.pid.is_not(None)
+    runs.c.status == RunStatus.RUNNING, runs.c.host == sa.bindparam("host"), runs.c.pid.is_not(None)
 )
 #: Whether any run of host ``:host`` is marked running with a pid (what :func:`mark_dead_runs`
 #: looks at): checked by every open in one statement with the schema check

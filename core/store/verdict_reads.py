@@ -20,7 +20,7 @@ import sqlalchemy as sa
 
 from core.store.fingerprints import recent_count
 from core.store.judgment_queries import effective_select
-from core.store.judgments import max_judgment_id
+from core.store.judgments import JudgmentKind, JudgmentStatus, max_judgment_id
 from core.store.prepared import run_bound
 from core.store.tables import judgments
 
@@ -202,7 +202,11 @@ _ID = judgments.c.id
 _PAIRWISE_COUNT = sa.select(
     sa.func.count().filter(_ID > sa.bindparam("above")),
     sa.func.count().filter(_ID > sa.bindparam("above_next")),
-).where(judgments.c.kind == "pairwise", _ID > sa.bindparam("low"), _ID <= sa.bindparam("up_to"))
+).where(
+    judgments.c.kind == JudgmentKind.PAIRWISE,
+    _ID > sa.bindparam("low"),
+    _ID <= sa.bindparam("up_to"),
+)
 
 
 def pairwise_count(db: Database, up_to: int, above: int, above_next: int) -> tuple[int, int] | None:
@@ -219,7 +223,7 @@ def pairwise_count(db: Database, up_to: int, above: int, above_next: int) -> tup
     return int(found[0]), int(found[1])
 
 
-_UP_TO = (judgments.c.kind == "pairwise", _ID <= sa.bindparam("up_to"))
+_UP_TO = (judgments.c.kind == JudgmentKind.PAIRWISE, _ID <= sa.bindparam("up_to"))
 _GONE = sa.select(judgments.c.supersedes).where(*_UP_TO, judgments.c.supersedes.is_not(None))
 _LAST = sa.select(sa.func.coalesce(sa.func.max(_ID), 0)).where(*_UP_TO)
 
@@ -227,7 +231,7 @@ _LAST = sa.select(sa.func.coalesce(sa.func.max(_ID), 0)).where(*_UP_TO)
 @cache
 def _counted(equal: tuple[str, ...], raters: bool) -> sa.Select[Any]:
     """The rows of :func:`counted_pairwise` for one filter shape (values bound by name)."""
-    where = [*_UP_TO, judgments.c.status == "ok", judgments.c.verdict.is_not(None)]
+    where = [*_UP_TO, judgments.c.status == JudgmentStatus.OK, judgments.c.verdict.is_not(None)]
     where += [judgments.c[c] == sa.bindparam(c) for c in equal]
     if raters:
         where.append(judgments.c.rater.in_(sa.bindparam("raters", expanding=True)))

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 import sqlalchemy as sa
 
+from core.store.answers import AnswerStatus
 from core.store.connection import dumps, transaction
 from core.store.engine import NotFoundError
 from core.store.statements import all_rows, run
@@ -36,7 +37,7 @@ def answered_cases(db: Database, model: str, panel: str) -> set[tuple[str, str]]
         for r in run(
             db,
             sa.select(_X.question_id, _X.setting).where(
-                _X.model == model, _X.judge_panel == panel, _X.answer_status == "ok"
+                _X.model == model, _X.judge_panel == panel, _X.answer_status == AnswerStatus.OK
             ),
         )
     }
@@ -51,7 +52,7 @@ def insert_answer(db: Database, row: dict[str, Any]) -> None:
             _X.setting == row["setting"],
             _X.model == row["model"],
             _X.judge_panel == row["judge_panel"],
-            _X.answer_status == "error",
+            _X.answer_status == AnswerStatus.ERROR,
         )
         run(db, failed)
         new = {**row, "documents": dumps(row["documents"]), "votes": "[]", "panel_status": PENDING}

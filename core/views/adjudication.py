@@ -6,8 +6,7 @@ Names are shown here (the page is for adjudicators only); the side-by-side answe
 
 from __future__ import annotations
 
-from dataclasses import asdict
-from typing import TYPE_CHECKING, Any, TypedDict
+from typing import TYPE_CHECKING, TypedDict
 
 import pandas as pd
 
@@ -19,6 +18,7 @@ from core.annotation.task_registry import task_named
 from core.store.questions import question_texts
 from core.views.custom_labelling import LABEL_KEYS
 from core.views.guidelines import task_guideline
+from core.views.row_records import AdjudicationRow, adjudication_row
 from core.views.text import InertMarkdown, md
 
 if TYPE_CHECKING:
@@ -71,7 +71,7 @@ class DisagreementDetail(TypedDict):
     imported: pd.DataFrame
     options: list[str]
     names: dict[str, str]
-    settled: dict[str, Any] | None
+    settled: AdjudicationRow | None
 
 
 def adjudication_queue(
@@ -155,7 +155,7 @@ def adjudication_detail(db: Database, task: str, item: str) -> DisagreementDetai
         "imported": _label_table(db, task, d["imported"], "imported rater"),
         "options": list(kind.labels),
         "names": {v: kind.label_name(v) for v in kind.labels},
-        "settled": asdict(d["settled"]) if d["settled"] else None,
+        "settled": adjudication_row(d["settled"]) if d["settled"] else None,
     }
 
 

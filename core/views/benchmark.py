@@ -21,7 +21,6 @@ import hashlib
 import json
 import random
 from collections import Counter
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from core.annotation.gold import gold_for, gold_inputs
@@ -40,32 +39,18 @@ from core.store.benchmark import (
 from core.store.documents import Document, documents_by_id
 from core.store.questions import Question, QuestionStatus
 from core.store.reviews import Review, ReviewDecision
+from core.views.benchmark_records import (
+    DEFAULT_STATUSES,
+    Benchmark,
+    BenchmarkFacts,
+    BenchmarkOptions,
+)
 
 if TYPE_CHECKING:
     from core.store.engine import Database
 
 SPLIT_BY = ("document", "random")
-DEFAULT_STATUSES = ("accepted", "edited")
 GUTENBERG = "Project Gutenberg License (public domain in the USA; check your country's law)"
-
-
-@dataclass(frozen=True)
-class BenchmarkOptions:
-    """What to export: review statuses, documents (None: all), the split and its seed."""
-
-    statuses: tuple[str, ...] = DEFAULT_STATUSES
-    documents: tuple[str, ...] | None = None
-    split_by: str | None = None
-    seed: int = 0
-    test_share: float = 0.2
-
-
-@dataclass
-class Benchmark:
-    """Table -> rows (dicts keyed as the schema), and the figures the card states."""
-
-    tables: dict[str, list[dict[str, Any]]]
-    facts: dict[str, Any] = field(default_factory=dict)
 
 
 def licence_of(doc: Document) -> tuple[str, str, bool, str]:
@@ -364,7 +349,7 @@ def _facts(
     reviews: dict[str, list[Review]],
     docs: dict[str, Document],
     tables: dict[str, list[dict[str, Any]]],
-) -> dict[str, Any]:
+) -> BenchmarkFacts:
     """The card's figures, all read off what is exported (and the review statuses in scope)."""
     statuses = status_counts(db, options.documents)
     reviewed = sum(

@@ -15,7 +15,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from core.errors import WorkbenchError
-from core.views.benchmark import Benchmark
+from core.views.benchmark_records import Benchmark
 from core.views.benchmark_schema import CROISSANT_TYPES, TABLES, Type, hf_features, type_text
 from core.views.rater_epsilon import stored_choice
 from core.views.rater_report.assemble import TASK, report_for_choice

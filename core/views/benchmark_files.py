@@ -19,8 +19,9 @@ import zipfile
 from typing import TYPE_CHECKING, Any
 
 from core.store.benchmark import status_counts
-from core.views.benchmark import DEFAULT_STATUSES, Benchmark, BenchmarkOptions, build_benchmark
+from core.views.benchmark import build_benchmark
 from core.views.benchmark_card import croissant_metadata, dataset_card, rater_validation
+from core.views.benchmark_records import DEFAULT_STATUSES, Benchmark, BenchmarkOptions
 from core.views.benchmark_schema import TABLES, arrow_schema
 
 if TYPE_CHECKING:

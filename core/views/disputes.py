@@ -3,7 +3,6 @@ resolutions, and the corrected reference answers."""
 
 from __future__ import annotations
 
-from dataclasses import asdict
 from typing import TYPE_CHECKING, Any, NotRequired, TypedDict
 
 import pandas as pd
@@ -16,6 +15,8 @@ from core.store.disputes import get_dispute, question_dispute_answers
 from core.store.judgments import get_judgment
 from core.store.questions import get_question
 from core.store.resolutions import DisputeResolution, effective_resolutions
+from core.views.review_records import QuestionRecord, question_record
+from core.views.row_records import DisputeRow, ResolutionRow, dispute_row, resolution_row
 
 if TYPE_CHECKING:
     from core.store.engine import Database
@@ -98,13 +99,13 @@ def _judgment(db: Database, jid: int) -> JudgmentShown | None:
 class DisputeDetail(TypedDict):
     """One dispute as its page shows it (:func:`dispute_detail`)."""
 
-    dispute: dict[str, Any]  # the disputes row
-    question: dict[str, Any]  # the question's fields ({} when it is gone)
+    dispute: DisputeRow
+    question: QuestionRecord
     references: list[str]  # the reference answers
     answer: AnswerShown
     gt: JudgmentShown | None  # the judgment against the references
     ctx: JudgmentShown | None  # the judgment against the context
-    resolutions: list[dict[str, Any]]  # the effective resolutions
+    resolutions: list[ResolutionRow]  # the effective resolutions
     systems: list[str]  # the systems that gave this answer text
 
 
@@ -115,7 +116,9 @@ def dispute_detail(db: Database, dispute_id: int) -> DisputeDetail | None:
     if d is None:
         return None
     found = get_question(db, d.question_id)
-    q = found.as_dict() if found else {}
+    if found is None:  # gone since (the data replaced): as a dispute that is gone
+        return None
+    q = question_record(found)
     stored = get_answer(db, d.answer_id)
     answer: AnswerShown | None = (
         {"id": stored.id, "system": stored.system, "text": stored.text} if stored else None
@@ -129,9 +132,9 @@ def dispute_detail(db: Database, dispute_id: int) -> DisputeDetail | None:
         }
         or {d.system}
     )
-    resolutions = [asdict(r) for r in effective_resolutions(db, dispute_id=dispute_id)]
+    resolutions = [resolution_row(r) for r in effective_resolutions(db, dispute_id=dispute_id)]
     return {
-        "dispute": asdict(d),
+        "dispute": dispute_row(d),
         "question": q,
         "references": q.get("answers") or [],
         "answer": answer or {"text": "", "system": d.system},

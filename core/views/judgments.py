@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-from dataclasses import asdict
 from typing import TYPE_CHECKING, Any, TypedDict
 
 import pandas as pd
@@ -22,6 +21,16 @@ from core.store.questions import get_question
 from core.store.resolutions import effective_resolutions
 from core.store.reviews import question_reviews
 from core.views.review_records import QuestionRecord, question_record
+from core.views.row_records import (
+    DisputeRow,
+    JudgmentRow,
+    ResolvedRow,
+    ReviewRow,
+    dispute_row,
+    judgment_row,
+    resolved_row,
+    review_row,
+)
 
 if TYPE_CHECKING:
     from core.store.engine import Database
@@ -51,17 +60,6 @@ def question_text(db: Database, question_id: str) -> QuestionText:
     }
 
 
-#: What the Browse page shows of a dispute resolution.
-_RESOLUTION_COLUMNS = (
-    "id",
-    "dispute_id",
-    "system",
-    "annotator",
-    "resolution",
-    "corrected_answer",
-    "note",
-    "created_at",
-)
 _AB = re.compile(r"(?<![\w'])([AB])(?![\w'])")
 _AB_BEFORE = re.compile(r"(?i)(?:answer|response|system|output)\s*$|\(\s*$")
 _AB_AFTER = re.compile(r"(?i)^\s*(?:[:=),.;]|-?\d|$|(?:is|was|wins|better|scores?)\b)")
@@ -138,11 +136,11 @@ class BrowseDetail(TypedDict):
 
     question: QuestionRecord
     answers: list[AnswerShown]
-    absolute: list[dict[str, Any]]  # asdict(Judgment) | {"superseded"}
-    pairwise: list[dict[str, Any]]  # asdict(Judgment) | {"superseded"}
-    reviews: list[dict[str, Any]]  # asdict(Review)
-    disputes: list[dict[str, Any]]  # asdict(Dispute)
-    resolutions: list[dict[str, Any]]  # _RESOLUTION_COLUMNS of each Resolution
+    absolute: list[JudgmentRow]
+    pairwise: list[JudgmentRow]
+    reviews: list[ReviewRow]
+    disputes: list[DisputeRow]
+    resolutions: list[ResolvedRow]
     human_verdicts: list[HumanVerdict]
 
 
@@ -164,19 +162,16 @@ def browse_detail(db: Database, question_id: str) -> BrowseDetail | None:
         }
         for a in question_answers(db, question_id)
     ]
-    judgments = [
-        asdict(j) | {"superseded": gone} for j, gone in question_judgments(db, question_id)
-    ]
+    judgments = [judgment_row(j, gone) for j, gone in question_judgments(db, question_id)]
     return {
         "question": question_record(q),
         "answers": answers,
         "absolute": [j for j in judgments if j["kind"] == JudgmentKind.ABSOLUTE],
         "pairwise": [j for j in judgments if j["kind"] == JudgmentKind.PAIRWISE],
-        "reviews": [asdict(r) for r in question_reviews(db, question_id)],
-        "disputes": [asdict(d) for d in question_disputes(db, question_id)],
+        "reviews": [review_row(r) for r in question_reviews(db, question_id)],
+        "disputes": [dispute_row(d) for d in question_disputes(db, question_id)],
         "resolutions": [
-            {k: getattr(r, k) for k in _RESOLUTION_COLUMNS}
-            for r in effective_resolutions(db, question_id=question_id)
+            resolved_row(r) for r in effective_resolutions(db, question_id=question_id)
         ],
         "human_verdicts": [
             {

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import asdict
 from typing import TYPE_CHECKING, Any
 
 from core.annotation import guideline as guideline
@@ -40,6 +39,7 @@ from core.views.review_records import (
     SearchHit,
     question_record,
 )
+from core.views.row_records import EntityRow, ReviewRow, entity_row, review_row
 from core.views.text import InertMarkdown, highlight_markdown
 
 if TYPE_CHECKING:
@@ -137,11 +137,11 @@ def question_detail(db: Database, question_id: str, max_passages: int = 6) -> Qu
     if record is None:
         return None
     q = question_record(record)  # the page's view of the question
-    entity: dict[str, Any] | None = None
+    entity: EntityRow | None = None
     passages: list[PassageShown] = []
     if record.entity_id is not None:
         ent = get_entity(db, record.entity_id)
-        entity = asdict(ent) if ent else None
+        entity = entity_row(ent) if ent else None
     prov = q.get("provenance") or {}
     meta = q.get("metadata") or {}
     stored_evidence = meta.get("evidence")
@@ -189,7 +189,7 @@ def question_detail(db: Database, question_id: str, max_passages: int = 6) -> Qu
         passages.sort(key=lambda p: (p["role"] != "evidence", p["idx"]))
     n_passages = count_passages(db, doc) if doc else 0
     answers = q.get("answers") or []
-    reviews = [asdict(r) for r in effective_reviews(db, question_id)]
+    reviews = [review_row(r) for r in effective_reviews(db, question_id)]
     documents = supporting_documents(db, q)
     articles: list[Article] = []  # a cross-document question is judged against each article
     if guideline.is_cross_document(record) or record.parent_id:
@@ -240,11 +240,11 @@ def question_span(meta: dict[str, Any]) -> QuestionSpan | None:
     return {"fraction": float(value), "minimum": minimum, "flag": flag, "text": text}
 
 
-def review_agreement(reviews: list[dict[str, Any]]) -> ReviewAgreement | None:
+def review_agreement(reviews: list[ReviewRow]) -> ReviewAgreement | None:
     """Per checklist item and for the decision: share of reviewer pairs that agree."""
     if len(reviews) < 2:
         return None
-    fields = {"decision": [r["decision"] for r in reviews]}
+    fields: dict[str, list[object]] = {"decision": [r["decision"] for r in reviews]}
     spec = [
         f
         for fs in (
@@ -256,7 +256,7 @@ def review_agreement(reviews: list[dict[str, Any]]) -> ReviewAgreement | None:
         if f["type"] != "text"
     ]
     for key in dict.fromkeys(f["name"] for f in spec):
-        values = [(r.get("checklist") or {}).get(key) for r in reviews]
+        values = [r["checklist"].get(key) for r in reviews]
         if any(v is not None for v in values):
             fields[key] = values
     out: dict[str, float | None] = {}

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any, TypedDict
 
 if TYPE_CHECKING:
     from core.store.questions import Question
+    from core.views.row_records import EntityRow, ReviewRow
 
 
 class QuestionFilters(TypedDict):
@@ -80,12 +81,12 @@ class QuestionDetail(TypedDict):
     entities: list[EntityRef]
     n_mention_passages: int
     n_passages: int
-    entity: dict[str, Any] | None  # asdict(core.store.entities.Entity)
+    entity: EntityRow | None
     passages: list[PassageShown]
     provenance: dict[str, Any]  # the stored provenance JSON, passed through
     articles: list[Article]
     documents: list[DocumentRef]
-    reviews: list[dict[str, Any]]  # asdict(core.store.reviews.Review)
+    reviews: list[ReviewRow]
     checklist_fields: list[dict[str, Any]]  # the guideline's field spec
     review_agreement: ReviewAgreement | None
     span: QuestionSpan | None

@@ -102,8 +102,8 @@ def experiment_config(
     ]
     if pairwise and len(systems) >= 2:
         config["tournament"] = {"judges": pairwise, "design": "full"}
-    ref = next((j["name"] for j in judges if j["kind"] == "reference_absolute"), None)
-    ctx = next((j["name"] for j in judges if j["kind"] == "autoais"), None)
+    ref = next((j["name"] for j in judges if j["kind"] == JudgeKind.REFERENCE_ABSOLUTE), None)
+    ctx = next((j["name"] for j in judges if j["kind"] == JudgeKind.AUTOAIS), None)
     if ref and ctx:
         config["grounding"] = {"reference": ref, "context": ctx}
     return config

@@ -12,6 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from bound_sql import run_sql
 from browser_support import autolinks, build_fixture_db, unescaped
 from rater_report_fixture import build_report_db
 from streamlit.testing.v1 import AppTest
@@ -38,27 +39,37 @@ def _plant(path: Path | str) -> None:
     now = utcnow()
     try:
         with transaction(db):
-            db.execute(
+            run_sql(
+                db,
                 "insert into systems (name, model, context, created_at) "
-                "values (?, 'offline:extractive', 'rag', ?)",
-                [SYSTEM, now],
+                "values (:name, 'offline:extractive', 'rag', :now)",
+                name=SYSTEM,
+                now=now,
             )
-            db.execute(
+            run_sql(
+                db,
                 "insert into judges (name, kind, model, context, params, prompt, created_at) "
-                "values (?, 'side_by_side', 'offline:lexical', 'rag', '{}', '', ?)",
-                [RATER[5:], now],
+                "values (:name, 'side_by_side', 'offline:lexical', 'rag', '{}', '', :now)",
+                name=RATER[5:],
+                now=now,
             )
-            questions = [r[0] for r in db.execute("select id from questions order by id")]
-            db.execute("update questions set question = question || ' ' || ?", [BARE])
+            questions = [r[0] for r in run_sql(db, "select id from questions order by id")]
+            run_sql(db, "update questions set question = question || ' ' || :bare", bare=BARE)
             for n, q in enumerate(questions):
-                answer = db.execute(
+                answer = run_sql(
+                    db,
                     "insert into answers (question_id, system, text, created_at) "
-                    "values (?, ?, ?, ?) returning id",
-                    [q, SYSTEM, BARE, now],
+                    "values (:q, :system, :text, :now) returning id",
+                    q=q,
+                    system=SYSTEM,
+                    text=BARE,
+                    now=now,
                 ).fetchone()[0]
-                other = db.execute(
-                    "select id, system from answers where question_id = ? and system = ?",
-                    [q, "fixture-a"],
+                other = run_sql(
+                    db,
+                    "select id, system from answers where question_id = :q and system = :system",
+                    q=q,
+                    system="fixture-a",
                 ).fetchone()
                 if not other:
                     continue
@@ -66,13 +77,24 @@ def _plant(path: Path | str) -> None:
                 if n == 0:
                     raters += [(p, "human", v, "human") for p, v in zip(PEOPLE, "AB", strict=True)]
                 for rater, kind, verdict, context in raters:
-                    db.execute(
+                    run_sql(
+                        db,
                         "insert into judgments (kind, question_id, rater, rater_kind, system_a, "
                         "system_b, answer_a_id, answer_b_id, order_shown, verdict, rationale, "
                         "created_at, context_kind) "
-                        "values ('pairwise', ?, ?, ?, ?, ?, ?, ?, 'ab', ?, ?, ?, ?)",
-                        [q, rater, kind, SYSTEM, other[1], answer, other[0], verdict, BARE, now]
-                        + [context],
+                        "values ('pairwise', :q, :rater, :kind, :a, :b, :answer_a, :answer_b, "
+                        "'ab', :verdict, :why, :now, :context)",
+                        q=q,
+                        rater=rater,
+                        kind=kind,
+                        a=SYSTEM,
+                        b=other[1],
+                        answer_a=answer,
+                        answer_b=other[0],
+                        verdict=verdict,
+                        why=BARE,
+                        now=now,
+                        context=context,
                     )
     finally:
         db.close()

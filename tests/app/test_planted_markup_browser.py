@@ -23,6 +23,7 @@ from pathlib import Path
 from urllib.parse import quote_plus
 
 import pytest
+from bound_sql import run_sql
 from browser_server import CHROMIUM, IDLE_JS, free_port, require_browser, scaled, streamlit_app
 from browser_support import DOC, build_fixture_db
 from pg_server import module_backend  # noqa: F401  (fixture: one backend per module)
@@ -99,16 +100,19 @@ def plant(db_path: Path | str, port: int) -> str:
         now = utcnow()
         qid = "0" + payload(port, "question-id")
         with transaction(db):
-            db.execute(
-                "update documents set title = ? where id = ?", [payload(port, "doc-title"), DOC]
+            run_sql(
+                db,
+                "update documents set title = :title where id = :id",
+                title=payload(port, "doc-title"),
+                id=DOC,
             )
-            db.execute(
-                "update questions set question = question || ' ' || ?, answers = ?, qtype = ?",
-                [
-                    payload(port, "question"),
-                    json.dumps([payload(port, "reference")]),
-                    payload(port, "qtype"),
-                ],
+            run_sql(
+                db,
+                "update questions set question = question || ' ' || :question, "
+                "answers = :answers, qtype = :qtype",
+                question=payload(port, "question"),
+                answers=json.dumps([payload(port, "reference")]),
+                qtype=payload(port, "qtype"),
             )
             db["questions"].insert(
                 {
@@ -126,66 +130,95 @@ def plant(db_path: Path | str, port: int) -> str:
                 }
             )
             system = "sys " + payload(port, "system-name")
-            db.execute(
+            run_sql(
+                db,
                 "insert into systems (name, model, context, created_at) "
-                "values (?, 'offline:extractive', 'rag', ?)",
-                [system, now],
+                "values (:name, 'offline:extractive', 'rag', :now)",
+                name=system,
+                now=now,
             )
             rater = "auto:" + payload(port, "judge-name")
-            db.execute(
+            run_sql(
+                db,
                 "insert into judges (name, kind, model, context, params, prompt, created_at) "
-                "values (?, 'side_by_side', 'offline:lexical', 'rag', '{}', '', ?)",
-                [rater[5:], now],
+                "values (:name, 'side_by_side', 'offline:lexical', 'rag', '{}', '', :now)",
+                name=rater[5:],
+                now=now,
             )
-            questions = [r[0] for r in db.execute("select id from questions where id != ?", [qid])]
+            questions = [
+                r[0] for r in run_sql(db, "select id from questions where id != :q", q=qid)
+            ]
             k = required_annotations(db)
             for q in questions:
-                answer = db.execute(
+                answer = run_sql(
+                    db,
                     "insert into answers (question_id, system, text, created_at) "
-                    "values (?, ?, ?, ?) returning id",
-                    [q, system, payload(port, "answer"), now],
+                    "values (:q, :system, :text, :now) returning id",
+                    q=q,
+                    system=system,
+                    text=payload(port, "answer"),
+                    now=now,
                 ).fetchone()[0]
-                other = db.execute(
-                    "select id, system from answers where question_id = ? and system = 'fixture-a'",
-                    [q],
+                other = run_sql(
+                    db,
+                    "select id, system from answers where question_id = :q and system = 'fixture-a'",
+                    q=q,
                 ).fetchone()
                 if other:
-                    db.execute(
+                    run_sql(
+                        db,
                         "insert into judgments (kind, question_id, rater, rater_kind, system_a, "
                         "system_b, answer_a_id, answer_b_id, order_shown, verdict, rationale, "
-                        "created_at) values ('pairwise', ?, ?, 'auto', ?, ?, ?, ?, 'ab', 'A', ?, ?)",
-                        [q, rater, system, other[1], answer, other[0], payload(port, "why"), now],
+                        "created_at) values ('pairwise', :q, :rater, 'auto', :a, :b, :answer_a, "
+                        ":answer_b, 'ab', 'A', :why, :now)",
+                        q=q,
+                        rater=rater,
+                        a=system,
+                        b=other[1],
+                        answer_a=answer,
+                        answer_b=other[0],
+                        why=payload(port, "why"),
+                        now=now,
                     )
                     if q == questions[0]:  # two people disagree: the adjudicator sees both
                         for person, verdict in (("one", "A"), ("two", "B")):
-                            db.execute(
+                            run_sql(
+                                db,
                                 "insert into judgments (kind, question_id, rater, rater_kind, "
                                 "system_a, system_b, answer_a_id, answer_b_id, order_shown, "
                                 "verdict, rationale, created_at, context_kind) values "
-                                "('pairwise', ?, ?, 'human', ?, ?, ?, ?, 'ab', ?, ?, ?, 'human')",
-                                [
-                                    q,
-                                    f"human:{person} " + payload(port, "annotator-name"),
-                                    system,
-                                    other[1],
-                                    answer,
-                                    other[0],
-                                    verdict,
-                                    payload(port, "human-rationale"),
-                                    now,
-                                ],
+                                "('pairwise', :q, :rater, 'human', :a, :b, :answer_a, :answer_b, "
+                                "'ab', :verdict, :why, :now, 'human')",
+                                q=q,
+                                rater=f"human:{person} " + payload(port, "annotator-name"),
+                                a=system,
+                                b=other[1],
+                                answer_a=answer,
+                                answer_b=other[0],
+                                verdict=verdict,
+                                why=payload(port, "human-rationale"),
+                                now=now,
                             )
-                db.execute(
+                run_sql(
+                    db,
                     "insert into judgments (kind, question_id, rater, rater_kind, system, "
                     "answer_id, verdict, rationale, created_at) "
-                    "values ('absolute', ?, ?, 'auto', ?, ?, 'yes', ?, ?)",
-                    [q, rater, system, answer, payload(port, "rationale"), now],
+                    "values ('absolute', :q, :rater, 'auto', :system, :answer, 'yes', :why, :now)",
+                    q=q,
+                    rater=rater,
+                    system=system,
+                    answer=answer,
+                    why=payload(port, "rationale"),
+                    now=now,
                 )
                 for i in range(k):  # everything else is fully reviewed: the planted one is next
-                    db.execute(
+                    run_sql(
+                        db,
                         "insert into reviews (question_id, annotator, decision, created_at) "
-                        "values (?, ?, 'accept', ?)",
-                        [q, f"reviewer{i}", now],
+                        "values (:q, :annotator, 'accept', :now)",
+                        q=q,
+                        annotator=f"reviewer{i}",
+                        now=now,
                     )
     finally:
         db.close()

@@ -24,6 +24,7 @@ import re
 from pathlib import Path
 
 import pytest
+from bound_sql import run_sql
 from browser_server import (
     CHROMIUM,
     STATE_JS,
@@ -113,10 +114,11 @@ def _first_items(db_path: Path | str, name: str, n: int) -> list[tuple]:
     """The first ``n`` side-by-side items ``name`` labelled (question and canonical pair)."""
     db = open_db(db_path)
     try:
-        found = db.execute(
+        found = run_sql(
+            db,
             "select question_id, system_a, system_b from judgments "
-            "where rater = ? and status = 'ok' order by id",
-            [f"human:{name}"],
+            "where rater = :rater and status = 'ok' order by id",
+            rater=f"human:{name}",
         ).fetchall()
     finally:
         db.conn.close()

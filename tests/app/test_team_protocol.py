@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from bound_sql import run_sql
 from browser_server import WAIT_S, streamlit_app
 from browser_support import build_fixture_db
 
@@ -67,8 +68,10 @@ def test_two_protocol_annotators_store_each_label_once_as_themselves(
             assert len(mine) == ACTIONS  # attributed to the person signed in, once each
             items = {(j.question_id, *sorted((j.system_a, j.system_b))) for j in mine}
             assert len(items) == ACTIONS and all(j.verdict for j in mine)
-        humans = db.execute(
-            "select rater, count(*) from judgments where id > ? group by rater", [since]
+        humans = run_sql(
+            db,
+            "select rater, count(*) from judgments where id > :since group by rater",
+            since=since,
         ).fetchall()
     finally:
         db.close()

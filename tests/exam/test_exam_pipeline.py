@@ -7,6 +7,7 @@ import time
 from pathlib import Path
 
 import pytest
+from bound_sql import sql_rows
 
 from core.corpus.sentences import best_token_f1
 from core.errors import ConfigError, InputError
@@ -237,7 +238,7 @@ def test_ground_truth_lexical_on_derived_bank(db):
         derive_bank(db, "book", origin="narrativeqa")
     store_article(db, res["bank_id"], "book", "s", ARTICLE, kind="imported")
     run = grade_bank(db, res["bank_id"], verification="ground_truth")
-    grades = list(db.query("select score, correct from exam_grades where run_id = ?", [run]))
+    grades = sql_rows(db, "select score, correct from exam_grades where run_id = :run", run=run)
     assert len(grades) == 3 and all(g["score"] is not None for g in grades)
     assert {g["correct"] for g in grades} <= {0, 1}
 
@@ -499,14 +500,16 @@ def test_ground_truth_rater_model_decides_and_unparsed_is_counted(db):
     )
     got = {
         r["question_id"].split("::")[1]: (r["correct"], r["status"])
-        for r in db.query(
-            "select question_id, correct, status from exam_grades where run_id = ?", [run]
+        for r in sql_rows(
+            db, "select question_id, correct, status from exam_grades where run_id = :run", run=run
         )
     }
     assert got == {"g0": (1, "ok"), "g1": (0, "ok"), "g2": (None, "unparsed")}
     raters = {
         r["question_id"].split("::")[1]: r["rater"]
-        for r in db.query("select question_id, rater from exam_grades where run_id = ?", [run])
+        for r in sql_rows(
+            db, "select question_id, rater from exam_grades where run_id = :run", run=run
+        )
     }
     assert raters == {"g0": "scripted:exam-gt", "g1": "scripted:exam-gt", "g2": "scripted:exam-gt"}
     refs = [r.fields["references"] for r in seen if r.task == "match_reference"]

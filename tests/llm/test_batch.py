@@ -127,8 +127,8 @@ def test_gemini_inline_request_shape(server, db):
     job = server.batches[ids[0]]
     assert not job["file"] and job["model"] == "gemini-2.5-flash"
     first = job["requests"][0]
-    keys = [r[0] for r in db.execute("select custom_id from llm_batch_items order by rowid")]
-    assert [r["metadata"]["key"] for r in job["requests"]] == keys
+    keys = sorted(r[0] for r in db.execute("select custom_id from llm_batch_items"))
+    assert sorted(r["metadata"]["key"] for r in job["requests"]) == keys  # each stored once
     assert first["request"]["contents"] == [{"role": "user", "parts": [{"text": "q0"}]}]
     # the context goes first in the system instruction: no explicit cache for a 24 h job
     assert first["request"]["systemInstruction"]["parts"][0]["text"] == "the book\n\nS"
@@ -143,9 +143,9 @@ def test_gemini_file_mode_errors_and_resume_by_id(server, db, monkeypatch):
     (bid,) = submit_batch(db, reqs)
     (upload,) = [v for k, v in server.files.items() if k.startswith("files/")]
     lines = [json.loads(x) for x in upload.decode().splitlines()]
-    assert [x["key"] for x in lines] == [
-        r[0] for r in db.execute("select custom_id from llm_batch_items order by rowid")
-    ]
+    assert sorted(x["key"] for x in lines) == sorted(
+        r[0] for r in db.execute("select custom_id from llm_batch_items")
+    )
     assert lines[0]["request"]["contents"][0]["parts"][0]["text"] == "q0"
     assert lines[0]["request"]["generationConfig"]["maxOutputTokens"] == 64
     assert batch_status(db, bid) == batch_status(db, bid) == "in_progress"

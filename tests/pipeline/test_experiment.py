@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from bound_sql import sql_rows
 from db_content import snapshot
 from qa_fixtures import seed
 
@@ -435,8 +436,10 @@ def test_offline_rater_bias_2x2_runs_without_keys(db, monkeypatch):
     lengths = {
         fam: [
             len(r["text"].split())
-            for r in db.query(
-                "select text from answers where system like ?", [f"extractive-{fam}/%"]
+            for r in sql_rows(
+                db,
+                "select text from answers where system like :system",
+                system=f"extractive-{fam}/%",
             )
         ]
         for fam in ("1s", "3s")

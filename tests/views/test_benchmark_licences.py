@@ -7,8 +7,9 @@ from __future__ import annotations
 import pytest
 
 from core.store.documents import Document
-from core.views.benchmark import Benchmark, BenchmarkOptions, licence_of
+from core.views.benchmark import licence_of
 from core.views.benchmark_card import title
+from core.views.benchmark_records import Benchmark, BenchmarkOptions
 
 
 @pytest.mark.parametrize(

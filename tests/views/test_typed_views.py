@@ -1,6 +1,8 @@
 """Views return typed records (issue 33): no public function of ``core/views`` returns an untyped
 ``dict[str, Any]`` (nor a bare ``dict``, nor a list / tuple / union holding one), except the few
-named in :data:`ALLOWED`, each a JSON or TOML document passed on as it is, with the reason."""
+named in :data:`ALLOWED`, each a JSON or TOML document passed on as it is, with the reason; and no
+field of a record (a TypedDict or dataclass of ``core/views``) is one, except those named in
+:data:`ALLOWED_FIELDS`, each stored JSON passed on as it is, with the reason."""
 
 from __future__ import annotations
 
@@ -30,6 +32,32 @@ ALLOWED = {
     "core.pipeline.experiment.run_experiment reads (it takes dict[str, Any])",
 }
 
+_STORED_EVIDENCE = (
+    "the evidence quotes as the LLM rater returned them (stored JSON of any shape); "
+    "core.views.judgments.evidence_table checks each when it is shown"
+)
+_PROVENANCE = (
+    "the question's stored provenance JSON (its keys differ per origin: generator, prompt, "
+    "passages), shown with st.json as stored"
+)
+
+#: ``module:Record.field`` -> why the field stays ``dict[str, Any]``.
+ALLOWED_FIELDS = {
+    "core/views/benchmark_records.py:Benchmark.tables": "the published dataset's rows keyed by its "
+    "schema's column names (core/views/benchmark_schema.py), written to the files as they are",
+    "core/views/disputes.py:JudgmentShown.evidence": _STORED_EVIDENCE,
+    "core/views/row_records.py:JudgmentRow.evidence": _STORED_EVIDENCE,
+    "core/views/row_records.py:ReviewRow.checklist": "checklist item -> the answer chosen, "
+    "stored JSON keyed by the guideline's field names (the guideline in force when reviewed)",
+    "core/views/review_records.py:QuestionDetail.provenance": _PROVENANCE,
+    "core/views/review_records.py:QuestionRecord.provenance": _PROVENANCE,
+    "core/views/review_records.py:QuestionRecord.metadata": "the question's stored metadata JSON "
+    "(evidence, entity ids, originals of an edit: per origin), read with .get and shown as stored",
+    "core/views/review_records.py:QuestionDetail.checklist_fields": "the guideline's field spec "
+    "(core.annotation.guideline's list: name, type, options per field), which "
+    "validate_checklist and the checklist widget read as it is",
+}
+
 _UNTYPED = re.compile(r"\b(?:dict|Dict|Mapping|MutableMapping)\[str, Any\]")
 
 
@@ -42,17 +70,42 @@ def untyped_returns(source: str, path: str) -> dict[str, str]:
             continue
         if node.name.startswith("_") or node.returns is None:
             continue
-        text = ast.unparse(node.returns)
-        bare = any(
-            isinstance(n, ast.Name) and n.id in ("dict", "Dict")
-            for n in ast.walk(node.returns)
-            if not any(
-                isinstance(s, ast.Subscript) and s.value is n for s in ast.walk(node.returns)
-            )
-        )
-        if _UNTYPED.search(text) or bare:
-            found[f"{path}:{node.name}"] = text
+        if _untyped(node.returns):
+            found[f"{path}:{node.name}"] = ast.unparse(node.returns)
     return found
+
+
+def _untyped(annotation: ast.expr) -> bool:
+    """``annotation`` is, or holds, ``dict[str, Any]`` (or a Mapping of it) or a bare ``dict``."""
+    bare = any(
+        isinstance(n, ast.Name) and n.id in ("dict", "Dict")
+        for n in ast.walk(annotation)
+        if not any(isinstance(s, ast.Subscript) and s.value is n for s in ast.walk(annotation))
+    )
+    return bool(_UNTYPED.search(ast.unparse(annotation))) or bare
+
+
+def untyped_fields(source: str, path: str) -> dict[str, str]:
+    """``path:Record.field`` -> annotation of each field of a public module-level class of
+    ``source`` (a TypedDict's or dataclass's annotated field) that is, or holds, an untyped
+    dict."""
+    found = {}
+    for node in ast.parse(source).body:
+        if not isinstance(node, ast.ClassDef) or node.name.startswith("_"):
+            continue
+        for item in node.body:
+            if not isinstance(item, ast.AnnAssign) or not isinstance(item.target, ast.Name):
+                continue
+            if _untyped(item.annotation):
+                found[f"{path}:{node.name}.{item.target.id}"] = ast.unparse(item.annotation)
+    return found
+
+
+def _all_untyped_fields() -> dict[str, str]:
+    out: dict[str, str] = {}
+    for module in sorted(VIEWS.rglob("*.py")):
+        out |= untyped_fields(module.read_text(), str(module.relative_to(ROOT)))
+    return out
 
 
 def _all_untyped() -> dict[str, str]:
@@ -98,4 +151,49 @@ class Holder:
     assert sorted(found) == sorted(
         f"m.py:{n}"
         for n in ("plain", "listed", "optional", "paired", "mapping", "bare", "bare_in_list")
+    )
+
+
+def test_no_record_field_is_an_untyped_dict() -> None:
+    left = {k: v for k, v in _all_untyped_fields().items() if k not in ALLOWED_FIELDS}
+    assert not left, (
+        "type these fields (a store row: core/views/row_records.py; else a TypedDict), or, for "
+        f"stored JSON passed on as it is, an entry in ALLOWED_FIELDS with the reason: {left}"
+    )
+
+
+def test_every_allowed_field_still_needs_it() -> None:
+    found = _all_untyped_fields()
+    stale = sorted(k for k in ALLOWED_FIELDS if k not in found)
+    assert not stale, f"typed now (or gone): remove from ALLOWED_FIELDS: {stale}"
+    assert all(len(why) > 20 for why in ALLOWED_FIELDS.values())
+
+
+def test_the_field_check_catches_planted_fields() -> None:
+    planted = """
+from typing import Any, TypedDict
+class Shown(TypedDict):
+    row: dict[str, Any]
+    rows: list[dict[str, Any]]
+    maybe: dict[str, Any] | None
+    nested: dict[str, list[dict[str, Any]]]
+    mapping: Mapping[str, Any]
+    bare: dict
+    typed: JudgmentRow
+    precise: dict[str, float]
+    loose: Any
+    docstring_only = 1
+@dataclass
+class Held:
+    facts: dict[str, Any] = field(default_factory=dict)
+    fine: list[str] = field(default_factory=list)
+class _Private(TypedDict):
+    row: dict[str, Any]
+def helper() -> None:
+    local: dict[str, Any] = {}
+"""
+    found = untyped_fields(planted, "m.py")
+    assert sorted(found) == sorted(
+        [f"m.py:Shown.{n}" for n in ("row", "rows", "maybe", "nested", "mapping", "bare")]
+        + ["m.py:Held.facts"]
     )
