@@ -159,7 +159,7 @@ def test_edits_survive_a_new_extraction_and_keep_entity_ids(novel):
     merged = again["Stepan Arkadyevitch Oblonsky"]
     assert merged.id == first["Stepan Arkadyevitch Oblonsky"].id
     assert get_question(db, "q-stepan").entity_id == merged.id
-    assert again["Stepan Arkadyevitch Oblonsky"].n_mentions == 14
+    assert again["Stepan Arkadyevitch Oblonsky"].n_mentions == 15
     assert again["Matvey"].label == "PERSON" and "Moscow" not in again
 
 
