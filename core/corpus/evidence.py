@@ -8,9 +8,11 @@ or when rapidfuzz's ``partial_ratio`` (the best-matching window of the source, 0
 from __future__ import annotations
 
 import re
+import sys
 from functools import lru_cache
 from typing import Any, TypedDict
 
+import numpy as np
 from rapidfuzz import fuzz
 
 DEFAULT_THRESHOLD = 90.0
@@ -39,22 +41,32 @@ class EvidenceShare(TypedDict):
 
 
 def normalise(text: str) -> tuple[str, list[int]]:
-    """Lower-cased text with unified quotes and single spaces, plus each character's source offset."""
-    out: list[str] = []
-    offsets: list[int] = []
-    prev_space = True
-    for i, ch in enumerate(text.translate(_QUOTES)):
-        if ch.isspace():
-            if prev_space:
-                continue
-            out.append(" ")
-            offsets.append(i)
-            prev_space = True
-            continue
-        out.append(ch.lower())
-        offsets.append(i)
-        prev_space = False
-    return "".join(out), offsets
+    """Lower-cased text with unified quotes and single spaces, plus each character's source offset.
+
+    Leading whitespace is dropped and every other run of whitespace becomes one space (at the
+    run's first offset); each kept character is lower-cased on its own (as ``ch.lower()``: a
+    capital sigma is always ``σ``). Whole-array work: a book of millions of characters takes a
+    tenth of a second, not a second."""
+    if not text:
+        return "", []
+    points = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32).copy()
+    for source, target in _QUOTES.items():
+        points[points == source] = ord(target)
+    space = _space_table()[points]
+    after_space = np.empty_like(space)
+    after_space[0], after_space[1:] = True, space[:-1]
+    kept = np.flatnonzero(~(space & after_space))
+    chars = np.where(space, np.uint32(ord(" ")), points)[kept]
+    out = chars.tobytes().decode("utf-32-le", "surrogatepass")
+    return out.replace("\u03a3", "\u03c3").lower(), kept.tolist()
+
+
+@lru_cache(maxsize=1)
+def _space_table() -> np.ndarray:
+    """``table[code point]``: ``str.isspace`` of that character (what a run of whitespace is)."""
+    table = np.zeros(sys.maxunicode + 1, dtype=bool)
+    table[[c for c in range(sys.maxunicode + 1) if chr(c).isspace()]] = True
+    return table
 
 
 @lru_cache(maxsize=16)

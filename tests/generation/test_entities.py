@@ -220,3 +220,35 @@ def test_les_miserables_top10(db):
         assert len(matching) == 1, (who, top10)
     assert elapsed <= 60, elapsed
     assert summary["n_mentions"] > 10_000
+
+
+@pytest.mark.skipif(ent.spacy_available() is None, reason="no spaCy English pipeline installed")
+def test_spacy_ner_runs_without_the_shared_tok2vec_and_finds_the_same_entities():
+    """NER has its own embedding in the small English pipeline: the shared ``tok2vec`` (the
+    tagger's and parser's) is not run, and the entities are those of the pipeline with it."""
+    import spacy
+
+    from core.generation import mentions
+
+    name = ent.spacy_available()
+    assert name is not None
+    nlp = mentions._load_spacy(name)
+    assert nlp.pipe_names == ["ner"]
+    with_tok2vec = spacy.load(name, disable=["parser", "lemmatizer", "attribute_ruler", "tagger"])
+    assert "tok2vec" in with_tok2vec.pipe_names
+    book = (
+        Path(__file__).resolve().parents[2]
+        / "demo"
+        / "books"
+        / "pg135_les_miserables_hugo_hapgood.txt"
+    )
+    text = clean_gutenberg(read_text_file(book)).body[200_000:260_000]
+    passages = [p for p in text.split("\n\n") if p.strip()]
+
+    def ents(pipeline):
+        return [
+            [(e.start_char, e.end_char, e.label_) for e in d.ents] for d in pipeline.pipe(passages)
+        ]
+
+    found = ents(nlp)
+    assert sum(map(len, found)) > 100 and found == ents(with_tok2vec)

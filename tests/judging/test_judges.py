@@ -8,7 +8,7 @@ from qa_fixtures import STORY, seed
 
 from core.answering.answer_runs import answer_questions
 from core.answering.systems import load_questions, no_context
-from core.corpus.evidence import verify_quote, verify_quotes
+from core.corpus.evidence import normalise, verify_quote, verify_quotes
 from core.errors import ConfigError
 from core.judging.diagnostics import position_consistency, rater_diagnostics
 from core.judging.requests import build_request
@@ -251,3 +251,31 @@ def test_evidence_fuzzy_match():
     header = verify_quote("[Passage 3]\nthe rain fell in torrents", src)
     assert header["verified"] and header["start"] == src.index("the rain")
     assert not verify_quote("[Passage 3]\nthe snow fell in buckets", src)["verified"]
+
+
+def _normalise_by_character(text: str) -> tuple[str, list[int]]:
+    """The definition :func:`normalise` computes with arrays, one character at a time."""
+    table = {"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"', "\u2014": "-"}
+    out, offsets, prev_space = [], [], True
+    for i, ch in enumerate(text.translate(str.maketrans({**table, "\u2013": "-"}))):
+        if ch.isspace() and prev_space:
+            continue
+        out.append(" " if ch.isspace() else ch.lower())
+        offsets.append(i)
+        prev_space = ch.isspace()
+    return "".join(out), offsets
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "",
+        "  \n\t",
+        " \u00a0Le  \u201cMISÉRABLES\u201d\u2014\r\n\u2028tome\u3000I ",
+        "ΟΔΟΣ ΣΑΣ Σ",  # a capital sigma is lower-cased alone: never the final form
+        "İstanbul \U0001f600 \x1c\x85end",  # İ lowers to two characters, one offset
+        "a\ud800b",  # a lone surrogate is kept
+    ],
+)
+def test_normalise_lowers_unifies_quotes_and_collapses_whitespace_with_offsets(text):
+    assert normalise(text) == _normalise_by_character(text)
