@@ -410,3 +410,20 @@ def _judge(db, **fields: Any) -> int:
         **fields,
     }
     return int(db["judgments"].insert(row).last_pk)
+
+
+def alice_verdicts(db_path: str | Path) -> list[str]:
+    """Every verdict stored under alice's name (the browser tests' annotator), in id order."""
+    db = open_db(db_path)
+    try:
+        rows = db.execute(
+            "select verdict from judgments where rater = 'human:alice' order by id"
+        ).fetchall()
+        return [r[0] for r in rows]
+    finally:
+        db.conn.close()
+
+
+def pane_text(page: Any) -> str:
+    """The text of a decision page's item pane (the ``pane_`` container) in a Playwright page."""
+    return str(page.locator("[class*='st-key-pane_']").first.inner_text())

@@ -35,16 +35,14 @@ from browser_server import (
     require_browser,
     wait_for,
 )
-from browser_support import build_fixture_db
+from browser_support import alice_verdicts, build_fixture_db, pane_text
 
 from app_support.shortcuts import NOT_SAVED
-from core.store.database import open_db
 from scripts import served_app
 
 pytestmark = pytest.mark.browser
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"]
 SHOTS = ROOT / "test-output" / "screenshots"
-VERDICTS = "select verdict from judgments where rater = 'human:alice' order by id"
 CONNECTION_JS = (
     "() => document.querySelector('[data-testid=\"stApp\"]')"
     ".getAttribute('data-test-connection-state')"
@@ -56,18 +54,6 @@ def _serve(db_path: Path, port: int, log: Path) -> subprocess.Popen[bytes]:
     """``streamlit run app.py`` over ``db_path`` on ``port`` (the same port again after a kill,
     as a restarted server would be), once healthy."""
     return served_app.serve({"WORKBENCH_DB": str(db_path)}, log, port=port)[0]
-
-
-def _verdicts(db_path: Path) -> list[str]:
-    db = open_db(db_path)
-    try:
-        return [r[0] for r in db.execute(VERDICTS).fetchall()]
-    finally:
-        db.conn.close()
-
-
-def _shown(page: Any) -> str:
-    return str(page.locator("[class*='st-key-pane_']").first.inner_text())
 
 
 @pytest.fixture
@@ -106,7 +92,7 @@ def test_a_key_pressed_without_a_server_says_not_saved_and_pressing_again_stores
             page.locator("h1").first.click()  # focus the page, not the rationale field
             page.keyboard.press("7")  # no button's key, connected: nothing shown
             assert line.count() == 0
-            item, top = _shown(page), page.locator("h1").first.bounding_box()
+            item, top = pane_text(page), page.locator("h1").first.bounding_box()
 
             # the server dies; the page greys out and its buttons are disabled
             victim = app["procs"][0]
@@ -122,7 +108,7 @@ def test_a_key_pressed_without_a_server_says_not_saved_and_pressing_again_stores
             assert box is not None and box["y"] == 0 and box["height"] > 10
             assert page.locator("h1").first.bounding_box() == top  # nothing moved
             page.screenshot(path=str(SHOTS / "not_saved_line.png"))
-            assert _verdicts(app["db"]) == []
+            assert alice_verdicts(app["db"]) == []
 
             # a server comes back on the same address; the page reconnects
             app["procs"].append(_serve(app["db"], app["port"], app["log"]))
@@ -130,15 +116,15 @@ def test_a_key_pressed_without_a_server_says_not_saved_and_pressing_again_stores
             # drop every key: they rerun a fragment it has never run); the line goes with it
             line.wait_for(state="detached")
             wait_for(lambda: page.evaluate(IDLE_JS), what="the page reconnected and idle")
-            assert _verdicts(app["db"]) == []  # reconnecting stored nothing
-            assert _shown(page) == item  # the same item again
+            assert alice_verdicts(app["db"]) == []  # reconnecting stored nothing
+            assert pane_text(page) == item  # the same item again
             page.get_by_role("button", name="Equal").first.wait_for()
             page.locator("h1").first.click()
             page.keyboard.press("1")
-            wait_for(lambda: _verdicts(app["db"]) == ["A"], what="one label stored")
-            wait_for(lambda: _shown(page) != item, what="the next item")
+            wait_for(lambda: alice_verdicts(app["db"]) == ["A"], what="one label stored")
+            wait_for(lambda: pane_text(page) != item, what="the next item")
             idle(page)
-            assert _verdicts(app["db"]) == ["A"]  # exactly one
+            assert alice_verdicts(app["db"]) == ["A"]  # exactly one
         except Exception:
             page.screenshot(path=str(SHOTS / "not_saved_failed.png"), full_page=True)
             raise

@@ -20,17 +20,15 @@ from typing import Any
 
 import pytest
 from browser_server import WAIT_S, idle, require_browser, wait_for
-from browser_support import build_fixture_db
+from browser_support import alice_verdicts, build_fixture_db, pane_text
 from pg_outage import Outage, forwarded_url
 from pg_server import built_database
 
 from app_support.connection import NOT_SAVED_LINE, RETRY_S, UNREACHABLE_LINE
-from core.store.database import open_db
 from scripts import served_app
 
 pytestmark = pytest.mark.browser
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"]
-VERDICTS = "select verdict from judgments where rater = 'human:alice' order by id"
 #: How long a page may take to come back by itself: a check every RETRY_S seconds, a connect
 #: timeout of 2 s for a check still refused, and the full run (on a loaded machine).
 BACK_S = RETRY_S + 2 + 30
@@ -58,18 +56,6 @@ def app(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[dict[str, An
             served_app.stop(proc)
 
 
-def _verdicts(url: str) -> list[str]:
-    db = open_db(url)
-    try:
-        return [r[0] for r in db.execute(VERDICTS).fetchall()]
-    finally:
-        db.conn.close()
-
-
-def _shown(page: Any) -> str:
-    return str(page.locator("[class*='st-key-pane_']").first.inner_text())
-
-
 def test_pages_come_back_by_themselves_when_the_database_does(app: dict[str, Any]) -> None:
     from playwright.sync_api import sync_playwright
 
@@ -83,7 +69,7 @@ def test_pages_come_back_by_themselves_when_the_database_does(app: dict[str, Any
             equal = page.get_by_role("button", name="Equal").first
             equal.wait_for()
             idle(page)
-            item = _shown(page)
+            item = pane_text(page)
 
             # a key while the database is down: one line, nothing stored, the buttons gone
             outage.down()
@@ -91,17 +77,17 @@ def test_pages_come_back_by_themselves_when_the_database_does(app: dict[str, Any
             page.keyboard.press("1")
             page.get_by_text(NOT_SAVED_LINE).wait_for()
             wait_for(lambda: equal.count() == 0, what="the decision bar stopped")
-            assert _verdicts(app["direct"]) == []
+            assert alice_verdicts(app["direct"]) == []
 
             # back: the page runs again by itself, on the same item; the key stores one label
             outage.up()
             equal.wait_for(timeout=BACK_S * 1000)
             idle(page)
-            assert _shown(page) == item and _verdicts(app["direct"]) == []
+            assert pane_text(page) == item and alice_verdicts(app["direct"]) == []
             page.locator("h1").first.click()
             page.keyboard.press("1")
-            wait_for(lambda: _verdicts(app["direct"]) == ["A"], what="one label stored")
-            wait_for(lambda: _shown(page) != item, what="the next item")
+            wait_for(lambda: alice_verdicts(app["direct"]) == ["A"], what="one label stored")
+            wait_for(lambda: pane_text(page) != item, what="the next item")
 
             # a page loaded while the database is down: the one line, then back by itself
             outage.down()
@@ -112,6 +98,6 @@ def test_pages_come_back_by_themselves_when_the_database_does(app: dict[str, Any
             equal.wait_for(timeout=BACK_S * 1000)
             page.get_by_text(UNREACHABLE_LINE).wait_for(state="detached")
             idle(page)
-            assert _verdicts(app["direct"]) == ["A"]
+            assert alice_verdicts(app["direct"]) == ["A"]
         finally:
             browser.close()
