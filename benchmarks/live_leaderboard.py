@@ -24,10 +24,16 @@ Each path: its cold view (``cold_s`` / ``old_cold_s``: the first read of every v
 ``old_since_query_ms``: the read of the new rows alone. The two paths alternate, so load on a
 shared machine falls on both; the load average is printed with the figures.
 
+``--postgres``: then the same database moved into a throwaway local PostgreSQL server
+(``scripts/throwaway_pg.py``, ``python -m core migrate-db``, which vacuums and analyses it) and
+the project's path timed there too: ``pg_cold_s``, ``pg_refresh_ms`` (median of ``--repeats``
+refreshes, each after one new verdict) and ``pg_poll_ms`` (the 2 s change check,
+:func:`core.store.fingerprints.judgments_version`, median of 21).
+
 Last line: one JSON object.
 
     .venv/bin/python benchmarks/live_leaderboard.py [--verdicts 1000000] [--repeats 7]
-        [--demo-db PATH] [--quick]
+        [--demo-db PATH] [--quick] [--postgres]
 """
 
 from __future__ import annotations
@@ -51,11 +57,13 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 sys.path.insert(0, str(ROOT))
 
 from app_pages import add_verdicts, demo_db  # noqa: E402  (benchmarks/ is on the path)
+from team_bench.databases import LOCAL_PG_SETTINGS, build_postgres  # noqa: E402
 
 from core.stats.pairwise_counts import PairwiseCounts  # noqa: E402
 from core.store.connection import transaction  # noqa: E402
 from core.store.database import open_db  # noqa: E402
 from core.store.engine import Database  # noqa: E402
+from core.store.fingerprints import judgments_version  # noqa: E402
 from core.store.judgments import (  # noqa: E402
     JudgmentKind,
     NewJudgment,
@@ -74,6 +82,7 @@ from core.views.leaderboard import (  # noqa: E402
 )
 from core.views.live_leaderboard import StoreLeaderboard  # noqa: E402
 from core.views.net_rows import net_rows  # noqa: E402
+from scripts.throwaway_pg import create_database, throwaway_server  # noqa: E402
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -83,6 +92,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--demo-db", help="an existing SQLite demo database (copied, not changed)")
     parser.add_argument(
         "--quick", action="store_true", help="demo --quick + 20,000 verdicts, 3 repeats"
+    )
+    parser.add_argument(
+        "--postgres", action="store_true", help="also time the project's path on PostgreSQL"
     )
     args = parser.parse_args(argv)
     if args.quick:
@@ -177,6 +189,31 @@ def since_ms(db: Database) -> float:
     return 1000 * min(timed(lambda: pairwise_records_since(db, top - 1)) for _ in range(3))
 
 
+def on_postgres(base: Path, repeats: int) -> dict[str, float]:
+    """The project's path on ``base`` moved into a throwaway local PostgreSQL server: its cold
+    view, the median refresh after one new verdict, the median change check (the 2 s poll)."""
+    with throwaway_server(LOCAL_PG_SETTINGS) as server:
+        url = create_database(server, "bench_live")
+        build_postgres(base, url)
+        db = open_db(url)
+        try:
+            warm()
+            live = LiveLeaderboard()
+            cold = timed(lambda: live.view(db))
+            times = []
+            for n in range(repeats):
+                new_verdict(db, 1000 + n)
+                times.append(timed(lambda: live.view(db)))
+            poll = statistics.median(timed(lambda: judgments_version(db)) for _ in range(21))
+        finally:
+            db.close()
+    return {
+        "pg_cold_s": round(cold, 2),
+        "pg_refresh_ms": round(1000 * statistics.median(times), 1),
+        "pg_poll_ms": round(1000 * poll, 2),
+    }
+
+
 def main() -> None:
     args = parse_args()
     work = Path(tempfile.mkdtemp(prefix="bench_live_"))
@@ -203,6 +240,7 @@ def main() -> None:
         assert len(live.board.counts) == len(old_board.counts), "the two paths disagree"
         old_db.close()
         new_db.close()
+        pg = on_postgres(base, args.repeats) if args.postgres else {}
     finally:
         shutil.rmtree(work, ignore_errors=True)
     old_ms, new_ms = (1000 * statistics.median(x) for x in (old_times, new_times))
@@ -219,6 +257,7 @@ def main() -> None:
         "repeats": args.repeats,
         "load_avg_start": [round(v, 2) for v in load_start],
         "load_avg_end": [round(v, 2) for v in os.getloadavg()],
+        **pg,
     }
     print(
         f"refresh after one verdict: {new_ms:.1f} ms (old path {old_ms:.1f} ms, x{old_ms / new_ms:.1f}); "
@@ -226,6 +265,11 @@ def main() -> None:
         f"(old {old_cold:.2f} s); load average {figures['load_avg_start'][0]} -> "
         f"{figures['load_avg_end'][0]} on {os.cpu_count()} cores"
     )
+    if pg:
+        print(
+            f"PostgreSQL: refresh after one verdict {pg['pg_refresh_ms']:.1f} ms; cold view "
+            f"{pg['pg_cold_s']:.2f} s; change check {pg['pg_poll_ms']:.2f} ms"
+        )
     print(json.dumps(figures))
 
 
