@@ -290,10 +290,17 @@ def similarity_task(request: LLMRequest) -> LLMResponse:
     f, task = request.fields, request.task
     thr = float(request.params.get("threshold", match_threshold()))
     raw = {"baseline": "similarity", "embedder": embedder_name()}
+    cands = [str(c) for c in f.get("candidates") or []]  # the lexical baseline's rule too
     if task in ("match_reference", "compare_reference"):
         refs = [str(r) for r in f.get("references") or []]
+
+        def best(ans: str) -> float:
+            return (
+                0.0 if wrong_candidate(ans, refs, cands) else max(cosine_to(ans, refs), default=0.0)
+            )
+
         if task == "match_reference":
-            s = max(cosine_to(str(f["answer"]), refs), default=0.0)
+            s = best(str(f["answer"]))
             return _reply(
                 {
                     "verdict": "yes" if s >= thr else "no",
@@ -303,8 +310,7 @@ def similarity_task(request: LLMRequest) -> LLMResponse:
                 },
                 raw,
             )
-        sa = max(cosine_to(str(f["answer_a"]), refs), default=0.0)
-        sb = max(cosine_to(str(f["answer_b"]), refs), default=0.0)
+        sa, sb = best(str(f["answer_a"])), best(str(f["answer_b"]))
         return _reply(
             {
                 "verdict": pairwise(sa, sb, thr),
@@ -317,6 +323,8 @@ def similarity_task(request: LLMRequest) -> LLMResponse:
     context, question = _context(request), str(f.get("question", ""))
 
     def support(answer: str) -> tuple[float, list[str]]:
+        if names_several(answer, cands):
+            return 0.0, []
         _, window = best_window(context, content_words(answer), content_words(question))
         if not window:
             return 0.0, []
