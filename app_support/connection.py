@@ -149,11 +149,18 @@ def say_unreachable(exc: DatabaseUnreachableError) -> None:
     "not saved" already) and stop the script. Inside one: nothing (the caller raises)."""
     if _IN_ACTION.get():
         return
+    show_unreachable(exc)
+    st.stop()
+
+
+def show_unreachable(exc: DatabaseUnreachableError) -> None:
+    """A page run that met an unreachable database: log ``exc``, show :data:`UNREACHABLE_LINE`
+    (unless this run said "not saved" already) and check until it is back
+    (:func:`retry_when_back`)."""
     log_unreachable("page", exc)
     if not st.session_state.get(UNREACHABLE_SAID):
         st.error(UNREACHABLE_LINE)
     retry_when_back()
-    st.stop()
 
 
 def retry_when_back() -> None:

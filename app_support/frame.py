@@ -112,10 +112,7 @@ def _guarded(run: Callable[[], None], reraise: bool | None) -> None:
     try:
         run()
     except DatabaseUnreachableError as exc:  # opened elsewhere than connection.database()
-        connection.log_unreachable("page", exc)
-        if not st.session_state.get(connection.UNREACHABLE_SAID):
-            st.error(connection.UNREACHABLE_LINE)
-        connection.retry_when_back()
+        connection.show_unreachable(exc)
     except Exception:  # reason: no traceback to visitors; st.stop/st.rerun are BaseException
         ref = _logged("page")
         if _reraise(reraise):

@@ -38,7 +38,13 @@ from core.corpus.sentences import (
 )
 from core.errors import ConfigError
 from core.llm.catalog import ProviderSettings
-from core.llm.offline_context import cited_passages, mask_markup, names_several, wrong_candidate
+from core.llm.offline_context import (
+    cited_passages,
+    mask_markup,
+    names_several,
+    reference_score,
+    wrong_candidate,
+)
 from core.llm.registry import register
 from core.llm.similarity import cosine_to, embedder_name, match_threshold
 from core.llm.types import LLMRequest, LLMResponse, NeedsRealModelError
@@ -212,7 +218,7 @@ def lexical_task(request: LLMRequest) -> LLMResponse:
         cands = [str(c) for c in f.get("candidates") or []]
 
         def best(ans: str) -> float:
-            return 0.0 if wrong_candidate(ans, refs, cands) else best_token_f1(ans, refs)
+            return reference_score(ans, refs, cands, best_token_f1)
 
         if task == "match_reference":
             s = best(str(f["answer"]))
@@ -295,9 +301,7 @@ def similarity_task(request: LLMRequest) -> LLMResponse:
         refs = [str(r) for r in f.get("references") or []]
 
         def best(ans: str) -> float:
-            return (
-                0.0 if wrong_candidate(ans, refs, cands) else max(cosine_to(ans, refs), default=0.0)
-            )
+            return reference_score(ans, refs, cands, lambda a, r: max(cosine_to(a, r), default=0.0))
 
         if task == "match_reference":
             s = best(str(f["answer"]))

@@ -5,7 +5,7 @@ of answers, and the passages an answer cites; the characters a question chooses 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from core.corpus.sentences import split_sentences
 
@@ -66,3 +66,16 @@ def wrong_candidate(answer: str, references: Sequence[str], candidates: Sequence
     return names_several(answer, candidates) or bool(
         right and set(named(answer, candidates)) - right
     )
+
+
+def reference_score(
+    answer: str,
+    references: Sequence[str],
+    candidates: Sequence[str],
+    score: Callable[[str, list[str]], float],
+) -> float:
+    """``score(answer, references)``, or 0 when the answer is a :func:`wrong_candidate` (the
+    offline baselines' reference tasks share this rule)."""
+    if wrong_candidate(answer, references, candidates):
+        return 0.0
+    return score(answer, list(references))
