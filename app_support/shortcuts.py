@@ -61,15 +61,20 @@ NOT_SAVED = "Not saved: the connection to the server was lost. Press again when 
 # the guideline's key) pressed while it is not CONNECTED shows NOT_SAVED in one line fixed at
 # the top of the window (outside the page's flow: nothing moves), until the page is connected
 # again and a script run starts (or the annotator acts again). And after reconnecting Streamlit
-# does not rerun: the new server's session has never run the page, so it drops every press of
-# a decision key (they rerun a fragment it does not know: "The fragment with id ... does not
-# exist anymore") until a full run. So, on a page with such keys, the reconnected page asks for
-# one full run (Streamlit's own rerun key, R), which stores nothing (a button's press is not
-# kept across runs). Constant text, no data; costs the server nothing but these bytes.
+# does not always rerun: the new server's session has never run the page, so it drops every
+# press of a decision key (they rerun a fragment it does not know: "The fragment with id ...
+# does not exist anymore") until a full run. So, on a page with such keys, the reconnected page
+# asks for one full run (Streamlit's own rerun key, R), which stores nothing (a button's press
+# is not kept across runs). The flags are watched by a MutationObserver, which sees every change:
+# a reconnection quicker than a timer tick (a busy browser's timers are late) is not missed. The
+# observer reads each change's old value too, so a flag that flipped and flipped back between two
+# callbacks still counts. The request is repeated every 1.5 s (at most 40 times) until a run is
+# seen: Streamlit ignores R while it believes a run is requested. Constant text, no data; costs
+# the server nothing but these bytes.
 _NOT_SAVED_JS = (
     "<script data-workbench='not-saved'>if (!window.__workbenchNotSaved) {"
     " window.__workbenchNotSaved = true; const doc = document; let line = null;"
-    " let away = false;"
+    " let away = false; let ran = false; let asked = 0; let askedAt = 0;"
     " const app = () => doc.querySelector('[data-testid=\"stApp\"]');"
     " const state = (name) => { const a = app(); return a ? a.getAttribute(name) : null; };"
     " const online = () => state('data-test-connection-state') === 'CONNECTED';"
@@ -83,13 +88,21 @@ _NOT_SAVED_JS = (
     " line.style.cssText = 'position: fixed; top: 0; left: 0; right: 0; z-index: 1000002;"
     " padding: 0.6rem 1rem; background: #fde8e8; color: #7a1010; font: 600 1rem sans-serif;"
     " border-bottom: 2px solid #c81e1e; text-align: center;'; doc.body.appendChild(line); };"
-    " setInterval(() => { if (!online()) { away = true; return; }"
-    " if (away && keys().size && state('data-test-script-state') === 'notRunning') {"
-    " away = false; for (const kind of ['keydown', 'keyup']) {"
+    " new MutationObserver((changes) => { for (const c of changes) {"
+    " const values = [c.oldValue, c.target.getAttribute(c.attributeName)];"
+    " if (c.attributeName === 'data-test-connection-state'"
+    " && values.some((v) => v !== 'CONNECTED')) { away = true; ran = false; asked = 0; }"
+    " if (c.attributeName === 'data-test-script-state' && values.includes('running')"
+    " && online()) { ran = true; hide(); } } })"
+    ".observe(doc.body, { attributes: true, subtree: true, attributeOldValue: true,"
+    " attributeFilter: ['data-test-connection-state', 'data-test-script-state'] });"
+    " setInterval(() => { if (!online() || !away) { return; }"
+    " if (ran || !keys().size) { away = ran ? false : away; return; }"
+    " if (state('data-test-script-state') === 'notRunning' && asked < 40"
+    " && Date.now() - askedAt > 1500) { asked += 1; askedAt = Date.now();"
+    " for (const kind of ['keydown', 'keyup']) {"
     " doc.dispatchEvent(new KeyboardEvent(kind, { key: 'r', code: 'KeyR', bubbles: true })); }"
-    " }"
-    " if (line && state('data-test-script-state') === 'running') { hide(); } },"
-    " 250);"
+    " } }, 250);"
     " const typing = (t) => t && (['INPUT', 'TEXTAREA', 'SELECT'].includes(t.tagName)"
     " || t.isContentEditable);"
     " doc.addEventListener('keydown', (e) => { if (!e.isTrusted) { return; }"

@@ -150,6 +150,8 @@ def test_a_server_killed_mid_session_loses_no_label(team, browser, tmp_path) -> 
     context = browser.new_context(viewport={"width": 1400, "height": 1600})
     page = context.new_page()
     page.set_default_timeout(WAIT_S * 1000)
+    console: list[str] = []  # the page's own log (Streamlit's connection changes), for a failure
+    page.on("console", lambda msg: console.append(msg.text))
     try:
         page.goto(f"{proxy.url}/?token={team['token']}")
         signed_in_by_link(page, "alice")
@@ -193,6 +195,9 @@ def test_a_server_killed_mid_session_loses_no_label(team, browser, tmp_path) -> 
         labelled += [_label(page, count) for _ in range(AFTER)]  # on the other server
     except Exception:
         page.screenshot(path=str(SHOTS / "proxy_failover_failed.png"), full_page=True)
+        print("\nthe page's console, last 40 lines:\n" + "\n".join(console[-40:]))
+        for log in sorted(Path(team["logs"]).glob("*.log")):
+            print(f"\n{log.name}, last 30 lines:\n" + "\n".join(log.read_text().splitlines()[-30:]))
         raise
     finally:
         context.close()
