@@ -9,8 +9,8 @@ list of behaviours consumed one per model call (``"ok"``, ``("status", code, hea
 ``"timeout"``, ``"truncated"``, ``"nonjson"``); with the list empty every call succeeds after
 ``server.delay`` seconds. A generateContent naming a cachedContent the server does not hold
 (expired, deleted) gets Gemini's 404 NOT_FOUND. ``server.calls`` records model calls; ``peak``
-the most in flight; ``server.reply`` (text -> text) writes the OpenAI chat replies (default:
-``echo: <text>``).
+the most in flight; ``server.reply`` (text -> text) writes the replies of chat completions,
+messages and generateContent calls (default: ``echo: <text>``).
 
 No behaviour depends on the wall clock racing the client: ``server.hold_after(k)`` answers the
 first ``k`` model calls and holds every later one (received and recorded, unanswered) until
@@ -32,6 +32,13 @@ import uuid
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+#: Planted API keys of the three SDK providers (tests check they never leak) and one model each.
+KEYS = {
+    "OPENAI_API_KEY": "sk-PLANTED-openai-0123456789abcdefXYZ",
+    "ANTHROPIC_API_KEY": "sk-ant-PLANTED-anthropic-0123456789abcdef",
+    "GEMINI_API_KEY": "AIzaPLANTED-gemini-0123456789abcdef0123456789",
+}
+MODELS = ["openai:gpt-4o-mini", "anthropic:claude-haiku-4-5", "google:gemini-2.5-flash"]
 CHAT = re.compile(r"^/v1/chat/completions$")
 MESSAGES = re.compile(r"^/v1/messages$")
 GEMINI = re.compile(r"^/v1(?:beta)?/models/([^/:]+):generateContent$")
@@ -149,7 +156,7 @@ def openai_reply(body: dict[str, Any], reply: Any = reply_text) -> dict[str, Any
     }
 
 
-def anthropic_reply(body: dict[str, Any]) -> dict[str, Any]:
+def anthropic_reply(body: dict[str, Any], reply: Any = reply_text) -> dict[str, Any]:
     """A Message for ``body``; a cache_control block counts as read from the cache."""
     msgs = body.get("messages", [])
     last = msgs[-1]["content"] if msgs else ""
@@ -166,7 +173,7 @@ def anthropic_reply(body: dict[str, Any]) -> dict[str, Any]:
         "model": body.get("model", ""),
         "stop_reason": "end_turn",
         "stop_sequence": None,
-        "content": [{"type": "text", "text": reply_text(last)}],
+        "content": [{"type": "text", "text": reply(last)}],
         "usage": {
             "input_tokens": len(str(last).split()) + 1,
             "output_tokens": 3,
@@ -186,7 +193,7 @@ def gemini_reply(model: str, body: dict[str, Any], server: FakeServer) -> dict[s
     return {
         "candidates": [
             {
-                "content": {"role": "model", "parts": [{"text": reply_text(last)}]},
+                "content": {"role": "model", "parts": [{"text": server.reply(last)}]},
                 "finishReason": "STOP",
                 "index": 0,
             }
@@ -309,7 +316,7 @@ class Handler(BaseHTTPRequestHandler):
         if CHAT.match(path):
             payload = openai_reply(body, self.server.reply)
         elif MESSAGES.match(path):
-            payload = anthropic_reply(body)
+            payload = anthropic_reply(body, self.server.reply)
         else:
             name = body.get("cachedContent")
             if name and name not in self.server.caches:  # expired or deleted: what Gemini says

@@ -1,7 +1,8 @@
 """The bundled *Anna Karenina* parts (``tests/data/unseen_books/SOURCE.md``) joined into one
 text, and its entities per extraction path, computed once per test process: shared by the
 name-form tests (``tests/generation/test_one_person_many_names.py``,
-``tests/generation/test_kitty_and_namesakes.py``)."""
+``tests/generation/test_kitty_and_namesakes.py``); and an offline event-order question made on
+the excerpt (the judge tests)."""
 
 from __future__ import annotations
 
@@ -10,11 +11,16 @@ from pathlib import Path
 
 import pytest
 
-from core.corpus.documents import read_text_file, split_passages
+from core.corpus.documents import read_text_file, split_passages, upsert_document
 from core.corpus.gutenberg import clean_gutenberg
 from core.generation.entities import extract_entities
+from core.generation.entity_store import build_entities
 from core.generation.mentions import spacy_available
 from core.generation.names import Entity
+from core.generation.questions import generate_questions
+from core.store.connection import rows
+from core.store.engine import Database
+from core.store.questions import Question
 
 DATA = Path(__file__).resolve().parent / "data" / "unseen_books"
 #: The built-in finder always; spaCy where its English pipeline is installed.
@@ -44,3 +50,15 @@ def novel_entities(parts: tuple[str, ...], method: str) -> list[Entity]:
 def holding(ents: list[Entity], core: str) -> list[Entity]:
     """The entities with a mention whose core name is ``core``."""
     return [e for e in ents if any(m.core == core for m in e.mentions)]
+
+
+def event_order_question(db: Database) -> Question:
+    """The first offline event-order question made on the *Anna Karenina* excerpt, stored in
+    ``db`` as document ``ak`` (built-in entity finder, baseline generator): it chooses between
+    two characters (``metadata.candidates``); its first reference is the right one's name."""
+    body = clean_gutenberg(read_text_file(DATA / "anna_karenina_excerpt.txt")).body
+    upsert_document(db, "ak", body, kind="book", source="file", title="Anna Karenina")
+    build_entities(db, "ak", method="regex")
+    generate_questions(db, "ak", "baseline", n_entities=8, per_entity=3)
+    sql = "select * from questions where document_id = 'ak' and qtype = 'event-order' order by id"
+    return Question.from_row(rows(db, sql)[0])

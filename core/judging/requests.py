@@ -2,7 +2,10 @@
 
 Answers are wrapped in markers carrying a random nonce per call, and marker-like text inside an
 answer (``[[``, ``]]``) is neutralised (:func:`core.llm.prompts.neutralise`), so an answer cannot close its section or pose as
-instructions. A context that does not fit the model's window falls back to ``rag`` only when the
+instructions. A question that chooses between named characters (``metadata.candidates``) puts
+them, neutralised the same way, in the prompt's candidates section with the rule that an answer
+naming several of them, or the wrong one, is not correct (the section is left out otherwise).
+A context that does not fit the model's window falls back to ``rag`` only when the
 judge says so (``fallback = "rag"``); otherwise it is a :class:`ContextTooLongError`.
 """
 
@@ -48,6 +51,20 @@ class JudgeItem:
     answer_b: Answer | None = None
 
 
+def _candidates(question: Question) -> list[str]:
+    """The characters ``question`` chooses between (``metadata.candidates``, two or more), else
+    an empty list."""
+    candidates = question.metadata.get("candidates")
+    if isinstance(candidates, list) and len(candidates) > 1:
+        return [str(c) for c in candidates]
+    return []
+
+
+def _listed(items: Sequence[str], nonce: str) -> str:
+    """``items`` as prompt data: neutralised, one ``- item`` a line."""
+    return "\n".join(f"- {neutralise(item, nonce)}" for item in items)
+
+
 def _rater_context(db: Database, judge: Judge, doc: Document, query: str, mode: str) -> str:
 
     if mode == "none":
@@ -84,9 +101,12 @@ def build_request(
         "question": neutralise(question.question, nonce),
     }
     fields: dict[str, Any] = {"question": question.question, "context": context}
-    candidates = question.metadata.get("candidates")
-    if isinstance(candidates, list) and len(candidates) > 1:
-        fields["candidates"] = [str(c) for c in candidates]  # a reply naming all is no answer
+    candidates = _candidates(question)
+    # the characters the question chooses between: the prompt's section (absent when there are
+    # none) tells the judge that naming several of them, or the wrong one, is no answer
+    values["candidates"] = _listed(candidates, nonce)
+    if candidates:
+        fields["candidates"] = candidates
     if judge.pairwise:
         values["answer_a"], values["answer_b"] = (neutralise(a, nonce) for a in answers)
         fields["answer_a"], fields["answer_b"] = answers
@@ -94,7 +114,7 @@ def build_request(
         values["answer"] = neutralise(answers[0], nonce)
         fields["answer"] = answers[0]
     if judge.spec.references:
-        values["references"] = "\n".join(f"- {neutralise(r, nonce)}" for r in refs)
+        values["references"] = _listed(refs, nonce)
         fields["references"] = refs
 
     def make(ctx: str, used: str) -> LLMRequest:

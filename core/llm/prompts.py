@@ -2,9 +2,12 @@
 
 A template is Markdown text with ``{{name}}`` placeholders and a leading comment block
 (``<!-- ... -->``) that documents it; the comment is not sent to the model. Rendering fails on a
-missing or an unused variable, so a template and its caller cannot drift apart silently.
+missing or an unused variable, so a template and its caller cannot drift apart silently. A
+section ``{{#name}}`` ... ``{{/name}}`` (each tag on a line of its own) is sent only when the
+value ``name`` is not empty; otherwise it is left out whole, tag lines included, so a prompt
+without it reads as if the template never had it.
 
-Untrusted text (answers, questions, references) sits between ``[[NAME <nonce>]]`` markers in
+Untrusted text (answers, questions, references, candidates) sits between ``[[NAME <nonce>]]`` markers in
 judge prompts; :func:`neutralise` is the one function that disarms it (pipeline judges, XRAG
 panel judges), so an answer cannot close its own section or pose as instructions.
 """
@@ -23,6 +26,7 @@ PROMPTS_DIR = Path(__file__).resolve().parents[2] / "prompts"
 _PLACEHOLDER = re.compile(r"\{\{\s*([a-zA-Z_][a-zA-Z0-9_]*)\s*\}\}")
 _DOC = re.compile(r"\A\s*<!--.*?-->\s*", re.S)
 _MARKER = re.compile(r"\[\s*\[|\]\s*\]")
+_SECTION = re.compile(r"\{\{#([a-zA-Z_][a-zA-Z0-9_]*)\}\}\n?(.*?)\{\{/\1\}\}\n?", re.S)
 
 
 def new_nonce() -> str:
@@ -49,15 +53,17 @@ def load_prompt(name: str) -> str:
 
 
 def render_prompt(name: str, **values: object) -> str:
-    """Fill every ``{{var}}`` of template ``name``; missing or extra variables raise ConfigError."""
+    """Fill every ``{{var}}`` of template ``name`` and keep each ``{{#var}}`` section only when
+    ``var`` is not empty; missing or extra variables raise ConfigError."""
     template = load_prompt(name)
-    needed = set(_PLACEHOLDER.findall(template))
+    needed = set(_PLACEHOLDER.findall(template)) | {m.group(1) for m in _SECTION.finditer(template)}
     missing, extra = needed - values.keys(), values.keys() - needed
     if missing or extra:
         raise ConfigError(
             f"prompt {name!r}: missing variables {sorted(missing)}, unexpected {sorted(extra)}"
         )
-    return _PLACEHOLDER.sub(lambda m: str(values[m.group(1)]), template)
+    kept = _SECTION.sub(lambda m: m.group(2) if values[m.group(1)] else "", template)
+    return _PLACEHOLDER.sub(lambda m: str(values[m.group(1)]), kept)
 
 
 def prompt_hash(name: str) -> str:

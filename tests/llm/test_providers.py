@@ -7,38 +7,13 @@ import logging
 
 import pytest
 from db_content import stored_blobs
-from llm_servers import FakeServer, reply_text
+from llm_servers import KEYS, MODELS, reply_text
 
 from core.errors import ContextTooLongError
-from core.llm.catalog import configure, reset_configuration
+from core.llm.catalog import configure
 from core.llm.engine import complete, complete_many
 from core.llm.registry import clear_instances
 from core.llm.types import LLMRequest, ProviderCallError
-
-KEYS = {
-    "OPENAI_API_KEY": "sk-PLANTED-openai-0123456789abcdefXYZ",
-    "ANTHROPIC_API_KEY": "sk-ant-PLANTED-anthropic-0123456789abcdef",
-    "GEMINI_API_KEY": "AIzaPLANTED-gemini-0123456789abcdef0123456789",
-}
-MODELS = ["openai:gpt-4o-mini", "anthropic:claude-haiku-4-5", "google:gemini-2.5-flash"]
-
-
-@pytest.fixture
-def server(monkeypatch, tmp_path):
-    """A loopback server all three providers point at, with planted keys and fast retries."""
-    monkeypatch.chdir(tmp_path)  # no stray .env
-    for k, v in KEYS.items():
-        monkeypatch.setenv(k, v)
-    with FakeServer() as srv:
-        # a generous timeout: a reply delayed by a busy machine is not a timeout (the "timeout"
-        # behaviour, held until the server closes, sets its own short one)
-        fast = dict(timeout_s=30, max_attempts=3, backoff_base_s=0.01, backoff_max_s=0.05)
-        configure("openai", base_url=srv.url + "/v1", **fast)
-        configure("anthropic", base_url=srv.url, **fast)
-        configure("google", base_url=srv.url, explicit_cache_min_tokens=50, **fast)
-        yield srv
-    reset_configuration()
-    clear_instances()
 
 
 def req(model: str, prompt: str = "hello", **kw) -> LLMRequest:
