@@ -18,7 +18,8 @@ count non-people by reading them.
 
 ``--excerpts`` measures the bundled translated-novel excerpts (``tests/data``, characters in
 ``benchmarks/excerpt_characters.json``) on both paths, the built-in finder and spaCy (issue 36:
-name forms such as Dolly / Darya Alexandrovna).
+name forms such as Dolly / Darya Alexandrovna), among them the held-out *Fathers and Sons*
+(never used to write or tune a rule: ``tests/generation/test_held_out_novel.py``).
 
 Run: ``.venv/bin/python benchmarks/entities.py [--no-lesmis | --held-out | --excerpts]``.
 """

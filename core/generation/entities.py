@@ -150,7 +150,7 @@ def cluster_mentions(
     for nick, full, why in equated_names(words, text):  # "... Oblonsky—Stiva, as he was called"
         uf.union(nick, full)
         reasons.setdefault(nick, why)
-    for name, _into, why in name_form_links(kept, words, seen, uf.union, uf.find):  # "Kostya"
+    for name, _into, why in name_form_links(kept, words, seen, uf.union, uf.find, text):
         reasons[name] = why
     group_of = {k: uf.find(k) for k in kept}
     for pet, full, why in vocative_links(kept, words, group_of, text):  # "Dolly!" to her

@@ -30,6 +30,12 @@ from __future__ import annotations
 import bisect
 from collections.abc import Callable, Mapping, Sequence
 
+from core.generation.name_address import (
+    is_vocative,
+    patronymic_gender,
+    pronoun_gender,
+    quoted,
+)
 from core.generation.name_forms import RUSSIAN_DIMINUTIVES, is_patronymic
 from core.generation.names import Mention
 
@@ -66,11 +72,14 @@ def diminutive_links(
     words: Mapping[str, tuple[str, ...]],
     group_of: Callable[[str], str],
     window: int = SCENE_WINDOW,
+    text: str = "",
 ) -> list[tuple[str, str, str]]:
     """``(diminutive, into, reason)``: each kept one-word key that is a known diminutive of a
     first name borne by exactly one group's names (two words or more), at least half of its
     mentions within ``window`` characters of a mention of that group; ``into`` is the group's most
-    mentioned such name."""
+    mentioned such name. Else ``(into, diminutive, reason)`` when the full name is written only in
+    the diminutive's scenes (:func:`_in_scenes_of`) or, with ``text``, said as a vocative in
+    one of them (:func:`_addressed_in_scene_of`)."""
     links = []
     for key, w in sorted(words.items()):
         if len(w) != 1 or w[0] not in RUSSIAN_DIMINUTIVES:
@@ -87,6 +96,12 @@ def diminutive_links(
             links.append((key, into, f"diminutive of the one person named '{into}', nearby"))
         elif _in_scenes_of(kept, fulls, key, words, window):  # the full name joins the pet's
             why = f"written only in scenes of '{key}', its first name's diminutive, no other's"
+            links.append((into, key, why))
+        elif text and _addressed_in_scene_of(kept, fulls, key, words, text, window):
+            why = (
+                f"said to someone in a scene the narrator names '{key}' in, its first name's "
+                "diminutive; no other's near any of its mentions"
+            )
             links.append((into, key, why))
     return links
 
@@ -116,19 +131,52 @@ def _in_scenes_of(
     )
 
 
+def _addressed_in_scene_of(  # noqa: PLR0913
+    kept: Mapping[str, Sequence[Mention]],
+    fulls: Sequence[str],
+    pet: str,
+    words: Mapping[str, tuple[str, ...]],
+    text: str,
+    window: int,
+) -> bool:
+    """A mention of the full names ``fulls`` (a first name + patronymic of ``pet``'s gender) is
+    a vocative with ``pet`` written by the narrator within ``window`` characters, and no mention
+    of them has another kept diminutive of that first name within ``window``: the person spoken
+    to in that scene is the one the narrator calls by the diminutive (“Varvara Andreevna, when
+    I was very young ...” while the narrator writes "Varenka" of the woman he walks with)."""
+    firsts = set(RUSSIAN_DIMINUTIVES[words[pet][0]])
+    others = sorted(
+        m.start
+        for k, w in words.items()
+        if k != pet and len(w) == 1 and firsts & set(RUSSIAN_DIMINUTIVES.get(w[0], ()))
+        for m in kept[k]
+    )
+    told = sorted(m.start for m in kept[pet] if not quoted(text, m.start))
+    ms = [m for k in fulls for m in kept[k]]
+    gender = pronoun_gender(kept[pet], text)
+    return (
+        bool(gender)
+        and all(patronymic_gender(words[k]) == gender for k in fulls)
+        and not any(_within(others, m.start, window) for m in ms)
+        and any(is_vocative(text, m) and _within(told, m.start, window) for m in ms)
+    )
+
+
 def name_form_links(
     kept: Mapping[str, Sequence[Mention]],
     words: Mapping[str, tuple[str, ...]],
     seen: Mapping[str, tuple[str, ...]],
     union: Callable[[str, str], None],
     group_of: Callable[[str], str],
+    text: str = "",
 ) -> list[tuple[str, str, str]]:
     """Apply :func:`surname_forms`, then :func:`diminutive_links` (which sees the groups the
-    first made) through ``union``; returns every link made."""
+    first made; ``text``: the document, for vocatives) through ``union``; returns every link
+    made."""
     made = surname_forms(words, seen)
     for name, into, _ in made:
         union(name, into)
-    more = diminutive_links(kept, words, group_of)
+    more = diminutive_links(kept, words, group_of, text=text)
     for name, into, _ in more:
         union(name, into)
     pets = pet_name_links(kept, words, group_of)

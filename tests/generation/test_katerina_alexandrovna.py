@@ -14,7 +14,9 @@ Karenina* (PG #1399), the bundled parts of ``tests/unseen_novel.py`` and
   path when this text was added).
 * "Varvara Andreevna" (Part Six, Chapters 5 and 7), written both times sentence-first, was
   dropped by the built-in finder; a name with a patronymic is kept wherever it stands, and
-  joins Varenka (the diminutive written beside it), never the princess.
+  joins Varenka (the diminutive written beside it; on the spaCy path, which misses three of
+  her mentions, because it is said as a vocative in a scene the narrator writes "Varenka" in),
+  never the princess.
 """
 
 from __future__ import annotations
@@ -83,10 +85,13 @@ def test_varvara_andreevna_is_varenka_not_the_princess(method):
     varenka = holding(ents, "Varenka")
     andreevna = holding(ents, "Varvara Andreevna")
     assert len(varenka) == 1 and len(andreevna) == 1 and andreevna != princess
-    if method == "regex":  # Varenka is written beside both of her full names
-        assert andreevna == varenka
-    else:  # spaCy finds no "Varenka" within a page of Stepan Arkadyevitch's "Varvara Andreevna"
-        assert andreevna != varenka
+    assert andreevna == varenka
+    if method == "spacy":
+        # NER misses three "Varenka" (a third of hers near the first full name only): the
+        # evidence is Sergey Ivanovitch's “Varvara Andreevna, when I was very young, ...” said
+        # in the scene the narrator writes "Varenka" in, where no other Varvara is named
+        notes = " | ".join(varenka[0].merges)
+        assert "Varvara Andreevna -> Varenka (said to someone in a scene" in notes, notes
 
 
 def _m(start: int, core: str) -> Mention:
