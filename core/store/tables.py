@@ -13,8 +13,8 @@ columns are stored as text on both and decoded by :func:`core.store.connection.d
 from __future__ import annotations
 
 import sqlalchemy as sa
-from sqlalchemy.dialects import postgresql
 
+from core.store import triggers
 from core.store.column_types import Text as Text  # SQLite ``text``, PostgreSQL ``collate "C"``
 
 metadata = sa.MetaData()
@@ -22,7 +22,7 @@ metadata = sa.MetaData()
 #: SQLite ``integer`` / PostgreSQL ``bigint``.
 Int = sa.Integer().with_variant(sa.BigInteger(), "postgresql")
 #: SQLite ``real`` / PostgreSQL ``double precision``.
-Real = sa.Float().with_variant(postgresql.DOUBLE_PRECISION(), "postgresql")
+Real = sa.Float().with_variant(sa.DOUBLE_PRECISION(), "postgresql")
 
 #: m0001, append-only (triggers): auto-raters' and people's verdicts.
 judgments = sa.Table(
@@ -52,6 +52,7 @@ judgments = sa.Table(
     sa.Column("supersedes", Int),
     sa.Column("created_at", Text, nullable=False),
 )
+triggers.attach(judgments)  # append-only, no-replace, same-owner: core.store.triggers
 
 #: m0760: failed sign-in attempts per client.
 sign_in_failures = sa.Table(
@@ -139,6 +140,7 @@ validation_items = sa.Table(
     sa.Column("created_at", Text, nullable=False),
     sa.UniqueConstraint("task", "item_key", "rater"),
 )
+triggers.attach(validation_items)  # append-only, no-replace, same-owner: core.store.triggers
 
 #: m0001: questions (generated, imported, exam, xrag), reference answers as JSON text.
 questions = sa.Table(
@@ -311,6 +313,7 @@ entity_edits = sa.Table(
     sa.Column("created_at", Text, nullable=False),
     sa.Column("undoes", Int),
 )
+triggers.attach(entity_edits)  # append-only, no-replace, same-owner: core.store.triggers
 
 #: m0690: an extraction run's output, kept before its first edit.
 entity_bases = sa.Table(
