@@ -11,11 +11,13 @@ from typing import Any
 
 import pytest
 import sqlalchemy as sa
+from contract_registry import contract_case
 
 import core.store.tables_exam
 import core.store.tables_more
 import core.store.tables_people
 import core.store.tables_reads  # noqa: F401  (each adds its tables to the MetaData)
+from core.store import triggers
 from core.store.database import open_db
 from core.store.pool import dispose
 from core.store.tables import metadata
@@ -57,6 +59,7 @@ def _from_metadata(target: Path | str) -> None:
         engine.dispose()
 
 
+@contract_case(triggers.create_all, triggers.attach)
 def test_alembic_and_the_metadata_make_the_same_triggers(
     new_db_location: Callable[[str], Path | str],
 ) -> None:
@@ -65,7 +68,7 @@ def test_alembic_and_the_metadata_make_the_same_triggers(
     dispose()
     _from_metadata(by_metadata)
     made = triggers_of(by_alembic)
-    names = {t.name for triggers in TRIGGERS.values() for t in triggers}
+    names = {t.name for table in TRIGGERS.values() for t in table}
     assert {row[0] for row in made} == names and len(names) == 22
     assert triggers_of(by_metadata) == made
 
@@ -95,5 +98,40 @@ def test_the_metadata_s_triggers_refuse_an_update_a_replace_and_another_owner(
         with engine.begin() as conn:
             conn.exec_driver_sql(review.format(id=2, who="alice", sup=1))  # her own: fine
             assert conn.exec_driver_sql("select count(*) from reviews").scalar() == 2
+    finally:
+        engine.dispose()
+
+
+@contract_case(triggers.append_only, triggers.no_replace, triggers.same_owner)
+def test_the_three_rules_on_a_new_table(new_db_location: Callable[[str], Path | str]) -> None:
+    """What a revision adding a label table does: its rules' ``DDL`` on the table."""
+    engine = sa.create_engine(_url(new_db_location("rules")), poolclass=sa.pool.NullPool)
+    rules = [
+        *triggers.append_only("notes"),
+        triggers.no_replace("notes"),
+        triggers.same_owner("notes", "owner", "notes: only its owner supersedes a note"),
+    ]
+    note = "insert into notes (id, owner, supersedes) values ({id}, '{who}', {sup})"
+    refused = {
+        "update notes set owner = 'bob'": "notes is append-only: add a superseding row",
+        "delete from notes": "notes is append-only: add a superseding row",
+        note.format(id=1, who="alice", sup="null"): "notes is append-only: that id exists",
+        note.format(id=2, who="bob", sup=1): "notes: only its owner supersedes a note",
+    }
+    try:
+        with engine.begin() as conn:
+            conn.exec_driver_sql(
+                "create table notes (id bigint primary key, owner text, supersedes bigint)"
+            )
+            for rule in rules:
+                for ddl in rule.ddl(conn.dialect.name):
+                    conn.execute(ddl)
+            conn.exec_driver_sql(note.format(id=1, who="alice", sup="null"))
+        for statement, message in refused.items():
+            with pytest.raises(sa.exc.DatabaseError, match=message), engine.begin() as conn:
+                conn.exec_driver_sql(statement)
+        with engine.begin() as conn:
+            conn.exec_driver_sql(note.format(id=2, who="alice", sup=1))
+            assert conn.exec_driver_sql("select count(*) from notes").scalar() == 2
     finally:
         engine.dispose()
