@@ -1,9 +1,10 @@
 """The store's tables declared once for SQLAlchemy Core (issue 33), with per-dialect types.
 
-Only the tables of converted modules are here (docs/storage.md lists them); each declaration is
-the schema its migrations made, column for column (``tests/store/test_tables.py`` compares it
-with the migrated database on both backends). The migrations still create the tables: this is
-what statements are built from, so no SQL text is rewritten for them.
+Each declaration is the schema its revisions made, column for column
+(``tests/store/test_store_contract.py`` compares it with the migrated database on both backends);
+the append-only tables carry their triggers (:func:`core.store.triggers.attach`). The revisions
+create a database's tables: this is what statements are built from, so no SQL text is rewritten
+for them (docs/storage.md, "Adding a table and a migration").
 
 Types: an ``integer`` column is SQLite's ``INTEGER`` and PostgreSQL's ``BIGINT`` (what the
 migrations made there), a ``real`` one ``REAL`` / ``DOUBLE PRECISION``; text stays text (JSON
