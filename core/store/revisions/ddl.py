@@ -1,5 +1,6 @@
-"""DDL a revision writes for each dialect, spelled out once here (no SQL is rewritten), and the
-text column type of the collation rule (:data:`Text`).
+"""What a revision imports: the ``DDL`` it runs for its connection's dialect (the triggers of
+:mod:`core.store.triggers`, defined once; no SQL is rewritten) and the text column type of the
+collation rule (:data:`Text`).
 
 A revision runs them on its connection: ``for ddl in append_only("notes", bind.dialect.name):
 op.execute(ddl)``.
