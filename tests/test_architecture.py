@@ -46,6 +46,7 @@ DEFERRABLE = {
     "dotenv": "read only when a key is looked up",
     "psycopg": "about 0.3 s; only a postgresql:// database loads the driver",
     "alembic": "about 0.2 s; loads only when a database's schema needs an upgrade",
+    "sqlalchemy.dialects.postgresql": "about 40 ms; only a postgresql:// database loads it",
 }
 #: Modules whose functions may defer any import: a command imports only what it runs, so
 #: ``python -m core --help`` and each command start fast.
@@ -74,9 +75,12 @@ def test_routing_is_st_navigation_only() -> None:
     assert not (ROOT / "pages" / "__init__.py").exists()
 
 
-def test_core_top_level_has_at_most_16_entries():
+def test_core_top_level_has_at_most_17_entries():
+    """The packages, ``__init__``/``__main__`` and the two leaves under every layer:
+    ``errors.py`` and ``vocabulary.py`` (the stored statuses, kinds and verdicts, which the store
+    and the statistics both name)."""
     entries = [p.name for p in (ROOT / "core").iterdir() if p.name != "__pycache__"]
-    assert len(entries) <= 16, sorted(entries)
+    assert len(entries) <= 17, sorted(entries)
 
 
 @pytest.mark.parametrize("module", [*CORE, *PAGES], ids=_rel)
@@ -101,7 +105,8 @@ def deferred_import_problems(rel: str, source: str) -> list[str]:
             else:
                 names = [alias.name for alias in node.names]
             for name in names:
-                if name.split(".")[0] not in DEFERRABLE:
+                parts = name.split(".")
+                if not any(".".join(parts[:n]) in DEFERRABLE for n in range(1, len(parts) + 1)):
                     problems.append(f"{rel}:{node.lineno}: {name} imported inside a function")
     return problems
 
@@ -128,6 +133,8 @@ def test_deferred_import_rule_catches_planted_imports() -> None:
         "    import json, csv\n"
         "    from core.store import database\n"
         "    from . import sibling\n"
+        "    from sqlalchemy.dialects.postgresql import insert\n"
+        "    from sqlalchemy import dialects\n"
     )
     found = deferred_import_problems("core/views/x.py", source)
     assert [p.split(": ", 1)[1] for p in found] == [
@@ -135,6 +142,7 @@ def test_deferred_import_rule_catches_planted_imports() -> None:
         "csv imported inside a function",
         "core.store imported inside a function",
         ". imported inside a function",
+        "sqlalchemy imported inside a function",
     ]
     assert deferred_import_problems("core/cli/x_commands.py", source) == []
     assert deferred_import_problems("core/__main__.py", source) == []

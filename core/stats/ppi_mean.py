@@ -46,6 +46,7 @@ import numpy as np
 from scipy import stats as sps
 
 from core.errors import InputError
+from core.vocabulary import PairwiseVerdict
 
 TIE_RULES = ("none", "half")
 
@@ -109,11 +110,11 @@ def tie_scores(verdict: str, ties: str = "none") -> tuple[float, float]:
     or ``None`` = both bad): a tie of either kind is no win (``ties="none"``) or half a win."""
     if ties not in TIE_RULES:
         raise InputError(f"ties must be one of {', '.join(TIE_RULES)}, not {ties!r}")
-    if verdict == "A":
+    if verdict == PairwiseVerdict.A:
         return 1.0, 0.0
-    if verdict == "B":
+    if verdict == PairwiseVerdict.B:
         return 0.0, 1.0
-    if verdict in ("Equal", "None"):
+    if verdict in (PairwiseVerdict.EQUAL, PairwiseVerdict.NONE):
         return (0.5, 0.5) if ties == "half" else (0.0, 0.0)
     raise InputError(f"not a pairwise verdict: {verdict!r}")
 

@@ -5,9 +5,8 @@
 from __future__ import annotations
 
 import sqlalchemy as sa
-from sqlalchemy.dialects import postgresql
 
 #: A text column compared by its bytes on both databases: SQLite ``TEXT`` (bytes already),
 #: PostgreSQL ``TEXT COLLATE "C"`` whatever the database's collation (revision 0002). A
 #: revision's text columns use it, as :mod:`core.store.tables` does.
-Text = sa.Text().with_variant(postgresql.TEXT(collation="C"), "postgresql")
+Text = sa.Text().with_variant(sa.Text(collation="C"), "postgresql")

@@ -15,6 +15,7 @@ import sqlalchemy as sa
 
 from core.store.statements import not_superseded
 from core.store.tables import judgments, questions
+from core.vocabulary import JudgmentKind, JudgmentStatus, RaterKind
 
 #: The alias ``j`` every effective read selects from.
 J = judgments.alias("j")
@@ -108,7 +109,10 @@ INSERT = (
 )
 
 
-_PAIRWISE_OK = (judgments.c.kind == "pairwise", judgments.c.status == "ok")
+_PAIRWISE_OK = (
+    judgments.c.kind == JudgmentKind.PAIRWISE,
+    judgments.c.status == JudgmentStatus.OK,
+)
 PAIRWISE_RATERS = (
     sa.select(judgments.c.rater).distinct().where(*_PAIRWISE_OK).order_by(judgments.c.rater)
 )
@@ -123,7 +127,7 @@ MAX_ID = sa.select(sa.func.coalesce(sa.func.max(judgments.c.id), 0))
 OWN_PAIRWISE = (
     sa.select(J)
     .where(
-        J.c.kind == "pairwise",
+        J.c.kind == JudgmentKind.PAIRWISE,
         J.c.question_id == sa.bindparam("question_id"),
         sa.or_(
             sa.and_(J.c.system_a == sa.bindparam("one"), J.c.system_b == sa.bindparam("two")),
@@ -141,9 +145,9 @@ LAST_PAIRWISE = (
     sa.select(J)
     .where(
         J.c.rater == sa.bindparam("rater"),
-        J.c.kind == "pairwise",
-        J.c.context_kind == "human",
-        J.c.status.in_(["ok", "skipped"]),
+        J.c.kind == JudgmentKind.PAIRWISE,
+        J.c.context_kind == "human",  # the app's labels (core.annotation.pairwise.APP_CONTEXT)
+        J.c.status.in_([JudgmentStatus.OK, JudgmentStatus.SKIPPED]),
         not_superseded(judgments, J),
     )
     .order_by(J.c.id.desc())
@@ -162,7 +166,7 @@ RATER_KINDS = (
 HUMANS = (
     sa.select(judgments.c.rater)
     .distinct()
-    .where(judgments.c.rater_kind == "human")
+    .where(judgments.c.rater_kind == RaterKind.HUMAN)
     .order_by(judgments.c.rater)
 )
 
@@ -175,7 +179,7 @@ HUMAN_OF_QUESTION = OF_QUESTION.where(judgments.c.rater.like("human:%"))
 
 IMPORTED_HUMANS = (
     sa.select(judgments.c.rater, sa.func.count())
-    .where(judgments.c.rater_kind == "human", judgments.c.raw.like('{"file":%'))
+    .where(judgments.c.rater_kind == RaterKind.HUMAN, judgments.c.raw.like('{"file":%'))
     .group_by(judgments.c.rater)
     .order_by(judgments.c.rater)
 )

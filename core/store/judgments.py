@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields
-from enum import StrEnum
 from functools import cache
 from typing import TYPE_CHECKING, Any, Self
 
@@ -40,53 +39,14 @@ from core.store.prepared import bound_rows, run_bound, scalar
 from core.store.row_stage import RowStage, staged_value, switch_rows
 from core.store.statements import run_many
 from core.store.tables import answers, judgments
+from core.vocabulary import AbsoluteVerdict as AbsoluteVerdict  # defined in the leaf: no cycle
+from core.vocabulary import JudgmentKind as JudgmentKind
+from core.vocabulary import JudgmentStatus as JudgmentStatus
+from core.vocabulary import PairwiseVerdict as PairwiseVerdict
+from core.vocabulary import RaterKind as RaterKind
 
 if TYPE_CHECKING:
     from core.store.engine import Database
-
-
-class JudgmentKind(StrEnum):
-    """What a judgment rates: one answer (``absolute``, yes/no), two shown side by side, or an
-    item of a labelling task on a declared scale (``label``: ``criterion`` is the task, see
-    :mod:`core.store.label_scales`)."""
-
-    ABSOLUTE = "absolute"
-    PAIRWISE = "pairwise"
-    LABEL = "label"
-
-
-class RaterKind(StrEnum):
-    """Who gave a judgment: an auto-rater (``auto:<name>``) or a person (``human:<name>``)."""
-
-    AUTO = "auto"
-    HUMAN = "human"
-
-
-class JudgmentStatus(StrEnum):
-    """A row's status: a verdict (``ok``), an unparsable reply, a failed call, a person's skip,
-    or an undo that withdraws the row it supersedes."""
-
-    OK = "ok"
-    UNPARSED = "unparsed"
-    ERROR = "error"
-    SKIPPED = "skipped"
-    WITHDRAWN = "withdrawn"
-
-
-class PairwiseVerdict(StrEnum):
-    """A side-by-side verdict relative to the order shown; ``None``: both answers wrong."""
-
-    A = "A"
-    B = "B"
-    EQUAL = "Equal"
-    NONE = "None"
-
-
-class AbsoluteVerdict(StrEnum):
-    """An absolute verdict on one answer (supported, matches the reference, ...)."""
-
-    YES = "yes"
-    NO = "no"
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -12,10 +12,11 @@ Alembic's, written per dialect (``core/store/revisions/``).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import cached_property
 from typing import Any
 
 import sqlalchemy as sa
-from sqlalchemy.dialects import postgresql
+from sqlalchemy.engine.interfaces import Dialect as SaDialect
 
 from core.store.engine import Conflict, Dialect
 
@@ -50,12 +51,19 @@ class PostgresDialect(Dialect):
     returns_key = True
     ids_in_commit_order = False  # concurrent transactions commit their identity values in any order
 
-    #: SQLAlchemy's dialect for psycopg 3, with positional ``%s`` marks (as SQLite's ``?``).
-    sqlalchemy_dialect = postgresql.psycopg.dialect(paramstyle="format")  # type: ignore[no-untyped-call]
+    @cached_property
+    def sqlalchemy_dialect(self) -> SaDialect:  # type: ignore[override]
+        """SQLAlchemy's dialect for psycopg 3, with positional ``%s`` marks (as SQLite's ``?``);
+        imported on first use: a SQLite workbench never loads SQLAlchemy's PostgreSQL dialect."""
+        from sqlalchemy.dialects.postgresql import psycopg
+
+        return psycopg.dialect(paramstyle="format")  # type: ignore[no-untyped-call]
 
     def insert_core(self, table: Any) -> Any:
         """PostgreSQL's Core insert into ``table`` (``on_conflict_do_nothing`` / ``_do_update``)."""
-        return postgresql.insert(table)
+        from sqlalchemy.dialects.postgresql import insert
+
+        return insert(table)
 
     def send(self, conn: Any, sql: str, params: Sequence[Any]) -> Any:
         """Run SQL compiled by SQLAlchemy for PostgreSQL as it is."""

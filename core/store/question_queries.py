@@ -11,6 +11,7 @@ import sqlalchemy as sa
 
 from core.store.statements import json_text
 from core.store.tables import answers, documents, entities, judgments, questions
+from core.vocabulary import QuestionOrigin, QuestionStatus
 
 q = questions.c
 #: Every column of one question by id.
@@ -38,7 +39,7 @@ GENERATED = (
     .where(
         q.document_id == sa.bindparam("document_id"),
         q.entity_id == sa.bindparam("entity_id"),
-        q.origin == "generated",
+        q.origin == QuestionOrigin.GENERATED,
         json_text(q.provenance, "model") == sa.bindparam("model"),
         json_text(q.provenance, "prompt_hash") == sa.bindparam("prompt_hash"),
     )
@@ -57,14 +58,16 @@ REVIEW_SUMMARY = (
     sa.select(
         q.origin,
         sa.func.count().label("questions"),
-        _count_of(q.status == "pending").label("pending"),
-        _count_of(q.status.in_(["accepted", "edited"])).label("accepted"),
-        _count_of(q.status == "rejected").label("rejected"),
+        _count_of(q.status == QuestionStatus.PENDING).label("pending"),
+        _count_of(q.status.in_([QuestionStatus.ACCEPTED, QuestionStatus.EDITED])).label("accepted"),
+        _count_of(q.status == QuestionStatus.REJECTED).label("rejected"),
     )
     .group_by(q.origin)
     .order_by(q.origin)
 )
-PENDING = sa.select(sa.func.count()).where(q.status == "pending", q.origin != "narrativeqa")
+PENDING = sa.select(sa.func.count()).where(
+    q.status == QuestionStatus.PENDING, q.origin != QuestionOrigin.NARRATIVEQA
+)
 BY_DOCUMENT = (
     sa.select(q.document_id, sa.func.count())
     .join(documents, documents.c.id == q.document_id)

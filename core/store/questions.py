@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
-from enum import StrEnum
 from typing import TYPE_CHECKING, Any, Self, TypedDict, Unpack
 
 import sqlalchemy as sa
@@ -22,6 +21,8 @@ from core.store.prepared import bound_rows, run_bound, scalar
 from core.store.statements import run_many
 from core.store.stored_enums import stored_enum
 from core.store.tables import questions
+from core.vocabulary import QuestionOrigin as QuestionOrigin  # defined in the leaf: no cycle
+from core.vocabulary import QuestionStatus as QuestionStatus
 
 if TYPE_CHECKING:
     from core.store.engine import Database
@@ -32,28 +33,6 @@ FILTER_COLUMNS = ("document_id", "entity_id", "qtype", "status", "origin")
 _JSON = ("answers", "provenance", "metadata")
 #: Columns :func:`upsert_question` keeps on a stored question.
 _KEPT = ("id", "created_at", "status", "metadata", "entity_id", "parent_id")
-
-
-class QuestionStatus(StrEnum):
-    """Where a question stands in review (``needs_review``: an entity edit put it back)."""
-
-    PENDING = "pending"
-    ACCEPTED = "accepted"
-    EDITED = "edited"
-    REJECTED = "rejected"
-    DISCARDED = "discarded"
-    NEEDS_REVIEW = "needs_review"
-    DISPUTED = "disputed"
-
-
-class QuestionOrigin(StrEnum):
-    """Where a question comes from."""
-
-    GENERATED = "generated"
-    NARRATIVEQA = "narrativeqa"
-    IMPORTED = "imported"
-    EXAM = "exam"
-    XRAG = "xrag"
 
 
 @dataclass(frozen=True, slots=True)

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from core.store import triggers
 from core.store.engine import plain
-from core.store.revisions import ddl
 from core.store.sql_text import split_statements
 
 if TYPE_CHECKING:
@@ -26,9 +26,10 @@ def execute_script(db: Database, script: str) -> None:
 
 def append_only(db: Database, table: str) -> None:
     """Install triggers that make ``table`` append-only (UPDATE and DELETE abort), in the
-    database's own dialect (:func:`core.store.revisions.ddl.append_only`)."""
-    for statement in ddl.append_only(table, db.dialect.name):
-        plain(db.conn, statement)
+    database's own dialect (:func:`core.store.triggers.append_only`)."""
+    for trigger in triggers.append_only(table):
+        for statement in trigger.statements(db.dialect.name):
+            plain(db.conn, statement)
 
 
 def not_superseded(table: str, alias: str = "t") -> str:

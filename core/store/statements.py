@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 import sqlalchemy as sa
-from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.dialects import sqlite
 from sqlalchemy.engine.interfaces import Dialect as SaDialect
 from sqlalchemy.ext.compiler import compiles
 from sqlalchemy.util import LRUCache
@@ -29,8 +29,10 @@ from core.store.pg_connection import PgConnection
 @functools.cache
 def sa_dialect(name: str) -> SaDialect:
     """SQLAlchemy's dialect for a store dialect name (``sqlite`` or ``postgresql``)."""
-    if name == "postgresql":
-        return postgresql.psycopg.dialect()  # type: ignore[no-untyped-call]
+    if name == "postgresql":  # imported here: a SQLite workbench never loads it
+        from sqlalchemy.dialects.postgresql import psycopg
+
+        return psycopg.dialect()  # type: ignore[no-untyped-call]
     return sqlite.pysqlite.dialect()
 
 
@@ -68,9 +70,7 @@ def not_superseded(table: sa.Table, row: sa.FromClause) -> sa.ColumnElement[bool
 def insert(db: Database, table: sa.Table) -> Any:
     """The insert of ``db``'s dialect for ``table``: the one with ``on_conflict_do_nothing`` /
     ``on_conflict_do_update`` (SQLite's and PostgreSQL's spell the same clause)."""
-    if db.dialect.name == "postgresql":
-        return postgresql.insert(table)
-    return sqlite.insert(table)
+    return db.dialect.insert_core(table)
 
 
 def upsert(db: Database, table: sa.Table, row: Mapping[str, Any]) -> Any:

@@ -1,9 +1,10 @@
 """The store's tables declared once for SQLAlchemy Core (issue 33), with per-dialect types.
 
-Only the tables of converted modules are here (docs/storage.md lists them); each declaration is
-the schema its migrations made, column for column (``tests/store/test_tables.py`` compares it
-with the migrated database on both backends). The migrations still create the tables: this is
-what statements are built from, so no SQL text is rewritten for them.
+Each declaration is the schema its revisions made, column for column
+(``tests/store/test_store_contract.py`` compares it with the migrated database on both backends);
+the append-only tables carry their triggers (:func:`core.store.triggers.attach`). The revisions
+create a database's tables: this is what statements are built from, so no SQL text is rewritten
+for them (docs/storage.md, "Adding a table and a migration").
 
 Types: an ``integer`` column is SQLite's ``INTEGER`` and PostgreSQL's ``BIGINT`` (what the
 migrations made there), a ``real`` one ``REAL`` / ``DOUBLE PRECISION``; text stays text (JSON
@@ -13,8 +14,8 @@ columns are stored as text on both and decoded by :func:`core.store.connection.d
 from __future__ import annotations
 
 import sqlalchemy as sa
-from sqlalchemy.dialects import postgresql
 
+from core.store import triggers
 from core.store.column_types import Text as Text  # SQLite ``text``, PostgreSQL ``collate "C"``
 
 metadata = sa.MetaData()
@@ -22,7 +23,7 @@ metadata = sa.MetaData()
 #: SQLite ``integer`` / PostgreSQL ``bigint``.
 Int = sa.Integer().with_variant(sa.BigInteger(), "postgresql")
 #: SQLite ``real`` / PostgreSQL ``double precision``.
-Real = sa.Float().with_variant(postgresql.DOUBLE_PRECISION(), "postgresql")
+Real = sa.Float().with_variant(sa.DOUBLE_PRECISION(), "postgresql")
 
 #: m0001, append-only (triggers): auto-raters' and people's verdicts.
 judgments = sa.Table(
@@ -52,6 +53,7 @@ judgments = sa.Table(
     sa.Column("supersedes", Int),
     sa.Column("created_at", Text, nullable=False),
 )
+triggers.attach(judgments)  # append-only, no-replace, same-owner: core.store.triggers
 
 #: m0760: failed sign-in attempts per client.
 sign_in_failures = sa.Table(
@@ -139,6 +141,7 @@ validation_items = sa.Table(
     sa.Column("created_at", Text, nullable=False),
     sa.UniqueConstraint("task", "item_key", "rater"),
 )
+triggers.attach(validation_items)  # append-only, no-replace, same-owner: core.store.triggers
 
 #: m0001: questions (generated, imported, exam, xrag), reference answers as JSON text.
 questions = sa.Table(
@@ -311,6 +314,7 @@ entity_edits = sa.Table(
     sa.Column("created_at", Text, nullable=False),
     sa.Column("undoes", Int),
 )
+triggers.attach(entity_edits)  # append-only, no-replace, same-owner: core.store.triggers
 
 #: m0690: an extraction run's output, kept before its first edit.
 entity_bases = sa.Table(

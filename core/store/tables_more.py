@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import sqlalchemy as sa
 
+from core.store import triggers
 from core.store.tables import Int, Real, Text, metadata
 
 #: m0685, append-only (triggers): which human raters are gold sources (latest row decides).
@@ -21,6 +22,7 @@ gold_sources = sa.Table(
     sa.Column("marked_by", Text, nullable=False),
     sa.Column("created_at", Text, nullable=False),
 )
+triggers.attach(gold_sources)  # append-only, no-replace, same-owner: core.store.triggers
 
 #: m0001, append-only (triggers): people's reviews of questions (skips and undos are rows).
 reviews = sa.Table(
@@ -37,6 +39,7 @@ reviews = sa.Table(
     sa.Column("supersedes", Int),
     sa.Column("created_at", Text, nullable=False),
 )
+triggers.attach(reviews)  # append-only, no-replace, same-owner: core.store.triggers
 
 #: m0001, append-only (triggers): people's resolutions of disputes (skips and undos are rows).
 dispute_resolutions = sa.Table(
@@ -51,6 +54,7 @@ dispute_resolutions = sa.Table(
     sa.Column("supersedes", Int),
     sa.Column("created_at", Text, nullable=False),
 )
+triggers.attach(dispute_resolutions)  # append-only, no-replace, same-owner: core.store.triggers
 
 #: m0001: the systems behind answer names.
 systems = sa.Table(

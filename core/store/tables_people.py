@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import sqlalchemy as sa
 
+from core.store import triggers
 from core.store.tables import Int, Text, metadata
 
 #: m0600 (+ ``token_used_at`` m0683, ``labels_excluded_*`` m0773): the team's accounts.
@@ -39,6 +40,7 @@ adjudications = sa.Table(
     sa.Column("supersedes", Int),
     sa.Column("created_at", Text, nullable=False),
 )
+triggers.attach(adjudications)  # append-only, no-replace, same-owner: core.store.triggers
 
 #: m0500: EXAM question banks.
 exam_banks = sa.Table(

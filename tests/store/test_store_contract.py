@@ -40,6 +40,7 @@ from core.store.answers import (
     set_answer_text,
 )
 from core.store.connection import transaction, utcnow
+from core.store.dialect import SQLITE
 from core.store.disputes import (
     NewDispute,
     add_dispute,
@@ -72,6 +73,7 @@ from core.store.llm_cache import (
     ledger_totals,
     write_calls,
 )
+from core.store.postgres import POSTGRES
 from core.store.schema_upgrade import engine_over
 from core.store.sign_in_failures import clear_failures, failures_since, record_failure
 from core.store.validation_items import (
@@ -377,10 +379,11 @@ def test_disputes(seeded):
 
 
 class _On:
-    """A stand-in database of one dialect (only ``dialect.name`` is read by ``compiled``)."""
+    """A stand-in database of one dialect (its store ``Dialect``: ``compiled`` reads its name,
+    ``statements.insert`` its insert construct)."""
 
     def __init__(self, name: str) -> None:
-        self.dialect = type("D", (), {"name": name})()
+        self.dialect = {"sqlite": SQLITE, "postgresql": POSTGRES}[name]
 
 
 def _statements(dialect: str, key: str, keys: list[int]) -> list[sa.Executable]:

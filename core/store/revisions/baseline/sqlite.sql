@@ -203,18 +203,6 @@ CREATE TABLE settings (
     value text not null
 );
 
-CREATE TRIGGER judgments_no_update before update on judgments begin select raise(abort, 'judgments is append-only: add a superseding row'); end;
-
-CREATE TRIGGER judgments_no_delete before delete on judgments begin select raise(abort, 'judgments is append-only: add a superseding row'); end;
-
-CREATE TRIGGER reviews_no_update before update on reviews begin select raise(abort, 'reviews is append-only: add a superseding row'); end;
-
-CREATE TRIGGER reviews_no_delete before delete on reviews begin select raise(abort, 'reviews is append-only: add a superseding row'); end;
-
-CREATE TRIGGER dispute_resolutions_no_update before update on dispute_resolutions begin select raise(abort, 'dispute_resolutions is append-only: add a superseding row'); end;
-
-CREATE TRIGGER dispute_resolutions_no_delete before delete on dispute_resolutions begin select raise(abort, 'dispute_resolutions is append-only: add a superseding row'); end;
-
 CREATE TABLE llm_cache (
     key text primary key,
     model text not null,
@@ -334,12 +322,6 @@ CREATE INDEX reviews_supersedes on reviews(supersedes);
 CREATE INDEX dispute_resolutions_supersedes on dispute_resolutions(supersedes);
 
 CREATE INDEX dispute_resolutions_dispute on dispute_resolutions(dispute_id);
-
-CREATE TRIGGER reviews_same_owner before insert on reviews when new.supersedes is not null and new.annotator is not (select annotator from reviews where id = new.supersedes) begin select raise(abort, 'reviews: a label can only be superseded by its own annotator (nobody can change another annotator''s labels)'); end;
-
-CREATE TRIGGER dispute_resolutions_same_owner before insert on dispute_resolutions when new.supersedes is not null and new.annotator is not (select annotator from dispute_resolutions where id = new.supersedes) begin select raise(abort, 'dispute_resolutions: a label can only be superseded by its own annotator (nobody can change another annotator''s labels)'); end;
-
-CREATE TRIGGER judgments_same_owner before insert on judgments when new.supersedes is not null and new.rater is not (select rater from judgments where id = new.supersedes) begin select raise(abort, 'judgments: a label can only be superseded by its own rater (nobody can change another rater''s labels)'); end;
 
 CREATE TABLE article_pairs (
     id integer primary key,
@@ -542,23 +524,9 @@ CREATE TABLE adjudications (
 
 CREATE INDEX adjudications_item on adjudications(task, item_key);
 
-CREATE TRIGGER adjudications_same_owner before insert on adjudications when new.supersedes is not null and new.adjudicator is not (select adjudicator from adjudications where id = new.supersedes) begin select raise(abort, 'adjudications: a decision can only be superseded by its own adjudicator'); end;
-
-CREATE TRIGGER adjudications_no_update before update on adjudications begin select raise(abort, 'adjudications is append-only: add a superseding row'); end;
-
-CREATE TRIGGER adjudications_no_delete before delete on adjudications begin select raise(abort, 'adjudications is append-only: add a superseding row'); end;
-
-CREATE TRIGGER judgments_no_replace before insert on judgments when new.id is not null and exists (select 1 from judgments where id = new.id) begin select raise(abort, 'judgments is append-only: that id exists; add a superseding row instead of replacing it'); end;
-
-CREATE TRIGGER reviews_no_replace before insert on reviews when new.id is not null and exists (select 1 from reviews where id = new.id) begin select raise(abort, 'reviews is append-only: that id exists; add a superseding row instead of replacing it'); end;
-
-CREATE TRIGGER dispute_resolutions_no_replace before insert on dispute_resolutions when new.id is not null and exists (select 1 from dispute_resolutions where id = new.id) begin select raise(abort, 'dispute_resolutions is append-only: that id exists; add a superseding row instead of replacing it'); end;
-
 CREATE INDEX runs_status on runs(status);
 
 CREATE INDEX runs_finished on runs(finished_at);
-
-CREATE TRIGGER adjudications_no_replace before insert on adjudications when new.id is not null and exists (select 1 from adjudications where id = new.id) begin select raise(abort, 'adjudications is append-only: that id exists; add a superseding row instead of replacing it'); end;
 
 CREATE TABLE validation_items (
     id integer primary key,
@@ -572,10 +540,6 @@ CREATE TABLE validation_items (
 );
 
 CREATE INDEX validation_items_task on validation_items(task);
-
-CREATE TRIGGER validation_items_no_update before update on validation_items begin select raise(abort, 'validation_items is append-only: add a superseding row'); end;
-
-CREATE TRIGGER validation_items_no_delete before delete on validation_items begin select raise(abort, 'validation_items is append-only: add a superseding row'); end;
 
 CREATE TABLE sessions (
     id integer primary key,
@@ -597,10 +561,6 @@ CREATE TABLE gold_sources (
 );
 
 CREATE INDEX gold_sources_rater on gold_sources(rater, id);
-
-CREATE TRIGGER gold_sources_no_update before update on gold_sources begin select raise(abort, 'gold_sources is append-only: add a superseding row'); end;
-
-CREATE TRIGGER gold_sources_no_delete before delete on gold_sources begin select raise(abort, 'gold_sources is append-only: add a superseding row'); end;
 
 CREATE TABLE entity_edits (
     id integer primary key,
@@ -624,10 +584,6 @@ CREATE TABLE entity_bases (
     created_at text not null,
     primary key (document_id, method, run_id)
 );
-
-CREATE TRIGGER entity_edits_no_update before update on entity_edits begin select raise(abort, 'entity_edits is append-only: add a superseding row'); end;
-
-CREATE TRIGGER entity_edits_no_delete before delete on entity_edits begin select raise(abort, 'entity_edits is append-only: add a superseding row'); end;
 
 CREATE INDEX judgments_summary on judgments(
     kind, status, rater, question_id, system_a, system_b, verdict, rater_kind

@@ -5,10 +5,13 @@ The DDL is text written out per dialect in ``core/store/revisions/baseline/`` (`
 it is: nothing is rewritten. It was taken once from a database the numbered migrations built
 (2026-12-04): SQLite's statements are that database's ``sqlite_master`` entries in creation
 order; PostgreSQL's are the statements the numbered migrations ran there (the column types,
-identity keys, stored JSON columns and the append-only, no-replace and same-owner triggers as
-PL/pgSQL functions), led by the functions the unconverted store modules still call
-(``sum(boolean)``, ``json_extract``, ``json_valid``). ``tests/store/test_schema_upgrade.py``
-checks that a database made by this revision equals one the previous release made, on both.
+identity keys and stored JSON columns), led by the functions the unconverted store modules still
+call (``sum(boolean)``, ``json_extract``, ``json_valid``). The append-only, no-replace and
+same-owner triggers come after the tables, from the ``DDL`` the MetaData attaches too
+(:func:`core.store.triggers.create_all`; the same text the numbered migrations wrote).
+``tests/store/test_schema_upgrade.py`` checks that a database made by this revision equals one
+the previous release made, on both; ``tests/store/test_triggers.py`` that its triggers are the
+MetaData's.
 
 ``schema_migrations`` keeps the numbered migrations' names: a database made here looks like
 one those migrations made (:mod:`core.store.foreign_db` and ``migrate-db`` read it).
@@ -23,6 +26,7 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
+from core.store import triggers
 from core.store.connection import utcnow
 from core.store.revisions import HERE
 
@@ -74,6 +78,7 @@ def upgrade() -> None:
     bind = op.get_bind()
     for statement in statements(bind.dialect.name):
         bind.exec_driver_sql(statement)
+    triggers.create_all(bind)
     record = sa.table("schema_migrations", sa.column("name"), sa.column("applied_at"))
     now = utcnow()
     op.bulk_insert(record, [{"name": name, "applied_at": now} for name in LEGACY])
