@@ -2,7 +2,8 @@
 
 Each declaration is the schema its revisions made, column for column
 (``tests/store/test_store_contract.py`` compares it with the migrated database on both backends);
-the append-only tables carry their triggers (:func:`core.store.triggers.attach`). The revisions
+the append-only tables carry their triggers (:func:`core.store.triggers.attach`), the MetaData
+PostgreSQL's functions (:mod:`core.store.sql_functions`). The revisions
 create a database's tables: this is what statements are built from, so no SQL text is rewritten
 for them (docs/storage.md, "Adding a table and a migration").
 
@@ -15,10 +16,11 @@ from __future__ import annotations
 
 import sqlalchemy as sa
 
-from core.store import triggers
+from core.store import sql_functions, triggers
 from core.store.column_types import Text as Text  # SQLite ``text``, PostgreSQL ``collate "C"``
 
 metadata = sa.MetaData()
+sql_functions.attach(metadata)  # PostgreSQL's json_extract, sum(boolean): before the tables
 
 #: SQLite ``integer`` / PostgreSQL ``bigint``.
 Int = sa.Integer().with_variant(sa.BigInteger(), "postgresql")

@@ -17,7 +17,7 @@ import core.store.tables_exam
 import core.store.tables_more
 import core.store.tables_people
 import core.store.tables_reads  # noqa: F401  (each adds its tables to the MetaData)
-from core.store import triggers
+from core.store import sql_functions, triggers
 from core.store.database import open_db
 from core.store.pool import dispose
 from core.store.tables import metadata
@@ -50,11 +50,11 @@ def triggers_of(target: Path | str) -> list[tuple[Any, ...]]:
 
 
 def _from_metadata(target: Path | str) -> None:
-    """``metadata.create_all`` of the tables with triggers (the whole MetaData is no schema of its
-    own on PostgreSQL: ``llm_calls``' generated columns call the baseline's ``json_extract``)."""
+    """``metadata.create_all``: every table of the MetaData, on an empty database (on PostgreSQL
+    after the functions ``llm_calls``' generated columns call, :mod:`core.store.sql_functions`)."""
     engine = sa.create_engine(_url(target), poolclass=sa.pool.NullPool)
     try:
-        metadata.create_all(engine, tables=[metadata.tables[name] for name in TRIGGERS])
+        metadata.create_all(engine)
     finally:
         engine.dispose()
 
@@ -133,5 +133,43 @@ def test_the_three_rules_on_a_new_table(new_db_location: Callable[[str], Path | 
         with engine.begin() as conn:
             conn.exec_driver_sql(note.format(id=2, who="alice", sup=1))
             assert conn.exec_driver_sql("select count(*) from notes").scalar() == 2
+    finally:
+        engine.dispose()
+
+
+@contract_case(sql_functions.attach, sql_functions.ddl, sql_functions.create_all)
+def test_the_metadata_alone_makes_a_schema_whose_functions_work(
+    new_db_location: Callable[[str], Path | str],
+) -> None:
+    """``metadata.create_all`` on an empty database makes every table (on PostgreSQL after its
+    functions: it failed there before they were attached), and what they compute is SQLite's:
+    ``llm_calls``' generated columns read the JSON tags, ``sum`` of booleans counts the true
+    ones, ``json_valid`` tells JSON from other text. ``create_all`` again changes nothing."""
+    target = new_db_location("metadata")
+    _from_metadata(target)
+    engine = sa.create_engine(_url(target), poolclass=sa.pool.NullPool)
+    try:
+        with engine.begin() as conn:
+            sql_functions.create_all(conn)  # ``create or replace``: a second time is harmless
+            conn.execute(
+                sa.text(
+                    "insert into llm_calls (model, provider, tags, status, created_at) "
+                    "values ('m', 'p', :tags, 'ok', 'now')"
+                ),
+                {"tags": '{"system": "gpt-4o \'q\'", "judge": "autoais"}'},
+            )
+            row = conn.execute(sa.text("select system_name, judge_name from llm_calls")).one()
+            assert tuple(row) == ("gpt-4o 'q'", "autoais")
+            counted = conn.execute(
+                sa.text(
+                    "select sum(b) from (select 1 = 1 as b union all select 1 = 0 union all "
+                    "select 2 = 2) as t"
+                )
+            ).scalar_one()
+            assert counted == 2
+            valid = conn.execute(
+                sa.text("select json_valid('{\"a\": 1}'), json_valid('not json')")
+            ).one()
+            assert [bool(v) for v in valid] == [True, False]
     finally:
         engine.dispose()

@@ -1,11 +1,3 @@
-create or replace function workbench_sum_bool(s bigint, v boolean) returns bigint language sql immutable as $$ select case when v is null then s else coalesce(s, 0) + v::int end $$;
-
-create or replace aggregate sum(boolean) (sfunc = workbench_sum_bool, stype = bigint);
-
-create or replace function json_extract(doc text, path text) returns text language sql immutable as $$ select (doc::jsonb) #>> string_to_array(replace(substr(path, 3), '"', ''), '.') $$;
-
-create or replace function json_valid(doc text) returns boolean language plpgsql immutable as $$ begin perform doc::jsonb; return doc is not null; exception when others then return false; end $$;
-
 CREATE TABLE schema_migrations (name text primary key, applied_at text);
 
 CREATE TABLE documents (

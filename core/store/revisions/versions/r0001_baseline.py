@@ -5,8 +5,9 @@ The DDL is text written out per dialect in ``core/store/revisions/baseline/`` (`
 it is: nothing is rewritten. It was taken once from a database the numbered migrations built
 (2026-12-04): SQLite's statements are that database's ``sqlite_master`` entries in creation
 order; PostgreSQL's are the statements the numbered migrations ran there (the column types,
-identity keys and stored JSON columns), led by the functions the unconverted store modules still
-call (``sum(boolean)``, ``json_extract``, ``json_valid``). The append-only, no-replace and
+identity keys and stored JSON columns), after the functions the schema and the store call
+(``sum(boolean)``, ``json_extract``, ``json_valid``: :mod:`core.store.sql_functions`, which the
+MetaData makes too). The append-only, no-replace and
 same-owner triggers come after the tables, from the ``DDL`` the MetaData attaches too
 (:func:`core.store.triggers.create_all`; the same text the numbered migrations wrote).
 ``tests/store/test_schema_upgrade.py`` checks that a database made by this revision equals one
@@ -26,7 +27,7 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
-from core.store import triggers
+from core.store import sql_functions, triggers
 from core.store.connection import utcnow
 from core.store.revisions import HERE
 
@@ -74,8 +75,9 @@ def statements(dialect: str) -> list[str]:
 
 
 def upgrade() -> None:
-    """Create every table, index and trigger; record the numbered migrations."""
+    """Create every function (PostgreSQL), table, index and trigger; record the numbered migrations."""
     bind = op.get_bind()
+    sql_functions.create_all(bind)
     for statement in statements(bind.dialect.name):
         bind.exec_driver_sql(statement)
     triggers.create_all(bind)
