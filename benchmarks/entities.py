@@ -19,7 +19,8 @@ count non-people by reading them.
 ``--excerpts`` measures the bundled translated-novel excerpts (``tests/data``, characters in
 ``benchmarks/excerpt_characters.json``) on both paths, the built-in finder and spaCy (issue 36:
 name forms such as Dolly / Darya Alexandrovna), among them the held-out *Fathers and Sons*
-(never used to write or tune a rule: ``tests/generation/test_held_out_novel.py``).
+(never used to write or tune a rule: ``tests/generation/test_held_out_novel.py``); with a
+book's ``shared`` names (a family's surname) it also prints the top entities holding one.
 
 Run: ``.venv/bin/python benchmarks/entities.py [--no-lesmis | --held-out | --excerpts]``.
 """
@@ -74,22 +75,26 @@ def excerpts() -> None:
     is one JSON object of the counts summed per path."""
     wanted = {k: v for k, v in json.loads(EXCERPTS.read_text()).items() if not k.startswith("_")}
     methods = ["regex"] + (["spacy"] if spacy_available() else [])
-    totals = {m: {"found": 0, "characters": 0, "splits": 0, "wrong_merges": 0} for m in methods}
+    totals = {
+        m: {"found": 0, "characters": 0, "splits": 0, "wrong_merges": 0, "shared": 0}
+        for m in methods
+    }
     for rel, book in wanted.items():
         body = clean_gutenberg(read_text_file(ROOT / "tests" / "data" / rel)).body
         spans = [(p.start, p.end) for p in split_passages(body)]
         for method in methods:
             ents = extract_entities(body, method, spans=spans)[0]
             shown = [{"name": e.name, "label": e.label, "aliases": e.aliases} for e in ents]
-            r = character_recall(shown, book["characters"])
+            r = character_recall(shown, book["characters"], shared=book.get("shared", ()))
             t = totals[method]
             t["found"] += len(r["found"])
             t["characters"] += len(r["found"]) + len(r["missing"])
             t["splits"] += len(r["splits"])
             t["wrong_merges"] += len(r["wrong_merges"])
+            t["shared"] += len(r["shared"])
             print(
                 f"{book['title'][:30]:30} {method:5} {r['share']:.2f}  missing {r['missing']}  "
-                f"splits {r['splits']}  wrong merges {r['wrong_merges']}"
+                f"splits {r['splits']}  wrong merges {r['wrong_merges']}  shared {r['shared']}"
             )
     print(json.dumps(totals, ensure_ascii=False))
 

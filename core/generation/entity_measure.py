@@ -6,7 +6,10 @@ does not count, so a wrong merge ("Nikolay" the brother inside "Nikolay Ivanovit
 Sviazhsky") is no longer a hit. Beside the share the measure reports *splits* (one character
 named by several top entities) and *wrong merges* (one top entity that holds two characters: one
 named by it, or by an alias, and another by an alias that is one of its name variants, titles
-aside).
+aside). A name several characters share (a family's surname: "Kirsanov" of a father, his son and
+his brother) is no one character's variant, so it can show no wrong merge; the measure lists the
+top entities named otherwise that hold such a name as an alias (*shared*): their mentions of it
+belong to several people.
 """
 
 from __future__ import annotations
@@ -21,7 +24,8 @@ class CharacterRecall(TypedDict):
     """:func:`character_recall`'s result: characters found / missing, the found share
     (found / characters; 1.0 with none), the top PERSON names that are NORP words, ``splits``
     (character -> the top entities named after it, when more than one) and ``wrong_merges``
-    (top entity name -> the characters it holds, when more than one)."""
+    (top entity name -> the characters it holds, when more than one), ``shared`` (top entity
+    name -> the shared names it holds as its name or an alias, titles aside)."""
 
     found: list[str]
     missing: list[str]
@@ -29,6 +33,7 @@ class CharacterRecall(TypedDict):
     norp: list[str]
     splits: dict[str, list[str]]
     wrong_merges: dict[str, list[str]]
+    shared: dict[str, list[str]]
 
 
 def _untitled(alias: str) -> str:
@@ -48,7 +53,10 @@ def _own(entity: dict[str, Any]) -> list[str]:
 
 
 def character_recall(
-    entities: Sequence[dict[str, Any]], characters: Sequence[Sequence[str]], top: int = 15
+    entities: Sequence[dict[str, Any]],
+    characters: Sequence[Sequence[str]],
+    top: int = 15,
+    shared: Sequence[str] = (),
 ) -> CharacterRecall:
     """Match ``characters`` (each a list of name variants of one person) against the ``top``
     PERSON entities (dicts with ``name``, ``label``, ``aliases``, in rank order).
@@ -59,7 +67,9 @@ def character_recall(
     characters, each by its name (also written with a title) or by an alias that is one of the
     character's variants (titles
     aside: "Fanny Minafer" does not hold the variant "Minafer" of her nephew George; a bare
-    "Nikolay" does hold Levin's brother).
+    "Nikolay" does hold Levin's brother). shared: a top entity named otherwise that holds one of
+    ``shared`` (names several characters bear, e.g. a family's surname) as an alias, titles
+    aside; an entity named by the shared name alone is that name left unresolved, not a merge.
     """
     people = [e for e in entities if e.get("label") == "PERSON"][:top]
     keys = [[fold(v) for v in variants] for variants in characters]
@@ -81,8 +91,20 @@ def character_recall(
             if any(k in aliases or any(k in f for f in own) for k in folded)
         ]
     wrong = {name: chars for name, chars in held.items() if len(chars) > 1}
+    common = {fold(n): n for n in shared}
+    holding: dict[str, list[str]] = {}
+    for e in people:  # an entity named by the shared name alone is it left unresolved: no merge
+        aliases = {_untitled(a) for a in e.get("aliases", [])} - {fold(e["name"])}
+        if held_shared := sorted(common[k] for k in common if k in aliases):
+            holding[e["name"]] = held_shared
     norp = [e["name"] for e in people if fold(e["name"]) in NORP_WORDS]
     share = len(found) / len(characters) if characters else 1.0
     return CharacterRecall(
-        found=found, missing=missing, share=share, norp=norp, splits=splits, wrong_merges=wrong
+        found=found,
+        missing=missing,
+        share=share,
+        norp=norp,
+        splits=splits,
+        wrong_merges=wrong,
+        shared=holding,
     )

@@ -39,6 +39,27 @@ def test_nicknames_merge_and_norp_stays_out(method):
     assert not {"Indian", "Mormon"} & set(by_name)
 
 
+def test_a_name_several_characters_share_is_reported_when_an_entity_holds_it():
+    """A family's surname is no one character's variant, so it can show no wrong merge: the
+    measure lists the entity named otherwise that holds it as an alias (titles aside), and not
+    an entity that is the bare surname alone (left unresolved)."""
+    ents = [
+        {
+            "name": "Nikolai Petrovitch",
+            "label": "PERSON",
+            "aliases": ["Nikolai Petrovitch", "Kirsanov"],
+        },
+        {"name": "Arkady", "label": "PERSON", "aliases": ["Arkady", "Mr. Kirsanov"]},
+        {"name": "Kirsanov", "label": "PERSON", "aliases": ["Kirsanov", "KIRSANOV"]},
+        {"name": "Bazarov", "label": "PERSON", "aliases": ["Bazarov"]},
+    ]
+    chars = [["Nikolai Petrovitch"], ["Arkady"], ["Paul Petrovitch"], ["Bazarov"]]
+    r = character_recall(ents, chars, shared=["Kirsanov"])
+    assert r["shared"] == {"Nikolai Petrovitch": ["Kirsanov"], "Arkady": ["Kirsanov"]}
+    assert r["wrong_merges"] == {}  # what the measure reported before ``shared``
+    assert character_recall(ents, chars)["shared"] == {}
+
+
 def test_character_recall_counts_own_names_and_reports_splits_and_wrong_merges():
     # Issue 36: an alias no longer finds a character, so a wrong merge is not a hit; it is
     # reported beside the share, as is a character split over two top entities.

@@ -28,7 +28,9 @@ BOOK = json.loads((ROOT / "benchmarks" / "excerpt_characters.json").read_text())
 #: Measured once (4 December 2026, commit 64373b0), rules untouched: found of 12 main characters
 #: in the top 15 PERSON, and the splits (Evdoksia / Madame Kukshin on both paths; spaCy also
 #: Bazarov / Evgenii Vasilitch). Missing on both: Paul Petrovitch (8 mentions in these chapters,
-#: 21st / 18th) and Thenichka (named twice). Wrong merges: none by the measure.
+#: 21st / 18th) and Thenichka (named twice). Wrong merges: none by the measure; but the bare
+#: surname "Kirsanov" of three men is an alias of Nikolai Petrovitch on both paths (``shared``,
+#: added to the measure afterwards; the entity's mentions of it belong to three people).
 MEASURED = {"regex": (10, 1), "spacy": (10, 2)}
 
 
@@ -38,10 +40,13 @@ def test_held_out_main_characters_recall_splits_and_wrong_merges(method):
     spans = [(p.start, p.end) for p in split_passages(body)]
     entities = extract_entities(body, method, spans=spans)[0]
     rows = [{"name": e.name, "label": e.label, "aliases": e.aliases} for e in entities]
-    r = character_recall(rows, BOOK["characters"])
+    r = character_recall(rows, BOOK["characters"], shared=BOOK["shared"])
     found, splits = MEASURED[method]
     assert len(BOOK["characters"]) == 12
     assert len(r["found"]) >= found, r  # a floor: 10 of 12 (0.833) measured
     assert r["wrong_merges"] == {}, r["wrong_merges"]
+    # measured on both paths, a wrong merge the measure could not see before it had ``shared``:
+    # the bare "Kirsanov" (three men) is an alias of Nikolai Petrovitch; none may be added
+    assert r["shared"] in ({}, {"Nikolai Petrovitch": ["Kirsanov"]}), r["shared"]
     assert len(r["splits"]) <= splits, r["splits"]
     assert r["norp"] == []
