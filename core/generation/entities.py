@@ -15,7 +15,9 @@ without titles):
     "Jean Valjean", "Holt" into "Hickman Holt");
 (5) a name used with both male (M., Monsieur) and female (Madame, Mme.) titles, three titled
     mentions at least ("Mr Conroy" once, "Mrs Conroy" twice), keeps its female-titled mentions
-    as a separate entity;
+    as a separate entity; a titled surname joins a fuller name of that surname in (4) only when
+    the title fits it ("Mrs Malins" is not her son "Freddy Malins", "Mr Mooney" not his son
+    "Jack Mooney": :mod:`core.generation.surnames`);
 (6) name forms of patronymic languages (:mod:`core.generation.name_forms`): "Pyotr Petrovitch" =
     "Luzhin" when written "Pyotr Petrovitch Luzhin"; "Dounia" = "Avdotya Romanovna" (known
     diminutive, written nearby); a name with a patronymic is a PERSON whatever NER said;
@@ -61,7 +63,6 @@ from core.generation.name_forms import (
     written_full_names,
 )
 from core.generation.names import (
-    DIMINUTIVES,
     FEMALE_TITLES,
     MALE_TITLES,
     PLACE_WORDS,
@@ -69,6 +70,12 @@ from core.generation.names import (
     Mention,
     fold,
     lower_counts,
+)
+from core.generation.surnames import (
+    cooccur,
+    family_surnames,
+    held_apart,
+    nickname_pairs,
 )
 
 
@@ -134,11 +141,11 @@ def cluster_mentions(
             uf.union(key, key[:-1])
             reasons[key] = "plural"
     words = {k: _words(k) for k in kept}
-    for short, full in _nickname_pairs(kept, words, size):
+    for short, full in nickname_pairs(kept, words, size):
         uf.union(short, full)
         reasons[short] = "nickname, same surname, co-occur"
     seen = {k: _words(k) for k in by_key} | written_full_names(words, text)
-    near = lambda a, b: _cooccur(kept[a], kept[b], window=400)  # noqa: E731
+    near = lambda a, b: cooccur(kept[a], kept[b], window=400)  # noqa: E731
     for name, into, why in patronymic_links(words, seen, near):
         uf.union(name, into)
         reasons.setdefault(name, why)
@@ -159,6 +166,7 @@ def cluster_mentions(
         reasons.setdefault(full, why)
     group_size: Counter[str] = Counter()
     absorbed: dict[str, list[str]] = defaultdict(list)
+    surnames: set[str] = set()  # one-word names joining a fuller name that is not theirs first
     members: dict[str, list[str]] = defaultdict(list)
     for key in kept:
         group_size[uf.find(key)] += size[key]
@@ -181,6 +189,12 @@ def cluster_mentions(
                 absorbed[host].append(key)
         elif hosts and (len(hosts) == 1 or group_size[hosts[0]] >= 2 * group_size[hosts[1]]):
             absorbed[hosts[0]].append(key)
+            if len(words[key]) == 1:
+                surnames.add(key)
+    families = family_surnames(by_key)
+    root_of = {k: uf.find(k) for k in kept}  # the groups before any name joins a fuller one
+    held: list[list[Mention]] = []  # "Mrs Malins" is not "Freddy Malins": surnames.py
+    family_of: set[str] = set()  # roots of fuller names whose surname's titles were held apart
     for host, subs in absorbed.items():
         # "Marius" and "Pontmercy" both outnumber "Marius Pontmercy": only the larger joins it.
         bigger = sorted(
@@ -188,13 +202,21 @@ def cluster_mentions(
         )
         for sub in subs:
             if sub not in bigger[1:]:
+                if sub in surnames:  # its titled mentions may be a parent's or a wife's
+                    host_ms = [m for k in members[host] for m in kept[k]]
+                    own = [m for k in members[root_of[sub]] if len(words[k]) == 1 for m in kept[k]]
+                    people = held_apart(own, host_ms, words[sub][0] in families, text)
+                    held += people
+                    family_of.update([host] if people else [])
                 uf.union(sub, host)
                 reasons.setdefault(sub, "part of the fuller name")
+    apart = {id(m) for ms in held for m in ms}
+    family_of = {uf.find(h) for h in family_of}
     groups: dict[str, list[Mention]] = defaultdict(list)
     for key, ms in kept.items():
-        groups[uf.find(key)].extend(ms)
+        groups[uf.find(key)].extend(m for m in ms if id(m) not in apart)
     entities: list[Entity] = []
-    for ms in groups.values():
+    for root, ms in groups.items():
         him = [m for m in ms if set(m.titles) & MALE_TITLES]
         fem = [m for m in ms if set(m.titles) & FEMALE_TITLES and not set(m.titles) & MALE_TITLES]
         if him and fem and len(him) + len(fem) >= 3:  # Mr Conroy (once) and Mrs Conroy
@@ -203,12 +225,22 @@ def cluster_mentions(
                 fem += [m for m in ms if not m.titles and hers[m.core] > (m.core == him[0].core)]
             ids = {id(m) for m in fem}
             rest = [m for m in ms if id(m) not in ids]
-            entities.append(_entity(fem, female=True, text=text))
+            entities.append(_entity(fem, by_title=True, text=text))
             entities.append(_entity(rest, text=text))
         else:
             entities.append(_entity(ms, text=text))
+        if root in family_of:  # "Leo Dillon": a person's name, as "Mrs Dillon" shows
+            entities[-1].label = "PERSON"
     for e in entities:
         e.merges = _merge_notes(e, reasons)
+    for person in held:  # by title: "Mr Mooney", "Mrs Mooney"
+        names = {e.name for e in entities}
+        entities.append(_entity(person, by_title=True, text=text))
+        if entities[-1].name in names:  # one name, one entity (a stored name is unique)
+            free = [a for a in entities[-1].aliases if a not in names]
+            entities[-1].name = free[0] if free else f"{entities[-1].name} (2)"
+        apart_why = {fold(m.core): "kept from the fuller name by its titles" for m in person}
+        entities[-1].merges = _merge_notes(entities[-1], apart_why)
     entities.sort(key=lambda e: (-e.n_mentions, e.name))
     return entities
 
@@ -234,43 +266,6 @@ def _mostly_norp(ms: list[Mention]) -> bool:
     return labels["NORP"] > 0 and labels["NORP"] >= others
 
 
-def _nickname_pairs(
-    kept: dict[str, list[Mention]], words: dict[str, tuple[str, ...]], size: dict[str, int]
-) -> list[tuple[str, str]]:
-    """``(nickname key, full key)`` pairs: same surname, first names where one is a prefix of
-    the other ("hick"/"hickman") or a known diminutive, and mentioned within one passage-sized
-    window (2,000 characters) of each other at least once."""
-    by_surname: dict[str, list[str]] = defaultdict(list)
-    for key, w in words.items():
-        if len(w) == 2:
-            by_surname[w[1]].append(key)
-    pairs: list[tuple[str, str]] = []
-    for keys in by_surname.values():
-        for a in keys:
-            for b in keys:
-                fa, fb = words[a][0], words[b][0]
-                if a == b or not _nickname_of(fa, fb):
-                    continue
-                if _cooccur(kept[a], kept[b]):
-                    pairs.append((a, b) if size[a] <= size[b] else (b, a))
-    return sorted(set(pairs))
-
-
-def _nickname_of(a: str, b: str) -> bool:
-    if len(a) >= 3 and len(b) > len(a) and b.startswith(a):
-        return True
-    return DIMINUTIVES.get(a) == b
-
-
-def _cooccur(xs: list[Mention], ys: list[Mention], window: int = 2000) -> bool:
-    starts = sorted(m.start for m in ys)
-    for m in xs:
-        i = bisect.bisect_left(starts, m.start - window)
-        if i < len(starts) and starts[i] <= m.start + window:
-            return True
-    return False
-
-
 def _merge_notes(e: Entity, reasons: dict[str, str]) -> list[str]:
     """How the entity's other names joined it, e.g. "Hick Holt -> Hickman Holt (nickname ...)"."""
     notes = []
@@ -286,16 +281,17 @@ def _merge_notes(e: Entity, reasons: dict[str, str]) -> list[str]:
     return notes
 
 
-def _entity(ms: list[Mention], female: bool = False, text: str = "") -> Entity:
-    """Build an entity: canonical = most frequent name (female split: most frequent surface)."""
+def _entity(ms: list[Mention], by_title: bool = False, text: str = "") -> Entity:
+    """Build an entity: canonical = most frequent name (``by_title``: a woman split off by her
+    title, a person held apart by title: the most frequent titled surface)."""
     ms = sorted(ms, key=lambda m: m.start)
     cores = Counter(m.core for m in ms)
     surfaces = Counter(m.surface for m in ms)
     titled = Counter(m.surface for m in ms if m.titles)  # hers: "Mme. Vauquer", not "Vauquer"
-    name = (titled if female and titled else cores).most_common(1)[0][0]
+    name = (titled if by_title and titled else cores).most_common(1)[0][0]
     if name.endswith("s") and name[:-1] in cores:
         name = name[:-1]  # "Croft", not the family's "the Crofts" merged into him (plural)
-    if not female:  # prefer a full name ("Jean Valjean") used at least half as often
+    if not by_title:  # prefer a full name ("Jean Valjean") used at least half as often
         best = _words(fold(name))
         fuller = [
             c

@@ -182,3 +182,46 @@ def test_numbered_title_case_contents_and_numbered_capital_headings():
         "'A Case of Identity', 'The Boscombe Valley Mystery', 'The Five Orange Pips', "
         "'The Man with the Twisted Lip', 'The Adventure of the Blue Carbuncle', ..."
     ]
+
+
+#: Real text, the newest Project Gutenberg layout (issue 36): *Dubliners*, PG #2814, "Most
+#: recently updated: May 21, 2021", header ended by "*** START OF THE PROJECT GUTENBERG EBOOK
+#: DUBLINERS ***", a "cover" line, a "Contents" list in title case, headings in capitals; five
+#: stories kept (tests/data/unseen_books/SOURCE.md). *A Painful Case* holds a newspaper
+#: paragraph whose own lines, alone and in capitals, repeat the story's title.
+DUBLINERS_2021 = DUBLINERS.parent / "dubliners_2021_couples.txt"
+STORIES_2021 = ["An Encounter", "The Boarding House", "A Painful Case", "A Mother", "The Dead"]
+
+
+def test_the_newest_gutenberg_layout_splits_into_its_stories_by_their_headings():
+    book = clean_gutenberg(DUBLINERS_2021.read_text(encoding="utf-8"))
+    assert book.had_header and (book.title, book.author) == ("Dubliners", "James Joyce")
+    assert "PROJECT GUTENBERG" not in book.body.upper() and "Credits:" not in book.body
+    stories, warnings = read_stories(book.body)
+    assert [s.title for s in stories] == STORIES_2021
+    case = book.body[stories[2].start : stories[2].end]
+    # "     A PAINFUL CASE" inside the story (the newspaper's headline) starts no story
+    assert case.startswith("A PAINFUL CASE\n") and "\n     A PAINFUL CASE\n" in case
+    assert case.rstrip().endswith("No blame attached to anyone.")
+    assert book.body[stories[3].start :].startswith("A MOTHER\n")
+    # the Contents and the headings agree in this edition: only the count is warned about
+    assert warnings == [
+        "the Contents lists 15 stories but 5 were found as headings in the text; not found: "
+        "'The Sisters', 'Araby', 'Eveline', 'After the Race', 'Two Gallants', ..."
+    ]
+
+
+def test_cli_split_stories_of_the_newest_layout(new_db_location, capsys):
+    db = str(new_db_location("t"))
+    assert main(["--db", db, "init"]) == 0
+    path = str(DUBLINERS_2021)
+    assert main(["--db", db, "import-book", path, "--split-stories", "--id", "dub"]) == 0
+    captured = capsys.readouterr()
+    assert "'Dubliners: A Painful Case'" in captured.out and "dub-s05" in captured.out
+    assert "warning: dub-s01: the Contents lists 15 stories but 5 were found" in captured.err
+    assert main(["--db", db, "documents", "--json"]) == 0
+    docs = json.loads(capsys.readouterr().out)
+    assert [d["title"] for d in docs] == [f"Dubliners: {t}" for t in STORIES_2021]
+    assert main(["--db", db, "import-book", path, "--id", "whole"]) == 0
+    err = capsys.readouterr().err
+    assert err.startswith("warning: whole: this looks like a collection of 5 stories")

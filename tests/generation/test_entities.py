@@ -219,6 +219,11 @@ def test_les_miserables_top10(db):
         matching = [n for n in top10 if who in n]
         assert len(matching) == 1, (who, top10)
     assert elapsed <= 60, elapsed
+    # issue 36: the grandfather is not his grand-nephew, Lieutenant Théodule Gillenormand
+    names = {r.name: [r.name, *r.aliases] for r in entity_store.get_entities(db, "lesmis")}
+    (grandfather,) = [n for n, a in names.items() if "M. Gillenormand" in a]
+    assert not any("Théodule" in a for a in names[grandfather]), names[grandfather]
+    assert any("Lieutenant Théodule Gillenormand" in a for a in names.values())
     assert summary["n_mentions"] > 10_000
 
 
