@@ -6,7 +6,8 @@ entities of the default extractor (spaCy NER when installed, else the built-in o
 ``method`` says which ran). A character counts as found only by an entity's own name, never by an
 alias (issue 36: an alias found wrong merges as hits). Printed: per book the share, missing names,
 splits and wrong merges, then as the LAST line one JSON object with ``share`` (pooled over all
-characters), ``splits`` and ``wrong_merges`` (counts over all books), ``norp_in_top15`` (count),
+characters), ``splits``, ``wrong_merges`` and ``shared`` (top entities holding a name several
+characters share, for books that name such names; counts over all books), ``norp_in_top15`` (count),
 ``method`` and ``lesmis_s`` (seconds to extract and store the entities of Les Misérables, target
 < 60 s).
 
@@ -107,7 +108,7 @@ def main() -> None:
     gold = HELD_OUT if held_out else ROOT / "tests" / "data" / "main_characters.json"
     wanted = json.loads(gold.read_text())
     files = held_out_files(wanted) if held_out else book_files("--no-lesmis" not in sys.argv)
-    found = total = norp = splits = wrong = 0
+    found = total = norp = splits = wrong = shared = 0
     method, lesmis_s = "", None
     with tempfile.TemporaryDirectory() as tmp:
         db = open_db(Path(tmp) / "bench.db")
@@ -120,18 +121,21 @@ def main() -> None:
             method = summary["method"]
             top = get_entities(db, key, method=method, top=200)
             shown = [{"name": e.name, "label": e.label, "aliases": e.aliases} for e in top]
-            r = character_recall(shown, wanted[key]["characters"])
+            r = character_recall(
+                shown, wanted[key]["characters"], shared=wanted[key].get("shared", ())
+            )
             found += len(r["found"])
             total += len(r["found"]) + len(r["missing"])
             norp += len(r["norp"])
             splits += len(r["splits"])
             wrong += len(r["wrong_merges"])
+            shared += len(r["shared"])
             if key.startswith("pg135"):
                 lesmis_s = round(seconds, 1)
             print(
                 f"{wanted[key]['title'][:28]:28} {r['share']:.2f}  {seconds:6.1f} s  "
                 f"missing {r['missing']}  norp {r['norp']}  splits {r['splits']}  "
-                f"wrong merges {r['wrong_merges']}"
+                f"wrong merges {r['wrong_merges']}  shared {r['shared']}"
             )
             if held_out:
                 people = [e for e in shown if e["label"] == "PERSON"][:30]
@@ -143,6 +147,7 @@ def main() -> None:
         "characters": total,
         "splits": splits,
         "wrong_merges": wrong,
+        "shared": shared,
         "norp_in_top15": norp,
         "method": method,
         "lesmis_s": lesmis_s,
