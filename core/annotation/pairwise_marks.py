@@ -39,6 +39,7 @@ from core.store.verdict_reads import (
     PAIRWISE_SINCE_COLUMNS,
     pairwise_count,
     pairwise_records_since,
+    top_and_pairwise_count,
 )
 
 if TYPE_CHECKING:
@@ -83,13 +84,14 @@ class TeamMarks:
     # --- keeping up ------------------------------------------------------------------------
 
     def _update(self, db: Database) -> None:
-        top = max_judgment_id(db)
+        low = max(self._low, self._last_id - LATE_WINDOW)  # the window follows _last_id
+        # PostgreSQL: the largest id and whether a row committed late below the last id read,
+        # in one statement (SQLite: the id alone)
+        top, counted = top_and_pairwise_count(db, max(self._last_id, 0), self._low, low)
         if self._last_id < 0 or top < self._last_id:
             self._full(db)
             return
-        if self._seen is not None:  # PostgreSQL: a row committed late below the last id read?
-            low = max(self._low, self._last_id - LATE_WINDOW)  # the window follows _last_id
-            counted = pairwise_count(db, self._last_id, self._low, low)
+        if self._seen is not None:
             if counted is not None and counted[0] != self._seen:
                 self._full(db)
                 return

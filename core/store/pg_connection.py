@@ -128,19 +128,18 @@ class PgConnection:
         return PgCursor(cursor)
 
     def close(self) -> None:
-        """Give the connection back to its pool (a transaction left open is rolled back first,
-        and this borrower's temp tables dropped), or close it if it has none. Closing twice
+        """Give the connection back to its pool (a transaction left open is rolled back first;
+        this borrower's temp tables go at the next borrow's ping, ``discard temp``:
+        :func:`core.store.pool.borrow_postgres`), or close it if it has none. Closing twice
         does nothing."""
         release, self._release = self._release, None
         if release is None:
             if not self.raw.closed:
                 self.raw.close()
             return
-        if not self.raw.closed and not self.raw.broken:
+        if not self.raw.closed and not self.raw.broken and self.in_transaction:
             with contextlib.suppress(Exception):  # a broken connection: the pool drops it
-                if self.in_transaction:
-                    self.raw.rollback()
-                self.raw.execute("discard temp")
+                self.raw.rollback()
         release()
 
 

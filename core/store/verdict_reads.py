@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 import sqlalchemy as sa
 
 from core.store.fingerprints import recent_count
-from core.store.judgment_queries import effective_select
+from core.store.judgment_queries import MAX_ID, effective_select
 from core.store.judgments import JudgmentKind, JudgmentStatus, max_judgment_id
 from core.store.prepared import run_bound
 from core.store.tables import judgments
@@ -221,6 +221,25 @@ def pairwise_count(db: Database, up_to: int, above: int, above_next: int) -> tup
     values = {"above": above, "above_next": above_next, "low": min(above, above_next)}
     found = run_bound(db, _PAIRWISE_COUNT, {**values, "up_to": up_to}).fetchone()
     return int(found[0]), int(found[1])
+
+
+#: :data:`_PAIRWISE_COUNT` with the largest judgment id in front (:func:`top_and_pairwise_count`).
+_TOP_AND_COUNT = _PAIRWISE_COUNT.with_only_columns(
+    MAX_ID.scalar_subquery(), *_PAIRWISE_COUNT.selected_columns
+)
+
+
+def top_and_pairwise_count(
+    db: Database, up_to: int, above: int, above_next: int
+) -> tuple[int, tuple[int, int] | None]:
+    """The largest judgment id (:func:`core.store.judgments.max_judgment_id`) and
+    :func:`pairwise_count`'s two counts, in one statement on PostgreSQL (one snapshot, one round
+    trip: a Side by side run asks both, issue 33); on SQLite the id alone (counts ``None``)."""
+    if db.dialect.ids_in_commit_order:
+        return max_judgment_id(db), None
+    values = {"above": above, "above_next": above_next, "low": min(above, above_next)}
+    found = run_bound(db, _TOP_AND_COUNT, {**values, "up_to": up_to}).fetchone()
+    return int(found[0]), (int(found[1]), int(found[2]))
 
 
 _UP_TO = (judgments.c.kind == JudgmentKind.PAIRWISE, _ID <= sa.bindparam("up_to"))
