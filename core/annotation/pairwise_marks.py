@@ -37,9 +37,8 @@ from core.store.fingerprints import LATE_WINDOW
 from core.store.judgments import JudgmentKind, RaterKind, effective_values, max_judgment_id
 from core.store.verdict_reads import (
     PAIRWISE_SINCE_COLUMNS,
+    pairwise_changes,
     pairwise_count,
-    pairwise_records_since,
-    top_and_pairwise_count,
 )
 
 if TYPE_CHECKING:
@@ -84,11 +83,14 @@ class TeamMarks:
     # --- keeping up ------------------------------------------------------------------------
 
     def _update(self, db: Database) -> None:
+        if self._last_id < 0:
+            self._full(db)
+            return
         low = max(self._low, self._last_id - LATE_WINDOW)  # the window follows _last_id
-        # PostgreSQL: the largest id and whether a row committed late below the last id read,
-        # in one statement (SQLite: the id alone)
-        top, counted = top_and_pairwise_count(db, max(self._last_id, 0), self._low, low)
-        if self._last_id < 0 or top < self._last_id:
+        # the largest id, on PostgreSQL whether a row committed late below the last id read,
+        # and the rows since: one round trip there (the lock is held meanwhile)
+        top, counted, found = pairwise_changes(db, self._last_id, self._low, low)
+        if top < self._last_id:
             self._full(db)
             return
         if self._seen is not None:
@@ -99,7 +101,6 @@ class TeamMarks:
                 self._seen, self._low = counted[1], low
         if top == self._last_id:
             return
-        found = pairwise_records_since(db, self._last_id)
         for rec in found:
             self._drop(rec[_AT["supersedes"]])
             if rec[_AT["rater_kind"]] == RaterKind.HUMAN:

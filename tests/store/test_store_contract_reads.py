@@ -310,9 +310,9 @@ def _pairwise_rows(db):
 
 @contract_case(
     verdict_reads.counted_pairwise,
+    verdict_reads.pairwise_changes,
     verdict_reads.pairwise_count,
     verdict_reads.pairwise_records_since,
-    verdict_reads.top_and_pairwise_count,
     verdict_reads.verdict_summary,
     judgments.insert_judgment,
 )
@@ -336,7 +336,10 @@ def test_verdict_reads(seeded):
     assert since[0] == (two, "q1", "s1", "s2", "B", "ok", one, "auto:x", "auto", "", "")
     counted = verdict_reads.pairwise_count(db, four, one, two)
     assert counted == (None if db.dialect.name == "sqlite" else (3, 2))
-    assert verdict_reads.top_and_pairwise_count(db, four, one, two) == (five, counted)
+    top, counted_too, rows = verdict_reads.pairwise_changes(db, one, one, two)
+    assert top == five and [r[0] for r in rows] == [two, three, four]
+    assert counted_too == (None if db.dialect.name == "sqlite" else (0, 0))  # none up to one
+    assert verdict_reads.pairwise_changes(db, four, one, two) == (five, counted, [])
     found, gone, last = verdict_reads.counted_pairwise(db, four)
     assert [r[0] for r in found] == [one, two, three] and gone == {one} and last == four
     found, _, _ = verdict_reads.counted_pairwise(db, four, {"rater_kind": "auto"}, ["auto:x"])
