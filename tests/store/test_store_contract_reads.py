@@ -268,6 +268,7 @@ def test_staged_judgments_get_their_answer_ids(seeded):
 @contract_case(
     judgment_queries.columns_of,
     judgment_queries.effective_select,
+    prepared.fetch_each,
     prepared.run_bound,
 )
 def test_judgment_queries(seeded):
@@ -294,6 +295,12 @@ def test_judgment_queries(seeded):
     assert [tuple(r) for r in prepared.run_bound(db, query, values)] == [(two, "auto:b")]
     query, values = judgment_queries.effective_select(None, ordered=False, document_id="d9")
     assert prepared.run_bound(db, query, values).fetchall() == []
+    # several statements' rows (one round trip on PostgreSQL), in the order given
+    named, _ = judgment_queries.effective_select(["id", "rater"], raters=["auto:b"])
+    assert prepared.fetch_each(db, [(named, {"raters": ["auto:b"]}), (query, values)]) == [
+        [(two, "auto:b")],
+        [],
+    ]
 
 
 def _pairwise_rows(db):
