@@ -42,10 +42,12 @@ UNREACHABLE_SAID = "_workbench_unreachable_said"
 #: Inside a button's action (:func:`acting`): an unreachable database is raised to the action's
 #: boundary, which says "not saved" on the next run, instead of stopping the script here.
 _IN_ACTION: contextvars.ContextVar[bool] = contextvars.ContextVar("in_action", default=False)
-#: A SQLite connection a button's action finished with, handed to the script run that follows
-#: it in the same thread (Streamlit runs the callback, then the page or fragment, in the script
-#: thread): ``(path, Database)``. A label then opens the file once, not twice (opening reads
-#: the schema: about 1.5 ms; issue 37).
+#: A connection a button's action finished with, handed to the script run that follows it in
+#: the same thread (Streamlit runs the callback, then the page or fragment, in the script
+#: thread): ``(path, Database)``. A label then opens the database once, not twice: on SQLite
+#: opening reads the schema (about 1.5 ms; issue 37); on PostgreSQL a borrow costs three round
+#: trips (the pool's ping, the open check, giving it back; issue 33). One the run did not take is
+#: closed when the run ends (:func:`release_handed`).
 _handed = threading.local()
 
 EMPTY_HINT = (
@@ -65,8 +67,9 @@ def database() -> Iterator[Database]:
     :func:`core.store.planner.optimize`). A missing or broken database file stops the page with
     its one-line reason (the app never creates one); an unreachable server, when opening or
     during the block, stops it with one plain line (see the module; in a button's action it is
-    raised instead). A button's action that finished hands its SQLite connection to the run
-    that follows (:data:`_handed`) instead of closing it."""
+    raised instead). A button's action that finished hands its connection to the run that
+    follows (:data:`_handed`) instead of closing it. The connection keeps what the run read
+    once (:attr:`core.store.engine.Database.run_memo`: the settings), for this run only."""
     path = db_path()
     db = _take_handed(path)
     if db is None:
@@ -78,11 +81,11 @@ def database() -> Iterator[Database]:
         except DatabaseFileError as exc:
             st.error(md(exc))
             st.stop()
+        db.run_memo = {}
     keep = False
     try:
         yield db
-        # a finished action's SQLite connection serves the run that follows (see _handed)
-        keep = _IN_ACTION.get() and db.dialect.name == "sqlite"
+        keep = _IN_ACTION.get()  # a finished action's connection serves the next run (_handed)
     except DatabaseUnreachableError as exc:
         say_unreachable(exc)
         raise
@@ -106,6 +109,13 @@ def _take_handed(path: str | None) -> Database | None:
         return db
     _close(kept[1])
     return None
+
+
+def release_handed() -> None:
+    """Close the connection an action handed over in this thread if no block took it (the end
+    of a script run: :mod:`app_support.frame`), so a pooled PostgreSQL connection goes back to
+    its pool instead of waiting in the thread for a run that may not come."""
+    _close(_take_handed(None))
 
 
 def _close(db: Database | None) -> None:

@@ -105,6 +105,7 @@ def run_page(navigation: Runnable, reraise: bool | None = None) -> None:
         _guarded(navigation.run, reraise)
     finally:
         loading.clear()
+        connection.release_handed()  # an action's connection no block of the run took
 
 
 def _guarded(run: Callable[[], None], reraise: bool | None) -> None:
@@ -129,7 +130,10 @@ def fragment(fn: Callable[[], None]) -> Callable[[], None]:
 
     @functools.wraps(fn)
     def body() -> None:
-        action_lines()
-        _guarded(fn, None)
+        try:
+            action_lines()
+            _guarded(fn, None)
+        finally:
+            connection.release_handed()  # an action's connection no block of the run took
 
     return st.fragment(body)

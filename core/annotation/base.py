@@ -18,7 +18,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from core.errors import InputError
-from core.store.accounts import account_names, excluded_names
+from core.store.accounts import named_and_excluded
 from core.store.label_rows import SKIPPED
 from core.store.settings import choice_setting, int_setting
 
@@ -66,8 +66,8 @@ def team_names(db: Database) -> set[str] | None:
     (:func:`core.store.accounts.excluded_names`); None in open mode (no accounts: every label
     made in the app counts). Imported raters (``human:crowd#1``, ...) are data, not team
     members."""
-    names = account_names(db)
-    return names - excluded_names(db) if names else None
+    names, excluded = named_and_excluded(db)
+    return names - excluded if names else None
 
 
 def team_only(

@@ -37,8 +37,8 @@ from core.store.fingerprints import LATE_WINDOW
 from core.store.judgments import JudgmentKind, RaterKind, effective_values, max_judgment_id
 from core.store.verdict_reads import (
     PAIRWISE_SINCE_COLUMNS,
+    pairwise_changes,
     pairwise_count,
-    pairwise_records_since,
 )
 
 if TYPE_CHECKING:
@@ -83,13 +83,17 @@ class TeamMarks:
     # --- keeping up ------------------------------------------------------------------------
 
     def _update(self, db: Database) -> None:
-        top = max_judgment_id(db)
-        if self._last_id < 0 or top < self._last_id:
+        if self._last_id < 0:
             self._full(db)
             return
-        if self._seen is not None:  # PostgreSQL: a row committed late below the last id read?
-            low = max(self._low, self._last_id - LATE_WINDOW)  # the window follows _last_id
-            counted = pairwise_count(db, self._last_id, self._low, low)
+        low = max(self._low, self._last_id - LATE_WINDOW)  # the window follows _last_id
+        # the largest id, on PostgreSQL whether a row committed late below the last id read,
+        # and the rows since: one round trip there (the lock is held meanwhile)
+        top, counted, found = pairwise_changes(db, self._last_id, self._low, low)
+        if top < self._last_id:
+            self._full(db)
+            return
+        if self._seen is not None:
             if counted is not None and counted[0] != self._seen:
                 self._full(db)
                 return
@@ -97,7 +101,6 @@ class TeamMarks:
                 self._seen, self._low = counted[1], low
         if top == self._last_id:
             return
-        found = pairwise_records_since(db, self._last_id)
         for rec in found:
             self._drop(rec[_AT["supersedes"]])
             if rec[_AT["rater_kind"]] == RaterKind.HUMAN:

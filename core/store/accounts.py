@@ -181,11 +181,23 @@ _EXCLUDED = sa.select(accounts.c.name).where(
     accounts.c.revoked_at.is_not(None), accounts.c.labels_excluded_at.is_not(None)
 )
 _BY_NAME = sa.select(accounts).where(accounts.c.name == sa.bindparam("name"))
+#: Every name and whether its labels are left out (:func:`named_and_excluded`), one statement.
+_NAMES_EXCLUDED = sa.select(
+    accounts.c.name,
+    sa.and_(accounts.c.revoked_at.is_not(None), accounts.c.labels_excluded_at.is_not(None)),
+)
 
 
 def account_names(db: Database) -> set[str]:
     """The names of every account, active or revoked: the team whose labels count."""
     return {r[0] for r in run_bound(db, _NAMES)}
+
+
+def named_and_excluded(db: Database) -> tuple[set[str], set[str]]:
+    """:func:`account_names` and :func:`excluded_names` in one statement (every labelling run
+    reads both: one round trip less on PostgreSQL, issue 33)."""
+    rows = run_bound(db, _NAMES_EXCLUDED).fetchall()
+    return {r[0] for r in rows}, {r[0] for r in rows if r[1]}
 
 
 def revoke_account(db: Database, name: str) -> None:

@@ -51,6 +51,10 @@ class Database:
     def __init__(self, conn: Connection, dialect: Dialect = SQLITE) -> None:
         self.conn = conn
         self.dialect = dialect
+        #: Values read once for a short-lived borrower (an app script run), by the module that
+        #: owns each key (e.g. :func:`core.store.settings.get_setting`); ``None`` (the default,
+        #: every long-lived connection): nothing is kept, every read asks the database.
+        self.run_memo: dict[str, Any] | None = None
 
     def execute(self, sql: str, params: Params | None = None) -> Cursor:
         """Run one statement and return its cursor (autocommit unless in a transaction)."""

@@ -17,7 +17,7 @@ import os
 import re
 import sys
 import threading
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from core.errors import ConfigError, DatabaseFileError, DatabaseUnreachableError
@@ -127,20 +127,30 @@ class PgConnection:
             cursor.executemany(query, params_seq)
         return PgCursor(cursor)
 
+    def fetch_each(self, statements: Sequence[tuple[str, Any]]) -> list[list[tuple[Any, ...]]]:
+        """Run ``(query, params)`` statements (spelled as for :meth:`execute`) in one round trip
+        (psycopg's pipeline mode: all sent, then all answered); each one's rows. Each is its own
+        statement (read committed: each sees every commit before it), as if run one by one."""
+        for query, _ in statements:
+            refuse_sqlite_marks(query)
+        with self._turn(), _reached():
+            with self.raw.pipeline():
+                cursors = [self.raw.execute(query, params) for query, params in statements]
+            return [cursor.fetchall() for cursor in cursors]
+
     def close(self) -> None:
-        """Give the connection back to its pool (a transaction left open is rolled back first,
-        and this borrower's temp tables dropped), or close it if it has none. Closing twice
+        """Give the connection back to its pool (a transaction left open is rolled back first;
+        this borrower's temp tables go at the next borrow's ping, ``discard temp``:
+        :func:`core.store.pool.borrow_postgres`), or close it if it has none. Closing twice
         does nothing."""
         release, self._release = self._release, None
         if release is None:
             if not self.raw.closed:
                 self.raw.close()
             return
-        if not self.raw.closed and not self.raw.broken:
+        if not self.raw.closed and not self.raw.broken and self.in_transaction:
             with contextlib.suppress(Exception):  # a broken connection: the pool drops it
-                if self.in_transaction:
-                    self.raw.rollback()
-                self.raw.execute("discard temp")
+                self.raw.rollback()
         release()
 
 

@@ -84,6 +84,17 @@ def run_bound(
     return send(db, *bound(db, statement, values))
 
 
+def fetch_each(
+    db: Database, statements: Sequence[tuple[sa.Executable, Mapping[str, Any] | None]]
+) -> list[list[tuple[Any, ...]]]:
+    """Run each ``(statement, values)`` (built once, as for :func:`run_bound`) and return each
+    one's rows: on PostgreSQL in one round trip (:meth:`PgConnection.fetch_each`), on SQLite one
+    after the other (in the process, nothing to save)."""
+    if isinstance(db.conn, PgConnection):
+        return db.conn.fetch_each([bound(db, s, v) for s, v in statements])
+    return [[tuple(r) for r in run_bound(db, s, v).fetchall()] for s, v in statements]
+
+
 def run_ddl(db: Database, ddl: sa.ExecutableDDLElement) -> Cursor:
     """Run a Core DDL statement (``CreateTable``, ``DropTable``: no parameters), compiled for
     ``db``'s dialect each time (DDL is not cached)."""

@@ -140,16 +140,32 @@ def settings_help() -> str:
 
 #: One setting's value (built once: each Side by side run reads several, issue 37).
 _VALUE = sa.select(settings.c.value).where(settings.c.key == sa.bindparam("key"))
+#: Every stored setting (a few short rows): what a run's memo keeps (:func:`get_setting`).
+_ALL = sa.select(settings.c.key, settings.c.value)
+#: The key of the settings in :attr:`core.store.engine.Database.run_memo`.
+_MEMO_KEY = "settings"
 
 
 def get_setting(db: Database, key: str, default: str = "") -> str:
-    """A value from table ``settings`` (text), or ``default``."""
-    row = run_bound(db, _VALUE, {"key": key}).fetchone()
-    return row[0] if row else default
+    """A value from table ``settings`` (text), or ``default``. On a connection with a run memo
+    (:attr:`core.store.engine.Database.run_memo`: an app script run's) every setting is read
+    in one statement the first time and kept for the run (a label read 7 of them, one round
+    trip each on PostgreSQL: issue 33); :func:`set_setting` forgets them."""
+    memo = db.run_memo
+    if memo is None:
+        row = run_bound(db, _VALUE, {"key": key}).fetchone()
+        return row[0] if row else default
+    stored = memo.get(_MEMO_KEY)
+    if stored is None:
+        stored = memo[_MEMO_KEY] = dict(run_bound(db, _ALL).fetchall())
+    value: str = stored.get(key, default)
+    return value
 
 
 def set_setting(db: Database, key: str, value: Any) -> None:
     """Set a value in table ``settings`` (no validation; see :func:`update_setting`)."""
+    if db.run_memo is not None:
+        db.run_memo.pop(_MEMO_KEY, None)  # read again after the write (or its rollback)
     new = insert(db, settings).values(key=key, value=str(value))
     run(db, new.on_conflict_do_update(index_elements=[settings.c.key], set_={"value": str(value)}))
 

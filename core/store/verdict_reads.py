@@ -19,9 +19,9 @@ from typing import TYPE_CHECKING, Any
 import sqlalchemy as sa
 
 from core.store.fingerprints import recent_count
-from core.store.judgment_queries import effective_select
+from core.store.judgment_queries import MAX_ID, effective_select
 from core.store.judgments import JudgmentKind, JudgmentStatus, max_judgment_id
-from core.store.prepared import run_bound
+from core.store.prepared import fetch_each, run_bound
 from core.store.tables import judgments
 
 if TYPE_CHECKING:
@@ -221,6 +221,31 @@ def pairwise_count(db: Database, up_to: int, above: int, above_next: int) -> tup
     values = {"above": above, "above_next": above_next, "low": min(above, above_next)}
     found = run_bound(db, _PAIRWISE_COUNT, {**values, "up_to": up_to}).fetchone()
     return int(found[0]), int(found[1])
+
+
+#: :data:`_PAIRWISE_COUNT` with the largest judgment id in front (:func:`pairwise_changes`).
+_TOP_AND_COUNT = _PAIRWISE_COUNT.with_only_columns(
+    MAX_ID.scalar_subquery(), *_PAIRWISE_COUNT.selected_columns
+)
+
+
+def pairwise_changes(
+    db: Database, last_id: int, above: int, above_next: int
+) -> tuple[int, tuple[int, int] | None, list[tuple[Any, ...]]]:
+    """What an incremental reader of the pairwise rows asks on each call, in one round trip on
+    PostgreSQL (issue 33: a Side by side run asked it in three, holding the team marks' lock):
+    the largest judgment id (:func:`core.store.judgments.max_judgment_id`), :func:`pairwise_count`
+    with ``up_to = last_id`` (``None`` on SQLite) and :func:`pairwise_records_since` ``last_id``
+    (on SQLite read only when the largest id is above ``last_id``)."""
+    if db.dialect.ids_in_commit_order:
+        top = max_judgment_id(db)
+        return top, None, pairwise_records_since(db, last_id) if top > last_id else []
+    values = {"above": above, "above_next": above_next, "low": min(above, above_next)}
+    head, rows = fetch_each(
+        db, [(_TOP_AND_COUNT, {**values, "up_to": last_id}), (_SINCE, {"last_id": last_id})]
+    )
+    top, seen, seen_next = head[0]
+    return int(top), (int(seen), int(seen_next)), rows
 
 
 _UP_TO = (judgments.c.kind == JudgmentKind.PAIRWISE, _ID <= sa.bindparam("up_to"))

@@ -13,6 +13,7 @@ from test_app_pages import fixture_db as fixture_db  # noqa: F401 (the fixture)
 
 from app_support import caching, connection
 from core.annotation.pairwise import identical_items, pairwise_items
+from core.store import pool
 from core.store.answers import question_answers, save_answer
 from core.store.database import open_db, opened, postgres_url
 
@@ -58,12 +59,12 @@ def test_the_items_are_shared_until_the_answers_change(fixture_db, monkeypatch):
         assert same_after is not same
 
 
+@pytest.mark.parametrize("backend", ["sqlite", "postgresql"])
 def test_an_action_hands_its_connection_to_the_run_that_follows(fixture_db):  # noqa: F811
-    """A button's action's SQLite connection is the next block's in the same thread (one open
-    a label, issue 37); a page block closes its own; another thread opens its own. PostgreSQL's
-    connections come from a pool: not handed over."""
+    """A button's action's connection is the next block's in the same thread (one open a
+    label: issue 37 on SQLite; on PostgreSQL one borrow, issue 33); a page block closes its own
+    (PostgreSQL: gives it back to the pool); another thread opens its own."""
     path, _ = fixture_db
-    sqlite = postgres_url(path) is None
     with connection.acting(), connection.database() as in_action:
         pass
     seen: list[object] = []
@@ -72,13 +73,36 @@ def test_an_action_hands_its_connection_to_the_run_that_follows(fixture_db):  # 
     worker.join()
     assert seen and seen[0] is not in_action  # another thread does not take it
     with connection.database() as in_run:
-        assert (in_run is in_action) == sqlite
+        assert in_run is in_action
         assert in_run.conn.execute("select count(*) from answers").fetchone()[0] > 0
-    if sqlite:
-        with pytest.raises(sqlite3.ProgrammingError, match="closed"):
-            in_run.conn.execute("select 1")  # the run's block closed it
+    _closed(path, in_run)  # the run's block closed it
     with connection.database() as fresh:
         assert fresh is not in_action
+
+
+@pytest.mark.parametrize("backend", ["sqlite", "postgresql"])
+def test_a_handed_connection_no_block_took_is_closed_when_the_run_ends(fixture_db):  # noqa: F811
+    """An action's connection waits for the run that follows; a run that opened no database
+    closes it at its end (app_support.frame: release_handed), so no pooled PostgreSQL
+    connection stays borrowed by a finished script thread."""
+    path, _ = fixture_db
+    with connection.acting(), connection.database() as in_action:
+        pass
+    connection.release_handed()
+    _closed(path, in_action)
+    with connection.database() as next_run:
+        assert next_run is not in_action
+    connection.release_handed()  # nothing handed: nothing to do
+
+
+def _closed(path: object, db: object) -> None:
+    """``db``'s connection is closed (SQLite) or back in its pool (PostgreSQL)."""
+    url = postgres_url(path)
+    if url is None:
+        with pytest.raises(sqlite3.ProgrammingError, match="closed"):
+            db.conn.execute("select 1")
+    else:
+        assert pool.engine_for(url, postgres=True).engine.pool.checkedout() == 0
 
 
 def _open_once(seen: list[object]) -> None:

@@ -29,6 +29,7 @@ from core.store import (
     xrag_results,
 )
 from core.store.connection import transaction, utcnow
+from core.store.database import open_db
 from core.store.disputes import NewDispute, add_dispute, question_disputes
 from core.store.engine import NotFoundError
 from core.store.gold_sources import (
@@ -221,6 +222,33 @@ def test_settings(db):
     settings.set_task_setting(db, settings.ALT_TEST_EPSILON, "review", "experts")
     assert settings.task_setting(db, settings.ALT_TEST_EPSILON, "review") == "experts"
     assert db.execute("select count(*) from settings where key = 'free'").fetchone()[0] == 1
+
+
+def test_an_app_run_reads_the_settings_once(db_path):
+    """A connection with a run memo (an app script run's, app_support.connection.database)
+    reads every setting in one statement and keeps them for the run (issue 33: a label read 7,
+    a round trip each on PostgreSQL); its own writes are read again; a connection without one
+    (the CLI, a worker) reads each time."""
+    run, other = open_db(db_path), open_db(db_path)
+    try:
+        run.run_memo = {}
+        sent = []
+        real = run.conn.execute
+        run.conn.execute = lambda sql, *a: sent.append(sql) or real(sql, *a)
+        assert settings.int_setting(run, "queue_seed") == 0
+        assert settings.choice_setting(run, "queue_order") == "shared"
+        assert settings.int_setting(run, "attention_every") == 0
+        assert len(sent) == 1  # one statement for the three
+        settings.update_setting(other, "queue_seed", 7)
+        assert settings.int_setting(run, "queue_seed") == 0  # kept for the run
+        assert settings.int_setting(other, "queue_seed") == 7  # no memo: read each time
+        settings.update_setting(run, "attention_every", 3)  # its own write: read again
+        assert settings.all_settings(run)["attention_every"] == 3
+        assert settings.int_setting(run, "queue_seed") == 7
+        assert settings.task_setting(run, settings.ALT_TEST_EPSILON, "review") == ""
+    finally:
+        run.close()
+        other.close()
 
 
 def _dispute(db, answer_id: int, system: str) -> int:

@@ -53,6 +53,7 @@ def test_declared_tables_match_the_migrated_schema(db, table):
     accounts.get_account,
     accounts.list_accounts,
     accounts.mark_token_used,
+    accounts.named_and_excluded,
     accounts.reissue_token,
     accounts.revoke_account,
     accounts.set_labels_excluded,
@@ -101,8 +102,10 @@ def test_accounts(db):
     assert accounts.active_account(db, "bob") is None and accounts.get_account(db, "x") is None
     assert accounts.active_account(db, "ann").role == "admin"
     assert accounts.excluded_names(db) == set()
+    assert accounts.named_and_excluded(db) == ({"ann", "bob"}, set())
     accounts.set_labels_excluded(db, "bob", True, "ann")
     assert accounts.excluded_names(db) == {"bob"}
+    assert accounts.named_and_excluded(db) == ({"ann", "bob"}, {"bob"})
     assert accounts.get_account(db, "bob").labels_excluded_at is not None
     with pytest.raises(InputError, match="already"):
         accounts.set_labels_excluded(db, "bob", True, "ann")

@@ -268,6 +268,7 @@ def test_staged_judgments_get_their_answer_ids(seeded):
 @contract_case(
     judgment_queries.columns_of,
     judgment_queries.effective_select,
+    prepared.fetch_each,
     prepared.run_bound,
 )
 def test_judgment_queries(seeded):
@@ -294,6 +295,12 @@ def test_judgment_queries(seeded):
     assert [tuple(r) for r in prepared.run_bound(db, query, values)] == [(two, "auto:b")]
     query, values = judgment_queries.effective_select(None, ordered=False, document_id="d9")
     assert prepared.run_bound(db, query, values).fetchall() == []
+    # several statements' rows (one round trip on PostgreSQL), in the order given
+    named, _ = judgment_queries.effective_select(["id", "rater"], raters=["auto:b"])
+    assert prepared.fetch_each(db, [(named, {"raters": ["auto:b"]}), (query, values)]) == [
+        [(two, "auto:b")],
+        [],
+    ]
 
 
 def _pairwise_rows(db):
@@ -310,6 +317,7 @@ def _pairwise_rows(db):
 
 @contract_case(
     verdict_reads.counted_pairwise,
+    verdict_reads.pairwise_changes,
     verdict_reads.pairwise_count,
     verdict_reads.pairwise_records_since,
     verdict_reads.verdict_summary,
@@ -335,6 +343,10 @@ def test_verdict_reads(seeded):
     assert since[0] == (two, "q1", "s1", "s2", "B", "ok", one, "auto:x", "auto", "", "")
     counted = verdict_reads.pairwise_count(db, four, one, two)
     assert counted == (None if db.dialect.name == "sqlite" else (3, 2))
+    top, counted_too, rows = verdict_reads.pairwise_changes(db, one, one, two)
+    assert top == five and [r[0] for r in rows] == [two, three, four]
+    assert counted_too == (None if db.dialect.name == "sqlite" else (0, 0))  # none up to one
+    assert verdict_reads.pairwise_changes(db, four, one, two) == (five, counted, [])
     found, gone, last = verdict_reads.counted_pairwise(db, four)
     assert [r[0] for r in found] == [one, two, three] and gone == {one} and last == four
     found, _, _ = verdict_reads.counted_pairwise(db, four, {"rater_kind": "auto"}, ["auto:x"])
