@@ -24,19 +24,11 @@ was appended since:
 
 A database whose largest judgment id went down (replaced, restored) is read again in full.
 One instance per database, shared by the threads of a server (a lock serialises updates).
-
-Callers that queue on the lock share a read: a call is owed every row committed before it was
-made, and a read that *began* after that moment has read them all (on SQLite and in
-PostgreSQL's read committed, a statement sees every commit before it began). So a call that
-gets the lock after such a read returns its result without a round trip of its own: with N
-sessions waiting, one read serves them all instead of N one after another, each holding the
-lock for its round trip (issue 33: that wait was most of PostgreSQL's time a label at N = 8).
 """
 
 from __future__ import annotations
 
 import threading
-import time
 from collections import Counter
 from typing import TYPE_CHECKING
 
@@ -78,21 +70,11 @@ class TeamMarks:
         #: status -> item key -> rater -> effective app rows (normally 1)
         self._count: dict[str, dict[str, Counter[str]]] = {s: {} for s in STATUSES}
         self.full_reads = 0  # how many times it read every effective row (for tests)
-        self.reads = 0  # how many times it asked the database (for tests)
-        #: ``time.monotonic_ns()`` when the last read began (0: never)
-        self._read_began = 0
 
     def marks(self, db: Database) -> Marks:
-        """The team's marks now: status -> item key -> raters (fresh sets, the caller's), with
-        every row committed before the call; from a read that began after the call was made when
-        there is one (a caller that waited on the lock), else from a read of its own."""
-        asked = time.monotonic_ns()
+        """The team's marks now: status -> item key -> raters (fresh sets, the caller's)."""
         with self._lock:
-            if self._read_began <= asked:  # no read began after this call was made
-                began = time.monotonic_ns()
-                self.reads += 1
-                self._update(db)
-                self._read_began = began  # only a read that ended serves those waiting
+            self._update(db)
             return {
                 status: {key: set(raters) for key, raters in items.items()}
                 for status, items in self._count.items()

@@ -6,7 +6,6 @@ verdicts (neither is a team label), and a database replaced by one with fewer ro
 from __future__ import annotations
 
 import shutil
-import threading
 
 import pytest
 
@@ -154,67 +153,3 @@ def test_a_database_with_fewer_rows_is_read_again(fdb, fixture_db, tmp_path):
         assert kept.full_reads == 2
     finally:
         restored.conn.close()
-
-
-class _CountedLock:
-    """A lock that counts the callers that asked for it (held or waiting)."""
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self.asked = 0
-
-    def __enter__(self) -> None:
-        self.asked += 1
-        self._lock.acquire()
-
-    def __exit__(self, *exc: object) -> None:
-        self._lock.release()
-
-
-def test_callers_waiting_on_the_lock_share_a_read_that_began_after_them(fdb, fixture_db):
-    """A holds the lock after its read; a verdict is committed; B and C then call and wait. B's
-    call came after A's read began, so B reads (and sees the verdict); C's came before B's read
-    began, so C takes B's result without a read: 3 reads for 3 callers and the first, not 4.
-    A's result lacks the verdict (its read came first), B's and C's hold it."""
-    db = fdb
-    kept = TeamMarks()
-    kept.marks(db)
-    lock = kept._lock = _CountedLock()  # type: ignore[assignment]
-    real_update, held, release = kept._update, threading.Event(), threading.Event()
-
-    def update_then_hold(conn):
-        real_update(conn)
-        if not held.is_set():  # A only: hold the lock after the read
-            held.set()
-            assert release.wait(60)
-
-    kept._update = update_then_hold  # type: ignore[method-assign]
-    got: dict[str, object] = {}
-
-    def call(name: str) -> None:
-        conn = open_db(fixture_db[0])
-        try:
-            got[name] = kept.marks(conn)
-        finally:
-            conn.conn.close()
-
-    a = threading.Thread(target=call, args=("A",))
-    a.start()
-    assert held.wait(60)
-    key = pairwise_items(db)[0]
-    submit_verdict(db, blind_item(db, key, "alice"), sign_in_open(db, "alice"), "A")
-    others = [threading.Thread(target=call, args=(n,)) for n in ("B", "C")]
-    for t in others:
-        t.start()
-    deadline = threading.Event()
-    for _ in range(600):  # until B and C both wait on the lock
-        if lock.asked == 3:
-            break
-        deadline.wait(0.05)
-    assert lock.asked == 3
-    release.set()
-    for t in [a, *others]:
-        t.join(60)
-    assert kept.reads == 3  # the first call, A and B; C shared B's read
-    assert got["B"] == got["C"] == team_marks(db) != got["A"]
-    assert got["A"] == {"ok": {}, "skipped": {}}
