@@ -106,6 +106,20 @@ def diminutive_links(
     return links
 
 
+def _other_pet_names_at(
+    kept: Mapping[str, Sequence[Mention]], pet: str, words: Mapping[str, tuple[str, ...]]
+) -> list[int]:
+    """Where (sorted offsets) the kept one-word names other than ``pet`` that are diminutives
+    of the same first name are written ("Katya" beside "Kitty", both Ekaterina's)."""
+    firsts = set(RUSSIAN_DIMINUTIVES[words[pet][0]])
+    return sorted(
+        m.start
+        for k, w in words.items()
+        if k != pet and len(w) == 1 and firsts & set(RUSSIAN_DIMINUTIVES.get(w[0], ()))
+        for m in kept[k]
+    )
+
+
 def _in_scenes_of(
     kept: Mapping[str, Sequence[Mention]],
     fulls: Sequence[str],
@@ -118,13 +132,7 @@ def _in_scenes_of(
     name's person ("Katerina Alexandrovna Levin," answered the footman. / "Kitty! Kitty, ...":
     Kitty, 95 mentions, is too often far from her two full names for the other direction)."""
     at = [m.start for k in fulls for m in kept[k]]
-    firsts = set(RUSSIAN_DIMINUTIVES[words[pet][0]])
-    others = sorted(
-        m.start
-        for k, w in words.items()
-        if k != pet and len(w) == 1 and firsts & set(RUSSIAN_DIMINUTIVES.get(w[0], ()))
-        for m in kept[k]
-    )
+    others = _other_pet_names_at(kept, pet, words)
     own = sorted(m.start for m in kept[pet])
     return len(at) >= 2 and all(
         _within(own, a, window) and not _within(others, a, window) for a in at
@@ -144,13 +152,7 @@ def _addressed_in_scene_of(  # noqa: PLR0913
     of them has another kept diminutive of that first name within ``window``: the person spoken
     to in that scene is the one the narrator calls by the diminutive (“Varvara Andreevna, when
     I was very young ...” while the narrator writes "Varenka" of the woman he walks with)."""
-    firsts = set(RUSSIAN_DIMINUTIVES[words[pet][0]])
-    others = sorted(
-        m.start
-        for k, w in words.items()
-        if k != pet and len(w) == 1 and firsts & set(RUSSIAN_DIMINUTIVES.get(w[0], ()))
-        for m in kept[k]
-    )
+    others = _other_pet_names_at(kept, pet, words)
     told = sorted(m.start for m in kept[pet] if not quoted(text, m.start))
     ms = [m for k in fulls for m in kept[k]]
     gender = pronoun_gender(kept[pet], text)

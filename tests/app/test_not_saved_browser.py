@@ -22,6 +22,7 @@ from __future__ import annotations
 import signal
 import subprocess
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -88,22 +89,31 @@ def app(tmp_path: Path) -> Iterator[dict[str, Any]]:
                 served_app.stop(proc)
 
 
-def test_a_key_pressed_without_a_server_says_not_saved_and_pressing_again_stores_once(
-    app: dict[str, Any],
-) -> None:
+@contextmanager
+def _side_by_side(app: dict[str, Any]) -> Iterator[Any]:
+    """Headless Chromium on the app's Side by side page, signed in as alice, idle."""
     from playwright.sync_api import sync_playwright
 
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    base = f"http://127.0.0.1:{app['port']}"
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=app["chromium"], args=ARGS)
         page = browser.new_page(viewport={"width": 1280, "height": 800})
         page.set_default_timeout(WAIT_S * 1000)
         try:
-            page.goto(f"{base}/Side_by_side?name=alice")
+            page.goto(f"http://127.0.0.1:{app['port']}/Side_by_side?name=alice")
             page.get_by_text("Signed in as alice").wait_for()
             page.get_by_role("button", name="Equal").first.wait_for()
             idle(page)
+            yield page
+        finally:
+            browser.close()
+
+
+def test_a_key_pressed_without_a_server_says_not_saved_and_pressing_again_stores_once(
+    app: dict[str, Any],
+) -> None:
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    with _side_by_side(app) as page:
+        try:
             line = page.locator(LINE)
             page.locator("h1").first.click()  # focus the page, not the rationale field
             page.keyboard.press("7")  # no button's key, connected: nothing shown
@@ -144,8 +154,6 @@ def test_a_key_pressed_without_a_server_says_not_saved_and_pressing_again_stores
         except Exception:
             page.screenshot(path=str(SHOTS / "not_saved_failed.png"), full_page=True)
             raise
-        finally:
-            browser.close()
 
 
 def test_a_reconnection_quicker_than_a_timer_tick_still_asks_for_a_full_run(
@@ -156,28 +164,16 @@ def test_a_reconnection_quicker_than_a_timer_tick_still_asks_for_a_full_run(
     after was dropped. The connection flag is flipped away and back within one task here (no
     timer can see that; an observer of the flag's changes does): the page asks for one full
     run (a run is seen), which stores nothing and keeps the item."""
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=app["chromium"], args=ARGS)
-        page = browser.new_page(viewport={"width": 1280, "height": 800})
-        page.set_default_timeout(WAIT_S * 1000)
-        try:
-            page.goto(f"http://127.0.0.1:{app['port']}/Side_by_side?name=alice")
-            page.get_by_text("Signed in as alice").wait_for()
-            page.get_by_role("button", name="Equal").first.wait_for()
-            idle(page)
-            item = pane_text(page)
-            page.evaluate(COUNT_RUNS_JS)
-            page.evaluate(BLIP_JS)
-            wait_for(
-                lambda: page.evaluate("() => window.__runsSeen") >= 1,
-                timeout=scaled(20),
-                what="a full run asked for after the reconnection",
-            )
-            idle(page)
-            assert alice_verdicts(app["db"]) == []  # the run stored nothing
-            assert pane_text(page) == item
-            assert page.locator(LINE).count() == 0
-        finally:
-            browser.close()
+    with _side_by_side(app) as page:
+        item = pane_text(page)
+        page.evaluate(COUNT_RUNS_JS)
+        page.evaluate(BLIP_JS)
+        wait_for(
+            lambda: page.evaluate("() => window.__runsSeen") >= 1,
+            timeout=scaled(20),
+            what="a full run asked for after the reconnection",
+        )
+        idle(page)
+        assert alice_verdicts(app["db"]) == []  # the run stored nothing
+        assert pane_text(page) == item
+        assert page.locator(LINE).count() == 0
