@@ -76,6 +76,7 @@ from core.generation.surnames import (
     family_surnames,
     held_apart,
     nickname_pairs,
+    wives_and_daughters,
 )
 
 
@@ -225,8 +226,11 @@ def cluster_mentions(
                 fem += [m for m in ms if not m.titles and hers[m.core] > (m.core == him[0].core)]
             ids = {id(m) for m in fem}
             rest = [m for m in ms if id(m) not in ids]
-            entities.append(_entity(fem, by_title=True, text=text))
+            women = wives_and_daughters(fem)  # "Mrs Bennet" is not "Miss Bennet"
+            entities.extend(_entity(w, by_title=True, text=text) for w in women)
             entities.append(_entity(rest, text=text))
+        elif len(women := wives_and_daughters(ms)) > 1:  # "Lady Lucas" and "Miss Lucas"
+            entities.extend(_entity(w, by_title=bool(w[0].titles), text=text) for w in women)
         else:
             entities.append(_entity(ms, text=text))
         if root in family_of:  # "Leo Dillon": a person's name, as "Mrs Dillon" shows

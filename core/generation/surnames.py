@@ -21,7 +21,8 @@
     whose pronouns say nothing; a neutral title, *Dr*, joins).
 
   The titled mentions held apart stay the surname's own people, one a gender
-  (:func:`gendered_groups`): "Mrs Mooney" and "Mr Mooney" beside "Jack Mooney". The untitled
+  (:func:`gendered_groups`): "Mrs Mooney" and "Mr Mooney" beside "Jack Mooney", the women
+  split once more by :func:`wives_and_daughters`. The untitled
   bare surname still joins the fuller name as before ("Now, Dillon, up!" is Leo's, whose name
   is written six times to Joe's two), and the fuller name keeps the PERSON label the titled
   mentions of its surname gave it.
@@ -101,9 +102,10 @@ def held_apart(
     """The people a one-word surname's mentions (``bare``) stay apart as, instead of joining
     the fuller name it joins (``host``: the mentions of that person), by the rule in the module
     docstring (``family``: the surname is borne by more than one person). One group a gender of
-    the titled mentions held apart (a neutral title with the men's); the untitled mentions then
+    the titled mentions held apart (a neutral title with the men's), the women split into the
+    married one and the unmarried ones (:func:`wives_and_daughters`); the untitled mentions then
     join the larger of the host (with the titled mentions that join it) and the largest such
-    group when it has twice the other's mentions (the bare "Gillenormand" is M. Gillenormand,
+    group when it has twice the mentions of the host and of every other group (the bare "Gillenormand" is M. Gillenormand,
     the grandfather, not his grand-nephew "Théodule Gillenormand"; "Dillon" said to Leo Dillon
     is not his mother), else they stay a group of their own."""
     classes = {title_class(t) for m in host for t in m.titles}
@@ -113,15 +115,45 @@ def held_apart(
     if not held:
         return []
     fem = [m for m in held if title_gender(m.titles) == "f"]
-    groups = [g for g in (fem, [m for m in held if title_gender(m.titles) != "f"]) if g]
+    men = [m for m in held if title_gender(m.titles) != "f"]
+    groups = [g for g in (*wives_and_daughters(fem), men) if g]
     untitled = [m for m in bare if not m.titles]
     largest = max(groups, key=len)
     joining = len(host) + sum(bool(m.titles) for m in bare) - len(held)  # with its titles kept
-    if untitled and len(largest) >= 2 * joining:
+    runner = max((len(g) for g in groups if g is not largest), default=0)
+    if untitled and len(largest) >= 2 * max(joining, runner):
         largest.extend(untitled)
     elif untitled and joining < 2 * len(largest):
         groups.append(untitled)
     return groups
+
+
+#: Title classes of a married woman (the husband's surname) and of an unmarried one.
+MARRIED = frozenset({"mrs", "lady"})
+UNMARRIED = frozenset({"miss"})
+
+
+def wives_and_daughters(ms: Sequence[Mention]) -> list[list[Mention]]:
+    """A woman's mentions of one bare surname split into the married woman and the unmarried
+    ones: "Mrs Bennet" (*Mrs / Mme / Madame / Lady*) is the mother, "Miss Bennet" and "the Miss
+    Bennets" (*Miss / Mlle / Mademoiselle*) her daughters (the eldest is formally "Miss
+    Bennet"). Only when both are written; else ``[ms]``. The other mentions (untitled, other
+    titles) join the side with at least twice the other's mentions, else stay a group of their
+    own ("Lucas" beside four "Lady Lucas" and four "Miss Lucas")."""
+    married = [m for m in ms if {title_class(t) for t in m.titles} & MARRIED]
+    wed = {id(m) for m in married}
+    unmarried = [
+        m for m in ms if id(m) not in wed and {title_class(t) for t in m.titles} & UNMARRIED
+    ]
+    if not married or not unmarried:
+        return [list(ms)]
+    sides = {id(m) for m in married + unmarried}
+    others = [m for m in ms if id(m) not in sides]
+    big, small = sorted((married, unmarried), key=len, reverse=True)
+    if others and len(big) >= 2 * len(small):
+        big.extend(others)
+        others = []
+    return [married, unmarried] + ([others] if others else [])
 
 
 def nickname_pairs(

@@ -1,0 +1,87 @@
+"""A mother and her daughters under one bare surname stay different entities on both extraction
+paths (issue 36), read from real text: *Pride and Prejudice*, Chapters 1-5
+(``tests/data/unseen_books/pride_and_prejudice_mothers.txt``, provenance in
+``tests/data/unseen_books/SOURCE.md``).
+
+* "Mrs. Bennet" (the mother, a dozen times), "Miss Bennet" (Jane, the eldest daughter) and "the
+  Miss Bennets" (the daughters); "Mr. Bennet" the father. "Elizabeth Bennet" is written once
+  only, so no fuller name stands between the mother and the daughters.
+* "Lady Lucas" (Sir William's wife) four times, "Miss Lucas" (Charlotte, her eldest daughter)
+  four times, and "a young Lucas" (her son) once: neither woman outnumbers the other twice, so
+  the bare "Lucas" goes to neither.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from core.corpus.documents import read_text_file, split_passages
+from core.corpus.gutenberg import clean_gutenberg
+from core.generation.entities import extract_entities
+from core.generation.mentions import spacy_available
+from core.generation.names import Entity
+
+BOOKS = Path(__file__).resolve().parents[1] / "data" / "unseen_books"
+DATA = BOOKS / "pride_and_prejudice_mothers.txt"
+METHODS = [
+    "regex",
+    pytest.param(
+        "spacy",
+        marks=pytest.mark.skipif(spacy_available() is None, reason="no spaCy English pipeline"),
+    ),
+]
+_CACHE: dict[str, list[Entity]] = {}
+
+
+def holding(ents: list[Entity], surface: str) -> list[Entity]:
+    """The entities with a mention written ``surface`` (title included)."""
+    return [e for e in ents if any(m.surface == surface for m in e.mentions)]
+
+
+def titles(e: Entity) -> set[str]:
+    return {t for m in e.mentions for t in m.titles}
+
+
+def entities(method: str) -> list[Entity]:
+    if method not in _CACHE:
+        body = clean_gutenberg(read_text_file(DATA)).body
+        spans = [(p.start, p.end) for p in split_passages(body)]
+        _CACHE[method] = extract_entities(body, method, spans=spans)[0]
+    return _CACHE[method]
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_mrs_bennet_is_not_her_daughters(method):
+    ents = entities(method)
+    (mrs,) = holding(ents, "Mrs. Bennet")
+    assert titles(mrs) == {"mrs"}, sorted({m.surface for m in mrs.mentions})
+    assert mrs.name == "Mrs. Bennet" and mrs.n_mentions >= 9
+    misses = holding(ents, "Miss Bennet")
+    assert len(misses) == 1 and misses[0] is not mrs
+    assert titles(misses[0]) == {"miss"}, sorted({m.surface for m in misses[0].mentions})
+    for e in holding(ents, "Miss Bennets"):  # the daughters: with Miss Bennet or alone
+        assert "mrs" not in titles(e)
+    (mr,) = holding(ents, "Mr. Bennet")
+    assert mr is not mrs and mr is not misses[0] and titles(mr) == {"mr"}
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_the_daughters_first_names_are_not_their_mother(method):
+    ents = entities(method)
+    (mrs,) = holding(ents, "Mrs. Bennet")
+    cores = {m.core for m in mrs.mentions}
+    assert not cores & {"Elizabeth", "Jane", "Lizzy", "Kitty", "Lydia", "Mary", "Eliza"}, cores
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_lady_lucas_is_not_miss_lucas_and_the_bare_surname_stays_unresolved(method):
+    ents = entities(method)
+    (lady,) = holding(ents, "Lady Lucas")
+    (miss,) = holding(ents, "Miss Lucas")
+    assert lady is not miss
+    assert titles(lady) == {"lady"} and titles(miss) == {"miss"}
+    assert lady.n_mentions == 4 and miss.n_mentions == 4
+    for e in holding(ents, "Lucas"):  # four to four: the bare surname is neither woman's
+        assert e is not lady and e is not miss
