@@ -17,7 +17,7 @@ without titles):
     mentions at least ("Mr Conroy" once, "Mrs Conroy" twice), keeps its female-titled mentions
     as a separate entity; a titled surname joins a fuller name of that surname in (4) only when
     the title fits it ("Mrs Malins" is not her son "Freddy Malins", "Mr Mooney" not his son
-    "Jack Mooney": :mod:`core.generation.surnames`);
+    "Jack Mooney", the wife "Mrs Bennet" not "Miss Bennet": :mod:`core.generation.surnames`);
 (6) name forms of patronymic languages (:mod:`core.generation.name_forms`): "Pyotr Petrovitch" =
     "Luzhin" when written "Pyotr Petrovitch Luzhin"; "Dounia" = "Avdotya Romanovna" (known
     diminutive, written nearby); a name with a patronymic is a PERSON whatever NER said;
