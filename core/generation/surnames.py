@@ -12,7 +12,8 @@
 
   - when the fuller name is written with a title of its class ("Mrs Emily Sinico" for "Mrs
     Sinico"; *Mr / M. / Monsieur*, *Mrs / Mme / Madame* and *Miss / Mlle / Mademoiselle* are
-    each one class), or
+    each one class; not *Miss* for a family's surname: "Miss Bennet", the eldest daughter, is
+    not her sister "Miss Elizabeth Bennet"), or
   - when the surname is no family's (:func:`family_surnames`: written with a man's and a
     woman's title, or with two first names that are no nickname of each other: Joe and Leo
     Dillon, Jack and Polly Mooney) and the title's gender is not known to differ from the
@@ -109,6 +110,8 @@ def held_apart(
     the grandfather, not his grand-nephew "Théodule Gillenormand"; "Dillon" said to Leo Dillon
     is not his mother), else they stay a group of their own."""
     classes = {title_class(t) for m in host for t in m.titles}
+    if family:  # a family's "Miss Bennet" (the eldest) is not "Miss Elizabeth Bennet"
+        classes -= UNMARRIED
     titled = [m for m in bare if m.titles and not {title_class(t) for t in m.titles} & classes]
     gender = "" if family else _gender(host, text)
     held = [m for m in titled if family or (gender and title_gender(m.titles) not in ("", gender))]
