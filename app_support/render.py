@@ -4,6 +4,8 @@ agreement-with-gold block the Team and Agreement pages share."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import streamlit as st
 
 from app_support.caching import cached_answers, cached_view
@@ -15,7 +17,6 @@ from core.views.gold import LEAVE_ONE_OUT, gold_agreement, gold_size, people_agr
 from core.views.gold import MIN_ITEMS as GOLD_MIN_ITEMS
 from core.views.guidelines import task_guideline
 from core.views.judgments import evidence_table
-from core.views.review import searchable_documents
 from core.views.text import escape_markdown, inert_table, md, split_code_blocks
 
 #: The line an item without a source document shows where its evidence would be.
@@ -96,13 +97,17 @@ def short(text: str, n: int = 80) -> str:
 
 
 def evidence_beside(
-    db: Database, question_id: str, question: str, answers: list[str], key: str
+    db: Database,
+    documents: Sequence[tuple[str, str]],
+    question: str,
+    answers: list[str],
+    key: str,
 ) -> bool:
     """The passages most relevant to the question and the answers (BM25), matched words in
     bold, each with a *Read further* expander that pages through the neighbouring passages.
     An item without a source document gets one line saying so; False then (nothing to search)."""
-    hits = cached_answers(db, evidence_passages, question_id, question, tuple(answers))
-    if not hits and not searchable_documents(db, question_id):  # e.g. imported PRD answers
+    hits = cached_answers(db, evidence_passages, tuple(documents), question, tuple(answers))
+    if not hits and not documents:  # e.g. imported PRD answers
         st.caption(NO_SOURCE)
         return False
     st.markdown("**Evidence** (best BM25 passages for the question and the answers)")

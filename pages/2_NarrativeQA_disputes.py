@@ -239,7 +239,7 @@ with connection.database() as db:
             with side, workspace.pane(f"dispute_evidence_{did}", workspace.EVIDENCE_PX, False):
                 render.evidence_beside(
                     db,
-                    d["question"]["id"],
+                    list(docs.items()),
                     question,
                     [*d["references"], d["answer"]["text"]],
                     f"dispute_{did}",

@@ -22,9 +22,9 @@ from core.annotation.pairwise import (
     verdict_queue,
 )
 from core.errors import WorkbenchError
-from core.views.judgments import auto_verdicts_shown, question_text
+from core.views.judgments import auto_verdicts_shown
 from core.views.queue_head import queue_headline
-from core.views.review import search_context, searchable_documents
+from core.views.review import question_and_documents, search_context
 from core.views.text import escape_markdown, md
 from core.views.vocabulary import TaskName
 
@@ -174,12 +174,12 @@ def decision_area() -> None:
             st.stop()
 
         item = blind_item(db, current, who)
-        q = question_text(db, item["question_id"])
+        q, documents = question_and_documents(db, item["question_id"])
         question = q.get("question", "")
         if st.session_state.pop("sbs_scroll", False):
             shortcuts.scroll_to_top(item["key"])
 
-        docs = dict(searchable_documents(db, item["question_id"]))  # none: answers take the width
+        docs = dict(documents)  # none: answers take the width
         main, side = workspace.item_columns(question, bool(docs))
         with main:
             if item["identical"]:
@@ -218,7 +218,7 @@ def decision_area() -> None:
         if side is not None:
             with side, workspace.pane("sbs_evidence", workspace.EVIDENCE_PX, border=False):
                 render.evidence_beside(
-                    db, item["question_id"], question, [item["answer_a"], item["answer_b"]], "sbs"
+                    db, documents, question, [item["answer_a"], item["answer_b"]], "sbs"
                 )
                 with st.expander("Search the context (BM25)"):
                     doc = st.selectbox(

@@ -18,11 +18,12 @@ from typing import TYPE_CHECKING, Any, Self
 import sqlalchemy as sa
 
 from core.errors import AccessError
-from core.store.accounts import Account, get_account
+from core.store.accounts import Account
 from core.store.connection import utcnow
 from core.store.prepared import bound_rows
 from core.store.statements import run
 from core.store.tables import sessions
+from core.store.tables_people import accounts
 
 if TYPE_CHECKING:
     from core.store.engine import Database
@@ -79,16 +80,29 @@ def get_session(db: Database, id_hash: str) -> Session | None:
     return Session.from_row(found[0]) if found else None
 
 
+#: A session's own end and token with its account's row, one statement (every labelling run
+#: checks the sign-in: on PostgreSQL each statement is a round trip, issue 33).
+_WITH_ACCOUNT = (
+    sa.select(
+        sessions.c.revoked_at.label("session_revoked_at"),
+        sessions.c.token_id.label("session_token_id"),
+        accounts,
+    )
+    .select_from(sessions.join(accounts, accounts.c.name == sessions.c.name))
+    .where(sessions.c.id_hash == sa.bindparam("id_hash"))
+)
+
+
 def session_account(db: Database, id_hash: str) -> Account:
     """The account of the valid session ``id_hash``; AccessError with the reason otherwise
-    (ended or unknown, account revoked, token replaced)."""
-    session = get_session(db, id_hash)
-    account = get_account(db, session.name) if session else None
-    if session is None or session.revoked_at is not None or account is None:
+    (ended or unknown, account revoked, token replaced). One statement (a join)."""
+    found = bound_rows(db, _WITH_ACCOUNT, {"id_hash": id_hash})
+    if not found or found[0]["session_revoked_at"] is not None:
         raise AccessError(ENDED)
+    account = Account.from_row(found[0])
     if account.revoked_at is not None:
         raise AccessError("this account was revoked")
-    if account.token_id != session.token_id:
+    if account.token_id != found[0]["session_token_id"]:
         raise AccessError(
             f"the sign-in of {account.name!r} is no longer valid (given a fresh link); sign in "
             "with the new link"

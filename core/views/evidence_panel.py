@@ -75,16 +75,21 @@ def matched_words(text: str, terms: set[str]) -> list[str]:
 
 
 def evidence_passages(
-    db: Database, question_id: str, question: str, answers: Sequence[str], k: int = 3
+    db: Database,
+    documents: Sequence[tuple[str, str]],
+    question: str,
+    answers: Sequence[str],
+    k: int = 3,
 ) -> list[EvidenceHit]:
-    """The ``k`` passages (over all the question's searchable documents) that score best for
+    """The ``k`` passages (over ``documents``, the question's searchable documents as
+    :func:`~core.views.review.searchable_documents` gives them) that score best for
     :func:`evidence_query`, best first: ``{document_id, document, idx, score, n_passages,
     markdown, matched}`` (``markdown`` escaped, matched words in bold)."""
     query = evidence_query(question, answers)
     if not query:
         return []
     hits = []
-    for doc_id, label in searchable_documents(db, question_id):
+    for doc_id, label in documents:
         try:
             index = get_index(db, doc_id)
         except InputError:

@@ -34,6 +34,7 @@ from core.views.row_records import (
 
 if TYPE_CHECKING:
     from core.store.engine import Database
+    from core.store.questions import Question
 
 
 class QuestionText(TypedDict, total=False):
@@ -48,7 +49,11 @@ class QuestionText(TypedDict, total=False):
 
 def question_text(db: Database, question_id: str) -> QuestionText:
     """The question's text and ids (no system names, no answers)."""
-    q = get_question(db, question_id)
+    return text_of(get_question(db, question_id))
+
+
+def text_of(q: Question | None) -> QuestionText:
+    """:func:`question_text` of a question already read (empty for None)."""
     if q is None:
         return {}
     return {

@@ -26,6 +26,7 @@ from core.store.questions import (
     question_texts,
 )
 from core.store.reviews import effective_reviews
+from core.views.judgments import QuestionText, text_of
 from core.views.review_records import (
     Article,
     DocumentRef,
@@ -44,6 +45,7 @@ from core.views.text import InertMarkdown, highlight_markdown
 
 if TYPE_CHECKING:
     from core.store.engine import Database
+    from core.store.questions import Question
 
 
 def question_filters(db: Database) -> QuestionFilters:
@@ -270,12 +272,25 @@ def review_agreement(reviews: list[ReviewRow]) -> ReviewAgreement | None:
 def searchable_documents(db: Database, question_id: str) -> list[tuple[str, str]]:
     """(doc id, label) of the documents a human can search for this question: the story / book,
     its summary and any other context document."""
-    q = get_question(db, question_id)
+    return documents_of(db, get_question(db, question_id))
+
+
+def documents_of(db: Database, q: Question | None) -> list[tuple[str, str]]:
+    """:func:`searchable_documents` of a question already read (none for None)."""
     if q is None:
         return []
     ids = [d for d in (q.document_id, q.context_document_id) if d]
     out = documents_with_passages(db, ids)
     return [(r.id, f"{r.kind}: {r.title or r.id}") for r in out]
+
+
+def question_and_documents(
+    db: Database, question_id: str
+) -> tuple[QuestionText, list[tuple[str, str]]]:
+    """The question's text (:func:`~core.views.judgments.question_text`) and its searchable
+    documents, the question read once (a Side by side label: one round trip less, issue 33)."""
+    q = get_question(db, question_id)
+    return text_of(q), documents_of(db, q)
 
 
 def search_context(db: Database, doc_id: str, query: str, k: int = 5) -> list[SearchHit]:

@@ -74,9 +74,8 @@ def test_evidence_passages_rank_by_question_and_both_answers(fdb):
     key = verdict_queue(db, "alice")[0]
     item = blind_item(db, key, "alice")
     q = question_text(db, item["question_id"])
-    hits = evidence_passages(
-        db, item["question_id"], q["question"], [item["answer_a"], item["answer_b"]]
-    )
+    documents = searchable_documents(db, item["question_id"])
+    hits = evidence_passages(db, documents, q["question"], [item["answer_a"], item["answer_b"]])
     assert hits, "the fixture question shares words with its book"
     assert [h["score"] for h in hits] == sorted((h["score"] for h in hits), reverse=True)
     top = hits[0]
@@ -142,7 +141,8 @@ def test_evidence_markdown_is_escaped(fdb):
 def test_evidence_bolds_whole_words_only(fdb):
     """The bold words of an evidence passage are whole words: no "T**he**ir"."""
     db, ids = fdb
-    hits = evidence_passages(db, ids["generated"][0], "What did he say?", ["He said their name."])
+    documents = searchable_documents(db, ids["generated"][0])
+    hits = evidence_passages(db, documents, "What did he say?", ["He said their name."])
     assert hits
     for hit in hits:
         assert not re.search(r"\w\*\*\w", hit["markdown"]), hit["markdown"]
@@ -163,7 +163,7 @@ def test_an_item_without_a_source_document_has_no_evidence_and_nothing_to_search
         alter=False,
     )
     assert searchable_documents(db, "nodoc-1") == []
-    assert evidence_passages(db, "nodoc-1", "Write a haiku about the sea.", ["The sea."]) == []
+    assert evidence_passages(db, [], "Write a haiku about the sea.", ["The sea."]) == []
 
 
 def test_one_dispute_per_question_and_answer_text_lists_every_system(fdb):
