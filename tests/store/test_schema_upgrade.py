@@ -302,3 +302,13 @@ def test_the_docs_recipe_revision_upgrades_a_database(
             db.execute("delete from notes")
     finally:
         db.close()
+
+
+def test_the_baseline_refuses_a_downgrade_and_says_why():
+    """Below the baseline there is no schema: a downgrade would drop every label, so it is
+    refused with a clear error, before any statement runs (no migration context is needed)."""
+    from core.errors import StoreError
+    from core.store.revisions.versions import r0001_baseline
+
+    with pytest.raises(StoreError, match="would drop every table and every label"):
+        r0001_baseline.downgrade()

@@ -27,6 +27,7 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
+from core.errors import StoreError
 from core.store import sql_functions, triggers
 from core.store.connection import utcnow
 from core.store.revisions import HERE
@@ -87,5 +88,11 @@ def upgrade() -> None:
 
 
 def downgrade() -> None:
-    """The baseline is where the history starts: there is nothing below it."""
-    raise NotImplementedError("the baseline revision cannot be downgraded")
+    """Refused, by design: below the baseline there is no schema, so a downgrade would drop
+    every table and every label in them. Nothing is changed; a copy is made with ``migrate-db``
+    or the dataset export, not by downgrading."""
+    raise StoreError(
+        "the baseline revision is where the schema's history starts: downgrading it would drop "
+        "every table and every label, so it is refused (nothing was changed); copy the data "
+        "with `python -m core migrate-db` or export the dataset instead"
+    )
