@@ -177,15 +177,12 @@ def list_accounts(db: Database) -> list[Account]:
 
 #: Statements of the reads every labelling run makes (built once, issue 37).
 _NAMES = sa.select(accounts.c.name)
-_EXCLUDED = sa.select(accounts.c.name).where(
-    accounts.c.revoked_at.is_not(None), accounts.c.labels_excluded_at.is_not(None)
-)
+#: An account whose labels are left out: revoked with its labels excluded.
+_LEFT_OUT = sa.and_(accounts.c.revoked_at.is_not(None), accounts.c.labels_excluded_at.is_not(None))
+_EXCLUDED = sa.select(accounts.c.name).where(_LEFT_OUT)
 _BY_NAME = sa.select(accounts).where(accounts.c.name == sa.bindparam("name"))
 #: Every name and whether its labels are left out (:func:`named_and_excluded`), one statement.
-_NAMES_EXCLUDED = sa.select(
-    accounts.c.name,
-    sa.and_(accounts.c.revoked_at.is_not(None), accounts.c.labels_excluded_at.is_not(None)),
-)
+_NAMES_EXCLUDED = sa.select(accounts.c.name, _LEFT_OUT)
 
 
 def account_names(db: Database) -> set[str]:
