@@ -393,6 +393,8 @@ def test_adjudication_by_keys_guidelines_then_a_label_s_key_settles(app):
         idle(page)
         assert "3" in equal.inner_text()
         page.get_by_text(re.compile(r"^Item 1 of \d+ open disagreements")).wait_for()
+        idle(page)
+        page.locator("h1").first.click()  # focus the page, not a text box (keys are off there)
         page.keyboard.press("g")
         dialog = page.get_by_role("dialog")
         dialog.get_by_text("Settling a disagreement").wait_for()
