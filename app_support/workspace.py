@@ -8,6 +8,8 @@ module makes (``st-key-...`` classes) and, for the page top, to the pages that c
 
 from __future__ import annotations
 
+import hashlib
+
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
@@ -38,6 +40,20 @@ _STYLE = (
     "[class*='st-key-pane_'] [data-testid='stCode'] pre { overflow-x: auto; }"
     "</style>"
 )
+
+
+def item_bound(name: str, item: object) -> str:
+    """The widget key of a decision button ``name`` bound to the item it is drawn for.
+
+    A button's action takes the item as its argument, fixed when the button is drawn. With one
+    key for every item (``sbs_A``), a key pressed again before the page showed the next item
+    (a double press, a held key, a press while the database was busy) reached the button the
+    server had meanwhile drawn for the next item: a label on an item the person never saw.
+    Keyed by item, the press names the button the person saw, whose action holds that item
+    (its label's stale check then refuses a second label there), or a button no longer
+    drawn, which Streamlit ignores."""
+    digest = hashlib.sha256(str(item).encode("utf-8")).hexdigest()[:12]
+    return f"{name}_{digest}"
 
 
 def compact() -> None:

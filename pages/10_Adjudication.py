@@ -107,7 +107,7 @@ with connection.database() as db:
             ):
                 st.form_submit_button(
                     md(name),
-                    key=f"adj_settle_{n}",
+                    key=workspace.item_bound(f"adj_settle_{n}", (task, item)),
                     shortcut=key,
                     help=md(f"Settle as {name}" + (f" (key {key})" if key else "")),
                     on_click=_settle,

@@ -102,7 +102,7 @@ with connection.database() as db:
                     mark = "☑" if label in chosen else "☐"
                     st.button(
                         md(f"{mark} {label}"),
-                        key=f"lab_{n}",
+                        key=workspace.item_bound(f"lab_{n}", item["key"]),
                         shortcut=key,
                         help=md(f"Toggle {label}" + (f" (key {key})" if key else "")),
                         on_click=_toggle,
@@ -111,7 +111,7 @@ with connection.database() as db:
                 else:
                     st.button(
                         md(label),
-                        key=f"lab_{n}",
+                        key=workspace.item_bound(f"lab_{n}", item["key"]),
                         shortcut=key,
                         help=md(label + (f" (key {key})" if key else "")),
                         on_click=_store,
@@ -120,7 +120,7 @@ with connection.database() as db:
             if view["multilabel"]:
                 st.button(
                     "Submit",
-                    key="lab_submit",
+                    key=workspace.item_bound("lab_submit", item["key"]),
                     shortcut=SUBMIT_KEY,
                     on_click=_store,
                     args=(task, item, sorted(chosen)),

@@ -298,7 +298,7 @@ with connection.database() as db:
         with st.container(horizontal=True):
             st.button(
                 "Skip",
-                key="review_skip",
+                key=workspace.item_bound("review_skip", qid),
                 shortcut="S",
                 on_click=_skip,
                 args=(qid, q["question"], seen, fields),

@@ -194,7 +194,7 @@ with connection.database() as db:
                 for resolution, label in RESOLUTION_LABELS.items():
                     st.button(
                         md(SHORT[resolution]),
-                        key=f"dispute_{resolution}",
+                        key=workspace.item_bound(f"dispute_{resolution}", did),
                         help=md(f"{label} (key {KEYS[resolution]})"),
                         shortcut=KEYS[resolution],
                         on_click=_resolve,
@@ -202,7 +202,7 @@ with connection.database() as db:
                     )
                 st.button(
                     "Skip",
-                    key="dispute_skip",
+                    key=workspace.item_bound("dispute_skip", did),
                     shortcut="S",
                     on_click=_skip,
                     args=(did, question, seen),

@@ -200,14 +200,18 @@ def decision_area() -> None:
                 for verdict, label, meaning, key in VERDICT_BUTTONS:
                     st.button(
                         md(label),
-                        key=f"sbs_{verdict}",
+                        key=workspace.item_bound(f"sbs_{verdict}", item["key"]),
                         help=md(f"{meaning} (key {key})"),
                         shortcut=key,
                         on_click=_store,
                         args=(item, verdict, question),
                     )
                 st.button(
-                    "Skip", key="sbs_skip", shortcut="S", on_click=_skip, args=(item, question)
+                    "Skip",
+                    key=workspace.item_bound("sbs_skip", item["key"]),
+                    shortcut="S",
+                    on_click=_skip,
+                    args=(item, question),
                 )
                 st.button("Undo", key="sbs_undo", shortcut="U", on_click=_undo)
                 workspace.guideline_button(TaskName.SIDE_BY_SIDE, "sbs_guidelines")

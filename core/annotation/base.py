@@ -54,9 +54,9 @@ def refuse_stale(expected_id: int | None, now_id: int | None, stored: str) -> No
     is checked when ``expected_id`` is :data:`UNCHECKED` (a script, not a page)."""
     if expected_id != UNCHECKED and now_id != expected_id:
         raise StaleLabelError(
-            f"your label on this item changed after this page loaded it (another tab or window "
-            f"stored {stored}); nothing was stored. Reload to see it, then change it if you "
-            "meant to."
+            f"your label on this item changed after this page loaded it (a key pressed twice, or "
+            f"another tab or window stored {stored}); nothing was stored. Reload to see it, "
+            "then change it if you meant to."
         )
 
 

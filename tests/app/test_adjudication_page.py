@@ -98,8 +98,11 @@ def test_every_disagreement_is_its_own_entry_and_opens_its_own_item(split):
         at.selectbox(key="adj_item_side-by-side").set_value(key).run()
         rationales = set(at.table[0].value["rationale"].map(unescaped))
         assert rationales == {f"alice on pair {n}", f"bob on pair {n}"}  # this item, no other
-    settled = 0
+    settled, seen = 0, set()
     while _settle_buttons(at):
+        keys_now = {b.key for b in _settle_buttons(at)}
+        assert not keys_now & seen  # each item's buttons are its own (workspace.item_bound)
+        seen |= keys_now
         _settle(at, "Equal")
         settled += 1
         assert _count(path, "select count(*) from adjudications") == settled

@@ -9,7 +9,11 @@ Needs Debian chromium and the ``playwright`` PyPI package (see ``tests/browser_s
 from __future__ import annotations
 
 import re
+import sqlite3
+import threading
+import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -119,3 +123,107 @@ def test_a_key_pressed_in_a_stale_tab_stores_nothing_and_says_why(
             _refused(first, db_path, VERDICTS, ["A"], "your verdict 'A better'")
         finally:
             browser.close()
+
+
+@contextmanager
+def _busy(db_path: Path | str, seconds: float) -> Iterator[None]:
+    """Another writer holds the database for ``seconds`` (a sqlite3 shell's ``BEGIN
+    IMMEDIATE``; on PostgreSQL an exclusive lock on the label tables), from a thread, so a
+    label pressed meanwhile waits: its page cannot draw the next item until it is stored."""
+    ready = threading.Event()
+
+    def hold() -> None:
+        if str(db_path).startswith("postgresql"):
+            import psycopg
+
+            with psycopg.connect(str(db_path).replace("+psycopg", "")) as conn:
+                conn.execute("lock table judgments, reviews, dispute_resolutions in exclusive mode")
+                ready.set()
+                time.sleep(seconds)
+        else:
+            conn = sqlite3.connect(db_path, isolation_level=None)
+            conn.execute("begin immediate")
+            ready.set()
+            time.sleep(seconds)
+            conn.execute("commit")
+            conn.close()
+
+    holder = threading.Thread(target=hold)
+    holder.start()
+    ready.wait(30)
+    try:
+        yield
+    finally:
+        holder.join()
+
+
+def _twice(page: Page, key: str) -> None:
+    """Press ``key``, then again 0.4 s later, before the page could show the next item (the
+    database is busy: :func:`_busy`); an impatient double press or a bouncing key on a slow
+    moment."""
+    page.locator("h1").first.click()
+    page.keyboard.press(key)
+    page.wait_for_timeout(400)
+    page.keyboard.press(key)
+
+
+def _settled(page: Page) -> None:
+    """Both presses' runs are over: the page is idle, twice, a second apart."""
+    for _ in range(2):
+        page.wait_for_function(IDLE_JS, timeout=WAIT_S * 1000)
+        page.wait_for_timeout(1000)
+
+
+def test_a_key_pressed_twice_labels_only_the_item_that_was_shown(
+    app: tuple[str, Path | str, str],
+) -> None:
+    """A key pressed again before the next item is drawn labels nothing more: it reaches the
+    button drawn for the item the person saw, not the one the server drew next (before the
+    item-bound keys, ``workspace.item_bound``, a double press while the database was busy
+    stored two labels, the second on an item never shown)."""
+    from playwright.sync_api import sync_playwright
+
+    base, db_path, chromium = app
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=chromium, args=ARGS)
+        try:
+            page = browser.new_page(viewport={"width": 1280, "height": 900})
+            page.set_default_timeout(WAIT_S * 1000)
+            for path, button, key, sql in TWICE:
+                _open(page, base, path, button)
+                before = _count(db_path, sql)
+                with _busy(db_path, 2.5):
+                    _twice(page, key)
+                wait_for(
+                    lambda sql=sql, before=before: _count(db_path, sql) > before,
+                    what=f"{path} key {key}",
+                )
+                _settled(page)
+                assert _count(db_path, sql) == before + 1, (path, key)
+        finally:
+            browser.close()
+
+
+#: (page, a decision button it shows, the key pressed twice, what one press adds a row to)
+TWICE = (
+    ("Review_questions", "Accept", "x", "select count(*) from reviews where annotator = 'alice'"),
+    ("Review_questions", "Accept", "s", "select count(*) from reviews where annotator = 'alice'"),
+    ("Side_by_side", "Equal", "3", "select count(*) from judgments where rater = 'human:alice'"),
+    ("Side_by_side", "Equal", "s", "select count(*) from judgments where rater = 'human:alice'"),
+    (
+        "NarrativeQA_disputes",
+        "Model wrong",
+        "1",
+        "select count(*) from dispute_resolutions where annotator = 'alice'",
+    ),
+    (
+        "NarrativeQA_disputes",
+        "Model wrong",
+        "s",
+        "select count(*) from dispute_resolutions where annotator = 'alice'",
+    ),
+)
+
+
+def _count(db_path: Path | str, sql: str) -> int:
+    return int(_rows(db_path, sql)[0])
