@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from cli_run import run_cli
 from contract_registry import contract_case
-from pg_outage import Outage, forwarded_url
+from pg_outage import Outage, forwarded_url, hung_listener
 
 from core.errors import ConfigError, DatabaseUnreachableError
 from core.store import deadline, pg_connection
@@ -31,15 +31,9 @@ from team_bench import usage as team_usage  # noqa: E402  (benchmarks/ is on the
 
 @pytest.fixture
 def hung_server() -> Iterator[str]:
-    """A PostgreSQL URL on a loopback port whose listener completes the TCP handshake (the
-    kernel's backlog) and never answers the start-up message."""
-    listener = socket.socket()
-    listener.bind(("127.0.0.1", 0))
-    listener.listen(8)
-    try:
-        yield f"postgresql://postgres@127.0.0.1:{listener.getsockname()[1]}/workbench"
-    finally:
-        listener.close()
+    """A PostgreSQL URL whose port accepts and never answers (:func:`pg_outage.hung_listener`)."""
+    with hung_listener() as url:
+        yield url
 
 
 def test_status_against_a_hung_server_ends_within_the_connect_timeout(hung_server, monkeypatch):
