@@ -131,6 +131,7 @@ def create_database(server: str, name: str, template: str | None = None) -> str:
     may be connected to it meanwhile); return its URL. Needs the right to create databases."""
     import psycopg  # reason: only the PostgreSQL paths need it
 
+    from core.store.pg_connection import connect_timeout_kwargs  # reason: as psycopg
     from core.store.pool import dispose  # reason: only the PostgreSQL paths need it
 
     if template:
@@ -138,7 +139,7 @@ def create_database(server: str, name: str, template: str | None = None) -> str:
     sql = f"create database {_checked(name)}" + (
         f" template {_checked(template)}" if template else ""
     )
-    with psycopg.connect(server, autocommit=True) as admin:
+    with psycopg.connect(server, autocommit=True, **connect_timeout_kwargs(server)) as admin:
         admin.execute(sql)
     return database_url(server, name)
 
@@ -147,11 +148,12 @@ def drop_database(server: str, name: str) -> None:
     """Drop database ``name`` on ``server`` if it exists, ending any session still on it."""
     import psycopg  # reason: only the PostgreSQL paths need it
 
+    from core.store.pg_connection import connect_timeout_kwargs  # reason: as psycopg
     from core.store.pool import dispose  # reason: only the PostgreSQL paths need it
 
     dispose(name)  # closed here rather than ended by the server under the pool
     sql = f"drop database if exists {_checked(name)} with (force)"
-    with psycopg.connect(server, autocommit=True) as admin:
+    with psycopg.connect(server, autocommit=True, **connect_timeout_kwargs(server)) as admin:
         admin.execute(sql)
 
 

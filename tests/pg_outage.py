@@ -3,7 +3,8 @@ TCP forwarder on a free loopback port in front of the test's server. ``down()`` 
 connection and refuses new ones (what a stopped server does to its clients), ``up()`` listens
 again on the same port; ``freeze()`` holds every byte (a hung server: nothing refused, nothing
 answered), ``thaw()`` lets them through; the server itself (shared by the session) keeps
-running."""
+running. :func:`hung_listener` is a server that hangs from the start: a URL whose port accepts
+and never answers."""
 
 from __future__ import annotations
 
@@ -114,3 +115,16 @@ def forwarded_url(url: str, outage: Outage) -> str:
     head, _, name = url.rpartition("/")
     user = head.removeprefix("postgresql://").rpartition("@")[0]
     return f"postgresql://{user}@127.0.0.1:{outage.port}/{name}"
+
+
+@contextlib.contextmanager
+def hung_listener() -> Iterator[str]:
+    """A PostgreSQL URL on a loopback port whose listener completes the TCP handshake (the
+    kernel's backlog) and never answers the start-up message; closed after the block."""
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(8)
+    try:
+        yield f"postgresql://postgres@127.0.0.1:{listener.getsockname()[1]}/workbench"
+    finally:
+        listener.close()

@@ -100,5 +100,12 @@ def test_the_image_runs_as_a_user_without_root() -> None:
 
 def test_secrets_and_sign_in_links_stay_out_of_the_image() -> None:
     ignored = (ROOT / ".dockerignore").read_text(encoding="utf-8").split()
-    for secret in (".streamlit/secrets.toml", "**/links.jsonl", ".env", "deploy/tls"):
+    for secret in (
+        ".streamlit/secrets.toml",
+        "**/links.jsonl",
+        ".env",
+        "deploy/tls",
+        "**/*.dump",  # pg_dump's backups, written beside compose.yaml by docs/deploy.md's lines
+        ".pgpass",
+    ):
         assert secret in ignored, secret

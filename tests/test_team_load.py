@@ -13,6 +13,7 @@ from typing import Any
 
 import psycopg
 import pytest
+from qa_fixtures import seed
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "benchmarks"))
@@ -23,6 +24,13 @@ from team_load import Config, ceiling, over, parse_args, parse_configs, parse_n 
 
 from core.store.accounts import account_names, verify_token  # noqa: E402
 from core.store.database import open_db  # noqa: E402
+from core.store.judgments import (  # noqa: E402
+    JudgmentKind,
+    NewJudgment,
+    RaterKind,
+    insert_judgments,
+    max_judgment_id,
+)
 from core.store.settings import int_setting  # noqa: E402
 from scripts import throwaway_pg  # noqa: E402
 
@@ -218,6 +226,51 @@ def test_accounts_per_round_and_enough_items(db_path: Path | str) -> None:
         assert int_setting(db, "annotations_per_item") == 9
     finally:
         db.close()
+
+
+def _verdict(name: str, question: str, supersedes: int | None = None) -> NewJudgment:
+    return NewJudgment(
+        kind=JudgmentKind.PAIRWISE,
+        question_id=question,
+        rater=f"human:{name}",
+        rater_kind=RaterKind.HUMAN,
+        system_a="s1",
+        system_b="s2",
+        order_shown="ab",
+        verdict="A",
+        supersedes=supersedes,
+    )
+
+
+def test_stored_check_counts_lost_and_doubled_labels(db_path: Path | str) -> None:
+    """A round's labels read back: a confirmed action without a stored verdict is lost, a
+    stored verdict beyond the person's key presses (the same item twice, or one press stored
+    twice) is doubled; a row stored before the round and replaced in it is neither."""
+    db = open_db(db_path)
+    try:
+        seed(db)  # questions q1 and q2
+        insert_judgments(db, [_verdict("fine", "q2")])  # before the round
+        since = max_judgment_id(db)
+        insert_judgments(
+            db,
+            [
+                _verdict("fine", "q1"),
+                _verdict("fine", "q2", supersedes=since),  # replaces the earlier row
+                _verdict("short", "q1"),  # two confirmed, one stored: one lost
+                _verdict("twice", "q1"),
+                _verdict("twice", "q1"),  # one press, stored twice: one doubled
+            ],
+        )
+    finally:
+        db.close()
+
+    def result(name: str, confirmed: int, pressed: int) -> dict[str, Any]:
+        return {"name": name, "times": [0.1] * confirmed, "pressed": pressed, "errors": []}
+
+    fine = [result("fine", 2, 2)]
+    assert databases.stored_check(db_path, fine, since) == (0, 0)
+    assert databases.stored_check(db_path, [*fine, result("short", 2, 2)], since) == (1, 0)
+    assert databases.stored_check(db_path, [*fine, result("twice", 1, 1)], since) == (0, 1)
 
 
 def test_throwaway_helpers_refuse_unsafe_names_and_keep_the_query() -> None:

@@ -116,7 +116,9 @@ def postgres_pid(url: str) -> int | None:
     when it runs on this machine, else None."""
     import psycopg  # reason: only the PostgreSQL configurations need it
 
-    with psycopg.connect(url) as conn:
+    from core.store.pg_connection import connect_timeout_kwargs  # reason: as psycopg
+
+    with psycopg.connect(url, **connect_timeout_kwargs(url)) as conn:
         row = conn.execute("select pg_backend_pid()").fetchone()
         found = _stat(int(row[0])) if row else None
         parent = found[0] if found else None

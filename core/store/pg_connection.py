@@ -190,6 +190,13 @@ def connect_timeout_s() -> int:
     return math.ceil(seconds)
 
 
+def connect_timeout_kwargs(url: str) -> dict[str, Any]:
+    """psycopg's ``connect_timeout`` keyword for a connection to ``url``
+    (:func:`connect_timeout_s`), or none when the URL sets its own: every connection the
+    project opens, the tools' too, gives up on a server that accepts and never answers."""
+    return {} if "connect_timeout=" in url else {"connect_timeout": connect_timeout_s()}
+
+
 def is_unreachable(exc: BaseException) -> bool:
     """Whether ``exc`` says the server cannot be reached (psycopg's ``OperationalError`` without
     a server error code: refused, timed out, connection lost; or classes 08 connection exception
@@ -229,9 +236,8 @@ def connect_psycopg(url: str) -> psycopg.Connection[tuple[Any, ...]]:
     import psycopg  # deferred: a SQLite workbench never loads the driver
 
     timeout = connect_timeout_s()
-    extra: dict[str, Any] = {} if "connect_timeout=" in url else {"connect_timeout": timeout}
     try:
-        raw = psycopg.connect(url, autocommit=True, **extra)
+        raw = psycopg.connect(url, autocommit=True, **connect_timeout_kwargs(url))
     except psycopg.ProgrammingError as exc:  # the URL itself cannot be parsed
         first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
         first = first.replace(url, without_password(url))

@@ -96,6 +96,31 @@ def test_a_page_opened_while_the_database_is_down_shows_one_line_and_recovers(ou
     assert any(unescaped(b.label) == "A" for b in at.button)
 
 
+def test_a_page_opened_while_the_database_hangs_shows_one_line_and_recovers(outage_db):
+    """A hung server (the TCP connection accepted, nothing answered) when the page's first
+    connection is opened (no pooled connection yet): the connect timeout ends the wait, the page
+    shows the one plain line instead of staying grey (the detail goes to the log), and the next
+    run once the server answers again renders the item."""
+    _, _, outage = outage_db
+    outage.freeze()
+    try:
+        started = time.monotonic()
+        with _logged() as log:
+            at = ok(page(SBS))
+        took = time.monotonic() - started
+    finally:
+        outage.thaw()
+    errors = [unescaped(e.value) for e in at.error]
+    assert len(errors) == 1 and "unreachable" in errors[0], errors
+    for operator_detail in ("createdb", "127.0.0.1", str(outage.port), "timeout"):
+        assert operator_detail not in errors[0], errors[0]
+    assert any(str(outage.port) in line and "timeout" in line for line in log), log
+    assert took < 30, took  # two runs (app.py, then the page), each a 2 s connect timeout
+    ok(at.run())
+    assert not at.error, [e.value for e in at.error]
+    assert any(unescaped(b.label) == "A" for b in at.button)
+
+
 def test_a_verdict_while_the_database_hangs_says_not_saved_within_the_timeouts(outage_db):
     """A hung server (nothing refused, nothing answered) while the pool holds warm connections:
     the pool's check of a pooled connection is cut after the ping timeout, the new connection

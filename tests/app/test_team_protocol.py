@@ -15,6 +15,7 @@ import pytest
 from bound_sql import run_sql
 from browser_server import WAIT_S, streamlit_app
 from browser_support import build_fixture_db
+from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
 from core.store.accounts import create_account
 from core.store.database import open_db
@@ -98,3 +99,24 @@ def test_a_key_without_a_button_is_not_confirmed(served: tuple[Path, str]) -> No
     assert asyncio.run(press_nothing()).startswith(
         "no button has the shortcut '9'; progress ['0 of "
     )
+
+
+def test_a_verdict_reruns_only_the_decision_area(served: tuple[Path, str]) -> None:
+    """A verdict key reruns the decision area's fragment, not the whole page (issue 37: a
+    full-page rerun per key was most of a label's CPU): the run it triggers ends as a fragment
+    run, the progress moves on and the next item is shown."""
+    db_path, base = served
+    [(name, token)] = _accounts(db_path, "dave")
+
+    async def one_verdict() -> tuple[int, int, int, bool]:
+        tab = await protocol.sign_in(base, name, token, WAIT_S)
+        try:
+            before = tab.done()
+            status = await tab.press("1", WAIT_S)
+            return status, before, tab.done(), tab.shows_heading("Answer A")
+        finally:
+            await tab.close()
+
+    status, before, after, next_shown = asyncio.run(one_verdict())
+    assert status == ForwardMsg.FINISHED_FRAGMENT_RUN_SUCCESSFULLY, status
+    assert after == before + 1 and next_shown

@@ -7,39 +7,42 @@ from __future__ import annotations
 import os
 import signal
 import socket
+import sys
 import time
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from cli_run import run_cli
 from contract_registry import contract_case
-from pg_outage import Outage, forwarded_url
+from pg_outage import Outage, forwarded_url, hung_listener
 
 from core.errors import ConfigError, DatabaseUnreachableError
-from core.store import deadline
+from core.store import deadline, pg_connection
 from core.store.database import open_db
 from core.store.engine import Database
 from core.store.pg_connection import connect_psycopg, connect_timeout_s
 from core.store.settings import get_setting, set_setting
+from scripts import throwaway_pg
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+from team_bench import usage as team_usage  # noqa: E402  (benchmarks/ is on the path above)
 
 
 @pytest.fixture
 def hung_server() -> Iterator[str]:
-    """A PostgreSQL URL on a loopback port whose listener completes the TCP handshake (the
-    kernel's backlog) and never answers the start-up message."""
-    listener = socket.socket()
-    listener.bind(("127.0.0.1", 0))
-    listener.listen(8)
-    try:
-        yield f"postgresql://postgres@127.0.0.1:{listener.getsockname()[1]}/workbench"
-    finally:
-        listener.close()
+    """A PostgreSQL URL whose port accepts and never answers (:func:`pg_outage.hung_listener`)."""
+    with hung_listener() as url:
+        yield url
 
 
 def test_status_against_a_hung_server_ends_within_the_connect_timeout(hung_server, monkeypatch):
     monkeypatch.setenv("WORKBENCH_CONNECT_TIMEOUT", "1")  # psycopg waits at least 2 s
+    started = time.monotonic()
     code, out, err = run_cli(["--db", hung_server, "status"])
+    took = time.monotonic() - started
     assert code == 2, (out, err)
+    assert took < 15, took  # the connect timeout (2 s), not a wait for an answer
     lines = err.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("error: "), err
     assert "unreachable" in lines[0] and "timeout" in lines[0], lines[0]
@@ -50,6 +53,29 @@ def test_a_hung_server_is_an_unreachable_database(hung_server, monkeypatch):
     monkeypatch.setenv("WORKBENCH_CONNECT_TIMEOUT", "1")
     with pytest.raises(DatabaseUnreachableError):
         connect_psycopg(hung_server)
+
+
+@contract_case(pg_connection.connect_timeout_kwargs)
+def test_the_tools_connections_give_up_on_a_hung_server_too(db, hung_server, monkeypatch):
+    """The connections opened outside the store's pool (the throwaway server's admin
+    connection, team_load's server lookup) have the same connect timeout, unless the URL gives
+    its own; against a server that accepts and never answers they fail instead of hanging."""
+    monkeypatch.setenv("WORKBENCH_CONNECT_TIMEOUT", "7")
+    assert pg_connection.connect_timeout_kwargs("postgresql://h/x") == {"connect_timeout": 7}
+    assert pg_connection.connect_timeout_kwargs("postgresql://h/x?connect_timeout=3") == {}
+    if db.dialect.name == "sqlite":
+        return  # the waits below need no database of the test's
+    import psycopg
+
+    monkeypatch.setenv("WORKBENCH_CONNECT_TIMEOUT", "1")  # psycopg waits at least 2 s
+    started = time.monotonic()
+    with pytest.raises(psycopg.OperationalError, match="timeout"):
+        throwaway_pg.create_database(hung_server, "never_made")
+    with pytest.raises(psycopg.OperationalError, match="timeout"):
+        throwaway_pg.drop_database(hung_server, "never_made")
+    with pytest.raises(psycopg.OperationalError, match="timeout"):
+        team_usage.postgres_pid(hung_server)
+    assert time.monotonic() - started < 30
 
 
 def test_the_connect_timeout_setting(monkeypatch):
