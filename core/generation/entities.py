@@ -46,7 +46,6 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 
 from core.errors import ConfigError
-from core.generation.entity_labels import entity_label
 from core.generation.entity_labels import key_words as _words
 from core.generation.full_names import mention_counts, name_form_links, stray_namesakes
 from core.generation.mentions import proper_noun_mentions, spacy_available, spacy_mentions
@@ -71,6 +70,7 @@ from core.generation.names import (
     fold,
     lower_counts,
 )
+from core.generation.not_names import entity_label
 from core.generation.surnames import (
     cooccur,
     family_surnames,
