@@ -28,7 +28,7 @@ Demonyms of the book's places ("Nantucketer", "Parisian") and common nouns in ca
 Samana", "the Samanas", "a State") are dropped; a name mostly written right after *at / in
 / to* is labelled PLACE, not PERSON; "Gotama, the Buddha", written twice, merges the name into
 its epithet (:mod:`core.generation.name_forms`). The words around the mentions overrule NER's
-label ("at Darmstadt" is no person, "Perrault nodded" is one: :mod:`core.generation.entity_labels`).
+label ("at Darmstadt" is no person, "Mamma" a ROLE: :mod:`core.generation.not_names`).
 
 Names that NER tags NORP (nationalities, religious or political groups: "Indian", "Mormon") or
 that the built-in list knows as such are kept out of the PERSON and PLACE lists. Every merge is
