@@ -120,6 +120,8 @@ def test_a_role_only_name_is_kept_as_a_role_a_role_beside_a_name_is_the_persons(
     admiral = _mentions(text, "Admiral")
     assert is_role(admiral, "Admiral")
     assert revised_label(admiral, "Admiral", "PERSON", text) == "ROLE"  # labelled, not dropped
+    papa = "“Papa!” cried Anna. Papa smiled at her, and she ran to Papa."
+    assert revised_label(_mentions(papa, "Papa"), "Papa", "PERSON", papa) == "ROLE"
     alone = _mentions(text, "Vicomtesse")
     assert revised_label(alone, "Vicomtesse", "PERSON", text) == "ROLE"
     named = alone + [Mention(text.index("Claire"), text.index(" left"), "Claire", "Claire")]
