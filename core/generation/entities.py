@@ -28,7 +28,7 @@ Demonyms of the book's places ("Nantucketer", "Parisian") and common nouns in ca
 Samana", "the Samanas", "a State") are dropped; a name mostly written right after *at / in
 / to* is labelled PLACE, not PERSON; "Gotama, the Buddha", written twice, merges the name into
 its epithet (:mod:`core.generation.name_forms`). The words around the mentions overrule NER's
-label ("at Darmstadt" is no person, "Perrault nodded" is one: :mod:`core.generation.entity_labels`).
+label ("at Darmstadt" is no person, "Mamma" a ROLE: :mod:`core.generation.not_names`).
 
 Names that NER tags NORP (nationalities, religious or political groups: "Indian", "Mormon") or
 that the built-in list knows as such are kept out of the PERSON and PLACE lists. Every merge is
@@ -46,7 +46,6 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 
 from core.errors import ConfigError
-from core.generation.entity_labels import entity_label
 from core.generation.entity_labels import key_words as _words
 from core.generation.full_names import mention_counts, name_form_links, stray_namesakes
 from core.generation.mentions import proper_noun_mentions, spacy_available, spacy_mentions
@@ -71,6 +70,7 @@ from core.generation.names import (
     fold,
     lower_counts,
 )
+from core.generation.not_names import entity_label
 from core.generation.surnames import (
     cooccur,
     family_surnames,

@@ -31,7 +31,7 @@ from typing import Any
 from core.errors import InputError
 
 ACTIONS = ("merge", "split", "rename", "retype", "drop")
-LABELS = ("PERSON", "PLACE", "ORG", "NORP", "OTHER")
+LABELS = ("PERSON", "PLACE", "ORG", "NORP", "ROLE", "OTHER")
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 
 Chain = tuple[tuple[int, int, str], ...]

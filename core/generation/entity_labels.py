@@ -122,7 +122,7 @@ _SAID_BEFORE = re.compile(rf"\b{_SPEECH}[ \t\n]+$")
 _SAID_AFTER = re.compile(rf"^[ \t\n]+{_SPEECH}\b")
 
 
-def _speaker(text: str, m: Mention) -> bool:
+def is_speaker(text: str, m: Mention) -> bool:
     """``m`` is a speaker: "said Mary Jane" or "Perrault said" (not "Johnny,” said Mary Jane",
     where the name ends the quotation)."""
     return bool(
@@ -150,7 +150,7 @@ def entity_label(ms: Sequence[Mention], name: str, text: str) -> str:
         return "PERSON"  # a patronymic ("Rodion Romanovitch") or a diminutive ("Dounia")
     if text and all(_italic(text, m.start) for m in ms):
         return "OTHER"  # "going to _Araby_", "the word _Araby_": a title or a word, no one
-    speaker = any(_speaker(text, m) for m in ms)  # "said Mary Jane": no horse speaks
+    speaker = any(is_speaker(text, m) for m in ms)  # "said Mary Jane": no horse speaks
     if not titled and not speaker and text and _horse_share(ms, text) >= 1 / 2:
         return "OTHER"  # "Pendennis will gallop straight home to his stable": a horse
     if titled < 2 and mostly_after_prepositions([m.start for m in ms], text):

@@ -25,7 +25,9 @@ full name.
   spaCy path. The built-in finder's mentions of a one-word name that the text equates with a
   full name ("—Stiva, as he was called") or says as a vocative at least twice, with a known
   gender, are added where no NER mention lies, marked as a person's; so are its mentions of a
-  name with a patronymic ("Katerina Alexandrovna", which spaCy leaves out).
+  name with a patronymic ("Katerina Alexandrovna", which spaCy leaves out), and of a one-word
+  name NER tagged nowhere that pronouns give a gender ("Polly", 8 times in *The Boarding
+  House*, never tagged: :func:`_never_tagged_person`).
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
 
+from core.generation.entity_labels import context_evidence
 from core.generation.name_forms import (
     FEMALE_PATRONYMIC,
     RUSSIAN_DIMINUTIVES,
@@ -166,6 +169,31 @@ def _within(ordered: Sequence[int], at: int, window: int) -> bool:
     return i < len(ordered) and ordered[i] <= at + window
 
 
+#: Fewest mentions of a one-word name NER never tagged for it to be added as a person's.
+UNTAGGED_MIN = 3
+
+
+def _never_tagged_person(key: str, ms: Sequence[Mention], text: str) -> bool:
+    """A one-word name NER tagged nowhere, written at least ``UNTAGGED_MIN`` times, more often
+    inside a sentence than in lower case ("Let" is a word), a person's by
+    :func:`gendered_person` (spaCy's small English model leaves all 8 "Polly" of *The Boarding
+    House* untagged)."""
+    if " " in key or len(ms) < UNTAGGED_MIN:
+        return False
+    lower = len(re.findall(rf"(?<![\w’']){re.escape(ms[0].core.lower())}(?![\w’'])", text))
+    return lower < sum(not m.initial for m in ms) and gendered_person(ms, text)
+
+
+def gendered_person(ms: Sequence[Mention], text: str) -> bool:
+    """Two person's contexts at least and more than its place's
+    (:func:`core.generation.entity_labels.context_evidence`), and pronouns after the mentions
+    that agree on a gender (:func:`pronoun_gender`): a person's name ("Polly knew", "Polly
+    began"; "Polly was a slim girl of nineteen; she ..."), not a place's or a word's ("Om",
+    "the Empire": no person's context)."""
+    person, _verbs, place = context_evidence(ms, text)
+    return person >= 2 and person > place and bool(pronoun_gender(ms, text))
+
+
 def names_ner_missed(ner: Sequence[Mention], found: Sequence[Mention], text: str) -> list[Mention]:
     """The mentions of ``found`` (the built-in finder's) to add to NER's ``ner``: one-word names
     the text equates with a full name or addresses (module docstring), where no NER mention
@@ -179,6 +207,7 @@ def names_ner_missed(ner: Sequence[Mention], found: Sequence[Mention], text: str
             continue
         by_key.setdefault(fold(m.core), []).append(m)
     nicks = equated_nicks(text)
+    tagged = {fold(m.core) for m in ner}
     out: list[Mention] = []
     for key, ms in by_key.items():
         said = sum(is_vocative(text, m) for m in ms) if " " not in key else 0
@@ -186,6 +215,7 @@ def names_ner_missed(ner: Sequence[Mention], found: Sequence[Mention], text: str
             key in nicks
             or (said >= 2 and pronoun_gender(ms, text))
             or patronymic_gender(key.split())
+            or (key not in tagged and _never_tagged_person(key, ms, text))
         ):
             for m in ms:
                 m.cue = "PERSON"

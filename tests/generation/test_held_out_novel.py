@@ -31,7 +31,12 @@ BOOK = json.loads((ROOT / "benchmarks" / "excerpt_characters.json").read_text())
 #: 21st / 18th) and Thenichka (named twice). Wrong merges: none by the measure; but the bare
 #: surname "Kirsanov" of three men is an alias of Nikolai Petrovitch on both paths (``shared``,
 #: added to the measure afterwards; the entity's mentions of it belong to three people).
-MEASURED = {"regex": (10, 1), "spacy": (10, 2)}
+#: Splits re-measured after places and roles left the PERSON lists (core/generation/not_names.py,
+#: no rule tuned on this book): found unchanged (10 / 10), 0 wrong merges, the same shared name;
+#: one more split on each path, forms that were below the top 15 before and moved up as
+#: non-people left it (built-in: Eniusha with Bazarov / Evgenii Vasilitch; spaCy: Arkady /
+#: Arkady Nikolaievitch), so the ceiling is the measured count, not a loosened one.
+MEASURED = {"regex": (10, 2), "spacy": (10, 3)}
 
 
 @pytest.mark.parametrize("method", METHODS)
