@@ -144,7 +144,7 @@ def cluster_mentions(
     seen = {k: _words(k) for k in by_key} | written_full_names(words, text)
     near = lambda a, b: cooccur(kept[a], kept[b], window=400)  # noqa: E731
     families = families_of(by_key)  # borne by several people: shared_names.py
-    for name, into, why in own_surname(patronymic_links(words, seen, near), size, words, families):
+    for name, into, why in own_surname(patronymic_links(words, seen, near), kept, words, families):
         uf.union(name, into)
         reasons.setdefault(name, why)
         reasons.setdefault(into, why)
@@ -172,7 +172,7 @@ def cluster_mentions(
     for key in kept:
         if not words[key] or words[key][-1] in PLACE_WORDS:
             continue
-        fuller = hosts_of(key, words, uf.find, families)  # not a family's, a middle name
+        fuller = hosts_of(key, kept, words, uf.find, families)  # not a family's, a middle name
         if any(m.titles for m in kept[key]):  # "Mme. Vauquer" is not the "Maison Vauquer"
             fuller = [k for k in fuller if not set(words[k]) & PLACE_WORDS]
         roots = {uf.find(k) for k in fuller} - {uf.find(key)}

@@ -2,19 +2,24 @@
 (issue 36). Shared words are no evidence that two names are one person.
 
 * **A family's bare surname joins none of its bearers** (:func:`hosts_of`). A one-word
-  surname borne by two people or more (:func:`core.generation.surnames.family_surnames`: written
-  after two first names that are no nickname of each other, "Joe Dillon" and "Leo Dillon", or
-  with a man's and a woman's title, "Mr Kearney" and "Mrs Kearney") does not join a fuller name
-  that holds it ("Dillon" is not "Leo Dillon" because Leo is named more often than Joe): it stays
-  an entity of its own, titled mentions too ("Mr Dashwood" beside "Mr John Dashwood"), which the
-  clustering then splits by title. Where one person only bears the surname nothing changes
-  ("Valjean" joins "Jean Valjean").
+  surname borne by two people or more (:func:`families_of`: written after two first names that
+  are no nickname of each other, "Joe Dillon" and "Leo Dillon", or with a man's and a woman's
+  title, "Mr Kearney" and "Mrs Kearney"; a full name written once counts only when its first
+  name is written elsewhere too) does not join a fuller name that holds it ("Dillon" is not
+  "Leo Dillon" because Leo is named more often than Joe): it stays an entity of its own, titled
+  mentions too ("Mr Dashwood" beside "Mr John Dashwood"), which the clustering then splits by
+  title. Where one person only bears the surname nothing changes ("Valjean" joins "Jean
+  Valjean").
 * **Nor by a written "First Patronymic Surname"** (:func:`own_surname`): that the text writes
   "Stepan Arkadyevitch Oblonsky" shows he is an Oblonsky, not that every bare "Oblonsky" is he
-  when "Pyotr Oblonsky" is one too. The one exception is a surname that is the man's own name
-  in the book: its mentions outnumber those of all his names that begin with his first name
-  together ("Levin", 92 times, beside "Konstantin Levin", "Konstantin Dmitrievitch",
-  "Konstantin", "Kostya": 28; his brother Nikolay Levin, 7), the name the narrator calls him by.
+  when "Pyotr Oblonsky" is one too.
+* **Unless it is one bearer's own name** (:func:`own_name`): the name the narrator calls him by,
+  its untitled mentions outnumbering those of each bearer's names ("Levin", 92 times in the
+  bundled chapters, beside "Konstantin Levin", "Konstantin Dmitrievitch", "Konstantin",
+  "Kostya": 25; his brother Nikolay Levin: 7; "Herzl", some 200 times, beside "Theodor Herzl"
+  and his wife "Julie Herzl"). Then the old rules decide as before (the titled mentions of
+  another class stay apart: :func:`core.generation.surnames.held_apart`), and the entity is
+  named by the bare surname, its most frequent name.
 * **A longer name whose first given name differs is another person** (:func:`middle_name`):
   "Walter Elliot" (or "Walter" alone) written inside "William Walter Elliot" is a middle name of
   that name, not its bearer's first name, so neither joins it by the containment rule; a one-word
@@ -54,39 +59,52 @@ def middle_name(short: Sequence[str], long: Sequence[str]) -> bool:
 
 def hosts_of(
     key: str,
+    kept: Mapping[str, Sequence[Mention]],
     words: Mapping[str, tuple[str, ...]],
     group_of: Callable[[str], str],
     families: Collection[str],
 ) -> list[str]:
-    """The longer names of ``words`` (kept key -> its words) holding ``key``'s words that ``key``
-    may join by containment: none for a family's one-word surname (``families``), never one
-    that holds it as a middle name; names already of ``key``'s group (equated) always."""
+    """The longer names of ``kept`` (key -> mentions; ``words``: key -> its words) holding
+    ``key``'s words that ``key`` may join by containment: never one that holds it as a middle
+    name; for a family's one-word surname (``families``) none, unless it is the name of one of
+    them (:func:`own_name`); names already of ``key``'s group (equated) always."""
     own = group_of(key)
     fuller = [k for k, w in words.items() if contains(w, words[key])]
     if len(words[key]) == 1 and words[key][0] in families:
-        return [k for k in fuller if group_of(k) == own]
+        sizes: Counter[str] = Counter()
+        for k in words:
+            sizes[group_of(k)] += len(kept[k])
+        if not own_name(kept[key], [sizes[group_of(k)] for k in fuller if group_of(k) != own]):
+            return [k for k in fuller if group_of(k) == own]
     return [k for k in fuller if group_of(k) == own or not middle_name(words[key], words[k])]
+
+
+def own_name(bare: Sequence[Mention], others: Sequence[int]) -> bool:
+    """A family's bare surname is one bearer's own name, the name the narrator calls him by:
+    its untitled mentions (of ``bare``) outnumber the mentions of each bearer (``others``: the
+    mention counts of their groups) ("Levin", "Herzl")."""
+    return sum(not m.titles for m in bare) > max(others, default=0)
 
 
 def own_surname(
     links: Sequence[tuple[str, str, str]],
-    size: Mapping[str, int],
+    kept: Mapping[str, Sequence[Mention]],
     words: Mapping[str, tuple[str, ...]],
     families: Collection[str],
 ) -> list[tuple[str, str, str]]:
     """``links`` (``(name, into, reason)`` of
     :func:`core.generation.name_forms.patronymic_links`) without those joining a family's bare
-    surname to one man's first name + patronymic, unless the surname's mentions (``size``)
-    outnumber those of every kept name beginning with his first name together."""
-    kept = []
+    surname to one man's first name + patronymic, unless it is his own name (:func:`own_name`;
+    his mentions: those of every kept name beginning with his first name)."""
+    out = []
     for name, into, why in links:
         if len(words[name]) == 1 and words[name][0] in families and words[into]:
             first = words[into][0]
-            his = sum(n for k, n in size.items() if words[k] and words[k][0] == first)
-            if size[name] <= his:
+            his = sum(len(ms) for k, ms in kept.items() if words[k] and words[k][0] == first)
+            if not own_name(kept[name], [his]):
                 continue
-        kept.append((name, into, why))
-    return kept
+        out.append((name, into, why))
+    return out
 
 
 def family_people(
