@@ -25,7 +25,10 @@
   that name, not its bearer's first name, so neither joins it by the containment rule; a one-word
   name at the end of a longer one (its surname) or at its start (its first name, decided by
   :func:`core.generation.name_forms.first_name_host`) is not a middle name. Names the text
-  itself equates (already one group by the evidence rules) stay together.
+  itself equates (already one group by the evidence rules) stay together. Words are whole
+  words ("Ch’uan" is no middle name of "Li Ch’uan"); a title the lists of
+  :mod:`core.generation.names` do not know reads as a first name ("Chevalier Eugene de
+  Rastignac" is not joined by "Eugene de Rastignac").
 """
 
 from __future__ import annotations
@@ -76,7 +79,8 @@ def hosts_of(
             sizes[group_of(k)] += len(kept[k])
         if not own_name(kept[key], [sizes[group_of(k)] for k in fuller if group_of(k) != own]):
             return [k for k in fuller if group_of(k) == own]
-    return [k for k in fuller if group_of(k) == own or not middle_name(words[key], words[k])]
+    # whole words: "Ch’uan" is no middle name of "Li Ch’uan" (an apostrophe splits no name)
+    return [k for k in fuller if group_of(k) == own or not middle_name(key.split(), k.split())]
 
 
 def own_name(bare: Sequence[Mention], others: Sequence[int]) -> bool:

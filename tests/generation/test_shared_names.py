@@ -110,6 +110,10 @@ def test_a_middle_name_is_not_the_first_name():
     assert hosts_of("elliot", kept, words, lambda k: k, {"elliot"}) == []  # a family's
     kept["elliot"] = [Mention(0, 1, "Elliot", "Elliot")] * 3  # the narrator's name for one
     assert hosts_of("elliot", kept, words, lambda k: k, {"elliot"}) == both
+    # whole words: an apostrophe splits no name ("Ch’uan" is the end of "Li Ch’uan")
+    chinese = {"ch'uan": ("ch", "uan"), "li ch'uan": ("li", "ch", "uan")}
+    kept2 = {k: [Mention(0, 1, k, k)] * 2 for k in chinese}
+    assert hosts_of("ch'uan", kept2, chinese, lambda k: k, set()) == ["li ch'uan"]
 
 
 def test_a_longer_name_with_another_first_name_is_another_person():
