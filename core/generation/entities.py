@@ -12,7 +12,8 @@ without titles):
     same passage at least once;
 (4) subsumption: a name whose words form a contiguous part of longer names joins the most frequent
     of them when that one has at least twice the mentions of the runner-up ("Valjean" into
-    "Jean Valjean", "Holt" into "Hickman Holt");
+    "Jean Valjean"); never a surname several people bear nor a middle name ("Dillon" is not
+    "Leo Dillon", "Walter" not "William Walter Elliot": :mod:`core.generation.shared_names`);
 (5) a name used with both male (M., Monsieur) and female (Madame, Mme.) titles, three titled
     mentions at least ("Mr Conroy" once, "Mrs Conroy" twice), keeps its female-titled mentions
     as a separate entity; a titled surname joins a fuller name of that surname in (4) only when
@@ -71,9 +72,9 @@ from core.generation.names import (
     lower_counts,
 )
 from core.generation.not_names import entity_label
+from core.generation.shared_names import contains, families_of, family_people, hosts_of, own_surname
 from core.generation.surnames import (
     cooccur,
-    family_surnames,
     held_apart,
     nickname_pairs,
     wives_and_daughters,
@@ -93,11 +94,6 @@ class _UnionFind:
 
     def union(self, child: str, parent: str) -> None:
         self.parent[self.find(child)] = self.find(parent)
-
-
-def _contains(longer: tuple[str, ...], shorter: tuple[str, ...]) -> bool:
-    n = len(shorter)
-    return len(longer) > n and any(longer[i : i + n] == shorter for i in range(len(longer) - n + 1))
 
 
 def cluster_mentions(
@@ -147,7 +143,8 @@ def cluster_mentions(
         reasons[short] = "nickname, same surname, co-occur"
     seen = {k: _words(k) for k in by_key} | written_full_names(words, text)
     near = lambda a, b: cooccur(kept[a], kept[b], window=400)  # noqa: E731
-    for name, into, why in patronymic_links(words, seen, near):
+    families = families_of(by_key)  # borne by several people: shared_names.py
+    for name, into, why in own_surname(patronymic_links(words, seen, near), kept, words, families):
         uf.union(name, into)
         reasons.setdefault(name, why)
         reasons.setdefault(into, why)
@@ -175,7 +172,7 @@ def cluster_mentions(
     for key in kept:
         if not words[key] or words[key][-1] in PLACE_WORDS:
             continue
-        fuller = [k for k in kept if _contains(words[k], words[key])]
+        fuller = hosts_of(key, kept, words, uf.find, families)  # not a family's, a middle name
         if any(m.titles for m in kept[key]):  # "Mme. Vauquer" is not the "Maison Vauquer"
             fuller = [k for k in fuller if not set(words[k]) & PLACE_WORDS]
         roots = {uf.find(k) for k in fuller} - {uf.find(key)}
@@ -192,7 +189,6 @@ def cluster_mentions(
             absorbed[hosts[0]].append(key)
             if len(words[key]) == 1:
                 surnames.add(key)
-    families = family_surnames(by_key)
     root_of = {k: uf.find(k) for k in kept}  # the groups before any name joins a fuller one
     held: list[list[Mention]] = []  # "Mrs Malins" is not "Freddy Malins": surnames.py
     family_of: set[str] = set()  # roots of fuller names whose surname's titles were held apart
@@ -212,7 +208,7 @@ def cluster_mentions(
                 uf.union(sub, host)
                 reasons.setdefault(sub, "part of the fuller name")
     apart = {id(m) for ms in held for m in ms}
-    family_of = {uf.find(h) for h in family_of}
+    family_of = {uf.find(h) for h in family_of | family_people(kept, words, families)}
     groups: dict[str, list[Mention]] = defaultdict(list)
     for key, ms in kept.items():
         groups[uf.find(key)].extend(m for m in ms if id(m) not in apart)
@@ -256,7 +252,7 @@ def _other_person(key: str, group: list[str], host: str, words: dict[str, tuple[
         k != key
         and len(words[k]) > 1
         and words[k] != words[host]
-        and not _contains(words[host], words[k])
+        and not contains(words[host], words[k])
         for k in group
     )
 
@@ -300,7 +296,7 @@ def _entity(ms: list[Mention], by_title: bool = False, text: str = "") -> Entity
         fuller = [
             c
             for c, n in cores.most_common()
-            if n * 2 >= cores[name] and _contains(_words(fold(c)), best)
+            if n * 2 >= cores[name] and contains(_words(fold(c)), best)
         ]
         name = fuller[0] if fuller else name
     aliases = [s for s, _ in (cores + surfaces).most_common() if s != name]
