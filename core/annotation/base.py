@@ -18,7 +18,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from core.errors import InputError
-from core.store.accounts import named_and_excluded
+from core.store.accounts import named_and_excluded_later
 from core.store.label_rows import SKIPPED
 from core.store.settings import choice_setting, int_setting
 
@@ -60,13 +60,16 @@ def refuse_stale(expected_id: int | None, now_id: int | None, stored: str) -> No
         )
 
 
-def team_names(db: Database) -> set[str] | None:
+def team_names(
+    db: Database, read: Callable[[], tuple[set[str], set[str]]] | None = None
+) -> set[str] | None:
     """Whose labels count towards ``k``: the names of every account (active or revoked) once
     accounts exist, less the revoked accounts whose labels an admin left out
     (:func:`core.store.accounts.excluded_names`); None in open mode (no accounts: every label
     made in the app counts). Imported raters (``human:crowd#1``, ...) are data, not team
-    members."""
-    names, excluded = named_and_excluded(db)
+    members. ``read``: those names as :func:`core.store.accounts.named_and_excluded_later`
+    read them ahead (read now when not given)."""
+    names, excluded = (read or named_and_excluded_later(db))()
     return names - excluded if names else None
 
 

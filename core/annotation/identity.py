@@ -17,7 +17,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import secrets
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -26,6 +26,7 @@ from core.corpus.evaluation_checks import uses_account_name
 from core.corpus.names import check_name, normal_form
 from core.errors import AccessError, InputError
 from core.store.accounts import (
+    Account,
     Role,
     account_names,
     accounts_exist,
@@ -36,7 +37,13 @@ from core.store.accounts import (
 )
 from core.store.connection import transaction
 from core.store.judgments import human_raters, imported_human_raters
-from core.store.sessions import create_session, end_session, session_account, session_hash
+from core.store.sessions import (
+    create_session,
+    end_session,
+    session_account,
+    session_account_later,
+    session_hash,
+)
 from core.store.settings import update_setting
 
 if TYPE_CHECKING:
@@ -181,13 +188,30 @@ def authorise(db: Database, who: object, role: str = "annotator") -> Annotator:
     is made, an ended session, a revoked account or a changed token is refused, and so is a role
     below ``role``.
     """
+    return authorise_later(db, who, role)()
+
+
+def authorise_later(db: Database, who: object, role: str = "annotator") -> Callable[[], Annotator]:
+    """:func:`authorise` in two steps: the session's read is sent with the connection's next
+    statement on PostgreSQL (a label's sign-in check in the round trip of its row locks and of
+    the row it supersedes, issue 33: :func:`core.store.sessions.session_account_later`), and
+    calling the result checks it (AccessError as there): call it before anything is written.
+    Not an Annotator, open mode, a sign-in without a session: read and refused at once."""
     if not isinstance(who, Annotator):
         raise AccessError("sign in first: labels are stored only for a signed-in annotator")
     if who.open_mode:
         if accounts_exist(db):
             raise AccessError("accounts exist: sign in with your personal token, not a name")
-        return who
-    account = session_account(db, who.session) if who.session else active_account(db, who.name)
+        return lambda: who
+    if not who.session:
+        account = active_account(db, who.name)
+        return lambda: _still_valid(who, account, role)
+    found = session_account_later(db, who.session)
+    return lambda: _still_valid(who, found(), role)
+
+
+def _still_valid(who: Annotator, account: Account | None, role: str) -> Annotator:
+    """``who`` if ``account`` (read now) is still theirs and ``role`` is theirs; else AccessError."""
     if (
         account is None
         or account.name != who.name

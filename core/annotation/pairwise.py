@@ -28,9 +28,10 @@ from core.annotation.base import (
     team_only,
     team_queue,
 )
-from core.annotation.identity import Annotator, authorise
+from core.annotation.identity import Annotator, authorise, authorise_later
 from core.annotation.task_names import SIDE_BY_SIDE_TASK as SIDE_BY_SIDE_TASK
 from core.errors import InputError
+from core.store.accounts import named_and_excluded_later
 from core.store.answers import answer_pairs, question_answers
 from core.store.connection import retry_when_busy, transaction
 from core.store.judgments import (
@@ -42,11 +43,13 @@ from core.store.judgments import (
     RaterKind,
     effective_values,
     insert_judgment,
+    insert_judgment_later,
     last_pairwise_label,
     own_pairwise_label,
+    own_pairwise_label_later,
 )
 from core.store.row_locks import hold_item, hold_label, hold_person
-from core.store.validation_items import validation_overlaps
+from core.store.validation_items import validation_overlaps_later
 
 if TYPE_CHECKING:
     from core.store.engine import Database
@@ -146,10 +149,14 @@ def verdict_queue(
     order last (:func:`core.annotation.attention.mix_attention`).
     ``marks``: the team's marks (:func:`team_marks`, read when not given).
     """
+    # the team's names and the validation requests: on PostgreSQL sent with the next statement
+    # (the settings' read, ...), one round trip for the three (issue 33)
+    names = named_and_excluded_later(db)
+    requested = validation_overlaps_later(db, SIDE_BY_SIDE_TASK)
     k = k or required_annotations(db)
     items = pairwise_items(db) if items is None else items
     marks = team_marks(db) if marks is None else marks
-    labelled = team_only(marks, team_names(db), "human:")
+    labelled = team_only(marks, team_names(db, names), "human:")
     same = identical_items(db) if identical is None else identical
     rater = rater_name(annotator)
     queue = team_queue(
@@ -163,9 +170,7 @@ def verdict_queue(
         skipped=labelled["skipped"],
         last=same,
     )
-    wanted = {
-        canonical_pair_key(k): v for k, v in validation_overlaps(db, SIDE_BY_SIDE_TASK).items()
-    }
+    wanted = {canonical_pair_key(k): v for k, v in requested().items()}
     if not wanted:
         return mix_attention(db, SIDE_BY_SIDE_TASK, rater, queue, items, labelled)
     present = set(items)
@@ -209,6 +214,7 @@ def blind_item(db: Database, key: str, annotator: str) -> dict[str, Any]:
     rater = rater_name(annotator)
     order = shown_order(queue_seed(db), annotator, key)
     first, second = (s1, s2) if order == "ab" else (s2, s1)
+    own = own_pairwise_label_later(db, rater, question_id, s1, s2)  # with the answers' read
     answers = {a.system: a for a in question_answers(db, question_id)}
     if first not in answers or second not in answers:
         raise InputError(f"item {key!r} has no answers for both systems")
@@ -224,7 +230,7 @@ def blind_item(db: Database, key: str, annotator: str) -> dict[str, Any]:
         "answer_a": a,
         "answer_b": b,
         "identical": same_text(a, b),
-        "label_id": own.id if (own := own_pairwise_label(db, rater, question_id, s1, s2)) else None,
+        "label_id": found.id if (found := own()) else None,
     }
 
 
@@ -260,12 +266,17 @@ def submit_verdict(
         raise InputError(f"verdict must be one of {', '.join(PAIRWISE_VERDICTS)}")
     s1, s2 = item["system_a"], item["system_b"]
     with transaction(db):
-        rater = authorise(db, annotator).rater
+        # On PostgreSQL BEGIN, the sign-in's read, the row locks and the row read below go in
+        # one round trip, and the insert with COMMIT in one more (PgConnection.defer, issue
+        # 33); the sign-in is checked before anything is written, as on SQLite.
+        signed_in = authorise_later(db, annotator)
+        rater = annotator.rater
         # two tabs or servers: one at a time (core.store.row_locks)
         hold_label(db, SIDE_BY_SIDE_TASK, rater, pair_key(item["question_id"], s1, s2))
         old = own_pairwise_label(db, rater, item["question_id"], s1, s2)
+        signed_in()
         refuse_stale(expected_last_id, old.id if old else None, _stale_message(old))
-        new_id = insert_judgment(
+        new_id = insert_judgment_later(
             db,
             NewJudgment(
                 kind=JudgmentKind.PAIRWISE,
@@ -285,7 +296,7 @@ def submit_verdict(
                 supersedes=old.id if old else None,
             ),
         )
-    return new_id
+    return new_id()
 
 
 def skip_item(

@@ -15,7 +15,7 @@ import hashlib
 import hmac
 import re
 import secrets
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any, Self
@@ -24,7 +24,7 @@ import sqlalchemy as sa
 
 from core.errors import AccessError, InputError
 from core.store.connection import transaction, utcnow
-from core.store.prepared import bound_rows, run_bound
+from core.store.prepared import bound_rows, rows_later, run_bound
 from core.store.row_locks import hold_name
 from core.store.statements import all_rows, run
 from core.store.stored_enums import stored_enum
@@ -193,8 +193,19 @@ def account_names(db: Database) -> set[str]:
 def named_and_excluded(db: Database) -> tuple[set[str], set[str]]:
     """:func:`account_names` and :func:`excluded_names` in one statement (every labelling run
     reads both: one round trip less on PostgreSQL, issue 33)."""
-    rows = run_bound(db, _NAMES_EXCLUDED).fetchall()
-    return {r[0] for r in rows}, {r[0] for r in rows if r[1]}
+    return named_and_excluded_later(db)()
+
+
+def named_and_excluded_later(db: Database) -> Callable[[], tuple[set[str], set[str]]]:
+    """:func:`named_and_excluded`, its statement sent with the connection's next one on
+    PostgreSQL (:func:`core.store.prepared.rows_later`); call the result for the two sets."""
+    found = rows_later(db, _NAMES_EXCLUDED)
+
+    def names() -> tuple[set[str], set[str]]:
+        rows = found()
+        return {r[0] for r in rows}, {r[0] for r in rows if r[1]}
+
+    return names
 
 
 def revoke_account(db: Database, name: str) -> None:

@@ -284,17 +284,30 @@ def transaction(db: Database) -> Iterator[Database]:
                 _set_depth(conn, depth)
             plain(conn, f"RELEASE {name}")
             return
-        plain(conn, db.dialect.begin_sql)
+        # PostgreSQL: BEGIN goes with the block's first statement, in its round trip (and the
+        # block's deferred statements with COMMIT: PgConnection.defer)
+        defer, drop = getattr(conn, "defer", None), getattr(conn, "drop_deferred", None)
+        if defer is None:
+            plain(conn, db.dialect.begin_sql)
+        else:
+            defer(db.dialect.begin_sql, begins=True)
         _set_depth(conn, 1)
         try:
             yield db
         except BaseException:
+            if drop is not None:
+                drop()  # not sent: the error came before them
             if conn.in_transaction:  # SQLite rolls back by itself on some errors (disk full)
                 plain(conn, "ROLLBACK")
             raise
         finally:
             _set_depth(conn, 0)
-        plain(conn, "COMMIT")
+        try:
+            plain(conn, "COMMIT")
+        except BaseException:
+            if defer and conn.in_transaction:  # a statement sent with COMMIT failed: not run
+                plain(conn, "ROLLBACK")
+            raise
 
 
 def _set_depth(conn: object, depth: int) -> None:

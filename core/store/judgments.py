@@ -10,7 +10,7 @@ nothing here is translated for PostgreSQL.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from functools import cache
 from typing import TYPE_CHECKING, Any, Self
@@ -35,7 +35,7 @@ from core.store.judgment_queries import (
     after_query,
     effective_select,
 )
-from core.store.prepared import bound_rows, run_bound, scalar
+from core.store.prepared import bound_rows, bound_rows_later, run_bound, scalar, scalar_later
 from core.store.row_stage import RowStage, staged_value, switch_rows
 from core.store.statements import run_many
 from core.store.tables import answers, judgments
@@ -188,6 +188,14 @@ def insert_judgment(db: Database, new: NewJudgment) -> int:
     return int(scalar(db, INSERT, new.row()) or 0)
 
 
+def insert_judgment_later(db: Database, new: NewJudgment) -> Callable[[], int]:
+    """:func:`insert_judgment` as a transaction's last statement: on PostgreSQL sent with its
+    ``COMMIT``, in one round trip (:func:`core.store.prepared.scalar_later`); call the result
+    for the new id once the transaction has ended."""
+    new_id = scalar_later(db, INSERT, new.row())
+    return lambda: int(new_id() or 0)
+
+
 def pairwise_raters(db: Database, rater_kind: str | None = None) -> list[str]:
     """Raters with a parsed pairwise verdict (optionally only of ``rater_kind``), sorted."""
     if rater_kind is None:
@@ -206,9 +214,22 @@ def own_pairwise_label(
 ) -> Judgment | None:
     """``rater``'s effective pairwise row on the question's pair of systems (shown in either
     order; any status): the row their next label on that item supersedes. None when none."""
+    return own_pairwise_label_later(db, rater, question_id, system_1, system_2)()
+
+
+def own_pairwise_label_later(
+    db: Database, rater: str, question_id: str, system_1: str, system_2: str
+) -> Callable[[], Judgment | None]:
+    """:func:`own_pairwise_label`, its statement sent with the connection's next one on
+    PostgreSQL (:func:`core.store.prepared.bound_rows_later`); call the result for the row."""
     values = {"question_id": question_id, "one": system_1, "two": system_2, "rater": rater}
-    found = bound_rows(db, OWN_PAIRWISE, values)
-    return Judgment.from_row(found[0]) if found else None
+    found = bound_rows_later(db, OWN_PAIRWISE, values)
+
+    def own() -> Judgment | None:
+        rows = found()
+        return Judgment.from_row(rows[0]) if rows else None
+
+    return own
 
 
 def last_pairwise_label(db: Database, rater: str) -> Judgment | None:

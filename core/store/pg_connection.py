@@ -83,10 +83,15 @@ class PgConnection:
         self._release = release  # gives a pooled connection back (None: close it)
         self.write_lock = threading.RLock()
         self._kept = False  # the owner thread keeps one acquisition while in a transaction
+        self._later: list[tuple[str, Any, Later]] = []  # deferred statements, in order (defer)
+        self._begins = False  # one of them opens a transaction
 
     @property
     def in_transaction(self) -> bool:
-        """Whether a transaction is open (also one a failed statement aborted)."""
+        """Whether a transaction is open (also one a failed statement aborted, or one whose
+        ``BEGIN`` is deferred: :meth:`defer`)."""
+        if self._begins:
+            return True
         return self.raw.info.transaction_status.name not in ("IDLE", "UNKNOWN")  # UNKNOWN: broken
 
     @contextlib.contextmanager
@@ -112,11 +117,15 @@ class PgConnection:
     def execute(self, query: str, params: Any = None, /) -> PgCursor:
         """Run one statement spelled for PostgreSQL, as written (psycopg's ``%s`` /
         ``%(name)s`` marks, e.g. compiled by SQLAlchemy: :func:`core.store.statements.run`);
-        with ``params``, one holding SQLite's ``?`` mark is refused (:func:`refuse_sqlite_marks`)."""
+        with ``params``, one holding SQLite's ``?`` mark is refused (:func:`refuse_sqlite_marks`).
+        Statements deferred before it (:meth:`defer`) go in the same round trip, first."""
         if params is not None:
             refuse_sqlite_marks(query)
         with self._turn(), _reached():
-            cursor = self.raw.execute(query, params)
+            if not self._later:
+                return PgCursor(self.raw.execute(query, params))
+            with self._pipeline():
+                cursor = self.raw.execute(query, params)
         return PgCursor(cursor)
 
     def executemany(self, query: str, params_seq: Iterable[Any], /) -> PgCursor:
@@ -124,7 +133,11 @@ class PgConnection:
         refuse_sqlite_marks(query)
         with self._turn(), _reached():
             cursor = self.raw.cursor()
-            cursor.executemany(query, params_seq)
+            if not self._later:
+                cursor.executemany(query, params_seq)
+                return PgCursor(cursor)
+            with self._pipeline():
+                cursor.executemany(query, params_seq)
         return PgCursor(cursor)
 
     def fetch_each(self, statements: Sequence[tuple[str, Any]]) -> list[list[tuple[Any, ...]]]:
@@ -134,15 +147,58 @@ class PgConnection:
         for query, _ in statements:
             refuse_sqlite_marks(query)
         with self._turn(), _reached():
-            with self.raw.pipeline():
+            with self._pipeline():
                 cursors = [self.raw.execute(query, params) for query, params in statements]
             return [cursor.fetchall() for cursor in cursors]
+
+    def defer(self, query: str, params: Any = None, /, *, begins: bool = False) -> Later:
+        """Send ``query`` (spelled as for :meth:`execute`) with this connection's next statement,
+        in its round trip and before it (psycopg's pipeline mode), not on its own (issue 33: on
+        PostgreSQL each round trip of a label cost a GIL hand-back). For the statements of a
+        transaction whose result no decision needs before the next one: ``BEGIN``, a row lock,
+        a read checked once the next statement's answer is in, a last write sent with ``COMMIT``.
+        Its error is raised by that next statement (the transaction rolls back as for any
+        error); :meth:`Later.cursor` reads its result, sending it first if nothing has.
+        ``begins``: ``query`` opens a transaction (:attr:`in_transaction` says so from now on)."""
+        if params is not None:
+            refuse_sqlite_marks(query)
+        later = Later(self)
+        with self._turn():
+            self._later.append((query, params, later))
+            self._begins = self._begins or begins
+        return later
+
+    def send_deferred(self) -> None:
+        """Send the deferred statements (:meth:`defer`) now, in one round trip."""
+        with self._turn(), _reached():
+            if self._later:
+                with self._pipeline():
+                    pass
+
+    def drop_deferred(self) -> None:
+        """Forget the deferred statements not sent yet (a transaction ending in an error before
+        they went: a ``BEGIN`` never sent has nothing to roll back)."""
+        with self._turn():
+            self._later.clear()
+            self._begins = False
+
+    @contextlib.contextmanager
+    def _pipeline(self) -> Iterator[None]:
+        """One round trip: the deferred statements, then what the block sends (psycopg's
+        pipeline mode: all sent, then all answered; the first error is raised at the end)."""
+        later, self._later, self._begins = self._later, [], False
+        with self.raw.pipeline():
+            for query, params, handle in later:
+                handle.raw = self.raw.execute(query, params)
+            yield
 
     def close(self) -> None:
         """Give the connection back to its pool (a transaction left open is rolled back first;
         this borrower's temp tables go at the next borrow's ping, ``discard temp``:
         :func:`core.store.pool.borrow_postgres`), or close it if it has none. Closing twice
         does nothing."""
+        self._later.clear()  # deferred statements never sent: a transaction rolled back, a read
+        self._begins = False  # nobody read
         release, self._release = self._release, None
         if release is None:
             if not self.raw.closed:
@@ -152,6 +208,22 @@ class PgConnection:
             with contextlib.suppress(Exception):  # a broken connection: the pool drops it
                 self.raw.rollback()
         release()
+
+
+class Later:
+    """A statement deferred on a :class:`PgConnection` (:meth:`PgConnection.defer`)."""
+
+    def __init__(self, conn: PgConnection) -> None:
+        self.conn = conn
+        self.raw: psycopg.Cursor[tuple[Any, ...]] | None = None  # set once sent
+
+    def cursor(self) -> PgCursor:
+        """The statement's cursor (its rows, its row count), sent now if it was not yet."""
+        if self.raw is None:
+            self.conn.send_deferred()
+        if self.raw is None:
+            raise RuntimeError("a deferred statement was dropped before it was sent")
+        return PgCursor(self.raw)
 
 
 def refuse_sqlite_marks(sql: str) -> None:

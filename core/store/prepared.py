@@ -12,7 +12,7 @@ A statement given to :func:`run_bound` must be built once (a module constant, or
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, NamedTuple
 
 import sqlalchemy as sa
@@ -118,12 +118,62 @@ def bound_rows(
 ) -> list[dict[str, Any]]:
     """The rows of ``statement`` (built once) as dicts, JSON columns decoded
     (:func:`core.store.connection.decode_row`; ``also``: more JSON columns, by their labels)."""
-    cursor = run_bound(db, statement, values)
+    return _dict_rows(run_bound(db, statement, values), also)
+
+
+def _dict_rows(cursor: Cursor, also: Sequence[str]) -> list[dict[str, Any]]:
     keys = unique_keys(d[0] for d in cursor.description)
     return [decode_row(dict(zip(keys, row, strict=True)), also) for row in cursor.fetchall()]
 
 
 def scalar(db: Database, statement: sa.Executable, values: Mapping[str, Any] | None = None) -> Any:
     """The first column of the first row of ``statement`` (built once), or ``None``."""
-    found = run_bound(db, statement, values).fetchone()
+    return _first(run_bound(db, statement, values))
+
+
+def _first(cursor: Cursor) -> Any:
+    found = cursor.fetchone()
     return None if found is None else found[0]
+
+
+def rows_later(
+    db: Database, statement: sa.Executable, values: Mapping[str, Any] | None = None
+) -> Callable[[], list[tuple[Any, ...]]]:
+    """The rows of ``statement`` (built once) as tuples, but on PostgreSQL sent with the
+    connection's next statement, in its round trip (:meth:`PgConnection.defer`: independent
+    reads of a page run sent together); on SQLite read now. Call the result for the rows (on
+    PostgreSQL it sends the statement first if nothing has)."""
+    if isinstance(db.conn, PgConnection):
+        later = db.conn.defer(*bound(db, statement, values))
+        return lambda: later.cursor().fetchall()
+    found = [tuple(r) for r in run_bound(db, statement, values).fetchall()]
+    return lambda: found
+
+
+def bound_rows_later(
+    db: Database,
+    statement: sa.Executable,
+    values: Mapping[str, Any] | None = None,
+    also: Sequence[str] = (),
+) -> Callable[[], list[dict[str, Any]]]:
+    """:func:`bound_rows`, but on PostgreSQL sent with the connection's next statement, in its
+    round trip (:meth:`PgConnection.defer`: for a read whose check can wait until that one is
+    answered); on SQLite read now. Call the result for the rows (on PostgreSQL it sends the
+    statement first if nothing has)."""
+    if isinstance(db.conn, PgConnection):
+        later = db.conn.defer(*bound(db, statement, values))
+        return lambda: _dict_rows(later.cursor(), also)
+    found = bound_rows(db, statement, values, also)
+    return lambda: found
+
+
+def scalar_later(
+    db: Database, statement: sa.Executable, values: Mapping[str, Any] | None = None
+) -> Callable[[], Any]:
+    """:func:`scalar` sent as :func:`bound_rows_later` says (e.g. a transaction's last insert,
+    sent with its ``COMMIT``); call the result for the value."""
+    if isinstance(db.conn, PgConnection):
+        later = db.conn.defer(*bound(db, statement, values))
+        return lambda: _first(later.cursor())
+    found = scalar(db, statement, values)
+    return lambda: found

@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING
 
 import sqlalchemy as sa
 
-from core.store.statements import run
+from core.store.statements import run_later
 
 if TYPE_CHECKING:
     from core.store.engine import Database
@@ -58,15 +58,17 @@ def hold(db: Database, scope: str, *parts: object) -> None:
 
 
 def _hold_all(db: Database, names: list[str]) -> None:
-    """Hold the locks ``names`` in their order, in one statement (one round trip: PostgreSQL
-    evaluates a select list from left to right, so the order is kept; a deadlock it found
-    anyway is retried as busy, see the module)."""
+    """Hold the locks ``names`` in their order, in one statement (PostgreSQL evaluates a select
+    list from left to right, so the order is kept; a deadlock it found anyway is retried as
+    busy, see the module), sent with the transaction's next statement, in its round trip and
+    before it (:func:`core.store.statements.run_later`): what that statement reads is read
+    under the locks, and a lock's wait or timeout happens there."""
     if not db.dialect.row_locks:
         return
     if not db.conn.in_transaction:
         raise RuntimeError("a row lock is held inside a write transaction (transaction(db))")
     locks = (sa.func.pg_advisory_xact_lock(sa.func.hashtextextended(n, 0)) for n in names)
-    run(db, sa.select(*locks))
+    run_later(db, sa.select(*locks))
 
 
 def hold_person(db: Database, task: str, person: str) -> None:

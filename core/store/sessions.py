@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import secrets
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Self
 
@@ -20,7 +20,7 @@ import sqlalchemy as sa
 from core.errors import AccessError
 from core.store.accounts import Account
 from core.store.connection import utcnow
-from core.store.prepared import bound_rows
+from core.store.prepared import bound_rows, bound_rows_later
 from core.store.statements import run
 from core.store.tables import sessions
 from core.store.tables_people import accounts
@@ -96,7 +96,19 @@ _WITH_ACCOUNT = (
 def session_account(db: Database, id_hash: str) -> Account:
     """The account of the valid session ``id_hash``; AccessError with the reason otherwise
     (ended or unknown, account revoked, token replaced). One statement (a join)."""
-    found = bound_rows(db, _WITH_ACCOUNT, {"id_hash": id_hash})
+    return _valid_account(bound_rows(db, _WITH_ACCOUNT, {"id_hash": id_hash}))
+
+
+def session_account_later(db: Database, id_hash: str) -> Callable[[], Account]:
+    """:func:`session_account`, its statement sent with the connection's next one on
+    PostgreSQL (:func:`core.store.prepared.bound_rows_later`: a label's sign-in check in the
+    round trip of its row locks); calling the result checks it (AccessError as there)."""
+    found = bound_rows_later(db, _WITH_ACCOUNT, {"id_hash": id_hash})
+    return lambda: _valid_account(found())
+
+
+def _valid_account(found: list[dict[str, Any]]) -> Account:
+    """The account of a session's row (:data:`_WITH_ACCOUNT`), or AccessError saying why not."""
     if not found or found[0]["session_revoked_at"] is not None:
         raise AccessError(ENDED)
     account = Account.from_row(found[0])

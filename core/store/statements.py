@@ -160,6 +160,16 @@ def run(db: Database, statement: sa.Executable) -> Cursor:
     return cursor
 
 
+def run_later(db: Database, statement: sa.Executable) -> None:
+    """Run a Core statement whose result nobody reads (a row lock): on PostgreSQL sent with the
+    connection's next statement, in its round trip (:meth:`PgConnection.defer`, issue 33; its
+    error raised there), on SQLite now."""
+    if isinstance(db.conn, PgConnection):
+        db.conn.defer(*compiled(db, statement))
+    else:
+        run(db, statement)
+
+
 def all_rows(
     db: Database, statement: sa.Executable, also: Sequence[str] = ()
 ) -> list[dict[str, Any]]:

@@ -5,14 +5,14 @@ with an overlap so that an auto-rater can be validated; see
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Self
 
 import sqlalchemy as sa
 
 from core.store.connection import utcnow
-from core.store.prepared import run_bound
+from core.store.prepared import rows_later
 from core.store.statements import all_rows, insert, run
 from core.store.tables import validation_items as items
 
@@ -81,7 +81,14 @@ _OVERLAPS = (
 
 def validation_overlaps(db: Database, task: str) -> dict[str, int]:
     """Item key -> the largest overlap requested for it in ``task``, in order of first request."""
-    return {r[0]: int(r[1]) for r in run_bound(db, _OVERLAPS, {"task": task}).fetchall()}
+    return validation_overlaps_later(db, task)()
+
+
+def validation_overlaps_later(db: Database, task: str) -> Callable[[], dict[str, int]]:
+    """:func:`validation_overlaps`, its statement sent with the connection's next one on
+    PostgreSQL (:func:`core.store.prepared.rows_later`); call the result for the overlaps."""
+    found = rows_later(db, _OVERLAPS, {"task": task})
+    return lambda: {r[0]: int(r[1]) for r in found()}
 
 
 def validation_requests(db: Database, task: str, rater: str | None = None) -> list[ValidationItem]:

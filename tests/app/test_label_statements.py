@@ -7,12 +7,17 @@ pragmas included) over the run of one verdict button: the action, then the page 
 triggers. What the count guards: the action's connection is handed to the run that follows on
 both databases (one borrow less: on PostgreSQL a ping, the open check and a give-back), the
 settings are read in one statement a connection (were one a setting: 7 a label), the team's
-names in one, a label's two row locks in one, the sign-in check one join, the question read once."""
+names in one, a label's two row locks in one, the sign-in check one join, the question read once.
+On PostgreSQL the round trips are counted too (statements sent together in psycopg's pipeline
+mode are one: ``PgConnection.defer``): the write transaction in two, the queue's independent
+reads (settings, names, validation requests; the own row and the answers) sent together."""
 
 from __future__ import annotations
 
+import contextlib
 import sqlite3
 from collections import Counter
+from collections.abc import Iterator
 from typing import Any
 
 import psycopg
@@ -27,24 +32,51 @@ from core.store.connection import LockedConnection
 #: largest judgment id apart from its window count); then 44 and 31 (each sign-in check two
 #: reads, the question read three times: its text, its documents, the evidence's documents).
 BUDGET = {"sqlite": 39, "postgresql": 26}
+#: The most round trips of that run on PostgreSQL: a statement sent on its own is one, a
+#: pipeline one however many it holds. Before: 25 (the team marks' two reads pipelined; the
+#: write transaction's six statements six round trips, the queue's reads one each).
+ROUND_TRIPS = 18
 
 
-def _counting(monkeypatch: pytest.MonkeyPatch, backend: str) -> list[str]:
-    """Every statement sent from now on (text), on ``backend``'s driver."""
+def _counting(monkeypatch: pytest.MonkeyPatch, backend: str) -> tuple[list[str], list[list[str]]]:
+    """Every statement sent from now on (text), on ``backend``'s driver, and (PostgreSQL) the
+    round trips: a statement sent on its own, or one pipeline (psycopg's pipeline mode: its
+    statements all sent, then all answered) however many it holds."""
     sent: list[str] = []
+    trips: list[list[str]] = []  # each round trip's statements
     if backend == "postgresql":
         real, real_many = psycopg.Cursor.execute, psycopg.Cursor.executemany
+        real_pipeline = psycopg.Connection.pipeline
+        depth = [0]
+
+        def note(query: Any) -> None:
+            sent.append(" ".join(str(query).split()))
+            if not depth[0]:
+                trips.append([])
+            trips[-1].append(sent[-1])
 
         def execute(self: Any, query: Any, *args: Any, **kw: Any) -> Any:
-            sent.append(" ".join(str(query).split()))
+            note(query)
             return real(self, query, *args, **kw)
 
         def executemany(self: Any, query: Any, *args: Any, **kw: Any) -> Any:
-            sent.append(" ".join(str(query).split()))
+            note(query)
             return real_many(self, query, *args, **kw)
+
+        @contextlib.contextmanager
+        def pipeline(self: Any) -> Iterator[Any]:
+            if not depth[0]:
+                trips.append([])
+            depth[0] += 1
+            try:
+                with real_pipeline(self) as inner:
+                    yield inner
+            finally:
+                depth[0] -= 1
 
         monkeypatch.setattr(psycopg.Cursor, "execute", execute)
         monkeypatch.setattr(psycopg.Cursor, "executemany", executemany)
+        monkeypatch.setattr(psycopg.Connection, "pipeline", pipeline)
     else:
 
         def sqlite_execute(self: Any, sql: str, *args: Any) -> Any:
@@ -57,7 +89,7 @@ def _counting(monkeypatch: pytest.MonkeyPatch, backend: str) -> list[str]:
 
         monkeypatch.setattr(LockedConnection, "execute", sqlite_execute, raising=False)
         monkeypatch.setattr(LockedConnection, "executemany", sqlite_many, raising=False)
-    return sent
+    return sent, trips
 
 
 def _settings_reads(sent: list[str]) -> int:
@@ -69,7 +101,7 @@ def test_one_label_sends_few_statements(team, monkeypatch, backend):  # noqa: F8
     path, tokens = team
     at = opened(SBS, token=tokens["alice"])
     _verdict(at, "A")  # the first label warms the process's caches (team marks, items)
-    sent = _counting(monkeypatch, backend)
+    sent, trips = _counting(monkeypatch, backend)
     _verdict(at, "B")
     kinds = Counter(" ".join(s.split()[:2]).lower() for s in sent)
     assert sum(s.lower().startswith("insert into judgments") for s in sent) == 1, kinds
@@ -92,3 +124,19 @@ def test_one_label_sends_few_statements(team, monkeypatch, backend):  # noqa: F8
     assert sign_ins and all("join accounts" in s.lower() for s in sign_ins), sign_ins
     assert not any(s.lower().startswith("select accounts.id,") for s in sent), kinds
     assert len(sent) <= BUDGET[backend], (len(sent), kinds)
+    if backend == "postgresql":
+        _write_in_two_round_trips(trips)
+        assert len(trips) <= ROUND_TRIPS, (len(trips), [t[0][:40] for t in trips])
+
+
+def _write_in_two_round_trips(trips: list[list[str]]) -> None:
+    """The label's write transaction on PostgreSQL: ``BEGIN``, the sign-in check's read, the
+    row locks and the row the label supersedes in one round trip, in that order; the insert
+    with ``COMMIT`` in the next (it was six round trips, one a statement)."""
+    first = next(i for i, trip in enumerate(trips) if trip[0] == "BEGIN")
+    opened, closed = trips[first], trips[first + 1]
+    assert len(opened) == 4, opened
+    assert " from sessions" in opened[1].lower() and "pg_advisory_xact_lock" in opened[2]
+    assert opened[3].lower().startswith("select j.id"), opened
+    assert len(closed) == 2 and closed[0].lower().startswith("insert into judgments"), closed
+    assert closed[1] == "COMMIT", closed

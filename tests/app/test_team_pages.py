@@ -328,8 +328,15 @@ def test_a_label_checks_the_sign_in_once(team, monkeypatch):
             calls.append(caller)
         return real(db, who, role)
 
+    real_later = identity.authorise_later
+
+    def counted_later(db, who, role="annotator"):
+        calls.append(Path(sys._getframe(1).f_code.co_filename).name)
+        return real_later(db, who, role)
+
     monkeypatch.setattr(identity, "authorise", counted)  # the page's name for it
-    monkeypatch.setattr(pairwise, "authorise", counted)  # the verdict's transaction
+    monkeypatch.setattr(pairwise, "authorise", counted)  # an undo's transaction
+    monkeypatch.setattr(pairwise, "authorise_later", counted_later)  # the verdict's transaction
     at = opened(SBS, token=tokens["alice"])
     calls.clear()
     ok(at.run())  # no action: the decision area checks
