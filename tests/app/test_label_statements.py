@@ -14,14 +14,12 @@ reads (settings, names, validation requests; the own row and the answers) sent t
 
 from __future__ import annotations
 
-import contextlib
 import sqlite3
 from collections import Counter
-from collections.abc import Iterator
 from typing import Any
 
-import psycopg
 import pytest
+from pg_round_trips import count_pg
 from test_team_pages import SBS, _verdict, opened, team  # noqa: F401  (team: a fixture)
 
 from core.store.connection import LockedConnection
@@ -42,54 +40,21 @@ def _counting(monkeypatch: pytest.MonkeyPatch, backend: str) -> tuple[list[str],
     """Every statement sent from now on (text), on ``backend``'s driver, and (PostgreSQL) the
     round trips: a statement sent on its own, or one pipeline (psycopg's pipeline mode: its
     statements all sent, then all answered) however many it holds."""
-    sent: list[str] = []
-    trips: list[list[str]] = []  # each round trip's statements
     if backend == "postgresql":
-        real, real_many = psycopg.Cursor.execute, psycopg.Cursor.executemany
-        real_pipeline = psycopg.Connection.pipeline
-        depth = [0]
+        return count_pg(monkeypatch)
+    sent: list[str] = []  # SQLite: every statement, all inside the process (no round trips)
 
-        def note(query: Any) -> None:
-            sent.append(" ".join(str(query).split()))
-            if not depth[0]:
-                trips.append([])
-            trips[-1].append(sent[-1])
+    def sqlite_execute(self: Any, sql: str, *args: Any) -> Any:
+        sent.append(" ".join(sql.split()))
+        return sqlite3.Connection.execute(self, sql, *args)
 
-        def execute(self: Any, query: Any, *args: Any, **kw: Any) -> Any:
-            note(query)
-            return real(self, query, *args, **kw)
+    def sqlite_many(self: Any, sql: str, *args: Any) -> Any:
+        sent.append(" ".join(sql.split()))
+        return sqlite3.Connection.executemany(self, sql, *args)
 
-        def executemany(self: Any, query: Any, *args: Any, **kw: Any) -> Any:
-            note(query)
-            return real_many(self, query, *args, **kw)
-
-        @contextlib.contextmanager
-        def pipeline(self: Any) -> Iterator[Any]:
-            if not depth[0]:
-                trips.append([])
-            depth[0] += 1
-            try:
-                with real_pipeline(self) as inner:
-                    yield inner
-            finally:
-                depth[0] -= 1
-
-        monkeypatch.setattr(psycopg.Cursor, "execute", execute)
-        monkeypatch.setattr(psycopg.Cursor, "executemany", executemany)
-        monkeypatch.setattr(psycopg.Connection, "pipeline", pipeline)
-    else:
-
-        def sqlite_execute(self: Any, sql: str, *args: Any) -> Any:
-            sent.append(" ".join(sql.split()))
-            return sqlite3.Connection.execute(self, sql, *args)
-
-        def sqlite_many(self: Any, sql: str, *args: Any) -> Any:
-            sent.append(" ".join(sql.split()))
-            return sqlite3.Connection.executemany(self, sql, *args)
-
-        monkeypatch.setattr(LockedConnection, "execute", sqlite_execute, raising=False)
-        monkeypatch.setattr(LockedConnection, "executemany", sqlite_many, raising=False)
-    return sent, trips
+    monkeypatch.setattr(LockedConnection, "execute", sqlite_execute, raising=False)
+    monkeypatch.setattr(LockedConnection, "executemany", sqlite_many, raising=False)
+    return sent, []
 
 
 def _settings_reads(sent: list[str]) -> int:

@@ -18,24 +18,17 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from unseen_novel import METHODS
 
 from core.corpus.documents import read_text_file, split_passages
 from core.corpus.gutenberg import clean_gutenberg
 from core.generation.entities import extract_entities
-from core.generation.mentions import spacy_available
 from core.generation.names import Entity, Mention
 from core.generation.not_names import after_determiners, is_role, revised_label
 
 ROOT = Path(__file__).resolve().parents[2]
 LESMIS = ROOT / "demo" / "books" / "pg135_les_miserables_hugo_hapgood.txt"
 BOOKS = ROOT / "tests" / "data" / "unseen_books"
-METHODS = [
-    "regex",
-    pytest.param(
-        "spacy",
-        marks=pytest.mark.skipif(spacy_available() is None, reason="no spaCy English pipeline"),
-    ),
-]
 _CACHE: dict[tuple[str, str], list[Entity]] = {}
 
 

@@ -23,6 +23,7 @@ import re
 from pathlib import Path
 
 import pytest
+from unseen_novel import METHODS
 
 from core.corpus.documents import read_text_file, split_passages, upsert_document
 from core.corpus.gutenberg import clean_gutenberg
@@ -39,13 +40,6 @@ from core.store.connection import rows
 from core.store.questions import Question
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "unseen_books"
-METHODS = [
-    "regex",
-    pytest.param(
-        "spacy",
-        marks=pytest.mark.skipif(spacy_available() is None, reason="no spaCy English pipeline"),
-    ),
-]
 _CACHE: dict[tuple[str, str], list[Entity]] = {}
 
 

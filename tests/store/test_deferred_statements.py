@@ -11,13 +11,12 @@ the connection is left out of any transaction."""
 
 from __future__ import annotations
 
-import contextlib
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 import sqlalchemy as sa
 from contract_registry import contract_case
+from pg_round_trips import count_pg
 
 from core.errors import AccessError
 from core.store import accounts, judgments, prepared, sessions, statements, validation_items
@@ -29,36 +28,9 @@ from core.store.tables import judgments as judgments_table
 
 @pytest.fixture
 def trips(backend: str, monkeypatch: pytest.MonkeyPatch) -> list[list[str]]:
-    """Each round trip's statements from now on (PostgreSQL; none on SQLite, in the process):
-    a statement sent on its own is one, a pipeline one however many it holds."""
-    found: list[list[str]] = []
-    if backend == "sqlite":
-        return found
-    import psycopg
-
-    real, real_pipeline = psycopg.Cursor.execute, psycopg.Connection.pipeline
-    depth = [0]
-
-    def execute(self: Any, query: Any, *args: Any, **kw: Any) -> Any:
-        if not depth[0]:
-            found.append([])
-        found[-1].append(" ".join(str(query).split())[:40])
-        return real(self, query, *args, **kw)
-
-    @contextlib.contextmanager
-    def pipeline(self: Any) -> Iterator[Any]:
-        if not depth[0]:
-            found.append([])
-        depth[0] += 1
-        try:
-            with real_pipeline(self) as inner:
-                yield inner
-        finally:
-            depth[0] -= 1
-
-    monkeypatch.setattr(psycopg.Cursor, "execute", execute)
-    monkeypatch.setattr(psycopg.Connection, "pipeline", pipeline)
-    return found
+    """Each round trip's statements from now on (PostgreSQL: :func:`pg_round_trips.count_pg`;
+    none on SQLite, in the process)."""
+    return [] if backend == "sqlite" else count_pg(monkeypatch)[1]
 
 
 def _label(rater: str, supersedes: int | None = None) -> NewJudgment:
