@@ -177,7 +177,8 @@ with connection.database() as db:
         seen = own_resolution_id(db, did, who)  # what a submit from this page expects
         if st.session_state.pop("dispute_scroll", False):
             shortcuts.scroll_to_top(str(did))
-        docs = dict(searchable_documents(db, d["question"]["id"]))
+        documents = searchable_documents(db, d["question"]["id"])
+        docs = dict(documents)
         main, side = workspace.item_columns(question, bool(docs))
         with main:
             left, right = st.columns(2)
@@ -239,7 +240,7 @@ with connection.database() as db:
             with side, workspace.pane(f"dispute_evidence_{did}", workspace.EVIDENCE_PX, False):
                 render.evidence_beside(
                     db,
-                    list(docs.items()),
+                    documents,
                     question,
                     [*d["references"], d["answer"]["text"]],
                     f"dispute_{did}",

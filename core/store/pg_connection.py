@@ -121,23 +121,16 @@ class PgConnection:
         Statements deferred before it (:meth:`defer`) go in the same round trip, first."""
         if params is not None:
             refuse_sqlite_marks(query)
-        with self._turn(), _reached():
-            if not self._later:
-                return PgCursor(self.raw.execute(query, params))
-            with self._pipeline():
-                cursor = self.raw.execute(query, params)
+        with self._turn(), _reached(), self._with_deferred():
+            cursor = self.raw.execute(query, params)
         return PgCursor(cursor)
 
     def executemany(self, query: str, params_seq: Iterable[Any], /) -> PgCursor:
         """Run one statement once per parameter row (spelled as for :meth:`execute`)."""
         refuse_sqlite_marks(query)
-        with self._turn(), _reached():
+        with self._turn(), _reached(), self._with_deferred():
             cursor = self.raw.cursor()
-            if not self._later:
-                cursor.executemany(query, params_seq)
-                return PgCursor(cursor)
-            with self._pipeline():
-                cursor.executemany(query, params_seq)
+            cursor.executemany(query, params_seq)
         return PgCursor(cursor)
 
     def fetch_each(self, statements: Sequence[tuple[str, Any]]) -> list[list[tuple[Any, ...]]]:
@@ -181,6 +174,11 @@ class PgConnection:
         with self._turn():
             self._later.clear()
             self._begins = False
+
+    def _with_deferred(self) -> contextlib.AbstractContextManager[None]:
+        """The next statement's round trip: with the deferred statements before it (one
+        pipeline), or on its own when there are none."""
+        return self._pipeline() if self._later else contextlib.nullcontext()
 
     @contextlib.contextmanager
     def _pipeline(self) -> Iterator[None]:

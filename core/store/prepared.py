@@ -13,7 +13,7 @@ A statement given to :func:`run_bound` must be built once (a module constant, or
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, TypeVar
 
 import sqlalchemy as sa
 
@@ -21,6 +21,8 @@ from core.store.connection import decode_row
 from core.store.engine import Cursor, Database, unique_keys
 from core.store.pg_connection import PgConnection
 from core.store.statements import sa_dialect
+
+T = TypeVar("T")
 
 #: (id of a statement, dialect) -> :class:`_Compiled`; cleared when it grows past
 #: :data:`_KEPT` (a statement built per call by mistake cannot grow it for ever).
@@ -136,18 +138,28 @@ def _first(cursor: Cursor) -> Any:
     return None if found is None else found[0]
 
 
+def _later(
+    db: Database,
+    statement: sa.Executable,
+    values: Mapping[str, Any] | None,
+    read: Callable[[Cursor], T],
+) -> Callable[[], T]:
+    """``read`` of ``statement``'s cursor (built once): on PostgreSQL the statement goes with
+    the connection's next one, in its round trip (:meth:`PgConnection.defer`), and calling the
+    result sends it first if nothing has; on SQLite it runs now."""
+    if isinstance(db.conn, PgConnection):
+        later = db.conn.defer(*bound(db, statement, values))
+        return lambda: read(later.cursor())
+    found = read(run_bound(db, statement, values))
+    return lambda: found
+
+
 def rows_later(
     db: Database, statement: sa.Executable, values: Mapping[str, Any] | None = None
 ) -> Callable[[], list[tuple[Any, ...]]]:
-    """The rows of ``statement`` (built once) as tuples, but on PostgreSQL sent with the
-    connection's next statement, in its round trip (:meth:`PgConnection.defer`: independent
-    reads of a page run sent together); on SQLite read now. Call the result for the rows (on
-    PostgreSQL it sends the statement first if nothing has)."""
-    if isinstance(db.conn, PgConnection):
-        later = db.conn.defer(*bound(db, statement, values))
-        return lambda: later.cursor().fetchall()
-    found = [tuple(r) for r in run_bound(db, statement, values).fetchall()]
-    return lambda: found
+    """The rows of ``statement`` (built once) as tuples, sent as :func:`_later` says
+    (independent reads of a page run sent together); call the result for the rows."""
+    return _later(db, statement, values, lambda c: [tuple(r) for r in c.fetchall()])
 
 
 def bound_rows_later(
@@ -156,24 +168,14 @@ def bound_rows_later(
     values: Mapping[str, Any] | None = None,
     also: Sequence[str] = (),
 ) -> Callable[[], list[dict[str, Any]]]:
-    """:func:`bound_rows`, but on PostgreSQL sent with the connection's next statement, in its
-    round trip (:meth:`PgConnection.defer`: for a read whose check can wait until that one is
-    answered); on SQLite read now. Call the result for the rows (on PostgreSQL it sends the
-    statement first if nothing has)."""
-    if isinstance(db.conn, PgConnection):
-        later = db.conn.defer(*bound(db, statement, values))
-        return lambda: _dict_rows(later.cursor(), also)
-    found = bound_rows(db, statement, values, also)
-    return lambda: found
+    """:func:`bound_rows`, sent as :func:`_later` says (for a read whose check can wait until
+    the next statement is answered); call the result for the rows."""
+    return _later(db, statement, values, lambda c: _dict_rows(c, also))
 
 
 def scalar_later(
     db: Database, statement: sa.Executable, values: Mapping[str, Any] | None = None
 ) -> Callable[[], Any]:
-    """:func:`scalar` sent as :func:`bound_rows_later` says (e.g. a transaction's last insert,
-    sent with its ``COMMIT``); call the result for the value."""
-    if isinstance(db.conn, PgConnection):
-        later = db.conn.defer(*bound(db, statement, values))
-        return lambda: _first(later.cursor())
-    found = scalar(db, statement, values)
-    return lambda: found
+    """:func:`scalar`, sent as :func:`_later` says (e.g. a transaction's last insert, sent with
+    its ``COMMIT``); call the result for the value."""
+    return _later(db, statement, values, _first)

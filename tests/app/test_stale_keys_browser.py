@@ -136,7 +136,7 @@ def _busy(db_path: Path | str, seconds: float) -> Iterator[None]:
         if str(db_path).startswith("postgresql"):
             import psycopg
 
-            with psycopg.connect(str(db_path).replace("+psycopg", "")) as conn:
+            with psycopg.connect(str(db_path)) as conn:
                 conn.execute("lock table judgments, reviews, dispute_resolutions in exclusive mode")
                 ready.set()
                 time.sleep(seconds)
@@ -150,7 +150,7 @@ def _busy(db_path: Path | str, seconds: float) -> Iterator[None]:
 
     holder = threading.Thread(target=hold)
     holder.start()
-    ready.wait(30)
+    assert ready.wait(30), "the other writer never took the lock"
     try:
         yield
     finally:
@@ -161,8 +161,7 @@ def _twice(page: Page, key: str) -> None:
     """Press ``key``, then again 0.4 s later, before the page could show the next item (the
     database is busy: :func:`_busy`); an impatient double press or a bouncing key on a slow
     moment."""
-    page.locator("h1").first.click()
-    page.keyboard.press(key)
+    _key(page, key)
     page.wait_for_timeout(400)
     page.keyboard.press(key)
 

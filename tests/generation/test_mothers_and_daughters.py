@@ -17,22 +17,15 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from unseen_novel import METHODS
 
 from core.corpus.documents import read_text_file, split_passages
 from core.corpus.gutenberg import clean_gutenberg
 from core.generation.entities import extract_entities
-from core.generation.mentions import spacy_available
 from core.generation.names import Entity
 
 BOOKS = Path(__file__).resolve().parents[1] / "data" / "unseen_books"
 DATA = BOOKS / "pride_and_prejudice_mothers.txt"
-METHODS = [
-    "regex",
-    pytest.param(
-        "spacy",
-        marks=pytest.mark.skipif(spacy_available() is None, reason="no spaCy English pipeline"),
-    ),
-]
 #: How much of the excerpt is read: Chapters 1-5 (no fuller name between mother and
 #: daughters, none for Lady and Miss Lucas: Sir William's full name is in Chapter 6) or 1-6.
 CHAPTERS = ["1-5", "1-6"]

@@ -16,12 +16,12 @@ from typing import Any
 import pytest
 import sqlalchemy as sa
 from contract_registry import contract_case
+from pairwise_rows import judgment
 from pg_round_trips import count_pg
 
 from core.errors import AccessError
 from core.store import accounts, judgments, prepared, sessions, statements, validation_items
 from core.store.connection import transaction
-from core.store.judgments import JudgmentKind, NewJudgment, RaterKind
 from core.store.row_locks import hold_label
 from core.store.tables import judgments as judgments_table
 
@@ -31,19 +31,6 @@ def trips(backend: str, monkeypatch: pytest.MonkeyPatch) -> list[list[str]]:
     """Each round trip's statements from now on (PostgreSQL: :func:`pg_round_trips.count_pg`;
     none on SQLite, in the process)."""
     return [] if backend == "sqlite" else count_pg(monkeypatch)[1]
-
-
-def _label(rater: str, supersedes: int | None = None) -> NewJudgment:
-    return NewJudgment(
-        kind=JudgmentKind.PAIRWISE,
-        question_id="q1",
-        rater=rater,
-        rater_kind=RaterKind.HUMAN,
-        system_a="s1",
-        system_b="s2",
-        verdict="A",
-        supersedes=supersedes,
-    )
 
 
 def _signed_in(db: Any, name: str) -> str:
@@ -60,7 +47,7 @@ def _label_write(db: Any, key: str, rater: str) -> int:
         hold_label(db, "side_by_side", rater, "q1|s1|s2")
         own = judgments.own_pairwise_label_later(db, rater, "q1", "s1", "s2")()
         check()  # before anything is written
-        new_id = judgments.insert_judgment_later(db, _label(rater, own.id if own else None))
+        new_id = judgments.insert_judgment_later(db, judgment(rater, "A", own.id if own else None))
     return new_id()
 
 
@@ -104,18 +91,20 @@ def test_a_label_write_is_two_round_trips_and_stores_what_it_did(seeded, backend
 @contract_case(prepared.rows_later, statements.run_later, judgments.insert_judgment_later)
 def test_a_failed_statement_sent_with_commit_rolls_back_everything(seeded, refused, backend):
     db = seeded
-    bob = judgments.insert_judgment(db, _label("human:bob"))
+    bob = judgments.insert_judgment(db, judgment("human:bob", "A"))
     with pytest.raises(refused):  # ann's row cannot supersede bob's (same-owner trigger)
         with transaction(db):
-            judgments.insert_judgment_later(db, _label("human:ann"))
-            judgments.insert_judgment_later(db, _label("human:ann", supersedes=bob))
+            judgments.insert_judgment_later(db, judgment("human:ann", "A"))
+            judgments.insert_judgment_later(db, judgment("human:ann", "A", supersedes=bob))
     assert not db.conn.in_transaction  # not left in an aborted transaction
     assert judgments.max_judgment_id(db) == bob  # the first insert rolled back with it
     # a deferred statement's error is raised by the next statement, inside the transaction
     with pytest.raises(refused):
         with transaction(db):
-            statements.run_later(db, sa.insert(judgments_table).values(_label("human:ann").row()))
-            judgments.insert_judgment_later(db, _label("human:ann", supersedes=bob))
+            statements.run_later(
+                db, sa.insert(judgments_table).values(judgment("human:ann", "A").row())
+            )
+            judgments.insert_judgment_later(db, judgment("human:ann", "A", supersedes=bob))
             prepared.rows_later(db, sa.select(judgments_table.c.id))()
     assert not db.conn.in_transaction and judgments.max_judgment_id(db) == bob
     # and the connection goes on as before
