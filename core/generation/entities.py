@@ -357,7 +357,7 @@ def extract_entities(
                     m.label = vote.most_common(1)[0][0]
             return _by_story(found, stories, lowers, min_mentions, True, text), "spacy-sampled"
         found = spacy_mentions(text, spans, lowers, progress=progress)
-        found += names_ner_missed(found, proper_noun_mentions(text, lowers), text)
+        found += names_ner_missed(found, proper_noun_mentions(text, lowers), text, lowers)
         found.sort(key=lambda m: m.start)
         return _by_story(found, stories, lowers, min_mentions, False, text), "spacy"
     found = proper_noun_mentions(text, lowers)

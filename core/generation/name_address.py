@@ -44,7 +44,7 @@ from core.generation.name_forms import (
     equated_nicks,
     is_patronymic,
 )
-from core.generation.names import Mention, fold
+from core.generation.names import LOWER_WORD, Mention, fold, lower_counts
 
 #: How far (characters, about a page) from a vocative its scene's names are looked for.
 SCENE_WINDOW = 3000
@@ -173,15 +173,24 @@ def _within(ordered: Sequence[int], at: int, window: int) -> bool:
 UNTAGGED_MIN = 3
 
 
-def _never_tagged_person(key: str, ms: Sequence[Mention], text: str) -> bool:
+def _never_tagged_person(
+    key: str, ms: Sequence[Mention], text: str, lowers: Mapping[str, int]
+) -> bool:
     """A one-word name NER tagged nowhere, written at least ``UNTAGGED_MIN`` times, more often
     inside a sentence than in lower case ("Let" is a word), a person's by
     :func:`gendered_person` (spaCy's small English model leaves all 8 "Polly" of *The Boarding
-    House* untagged)."""
+    House* untagged). ``lowers``: :func:`core.generation.names.lower_counts` of ``text``."""
     if " " in key or len(ms) < UNTAGGED_MIN:
         return False
-    lower = len(re.findall(rf"(?<![\w’']){re.escape(ms[0].core.lower())}(?![\w’'])", text))
-    return lower < sum(not m.initial for m in ms) and gendered_person(ms, text)
+    inside = sum(not m.initial for m in ms)
+    word = ms[0].core.lower()
+    # ``lowers`` also counts "polly’s", which this count leaves out: it is an upper bound for a
+    # word it counts, and the book is scanned only when the bound does not already decide
+    if not (LOWER_WORD.fullmatch(word) and lowers.get(word, 0) < inside):
+        lower = len(re.findall(rf"(?<![\w’']){re.escape(word)}(?![\w’'])", text))
+        if lower >= inside:
+            return False
+    return gendered_person(ms, text)
 
 
 def gendered_person(ms: Sequence[Mention], text: str) -> bool:
@@ -194,10 +203,17 @@ def gendered_person(ms: Sequence[Mention], text: str) -> bool:
     return person >= 2 and person > place and bool(pronoun_gender(ms, text))
 
 
-def names_ner_missed(ner: Sequence[Mention], found: Sequence[Mention], text: str) -> list[Mention]:
+def names_ner_missed(
+    ner: Sequence[Mention],
+    found: Sequence[Mention],
+    text: str,
+    lowers: Mapping[str, int] | None = None,
+) -> list[Mention]:
     """The mentions of ``found`` (the built-in finder's) to add to NER's ``ner``: one-word names
     the text equates with a full name or addresses (module docstring), where no NER mention
-    overlaps; each marked ``cue = "PERSON"``."""
+    overlaps; each marked ``cue = "PERSON"``. ``lowers``: ``lower_counts(text)`` when the
+    caller has it."""
+    lowers = lower_counts(text) if lowers is None else lowers
     taken = sorted((m.start, m.end) for m in ner)
     ends = [e for _, e in taken]
     by_key: dict[str, list[Mention]] = {}
@@ -215,7 +231,7 @@ def names_ner_missed(ner: Sequence[Mention], found: Sequence[Mention], text: str
             key in nicks
             or (said >= 2 and pronoun_gender(ms, text))
             or patronymic_gender(key.split())
-            or (key not in tagged and _never_tagged_person(key, ms, text))
+            or (key not in tagged and _never_tagged_person(key, ms, text, lowers))
         ):
             for m in ms:
                 m.cue = "PERSON"

@@ -185,7 +185,9 @@ PLACE_WORDS = {
     "maison",
 }
 
-_LOWER = re.compile(r"(?<![\w’'])[a-zß-öø-ÿ][^\W\d_]*")
+#: A word :func:`lower_counts` counts, whole ("polly" of "polly’s").
+LOWER_WORD = re.compile(r"[a-zß-öø-ÿ][^\W\d_]*")
+_LOWER = re.compile(r"(?<![\w’'])" + LOWER_WORD.pattern)
 
 
 @dataclass

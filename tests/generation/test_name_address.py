@@ -10,14 +10,16 @@ from pathlib import Path
 from core.corpus.documents import read_text_file
 from core.corpus.gutenberg import clean_gutenberg
 from core.generation.entities import extract_entities
+from core.generation.mentions import proper_noun_mentions
 from core.generation.name_address import (
+    _never_tagged_person,
     is_vocative,
     names_ner_missed,
     patronymic_gender,
     pronoun_gender,
     vocative_links,
 )
-from core.generation.names import Mention, fold
+from core.generation.names import Mention, fold, lower_counts
 
 BOOK = Path(__file__).resolve().parents[1] / "data" / "unseen_books" / "anna_karenina_excerpt.txt"
 
@@ -121,3 +123,28 @@ def test_a_name_addressed_in_a_monologue_is_not_the_woman_it_mentions():
     ents = extract_entities(text, "regex")[0]
     marfa = [e for e in ents if any(m.core == "Marfa Petrovna" for m in e.mentions)]
     assert marfa and all(m.core != "Dounia" for e in marfa for m in e.mentions), marfa[0].merges
+
+
+def test_never_tagged_person_reads_lower_counts_as_the_book_scan_does():
+    """``_never_tagged_person`` takes the book's lower-case counts as an upper bound and scans
+    only when they do not decide: on real text (the *Anna Karenina* excerpt, *Dubliners* in
+    the newest layout with its untagged "Polly") every candidate name decides as with a scan
+    for each (counts no bound can decide), and a lower-case possessive, which
+    ``lower_counts`` counts and the scan does not, still leaves a name a person's."""
+    dubliners = BOOK.parent / "dubliners_2021_couples.txt"
+    for path in (BOOK, dubliners):
+        text = clean_gutenberg(read_text_file(path)).body
+        lowers = lower_counts(text)
+        by_key: dict[str, list[Mention]] = {}
+        for m in proper_noun_mentions(text, lowers):
+            by_key.setdefault(fold(m.core), []).append(m)
+        scan = {w: 10**9 for w in lowers}  # no bound decides: every name is scanned for
+        fast = {k: _never_tagged_person(k, ms, text, lowers) for k, ms in by_key.items()}
+        assert fast == {k: _never_tagged_person(k, ms, text, scan) for k, ms in by_key.items()}
+        assert (path == dubliners) == fast.get("polly", False)
+    text = "Polly knew. Then Polly began; she ran. And Polly said she would.\n\n" + (
+        "The polly’s bell rang. " * 4
+    )
+    ms = _mentions(text, "Polly")
+    assert lower_counts(text)["polly"] == 4 > sum(not m.initial for m in ms) == 3
+    assert _never_tagged_person("polly", ms, text, lower_counts(text))
