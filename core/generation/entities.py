@@ -72,13 +72,15 @@ from core.generation.names import (
     lower_counts,
 )
 from core.generation.not_names import entity_label
-from core.generation.shared_names import contains, families_of, family_people, hosts_of, own_surname
-from core.generation.surnames import (
-    cooccur,
-    held_apart,
-    nickname_pairs,
-    wives_and_daughters,
+from core.generation.shared_names import (
+    contains,
+    families_of,
+    family_people,
+    group_sizes,
+    hosts_of,
+    own_surname,
 )
+from core.generation.surnames import cooccur, held_apart, nickname_pairs, wives_and_daughters
 
 
 class _UnionFind:
@@ -162,17 +164,16 @@ def cluster_mentions(
         uf.union(pet, full)
         reasons.setdefault(pet, why)
         reasons.setdefault(full, why)
-    group_size: Counter[str] = Counter()
+    group_size = group_sizes(kept, uf.find)
     absorbed: dict[str, list[str]] = defaultdict(list)
     surnames: set[str] = set()  # one-word names joining a fuller name that is not theirs first
     members: dict[str, list[str]] = defaultdict(list)
     for key in kept:
-        group_size[uf.find(key)] += size[key]
         members[uf.find(key)].append(key)
     for key in kept:
         if not words[key] or words[key][-1] in PLACE_WORDS:
             continue
-        fuller = hosts_of(key, kept, words, uf.find, families)  # not a family's, a middle name
+        fuller = hosts_of(key, kept, words, uf.find, families, group_size)  # shared_names.py
         if any(m.titles for m in kept[key]):  # "Mme. Vauquer" is not the "Maison Vauquer"
             fuller = [k for k in fuller if not set(words[k]) & PLACE_WORDS]
         roots = {uf.find(k) for k in fuller} - {uf.find(key)}

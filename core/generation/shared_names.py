@@ -60,23 +60,32 @@ def middle_name(short: Sequence[str], long: Sequence[str]) -> bool:
     )
 
 
-def hosts_of(
+def group_sizes(
+    kept: Mapping[str, Sequence[Mention]], group_of: Callable[[str], str]
+) -> Counter[str]:
+    """Group root -> the mentions of its names (``kept``: key -> mentions)."""
+    sizes: Counter[str] = Counter()
+    for k, ms in kept.items():
+        sizes[group_of(k)] += len(ms)
+    return sizes
+
+
+def hosts_of(  # noqa: PLR0913
     key: str,
     kept: Mapping[str, Sequence[Mention]],
     words: Mapping[str, tuple[str, ...]],
     group_of: Callable[[str], str],
     families: Collection[str],
+    sizes: Mapping[str, int],
 ) -> list[str]:
     """The longer names of ``kept`` (key -> mentions; ``words``: key -> its words) holding
     ``key``'s words that ``key`` may join by containment: never one that holds it as a middle
     name; for a family's one-word surname (``families``) none, unless it is the name of one of
-    them (:func:`own_name`); names already of ``key``'s group (equated) always."""
+    them (:func:`own_name`; ``sizes``: :func:`group_sizes`); names already of ``key``'s group
+    (equated) always."""
     own = group_of(key)
     fuller = [k for k, w in words.items() if contains(w, words[key])]
     if len(words[key]) == 1 and words[key][0] in families:
-        sizes: Counter[str] = Counter()
-        for k in words:
-            sizes[group_of(k)] += len(kept[k])
         if not own_name(kept[key], [sizes[group_of(k)] for k in fuller if group_of(k) != own]):
             return [k for k in fuller if group_of(k) == own]
     # whole words: "Ch’uan" is no middle name of "Li Ch’uan" (an apostrophe splits no name)

@@ -15,6 +15,7 @@ on real text where the text has it, on both extraction paths.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -27,7 +28,7 @@ from core.generation.entities import cluster_mentions, extract_entities
 from core.generation.entity_measure import character_recall
 from core.generation.mentions import proper_noun_mentions
 from core.generation.names import Entity, Mention, fold, lower_counts
-from core.generation.shared_names import families_of, hosts_of, middle_name
+from core.generation.shared_names import families_of, group_sizes, hosts_of, middle_name
 
 BOOKS = Path(__file__).resolve().parents[1] / "data" / "unseen_books"
 STORIES = Path(__file__).resolve().parents[2] / "demo" / "narrativeqa" / "stories"
@@ -102,18 +103,22 @@ def test_a_middle_name_is_not_the_first_name():
         "elliot": ("elliot",),
     }
     kept = {k: [Mention(0, 1, k, k)] * 2 for k in words}
-    assert hosts_of("walter elliot", kept, words, lambda k: k, set()) == []
-    one = hosts_of("walter elliot", kept, words, lambda k: "one", set())  # the text equates them
+
+    def hosts(key: str, group_of: Callable[[str], str], families: set[str]) -> list[str]:
+        return hosts_of(key, kept, words, group_of, families, group_sizes(kept, group_of))
+
+    assert hosts("walter elliot", lambda k: k, set()) == []
+    one = hosts("walter elliot", lambda k: "one", set())  # the text equates them
     assert one == ["william walter elliot"]
     both = ["walter elliot", "william walter elliot"]
-    assert hosts_of("elliot", kept, words, lambda k: k, set()) == both
-    assert hosts_of("elliot", kept, words, lambda k: k, {"elliot"}) == []  # a family's
+    assert hosts("elliot", lambda k: k, set()) == both
+    assert hosts("elliot", lambda k: k, {"elliot"}) == []  # a family's
     kept["elliot"] = [Mention(0, 1, "Elliot", "Elliot")] * 3  # the narrator's name for one
-    assert hosts_of("elliot", kept, words, lambda k: k, {"elliot"}) == both
+    assert hosts("elliot", lambda k: k, {"elliot"}) == both
     # whole words: an apostrophe splits no name ("Ch’uan" is the end of "Li Ch’uan")
-    chinese = {"ch'uan": ("ch", "uan"), "li ch'uan": ("li", "ch", "uan")}
-    kept2 = {k: [Mention(0, 1, k, k)] * 2 for k in chinese}
-    assert hosts_of("ch'uan", kept2, chinese, lambda k: k, set()) == ["li ch'uan"]
+    kept = {k: [Mention(0, 1, k, k)] * 2 for k in ("ch'uan", "li ch'uan")}
+    words = {"ch'uan": ("ch", "uan"), "li ch'uan": ("li", "ch", "uan")}
+    assert hosts("ch'uan", lambda k: k, set()) == ["li ch'uan"]
 
 
 def test_a_longer_name_with_another_first_name_is_another_person():
