@@ -137,26 +137,36 @@ def _italic(text: str, start: int) -> bool:
     return text.count("_", text.rfind("\n\n", 0, start) + 1, start) % 2 == 1
 
 
+#: ``(person, verbs, place)`` of :func:`context_evidence`.
+Evidence = tuple[int, int, float]
+
+
 def entity_label(ms: Sequence[Mention], name: str, text: str) -> str:
     """The label of an entity named ``name`` with mentions ``ms`` in ``text``."""
+    return label_and_evidence(ms, name, text)[0]
+
+
+def label_and_evidence(ms: Sequence[Mention], name: str, text: str) -> tuple[str, Evidence | None]:
+    """:func:`entity_label` and the :func:`context_evidence` it read (``None`` when it decided
+    without), for a later reader of the same evidence (:mod:`core.generation.not_names`)."""
     labels = Counter(m.label for m in ms if m.label)
     titled = sum(bool(m.titles) for m in ms)
     words = key_words(fold(name))
     if set(words) & PLACE_WORDS:
-        return "PLACE"
+        return "PLACE", None
     if any(is_patronymic(w) for m in ms for w in key_words(fold(m.core))) or (
         len(words) == 1 and is_diminutive(words[0])
     ):
-        return "PERSON"  # a patronymic ("Rodion Romanovitch") or a diminutive ("Dounia")
+        return "PERSON", None  # a patronymic ("Rodion Romanovitch") or a diminutive ("Dounia")
     if text and all(_italic(text, m.start) for m in ms):
-        return "OTHER"  # "going to _Araby_", "the word _Araby_": a title or a word, no one
+        return "OTHER", None  # "going to _Araby_", "the word _Araby_": a title or a word, no one
     speaker = any(is_speaker(text, m) for m in ms)  # "said Mary Jane": no horse speaks
     if not titled and not speaker and text and _horse_share(ms, text) >= 1 / 2:
-        return "OTHER"  # "Pendennis will gallop straight home to his stable": a horse
+        return "OTHER", None  # "Pendennis will gallop straight home to his stable": a horse
     if titled < 2 and mostly_after_prepositions([m.start for m in ms], text):
-        return "PLACE"  # "at Nantucket", "in Salem", "to Lisbon"
+        return "PLACE", None  # "at Nantucket", "in Salem", "to Lisbon"
     if sum(m.cue == "PERSON" for m in ms) >= 2 and not labels["NORP"] > len(ms) / 2:
-        return "PERSON"  # spoken by / titled at least twice: a character, whatever NER said
+        return "PERSON", None  # spoken by / titled at least twice: a character, whatever NER said
     if labels["PERSON"] and (titled or labels["PERSON"] >= labels["PLACE"]):
         label = "PERSON"
     elif labels["PLACE"] >= max(2, 0.3 * len(ms)):
@@ -164,12 +174,16 @@ def entity_label(ms: Sequence[Mention], name: str, text: str) -> str:
     else:
         label = labels.most_common(1)[0][0] if labels else ""
     if not text:
-        return label
-    person, verbs, place = context_evidence(ms, text)
+        return label, None
+    evidence = context_evidence(ms, text)
+    person, verbs, place = evidence
     if label == "PERSON" and person == 0 and place >= max(1, len(ms) / 4):
-        return "PLACE"  # "at Dyea", "the Barrens": never a person's context
+        return "PLACE", evidence  # "at Dyea", "the Barrens": never a person's context
     if label in ("PLACE", "ORG") and verbs >= 2 and person >= max(3, 2 * place):
-        return "PERSON"  # "Perrault nodded", "François threw", "Henrietta's schemes"
+        return "PERSON", evidence  # "Perrault nodded", "François threw", "Henrietta's schemes"
     if not label and person >= 2 and person > 2 * place:
-        return "PERSON"  # no NER (the built-in finder): "Mary Jane's pupils", "Mary Jane, who"
-    return label
+        return (
+            "PERSON",
+            evidence,
+        )  # no NER (the built-in finder): "Mary Jane's pupils", "Mary Jane, who"
+    return label, evidence

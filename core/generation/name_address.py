@@ -37,7 +37,7 @@ import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
 
-from core.generation.entity_labels import context_evidence
+from core.generation.entity_labels import Evidence, context_evidence
 from core.generation.name_forms import (
     FEMALE_PATRONYMIC,
     RUSSIAN_DIMINUTIVES,
@@ -193,13 +193,13 @@ def _never_tagged_person(
     return gendered_person(ms, text)
 
 
-def gendered_person(ms: Sequence[Mention], text: str) -> bool:
+def gendered_person(ms: Sequence[Mention], text: str, evidence: Evidence | None = None) -> bool:
     """Two person's contexts at least and more than its place's
     (:func:`core.generation.entity_labels.context_evidence`), and pronouns after the mentions
     that agree on a gender (:func:`pronoun_gender`): a person's name ("Polly knew", "Polly
     began"; "Polly was a slim girl of nineteen; she ..."), not a place's or a word's ("Om",
-    "the Empire": no person's context)."""
-    person, _verbs, place = context_evidence(ms, text)
+    "the Empire": no person's context). ``evidence``: their context evidence if already read."""
+    person, _verbs, place = evidence or context_evidence(ms, text)
     return person >= 2 and person > place and bool(pronoun_gender(ms, text))
 
 

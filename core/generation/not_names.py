@@ -29,8 +29,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from core.generation.entity_labels import context_evidence, is_speaker, key_words
-from core.generation.entity_labels import entity_label as ner_and_context_label
+from core.generation.entity_labels import (
+    Evidence,
+    context_evidence,
+    is_speaker,
+    key_words,
+    label_and_evidence,
+)
 from core.generation.name_address import gendered_person
 from core.generation.name_forms import is_diminutive, is_patronymic, preceding_word
 from core.generation.names import TITLES, Mention, fold
@@ -74,9 +79,12 @@ def after_determiners(ms: Sequence[Mention], name: str, text: str) -> bool:
     return sum(preceding_word(text, m.start) in DETERMINERS for m in ms) * 2 >= len(ms)
 
 
-def revised_label(ms: Sequence[Mention], name: str, label: str, text: str) -> str:
+def revised_label(
+    ms: Sequence[Mention], name: str, label: str, text: str, evidence: Evidence | None = None
+) -> str:
     """``label`` (from :func:`core.generation.entity_labels.entity_label`) revised by the words
-    around the mentions: ROLE, PLACE for a PERSON, PERSON for no label (module docstring)."""
+    around the mentions: ROLE, PLACE for a PERSON, PERSON for no label (module docstring).
+    ``evidence``: the mentions' :func:`context_evidence` when the caller has it."""
     if not text or label not in ("PERSON", ""):
         return label
     if is_role(ms, name):
@@ -86,15 +94,18 @@ def revised_label(ms: Sequence[Mention], name: str, label: str, text: str) -> st
     if any(is_patronymic(w) or is_diminutive(w) for m in ms for w in key_words(fold(m.core))):
         return label  # "Rodion Romanovitch", "Dounia": a person's name form
     marked = any(m.titles or m.cue == "PERSON" or is_speaker(text, m) for m in ms)
-    person, _verbs, place = context_evidence(ms, text)
+    evidence = evidence or context_evidence(ms, text)
+    person, _verbs, place = evidence
     if label == "PERSON" and not marked and place >= max(PLACE_MIN, 2 * person):
         return "PLACE"
-    if not label and gendered_person(ms, text):
+    if not label and gendered_person(ms, text, evidence):
         return "PERSON"
     return label
 
 
 def entity_label(ms: Sequence[Mention], name: str, text: str) -> str:
     """The label of an entity named ``name`` with mentions ``ms`` in ``text``:
-    :func:`core.generation.entity_labels.entity_label` revised by :func:`revised_label`."""
-    return revised_label(ms, name, ner_and_context_label(ms, name, text), text)
+    :func:`core.generation.entity_labels.entity_label` revised by :func:`revised_label`, which
+    reads the context evidence that one read, not again."""
+    label, evidence = label_and_evidence(ms, name, text)
+    return revised_label(ms, name, label, text, evidence)

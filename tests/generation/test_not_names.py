@@ -22,7 +22,9 @@ from unseen_novel import METHODS
 
 from core.corpus.documents import read_text_file, split_passages
 from core.corpus.gutenberg import clean_gutenberg
+from core.generation import entity_labels, name_address, not_names
 from core.generation.entities import extract_entities
+from core.generation.entity_labels import context_evidence
 from core.generation.names import Entity, Mention
 from core.generation.not_names import after_determiners, is_role, revised_label
 
@@ -136,3 +138,31 @@ def test_a_speaker_written_after_at_stays_a_person():
     ms = _mentions(text, "Dover")
     assert revised_label(ms, "Dover", "PERSON", text) == "PERSON"
     assert revised_label(ms[:2] + ms[3:], "Dover", "PERSON", text) == "PLACE"
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_a_label_reads_each_entitys_context_evidence_once(method, monkeypatch):
+    """The revised label reads the context evidence that NER's and the context's label already
+    read (the *Dubliners* stories, both paths): one reading an entity at most (it was up to
+    three: the label, its revision, the gender check), the same labels as reading it afresh."""
+    text = _text("dubliners")
+    ents = entities("dubliners", method)
+    afresh = [
+        revised_label(
+            e.mentions, e.name, entity_labels.entity_label(e.mentions, e.name, text), text
+        )
+        for e in ents
+    ]
+    calls: list[int] = []
+
+    def counted(ms: list[Mention], text: str) -> tuple[int, int, float]:
+        calls.append(len(ms))
+        return context_evidence(ms, text)
+
+    for module in (entity_labels, not_names, name_address):
+        monkeypatch.setattr(module, "context_evidence", counted)
+    for e, label in zip(ents, afresh, strict=True):
+        calls.clear()
+        assert not_names.entity_label(e.mentions, e.name, text) == label, e.name
+        assert len(calls) <= 1, (e.name, calls)
+    assert any(e.label == "PERSON" for e in ents) and any(e.label != "PERSON" for e in ents)
