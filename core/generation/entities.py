@@ -72,15 +72,14 @@ from core.generation.names import (
     lower_counts,
 )
 from core.generation.not_names import entity_label
-from core.generation.shared_names import (
-    contains,
-    families_of,
-    family_people,
-    group_sizes,
-    hosts_of,
-    own_surname,
+from core.generation.shared_names import contains, family_people, group_sizes, hosts_of, own_surname
+from core.generation.surnames import (
+    cooccur,
+    family_surnames,
+    held_apart,
+    nickname_pairs,
+    wives_and_daughters,
 )
-from core.generation.surnames import cooccur, held_apart, nickname_pairs, wives_and_daughters
 
 
 class _UnionFind:
@@ -145,7 +144,7 @@ def cluster_mentions(
         reasons[short] = "nickname, same surname, co-occur"
     seen = {k: _words(k) for k in by_key} | written_full_names(words, text)
     near = lambda a, b: cooccur(kept[a], kept[b], window=400)  # noqa: E731
-    families = families_of(by_key)  # borne by several people: shared_names.py
+    families = family_surnames(by_key)  # borne by several people: shared_names.py
     for name, into, why in own_surname(patronymic_links(words, seen, near), kept, words, families):
         uf.union(name, into)
         reasons.setdefault(name, why)

@@ -2,7 +2,8 @@
 (issue 36). Shared words are no evidence that two names are one person.
 
 * **A family's bare surname joins none of its bearers** (:func:`hosts_of`). A one-word
-  surname borne by two people or more (:func:`families_of`: written after two first names that
+  surname borne by two people or more
+  (:func:`core.generation.surnames.family_surnames`: written after two first names that
   are no nickname of each other, "Joe Dillon" and "Leo Dillon", or with a man's and a woman's
   title, "Mr Kearney" and "Mrs Kearney"; a full name written once counts only when its first
   name is written elsewhere too) does not join a fuller name that holds it ("Dillon" is not
@@ -36,9 +37,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Collection, Mapping, Sequence
 
-from core.generation.entity_labels import key_words
 from core.generation.names import PLACE_WORDS, Mention
-from core.generation.surnames import family_surnames
 
 
 def contains(longer: Sequence[str], shorter: Sequence[str]) -> bool:
@@ -133,17 +132,3 @@ def family_people(
         for k, w in words.items()
         if len(w) > 1 and w[-1] in titled and not set(w) & PLACE_WORDS  # "Maison Vauquer"
     }
-
-
-def families_of(by_key: Mapping[str, Sequence[Mention]]) -> set[str]:
-    """The (folded) surnames several people bear
-    (:func:`core.generation.surnames.family_surnames`), where a full name written once counts
-    only when its first name is written elsewhere too: "Edwin Soames", said once and corrected
-    at once ("Enoch Soames," said Enoch), is no second Soames."""
-    firsts = Counter(w[0] for w in map(key_words, by_key) if w)
-    people = {
-        k: ms
-        for k, ms in by_key.items()
-        if len(ms) > 1 or len(w := key_words(k)) < 2 or firsts[w[0]] > 1
-    }
-    return family_surnames(people)

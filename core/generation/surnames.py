@@ -32,7 +32,7 @@
 from __future__ import annotations
 
 import bisect
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
 
 from core.generation.entity_labels import key_words
@@ -73,11 +73,16 @@ def nickname_of(a: str, b: str) -> bool:
 def family_surnames(by_key: Mapping[str, Sequence[Mention]]) -> set[str]:
     """The (folded) surnames borne by more than one person: written with a man's and a woman's
     title, or as the last word of names with two first names that are no nickname of each
-    other."""
+    other, where a full name written once counts only when its first name is written elsewhere
+    too: "Edwin Soames", said once and corrected at once ("Enoch Soames," said Enoch), is no
+    second Soames."""
+    first_words = Counter(w[0] for w in map(key_words, by_key) if w)
     firsts: dict[str, set[str]] = defaultdict(set)
     genders: dict[str, set[str]] = defaultdict(set)
     for key, ms in by_key.items():
         words = key_words(key)
+        if len(words) > 1 and len(ms) < 2 and first_words[words[0]] < 2:
+            continue  # a slip, not a second bearer
         if len(words) == 1:
             genders[words[0]] |= {title_gender(m.titles) for m in ms} - {""}
         elif len(words) > 1:

@@ -28,7 +28,8 @@ from core.generation.entities import cluster_mentions, extract_entities
 from core.generation.entity_measure import character_recall
 from core.generation.mentions import proper_noun_mentions
 from core.generation.names import Entity, Mention, fold, lower_counts
-from core.generation.shared_names import families_of, group_sizes, hosts_of, middle_name
+from core.generation.shared_names import group_sizes, hosts_of, middle_name
+from core.generation.surnames import family_surnames
 
 BOOKS = Path(__file__).resolve().parents[1] / "data" / "unseen_books"
 STORIES = Path(__file__).resolve().parents[2] / "demo" / "narrativeqa" / "stories"
@@ -86,10 +87,12 @@ def test_a_full_name_written_once_and_corrected_is_no_second_bearer():
         return [Mention(i, i + 1, key, key) for i in range(n)]
 
     by_key = {"enoch soames": ms("Enoch Soames", 17), "edwin soames": ms("Edwin Soames", 1)}
-    assert families_of(by_key) == set()
+    assert family_surnames(by_key) == set()
     by_key |= {"edwin": ms("Edwin", 2)}  # an Edwin the book names again: two Soames
-    assert families_of(by_key) == {"soames"}
-    assert families_of({"joe dillon": ms("Joe Dillon", 2), "leo dillon": ms("L", 6)}) == {"dillon"}
+    assert family_surnames(by_key) == {"soames"}
+    assert family_surnames({"joe dillon": ms("Joe Dillon", 2), "leo dillon": ms("L", 6)}) == {
+        "dillon"
+    }
 
 
 def test_a_middle_name_is_not_the_first_name():
