@@ -8,6 +8,8 @@ from pathlib import Path
 import pytest
 
 from core.__main__ import main
+from core.generation import mentions
+from core.generation.mentions import spacy_available
 from core.store.database import open_db
 
 ETEXT = Path(__file__).resolve().parents[1] / "data" / "entity_repair" / "etext_novel.txt"
@@ -176,3 +178,23 @@ def test_several_documents_in_one_call(capsys, dbpath):
     assert code == 0 and [line for line in out.splitlines() if line.startswith("== ")] == [
         f"== {d}" for d in docs
     ]
+
+
+@pytest.mark.skipif(spacy_available() is None, reason="no spaCy English pipeline")
+def test_several_documents_load_the_spacy_model_once(capsys, dbpath):
+    """Issue 36: 14 stories cost 237 s, mostly loading spaCy once per call. One call over the
+    1990s etext novel and the *Anna Karenina* excerpt loads the model once; the second
+    document reads it from the loaded pipeline, and both get spaCy's entities."""
+    ak = Path(__file__).resolve().parents[1] / "data" / "unseen_books" / "anna_karenina_excerpt.txt"
+    assert main(["--db", dbpath, "import-book", str(ak)]) == 0
+    db = open_db(dbpath)
+    docs = [r[0] for r in db.execute("select id from documents order by id").fetchall()]
+    db.close()
+    mentions._load_spacy.cache_clear()
+    code, out, err = cli(capsys, dbpath, "entities", *docs, "--method", "spacy", "--json")
+    assert code == 0, err
+    loads = mentions._load_spacy.cache_info()
+    assert loads.misses == 1 and loads.hits >= len(docs) - 1, loads
+    found = json.loads(out)
+    assert [f["method"] for f in found] == ["spacy"] * len(docs) == ["spacy", "spacy"], found
+    assert all(f["n_entities"] > 0 for f in found)
