@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from bound_sql import run_sql
 from browser_support import unescaped
 from streamlit.testing.v1 import AppTest
 
@@ -67,10 +68,10 @@ def button(at: AppTest, label: str):
     return next(b for b in at.button if unescaped(b.label) == label)
 
 
-def query(path: Path | str, sql: str) -> list[tuple]:
+def query(path: Path | str, sql: str, **values: str) -> list[tuple]:
     db = open_db(path)
     try:
-        return [tuple(r) for r in db.execute(sql).fetchall()]
+        return [tuple(r) for r in run_sql(db, sql, **values).fetchall()]
     finally:
         db.conn.close()
 
@@ -161,48 +162,64 @@ def test_every_mention_is_offered_and_a_split_by_surface_form(novel_db):
     assert levin == [('["Konstantin Dmitrievitch Levin"]', 11)]  # the moved form's alias left
 
 
-@pytest.fixture
-def long_novel_db(db_path, tmp_path, monkeypatch) -> tuple[Path | str, str]:
-    """The bundled novel's paragraphs repeated 100 times: Levin has 1,300 mentions, more than
-    the 1,000 sample the page once offered (built with the regex method in about a second)."""
-    body = "\n\n".join(p for p in NOVEL.read_text().split("\n\n") if not p.startswith("PART "))
-    book = tmp_path / "long_novel.txt"
-    book.write_text("\n\n".join([body] * 100) + "\n")
+#: Real text (issue 36): *Les Misérables* (``demo/books``), whose most mentioned man has more
+#: than 1,000 mentions with the built-in finder (Marius: 1,339).
+LESMIS = ROOT / "demo" / "books" / "pg135_les_miserables_hugo_hapgood.txt"
+
+
+@pytest.fixture(params=["repeated novel", "Les Misérables"])
+def long_novel_db(request, db_path, tmp_path, monkeypatch) -> tuple[Path | str, str, str]:
+    """A book, its most mentioned entity and its name: the bundled novel's paragraphs repeated
+    100 times (Levin has 1,300 mentions, built with the regex method in about a second), or
+    *Les Misérables* (real text; the regex method in about half a minute), either more than the
+    1,000 sample the page once offered."""
+    if request.param == "Les Misérables":
+        book = LESMIS
+    else:
+        paragraphs = NOVEL.read_text().split("\n\n")
+        body = "\n\n".join(p for p in paragraphs if not p.startswith("PART "))
+        book = tmp_path / "long_novel.txt"
+        book.write_text("\n\n".join([body] * 100) + "\n")
     db = open_db(db_path)
     doc = import_book(db, book)["id"]
     build_entities(db, doc, method="regex")
+    name = get_entities(db, doc)[0].name
     db.conn.close()
     monkeypatch.setenv("WORKBENCH_DB", str(db_path))
-    return db_path, doc
+    return db_path, doc, name
 
 
 def test_an_entity_with_more_than_1000_mentions_is_offered_whole(long_novel_db):
-    """Issue 36: every one of 1,300 mentions reaches the split picker (a cap of 1,000 would
-    leave 300 out), and the 1,100th and the last can be picked and split off."""
-    path, doc = long_novel_db
-    (levin_id,) = query(path, "select id from entities where name = 'Levin'")[0]
-    every = [i for (i,) in query(path, f"select id from mentions where entity_id = {levin_id}")]
-    assert len(every) == 1300
+    """Issue 36: every mention of an entity with more than 1,000 (1,300 of the repeated novel's
+    Levin; 1,339 of Marius in *Les Misérables*) reaches the split picker (a cap of 1,000 would
+    leave the rest out), and the 1,100th and the last can be picked and split off."""
+    path, doc, name = long_novel_db
+    (entity_id,) = query(path, "select id from entities where name = :n", n=name)[0]
+    every = [i for (i,) in query(path, f"select id from mentions where entity_id = {entity_id}")]
+    assert len(every) > 1000 and name in ("Levin", "Marius")
+    assert name != "Levin" or len(every) == 1300
     db = open_db(path)
-    samples = mention_samples(db, doc, "Levin", None)
+    samples = mention_samples(db, doc, name, None)
     db.conn.close()
     by_start = [s["id"] for s in samples]
     assert sorted(by_start) == sorted(every)  # every one, no sample
 
     at = page()
-    at.selectbox(key="entity").set_value("Levin")
+    at.selectbox(key="entity").set_value(name)
     picker = ok(at.run()).multiselect(key="split_mentions")
     offered = [int(unescaped(o)[1:].split(" ")[0]) for o in picker.options]
-    assert offered == by_start  # all 1,300, in book order
+    assert offered == by_start  # all of them, in book order
     # the 1,100th (past the first 1,000) and the last (skipped by an even 1,000 sample)
     picker.set_value([offered[1099], offered[-1]])
-    at.text_input(key="split_name").set_value("Levin the younger")
+    at.text_input(key="split_name").set_value(f"{name} the younger")
     ok(button(ok(at.run()), "Split").click().run())
     assert query(path, "select action from entity_edits") == [("split",)]
     moved = query(
         path,
         "select m.start from mentions m join entities e on e.id = m.entity_id "
-        "where e.name = 'Levin the younger' order by m.start",
+        "where e.name = :n order by m.start",
+        n=f"{name} the younger",
     )
     assert moved == [(samples[1099]["start"],), (samples[-1]["start"],)]
-    assert query(path, "select n_mentions from entities where name = 'Levin'") == [(1298,)]
+    left = query(path, "select n_mentions from entities where name = :n", n=name)
+    assert left == [(len(every) - 2,)]
