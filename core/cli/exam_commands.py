@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -129,20 +130,28 @@ def cmd_articles(args: argparse.Namespace) -> int:
 
 
 def cmd_grade(args: argparse.Namespace) -> int:
+    from core.exam.failures import (
+        failed_grades_line,
+    )
     from core.exam.grading import (
         grade_bank,
     )
 
+    db = open_args_db(args)
     run_id = grade_bank(
-        open_args_db(args),
+        db,
         args.bank_id,
         qa_model=args.qa_model,
         verification=args.verification,
         threshold=args.threshold,
         systems=args.system or None,
         rater_model=args.rater_model,
+        max_failure_share=args.max_failure_share,
     )
     print(f"run {run_id}")
+    if line := failed_grades_line(db, run_id, args.max_failure_share):
+        print(f"error: {line}", file=sys.stderr)
+        return 3
     return 0
 
 
@@ -334,6 +343,13 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     s.add_argument("--rater-model", help="ground-truth rater model (default: lexical token F1)")
     s.add_argument("--system", action="append", help="grade only this system (repeatable)")
+    s.add_argument(
+        "--max-failure-share",
+        type=number_arg(maximum=1.0),
+        default=0.2,
+        help="exit 3 (run failed) when a system's share of grades with no verdict (unparsed "
+        "or failed) passes this (default 0.2, as an experiment's max_failure_share)",
+    )
     s.set_defaults(func=cmd_grade)
 
     s = sub.add_parser("scores", help="EXAM / n-EXAM leaderboard of a run")
