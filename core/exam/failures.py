@@ -1,12 +1,13 @@
 """How much of an EXAM run rests on nothing: per system, the grades with no verdict (an
 unparsable reply or a provider error), held to an experiment's ``max_failure_share`` rule
-(:func:`core.pipeline.trust.over_limit`)."""
+(:func:`core.llm.stage.over_limit`)."""
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import TYPE_CHECKING, Any
 
-from core.pipeline.trust import over_limit
+from core.llm.stage import failure_share, over_limit
 from core.store.exam_results import run_grades
 from core.store.runs import RunStatus
 
@@ -17,14 +18,12 @@ if TYPE_CHECKING:
 def grade_failures(db: Database, run_id: str) -> dict[str, dict[str, Any]]:
     """Per system of ``run_id``: its grades, how many have no verdict (``correct`` NULL: an
     unparsable reply or a provider error, scored as not answered) and that share."""
-    out: dict[str, dict[str, Any]] = {}
+    n: Counter[str] = Counter()
+    failed: Counter[str] = Counter()
     for g in run_grades(db, run_id):
-        f = out.setdefault(g.system, {"n": 0, "failed": 0, "share": 0.0})
-        f["n"] += 1
-        f["failed"] += g.correct is None
-    for f in out.values():
-        f["share"] = round(f["failed"] / f["n"], 4)
-    return out
+        n[g.system] += 1
+        failed[g.system] += g.correct is None
+    return {system: failure_share(n[system], failed[system]) for system in n}
 
 
 def final_status(db: Database, run_id: str, max_failure_share: float = 0.2) -> RunStatus:

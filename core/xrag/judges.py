@@ -37,8 +37,8 @@ from core.corpus.sentences import content_words
 from core.errors import ConfigError
 from core.judging.verdicts import parse_reply
 from core.llm.prompts import neutralise, render_prompt
+from core.llm.stage import failure_share, over_limit
 from core.llm.types import LLMRequest
-from core.pipeline.trust import over_limit
 from core.store.judgments import JudgmentStatus, NewJudgment
 
 DEFAULT_PANEL = ("offline:similarity", "rule:key-recall", "rule:key-facts")
@@ -259,8 +259,7 @@ def panel_failure_line(run_id: str, counts: dict[str, int], limit: float) -> str
     experiment's ``max_failure_share`` rule); None when they do not."""
     n = sum(counts.values())
     failed = sum(counts.get(label, 0) for label in FAILED_LABELS)
-    shares = {"panel": {"n": n, "failed": failed, "share": failed / n if n else 0.0}}
-    if not over_limit(shares, limit):
+    if not over_limit({"panel": failure_share(n, failed)}, limit):
         return None
     return (
         f"xrag evaluation {run_id}: {failed}/{n} results with no verdict, unparsed or failed "
