@@ -326,6 +326,8 @@ def _verify_export(args: argparse.Namespace) -> int:
     )
 
     target = checked_output_path(args.path, args.db)  # before the database is opened
+    if target.suffix[1:].isalpha() and target.suffix.lower() != ".csv":  # CSV under x.xlsx
+        raise InputError(f"{target.suffix} is not CSV; name the file .csv", path=args.path)
     with opened(args.db) as db:
         frame = answers_to_verify(db, args.model, limit=args.limit, seed=args.seed)
     with atomic_output(target, args.db) as out:
