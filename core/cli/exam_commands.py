@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -81,10 +82,15 @@ def cmd_articles(args: argparse.Namespace) -> int:
     from core.exam.inputs import (
         read_articles_jsonl,
     )
+    from core.llm.stage import (
+        failure_share,
+        over_limit,
+    )
 
     db = open_args_db(args)
     queries = bank_queries(db, args.bank_id)
     args.system = ea.checked_system(db, args.bank_id, args.system)
+    error = ""
     if args.jsonl:
         texts = read_articles_jsonl(args.jsonl)
         n = ea.import_articles(
@@ -95,6 +101,7 @@ def cmd_articles(args: argparse.Namespace) -> int:
             kind="gold" if args.system == ea.GOLD else "imported",
         )
     elif args.generate:
+        counts: Counter[str] = Counter()
         n = ea.generate_articles(
             db,
             args.bank_id,
@@ -102,7 +109,15 @@ def cmd_articles(args: argparse.Namespace) -> int:
             args.generate,
             document_id=args.document,
             budget_tokens=args.budget,
+            counts=counts,
         )
+        failed = failure_share(n + counts["failed"], counts["failed"])
+        if over_limit({args.generate: failed}, args.max_failure_share):
+            error = (
+                f"exam articles: {args.generate} {failed['failed']}/{failed['n']} replies "
+                f"failed or empty ({failed['share']:.0%}) > max_failure_share "
+                f"{args.max_failure_share:.0%}; a rerun asks again for the missing articles"
+            )
     else:
         n = 0
         for q in queries:
@@ -126,6 +141,9 @@ def cmd_articles(args: argparse.Namespace) -> int:
                 )
                 n += 1
     print(f"{n} articles stored for system {args.system} in bank {args.bank_id}")
+    if error:
+        print(f"error: {error}", file=sys.stderr)
+        return 3
     return 0
 
 
@@ -321,6 +339,13 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     how.add_argument("--generate", metavar="MODEL", help="a model writes an overview")
     s.add_argument("--document", help="source document (default: the query's own)")
     s.add_argument("--budget", type=positive_arg, default=2000, help="token limit (default 2000)")
+    s.add_argument(
+        "--max-failure-share",
+        type=number_arg(maximum=1.0),
+        default=0.2,
+        help="--generate: exit 3 when the share of queries whose reply failed or was empty "
+        "passes this (default 0.2, as an experiment's)",
+    )
     s.set_defaults(func=cmd_articles)
 
     s = sub.add_parser("grade", help="answer every exam question from each article, verify")

@@ -605,3 +605,43 @@ def test_grading_with_unusable_replies_says_so_and_exits_3(db_path, tmp_path, ca
     # a tolerant limit lets the same run pass (nothing is graded again: the grades are stored)
     assert main([*base, "--max-failure-share", "1"]) == 0
     assert db_rows(db_path, f"select status from runs where id = '{run}'") == "done"
+
+
+def test_generated_articles_that_fail_say_so_and_exit_3(db_path, capsys):
+    """`exam articles --generate` with a model whose replies are empty (or failed) dropped them
+    without a count: "0 articles stored", exit 0. Now they are counted and the command exits 3
+    past --max-failure-share; a rerun with a working model writes the missing articles."""
+    from core.__main__ import main
+    from core.corpus.documents import upsert_document
+    from core.llm.scripted import set_script
+
+    db = open_db(db_path)
+    upsert_document(db, "book", ARTICLE, kind="book", source="file", title="Rocks")
+    now = utcnow()
+    db["questions"].insert(
+        {
+            "id": "g1",
+            "document_id": "book",
+            "question": "What kind of rock is granite?",
+            "answers": '["igneous rock"]',
+            "origin": "generated",
+            "created_at": now,
+            "updated_at": now,
+        }
+    )
+    bank = derive_bank(db, "book")["bank_id"]
+    db.conn.close()
+    state = {"ok": False}
+    set_script("exam-blank", lambda req: "An overview of rocks." if state["ok"] else "  ")
+    argv = ["--db", str(db_path), "exam", "articles", bank, "w"]
+    capsys.readouterr()
+    assert main([*argv, "--generate", "scripted:exam-blank"]) == 3
+    out, err = capsys.readouterr()
+    assert out.strip() == f"0 articles stored for system w in bank {bank}"
+    assert err.strip().splitlines() == [
+        "error: exam articles: scripted:exam-blank 1/1 replies failed or empty (100%) > "
+        "max_failure_share 20%; a rerun asks again for the missing articles"
+    ]
+    state["ok"] = True
+    assert main([*argv, "--generate", "scripted:exam-blank"]) == 0
+    assert capsys.readouterr().out.strip() == f"1 articles stored for system w in bank {bank}"
