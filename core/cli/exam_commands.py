@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from core.cli.support import (
+    add_max_failure_share,
     count_arg,
     number_arg,
     open_args_db,
@@ -79,18 +80,17 @@ def cmd_articles(args: argparse.Namespace) -> int:
     from core.exam.bank import (
         bank_queries,
     )
+    from core.exam.failures import (
+        article_failure_line,
+    )
     from core.exam.inputs import (
         read_articles_jsonl,
-    )
-    from core.llm.stage import (
-        failure_share,
-        over_limit,
     )
 
     db = open_args_db(args)
     queries = bank_queries(db, args.bank_id)
     args.system = ea.checked_system(db, args.bank_id, args.system)
-    error = ""
+    error = None
     if args.jsonl:
         texts = read_articles_jsonl(args.jsonl)
         n = ea.import_articles(
@@ -111,13 +111,7 @@ def cmd_articles(args: argparse.Namespace) -> int:
             budget_tokens=args.budget,
             counts=counts,
         )
-        failed = failure_share(n + counts["failed"], counts["failed"])
-        if over_limit({args.generate: failed}, args.max_failure_share):
-            error = (
-                f"exam articles: {args.generate} {failed['failed']}/{failed['n']} replies "
-                f"failed or empty ({failed['share']:.0%}) > max_failure_share "
-                f"{args.max_failure_share:.0%}; a rerun asks again for the missing articles"
-            )
+        error = article_failure_line(args.generate, n, counts["failed"], args.max_failure_share)
     else:
         n = 0
         for q in queries:
@@ -143,8 +137,7 @@ def cmd_articles(args: argparse.Namespace) -> int:
     print(f"{n} articles stored for system {args.system} in bank {args.bank_id}")
     if error:
         print(f"error: {error}", file=sys.stderr)
-        return 3
-    return 0
+    return 3 if error else 0
 
 
 def cmd_grade(args: argparse.Namespace) -> int:
@@ -339,13 +332,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     how.add_argument("--generate", metavar="MODEL", help="a model writes an overview")
     s.add_argument("--document", help="source document (default: the query's own)")
     s.add_argument("--budget", type=positive_arg, default=2000, help="token limit (default 2000)")
-    s.add_argument(
-        "--max-failure-share",
-        type=number_arg(maximum=1.0),
-        default=0.2,
-        help="--generate: exit 3 when the share of queries whose reply failed or was empty "
-        "passes this (default 0.2, as an experiment's)",
-    )
+    add_max_failure_share(s, "queries whose --generate reply failed or was empty")
     s.set_defaults(func=cmd_articles)
 
     s = sub.add_parser("grade", help="answer every exam question from each article, verify")
@@ -368,13 +355,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     s.add_argument("--rater-model", help="ground-truth rater model (default: lexical token F1)")
     s.add_argument("--system", action="append", help="grade only this system (repeatable)")
-    s.add_argument(
-        "--max-failure-share",
-        type=number_arg(maximum=1.0),
-        default=0.2,
-        help="exit 3 (run failed) when a system's share of grades with no verdict (unparsed "
-        "or failed) passes this (default 0.2, as an experiment's max_failure_share)",
-    )
+    add_max_failure_share(s, "a system's grades with no verdict (unparsed or failed)")
     s.set_defaults(func=cmd_grade)
 
     s = sub.add_parser("scores", help="EXAM / n-EXAM leaderboard of a run")

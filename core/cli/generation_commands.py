@@ -7,7 +7,7 @@ import json
 import sys
 
 from core.cli.entity_edits import EDIT_WORDS, USAGE, add_edit_options, run_edit
-from core.cli.support import number_arg, positive_arg, size_arg
+from core.cli.support import add_max_failure_share, positive_arg, size_arg
 from core.store.database import opened
 
 
@@ -83,13 +83,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help="flag questions whose evidence spans less than this share of the book; the "
         "baseline makes none (default 0.2)",
     )
-    p.add_argument(
-        "--max-failure-share",
-        type=number_arg(maximum=1.0),
-        default=0.2,
-        help="exit 3 (run failed) when the share of entities whose reply was unparsed or "
-        "failed passes this (default 0.2, as an experiment's)",
-    )
+    add_max_failure_share(p, "entities whose reply was unparsed or failed")
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
     p.set_defaults(func=_generate)
 

@@ -9,7 +9,7 @@ import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from core.cli.support import count_arg, number_arg, size_arg
+from core.cli.support import add_max_failure_share, count_arg, size_arg
 from core.errors import InputError
 from core.store.database import opened
 
@@ -154,13 +154,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help="comma-separated judges (default offline:similarity,rule:key-recall,rule:key-facts)",
     )
     p.add_argument("--no-controlled", action="store_true")
-    p.add_argument(
-        "--max-failure-share",
-        type=number_arg(maximum=1.0),
-        default=0.2,
-        help="exit 3 (run failed) when the share of results with no verdict for want of "
-        "readable votes or an answer passes this (default 0.2, as an experiment's)",
-    )
+    add_max_failure_share(p, "results with no verdict for want of readable votes or an answer")
     p.set_defaults(func=_evaluate)
 
     p = xs.add_parser(

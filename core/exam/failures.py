@@ -47,3 +47,16 @@ def failed_grades_line(db: Database, run_id: str, max_failure_share: float = 0.2
         f"exam run {run_id}: {'; '.join(parts)} > max_failure_share {max_failure_share:.0%}; "
         f"see `exam scores {run_id}`"
     )
+
+
+def article_failure_line(model: str, stored: int, failed: int, limit: float) -> str | None:
+    """The one ``error:`` line of ``exam articles --generate`` when the share of queries whose
+    reply failed or was empty (``failed``, beside ``stored`` articles) passes ``limit``."""
+    share = failure_share(stored + failed, failed)
+    if not over_limit({model: share}, limit):
+        return None
+    return (
+        f"exam articles: {model} {failed}/{share['n']} replies failed or empty "
+        f"({share['share']:.0%}) > max_failure_share {limit:.0%}; a rerun asks again for the "
+        "missing articles"
+    )
