@@ -43,6 +43,10 @@ _ABSTAIN = (
     "the text does not",
     "not contain the answer",
 )
+#: Finish reasons of a reply cut at its token limit (OpenAI ``length``; Anthropic and Gemini
+#: ``max_tokens``): with no text, the model ran out (a reasoning model's thinking used the whole
+#: budget), it did not abstain.
+_CUT = ("length", "max_tokens")
 
 
 @dataclass
@@ -144,6 +148,14 @@ def _status(text: str, finish_reason: str = "") -> AnswerStatus:
     return AnswerStatus.OK
 
 
+def _cut_before_text(text: str, finish_reason: str) -> str | None:
+    """The error of an empty reply cut at its token limit (a failed answer, not an abstention:
+    a rerun with ``--refresh`` or a larger ``max_tokens`` may answer); None otherwise."""
+    if text.strip() or finish_reason.lower() not in _CUT:
+        return None
+    return f"empty reply cut at the token limit (finish_reason {finish_reason}); raise the system's max_tokens"
+
+
 def run_answers(
     db: Database,
     planned: list[PlannedAnswer],
@@ -161,13 +173,14 @@ def run_answers(
     now = utcnow()
 
     def store(db: Database, p: PlannedAnswer, resp: Any) -> str:
-        failed = resp.error is not None
+        error = resp.error or _cut_before_text(resp.text, resp.finish_reason)
+        failed = error is not None
         answer = Answer(
             question_id=p.question_id,
             system=p.system.name,
             text="" if failed else resp.text.strip(),
             status=AnswerStatus.ERROR if failed else _status(resp.text, resp.finish_reason),
-            error=resp.error or "",
+            error=error or "",
             context_tokens=p.context_tokens,
             input_tokens=resp.input_tokens,
             output_tokens=resp.output_tokens,

@@ -25,11 +25,19 @@ BENCHMARK_ONLY = {
 
 def table_format(args: argparse.Namespace) -> str:
     """The format of ``export TABLE``: ``--format``, else the output's extension, else CSV;
-    InputError for a format the extension contradicts, for parquet, or a benchmark option."""
+    InputError for a format the extension contradicts, for another extension in letters
+    (``.json``, ``.xlsx``) without ``--format``, for parquet, or a benchmark option."""
     given = [f"--{k.replace('_', '-')}" for k, v in BENCHMARK_ONLY.items() if getattr(args, k) != v]
     if given:
         raise InputError(f"{', '.join(given)}: only for `export benchmark`")
-    ext = EXTENSIONS.get(Path(args.output).suffix.lower()) if args.output else None
+    suffix = Path(args.output).suffix.lower() if args.output else ""
+    ext = EXTENSIONS.get(suffix)
+    if ext is None and args.format is None and suffix[1:].isalpha():
+        # x.json, x.xlsx, x.tsv: CSV under a name that promises another format
+        raise InputError(
+            f"{args.output}: {suffix} is not a table export format; name the file .csv or "
+            ".jsonl, or give --format csv|jsonl"
+        )
     fmt = args.format or ext or "csv"
     if ext is not None and ext != fmt:
         raise InputError(

@@ -98,7 +98,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "export",
         help="export a table to CSV or JSONL, or the benchmark as a dataset folder",
         description="Write every row of a table (or view) to CSV or JSONL (the format from "
-        "--format, else the file's extension .csv/.jsonl, else CSV; a mismatch is refused). "
+        "--format, else the file's extension .csv/.jsonl, else CSV; a mismatch, or another "
+        "extension such as .json or .xlsx without --format, is refused). "
         "JSONL keeps JSON columns as objects and lists; CSV quotes cells a spreadsheet would "
         "run as formulas. For judgments, only the effective verdicts by default: status ok, a "
         "verdict, not superseded by a later row (what rank and agreement count); --all-rows "
@@ -283,9 +284,10 @@ def _export(args: argparse.Namespace) -> int:
 
     if args.table == "benchmark":
         return export_benchmark(args)
-    fmt = table_format(args)
-    # the output is checked before the database is opened (its file is never read here)
+    # the output is checked before the database is opened (its file is never read here), and
+    # before its name's format: a database named as the output is refused as one
     target = None if args.output is None else checked_output_path(args.output, args.db)
+    fmt = table_format(args)
     with opened(args.db) as db:
         names = exportable(db)
         if args.table not in names:

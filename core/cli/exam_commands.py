@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from core.cli.support import (
+    add_max_failure_share,
     count_arg,
     number_arg,
     open_args_db,
@@ -77,6 +80,9 @@ def cmd_articles(args: argparse.Namespace) -> int:
     from core.exam.bank import (
         bank_queries,
     )
+    from core.exam.failures import (
+        article_failure_line,
+    )
     from core.exam.inputs import (
         read_articles_jsonl,
     )
@@ -84,6 +90,7 @@ def cmd_articles(args: argparse.Namespace) -> int:
     db = open_args_db(args)
     queries = bank_queries(db, args.bank_id)
     args.system = ea.checked_system(db, args.bank_id, args.system)
+    error = None
     if args.jsonl:
         texts = read_articles_jsonl(args.jsonl)
         n = ea.import_articles(
@@ -94,6 +101,7 @@ def cmd_articles(args: argparse.Namespace) -> int:
             kind="gold" if args.system == ea.GOLD else "imported",
         )
     elif args.generate:
+        counts: Counter[str] = Counter()
         n = ea.generate_articles(
             db,
             args.bank_id,
@@ -101,7 +109,9 @@ def cmd_articles(args: argparse.Namespace) -> int:
             args.generate,
             document_id=args.document,
             budget_tokens=args.budget,
+            counts=counts,
         )
+        error = article_failure_line(args.generate, n, counts["failed"], args.max_failure_share)
     else:
         n = 0
         for q in queries:
@@ -125,24 +135,34 @@ def cmd_articles(args: argparse.Namespace) -> int:
                 )
                 n += 1
     print(f"{n} articles stored for system {args.system} in bank {args.bank_id}")
-    return 0
+    if error:
+        print(f"error: {error}", file=sys.stderr)
+    return 3 if error else 0
 
 
 def cmd_grade(args: argparse.Namespace) -> int:
+    from core.exam.failures import (
+        failed_grades_line,
+    )
     from core.exam.grading import (
         grade_bank,
     )
 
+    db = open_args_db(args)
     run_id = grade_bank(
-        open_args_db(args),
+        db,
         args.bank_id,
         qa_model=args.qa_model,
         verification=args.verification,
         threshold=args.threshold,
         systems=args.system or None,
         rater_model=args.rater_model,
+        max_failure_share=args.max_failure_share,
     )
     print(f"run {run_id}")
+    if line := failed_grades_line(db, run_id, args.max_failure_share):
+        print(f"error: {line}", file=sys.stderr)
+        return 3
     return 0
 
 
@@ -312,6 +332,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     how.add_argument("--generate", metavar="MODEL", help="a model writes an overview")
     s.add_argument("--document", help="source document (default: the query's own)")
     s.add_argument("--budget", type=positive_arg, default=2000, help="token limit (default 2000)")
+    add_max_failure_share(s, "queries whose --generate reply failed or was empty")
     s.set_defaults(func=cmd_articles)
 
     s = sub.add_parser("grade", help="answer every exam question from each article, verify")
@@ -334,6 +355,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     s.add_argument("--rater-model", help="ground-truth rater model (default: lexical token F1)")
     s.add_argument("--system", action="append", help="grade only this system (repeatable)")
+    add_max_failure_share(s, "a system's grades with no verdict (unparsed or failed)")
     s.set_defaults(func=cmd_grade)
 
     s = sub.add_parser("scores", help="EXAM / n-EXAM leaderboard of a run")

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 
 from core.cli.entity_edits import EDIT_WORDS, USAGE, add_edit_options, run_edit
-from core.cli.support import positive_arg, size_arg
+from core.cli.support import add_max_failure_share, positive_arg, size_arg
 from core.store.database import opened
 
 
@@ -82,6 +83,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help="flag questions whose evidence spans less than this share of the book; the "
         "baseline makes none (default 0.2)",
     )
+    add_max_failure_share(p, "entities whose reply was unparsed or failed")
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
     p.set_defaults(func=_generate)
 
@@ -165,6 +167,7 @@ def _generate(args: argparse.Namespace) -> int:
             per_entity=args.per_entity,
             progress=not args.json,
             min_span_fraction=args.min_span_fraction,
+            max_failure_share=args.max_failure_share,
         )
     if args.json:
         print(json.dumps(summary))
@@ -177,4 +180,7 @@ def _generate(args: argparse.Namespace) -> int:
         )
         if summary.get("note"):
             print(f"note: {summary['note']}")
+    if line := summary.get("failure_summary"):
+        print(f"error: {line}", file=sys.stderr)
+        return 3
     return 0

@@ -157,3 +157,15 @@ def not_utf8(argv: Sequence[str], environ: Mapping[str, str]) -> str | None:
             "text (rename the file, or set the terminal to UTF-8)"
         )
     return None
+
+
+def add_max_failure_share(parser: argparse.ArgumentParser, what: str) -> None:
+    """``--max-failure-share`` (0 to 1, default 0.2, an experiment's ``max_failure_share``):
+    exit 3, the run failed, when the share of ``what`` passes it."""
+    parser.add_argument(
+        "--max-failure-share",
+        type=number_arg(maximum=1.0),
+        default=0.2,
+        help=f"exit 3 (run failed) when the share of {what} passes this (default 0.2, as an "
+        "experiment's max_failure_share)",
+    )

@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from core.cli.support import count_arg, size_arg
+from core.cli.support import add_max_failure_share, count_arg, size_arg
 from core.errors import InputError
 from core.store.database import opened
 
@@ -153,6 +154,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help="comma-separated judges (default offline:similarity,rule:key-recall,rule:key-facts)",
     )
     p.add_argument("--no-controlled", action="store_true")
+    add_max_failure_share(p, "results with no verdict for want of readable votes or an answer")
     p.set_defaults(func=_evaluate)
 
     p = xs.add_parser(
@@ -287,9 +289,8 @@ def _evaluate(args: argparse.Namespace) -> int:
     chosen = args.setting or ["all"]
     settings = SETTINGS if "all" in chosen else tuple(chosen)
     panel = tuple(x.strip() for x in args.panel.split(",")) if args.panel else DEFAULT_PANEL
-    return _run(
-        args,
-        lambda db: evaluate(
+    with opened(args.db) as db:
+        summary = evaluate(
             db,
             args.model,
             settings=settings,
@@ -297,8 +298,13 @@ def _evaluate(args: argparse.Namespace) -> int:
             controlled=not args.no_controlled,
             panel=panel,
             progress=True,
-        ),
-    )
+            max_failure_share=args.max_failure_share,
+        )
+    print(json.dumps(summary, ensure_ascii=False, indent=1, default=str))
+    if summary.get("failure_summary"):
+        print(f"error: {summary['failure_summary']}", file=sys.stderr)
+        return 3
+    return 0
 
 
 def _verify_export(args: argparse.Namespace) -> int:
@@ -314,6 +320,8 @@ def _verify_export(args: argparse.Namespace) -> int:
     )
 
     target = checked_output_path(args.path, args.db)  # before the database is opened
+    if target.suffix[1:].isalpha() and target.suffix.lower() != ".csv":  # CSV under x.xlsx
+        raise InputError(f"{target.suffix} is not CSV; name the file .csv", path=args.path)
     with opened(args.db) as db:
         frame = answers_to_verify(db, args.model, limit=args.limit, seed=args.seed)
     with atomic_output(target, args.db) as out:

@@ -35,6 +35,24 @@ def book_id_for(path: Path) -> str:
     return f"book:{slug or 'untitled'}"
 
 
+# An HTML or XHTML page (a Gutenberg "Read online" file saved as .txt): a doctype, an XML
+# declaration or an <html> tag before any text.
+_MARKUP_START = re.compile(
+    r"\s*(?:<\?xml\b[^>]*>\s*)?(?:<!--.*?-->\s*)*<(?:!doctype\s+html|html)\b", re.I | re.S
+)
+
+
+def _refuse_markup(text: str, path: str | Path) -> None:
+    """``InputError`` when a book file is an HTML page, not plain text: its tags would be stored
+    as the book's words (and become passages, entities and evidence)."""
+    if _MARKUP_START.match(text[:4096]):
+        raise InputError(
+            "looks like an HTML page, not plain text (it starts with an <html> or <!DOCTYPE html> "
+            "tag); save the book as plain text (Project Gutenberg: 'Plain Text UTF-8')",
+            path=str(path),
+        )
+
+
 def prepare_book(
     db: Database,
     path: str | Path,
@@ -61,6 +79,7 @@ def prepare_book(
         if value is not None:
             check_text_value(value, path, None, option)
     raw = read_document_text(path)
+    _refuse_markup(raw, path)
     cleaned = clean_gutenberg(raw)
     if not cleaned.body.strip():
         raise InputError("book has no text after removing the Gutenberg header", path=str(path))

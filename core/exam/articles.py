@@ -175,6 +175,7 @@ def generate_articles(
     budget_tokens: int = 6000,
     max_words: int = 600,
     run_id: str | None = None,
+    counts: Counter[str] | None = None,
 ) -> int:
     """Have ``model`` write an overview article per query (retrieve-and-generate).
 
@@ -184,7 +185,8 @@ def generate_articles(
 
     An LLM stage (:func:`core.llm.stage.run_stage`): each article is stored in its own
     transaction as its reply arrives; a rerun asks only for the queries whose ``system`` article
-    ``model`` has not written yet.
+    ``model`` has not written yet. ``counts`` (updated in place) gets ``stored`` and ``failed``
+    (a provider error or an empty reply: no article).
     """
 
     queries = bank_queries(db, bank_id)
@@ -211,7 +213,7 @@ def generate_articles(
 
     def store(db: Database, query_id: str, resp: LLMResponse) -> str | None:
         if resp.error or not (resp.text or "").strip():
-            return None
+            return "failed"
         store_article(
             db,
             bank_id,
@@ -224,7 +226,8 @@ def generate_articles(
         )
         return "stored"
 
-    return run_stage(db, planned, store, run_id=run_id, progress=True).get("stored", 0)
+    tally = run_stage(db, planned, store, run_id=run_id, progress=True, counts=counts)
+    return tally.get("stored", 0)
 
 
 def articles(

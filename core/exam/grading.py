@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any, TypedDict
 
 from core.corpus.sentences import best_token_f1
 from core.errors import ConfigError, InputError
+from core.exam.failures import final_status
 from core.exam.lexical import ArticleIndex, choose_answer, index_article, lexical_answerability
 from core.exam.replies import parse_choice, parse_rating
 from core.judging.verdicts import parse_reply
@@ -308,9 +309,11 @@ def grade_bank(
     systems: list[str] | None = None,
     rater_model: str | None = None,
     run_id: str | None = None,
+    max_failure_share: float = 0.2,
 ) -> str:
     """Grade every stored article of ``bank_id`` on its query's exam questions; returns the run id.
 
+    It ends ``failed`` when too many grades have no verdict (:func:`core.exam.failures.final_status`).
     An LLM stage (:func:`core.llm.stage.run_stage`): the run (``runs`` + ``exam_runs``) is
     written first, then each grade in its own short transaction as its reply arrives, so an
     interrupted run keeps its grades. Re-running the same configuration grades only the pairs
@@ -393,5 +396,5 @@ def grade_bank(
     except BaseException:
         finish_run(db, run_id, RunStatus.FAILED, None)
         raise
-    finish_run(db, run_id, RunStatus.DONE, None, config=config)
+    finish_run(db, run_id, final_status(db, run_id, max_failure_share), None, config=config)
     return run_id

@@ -46,7 +46,7 @@ from core.generation.question_store import store_candidates
 from core.generation.span import MIN_SPAN_FRACTION, SpanFields, built_from_offsets, span_fields
 from core.llm.engine import preflight
 from core.llm.prompts import prompt_hash, render_prompt
-from core.llm.stage import run_stage
+from core.llm.stage import failure_share, over_limit, run_stage
 from core.llm.types import LLMRequest, LLMResponse
 from core.llm.windows import context_window
 from core.store.connection import dumps, utcnow
@@ -90,6 +90,7 @@ class GenerationSummary(TypedDict):
     failures: int
     skipped_entities: int
     note: NotRequired[str]
+    failure_summary: NotRequired[str]
 
 
 def entity_context(
@@ -316,6 +317,7 @@ def generate_questions(
     progress: bool = False,
     entity_method: str = "auto",
     min_span_fraction: float = MIN_SPAN_FRACTION,
+    max_failure_share: float = 0.2,
 ) -> GenerationSummary:
     """Generate questions about the top ``n_entities`` entities of ``doc_id`` with ``model``
     (an LLM id, or ``baseline`` / ``baseline:entity-cooccurrence``) and store them.
@@ -325,7 +327,9 @@ def generate_questions(
     ``kept``, ``discarded``, ``existing`` (already stored: re-run), ``failures``,
     ``skipped_entities`` and ``run_id`` (and for the baseline a ``note`` saying why it made
     fewer questions than asked, if it did). Questions whose span fraction is below
-    ``min_span_fraction`` are flagged (the baseline makes none).
+    ``min_span_fraction`` are flagged (the baseline makes none). When the share of entities
+    whose reply failed (unparsed, provider error) passes ``max_failure_share``
+    (:func:`core.llm.stage.over_limit`) the run is ``failed`` and ``failure_summary`` says so.
     """
     if n_entities < 1 or per_entity < 1:
         raise InputError("--entities and --per-entity must be at least 1")
@@ -383,5 +387,12 @@ def generate_questions(
     )
     if is_baseline:
         summary["note"] = shortfall_reason(len(candidates), len(entities), n_entities, per_entity)
-    finish_run(db, run_id, RunStatus.DONE, dumps(summary))
+    elif over := over_limit({model: failure_share(len(todo), failures)}, max_failure_share):
+        summary["failure_summary"] = (
+            f"generate {doc_id}: {model} {failures}/{len(todo)} replies unparsed or failed "
+            f"({over[model]['share']:.0%}) > max_failure_share {max_failure_share:.0%}; "
+            "see generation_failures"
+        )
+    status = RunStatus.FAILED if "failure_summary" in summary else RunStatus.DONE
+    finish_run(db, run_id, status, dumps(summary))
     return summary

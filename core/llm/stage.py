@@ -21,13 +21,17 @@ memory, and in the cache) until the replies planned before it are stored. Stages
 rows depend on what was stored before them (near-duplicate checks) or whose row ids should follow
 the plan use it; an interrupt then keeps the stored prefix, and the waiting replies are cache hits
 on the rerun.
+
+How much of a stage failed is held to one rule (:func:`over_limit`, an experiment's
+``max_failure_share``): experiments' answers and verdicts, EXAM grades, XRAG panel results and
+generated questions.
 """
 
 from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from core.llm.engine import complete_many, refuse_open_transaction
 from core.llm.types import LLMRequest, LLMResponse
@@ -89,3 +93,14 @@ def run_stage(
         on_reply=on_reply,
     )
     return dict(tally)
+
+
+def failure_share(n: int, failed: int) -> dict[str, Any]:
+    """``{"n", "failed", "share"}`` of a stage's ``n`` results, ``failed`` of which failed."""
+    return {"n": n, "failed": failed, "share": round(failed / n, 4) if n else 0.0}
+
+
+def over_limit(shares: dict[str, dict[str, Any]], limit: float) -> dict[str, dict[str, Any]]:
+    """The entries (:func:`failure_share`) whose failed share passes ``limit`` (``share >
+    max_failure_share``): the one rule for answers, verdicts, grades and generated questions."""
+    return {k: f for k, f in shares.items() if f["share"] > limit}

@@ -28,16 +28,12 @@ from core.judging.tournament import (
     shown,
 )
 from core.llm.engine import preflight
+from core.llm.stage import over_limit
 from core.pipeline.config import check_models, load_experiment, question_statuses
 from core.pipeline.grounding import find_disputes
 from core.pipeline.report import dry_run_summary, judge_preview
 from core.pipeline.schema import Experiment
-from core.pipeline.trust import (
-    answer_failure_shares,
-    failure_line,
-    failure_shares,
-    over_limit,
-)
+from core.pipeline.trust import answer_failure_shares, failure_line, failure_shares
 from core.store.answers import Answer, answers_of_systems
 from core.store.connection import dumps, transaction, utcnow
 from core.store.experiments import (

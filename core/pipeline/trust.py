@@ -1,5 +1,5 @@
 """How far a report can be trusted: failed answers per system and unparsed/failed verdicts per
-judge (both held to the one ``max_failure_share`` rule, :func:`over_limit`), the questions every
+judge (both held to the one ``max_failure_share`` rule, :func:`core.llm.stage.over_limit`), the questions every
 system answered (:func:`comparison_questions`: systems are compared on those only), systems
 without usable verdicts, intervals resting on too few questions (flagged "too few questions for
 an interval" rather than printed as if precise), unreviewed questions and interrupted runs. Used
@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from core.llm.stage import over_limit
 from core.store.answers import AnswerStatus, answers_of_systems
 from core.store.experiments import ExperimentStatus
 from core.store.judgments import Judgment, JudgmentKind, JudgmentStatus, effective_judgments
@@ -69,12 +70,6 @@ def answer_failure_shares(
     for f in out.values():
         f["share"] = round(f["failed"] / f["n"], 4) if f["n"] else 0.0
     return out
-
-
-def over_limit(shares: dict[str, dict[str, Any]], limit: float) -> dict[str, dict[str, Any]]:
-    """The entries whose failed share passes ``limit`` (``share > max_failure_share``): the one
-    rule for answers and verdicts."""
-    return {k: f for k, f in shares.items() if f["share"] > limit}
 
 
 def failure_line(

@@ -49,6 +49,7 @@ from core.xrag.judges import (
     final_verdict,
     judge_request,
     judgment_status,
+    panel_failure_line,
     panel_vote,
     rule_vote,
     vote_from_reply,
@@ -185,22 +186,22 @@ def evaluate(
     controlled: bool = True,
     panel: tuple[str, ...] = DEFAULT_PANEL,
     progress: bool = False,
+    max_failure_share: float = 0.2,
 ) -> dict[str, Any]:
     """Answer every case with ``model``, judge it with the panel, store results and judgments.
 
     Two LLM stages (:func:`core.llm.stage.run_stage`): each answer is stored as its reply
-    arrives (a result with ``panel_status = 'pending'``), then each model judge's vote; a
-    result is finished (votes, verdict, judgments) once its panel has voted. Resumable: a
-    (question, setting, model, panel) already answered in ``xrag_results`` is not asked again,
-    a pending result gets only its missing votes, and one whose answer failed (provider error)
-    is asked again and its error row replaced (the error judgments stay in the append-only
-    ``judgments``). Returns counts and the run id.
+    arrives (a result with ``panel_status = 'pending'``), then each model judge's vote; a result
+    is finished (votes, verdict, judgments) once its panel has voted. Resumable: a (question,
+    setting, model, panel) already answered in ``xrag_results`` is not asked again, a pending
+    result gets only its missing votes, and one whose answer failed (provider error) is asked
+    again and its error row replaced (the error judgments stay in the append-only ``judgments``).
+    Returns counts and the run id; the run is ``failed``, with a ``failure_summary``, past
+    ``max_failure_share`` (:func:`core.xrag.judges.panel_failure_line`).
     """
-
     panel = check_panel(panel)
-    for s in settings:
-        if s not in SETTINGS:
-            raise ConfigError(f"unknown setting {s!r}; use {', '.join(SETTINGS)}")
+    if bad := [s for s in settings if s not in SETTINGS]:
+        raise ConfigError(f"unknown setting {bad[0]!r}; use {', '.join(SETTINGS)}")
     for lang in languages:
         language_name(lang)
     panel_key = ",".join(panel)
@@ -232,8 +233,10 @@ def evaluate(
     except BaseException:
         finish_run(db, run_id, RunStatus.FAILED, None)
         raise
-    finish_run(db, run_id, RunStatus.DONE, None)
-    return {"run_id": run_id, "cases": len(cases), "skipped": len(done), **stats}
+    line = panel_failure_line(run_id, stats, max_failure_share)
+    finish_run(db, run_id, RunStatus.FAILED if line else RunStatus.DONE, None)
+    out = {"run_id": run_id, "cases": len(cases), "skipped": len(done), **stats}
+    return out | ({"failure_summary": line} if line else {})
 
 
 def _answer(

@@ -36,6 +36,10 @@ def test_the_extension_chooses_jsonl_and_json_columns_nest(filled, tmp_path):
     out = tmp_path / "q.CSV"
     assert run_cli(["--db", str(filled), "export", "questions", "-o", str(out)])[0] == 0
     assert out.read_text(encoding="utf-8").startswith("id,")
+    for name, argv in (("q", []), ("q.2026-12-05", []), ("q.txt", ["--format", "csv"])):
+        out = tmp_path / name  # no extension, a date, or a name with --format: as asked
+        assert run_cli(["--db", str(filled), "export", "questions", "-o", str(out), *argv])[0] == 0
+        assert out.read_text(encoding="utf-8").startswith("id,")
 
 
 @pytest.mark.parametrize(
@@ -44,6 +48,9 @@ def test_the_extension_chooses_jsonl_and_json_columns_nest(filled, tmp_path):
         (["--format", "csv", "-o", "{tmp}/x.jsonl"], "error: --format csv does not match"),
         (["--format", "jsonl", "-o", "{tmp}/x.csv"], "error: --format jsonl does not match"),
         (["-o", "{tmp}/x.parquet"], "error: parquet is written by `export benchmark`"),
+        # CSV under a name that promises JSON or a workbook was written without a word
+        (["-o", "{tmp}/x.json"], "error: {tmp}/x.json: .json is not a table export format"),
+        (["-o", "{tmp}/x.xlsx"], "error: {tmp}/x.xlsx: .xlsx is not a table export format"),
         (["--out", "{tmp}/d"], "error: --out: only for `export benchmark`"),
         (["--split-by", "random"], "error: --split-by: only for `export benchmark`"),
     ],
@@ -52,6 +59,7 @@ def test_a_mismatch_is_refused_in_one_line(filled, tmp_path, argv, message):
     sub = tmp_path / "sub"
     sub.mkdir()
     argv = [a.replace("{tmp}", str(sub)) for a in argv]
+    message = message.replace("{tmp}", str(sub))
     code, out, err = run_cli(["--db", str(filled), "export", "questions", *argv])
     assert code == 2 and err.startswith(message) and err.count("\n") == 1, err
     assert out == "" and list(sub.iterdir()) == []

@@ -94,6 +94,22 @@ CASES: list[tuple[str, dict[str, str | bytes], list[str], str]] = [
         ["import-book", "{t}/b.txt", "--title", "a\x00b"],
         "U+0000",
     ),
+    (  # an HTML page renamed .txt: its tags are not a book's words
+        "book-html",
+        {"b.txt": "<!DOCTYPE html>\n<html><body><p>" + BOOK + "</p></body></html>\n"},
+        ["import-book", "{t}/b.txt"],
+        "HTML page",
+    ),
+    (  # Gutenberg's XHTML file, one of a folder whose other book is fine: nothing stored
+        "book-xhtml-in-folder",
+        {
+            "books/a.txt": BOOK,
+            "books/b.txt": '<?xml version="1.0" encoding="utf-8"?>\n<!-- x -->\n'
+            '<html xmlns="http://www.w3.org/1999/xhtml"><body>' + BOOK + "</body></html>",
+        },
+        ["import-book", "{t}/books"],
+        "HTML page",
+    ),
     (
         "book-dir-with-id",
         {"books/a.txt": BOOK},

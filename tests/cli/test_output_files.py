@@ -100,6 +100,8 @@ DB_CASES = [
     ("verify-export-folder", "sub", ["xrag", "verify-export", "{t}/sub"], "is a directory"),
     ("export-no-folder", None, ["export", "questions", "-o", "{t}/nope/q.csv"], "does not exist"),
     ("verify-no-folder", None, ["xrag", "verify-export", "{t}/nope/v.csv"], "does not exist"),
+    # CSV under a workbook's name (Excel then refuses the file)
+    ("verify-export-xlsx", None, ["xrag", "verify-export", "{t}/v.xlsx"], ".xlsx is not CSV"),
     ("export-under-file", "file", ["export", "questions", "-o", "{t}/f.txt/q.csv"], "is a file"),
     ("verify-under-file", "file", ["xrag", "verify-export", "{t}/f.txt/v.csv"], "is a file"),
     ("export-empty-name", None, ["export", "questions", "-o", " "], "empty"),

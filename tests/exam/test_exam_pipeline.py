@@ -578,3 +578,70 @@ def db_rows(db_path, sql):
         return db.execute(sql).fetchone()[0]
     finally:
         db.close()
+
+
+def test_grading_with_unusable_replies_says_so_and_exits_3(db_path, tmp_path, capsys):
+    """A Q/A model whose replies the grader cannot read (here every one) used to leave a `done`
+    run, exit 0 and a leaderboard of zeros; the run is `failed` now, with one error line."""
+    from core.__main__ import main
+    from core.llm.scripted import set_script
+
+    db = open_db(db_path)
+    _bank(db, tmp_path)
+    db.conn.close()
+    set_script("exam-mute", lambda req: "Hard to say; the passage is interesting.")
+    base = ["--db", str(db_path), "exam", "grade", "toy", "--qa-model", "scripted:exam-mute"]
+    capsys.readouterr()
+    assert main(base) == 3
+    out, err = capsys.readouterr()
+    run = "exam:toy:scripted:exam-mute:self_rating:4"
+    assert out.strip() == f"run {run}"
+    assert err.strip().splitlines() == [
+        f"error: exam run {run}: system bad 2/2 grades unparsed or failed (100%); "
+        f"system good 2/2 grades unparsed or failed (100%) > max_failure_share 20%; "
+        f"see `exam scores {run}`"
+    ]
+    assert db_rows(db_path, f"select status from runs where id = '{run}'") == "failed"
+    # a tolerant limit lets the same run pass (nothing is graded again: the grades are stored)
+    assert main([*base, "--max-failure-share", "1"]) == 0
+    assert db_rows(db_path, f"select status from runs where id = '{run}'") == "done"
+
+
+def test_generated_articles_that_fail_say_so_and_exit_3(db_path, capsys):
+    """`exam articles --generate` with a model whose replies are empty (or failed) dropped them
+    without a count: "0 articles stored", exit 0. Now they are counted and the command exits 3
+    past --max-failure-share; a rerun with a working model writes the missing articles."""
+    from core.__main__ import main
+    from core.corpus.documents import upsert_document
+    from core.llm.scripted import set_script
+
+    db = open_db(db_path)
+    upsert_document(db, "book", ARTICLE, kind="book", source="file", title="Rocks")
+    now = utcnow()
+    db["questions"].insert(
+        {
+            "id": "g1",
+            "document_id": "book",
+            "question": "What kind of rock is granite?",
+            "answers": '["igneous rock"]',
+            "origin": "generated",
+            "created_at": now,
+            "updated_at": now,
+        }
+    )
+    bank = derive_bank(db, "book")["bank_id"]
+    db.conn.close()
+    state = {"ok": False}
+    set_script("exam-blank", lambda req: "An overview of rocks." if state["ok"] else "  ")
+    argv = ["--db", str(db_path), "exam", "articles", bank, "w"]
+    capsys.readouterr()
+    assert main([*argv, "--generate", "scripted:exam-blank"]) == 3
+    out, err = capsys.readouterr()
+    assert out.strip() == f"0 articles stored for system w in bank {bank}"
+    assert err.strip().splitlines() == [
+        "error: exam articles: scripted:exam-blank 1/1 replies failed or empty (100%) > "
+        "max_failure_share 20%; a rerun asks again for the missing articles"
+    ]
+    state["ok"] = True
+    assert main([*argv, "--generate", "scripted:exam-blank"]) == 0
+    assert capsys.readouterr().out.strip() == f"1 articles stored for system w in bank {bank}"

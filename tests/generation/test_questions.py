@@ -344,3 +344,29 @@ def test_cli(book, db_path, capsys):
     assert "between 0 and 1" in capsys.readouterr().err
     assert main(["--db", str(db_path), "entities", "missing"]) == 2
     assert "unknown document" in capsys.readouterr().err
+
+
+def test_cli_generation_whose_replies_are_unusable_exits_3(book, db_path, capsys):
+    """A model whose every reply breaks the question format used to end a `done` run with exit
+    0 ("0 new questions ... 4 failed replies"); now the run is `failed`, exit 3, one error line.
+    A rerun with readable replies asks only for the failed entities and passes."""
+    state = {"ok": False}
+
+    def reply(request):
+        return _qa_json(request.fields["entity"]) if state["ok"] else "Hard to say."
+
+    set_script("mute", reply)
+    argv = ["--db", str(db_path), "generate", "book", "--model", "scripted:mute"]
+    capsys.readouterr()
+    assert main([*argv, "--entities", "4", "--per-entity", "2"]) == 3
+    out, err = capsys.readouterr()
+    assert "0 new questions" in out and "4 failed replies" in out
+    assert err.strip().splitlines() == [
+        "error: generate book: scripted:mute 4/4 replies unparsed or failed (100%) > "
+        "max_failure_share 20%; see generation_failures"
+    ]
+    statuses = rows(book, "select status from runs where kind = 'generate'")
+    assert statuses == [{"status": "failed"}]
+    state["ok"] = True
+    assert main([*argv, "--entities", "4", "--per-entity", "2"]) == 0
+    assert "8 new questions" in capsys.readouterr().out

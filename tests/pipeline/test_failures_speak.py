@@ -184,3 +184,69 @@ def test_killed_run_is_reported_interrupted_and_resumes(monkeypatch, tmp_path, d
     db = open_db(db_path)
     runs = list_experiments(db)[0]["runs"]
     assert [r["status"] for r in runs] == ["done", "interrupted"]
+
+
+CUT_SYSTEM = """
+name = "cut"
+seed = 1
+c = 10
+[data]
+origin = "narrativeqa"
+
+[[systems]]
+name = "reasoner-full"
+kind = "full"
+model = "openai:gpt-4o-mini"
+
+[[judges]]
+name = "ais-lexical"
+kind = "autoais"
+model = "offline:lexical"
+context = "full"
+"""
+
+
+def test_an_empty_answer_cut_at_the_token_limit_is_a_failed_answer(
+    monkeypatch, tmp_path, db_path, capsys
+):
+    """A reasoning model whose thinking uses the whole ``max_tokens`` replies with no text and
+    finish_reason ``length``: that was stored as an abstention and the run passed (accuracy 0);
+    it is a failed answer now, and the run says so (exit 3)."""
+    payload = openai_reply({"messages": [{"role": "user", "content": "x"}]})
+    payload["choices"][0]["message"]["content"] = ""
+    payload["choices"][0]["finish_reason"] = "length"
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    monkeypatch.delenv("WORKBENCH_LLM_CACHE", raising=False)
+    with FakeServer() as srv:
+        srv.sticky[""] = ("status", 200, {}, payload)
+        monkeypatch.setenv("OPENAI_BASE_URL", srv.url + "/v1")
+        clear_instances()
+        try:
+            _setup(tmp_path, db_path)
+            exp = tmp_path / "cut.toml"
+            exp.write_text(CUT_SYSTEM, encoding="utf-8")
+            code = main(["--db", str(db_path), "run", str(exp), "--no-progress"])
+        finally:
+            reset_configuration()
+            clear_instances()
+    err = capsys.readouterr().err
+    assert code == 3, err
+    assert "system reasoner-full 2/2 answers failed (100%)" in err
+    db = open_db(db_path)
+    try:
+        got = run_sql(db, "select status, text, error from answers where system = 'reasoner-full'")
+        got = [tuple(r) for r in got.fetchall()]
+    finally:
+        db.conn.close()
+    assert (
+        got
+        == [
+            (
+                "error",
+                "",
+                "empty reply cut at the token limit (finish_reason length); raise the "
+                "system's max_tokens",
+            )
+        ]
+        * 2
+    )

@@ -256,3 +256,51 @@ def test_failed_answers_are_retried_on_resume(db):
     assert second["cases"] == 18 and second["skipped"] == 18
     got = rows(db, "select answer_status, count(*) n from xrag_results group by 1")
     assert got == [{"answer_status": "ok", "n": 36}]
+
+
+def test_a_panel_that_never_gives_a_verdict_fails_the_run(db_path, capsys):
+    """A model judge whose every reply breaks the verdict contract used to leave a `done` run and
+    exit 0, with its results counted only as `no verdict (unparsed)` in the JSON summary; now the
+    run is `failed` and `xrag evaluate` exits 3 with one error line."""
+    from core.llm.scripted import set_script
+    from core.xrag.articles import import_articles, pair_articles
+    from core.xrag.baseline import compose_baseline
+    from core.xrag.notes import import_single_qas
+
+    db = open_db(db_path)
+    import_articles(db, DEMO / "xrag" / "articles.jsonl", source="xquad")
+    import_single_qas(db, DEMO / "xrag" / "qas.jsonl")
+    pair_articles(db, min_shared=1)
+    compose_baseline(db)
+    db.conn.close()
+    set_script("xrag-mute", lambda req: "Hard to say; the passage is interesting.")
+    argv = ["--db", str(db_path), "xrag", "evaluate", "--model", "offline:extractive"]
+    argv += ["--setting", "oracle", "--languages", "es", "--no-controlled"]
+    assert main([*argv, "--panel", "scripted:xrag-mute"]) == 3
+    out, err = capsys.readouterr()
+    summary = json.loads(out)
+    run = summary["run_id"]
+    # the English answers to the Spanish questions are wrong by the language rule, whatever the
+    # judge says; every other result has no verdict
+    assert summary == {
+        "run_id": run,
+        "cases": 36,
+        "skipped": 0,
+        "wrong": 18,
+        "no verdict (unparsed)": 18,
+        "failure_summary": summary["failure_summary"],
+    }
+    assert err.strip().splitlines() == [
+        f"error: xrag evaluation {run}: 18/36 results with no verdict, unparsed or failed "
+        "(50%) > max_failure_share 20%; see `xrag report`"
+    ]
+    db = open_db(db_path)
+    try:
+        assert rows(db, "select status from runs where id = :r", {"r": run}) == [
+            {"status": "failed"}
+        ]
+    finally:
+        db.conn.close()
+    # the default panel (offline raters) decides: the run is done, exit 0
+    assert main(argv) == 0
+    assert "failure_summary" not in json.loads(capsys.readouterr().out)
