@@ -14,7 +14,6 @@ its own URL shows its loading line at once, before its content, and no stray "ap
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import re
@@ -178,24 +177,39 @@ SCREENS: dict[str, Screen] = {
 MEASURED: dict[tuple[str, int], dict[str, tuple[int, int]]] = {}
 
 
-@contextlib.contextmanager
-def _browser(chromium: str) -> Iterator[Callable[[int, int], Any]]:
-    """Headless Chromium for the block; yields ``open(width, height)``: a new page of that
-    size, its waits bounded by :data:`WAIT_S`."""
+@pytest.fixture(scope="module")
+def chromium_browser(app: tuple[str, str, Path]) -> Iterator[Any]:
+    """One headless Chromium for the module's tests (a launch costs seconds on a busy machine);
+    each test's pages are new browser contexts of it (:func:`open_page`)."""
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=chromium, args=ARGS)
-
-        def open_page(width: int = 1280, height: int = 800) -> Any:
-            page = browser.new_page(viewport={"width": width, "height": height})
-            page.set_default_timeout(WAIT_S * 1000)
-            return page
-
+        browser = pw.chromium.launch(executable_path=app[1], args=ARGS)
         try:
-            yield open_page
+            yield browser
         finally:
             browser.close()
+
+
+@pytest.fixture
+def open_page(chromium_browser: Any) -> Iterator[Callable[..., Any]]:
+    """``open(width=1280, height=800)``: a new page of that size in a new browser context (its
+    own cookies and storage: a new session, as in a new browser), its waits bounded by
+    :data:`WAIT_S`; every context is closed after the test."""
+    contexts: list[Any] = []
+
+    def open_one(width: int = 1280, height: int = 800) -> Any:
+        context = chromium_browser.new_context(viewport={"width": width, "height": height})
+        contexts.append(context)
+        page = context.new_page()
+        page.set_default_timeout(WAIT_S * 1000)
+        return page
+
+    try:
+        yield open_one
+    finally:
+        for context in contexts:
+            context.close()
 
 
 def _box(locator: Any) -> tuple[int, int]:
@@ -229,30 +243,29 @@ def _late(screen: Screen, found: dict[str, tuple[int, int]], width: int, height:
 
 
 @pytest.mark.parametrize("name", list(SCREENS))
-def test_decision_controls_on_the_first_screen(app, name):
-    base, chromium, _ = app
+def test_decision_controls_on_the_first_screen(app, open_page, name):
+    base, _, _ = app
     screen = SCREENS[name]
     shots = os.environ.get("LAYOUT_SHOTS")
     late: list[str] = []
-    with _browser(chromium) as open_page:
-        for width, height in SIZES:
-            page = open_page(width, height)
-            page.goto(f"{base}/{screen.address}")
-            page.locator("h1").first.wait_for()
-            if screen.signed_in:
-                page.get_by_text("Signed in as").first.wait_for(state="attached")
-            idle(page)
-            wanted = {**screen.controls, **(screen.content if width == 1280 else {})}
-            found = _settled(page, wanted)
-            MEASURED[name, width] = found
-            print(f"{name} {width}x{height}: {found}")
-            if shots:
-                Path(shots).mkdir(parents=True, exist_ok=True)
-                page.screenshot(path=str(Path(shots) / f"{name}_{width}.png"))
-            late += _late(screen, found, width, height)
-            if screen.then is not None:
-                screen.then(page)
-            page.close()
+    for width, height in SIZES:
+        page = open_page(width, height)
+        page.goto(f"{base}/{screen.address}")
+        page.locator("h1").first.wait_for()
+        if screen.signed_in:
+            page.get_by_text("Signed in as").first.wait_for(state="attached")
+        idle(page)
+        wanted = {**screen.controls, **(screen.content if width == 1280 else {})}
+        found = _settled(page, wanted)
+        MEASURED[name, width] = found
+        print(f"{name} {width}x{height}: {found}")
+        if shots:
+            Path(shots).mkdir(parents=True, exist_ok=True)
+            page.screenshot(path=str(Path(shots) / f"{name}_{width}.png"))
+        late += _late(screen, found, width, height)
+        if screen.then is not None:
+            screen.then(page)
+        page.close()
     assert not late, f"{name}: below the first screen: " + "; ".join(late)
 
 
@@ -270,18 +283,17 @@ def test_the_fold_rule_can_fail():
     ]
 
 
-def test_code_in_answers_gets_the_width(app):
+def test_code_in_answers_gets_the_width(app, open_page):
     """Without a source document the answers take the page's width: a code block in an answer
     is at least 400 px wide at 1280 px (about 50 characters), not a 25-character column."""
-    base, chromium, _ = app
-    with _browser(chromium) as open_page:
-        page = open_page()
-        page.goto(f"{base}/Side_by_side?name=dana&q={CODE_ITEM}")
-        code = page.locator('[data-testid="stCode"]').filter(has_text="def ")
-        code.first.wait_for()
-        idle(page)
-        widths = [round(b["width"]) for b in (c.bounding_box() for c in code.all()) if b]
-        assert widths and min(widths) >= 400, widths
+    base, _, _ = app
+    page = open_page()
+    page.goto(f"{base}/Side_by_side?name=dana&q={CODE_ITEM}")
+    code = page.locator('[data-testid="stCode"]').filter(has_text="def ")
+    code.first.wait_for()
+    idle(page)
+    widths = [round(b["width"]) for b in (c.bounding_box() for c in code.all()) if b]
+    assert widths and min(widths) >= 400, widths
 
 
 def _count(db_path: Path, sql: str) -> int:
@@ -292,38 +304,37 @@ def _count(db_path: Path, sql: str) -> int:
         db.conn.close()
 
 
-def test_review_by_keyboard_only_and_guidelines_one_key_away(app):
+def test_review_by_keyboard_only_and_guidelines_one_key_away(app, open_page):
     """Keys 1, 3, 5 answer the checklist's three items Yes (the keys shown on its buttons, one
     control per choice: no radio beside them), A accepts: no Tab, Space or mouse first. G opens
     the guidelines over the page."""
-    base, chromium, db_path = app
+    base, _, db_path = app
     accepted = "select count(*) from reviews where annotator = 'erin' and decision = 'accept'"
     items = ("intelligible", "answered", "answer is correct")
-    with _browser(chromium) as open_page:
-        page = open_page()
-        page.goto(f"{base}/Review_questions?name=erin")
-        accept = _button("Accept")(page)
-        accept.wait_for()
+    page = open_page()
+    page.goto(f"{base}/Review_questions?name=erin")
+    accept = _button("Accept")(page)
+    accept.wait_for()
+    idle(page)
+    assert "A" in accept.inner_text()
+    for item, keys in zip(items, ("12", "34", "56")):
+        shown = [b.inner_text() for b in _item(item)(page).get_by_role("button").all()]
+        assert [k in text for text, k in zip(shown, keys)] == [True, True], shown
+    assert not page.locator('[data-testid="stRadio"]').filter(has_text="Yes").count()
+    chosen = '[data-testid="stBaseButton-primaryFormSubmit"]'
+    for key, item in zip("135", items):
+        page.keyboard.press(key)
+        yes = _item(item)(page).locator(chosen).filter(has_text=re.compile("^Yes"))
+        wait_for(lambda yes=yes: yes.count() > 0, what=f"key {key} to choose Yes")
         idle(page)
-        assert "A" in accept.inner_text()
-        for item, keys in zip(items, ("12", "34", "56")):
-            shown = [b.inner_text() for b in _item(item)(page).get_by_role("button").all()]
-            assert [k in text for text, k in zip(shown, keys)] == [True, True], shown
-        assert not page.locator('[data-testid="stRadio"]').filter(has_text="Yes").count()
-        chosen = '[data-testid="stBaseButton-primaryFormSubmit"]'
-        for key, item in zip("135", items):
-            page.keyboard.press(key)
-            yes = _item(item)(page).locator(chosen).filter(has_text=re.compile("^Yes"))
-            wait_for(lambda yes=yes: yes.count() > 0, what=f"key {key} to choose Yes")
-            idle(page)
-        assert _count(db_path, accepted) == 0  # the checklist alone stores nothing
-        page.keyboard.press("a")
-        wait_for(lambda: _count(db_path, accepted) == 1, what="Accept by keys 1 3 5 a")
-        page.get_by_text(re.compile("Stored: Accept on")).wait_for()
-        idle(page)
-        page.keyboard.press("g")
-        dialog = page.get_by_role("dialog")
-        dialog.get_by_text("Review: is this question fit").wait_for()
+    assert _count(db_path, accepted) == 0  # the checklist alone stores nothing
+    page.keyboard.press("a")
+    wait_for(lambda: _count(db_path, accepted) == 1, what="Accept by keys 1 3 5 a")
+    page.get_by_text(re.compile("Stored: Accept on")).wait_for()
+    idle(page)
+    page.keyboard.press("g")
+    dialog = page.get_by_role("dialog")
+    dialog.get_by_text("Review: is this question fit").wait_for()
 
 
 #: Watches the page from its first byte (an init script): when the app's first script run
@@ -346,7 +357,7 @@ _WATCH_JS = """(page) => { const t0 = performance.now(); const at = () => Math.r
 }"""
 
 
-def test_a_page_url_shows_its_loading_line_at_once_on_a_fresh_server(app, tmp_path):
+def test_a_page_url_shows_its_loading_line_at_once_on_a_fresh_server(app, open_page, tmp_path):
     """Issue 34, a new server's first visit: a page opened by its own URL (Leaderboard: the
     folder-mode first run of the process, seconds of imports before its title) shows "Loading
     Leaderboard..." within 1 s (scaled to the machine's load) of the app's script run starting,
@@ -354,8 +365,8 @@ def test_a_page_url_shows_its_loading_line_at_once_on_a_fresh_server(app, tmp_pa
     by side: a new session) shows its loading line or its title within that second. The sidebar
     lists the app's pages; the folder-mode "app" entry (Streamlit sends it before any of the
     app's code runs) is gone before the loading line shows."""
-    _, chromium, db_path = app
-    with streamlit_app(db_path, tmp_path / "fresh.log") as base, _browser(chromium) as open_page:
+    _, _, db_path = app
+    with streamlit_app(db_path, tmp_path / "fresh.log") as base:
         for name, address in (("Leaderboard", "Leaderboard"), ("Side by side", SIDE_BY_SIDE)):
             first = name == "Leaderboard"
             page = open_page()
@@ -379,30 +390,29 @@ def test_a_page_url_shows_its_loading_line_at_once_on_a_fresh_server(app, tmp_pa
             page.close()
 
 
-def test_adjudication_by_keys_guidelines_then_a_label_s_key_settles(app):
+def test_adjudication_by_keys_guidelines_then_a_label_s_key_settles(app, open_page):
     """On Adjudication, G opens how settling works and the task's guideline; then key 3 (shown on
     the Equal button) settles the item as Equal at once: no radio, no second key. Runs last: it
     settles the module's one disagreement."""
-    base, chromium, db_path = app
+    base, _, db_path = app
     settled = "select count(*) from adjudications where adjudicator = 'carol' and label = 'Equal'"
-    with _browser(chromium) as open_page:
-        page = open_page()
-        page.goto(f"{base}/Adjudication?name=carol")
-        equal = _button("Equal")(page)
-        equal.wait_for()
-        idle(page)
-        assert "3" in equal.inner_text()
-        page.get_by_text(re.compile(r"^Item 1 of \d+ open disagreements")).wait_for()
-        idle(page)
-        page.locator("h1").first.click()  # focus the page, not a text box (keys are off there)
-        page.keyboard.press("g")
-        dialog = page.get_by_role("dialog")
-        dialog.get_by_text("Settling a disagreement").wait_for()
-        dialog.get_by_text("Side by side: which answer is better?").wait_for()
-        page.keyboard.press("Escape")
-        dialog.wait_for(state="detached")
-        idle(page)
-        assert _count(db_path, settled) == 0
-        page.keyboard.press("3")
-        wait_for(lambda: _count(db_path, settled) == 1, what="Equal settled by key 3")
-        page.get_by_text("is now the item's gold label").wait_for()
+    page = open_page()
+    page.goto(f"{base}/Adjudication?name=carol")
+    equal = _button("Equal")(page)
+    equal.wait_for()
+    idle(page)
+    assert "3" in equal.inner_text()
+    page.get_by_text(re.compile(r"^Item 1 of \d+ open disagreements")).wait_for()
+    idle(page)
+    page.locator("h1").first.click()  # focus the page, not a text box (keys are off there)
+    page.keyboard.press("g")
+    dialog = page.get_by_role("dialog")
+    dialog.get_by_text("Settling a disagreement").wait_for()
+    dialog.get_by_text("Side by side: which answer is better?").wait_for()
+    page.keyboard.press("Escape")
+    dialog.wait_for(state="detached")
+    idle(page)
+    assert _count(db_path, settled) == 0
+    page.keyboard.press("3")
+    wait_for(lambda: _count(db_path, settled) == 1, what="Equal settled by key 3")
+    page.get_by_text("is now the item's gold label").wait_for()

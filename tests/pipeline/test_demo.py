@@ -1,8 +1,13 @@
-"""The key-free demo: built from the bundled data, every stage has rows, every page renders on it."""
+"""The key-free demo: built from the bundled data, every stage has rows, every page renders on it,
+the shipped offline experiment runs and reports through the CLI on it."""
 
 from __future__ import annotations
 
+import json
+import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -97,6 +102,44 @@ def test_demo_summary_says_what_was_built_where_to_open_it_and_where_to_start(de
     assert "http://127.0.0.1:8501" in text and "make run" in text
     assert "Start on: Overview" in text and "demo --json" in text
     assert not re.search(r"\d\.\d{4}", text) and "{" not in text
+
+
+def test_the_offline_experiment_through_the_cli(demo_db, module_db_location):
+    """The shipped offline experiment on the bundled NarrativeQA demo, through the CLI, as its own
+    process: ``run experiments/demo_offline.toml`` on a copy of the demo (whose build ran that file
+    with the same ``run_experiment``, from scratch; the CLI resumes it) exits 0, and ``report``
+    says what the run found, as JSON and as text."""
+    db_path = module_db_location("cli", copy_of=demo_db)
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+
+    def cli(*argv: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "core", "--db", str(db_path), *argv],
+            cwd=ROOT,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+
+    run = cli("run", "experiments/demo_offline.toml", "--no-progress")
+    assert run.returncode == 0, run.stderr
+    out = cli("report", "demo_offline", "--json")
+    assert out.returncode == 0, out.stderr
+    rep = json.loads(out.stdout)
+    board = rep["ranking"]["sbs-lexical"]["systems"]
+    assert len(board) == 4 and all(r["ci_low"] <= r["beta"] <= r["ci_high"] for r in board)
+    assert board[-1]["name"] == "extractive/none"  # the closed-book baseline abstains
+    assert rep["disputes"]["n"] > 0
+    assert rep["accuracy"]["autoais-lexical"][0]["ci_high"] is not None
+    # issue 36: the report says what offline scores can and cannot show
+    scope = " ".join(rep["offline_scope"])
+    assert "offline systems (" in scope and "offline judges (" in scope
+    assert "cannot show how well a model reads a long book" in scope
+    assert rep["span"]["evidence"] >= rep["span"]["evidence_at_ends"]  # the spread, reported
+    text = cli("report", "demo_offline")
+    assert "Bradley-Terry ranking by sbs-lexical" in text.stdout
+    assert "note: offline scores can rank retrieval set-ups" in text.stdout
 
 
 @pytest.mark.parametrize("path", PAGES)

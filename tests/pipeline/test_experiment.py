@@ -1,9 +1,7 @@
-"""Experiments: the offline demo end to end, dry run, reruns, and bad input before any request."""
+"""Experiments: dry run, reruns, and bad input before any request (the shipped offline demo
+experiment through the CLI: tests/pipeline/test_demo.py)."""
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -347,65 +345,6 @@ def test_shipped_experiments_can_share_one_database():
         for j in exp.judges:
             setup = (j.kind, j.model, j.context, j.params())
             assert judges.setdefault(j.name, (setup, path.name))[0] == setup, (j.name, path.name)
-
-
-def test_offline_demo_end_to_end(db_path):
-    """The shipped offline experiment on the bundled NarrativeQA demo, through the CLI."""
-    from core.corpus.narrativeqa import import_narrativeqa
-    from core.store.database import open_db
-
-    db = open_db(db_path)
-    import_narrativeqa(db, ROOT / "demo" / "narrativeqa")
-    db.conn.close()
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    run = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "core",
-            "--db",
-            str(db_path),
-            "run",
-            "experiments/demo_offline.toml",
-            "--no-progress",
-        ],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert run.returncode == 0, run.stderr
-    out = subprocess.run(
-        [sys.executable, "-m", "core", "--db", str(db_path), "report", "demo_offline", "--json"],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert out.returncode == 0, out.stderr
-    rep = json.loads(out.stdout)
-    board = rep["ranking"]["sbs-lexical"]["systems"]
-    assert len(board) == 4 and all(r["ci_low"] <= r["beta"] <= r["ci_high"] for r in board)
-    assert board[-1]["name"] == "extractive/none"  # the closed-book baseline abstains
-    assert rep["disputes"]["n"] > 0
-    assert rep["accuracy"]["autoais-lexical"][0]["ci_high"] is not None
-    # issue 36: the report says what offline scores can and cannot show
-    scope = " ".join(rep["offline_scope"])
-    assert "offline systems (" in scope and "offline judges (" in scope
-    assert "cannot show how well a model reads a long book" in scope
-    assert rep["span"]["evidence"] >= rep["span"]["evidence_at_ends"]  # the spread, reported
-    text = subprocess.run(
-        [sys.executable, "-m", "core", "--db", str(db_path), "report", "demo_offline"],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert "Bradley-Terry ranking by sbs-lexical" in text.stdout
-    assert "note: offline scores can rank retrieval set-ups" in text.stdout
 
 
 def test_offline_rater_bias_2x2_runs_without_keys(db, monkeypatch):
