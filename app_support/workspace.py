@@ -14,6 +14,8 @@ import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
 from app_support import render
+from core.annotation.base import StaleLabelError, repeated_press
+from core.errors import WorkbenchError
 from core.views.guidelines import task_guideline
 from core.views.text import InertMarkdown, md
 
@@ -54,6 +56,40 @@ def item_bound(name: str, item: object) -> str:
     drawn, which Streamlit ignores."""
     digest = hashlib.sha256(str(item).encode("utf-8")).hexdigest()[:12]
     return f"{name}_{digest}"
+
+
+#: Session key: per label table, the ids of the rows this tab's decision presses stored.
+_STORED_HERE = "workspace_stored_here"
+#: How many of them are kept (a repeated press refers to one stored moments ago).
+_STORED_KEPT = 20
+
+
+def stored_here(table: str, row_id: int) -> None:
+    """Remember that a press on this tab stored row ``row_id`` of ``table`` (a label table),
+    so that a refusal met by it is told from another tab's change (:func:`refusal`)."""
+    kept: dict[str, list[int]] = st.session_state.setdefault(_STORED_HERE, {})
+    ids = kept.setdefault(table, [])
+    ids.append(row_id)
+    del ids[:-_STORED_KEPT]
+
+
+def refusal(table: str, exc: WorkbenchError, prefix: str = "") -> tuple[bool, str]:
+    """Why a decision press on ``table`` stored nothing, as ``(calm, text)``: calm when the item
+    holds the row this tab stored a moment ago (a key pressed twice before the next item was
+    drawn: :func:`core.annotation.base.repeated_press`), otherwise ``prefix`` and the error
+    (another tab's change, a busy database ...). Show it with :func:`show_refusal`."""
+    if isinstance(exc, StaleLabelError):
+        kept: dict[str, list[int]] = st.session_state.get(_STORED_HERE, {})
+        if again := repeated_press(exc, kept.get(table, ())):
+            return True, again
+    return False, prefix + str(exc)
+
+
+def show_refusal(said: tuple[bool, str] | None) -> None:
+    """A :func:`refusal`: a calm information line for a repeated press, else an error."""
+    if said is not None:
+        calm, text = said
+        (st.info if calm else st.error)(md(text))
 
 
 def compact() -> None:

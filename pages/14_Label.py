@@ -20,6 +20,8 @@ frame.setup("Label")
 workspace.compact()
 shortcuts.keys_after_choices()
 user = signin.require_annotator()
+#: The label table this page's presses store in (:func:`workspace.stored_here`).
+TABLE = "judgments"
 
 
 def _chosen(task: str, item: str) -> set[str]:
@@ -37,10 +39,11 @@ def _toggle(task: str, item: str, label: str) -> None:
 def _store(task: str, item: LabelItem, label: str | list[str]) -> None:
     with connection.database() as db:
         try:
-            label_item(db, user, task, item["key"], label, expected_id=item["label_id"])
+            lid = label_item(db, user, task, item["key"], label, expected_id=item["label_id"])
         except WorkbenchError as exc:
-            st.session_state["lab_error"] = str(exc)
+            st.session_state["lab_error"] = workspace.refusal(TABLE, exc)
             return
+    workspace.stored_here(TABLE, lid)
     st.session_state["lab_notice"] = f"Stored on item {item['key']}."
     st.session_state.pop(f"lab_set_{task}_{item['key']}", None)
 
@@ -51,8 +54,10 @@ def _undo(task: str) -> None:
         try:
             undone = undo_label(db, user, task)
         except WorkbenchError as exc:
-            st.session_state["lab_error"] = f"Undo: {exc}"
+            st.session_state["lab_error"] = workspace.refusal(TABLE, exc, "Undo: ")
             return
+    if undone:
+        workspace.stored_here(TABLE, undone)
     st.session_state["lab_notice"] = (
         "Withdrawn your last label; the item is back in your queue."
         if undone
@@ -79,8 +84,7 @@ with connection.database() as db:
     st.caption(md(view["keys"]))
     if notice := st.session_state.pop("lab_notice", None):
         st.success(md(notice))
-    if error := st.session_state.pop("lab_error", None):
-        st.error(md(error))
+    workspace.show_refusal(st.session_state.pop("lab_error", None))
     item = view["item"]
     if item is None:
         st.success(md(f"Your queue for {task} is empty."))

@@ -45,15 +45,21 @@ KEYS_HINT = (
 #: decision -> its button (keys A, X, E: a key clicks its button, so it takes the same path)
 BUTTONS = {"accept": "Accept", "reject": "Reject", "edit": "Save edit"}
 user = signin.require_annotator()  # the signed-in Annotator: every write takes it
+#: The label table this page's presses store in (:func:`workspace.stored_here`).
+TABLE = "reviews"
 who = user.name
 
 
-def _refused(exc: WorkbenchError, what: str, qid: str, question: str) -> InertMarkdown:
-    """Why nothing was stored (another tab's change names the question: the page moves on)."""
+def _refused(exc: WorkbenchError, what: str, qid: str, question: str) -> tuple[bool, InertMarkdown]:
+    """Why nothing was stored, as :func:`workspace.refusal` says it (calm: this tab's own press
+    a moment ago; another tab's change names the question: the page moves on)."""
     if isinstance(exc, StaleLabelError):
         checklist.release(qid)  # shown again with the label now stored: the next is knowing
-        return InertMarkdown(f"{md(what)} on '{md(render.short(question))}': {md(exc)}")
-    return InertMarkdown(f"{md(what)}: nothing was stored. {md(exc)}")
+        calm, text = workspace.refusal(TABLE, exc)
+        if calm:
+            return True, md(text)
+        return False, InertMarkdown(f"{md(what)} on '{md(render.short(question))}': {md(exc)}")
+    return False, InertMarkdown(f"{md(what)}: nothing was stored. {md(exc)}")
 
 
 @frame.action
@@ -71,7 +77,7 @@ def _decide(
     missing = [md(f["label"]) for f in must if values[f["name"]] is None]
     if missing and decision != ReviewDecision.REJECT:  # Reject needs nothing more
         why = "Answer every required checklist item first (nothing was stored): "
-        state["review_error"] = qid, InertMarkdown(why + "; ".join(missing) + ".")
+        state["review_error"] = qid, (False, InertMarkdown(why + "; ".join(missing) + "."))
         return
     with connection.database() as db:
         try:
@@ -88,6 +94,7 @@ def _decide(
         except WorkbenchError as exc:
             state["review_error"] = qid, _refused(exc, BUTTONS[decision], qid, question)
             return
+    workspace.stored_here(TABLE, res.review_id)
     checklist.forget(fields, qid)
     state["review_scroll"] = True
     st.query_params.pop("q", None)
@@ -102,10 +109,11 @@ def _skip(qid: str, question: str, seen: int | None, fields: list[dict[str, Any]
     """Store a skip: the question goes to the end of my queue (not counted as done)."""
     with connection.database() as db:
         try:
-            skip_review(db, qid, user, expected_last_id=seen)
+            rid = skip_review(db, qid, user, expected_last_id=seen)
         except WorkbenchError as exc:
             st.session_state["review_error"] = qid, _refused(exc, "Skip", qid, question)
             return
+    workspace.stored_here(TABLE, rid)
     checklist.forget(fields, qid)
     st.session_state["review_notice"] = InertMarkdown(
         f"Skipped '{escape_markdown(render.short(question))}': it goes to the end of your queue "
@@ -127,6 +135,7 @@ def _undo() -> None:
         text = question_labels(db, (undone.item,)).get(undone.item, "") if undone else ""
     if undone is not None:
         checklist.release(undone.item)
+        workspace.stored_here(TABLE, undone.row_id)
     if undone is None:
         st.session_state["review_notice"] = "Nothing to undo: you have no review or skip left."
     elif undone.was_skip:
@@ -198,7 +207,7 @@ with connection.database() as db:
         st.info(md(notice))
     refusal = st.session_state.pop("review_error", None)  # (question id, why)
     if refusal and refusal[0] != qid:  # the page moved on: say it here
-        st.error(md(refusal[1]))
+        workspace.show_refusal(refusal[1])
     last = st.session_state.pop("last_review", None)
     if last:
         said = f"Stored: **{md(last['button'])}** on '{escape_markdown(render.short(last['question']))}'"
@@ -285,7 +294,7 @@ with connection.database() as db:
                         args=(qid, decision, seen, fields, q["question"]),
                     )
             if refusal and refusal[0] == qid:  # a refusal shows here, beside the buttons
-                st.error(md(refusal[1]))
+                workspace.show_refusal(refusal[1])
             boxes = st.columns(2)
             if not translation:
                 boxes[0].text_area(

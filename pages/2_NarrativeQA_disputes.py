@@ -27,6 +27,8 @@ from core.views.review import search_context, searchable_documents
 from core.views.text import InertMarkdown, escape_markdown, md
 
 #: keyboard shortcut of each resolution (in the order of RESOLUTION_LABELS)
+#: The label table this page's presses store in (:func:`workspace.stored_here`).
+TABLE = "dispute_resolutions"
 KEYS = dict(zip(RESOLUTION_LABELS, "1234"))
 #: button labels short enough to fit (the full label is in the tooltip and the confirmation)
 SHORT = dict(zip(RESOLUTION_LABELS, ("Ref. wrong", "Model wrong", "Both OK", "Ambiguous")))
@@ -65,7 +67,7 @@ def _resolve(did: int, resolution: str, question: str, seen: int | None) -> None
     note = st.session_state.get(f"dnote_{did}", "")
     with connection.database() as db:
         try:
-            resolve_dispute(
+            rid = resolve_dispute(
                 db,
                 did,
                 user,
@@ -76,8 +78,10 @@ def _resolve(did: int, resolution: str, question: str, seen: int | None) -> None
             )
         except WorkbenchError as exc:  # e.g. another tab changed my label: the page moves on
             label = RESOLUTION_LABELS.get(resolution, resolution)
-            st.session_state["dispute_error"] = f"{label} on '{render.short(question)}': {exc}"
+            said = workspace.refusal(TABLE, exc, f"{label} on '{render.short(question)}': ")
+            st.session_state["dispute_error"] = said
             return
+    workspace.stored_here(TABLE, rid)
     st.session_state["dispute_last"] = InertMarkdown(
         f"Stored: **{md(RESOLUTION_LABELS[resolution])}** on "
         f"'{escape_markdown(render.short(question))}'."
@@ -91,10 +95,12 @@ def _skip(did: int, question: str, seen: int | None) -> None:
     """Store a skip: the dispute goes to the end of my queue (not counted as done)."""
     with connection.database() as db:
         try:
-            skip_dispute(db, did, user, expected_last_id=seen)
+            rid = skip_dispute(db, did, user, expected_last_id=seen)
         except WorkbenchError as exc:
-            st.session_state["dispute_error"] = f"Skip of '{render.short(question)}': {exc}"
+            said = workspace.refusal(TABLE, exc, f"Skip of '{render.short(question)}': ")
+            st.session_state["dispute_error"] = said
             return
+    workspace.stored_here(TABLE, rid)
     st.session_state["dispute_last"] = InertMarkdown(
         f"Skipped '{escape_markdown(render.short(question))}': it goes to the end of your queue "
         "(not counted as done; **Undo** takes the skip back)."
@@ -110,12 +116,13 @@ def _undo() -> None:
         try:
             undone = withdraw_last_resolution(db, user)
         except WorkbenchError as exc:  # e.g. the database stayed busy
-            st.session_state["dispute_error"] = f"Undo: {exc}"
+            st.session_state["dispute_error"] = workspace.refusal(TABLE, exc, "Undo: ")
             return
         text = dispute_choices(db).get(undone.item, "") if undone else ""
     if undone is None:
         st.session_state["dispute_last"] = "Nothing to undo: you have no resolution or skip left."
     else:
+        workspace.stored_here(TABLE, undone.row_id)
         what = (
             "your skip"
             if undone.was_skip
@@ -145,8 +152,7 @@ with connection.database() as db:
     st.caption("Keys: " + KEYS_HINT)
     if last := st.session_state.pop("dispute_last", None):
         st.success(md(last))
-    if error := st.session_state.pop("dispute_error", None):
-        st.error(md(error))
+    workspace.show_refusal(st.session_state.pop("dispute_error", None))
     choices = caching.cached_view(db, dispute_choices)
     mode = st.radio("Show", ["Next in my queue", "Pick a dispute"], horizontal=True)
     wanted = links.deep_link_id()

@@ -64,8 +64,9 @@ def _store(item: dict[str, Any], verdict: str, question: str) -> None:
                 db, item, user, verdict, rationale, expected_last_id=item["label_id"]
             )
         except WorkbenchError as exc:
-            st.session_state["sbs_error"] = str(exc)
+            st.session_state["sbs_error"] = workspace.refusal("judgments", exc)
             return
+    workspace.stored_here("judgments", jid)
     st.session_state["sbs_last"] = {"id": jid, "verdict": verdict, "item": item, "q": question}
     st.session_state[CHECKED] = True
     st.session_state["sbs_scroll"] = True
@@ -76,10 +77,11 @@ def _store(item: dict[str, Any], verdict: str, question: str) -> None:
 def _skip(item: dict[str, Any], question: str) -> None:
     with connection.database() as db:
         try:
-            skip_item(db, item, user, expected_last_id=item["label_id"])
+            jid = skip_item(db, item, user, expected_last_id=item["label_id"])
         except WorkbenchError as exc:  # another tab changed the label, or the database stayed
-            st.session_state["sbs_error"] = f"Skip: {exc}"  # busy: the item stays, nothing stored
+            st.session_state["sbs_error"] = workspace.refusal("judgments", exc, "Skip: ")  # busy
             return
+    workspace.stored_here("judgments", jid)
     st.session_state["sbs_last"] = {"verdict": "skip", "item": item, "q": question}
     st.session_state[CHECKED] = True
     st.session_state["sbs_scroll"] = True
@@ -92,8 +94,10 @@ def _undo() -> None:
         try:
             undone = undo_last(db, user)
         except WorkbenchError as exc:
-            st.session_state["sbs_error"] = f"Undo: {exc}"
+            st.session_state["sbs_error"] = workspace.refusal("judgments", exc, "Undo: ")
             return
+    if undone:
+        workspace.stored_here("judgments", undone)
     st.session_state.pop("sbs_last", None)
     st.session_state[CHECKED] = True
     st.session_state["sbs_notice"] = (
@@ -163,8 +167,7 @@ def decision_area() -> None:
                     st.dataframe(auto_verdicts_shown(db, last["item"]), hide_index=True)
         if notice := st.session_state.pop("sbs_notice", None):
             st.toast(md(notice))
-        if error := st.session_state.pop("sbs_error", None):
-            st.error(md(error))
+        workspace.show_refusal(st.session_state.pop("sbs_error", None))
         if unlinked:
             st.warning("The linked question has no side-by-side pair; showing your queue.")
 

@@ -89,6 +89,53 @@ def choose(page: Any, label: str, choice: str = "Yes") -> None:
     idle(page)
 
 
+def decision_key(page: Any, prefix: str, name: str) -> str:
+    """The widget key of the decision button ``name`` (its label; the shortcut key shown on it
+    may follow) drawn for the item on the page now, among the keys starting with ``prefix``
+    (``adj_settle_``): keys are bound to the item (``<name>_<digest>``,
+    :func:`app_support.workspace.item_bound`), so the key names the item as well."""
+    pattern = re.compile("^" + re.escape(name) + "(?![A-Za-z])")
+    boxes = page.locator(f"[class*='st-key-{prefix}']")
+    box = boxes.filter(has=page.get_by_role("button", name=pattern))
+    classes = box.first.get_attribute("class", timeout=WAIT_S * 1000) or ""
+    return next(c for c in classes.split() if c.startswith(f"st-key-{prefix}"))[len("st-key-") :]
+
+
+def click_decision(
+    page: Any, prefix: str, name: str, done: Callable[[], object], what: str
+) -> None:
+    """Click the decision button ``name`` of the item on the page once the page has settled,
+    and wait until ``done()`` (what the click stores).
+
+    The page's run must be over (:func:`idle`), and the button clicked is the one drawn for the
+    item shown then, found by its item-bound key (:func:`decision_key`), not by its label: a
+    label is the same on every item, so a locator by label follows whichever button a rerun
+    draws next. When the button is replaced between finding it and clicking it (a rerun drew
+    the page again), the click never reached the server: the page is waited for again and the
+    same item's button clicked, as long as ``done()`` is still false (a click that reached the
+    server is never repeated); if that item's button is gone, the test fails saying what the
+    page shows instead."""
+    idle(page)
+    key = decision_key(page, prefix, name)
+    button = page.locator(f".st-key-{key}").get_by_role("button")
+    deadline = time.monotonic() + WAIT_S
+    while True:
+        try:
+            button.click(timeout=scaled(10) * 1000)
+            break
+        except Exception as exc:  # playwright's TimeoutError: the button kept being replaced
+            idle(page)
+            if done():
+                break
+            if time.monotonic() > deadline or not button.count():
+                main = page.locator('[data-testid="stMain"]').inner_text()[:2000]
+                raise AssertionError(
+                    f"{what}: {name!r} of {key} not clicked ({page.evaluate(STATE_JS)}; "
+                    f"{button.count()} such button on the page); the page shows:\n{main}"
+                ) from exc
+    wait_for(done, what=what)
+
+
 def signed_in_as(page: Any, name: str) -> None:
     """Wait until the sidebar says ``name`` is signed in."""
     page.locator('[data-testid="stSidebar"]').get_by_text(f"Signed in as {name}").wait_for()

@@ -34,7 +34,14 @@ UNCHECKED = -1
 
 
 class StaleLabelError(InputError):
-    """The person's own label on the item changed after the page loaded it (another tab)."""
+    """The person's own label on the item changed after the page loaded it (another tab, or
+    this page's own press a moment ago: :func:`repeated_press`). ``now_id``: the id of the own
+    row on the item now (None: none); ``stored``: what it is, as the message names it."""
+
+    def __init__(self, message: str, *, now_id: int | None, stored: str) -> None:
+        super().__init__(message)
+        self.now_id = now_id
+        self.stored = stored
 
 
 #: How a stale-tab refusal names a stored skip or undo (every label table marks them so).
@@ -54,10 +61,26 @@ def refuse_stale(expected_id: int | None, now_id: int | None, stored: str) -> No
     is checked when ``expected_id`` is :data:`UNCHECKED` (a script, not a page)."""
     if expected_id != UNCHECKED and now_id != expected_id:
         raise StaleLabelError(
-            f"your label on this item changed after this page loaded it (a key pressed twice, or "
-            f"another tab or window stored {stored}); nothing was stored. Reload to see it, "
-            "then change it if you meant to."
+            f"your label on this item changed after this page loaded it (another tab or window "
+            f"stored {stored}); nothing was stored. Reload to see it, then change it if you "
+            "meant to.",
+            now_id=now_id,
+            stored=stored,
         )
+
+
+def repeated_press(exc: StaleLabelError, stored_here: Iterable[int]) -> str | None:
+    """The calm line for a refusal (:func:`refuse_stale`) whose item holds a row stored from
+    the same page (``stored_here``: the ids that page's presses stored): the same decision key
+    pressed twice (or a held key) before the next item was drawn reached the button of the
+    item it had just labelled. None when the row came from elsewhere (another tab or window:
+    :class:`StaleLabelError`'s own message says so)."""
+    if exc.now_id is None or exc.now_id not in set(stored_here):
+        return None
+    return (
+        f"Pressed again on the item just labelled ({exc.stored} was stored from this page a "
+        "moment ago): nothing more was stored. The next item is shown."
+    )
 
 
 def team_names(

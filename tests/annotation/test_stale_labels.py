@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from bound_sql import run_sql
 
-from core.annotation.base import StaleLabelError
+from core.annotation.base import StaleLabelError, repeated_press
 from core.annotation.identity import sign_in_open
 from core.annotation.pairwise import (
     blind_item,
@@ -168,3 +168,23 @@ def test_a_second_tab_never_overwrites_a_dispute_resolution_silently(db: Databas
         skip_dispute(db, did, alice, expected_last_id=new)
     assert len(db.execute(sql).fetchall()) == 3  # two resolutions and the undo
     resolve_dispute(db, did, alice, "ambiguous")  # a script (no expected id) is not checked
+
+
+def test_a_refusal_met_by_this_pages_own_label_is_a_repeated_press(db: Database) -> None:
+    """The refusal names the row stored now, so a page tells its own press a moment ago (a key
+    pressed twice: said calmly) from another tab's change (the stale-tab message)."""
+    alice = sign_in_open(db, "alice")
+    key = verdict_queue(db, "alice")[0]
+    shown = blind_item(db, key, "alice")  # the page drew the item's buttons
+    jid = submit_verdict(db, shown, alice, "Equal", expected_last_id=shown["label_id"])
+    with pytest.raises(StaleLabelError) as again:  # the same key again, on the same buttons
+        submit_verdict(db, shown, alice, "Equal", expected_last_id=shown["label_id"])
+    assert (again.value.now_id, again.value.stored) == (jid, "your verdict 'Equal'")
+    calm = repeated_press(again.value, [jid])
+    assert calm is not None and calm.startswith("Pressed again on the item just labelled")
+    assert "your verdict 'Equal'" in calm and "nothing more was stored" in calm
+    assert "another tab" not in calm and "Reload" not in calm
+    assert repeated_press(again.value, []) is None  # this page stored nothing: another tab did
+    assert repeated_press(again.value, [jid + 1]) is None
+    assert "another tab or window stored your verdict 'Equal'" in str(again.value)
+    assert _count(db, "human:alice") == 1

@@ -28,6 +28,8 @@ if TYPE_CHECKING:  # the optional test dependency, imported in the test when pre
     from playwright.sync_api import Page
 
 pytestmark = pytest.mark.browser
+#: How a key pressed twice on Side by side is told (core.annotation.base.repeated_press)
+AGAIN = "Pressed again on the item just labelled"
 WAIT_S = 90
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"]
 REVIEWS = "select decision from reviews where annotator = 'alice' order by id"
@@ -199,6 +201,11 @@ def test_a_key_pressed_twice_labels_only_the_item_that_was_shown(
                 )
                 _settled(page)
                 assert _count(db_path, sql) == before + 1, (path, key)
+                if path == "Side_by_side":  # the second press met the label the first stored:
+                    main = page.locator('[data-testid="stMain"]')  # said calmly, as what it is
+                    calm = main.locator('[data-testid="stAlertContentInfo"]').filter(has_text=AGAIN)
+                    assert calm.count() == 1, (key, main.inner_text()[:1500])
+                    assert not main.get_by_text("Reload to see it").count(), key  # no stale tab
         finally:
             browser.close()
 

@@ -30,6 +30,7 @@ from browser_server import (
     STATE_JS,
     WAIT_S,
     admin_beside,
+    click_decision,
     idle,
     nav,
     require_browser,
@@ -274,13 +275,13 @@ def test_team_loop_in_a_real_browser(server):
                 assert "alice" in shown and "bob" in shown  # names, for the adjudicator
                 assert "Equal" in shown and "None (both wrong)" in shown
                 carol.get_by_label("Why (optional)").fill("both answers are equally weak")
-                carol.get_by_role("button", name=re.compile("^Equal")).click()  # settles at once
                 settled += 1
-                want = settled
-                wait_for(
-                    lambda want=want: _count(db_path, "select count(*) from adjudications") == want,
-                    what="adjudication",
-                )
+
+                def stored(want: int = settled) -> bool:
+                    return _count(db_path, "select count(*) from adjudications") == want
+
+                # the button of the item shown, once the page settled; it settles at once
+                click_decision(carol, "adj_settle_", "Equal", stored, "adjudication")
                 carol.get_by_text("is now the item's gold label").wait_for()
                 idle(carol)
             assert settled >= 1

@@ -37,6 +37,7 @@ from browser_server import (
     CHROMIUM,
     STATE_JS,
     WAIT_S,
+    click_decision,
     idle,
     nav,
     require_browser,
@@ -237,13 +238,13 @@ def _team_run(
             wait_for(lambda labels=labels: "alice" in labels.inner_text(), what="the labels")
             assert "bob" in labels.inner_text()
             carol.get_by_label("Why (optional)").fill("both answers are equally weak")
-            carol.get_by_role("button", name=re.compile("^Equal")).click()  # settles at once
             settled_n += 1
-            want = settled_n
-            wait_for(
-                lambda want=want: count("select count(*) from adjudications") == want,
-                what="the adjudication",
-            )
+
+            def stored(want: int = settled_n) -> bool:
+                return count("select count(*) from adjudications") == want
+
+            # the button of the item shown, once the page settled; it settles at once
+            click_decision(carol, "adj_settle_", "Equal", stored, "the adjudication")
             carol.get_by_text("is now the item's gold label").wait_for()
             idle(carol)
         carol.get_by_text("No side-by-side disagreements to settle").wait_for()
