@@ -62,8 +62,8 @@ def refuse_stale(expected_id: int | None, now_id: int | None, stored: str) -> No
     if expected_id != UNCHECKED and now_id != expected_id:
         raise StaleLabelError(
             f"your label on this item changed after this page loaded it (another tab or window "
-            f"stored {stored}); nothing was stored. Reload to see it, then change it if you "
-            "meant to.",
+            f"stored {stored}, or a key was pressed twice); nothing was stored. Reload to see "
+            "it, then change it if you meant to.",
             now_id=now_id,
             stored=stored,
         )
