@@ -13,6 +13,7 @@ import sqlalchemy as sa
 
 from core.store.connection import dumps, transaction
 from core.store.prepared import bound_rows, rows_later, run_bound
+from core.store.sql_functions import text_size
 from core.store.statements import all_rows, json_text, run, run_many
 from core.store.stored_enums import stored_enum
 from core.store.tables import answers
@@ -132,7 +133,7 @@ def max_answer_id(db: Database) -> int:
 _VERSION = sa.select(
     sa.func.coalesce(sa.func.max(answers.c.id), 0),
     sa.func.count(),
-    sa.func.coalesce(sa.func.sum(sa.func.length(answers.c.text)), 0),
+    sa.func.coalesce(sa.func.sum(text_size(answers.c.text)), 0),
     sa.func.count(sa.case((answers.c.status == AnswerStatus.OK, 1))),
 )
 
