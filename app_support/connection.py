@@ -22,7 +22,7 @@ from streamlit.logger import get_logger
 from app_support.hosting import served as served  # re-exported: the pages ask here
 from core.errors import DatabaseFileError, DatabaseUnreachableError
 from core.store.connection import default_db_path
-from core.store.database import open_db, opened, postgres_url
+from core.store.database import open_db, opened
 from core.store.engine import Database as Database  # re-exported: a page types its connection
 from core.store.planner import optimize
 from core.views.text import md
@@ -59,11 +59,6 @@ EMPTY_HINT = (
 def db_path() -> str:
     """The database path (``$WORKBENCH_DB`` or ``data/workbench.db``)."""
     return str(default_db_path())
-
-
-def on_postgres() -> bool:
-    """Whether the app's database (:func:`db_path`) is a PostgreSQL URL."""
-    return postgres_url(db_path()) is not None
 
 
 @contextlib.contextmanager

@@ -46,7 +46,7 @@ def setup(title: str) -> None:
     action that failed before this run (:func:`action`); a run that did not come through
     ``app.py`` is rerouted first (:func:`route_through_app`)."""
     route_through_app()
-    set_switch_interval(connection.on_postgres())
+    set_switch_interval()
     warm_up()
     st.set_page_config(page_title=f"{title} - Long-Span QA Workbench", layout="wide")
     loading.title(md(title))

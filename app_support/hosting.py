@@ -13,9 +13,7 @@ from streamlit import runtime
 
 #: The environment variable that sets a served app's GIL switch interval, in milliseconds.
 SWITCH_INTERVAL_VAR = "WORKBENCH_SWITCH_INTERVAL_MS"
-#: A served app's GIL switch interval (ms) on PostgreSQL when :data:`SWITCH_INTERVAL_VAR` is not
-#: set (on SQLite Python's own, 5 ms: a shorter one lowered SQLite's labels a second at N = 1 and
-#: raised its p95 in benchmarks/team_load.py, issue 33, docs/deploy.md).
+#: A served app's GIL switch interval (ms) when :data:`SWITCH_INTERVAL_VAR` is not set.
 DEFAULT_SWITCH_INTERVAL_MS = 1.0
 
 
@@ -24,14 +22,13 @@ def served() -> bool:
     return runtime.exists() and type(runtime.get_instance()) is runtime.Runtime
 
 
-def switch_interval_s(postgres: bool, environ: Mapping[str, str] = os.environ) -> float | None:
+def switch_interval_s(environ: Mapping[str, str] = os.environ) -> float:
     """The GIL switch interval a served app sets, in seconds: :data:`SWITCH_INTERVAL_VAR`
-    (milliseconds, a positive number), else on PostgreSQL (``postgres``)
-    :data:`DEFAULT_SWITCH_INTERVAL_MS` and on SQLite ``None`` (Python's own is kept). A value
-    that is not a positive number raises ValueError naming the variable."""
+    (milliseconds, a positive number) or :data:`DEFAULT_SWITCH_INTERVAL_MS`. A value that is not
+    a positive number raises ValueError naming the variable."""
     text = environ.get(SWITCH_INTERVAL_VAR, "").strip()
     if not text:
-        return DEFAULT_SWITCH_INTERVAL_MS / 1000 if postgres else None
+        return DEFAULT_SWITCH_INTERVAL_MS / 1000
     try:
         ms = float(text)
     except ValueError:
@@ -41,11 +38,10 @@ def switch_interval_s(postgres: bool, environ: Mapping[str, str] = os.environ) -
     return ms / 1000
 
 
-def set_switch_interval(postgres: bool) -> None:
+def set_switch_interval() -> None:
     """In a served app, set the process's GIL switch interval to :func:`switch_interval_s`
-    (Python's own is 5 ms; ``postgres``: the app's database is PostgreSQL). A script thread
-    whose psycopg call released the GIL (the socket wait, libpq's calls) waits up to one
-    interval to take it back while another thread computes (issue 33); AppTest and the CLIs
-    keep Python's."""
-    if served() and (seconds := switch_interval_s(postgres)) is not None:
-        sys.setswitchinterval(seconds)
+    (Python's own is 5 ms). A script thread whose database call released the GIL (psycopg's
+    socket wait and libpq calls, sqlite3's statements) waits up to one interval to take it
+    back while another thread computes (issue 33); AppTest and the CLIs keep Python's."""
+    if served():
+        sys.setswitchinterval(switch_interval_s())
