@@ -19,7 +19,6 @@ from streamlit.logger import get_logger
 
 from app_support import connection, loading
 from app_support.connection import served
-from app_support.hosting import set_switch_interval
 from app_support.navigation import route_through_app
 from app_support.warmup import warm_up
 from core.errors import DatabaseUnreachableError
@@ -41,12 +40,10 @@ class Runnable(Protocol):
 
 def setup(title: str) -> None:
     """Page config and title (in the place of the page's loading line: :mod:`app_support.loading`;
-    and, once per server process, the warm-up: :func:`warm_up`; in a served app the GIL's
-    switch interval: :func:`set_switch_interval`), then the one line of a button
+    and, once per server process, the warm-up: :func:`warm_up`), then the one line of a button
     action that failed before this run (:func:`action`); a run that did not come through
     ``app.py`` is rerouted first (:func:`route_through_app`)."""
     route_through_app()
-    set_switch_interval()
     warm_up()
     st.set_page_config(page_title=f"{title} - Long-Span QA Workbench", layout="wide")
     loading.title(md(title))
