@@ -21,7 +21,12 @@ from core.annotation.pairwise_marks import Marks, TeamMarks
 from core.stats.ranking_settings import RankingSettings
 from core.store.database import opened
 from core.store.engine import Database
-from core.store.fingerprints import answers_fingerprint, data_version, judgments_version
+from core.store.fingerprints import (
+    answers_fingerprint,
+    answers_fingerprint_later,
+    data_version,
+    judgments_version,
+)
 from core.views.leaderboard import LiveLeaderboard, LiveResult
 
 T = TypeVar("T")
@@ -64,16 +69,28 @@ def cached_judgments(db: Database, fn: Callable[[Database, *Ts], T], *args: *Ts)
 #: The answers' fingerprint of each open connection, read once: it reads every answer's length
 #: (a table scan, 3 ms at the demo's size), and a connection lives for one script run, so a run
 #: asking twice (Side by side: its items, then the evidence) sees the answers as they were when
-#: it first asked.
-_ANSWERS_SEEN: weakref.WeakKeyDictionary[Database, Hashable] = weakref.WeakKeyDictionary()
+#: it first asked. Or, asked for ahead (:func:`answers_key_later`), the call that reads it.
+_ANSWERS_SEEN: weakref.WeakKeyDictionary[Database, Hashable | Callable[[], Hashable]] = (
+    weakref.WeakKeyDictionary()
+)
 _answers_lock = threading.Lock()
+
+
+def answers_key_later(db: Database) -> None:
+    """Ask for the answers' fingerprint of this connection now, to be sent with its next
+    statement (on PostgreSQL: :func:`core.store.fingerprints.answers_fingerprint_later`, e.g.
+    in the team marks' round trip, issue 33) and read by the first cached read that needs it."""
+    with _answers_lock:
+        if db in _ANSWERS_SEEN:
+            return
+        _ANSWERS_SEEN[db] = answers_fingerprint_later(db)
 
 
 def _answers_key(db: Database) -> Hashable:
     with _answers_lock:
         found = _ANSWERS_SEEN.get(db)
-    if found is None:
-        found = answers_fingerprint(db)
+    if found is None or callable(found):
+        found = answers_fingerprint(db) if found is None else found()
         with _answers_lock:
             _ANSWERS_SEEN[db] = found
     return found

@@ -121,6 +121,8 @@ def decision_area() -> None:
                 authorise(db, user)  # reruns the whole page, whose sign-in says so
             except WorkbenchError:
                 st.rerun()
+        caching.answers_key_later(db)  # sent with the team marks' read: one round trip
+        marks = caching.team_marks(db)  # kept up to date, not read in full (issue 37)
         items, same = caching.cached_answers_each(db, pairwise_items, identical_items)
         if not items:
             st.info(
@@ -128,7 +130,6 @@ def decision_area() -> None:
                 + connection.EMPTY_HINT
             )
             st.stop()
-        marks = caching.team_marks(db)  # kept up to date, not read in full (issue 37)
         queue = verdict_queue(db, who, items, identical=same, marks=marks)
         progress = verdict_progress(db, who, items, queue, marks)  # done of done + my queue
         wanted, unlinked = links.deep_link_id(), False

@@ -4,7 +4,7 @@ record :class:`Answer` (``metadata`` decoded). SQLAlchemy Core over :mod:`core.s
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any, Self
@@ -12,7 +12,8 @@ from typing import TYPE_CHECKING, Any, Self
 import sqlalchemy as sa
 
 from core.store.connection import dumps, transaction
-from core.store.prepared import bound_rows, run_bound
+from core.store.prepared import bound_rows, rows_later, run_bound
+from core.store.sql_functions import text_size
 from core.store.statements import all_rows, json_text, run, run_many
 from core.store.stored_enums import stored_enum
 from core.store.tables import answers
@@ -132,7 +133,7 @@ def max_answer_id(db: Database) -> int:
 _VERSION = sa.select(
     sa.func.coalesce(sa.func.max(answers.c.id), 0),
     sa.func.count(),
-    sa.func.coalesce(sa.func.sum(sa.func.length(answers.c.text)), 0),
+    sa.func.coalesce(sa.func.sum(text_size(answers.c.text)), 0),
     sa.func.count(sa.case((answers.c.status == AnswerStatus.OK, 1))),
 )
 
@@ -140,6 +141,14 @@ _VERSION = sa.select(
 def answers_version(db: Database) -> tuple[Any, ...]:
     """A cheap fingerprint of the answers table (changes when an answer is added or rewritten)."""
     return tuple(run_bound(db, _VERSION).fetchone())
+
+
+def answers_version_later(db: Database) -> Callable[[], tuple[Any, ...]]:
+    """:func:`answers_version`, sent with the connection's next statement on PostgreSQL
+    (:func:`core.store.prepared.rows_later`; issue 33: a Side by side run sends it with the
+    team marks' read); call the result for the value."""
+    rows = rows_later(db, _VERSION)
+    return lambda: tuple(rows()[0])
 
 
 def answer_pairs(db: Database) -> list[dict[str, Any]]:

@@ -28,10 +28,10 @@ from core.store.dbfile import check_db_file, explain_sqlite_error, is_file_error
 from core.store.engine import Database
 from core.store.foreign_db import refuse_foreign
 from core.store.passage_stage import ANY_STAGE, drop_dead_stages
-from core.store.pg_connection import without_password
+from core.store.pg_connection import PgConnection, without_password
 from core.store.pool import Pooled, borrow_postgres, borrow_sqlite, engine_for
 from core.store.postgres import POSTGRES
-from core.store.prepared import run_bound
+from core.store.prepared import bound, run_bound
 from core.store.runs import ANY_RUNNING_HERE, mark_dead_runs
 from core.store.schema_upgrade import Upgrade, schema_revision, upgrade_schema
 
@@ -51,6 +51,12 @@ _OPEN_CHECK = sa.select(
     ANY_RUNNING_HERE,
     ANY_STAGE,
 )
+
+
+def _open_values() -> dict[str, str]:
+    """:data:`_OPEN_CHECK`'s values: this host (its runs marked running)."""
+    return {"host": socket.gethostname()}
+
 
 _create_missing = True  # whether open_db creates a missing file when not told (see creating())
 
@@ -153,10 +159,12 @@ def _up_to_date(db: Database, pooled: Pooled) -> tuple[bool, bool] | None:
     of :func:`_migrate_once` looks at); else ``None``. One statement (:data:`_OPEN_CHECK`)."""
     if pooled.revision is None:
         return None
-    try:  # autocommit: a failed query leaves no transaction behind on either database
-        found = run_bound(db, _OPEN_CHECK, {"host": socket.gethostname()}).fetchone()
-    except Exception:
-        return None
+    found = db.conn.ping_found if isinstance(db.conn, PgConnection) else None
+    if found is None:  # no ping read it (SQLite; a new PostgreSQL connection)
+        try:  # autocommit: a failed query leaves no transaction behind on either database
+            found = run_bound(db, _OPEN_CHECK, _open_values()).fetchone()
+        except Exception:
+            return None
     if found is None or tuple(found[:2]) != pooled.revision:
         return None
     return bool(found[2]), bool(found[3])
@@ -175,6 +183,8 @@ def _migrate_once(
         if done is not None and done.before is not None:
             print(done.line(where), file=sys.stderr)
         pooled.revision = tuple(run_bound(db, _KNOWN).fetchone())
+        if pooled.postgres:  # from now on the pool's ping reads it, in the same round trip
+            pooled.ping_check = bound(db, _OPEN_CHECK, _open_values())
     running, staged = (True, True) if known is None else known
     if running:
         mark_dead_runs(db)  # a run whose process died shows as interrupted, not running

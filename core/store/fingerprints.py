@@ -6,12 +6,13 @@ with one query, so computing a key on every page render stays cheap.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
 import sqlalchemy as sa
 
-from core.store.answers import answers_version
+from core.store.answers import answers_version, answers_version_later
 from core.store.judgments import max_judgment_id
 from core.store.prepared import run_bound
 from core.store.runs import RunStatus
@@ -124,3 +125,10 @@ def judgments_version(db: Database) -> tuple[Any, ...]:
 def answers_fingerprint(db: Database) -> tuple[Any, ...]:
     """Fingerprint of the answers table (answers are rewritten in place when retried)."""
     return ("answers", *answers_version(db))
+
+
+def answers_fingerprint_later(db: Database) -> Callable[[], tuple[Any, ...]]:
+    """:func:`answers_fingerprint`, sent with the connection's next statement on PostgreSQL
+    (:func:`core.store.answers.answers_version_later`); call the result for the value."""
+    version = answers_version_later(db)
+    return lambda: ("answers", *version())

@@ -85,6 +85,9 @@ class PgConnection:
         self._kept = False  # the owner thread keeps one acquisition while in a transaction
         self._later: list[tuple[str, Any, Later]] = []  # deferred statements, in order (defer)
         self._begins = False  # one of them opens a transaction
+        #: What the pool's ping read with its check when this connection was borrowed
+        #: (:func:`core.store.pool.borrow_postgres`), ``None`` if it read nothing.
+        self.ping_found: tuple[Any, ...] | None = None
 
     @property
     def in_transaction(self) -> bool:

@@ -9,7 +9,10 @@ page run of a server borrows a connection from it instead of opening one:
   and replaced: :mod:`core.store.deadline`) over autocommit psycopg connections
   (:func:`core.store.pg_connection.connect_psycopg`); :func:`borrow` wraps one in a
   :class:`core.store.pg_connection.PgConnection` whose ``close`` gives it back (rolled back; the
-  temp tables it left are dropped by the next borrow's ping, :data:`PING`).
+  temp tables it left are dropped by the next borrow's ping, :data:`PING`). Once the schema is
+  known (:attr:`Pooled.ping_check`), the ping carries :func:`core.store.database.open_db`'s
+  open check in its round trip (psycopg's pipeline mode) and the borrowed connection holds its
+  row (:attr:`core.store.pg_connection.PgConnection.ping_found`): one round trip a borrow, not two.
 - SQLite: ``NullPool``: every borrow opens the file (:func:`core.store.connection.connect`: WAL,
   busy timeout, the connection's lock), detached from the pool at once, so closing it (or the
   collector) closes it and leaves the register of open files as before. Opening a SQLite file costs
@@ -26,6 +29,7 @@ or copied as a template must have none).
 
 from __future__ import annotations
 
+import functools
 import threading
 from dataclasses import dataclass
 from pathlib import Path
@@ -36,7 +40,12 @@ from sqlalchemy.pool import NullPool, QueuePool
 
 from core.store.connection import LockedConnection, busy_timeout_ms, connect
 from core.store.deadline import within
-from core.store.pg_connection import PgConnection, connect_psycopg, connect_timeout_s
+from core.store.pg_connection import (
+    PgConnection,
+    connect_psycopg,
+    connect_timeout_s,
+    is_unreachable,
+)
 
 #: Connections a PostgreSQL engine keeps open, and how many more it opens under load.
 PG_POOL_SIZE = 8
@@ -52,6 +61,10 @@ class Pooled:
     #: The schema revision and the count of numbered migrations found (``None``: not checked
     #: yet in this process).
     revision: tuple[Any, ...] | None = None
+    #: PostgreSQL: a read (SQL spelled for psycopg, parameters) the pool's ping sends with
+    #: :data:`PING` in its round trip, set by :func:`core.store.database.open_db` once it knows
+    #: the schema (its open check); ``None``: the ping sends :data:`PING` alone.
+    ping_check: tuple[str, Any] | None = None
 
 
 _engines: dict[tuple[str, bool, int], Pooled] = {}
@@ -72,17 +85,44 @@ def _ping_timeout_s() -> float:
 PING = "discard temp"
 
 
-def _bounded_ping(dbapi_connection: Any) -> bool:
-    """The pre-ping of :func:`_new_engine` (:data:`PING`) within :func:`_ping_timeout_s`: a
-    hung server's connection is cut, so the ping fails as a lost connection and the pool opens
-    a new one (bounded by the connect timeout) instead of waiting forever (issue 37)."""
+#: What the ping of the connection being borrowed in this thread read with its check
+#: (:attr:`Pooled.ping_check`): set by :func:`_bounded_ping`, taken by :func:`borrow_postgres`.
+_pinged = threading.local()
+#: ``PgConnection.ping_found`` when the check failed on a live connection (the borrower checks
+#: again, on its own).
+CHECK_FAILED: tuple[Any, ...] = ()
+
+
+def _bounded_ping(pooled: Pooled, dbapi_connection: Any) -> bool:
+    """The pre-ping of :func:`_new_engine` (:data:`PING`, with :attr:`Pooled.ping_check` in the
+    same round trip when set) within :func:`_ping_timeout_s`: a hung server's connection is
+    cut, so the ping fails as a lost connection and the pool opens a new one (bounded by the
+    connect timeout) instead of waiting forever (issue 37). A check that fails on a live
+    connection (its table gone) does not fail the ping: :data:`CHECK_FAILED` is kept for the
+    borrower, and :data:`PING` is sent again alone if the pipeline stopped before it ran."""
+    check = pooled.ping_check
     with within(_ping_timeout_s(), dbapi_connection):
-        with dbapi_connection.cursor() as cursor:
-            cursor.execute(PING)
+        if check is None:
+            with dbapi_connection.cursor() as cursor:
+                cursor.execute(PING)
+            return True
+        pinged = None
+        try:
+            with dbapi_connection.pipeline():
+                pinged = dbapi_connection.execute(PING)
+                checked = dbapi_connection.execute(*check)
+            _pinged.found = tuple(checked.fetchone() or CHECK_FAILED)
+        except Exception as exc:
+            if dbapi_connection.broken or dbapi_connection.closed or is_unreachable(exc):
+                raise  # SQLAlchemy's pre-ping: a lost connection is replaced
+            _pinged.found = CHECK_FAILED
+            if pinged is None or pinged.statusmessage != "DISCARD TEMP":
+                with dbapi_connection.cursor() as cursor:
+                    cursor.execute(PING)
     return True
 
 
-def _new_engine(target: str, postgres: bool, read_only: bool) -> sa.Engine:
+def _new_engine(target: str, postgres: bool, read_only: bool) -> Pooled:
     if postgres:
         engine = sa.create_engine(
             "postgresql+psycopg://",
@@ -94,14 +134,17 @@ def _new_engine(target: str, postgres: bool, read_only: bool) -> sa.Engine:
             pool_timeout=max(1.0, busy_timeout_ms() / 1000),
             pool_reset_on_return=None,  # PgConnection.close rolls back itself
         )
-        # the dialect's ping, bounded: SQLAlchemy has no ping timeout of its own
-        engine.dialect.do_ping = _bounded_ping  # type: ignore[method-assign]
-        return engine
-    return sa.create_engine(
+        pooled = Pooled(engine, postgres=True)
+        # the dialect's ping, bounded (SQLAlchemy has no ping timeout of its own), with the check
+        ping = functools.partial(_bounded_ping, pooled)
+        engine.dialect.do_ping = ping  # type: ignore[method-assign]
+        return pooled
+    engine = sa.create_engine(
         "sqlite://",
         creator=lambda: connect(target, read_only=read_only, wal=False),
         poolclass=NullPool,
     )
+    return Pooled(engine, postgres=False)
 
 
 def engine_for(target: str | Path, *, postgres: bool, read_only: bool = False) -> Pooled:
@@ -113,14 +156,18 @@ def engine_for(target: str | Path, *, postgres: bool, read_only: bool = False) -
     with _engines_lock:
         found = _engines.get(key)
         if found is None:
-            found = _engines[key] = Pooled(_new_engine(text, postgres, read_only), postgres)
+            found = _engines[key] = _new_engine(text, postgres, read_only)
         return found
 
 
 def borrow_postgres(pooled: Pooled) -> PgConnection:
-    """A connection from the engine's ``QueuePool`` (pinged first); its ``close`` gives it back
-    (or discards it if it broke: the server went away)."""
+    """A connection from the engine's ``QueuePool`` (pinged first; SQLAlchemy does not ping one
+    it just opened); its ``close`` gives it back (or discards it if it broke: the server went
+    away). Its ``ping_found``: the row the ping's check read (:attr:`Pooled.ping_check`;
+    :data:`CHECK_FAILED` if it failed), ``None`` if no check went with a ping."""
+    _pinged.found = None
     proxy = pooled.engine.raw_connection()
+    found, _pinged.found = _pinged.found, None
     raw = proxy.dbapi_connection
 
     def release() -> None:  # a connection the server dropped is discarded, not pooled
@@ -129,7 +176,9 @@ def borrow_postgres(pooled: Pooled) -> PgConnection:
         else:
             proxy.close()
 
-    return PgConnection(raw, release=release)  # type: ignore[arg-type]
+    conn = PgConnection(raw, release=release)  # type: ignore[arg-type]
+    conn.ping_found = found
+    return conn
 
 
 def borrow_sqlite(pooled: Pooled) -> LockedConnection:

@@ -32,8 +32,9 @@ from core.store.connection import LockedConnection
 BUDGET = {"sqlite": 39, "postgresql": 26}
 #: The most round trips of that run on PostgreSQL: a statement sent on its own is one, a
 #: pipeline one however many it holds. Before: 25 (the team marks' two reads pipelined; the
-#: write transaction's six statements six round trips, the queue's reads one each).
-ROUND_TRIPS = 18
+#: write transaction's six statements six round trips, the queue's reads one each); then 18
+#: (each borrow's ping and open check two, the answers' fingerprint apart from the marks).
+ROUND_TRIPS = 14
 
 
 def _counting(monkeypatch: pytest.MonkeyPatch, backend: str) -> tuple[list[str], list[list[str]]]:
@@ -91,7 +92,19 @@ def test_one_label_sends_few_statements(team, monkeypatch, backend):  # noqa: F8
     assert len(sent) <= BUDGET[backend], (len(sent), kinds)
     if backend == "postgresql":
         _write_in_two_round_trips(trips)
+        _ping_with_open_check(trips)
+        # the answers' fingerprint goes with the team marks' read, in its round trip
+        answers = [t for t in trips if any("FROM answers" in s and "count(*)" in s for s in t)]
+        assert len(answers) == 1 and any("max(judgments.id)" in s for s in answers[0]), answers
         assert len(trips) <= ROUND_TRIPS, (len(trips), [t[0][:40] for t in trips])
+
+
+def _ping_with_open_check(trips: list[list[str]]) -> None:
+    """Each borrow of a pooled connection: the pool's ping and the open check in one round
+    trip (they were two), and no open check on its own."""
+    pings = [t for t in trips if t[0] == "discard temp"]
+    assert pings and all(len(t) == 2 and "alembic_version" in t[1] for t in pings), pings
+    assert not any(t[0].startswith("SELECT (SELECT alembic_version") for t in trips), trips
 
 
 def _write_in_two_round_trips(trips: list[list[str]]) -> None:

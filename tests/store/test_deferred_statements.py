@@ -20,7 +20,16 @@ from pairwise_rows import judgment
 from pg_round_trips import count_pg
 
 from core.errors import AccessError
-from core.store import accounts, judgments, prepared, sessions, statements, validation_items
+from core.store import (
+    accounts,
+    answers,
+    fingerprints,
+    judgments,
+    prepared,
+    sessions,
+    statements,
+    validation_items,
+)
 from core.store.connection import transaction
 from core.store.row_locks import hold_label
 from core.store.tables import judgments as judgments_table
@@ -124,3 +133,19 @@ def test_a_queue_reads_names_and_requests_in_one_round_trip(seeded, backend, tri
     wanted = validation_items.validation_overlaps_later(db, "side_by_side")
     assert names() == ({"ann"}, set()) and wanted() == {"q1|s1|s2": 3}
     assert len(trips) == (backend == "postgresql"), trips
+
+
+@contract_case(answers.answers_version_later, fingerprints.answers_fingerprint_later)
+def test_the_answers_fingerprint_goes_with_the_next_read(seeded, backend, trips):
+    """A Side by side run asks the answers' fingerprint ahead and sends it with the team marks'
+    read (issue 33): the value it would have read on its own, in that read's round trip."""
+    db = seeded
+    del trips[:]
+    later = fingerprints.answers_fingerprint_later(db)
+    version = answers.answers_version_later(db)
+    top = judgments.max_judgment_id(db)
+    found = later()  # each deferred read is read once
+    assert found == fingerprints.answers_fingerprint(db) and version() == found[1:]
+    assert top == judgments.max_judgment_id(db)
+    if backend == "postgresql":  # the two deferred reads went with the largest id's
+        assert len(trips[0]) == 3 and trips[0][2].startswith("SELECT coalesce(max(judgments.id)")

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import sqlalchemy as sa
 from bound_sql import run_sql
 from contract_registry import contract_case
+from pg_round_trips import count_pg
 
+from core.store import prepared
 from core.store.answers import (
     Answer,
     AnswerStatus,
@@ -20,6 +23,7 @@ from core.store.answers import (
 from core.store.connection import utcnow
 from core.store.fingerprints import answers_fingerprint, data_version, judgments_version
 from core.store.runs import RunStatus, finish_run, start_run
+from core.store.sql_functions import text_size
 
 
 @contract_case(
@@ -73,3 +77,21 @@ def test_fingerprints_move_with_the_data_and_stay_small(seeded):
     )
     assert judgments_version(db) != j0 and answers_fingerprint(db) == a0
     assert data_version(db)[0] == 1
+
+
+def test_the_answers_fingerprint_reads_each_text_s_size_not_its_text(seeded, monkeypatch):
+    db = seeded
+    """Issue 33: on PostgreSQL ``length`` of a long text decompresses it (5 ms a Side by side
+    run for the demo's 776 answers); ``octet_length`` reads the size from the stored value.
+    :class:`core.store.sql_functions.text_size` is each database's: characters on SQLite, bytes
+    on PostgreSQL. The fingerprint still moves when an answer's size does."""
+    size = prepared.scalar(db, sa.select(text_size(sa.literal("é" * 3000))))
+    assert size == (3000 if db.dialect.name == "sqlite" else 6000)
+    if db.dialect.name == "postgresql":
+        sent, _ = count_pg(monkeypatch)
+        answers_version(db)
+        assert "octet_length(answers.text)" in sent[0] and "(length(" not in sent[0]
+    save_answer(db, Answer(question_id="q1", system="s1", created_at=utcnow(), text="é" * 3000))
+    before = answers_version(db)
+    save_answer(db, Answer(question_id="q1", system="s1", created_at=utcnow(), text="é" * 3001))
+    assert answers_version(db) != before

@@ -18,6 +18,7 @@ import psycopg
 import pytest
 import sqlalchemy as sa
 from contract_registry import contract_case
+from pg_round_trips import count_pg
 
 from core.errors import (
     ConfigError,
@@ -349,6 +350,40 @@ def test_one_engine_per_database_and_the_connections_borrowed_from_it(db_path, m
         first.close()
         second.close()
         assert open_files.connections_open_to(db_path) == 0  # NullPool: closed, not kept
+
+
+@contract_case(pool.borrow_postgres, open_db)
+def test_a_borrow_s_ping_carries_the_open_check(db_path, monkeypatch):
+    """PostgreSQL: once this process knows the schema, the pool's ping of a pooled connection
+    sends the open check in its own round trip (issue 33: a borrow cost two), and the open uses
+    what it read. A check that fails on a live connection does not fail the borrow: the open
+    checks again on its own. SQLite has no ping: the open check runs on each new connection."""
+    pg = _is_pg(db_path)
+    open_db(db_path).close()
+    pooled = pool.engine_for(db_path, postgres=pg)
+    if not pg:
+        assert pooled.ping_check is None
+        db = open_db(db_path)
+        assert not hasattr(db.conn, "ping_found")
+        db.conn.close()
+        return
+    assert pooled.ping_check is not None
+    sent, trips = count_pg(monkeypatch)
+    db = open_db(db_path)
+    db.conn.close()
+    assert len(trips) == 1, trips  # the ping and the open check, one round trip
+    assert trips[0][0] == "discard temp" and "alembic_version" in trips[0][1], trips
+    good, pooled.ping_check = pooled.ping_check, ("select * from no_such_table", None)
+    try:
+        del sent[:], trips[:]
+        db = open_db(db_path)
+        assert db.conn.ping_found == pool.CHECK_FAILED
+        assert db.execute("select version_num from alembic_version").fetchone()[0] == HEAD
+        db.conn.close()
+        assert trips[0] == ["discard temp", "select * from no_such_table"], trips
+        assert any("alembic_version" in s for s in sent[2:]), sent  # checked again, on its own
+    finally:
+        pooled.ping_check = good
 
 
 @contract_case(dbfile.check_db_file, dbfile.explain_sqlite_error, dbfile.is_file_error, open_db)
