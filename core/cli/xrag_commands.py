@@ -7,23 +7,21 @@ import argparse
 import json
 import sys
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from core.cli.support import add_max_failure_share, count_arg, size_arg
-from core.errors import InputError
+from core.errors import ConfigError, InputError
 from core.store.database import opened
 
 if TYPE_CHECKING:
     import pandas as pd
 
     from core.store.engine import Database
+    from core.xrag.failures import Step
 
 
 def _langs(text: str) -> tuple[str, ...]:
     """``de,es`` -> ``("de", "es")``; an unknown code is a usage error (exit 2), not a traceback."""
-    from core.errors import (
-        ConfigError,
-    )
     from core.xrag.model_calls import (
         language_name,
     )
@@ -112,6 +110,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "--step", default="all", choices=["summaries", "single-qa", "cross", "baseline", "all"]
     )
     p.add_argument("--types", default="aggregation,comparison,multihop,set")
+    add_max_failure_share(p, "a step's replies unparsed, failed or rejected")
     p.set_defaults(func=_build)
 
     p = xs.add_parser(
@@ -122,6 +121,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     )
     p.add_argument("--model", required=True)
     p.add_argument("--languages", type=_langs, default=("de", "es", "zh", "ar"))
+    add_max_failure_share(p, "replies unparsed, failed or rejected")
     p.set_defaults(func=_translate)
 
     p = xs.add_parser(
@@ -228,40 +228,49 @@ def _pair(args: argparse.Namespace) -> int:
 
 
 def _build(args: argparse.Namespace) -> int:
-    from core.errors import (
-        ConfigError,
-    )
     from core.xrag import (
         baseline,
         build,
         notes,
     )
 
-    def go(db: Database) -> dict[str, Any]:
-        out: dict[str, Any] = {}
-        if args.step == "baseline":
-            return {"baseline": baseline.compose_baseline(db)}
-        if not args.model:
-            raise ConfigError(f"--step {args.step} needs --model (a real LLM)")
-        if args.step in ("summaries", "all"):
-            out["summaries"] = notes.summarize_articles(db, args.model)
-        if args.step in ("single-qa", "all"):
-            out["single_qa"] = notes.generate_single_qas(db, args.model)
-        if args.step in ("cross", "all"):
-            out["cross"] = build.build_cross_questions(
-                db, args.model, qtypes=[t.strip() for t in args.types.split(",") if t.strip()]
-            )
-        return out
+    if args.step == "baseline":
+        return _run(args, lambda db: {"baseline": baseline.compose_baseline(db)})
+    if not args.model:
+        raise ConfigError(f"--step {args.step} needs --model (a real LLM)")
+    qtypes = [t.strip() for t in args.types.split(",") if t.strip()]
+    steps: list[Step] = [
+        ("summaries", "stored", lambda db: notes.summarize_articles(db, args.model)),
+        ("single_qa", "articles stored", lambda db: notes.generate_single_qas(db, args.model)),
+        ("cross", "stored", lambda db: build.build_cross_questions(db, args.model, qtypes=qtypes)),
+    ]
+    chosen = args.step.replace("-", "_")
+    return _steps(args, "build", [s for s in steps if chosen in ("all", s[0])])
 
-    return _run(args, go)
+
+def _steps(args: argparse.Namespace, command: str, steps: list[Step], alone: bool = False) -> int:
+    """Run ``steps`` and print their counts (``alone``: the one step's); exit 3 with one
+    ``error:`` line when a step's share of unusable replies passes ``--max-failure-share``."""
+    from core.xrag.failures import run_steps  # deferred: a command imports only what it runs
+
+    with opened(args.db) as db:
+        out, line = run_steps(db, command, steps, args.max_failure_share)
+    print(json.dumps(out.popitem()[1] if alone else out, ensure_ascii=False, indent=1))
+    if line:
+        print(f"error: {line}", file=sys.stderr)
+        return 3
+    return 0
 
 
 def _translate(args: argparse.Namespace) -> int:
-    from core.xrag.translate import (
-        translate_questions,
-    )
+    from core.xrag.translate import translate_questions
 
-    return _run(args, lambda db: translate_questions(db, args.model, args.languages))
+    step = (
+        "translations",
+        "stored",
+        lambda db: translate_questions(db, args.model, args.languages),
+    )
+    return _steps(args, "translate", [step], alone=True)
 
 
 def _distractors(args: argparse.Namespace) -> int:

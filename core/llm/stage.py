@@ -23,8 +23,8 @@ the plan use it; an interrupt then keeps the stored prefix, and the waiting repl
 on the rerun.
 
 How much of a stage failed is held to one rule (:func:`over_limit`, an experiment's
-``max_failure_share``): experiments' answers and verdicts, EXAM grades, XRAG panel results and
-generated questions.
+``max_failure_share``): experiments' answers and verdicts, EXAM grades, XRAG panel results,
+XRAG build and translation steps (:mod:`core.xrag.failures`) and generated questions.
 """
 
 from __future__ import annotations

@@ -186,7 +186,7 @@ def generate_single_qas(
                 },
             )
             stats["stored"] += 1
-        return ""
+        return "articles stored"  # one a reply ("stored" counts the QAs)
 
     return run_stage(db, planned, store, run_id=run_id, counts=stats)
 

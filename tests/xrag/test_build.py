@@ -7,11 +7,13 @@ import json
 
 import pytest
 
+from core.__main__ import main
 from core.errors import ConfigError
 from core.llm.scripted import set_script
 from core.store.connection import rows
 from core.xrag.articles import import_articles, pair_articles
 from core.xrag.build import QTYPES, build_cross_questions
+from core.xrag.failures import step_failures
 from core.xrag.notes import generate_single_qas, summarize_articles
 from core.xrag.translate import translate_questions
 
@@ -90,7 +92,11 @@ def _cross(req):
 def test_cross_question_types_are_validated(paired):
     db = paired
     set_script("xrag-single", _single)
-    assert generate_single_qas(db, "scripted:xrag-single") == {"stored": 3, "truncated": 0}
+    assert generate_single_qas(db, "scripted:xrag-single") == {
+        "stored": 3,
+        "truncated": 0,
+        "articles stored": 2,
+    }
     set_script("xrag-cross", _cross)
     stats = build_cross_questions(db, "scripted:xrag-cross")
     # aggregation valid; comparison uses only article A; multihop too long; set cites B7.
@@ -203,3 +209,100 @@ def test_rerunning_build_adds_nothing_and_prompt_shows_summaries(paired):
     }
     assert counts == {("a", "qa"): 2, ("a", "summary"): 1, ("b", "qa"): 1, ("b", "summary"): 1}
     assert db["xrag_items"].count == 1 and len(seen) == 1
+
+
+def _summary(req):
+    return json.dumps({"summary": f"Summary of {req.fields['title']}."})
+
+
+def _build(db_path, *args):
+    return main(["--db", str(db_path), "xrag", "build", *args])
+
+
+def test_a_build_whose_replies_are_unusable_exits_3(paired, db_path, capsys):
+    """Every summary reply unreadable used to print ``{"summaries": {"unparsed": 2}}`` and exit 0
+    (the same for single-step and cross questions); now the step's share passes
+    --max-failure-share: exit 3, one error line naming the step. In a whole build the later
+    steps are not run (the old code went on and stopped at the cross step's refusal, exit 2)."""
+    set_script("xrag-mute", lambda req: "I cannot summarise this.")
+    assert _build(db_path, "--model", "scripted:xrag-mute", "--step", "summaries") == 3
+    capsys.readouterr()
+    assert _build(db_path, "--model", "scripted:xrag-mute") == 3
+    out, err = capsys.readouterr()
+    assert json.loads(out) == {"summaries": {"unparsed": 2}}
+    assert err.strip().splitlines() == [
+        "error: xrag build: summaries 2/2 replies unparsed, failed or rejected (100%) > "
+        "max_failure_share 20%; 0 usable stored (kept), a rerun asks only for the rest"
+    ]
+    assert rows(paired, "select count(*) n from xrag_article_notes") == [{"n": 0}]
+
+
+def test_a_half_failed_step_keeps_what_it_stored_and_says_so(paired, db_path, capsys):
+    """One article's single-step QAs readable, the other's not: 50% > 20%, exit 3; the stored
+    QAs stay. A tolerant --max-failure-share lets the same share pass (exit 0)."""
+    set_script("xrag-half", lambda req: _single(req) if "answers" in req.fields["title"] else "?")
+    assert _build(db_path, "--model", "scripted:xrag-half", "--step", "single-qa") == 3
+    out, err = capsys.readouterr()
+    assert json.loads(out) == {
+        "single_qa": {"stored": 1, "truncated": 0, "articles stored": 1, "unparsed": 1}
+    }
+    assert "single_qa 1/2 replies unparsed, failed or rejected (50%)" in err
+    assert "1 usable stored (kept)" in err
+    assert rows(paired, "select count(*) n from xrag_article_notes where kind = 'qa'") == [{"n": 1}]
+    argv = ["--model", "scripted:xrag-single", "--step", "single-qa", "--max-failure-share", "1"]
+    set_script("xrag-single", lambda req: "?")
+    assert _build(db_path, *argv) == 0
+    assert json.loads(capsys.readouterr().out) == {"single_qa": {"already done": 1, "unparsed": 1}}
+
+
+def test_cross_replies_all_rejected_exit_3(paired, db_path, capsys):
+    """A cross step whose every reply fails its checks (rejected) stored nothing: exit 3."""
+    set_script("xrag-single", _single)
+    generate_single_qas(paired, "scripted:xrag-single")
+    set_script("xrag-cross", _cross)
+    argv = ["--model", "scripted:xrag-cross", "--step", "cross", "--types", "multihop,set"]
+    assert _build(db_path, *argv) == 3
+    assert "error: xrag build: cross 2/2 replies" in capsys.readouterr().err
+
+
+def test_translations_that_fail_exit_3(paired, db_path, capsys):
+    """Every translation reply unreadable used to print ``{"unparsed": 2}`` and exit 0."""
+    set_script("xrag-single", _single)
+    generate_single_qas(paired, "scripted:xrag-single")
+    set_script("xrag-cross", _cross)
+    build_cross_questions(paired, "scripted:xrag-cross", qtypes=["aggregation"])
+    set_script("xrag-tr", lambda req: "Sorry.")
+    argv = ["--db", str(db_path), "xrag", "translate", "--model", "scripted:xrag-tr"]
+    assert main([*argv, "--languages", "de,es"]) == 3
+    out, err = capsys.readouterr()
+    assert json.loads(out) == {"unparsed": 2}
+    assert err.strip().splitlines() == [
+        "error: xrag translate: translations 2/2 replies unparsed, failed or rejected (100%) > "
+        "max_failure_share 20%; 0 usable stored (kept), a rerun asks only for the rest"
+    ]
+
+
+def test_a_good_build_and_the_offline_baseline_exit_0(paired, db_path, capsys):
+    set_script(
+        "xrag-ok",
+        lambda req: {"xrag-summary": _summary, "xrag-single-qa": _single}.get(req.purpose, _cross)(
+            req
+        ),
+    )
+    argv = ["--model", "scripted:xrag-ok", "--types", "aggregation"]
+    assert _build(db_path, *argv) == 0
+    assert json.loads(capsys.readouterr().out) == {
+        "summaries": {"stored": 2},
+        "single_qa": {"stored": 3, "truncated": 0, "articles stored": 2},
+        "cross": {"stored": 1},
+    }
+    assert _build(db_path, "--step", "baseline") == 0
+    assert set(json.loads(capsys.readouterr().out)) == {"baseline"}
+
+
+def test_step_failures_counts_replies_not_qas():
+    """single-step QAs: "stored" counts QAs, "articles stored" the usable replies."""
+    counts = {"stored": 5, "articles stored": 2, "unparsed": 1, "already done": 4}
+    assert step_failures(counts, "articles stored") == {"n": 3, "failed": 1, "share": 0.3333}
+    tr = {"stored de": 1, "stored es": 1, "rejected: question detected as en": 2}
+    assert step_failures(tr) == {"n": 4, "failed": 2, "share": 0.5}
