@@ -10,6 +10,7 @@ import pytest
 from core.__main__ import main
 from core.errors import ConfigError
 from core.llm.scripted import set_script
+from core.llm.types import ProviderCallError
 from core.store.connection import rows
 from core.xrag.articles import import_articles, pair_articles
 from core.xrag.build import QTYPES, build_cross_questions
@@ -266,16 +267,27 @@ def test_cross_replies_all_rejected_exit_3(paired, db_path, capsys):
 
 
 def test_translations_that_fail_exit_3(paired, db_path, capsys):
-    """Every translation reply unreadable used to print ``{"unparsed": 2}`` and exit 0."""
+    """Every translation reply unreadable or failed (a provider error) used to print
+    ``{"unparsed": 2}`` and exit 0."""
     set_script("xrag-single", _single)
     generate_single_qas(paired, "scripted:xrag-single")
     set_script("xrag-cross", _cross)
     build_cross_questions(paired, "scripted:xrag-cross", qtypes=["aggregation"])
-    set_script("xrag-tr", lambda req: "Sorry.")
+
+    def broken(req):
+        if req.fields["language"] == "de":
+            raise ProviderCallError("bad_request", "provider refused")
+        return "Sorry."
+
+    set_script("xrag-tr", broken)
     argv = ["--db", str(db_path), "xrag", "translate", "--model", "scripted:xrag-tr"]
     assert main([*argv, "--languages", "de,es"]) == 3
     out, err = capsys.readouterr()
     assert json.loads(out) == {"unparsed": 2}
+    assert rows(
+        paired,
+        "select error_kind from llm_calls where purpose = 'xrag-translate' and error_kind is not null",
+    ) == [{"error_kind": "bad_request"}]
     assert err.strip().splitlines() == [
         "error: xrag translate: translations 2/2 replies unparsed, failed or rejected (100%) > "
         "max_failure_share 20%; 0 usable stored (kept), a rerun asks only for the rest"
