@@ -19,6 +19,7 @@ _root_conftest = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(_root_conftest)
 BROWSER_SCOPE = _root_conftest.BROWSER_SCOPE
 SLOW_FIRST = _root_conftest.SLOW_FIRST
+SHARED_SCOPE = _root_conftest.SHARED_SCOPE
 xdist_scope = _root_conftest.xdist_scope
 #: How a test file marks its tests as real-browser tests (the whole module, or one test).
 MARKED = re.compile(r"^(pytestmark = .*pytest\.mark\.browser|\s*@pytest\.mark\.browser)", re.M)
@@ -37,7 +38,7 @@ def test_browser_tests_share_one_scope_and_others_keep_their_file() -> None:
             browser.append(rel)
             assert scope == BROWSER_SCOPE, rel
         else:
-            assert scope == rel
+            assert scope == SHARED_SCOPE.get(rel, rel)
     assert len(browser) >= 5, browser  # the five browser files at the time of writing
 
 
@@ -49,3 +50,12 @@ def test_a_class_and_a_parameter_stay_in_the_file() -> None:
 def test_the_files_started_first_exist() -> None:
     for rel in SLOW_FIRST:
         assert (ROOT / rel).is_file(), rel
+
+
+def test_files_sharing_a_cache_share_a_unit() -> None:
+    """test_translated_novels runs in test_entity_measure's unit: one worker, one spaCy cache."""
+    novels = "tests/generation/test_translated_novels.py::test_x[goriot]"
+    assert xdist_scope(novels) == "tests/generation/test_entity_measure.py"
+    for rel, unit in SHARED_SCOPE.items():
+        assert (ROOT / rel).is_file() and (ROOT / unit).is_file(), (rel, unit)
+        assert xdist_scope(f"{rel}::test_y") == xdist_scope(f"{unit}::test_z") == unit

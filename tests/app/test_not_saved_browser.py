@@ -76,43 +76,56 @@ def _serve(db_path: Path, port: int, log: Path) -> subprocess.Popen[bytes]:
 @pytest.fixture
 def app(tmp_path: Path) -> Iterator[dict[str, Any]]:
     """The SQLite fixture, a port and a running server over them (stopped after the test)."""
-    chromium = require_browser()
+    require_browser()  # skipped (or failed under CI) before a server starts
     db_path = tmp_path / "fixture.db"
     build_fixture_db(db_path)
     port, log = free_port(), tmp_path / "streamlit.log"
     procs = [_serve(db_path, port, log)]
     try:
-        yield {"db": db_path, "port": port, "log": log, "procs": procs, "chromium": chromium}
+        yield {"db": db_path, "port": port, "log": log, "procs": procs}
     finally:
         for proc in procs:
             if proc.poll() is None:
                 served_app.stop(proc)
 
 
-@contextmanager
-def _side_by_side(app: dict[str, Any]) -> Iterator[Any]:
-    """Headless Chromium on the app's Side by side page, signed in as alice, idle."""
+@pytest.fixture(scope="module")
+def chromium_browser() -> Iterator[Any]:
+    """One headless Chromium for the module's tests (a launch costs seconds on a busy machine);
+    each test's page is a new browser context of it (:func:`_side_by_side`)."""
     from playwright.sync_api import sync_playwright
 
+    chromium = require_browser()
     with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=app["chromium"], args=ARGS)
-        page = browser.new_page(viewport={"width": 1280, "height": 800})
-        page.set_default_timeout(WAIT_S * 1000)
+        browser = pw.chromium.launch(executable_path=chromium, args=ARGS)
         try:
-            page.goto(f"http://127.0.0.1:{app['port']}/Side_by_side?name=alice")
-            page.get_by_text("Signed in as alice").wait_for()
-            page.get_by_role("button", name="Equal").first.wait_for()
-            idle(page)
-            yield page
+            yield browser
         finally:
             browser.close()
 
 
+@contextmanager
+def _side_by_side(app: dict[str, Any], browser: Any) -> Iterator[Any]:
+    """A page in a new browser context (its own cookies: a new session, as in a new browser)
+    on the app's Side by side page, signed in as alice, idle; the context closed after."""
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    try:
+        page = context.new_page()
+        page.set_default_timeout(WAIT_S * 1000)
+        page.goto(f"http://127.0.0.1:{app['port']}/Side_by_side?name=alice")
+        page.get_by_text("Signed in as alice").wait_for()
+        page.get_by_role("button", name="Equal").first.wait_for()
+        idle(page)
+        yield page
+    finally:
+        context.close()
+
+
 def test_a_key_pressed_without_a_server_says_not_saved_and_pressing_again_stores_once(
-    app: dict[str, Any],
+    app: dict[str, Any], chromium_browser: Any
 ) -> None:
     SHOTS.mkdir(parents=True, exist_ok=True)
-    with _side_by_side(app) as page:
+    with _side_by_side(app, chromium_browser) as page:
         try:
             line = page.locator(LINE)
             page.locator("h1").first.click()  # focus the page, not the rationale field
@@ -157,14 +170,14 @@ def test_a_key_pressed_without_a_server_says_not_saved_and_pressing_again_stores
 
 
 def test_a_reconnection_quicker_than_a_timer_tick_still_asks_for_a_full_run(
-    app: dict[str, Any],
+    app: dict[str, Any], chromium_browser: Any
 ) -> None:
     """The CI failure of stop 45: a server was killed and the page was back on the other server
     before the page's 250 ms timer looked, so it never asked for the full run, and every key
     after was dropped. The connection flag is flipped away and back within one task here (no
     timer can see that; an observer of the flag's changes does): the page asks for one full
     run (a run is seen), which stores nothing and keeps the item."""
-    with _side_by_side(app) as page:
+    with _side_by_side(app, chromium_browser) as page:
         item = pane_text(page)
         page.evaluate(COUNT_RUNS_JS)
         page.evaluate(BLIP_JS)

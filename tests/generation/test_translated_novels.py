@@ -29,6 +29,7 @@ from typing import Any
 import pytest
 from bound_sql import decoded_rows
 from pg_server import module_backend  # noqa: F401  (fixture)
+from spacy_once import spacy_mentions_once
 
 from core.corpus.books import import_book
 from core.corpus.documents import read_text_file, split_passages
@@ -149,7 +150,8 @@ def test_header_read_and_no_boilerplate_in_the_body(key):
 @pytest.fixture(scope="module")
 def extract_once() -> Iterator[dict[str, Any]]:
     """spaCy reads each book once per module: :func:`build_entities` on the second backend gets
-    a copy of the result of the same call (same text, method and arguments)."""
+    a copy of the result of the same call (same text, method and arguments); Siddhartha's NER
+    is shared with test_entity_measure when both run in one process (:mod:`spacy_once`)."""
     memo: dict[str, Any] = {}
     real = entity_store.extract_entities
 
@@ -159,7 +161,7 @@ def extract_once() -> Iterator[dict[str, Any]]:
             memo[key] = real(text, method, **kw)
         return copy.deepcopy(memo[key])
 
-    with pytest.MonkeyPatch.context() as patch:
+    with pytest.MonkeyPatch.context() as patch, spacy_mentions_once():
         patch.setattr(entity_store, "extract_entities", once)
         yield memo
 
