@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import TYPE_CHECKING, Any
 
-from core.llm.stage import failure_share, over_limit
+from core.llm.stage import failure_share, over_limit, over_limit_line
 from core.store.exam_results import run_grades
 from core.store.runs import RunStatus
 
@@ -36,27 +36,15 @@ def final_status(db: Database, run_id: str, max_failure_share: float = 0.2) -> R
 def failed_grades_line(db: Database, run_id: str, max_failure_share: float = 0.2) -> str | None:
     """The one ``error:`` line of a run whose share of grades with no verdict passes
     ``max_failure_share`` for some system (None when none does): its scores rest on nothing."""
-    over = over_limit(grade_failures(db, run_id), max_failure_share)
-    if not over:
-        return None
-    parts = [
-        f"system {s} {f['failed']}/{f['n']} grades unparsed or failed ({f['share']:.0%})"
-        for s, f in sorted(over.items())
-    ]
-    return (
-        f"exam run {run_id}: {'; '.join(parts)} > max_failure_share {max_failure_share:.0%}; "
-        f"see `exam scores {run_id}`"
-    )
+    shares = {f"system {s}": f for s, f in grade_failures(db, run_id).items()}
+    noun = "grades unparsed or failed"
+    hint = f"see `exam scores {run_id}`"
+    return over_limit_line(f"exam run {run_id}", shares, noun, max_failure_share, hint)
 
 
 def article_failure_line(model: str, stored: int, failed: int, limit: float) -> str | None:
     """The one ``error:`` line of ``exam articles --generate`` when the share of queries whose
     reply failed or was empty (``failed``, beside ``stored`` articles) passes ``limit``."""
-    share = failure_share(stored + failed, failed)
-    if not over_limit({model: share}, limit):
-        return None
-    return (
-        f"exam articles: {model} {failed}/{share['n']} replies failed or empty "
-        f"({share['share']:.0%}) > max_failure_share {limit:.0%}; a rerun asks again for the "
-        "missing articles"
-    )
+    shares = {model: failure_share(stored + failed, failed)}
+    hint = "a rerun asks again for the missing articles"
+    return over_limit_line("exam articles", shares, "replies failed or empty", limit, hint)

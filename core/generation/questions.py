@@ -46,7 +46,7 @@ from core.generation.question_store import store_candidates
 from core.generation.span import MIN_SPAN_FRACTION, SpanFields, built_from_offsets, span_fields
 from core.llm.engine import preflight
 from core.llm.prompts import prompt_hash, render_prompt
-from core.llm.stage import failure_share, over_limit, run_stage
+from core.llm.stage import failure_share, over_limit_line, run_stage
 from core.llm.types import LLMRequest, LLMResponse
 from core.llm.windows import context_window
 from core.store.connection import dumps, utcnow
@@ -387,12 +387,14 @@ def generate_questions(
     )
     if is_baseline:
         summary["note"] = shortfall_reason(len(candidates), len(entities), n_entities, per_entity)
-    elif over := over_limit({model: failure_share(len(todo), failures)}, max_failure_share):
-        summary["failure_summary"] = (
-            f"generate {doc_id}: {model} {failures}/{len(todo)} replies unparsed or failed "
-            f"({over[model]['share']:.0%}) > max_failure_share {max_failure_share:.0%}; "
-            "see generation_failures"
-        )
+    elif line := over_limit_line(
+        f"generate {doc_id}",
+        {model: failure_share(len(todo), failures)},
+        "replies unparsed or failed",
+        max_failure_share,
+        "see generation_failures",
+    ):
+        summary["failure_summary"] = line
     status = RunStatus.FAILED if "failure_summary" in summary else RunStatus.DONE
     finish_run(db, run_id, status, dumps(summary))
     return summary

@@ -104,3 +104,26 @@ def over_limit(shares: dict[str, dict[str, Any]], limit: float) -> dict[str, dic
     """The entries (:func:`failure_share`) whose failed share passes ``limit`` (``share >
     max_failure_share``): the one rule for answers, verdicts, grades and generated questions."""
     return {k: f for k, f in shares.items() if f["share"] > limit}
+
+
+def share_part(name: str, share: dict[str, Any], noun: str) -> str:
+    """``"NAME FAILED/N NOUN (SHARE%)"`` of one :func:`failure_share` (no name: no prefix)."""
+    return f"{name} {share['failed']}/{share['n']} {noun} ({share['share']:.0%})".lstrip()
+
+
+def limit_line(where: str, parts: list[str], limit: float, hint: str) -> str:
+    """The one ``error:`` line of a run past ``max_failure_share``: ``"WHERE: PARTS >
+    max_failure_share LIMIT%; HINT"`` (``parts``: :func:`share_part` of each entry over it)."""
+    return f"{where}: {'; '.join(parts)} > max_failure_share {limit:.0%}; {hint}"
+
+
+def over_limit_line(
+    where: str, shares: dict[str, dict[str, Any]], noun: str, limit: float, hint: str
+) -> str | None:
+    """:func:`limit_line` of the entries of ``shares`` (by name) that pass ``limit``
+    (:func:`over_limit`); None when none does."""
+    over = over_limit(shares, limit)
+    if not over:
+        return None
+    parts = [share_part(name, f, noun) for name, f in sorted(over.items())]
+    return limit_line(where, parts, limit, hint)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from core.llm.stage import over_limit
+from core.llm.stage import limit_line, over_limit, share_part
 from core.store.answers import AnswerStatus, answers_of_systems
 from core.store.experiments import ExperimentStatus
 from core.store.judgments import Judgment, JudgmentKind, JudgmentStatus, effective_judgments
@@ -76,17 +76,9 @@ def failure_line(
     name: str, answers: dict[str, dict[str, Any]], judges: dict[str, dict[str, Any]], limit: float
 ) -> str:
     """The one ``error:`` line of a run that passed ``max_failure_share`` (stage, who, counts)."""
-    parts = [
-        f"answering: system {s} {f['failed']}/{f['n']} answers failed ({f['share']:.0%})"
-        for s, f in answers.items()
-    ] + [
-        f"judge {j} {f['failed']}/{f['n']} verdicts unparsed or failed ({f['share']:.0%})"
-        for j, f in judges.items()
-    ]
-    return (
-        f"experiment {name}: {'; '.join(parts)} > max_failure_share {limit:.0%}; "
-        f"see `report {name}`"
-    )
+    parts = [share_part(f"answering: system {s}", f, "answers failed") for s, f in answers.items()]
+    parts += [share_part(f"judge {j}", f, "verdicts unparsed or failed") for j, f in judges.items()]
+    return limit_line(f"experiment {name}", parts, limit, f"see `report {name}`")
 
 
 def comparison_questions(db: Database, exp: Experiment, qids: list[str]) -> dict[str, Any]:

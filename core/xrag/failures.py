@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from core.llm.stage import failure_share, over_limit
+from core.llm.stage import failure_share, over_limit_line
 
 if TYPE_CHECKING:
     from core.store.engine import Database
@@ -28,13 +28,9 @@ def step_failure_line(
     """The one ``error:`` line of ``xrag COMMAND`` when ``step``'s share of unusable replies
     passes ``limit`` (None when it does not); it says what was stored and is kept."""
     share = step_failures(counts, stored)
-    if not over_limit({step: share}, limit):
-        return None
-    return (
-        f"xrag {command}: {step} {share['failed']}/{share['n']} replies unparsed, failed or "
-        f"rejected ({share['share']:.0%}) > max_failure_share {limit:.0%}; "
-        f"{share['n'] - share['failed']} usable stored (kept), a rerun asks only for the rest"
-    )
+    noun = "replies unparsed, failed or rejected"
+    hint = f"{share['n'] - share['failed']} usable stored (kept), a rerun asks only for the rest"
+    return over_limit_line(f"xrag {command}", {step: share}, noun, limit, hint)
 
 
 #: One step of ``xrag build`` or ``translate``: its name, the label its usable replies are

@@ -37,7 +37,7 @@ from core.corpus.sentences import content_words
 from core.errors import ConfigError
 from core.judging.verdicts import parse_reply
 from core.llm.prompts import neutralise, render_prompt
-from core.llm.stage import failure_share, over_limit
+from core.llm.stage import failure_share, over_limit_line
 from core.llm.types import LLMRequest
 from core.store.judgments import JudgmentStatus, NewJudgment
 
@@ -257,11 +257,7 @@ def panel_failure_line(run_id: str, counts: dict[str, int], limit: float) -> str
     """The one ``error:`` line of an evaluation whose results with no verdict for want of readable
     votes or an answer (``counts``: the labels of its finished results) pass ``limit`` (an
     experiment's ``max_failure_share`` rule); None when they do not."""
-    n = sum(counts.values())
     failed = sum(counts.get(label, 0) for label in FAILED_LABELS)
-    if not over_limit({"panel": failure_share(n, failed)}, limit):
-        return None
-    return (
-        f"xrag evaluation {run_id}: {failed}/{n} results with no verdict, unparsed or failed "
-        f"({failed / n:.0%}) > max_failure_share {limit:.0%}; see `xrag report`"
-    )
+    shares = {"": failure_share(sum(counts.values()), failed)}  # one panel: no name
+    noun = "results with no verdict, unparsed or failed"
+    return over_limit_line(f"xrag evaluation {run_id}", shares, noun, limit, "see `xrag report`")
