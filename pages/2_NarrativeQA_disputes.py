@@ -26,9 +26,9 @@ from core.views.queue_head import queue_headline
 from core.views.review import search_context, searchable_documents
 from core.views.text import InertMarkdown, escape_markdown, md
 
-#: keyboard shortcut of each resolution (in the order of RESOLUTION_LABELS)
 #: The label table this page's presses store in (:func:`workspace.stored_here`).
 TABLE = "dispute_resolutions"
+#: keyboard shortcut of each resolution (in the order of RESOLUTION_LABELS)
 KEYS = dict(zip(RESOLUTION_LABELS, "1234"))
 #: button labels short enough to fit (the full label is in the tooltip and the confirmation)
 SHORT = dict(zip(RESOLUTION_LABELS, ("Ref. wrong", "Model wrong", "Both OK", "Ambiguous")))
