@@ -5,8 +5,10 @@ event order. Each answer is an entity name computed exactly from the stored enti
 passages, never appears in the question, and rests on two evidence passages at least
 ``min_span`` (default 20 %) of the book apart; the evidence (passage index, offsets, sentence) is
 kept in ``metadata.evidence``, the type in ``qtype`` and ``metadata.question_type``, the span
-fraction in ``metadata.span_fraction``. Storage, de-duplication and provenance are shared with the
-LLM generator (:mod:`core.generation.questions`).
+fraction in ``metadata.span_fraction``. Questions whose evidence lies away from the book's first
+and last tenth are taken first (:func:`baseline_candidates`); when a third or more of the set's
+evidence still lies there, the note says so (:func:`spread_reason`). Storage, de-duplication and
+provenance are shared with the LLM generator (:mod:`core.generation.questions`).
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ from core.generation.offline_types import (
     companion,
     event_order,
 )
-from core.generation.span import MIN_SPAN_FRACTION, span_fields
+from core.generation.span import MIN_SPAN_FRACTION, ends_over_limit, span_fields
 from core.store.documents import Document, Passage, get_passages
 from core.store.entities import Entity, mention_spans
 
@@ -258,6 +260,59 @@ def _candidate(d: Draft, book: _Book, min_span: float) -> Candidate | None:
     )
 
 
+#: A drawn question: the candidate, its key (type, entity ids) and the sentences it describes.
+_Drawn = tuple[Candidate, tuple[str, str], frozenset[int]]
+
+
+class _Picker:
+    """The questions taken so far: each key (type, entities) and each described sentence
+    (``book.quoted``) once per book."""
+
+    def __init__(self, book: _Book) -> None:
+        self.book = book
+        self.seen: set[tuple[str, str]] = set()
+
+    def fits(self, drawn: _Drawn) -> bool:
+        """Neither its key nor a sentence it describes is taken yet."""
+        return drawn[1] not in self.seen and not drawn[2] & self.book.quoted
+
+    def take(self, drawn: _Drawn, out: list[Candidate]) -> None:
+        """Keep the question (in ``out``), its key and its sentences."""
+        self.seen.add(drawn[1])
+        self.book.quoted.update(drawn[2])
+        out.append(drawn[0])
+
+
+def _spread_first(
+    streams: list[Iterator[Draft]], book: _Book, min_span: float, per_entity: int, pick: _Picker
+) -> tuple[list[Candidate], list[_Drawn]]:
+    """One focus's questions with no evidence in the book's first or last tenth (up to
+    ``per_entity``, the types in turn), and the others drawn meanwhile, held back (drawing goes
+    on until the streams run dry or ``per_entity`` are taken)."""
+    out: list[Candidate] = []
+    held: list[_Drawn] = []
+    while streams and len(out) < per_entity:
+        for stream in list(streams):
+            draft = next(stream, None)
+            if draft is None:
+                streams.remove(stream)
+                continue
+            cand = _candidate(draft, book, min_span)
+            if cand is None:
+                continue
+            key = (draft.qtype, " ".join(sorted(str(e.id) for e in draft.entities)))
+            drawn = (cand, key, frozenset(s.start for s in draft.quotes))
+            if not pick.fits(drawn):
+                continue
+            if cand.metadata["evidence_at_ends"]:
+                held.append(drawn)
+                continue
+            pick.take(drawn, out)
+            if len(out) >= per_entity:
+                break
+    return out, held
+
+
 def baseline_candidates(
     db: Database,
     doc: Document,
@@ -266,9 +321,13 @@ def baseline_candidates(
     min_span: float = MIN_SPAN_FRACTION,
 ) -> list[Candidate]:
     """Up to ``per_entity`` questions about each of the top ``n_entities`` people (label PERSON;
-    unlabelled names after them when there are too few), taking the types in turn (companion, bridge, event order) so each focus gets
-    a mix; partners are the top ``2N + 5`` people. The answer's uniqueness is checked against
-    every stored entity that is not a place or group (the universe); answers are PERSON."""
+    unlabelled names after them when there are too few), taking the types in turn (companion,
+    bridge, event order) so each focus gets a mix; partners are the top ``2N + 5`` people. The
+    answer's uniqueness is checked against every stored entity that is not a place or group (the
+    universe); answers are PERSON. Spread: every focus first takes questions with no evidence in
+    the book's first or last tenth; then, focus by focus, the places left are filled with the
+    others, fewest evidence offsets there first (a question key taken by one focus is not
+    another's, so the order matters)."""
     entities = get_entities(db, doc.id)
     universe = [e for e in entities if e.label not in ("PLACE", "NORP")]
     book = _Book(db, doc, [e.id for e in universe])
@@ -277,27 +336,22 @@ def baseline_candidates(
     if len(people) < n_entities:  # few labelled people: unlabelled names may be people too
         people += [e for e in universe if e.label == ""]
     focus, partners = people[:n_entities], people[: 2 * n_entities + 5]
+    pick = _Picker(book)
+    drawn = [
+        _spread_first(
+            _drafts(x, partners, universe, book, min_span), book, min_span, per_entity, pick
+        )
+        for x in focus
+    ]
     out: list[Candidate] = []
-    seen: set[tuple[str, str]] = set()
-    for x in focus:
-        streams: list[Iterator[Draft]] = _drafts(x, partners, universe, book, min_span)
-        made = 0
-        while streams and made < per_entity:
-            for stream in list(streams):
-                draft = next(stream, None)
-                if draft is None:
-                    streams.remove(stream)
-                    continue
-                cand = _candidate(draft, book, min_span)
-                key = (draft.qtype, " ".join(sorted(str(e.id) for e in draft.entities)))
-                if cand is None or key in seen:
-                    continue
-                seen.add(key)
-                book.quoted.update(s.start for s in draft.quotes)
-                out.append(cand)
-                made += 1
-                if made >= per_entity:
-                    break
+    for taken, held in drawn:
+        held.sort(key=lambda d: int(d[0].metadata["evidence_at_ends"]))  # stable: types in turn
+        for d in held:
+            if len(taken) >= per_entity:
+                break
+            if pick.fits(d):
+                pick.take(d, taken)
+        out += taken
     return out
 
 
@@ -314,4 +368,18 @@ def shortfall_reason(n_made: int, n_focus: int, n_entities: int, per_entity: int
     return (
         f"made {n_made} of {asked}: the other entities have no question whose answer is unique "
         "and whose evidence lies far enough apart (see --min-span-fraction)"
+    )
+
+
+def spread_reason(candidates: list[Candidate]) -> str:
+    """What the note says when a third or more of the questions' evidence offsets lie in the
+    book's first or last tenth (``MAX_END_SHARE``; '' if under it): the book had too few
+    questions with evidence elsewhere (each focus takes those first, :func:`baseline_candidates`)."""
+    evidence = sum(int(c.metadata["evidence_n"]) for c in candidates)
+    at_end = sum(int(c.metadata["evidence_at_ends"]) for c in candidates)
+    if not ends_over_limit(at_end, evidence):
+        return ""
+    return (
+        f"{at_end} of {evidence} evidence passages lie in the book's first or last tenth (a "
+        "third or more): its people have too few questions with evidence elsewhere"
     )

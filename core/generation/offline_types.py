@@ -13,7 +13,8 @@ two evidence passages at least ``min_span`` of the book apart.
   sentence naming Z_A with exactly one other character, A; the last one naming Z_B with exactly
   one other, B, at least ``min_span`` later); the answer is the character of the earlier one.
   Which of A / B is the earlier one, and which moment is listed first, follow a hash of the
-  names (not always the first-listed).
+  names (not always the first-listed). Of the possible pairs, the one with the fewest moments
+  in the book's first or last tenth, then the closest, is taken.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from core.generation.names import TITLES, fold
+from core.generation.span import at_ends
 from core.store.entities import Entity
 
 #: (zone fraction, its name) tried in turn by :func:`bridge`.
@@ -188,8 +190,9 @@ def event_order(
     naming Z_B (another character) together with exactly one other, who is B, at least
     ``min_span`` later. Which of the two characters is named in the earlier moment? The answer
     is A. A/B = X/Y or Y/X by a hash of the names, the order the moments are listed in by
-    another. Of the possible pairs of moments, the closest (at least ``min_span`` apart) is
-    taken, so evidence does not sit at the book's two ends. All four must be PERSON (``people``); a sentence starting at an offset in ``used``
+    another. Of the possible pairs of moments (at least ``min_span`` apart), the one with the
+    fewest moments in the book's first or last tenth (:func:`core.generation.span.at_ends`), then
+    the closest, is taken, so evidence does not sit at the book's two ends. All four must be PERSON (``people``); a sentence starting at an offset in ``used``
     (described before) is not described again. A quoted sentence with the names blanked was
     found verbatim by BM25 and given back whole, both names in it (issue 36)."""
     a, b = (y, x) if _flip(x.name, y.name, "roles") else (x, y)
@@ -210,14 +213,20 @@ def event_order(
     if not early or not late:
         return None
     pairs = [
-        (s_b.start - s_a.start, s_a.start, (s_a, z_a), (s_b, z_b))
+        (
+            at_ends(s_a.start, length) + at_ends(s_b.start, length),
+            s_b.start - s_a.start,
+            s_a.start,
+            (s_a, z_a),
+            (s_b, z_b),
+        )
         for s_a, z_a in early
         for s_b, z_b in late
         if z_b != z_a and (s_b.start - s_a.start) / length >= min_span
     ]
     if not pairs:
         return None
-    *_, (s_a, z_a), (s_b, z_b) = min(pairs, key=lambda p: (p[0], p[1]))
+    *_, (s_a, z_a), (s_b, z_b) = min(pairs, key=lambda p: p[:3])
     described = [
         f"the first sentence of the book that names {people[z_a].name} together with exactly "
         "one other character",

@@ -30,6 +30,19 @@ if TYPE_CHECKING:
 MIN_SPAN_FRACTION = 0.2
 #: Evidence this close to either end of the book counts as "at the ends" (spread).
 END_ZONE = 0.1
+#: The offline generator keeps the share of a question set's evidence offsets at the ends below
+#: this when the book has questions enough with evidence elsewhere (else its note says so).
+MAX_END_SHARE = 1 / 3
+
+
+def at_ends(offset: int, length: int) -> bool:
+    """True when ``offset`` lies in the first or last ``END_ZONE`` of a book of ``length``."""
+    return not END_ZONE * length <= offset < (1 - END_ZONE) * length
+
+
+def ends_over_limit(at_end: int, evidence: int) -> bool:
+    """True when ``at_end`` of ``evidence`` offsets is ``MAX_END_SHARE`` of them or more."""
+    return evidence > 0 and at_end >= MAX_END_SHARE * evidence
 
 
 def span_fraction(offsets: Iterable[int], length: int) -> float:
@@ -56,7 +69,7 @@ def span_fields(offsets: Sequence[int], length: int, minimum: float) -> SpanFiel
     and ``span_flag`` (True when the fraction is below ``minimum``); the spread: ``evidence_n``
     offsets, ``evidence_at_ends`` of them in the first or last ``END_ZONE`` of the book."""
     fraction = span_fraction(offsets, length)
-    ends = sum(not END_ZONE * length <= o < (1 - END_ZONE) * length for o in offsets)
+    ends = sum(at_ends(o, length) for o in offsets)
     return SpanFields(
         span_fraction=fraction,
         min_span_fraction=minimum,

@@ -194,3 +194,29 @@ def test_bundled_books_no_question_holds_its_answer(db):
     # Husband's Arthur and Gertrude are PERSON now: more event-order questions, whose first and
     # last moments lie near the ends), 30 of 98 since.
     assert sum(ends) / len(ends) < 1 / 3, f"{sum(ends)} of {len(ends)} at the ends"
+
+
+def test_event_order_takes_the_pair_of_moments_away_from_the_ends():
+    """Of two possible pairs of moments at least the minimum span apart, event order takes the
+    one with no moment in the book's first or last tenth (300 and 600 of 1,000), not the closest
+    (50 and 290: the first moment in the first tenth, as main did)."""
+    from core.generation.offline_types import Sentence, event_order
+
+    x = Entity(1, "b", "Marius", [], "PERSON", 1, 1, "regex", None)
+    y = Entity(2, "b", "Cosette", [], "PERSON", 1, 1, "regex", None)
+    zs = {
+        i: Entity(i, "b", n, [], "PERSON", 1, 1, "regex", None)
+        for i, n in [(11, "Javert"), (12, "Fantine"), (13, "Valjean"), (14, "Gavroche")]
+    }
+    people = {e.id: e for e in [x, y, *zs.values()]}
+    found = []
+    for a, b in [(x, y), (y, x)]:  # which of the two is the earlier one follows a hash
+        paired = {
+            11: [(Sentence(0, 50, 60, "s"), a.id)],
+            12: [(Sentence(3, 300, 310, "s"), a.id)],
+            13: [(Sentence(2, 290, 300, "s"), b.id)],
+            14: [(Sentence(6, 600, 610, "s"), b.id)],
+        }
+        if draft := event_order(x, y, people, paired, 1000, 0.2):
+            found.append((draft.answer, [s.start for s in draft.quotes]))
+    assert len(found) == 1 and found[0][1] == [300, 600], found
