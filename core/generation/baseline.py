@@ -383,3 +383,12 @@ def spread_reason(candidates: list[Candidate]) -> str:
         f"{at_end} of {evidence} evidence passages lie in the book's first or last tenth (a "
         "third or more): its people have too few questions with evidence elsewhere"
     )
+
+
+def baseline_note(
+    candidates: list[Candidate], n_focus: int, n_entities: int, per_entity: int
+) -> str:
+    """The generate note: :func:`shortfall_reason` and :func:`spread_reason`, joined by "; "
+    ('' when neither applies)."""
+    short = shortfall_reason(len(candidates), n_focus, n_entities, per_entity)
+    return "; ".join(n for n in (short, spread_reason(candidates)) if n)

@@ -34,7 +34,7 @@ import numpy as np
 from core.corpus.documents import count_tokens, require_document
 from core.corpus.retrieval import format_context
 from core.errors import ContextTooLongError, InputError
-from core.generation.baseline import baseline_candidates, shortfall_reason, spread_reason
+from core.generation.baseline import baseline_candidates, baseline_note
 from core.generation.candidates import BASELINE, Candidate
 from core.generation.entity_store import (
     build_entities,
@@ -386,8 +386,7 @@ def generate_questions(
         skipped_entities=skipped,
     )
     if is_baseline:
-        short = shortfall_reason(len(candidates), len(entities), n_entities, per_entity)
-        summary["note"] = "; ".join(n for n in (short, spread_reason(candidates)) if n)
+        summary["note"] = baseline_note(candidates, len(entities), n_entities, per_entity)
     elif line := over_limit_line(
         f"generate {doc_id}",
         {model: failure_share(len(todo), failures)},
