@@ -192,7 +192,8 @@ def test_bundled_books_no_question_holds_its_answer(db):
     # appearances, the earliest and latest passages of the bridge zones). 21 of 90 before the
     # built-in finder read people from their context (The Art of War's commentators, An Ideal
     # Husband's Arthur and Gertrude are PERSON now: more event-order questions, whose first and
-    # last moments lie near the ends), 30 of 98 since.
+    # last moments lie near the ends), 30 of 98 since; 25 of 98 on cecc19b, 10 of 100 once each
+    # person took its questions with no evidence in the ends first (h49spread).
     assert sum(ends) / len(ends) < 1 / 3, f"{sum(ends)} of {len(ends)} at the ends"
 
 
