@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from core.corpus.evaluations import Evaluation, parse_rater
+from core.corpus.known_columns import VERDICT_EXTRAS
 from core.corpus.tabular import optional_text, read_records, require_text
 from core.errors import InputError
 from core.store.label_scales import LabelScale, Scale
@@ -166,7 +167,7 @@ def read_label_judgments(path: str | Path, scale: LabelScale, rater: str | None)
     path = Path(path)
     ev = Evaluation(source=path.name)
     seen: set[str] = set()
-    for line, rec in read_records(path, ["question_id", "verdict"]):
+    for line, rec in read_records(path, ["question_id", "verdict"], optional=VERDICT_EXTRAS):
         qid = require_text(rec, "question_id", path, line)
         if str(rec.get("system_a") or "").strip() or str(rec.get("system_b") or "").strip():
             raise InputError(

@@ -30,6 +30,7 @@ from typing import Any
 
 from core.corpus.json_input import loads_bounded
 from core.corpus.spreadsheet import unquoted_cell
+from core.corpus.unknown_columns import check_columns
 from core.errors import InputError
 from core.store.open_files import held_database_of
 
@@ -180,12 +181,15 @@ def read_records(
     *,
     alternatives: dict[str, list[str]] | None = None,
     suffixes: tuple[str, ...] = (".csv", ".tsv", ".jsonl", ".ndjson", ".json"),
+    optional: tuple[str, ...] | None = None,
 ) -> list[tuple[int, dict[str, Any]]]:
     """Read a ``.csv``/``.tsv`` or ``.jsonl`` file into ``(line_number, record)`` pairs.
 
     ``required`` columns must all be present (for CSV in the header, for JSONL in every object);
-    ``alternatives`` maps a required name to other accepted spellings. Raises ``InputError`` for
-    every violation of the rules in the module docstring and for a missing column.
+    ``alternatives`` maps a required name to other accepted spellings. ``optional``: when given,
+    the only other columns a record may have (:func:`check_columns`: a misspelt optional column
+    would otherwise be dropped without a word). Raises ``InputError`` for every violation of the
+    rules in the module docstring and for a missing or unknown column.
     """
     path = check_path(path)
     suffix = path.suffix.lower()
@@ -199,6 +203,9 @@ def read_records(
     if not records:
         raise InputError("no data rows", path=str(path))
     alternatives = alternatives or {}
+    if optional is not None:
+        spellings = [a for name in required for a in alternatives.get(name, [])]
+        check_columns(records, (*required, *spellings, *optional), path)
     for line, record in records:
         for name in required:
             if name in record:

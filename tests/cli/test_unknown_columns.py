@@ -1,0 +1,79 @@
+"""A column the importer does not know is one ``error:`` line and nothing is written: a misspelt
+optional column (``raters``, ``modle``) used to be dropped without a word, so a person's verdicts
+in a ``raters`` column were stored as ``--rater``'s, an auto-rater's (docs/imports.md)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from cli_run import run_cli
+
+from core.store.database import opened
+
+JUDGMENTS = "question_id,system_a,system_b,verdict,rater\nq1,s1,s2,A,human:ann\n"
+CASES = [
+    (
+        ["import-judgments", "--rater", "auto:bot"],
+        "v.csv",
+        "question_id,system_a,system_b,verdict,raters\nq1,s1,s2,A,human:zed\n",
+        "line 1: unknown column 'raters'",
+    ),
+    (
+        ["import-answers"],
+        "a.csv",
+        "question_id,system,answer,modle\nq1,s3,Brand,gpt-4\n",
+        "line 1: unknown column 'modle'",
+    ),
+    (
+        ["import-judgments"],
+        "v.jsonl",
+        '{"question_id": "q1", "system": "s1", "verdict": "yes", "rater": "auto:bot"}\n'
+        '{"question_id": "q2", "system": "s1", "verdict": "no", "rater": "auto:bot", '
+        '"critrion": "supported"}\n',
+        "line 2: unknown column 'critrion'",
+    ),
+    (
+        ["import-judgments", "--task", "tone", "--scale", "categorical"],
+        "l.csv",
+        "question_id,verdict,rater,sytem\nq1,good,auto:bot,s1\n",
+        "line 1: unknown column 'sytem'",
+    ),
+]
+
+
+@pytest.mark.parametrize(("command", "name", "text", "message"), CASES)
+def test_an_unknown_column_is_one_error_line_and_writes_nothing(
+    tmp_path: Path, command: list[str], name: str, text: str, message: str
+) -> None:
+    db = tmp_path / "w.db"
+    base = tmp_path / "base.csv"
+    base.write_text(JUDGMENTS, encoding="utf-8")
+    assert run_cli(["--db", str(db), "init"])[0] == 0
+    assert run_cli(["--db", str(db), "import-judgments", str(base)])[0] == 0
+    before = db.read_bytes()
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    code, out, err = run_cli(["--db", str(db), command[0], str(path), *command[1:]])
+    assert (code, out) == (2, "")
+    assert err.startswith(f"error: {path}, {message} (the columns this file may have: ")
+    assert err.endswith("; nothing imported\n") and err.count("\n") == 1
+    assert db.read_bytes() == before
+
+
+def test_the_export_of_judgments_reimports_with_its_extra_columns(tmp_path: Path) -> None:
+    db = tmp_path / "w.db"
+    base = tmp_path / "base.csv"
+    base.write_text(JUDGMENTS, encoding="utf-8")
+    assert run_cli(["--db", str(db), "init"])[0] == 0
+    assert run_cli(["--db", str(db), "import-judgments", str(base)])[0] == 0
+    for name in ("j.csv", "j.jsonl"):
+        out = tmp_path / name
+        assert run_cli(["--db", str(db), "export", "judgments", "-o", str(out)])[0] == 0
+        code, text, err = run_cli(["--db", str(db), "import-judgments", str(out), "--json"])
+        assert code == 0, err
+        assert json.loads(text)["judgments"] == {"inserted": 0, "unchanged": 1, "updated": 0}
+    with opened(db) as store:
+        raters = store.execute("select rater from judgments").fetchall()
+    assert [r[0] for r in raters] == ["human:ann"]
