@@ -1,5 +1,5 @@
 """The optional columns each importer knows (``import-answers``, ``import-judgments`` plain and
-``--task``): the one reader refuses any other (:mod:`core.corpus.unknown_columns`)."""
+``--task``): the one reader refuses any other (:mod:`core.corpus.record_checks`)."""
 
 from __future__ import annotations
 

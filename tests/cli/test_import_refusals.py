@@ -1,6 +1,8 @@
-"""A column the importer does not know is one ``error:`` line and nothing is written: a misspelt
-optional column (``raters``, ``modle``) used to be dropped without a word, so a person's verdicts
-in a ``raters`` column were stored as ``--rater``'s, an auto-rater's (docs/imports.md)."""
+"""Import files refused with one ``error:`` line, nothing written: a column the importer does not
+know (a misspelt optional column, ``raters`` or ``modle``, used to be dropped without a word, so a
+person's verdicts in a ``raters`` column were stored as ``--rater``'s, an auto-rater's), and a
+value longer than one field may hold (30 MB in one answer used to be stored as it came)
+(docs/input-formats.md)."""
 
 from __future__ import annotations
 
@@ -77,3 +79,26 @@ def test_the_export_of_judgments_reimports_with_its_extra_columns(tmp_path: Path
     with opened(db) as store:
         raters = store.execute("select rater from judgments").fetchall()
     assert [r[0] for r in raters] == ["human:ann"]
+
+
+@pytest.mark.parametrize("suffix", [".csv", ".jsonl"])
+def test_a_huge_value_is_one_error_line_and_writes_nothing(tmp_path: Path, suffix: str) -> None:
+    db = tmp_path / "w.db"
+    assert run_cli(["--db", str(db), "init"])[0] == 0
+    before = db.read_bytes()
+    path = tmp_path / f"a{suffix}"
+    huge = "x" * 30_000_000
+    if suffix == ".csv":
+        path.write_text(f"question_id,system,answer\nq1,s1,ok\nq2,s1,{huge}\n", encoding="utf-8")
+    else:
+        rows = [{"question_id": "q1", "system": "s1", "answer": a} for a in ("ok", huge)]
+        path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    code, out, err = run_cli(["--db", str(db), "import-answers", str(path)])
+    assert (code, out) == (2, "")
+    line = 3 if suffix == ".csv" else 2  # a CSV file's header is line 1
+    assert err == (
+        f"error: {path}, line {line}, column 'answer': a value of 30,000,000 characters, more "
+        "than the 1,000,000 one field may hold (a stray quote, or a whole text pasted into one "
+        "cell?); nothing imported\n"
+    )
+    assert db.read_bytes() == before
