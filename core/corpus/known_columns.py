@@ -8,8 +8,8 @@ from core.store.tables import judgments as judgments_table
 #: The optional columns of an answers file (any other is refused: a misspelt one would be lost).
 ANSWER_EXTRAS = ("model", "context", "question")
 #: The optional columns of a plain verdicts file (pairwise, absolute or both); the other columns
-#: of ``export judgments`` (the table's: ``id``, ``kind``, ``rater_kind``...) are read and ignored,
-#: so an exported file re-imports as it is.
+#: of ``export judgments`` (the table's: ``id``, ``kind``, ``rater_kind``...) and the ``split`` of
+#: ``export benchmark``'s verdicts are read and ignored, so an exported file re-imports as it is.
 VERDICT_EXTRAS = tuple(
     dict.fromkeys(
         (
@@ -21,6 +21,7 @@ VERDICT_EXTRAS = tuple(
             "rationale",
             "question",
             *(c.name for c in judgments_table.columns),
+            "split",
         )
     )
 )

@@ -208,7 +208,7 @@ def read_records(
     alternatives = alternatives or {}
     if optional is not None:
         spellings = [a for name in required for a in alternatives.get(name, [])]
-        check_columns(records, (*required, *spellings, *optional), path)
+        check_columns(records, tuple(dict.fromkeys((*required, *spellings, *optional))), path)
     for line, record in records:
         for name in required:
             if name in record:

@@ -102,3 +102,25 @@ def test_a_huge_value_is_one_error_line_and_writes_nothing(tmp_path: Path, suffi
         "cell?); nothing imported\n"
     )
     assert db.read_bytes() == before
+
+
+def test_the_benchmark_export_verdicts_reimport(tmp_path: Path) -> None:
+    db, fresh = tmp_path / "w.db", tmp_path / "fresh.db"
+    answers = tmp_path / "a.csv"
+    answers.write_text("question_id,system,answer\nq1,s1,Brand\nq1,s2,Orion\n", encoding="utf-8")
+    base = tmp_path / "base.csv"
+    base.write_text(JUDGMENTS, encoding="utf-8")
+    for args in (
+        ["init"],
+        ["import-answers", str(answers)],
+        ["import-judgments", str(base)],
+        ["export", "benchmark", "--out", str(tmp_path / "bench")],
+    ):
+        code, _, err = run_cli(["--db", str(db), *args])
+        assert code == 0, err
+    verdicts = tmp_path / "bench" / "verdicts" / "verdicts.jsonl"
+    assert "split" in json.loads(verdicts.read_text(encoding="utf-8").splitlines()[0])
+    assert run_cli(["--db", str(fresh), "init"])[0] == 0
+    code, text, err = run_cli(["--db", str(fresh), "import-judgments", str(verdicts), "--json"])
+    assert code == 0, err
+    assert json.loads(text)["judgments"]["inserted"] == 1
