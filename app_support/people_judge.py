@@ -72,6 +72,8 @@ def people_and_judge(who: Annotator | None) -> None:
     m[1].metric("Battles: judge alone", f"{r['n_judge_only']:,}")
     m[2].metric("lambda (judge's weight)", num(r["lambda"], ".2f", "-"))
     m[3].metric("Worth in people's verdicts", num(r["effective_people"], ",.0f", "-"))
+    for w in r["warnings"]:
+        st.warning(md(f"Warning: {w}."))
     if r["judge_outside"]:
         st.warning(
             f"The judge alone ranks **{md(', '.join(r['judge_outside']))}** outside the "

@@ -32,6 +32,7 @@ from core.store.custom_tasks import (
     save_custom_task,
     task_items,
 )
+from core.store.judgments import JudgmentKind, effective_judgments
 from core.store.label_scales import LabelScale, Scale, label_scale, save_label_scale
 from core.store.questions import (
     Question,
@@ -218,3 +219,16 @@ def task_summaries(db: Database) -> list[TaskSummary]:
 
 def _defined(db: Database) -> list[CustomLabelTask]:
     return [t for t in defined_tasks(db) if isinstance(t, CustomLabelTask)]
+
+
+def defined_items(db: Database, task: str) -> set[tuple[str, str | None]] | None:
+    """The (question, system) pairs a label of ``task`` may name: its items and those already
+    labelled in it; None when ``task`` is not defined here or has no items yet (its labels are
+    then open, as an imported task's)."""
+    if custom_task(db, task) is None:
+        return None
+    items = {(i.question_id, i.system) for i in task_items(db, task)}
+    if not items:
+        return None
+    labelled = effective_judgments(db, kind=JudgmentKind.LABEL, criterion=task)
+    return items | {(j.question_id, j.system) for j in labelled}

@@ -128,8 +128,14 @@ def _import_judgments(args: argparse.Namespace) -> int:
 
 def _import_labels(args: argparse.Namespace) -> int:
     """``import-judgments FILE --task NAME [--scale S] [--labels A,B]``: labels on a scale."""
+    from core.annotation.custom_tasks import defined_items
     from core.corpus.evaluations import store_evaluation
-    from core.corpus.label_input import parse_labels, read_label_judgments, resolve_scale
+    from core.corpus.label_input import (
+        check_known_items,
+        parse_labels,
+        read_label_judgments,
+        resolve_scale,
+    )
     from core.corpus.names import check_name
     from core.store.label_scales import label_scale
 
@@ -145,6 +151,9 @@ def _import_labels(args: argparse.Namespace) -> int:
     with opened(args.db) as db:
         scale = resolve_scale(task, args.scale, labels, label_scale(db, task))
         evaluation = read_label_judgments(args.path, scale, args.rater)
+        known = defined_items(db, task)
+        if known is not None:
+            check_known_items(evaluation, task, known, args.path)
         counts = store_evaluation(db, evaluation, allow_lookalike=args.allow_lookalike)
     _report(counts, args.json)
     return 0

@@ -102,6 +102,8 @@ def print_ppi(out: PpiRanking) -> None:
         )
     if out["judge_outside"]:
         print(f"judge-only rank outside the rank-set: {', '.join(out['judge_outside'])}")
+    for w in out["warnings"]:
+        print(f"warning: {w}")
     print_strengths(out["bt"])
 
 

@@ -27,6 +27,7 @@ from core.corpus.evaluation_checks import (
 )
 from core.corpus.evaluation_names import check_evaluation_names
 from core.corpus.evaluation_ratings import assign_slots, plan_ratings, touched_since
+from core.corpus.known_columns import ANSWER_EXTRAS, VERDICT_EXTRAS
 from core.corpus.tabular import optional_text, read_records, require_text
 from core.errors import InputError
 from core.stats.pairwise_counts import parse_verdict
@@ -127,7 +128,9 @@ def read_answers(path: str | Path) -> Evaluation:
     path = Path(path)
     ev = Evaluation(source=path.name)
     seen: dict[tuple[str, str], int] = {}
-    for line, rec in read_records(path, ["question_id", "system", "answer"]):
+    for line, rec in read_records(
+        path, ["question_id", "system", "answer"], optional=ANSWER_EXTRAS
+    ):
         qid = require_text(rec, "question_id", path, line)
         system = require_text(rec, "system", path, line, numbers=False)
         text = rec.get("answer")
@@ -160,7 +163,7 @@ def read_plain_judgments(path: str | Path, rater: str | None = None) -> Evaluati
     """Pairwise (``system_a, system_b``) or absolute (``system``) verdicts of a CSV/JSONL file."""
     path = Path(path)
     ev = Evaluation(source=path.name)
-    for line, rec in read_records(path, ["question_id", "verdict"]):
+    for line, rec in read_records(path, ["question_id", "verdict"], optional=VERDICT_EXTRAS):
         qid = require_text(rec, "question_id", path, line)
         who = rec.get("rater") if str(rec.get("rater") or "").strip() else rater
         if who is None:

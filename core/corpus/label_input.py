@@ -15,6 +15,11 @@ its canonical form:
 With declared labels (``--labels`` now or at an earlier import) a label outside them is one
 ``error:`` line naming the file and line, and nothing is written; without, the task's labels are
 the ones seen, widened by each import.
+
+A task defined for the Label page (``tasks define`` with ``tasks add-items``) has a fixed set of
+items: a row on any other (question, system) is one ``error:`` line and nothing is written
+(:func:`check_known_items`; a typo'd id used to create an empty question and store the label on
+it, outside every item the team labels).
 """
 
 from __future__ import annotations
@@ -25,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from core.corpus.evaluations import Evaluation, parse_rater
+from core.corpus.known_columns import VERDICT_EXTRAS
 from core.corpus.tabular import optional_text, read_records, require_text
 from core.errors import InputError
 from core.store.label_scales import LabelScale, Scale
@@ -161,7 +167,7 @@ def read_label_judgments(path: str | Path, scale: LabelScale, rater: str | None)
     path = Path(path)
     ev = Evaluation(source=path.name)
     seen: set[str] = set()
-    for line, rec in read_records(path, ["question_id", "verdict"]):
+    for line, rec in read_records(path, ["question_id", "verdict"], optional=VERDICT_EXTRAS):
         qid = require_text(rec, "question_id", path, line)
         if str(rec.get("system_a") or "").strip() or str(rec.get("system_b") or "").strip():
             raise InputError(
@@ -208,3 +214,21 @@ def read_label_judgments(path: str | Path, scale: LabelScale, rater: str | None)
         )
     ev.scale = widened(scale, seen)
     return ev
+
+
+def check_known_items(
+    ev: Evaluation, task: str, known: set[tuple[str, str | None]], path: str | Path
+) -> None:
+    """Refuse a row of ``ev`` whose (question, system) is not in ``known``: the items of defined
+    task ``task`` and the ones already labelled in it (InputError naming the first such line)."""
+    for r in ev.ratings:
+        where = (r["question_id"], r["system"])
+        if where not in known:
+            what = f"question {where[0]!r}" + (f", system {where[1]!r}" if where[1] else "")
+            raise InputError(
+                f"{what} is not an item of task {task!r} (add it with "
+                "tasks add-items first, or fix the id); nothing imported",
+                path=str(path),
+                line=r["line"],
+                column="question_id",
+            )

@@ -14,7 +14,8 @@ Every failure is an ``InputError`` whose message reads ``FILE, line N, column C:
 - CSV: a unique, non-empty header; every row has exactly as many fields as the header; a cell
   that the project's CSV writers quoted as text (``'=x``, ``'-x``: a ``'`` before a
   formula-like start, :mod:`core.corpus.spreadsheet`) reads back without that ``'``;
-- JSONL: one JSON object per non-blank line; JSON ``NaN``/``Infinity`` are refused.
+- JSONL: one JSON object per non-blank line; JSON ``NaN``/``Infinity`` are refused;
+- a value (a text, or a text in a list) holds at most 1,000,000 characters (``MAX_FIELD_CHARS``).
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from core.corpus.json_input import loads_bounded
+from core.corpus.record_checks import check_columns, check_field_sizes
 from core.corpus.spreadsheet import unquoted_cell
 from core.errors import InputError
 from core.store.open_files import held_database_of
@@ -180,12 +182,16 @@ def read_records(
     *,
     alternatives: dict[str, list[str]] | None = None,
     suffixes: tuple[str, ...] = (".csv", ".tsv", ".jsonl", ".ndjson", ".json"),
+    optional: tuple[str, ...] | None = None,
 ) -> list[tuple[int, dict[str, Any]]]:
     """Read a ``.csv``/``.tsv`` or ``.jsonl`` file into ``(line_number, record)`` pairs.
 
     ``required`` columns must all be present (for CSV in the header, for JSONL in every object);
-    ``alternatives`` maps a required name to other accepted spellings. Raises ``InputError`` for
-    every violation of the rules in the module docstring and for a missing column.
+    ``alternatives`` maps a required name to other accepted spellings. ``optional``: when given,
+    the only other columns a record may have (:func:`check_columns`: a misspelt optional column
+    would otherwise be dropped without a word). Raises ``InputError`` for every violation of the
+    rules in the module docstring, for a value too long (:func:`check_field_sizes`) and for a
+    missing or unknown column.
     """
     path = check_path(path)
     suffix = path.suffix.lower()
@@ -198,7 +204,11 @@ def read_records(
         records = list(_csv(text, path, delimiter="\t" if suffix == ".tsv" else ","))
     if not records:
         raise InputError("no data rows", path=str(path))
+    check_field_sizes(records, path)
     alternatives = alternatives or {}
+    if optional is not None:
+        spellings = [a for name in required for a in alternatives.get(name, [])]
+        check_columns(records, tuple(dict.fromkeys((*required, *spellings, *optional))), path)
     for line, record in records:
         for name in required:
             if name in record:

@@ -17,6 +17,7 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 
+from core.corpus.record_checks import may_hold_long_value
 from core.corpus.spreadsheet import unquoted_cell
 from core.corpus.tabular import CONTROL_CHARS, check_path, read_input_text, read_records
 from core.errors import InputError
@@ -67,8 +68,10 @@ def _arrow_columns(text: str, columns: list[str], delimiter: str) -> list[CodedC
         or len(set(header)) != len(header)
         or any(h != h.strip() or not h or CONTROL_CHARS.search(h) for h in header)
         or not set(columns) <= set(header)
+        or may_hold_long_value(text)
     ):
-        return None  # a quoted header, a header rule broken, a column missing: the row reader
+        return None  # a quoted header, a header rule broken, a column missing, a line that
+        # might hold a value too long (check_field_sizes): the row reader
     dict_type = pa.dictionary(pa.int32(), pa.string())
     try:
         table = pacsv.read_csv(

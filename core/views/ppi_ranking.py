@@ -46,6 +46,7 @@ from core.views.ppi_records import (
     WinEstimate,
 )
 from core.views.ppi_strengths import strengths_block
+from core.views.ppi_warnings import thin_warnings
 from core.views.text import inert_figure
 
 if TYPE_CHECKING:
@@ -248,6 +249,7 @@ def people_judge_ranking(
         "effective_people": effective_people(fits["people"], fits["combined"], len(paired)),
         "judge_outside": [r["name"] for r in rows if r["judge_rank_outside"]],
         "widest_rank_set": max(hi - lo + 1 for lo, hi in parts["combined"]["rank_set"]),
+        "warnings": thin_warnings(systems, human),
         "bt": strengths_block(systems, human, paired_judge, only, judge_all, alpha),
     }
     if target is not None:
@@ -309,7 +311,8 @@ def judge_worth(db: Database, judge: str, people: Sequence[str]) -> JudgeWorth:
         "sentence": f"With the people's verdicts on the {n:,} battles it also judged and its "
         f"{r['n_judge_only']:,} battles judged alone, this judge ranks the systems as precisely "
         f"as {worth:,.0f} people's verdicts alone would: {worth / n:.2f} times the {n:,} people "
-        f"have given (lambda = {r['lambda']:.2f}; rank --method ppi, docs/statistics.md).",
+        f"have given (lambda = {r['lambda']:.2f}; rank --method ppi, docs/statistics.md)."
+        + "".join(f" Warning: {w}." for w in r["warnings"]),
     }
 
 

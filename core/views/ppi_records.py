@@ -91,6 +91,7 @@ PpiRanking = TypedDict(
         "effective_people": float,
         "judge_outside": list[str],
         "widest_rank_set": int,
+        "warnings": list[str],
         "bt": StrengthsBlock,
         "people_needed": NotRequired[PeopleNeeded],
     },

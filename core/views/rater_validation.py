@@ -42,6 +42,7 @@ from core.stats.alt_test import AltTestResult, NotEnoughLabels, alt_test_on_tabl
 from core.stats.alt_test_power import items_needed
 from core.store.judgments import JudgmentKind, PairwiseVerdict, RaterKind
 from core.store.verdict_reads import verdict_summary
+from core.views.criterion_hint import criterion_hint
 from core.views.shared_reads import shared, shared_table
 from core.views.task_scales import TaskScale, alignment_of, task_scale, validation_tasks
 from core.views.validation_records import AltResult, Short
@@ -129,7 +130,11 @@ def choose_annotators(
     the rater, else the slots when any slot does; True: people and slots; False: people only."""
     people, n_slots = shared(("sharers", id(db), rater, task), lambda: _sharers(db, rater, task))
     slots = bool(n_slots) and (include_slots or (include_slots is None and not people))
-    return Annotators(bool(slots), people, n_slots, _sentence(people, n_slots, bool(slots)))
+    said = _sentence(people, n_slots, bool(slots))
+    if not people + n_slots and (ts := task_scale(db, task)).kind == JudgmentKind.ABSOLUTE:
+        hint = criterion_hint(_rows(db, ts), rater, lambda r, rk: _is_human(r, rk, True))
+        said = hint or said
+    return Annotators(bool(slots), people, n_slots, said)
 
 
 def _sharers(db: Database, rater: str, task: str) -> tuple[int, int]:

@@ -118,3 +118,18 @@ def test_an_admin_queues_the_planned_battles_drawn_at_random(battles_db) -> None
         db.close()
     assert len(rows) == more and {r.overlap for r in rows} == {RANDOM_OVERLAP}
     assert {r.item_key for r in rows} <= population
+
+
+def test_few_people_verdicts_come_with_a_warning_on_the_tab(db_path, monkeypatch) -> None:
+    db = open_db(db_path)
+    try:
+        store_battles(db, n_questions=6)  # about 11 battles judged by both, per system
+    finally:
+        db.close()
+    monkeypatch.setenv("WORKBENCH_DB", str(db_path))
+    monkeypatch.delenv("WORKBENCH_ACCESS_CODE", raising=False)
+    at = open_tab()
+    at.selectbox(key="ppi_judge").set_value(JUDGE)
+    ok(at.run())
+    (warning,) = [w.value for w in at.warning if "not reliable" in w.value]
+    assert "fewer than 30 each" in warning and "validation\\-queue \\-\\-random" in warning

@@ -85,7 +85,8 @@ NAMES: list[tuple[str, dict[str, str | bytes], list[str], str]] = [
     ("control-c1", _answers("gpt\u00855"), IMPORT_A, "U+0085"),
     ("control-c0-jsonl", _answers_jsonl(system="a\u0001b"), IMPORT_AJ, "U+0001"),
     ("too-long", _answers("x" * 129), IMPORT_A, "longer than 128"),
-    ("ten-megabytes", _answers("x" * 10_000_000), IMPORT_A, "longer than 128"),
+    # a value over the one reader's field limit is refused before the name rule looks at it
+    ("ten-megabytes", _answers("x" * 10_000_000), IMPORT_A, "more than the 1,000,000 one field"),
     ("lookalike-system", _answers(f"g{CYR_P}t4"), IMPORT_A, "looks like"),
     ("lookalike-among-new", {"a.csv": ANSWERS + "q1,Il,x\nq1,l1,y\n"}, IMPORT_A, "looks like"),
     ("question-id-zwsp", _answers("new", qid=f"q{ZWSP}9"), IMPORT_A, "U+200B"),
@@ -194,13 +195,13 @@ NUMBERS_AND_OPTIONS: list[tuple[str, dict[str, str | bytes], list[str], str]] = 
         "rank-long-name-field",
         {"r.csv": "question_id,system_a,system_b,verdict\nq1," + "x" * 3_000_000 + ",b,A\n"},
         ["rank", "{t}/r.csv"],
-        "longer than 128",
+        "more than the 1,000,000 one field",
     ),
     (
         "agreement-long-rater",
         {"v.csv": "item_id,rater,verdict\n1," + "r" * 3_000_000 + ",A\n1,c,B\n"},
         ["agreement", "{t}/v.csv"],
-        "longer than 128",
+        "more than the 1,000,000 one field",
     ),
 ]
 

@@ -140,3 +140,34 @@ def test_rank_set_size_says_how_many_more_people_verdicts(battles_db: str) -> No
     assert code == 2 and "target must be a number of ranks from 1 to 4" in err
     code, _, err = run_cli(["--db", battles_db, "rank", "--from-db", "--rank-set-size", "2"])
     assert code == 2 and "go with --method ppi" in err
+
+
+def test_too_few_labelled_battles_are_said_with_the_figures(db_path: Path) -> None:
+    # 6 questions, about 60% of their battles judged by people: about 11 labelled battles per
+    # system, too few for the normal intervals; the figures come with one warning line
+    db = open_db(db_path)
+    try:
+        store_battles(db, n_questions=6)
+    finally:
+        db.close()
+    code, out, err = ppi(str(db_path), "--judge", JUDGE, "--json")
+    assert code == 0, err
+    result = json.loads(out)
+    (warning,) = result["warnings"]
+    counts = {s["name"]: s["n_both"] for s in result["systems"]}
+    assert all(n < 30 for n in counts.values())
+    assert ", ".join(f"{name} {counts[name]}" for name in sorted(counts)) in warning
+    assert "not reliable" in warning and "validation-queue --random" in warning
+    code, out, err = ppi(str(db_path), "--judge", JUDGE)
+    assert code == 0, err
+    assert [line for line in out.splitlines() if line.startswith("warning:")] == [
+        f"warning: {warning}"
+    ]
+
+
+def test_enough_labelled_battles_give_no_warning(battles_db: str) -> None:
+    code, out, err = ppi(battles_db, "--judge", JUDGE, "--json")
+    assert code == 0, err
+    assert json.loads(out)["warnings"] == []
+    code, out, err = ppi(battles_db, "--judge", JUDGE)
+    assert "warning:" not in out

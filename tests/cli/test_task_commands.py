@@ -99,3 +99,28 @@ def test_a_bad_definition_is_one_error_line_and_stores_nothing(tmp_path):
         assert err.count("\n") == 1
     code, out, _ = run_cli(["--db", db, "tasks", "list"])
     assert out.splitlines()[1].split()[:4] == ["tone", "categorical", "good,bad,unsure", "32"]
+
+
+def test_a_label_for_an_item_the_task_lacks_is_refused_and_writes_nothing(tmp_path):
+    db = str(tmp_path / "w.db")
+    assert run_cli(["--db", db, "init"])[0] == 0
+    _define(tmp_path, db)
+    rows = [
+        {"question_id": "i0", "verdict": "good", "rater": "auto:bot"},
+        {"question_id": "i00", "verdict": "good", "rater": "auto:bot"},  # a typo of i0
+    ]
+    path = _write(tmp_path / "bot.csv", rows)
+    before = (tmp_path / "w.db").read_bytes()
+    code, out, err = run_cli(["--db", db, "import-judgments", path, "--task", "tone"])
+    assert (code, out) == (2, "")
+    assert err == (
+        f"error: {path}, line 3, column 'question_id': question 'i00' is not an item of task "
+        "'tone' (add it with tasks add-items first, or fix the id); nothing imported\n"
+    )
+    assert (tmp_path / "w.db").read_bytes() == before
+    # the items themselves import, and the same file again is unchanged
+    path = _write(tmp_path / "ok.csv", rows[:1])
+    for inserted in (1, 0):
+        code, out, err = run_cli(["--db", db, "import-judgments", path, "--task", "tone", "--json"])
+        assert code == 0, err
+        assert json.loads(out)["judgments"]["inserted"] == inserted

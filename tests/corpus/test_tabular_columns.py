@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 import core.corpus.tabular_columns as tc
+from core.corpus.record_checks import MAX_FIELD_CHARS
 from core.corpus.tabular import read_records
 from core.corpus.tabular_columns import coded, read_coded_columns
 from core.errors import InputError
@@ -25,6 +26,8 @@ GOOD: dict[str, str | bytes] = {
     "blank_value.csv": "question_id,system_a,verdict\nq1,,A\nq2,x,B\n",
     "blank_row.csv": "question_id,system_a,verdict\nq1,x,A\n , ,\n",
     "utf16.csv": "question_id,system_a,verdict\nq1,Zoë,A\n".encode("utf-16"),
+    # the longest value a field may hold, in a column not read (the fast path leaves it to rows)
+    "long_value.csv": f"question_id,system_a,verdict,note\nq1,x,A,{'n' * MAX_FIELD_CHARS}\n",
 }
 BAD: dict[str, str | bytes] = {
     "ragged.csv": "question_id,system_a,verdict\nq1,x,A\nq2,x\n",
@@ -33,6 +36,11 @@ BAD: dict[str, str | bytes] = {
     "header_only.csv": "question_id,system_a,verdict\n",
     "dupe.csv": "question_id,system_a,verdict,verdict\nq1,x,A,B\n",
     "latin1.csv": "question_id,system_a,verdict\nq1,Zo\xeb,A\n".encode("latin-1"),
+    # one character more than a field may hold: refused by both, read column or not
+    "too_long_read.csv": f"question_id,system_a,verdict\nq1,{'x' * (MAX_FIELD_CHARS + 1)},A\n",
+    "too_long_unread.csv": (
+        f"question_id,system_a,verdict,note\nq1,x,A,ok\nq2,y,B,{'n' * (MAX_FIELD_CHARS + 1)}\n"
+    ),
 }
 
 
@@ -97,3 +105,14 @@ def test_all_names_agrees_with_name_problem_one_by_one():
     ]
     for values in cases:
         assert all_names(values) == all(name_problem(v) is None for v in values), values
+
+
+def test_a_value_too_long_is_named_with_its_line_and_column(tmp_path: Path) -> None:
+    path = _write(tmp_path, "too_long_unread.csv", BAD["too_long_unread.csv"])
+    with pytest.raises(InputError) as got:
+        read_coded_columns(path, COLUMNS)
+    assert str(got.value) == (
+        f"{path}, line 3, column 'note': a value of 1,000,001 characters, more than the "
+        "1,000,000 one field may hold (a stray quote, or a whole text pasted into one cell?); "
+        "nothing imported"
+    )
