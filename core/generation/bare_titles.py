@@ -61,8 +61,8 @@ def bare_title(e: Entity, text: str) -> str:
     """The title (folded) ``e`` is named by alone, or ``""`` (module docstring)."""
     if not after_determiners(e.mentions, e.name, text):
         return ""
-    words = key_words(fold(e.name))
-    return words[0] if words[0] in BARE_TITLES else ""
+    title = _title(key_words(fold(e.name))[0])  # "the Duchesse’s": the duchess
+    return title if title in BARE_TITLES else ""
 
 
 #: "the Major", "The Major’s": a capitalised word after *the*, no name after it ("the Major
