@@ -23,7 +23,9 @@ without titles):
     "Luzhin" when written "Pyotr Petrovitch Luzhin"; "Dounia" = "Avdotya Romanovna" (known
     diminutive, written nearby); a name with a patronymic is a PERSON whatever NER said;
 (7) a pet name said to the one first name + patronymic of its gender that the narrator names in
-    those scenes ("Dolly!" to Darya Alexandrovna: :mod:`core.generation.name_address`).
+    those scenes ("Dolly!" to Darya Alexandrovna: :mod:`core.generation.name_address`);
+(8) last, a bare title ("the Major") joins the one person whose mentions carry it ("Major
+    Amberson"), never one of several (:mod:`core.generation.bare_titles`).
 
 Demonyms of the book's places ("Nantucketer", "Parisian") and common nouns in capitals ("a
 Samana", "the Samanas", "a State") are dropped; a name mostly written right after *at / in
@@ -47,6 +49,7 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 
 from core.errors import ConfigError
+from core.generation.bare_titles import join_bare_titles
 from core.generation.entity_labels import key_words as _words
 from core.generation.full_names import mention_counts, name_form_links, stray_namesakes
 from core.generation.mentions import proper_noun_mentions, spacy_available, spacy_mentions
@@ -241,6 +244,7 @@ def cluster_mentions(
             entities[-1].name = free[0] if free else f"{entities[-1].name} (2)"
         apart_why = {fold(m.core): "kept from the fuller name by its titles" for m in person}
         entities[-1].merges = _merge_notes(entities[-1], apart_why)
+    entities = join_bare_titles(entities, text, mentions)  # "the Major": bare_titles.py
     entities.sort(key=lambda e: (-e.n_mentions, e.name))
     return entities
 
