@@ -14,6 +14,7 @@ from core.annotation.pairwise import (
     blind_item,
     identical_items,
     pairwise_items,
+    queue_reads_later,
     skip_item,
     split_pair_key,
     submit_verdict,
@@ -24,7 +25,7 @@ from core.annotation.pairwise import (
 from core.errors import WorkbenchError
 from core.views.judgments import auto_verdicts_shown
 from core.views.queue_head import queue_headline
-from core.views.review import question_and_documents, search_context
+from core.views.review import question_and_documents_later, search_context
 from core.views.text import escape_markdown, md
 from core.views.vocabulary import TaskName
 
@@ -121,7 +122,8 @@ def decision_area() -> None:
                 authorise(db, user)  # reruns the whole page, whose sign-in says so
             except WorkbenchError:
                 st.rerun()
-        caching.answers_key_later(db)  # sent with the team marks' read: one round trip
+        caching.answers_key_later(db)  # sent with the team marks' read: one round trip,
+        asked = queue_reads_later(db)  # the queue's names, requests and settings too (issue 33)
         marks = caching.team_marks(db)  # kept up to date, not read in full (issue 37)
         items, same = caching.cached_answers_each(db, pairwise_items, identical_items)
         if not items:
@@ -130,7 +132,7 @@ def decision_area() -> None:
                 + connection.EMPTY_HINT
             )
             st.stop()
-        queue = verdict_queue(db, who, items, identical=same, marks=marks)
+        queue = verdict_queue(db, who, items, identical=same, marks=marks, asked=asked)
         progress = verdict_progress(db, who, items, queue, marks)  # done of done + my queue
         wanted, unlinked = links.deep_link_id(), False
         if wanted:
@@ -177,8 +179,10 @@ def decision_area() -> None:
             st.button("Undo", key="sbs_undo", shortcut="U", on_click=_undo)
             st.stop()
 
+        # the question goes in the round trip of the item's own row and answers (issue 33)
+        asked_question = question_and_documents_later(db, split_pair_key(current)[0])
         item = blind_item(db, current, who)
-        q, documents = question_and_documents(db, item["question_id"])
+        q, documents = asked_question()
         question = q.get("question", "")
         if st.session_state.pop("sbs_scroll", False):
             shortcuts.scroll_to_top(item["key"])

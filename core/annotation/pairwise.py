@@ -8,7 +8,8 @@ stored as ``order_shown``; the verdict is relative to that order.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from core.annotation.attention import mix_attention
@@ -49,6 +50,7 @@ from core.store.judgments import (
     own_pairwise_label_later,
 )
 from core.store.row_locks import hold_item, hold_label, hold_person
+from core.store.settings import settings_later
 from core.store.validation_items import validation_overlaps_later
 
 if TYPE_CHECKING:
@@ -125,6 +127,26 @@ def identical_items(db: Database) -> list[str]:
     )
 
 
+@dataclass(frozen=True)
+class QueueReads:
+    """The reads of :func:`verdict_queue` that need nothing read before them, asked ahead
+    (:func:`queue_reads_later`): call each for its result."""
+
+    names: Callable[[], tuple[set[str], set[str]]]  # the accounts' names, the left-out names
+    requested: Callable[[], dict[str, int]]  # the validation requests' overlaps
+
+
+def queue_reads_later(db: Database) -> QueueReads:
+    """Ask for :func:`verdict_queue`'s reads now (the team's names, the validation requests and,
+    on a connection with a run memo, the settings), sent with the connection's next statement
+    on PostgreSQL: a Side by side run asks them before the team marks' read, whose round trip
+    takes them (one round trip less a label, issue 33). On SQLite they run now."""
+    names = named_and_excluded_later(db)
+    requested = validation_overlaps_later(db, SIDE_BY_SIDE_TASK)
+    settings_later(db)
+    return QueueReads(names, requested)
+
+
 def verdict_queue(
     db: Database,
     annotator: str,
@@ -132,6 +154,7 @@ def verdict_queue(
     k: int | None = None,
     identical: Iterable[str] | None = None,
     marks: dict[str, dict[str, set[str]]] | None = None,
+    asked: QueueReads | None = None,
 ) -> list[str]:
     """Side-by-side items that need a verdict and that ``annotator`` (a name) has not done.
 
@@ -147,12 +170,12 @@ def verdict_queue(
     until their overlap (2) of distinct people have labelled them, whatever ``k`` is; one the
     annotator skipped goes to the end like any skip. Attention checks are mixed into that
     order last (:func:`core.annotation.attention.mix_attention`).
-    ``marks``: the team's marks (:func:`team_marks`, read when not given).
+    ``marks``: the team's marks (:func:`team_marks`, read when not given). ``asked``: the
+    names, requests and settings asked ahead (:func:`queue_reads_later`; asked now when not
+    given: on PostgreSQL they go in one round trip, with the first statement that needs one).
     """
-    # the team's names and the validation requests: on PostgreSQL sent with the next statement
-    # (the settings' read, ...), one round trip for the three (issue 33)
-    names = named_and_excluded_later(db)
-    requested = validation_overlaps_later(db, SIDE_BY_SIDE_TASK)
+    asked = asked or queue_reads_later(db)
+    names, requested = asked.names, asked.requested
     k = k or required_annotations(db)
     items = pairwise_items(db) if items is None else items
     marks = team_marks(db) if marks is None else marks

@@ -8,7 +8,7 @@ nothing here is translated for PostgreSQL.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any, Self, TypedDict, Unpack
 
@@ -17,7 +17,7 @@ import sqlalchemy as sa
 from core.store import question_queries as qq
 from core.store.connection import dumps, transaction
 from core.store.engine import NotFoundError
-from core.store.prepared import bound_rows, run_bound, scalar
+from core.store.prepared import bound_rows, bound_rows_later, run_bound, scalar
 from core.store.statements import run_many
 from core.store.stored_enums import stored_enum
 from core.store.tables import questions
@@ -105,6 +105,18 @@ def get_question(db: Database, question_id: str) -> Question | None:
     """One question by id (or None)."""
     found = _read(db, qq.BY_ID, {"id": question_id})
     return found[0] if found else None
+
+
+def get_question_later(db: Database, question_id: str) -> Callable[[], Question | None]:
+    """:func:`get_question`, its statement sent with the connection's next one on PostgreSQL
+    (:func:`core.store.prepared.bound_rows_later`); call the result for the question."""
+    found = bound_rows_later(db, qq.BY_ID, {"id": question_id})
+
+    def question() -> Question | None:
+        rows = found()
+        return Question.from_row(rows[0]) if rows else None
+
+    return question
 
 
 def questions_by_id(db: Database, ids: Sequence[str]) -> dict[str, Question]:

@@ -13,7 +13,7 @@ import sqlalchemy as sa
 
 from core.errors import InputError
 from core.store.connection import transaction
-from core.store.prepared import run_bound
+from core.store.prepared import rows_later, run_bound
 from core.store.statements import insert, run
 from core.store.tables_more import settings
 
@@ -158,8 +158,20 @@ def get_setting(db: Database, key: str, default: str = "") -> str:
     stored = memo.get(_MEMO_KEY)
     if stored is None:
         stored = memo[_MEMO_KEY] = dict(run_bound(db, _ALL).fetchall())
+    elif callable(stored):  # asked ahead (settings_later): its rows are in
+        stored = memo[_MEMO_KEY] = dict(stored())
     value: str = stored.get(key, default)
     return value
+
+
+def settings_later(db: Database) -> None:
+    """On a connection with a run memo, ask for every setting now, the statement sent with the
+    connection's next one on PostgreSQL (:func:`core.store.prepared.rows_later`; e.g. in the
+    team marks' round trip of a Side by side run, issue 33); the first :func:`get_setting`
+    reads its rows. Nothing when the memo holds them already or there is no memo."""
+    memo = db.run_memo
+    if memo is not None and _MEMO_KEY not in memo:
+        memo[_MEMO_KEY] = rows_later(db, _ALL)
 
 
 def set_setting(db: Database, key: str, value: Any) -> None:

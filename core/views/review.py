@@ -4,7 +4,7 @@ agreement, and BM25 search of the question's documents."""
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from core.annotation import guideline as guideline
@@ -21,6 +21,7 @@ from core.store.questions import (
     distinct_values,
     find_question_ids,
     get_question,
+    get_question_later,
     question_documents,
     question_entities,
     question_texts,
@@ -284,13 +285,21 @@ def documents_of(db: Database, q: Question | None) -> list[tuple[str, str]]:
     return [(r.id, f"{r.kind}: {r.title or r.id}") for r in out]
 
 
-def question_and_documents(
+def question_and_documents_later(
     db: Database, question_id: str
-) -> tuple[QuestionText, list[tuple[str, str]]]:
+) -> Callable[[], tuple[QuestionText, list[tuple[str, str]]]]:
     """The question's text (:func:`~core.views.judgments.question_text`) and its searchable
-    documents, the question read once (a Side by side label: one round trip less, issue 33)."""
-    q = get_question(db, question_id)
-    return text_of(q), documents_of(db, q)
+    documents, the question read once (a Side by side label: one round trip less, issue 33);
+    its read is sent with the connection's next statement on PostgreSQL (a Side by side run
+    asks it before the item's own row and answers: their round trip takes it); call the
+    result for the text and documents."""
+    found = get_question_later(db, question_id)
+
+    def read() -> tuple[QuestionText, list[tuple[str, str]]]:
+        q = found()
+        return text_of(q), documents_of(db, q)
+
+    return read
 
 
 def search_context(db: Database, doc_id: str, query: str, k: int = 5) -> list[SearchHit]:

@@ -10,7 +10,8 @@ settings are read in one statement a connection (were one a setting: 7 a label),
 names in one, a label's two row locks in one, the sign-in check one join, the question read once.
 On PostgreSQL the round trips are counted too (statements sent together in psycopg's pipeline
 mode are one: ``PgConnection.defer``): the write transaction in two, the queue's independent
-reads (settings, names, validation requests; the own row and the answers) sent together."""
+reads (settings, names, validation requests) with the team marks' read, the item's question
+with its own row and answers."""
 
 from __future__ import annotations
 
@@ -33,8 +34,9 @@ BUDGET = {"sqlite": 39, "postgresql": 26}
 #: The most round trips of that run on PostgreSQL: a statement sent on its own is one, a
 #: pipeline one however many it holds. Before: 25 (the team marks' two reads pipelined; the
 #: write transaction's six statements six round trips, the queue's reads one each); then 18
-#: (each borrow's ping and open check two, the answers' fingerprint apart from the marks).
-ROUND_TRIPS = 14
+#: (each borrow's ping and open check two, the answers' fingerprint apart from the marks); then
+#: 14 (the queue's names, requests and settings one round trip, the question one more).
+ROUND_TRIPS = 12
 
 
 def _counting(monkeypatch: pytest.MonkeyPatch, backend: str) -> tuple[list[str], list[list[str]]]:
@@ -96,7 +98,26 @@ def test_one_label_sends_few_statements(team, monkeypatch, backend):  # noqa: F8
         # the answers' fingerprint goes with the team marks' read, in its round trip
         answers = [t for t in trips if any("FROM answers" in s and "count(*)" in s for s in t)]
         assert len(answers) == 1 and any("max(judgments.id)" in s for s in answers[0]), answers
+        _queue_reads_with_marks(answers[0])
+        _question_with_item(trips)
         assert len(trips) <= ROUND_TRIPS, (len(trips), [t[0][:40] for t in trips])
+
+
+def _queue_reads_with_marks(marks: list[str]) -> None:
+    """The queue's reads that need nothing before them (the team's names, the validation
+    requests, the settings) go in the team marks' round trip (they were one of their own)."""
+    assert any(s.startswith("SELECT accounts.name") for s in marks), marks
+    assert any("FROM validation_items" in s for s in marks), marks
+    assert any(s.startswith("SELECT settings.key") for s in marks), marks
+
+
+def _question_with_item(trips: list[list[str]]) -> None:
+    """The item's question goes with its own row and answers, in their round trip (it was
+    one of its own)."""
+    question = [t for t in trips if any(s.startswith("SELECT questions.") for s in t)]
+    assert len(question) == 1, question
+    assert any("FROM answers" in s and "question_id" in s for s in question[0]), question
+    assert any(s.lower().startswith("select j.id") for s in question[0]), question
 
 
 def _ping_with_open_check(trips: list[list[str]]) -> None:

@@ -26,7 +26,9 @@ from core.store import (
     fingerprints,
     judgments,
     prepared,
+    questions,
     sessions,
+    settings,
     statements,
     validation_items,
 )
@@ -149,3 +151,29 @@ def test_the_answers_fingerprint_goes_with_the_next_read(seeded, backend, trips)
     assert top == judgments.max_judgment_id(db)
     if backend == "postgresql":  # the two deferred reads went with the largest id's
         assert len(trips[0]) == 3 and trips[0][2].startswith("SELECT coalesce(max(judgments.id)")
+
+
+@contract_case(questions.get_question_later, settings.settings_later)
+def test_a_runs_settings_and_a_question_go_with_the_next_read(seeded, backend, trips):
+    """A Side by side run asks the queue's settings (one statement, kept for the run) and the
+    item's question ahead (issue 33): each goes with the next read, in its round trip, and
+    gives what a read on its own gives; the settings are not read again for the run."""
+    db = seeded
+    settings.set_setting(db, "queue_seed", 7)
+    settings.settings_later(db)  # no run memo (a CLI's connection): nothing asked
+    db.run_memo = {}
+    del trips[:]
+    settings.settings_later(db)
+    question = questions.get_question_later(db, "q1")
+    missing = questions.get_question_later(db, "nope")
+    top = judgments.max_judgment_id(db)
+    assert settings.get_setting(db, "queue_seed") == "7"
+    assert settings.get_setting(db, "queue_order", "shared") == "shared"
+    assert question() == questions.get_question(db, "q1") and missing() is None
+    assert top == judgments.max_judgment_id(db)
+    if backend == "postgresql":  # the three reads asked ahead went with the largest id's
+        assert len(trips[0]) == 4 and trips[0][0].startswith("SELECT settings.key"), trips
+        assert not any("FROM settings" in s for trip in trips[1:] for s in trip), trips
+    settings.set_setting(db, "queue_seed", 8)  # a write forgets the run's settings
+    settings.settings_later(db)
+    assert settings.get_setting(db, "queue_seed") == "8"
