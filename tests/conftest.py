@@ -123,8 +123,9 @@ SLOW_FIRST = (  # measured alone, 5 Dec, load 1-4: CPU 131 s, 22 + 24 s (one uni
     "tests/generation/test_entity_measure.py",
     "tests/exam/test_book_case.py",
 )
-#: Files run in another file's unit (one worker process): they share a per-process cache
-#: (tests/spacy_once.py: both read Siddhartha with spaCy).
+#: Files run in another file's unit (one worker process): both read Siddhartha with spaCy
+#: (tests/spacy_once.py, whose cache is now the session's, shared by the workers, as the demo
+#: build's is with both).
 SHARED_SCOPE = {
     "tests/generation/test_translated_novels.py": "tests/generation/test_entity_measure.py"
 }

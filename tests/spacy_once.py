@@ -1,27 +1,39 @@
-"""spaCy's NER read once per text in a test process: a bundled book two test files read.
+"""spaCy's NER read once per text in a test session: the bundled books several tests read.
 
-``tests/generation/test_entity_measure.py`` and ``tests/generation/test_translated_novels.py``
-both run the same spaCy pipeline over Siddhartha (the same cleaned body and passage spans): inside
-:func:`spacy_mentions_once`, :func:`core.generation.entities.spacy_mentions` runs once per
-``(text, spans, lowers)`` in this process; every call gets its own deep copy (the extractor
-changes the mentions it is given). Under pytest-xdist a worker is one process: the saving is
-there when both files run on the same worker.
+The demo build (``tests/pipeline/test_demo.py``), ``tests/generation/test_entity_measure.py`` and
+``tests/generation/test_translated_novels.py`` run the same spaCy pipeline over the same texts
+(each bundled story and Les Misérables' sampled passages: the cleaned body and passage spans
+``import_book`` / ``import_narrativeqa`` store are ``clean_gutenberg``'s body and
+``split_passages``'). Inside :func:`spacy_mentions_once`,
+:func:`core.generation.entities.spacy_mentions` runs once per ``(text, spans, lowers)`` in the
+whole session: its result is written (pickled) to the session's folder that every pytest-xdist
+worker shares (:func:`shared_folder`, new for each session), and a later call in any worker reads
+its own copy (the extractor changes the mentions it is given). The first call of each is the
+real one; two workers asking at once both compute it, the same result.
 """
 
 from __future__ import annotations
 
-import copy
 import hashlib
+import os
+import pickle
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from core.generation import entities
 
-#: The mentions of each text already read (a pristine copy), by :func:`_key`.
-_READ: dict[str, Any] = {}
+
+def shared_folder(factory: pytest.TempPathFactory) -> Path:
+    """This session's folder for :func:`spacy_mentions_once`: beside the workers' own temporary
+    folders under pytest-xdist (their parent is the session's), else in the session's."""
+    base = factory.getbasetemp()
+    folder = (base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base) / "spacy-once"
+    folder.mkdir(exist_ok=True)
+    return folder
 
 
 def _key(text: str, spans: Any, lowers: Any) -> str:
@@ -31,18 +43,21 @@ def _key(text: str, spans: Any, lowers: Any) -> str:
 
 
 @contextmanager
-def spacy_mentions_once() -> Iterator[None]:
-    """While open, spaCy reads a ``(text, spans)`` at most once in this process."""
+def spacy_mentions_once(folder: Path) -> Iterator[None]:
+    """While open, spaCy reads a ``(text, spans, lowers)`` at most once per session (results in
+    ``folder``: :func:`shared_folder`)."""
     real = entities.spacy_mentions
 
     def once(text: str, spans: Any, lowers: Any = None, progress: bool = False) -> Any:
         spans = list(spans)
-        key = _key(text, spans, lowers)
-        if key not in _READ:
-            found = real(text, spans, lowers, progress=progress)
-            _READ[key] = copy.deepcopy(found)
-            return found
-        return copy.deepcopy(_READ[key])
+        path = folder / f"{_key(text, spans, lowers)}.pickle"
+        if path.exists():
+            return pickle.loads(path.read_bytes())
+        found = real(text, spans, lowers, progress=progress)
+        partial = path.with_suffix(f".{os.getpid()}.part")
+        partial.write_bytes(pickle.dumps(found))  # before the caller changes the mentions
+        partial.replace(path)  # whole or absent for a reader in another worker
+        return found
 
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(entities, "spacy_mentions", once)

@@ -38,7 +38,7 @@ from __future__ import annotations
 import bisect
 import re
 from collections import defaultdict
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 
 from core.generation.names import Mention, fold
@@ -127,6 +127,40 @@ _EQUATION = re.compile(
     rf"({_CAP}(?:[ \t]*\n?[ \t]*{_CAP}){{0,4}})[ \t]*(?:—|--|,)[ \t\n]*({_CAP}),?\s+"
     r"as\s+(?:he|she)\s+was\s+(?:called|known)\b"
 )
+#: The end of every :data:`_EQUATION`: the places to look for one.
+_AS_CALLED = re.compile(r"as\s+(?:he|she)\s+was\s+(?:called|known)\b")
+#: Characters other than letters and white space an equation may hold before its end.
+_EQUATION_MARKS = frozenset("’'-—,_")
+
+
+def _in_equation(char: str) -> bool:
+    """``char`` may be part of an :data:`_EQUATION` before its "as he was called" (a superset:
+    letters and digits, white space, apostrophes, dashes, commas)."""
+    return char.isalnum() or char.isspace() or char in _EQUATION_MARKS
+
+
+def equations(text: str) -> Iterator[re.Match[str]]:
+    """The matches of ``_EQUATION.finditer(text)``, the same ones in the same order, found
+    without trying the pattern at every capital of a long book (3 s CPU on Les Misérables,
+    which has none): a match ends at an "as he/she was called / known" and starts within the
+    run of letters, white space, apostrophes, dashes and commas just before it, so only those
+    starts are tried, left to right."""
+    pos = 0  # no match starts before pos (finditer's own rule: the next one after the last)
+    for tail in _AS_CALLED.finditer(text):
+        end = tail.start()
+        if end < pos:
+            continue
+        start = end
+        while start > pos and _in_equation(text[start - 1]):
+            start -= 1
+        for at in range(start, end):
+            found = _EQUATION.match(text, at)
+            if found:
+                yield found
+                pos = found.end()
+                break
+        else:
+            pos = end
 
 
 def equated_names(keys: Mapping[str, tuple[str, ...]], text: str) -> list[tuple[str, str, str]]:
@@ -134,7 +168,7 @@ def equated_names(keys: Mapping[str, tuple[str, ...]], text: str) -> list[tuple[
     one-word nick is a kept key (``keys``: key -> its words) and whose full name holds a kept
     key of two words or more as consecutive words (the longest such key is ``into``)."""
     links = []
-    for m in _EQUATION.finditer(text):
+    for m in equations(text):
         nick, full = fold(m.group(2)), tuple(fold(m.group(1)).split())
         if nick not in keys:
             continue
@@ -152,7 +186,7 @@ def equated_names(keys: Mapping[str, tuple[str, ...]], text: str) -> list[tuple[
 
 def equated_nicks(text: str) -> set[str]:
     """The folded one-word nicks of every "Full Name—Nick, as he was called" of ``text``."""
-    return {fold(m.group(2)) for m in _EQUATION.finditer(text)}
+    return {fold(m.group(2)) for m in equations(text)}
 
 
 #: How close (characters, about a page) a bare first name and its fuller name are written

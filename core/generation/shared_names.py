@@ -43,9 +43,12 @@ from core.generation.names import PLACE_WORDS, Mention
 def contains(longer: Sequence[str], shorter: Sequence[str]) -> bool:
     """``shorter``'s words are consecutive words of the longer name ``longer``."""
     n = len(shorter)
-    return len(longer) > n and any(
-        tuple(longer[i : i + n]) == tuple(shorter) for i in range(len(longer) - n + 1)
-    )
+    if len(longer) <= n:
+        return False
+    if n == 1:  # the common case, a one-word name: any word of the longer one
+        return shorter[0] in longer
+    short = tuple(shorter)
+    return any(tuple(longer[i : i + n]) == short for i in range(len(longer) - n + 1))
 
 
 def middle_name(short: Sequence[str], long: Sequence[str]) -> bool:
@@ -83,7 +86,8 @@ def hosts_of(  # noqa: PLR0913
     them (:func:`own_name`; ``sizes``: :func:`group_sizes`); names already of ``key``'s group
     (equated) always."""
     own = group_of(key)
-    fuller = [k for k, w in words.items() if contains(w, words[key])]
+    mine = words[key]
+    fuller = [k for k, w in words.items() if len(w) > len(mine) and contains(w, mine)]
     if len(words[key]) == 1 and words[key][0] in families:
         if not own_name(kept[key], [sizes[group_of(k)] for k in fuller if group_of(k) != own]):
             return [k for k in fuller if group_of(k) == own]

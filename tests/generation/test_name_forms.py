@@ -3,10 +3,15 @@ common nouns in capitals out ("a Samana"), epithets merged ("Gotama, the Buddha"
 
 from __future__ import annotations
 
+from pathlib import Path
+
+from core.corpus.documents import read_text_file
 from core.generation.entities import extract_entities
 from core.generation.name_forms import (
+    _EQUATION,
     common_nouns,
     epithet_links,
+    equations,
     is_demonym,
     is_diminutive,
     is_patronymic,
@@ -229,3 +234,31 @@ def test_a_common_noun_is_no_entity_and_an_epithet_merges_in_a_story():
         ("Buddha (story 2)", 2),
         ("Gotama", 4),  # its own entity: an alias of story 1's Buddha only there
     ]
+
+
+#: Equations to find, and near misses: a period or a digit inside, no "as he was called", the
+#: name over a blank line, two in a row, one whose words end just before another's start.
+EQUATIONS = [
+    "Stepan Arkadyevitch Oblonsky—Stiva, as he was called in the world—came in.",
+    "I met John Smith, Jack, as he was known, and Mary Ann Jones--Polly,\nas she was called.",
+    "Mr. Henry Tilney—Harry, as he was called; and Sophia 2 Brown—Sophy, as she was known.",
+    "Pierre—Petya as he was called, Anna Pavlovna—Annette, said nothing.",
+    "Ivan\n\nPetrov—Vanya, as he was called. Ivan Petrov—Vanya, as she was\n\nknown.",
+    "Old Karl Karlovitch—Karlusha, as he was called, as he was called, Dounia—Dunechka, "
+    "as she was known—as he was calledx. Oblonsky, Stiva, as he was called",
+]
+
+
+def test_equations_are_the_patterns_own_matches_on_every_bundled_text():
+    """:func:`equations` (the fast scan) finds exactly what ``_EQUATION.finditer`` finds, in the
+    same order, on the bundled books and stories and on hand-written equations and near misses."""
+    root = Path(__file__).resolve().parents[2]
+    texts = [*EQUATIONS, "".join(EQUATIONS), "\n".join(EQUATIONS)]
+    for folder in ("demo/books", "demo/narrativeqa/stories", "tests/data/translated_novel"):
+        texts += [read_text_file(p) for p in sorted((root / folder).glob("*.txt"))]
+    found = 0
+    for text in texts:
+        fast = [(m.span(), m.groups()) for m in equations(text)]
+        assert fast == [(m.span(), m.groups()) for m in _EQUATION.finditer(text)]
+        found += len(fast)
+    assert found >= 10  # the hand-written ones at least

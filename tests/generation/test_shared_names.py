@@ -28,7 +28,7 @@ from core.generation.entities import cluster_mentions, extract_entities
 from core.generation.entity_measure import character_recall
 from core.generation.mentions import proper_noun_mentions
 from core.generation.names import Entity, Mention, fold, lower_counts
-from core.generation.shared_names import group_sizes, hosts_of, middle_name
+from core.generation.shared_names import contains, group_sizes, hosts_of, middle_name
 from core.generation.surnames import family_surnames
 
 BOOKS = Path(__file__).resolve().parents[1] / "data" / "unseen_books"
@@ -150,3 +150,21 @@ def test_the_surname_the_narrator_calls_one_bearer_by_stays_his(method):
     (herzl,) = [e for e in ents if e.name == "Herzl"]
     assert "Theodor Herzl" in _cores(herzl) and herzl.n_mentions > 150
     assert "Julie Herzl" not in _cores(herzl)
+
+
+def test_contains_is_consecutive_words_of_a_longer_name():
+    """:func:`contains` against its definition on every pair of short word tuples (one word
+    taken, the fast path, and several), lists as well as tuples."""
+    vocab = ("marius", "pontmercy", "jean", "valjean", "de")
+    names = [()] + [(a,) for a in vocab] + [(a, b) for a in vocab for b in vocab]
+    names += [(a, b, c) for a in vocab[:3] for b in vocab[2:] for c in vocab]
+    seen = set()
+    for longer in names:
+        for shorter in names:
+            n = len(shorter)
+            expected = len(longer) > n and any(
+                longer[i : i + n] == shorter for i in range(len(longer) - n + 1)
+            )
+            assert contains(longer, shorter) == contains(list(longer), list(shorter)) == expected
+            seen.add(expected)
+    assert seen == {True, False}

@@ -29,7 +29,7 @@ from typing import Any
 import pytest
 from bound_sql import decoded_rows
 from pg_server import module_backend  # noqa: F401  (fixture)
-from spacy_once import spacy_mentions_once
+from spacy_once import shared_folder, spacy_mentions_once
 
 from core.corpus.books import import_book
 from core.corpus.documents import read_text_file, split_passages
@@ -148,10 +148,10 @@ def test_header_read_and_no_boilerplate_in_the_body(key):
 
 
 @pytest.fixture(scope="module")
-def extract_once() -> Iterator[dict[str, Any]]:
+def extract_once(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
     """spaCy reads each book once per module: :func:`build_entities` on the second backend gets
     a copy of the result of the same call (same text, method and arguments); Siddhartha's NER
-    is shared with test_entity_measure when both run in one process (:mod:`spacy_once`)."""
+    is shared with test_entity_measure in the session (:mod:`spacy_once`)."""
     memo: dict[str, Any] = {}
     real = entity_store.extract_entities
 
@@ -161,7 +161,10 @@ def extract_once() -> Iterator[dict[str, Any]]:
             memo[key] = real(text, method, **kw)
         return copy.deepcopy(memo[key])
 
-    with pytest.MonkeyPatch.context() as patch, spacy_mentions_once():
+    with (
+        pytest.MonkeyPatch.context() as patch,
+        spacy_mentions_once(shared_folder(tmp_path_factory)),
+    ):
         patch.setattr(entity_store, "extract_entities", once)
         yield memo
 
@@ -254,8 +257,9 @@ def _read_alone(key: str) -> tuple[list[Any], str]:
 
 
 @needs_spacy
-def test_les_miserables_name_forms_and_main_characters():
-    entities, used = _read_alone("lesmis")
+def test_les_miserables_name_forms_and_main_characters(tmp_path_factory):
+    with spacy_mentions_once(shared_folder(tmp_path_factory)):  # the demo build reads it too
+        entities, used = _read_alone("lesmis")
     assert used == "spacy-sampled"  # 2,434 passages: NER on a sample of 200 at most
     _check_entities("lesmis", entities)
     # "Madame Thénardier" (female titles) and "Thénardier" (male titles) stay two people

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 from pg_server import module_backend  # noqa: F401  (fixture: one backend per module)
+from spacy_once import shared_folder, spacy_mentions_once
 from streamlit.testing.v1 import AppTest
 
 from core.cli.demo import build_demo, summary_text
@@ -25,12 +26,14 @@ PAGES = ["app.py", *sorted(f"pages/{p.name}" for p in (ROOT / "pages").glob("[0-
 
 
 @pytest.fixture(scope="module")
-def demo_db(module_db_location) -> Path | str:
-    """The full demo, built once per backend for the module's tests."""
+def demo_db(module_db_location, tmp_path_factory) -> Path | str:
+    """The full demo, built once per backend for the module's tests (spaCy's NER of each book
+    shared with the other tests that read it in the session: :mod:`spacy_once`)."""
     path = module_db_location("demo")
     db = open_db(path)
     try:
-        build_demo(db)
+        with spacy_mentions_once(shared_folder(tmp_path_factory)):
+            build_demo(db)
     finally:
         db.conn.close()
     return path
