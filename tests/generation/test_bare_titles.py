@@ -14,6 +14,7 @@ from functools import cache
 from pathlib import Path
 
 import pytest
+from spacy_once import shared_folder, spacy_mentions_once
 from unseen_novel import METHODS
 
 from core.corpus.documents import read_text_file, split_passages
@@ -34,11 +35,19 @@ def _text(doc_id: str) -> str:
 
 
 @cache
-def _entities(doc_id: str, method: str) -> list[Entity]:
+def _entities(doc_id: str, method: str, folder: Path) -> list[Entity]:
     """The entities as the store builds them: spaCy reads the passages (all of them, fewer than
-    ``SPACY_FULL_MAX``: NER's own mentions, not the built-in finder's)."""
+    ``SPACY_FULL_MAX``: NER's own mentions, not the built-in finder's), once a session for the
+    text the demo build reads too (``folder``: :func:`spacy_once.shared_folder`)."""
     spans = [(p.start, p.end) for p in split_passages(_text(doc_id))]
-    return extract_entities(_text(doc_id), method, spans=spans)[0]
+    with spacy_mentions_once(folder):
+        return extract_entities(_text(doc_id), method, spans=spans)[0]
+
+
+@pytest.fixture
+def once(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The session's folder of spaCy's results (:func:`spacy_once.shared_folder`)."""
+    return shared_folder(tmp_path_factory)
 
 
 def _titled(ents: list[Entity], title: str) -> list[Entity]:
@@ -46,8 +55,8 @@ def _titled(ents: list[Entity], title: str) -> list[Entity]:
 
 
 @pytest.mark.parametrize("method", METHODS)
-def test_the_major_joins_major_amberson(method):
-    ents = _entities(AMBERSONS, method)
+def test_the_major_joins_major_amberson(method, once):
+    ents = _entities(AMBERSONS, method, once)
     text = _text(AMBERSONS)
     assert not [e for e in ents if e.name == "Major"]  # main: a ROLE (ORG on spaCy) of its own
     (major,) = _titled(ents, "major")
@@ -60,9 +69,9 @@ def test_the_major_joins_major_amberson(method):
     assert major.name == ("Amberson" if method == "regex" else "Major Amberson")
 
 
-def test_a_user_split_by_surface_takes_the_major_back_out():
+def test_a_user_split_by_surface_takes_the_major_back_out(once):
     # entity repair replays a split recorded by surface form on the joined entity
-    ents = _entities(AMBERSONS, "regex")
+    ents = _entities(AMBERSONS, "regex", once)
     base = [
         from_dict(
             {
@@ -88,11 +97,11 @@ def test_a_user_split_by_surface_takes_the_major_back_out():
 
 
 @pytest.mark.parametrize("method", METHODS)
-def test_a_title_several_people_bear_joins_none_of_them(method):
+def test_a_title_several_people_bear_joins_none_of_them(method, once):
     for doc_id, word in ((GORIOT, "Duchess"), (ART_OF_WAR, "Emperor")):
         bare = re.findall(rf"\b[Tt]he {word}\b(?![ \t]+[A-Z])", _text(doc_id))
         assert len(bare) >= 2  # the rule had a bare title to give: it gives it to no one
-        ents = _entities(doc_id, method)
+        ents = _entities(doc_id, method, once)
         assert not [n for e in ents for n in e.merges if "the one person titled" in n], doc_id
         assert not [m for e in ents for m in e.mentions if m.core == word and not m.titles]
 
