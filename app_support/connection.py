@@ -32,6 +32,13 @@ NOT_SAVED_LINE = (
     "Not saved: the database is unreachable just now. Press again in a moment "
     "(your choice is still on screen)."
 )
+#: What a button action that takes longer than a moment shows while it runs (``frame.action``):
+#: a label meeting another program's write lock waits for it (up to the busy timeout, then
+#: retried), and the page says so instead of only greying out.
+WAITING_LINE = (
+    "Saving: waiting for the database (another program may be writing). Your choice is "
+    "stored as soon as it is free."
+)
 UNREACHABLE_LINE = (
     "The database is unreachable just now. This page loads again by itself once it is back."
 )

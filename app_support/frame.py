@@ -77,12 +77,15 @@ def action(fn: Callable[P, None], reraise: bool | None = None) -> Callable[P, No
     app's one error path. Streamlit runs callbacks before the page, outside :func:`run_page`; an
     exception there would show Streamlit's own error box. Here it is logged with its traceback
     and a reference, and the page then shows one plain line with that reference (:func:`setup`).
-    ``reraise`` (default: under AppTest) raises it again, so tests see every failure."""
+    ``reraise`` (default: under AppTest) raises it again, so tests see every failure.
+    An action still running after half a second (Streamlit's spinner delay: a label waiting
+    for another program's write lock) shows :data:`connection.WAITING_LINE` at the top of the
+    page until it ends; a quick one shows nothing."""
 
     @functools.wraps(fn)
     def run(*args: P.args, **kwargs: P.kwargs) -> None:
         try:
-            with connection.acting():
+            with connection.acting(), st.spinner(connection.WAITING_LINE, show_time=True):
                 fn(*args, **kwargs)
         except DatabaseUnreachableError as exc:  # nothing stored: the page says "press again"
             connection.log_unreachable("button action", exc)

@@ -18,10 +18,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
-from browser_server import IDLE_JS, choose, require_browser, streamlit_app, wait_for
+from browser_server import IDLE_JS, choose, require_browser, scaled, streamlit_app, wait_for
 from browser_support import build_fixture_db
 from pg_server import module_backend  # noqa: F401  (fixture: one backend per module)
 
+from app_support.connection import WAITING_LINE
 from core.store.database import open_db
 
 if TYPE_CHECKING:  # the optional test dependency, imported in the test when present
@@ -206,6 +207,35 @@ def test_a_key_pressed_twice_labels_only_the_item_that_was_shown(
                     calm = main.locator('[data-testid="stAlertContentInfo"]').filter(has_text=AGAIN)
                     assert calm.count() == 1, (key, main.inner_text()[:1500])
                     assert not main.get_by_text("Reload to see it").count(), key  # no stale tab
+        finally:
+            browser.close()
+
+
+def test_a_label_waiting_for_another_writer_says_so_and_is_stored_once(
+    app: tuple[str, Path | str, str],
+) -> None:
+    """A key pressed while another program holds the write lock (a sqlite3 shell's ``BEGIN
+    IMMEDIATE``) waits for it: the page says it is waiting, not only greyed out (before, nothing
+    said so for the whole wait), and the label is stored once the lock is gone."""
+    from playwright.sync_api import sync_playwright
+
+    base, db_path, chromium = app
+    sql = "select count(*) from judgments where rater = 'human:alice'"
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=chromium, args=ARGS)
+        try:
+            page = browser.new_page(viewport={"width": 1280, "height": 900})
+            page.set_default_timeout(WAIT_S * 1000)
+            _open(page, base, "Side_by_side", "Equal")
+            before = _count(db_path, sql)
+            waiting = page.get_by_text(WAITING_LINE)
+            with _busy(db_path, scaled(8)):
+                _key(page, "3")
+                waiting.wait_for(timeout=scaled(6) * 1000)  # said while the lock is held
+                assert _count(db_path, sql) == before
+            wait_for(lambda: _count(db_path, sql) == before + 1, what="the label stored")
+            _settled(page)
+            assert _count(db_path, sql) == before + 1 and not waiting.count()
         finally:
             browser.close()
 
