@@ -300,8 +300,7 @@ class _Picker:
 
     def rank(self, drawn: _Drawn) -> tuple[int, int]:
         """Its :func:`fill_rank`."""
-        ends = int(drawn[0].metadata["evidence_at_ends"])
-        return fill_rank(ends, self.uses(drawn), self.answers.total())
+        return fill_rank(int(drawn[0].metadata["evidence_at_ends"]), self.uses(drawn))
 
     def take(self, drawn: _Drawn, out: list[Candidate]) -> None:
         """Keep the question (in ``out``), its key, its sentences and its answer."""
@@ -316,9 +315,9 @@ def _spread_first(
     streams: list[Iterator[Draft]], book: _Book, min_span: float, per_entity: int, pick: _Picker
 ) -> tuple[list[Candidate], list[_Drawn]]:
     """One focus's questions with no evidence in the book's first or last tenth and an answer not
-    crowded (:meth:`_Picker.crowded`), up to ``per_entity``, the types in turn; the others drawn
-    meanwhile are held back (drawing goes on until the streams run dry or ``per_entity`` are
-    taken)."""
+    crowded (:meth:`_Picker.crowded`), up to ``per_entity``, the types in turn (drawing goes on
+    until the streams run dry or ``per_entity`` are taken); then, places left, the crowded ones
+    with no evidence there, answer taken least first. The others drawn are held back."""
     out: list[Candidate] = []
     held: list[_Drawn] = []
     while streams and len(out) < per_entity:
@@ -340,6 +339,13 @@ def _spread_first(
             pick.take(drawn, out)
             if len(out) >= per_entity:
                 break
+    # places still free: the crowded ones with no evidence at the ends, before the next focus
+    while len(out) < per_entity and (
+        spread := [d for d in held if not d[0].metadata["evidence_at_ends"] and pick.fits(d)]
+    ):
+        d = min(spread, key=pick.uses)
+        held.remove(d)
+        pick.take(d, out)
     return out, held
 
 
@@ -355,12 +361,12 @@ def baseline_candidates(
     bridge, event order) so each focus gets a mix; partners are the top ``2N + 5`` people. The
     answer's uniqueness is checked against every stored entity that is not a place or group (the
     universe); answers are PERSON. Spread: every focus first takes questions with no evidence in
-    the book's first or last tenth whose answer is not :func:`crowded` (it answers less than
-    ``MAX_ANSWER_SHARE`` of the questions taken so far, or none); then, focus by focus, the
-    places left are filled with the others in :func:`fill_rank` order: fewest evidence offsets
-    there first (a crowded answer counts as one more), then the answer taken least (a question
-    key taken by one focus is not another's, so the order matters). A near-duplicate of a
-    question taken (same answer, a shared evidence sentence) is not taken."""
+    the book's first or last tenth, those whose answer is not :func:`crowded` (it answers less
+    than ``MAX_ANSWER_SHARE`` of the questions taken so far, or none) before the others; then,
+    focus by focus, the places left are filled with the rest in :func:`fill_rank` order: fewest
+    evidence offsets there first, then the answer taken least (a question key taken by one focus
+    is not another's, so the order matters). A near-duplicate of a question taken (same answer, a
+    shared evidence sentence) is not taken."""
     entities = get_entities(db, doc.id)
     universe = [e for e in entities if e.label not in ("PLACE", "NORP")]
     book = _Book(db, doc, [e.id for e in universe])

@@ -2,10 +2,12 @@
 falls short (:mod:`core.generation.baseline`): pure functions.
 
 Answers: the main character is mentioned with everyone, so most questions would name them (issue
-36). While questions are taken, one whose answer already answers ``MAX_ANSWER_SHARE`` (a third)
-of those taken, one at least, is :func:`crowded`: it waits like one with evidence in the book's
-first or last tenth, and when the places left are filled it weighs as one more offset there
-(:func:`fill_rank`). When one answer still takes more than that share of the document's kept
+36). While a focus takes its questions with no evidence in the book's first or last tenth, one
+whose answer already answers ``MAX_ANSWER_SHARE`` (a third) of those taken, one at least, is
+:func:`crowded`: it waits until the focus has drawn all its questions, and is taken then, before
+any with evidence at the ends, if places are left; when the places left are filled, the answer
+taken least comes first among equal spreads (:func:`fill_rank`). The spread comes first. When one
+answer still takes more than that share of the document's kept
 questions, the note says so (:func:`answer_reason`): a system that always names that character
 would score that share without reading.
 """
@@ -30,11 +32,11 @@ def crowded(uses: int, taken: int) -> bool:
     return uses >= max(1.0, MAX_ANSWER_SHARE * taken)
 
 
-def fill_rank(ends: int, uses: int, taken: int) -> tuple[int, int]:
+def fill_rank(ends: int, uses: int) -> tuple[int, int]:
     """Order (lowest first) of a held question when the places left are filled: its evidence
-    offsets in the book's first or last tenth, plus one when its answer is :func:`crowded`
-    (a crowded answer weighs as one more offset at the ends); then its answer's ``uses``."""
-    return ends + int(crowded(uses, taken)), uses
+    offsets in the book's first or last tenth, then its answer's ``uses`` (the spread first: an
+    answer's crowding never outweighs an offset at the ends)."""
+    return ends, uses
 
 
 def shortfall_reason(n_made: int, n_focus: int, n_entities: int, per_entity: int) -> str:

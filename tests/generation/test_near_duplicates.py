@@ -142,8 +142,8 @@ def test_slot_similarity_needs_the_same_answer():
 def test_crowded_answers_wait_and_the_note_names_one_over_a_third():
     assert MAX_ANSWER_SHARE == pytest.approx(1 / 3)
     assert not crowded(0, 0) and crowded(1, 1) and crowded(1, 3) and not crowded(1, 4)
-    # a crowded answer weighs as one more evidence offset at the ends, no more
-    assert fill_rank(1, 0, 4) < fill_rank(0, 2, 4) < fill_rank(2, 0, 4)
+    # the spread first: an answer's uses only order questions with as many offsets at the ends
+    assert fill_rank(0, 3) < fill_rank(1, 0) < fill_rank(1, 2)
     assert answer_share(["George", "Fanny", "george", "George"]) == ("George", 3)
     assert answer_share([]) == ("", 0)
     assert answer_reason(["George", "Fanny", "Lucy"]) == ""  # a third: not more
