@@ -89,10 +89,11 @@ def nearest_duplicate(
     sims: np.ndarray | None,
     threshold: float = DUPLICATE_THRESHOLD,
 ) -> tuple[int, float, str] | None:
-    """The kept question (index in ``kept``'s numbering), similarity and measure of the closest
-    near-duplicate of question ``pos`` (None when none): :func:`slot_similarity` > 0 when both
-    are baseline questions, else the TF-IDF cosine ``sims`` >= ``threshold``; the highest
-    similarity wins, the earliest on a tie."""
+    """The closest near-duplicate of question ``pos`` among the ``kept`` ones (positions in one
+    numbering of the questions, which ``baseline``, ``filled`` and ``sims`` follow): its position,
+    similarity and measure, or None. :func:`slot_similarity` > 0 when both are baseline
+    questions, else TF-IDF cosine ``sims`` >= ``threshold`` (``sims`` may be None when every
+    question is a baseline one); the highest similarity wins, the earliest on a tie."""
     best: tuple[int, float, str] | None = None
     for j in kept:
         if baseline[pos] and baseline[j]:
