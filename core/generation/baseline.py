@@ -6,18 +6,24 @@ passages, never appears in the question, and rests on two evidence passages at l
 ``min_span`` (default 20 %) of the book apart; the evidence (passage index, offsets, sentence) is
 kept in ``metadata.evidence``, the type in ``qtype`` and ``metadata.question_type``, the span
 fraction in ``metadata.span_fraction``. Questions whose evidence lies away from the book's first
-and last tenth are taken first (:func:`baseline_candidates`); when a third or more of the set's
-evidence still lies there, the note says so (:func:`spread_reason`). Storage, de-duplication and
-provenance are shared with the LLM generator (:mod:`core.generation.questions`).
+and last tenth are taken first (:func:`baseline_candidates`), and a question whose answer
+already answers a third of those taken waits for the others (:mod:`core.generation.baseline_mix`:
+the main character is named with everyone); when a third or more of the set's evidence still
+lies in the ends, or one answer still answers more than a third of the kept questions, the note
+says so. Storage, de-duplication (two baseline questions by their filled slots:
+:mod:`core.generation.question_store`) and provenance are shared with the LLM generator
+(:mod:`core.generation.questions`).
 """
 
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, NotRequired, TypedDict
 
 from core.corpus.sentences import split_sentences
+from core.generation.baseline_mix import crowded, fill_rank
 from core.generation.candidates import BASELINE, Candidate
 from core.generation.entity_store import get_entities
 from core.generation.names import fold
@@ -29,7 +35,8 @@ from core.generation.offline_types import (
     companion,
     event_order,
 )
-from core.generation.span import MIN_SPAN_FRACTION, ends_over_limit, span_fields
+from core.generation.question_store import Slots, slot_similarity, slots
+from core.generation.span import MIN_SPAN_FRACTION, span_fields
 from core.store.documents import Document, Passage, get_passages
 from core.store.entities import Entity, mention_spans
 
@@ -266,29 +273,51 @@ _Drawn = tuple[Candidate, tuple[str, str], frozenset[int]]
 
 class _Picker:
     """The questions taken so far: each key (type, entities) and each described sentence
-    (``book.quoted``) once per book."""
+    (``book.quoted``) once per book, no near-duplicate of a question taken (the store would
+    discard it: :func:`core.generation.question_store.slot_similarity`), and how many questions
+    each answer answers."""
 
     def __init__(self, book: _Book) -> None:
         self.book = book
         self.seen: set[tuple[str, str]] = set()
+        self.answers: Counter[str] = Counter()
+        self.filled: list[Slots] = []
 
     def fits(self, drawn: _Drawn) -> bool:
-        """Neither its key nor a sentence it describes is taken yet."""
-        return drawn[1] not in self.seen and not drawn[2] & self.book.quoted
+        """Neither its key nor a sentence it describes is taken yet, nor a near-duplicate."""
+        if drawn[1] in self.seen or drawn[2] & self.book.quoted:
+            return False
+        mine = slots(drawn[0].qtype, drawn[0].answer, drawn[0].metadata)
+        return not any(slot_similarity(mine, other) > 0 for other in self.filled)
+
+    def uses(self, drawn: _Drawn) -> int:
+        """How many questions taken so far have its answer."""
+        return self.answers[fold(drawn[0].answer)]
+
+    def crowded(self, drawn: _Drawn) -> bool:
+        """Its answer is crowded (:func:`crowded`)."""
+        return crowded(self.uses(drawn), self.answers.total())
+
+    def rank(self, drawn: _Drawn) -> tuple[int, int]:
+        """Its :func:`fill_rank`."""
+        return fill_rank(int(drawn[0].metadata["evidence_at_ends"]), self.uses(drawn))
 
     def take(self, drawn: _Drawn, out: list[Candidate]) -> None:
-        """Keep the question (in ``out``), its key and its sentences."""
+        """Keep the question (in ``out``), its key, its sentences and its answer."""
         self.seen.add(drawn[1])
         self.book.quoted.update(drawn[2])
+        self.answers[fold(drawn[0].answer)] += 1
+        self.filled.append(slots(drawn[0].qtype, drawn[0].answer, drawn[0].metadata))
         out.append(drawn[0])
 
 
 def _spread_first(
     streams: list[Iterator[Draft]], book: _Book, min_span: float, per_entity: int, pick: _Picker
 ) -> tuple[list[Candidate], list[_Drawn]]:
-    """One focus's questions with no evidence in the book's first or last tenth (up to
-    ``per_entity``, the types in turn), and the others drawn meanwhile, held back (drawing goes
-    on until the streams run dry or ``per_entity`` are taken)."""
+    """One focus's questions with no evidence in the book's first or last tenth and an answer not
+    crowded (:meth:`_Picker.crowded`), up to ``per_entity``, the types in turn (drawing goes on
+    until the streams run dry or ``per_entity`` are taken); then, places left, the crowded ones
+    with no evidence there, answer taken least first. The others drawn are held back."""
     out: list[Candidate] = []
     held: list[_Drawn] = []
     while streams and len(out) < per_entity:
@@ -304,12 +333,19 @@ def _spread_first(
             drawn = (cand, key, frozenset(s.start for s in draft.quotes))
             if not pick.fits(drawn):
                 continue
-            if cand.metadata["evidence_at_ends"]:
+            if cand.metadata["evidence_at_ends"] or pick.crowded(drawn):
                 held.append(drawn)
                 continue
             pick.take(drawn, out)
             if len(out) >= per_entity:
                 break
+    # places still free: the crowded ones with no evidence at the ends, before the next focus
+    while len(out) < per_entity and (
+        spread := [d for d in held if not d[0].metadata["evidence_at_ends"] and pick.fits(d)]
+    ):
+        d = min(spread, key=pick.uses)
+        held.remove(d)
+        pick.take(d, out)
     return out, held
 
 
@@ -325,9 +361,12 @@ def baseline_candidates(
     bridge, event order) so each focus gets a mix; partners are the top ``2N + 5`` people. The
     answer's uniqueness is checked against every stored entity that is not a place or group (the
     universe); answers are PERSON. Spread: every focus first takes questions with no evidence in
-    the book's first or last tenth; then, focus by focus, the places left are filled with the
-    others, fewest evidence offsets there first (a question key taken by one focus is not
-    another's, so the order matters)."""
+    the book's first or last tenth, those whose answer is not :func:`crowded` (it answers less
+    than ``MAX_ANSWER_SHARE`` of the questions taken so far, or none) before the others; then,
+    focus by focus, the places left are filled with the rest in :func:`fill_rank` order: fewest
+    evidence offsets there first, then the answer taken least (a question key taken by one focus
+    is not another's, so the order matters). A near-duplicate of a question taken (same answer, a
+    shared evidence sentence) is not taken."""
     entities = get_entities(db, doc.id)
     universe = [e for e in entities if e.label not in ("PLACE", "NORP")]
     book = _Book(db, doc, [e.id for e in universe])
@@ -345,50 +384,9 @@ def baseline_candidates(
     ]
     out: list[Candidate] = []
     for taken, held in drawn:
-        held.sort(key=lambda d: int(d[0].metadata["evidence_at_ends"]))  # stable: types in turn
-        for d in held:
-            if len(taken) >= per_entity:
-                break
-            if pick.fits(d):
-                pick.take(d, taken)
+        while len(taken) < per_entity and (fitting := [d for d in held if pick.fits(d)]):
+            d = min(fitting, key=pick.rank)  # the first of the lowest: types in turn
+            held.remove(d)
+            pick.take(d, taken)
         out += taken
     return out
-
-
-def shortfall_reason(n_made: int, n_focus: int, n_entities: int, per_entity: int) -> str:
-    """Why the baseline made fewer questions than ``n_entities * per_entity`` ('' if none)."""
-    asked = n_entities * per_entity
-    if n_made >= asked:
-        return ""
-    if n_focus < n_entities:
-        return (
-            f"made {n_made} of {asked}: the book has only {n_focus} entities mentioned in "
-            "passages (run `entities` with --min-mentions 1 or ask for fewer)"
-        )
-    return (
-        f"made {n_made} of {asked}: the other entities have no question whose answer is unique "
-        "and whose evidence lies far enough apart (see --min-span-fraction)"
-    )
-
-
-def spread_reason(candidates: list[Candidate]) -> str:
-    """What the note says when a third or more of the questions' evidence offsets lie in the
-    book's first or last tenth (``MAX_END_SHARE``; '' if under it): the book had too few
-    questions with evidence elsewhere (each focus takes those first, :func:`baseline_candidates`)."""
-    evidence = sum(int(c.metadata["evidence_n"]) for c in candidates)
-    at_end = sum(int(c.metadata["evidence_at_ends"]) for c in candidates)
-    if not ends_over_limit(at_end, evidence):
-        return ""
-    return (
-        f"{at_end} of {evidence} evidence passages lie in the book's first or last tenth (a "
-        "third or more): its people have too few questions with evidence elsewhere"
-    )
-
-
-def baseline_note(
-    candidates: list[Candidate], n_focus: int, n_entities: int, per_entity: int
-) -> str:
-    """The generate note: :func:`shortfall_reason` and :func:`spread_reason`, joined by "; "
-    ('' when neither applies)."""
-    short = shortfall_reason(len(candidates), n_focus, n_entities, per_entity)
-    return "; ".join(n for n in (short, spread_reason(candidates)) if n)

@@ -13,8 +13,8 @@ Two generators write ``questions`` rows (``origin='generated'``):
   mention passages and never appear in the question.
 
 Every question stores its span fraction (:mod:`core.generation.span`) and is flagged below the
-minimum. Near-duplicates: a new question whose TF-IDF cosine similarity (word 1-2-grams) to an
-earlier kept question is >= ``DUPLICATE_THRESHOLD`` (0.8) is stored as ``discarded``.
+minimum. Near-duplicates are stored as ``discarded`` (:mod:`core.generation.question_store`: two
+baseline questions by their filled slots, others by TF-IDF cosine >= ``DUPLICATE_THRESHOLD``).
 
 LLM generation is an LLM stage (:func:`core.llm.stage.run_stage`): one request per entity is
 planned and checked first, then sent with no transaction open, and each entity's questions (or
@@ -34,15 +34,12 @@ import numpy as np
 from core.corpus.documents import count_tokens, require_document
 from core.corpus.retrieval import format_context
 from core.errors import ContextTooLongError, InputError
-from core.generation.baseline import baseline_candidates, baseline_note
+from core.generation.baseline import baseline_candidates
+from core.generation.baseline_mix import baseline_note
 from core.generation.candidates import BASELINE, Candidate
-from core.generation.entity_store import (
-    build_entities,
-    entity_passage_indexes,
-    get_entities,
-)
+from core.generation.entity_store import build_entities, entity_passage_indexes, get_entities
 from core.generation.qa_parse import QAPair, parse_qa_pairs
-from core.generation.question_store import store_candidates
+from core.generation.question_store import kept_baseline_answers, store_candidates
 from core.generation.span import MIN_SPAN_FRACTION, SpanFields, built_from_offsets, span_fields
 from core.llm.engine import preflight
 from core.llm.prompts import prompt_hash, render_prompt
@@ -323,13 +320,14 @@ def generate_questions(
     (an LLM id, or ``baseline`` / ``baseline:entity-cooccurrence``) and store them.
 
     Entities are extracted first if none are stored (``entity_method``, default ``auto``: spaCy
-    NER when installed, else the built-in extractor). Returns counts:
-    ``kept``, ``discarded``, ``existing`` (already stored: re-run), ``failures``,
-    ``skipped_entities`` and ``run_id`` (and for the baseline a ``note`` saying why it made
-    fewer questions than asked, if it did). Questions whose span fraction is below
-    ``min_span_fraction`` are flagged (the baseline makes none). When the share of entities
-    whose reply failed (unparsed, provider error) passes ``max_failure_share``
-    (:func:`core.llm.stage.over_limit`) the run is ``failed`` and ``failure_summary`` says so.
+    NER when installed, else the built-in extractor). Returns counts: ``kept``, ``discarded``,
+    ``existing`` (already stored: re-run), ``failures``, ``skipped_entities``, ``run_id`` and
+    for the baseline a ``note`` (:func:`core.generation.baseline_mix.baseline_note`: fewer
+    questions than asked, evidence at the ends, one answer over a third of the kept questions).
+    Questions whose span fraction is below ``min_span_fraction`` are flagged (the baseline makes
+    none). When the share of entities whose reply failed (unparsed, provider error) passes
+    ``max_failure_share`` (:func:`core.llm.stage.over_limit`) the run is ``failed`` and
+    ``failure_summary`` says so.
     """
     if n_entities < 1 or per_entity < 1:
         raise InputError("--entities and --per-entity must be at least 1")
@@ -386,7 +384,8 @@ def generate_questions(
         skipped_entities=skipped,
     )
     if is_baseline:
-        summary["note"] = baseline_note(candidates, len(entities), n_entities, per_entity)
+        kept = kept_baseline_answers(db, doc_id)
+        summary["note"] = baseline_note(candidates, len(entities), n_entities, per_entity, kept)
     elif line := over_limit_line(
         f"generate {doc_id}",
         {model: failure_share(len(todo), failures)},

@@ -12,6 +12,7 @@ from bound_sql import decoded_rows
 from core.corpus.documents import read_text_file, upsert_document
 from core.corpus.gutenberg import clean_gutenberg
 from core.generation import questions as gen
+from core.generation.baseline_mix import answer_share
 from core.generation.candidates import BASELINE
 from core.generation.entity_store import build_entities
 from core.generation.names import fold
@@ -170,14 +171,16 @@ BUNDLED = sorted((ROOT / "demo" / "narrativeqa" / "stories").glob("*.txt"))
 def test_bundled_books_no_question_holds_its_answer(db):
     """Every offline question of the bundled stories: the answer is not in the question, two
     evidence passages at least 20 % of the book apart, a stored span fraction."""
-    total, ends = 0, []
+    total, ends, top = 0, [], 0
     for path in BUNDLED:
         book = clean_gutenberg(read_text_file(path))
         upsert_document(db, path.stem, book.body, kind="book", source="file", title=book.title)
         build_entities(db, path.stem, method="regex")
         gen.generate_questions(db, path.stem, "baseline", n_entities=4, per_entity=2)
         length = len(book.body)
-        for q in decoded_rows(db, "select * from questions where document_id = :v", v=path.stem):
+        found = decoded_rows(db, "select * from questions where document_id = :v", v=path.stem)
+        top += answer_share([q["answers"][0] for q in found if q["status"] != "discarded"])[1]
+        for q in found:
             meta = q["metadata"]
             assert not any(fold(a) in fold(q["question"]) for a in q["answers"]), q["question"]
             starts = [e["start"] for e in meta["evidence"]]
@@ -195,6 +198,14 @@ def test_bundled_books_no_question_holds_its_answer(db):
     # last moments lie near the ends), 30 of 98 since; 25 of 98 on cecc19b, 10 of 100 once each
     # person took its questions with no evidence in the ends first (h49spread).
     assert sum(ends) / len(ends) < 1 / 3, f"{sum(ends)} of {len(ends)} at the ends"
+    # the share of the kept questions a system naming each book's most common answer gets right:
+    # 22 of 34 (65 %) on main, when TF-IDF took questions of one template with other answers for
+    # near-duplicates; 24 of 49 with them compared by their slots; 21 of 49 with crowded answers
+    # waiting (h50dedup)
+    kept = sum(
+        1 for q in decoded_rows(db, "select status from questions") if q["status"] != "discarded"
+    )
+    assert top / kept < 0.5, f"{top} of {kept} answered by their book's most common answer"
 
 
 def test_event_order_takes_the_pair_of_moments_away_from_the_ends():
