@@ -91,12 +91,13 @@ def next_look_shares(
     """Per decision (``"pass"``, ``"fail"``) and number on hand ``N`` in ``sizes``: the share of
     ``looks`` simulated next looks at which it holds, were ``N - m`` more items labelled. One
     next look: a population drawn from the ``m`` items on hand (Dirichlet), ``N - m`` new items
-    from it; then :func:`items_needed`'s rule on the ``N`` items on hand, in small: the caution
-    from their spread, ``LOOK_POPULATIONS`` populations drawn from them (Dirichlet), ``LOOK_DRAWS``
-    samples from each, decided by ``decide`` (sums -> decisions). The decision holds at the
-    look when it holds in ``target`` of its populations at every size of its grid from ``N``
+    from it; then the rule of :func:`core.stats.alt_test_power.items_needed` on the ``N`` items
+    on hand, in small: the caution from their spread, ``LOOK_POPULATIONS`` populations drawn
+    from them (Dirichlet), ``LOOK_DRAWS`` samples from each, decided by ``decide`` (sums ->
+    decisions). The decision holds at the look when it holds in ``target`` of its populations at every size of its grid from ``N``
     up, taken where that is hardest: a pass (margins made worse) at ``N``, a fail at ``N`` and
-    at ``max(4 N, 300)``. ``profiles``: :func:`label_profiles` of the items on hand."""
+    at ``max(4 N, 300)``. ``profiles``: :func:`core.stats.alt_test_power.label_profiles` of
+    the items on hand."""
     wf, wh, labelled, items = profiles
     m = int(items.sum())
     shape = (looks, LOOK_POPULATIONS, LOOK_DRAWS)
