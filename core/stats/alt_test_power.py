@@ -32,10 +32,14 @@ The answer. The decision to hold, ``D``, is the alt-test's on all the items on h
 cannot decide (too few people with ``min_items`` items), the majority at the largest size. ``needed``
 is the smallest size from which ``D`` holds in at least ``target`` of the populations at *every*
 larger size tried (a fail at small sizes only because too few items were drawn per person, before
-passes at larger sizes, is never an answer); ``more`` = ``max(needed - m, 0)``. When no size holds:
-"cannot tell yet", ``more`` = ``max(m, min_items)`` (label that many, then look again). Checked
+passes at larger sizes, is never an answer); ``more`` = ``max(needed - m, 0)``. Checked
 against populations with a known decision in ``tests/stats/test_alt_test_power_truth.py``; the
 error rate is in docs/statistics.md.
+
+When no size holds: "cannot tell yet", no decision named; why, and where to look again, from
+:mod:`core.stats.alt_test_look_again` (``more`` = that number less ``m``, or 0 when none can be
+foreseen). That forecast is never ``recommended``: the checked error rate concerns
+recommendations only.
 """
 
 from __future__ import annotations
@@ -55,6 +59,13 @@ from core.stats.alt_test import (
     alt_test_on_table,
     indicator_table,
 )
+from core.stats.alt_test_look_again import (
+    PROJECTION_FACTOR,
+    PROJECTION_TOP,
+    look_again_at,
+    why_not,
+)
+from core.stats.alt_test_margins import held_from, margin_errors, margin_sums
 from core.stats.alt_test_metrics import Alignment, accuracy
 
 METHOD = (
@@ -64,7 +75,9 @@ METHOD = (
     "comes out in at least {target:.0%} of its samples (a pass: with every person's margin "
     "{caution:g} standard error(s) worse than on the items on hand); needed = smallest n from "
     "which the decision on the items on hand holds in at least {target:.0%} of populations at "
-    "every larger size (seed {seed})"
+    "every larger size; when none holds, where to look again: the smallest number on hand from "
+    "which a decision would hold at the next look in at least {target:.0%} of simulated next looks "
+    "(seed {seed})"
 )
 #: Grid of candidate sizes: from ``GRID_START`` by a factor ``GRID_RATIO`` up to ``max(4 m, 300)``.
 GRID_START, GRID_RATIO = 30, 1.5
@@ -137,25 +150,6 @@ def decisions_from_counts(
     )
 
 
-def margin_sums(
-    counts: np.ndarray, wf: np.ndarray, wh: np.ndarray, labelled: np.ndarray
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Per sample and human: the sum of ``d = W^h - W^f`` over the sample's items, of ``d**2``,
-    and how many of its items the human labelled."""
-    d = np.where(labelled, wh - wf, 0.0)
-    quarters = np.stack([2 * d, 4 * d**2, labelled], axis=1).reshape(len(d), -1)
-    whole = np.asarray(counts)
-    exact = whole.ndim == 2 and np.issubdtype(whole.dtype, np.integer)
-    if exact and np.array_equal(quarters, np.round(quarters)):
-        # whole counts and margins in halves (one or two labels of the rater per item): one
-        # exact integer product, the same sums as floating point gives them (every partial sum
-        # is a multiple of 1/4 far below 2**53), without the threads of a BLAS call
-        sums = (whole.astype(np.int64) @ quarters.astype(np.int64)).reshape(len(whole), 3, -1)
-        return sums[:, 0] / 2, sums[:, 1] / 4, sums[:, 2].astype(float)
-    counts = np.asarray(counts, dtype=float)
-    return counts @ d, counts @ d**2, counts @ labelled.astype(float)
-
-
 def decisions_from_sums(
     d_sum: np.ndarray,
     d_sq: np.ndarray,
@@ -218,28 +212,45 @@ def _current_decision(table: IndicatorTable, **kw: Any) -> str:
         return "none"
 
 
-def _held_from(shares: Mapping[int, float], target: float) -> int | None:
-    """The smallest size from which every larger size has a share of at least ``target``."""
-    held = None
-    for n in sorted(shares, reverse=True):
-        if shares[n] < target:
-            break
-        held = n
-    return held
-
-
 def _plural(n: int) -> str:
     return f"{n} more item" if n == 1 else f"{n} more items"
 
 
-def advice(out: Mapping[str, Any], target: float, caution: float = CAUTION) -> str:
-    """One sentence a validator can act on, from :func:`items_needed`'s answer."""
+def advice(
+    out: Mapping[str, Any],
+    target: float,
+    caution: float = CAUTION,
+    *,
+    why: str = "",
+    look_again: str | None = None,
+) -> str:
+    """One sentence a validator can act on, from :func:`items_needed`'s answer (``why``: the
+    reason no size holds, from :func:`why_not`; ``look_again``: the decision that would hold at
+    the next look with ``current + more`` items on hand, ``"either"`` when one of the two
+    would but not which, None when none would)."""
     current, more, largest = out["current"], out["more"], max(out["stability"])
     if out["status"] == "cannot tell":
+        reason = f"{why}: " if why else f"with {current} items on hand "
+        head = (
+            f"cannot tell yet: {reason}no size up to {largest} makes the decision on them hold "
+            f"in {target:.0%} of plausible populations"
+        )
+        if look_again is None:
+            return (
+                f"{head}, and how many more items it takes cannot be foreseen from these "
+                f"{current}: in no number on hand up to "
+                f"{max(PROJECTION_FACTOR * current, PROJECTION_TOP)} does a decision hold at the "
+                f"next look in {target:.0%} of simulated next looks (the rater sits too close to "
+                "the line); label more items and look again"
+            )
+        which = (
+            "a decision holding (pass or fail: these items cannot foresee which)"
+            if look_again == "either"
+            else f"the {look_again} holding"
+        )
         return (
-            f"cannot tell yet: with {current} items on hand no size up to {largest} makes the "
-            f"decision on them hold in {target:.0%} of plausible populations; label "
-            f"{_plural(more)} and look again"
+            f"{head}. With {current + more} on hand, the next look should find {which} in at "
+            f"least {target:.0%} of simulated next looks: label {_plural(more)} and look again"
         )
     decision = "passes" if out["recommended"] == "pass" else "fails"
     holds = (
@@ -255,18 +266,6 @@ def advice(out: Mapping[str, Any], target: float, caution: float = CAUTION) -> s
         return f"the decision holds: {holds}, and {current} are on hand: no more needed"
     now = f" (as it {decision} on them)" if out["current_decision"] != "none" else ""
     return f"label {_plural(more)} ({out['needed']} in all, {current} on hand{now}): {holds}"
-
-
-def margin_errors(table: IndicatorTable) -> np.ndarray:
-    """Each person's standard error of ``mean(W^h - W^f)`` over the items on hand
-    (``sd / sqrt(items)``; 0 with fewer than 2 items)."""
-    d = np.where(table.labelled, table.wh - table.wf, 0.0)
-    k = table.labelled.sum(axis=0).astype(float)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        mean = d.sum(axis=0) / k
-        var = np.maximum((d**2).sum(axis=0) - k * mean**2, 0.0) / (k - 1)
-        se = np.sqrt(var / k)
-    return np.where(k >= 2, se, 0.0)
 
 
 def label_profiles(table: IndicatorTable) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -329,10 +328,13 @@ def items_needed(
     holds: dict[str, dict[int, float]] = {"pass": {}, "fail": {}}
     se = margin_errors(table) * caution
 
-    def decide(d_sum: np.ndarray, d_sq: np.ndarray, count: np.ndarray) -> np.ndarray:
+    def decide_flat(d_sum: np.ndarray, d_sq: np.ndarray, count: np.ndarray) -> np.ndarray:
         return decisions_from_sums(
             d_sum, d_sq, count, epsilon=epsilon, q=q, min_items=min_items, min_humans=min_humans
-        ).reshape(n_sim, n_draw)
+        )
+
+    def decide(d_sum: np.ndarray, d_sq: np.ndarray, count: np.ndarray) -> np.ndarray:
+        return decide_flat(d_sum, d_sq, count).reshape(n_sim, n_draw)
 
     for n in sizes:
         d_sum, d_sq, count = margin_sums(rng.multinomial(n, weights), wf, wh, labelled)
@@ -350,9 +352,18 @@ def items_needed(
     # than the items on hand miss who labelled what (people who labelled some of the items get
     # fewer than 30 of a small sample in the population, though all of a small sample on hand)
     above = {n: share for n, share in holds[held].items() if n >= current} if held != "none" else {}
-    needed = _held_from(above, target) if above else None
+    needed = held_from(above, target) if above else None
+    why = ""
+    look_again: str | None = None
     if needed is None:
-        status, recommended, more = "cannot tell", None, max(current, min_items)
+        # no size holds on this evidence: where a decision would hold at the next look
+        at, look_again = look_again_at(
+            (wf, wh, labelled, items), decide_flat, target=target, caution=caution,
+            looks=n_sim, rng=rng,
+        )  # fmt: skip
+        status, recommended = "cannot tell", None
+        more = at - current if at is not None else 0
+        why = why_not(table, now, epsilon=epsilon, caution=caution, min_items=min_items)
     else:
         status = "holds" if needed <= current else "label more"
         recommended, more = held, max(needed - current, 0)
@@ -379,5 +390,5 @@ def items_needed(
         "needed": needed,
         "more": more,
     }
-    out["advice"] = advice(out, target, caution)
+    out["advice"] = advice(out, target, caution, why=why, look_again=look_again)
     return out

@@ -4,6 +4,9 @@ support, and the figures do not depend on the order of the items."""
 
 from __future__ import annotations
 
+import math
+import statistics
+
 import numpy as np
 import pytest
 from test_alt_test import PAIR, YES_NO, noisy_data
@@ -11,6 +14,7 @@ from test_alt_test_epsilon import counting_tables
 
 from core.errors import InputError
 from core.stats.alt_test import NotEnoughLabels, alt_test, indicator_table
+from core.stats.alt_test_look_again import look_again_sizes
 from core.stats.alt_test_power import items_needed, simulate_decisions, size_grid
 
 
@@ -103,24 +107,62 @@ def test_a_fail_for_lack_of_power_is_not_the_answer():
     assert out["advice"].startswith(f"label {out['more']} more items")
 
 
-def test_borderline_small_sample_cannot_tell_and_says_how_many_more():
+def test_borderline_small_sample_cannot_tell_and_says_why_and_where_to_look_again():
+    """45 items on which the rater fails for lack of power: no size holds. The advice names the
+    person the decision hangs on (the 2nd of 3 by how many standard errors their margin lies
+    below epsilon, computed here from the labels) and how many more items make a decision hold
+    at the next look, not "label as many again"."""
     humans, rater = noisy_data(15, YES_NO, 45, 3, [0.75], 0.7)
     out = items_needed(humans, rater, n_sim=60)
     assert out["status"] == "cannot tell" and out["needed"] is None
-    assert out["recommended"] is None and out["more"] == 45
-    assert out["advice"].startswith("cannot tell yet") and "label 45 more items" in out["advice"]
+    assert out["recommended"] is None and out["current_decision"] == "fail"
+    assert out["more"] > 0 and 45 + out["more"] in look_again_sizes(45)
+    assert out["advice"].startswith("cannot tell yet: the rater fails on the 45 items on hand")
+    assert out["advice"].endswith(f"label {out['more']} more items and look again")
+    z = {}
+    for name, own in humans.items():
+        d = []
+        for item, label in own.items():
+            others = [humans[h][item] for h in humans if h != name and item in humans[h]]
+            if others:
+                s_h = sum(label == o for o in others) / len(others)
+                s_f = sum(rater[item][0] == o for o in others) / len(others)
+                d.append((s_h >= s_f) - (s_f >= s_h))
+        z[name] = (0.2 - statistics.mean(d)) / (statistics.stdev(d) / math.sqrt(len(d)))
+    hinge = sorted(z, key=z.get, reverse=True)[1]
+    assert f"hangs on {hinge}, whose margin" in out["advice"]
+    assert f"lies {z[hinge]:.1f} standard errors below epsilon 0.2" in out["advice"]
+
+
+def line_data():
+    """100 yes/no items, 3 people: on 25 the rater alone says no (each person's ``W^h - W^f`` is
+    1), on 75 all agree (0): every margin is exactly 0.25."""
+    humans = {f"h{j}": {f"q{i}": "yes" for i in range(100)} for j in range(3)}
+    rater = {f"q{i}": "no" if i < 25 else "yes" for i in range(100)}
+    return humans, rater
+
+
+def test_a_rater_on_the_line_hears_why_not_a_number():
+    """Every person's margin exactly at epsilon on the items on hand: no number of items can
+    be foreseen to decide, so the advice says why and asks for no number (more 0)."""
+    humans, rater = line_data()
+    out = items_needed(humans, rater, epsilon=0.25, n_sim=40)
+    assert out["status"] == "cannot tell" and out["more"] == 0
+    assert "cannot be foreseen" in out["advice"] and "sits too close to the line" in out["advice"]
 
 
 @pytest.mark.parametrize("seed", range(6))
 def test_never_zero_more_unless_the_current_decision_holds(seed):
     humans, rater = noisy_data(30 + seed, YES_NO, 60 + 20 * seed, 4, [0.8], 0.65 + 0.05 * seed)
     out = items_needed(humans, rater, n_sim=40, target=0.8)
-    if out["more"] == 0:
+    if out["status"] == "cannot tell":
+        assert (out["more"] == 0) == ("cannot be foreseen" in out["advice"])
+    elif out["more"] == 0:
         now = out["current"]
         assert out["status"] == "holds" and out["decision"][now] == out["current_decision"]
         assert out["stability"][now] >= 0.8
     else:
-        assert out["status"] in ("label more", "cannot tell")
+        assert out["status"] == "label more"
 
 
 def test_same_labels_in_any_order_give_identical_figures():

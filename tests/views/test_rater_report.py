@@ -285,3 +285,29 @@ def test_judge_worth_says_why_without_battles_judged_alone(built):
     db, _ = built  # the rater judged only battles people judged too
     worth = _data(db, [RATER])["raters"][0]["ranking"]
     assert worth["why"] and "no battle judged by" in worth["sentence"]
+
+
+def test_cannot_tell_is_one_answer_in_the_cli_json_the_report_and_its_html(built, db_path, capsys):
+    """The fixture's rater fails on its 40 items for lack of power: "cannot tell yet", with why
+    and where to look again. validation-items --json, the report's section and its HTML give the
+    same figures, sentence and number to queue."""
+    import html
+    import json
+
+    from core.__main__ import main
+
+    db, _ = built
+    (sec,) = _data(db, [RATER])["raters"]
+    needed = sec["needed"]
+    assert needed["status"] == "cannot tell" and needed["more"] > 0
+    assert "the decision hangs on human:" in needed["advice"]
+    assert needed["advice"].endswith(f"label {needed['more']} more items and look again")
+    assert needed["to_queue"] == needed["more"]
+    page = report_html(_data(db, [RATER]))
+    assert html.escape(needed["advice"][:1].upper() + needed["advice"][1:]) in page
+    assert f"--items {needed['more']}</code>" in page
+    args = ["--db", str(db_path), "validation-items", "--rater", RATER, "--sims", "20", "--json"]
+    assert main(args) == 0
+    cli = json.loads(capsys.readouterr().out)
+    for key in ("status", "current_decision", "recommended", "needed", "more", "advice"):
+        assert cli[key] == needed[key], key
