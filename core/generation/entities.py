@@ -222,8 +222,9 @@ def cluster_mentions(
                     family_of.update([host] if people else [])
                 uf.union(sub, host)
                 reasons.setdefault(sub, "part of the fuller name")
-    kin, kin_apart = kin_titled(kept, words, uf.find)  # "Uncle George": shared_names.py
-    apart = {id(m) for ms in [*held, *kin.values(), *kin_apart] for m in ms}
+    apart = {id(m) for ms in held for m in ms}
+    kin, kin_apart = kin_titled(kept, words, uf.find, apart)  # "Uncle George": shared_names.py
+    apart |= {id(m) for ms in [*kin.values(), *kin_apart] for m in ms}
     family_of = {uf.find(h) for h in family_of | family_people(kept, words, families)}
     groups: dict[str, list[Mention]] = defaultdict(list)
     for key, ms in kept.items():

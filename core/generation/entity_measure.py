@@ -8,10 +8,10 @@ named by several top entities) and *wrong merges* (one top entity that holds two
 named by it, or by an alias, and another by an alias that is one of its name variants, titles
 aside). A variant that is part of a longer variant of another character found in the same
 name is not that character's there: "George" (the nephew) in the name "George Amberson" (his
-uncle, whose variant it is) is no hit and no merge. A name several characters share (a family's surname: "Kirsanov" of a father, his son and
-his brother) is no one character's variant, so it can show no wrong merge; the measure lists the
-top entities named otherwise that hold such a name as an alias (*shared*): their mentions of it
-belong to several people.
+uncle, whose variant it is) is no hit and no merge. A name several characters share (a family's
+surname: "Kirsanov" of a father, his son and his brother) is no one character's variant, so it
+can show no wrong merge; the measure lists the top entities named otherwise that hold such a
+name as an alias (*shared*): their mentions of it belong to several people.
 """
 
 from __future__ import annotations

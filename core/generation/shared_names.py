@@ -169,12 +169,14 @@ def kin_titled(
     kept: Mapping[str, Sequence[Mention]],
     words: Mapping[str, tuple[str, ...]],
     group_of: Callable[[str], str],
+    taken: Collection[int] = (),
 ) -> tuple[dict[str, list[Mention]], list[list[Mention]]]:
     """The kinship-titled mentions of one-word names of ``kept`` (key -> mentions; ``words``:
     key -> its words) whose first name begins fuller names of two groups or more (module
-    docstring): ``(group root -> the mentions joining it, the groups of mentions left apart)``,
-    one group a title ("Uncle George" joins George Amberson, written "Uncle George Amberson";
-    "Brother George", whose title no fuller name carries, stays apart)."""
+    docstring), but those whose ``id`` is in ``taken`` (already held apart):
+    ``(group root -> the mentions joining it, the groups of mentions left apart)``, one group a
+    title ("Uncle George" joins George Amberson, written "Uncle George Amberson"; "Brother
+    George", whose title no fuller name carries, stays apart)."""
     joining: dict[str, list[Mention]] = defaultdict(list)
     apart: list[list[Mention]] = []
     for key, ms in kept.items():
@@ -185,7 +187,7 @@ def kin_titled(
             continue
         by_title: dict[str, list[Mention]] = defaultdict(list)
         for m in ms:
-            if kin := sorted(set(m.titles) & KINSHIP):
+            if id(m) not in taken and (kin := sorted(set(m.titles) & KINSHIP)):
                 by_title[kin[0]].append(m)
         for title, titled in sorted(by_title.items()):
             bearers = {group_of(k) for k in fuller if any(title in m.titles for m in kept[k])}

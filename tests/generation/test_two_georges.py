@@ -16,7 +16,8 @@ from test_bare_titles import AMBERSONS, _entities, _text, once  # noqa: F401 (a 
 from unseen_novel import METHODS
 
 from core.generation.entities import extract_entities
-from core.generation.names import Entity
+from core.generation.names import Entity, Mention
+from core.generation.shared_names import kin_titled
 
 
 def _holding(ents: list[Entity], core: str, title: str = "") -> list[Entity]:
@@ -113,3 +114,24 @@ def test_a_kinship_title_of_a_shared_first_name_leaves_the_bare_name(method):
     ents = extract_entities(ONE_TOM, method)[0]
     (tom,) = _holding(ents, "Tom")
     assert _holding(ents, "Tom", "uncle") == [tom]
+
+
+def test_kin_titled_splits_the_titled_mentions_by_title_and_skips_those_taken():
+    def m(at: int, core: str, *titles: str) -> Mention:
+        surface = " ".join([*(t.title() for t in titles), core])
+        return Mention(start=at, end=at + len(surface), surface=surface, core=core, titles=titles)
+
+    kept = {
+        "george": [m(0, "George"), m(10, "George", "uncle"), m(20, "George", "brother")],
+        "george amberson": [m(30, "George Amberson", "uncle"), m(50, "George Amberson")],
+        "george minafer": [m(70, "George Minafer"), m(90, "George Minafer")],
+    }
+    words = {k: tuple(k.split()) for k in kept}
+    joining, apart = kin_titled(kept, words, lambda k: k)
+    assert joining == {"george amberson": [kept["george"][1]]}
+    assert apart == [[kept["george"][2]]]
+    held = {id(kept["george"][1])}  # already held apart by another rule: not moved twice
+    assert kin_titled(kept, words, lambda k: k, held) == ({}, [[kept["george"][2]]])
+    # one person of that first name: the titles stay with the bare name
+    one = {k: v for k, v in kept.items() if k != "george minafer"}
+    assert kin_titled(one, {k: words[k] for k in one}, lambda k: k) == ({}, [])
