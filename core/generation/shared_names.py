@@ -179,10 +179,14 @@ def kin_titled(
     George", whose title no fuller name carries, stays apart)."""
     joining: dict[str, list[Mention]] = defaultdict(list)
     apart: list[list[Mention]] = []
+    starting: dict[str, list[str]] = defaultdict(list)  # first word -> the fuller names
+    for k, w in words.items():
+        if len(w) > 1:
+            starting[w[0]].append(k)
     for key, ms in kept.items():
         if len(words[key]) != 1:
             continue
-        fuller = [k for k, w in words.items() if len(w) > 1 and w[0] == words[key][0]]
+        fuller = starting.get(words[key][0], [])
         if len({group_of(k) for k in fuller}) < 2:
             continue
         by_title: dict[str, list[Mention]] = defaultdict(list)
