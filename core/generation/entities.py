@@ -13,7 +13,8 @@ without titles):
 (4) subsumption: a name whose words form a contiguous part of longer names joins the most frequent
     of them when that one has at least twice the mentions of the runner-up ("Valjean" into
     "Jean Valjean"); never a surname several people bear nor a middle name ("Dillon" is not
-    "Leo Dillon", "Walter" not "William Walter Elliot": :mod:`core.generation.shared_names`);
+    "Leo Dillon", "Walter" not "William Walter Elliot", the uncle "George Amberson" not "George
+    Amberson Minafer", "Uncle George" not the nephew's "George": :mod:`.shared_names`);
 (5) a name used with both male (M., Monsieur) and female (Madame, Mme.) titles, three titled
     mentions at least ("Mr Conroy" once, "Mrs Conroy" twice), keeps its female-titled mentions
     as a separate entity; a titled surname joins a fuller name of that surname in (4) only when
@@ -73,9 +74,20 @@ from core.generation.names import (
     Mention,
     fold,
     lower_counts,
+    mostly_norp,
 )
 from core.generation.not_names import entity_label
-from core.generation.shared_names import contains, family_people, group_sizes, hosts_of, own_surname
+from core.generation.shared_names import (
+    KIN_APART,
+    contains,
+    family_people,
+    group_sizes,
+    hosts_of,
+    kin_notes,
+    kin_titled,
+    other_person,
+    own_surname,
+)
 from core.generation.surnames import (
     cooccur,
     family_surnames,
@@ -131,7 +143,7 @@ def cluster_mentions(
         if sum(m.label == "PLACE" for m in ms) * 2 >= len(ms)
         or mostly_after_prepositions([m.start for m in ms], text)
     }
-    kept = {k: ms for k, ms in kept.items() if not _mostly_norp(ms) and not is_demonym(k, places)}
+    kept = {k: ms for k, ms in kept.items() if not mostly_norp(ms) and not is_demonym(k, places)}
     nouns = common_nouns({k: [m.start for m in v if not m.titles] for k, v in by_key.items()}, text)
     kept = {k: ms for k, ms in kept.items() if k not in nouns}
     uf = _UnionFind()
@@ -181,7 +193,7 @@ def cluster_mentions(
         roots = {uf.find(k) for k in fuller} - {uf.find(key)}
         # a name already joined to another full name ("Oblonsky" = "Stepan Arkadyevitch") is not
         # moved on into a second person ("Pyotr Oblonsky") by a shared word
-        roots = {r for r in roots if not _other_person(key, members[uf.find(key)], r, words)}
+        roots = {r for r in roots if not other_person(key, members[uf.find(key)], r, words)}
         hosts = sorted(roots, key=lambda k: (-group_size[k], k))
         if len(words[key]) == 1 and all(words[k][0] == words[key][0] for k in fuller):
             by_host = {r: [m for k in fuller if uf.find(k) == r for m in kept[k]] for r in hosts}
@@ -211,10 +223,14 @@ def cluster_mentions(
                 uf.union(sub, host)
                 reasons.setdefault(sub, "part of the fuller name")
     apart = {id(m) for ms in held for m in ms}
+    kin, kin_apart = kin_titled(kept, words, uf.find, apart)  # "Uncle George": shared_names.py
+    apart |= {id(m) for ms in [*kin.values(), *kin_apart] for m in ms}
     family_of = {uf.find(h) for h in family_of | family_people(kept, words, families)}
     groups: dict[str, list[Mention]] = defaultdict(list)
     for key, ms in kept.items():
         groups[uf.find(key)].extend(m for m in ms if id(m) not in apart)
+    for root, ms in kin.items():
+        groups[uf.find(root)].extend(ms)
     entities: list[Entity] = []
     for root, ms in groups.items():
         him = [m for m in ms if set(m.titles) & MALE_TITLES]
@@ -236,38 +252,20 @@ def cluster_mentions(
             entities[-1].label = "PERSON"
     for e in entities:
         e.merges = _merge_notes(e, reasons)
-    for person in held:  # by title: "Mr Mooney", "Mrs Mooney"
+    kin_notes(entities, kin)
+    alone = held + [p for p in kin_apart if len(p) >= min_mentions]
+    for i, person in enumerate(alone):  # by title: "Mr Mooney", "Mrs Mooney", "Brother George"
         names = {e.name for e in entities}
         entities.append(_entity(person, by_title=True, text=text))
         if entities[-1].name in names:  # one name, one entity (a stored name is unique)
             free = [a for a in entities[-1].aliases if a not in names]
             entities[-1].name = free[0] if free else f"{entities[-1].name} (2)"
-        apart_why = {fold(m.core): "kept from the fuller name by its titles" for m in person}
+        why = "kept from the fuller name by its titles" if i < len(held) else KIN_APART
+        apart_why = {fold(m.core): why for m in person}
         entities[-1].merges = _merge_notes(entities[-1], apart_why)
     entities = join_bare_titles(entities, text, mentions)  # "the Major": bare_titles.py
     entities.sort(key=lambda e: (-e.n_mentions, e.name))
     return entities
-
-
-def _other_person(key: str, group: list[str], host: str, words: dict[str, tuple[str, ...]]) -> bool:
-    """``key``'s group already holds a full name (two words or more) that is not part of the
-    ``host`` root's name: moving ``key`` into ``host`` would merge two people."""
-    return any(
-        k != key
-        and len(words[k]) > 1
-        and words[k] != words[host]
-        and not contains(words[host], words[k])
-        for k in group
-    )
-
-
-def _mostly_norp(ms: list[Mention]) -> bool:
-    """NER called the name a nationality/religious/political group at least as often as
-    anything else it called it (e.g. "Indian", "Mormon"). ORG counts as something else: Hesse's
-    "Govinda" (NORP 37, ORG 98, a speaker 13 times) is a person NER could not place."""
-    labels = Counter(m.label for m in ms)
-    others = labels["PERSON"] + labels["PLACE"] + labels["ORG"]
-    return labels["NORP"] > 0 and labels["NORP"] >= others
 
 
 def _merge_notes(e: Entity, reasons: dict[str, str]) -> list[str]:

@@ -6,10 +6,12 @@ does not count, so a wrong merge ("Nikolay" the brother inside "Nikolay Ivanovit
 Sviazhsky") is no longer a hit. Beside the share the measure reports *splits* (one character
 named by several top entities) and *wrong merges* (one top entity that holds two characters: one
 named by it, or by an alias, and another by an alias that is one of its name variants, titles
-aside). A name several characters share (a family's surname: "Kirsanov" of a father, his son and
-his brother) is no one character's variant, so it can show no wrong merge; the measure lists the
-top entities named otherwise that hold such a name as an alias (*shared*): their mentions of it
-belong to several people.
+aside). A variant that is part of a longer variant of another character found in the same
+name is not that character's there: "George" (the nephew) in the name "George Amberson" (his
+uncle, whose variant it is) is no hit and no merge. A name several characters share (a family's
+surname: "Kirsanov" of a father, his son and his brother) is no one character's variant, so it
+can show no wrong merge; the measure lists the top entities named otherwise that hold such a
+name as an alias (*shared*): their mentions of it belong to several people.
 """
 
 from __future__ import annotations
@@ -52,6 +54,36 @@ def _own(entity: dict[str, Any]) -> list[str]:
     return [name] + [fold(a) for a in entity.get("aliases", []) if _untitled(a) == name != fold(a)]
 
 
+def _specific(hits: dict[int, list[str]]) -> set[int]:
+    """The characters (``hits``: index -> its variants found in one name) that name holds: not
+    one whose every variant found is part of a longer variant of another character found there
+    ("george", the nephew's, inside his uncle's "george amberson")."""
+    return {
+        i
+        for i, vs in hits.items()
+        if not all(
+            any(v in w and v != w for j, ws in hits.items() if j != i for w in ws) for v in vs
+        )
+    }
+
+
+def _named(keys: Sequence[Sequence[str]], names: Sequence[str], *, whole: bool) -> set[int]:
+    """The characters (indexes of ``keys``, their folded variants) some of ``names`` holds
+    (:func:`_specific`): a variant part of the (folded) name, or, ``whole``, equal to the alias
+    as written or without its titles ("Uncle George" holds the variant "Uncle George" and, when
+    no character has that one, "George")."""
+    out: set[int] = set()
+    for name in names:
+        forms = {fold(name), _untitled(name)}
+        hits = {
+            i: found
+            for i, variants in enumerate(keys)
+            if (found := [k for k in variants if (k in forms if whole else k in name)])
+        }
+        out |= _specific(hits)
+    return out
+
+
 def character_recall(
     entities: Sequence[dict[str, Any]],
     characters: Sequence[Sequence[str]],
@@ -77,18 +109,18 @@ def character_recall(
     missing: list[str] = []
     splits: dict[str, list[str]] = {}
     held: dict[str, list[str]] = {}
-    for variants, folded in zip(characters, keys):
-        named = [e["name"] for e in people if any(k in f for k in folded for f in _own(e))]
+    in_own = {e["name"]: _named(keys, _own(e), whole=False) for e in people}
+    for i, variants in enumerate(characters):
+        named = [e["name"] for e in people if i in in_own[e["name"]]]
         (found if named else missing).append(variants[0])
         if len(named) > 1:
             splits[variants[0]] = named
     for e in people:
-        own = _own(e)
-        aliases = {_untitled(a) for a in e.get("aliases", [])}
+        by_alias = _named(keys, e.get("aliases", []), whole=True)
         held[e["name"]] = [
             variants[0]
-            for variants, folded in zip(characters, keys)
-            if any(k in aliases or any(k in f for f in own) for k in folded)
+            for i, variants in enumerate(characters)
+            if i in in_own[e["name"]] or i in by_alias
         ]
     wrong = {name: chars for name, chars in held.items() if len(chars) > 1}
     common = {fold(n): n for n in shared}

@@ -240,3 +240,12 @@ LEADING_ADJECTIVES = frozenset({"poor", "little", "old", "dear", "good", "young"
 def _stop_words() -> frozenset[str]:
     """The shared English stop words (:mod:`core.corpus.bm25`) plus :data:`LEADING_ADJECTIVES`."""
     return stop_words() | LEADING_ADJECTIVES
+
+
+def mostly_norp(ms: list[Mention]) -> bool:
+    """NER called the name a nationality/religious/political group at least as often as
+    anything else it called it (e.g. "Indian", "Mormon"). ORG counts as something else: Hesse's
+    "Govinda" (NORP 37, ORG 98, a speaker 13 times) is a person NER could not place."""
+    labels = Counter(m.label for m in ms)
+    others = labels["PERSON"] + labels["PLACE"] + labels["ORG"]
+    return labels["NORP"] > 0 and labels["NORP"] >= others

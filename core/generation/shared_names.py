@@ -30,14 +30,25 @@
   words ("Ch’uan" is no middle name of "Li Ch’uan"); a title the lists of
   :mod:`core.generation.names` do not know reads as a first name ("Chevalier Eugene de
   Rastignac" is not joined by "Eugene de Rastignac").
+* **A full name of a family's surname inside a longer one is another person**
+  (:func:`other_surname`): "George Amberson" (Isabel's brother) at the start of "George Amberson
+  Minafer" (her son, named after him) does not join it by containment, since "Amberson" is a
+  surname the book's other people bear and the longer name ends in another; the text's own
+  evidence (names already one group) still joins them.
+* **A kinship title before a first name two people bear** (:func:`kin_titled`): "Uncle George"
+  and "Brother George" are the mentions of the bare "George" by key, titles aside. Where fuller
+  names beginning with that first name are two people or more (two groups), the mentions with a
+  kinship title (:data:`KINSHIP`) leave the bare name: they join the one person whose fuller
+  name the text writes with that title ("Uncle George Amberson": the nephew's "Uncle George" is
+  George Amberson), else they stay apart, never with the bare name of another.
 """
 
 from __future__ import annotations
 
-from collections import Counter
+from collections import Counter, defaultdict
 from collections.abc import Callable, Collection, Mapping, Sequence
 
-from core.generation.names import PLACE_WORDS, Mention
+from core.generation.names import PLACE_WORDS, Entity, Mention
 
 
 def contains(longer: Sequence[str], shorter: Sequence[str]) -> bool:
@@ -92,7 +103,19 @@ def hosts_of(  # noqa: PLR0913
         if not own_name(kept[key], [sizes[group_of(k)] for k in fuller if group_of(k) != own]):
             return [k for k in fuller if group_of(k) == own]
     # whole words: "Ch’uan" is no middle name of "Li Ch’uan" (an apostrophe splits no name)
-    return [k for k in fuller if group_of(k) == own or not middle_name(key.split(), k.split())]
+    return [
+        k
+        for k in fuller
+        if group_of(k) == own
+        or not (middle_name(key.split(), k.split()) or other_surname(mine, words[k], families))
+    ]
+
+
+def other_surname(short: Sequence[str], long: Sequence[str], families: Collection[str]) -> bool:
+    """``short`` is a full name of its own inside ``long``: two words or more ending in a
+    family's surname (``families``), where ``long`` ends in another word ("george amberson",
+    the uncle, at the start of "george amberson minafer", his nephew)."""
+    return len(short) > 1 and short[-1] in families and long[-1] != short[-1]
 
 
 def own_name(bare: Sequence[Mention], others: Sequence[int]) -> bool:
@@ -136,3 +159,73 @@ def family_people(
         for k, w in words.items()
         if len(w) > 1 and w[-1] in titled and not set(w) & PLACE_WORDS  # "Maison Vauquer"
     }
+
+
+#: Titles of kinship a first name is written with ("Uncle George", "Aunt Fanny").
+KINSHIP = frozenset({"uncle", "aunt", "brother", "sister"})
+
+
+def kin_titled(
+    kept: Mapping[str, Sequence[Mention]],
+    words: Mapping[str, tuple[str, ...]],
+    group_of: Callable[[str], str],
+    taken: Collection[int] = (),
+) -> tuple[dict[str, list[Mention]], list[list[Mention]]]:
+    """The kinship-titled mentions of one-word names of ``kept`` (key -> mentions; ``words``:
+    key -> its words) whose first name begins fuller names of two groups or more (module
+    docstring), but those whose ``id`` is in ``taken`` (already held apart):
+    ``(group root -> the mentions joining it, the groups of mentions left apart)``, one group a
+    title ("Uncle George" joins George Amberson, written "Uncle George Amberson"; "Brother
+    George", whose title no fuller name carries, stays apart)."""
+    joining: dict[str, list[Mention]] = defaultdict(list)
+    apart: list[list[Mention]] = []
+    starting: dict[str, list[str]] = defaultdict(list)  # first word -> the fuller names
+    for k, w in words.items():
+        if len(w) > 1:
+            starting[w[0]].append(k)
+    for key, ms in kept.items():
+        if len(words[key]) != 1:
+            continue
+        fuller = starting.get(words[key][0], [])
+        if len({group_of(k) for k in fuller}) < 2:
+            continue
+        by_title: dict[str, list[Mention]] = defaultdict(list)
+        for m in ms:
+            if id(m) not in taken and (kin := sorted(set(m.titles) & KINSHIP)):
+                by_title[kin[0]].append(m)
+        for title, titled in sorted(by_title.items()):
+            bearers = {group_of(k) for k in fuller if any(title in m.titles for m in kept[k])}
+            if len(bearers) == 1:
+                joining[bearers.pop()].extend(titled)
+            else:
+                apart.append(titled)
+    return joining, apart
+
+
+#: The merge note of a kinship-titled first name kept apart (:func:`kin_titled`).
+KIN_APART = "a kinship title of a first name two people bear"
+
+
+def kin_notes(entities: Sequence[Entity], kin: dict[str, list[Mention]]) -> None:
+    """Note on the entity holding them how kinship-titled mentions joined it
+    (:func:`kin_titled`); their bare first name is no alias of it unless written there untitled."""
+    holder = {id(m): e for e in entities for m in e.mentions}
+    for ms in kin.values():
+        e, joined = holder[id(ms[0])], {id(m) for m in ms}
+        cores = {m.core for m in ms} - {m.core for m in e.mentions if id(m) not in joined}
+        e.merges = [n for n in e.merges if n not in {f"{c} -> {e.name}" for c in cores}]
+        e.aliases = [a for a in e.aliases if a not in cores]  # no bare "George" is written in it
+        for surface in dict.fromkeys(m.surface for m in ms):
+            e.merges.append(f"{surface} -> {e.name} (its kinship title: written with that name)")
+
+
+def other_person(key: str, group: list[str], host: str, words: dict[str, tuple[str, ...]]) -> bool:
+    """``key``'s group already holds a full name (two words or more) that is not part of the
+    ``host`` root's name: moving ``key`` into ``host`` would merge two people."""
+    return any(
+        k != key
+        and len(words[k]) > 1
+        and words[k] != words[host]
+        and not contains(words[host], words[k])
+        for k in group
+    )

@@ -149,3 +149,44 @@ def test_top15_people_hold_main_characters_of_bundled_stories(method, tmp_path_f
     assert wrong == {}, wrong
     assert norp == []
     assert len(splits) <= SPLITS[method], splits
+
+
+def test_two_characters_of_one_first_name_are_told_apart():
+    """*The Magnificent Ambersons* has two Georges: the nephew George Amberson Minafer ("George")
+    and his uncle George Amberson ("Uncle George"). The nephew's variant "George" inside the
+    uncle's name "George Amberson" is no hit for him and no merge; an entity holding the uncle's
+    "Uncle George" or "George Amberson" beside the nephew's names is a wrong merge."""
+    chars = [
+        ["George", "Georgie", "George Amberson Minafer"],
+        ["Isabel"],
+        ["George Amberson", "Uncle George", "Brother George"],
+    ]
+    apart = [
+        {"name": "George", "label": "PERSON", "aliases": ["Georgie", "George Minafer"]},
+        {"name": "George Amberson", "label": "PERSON", "aliases": ["Uncle George", "Mr. Amberson"]},
+        {"name": "Isabel", "label": "PERSON", "aliases": ["Mrs. Minafer"]},
+    ]
+    r = character_recall(apart, chars)
+    assert r["found"] == ["George", "Isabel", "George Amberson"]
+    assert r["splits"] == {} and r["wrong_merges"] == {}
+    # the nephew's full name holds the uncle's as its first words: it is the nephew's
+    full = [{"name": "George Amberson Minafer", "label": "PERSON", "aliases": []}]
+    assert character_recall(full, chars)["found"] == ["George"]
+    # the demo's entities before the fix: "Uncle George" in the nephew's, the nephew's full name
+    # in the one named "Amberson" with the uncle's
+    merged = [
+        {"name": "George", "label": "PERSON", "aliases": ["Uncle George", "Brother George"]},
+        {
+            "name": "Amberson",
+            "label": "PERSON",
+            "aliases": ["George Amberson", "George Amberson Minafer", "Uncle George Amberson"],
+        },
+        {"name": "Isabel", "label": "PERSON", "aliases": []},
+    ]
+    r = character_recall(merged, chars)
+    assert r["found"] == ["George", "Isabel", "George Amberson"]  # "Uncle George", the alias
+    assert r["wrong_merges"] == {
+        "George": ["George", "George Amberson"],
+        "Amberson": ["George", "George Amberson"],
+    }
+    assert r["splits"] == {}
