@@ -42,6 +42,13 @@ def shared_folder(factory: pytest.TempPathFactory) -> Path:
     return folder
 
 
+@pytest.fixture(name="once")
+def once_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """``once``: the session's folder of shared results (:func:`shared_folder`), for a test
+    that opens :func:`extraction_once` in a helper (``from spacy_once import once_folder``)."""
+    return shared_folder(tmp_path_factory)
+
+
 @dataclass
 class Reads:
     """What the calls inside :func:`extraction_once` read instead of computing: ``cpu`` is

@@ -14,7 +14,7 @@ from functools import cache
 from pathlib import Path
 
 import pytest
-from spacy_once import extraction_once, shared_folder
+from spacy_once import extraction_once, once_folder  # noqa: F401  (fixture: once)
 from unseen_novel import METHODS
 
 from core.corpus.documents import read_text_file, split_passages
@@ -44,12 +44,6 @@ def _entities(doc_id: str, method: str, folder: Path) -> list[Entity]:
     spans = [(p.start, p.end) for p in split_passages(_text(doc_id))]
     with extraction_once(folder):
         return extractor.extract_entities(_text(doc_id), method, spans=spans)[0]
-
-
-@pytest.fixture
-def once(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The session's folder of the extractions (:func:`spacy_once.shared_folder`)."""
-    return shared_folder(tmp_path_factory)
 
 
 def _titled(ents: list[Entity], title: str) -> list[Entity]:
