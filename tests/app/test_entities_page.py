@@ -8,7 +8,6 @@ from pathlib import Path
 import pytest
 from bound_sql import run_sql
 from browser_support import unescaped
-from pg_server import built_database
 from spacy_once import extraction_once, shared_folder
 from streamlit.testing.v1 import AppTest
 
@@ -26,8 +25,9 @@ DOC = "book:patronymic-novel"
 PAGE = "pages/13_Entities.py"
 
 
-def _build_novel(path: Path | str) -> None:
-    """The bundled novel, its regex entities and a question about Stiva."""
+@pytest.fixture
+def novel_db(db_path, monkeypatch) -> Path | str:
+    path = db_path
     db = open_db(path)
     import_book(db, NOVEL)
     build_entities(db, DOC, method="regex")
@@ -48,12 +48,6 @@ def _build_novel(path: Path | str) -> None:
         ),
     )
     db.conn.close()
-
-
-@pytest.fixture
-def novel_db(backend, request, monkeypatch) -> Path | str:
-    """The test's own copy of :func:`_build_novel`'s database (built once per session)."""
-    path, _ = built_database(request, "entities_page_novel", _build_novel)
     monkeypatch.setenv("WORKBENCH_DB", str(path))
     return path
 
