@@ -1,19 +1,21 @@
 """The bundled *Anna Karenina* parts (``tests/data/unseen_books/SOURCE.md``) joined into one
-text, and its entities per extraction path, computed once per test process: shared by the
-name-form tests (``tests/generation/test_one_person_many_names.py``,
+text, and its entities per extraction path, computed once per test process (or session): shared
+by the name-form tests (``tests/generation/test_one_person_many_names.py``,
 ``tests/generation/test_kitty_and_namesakes.py``); and an offline event-order question made on
 the excerpt (the judge tests)."""
 
 from __future__ import annotations
 
+import contextlib
 import functools
 from pathlib import Path
 
 import pytest
+from spacy_once import extraction_once
 
 from core.corpus.documents import read_text_file, split_passages, upsert_document
 from core.corpus.gutenberg import clean_gutenberg
-from core.generation.entities import extract_entities
+from core.generation import entities
 from core.generation.entity_store import build_entities
 from core.generation.mentions import spacy_available
 from core.generation.names import Entity
@@ -39,12 +41,15 @@ def novel_text(parts: tuple[str, ...]) -> str:
 
 
 @functools.cache
-def novel_entities(parts: tuple[str, ...], method: str) -> list[Entity]:
+def novel_entities(parts: tuple[str, ...], method: str, folder: Path | None = None) -> list[Entity]:
     """The entities ``method`` extracts from :func:`novel_text` of ``parts`` (its passages as
-    the spans), once per (parts, method)."""
+    the spans), once per (parts, method) in a process; with ``folder`` (the session's:
+    the ``once`` fixture of :mod:`spacy_once`) once per session, for test files that read the
+    same parts."""
     body = novel_text(parts)
     spans = [(p.start, p.end) for p in split_passages(body)]
-    return extract_entities(body, method, spans=spans)[0]
+    with extraction_once(folder) if folder is not None else contextlib.nullcontext():
+        return entities.extract_entities(body, method, spans=spans)[0]
 
 
 def holding(ents: list[Entity], core: str) -> list[Entity]:

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from bound_sql import run_sql
 from browser_support import unescaped
+from spacy_once import extraction_once, shared_folder
 from streamlit.testing.v1 import AppTest
 
 from core.corpus.books import import_book
@@ -168,11 +169,15 @@ LESMIS = ROOT / "demo" / "books" / "pg135_les_miserables_hugo_hapgood.txt"
 
 
 @pytest.fixture(params=["repeated novel", "Les Misérables"])
-def long_novel_db(request, db_path, tmp_path, monkeypatch) -> tuple[Path | str, str, str]:
+def long_novel_db(
+    request, db_path, tmp_path, tmp_path_factory, monkeypatch
+) -> tuple[Path | str, str, str]:
     """A book, its most mentioned entity and its name: the bundled novel's paragraphs repeated
     100 times (Levin has 1,300 mentions, built with the regex method in about a second), or
     *Les Misérables* (real text; the regex method in about half a minute), either more than the
-    1,000 sample the page once offered."""
+    1,000 sample the page once offered. Les Misérables' extraction is the one
+    ``test_entities::test_les_miserables_top10`` checks, computed once per session
+    (:func:`spacy_once.extraction_once`)."""
     if request.param == "Les Misérables":
         book = LESMIS
     else:
@@ -182,7 +187,8 @@ def long_novel_db(request, db_path, tmp_path, monkeypatch) -> tuple[Path | str, 
         book.write_text("\n\n".join([body] * 100) + "\n")
     db = open_db(db_path)
     doc = import_book(db, book)["id"]
-    build_entities(db, doc, method="regex")
+    with extraction_once(shared_folder(tmp_path_factory)):
+        build_entities(db, doc, method="regex")
     name = get_entities(db, doc)[0].name
     db.conn.close()
     monkeypatch.setenv("WORKBENCH_DB", str(db_path))

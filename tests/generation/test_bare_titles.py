@@ -14,11 +14,12 @@ from functools import cache
 from pathlib import Path
 
 import pytest
-from spacy_once import shared_folder, spacy_mentions_once
+from spacy_once import extraction_once, once_folder  # noqa: F401  (fixture: once)
 from unseen_novel import METHODS
 
 from core.corpus.documents import read_text_file, split_passages
 from core.corpus.gutenberg import clean_gutenberg
+from core.generation import entities as extractor
 from core.generation.entities import extract_entities
 from core.generation.entity_edits import apply_edits, from_dict
 from core.generation.names import Entity
@@ -37,17 +38,12 @@ def _text(doc_id: str) -> str:
 @cache
 def _entities(doc_id: str, method: str, folder: Path) -> list[Entity]:
     """The entities as the store builds them: spaCy reads the passages (all of them, fewer than
-    ``SPACY_FULL_MAX``: NER's own mentions, not the built-in finder's), once a session for the
-    text the demo build reads too (``folder``: :func:`spacy_once.shared_folder`)."""
+    ``SPACY_FULL_MAX``: NER's own mentions, not the built-in finder's); the extraction, once a
+    session for the text the demo build reads too (``folder``: :func:`spacy_once.shared_folder`,
+    :func:`spacy_once.extraction_once`)."""
     spans = [(p.start, p.end) for p in split_passages(_text(doc_id))]
-    with spacy_mentions_once(folder):
-        return extract_entities(_text(doc_id), method, spans=spans)[0]
-
-
-@pytest.fixture
-def once(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The session's folder of spaCy's results (:func:`spacy_once.shared_folder`)."""
-    return shared_folder(tmp_path_factory)
+    with extraction_once(folder):
+        return extractor.extract_entities(_text(doc_id), method, spans=spans)[0]
 
 
 def _titled(ents: list[Entity], title: str) -> list[Entity]:

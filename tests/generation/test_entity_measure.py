@@ -4,10 +4,11 @@ import json
 from pathlib import Path
 
 import pytest
-from spacy_once import shared_folder, spacy_mentions_once
+from spacy_once import extraction_once, shared_folder
 
 from core.corpus.documents import read_text_file, split_passages
 from core.corpus.gutenberg import clean_gutenberg
+from core.generation import entities as extractor
 from core.generation.entities import extract_entities
 from core.generation.entity_measure import character_recall
 from core.generation.mentions import spacy_available
@@ -135,8 +136,8 @@ def test_top15_people_hold_main_characters_of_bundled_stories(method, tmp_path_f
     for path in sorted(stories, key=lambda p: p.stat().st_size)[:4]:
         body = clean_gutenberg(read_text_file(path)).body
         spans = [(p.start, p.end) for p in split_passages(body)]
-        with spacy_mentions_once(shared_folder(tmp_path_factory)):  # the demo build reads them
-            entities, used = extract_entities(body, method, spans=spans)
+        with extraction_once(shared_folder(tmp_path_factory)):  # the demo build reads them
+            entities, used = extractor.extract_entities(body, method, spans=spans)
         assert used == ("spacy" if method == "spacy" else "proper-noun")
         rows = [{"name": e.name, "label": e.label, "aliases": e.aliases} for e in entities]
         r = character_recall(rows, WANTED[path.stem]["characters"])

@@ -18,6 +18,7 @@ Karenina* (PG #1399), the bundled excerpt, then Levin's chapters, then ``anna_ka
 from __future__ import annotations
 
 import pytest
+from spacy_once import once_folder  # noqa: F401  (fixture: once)
 from unseen_novel import METHODS, holding, novel_entities, novel_text
 
 from core.generation.full_names import pet_name_links, stray_namesakes
@@ -40,8 +41,8 @@ def test_the_text_holds_the_forms():
 
 
 @pytest.mark.parametrize("method", METHODS)
-def test_katya_said_to_kitty_is_kitty(method):
-    ents = novel_entities(PARTS, method)
+def test_katya_said_to_kitty_is_kitty(method, once):
+    ents = novel_entities(PARTS, method, once)  # test_shared_names reads them too
     kitty = holding(ents, "Kitty")
     assert len(kitty) == 1 and kitty[0].name == "Kitty"
     katya = holding(ents, "Katya")
@@ -53,8 +54,8 @@ def test_katya_said_to_kitty_is_kitty(method):
 
 
 @pytest.mark.parametrize("method", METHODS)
-def test_pyotr_oblonsky_is_not_stepan_arkadyevitch(method):
-    ents = novel_entities(PARTS, method)
+def test_pyotr_oblonsky_is_not_stepan_arkadyevitch(method, once):
+    ents = novel_entities(PARTS, method, once)  # test_shared_names reads them too
     stepan = holding(ents, "Stepan Arkadyevitch")
     assert len(stepan) == 1 and "Stiva" in _forms(stepan[0]), _forms(stepan[0])
     pyotr = holding(ents, "Pyotr Oblonsky")
@@ -65,8 +66,8 @@ def test_pyotr_oblonsky_is_not_stepan_arkadyevitch(method):
 
 
 @pytest.mark.parametrize("method", METHODS)
-def test_princess_varvara_and_varvara_andreevna_are_two_women(method):
-    ents = novel_entities(PARTS, method)
+def test_princess_varvara_and_varvara_andreevna_are_two_women(method, once):
+    ents = novel_entities(PARTS, method, once)  # test_shared_names reads them too
     princess = [e for e in ents if any("princess" in m.titles for m in e.mentions)]
     princess = [e for e in princess if e.name == "Varvara"]
     assert len(princess) == 1 and sum(bool(m.titles) for m in princess[0].mentions) >= 5

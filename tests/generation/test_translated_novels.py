@@ -12,14 +12,13 @@ The books, with their provenance beside them:
 * *Les Misérables* (Hugo, tr. Isabel F. Hapgood; PG #135; ``demo/books/SOURCE.md``).
 
 The two short ones (the excerpt, *Siddhartha*) are imported and their entities and questions
-built once per backend (module scope; spaCy reads each once per module, :func:`extract_once`).
-*Les Misérables* is read by the extractor alone (NER on a 200-passage sample), without a database.
+built once per backend (module scope; the extractor reads each once per session,
+:func:`extract_once`). *Les Misérables* is read by the extractor alone (NER on a 200-passage
+sample), without a database: the extraction the demo build makes of it.
 """
 
 from __future__ import annotations
 
-import copy
-import hashlib
 import json
 import re
 from collections.abc import Iterator
@@ -29,14 +28,14 @@ from typing import Any
 import pytest
 from bound_sql import decoded_rows
 from pg_server import module_backend  # noqa: F401  (fixture)
-from spacy_once import shared_folder, spacy_mentions_once
+from spacy_once import Reads, extraction_once, shared_folder
 
 from core.corpus.books import import_book
 from core.corpus.documents import read_text_file, split_passages
 from core.corpus.gutenberg import clean_gutenberg
+from core.generation import entities as extractor
 from core.generation import entity_store
 from core.generation import questions as gen
-from core.generation.entities import extract_entities
 from core.generation.entity_measure import character_recall
 from core.generation.mentions import spacy_available
 from core.generation.name_forms import is_demonym
@@ -148,25 +147,12 @@ def test_header_read_and_no_boilerplate_in_the_body(key):
 
 
 @pytest.fixture(scope="module")
-def extract_once(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
-    """spaCy reads each book once per module: :func:`build_entities` on the second backend gets
-    a copy of the result of the same call (same text, method and arguments); Siddhartha's NER
-    is shared with test_entity_measure in the session (:mod:`spacy_once`)."""
-    memo: dict[str, Any] = {}
-    real = entity_store.extract_entities
-
-    def once(text: str, method: str = "auto", **kw: Any) -> Any:
-        key = hashlib.sha256(repr((text, method, sorted(kw.items()))).encode()).hexdigest()
-        if key not in memo:
-            memo[key] = real(text, method, **kw)
-        return copy.deepcopy(memo[key])
-
-    with (
-        pytest.MonkeyPatch.context() as patch,
-        spacy_mentions_once(shared_folder(tmp_path_factory)),
-    ):
-        patch.setattr(entity_store, "extract_entities", once)
-        yield memo
+def extract_once(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Reads]:
+    """The extractor reads each book once per session: :func:`build_entities` on the second
+    backend gets a copy of the result of the same call (same text, method and arguments);
+    Siddhartha's NER is shared with test_entity_measure (:func:`spacy_once.extraction_once`)."""
+    with extraction_once(shared_folder(tmp_path_factory)) as reads:
+        yield reads
 
 
 @pytest.fixture(scope="module")
@@ -253,12 +239,13 @@ def _read_alone(key: str) -> tuple[list[Any], str]:
     """The default extractor over a cleaned book, its passages as spans (as ``build_entities``
     reads a stored book), without a database."""
     body = clean_gutenberg(read_text_file(BOOKS[key])).body
-    return extract_entities(body, "auto", spans=[(p.start, p.end) for p in split_passages(body)])
+    spans = [(p.start, p.end) for p in split_passages(body)]
+    return extractor.extract_entities(body, "auto", spans=spans)  # once a session when open
 
 
 @needs_spacy
 def test_les_miserables_name_forms_and_main_characters(tmp_path_factory):
-    with spacy_mentions_once(shared_folder(tmp_path_factory)):  # the demo build reads it too
+    with extraction_once(shared_folder(tmp_path_factory)):  # the demo build reads it too
         entities, used = _read_alone("lesmis")
     assert used == "spacy-sampled"  # 2,434 passages: NER on a sample of 200 at most
     _check_entities("lesmis", entities)

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from pg_server import module_backend  # noqa: F401  (fixture: one backend per module)
-from spacy_once import shared_folder, spacy_mentions_once
+from spacy_once import extraction_once, shared_folder
 from streamlit.testing.v1 import AppTest
 
 from core.cli.demo import build_demo, summary_text
@@ -27,12 +27,13 @@ PAGES = ["app.py", *sorted(f"pages/{p.name}" for p in (ROOT / "pages").glob("[0-
 
 @pytest.fixture(scope="module")
 def demo_db(module_db_location, tmp_path_factory) -> Path | str:
-    """The full demo, built once per backend for the module's tests (spaCy's NER of each book
-    shared with the other tests that read it in the session: :mod:`spacy_once`)."""
+    """The full demo, built once per backend for the module's tests (the entities of each book,
+    spaCy's NER in them, shared with the other tests that read it in the session:
+    :func:`spacy_once.extraction_once`)."""
     path = module_db_location("demo")
     db = open_db(path)
     try:
-        with spacy_mentions_once(shared_folder(tmp_path_factory)):
+        with extraction_once(shared_folder(tmp_path_factory)):
             build_demo(db)
     finally:
         db.conn.close()
