@@ -12,7 +12,8 @@ merges it had.
 from __future__ import annotations
 
 import pytest
-from test_bare_titles import AMBERSONS, _entities, _text, once  # noqa: F401 (a fixture)
+from spacy_once import once_folder  # noqa: F401  (fixture: once)
+from test_bare_titles import AMBERSONS, _entities, _text
 from unseen_novel import METHODS
 
 from core.generation.entities import extract_entities
