@@ -100,6 +100,7 @@ def check_sample(
         seed=seed,
         alignment=metric,
         caution=caution,
+        forecast=False,  # only a recommendation that holds is checked here
     )
     row: dict[str, Any] = {
         "on_hand": len(keep),

@@ -134,6 +134,24 @@ def test_borderline_small_sample_cannot_tell_and_says_why_and_where_to_look_agai
     assert f"lies {z[hinge]:.1f} standard errors below epsilon 0.2" in out["advice"]
 
 
+def test_without_the_forecast_every_other_figure_is_the_same():
+    """``forecast=False`` (the real-data benchmark) skips only the look-again: the decisions,
+    shares and status are those of the full answer; ``more`` is 0 and the advice says so."""
+    humans, rater = noisy_data(15, YES_NO, 45, 3, [0.75], 0.7)
+    full = items_needed(humans, rater, n_sim=60)
+    short = items_needed(humans, rater, n_sim=60, forecast=False)
+    assert full["status"] == short["status"] == "cannot tell" and full["more"] > 0
+    same = ("pass_probability", "stability", "decision", "current_decision", "needed")
+    assert all(full[k] == short[k] for k in same) and short["more"] == 0
+    assert short["advice"].endswith("where to look again was not forecast")
+    humans, rater = noisy_data(7, YES_NO, 200, 3, [0.95], 0.95)
+    a, b = (
+        items_needed(humans, rater, n_sim=40),
+        items_needed(humans, rater, n_sim=40, forecast=False),
+    )
+    assert a == b
+
+
 def line_data():
     """100 yes/no items, 3 people: on 25 the rater alone says no (each person's ``W^h - W^f`` is
     1), on 75 all agree (0): every margin is exactly 0.25."""
