@@ -46,6 +46,21 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
+def free_ports(count: int, tries: int = 50) -> int:
+    """A loopback port ``p`` with ``p .. p + count - 1`` all free now (a proxy on ``p`` and its
+    servers on the ports after it, as ``scripts/serve_cluster.py`` takes them)."""
+    for _ in range(tries):
+        base = free_port()
+        with contextlib.ExitStack() as held:
+            try:
+                for p in range(base + 1, base + count):
+                    held.enter_context(socket.socket()).bind(("127.0.0.1", p))
+            except OSError:
+                continue
+        return base
+    raise RuntimeError(f"no {count} consecutive free loopback ports in {tries} tries")
+
+
 def _healthy(base: str) -> bool:
     try:
         return bool(urllib.request.urlopen(f"{base}/_stcore/health", timeout=5).status == 200)

@@ -15,7 +15,7 @@ import pytest
 
 from scripts.local_proxy import PROXY_CONF, find_nginx, render
 from scripts.serve_cluster import exposed_refusal, refusal
-from scripts.served_app import free_port
+from scripts.served_app import free_ports
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -117,7 +117,7 @@ def test_the_cluster_command_serves_through_nginx_and_stops_everything_on_sigint
         check=True,
         capture_output=True,
     )
-    port = free_port()
+    port = free_ports(2)  # the proxy's port and its one server's, the next one
     proc = subprocess.Popen(
         [sys.executable, "scripts/serve_cluster.py", "--db", str(db), "--servers", "1"]
         + ["--port", str(port)],
@@ -130,6 +130,10 @@ def test_the_cluster_command_serves_through_nginx_and_stops_everything_on_sigint
     try:
         assert proc.stdout is not None
         first = proc.stdout.readline()  # printed once nginx answers the health check
+        if not first:  # it ended before serving: say why
+            proc.wait(60)
+            assert proc.stderr is not None
+            pytest.fail(f"serve_cluster.py exited {proc.returncode}: {proc.stderr.read()[-3000:]}")
         assert first.startswith(f"http://127.0.0.1:{port}: nginx -> 1 servers"), first
         folders = re.findall(r"(/\S+workbench-(?:cluster|nginx)-[^/\s]+)", proc.stdout.readline())
         assert len(folders) == 2 and all(Path(f).is_dir() for f in folders), folders
