@@ -23,7 +23,13 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from core.stats.alt_test import IndicatorTable
-from core.stats.alt_test_margins import errors_from_sums, held_from, margin_errors, margin_sums
+from core.stats.alt_test_margins import (
+    errors_from_sums,
+    held_from,
+    margin_errors,
+    margin_sums,
+    worsened,
+)
 
 #: The look-again sizes reach ``max(PROJECTION_FACTOR m, PROJECTION_TOP)`` (:func:`look_again_sizes`).
 PROJECTION_FACTOR, PROJECTION_TOP = 100, 10_000
@@ -114,7 +120,7 @@ def next_look_shares(
         se = caution * errors_from_sums(*margin_sums(then, wf, wh, labelled))
         se = np.repeat(se, LOOK_POPULATIONS * LOOK_DRAWS, axis=0)
         d_sum, d_sq, count = margin_sums(rng.multinomial(n, weights), wf, wh, labelled)
-        worse = decide(d_sum + count * se, d_sq + 2 * se * d_sum + count * se**2, count)
+        worse = decide(*worsened(d_sum, d_sq, count, se))
         fails = held(decide(d_sum, d_sq, count), 0)
         top = margin_sums(rng.multinomial(max(4 * n, 300), weights), wf, wh, labelled)
         shares["pass"][n] = float(np.mean(held(worse, 1)))

@@ -41,6 +41,14 @@ def errors_from_sums(d_sum: np.ndarray, d_sq: np.ndarray, k: np.ndarray) -> np.n
     return np.where(k >= 2, se, 0.0)
 
 
+def worsened(
+    d_sum: np.ndarray, d_sq: np.ndarray, count: np.ndarray, se: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The sums of :func:`margin_sums` with every ``d`` raised by ``se`` (a margin that many
+    standard errors worse): sum of ``d + se`` and of ``(d + se)**2`` over the same items."""
+    return d_sum + count * se, d_sq + 2 * se * d_sum + count * se**2, count
+
+
 def margin_errors(table: IndicatorTable) -> np.ndarray:
     """Each person's standard error of ``mean(W^h - W^f)`` over the items on hand
     (``sd / sqrt(items)``; 0 with fewer than 2 items)."""

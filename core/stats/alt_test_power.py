@@ -65,7 +65,7 @@ from core.stats.alt_test_look_again import (
     look_again_at,
     why_not,
 )
-from core.stats.alt_test_margins import held_from, margin_errors, margin_sums
+from core.stats.alt_test_margins import held_from, margin_errors, margin_sums, worsened
 from core.stats.alt_test_metrics import Alignment, accuracy
 
 METHOD = (
@@ -346,7 +346,7 @@ def items_needed(
         d_sum, d_sq, count = margin_sums(rng.multinomial(n, weights), wf, wh, labelled)
         got = decide(d_sum, d_sq, count)
         # a pass counts only on the same samples with every margin (d) `caution` errors worse
-        worse = decide(d_sum + count * se, d_sq + 2 * se * d_sum + count * se**2, count)
+        worse = decide(*worsened(d_sum, d_sq, count, se))
         passing[n] = float(np.mean(got == 1))
         failing = float(np.mean(got == 0))
         holds["pass"][n] = float(np.mean(np.mean(worse == 1, axis=1) >= target))
