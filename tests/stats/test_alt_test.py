@@ -97,17 +97,22 @@ def reference_alt_test(humans, rater, epsilon=0.2, q=0.05, min_items=30, min_hum
 
 
 # ---------------------------------------------------------------- data with known structure
-def noisy_data(seed, labels, n_items, n_humans, human_acc, rater_acc, coverage=1.0, both=0.0):
+def noisy_data(
+    seed, labels, n_items, n_humans, human_acc, rater_acc, coverage=1.0, both=0.0, nearby=False
+):
     """Humans and a rater that copy a hidden true label with the given accuracies (else a random
-    other label); each human labels an item with probability ``coverage``; the rater gives a
-    second label on a share ``both`` of items."""
+    other label, or with ``nearby`` (ordered labels) a random neighbour of it); each human labels
+    an item with probability ``coverage``; the rater gives a second label on a share ``both`` of
+    items."""
     rng = random.Random(seed)
     truth = {f"q{i}": rng.choice(labels) for i in range(n_items)}
 
     def draw(item, acc):
         if rng.random() < acc:
             return truth[item]
-        return rng.choice([x for x in labels if x != truth[item]])
+        at = labels.index(truth[item])
+        near = [i for i in (at - 1, at + 1) if 0 <= i < len(labels)]
+        return rng.choice([labels[i] for i in near] if nearby else labels[:at] + labels[at + 1 :])
 
     humans = {f"h{j}": {} for j in range(n_humans)}
     for item in truth:

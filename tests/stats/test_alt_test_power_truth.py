@@ -9,10 +9,12 @@ must name the population's decision."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from test_alt_test import PAIR, YES_NO, noisy_data
 
-from core.stats.alt_test import alt_test, indicator_table
+from core.stats.alt_test import alt_test, alt_test_on_table, indicator_table
 from core.stats.alt_test_look_again import look_again_sizes
+from core.stats.alt_test_metrics import Alignment, accuracy, alignment_for
 from core.stats.alt_test_power import decisions_from_counts, items_needed
 
 TARGET = 0.9
@@ -80,15 +82,25 @@ def test_the_recommended_decision_comes_out_at_the_target_rate():
     assert sum(share < 0.5 for share in shares) <= len(shares) / 10, shares
 
 
-def check_look_again(config, on_hand: int, samples: int, fresh: int = 100):
+def check_look_again(
+    config,
+    on_hand: int,
+    samples: int,
+    fresh: int = 100,
+    alignment: Alignment = accuracy,
+    nearby: bool = False,
+):
     """For ``samples`` samples of ``on_hand`` items that hear "cannot tell yet": ``(answer,
     again, share)``, the answer, the answer after labelling the ``more`` it asks for (new items
     from the population, the ones on hand kept; None when it asks for none) and the share of
     ``fresh`` samples of that number from the population whose alt-test passes. Returns the
-    population's decision (passed) with them."""
+    population's decision (passed) with them. ``alignment``: the alt-test's ``S`` (the label
+    scale's); ``nearby``: a miss is a neighbouring label (noisy_data; ordered labels)."""
     labels, people, acc, rater_acc, coverage = config
-    humans, rater = noisy_data(100, labels, 3000, people, acc, rater_acc, coverage=coverage)
-    table = indicator_table(humans, rater)
+    humans, rater = noisy_data(
+        100, labels, 3000, people, acc, rater_acc, coverage=coverage, nearby=nearby
+    )
+    table = indicator_table(humans, rater, alignment)
     size = len(table.items)
 
     def labelled(rows):
@@ -101,21 +113,21 @@ def check_look_again(config, on_hand: int, samples: int, fresh: int = 100):
     out = []
     for s in range(samples):
         order = np.random.default_rng(1000 + s).permutation(size)
-        answer = items_needed(*labelled(order[:on_hand]), n_sim=60, seed=s)
+        answer = items_needed(*labelled(order[:on_hand]), n_sim=60, seed=s, alignment=alignment)
         if answer["status"] != "cannot tell":
             continue
         if not answer["more"]:
             out.append((answer, None, None))
             continue
         n = min(on_hand + answer["more"], size)
-        again = items_needed(*labelled(order[:n]), n_sim=60, seed=s)
+        again = items_needed(*labelled(order[:n]), n_sim=60, seed=s, alignment=alignment)
         rng = np.random.default_rng(s)
         counts = np.zeros((fresh, size))
         for row in counts:
             row[rng.choice(size, size=n, replace=False)] = 1
         got = decisions_from_counts(counts, table.wf, table.wh, table.labelled, epsilon=0.2, q=0.05)
         out.append((answer, again, float(np.mean(got == 1))))
-    return alt_test(humans, rater).passed, out
+    return alt_test_on_table(table).passed, out
 
 
 def test_label_n_more_and_look_again_names_the_decision():
@@ -129,6 +141,39 @@ def test_label_n_more_and_look_again_names_the_decision():
     truth, found = check_look_again(POPULATIONS["clear pass"], on_hand=36, samples=12)
     assert truth and len(found) >= 6, "too few samples hear cannot tell yet to check"
     assert all(again is not None for _, again, _ in found)  # where to look again is known
+    named = [
+        again["status"] != "cannot tell" and again["recommended"] == "pass" for _, again, _ in found
+    ]
+    assert np.mean(named) >= TARGET, named
+    assert min(share for _, _, share in found) >= TARGET, found
+
+
+RATINGS = ("1", "2", "3", "4", "5")
+#: A clear pass on each label scale: (population as in POPULATIONS, the scale's alignment, a miss
+#: is a neighbouring rating).
+SCALES = {
+    "pairwise": (POPULATIONS["clear pass"], accuracy, False),
+    "yes/no": ((YES_NO, 4, [0.75], 0.85, 1.0), accuracy, False),
+    "categories": (
+        (("low", "mid", "high", "other", "unclear"), 4, [0.7], 0.8, 1.0),
+        accuracy,
+        False,
+    ),
+    "1-5 ratings": ((RATINGS, 4, [0.6], 0.75, 1.0), alignment_for("neg_rmse", RATINGS), True),
+}
+
+
+@pytest.mark.parametrize("scale", SCALES)
+def test_look_again_names_the_decision_on_every_scale(scale):
+    """The look-again check above on a clear pass on each label scale (its alignment: accuracy,
+    or neg_rmse on 1-5 ratings whose misses are a neighbouring rating), in small: of 5 samples
+    of 36 items, those that hear "cannot tell yet" (at least 4) label the N more asked for and
+    look again; the next look must name pass in the target share, and fresh samples of that
+    number from the population must pass at it."""
+    config, alignment, nearby = SCALES[scale]
+    truth, found = check_look_again(config, 36, 5, alignment=alignment, nearby=nearby)
+    assert truth and len(found) >= 4, "too few samples hear cannot tell yet to check"
+    assert all(again is not None for _, again, _ in found)
     named = [
         again["status"] != "cannot tell" and again["recommended"] == "pass" for _, again, _ in found
     ]
